@@ -1,0 +1,51 @@
+# Two commands on a fresh machine:  make report  and  make test.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+TEX_PACKAGES := texlive-latex-base texlive-latex-recommended
+
+.PHONY: report test lint format derivations bench tex clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Install pdflatex when we can (root with apt-get); otherwise the report still writes
+# the .tex and the figures and says which command would install what is missing.
+tex:
+	@if ! command -v pdflatex >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing pdflatex ($(TEX_PACKAGES))"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEX_PACKAGES) >/dev/null; \
+	  else \
+	    echo "pdflatex not found; to build PDFs run: sudo apt-get install $(TEX_PACKAGES)"; \
+	  fi; \
+	fi
+
+report: $(STAMP) tex
+	$(VENV)/bin/symdelay report --out out/
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+test: lint
+	$(PY) -m pytest
+
+derivations: $(STAMP)
+	$(VENV)/bin/symdelay derive --out derivations/
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf out .pytest_cache
