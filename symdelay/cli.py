@@ -9,18 +9,26 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 
 from .errors import SymdelayInputError
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
+
+
+def _command_modules() -> tuple[str, ...]:
+    """Every public module of ``symdelay.commands`` (each one sub-command)."""
+    from . import commands
+
+    return tuple(
+        sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
+    )
+
+
 #: Sub-command modules, in the order ``--help`` lists them.
-COMMAND_MODULES = (
-    "charpoly",
-    "derive",
-    "report",
-)
+COMMAND_MODULES = _command_modules()
 
 
 class _Parser(argparse.ArgumentParser):

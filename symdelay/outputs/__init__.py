@@ -1,0 +1,1 @@
+"""Outputs: LaTeX documents, figures and the report. Nothing here computes mathematics."""

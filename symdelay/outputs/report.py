@@ -1,0 +1,74 @@
+"""The report: every section module in :mod:`symdelay.outputs.sections`, in ``ORDER``.
+
+``write_report(out_dir)`` writes ``report.tex`` and the figures and, when ``pdflatex`` is
+available, ``report.pdf``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .latex import document
+from .pdf import PdfResult, compile_pdf
+
+__all__ = ["ReportContext", "Section", "write_report", "section_modules"]
+
+
+@dataclass
+class ReportContext:
+    """What a section needs to know: where to write figures, and how thorough to be."""
+
+    out_dir: Path
+    quick: bool = False
+
+    @property
+    def figures_dir(self) -> Path:
+        d = self.out_dir / "figures"
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+
+@dataclass
+class Section:
+    """A titled LaTeX section body and the figure files it refers to."""
+
+    title: str
+    body: str
+    figures: list[Path] = field(default_factory=list)
+
+    def latex(self) -> str:
+        return f"\\section{{{self.title}}}\n{self.body.rstrip()}\n\n"
+
+
+def section_modules() -> list:
+    """The section modules, sorted by their ``ORDER``."""
+    from . import sections
+
+    mods = [
+        importlib.import_module(f"{sections.__name__}.{m.name}")
+        for m in pkgutil.iter_modules(sections.__path__)
+        if not m.name.startswith("_")
+    ]
+    return sorted(mods, key=lambda m: (m.ORDER, m.__name__))
+
+
+def write_report(out_dir, *, pdf: bool = True, quick: bool = False, progress=None) -> PdfResult:
+    """Write ``report.tex`` (+ figures, + ``report.pdf`` if ``pdf``) into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    ctx = ReportContext(out, quick=quick)
+    body = []
+    for mod in section_modules():
+        if progress:
+            progress(f"section: {mod.__name__.rsplit('.', 1)[-1]}")
+        body.append(mod.build(ctx).latex())
+    tex_path = out / "report.tex"
+    tex_path.write_text(
+        document("symdelay report: load balancing with action delay", "".join(body))
+    )
+    if not pdf:
+        return PdfResult(tex_path, None, "PDF not requested")
+    return compile_pdf(tex_path)
