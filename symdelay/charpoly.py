@@ -26,7 +26,7 @@ import sympy as sp
 from .derivation import Derivation, require_equal, require_zero
 from .errors import SymdelayInputError, VerificationError
 from .linearize import structured_difference_jacobian
-from .params import as_L
+from .params import as_L, as_parameter
 from .symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 
 __all__ = [
@@ -119,24 +119,43 @@ def derive_characteristic_equation() -> Derivation:
     return d
 
 
-def characteristic_polynomial(L_value=L, *, full: bool = False) -> sp.Expr:
+def characteristic_polynomial(
+    L_value=L, *, full: bool = False, mu=None, lam=None, theta=None, D=None
+) -> sp.Expr:
     """The characteristic polynomial in ``r`` of the difference mode (``full``: whole system).
 
-    ``L_value`` is an integer >= 1 or the symbol ``L``. The full 2(L+1) polynomial is
-    returned factored as the sum-mode factor times the difference-mode factor, after
-    :func:`verify_full_factorisation` has checked it against the explicit determinant
-    (concrete L only).
+    ``L_value`` is an integer >= 1 or the symbol ``L``. Parameters left out stay symbols;
+    given ones are made exact and substituted (``D`` sets ``gamma = L/D``). The full
+    2(L+1) polynomial is returned factored as the sum-mode factor times the difference-mode
+    factor, after :func:`verify_full_factorisation` has checked it against the explicit
+    determinant (concrete L only).
+
+    >>> characteristic_polynomial(2, mu=1, lam=1, theta=2, D="1/2")
+    (r + 1)*(r + 4)**2 + 32
     """
     n = as_L(L_value)
-    general = derive_characteristic_equation().result
     if full:
         if not isinstance(n, int):
             raise SymdelayInputError(
                 "the full polynomial needs a concrete L: give L as an integer >= 1"
             )
-        check = verify_full_factorisation(n)
-        return check.factored
-    return general if n == L else general.subs(L, n)
+        poly = verify_full_factorisation(n).factored
+    else:
+        general = derive_characteristic_equation().result
+        poly = general if n == L else general.subs(L, n)
+    values = _parameter_values(n, mu=mu, lam=lam, theta=theta, D=D)
+    return poly.subs(values) if values else poly
+
+
+def _parameter_values(n, **given) -> dict:
+    """Validated exact substitutions for the given parameters (``D`` -> ``gamma``)."""
+    values = {}
+    for name, sym in (("mu", mu), ("lam", lam), ("theta", theta)):
+        if given.get(name) is not None:
+            values[sym] = as_parameter(name, given[name], positive=(name != "theta"))
+    if given.get("D") is not None:
+        values[gamma] = sp.nsimplify(n / as_parameter("D", given["D"]))
+    return values
 
 
 def eigenvector(L_value=L) -> list | sp.Expr:

@@ -5,9 +5,9 @@
 (L + 1, L + 1)
 >>> J.subs(L, 2).as_explicit()
 Matrix([
-[        -mu,      0,  gamma],
+[       -mu,      0,  gamma],
 [-lam*theta, -gamma,      0],
-[          0,  gamma, -gamma]])
+[         0,  gamma, -gamma]])
 """
 
 from __future__ import annotations

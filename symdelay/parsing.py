@@ -12,7 +12,7 @@ object itself. Numbers become exact rationals (``0.1`` is ``1/10``).
 >>> parse_expression("__import__('os')")
 Traceback (most recent call last):
 ...
-symdelay.errors.SymdelayInputError: cannot use '__import__' in an expression: only the names r, mu, lam, theta, gamma, D, L, eta, s, x and the functions exp, log, sqrt, tanh, sin, cos, Abs are allowed
+symdelay.errors.SymdelayInputError: cannot use '__import__' in an expression: only the names r, mu, lam, theta, gamma, D, L, eta and the functions exp, log, sqrt, tanh, sin, cos, Abs are allowed
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ ALLOWED_FUNCTIONS = {
     "cos": sp.cos,
     "Abs": sp.Abs,
 }
-_EXTRA_VARIABLES = ("s", "x")
 _MAX_LENGTH = 20_000
 _MAX_POWER = 10_000
 
@@ -58,7 +57,7 @@ _COMPARE = {
 
 def _allowed_names(variables) -> dict[str, sp.Symbol]:
     names = dict(SYMBOLS)
-    for v in (*_EXTRA_VARIABLES, *variables):
+    for v in variables:
         names.setdefault(v, sp.Symbol(v))
     return names
 

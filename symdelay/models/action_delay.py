@@ -9,7 +9,7 @@ delay as its mean ``D`` (then ``gamma = L/D``) or leave it out (then ``gamma`` i
 lam/mu
 >>> m.difference_jacobian()
 Matrix([
-[        -mu,  gamma],
+[       -mu,  gamma],
 [-lam*theta, -gamma]])
 """
 
@@ -186,10 +186,10 @@ class ActionDelayModel:
         p1, p2 = self.routing_probabilities()
         q1, q2 = self.q
         lhs = p1 - p2
-        rhs = -sp.tanh(self.theta * (q1 - q2) / 2)
-        if sp.simplify((lhs - rhs).rewrite(sp.exp)) != 0:
+        rhs = -sp.tanh(self.theta * self.x / 2)
+        if sp.simplify((lhs - rhs.subs(self.x, q1 - q2)).rewrite(sp.exp)) != 0:
             raise VerificationError("p1 - p2 = -tanh(theta x/2) failed")
-        return lhs, rhs.subs(q1 - q2, self.x)
+        return lhs, rhs
 
     def difference_system(self) -> ModeSystem:
         """The exact (nonlinear) difference dynamics; see :meth:`_difference_system`."""

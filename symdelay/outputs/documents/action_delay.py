@@ -1,0 +1,16 @@
+"""``derivations/action_delay.tex``: model to characteristic equation, machine-checked."""
+
+from __future__ import annotations
+
+from ..derivation_tex import derivation_body
+from ..latex import document
+
+__all__ = ["FILENAME", "build"]
+
+FILENAME = "action_delay.tex"
+
+
+def build() -> str:
+    return document(
+        "Action delay via phase representation: the characteristic equation", derivation_body()
+    )
