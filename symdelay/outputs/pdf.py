@@ -30,7 +30,9 @@ def compile_pdf(tex_path, runs: int = 2, timeout: float = 300) -> PdfResult:
     tex_path = Path(tex_path)
     if not pdflatex_available():
         return PdfResult(
-            tex_path, None, f"pdflatex not found; wrote {tex_path}. To build the PDF: {INSTALL_HINT}"
+            tex_path,
+            None,
+            f"pdflatex not found; wrote {tex_path}. To build the PDF: {INSTALL_HINT}",
         )
     for _ in range(runs):
         proc = subprocess.run(
