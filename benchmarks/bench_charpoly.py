@@ -72,7 +72,10 @@ def main() -> None:
         f"totals: model {totals['model']:.2f} s, berkowitz {totals['berkowitz']:.2f} s, "
         f"block {totals['block']:.2f} s, bareiss (L<={SLOW_METHOD_CAP}) {totals['bareiss']:.2f} s"
     )
-    lines += ["", "full 2(L+1) Jacobian: explicit Berkowitz polynomial = sum factor x difference factor"]
+    lines += [
+        "",
+        "full 2(L+1) Jacobian: explicit Berkowitz polynomial = sum factor x difference factor",
+    ]
     lines.append(f"{'L':>3} {'size':>5} {'seconds':>9}")
     t_full = 0.0
     for n in FULL:

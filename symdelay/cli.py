@@ -17,13 +17,14 @@ from .errors import SymdelayInputError
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
 
-
 def _command_modules() -> tuple[str, ...]:
     """Every public module of ``symdelay.commands`` (each one sub-command)."""
     from . import commands
 
     return tuple(
-        sorted(m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_"))
+        sorted(
+            m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")
+        )
     )
 
 
