@@ -14,9 +14,13 @@ from .charpoly import (
 )
 from .errors import CertificationError, SymdelayInputError, VerificationError
 from .models import ActionDelayModel
+from .roots import CertifiedRoot, RootSet, characteristic_roots
 
 __all__ = [
     "ActionDelayModel",
+    "CertifiedRoot",
+    "RootSet",
+    "characteristic_roots",
     "characteristic_polynomial",
     "charpoly",
     "delayed_information_equation",

@@ -1,0 +1,119 @@
+"""``symdelay roots``: JSON contract, rightmost and L = inf modes, bad input (exit 2, one line)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from symdelay import SymdelayInputError, characteristic_roots
+from symdelay.roots.crosscheck import difference_jacobian_numeric
+
+BASE = ["roots", "--mu", "1", "--lam", "1", "--theta", "5", "--D", "1"]
+
+
+def _digits(text: str) -> int:
+    mant = text.lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+    return len(mant)
+
+
+def test_json_contract_L200(run_cli):
+    status, out, err = run_cli(*BASE, "--L", "200", "--dps", "50", "--json")
+    assert status == 0 and err == ""
+    rec = json.loads(out)
+    assert set(rec) == {"L", "dps", "roots", "spectral_abscissa", "unstable_count"}
+    assert rec["L"] == 200 and rec["dps"] == 50 and len(rec["roots"]) == 201
+    for item in rec["roots"]:
+        assert set(item) == {"re", "im", "radius"}
+        assert _digits(item["re"]) == 50 or float(item["re"]) == 0
+        assert float(item["radius"]) < 1e-45
+    # against double-precision eigenvalues of the Jacobian (independent path)
+    vals = np.array([complex(float(t["re"]), float(t["im"])) for t in rec["roots"]])
+    eig = np.linalg.eigvals(difference_jacobian_numeric(200, 1, 1, 5, 1))
+    assert np.max(np.min(np.abs(vals[:, None] - eig[None, :]), axis=1)) < 1e-9
+    assert rec["unstable_count"] == int(np.sum(eig.real > 0)) == 2
+    with mpmath.workdps(100):  # enough digits for the differences of ~1e-50 below
+        sa = mpmath.mpf(rec["spectral_abscissa"])
+        assert sa == max(mpmath.mpf(t["re"]) for t in rec["roots"])
+        # the string value plus its radius still contains the certified root
+        ref = characteristic_roots(200, 1, 1, 5, 1, dps=60)[0].value
+        first = rec["roots"][0]
+        z = mpmath.mpc(mpmath.mpf(first["re"]), mpmath.mpf(first["im"]))
+        assert abs(z - ref) <= mpmath.mpf(first["radius"])
+        assert mpmath.mpf(first["radius"]) < abs(z - ref) * 1.01 + mpmath.mpf(10) ** -60
+
+
+def test_rightmost_json(run_cli):
+    status, out, _ = run_cli(*BASE, "--L", "1000000", "--dps", "20", "--rightmost", "2", "--json")
+    rec = json.loads(out)
+    assert status == 0 and len(rec["roots"]) == 2 and rec["unstable_count"] == 2
+    assert float(rec["roots"][0]["im"]) == -float(rec["roots"][1]["im"]) > 0
+
+
+def test_inf_branches(run_cli):
+    status, out, _ = run_cli(*BASE, "--L", "inf", "--dps", "30", "--branches", "-3..3", "--json")
+    rec = json.loads(out)
+    assert status == 0 and rec["L"] == "inf" and len(rec["roots"]) == 7
+    with mpmath.workdps(40):
+        for t in rec["roots"]:
+            z = mpmath.mpc(mpmath.mpf(t["re"]), mpmath.mpf(t["im"]))
+            assert abs(z + 1 + 5 * mpmath.exp(-z)) < 1e-25
+
+
+def test_text_output(run_cli):
+    status, out, _ = run_cli(*BASE, "--L", "3", "--dps", "10")
+    assert status == 0 and out.startswith("L = 3: 4 roots") and "unstable_count = 0" in out
+
+
+BAD = [
+    (["--L", "10", "--dps", "4"], "dps must be an integer between 5 and 10000"),
+    (["--L", "10", "--dps", "10001"], "dps must be an integer between 5 and 10000"),
+    (["--L", "10001"], "--rightmost"),
+    (["--L", "0"], "L must be an integer >= 1"),
+    (["--L", "10", "--rightmost", "0"], "--rightmost must be an integer >= 1"),
+    (["--L", "inf", "--branches", "3..1"], "branches must be 'K1..K2'"),
+    (["--L", "inf", "--branches", "a..b"], "branches must be 'K1..K2'"),
+    (["--L", "inf", "--branches", "-3"], "branches must be 'K1..K2'"),
+]
+
+
+@pytest.mark.parametrize(("extra", "words"), BAD)
+def test_bad_input_cli(run_cli, extra, words):
+    status, out, err = run_cli(*BASE, *extra)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("symdelay: error:") and words in err
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("mu", "nan", "mu must be a finite number"),
+        ("mu", "-1", "mu must be positive"),
+        ("D", "0", "D must be positive"),
+        ("lam", "inf", "lam must be a finite number"),
+        ("theta", "0", "theta = 0"),
+        ("theta", "nan", "theta must be a finite number"),
+    ],
+)
+def test_bad_parameters_cli(run_cli, name, value, words):
+    args = {"mu": "1", "lam": "1", "theta": "5", "D": "1"}
+    args[name] = value
+    argv = ["roots", "--L", "5"] + [x for k, v in args.items() for x in (f"--{k}", v)]
+    status, _, err = run_cli(*argv)
+    assert status == 2 and err.count("\n") == 1 and words in err
+
+
+def test_bad_input_api():
+    with pytest.raises(SymdelayInputError, match="rightmost"):
+        characteristic_roots(20_000, 1, 1, 5, 1)
+    with pytest.raises(SymdelayInputError, match="finite"):
+        characteristic_roots(5, math.inf, 1, 5, 1)
+    with pytest.raises(SymdelayInputError, match="dps"):
+        characteristic_roots(5, 1, 1, 5, 1, dps=3)
+    with pytest.raises(SymdelayInputError, match="branches"):
+        characteristic_roots(math.inf, 1, 1, 5, 1, branches="x")
+    with pytest.raises(SymdelayInputError, match="rightmost"):
+        characteristic_roots(5, 1, 1, 5, 1, rightmost=0)
