@@ -15,6 +15,7 @@ from .charpoly import (
 from .errors import CertificationError, SymdelayInputError, VerificationError
 from .models import ActionDelayModel
 from .roots import CertifiedRoot, RootSet, characteristic_roots
+from .stochastic import fluid, fluid_limit_study, simulate, variance
 
 __all__ = [
     "ActionDelayModel",
@@ -34,5 +35,9 @@ __all__ = [
     "CertificationError",
     "SymdelayInputError",
     "VerificationError",
+    "fluid",
+    "fluid_limit_study",
+    "simulate",
+    "variance",
 ]
 __version__ = "0.1.0"

@@ -38,7 +38,8 @@ def _number_to_rational(name: str, value) -> sp.Rational:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise SymdelayInputError(f"{name} must be a finite number, got {value!r}")
-        return sp.Rational(str(Fraction(repr(value))))
+        # the shortest decimal that round-trips (numpy float64 is a float subclass too)
+        return sp.Rational(str(Fraction(repr(float(value)))))
     if isinstance(value, (int, Fraction)):
         return sp.Rational(value)
     if isinstance(value, numbers.Real):  # numpy scalars, decimals

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+import sympy as sp
 
 from symdelay import ActionDelayModel, SymdelayInputError, characteristic_polynomial
 from symdelay.parsing import parse_expression
@@ -77,3 +78,10 @@ def test_parser_refuses_code_and_runs_nothing(tmp_path):
     for text in ["mu.__class__", "(lambda: 1)()", "[1][0]", "mu if 1 else 2", "'a'"]:
         with pytest.raises(ValueError):
             parse_expression(text)
+
+
+def test_numpy_scalars_are_exact():
+    import numpy as np
+
+    m = ActionDelayModel(L=1, mu=np.float64(0.1), lam=np.int64(2), theta=np.float32(0.5), D=1)
+    assert (m.mu, m.lam, m.theta) == (sp.Rational(1, 10), 2, sp.Rational(1, 2))

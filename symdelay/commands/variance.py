@@ -1,0 +1,30 @@
+"""``symdelay variance``: LNA stationary variance of the imbalance, Var(Q1-Q2)/eta."""
+
+from __future__ import annotations
+
+from ._common import emit, emit_json
+from .simulate import add_rate_arguments
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "variance", help="stationary variance of the imbalance (linear-noise approximation)"
+    )
+    add_rate_arguments(p, horizon=False, L_default="1")
+    p.add_argument("--dps", default="30", help="decimal digits of the value (default 30)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..stochastic.variance import variance
+
+    res = variance(L=args.L, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D, dps=args.dps)
+    if args.json:
+        emit_json(res.to_json())
+    else:
+        cf = "" if res.closed_form is None else f"  closed form: {res.closed_form}"
+        emit(f"Var(Q1-Q2)/eta -> {res.decimal()}{cf}")
+    return 0

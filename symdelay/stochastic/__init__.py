@@ -1,0 +1,58 @@
+"""The stochastic system: exact simulation, the fluid limit, and the linear-noise variance.
+
+Analysis only (no plotting): :func:`simulate` (exact Gillespie paths, C kernel), :func:`fluid`
+(SciPy integration of the model layer's ODEs), :func:`variance` (LNA stationary variance of
+the imbalance from a Lyapunov equation), :func:`fluid_limit_study` (the eta^(-1/2) rate).
+"""
+
+from .convergence import FluidLimitStudy, fluid_limit_study, loglog_slope, sup_distance
+from .fluid import DifferenceResult, FluidResult, fluid, fluid_difference
+from .simulate import SimulationResult, simulate
+from .stationary import (
+    SimulatedVariance,
+    hopf_theta,
+    minimising_theta,
+    simulated_variance,
+    spectral_abscissa,
+    variance_curve,
+)
+from .transitions import check_drift, transition_table
+from .variance import (
+    VarianceResult,
+    closed_form_singularity,
+    closed_form_theta_limit,
+    closed_form_variance,
+    lna_matrices,
+    variance,
+)
+from .waves import fluid_wave_peaks, local_maxima, wave_peaks
+
+__all__ = [
+    "DifferenceResult",
+    "FluidLimitStudy",
+    "FluidResult",
+    "SimulatedVariance",
+    "SimulationResult",
+    "VarianceResult",
+    "check_drift",
+    "closed_form_singularity",
+    "closed_form_theta_limit",
+    "closed_form_variance",
+    "fluid",
+    "fluid_difference",
+    "fluid_limit_study",
+    "fluid_wave_peaks",
+    "hopf_theta",
+    "lna_matrices",
+    "local_maxima",
+    "loglog_slope",
+    "minimising_theta",
+    "simulate",
+    "simulated_variance",
+    "spectral_abscissa",
+    "sup_distance",
+    "transition_table",
+    "variance",
+    "variance_curve",
+    "wave_peaks",
+]

@@ -1,0 +1,237 @@
+"""The exact jump-process kernel: a small C function (compiled once with the system C
+compiler and loaded with :mod:`ctypes`) and a pure-Python twin that makes the same draws.
+
+Both consume the same xoshiro256** stream per replication and perform the same IEEE-754
+operations in the same order, so for equal seeds they produce identical paths (tests check
+this: it is the second, independent implementation of the transition table). The C kernel is
+used when it compiles; otherwise the Python twin runs (slowly) and ``backend`` says so.
+
+The Gillespie direct method (no approximation): total rate ``R = 2*eta*lam + gamma*Z + mu*Q``
+(``Z``, ``Q`` the totals), waiting time ``-log(1-U)/R``, then the event is chosen by
+``V = U' R``: an arrival (routed to server 1 with the logit probability of the current
+scaled queues), a phase step of one of the ``Z`` delayed jobs, or one of the ``Q``
+service completions.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["C_SOURCE", "load_c_kernel", "run_python", "run_c", "TRANSITION_KINDS"]
+
+#: Transition kinds counted per replication, in this order.
+TRANSITION_KINDS = ("arrival", "phase", "enter_service", "service")
+
+C_SOURCE = r"""
+#include <stdint.h>
+#include <math.h>
+
+static inline uint64_t rotl(const uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static inline uint64_t next_u64(uint64_t *s) {
+    const uint64_t result = rotl(s[1] * 5, 7) * 9;
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t; s[3] = rotl(s[3], 45);
+    return result;
+}
+
+static inline double unif(uint64_t *s) { return (double)(next_u64(s) >> 11) * 0x1.0p-53; }
+
+/* One replication. state: Q1, Q2, Z1_1..Z1_L, Z2_1..Z2_L (int64, updated in place).
+   grid: ng increasing times; out: ng x (2+2L) int64 (state at each grid time, cadlag).
+   counts: 4 int64 (arrival, phase, enter_service, service). Returns the number of events. */
+int64_t symdelay_run(int64_t L, double eta, double lam, double mu, double gamma,
+                     double theta, int64_t *state, uint64_t *rng,
+                     const double *grid, int64_t ng, int64_t *out, int64_t *counts) {
+    const int64_t d = 2 + 2 * L;
+    const double a = 2.0 * eta * lam;
+    int64_t *Z = state + 2;
+    int64_t Ztot = 0, Qtot = state[0] + state[1];
+    for (int64_t j = 0; j < 2 * L; j++) Ztot += Z[j];
+    double t = 0.0;
+    int64_t k = 0, events = 0;
+    for (;;) {
+        const double gz = gamma * (double)Ztot, mq = mu * (double)Qtot;
+        const double R = a + gz + mq;
+        const double tn = t + (-log(1.0 - unif(rng)) / R);
+        while (k < ng && grid[k] < tn) {
+            for (int64_t j = 0; j < d; j++) out[k * d + j] = state[j];
+            k++;
+        }
+        if (k >= ng) break;
+        double v = unif(rng) * R;
+        if (v < a || Ztot + Qtot == 0) {
+            const double arg = theta * ((double)(state[0] - state[1]) / eta);
+            const double p1 = arg > 700.0 ? 0.0 : 1.0 / (1.0 + exp(arg));
+            if (unif(rng) < p1) Z[0] += 1; else Z[L] += 1;
+            Ztot += 1;
+            counts[0] += 1;
+        } else if ((v -= a) < gz || Qtot == 0) { /* rounding guard: never pick an empty class */
+            int64_t m = (int64_t)(v / gamma);
+            if (m >= Ztot) m = Ztot - 1;
+            int64_t j = 0;
+            while (m >= Z[j]) { m -= Z[j]; j++; }
+            const int64_t ell = j % L, i = j / L;
+            Z[j] -= 1;
+            if (ell < L - 1) { Z[j + 1] += 1; counts[1] += 1; }
+            else { state[i] += 1; Qtot += 1; Ztot -= 1; counts[2] += 1; }
+        } else {
+            v -= gz;
+            int64_t m = (int64_t)(v / mu);
+            if (m >= Qtot) m = Qtot - 1;
+            if (m < state[0]) state[0] -= 1; else state[1] -= 1;
+            Qtot -= 1;
+            counts[3] += 1;
+        }
+        events++;
+        t = tn;
+    }
+    return events;
+}
+"""
+
+_MASK = (1 << 64) - 1
+_lock = threading.Lock()
+_cached: dict = {}
+
+
+def _rotl(x: int, k: int) -> int:
+    return ((x << k) | (x >> (64 - k))) & _MASK
+
+
+def run_python(L, eta, lam, mu, gamma, theta, state, rng_state, grid, out, counts) -> int:
+    """The pure-Python twin of the C kernel (same arguments, same draws, same result)."""
+    s = [int(v) for v in rng_state]
+
+    def unif() -> float:
+        result = (_rotl((s[1] * 5) & _MASK, 7) * 9) & _MASK
+        t = (s[1] << 17) & _MASK
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = _rotl(s[3], 45)
+        return float(result >> 11) * 2.0**-53
+
+    st = [int(v) for v in state]
+    a = 2.0 * eta * lam
+    Ztot, Qtot = sum(st[2:]), st[0] + st[1]
+    t, k, events, ng = 0.0, 0, 0, len(grid)
+    while True:
+        gz, mq = gamma * float(Ztot), mu * float(Qtot)
+        R = a + gz + mq
+        tn = t + (-math.log(1.0 - unif()) / R)
+        while k < ng and grid[k] < tn:
+            out[k, :] = st
+            k += 1
+        if k >= ng:
+            break
+        v = unif() * R
+        if v < a or Ztot + Qtot == 0:
+            arg = theta * (float(st[0] - st[1]) / eta)
+            p1 = 0.0 if arg > 700.0 else 1.0 / (1.0 + math.exp(arg))
+            st[2 if unif() < p1 else 2 + L] += 1
+            Ztot += 1
+            counts[0] += 1
+        elif (v := v - a) < gz or Qtot == 0:
+            m = min(int(v / gamma), Ztot - 1)
+            j = 0
+            while m >= st[2 + j]:
+                m -= st[2 + j]
+                j += 1
+            ell, i = j % L, j // L
+            st[2 + j] -= 1
+            if ell < L - 1:
+                st[3 + j] += 1
+                counts[1] += 1
+            else:
+                st[i] += 1
+                Qtot += 1
+                Ztot -= 1
+                counts[2] += 1
+        else:
+            v -= gz
+            m = min(int(v / mu), Qtot - 1)
+            st[0 if m < st[0] else 1] -= 1
+            Qtot -= 1
+            counts[3] += 1
+        events += 1
+        t = tn
+    state[:] = st
+    rng_state[:] = np.array(s, dtype=np.uint64)
+    return events
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("SYMDELAY_CACHE_DIR")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return Path(xdg if xdg else Path.home() / ".cache") / "symdelay"
+
+
+def _compile(target: Path) -> None:
+    cc = os.environ.get("CC") or shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        raise OSError("no C compiler found (gcc or cc)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        src = Path(tmp) / "kernel.c"
+        src.write_text(C_SOURCE)
+        lib = Path(tmp) / target.name
+        cmd = [cc, "-O2", "-fPIC", "-shared", "-ffp-contract=off", "-o", str(lib), str(src), "-lm"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise OSError(f"compiling the simulation kernel failed: {proc.stderr.strip()}")
+        os.replace(lib, target)  # atomic: concurrent first uses are safe
+
+
+def load_c_kernel():
+    """The compiled kernel function (compiled into the cache dir at first use), or ``None``.
+
+    The library file name contains a hash of the source, so an edited kernel is recompiled.
+    Set ``SYMDELAY_NO_C=1`` to force the pure-Python twin.
+    """
+    if os.environ.get("SYMDELAY_NO_C"):
+        return None
+    with _lock:
+        if "fn" in _cached:
+            return _cached["fn"]
+        fn = None
+        try:
+            digest = hashlib.sha256(C_SOURCE.encode()).hexdigest()[:16]
+            ext = ".dylib" if sys.platform == "darwin" else ".so"
+            target = _cache_dir() / f"simkernel-{digest}{ext}"
+            if not target.exists():
+                _compile(target)
+            lib = ctypes.CDLL(str(target))
+            fn = lib.symdelay_run
+            i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
+            u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
+            f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
+            d = ctypes.c_double
+            fn.argtypes = [ctypes.c_int64, d, d, d, d, d, i64p, u64p, f64p, ctypes.c_int64]
+            fn.argtypes += [i64p, i64p]
+            fn.restype = ctypes.c_int64
+        except OSError:
+            fn = None
+        _cached["fn"] = fn
+        return fn
+
+
+def run_c(fn, L, eta, lam, mu, gamma, theta, state, rng_state, grid, out, counts) -> int:
+    """Call the compiled kernel (the GIL is released during the call)."""
+    return int(fn(L, eta, lam, mu, gamma, theta, state, rng_state, grid, len(grid), out, counts))

@@ -1,0 +1,106 @@
+"""CLI contracts of simulate / fluid / variance, bad input, and the report section."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from symdelay.outputs.report import ReportContext
+
+BASE = ["--L", "2", "--eta", "100", "--mu", "1", "--lam", "1", "--theta", "2", "--D", "1"]
+
+
+def test_simulate_json_contract(run_cli):
+    st, out, err = run_cli("simulate", *BASE, "--T", "2", "--seed", "1", "--dt", "0.5", "--json")
+    assert st == 0 and err == ""
+    d = json.loads(out)
+    assert set(d) == {"events", "t", "q1", "q2", "z1", "z2"}
+    assert d["t"] == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert d["q2"][0] == 1.0 and d["q1"][0] == 0.0
+    assert len(d["z1"]) == 2 and all(len(z) == 5 for z in d["z1"] + d["z2"])
+    assert isinstance(d["events"], int) and d["events"] > 0
+    import symdelay
+
+    r = symdelay.simulate(L=2, eta=100, mu=1, lam=1, theta=2, D=1, T=2, seed=1, dt=0.5)
+    assert r.to_json() == d and r["events"] == d["events"]
+
+
+def test_simulate_replications_json_and_csv(run_cli, tmp_path):
+    f = tmp_path / "p.csv"
+    args = ["simulate", *BASE, "--T", "1", "--dt", "0.5", "--replications", "3"]
+    st, out, _ = run_cli(*args, "--json", "--csv", str(f))
+    assert st == 0
+    d = json.loads(out)
+    assert set(d) == {"events", "replications"} and len(d["replications"]) == 3
+    assert d["events"] == sum(r["events"] for r in d["replications"])
+    assert all(set(r) == {"events", "t", "q1", "q2", "z1", "z2"} for r in d["replications"])
+    rows = list(csv.reader(f.open()))
+    assert rows[0] == ["replication", "t", "q1", "q2", "z1_1", "z1_2", "z2_1", "z2_2"]
+    assert len(rows) == 1 + 3 * 3
+    assert float(rows[4][3]) == d["replications"][1]["q2"][0]
+
+
+def test_fluid_json_contract(run_cli):
+    st, out, _ = run_cli("fluid", "--L", "1", "--T", "1", "--dt", "0.5", "--json")
+    d = json.loads(out)
+    assert st == 0 and set(d) == {"t", "q1", "q2", "z1", "z2"}
+    assert d["t"] == [0.0, 0.5, 1.0] and d["q2"][0] == 1.0 and len(d["z1"]) == 1
+
+
+def test_variance_json_contract(run_cli):
+    st, out, _ = run_cli("variance", "--L", "1", "--mu", "1", "--lam", "1", "--theta", "2",
+                         "--D", "1", "--json")  # fmt: skip
+    d = json.loads(out)
+    assert st == 0 and set(d) == {"var_x_over_eta", "closed_form"}
+    assert d["var_x_over_eta"].startswith("1.3333333333")  # 4/3 from the closed form
+    assert "theta" in d["closed_form"]
+    st, out, _ = run_cli("variance", "--L", "3", "--theta", "1", "--json")
+    assert json.loads(out)["closed_form"] is None
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["simulate", "--eta", "0.5"], "eta"),
+        (["simulate", "--eta", "0"], "eta"),
+        (["simulate", "--T", "0"], "T must be positive"),
+        (["simulate", "--T", "-1"], "T must be positive"),
+        (["simulate", "--dt", "0"], "dt"),
+        (["simulate", "--T", "1", "--dt", "2"], "dt"),
+        (["simulate", "--replications", "0"], "replications"),
+        (["simulate", "--L", "1", "--initial", "0,-1,0,0"], "negative"),
+        (["simulate", "--L", "1", "--initial", "0,1,0"], "entries"),
+        (["simulate", "--L", "1", "--initial", "0,1.5,0,0"], "whole"),
+        (["simulate", "--mu", "0"], "mu"),
+        (["simulate", "--lam", "-1"], "lam"),
+        (["simulate", "--D", "0"], "D"),
+        (["simulate", "--theta", "nan"], "theta"),
+        (["simulate", "--mu", "nan"], "mu"),
+        (["fluid", "--T", "0"], "T"),
+        (["fluid", "--D", "-2"], "D"),
+        (["fluid", "--L", "1", "--initial", "0,1"], "entries"),
+        (["variance", "--L", "2", "--theta", "10"], "Hopf"),
+        (["variance", "--mu", "nan"], "mu"),
+    ],
+)
+def test_bad_input_one_line_exit_2(run_cli, args, needle):
+    st, out, err = run_cli(*args)
+    assert st == 2 and out == ""
+    assert err.startswith("symdelay: error:") and err.count("\n") == 1
+    assert needle in err
+
+
+def test_report_section_quick(tmp_path):
+    from symdelay.outputs.sections import stochastic
+
+    ctx = ReportContext(Path(tmp_path), quick=True)
+    sec = stochastic.build(ctx)
+    assert stochastic.ORDER == 60
+    assert len(sec.figures) == 8
+    for f in sec.figures:
+        assert (tmp_path / f).stat().st_size > 1000
+        assert f in sec.body
+    assert "slope" in sec.body and "Hopf" in sec.body and "\\begin{tabular}" in sec.body

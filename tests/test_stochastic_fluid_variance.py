@@ -1,0 +1,180 @@
+"""Fluid integration, the transition table, the LNA variance, the wave through the phases."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.linalg import expm, solve_continuous_lyapunov
+
+from symdelay import symbols as S
+from symdelay.errors import SymdelayInputError
+from symdelay.models import ActionDelayModel
+from symdelay.stochastic import (
+    check_drift,
+    closed_form_variance,
+    fluid,
+    fluid_difference,
+    fluid_limit_study,
+    fluid_wave_peaks,
+    hopf_theta,
+    lna_matrices,
+    minimising_theta,
+    simulated_variance,
+    spectral_abscissa,
+    variance,
+)
+
+
+@pytest.mark.parametrize("L", [1, 2])
+def test_fluid_default_solver_agrees_with_radau(L):
+    a = fluid(L=L, mu=1, lam=5, theta=4, D=1, T=10, dt=0.1)
+    b = fluid(L=L, mu=1, lam=5, theta=4, D=1, T=10, dt=0.1, method="Radau", rtol=1e-10,
+              atol=1e-12)  # fmt: skip
+    assert np.max(np.abs(a.y - b.y)) < 1e-6
+
+
+def test_fluid_small_perturbation_follows_linearisation():
+    """Near the equilibrium the exact tanh dynamics follow exp(A t) up to O(eps^3)."""
+    L, eps = 2, 1e-4
+    d = fluid_difference(L=L, mu=1, lam=1, theta=2, D=1, T=10, dt=0.5, initial=(eps,))
+    A = np.array(ActionDelayModel(L=L, mu=1, lam=1, theta=2, D=1).difference_jacobian(), float)
+    lin = np.array([expm(A * t) @ np.r_[eps, 0, 0] for t in d.t])
+    assert np.max(np.abs(lin[:, 0] - d.x)) < 1e-9
+    assert np.max(np.abs(lin[:, 1:].T - d.w)) < 1e-9
+
+
+def test_fluid_full_and_difference_mode_agree():
+    L = 2
+    f = fluid(L=L, mu=1, lam=1, theta=10, D=4, T=30, dt=0.5, initial=[1.25, 0.75] + [0.5] * 4)
+    d = fluid_difference(L=L, mu=1, lam=1, theta=10, D=4, T=30, dt=0.5, initial=(0.5, 0, 0))
+    assert np.max(np.abs(f.x - d.x)) < 1e-8 and np.max(np.abs(f.w - d.w)) < 1e-8
+
+
+@pytest.mark.parametrize("L", [1, 2, 3])
+def test_transition_table_drift_is_fluid_rhs(L):
+    assert check_drift(ActionDelayModel(L=L))
+
+
+@pytest.mark.parametrize(
+    "params", [{"mu": 1, "lam": 5, "theta": 4, "D": 1}, {"mu": 0.2, "lam": 2, "theta": 5, "D": 2.5}]
+)
+def test_peak_order_wave_through_delay_phases(params):
+    f = fluid(L=2, **params, T=20, dt=0.005)
+    for t0 in (5.0, 8.0, 12.0):
+        z11, z12, q1 = fluid_wave_peaks(f, t_from=t0)
+        assert z11 < z12 < q1
+        assert q1 - z12 > z12 - z11  # the step into service is the slowest
+        nxt = fluid_wave_peaks(f, t_from=z11)[0]  # q1 peaks before the next swing
+        assert nxt is None or q1 < nxt
+
+
+def test_section_figure_parameters_show_the_stated_behaviour():
+    from symdelay.outputs.sections.stochastic import FIGURE_PARAMETERS as P
+    from symdelay.outputs.sections.stochastic import PHASE_PARAMETERS as Q
+
+    assert spectral_abscissa(1, **P) < 0 < spectral_abscissa(2, **P)
+    assert spectral_abscissa(1, **Q) < 0 < spectral_abscissa(2, **Q)
+    x = fluid(L=2, **P, T=40, dt=0.01).x
+    late = np.abs(x[2000:]).max()  # t in [20, 40]: the saturated limit cycle
+    mid = np.abs(x[(x.size // 8) : (x.size // 4)]).max()  # t in [5, 10]
+    assert late > mid > 0.5  # grows, then saturates (bounded: |x| <= 2 lam/mu)
+    assert late < 2 * P["lam"] / P["mu"]
+    x1 = fluid(L=1, **P, T=40, dt=0.01).x
+    assert np.abs(x1[2000:]).max() < 0.01 * np.abs(x1[:2000]).max()  # damped ...
+    assert np.count_nonzero(np.diff(np.sign(x1[:2000])) != 0) >= 4  # ... oscillation
+
+
+def test_hopf_threshold_from_eigenvalues_matches_formula():
+    for mu, lam, D in ((1, 1, 1), (2, 0.5, 3), (0.3, 2, 0.7)):
+        g = 2 / D
+        expected = 2 * (mu + g) ** 2 / g / lam
+        assert hopf_theta(2, mu, lam, D) == pytest.approx(expected, rel=1e-9)
+        assert spectral_abscissa(2, mu, lam, 0.99 * expected, D) < 0
+        assert spectral_abscissa(2, mu, lam, 1.01 * expected, D) > 0
+    assert hopf_theta(1, 1, 1, 1) == float("inf")
+
+
+def test_lna_diffusion_matrix_l1():
+    A, B = lna_matrices(1)
+    assert sp.Matrix([[-S.mu, S.gamma], [-S.lam * S.theta, -S.gamma]]) == A
+    assert sp.Matrix([[4 * S.lam, -2 * S.lam], [-2 * S.lam, 4 * S.lam]]) == B
+
+
+@pytest.mark.parametrize(
+    "L,mu,lam,theta,D", [(1, 1, 1, 2, 1), (1, 2, 3, 0.5, 0.25), (2, 1, 1, 2, 1), (2, 1.5, 2, 1, 3)]
+)
+def test_closed_form_equals_exact_and_scipy(L, mu, lam, theta, D):
+    v = variance(L=L, mu=mu, lam=lam, theta=theta, D=D)
+    vals = {S.mu: sp.nsimplify(mu), S.lam: sp.nsimplify(lam), S.theta: sp.nsimplify(theta),
+            S.D: sp.nsimplify(D)}  # fmt: skip
+    assert v.exact and sp.simplify(v.closed_form.subs(vals) - v.var_x_over_eta) == 0
+    X = solve_continuous_lyapunov(np.array(v.A, float), -np.array(v.B, float))
+    assert float(v.var_x_over_eta) == pytest.approx(X[0, 0], rel=1e-10)
+    assert sp.Matrix(v.sigma).is_symmetric()
+
+
+def test_random_routing_variance_is_poisson():
+    # theta = 0: the two queues are independent Poisson(eta lam/mu) in equilibrium
+    for L in (1, 2, 3):
+        assert variance(L=L, mu=2, lam=3, theta=0, D=1).var_x_over_eta == 3
+
+
+def test_variance_above_hopf_threshold_is_refused():
+    with pytest.raises(SymdelayInputError, match="no stationary variance"):
+        variance(L=2, mu=1, lam=1, theta=9, D=1)  # exactly at the threshold
+    with pytest.raises(SymdelayInputError, match="Hopf"):
+        variance(L=3, mu=1, lam=1, theta=6, D=1)
+    assert float(variance(L=2, mu=1, lam=1, theta=8.9, D=1)) > 10
+
+
+def test_variance_u_shape_for_l2_and_monotone_for_l1():
+    v1 = [float(variance(L=1, theta=t, closed_form=False)) for t in (0, 1, 5, 20)]
+    assert all(a > b for a, b in itertools.pairwise(v1))
+    tstar, vstar = minimising_theta(2, 1, 1, 1)
+    assert 0 < tstar < 9 and vstar < 2
+    assert float(variance(L=2, theta=tstar * 0.5)) > vstar < float(variance(L=2, theta=8))
+
+
+@pytest.mark.parametrize("L,theta", [(1, 2), (2, 3)])
+def test_lna_variance_matches_long_simulation(L, theta):
+    lna = float(variance(L=L, mu=1, lam=1, theta=theta, D=1, closed_form=False))
+    sv = simulated_variance(L=L, eta=300, theta=theta, T=3000, burn_in=30, dt=0.25,
+                            batches=20, seed=5, level=0.99)  # fmt: skip
+    assert sv.interval[0] <= lna <= sv.interval[1]
+    assert sv.halfwidth < 0.15 * lna  # the check has power
+
+
+def test_closed_form_l1_expression():
+    cf = closed_form_variance(1)
+    D, lam, mu, theta = S.D, S.lam, S.mu, S.theta
+    # independent check: the 2x2 Lyapunov equation solved by hand (gamma = 1/D)
+    g = 1 / D
+    s00, s01, s11 = sp.symbols("s00 s01 s11")
+    eqs = [2 * (-mu * s00 + g * s01) + 4 * lam,
+           -mu * s01 + g * s11 - lam * theta * s00 - g * s01 - 2 * lam,
+           2 * (-lam * theta * s01 - g * s11) + 4 * lam]  # fmt: skip
+    sol = sp.solve(eqs, [s00, s01, s11], dict=True)[0]
+    assert sp.simplify(sol[s00] - cf) == 0
+
+
+def test_fluid_limit_reduced():
+    st = fluid_limit_study(Ls=(1,), etas=(100, 400, 1600), replications=8, mu=1, lam=1,
+                           theta=2, D=1, T=10, dt=0.05, n_boot=300)  # fmt: skip
+    means = [r[2] for r in st.rows()]
+    slope, (lo, hi) = st.slopes[1]
+    assert means[0] > means[1] > means[2]
+    assert lo <= -0.5 <= hi or (-0.7 < slope < -0.3)
+
+
+def test_closed_form_singularity_is_the_hopf_threshold():
+    from symdelay.stochastic import closed_form_singularity, closed_form_theta_limit
+
+    sing = closed_form_singularity(2)
+    g = 2 / S.D
+    assert sp.simplify(sing - 2 * (S.mu + g) ** 2 / g / S.lam) == 0
+    assert closed_form_singularity(1) is None
+    lim = closed_form_theta_limit(1)
+    assert sp.simplify(lim - 2 * S.lam * S.D / (S.D * S.mu + 1)) == 0
