@@ -13,6 +13,7 @@ from .charpoly import (
     verify_full_factorisation,
 )
 from .errors import CertificationError, SymdelayInputError, VerificationError
+from .hopf import critical_theta, instability_window, worst_delay
 from .models import ActionDelayModel
 from .roots import CertifiedRoot, RootSet, characteristic_roots
 from .stochastic import fluid, fluid_limit_study, simulate, variance
@@ -22,6 +23,9 @@ __all__ = [
     "CertifiedRoot",
     "RootSet",
     "characteristic_roots",
+    "critical_theta",
+    "instability_window",
+    "worst_delay",
     "characteristic_polynomial",
     "charpoly",
     "delayed_information_equation",
