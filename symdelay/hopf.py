@@ -32,7 +32,6 @@ mpf('+inf')
 from __future__ import annotations
 
 import decimal
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -44,7 +43,7 @@ from sympy.polys.polytools import intervals as _isolate
 
 from .charpoly import characteristic_polynomial, infinite_L_limit
 from .errors import SymdelayInputError, VerificationError
-from .params import as_dps, as_L, as_parameter, as_positive_number
+from .params import INFINITE_L, as_dps, as_L, as_L_or_inf, as_parameter, as_positive_number
 from .symbols import D, gamma, lam, mu, r, theta
 
 _MU, _LAM = mu, lam  # the symbols, for functions whose arguments are named mu, lam
@@ -74,9 +73,6 @@ __all__ = [
     "format_number",
 ]
 
-#: The delay-differential limit L = oo.
-INFINITE_L = sp.oo
-
 #: Guard digits used on top of the requested precision.
 GUARD = 10
 
@@ -91,25 +87,6 @@ _Lpos = sp.Symbol("L", positive=True, integer=True)
 def _plain(expr):
     """Map the positive dummies back to the canonical (assumption-free) symbols."""
     return sp.sympify(expr).xreplace(_BACK)
-
-
-def as_L_or_inf(value):
-    """An integer ``L >= 1`` or :data:`INFINITE_L` (``"inf"``, ``"oo"``, ``math.inf``).
-
-    >>> as_L_or_inf("inf"), as_L_or_inf(4)
-    (oo, 4)
-    """
-    if isinstance(value, str) and value.strip().lower() in {"inf", "oo", "+inf", "infinity"}:
-        return INFINITE_L
-    if value is sp.oo or (isinstance(value, float) and value == math.inf):
-        return INFINITE_L
-    try:
-        return as_L(value, allow_symbol=False)
-    except SymdelayInputError:
-        shown = f"'{value}'" if isinstance(value, str) else repr(value)
-        raise SymdelayInputError(
-            f"L must be an integer >= 1 (number of delay phases) or inf, got {shown}"
-        ) from None
 
 
 def _to_mpf(x) -> mpmath.mpf:

@@ -27,7 +27,20 @@ from .errors import SymdelayInputError
 from .parsing import parse_expression
 from .symbols import SYMBOLS
 
-__all__ = ["as_parameter", "as_L", "as_dps", "as_positive_number", "DPS_RANGE"]
+__all__ = [
+    "as_parameter",
+    "as_L",
+    "as_L_or_inf",
+    "is_infinite_L",
+    "as_dps",
+    "as_positive_number",
+    "DPS_RANGE",
+    "INFINITE_L",
+]
+
+#: The delay-differential limit L = oo.
+INFINITE_L = sp.oo
+_INF_WORDS = {"inf", "+inf", "oo", "infinity"}
 
 DPS_RANGE = (5, 10000)
 
@@ -139,6 +152,34 @@ def as_L(value, *, allow_symbol: bool = True):
     if value < 1:
         raise SymdelayInputError(f"L must be an integer >= 1 (number of delay phases), got {value}")
     return int(value)
+
+
+def is_infinite_L(value) -> bool:
+    """True for ``"inf"``, ``"oo"``, ``math.inf`` or ``sympy.oo`` (the L -> oo limit)."""
+    if isinstance(value, str):
+        return value.strip().lower() in _INF_WORDS
+    if isinstance(value, float) and not isinstance(value, bool):
+        return math.isinf(value) and value > 0
+    return value is sp.oo
+
+
+def as_L_or_inf(value, *, allow_symbol: bool = False):
+    """An integer ``L >= 1``, :data:`INFINITE_L` (``"inf"``, ``"oo"``, ``math.inf``) or,
+    with ``allow_symbol``, the symbol ``L``.
+
+    >>> as_L_or_inf("inf"), as_L_or_inf(4)
+    (oo, 4)
+    """
+    if is_infinite_L(value):
+        return INFINITE_L
+    try:
+        return as_L(value, allow_symbol=allow_symbol)
+    except SymdelayInputError:
+        shown = f"'{value}'" if isinstance(value, str) else repr(value)
+        symbol = ", the symbol L" if allow_symbol else ""
+        raise SymdelayInputError(
+            f"L must be an integer >= 1 (number of delay phases){symbol} or inf, got {shown}"
+        ) from None
 
 
 def as_dps(value) -> int:

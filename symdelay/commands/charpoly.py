@@ -7,18 +7,11 @@ import sympy as sp
 from ..charpoly import characteristic_polynomial, infinite_L_limit
 from ..errors import SymdelayInputError
 from ..outputs.latex import tex
-from ..params import as_L, as_parameter
+from ..params import as_L_or_inf, as_parameter
 from ..symbols import SYMBOLS
 from ._common import emit, emit_json
 
-__all__ = ["register", "run", "charpoly_record", "parse_L_option"]
-
-
-def parse_L_option(text: str):
-    """``--L`` value: an integer >= 1, ``L`` (symbolic) or ``inf``."""
-    if text.strip().lower() in {"inf", "oo", "infinity"}:
-        return sp.oo
-    return as_L(text)
+__all__ = ["register", "run", "charpoly_record"]
 
 
 def charpoly_record(L_value, full: bool = False, **params) -> dict:
@@ -61,7 +54,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     params = {k: getattr(args, k) for k in ("mu", "lam", "theta", "D")}
-    record = charpoly_record(parse_L_option(args.L), full=args.full, **params)
+    record = charpoly_record(as_L_or_inf(args.L, allow_symbol=True), full=args.full, **params)
     if args.json:
         emit_json(record)
     else:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..errors import SymdelayInputError
-from ..hopf import as_L_or_inf, critical_theta
-from ..params import as_dps
+from ..hopf import critical_theta
+from ..params import as_dps, as_L_or_inf
 from ._common import emit, emit_json
 
 __all__ = ["register", "run", "parse_D_list"]

@@ -13,24 +13,17 @@ import sys
 import mpmath
 
 from ..errors import CertificationError
-from ..params import as_L
+from ..params import as_L_or_inf
 from ..roots import characteristic_roots, parse_branches
 from ._common import emit, emit_json
 
-__all__ = ["register", "run", "roots_record", "parse_L_value"]
-
-
-def parse_L_value(text: str):
-    """``--L``: an integer >= 1 or ``inf``."""
-    if str(text).strip().lower() in {"inf", "oo", "infinity"}:
-        return "inf"
-    return as_L(text, allow_symbol=False)
+__all__ = ["register", "run", "roots_record"]
 
 
 def roots_record(args):
     """The :class:`~symdelay.roots.RootSet` for parsed arguments."""
     return characteristic_roots(
-        parse_L_value(args.L),
+        as_L_or_inf(args.L),
         args.mu,
         args.lam,
         args.theta,

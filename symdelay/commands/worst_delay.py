@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..hopf import as_L_or_inf, worst_delay
-from ..params import as_dps
+from ..hopf import worst_delay
+from ..params import as_dps, as_L_or_inf
 from ._common import emit, emit_json
 
 __all__ = ["register", "run"]

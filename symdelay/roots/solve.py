@@ -47,7 +47,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import CertificationError, SymdelayInputError
-from ..params import as_dps, as_L, as_parameter
+from ..params import as_dps, as_L, as_parameter, is_infinite_L
 from .certify import (
     arb_to_mpf_upper,
     certify_root,
@@ -180,14 +180,6 @@ def parse_branches(text) -> tuple[int, int]:
             f"branches must be 'K1..K2' with integers K1 <= K2 (at most 10000 apart), got {text!r}"
         )
     return lo, hi
-
-
-def _is_inf(L) -> bool:
-    if isinstance(L, str):
-        return L.strip().lower() in {"inf", "oo", "infinity"}
-    if isinstance(L, float):
-        return math.isinf(L) and L > 0
-    return L is sp.oo
 
 
 def _params(mu, lam, theta, D):
@@ -368,7 +360,7 @@ def characteristic_roots(
         isinstance(rightmost, bool) or not isinstance(rightmost, int) or rightmost < 1
     ):
         raise SymdelayInputError(f"rightmost must be an integer >= 1, got {rightmost!r}")
-    if _is_inf(L):
+    if is_infinite_L(L):
         return _lambert_roots(p, dps, parse_branches(branches), rightmost)
     L = as_L(L, allow_symbol=False)
     if rightmost is None:
