@@ -12,10 +12,13 @@ from .charpoly import (
     verify_difference_determinant,
     verify_full_factorisation,
 )
+from .claims import verify
 from .errors import CertificationError, SymdelayInputError, VerificationError
 from .hopf import critical_theta, instability_window, worst_delay
 from .models import ActionDelayModel
 from .roots import CertifiedRoot, RootSet, characteristic_roots
+from .routh import routh_hurwitz
+from .stability import stability_conditions
 from .stochastic import fluid, fluid_limit_study, simulate, variance
 
 __all__ = [
@@ -43,5 +46,8 @@ __all__ = [
     "fluid_limit_study",
     "simulate",
     "variance",
+    "routh_hurwitz",
+    "stability_conditions",
+    "verify",
 ]
 __version__ = "0.1.0"

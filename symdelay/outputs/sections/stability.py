@@ -1,0 +1,40 @@
+"""Report section: Routh–Hurwitz stability conditions and the stability/oscillation distinction."""
+
+from __future__ import annotations
+
+from ...stability import ASSUMPTIONS, stability_conditions
+from ..latex import escape, tex
+from ..report import Section
+from ..stability_tex import critical_block, oscillation_block, routh_table
+
+__all__ = ["ORDER", "build", "SECTION_L"]
+
+ORDER = 30
+
+#: L values summarised in the section.
+SECTION_L = (1, 2, 3, 4)
+
+
+def build(ctx) -> Section:
+    del ctx  # no figures; the same brief content in quick mode
+    parts = [
+        "The Routh--Hurwitz engine (\\texttt{symdelay routh}) gives exact conditions for "
+        "any real polynomial. Applied to the difference mode $(r+\\mu)(r+\\gamma)^L + "
+        "\\lambda\\theta\\gamma^L$ and simplified under "
+        f"{escape(ASSUMPTIONS)}, stability is $-\\mu < \\lambda\\theta < k_c(\\mu, \\gamma)$, "
+        "$k_c$ the smallest positive root of the last Hurwitz determinant.\n",
+        "\\paragraph{$L = 2$.} Routh array:\n" + routh_table(stability_conditions(2).routh),
+    ]
+    for L in SECTION_L:
+        res = stability_conditions(L)
+        parts.append(f"\\paragraph{{$L = {L}$.}} " + critical_block(res))
+    one = stability_conditions(1)
+    parts.append(
+        "\\paragraph{Stability versus oscillation.} For $L = 1$ the equilibrium is stable for "
+        "every $\\theta \\ge 0$; the paper's inequality "
+        f"${tex(one.oscillation_condition)}$ is where the roots become complex (damped "
+        "oscillation), not a stability boundary (\\texttt{symdelay verify} reports it as "
+        "\\emph{sufficient} for stability and \\emph{equivalent} to oscillation). "
+        + oscillation_block(stability_conditions(2))
+    )
+    return Section("Stability conditions (Routh--Hurwitz)", "".join(parts))

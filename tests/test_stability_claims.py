@@ -1,0 +1,207 @@
+"""Stability conditions of the action-delay model, the Hopf boundary, and claim checking."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from symdelay import SymdelayInputError, routh_hurwitz, stability_conditions, verify
+from symdelay.charpoly import characteristic_polynomial, special_case
+from symdelay.stability import critical_lam_theta_value, is_oscillatory_at, is_stable_at
+from symdelay.symbols import D, gamma, lam, mu, r, theta
+
+POINTS = [(1, 1), (sp.Rational(3, 2), sp.Rational(1, 4)), (sp.Rational(1, 5), 7)]
+
+
+def hopf_by_frequency(L, m, g, dps=40) -> str:
+    """Independent path: first w > 0 with atan(w/mu) + L atan(w/gamma) = pi; k = |Q(iw)|/g^L.
+
+    Returns the decimal string of k to ``dps`` digits."""
+    m, g = sp.Rational(m), sp.Rational(g)
+    with mpmath.workdps(dps + 10):
+        m, g = mpmath.mpf(m.p) / m.q, mpmath.mpf(g.p) / g.q
+        f = lambda w: mpmath.atan(w / m) + L * mpmath.atan(w / g) - mpmath.pi  # noqa: E731
+        hi = mpmath.mpf(1)
+        while f(hi) < 0:
+            hi *= 2
+        w = mpmath.findroot(f, (hi / 2 if f(hi / 2) < 0 else 0, hi), solver="anderson")
+        k = mpmath.sqrt(w**2 + m**2) * (w**2 + g**2) ** (mpmath.mpf(L) / 2) / g**L
+        return mpmath.nstr(k, dps)
+
+
+def rightmost_real_part(L, m, g, k):
+    """Second path: numpy eigenvalues of the (L+1)x(L+1) difference Jacobian."""
+    n = L + 1
+    J = np.zeros((n, n))
+    J[0, 0], J[0, L], J[1, 0] = -m, g, -k
+    for i in range(1, n):
+        J[i, i] = -g
+        if i >= 2:
+            J[i, i - 1] = g
+    return max(np.linalg.eigvals(J).real)
+
+
+def test_L1_never_destabilises_and_oscillation_is_the_paper_inequality():
+    res = stability_conditions(1)
+    assert res.conditions == () and res.stable_for_all_theta
+    assert res.critical_lam_theta is None
+    assert res.oscillation_condition == special_case(1).oscillation_condition
+
+
+def test_L2_boundary_found_not_typed():
+    res = stability_conditions(2)
+    assert sp.simplify(res.critical_lam_theta - 2 * (mu + gamma) ** 2 / gamma) == 0
+    assert sp.simplify(res.critical_lam_theta_in_D - (mu * D + 2) ** 2 / D) == 0
+
+
+@pytest.mark.parametrize("L", [2, 3, 4, 5])
+def test_closed_forms_equal_frequency_route(L):
+    crit = stability_conditions(L).critical_lam_theta
+    assert crit is not None
+    for m, g in POINTS:
+        value = crit.subs({mu: m, gamma: g}).evalf(35)
+        assert abs(value - sp.Float(hopf_by_frequency(L, m, g), 40)) < 1e-28
+
+
+@pytest.mark.parametrize("L", [2, 3, 6, 8])
+def test_numeric_route_to_dps_and_two_paths(L):
+    m, g = sp.Rational(3, 2), sp.Rational(1, 4)
+    kc = critical_lam_theta_value(L, m, g, dps=40)
+    with mpmath.workdps(40):
+        other = mpmath.mpf(hopf_by_frequency(L, m, g))
+        assert mpmath.almosteq(kc, other, rel_eps=mpmath.mpf(10) ** -35)
+    kq = sp.Rational(mpmath.nstr(kc, 30))
+    eps = sp.Rational(1, 10**6)
+    below, above = kq * (1 - eps), kq * (1 + eps)
+    assert is_stable_at(L, m, g, below) and not is_stable_at(L, m, g, above)
+    assert (
+        routh_hurwitz(
+            characteristic_polynomial(L).subs({mu: m, gamma: g, lam: above, theta: 1}), r
+        ).rhp_count
+        == 2
+    )
+    assert (
+        rightmost_real_part(L, 1.5, 0.25, float(below))
+        < 0
+        < rightmost_real_part(L, 1.5, 0.25, float(above))
+    )
+
+
+def test_exact_hopf_point_has_imaginary_pair():
+    m, g = 1, 1
+    poly = sp.expand(characteristic_polynomial(2).subs({mu: m, gamma: g, lam: 8, theta: 1}))
+    res = routh_hurwitz(poly, r)
+    assert res.imaginary_axis_count == 2 and res.rhp_count == 0 and res.is_stable is False
+
+
+def test_conditions_are_the_stability_set():
+    for L in (2, 3, 4):
+        res = stability_conditions(L)
+        for m, g in POINTS:
+            kc = critical_lam_theta_value(L, m, g, dps=20)
+            for k in (kc / 3, kc * mpmath.mpf("0.999"), kc * mpmath.mpf("1.001"), 3 * kc):
+                kq = sp.Rational(mpmath.nstr(k, 15))
+                vals = {mu: m, gamma: g, lam: kq, theta: 1}
+                truth = all(bool(c.subs(vals)) for c in res.conditions)
+                assert truth is is_stable_at(L, m, g, kq)
+
+
+def test_negative_theta_real_root_crosses_at_minus_mu():
+    m, g = sp.Rational(2), sp.Rational(3)
+    assert is_stable_at(3, m, g, -m * sp.Rational(99, 100))
+    assert not is_stable_at(3, m, g, -m)
+    assert not is_stable_at(3, m, g, -m * sp.Rational(101, 100))
+
+
+def test_L2_oscillation_condition_agrees_with_exact_oracle():
+    cond = stability_conditions(2).oscillation_condition
+    for m, g in POINTS:
+        for k in (sp.Rational(1, 100), sp.Rational(1, 2), 2, 30):
+            vals = {mu: m, gamma: g, lam: k, theta: 1}
+            expected = is_oscillatory_at(2, m, g, k)
+            assert bool(cond.subs(vals)) is expected
+            roots = np.roots(
+                [float(c) for c in sp.Poly(characteristic_polynomial(2).subs(vals), r).all_coeffs()]
+            )
+            top = max(roots, key=lambda z: z.real)
+            assert bool(abs(top.imag) > 1e-9) is expected
+
+
+def test_verify_paper_claim_L1():
+    res = verify(1, "4*gamma*lam*theta > (mu-gamma)**2")
+    assert res.relation_to_stability == "sufficient"
+    assert res.relation_to_oscillation == "equivalent"
+    ce = {k: sp.Rational(v) for k, v in res.counterexample.items()}
+    assert set(ce) == {"mu", "lam", "theta", "gamma"}
+    assert not 4 * ce["gamma"] * ce["lam"] * ce["theta"] > (ce["mu"] - ce["gamma"]) ** 2
+    assert is_stable_at(1, ce["mu"], ce["gamma"], ce["lam"] * ce["theta"])
+    assert res.proven == {"stability": True, "oscillation": True}
+
+
+def test_verify_L2_boundary_claims():
+    exact = verify(2, "lam*theta < 2*(mu+gamma)**2/gamma")
+    assert exact.relation_to_stability == "equivalent" and exact.counterexample is None
+    assert exact.proven["stability"]
+    weak = verify(2, "lam*theta <= 2*(mu+gamma)**2/gamma")
+    assert weak.relation_to_stability == "necessary"
+    ce = {k: sp.Rational(v) for k, v in weak.counterexample.items()}
+    assert not is_stable_at(2, ce["mu"], ce["gamma"], ce["lam"] * ce["theta"])
+    loose = verify(2, "lam*theta < 4*(mu+gamma)**2/gamma")
+    assert loose.relation_to_stability == "necessary" and loose.proven["stability"]
+
+
+def test_verify_theta_real_widens_the_domain():
+    res = verify(2, "lam*theta < 2*(mu+gamma)**2/gamma", theta_real=True)
+    assert res.relation_to_stability == "necessary"
+    ce = {k: sp.Rational(v) for k, v in res.counterexample.items()}
+    assert ce["theta"] < 0 and ce["lam"] * ce["theta"] <= -ce["mu"]
+    assert "longer queue" in res.explanation
+
+
+def test_verify_in_D():
+    res = verify(3, "lam*theta*D < 5")
+    assert res.relation_to_stability == "neither" and res.proven["stability"]
+
+
+@pytest.mark.parametrize(
+    ("claim", "words"),
+    [
+        ("mu + lam", "not an inequality"),
+        ("eta < 1", "unknown symbol 'eta'"),
+        ("q < 1", "unknown symbol 'q'"),
+        ("mu <", "cannot parse"),
+        ("__import__('os') < 1", "__import__"),
+    ],
+)
+def test_verify_bad_claims(claim, words):
+    with pytest.raises(SymdelayInputError, match=words) as info:
+        verify(1, claim)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"mu_value": -1, "gamma_value": 1}, "mu must be positive"),
+        ({"mu_value": 1, "gamma_value": 0}, "gamma must be positive"),
+        ({"mu_value": 1, "gamma_value": 1, "dps": 4}, "dps must be an integer between 5"),
+        ({"mu_value": 1, "gamma_value": 1, "dps": 10001}, "dps must be an integer between 5"),
+    ],
+)
+def test_numeric_route_bad_input(kwargs, words):
+    with pytest.raises(SymdelayInputError, match=words):
+        critical_lam_theta_value(2, **kwargs)
+
+
+@pytest.mark.parametrize("L", [2, 3, 4, 5])
+def test_closed_form_exact_at_rational_hopf_points(L):
+    """Rational points on the boundary (from P(i w) = 0, linear in mu) satisfy k = k_c exactly."""
+    from symdelay.claims import _hopf_points
+
+    crit = stability_conditions(L).critical_lam_theta
+    points = list(_hopf_points(L))
+    assert points
+    for m, g, k in points:
+        assert sp.simplify(crit.subs({mu: m, gamma: g}) - k) == 0
