@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -66,6 +67,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("symdelay: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``symdelay ... | head``): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return 0 if status is None else int(status)
 
 
