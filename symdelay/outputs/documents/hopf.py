@@ -9,13 +9,13 @@ import sympy as sp
 
 from ...charpoly import characteristic_polynomial, infinite_L_limit
 from ...hopf import (
-    _worst_closed_form,
     critical_closed_form,
     delay_limits,
     general_delay_limits,
     hopf_conditions,
     hopf_parametrisation,
     real_imaginary_parts,
+    worst_delay_closed_form,
     worst_delay_trend,
 )
 from ...symbols import D, gamma, lam, mu, theta
@@ -182,7 +182,7 @@ def _worst_section() -> str:
     w = worst_delay_trend()
     parts = []
     for L in (2, 3, 4, 5):
-        _, D_cf, th_cf, _ = _worst_closed_form(L)
+        _, D_cf, th_cf, _ = worst_delay_closed_form(L)
         parts.append(f"$L = {L}$: $D^* = {tex(D_cf)}$, $\\theta^* = {tex(th_cf)}$")
     small = "; ".join(parts) + "."
     return (
