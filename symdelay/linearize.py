@@ -12,11 +12,17 @@ Matrix([
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
 from .symbols import L, gamma, lam, mu, theta
 
-__all__ = ["jacobian_at", "structured_difference_jacobian", "difference_jacobian_entry"]
+__all__ = [
+    "jacobian_at",
+    "structured_difference_jacobian",
+    "difference_jacobian_entry",
+    "difference_jacobian_numeric",
+]
 
 
 def jacobian_at(rhs, state, point) -> sp.Matrix:
@@ -50,3 +56,23 @@ def structured_difference_jacobian(n_phases=L, *, mu=mu, lam=lam, theta=theta, g
     i, j = sp.symbols("i j", integer=True, nonnegative=True)
     entry = difference_jacobian_entry(i, j, n_phases, mu, lam, theta, gamma)
     return sp.FunctionMatrix(n_phases + 1, n_phases + 1, sp.Lambda((i, j), entry))
+
+
+def difference_jacobian_numeric(L: int, mu, lam, theta, D) -> np.ndarray:
+    """The difference Jacobian in floats, filled from the pattern of
+    :func:`difference_jacobian_entry` in O(L) (``gamma = L/D``); for numerics at large L.
+
+    >>> difference_jacobian_numeric(2, 1, 1, 5, 1)
+    array([[-1.,  0.,  2.],
+           [-5., -2.,  0.],
+           [ 0.,  2., -2.]])
+    """
+    g = L / float(D)
+    J = np.zeros((L + 1, L + 1))
+    J[0, 0] = -float(mu)
+    J[0, L] = g
+    J[1, 0] = -float(lam) * float(theta)
+    idx = np.arange(1, L + 1)
+    J[idx, idx] = -g
+    J[idx[1:], idx[:-1]] = g
+    return J

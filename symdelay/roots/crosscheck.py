@@ -22,6 +22,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from ..linearize import difference_jacobian_numeric
 from .solve import characteristic_roots
 
 __all__ = [
@@ -35,20 +36,6 @@ __all__ = [
     "root_locus",
     "trust_limit",
 ]
-
-
-def difference_jacobian_numeric(L: int, mu, lam, theta, D) -> np.ndarray:
-    """dx/dt = g w_L - mu x, dw_1/dt = -lam theta x - g w_1, dw_l/dt = g (w_{l-1} - w_l)."""
-    g = L / float(D)
-    J = np.zeros((L + 1, L + 1))
-    J[0, 0] = -float(mu)
-    J[0, L] = g
-    J[1, 0] = -float(lam) * float(theta)
-    for i in range(1, L + 1):
-        J[i, i] = -g
-        if i >= 2:
-            J[i, i - 1] = g
-    return J
 
 
 def expanded_coefficients(L: int, mu, lam, theta, D) -> np.ndarray:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from ..errors import SymdelayInputError
+from ..linearize import difference_jacobian_numeric
 from ._inputs import check_rates
 from .simulate import simulate
 from .variance import variance
@@ -82,27 +82,10 @@ def simulated_variance(
     return SimulatedVariance(est, (est - half, est + half), batches, n * batches, sim.events)
 
 
-@lru_cache(maxsize=32)
-def _jacobian_function(L):
-    """``(mu, lam, theta, gamma) -> difference Jacobian`` lambdified from the model layer."""
-    import sympy as sp
-
-    from .. import symbols as S
-    from .variance import lna_matrices
-
-    A, _ = lna_matrices(L)
-    return sp.lambdify((S.mu, S.lam, S.theta, S.gamma), A, modules="numpy")
-
-
-def _difference_jacobian_numeric(L, mu, lam, theta, D) -> np.ndarray:
-    """The difference Jacobian in floats."""
-    return np.array(_jacobian_function(L)(mu, lam, theta, L / D), dtype=float)
-
-
 def spectral_abscissa(L, mu, lam, theta, D) -> float:
     """Largest real part of the eigenvalues of the difference Jacobian."""
     L = int(L)
-    A = _difference_jacobian_numeric(L, float(mu), float(lam), float(theta), float(D))
+    A = difference_jacobian_numeric(L, float(mu), float(lam), float(theta), float(D))
     return float(np.max(np.linalg.eigvals(A).real))
 
 
