@@ -351,15 +351,17 @@ def infinite_L_limit() -> Derivation:
         sp.Eq(divided, 0),
         "multiplied back by (r+gamma)^L",
     )
-    with_D = divided.subs(gamma, L / D)
+    with_D = divided.subs(gamma, L / D).replace(
+        lambda e: e.is_Pow and e.exp == L, lambda e: sp.Pow(sp.cancel(e.base), e.exp)
+    )
     d.add("gamma", "With gamma = L/D (mean delay D fixed)", sp.Eq(with_D, 0))
-    term = divided - (r + mu)
-    limit_term = sp.limit(term.subs({L: Lp, D: Dp}).subs(gamma, Lp / Dp), Lp, sp.oo)
+    term = with_D - (r + mu)
+    limit_term = sp.limit(term.subs({L: Lp, D: Dp}), Lp, sp.oo)
     limit_term = limit_term.subs({Lp: L, Dp: D})
     d.add(
         "limit",
         "and SymPy's limit as L -> oo",
-        sp.Eq(sp.Limit(term.subs(gamma, L / D), L, sp.oo), limit_term),
+        sp.Eq(sp.Limit(term, L, sp.oo), limit_term),
         "sympy.limit",
     )
     result = r + mu + limit_term
