@@ -130,3 +130,71 @@ def test_bad_input_is_one_line_exit_2(run_cli, argv, needle):
     assert status == 2 and out == ""
     assert err.startswith("symdelay: error: ") and err.count("\n") == 1
     assert needle in err
+
+
+# ------------------------------------------------------------------ tracker defects
+def _closed_L2(m, g):
+    """L = 2 in closed form (critical_closed_form): lam theta_c = 2 (mu+g)^2/g, omega^2 = g (g+2mu)."""
+    return 2 * (m + g) ** 2 / g, mpmath.sqrt(g * (g + 2 * m))
+
+
+@pytest.mark.parametrize("D", ["1e-300", "1e-6", "1e6", "1e300"])
+def test_critical_extreme_delays_L2_against_closed_form(run_cli, D):
+    rec = json.loads(
+        run_cli("critical", "--L", "2", "--mu", "1", "--lam", "1", "--D", D, "--json")[1]
+    )
+    with mpmath.workdps(40):
+        k, w = _closed_L2(mpmath.mpf(1), 2 / mpmath.mpf(D))
+        assert rec["points"][0]["theta_c"] == mpmath.nstr(k, 15, strip_zeros=False)
+        assert rec["points"][0]["omega"] == mpmath.nstr(w, 15, strip_zeros=False)
+
+
+def test_critical_last_digit_at_default_dps(run_cli):
+    """1000004.000004 was printed 1000004.00000399 (float64 rounded twice)."""
+    out = run_cli("critical", "--L", "2", "--mu", "1", "--lam", "1", "--D", "1e6")[1]
+    assert "1000004.00000400" in out and "0.00200000099999975" in out
+
+
+def test_critical_tiny_delay_finite_and_dde(run_cli):
+    s, out, err = run_cli("critical", "--L", "3", "--mu", "1", "--lam", "1", "--D", "1e-300")
+    # D -> 0: atan(omega/mu) -> pi/2, omega = gamma tan(pi/6), lam theta_c = 8 gamma/9
+    assert s == 0 and err == "" and "nan" not in out and "2.66666666666667e+300" in out
+    rec = json.loads(
+        run_cli("critical", "--L", "inf", "--mu", "1", "--lam", "1", "--D", "1e-200", "--json")[1]
+    )
+    # DDE, D -> 0: omega D -> pi/2 and lam theta = sqrt(mu^2 + omega^2)
+    assert rec["points"][0]["theta_c"] == "1.57079632679490e+200"
+
+
+def test_critical_huge_mu_no_traceback(run_cli):
+    s, out, err = run_cli("critical", "--L", "3", "--mu", "1e308", "--lam", "1", "--D", "1")
+    assert s == 0 and err == "" and "nan" not in out and "inf" not in out
+    # mu >> omega: the mu factor adds ~omega/mu ~ 1e-308 to the phase, so 3 atan(omega/3) = pi
+    # to within that: omega = 3 tan(pi/3) and lam theta_c = mu (1 + tan^2(pi/3))^(3/2) = 8 mu
+    assert "8.00000000000000e+308" in out and "5.19615242270663" in out
+
+
+def test_window_exact_root_at_large_D_limit(run_cli):
+    """lam theta = 4 mu, L = 4: the right end of the window is D = inf (was ZeroDivisionError)."""
+    s, out, err = run_cli("window", "--L", "4", "--theta", "4", "--mu", "1", "--lam", "1", "--json")
+    assert s == 0 and err == ""
+    ((a, b),) = json.loads(out)["intervals"]
+    assert b == "inf"
+    # theta_c(D) < 4 beyond the left end (independent path: the Hopf phase solver)
+    pts = critical_theta(4, 1, 1, [float(a) * 1.001, 1e3, 1e9]).points
+    assert all(p.theta_c < 4 for p in pts)
+    assert critical_theta(4, 1, 1, [float(a) * 0.999]).points[0].theta_c > 4
+
+
+def test_window_text_and_huge_theta(run_cli):
+    out = run_cli("window", "--L", "1", "--theta", "3", "--mu", "1", "--lam", "1")[1]
+    assert "stable for every D > 0" in out and "unstable for D in no" not in out
+    s, out, _ = run_cli("window", "--L", "4", "--theta", "1e300", "--mu", "1", "--lam", "1")
+    assert s == 0 and "theta = 1.0e+300" in out and "0" * 30 not in out
+
+
+def test_worst_delay_json_one_spelling_of_infinity(run_cli):
+    out = run_cli("worst-delay", "--L", "inf", "--mu", "1", "--lam", "1", "--json")[1]
+    assert '"oo"' not in out and "-> oo" not in out
+    rec = json.loads(out)
+    assert rec["D_star"] == rec["closed_form"]["D_star"] == "inf"

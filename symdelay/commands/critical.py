@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import SymdelayInputError
-from ..hopf import critical_theta
+from ..hopf import critical_theta, format_exact
 from ..params import as_dps, as_L_or_inf
 from ._common import emit, emit_json
 
@@ -47,7 +47,7 @@ def run(args) -> int:
     if args.json:
         emit_json(record)
         return 0
-    lines = [f"L = {record['L']}, mu = {curve.mu}, lam = {curve.lam}"]
+    lines = [f"L = {record['L']}, mu = {format_exact(curve.mu)}, lam = {format_exact(curve.lam)}"]
     lines.append(f"{'D':>12}  {'theta_c':>{dps + 7}}  omega")
     for pt in record["points"]:
         om = pt["omega"] if pt["omega"] is not None else "- (stable for every theta >= 0)"

@@ -35,11 +35,8 @@ def run(args) -> int:
         emit_json(record)
         return 0
     if not record["intervals"]:
-        body = "no delay D destabilises (stable for every D > 0)"
+        body = "stable for every D > 0 (no delay destabilises)"
     else:
-        body = " U ".join(f"({a}, {b})" for a, b in record["intervals"])
-    emit(
-        f"L = {record['L']}, theta = {record['theta']}: unstable for D in {body}\n"
-        f"{record['explanation']}"
-    )
+        body = "unstable for D in " + " U ".join(f"({a}, {b})" for a, b in record["intervals"])
+    emit(f"L = {record['L']}, theta = {record['theta']}: {body}\n{record['explanation']}")
     return 0

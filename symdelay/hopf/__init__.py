@@ -30,7 +30,14 @@ mpf('+inf')
 """
 
 from ..params import INFINITE_L, as_L_or_inf
-from .curve import CriticalCurve, CriticalPoint, critical_curve_float, critical_theta, format_number
+from .curve import (
+    CriticalCurve,
+    CriticalPoint,
+    critical_curve_float,
+    critical_theta,
+    format_exact,
+    format_number,
+)
 from .derivation import (
     DelayLimits,
     HopfConditions,
@@ -75,4 +82,5 @@ __all__ = [
     "WorstDelayTrend",
     "worst_delay_trend",
     "format_number",
+    "format_exact",
 ]

@@ -1,4 +1,26 @@
-"""Critical theta curves theta_c(D) with the Hopf frequency, to any precision."""
+"""Critical theta curves theta_c(D) with the Hopf frequency, to any precision.
+
+One algorithm, two number types. The phase condition derived in
+:func:`~symdelay.hopf.derivation.hopf_conditions` is a sum of arctangents (plus ``omega D``
+for the DDE); :func:`_phase_terms` reads its terms off the SymPy expression. The residual
+
+    f(omega) = sum_i m_i atan(omega / a_i) [+ omega D] - pi,     a_i in {mu, gamma},
+
+is evaluated without cancellation at any scale: ``atan(q) = pi/2 - atan(1/q)`` for
+``q > 1`` and the multiples of ``pi/2`` are summed as an integer first, so the parts that
+nearly cancel at extreme delays (``D = 1e-300``, ``D = 1e300``, ``mu = 1e308``) are small
+numbers computed to full relative precision. The root is found by Newton in ``log omega``
+(the derivative ``omega f'(omega)`` is as well conditioned), safeguarded by geometric
+bisection in a proved bracket; then ``lam theta_c = prod_i |i omega + a_i|^{m_i} / gamma^L``.
+
+:func:`critical_theta` runs it in mpmath at ``dps`` + guard digits and rounds once, when
+printing; :func:`critical_curve_float` runs the same code on float64 numpy arrays (for plots
+and sweeps), and recomputes in mpmath the points whose numbers leave the float range.
+
+>>> p = critical_theta(2, 1, 1, ["1e6"]).points[0]
+>>> format_number(p.theta_c, 15), format_number(p.omega, 15)
+('1000004.00000400', '0.00200000099999975')
+"""
 
 from __future__ import annotations
 
@@ -17,90 +39,145 @@ from ..symbols import D, gamma, mu
 from ._common import _P, GUARD, _Lkey, _to_mpf, omega
 from .derivation import hopf_conditions
 
+_NAMES = {"mu": _P[mu], "gamma": _P[gamma]}
+
 
 @cache
-def _numeric(L):
-    """Lambdified phase - pi, its omega-derivative and lam*theta(omega); args (w, mu, x).
+def _phase_terms(L):
+    """The derived phase as ``((m_i, name_i), ...), linear``: ``sum m_i atan(omega/name_i)``
+    plus ``omega D`` when ``linear`` (L = oo). The modulus is checked to be the product of
+    the matching factors ``|i omega + a_i|^m_i`` (over ``gamma^L``) for small L.
 
-    ``x`` is gamma for finite L and D for the DDE.
+    >>> _phase_terms(3)
+    (((3, 'gamma'), (1, 'mu')), False)
+    >>> _phase_terms(INFINITE_L)
+    (((1, 'mu'),), True)
     """
     h = hopf_conditions(L)
-    x = _P[D] if L is INFINITE_L else _P[gamma]
-    f = h.phase - sp.pi
-    fp = sp.diff(f, omega)
-    args = (omega, _P[mu], x)
-    k = h.lam_theta
-    if L is not INFINITE_L:  # |i omega + gamma|^L / gamma^L as (1 + u^2)^(L/2): no overflow
-        u = sp.Symbol("u", positive=True)
-        k = sp.factor(k.subs(omega, x * u))
-        k = sp.powsimp(sp.expand_power_base(k, force=True), force=True).subs(u, omega / x)
-    out = {}
-    for mod in ("numpy", "mpmath"):
-        out[mod] = tuple(sp.lambdify(args, e, modules=mod) for e in (f, fp, k))
-    return out
-
-
-def _bracket(L, m, x, tan_):
-    """Bracket [lo, hi] of the crossing frequency (vectorised or mpmath scalars).
-
-    Each arctangent in the phase increases with omega: at ``omega = min(gamma, mu) *
-    tan(pi/(L+1))`` the phase is <= pi, at ``max(...)`` >= pi; for L >= 3 also
-    ``gamma tan(pi/(2L)) < omega_c < gamma tan(pi/L)``. DDE: ``pi/(2D) < omega_c < pi/D``.
-    """
-    pi = mpmath.pi if tan_ is mpmath.tan else np.pi
-    if L is INFINITE_L:
-        return pi / (2 * x), pi / x
-    c = tan_(pi / (L + 1))
-    if tan_ is mpmath.tan:
-        lo, hi = min(x, m) * c, max(x, m) * c
-        if L >= 3:
-            lo, hi = max(lo, x * tan_(pi / (2 * L))), min(hi, x * tan_(pi / L))
-        return lo, hi
-    lo, hi = np.minimum(x, m) * c, np.maximum(x, m) * c
-    if L >= 3:
-        lo = np.maximum(lo, x * tan_(pi / (2 * L)))
-        hi = np.minimum(hi, x * tan_(pi / L))
-    return lo, hi
-
-
-def _newton_numpy(f, fp, lo, hi, m, x, maxit=100):
-    """Safeguarded Newton on a concave increasing phase, all points at once (float64)."""
-    lo, hi = lo.astype(float).copy(), hi.astype(float).copy()
-    w = lo.copy()
-    for _ in range(maxit):
-        fw = f(w, m, x)
-        lo = np.where(fw < 0, w, lo)
-        hi = np.where(fw > 0, w, hi)
-        step = fw / fp(w, m, x)
-        wn = w - step
-        bad = ~((wn >= lo) & (wn <= hi)) | ~np.isfinite(wn)
-        wn = np.where(bad, 0.5 * (lo + hi), wn)
-        done = np.abs(wn - w) <= 2e-16 * np.abs(wn)
-        w = wn
-        if done.all():
-            break
-    return w
-
-
-def _newton_mp(f, fp, lo, hi, w0, m, x, dps):
-    """Safeguarded Newton in mpmath at the current working precision."""
-    tol = mpmath.mpf(10) ** (-(dps + GUARD - 3))
-    w = w0 if (w0 is not None and lo <= w0 <= hi) else (lo + hi) / 2
-    for _ in range(10 * (dps + GUARD) + 100):
-        fw = f(w, m, x)
-        if fw == 0:
-            return w
-        if fw < 0:
-            lo = w
+    back = {v: k for k, v in _NAMES.items()}
+    terms, linear = [], False
+    for term in sp.Add.make_args(sp.expand(h.phase)):
+        c, rest = term.as_coeff_Mul()
+        if isinstance(rest, sp.atan) and c.is_Integer and sp.cancel(omega / rest.args[0]) in back:
+            terms.append((int(c), back[sp.cancel(omega / rest.args[0])]))
+        elif sp.expand(term - omega * _P[D]) == 0:
+            linear = True
         else:
-            hi = w
-        wn = w - fw / fp(w, m, x)
-        if not lo <= wn <= hi:
-            wn = (lo + hi) / 2
-        if abs(wn - w) <= tol * abs(wn):
-            return wn
-        w = wn
-    raise VerificationError("Newton iteration on the Hopf phase did not converge")
+            raise VerificationError(f"unexpected term {term} in the Hopf phase")
+    terms.sort(key=lambda t: t[1])
+    if L is INFINITE_L or L <= 6:
+        mod = sp.Mul(*(sp.sqrt(_NAMES[n] ** 2 + omega**2) ** m for m, n in terms))
+        if L is not INFINITE_L:
+            mod = mod / _P[gamma] ** L
+        if sp.simplify(mod - h.lam_theta) != 0:
+            raise VerificationError("the Hopf modulus is not the product of the phase factors")
+    return tuple(terms), linear
+
+
+class _Float:
+    """float64 numpy arrays."""
+
+    pi = np.pi
+    atan, sqrt = staticmethod(np.arctan), staticmethod(np.sqrt)
+    exp, tan = staticmethod(np.exp), staticmethod(np.tan)
+    where = staticmethod(np.where)
+    tol = 1e-14
+    maxit = 200
+
+    @staticmethod
+    def all(x):
+        return bool(np.all(x))
+
+    @staticmethod
+    def minimum(a, b):
+        return np.minimum(a, b)
+
+    @staticmethod
+    def maximum(a, b):
+        return np.maximum(a, b)
+
+
+class _Mp:
+    """mpmath scalars at the working precision in force when it is created."""
+
+    atan, sqrt = staticmethod(mpmath.atan), staticmethod(mpmath.sqrt)
+    exp, tan = staticmethod(mpmath.exp), staticmethod(mpmath.tan)
+    minimum, maximum = staticmethod(min), staticmethod(max)
+
+    def __init__(self):
+        self.pi = +mpmath.pi
+        self.tol = mpmath.mpf(10) ** (-(mpmath.mp.dps - 3))
+        self.maxit = 4 * mpmath.mp.prec + 200
+
+    @staticmethod
+    def where(c, a, b):
+        return a if c else b
+
+    @staticmethod
+    def all(x):
+        return bool(x)
+
+
+def _residual(w, scales, lin, xp):
+    """``f(omega)`` (multiples of pi/2 summed exactly) and ``omega f'(omega)``."""
+    K, rem, dlog = 0, 0, 0
+    for m, a in scales:
+        q = w / a
+        big = q > 1
+        K = K + m * xp.where(big, 1, 0)
+        rem = rem + m * xp.where(big, -xp.atan(1 / q), xp.atan(q))
+        dlog = dlog + m / (q + 1 / q)
+    if lin is not None:
+        rem = rem + w * lin
+        dlog = dlog + w * lin
+    return (K - 2) * (xp.pi / 2) + rem, dlog
+
+
+def _bracket(L, m, g, Dv, xp):
+    """A proved bracket of the crossing frequency (every phase term increases with omega).
+
+    Finite L: the phase is <= pi at ``min(gamma, mu) tan(pi/(L+1))`` and >= pi at
+    ``max(...)``; for L >= 3 also ``gamma tan(pi/(2L)) < omega_c < gamma tan(pi/L)``.
+    DDE: ``pi/(2D) < omega_c < pi/D``. Widened by 1e-8 against rounding.
+    """
+    if L is INFINITE_L:
+        lo, hi = xp.pi / (2 * Dv), xp.pi / Dv
+    else:
+        c = xp.tan(xp.pi / (L + 1))
+        lo, hi = xp.minimum(g, m) * c, xp.maximum(g, m) * c
+        if L >= 3:
+            lo = xp.maximum(lo, g * xp.tan(xp.pi / (2 * L)))
+            hi = xp.minimum(hi, g * xp.tan(xp.pi / L))
+    return lo * (1 - 1e-8), hi * (1 + 1e-8)
+
+
+def _solve(L, m, g, Dv, xp, w0=None):
+    """``(omega_c, lam theta_c)``: Newton in log omega, geometric bisection as safeguard."""
+    terms, linear = _phase_terms(L)
+    scales = [(k, m if n == "mu" else g) for k, n in terms]
+    lin = Dv if linear else None
+    lo, hi = _bracket(L, m, g, Dv, xp)
+    mid = xp.sqrt(lo) * xp.sqrt(hi)
+    w = mid if w0 is None else xp.where((w0 > lo) & (w0 < hi), w0, mid)
+    for _ in range(xp.maxit):
+        f, d = _residual(w, scales, lin, xp)
+        lo = xp.where(f < 0, w, lo)
+        hi = xp.where(f > 0, w, hi)
+        step = f / d
+        wn = w * xp.exp(-step)
+        inside = (wn >= lo) & (wn <= hi)
+        done = inside & (abs(step) <= xp.tol)
+        w = xp.where(inside, wn, xp.sqrt(lo) * xp.sqrt(hi))
+        if xp.all(done | (hi <= lo * (1 + xp.tol))):
+            break
+    else:
+        raise VerificationError("Newton iteration on the Hopf phase did not converge")
+    k = 1
+    for e, a in scales:
+        q = w / a
+        s = xp.where(q > 1, q * xp.sqrt(1 + 1 / (q * q)), xp.sqrt(1 + q * q))  # sqrt(1+q^2)
+        k = k * (s**e if a is g and lin is None else (a * s) ** e)
+    return w, k
 
 
 @dataclass(frozen=True)
@@ -113,19 +190,35 @@ class CriticalPoint:
 
 
 def format_number(x, dps: int, strip: bool = False) -> str:
-    """Decimal string with ``dps`` significant digits; ``"inf"`` for infinity.
+    """Decimal string with ``dps`` significant digits, rounded once; ``"inf"`` for infinity.
 
     >>> format_number(mpmath.mpf(2) / 3, 6)
     '0.666667'
     """
     if x is None:
         return None
+    if isinstance(x, sp.Basic):
+        if x in (sp.oo, -sp.oo):
+            return "inf" if x > 0 else "-inf"
+        if x.is_Rational:
+            with mpmath.workdps(dps + GUARD):
+                x = mpmath.mpf(int(x.p)) / int(x.q)
     if mpmath.isinf(x):
         return "inf" if x > 0 else "-inf"
     if x == 0:
         return "0"
     with mpmath.workdps(dps + GUARD):
         return mpmath.nstr(mpmath.mpf(x), dps, strip_zeros=strip)
+
+
+def format_exact(x, dps: int = 15) -> str:
+    """An exact input for display: as written when short (``3/2``, ``1000``), else rounded.
+
+    >>> format_exact(sp.Rational(3, 2)), format_exact(sp.Integer(10) ** 300)
+    ('3/2', '1.0e+300')
+    """
+    s = str(x)
+    return s if len(s) <= 20 else format_number(sp.sympify(x), dps, strip=True)
 
 
 @dataclass(frozen=True)
@@ -187,7 +280,7 @@ def _D_text(d) -> str:
         return repr(float(d))
     v = sp.sympify(d)
     if v.is_Integer:
-        return str(v)
+        return str(v) if len(str(v)) <= 20 else format_exact(v)
     if v.is_Rational:
         with decimal.localcontext() as ctx:
             ctx.prec = 20
@@ -195,32 +288,50 @@ def _D_text(d) -> str:
     return str(v)
 
 
+def _solve_mp(L, m, g, Dv, w0=None):
+    """The mpmath run of :func:`_solve` at the current working precision (scalars)."""
+    return _solve(L, m, g, Dv, _Mp(), w0)
+
+
 def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, np.ndarray]:
     """Fast float64 ``(theta_c, omega)`` arrays for a numpy array of delays.
 
-    Vectorised safeguarded Newton on the SymPy-derived phase; ``theta_c = inf`` and
-    ``omega = nan`` where no theta destabilises (L = 1).
+    The same solver as :func:`critical_theta`, vectorised in float64 (about 15 digits);
+    points whose numbers leave the float range are recomputed in mpmath and rounded to
+    float (``inf`` if theta_c itself exceeds it). ``theta_c = inf``, ``omega = nan`` where
+    no theta destabilises (L = 1).
     """
     L = as_L_or_inf(L)
-    m = float(as_positive_number("mu", mu_value))
-    lm = float(as_positive_number("lam", lam_value))
+    mq = as_positive_number("mu", mu_value)
+    lq = as_positive_number("lam", lam_value)
     Dv = np.asarray(D_values, dtype=float)
     if not (np.all(np.isfinite(Dv)) and np.all(Dv > 0)):
         raise SymdelayInputError("D must be positive and finite")
     if not hopf_conditions(L).crosses:
         return np.full(Dv.shape, np.inf), np.full(Dv.shape, np.nan)
-    f, fp, kf = _numeric(L)["numpy"]
-    x = Dv if L is INFINITE_L else L / Dv
-    lo, hi = _bracket(L, m, x, np.tan)
-    w = _newton_numpy(f, fp, lo, hi, m, x)
-    return kf(w, m, x) / lm, w
+    m, lm = float(mq), float(lq)
+    with np.errstate(all="ignore"):
+        g = Dv if L is INFINITE_L else L / Dv
+        x = np.where(np.isfinite(g) & (g > 0), g, 1.0)
+        w, k = _solve(L, m, x, Dv, _Float)
+        th = k / lm
+    bad = ~(np.isfinite(g) & (g > 0) & np.isfinite(w) & (w > 0) & np.isfinite(th) & (th > 0))
+    bad |= not (np.isfinite(m) and m > 0 and np.isfinite(lm) and lm > 0)
+    if bad.any():
+        with mpmath.workdps(17 + GUARD):
+            mm, lmm = _to_mpf(mq), _to_mpf(lq)
+            for i in np.flatnonzero(bad.ravel()):
+                d = mpmath.mpf(float(Dv.ravel()[i]))
+                wi, ki = _solve_mp(L, mm, None if L is INFINITE_L else L / d, d)
+                th.ravel()[i], w.ravel()[i] = float(ki / lmm), float(wi)
+    return th, w
 
 
 def critical_theta(L, mu, lam, D, dps: int = 15) -> CriticalCurve:
     """Critical ``theta_c`` and Hopf frequency at each delay ``D`` (a number or a sequence).
 
-    ``dps <= 15``: float64 vectorised Newton; above, each point is polished by an mpmath
-    Newton (warm-started from float64, bracketed) at ``dps`` + guard digits.
+    Computed in mpmath at ``dps`` + guard digits (seeded by the float64 run of the same
+    solver) and rounded once when printed, so every printed digit is right.
 
     >>> critical_theta(2, 1, 1, [2], dps=20).points[0].theta_c
     mpf('8.0')
@@ -234,29 +345,21 @@ def critical_theta(L, mu, lam, D, dps: int = 15) -> CriticalCurve:
         _D_text(d)
         for d in (D if isinstance(D, Sequence | np.ndarray) and not isinstance(D, str) else [D])
     )
-    crosses = hopf_conditions(Lv).crosses
     with mpmath.workdps(dps + GUARD):
         Dm = [_to_mpf(d) for d in Ds]
-        mm, lmm = _to_mpf(m), _to_mpf(lm)
-        if not crosses:
+        if not hopf_conditions(Lv).crosses:
             pts = tuple(CriticalPoint(d, mpmath.inf, None) for d in Dm)
             return CriticalCurve(Lv, m, lm, dps, pts, texts)
-        x_mp = Dm if Lv is INFINITE_L else [Lv / d for d in Dm]
-        with np.errstate(all="ignore"):
+        mm, lmm = _to_mpf(m), _to_mpf(lm)
+        with np.errstate(all="ignore"):  # float64 seeds where the numbers fit
             Df = np.array([float(d) for d in Dm])
-            ok = np.isfinite(Df) & (Df > 0) & (Df < 1e300)
-            th_f, w_f = critical_curve_float(Lv, m, lm, np.where(ok, Df, 1.0))
-        if dps <= 15 and ok.all() and np.all(np.isfinite(w_f)):
-            pts = tuple(
-                CriticalPoint(d, mpmath.mpf(float(t)), mpmath.mpf(float(w)))
-                for d, t, w in zip(Dm, th_f, w_f)
-            )
-            return CriticalCurve(Lv, m, lm, dps, pts, texts)
-        f, fp, kf = _numeric(Lv)["mpmath"]
+            ok = np.isfinite(Df) & (Df > 1e-250) & (Df < 1e250) & (1e-250 < float(m) < 1e250)
+            if ok.any():
+                gf = Df if Lv is INFINITE_L else Lv / Df
+                w_f, _ = _solve(Lv, float(m), np.where(ok, gf, 1.0), np.where(ok, Df, 1.0), _Float)
         pts = []
-        for i, (d, x) in enumerate(zip(Dm, x_mp)):
-            lo, hi = _bracket(Lv, mm, x, mpmath.tan)
+        for i, d in enumerate(Dm):
             w0 = mpmath.mpf(float(w_f[i])) if ok[i] and np.isfinite(w_f[i]) else None
-            w = _newton_mp(f, fp, lo, hi, w0, mm, x, dps)
-            pts.append(CriticalPoint(d, kf(w, mm, x) / lmm, w))
+            w, k = _solve_mp(Lv, mm, None if Lv is INFINITE_L else Lv / d, d, w0)
+            pts.append(CriticalPoint(d, k / lmm, w))
         return CriticalCurve(Lv, m, lm, dps, tuple(pts), texts)

@@ -12,7 +12,7 @@ from sympy.polys.polytools import intervals as _isolate
 from ..errors import SymdelayInputError, VerificationError
 from ..params import INFINITE_L, as_dps, as_L_or_inf, as_parameter, as_positive_number
 from ._common import GUARD, _Lkey, _require_rational
-from .curve import format_number
+from .curve import format_exact, format_number
 from .derivation import hopf_conditions
 
 
@@ -36,7 +36,7 @@ class InstabilityWindow:
     def to_json(self) -> dict:
         return {
             "L": _Lkey(self.L),
-            "theta": str(self.theta),
+            "theta": format_exact(self.theta, self.dps),
             "intervals": [
                 [format_number(a, self.dps), format_number(b, self.dps)] for a, b in self.intervals
             ],
@@ -74,7 +74,14 @@ def _window_finite(L, k, m, dps):
     if 0 in iv[t0][1]:
         raise VerificationError("Q and A share a root (impossible: Q(t0) = mu (1+t0^2)^L > 0)")
     end = len(iv) if t1 is None else t1
-    roots = [iv[j][0] for j in range(t0 + 1, end) if 0 in iv[j][1]]
+    roots = []
+    for j in range(t0 + 1, end):
+        if 0 in iv[j][1]:
+            a, b = iv[j][0]
+            # shrink the isolating interval (exactly) so that neither end is a root of Q, A
+            # or B: a Q root shared with B at the branch end t1 (D -> oo) sits at b
+            eps = sp.Rational(1, 10**12) * max(abs(a), abs(b), 1)
+            roots.append(tuple(sp.Rational(v) for v in Qs.refine_root(a, b, eps=eps)))
     # sample points between consecutive roots (exact rationals)
     bounds = (
         [iv[t0][0][1]]

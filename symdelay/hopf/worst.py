@@ -16,6 +16,15 @@ from .curve import format_number
 from .derivation import delay_limits, hopf_conditions, hopf_parametrisation
 
 
+def _json_expr(v):
+    """A SymPy value for JSON, infinity spelled ``inf`` like every number symdelay prints."""
+    if v is None:
+        return None
+    if v in (sp.oo, -sp.oo):
+        return "inf" if v == sp.oo else "-inf"
+    return str(v)
+
+
 @dataclass(frozen=True)
 class WorstDelay:
     """Worst-case mean delay ``D_star = argmin theta_c`` and ``theta_star = min theta_c``.
@@ -38,11 +47,13 @@ class WorstDelay:
     explanation: str
 
     def to_json(self) -> dict:
-        cf = {k: (None if v is None else str(v)) for k, v in self.closed_form.items()}
+        cf = {k: _json_expr(v) for k, v in self.closed_form.items()}
         exact = {}
         for key, v in self.closed_form.items():
             exact[key] = (
-                None if v is None else str(sp.nsimplify(v.subs({mu: self.mu, lam: self.lam})))
+                None
+                if v is None
+                else _json_expr(sp.nsimplify(v.subs({mu: self.mu, lam: self.lam})))
             )
         return {
             "L": _Lkey(self.L),
@@ -102,8 +113,8 @@ def worst_delay(L, mu, lam, dps: int = 15) -> WorstDelay:
                 mpmath.mpf(0),
                 False,
                 {"D_star": sp.oo, "theta_star": lim / _LAM},
-                "L = oo: theta_c(D) decreases strictly in D; the infimum mu/lam is approached "
-                "as D -> oo (omega -> 0) and not attained",
+                "L = inf: theta_c(D) decreases strictly in D; the infimum mu/lam is approached "
+                "as D -> inf (omega -> 0) and not attained",
             )
         if not hopf_conditions(Lv).crosses:
             return WorstDelay(
