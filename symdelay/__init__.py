@@ -15,7 +15,9 @@ from .charpoly import (
 from .claims import verify
 from .errors import CertificationError, SymdelayInputError, VerificationError
 from .hopf import critical_theta, instability_window, worst_delay
-from .models import ActionDelayModel
+from .model import Model, load_toml
+from .models import ActionDelayModel, build_model, builtin_models
+from .models.phase_type import PhaseType
 from .roots import CertifiedRoot, RootSet, characteristic_roots
 from .routh import routh_hurwitz
 from .stability import stability_conditions
@@ -23,6 +25,11 @@ from .stochastic import fluid, fluid_limit_study, simulate, variance
 
 __all__ = [
     "ActionDelayModel",
+    "Model",
+    "PhaseType",
+    "build_model",
+    "builtin_models",
+    "load_toml",
     "CertifiedRoot",
     "RootSet",
     "characteristic_roots",

@@ -1,0 +1,547 @@
+"""A model is its transition table: a density-dependent family of jump processes.
+
+A :class:`Model` holds state names, parameters with their domains, and transitions, each a
+jump vector ``nu`` and a *scaled* rate ``beta_nu(s)`` (the jump process ``X`` jumps by ``nu``
+at rate ``eta * beta_nu(X / eta)``; Kurtz). Everything else is derived from that one table,
+once, and cached on the object:
+
+* the fluid drift ``F(s) = sum_nu nu beta_nu(s)``;
+* the equilibrium (SymPy ``solve`` where it can, certified numerics where it cannot);
+* the Jacobian at the equilibrium and the linear-noise diffusion ``sum_nu nu nu^T beta_nu``;
+* with a declared permutation symmetry, the modes (symmetric / antisymmetric or, for a cycle
+  of k states, the k Fourier modes) and the factored characteristic polynomial of each.
+
+>>> import sympy as sp
+>>> m = Model(
+...     "birth-death",
+...     states=["x"],
+...     parameters={"a": "positive", "b": "positive"},
+...     transitions=[("birth", {"x": 1}, "a"), ("death", {"x": -1}, "b*x")],
+... )
+>>> m.drift
+(a - b*x,)
+>>> m.equilibrium.point
+{x: a/b}
+>>> m.charpoly
+b + r
+>>> m.is_stable()
+True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import sympy as sp
+
+from ..errors import SymdelayInputError
+from ..symbols import SYMBOLS
+
+__all__ = ["Model", "Transition", "DOMAINS", "Equilibrium", "Factor"]
+
+#: Parameter domains a model may declare.
+DOMAINS = ("positive", "nonnegative", "real")
+
+#: Names a model may not use for a state or a parameter.
+RESERVED = frozenset({"r", "t"})
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One jump: its name, the change ``nu`` (a tuple, one entry per state), scaled rate."""
+
+    name: str
+    change: tuple
+    rate: sp.Expr
+
+
+@dataclass(frozen=True)
+class Equilibrium:
+    """An equilibrium point ``{state: value}``.
+
+    ``exact``: solved by SymPy and substituted back (the drift vanishes identically).
+    Otherwise the point was found numerically and ``radius`` bounds, by a proved interval
+    Newton (Krawczyk) test, the distance of every coordinate from the unique zero of the
+    drift in the box around it.
+    """
+
+    point: dict
+    exact: bool
+    radius: Any = 0
+    method: str = "sympy.solve"
+
+    def to_json(self) -> dict:
+        return {
+            "point": {str(k): str(v) for k, v in self.point.items()},
+            "exact": self.exact,
+            "radius": str(self.radius),
+            "method": self.method,
+        }
+
+
+@dataclass(frozen=True)
+class Factor:
+    """A factor of the characteristic polynomial, its multiplicity and the mode it comes from."""
+
+    factor: sp.Expr
+    multiplicity: int
+    mode: str
+
+    def to_json(self) -> dict:
+        return {"factor": str(self.factor), "multiplicity": self.multiplicity, "mode": self.mode}
+
+
+def _check_identifier(kind: str, name, where: str) -> str:
+    if not isinstance(name, str) or not name.isidentifier() or name.startswith("__"):
+        raise SymdelayInputError(
+            f"{where}: {kind} name {name!r} is not a plain identifier: use letters, digits, _"
+        )
+    if name in RESERVED:
+        raise SymdelayInputError(
+            f"{where}: '{name}' is reserved (r is the eigenvalue, t the time): rename the {kind}"
+        )
+    return name
+
+
+def _symbol(name: str) -> sp.Symbol:
+    """The canonical symbol for a canonical name, else a plain symbol."""
+    return SYMBOLS.get(name, sp.Symbol(name))
+
+
+def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
+    from ..params import as_parameter
+
+    if isinstance(value, sp.Basic) and value.is_number:
+        expr = sp.nsimplify(value, rational=True) if isinstance(value, sp.Float) else value
+    elif isinstance(value, str):
+        from ..parsing import parse_expression
+
+        expr = parse_expression(value)
+        if not expr.is_number:
+            raise SymdelayInputError(f"{where}: the value of {name} must be a number, got {value}")
+    else:
+        try:
+            expr = as_parameter("value", value, positive=False)
+        except SymdelayInputError:
+            raise SymdelayInputError(
+                f"{where}: the value of {name} must be a finite number, got {value!r}"
+            ) from None
+    if expr.is_real is not True or not expr.is_finite:
+        raise SymdelayInputError(f"{where}: the value of {name} must be real, got {value}")
+    if domain == "positive" and not expr > 0:
+        raise SymdelayInputError(f"{where}: {name} must be positive, got {value}")
+    if domain == "nonnegative" and not expr >= 0:
+        raise SymdelayInputError(f"{where}: {name} must be >= 0, got {value}")
+    return expr
+
+
+class Model:
+    """A density-dependent family of jump processes, checked at the door.
+
+    ``states``: names (or symbols) of the scaled state variables. ``parameters``: ``{name:
+    domain}`` with domain in :data:`DOMAINS`. ``transitions``: ``(name, change, rate)``
+    triples (or :class:`Transition`), ``change`` a ``{state: int}`` mapping or a tuple,
+    ``rate`` a SymPy expression or text (parsed safely). ``symmetry``: a permutation of the
+    states, as cycles (``[["q1", "q2"], ["z1", "z2"]]``) or a mapping. ``values``: numbers
+    for some parameters (made exact); the rest stay symbolic.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        states,
+        parameters: dict,
+        transitions,
+        *,
+        symmetry=None,
+        values: dict | None = None,
+        description: str = "",
+        latex_names: dict | None = None,
+        source: str = "model",
+        mode_names: dict | None = None,
+    ):
+        where = source
+        if not isinstance(name, str) or not name.strip():
+            raise SymdelayInputError(f"{where}: the model needs a non-empty name")
+        self.name = name
+        self.description = description
+        self.source = source
+        self.mode_names = dict(mode_names or {})
+        # ---- states
+        names = [s.name if isinstance(s, sp.Symbol) else s for s in states]
+        if not names:
+            raise SymdelayInputError(f"{where}: [state] names is empty: list the state variables")
+        for s in names:
+            _check_identifier("state", s, where)
+        if len(set(names)) != len(names):
+            dup = next(s for s in names if names.count(s) > 1)
+            raise SymdelayInputError(f"{where}: state '{dup}' is listed twice")
+        self.states: tuple = tuple(_symbol(s) for s in names)
+        # ---- parameters
+        if not isinstance(parameters, dict):
+            raise SymdelayInputError(f"{where}: parameters must map names to domains")
+        self.domains: dict = {}
+        for p, dom in parameters.items():
+            _check_identifier("parameter", p, where)
+            if p in names:
+                raise SymdelayInputError(f"{where}: '{p}' is both a state and a parameter")
+            if dom not in DOMAINS:
+                raise SymdelayInputError(
+                    f"{where}: parameter {p} has domain {dom!r}: use one of " + ", ".join(DOMAINS)
+                )
+            self.domains[_symbol(p)] = dom
+        self.parameters: tuple = tuple(self.domains)
+        # ---- values
+        self.values: dict = {}
+        for p, v in (values or {}).items():
+            sym = _symbol(p) if isinstance(p, str) else p
+            if sym not in self.domains:
+                raise SymdelayInputError(
+                    f"{where}: value given for unknown parameter '{p}': declare it in [parameters]"
+                )
+            self.values[sym] = _exact_value(str(sym), v, self.domains[sym], where)
+        self.latex_names = dict(latex_names or {})
+        # ---- transitions
+        self.transitions: tuple = tuple(self._transition(t, k) for k, t in enumerate(transitions))
+        if not self.transitions:
+            raise SymdelayInputError(f"{where}: no [[transitions]]: list at least one")
+        # ---- symmetry
+        self.permutation: tuple | None = self._permutation(symmetry) if symmetry else None
+        self._check_rates_nonnegative()
+        if self.permutation is not None:
+            self._check_symmetry()
+
+    # ------------------------------------------------------------ input
+    def _transition(self, t, k: int) -> Transition:
+        where = self.source
+        if isinstance(t, Transition):
+            tname, change, rate = t.name, t.change, t.rate
+        else:
+            try:
+                tname, change, rate = t
+            except (TypeError, ValueError):
+                raise SymdelayInputError(
+                    f"{where}: transition {k + 1} must be (name, change, rate)"
+                ) from None
+        label = f"{where}: transition '{tname}'"
+        index = {s.name: i for i, s in enumerate(self.states)}
+        if isinstance(change, dict):
+            vec = [0] * len(self.states)
+            for s, c in change.items():
+                if s not in index:
+                    raise SymdelayInputError(
+                        f"{label}: change names unknown state '{s}': use one of " + ", ".join(index)
+                    )
+                if isinstance(c, bool) or not isinstance(c, int):
+                    raise SymdelayInputError(
+                        f"{label}: change of {s} must be an integer, got {c!r}"
+                    )
+                vec[index[s]] = c
+            change = tuple(vec)
+        else:
+            change = tuple(int(c) for c in change)
+            if len(change) != len(self.states):
+                raise SymdelayInputError(
+                    f"{label}: change has {len(change)} entries, not {len(self.states)}"
+                )
+        if not any(change):
+            raise SymdelayInputError(f"{label}: change is zero: a transition must move the state")
+        if isinstance(rate, str):
+            from ..parsing import parse_expression
+
+            allowed = [s.name for s in self.states] + [p.name for p in self.parameters]
+            try:
+                rate = parse_expression(rate, variables=allowed)
+            except SymdelayInputError as exc:
+                raise SymdelayInputError(f"{label}: {exc}") from None
+            rate = rate.xreplace({_symbol(n): _symbol(n) for n in allowed})
+        elif not isinstance(rate, sp.Basic):
+            try:
+                rate = sp.Rational(str(rate)) if isinstance(rate, (int, float)) else None
+            except (TypeError, ValueError):
+                rate = None
+            if rate is None:
+                raise SymdelayInputError(f"{label}: rate must be an expression")
+        if isinstance(
+            rate, (sp.Rel, sp.logic.boolalg.BooleanFunction, sp.logic.boolalg.BooleanAtom)
+        ):
+            raise SymdelayInputError(f"{label}: rate must be an expression, not a relation")
+        known = set(self.states) | set(self.parameters)
+        unknown = sorted(str(s) for s in rate.free_symbols - known)
+        if unknown:
+            raise SymdelayInputError(
+                f"{label}: unknown name '{unknown[0]}' in the rate: declare it in [parameters] "
+                "or [state]"
+            )
+        return Transition(str(tname), change, rate)
+
+    def _permutation(self, symmetry) -> tuple:
+        where = f"{self.source}: [symmetry]"
+        index = {s.name: i for i, s in enumerate(self.states)}
+        perm = list(range(len(self.states)))
+        if isinstance(symmetry, dict):
+            pairs = list(symmetry.items())
+        else:
+            pairs = []
+            for cycle in symmetry:
+                if not isinstance(cycle, (list, tuple)) or len(cycle) < 2:
+                    raise SymdelayInputError(f"{where}: each cycle must list two or more states")
+                cyc = [c.name if isinstance(c, sp.Symbol) else c for c in cycle]
+                pairs += [(cyc[i], cyc[(i + 1) % len(cyc)]) for i in range(len(cyc))]
+        seen = set()
+        for a, b in pairs:
+            a = a.name if isinstance(a, sp.Symbol) else a
+            b = b.name if isinstance(b, sp.Symbol) else b
+            for s in (a, b):
+                if s not in index:
+                    raise SymdelayInputError(f"{where}: unknown state '{s}'")
+            if a in seen:
+                raise SymdelayInputError(f"{where}: state '{a}' appears in two cycles")
+            seen.add(a)
+            perm[index[a]] = index[b]
+        if sorted(perm) != list(range(len(perm))):
+            raise SymdelayInputError(f"{where}: the cycles do not form a permutation")
+        lengths = {len(c) for c in _cycles(perm) if len(c) > 1}
+        if len(lengths) > 1:
+            raise SymdelayInputError(
+                f"{where}: all cycles must have the same length (got {sorted(lengths)})"
+            )
+        if not lengths:
+            raise SymdelayInputError(f"{where}: the permutation moves no state")
+        return tuple(perm)
+
+    def _domain_sample(self, rng: random.Random, scale: float) -> dict:
+        point = {}
+        for p, dom in self.domains.items():
+            if p in self.values:
+                continue
+            mag = sp.Rational(10) ** rng.randint(-2, 2) * sp.Rational(rng.randint(1, 99), 10)
+            if dom == "real" and rng.random() < 0.5:
+                mag = -mag
+            point[p] = mag
+        for s in self.states:
+            point[s] = sp.Rational(rng.randint(1, 999), 100) * sp.Rational(10) ** rng.randint(-1, 1)
+        return point
+
+    def _check_rates_nonnegative(self) -> None:
+        """Search the interior for a point where a rate is negative (exact check of a witness).
+
+        Rates are substituted at 24 random interior points (states > 0, parameters in their
+        domains, over four decades); a negative value is confirmed exactly before the error.
+        """
+        rng = random.Random(20261130)
+        points = [self._domain_sample(rng, 1.0) for _ in range(24)]
+        for t in self.transitions:
+            rate = t.rate.xreplace(self.values)
+            if rate.is_number:
+                if rate.is_negative:
+                    raise SymdelayInputError(
+                        f"{self.source}: transition '{t.name}': rate {t.rate} is negative"
+                    )
+                continue
+            f = sp.lambdify(sorted(rate.free_symbols, key=str), rate, "mpmath")
+            args = sorted(rate.free_symbols, key=str)
+            for pt in points:
+                try:
+                    val = f(*[float(pt[a]) for a in args])
+                except (ZeroDivisionError, OverflowError, ValueError):
+                    continue
+                if hasattr(val, "imag") and val.imag:
+                    continue
+                if val < 0:
+                    exact = rate.xreplace({a: pt[a] for a in args})
+                    if exact.is_negative or sp.N(exact, 50) < 0:
+                        shown = ", ".join(f"{a}={pt[a]}" for a in args)
+                        raise SymdelayInputError(
+                            f"{self.source}: transition '{t.name}': rate {t.rate} is negative "
+                            f"at {shown}: a rate must be >= 0 on the state space"
+                        )
+
+    def _check_symmetry(self) -> None:
+        """The permuted jump process equals the original: total rate per jump vector matches."""
+        perm = self.permutation
+        sub = {self.states[i]: self.states[perm[i]] for i in range(len(perm))}
+        by_change: dict = {}
+        for t in self.transitions:
+            by_change[t.change] = by_change.get(t.change, 0) + t.rate
+        for change, rate in by_change.items():
+            moved = [0] * len(change)
+            for i, c in enumerate(change):
+                moved[perm[i]] = c
+            target = by_change.get(tuple(moved))
+            image = rate.xreplace(sub)
+            if target is None or not _is_zero(target - image, self.values):
+                name = next(t.name for t in self.transitions if t.change == change)
+                raise SymdelayInputError(
+                    f"{self.source}: the declared symmetry is not one of the transitions: "
+                    f"'{name}' has no image under the permutation; fix [symmetry] or the rates"
+                )
+
+    # ------------------------------------------------------------ derived, cached
+    @cached_property
+    def drift(self) -> tuple:
+        """``F(s) = sum_nu nu beta_nu(s)`` (with the parameter values substituted)."""
+        F = [sp.Integer(0)] * len(self.states)
+        for t in self.transitions:
+            rate = t.rate.xreplace(self.values)
+            for i, c in enumerate(t.change):
+                if c:
+                    F[i] += c * rate
+        return tuple(sp.expand(f) if not f.has(sp.exp) else f for f in F)
+
+    @cached_property
+    def drift_jacobian(self) -> sp.Matrix:
+        """``dF/ds`` as a function of the state."""
+        return sp.Matrix(self.drift).jacobian(self.states)
+
+    @cached_property
+    def equilibrium(self) -> Equilibrium:
+        """The equilibrium, solved (see :mod:`symdelay.model.equilibrium`)."""
+        from .equilibrium import find_equilibrium
+
+        return find_equilibrium(self)
+
+    @cached_property
+    def jacobian(self) -> sp.Matrix:
+        """The Jacobian of the drift at the equilibrium."""
+        from .equilibrium import at_point
+
+        return at_point(self.drift_jacobian, self.equilibrium)
+
+    @cached_property
+    def diffusion(self) -> sp.Matrix:
+        """``B = sum_nu nu nu^T beta_nu`` at the equilibrium (linear-noise approximation)."""
+        from .equilibrium import at_point
+
+        n = len(self.states)
+        B = sp.zeros(n, n)
+        for t in self.transitions:
+            v = sp.Matrix(t.change)
+            B += v * v.T * t.rate.xreplace(self.values)
+        return at_point(B, self.equilibrium)
+
+    @cached_property
+    def modes(self) -> tuple:
+        """The modes: one per character of the symmetry (or one ``full`` mode)."""
+        from .modes import decompose
+
+        return decompose(self)
+
+    @cached_property
+    def factors(self) -> tuple:
+        """The characteristic polynomial ``det(rI - J)`` as :class:`Factor` s, by mode."""
+        from .modes import factor_modes
+
+        return factor_modes(self.modes)
+
+    @cached_property
+    def charpoly(self) -> sp.Expr:
+        """``det(rI - J)``: the product of the factors (not expanded)."""
+        return sp.Mul(*[f.factor**f.multiplicity for f in self.factors])
+
+    @cached_property
+    def stability(self):
+        """Routh–Hurwitz conditions of every factor (see :mod:`symdelay.model.stability`)."""
+        from .stability import model_stability
+
+        return model_stability(self)
+
+    def is_stable(self) -> bool | None:
+        """True / False, or None when the answer depends on the symbols."""
+        return self.stability.stable
+
+    @classmethod
+    def from_toml(cls, path, **values) -> Model:
+        """Read a model file (see :mod:`symdelay.model.toml_loader`)."""
+        from .toml_loader import load_toml
+
+        return load_toml(path, **values)
+
+    # ------------------------------------------------------------ derived models
+    def with_values(self, **values) -> Model:
+        """The same model with more parameters given numbers."""
+        merged = {str(k): v for k, v in self.values.items()}
+        merged.update(values)
+        return Model(
+            self.name,
+            self.states,
+            {str(p): d for p, d in self.domains.items()},
+            self.transitions,
+            symmetry=None if self.permutation is None else self._perm_mapping(),
+            values=merged,
+            description=self.description,
+            latex_names=self.latex_names,
+            source=self.source,
+            mode_names=self.mode_names,
+        )
+
+    def _perm_mapping(self) -> dict:
+        return {self.states[i].name: self.states[j].name for i, j in enumerate(self.permutation)}
+
+    @property
+    def free_parameters(self) -> tuple:
+        """Parameters without a value."""
+        return tuple(p for p in self.parameters if p not in self.values)
+
+    # ------------------------------------------------------------ display
+    def to_json(self) -> dict:
+        """The analysis record of ``symdelay analyze --json``."""
+        stab = self.stability
+        return {
+            "name": self.name,
+            "state": [s.name for s in self.states],
+            "parameters": {str(p): d for p, d in self.domains.items()},
+            "values": {str(p): str(v) for p, v in self.values.items()},
+            "equilibrium": {s.name: str(v) for s, v in self.equilibrium.point.items()},
+            "equilibrium_exact": self.equilibrium.exact,
+            "jacobian": [[str(x) for x in self.jacobian.row(i)] for i in range(self.jacobian.rows)],
+            "charpoly": str(self.charpoly),
+            "factors": [f.to_json() for f in self.factors],
+            "stability": stab.to_json(),
+        }
+
+    def _repr_latex_(self) -> str:
+        from ..outputs.latex import tex
+
+        names = {**self.latex_names}
+        rows = [
+            rf"\dot {tex(s, names)} &= {tex(f, names)}" for s, f in zip(self.states, self.drift)
+        ]
+        return r"$\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}$"
+
+    def __repr__(self) -> str:
+        vals = ", ".join(f"{k}={v}" for k, v in self.values.items())
+        return f"Model({self.name!r}, {len(self.states)} states, {len(self.transitions)} transitions{', ' + vals if vals else ''})"
+
+
+def _cycles(perm) -> list[list[int]]:
+    seen, out = set(), []
+    for i in range(len(perm)):
+        if i in seen:
+            continue
+        cyc, j = [], i
+        while j not in seen:
+            seen.add(j)
+            cyc.append(j)
+            j = perm[j]
+        out.append(cyc)
+    return out
+
+
+def _is_zero(expr, values=None) -> bool:
+    """Exact zero test (exp rewritten, simplified)."""
+    e = expr.xreplace(values or {})
+    if e == 0:
+        return True
+    e = sp.expand(e)
+    if e == 0:
+        return True
+    return sp.simplify(e.rewrite(sp.exp)) == 0
+
+
+def _order(perm) -> int:
+    return math.lcm(*[len(c) for c in _cycles(perm)])

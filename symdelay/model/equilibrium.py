@@ -1,0 +1,217 @@
+"""Equilibria of a model's drift: solved exactly where SymPy can, else proved numerically.
+
+With a declared symmetry the search starts in the fixed subspace (every orbit of the
+permutation at one value), where logit-type routing becomes constant and the equations are
+often linear. A solution is substituted back into the *full* drift, which must vanish.
+Where no closed form is found and every parameter has a value, Newton's method at working
+precision gives a point and a Krawczyk interval test (python-flint ``arb``) proves that a
+unique zero lies in a small box around it.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy as sp
+
+from ..errors import SymdelayInputError, VerificationError
+from .arb_eval import arb_evaluator
+from .core import Equilibrium, _cycles
+
+__all__ = ["find_equilibrium", "at_point", "EQUILIBRIUM_DPS"]
+
+#: Working precision (digits) of the numeric equilibrium.
+EQUILIBRIUM_DPS = 30
+
+
+def _simplify_entry(e):
+    if e.is_number:
+        return sp.nsimplify(e) if e.has(sp.exp, sp.tanh, sp.log) else sp.simplify(e)
+    if e.has(sp.exp, sp.tanh):
+        return sp.simplify(e)
+    return sp.factor(sp.cancel(e)) if e.has(sp.Pow) else sp.expand(e)
+
+
+def at_point(M: sp.Matrix, eq: Equilibrium) -> sp.Matrix:
+    """``M`` evaluated at the equilibrium (simplified; numeric at working precision)."""
+    out = M.xreplace(eq.point)
+    if eq.exact:
+        return out.applyfunc(_simplify_entry)
+    return out.applyfunc(lambda e: sp.Float(e.evalf(EQUILIBRIUM_DPS), EQUILIBRIUM_DPS))
+
+
+def _admissible(sol: dict, states) -> bool | None:
+    """False if some state is provably negative; True if all provably >= 0; else None."""
+    verdict = True
+    for s in states:
+        v = sol[s]
+        if v.is_extended_negative or (v.has(sp.I) and v.is_real is False):
+            return False
+        if v.is_extended_nonnegative is not True:
+            verdict = None
+    return verdict
+
+
+def _with_domains(model) -> dict:
+    """Parameters replaced by symbols carrying their domain (for sign decisions)."""
+    out = {}
+    for p, dom in model.domains.items():
+        if p in model.values:
+            continue
+        if dom == "positive":
+            out[p] = sp.Symbol(p.name, positive=True)
+        elif dom == "nonnegative":
+            out[p] = sp.Symbol(p.name, nonnegative=True)
+        else:
+            out[p] = sp.Symbol(p.name, real=True)
+    return out
+
+
+def _exact(model) -> Equilibrium | None:
+    states = model.states
+    sub: dict = {}
+    unknowns = list(states)
+    if model.permutation is not None:
+        unknowns = []
+        for cyc in _cycles(model.permutation):
+            rep = states[cyc[0]]
+            unknowns.append(rep)
+            for j in cyc[1:]:
+                sub[states[j]] = rep
+    assume = _with_domains(model)
+    back = {v: k for k, v in assume.items()}
+    eqs = []
+    for f in model.drift:
+        g = sp.simplify(f.xreplace(sub)) if f.has(sp.exp) else sp.expand(f.xreplace(sub))
+        g = g.xreplace(assume)
+        if g != 0 and g not in eqs:
+            eqs.append(g)
+    if any(g.has(sp.exp, sp.tanh, sp.log) and (g.free_symbols & set(unknowns)) for g in eqs):
+        # transcendental in the unknowns: no closed form attempted here
+        return None
+    try:
+        sols = sp.solve(eqs, unknowns, dict=True)
+    except NotImplementedError:
+        return None
+    full = []
+    for sol in sols:
+        if any(u not in sol for u in unknowns):
+            continue  # a family, not a point
+        point = {u: sp.simplify(sol[u]) for u in unknowns}
+        point.update({s: point[rep] for s, rep in sub.items()})
+        full.append({s: point[s] for s in states})
+    ok = [p for p in full if _admissible(p, states) is not False]
+    interior = [p for p in ok if all(p[s].is_positive for s in states)]
+    pick = interior if len(interior) == 1 else ok
+    if len(pick) != 1:
+        if len(ok) > 1:
+            shown = "; ".join(", ".join(f"{k}={v}" for k, v in p.items()) for p in ok[:3])
+            raise SymdelayInputError(
+                f"{model.source}: {len(ok)} equilibria ({shown}): the analyses need one; "
+                "give parameter values that single one out"
+            )
+        return None
+    point = {s: v.xreplace(back) for s, v in pick[0].items()}
+    for f in model.drift:
+        res = f.xreplace(point)
+        if res != 0 and sp.simplify(res.rewrite(sp.exp)) != 0:
+            raise VerificationError(f"equilibrium does not zero the drift: {res}")
+    return Equilibrium(point, True, 0, "sympy.solve" + (" (symmetric subspace)" if sub else ""))
+
+
+def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
+    import numpy as np
+    from scipy.integrate import solve_ivp
+
+    free = model.free_parameters
+    if free:
+        raise SymdelayInputError(
+            f"{model.source}: no closed-form equilibrium: give numbers for "
+            + ", ".join(str(p) for p in free)
+            + " to find it numerically"
+        )
+    states = model.states
+    n = len(states)
+    F = sp.lambdify([states], list(model.drift), "numpy")
+    Jf = sp.lambdify([states], model.drift_jacobian, "numpy")
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(
+            lambda t, y: np.asarray(F(y), dtype=float),
+            (0.0, 200.0),
+            np.ones(n),
+            method="LSODA",
+            jac=lambda t, y: np.asarray(Jf(y), dtype=float),
+            rtol=1e-10,
+            atol=1e-12,
+        )
+    start = sol.y[:, -1] if sol.success else np.ones(n)
+    Fm = sp.lambdify([states], list(model.drift), "mpmath")
+    Jm = sp.lambdify([states], model.drift_jacobian, "mpmath")
+    with mpmath.workdps(dps + 10):
+        try:
+            x = mpmath.findroot(
+                lambda *v: Fm(list(v)),
+                [mpmath.mpf(float(v)) for v in start],
+                J=lambda *v: Jm(list(v)),
+                tol=mpmath.mpf(10) ** (-(dps + 5)),
+                maxsteps=200,
+            )
+        except (ValueError, ZeroDivisionError) as exc:
+            raise SymdelayInputError(
+                f"{model.source}: no equilibrium found (Newton from the fluid path failed: {exc}); "
+                "check the rates and parameter values"
+            ) from None
+        x = [x[i] for i in range(n)] if n > 1 else [x]
+        radius = _krawczyk(model, x, dps)
+    point = {s: sp.Float(v, dps) for s, v in zip(states, x)}
+    return Equilibrium(point, False, radius, "Newton + Krawczyk (arb)")
+
+
+def _krawczyk(model, x, dps: int):
+    """Prove a unique zero of the drift within ``x +- rho``; returns ``rho`` (an mpf)."""
+    import flint
+
+    n = len(x)
+    prec = int((dps + 10) * 3.33) + 16
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        Fa = arb_evaluator(list(model.drift), model.states)
+        Ja = arb_evaluator(list(model.drift_jacobian), model.states)
+        mid = [flint.arb(mpmath.nstr(v, dps + 10)) for v in x]
+        J0 = mpmath.matrix([[float(Ja(mid)[i * n + j].mid()) for j in range(n)] for i in range(n)])
+        try:
+            C = J0**-1
+        except ZeroDivisionError:
+            raise SymdelayInputError(
+                f"{model.source}: the Jacobian is singular at the equilibrium: it cannot be "
+                "isolated; change the parameters"
+            ) from None
+        Cq = [[flint.arb(mpmath.nstr(C[i, j], 20)) for j in range(n)] for i in range(n)]
+        Fx = Fa(mid)
+        for exp10 in range(dps - 2, 2, -3):
+            rho = flint.arb(10) ** (-exp10)
+            box = [m + flint.arb(0, rho) for m in mid]
+            JX = Ja(box)
+            ok = True
+            for i in range(n):
+                k = mid[i] - sum((Cq[i][j] * Fx[j] for j in range(n)), flint.arb(0))
+                for j in range(n):
+                    cj = sum((Cq[i][m] * JX[m * n + j] for m in range(n)), flint.arb(0))
+                    k += ((1 if i == j else 0) - cj) * flint.arb(0, rho)
+                lo, hi = k.mid() - k.rad(), k.mid() + k.rad()
+                if not (lo > mid[i] - rho and hi < mid[i] + rho):
+                    ok = False
+                    break
+            if ok:
+                return mpmath.mpf(10) ** (-exp10)
+        raise VerificationError("the numeric equilibrium could not be proved (Krawczyk test)")
+    finally:
+        flint.ctx.prec = old
+
+
+def find_equilibrium(model) -> Equilibrium:
+    """The model's equilibrium: exact if SymPy solves it, else proved numerically."""
+    eq = _exact(model)
+    if eq is not None:
+        return eq
+    return _numeric(model)

@@ -1,0 +1,150 @@
+"""Modes of a model with a permutation symmetry, and the factored characteristic polynomial.
+
+Let ``P`` permute the states with cycles of one length ``k`` (fixed states allowed). If the
+jump process is invariant under ``P`` (checked when the model is built) and the equilibrium
+is ``P``-invariant, the Jacobian commutes with ``P`` and maps each eigenspace of ``P`` into
+itself. For the character ``omega^j`` (``omega = exp(2 pi i / k)``) the eigenspace is spanned
+by ``v_o = sum_m omega^(-j m) e_(P^m o)``, one vector per orbit ``o``; the Jacobian restricted
+to it is the block ``B_j = V^H J V / k``. For ``k = 2`` these are the sum and difference
+modes. SymPy checks ``J V = V B_j`` for every block; ``det(rI - J)`` is the product of the
+blocks' characteristic polynomials.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ..errors import VerificationError
+from ..symbols import r
+from .core import Factor, _cycles, _is_zero
+
+__all__ = ["Mode", "decompose", "factor_modes"]
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One invariant subspace: its basis (columns), the Jacobian block and its polynomial."""
+
+    name: str
+    index: int
+    basis: sp.Matrix
+    jacobian: sp.Matrix
+    charpoly: sp.Expr
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "index": self.index,
+            "dimension": self.jacobian.rows,
+            "charpoly": str(self.charpoly),
+        }
+
+
+def _name(model, j: int, k: int) -> str:
+    if str(j) in model.mode_names:
+        return model.mode_names[str(j)]
+    if k == 2:
+        return "sum" if j == 0 else "difference"
+    return "symmetric" if j == 0 else f"fourier {j}"
+
+
+def _root_of_unity(j: int, k: int):
+    w = sp.exp(2 * sp.pi * sp.I * j / k)
+    return sp.nsimplify(sp.expand_complex(w))
+
+
+def _clean(e, exact: bool):
+    if not exact:
+        return sp.expand(e)
+    e = sp.expand(e)
+    return sp.simplify(e) if e.has(sp.exp, sp.I) else e
+
+
+def decompose(model) -> tuple:
+    """The modes of ``model`` (one ``full`` mode without a symmetry)."""
+    J = model.jacobian
+    exact = model.equilibrium.exact
+    n = J.rows
+    if model.permutation is None:
+        return (Mode("full", 0, sp.eye(n), J, _clean(J.charpoly(r).as_expr(), exact)),)
+    cycles = _cycles(model.permutation)
+    k = max(len(c) for c in cycles)
+    modes = []
+    for j in range(k):
+        w = _root_of_unity(j, k)
+        cols = []
+        for cyc in cycles:
+            if len(cyc) == 1:
+                if j == 0:
+                    v = sp.zeros(n, 1)
+                    v[cyc[0]] = 1
+                    cols.append(v)
+                continue
+            v = sp.zeros(n, 1)
+            for m, idx in enumerate(cyc):
+                v[idx] = sp.nsimplify(sp.expand_complex(w ** (-m)))
+            cols.append(v)
+        V = sp.Matrix.hstack(*cols)
+        weights = sp.diag(*[sum(abs(x) ** 2 for x in V.col(c)) for c in range(V.cols)])
+        B = (weights.inv() * V.H * J * V).applyfunc(lambda e: _clean(e, exact))
+        residual = (J * V - V * B).applyfunc(lambda e: _clean(e, exact))
+        if exact and any(not _is_zero(e) for e in residual):
+            raise VerificationError(f"mode {j} is not invariant under the Jacobian")
+        if not exact and any(abs(complex(e)) > 1e-20 for e in residual):
+            raise VerificationError(f"mode {j} is not invariant under the Jacobian (numeric)")
+        modes.append(Mode(_name(model, j, k), j, V, B, _clean(B.charpoly(r).as_expr(), exact)))
+    return tuple(modes)
+
+
+def _real_pairs(modes) -> list[tuple[str, sp.Expr, int]]:
+    """``(name, real polynomial, copies)``: complex-conjugate Fourier pairs multiplied."""
+    out: list = []
+    done = set()
+    k = len(modes)
+    for m in modes:
+        if m.index in done:
+            continue
+        if not m.charpoly.has(sp.I):
+            out.append((m.name, m.charpoly, 1))
+            done.add(m.index)
+            continue
+        partner = modes[(k - m.index) % k]
+        out.append((f"{m.name} and {partner.name}", sp.expand(m.charpoly * partner.charpoly), 1))
+        done |= {m.index, partner.index}
+    # identical polynomials of different modes are one factor with a multiplicity
+    merged: list = []
+    for name, poly, c in out:
+        for i, (n2, p2, c2) in enumerate(merged):
+            if sp.expand(poly - p2) == 0:
+                merged[i] = (n2, p2, c2 + c)
+                break
+        else:
+            merged.append((name, poly, c))
+    return merged
+
+
+def factor_modes(modes) -> tuple:
+    """Factor each mode's polynomial in ``r``; equal polynomials of several modes merge."""
+    factors: list[Factor] = []
+    for name, poly, copies in _real_pairs(modes):
+        if any(isinstance(a, sp.Float) for a in poly.atoms(sp.Number)):
+            parts = [(poly, 1)]
+        else:
+            _, parts = sp.factor_list(sp.expand(poly))
+        for f, mult in parts:
+            if not f.has(r):
+                continue
+            f = _monic(f)
+            label = name if copies == 1 else f"{name} ({copies} copies)"
+            factors.append(Factor(f, mult * copies, label))
+    return tuple(factors)
+
+
+def _monic(f):
+    p = sp.Poly(f, r)
+    lc = p.LC()
+    if lc != 1:
+        f = sp.expand(f / lc)
+    return f

@@ -1,0 +1,120 @@
+"""Models from TOML files, parsed with the safe expression parser (no code is executed).
+
+Schema (keys beyond these are refused, so a typo does not pass silently)::
+
+    name = "two queues, logit routing, Erlang(2) action delay"
+    description = "..."            # optional
+    [parameters]                   # name = "positive" | "nonnegative" | "real"
+    mu = "positive"
+    [values]                       # optional: numbers for some parameters
+    mu = 1
+    [state]
+    names = ["q1", "q2", ...]
+    [[transitions]]
+    name = "arrival to 1"
+    change = { z11 = 1 }
+    rate = "2*lam*exp(-theta*q1)/(exp(-theta*q1) + exp(-theta*q2))"
+    [symmetry]                     # optional: a permutation of the state, as cycles
+    swap = [["q1", "q2"], ["z11", "z21"]]
+    [latex]                        # optional: LaTeX for names, e.g. z11 = "z_{1,1}"
+
+Every error names the file and the entry.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from ..errors import SymdelayInputError
+from .core import Model
+
+__all__ = ["load_toml", "model_from_dict"]
+
+_TOP = {"name", "description", "parameters", "values", "state", "transitions", "symmetry", "latex"}
+
+
+def load_toml(path, **values) -> Model:
+    """Read ``path`` into a :class:`Model`; ``values`` give numbers for parameters."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise SymdelayInputError(f"{path}: no such model file") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        raise SymdelayInputError(
+            f"{path}: cannot read the model file ({exc.strerror or exc})"
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SymdelayInputError(f"{path}: not valid TOML ({exc})") from None
+    return model_from_dict(data, source=str(path), values=values)
+
+
+def _need(data: dict, key: str, kind, where: str):
+    if key not in data:
+        raise SymdelayInputError(f"{where}: missing key '{key}'")
+    val = data[key]
+    if not isinstance(val, kind):
+        raise SymdelayInputError(f"{where}: '{key}' must be a {kind.__name__}")
+    return val
+
+
+def model_from_dict(data: dict, *, source: str = "model", values: dict | None = None) -> Model:
+    """Build a :class:`Model` from the parsed TOML tables."""
+    unknown = sorted(set(data) - _TOP)
+    if unknown:
+        raise SymdelayInputError(
+            f"{source}: unknown key '{unknown[0]}': use " + ", ".join(sorted(_TOP))
+        )
+    name = _need(data, "name", str, source)
+    params = _need(data, "parameters", dict, source)
+    state = _need(data, "state", dict, source)
+    names = _need(state, "names", list, f"{source}: [state]")
+    if not all(isinstance(n, str) for n in names):
+        raise SymdelayInputError(f"{source}: [state] names must be strings")
+    raw = _need(data, "transitions", list, source)
+    transitions = []
+    for k, t in enumerate(raw, start=1):
+        where = f"{source}: transition {k}"
+        if not isinstance(t, dict):
+            raise SymdelayInputError(f"{where}: must be a [[transitions]] table")
+        extra = sorted(set(t) - {"name", "change", "rate"})
+        if extra:
+            raise SymdelayInputError(f"{where}: unknown key '{extra[0]}': use name, change, rate")
+        tname = t.get("name", f"transition {k}")
+        where = f"{source}: transition '{tname}'"
+        change = _need(t, "change", dict, where)
+        rate = t.get("rate")
+        if rate is None:
+            raise SymdelayInputError(f"{where}: missing key 'rate'")
+        if not isinstance(rate, (str, int, float)) or isinstance(rate, bool):
+            raise SymdelayInputError(f"{where}: 'rate' must be a formula in quotes")
+        transitions.append((tname, change, str(rate)))
+    symmetry = None
+    if "symmetry" in data:
+        sym = data["symmetry"]
+        if not isinstance(sym, dict) or set(sym) != {"swap"}:
+            raise SymdelayInputError(f"{source}: [symmetry] must hold one key, swap")
+        symmetry = sym["swap"]
+        if not isinstance(symmetry, list):
+            raise SymdelayInputError(f"{source}: [symmetry] swap must be a list of cycles")
+    vals = dict(data.get("values", {}))
+    vals.update(values or {})
+    latex = data.get("latex", {})
+    if not isinstance(latex, dict):
+        raise SymdelayInputError(f"{source}: [latex] must map names to LaTeX")
+    from .core import _symbol
+
+    return Model(
+        name,
+        names,
+        params,
+        transitions,
+        symmetry=symmetry,
+        values=vals,
+        description=str(data.get("description", "")),
+        latex_names={_symbol(k): str(v) for k, v in latex.items()},
+        source=source,
+    )

@@ -1,0 +1,162 @@
+"""The family behind the built-in models: N queues, logit routing, phase-type action delays.
+
+Jobs arrive at total rate ``N lam`` (scaled). The dispatcher sends a job to server ``i`` with
+the multinomial-logit probability of the *observed* loads
+
+    o_i = q_i + sum_l kappa_l z_{i,l},        p_i = exp(-theta o_i) / sum_j exp(-theta o_j),
+
+(``kappa = 0``: the founding model's queue lengths; ``kappa = 1``: queue plus every job in
+flight). The job's delay starts in phase ``l`` with probability ``alpha_l`` and moves by the
+sub-generator ``S`` of the delay of server ``i``; on absorption it enters service, where it
+stays an Exp(``mu_i``) time. The transition table below is all the code states; every
+analysis derives what it needs from it.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..errors import SymdelayInputError
+from ..model import Model
+from ..params import as_parameter
+from ..symbols import lam as LAM
+from ..symbols import mu as MU
+from ..symbols import theta as THETA
+from .phase_type import PhaseType
+
+__all__ = ["delayed_routing_model"]
+
+
+def _value(name: str, value, positive: bool):
+    if isinstance(value, sp.Basic):
+        return value
+    return as_parameter(
+        name if name in ("mu", "lam", "theta") else "value", value, positive=positive
+    )
+
+
+def _state_names(N: int, m: int) -> tuple[list[str], list[list[str]]]:
+    q = [f"q{i + 1}" for i in range(N)]
+    z = [[f"z{i + 1}_{ell + 1}" for ell in range(m)] for i in range(N)]
+    return q, z
+
+
+def delayed_routing_model(
+    *,
+    N: int = 2,
+    delay: PhaseType | list,
+    mu=None,
+    lam=None,
+    theta=None,
+    kappa=None,
+    name: str | None = None,
+    description: str = "",
+) -> Model:
+    """Build the :class:`~symdelay.model.Model` of the family.
+
+    ``mu``: one value (or None: the symbol ``mu``) or a list of N values (unequal servers:
+    parameters ``mu1..muN``). ``delay``: one :class:`PhaseType` or a list of N (unequal
+    delays). ``kappa``: weights of the delay phases in the observed load (None: 0).
+    Numbers become parameter values; None leaves a parameter symbolic.
+    """
+    if isinstance(N, bool) or not isinstance(N, int) or N < 2:
+        raise SymdelayInputError(f"N must be an integer >= 2 (number of servers), got {N!r}")
+    delays = list(delay) if isinstance(delay, (list, tuple)) else [delay] * N
+    if len(delays) != N:
+        raise SymdelayInputError(f"give one delay or {N} delays, got {len(delays)}")
+    if any(not isinstance(d, PhaseType) for d in delays):
+        raise SymdelayInputError("each delay must be a PhaseType")
+    m = delays[0].phases
+    if any(d.phases != m for d in delays):
+        raise SymdelayInputError("unequal delays must have the same number of phases")
+    params: dict = {"lam": "positive", "theta": "real"}
+    values: dict = {}
+    hetero_mu = isinstance(mu, (list, tuple))
+    if hetero_mu:
+        if len(mu) != N:
+            raise SymdelayInputError(f"give one mu or {N} values, got {len(mu)}")
+        mus = [sp.Symbol(f"mu{i + 1}") for i in range(N)]
+        for i, v in enumerate(mu):
+            params[f"mu{i + 1}"] = "positive"
+            if v is not None:
+                values[f"mu{i + 1}"] = _value(f"mu{i + 1}", v, True)
+    else:
+        mus = [MU] * N
+        params["mu"] = "positive"
+        if mu is not None:
+            values["mu"] = _value("mu", mu, True)
+    for d in delays:
+        for p, dom in d.parameters.items():
+            params[p.name] = dom
+    if lam is not None:
+        values["lam"] = _value("lam", lam, True)
+    if theta is not None:
+        values["theta"] = _value("theta", theta, False)
+    kap = [0] * m if kappa is None else list(kappa)
+    if len(kap) != m:
+        raise SymdelayInputError(f"kappa needs one weight per delay phase ({m}), got {len(kap)}")
+    kap = [as_parameter("kappa", k, positive=False) for k in kap]
+    qn, zn = _state_names(N, m)
+    q = [sp.Symbol(s) for s in qn]
+    z = [[sp.Symbol(s) for s in row] for row in zn]
+    observed = [q[i] + sum(k * zz for k, zz in zip(kap, z[i])) for i in range(N)]
+    weights = [sp.exp(-THETA * o) for o in observed]
+    total = sp.Add(*weights)
+    transitions = []
+    for i in range(N):
+        a, S, ex = delays[i].alpha, delays[i].S, delays[i].exit_rates
+        for ell in range(m):
+            if a[ell] != 0:
+                transitions.append(
+                    (
+                        f"arrival to {i + 1}, phase {ell + 1}",
+                        {zn[i][ell]: 1},
+                        N * LAM * a[ell] * weights[i] / total,
+                    )
+                )
+        for ell in range(m):
+            for k in range(m):
+                if k != ell and S[ell, k] != 0:
+                    transitions.append(
+                        (
+                            f"phase {ell + 1} -> {k + 1} (server {i + 1})",
+                            {zn[i][ell]: -1, zn[i][k]: 1},
+                            S[ell, k] * z[i][ell],
+                        )
+                    )
+            if ex[ell] != 0:
+                transitions.append(
+                    (
+                        f"phase {ell + 1} -> service {i + 1}",
+                        {zn[i][ell]: -1, qn[i]: 1},
+                        ex[ell] * z[i][ell],
+                    )
+                )
+        transitions.append((f"service {i + 1}", {qn[i]: -1}, mus[i] * q[i]))
+    homogeneous = not hetero_mu and all(
+        d.alpha == delays[0].alpha and d.S == delays[0].S for d in delays
+    )
+    symmetry = None
+    if homogeneous:
+        symmetry = [qn] + [[zn[i][ell] for i in range(N)] for ell in range(m)]
+    latex = {sp.Symbol(s): f"q_{{{i + 1}}}" for i, s in enumerate(qn)}
+    for i in range(N):
+        for ell in range(m):
+            latex[sp.Symbol(zn[i][ell])] = f"z_{{{i + 1},{ell + 1}}}"
+    for i in range(N):
+        if hetero_mu:
+            latex[sp.Symbol(f"mu{i + 1}")] = rf"\mu_{{{i + 1}}}"
+    if name is None:
+        name = f"{N} queues, logit routing, {delays[0].kind} action delay"
+    return Model(
+        name,
+        [*qn, *[s for row in zn for s in row]],
+        params,
+        transitions,
+        symmetry=symmetry,
+        values=values,
+        description=description,
+        latex_names=latex,
+        source=name,
+        mode_names={"0": "sum", **{str(j): "difference" for j in range(1, N)}},
+    )

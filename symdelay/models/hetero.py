@@ -1,0 +1,41 @@
+"""Two unequal servers: service rates mu1 != mu2, and possibly unequal mean delays.
+
+No symmetry: the equilibrium is not symmetric and, with logit routing, solves a
+transcendental equation; it is found by Newton's method and proved by a Krawczyk test
+(:mod:`symdelay.model.equilibrium`). The full Jacobian is analysed as one mode.
+
+>>> m = model(mu1=1, mu2=2, lam=1, theta=1, D1=1, D2=1, L=1)
+>>> m.equilibrium.exact, m.is_stable()
+(False, True)
+"""
+
+from __future__ import annotations
+
+from ..errors import SymdelayInputError
+from .delayed_routing import delayed_routing_model
+from .phase_type import PhaseType
+
+__all__ = ["model", "INFO"]
+
+INFO = {
+    "name": "hetero",
+    "parameters": ["L", "mu1", "mu2", "lam", "theta", "D1", "D2"],
+    "description": "two unequal servers (mu1, mu2; mean delays D1, D2), logit routing, "
+    "Erlang(L) delays",
+}
+
+
+def model(mu1=None, mu2=None, lam=None, theta=None, D1=None, D2=None, L=1, D=None):
+    """Unequal servers; ``D`` sets both mean delays unless ``D1``/``D2`` are given."""
+    D1 = D if D1 is None else D1
+    D2 = D if D2 is None else D2
+    if D1 is None or D2 is None:
+        raise SymdelayInputError("give the mean delays D1 and D2 (or D for both)")
+    return delayed_routing_model(
+        N=2,
+        delay=[PhaseType.erlang(L, D1), PhaseType.erlang(L, D2)],
+        mu=[mu1, mu2],
+        lam=lam,
+        theta=theta,
+        name=f"two unequal queues, logit routing, Erlang({L}) delays",
+    )

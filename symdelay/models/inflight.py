@@ -1,0 +1,37 @@
+"""Routing that counts jobs in flight: the dispatcher observes q_i + sum_l kappa_l z_{i,l}.
+
+``kappa = 0`` is the founding model; ``kappa = 1`` counts every job already sent to server i
+and still in its delay. The model only; its analysis is the same generic pipeline.
+
+>>> m = model(L=1, kappa=1)
+>>> m.factors[-1].factor
+gamma*lam*theta + gamma*mu + gamma*r + lam*mu*theta + lam*r*theta + mu*r + r**2
+"""
+
+from __future__ import annotations
+
+from .delayed_routing import delayed_routing_model
+from .phase_type import PhaseType
+
+__all__ = ["model", "INFO"]
+
+INFO = {
+    "name": "inflight",
+    "parameters": ["L", "mu", "lam", "theta", "D", "kappa"],
+    "description": "two queues, logit routing on q_i + sum_l kappa_l z_il (jobs in flight), "
+    "Erlang(L, mean D) delay",
+}
+
+
+def model(L=2, mu=None, lam=None, theta=None, D=None, kappa=1):
+    """``kappa``: one weight for every phase, or a list of L weights."""
+    weights = list(kappa) if isinstance(kappa, (list, tuple)) else [kappa] * int(L)
+    return delayed_routing_model(
+        N=2,
+        delay=PhaseType.erlang(L, D),
+        mu=mu,
+        lam=lam,
+        theta=theta,
+        kappa=weights,
+        name=f"two queues, routing on jobs in service and in flight, Erlang({L}) delay",
+    )
