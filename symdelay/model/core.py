@@ -107,6 +107,33 @@ def _check_identifier(kind: str, name, where: str) -> str:
     return name
 
 
+def _check_names(text: str, allowed, label: str) -> None:
+    """Refuse a rate naming anything but the model's states and parameters."""
+    import ast
+
+    from ..parsing import ALLOWED_FUNCTIONS
+
+    try:
+        tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
+    except SyntaxError:
+        return  # the parser gives the syntax error
+    called = {
+        n.func.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id not in allowed:
+            if node.id in called and node.id in ALLOWED_FUNCTIONS:
+                continue
+            if node.id in called:
+                return  # the parser refuses the call and says which functions are allowed
+            raise SymdelayInputError(
+                f"{label}: unknown name '{node.id}' in the rate: declare it in [parameters] "
+                "or [state]"
+            )
+
+
 def _symbol(name: str) -> sp.Symbol:
     """The canonical symbol for a canonical name, else a plain symbol."""
     return SYMBOLS.get(name, sp.Symbol(name))
@@ -254,6 +281,7 @@ class Model:
             from ..parsing import parse_expression
 
             allowed = [s.name for s in self.states] + [p.name for p in self.parameters]
+            _check_names(rate, allowed, label)
             try:
                 rate = parse_expression(rate, variables=allowed)
             except SymdelayInputError as exc:
