@@ -44,7 +44,7 @@ from ..symbols import SYMBOLS
 __all__ = ["Model", "Transition", "DOMAINS", "Equilibrium", "Factor"]
 
 #: Parameter domains a model may declare.
-DOMAINS = ("positive", "nonnegative", "real")
+DOMAINS = ("positive", "nonnegative", "real", "probability")
 
 #: Names a model may not use for a state or a parameter.
 RESERVED = frozenset({"r", "t"})
@@ -161,6 +161,10 @@ def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
         raise SymdelayInputError(f"{where}: the value of {name} must be real, got {value}")
     if domain == "positive" and not expr > 0:
         raise SymdelayInputError(f"{where}: {name} must be positive, got {value}")
+    if domain == "probability" and not 0 <= expr <= 1:
+        raise SymdelayInputError(
+            f"{where}: {name} is a probability: give a value in [0, 1], got {value}"
+        )
     if domain == "nonnegative" and not expr >= 0:
         raise SymdelayInputError(f"{where}: {name} must be >= 0, got {value}")
     return expr
@@ -348,6 +352,8 @@ class Model:
             if p in self.values:
                 continue
             mag = sp.Rational(10) ** rng.randint(-2, 2) * sp.Rational(rng.randint(1, 99), 10)
+            if dom == "probability":
+                mag = sp.Rational(rng.randint(1, 999), 1000)
             if dom == "real" and rng.random() < 0.5:
                 mag = -mag
             point[p] = mag

@@ -57,7 +57,7 @@ def _with_domains(model) -> dict:
     for p, dom in model.domains.items():
         if p in model.values:
             continue
-        if dom == "positive":
+        if dom in ("positive", "probability"):
             out[p] = sp.Symbol(p.name, positive=True)
         elif dom == "nonnegative":
             out[p] = sp.Symbol(p.name, nonnegative=True)

@@ -4,7 +4,7 @@ Schema (keys beyond these are refused, so a typo does not pass silently)::
 
     name = "two queues, logit routing, Erlang(2) action delay"
     description = "..."            # optional
-    [parameters]                   # name = "positive" | "nonnegative" | "real"
+    [parameters]                   # "positive" | "nonnegative" | "real" | "probability"
     mu = "positive"
     [values]                       # optional: numbers for some parameters
     mu = 1

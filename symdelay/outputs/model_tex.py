@@ -10,7 +10,32 @@ import sympy as sp
 
 from .latex import Equation, display, document, escape, tex
 
-__all__ = ["model_body", "model_document"]
+__all__ = ["model_body", "model_document", "long_lines"]
+
+#: Terms per printed line when a sum is too long for one.
+TERMS_PER_LINE = 4
+
+
+def long_lines(expr, names=None, terms: int = TERMS_PER_LINE) -> str:
+    """LaTeX of a sum (or ``sum > 0``) broken into lines of ``terms`` terms, for ``align*``.
+
+    Lines are joined by ``\\\\`` and continuation lines start with ``&\\quad``.
+    """
+    rel = ""
+    if isinstance(expr, sp.Rel):
+        rel = f" {sp.latex(type(expr)(sp.Symbol('a'), sp.Symbol('b'))).split(' ')[1]} {tex(expr.rhs, names)}"
+        expr = expr.lhs
+    if not isinstance(expr, sp.Add) or len(expr.args) <= terms:
+        return tex(expr, names) + rel
+    args = list(sp.Add.make_args(expr))
+    chunks = [args[i : i + terms] for i in range(0, len(args), terms)]
+    lines = []
+    for k, chunk in enumerate(chunks):
+        body = tex(sp.Add(*chunk, evaluate=False), names, order="none")
+        if k and not body.startswith("-"):
+            body = "+ " + body
+        lines.append(body)
+    return " \\\\\n&\\quad ".join(lines) + rel
 
 
 def _name(text: str) -> str:
@@ -95,7 +120,7 @@ def model_body(model) -> str:
         out.append("No symmetry is declared; $\\det(rI - J)$ factors as\n")
     out.append("\\begin{align*}\n")
     rows = [
-        f"&{tex(_short(f.factor, eq.exact), names)}"
+        f"&{long_lines(_short(f.factor, eq.exact), names)}"
         + (f"\\quad (\\times {f.multiplicity})" if f.multiplicity > 1 else "")
         + f" && \\text{{{escape(f.mode)}}}"
         for f in model.factors
@@ -109,7 +134,8 @@ def model_body(model) -> str:
             "locally asymptotically stable if and only if\n\\begin{align*}\n"
         )
         out.append(
-            " \\\\\n".join(f"&{tex(c, names)}" for c in stab.conditions) + "\n\\end{align*}\n"
+            " \\\\\n".join(f"&{long_lines(c, names)}" for c in stab.conditions)
+            + "\n\\end{align*}\n"
         )
     verdict = {True: "stable", False: "unstable", None: "stable exactly when the conditions hold"}
     out.append(f"Verdict: {verdict[stab.stable]}.\n")
