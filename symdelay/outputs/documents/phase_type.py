@@ -63,7 +63,7 @@ def _checked_equation(delay: PhaseType):
 
 def build() -> str:
     d = general_two_phase()
-    m, block, closed = _checked_equation(d)
+    m, _block, closed = _checked_equation(d)
     Fstar = sp.Symbol("Fstar")
     names = {**m.latex_names, _e1: "e_1", _e2: "e_2", _s12: "s_{12}", _s21: "s_{21}"}
     names[Fstar] = "F^*(r)"
