@@ -24,7 +24,17 @@ def test_json_contract_L200(run_cli):
     status, out, err = run_cli(*BASE, "--L", "200", "--dps", "50", "--json")
     assert status == 0 and err == ""
     rec = json.loads(out)
-    assert set(rec) == {"L", "dps", "roots", "spectral_abscissa", "unstable_count"}
+    assert set(rec) == {
+        "L",
+        "dps",
+        "roots",
+        "spectral_abscissa",
+        "unstable_count",
+        "axis_count",
+        "listed_unstable",
+        "count_scope",
+    }
+    assert rec["axis_count"] == 0 and rec["count_scope"] == "all roots"
     assert rec["L"] == 200 and rec["dps"] == 50 and len(rec["roots"]) == 201
     for item in rec["roots"]:
         assert set(item) == {"re", "im", "radius"}
@@ -117,3 +127,85 @@ def test_bad_input_api():
         characteristic_roots(math.inf, 1, 1, 5, 1, branches="x")
     with pytest.raises(SymdelayInputError, match="rightmost"):
         characteristic_roots(5, 1, 1, 5, 1, rightmost=0)
+
+
+# --------------------------------------------------------- roots exactly on the imaginary axis
+@pytest.mark.parametrize(
+    "args,axis,expected",
+    [
+        # (r+1)(r+1)^3 + 4 at gamma = 1: (r^2 + 1)(r^2 + 4r + 5), roots +-i and -2 +- i
+        (("--L", "3", "--theta", "4", "--D", "3"), 2, ["0+1j", "0-1j", "-2+1j", "-2-1j"]),
+        # (r+1)(r+1)^2 + 8 = (r + 3)(r^2 + 3): roots +-i sqrt 3, -3
+        (
+            ("--L", "2", "--theta", "8", "--D", "2"),
+            2,
+            ["0+1.7320508075688772j", "0-1.7320508075688772j", "-3+0j"],
+        ),
+        # (r+1)(r+2)^2 - 4 = r (r^2 + 5r + 8): root 0
+        (
+            ("--L", "2", "--theta", "-1", "--D", "1"),
+            1,
+            ["0+0j", "-2.5+1.3228756555322954j", "-2.5-1.3228756555322954j"],
+        ),
+    ],
+)
+def test_roots_on_the_imaginary_axis(run_cli, args, axis, expected):
+    status, out, err = run_cli("roots", "--mu", "1", "--lam", "1", *args, "--dps", "30", "--json")
+    assert status == 0 and err == ""
+    rec = json.loads(out)
+    assert rec["axis_count"] == axis and rec["unstable_count"] == 0
+    got = [complex(float(t["re"]), float(t["im"])) for t in rec["roots"]]
+    assert np.allclose(got, [complex(e) for e in expected], atol=1e-14)
+    on = [t for t in rec["roots"] if t["re"] == "0"]
+    assert len(on) == axis  # real part proved to be exactly zero
+
+
+def test_dde_root_at_zero(run_cli):
+    """mu + lam theta = 0: r = 0 solves r + mu + lam theta e^{-rD} (the only axis root)."""
+    status, out, _ = run_cli(
+        "roots",
+        "--L",
+        "inf",
+        "--mu",
+        "1",
+        "--lam",
+        "1",
+        "--theta",
+        "-1",
+        "--D",
+        "1",
+        "--branches",
+        "-2..2",
+        "--json",
+    )
+    rec = json.loads(out)
+    assert status == 0 and rec["axis_count"] == 1 and rec["unstable_count"] == 0
+    assert rec["roots"][0]["re"] == "0" and float(rec["roots"][0]["im"]) == 0
+    # lam theta slightly below -mu: one real root crosses into the right half-plane
+    rec = json.loads(
+        run_cli(
+            "roots",
+            "--L",
+            "inf",
+            "--mu",
+            "1",
+            "--lam",
+            "1",
+            "--theta",
+            "-1.001",
+            "--D",
+            "1",
+            "--json",
+        )[1]
+    )
+    assert rec["axis_count"] == 0 and rec["unstable_count"] == 1
+
+
+def test_listed_roots_vs_whole_spectrum_count(run_cli):
+    status, out, _ = run_cli(*BASE, "--L", "inf", "--branches", "0..0")
+    assert status == 0
+    assert "1 roots listed" in out and "1 of them unstable" in out
+    assert "whole spectrum: unstable_count = 2" in out
+    rec = json.loads(run_cli(*BASE, "--L", "inf", "--branches", "0..0", "--json")[1])
+    assert rec["listed_unstable"] == 1 and rec["unstable_count"] == 2
+    assert rec["count_scope"] == "whole spectrum"

@@ -80,10 +80,15 @@ def run(args) -> int:
         emit_json(res.to_json())
         return 0
     rec = res.to_json()
-    emit(
-        f"L = {rec['L']}: {len(res)} roots ({res.mode}), unstable_count = {res.unstable_count}, "
-        f"spectral abscissa = {rec['spectral_abscissa']}"
-    )
+    if res.mode == "all":
+        head = f"L = {rec['L']}: {len(res)} roots (all), unstable_count = {res.unstable_count}"
+    else:
+        head = (
+            f"L = {rec['L']}: {len(res)} roots listed ({res.mode}), {rec['listed_unstable']} of "
+            f"them unstable; whole spectrum: unstable_count = {res.unstable_count}"
+        )
+    sa = "spectral abscissa" if res.mode == "all" else "largest Re of the listed roots"
+    emit(f"{head}, on the imaginary axis = {res.axis_count}, {sa} = {rec['spectral_abscissa']}")
     with mpmath.workdps(8):
         for z, item in zip(res, rec["roots"]):
             emit(f"  {item['re']}  {item['im']}i   +- {mpmath.nstr(z.radius, 3)}")

@@ -76,12 +76,16 @@ RIGHTMOST_MAX_L = 10_000_000
 class CertifiedRoot:
     """A root ``value`` with a proved error bound: the true root is within ``radius``.
 
-    ``branch`` is the u-plane sector k (finite L) or the Lambert-W branch (L = oo).
+    ``branch`` is the u-plane sector k (finite L) or the Lambert-W branch (L = oo);
+    ``multiplicity`` > 1 for a repeated root of a general polynomial; ``on_axis`` is True
+    when the root is proved (by exact arithmetic) to lie on the imaginary axis.
     """
 
     value: mpmath.mpc
     radius: mpmath.mpf
     branch: int | None = None
+    multiplicity: int = 1
+    on_axis: bool = False
 
     @property
     def real(self) -> mpmath.mpf:
@@ -104,7 +108,12 @@ class CertifiedRoot:
             slack = mpmath.mpf(10) ** (-(dps + 15)) * (1 + abs(self.value))
             total = self.radius + rounding + slack
             rad = mpmath.nstr(total * (1 + mpmath.mpf(10) ** (1 - dps)), dps, strip_zeros=False)
-        return {"re": re_s, "im": im_s, "radius": rad}
+        if self.on_axis:  # proved: the real part is exactly zero
+            re_s = "0"
+        out = {"re": re_s, "im": im_s, "radius": rad}
+        if self.multiplicity != 1:
+            out["multiplicity"] = self.multiplicity
+        return out
 
 
 @dataclass
@@ -119,6 +128,7 @@ class RootSet:
     mode: str
     count_methods: tuple = ()
     notes: list = field(default_factory=list)
+    axis_count: int = 0
 
     def __len__(self):
         return len(self.roots)
@@ -143,14 +153,27 @@ class RootSet:
         return self.unstable_count == 0
 
     def to_json(self) -> dict:
+        """The roots listed, and counts over the *whole* spectrum (``count_scope``).
+
+        ``unstable_count`` (Re r > 0) and ``axis_count`` (Re r = 0, proved) count every root
+        of the equation, also those not listed (``--rightmost``, ``--branches``);
+        ``listed_unstable`` counts the listed ones.
+        """
         with mpmath.workdps(self.dps + 20):
-            sa = mpmath.nstr(self.spectral_abscissa, self.dps, strip_zeros=False)
+            sa = self.spectral_abscissa
+            sa = "0" if sa == 0 else mpmath.nstr(sa, self.dps, strip_zeros=False)
+        head = {"L": self.L} if self.L is not None else dict(self.params)
         return {
-            "L": self.L,
+            **head,
             "dps": self.dps,
             "roots": [z.to_json(self.dps) for z in self.roots],
             "spectral_abscissa": sa,
             "unstable_count": self.unstable_count,
+            "axis_count": self.axis_count,
+            "listed_unstable": sum(
+                z.multiplicity for z in self.roots if not z.on_axis and z.value.real > 0
+            ),
+            "count_scope": "all roots" if self.mode == "all" else "whole spectrum",
         }
 
 
@@ -422,6 +445,8 @@ def _rhp_count(F, p, L):
 def _confirm_rhp(roots, count, complete: bool):
     inside = 0
     for z in roots:
+        if z.on_axis:
+            continue
         if abs(z.value.real) <= z.radius:
             raise CertificationError(
                 f"root {mpmath.nstr(z.value, 15)} is within its error radius of the "
@@ -454,6 +479,79 @@ def _routh_count(L, p):
         return None
 
 
+def _scaled_coefficients(L, p):
+    """Rational coefficients (highest first) of ``P(gamma s)/gamma^(L+1) = (s + mu/gamma)
+    (s + 1)^L + lam theta/gamma``: the imaginary axis in s is the imaginary axis in r."""
+    from math import comb
+
+    gq = sp.Rational(L) / p["D"]
+    a, c = p["mu"] / gq, p["lam"] * p["theta"] / gq
+    binom = [sp.Integer(comb(L, j)) for j in range(L + 1)]  # (s+1)^L, highest first
+    out = [*binom, sp.Integer(0)]
+    for j, b in enumerate(binom):
+        out[j + 1] += a * b
+    out[-1] += c
+    return gq, out
+
+
+def _mark_axis_roots(roots, L, p, prec):
+    """Decide exactly which roots whose discs meet the imaginary axis lie on it.
+
+    Finite L: ``i w`` is a root iff ``w/gamma`` is a real root of ``gcd(R, I)`` for the
+    scaled polynomial (:func:`symdelay.roots.polynomial.axis_roots`, exact over Q). L = oo:
+    for rational parameters ``r = 0`` (when ``mu + lam theta = 0``) is the only possible
+    root on the axis: ``r = i w`` with ``w != 0`` would need ``e^{i w D} = -(mu + i w)/(lam
+    theta)`` with ``w^2 = (lam theta)^2 - mu^2``, an algebraic ``i w D != 0`` with an
+    algebraic exponential, which the Hermite-Lindemann theorem excludes.
+    Returns ``(roots, axis_count)``; raises CertificationError for a disc that meets the
+    axis around a root that is not on it (more digits separate it).
+    """
+    from .polynomial import axis_roots
+
+    touching = [i for i, z in enumerate(roots) if abs(z.value.real) <= z.radius]
+    if not touching:
+        return roots, 0
+    out = list(roots)
+    if L is None:
+        if not all(v.is_Rational for v in p.values()):
+            raise CertificationError(
+                "a root meets the imaginary axis and a parameter is irrational"
+            )
+        zero = p["mu"] + p["lam"] * p["theta"] == 0
+        cands = [(flint.arb(0), 1)] if zero else []
+        scale = 1
+    else:
+        gq, coeffs = _scaled_coefficients(L, p)
+        cands = axis_roots(coeffs, prec)
+        scale = gq
+    found = 0
+    for i in touching:
+        z = roots[i]
+        hit = []
+        for w, _m in cands:
+            with flint.ctx.workprec(prec + 64):
+                wr = w * to_arb(scale)
+                d = (flint.acb(to_arb(z.value.real), to_arb(z.value.imag) - wr)).abs_lower()
+                if d <= to_arb(z.radius) + wr.rad():
+                    hit.append(wr)
+        if len(hit) != 1:
+            raise CertificationError(
+                f"root {mpmath.nstr(z.value, 15)} is within its error radius of the imaginary "
+                "axis but not on it: stability undecidable at this precision (raise dps)"
+            )
+        with flint.ctx.workprec(prec + 64):
+            im = mpc_from_acb_mid(flint.acb(hit[0])).real
+            rad = arb_to_mpf_upper(to_arb(z.radius) + hit[0].rad() + abs(to_arb(z.value.imag - im)))
+        out[i] = CertifiedRoot(mpmath.mpc(0, im), rad, z.branch, 1, True)
+        found += 1
+    if L is not None and found != sum(m for _, m in cands) and len(roots) == L + 1:
+        raise CertificationError(
+            f"{sum(m for _, m in cands)} roots on the imaginary axis by exact arithmetic, "
+            f"{found} certified discs meet it"
+        )
+    return out, found
+
+
 def _all_roots(L, p, dps) -> RootSet:
     work = _work(dps, L)
     g = float(sp.Rational(L) / p["D"])
@@ -468,7 +566,24 @@ def _all_roots(L, p, dps) -> RootSet:
     with mpmath.workdps(work):
         values = [_newton_ball(complex(g * (z - 1)), both, prec) for z in seeds_u]
         roots = _certify_all(values, k_of, F, dF, work)
+        roots, axis = _mark_axis_roots(roots, L, p, prec)
     roots.sort(key=_sort_key)
+    if axis:
+        # the argument principle cannot run through the axis roots: exact counts instead
+        # (certified discs, every sign decided; and the Cauchy index over Q for L <= 400)
+        count = sum(1 for z in roots if not z.on_axis and z.value.real > 0)
+        methods = ["certified roots", "exact imaginary-axis test"]
+        if L <= 400:
+            from .polynomial import exact_counts
+
+            ex = exact_counts(_scaled_coefficients(L, p)[1])
+            if (ex.rhp, ex.axis) != (count, axis):
+                raise CertificationError(
+                    f"exact counts (rhp {ex.rhp}, axis {ex.axis}) disagree with the certified "
+                    f"roots (rhp {count}, axis {axis})"
+                )
+            methods.append("Cauchy index (exact)")
+        return RootSet(L, p, dps, roots, count, "all", tuple(methods), axis_count=axis)
     count = _rhp_count(F, p, L)
     _confirm_rhp(roots, count, complete=True)
     methods = ["argument principle", "certified roots"]
@@ -559,9 +674,45 @@ def _lambert_roots(p, dps, branches, rightmost) -> RootSet:
         ks = list(range(k1, k2 + 1))
         values = [mpmath.mpc(w(*args, k)) for k in ks]
         roots = _certify_all(values, ks, F, dF, work)
+        roots, axis = _mark_axis_roots(roots, None, p, _bits(work))
+    if p["mu"] + p["lam"] * p["theta"] == 0 and not axis:
+        axis = 1  # r = 0 is a root (on a branch not listed)
     roots.sort(key=_sort_key)
     if rightmost is not None:
         roots = roots[:rightmost]
-    count = _rhp_count(F, p, None)
+    count = _punctured_rhp_count(F, p) if axis else _rhp_count(F, p, None)
     _confirm_rhp(roots, count, complete=False)
-    return RootSet("inf", p, dps, roots, count, "lambert", ("argument principle",))
+    return RootSet("inf", p, dps, roots, count, "lambert", ("argument principle",), axis_count=axis)
+
+
+def _punctured_rhp_count(F, p):
+    """Roots with Re r > 0 when r = 0 is a (simple) root of the DDE and no other root is on
+    the axis: the argument principle on the box minus a small square ``[0, d] x [-d, d]``,
+    in three rectangles, where ``d`` is below the radius within which 0 is the only root."""
+    dF = _arb_functions(p, None, 128)[1]
+    rho = None
+    with flint.ctx.workprec(128):
+        y = 1 / dF(flint.acb(0))  # F(0) = 0: T(z) = z - y F(z) maps a disc around 0 into
+        for k in range(1, 80):  # itself and contracts when sup |1 - y F'| < 1 there
+            t = flint.arb(2) ** (-k)
+            box = flint.acb(flint.arb(0, t), flint.arb(0, t))
+            if (1 - y * dF(box)).abs_upper() < 1:
+                rho = float(t)  # the box contains the disc of radius t: 0 is its only root
+                break
+    if rho is None:
+        raise CertificationError("r = 0 is not a simple root of the delay equation")
+    bound = abs(p["lam"] * p["theta"])
+    x1 = float(max(bound - p["mu"], 0) + 1)
+    y1 = float(bound + 1)
+    ppu = 4 * max(float(p["D"]), 1)
+    for frac in (4, 7, 13):
+        d = float(rho) / frac
+        try:
+            return (
+                count_zeros(F, 0, x1, d, y1, pieces_per_unit=ppu)
+                + count_zeros(F, 0, x1, -y1, -d, pieces_per_unit=ppu)
+                + count_zeros(F, d, x1, -d, d, pieces_per_unit=ppu)
+            )
+        except CertificationError:
+            continue
+    raise CertificationError("argument principle around the root r = 0 did not converge")
