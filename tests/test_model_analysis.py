@@ -1,0 +1,71 @@
+"""Model-level roots and fluid paths against the founding model's specialised paths."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+import symdelay
+from symdelay.errors import SymdelayInputError
+from symdelay.model.analysis import model_fluid, model_roots
+from symdelay.models import build_model
+
+
+@pytest.mark.parametrize("L", [1, 2, 3, 4, 5, 6])
+def test_generic_roots_equal_the_erlang_fast_path(L):
+    pars = {"mu": 1, "lam": 1, "theta": sp.Rational(5, 2), "D": sp.Rational(3, 2)}
+    m = build_model("erlang", L=L, **pars)
+    generic = model_roots(m, dps=30)
+    diff = next(rs for f, rs in generic.per_factor if f.mode == "difference")
+    fast = symdelay.characteristic_roots(
+        L, pars["mu"], pars["lam"], pars["theta"], pars["D"], dps=30
+    )
+    assert len(diff) == len(fast) == L + 1
+    for z in fast:
+        d = min(abs(z.value - w.value) for w in diff)
+        assert d < mpmath.mpf(10) ** -25
+    assert diff.unstable_count == fast.unstable_count
+    # the sum mode adds -mu and -gamma (L times), all stable
+    assert generic.unstable_count == fast.unstable_count
+
+
+def test_root_exactly_on_the_axis_is_counted_exactly():
+    # L = 3, mu = lam = 1, theta = 4, D = 3: roots +-i exactly (the worst-delay point)
+    m = build_model("erlang", L=3, mu=1, lam=1, theta=4, D=3)
+    res = model_roots(m, dps=20)
+    assert res.axis_count == 2 and res.unstable_count == 0 and not res.is_stable
+
+
+def test_roots_need_numbers():
+    with pytest.raises(SymdelayInputError, match="theta"):
+        model_roots(build_model("erlang", L=2, mu=1, lam=1, D=1))
+
+
+def test_generic_fluid_equals_the_founding_fluid():
+    m = build_model("erlang", L=2, mu=1, lam=1, theta=2, D=1)
+    y0 = np.zeros(6)
+    y0[1] = 1.0
+    g = model_fluid(m, 20, initial=y0, points=201)
+    ref = symdelay.fluid(L=2, mu=1, lam=1, theta=2, D=1, T=20, dt=0.1)
+    names = [s.name for s in m.states]
+    assert names == ["q1", "q2", "z1_1", "z1_2", "z2_1", "z2_2"]
+    assert np.allclose(g["q1"], ref.q1, atol=1e-7)
+    assert np.allclose(g["q2"], ref.q2, atol=1e-7)
+
+
+def test_fluid_tends_to_the_proved_equilibrium_of_unequal_servers():
+    m = build_model("hetero", mu1=1, mu2=2, lam=1, theta=1, D=1, L=1)
+    path = model_fluid(m, 80)
+    end = path.y[-1]
+    eq = np.array([float(m.equilibrium.point[s]) for s in m.states])
+    assert np.allclose(end, eq, atol=1e-6)
+
+
+def test_fluid_bad_input():
+    m = build_model("erlang", L=1, mu=1, lam=1, theta=1, D=1)
+    with pytest.raises(SymdelayInputError, match="T must be"):
+        model_fluid(m, -1)
+    with pytest.raises(SymdelayInputError, match="initial state"):
+        model_fluid(m, 1, initial=[1, 2])
