@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
 
 from .errors import SymdelayInputError
@@ -21,12 +20,9 @@ __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 def _command_modules() -> tuple[str, ...]:
     """Every public module of ``symdelay.commands`` (each one sub-command)."""
     from . import commands
+    from ._discovery import public_module_names
 
-    return tuple(
-        sorted(
-            m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")
-        )
-    )
+    return public_module_names(commands)
 
 
 #: Sub-command modules, in the order ``--help`` lists them.

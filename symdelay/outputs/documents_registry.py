@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from pathlib import Path
 
 from .derivation_tex import concrete_L_section, model_section
@@ -15,14 +13,10 @@ __all__ = ["document_modules", "write_documents", "concrete_document", "write_co
 
 def document_modules() -> list:
     """Every document module, sorted by file name."""
+    from .._discovery import public_modules
     from . import documents
 
-    mods = [
-        importlib.import_module(f"{documents.__name__}.{m.name}")
-        for m in pkgutil.iter_modules(documents.__path__)
-        if not m.name.startswith("_")
-    ]
-    return sorted(mods, key=lambda m: m.FILENAME)
+    return sorted(public_modules(documents), key=lambda m: m.FILENAME)
 
 
 def write_documents(out_dir, *, pdf: bool = False, progress=None) -> list[PdfResult]:
