@@ -1,0 +1,255 @@
+"""The simulator generated from a transition table: C = Python twin bit for bit, the same law
+as the hand-written kernel, the fluid limit of a hyperexponential-delay model, clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.integrate import solve_ivp
+
+import symdelay
+from symdelay.errors import SymdelayInputError
+from symdelay.stochastic import simulate
+from symdelay.stochastic._inputs import time_grid
+from symdelay.stochastic.generated import GeneratedKernel
+from symdelay.stochastic.lna import diffusion_matrix, drift, jacobian
+from symdelay.stochastic.transitions import transition_table
+
+# ---- the hyperexponential-delay model, written here from its definition -----------------
+
+q1, q2, z1a, z1b, z2a, z2b = HX_STATES = sp.symbols("q1 q2 z1a z1b z2a z2b")
+lam, mu, theta, pa, pb, ga, gb = sp.symbols("lam mu theta p_a p_b g_a g_b")
+HX_PARAMS = {
+    lam: 1,
+    mu: 1,
+    theta: 2,
+    pa: sp.Rational(3, 10),
+    pb: sp.Rational(7, 10),
+    ga: sp.Rational(1, 2),
+    gb: 5,
+}
+
+
+def hyperexp_table():
+    """Arrival routed to i by logit, then with prob p_a a phase of rate g_a, else g_b."""
+    p1 = sp.exp(-theta * q1) / (sp.exp(-theta * q1) + sp.exp(-theta * q2))
+    p2 = sp.exp(-theta * q2) / (sp.exp(-theta * q1) + sp.exp(-theta * q2))
+    e = np.eye(6, dtype=int)
+    return [
+        ("arrive_1a", e[2], 2 * lam * p1 * pa),
+        ("arrive_1b", e[3], 2 * lam * p1 * pb),
+        ("arrive_2a", e[4], 2 * lam * p2 * pa),
+        ("arrive_2b", e[5], 2 * lam * p2 * pb),
+        ("enter_1a", e[0] - e[2], ga * z1a),
+        ("enter_1b", e[0] - e[3], gb * z1b),
+        ("enter_2a", e[1] - e[4], ga * z2a),
+        ("enter_2b", e[1] - e[5], gb * z2b),
+        ("service_1", -e[0], mu * q1),
+        ("service_2", -e[1], mu * q2),
+    ]
+
+
+def hyperexp_kernel():
+    return GeneratedKernel(HX_STATES, hyperexp_table(), HX_PARAMS)
+
+
+def founding(L, **p):
+    m = symdelay.ActionDelayModel(L=L, **p)
+    return m, GeneratedKernel(m.state, transition_table(m), {})
+
+
+# ---- two backends, one path ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("L", [1, 2, 3])
+def test_c_equals_python_twin_founding(L):
+    _, k = founding(L, mu=sp.Rational(3, 2), lam=sp.Rational(7, 10), theta=3, D=2)
+    init = np.zeros(2 + 2 * L, dtype=np.int64)
+    init[1] = 30
+    grid = time_grid(4, 0.25)
+    c = k.run_replications(30, init, grid, seed=9, replications=2, backend="c")
+    p = k.run_replications(30, init, grid, seed=9, replications=2, backend="python")
+    assert (c.backend, p.backend) == ("c", "python")
+    assert np.array_equal(c.paths, p.paths)
+    assert np.array_equal(c.transition_counts, p.transition_counts)
+    assert np.array_equal(c.final, p.final)
+    assert c.events == p.events > 100
+
+
+def test_c_equals_python_twin_hyperexp_and_chunks_do_not_matter():
+    k = hyperexp_kernel()
+    init = [3, 40, 1, 0, 2, 5]
+    grid = time_grid(3, 0.1)
+    c = k.run_replications(40, init, grid, seed=4, replications=2, backend="c")
+    p = k.run_replications(40, init, grid, seed=4, replications=2, backend="python")
+    # tiny chunks: the kernel returns to Python every 7 events and resumes mid-interval
+    c7 = k.run_replications(40, init, grid, seed=4, replications=2, backend="c", chunk_events=7)
+    p7 = k.run_replications(
+        40, init, grid, seed=4, replications=2, backend="python", chunk_events=7
+    )
+    for other in (p, c7, p7):
+        assert np.array_equal(c.paths, other.paths)
+        assert np.array_equal(c.transition_counts, other.transition_counts)
+    # conservation: jobs now = initial + arrivals - services
+    tc = c.transition_counts
+    assert np.array_equal(
+        c.final.sum(axis=1), sum(init) + tc[:, :4].sum(axis=1) - tc[:, 8:].sum(axis=1)
+    )
+    assert np.array_equal(c.paths[:, 0, :], np.tile(init, (2, 1)))
+
+
+def test_reproducible_by_seed_and_thread_count():
+    _, k = founding(2, mu=1, lam=1, theta=2, D=1)
+    init = [0, 200, 0, 0, 0, 0]
+    grid = time_grid(5, 0.1)
+    a = k.run_replications(200, init, grid, seed=42, replications=3)
+    b = k.run_replications(200, init, grid, seed=42, replications=3, threads=1)
+    c = k.run_replications(200, init, grid, seed=43, replications=3)
+    assert np.array_equal(a.paths, b.paths)
+    assert not np.array_equal(a.paths, c.paths)
+    path, events = k.run(200, init, grid, seed=42)
+    assert np.array_equal(path, a.paths[0]) and events == a.events_per_replication[0]
+
+
+def test_absorbing_state_fills_the_grid():
+    x = sp.Symbol("x")
+    k = GeneratedKernel([x], [("death", [-1], x)], {})
+    for backend in ("c", "python"):
+        path, events = k.run(5, [5], time_grid(50, 1), seed=1, backend=backend)
+        assert events == 5 and path[-1, 0] == 0 and path[0, 0] == 5
+
+
+# ---- the same law as the hand-written kernel ------------------------------------------------
+
+
+def _z(a, b):
+    """Two-sample statistics of means and of variances (normal approximation)."""
+    ma, mb = a.mean(), b.mean()
+    va, vb = a.var(ddof=1), b.var(ddof=1)
+    na, nb = a.size, b.size
+    z_mean = (ma - mb) / np.sqrt(va / na + vb / nb)
+    se_var = np.sqrt(2 * va**2 / (na - 1) + 2 * vb**2 / (nb - 1))
+    return z_mean, (va - vb) / se_var
+
+
+def test_generated_and_hand_written_kernels_agree_in_distribution():
+    L, eta, R = 2, 100, 400
+    params = dict(mu=1, lam=1, theta=2, D=1)
+    _, k = founding(L, **params)
+    hand = simulate(L=L, eta=eta, T=10, dt=0.5, seed=11, replications=R, **params)
+    gen = k.run_replications(eta, hand.initial, hand.t, seed=12, replications=R)
+    assert gen.paths.shape == hand.paths.shape
+    g = gen.paths / eta
+    for t_idx in (3, 20):  # t = 1.5 (transient, x far from 0) and t = 10 (near stationary)
+        xs_h = hand.paths[:, t_idx, 0] - hand.paths[:, t_idx, 1]
+        xs_g = g[:, t_idx, 0] - g[:, t_idx, 1]
+        zm, zv = _z(xs_h, xs_g)
+        assert abs(zm) < 4.5 and abs(zv) < 4.5, (t_idx, zm, zv)
+        for comp in range(2 + 2 * L):
+            zm, _ = _z(hand.paths[:, t_idx, comp], g[:, t_idx, comp])
+            assert abs(zm) < 4.5, (t_idx, comp, zm)
+    # events per unit time: same process, same mean count
+    zm, _ = _z(hand.events_per_replication.astype(float), gen.events_per_replication.astype(float))
+    assert abs(zm) < 4.5
+
+
+# ---- fluid limit of the hyperexponential-delay model -----------------------------------------
+
+
+def _fluid_and_lna_variance(init_scaled, grid):
+    """The fluid ODE F(s) = sum nu beta_nu(s) and the time-dependent LNA covariance
+    dSigma/dt = A Sigma + Sigma A^T + B along it (Sigma(0) = 0), by SciPy."""
+    table = hyperexp_table()
+    n = len(HX_STATES)
+    F = drift(HX_STATES, table).xreplace(HX_PARAMS)
+    J = jacobian(HX_STATES, table).xreplace(HX_PARAMS)
+    B = diffusion_matrix(HX_STATES, table).xreplace(HX_PARAMS)
+    f, jf, bf = (sp.lambdify([HX_STATES], M, "numpy") for M in (F, J, B))
+
+    def rhs(_t, y):
+        s, S = y[:n], y[n:].reshape(n, n)
+        A = np.array(jf(s), dtype=float)
+        dS = A @ S + S @ A.T + np.array(bf(s), dtype=float)
+        return np.concatenate([np.array(f(s), dtype=float).ravel(), dS.ravel()])
+
+    y0 = np.concatenate([init_scaled, np.zeros(n * n)])
+    sol = solve_ivp(rhs, (grid[0], grid[-1]), y0, t_eval=grid, rtol=1e-10, atol=1e-12)
+    assert sol.success
+    fl = sol.y[:n].T
+    var = np.stack([np.diag(sol.y[n:, k].reshape(n, n)) for k in range(grid.size)])
+    return fl, var
+
+
+def test_hyperexp_tracks_its_fluid_limit_at_the_eta_half_rate():
+    eta, R = 20_000, 4
+    init = np.array([0, eta, 0, 0, 0, 0])
+    grid = time_grid(10, 0.1)
+    fl, var = _fluid_and_lna_variance(init / eta, grid)
+    run = hyperexp_kernel().run_replications(eta, init, grid, seed=5, replications=R)
+    err = run.paths / eta - fl[None]
+    sd = np.sqrt(var / eta)  # LNA: s(t) - phi(t) ~ N(0, Sigma(t)/eta)
+    assert np.all(np.abs(err) <= 5 * sd[None] + 2.0 / eta)
+    # and the errors are of that size, not smaller: mean squared z-score ~ 1 (t >= 1)
+    later = grid >= 1
+    z2 = (err[:, later] / sd[None, later]) ** 2
+    assert 0.3 < z2.mean() < 3.0, z2.mean()
+    # the fluid path itself moves a lot (the test is not trivial): x goes from -1 to ~0
+    assert fl[0, 1] - fl[0, 0] == 1 and abs(fl[-1, 0] - fl[-1, 1]) < 0.05
+
+
+# ---- errors ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["c", "python"])
+def test_negative_rate_names_the_transition(backend):
+    q, c = sp.symbols("q c")
+    k = GeneratedKernel([q], [("arrive", [1], 1), ("leak", [-1], q - c)], {c: sp.Rational(1, 2)})
+    with pytest.raises(SymdelayInputError, match=r"'leak'.*finite and >= 0") as e:
+        k.run(10, [0], time_grid(5, 1), seed=1, backend=backend)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("backend", ["c", "python"])
+def test_count_going_negative_names_the_transition(backend):
+    q = sp.Symbol("q")
+    k = GeneratedKernel([q], [("arrive", [1], 1), ("depart", [-1], 2)], {})
+    with pytest.raises(SymdelayInputError, match="'depart' would make q negative"):
+        k.run(10, [0], time_grid(50, 1), seed=1, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["c", "python"])
+def test_overflowing_rate_is_reported(backend):
+    q = sp.Symbol("q")
+    k = GeneratedKernel([q], [("arrive", [1], 1), ("boom", [-1], q * sp.exp(800 * q))], {})
+    with pytest.raises(SymdelayInputError, match="'boom'"):
+        k.run(1, [3], time_grid(1, 1), seed=1, backend=backend)
+
+
+def test_bad_tables_are_rejected_in_one_line():
+    q, r = sp.symbols("q r")
+    bad = [
+        (([q], [("a", [1, 0], 1)], {}), "has 2 entries"),
+        (([q], [("a", [0], 1)], {}), "zero"),
+        (([q], [("a", [1.5], 1)], {}), "integers"),
+        (([q], [("a", [1], "q+1")], {}), "SymPy expression"),
+        (([q], [("a", [1], r * q)], {}), "r, which is neither"),
+        (([q], [("a", [1], r)], {r: float("nan")}), "finite"),
+        (([q], [("a", [1], 1), ("a", [-1], q)], {}), "used twice"),
+        (([q, q], [("a", [1, 0], 1)], {}), "distinct"),
+        (([q], [("a", [1], sp.besselj(0, q))], {}), "cannot generate code"),
+    ]
+    for args, msg in bad:
+        with pytest.raises(SymdelayInputError, match=msg) as e:
+            GeneratedKernel(*args)
+        assert "\n" not in str(e.value)
+    k = GeneratedKernel([q], [("a", [1], 1)], {})
+    for kwargs, msg in [
+        (dict(eta=0, initial=[0], grid=[0.0]), "eta"),
+        (dict(eta=5, initial=[-1], grid=[0.0]), "initial"),
+        (dict(eta=5, initial=[0, 0], grid=[0.0]), "1 entries"),
+        (dict(eta=5, initial=[0], grid=[1.0, 0.5]), "non-decreasing"),
+        (dict(eta=5, initial=[0], grid=[0.0], backend="fortran"), "backend"),
+    ]:
+        with pytest.raises(SymdelayInputError, match=msg):
+            k.run(**kwargs)

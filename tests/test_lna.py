@@ -1,0 +1,155 @@
+"""The generic linear-noise approximation: the full-state Lyapunov solve of any transition
+table equals today's closed forms for the founding model (exactly), agrees with SciPy in the
+numeric case, rejects unstable A, and matches a long simulation of a hyperexponential model."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.linalg import solve_continuous_lyapunov
+
+import symdelay
+from symdelay.errors import SymdelayInputError
+from symdelay.stochastic import closed_form_variance
+from symdelay.stochastic._inputs import time_grid
+from symdelay.stochastic.generated import GeneratedKernel
+from symdelay.stochastic.lna import (
+    diffusion_matrix,
+    drift,
+    jacobian,
+    linear_noise,
+    stationary_covariance,
+)
+from symdelay.stochastic.transitions import transition_table
+
+R = sp.Rational
+PARAMETER_SETS = [
+    dict(mu=1, lam=1, theta=2, D=1),
+    dict(mu=R(3, 2), lam=R(7, 10), theta=3, D=2),
+    dict(mu=2, lam=R(1, 3), theta=R(1, 2), D=R(1, 4)),
+    dict(mu=1, lam=1, theta=0, D=5),  # random routing: two independent M/M/oo, Var = 2 lam/mu
+]
+
+
+@pytest.mark.parametrize("L", [1, 2])
+@pytest.mark.parametrize("params", PARAMETER_SETS)
+def test_full_state_lna_equals_closed_form_variance(L, params):
+    m = symdelay.ActionDelayModel(L=L, **params)
+    table = transition_table(m)
+    assert (drift(m.state, table) - sp.Matrix(m.fluid_rhs())).applyfunc(sp.simplify) == sp.zeros(
+        len(m.state), 1
+    )
+    res = linear_noise(m.state, table, m.equilibrium())
+    assert res.exact
+    var_x = res.variance_of([1, -1] + [0] * (2 * L))  # x = q1 - q2 from the FULL covariance
+    expected = symdelay.variance(L=L, **params).var_x_over_eta  # difference mode, flint
+    assert var_x == expected and isinstance(var_x, sp.Rational)
+    cf = closed_form_variance(L).subs({sp.Symbol(k): v for k, v in params.items()})
+    assert cf == var_x  # and the SymPy closed form in mu, lam, theta, D
+    if params["theta"] == 0:
+        assert var_x == R(2 * params["lam"], params["mu"])
+    # Sigma solves the Lyapunov equation and is symmetric positive definite
+    S = res.sigma
+    assert sp.zeros(*S.shape) == res.A * S + S * res.A.T + res.B
+    assert S == S.T and all(S[:k, :k].det() > 0 for k in range(1, S.shape[0] + 1))
+
+
+def test_numeric_path_agrees_with_exact_and_with_scipy():
+    A = sp.Matrix([[-3, 1, 0], [R(1, 2), -2, 1], [0, -1, -1]])
+    B = sp.Matrix([[2, 1, 0], [1, 3, R(1, 3)], [0, R(1, 3), 1]])
+    exact = stationary_covariance(A, B)
+    assert all(e.is_Rational for e in exact)
+    assert A * exact + exact * A.T + B == sp.zeros(3, 3)
+    # the same matrices with one irrational entry go through mpmath at dps
+    A2 = A.copy()
+    A2[0, 1] = sp.sqrt(2)
+    num = stationary_covariance(A2, B, dps=40)
+    assert all(isinstance(e, sp.Float) for e in num)
+    with mpmath.workdps(40):
+        resid = A2 * num + num * A2.T + B
+        assert max(abs(sp.N(e, 40)) for e in resid) < sp.Float("1e-35")
+    ref = solve_continuous_lyapunov(np.array(A2, dtype=float), -np.array(B, dtype=float))
+    assert np.allclose(np.array(num, dtype=float), ref, rtol=1e-12, atol=1e-12)
+    # a Float copy of a rational problem: numeric = exact to the working precision
+    numf = stationary_covariance(A.applyfunc(lambda e: sp.Float(e, 50)), B, dps=50)
+    assert max(abs(numf[i] - exact[i]) for i in range(9)) < sp.Float("1e-45")
+
+
+def test_not_hurwitz_is_rejected():
+    # founding model L=2 above the Hopf threshold lam*theta = 2(mu+gamma)^2/gamma = 9
+    m = symdelay.ActionDelayModel(L=2, mu=1, lam=1, theta=10, D=1)
+    with pytest.raises(SymdelayInputError, match="not Hurwitz") as e:
+        linear_noise(m.state, transition_table(m), m.equilibrium())
+    assert "\n" not in str(e.value)
+    with pytest.raises(SymdelayInputError, match="not Hurwitz"):  # exactly on the boundary
+        stationary_covariance(sp.Matrix([[0, 1], [-1, 0]]), sp.eye(2))
+    with pytest.raises(SymdelayInputError, match="not Hurwitz at 30 digits"):
+        stationary_covariance(sp.Matrix([[sp.sqrt(2) - 1, 0], [0, -1]]), sp.eye(2))
+
+
+def test_bad_input():
+    a, q = sp.symbols("a q")
+    for A, B, msg in [
+        (sp.Matrix([[a]]), sp.Matrix([[1]]), "substitute values for a"),
+        (sp.Matrix([[-1, 0]]), sp.eye(2), "square"),
+        (-sp.eye(2), sp.Matrix([[1, 2], [0, 1]]), "symmetric"),
+    ]:
+        with pytest.raises(SymdelayInputError, match=msg):
+            stationary_covariance(A, B)
+    table = [("arrive", [1], 2), ("leave", [-1], q)]
+    with pytest.raises(SymdelayInputError, match="not an equilibrium"):
+        linear_noise([q], table, {q: 1})
+    assert linear_noise([q], table, {q: 2.0}).sigma == sp.Matrix([[2]])  # M/M/oo
+    assert diffusion_matrix([q], table, {q: 2}) == sp.Matrix([[4]])
+    assert jacobian([q], table) == sp.Matrix([[-1]])
+
+
+# ---- simulation of the hyperexponential-delay model vs its LNA -------------------------------
+
+q1, q2, z1a, z1b, z2a, z2b = HX = sp.symbols("q1 q2 z1a z1b z2a z2b")
+lam, mu, theta, pa, pb, ga, gb = sp.symbols("lam mu theta p_a p_b g_a g_b")
+HX_PARAMS = {lam: 1, mu: 1, theta: 2, pa: R(3, 10), pb: R(7, 10), ga: R(1, 2), gb: 5}
+
+
+def hyperexp_table():
+    p1 = sp.exp(-theta * q1) / (sp.exp(-theta * q1) + sp.exp(-theta * q2))
+    p2 = 1 - p1
+    e = np.eye(6, dtype=int)
+    return [
+        ("arrive_1a", e[2], 2 * lam * p1 * pa),
+        ("arrive_1b", e[3], 2 * lam * p1 * pb),
+        ("arrive_2a", e[4], 2 * lam * p2 * pa),
+        ("arrive_2b", e[5], 2 * lam * p2 * pb),
+        ("enter_1a", e[0] - e[2], ga * z1a),
+        ("enter_1b", e[0] - e[3], gb * z1b),
+        ("enter_2a", e[1] - e[4], ga * z2a),
+        ("enter_2b", e[1] - e[5], gb * z2b),
+        ("service_1", -e[0], mu * q1),
+        ("service_2", -e[1], mu * q2),
+    ]
+
+
+def test_hyperexp_stationary_variance_simulation_vs_lna():
+    P = HX_PARAMS
+    q = P[lam] / P[mu]
+    za, zb = P[lam] * P[pa] / P[ga], P[lam] * P[pb] / P[gb]
+    eq = {q1: q, q2: q, z1a: za, z1b: zb, z2a: za, z2b: zb} | P
+    res = linear_noise(HX, hyperexp_table(), eq)
+    assert res.exact
+    v_lna = res.variance_of([1, -1, 0, 0, 0, 0])
+    assert v_lna == R(5516, 5517)  # regression value of the exact solve (checked below)
+    # one long path from the rounded equilibrium, batch means of (X - mean X)^2 / eta
+    eta, T, burn, batches = 400, 3000, 50, 20
+    init = [round(float(eq[s]) * eta) for s in HX]
+    k = GeneratedKernel(HX, hyperexp_table(), P)
+    run = k.run_replications(eta, init, time_grid(T, 0.25), seed=3)
+    X = (run.paths[0, :, 0] - run.paths[0, :, 1]).astype(float)[run.grid >= burn]
+    n = X.size // batches
+    Xb = X[: n * batches].reshape(batches, n)
+    est_b = ((Xb - X.mean()) ** 2).mean(axis=1) / eta
+    est, se = est_b.mean(), est_b.std(ddof=1) / np.sqrt(batches)
+    # sampling error (4 standard errors) + an O(1/eta) finite-size allowance of 3%
+    assert abs(est - float(v_lna)) < 4 * se + 0.03 * float(v_lna), (est, se, v_lna)
+    assert se < 0.05  # the check has teeth: random routing would give 2, no delay 2/3
