@@ -17,7 +17,12 @@ def test_simulate_json_contract(run_cli):
     st, out, err = run_cli("simulate", *BASE, "--T", "2", "--seed", "1", "--dt", "0.5", "--json")
     assert st == 0 and err == ""
     d = json.loads(out)
-    assert set(d) == {"events", "t", "q1", "q2", "z1", "z2"}
+    assert set(d) == {"parameters", "events", "t", "q1", "q2", "z1", "z2"}
+    assert d["parameters"] == {
+        "L": 2, "eta": 100, "mu": "1", "lam": "1", "theta": "2", "D": "1", "gamma": "2",
+        "T": 2.0, "dt": 0.5, "seed": 1, "replications": 1, "initial": [0, 100, 0, 0, 0, 0],
+        "backend": "c",
+    }  # fmt: skip
     assert d["t"] == [0.0, 0.5, 1.0, 1.5, 2.0]
     assert d["q2"][0] == 1.0 and d["q1"][0] == 0.0
     assert len(d["z1"]) == 2 and all(len(z) == 5 for z in d["z1"] + d["z2"])
@@ -34,10 +39,14 @@ def test_simulate_replications_json_and_csv(run_cli, tmp_path):
     st, out, _ = run_cli(*args, "--json", "--csv", str(f))
     assert st == 0
     d = json.loads(out)
-    assert set(d) == {"events", "replications"} and len(d["replications"]) == 3
+    assert set(d) == {"parameters", "events", "replications"} and len(d["replications"]) == 3
+    assert d["parameters"]["replications"] == 3 and d["parameters"]["seed"] == 1
     assert d["events"] == sum(r["events"] for r in d["replications"])
     assert all(set(r) == {"events", "t", "q1", "q2", "z1", "z2"} for r in d["replications"])
-    rows = list(csv.reader(f.open()))
+    lines = f.read_text().splitlines()
+    assert lines[0].startswith("# symdelay ") and "simulate; parameters: {" in lines[0]
+    assert json.loads(lines[0].split("parameters: ", 1)[1]) == d["parameters"]
+    rows = list(csv.reader(lines[1:]))
     assert rows[0] == ["replication", "t", "q1", "q2", "z1_1", "z1_2", "z2_1", "z2_2"]
     assert len(rows) == 1 + 3 * 3
     assert float(rows[4][3]) == d["replications"][1]["q2"][0]

@@ -63,7 +63,10 @@ def test_grid_and_default_state():
     assert r.t.tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
     assert r.q1[0] == 0 and r.q2[0] == 1 and r.z1.shape == (1, 5)
     assert r["events"] == r.events
-    assert set(r.to_json()) == {"events", "t", "q1", "q2", "z1", "z2"}
+    assert set(r.to_json()) == {"parameters", "events", "t", "q1", "q2", "z1", "z2"}
+    par = r.to_json()["parameters"]
+    assert par["seed"] == 0 and par["eta"] == 100 and par["T"] == 1 and par["dt"] == 0.25
+    assert par["initial"] == [0, 100, 0, 0] and par["replications"] == 1
 
 
 def test_mean_arrival_count_is_2_eta_lam_T():
@@ -103,8 +106,26 @@ def test_empty_start_and_bad_python_arguments():
 
     r = simulate(L=2, eta=20, T=2, dt=0.5, seed=0, initial=[0] * 6)
     assert r.paths[0, 0].sum() == 0 and np.all(r.paths >= 0)
-    for kw in ({"theta": -1}, {"eta": 2.5}, {"replications": True}, {"backend": "fortran"}):
+    bad = [{"theta": -1}, {"eta": 2.5}, {"replications": True}, {"backend": "fortran"}]
+    bad += [{"seed": -1}, {"seed": 1.5}, {"seed": "x"}, {"seed": True}, {"chunk_events": 0}]
+    bad += [{"eta": 10**16}, {"D": "1e-320"}, {"lam": "1e300", "eta": 10**6}]
+    for kw in bad:
         with pytest.raises(SymdelayInputError):
             simulate(**{"L": 1, "eta": 10, "T": 1, **kw})
     with pytest.raises(SymdelayInputError, match="2 GB"):
         simulate(L=1, eta=10, T=1000, dt=0.001, replications=10_000)
+
+
+def test_seeds_are_recorded_and_repeatable():
+    a = simulate(L=1, eta=50, T=1, seed=None)
+    assert isinstance(a.seed, int)  # fresh entropy, recorded so the run can be repeated
+    b = simulate(L=1, eta=50, T=1, seed=a.seed)
+    assert np.array_equal(a.paths, b.paths)
+    ss = np.random.SeedSequence(12)
+    assert simulate(L=1, eta=50, T=1, seed=ss).seed == 12
+    child = ss.spawn(1)[0]
+    assert simulate(L=1, eta=50, T=1, seed=child).seed == {"entropy": 12, "spawn_key": [0]}
+    assert simulate(L=1, eta=50, T=1, seed=np.random.default_rng(1)).seed is None
+    assert (
+        simulate(L=1, eta=50, T=1, seed="7").seed == 7 == simulate(L=1, eta=50, T=1, seed=7.0).seed
+    )

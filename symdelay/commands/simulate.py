@@ -1,19 +1,42 @@
 """``symdelay simulate``: exact sample paths of the stochastic system (scaled by eta).
 
-JSON: one replication -> ``{"events", "t", "q1", "q2", "z1", "z2"}`` (``z1[l-1]`` is the
-path of ``z_{1,l}``); R > 1 -> ``{"events": total, "replications": [one such object each]}``.
-``--csv FILE`` writes columns ``replication, t, q1, q2, z1_1.., z2_1..``.
+JSON: one replication -> ``{"parameters", "events", "t", "q1", "q2", "z1", "z2"}``
+(``z1[l-1]`` is the path of ``z_{1,l}``); R > 1 -> ``{"parameters", "events": total,
+"replications": [one path object each]}``. ``parameters`` holds everything needed to repeat
+the run, seed included. ``--csv FILE`` (``-`` for standard output) writes a ``#`` comment
+line (symdelay's version and the parameters as JSON), then columns
+``replication, t, q1, q2, z1_1.., z2_1..``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import sys
+from pathlib import Path
 
 import numpy as np
 
+from ..errors import SymdelayInputError
 from ._common import emit, emit_json
 
-__all__ = ["register", "run", "add_rate_arguments", "parse_initial"]
+__all__ = [
+    "register",
+    "run",
+    "add_rate_arguments",
+    "parse_initial",
+    "check_output_file",
+    "check_output_choice",
+    "write_csv",
+]
+
+DESCRIPTION = (
+    "Simulate the two-queue jump process exactly (every arrival, delay phase and service "
+    "completion; Gillespie's direct method in a compiled kernel) from Q1=0, Q2=eta, and "
+    "record the state scaled by 1/eta on the grid 0, dt, ..., T. The run is refused when it "
+    "would take more than 10^10 events (--force runs it anyway); a progress bar shows on a "
+    "terminal; Ctrl-C stops it (exit status 130)."
+)
 
 
 def add_rate_arguments(p, *, horizon=True, L_default="2") -> None:
@@ -32,8 +55,6 @@ def add_rate_arguments(p, *, horizon=True, L_default="2") -> None:
 
 def parse_initial(text):
     """A comma-separated list or a JSON list; ``None`` stays ``None``."""
-    from ..errors import SymdelayInputError
-
     if text is None:
         return None
     try:
@@ -45,11 +66,68 @@ def parse_initial(text):
         ) from None
 
 
+def check_output_choice(args) -> None:
+    """``--csv -`` and ``--json`` cannot both have standard output."""
+    if args.json and args.csv == "-":
+        raise SymdelayInputError(
+            "--json and --csv - both write to standard output: choose one, "
+            "or give --csv a file name"
+        )
+
+
+def check_output_file(path: str) -> None:
+    """Make sure ``path`` can be written before a long computation (``-`` is stdout)."""
+    if path == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise SymdelayInputError(f"--csv {path} is a directory: give a file name")
+    existed = target.exists()
+    try:
+        with open(target, "a"):
+            pass
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"cannot write --csv {path}: {exc.strerror}; choose a writable file"
+        ) from None
+    if not existed:
+        os.unlink(target)
+
+
+def write_csv(path: str, comments: list[str], header: list[str], rows, fmt) -> None:
+    """``# comment`` lines, a header line and the rows; ``path == "-"`` is standard output."""
+
+    def put(fh) -> None:
+        for line in comments:
+            fh.write(f"# {line}\n")
+        np.savetxt(fh, rows, delimiter=",", header=",".join(header), comments="", fmt=fmt)
+
+    if path == "-":
+        put(sys.stdout)
+        return
+    try:
+        with open(path, "w", newline="") as fh:
+            put(fh)
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"cannot write --csv {path}: {exc.strerror}; choose a writable file"
+        ) from None
+
+
+def command_line(name: str, parameters: dict) -> str:
+    """The parameters as JSON on one line, for the comment lines of a CSV file."""
+    from .. import __version__
+
+    return f"symdelay {__version__} {name}; parameters: " + json.dumps(parameters)
+
+
 def register(subparsers) -> None:
-    p = subparsers.add_parser("simulate", help="exact simulation of the jump process")
+    p = subparsers.add_parser(
+        "simulate", help="exact simulation of the jump process", description=DESCRIPTION
+    )
     add_rate_arguments(p)
     p.add_argument("--eta", default="1000", help="system scale (integer >= 1, default 1000)")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--seed", default="1", help="random seed, an integer >= 0 (default 1)")
     p.add_argument("--replications", default="1", help="independent paths (default 1)")
     p.add_argument(
         "--initial",
@@ -57,28 +135,85 @@ def register(subparsers) -> None:
         help="initial counts Q1,Q2,Z1_1..Z1_L,Z2_1..Z2_L (default 0,eta,0,...)",
     )
     p.add_argument("--json", action="store_true", help="print the paths as JSON")
-    p.add_argument("--csv", metavar="FILE", help="write the paths as a CSV table")
+    p.add_argument(
+        "--csv", metavar="FILE", help="write the paths as a CSV table ('-': standard output)"
+    )
+    p.add_argument("--force", action="store_true", help="run even above the limit of 10^10 events")
     p.set_defaults(func=run)
+
+
+class _Bar:
+    """A tqdm bar on stderr in units of simulated time (summed over replications)."""
+
+    def __init__(self, total: float):
+        from tqdm import tqdm
+
+        self.bar = tqdm(
+            total=total,
+            file=sys.stderr,
+            leave=False,
+            delay=0.5,
+            dynamic_ncols=True,
+            desc="simulate",
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| t={n:.4g}/{total:.4g} "
+            "[{elapsed}<{remaining}{postfix}]",
+        )
+
+    def __call__(self, time_done: float, events: int) -> None:
+        self.bar.n = time_done
+        self.bar.set_postfix_str(f"{events:.3g} events", refresh=False)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _summary(res) -> str:
+    counts = res.transition_counts.sum(axis=0).tolist()
+    head = (
+        f"simulated {res.replications} path(s) (seed {res.seed}), {res.events} events "
+        f"(arrival/phase/enter_service/service: {counts}); "
+    )
+    q1, q2 = res.paths[:, -1, 0], res.paths[:, -1, 1]
+    t = f"at t={res.t[-1]:g}"
+    if res.replications == 1:
+        return head + f"{t}: q1={q1[0]:g} q2={q2[0]:g} (use --json or --csv)"
+    return head + (
+        f"{t}, mean and standard deviation over the {res.replications} replications: "
+        f"q1={q1.mean():.6g} (sd {q1.std(ddof=1):.3g}), q2={q2.mean():.6g} "
+        f"(sd {q2.std(ddof=1):.3g}) (use --json or --csv for each path)"
+    )
 
 
 def run(args) -> int:
     from ..stochastic.simulate import simulate
 
-    res = simulate(
-        L=args.L, eta=args.eta, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D,
-        T=args.T, dt=args.dt, seed=args.seed, replications=args.replications,
-        initial=parse_initial(args.initial),
-    )  # fmt: skip
+    check_output_choice(args)
+    if args.csv:
+        check_output_file(args.csv)
+    bar = None
+    if not args.json and sys.stderr.isatty():
+        try:
+            T = float(args.T) * float(args.replications)
+        except ValueError:
+            T = None  # the simulation reports the bad value
+        if T is not None and np.isfinite(T) and T > 0:
+            bar = _Bar(T)
+    try:
+        res = simulate(
+            L=args.L, eta=args.eta, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D,
+            T=args.T, dt=args.dt, seed=args.seed, replications=args.replications,
+            initial=parse_initial(args.initial), force=args.force, monitor=bar,
+        )  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
     if args.csv:
         header, rows = res.table()
         fmt = ["%d"] + ["%.10g"] * (rows.shape[1] - 1)
-        np.savetxt(args.csv, rows, delimiter=",", header=",".join(header), comments="", fmt=fmt)
+        write_csv(args.csv, [command_line("simulate", res.run_parameters())], header, rows, fmt)
     if args.json:
         emit_json(res.to_json())
     elif not args.csv:
-        emit(
-            f"simulated {res.replications} path(s), {res.events} events "
-            f"(arrival/phase/enter_service/service: {res.transition_counts.sum(axis=0).tolist()}); "
-            f"final q1={res.paths[0, -1, 0]:g} q2={res.paths[0, -1, 1]:g} (use --json or --csv)"
-        )
+        emit(_summary(res))
     return 0

@@ -49,20 +49,25 @@ static inline uint64_t next_u64(uint64_t *s) {
 
 static inline double unif(uint64_t *s) { return (double)(next_u64(s) >> 11) * 0x1.0p-53; }
 
-/* One replication. state: Q1, Q2, Z1_1..Z1_L, Z2_1..Z2_L (int64, updated in place).
-   grid: ng increasing times; out: ng x (2+2L) int64 (state at each grid time, cadlag).
-   counts: 4 int64 (arrival, phase, enter_service, service). Returns the number of events. */
+/* One chunk of one replication. state: Q1, Q2, Z1_1..Z1_L, Z2_1..Z2_L (int64, updated in
+   place). grid: ng increasing times; out: ng x (2+2L) int64 (state at each grid time,
+   cadlag). counts: 4 int64 (arrival, phase, enter_service, service). clock[0] is the time
+   of the last event and pos[0] the next grid index to record: both are read at entry and
+   written at exit, so consecutive calls continue one path exactly (start with 0, 0). At most
+   max_events events are simulated; the path is finished when pos[0] == ng.
+   Returns the number of events of this call. */
 int64_t symdelay_run(int64_t L, double eta, double lam, double mu, double gamma,
                      double theta, int64_t *state, uint64_t *rng,
-                     const double *grid, int64_t ng, int64_t *out, int64_t *counts) {
+                     const double *grid, int64_t ng, int64_t *out, int64_t *counts,
+                     double *clock, int64_t *pos, int64_t max_events) {
     const int64_t d = 2 + 2 * L;
     const double a = 2.0 * eta * lam;
     int64_t *Z = state + 2;
     int64_t Ztot = 0, Qtot = state[0] + state[1];
     for (int64_t j = 0; j < 2 * L; j++) Ztot += Z[j];
-    double t = 0.0;
-    int64_t k = 0, events = 0;
-    for (;;) {
+    double t = clock[0];
+    int64_t k = pos[0], events = 0;
+    while (k < ng && events < max_events) {
         const double gz = gamma * (double)Ztot, mq = mu * (double)Qtot;
         const double R = a + gz + mq;
         const double tn = t + (-log(1.0 - unif(rng)) / R);
@@ -98,6 +103,8 @@ int64_t symdelay_run(int64_t L, double eta, double lam, double mu, double gamma,
         events++;
         t = tn;
     }
+    clock[0] = t;
+    pos[0] = k;
     return events;
 }
 """
@@ -111,7 +118,9 @@ def _rotl(x: int, k: int) -> int:
     return ((x << k) | (x >> (64 - k))) & _MASK
 
 
-def run_python(L, eta, lam, mu, gamma, theta, state, rng_state, grid, out, counts) -> int:
+def run_python(
+    L, eta, lam, mu, gamma, theta, state, rng_state, grid, out, counts, clock, pos, max_events
+) -> int:
     """The pure-Python twin of the C kernel (same arguments, same draws, same result)."""
     s = [int(v) for v in rng_state]
 
@@ -129,8 +138,8 @@ def run_python(L, eta, lam, mu, gamma, theta, state, rng_state, grid, out, count
     st = [int(v) for v in state]
     a = 2.0 * eta * lam
     Ztot, Qtot = sum(st[2:]), st[0] + st[1]
-    t, k, events, ng = 0.0, 0, 0, len(grid)
-    while True:
+    t, k, events, ng = float(clock[0]), int(pos[0]), 0, len(grid)
+    while k < ng and events < max_events:
         gz, mq = gamma * float(Ztot), mu * float(Qtot)
         R = a + gz + mq
         tn = t + (-math.log(1.0 - unif()) / R)
@@ -170,6 +179,7 @@ def run_python(L, eta, lam, mu, gamma, theta, state, rng_state, grid, out, count
             counts[3] += 1
         events += 1
         t = tn
+    clock[0], pos[0] = t, k
     state[:] = st
     rng_state[:] = np.array(s, dtype=np.uint64)
     return events
@@ -224,7 +234,7 @@ def load_c_kernel():
             f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
             d = ctypes.c_double
             fn.argtypes = [ctypes.c_int64, d, d, d, d, d, i64p, u64p, f64p, ctypes.c_int64]
-            fn.argtypes += [i64p, i64p]
+            fn.argtypes += [i64p, i64p, f64p, i64p, ctypes.c_int64]
             fn.restype = ctypes.c_int64
         except OSError:
             fn = None
@@ -232,6 +242,11 @@ def load_c_kernel():
         return fn
 
 
-def run_c(fn, L, eta, lam, mu, gamma, theta, state, rng_state, grid, out, counts) -> int:
+def run_c(
+    fn, L, eta, lam, mu, gamma, theta, state, rng_state, grid, out, counts, clock, pos, max_events
+) -> int:
     """Call the compiled kernel (the GIL is released during the call)."""
-    return int(fn(L, eta, lam, mu, gamma, theta, state, rng_state, grid, len(grid), out, counts))
+    return int(
+        fn(L, eta, lam, mu, gamma, theta, state, rng_state, grid, len(grid), out, counts,
+           clock, pos, max_events)
+    )  # fmt: skip

@@ -22,10 +22,14 @@ True
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -33,7 +37,15 @@ from ..errors import SymdelayInputError
 from . import _kernel
 from ._inputs import check_eta, check_horizon, check_rates, check_replications, time_grid
 
-__all__ = ["simulate", "SimulationResult", "default_initial_state", "check_initial_state"]
+__all__ = [
+    "simulate",
+    "SimulationResult",
+    "default_initial_state",
+    "check_initial_state",
+    "check_seed",
+    "estimate_events",
+    "EVENT_LIMIT",
+]
 
 
 def default_initial_state(L: int, eta: int) -> np.ndarray:
@@ -93,6 +105,8 @@ class SimulationResult:
     seed: object
     backend: str
     final_counts: np.ndarray = field(repr=False, default=None)
+    T: float | None = None
+    dt: float | None = None
 
     @property
     def replications(self) -> int:
@@ -147,7 +161,20 @@ class SimulationResult:
             self.seed,
             self.backend,
             None if self.final_counts is None else self.final_counts[sl],
+            self.T,
+            self.dt,
         )
+
+    def run_parameters(self) -> dict:
+        """Everything needed to repeat the run: the model parameters (exact, as text that
+        ``sympify`` reads back), ``eta``, the grid, the seed, the number of replications and
+        the initial counts. ``seed`` is None when a ``Generator`` was passed."""
+        out = {"L": self.L, "eta": self.eta}
+        out.update({k: str(v) for k, v in self.parameters.items()})
+        out.update({"T": self.T, "dt": self.dt, "seed": self.seed})
+        out.update({"replications": self.replications, "initial": self.initial.tolist()})
+        out["backend"] = self.backend
+        return out
 
     def _path_json(self, i: int) -> dict:
         p = self.paths[i]
@@ -161,11 +188,14 @@ class SimulationResult:
         }
 
     def to_json(self) -> dict:
-        """``{"events", "t", "q1", "q2", "z1", "z2"}`` for one replication; for R > 1
-        ``{"events": total, "replications": [one such object per replication]}``."""
+        """``{"parameters", "events", "t", "q1", "q2", "z1", "z2"}`` for one replication; for
+        R > 1 ``{"parameters", "events": total, "replications": [one path object each]}``.
+        ``parameters`` is :meth:`run_parameters` (with the seed)."""
+        head = {"parameters": self.run_parameters()}
         if self.replications == 1:
-            return self._path_json(0)
+            return {**head, **self._path_json(0)}
         return {
+            **head,
             "events": self.events,
             "replications": [self._path_json(i) for i in range(self.replications)],
         }
@@ -179,6 +209,77 @@ class SimulationResult:
         rep = np.repeat(np.arange(R), n)[:, None]
         tt = np.tile(self.t, R)[:, None]
         return header, np.hstack([rep, tt, self.paths.reshape(R * n, d)])
+
+
+#: Events per kernel call: between calls the run checks for Ctrl-C and reports progress.
+#: The chunking never changes a result (the kernel resumes exactly where it stopped).
+CHUNK_EVENTS = {"c": 1 << 21, "python": 1 << 14}
+#: Runs whose estimated number of events exceeds this are refused unless ``force=True``
+#: (the C kernel makes roughly 10^7 events per second and core, the Python twin 10^5).
+EVENT_LIMIT = {"c": 10**10, "python": 10**8}
+
+
+def check_seed(seed):
+    """``(value for numpy.random.default_rng, value to record)``.
+
+    An integer >= 0 (or its decimal text), a ``SeedSequence`` or a ``Generator``; ``None``
+    draws fresh entropy from the operating system and records it, so the run can be repeated.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed, None
+    if isinstance(seed, np.random.SeedSequence):
+        return seed, _seed_sequence_record(seed)
+    if seed is None:
+        ss = np.random.SeedSequence()
+        return ss, int(ss.entropy)
+    msg = f"seed must be an integer >= 0, got {seed!r}"
+    if isinstance(seed, bool):
+        raise SymdelayInputError(msg)
+    if isinstance(seed, str):
+        try:
+            seed = int(seed.strip())
+        except ValueError:
+            raise SymdelayInputError(msg) from None
+    if isinstance(seed, float) and seed.is_integer():
+        seed = int(seed)
+    if isinstance(seed, np.integer):
+        seed = int(seed)
+    if not isinstance(seed, numbers.Integral) or seed < 0:
+        raise SymdelayInputError(msg)
+    return int(seed), int(seed)
+
+
+def _seed_sequence_record(ss: np.random.SeedSequence):
+    if not ss.spawn_key:
+        return int(ss.entropy)
+    return {"entropy": int(ss.entropy), "spawn_key": [int(k) for k in ss.spawn_key]}
+
+
+def estimate_events(L, eta, mu, lam, D, T, replications=1, initial=None) -> float:
+    """An upper estimate of the expected number of events of :func:`simulate`.
+
+    The totals (jobs in each delay phase, in service) do not depend on the routing, so
+    neither does the expected number of events: each arrival (rate ``2 eta lam``) is one
+    event, then makes at most ``min(L, gamma u)`` phase steps in the time ``u`` left
+    (on average) and at most one service completion. Jobs present at the start add at most
+    their remaining steps. Exact to leading order when ``T`` is much longer than ``D + 1/mu``.
+
+    >>> f"{estimate_events(2, 10**6, 1, 1, 1, 100):.3g}"  # about (L + 2) * 2 eta lam T
+    '7.98e+08'
+    """
+    L, eta, mu, lam, D, T = int(L), float(eta), float(mu), float(lam), float(D), float(T)
+    gamma = L / D
+    phase = gamma * T * T / 2 if gamma * T <= L else L * (T - D / 2)  # int_0^T min(L, gamma u)
+    per_rep = 2 * eta * lam * (T + phase + T)
+    if initial is not None:
+        init = np.asarray(initial, dtype=float)
+        per_rep += float(init[:2].sum()) * min(1.0, mu * T)
+        z = init[2:].reshape(2, L).sum(axis=0)  # phase ell = 1..L
+        steps = np.minimum(L - np.arange(L), gamma * T) + 1
+        per_rep += float(z @ steps)
+    else:
+        per_rep += eta * min(1.0, mu * T)
+    return per_rep * int(replications)
 
 
 def simulate(
@@ -197,20 +298,29 @@ def simulate(
     backend: str = "auto",
     threads: int | None = None,
     progress: Callable[[int], None] | None = None,
+    monitor: Callable[[float, int], None] | None = None,
+    force: bool = False,
+    chunk_events: int | None = None,
 ) -> SimulationResult:
     """Simulate ``replications`` independent exact sample paths on ``[0, T]``.
 
-    ``seed`` is anything :func:`numpy.random.default_rng` accepts (an int, a
-    ``SeedSequence`` or a ``Generator``). ``initial`` is ``2(L+1)`` integer counts
+    ``seed`` is an integer >= 0, a ``SeedSequence`` or a ``Generator`` (see
+    :func:`check_seed`). ``initial`` is ``2(L+1)`` integer counts
     ``Q1, Q2, Z1_1..Z1_L, Z2_1..Z2_L`` (default: ``Q2 = eta``, the rest 0).
     ``backend``: ``"auto"`` (C if it compiles, else Python), ``"c"`` or ``"python"``.
-    ``progress`` is called with 1 after each finished replication.
+    ``progress`` is called with 1 after each finished replication; ``monitor`` is called in
+    the calling thread, while the kernel runs, with the simulated time summed over the
+    replications and the number of events so far. A run whose :func:`estimate_events`
+    exceeds ``EVENT_LIMIT`` is refused unless ``force``. The kernel runs in chunks of
+    ``chunk_events`` events (Ctrl-C stops it between chunks); the result does not depend on
+    the chunk size or the number of ``threads``.
     """
     p = check_rates(L, mu, lam, theta, D)
     L = p["L"]
     eta = check_eta(eta)
     T, dt = check_horizon(T, dt)
     R = check_replications(replications)
+    rng_seed, seed_record = check_seed(seed)
     init = default_initial_state(L, eta) if initial is None else check_initial_state(initial, L)
     grid = time_grid(T, dt)
     d = 2 + 2 * L
@@ -220,40 +330,63 @@ def simulate(
         )
     if backend not in ("auto", "c", "python"):
         raise SymdelayInputError(f"backend must be 'auto', 'c' or 'python', got {backend!r}")
-    fn = None if backend == "python" else _kernel.load_c_kernel()
-    if backend == "c" and fn is None:
-        raise SymdelayInputError("the C simulation kernel is not available (no C compiler?)")
-    rng = np.random.default_rng(seed)
-    states = rng.integers(0, 2**64 - 1, size=(R, 4), dtype=np.uint64, endpoint=True)
-    states[np.all(states == 0, axis=1), 0] = 1  # xoshiro must not start at 0
     args = tuple(
         float(v) for v in (eta, p["lam"], p["mu"], p["gamma"], p["theta"])
     )  # eta, lam, mu, gamma, theta
+    _check_double_range(args, init, p, T)
+    fn = None if backend == "python" else _kernel.load_c_kernel()
+    if backend == "c" and fn is None:
+        raise SymdelayInputError("the C simulation kernel is not available (no C compiler?)")
+    used = "c" if fn is not None else "python"
+    expected = estimate_events(L, eta, args[2], args[1], float(p["D"]), T, R, init)
+    if not force and expected > EVENT_LIMIT[used]:
+        raise SymdelayInputError(
+            f"this run would simulate about {expected:.2g} events (eta={eta}, T={T:g}, "
+            f"{R} replication(s); the limit is 10^{round(math.log10(EVENT_LIMIT[used]))} for the {used} kernel): "
+            "choose a smaller eta, T or number of replications, or pass --force "
+            "(force=True in Python) to run it anyway (Ctrl-C stops it)"
+        )
+    if chunk_events is None:
+        chunk_events = CHUNK_EVENTS[used]
+    if isinstance(chunk_events, bool) or not isinstance(chunk_events, numbers.Integral):
+        raise SymdelayInputError(f"chunk_events must be an integer >= 1, got {chunk_events!r}")
+    if chunk_events < 1:
+        raise SymdelayInputError(f"chunk_events must be an integer >= 1, got {chunk_events!r}")
+    chunk = int(min(chunk_events, 2**62))
+    rng = np.random.default_rng(rng_seed)
+    states = rng.integers(0, 2**64 - 1, size=(R, 4), dtype=np.uint64, endpoint=True)
+    states[np.all(states == 0, axis=1), 0] = 1  # xoshiro must not start at 0
     out = np.zeros((R, grid.size, d), dtype=np.int64)
     counts = np.zeros((R, 4), dtype=np.int64)
     events = np.zeros(R, dtype=np.int64)
     final = np.tile(init, (R, 1))
+    clock = np.zeros(R, dtype=np.float64)  # time of the last event of each replication
+    pos = np.zeros(R, dtype=np.int64)  # next grid index to record
+    ng = grid.size
+    kernel = _kernel.run_python if fn is None else partial(_kernel.run_c, fn)
 
-    def one(i: int) -> None:
-        st = np.ascontiguousarray(final[i])
-        rs = np.ascontiguousarray(states[i])
-        o = np.zeros((grid.size, d), dtype=np.int64)
-        c = np.zeros(4, dtype=np.int64)
-        if fn is not None:
-            ev = _kernel.run_c(fn, L, *args, st, rs, grid, o, c)
-        else:
-            ev = _kernel.run_python(L, *args, st, rs, grid, o, c)
-        out[i], counts[i], events[i], final[i] = o, c, ev, st
-        if progress is not None:
-            progress(1)
+    def advance(i: int) -> None:
+        """One chunk of replication ``i`` (rows of the arrays are contiguous views)."""
+        events[i] += kernel(
+            L, *args, final[i], states[i], grid, out[i], counts[i],
+            clock[i : i + 1], pos[i : i + 1], chunk,
+        )  # fmt: skip
+
+    def report() -> None:
+        if monitor is not None:
+            done = np.where(pos >= ng, T, np.minimum(clock, T))
+            monitor(float(done.sum()), int(events.sum()))
 
     nthreads = threads or min(R, os.cpu_count() or 1)
     if fn is None or nthreads <= 1 or R == 1:
         for i in range(R):
-            one(i)
+            while pos[i] < ng:
+                advance(i)
+                report()
+            if progress is not None:
+                progress(1)
     else:
-        with ThreadPoolExecutor(max_workers=nthreads) as pool:
-            list(pool.map(one, range(R)))
+        _run_threads(R, nthreads, advance, pos, ng, report, progress)
     return SimulationResult(
         L=L,
         eta=eta,
@@ -263,7 +396,49 @@ def simulate(
         events_per_replication=events,
         transition_counts=counts,
         initial=init,
-        seed=seed,
-        backend="c" if fn is not None else "python",
+        seed=seed_record,
+        backend=used,
         final_counts=final,
+        T=T,
+        dt=dt,
     )
+
+
+def _check_double_range(args, init, p, T) -> None:
+    """The kernel works in doubles: every rate and a bound on the total rate must be finite."""
+    eta, lam, mu, gamma, _ = args
+    a = 2 * eta * lam
+    top = a + (gamma + mu) * (float(np.sum(init)) + 2 * a * T + 10)
+    if not (mu > 0 and gamma > 0 and lam > 0 and math.isfinite(top)):
+        raise SymdelayInputError(
+            f"the rates mu={p['mu']}, lam={p['lam']}, gamma=L/D={p['gamma']} (with eta={eta:g}) "
+            "are outside the range of double precision: choose values nearer 1"
+        )
+
+
+def _run_threads(R, nthreads, advance, pos, ng, report, progress) -> None:
+    """Replications in worker threads; the calling thread reports progress and, on Ctrl-C
+    (or any error), tells the workers to stop after their current chunk and waits for them."""
+    stop = threading.Event()
+
+    def work(i: int) -> None:
+        while pos[i] < ng:
+            if stop.is_set():
+                return
+            advance(i)
+        if progress is not None:
+            progress(1)
+
+    pool = ThreadPoolExecutor(max_workers=nthreads)
+    try:
+        pending = {pool.submit(work, i) for i in range(R)}
+        while pending:
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_EXCEPTION)
+            for f in done:
+                f.result()
+            report()
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
