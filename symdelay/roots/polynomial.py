@@ -58,7 +58,8 @@ def _as_poly(poly, var):
     if isinstance(poly, str):
         from ..parsing import parse_expression
 
-        poly = parse_expression(poly)
+        extra = () if var is None else (str(var),)
+        poly = parse_expression(poly, variables=extra)
     if isinstance(poly, sp.Poly):
         if var is None:
             if len(poly.gens) != 1:
@@ -260,39 +261,57 @@ def _acb_coeffs(coeffs, kind, prec):
     return out
 
 
+def _solve_acb(make, prec):
+    """Arb's Aberth iteration + validation on coefficient balls ``make(bits)``; the balls of
+    an expanded polynomial must be much sharper than the roots (ill-conditioning), so the
+    coefficient precision is doubled until the roots are isolated to ``2^-prec`` (relative
+    to the root bound)."""
+    bits = prec + 64
+    for _ in range(8):
+        with flint.ctx.workprec(bits):
+            a = make(bits)
+            tol = flint.arb(2) ** (-prec) * (1 + a.root_bound())
+            try:
+                return a.roots(tol=tol, maxprec=4 * bits)
+            except ValueError:
+                bits *= 2
+    raise CertificationError("Arb could not isolate the roots (is the polynomial square-free?)")
+
+
 def _raw_roots(coeffs, kind, method, prec):
     """``[(acb box, multiplicity), ...]`` at ``prec`` bits; Arb proves the isolation."""
-    tol = flint.arb(2) ** (-prec + 10)
-    with flint.ctx.workprec(prec):
-        if kind == "QQ" and method == "fmpz":
+    if kind == "QQ" and method == "fmpz":
+        with flint.ctx.workprec(prec):
             return list(_fmpz_primitive(_fmpq_poly(coeffs)).complex_roots())
-        if kind == "QQ":
-            _, factors = _fmpq_poly(coeffs).factor_squarefree()
-            out = []
-            for f, e in factors:
-                a = flint.acb_poly([flint.acb(flint.arb(c)) for c in f.coeffs()])
-                out.extend((z, int(e)) for z in a.roots(tol=tol, maxprec=16 * prec + 4096))
-            return out
-        if kind == "QQ_I":
-            x = sp.Symbol("x")
-            P = sp.Poly(sum(c * x ** (len(coeffs) - 1 - j) for j, c in enumerate(coeffs)), x)
-            _, factors = sp.sqf_list(P, gaussian=True)
-            parts = [(f.all_coeffs(), e) for f, e in factors]
-        else:
-            x = sp.Symbol("x")
-            P = sp.Poly(sum(c * x ** (len(coeffs) - 1 - j) for j, c in enumerate(coeffs)), x)
-            try:
-                _, factors = sp.sqf_list(P, extension=True)
-                parts = [(f.all_coeffs(), e) for f, e in factors]
-            except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
-                parts = [(coeffs, 1)]  # not square-free: Arb's validation then fails loudly
+    if kind == "QQ":
+        _, factors = _fmpq_poly(coeffs).factor_squarefree()
         out = []
-        for cs, e in parts:
-            if len(cs) < 2:
-                continue
-            a = flint.acb_poly(_acb_coeffs(cs, kind, prec))
-            out.extend((z, int(e)) for z in a.roots(tol=tol, maxprec=16 * prec + 4096))
+        for f, e in factors:
+            fc = f.coeffs()
+
+            def make(bits, fc=fc):
+                return flint.acb_poly([flint.acb(flint.arb(c)) for c in fc])
+
+            out.extend((z, int(e)) for z in _solve_acb(make, prec))
         return out
+    x = sp.Symbol("x")
+    P = sp.Poly(sum(c * x ** (len(coeffs) - 1 - j) for j, c in enumerate(coeffs)), x)
+    try:
+        opts = {"gaussian": True} if kind == "QQ_I" else {"extension": True}
+        _, factors = sp.sqf_list(P, **opts)
+        parts = [(f.all_coeffs(), e) for f, e in factors]
+    except (sp.PolynomialError, NotImplementedError, sp.polys.polyerrors.DomainError):
+        parts = [(coeffs, 1)]  # square-free test unavailable: Arb's validation fails if not
+    out = []
+    for cs, e in parts:
+        if len(cs) < 2:
+            continue
+
+        def make(bits, cs=cs):
+            return flint.acb_poly(_acb_coeffs(cs, kind, bits))
+
+        out.extend((z, int(e)) for z in _solve_acb(make, prec))
+    return out
 
 
 def _disc(z: flint.acb):
@@ -317,11 +336,19 @@ def polynomial_roots(poly, var=None, dps: int = 30, method: str = "auto") -> Roo
         raise SymdelayInputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     expr, var, coeffs = _as_poly(poly, var)
     kind = _kind(coeffs)
+    n = len(coeffs) - 1
     if method == "fmpz" and kind != "QQ":
         raise SymdelayInputError("method 'fmpz' needs rational coefficients: use 'acb' or 'auto'")
     if method == "auto":
-        method = "fmpz" if kind == "QQ" else "acb"
-    n = len(coeffs) - 1
+        method = "acb"
+        if kind == "QQ":  # measured (benchmarks/results/generic_roots.txt): Aberth is faster
+            # unless the coefficients are huge for the degree (ill-conditioned, e.g. Erlang
+            # with gamma^L-sized coefficients), where Arb's exact integer solver wins
+            bits = max(
+                int(abs(sp.Rational(c).p)).bit_length() + int(sp.Rational(c).q).bit_length()
+                for c in coeffs
+            )
+            method = "fmpz" if bits > 4 * n and n >= 40 else "acb"
     G_roots = None
     prec = _bits(dps + 10)
     for _attempt in range(8):
