@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import flint
 import mpmath
+import numpy as np
 import sympy as sp
 
 from ..errors import CertificationError, SymdelayInputError
@@ -57,7 +58,7 @@ class CriticalParameter:
     (the tangencies among them do not change the count); ``method``: how they were found.
     """
 
-    expression: str
+    expression: object  # the SymPy expression (printed by to_json)
     var: str
     param: str
     dps: int
@@ -71,7 +72,7 @@ class CriticalParameter:
 
     def to_json(self) -> dict:
         return {
-            "expression": self.expression,
+            "expression": str(self.expression),
             "var": self.var,
             "param": self.param,
             "p_c": format_number(self.p_c, self.dps),
@@ -105,7 +106,8 @@ def _inputs(charfun, var, param):
         )
     if param not in F.free_symbols:
         raise SymdelayInputError(f"the characteristic function does not depend on {param}")
-    F = F.replace(lambda e: isinstance(e, sp.Float), lambda e: sp.nsimplify(e, rational=True))
+    if F.has(sp.Float):
+        F = F.replace(lambda e: isinstance(e, sp.Float), lambda e: sp.nsimplify(e, rational=True))
     return F, var, param
 
 
@@ -184,41 +186,48 @@ def _mpf(b: flint.arb) -> mpmath.mpf:
 
 
 def _polynomial(F, var, param, dps, eps):
-    F = sp.together(sp.expand(F))
-    num, den = sp.fraction(F)
-    if den.has(var):
-        raise SymdelayInputError(f"the characteristic function is not a polynomial in {var}")
     try:
-        P = sp.Poly(sp.expand(num), var, param)
+        P = sp.Poly(F, var, param)
     except sp.PolynomialError:
-        raise SymdelayInputError(
-            f"the characteristic function must be polynomial in {var} and {param}"
-        ) from None
+        P = None
+    if P is None or not P.domain.is_Numerical:
+        num, den = sp.fraction(sp.together(sp.expand(F)))
+        if den.has(var):
+            raise SymdelayInputError(f"the characteristic function is not a polynomial in {var}")
+        try:
+            P = sp.Poly(sp.expand(num), var, param)
+        except sp.PolynomialError:
+            raise SymdelayInputError(
+                f"the characteristic function must be polynomial in {var} and {param}"
+            ) from None
     if not all(c.is_Rational for c in P.coeffs()):
         raise SymdelayInputError("the coefficients must be rational numbers")
     prec = _bits(dps)
-    s, w = sp.symbols("s w", real=True)
+    s = sp.Symbol("s", real=True)
     pr = sp.Symbol(param.name, real=True)
-    Fi = sp.expand(P.as_expr().subs({var: sp.I * w, param: pr}))
-    U, Vw = (sp.expand(x) for x in Fi.as_real_imag())
-    # U is even, V odd in w: U = U(s), V = w V1(s), s = w^2
-    U_s = sp.Poly(sp.expand(U).subs(w, sp.sqrt(s)), s, pr)
-    V1_s = sp.Poly(sp.expand(sp.cancel(Vw / w)).subs(w, sp.sqrt(s)), s, pr)
+    # F(i w) = sum c_kj (i w)^k p^j: even k -> U(s, p), odd k -> w V1(s, p), s = w^2
+    u_terms, v_terms = {}, {}
+    for (k, j), c in P.terms():
+        sign = -1 if (k // 2) % 2 else 1
+        target = u_terms if k % 2 == 0 else v_terms
+        target[(k // 2, j)] = target.get((k // 2, j), 0) + sign * c
+    U_s = sp.Poly.from_dict(u_terms or {(0, 0): 0}, s, pr)
+    V1_s = sp.Poly.from_dict(v_terms or {(0, 0): 0}, s, pr)
     cands = []  # (p ball, w ball or 0)
     # crossings through r = 0
-    F0 = sp.Poly(P.as_expr().subs({var: 0, param: pr}), pr)
+    F0 = sp.Poly.from_dict({(j,): c for (k, j), c in P.terms() if k == 0} or {(0,): 0}, pr)
     for pb in _real_positive_roots(F0, prec):
         cands.append((pb, flint.arb(0)))
     if V1_s.is_zero or U_s.is_zero:
         raise SymdelayInputError("F(i w) is real or imaginary for every w: no isolated crossings")
     if U_s.degree(s) > 0 and V1_s.degree(s) > 0:
-        res = sp.Poly(sp.resultant(U_s.as_expr(), V1_s.as_expr(), s), pr)
+        res = sp.Poly(U_s.resultant(V1_s), pr)
         if res.is_zero:
             raise SymdelayInputError(
                 "Re F(i w) and Im F(i w) share a factor: roots stay on the axis over a range of p"
             )
-        sub = sp.subresultants(U_s.as_expr(), V1_s.as_expr(), s)
-        S1 = next((sp.Poly(q, s) for q in reversed(sub) if sp.Poly(q, s).degree() == 1), None)
+        sub = U_s.subresultants(V1_s)
+        S1 = next((q for q in reversed(sub) if q.degree(s) == 1), None)
         for pb in _real_positive_roots(res, prec):
             with flint.ctx.workprec(prec + 64):
                 wb = _frequency_at(U_s, V1_s, S1, pr, s, pb, prec)
@@ -239,7 +248,7 @@ def _polynomial(F, var, param, dps, eps):
     def count(pv):
         from ..roots.polynomial import polynomial_roots
 
-        q = sp.Poly(P.as_expr().subs(param, pv), var)
+        q = P.eval(param, pv)
         return polynomial_roots(q, var, dps=max(15, min(dps, 30))).unstable_count
 
     return _decide(
@@ -258,6 +267,7 @@ def _polynomial(F, var, param, dps, eps):
 def _frequency_at(U_s, V1_s, S1, pr, s, pb, prec):
     """``w > 0`` with ``U(w^2, p) = V1(w^2, p) = 0`` at the candidate ``p`` (a ball), or None."""
     if S1 is not None:
+        S1 = sp.Poly(S1.as_expr(), s)
         s1 = sp.Poly(S1.coeff_monomial(s), pr)
         s0 = sp.Poly(S1.coeff_monomial(1), pr)
         d = _eval_arb(s1, pb)
@@ -303,7 +313,7 @@ def _decide(F, var, param, dps, eps, found, count, method, checks):
             below, above = count(pq * (1 - g)), count(pq * (1 + g))
             if below != above:
                 return CriticalParameter(
-                    str(F),
+                    F,
                     str(var),
                     str(param),
                     dps,
@@ -316,7 +326,7 @@ def _decide(F, var, param, dps, eps, found, count, method, checks):
                     checks,
                 )
     return CriticalParameter(
-        str(F),
+        F,
         str(var),
         str(param),
         dps,
@@ -387,25 +397,35 @@ def _quasi(F, var, param, dps, eps, taus, omega_max):
             if p0 > 0:
                 found.append((mpmath.mpf(p0.p) / p0.q, mpmath.mpf(0)))
         tmax = float(max(taus))
-        # frequency beyond which |A(i w)| > p sum_j |B_j(i w)| for p <= the best candidate
-        step = min(mpmath.pi / (16 * tmax), 0.05 * (1 + _scale(A_poly)))
-        wmax = omega_max if omega_max is not None else None
-        wv, hv = mpmath.mpf(step) / 64, None
-        hv = h(wv)
-        limit = mpmath.mpf(10) ** 6 * (1 + _scale(A_poly)) if wmax is None else mpmath.mpf(wmax)
-        while wv < limit:
-            w2 = wv + step
-            h2 = h(w2)
-            if hv == 0 or (hv < 0) != (h2 < 0):
-                root = mpmath.findroot(h, (wv, w2), solver="anderson") if hv != 0 else wv
+        step = min(float(mpmath.pi) / (16 * tmax), 0.05 * (1 + _scale(A_poly)))
+        limit = 1e6 * (1 + _scale(A_poly)) if omega_max is None else float(omega_max)
+        # the scan runs in float64 (vectorised); each sign change is redone in mpmath and
+        # proved with Arb. It stops at R(best): beyond it |A(i w)| > best sum_j |B_j(i w)|.
+        fAn, fBn = (sp.lambdify(var, e, "numpy") for e in (A, B))
+        stop = limit
+        start = step / 64
+        while start < stop:
+            ws = start + step * np.arange(1025)
+            with np.errstate(all="ignore"):
+                hs = np.imag(fAn(1j * ws) * np.conj(fBn(1j * ws))) * np.ones_like(ws)
+            for i in np.flatnonzero((hs[:-1] <= 0) != (hs[1:] <= 0)):
+                if ws[i] >= stop:
+                    break
+                a, b = mpmath.mpf(float(ws[i])), mpmath.mpf(float(ws[i + 1]))
+                ha, hb = h(a), h(b)
+                if ha == 0:
+                    root = a
+                elif (ha < 0) == (hb < 0):
+                    continue  # float64 noise: no sign change at full precision
+                else:
+                    root = mpmath.findroot(h, (a, b), solver="anderson")
                 _prove_sign_change(ab, root, prec)
                 pv = p_of(root)
                 if pv > 0:
                     found.append((pv, root))
-            wv, hv = w2, h2
-            best = min((pv for pv, _ in found), default=None)
-            if best is not None and wmax is None and _beyond(A_poly, Bj, best, wv):
-                break
+                    if omega_max is None:
+                        stop = min(stop, _beyond(A_poly, Bj, min(q for q, _ in found)))
+            start = float(ws[-1])
         found.sort()
 
     def count(pv):
@@ -429,8 +449,9 @@ def _scale(A_poly):
     return max(cs[1:], default=0) / cs[0]
 
 
-def _beyond(A_poly, Bj, pmax, wv):
-    """True if |A(i w)| > pmax sum_j |B_j(i w)| for every w >= wv (Cauchy-type bound)."""
+def _beyond(A_poly, Bj, pmax):
+    """R with |A(i w)| > pmax sum_j |B_j(i w)| for every w >= R (Cauchy bound of the majorant
+    ``|a_n| w^n - sum_k (|a_k| + 2 pmax sum_j |b_jk|) w^k``)."""
     cA = [abs(sp.Rational(c)) for c in A_poly.all_coeffs()]
     n = len(cA) - 1
     major = [sp.Integer(0)] * n
@@ -442,27 +463,38 @@ def _beyond(A_poly, Bj, pmax, wv):
         for j, c in enumerate(cb):
             deg = len(cb) - 1 - j
             major[n - 1 - deg] += pm * c
-    R = 1 + max(m / cA[0] for m in major)
-    return wv > float(R)
+    return float(1 + max(m / cA[0] for m in major))
 
 
 def _arb_AB(A_poly, Bj):
-    """``z -> (A(z), B(z))`` on Arb boxes from the exact coefficients (Horner, exact delays)."""
+    """``z -> (A(z), B(z))`` on Arb boxes from the exact coefficients (Horner, exact delays);
+    the coefficient balls are made once per working precision."""
     a_c = [sp.Rational(c) for c in A_poly.all_coeffs()]
-    b_c = {tau: [sp.Rational(c) for c in b.all_coeffs()] for tau, b in Bj.items()}
+    b_c = [(sp.Rational(tau), [sp.Rational(c) for c in b.all_coeffs()]) for tau, b in Bj.items()]
+    cache = {}
+
+    def balls():
+        prec = flint.ctx.prec
+        if prec not in cache:
+            cache[prec] = (
+                [to_arb(c) for c in a_c],
+                [(None if t == 0 else -to_arb(t), [to_arb(c) for c in cs]) for t, cs in b_c],
+            )
+        return cache[prec]
 
     def horner(cs, z):
         acc = flint.acb(0)
         for c in cs:
-            acc = acc * z + to_arb(c)
+            acc = acc * z + c
         return acc
 
     def ab(z):
+        ac, bc = balls()
         b = flint.acb(0)
-        for tau, cs in b_c.items():
+        for mtau, cs in bc:
             t = horner(cs, z)
-            b += t * (-z * to_arb(tau)).exp() if tau != 0 else t
-        return horner(a_c, z), b
+            b += t if mtau is None else t * (z * mtau).exp()
+        return horner(ac, z), b
 
     return ab
 
