@@ -1,0 +1,721 @@
+"""The delayed-information model (Pender, Rand & Wesson): routing on lengths seen D ago.
+
+Two infinite-server queues; the dispatcher sends a job to queue ``i`` with the logit
+probability of the queue lengths it observed ``D`` time units ago, and the job enters
+service at once (no action delay). The fluid limit is the delay-differential system
+
+    q_i'(t) = 2 lam p_i(q(t - D)) - mu q_i(t),
+    p_i(q) = exp(-theta q_i) / (exp(-theta q_1) + exp(-theta q_2)),
+
+with a history ``q(s)``, ``-D <= s <= 0``. Since ``p_1 + p_2 = 1`` and
+``p_1 - p_2 = -tanh(theta (q_1 - q_2) / 2)`` (checked by SymPy below), the sum
+``s = q_1 + q_2`` obeys the ODE ``s' = 2 lam - mu s`` (no delay: solved in closed form)
+and the difference ``x = q_1 - q_2`` the scalar DDE
+
+    x'(t) = -mu x(t) - 2 lam tanh(theta x(t - D) / 2),
+
+whose linearisation has the characteristic function ``r + mu + lam theta exp(-r D)``: the
+L -> oo limit of the action-delay equation ``(r + mu)(r + gamma)^L + lam theta gamma^L``.
+
+It is not a jump process with a finite state, so it is not a
+:class:`symdelay.model.Model`: :class:`DelayedInformationModel` is its own class, with the
+same kinds of answers (equations, equilibrium, characteristic function, ``to_json``,
+``_repr_latex_``) and a DDE integrator (:meth:`DelayedInformationModel.integrate`).
+
+**Integration** (``solver="steps"``, always available): the method of steps. On each
+interval ``[kD, (k+1)D]`` the delayed term is a known function (the history, or the dense
+output of the previous interval), so the scalar DDE for ``x`` is an ODE, solved by SciPy
+``solve_ivp`` (default ``DOP853``, ``rtol=1e-12``, ``atol=1e-14``) with dense output and
+with the breakpoints ``kD`` (where the derivative jumps of the history propagate) as
+interval ends. ``solver="jitcdde"`` (optional package ``jitcdde``) integrates the
+two-queue logit form directly with JiTCDDE's Bogacki--Shampine method, stepping on the
+propagated discontinuities: an independent second path.
+
+**Action delay versus information delay** (:func:`compare_with_action_delay`): a job of the
+action-delay model routed at time ``u`` with ``p_i(q(u))`` enters queue ``i`` after an
+Erlang(L, mean D) delay; a job of this model is routed at ``u`` with ``p_i(q(u - D))`` and
+enters at once. Both put jobs into queue ``i`` at time ``t`` at rate
+``2 lam E[p_i(q(t - tau))]``: with the delay pipeline at ``t = 0`` filled as if the
+history had been in force (``z_{i,l}(0) = 2 lam p_i(h) D/L`` for a constant history ``h``,
+the stationary Erlang pipeline), the action-delay fluid model *is* the information-delay
+model with an Erlang(L)-distributed lag, which tends to the DDE as ``L -> oo``. So beyond
+the linearisation the two differ through (i) the spread ``D^2/L`` of the delay (distance
+``O(1/L)`` on a fixed horizon; a Hopf point ``theta_c(L)`` above the DDE's; a smaller limit
+cycle) and (ii) the initial pipeline: the paper's start ``z = 0`` (``pipeline="empty"``)
+has no arrivals into service on ``[0, D)``, a transient no history of the DDE reproduces.
+
+>>> m = model(mu=1, lam=1, theta=2, D=1)
+>>> m.characteristic_function()
+r + 1 + 2*exp(-r)
+>>> m.equilibrium.point
+{q1: 1, q2: 1}
+>>> res = m.integrate(T=2, history=(0, 1), dt=1)
+>>> [round(float(v), 9) for v in res.q1]
+[0.0, 1.113539882, 1.003667987]
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import sympy as sp
+
+from ..errors import SymdelayInputError, VerificationError
+from ..params import as_parameter
+from ..symbols import D as D_
+from ..symbols import lam as LAM
+from ..symbols import mu as MU
+from ..symbols import r as R
+from ..symbols import theta as THETA
+
+__all__ = [
+    "INFO",
+    "model",
+    "DelayedInformationModel",
+    "DDEResult",
+    "ActionDelayComparison",
+    "compare_with_action_delay",
+    "DEFAULT_SOLVER",
+]
+
+INFO = {
+    "name": "dde",
+    "parameters": ["mu", "lam", "theta", "D"],
+    "description": "the delayed-information model (Pender, Rand & Wesson): two queues, logit "
+    "routing on queue lengths observed D ago, no action delay (a delay-differential equation)",
+}
+
+#: Default integrator of the method of steps and its tolerances.
+DEFAULT_SOLVER = {"solver": "steps", "method": "DOP853", "rtol": 1e-12, "atol": 1e-14}
+
+_t = sp.Symbol("t")
+_q1, _q2 = sp.symbols("q1 q2")
+_Q1, _Q2, _X, _S = (sp.Function(n) for n in ("q1", "q2", "x", "s"))
+_SOLVERS = ("steps", "jitcdde")
+_IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
+
+
+def model(mu=None, lam=None, theta=None, D=None) -> DelayedInformationModel:
+    """The delayed-information model; a parameter left ``None`` stays symbolic."""
+    return DelayedInformationModel(mu=mu, lam=lam, theta=theta, D=D)
+
+
+def _param(name: str, value, positive: bool):
+    expr = as_parameter(name, value, positive=positive)
+    if not positive and expr.is_number and not expr >= 0:
+        raise SymdelayInputError(f"{name} must be >= 0 (routing sensitivity), got {value}")
+    return expr
+
+
+class DelayedInformationModel:
+    """Two queues, logit routing on the lengths observed ``D`` ago, instantaneous entry.
+
+    Parameters are made exact (``0.1 -> 1/10``); ``None`` leaves the canonical symbol.
+    ``mu, lam, D > 0``; ``theta >= 0``.
+    """
+
+    name = "dde"
+    states = (_q1, _q2)
+
+    def __init__(self, mu=None, lam=None, theta=None, D=None):
+        self.mu = _param("mu", mu, True)
+        self.lam = _param("lam", lam, True)
+        self.theta = _param("theta", theta, False)
+        self.D = _param("D", D, True)
+        self.values = {
+            s: v
+            for s, v in ((MU, self.mu), (LAM, self.lam), (THETA, self.theta), (D_, self.D))
+            if v != s
+        }
+
+    # ------------------------------------------------------------ equations
+    def routing(self, q1, q2) -> tuple:
+        """The logit probabilities ``(p_1, p_2)`` of observed lengths ``q1, q2``."""
+        e1, e2 = sp.exp(-self.theta * q1), sp.exp(-self.theta * q2)
+        return e1 / (e1 + e2), e2 / (e1 + e2)
+
+    @cached_property
+    def equations(self) -> tuple:
+        """The two DDEs ``q_i'(t) = 2 lam p_i(q(t - D)) - mu q_i(t)`` (SymPy ``Eq``)."""
+        t, D = _t, self.D
+        p = self.routing(_Q1(t - D), _Q2(t - D))
+        return tuple(
+            sp.Eq(sp.Derivative(Q(t), t), 2 * self.lam * p[i] - self.mu * Q(t))
+            for i, Q in enumerate((_Q1, _Q2))
+        )
+
+    @cached_property
+    def difference_equation(self) -> sp.Eq:
+        """``x' = -mu x - 2 lam tanh(theta x(t - D)/2)``, ``x = q_1 - q_2``, checked exactly."""
+        t, D = _t, self.D
+        a, b = sp.symbols("a b", real=True)  # q1(t-D), q2(t-D)
+        p1, p2 = self.routing(a, b)
+        if sp.simplify(p1 + p2 - 1) != 0:
+            raise VerificationError("logit probabilities do not sum to 1")
+        gap = sp.simplify((p1 - p2 + sp.tanh(self.theta * (a - b) / 2)).rewrite(sp.exp))
+        if gap != 0:
+            raise VerificationError(f"p1 - p2 + tanh(theta x/2) simplified to {gap}, not 0")
+        return sp.Eq(
+            sp.Derivative(_X(t), t),
+            -self.mu * _X(t) - 2 * self.lam * sp.tanh(self.theta * _X(t - D) / 2),
+        )
+
+    @cached_property
+    def sum_equation(self) -> sp.Eq:
+        """``s' = 2 lam - mu s``, ``s = q_1 + q_2``: no delay (``p_1 + p_2 = 1``)."""
+        _ = self.difference_equation  # runs the check of p1 + p2 = 1
+        return sp.Eq(sp.Derivative(_S(_t), _t), 2 * self.lam - self.mu * _S(_t))
+
+    def _drift(self, now, delayed) -> tuple:
+        p = self.routing(*delayed)
+        return tuple(2 * self.lam * p[i] - self.mu * now[i] for i in range(2))
+
+    # ------------------------------------------------------------ equilibrium
+    @cached_property
+    def equilibrium(self):
+        """The constant solution ``q(t) = q(t - D) = q*``, solved by SymPy on ``q_1 = q_2``.
+
+        It is the only one: ``s* = 2 lam/mu`` and ``-mu x - 2 lam tanh(theta x/2)`` is
+        strictly decreasing in ``x`` (``theta >= 0``), so ``x* = 0``.
+        """
+        from ..model import Equilibrium
+
+        q = sp.Symbol("q")
+        F = self._drift((q, q), (q, q))
+        sols = sp.solve(sp.simplify(F[0]), q)
+        if len(sols) != 1:
+            raise VerificationError(f"symmetric equilibrium: expected one solution, got {sols}")
+        qs = sp.simplify(sols[0])
+        for f in self._drift((qs, qs), (qs, qs)):
+            if sp.simplify(f) != 0:
+                raise VerificationError("the drift does not vanish at the equilibrium")
+        return Equilibrium({_q1: qs, _q2: qs}, True, 0, "sympy.solve (symmetric point)")
+
+    @cached_property
+    def jacobians(self) -> tuple:
+        """``(A, B)``: derivatives of the drift in ``q(t)`` and in ``q(t - D)`` at ``q*``."""
+        d1, d2 = sp.symbols("d1 d2")
+        F = sp.Matrix(self._drift((_q1, _q2), (d1, d2)))
+        at = {_q1: self.equilibrium.point[_q1], _q2: self.equilibrium.point[_q2]}
+        at_d = {d1: at[_q1], d2: at[_q2]}
+        A = F.jacobian([_q1, _q2]).subs(at).subs(at_d).applyfunc(sp.simplify)
+        B = F.jacobian([d1, d2]).subs(at).subs(at_d).applyfunc(sp.simplify)
+        return A, B
+
+    def characteristic_function(self, full: bool = False) -> sp.Expr:
+        """The difference-mode characteristic function ``r + mu + lam theta exp(-r D)``.
+
+        Derived from the linearisation ``q' = A q(t) + B q(t - D)``: ``(1, -1)`` is an
+        eigenvector of both ``A`` and ``B``, and ``det(r I - A - B e^{-rD})`` is checked to
+        be the sum-mode factor ``r + mu`` times it. ``full=True`` returns that product.
+        """
+        A, B = self.jacobians
+        E = sp.exp(-R * self.D)
+        v, u = sp.Matrix([1, -1]), sp.Matrix([1, 1])
+        a, b = _eigenvalue(A, v), _eigenvalue(B, v)
+        a_s, b_s = _eigenvalue(A, u), _eigenvalue(B, u)
+        diff = sp.expand(R - a - b * E)
+        summ = sp.expand(R - a_s - b_s * E)
+        det = (R * sp.eye(2) - A - B * E).det()
+        if sp.simplify(sp.expand(det - diff * summ)) != 0:
+            raise VerificationError("det(rI - A - B e^{-rD}) is not the product of the modes")
+        return sp.Mul(summ, diff) if full else diff
+
+    # ------------------------------------------------------------ numerics
+    def _numbers(self, what: str) -> tuple[float, float, float, float]:
+        for name, v in (("mu", self.mu), ("lam", self.lam), ("theta", self.theta), ("D", self.D)):
+            if not v.is_number:
+                raise SymdelayInputError(
+                    f"{name} is symbolic: give it a number to {what}, e.g. model({name}=1, ...)"
+                )
+        return float(self.mu), float(self.lam), float(self.theta), float(self.D)
+
+    def rightmost_root(self, dps: int = 15):
+        """The rightmost root of ``r + mu + lam theta e^{-rD}``: ``-mu + W_0(-lam theta D
+        e^{mu D})/D`` (principal Lambert W, the rightmost branch for a real argument)."""
+        import mpmath
+
+        from ..params import as_dps
+
+        self._numbers("compute roots")
+        dps = as_dps(dps)
+        with mpmath.workdps(dps + 10):
+            m, k, d = (
+                mpmath.mpf(str(sp.N(v, dps + 15))) for v in (self.mu, self.lam * self.theta, self.D)
+            )
+            root = -m + mpmath.lambertw(-k * d * mpmath.exp(m * d), 0) / d
+        with mpmath.workdps(dps):
+            return +root if mpmath.im(root) else +mpmath.re(root)
+
+    def integrate(
+        self,
+        T,
+        history=None,
+        dt=0.1,
+        *,
+        solver: str = DEFAULT_SOLVER["solver"],
+        method: str = DEFAULT_SOLVER["method"],
+        rtol: float = DEFAULT_SOLVER["rtol"],
+        atol: float = DEFAULT_SOLVER["atol"],
+    ) -> DDEResult:
+        """Integrate the nonlinear DDE on ``[0, T]``; values on ``0, dt, ..., floor(T/dt) dt``.
+
+        ``history``: ``(q1, q2)`` (a constant history; default ``(0, 1)``, the paper's start)
+        or a function ``h(s) -> (q1, q2)`` for ``-D <= s <= 0``. ``solver``: ``"steps"``
+        (method of steps with ``solve_ivp(method, rtol, atol)``) or ``"jitcdde"``.
+        """
+        from ..stochastic._inputs import check_horizon, time_grid
+
+        mu, lam, theta, D = self._numbers("integrate")
+        T, dt = check_horizon(T, dt)
+        rtol, atol = _tolerance("rtol", rtol), _tolerance("atol", atol, zero=True)
+        if solver not in _SOLVERS:
+            raise SymdelayInputError(
+                f"unknown solver {solver!r}: use one of " + ", ".join(_SOLVERS)
+            )
+        if method not in _IVP_METHODS:
+            raise SymdelayInputError(
+                f"unknown method {method!r}: use one of " + ", ".join(_IVP_METHODS)
+            )
+        hist = _History.make(history, D)
+        grid = time_grid(T, dt)
+        params = {"mu": mu, "lam": lam, "theta": theta, "D": D}
+        if solver == "steps":
+            dense = _MethodOfSteps(mu, lam, theta, D, T, hist, method, rtol, atol)
+            q = dense(grid)
+            info = {"solver": "steps", "method": method, "rtol": rtol, "atol": atol}
+            return DDEResult(params, grid, q[0], q[1], dense.x(grid), info, hist, dense)
+        q = _jitcdde(mu, lam, theta, D, T, hist, grid, rtol, atol)
+        info = {"solver": "jitcdde", "method": "Bogacki-Shampine", "rtol": rtol, "atol": atol}
+        return DDEResult(params, grid, q[0], q[1], q[0] - q[1], info, hist, None)
+
+    # ------------------------------------------------------------ display
+    def to_json(self) -> dict:
+        """Equations, equilibrium and characteristic function (strings SymPy parses back)."""
+        out = {
+            "name": self.name,
+            "kind": "delay-differential",
+            "state": [s.name for s in self.states],
+            "parameters": {
+                "mu": "positive",
+                "lam": "positive",
+                "theta": "nonnegative",
+                "D": "positive",
+            },
+            "values": {str(k): str(v) for k, v in self.values.items()},
+            "equations": [str(e.rhs) for e in self.equations],
+            "difference_equation": str(self.difference_equation.rhs),
+            "sum_equation": str(self.sum_equation.rhs),
+            "equilibrium": self.equilibrium.to_json(),
+            "characteristic_function": str(self.characteristic_function()),
+            "characteristic_function_full": str(self.characteristic_function(full=True)),
+        }
+        if all(v.is_number for v in (self.mu, self.lam, self.theta, self.D)):
+            root = self.rightmost_root()
+            out["rightmost_root"] = {"re": float(root.real), "im": abs(float(root.imag))}
+        return out
+
+    def _repr_latex_(self) -> str:
+        from ..outputs.latex import tex
+
+        rows = [rf"{tex(e.lhs)} &= {tex(e.rhs)}" for e in self.equations]
+        rows.append(rf"{tex(self.difference_equation.lhs)} &= {tex(self.difference_equation.rhs)}")
+        rows.append(rf"0 &= {tex(self.characteristic_function())}")
+        return r"$\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}$"
+
+    def __repr__(self) -> str:
+        vals = ", ".join(f"{k}={v}" for k, v in self.values.items())
+        return f"DelayedInformationModel({vals})"
+
+
+def _eigenvalue(M: sp.Matrix, v: sp.Matrix) -> sp.Expr:
+    """The eigenvalue of ``M`` for ``v``, after checking ``M v`` is a multiple of ``v``."""
+    c = (M * v)[0] / v[0]
+    if (M * v - c * v).applyfunc(sp.simplify) != sp.zeros(*v.shape):
+        raise VerificationError(f"{list(v)} is not an eigenvector of the linearisation")
+    return c
+
+
+def _tolerance(name: str, value, zero: bool = False) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise SymdelayInputError(f"{name} must be a number, got {value!r}") from None
+    if isinstance(value, bool) or not math.isfinite(x) or x < 0 or (x == 0 and not zero):
+        raise SymdelayInputError(
+            f"{name} must be a finite number {'>=' if zero else '>'} 0, got {value!r}"
+        )
+    return x
+
+
+# ---------------------------------------------------------------- history
+@dataclass(frozen=True)
+class _History:
+    """``h(s) = (q1, q2)`` on ``[-D, 0]``: a constant or a checked user function."""
+
+    D: float
+    constant: tuple | None = None
+    function: object = None
+
+    @classmethod
+    def make(cls, history, D: float) -> _History:
+        if history is None:
+            history = (0.0, 1.0)
+        if callable(history):
+            h = cls(D, None, history)
+            for s in np.linspace(-D, 0.0, 9):
+                h._value(s)
+            return h
+        try:
+            v = np.asarray(history, dtype=float)
+        except (TypeError, ValueError):
+            raise SymdelayInputError(
+                f"history must be (q1, q2) or a function of s in [-D, 0], got {history!r}"
+            ) from None
+        if v.shape != (2,):
+            raise SymdelayInputError(
+                f"history must be two numbers (q1, q2) or a function, got shape {v.shape}"
+            )
+        if not np.all(np.isfinite(v)) or np.any(v < 0):
+            raise SymdelayInputError(f"history must be finite queue lengths >= 0, got {history}")
+        return cls(D, (float(v[0]), float(v[1])), None)
+
+    def _value(self, s: float) -> np.ndarray:
+        try:
+            v = np.asarray(self.function(float(s)), dtype=float)
+        except (TypeError, ValueError) as e:
+            raise SymdelayInputError(f"history({s:g}) failed: {e}; return (q1, q2)") from None
+        if v.shape != (2,) or not np.all(np.isfinite(v)) or np.any(v < 0):
+            raise SymdelayInputError(
+                f"history({s:g}) must be two finite queue lengths >= 0, got {v.tolist()}"
+            )
+        return v
+
+    def __call__(self, s: float) -> np.ndarray:
+        if self.constant is not None:
+            return np.array(self.constant)
+        return self._value(s)
+
+    @property
+    def is_constant(self) -> bool:
+        return self.constant is not None
+
+    def to_json(self):
+        return list(self.constant) if self.constant is not None else "function"
+
+
+# ---------------------------------------------------------------- method of steps
+class _MethodOfSteps:
+    """Dense solution ``q(t)``, ``-D <= t <= T``: ``x`` by steps, ``s`` in closed form."""
+
+    def __init__(self, mu, lam, theta, D, T, hist, method, rtol, atol):
+        from scipy.integrate import solve_ivp  # imported on use: slow to import
+
+        self.mu, self.lam, self.D, self.T, self.hist = mu, lam, D, T, hist
+        h0 = hist(0.0)
+        self.s0, self.s_star = float(h0[0] + h0[1]), 2.0 * lam / mu
+        c = 0.5 * theta
+        n = _intervals(T, D)
+        self.segments, self.breakpoints = [], [k * D for k in range(n)] + [T]
+        x_a = float(h0[0] - h0[1])
+        for k in range(n):
+            a, b = self.breakpoints[k], self.breakpoints[k + 1]
+            x_hist = self._x_history if k == 0 else self.segments[-1]
+
+            def f(u, y, x_hist=x_hist):
+                return (-mu * y[0] - 2.0 * lam * math.tanh(c * _scalar(x_hist(u - D))),)
+
+            sol = solve_ivp(
+                f, (a, b), [x_a], method=method, rtol=rtol, atol=atol, dense_output=True
+            )
+            if not sol.success:
+                raise VerificationError(f"solve_ivp ({method}) failed on [{a}, {b}]: {sol.message}")
+            self.segments.append(sol.sol)
+            x_a = float(sol.y[0, -1])
+
+    def _x_history(self, s: float) -> float:
+        h = self.hist(max(-self.D, min(0.0, s)))
+        return float(h[0] - h[1])
+
+    def x(self, t) -> np.ndarray:
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        out = np.empty_like(t)
+        n = len(self.segments)
+        k = np.where(t < 0, -1, np.minimum((t // self.D).astype(int), n - 1))
+        for i in np.unique(k):
+            sel = k == i
+            if i < 0:
+                out[sel] = [self._x_history(s) for s in t[sel]]
+            else:
+                out[sel] = self.segments[i](t[sel])[0]
+        return out
+
+    def s(self, t) -> np.ndarray:
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        past = [float(np.sum(self.hist(v))) for v in t[t < 0]]
+        out = self.s_star + (self.s0 - self.s_star) * np.exp(-self.mu * np.maximum(t, 0.0))
+        out[t < 0] = past
+        return out
+
+    def __call__(self, t) -> np.ndarray:
+        """``(q1, q2) = ((s + x)/2, (s - x)/2)`` at the times ``t``."""
+        x, s = self.x(t), self.s(t)
+        return np.vstack([(s + x) / 2, (s - x) / 2])
+
+
+#: Most intervals [kD, (k+1)D] the method of steps will take.
+MAX_INTERVALS = 100_000
+
+
+def _intervals(T: float, D: float) -> int:
+    n = max(1, math.ceil(T / D - 1e-12))
+    if n > MAX_INTERVALS:
+        raise SymdelayInputError(
+            f"T/D = {T / D:.3g} intervals of the method of steps (more than {MAX_INTERVALS}): "
+            "shorten T or use solver='jitcdde'"
+        )
+    return n
+
+
+def _scalar(v) -> float:
+    return float(v[0]) if np.ndim(v) else float(v)
+
+
+# ---------------------------------------------------------------- jitcdde
+def _jitcdde(mu, lam, theta, D, T, hist, grid, rtol, atol) -> np.ndarray:
+    """The two-queue logit form integrated by JiTCDDE (compiled C), sampled on ``grid``."""
+    try:
+        import symengine as se
+        from jitcdde import jitcdde, t, y
+    except ImportError:
+        raise SymdelayInputError(
+            "solver='jitcdde' needs the optional package jitcdde (pip install jitcdde); "
+            "or use solver='steps'"
+        ) from None
+    e1, e2 = se.exp(-theta * y(0, t - D)), se.exp(-theta * y(1, t - D))
+    f = [2 * lam * e1 / (e1 + e2) - mu * y(0), 2 * lam * e2 / (e1 + e2) - mu * y(1)]
+    out = np.empty((2, grid.size))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dde = jitcdde(f, verbose=False, max_delay=D)
+        if hist.is_constant:
+            dde.constant_past(list(hist.constant), time=0.0)
+        else:
+            dde.past_from_function(hist.function, times_of_interest=np.linspace(-D, 0.0, 21))
+        dde.set_integration_parameters(
+            rtol=rtol, atol=atol, min_step=1e-14, first_step=min(1e-3, D / 100), max_step=D / 4
+        )
+        dde.step_on_discontinuities(propagations=1)  # t = 0 and its first propagation, D
+        done, chunk = 0, D / 2
+        end = min(T, float(dde.t))
+        while True:
+            # the integrator keeps the last D of its past: sample it before going on
+            idx = done + np.nonzero(grid[done:] <= end + 1e-12)[0]
+            if idx.size:
+                out[:, idx] = np.asarray(dde.get_state().get_state(grid[idx])).T
+                done = int(idx[-1]) + 1
+            if done >= grid.size:
+                return out
+            end = min(T, end + chunk)
+            dde.integrate(end)
+
+
+# ---------------------------------------------------------------- results
+@dataclass
+class DDEResult:
+    """The DDE solution on the grid ``t``: ``q1, q2``, the difference ``x`` and sum ``s``.
+
+    With the method of steps ``x`` is the integrated difference itself (full relative
+    precision when it is small, unlike ``q1 - q2``). ``res(times)`` gives the dense
+    solution ``(q1, q2)`` and ``res.difference(times)`` the dense ``x`` at any times in
+    ``[-D, T]`` (the history for ``t < 0``; method of steps only).
+    """
+
+    parameters: dict
+    t: np.ndarray
+    q1: np.ndarray
+    q2: np.ndarray
+    x: np.ndarray
+    solver: dict
+    history: _History = field(repr=False)
+    dense: object = field(default=None, repr=False)
+
+    @property
+    def s(self) -> np.ndarray:
+        return self.q1 + self.q2
+
+    @property
+    def breakpoints(self) -> list:
+        """The ends of the method-of-steps intervals: ``0, D, 2D, ..., T``."""
+        return list(self.dense.breakpoints) if self.dense is not None else []
+
+    def _times(self, times) -> np.ndarray:
+        if self.dense is None:
+            raise SymdelayInputError("dense output needs solver='steps': integrate with it")
+        times = np.atleast_1d(np.asarray(times, dtype=float))
+        lo, hi = -self.parameters["D"], self.dense.T
+        if np.any(~np.isfinite(times)) or np.any(times < lo - 1e-12) or np.any(times > hi + 1e-9):
+            raise SymdelayInputError(f"times must lie in [-D, T] = [{lo:g}, {hi:g}]")
+        return times
+
+    def __call__(self, times) -> np.ndarray:
+        """``(q1, q2)`` at ``times`` (shape ``(2, n)``)."""
+        return self.dense(self._times(times))
+
+    def difference(self, times) -> np.ndarray:
+        """``x = q1 - q2`` at ``times``, from the integrated difference equation."""
+        return self.dense.x(self._times(times))
+
+    def to_json(self) -> dict:
+        return {
+            "parameters": self.parameters,
+            "history": self.history.to_json(),
+            "solver": self.solver,
+            "t": self.t.tolist(),
+            "q1": self.q1.tolist(),
+            "q2": self.q2.tolist(),
+            "x": self.x.tolist(),
+        }
+
+
+# ---------------------------------------------------------------- comparison
+@dataclass
+class ActionDelayComparison:
+    """DDE against the Erlang(L, mean D) action-delay fluid model, one row per ``L``.
+
+    ``sup_distance[j] = max_t |x_dde(t) - x_L(t)|`` over the grid on ``[0, T]``;
+    ``amplitude[j]`` and ``amplitude_dde``: half the peak-to-peak range of ``x`` over the
+    last ``window`` fraction of ``[0, T]`` (extrema refined by a parabola through the
+    three samples around them) -- the limit-cycle amplitude when the transient is over,
+    a small remainder of the decay when the equilibrium is stable. ``theta_c``: the Hopf
+    points (``inf`` when the L-model never loses stability).
+    """
+
+    parameters: dict
+    L_values: tuple
+    pipeline: str
+    history: tuple
+    t: np.ndarray
+    x_dde: np.ndarray
+    x_L: dict
+    sup_distance: tuple
+    amplitude: tuple
+    amplitude_dde: float
+    window: float
+    theta_c: tuple
+    theta_c_dde: float
+
+    def to_json(self) -> dict:
+        return {
+            "parameters": self.parameters,
+            "pipeline": self.pipeline,
+            "history": list(self.history),
+            "window": self.window,
+            "theta_c_dde": self.theta_c_dde,
+            "amplitude_dde": self.amplitude_dde,
+            "rows": [
+                {"L": L, "sup_distance": d, "amplitude": a, "theta_c": tc}
+                for L, d, a, tc in zip(
+                    self.L_values, self.sup_distance, self.amplitude, self.theta_c
+                )
+            ],
+        }
+
+
+def _amplitude(t: np.ndarray, x: np.ndarray, window: float) -> float:
+    """Half of (max - min) of ``x`` on the last ``window`` of ``t``, extrema refined."""
+    i0 = int(np.searchsorted(t, t[-1] - window * (t[-1] - t[0])))
+    seg = x[i0:]
+
+    def refined(i: int, sign: float) -> float:
+        j = i0 + i
+        if 0 < j < x.size - 1:
+            a, b, c = x[j - 1], x[j], x[j + 1]
+            den = a - 2 * b + c
+            if den * sign < 0:
+                return b - (a - c) ** 2 / (8 * den)
+        return x[j]
+
+    return 0.5 * (refined(int(np.argmax(seg)), 1.0) - refined(int(np.argmin(seg)), -1.0))
+
+
+def compare_with_action_delay(
+    L_values,
+    mu,
+    lam,
+    theta,
+    D,
+    T,
+    *,
+    history=(0, 1),
+    dt=0.01,
+    pipeline: str = "matched",
+    window: float = 0.25,
+    rtol: float = 1e-10,
+    atol: float = 1e-12,
+) -> ActionDelayComparison:
+    """Integrate the DDE and the Erlang(L, mean D) action-delay fluid model for each ``L``.
+
+    Both start from ``q(0) = history`` (two numbers; the DDE uses them as a constant
+    history). ``pipeline="matched"`` fills the action-delay pipeline as if that history had
+    been in force, ``z_{i,l}(0) = 2 lam p_i(history) D/L`` (then the only difference is the
+    spread of the Erlang delay); ``pipeline="empty"`` is the paper's start ``z = 0``.
+    The Erlang models are integrated by :func:`symdelay.stochastic.fluid.fluid` (DOP853),
+    the DDE by the method of steps; both at ``rtol``, ``atol`` and sampled every ``dt``.
+    """
+    from ..hopf import critical_theta
+    from ..params import as_L
+    from ..stochastic.fluid import fluid
+
+    if isinstance(L_values, (str, bytes)) or not hasattr(L_values, "__iter__"):
+        L_values = [L_values]
+    Ls = tuple(as_L(v, allow_symbol=False) for v in L_values)
+    if not Ls:
+        raise SymdelayInputError("L_values is empty: give phase counts such as 1, 2, 4, 8")
+    if pipeline not in ("matched", "empty"):
+        raise SymdelayInputError(f"pipeline must be 'matched' or 'empty', got {pipeline!r}")
+    w = _tolerance("window", window)
+    if not 0 < w <= 1:
+        raise SymdelayInputError(f"window must be a fraction in (0, 1], got {window!r}")
+    m = model(mu=mu, lam=lam, theta=theta, D=D)
+    hist = _History.make(history, 1.0)
+    if not hist.is_constant:
+        raise SymdelayInputError("history must be two numbers (q1, q2) for the comparison")
+    res = m.integrate(T, history=hist.constant, dt=dt, rtol=rtol, atol=atol)
+    mu_f, lam_f, th_f, D_f = m._numbers("compare")
+    p = m.routing(*(sp.Float(v) for v in hist.constant))
+    p = [float(v) for v in p]
+    xs, dists, amps, tcs = {}, [], [], []
+    for L in Ls:
+        y0 = np.zeros(2 * L + 2)
+        y0[:2] = hist.constant
+        if pipeline == "matched":
+            y0[2 : 2 + L] = 2 * lam_f * p[0] * D_f / L
+            y0[2 + L :] = 2 * lam_f * p[1] * D_f / L
+        f = fluid(L, m.mu, m.lam, m.theta, m.D, T=T, dt=dt, initial=y0, rtol=rtol, atol=atol)
+        if f.t.shape != res.t.shape:
+            raise VerificationError("the fluid and DDE grids differ")
+        xs[L] = f.x
+        dists.append(float(np.max(np.abs(f.x - res.x))))
+        amps.append(float(_amplitude(f.t, f.x, w)))
+        tcs.append(float(critical_theta(L, m.mu, m.lam, m.D).points[0].theta_c))
+    tc_inf = float(critical_theta("inf", m.mu, m.lam, m.D).points[0].theta_c)
+    return ActionDelayComparison(
+        parameters={"mu": mu_f, "lam": lam_f, "theta": th_f, "D": D_f, "T": float(res.t[-1])},
+        L_values=Ls,
+        pipeline=pipeline,
+        history=hist.constant,
+        t=res.t,
+        x_dde=res.x,
+        x_L=xs,
+        sup_distance=tuple(dists),
+        amplitude=tuple(amps),
+        amplitude_dde=float(_amplitude(res.t, res.x, w)),
+        window=w,
+        theta_c=tuple(tcs),
+        theta_c_dde=tc_inf,
+    )
