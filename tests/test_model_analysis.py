@@ -69,3 +69,39 @@ def test_fluid_bad_input():
         model_fluid(m, -1)
     with pytest.raises(SymdelayInputError, match="initial state"):
         model_fluid(m, 1, initial=[1, 2])
+
+
+@pytest.mark.parametrize("L", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("D", ["1/2", "3"])
+def test_generic_critical_theta_equals_the_hopf_parametrisation(L, D):
+    from symdelay.model.critical import model_critical
+
+    m = build_model("erlang", L=L, mu=1, lam=2, D=D)
+    generic = model_critical(m, "theta", dps=25)
+    fast = symdelay.critical_theta(L, 1, 2, [D], dps=25).to_json()["points"][0]
+    assert generic.mode == "difference"
+    with mpmath.workdps(30):
+        tol = mpmath.mpf(10) ** -20
+        assert abs(generic.critical - mpmath.mpf(fast["theta_c"])) < tol * generic.critical
+        assert abs(generic.omega - mpmath.mpf(fast["omega"])) < tol * generic.omega
+
+
+def test_counting_jobs_in_flight_removes_the_crossing_and_n_does_not_matter():
+    from symdelay.model.critical import model_critical
+
+    assert (
+        model_critical(build_model("inflight", L=3, mu=1, lam=1, D=1, kappa=1)).critical
+        == mpmath.inf
+    )
+    two = model_critical(build_model("erlang", L=3, mu=1, lam=1, D=1)).critical
+    four = model_critical(build_model("nserver", N=4, L=3, mu=1, lam=1, D=1)).critical
+    assert abs(two - four) < 1e-12 * two
+
+
+def test_critical_bad_input():
+    from symdelay.model.critical import model_critical
+
+    with pytest.raises(SymdelayInputError, match="not a parameter"):
+        model_critical(build_model("erlang", L=2, mu=1, lam=1, D=1), "kappa")
+    with pytest.raises(SymdelayInputError, match="needs numbers for"):
+        model_critical(build_model("erlang", L=2, mu=1, D=1), "theta")
