@@ -211,3 +211,28 @@ def test_against_certified_roots(L):
             assert rs.unstable_count == (0 if sign < 0 else 2)
             top = max(rs.values, key=lambda z: (mpmath.re(z), abs(mpmath.im(z))))
             assert abs(abs(mpmath.im(top)) - pt.omega) < 1e-12 * pt.omega
+
+
+@pytest.mark.parametrize("L", [2, 3, 7, "inf"])
+def test_every_printed_digit_is_right(L):
+    """At the default 15 digits the printed theta_c, omega equal the 45-digit values rounded
+    once to 15 digits (guard digits, no float64 in between), over 1e-12 <= D <= 1e12."""
+    rng = np.random.default_rng(3)
+    Ds = [f"{10**x:.6e}" for x in rng.uniform(-12, 12, 25)]
+    lo = critical_theta(L, "1.3", "0.7", Ds).to_json()["points"]
+    hi = critical_theta(L, "1.3", "0.7", Ds, dps=45).points
+    for a, b in zip(lo, hi):
+        with mpmath.workdps(60):
+            assert a["theta_c"] == mpmath.nstr(b.theta_c, 15, strip_zeros=False)
+            assert a["omega"] == mpmath.nstr(b.omega, 15, strip_zeros=False)
+
+
+def test_float_path_is_the_same_solver_at_extreme_scales():
+    """critical_curve_float: float64 run of the same solver, mpmath where floats overflow."""
+    Ds = np.array([1e-300, 1e-6, 1.0, 1e6, 1e300])
+    for L in (2, 5, "inf"):
+        th, w = critical_curve_float(L, 1, 1, Ds)
+        ref = critical_theta(L, 1, 1, [float(d) for d in Ds], dps=30).points
+        for t, o, p in zip(th, w, ref):
+            assert t == pytest.approx(float(p.theta_c), rel=1e-13)
+            assert o == pytest.approx(float(p.omega), rel=1e-13)

@@ -106,7 +106,9 @@ class _Mp:
 
     def __init__(self):
         self.pi = +mpmath.pi
-        self.tol = mpmath.mpf(10) ** (-(mpmath.mp.dps - 3))
+        # Newton converges quadratically: once a step is below 10^-(dps/2 + 2) the value
+        # after it is right to about 10^-(dps + 4), so the step is taken and the loop ends
+        self.tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2 + 2))
         self.maxit = 4 * mpmath.mp.prec + 200
 
     @staticmethod
