@@ -263,6 +263,19 @@ def test_erlang_path_matches_the_generic_model_layer():
     assert np.max(np.abs(x - c.x_L[L])) < 1e-8
 
 
+def test_empty_pipeline_tends_to_the_dde_with_nothing_routed_before_zero():
+    eps = 1e-3  # the history x = 0 on [-1, -eps], then linear to x(0) = -1
+
+    def nothing_routed(s):
+        w = max(0.0, (s + eps) / eps)
+        return (0.5 * (1 - w), 0.5 + 0.5 * w)
+
+    ref = model(mu=1, lam=1, theta=2, D=1).integrate(10, history=nothing_routed, dt=0.01)
+    e = compare_with_action_delay([4, 8, 16], 1, 1, 2, 1, T=10, dt=0.01, pipeline="empty")
+    d = [float(np.max(np.abs(e.x_L[L] - ref.x))) for L in (4, 8, 16)]
+    assert d[0] > d[1] > d[2] and d[2] < e.sup_distance[2] / 5
+
+
 @pytest.mark.slow
 def test_limit_cycle_amplitudes_converge():
     # theta = 4: past the DDE's Hopf point (2.26) and L = 8, 16's (2.97, 2.58)

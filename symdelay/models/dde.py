@@ -42,7 +42,10 @@ model with an Erlang(L)-distributed lag, which tends to the DDE as ``L -> oo``. 
 the linearisation the two differ through (i) the spread ``D^2/L`` of the delay (distance
 ``O(1/L)`` on a fixed horizon; a Hopf point ``theta_c(L)`` above the DDE's; a smaller limit
 cycle) and (ii) the initial pipeline: the paper's start ``z = 0`` (``pipeline="empty"``)
-has no arrivals into service on ``[0, D)``, a transient no history of the DDE reproduces.
+has no arrivals into service on ``[0, D)``. No DDE solution has that sum mode (``p_1 + p_2
+= 1``: the DDE's arrivals are ``2 lam`` from ``t = 0``); its difference ``x`` tends to the
+DDE's from the history "nothing routed before 0", ``x = 0`` on ``[-D, 0)`` with a jump to
+``x(0)``, not from the constant history ``x(0)`` (sup-distance near 0.9 at theta = 2).
 
 >>> m = model(mu=1, lam=1, theta=2, D=1)
 >>> m.characteristic_function()
@@ -663,7 +666,8 @@ def compare_with_action_delay(
     Both start from ``q(0) = history`` (two numbers; the DDE uses them as a constant
     history). ``pipeline="matched"`` fills the action-delay pipeline as if that history had
     been in force, ``z_{i,l}(0) = 2 lam p_i(history) D/L`` (then the only difference is the
-    spread of the Erlang delay); ``pipeline="empty"`` is the paper's start ``z = 0``.
+    spread of the Erlang delay); ``pipeline="empty"`` is the paper's start ``z = 0``, whose
+    ``x`` tends instead to the DDE's with ``x = 0`` before time 0.
     The Erlang models are integrated by :func:`symdelay.stochastic.fluid.fluid` (DOP853),
     the DDE by the method of steps; both at ``rtol``, ``atol`` and sampled every ``dt``.
     """
