@@ -28,7 +28,17 @@ from ..errors import SymdelayInputError
 from ..params import as_parameter
 from ..symbols import gamma, lam, mu, r, theta
 
-__all__ = ["PhaseType", "characteristic_function", "model", "parse_matrix", "INFO"]
+__all__ = [
+    "PhaseType",
+    "ShapePoint",
+    "characteristic_function",
+    "critical_by_shape",
+    "model",
+    "parse_matrix",
+    "scaled",
+    "shape_families",
+    "INFO",
+]
 
 INFO = {
     "name": "phase_type",
@@ -228,3 +238,54 @@ def model(delay: PhaseType | None = None, *, mu=None, lam=None, theta=None, **kw
     if delay is None:
         raise SymdelayInputError("give a delay, e.g. PhaseType.hyperexp([0.3, 0.7], [0.5, 2])")
     return delayed_routing_model(N=2, delay=delay, mu=mu, lam=lam, theta=theta, **kw)
+
+
+def scaled(delay: PhaseType, mean) -> PhaseType:
+    """The same shape with mean ``mean`` (every rate multiplied by ``delay.mean / mean``)."""
+    factor = delay.mean / as_parameter("mean", mean)
+    return PhaseType(delay.alpha, delay.S * factor, delay.kind, delay.parameters)
+
+
+def shape_families(k_max: int = 12) -> dict:
+    """Delay shapes of mean 1 spanning the squared coefficient of variation (SCV).
+
+    ``erlang``: Erlang(k), SCV 1/k; ``hypoexp``: two phases in series with rates a and
+    a/(a-1) (SCV in [1/2, 1)); ``hyperexp``: two exponential branches with balanced means,
+    probabilities p, 1 - p (SCV = 1/(2p(1-p)) - 1 >= 1).
+    """
+    half = sp.Rational(1, 2)
+    return {
+        "erlang": [PhaseType.erlang(k, D=1) for k in range(1, k_max + 1)],
+        "hypoexp": [
+            PhaseType.hypoexp([a, a / (a - 1)])
+            for a in (sp.Rational(9, 4), *map(sp.Integer, (3, 4, 6, 10)))
+        ],
+        "hyperexp": [
+            PhaseType.hyperexp([p, 1 - p], [2 * p, 2 * (1 - p)])
+            for p in (half, sp.Rational(1, 4), sp.Rational(1, 10))
+        ],
+    }
+
+
+@dataclass(frozen=True)
+class ShapePoint:
+    """Critical theta of one delay shape at mean ``D`` (``inf``: stable for every theta > 0)."""
+
+    family: str
+    scv: sp.Expr
+    D: sp.Expr
+    theta_c: object  # mpmath.mpf
+
+
+def critical_by_shape(D_values, mu=1, lam=1, k_max: int = 12, dps: int = 15) -> list[ShapePoint]:
+    """theta_c of every shape of :func:`shape_families` at each mean delay ``D``."""
+    from ..model.critical import model_critical
+
+    out = []
+    for D in D_values:
+        for family, delays in shape_families(k_max).items():
+            for d in delays:
+                m = model(scaled(d, D), mu=mu, lam=lam)
+                c = model_critical(m, "theta", dps=dps)
+                out.append(ShapePoint(family, d.scv, as_parameter("D", D), c.critical))
+    return out

@@ -1,0 +1,97 @@
+"""Report section: phase-type action delays, and which delay shape is worst for stability."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import sympy as sp
+
+from ...errors import VerificationError
+from ...hopf import critical_theta
+from ...models.phase_type import critical_by_shape
+from ..plots_models import critical_vs_scv_figure
+from ..report import Section
+
+__all__ = ["ORDER", "build", "D_VALUES", "RATES"]
+
+ORDER = 61
+
+#: Mean delays compared (the rates below are fixed).
+D_VALUES = (1, 4)
+RATES = {"mu": 1, "lam": 1}
+
+
+def _row(points, family, D) -> str:
+    sel = sorted((p for p in points if p.family == family and p.D == D), key=lambda p: p.scv)
+    cells = [
+        f"{float(p.scv):.3g}: "
+        + (f"{float(p.theta_c):.4g}" if math.isfinite(p.theta_c) else "$\\infty$")
+        for p in sel
+    ]
+    return ", ".join(cells)
+
+
+def _pairs(points, family, D):
+    sel = sorted((p for p in points if p.family == family and p.D == D), key=lambda p: p.scv)
+    return list(itertools.pairwise(sel))
+
+
+def build(ctx) -> Section:
+    k_max = 6 if ctx.quick else 12
+    points = critical_by_shape(D_VALUES, k_max=k_max, **RATES)
+    limits = {}
+    for D in D_VALUES:
+        pt = critical_theta("inf", RATES["mu"], RATES["lam"], [D]).to_json()["points"][0]
+        limits[D] = float(pt["theta_c"])
+    gaps = []
+    for D in D_VALUES:
+        e2 = next(
+            p for p in points if p.family == "erlang" and p.D == D and p.scv == sp.Rational(1, 2)
+        )
+        h = min((p for p in points if p.family == "hypoexp" and p.D == D), key=lambda p: p.scv)
+        gaps.append((float(h.scv), abs(float(h.theta_c) / float(e2.theta_c) - 1)))
+    monotone = all(
+        float(a.theta_c) <= float(b.theta_c)
+        for D in D_VALUES
+        for fam in ("erlang", "hypoexp", "hyperexp")
+        for a, b in _pairs(points, fam, D)
+    )
+    never = all(not math.isfinite(p.theta_c) for p in points if p.scv >= 1)
+    if not (monotone and never):
+        raise VerificationError(
+            "the delay-shape answer printed in the report no longer matches the computation"
+        )
+    fig = critical_vs_scv_figure(points, limits)
+    fig.savefig(ctx.figures_dir / "phase_type_scv.pdf")
+    body = [
+        "With a phase-type delay $(\\alpha, S)$ (exit rates $s = -S\\mathbf 1$) the model is "
+        "the same transition table with the delay phases of $S$, and the difference mode's "
+        "characteristic equation is $r + \\mu + \\lambda\\theta\\,\\alpha(rI - S)^{-1}s = 0$ "
+        "(derived and checked against the mode determinant in "
+        "\\texttt{derivations/phase\\_type.tex}). The critical $\\theta_c$ of every delay "
+        "below is the generic Hopf crossing of that factor (exact resultant, unstable-root "
+        "counts checked on both sides), at a fixed mean delay $D$ and "
+        f"$\\mu = {RATES['mu']}$, $\\lambda = {RATES['lam']}$.\n\n",
+        "\\begin{figure}[htbp]\n\\centering\n"
+        "\\includegraphics[width=0.8\\textwidth]{figures/phase_type_scv.pdf}\n"
+        "\\caption{Critical $\\theta_c$ against the squared coefficient of variation (SCV) of "
+        "the delay at fixed mean $D$; dashed: the deterministic delay (SCV $= 0$, the "
+        "delay-differential limit).}\n\\end{figure}\n\n",
+        "\\paragraph{Answer.} In every family computed, at both means, $\\theta_c$ increases "
+        "with the SCV: the less variable the delay, the earlier the oscillation. The worst "
+        "delay at a fixed mean is the deterministic one (the Erlang values decrease towards "
+        "the dashed line as $L$ grows); an exponential delay (SCV $= 1$) and every "
+        "hyperexponential one (SCV $> 1$, a mixture of exponentials) never destabilise the "
+        "equilibrium for $\\theta > 0$. Near equal SCV the shape matters little: the "
+        f"two-phase hypoexponential with SCV ${gaps[0][0]:.3f}$ has $\\theta_c$ within "
+        f"{100 * max(g for _, g in gaps):.1f}\\% of Erlang(2) (SCV $0.5$) at both means. "
+        "This is what was searched (the shapes listed below), not a theorem about all "
+        "phase-type delays.\n\n",
+    ]
+    for D in D_VALUES:
+        body.append(f"\\paragraph{{$D = {D}$}} (SCV: $\\theta_c$). ")
+        for fam in ("erlang", "hypoexp", "hyperexp"):
+            body.append(f"{fam}: {_row(points, fam, D)}. ")
+        body.append(f"Deterministic delay: {limits[D]:.4g}.\n\n")
+    return Section("Phase-type action delays: which shape is worst", "".join(body))
