@@ -105,3 +105,19 @@ def test_critical_bad_input():
         model_critical(build_model("erlang", L=2, mu=1, lam=1, D=1), "kappa")
     with pytest.raises(SymdelayInputError, match="needs numbers for"):
         model_critical(build_model("erlang", L=2, mu=1, D=1), "theta")
+
+
+def test_shapes_with_scv_at_least_one_never_cross_checked_by_routh():
+    from symdelay.models.phase_type import critical_by_shape, model, scaled, shape_families
+    from symdelay.routh import routh_hurwitz
+    from symdelay.symbols import r, theta
+
+    pts = critical_by_shape([2], k_max=3)
+    assert all(p.theta_c == mpmath.inf for p in pts if p.scv >= 1)
+    assert all(p.theta_c < mpmath.inf for p in pts if p.scv < 1)
+    # independent path: exact Routh verdicts at theta over eight decades
+    for d in shape_families(3)["hyperexp"]:
+        m = model(scaled(d, 2), mu=1, lam=1)
+        for f in m.factors:
+            for k in range(-2, 7):
+                assert routh_hurwitz(f.factor.subs(theta, sp.Integer(10) ** k), r).is_stable
