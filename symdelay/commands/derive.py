@@ -6,6 +6,7 @@ import sys
 
 from ..errors import SymdelayInputError
 from ..outputs.documents_registry import write_concrete, write_documents
+from ..outputs.report import prepare_output_dir
 from ..params import as_L
 from ._common import emit
 
@@ -19,7 +20,8 @@ def register(subparsers) -> None:
         description=(
             "Write standalone LaTeX documents whose every formula is printed from the "
             "object SymPy checked. Without --L: every document (as committed in "
-            "derivations/). With --L N: the derivation for N phases."
+            "derivations/). With --L N: the derivation for N phases. A failed pdflatex "
+            "build exits with status 1 and names its log."
         ),
     )
     p.add_argument("--L", help="a concrete number of phases (integer >= 1)")
@@ -33,14 +35,25 @@ def _progress(msg: str) -> None:
 
 
 def run(args) -> int:
-    if args.L is not None:
-        n = as_L(args.L, allow_symbol=False)
-        results = [write_concrete(n, args.out, pdf=args.pdf)]
-    else:
-        results = write_documents(args.out, pdf=args.pdf, progress=_progress)
-    failed = [r for r in results if args.pdf and r.pdf is None]
+    n = None if args.L is None else as_L(args.L, allow_symbol=False)
+    prepare_output_dir(args.out)
+    try:
+        if n is not None:
+            results = [write_concrete(n, args.out, pdf=args.pdf)]
+        else:
+            results = write_documents(args.out, pdf=args.pdf, progress=_progress)
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"cannot write the documents in {args.out} ({exc.strerror}): "
+            "choose a writable directory with --out"
+        ) from None
+    failed = [r for r in results if r.failed]
+    missing = [r for r in results if args.pdf and r.pdf is None and not r.failed]
     for r in results:
-        emit(r.message if args.pdf else f"wrote {r.tex}")
-    if failed:
-        raise SymdelayInputError(failed[0].message)
-    return 0
+        if not r.failed and r not in missing:
+            emit(r.message if args.pdf else f"wrote {r.tex}")
+    if missing:  # --pdf without pdflatex: the message says how to install it
+        raise SymdelayInputError(missing[0].message)
+    for r in failed:  # not the user's input: its own status, and where the log is
+        print(f"symdelay: {r.message}", file=sys.stderr)
+    return 1 if failed else 0

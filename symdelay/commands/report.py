@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from ..outputs.pdf import pdflatex_available
-from ..outputs.report import write_report
+from ..errors import SymdelayInputError
+from ..outputs.report import prepare_output_dir, write_report
 from ._common import emit
 
 __all__ = ["register", "run"]
@@ -24,13 +24,24 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    result = write_report(
-        args.out,
-        pdf=not args.no_pdf,
-        quick=args.quick,
-        progress=lambda m: print(m, file=sys.stderr, flush=True),
-    )
-    emit(result.message)
+    prepare_output_dir(args.out)
+    try:
+        result = write_report(
+            args.out,
+            pdf=not args.no_pdf,
+            quick=args.quick,
+            progress=lambda m: print(m, file=sys.stderr, flush=True),
+        )
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"cannot write the report in {args.out} ({exc.strerror}): "
+            "choose a writable directory with --out"
+        ) from None
     # a missing pdflatex is not an error (the .tex and figures are written and the message
-    # says how to install it); a pdflatex that ran and failed is.
-    return 1 if result.pdf is None and pdflatex_available() and not args.no_pdf else 0
+    # says how to install it); a pdflatex that ran and failed is, but not the user's input:
+    # its own exit status 1 and the log's location.
+    if result.failed:
+        print(f"symdelay: {result.message}", file=sys.stderr)
+        return 1
+    emit(result.message)
+    return 0

@@ -14,11 +14,15 @@ INSTALL_HINT = "apt-get install texlive-latex-base texlive-latex-recommended"
 
 @dataclass(frozen=True)
 class PdfResult:
-    """``pdf`` is the PDF path, or None with ``message`` saying why."""
+    """``pdf`` is the PDF path, or None with ``message`` saying why. ``failed`` is True when
+    pdflatex ran and did not produce the PDF (not when it is missing); ``log`` is then its
+    log file."""
 
     tex: Path
     pdf: Path | None
     message: str
+    failed: bool = False
+    log: Path | None = None
 
 
 def pdflatex_available() -> bool:
@@ -34,17 +38,26 @@ def compile_pdf(tex_path, runs: int = 2, timeout: float = 300) -> PdfResult:
             None,
             f"pdflatex not found; wrote {tex_path}. To build the PDF: {INSTALL_HINT}",
         )
+    log = tex_path.with_suffix(".log")
     for _ in range(runs):
-        proc = subprocess.run(
-            ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex_path.name],
-            cwd=tex_path.parent,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        try:
+            proc = subprocess.run(
+                ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex_path.name],
+                cwd=tex_path.parent,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired:
+            msg = f"pdflatex did not finish within {timeout:g} s on {tex_path}; see its log {log}"
+            return PdfResult(tex_path, None, msg, failed=True, log=log)
+        except OSError as exc:
+            msg = f"pdflatex could not be run on {tex_path}: {exc.strerror}"
+            return PdfResult(tex_path, None, msg, failed=True, log=None)
         if proc.returncode != 0:
-            log = proc.stdout.splitlines()
-            err = next((ln for ln in log if ln.startswith("!")), "see the .log file")
-            return PdfResult(tex_path, None, f"pdflatex failed on {tex_path}: {err}")
+            lines = proc.stdout.splitlines()
+            err = next((ln for ln in lines if ln.startswith("!")), "no error line in its output")
+            msg = f"pdflatex failed on {tex_path}: {err.strip()}; see its log {log}"
+            return PdfResult(tex_path, None, msg, failed=True, log=log)
     pdf = tex_path.with_suffix(".pdf")
     return PdfResult(tex_path, pdf, f"wrote {pdf}")

@@ -8,13 +8,35 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import SymdelayInputError
 from .latex import document
 from .pdf import PdfResult, compile_pdf
 
-__all__ = ["ReportContext", "Section", "write_report", "section_modules"]
+__all__ = ["ReportContext", "Section", "write_report", "section_modules", "prepare_output_dir"]
+
+
+def prepare_output_dir(path) -> Path:
+    """Create the output directory ``path`` (and its parents) and make sure a file can be
+    written in it, before any long computation; a :class:`SymdelayInputError` otherwise."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except FileExistsError:
+        raise SymdelayInputError(
+            f"--out {path} exists and is not a directory: give a directory"
+        ) from None
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"cannot write to the output directory {path} ({exc.strerror}): "
+            "choose a writable directory with --out"
+        ) from None
+    return out
 
 
 @dataclass
@@ -57,8 +79,7 @@ def section_modules() -> list:
 
 def write_report(out_dir, *, pdf: bool = True, quick: bool = False, progress=None) -> PdfResult:
     """Write ``report.tex`` (+ figures, + ``report.pdf`` if ``pdf``) into ``out_dir``."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = prepare_output_dir(out_dir)
     ctx = ReportContext(out, quick=quick)
     body = []
     for mod in section_modules():
