@@ -1,6 +1,6 @@
 """The canonical symbols of symdelay.
 
-One name per quantity, shared by code, JSON and LaTeX (see ``MODEL.md``):
+One name per quantity, shared by code, JSON and LaTeX (see ``docs/model.md``):
 
 >>> from symdelay.symbols import r, mu, lam, theta, gamma, D, L, eta
 >>> import sympy as sp

@@ -1,4 +1,4 @@
-"""Exact simulation of the Markov jump process of MODEL.md (Gillespie direct method).
+"""Exact simulation of the Markov jump process of docs/model.md (Gillespie direct method).
 
 State ``(Q1, Q2, Z_{1,1..L}, Z_{2,1..L})``; an arrival (rate ``2 eta lam``) is routed to
 server i with the logit probability of the current scaled queues, goes through ``L``

@@ -1,4 +1,4 @@
-"""The transition table of the jump process (MODEL.md) as SymPy data.
+"""The transition table of the jump process (docs/model.md) as SymPy data.
 
 Each transition is ``(name, change, rate)``: ``change`` the jump of the unscaled state
 (a tuple of integers in the order of :attr:`ActionDelayModel.state`) and ``rate`` the
