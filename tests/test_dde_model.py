@@ -206,6 +206,26 @@ def test_steps_matches_fine_rk4(history):
     assert np.max(np.abs(res(ts2) - Q2.T)) > 12 * err
 
 
+def test_fast_dense_evaluation_is_odesolution():
+    from scipy.integrate import solve_ivp
+
+    sol = solve_ivp(
+        lambda t, y: [math.cos(3 * t) * y[0]], (0, 2), [1.0], "DOP853", dense_output=True
+    ).sol
+    fast = dde._scalar_evaluator(sol)
+    ts = np.linspace(0, 2, 1001)
+    assert fast.__name__ == "fast"
+    assert max(abs(fast(v) - sol(v)[0]) for v in ts) <= 1e-15
+
+
+def test_other_solve_ivp_methods_agree():
+    m = model(mu=1, lam=1, theta=4, D=1)
+    a = m.integrate(10, dt=0.1)
+    for method in ("RK45", "Radau"):
+        b = m.integrate(10, dt=0.1, method=method, rtol=1e-10, atol=1e-12)
+        assert np.max(np.abs(a.x - b.x)) < 1e-7, method
+
+
 def test_sum_mode_is_exact():
     res = model(mu=2, lam=3, theta=1, D="1/2").integrate(3, history=(0.5, 2.0), dt=0.1)
     s_exact = 3.0 + (2.5 - 3.0) * np.exp(-2.0 * res.t)
