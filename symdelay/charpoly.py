@@ -116,7 +116,7 @@ def derive_characteristic_equation() -> Derivation:
     result = result.subs(Lp, L)
     d.add("result", "Expanding,", sp.Eq(sp.Symbol("P"), result), "expand(...) == Schur form")
     d.result = result
-    return d
+    return d.freeze()
 
 
 def characteristic_polynomial(
@@ -367,7 +367,7 @@ def infinite_L_limit() -> Derivation:
     result = r + mu + limit_term
     d.add("result", "gives the delayed-information characteristic equation", sp.Eq(result, 0))
     d.result = result
-    return d
+    return d.freeze()
 
 
 def delayed_information_equation() -> Derivation:
@@ -384,7 +384,7 @@ def delayed_information_equation() -> Derivation:
     d.add("result", "and dividing by exp(r t)", sp.Eq(result, 0), "simplify")
     require_equal(result, infinite_L_limit().result, "ansatz equation equals the L -> oo limit")
     d.result = result
-    return d
+    return d.freeze()
 
 
 def erlang_information_equation() -> Derivation:
@@ -428,4 +428,4 @@ def erlang_information_equation() -> Derivation:
         "expand(...) == 0 for positive symbols, hence as polynomials in r",
     )
     d.result = result
-    return d
+    return d.freeze()

@@ -133,3 +133,16 @@ def test_erlang_information_delay_equals_action_delay():
     for n in (1, 2, 7):
         lhs = sp.expand(sp.simplify(d.result.subs(L, n) * (r + gamma) ** n))
         assert sp.expand(lhs - P.subs(L, n)) == 0
+
+
+def test_cached_derivation_cannot_be_changed_by_a_caller():
+    d = charpoly.derive_characteristic_equation()
+    n = len(d.steps)
+    with pytest.raises(TypeError, match="read-only"):
+        d.add("extra", "a step a caller appended", sp.Integer(0))
+    with pytest.raises(AttributeError):
+        d.steps.append(None)
+    assert len(charpoly.derive_characteristic_equation().steps) == n
+    e = d.copy()
+    e.add("extra", "extending a copy is fine", sp.Integer(0))
+    assert len(e.steps) == n + 1 and len(d.steps) == n
