@@ -250,8 +250,8 @@ def test_erlang_trajectories_approach_the_dde():
     assert d[-1] < 0.65 * d[-2]  # O(1/L): the ratio tends to 1/2
     assert c.theta_c[0] == math.inf and c.theta_c[1] == pytest.approx(9)  # L=2: 2(g+mu)^2/g
     assert c.theta_c_dde < min(c.theta_c)
-    rec = json.loads(json.dumps(c.to_json(), allow_nan=True))
-    assert [row["L"] for row in rec["rows"]] == Ls
+    rec = json.loads(json.dumps(c.to_json(), allow_nan=False))
+    assert [row["L"] for row in rec["rows"]] == Ls and rec["rows"][0]["theta_c"] == "inf"
     # the paper's empty pipeline is a different start: the distance does not vanish
     e = compare_with_action_delay([16], 1, 1, 2, 1, T=10, dt=0.01, pipeline="empty")
     assert e.sup_distance[0] > 4 * d[-1]

@@ -651,15 +651,20 @@ class ActionDelayComparison:
             "pipeline": self.pipeline,
             "history": list(self.history),
             "window": self.window,
-            "theta_c_dde": self.theta_c_dde,
+            "theta_c_dde": _finite_or_inf(self.theta_c_dde),
             "amplitude_dde": self.amplitude_dde,
             "rows": [
-                {"L": L, "sup_distance": d, "amplitude": a, "theta_c": tc}
+                {"L": L, "sup_distance": d, "amplitude": a, "theta_c": _finite_or_inf(tc)}
                 for L, d, a, tc in zip(
                     self.L_values, self.sup_distance, self.amplitude, self.theta_c
                 )
             ],
         }
+
+
+def _finite_or_inf(v: float):
+    """JSON has no infinity: spelled ``"inf"`` (as in ``worst-delay --json``)."""
+    return "inf" if math.isinf(v) else v
 
 
 def _amplitude(t: np.ndarray, x: np.ndarray, window: float) -> float:
