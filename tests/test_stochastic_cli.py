@@ -55,7 +55,8 @@ def test_simulate_replications_json_and_csv(run_cli, tmp_path):
 def test_fluid_json_contract(run_cli):
     st, out, _ = run_cli("fluid", "--L", "1", "--T", "1", "--dt", "0.5", "--json")
     d = json.loads(out)
-    assert st == 0 and set(d) == {"t", "q1", "q2", "z1", "z2"}
+    assert st == 0 and set(d) == {"parameters", "t", "q1", "q2", "z1", "z2"}
+    assert d["parameters"]["L"] == 1 and d["parameters"]["theta"] == "2"
     assert d["t"] == [0.0, 0.5, 1.0] and d["q2"][0] == 1.0 and len(d["z1"]) == 1
 
 
@@ -63,7 +64,8 @@ def test_variance_json_contract(run_cli):
     st, out, _ = run_cli("variance", "--L", "1", "--mu", "1", "--lam", "1", "--theta", "2",
                          "--D", "1", "--json")  # fmt: skip
     d = json.loads(out)
-    assert st == 0 and set(d) == {"var_x_over_eta", "closed_form"}
+    assert st == 0 and set(d) == {"parameters", "dps", "exact", "var_x_over_eta", "closed_form"}
+    assert d["parameters"]["theta"] == "2" and d["dps"] == 30 and d["exact"] is True
     assert d["var_x_over_eta"].startswith("1.3333333333")  # 4/3 from the closed form
     assert "theta" in d["closed_form"]
     st, out, _ = run_cli("variance", "--L", "3", "--theta", "1", "--json")
@@ -93,6 +95,15 @@ def test_variance_json_contract(run_cli):
         (["fluid", "--L", "1", "--initial", "0,1"], "entries"),
         (["variance", "--L", "2", "--theta", "10"], "Hopf"),
         (["variance", "--mu", "nan"], "mu"),
+        (["simulate", "--seed", "-1"], "seed must be an integer >= 0"),
+        (["simulate", "--seed", "1.5"], "seed"),
+        (["simulate", "--eta", "1e11", "--T", "100"], "--force"),
+        (["simulate", "--eta", "1e16"], "eta"),
+        (["simulate", "--D", "1e-320"], "double precision"),
+        (["simulate", "--json", "--csv", "-"], "standard output"),
+        (["fluid", "--json", "--csv", "-"], "standard output"),
+        (["fluid", "--theta", "1e400"], "theta"),
+        (["variance", "--dps", "3"], "dps"),
     ],
 )
 def test_bad_input_one_line_exit_2(run_cli, args, needle):
@@ -113,3 +124,72 @@ def test_report_section_quick(tmp_path):
         assert (tmp_path / f).stat().st_size > 1000
         assert f in sec.body
     assert "slope" in sec.body and "Hopf" in sec.body and "\\begin{tabular}" in sec.body
+
+
+def test_fluid_theta_1e308_is_a_right_answer(run_cli):
+    """Join-the-shortest-queue in the limit: finite paths, the same as theta = 1e20."""
+    a = json.loads(run_cli("fluid", "--theta", "1e308", "--T", "5", "--json")[1])
+    b = json.loads(run_cli("fluid", "--theta", "1e20", "--T", "5", "--json")[1])
+    assert all(abs(x - y) < 1e-6 for x, y in zip(a["q1"], b["q1"]))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["simulate", "--eta", "50"], ["fluid"]],
+    ids=["simulate", "fluid"],
+)
+def test_csv_to_standard_output(run_cli, argv):
+    command = argv[0]
+    st, out, err = run_cli(*argv, "--L", "1", "--T", "1", "--dt", "0.5", "--csv", "-")
+    assert st == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].startswith("# symdelay ") and f"{command}; parameters: " in lines[0]
+    params = json.loads(lines[0].split("parameters: ", 1)[1])
+    assert params["L"] == 1 and params["T"] == 1.0
+    if command == "simulate":
+        assert params["seed"] == 1 and params["eta"] == 50
+    rows = list(csv.reader(lines[1:]))
+    assert rows[0][:3] == (
+        ["replication", "t", "q1"] if command == "simulate" else ["t", "q1", "q2"]
+    )
+    assert len(rows) == 4
+
+
+def test_fluid_csv_file_matches_json(run_cli, tmp_path):
+    f = tmp_path / "f.csv"
+    st, out, _ = run_cli("fluid", "--L", "2", "--T", "1", "--dt", "0.25", "--csv", str(f), "--json")
+    assert st == 0
+    d = json.loads(out)
+    lines = f.read_text().splitlines()
+    assert json.loads(lines[0].split("parameters: ", 1)[1]) == d["parameters"]
+    rows = list(csv.reader(lines[1:]))
+    assert rows[0] == ["t", "q1", "q2", "z1_1", "z1_2", "z2_1", "z2_2"]
+    assert [float(r[1]) for r in rows[1:]] == d["q1"]  # 17 significant digits round-trip
+    assert [float(r[6]) for r in rows[1:]] == d["z2"][1]
+
+
+def test_summary_says_what_it_shows(run_cli):
+    st, out, _ = run_cli("simulate", *BASE, "--T", "1", "--replications", "4", "--seed", "3")
+    assert st == 0 and "(seed 3)" in out and "over the 4 replications" in out and "sd" in out
+    st, out, _ = run_cli("simulate", *BASE, "--T", "1")
+    assert st == 0 and "simulated 1 path(s) (seed 1)" in out and "at t=1: q1=" in out
+
+
+@pytest.mark.parametrize("command", ["simulate", "fluid", "variance"])
+def test_help_has_a_description(command, capsys):
+    from symdelay.cli import main
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    rest = text.split("\n\n", 1)[1]  # after the usage lines
+    assert not rest.startswith("options:") and len(rest.split("options:")[0]) > 100
+
+
+def test_variance_without_closed_form_honours_dps(run_cli):
+    st, out, _ = run_cli("variance", "--L", "13", "--theta", "1", "--dps", "40", "--json")
+    d = json.loads(out)
+    assert st == 0 and d["closed_form"] is None and d["exact"] is False
+    assert len(d["var_x_over_eta"].replace(".", "")) == 40
+    st, out, _ = run_cli("variance", "--L", "13", "--theta", "1", "--dps", "12")
+    assert out.strip().endswith(" 1.88670629236")

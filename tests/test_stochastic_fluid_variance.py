@@ -178,3 +178,64 @@ def test_closed_form_singularity_is_the_hopf_threshold():
     assert closed_form_singularity(1) is None
     lim = closed_form_theta_limit(1)
     assert sp.simplify(lim - 2 * S.lam * S.D / (S.D * S.mu + 1)) == 0
+
+
+@pytest.mark.parametrize("theta", [1e6, 1e20, 1e308])
+def test_fluid_huge_theta_agrees_with_the_tanh_difference_mode(theta):
+    """The full system (logit probabilities as expit) and the difference mode (tanh) are
+    two evaluations of the routing; at theta -> oo both are join-the-shortest-queue."""
+    kw = dict(L=2, mu=1, lam=1, theta=theta, D=1, T=20, dt=0.5)
+    f = fluid(**kw)
+    d = fluid_difference(**kw, initial=(-1.0,))  # x(0) = q1 - q2 = -1, w = 0
+    assert np.all(np.isfinite(f.y))
+    # the right-hand side is a step in x up to a layer of width 1/theta: the error control
+    # meets it at each crossing, so the two integrations agree to 1e-4, not to rtol
+    assert np.max(np.abs(f.x - d.x)) < 1e-4 and np.max(np.abs(f.w - d.w)) < 1e-4
+    assert np.max(np.abs(d.x)) > 0.2  # the delayed JSQ oscillation does not die out
+    # the sum mode does not see theta: q1 + q2 = 2 lam/mu + O(e^{-t}) relaxes alike
+    g = fluid(**{**kw, "theta": 2})
+    assert np.max(np.abs((f.q1 + f.q2) - (g.q1 + g.q2))) < 1e-8
+
+
+def test_fluid_stiff_rates_switch_solver_and_match_the_no_delay_limit():
+    """D -> 0: the delay is instantaneous and the sum mode solves s' = 2 lam - mu s,
+    s(0) = 1, so s(t) = 2 - exp(-t) for lam = mu = 1 (closed form)."""
+    f = fluid(L=1, mu=1, lam=1, theta=2, D=1e-9, T=20, dt=0.5)
+    assert f.solver["method"] == "LSODA"
+    s = f.q1 + f.q2 + f.z1[0] + f.z2[0]
+    assert np.max(np.abs(s - (2 - np.exp(-f.t)))) < 1e-6
+    assert fluid(L=1, T=2, dt=0.5).solver["method"] == "DOP853"
+
+
+@pytest.mark.parametrize(
+    "kw,words",
+    [({"theta": "1e400"}, "theta"), ({"lam": "1e-320"}, "lam"), ({"mu": "1e301"}, "mu")],
+)
+def test_fluid_outside_double_range_is_one_line(kw, words):
+    with pytest.raises(SymdelayInputError, match=words) as info:
+        fluid(**{"L": 1, "T": 1, **kw})
+    assert "\n" not in str(info.value) and len(str(info.value)) < 200
+
+
+def test_fluid_records_its_parameters():
+    f = fluid(L=1, mu="1/2", lam=1, theta=2, D=1, T=1, dt=0.5, initial=[0.5, 0.5, 0, 0])
+    p = f.to_json()["parameters"]
+    assert p["mu"] == "1/2" and p["gamma"] == "1" and p["T"] == 1 and p["dt"] == 0.5
+    assert p["initial"] == [0.5, 0.5, 0, 0] and p["solver"]["method"] == "DOP853"
+    header, rows = f.table()
+    assert header == ["t", "q1", "q2", "z1_1", "z2_1"] and rows.shape == (3, 5)
+
+
+@pytest.mark.parametrize("dps", [20, 60])
+def test_variance_beyond_exact_range_honours_dps(monkeypatch, dps):
+    """Above EXACT_MAX_L the double-precision solve is refined to dps digits: equal to the
+    exact rational solve (forced here by raising the limit) in every printed digit."""
+    import importlib
+
+    V = importlib.import_module("symdelay.stochastic.variance")
+    refined = V.variance(L=3, theta=3, closed_form=False, dps=dps)  # exact path (L <= 12)
+    monkeypatch.setattr(V, "EXACT_MAX_L", 2)
+    approx = V.variance(L=3, theta=3, closed_form=False, dps=dps)
+    assert refined.exact and not approx.exact
+    assert approx.decimal() == refined.decimal()
+    assert len(approx.decimal().replace(".", "").lstrip("0")) == dps

@@ -10,7 +10,16 @@ __all__ = ["register", "run"]
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "variance", help="stationary variance of the imbalance (linear-noise approximation)"
+        "variance",
+        help="stationary variance of the imbalance (linear-noise approximation)",
+        description=(
+            "The stationary variance of the imbalance, lim Var(Q1-Q2)/eta as eta -> infinity, "
+            "from the Lyapunov equation of the linear-noise approximation around the "
+            "symmetric equilibrium: exact rational arithmetic for L <= 12, else a "
+            "double-precision solve refined to --dps digits; the closed form in "
+            "mu, lam, theta, D for L <= 2. Refused at or above the Hopf threshold, where "
+            "there is no stationary variance."
+        ),
     )
     add_rate_arguments(p, horizon=False, L_default="1")
     p.add_argument("--dps", default="30", help="decimal digits of the value (default 30)")

@@ -58,6 +58,10 @@ def check_eta(eta) -> int:
         raise SymdelayInputError(f"eta must be an integer >= 1 (system scale), got {eta}")
     if x != int(x):
         raise SymdelayInputError(f"eta must be an integer >= 1 (system scale), got {eta}")
+    if x > 1e15:
+        raise SymdelayInputError(
+            f"eta must be at most 10^15 (job counts are kept exactly in doubles), got {eta}"
+        )
     return int(x)
 
 

@@ -3,8 +3,9 @@
 The right-hand side is :meth:`ActionDelayModel.fluid_rhs` (or the exact difference system)
 turned into NumPy code by :func:`sympy.lambdify` together with its Jacobian, once per
 ``(L, mu, lam, theta, D)`` (cached). Default solver: ``DOP853`` (explicit Runge--Kutta of
-order 8) with ``rtol = 1e-10``, ``atol = 1e-12``; any ``solve_ivp`` method can be chosen
-(implicit ones get the exact Jacobian).
+order 8) with ``rtol = 1e-10``, ``atol = 1e-12``, or LSODA when the problem is stiff
+(``max(gamma, mu) T > 10^4``); any ``solve_ivp`` method can be chosen (implicit ones get
+the exact Jacobian). The logit probabilities are evaluated without overflow for any theta.
 
 >>> f = fluid(L=1, mu=1, lam=1, theta=2, D=1, T=2, dt=1)
 >>> [round(float(v), 6) for v in f.q1 + f.q2]  # the sum mode relaxes to 2 lam/mu = 2
@@ -13,11 +14,13 @@ order 8) with ``rtol = 1e-10``, ``atol = 1e-12``; any ``solve_ivp`` method can b
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import sympy as sp
+from scipy.special import expit
 
 from .. import symbols as sym
 from ..errors import SymdelayInputError, VerificationError
@@ -27,8 +30,9 @@ from ._models import symbolic_model
 
 __all__ = ["fluid", "fluid_difference", "FluidResult", "DifferenceResult", "DEFAULT_SOLVER"]
 
-#: The default integrator and tolerances.
-DEFAULT_SOLVER = {"method": "DOP853", "rtol": 1e-10, "atol": 1e-12}
+#: The default integrator and tolerances. ``"auto"`` is DOP853, or LSODA when the problem
+#: is stiff (``max(gamma, mu) T > 10^4``, where an explicit method would crawl).
+DEFAULT_SOLVER = {"method": "auto", "rtol": 1e-10, "atol": 1e-12}
 
 
 @lru_cache(maxsize=64)
@@ -42,39 +46,120 @@ def _symbolic_difference_system(L):
 
 @lru_cache(maxsize=64)
 def _compiled(L, mu, lam, theta, D, mode: str):
-    """``(f(t, y), jac(t, y))`` lambdified from the model's symbolic right-hand side."""
+    """``(f(t, y), jac(t, y))`` lambdified from the model's symbolic right-hand side.
+
+    In the full system the logit probabilities are evaluated in the overflow-free form
+    ``p_1 = expit(theta (q2 - q1))``, ``p_2 = expit(theta (q1 - q2))``: the model's
+    expressions are checked to be these functions before they are replaced, and the
+    Jacobian follows by the chain rule.
+    """
     if mode == "full":
         m = _model(L, mu, lam, theta, D)
         state, rhs = m.state, m.fluid_rhs()
+        rhs, P = _logistic_form(m, state, rhs, theta)
     else:
         # Derived once per L with symbolic parameters (the model layer's tanh check needs
         # theta symbolic), then the numbers are substituted.
         ds = _symbolic_difference_system(L)
         values = {sym.mu: mu, sym.lam: lam, sym.theta: theta, sym.gamma: sp.Integer(L) / D}
         state, rhs = ds.state, tuple(e.subs(values) for e in ds.rhs)
+        P = ()
     rhs_m = sp.Matrix(rhs)
     jac_m = rhs_m.jacobian(sp.Matrix(state))
-    f_l = sp.lambdify(state, list(rhs), modules="numpy")
-    j_l = sp.lambdify(state, jac_m.tolist(), modules="numpy")
+    if P:
+        # d p1/d q1 = -theta p1 p2 = -d p1/d q2, and the same with the signs swapped for p2
+        g = theta * P[0] * P[1]
+        dP = sp.zeros(2, len(state))
+        dP[0, 0], dP[0, 1], dP[1, 0], dP[1, 1] = -g, g, g, -g
+        jac_m = jac_m + rhs_m.jacobian(sp.Matrix(P)) * dP
+    f_l = sp.lambdify((*state, *P), list(rhs), modules="numpy")
+    j_l = sp.lambdify((*state, *P), jac_m.tolist(), modules="numpy")
+    th = float(theta)
+
+    def probs(y):
+        if not P:
+            return ()
+        with np.errstate(over="ignore"):  # theta (q2 - q1) = +-inf gives p1 = 1 or 0
+            return (float(expit(th * (y[1] - y[0]))), float(expit(th * (y[0] - y[1]))))
 
     def f(t, y):
-        return np.array(f_l(*y), dtype=float)
+        return np.array(f_l(*y, *probs(y)), dtype=float)
 
     def jac(t, y):
-        return np.array(j_l(*y), dtype=float)
+        return np.array(j_l(*y, *probs(y)), dtype=float)
 
     return f, jac, tuple(str(s) for s in state)
+
+
+def _logistic_form(m, state, rhs, theta):
+    """Write the model's right-hand side in symbols ``p1, p2`` for the logit probabilities
+    (see :func:`_compiled`).
+
+    The probabilities are checked to be the logistic functions of ``theta (q2 - q1)``, then
+    ``exp(-theta q_i)`` is replaced by ``p_i``: every expression is a ratio of degree 0 in
+    the two exponentials (checked), so this is exact, and so is the chain rule with
+    ``d exp(-theta q_i)/d q_i = -theta exp(-theta q_i)`` through the symbols ``p_i``.
+    """
+    probs = m.routing_probabilities()
+    if all(p.is_number for p in probs):  # theta = 0: constants, nothing to replace
+        return rhs, ()
+    q1, q2 = state[0], state[1]
+    for p, sign in zip(probs, (1, -1)):
+        if sp.simplify(p - 1 / (1 + sp.exp(sign * theta * (q1 - q2)))) != 0:
+            raise VerificationError(f"the routing probability {p} is not the logistic function")
+    P = sp.symbols("p1 p2")
+    swap = {}
+    for e in set().union(*(sp.sympify(r).atoms(sp.exp) for r in rhs)):
+        for q, s in zip((q1, q2), P):
+            if sp.expand(e.args[0] + theta * q) == 0:
+                swap[e] = s
+    out = tuple(sp.sympify(r).xreplace(swap) for r in rhs)
+    c = sp.Symbol("c", positive=True)
+    scaled = {P[0]: c * P[0], P[1]: c * P[1]}
+    if any(r.has(sp.exp) for r in out) or any(
+        sp.simplify(r.xreplace(scaled) - r) != 0 for r in out if r.has(*P)
+    ):
+        raise VerificationError("the logit probabilities were not found in the fluid ODEs")
+    return out, P
+
+
+def _auto_method(method, p, T):
+    """``"auto"``: DOP853, or LSODA (stiff-capable) when ``max(gamma, mu) T > 10^4``."""
+    if method != "auto":
+        return method
+    rate = max(float(p["gamma"]), float(p["mu"]))
+    return "LSODA" if rate * T > 1e4 else "DOP853"
+
+
+def _check_double(p) -> None:
+    """The ODEs are integrated in doubles: every rate must be a finite double (> 0)."""
+    if not math.isfinite(float(p["theta"])):
+        raise SymdelayInputError(
+            f"theta={float(p['theta']):.3g} is beyond double precision: any theta above about "
+            "1e15 already routes like join-the-shortest-queue; choose theta <= 1e300"
+        )
+    for k in ("mu", "lam", "gamma"):
+        v = float(p[k])
+        if not 1e-300 <= v <= 1e300:
+            raise SymdelayInputError(
+                f"{k}={v:.3g} is outside the range this integrator handles in double "
+                "precision: choose a value between 1e-300 and 1e300"
+            )
 
 
 def _solve(f, jac, y0, grid, method, rtol, atol):
     from scipy.integrate import solve_ivp  # imported on use: it is slow to import
 
     kw = {"jac": jac} if method in ("Radau", "BDF", "LSODA") else {}
-    sol = solve_ivp(
-        f, (0.0, float(grid[-1])), y0, method=method, t_eval=grid, rtol=rtol, atol=atol, **kw
-    )
-    if not sol.success:
-        raise VerificationError(f"solve_ivp ({method}) failed: {sol.message}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        sol = solve_ivp(
+            f, (0.0, float(grid[-1])), y0, method=method, t_eval=grid, rtol=rtol, atol=atol, **kw
+        )
+    if not sol.success or not np.all(np.isfinite(sol.y)):
+        raise SymdelayInputError(
+            f"the fluid ODEs could not be integrated for these parameters ({method}: "
+            f"{sol.message}): choose rates, theta and an initial state nearer 1"
+        )
     return sol.y
 
 
@@ -99,6 +184,7 @@ class FluidResult:
     t: np.ndarray
     y: np.ndarray  # (len(t), 2L+2), columns in the order of ActionDelayModel.state
     solver: dict
+    initial: np.ndarray | None = None
 
     @property
     def q1(self):
@@ -130,9 +216,29 @@ class FluidResult:
             return getattr(self, key)
         raise KeyError(key)
 
+    def run_parameters(self) -> dict:
+        """What was solved: the model parameters (exact, as text that ``sympify`` reads
+        back), the grid, the initial state and the solver."""
+        out = {"L": self.L}
+        out.update({k: str(v) for k, v in self.parameters.items()})
+        t = self.t
+        out.update({"T": float(t[-1]), "dt": float(t[1] - t[0]) if t.size > 1 else float(t[-1])})
+        out["initial"] = None if self.initial is None else self.initial.tolist()
+        out["solver"] = dict(self.solver)
+        return out
+
+    def table(self) -> tuple[list[str], np.ndarray]:
+        """Header and rows ``t, q1, q2, z1_1.., z2_1..`` (for CSV)."""
+        L = self.L
+        header = ["t", "q1", "q2"]
+        header += [f"z1_{l}" for l in range(1, L + 1)] + [f"z2_{l}" for l in range(1, L + 1)]
+        return header, np.hstack([self.t[:, None], self.y])
+
     def to_json(self) -> dict:
-        """``{"t", "q1", "q2", "z1", "z2"}`` (same keys and grid as ``simulate``)."""
+        """``{"parameters", "t", "q1", "q2", "z1", "z2"}`` (same keys and grid as
+        ``simulate``; ``parameters`` is :meth:`run_parameters`)."""
         return {
+            "parameters": self.run_parameters(),
             "t": self.t.tolist(),
             "q1": self.q1.tolist(),
             "q2": self.q2.tolist(),
@@ -172,10 +278,13 @@ def fluid(
         y0 = _check_initial(initial, n, "q1, q2, z1_1..z1_L, z2_1..z2_L")
         if np.any(y0 < 0):
             raise SymdelayInputError("initial must contain scaled job counts >= 0")
+    _check_double(p)
+    method = _auto_method(method, p, T)
     f, jac, _ = _compiled(L, p["mu"], p["lam"], p["theta"], p["D"], "full")
     y = _solve(f, jac, y0, grid, method, rtol, atol)
     params = {k: p[k] for k in ("mu", "lam", "theta", "D", "gamma")}
-    return FluidResult(L, params, grid, y.T, {"method": method, "rtol": rtol, "atol": atol})
+    solver = {"method": method, "rtol": rtol, "atol": atol}
+    return FluidResult(L, params, grid, y.T, solver, y0)
 
 
 @dataclass
@@ -220,6 +329,8 @@ def fluid_difference(
         raise SymdelayInputError(f"initial must have 1 to L+1 = {L + 1} entries (x, w_1..w_L)")
     y0 = np.zeros(L + 1)
     y0[: init.size] = init
+    _check_double(p)
+    method = _auto_method(method, p, T)
     f, jac, _ = _compiled(L, p["mu"], p["lam"], p["theta"], p["D"], "difference")
     y = _solve(f, jac, y0, grid, method, rtol, atol)
     params = {k: p[k] for k in ("mu", "lam", "theta", "D", "gamma")}

@@ -12,8 +12,9 @@ covariance ``Sigma`` solves the Lyapunov equation
 and ``Var(Q1 - Q2) / eta -> Sigma[0, 0]`` as ``eta -> oo``. ``B`` is positive definite, so
 by Lyapunov's theorem a positive-definite solution exists iff ``A`` is Hurwitz: below the
 Hopf threshold. The numeric solve is exact (rational arithmetic with python-flint) for
-``L <= 12``, then SciPy's ``solve_continuous_lyapunov``; the closed form is solved by SymPy
-for ``L <= 2``.
+``L <= 12``; beyond, SciPy's ``solve_continuous_lyapunov`` in double precision followed by
+iterative refinement with residuals in mpmath at ``dps`` digits (until the correction is
+below ``10^-dps`` of the value); the closed form is solved by SymPy for ``L <= 2``.
 
 >>> v = variance(L=1, mu=1, lam=1, theta=0, D=1)  # random routing: two independent M/M/oo
 >>> v.var_x_over_eta                               # Var = 2 lam/mu
@@ -142,8 +143,9 @@ def _is_positive_definite(X: sp.Matrix) -> bool:
 class VarianceResult:
     """LNA stationary variance of the imbalance: ``Var(Q1 - Q2)/eta -> var_x_over_eta``.
 
-    ``var_x_over_eta`` is exact (a SymPy Rational) when ``exact``; ``sigma`` is the whole
-    stationary covariance of ``(x, w_1..w_L)`` (scaled by eta), ``A`` and ``B`` the
+    ``var_x_over_eta`` is exact (a SymPy Rational) when ``exact``, else an mpmath number
+    refined to ``dps`` digits; ``sigma`` is the whole stationary covariance of
+    ``(x, w_1..w_L)`` (scaled by eta; an mpmath matrix when not exact), ``A`` and ``B`` the
     Lyapunov data, ``closed_form`` the SymPy expression in ``mu, lam, theta, D`` (or None).
     """
 
@@ -164,11 +166,14 @@ class VarianceResult:
         """``var_x_over_eta`` as a decimal string with ``dps`` significant digits."""
         with mpmath.workdps(self.dps):
             v = self.var_x_over_eta
-            num = mpmath.mpf(int(v.p)) / int(v.q) if self.exact else mpmath.mpf(float(v))
-            return mpmath.nstr(num, self.dps if self.exact else 15, strip_zeros=False)
+            num = mpmath.mpf(int(v.p)) / int(v.q) if self.exact else mpmath.mpf(v)
+            return mpmath.nstr(num, self.dps, strip_zeros=False)
 
     def to_json(self) -> dict:
         return {
+            "parameters": {"L": self.L, **{k: str(v) for k, v in self.parameters.items()}},
+            "dps": self.dps,
+            "exact": self.exact,
             "var_x_over_eta": self.decimal(),
             "closed_form": None if self.closed_form is None else str(self.closed_form),
         }
@@ -176,6 +181,60 @@ class VarianceResult:
 
 def _abscissa(A: sp.Matrix) -> float:
     return float(np.max(np.linalg.eigvals(np.array(A.evalf(), dtype=float)).real))
+
+
+def _refine(A: sp.Matrix, B: sp.Matrix, X0: np.ndarray, An: np.ndarray, dps: int, unstable):
+    """Iterative refinement of a double-precision solution of ``A X + X A^T + B = 0``.
+
+    Residuals are computed at ``dps + 20`` digits from the exact rational ``A`` and ``B``
+    (``A`` is sparse: O(n^2) work), corrections solved in double precision; stops when the
+    last correction is below ``10^-(dps+5)`` of ``max |X|``. Returns an mpmath matrix.
+    """
+    from scipy.linalg import solve_continuous_lyapunov
+
+    n = A.shape[0]
+    with mpmath.workdps(dps + 20):
+
+        def mp(v):
+            v = sp.Rational(v)
+            return mpmath.mpf(int(v.p)) / int(v.q)
+
+        nz = [(i, k, mp(A[i, k])) for i in range(n) for k in range(n) if A[i, k] != 0]
+        Bm = [[mp(B[i, j]) for j in range(n)] for i in range(n)]
+        X0 = (X0 + X0.T) / 2  # X is symmetric (the residual below relies on it)
+        X = [[mpmath.mpf(float(X0[i, j])) for j in range(n)] for i in range(n)]
+        tol = mpmath.mpf(10) ** (-(dps + 5))
+        previous = None
+        for _ in range(4 + dps // 5):
+            AX = [[mpmath.mpf(0)] * n for _ in range(n)]
+            for i, k, a in nz:
+                row, xk = AX[i], X[k]
+                for j in range(n):
+                    row[j] += a * xk[j]
+            Rm = [[AX[i][j] + AX[j][i] + Bm[i][j] for j in range(n)] for i in range(n)]
+            rmax = max(abs(v) for row in Rm for v in row)
+            if rmax == 0:
+                return mpmath.matrix(X)
+            scale = 1 / rmax  # keep the double-precision solve away from underflow
+            Rf = np.array([[float(v * scale) for v in row] for row in Rm])
+            E = solve_continuous_lyapunov(An, -Rf)
+            E = (E + E.T) / 2
+            if not np.all(np.isfinite(E)):
+                break
+            for i in range(n):
+                for j in range(n):
+                    X[i][j] += mpmath.mpf(float(E[i, j])) * rmax
+            size = max(abs(X[i][j]) for i in range(n) for j in range(n))
+            step = mpmath.mpf(float(np.max(np.abs(E)))) * rmax
+            if step <= tol * size:
+                return mpmath.matrix(X)
+            if previous is not None and step > previous / 2:
+                break  # not contracting: too close to the threshold for double corrections
+            previous = step
+    raise SymdelayInputError(
+        f"the Lyapunov equation is too ill-conditioned here (L={n - 1}) to give {dps} digits: "
+        "choose a smaller --dps, or theta or lam further below the Hopf threshold"
+    )
 
 
 def variance(L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True) -> VarianceResult:
@@ -213,8 +272,8 @@ def variance(L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True) -> Var
         if not a < 0:
             unstable(f"spectral abscissa of the difference Jacobian {a:.6g} >= 0")
         An, Bn = (np.array(M.evalf(), dtype=float) for M in (A, B))
-        X = solve_continuous_lyapunov(An, -Bn)
-        value, exact = float(X[0, 0]), False
+        X = _refine(A, B, solve_continuous_lyapunov(An, -Bn), An, dps, unstable)
+        value, exact = X[0, 0], False
     cf = closed_form_variance(L) if closed_form else None
     return VarianceResult(L, params, value, X, A, B, cf, exact, dps)
 
