@@ -199,3 +199,37 @@ def test_cli_module_runs_as_a_new_user_would():
     )
     assert proc.returncode == 0, proc.stderr
     assert "difference" in proc.stdout
+
+
+def test_charpoly_model_contract(run_cli):
+    status, out, err = run_cli(
+        "charpoly", "--model", "nserver", "--N", "4", "--L", "2", "--full", "--json"
+    )
+    assert status == 0, err
+    rec = json.loads(out)
+    assert {"factor", "multiplicity", "mode"} == set(rec["factors"][0])
+    r = sp.Symbol("r")
+    names = {n: sp.Symbol(n) for n in ("mu", "lam", "theta", "gamma")} | {"r": r}
+    total = sp.sympify(rec["polynomial"], locals=names)
+    prod = sp.Mul(
+        *[sp.sympify(f["factor"], locals=names) ** f["multiplicity"] for f in rec["factors"]]
+    )
+    assert sp.expand(total - prod) == 0 and sp.degree(total, r) == 12
+    # the founding model keeps its keys and gains the factors with --full
+    status, out, _ = run_cli("charpoly", "--L", "3", "--full", "--json")
+    rec = json.loads(out)
+    assert {"L", "polynomial", "latex", "factors"} <= set(rec)
+    status, _, err = run_cli("charpoly", "--mu", "1")
+    assert status == 2 and "--L is required" in err
+
+
+def test_analyze_delay_differential_model(run_cli):
+    status, out, err = run_cli(
+        "analyze", "--model", "dde", "--mu", "1", "--lam", "1", "--theta", "2", "--D", "1", "--json"
+    )
+    assert status == 0, err
+    rec = json.loads(out)
+    eq = sp.sympify(rec["characteristic_function"], locals={"r": sp.Symbol("r")})
+    assert sp.simplify(eq - (sp.Symbol("r") + 1 + 2 * sp.exp(-sp.Symbol("r")))) == 0
+    status, _, err = run_cli("analyze", "--model", "dde", "--tex", "/tmp/x.tex")
+    assert status == 2 and "--tex" in err

@@ -142,4 +142,6 @@ def model_from_args(args):
         return build_model(
             name, L=_int("L", args.L or 2), mu=args.mu, D=args.D, kappa=weights, **common
         )
+    if name == "dde":
+        return build_model(name, mu=args.mu, D=args.D, **common)
     return build_model(name)

@@ -34,6 +34,20 @@ def run(args) -> int:
         args.model_file = args.file
     model = model_from_args(args)
     record = model.to_json()
+    if not hasattr(model, "factors"):  # a delay-differential model: no transition table
+        if args.tex:
+            raise SymdelayInputError(
+                f"--tex is for transition-table models; {model.name} has no derivation document"
+            )
+        if args.json:
+            emit_json(record)
+        else:
+            emit(
+                f"{record['name']}\n\ncharacteristic function: "
+                f"{record['characteristic_function']} = 0\nequations:\n"
+                + "\n".join(f"  {e}" for e in record["equations"])
+            )
+        return 0
     if args.tex:
         from ..outputs.model_tex import model_document
 

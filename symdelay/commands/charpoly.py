@@ -10,8 +10,24 @@ from ..outputs.latex import tex
 from ..params import as_L_or_inf, as_parameter
 from ..symbols import SYMBOLS
 from ._common import emit, emit_json
+from ._model_args import add_model_arguments, model_from_args
 
-__all__ = ["register", "run", "charpoly_record"]
+__all__ = ["register", "run", "charpoly_record", "model_charpoly_record"]
+
+
+def model_charpoly_record(model, full: bool = False) -> dict:
+    """The ``charpoly`` record of any model: the difference mode's (or, with ``full`` or
+    without such a mode, the whole) polynomial, and every factor with its mode."""
+    factors = model.factors
+    chosen = [f for f in factors if f.mode.startswith("difference")] if not full else []
+    poly = sp.Mul(*[f.factor**f.multiplicity for f in (chosen or factors)])
+    return {
+        "model": model.name,
+        "parameters": {str(k): str(v) for k, v in model.values.items()},
+        "polynomial": str(poly),
+        "latex": tex(poly, model.latex_names),
+        "factors": [f.to_json() for f in factors],
+    }
 
 
 def charpoly_record(L_value, full: bool = False, **params) -> dict:
@@ -39,8 +55,8 @@ def register(subparsers) -> None:
         help="characteristic polynomial of the difference mode (any L, symbolic L, or L=inf)",
         description="Print the characteristic polynomial det(rI - J) of the difference mode.",
     )
-    p.add_argument("--L", required=True, help="number of delay phases: integer >= 1, L, or inf")
-    p.add_argument("--full", action="store_true", help="the full 2(L+1) polynomial, factored")
+    p.add_argument("--L", default=None, help="number of delay phases: integer >= 1, L, or inf")
+    p.add_argument("--full", action="store_true", help="the full polynomial, factored by mode")
     for name, what in (
         ("mu", "service rate"),
         ("lam", "per-server arrival rate"),
@@ -48,13 +64,34 @@ def register(subparsers) -> None:
         ("D", "mean action delay (sets gamma = L/D)"),
     ):
         p.add_argument(f"--{name}", help=f"{what}: a number to substitute (default: symbol)")
+    add_model_arguments(p, founding_options=False)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    if args.model_file or (args.model not in (None, "erlang")):
+        record = model_charpoly_record(model_from_args(args), full=args.full)
+        if args.json:
+            emit_json(record)
+            return 0
+        lines = [f"{record['model']}:  {record['polynomial']}"]
+        lines += [
+            f"  [{f['mode']}] {f['factor']}"
+            + (f" (x{f['multiplicity']})" if f["multiplicity"] > 1 else "")
+            for f in record["factors"]
+        ]
+        emit("\n".join(lines))
+        return 0
+    if args.L is None:
+        raise SymdelayInputError(
+            "--L is required for the founding model: an integer >= 1, L, or inf"
+        )
     params = {k: getattr(args, k) for k in ("mu", "lam", "theta", "D")}
-    record = charpoly_record(as_L_or_inf(args.L, allow_symbol=True), full=args.full, **params)
+    L_value = as_L_or_inf(args.L, allow_symbol=True)
+    record = charpoly_record(L_value, full=args.full, **params)
+    if args.full and isinstance(L_value, int):
+        record["factors"] = model_charpoly_record(model_from_args(args), full=True)["factors"]
     if args.json:
         emit_json(record)
     else:

@@ -1,7 +1,7 @@
 """Built-in models, one module each; every module with ``INFO`` and ``model(**options)``.
 
 >>> sorted(builtin_models())
-['erlang', 'hetero', 'inflight', 'nserver', 'phase_type']
+['dde', 'erlang', 'hetero', 'inflight', 'nserver', 'phase_type']
 """
 
 from .action_delay import ActionDelayModel
