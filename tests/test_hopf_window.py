@@ -103,3 +103,29 @@ def test_window_dps():
         assert abs(x - y) < 1e-14 * y
     rec = instability_window(4, 3, 1, 1, dps=60).to_json()
     assert len(rec["intervals"][0][0].replace(".", "")) >= 60
+
+
+@pytest.mark.parametrize(
+    "L,th,m",
+    [
+        (3, "5", "1e-300"),
+        (3, "5", "1"),
+        (4, "3.99999999999", "1"),
+        (6, "2", "0.5"),
+        (4, "4", "1"),
+        (4, "1e300", "1"),  # was 3.1e-26 (A/mu lost every digit); right: 2.27e-300
+    ],
+)
+def test_window_ends_are_on_the_critical_curve(L, th, m):
+    """theta_c(D) = theta at every finite end (the phase solver, an independent path),
+    theta_c < theta inside, including tiny mu (was (0, inf)) and ends near D -> oo."""
+    w = instability_window(L, th, m, 1, dps=25)
+    assert w.intervals
+    for a, b in w.intervals:
+        ends = [e for e in (a, b) if e != 0 and not mpmath.isinf(e)]
+        for e in ends:
+            tc = critical_theta(L, m, 1, [e], dps=30).points[0].theta_c
+            with mpmath.workdps(40):
+                assert abs(tc - mpmath.mpf(th)) < mpmath.mpf(10) ** -20 * mpmath.mpf(th)
+        inside = a * 1.01 if mpmath.isinf(b) else (a + b) / 2
+        assert critical_theta(L, m, 1, [inside], dps=20).points[0].theta_c < mpmath.mpf(th)

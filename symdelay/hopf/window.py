@@ -94,27 +94,43 @@ def _window_finite(L, k, m, dps):
         samples.append(left + 1 if right is None else (left + right) / 2)
     Qe = Q.as_expr()
     negative = [Qe.subs(t, s) < 0 for s in samples]
-    with mpmath.workdps(dps + GUARD):
-        Qf = sp.lambdify(t, Qs.as_expr(), "mpmath")
-        Af = sp.lambdify(t, A.as_expr(), "mpmath")
-        Bf = sp.lambdify(t, B.as_expr(), "mpmath")
+    scale = max(abs(c) for c in Qs.all_coeffs())  # theta = 1e300: keep Q of order one
+    Qf = sp.lambdify(t, (Qs.as_expr() / scale), "mpmath")
+    Bf = sp.lambdify(t, B.as_expr(), "mpmath")
 
-        def D_of(tv):
-            return -L * tv * Af(tv) / (m_mp * Bf(tv))
+    def edges_at(work):
+        # at a root of Q, A = -mu (1+t^2)^L / k, so D = -L t A/(mu B) = L t (1+t^2)^L/(k B):
+        # no cancellation when mu << k (the form with A/mu loses every digit there)
+        with mpmath.workdps(work):
+            k_mp = mpmath.mpf(k.p) / k.q
+            out = [mpmath.mpf(0)]
+            for a, b in roots:
+                a_, b_ = mpmath.mpf(a.p) / a.q, mpmath.mpf(b.p) / b.q
+                tv = (
+                    a_
+                    if a_ == b_
+                    else mpmath.findroot(Qf, (a_, b_), solver="anderson", verify=False)
+                )
+                out.append(L * tv * (1 + tv**2) ** L / (k_mp * Bf(tv)))
+            return [*out, mpmath.inf]
 
-        m_mp = mpmath.mpf(m.p) / m.q
-        troots = []
-        for a, b in roots:
-            a_, b_ = mpmath.mpf(a.p) / a.q, mpmath.mpf(b.p) / b.q
-            if a_ == b_:
-                troots.append(a_)
-            else:
-                troots.append(mpmath.findroot(Qf, (a_, b_), solver="anderson"))
-        edges = [mpmath.mpf(0)] + [D_of(x) for x in troots] + [mpmath.inf]
-        out = []
-        for j, neg in enumerate(negative):
-            if neg:
-                out.append((edges[j], edges[j + 1]))
+    # near the end of the branch (D -> oo) B(t) is small and the root t must carry more
+    # digits: raise the precision until two runs agree to dps + 2 digits
+    work = dps + GUARD
+    edges = edges_at(work)
+    for _ in range(12):
+        finer = edges_at(work + 20)
+        tol = mpmath.mpf(10) ** (-(dps + 2))
+        if all(e == f or abs(e - f) <= tol * abs(f) for e, f in zip(edges[1:-1], finer[1:-1])):
+            edges = finer
+            break
+        work, edges = 2 * work, finer
+    else:
+        raise VerificationError("window end points did not converge in precision")
+    out = []
+    for j, neg in enumerate(negative):
+        if neg:
+            out.append((edges[j], edges[j + 1]))
     return out
 
 
@@ -196,5 +212,5 @@ def instability_window(L, theta, mu, lam, dps: int = 15) -> InstabilityWindow:
         dps,
         ivs,
         f"{Lname}: endpoints are the roots t of theta*lam*A(t) + mu*(1+t^2)^L on the first "
-        "crossing branch, (1 + i t)^L = A + i B, D = -L t A/(mu B)",
+        "crossing branch, (1 + i t)^L = A + i B, D = L t (1+t^2)^L/(lam theta B(t))",
     )
