@@ -38,6 +38,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..display import LatexDisplay
 from ..errors import SymdelayInputError
 from ..symbols import SYMBOLS
 
@@ -84,7 +85,7 @@ class Equilibrium:
 
 
 @dataclass(frozen=True)
-class Factor:
+class Factor(LatexDisplay):
     """A factor of the characteristic polynomial, its multiplicity and the mode it comes from."""
 
     factor: sp.Expr
@@ -93,6 +94,12 @@ class Factor:
 
     def to_json(self) -> dict:
         return {"factor": str(self.factor), "multiplicity": self.multiplicity, "mode": self.mode}
+
+    def latex(self) -> str:
+        from ..outputs.latex import tex
+
+        power = f"^{{{self.multiplicity}}}" if self.multiplicity > 1 else ""
+        return rf"\left({tex(self.factor)}\right){power} \quad \text{{({self.mode})}}"
 
 
 def _check_identifier(kind: str, name, where: str) -> str:
@@ -170,7 +177,7 @@ def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
     return expr
 
 
-class Model:
+class Model(LatexDisplay):
     """A density-dependent family of jump processes, checked at the door.
 
     ``states``: names (or symbols) of the scaled state variables. ``parameters``: ``{name:
@@ -538,14 +545,15 @@ class Model:
             "stability": stab.to_json(),
         }
 
-    def _repr_latex_(self) -> str:
+    def latex(self) -> str:
+        """The fluid ODEs ``ds/dt = F(s)`` (aligned)."""
         from ..outputs.latex import tex
 
         names = {**self.latex_names}
         rows = [
-            rf"\dot {tex(s, names)} &= {tex(f, names)}" for s, f in zip(self.states, self.drift)
+            rf"\dot {{{tex(s, names)}}} &= {tex(f, names)}" for s, f in zip(self.states, self.drift)
         ]
-        return r"$\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}$"
+        return r"\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}"
 
     def __repr__(self) -> str:
         vals = ", ".join(f"{k}={v}" for k, v in self.values.items())

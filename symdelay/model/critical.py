@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import mpmath
 
+from ..display import LatexDisplay
 from ..errors import SymdelayInputError
 from ..params import as_dps
 from ..symbols import r
@@ -25,7 +26,7 @@ __all__ = ["ModelCritical", "model_critical"]
 
 
 @dataclass(frozen=True)
-class ModelCritical:
+class ModelCritical(LatexDisplay):
     """``critical`` (inf: no crossing for any value > 0), the factor it comes from, and
     every factor's :class:`~symdelay.hopf.generic.CriticalParameter`."""
 
@@ -36,6 +37,15 @@ class ModelCritical:
     mode: str | None
     per_factor: tuple  # (Factor, CriticalParameter)
     dps: int
+
+    def latex(self) -> str:
+        from ..outputs.latex import tex
+        from .core import _symbol
+
+        head = f"{tex(_symbol(self.param))}_c = {_latex_number(self.critical)}"
+        if self.omega is None:
+            return head
+        return head + rf",\quad \omega = {_latex_number(self.omega)}"
 
     def to_json(self) -> dict:
         from ..hopf.curve import format_number
@@ -50,6 +60,10 @@ class ModelCritical:
                 {"factor": str(f.factor), "mode": f.mode, **c.to_json()} for f, c in self.per_factor
             ],
         }
+
+
+def _latex_number(x) -> str:
+    return r"\infty" if x == mpmath.inf else mpmath.nstr(x, 15)
 
 
 def model_critical(model, param: str = "theta", dps: int = 15) -> ModelCritical:

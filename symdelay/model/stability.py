@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from ..display import LatexDisplay
 from ..routh import routh_hurwitz
 from ..symbols import r
 from .equilibrium import _with_domains
@@ -20,7 +21,7 @@ __all__ = ["ModelStability", "model_stability"]
 
 
 @dataclass(frozen=True)
-class ModelStability:
+class ModelStability(LatexDisplay):
     """Conditions (conjunction) for every root of every factor to lie in Re r < 0."""
 
     conditions: tuple
@@ -45,6 +46,13 @@ class ModelStability:
     @property
     def condition(self) -> sp.Basic:
         return sp.And(*self.conditions)
+
+    def latex(self) -> str:
+        from ..outputs.latex import tex
+
+        if not self.conditions:
+            return r"\text{stable}" if self.stable else r"\text{unstable}"
+        return r" \;\wedge\; ".join(tex(c) for c in self.conditions)
 
 
 def model_stability(model) -> ModelStability:
