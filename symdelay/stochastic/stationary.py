@@ -1,5 +1,5 @@
 """Long-run checks of the stationary regime: simulated imbalance variance with batch-means
-confidence intervals, the Hopf threshold in theta from eigenvalues, and the LNA variance
+confidence intervals, the Hopf threshold in theta, and the LNA variance
 as a function of theta.
 
 >>> round(hopf_theta(L=2, mu=1, lam=1, D=1), 9)  # L=2: lam*theta_c = 2(mu+gamma)^2/gamma
@@ -89,19 +89,16 @@ def spectral_abscissa(L, mu, lam, theta, D) -> float:
     return float(np.max(np.linalg.eigvals(A).real))
 
 
-def hopf_theta(L, mu, lam, D, *, theta_max=1e6, tol=1e-12) -> float:
-    """Smallest theta with spectral abscissa >= 0 (bisection on eigenvalues); ``inf`` if
-    the equilibrium is stable for all ``theta <= theta_max`` (e.g. L = 1)."""
-    f = lambda th: spectral_abscissa(L, mu, lam, th, D)  # noqa: E731
-    if f(theta_max) < 0:
-        return float("inf")
-    lo, hi = 0.0, 1.0
-    while f(hi) < 0:
-        lo, hi = hi, 2 * hi
-    while hi - lo > tol * max(1.0, hi):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
-    return (lo + hi) / 2
+def hopf_theta(L, mu, lam, D) -> float:
+    """theta_c(D) as a float, ``inf`` when no crossing (e.g. L = 1).
+
+    The one production path, :func:`symdelay.hopf.critical_theta`; the tests check it
+    against bisection on the eigenvalues of the difference Jacobian.
+    """
+    from ..hopf import critical_theta
+
+    point = critical_theta(int(L), mu, lam, [D], dps=15).to_json()["points"][0]
+    return float(point["theta_c"])
 
 
 def variance_curve(L, thetas, mu=1, lam=1, D=1) -> np.ndarray:
