@@ -23,7 +23,11 @@ Hurwitz determinant ``Delta_L`` (a polynomial in k of degree ``floor(L/2)``):
 True
 
 The *oscillation* condition (the rightmost roots are non-real) is a different set: for
-``L = 1`` it is ``4 gamma lam theta > (mu - gamma)^2``, which never destabilises.
+``L = 1`` it is ``4 gamma lam theta > (mu - gamma)^2``, which never destabilises; for every
+L it is one bound ``lam*theta > k_o(mu, gamma)`` (:func:`oscillation_threshold`).
+
+>>> stability_conditions(2).oscillation_condition
+lam*theta > 4*Max(0, gamma - mu)**3/(27*gamma**2)
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import mpmath
 import sympy as sp
 
 from .charpoly import characteristic_polynomial, special_case
-from .errors import SymdelayInputError
+from .errors import SymdelayInputError, VerificationError
 from .params import as_dps, as_L, as_parameter
 from .routh import RouthResult, routh_hurwitz
 from .symbols import D, gamma, lam, mu, r, theta
@@ -46,6 +50,7 @@ __all__ = [
     "critical_lam_theta_value",
     "is_stable_at",
     "is_oscillatory_at",
+    "oscillation_threshold",
     "ASSUMPTIONS",
 ]
 
@@ -59,10 +64,16 @@ _MAX_CLOSED_DEGREE = 2
 
 
 def _in_k(expr):
-    """Rewrite an expression in lam, theta as one in k = lam*theta (exact)."""
-    out = sp.expand(expr.subs(lam, _k / theta))
+    """Rewrite an expression in lam, theta as one in k = lam*theta (exact).
+
+    Raises :class:`SymdelayInputError` when the expression depends on lam and theta
+    separately (it is then not a function of k alone).
+    """
+    out = sp.expand(sp.sympify(expr).subs(lam, _k / theta))
     if theta in out.free_symbols:
-        raise AssertionError("expression does not depend on lam*theta only")  # pragma: no cover
+        raise SymdelayInputError(
+            f"{expr} depends on lam and theta separately, not only through lam*theta"
+        )
     return out
 
 
@@ -171,37 +182,57 @@ def _closed_root(f):
     return sp.factor(sp.radsimp(positive[0]))
 
 
-def _oscillation_condition(L: int, P):
+@cache
+def oscillation_threshold(L):
+    """``k_o``: the oscillation set is ``lam*theta > k_o`` (rightmost roots non-real).
+
+    Finite L: with ``F(r) = (r+mu)(r+gamma)^L`` the real roots solve ``F(r) = -k gamma^L``.
+    ``F'`` vanishes at ``-gamma`` and at ``r* = -(gamma + L mu)/(L+1)`` (solved here), and
+    ``k_o = -F(r*)/gamma^L`` is where the real root next to ``-mu`` becomes double. At a
+    real root ``y`` with ``F'(y) > 0``, ``|F(y + i b)| > |F(y)|`` for ``b != 0``, so by
+    Rouché on ``Re r >= y`` (indented to the left of ``y``) ``P`` and ``F`` have equally
+    many zeros there. Hence (``gamma > mu``): for ``0 < k <= k_o`` the real root in
+    ``[r*, -mu)`` is the only root with ``Re r >=`` it (no oscillation); for ``k > k_o`` the
+    only real root is left of every other root (or there is none). For ``gamma <= mu`` and
+    ``L >= 2`` the same count leaves at least two non-real roots right of the rightmost real
+    one for every ``k > 0``; for ``k <= 0`` the real root right of ``-min(mu, gamma)`` is
+    rightmost. So ``k_o`` is returned with ``gamma - mu`` replaced by ``Max(0, gamma - mu)``
+    for ``L >= 2``; for ``L = 1`` it is ``(gamma - mu)^2/(4 gamma)`` unchanged.
+
+    ``L = oo``: ``G(r) = (r+mu) e^{rD} = -k``, ``G' = 0`` at ``r* = -mu - 1/D``, so
+    ``k_o = -G(r*) = e^{-1-mu D}/D``; beyond it the principal Lambert-W root (the rightmost)
+    is non-real.
+
+    >>> oscillation_threshold(2)
+    4*Max(0, gamma - mu)**3/(27*gamma**2)
+    >>> oscillation_threshold("inf")
+    exp(-D*mu - 1)/D
+    """
+    from .params import is_infinite_L
+
+    if is_infinite_L(L):
+        G = (r + mu) * sp.exp(r * D)
+        (rs,) = sp.solve(sp.diff(G, r), r)
+        return sp.simplify(-G.subs(r, rs))
+    n = as_L(L, allow_symbol=False)
+    F = (r + mu) * (r + gamma) ** n
+    lin = sp.cancel(sp.diff(F, r) / (r + gamma) ** (n - 1))
+    (rs,) = sp.solve(lin, r)
+    ko = sp.factor(-F.subs(r, rs) / gamma**n)
+    if n == 1:
+        return ko
+    d = sp.Symbol("d", positive=True)
+    ko_d = sp.factor(ko.subs(mu, gamma - d))
+    num, den = sp.fraction(ko_d)
+    if d in den.free_symbols or not sp.Poly(num, d).is_monomial:  # pragma: no cover
+        raise VerificationError(f"k_o = {ko} is not a monomial in gamma - mu")
+    return ko_d.subs(d, sp.Max(0, gamma - mu))
+
+
+def _oscillation_condition(L: int):
     if L == 1:
         return special_case(1).oscillation_condition
-    if L == 2:
-        # one real root x and a pair a +- ib; the pair is rightmost iff a > x iff x < c,
-        # c = -(mu + 2 gamma)/3 the mean of the roots, iff P(c) > 0
-        disc = sp.factor(sp.discriminant(sp.Poly(P, r)))
-        c = -(mu + 2 * gamma) / 3
-        tie = sp.factor(P.subs(r, c))
-        return sp.And(
-            sp.StrictLessThan(disc, 0, evaluate=False),
-            sp.StrictGreaterThan(tie, 0, evaluate=False),
-        )
-    return None
-
-
-def _simplify_oscillation(cond):
-    """Each atom as a bound on lam*theta, after dropping factors positive for k > 0.
-
-    At ``k = 0`` every root is real (``-mu``, ``-gamma``), so ``k > 0`` is added."""
-    kp = sp.Symbol("k", positive=True)
-    atoms = []
-    for atom in cond.args:
-        e = _in_k(atom.lhs - atom.rhs)
-        if isinstance(atom, sp.StrictLessThan):
-            e = -e
-        c, factors = sp.factor_list(e)
-        keep = [f**m for f, m in factors if not f.subs({mu: _mp, gamma: _gp, _k: kp}).is_positive]
-        atoms.append(_as_k_inequality(sp.sign(c) * sp.Mul(*keep)))
-    atoms.append(sp.StrictGreaterThan(_k, 0, evaluate=False))
-    return _to_lam_theta(sp.And(*atoms))
+    return sp.StrictGreaterThan(lam * theta, oscillation_threshold(L), evaluate=False)
 
 
 @cache
@@ -224,9 +255,7 @@ def stability_conditions(L) -> StabilityResult:
         hopf_k = _essential_factor(_in_k(res.hurwitz_determinants[n - 1]))
         hopf = _to_lam_theta(hopf_k)
         crit = _closed_root(hopf_k)
-    osc = _oscillation_condition(n, P)
-    if osc is not None and n >= 2:
-        osc = _simplify_oscillation(osc)
+    osc = _oscillation_condition(n)
     return StabilityResult(
         L=n,
         polynomial=P,

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import require_pdflatex
 
-from symdelay.outputs.documents_registry import document_modules, write_concrete
+from symdelay.outputs.documents_registry import (
+    concrete_document,
+    document_modules,
+    write_concrete,
+)
 from symdelay.outputs.pdf import compile_pdf
 from symdelay.outputs.report import write_report
 
@@ -74,3 +79,46 @@ def test_report_without_pdflatex_still_writes_tex(tmp_path):
     assert "apt-get install texlive-latex-base" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert (tmp_path / "action_delay_L1.tex").exists()
+
+
+_DISPLAY = re.compile(
+    r"\\begin\{(equation\*?|align\*?|multline\*?)\}(.*?)\\end\{\1\}", flags=re.DOTALL
+)
+
+
+def _displays(text: str) -> list[str]:
+    return [m.group(2).strip() for m in _DISPLAY.finditer(text)]
+
+
+def _assert_nontrivial(name: str, text: str) -> None:
+    assert "\\text{True}" not in text and "\\text{False}" not in text, name
+    bodies = _displays(text)
+    assert bodies, name
+    for body in bodies:
+        rows = [row.strip() for row in body.split("\\\\")]
+        for row in rows:
+            assert row and row not in ("True", "False"), (name, body)
+
+
+def test_every_displayed_formula_is_nontrivial(regenerated):
+    """No formula evaluated away to True/False (sp.Eq(Symbol, Matrix) is False in SymPy 1.14)."""
+    for mod in document_modules():
+        _assert_nontrivial(mod.FILENAME, (regenerated / mod.FILENAME).read_text())
+    concrete = concrete_document(2)
+    _assert_nontrivial("derive --L 2", concrete)
+    # the matrices themselves are printed: full 6x6 and difference 3x3 Jacobians at L = 2
+    assert concrete.count("\\begin{matrix}") >= 2
+    assert "J = \\left[\\begin{matrix}" in concrete
+    general = (regenerated / "action_delay.tex").read_text()
+    assert "J = \\left[\\begin{matrix}- \\mu & 0 & 0 & \\gamma" in general
+
+
+def test_tex_refuses_an_evaluated_equation():
+    import sympy as sp
+
+    from symdelay.errors import VerificationError
+    from symdelay.outputs.latex import Equation, display
+
+    with pytest.raises(VerificationError, match="Equation"):
+        display(sp.Eq(sp.Symbol("J"), sp.Matrix([[1]])))
+    assert display(Equation(sp.Symbol("J"), sp.Matrix([[1]]))).count("matrix") == 2

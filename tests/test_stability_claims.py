@@ -9,7 +9,12 @@ import sympy as sp
 
 from symdelay import SymdelayInputError, routh_hurwitz, stability_conditions, verify
 from symdelay.charpoly import characteristic_polynomial, special_case
-from symdelay.stability import critical_lam_theta_value, is_oscillatory_at, is_stable_at
+from symdelay.stability import (
+    critical_lam_theta_value,
+    is_oscillatory_at,
+    is_stable_at,
+    oscillation_threshold,
+)
 from symdelay.symbols import D, gamma, lam, mu, r, theta
 
 POINTS = [(1, 1), (sp.Rational(3, 2), sp.Rational(1, 4)), (sp.Rational(1, 5), 7)]
@@ -134,7 +139,8 @@ def test_verify_paper_claim_L1():
     assert res.relation_to_stability == "sufficient"
     assert res.relation_to_oscillation == "equivalent"
     ce = {k: sp.Rational(v) for k, v in res.counterexample.items()}
-    assert set(ce) == {"mu", "lam", "theta", "gamma"}
+    assert set(ce) == {"mu", "lam", "theta", "gamma", "D"}
+    assert ce["D"] * ce["gamma"] == 1
     assert not 4 * ce["gamma"] * ce["lam"] * ce["theta"] > (ce["mu"] - ce["gamma"]) ** 2
     assert is_stable_at(1, ce["mu"], ce["gamma"], ce["lam"] * ce["theta"])
     assert res.proven == {"stability": True, "oscillation": True}
@@ -205,3 +211,55 @@ def test_closed_form_exact_at_rational_hopf_points(L):
     assert points
     for m, g, k in points:
         assert sp.simplify(crit.subs({mu: m, gamma: g}) - k) == 0
+
+
+@pytest.mark.parametrize("L", [1, 2, 3, 4, 5, 6])
+def test_oscillation_threshold_against_exact_isolation_and_numpy(L):
+    """k > k_o(mu, gamma) (closed form) against exact root isolation and numpy eigenvalues."""
+    cond = stability_conditions(L).oscillation_condition
+    ko = oscillation_threshold(L)
+    for m, g in [*POINTS, (1, 3), (2, 1), (1, 1)]:
+        base = ko.subs({mu: m, gamma: g})
+        ks = [sp.Rational(1, 3), 3] if base == 0 else [base * f for f in (sp.Rational(1, 2), 2)]
+        for k in ks:
+            expected = is_oscillatory_at(L, m, g, k)
+            assert expected is not None
+            assert bool(cond.subs({mu: m, gamma: g, lam: k, theta: 1})) is expected
+            roots = np.roots(
+                [
+                    float(c)
+                    for c in sp.Poly(
+                        characteristic_polynomial(L).subs({mu: m, gamma: g, lam: k, theta: 1}), r
+                    ).all_coeffs()
+                ]
+            )
+            top = max(roots, key=lambda z: (z.real, abs(z.imag)))
+            assert bool(abs(top.imag) > 1e-6) is expected
+
+
+def test_oscillation_condition_is_one_minimal_inequality():
+    """#8: the L = 2 condition is lam*theta > max(0, 4(gamma-mu)^3/(27 gamma^2)), one bound."""
+    for L in range(1, 6):
+        cond = stability_conditions(L).oscillation_condition
+        assert isinstance(cond, sp.StrictGreaterThan)
+    cond = stability_conditions(2).oscillation_condition
+    d = sp.Symbol("d", positive=True)
+    assert sp.simplify(cond.rhs.subs(mu, gamma + d)) == 0  # gamma < mu: every k > 0
+    assert sp.simplify(cond.rhs.subs(mu, gamma - d) - 4 * d**3 / (27 * gamma**2)) == 0
+
+
+def test_infinite_L_oscillation_threshold_against_lambert_w():
+    ko = oscillation_threshold("inf")
+    for m, d in ((1, 1), (sp.Rational(1, 3), 4), (5, sp.Rational(1, 10))):
+        k0 = ko.subs({mu: m, D: d})
+        for k in (k0 * sp.Rational(9, 10), k0 * sp.Rational(11, 10)):
+            with mpmath.workdps(30):
+                w = mpmath.lambertw(-mpmath.mpf(k.evalf(30)) * d * mpmath.exp(m * d), 0)
+            assert (abs(mpmath.im(w)) > 1e-20) is bool(k > k0)
+
+
+def test_in_k_refuses_separate_lam_theta():
+    from symdelay.stability import _in_k
+
+    with pytest.raises(SymdelayInputError, match="lam and theta separately"):
+        _in_k(lam + theta)

@@ -12,7 +12,7 @@ from .. import charpoly
 from ..linearize import difference_jacobian_entry
 from ..models import ActionDelayModel
 from ..symbols import L
-from .latex import display, tex
+from .latex import Equation, display, tex
 
 __all__ = [
     "model_section",
@@ -59,7 +59,7 @@ def model_section(example_L: int = 2) -> str:
         "\\subsection{Fluid model}\n",
         "Jobs arrive at rate $2\\eta\\lambda$ and are routed by the multinomial-logit rule on the "
         "current scaled queue lengths,\n",
-        display(sp.Eq(sp.Symbol("p_1"), p1), m.latex_names),
+        display(Equation(sp.Symbol("p_1"), p1), m.latex_names),
         f"then spend an Erlang delay of $L$ phases of rate $\\gamma = L/D$ before service. "
         f"For $L = {example_L}$ the fluid limit has $2(L+1) = {len(m.state)}$ equations "
         "(the general-$L$ chain has the same shape):\n",
@@ -73,7 +73,7 @@ def model_section(example_L: int = 2) -> str:
         + "\n\\end{align*}\n",
         "\\subsection{Sum and difference modes}\n",
         "SymPy verifies (rewriting in exponentials) the identity\n",
-        display(sp.Eq(lhs, tanh_form), m.latex_names),
+        display(Equation(lhs, tanh_form), m.latex_names),
         "so with $x = q_1 - q_2$ and $w_\\ell = z_{1,\\ell} - z_{2,\\ell}$ the difference "
         "dynamics are closed and exactly nonlinear (checked: after substituting "
         "$q_1 = q_2 + x$, $z_{1,\\ell} = z_{2,\\ell} + w_\\ell$ no $q_2$ or $z_{2,\\ell}$ is left):\n",
@@ -109,9 +109,9 @@ def characteristic_section() -> str:
         "\\subsection{Difference Jacobian for symbolic $L$}\n",
         "The $(L+1)\\times(L+1)$ Jacobian of the difference mode at $0$ (rows $x, w_1, "
         "\\dots, w_L$, indices from $0$) is a SymPy \\texttt{FunctionMatrix} with entries\n",
-        display(sp.Eq(sp.Symbol("J_{ij}"), difference_jacobian_entry(i, j, L))),
+        display(Equation(sp.Symbol("J_{ij}"), difference_jacobian_entry(i, j, L))),
         "for example, at $L = 3$,\n",
-        display(sp.Eq(sp.Symbol("J"), J3)),
+        display(Equation(sp.Symbol("J"), J3)),
         "\\subsection{Characteristic equation for general $L$}\n",
     ]
     for step in d:
@@ -134,17 +134,17 @@ def special_cases_section() -> str:
     return "".join(
         [
             "\\subsection{One phase: $L = 1$}\n",
-            display(sp.Eq(sp.Symbol("P_1"), one.polynomial)),
+            display(Equation(sp.Symbol("P_1"), one.polynomial)),
             "Its discriminant, split by SymPy into its $\\theta$-free part (a square) and "
             "the rest, is\n",
-            display(sp.Eq(sp.Symbol(r"\Delta"), one.discriminant)),
+            display(Equation(sp.Symbol(r"\Delta"), one.discriminant)),
             "so the roots are complex (the imbalance decays with oscillation) if and only if\n",
             display(one.oscillation_condition),
             "\\textbf{This is an oscillation boundary, not a stability boundary.} ",
             verdict,
             "\n\n\\subsection{Two phases: $L = 2$}\n",
             "The characteristic polynomial is a cubic,\n",
-            display(sp.Eq(sp.Symbol("P_2"), two.polynomial)),
+            display(Equation(sp.Symbol("P_2"), two.polynomial)),
             "and, unlike $L = 1$, the equilibrium can lose stability through a Hopf "
             "bifurcation as $\\lambda\\theta$ grows.\n\n",
         ]
@@ -226,16 +226,16 @@ def concrete_L_section(n: int) -> str:
             "Full Jacobian at the symmetric equilibrium (state order "
             + ", ".join(f"${tex(s, m.latex_names)}$" for s in m.state)
             + "):\n",
-            display(sp.Eq(sp.Symbol("J"), m.jacobian())),
+            display(Equation(sp.Symbol("J"), m.jacobian())),
             "Difference Jacobian (rows $x, w_1, \\dots$):\n",
-            display(sp.Eq(sp.Symbol("J_{-}"), m.difference_jacobian())),
+            display(Equation(sp.Symbol("J_{-}"), m.difference_jacobian())),
             "\\subsection{Characteristic polynomials}\n",
             "Explicit determinant of the difference mode (expanded):\n",
-            display(sp.Eq(sp.Symbol("P"), c.explicit)),
+            display(Equation(sp.Symbol("P"), c.explicit)),
             f"equal to the general formula at $L = {n}$: "
             f"{'verified' if c.agrees else 'FAILED'}. "
             "The full characteristic polynomial factors as\n",
-            display(sp.Eq(sp.Symbol("P_{full}"), full.factored)),
+            display(Equation(sp.Symbol("P_{full}"), full.factored)),
             f"(expanded product equal to the explicit determinant: "
             f"{'verified' if full.agrees else 'FAILED'}).\n\n",
         ]

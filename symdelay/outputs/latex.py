@@ -10,16 +10,52 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..errors import VerificationError
 from ..symbols import LATEX_NAMES
 
-__all__ = ["tex", "display", "escape", "document", "PREAMBLE"]
+__all__ = ["tex", "display", "Equation", "escape", "document", "PREAMBLE"]
+
+
+class Equation:
+    """``lhs = rhs`` for display only: never evaluated, so never ``True``/``False``.
+
+    ``sp.Eq(Symbol("J"), Matrix(...))`` evaluates to ``False`` in SymPy >= 1.14 (a symbol
+    is not a matrix), and ``sp.Eq(a, a)`` to ``True``; an :class:`Equation` just holds the
+    two sides and the relation symbol.
+
+    >>> from symdelay.symbols import mu
+    >>> tex(Equation(sp.Symbol("J"), sp.Matrix([[mu]]))).startswith("J = ")
+    True
+    >>> sp.Eq(sp.Symbol("J"), sp.Matrix([[mu]]))
+    False
+    """
+
+    __slots__ = ("lhs", "rel", "rhs")
+
+    def __init__(self, lhs, rhs, rel: str = "="):
+        self.lhs, self.rhs, self.rel = lhs, rhs, rel
+
+    def __repr__(self) -> str:
+        return f"Equation({self.lhs!r}, {self.rhs!r})"
 
 
 def tex(expr, names: dict | None = None, **settings) -> str:
-    """LaTeX of ``expr`` with canonical symbol names plus ``names`` (symbol -> LaTeX)."""
+    """LaTeX of ``expr`` with canonical symbol names plus ``names`` (symbol -> LaTeX).
+
+    A bare ``True``/``False`` (an equation SymPy evaluated away) is refused: it would print
+    ``\\text{True}`` where a formula belongs. Use :class:`Equation` for ``lhs = rhs``.
+    """
     symbol_names = dict(LATEX_NAMES)
     if names:
         symbol_names.update(names)
+    if isinstance(expr, Equation):
+        return (
+            f"{tex(expr.lhs, names, **settings)} {expr.rel} {tex(expr.rhs, names, **settings)}"
+        )
+    if isinstance(expr, sp.logic.boolalg.BooleanAtom):
+        raise VerificationError(
+            f"a displayed formula evaluated to {expr}: build it with Equation(lhs, rhs)"
+        )
     return sp.latex(expr, symbol_names=symbol_names, **settings)
 
 

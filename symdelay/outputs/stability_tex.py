@@ -123,10 +123,10 @@ def oscillation_block(res: StabilityResult) -> str:
     if osc is None:
         return (
             "The oscillation set (rightmost roots non-real) has no closed form here; "
-            + escape("symdelay verify decides it point by point, exactly.")
+            + escape("symdelay.stability.is_oscillatory_at decides it point by point, exactly.")
             + "\n"
         )
     return (
         "Oscillation condition (the rightmost roots are non-real), a different set from the "
-        "stability region (all of):\n" + relation_display(osc)
+        "stability region:\n" + relation_display(osc)
     )

@@ -10,17 +10,19 @@ import sympy as sp
 
 from ...charpoly import special_case
 from ...routh import routh_hurwitz
-from ...stability import ASSUMPTIONS, stability_conditions
+from ...stability import ASSUMPTIONS, oscillation_threshold, stability_conditions
+from ...symbols import gamma, lam, mu, r, theta
 from ..latex import document, escape, tex
 from ..stability_tex import (
     conditions_block,
     critical_block,
     first_column,
     oscillation_block,
+    relation_display,
     routh_table,
 )
 
-__all__ = ["FILENAME", "build", "TABLE_L", "COLUMN_L", "CONDITION_L"]
+__all__ = ["FILENAME", "build", "TABLE_L", "COLUMN_L", "CONDITION_L", "OSCILLATION_L"]
 
 FILENAME = "stability.tex"
 #: L values whose full Routh array is printed / whose first column is printed.
@@ -28,6 +30,8 @@ TABLE_L = (1, 2)
 COLUMN_L = (3, 4)
 #: L values of the stability-condition section.
 CONDITION_L = tuple(range(1, 9))
+#: L values whose oscillation condition is printed.
+OSCILLATION_L = (2, 3, 4, 5)
 
 
 def _engine_section() -> str:
@@ -91,9 +95,38 @@ def _oscillation_section() -> str:
         "has positive coefficients for every $\\theta \\ge 0$, so it is stable for all "
         "$\\theta$. Its roots are complex exactly when\n"
         f"\\begin{{equation*}}\n{tex(one.oscillation_condition)}\n\\end{{equation*}}\n"
-        "an \\emph{oscillation} boundary (damped oscillation), not a stability boundary. "
-        "For $L = 2$:\n" + oscillation_block(stability_conditions(2))
+        "an \\emph{oscillation} boundary (damped oscillation), not a stability boundary.\n\n"
+        "For every $L$ the oscillation set is one bound on $\\lambda\\theta$. With "
+        "$F(r) = (r+\\mu)(r+\\gamma)^L$ the real roots solve $F(r) = -\\lambda\\theta"
+        "\\gamma^L$; $F'$ vanishes at $-\\gamma$ and at "
+        + f"$r^* = {tex(_critical_point())}$"
+        + ", where the real root next to $-\\mu$ becomes double. At a real root $y$ with "
+        "$F'(y) > 0$, $|F(y + ib)| > |F(y)|$ for $b \\ne 0$, so by Rouch\\'e on "
+        "$\\Re r \\ge y$ the characteristic polynomial has as many roots there as $F$. For "
+        "$\\gamma > \\mu$ this leaves the real root alone on the right up to the double root, "
+        "and only non-real roots on the right beyond it; for $\\gamma \\le \\mu$ and $L \\ge 2$ "
+        "at least two non-real roots lie right of every real root as soon as "
+        "$\\lambda\\theta > 0$. Hence (minimal form, printed from "
+        "\\texttt{oscillation\\_threshold}):\n"
+        + "".join(
+            f"\\paragraph{{$L = {L}$.}}\n" + oscillation_block(stability_conditions(L))
+            for L in OSCILLATION_L
+        )
+        + "\\paragraph{$L = \\infty$.} The rightmost root is $-\\mu + W_0(-\\lambda\\theta D "
+        "e^{\\mu D})/D$, non-real exactly when the argument is below $-1/e$:\n"
+        + relation_display(
+            sp.StrictGreaterThan(lam * theta, oscillation_threshold("inf"), evaluate=False)
+        )
     )
+
+
+def _critical_point():
+    """r* with F'(r*) = 0 besides -gamma (solved, for the text)."""
+    L_ = sp.Symbol("L", positive=True)
+    F = (r + mu) * (r + gamma) ** L_
+    lin = sp.simplify(sp.diff(F, r) / (r + gamma) ** (L_ - 1))
+    (rs,) = sp.solve(lin, r)
+    return sp.factor(rs)
 
 
 def build() -> str:
