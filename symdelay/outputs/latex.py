@@ -49,9 +49,7 @@ def tex(expr, names: dict | None = None, **settings) -> str:
     if names:
         symbol_names.update(names)
     if isinstance(expr, Equation):
-        return (
-            f"{tex(expr.lhs, names, **settings)} {expr.rel} {tex(expr.rhs, names, **settings)}"
-        )
+        return f"{tex(expr.lhs, names, **settings)} {expr.rel} {tex(expr.rhs, names, **settings)}"
     if isinstance(expr, sp.logic.boolalg.BooleanAtom):
         raise VerificationError(
             f"a displayed formula evaluated to {expr}: build it with Equation(lhs, rhs)"
