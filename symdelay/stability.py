@@ -153,6 +153,7 @@ class StabilityResult:
             "hopf_polynomial": None if self.hopf_polynomial is None else str(self.hopf_polynomial),
             "stable_for_all_theta": self.stable_for_all_theta,
             "oscillation_condition": None if osc is None else str(osc),
+            "oscillation_lam_theta": str(oscillation_threshold(self.L)),
             "routh_conditions": [str(c) for c in self.routh.conditions],
             "theta_negative": (
                 "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "

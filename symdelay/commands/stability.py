@@ -40,10 +40,9 @@ def run(args) -> int:
             + (str(crit) if crit is not None else "no closed form; smallest positive root of")
             + ("" if crit is not None else f" {res.hopf_polynomial} = 0 (lam*theta)")
         )
-    osc = res.oscillation_condition
     lines.append(
         "oscillation (rightmost roots non-real, not a stability boundary): "
-        + (str(osc) if osc is not None else "no closed form (see symdelay verify)")
+        + str(res.oscillation_condition)
     )
     emit("\n".join(lines))
     return 0
