@@ -19,7 +19,12 @@ import numpy as np
 import pytest
 
 from symdelay.errors import SymdelayInputError
-from symdelay.stochastic.simulate import EVENT_LIMIT, estimate_events, simulate
+from symdelay.stochastic.simulate import (
+    TIME_LIMIT,
+    estimate_events,
+    estimate_seconds,
+    simulate,
+)
 
 # a run of about 8e10 events: hours of work, so only an interrupt ends it during the test
 LONG = ["simulate", "--eta", "1e8", "--T", "100", "--force"]
@@ -114,7 +119,11 @@ def test_event_limit_refuses_with_the_estimate_and_how_to_proceed():
         simulate(L=2, eta=10**11, T=100)
     msg = str(info.value)
     assert "\n" not in msg and "8e+13 events" in msg and "--force" in msg
-    assert estimate_events(2, 10**11, 1, 1, 1, 100) > EVENT_LIMIT["c"]
+    assert "roughly" in msg and "days" in msg
+    assert estimate_seconds(estimate_events(2, 10**11, 1, 1, 1, 100), 2) > TIME_LIMIT
+    # many phases: each phase step scans the delay counts, and the estimate knows it
+    with pytest.raises(SymdelayInputError, match="L=100000"):
+        simulate(L=100_000, eta=1000, T=1)
 
 
 def test_estimate_is_an_upper_estimate_close_to_the_mean():

@@ -44,7 +44,8 @@ __all__ = [
     "check_initial_state",
     "check_seed",
     "estimate_events",
-    "EVENT_LIMIT",
+    "estimate_seconds",
+    "TIME_LIMIT",
 ]
 
 
@@ -211,12 +212,31 @@ class SimulationResult:
         return header, np.hstack([rep, tt, self.paths.reshape(R * n, d)])
 
 
-#: Events per kernel call: between calls the run checks for Ctrl-C and reports progress.
-#: The chunking never changes a result (the kernel resumes exactly where it stopped).
-CHUNK_EVENTS = {"c": 1 << 21, "python": 1 << 14}
-#: Runs whose estimated number of events exceeds this are refused unless ``force=True``
-#: (the C kernel makes roughly 10^7 events per second and core, the Python twin 10^5).
-EVENT_LIMIT = {"c": 10**10, "python": 10**8}
+#: Events per second and core for small L, roughly (a phase step scans the 2L delay
+#: counts, so at large L an event costs :func:`event_cost` times more).
+SPEED = {"c": 1e7, "python": 1e5}
+#: Runs estimated to take longer than this (seconds of one core) are refused unless forced.
+TIME_LIMIT = 1000.0
+#: Kernel calls last about this long (seconds): between calls the run checks for Ctrl-C and
+#: reports progress. The chunking never changes a result (the kernel resumes exactly).
+CHUNK_SECONDS = 0.1
+
+
+def event_cost(L: int) -> float:
+    """Cost of one event relative to small L (the phase scan is O(L))."""
+    return 1.0 + L / 80.0
+
+
+def estimate_seconds(events: float, L: int, backend: str = "c") -> float:
+    """Rough single-core running time of ``events`` events."""
+    return events * event_cost(L) / SPEED[backend]
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 3.15e7), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} seconds"
 
 
 def check_seed(seed):
@@ -311,9 +331,10 @@ def simulate(
     ``progress`` is called with 1 after each finished replication; ``monitor`` is called in
     the calling thread, while the kernel runs, with the simulated time summed over the
     replications and the number of events so far. A run whose :func:`estimate_events`
-    exceeds ``EVENT_LIMIT`` is refused unless ``force``. The kernel runs in chunks of
-    ``chunk_events`` events (Ctrl-C stops it between chunks); the result does not depend on
-    the chunk size or the number of ``threads``.
+    would take more than ``TIME_LIMIT`` seconds (:func:`estimate_seconds`) is refused unless
+    ``force``. The kernel runs in chunks of ``chunk_events`` events (default: about
+    ``CHUNK_SECONDS`` of work; Ctrl-C stops it between chunks); the result does not depend
+    on the chunk size or the number of ``threads``.
     """
     p = check_rates(L, mu, lam, theta, D)
     L = p["L"]
@@ -339,15 +360,16 @@ def simulate(
         raise SymdelayInputError("the C simulation kernel is not available (no C compiler?)")
     used = "c" if fn is not None else "python"
     expected = estimate_events(L, eta, args[2], args[1], float(p["D"]), T, R, init)
-    if not force and expected > EVENT_LIMIT[used]:
+    seconds = estimate_seconds(expected, L, used)
+    if not force and seconds > TIME_LIMIT:
         raise SymdelayInputError(
-            f"this run would simulate about {expected:.2g} events (eta={eta}, T={T:g}, "
-            f"{R} replication(s); the limit is 10^{round(math.log10(EVENT_LIMIT[used]))} for the {used} kernel): "
-            "choose a smaller eta, T or number of replications, or pass --force "
-            "(force=True in Python) to run it anyway (Ctrl-C stops it)"
+            f"this run would simulate about {expected:.2g} events, roughly "
+            f"{_duration(seconds)} of computing (eta={eta}, T={T:g}, L={L}, {R} "
+            f"replication(s)): choose a smaller eta, T or number of replications, or pass "
+            "--force (force=True in Python) to run it anyway (Ctrl-C stops it)"
         )
     if chunk_events is None:
-        chunk_events = CHUNK_EVENTS[used]
+        chunk_events = max(1, int(CHUNK_SECONDS * SPEED[used] / event_cost(L)))
     if isinstance(chunk_events, bool) or not isinstance(chunk_events, numbers.Integral):
         raise SymdelayInputError(f"chunk_events must be an integer >= 1, got {chunk_events!r}")
     if chunk_events < 1:
