@@ -177,7 +177,12 @@ def _point_dict(space: _Space, m, x, lm, th) -> dict:
 
 
 def _claim_at(space: _Space, cond, m, x, lm, th) -> bool:
-    val = cond.subs({mu: m, space.x: x, lam: lm, theta: th})
+    try:
+        val = cond.subs({mu: m, space.x: x, lam: lm, theta: th})
+    except (TypeError, ValueError):  # e.g. a division by zero: zoo cannot be compared
+        raise SymdelayInputError(
+            f"the claim is undefined at mu={m}, {space.x}={x}, lam={lm}, theta={th}"
+        ) from None
     if val in (sp.true, sp.false):
         return bool(val)
     raise SymdelayInputError(
@@ -753,6 +758,11 @@ def _exact_directions(space, cond, target, theta_real):
         out = _exact_directions_dde(space, cond, target)
     else:
         out = _exact_directions_nonneg(space, cond, target)
+    always = _always_on_domain(space, cond, theta_real)
+    if always is True:  # every point satisfies the claim
+        out.setdefault("target_implies_claim", (PROVEN, None))
+    elif always is False:  # no point does: the claim implies anything
+        out.setdefault("claim_implies_target", (PROVEN, None))
     if not theta_real:
         return out
     bound = _k_bound(cond, space)
@@ -764,6 +774,24 @@ def _exact_directions(space, cond, target, theta_real):
         ("oscillation", "lower", "claim_implies_target"),
     }
     return {d: v for d, v in out.items() if (target, bound[0], d) in keep}
+
+
+def _always_on_domain(space, cond, theta_real):
+    """True / False when SymPy decides the claim for every point of the domain, else None."""
+    pos = {mu: sp.Symbol("mu", positive=True), lam: sp.Symbol("lam", positive=True)}
+    pos[space.x] = sp.Symbol(str(space.x), positive=True)
+    pos[theta] = (
+        sp.Symbol("theta", real=True) if theta_real else sp.Symbol("theta", nonnegative=True)
+    )
+    try:
+        val = cond.subs(pos)
+    except (TypeError, ValueError):  # pragma: no cover - SymPy comparison quirks
+        return None
+    if val is sp.true:
+        return True
+    if val is sp.false:
+        return False
+    return None
 
 
 def _exact_directions_nonneg(space, cond, target):

@@ -56,6 +56,11 @@ CATALOGUE = [
     (5, f"lam*theta < {_kc(5)}", "equivalent", "neither", "the Hopf boundary"),
     (2, f"lam*theta <= {_kc(2)}", "necessary", "neither", "boundary points are not stable"),
     ("inf", "lam*theta < mu", "sufficient", "neither", "|k| <= mu is stable for every D"),
+    (2, "lam*theta*D < 3", "sufficient", "neither", "2(mu+gamma)^2/gamma > 3 gamma/2"),
+    (3, "lam*theta < 8*mu", "neither", "neither", "k_c = 4 mu at gamma = mu"),
+    (2, "sqrt(mu*gamma) > lam*theta", "sufficient", "neither", "a square root, exactly"),
+    (2, "mu > 0", "necessary", "necessary", "holds everywhere"),
+    (3, "lam*theta < 1/(mu-1)", "neither", "neither", "undefined at mu = 1"),
 ]
 
 
