@@ -3,6 +3,12 @@ as the hand-written kernel, the fluid limit of a hyperexponential-delay model, c
 
 from __future__ import annotations
 
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -253,3 +259,42 @@ def test_bad_tables_are_rejected_in_one_line():
     ]:
         with pytest.raises(SymdelayInputError, match=msg):
             k.run(**kwargs)
+
+
+def test_c_equals_python_twin_for_other_functions():
+    """sqrt, powers, Max, Piecewise, tanh, floats and rationals print alike in both languages."""
+    x, y, c = sp.symbols("x y c")
+    table = [
+        ("birth_x", [1, 0], c * (1 + sp.tanh(y))),
+        ("death_x", [-1, 0], sp.sqrt(x) * x + x**2 / (1 + y**3)),
+        ("convert", [-1, 1], sp.Max(x - y, 0)),
+        ("death_y", [0, -1], sp.Float(0.37) * y + sp.Piecewise((y**2, y > 1), (0, True))),
+        ("birth_y", [0, 1], sp.Rational(1, 3) * sp.exp(-x) + c ** sp.Rational(3, 2)),
+    ]
+    k = GeneratedKernel([x, y], table, {c: 1.7})
+    grid = time_grid(5, 0.05)
+    a = k.run_replications(50, [20, 70], grid, seed=2, replications=3, backend="c")
+    b = k.run_replications(50, [20, 70], grid, seed=2, replications=3, backend="python")
+    assert np.array_equal(a.paths, b.paths) and a.events == b.events > 1000
+    assert np.all(a.transition_counts > 0)  # every transition fired
+    # the rates the kernel uses, by an independent evaluation (lambdify, one rate at a time)
+    want = [50 * float(r.subs({x: 0.4, y: 1.4, c: 1.7})) for _, _, r in table]
+    assert np.allclose(k.rates_at(50, [20, 70]), want, rtol=1e-14)
+
+
+def test_generated_source_does_not_depend_on_the_hash_seed():
+    """Same table -> same source text in every process (this one has a random hash seed):
+    the cache is hit and the paths of a seed are reproducible across runs."""
+    code = (
+        "import sys, hashlib; sys.path.insert(0, sys.argv[1]); import test_generated_simulator as t;"
+        "k = t.hyperexp_kernel(); print(hashlib.sha256((k.c_source + k.python_source).encode()).hexdigest())"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    here = str(Path(__file__).parent)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, here], env=env, capture_output=True, text=True, check=True
+    )
+    k = hyperexp_kernel()
+    assert (
+        proc.stdout.strip() == hashlib.sha256((k.c_source + k.python_source).encode()).hexdigest()
+    )

@@ -12,8 +12,10 @@ with :mod:`ctypes`. A pure-Python twin is generated from the same printed expres
 draws from the same xoshiro256** stream as the hand-written kernel, so for equal seeds both
 backends give identical paths (tests check it).
 
-Each event recomputes only the rates that depend on a component the jump changed. A rate
-that is negative or not finite, or a jump that makes a count negative, stops the run with a
+Each event recomputes only the common subexpressions and rates that depend on a component the
+jump changed (the others keep their values: the same doubles a full recomputation gives), and
+the running sums of the rates from the first changed one on. A rate that is negative or not
+finite, or a jump that makes a count negative, stops the run with a
 :class:`SymdelayInputError` naming the transition and the state. The compiled kernel returns
 to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honoured.
 
@@ -33,7 +35,6 @@ import hashlib
 import math
 import numbers
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -91,13 +92,19 @@ class _PyPrinter(PythonCodePrinter):
 
 
 def _rng_c_source() -> str:
-    """The xoshiro256** functions of the hand-written kernel (one RNG for both kernels)."""
-    m = re.search(
-        r"static inline uint64_t rotl.*?static inline double unif\([^\n]*\n", _kernel.C_SOURCE, re.S
-    )
-    if m is None:  # pragma: no cover - a changed _kernel.py
+    """The xoshiro256** functions of the hand-written kernel, taken from its source text
+    (``rotl``, ``next_u64``, ``unif``): one RNG for both kernels."""
+    src = _kernel.C_SOURCE
+    start = src.find("static inline uint64_t rotl")
+    u = src.find("static inline double unif", start)
+    if start < 0 or u < 0:  # pragma: no cover - a changed _kernel.py
         raise VerificationError("cannot find the xoshiro256** functions in _kernel.C_SOURCE")
-    return m.group(0)
+    depth, i = 0, src.index("{", u)
+    while True:  # the end of unif's body
+        depth += {"{": 1, "}": -1}.get(src[i], 0)
+        i += 1
+        if depth == 0:
+            return src[start:i] + "\n"
 
 
 # ---------------------------------------------------------------------------------------
@@ -276,10 +283,14 @@ class GeneratedKernel:
         n, M = len(self.states), len(self.rates)
         sv = [sp.Symbol(f"s_{i}") for i in range(n)]
         used = sorted(
-            set().union(*(r.free_symbols for r in self.rates)) - set(self.states), key=str
+            set().union(*(r.free_symbols for r in self.rates)) - set(self.states),
+            key=sp.default_sort_key,
         )
         # floats in the rates become run-time parameters (printed digits never matter)
-        floats = sorted(set().union(*(r.atoms(sp.Float) for r in self.rates)), key=float)
+        floats = sorted(
+            set().union(*(r.atoms(sp.Float) for r in self.rates)),
+            key=lambda f: (float(f), sp.srepr(f)),
+        )
         pv = [sp.Symbol(f"p_{k}") for k in range(len(used) + len(floats))]
         repl = dict(zip(self.states, sv)) | dict(zip(used, pv))
         repl |= dict(zip(floats, pv[len(used) :]))
@@ -287,7 +298,7 @@ class GeneratedKernel:
             [self._param_values[p] for p in used] + [float(f) for f in floats], dtype=np.float64
         )
         exprs = [r.xreplace(repl) for r in self.rates]
-        temps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("e_"), order="none")
+        temps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("e_"))
         state_set = set(sv)
         deps: dict = {}
         for sym, e in temps:
@@ -341,8 +352,14 @@ class GeneratedKernel:
         for k in range(M):
             changed = {i for i in range(n) if self.jumps[k, i] != 0}
             affected.append([j for j in range(M) if rate_deps[j] & changed])
-        all_block = (needed(range(M)), list(range(M)))
-        blocks = [(needed(js), js) for js in affected]
+        # state-dependent temporaries live for the whole run; an event recomputes only those
+        # that depend (transitively) on a component it changed, then the rates it changed
+        live = needed(range(M))
+        all_block = (live, list(range(M)))
+        blocks = []
+        for k, js in enumerate(affected):
+            changed = {sv[i] for i in range(n) if self.jumps[k, i] != 0}
+            blocks.append(([(t, e) for t, e in live if deps[t] & changed], js))
         self._rate_deps = rate_deps
         self._affected = affected
         self.c_source = self._c_source(
@@ -371,12 +388,14 @@ class GeneratedKernel:
         w("    int64_t j = -1, k = 0, ev = 0;")
         for s, _ in const_temps:
             w(f"    const double {s} = {temp_c[s]};")
+        for s, _ in all_block[0]:
+            w(f"    double {s};")
 
         def block(temps, js, indent):
             pad = " " * indent
             w(pad + "{")
             for s, _ in temps:
-                w(f"{pad}    const double {s} = {temp_c[s]};")
+                w(f"{pad}    {s} = {temp_c[s]};")
             for jj in js:
                 w(f"{pad}    a[{jj}] = eta*({rate_c[jj]});")
                 w(f"{pad}    if (!(a[{jj}] >= 0.0 && a[{jj}] <= DBL_MAX)) {{")
@@ -384,9 +403,10 @@ class GeneratedKernel:
             w(pad + "}")
 
         block(*all_block, 4)
+        w("    int64_t lo = 0; /* cum[0..lo-1] are still valid (same sums, same order) */")
         w("    for (;;) {")
-        w("        double c = 0.0;")
-        w(f"        for (int64_t i = 0; i < {M}; i++) {{ c += a[i]; cum[i] = c; }}")
+        w("        double c = lo > 0 ? cum[lo - 1] : 0.0;")
+        w(f"        for (int64_t i = lo; i < {M}; i++) {{ c += a[i]; cum[i] = c; }}")
         w("        const double R = c;")
         w("        if (!pending) {")
         w("            tn = R > 0.0 ? t + (-log(1.0 - unif(rng)) / R) : INFINITY;")
@@ -416,6 +436,7 @@ class GeneratedKernel:
                     w(f"            s_{i} = (double)X[{i}] / eta;")
             if js:
                 block(temps, js, 12)
+            w(f"            lo = {min(js) if js else M};")
             w("            break;")
         w("        }")
         w("        counts[j] += 1;")
