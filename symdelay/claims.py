@@ -31,6 +31,11 @@ directions, *claim => target* and *target => claim*, gets one of three statuses:
     with local optimisation of near-counterexamples, found nothing; the report gives the
     ranges and the number of points. This is never called *sufficient* or *necessary*.
 
+For ``L = inf`` the stability inclusions of a bound ``lam*theta < f`` with ``f/mu``
+rational in ``mu D`` are certified with interval arithmetic along the Hopf curve
+``mu D = (pi - atan t)/t``, ``lam*theta = mu sqrt(1 + t^2)`` (adaptive bisection in t),
+the two ends by exact sign conditions against elementary bounds of the curve.
+
 The relation (``equivalent``, ``necessary``, ``sufficient``, ``neither``) is given only when
 both directions are proven or refuted (``proven[target]`` is then True); otherwise it
 spells out what is known, e.g. ``"not necessary; sufficiency: no counterexample found"``.
@@ -863,9 +868,14 @@ def _exact_directions_nonneg(space, cond, target):
 
 
 def _exact_directions_dde(space, cond, target):
-    """L = inf, stability: ``-mu < k <= mu`` is stable for every D (``|i w + mu| > mu >= k``
-    for w != 0 and r = 0 is no root), so ``k < f`` / ``k <= f`` with f/mu = phi(mu D) <= 1
-    everywhere is proven sufficient. Nothing else is decided exactly here."""
+    """L = inf, stability, claims ``k < f`` / ``k <= f`` with ``f/mu = phi(mu D)``.
+
+    Scaled by mu (``q = k/mu``, ``x = mu D``) the boundary is, with ``t = sqrt(q^2 - 1)``,
+    ``x = X(t) = (pi - atan t)/t`` (decreasing from oo to 0) and ``q = sqrt(1 + t^2)``;
+    ``-mu < k <= mu`` is stable for every D. Both inclusions are certified with interval
+    arithmetic on ``t`` in [1e-3, 1e4] (adaptive bisection), and on the two ends by exact
+    sign conditions on the rational phi against elementary bounds of ``q(x)`` there (see
+    the comments)."""
     out = {}
     if target != "stability":
         return out
@@ -882,7 +892,115 @@ def _exact_directions_dde(space, cond, target):
     ok, _w = _rational_always(phi - 1, sp.Integer(0), sp.oo, False, False)
     if ok:
         out["claim_implies_target"] = (PROVEN, None)
+        return out
+    x_lo, x_hi = _X_BOUNDS
+    zero, oo = sp.Integer(0), sp.oo
+    # far end (t <= 1e-3, x >= x_lo >= 3): pi/(x+1) <= t <= pi/x, so
+    # 1 + 4/(x+1)^2 <= sqrt(1 + 9.8/(x+1)^2) <= q <= 1 + pi^2/(2 x^2) <= 1 + 5/x^2
+    # near end (t >= 1e4, x <= x_hi): (pi/2)/x <= t <= (pi/2 + 1e-4)/x, t < q <= t + 1
+    ends_in = (
+        _rational_always(phi - 1 - 4 / (_g + 1) ** 2, x_lo, oo, False, False)[0]
+        and _rational_always(_g * phi - sp.Rational(157, 100), zero, x_hi, False, False)[0]
+    )
+    if ends_in and _certify_dde(phi, sufficient=True):
+        out["claim_implies_target"] = (PROVEN, None)
+    ends_out = (
+        _rational_always(phi - 1 - 5 / _g**2, x_lo, oo, True, False)[0]
+        and _rational_always(phi - sp.Rational(15709, 10000) / _g - 1, zero, x_hi, True, False)[0]
+    )
+    if ends_out and _certify_dde(phi, sufficient=False):
+        out["target_implies_claim"] = (PROVEN, None)
     return out
+
+
+_T_RANGE = (mpmath.mpf("1e-3"), mpmath.mpf("1e4"))
+
+
+def _X_iv(t):
+    iv = mpmath.iv
+    tt = iv.mpf([t, t])
+    return (iv.pi - iv.atan2(tt, 1)) / tt
+
+
+def _x_bounds():
+    """Rationals x_lo <= X(1e-3) and x_hi >= X(1e4) (the ends of the certified range)."""
+    with mpmath.workdps(30):  # 0.1% margins dwarf the rounding of 30-digit arithmetic
+
+        def X(t):
+            return (mpmath.pi - mpmath.atan(t)) / t
+
+        lo, hi = X(_T_RANGE[0]) * mpmath.mpf("0.999"), X(_T_RANGE[1]) * mpmath.mpf("1.001")
+        return sp.Rational(int(mpmath.floor(lo))), sp.Rational(mpmath.nstr(hi, 10))
+
+
+_X_BOUNDS = _x_bounds()
+
+
+def _iv_eval(expr, x):
+    """Interval value of a rational expression in _g (exact rationals, outward rounding)."""
+    iv = mpmath.iv
+    if expr.is_Rational:
+        return iv.mpf([expr.p, expr.p]) / expr.q
+    if expr == _g:
+        return x
+    if expr.is_Add:
+        out = iv.mpf(0)
+        for a in expr.args:
+            out = out + _iv_eval(a, x)
+        return out
+    if expr.is_Mul:
+        out = iv.mpf(1)
+        for a in expr.args:
+            out = out * _iv_eval(a, x)
+        return out
+    if expr.is_Pow and expr.exp.is_Integer:
+        b = _iv_eval(expr.base, x)
+        n = int(expr.exp)
+        return b**n if n >= 0 else 1 / b ** (-n)
+    raise ValueError(f"no interval evaluation for {expr}")
+
+
+def _certify_dde(phi, sufficient: bool, budget: int = 8000) -> bool:
+    """phi(X(t)) < sqrt(1+t^2) (sufficient) or > (necessary) on every t in _T_RANGE.
+
+    On each t-interval, x lies between the values of the decreasing X at its ends and q
+    between those of the increasing sqrt(1+t^2); phi's range is bounded by its end values
+    when the interval value of phi' has one sign, else by naive interval evaluation."""
+    iv = mpmath.iv
+    dphi = sp.cancel(sp.diff(phi, _g))
+    with mpmath.workdps(30):
+        la, lb = mpmath.log(_T_RANGE[0]), mpmath.log(_T_RANGE[1])
+        n0 = 512
+        stack = [
+            (mpmath.exp(la + (lb - la) * i / n0), mpmath.exp(la + (lb - la) * (i + 1) / n0), 0)
+            for i in range(n0)
+        ]
+        evals = 0
+        while stack:
+            a, b, depth = stack.pop()
+            evals += 1
+            if evals > budget:
+                return False
+            xl, xr = _X_iv(b), _X_iv(a)
+            x = iv.mpf([xl.a, xr.b])
+            q = iv.mpf([iv.sqrt(1 + iv.mpf([a, a]) ** 2).a, iv.sqrt(1 + iv.mpf([b, b]) ** 2).b])
+            try:
+                slope = _iv_eval(dphi, x)
+                if slope.a > 0 or slope.b < 0:  # monotone: the range is the end values
+                    e1, e2 = _iv_eval(phi, xl), _iv_eval(phi, xr)
+                    ph = iv.mpf([min(e1.a, e2.a), max(e1.b, e2.b)])
+                else:
+                    ph = _iv_eval(phi, x)
+            except (ValueError, ZeroDivisionError):
+                return False
+            good = (q.a > ph.b) if sufficient else (ph.a > q.b)
+            if good:
+                continue
+            if depth >= 20:
+                return False
+            mid = mpmath.sqrt(a * b)
+            stack += [(a, mid, depth + 1), (mid, b, depth + 1)]
+    return True
 
 
 def _witness_points(space, target, gt, phi_bound):
@@ -1116,8 +1234,8 @@ def _notes(space, status, found, search, theta_real) -> list[str]:
             "proven exactly: "
             + ", ".join(proved)
             + (
-                " (L = inf: lam*theta <= mu is stable for every D, and the claim's bound is at "
-                "most mu)"
+                " (L = inf: the bound on lam*theta against the Hopf curve mu D = (pi - atan t)/t,"
+                " lam*theta = mu sqrt(1+t^2), by interval arithmetic and exact end conditions)"
                 if space.infinite
                 else " (L = 1: positive coefficients; otherwise one bound on lam*theta, "
                 "homogeneous in mu, gamma: its sign against k_c or k_o decided on "

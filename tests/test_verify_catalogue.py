@@ -56,6 +56,9 @@ CATALOGUE = [
     (5, f"lam*theta < {_kc(5)}", "equivalent", "neither", "the Hopf boundary"),
     (2, f"lam*theta <= {_kc(2)}", "necessary", "neither", "boundary points are not stable"),
     ("inf", "lam*theta < mu", "sufficient", "neither", "|k| <= mu is stable for every D"),
+    ("inf", "lam*theta*D < 1", "sufficient", "neither", "k D < pi/2 is stable; certified"),
+    ("inf", "lam*theta < 2/D + mu", "necessary", "neither", "k_c < mu + 2/D; certified"),
+    ("inf", "lam*theta*D < 2", "neither", "neither", "2 > pi/2: unstable for small mu D"),
     (2, "lam*theta*D < 3", "sufficient", "neither", "2(mu+gamma)^2/gamma > 3 gamma/2"),
     (3, "lam*theta < 8*mu", "neither", "neither", "k_c = 4 mu at gamma = mu"),
     (2, "sqrt(mu*gamma) > lam*theta", "sufficient", "neither", "a square root, exactly"),
@@ -169,8 +172,9 @@ def test_the_three_claims_of_the_issue_are_refuted_where_the_issue_says():
 
 
 def test_unproven_is_never_called_sufficient():
-    """L = inf, k D < 1: no exact route; the search finds no counterexample to sufficiency."""
-    res = verify("inf", "lam*theta*D < 1")
+    """A conjunction has no exact route; the search finds no counterexample to sufficiency
+    (k D < 1 is sufficient at L = inf, see the catalogue), so it says just that."""
+    res = verify("inf", "lam*theta*D < 1 and lam < 5")
     assert res.proven["stability"] is False
     assert res.directions["stability"] == {
         "claim_implies_target": "no counterexample found",
