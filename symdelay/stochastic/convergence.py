@@ -115,5 +115,5 @@ def fluid_limit_study(
         slopes[L] = loglog_slope(etas, ds, n_boot=n_boot, seed=seed)
         if len(etas) >= 3:
             slopes2[L] = loglog_slope(etas[1:], ds[1:], n_boot=n_boot, seed=seed)
-    params = {"mu": mu, "lam": lam, "theta": theta, "D": D, "T": T, "dt": dt}
+    params = {"mu": mu, "lam": lam, "theta": theta, "D": D, "T": T, "dt": dt, "seed": seed}
     return FluidLimitStudy(params, tuple(etas), replications, distances, slopes, events, slopes2)
