@@ -491,6 +491,15 @@ class Model(LatexDisplay):
 
         return model_stability(self)
 
+    @cached_property
+    def kernel(self):
+        """The exact simulator generated from the transition table (compiled at first run)."""
+        from ..stochastic.generated import GeneratedKernel
+
+        return GeneratedKernel(
+            self.states, [(t.name, t.change, t.rate) for t in self.transitions], self.values
+        )
+
     def is_stable(self) -> bool | None:
         """True / False, or None when the answer depends on the symbols."""
         return self.stability.stable
