@@ -85,3 +85,25 @@ def test_numpy_scalars_are_exact():
 
     m = ActionDelayModel(L=1, mu=np.float64(0.1), lam=np.int64(2), theta=np.float32(0.5), D=1)
     assert (m.mu, m.lam, m.theta) == (sp.Rational(1, 10), 2, sp.Rational(1, 2))
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "words"),
+    [
+        (["simulate", "--seed", "-1"], 2, "seed must be an integer >= 0"),
+        (["simulate", "--csv", "/nonexistent/x.csv"], 2, "/nonexistent/x.csv"),
+        (["derive", "--out", "/proc/forbidden"], 2, "/proc/forbidden"),
+        (["report", "--out", "/proc/forbidden"], 2, "/proc/forbidden"),
+        (["fluid", "--theta", "1e308", "--T", "2"], 0, ""),
+    ],
+)
+def test_reported_tracebacks_are_one_line_or_an_answer(argv, status, words):
+    """The shell commands of tracker #13, end to end: one line and exit 2, or a result."""
+    proc = subprocess.run([sys.executable, "-m", "symdelay", *argv], capture_output=True, text=True)
+    assert proc.returncode == status, proc.stderr
+    assert "Traceback" not in proc.stderr and "Warning" not in proc.stderr
+    if status:
+        assert proc.stdout == "" and proc.stderr.count("\n") == 1
+        assert proc.stderr.startswith("symdelay: error:") and words in proc.stderr
+    else:
+        assert proc.stderr == "" and "nan" not in proc.stdout and "q1=" in proc.stdout
