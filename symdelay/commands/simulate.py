@@ -33,9 +33,10 @@ __all__ = [
 DESCRIPTION = (
     "Simulate the two-queue jump process exactly (every arrival, delay phase and service "
     "completion; Gillespie's direct method in a compiled kernel) from Q1=0, Q2=eta, and "
-    "record the state scaled by 1/eta on the grid 0, dt, ..., T. The run is refused when it "
-    "would take more than 10^10 events (--force runs it anyway); a progress bar shows on a "
-    "terminal; Ctrl-C stops it (exit status 130)."
+    "record the state scaled by 1/eta on the grid 0, dt, ..., T. The expected number of "
+    "events is estimated first: a run of more than about a quarter of an hour is refused "
+    "unless --force. A progress bar shows on a terminal; Ctrl-C stops the run (exit status "
+    "130). JSON and CSV output carry the parameters and the seed."
 )
 
 
@@ -138,7 +139,11 @@ def register(subparsers) -> None:
     p.add_argument(
         "--csv", metavar="FILE", help="write the paths as a CSV table ('-': standard output)"
     )
-    p.add_argument("--force", action="store_true", help="run even above the limit of 10^10 events")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run even when the estimated running time is above the limit",
+    )
     p.set_defaults(func=run)
 
 

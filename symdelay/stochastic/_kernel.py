@@ -11,6 +11,10 @@ The Gillespie direct method (no approximation): total rate ``R = 2*eta*lam + gam
 ``V = U' R``: an arrival (routed to server 1 with the logit probability of the current
 scaled queues), a phase step of one of the ``Z`` delayed jobs, or one of the ``Q``
 service completions.
+
+A call simulates at most ``max_events`` events and saves where it stopped (the time of the
+last event and the next grid index, beside the state and the generator), so a path can be
+run in chunks, with Ctrl-C checked between them, and come out bit-identical to one call.
 """
 
 from __future__ import annotations
