@@ -3,10 +3,14 @@
 Analysis only (no plotting): :func:`simulate` (exact Gillespie paths, C kernel), :func:`fluid`
 (SciPy integration of the model layer's ODEs), :func:`variance` (LNA stationary variance of
 the imbalance from a Lyapunov equation), :func:`fluid_limit_study` (the eta^(-1/2) rate).
+For any transition table: :class:`GeneratedKernel` (a simulator generated from the table)
+and :func:`linear_noise` (the generic LNA covariance).
 """
 
 from .convergence import FluidLimitStudy, fluid_limit_study, loglog_slope, sup_distance
 from .fluid import DifferenceResult, FluidResult, fluid, fluid_difference
+from .generated import GeneratedKernel, GeneratedRun
+from .lna import LinearNoise, linear_noise, stationary_covariance
 from .simulate import SimulationResult, simulate
 from .stationary import (
     SimulatedVariance,
@@ -31,6 +35,9 @@ __all__ = [
     "DifferenceResult",
     "FluidLimitStudy",
     "FluidResult",
+    "GeneratedKernel",
+    "GeneratedRun",
+    "LinearNoise",
     "SimulatedVariance",
     "SimulationResult",
     "VarianceResult",
@@ -43,6 +50,7 @@ __all__ = [
     "fluid_limit_study",
     "fluid_wave_peaks",
     "hopf_theta",
+    "linear_noise",
     "lna_matrices",
     "local_maxima",
     "loglog_slope",
@@ -50,6 +58,7 @@ __all__ = [
     "simulate",
     "simulated_variance",
     "spectral_abscissa",
+    "stationary_covariance",
     "sup_distance",
     "transition_table",
     "variance",
