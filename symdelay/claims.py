@@ -564,6 +564,13 @@ def _k_bound(cond, space):
     return side, strict, f
 
 
+def _exact_coefficients(expr) -> bool:
+    """Only rationals, _g, and square roots: no pi, E, exp(...) or floats."""
+    if expr.atoms(sp.NumberSymbol) or expr.atoms(sp.Function):
+        return False
+    return all(a.is_Rational for a in expr.atoms(sp.Number))
+
+
 def _sqrt_base(phi):
     """The one polynomial R(g) with phi rational in g and sqrt(R); None if rational; False
     if phi has another kind of irrationality."""
@@ -587,7 +594,7 @@ def _phi(f):
     if sp.simplify(f.subs({mu: s * mu, gamma: s * gamma}, simultaneous=True) - s * f) != 0:
         return None
     phi = f.subs({mu: 1, gamma: _g})
-    if phi.free_symbols - {_g}:
+    if phi.free_symbols - {_g} or not _exact_coefficients(phi):
         return None
     if phi.is_rational_function(_g):
         return sp.cancel(phi)
@@ -877,17 +884,19 @@ def _exact_directions_dde(space, cond, target):
     sign conditions on the rational phi against elementary bounds of ``q(x)`` there (see
     the comments)."""
     out = {}
-    if target != "stability":
-        return out
     bound = _k_bound(cond, space)
-    if bound is None or bound[0] != "upper":
+    if bound is None:
         return out
-    f = bound[2]
+    side, strict, f = bound
     s = sp.Symbol("s", positive=True)
     if sp.simplify(f.subs({mu: s * mu, D: D / s}, simultaneous=True) - s * f) != 0:
         return out
     phi = sp.cancel(f.subs({mu: 1, D: _g}))
-    if not phi.is_rational_function(_g) or phi.free_symbols - {_g}:
+    if not phi.is_rational_function(_g) or phi.free_symbols - {_g} or not _exact_coefficients(phi):
+        return out
+    if target == "oscillation":
+        return _dde_oscillation_directions(phi, side, strict)
+    if side != "upper":
         return out
     ok, _w = _rational_always(phi - 1, sp.Integer(0), sp.oo, False, False)
     if ok:
@@ -911,6 +920,79 @@ def _exact_directions_dde(space, cond, target):
     if ends_out and _certify_dde(phi, sufficient=False):
         out["target_implies_claim"] = (PROVEN, None)
     return out
+
+
+def _dde_oscillation_directions(phi, side, strict):
+    """L = inf, oscillation ``q > h(x) = e^{-1-x}/x`` (q = k/mu, x = mu D) against
+    ``q > phi`` (or ``q < phi``), phi rational: interval arithmetic on x in [1e-3, 50] and
+    exact end conditions: ``0.3675/x < h < 0.3679/x`` for x <= 1e-3 and
+    ``0 < h < 1335000/x^11`` for x >= 50 (``e^x > x^10/10!``)."""
+    out = {}
+    zero, oo = sp.Integer(0), sp.oo
+    x0, x1 = sp.Rational(1, 1000), sp.Integer(50)
+    if side == "upper":  # claim in target iff the claim has no k >= 0
+        ok, _w = _rational_always(phi, zero, oo, False, not strict)
+        if ok:
+            out["claim_implies_target"] = (PROVEN, None)
+        return out
+    ends_in = (
+        _rational_always(phi - sp.Rational(3679, 10000) / _g, zero, x0, True, False)[0]
+        and _rational_always(phi - 1335000 / _g**11, x1, oo, True, False)[0]
+    )
+    if ends_in and _certify_osc(phi, above=True, lo=x0, hi=x1):
+        out["claim_implies_target"] = (PROVEN, None)
+    ends_out = (
+        _rational_always(phi - sp.Rational(3675, 10000) / _g, zero, x0, False, False)[0]
+        and _rational_always(phi, x1, oo, False, False)[0]
+    )
+    if ends_out and _certify_osc(phi, above=False, lo=x0, hi=x1):
+        out["target_implies_claim"] = (PROVEN, None)
+    return out
+
+
+def _phi_range(phi, dphi, xl, xr):
+    """Interval containing phi on [xl.a, xr.b] (end values when phi' has one sign)."""
+    iv = mpmath.iv
+    x = iv.mpf([xl.a, xr.b])
+    slope = _iv_eval(dphi, x)
+    if slope.a > 0 or slope.b < 0:
+        e1, e2 = _iv_eval(phi, xl), _iv_eval(phi, xr)
+        return iv.mpf([min(e1.a, e2.a), max(e1.b, e2.b)])
+    return _iv_eval(phi, x)
+
+
+def _certify_osc(phi, above: bool, lo, hi, budget: int = 8000) -> bool:
+    """phi(x) > e^{-1-x}/x (above) or < (not above) for every x in [lo, hi]."""
+    iv = mpmath.iv
+    dphi = sp.cancel(sp.diff(phi, _g))
+    with mpmath.workdps(30):
+        la, lb = mpmath.log(mpmath.mpf(lo.p) / lo.q), mpmath.log(mpmath.mpf(hi.p) / hi.q)
+        n0 = 256
+        stack = [
+            (mpmath.exp(la + (lb - la) * i / n0), mpmath.exp(la + (lb - la) * (i + 1) / n0), 0)
+            for i in range(n0)
+        ]
+        stack[0] = (_iv_eval(lo, None).a, stack[0][1], 0)  # cover the ends exactly
+        stack[-1] = (stack[-1][0], _iv_eval(hi, None).b, 0)
+        evals = 0
+        while stack:
+            a, b, depth = stack.pop()
+            evals += 1
+            if evals > budget:
+                return False
+            xl, xr = iv.mpf([a, a]), iv.mpf([b, b])
+            h = iv.mpf([(iv.exp(-1 - xr) / xr).a, (iv.exp(-1 - xl) / xl).b])  # decreasing
+            try:
+                ph = _phi_range(phi, dphi, xl, xr)
+            except (ValueError, ZeroDivisionError):
+                return False
+            if (ph.a > h.b) if above else (ph.b < h.a):
+                continue
+            if depth >= 20:
+                return False
+            mid = mpmath.sqrt(a * b)
+            stack += [(a, mid, depth + 1), (mid, b, depth + 1)]
+    return True
 
 
 _T_RANGE = (mpmath.mpf("1e-3"), mpmath.mpf("1e4"))

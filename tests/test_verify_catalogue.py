@@ -59,6 +59,8 @@ CATALOGUE = [
     ("inf", "lam*theta*D < 1", "sufficient", "neither", "k D < pi/2 is stable; certified"),
     ("inf", "lam*theta < 2/D + mu", "necessary", "neither", "k_c < mu + 2/D; certified"),
     ("inf", "lam*theta*D < 2", "neither", "neither", "2 > pi/2: unstable for small mu D"),
+    ("inf", "lam*theta*D > 1", "neither", "sufficient", "k_o = e^{-1-mu D}/D < 1/D"),
+    ("inf", "lam*theta*D > 1/3", "neither", "neither", "1/3 < 1/e"),
     (2, "lam*theta*D < 3", "sufficient", "neither", "2(mu+gamma)^2/gamma > 3 gamma/2"),
     (3, "lam*theta < 8*mu", "neither", "neither", "k_c = 4 mu at gamma = mu"),
     (2, "sqrt(mu*gamma) > lam*theta", "sufficient", "neither", "a square root, exactly"),
