@@ -285,7 +285,7 @@ def estimate_events(L, eta, mu, lam, D, T, replications=1, initial=None) -> floa
     their remaining steps. Exact to leading order when ``T`` is much longer than ``D + 1/mu``.
 
     >>> f"{estimate_events(2, 10**6, 1, 1, 1, 100):.3g}"  # about (L + 2) * 2 eta lam T
-    '7.98e+08'
+    '7.99e+08'
     """
     L, eta, mu, lam, D, T = int(L), float(eta), float(mu), float(lam), float(D), float(T)
     gamma = L / D
