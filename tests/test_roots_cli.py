@@ -209,3 +209,30 @@ def test_listed_roots_vs_whole_spectrum_count(run_cli):
     rec = json.loads(run_cli(*BASE, "--L", "inf", "--branches", "0..0", "--json")[1])
     assert rec["listed_unstable"] == 1 and rec["unstable_count"] == 2
     assert rec["count_scope"] == "whole spectrum"
+
+
+@pytest.mark.parametrize("L", ["300", "1000", "100000"])
+def test_root_at_zero_for_large_L(run_cli, L):
+    """lam theta = -mu: P(0) = (mu + lam theta) gamma^L = 0 for every L and D (exact)."""
+    extra = [] if L == "300" else ["--rightmost", "2"]
+    status, out, err = run_cli(
+        "roots",
+        "--L",
+        L,
+        "--mu",
+        "1",
+        "--lam",
+        "1",
+        "--theta",
+        "-1",
+        "--D",
+        "1",
+        "--dps",
+        "20",
+        "--json",
+        *extra,
+    )
+    assert status == 0 and err == ""
+    rec = json.loads(out)
+    assert rec["axis_count"] == 1 and rec["unstable_count"] == 0
+    assert rec["roots"][0]["re"] == "0" and float(rec["roots"][0]["im"]) == 0

@@ -162,19 +162,26 @@ class ExactCounts:
 
 
 def _sign_at_inf(p: flint.fmpq_poly, plus: bool) -> int:
-    lc = p.coeffs()[-1]
-    s = 1 if lc > 0 else -1
+    s = 1 if p[p.degree()] > 0 else -1
     return s if plus or p.degree() % 2 == 0 else -s
 
 
+def _primitive(p: flint.fmpq_poly) -> flint.fmpq_poly:
+    """``p`` times a positive rational: integer coefficients with content 1 (same signs)."""
+    num = p.numer()
+    c = num.content()
+    return flint.fmpq_poly(num) / c if c > 1 else flint.fmpq_poly(num)
+
+
 def _cauchy_index(A: flint.fmpq_poly, B: flint.fmpq_poly) -> int:
-    """Cauchy index of ``A/B`` over the whole real line (Sturm sequence B, A, -rem, ...)."""
-    seq = [B, A]
+    """Cauchy index of ``A/B`` over the whole real line (Sturm sequence B, A, -rem, ...;
+    each term scaled by a positive number, which keeps the sign variations)."""
+    seq = [_primitive(B), _primitive(A)]
     while not seq[-1].is_zero():
         rem = seq[-2] % seq[-1]
         if rem.is_zero():
             break
-        seq.append(-rem)
+        seq.append(_primitive(-rem))
 
     def variations(plus):
         signs = [_sign_at_inf(p, plus) for p in seq if not p.is_zero()]
@@ -193,7 +200,7 @@ def _rhp_by_cauchy_index(R, I_, n: int) -> int:
     """
     b = 0
     if I_.degree() > R.degree():
-        s_plus = 1 if (I_.coeffs()[-1] > 0) == (R.coeffs()[-1] > 0) else -1
+        s_plus = 1 if (I_[I_.degree()] > 0) == (R[R.degree()] > 0) else -1
         s_minus = s_plus * (-1) ** (I_.degree() - R.degree())
         b = (s_plus - s_minus) // 2
     twice = n - b + _cauchy_index(I_, R)

@@ -70,6 +70,8 @@ __all__ = [
 ALL_ROOTS_MAX_L = 10_000
 SMALL_L = 24
 RIGHTMOST_MAX_L = 10_000_000
+#: Largest L for the exact (gcd over Q) test of roots on the imaginary axis away from 0.
+AXIS_EXACT_MAX_L = 10_000
 
 
 @dataclass(frozen=True)
@@ -520,7 +522,17 @@ def _mark_axis_roots(roots, L, p, prec):
         zero = p["mu"] + p["lam"] * p["theta"] == 0
         cands = [(flint.arb(0), 1)] if zero else []
         scale = 1
+    elif all(abs(roots[i].value.imag) <= roots[i].radius for i in touching):
+        # only r = 0 is in question: P(0) = (mu + lam theta) gamma^L, exact at any L
+        zero = p["mu"] + p["lam"] * p["theta"] == 0
+        cands = [(flint.arb(0), 1)] if zero else []
+        scale = 1
     else:
+        if L > AXIS_EXACT_MAX_L:
+            raise CertificationError(
+                f"a root meets the imaginary axis away from 0 and L = {L} is above "
+                f"{AXIS_EXACT_MAX_L}, the limit of the exact gcd test: stability undecidable"
+            )
         gq, coeffs = _scaled_coefficients(L, p)
         cands = axis_roots(coeffs, prec)
         scale = gq
@@ -544,7 +556,7 @@ def _mark_axis_roots(roots, L, p, prec):
             rad = arb_to_mpf_upper(to_arb(z.radius) + hit[0].rad() + abs(to_arb(z.value.imag - im)))
         out[i] = CertifiedRoot(mpmath.mpc(0, im), rad, z.branch, 1, True)
         found += 1
-    if L is not None and found != sum(m for _, m in cands) and len(roots) == L + 1:
+    if L is not None and found != sum(m for _, m in cands):  # every root with Re > x < 0 is here
         raise CertificationError(
             f"{sum(m for _, m in cands)} roots on the imaginary axis by exact arithmetic, "
             f"{found} certified discs meet it"
@@ -651,6 +663,32 @@ def _rightmost_roots(L, p, dps, K) -> RootSet:
         x1 = max(Yf - float(p["mu"]), float(x)) + 1
         n = count_zeros(F, float(x), x1, -Yf - 1, Yf + 1, pieces_per_unit=4 * max(float(p["D"]), 1))
         if n == len(ahead):
+            if any(abs(z.value.real) <= z.radius for z in ahead):
+                # a root meets the imaginary axis: decide it exactly; every root with
+                # Re r > x (x < 0 here) is certified and the box count proved none missing,
+                # so the unstable count is read off the certified roots
+                if x >= 0:
+                    raise CertificationError(
+                        "a root lies on the imaginary axis and the unstable count needs more "
+                        "rightmost roots: raise --rightmost"
+                    )
+                marked, axis = _mark_axis_roots(ahead, L, p, _bits(work))
+                marked.sort(key=_sort_key)
+                count = sum(1 for z in marked if not z.on_axis and z.value.real > 0)
+                return RootSet(
+                    L,
+                    p,
+                    dps,
+                    marked[:K],
+                    count,
+                    "rightmost",
+                    (
+                        "argument principle (Re r > x)",
+                        "certified roots",
+                        "exact imaginary-axis test",
+                    ),
+                    axis_count=axis,
+                )
             count = _rhp_count(F, p, L)
             top = roots[:K]
             _confirm_rhp(top, count, complete=False)
