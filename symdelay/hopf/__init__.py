@@ -49,6 +49,7 @@ from .derivation import (
     hopf_parametrisation,
     real_imaginary_parts,
 )
+from .generic import CriticalParameter, critical_parameter
 from .window import InstabilityWindow, instability_window
 from .worst import (
     WorstDelay,
@@ -83,4 +84,6 @@ __all__ = [
     "worst_delay_trend",
     "format_number",
     "format_exact",
+    "CriticalParameter",
+    "critical_parameter",
 ]

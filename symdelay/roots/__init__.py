@@ -1,9 +1,11 @@
 """Certified characteristic roots (finite L and the Lambert-W limit L = oo).
 
 See :mod:`symdelay.roots.solve` for the method and :mod:`symdelay.roots.certify` for the
-proofs; :mod:`symdelay.roots.crosscheck` compares with double-precision numpy.
+proofs; :mod:`symdelay.roots.crosscheck` compares with double-precision numpy;
+:mod:`symdelay.roots.polynomial` solves any polynomial with exact coefficients (model-generic).
 """
 
+from .polynomial import exact_counts, polynomial_roots
 from .solve import (
     ALL_ROOTS_MAX_L,
     RIGHTMOST_MAX_L,
@@ -20,4 +22,6 @@ __all__ = [
     "RootSet",
     "characteristic_roots",
     "parse_branches",
+    "polynomial_roots",
+    "exact_counts",
 ]
