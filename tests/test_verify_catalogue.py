@@ -48,6 +48,7 @@ CATALOGUE = [
     (3, "lam*theta < mu", "sufficient", "neither", "k_c > mu"),
     (4, "lam*theta < mu", "sufficient", "neither", "k_c > mu"),
     (5, "lam*theta < mu", "sufficient", "neither", "k_c > mu"),
+    (12, "lam*theta < mu", "sufficient", "neither", "min k_c = mu/cos(pi/13)^13 > mu"),
     (2, "lam*theta*D < 2", "sufficient", "neither", "k_c = 2(mu+gamma)^2/gamma > gamma"),
     (3, "lam*theta*D < 5", "neither", "neither", "crosses k_c"),
     (2, f"lam*theta < {_kc(2)}", "equivalent", "neither", "the Hopf boundary"),
