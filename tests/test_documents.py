@@ -61,6 +61,7 @@ def test_report_quick(tmp_path):
     result = write_report(tmp_path, quick=True)
     assert result.pdf is not None, result.message
     assert (tmp_path / "report.tex").exists()
+    _assert_nontrivial("report.tex", (tmp_path / "report.tex").read_text())
 
 
 def test_report_without_pdflatex_still_writes_tex(tmp_path):

@@ -44,6 +44,8 @@ CATALOGUE = [
     # homogeneous single bounds, decided exactly
     (1, "4*gamma*lam*theta > (mu-gamma)**2", "sufficient", "equivalent", "paper, L = 1"),
     (1, "lam*theta < mu", "sufficient", "neither", "L = 1 is always stable"),
+    (1, "lam*theta < 1", "sufficient", "neither", "L = 1 is always stable"),
+    (4, "theta < 1", "neither", "neither", "lam large"),
     (2, "lam*theta < mu", "sufficient", "neither", "k_c >= 8 mu"),
     (3, "lam*theta < mu", "sufficient", "neither", "k_c > mu"),
     (4, "lam*theta < mu", "sufficient", "neither", "k_c > mu"),
