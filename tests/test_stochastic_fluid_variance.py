@@ -243,3 +243,25 @@ def test_variance_beyond_exact_range_honours_dps(monkeypatch, dps):
     assert refined.exact and not approx.exact
     assert approx.decimal() == refined.decimal()
     assert len(approx.decimal().replace(".", "").lstrip("0")) == dps
+
+
+@pytest.mark.parametrize("mode", ["full", "difference"])
+def test_compiled_jacobian_is_the_symbolic_jacobian(mode):
+    """The sparse Jacobian (chain rule through the logit symbols) equals SymPy's dense
+    Jacobian of the model's own right-hand side, evaluated at a generic state."""
+    from symdelay.stochastic.fluid import _compiled
+
+    L, mu, lam, theta, D = 2, sp.Integer(1), sp.Rational(3, 2), sp.Integer(3), sp.Integer(2)
+    f, jac, _ = _compiled(L, mu, lam, theta, D, mode)
+    if mode == "full":
+        m = ActionDelayModel(L=L, mu=mu, lam=lam, theta=theta, D=D)
+        state, rhs = m.state, m.fluid_rhs()
+    else:
+        ds = ActionDelayModel(L=L).difference_system()
+        vals = {S.mu: mu, S.lam: lam, S.theta: theta, S.gamma: sp.Integer(L) / D}
+        state, rhs = ds.state, [e.subs(vals) for e in ds.rhs]
+    y = np.linspace(0.3, 1.1, len(state))
+    point = dict(zip(state, (sp.Float(v) for v in y)))
+    dense = np.array(sp.Matrix(rhs).jacobian(sp.Matrix(state)).subs(point), dtype=float)
+    assert np.allclose(jac(0.0, y), dense, rtol=1e-12, atol=1e-14)
+    assert np.allclose(f(0.0, y), np.array([e.subs(point) for e in rhs], dtype=float))

@@ -64,17 +64,9 @@ def _compiled(L, mu, lam, theta, D, mode: str):
         values = {sym.mu: mu, sym.lam: lam, sym.theta: theta, sym.gamma: sp.Integer(L) / D}
         state, rhs = ds.state, tuple(e.subs(values) for e in ds.rhs)
         P = ()
-    rhs_m = sp.Matrix(rhs)
-    jac_m = rhs_m.jacobian(sp.Matrix(state))
-    if P:
-        # d p1/d q1 = -theta p1 p2 = -d p1/d q2, and the same with the signs swapped for p2
-        g = theta * P[0] * P[1]
-        dP = sp.zeros(2, len(state))
-        dP[0, 0], dP[0, 1], dP[1, 0], dP[1, 1] = -g, g, g, -g
-        jac_m = jac_m + rhs_m.jacobian(sp.Matrix(P)) * dP
     f_l = sp.lambdify((*state, *P), list(rhs), modules="numpy")
-    j_l = sp.lambdify((*state, *P), jac_m.tolist(), modules="numpy")
     th = float(theta)
+    n = len(state)
 
     def probs(y):
         if not P:
@@ -85,10 +77,40 @@ def _compiled(L, mu, lam, theta, D, mode: str):
     def f(t, y):
         return np.array(f_l(*y, *probs(y)), dtype=float)
 
+    built = {}
+
     def jac(t, y):
-        return np.array(j_l(*y, *probs(y)), dtype=float)
+        # built at first use: only the implicit methods call it (large L makes it slow)
+        if not built:
+            built.update(zip(("rows", "cols", "fn"), _sparse_jacobian(state, rhs, P, theta)))
+        J = np.zeros((n, n))
+        J[built["rows"], built["cols"]] = built["fn"](*y, *probs(y))
+        return J
 
     return f, jac, tuple(str(s) for s in state)
+
+
+def _sparse_jacobian(state, rhs, P, theta):
+    """``(rows, cols, fn)``: the nonzero entries of the Jacobian of ``rhs`` with respect to
+    ``state`` and ``fn(*state, *P)`` their values. With logit symbols ``P`` the chain rule
+    uses ``d p1/d q1 = -theta p1 p2 = -d p1/d q2`` (and the signs swapped for ``p2``)."""
+    index = {s: k for k, s in enumerate(state)}
+    entries = {}
+    for i, e in enumerate(rhs):
+        e = sp.sympify(e)
+        for s in e.free_symbols & set(index):
+            entries[(i, index[s])] = entries.get((i, index[s]), 0) + sp.diff(e, s)
+        for k, p in enumerate(P):
+            if e.has(p):
+                g = sp.diff(e, p) * theta * P[0] * P[1]
+                sign = -1 if k == 0 else 1  # d p1/d q1 < 0, d p2/d q1 > 0
+                entries[(i, 0)] = entries.get((i, 0), 0) + sign * g
+                entries[(i, 1)] = entries.get((i, 1), 0) - sign * g
+    keys = sorted(entries)
+    fn = sp.lambdify((*state, *P), [entries[k] for k in keys], modules="numpy")
+    rows = np.array([k[0] for k in keys], dtype=int)
+    cols = np.array([k[1] for k in keys], dtype=int)
+    return rows, cols, lambda *a: np.array(fn(*a), dtype=float)
 
 
 def _logistic_form(m, state, rhs, theta):
