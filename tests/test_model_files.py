@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
+from conftest import require_pdflatex
 
 from symdelay.errors import SymdelayInputError
 from symdelay.model import load_toml
 from symdelay.models import build_model
-
-from conftest import require_pdflatex
 
 EXAMPLES = sorted(Path("examples/models").glob("*.toml"))
 
