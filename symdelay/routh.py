@@ -3,9 +3,23 @@
 SymPy 1.14 has no Routh–Hurwitz; this module is one. Coefficients are made exact at the
 door (floats become the rationals they print as). The array is computed fraction-free:
 row ``k`` is the classical Routh row times the Hurwitz determinant ``Delta_{k-1}``, every
-division is exact, and the first column is ``Delta_1, Delta_2, ...`` itself. Polynomial
-coefficients over QQ are handled by python-flint's multivariate polynomials, so large
-symbolic inputs stay fast (no ``simplify`` anywhere).
+division is exact, and the first column is ``Delta_1, Delta_2, ...`` itself.
+
+The arithmetic is chosen once, by the coefficient domain (as SymPy's ``dup_routh_hurwitz``
+does): coefficients in Q or Q[symbols] (symbols may also be constants such as ``pi``) use
+python-flint's multivariate polynomials, so large symbolic inputs stay fast (no
+``simplify`` anywhere); rational functions Q(symbols) are first multiplied by their least
+common denominator (:attr:`RouthResult.multiplier`); algebraic numbers (``sqrt(2)``) use
+SymPy's exact algebraic fields; anything else exact SymPy expressions. Signs of constants
+are proven with arb ball arithmetic (python-flint), never read off a float.
+
+>>> routh_hurwitz("s**2 + sqrt(2)*s + 1", "s").is_stable
+True
+>>> routh_hurwitz("s**2 + (pi - 22/7)*s + 1", "s").rhp_count
+2
+>>> res = routh_hurwitz("s**2 + s/a + 1", "s")
+>>> res.multiplier, [str(c) for c in res.conditions]
+(a, ['a > 0', 'a**2 > 0'])
 
 >>> from sympy.abc import s
 >>> res = routh_hurwitz(s**3 + 2*s**2 + 3*s + 1, s)
@@ -70,10 +84,14 @@ def _coefficients(poly, var) -> tuple[sp.Symbol, list[sp.Expr], sp.Expr]:
         name = var.strip()
         if not name.isidentifier() or name.startswith("_"):
             raise SymdelayInputError(f"invalid variable name '{var}': use a name such as s or r")
-        var = sp.Symbol(name)
+        var = parse_expression(name, any_identifier=True)
+        if not isinstance(var, sp.Symbol):
+            raise SymdelayInputError(
+                f"'{name}' is a constant, not a variable: use a name such as s"
+            )
     if isinstance(poly, str):
-        names = (var.name,) if isinstance(var, sp.Symbol) else ()
-        poly = parse_expression(poly, variables=names)
+        names = (var,) if isinstance(var, sp.Symbol) else ()
+        poly = parse_expression(poly, variables=names, any_identifier=True)
     if isinstance(poly, sp.Poly):
         if var is None:
             var = poly.gen
@@ -100,14 +118,29 @@ def _coefficients(poly, var) -> tuple[sp.Symbol, list[sp.Expr], sp.Expr]:
         raise SymdelayInputError(f"'{poly}' has degree < 1 in {var}: nothing to analyse")
     coeffs = [sp.expand(c) for c in P.all_coeffs()]
     for c in coeffs:
-        if c.is_number and c.is_real is False:
+        if (c.is_number and c.is_real is False) or c.has(sp.I):
             raise SymdelayInputError(f"coefficient {c} is not real: Routh–Hurwitz needs real ones")
+        if c.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+            raise SymdelayInputError(f"coefficient {c} is not finite: give finite coefficients")
     return var, coeffs, expr
 
 
 # ------------------------------------------------------------ arithmetic
+# One ring per coefficient domain, chosen once at entry (as SymPy's ``dup_routh_hurwitz``):
+#   Q, Q[x..] (x: symbols or transcendental constants such as pi)  -> python-flint
+#   Q(x..)  -> denominators cleared, then as Q[x..]
+#   Q<alpha> (algebraic numbers), Q<alpha>[x..], Q<alpha>(x..)  -> SymPy's exact domains
+#   anything else  -> exact SymPy expressions (cancel)
+# Every ring gives exact arithmetic; signs of constants are proven (arb balls).
+
+
 class _FlintRing:
-    """Q[x1..xm] via python-flint (fast exact division); numbers when m = 0."""
+    """Q[x1..xm] via python-flint (fast exact division); numbers when m = 0.
+
+    The generators may be constants (``pi``, ``E``, ``log(2)``): the ring is then the free
+    polynomial ring over them, which maps onto the true values, so the Hurwitz determinants
+    (polynomials in the coefficients) are right; signs are decided from the values.
+    """
 
     def __init__(self, gens):
         self.gens = tuple(gens)
@@ -117,6 +150,9 @@ class _FlintRing:
                 tuple(f"x{i}" for i in range(len(self.gens))), "degrevlex"
             )
             self.sympy_ring = sp.polys.rings.PolyRing(self.gens, sp.QQ)
+            self.zero = self.ctx.from_dict({})
+        else:
+            self.zero = flint.fmpq(0)
         self.printed: dict = {}
 
     def convert(self, expr):
@@ -140,9 +176,15 @@ class _FlintRing:
 
     def _text(self, a) -> str:
         """SymPy-parsable text straight from flint (printing big sums with SymPy is slow)."""
-        names = [g.name for g in self.gens]
+        names = [g.name if g.is_Symbol else f"({g})" for g in self.gens]
         text = re.sub(r"\bx(\d+)\b", lambda m: names[int(m.group(1))], str(a))
         return text.replace("^", "**")
+
+    def is_zero(self, a) -> bool:
+        return not a
+
+    def normal(self, a):
+        return a
 
     def exquo(self, a, b):
         return a / b
@@ -166,11 +208,12 @@ class _FlintRing:
         return _sign_of(self.to_expr(a)) if self.decidable else None
 
 
-class _SympyRing:
-    """Any other coefficient domain (algebraic numbers, rational functions, EX)."""
+class _DomainRing:
+    """A SymPy domain with exact zero test: Q<alpha>, Q<alpha>[x..] (algebraic numbers)."""
 
-    def __init__(self, domain):
-        self.K = domain
+    def __init__(self, K):
+        self.K = K
+        self.zero = K.zero
         self.printed: dict = {}
 
     def convert(self, expr):
@@ -179,31 +222,175 @@ class _SympyRing:
     def to_expr(self, a) -> sp.Expr:
         return self.K.to_sympy(a)
 
+    def is_zero(self, a) -> bool:
+        return not a
+
+    def normal(self, a):
+        return a
+
     def exquo(self, a, b):
         return self.K.exquo(a, b)
 
     def cancel(self, a, b) -> sp.Expr:
-        return sp.cancel(self.to_expr(a) / self.to_expr(b))
+        K = self.K
+        if K.is_Field:
+            return self.to_expr(K.quo(a, b))
+        if b.is_ground:
+            return self.to_expr(a.quo_ground(b.LC))
+        q, r = K.div(a, b)
+        if not r:
+            return self.to_expr(q)
+        # no gcd here: over algebraic extensions it costs more than the whole array
+        return sp.Mul(self.to_expr(a), sp.Pow(self.to_expr(b), -1))
 
     def sign(self, a):
-        return _sign_of(self.to_expr(a))
+        if not a:
+            return 0
+        return _sign_of(self.to_expr(a), nonzero=True)
+
+
+class _ExprRing:
+    """Exact SymPy expressions (the EX domain): expanded products, ``cancel`` for division."""
+
+    zero = sp.Integer(0)
+
+    def __init__(self):
+        self.printed: dict = {}
+
+    def convert(self, expr):
+        return sp.expand(expr)
+
+    def to_expr(self, a) -> sp.Expr:
+        return a
+
+    def is_zero(self, a) -> bool:
+        return sp.expand(a) == 0
+
+    def normal(self, a):
+        return sp.expand(a)
+
+    def exquo(self, a, b):
+        return sp.expand(sp.cancel(sp.expand(a) / b))
+
+    def cancel(self, a, b) -> sp.Expr:
+        return sp.cancel(a / b)
+
+    def sign(self, a):
+        return _sign_of(a)
+
+
+def _is_qq_polynomial(expr) -> bool:
+    """Only rationals, symbols, sums, products and non-negative integer powers."""
+    for node in sp.preorder_traversal(expr):
+        if node.is_Symbol or node.is_Rational or node.is_Add or node.is_Mul:
+            continue
+        if node.is_Pow and node.exp.is_Integer and node.exp >= 0:
+            continue
+        return False
+    return True
+
+
+def _split_atoms(exprs):
+    """(algebraic numbers, generators) of expressions: ``sqrt(2)`` vs ``K``, ``pi``, ``exp(a)``."""
+    algs, gens = set(), set()
+    stack = list(exprs)
+    while stack:
+        e = stack.pop()
+        if e.is_Rational:
+            continue
+        if e.is_Symbol:
+            gens.add(e)
+        elif e.is_Add or e.is_Mul:
+            stack.extend(e.args)
+        elif e.is_Pow and e.exp.is_Integer:
+            stack.append(e.base)
+        elif e.is_Pow and e.exp.is_Rational and not e.free_symbols and e.is_algebraic:
+            algs.add(e)
+        else:
+            gens.add(e)
+    key = sp.default_sort_key
+    return sorted(algs, key=key), sorted(gens, key=key)
+
+
+def _composite_domain(coeffs):
+    """``Q<alpha>[x..]`` or ``Q<alpha>(x..)`` for what ``construct_domain`` calls EX."""
+    algs, gens = _split_atoms(coeffs)
+    base = sp.QQ.algebraic_field(*algs) if algs else sp.QQ
+    if not gens:
+        return base, [base.from_sympy(c) for c in coeffs]
+    fractions = [sp.fraction(sp.together(c)) for c in coeffs]
+    if any(d.has(*gens) for _, d in fractions):
+        K = base.frac_field(*gens)
+        return K, [K.from_sympy(c) for c in coeffs]
+    # Q<alpha>[x..]: each coefficient as a polynomial in x.. and the alpha's, with every
+    # alpha converted once (SymPy's from_sympy finds a minimal polynomial per coefficient)
+    K = base.poly_ring(*gens)
+    images = list(K.gens) + [K.convert_from(base.from_sympy(x), base) for x in algs]
+    elems = []
+    for c in coeffs:
+        P = sp.Poly(c, *gens, *algs, domain=sp.QQ)
+        e = K.zero
+        for m, q in P.terms():
+            term = K(K.domain.convert_from(q, sp.QQ))
+            for x, k in zip(images, m):
+                if k:
+                    term *= x**k
+            e += term
+        elems.append(e)
+    return K, elems
+
+
+def _clear_denominators(K, elems):
+    """Elements of ``K(x..)`` times their least common denominator: ``(ring, elems, lcd)``."""
+    if K.domain.is_ZZ:  # over QQ, so that the multiplier can be made monic
+        Kq = sp.QQ.frac_field(*K.symbols)
+        K, elems = Kq, [Kq.convert_from(f, K) for f in elems]
+    R = K.get_ring()
+    lcd = R.one
+    for f in elems:
+        lcd = lcd.lcm(f.denom)
+    if not R.domain.is_one(lcd.LC):  # keep the multiplier monic: its sign is that of its monomials
+        lcd = lcd.quo_ground(lcd.LC)
+    return R, [f.numer * R.exquo(lcd, f.denom) for f in elems], lcd
 
 
 def _ring_for(coeffs):
-    """python-flint for coefficients in Q[symbols]; a SymPy domain otherwise."""
-    gens = sorted(set().union(*(c.free_symbols for c in coeffs)), key=sp.default_sort_key)
-    if not gens:
-        if all(c.is_Rational for c in coeffs):
-            return _FlintRing(())
-    else:
-        try:
-            for c in coeffs:
-                sp.Poly(c, *gens, domain=sp.QQ)
-            return _FlintRing(gens)
-        except (sp.PolynomialError, sp.polys.polyerrors.CoercionFailed):
-            pass
-    _, K = sp.construct_domain(coeffs, extension=True)
-    return _SympyRing(K)
+    """``(ring, coefficients, multiplier)``: the ring for the coefficient domain, chosen once.
+
+    ``coefficients`` are those of ``multiplier * polynomial`` (``multiplier`` clears the
+    denominators of a coefficient field ``Q(x..)``; 1 otherwise).
+    """
+    one = sp.Integer(1)
+    if all(_is_qq_polynomial(c) for c in coeffs):
+        gens = sorted(set().union(*(c.free_symbols for c in coeffs)), key=sp.default_sort_key)
+        return _FlintRing(gens), coeffs, one
+    try:
+        K, elems = sp.construct_domain(coeffs, extension=True)
+        if K.is_EX:
+            K, elems = _composite_domain(coeffs)
+    except (
+        sp.polys.polyerrors.CoercionFailed,
+        sp.polys.polyerrors.PolificationFailed,
+        sp.polys.polyerrors.GeneratorsError,
+        NotImplementedError,
+    ):
+        ring = _ExprRing()
+        return ring, [ring.convert(c) for c in coeffs], one
+    multiplier = one
+    if K.is_FractionField:
+        K, elems, lcd = _clear_denominators(K, elems)
+        multiplier = K.to_sympy(lcd)
+    if K.is_AlgebraicField or (K.is_PolynomialRing and K.domain.is_AlgebraicField):
+        ring = _DomainRing(K)
+        ring.seed = elems
+        return ring, [ring.to_expr(e) for e in elems], multiplier
+    coeffs = [K.to_sympy(e) for e in elems]
+    if K.is_ZZ or K.is_QQ:
+        return _FlintRing(()), coeffs, multiplier
+    if K.is_PolynomialRing and (K.domain.is_ZZ or K.domain.is_QQ):
+        return _FlintRing(K.symbols), coeffs, multiplier
+    ring = _ExprRing()
+    return ring, [ring.convert(c) for c in coeffs], multiplier
 
 
 def _fraction_free(ring, coeffs):
@@ -214,24 +401,115 @@ def _fraction_free(ring, coeffs):
     ``[a_n Delta_{n-1}]`` and is not recomputed.
     """
     n = len(coeffs) - 1
-    a = [ring.convert(c) for c in coeffs]
+    a = getattr(ring, "seed", None) or [ring.convert(c) for c in coeffs]
     rows = [a[0::2], a[1::2]]
     for k in range(1, n):
         prev, cur = rows[k - 1], rows[k]
-        if not cur[0]:
+        if ring.is_zero(cur[0]):
             return None
         if k == n - 1:
-            rows.append([a[n] * cur[0]])
+            rows.append([ring.normal(a[n] * cur[0])])
             break
         new = []
         for j in range((n - k - 1) // 2 + 1):
-            nxt = cur[j + 1] if j + 1 < len(cur) else 0 * cur[0]
+            nxt = cur[j + 1] if j + 1 < len(cur) else ring.zero
             num = cur[0] * prev[j + 1] - prev[0] * nxt
-            new.append(ring.exquo(num, rows[k - 2][0]) if k >= 3 else num)
+            new.append(ring.exquo(num, rows[k - 2][0]) if k >= 3 else ring.normal(num))
         rows.append(new)
-    if not rows[n][0]:
+    if ring.is_zero(rows[n][0]):
         return None
     return rows
+
+
+# ------------------------------------------------------------ signs
+_ARB_PRECISIONS = (64, 256, 1024, 4096)
+
+
+class _NoBall(Exception):
+    """An expression :func:`_ball` cannot enclose."""
+
+
+_ARB_FUNCTIONS = {
+    sp.exp: "exp",
+    sp.log: "log",
+    sp.sin: "sin",
+    sp.cos: "cos",
+    sp.tan: "tan",
+    sp.tanh: "tanh",
+    sp.sinh: "sinh",
+    sp.cosh: "cosh",
+    sp.atan: "atan",
+}
+
+
+def _ball(expr, prec: int):
+    """A proven enclosure of the real constant ``expr`` (an arb ball at ``prec`` bits)."""
+    if expr.is_Rational:
+        return flint.arb(flint.fmpq(int(expr.p), int(expr.q)))
+    if expr is sp.pi:
+        return flint.arb.pi()
+    if expr is sp.E:
+        return flint.arb(1).exp()
+    if expr.is_Add:
+        out = flint.arb(0)
+        for a in expr.args:
+            out += _ball(a, prec)
+        return out
+    if expr.is_Mul:
+        out = flint.arb(1)
+        for a in expr.args:
+            out *= _ball(a, prec)
+        return out
+    if expr.is_Pow:
+        base, e = _ball(expr.base, prec), expr.exp
+        if e.is_Integer:
+            return base ** int(e)
+        if e.is_Rational:
+            return base.root(int(e.q)) ** int(e.p)
+        return (base.log() * _ball(e, prec)).exp()
+    if isinstance(expr, sp.Abs):
+        return abs(_ball(expr.args[0], prec))
+    name = _ARB_FUNCTIONS.get(type(expr))
+    if name is not None:
+        return getattr(_ball(expr.args[0], prec), name)()
+    raise _NoBall(type(expr).__name__)
+
+
+def _number_sign(expr, nonzero: bool = False):
+    """Sign of a real constant, proven: arb balls at rising precision; None if undecided.
+
+    ``nonzero``: the caller knows ``expr != 0`` (exact arithmetic), so refining terminates.
+    """
+    if expr.is_Rational:
+        return (expr.p > 0) - (expr.p < 0)
+    if expr == 0:
+        return 0
+    for prec in _ARB_PRECISIONS:
+        try:
+            with flint.ctx.workprec(prec):
+                x = _ball(expr, prec)
+                if x > 0:
+                    return 1
+                if x < 0:
+                    return -1
+                if x.is_exact() and x.is_zero():
+                    return 0
+        except _NoBall:
+            break
+    else:
+        if not nonzero and expr.is_algebraic:
+            z = sp.Dummy("z")
+            if sp.minimal_polynomial(expr, z) == z:
+                return 0
+        return None
+    # a function arb does not know: SymPy's own (exact or evalf-checked) decision
+    if expr.is_positive:
+        return 1
+    if expr.is_negative:
+        return -1
+    if expr.is_zero:
+        return 0
+    return None
 
 
 # ------------------------------------------------------- special cases
@@ -249,10 +527,9 @@ def _lowest_sign(expr):
     for part in (num, den):
         P = sp.Poly(part, EPSILON)
         low = next(c for c in reversed(P.all_coeffs()) if c != 0)
-        if low.is_positive:
-            signs.append(1)
-        elif low.is_negative:
-            signs.append(-1)
+        sign = _sign_of(low, nonzero=True)
+        if sign in (1, -1):
+            signs.append(sign)
         else:
             return None
     return signs[0] * signs[1]
@@ -334,8 +611,14 @@ def _positive(expr, sign):
 
 
 def _truth(cond):
-    s = _sign_of(cond.lhs)
-    return None if s is None else s == 1
+    """Whether ``lhs > 0`` holds: True / False / None (open); constants proven."""
+    lhs = cond.lhs
+    if not lhs.free_symbols:
+        s = _number_sign(lhs)
+        return None if s is None else s == 1
+    if not all(_has_sign_info(x) for x in lhs.free_symbols):
+        return False if lhs == 0 else None
+    return lhs.is_positive
 
 
 @dataclass(frozen=True)
@@ -351,6 +634,14 @@ class RouthResult:
     Delta_{n-3}, ... > 0``. ``is_stable``: True / False / None (None: depends on the
     symbols). ``rhp_count`` (open right half-plane) and ``imaginary_axis_count`` count roots
     with multiplicity; None when symbols leave the signs open.
+
+    Coefficients may be any exact real numbers (rationals, ``sqrt(2)``, ``pi``) and
+    polynomials or rational functions of parameters. With rational functions the polynomial
+    is first multiplied by the least common denominator of its coefficients,
+    ``multiplier`` (same roots wherever the coefficients are defined); ``coefficients``,
+    ``table``, ``hurwitz_determinants`` and the conditions are those of
+    ``multiplier * polynomial``, and the conditions carry the sign of its leading
+    coefficient, so they stay right whatever the sign of ``multiplier``.
     """
 
     polynomial: sp.Expr
@@ -366,6 +657,7 @@ class RouthResult:
     first_column_signs: tuple
     epsilon_rows: tuple = ()
     auxiliary_polynomials: tuple = ()
+    multiplier: sp.Expr = sp.S.One
     printed: dict = field(default_factory=dict, repr=False, compare=False)
 
     def _str(self, e) -> str:
@@ -392,6 +684,7 @@ class RouthResult:
         return {
             "polynomial": str(self.polynomial),
             "var": str(self.var),
+            "multiplier": str(self.multiplier),
             "table": [[self._str(c) for c in row] for row in self.table],
             "conditions": [self._str(c) for c in self.conditions],
             "lienard_chipart": [self._str(c) for c in self.lienard_chipart],
@@ -419,8 +712,13 @@ def _has_sign_info(x) -> bool:
     return x.is_extended_negative is not None or x.is_extended_positive is not None
 
 
-def _sign_of(expr):
-    """1, -1, 0, or None (undecided); symbols without assumptions decide nothing."""
+def _sign_of(expr, nonzero: bool = False):
+    """1, -1, 0, or None (undecided); symbols without assumptions decide nothing.
+
+    Constants are decided by :func:`_number_sign` (proven enclosures), never by a float.
+    """
+    if not expr.free_symbols:
+        return _number_sign(expr, nonzero)
     if not all(_has_sign_info(x) for x in expr.free_symbols):
         return 0 if expr == 0 else None
     if expr.is_positive:
@@ -452,12 +750,16 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
     [['1', '3', '3'], ['1', '3'], ['epsilon', '3']]
     """
     var, coeffs, expr = _coefficients(poly, var)
+    ring, coeffs, multiplier = _ring_for(coeffs)
     n = len(coeffs) - 1
     a0 = coeffs[0]
     sign0 = _sign_of(a0)
     factor0 = sign0 if sign0 in (1, -1) else a0
+    lead = []  # when a0's sign is open but a_n's known, the column must have a_n's sign
+    if factor0 is a0 and _sign_of(coeffs[-1]) in (1, -1):
+        factor0 = _sign_of(coeffs[-1])
+        lead = [_positive(a0, factor0)]
 
-    ring = _ring_for(coeffs)
     ff = _fraction_free(ring, coeffs)
     eps_rows: list[int] = []
     auxes: list = []
@@ -481,8 +783,10 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
         H = hurwitz_matrix(coeffs)
         deltas = [sp.expand(H[:k, :k].det(method="berkowitz")) for k in range(1, n + 1)]
         signs = [_lowest_sign(row[0]) for row in rows]
+        if signs[0] is None:  # a0 != 0 exactly, but of a sign the symbols leave open
+            signs = [None] * len(signs)
 
-    # conditions: the first column has the sign of a0, without denominators
+    # conditions: the first column has the sign of a0 (or of a_n), without denominators
     def odd(k, e):
         return _positive(e, factor0) if (k % 2 == 1 and factor0 != 1) else _positive(e, 1)
 
@@ -490,7 +794,8 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
     conditions.append(_positive(coeffs[n], factor0) if factor0 != 1 else _positive(coeffs[n], 1))
     if n == 1:
         conditions = conditions[-1:]
-    lc = [
+    conditions = lead + conditions
+    lc = lead + [
         _positive(coeffs[i], factor0) if factor0 != 1 else _positive(coeffs[i], 1)
         for i in range(n, 0, -2)
     ]
@@ -531,5 +836,6 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
         first_column_signs=tuple(signs),
         epsilon_rows=tuple(eps_rows),
         auxiliary_polynomials=tuple(auxes),
+        multiplier=multiplier,
         printed=ring.printed,
     )

@@ -7,7 +7,8 @@ import json
 import pytest
 import sympy as sp
 
-from symdelay.parsing import parse_expression
+from symdelay import routh_hurwitz
+from symdelay.parsing import parse_expression, parse_output
 
 
 def test_routh_json_contract(run_cli):
@@ -80,7 +81,13 @@ def test_verify_json_contract(run_cli):
     [
         (["routh", "s**2 + exp(s)"], "not a polynomial"),
         (["routh", "7", "--var", "s"], "degree < 1"),
-        (["routh", "s**2 + z"], "unknown symbol 'z'"),
+        (["routh", "s**2 + z.real"], "attribute access"),
+        (["routh", "s**2 + I*s + 1"], "not real"),
+        (["routh", "s**2 + exp*s + 1"], "'exp' is a function"),
+        (["routh", "s**2 + s/0"], "division by zero"),
+        (["routh", "s**2 + (s > 1)"], "cannot evaluate"),
+        (["routh", "s**2 + 1", "--var", "pi"], "not a variable"),
+        (["routh", "s**2 + 1", "--var", "2s"], "invalid variable name"),
         (["routh", "s**2 +"], "cannot parse"),
         (["stability", "--L", "0"], "L must be an integer >= 1"),
         (["verify", "--L", "1", "--claim", "mu + 1"], "not an inequality"),
@@ -107,3 +114,58 @@ def test_import_is_refused_and_runs_nothing(run_cli, tmp_path, command):
     status, _, err = run_cli(*argv)
     assert status == 2 and "cannot use" in err
     assert not target.exists()
+
+
+# ------------------------------------------------- coefficients beyond Q[symbols]
+def _routh_json(run_cli, poly, var="s"):
+    status, out, err = run_cli("routh", poly, "--var", var, "--json")
+    assert status == 0 and err == ""
+    return json.loads(out)
+
+
+def test_routh_sqrt2_and_pi(run_cli):
+    data = _routh_json(run_cli, "s**2 + sqrt(2)*s + 1")
+    assert data["table"][1] == ["sqrt(2)"] and data["stable"] is True
+    assert (data["rhp_count"], data["imaginary_axis_count"]) == (0, 0)
+    data = _routh_json(run_cli, "s**3 + pi*s**2 + s + 3")  # pi*1 - 3 > 0
+    assert data["stable"] is True
+    data = _routh_json(run_cli, "s**3 + pi*s**2 + s + 22/7")  # pi - 22/7 < 0: two roots
+    assert data["stable"] is False and data["rhp_count"] == 2
+    assert parse_output(data["conditions"][1]).lhs == sp.pi - sp.Rational(22, 7)
+    status, out, _ = run_cli("routh", "s**2 + sqrt(2)*s + 1")
+    assert status == 0 and "stable: True" in out and "sqrt(2)" in out
+
+
+@pytest.mark.parametrize("name", ["K", "a_1", "tau", "b_0", "Kp2"])
+def test_routh_any_parameter_name(run_cli, name):
+    data = _routh_json(run_cli, f"s**3 + 2*s**2 + {name}*s + 1")
+    k = sp.Symbol(name)
+    assert data["stable"] is None and data["rhp_count"] is None
+    lhs = [parse_output(c).lhs for c in data["conditions"]]
+    assert sp.expand(lhs[1] - (2 * k - 1)) == 0
+    # the same as the Python API on the same text and on the SymPy object
+    api = routh_hurwitz(f"s**3 + 2*s**2 + {name}*s + 1", "s")
+    assert [str(c) for c in api.conditions] == data["conditions"]
+    s = sp.Symbol("s")
+    obj = routh_hurwitz(s**3 + 2 * s**2 + k * s + 1, s)
+    assert obj.conditions == api.conditions
+    status, out, _ = run_cli("routh", f"s**2 + {name}*s + 1")
+    assert status == 0 and f"{name} > 0" in out and "depends on the symbols" in out
+
+
+def test_routh_rational_function_coefficient(run_cli):
+    data = _routh_json(run_cli, "s**2 + s/a + 1")
+    assert data["multiplier"] == "a"
+    a = sp.Symbol("a")
+    conds = [parse_output(c) for c in data["conditions"]]
+    for value in (-2, -sp.Rational(1, 3), sp.Rational(1, 3), 2):
+        assert all(bool(c.subs(a, value)) for c in conds) is bool(value > 0)
+    status, out, _ = run_cli("routh", "s**2 + s/a + 1")
+    assert status == 0 and "multiplied by a" in out
+
+
+def test_routh_canonical_names_stay_canonical(run_cli):
+    from symdelay.symbols import gamma, lam
+
+    data = _routh_json(run_cli, "s**2 + gamma*s + lam")
+    assert {c for x in data["conditions"] for c in parse_output(x).free_symbols} == {gamma, lam}

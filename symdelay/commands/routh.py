@@ -38,7 +38,13 @@ def run(args) -> int:
     def show(x):
         return "depends on the symbols" if x is None else str(x)
 
-    lines = [f"Routh array of {res.polynomial} in {res.var}:", res.format_table(), ""]
+    lines = []
+    if res.multiplier != 1:
+        analysed = sum(c * res.var ** (res.degree - i) for i, c in enumerate(res.coefficients))
+        lines.append(
+            f"multiplied by {res.multiplier} to clear denominators (same roots): {analysed}"
+        )
+    lines += [f"Routh array of {res.polynomial} in {res.var}:", res.format_table(), ""]
     if res.epsilon_rows:
         lines.append(f"epsilon rule (epsilon -> 0+) in rows {list(res.epsilon_rows)}")
     for k, A in res.auxiliary_polynomials:
