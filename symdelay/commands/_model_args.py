@@ -11,9 +11,23 @@ from ..errors import SymdelayInputError
 __all__ = ["add_model_arguments", "model_from_args", "delay_from_args", "parse_settings"]
 
 
-def add_model_arguments(p, *, founding_options: bool = True) -> None:
-    """Add ``--model``, ``--model-file`` and the built-in models' options to ``p``."""
-    g = p.add_argument_group("model")
+FOUNDING = ("L", "mu", "lam", "theta", "D")
+_FOUNDING_HELP = {
+    "L": "number of Erlang delay phases",
+    "mu": "service rate",
+    "lam": "per-server arrival rate",
+    "theta": "routing sensitivity",
+    "D": "mean action delay",
+}
+
+
+def add_model_arguments(p, *, founding_options=FOUNDING) -> None:
+    """Add ``--model``, ``--model-file``, ``--set`` and the built-in models' options to ``p``.
+
+    ``founding_options``: which of ``--L --mu --lam --theta --D`` to add here (a command
+    that defines some of them itself leaves those out; ``False`` adds none).
+    """
+    g = p.add_argument_group("model (default: the founding model)")
     g.add_argument(
         "--model", default=None, help="built-in model (see 'symdelay models'); default erlang"
     )
@@ -27,15 +41,8 @@ def add_model_arguments(p, *, founding_options: bool = True) -> None:
         metavar="NAME=VALUE",
         help="a parameter value for --model-file models (repeatable)",
     )
-    if founding_options:
-        for name, what in (
-            ("--L", "number of Erlang delay phases"),
-            ("--mu", "service rate"),
-            ("--lam", "per-server arrival rate"),
-            ("--theta", "routing sensitivity"),
-            ("--D", "mean action delay"),
-        ):
-            g.add_argument(name, default=None, help=what)
+    for name in founding_options or ():
+        g.add_argument(f"--{name}", default=None, help=_FOUNDING_HELP[name])
     g.add_argument("--N", default=None, help="nserver: number of servers (>= 2)")
     g.add_argument("--mu1", default=None, help="hetero: service rate of server 1")
     g.add_argument("--mu2", default=None, help="hetero: service rate of server 2")

@@ -9,6 +9,8 @@ from ..outputs.documents_registry import write_concrete, write_documents
 from ..outputs.report import prepare_output_dir
 from ..params import as_L
 from ._common import emit
+from ._model_args import add_model_arguments
+from ._model_run import run_derive, wants_model
 
 __all__ = ["register", "run"]
 
@@ -27,6 +29,7 @@ def register(subparsers) -> None:
     p.add_argument("--L", help="a concrete number of phases (integer >= 1)")
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--pdf", action="store_true", help="also compile with pdflatex")
+    add_model_arguments(p, founding_options=("mu", "lam", "theta", "D"))
     p.set_defaults(func=run)
 
 
@@ -35,6 +38,8 @@ def _progress(msg: str) -> None:
 
 
 def run(args) -> int:
+    if wants_model(args):
+        return run_derive(args)
     n = None if args.L is None else as_L(args.L, allow_symbol=False)
     prepare_output_dir(args.out)
     try:

@@ -8,6 +8,8 @@ output) writes a ``#`` comment line with the parameters, then columns
 from __future__ import annotations
 
 from ._common import emit, emit_json
+from ._model_args import add_model_arguments
+from ._model_run import run_fluid, wants_model
 from .simulate import (
     add_rate_arguments,
     check_output_choice,
@@ -41,11 +43,15 @@ def register(subparsers) -> None:
     p.add_argument(
         "--csv", metavar="FILE", help="write the solution as a CSV table ('-': standard output)"
     )
+    add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..stochastic.fluid import fluid
+
+    if wants_model(args):
+        return run_fluid(args)
 
     check_output_choice(args)
     if args.csv:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import SymdelayInputError
 from ._common import emit, emit_json
+from ._model_args import add_model_arguments
 
 __all__ = [
     "register",
@@ -144,6 +145,7 @@ def register(subparsers) -> None:
         action="store_true",
         help="run even when the estimated running time is above the limit",
     )
+    add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
 
 
@@ -192,6 +194,10 @@ def _summary(res) -> str:
 
 def run(args) -> int:
     from ..stochastic.simulate import simulate
+    from ._model_run import run_simulate, wants_model
+
+    if wants_model(args):
+        return run_simulate(args)
 
     check_output_choice(args)
     if args.csv:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from ..errors import SymdelayInputError
 from ..params import as_L
 from ..stability import ASSUMPTIONS, stability_conditions
 from ._common import emit, emit_json
+from ._model_args import add_model_arguments
+from ._model_run import run_stability, wants_model
 
 __all__ = ["register", "run"]
 
@@ -19,12 +22,17 @@ def register(subparsers) -> None:
             "the oscillation condition (rightmost roots non-real), which is a different set."
         ),
     )
-    p.add_argument("--L", required=True, help="number of delay phases (integer >= 1)")
+    p.add_argument("--L", default=None, help="number of delay phases (integer >= 1)")
+    add_model_arguments(p, founding_options=("mu", "lam", "theta", "D"))
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    if wants_model(args):
+        return run_stability(args)
+    if args.L is None:
+        raise SymdelayInputError("--L is required for the founding model (an integer >= 1)")
     res = stability_conditions(as_L(args.L, allow_symbol=False))
     if args.json:
         emit_json(res.to_json())

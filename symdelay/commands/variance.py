@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ._common import emit, emit_json
+from ._model_args import add_model_arguments
+from ._model_run import run_variance, wants_model
 from .simulate import add_rate_arguments
 
 __all__ = ["register", "run"]
@@ -24,11 +26,15 @@ def register(subparsers) -> None:
     add_rate_arguments(p, horizon=False, L_default="1")
     p.add_argument("--dps", default="30", help="decimal digits of the value (default 30)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from ..stochastic.variance import variance
+
+    if wants_model(args):
+        return run_variance(args)
 
     res = variance(L=args.L, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D, dps=args.dps)
     if args.json:
