@@ -355,7 +355,7 @@ def polynomial_roots(poly, var=None, dps: int = 30, method: str = "auto") -> Roo
                 int(abs(sp.Rational(c).p)).bit_length() + int(sp.Rational(c).q).bit_length()
                 for c in coeffs
             )
-            method = "fmpz" if bits > 4 * n and n >= 40 else "acb"
+            method = "fmpz" if bits > 4 * n and n >= 80 else "acb"
     G_roots = None
     prec = _bits(dps + 10)
     for _attempt in range(8):
