@@ -126,7 +126,7 @@ def fluid_limit_figure(study) -> Figure:
     ax.set_ylabel("mean of $\\sup_{t\\leq 20}$ distance (scaled jobs)")
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3, which="both")
-    _margins(fig, top=0.96, left=0.17)
+    _margins(fig, top=0.96, left=0.2)
     return fig
 
 
