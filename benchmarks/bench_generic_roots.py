@@ -127,7 +127,7 @@ def main() -> int:
         "is level with fmpz (Arb's integer solver: factor over Z, isolate) on the expanded Erlang",
         "polynomials up to L = 50; fmpz wins at L = 100, where the gamma^L-sized coefficients make",
         "acb raise the coefficient precision. method='auto' follows this (fmpz if coefficient",
-        "bits > 4 deg and deg >= 80). mpmath.polyroots: not certified, 15-160x slower, and",
+        "bits > 4 deg and deg >= 80). mpmath.polyroots: not certified, 5-160x slower, and",
         "NoConvergence (nan/inf) on the Erlang polynomials for L >= 50.",
         "The structured Erlang solver (roots/solve.py) stays the fast path for the model itself.",
     ]
