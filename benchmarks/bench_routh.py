@@ -9,6 +9,7 @@ checks they agree. Results: ``benchmarks/results/routh.txt``.
 from __future__ import annotations
 
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -68,6 +69,39 @@ def main() -> None:
         agree = all(sp.expand(res.hurwitz_determinants[k] - dets[k]) == 0 for k in range(n - 1))
         lines.append(f"{name:<34}{t_ours:>12.4f}{t_base:>12.4f}{t_base / t_ours:>8.1f}{agree!s:>7}")
         print(lines[-1], flush=True)
+    lines.append("")
+    lines.append("other coefficient domains (ring chosen by the domain; signs proven with arb)")
+    lines.append(f"{'case':<34}{'symdelay s':>12}{'baseline s':>12}{'ratio':>8}{'agree':>7}")
+    s = sp.Symbol("s")
+    K, a = sp.symbols("K a")
+    others = [
+        (
+            "deg 6, sqrt(2), sqrt(3) (Q<a>)",
+            sp.expand((s + sp.sqrt(2)) ** 3 * (s**3 + sp.sqrt(3) * s + 2)),
+        ),
+        ("deg 6, pi, E (Q[pi, E])", sp.expand((s + sp.pi) ** 3 * (s**3 + sp.E * s**2 + s + 1))),
+        ("deg 6, sqrt(2)*K (Q<a>[K])", sp.expand((s + sp.sqrt(2) * K) ** 3 * (s**3 + K * s + 2))),
+        ("deg 6, 1/a (Q(a), cleared)", sp.expand((s + 1 / a) ** 3 * (s**3 + s / a + 2))),
+    ]
+    for (
+        name,
+        poly,
+    ) in others:
+        t_ours, res = timed(routh_hurwitz, poly, s, repeat=3)
+        t_base, dets = timed(baseline, list(res.coefficients))
+        n = len(res.coefficients) - 1
+        agree = all(sp.cancel(res.hurwitz_determinants[k] - dets[k]) == 0 for k in range(n - 1))
+        lines.append(f"{name:<34}{t_ours:>12.4f}{t_base:>12.4f}{t_base / t_ours:>8.1f}{agree!s:>7}")
+        print(lines[-1], flush=True)
+    sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
+    from test_routh_upstream import _issue_28010
+
+    poly28010, _, _ = _issue_28010()
+    t_ours, res = timed(routh_hurwitz, poly28010, s)
+    lines.append(
+        f"{'SymPy issue 28010 (24 symbols)':<34}{t_ours:>12.4f}{'-':>12}{'-':>8}{'-':>7}"
+        "  (Q(x) coefficients; SymPy once hung on it)"
+    )
     poly, var = large_polynomial(n_symbols=24)
     t0 = time.perf_counter()
     data = routh_hurwitz(poly, var).to_json()

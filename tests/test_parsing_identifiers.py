@@ -182,7 +182,8 @@ def _small(e) -> bool:
 
 
 def _unary(f):
-    return lambda e: f(e) if _small(e) else e
+    # only of symbolic arguments: SymPy decides 'exp(exp(exp(exp(pi)))) > 1' numerically
+    return lambda e: f(e) if e.free_symbols and _small(e) else e
 
 
 def _extend(children):
