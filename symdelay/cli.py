@@ -30,7 +30,15 @@ COMMAND_MODULES = _command_modules()
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one line, exit status 2."""
+    """An argparse parser whose errors are one line, exit status 2.
+
+    Abbreviated options are refused: with many models' options, ``--mu`` must not silently
+    become ``--mu1``.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(2, f"symdelay: error: {message} (see '{self.prog} --help')\n")

@@ -83,3 +83,71 @@ def test_model_file_needs_values_for_numeric_commands(run_cli):
     assert status == 2 and "--set" in err and err.count("\n") == 1
     status, _, err = run_cli("simulate", "--model", "dde")
     assert status == 2 and "delay-differential" in err
+
+
+def test_critical_model_equals_founding_for_n_servers(run_cli):
+    status, out, err = run_cli(
+        "critical",
+        "--model",
+        "nserver",
+        "--N",
+        "4",
+        "--L",
+        "3",
+        "--mu",
+        "1",
+        "--lam",
+        "1",
+        "--D",
+        "0.5,2",
+        "--json",
+    )
+    assert status == 0, err
+    generic = json.loads(out)["points"]
+    status, out, _ = run_cli(
+        "critical", "--L", "3", "--mu", "1", "--lam", "1", "--D", "0.5,2", "--json"
+    )
+    founding = json.loads(out)["points"]
+    assert [p["theta_c"] for p in generic] == [p["theta_c"] for p in founding]
+    assert [p["omega"] for p in generic] == [p["omega"] for p in founding]
+
+
+def test_roots_model_counts(run_cli):
+    status, out, err = run_cli(
+        "roots",
+        "--model",
+        "nserver",
+        "--N",
+        "3",
+        "--L",
+        "2",
+        "--mu",
+        "1",
+        "--lam",
+        "1",
+        "--theta",
+        "10",
+        "--D",
+        "1",
+        "--dps",
+        "20",
+        "--json",
+    )
+    assert status == 0, err
+    rec = json.loads(out)
+    # theta = 10 > theta_c = 9: one unstable pair per difference mode, two copies
+    assert rec["unstable_count"] == 4 and rec["axis_count"] == 0 and rec["stable"] is False
+    status, out, _ = run_cli(
+        "roots", "--L", "2", "--mu", "1", "--lam", "1", "--theta", "10", "--D", "1", "--json"
+    )
+    assert json.loads(out)["unstable_count"] == 2
+
+
+def test_founding_only_commands_refuse_other_models(run_cli):
+    for cmd in (
+        ["window", "--theta", "3", "--mu", "1", "--lam", "1"],
+        ["worst-delay", "--mu", "1", "--lam", "1"],
+        ["verify", "--claim", "lam*theta < mu"],
+    ):
+        status, _, err = run_cli(*cmd, "--L", "3", "--model", "nserver")
+        assert status == 2 and "founding model" in err and err.count("\n") == 1

@@ -19,6 +19,7 @@ __all__ = [
     "run_derive",
     "run_critical",
     "run_roots",
+    "refuse_specific",
 ]
 
 
@@ -44,6 +45,15 @@ def _params(model, **extra) -> dict:
     out = {"model": model.name, **{str(k): str(v) for k, v in model.values.items()}}
     out.update({k: v for k, v in extra.items() if v is not None})
     return out
+
+
+def refuse_specific(args, command: str, instead: str) -> None:
+    """One clear line for a command that exists only for the founding model's closed forms."""
+    if wants_model(args):
+        raise SymdelayInputError(
+            f"{command} uses the founding model's Hopf parametrisation (Erlang delay); for "
+            f"other models use {instead}"
+        )
 
 
 def run_stability(args) -> int:
@@ -271,9 +281,12 @@ def run_roots(args) -> int:
             f"[{f['mode']}] {f['factor']}"
             + (f" (x{f['multiplicity']})" if f["multiplicity"] > 1 else "")
         )
-        lines += [
-            f"    {z['re']} {'+' if not z['im'].startswith('-') else '-'} {z['im'].lstrip('-')}i  (radius {z['radius']})"
-            for z in f["roots"]
-        ]
+        for z in f["roots"]:
+            sign = "-" if z["im"].startswith("-") else "+"
+            mult = f", multiplicity {z['multiplicity']}" if "multiplicity" in z else ""
+            lines.append(
+                f"    {z['re']} {sign} {z['im'].lstrip('-')}i  (radius {z['radius']}{mult})"
+            )
+    lines += [f"note: {n}" for n in record["notes"]]
     emit("\n".join(lines))
     return 0

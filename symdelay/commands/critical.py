@@ -6,6 +6,8 @@ from ..errors import SymdelayInputError
 from ..hopf import critical_theta, format_exact
 from ..params import as_dps, as_L_or_inf
 from ._common import emit, emit_json
+from ._model_args import add_model_arguments
+from ._model_run import run_critical, wants_model
 
 __all__ = ["register", "run", "parse_D_list"]
 
@@ -30,16 +32,39 @@ def register(subparsers) -> None:
             "crossing frequency omega. --L inf is the delay-differential limit."
         ),
     )
-    p.add_argument("--L", required=True, help="number of delay phases: integer >= 1, or inf")
-    p.add_argument("--mu", required=True, help="service rate (> 0)")
-    p.add_argument("--lam", required=True, help="per-server arrival rate (> 0)")
-    p.add_argument("--D", required=True, help="mean delays, comma-separated, e.g. 0.5,1,2,4")
+    p.add_argument("--L", default=None, help="number of delay phases: integer >= 1, or inf")
+    p.add_argument("--mu", default=None, help="service rate (> 0)")
+    p.add_argument("--lam", default=None, help="per-server arrival rate (> 0)")
+    p.add_argument("--D", default=None, help="mean delays, comma-separated, e.g. 0.5,1,2,4")
+    p.add_argument("--theta", default=None, help=argparse_suppress())
+    add_model_arguments(p, founding_options=False)
     p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
+def argparse_suppress():
+    import argparse
+
+    return argparse.SUPPRESS
+
+
 def run(args) -> int:
+    if args.theta is not None:
+        raise SymdelayInputError("critical computes theta_c: leave --theta out")
+    if wants_model(args):
+        if args.model_file:
+            if args.D is not None:
+                raise SymdelayInputError(
+                    "--D is for built-in models; give a model file's delay with --set"
+                )
+            return run_critical(args, [None])
+        if args.D is None:
+            raise SymdelayInputError("--D is required: mean delays, e.g. 0.5,1,2")
+        return run_critical(args, parse_D_list(args.D))
+    missing = [n for n in ("L", "mu", "lam", "D") if getattr(args, n) is None]
+    if missing:
+        raise SymdelayInputError("the founding model needs " + ", ".join(f"--{n}" for n in missing))
     L = as_L_or_inf(args.L)
     dps = as_dps(args.dps)
     curve = critical_theta(L, args.mu, args.lam, parse_D_list(args.D), dps=dps)

@@ -12,10 +12,12 @@ import sys
 
 import mpmath
 
-from ..errors import CertificationError
+from ..errors import CertificationError, SymdelayInputError
 from ..params import as_L_or_inf
 from ..roots import characteristic_roots, parse_branches
 from ._common import emit, emit_json
+from ._model_args import add_model_arguments
+from ._model_run import run_roots, wants_model
 
 __all__ = ["register", "run", "roots_record"]
 
@@ -55,22 +57,32 @@ def register(subparsers) -> None:
     )
     # let '--branches -3..3' through (argparse would take '-3..3' for an option)
     p._negative_number_matcher = re.compile(r"^-\d+$|^-\d*\.\d+$|^-\d+\.\.-?\d+$")
-    p.add_argument("--L", required=True, help="number of delay phases (integer >= 1) or inf")
+    p.add_argument("--L", default=None, help="number of delay phases (integer >= 1) or inf")
     for name, what in (
         ("mu", "service rate (> 0)"),
         ("lam", "arrival rate per server (> 0)"),
         ("theta", "routing sensitivity (real, != 0)"),
         ("D", "mean action delay (> 0)"),
     ):
-        p.add_argument(f"--{name}", required=True, help=what)
+        p.add_argument(f"--{name}", default=None, help=what)
     p.add_argument("--dps", default="50", help="significant decimal digits (5..10000, default 50)")
     p.add_argument("--rightmost", default=None, help="only the K rightmost roots (L <= 10^7)")
     p.add_argument("--branches", default="-3..3", help="Lambert-W branches for --L inf (K1..K2)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    if wants_model(args):
+        try:
+            return run_roots(args)
+        except CertificationError as exc:
+            print(f"symdelay: certification failed: {exc}", file=sys.stderr)
+            return 1
+    missing = [n for n in ("L", "mu", "lam", "theta", "D") if getattr(args, n) is None]
+    if missing:
+        raise SymdelayInputError("the founding model needs " + ", ".join(f"--{n}" for n in missing))
     try:
         res = roots_record(args)
     except CertificationError as exc:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ..claims import verify
 from ._common import emit, emit_json
+from ._model_args import add_model_arguments
+from ._model_run import refuse_specific
 
 __all__ = ["register", "run"]
 
@@ -30,6 +32,7 @@ def register(subparsers) -> None:
     p.add_argument("--claim", required=True, help="an inequality, e.g. 'lam*theta < mu'")
     p.add_argument("--theta-real", action="store_true", help="allow theta < 0 too")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
 
 
@@ -38,6 +41,7 @@ def _point(pt: dict) -> str:
 
 
 def run(args) -> int:
+    refuse_specific(args, "verify", "'symdelay stability --model ...' for the exact conditions")
     res = verify(args.L, args.claim, theta_real=args.theta_real)
     if args.json:
         emit_json(res.to_json())

@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..hopf import instability_window
 from ..params import as_dps, as_L_or_inf
 from ._common import emit, emit_json
+from ._model_args import add_model_arguments
+from ._model_run import refuse_specific
 
 __all__ = ["register", "run"]
 
@@ -25,10 +27,14 @@ def register(subparsers) -> None:
     p.add_argument("--lam", required=True, help="per-server arrival rate (> 0)")
     p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    refuse_specific(
+        args, "window", "'symdelay critical --model ... --D d1,d2,...' to trace theta_c(D)"
+    )
     w = instability_window(as_L_or_inf(args.L), args.theta, args.mu, args.lam, dps=as_dps(args.dps))
     record = w.to_json()
     if args.json:
