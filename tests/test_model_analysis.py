@@ -121,3 +121,16 @@ def test_shapes_with_scv_at_least_one_never_cross_checked_by_routh():
         for f in m.factors:
             for k in range(-2, 7):
                 assert routh_hurwitz(f.factor.subs(theta, sp.Integer(10) ** k), r).is_stable
+
+
+def test_critical_when_the_equilibrium_moves_with_theta():
+    from symdelay.model.critical import model_critical
+
+    # unequal-server model with equal servers: no symmetry declared, numeric equilibrium at
+    # every theta; must find the founding model's exact theta_c = 5.12 (L = 3, D = 1)
+    m = build_model("hetero", mu1=1, mu2=1, lam=1, D1=1, D2=1, L=3)
+    c = model_critical(m)
+    assert "re-solved" in c.note
+    assert abs(float(c.critical) - 5.12) < 1e-5 * 5.12
+    exact = model_critical(build_model("erlang", L=3, mu=1, lam=1, D=1))
+    assert abs(float(c.omega) - float(exact.omega)) < 1e-3

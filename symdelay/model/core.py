@@ -491,6 +491,14 @@ class Model(LatexDisplay):
 
         return model_stability(self)
 
+    def equilibrium_is_closed_form_in(self, p) -> bool:
+        """True if the equilibrium can be found with ``p`` left symbolic (SymPy solves it)."""
+        from .equilibrium import _exact
+
+        if p not in self.free_parameters:
+            return True
+        return _exact(self) is not None
+
     @cached_property
     def kernel(self):
         """The exact simulator generated from the transition table (compiled at first run)."""
