@@ -15,10 +15,13 @@ from .charpoly import (
 from .claims import verify
 from .errors import CertificationError, SymdelayInputError, VerificationError
 from .hopf import critical_theta, instability_window, worst_delay
+from .hopf.generic import critical_parameter
 from .model import Model, load_toml
 from .models import ActionDelayModel, build_model, builtin_models
 from .models.phase_type import PhaseType
+from .parsing import parse_output
 from .roots import CertifiedRoot, RootSet, characteristic_roots
+from .roots.polynomial import polynomial_roots
 from .routh import routh_hurwitz
 from .stability import stability_conditions
 from .stochastic import fluid, fluid_limit_study, simulate, variance
@@ -33,6 +36,9 @@ __all__ = [
     "CertifiedRoot",
     "RootSet",
     "characteristic_roots",
+    "critical_parameter",
+    "parse_output",
+    "polynomial_roots",
     "critical_theta",
     "instability_window",
     "worst_delay",
