@@ -26,6 +26,7 @@ import sympy as sp
 from .derivation import Derivation, require_equal, require_zero
 from .errors import SymdelayInputError, VerificationError
 from .linearize import structured_difference_jacobian
+from .model.dispatch import accepts_model
 from .params import as_L, as_parameter
 from .symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 
@@ -119,6 +120,7 @@ def derive_characteristic_equation() -> Derivation:
     return d.freeze()
 
 
+@accepts_model
 def characteristic_polynomial(
     L_value=L, *, full: bool = False, mu=None, lam=None, theta=None, D=None
 ) -> sp.Expr:

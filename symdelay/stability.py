@@ -40,6 +40,7 @@ import sympy as sp
 
 from .charpoly import characteristic_polynomial, special_case
 from .errors import SymdelayInputError, VerificationError
+from .model.dispatch import accepts_model
 from .params import as_dps, as_L, as_parameter
 from .routh import RouthResult, routh_hurwitz
 from .symbols import D, gamma, lam, mu, r, theta
@@ -236,13 +237,18 @@ def _oscillation_condition(L: int):
     return sp.StrictGreaterThan(lam * theta, oscillation_threshold(L), evaluate=False)
 
 
-@cache
+@accepts_model
 def stability_conditions(L) -> StabilityResult:
     """Routh–Hurwitz stability conditions of the difference mode for ``L`` phases.
 
     ``conditions`` hold under ``mu, gamma, lam > 0`` and ``theta >= 0``.
     """
-    n = as_L(L, allow_symbol=False)
+    return _stability_conditions(as_L(L, allow_symbol=False))
+
+
+@cache
+def _stability_conditions(n: int) -> StabilityResult:
+    """The cached work, keyed on the normalised ``n`` (``2`` and ``"2"`` are one entry)."""
     P = sp.expand(characteristic_polynomial(n))
     res = routh_hurwitz(P, r)
     conditions = []

@@ -134,3 +134,23 @@ def test_critical_when_the_equilibrium_moves_with_theta():
     assert abs(float(c.critical) - 5.12) < 1e-5 * 5.12
     exact = model_critical(build_model("erlang", L=3, mu=1, lam=1, D=1))
     assert abs(float(c.omega) - float(exact.omega)) < 1e-3
+
+
+def test_founding_functions_take_model_and_agree_with_their_own_path():
+    m = build_model("erlang", L=2, mu=1, lam=1, D=1)
+    via_model = symdelay.critical_theta(model=m, dps=20)
+    own = symdelay.critical_theta(2, 1, 1, [1], dps=20).to_json()["points"][0]
+    with mpmath.workdps(25):
+        assert abs(via_model.critical - mpmath.mpf(own["theta_c"])) < mpmath.mpf(10) ** -18
+    mt = m.with_values(theta=2)
+    assert (
+        symdelay.variance(model=mt)
+        == sp.nsimplify(
+            symdelay.variance(L=2, mu=1, lam=1, theta=2, D=1).to_json()["var_x_over_eta"][:25]
+        )
+        or abs(float(symdelay.variance(model=mt)) - float(symdelay.variance(L=2, theta=2))) < 1e-14
+    )
+    assert symdelay.stability_conditions(2) is symdelay.stability_conditions("2")
+    assert symdelay.characteristic_roots(model=mt, dps=15).unstable_count == 0
+    with pytest.raises(SymdelayInputError, match="keywords only"):
+        symdelay.critical_theta(2, model=m)

@@ -34,6 +34,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import SymdelayInputError, VerificationError
+from ..model.dispatch import accepts_model
 from ..params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
 from ..symbols import D, gamma, mu
 from ._common import _P, GUARD, _Lkey, _to_mpf, omega
@@ -329,6 +330,7 @@ def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, 
     return th, w
 
 
+@accepts_model
 def critical_theta(L, mu, lam, D, dps: int = 15) -> CriticalCurve:
     """Critical ``theta_c`` and Hopf frequency at each delay ``D`` (a number or a sequence).
 

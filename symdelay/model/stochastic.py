@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import sympy as sp
 
 from ..errors import SymdelayInputError
 from .analysis import default_initial, require_values
@@ -85,11 +84,14 @@ def model_simulate(
 
 
 def difference_weights(model) -> list | None:
-    """The first coordinate of the antisymmetric mode (``q1 - q2`` for two servers)."""
-    for m in model.modes:
-        if m.name == "difference" and not any(x.has(sp.I) for x in m.basis.col(0)):
-            return list(m.basis.col(0))
-    return None
+    """``e_a - e_P(a)`` for the first state ``a`` the symmetry moves (``q1 - q2``): the
+    imbalance between a state and its image; None without a symmetry."""
+    if model.permutation is None:
+        return None
+    a = next(i for i, j in enumerate(model.permutation) if i != j)
+    w = [0] * len(model.states)
+    w[a], w[model.permutation[a]] = 1, -1
+    return w
 
 
 def model_variance(model, weights=None, *, dps: int = 30):
@@ -106,7 +108,8 @@ def model_variance(model, weights=None, *, dps: int = 30):
     w = difference_weights(model) if weights is None else list(weights)
     if w is None:
         raise SymdelayInputError(
-            "this model has no two-state difference mode: give weights (one per state)"
+            "this model declares no symmetry, so there is no imbalance to default to: give "
+            "weights (one per state)"
         )
     point = {**model.equilibrium.point, **model.values}
     transitions = [(t.name, t.change, t.rate) for t in model.transitions]

@@ -47,6 +47,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import CertificationError, SymdelayInputError
+from ..model.dispatch import accepts_model
 from ..params import as_dps, as_L, as_parameter, is_infinite_L
 from .certify import (
     arb_to_mpf_upper,
@@ -368,6 +369,7 @@ def _all_seeds(L, a, c):
 
 
 # ------------------------------------------------------------------------- public entry
+@accepts_model
 def characteristic_roots(
     L, mu, lam, theta, D, dps: int = 50, rightmost: int | None = None, branches=(-3, 3)
 ) -> RootSet:

@@ -24,6 +24,7 @@ from scipy.special import expit
 
 from .. import symbols as sym
 from ..errors import SymdelayInputError, VerificationError
+from ..model.dispatch import accepts_model
 from ..models import ActionDelayModel
 from ._inputs import check_horizon, check_rates, time_grid
 from ._models import symbolic_model
@@ -269,6 +270,7 @@ class FluidResult:
         }
 
 
+@accepts_model
 def fluid(
     L=2,
     mu=1,

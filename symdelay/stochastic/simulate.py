@@ -34,6 +34,7 @@ from functools import partial
 import numpy as np
 
 from ..errors import SymdelayInputError
+from ..model.dispatch import accepts_model
 from . import _kernel
 from ._inputs import check_eta, check_horizon, check_rates, check_replications, time_grid
 
@@ -302,6 +303,7 @@ def estimate_events(L, eta, mu, lam, D, T, replications=1, initial=None) -> floa
     return per_rep * int(replications)
 
 
+@accepts_model
 def simulate(
     L=2,
     eta=1000,

@@ -34,6 +34,7 @@ import sympy as sp
 
 from .. import symbols as S
 from ..errors import SymdelayInputError, VerificationError
+from ..model.dispatch import accepts_model
 from ..params import as_dps
 from ._inputs import check_rates
 from ._models import symbolic_model
@@ -237,6 +238,7 @@ def _refine(A: sp.Matrix, B: sp.Matrix, X0: np.ndarray, An: np.ndarray, dps: int
     )
 
 
+@accepts_model
 def variance(L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True) -> VarianceResult:
     """The LNA stationary variance ``Var(Q1 - Q2)/eta`` of the imbalance.
 
