@@ -24,6 +24,7 @@ from functools import cache
 import sympy as sp
 
 from .derivation import Derivation, require_equal, require_zero
+from .display import JsonRecord
 from .errors import SymdelayInputError, VerificationError
 from .linearize import structured_difference_jacobian
 from .model.dispatch import accepts_model
@@ -196,7 +197,7 @@ def explicit_characteristic_polynomial(J: sp.Matrix, method: str = "berkowitz") 
 
 
 @dataclass(frozen=True)
-class DeterminantCheck:
+class DeterminantCheck(JsonRecord):
     """Explicit determinant of the difference Jacobian vs the general-L formula."""
 
     L: int
@@ -230,7 +231,7 @@ def verify_difference_determinant(n: int, method: str = "berkowitz") -> Determin
 
 
 @dataclass(frozen=True)
-class FullCheck:
+class FullCheck(JsonRecord):
     """The full 2(L+1) characteristic polynomial and its factorisation into the modes."""
 
     L: int
@@ -283,7 +284,7 @@ def _positive_simplify(expr):
 
 # ---------------------------------------------------------------- special cases
 @dataclass(frozen=True)
-class SpecialCase:
+class SpecialCase(JsonRecord):
     """The characteristic polynomial for one small L, expanded in powers of r.
 
     ``coefficients`` runs from the leading power down. For L = 1, ``discriminant``

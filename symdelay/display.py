@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .outputs.latex import tex
 
-__all__ = ["LatexDisplay", "tex"]
+__all__ = ["LatexDisplay", "JsonRecord", "jsonable", "tex"]
 
 
 class LatexDisplay:
@@ -26,3 +26,53 @@ class LatexDisplay:
 
     def _repr_latex_(self) -> str:
         return f"$\\displaystyle {self.latex()}$"
+
+
+def jsonable(value):
+    """A JSON-ready copy: SymPy and mpmath numbers as text (exact, re-parsable with
+    :func:`symdelay.parse_output`), arrays as lists, records through their ``to_json``."""
+    import dataclasses
+    import numbers
+
+    import mpmath
+    import numpy as np
+    import sympy as sp
+
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if hasattr(value, "to_json") and not isinstance(value, type):
+        return value.to_json()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, (sp.Basic, sp.MatrixBase)):
+        return str(value)
+    if isinstance(value, (mpmath.mpf, mpmath.mpc)):
+        return mpmath.nstr(value, mpmath.mp.dps)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, numbers.Number):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if dataclasses.is_dataclass(value):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return str(value)
+
+
+class JsonRecord:
+    """Mixin for dataclass results: ``to_json()`` from the fields (see :func:`jsonable`).
+
+    >>> import dataclasses, sympy as sp
+    >>> @dataclasses.dataclass
+    ... class R(JsonRecord):
+    ...     k: object
+    >>> R(sp.Rational(1, 3)).to_json()
+    {'k': '1/3'}
+    """
+
+    def to_json(self) -> dict:
+        import dataclasses
+
+        return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}

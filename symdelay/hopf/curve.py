@@ -33,6 +33,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..display import JsonRecord
 from ..errors import SymdelayInputError, VerificationError
 from ..model.dispatch import accepts_model
 from ..params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
@@ -184,7 +185,7 @@ def _solve(L, m, g, Dv, xp, w0=None):
 
 
 @dataclass(frozen=True)
-class CriticalPoint:
+class CriticalPoint(JsonRecord):
     """One point of the critical curve: ``theta_c`` is mpmath inf (omega None) for no crossing."""
 
     D: mpmath.mpf

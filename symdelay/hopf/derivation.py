@@ -8,6 +8,7 @@ from functools import cache
 import sympy as sp
 
 from ..charpoly import characteristic_polynomial, infinite_L_limit
+from ..display import JsonRecord
 from ..errors import SymdelayInputError, VerificationError
 from ..params import INFINITE_L, as_L, as_L_or_inf
 from ..symbols import D, gamma, lam, mu, r, theta
@@ -15,7 +16,7 @@ from ._common import _P, _k, _Lpos, _plain, alpha, omega
 
 
 @dataclass(frozen=True)
-class HopfConditions:
+class HopfConditions(JsonRecord):
     """The Hopf-crossing conditions for one L, derived from ``P(i omega) = 0``.
 
     ``lam_theta`` is the modulus condition solved for ``lam*theta`` (a function of
@@ -91,7 +92,7 @@ def real_imaginary_parts(L_value) -> tuple[sp.Expr, sp.Expr]:
 
 
 @dataclass(frozen=True)
-class HopfParametrisation:
+class HopfParametrisation(JsonRecord):
     """The crossing curve of a finite L >= 2 parametrised by ``alpha = arg(i omega + gamma)``.
 
     ``gamma_of_alpha``, ``lam_theta_of_alpha`` and ``omega_of_alpha`` are SymPy expressions
@@ -217,7 +218,7 @@ def critical_closed_form(L_value) -> tuple[sp.Expr, sp.Expr] | None:
 
 
 @dataclass(frozen=True)
-class DelayLimits:
+class DelayLimits(JsonRecord):
     """Behaviour of ``lam*theta_c`` as ``D -> 0`` and ``D -> oo`` for one L.
 
     ``small_D_coefficient``: ``lam theta_c ~ small_D_coefficient / D`` as D -> 0.

@@ -8,6 +8,7 @@ from functools import cache
 import mpmath
 import sympy as sp
 
+from ..display import JsonRecord
 from ..errors import VerificationError
 from ..params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
 from ..symbols import lam, mu
@@ -161,7 +162,7 @@ def worst_delay(L, mu, lam, dps: int = 15) -> WorstDelay:
 
 
 @dataclass(frozen=True)
-class WorstDelayTrend:
+class WorstDelayTrend(JsonRecord):
     """The worst delay for symbolic L and its behaviour as L -> oo (SymPy expressions).
 
     ``alpha_star = pi/(L+1)`` solves ``sin((L+1) alpha) = 0`` on the branch; there

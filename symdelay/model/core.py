@@ -38,7 +38,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..display import LatexDisplay
+from ..display import JsonRecord, LatexDisplay
 from ..errors import SymdelayInputError
 from ..symbols import SYMBOLS
 
@@ -52,7 +52,7 @@ RESERVED = frozenset({"r", "t"})
 
 
 @dataclass(frozen=True)
-class Transition:
+class Transition(JsonRecord):
     """One jump: its name, the change ``nu`` (a tuple, one entry per state), scaled rate."""
 
     name: str

@@ -20,6 +20,7 @@ from functools import cached_property
 
 import sympy as sp
 
+from ..display import JsonRecord
 from ..errors import SymdelayInputError, VerificationError
 from ..params import as_L, as_parameter
 
@@ -27,7 +28,7 @@ __all__ = ["ActionDelayModel", "ModeSystem"]
 
 
 @dataclass(frozen=True)
-class ModeSystem:
+class ModeSystem(JsonRecord):
     """A closed subsystem (sum or difference mode) of the fluid ODEs.
 
     ``state`` are the mode coordinates, ``rhs`` their time derivatives (exact, nonlinear

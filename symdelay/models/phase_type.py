@@ -24,6 +24,7 @@ from functools import cached_property
 
 import sympy as sp
 
+from ..display import JsonRecord
 from ..errors import SymdelayInputError
 from ..params import as_parameter
 from ..symbols import gamma, lam, mu, r, theta
@@ -68,7 +69,7 @@ def _list(name: str, values) -> list:
 
 
 @dataclass(frozen=True)
-class PhaseType:
+class PhaseType(JsonRecord):
     """A phase-type distribution: initial row vector ``alpha``, sub-generator ``S``.
 
     Entries may be numbers (exact) or expressions in parameter symbols (Erlang with symbolic
@@ -196,6 +197,15 @@ class PhaseType:
     def __str__(self) -> str:
         return f"{self.kind} (mean {self.mean}, scv {self.scv})"
 
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "alpha": [str(x) for x in self.alpha],
+            "S": [[str(x) for x in self.S.row(i)] for i in range(self.S.rows)],
+            "mean": str(self.mean),
+            "scv": str(self.scv),
+        }
+
 
 def parse_matrix(text: str) -> list[list[sp.Expr]]:
     """``"[[-2, 1], [0, -3]]"`` -> rows of exact numbers (parsed safely, nothing evaluated).
@@ -268,7 +278,7 @@ def shape_families(k_max: int = 12) -> dict:
 
 
 @dataclass(frozen=True)
-class ShapePoint:
+class ShapePoint(JsonRecord):
     """Critical theta of one delay shape at mean ``D`` (``inf``: stable for every theta > 0)."""
 
     family: str

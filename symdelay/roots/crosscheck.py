@@ -22,6 +22,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from ..display import JsonRecord
 from ..linearize import difference_jacobian_numeric
 from .solve import characteristic_roots
 
@@ -59,7 +60,7 @@ def expanded_coefficients(L: int, mu, lam, theta, D) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Discrepancy:
+class Discrepancy(JsonRecord):
     """Largest |double - certified| over all roots (absolute and relative to 1 + |r|)."""
 
     L: int
@@ -99,7 +100,7 @@ def numpy_discrepancy(L, mu, lam, theta, D, roots=None, method: str = "eigvals")
 
 
 @dataclass(frozen=True)
-class Convergence:
+class Convergence(JsonRecord):
     """|r_L - r_oo| of the rightmost root for each L, and the fitted log-log slope."""
 
     Ls: tuple
@@ -123,7 +124,7 @@ def lambert_convergence(Ls, mu, lam, theta, D, dps: int = 30) -> Convergence:
 
 
 @dataclass(frozen=True)
-class RootLocus:
+class RootLocus(JsonRecord):
     """Roots for each ``theta`` in ``thetas``: ``finite[L][i]`` (all L + 1 roots) and ``dde[i]``."""
 
     thetas: tuple

@@ -24,6 +24,7 @@ from functools import cache
 import sympy as sp
 
 from ..charpoly import characteristic_polynomial, infinite_L_limit
+from ..display import JsonRecord
 from ..errors import VerificationError
 from ..symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 
@@ -44,7 +45,7 @@ k = sp.Symbol("k", integer=True)
 
 
 @dataclass(frozen=True)
-class BranchEquation:
+class BranchEquation(JsonRecord):
     """``u^L (u + a) + c = 0`` with ``a``, ``c`` in the canonical symbols."""
 
     a: sp.Expr

@@ -98,7 +98,7 @@ class CertifiedRoot:
     def imag(self) -> mpmath.mpf:
         return self.value.imag
 
-    def to_json(self, dps: int) -> dict:
+    def to_json(self, dps: int = 15) -> dict:
         """Decimal strings with ``dps`` significant digits; the radius covers the rounding.
 
         radius = certified radius + |printed - value| (at dps + 30 digits) + a 1e-(dps+15)

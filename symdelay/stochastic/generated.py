@@ -50,6 +50,7 @@ import sympy as sp
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.pycode import PythonCodePrinter
 
+from ..display import JsonRecord
 from ..errors import SymdelayInputError, VerificationError
 from . import _kernel
 from ._inputs import check_eta
@@ -211,7 +212,7 @@ def check_table(states, transitions):
 
 
 @dataclass
-class GeneratedRun:
+class GeneratedRun(JsonRecord):
     """Paths of ``replications`` runs: ``paths`` (R, len(grid), n) int64 COUNTS (divide by
     ``eta`` for the scaled state), ``events_per_replication`` (R,), ``transition_counts``
     (R, number of transitions; order of the table), ``final`` (R, n) the counts at the end

@@ -36,6 +36,7 @@ import sympy as sp
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
+from ..display import JsonRecord
 from ..errors import SymdelayInputError
 from ..params import as_dps
 from .generated import check_table
@@ -238,7 +239,7 @@ def stationary_covariance(A, B, *, dps=30) -> sp.Matrix:
 
 
 @dataclass
-class LinearNoise:
+class LinearNoise(JsonRecord):
     """``A = DF(s*)``, ``B`` and the stationary covariance ``sigma`` at ``point``."""
 
     A: sp.Matrix

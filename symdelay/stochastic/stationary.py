@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..display import JsonRecord
 from ..errors import SymdelayInputError
 from ..linearize import difference_jacobian_numeric
 from ._inputs import check_rates
@@ -31,7 +32,7 @@ __all__ = [
 
 
 @dataclass
-class SimulatedVariance:
+class SimulatedVariance(JsonRecord):
     """Time-average estimate of ``Var(Q1 - Q2)/eta`` with a batch-means interval."""
 
     estimate: float
