@@ -32,8 +32,10 @@ def wants_model(args) -> bool:
 
 
 def _transition_model(args):
+    from ..model import Model
+
     model = model_from_args(args)
-    if not hasattr(model, "factors"):
+    if not isinstance(model, Model):
         raise SymdelayInputError(
             f"{model.name} is a delay-differential model, not a transition table: use "
             "--L inf with the founding model's commands, or 'symdelay analyze --model dde'"

@@ -34,7 +34,9 @@ def run(args) -> int:
         args.model_file = args.file
     model = model_from_args(args)
     record = model.to_json()
-    if not hasattr(model, "factors"):  # a delay-differential model: no transition table
+    from ..model import Model
+
+    if not isinstance(model, Model):  # a delay-differential model: no transition table
         if args.tex:
             raise SymdelayInputError(
                 f"--tex is for transition-table models; {model.name} has no derivation document"

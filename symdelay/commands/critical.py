@@ -59,9 +59,8 @@ def run(args) -> int:
                     "--D is for built-in models; give a model file's delay with --set"
                 )
             return run_critical(args, [None])
-        if args.D is None:
-            raise SymdelayInputError("--D is required: mean delays, e.g. 0.5,1,2")
-        return run_critical(args, parse_D_list(args.D))
+        # no --D: the model's own delay (e.g. a phase-type delay given by its rates)
+        return run_critical(args, [None] if args.D is None else parse_D_list(args.D))
     missing = [n for n in ("L", "mu", "lam", "D") if getattr(args, n) is None]
     if missing:
         raise SymdelayInputError("the founding model needs " + ", ".join(f"--{n}" for n in missing))

@@ -143,7 +143,7 @@ def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
             rtol=1e-10,
             atol=1e-12,
         )
-    start = sol.y[:, -1] if sol.success else np.ones(n)
+    start = sol.y[:, -1] if sol.success and np.all(np.isfinite(sol.y[:, -1])) else np.ones(n)
     Fm = sp.lambdify([states], list(model.drift), "mpmath")
     Jm = sp.lambdify([states], model.drift_jacobian, "mpmath")
     with mpmath.workdps(dps + 10):
@@ -155,7 +155,7 @@ def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
                 tol=mpmath.mpf(10) ** (-(dps + 5)),
                 maxsteps=200,
             )
-        except (ValueError, ZeroDivisionError) as exc:
+        except (ValueError, ZeroDivisionError, TypeError) as exc:
             raise SymdelayInputError(
                 f"{model.source}: no equilibrium found (Newton from the fluid path failed: {exc}); "
                 "check the rates and parameter values"

@@ -62,13 +62,26 @@ def _clean(e, exact: bool):
     return sp.simplify(e) if e.has(sp.exp, sp.I) else e
 
 
+def _charpoly(B: sp.Matrix, exact: bool) -> sp.Expr:
+    """``det(rI - B)``; numeric blocks go through their exact (rational) midpoint, then back
+    to floats at the equilibrium's working precision."""
+    if exact:
+        return _clean(B.charpoly(r).as_expr(), exact)
+    from .equilibrium import EQUILIBRIUM_DPS
+
+    Bq = B.applyfunc(lambda e: sp.Rational(e) if e.is_real else sp.nsimplify(e))
+    coeffs = sp.Poly(Bq.charpoly(r).as_expr(), r).all_coeffs()
+    n = len(coeffs) - 1
+    return sp.Add(*[sp.Float(c, EQUILIBRIUM_DPS) * r ** (n - k) for k, c in enumerate(coeffs)])
+
+
 def decompose(model) -> tuple:
     """The modes of ``model`` (one ``full`` mode without a symmetry)."""
     J = model.jacobian
     exact = model.equilibrium.exact
     n = J.rows
     if model.permutation is None:
-        return (Mode("full", 0, sp.eye(n), J, _clean(J.charpoly(r).as_expr(), exact)),)
+        return (Mode("full", 0, sp.eye(n), J, _charpoly(J, exact)),)
     cycles = _cycles(model.permutation)
     k = max(len(c) for c in cycles)
     modes = []
@@ -94,7 +107,7 @@ def decompose(model) -> tuple:
             raise VerificationError(f"mode {j} is not invariant under the Jacobian")
         if not exact and any(abs(complex(e)) > 1e-20 for e in residual):
             raise VerificationError(f"mode {j} is not invariant under the Jacobian (numeric)")
-        modes.append(Mode(_name(model, j, k), j, V, B, _clean(B.charpoly(r).as_expr(), exact)))
+        modes.append(Mode(_name(model, j, k), j, V, B, _charpoly(B, exact)))
     return tuple(modes)
 
 
