@@ -151,3 +151,10 @@ def test_founding_only_commands_refuse_other_models(run_cli):
     ):
         status, _, err = run_cli(*cmd, "--L", "3", "--model", "nserver")
         assert status == 2 and "founding model" in err and err.count("\n") == 1
+
+
+def test_simulate_model_refuses_a_run_too_long(run_cli):
+    status, _, err = run_cli(
+        "simulate", "--model", "nserver", "--N", "3", "--eta", "1e9", "--T", "100"
+    )
+    assert status == 2 and "--force" in err and "events" in err and err.count("\n") == 1

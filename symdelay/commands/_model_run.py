@@ -116,6 +116,31 @@ def run_fluid(args) -> int:
     return 0
 
 
+#: Events per second the generated kernel sustains (benchmarks/results/generated_simulator.txt,
+#: rounded down) and the computing time past which a run needs --force.
+EVENTS_PER_SECOND = 1.5e7
+LIMIT_SECONDS = 1000.0
+
+
+def _check_size(args, model, reps: int) -> None:
+    """Refuse, before starting, a run expected to take longer than LIMIT_SECONDS."""
+    from ..model.analysis import require_values
+    from ..stochastic._inputs import check_eta
+
+    require_values(model, "simulation")
+    eta = check_eta(args.eta)
+    point = {**model.equilibrium.point, **model.values}
+    total = float(sum(t.rate.xreplace(point) for t in model.transitions))
+    events = eta * float(args.T) * reps * total
+    seconds = events / EVENTS_PER_SECOND
+    if seconds > LIMIT_SECONDS and not getattr(args, "force", False):
+        raise SymdelayInputError(
+            f"this run would simulate about {events:.1g} events (total rate at the equilibrium "
+            f"{total:.3g} per unit eta), roughly {seconds / 3600:.1f} hours of computing: "
+            "choose a smaller --eta, --T or --replications, or pass --force"
+        )
+
+
 def run_simulate(args) -> int:
     from ..model.stochastic import model_simulate
     from .simulate import check_output_choice, check_output_file
@@ -133,6 +158,7 @@ def run_simulate(args) -> int:
     init = _initial(args, model)
     if init is not None:
         init = [v / float(args.eta) for v in init]  # counts -> scaled state
+    _check_size(args, model, reps)
     sim = model_simulate(
         model, args.eta, args.T, dt=args.dt, initial=init, seed=seed, replications=reps
     )
