@@ -284,7 +284,10 @@ def run_critical(args, D_items) -> int:
         emit_json(record)
         return 0
     lines = [f"{name}: critical theta by the generic Hopf crossing"]
-    lines += [f"  D = {p['D']}: theta_c = {p['theta_c']}, omega = {p['omega']}" for p in points]
+    for p in points:
+        where = "the model's own delay" if p["D"] is None else f"D = {p['D']}"
+        om = p["omega"] if p["omega"] is not None else "- (no crossing: stable for every theta > 0)"
+        lines.append(f"  {where}: theta_c = {p['theta_c']}, omega = {om}")
     emit("\n".join(lines))
     return 0
 
