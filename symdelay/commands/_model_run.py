@@ -73,7 +73,7 @@ def run_stability(args) -> int:
 
 
 def _initial(args, model):
-    from .simulate import parse_initial
+    from ._io import parse_initial
 
     values = parse_initial(getattr(args, "initial", None))
     if values is not None and len(values) != len(model.states):
@@ -85,14 +85,14 @@ def _initial(args, model):
 
 
 def _write_table(args, name, parameters, header, rows) -> None:
-    from .simulate import command_line, write_csv
+    from ._io import command_line, write_csv
 
     write_csv(args.csv, [command_line(name, parameters)], header, rows, "%.17g")
 
 
 def run_fluid(args) -> int:
     from ..model.analysis import model_fluid
-    from .simulate import check_output_choice, check_output_file
+    from ._io import check_output_choice, check_output_file
 
     check_output_choice(args)
     if args.csv:
@@ -143,7 +143,7 @@ def _check_size(args, model, reps: int) -> None:
 
 def run_simulate(args) -> int:
     from ..model.stochastic import model_simulate
-    from .simulate import check_output_choice, check_output_file
+    from ._io import check_output_choice, check_output_file
 
     check_output_choice(args)
     if args.csv:

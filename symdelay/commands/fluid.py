@@ -8,9 +8,7 @@ output) writes a ``#`` comment line with the parameters, then columns
 from __future__ import annotations
 
 from ._common import emit, emit_json
-from ._model_args import add_model_arguments
-from ._model_run import run_fluid, wants_model
-from .simulate import (
+from ._io import (
     add_rate_arguments,
     check_output_choice,
     check_output_file,
@@ -18,6 +16,8 @@ from .simulate import (
     parse_initial,
     write_csv,
 )
+from ._model_args import add_model_arguments
+from ._model_run import run_fluid, wants_model
 
 __all__ = ["register", "run"]
 

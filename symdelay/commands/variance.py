@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ._common import emit, emit_json
+from ._io import add_rate_arguments
 from ._model_args import add_model_arguments
 from ._model_run import run_variance, wants_model
-from .simulate import add_rate_arguments
 
 __all__ = ["register", "run"]
 
