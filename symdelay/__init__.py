@@ -19,6 +19,7 @@ from .hopf.generic import critical_parameter
 from .model import Model, load_toml
 from .models import ActionDelayModel, build_model, builtin_models
 from .models.phase_type import PhaseType
+from .outputs.latex import tex
 from .parsing import parse_output
 from .roots import CertifiedRoot, RootSet, characteristic_roots
 from .roots.polynomial import polynomial_roots
@@ -61,6 +62,7 @@ __all__ = [
     "variance",
     "routh_hurwitz",
     "stability_conditions",
+    "tex",
     "verify",
 ]
 __version__ = "0.1.0"

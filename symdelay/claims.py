@@ -59,6 +59,7 @@ import numpy as np
 import sympy as sp
 
 from .errors import CertificationError, SymdelayInputError, VerificationError
+from .outputs.latex import tex
 from .params import INFINITE_L, as_L_or_inf
 from .parsing import parse_relational
 from .stability import (
@@ -137,6 +138,8 @@ class ClaimResult:
             "directions": self.directions,
             "counterexamples": self.counterexamples,
             "search": self.search,
+            # the claim as LaTeX (symdelay's names: lam -> \lambda)
+            "latex": tex(self.condition),
         }
 
 

@@ -58,6 +58,7 @@ import flint
 import sympy as sp
 
 from .errors import SymdelayInputError
+from .outputs.latex import tex
 from .parsing import parse_expression
 
 __all__ = ["RouthResult", "routh_hurwitz", "hurwitz_matrix", "EPSILON"]
@@ -681,6 +682,13 @@ class RouthResult:
         return sp.And(*self.lienard_chipart)
 
     def to_json(self) -> dict:
+        printed: dict = {}  # the Lienard-Chipart conditions repeat some of the conditions
+
+        def latex(cond) -> str:
+            if cond not in printed:
+                printed[cond] = tex(cond)
+            return printed[cond]
+
         return {
             "polynomial": str(self.polynomial),
             "var": str(self.var),
@@ -693,8 +701,14 @@ class RouthResult:
             "imaginary_axis_count": self.imaginary_axis_count,
             "epsilon_rows": list(self.epsilon_rows),
             "auxiliary_polynomials": [
-                {"row": k, "polynomial": str(A)} for k, A in self.auxiliary_polynomials
+                {"row": k, "polynomial": str(A), "latex": tex(A)}
+                for k, A in self.auxiliary_polynomials
             ],
+            # the same formulas as LaTeX (symdelay's names: lam -> \lambda)
+            "polynomial_latex": tex(self.polynomial),
+            "multiplier_latex": tex(self.multiplier),
+            "conditions_latex": [latex(c) for c in self.conditions],
+            "lienard_chipart_latex": [latex(c) for c in self.lienard_chipart],
         }
 
     def format_table(self) -> str:

@@ -41,6 +41,7 @@ import sympy as sp
 from .charpoly import characteristic_polynomial, special_case
 from .errors import SymdelayInputError, VerificationError
 from .model.dispatch import accepts_model
+from .outputs.latex import tex
 from .params import as_dps, as_L, as_parameter
 from .routh import RouthResult, routh_hurwitz
 from .symbols import D, gamma, lam, mu, r, theta
@@ -160,6 +161,18 @@ class StabilityResult:
                 "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
                 "lam*theta = -mu, so then stability also needs lam*theta > -mu"
             ),
+            # the same formulas as LaTeX (symdelay's names: lam -> \lambda)
+            "conditions_latex": [tex(c) for c in self.conditions],
+            "critical_lam_theta_latex": None if crit is None else tex(crit),
+            "critical_lam_theta_in_D_latex": (
+                None if crit is None else tex(self.critical_lam_theta_in_D)
+            ),
+            "hopf_polynomial_latex": (
+                None if self.hopf_polynomial is None else tex(self.hopf_polynomial)
+            ),
+            "oscillation_condition_latex": None if osc is None else tex(osc),
+            "oscillation_lam_theta_latex": tex(oscillation_threshold(self.L)),
+            "routh_conditions_latex": [tex(c) for c in self.routh.conditions],
         }
 
 

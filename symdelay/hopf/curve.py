@@ -36,7 +36,9 @@ import sympy as sp
 from ..display import JsonRecord
 from ..errors import SymdelayInputError, VerificationError
 from ..model.dispatch import accepts_model
+from ..outputs.latex import tex
 from ..params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
+from ..stability import stability_conditions
 from ..symbols import D, gamma, mu
 from ._common import _P, GUARD, _Lkey, _to_mpf, omega
 from .derivation import hopf_conditions
@@ -225,6 +227,10 @@ def format_exact(x, dps: int = 15) -> str:
     return s if len(s) <= 20 else format_number(sp.sympify(x), dps, strip=True)
 
 
+#: Largest L whose critical lam*theta has a closed form (Hopf polynomial of degree <= 2).
+_CLOSED_MAX_L = 5
+
+
 @dataclass(frozen=True)
 class CriticalCurve:
     """Critical ``theta_c(D)`` and Hopf frequency ``omega`` at the requested delays."""
@@ -254,7 +260,36 @@ class CriticalCurve:
                     "omega": format_number(p.omega, self.dps),
                 }
             )
-        return {"L": _Lkey(self.L), "points": pts}
+        k_c, th_c = self.closed_form()
+        return {
+            "L": _Lkey(self.L),
+            "points": pts,
+            # closed forms (null where none): lam*theta_c(mu, gamma) and theta_c(D) at
+            # these mu, lam, as text and as LaTeX (symdelay's names: lam -> \lambda)
+            "critical_lam_theta": None if k_c is None else str(k_c),
+            "critical_lam_theta_latex": None if k_c is None else tex(k_c),
+            "theta_c_of_D": None if th_c is None else str(th_c),
+            "theta_c_of_D_latex": None if th_c is None else tex(th_c),
+        }
+
+    def closed_form(self) -> tuple[sp.Expr | None, sp.Expr | None]:
+        """``(lam*theta_c(mu, gamma), theta_c(D))`` in closed form, or ``(None, None)``.
+
+        ``lam*theta_c`` is the smallest positive root of the Hopf polynomial when SymPy
+        gives it in radicals (``2 <= L <= 5``, see
+        :attr:`symdelay.stability.StabilityResult.critical_lam_theta`); ``theta_c(D)`` is
+        it at ``gamma = L/D`` and this curve's mu, divided by its lam. None for ``L = 1``
+        (no crossing), ``L >= 6`` and ``L = inf`` (no closed form).
+
+        >>> critical_theta(2, 1, 1, [2]).closed_form()
+        (2*(gamma + mu)**2/gamma, (D + 2)**2/D)
+        """
+        if self.L is INFINITE_L or not 2 <= self.L <= _CLOSED_MAX_L:
+            return None, None
+        k_c = stability_conditions(self.L).critical_lam_theta
+        if k_c is None:  # pragma: no cover - a closed form exists for 2 <= L <= 5
+            return None, None
+        return k_c, sp.factor(k_c.subs({gamma: self.L / D, mu: self.mu}) / self.lam)
 
 
 def _as_D_list(Dv):
