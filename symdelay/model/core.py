@@ -93,7 +93,14 @@ class Factor(LatexDisplay):
     mode: str
 
     def to_json(self) -> dict:
-        return {"factor": str(self.factor), "multiplicity": self.multiplicity, "mode": self.mode}
+        from ..outputs.latex import tex
+
+        return {
+            "factor": str(self.factor),
+            "multiplicity": self.multiplicity,
+            "mode": self.mode,
+            "latex": tex(self.factor),
+        }
 
     def latex(self) -> str:
         from ..outputs.latex import tex
@@ -548,6 +555,8 @@ class Model(LatexDisplay):
     # ------------------------------------------------------------ display
     def to_json(self) -> dict:
         """The analysis record of ``symdelay analyze --json``."""
+        from ..outputs.latex import tex
+
         stab = self.stability
         return {
             "name": self.name,
@@ -558,6 +567,7 @@ class Model(LatexDisplay):
             "equilibrium_exact": self.equilibrium.exact,
             "jacobian": [[str(x) for x in self.jacobian.row(i)] for i in range(self.jacobian.rows)],
             "charpoly": str(self.charpoly),
+            "charpoly_latex": tex(self.charpoly, self.latex_names),
             "factors": [f.to_json() for f in self.factors],
             "stability": stab.to_json(),
         }

@@ -29,8 +29,11 @@ class ModelStability(LatexDisplay):
     per_factor: tuple  # (Factor, RouthResult)
 
     def to_json(self) -> dict:
+        from ..outputs.latex import tex
+
         return {
             "conditions": [str(c) for c in self.conditions],
+            "conditions_latex": [tex(c) for c in self.conditions],
             "stable": self.stable,
             "factors": [
                 {
