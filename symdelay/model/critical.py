@@ -113,15 +113,13 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> ModelCriti
     searched range*, not a proof beyond it.
     """
     from .analysis import model_roots
-    from .core import _symbol
 
     cfg = {**SEARCH, **(search or {})}
-    p = _symbol(param)
 
     def stable(v: float) -> bool:
         return model.with_values(**{param: v}).is_stable() is True
 
-    grid = [float(x) for x in np_logspace(cfg["low"], cfg["high"], cfg["points"])]
+    grid = [float(x) for x in _logspace(cfg["low"], cfg["high"], cfg["points"])]
     prev = None
     for v in grid:
         if not stable(v):
@@ -152,7 +150,6 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> ModelCriti
         f"[{cfg['low']:g}, {cfg['high']:g}], then {steps} bisection steps to relative "
         f"{cfg['rtol']:g} (Routh verdicts); omega from the certified roots at the upper end"
     )
-    del p
     return ModelCritical(
         model.name,
         param,
@@ -165,7 +162,7 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> ModelCriti
     )
 
 
-def np_logspace(low: float, high: float, n: int):
+def _logspace(low: float, high: float, n: int):
     import numpy as np
 
     return np.logspace(np.log10(low), np.log10(high), n)
