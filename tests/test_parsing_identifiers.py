@@ -111,8 +111,9 @@ def _strings(obj):
         for x in obj:
             yield from _strings(x)
     elif isinstance(obj, dict):
-        for x in obj.values():
-            yield from _strings(x)
+        for k, x in obj.items():
+            if not str(k).endswith("latex"):  # LaTeX is for typesetting, not for parsing
+                yield from _strings(x)
 
 
 @pytest.mark.parametrize(
@@ -134,7 +135,7 @@ def test_json_strings_round_trip(run_cli, argv):
     prose = {"latex", "theta_negative", "var"}
     checked = 0
     for key, value in data.items():
-        if key in prose:
+        if key in prose or key.endswith("_latex"):
             continue
         for text in _strings(value):
             ours = parse_output(text)
