@@ -1276,6 +1276,16 @@ def _boundary_witness(space, cond, target, direction):
     return None
 
 
+def _directions_with(status, state) -> list[str]:
+    """``"<target> (claim => target)"`` for every direction whose status is ``state``."""
+    return [
+        f"{t} ({'claim => target' if d == _DIRS[0] else 'target => claim'})"
+        for t in _TARGETS
+        for d in _DIRS
+        if status[t][d] == state
+    ]
+
+
 def _notes(space, status, found, search, theta_real) -> list[str]:
     notes = []
     if theta_real:
@@ -1310,12 +1320,7 @@ def _notes(space, status, found, search, theta_real) -> list[str]:
             "for L = 1 every coefficient of r^2 + (mu+gamma) r + gamma (mu + lam theta) is "
             "positive, so every point with theta >= 0 is stable"
         )
-    opened = [
-        f"{t} ({'claim => target' if d == _DIRS[0] else 'target => claim'})"
-        for t in _TARGETS
-        for d in _DIRS
-        if status[t][d] == OPEN
-    ]
+    opened = _directions_with(status, OPEN)
     if opened:
         r = search["ranges"]
         notes.append(
@@ -1326,12 +1331,7 @@ def _notes(space, status, found, search, theta_real) -> list[str]:
             + f"; near k_c and k_o, gamma = mu, both ends) and {search['optimisations']} "
             "local optimisations: not proven"
         )
-    proved = [
-        f"{t} ({'claim => target' if d == _DIRS[0] else 'target => claim'})"
-        for t in _TARGETS
-        for d in _DIRS
-        if status[t][d] == PROVEN
-    ]
+    proved = _directions_with(status, PROVEN)
     if proved:
         notes.append(
             "proven exactly: "
