@@ -49,7 +49,10 @@ def add_model_arguments(p, *, founding_options=FOUNDING) -> None:
     g.add_argument("--D1", default=None, help="hetero: mean delay before server 1")
     g.add_argument("--D2", default=None, help="hetero: mean delay before server 2")
     g.add_argument(
-        "--kappa", default=None, help="inflight: weight(s) of jobs in flight, e.g. 1 or 1,0.5"
+        "--kappa",
+        default=None,
+        help="weight(s) of jobs in flight in the routing (founding model -> inflight model), "
+        "e.g. 0.1 or 1,0.5",
     )
     g.add_argument(
         "--delay",
@@ -124,6 +127,12 @@ def model_from_args(args):
     if args.set:
         raise SymdelayInputError("--set is for --model-file models; built-in models take options")
     name = args.model or "erlang"
+    if args.kappa is not None and name not in ("erlang", "inflight"):
+        raise SymdelayInputError(
+            f"--kappa (weights of jobs in flight) is for the founding model, not --model {name}"
+        )
+    if args.kappa is not None:
+        name = "inflight"
     common = {"lam": args.lam, "theta": args.theta}
     if name == "erlang":
         return build_model(name, L=_int("L", args.L or 2), mu=args.mu, D=args.D, **common)

@@ -24,7 +24,10 @@ __all__ = [
 
 
 def wants_model(args) -> bool:
-    """True when the options name a model other than the founding one."""
+    """True when the options name a model other than the founding one (``--kappa`` with the
+    founding model's options is the ``inflight`` model)."""
+    if getattr(args, "kappa", None) is not None and not getattr(args, "model_file", None):
+        return True
     return bool(getattr(args, "model_file", None)) or getattr(args, "model", None) not in (
         None,
         "erlang",

@@ -5,6 +5,13 @@
 ``variance(model=m)`` hand the model to the model layer; without ``model`` they run the founding
 model's own (specialised) path, unchanged. The result is the model layer's record type.
 
+``kappa=`` (a weight, or one weight per delay phase) on the same functions routes the founding
+model's own arguments to the built-in ``inflight`` model (routing on queue plus ``kappa`` times
+the jobs in flight):
+
+>>> symdelay.critical_theta(2, 1, 1, [1], kappa=0.05).to_json()["critical"][:8]
+'15.25900'
+
 >>> import symdelay
 >>> m = symdelay.build_model("nserver", N=3, L=2, mu=1, lam=1, D=1)
 >>> symdelay.critical_theta(model=m).to_json()["critical"]
@@ -14,6 +21,7 @@ model's own (specialised) path, unchanged. The result is the model layer's recor
 from __future__ import annotations
 
 import functools
+import inspect
 
 from ..errors import SymdelayInputError
 
@@ -72,12 +80,50 @@ GENERIC = {
 }
 
 
+_FOUNDING = ("L", "mu", "lam", "theta", "D")
+
+
+def _inflight_from_founding(f, args, kwargs, kappa):
+    """The ``inflight`` model from a founding call's arguments, and the options left over."""
+    from ..models import build_model
+
+    sig = inspect.signature(f)
+    try:
+        bound = sig.bind_partial(*args, **kwargs)
+    except TypeError as exc:
+        raise SymdelayInputError(f"{f.__name__}: {exc}") from None
+    given = dict(bound.arguments)
+    defaults = {
+        k: v.default for k, v in sig.parameters.items() if v.default is not inspect.Parameter.empty
+    }
+    values = {k: given.pop(k, defaults.get(k)) for k in _FOUNDING if k in sig.parameters}
+    D = values.get("D")
+    if isinstance(D, (list, tuple)):
+        if len(D) != 1:
+            raise SymdelayInputError(f"{f.__name__}(kappa=...) takes one delay D, got {len(D)}")
+        values["D"] = D[0]
+    if str(values.get("L")).strip().lower() in ("inf", "oo"):
+        raise SymdelayInputError(
+            "kappa= needs a finite L (for L = inf see symdelay.inflight.kappa_star_limit)"
+        )
+    weights = list(kappa) if isinstance(kappa, (list, tuple)) else kappa
+    L = values.pop("L", 2)
+    model = build_model("inflight", L=int(L), kappa=weights, **values)
+    return model, given
+
+
 def accepts_model(f):
-    """Give ``f`` a keyword ``model=``: with a model, call the generic path instead."""
+    """Give ``f`` the keywords ``model=`` (run the generic path on that model) and ``kappa=``
+    (the founding model with in-flight weights: the ``inflight`` model, generic path)."""
     generic = GENERIC[f.__name__]
 
     @functools.wraps(f)
-    def wrapper(*args, model=None, **kwargs):
+    def wrapper(*args, model=None, kappa=None, **kwargs):
+        if kappa is not None:
+            if model is not None:
+                raise SymdelayInputError("give model= or kappa=, not both")
+            model, kwargs = _inflight_from_founding(f, args, kwargs, kappa)
+            args = ()
         if model is None:
             return f(*args, **kwargs)
         if args:
