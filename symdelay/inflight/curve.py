@@ -42,6 +42,7 @@ so ``kappa(w) < 1/2`` with ``sup = 1/2`` approached where ``a(w) -> oo``:
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from functools import cache
@@ -276,12 +277,12 @@ def _admissible_intervals(cv: HopfCurve, prec: int):
     """Open t-intervals with a(t) > 0: ends are balls (None = 0 or infinity)."""
     ends = _roots_positive(cv.C, prec) + _roots_positive(cv.IW, prec)
     ends.sort(key=lambda b: b.mid())
-    for x, y in zip(ends, ends[1:], strict=False):
+    for x, y in itertools.pairwise(ends):
         if x.overlaps(y):
             raise CertificationError("breakpoints of the crossing curve coincide: raise dps")
     bounds = [None, *ends, None]
     out = []
-    for lo, hi in zip(bounds, bounds[1:], strict=False):
+    for lo, hi in itertools.pairwise(bounds):
         tm = _between(lo, hi)
         if cv.IW(tm) != 0 and cv.C(tm) != 0 and cv.a_of(tm) > 0:
             out.append((lo, hi))
@@ -423,7 +424,7 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
         raise CertificationError("could not separate the crossing curve's critical points")
     with mpmath.workdps(dps + GUARD):
         spans = []
-        for (vlo, tlo, _), (vhi, thi, att) in pieces:
+        for (vlo, _tlo, _), (vhi, thi, att) in pieces:
             lo, hi = _mp(vlo), _mp(vhi)
             spans.append((lo, hi, thi, att))
         unstable = _union([(max(lo, 0), hi) for lo, hi, _, _ in spans if hi > 0])
@@ -618,9 +619,9 @@ def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> 
                 elif a.contains(0):
                     raise CertificationError("crossing at theta ~ 0: raise dps")
             crossings.sort(key=lambda b: b.mid())
-            ok = all(
-                not x.overlaps(y) for x, y in zip(crossings, crossings[1:], strict=False)
-            ) and all(b.rad() < abs(b.mid()) * flint.arb(10) ** (-dps - 2) for b in crossings)
+            ok = all(not x.overlaps(y) for x, y in itertools.pairwise(crossings)) and all(
+                b.rad() < abs(b.mid()) * flint.arb(10) ** (-dps - 2) for b in crossings
+            )
         if ok:
             break
         prec *= 2
@@ -628,7 +629,7 @@ def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> 
         raise CertificationError("crossing values could not be separated")
     bounds = [None, *crossings, None]
     counts = []
-    for lo, hi in zip(bounds, bounds[1:], strict=False):
+    for lo, hi in itertools.pairwise(bounds):
         th = _between(lo, hi)
         counts.append(cv.unstable_count(th * _q(lam_v), kq))
     intervals = []
