@@ -1,0 +1,30 @@
+"""The supermarket model SQ(d) with general service: mean field, fixed point, simulation.
+
+``fixed_point`` (Newton with a proved truncation), ``fluid`` (transient), ``simulate``
+(exact discrete-event simulation of N servers with the true service distribution),
+``simulate_delayed`` (SQ(d) with an Erlang action delay), phase-type ``fit`` of general
+distributions, and ``rightmost_eigenvalue`` of the fixed point's Jacobian.
+"""
+
+from .fitting import fit
+from .fixed_point import FixedPoint, fixed_point
+from .fluid import FluidPath, fluid
+from .meanfield import exponential_fixed_point, exponential_reduction, sqd_model
+from .service import GeneralService, exponential, parse_service_dist, service_from_options
+from .stability import rightmost_eigenvalue
+
+__all__ = [
+    "FixedPoint",
+    "FluidPath",
+    "GeneralService",
+    "exponential",
+    "exponential_fixed_point",
+    "exponential_reduction",
+    "fit",
+    "fixed_point",
+    "fluid",
+    "parse_service_dist",
+    "rightmost_eigenvalue",
+    "service_from_options",
+    "sqd_model",
+]
