@@ -452,7 +452,7 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
             ):
                 raise CertificationError("kappa* ball too wide: raise dps")
     closed = None
-    if L == 2 and all(e == 1 for e in cv.pattern):
+    if cv.L == 2 and all(e == 1 for e in cv.pattern):
         closed = _closed_form_L2()
     checks = [
         "kappa(t), a(t) exact rational functions (Cramer's rule on Re/Im of P(i w) = 0)",
