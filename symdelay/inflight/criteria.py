@@ -347,13 +347,15 @@ def optimize_weights(
     grid=81,
     eps=0.05,
     x0=None,
+    pattern=None,
 ) -> OptimalWeights:
     """The weight on ``[0, kappa_max]`` (or per-phase vector) that is best for ``criterion``.
 
     One weight: the criterion on a uniform grid of ``grid`` points, then Brent's bounded
     method on the bracket around the best grid point. Per phase: Powell's method with bounds
     from the best single weight (and from the best one-phase pattern). ``eps``, ``x0``: the
-    tolerance criterion's band and initial imbalance.
+    tolerance criterion's band and initial imbalance. ``pattern``: observe only some phases
+    (weights ``kappa * pattern``, see :func:`symdelay.inflight.curve.observation_pattern`).
     """
     if criterion not in CRITERIA:
         raise SymdelayInputError(
@@ -366,10 +368,18 @@ def optimize_weights(
     opts = {"eps": eps, "x0": x0} if criterion.startswith("tolerance") else {}
     sign = -1.0 if MAXIMISE[criterion] else 1.0
     count = [0]
+    e = np.ones(p.L)
+    if pattern is not None:
+        from .curve import observation_pattern
+
+        e = np.array([float(v) for v in observation_pattern(pattern, p.L)])
+        if per_phase:
+            raise SymdelayInputError("give per_phase or a pattern, not both")
 
     def cost(k):
         count[0] += 1
-        v = criterion_value(criterion, p, k, **opts)
+        k = np.asarray(k, dtype=float)
+        v = criterion_value(criterion, p, k * e if k.ndim == 0 else k, **opts)
         return sign * v if math.isfinite(v) else math.inf
 
     ks = np.linspace(0.0, kappa_max, int(grid))
@@ -410,7 +420,7 @@ def optimize_weights(
         result_k,
         value,
         criterion_value(criterion, p, 0.0, **opts),
-        criterion_value(criterion, p, 1.0, **opts),
+        criterion_value(criterion, p, e, **opts),
         kappa_max,
         count[0],
         method,
