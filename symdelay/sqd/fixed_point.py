@@ -77,6 +77,20 @@ def as_lam(lam, mean=1) -> sp.Rational:
     return v
 
 
+def exact_text(v) -> str:
+    """A rational as a terminating decimal where it is one (``9/10`` -> ``0.9``), else p/q."""
+    v = sp.Rational(v)
+    q = v.q
+    for f in (2, 5):
+        while q % f == 0:
+            q //= f
+    if q != 1:
+        return str(v)
+    digits = len(str(v.q))
+    text = mpmath.nstr(mpmath.mpf(v.p) / v.q, digits + len(str(abs(v.p))) + 2)
+    return text[:-2] if text.endswith(".0") else text
+
+
 # ------------------------------------------------------------------ the truncated system
 @dataclass
 class _System:
@@ -354,7 +368,7 @@ class FixedPoint(JsonRecord):
         n = self.dps
         return {
             "d": self.d,
-            "lam": str(self.lam),
+            "lam": exact_text(self.lam),
             "service": self.service.to_json(),
             "tail": [mpmath.nstr(v, n) for v in self.tail],
             "mean_queue": mpmath.nstr(self.mean_queue, n),

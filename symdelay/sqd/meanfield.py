@@ -20,7 +20,7 @@ Everything below is derived from this table by :class:`~symdelay.model.Model`.
 >>> from symdelay.sqd.service import exponential
 >>> m = sqd_model(exponential(), d=2, K=2)
 >>> m.drift[1]
-lam*x_1**2 + lam*x_1*x_2 - x_2
+lam*x_1**2 + 2*lam*x_1*x_2 - x_2
 >>> exponential_reduction(2, 4).result
 True
 """
