@@ -1,0 +1,265 @@
+"""The analyses a sweep can run: a registry of names -> ``"module:function"``.
+
+Every entry is a function taking keyword arguments (the spec's parameters and grid values)
+and returning a flat dict of JSON values (numbers, text, booleans, None) — one column each in
+the results table. An analysis that takes a ``seed`` keyword gets one per task (see
+:func:`symdelay.sweep.spec.task_seed`). The modules are imported only when a spec names them.
+
+To add an analysis, add one line to :data:`ANALYSES` (the module must exist), or at run time
+call :func:`register_analysis`; a spec may also name any importable function directly,
+``analysis = "mypackage.mymodule:myfunction"``.
+
+>>> sorted(ANALYSES)[:3]
+['critical', 'roots', 'simulate']
+>>> analysis_info("stability").parameters
+('L', 'mu', 'lam', 'theta', 'D')
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+from dataclasses import dataclass
+
+from ..errors import SymdelayInputError
+
+__all__ = [
+    "ANALYSES",
+    "AnalysisInfo",
+    "analysis_info",
+    "register_analysis",
+    "resolve",
+    "critical",
+    "roots",
+    "simulate",
+    "variance",
+    "stability",
+]
+
+#: name -> "module:function". One line adds an analysis.
+ANALYSES: dict[str, str] = {
+    "critical": "symdelay.sweep.analyses:critical",
+    "roots": "symdelay.sweep.analyses:roots",
+    "simulate": "symdelay.sweep.analyses:simulate",
+    "variance": "symdelay.sweep.analyses:variance",
+    "stability": "symdelay.sweep.analyses:stability",
+}
+
+
+def register_analysis(name: str, target) -> None:
+    """Register ``target`` (``"module:function"`` or a function) under ``name``.
+
+    A function defined in a notebook works with ``--serial`` and with a local cluster (Dask
+    pickles it); a ``"module:function"`` must be importable on every worker.
+    """
+    if not isinstance(name, str) or not name:
+        raise SymdelayInputError(f"an analysis name must be non-empty text, got {name!r}")
+    if not (callable(target) or (isinstance(target, str) and ":" in target)):
+        raise SymdelayInputError(f"analysis '{name}': give a function or 'module:function'")
+    ANALYSES[name] = target
+
+
+def resolve(target):
+    """The function a ``"module:function"`` target names (a function is returned as is)."""
+    if callable(target):
+        return target
+    module, _, attr = str(target).partition(":")
+    try:
+        fn = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise SymdelayInputError(f"cannot load analysis '{target}': {exc}") from None
+    if not callable(fn):
+        raise SymdelayInputError(f"analysis '{target}' is not a function")
+    return fn
+
+
+@dataclass(frozen=True)
+class AnalysisInfo:
+    """An analysis resolved: its target, accepted and required parameters, whether seeded."""
+
+    name: str
+    target: object
+    parameters: tuple[str, ...]
+    required: tuple[str, ...]
+    seeded: bool
+    any_keyword: bool
+
+    @property
+    def function(self):
+        return resolve(self.target)
+
+    def check_parameters(self, names) -> None:
+        """Unknown or missing parameters -> one line saying which and what is known."""
+        if "seed" in names and self.seeded:
+            raise SymdelayInputError(
+                f"analysis '{self.name}' gets a seed per task: set the spec's top-level "
+                "seed instead of a parameter 'seed'"
+            )
+        if not self.any_keyword:
+            unknown = [n for n in names if n not in self.parameters]
+            if unknown:
+                raise SymdelayInputError(
+                    f"unknown parameter(s) {unknown} for analysis '{self.name}'; it takes "
+                    + ", ".join(self.parameters)
+                )
+        missing = [n for n in self.required if n not in names]
+        if missing:
+            raise SymdelayInputError(
+                f"analysis '{self.name}' needs parameter(s) {missing}: give them in "
+                "[parameters] or [grid]"
+            )
+
+
+def analysis_info(name: str) -> AnalysisInfo:
+    """Look an analysis up (a registered name or ``"module:function"``) and read its
+    signature."""
+    if name in ANALYSES:
+        target = ANALYSES[name]
+    elif ":" in name:
+        target = name
+    else:
+        raise SymdelayInputError(
+            f"unknown analysis '{name}'; known: {', '.join(sorted(ANALYSES))} "
+            "(or 'module:function')"
+        )
+    fn = resolve(target)
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        raise SymdelayInputError(f"analysis '{name}' has no readable signature") from None
+    params, required, any_kw = [], [], False
+    for p in sig.parameters.values():
+        if p.kind is p.VAR_KEYWORD:
+            any_kw = True
+        elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            params.append(p.name)
+            if p.default is p.empty and p.name != "seed":
+                required.append(p.name)
+    seeded = "seed" in params
+    return AnalysisInfo(
+        name=name,
+        target=target,
+        parameters=tuple(p for p in params if p != "seed"),
+        required=tuple(required),
+        seeded=seeded,
+        any_keyword=any_kw,
+    )
+
+
+# ------------------------------------------------------------------ the built-in analyses
+def _f(x) -> float:
+    """A number (SymPy, mpmath, numpy) as a float; None stays None."""
+    return None if x is None else float(x)
+
+
+def critical(L, mu, lam, D, dps: int = 15) -> dict:
+    """The critical ``theta_c`` and Hopf frequency at one delay (:func:`symdelay.critical_theta`).
+
+    ``theta_c`` is inf and ``omega`` None when no crossing exists (stable for every theta).
+
+    >>> critical(2, 1, 1, 1)["theta_c"]
+    9.0
+    """
+    from ..hopf import critical_theta
+
+    curve = critical_theta(L, mu, lam, [D], dps=dps)
+    pt = curve.points[0]
+    rec = curve.to_json()["points"][0]
+    return {
+        "theta_c": _f(pt.theta_c),
+        "omega": _f(pt.omega),
+        "theta_c_text": rec["theta_c"],
+    }
+
+
+def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> dict:
+    """Certified roots summarised (:func:`symdelay.characteristic_roots`): the spectral
+    abscissa (rightmost real part), the frequency there, the certified count of unstable
+    roots and the largest error radius.
+
+    >>> roots(2, 1, 1, 3, 1, dps=15)["spectral_abscissa"]
+    -0.5
+    """
+    from ..roots import characteristic_roots
+
+    rs = characteristic_roots(L, mu, lam, theta, D, dps=dps, rightmost=rightmost)
+    rec = rs.to_json()
+    top = max(rs.roots, key=lambda z: (z.value.real, abs(z.value.imag)))
+    return {
+        "spectral_abscissa": float(rs.spectral_abscissa),
+        "frequency": abs(float(top.value.imag)),
+        "unstable_count": int(rs.unstable_count),
+        "axis_count": int(rs.axis_count),
+        "stable": bool(rs.unstable_count == 0 and rs.axis_count == 0),
+        "max_radius": max(float(z.radius) for z in rs.roots),
+        "spectral_abscissa_text": rec["spectral_abscissa"],
+    }
+
+
+def stability(L, mu, lam, theta, D) -> dict:
+    """The exact Routh verdict at these numbers and the critical ``lam*theta``
+    (:func:`symdelay.stability.critical_lam_theta_value`); ``margin`` is
+    ``lam*theta / (lam*theta)_c`` (< 1 stable, inf when L = 1 never loses stability).
+
+    >>> stability(2, 1, 1, 3, 1)
+    {'stable': True, 'critical_lam_theta': 9.0, 'margin': 0.3333333333333333}
+    """
+    from ..params import as_L, as_parameter
+    from ..stability import critical_lam_theta_value, is_stable_at
+
+    n = as_L(L, allow_symbol=False)
+    m, lm, th, d = (
+        as_parameter(k, v) for k, v in (("mu", mu), ("lam", lam), ("theta", theta), ("D", D))
+    )
+    g = n / d
+    k = lm * th
+    kc = critical_lam_theta_value(n, m, g, dps=15)
+    return {
+        "stable": bool(is_stable_at(n, m, g, k)),
+        "critical_lam_theta": float(kc),
+        "margin": 0.0 if math.isinf(kc) else float(k) / float(kc),
+    }
+
+
+def variance(L, mu, lam, theta, D, dps: int = 30) -> dict:
+    """The LNA stationary variance of the imbalance (:func:`symdelay.variance`); raises
+    (a failed task) where the equilibrium is unstable.
+
+    >>> variance(1, 1, 1, 2, 1)["var_x_over_eta_text"]
+    '1.33333333333333333333333333333'
+    """
+    from ..stochastic import variance as _variance
+
+    res = _variance(L, mu, lam, theta, D, dps=dps)
+    return {
+        "var_x_over_eta": float(res.var_x_over_eta),
+        "exact": bool(res.exact),
+        "var_x_over_eta_text": res.decimal(),
+    }
+
+
+def simulate(L=2, eta=1000, mu=1, lam=1, theta=2, D=1, T=20, dt=0.1, seed=0) -> dict:
+    """One exact sample path (:func:`symdelay.simulate`) summarised: the imbalance
+    ``x = q1 - q2`` at the end, its largest absolute value and root mean square over the
+    second half ``[T/2, T]``, and the number of events.
+
+    >>> sorted(simulate(L=1, eta=100, T=2, seed=1))
+    ['events', 'x_abs_max_tail', 'x_final', 'x_rms_tail', 'x_tail_mean']
+    """
+    import numpy as np
+
+    from ..stochastic import simulate as _simulate
+
+    res = _simulate(
+        L=L, eta=eta, mu=mu, lam=lam, theta=theta, D=D, T=T, dt=dt, seed=seed, threads=1
+    )
+    x = np.asarray(res.x, dtype=float)
+    tail = x[res.t >= res.t[-1] / 2]
+    return {
+        "x_final": float(x[-1]),
+        "x_abs_max_tail": float(np.max(np.abs(tail))),
+        "x_rms_tail": float(np.sqrt(np.mean(tail**2))),
+        "x_tail_mean": float(np.mean(tail)),
+        "events": int(res.events),
+    }

@@ -1,0 +1,355 @@
+"""Running a sweep: serially, on an embedded ``LocalCluster``, or on a running scheduler.
+
+Every task is a pure function of the spec and its index (its seed comes from
+``SeedSequence`` spawning), so the three ways give the same table bit for bit, whatever
+the schedule. A task that raises is a row with ``status = "failed"`` and its error; the
+sweep goes on. When a worker dies, Dask runs its tasks again elsewhere; rows are kept by
+task index, so nothing is lost or counted twice. Rows are flushed to the results file about
+once a second (see :mod:`symdelay.sweep.store`), so ``resume=True`` after a crash or Ctrl-C
+computes only the tasks that have no row.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import traceback
+import uuid
+
+from ..errors import SymdelayInputError
+from .progress import Progress
+from .spec import Spec, as_spec
+from .store import Store
+
+__all__ = ["run", "execute", "connect", "SCHEDULER_TIMEOUT"]
+
+#: Seconds to wait for a scheduler given by address before saying it cannot be reached.
+SCHEDULER_TIMEOUT = 5.0
+
+
+def _error_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def execute(target, tasks: list[tuple]) -> list[dict]:
+    """Run ``tasks`` — ``(task, replication, kwargs, seed)`` tuples — through the analysis
+    ``target``; one row each. Exceptions become failed rows (they never escape)."""
+    import json
+
+    from .. import __version__
+    from .analyses import resolve
+
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    rows = []
+    fn = None
+    for task, replication, kwargs, seed in tasks:
+        row = {"task": task, "replication": replication, **kwargs, "seed": seed}
+        t0 = time.perf_counter()
+        try:
+            fn = fn or resolve(target)
+            out = fn(**kwargs) if seed is None else fn(**kwargs, seed=seed)
+            if not isinstance(out, dict):
+                raise TypeError(f"the analysis returned {type(out).__name__}, not a dict")
+            bad = [k for k in out if k in row or k in _RESERVED]
+            if bad:
+                raise ValueError(f"the analysis returned reserved column name(s) {bad}")
+            for k, v in out.items():
+                if not (v is None or isinstance(v, bool | int | float | str)):
+                    out[k] = json.dumps(v, default=str)
+            row.update(status="ok", error=None)
+            row.update(out)
+        except Exception as exc:  # a failing task is a result, recorded with its error
+            row.update(status="failed", error=_error_line(exc))
+        row["seconds"] = time.perf_counter() - t0
+        row["worker"] = worker
+        row["symdelay_version"] = __version__
+        rows.append(row)
+    return rows
+
+
+_RESERVED = {"status", "error", "seconds", "worker", "run", "symdelay_version", "spec_hash"}
+
+
+def _column_types(spec: Spec) -> dict:
+    """A type per parameter column, from every value it takes: int, float or text."""
+    from .grid import value_as_float
+
+    values = {k: [v] for k, v in spec.parameters.items()}
+    for a in spec.axes:
+        for i, n in enumerate(a.names):
+            values[n] = [v[i] for v in a.values]
+    out = {}
+    for n, vs in values.items():
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in vs):
+            out[n] = int
+        elif all(value_as_float(v) is not None for v in vs):
+            out[n] = value_as_float
+        else:
+            out[n] = str
+    return out
+
+
+def _meta(spec: Spec) -> dict:
+    return {
+        "spec": spec.to_json(),
+        "spec_hash": spec.hash,
+        "total": len(spec),
+        "axes": [{"names": list(a.names), "scale": a.scale} for a in spec.axes],
+        "columns": [
+            "task",
+            "replication",
+            *spec.parameters,
+            *spec.grid_names,
+            "seed",
+            "status",
+            "error",
+        ],
+    }
+
+
+def connect(address: str, timeout: float = SCHEDULER_TIMEOUT):
+    """A ``distributed.Client`` on the scheduler at ``address``; a clear error (not a hang)
+    when nothing answers within ``timeout`` seconds."""
+    from distributed import Client
+
+    text = str(address).strip()
+    if not text or any(c.isspace() for c in text):
+        raise SymdelayInputError(
+            f"--scheduler must be an address like tcp://HOST:PORT, got {address!r}"
+        )
+    try:
+        return Client(text, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise SymdelayInputError(
+            f"cannot reach the Dask scheduler at {text} within {timeout:g} s "
+            f"({type(exc).__name__}); start one with 'dask scheduler' or check the address"
+        ) from None
+
+
+def _local_client(workers: int | None, dashboard: bool):
+    from distributed import Client, LocalCluster
+
+    n = workers or os.cpu_count() or 1
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise SymdelayInputError(f"--workers must be an integer >= 1, got {workers!r}")
+    cluster = LocalCluster(
+        n_workers=n,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0" if dashboard else None,
+    )
+    return Client(cluster, set_as_default=False), cluster
+
+
+def _batches(spec: Spec, todo: list[int], batch: int) -> list[list[tuple]]:
+    items = [(k, spec.replication(k), spec.task(k), spec.seed_of(k)) for k in todo]
+    return [items[i : i + batch] for i in range(0, len(items), batch)]
+
+
+def run(
+    spec,
+    out=None,
+    client=None,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    serial: bool = False,
+    resume: bool = False,
+    batch: int = 1,
+    progress=None,
+    show_progress: bool | None = None,
+    flush_seconds: float = 1.0,
+):
+    """Run a sweep and return its table (a pandas DataFrame, one row per task, by task).
+
+    Parameters
+    ----------
+    spec : Spec, dict or path
+        The sweep (see :mod:`symdelay.sweep.spec`).
+    out : path, optional
+        The Parquet file the rows go to as they finish. Without it the rows are kept in
+        memory only (and ``resume`` is not possible).
+    client : distributed.Client, optional
+        Run on this client's cluster. Without ``client``, ``scheduler`` or ``serial`` an
+        embedded ``LocalCluster`` with ``workers`` processes (default: one per core) is
+        started and closed.
+    workers, scheduler, serial
+        ``LocalCluster`` size; address of a running scheduler (``tcp://HOST:PORT``);
+        ``serial=True`` runs every task in this process without Dask.
+    resume : bool
+        ``out`` exists: compute only the tasks that have no row (the spec must have the
+        hash recorded in ``out``). Without ``resume`` an existing ``out`` is an error.
+    batch : int
+        Tasks per Dask task (raise it when single tasks take milliseconds).
+    progress : callable, optional
+        Called with the :class:`~symdelay.sweep.progress.Progress` after each batch.
+    show_progress : bool, optional
+        Draw the bar (default: when standard error is a terminal).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``df.attrs["sweep"]`` holds the spec, its hash, the number of tasks and the axes.
+    """
+    spec = as_spec(spec)
+    if sum(x is not None and x is not False for x in (client, scheduler, serial or None)) > 1:
+        raise SymdelayInputError("give at most one of client, scheduler and serial")
+    if workers is not None and (client is not None or scheduler or serial):
+        raise SymdelayInputError("workers is for the embedded LocalCluster only")
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise SymdelayInputError(f"batch must be an integer >= 1, got {batch!r}")
+    meta = _meta(spec)
+    types = _column_types(spec)
+    store = Store(out) if out is not None else None
+    done: set[int] = set()
+    failed_before = 0
+    run_number = 1
+    if store is not None:
+        store.check_writable()
+        if store.exists():
+            if not resume:
+                raise SymdelayInputError(
+                    f"{store.path} exists: add --resume to complete it, or choose another --out"
+                )
+            old = store.meta()
+            if old.get("spec_hash") != spec.hash:
+                raise SymdelayInputError(
+                    f"{store.path} holds the results of another spec (hash "
+                    f"{old.get('spec_hash')}, this spec {spec.hash}): resume with the same "
+                    "spec, or choose another --out"
+                )
+            table = store.read()
+            done = set(table.column("task").to_pylist())
+            failed_before = sum(1 for s in table.column("status").to_pylist() if s == "failed")
+            runs = [r for r in table.column("run").to_pylist() if r is not None]
+            run_number = max(runs, default=0) + 1
+    todo = [k for k in range(len(spec)) if k not in done]
+    bar = Progress(len(spec), len(done), failed_before, enabled=show_progress, callback=progress)
+    memory: list[dict] = []
+    pending: list[dict] = []
+    last_flush = time.perf_counter()
+
+    def take(rows: list[dict]) -> None:
+        nonlocal last_flush
+        fresh = [r for r in rows if r["task"] not in done]
+        for r in fresh:
+            for n, cast in types.items():
+                r[n] = cast(r[n])
+            done.add(r["task"])
+            r["run"] = run_number
+            r["spec_hash"] = spec.hash
+        pending.extend(fresh)
+        nf = sum(1 for r in fresh if r["status"] == "failed")
+        bar.update(len(fresh) - nf, nf)
+        if time.perf_counter() - last_flush >= flush_seconds:
+            flush()
+            last_flush = time.perf_counter()
+
+    def flush() -> None:
+        if not pending:
+            return
+        if store is not None:
+            store.append(pending, meta)
+        else:
+            memory.extend(pending)
+        pending.clear()
+
+    target = spec.info.target
+    try:
+        if todo:
+            if serial:
+                for b in _batches(spec, todo, batch):
+                    take(execute(target, b))
+            else:
+                _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch)
+    finally:
+        flush()
+        bar.close()
+        if store is not None and store.exists():
+            store.consolidate(meta)
+    if store is not None:
+        from .store import read_results
+
+        return read_results(store.path)
+    import pandas as pd
+
+    from .store import _table
+
+    df = (
+        _table(sorted(memory, key=lambda r: r["task"]), meta).to_pandas()
+        if memory
+        else (pd.DataFrame(columns=meta["columns"]))
+    )
+    df.attrs["sweep"] = {k: meta[k] for k in ("spec", "spec_hash", "total", "axes")}
+    return df
+
+
+def _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch) -> None:
+    from distributed import as_completed
+
+    own_client = own_cluster = None
+    if client is None:
+        if scheduler:
+            client = own_client = connect(scheduler)
+        else:
+            client, own_cluster = _local_client(workers, dashboard=True)
+            own_client = client
+    try:
+        link = getattr(client, "dashboard_link", None)
+        if link and (own_cluster is not None or scheduler):
+            bar.note(f"Dask dashboard: {link}")
+        token = uuid.uuid4().hex[:8]
+        batches = _batches(spec, todo, batch)
+        futures = [
+            client.submit(
+                execute,
+                target,
+                b,
+                key=f"symdelay-sweep-{spec.hash}-{token}-{b[0][0]}",
+                pure=False,
+            )
+            for b in batches
+        ]
+        by_key = {f.key: b for f, b in zip(futures, batches)}
+        try:
+            for fut in as_completed(futures, loop=client.loop):
+                if fut.status == "finished":
+                    rows = fut.result()
+                else:  # the task could not be run (e.g. it killed its workers repeatedly)
+                    err = _error_line(fut.exception())
+                    rows = [
+                        {
+                            "task": k,
+                            "replication": rep,
+                            **kw,
+                            "seed": seed,
+                            "status": "failed",
+                            "error": err,
+                            "seconds": None,
+                            "worker": None,
+                            "symdelay_version": _version(),
+                        }
+                        for k, rep, kw, seed in by_key[fut.key]
+                    ]
+                fut.release()
+                take(rows)
+        except BaseException:
+            client.cancel(futures)
+            raise
+    finally:
+        if own_client is not None:
+            own_client.close()
+        if own_cluster is not None:
+            own_cluster.close()
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def _format_tb(exc) -> str:  # pragma: no cover - debugging aid
+    return "".join(traceback.format_exception(exc))
