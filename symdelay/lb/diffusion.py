@@ -19,10 +19,11 @@ zero, so ``P(wait) = [1 + beta Phi(beta/sqrt a) / (sqrt(a) phi(beta/sqrt a))]^-1
 classical Halfin–Whitt value when ``a = 1`` (identical stations, any c, d).
 
 >>> from symdelay.lb.policy import LBPolicy
+>>> import mpmath
 >>> p = LBPolicy.from_text("N=50,mu=1;N=50,mu=1", xi="2")
 >>> r = diffusion(p, beta="0.5", dps=15)
->>> r.p_wait
-mpf('0.504538640997945')
+>>> mpmath.nstr(r.p_wait, 14)
+'0.50453864099794'
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ random routing, power-of-d on the number at each station, JSQ (power-of-J).
 >>> from symdelay.lb.policy import LBPolicy
 >>> p = LBPolicy.from_text("N=20,mu=1;N=20,mu=1", xi="2")
 >>> r = simulate(p, lam=36, T=200, seed=1)
->>> 0.1 < r.p_wait < 0.6 and r.events > 10000
+>>> 0.1 < r.p_wait.value < 0.6 and r.events > 10000
 True
 """
 
