@@ -1,0 +1,69 @@
+"""SQ(d) simulation: exact M/G/1 at d = 1 (Pollaczek-Khinchine), the mean field at large N
+with confidence intervals, the true-distribution and phase-type paths, the delayed model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from symdelay.sqd import fixed_point, parse_service_dist
+from symdelay.sqd.delayed import delayed_fixed_point
+from symdelay.sqd.service import service_from_options
+from symdelay.sqd.simulate import simulate
+
+
+@pytest.mark.parametrize("text", ["deterministic", "lognormal:scv=2"])
+def test_d1_is_mg1_pollaczek_khinchine(text):
+    """With d = 1 every queue is an M/G/1 queue, for every N: E[T] = 1 + lam(1+c^2)/(2(1-lam))."""
+    dist = parse_service_dist(text)
+    lam = 0.6
+    pk = 1 + lam * (1 + float(dist.scv)) / (2 * (1 - lam))
+    r = simulate(400, 1, "0.6", dist, T=3000, seed=3)
+    lo, hi = r.ci95
+    slack = 0.25 * (hi - lo)
+    assert lo - slack < pk < hi + slack, (pk, r.ci95)
+    assert abs(r.tail[0] - lam) < 0.01
+
+
+@pytest.mark.slow
+def test_large_N_matches_mean_field_exponential_and_phase_type():
+    for svc in (None, service_from_options("hyperexp", probs="0.3,0.7", rates="0.5,2")):
+        fp = fixed_point(2, "0.9", svc)
+        r = simulate(5000, 2, "0.9", svc, T=300, seed=11)
+        lo, hi = r.ci95
+        bias = 0.02 * float(fp.mean_sojourn)  # O(1/N) finite-N bias allowance
+        assert lo - bias < float(fp.mean_sojourn) < hi + bias, (fp.mean_sojourn, r.ci95)
+        for k in range(3):
+            assert abs(r.tail[k] - float(fp.tail[k])) < 0.01
+
+
+def test_delayed_simulation_matches_delayed_mean_field():
+    mf = delayed_fixed_point(2, "0.8", L=1, D="1", K=20, M=10)
+    r = simulate(3000, 2, "0.8", None, T=250, seed=5, delay=(1, 1))
+    lo, hi = r.ci95
+    bias = 0.02 * mf.mean_sojourn
+    assert lo - bias < mf.mean_sojourn < hi + bias, (mf.mean_sojourn, r.ci95)
+    assert mf.edge_mass < 1e-6
+    # herding: the delay makes the station sojourn longer than plain SQ(2)
+    assert mf.mean_sojourn > float(fixed_point(2, "0.8").mean_sojourn)
+
+
+def test_cli_contract_and_bad_input(run_cli):
+    status, out, _ = run_cli(
+        "sqd", "simulate", "--N", "200", "--d", "2", "--lam", "0.9",
+        "--service-dist", "weibull:shape=0.5", "--T", "50", "--seed", "1", "--json",
+    )  # fmt: skip
+    assert status == 0
+    rec = json.loads(out)
+    for key in ("mean_sojourn", "ci95", "tail", "events"):
+        assert key in rec
+    assert float(rec["ci95"][0]) <= float(rec["mean_sojourn"]) <= float(rec["ci95"][1])
+    for argv, words in (
+        (["--N", "1", "--d", "2"], "N = 1 < d = 2"),
+        (["--lam", "1"], "unstable"),
+        (["--service-dist", "pareto:alpha=0.9"], "finite mean"),
+        (["--d", "-1"], "d must be"),
+    ):
+        status, out, err = run_cli("sqd", "simulate", *argv)
+        assert status == 2 and out == "" and err.count("\n") == 1 and words in err, err
