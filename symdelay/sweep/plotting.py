@@ -51,7 +51,7 @@ def plot_results(
     *,
     where: dict | None = None,
     ax=None,
-    cmap: str = "viridis",
+    cmap: str | None = None,
 ):
     """Draw ``z`` over ``(x, y)`` as a heatmap, or against ``x`` as lines when ``y`` is None.
 

@@ -25,7 +25,7 @@ from .store import Store
 __all__ = ["run", "execute", "connect", "SCHEDULER_TIMEOUT"]
 
 #: Seconds to wait for a scheduler given by address before saying it cannot be reached.
-SCHEDULER_TIMEOUT = 5.0
+SCHEDULER_TIMEOUT = 3.0
 
 
 def _error_line(exc: BaseException) -> str:

@@ -74,7 +74,7 @@ class Store:
         for f in self._files():
             try:
                 md = pq.read_schema(f).metadata or {}
-            except OSError as exc:
+            except (OSError, ValueError) as exc:  # pyarrow: ArrowInvalid is a ValueError
                 raise SymdelayInputError(
                     f"{f} is not a sweep results file ({exc}); give the --out of a sweep"
                 ) from None
@@ -90,7 +90,7 @@ class Store:
         for f in self._files():
             try:
                 tables.append(pq.read_table(f))
-            except OSError as exc:
+            except (OSError, ValueError) as exc:  # pyarrow: ArrowInvalid is a ValueError
                 raise SymdelayInputError(f"cannot read {f}: {exc}") from None
         if not tables:
             raise SymdelayInputError(f"no sweep results at {self.path}: run 'symdelay sweep run'")
