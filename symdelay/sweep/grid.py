@@ -113,8 +113,8 @@ def axis_values(name: str, spec) -> tuple:
         fa, fb = float(a), float(b)
         if n == 1:
             return (fa,)
-        ratio = math.log(fb / fa)
-        inner = tuple(fa * math.exp(ratio * i / (n - 1)) for i in range(1, n - 1))
+        la, lb = math.log10(fa), math.log10(fb)
+        inner = tuple(10.0 ** (la + (lb - la) * i / (n - 1)) for i in range(1, n - 1))
         return (fa, *inner, fb)
     if "num" in keys:
         n = _count(name, spec["num"])
