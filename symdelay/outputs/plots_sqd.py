@@ -1,0 +1,116 @@
+"""Figures of the SQ(d) analyses (matplotlib ``Figure`` API, no pyplot state)."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+__all__ = [
+    "plot_tail",
+    "plot_fluid",
+    "plot_simulation",
+    "power_of_d_figure",
+    "fit_convergence_figure",
+    "herding_figure",
+]
+
+
+def _ax(ax, size=(5.6, 3.8)):
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=size, layout="tight")
+    return fig, fig.subplots()
+
+
+def plot_tail(fp, ax=None):
+    """``s_k`` of a fixed point on a log scale."""
+    fig, ax = _ax(ax)
+    ks = range(1, len(fp.tail) + 1)
+    ax.semilogy(ks, [max(float(v), 1e-300) for v in fp.tail], "o-")
+    ax.set_xlabel("k")
+    ax.set_ylabel("$s_k$")
+    ax.set_title(f"SQ({fp.d}), $\\lambda$ = {float(fp.lam):g}")
+    return fig
+
+
+def plot_fluid(path, ax=None, levels=(1, 2, 3, 4)):
+    fig, ax = _ax(ax)
+    for k in levels:
+        if k <= path.tail.shape[1]:
+            ax.plot(path.t, path.tail[:, k - 1], label=f"$s_{k}$")
+    ax.set_xlabel("t")
+    ax.legend()
+    return fig
+
+
+def plot_simulation(res, ax=None, fixed=None):
+    fig, ax = _ax(ax)
+    ks = range(1, len(res.tail) + 1)
+    lo = [max(a, 1e-12) for a, _ in res.tail_ci95]
+    hi = [max(b, 1e-12) for _, b in res.tail_ci95]
+    ax.fill_between(ks, lo, hi, alpha=0.3, label="simulation 95% CI")
+    ax.semilogy(ks, [max(v, 1e-12) for v in res.tail], "o", label=f"simulation N={res.N}")
+    if fixed is not None:
+        ax.semilogy(
+            range(1, len(fixed.tail) + 1), [float(v) for v in fixed.tail], "-", label="mean field"
+        )
+    ax.set_xlabel("k")
+    ax.set_ylabel("$s_k$")
+    ax.legend()
+    return fig
+
+
+def power_of_d_figure(curves: dict, tails: dict) -> Figure:
+    """Left: mean sojourn against lam, one line per (d, service). Right: tails s_k at one lam."""
+    fig = Figure(figsize=(9.6, 3.9), layout="tight")
+    a1, a2 = fig.subplots(1, 2)
+    styles = {}
+    for (d, label), (lams, ts) in sorted(curves.items()):
+        st = styles.setdefault(label, ["-", "--", ":", "-."][len(styles) % 4])
+        a1.plot(lams, ts, st, color=f"C{[1, 2, 3, 5].index(d) if d in (1, 2, 3, 5) else 0}",
+                label=f"d={d}, {label}")  # fmt: skip
+    a1.set_yscale("log")
+    a1.set_xlabel("$\\lambda$")
+    a1.set_ylabel("mean sojourn time")
+    a1.legend(fontsize=6, ncol=2)
+    for (d, label), tail in sorted(tails.items()):
+        st = styles.get(label, "-")
+        a2.semilogy(range(1, len(tail) + 1), tail, st + "o", ms=3,
+                    color=f"C{[1, 2, 3, 5].index(d) if d in (1, 2, 3, 5) else 0}",
+                    label=f"d={d}, {label}")  # fmt: skip
+    a2.set_ylim(1e-12, 1.5)
+    a2.set_xlim(0.5, 12.5)
+    a2.set_xlabel("k")
+    a2.set_ylabel("$s_k$")
+    return fig
+
+
+def fit_convergence_figure(rows: dict, sims: dict) -> Figure:
+    """Mean sojourn of the fixed point of order-n fits; simulation of the true law as a band."""
+    fig, ax = _ax(None, (6.0, 3.9))
+    for i, (name, pts) in enumerate(sorted(rows.items())):
+        ns = [n for n, _ in pts]
+        ax.plot(ns, [t for _, t in pts], "o-", color=f"C{i}", label=f"{name}: fits")
+        if name in sims:
+            lo, hi = sims[name]
+            ax.axhspan(lo, hi, color=f"C{i}", alpha=0.2)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("fit order (phases)")
+    ax.set_ylabel("mean sojourn time (mean field)")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def herding_figure(Ds, sims: dict, mf: dict) -> Figure:
+    """Station sojourn time against the mean delay D, per d: simulation (CI) and mean field."""
+    fig, ax = _ax(None, (6.0, 3.9))
+    for i, d in enumerate(sorted(sims)):
+        m = [s[0] for s in sims[d]]
+        err = [[s[0] - s[1] for s in sims[d]], [s[2] - s[0] for s in sims[d]]]
+        ax.errorbar(Ds, m, yerr=err, fmt="o", color=f"C{i}", label=f"simulation d={d}")
+        if d in mf:
+            ax.plot([x for x, _ in mf[d]], [y for _, y in mf[d]], "-", color=f"C{i}",
+                    label=f"mean field d={d}")  # fmt: skip
+    ax.set_xlabel("mean action delay D")
+    ax.set_ylabel("mean sojourn at the server")
+    ax.legend(fontsize=7)
+    return fig
