@@ -175,6 +175,16 @@ class StabilityResult:
             "routh_conditions_latex": [tex(c) for c in self.routh.conditions],
         }
 
+    def _repr_latex_(self) -> str:
+        """The stability conditions (their conjunction), and the critical ``lam*theta``."""
+        if not self.conditions:
+            body = r"\text{stable for every } \theta \ge 0"
+        else:
+            body = r" \;\wedge\; ".join(tex(c) for c in self.conditions)
+        if self.critical_lam_theta is not None:
+            body += rf", \qquad (\lambda\theta)_c = {tex(self.critical_lam_theta)}"
+        return f"$\\displaystyle L = {self.L}:\\quad {body}$"
+
 
 def _closed_root(f):
     """The positive root of ``f(k)`` (degree <= 2) that the Hopf crossing takes."""

@@ -249,6 +249,21 @@ class CriticalCurve:
         om = np.array([np.nan if p.omega is None else float(p.omega) for p in self.points])
         return Ds, th, om
 
+    def _repr_html_(self) -> str:
+        from ..outputs.notebook import html_table
+
+        rec = self.to_json()
+        rows = [[p["D"], p["theta_c"], p["omega"] or "-"] for p in rec["points"]]
+        cap = f"L = {rec['L']}, mu = {self.mu}, lam = {self.lam}: critical theta and frequency"
+        return html_table(["D", "theta_c", "omega"], rows, cap)
+
+    def plot(self, ax=None):
+        """``theta_c`` against ``D`` (unstable above the curve); returns the matplotlib Axes."""
+        from ..outputs.notebook import plot_critical_curve
+
+        Ds, th, _ = self.arrays()
+        return plot_critical_curve(Ds, th, f"L = {_Lkey(self.L)}", ax)
+
     def to_json(self) -> dict:
         pts = []
         for i, p in enumerate(self.points):

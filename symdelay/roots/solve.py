@@ -101,7 +101,7 @@ class CertifiedRoot:
     def to_json(self, dps: int = 15) -> dict:
         """Decimal strings with ``dps`` significant digits; the radius covers the rounding.
 
-        radius = certified radius + |printed - value| (at dps + 30 digits) + a 1e-(dps+15)
+        radius = certified radius + ``|printed - value|`` (at dps + 30 digits) + a 1e-(dps+15)
         allowance for that arithmetic, printed one unit in the last place up.
         """
         with mpmath.workdps(dps + 30):
@@ -178,6 +178,24 @@ class RootSet:
             ),
             "count_scope": "all roots" if self.mode == "all" else "whole spectrum",
         }
+
+    def _repr_html_(self) -> str:
+        from ..outputs.notebook import html_table
+
+        rec = self.to_json()
+        rows = [[z["re"], z["im"], z["radius"]] for z in rec["roots"][:20]]
+        more = f" (first 20 of {len(rec['roots'])})" if len(rec["roots"]) > 20 else ""
+        cap = (
+            f"certified roots{more}, rightmost first; unstable: {rec['unstable_count']}, "
+            f"spectral abscissa {rec['spectral_abscissa']}"
+        )
+        return html_table(["Re r", "Im r", "radius"], rows, cap)
+
+    def plot(self, ax=None):
+        """The roots in the complex plane; returns the matplotlib Axes."""
+        from ..outputs.notebook import plot_roots
+
+        return plot_roots(self.values, f"roots (L = {self.L}), unstable: {self.unstable_count}", ax)
 
 
 # ----------------------------------------------------------------------------- input

@@ -229,6 +229,13 @@ class FluidResult:
     def x(self):
         return self.q1 - self.q2
 
+    def plot(self, ax=None):
+        """``q1``, ``q2`` and the imbalance against t; returns the matplotlib Axes."""
+        from ..outputs.notebook import plot_paths
+
+        paths = {"q1": self.q1, "q2": self.q2, "x = q1 - q2": self.x}
+        return plot_paths(self.t, paths, f"fluid limit, L = {self.L}", ax)
+
     @property
     def w(self):
         """``w[l-1] = z1_l - z2_l``."""

@@ -148,6 +148,13 @@ class SimulationResult:
         """The scaled imbalance ``q1 - q2``."""
         return self.q1 - self.q2
 
+    def plot(self, ax=None):
+        """The imbalance ``x = q1 - q2`` of every replication against t; returns the Axes."""
+        from ..outputs.notebook import plot_paths
+
+        title = f"simulation, L = {self.L}, eta = {self.eta}"
+        return plot_paths(self.t, {"x = q1 - q2": self.x}, title, ax)
+
     def replication(self, i: int) -> SimulationResult:
         """Replication ``i`` alone (a result with R = 1)."""
         sl = slice(i, i + 1)

@@ -170,6 +170,14 @@ class VarianceResult:
             num = mpmath.mpf(int(v.p)) / int(v.q) if self.exact else mpmath.mpf(v)
             return mpmath.nstr(num, self.dps, strip_zeros=False)
 
+    def _repr_latex_(self) -> str:
+        from ..outputs.latex import tex
+
+        value = tex(self.var_x_over_eta) if self.exact else self.decimal()
+        parts = ([] if self.closed_form is None else [tex(self.closed_form)]) + [value]
+        lhs = r"\frac{\operatorname{Var}(Q_1 - Q_2)}{\eta} \to "
+        return f"$\\displaystyle {lhs}{' = '.join(parts)}$"
+
     def to_json(self) -> dict:
         return {
             "parameters": {"L": self.L, **{k: str(v) for k, v in self.parameters.items()}},

@@ -1,0 +1,87 @@
+"""How results show in a notebook: HTML tables and ``.plot()`` drawings (no mathematics).
+
+The result classes call these from ``_repr_html_`` and ``plot``; matplotlib is imported only
+when something is drawn.
+
+>>> html_table(["D", "theta_c"], [["1", "9"]])
+'<table><thead><tr><th>D</th><th>theta_c</th></tr></thead><tbody><tr><td>1</td><td>9</td></tr></tbody></table>'
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+__all__ = [
+    "html_table",
+    "axes",
+    "plot_critical_curve",
+    "plot_roots",
+    "plot_paths",
+]
+
+
+def html_table(header, rows, caption: str | None = None) -> str:
+    """A small HTML table (cells are escaped text)."""
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
+    )
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def axes(ax=None):
+    """``ax``, or the Axes of a new figure."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=(6, 4))[1]
+
+
+def plot_critical_curve(D, theta_c, label: str, ax=None):
+    """``theta_c`` against ``D`` (log D axis when it spans a decade); the unstable side shaded."""
+    ax = axes(ax)
+    D, th = np.asarray(D, float), np.asarray(theta_c, float)
+    line = ax.plot(D, th, marker="." if len(D) < 30 else None, label=label)[0]
+    finite = np.isfinite(th)
+    if finite.any() and len(D) > 1:
+        top = np.nanmax(th[finite]) * 1.5
+        ax.fill_between(D, np.where(finite, th, top), top, color=line.get_color(), alpha=0.1)
+    if len(D) > 1 and D.min() > 0 and D.max() / D.min() >= 10:
+        ax.set_xscale("log")
+    ax.set_xlabel("D")
+    ax.set_ylabel(r"$\theta_c$")
+    ax.legend()
+    return ax
+
+
+def plot_roots(values, title: str, ax=None):
+    """Roots in the complex plane, the imaginary axis drawn."""
+    ax = axes(ax)
+    z = np.asarray([complex(v) for v in values])
+    ax.axvline(0.0, color="0.6", lw=0.8)
+    ax.axhline(0.0, color="0.85", lw=0.8)
+    ax.plot(z.real, z.imag, "o", ms=4)
+    ax.set_xlabel("Re r")
+    ax.set_ylabel("Im r")
+    ax.set_title(title)
+    return ax
+
+
+def plot_paths(t, columns: dict, title: str, ax=None):
+    """Paths against time: ``columns`` maps a label to one path or to rows of paths."""
+    ax = axes(ax)
+    for label, y in columns.items():
+        y = np.asarray(y, float)
+        if y.ndim == 1:
+            ax.plot(t, y, label=label)
+        else:
+            lines = ax.plot(t, y.T, lw=0.8, alpha=0.7)
+            lines[0].set_label(label)
+    ax.set_xlabel("t")
+    ax.set_title(title)
+    ax.legend()
+    return ax
