@@ -15,7 +15,7 @@ SHAPE = "N=100,mu=1;N=200,mu=0.5"
 
 
 def _lam(p, beta):
-    return sp.nsimplify(float(arrival_rate(p, beta).evalf()))
+    return sp.Rational(repr(float(arrival_rate(p, beta).evalf())))
 
 
 def test_delay_ratio_by_simulation():

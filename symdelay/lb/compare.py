@@ -17,7 +17,7 @@ import sympy as sp
 
 from ..display import JsonRecord
 from .diffusion import arrival_rate, diffusion
-from .policy import LBPolicy, Station
+from .policy import LBPolicy, Station, as_rational
 from .simulate import simulate
 
 __all__ = ["erlang_c_random", "comparison", "convergence", "ROUTINGS", "scaled_policy"]
@@ -29,7 +29,8 @@ ROUTINGS = ("LB xi=2", "LB xi=J", "random", "JSQ", "power-of-2")
 def erlang_c_random(policy: LBPolicy, lam, dps: int = 30) -> tuple:
     """``(P(wait), mean wait)`` of random routing in proportion to capacity (exact formulas)."""
     with mpmath.workdps(dps + 10):
-        lamf = mpmath.mpf(sp.Rational(lam).p) / sp.Rational(lam).q
+        lr = as_rational("lam", lam)
+        lamf = mpmath.mpf(lr.p) / lr.q
         cap = mpmath.mpf(policy.capacity.p) / policy.capacity.q
         pw = mw = mpmath.mpf(0)
         for s in policy.stations:

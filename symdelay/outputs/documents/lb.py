@@ -1,0 +1,180 @@
+"""``derivations/lb.tex``: LB(xi, c, d) across many-server stations, from the model to design.
+
+Every formula is printed from the SymPy object the analysis computed: the fluid model's
+transition table (:mod:`symdelay.models.lb`), its closed-form sliding equilibrium, the
+stationary law of the Halfin–Whitt diffusion and its reduction to the classical formula
+(:func:`symdelay.lb.stationary_law`, :func:`symdelay.lb.halfin_whitt_reduction`, both
+machine-checked), and the design table (:func:`symdelay.lb.design.design`).
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy as sp
+
+from ...lb import LBPolicy, halfin_whitt_reduction, stationary_law
+from ...lb.design import design
+from ...lb.fluid import fluid_equilibrium
+from ...models.lb import lb_fluid_model
+from ..latex import display, document, escape, tex
+
+__all__ = ["FILENAME", "build", "body", "EXAMPLE", "DESIGN_BETA"]
+
+FILENAME = "lb.tex"
+
+#: The example system of the document and the report: stations, sampling.
+EXAMPLE = {"stations": "N=100,mu=1;N=200,mu=1/2", "xi": "2"}
+#: Spare capacity of the design table.
+DESIGN_BETA = 1
+
+_NAMES = {
+    sp.Symbol("P_wait"): r"P_{\mathrm{wait}}",
+    sp.Symbol("M_+"): "M_+",
+    sp.Symbol("M_-"): "M_-",
+    sp.Symbol("E[Y^+]"): r"E[Y^+]",
+    sp.Symbol("E[Y^-]"): r"E[Y^-]",
+    sp.Symbol("m(y)"): "m(y)",
+    sp.Symbol("sigma^2"): r"\sigma^2",
+    sp.Symbol("mubar"): r"\bar\mu",
+    sp.Symbol("m_I"): "m_I",
+    sp.Symbol("f(1)"): "f(1)",
+}
+
+
+def _model_part() -> str:
+    p = LBPolicy.from_text(**EXAMPLE)
+    m = lb_fluid_model(p, sp.Rational(1, 2))
+    eq = fluid_equilibrium(p, sp.Rational(1, 2))
+    x = sp.symbols("x1:3")
+    return (
+        "\\section{The system and its fluid model}\n"
+        "$J$ stations; station $j$ has $N_j$ exponential servers of rate $\\mu_j$ and a FCFS "
+        "queue; $X_j$ customers are there. An arrival samples $\\xi$ stations uniformly "
+        "without replacement ($\\xi$ random, $P(\\xi\\ge 2)>0$). If every sampled station is "
+        "full it joins the least $c_j (X_j-N_j+1)/(N_j\\mu_j)$, else, among the sampled "
+        "stations with an idle server, the largest $d_j (N_j-X_j)/N_j$; ties uniformly.\n\n"
+        "With $n=\\sum_j N_j$, $w_j=N_j/n$, arrivals at rate $n\\lambda$ and $x_j=X_j/n$, "
+        "the routing depends on $x$ only through the stations' preference order; with "
+        "$m_j$ the number of stations ranked below $j$,\n"
+        + display(
+            sp.Eq(
+                sp.Symbol("p_j"),
+                sp.Sum(
+                    sp.Symbol("P(xi=k)")
+                    * sp.binomial(sp.Symbol("m_j"), sp.Symbol("k") - 1)
+                    / sp.binomial(sp.Symbol("J"), sp.Symbol("k")),
+                    (sp.Symbol("k"), 1, sp.Symbol("J")),
+                ),
+                evaluate=False,
+            ),
+            {sp.Symbol("P(xi=k)"): r"P(\xi=k)"},
+        )
+        + "and the fluid model is the transition table: arrival to $j$ at $\\lambda p_j(x)$, "
+        "departure at $\\mu_j\\min(x_j,w_j)$. For the example "
+        + escape(EXAMPLE["stations"])
+        + f", $\\xi\\equiv{EXAMPLE['xi']}$, $c=d=1$, $\\lambda=1/2$ its drift is\n"
+        + "\\begin{equation*}\n"
+        + m.latex().replace(r"\theta\left(", r"H\left(")
+        + "\n\\end{equation*}\n"
+        "($H$ the unit step, $H(0)=1/2$: the two stations' preference order). "
+        "The drift switches with the order, so the fluid slides (Filippov) on the balanced "
+        "set $d_j(1-x_j/w_j)=\\kappa$; below capacity the equilibrium is\n"
+        + display(sp.Eq(sp.Symbol("kappa"), m.kappa))
+        + display(sp.Matrix(x), None)[:-1].replace("\\end{equation*}", "")
+        + "= "
+        + tex(sp.Matrix(eq.point))
+        + "\n\\end{equation*}\n"
+        + "with utilisations "
+        + ", ".join(f"${tex(u)}$" for u in eq.utilisations)
+        + " ($1-u_j=\\kappa/d_j$: $d$ sets the relative utilisations). Along the balanced "
+        "set the total relaxes at rate $m_I=\\sum_j v_j\\mu_j$, "
+        + f"${tex(m.charpoly)} = 0$ here; transverse to it the fluid arrives in finite time.\n\n"
+    )
+
+
+def _diffusion_part() -> str:
+    law = stationary_law()
+    red = halfin_whitt_reduction()
+    steps = "".join(
+        f"{escape(s.text)}:\n" + display(s.expr, _NAMES)
+        for s in law
+        if s.key in ("drift", "variance", "mass_up", "mass_down", "p_wait", "mean_queue")
+    )
+    idle = law["mean_idle"]
+    return (
+        "\\section{Halfin--Whitt regime}\n"
+        "$\\lambda_n=\\sum_j N_j\\mu_j-\\beta\\sqrt n\\,\\bar\\mu$, "
+        "$\\bar\\mu=\\sum_j w_j\\mu_j$.\n\n"
+        "\\paragraph{State-space collapse.} With idle servers the policy equalises "
+        "$d_j I_j/N_j$, so $I_j=v_j I$, $v_j=(w_j/d_j)/\\sum_i w_i/d_i$; with queues it "
+        "equalises $c_j Q_j/(N_j\\mu_j)$, so $Q_j=u_j Q$, $u_j=(w_j\\mu_j/c_j)/\\sum_i "
+        "w_i\\mu_i/c_i$, and station $j$'s expected delay is "
+        "$\\sqrt n\\,E[W_j]=E[Y^+]/(c_j\\sum_i w_i\\mu_i/c_i)$. The collapse needs the "
+        "sampling to reach: for every set $S$ of stations, "
+        "$\\sum_{j\\in S}N_j\\mu_j/\\sum_i N_i\\mu_i < 1-E[\\binom{J-|S|}{\\xi}/\\binom J\\xi]$.\n\n"
+        "\\paragraph{One-dimensional limit.} $Y=(\\sum_j X_j-n)/\\sqrt n$, "
+        "$m_I=\\sum_j v_j\\mu_j$, $a=m_I/\\bar\\mu$; SymPy integrates the speed density:\n"
+        + steps
+        + "and the mean number of idle servers (scaled), which equals $\\beta/a$ "
+        "(zero mean drift):\n"
+        + display(idle.expr, _NAMES)
+        + "$P(\\mathrm{wait})$ and the mean delay depend on $d$ only (through $a$); $c$ only "
+        "shares the delay among the stations.\n\n"
+        "\\paragraph{Identical stations.} "
+        + escape(red["m_idle_3"].text)
+        + ":\n"
+        + display(red["m_idle_3"].expr, _NAMES)
+        + "for symbolic $J$ the same, "
+        + f"${tex(red['a'].expr)}$; with $\\xi=J$, "
+        + f"${tex(red['reach'].expr, _NAMES)}$. Substituted (checked by SymPy):\n"
+        + display(red["p_wait"].expr, _NAMES)
+        + "which is $[1+\\beta\\Phi(\\beta)/\\varphi(\\beta)]^{-1}$, the Halfin--Whitt "
+        "probability of waiting.\n\n"
+    )
+
+
+def _design_part() -> str:
+    p = LBPolicy.from_text(**EXAMPLE)
+    rows = []
+    for target, ratio in (
+        ("equal-utilisation", None),
+        ("equal-delay", None),
+        ("delay-ratio", "1,2"),
+        ("idle-ratio", "1,3"),
+        ("min-delay", None),
+    ):
+        r = design(p, DESIGN_BETA, target, ratio=ratio, dps=20)
+        st = r.predicted.stations
+        cells = [
+            escape(target + (f" {ratio}" if ratio else "")),
+            ", ".join(f"${tex(v)}$" for v in r.c),
+            ", ".join(f"${tex(v)}$" for v in r.d),
+            mpmath.nstr(r.predicted.p_wait, 5),
+            ", ".join(mpmath.nstr(s["idle_ratio_scaled"], 4) for s in st),
+            ", ".join(mpmath.nstr(s["mean_delay_scaled"], 4) for s in st),
+        ]
+        rows.append(" & ".join(cells) + " \\\\")
+    return (
+        "\\section{Policy design}\n"
+        "From the stationary values: $\\sqrt n\\,E[I_j]/N_j = E[Y^-]/(d_j\\sum_i w_i/d_i)$ "
+        "and $\\sqrt n\\,E[W_j]=E[Y^+]/(c_j\\sum_i w_i\\mu_i/c_i)$; a target ratio of either "
+        "is a set of equations in $c$ (or $d$) that SymPy solves with $c_1=1$ ($d_1=1$). "
+        "$P(\\mathrm{wait})$ increases with $a$, so the least mean delay over "
+        "$d\\in[1,d_{\\max}]^J$ is at a vertex: $d_j$ large for the fast stations (idle "
+        "servers parked at the slow ones). Example "
+        + escape(EXAMPLE["stations"])
+        + f", $\\xi\\equiv{EXAMPLE['xi']}$, $\\beta={DESIGN_BETA}$, $d_{{\\max}}=10$:\n\n"
+        "\\begin{center}\\small\n\\begin{tabular}{llllll}\n\\toprule\n"
+        "target & $c$ & $d$ & $P(\\mathrm{wait})$ & $\\sqrt n E[I_j]/N_j$ & "
+        "$\\sqrt n E[W_j]$ \\\\\n\\midrule\n" + "\n".join(rows) + "\n\\bottomrule\n"
+        "\\end{tabular}\n\\end{center}\n"
+    )
+
+
+def body() -> str:
+    """The document body (also used by the report section)."""
+    return _model_part() + _diffusion_part() + _design_part()
+
+
+def build() -> str:
+    return document("LB($\\xi$, c, d): balanced routing with partial information", body())
