@@ -281,3 +281,17 @@ def test_python_kappa_keyword():
     )
     with pytest.raises(SymdelayInputError):
         symdelay.critical_theta(2, 1, 1, [1, 2], kappa=0.05)
+
+
+def test_thinned_observation_limits_and_factor():
+    from symdelay.inflight.partial import thinned_model, thinned_variance
+
+    p5 = rates(2, 1, 1, 5, 1)
+    assert thinned_variance(2, 1, theta=5) == pytest.approx(lna_variance(p5, 1.0), rel=1e-12)
+    assert thinned_variance(2, 0, theta=5) == pytest.approx(lna_variance(p5, 0.0), rel=1e-12)
+    m = thinned_model(2, "1/2", theta=5)
+    target = sp.Poly(
+        inflight_polynomial(2, sp.Rational(1, 2)).subs({mu: 1, lam: 1, theta: 5, gamma: 2}), r
+    ).monic()
+    assert any(sp.Poly(f.factor, r).monic() == target for f in m.factors)
+    assert thinned_variance(2, "1/2", theta=5) > lna_variance(p5, 0.5)

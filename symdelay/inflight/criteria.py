@@ -378,7 +378,7 @@ def optimize_weights(
 
     def cost(k):
         count[0] += 1
-        k = np.asarray(k, dtype=float)
+        k = np.clip(np.asarray(k, dtype=float), 0.0, kappa_max)  # Powell may step outside
         v = criterion_value(criterion, p, k * e if k.ndim == 0 else k, **opts)
         return sign * v if math.isfinite(v) else math.inf
 

@@ -23,7 +23,13 @@ from ..display import JsonRecord
 from .criteria import optimize_weights
 from .curve import PATTERNS, kappa_star, unstable_theta
 
-__all__ = ["ObservationRow", "observation_table", "LINEAR_CRITERIA"]
+__all__ = [
+    "ObservationRow",
+    "observation_table",
+    "LINEAR_CRITERIA",
+    "thinned_model",
+    "thinned_variance",
+]
 
 LINEAR_CRITERIA = ("decay", "tolerance-linear", "variance")
 
@@ -72,3 +78,43 @@ def observation_table(
                 ObservationRow(L, name, kst, kst is not None and kst < 1, kept, best, theta)
             )
     return rows
+
+
+def thinned_model(L, p, mu=1, lam=1, theta=1, D=1):
+    """The jump process in which each job sent is visible to the dispatcher with probability
+    ``p`` (decided once per job): two Erlang(L, mean D) branches, entered with probabilities
+    ``p`` and ``1 - p``, the visible branch counted with weight 1. Its fluid limit is the
+    uniform weight ``kappa = p`` (same difference-mode eigenvalues, plus decaying ones); its
+    noise is not."""
+    import sympy as sp
+
+    from ..models.delayed_routing import delayed_routing_model
+    from ..models.phase_type import PhaseType
+    from ..params import as_L, as_parameter
+
+    L = int(as_L(L, allow_symbol=False))
+    pq = as_parameter("kappa", p, positive=False)
+    if not (pq.is_Rational and 0 <= pq <= 1):
+        raise ValueError(f"p must be a probability in [0, 1], got {p}")
+    g = sp.Integer(L) / as_parameter("D", D)
+    S = [[0] * (2 * L) for _ in range(2 * L)]
+    for b in range(2):
+        for ell in range(L):
+            i = b * L + ell
+            S[i][i] = -g
+            if ell < L - 1:
+                S[i][i + 1] = g
+    alpha = [pq] + [0] * (L - 1) + [1 - pq] + [0] * (L - 1)
+    delay = PhaseType.general(alpha, S)
+    return delayed_routing_model(
+        N=2, delay=delay, mu=mu, lam=lam, theta=theta, kappa=[1] * L + [0] * L,
+        name=f"two queues, each job in flight visible with probability {pq}, Erlang({L}) delay",
+    )  # fmt: skip
+
+
+def thinned_variance(L, p, mu=1, lam=1, theta=1, D=1) -> float:
+    """LNA ``Var(Q1 - Q2)/eta`` of :func:`thinned_model` (exact rational, as a float)."""
+    from ..model.stochastic import model_variance
+
+    v, _ = model_variance(thinned_model(L, p, mu, lam, theta, D))
+    return float(v)
