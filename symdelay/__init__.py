@@ -16,6 +16,7 @@ from .claims import verify
 from .errors import CertificationError, SymdelayInputError, VerificationError
 from .hopf import critical_theta, instability_window, worst_delay
 from .hopf.generic import critical_parameter
+from .inflight import kappa_star, optimize_weights, unstable_theta
 from .model import Model, load_toml
 from .models import ActionDelayModel, build_model, builtin_models
 from .models.phase_type import PhaseType
@@ -38,6 +39,9 @@ __all__ = [
     "RootSet",
     "characteristic_roots",
     "critical_parameter",
+    "kappa_star",
+    "optimize_weights",
+    "unstable_theta",
     "parse_output",
     "polynomial_roots",
     "critical_theta",
