@@ -14,7 +14,7 @@ lemma gives ``det(rI - J) = P0(r) (1 + lam theta k^T (rI - J0)^{-1} e_{w_1})``; 
 series, for symbolic L:
 
 >>> sp.factor(sp.expand(inflight_polynomial(2) - characteristic_polynomial(2)))
-kappa*lam*theta*(gamma + r)*(mu + r)*(2*gamma + r)/(gamma + r)
+kappa*lam*theta*(2*gamma + r)*(mu + r)
 >>> inflight_polynomial(1, kappa=1).expand() == sp.expand(
 ...     (r + mu) * (r + gamma) + lam * theta * gamma + lam * theta * (r + mu))
 True
@@ -210,15 +210,15 @@ def derive_inflight_equation() -> Derivation:
     return d.freeze()
 
 
-def inflight_polynomial(n, weights=None, *, mu=mu, lam=lam, theta=theta, gamma=gamma):
+def inflight_polynomial(n, kappa=None, *, mu=mu, lam=lam, theta=theta, gamma=gamma):
     """The difference-mode characteristic polynomial for a concrete number of phases ``n``.
 
-    ``weights``: None (the symbol ``kappa`` for every phase), one value, or ``n`` values.
+    ``kappa``: None (the symbol ``kappa`` for every phase), one value, or ``n`` values.
     From the derived per-phase formula; :func:`verify_inflight_determinant` checks it
     against the explicit determinant.
     """
     n = as_L(n, allow_symbol=False)
-    kap = _weights(n, weights)
+    kap = _weights(n, kappa)
     P0 = (r + mu) * (r + gamma) ** n + lam * theta * gamma**n
     extra = sp.Add(*[kap[k] * gamma**k * (r + gamma) ** (n - 1 - k) for k in range(n)])
     return P0 + lam * theta * (r + mu) * extra

@@ -35,9 +35,9 @@ so ``kappa(w) < 1/2`` with ``sup = 1/2`` approached where ``a(w) -> oo``:
 
 >>> ks = kappa_star(2, mu=1, D=1, dps=15)
 >>> ks.to_json()["kappa_star"], ks.to_json()["closed_form"]
-('0.0716424552066950', '(gamma/(gamma + mu + sqrt(2)*sqrt(gamma)*sqrt(2*gamma + mu)))**2')
+('0.0716424552066950', 'gamma**2/(sqrt(2)*sqrt(gamma)*sqrt(2*gamma + mu) + gamma + mu)**2')
 >>> unstable_theta(2, kappa=sp.Rational(1, 20), mu=1, lam=1, D=1, dps=6).to_json()["intervals"]
-[['7.25451', '51.2718']]
+[['15.2590', '188.741']]
 """
 
 from __future__ import annotations

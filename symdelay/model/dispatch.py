@@ -9,6 +9,7 @@ model's own (specialised) path, unchanged. The result is the model layer's recor
 model's own arguments to the built-in ``inflight`` model (routing on queue plus ``kappa`` times
 the jobs in flight):
 
+>>> import symdelay
 >>> symdelay.critical_theta(2, 1, 1, [1], kappa=0.05).to_json()["critical"][:8]
 '15.25900'
 
