@@ -1,0 +1,325 @@
+"""The Hopf normal form of the exact nonlinear difference system, at any precision.
+
+At ``theta_c`` a pair ``+-i omega_c`` crosses (:func:`symdelay.hopf.critical_theta`). The
+first Lyapunov coefficient ``l1 = Re c1 / omega_c`` of the system *with* ``tanh`` decides
+the kind of bifurcation: ``l1 < 0`` supercritical (a small stable cycle is born for
+``theta > theta_c``), ``l1 > 0`` subcritical. Three paths compute ``c1``:
+
+* finite L (fast path): Kuznetsov's projection formula with the eigenvectors of the
+  structured difference Jacobian from their recursions (``q`` from its rows, ``p`` from its
+  columns), in mpmath at ``dps`` + guard digits, for any L;
+* ``L = inf``: the scalar delay equation ``x' = -mu x - 2 lam tanh(theta x(t - D)/2)``,
+  whose centre-manifold projection is ``c1 = g'''(0) e^(-i omega D) / (2 Delta'(i omega))``
+  (``Delta(r) = r + mu + lam theta e^(-r D)``, ``q(s) = e^(i omega s)``);
+* any model of the model layer (``model=``): the general formula with the quadratic and
+  cubic forms of its full drift, differentiated by SymPy at the equilibrium
+  (:mod:`._projection`); the founding model through it is the test of the fast path.
+
+**Structural result** (proved by SymPy in :mod:`.symbolic` for each L, and true for the
+DDE and for every model in which theta is the gain of one logit difference): the linear
+part depends on theta only through the slope ``lam theta`` of the nonlinearity
+``2 lam tanh(theta y / 2)`` whose cubic term is ``-lam theta^3 y^3 / 12``, so
+
+    c1 = -(theta^3 / 4) r'(theta) |q_y|^2          (q_y: the observed component of q).
+
+At the first crossing ``Re r'(theta_c) > 0`` (the phase of ``(r + mu)(r + gamma)^L`` on the
+imaginary axis increases with omega), hence ``l1 < 0`` for every L, every ``mu, lam, D``
+and ``L = inf``: **always supercritical**. The cycle's amplitude in the observed
+coordinate is ``A = 4 theta_c^(-3/2) sqrt(theta - theta_c)`` — it depends on ``L, mu, D``
+only through ``theta_c`` — and, ``c1 / r'`` being real, its frequency does not move at
+first order: ``T = 2 pi / omega_c + O((theta - theta_c)^2)``. The describing function
+(first harmonic balance) gives the same two leading terms.
+
+>>> nf = normal_form(2, 1, 1, 1, dps=20)
+>>> nf.criticality, nf.to_json()["l1"]
+('supercritical', '-3.9051579051893389124')
+>>> nf.to_json()["amplitude_coefficient"]
+'0.14814814814814814815'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..display import LatexDisplay
+from ..errors import SymdelayInputError
+from ..hopf import critical_theta, format_exact, format_number
+from ..params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
+from .symbolic import CLOSED_L1_MAX_L, cubic_coefficient, symbolic_normal_form
+
+__all__ = ["NormalForm", "normal_form", "describing_function_amplitude", "GUARD"]
+
+GUARD = 10
+
+STRUCTURAL_REASON = (
+    "theta enters the linearisation only as the slope lam*theta of the saturating "
+    "nonlinearity 2*lam*tanh(theta*y/2), so c1 = -(theta**3/4)*r'(theta)*|q_y|**2; "
+    "at the first crossing Re r'(theta_c) > 0, hence l1 < 0 (supercritical) and the "
+    "frequency does not move at first order"
+)
+
+
+@dataclass(frozen=True)
+class NormalForm(LatexDisplay):
+    """The Hopf normal form at ``theta_c``: ``c1``, ``l1``, amplitude and period laws.
+
+    ``l1`` is normalised by ``q_y = 1`` (``y`` = the imbalance ``x = q1 - q2``, the
+    coordinate the logit rule observes for the founding model); ``l1_unit`` is Kuznetsov's
+    normalisation ``<q, q> = 1`` (finite state only). ``amplitude_coefficient``: ``c`` in
+    ``A(theta) ~ c sqrt(theta - theta_c)``, ``A`` half the peak-to-peak of ``x``;
+    ``omega_slope``: ``d omega / d theta`` at ``theta_c`` from the normal form (zero up to
+    rounding: the frequency is stationary).
+    """
+
+    L: object
+    mu: object
+    lam: object
+    D: object
+    dps: int
+    theta_c: mpmath.mpf
+    omega: mpmath.mpf
+    c1: mpmath.mpc
+    r_prime: mpmath.mpc
+    l1: mpmath.mpf
+    l1_unit: mpmath.mpf | None
+    amplitude_coefficient: mpmath.mpf
+    omega_slope: mpmath.mpf
+    closed_l1: sp.Expr | None = None
+    closed_amplitude: sp.Expr | None = None
+    method: str = ""
+    model_name: str | None = None
+    checks: dict = field(default_factory=dict)
+
+    @property
+    def criticality(self) -> str:
+        tol = mpmath.mpf(10) ** (-(self.dps // 2)) * (1 + abs(self.c1))
+        if abs(self.l1) <= tol:
+            return "degenerate"
+        return "supercritical" if self.l1 < 0 else "subcritical"
+
+    @property
+    def describing_coefficient(self) -> mpmath.mpf:
+        """``4 theta_c^(-3/2)``: the harmonic-balance amplitude coefficient (see
+        :func:`symdelay.nonlinear.symbolic.describing_function_series`)."""
+        with mpmath.workdps(self.dps + GUARD):
+            return 4 / self.theta_c ** (mpmath.mpf(3) / 2)
+
+    @property
+    def period(self) -> mpmath.mpf:
+        return 2 * mpmath.pi / self.omega
+
+    def amplitude(self, theta):
+        """``c sqrt(theta - theta_c)`` (float numpy; NaN below ``theta_c``)."""
+        th = np.asarray(theta, dtype=float)
+        with np.errstate(invalid="ignore"):
+            return float(self.amplitude_coefficient) * np.sqrt(th - float(self.theta_c))
+
+    def to_json(self) -> dict:
+        d = self.dps
+        from ..outputs.latex import tex
+
+        return {
+            "L": "inf" if self.L is INFINITE_L else self.L,
+            "model": self.model_name,
+            "mu": None if self.mu is None else format_exact(self.mu),
+            "lam": None if self.lam is None else format_exact(self.lam),
+            "D": None if self.D is None else format_exact(self.D),
+            "theta_c": format_number(self.theta_c, d),
+            "omega": format_number(self.omega, d),
+            "period": format_number(self.period, d),
+            "l1": format_number(self.l1, d),
+            "l1_normalisation": "q_x = 1 (x = q1 - q2)",
+            "l1_unit_norm": None if self.l1_unit is None else format_number(self.l1_unit, d),
+            "c1": {
+                "re": format_number(mpmath.re(self.c1), d),
+                "im": format_number(mpmath.im(self.c1), d),
+            },
+            "r_prime": {
+                "re": format_number(mpmath.re(self.r_prime), d),
+                "im": format_number(mpmath.im(self.r_prime), d),
+            },
+            "criticality": self.criticality,
+            "amplitude_coefficient": format_number(self.amplitude_coefficient, d),
+            "omega_slope": format_number(self.omega_slope, d),
+            "describing_function_coefficient": format_number(self.describing_coefficient, d),
+            "closed_form": {
+                "l1": None if self.closed_l1 is None else str(self.closed_l1),
+                "amplitude_coefficient": None
+                if self.closed_amplitude is None
+                else str(self.closed_amplitude),
+            },
+            "closed_form_latex": {
+                "l1": None if self.closed_l1 is None else tex(self.closed_l1),
+                "amplitude_coefficient": None
+                if self.closed_amplitude is None
+                else tex(self.closed_amplitude),
+            },
+            "structural_reason": STRUCTURAL_REASON,
+            "method": self.method,
+            "checks": {
+                k: (v if isinstance(v, (bool, str)) else format_number(v, 6))
+                for k, v in self.checks.items()
+            },
+        }
+
+    def latex(self) -> str:
+        n = 10
+        s = (
+            rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
+            rf"{mpmath.nstr(self.omega, n)},\ \ell_1 = {mpmath.nstr(self.l1, n)}"
+            rf"\ (\text{{{self.criticality}}}),\ A \approx "
+            rf"{mpmath.nstr(self.amplitude_coefficient, n)}\sqrt{{\theta-\theta_c}}"
+        )
+        if self.closed_l1 is not None:
+            from ..outputs.latex import tex
+
+            s += rf",\quad \ell_1 = {tex(self.closed_l1)}"
+        return s
+
+    def plot(self, cycles=None, theta_max=None):
+        """Amplitude law ``c sqrt(theta - theta_c)`` (and computed cycles, if given)."""
+        from ..outputs.plots_nonlinear import normal_form_figure
+
+        return normal_form_figure(self, cycles, theta_max)
+
+
+def _mp(x):
+    x = sp.sympify(x)
+    if x.is_Rational:
+        return mpmath.mpf(int(x.p)) / int(x.q)
+    return mpmath.mpf(str(sp.N(x, mpmath.mp.dps + 5)))
+
+
+def _structured(L, m, lm, g, k, w, g3):
+    """Eigenvectors of the difference Jacobian at ``i omega`` from its recursions, and
+    ``(c1, r', |q|^2)`` by the projection formula (only ``w_1`` carries the cubic term)."""
+    r = mpmath.mpc(0, w)
+    q = [mpmath.mpc(1)]
+    q.append(-k / (r + g))
+    for _ in range(2, L + 1):
+        q.append(q[-1] * g / (r + g))
+    pb = [mpmath.mpc(0)] * (L + 1)  # conj(p), from the columns of A - r
+    pb[0] = mpmath.mpc(1)
+    pb[L] = g * pb[0] / (g + r)
+    for ell in range(L - 1, 0, -1):
+        pb[ell] = g * pb[ell + 1] / (g + r)
+    s = mpmath.fsum(a * b for a, b in zip(pb, q))
+    pb = [a / s for a in pb]
+    col_x = -(m + r) * pb[0] - k * pb[1]  # the remaining column: zero on the eigenvalue
+    c1 = pb[1] * g3 * abs(q[0]) ** 2 * q[0] / 2
+    rp = pb[1] * (-lm) * q[0]
+    return c1, rp, mpmath.fsum(abs(a) ** 2 for a in q), abs(col_x)
+
+
+def describing_function_amplitude(theta, theta_c):
+    """Harmonic-balance amplitude of ``x`` at ``theta``: ``N(theta A / 2) = theta_c / theta``
+    with ``N(a) = (2/(pi a)) int_0^pi tanh(a sin phi) sin phi dphi`` (float; 0 below
+    ``theta_c``). Small ``theta - theta_c``: ``4 theta_c^(-3/2) sqrt(theta - theta_c)``;
+    ``theta -> inf``: ``8 / (pi theta_c)`` (relay)."""
+    from scipy.integrate import quad
+    from scipy.optimize import brentq
+
+    def N(a):
+        if a < 1e-6:
+            return 1 - a * a / 4
+        val = quad(lambda p: np.tanh(a * np.sin(p)) * np.sin(p), 0, np.pi, limit=200)[0]
+        return 2 * val / (np.pi * a)
+
+    out = []
+    for th in np.atleast_1d(np.asarray(theta, dtype=float)):
+        ratio = theta_c / th
+        if ratio >= 1:
+            out.append(0.0)
+            continue
+        a_hi = max(8.0, 8 / ratio)
+        a = brentq(lambda a, c=ratio: N(a) - c, 0.0, a_hi, xtol=1e-14)
+        out.append(2 * a / th)
+    return np.array(out)
+
+
+def normal_form(L=2, mu=1, lam=1, D=1, dps: int = 15, *, model=None) -> NormalForm:
+    """First Lyapunov coefficient, criticality, amplitude and period laws at ``theta_c``.
+
+    ``model``: a :class:`~symdelay.model.Model` with ``theta`` free and numbers for the
+    other parameters (then ``L, mu, lam, D`` are ignored): the generic path.
+    """
+    dps = as_dps(dps)
+    if model is not None:
+        from .generic import model_normal_form
+
+        return model_normal_form(model, dps=dps)
+    Lv = as_L_or_inf(L)
+    m = as_positive_number("mu", mu)
+    lm = as_positive_number("lam", lam)
+    Dq = as_positive_number("D", D)
+    if Lv == 1:
+        raise SymdelayInputError(
+            "L = 1 has no Hopf point: (r+mu)(r+gamma) + lam*theta*gamma has both roots in the "
+            "left half-plane for every theta >= 0, so there is no cycle; use L >= 2 or inf"
+        )
+    wp = dps + GUARD
+    pt = critical_theta(Lv, m, lm, [Dq], dps=wp).points[0]
+    g3_expr = cubic_coefficient()
+    with mpmath.workdps(wp + GUARD):
+        th_c, w = +pt.theta_c, +pt.omega
+        mm, lmm, Dm = _mp(m), _mp(lm), _mp(Dq)
+        k = lmm * th_c
+        g3 = lmm * th_c**3 / 2
+        if sp.simplify(g3_expr - sp.Symbol("lam") * sp.Symbol("theta") ** 3 / 2) != 0:
+            raise SymdelayInputError("unexpected cubic coefficient")  # pragma: no cover
+        checks = {}
+        if Lv is INFINITE_L:
+            iw = mpmath.mpc(0, w)
+            E = mpmath.exp(-iw * Dm)
+            dDelta = 1 - k * Dm * E
+            c1 = g3 * E / (2 * dDelta)
+            rp = -lmm * E / dDelta
+            qn2 = None
+            checks["characteristic_residual"] = abs(iw + mm + k * E)
+            method = "centre-manifold projection of the scalar DDE (q(s) = exp(i omega s))"
+            closed_l1 = closed_amp = None
+        else:
+            g = Lv / Dm
+            c1, rp, qn2, res = _structured(Lv, mm, lmm, g, k, w, g3)
+            checks["characteristic_residual"] = res
+            method = "Kuznetsov projection formula, structured eigenvectors (q_x = 1)"
+            closed_l1 = closed_amp = None
+            if Lv <= 5:
+                sym = symbolic_normal_form(Lv)
+                vals = {sp.Symbol("mu"): m, sp.Symbol("lam"): lm, sp.Symbol("D"): Dq}
+                if sym.amplitude is not None:
+                    closed_amp = sym.in_D(sym.amplitude)
+                    checks["closed_amplitude_error"] = abs(
+                        _mp(closed_amp.subs(vals)) - 4 / th_c ** mpmath.mpf(1.5)
+                    )
+                if sym.l1 is not None and Lv <= CLOSED_L1_MAX_L:
+                    closed_l1 = sym.in_D(sym.l1)
+                    checks["closed_l1_error"] = abs(_mp(closed_l1.subs(vals)) - mpmath.re(c1) / w)
+        l1 = mpmath.re(c1) / w
+        amp = 2 * mpmath.sqrt(-mpmath.re(rp) / mpmath.re(c1)) if mpmath.re(c1) < 0 else mpmath.nan
+        slope = mpmath.im(rp) - mpmath.im(c1) * mpmath.re(rp) / mpmath.re(c1)
+        checks["ratio_c1_over_rprime_plus_theta3_over_4"] = abs(c1 / rp + th_c**3 / 4)
+    return NormalForm(
+        Lv,
+        m,
+        lm,
+        Dq,
+        dps,
+        th_c,
+        w,
+        c1,
+        rp,
+        l1,
+        None if qn2 is None else l1 / qn2,
+        amp,
+        slope,
+        closed_l1,
+        closed_amp,
+        method,
+        None,
+        checks,
+    )
