@@ -21,7 +21,7 @@ its distance from 1 as an accuracy check.
 
 >>> c = limit_cycle(2, 1, 1, 1, theta=10)
 >>> round(c.amplitude_x, 6), round(c.period, 6), c.stable
-(0.160813, 2.221778, True)
+(0.135928, 2.221752, True)
 """
 
 from __future__ import annotations

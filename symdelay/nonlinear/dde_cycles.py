@@ -27,6 +27,7 @@ from scipy.integrate import solve_ivp
 from ..errors import SymdelayInputError
 from ..params import INFINITE_L, as_positive_number
 from .cycles import CycleFamily, LimitCycle, ShootingError, parse_theta_list
+from .fields import sech2 as _sech2
 
 __all__ = ["dde_limit_cycle", "collocate", "dde_floquet", "DDE_METHOD"]
 
@@ -52,7 +53,7 @@ def _residual(x, T, mu, lam, theta, D):
     D1, S = _spectral(N, T, D)
     xd = S @ x
     dx = D1 @ x
-    sech2 = 1 / np.cosh(theta * xd / 2) ** 2
+    sech2 = _sech2(theta * xd / 2)
     R = (2 * np.pi / T) * dx + mu * x + 2 * lam * np.tanh(theta * xd / 2)
     J = np.empty((N + 1, N + 1))
     J[:N, :N] = (2 * np.pi / T) * D1 + mu * np.eye(N) + (lam * theta * sech2)[:, None] * S
@@ -164,7 +165,7 @@ def dde_floquet(x, T, mu, lam, theta, D, m=M_CHEB):
         t1 = min(t0 + D, T)
 
         def rhs(t, y):
-            a = lam * theta / np.cosh(theta * xe(t - D)[0] / 2) ** 2
+            a = lam * theta * _sech2(theta * xe(t - D)[0] / 2)
             return -mu * y - a * delayed(t)
 
         sol = solve_ivp(

@@ -28,7 +28,7 @@ import sympy as sp
 from ..errors import SymdelayInputError, VerificationError
 from ..models.action_delay import ActionDelayModel
 
-__all__ = ["VectorField", "difference_field", "model_field"]
+__all__ = ["VectorField", "difference_field", "model_field", "sech2"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,12 @@ def _difference_symbolic(L: int):
     return sysm.state, sysm.rhs
 
 
+def sech2(u):
+    """``sech(u)^2`` without overflow: ``4 e^(-2|u|) / (1 + e^(-2|u|))^2``."""
+    e = np.exp(-2 * np.abs(u))
+    return 4 * e / (1 + e) ** 2
+
+
 def difference_field(L: int, mu, lam, D, theta) -> VectorField:
     """The exact difference system (``L + 1`` states ``x, w_1..w_L``), structured numpy."""
     m, lm, th = float(mu), float(lam), float(theta)
@@ -74,7 +80,7 @@ def difference_field(L: int, mu, lam, D, theta) -> VectorField:
 
     def jac(y):
         J = A.copy()
-        J[1, 0] = -lm * th / np.cosh(half * y[0]) ** 2
+        J[1, 0] = -lm * th * sech2(half * y[0])
         return J
 
     if L <= 4:  # the structure is the SymPy system's (checked at a random point)

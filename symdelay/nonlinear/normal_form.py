@@ -32,7 +32,7 @@ first order: ``T = 2 pi / omega_c + O((theta - theta_c)^2)``. The describing fun
 
 >>> nf = normal_form(2, 1, 1, 1, dps=20)
 >>> nf.criticality, nf.to_json()["l1"]
-('supercritical', '-3.9051579051893389124')
+('supercritical', '-3.9051579051893420098')
 >>> nf.to_json()["amplitude_coefficient"]
 '0.14814814814814814815'
 """

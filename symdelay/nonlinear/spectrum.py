@@ -112,8 +112,8 @@ def spectrum_closed_form(L: int):
     """``S(omega)`` in closed form (SymPy, symbols ``mu, lam, theta, gamma, omega``) for
     ``L <= 2``: the numerator and ``|P(i omega)|^2`` expanded in ``omega^2``.
 
-    >>> spectrum_closed_form(1)
-    4*lam*(2*gamma**2 + lam**2*theta**2 + omega**2)/(gamma**2*lam**2*theta**2 + ...)
+    >>> sp.numer(spectrum_closed_form(1))
+    4*lam*(gamma**2 + omega**2)
     """
     from ..stochastic.variance import lna_matrices
 
@@ -135,25 +135,40 @@ def spectrum_closed_form(L: int):
     return (sp.factor(num) / sp.collect(den, omega)).xreplace(back)
 
 
-def _peak(omegas, S):
+def _peak_and_q(A, B, w, scale):
+    """Peak frequency and value (grid of 4001 points on ``[0, 4 scale]``, refined by a
+    bounded scalar search) and ``Q = omega_peak / FWHM`` with both half-maximum points
+    found by Brent's method; ``Q`` None when the peak is at ``omega = 0`` or the spectrum
+    does not fall to half its peak above it."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    def S_at(v):
+        return lna_spectrum_matrix(A, B, w, [v])[0]
+
+    grid = np.linspace(0.0, 4 * scale, 4001)
+    S = lna_spectrum_matrix(A, B, w, grid)
     k = int(np.argmax(S))
-    return k
-
-
-def _fwhm_q(omegas, S, k):
-    """Quality factor ``omega_peak / FWHM`` by linear interpolation; None if the peak is at
-    0 or the half-maximum is not reached on the grid."""
-    if k == 0 or omegas[k] <= 0:
-        return None
-    half = S[k] / 2
-    left = np.flatnonzero(S[:k] < half)
-    right = np.flatnonzero(S[k:] < half)
-    if left.size == 0 or right.size == 0:
-        return None
-    i, j = left[-1], k + right[0]
-    wl = np.interp(half, [S[i], S[i + 1]], [omegas[i], omegas[i + 1]])
-    wr = np.interp(half, [S[j], S[j - 1]], [omegas[j], omegas[j - 1]])
-    return float(omegas[k] / (wr - wl))
+    if k == 0:
+        return 0.0, float(S[0]), None
+    hi = grid[min(k + 1, len(grid) - 1)]
+    r = minimize_scalar(
+        lambda v: -S_at(v),
+        bounds=(grid[k - 1], hi),
+        method="bounded",
+        options={"xatol": 1e-12 * max(1.0, scale)},
+    )
+    wp, Sp = float(r.x), float(-r.fun)
+    half = Sp / 2
+    if S_at(0.0) >= half:
+        return wp, Sp, None
+    top = wp
+    while S_at(top) >= half:
+        top = 2 * top + scale
+        if top > 1e6 * scale:
+            return wp, Sp, None
+    wl = brentq(lambda v: S_at(v) - half, 0.0, wp, xtol=1e-14 * scale)
+    wr = brentq(lambda v: S_at(v) - half, wp, top, xtol=1e-14 * scale)
+    return wp, Sp, float(wp / (wr - wl))
 
 
 def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001, model=None):
@@ -161,8 +176,6 @@ def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001,
     peak frequency (refined), quality factor and ``Var(x)/eta`` (the integral, checked
     against the Lyapunov solution in the tests). ``model``: any stable model of the model
     layer (its full Jacobian and diffusion matrix; imbalance weights)."""
-    from scipy.optimize import minimize_scalar
-
     closed = None
     if model is not None:
         from ..model.stochastic import difference_weights
@@ -212,19 +225,7 @@ def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001,
         omegas = np.linspace(0.0, 4 * scale, points)
     omegas = np.asarray(omegas, float)
     S = lna_spectrum_matrix(A, B, w, omegas)
-    k = _peak(omegas, S)
-    wp, Sp = float(omegas[k]), float(S[k])
-    if 0 < k < len(omegas) - 1:
-        r = minimize_scalar(
-            lambda v: -lna_spectrum_matrix(A, B, w, [v])[0],
-            bounds=(omegas[k - 1], omegas[k + 1]),
-            method="bounded",
-            options={"xatol": 1e-12},
-        )
-        wp, Sp = float(r.x), float(-r.fun)
-    Q = _fwhm_q(omegas, S, k)
-    if Q is not None:
-        Q = Q * wp / float(omegas[k])
+    wp, Sp, Q = _peak_and_q(A, B, w, scale)
     from scipy.linalg import solve_continuous_lyapunov
 
     Sigma = solve_continuous_lyapunov(A, -B)
