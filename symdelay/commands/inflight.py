@@ -24,6 +24,15 @@ def _common(p, *, theta=False, lam=True):
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def _pattern_argument(p):
+    p.add_argument(
+        "--pattern",
+        default=None,
+        help="observed phases: all (default), first, last, first-half, last-half, or one "
+        "weight per phase (e.g. 0,1) multiplying kappa",
+    )
+
+
 def _pattern(text):
     if text is None:
         return "all"
@@ -51,12 +60,7 @@ def register(subparsers) -> None:
     )
     _common(p)
     p.add_argument("--kappa", required=True, help="weight of the jobs in flight (>= 0)")
-    p.add_argument(
-        "--pattern",
-        default=None,
-        help="observed phases: all (default), first, last, first-half, last-half, or one "
-        "weight per phase (e.g. 0,1) multiplying kappa",
-    )
+    _pattern_argument(p)
     p.add_argument("--dps", default="15", help="significant digits (default 15)")
     p.set_defaults(func=_run_unstable)
 
@@ -70,11 +74,7 @@ def register(subparsers) -> None:
         ),
     )
     _common(p, lam=False)
-    p.add_argument(
-        "--pattern",
-        default=None,
-        help="observed phases: all (default), first, last, first-half, last-half, or weights",
-    )
+    _pattern_argument(p)
     p.add_argument("--dps", default="30", help="significant digits (default 30)")
     p.set_defaults(func=_run_kappa_star)
 

@@ -67,6 +67,7 @@ __all__ = [
     "unstable_theta",
     "observation_pattern",
     "PATTERNS",
+    "symbolic_crossing_curve",
 ]
 
 GUARD = 10
@@ -370,12 +371,15 @@ def _union(intervals):
 
 
 @cache
-def _closed_form_L2():
-    """kappa*(L = 2) by SymPy: maximise kappa(t) over t (one critical point)."""
+def symbolic_crossing_curve(L: int) -> dict:
+    """The crossing curve for one weight on every phase, symbolically (``gamma``, ``mu``,
+    ``t = omega^2`` positive): ``{"t", "gamma", "mu", "kappa", "a", "critical"}``, the last
+    being the positive roots of ``kappa'(t)`` that SymPy finds in closed form."""
     g, m, t = sp.symbols("gamma mu t", positive=True)
     r = sp.Symbol("r")
-    A = sp.Poly((r + m) * (r + g) ** 2, r)
-    W = sp.Poly((r + m) * ((r + g) + g), r)
+    A = sp.Poly((r + m) * (r + g) ** L, r)
+    S = sum(g ** (ell - 1) * (r + g) ** (L - ell) for ell in range(1, L + 1))
+    W = sp.Poly(sp.expand((r + m) * S), r)
 
     def parts(p):
         re = sum(c * (-1) ** (k // 2) * t ** (k // 2) for (k,), c in p.terms() if k % 2 == 0)
@@ -385,13 +389,23 @@ def _closed_form_L2():
     RA, IA = parts(A)
     RW, IW = parts(W)
     C = sp.expand(RA * IW - IA * RW)
-    kap = sp.cancel(g**2 * IA / C)
+    kap = sp.factor(sp.cancel(g**L * IA / C))
+    a = sp.factor(sp.cancel(-C / (g**L * IW)))
     crit = [s for s in sp.solve(sp.numer(sp.together(sp.diff(kap, t))), t) if s.is_positive]
-    if len(crit) != 1:
+    return {"t": t, "gamma": g, "mu": m, "kappa": kap, "a": a, "critical": crit}
+
+
+@cache
+def _closed_form_L2():
+    """kappa*(L = 2) by SymPy: maximise kappa(t) over t (one critical point)."""
+    cv = symbolic_crossing_curve(2)
+    g, m = cv["gamma"], cv["mu"]
+    if len(cv["critical"]) != 1:
         return None
-    value = kap.subs(t, crit[0])
+    value = cv["kappa"].subs(cv["t"], cv["critical"][0])
     neat = (g / (g + m + sp.sqrt(2 * g * (2 * g + m)))) ** 2
-    # the neat form is the SymPy value (checked exactly: difference simplifies to 0)
+    # the neat form is the SymPy value: the difference simplifies to 0, or (SymPy failing to
+    # see it) vanishes at an exact rational point with a zero minimal polynomial
     if sp.simplify(sp.radsimp(value - neat)) != 0 and sp.minimal_polynomial(
         (value - neat).subs({g: 3, m: 2})
     ) != sp.Symbol("x"):

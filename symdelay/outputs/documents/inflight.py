@@ -17,7 +17,7 @@ from ...inflight.charpoly import (
     nonlinear_difference_rhs,
     verify_inflight_determinant,
 )
-from ...inflight.curve import kappa_star
+from ...inflight.curve import kappa_star, symbolic_crossing_curve
 from ..latex import Equation, display, document
 
 __all__ = ["FILENAME", "build", "DETERMINANT_LS"]
@@ -54,22 +54,8 @@ _PROSE = {
 
 def _curve_L2() -> str:
     """The crossing curve at L = 2 in (t = omega^2), and kappa* in closed form."""
-    g, m, t = sp.symbols("gamma mu t", positive=True)
-    rr = sp.Symbol("r")
-    A = sp.Poly((rr + m) * (rr + g) ** 2, rr)
-    W = sp.Poly((rr + m) * ((rr + g) + g), rr)
-
-    def parts(p):
-        re = sum(c * (-1) ** (k // 2) * t ** (k // 2) for (k,), c in p.terms() if k % 2 == 0)
-        im = sum(c * (-1) ** ((k - 1) // 2) * t ** ((k - 1) // 2) for (k,), c in p.terms() if k % 2)
-        return sp.expand(re), sp.expand(im)
-
-    RA, IA = parts(A)
-    RW, IW = parts(W)
-    C = sp.expand(RA * IW - IA * RW)
-    kap = sp.factor(sp.cancel(g**2 * IA / C))
-    a = sp.factor(sp.cancel(-C / (g**2 * IW)))
-    crit = [s for s in sp.solve(sp.numer(sp.together(sp.diff(kap, t))), t) if s.is_positive]
+    cv = symbolic_crossing_curve(2)
+    kap, a, crit = cv["kappa"], cv["a"], cv["critical"]
     closed = kappa_star(2, 1, 1, dps=15).closed_form
     return "".join(
         [
