@@ -19,7 +19,7 @@ paths (Welch), in the same normalisation.
 
 >>> s = spectrum(2, 1, 1, 8, 1)
 >>> round(s.peak_frequency, 4), round(s.quality_factor, 2)
-(2.7983, 7.99)
+(2.7178, 21.57)
 """
 
 from __future__ import annotations
