@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 TEX_PACKAGES := texlive-latex-base texlive-latex-recommended
 
-.PHONY: report test lint format derivations bench tex clean
+.PHONY: report test lint format derivations bench tex clean docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,8 +38,15 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# pytest includes tests/test_docs.py: the Sphinx site built with warnings as errors, its
+# notebooks executed and its doctests run
 test: lint
 	$(PY) -m pytest
+
+# the documentation site: docs/_build/html/index.html (tutorial notebooks executed)
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+	@echo "open docs/_build/html/index.html"
 
 derivations: $(STAMP)
 	$(VENV)/bin/symdelay derive --out derivations/
@@ -48,4 +55,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf out .pytest_cache
+	rm -rf out .pytest_cache docs/_build docs/jupyter_execute

@@ -166,7 +166,7 @@ def run(
 
     Parameters
     ----------
-    spec : Spec, dict or path
+    spec : symdelay.sweep.spec.Spec, dict or path
         The sweep (see :mod:`symdelay.sweep.spec`).
     out : path, optional
         The Parquet file the rows go to as they finish. Without it the rows are kept in

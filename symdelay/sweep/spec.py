@@ -192,8 +192,11 @@ class Spec:
     # -------------------------------------------------------------------- hash
     def canonical(self) -> dict:
         """What determines the results (the hash is of this, as sorted JSON)."""
+        target = self.info.target if self.info else self.analysis
+        if callable(target):  # a registered function: by its importable name
+            target = f"{getattr(target, '__module__', '?')}:{getattr(target, '__qualname__', '?')}"
         return {
-            "analysis": self.info.target if self.info else self.analysis,
+            "analysis": target,
             "parameters": self.parameters,
             "axes": [a.to_json() for a in self.axes],
             "replications": self.replications,

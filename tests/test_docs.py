@@ -1,0 +1,120 @@
+"""The documentation is part of the tests: the Sphinx site builds with warnings as errors,
+every tutorial notebook executes without error, the pages' doctests pass; result objects
+display in Jupyter (HTML tables, LaTeX, ``.plot()`` Axes)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+import symdelay
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+SPHINX = [sys.executable, "-m", "sphinx"]
+
+
+def build(builder: str, out: Path, **env):
+    env = {**{k: v for k, v in os.environ.items() if k != "MPLBACKEND"}, **env}
+    return subprocess.run(
+        [*SPHINX, "-E", "-W", "--keep-going", "-q", "-b", builder, str(DOCS), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=900,
+    )
+
+
+def notebooks() -> list[Path]:
+    return sorted(p for p in DOCS.rglob("*.md") if "file_format: mystnb" in p.read_text())
+
+
+@pytest.mark.slow
+def test_site_builds_warning_free_with_every_notebook_executed(tmp_path):
+    out = tmp_path / "html"
+    res = build("html", out, SYMDELAY_DOCS_EXECUTE="force")
+    assert res.returncode == 0, res.stderr[-4000:]
+    assert (out / "index.html").is_file()
+    nbs = notebooks()
+    names = {p.relative_to(DOCS).with_suffix("").as_posix() for p in nbs}
+    assert {
+        f"tutorials/{n}"
+        for n in (
+            "derivation",
+            "stability",
+            "critical",
+            "roots",
+            "stochastic",
+            "own-model",
+            "sweeps",
+        )
+    } <= names
+    assert {"theory/characteristic-equation", "theory/hopf"} <= names
+    for p in nbs:
+        page = (out / p.relative_to(DOCS)).with_suffix(".html").read_text()
+        # executed: every code cell has its output; no error output anywhere
+        cells = len(re.findall(r'class="cell(?: tag_[\w-]+)* docutils container"', page))
+        outputs = page.count('class="cell_output docutils container"')
+        assert cells > 0 and outputs > 0, p
+        assert "Traceback" not in page and "Error</span>" not in page, p
+    sweeps = (out / "tutorials" / "sweeps.html").read_text()
+    assert "spectral_abscissa" in sweeps and "<img" in sweeps
+    model = (out / "model.html").read_text()
+    assert "The model symdelay is built around" in model
+    api = (out / "api.html").read_text()
+    for name in (
+        "symdelay.critical_theta",
+        "symdelay.sweep.runner.run",
+        "symdelay.sweep.to_xarray",
+        "symdelay.characteristic_roots",
+    ):
+        assert f'id="{name}"' in api, name
+
+
+def test_pages_doctests_pass(tmp_path):
+    out = tmp_path / "doctest"
+    res = build("doctest", out, SYMDELAY_DOCS_EXECUTE="off")
+    assert res.returncode == 0, res.stderr[-4000:]
+    report = (out / "output.txt").read_text()
+    tests = int(re.search(r"(\d+) tests", report).group(1))
+    assert tests >= 3 and "0 failures in tests" in report
+
+
+def test_results_display_in_jupyter():
+    curve = symdelay.critical_theta(2, 1, 1, [1, 2])
+    html = curve._repr_html_()
+    assert html.startswith("<table>") and "<td>9.00000000000000</td>" in html
+    ax = curve.plot()
+    assert isinstance(ax, matplotlib.axes.Axes)
+    assert list(ax.get_lines()[0].get_ydata()) == [9.0, 8.0]
+
+    rs = symdelay.characteristic_roots(2, 1, 1, 3, 1, dps=15)
+    assert rs.to_json()["roots"][0]["re"] in rs._repr_html_()
+    ax = rs.plot()
+    xs = sorted(ax.get_lines()[-1].get_xdata())
+    assert xs == sorted(float(z.value.real) for z in rs)
+
+    st = symdelay.stability_conditions(2)._repr_latex_()
+    assert (
+        st.startswith("$")
+        and symdelay.tex(symdelay.stability_conditions(2).critical_lam_theta) in st
+    )
+    assert "stable for every" in symdelay.stability_conditions(1)._repr_latex_()
+    v = symdelay.variance(1, 1, 1, 2, 1)
+    assert v._repr_latex_().endswith(symdelay.tex(v.var_x_over_eta) + "$")
+
+    sim = symdelay.simulate(L=1, eta=50, T=1, seed=1, replications=2)
+    ax = sim.plot()
+    assert len(ax.get_lines()) == 2 and list(ax.get_lines()[1].get_ydata()) == list(sim.x[1])
+    fl = symdelay.fluid(L=1, T=1)
+    ax = fl.plot()
+    assert [ln.get_label() for ln in ax.get_lines()] == ["q1", "q2", "x = q1 - q2"]
