@@ -56,6 +56,17 @@ def test_model_layer_pipeline():
     assert m.charpoly == sp.Symbol("r") + m.idle_rate
     rec = m.to_json()
     assert rec["equilibrium"] == {"x1": "2/9", "x2": "5/9"}
+    # the model layer's own generated simulator, run from the transition table, settles there
+    n = 20000
+    out, events = m.kernel.run(n, [0, 2 * n // 3], np.linspace(0, 40, 161), seed=2)
+    late = out[40:].mean(axis=0) / n
+    assert events > 10000
+    assert np.allclose(late, [2 / 9, 5 / 9], atol=0.01)
+    # the non-smooth drift is refused by the stiff solver path, in one line
+    from symdelay.model.analysis import model_fluid
+
+    with pytest.raises(SymdelayInputError, match="fluid_path"):
+        model_fluid(m, 5)
 
 
 def test_fluid_vs_simulation_large_n():

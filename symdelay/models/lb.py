@@ -165,6 +165,15 @@ class LBFluidModel(Model):
         }
         return Equilibrium(point, True, 0, "sliding (Filippov) balance, closed form")
 
+    @property
+    def drift_jacobian(self) -> sp.Matrix:
+        """Refused: the drift is non-smooth (it slides on the balanced set), so stiff ODE
+        solvers stall on it; :func:`symdelay.lb.fluid.fluid_path` integrates it instead."""
+        raise SymdelayInputError(
+            "the LB fluid drift switches with the stations' order (a sliding motion): "
+            "integrate it with symdelay.lb.fluid.fluid_path, not a stiff ODE solver"
+        )
+
     @cached_property
     def idle_rate(self) -> sp.Rational:
         """``m_I = sum_j v_j mu_j``, the relaxation rate of the total along the balanced set."""
