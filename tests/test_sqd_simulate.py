@@ -3,6 +3,7 @@ with confidence intervals, the true-distribution and phase-type paths, the delay
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -67,3 +68,38 @@ def test_cli_contract_and_bad_input(run_cli):
     ):
         status, out, err = run_cli("sqd", "simulate", *argv)
         assert status == 2 and out == "" and err.count("\n") == 1 and words in err, err
+
+
+@pytest.mark.parametrize(
+    "N,d,lam,text",
+    [(40, 2, "0.95", "lognormal:scv=4"), (25, 3, "0.9", "deterministic"), (5, 1, "0.8", None)],
+)
+def test_c_kernel_and_python_twin_make_the_same_path(N, d, lam, text, monkeypatch):
+    """Two implementations of the event loop, same draws: every output bit-identical. The
+    node pool's size does not change the path: a pool of 2 nodes (grown many times) gives
+    the same result as the default one."""
+    import symdelay.sqd.simulate as sim
+
+    sim.kernel_for("c")  # the C kernel must compile here (a compiler is part of the test setup)
+    svc = parse_service_dist(text) if text else service_from_options("hyperexp", probs="0.3,0.7", rates="0.5,2")  # fmt: skip
+    a = simulate(N, d, lam, svc, T=300, seed=9, backend="c")
+    b = simulate(N, d, lam, svc, T=300, seed=9, backend="python")
+    monkeypatch.setattr(sim, "POOL_PER_SERVER", 0)
+    monkeypatch.setattr(sim, "POOL_EXTRA", 2)
+    c = simulate(N, d, lam, svc, T=300, seed=9, backend="c")
+    assert (a.backend, b.backend) == ("c", "python")
+    assert a.events == b.events == c.events > 1000
+    assert a.sojourn_batches == b.sojourn_batches == c.sojourn_batches
+    assert a.tail == b.tail == c.tail and a.snapshots == b.snapshots == c.snapshots
+
+
+def test_snapshots_are_fractions_and_lengths_are_consistent():
+    """Snapshots are counts / N of servers with length >= k: non-increasing in k, in
+    multiples of 1/N; their average over boundaries estimates the same s_k as the time
+    average (Little: s_1 -> lam)."""
+    r = simulate(200, 2, "0.7", None, T=2000, seed=2, batches=40)
+    for snap in r.snapshots:
+        assert all(a >= b for a, b in itertools.pairwise(snap))
+        assert all(abs(v * 200 - round(v * 200)) < 1e-9 for v in snap)
+    mean_s1 = sum(s[0] for s in r.snapshots[1:]) / (len(r.snapshots) - 1)
+    assert abs(mean_s1 - 0.7) < 0.03 and abs(r.tail[0] - 0.7) < 0.01

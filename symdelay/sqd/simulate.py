@@ -9,10 +9,13 @@ from the true distribution (a :class:`~symdelay.sqd.service.GeneralService` or a
 Event loop. Under FCFS a job's departure time is known when it arrives
 (``max(free_at, t) + service``), so no departure needs to be scheduled in a global heap:
 every server keeps its jobs' departure times in a FIFO, and a server's length is brought up
-to date lazily, only when it is sampled (its departures before ``t`` are popped). Random
-numbers come from numpy in blocks. The time-average tail ``s_k`` is accumulated exactly per
-server (time spent at each length), flushed at batch ends. Every arrival and every
-departure (before T) is one event, as in the SimPy peer.
+to date lazily, only when it is sampled (its departures before ``t`` are popped). The loop
+is a compiled C kernel with a pure-Python twin making the same draws (:mod:`._kernel`):
+arrival gaps and samples from xoshiro256**, service times from numpy in blocks of
+:data:`BLOCK`, one per arrival in order. The time-average tail ``s_k`` is accumulated
+exactly per server (time spent at each length); at every batch boundary all servers are
+brought up to date and the instantaneous tail is recorded (``snapshots``). Every arrival
+and every departure (before T) is one event, as in the SimPy peer.
 
 Confidence intervals: batch means over ``batches`` equal batches after a warm-up of
 ``warmup`` time units (Student t, 95%).
@@ -25,7 +28,6 @@ True
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,14 +35,28 @@ import numpy as np
 from ..display import JsonRecord
 from ..errors import SymdelayInputError
 from ..models.phase_type import PhaseType
+from ._kernel import (
+    DONE,
+    IP_EVENTS,
+    IP_FREE,
+    IP_NFREE,
+    IP_SPOS,
+    NEED_SERVICE,
+    NODE_DTYPE,
+    SERVER_DTYPE,
+    load_c_kernel,
+    run_python,
+)
 from .fixed_point import as_lam, exact_text
 from .meanfield import as_d
 from .service import GeneralService, exponential, ph_sampler
 
-__all__ = ["SimulationResult", "simulate", "service_draw", "as_N", "t975"]
+__all__ = ["SimulationResult", "simulate", "service_draw", "as_N", "t975", "kernel_for"]
 
-#: Random numbers drawn per numpy block.
+#: Service times drawn per numpy block.
 BLOCK = 1 << 16
+#: Initial node pool: POOL_PER_SERVER * N + POOL_EXTRA departure times (doubled on demand).
+POOL_PER_SERVER, POOL_EXTRA = 4, 64
 
 
 def t975(dof: int) -> float:
@@ -63,6 +79,9 @@ def as_N(N, d: int) -> int:
 def service_draw(service, rng: np.random.Generator):
     """``draw(n)`` for a phase-type or general service."""
     if isinstance(service, PhaseType):
+        if service.phases == 1:  # exponential: numpy's sampler directly
+            mean = 1.0 / float(-service.S[0, 0])
+            return lambda size: rng.exponential(mean, size)
         return ph_sampler(service, rng)
     if isinstance(service, GeneralService):
         return service.sampler(rng)
@@ -91,6 +110,8 @@ class SimulationResult(JsonRecord):
     batches: int
     service: str
     sojourn_batches: list = field(default_factory=list, repr=False)
+    snapshots: list = field(default_factory=list, repr=False)  # s_k(t) at batch boundaries
+    backend: str = "c"
 
     @property
     def events_per_second(self) -> float:
@@ -111,6 +132,7 @@ class SimulationResult(JsonRecord):
             "tail_ci95": [[repr(a), repr(b)] for a, b in self.tail_ci95],
             "events": self.events,
             "events_per_second": round(self.events_per_second),
+            "backend": self.backend,
         }
 
     def plot(self, ax=None, fixed=None):
@@ -140,9 +162,11 @@ def simulate(
     batches=20,
     levels=None,
     delay=None,
+    backend="auto",
 ) -> SimulationResult:
     """One long run; ``warmup`` defaults to T/10; ``delay`` = ``(L, D)``: Erlang action
-    delay (the job reaches the chosen server after it, see :mod:`.delayed`)."""
+    delay (the job reaches the chosen server after it, see :mod:`.delayed`, Python loop);
+    ``backend``: ``auto`` (the C kernel when it compiles), ``c`` or ``python`` (the twin)."""
     import time
 
     d = as_d(d)
@@ -165,13 +189,15 @@ def simulate(
     lamf = float(lamv)
     t0 = time.perf_counter()
     if delay is None:
-        out = _run(N, d, lamf, draw, rng, T, warmup, batches, levels)
+        soj, occ, events, snaps, used = _run(
+            N, d, lamf, draw, rng, T, warmup, batches, levels, backend
+        )
     else:
         from .delayed import run_delayed
 
-        out = run_delayed(N, d, lamf, draw, rng, T, warmup, batches, levels, delay)
+        soj, occ, events = run_delayed(N, d, lamf, draw, rng, T, warmup, batches, levels, delay)
+        snaps, used = [], "python"
     seconds = time.perf_counter() - t0
-    soj, occ, events = out
     m, lo, hi = _ci(soj)
     tails, cis = [], []
     for k in range(levels):
@@ -183,81 +209,79 @@ def simulate(
         tails.pop()
         cis.pop()
     return SimulationResult(
-        N, d, lamv, T, warmup, m, (lo, hi), tails, cis, events, seconds, batches, label, soj
-    )
+        N, d, lamv, T, warmup, m, (lo, hi), tails, cis, events, seconds, batches, label, soj,
+        snaps, used,
+    )  # fmt: skip
 
 
-def _run(N, d, lam, draw, rng, T, warmup, batches, levels):
-    """The event loop. Returns (batch mean sojourns, batch tails, events)."""
-    rate = lam * N
-    queues = [deque() for _ in range(N)]  # departure times, FIFO
-    free_at = [0.0] * N
-    last = [warmup] * N  # time of the last length change seen by the accounting
-    occ = [0.0] * (levels + 1)  # time * servers at each length (capped), current batch
+def _seed_state(rng: np.random.Generator) -> np.ndarray:
+    """The xoshiro256** state of a run, drawn from its numpy generator (never all zero)."""
+    s = rng.integers(0, 2**64 - 1, size=4, dtype=np.uint64, endpoint=True)
+    if not s.any():
+        s[0] = 1
+    return s
+
+
+def kernel_for(backend: str):
+    """``(kernel, name)`` for ``backend`` ``auto`` (C when it compiles), ``c`` or ``python``."""
+    if backend not in ("auto", "c", "python"):
+        raise SymdelayInputError(f"backend must be auto, c or python, got '{backend}'")
+    fn = None if backend == "python" else load_c_kernel()
+    if fn is None and backend == "c":
+        raise SymdelayInputError("the C kernel is not available (no C compiler, or SYMDELAY_NO_C)")
+    return (fn, "c") if fn is not None else (run_python, "python")
+
+
+def _run(N, d, lam, draw, rng, T, warmup, batches, levels, backend="auto"):
+    """Drive the kernel of :mod:`._kernel`: refill the service block, grow the node pool.
+
+    Returns (batch mean sojourns, batch tails, events, snapshots, backend name)."""
+    kernel, name = kernel_for(backend)
+    state = _seed_state(rng)
     width = (T - warmup) / batches
-    bounds = [warmup + (b + 1) * width for b in range(batches)]
-    soj_sum = [0.0] * batches
-    soj_n = [0] * batches
-    occ_batches = []
-    events = 0
-    t = 0.0
-    b = -1  # batch index (-1: warm-up)
-    next_bound = warmup
-    cap = levels
+    bounds = np.array([warmup + b * width for b in range(batches + 1)])
+    P = POOL_PER_SERVER * N + POOL_EXTRA
+    pool = np.zeros(P, dtype=NODE_DTYPE)
+    pool["nxt"] = np.arange(1, P + 1)
+    pool["nxt"][-1] = -1
+    srv = np.zeros(N, dtype=SERVER_DTYPE)
+    srv["last"] = float(warmup)
+    W = levels + 1
+    occ = np.zeros(batches * W)
+    snap = np.zeros((batches + 1) * levels, dtype=np.int64)
+    soj_sum = np.zeros(batches)
+    soj_n = np.zeros(batches, dtype=np.int64)
+    clock = np.zeros(1)
+    ip = np.zeros(8, dtype=np.int64)
+    ip[IP_NFREE] = P
+    serv = np.zeros(0)
+    rate = float(lam) * N
     while True:
-        gaps = rng.exponential(1.0 / rate, BLOCK).tolist()
-        picks = rng.integers(0, N, (BLOCK, d)).tolist()
-        serv = draw(BLOCK).tolist()
-        for n in range(BLOCK):
-            t += gaps[n]
-            while t >= next_bound:
-                # flush every server up to the boundary, close the batch
-                tb = next_bound
-                for i in range(N):
-                    q = queues[i]
-                    while q and q[0] <= tb:
-                        dep = q.popleft()
-                        events += 1
-                        if b >= 0:
-                            L = len(q) + 1
-                            occ[L if cap > L else cap] += dep - last[i]
-                        last[i] = dep
-                    if b >= 0:
-                        L = len(q)
-                        occ[L if cap > L else cap] += tb - last[i]
-                    last[i] = tb
-                if b >= 0:
-                    occ_batches.append(occ)
-                    occ = [0.0] * (levels + 1)
-                b += 1
-                if b >= batches:
-                    return _finish(soj_sum, soj_n, occ_batches, levels, N, width, events)
-                next_bound = bounds[b]
-            best, bl = -1, 1 << 62
-            for i in picks[n]:
-                q = queues[i]
-                while q and q[0] <= t:
-                    dep = q.popleft()
-                    events += 1
-                    if b >= 0:
-                        L = len(q) + 1
-                        occ[L if cap > L else cap] += dep - last[i]
-                        last[i] = dep
-                if len(q) < bl:
-                    bl, best = len(q), i
-            q = queues[best]
-            if b >= 0:
-                L = len(q)
-                occ[L if cap > L else cap] += t - last[best]
-                last[best] = t
-            f = free_at[best]
-            dep = (f if f > t else t) + serv[n]
-            free_at[best] = dep
-            q.append(dep)
-            events += 1
-            if b >= 0:
-                soj_sum[b] += dep - t
-                soj_n[b] += 1
+        status = kernel(
+            N, d, rate, state, serv, ip, pool, srv, bounds, batches, levels, occ, snap, soj_sum,
+            soj_n, clock,
+        )  # fmt: skip
+        if status == DONE:
+            break
+        if status == NEED_SERVICE:
+            serv = np.ascontiguousarray(draw(BLOCK), dtype=np.float64)
+            ip[IP_SPOS] = 0
+        else:  # NEED_NODES: double the pool; the new nodes head the free list
+            P = pool.size
+            if 2 * P >= 2**31:
+                raise SymdelayInputError("more than 2^30 jobs in the system: lower N or lam")
+            new = np.zeros(P, dtype=NODE_DTYPE)
+            new["nxt"] = np.arange(P + 1, 2 * P + 1)
+            new["nxt"][-1] = ip[IP_FREE]
+            pool = np.concatenate([pool, new])
+            ip[IP_FREE] = P
+            ip[IP_NFREE] += P
+    soj, tails, events = _finish(
+        soj_sum.tolist(), soj_n.tolist(), occ.reshape(batches, W).tolist(), levels, N, width,
+        int(ip[IP_EVENTS]),
+    )  # fmt: skip
+    snaps = (snap.reshape(batches + 1, levels) / N).tolist()
+    return soj, tails, events, snaps, name
 
 
 def _finish(soj_sum, soj_n, occ_batches, levels, N, width, events):
