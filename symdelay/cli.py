@@ -12,7 +12,7 @@ import importlib
 import os
 import sys
 
-from .errors import SymdelayInputError
+from .errors import CertificationError, SymdelayInputError, VerificationError
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
@@ -68,6 +68,10 @@ def main(argv=None) -> int:
     except SymdelayInputError as exc:
         print(f"symdelay: error: {exc}", file=sys.stderr)
         return 2
+    except (CertificationError, VerificationError) as exc:
+        # a computation that could not prove its answer: say so, print no number
+        print(f"symdelay: could not certify the result: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("symdelay: interrupted", file=sys.stderr)
         return 130

@@ -142,7 +142,7 @@ def _run_kappa_star(args) -> int:
     if record["kappa_star"] is None:
         emit(f"L = {record['L']}: no weight keeps the equilibrium stable for every theta")
         return 0
-    text = f"L = {record['L']}, mu D = {args.mu}*{args.D}: kappa* = {record['kappa_star']}"
+    text = f"L = {record['L']}, mu = {args.mu}, D = {args.D}: kappa* = {record['kappa_star']}"
     if record["closed_form"]:
         text += f"  (closed form: {record['closed_form']})"
     emit(text)

@@ -357,7 +357,9 @@ def _image(cv: HopfCurve, prec: int):
 def _mp(x):
     if isinstance(x, float):
         return mpmath.mpf(x)
-    return mpmath.mpf(x.mid().str(50, radius=False)) if isinstance(x, flint.arb) else x
+    if isinstance(x, flint.arb):
+        return mpmath.mpf(x.mid().str(mpmath.mp.dps + 5, radius=False))
+    return x
 
 
 def _union(intervals):
@@ -428,14 +430,24 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
         return kappa_star_limit(mu, D, dps=dps)
     cv = hopf_curve(L, mu, D, pattern)
     prec = _bits(dps)
-    for _attempt in range(4):
+    for _attempt in range(6):
         try:
             pieces = _image(cv, prec)
-            break
         except CertificationError:
             prec *= 2
+            continue
+        # every extreme must be known to dps digits (relative), else raise the precision
+        if all(
+            not isinstance(v, flint.arb) or v.rad() <= abs(v.mid()) * flint.arb(10) ** (-dps - 2)
+            for lo_hi in pieces
+            for v, _, _ in lo_hi
+        ):
+            break
+        prec *= 2
     else:
-        raise CertificationError("could not separate the crossing curve's critical points")
+        raise CertificationError(
+            f"could not certify kappa* to {dps} digits at L = {cv.L} (precision up to {prec} bits)"
+        )
     with mpmath.workdps(dps + GUARD):
         spans = []
         for (vlo, _tlo, _), (vhi, thi, att) in pieces:
@@ -459,12 +471,6 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
                 omega = _mp(t_ball.sqrt()) if isinstance(t_ball, flint.arb) else None
                 a = cv.a_of(t_ball)
                 where = (omega, _mp(a) if attained else mpmath.inf)
-        # certification: the ball of kappa* must be narrow enough for dps digits
-        for (_vlo, _tlo, _), (vhi, _thi, _a) in pieces:
-            if isinstance(vhi, flint.arb) and vhi.rad() > abs(vhi.mid()) * flint.arb(10) ** (
-                -dps - 2
-            ):
-                raise CertificationError("kappa* ball too wide: raise dps")
     closed = None
     if cv.L == 2 and all(e == 1 for e in cv.pattern):
         closed = _closed_form_L2()
