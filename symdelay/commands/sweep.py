@@ -48,7 +48,9 @@ def register(subparsers) -> None:
     )
     where.add_argument("--serial", action="store_true", help="run in this process, without Dask")
     r.add_argument("--resume", action="store_true", help="complete an interrupted --out")
-    r.add_argument("--batch", default="1", help="tasks per Dask task (default 1)")
+    r.add_argument(
+        "--batch", default="auto", help="tasks per Dask task (default auto: ~20 per worker)"
+    )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--json", action="store_true", help="print the status as one JSON object")
     r.set_defaults(func=run_sweep)
@@ -101,10 +103,16 @@ def run_sweep(args) -> int:
     from ..sweep.store import status
 
     spec = load_spec(args.spec)
-    try:
-        batch = int(args.batch)
-    except ValueError:
-        raise SymdelayInputError(f"--batch must be an integer >= 1, got '{args.batch}'") from None
+    batch = None
+    if args.batch != "auto":
+        try:
+            batch = int(args.batch)
+        except ValueError:
+            batch = 0
+        if batch < 1:
+            raise SymdelayInputError(
+                f"--batch must be 'auto' or an integer >= 1, got '{args.batch}'"
+            )
     workers = None if args.workers is None else _positive_int(args.workers)
     t0 = time.perf_counter()
     counter = {"n": 0}
