@@ -160,4 +160,6 @@ def model_from_args(args):
         )
     if name == "dde":
         return build_model(name, mu=args.mu, D=args.D, **common)
+    if name in ("lb", "sqd"):  # their own options live in 'symdelay lb' / 'symdelay sqd'
+        return build_model(name, lam=args.lam)
     return build_model(name)
