@@ -10,8 +10,8 @@ import pytest
 
 from symdelay.errors import SymdelayInputError
 from symdelay.sqd import fixed_point, fluid
-from symdelay.sqd.fixed_point import tail_bound
-from symdelay.sqd.service import exponential, service_from_options
+from symdelay.sqd.fixed_point import geometric_certificate, tail_bound, truncation_level
+from symdelay.sqd.service import exponential, mp_moment, residual_means, service_from_options
 
 ERL2 = service_from_options("erlang", k=2)
 H2 = service_from_options("hyperexp", probs="0.3,0.7", rates="0.5,2")
@@ -54,8 +54,8 @@ def test_little_law_and_tail_bound(svc, d):
     b = tail_bound(svc, d, "0.85", fp.truncation)
     assert all(float(s) <= bk * (1 + 1e-12) for s, bk in zip(fp.tail, b))
     assert fp.error < mpmath.mpf(10) ** -24
-    # the bound decays (proved truncation) unless d = 1 and lam r_max >= 1
-    assert ("a-posteriori" in fp.method) == (d == 1 and svc is H2)
+    # every truncation is proved now (d = 1: the matrix-geometric certificate)
+    assert fp.method == "newton"
 
 
 def test_exponential_bound_is_the_exact_recursion():
@@ -127,3 +127,73 @@ def test_python_bad_input():
         fixed_point(2, "nan")
     with pytest.raises(SymdelayInputError):
         fixed_point(2, "0.5", method="closed", service=ERL2)
+
+
+# ---------------------------------------------------------------- d = 1: M/PH/1, proved bound
+@pytest.mark.parametrize("svc", [H2, COX, ERL2], ids=["hyperexp", "coxian", "erlang2"])
+@pytest.mark.parametrize("lam", ["1/2", "0.8"])
+def test_d1_certificate_bounds_the_exact_matrix_geometric_tail(svc, lam):
+    """The certified bound const c^k lies above the exact M/PH/1 tail at every level, decays
+    at (nearly) the true rate eta = sp(R), and the exact law itself has s_1 = rho and the
+    Pollaczek-Khinchine mean queue length (an independent closed form)."""
+    cert = geometric_certificate(svc, lam, dps=20)
+    n = cert.levels + 40
+    exact = cert.exact_tail(n, svc, lam, dps=40)
+    with mpmath.workdps(40):
+        lamm = mpmath.mpf(sp_rational(lam).p) / sp_rational(lam).q
+        assert abs(exact[0] - lamm) < mpmath.mpf(10) ** -35  # s_1 = rho (mean 1)
+        m2 = mp_moment(svc, 2, dps=40)
+        pk = lamm + lamm**2 * m2 / (2 * (1 - lamm))
+        rest = cert.const * cert.c ** (n + 1) / (1 - cert.c)  # bound on sum_{k > n} s_k
+        total = mpmath.fsum(exact)
+        assert total <= pk <= total + mpmath.mpf(rest.p) / rest.q + mpmath.mpf(10) ** -30
+        ratio = exact[-1] / exact[-2]
+    assert abs(float(ratio) - cert.eta) < 1e-6  # the tail decays at the spectral radius
+    assert cert.eta < float(cert.c) < 1
+    for k in range(1, n + 1):
+        b = cert.const * cert.c**k
+        assert exact[k - 1] <= mpmath.mpf(b.p) / b.q, k
+    # tight: the bound is within a constant factor of the truth (no loss in the rate)
+    last = cert.const * cert.c**n
+    assert float(last) / float(exact[-1]) < 1e4
+    # the truncation it implies: the first level whose successor's bound is below 1e-23
+    assert (
+        float(cert.const * cert.c**cert.levels)
+        < 1e-23
+        <= float(cert.const * cert.c ** (cert.levels - 1))
+    )
+
+
+def test_d1_certificate_needs_c_above_the_spectral_radius():
+    """Below sp(R) the linear solve for w gives a non-positive entry, so a wrong c cannot
+    pass as a certificate (Perron-Frobenius: R is positive here)."""
+    import sympy as sp
+
+    cert = geometric_certificate(H2, "0.8", dps=15)
+    assert all(v > 0 for v in cert.R)
+    c = sp.Rational(int(cert.eta * 0.999 * 10**9), 10**9)
+    w = (sp.eye(2) - cert.R / c).LUsolve(sp.ones(2, 1))
+    assert any(v <= 0 for v in w)
+    c = cert.c
+    w = (sp.eye(2) - cert.R / c).LUsolve(sp.ones(2, 1))
+    assert all(v >= 1 for v in w) and all(v <= c * wv for v, wv in zip(cert.R * w, w))
+
+
+@pytest.mark.parametrize("lam", ["1/2", "0.8"])
+def test_d1_newton_with_proved_truncation_matches_matrix_geometric(lam):
+    """lam r_max >= 1 for this H2 (r_max = 40/19): the Little recursion does not decay, the
+    certificate gives K; Newton's tails agree with the exact matrix-geometric tails."""
+    assert float(sp_rational(lam)) * max(float(v) for v in residual_means(H2)) >= 1
+    fp = fixed_point(1, lam, H2, dps=20)
+    cert = geometric_certificate(H2, lam, dps=20)
+    assert fp.method == "newton" and fp.truncation == cert.levels - 1
+    assert fp.truncation == truncation_level(H2, 1, sp_rational(lam), 20)
+    exact = cert.exact_tail(fp.truncation, H2, lam, dps=30)
+    with mpmath.workdps(30):
+        assert max(abs(a - b) for a, b in zip(fp.tail, exact)) < mpmath.mpf(10) ** -19
+
+
+def sp_rational(text):
+    import sympy as sp
+
+    return sp.Rational(text)

@@ -23,6 +23,17 @@ with ``s_1 = rho = lam mbar``. For exponential service ``r_max = mbar`` and the 
 the exact recursion. K is the first level with the bound on ``s_{K+1}`` below
 ``10^-(dps+3)``; the solve is repeated at K + 2 and the change is reported.
 
+d = 1 (where the first bound does not decay if ``lam r_max >= 1``): the fixed point is the
+stationary law of an M/PH/1 queue, matrix-geometric: ``x_k = (1 - rho) alpha R^k`` with
+``R = lam (lam I - lam 1 alpha - S)^{-1}`` (Neuts). :func:`geometric_certificate` checks in
+exact rational arithmetic that this R is nonnegative and solves
+``lam I + R (S - lam I) + R^2 e alpha = 0`` and that the law sums to 1 (so it is the
+stationary law), then certifies its decay: for a rational ``c < 1`` just above the
+spectral radius of R it solves ``w = (I - R/c)^{-1} 1`` exactly and checks ``w > 0``; then
+``R w = c (w - 1) <= c w`` and ``w >= 1`` give ``R^n 1 <= c^n w``, hence the proved bound
+
+    s_k = (1 - rho) sum_{n >= k} alpha R^n 1 <= (1 - rho) (alpha w) c^k / (1 - c).
+
 >>> from symdelay.sqd.service import service_from_options
 >>> fp = fixed_point(2, "0.9", service_from_options("erlang", k=2), dps=20)
 >>> fp.truncation, str(fp.tail[0])
@@ -51,6 +62,8 @@ __all__ = [
     "truncated_fixed_point",
     "truncation_level",
     "tail_bound",
+    "geometric_certificate",
+    "GeometricCertificate",
     "as_lam",
     "drift_u",
     "jacobian_u",
@@ -245,6 +258,104 @@ def _norm(F) -> object:
 
 
 # ------------------------------------------------------------------ truncation bound
+@dataclass(frozen=True)
+class GeometricCertificate:
+    """d = 1: the exact rate matrix ``R`` of the M/PH/1 queue and a proved geometric tail
+    bound ``s_k <= const * c^k`` (module text); ``eta`` is the spectral radius of R (the
+    decay rate of the tail, floating point, for information)."""
+
+    R: sp.Matrix
+    c: sp.Rational
+    w: sp.Matrix
+    const: sp.Rational
+    eta: float
+    levels: int  # smallest k with const c^k < 10^-(dps+3)
+
+    def bound(self, k: int) -> float:
+        return float(self.const * self.c**k)
+
+    def exact_tail(self, levels: int, service: PhaseType, lam, dps: int = 30) -> list:
+        """``s_1..s_levels`` of the matrix-geometric law, ``(1 - rho) alpha R^k (I - R)^{-1} 1``
+        (exact rationals, returned as mpmath numbers at ``dps``)."""
+        m = self.R.shape[0]
+        lamr = _rational(lam)
+        rho = lamr * _rational(service.mean)
+        alpha = sp.Matrix([[_rational(v) for v in service.alpha]])
+        tailvec = (sp.eye(m) - self.R).LUsolve(sp.ones(m, 1))
+        out, row = [], alpha
+        with mpmath.workdps(dps):
+            for _ in range(levels):
+                row = row * self.R
+                v = (1 - rho) * (row * tailvec)[0]
+                out.append(mpmath.mpf(v.p) / v.q)
+        return out
+
+
+def _rational(v) -> sp.Rational:
+    """An exact rational: decimal text exactly (``"0.85"`` -> 17/20); a Float exactly as the
+    binary number it is (as the Newton solver converts it)."""
+    if isinstance(v, str):
+        try:
+            return sp.Rational(v.strip())
+        except (TypeError, ValueError):
+            raise SymdelayInputError(f"not a number: '{v}'") from None
+    v = sp.sympify(v)
+    if v.is_Rational:
+        return v
+    if v.is_Float:
+        return sp.Rational(v)
+    raise SymdelayInputError(f"the service must have rational entries for the bound, got {v}")
+
+
+def geometric_certificate(service: PhaseType, lam, dps: int = 15) -> GeometricCertificate:
+    """The proved d = 1 tail bound (module text), all checks in exact rational arithmetic.
+
+    Among a few rational ``c`` between the spectral radius of R and 1 it keeps the one that
+    needs the fewest levels for ``10^-(dps+3)``."""
+    import numpy as np
+
+    m = service.phases
+    lamr = _rational(lam)
+    S = sp.Matrix(m, m, lambda i, j: _rational(service.S[i, j]))
+    alpha = sp.Matrix([[_rational(v) for v in service.alpha]])
+    one, eye = sp.ones(m, 1), sp.eye(m)
+    e = -S * one
+    rho = lamr * (alpha * (-S).inv() * one)[0]
+    R = lamr * (lamr * eye - lamr * one * alpha - S).inv()
+    if any(v < 0 for v in R):
+        raise VerificationError("the M/PH/1 rate matrix has a negative entry")
+    if any(v != 0 for v in lamr * eye + R * (S - lamr * eye) + R * R * e * alpha):
+        raise VerificationError("R does not solve the M/PH/1 matrix-quadratic equation")
+    total = (1 - rho) * (1 + (alpha * R * (eye - R).LUsolve(one))[0])
+    if total != 1 or (alpha * R * e)[0] != lamr:
+        raise VerificationError("the matrix-geometric law does not balance at level 0")
+    Rf = np.array(R.evalf(30).tolist(), dtype=float)
+    eta = float(max(abs(np.linalg.eigvals(Rf))))
+    tol = sp.Rational(1, 10 ** (dps + 3))
+    best = None
+    for f in (0.3, 0.1, 0.03, 0.01, 1e-3, 1e-4):
+        x = eta + (1 - eta) * f
+        c = sp.Rational(int(np.ceil(x * 10**12)), 10**12)
+        if not c < 1:
+            continue
+        w = (eye - R / c).LUsolve(one)
+        if any(v <= 0 for v in w):
+            continue  # c is not above the spectral radius after all: not a certificate
+        const = (1 - rho) * (alpha * w)[0] / (1 - c)
+        with mpmath.workdps(30):
+            k = int(mpmath.ceil(mpmath.log(mpmath.mpf(tol.p) / tol.q / (const.p / mpmath.mpf(const.q))) / mpmath.log(mpmath.mpf(c.p) / c.q)))  # fmt: skip
+        k = max(k, 1)
+        while const * c**k >= tol:  # exact check of the level (floating log above)
+            k += 1
+        while k > 1 and const * c ** (k - 1) < tol:
+            k -= 1
+        if best is None or k < best[0]:
+            best = (k, GeometricCertificate(R, c, w, const, eta, k))
+    if best is None:
+        raise VerificationError("no rational c < 1 certifies the decay of R")
+    return best[1]
+
+
 def tail_bound(service: PhaseType, d: int, lam, levels: int) -> list:
     """Proved upper bounds ``b_1..b_levels`` on the fixed point's ``s_k`` (module text)."""
     mbar = float(service.mean)
@@ -256,6 +367,9 @@ def tail_bound(service: PhaseType, d: int, lam, levels: int) -> list:
     for k in range(2, levels + 1):
         prev = b[-1]
         b.append(min(prev, EQ / k, lamf * rmax * prev**d))
+    if d == 1:
+        cert = geometric_certificate(service, lam)
+        b = [min(v, cert.bound(k)) for k, v in enumerate(b, start=1)]
     return b
 
 
@@ -266,8 +380,18 @@ def truncation_level(service: PhaseType, d: int, lam, dps: int) -> int:
     mbar = float(service.mean)
     rho = lamf * mbar
     EQ = (rho + lamf * max(rmax - mbar, 0) * rho**d) / (1 - rho**d)
+    geo = None
+    if d == 1:  # the matrix-geometric certificate: s_{K+1} <= const c^(K+1) < tol
+        geo = max(geometric_certificate(service, lam, dps).levels - 1, 1)
+        if geo > K_MAX:
+            raise SymdelayInputError(
+                f"the proved tail bound needs more than {K_MAX} levels at lam = {lam}: "
+                "lower lam or the precision"
+            )
     b, k = rho, 1
     while True:
+        if geo is not None and k >= geo:
+            return k
         nxt = min(b, EQ / (k + 1), lamf * rmax * b**d)
         if nxt < tol or (nxt == 0):
             return k
