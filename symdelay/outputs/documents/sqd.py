@@ -96,7 +96,7 @@ def derivation_body() -> str:
         "$x_0 = 1-\\rho$, $x_k = (1-\\rho)\\,\\alpha R^k$ ($k \\ge 1$) with "
         "$R = \\lambda(\\lambda I - \\lambda\\mathbf 1\\alpha - S)^{-1}$ (Neuts). symdelay checks "
         "in exact rational arithmetic that $R \\ge 0$, that "
-        "$\\lambda I + R(S - \\lambda I) + R^2 e\\alpha = 0$ (so the levels $k \\ge 2$ "
+        "$\\lambda I + R(S - \\lambda I) + R^2 e\\alpha = 0$ (so the levels $k \\ge 1$ "
         "balance), that $\\alpha R e = \\lambda$ (level 0) and that the law sums to 1; being a "
         "stationary law of the irreducible positive recurrent chain, it is the fixed point. "
         "Then, for a rational $c < 1$ just above the spectral radius $\\eta$ of $R$, it solves "
