@@ -12,7 +12,10 @@ the twin is the second, independent implementation of the loop).
 Data. Every server keeps the departure times of its jobs (FCFS: known at arrival) in a
 FIFO, a linked list in one pool of nodes shared by all servers (:data:`NODE_DTYPE`; free
 nodes form a list); a server's fields share one cache line (:data:`SERVER_DTYPE`). A server's length is brought up to date lazily, only when it is
-sampled or at a batch boundary. The pool grows in Python when it runs out.
+sampled or at a batch boundary; it keeps its head's departure time, so a sampled server
+costs one cache line unless it has departures to pop. The d samples of the next arrival
+are drawn at the end of the current one and their servers prefetched (the order of draws:
+the samples of arrival 0, then per arrival its gap and the samples of the next one). The pool grows in Python when it runs out.
 
 A call returns a status: ``NEED_SERVICE`` (the service block is used up: give a new one),
 ``NEED_NODES`` (the pool is empty: grow it) or ``DONE``. Each check happens before an
@@ -77,23 +80,40 @@ static inline int64_t below(uint64_t *s, uint64_t n) {
     return (int64_t)(m >> 64);
 }
 
-typedef struct { double free_at, last; int32_t head, tail, qlen, pad; } server_t;
+typedef struct { double head_dep, last; int32_t head, tail, qlen, pad; } server_t;
 typedef struct { double dep; int64_t nxt; } node_t;
 
-/* ip: spos, next bound index, free-list head, free count, events (read and written).
-   occ: batches x (levels+1) time-server products per length (capped at levels);
-   snap: (batches+1) x levels counts of servers with length >= k at each boundary. */
+/* pop the head of server q (its departure time dp = q->head_dep) */
+#define POP(q, L) do { \
+        const int64_t node_ = (q)->head; \
+        const double dp_ = (q)->head_dep; \
+        const int64_t nx_ = pool[node_].nxt; \
+        pool[node_].nxt = fh; fh = node_; nfree++; \
+        if (b >= 0) oc[(L) < levels ? (L) : levels] += dp_ - (q)->last; \
+        (q)->last = dp_; \
+        (L)--; events++; \
+        if ((L) > 0) { (q)->head = (int32_t)nx_; (q)->head_dep = pool[nx_].dep; } \
+    } while (0)
+
+/* ip: spos, next bound index, free-list head, free count, events, picks pending (0/1),
+   then (from ip[8]) the d pending samples: the samples of the next arrival are drawn at the
+   end of the previous one, so their servers can be prefetched. */
 int64_t sqd_run(int64_t N, int64_t d, double rate, uint64_t *rng,
                 const double *serv, int64_t nserv, int64_t *ip,
                 node_t *pool, server_t *srv, const double *bounds, int64_t batches,
                 int64_t levels, double *occ, int64_t *snap, double *soj_sum, int64_t *soj_n,
                 double *clock) {
     int64_t spos = ip[0], nbi = ip[1], fh = ip[2], nfree = ip[3], events = ip[4];
+    int64_t *pend = ip + 8;
     int64_t b = nbi - 1, status;
     const int64_t W = levels + 1;
     double t = clock[0];
     double next_bound = bounds[nbi];
     double *oc = occ + (b >= 0 ? b : 0) * W;
+    if (!ip[5]) {
+        for (int64_t j = 0; j < d; j++) pend[j] = below(rng, (uint64_t)N);
+        ip[5] = 1;
+    }
     for (;;) {
         if (spos >= nserv) { status = 0; break; }
         if (nfree < 1) { status = 2; break; }
@@ -104,14 +124,7 @@ int64_t sqd_run(int64_t N, int64_t d, double rate, uint64_t *rng,
             for (int64_t i = 0; i < N; i++) {
                 server_t *q = srv + i;
                 int64_t L = q->qlen;
-                while (L > 0 && pool[q->head].dep <= tb) {
-                    const int64_t node = q->head;
-                    const double dp = pool[node].dep;
-                    q->head = (int32_t)pool[node].nxt; pool[node].nxt = fh; fh = node; nfree++;
-                    if (b >= 0) oc[L < levels ? L : levels] += dp - q->last;
-                    q->last = dp;
-                    L--; events++;
-                }
+                while (L > 0 && q->head_dep <= tb) POP(q, L);
                 q->qlen = (int32_t)L;
                 if (b >= 0) oc[L < levels ? L : levels] += tb - q->last;
                 q->last = tb;
@@ -124,17 +137,10 @@ int64_t sqd_run(int64_t N, int64_t d, double rate, uint64_t *rng,
         }
         int64_t best = 0, bl = INT64_MAX;
         for (int64_t j = 0; j < d; j++) {
-            const int64_t i = below(rng, (uint64_t)N);
+            const int64_t i = pend[j];
             server_t *q = srv + i;
             int64_t L = q->qlen;
-            while (L > 0 && pool[q->head].dep <= t) {
-                const int64_t node = q->head;
-                const double dp = pool[node].dep;
-                q->head = (int32_t)pool[node].nxt; pool[node].nxt = fh; fh = node; nfree++;
-                if (b >= 0) oc[L < levels ? L : levels] += dp - q->last;
-                q->last = dp;
-                L--; events++;
-            }
+            while (L > 0 && q->head_dep <= t) POP(q, L);
             q->qlen = (int32_t)L;
             if (L < bl) { bl = L; best = i; }
         }
@@ -142,17 +148,21 @@ int64_t sqd_run(int64_t N, int64_t d, double rate, uint64_t *rng,
         const int64_t L = q->qlen;
         if (b >= 0) oc[L < levels ? L : levels] += t - q->last;
         q->last = t;
-        const double f = q->free_at;
-        const double dp = (f > t ? f : t) + serv[spos++];
-        q->free_at = dp;
+        const double start = L > 0 ? pool[q->tail].dep : t;
+        const double dp = (start > t ? start : t) + serv[spos++];
         const int64_t node = fh;
         fh = pool[node].nxt; nfree--;
         pool[node].dep = dp; pool[node].nxt = -1;
-        if (L == 0) q->head = (int32_t)node; else pool[q->tail].nxt = node;
+        if (L == 0) { q->head = (int32_t)node; q->head_dep = dp; }
+        else pool[q->tail].nxt = node;
         q->tail = (int32_t)node;
         q->qlen = (int32_t)(L + 1);
         events++;
         if (b >= 0) { soj_sum[b] += dp - t; soj_n[b] += 1; }
+        for (int64_t j = 0; j < d; j++) {
+            pend[j] = below(rng, (uint64_t)N);
+            __builtin_prefetch(srv + pend[j], 1);
+        }
     }
 out:
     ip[0] = spos; ip[1] = nbi; ip[2] = fh; ip[3] = nfree; ip[4] = events;
@@ -163,7 +173,7 @@ out:
 
 #: One server (32 bytes: one cache line holds two) and one node of the departure-time pool.
 SERVER_DTYPE = np.dtype(
-    [("free_at", "f8"), ("last", "f8"), ("head", "i4"), ("tail", "i4"), ("qlen", "i4"),
+    [("head_dep", "f8"), ("last", "f8"), ("head", "i4"), ("tail", "i4"), ("qlen", "i4"),
      ("pad", "i4")]
 )  # fmt: skip
 NODE_DTYPE = np.dtype([("dep", "f8"), ("nxt", "i8")])
@@ -206,11 +216,15 @@ def run_python(
         return m >> 64
 
     spos, nbi, fh, nfree, events = (int(v) for v in ip[:5])
+    pend = [int(v) for v in ip[8 : 8 + d]]
+    if not ip[5]:
+        pend = [below(N) for _ in range(d)]
+        ip[5] = 1
     sv = serv.tolist()
     nserv = len(sv)
     dep_, nxt_ = pool["dep"].tolist(), pool["nxt"].tolist()
     head_, tail_, qlen_ = srv["head"].tolist(), srv["tail"].tolist(), srv["qlen"].tolist()
-    free_, last_, bnd = srv["free_at"].tolist(), srv["last"].tolist(), bounds.tolist()
+    hdep_, last_, bnd = srv["head_dep"].tolist(), srv["last"].tolist(), bounds.tolist()
     occ_, snap_ = occ.tolist(), snap.tolist()
     ssum, sn_ = soj_sum.tolist(), soj_n.tolist()
     W = levels + 1
@@ -219,6 +233,25 @@ def run_python(
     next_bound = bnd[nbi]
     base = (b if b >= 0 else 0) * W
     log = math.log
+
+    def pop(i: int, L: int) -> int:
+        nonlocal fh, nfree, events
+        node = head_[i]
+        dp = hdep_[i]
+        nx = nxt_[node]
+        nxt_[node] = fh
+        fh = node
+        nfree += 1
+        if b >= 0:
+            occ_[base + (L if levels > L else levels)] += dp - last_[i]
+        last_[i] = dp
+        L -= 1
+        events += 1
+        if L > 0:
+            head_[i] = nx
+            hdep_[i] = dep_[nx]
+        return L
+
     while True:
         if spos >= nserv:
             status = NEED_SERVICE
@@ -233,18 +266,8 @@ def run_python(
             sb = nbi * levels
             for i in range(N):
                 L = qlen_[i]
-                while L > 0 and dep_[head_[i]] <= tb:
-                    node = head_[i]
-                    dp = dep_[node]
-                    head_[i] = nxt_[node]
-                    nxt_[node] = fh
-                    fh = node
-                    nfree += 1
-                    if b >= 0:
-                        occ_[base + (L if levels > L else levels)] += dp - last_[i]
-                    last_[i] = dp
-                    L -= 1
-                    events += 1
+                while L > 0 and hdep_[i] <= tb:
+                    L = pop(i, L)
                 qlen_[i] = L
                 if b >= 0:
                     occ_[base + (L if levels > L else levels)] += tb - last_[i]
@@ -262,21 +285,10 @@ def run_python(
             status = DONE
             break
         best, bl = 0, 1 << 62
-        for _ in range(d):
-            i = below(N)
+        for i in pend:
             L = qlen_[i]
-            while L > 0 and dep_[head_[i]] <= t:
-                node = head_[i]
-                dp = dep_[node]
-                head_[i] = nxt_[node]
-                nxt_[node] = fh
-                fh = node
-                nfree += 1
-                if b >= 0:
-                    occ_[base + (L if levels > L else levels)] += dp - last_[i]
-                last_[i] = dp
-                L -= 1
-                events += 1
+            while L > 0 and hdep_[i] <= t:
+                L = pop(i, L)
             qlen_[i] = L
             if bl > L:
                 bl, best = L, i
@@ -284,10 +296,9 @@ def run_python(
         if b >= 0:
             occ_[base + (L if levels > L else levels)] += t - last_[best]
         last_[best] = t
-        f = free_[best]
-        dp = (f if f > t else t) + sv[spos]
+        start = dep_[tail_[best]] if L > 0 else t
+        dp = (start if start > t else t) + sv[spos]
         spos += 1
-        free_[best] = dp
         node = fh
         fh = nxt_[node]
         nfree -= 1
@@ -295,6 +306,7 @@ def run_python(
         nxt_[node] = -1
         if L == 0:
             head_[best] = node
+            hdep_[best] = dp
         else:
             nxt_[tail_[best]] = node
         tail_[best] = node
@@ -303,12 +315,14 @@ def run_python(
         if b >= 0:
             ssum[b] += dp - t
             sn_[b] += 1
+        pend = [below(N) for _ in range(d)]
     ip[:5] = [spos, nbi, fh, nfree, events]
+    ip[8 : 8 + d] = pend
     clock[0] = t
     rng[:] = np.array(s, dtype=np.uint64)
     pool["dep"], pool["nxt"] = dep_, nxt_
     srv["head"], srv["tail"], srv["qlen"] = head_, tail_, qlen_
-    srv["free_at"], srv["last"] = free_, last_
+    srv["head_dep"], srv["last"] = hdep_, last_
     occ[:], snap[:], soj_sum[:], soj_n[:] = occ_, snap_, ssum, sn_
     return status
 

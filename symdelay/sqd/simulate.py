@@ -252,7 +252,7 @@ def _run(N, d, lam, draw, rng, T, warmup, batches, levels, backend="auto"):
     soj_sum = np.zeros(batches)
     soj_n = np.zeros(batches, dtype=np.int64)
     clock = np.zeros(1)
-    ip = np.zeros(8, dtype=np.int64)
+    ip = np.zeros(8 + d, dtype=np.int64)
     ip[IP_NFREE] = P
     serv = np.zeros(0)
     rate = float(lam) * N
