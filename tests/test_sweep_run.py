@@ -259,3 +259,31 @@ def test_in_memory_run_and_bookkeeping_columns():
     assert set(BOOKKEEPING) <= set(df.columns)
     assert df.attrs["sweep"]["total"] == 3
     assert math.isclose(sweep.to_xarray(df)["y"].sel(x=2.0).item(), 4.0)
+
+
+def test_limit_cycle_and_sqd_fixed_point_analyses_match_their_modules():
+    from symdelay.nonlinear.cycles import limit_cycle
+    from symdelay.sqd import fixed_point, service_from_options
+
+    df = sweep.run(
+        {
+            "analysis": "sqd-fixed-point",
+            "grid": [
+                {"d": [1, 2]},
+                {"lam": ["1/2", "9/10"]},
+                {"service": ["exp", "erlang"], "k": [1, 3]},
+            ],
+        },
+        serial=True,
+    )
+    assert (df["status"] == "ok").all() and len(df) == 8
+    for row in df.itertuples():
+        lam = {0.5: "1/2", 0.9: "9/10"}[row.lam]  # the grid's exact values
+        fp = fixed_point(d=row.d, lam=lam, service=service_from_options(row.service, k=row.k))
+        assert row.mean_sojourn == float(fp.mean_sojourn) and row.s2 == float(fp.tail[1])
+    cyc = sweep.run(
+        {"analysis": "limit-cycle", "parameters": {"L": 2}, "grid": {"theta": [10]}}, serial=True
+    ).iloc[0]
+    ref = limit_cycle(L=2, theta=10)
+    assert cyc.period == float(ref.period) and cyc.amplitude_x == float(ref.amplitude_x)
+    assert cyc.stable == bool(ref.stable)

@@ -35,6 +35,8 @@ __all__ = [
     "simulate",
     "variance",
     "stability",
+    "limit_cycle",
+    "sqd_fixed_point",
 ]
 
 #: name -> "module:function". One line adds an analysis.
@@ -44,6 +46,8 @@ ANALYSES: dict[str, str] = {
     "simulate": "symdelay.sweep.analyses:simulate",
     "variance": "symdelay.sweep.analyses:variance",
     "stability": "symdelay.sweep.analyses:stability",
+    "limit-cycle": "symdelay.sweep.analyses:limit_cycle",
+    "sqd-fixed-point": "symdelay.sweep.analyses:sqd_fixed_point",
 }
 
 
@@ -263,3 +267,51 @@ def simulate(L=2, eta=1000, mu=1, lam=1, theta=2, D=1, T=20, dt=0.1, seed=0) -> 
         "x_tail_mean": float(np.mean(tail)),
         "events": int(res.events),
     }
+
+
+def limit_cycle(L=2, mu=1, lam=1, D=1, theta=10, system: str = "difference") -> dict:
+    """The limit cycle past the Hopf point (:func:`symdelay.nonlinear.cycles.limit_cycle`):
+    amplitude of ``x``, period, largest non-trivial Floquet multiplier and stability.
+
+    >>> round(limit_cycle(L=2, theta=10)["period"], 6) > 0
+    True
+    """
+    import numpy as np
+
+    from ..nonlinear.cycles import limit_cycle as _limit_cycle
+
+    cyc = _limit_cycle(L=L, mu=mu, lam=lam, D=D, theta=theta, system=system)
+    rho = np.asarray(cyc.multipliers, dtype=complex)
+    others = np.delete(rho, np.argmin(np.abs(rho - 1)))  # drop the trivial multiplier 1
+    return {
+        "amplitude_x": float(cyc.amplitude_x),
+        "period": float(cyc.period),
+        "max_floquet_abs": float(np.max(np.abs(others))) if others.size else 0.0,
+        "stable": bool(cyc.stable),
+        "newton_residual": float(cyc.residual),
+    }
+
+
+def sqd_fixed_point(
+    d=2, lam="0.9", service: str = "exp", k=None, probs=None, rates=None, dps: int = 15
+) -> dict:
+    """The SQ(d) mean-field fixed point (:func:`symdelay.sqd.fixed_point`) with a phase-type
+    service named as ``symdelay sqd`` does (``service = "erlang"`` with ``k``, ``"hyperexp"``
+    with ``probs`` and ``rates`` as comma-separated text): mean queue and sojourn time, the
+    first tails and the truncation level.
+
+    >>> sqd_fixed_point(d=2, lam="1/2")["mean_sojourn"] > 1
+    True
+    """
+    from ..sqd import fixed_point, service_from_options
+
+    ph = service_from_options(service, k=k, probs=probs, rates=rates)
+    fp = fixed_point(d=d, lam=lam, service=ph, dps=dps)
+    out = {
+        "mean_queue": float(fp.mean_queue),
+        "mean_sojourn": float(fp.mean_sojourn),
+        "truncation": int(fp.truncation),
+        "method": fp.method,
+    }
+    out.update({f"s{i}": float(v) for i, v in enumerate(fp.tail[:3], start=1)})
+    return out
