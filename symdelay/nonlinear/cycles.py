@@ -404,6 +404,7 @@ def limit_cycle(
     system: str = "difference",
     model=None,
     start_fraction: float = 1e-3,
+    max_modes: int | None = None,
 ) -> LimitCycle | CycleFamily:
     """The limit cycle at ``theta`` (one number: a :class:`LimitCycle`; a list or a range
     ``"a:b:count"``: a :class:`CycleFamily` continued from ``theta_c``).
@@ -411,7 +412,8 @@ def limit_cycle(
     ``system``: ``"difference"`` (the exact ``L + 1``-dimensional difference system) or
     ``"full"`` (the ``2(L+1)`` fluid model, through the model layer); ``L = inf``: the
     delay-differential equation (:mod:`.dde_cycles`). ``model``: any model of the model
-    layer with ``theta`` free (its full drift).
+    layer with ``theta`` free (its full drift). ``max_modes``: largest number of Fourier
+    modes of the DDE collocation (default :data:`.dde_cycles.N_MAX`).
     """
     from .normal_form import normal_form
 
@@ -439,7 +441,8 @@ def limit_cycle(
         if Lv is INFINITE_L:
             from .dde_cycles import dde_limit_cycle
 
-            return dde_limit_cycle(mu, lam, D, theta)
+            extra = {} if max_modes is None else {"max_modes": max_modes}
+            return dde_limit_cycle(mu, lam, D, theta, **extra)
         nf = normal_form(Lv, mu, lam, D)
         Lkey = Lv
         if system == "difference":

@@ -29,12 +29,12 @@ from ..params import INFINITE_L, as_positive_number
 from .cycles import CycleFamily, LimitCycle, ShootingError, parse_theta_list
 from .fields import sech2 as _sech2
 
-__all__ = ["dde_limit_cycle", "collocate", "dde_floquet", "DDE_METHOD"]
+__all__ = ["dde_limit_cycle", "collocate", "dde_floquet", "DDE_METHOD", "ResolutionError"]
 
 DDE_METHOD = "Fourier collocation of the DDE (Newton), Chebyshev monodromy for Floquet"
 TAIL = 1e-11
 N_START = 63
-N_MAX = 4095
+N_MAX = 2047
 M_CHEB = 40
 
 
@@ -76,7 +76,11 @@ def _resample(x, N):
     return np.real(np.fft.ifft(Y)) * N / M
 
 
-def collocate(mu, lam, theta, D, x0, T0, *, N=N_START, max_steps=30):
+class ResolutionError(ShootingError):
+    """The cycle needs more Fourier modes than allowed (not cured by a smaller step)."""
+
+
+def collocate(mu, lam, theta, D, x0, T0, *, N=N_START, max_steps=30, max_modes=N_MAX):
     """Newton on the collocation equations from nodal values ``x0`` (any odd size; resampled
     to ``N``) and period ``T0``; ``N`` doubles until the Fourier tail is below ``TAIL``.
     Returns ``(x, T, steps)``."""
@@ -105,10 +109,10 @@ def collocate(mu, lam, theta, D, x0, T0, *, N=N_START, max_steps=30):
         tail = X[k > N / 3].max() / X.max()
         if tail < TAIL:
             return x, T, total
-        if 2 * N + 1 > N_MAX:
-            raise ShootingError(
-                f"the cycle needs more than {N_MAX} Fourier modes (tail {tail:.1e}): theta is "
-                "too large for the collocation"
+        if max_modes < 2 * N + 1:
+            raise ResolutionError(
+                f"at theta = {theta:.6g} the cycle needs more than {max_modes} Fourier modes "
+                f"(tail {tail:.1e}): theta is too large for the collocation"
             )
         x = _resample(x, 2 * N + 1)
         N = 2 * N + 1
@@ -224,7 +228,7 @@ def _cycle(x, T, mu, lam, theta, D, steps, text=None) -> LimitCycle:
     )
 
 
-def dde_limit_cycle(mu=1, lam=1, D=1, theta=10):
+def dde_limit_cycle(mu=1, lam=1, D=1, theta=10, *, max_modes: int = N_MAX):
     """The DDE's cycle at ``theta`` (a number), or a :class:`CycleFamily` (a list/range)."""
     from .normal_form import normal_form
 
@@ -248,7 +252,7 @@ def dde_limit_cycle(mu=1, lam=1, D=1, theta=10):
     phi = 2 * np.pi * np.arange(N_START) / N_START
     x0 = amp0 * np.sin(phi)
     sq = lambda th: np.sqrt(th - th_c)  # noqa: E731
-    x, T, k = collocate(m, lm, th0, Dv, x0, T0)
+    x, T, k = collocate(m, lm, th0, Dv, x0, T0, max_modes=max_modes)
     hist = [(sq(th0), x, T)]
     path = [_cycle(x, T, m, lm, th0, Dv, k)]
     out = {}
@@ -262,8 +266,13 @@ def dde_limit_cycle(mu=1, lam=1, D=1, theta=10):
                 th_next = th_t if abs(s_next - sq(th_t)) < 1e-15 else th_c + s_next**2
                 xp, Tp = _predict(hist, s_next)
                 try:
-                    x, T, k = collocate(m, lm, th_next, Dv, xp, Tp, N=xp.size)
+                    x, T, k = collocate(m, lm, th_next, Dv, xp, Tp, N=xp.size, max_modes=max_modes)
                     break
+                except ResolutionError as exc:
+                    raise ShootingError(
+                        f"DDE continuation stopped at theta = {th_c + hist[-1][0] ** 2:.6g} "
+                        f"(target {th_t:g}): {exc}; the cycles up to there converged"
+                    ) from None
                 except ShootingError as exc:
                     tried.append(f"theta={th_next:.6g}: {exc}")
                     s_next = hist[-1][0] + (s_next - hist[-1][0]) / 2
