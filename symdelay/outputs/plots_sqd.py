@@ -11,6 +11,7 @@ __all__ = [
     "power_of_d_figure",
     "fit_convergence_figure",
     "herding_figure",
+    "convergence_figure",
 ]
 
 
@@ -113,4 +114,52 @@ def herding_figure(Ds, sims: dict, mf: dict) -> Figure:
     ax.set_xlabel("mean action delay D")
     ax.set_ylabel("mean sojourn at the server")
     ax.legend(fontsize=7)
+    return fig
+
+
+def convergence_figure(res) -> Figure:
+    """Left: |bias| of E[T] and of s_2, s_3 against N (95% CIs; hollow: CI contains 0) with
+    the fitted C N^-p. Right: sd of the instantaneous s_k(t) against N with C N^-q."""
+    import numpy as np
+
+    fig = Figure(figsize=(9.6, 3.9), layout="tight")
+    a1, a2 = fig.subplots(1, 2)
+    Ns = np.array([r.N for r in res.rows], dtype=float)
+    grid = np.geomspace(Ns.min(), Ns.max(), 50)
+    series = [("E[T]", [r.sojourn_bias for r in res.rows], res.bias_fit)]
+    series += [
+        (f"$s_{k + 1}$", [r.tail_bias[k] for r in res.rows], res.tail_bias_fits[k])
+        for k in range(1, len(res.rows[0].tail_bias))
+    ]
+    for i, (name, ests, fit) in enumerate(series):
+        v = np.array([e.value for e in ests])
+        h = np.array([e.half for e in ests])
+        sig = np.abs(v) > h
+        a1.errorbar(Ns[sig], np.abs(v[sig]), yerr=h[sig], fmt="o", color=f"C{i}", ms=4,
+                    label=name if fit is None else f"{name}: p = {fit.p:.2f} [{fit.lo:.2f}, {fit.hi:.2f}]")  # fmt: skip
+        a1.errorbar(Ns[~sig], np.maximum(np.abs(v[~sig]), 1e-7), yerr=h[~sig], fmt="o",
+                    mfc="none", color=f"C{i}", ms=4)  # fmt: skip
+        if fit is not None and fit.C > 0:
+            a1.plot(grid, fit.C * grid ** (-fit.p), "-", color=f"C{i}", lw=0.8)
+    a1.set_xscale("log")
+    a1.set_yscale("log")
+    a1.set_xlabel("N")
+    a1.set_ylabel("|simulation - mean field|")
+    a1.set_title("bias (hollow: 95% CI contains 0)", fontsize=9)
+    a1.legend(fontsize=7)
+    for k in range(len(res.rows[0].fluct_sd)):
+        e = [r.fluct_sd[k] for r in res.rows]
+        v = np.array([x.value for x in e])
+        h = np.array([x.half for x in e])
+        fit = res.fluct_fits[k]
+        lab = f"$s_{k + 1}(t)$" + ("" if fit is None else f": q = {fit.p:.3f} [{fit.lo:.3f}, {fit.hi:.3f}]")  # fmt: skip
+        a2.errorbar(Ns, v, yerr=h, fmt="s", color=f"C{k}", ms=4, label=lab)
+        if fit is not None:
+            a2.plot(grid, fit.C * grid ** (-fit.p), "-", color=f"C{k}", lw=0.8)
+    a2.set_xscale("log")
+    a2.set_yscale("log")
+    a2.set_xlabel("N")
+    a2.set_ylabel("sd of the instantaneous $s_k(t)$")
+    a2.set_title("fluctuations", fontsize=9)
+    a2.legend(fontsize=7)
     return fig
