@@ -26,7 +26,7 @@ def register(subparsers) -> None:
         help="run a grid of one analysis (serially or on Dask), results in Parquet",
         description=(
             "A sweep is a TOML file naming an analysis (critical, roots, simulate, variance, "
-            "stability, ...), fixed parameters, a grid (lists, ranges, log-ranges, zips, "
+            "stability, limit-cycle, sqd-fixed-point, ...), fixed parameters, a grid (lists, ranges, log-ranges, zips, "
             "products), replications and a base seed. Results go to a Parquet file as tasks "
             "finish; --resume computes only what is missing."
         ),

@@ -97,6 +97,7 @@ def _meta(spec: Spec) -> dict:
         "spec_hash": spec.hash,
         "total": len(spec),
         "axes": [{"names": list(a.names), "scale": a.scale} for a in spec.axes],
+        "outputs": [],
         "columns": [
             "task",
             "replication",
@@ -212,6 +213,8 @@ def run(
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
         raise SymdelayInputError(f"batch must be an integer >= 1, got {batch!r}")
     meta = _meta(spec)
+    outputs = meta["outputs"]  # output columns in the order the analysis returns them
+    known = {*meta["columns"], *_RESERVED}
     types = _column_types(spec)
     store = Store(out) if out is not None else None
     done: set[int] = set()
@@ -225,6 +228,7 @@ def run(
                     f"{store.path} exists: add --resume to complete it, or choose another --out"
                 )
             old = store.meta()
+            outputs.extend(old.get("outputs", []))
             if old.get("spec_hash") != spec.hash:
                 raise SymdelayInputError(
                     f"{store.path} holds the results of another spec (hash "
@@ -249,6 +253,8 @@ def run(
             for n, cast in types.items():
                 r[n] = cast(r[n])
             done.add(r["task"])
+            if r["status"] == "ok":
+                outputs.extend(k for k in r if k not in known and k not in outputs)
             r["run"] = run_number
             r["spec_hash"] = spec.hash
         pending.extend(fresh)
@@ -286,10 +292,10 @@ def run(
         return read_results(store.path)
     import pandas as pd
 
-    from .store import _table
+    from .store import _table, ordered
 
     df = (
-        _table(sorted(memory, key=lambda r: r["task"]), meta).to_pandas()
+        ordered(_table(sorted(memory, key=lambda r: r["task"]), meta), meta).to_pandas()
         if memory
         else (pd.DataFrame(columns=meta["columns"]))
     )

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..errors import SymdelayInputError
 
-__all__ = ["Store", "read_results", "read_meta", "status", "META_KEY", "BOOKKEEPING"]
+__all__ = ["Store", "read_results", "read_meta", "status", "ordered", "META_KEY", "BOOKKEEPING"]
 
 META_KEY = b"symdelay.sweep"
 
@@ -83,8 +83,9 @@ class Store:
             raise SymdelayInputError(f"{f} was not written by symdelay sweep")
         raise SymdelayInputError(f"no sweep results at {self.path}: run 'symdelay sweep run'")
 
-    def read(self):
-        """Every row, first row per task kept, sorted by task (a pyarrow Table)."""
+    def read(self, meta: dict | None = None):
+        """Every row, first row per task kept, sorted by task (a pyarrow Table), its columns
+        in a fixed order (:func:`ordered`) whatever order the tasks finished in."""
         pa, pq = _pa()
         tables = []
         for f in self._files():
@@ -97,7 +98,7 @@ class Store:
         table = pa.concat_tables(
             [t.replace_schema_metadata(None) for t in tables], promote_options="permissive"
         )
-        return _first_per_task(table)
+        return ordered(_first_per_task(table), meta if meta is not None else self.meta())
 
     def done_tasks(self) -> set[int]:
         if not self.exists():
@@ -125,7 +126,7 @@ class Store:
                 _remove_tree(self.parts)
             return
         _, pq = _pa()
-        table = self.read().replace_schema_metadata({META_KEY: json.dumps(meta)})
+        table = self.read(meta).replace_schema_metadata({META_KEY: json.dumps(meta)})
         tmp = self.path.with_name(self.path.name + ".tmp")
         pq.write_table(table, tmp)
         os.replace(tmp, self.path)
@@ -160,6 +161,20 @@ def _table(rows: list[dict], meta: dict):
             arrays[n] = pa.array([None if v is None else str(v) for v in values])
     table = pa.table(arrays)
     return table.replace_schema_metadata({META_KEY: json.dumps(meta)})
+
+
+_TAIL = ("seconds", "worker", "run", "symdelay_version", "spec_hash")
+
+
+def ordered(table, meta: dict):
+    """Columns in a fixed order: task, replication, parameters, seed, status, error (the
+    metadata's ``columns``), the outputs in the order the analysis returns them (``outputs``),
+    any others by name, then the bookkeeping."""
+    names = table.column_names
+    head = [c for c in [*meta.get("columns", []), *meta.get("outputs", [])] if c in names]
+    tail = [c for c in _TAIL if c in names]
+    rest = sorted(c for c in names if c not in head and c not in tail)
+    return table.select([*head, *rest, *tail])
 
 
 def _first_per_task(table):
