@@ -58,6 +58,13 @@ def register(subparsers) -> None:
     sm.add_argument("--warmup", default=None, help="warm-up time (default T/10)")
     sm.add_argument("--batches", default="20", help="batches for batch means (default 20)")
     sm.add_argument("--seed", default="1", help="random seed")
+    sm.add_argument(
+        "--backend",
+        default="auto",
+        choices=("auto", "c", "python"),
+        help="event loop: the compiled kernel (auto: when a C compiler is found) or the "
+        "pure-Python twin (same path, slower)",
+    )
     sm.add_argument("--delay-L", default=None, help="Erlang action delay: phases L")
     sm.add_argument("--delay-D", default=None, help="Erlang action delay: mean D")
     sm.set_defaults(func=run_simulate)
@@ -145,6 +152,7 @@ def run_simulate(args) -> int:
         warmup=args.warmup,
         batches=args.batches,
         delay=delay,
+        backend=args.backend,
     )
     rec = r.to_json()
     if args.json:

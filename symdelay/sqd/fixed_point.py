@@ -525,21 +525,6 @@ def _closed_form(d: int, rho):
     return general.subs({sp.Symbol("d", integer=True, positive=True): d, sp.Symbol("lam"): rho})
 
 
-def _a_posteriori_level(service, d, lam, dps) -> int:
-    """Where the proved bound does not decay (d = 1 with a long residual): double K until
-    the computed s_K is below 10^-(dps+3). Not a proof; the result says so."""
-    tol = mpmath.mpf(10) ** -(dps + 3)
-    K = 64
-    while K <= K_MAX:
-        a = truncated_fixed_point(service, d, lam, K, min(dps, 15))
-        if sum(a.u[-1]) < tol:
-            return K
-        K *= 2
-    raise SymdelayInputError(
-        f"more than {K_MAX} levels are needed at lam = {lam}: lower lam or the precision"
-    )
-
-
 def fixed_point(d=2, lam="0.9", service: PhaseType | None = None, *, dps=15, method="auto"):
     """The SQ(d) mean-field fixed point to ``dps`` digits.
 
@@ -560,13 +545,7 @@ def fixed_point(d=2, lam="0.9", service: PhaseType | None = None, *, dps=15, met
         raise SymdelayInputError(f"method must be auto, newton or closed, got '{method}'")
     if method == "closed" and not is_exp:
         raise SymdelayInputError("the closed form holds for exponential service only")
-    proved = True
-    try:
-        K = truncation_level(service, d, lamv, dps)
-    except SymdelayInputError:
-        if is_exp and method != "newton":
-            raise
-        K, proved = _a_posteriori_level(service, d, lamv, dps), False
+    K = truncation_level(service, d, lamv, dps)  # proved for every d (module text)
     closed = _closed_form(d, sp.Symbol("lam")) if is_exp else None
     with mpmath.workdps(dps + 10):
         if is_exp and method != "newton":
@@ -581,7 +560,7 @@ def fixed_point(d=2, lam="0.9", service: PhaseType | None = None, *, dps=15, met
             tail = [sum(row) for row in a.u]
             err = a.residual + max(abs(sum(b.u[k]) - tail[k]) for k in range(K))
             x, u = a.x, a.u
-            used = "newton" if proved else "newton, a-posteriori truncation (bound does not decay)"
+            used = "newton"
         EQ = mpmath.fsum(tail)
         ET = EQ / mpmath.mpf(sp.N(lamv, dps + 10))
         with mpmath.workdps(dps):
