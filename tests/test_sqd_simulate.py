@@ -103,3 +103,15 @@ def test_snapshots_are_fractions_and_lengths_are_consistent():
         assert all(abs(v * 200 - round(v * 200)) < 1e-9 for v in snap)
     mean_s1 = sum(s[0] for s in r.snapshots[1:]) / (len(r.snapshots) - 1)
     assert abs(mean_s1 - 0.7) < 0.03 and abs(r.tail[0] - 0.7) < 0.01
+
+
+def test_cli_backends_agree(run_cli):
+    argv = ["sqd", "simulate", "--N", "30", "--d", "2", "--lam", "0.8", "--T", "60", "--json"]
+    recs = []
+    for be in ("c", "python"):
+        status, out, _ = run_cli(*argv, "--backend", be)
+        assert status == 0
+        recs.append(json.loads(out))
+    assert [r["backend"] for r in recs] == ["c", "python"]
+    for key in ("mean_sojourn", "ci95", "tail", "events"):
+        assert recs[0][key] == recs[1][key]
