@@ -1,11 +1,13 @@
 """The supermarket model SQ(d) with general service: mean field, fixed point, simulation.
 
 ``fixed_point`` (Newton with a proved truncation), ``fluid`` (transient), ``simulate``
-(exact discrete-event simulation of N servers with the true service distribution),
+(exact discrete-event simulation of N servers with the true service distribution; a
+compiled kernel), ``convergence_in_N`` (the measured rate of convergence to the mean field),
 ``simulate_delayed`` (SQ(d) with an Erlang action delay), phase-type ``fit`` of general
 distributions, and ``rightmost_eigenvalue`` of the fixed point's Jacobian.
 """
 
+from .convergence import convergence_in_N
 from .fitting import fit
 from .fixed_point import FixedPoint, fixed_point
 from .fluid import FluidPath, fluid
@@ -16,6 +18,7 @@ from .stability import rightmost_eigenvalue
 __all__ = [
     "FixedPoint",
     "FluidPath",
+    "convergence_in_N",
     "GeneralService",
     "exponential",
     "exponential_fixed_point",
