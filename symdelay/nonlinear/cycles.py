@@ -324,15 +324,29 @@ def parse_theta_list(theta) -> list[tuple[float, str]]:
     return out
 
 
-def continue_cycles(make_field, nf_start, theta_c, targets, method, *, max_halvings=12):
+def continue_cycles(
+    make_field, nf_start, theta_c, targets, method, *, max_halvings=12, direct=None
+):
     """March from ``theta_c`` through the sorted ``targets`` (secant predictor in
-    ``sqrt(theta - theta_c)``); returns (cycles at targets, every cycle computed)."""
-    start_th, start_y0, start_T = nf_start
+    ``sqrt(theta - theta_c)``); returns (cycles at targets, every cycle computed).
+
+    ``direct``: ``(theta, y0, T)``, a guess at the first target (harmonic balance); tried
+    first, and the march from ``nf_start`` is the fallback when Newton fails from it."""
     s_of = lambda th: np.sqrt(th - theta_c)  # noqa: E731
     path = []
     hist = []  # (s, y0, T)
-    fld = make_field(start_th)
-    y0, T, Phi, k, res, sol = shoot(fld, start_y0, start_T)
+    first = None
+    if direct is not None:
+        try:
+            fld = make_field(direct[0])
+            first = (direct[0], *shoot(fld, direct[1], direct[2], max_steps=12))
+        except ShootingError:
+            first = None
+    if first is None:
+        start_th, start_y0, start_T = nf_start
+        fld = make_field(start_th)
+        first = (start_th, *shoot(fld, start_y0, start_T))
+    start_th, y0, T, Phi, k, res, sol = first
     path.append(_finish(fld, y0, T, Phi, k, res, sol, start_th, method))
     hist.append((s_of(start_th), y0, T))
     out = {}
@@ -342,9 +356,9 @@ def continue_cycles(make_field, nf_start, theta_c, targets, method, *, max_halvi
     for i in order:
         th_target, text = targets[i]
         if th_target <= cur and (th_target == cur or abs(th_target - cur) < 1e-14 * cur):
+            path[-1].theta_text = text
             out[i] = path[-1]
             continue
-            # below the first cycle: shoot from the normal-form start directly
         if max_ds is None:
             max_ds = max(hist[0][0], 0.05 * np.sqrt(theta_c))
         tried = []
@@ -467,8 +481,10 @@ def limit_cycle(
                 f"theta = {text} is not above theta_c = {th_c:.12g}: the equilibrium is "
                 "stable there and there is no cycle (the bifurcation is supercritical)"
             )
-    start = _normal_form_start(nf, make, th_c, min(v for v, _ in targets), start_fraction)
-    pts, path = continue_cycles(make, start, th_c, targets, method)
+    th_min = min(v for v, _ in targets)
+    start = _normal_form_start(nf, make, th_c, th_min, start_fraction)
+    direct = None if model is not None else _harmonic_balance_start(nf, make, th_c, th_min)
+    pts, path = continue_cycles(make, start, th_c, targets, method, direct=direct)
     if single:
         return pts[0]
     return CycleFamily(Lkey, th_c, pts, path, nf)
@@ -488,3 +504,17 @@ def _normal_form_start(nf, make, th_c, th_min, frac):
     amp = float(nf.amplitude_coefficient) * np.sqrt(th - th_c)
     y0 = fld.equilibrium + amp * np.imag(q)
     return th, y0, 2 * np.pi / float(nf.omega)
+
+
+def _harmonic_balance_start(nf, make, th_c, theta):
+    """``(theta, y0, T)`` at ``theta`` itself: the critical eigenvector scaled to the
+    harmonic-balance amplitude (:func:`.normal_form.describing_function_amplitude`, which
+    holds from theta_c to the relay limit), period ``2 pi / omega_c``."""
+    from .normal_form import describing_function_amplitude
+
+    fld = make(th_c)
+    ev, V = np.linalg.eig(fld.jac(fld.equilibrium))
+    k = int(np.argmin(np.abs(ev - 1j * float(nf.omega))))
+    q = V[:, k] / (fld.weights @ V[:, k])
+    amp = float(describing_function_amplitude([theta], th_c)[0])
+    return theta, fld.equilibrium + amp * np.imag(q), 2 * np.pi / float(nf.omega)
