@@ -230,7 +230,7 @@ def _cycle(x, T, mu, lam, theta, D, steps, text=None) -> LimitCycle:
 
 def dde_limit_cycle(mu=1, lam=1, D=1, theta=10, *, max_modes: int = N_MAX):
     """The DDE's cycle at ``theta`` (a number), or a :class:`CycleFamily` (a list/range)."""
-    from .normal_form import normal_form
+    from .normal_form import describing_function_amplitude, normal_form
 
     nf = normal_form(INFINITE_L, mu, lam, D)
     m, lm, Dv = (float(as_positive_number(n, v)) for n, v in (("mu", mu), ("lam", lam), ("D", D)))
@@ -252,9 +252,22 @@ def dde_limit_cycle(mu=1, lam=1, D=1, theta=10, *, max_modes: int = N_MAX):
     phi = 2 * np.pi * np.arange(N_START) / N_START
     x0 = amp0 * np.sin(phi)
     sq = lambda th: np.sqrt(th - th_c)  # noqa: E731
-    x, T, k = collocate(m, lm, th0, Dv, x0, T0, max_modes=max_modes)
-    hist = [(sq(th0), x, T)]
-    path = [_cycle(x, T, m, lm, th0, Dv, k)]
+    # first: straight at the smallest target from the harmonic-balance amplitude; if Newton
+    # fails there, march from the normal-form cycle just above theta_c
+    th1 = min(v for v, _ in targets)
+    a1 = float(describing_function_amplitude([th1], th_c)[0])
+    try:
+        x, T, k = collocate(m, lm, th1, Dv, a1 * np.sin(phi), T0, max_modes=max_modes)
+        hist = [(sq(th1), x, T)]
+    except ResolutionError as exc:
+        raise ShootingError(
+            f"DDE collocation stopped at theta = {th1:g} (Newton from the harmonic-balance "
+            f"start converged, then the resolution check failed): {exc}"
+        ) from None
+    except ShootingError:
+        x, T, k = collocate(m, lm, th0, Dv, x0, T0, max_modes=max_modes)
+        hist = [(sq(th0), x, T)]
+    path = []
     out = {}
     ds = max(sq(th0), 0.05 * np.sqrt(th_c))
     for i in sorted(range(len(targets)), key=lambda i: targets[i][0]):
