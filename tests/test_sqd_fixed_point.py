@@ -48,7 +48,7 @@ def test_newton_vs_long_integration(svc):
 @pytest.mark.parametrize("svc", [ERL2, H2, COX], ids=["erlang2", "hyperexp", "coxian"])
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_little_law_and_tail_bound(svc, d):
-    fp = fixed_point(d, "0.85", svc, dps=25)
+    fp = fixed_point(d, "0.85", svc, dps=25, method="newton")
     with mpmath.workdps(30):
         assert abs(fp.tail[0] - mpmath.mpf("0.85")) < mpmath.mpf(10) ** -22
     b = tail_bound(svc, d, "0.85", fp.truncation)
@@ -184,7 +184,7 @@ def test_d1_newton_with_proved_truncation_matches_matrix_geometric(lam):
     """lam r_max >= 1 for this H2 (r_max = 40/19): the Little recursion does not decay, the
     certificate gives K; Newton's tails agree with the exact matrix-geometric tails."""
     assert float(sp_rational(lam)) * max(float(v) for v in residual_means(H2)) >= 1
-    fp = fixed_point(1, lam, H2, dps=20)
+    fp = fixed_point(1, lam, H2, dps=20, method="newton")
     cert = geometric_certificate(H2, lam, dps=20)
     assert fp.method == "newton" and fp.truncation == cert.levels - 1
     assert fp.truncation == truncation_level(H2, 1, sp_rational(lam), 20)
@@ -197,3 +197,28 @@ def sp_rational(text):
     import sympy as sp
 
     return sp.Rational(text)
+
+
+def test_d1_matrix_geometric_path_near_saturation():
+    """d = 1, phase-type service: the exact matrix-geometric law needs no truncation, so it
+    also answers where a proved truncation would need thousands of levels (lam = 0.95, H2);
+    it agrees with Newton on the truncated system and with Pollaczek-Khinchine."""
+    import sympy as sp
+
+    from symdelay.models.phase_type import PhaseType
+    from symdelay.sqd.fixed_point import fixed_point
+
+    svc = PhaseType.hyperexp(["1/10", "9/10"], ["1/5", "9/5"])
+    for lam in ("9/10", "19/20"):
+        fp = fixed_point(1, lam, svc, dps=20)
+        assert fp.method.startswith("matrix-geometric")
+        l = sp.Rational(lam)
+        m2 = 2 * (svc.alpha * svc.S.inv() ** 2 * sp.ones(2, 1))[0]
+        rho = l * svc.mean
+        pk = rho + l**2 * m2 / (2 * (1 - rho))
+        assert abs(float(fp.mean_queue) / float(pk) - 1) < 1e-15
+    newton = fixed_point(1, "9/10", svc, dps=15, method="newton")
+    exact = fixed_point(1, "9/10", svc, dps=15)
+    assert abs(float(newton.mean_queue) / float(exact.mean_queue) - 1) < 1e-12
+    for a, b in zip(newton.tail[:50], exact.tail[:50], strict=False):
+        assert abs(float(a) - float(b)) < 1e-13

@@ -529,7 +529,8 @@ def fixed_point(d=2, lam="0.9", service: PhaseType | None = None, *, dps=15, met
     """The SQ(d) mean-field fixed point to ``dps`` digits.
 
     ``service``: a :class:`PhaseType` (default Exp(1)); ``method``: ``auto`` (closed form
-    for exponential service, Newton otherwise), ``newton`` or ``closed``.
+    for exponential service, the exact matrix-geometric law for d = 1, Newton otherwise),
+    ``newton`` or ``closed``.
     """
     d = as_d(d)
     dps = as_dps(dps)
@@ -545,6 +546,8 @@ def fixed_point(d=2, lam="0.9", service: PhaseType | None = None, *, dps=15, met
         raise SymdelayInputError(f"method must be auto, newton or closed, got '{method}'")
     if method == "closed" and not is_exp:
         raise SymdelayInputError("the closed form holds for exponential service only")
+    if d == 1 and not is_exp and method != "newton":
+        return _matrix_geometric(service, lamv, dps)
     K = truncation_level(service, d, lamv, dps)  # proved for every d (module text)
     closed = _closed_form(d, sp.Symbol("lam")) if is_exp else None
     with mpmath.workdps(dps + 10):
@@ -567,3 +570,33 @@ def fixed_point(d=2, lam="0.9", service: PhaseType | None = None, *, dps=15, met
             tail = [+v for v in tail]
             EQ, ET = +EQ, +ET
     return FixedPoint(d, lamv, service, tail, EQ, ET, closed, K, dps, used, err, x, u)
+
+
+#: Levels of the tail listed by the exact d = 1 path (the mean needs no truncation).
+GEOMETRIC_LEVELS = 400
+
+
+def _matrix_geometric(service: PhaseType, lamv, dps: int) -> FixedPoint:
+    """d = 1 with phase-type service: each queue is M/PH/1, whose law is matrix-geometric.
+    ``s_k = (1 - rho) alpha R^k (I - R)^{-1} 1`` and the mean queue
+    ``(1 - rho) alpha R (I - R)^{-2} 1`` are exact rationals (no truncation); the tail is
+    listed up to the level where the proved bound falls below ``10^-(dps+3)`` (at most
+    :data:`GEOMETRIC_LEVELS`)."""
+    cert = geometric_certificate(service, lamv, dps)
+    m = cert.R.shape[0]
+    rho = lamv * _rational(service.mean)
+    alpha = sp.Matrix([[_rational(v) for v in service.alpha]])
+    inv = (sp.eye(m) - cert.R).inv()
+    eq = (1 - rho) * (alpha * cert.R * inv * inv * sp.ones(m, 1))[0]
+    levels = min(cert.levels, GEOMETRIC_LEVELS)
+    with mpmath.workdps(dps + 10):
+        tail = cert.exact_tail(levels, service, lamv, dps + 10)
+        EQ = mpmath.mpf(eq.p) / eq.q
+        ET = EQ / (mpmath.mpf(lamv.p) / lamv.q)
+        with mpmath.workdps(dps):
+            tail = [+v for v in tail]
+            EQ, ET = +EQ, +ET
+    return FixedPoint(
+        1, lamv, service, tail, EQ, ET, None, levels, dps,
+        "matrix-geometric (exact, d = 1)", mpmath.mpf(0), [], [],
+    )  # fmt: skip
