@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mpmath
 
+from ...errors import SymdelayInputError
 from ...sqd import fit, fixed_point, parse_service_dist, rightmost_eigenvalue
 from ...sqd.delayed import delayed_fixed_point
 from ...sqd.service import exponential, service_from_options
@@ -107,12 +108,19 @@ def _fits(ctx):
     }
     if ctx.quick:
         cases = {"Weibull(0.5)": ("weibull:shape=0.5", (1, 2))}
-    rows, sims, lines = {}, {}, []
+    rows, sims, lines, skipped = {}, {}, [], []
     for name, (text, orders) in cases.items():
         dist = parse_service_dist(text)
-        rows[name] = [
-            (n, float(fixed_point(d, lam, fit(dist, n), dps=12).mean_sojourn)) for n in orders
-        ]
+        rows[name] = []
+        for n in orders:
+            try:
+                fp = fixed_point(d, lam, fit(dist, n), dps=12)
+            except SymdelayInputError:
+                # the proved truncation of this fit is beyond reach (a slow phase with a
+                # huge mean residual time makes the tail bound decay only like 1/k)
+                skipped.append(f"{name} of order {n}")
+                continue
+            rows[name].append((n, float(fp.mean_sojourn)))
         r = simulate(1000, d, lam, dist, T=T, seed=7)
         sims[name] = r.ci95
         lines.append(
@@ -130,7 +138,18 @@ def _fits(ctx):
         "\\begin{center}\\includegraphics[width=0.75\\textwidth]{figures/sqd_fits.pdf}"
         "\\end{center}\n"
         "{\\small\\begin{tabular}{lll}\n\\toprule service & fits (increasing order) & "
-        "simulation \\\\ \\midrule\n" + "\n".join(lines) + "\n\\bottomrule\\end{tabular}}\n\n"
+        "simulation \\\\ \\midrule\n"
+        + "\n".join(lines)
+        + "\n\\bottomrule\\end{tabular}}\n\n"
+        + (
+            "Not computed: "
+            + ", ".join(skipped)
+            + " — the fit has a slow phase whose mean residual time makes the proved tail "
+            "bound need more than 2000 levels, so no fixed point with a proved truncation is "
+            "given for it.\n\n"
+            if skipped
+            else ""
+        )
     )
 
 
