@@ -11,7 +11,8 @@ import sympy as sp
 
 from ...sqd.meanfield import exponential_fixed_point, exponential_reduction, sqd_model
 from ...sqd.service import service_from_options
-from ..latex import Equation, display, document, escape, tex
+from ..latex import display, document, escape, tex
+from ..model_tex import long_lines
 
 __all__ = ["FILENAME", "build", "derivation_body"]
 
@@ -39,7 +40,8 @@ def derivation_body() -> str:
             for s, c in zip(m.states, t.change)
             if c
         )
-        rows.append(f"{escape(t.name)} & {change} & ${tex(t.rate, names)}$ \\\\")
+        name = escape(t.name).replace("-\\textgreater{}", "$\\to$")
+        rows.append(f"{name} & {change} & ${tex(t.rate, names)}$ \\\\")
     D1 = exponential_reduction(2, 5)
     D2 = exponential_fixed_point()
     return (
@@ -62,9 +64,11 @@ def derivation_body() -> str:
         "Its fluid drift (SymPy, $\\dot x = \\sum_\\nu \\nu\\,\\beta_\\nu(x)$), first two "
         "states:\n"
         + "".join(
-            display(
-                Equation(sp.Symbol("xdot"), f), {**names, sp.Symbol("xdot"): f"\\dot{{{names[x]}}}"}
-            )
+            "\\begin{align*}\n\\dot{"
+            + names[x]
+            + "} &= "
+            + long_lines(sp.expand(f), names, 6)
+            + "\n\\end{align*}\n"
             for x, f in list(zip(m.states, m.drift))[:2]
         )
         + "In the phase-wise tails $u_{k,j} = \\sum_{n\\ge k} x_{n,j}$ the system is block "
