@@ -270,7 +270,7 @@ def _convergence(ctx):
         "estimator, Student $t$ on $R-2$ degrees of freedom); $s_1$ without control. "
         "Fluctuations: standard deviation of the instantaneous $s_k(t)$ over 100 "
         "boundaries per run, CI from the spread between replications. 95\\% half-widths.\n\n"
-        "{\\footnotesize\\begin{tabular}{rllllllrrr}\n\\toprule $N$ & $R \\times T$ & "
+        "\\noindent\\resizebox{\\textwidth}{!}{\\begin{tabular}{rllllllrrr}\n\\toprule $N$ & $R \\times T$ & "
         "bias $E[T]$ & $N\\cdot$bias & bias $s_1$ & bias $s_2$ & bias $s_3$ & "
         "\\multicolumn{3}{c}{$\\sqrt N\\,\\mathrm{sd}(s_k(t))$, $k=1,2,3$} \\\\ \\midrule\n"
         + convergence_table(res)
