@@ -29,7 +29,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import linalg, optimize
 
 from ..display import JsonRecord
 from ..errors import SymdelayInputError
@@ -144,6 +143,8 @@ def decay_rate(p: Rates, kappa) -> float:
 
 def lna_variance(p: Rates, kappa) -> float:
     """``Var(Q1 - Q2)/eta`` in the linear-noise approximation (``inf`` if unstable)."""
+    from scipy import linalg  # lazily: keeps ``import symdelay`` light
+
     J = difference_jacobian_numeric(p, kappa)
     if np.max(np.linalg.eigvals(J).real) >= 0:
         return math.inf
@@ -161,6 +162,8 @@ def _initial(p: Rates, x0) -> np.ndarray:
 
 def _last_exit(f, t0, t1, band, step) -> float:
     """Last t in [t0, t1] with |f(t)| >= band (t0 if none), by a scan and bisection."""
+    from scipy import optimize
+
     ts = np.arange(t0, t1 + step, step)
     vals = np.abs(f(ts)) - band
     idx = np.nonzero(vals >= 0)[0]
@@ -357,6 +360,8 @@ def optimize_weights(
     tolerance criterion's band and initial imbalance. ``pattern``: observe only some phases
     (weights ``kappa * pattern``, see :func:`symdelay.inflight.curve.observation_pattern`).
     """
+    from scipy import optimize
+
     if criterion not in CRITERIA:
         raise SymdelayInputError(
             f"unknown criterion '{criterion}': use one of {', '.join(CRITERIA)}"
