@@ -28,14 +28,13 @@ import ctypes
 import hashlib
 import math
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
 import numpy as np
+
+from .._cbuild import cache_dir, compile_library
 
 __all__ = [
     "C_SOURCE",
@@ -327,28 +326,11 @@ def run_python(
     return status
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("SYMDELAY_CACHE_DIR")
-    if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return Path(xdg if xdg else Path.home() / ".cache") / "symdelay"
+_cache_dir = cache_dir
 
 
 def _compile(target: Path) -> None:
-    cc = os.environ.get("CC") or shutil.which("gcc") or shutil.which("cc")
-    if cc is None:
-        raise OSError("no C compiler found (gcc or cc)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        src = Path(tmp) / "sqdkernel.c"
-        src.write_text(C_SOURCE)
-        lib = Path(tmp) / target.name
-        cmd = [cc, "-O2", "-fPIC", "-shared", "-ffp-contract=off", "-o", str(lib), str(src), "-lm"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise OSError(f"compiling the SQ(d) kernel failed: {proc.stderr.strip()}")
-        os.replace(lib, target)  # atomic: concurrent first uses are safe
+    compile_library(C_SOURCE, target, "the SQ(d) kernel")
 
 
 def load_c_kernel():

@@ -35,10 +35,7 @@ import hashlib
 import math
 import numbers
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -50,6 +47,7 @@ import sympy as sp
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.pycode import PythonCodePrinter
 
+from .._cbuild import cache_dir, compile_library
 from ..display import JsonRecord
 from ..errors import SymdelayInputError, VerificationError
 from . import _kernel
@@ -776,20 +774,7 @@ _libs_lock = threading.Lock()
 
 
 def _compile_source(source: str, target) -> None:
-    cc = os.environ.get("CC") or shutil.which("gcc") or shutil.which("cc")
-    if cc is None:
-        raise OSError("no C compiler found (gcc or cc)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        src = os.path.join(tmp, "generated.c")
-        with open(src, "w") as fh:
-            fh.write(source)
-        lib = os.path.join(tmp, target.name)
-        cmd = [cc, "-O2", "-fPIC", "-shared", "-ffp-contract=off", "-o", lib, src, "-lm"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise OSError(f"compiling the generated kernel failed: {proc.stderr.strip()}")
-        os.replace(lib, target)  # atomic: concurrent first uses are safe
+    compile_library(source, target, "the generated kernel")
 
 
 def _load_shared(source: str):
@@ -800,7 +785,7 @@ def _load_shared(source: str):
         fn = None
         try:
             ext = ".dylib" if sys.platform == "darwin" else ".so"
-            target = _kernel._cache_dir() / f"generated-{digest}{ext}"
+            target = cache_dir() / f"generated-{digest}{ext}"
             if not target.exists():
                 _compile_source(source, target)
             lib = ctypes.CDLL(str(target))
