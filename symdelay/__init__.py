@@ -1,7 +1,7 @@
 """symdelay: symbolic and high-precision analysis of load balancing with action delay."""
 
-from . import charpoly
-from .charpoly import (
+from symdelay import charpoly
+from symdelay.charpoly import (
     characteristic_polynomial,
     delayed_information_equation,
     derive_characteristic_equation,
@@ -12,21 +12,21 @@ from .charpoly import (
     verify_difference_determinant,
     verify_full_factorisation,
 )
-from .claims import verify
-from .errors import CertificationError, SymdelayInputError, VerificationError
-from .hopf import critical_theta, instability_window, worst_delay
-from .hopf.generic import critical_parameter
-from .inflight import kappa_star, optimize_weights, unstable_theta
-from .model import Model, load_toml
-from .models import ActionDelayModel, build_model, builtin_models
-from .models.phase_type import PhaseType
-from .outputs.latex import tex
-from .parsing import parse_output
-from .roots import CertifiedRoot, RootSet, characteristic_roots
-from .roots.polynomial import polynomial_roots
-from .routh import routh_hurwitz
-from .stability import stability_conditions
-from .stochastic import fluid, fluid_limit_study, simulate, variance
+from symdelay.claims import verify
+from symdelay.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.hopf import critical_theta, instability_window, worst_delay
+from symdelay.hopf.generic import critical_parameter
+from symdelay.inflight import kappa_star, optimize_weights, unstable_theta
+from symdelay.model import Model, load_toml
+from symdelay.models import ActionDelayModel, build_model, builtin_models
+from symdelay.models.phase_type import PhaseType
+from symdelay.outputs.latex import tex
+from symdelay.parsing import parse_output
+from symdelay.roots import CertifiedRoot, RootSet, characteristic_roots
+from symdelay.roots.polynomial import polynomial_roots
+from symdelay.routh import routh_hurwitz
+from symdelay.stability import stability_conditions
+from symdelay.stochastic import fluid, fluid_limit_study, simulate, variance
 
 __all__ = [
     "ActionDelayModel",

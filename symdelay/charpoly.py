@@ -23,13 +23,13 @@ from functools import cache
 
 import sympy as sp
 
-from .derivation import Derivation, require_equal, require_zero
-from .display import JsonRecord
-from .errors import SymdelayInputError, VerificationError
-from .linearize import structured_difference_jacobian
-from .model.dispatch import accepts_model
-from .params import as_L, as_parameter
-from .symbols import D, L, gamma, lam, mu, positive_versions, r, theta
+from symdelay.derivation import Derivation, require_equal, require_zero
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.linearize import structured_difference_jacobian
+from symdelay.model.dispatch import accepts_model
+from symdelay.params import as_L, as_parameter
+from symdelay.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 
 __all__ = [
     "characteristic_polynomial",
@@ -216,7 +216,7 @@ def verify_difference_determinant(n: int, method: str = "berkowitz") -> Determin
     independently of the structured matrix used in the general derivation; the two matrices
     are compared too.
     """
-    from .models import ActionDelayModel
+    from symdelay.models import ActionDelayModel
 
     n = as_L(n, allow_symbol=False)
     t0 = time.perf_counter()
@@ -249,7 +249,7 @@ def verify_full_factorisation(n: int) -> FullCheck:
 
     The sum-mode factor is itself computed from the sum Jacobian and factored by SymPy.
     """
-    from .models import ActionDelayModel
+    from symdelay.models import ActionDelayModel
 
     n = as_L(n, allow_symbol=False)
     t0 = time.perf_counter()

@@ -58,17 +58,17 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .errors import CertificationError, SymdelayInputError, VerificationError
-from .outputs.latex import tex
-from .params import INFINITE_L, as_L_or_inf
-from .parsing import parse_relational
-from .stability import (
+from symdelay.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.outputs.latex import tex
+from symdelay.params import INFINITE_L, as_L_or_inf
+from symdelay.parsing import parse_relational
+from symdelay.stability import (
     _in_k,
     is_oscillatory_at,
     oscillation_threshold,
     stability_conditions,
 )
-from .symbols import D, gamma, lam, mu, theta
+from symdelay.symbols import D, gamma, lam, mu, theta
 
 __all__ = ["ClaimResult", "verify", "CLAIM_SYMBOLS", "MAX_L", "SEARCH_RANGES"]
 
@@ -254,7 +254,7 @@ def _dde_roots(m, x, lm, th):
     k = lm * th
     if k == 0 or abs(k) * x > _ROOTS_MAX_KD or abs(k) / m > _ROOTS_MAX_K:
         return None
-    from .roots import characteristic_roots
+    from symdelay.roots import characteristic_roots
 
     try:
         return characteristic_roots("inf", m, lm, th, x, dps=30, rightmost=1, branches=(-1, 1))
@@ -277,9 +277,9 @@ def _stable_exact(space: _Space, m, x, k, lm, th):
         form = _dde_stable_form(m, x, k)
         res = _dde_roots(m, x, lm, th)
         return _agree(None if res is None else res.unstable_count == 0, form, "stability", m, x, k)
-    from .routh import routh_hurwitz
-    from .stability import _poly_at
-    from .symbols import r
+    from symdelay.routh import routh_hurwitz
+    from symdelay.stability import _poly_at
+    from symdelay.symbols import r
 
     res = routh_hurwitz(_poly_at(space.L, m, x, k).as_expr(), r)
     if res.rhp_count > 0:
@@ -380,7 +380,7 @@ def _claim_margins(space, cond, m, x, lm, th):
 
 def _kappa(space: _Space, s):
     """k_c/mu as a function of the scale s (gamma/mu, or mu*D for L = inf); floats."""
-    from .hopf import critical_curve_float
+    from symdelay.hopf import critical_curve_float
 
     s = np.asarray(s, dtype=float)
     if not space.infinite and space.L == 1:
@@ -733,7 +733,7 @@ def _kappa_always(L, hopf_k, phi, above: bool, strict: bool):
 def _kappa_min_lower(L):
     """A rational c < min over g of k_c(1, g) = lam theta*/mu (the worst delay, a global
     minimum along the Hopf branch: :func:`symdelay.hopf.worst_delay_closed_form`)."""
-    from .hopf import worst_delay_closed_form
+    from symdelay.hopf import worst_delay_closed_form
 
     th = worst_delay_closed_form(L)[2].subs({mu: 1, lam: 1})
     c = sp.Rational(str(sp.N(th, 40))) * (1 - sp.Rational(1, 10**25))
@@ -1367,9 +1367,9 @@ def _hopf_points(L: int):
     """
     if L < 2:
         return
-    from .routh import routh_hurwitz
-    from .stability import _poly_at
-    from .symbols import r
+    from symdelay.routh import routh_hurwitz
+    from symdelay.stability import _poly_at
+    from symdelay.symbols import r
 
     w = sp.Symbol("w", positive=True)
     for g in (sp.Rational(1, 4), sp.Integer(1), sp.Integer(4)):

@@ -12,15 +12,15 @@ import importlib
 import os
 import sys
 
-from .errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.errors import CertificationError, SymdelayInputError, VerificationError
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
 
 def _command_modules() -> tuple[str, ...]:
     """Every public module of ``symdelay.commands`` (each one sub-command)."""
-    from . import commands
-    from ._discovery import public_module_names
+    from symdelay import commands
+    from symdelay._discovery import public_module_names
 
     return public_module_names(commands)
 
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="symdelay",
         description="Symbolic and high-precision analysis of load balancing with action delay.",
     )
-    from . import __version__
+    from symdelay import __version__
 
     parser.add_argument("--version", action="version", version=f"symdelay {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from .errors import VerificationError
+from symdelay.errors import VerificationError
 
 __all__ = ["Step", "Derivation", "require_zero", "require_equal"]
 

@@ -13,7 +13,7 @@ the mixin gives ``_repr_latex_`` for Jupyter, printed with symdelay's names.
 
 from __future__ import annotations
 
-from .outputs.latex import tex
+from symdelay.outputs.latex import tex
 
 __all__ = ["LatexDisplay", "JsonRecord", "jsonable", "tex"]
 

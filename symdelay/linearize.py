@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .symbols import L, gamma, lam, mu, theta
+from symdelay.symbols import L, gamma, lam, mu, theta
 
 __all__ = [
     "jacobian_at",

@@ -23,9 +23,9 @@ from fractions import Fraction
 
 import sympy as sp
 
-from .errors import SymdelayInputError
-from .parsing import parse_expression
-from .symbols import SYMBOLS
+from symdelay.errors import SymdelayInputError
+from symdelay.parsing import parse_expression
+from symdelay.symbols import SYMBOLS
 
 __all__ = [
     "as_parameter",

@@ -39,8 +39,8 @@ from fractions import Fraction
 
 import sympy as sp
 
-from .errors import SymdelayInputError
-from .symbols import SYMBOLS
+from symdelay.errors import SymdelayInputError
+from symdelay.symbols import SYMBOLS
 
 __all__ = ["parse_expression", "parse_relational", "parse_output", "ALLOWED_FUNCTIONS"]
 

@@ -57,9 +57,9 @@ from functools import cached_property
 import flint
 import sympy as sp
 
-from .errors import SymdelayInputError
-from .outputs.latex import tex
-from .parsing import parse_expression
+from symdelay.errors import SymdelayInputError
+from symdelay.outputs.latex import tex
+from symdelay.parsing import parse_expression
 
 __all__ = ["RouthResult", "routh_hurwitz", "hurwitz_matrix", "EPSILON"]
 

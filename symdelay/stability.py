@@ -38,13 +38,13 @@ from functools import cache
 import mpmath
 import sympy as sp
 
-from .charpoly import characteristic_polynomial, special_case
-from .errors import SymdelayInputError, VerificationError
-from .model.dispatch import accepts_model
-from .outputs.latex import tex
-from .params import as_dps, as_L, as_parameter
-from .routh import RouthResult, routh_hurwitz
-from .symbols import D, gamma, lam, mu, r, theta
+from symdelay.charpoly import characteristic_polynomial, special_case
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.model.dispatch import accepts_model
+from symdelay.outputs.latex import tex
+from symdelay.params import as_dps, as_L, as_parameter
+from symdelay.routh import RouthResult, routh_hurwitz
+from symdelay.symbols import D, gamma, lam, mu, r, theta
 
 __all__ = [
     "StabilityResult",
@@ -233,7 +233,7 @@ def oscillation_threshold(L):
     >>> oscillation_threshold("inf")
     exp(-D*mu - 1)/D
     """
-    from .params import is_infinite_L
+    from symdelay.params import is_infinite_L
 
     if is_infinite_L(L):
         G = (r + mu) * sp.exp(r * D)

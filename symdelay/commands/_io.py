@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SymdelayInputError
+from symdelay.errors import SymdelayInputError
 
 __all__ = [
     "add_rate_arguments",
@@ -99,6 +99,6 @@ def write_csv(path: str, comments: list[str], header: list[str], rows, fmt) -> N
 
 def command_line(name: str, parameters: dict) -> str:
     """The parameters as JSON on one line, for the comment lines of a CSV file."""
-    from .. import __version__
+    from symdelay import __version__
 
     return f"symdelay {__version__} {name}; parameters: " + json.dumps(parameters)

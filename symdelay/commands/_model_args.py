@@ -6,7 +6,7 @@ by :func:`model_from_args` from the options below, checked once, at the door.
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
+from symdelay.errors import SymdelayInputError
 
 __all__ = ["add_model_arguments", "model_from_args", "delay_from_args", "parse_settings"]
 
@@ -92,7 +92,7 @@ def _int(name, value):
 
 def delay_from_args(args):
     """The :class:`PhaseType` the options describe."""
-    from ..models.phase_type import PhaseType
+    from symdelay.models.phase_type import PhaseType
 
     kind = args.delay or "erlang"
     need = {
@@ -117,8 +117,8 @@ def delay_from_args(args):
 
 def model_from_args(args):
     """The :class:`~symdelay.model.Model` the options name (``None`` values stay symbolic)."""
-    from ..model import load_toml
-    from ..models import build_model
+    from symdelay.model import load_toml
+    from symdelay.models import build_model
 
     if args.model_file and args.model:
         raise SymdelayInputError("give --model or --model-file, not both")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SymdelayInputError
-from ._common import emit, emit_json
-from ._model_args import model_from_args
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import model_from_args
+from symdelay.errors import SymdelayInputError
 
 __all__ = [
     "wants_model",
@@ -35,7 +35,7 @@ def wants_model(args) -> bool:
 
 
 def _transition_model(args):
-    from ..model import Model
+    from symdelay.model import Model
 
     model = model_from_args(args)
     if not isinstance(model, Model):
@@ -76,7 +76,7 @@ def run_stability(args) -> int:
 
 
 def _initial(args, model):
-    from ._io import parse_initial
+    from symdelay.commands._io import parse_initial
 
     values = parse_initial(getattr(args, "initial", None))
     if values is not None and len(values) != len(model.states):
@@ -88,14 +88,14 @@ def _initial(args, model):
 
 
 def _write_table(args, name, parameters, header, rows) -> None:
-    from ._io import command_line, write_csv
+    from symdelay.commands._io import command_line, write_csv
 
     write_csv(args.csv, [command_line(name, parameters)], header, rows, "%.17g")
 
 
 def run_fluid(args) -> int:
-    from ..model.analysis import model_fluid
-    from ._io import check_output_choice, check_output_file
+    from symdelay.commands._io import check_output_choice, check_output_file
+    from symdelay.model.analysis import model_fluid
 
     check_output_choice(args)
     if args.csv:
@@ -127,8 +127,8 @@ LIMIT_SECONDS = 1000.0
 
 def _check_size(args, model, reps: int) -> None:
     """Refuse, before starting, a run expected to take longer than LIMIT_SECONDS."""
-    from ..model.analysis import require_values
-    from ..stochastic._inputs import check_eta
+    from symdelay.model.analysis import require_values
+    from symdelay.stochastic._inputs import check_eta
 
     require_values(model, "simulation")
     eta = check_eta(args.eta)
@@ -145,8 +145,8 @@ def _check_size(args, model, reps: int) -> None:
 
 
 def run_simulate(args) -> int:
-    from ..model.stochastic import model_simulate
-    from ._io import check_output_choice, check_output_file
+    from symdelay.commands._io import check_output_choice, check_output_file
+    from symdelay.model.stochastic import model_simulate
 
     check_output_choice(args)
     if args.csv:
@@ -193,8 +193,8 @@ def run_simulate(args) -> int:
 def run_variance(args) -> int:
     import mpmath
 
-    from ..model.stochastic import difference_weights, model_variance
-    from ..params import as_dps
+    from symdelay.model.stochastic import difference_weights, model_variance
+    from symdelay.params import as_dps
 
     dps = as_dps(args.dps)
     model = _transition_model(args)
@@ -231,9 +231,9 @@ def run_variance(args) -> int:
 def run_derive(args) -> int:
     from pathlib import Path
 
-    from ..outputs.model_tex import model_document
-    from ..outputs.pdf import compile_pdf
-    from ..outputs.report import prepare_output_dir
+    from symdelay.outputs.model_tex import model_document
+    from symdelay.outputs.pdf import compile_pdf
+    from symdelay.outputs.report import prepare_output_dir
 
     model = _transition_model(args)
     prepare_output_dir(args.out)
@@ -262,9 +262,9 @@ def run_derive(args) -> int:
 
 def run_critical(args, D_items) -> int:
     """theta_c (the generic Hopf crossing) at each mean delay, in the founding keys."""
-    from ..hopf.curve import format_number
-    from ..model.critical import model_critical
-    from ..params import as_dps
+    from symdelay.hopf.curve import format_number
+    from symdelay.model.critical import model_critical
+    from symdelay.params import as_dps
 
     dps = as_dps(args.dps)
     points = []
@@ -296,8 +296,8 @@ def run_critical(args, D_items) -> int:
 
 
 def run_roots(args) -> int:
-    from ..model.analysis import model_roots
-    from ..params import as_dps
+    from symdelay.model.analysis import model_roots
+    from symdelay.params import as_dps
 
     model = _transition_model(args)
     res = model_roots(model, dps=as_dps(args.dps))

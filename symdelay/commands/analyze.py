@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import SymdelayInputError
-from ._common import emit, emit_json
-from ._model_args import add_model_arguments, model_from_args
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import add_model_arguments, model_from_args
+from symdelay.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
 
@@ -34,7 +34,7 @@ def run(args) -> int:
         args.model_file = args.file
     model = model_from_args(args)
     record = model.to_json()
-    from ..model import Model
+    from symdelay.model import Model
 
     if not isinstance(model, Model):  # a delay-differential model: no transition table
         if args.tex:
@@ -51,7 +51,7 @@ def run(args) -> int:
             )
         return 0
     if args.tex:
-        from ..outputs.model_tex import model_document
+        from symdelay.outputs.model_tex import model_document
 
         path = Path(args.tex)
         try:

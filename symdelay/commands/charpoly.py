@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..charpoly import characteristic_polynomial, infinite_L_limit
-from ..errors import SymdelayInputError
-from ..outputs.latex import tex
-from ..params import as_L_or_inf, as_parameter
-from ..symbols import SYMBOLS
-from ._common import emit, emit_json
-from ._model_args import add_model_arguments, model_from_args
+from symdelay.charpoly import characteristic_polynomial, infinite_L_limit
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import add_model_arguments, model_from_args
+from symdelay.errors import SymdelayInputError
+from symdelay.outputs.latex import tex
+from symdelay.params import as_L_or_inf, as_parameter
+from symdelay.symbols import SYMBOLS
 
 __all__ = ["register", "run", "charpoly_record", "model_charpoly_record"]
 

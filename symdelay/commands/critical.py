@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
-from ..hopf import critical_theta, format_exact
-from ..params import as_dps, as_L_or_inf
-from ._common import emit, emit_json
-from ._model_args import add_model_arguments
-from ._model_run import run_critical, wants_model
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import add_model_arguments
+from symdelay.commands._model_run import run_critical, wants_model
+from symdelay.errors import SymdelayInputError
+from symdelay.hopf import critical_theta, format_exact
+from symdelay.params import as_dps, as_L_or_inf
 
 __all__ = ["register", "run", "parse_D_list"]
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import SymdelayInputError
-from ..outputs.documents_registry import write_concrete, write_documents
-from ..outputs.report import prepare_output_dir
-from ..params import as_L
-from ._common import emit
-from ._model_args import add_model_arguments
-from ._model_run import run_derive, wants_model
+from symdelay.commands._common import emit
+from symdelay.commands._model_args import add_model_arguments
+from symdelay.commands._model_run import run_derive, wants_model
+from symdelay.errors import SymdelayInputError
+from symdelay.outputs.documents_registry import write_concrete, write_documents
+from symdelay.outputs.report import prepare_output_dir
+from symdelay.params import as_L
 
 __all__ = ["register", "run"]
 

@@ -7,8 +7,8 @@ output) writes a ``#`` comment line with the parameters, then columns
 
 from __future__ import annotations
 
-from ._common import emit, emit_json
-from ._io import (
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._io import (
     add_rate_arguments,
     check_output_choice,
     check_output_file,
@@ -16,8 +16,8 @@ from ._io import (
     parse_initial,
     write_csv,
 )
-from ._model_args import add_model_arguments
-from ._model_run import run_fluid, wants_model
+from symdelay.commands._model_args import add_model_arguments
+from symdelay.commands._model_run import run_fluid, wants_model
 
 __all__ = ["register", "run"]
 
@@ -48,7 +48,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..stochastic.fluid import fluid
+    from symdelay.stochastic.fluid import fluid
 
     if wants_model(args):
         return run_fluid(args)

@@ -6,9 +6,9 @@ weights); see :mod:`symdelay.inflight`.
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
-from ..params import as_dps
-from ._common import emit, emit_json
+from symdelay.commands._common import emit, emit_json
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_dps
 
 __all__ = ["register"]
 
@@ -104,7 +104,7 @@ def register(subparsers) -> None:
 
 
 def _run_unstable(args) -> int:
-    from ..inflight.curve import unstable_theta
+    from symdelay.inflight.curve import unstable_theta
 
     res = unstable_theta(
         args.L,
@@ -130,7 +130,7 @@ def _run_unstable(args) -> int:
 
 
 def _run_kappa_star(args) -> int:
-    from ..inflight.curve import kappa_star
+    from symdelay.inflight.curve import kappa_star
 
     res = kappa_star(
         args.L, mu=args.mu, D=args.D, pattern=_pattern(args.pattern), dps=as_dps(args.dps)
@@ -150,7 +150,7 @@ def _run_kappa_star(args) -> int:
 
 
 def _run_optimize(args) -> int:
-    from ..inflight.criteria import optimize_weights
+    from symdelay.inflight.criteria import optimize_weights
 
     try:
         kappa_max = float(args.kappa_max)

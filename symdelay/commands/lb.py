@@ -6,7 +6,7 @@ Sub-commands: ``diffusion`` (Halfin–Whitt stationary values), ``simulate`` (ex
 
 from __future__ import annotations
 
-from ._common import emit, emit_json
+from symdelay.commands._common import emit, emit_json
 
 __all__ = ["register", "run"]
 
@@ -86,7 +86,7 @@ def register(subparsers) -> None:
 
 
 def _policy(args):
-    from ..lb.policy import LBPolicy
+    from symdelay.lb.policy import LBPolicy
 
     return LBPolicy.from_text(
         args.stations, xi=args.xi, xi_dist=args.xi_dist, c=getattr(args, "c", None),
@@ -95,7 +95,7 @@ def _policy(args):
 
 
 def _int(name, text) -> int:
-    from ..errors import SymdelayInputError
+    from symdelay.errors import SymdelayInputError
 
     try:
         v = int(str(text).strip())
@@ -105,7 +105,7 @@ def _int(name, text) -> int:
 
 
 def run_diffusion(args) -> int:
-    from ..lb.diffusion import diffusion
+    from symdelay.lb.diffusion import diffusion
 
     res = diffusion(_policy(args), args.beta, dps=args.dps)
     if args.json:
@@ -129,8 +129,8 @@ def run_diffusion(args) -> int:
 
 
 def run_simulate(args) -> int:
-    from ..lb.diffusion import arrival_rate
-    from ..lb.simulate import simulate
+    from symdelay.lb.diffusion import arrival_rate
+    from symdelay.lb.simulate import simulate
 
     pol = _policy(args)
     lam = args.lam if args.lam is not None else arrival_rate(pol, args.beta)
@@ -162,7 +162,7 @@ def run_simulate(args) -> int:
 
 
 def run_design(args) -> int:
-    from ..lb.design import design
+    from symdelay.lb.design import design
 
     res = design(
         _policy(args), args.beta, args.target, ratio=args.ratio, d_max=args.d_max, dps=args.dps
@@ -180,7 +180,7 @@ def run_design(args) -> int:
 
 
 def run_fluid(args) -> int:
-    from ..lb.fluid import fluid_equilibrium
+    from symdelay.lb.fluid import fluid_equilibrium
 
     res = fluid_equilibrium(_policy(args), args.lam)
     if args.json:

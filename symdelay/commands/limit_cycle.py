@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
-from ._common import emit, emit_json
-from ._model_args import add_model_arguments, model_from_args
-from ._model_run import wants_model
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import add_model_arguments, model_from_args
+from symdelay.commands._model_run import wants_model
+from symdelay.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
 
@@ -42,8 +42,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..nonlinear import limit_cycle
-    from ..nonlinear.cycles import CycleFamily
+    from symdelay.nonlinear import limit_cycle
+    from symdelay.nonlinear.cycles import CycleFamily
 
     if args.theta is None:
         raise SymdelayInputError("give --theta (a value above theta_c, a list or a range)")

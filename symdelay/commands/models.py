@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..models import builtin_models
-from ._common import emit, emit_json
+from symdelay.commands._common import emit, emit_json
+from symdelay.models import builtin_models
 
 __all__ = ["register", "run"]
 

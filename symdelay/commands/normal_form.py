@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
-from ..params import as_dps
-from ._common import emit, emit_json
-from ._model_args import add_model_arguments, model_from_args
-from ._model_run import wants_model
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import add_model_arguments, model_from_args
+from symdelay.commands._model_run import wants_model
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_dps
 
 __all__ = ["register", "run"]
 
@@ -34,7 +34,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..nonlinear import normal_form
+    from symdelay.nonlinear import normal_form
 
     dps = as_dps(args.dps)
     if wants_model(args):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import SymdelayInputError
-from ..outputs.report import prepare_output_dir, write_report
-from ._common import emit
+from symdelay.commands._common import emit
+from symdelay.errors import SymdelayInputError
+from symdelay.outputs.report import prepare_output_dir, write_report
 
 __all__ = ["register", "run"]
 

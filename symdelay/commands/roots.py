@@ -12,12 +12,12 @@ import sys
 
 import mpmath
 
-from ..errors import CertificationError, SymdelayInputError
-from ..params import as_L_or_inf
-from ..roots import characteristic_roots, parse_branches
-from ._common import emit, emit_json
-from ._model_args import add_model_arguments
-from ._model_run import run_roots, wants_model
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import add_model_arguments
+from symdelay.commands._model_run import run_roots, wants_model
+from symdelay.errors import CertificationError, SymdelayInputError
+from symdelay.params import as_L_or_inf
+from symdelay.roots import characteristic_roots, parse_branches
 
 __all__ = ["register", "run", "roots_record"]
 
@@ -37,7 +37,7 @@ def roots_record(args):
 
 
 def _positive_int(text):
-    from ..errors import SymdelayInputError
+    from symdelay.errors import SymdelayInputError
 
     try:
         value = int(str(text).strip())

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..routh import routh_hurwitz
-from ._common import emit, emit_json
+from symdelay.commands._common import emit, emit_json
+from symdelay.routh import routh_hurwitz
 
 __all__ = ["register", "run", "routh_record"]
 

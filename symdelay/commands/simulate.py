@@ -14,8 +14,8 @@ import sys
 
 import numpy as np
 
-from ._common import emit, emit_json
-from ._io import (
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._io import (
     add_rate_arguments,
     check_output_choice,
     check_output_file,
@@ -23,7 +23,7 @@ from ._io import (
     parse_initial,
     write_csv,
 )
-from ._model_args import add_model_arguments
+from symdelay.commands._model_args import add_model_arguments
 
 __all__ = [
     "register",
@@ -115,8 +115,8 @@ def _summary(res) -> str:
 
 
 def run(args) -> int:
-    from ..stochastic.simulate import simulate
-    from ._model_run import run_simulate, wants_model
+    from symdelay.commands._model_run import run_simulate, wants_model
+    from symdelay.stochastic.simulate import simulate
 
     if wants_model(args):
         return run_simulate(args)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
-from ._common import emit, emit_json
-from ._model_args import add_model_arguments, model_from_args
-from ._model_run import wants_model
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import add_model_arguments, model_from_args
+from symdelay.commands._model_run import wants_model
+from symdelay.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
 
@@ -54,7 +54,7 @@ def _grid(args):
 
 
 def run(args) -> int:
-    from ..nonlinear import spectrum
+    from symdelay.nonlinear import spectrum
 
     n, grid = _grid(args)
     if wants_model(args):

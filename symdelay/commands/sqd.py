@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
-from ..params import as_dps
-from ._common import emit, emit_json
+from symdelay.commands._common import emit, emit_json
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_dps
 
 __all__ = ["register", "run"]
 
@@ -86,7 +86,7 @@ def run(args) -> int:
 
 
 def _service(args):
-    from ..sqd.service import service_from_options
+    from symdelay.sqd.service import service_from_options
 
     return service_from_options(
         args.service,
@@ -100,12 +100,12 @@ def _service(args):
 
 
 def run_fixed_point(args) -> int:
-    from ..sqd import fixed_point, rightmost_eigenvalue
+    from symdelay.sqd import fixed_point, rightmost_eigenvalue
 
     fp = fixed_point(args.d, args.lam, _service(args), dps=as_dps(args.dps))
     rec = fp.to_json()
     if args.stability:
-        from ..sqd.fixed_point import fixed_point as fpn
+        from symdelay.sqd.fixed_point import fixed_point as fpn
 
         r = rightmost_eigenvalue(fpn(args.d, args.lam, fp.service, dps=fp.dps, method="newton"))
         rec["rightmost_eigenvalue"] = str(r.value)
@@ -129,8 +129,8 @@ def run_fixed_point(args) -> int:
 
 
 def run_simulate(args) -> int:
-    from ..sqd.service import parse_service_dist
-    from ..sqd.simulate import simulate
+    from symdelay.sqd.service import parse_service_dist
+    from symdelay.sqd.simulate import simulate
 
     service = (
         parse_service_dist(args.service_dist, args.mean) if args.service_dist else _service(args)
@@ -170,7 +170,7 @@ def run_simulate(args) -> int:
 
 
 def run_fluid(args) -> int:
-    from ..sqd.fluid import fluid
+    from symdelay.sqd.fluid import fluid
 
     start = args.start
     tr = fluid(

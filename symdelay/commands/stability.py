@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
-from ..params import as_L
-from ..stability import ASSUMPTIONS, stability_conditions
-from ._common import emit, emit_json
-from ._model_args import add_model_arguments
-from ._model_run import run_stability, wants_model
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import add_model_arguments
+from symdelay.commands._model_run import run_stability, wants_model
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_L
+from symdelay.stability import ASSUMPTIONS, stability_conditions
 
 __all__ = ["register", "run"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ..errors import SymdelayInputError
-from ._common import emit, emit_json
+from symdelay.commands._common import emit, emit_json
+from symdelay.errors import SymdelayInputError
 
 __all__ = ["register", "run_sweep", "run_status", "run_plot"]
 
@@ -98,9 +98,9 @@ def run_sweep(args) -> int:
     import sys
     import time
 
-    from ..sweep.runner import run
-    from ..sweep.spec import load_spec
-    from ..sweep.store import status
+    from symdelay.sweep.runner import run
+    from symdelay.sweep.spec import load_spec
+    from symdelay.sweep.store import status
 
     spec = load_spec(args.spec)
     batch = None
@@ -144,7 +144,7 @@ def run_sweep(args) -> int:
 
 
 def run_status(args) -> int:
-    from ..sweep.store import status
+    from symdelay.sweep.store import status
 
     st = status(args.results)
     if args.json:
@@ -176,7 +176,7 @@ def run_plot(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..sweep.plotting import plot_results
+    from symdelay.sweep.plotting import plot_results
 
     out = args.out or str(Path(args.results).with_suffix(".png"))
     ax = plot_results(args.results, x=args.x, y=args.y, z=args.z, where=_parse_where(args.where))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ._common import emit, emit_json
-from ._io import add_rate_arguments
-from ._model_args import add_model_arguments
-from ._model_run import run_variance, wants_model
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._io import add_rate_arguments
+from symdelay.commands._model_args import add_model_arguments
+from symdelay.commands._model_run import run_variance, wants_model
 
 __all__ = ["register", "run"]
 
@@ -31,7 +31,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..stochastic.variance import variance
+    from symdelay.stochastic.variance import variance
 
     if wants_model(args):
         return run_variance(args)

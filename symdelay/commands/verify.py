@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..claims import verify
-from ._common import emit, emit_json
-from ._model_args import add_model_arguments
-from ._model_run import refuse_specific
+from symdelay.claims import verify
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import add_model_arguments
+from symdelay.commands._model_run import refuse_specific
 
 __all__ = ["register", "run"]
 

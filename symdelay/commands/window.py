@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..hopf import instability_window
-from ..params import as_dps, as_L_or_inf
-from ._common import emit, emit_json
-from ._model_args import add_model_arguments
-from ._model_run import refuse_specific
+from symdelay.commands._common import emit, emit_json
+from symdelay.commands._model_args import add_model_arguments
+from symdelay.commands._model_run import refuse_specific
+from symdelay.hopf import instability_window
+from symdelay.params import as_dps, as_L_or_inf
 
 __all__ = ["register", "run"]
 

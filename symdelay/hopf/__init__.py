@@ -29,8 +29,7 @@ mpf('4.0')
 mpf('+inf')
 """
 
-from ..params import INFINITE_L, as_L_or_inf
-from .curve import (
+from symdelay.hopf.curve import (
     CriticalCurve,
     CriticalPoint,
     critical_curve_float,
@@ -38,7 +37,7 @@ from .curve import (
     format_exact,
     format_number,
 )
-from .derivation import (
+from symdelay.hopf.derivation import (
     DelayLimits,
     HopfConditions,
     HopfParametrisation,
@@ -49,15 +48,16 @@ from .derivation import (
     hopf_parametrisation,
     real_imaginary_parts,
 )
-from .generic import CriticalParameter, critical_parameter
-from .window import InstabilityWindow, instability_window
-from .worst import (
+from symdelay.hopf.generic import CriticalParameter, critical_parameter
+from symdelay.hopf.window import InstabilityWindow, instability_window
+from symdelay.hopf.worst import (
     WorstDelay,
     WorstDelayTrend,
     worst_delay,
     worst_delay_closed_form,
     worst_delay_trend,
 )
+from symdelay.params import INFINITE_L, as_L_or_inf
 
 __all__ = [
     "INFINITE_L",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from ..errors import SymdelayInputError
-from ..params import INFINITE_L
-from ..symbols import D, gamma, lam, mu, theta
+from symdelay.errors import SymdelayInputError
+from symdelay.params import INFINITE_L
+from symdelay.symbols import D, gamma, lam, mu, theta
 
 _MU, _LAM = mu, lam  # the symbols, for functions whose arguments are named mu, lam
 

@@ -33,15 +33,15 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError, VerificationError
-from ..model.dispatch import accepts_model
-from ..outputs.latex import tex
-from ..params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
-from ..stability import stability_conditions
-from ..symbols import D, gamma, mu
-from ._common import _P, GUARD, _Lkey, _to_mpf, omega
-from .derivation import hopf_conditions
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.hopf._common import _P, GUARD, _Lkey, _to_mpf, omega
+from symdelay.hopf.derivation import hopf_conditions
+from symdelay.model.dispatch import accepts_model
+from symdelay.outputs.latex import tex
+from symdelay.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
+from symdelay.stability import stability_conditions
+from symdelay.symbols import D, gamma, mu
 
 _NAMES = {"mu": _P[mu], "gamma": _P[gamma]}
 
@@ -250,7 +250,7 @@ class CriticalCurve:
         return Ds, th, om
 
     def _repr_html_(self) -> str:
-        from ..outputs.notebook import html_table
+        from symdelay.outputs.notebook import html_table
 
         rec = self.to_json()
         rows = [[p["D"], p["theta_c"], p["omega"] or "-"] for p in rec["points"]]
@@ -259,7 +259,7 @@ class CriticalCurve:
 
     def plot(self, ax=None):
         """``theta_c`` against ``D`` (unstable above the curve); returns the matplotlib Axes."""
-        from ..outputs.notebook import plot_critical_curve
+        from symdelay.outputs.notebook import plot_critical_curve
 
         Ds, th, _ = self.arrays()
         return plot_critical_curve(Ds, th, f"L = {_Lkey(self.L)}", ax)

@@ -7,12 +7,12 @@ from functools import cache
 
 import sympy as sp
 
-from ..charpoly import characteristic_polynomial, infinite_L_limit
-from ..display import JsonRecord
-from ..errors import SymdelayInputError, VerificationError
-from ..params import INFINITE_L, as_L, as_L_or_inf
-from ..symbols import D, gamma, lam, mu, r, theta
-from ._common import _P, _k, _Lpos, _plain, alpha, omega
+from symdelay.charpoly import characteristic_polynomial, infinite_L_limit
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.hopf._common import _P, _k, _Lpos, _plain, alpha, omega
+from symdelay.params import INFINITE_L, as_L, as_L_or_inf
+from symdelay.symbols import D, gamma, lam, mu, r, theta
 
 
 @dataclass(frozen=True)

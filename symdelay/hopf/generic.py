@@ -39,10 +39,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..errors import CertificationError, SymdelayInputError
-from ..params import as_dps
-from ..roots.certify import count_zeros, mpc_from_acb_mid, to_arb
-from .curve import format_number
+from symdelay.errors import CertificationError, SymdelayInputError
+from symdelay.hopf.curve import format_number
+from symdelay.params import as_dps
+from symdelay.roots.certify import count_zeros, mpc_from_acb_mid, to_arb
 
 __all__ = ["CriticalParameter", "critical_parameter"]
 
@@ -94,7 +94,7 @@ def _inputs(charfun, var, param):
     if isinstance(param, str):
         param = sp.Symbol(param)
     if isinstance(charfun, str):
-        from ..parsing import parse_expression
+        from symdelay.parsing import parse_expression
 
         charfun = parse_expression(charfun, variables=(str(var), str(param)))
     F = sp.sympify(charfun)
@@ -159,7 +159,7 @@ def _bits(dps):
 
 def _real_positive_roots(poly_p: sp.Poly, prec):
     """Positive real roots of an exact polynomial in one variable (Arb balls, ascending)."""
-    from ..roots.polynomial import _fmpq_poly, _fmpz_primitive
+    from symdelay.roots.polynomial import _fmpq_poly, _fmpz_primitive
 
     if poly_p.degree() < 1:
         return []
@@ -246,7 +246,7 @@ def _polynomial(F, var, param, dps, eps):
         found = [(_mpf(pb), _mpf(wb)) for pb, wb in cands]
 
     def count(pv):
-        from ..roots.polynomial import polynomial_roots
+        from symdelay.roots.polynomial import polynomial_roots
 
         q = P.eval(param, pv)
         return polynomial_roots(q, var, dps=max(15, min(dps, 30))).unstable_count

@@ -9,11 +9,11 @@ import mpmath
 import sympy as sp
 from sympy.polys.polytools import intervals as _isolate
 
-from ..errors import SymdelayInputError, VerificationError
-from ..params import INFINITE_L, as_dps, as_L_or_inf, as_parameter, as_positive_number
-from ._common import GUARD, _Lkey, _require_rational
-from .curve import format_exact, format_number
-from .derivation import hopf_conditions
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.hopf._common import GUARD, _Lkey, _require_rational
+from symdelay.hopf.curve import format_exact, format_number
+from symdelay.hopf.derivation import hopf_conditions
+from symdelay.params import INFINITE_L, as_dps, as_L_or_inf, as_parameter, as_positive_number
 
 
 @dataclass(frozen=True)

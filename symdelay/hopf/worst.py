@@ -8,13 +8,13 @@ from functools import cache
 import mpmath
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import VerificationError
-from ..params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
-from ..symbols import lam, mu
-from ._common import _LAM, _MU, _P, GUARD, _Lkey, _to_mpf, alpha
-from .curve import format_number
-from .derivation import delay_limits, hopf_conditions, hopf_parametrisation
+from symdelay.display import JsonRecord
+from symdelay.errors import VerificationError
+from symdelay.hopf._common import _LAM, _MU, _P, GUARD, _Lkey, _to_mpf, alpha
+from symdelay.hopf.curve import format_number
+from symdelay.hopf.derivation import delay_limits, hopf_conditions, hopf_parametrisation
+from symdelay.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
+from symdelay.symbols import lam, mu
 
 
 def _json_expr(v):

@@ -6,10 +6,10 @@
 * :mod:`.partial` — partial observation of the delay.
 """
 
-from .charpoly import derive_inflight_equation, inflight_limit, inflight_polynomial
-from .criteria import CRITERIA, optimize_weights
-from .curve import kappa_star, kappa_star_limit, unstable_theta
-from .partial import observation_table, thinned_model
+from symdelay.inflight.charpoly import derive_inflight_equation, inflight_limit, inflight_polynomial
+from symdelay.inflight.criteria import CRITERIA, optimize_weights
+from symdelay.inflight.curve import kappa_star, kappa_star_limit, unstable_theta
+from symdelay.inflight.partial import observation_table, thinned_model
 
 __all__ = [
     "CRITERIA",

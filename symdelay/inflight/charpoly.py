@@ -33,12 +33,12 @@ from functools import cache
 
 import sympy as sp
 
-from ..charpoly import characteristic_polynomial, explicit_characteristic_polynomial
-from ..derivation import Derivation, require_equal, require_zero
-from ..display import JsonRecord
-from ..errors import SymdelayInputError, VerificationError
-from ..params import as_L
-from ..symbols import D, L, gamma, lam, mu, positive_versions, r, theta
+from symdelay.charpoly import characteristic_polynomial, explicit_characteristic_polynomial
+from symdelay.derivation import Derivation, require_equal, require_zero
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.params import as_L
+from symdelay.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 
 __all__ = [
     "kappa",

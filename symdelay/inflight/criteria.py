@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from ..params import as_L, as_parameter
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_L, as_parameter
 
 __all__ = [
     "CRITERIA",
@@ -252,8 +252,8 @@ def simulated_variance(
     Student-t interval. Returns ``(estimate, (lo, hi))``."""
     from scipy import stats
 
-    from ..model.stochastic import model_simulate
-    from ..models import build_model
+    from symdelay.model.stochastic import model_simulate
+    from symdelay.models import build_model
 
     k = _weights(p, kappa)
     model = build_model(
@@ -375,7 +375,7 @@ def optimize_weights(
     count = [0]
     e = np.ones(p.L)
     if pattern is not None:
-        from .curve import observation_pattern
+        from symdelay.inflight.curve import observation_pattern
 
         e = np.array([float(v) for v in observation_pattern(pattern, p.L)])
         if per_phase:

@@ -51,11 +51,11 @@ import flint
 import mpmath
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import CertificationError, SymdelayInputError, VerificationError
-from ..hopf.curve import format_number
-from ..params import as_dps, as_L, as_parameter
-from ..roots.polynomial import exact_counts
+from symdelay.display import JsonRecord
+from symdelay.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.hopf.curve import format_number
+from symdelay.params import as_dps, as_L, as_parameter
+from symdelay.roots.polynomial import exact_counts
 
 __all__ = [
     "HopfCurve",
@@ -423,7 +423,7 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
     Depends on ``L`` and ``mu D`` only (time rescaling). ``L = "inf"``:
     :func:`kappa_star_limit`.
     """
-    from ..params import is_infinite_L
+    from symdelay.params import is_infinite_L
 
     dps = as_dps(dps)
     if is_infinite_L(L):

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..display import JsonRecord
-from .criteria import optimize_weights
-from .curve import PATTERNS, kappa_star, unstable_theta
+from symdelay.display import JsonRecord
+from symdelay.inflight.criteria import optimize_weights
+from symdelay.inflight.curve import PATTERNS, kappa_star, unstable_theta
 
 __all__ = [
     "ObservationRow",
@@ -88,9 +88,9 @@ def thinned_model(L, p, mu=1, lam=1, theta=1, D=1):
     noise is not."""
     import sympy as sp
 
-    from ..models.delayed_routing import delayed_routing_model
-    from ..models.phase_type import PhaseType
-    from ..params import as_L, as_parameter
+    from symdelay.models.delayed_routing import delayed_routing_model
+    from symdelay.models.phase_type import PhaseType
+    from symdelay.params import as_L, as_parameter
 
     L = int(as_L(L, allow_symbol=False))
     pq = as_parameter("kappa", p, positive=False)
@@ -114,7 +114,7 @@ def thinned_model(L, p, mu=1, lam=1, theta=1, D=1):
 
 def thinned_variance(L, p, mu=1, lam=1, theta=1, D=1) -> float:
     """LNA ``Var(Q1 - Q2)/eta`` of :func:`thinned_model` (exact rational, as a float)."""
-    from ..model.stochastic import model_variance
+    from symdelay.model.stochastic import model_variance
 
     v, _ = model_variance(thinned_model(L, p, mu, lam, theta, D))
     return float(v)

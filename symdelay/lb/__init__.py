@@ -6,7 +6,7 @@ model (:func:`fluid_equilibrium`, :func:`fluid_path`), the Halfin–Whitt diffus
 (:func:`design`) and the exact simulator (:func:`simulate`). Definitions: docs/lb.md.
 """
 
-from .diffusion import (
+from symdelay.lb.diffusion import (
     LBDiffusion,
     arrival_rate,
     beta_of,
@@ -15,7 +15,7 @@ from .diffusion import (
     halfin_whitt_reduction,
     stationary_law,
 )
-from .policy import LBPolicy, Station, parse_stations, parse_weights, parse_xi
+from symdelay.lb.policy import LBPolicy, Station, parse_stations, parse_weights, parse_xi
 
 __all__ = [
     "LBPolicy",

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._cbuild import cache_dir, compile_library
+from symdelay._cbuild import cache_dir, compile_library
 
 __all__ = ["C_SOURCE", "load_c_kernel", "run_python", "NSTAT", "MASK64"]
 

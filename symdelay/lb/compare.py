@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import mpmath
 import sympy as sp
 
-from ..display import JsonRecord
-from .diffusion import arrival_rate, diffusion
-from .policy import LBPolicy, Station, as_rational
-from .simulate import simulate
+from symdelay.display import JsonRecord
+from symdelay.lb.diffusion import arrival_rate, diffusion
+from symdelay.lb.policy import LBPolicy, Station, as_rational
+from symdelay.lb.simulate import simulate
 
 __all__ = ["erlang_c_random", "comparison", "convergence", "ROUTINGS", "scaled_policy"]
 

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from .diffusion import LBDiffusion, diffusion
-from .policy import LBPolicy, as_rational, parse_weights
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.lb.diffusion import LBDiffusion, diffusion
+from symdelay.lb.policy import LBPolicy, as_rational, parse_weights
 
 __all__ = ["design", "LBDesign", "TARGETS"]
 

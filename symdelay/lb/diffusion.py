@@ -34,12 +34,12 @@ from functools import lru_cache
 import mpmath
 import sympy as sp
 
-from ..derivation import Derivation, require_equal
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from ..outputs.latex import Equation
-from ..params import as_dps
-from .policy import LBPolicy, as_rational
+from symdelay.derivation import Derivation, require_equal
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.lb.policy import LBPolicy, as_rational
+from symdelay.outputs.latex import Equation
+from symdelay.params import as_dps
 
 __all__ = [
     "collapse",

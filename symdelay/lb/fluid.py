@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from .policy import LBPolicy
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.lb.policy import LBPolicy
 
 __all__ = [
     "fluid_equilibrium",
@@ -61,7 +61,7 @@ class FluidEquilibrium(JsonRecord):
 
 def fluid_equilibrium(policy: LBPolicy, lam) -> FluidEquilibrium:
     """The equilibrium of the fluid model at arrival rate ``lam`` per server (exact)."""
-    from ..models.lb import lb_fluid_model
+    from symdelay.models.lb import lb_fluid_model
 
     m = lb_fluid_model(policy, lam)
     pt = tuple(m.equilibrium.point[s] for s in m.states)
@@ -119,7 +119,7 @@ class LBFluidPath(JsonRecord):
 
 def fluid_path(policy: LBPolicy, lam, x0, T=40.0, h=1e-3, record_every: int = 50):
     """Integrate the model's drift from ``x0`` (scaled numbers) with Euler steps ``h``."""
-    from ..models.lb import lb_fluid_model
+    from symdelay.models.lb import lb_fluid_model
 
     m = lb_fluid_model(policy, lam)
     x = np.asarray(x0, dtype=float)

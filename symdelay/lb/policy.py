@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
 
 __all__ = [
     "Station",

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from ._kernel import NSTAT, load_c_kernel, run_python
-from .policy import LBPolicy, as_rational
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.lb._kernel import NSTAT, load_c_kernel, run_python
+from symdelay.lb.policy import LBPolicy, as_rational
 
 __all__ = ["simulate", "LBSimulation", "POLICIES", "Estimate"]
 

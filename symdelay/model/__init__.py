@@ -1,9 +1,9 @@
 """The generic model layer: a model is its transition table; everything else is derived."""
 
-from .core import DOMAINS, Equilibrium, Factor, Model, Transition
-from .modes import Mode
-from .stability import ModelStability
-from .toml_loader import load_toml, model_from_dict
+from symdelay.model.core import DOMAINS, Equilibrium, Factor, Model, Transition
+from symdelay.model.modes import Mode
+from symdelay.model.stability import ModelStability
+from symdelay.model.toml_loader import load_toml, model_from_dict
 
 __all__ = [
     "DOMAINS",

@@ -15,9 +15,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..errors import SymdelayInputError
-from ..params import as_dps
-from ..symbols import r
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_dps
+from symdelay.symbols import r
 
 __all__ = ["ModelRoots", "model_roots", "FluidPath", "model_fluid", "require_values"]
 
@@ -83,7 +83,7 @@ class ModelRoots:
 
 def model_roots(model, dps: int = 30) -> ModelRoots:
     """All roots of ``det(rI - J)``, certified, factor by factor."""
-    from ..roots.polynomial import polynomial_roots
+    from symdelay.roots.polynomial import polynomial_roots
 
     dps = as_dps(dps)
     require_values(model, "roots")

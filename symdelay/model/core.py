@@ -38,9 +38,9 @@ from typing import Any
 
 import sympy as sp
 
-from ..display import JsonRecord, LatexDisplay
-from ..errors import SymdelayInputError
-from ..symbols import SYMBOLS
+from symdelay.display import JsonRecord, LatexDisplay
+from symdelay.errors import SymdelayInputError
+from symdelay.symbols import SYMBOLS
 
 __all__ = ["Model", "Transition", "DOMAINS", "Equilibrium", "Factor"]
 
@@ -93,7 +93,7 @@ class Factor(LatexDisplay):
     mode: str
 
     def to_json(self) -> dict:
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         return {
             "factor": str(self.factor),
@@ -103,7 +103,7 @@ class Factor(LatexDisplay):
         }
 
     def latex(self) -> str:
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         power = f"^{{{self.multiplicity}}}" if self.multiplicity > 1 else ""
         return rf"\left({tex(self.factor)}\right){power} \quad \text{{({self.mode})}}"
@@ -125,7 +125,7 @@ def _check_names(text: str, allowed, label: str) -> None:
     """Refuse a rate naming anything but the model's states and parameters."""
     import ast
 
-    from ..parsing import ALLOWED_FUNCTIONS
+    from symdelay.parsing import ALLOWED_FUNCTIONS
 
     try:
         tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
@@ -154,12 +154,12 @@ def _symbol(name: str) -> sp.Symbol:
 
 
 def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
-    from ..params import as_parameter
+    from symdelay.params import as_parameter
 
     if isinstance(value, sp.Basic) and value.is_number:
         expr = sp.nsimplify(value, rational=True) if isinstance(value, sp.Float) else value
     elif isinstance(value, str):
-        from ..parsing import parse_expression
+        from symdelay.parsing import parse_expression
 
         expr = parse_expression(value)
         if not expr.is_number:
@@ -296,7 +296,7 @@ class Model(LatexDisplay):
         if not any(change):
             raise SymdelayInputError(f"{label}: change is zero: a transition must move the state")
         if isinstance(rate, str):
-            from ..parsing import parse_expression
+            from symdelay.parsing import parse_expression
 
             allowed = [s.name for s in self.states] + [p.name for p in self.parameters]
             _check_names(rate, allowed, label)
@@ -449,21 +449,21 @@ class Model(LatexDisplay):
     @cached_property
     def equilibrium(self) -> Equilibrium:
         """The equilibrium, solved (see :mod:`symdelay.model.equilibrium`)."""
-        from .equilibrium import find_equilibrium
+        from symdelay.model.equilibrium import find_equilibrium
 
         return find_equilibrium(self)
 
     @cached_property
     def jacobian(self) -> sp.Matrix:
         """The Jacobian of the drift at the equilibrium."""
-        from .equilibrium import at_point
+        from symdelay.model.equilibrium import at_point
 
         return at_point(self.drift_jacobian, self.equilibrium)
 
     @cached_property
     def diffusion(self) -> sp.Matrix:
         """``B = sum_nu nu nu^T beta_nu`` at the equilibrium (linear-noise approximation)."""
-        from .equilibrium import at_point
+        from symdelay.model.equilibrium import at_point
 
         n = len(self.states)
         B = sp.zeros(n, n)
@@ -475,14 +475,14 @@ class Model(LatexDisplay):
     @cached_property
     def modes(self) -> tuple:
         """The modes: one per character of the symmetry (or one ``full`` mode)."""
-        from .modes import decompose
+        from symdelay.model.modes import decompose
 
         return decompose(self)
 
     @cached_property
     def factors(self) -> tuple:
         """The characteristic polynomial ``det(rI - J)`` as :class:`Factor` s, by mode."""
-        from .modes import factor_modes
+        from symdelay.model.modes import factor_modes
 
         return factor_modes(self.modes)
 
@@ -494,13 +494,13 @@ class Model(LatexDisplay):
     @cached_property
     def stability(self):
         """Routh–Hurwitz conditions of every factor (see :mod:`symdelay.model.stability`)."""
-        from .stability import model_stability
+        from symdelay.model.stability import model_stability
 
         return model_stability(self)
 
     def equilibrium_is_closed_form_in(self, p) -> bool:
         """True if the equilibrium can be found with ``p`` left symbolic (SymPy solves it)."""
-        from .equilibrium import _exact
+        from symdelay.model.equilibrium import _exact
 
         if p not in self.free_parameters:
             return True
@@ -509,7 +509,7 @@ class Model(LatexDisplay):
     @cached_property
     def kernel(self):
         """The exact simulator generated from the transition table (compiled at first run)."""
-        from ..stochastic.generated import GeneratedKernel
+        from symdelay.stochastic.generated import GeneratedKernel
 
         return GeneratedKernel(
             self.states, [(t.name, t.change, t.rate) for t in self.transitions], self.values
@@ -522,7 +522,7 @@ class Model(LatexDisplay):
     @classmethod
     def from_toml(cls, path, **values) -> Model:
         """Read a model file (see :mod:`symdelay.model.toml_loader`)."""
-        from .toml_loader import load_toml
+        from symdelay.model.toml_loader import load_toml
 
         return load_toml(path, **values)
 
@@ -555,7 +555,7 @@ class Model(LatexDisplay):
     # ------------------------------------------------------------ display
     def to_json(self) -> dict:
         """The analysis record of ``symdelay analyze --json``."""
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         stab = self.stability
         return {
@@ -574,7 +574,7 @@ class Model(LatexDisplay):
 
     def latex(self) -> str:
         """The fluid ODEs ``ds/dt = F(s)`` (aligned)."""
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         names = {**self.latex_names}
         rows = [

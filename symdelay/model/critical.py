@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import mpmath
 
-from ..display import LatexDisplay
-from ..errors import SymdelayInputError
-from ..params import as_dps
-from ..symbols import r
+from symdelay.display import LatexDisplay
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_dps
+from symdelay.symbols import r
 
 __all__ = ["ModelCritical", "model_critical"]
 
@@ -40,8 +40,8 @@ class ModelCritical(LatexDisplay):
     note: str = ""
 
     def latex(self) -> str:
-        from ..outputs.latex import tex
-        from .core import _symbol
+        from symdelay.model.core import _symbol
+        from symdelay.outputs.latex import tex
 
         head = f"{tex(_symbol(self.param))}_c = {_latex_number(self.critical)}"
         if self.omega is None:
@@ -49,7 +49,7 @@ class ModelCritical(LatexDisplay):
         return head + rf",\quad \omega = {_latex_number(self.omega)}"
 
     def to_json(self) -> dict:
-        from ..hopf.curve import format_number
+        from symdelay.hopf.curve import format_number
 
         return {
             "model": self.model_name,
@@ -70,8 +70,8 @@ def _latex_number(x) -> str:
 
 def model_critical(model, param: str = "theta", dps: int = 15) -> ModelCritical:
     """The smallest ``param > 0`` at which roots of some factor cross the imaginary axis."""
-    from ..hopf.generic import critical_parameter
-    from .core import _symbol
+    from symdelay.hopf.generic import critical_parameter
+    from symdelay.model.core import _symbol
 
     dps = as_dps(dps)
     p = _symbol(param)
@@ -112,7 +112,7 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> ModelCriti
     to ``rtol``. The record says what was searched; no change found means ``inf`` *within the
     searched range*, not a proof beyond it.
     """
-    from .analysis import model_roots
+    from symdelay.model.analysis import model_roots
 
     cfg = {**SEARCH, **(search or {})}
 

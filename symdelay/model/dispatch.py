@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from ..errors import SymdelayInputError
+from symdelay.errors import SymdelayInputError
 
 __all__ = ["accepts_model", "GENERIC"]
 
@@ -38,19 +38,19 @@ def _stability(model):
 
 
 def _critical(model, dps: int = 15, param: str = "theta"):
-    from .critical import model_critical
+    from symdelay.model.critical import model_critical
 
     return model_critical(model, param, dps=dps)
 
 
 def _roots(model, dps: int = 30):
-    from .analysis import model_roots
+    from symdelay.model.analysis import model_roots
 
     return model_roots(model, dps=dps)
 
 
 def _simulate(model, eta=1000, T=20, dt=0.1, initial=None, seed=1, replications=1):
-    from .stochastic import model_simulate
+    from symdelay.model.stochastic import model_simulate
 
     return model_simulate(
         model, eta, T, dt=dt, initial=initial, seed=seed, replications=replications
@@ -58,13 +58,13 @@ def _simulate(model, eta=1000, T=20, dt=0.1, initial=None, seed=1, replications=
 
 
 def _fluid(model, T=20, dt=0.1, initial=None):
-    from .analysis import model_fluid
+    from symdelay.model.analysis import model_fluid
 
     return model_fluid(model, T, initial=initial, points=round(float(T) / float(dt)) + 1)
 
 
 def _variance(model, dps: int = 30):
-    from .stochastic import model_variance
+    from symdelay.model.stochastic import model_variance
 
     return model_variance(model, dps=dps)[0]
 
@@ -86,7 +86,7 @@ _FOUNDING = ("L", "mu", "lam", "theta", "D")
 
 def _inflight_from_founding(f, args, kwargs, kappa):
     """The ``inflight`` model from a founding call's arguments, and the options left over."""
-    from ..models import build_model
+    from symdelay.models import build_model
 
     sig = inspect.signature(f)
     try:

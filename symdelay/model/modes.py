@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..errors import VerificationError
-from ..symbols import r
-from .core import Factor, _cycles, _is_zero
+from symdelay.errors import VerificationError
+from symdelay.model.core import Factor, _cycles, _is_zero
+from symdelay.symbols import r
 
 __all__ = ["Mode", "decompose", "factor_modes"]
 
@@ -67,7 +67,7 @@ def _charpoly(B: sp.Matrix, exact: bool) -> sp.Expr:
     to floats at the equilibrium's working precision."""
     if exact:
         return _clean(B.charpoly(r).as_expr(), exact)
-    from .equilibrium import EQUILIBRIUM_DPS
+    from symdelay.model.equilibrium import EQUILIBRIUM_DPS
 
     Bq = B.applyfunc(lambda e: sp.Rational(e) if e.is_real else sp.nsimplify(e))
     coeffs = sp.Poly(Bq.charpoly(r).as_expr(), r).all_coeffs()

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..display import LatexDisplay
-from ..routh import routh_hurwitz
-from ..symbols import r
-from .equilibrium import _with_domains
+from symdelay.display import LatexDisplay
+from symdelay.model.equilibrium import _with_domains
+from symdelay.routh import routh_hurwitz
+from symdelay.symbols import r
 
 __all__ = ["ModelStability", "model_stability"]
 
@@ -29,7 +29,7 @@ class ModelStability(LatexDisplay):
     per_factor: tuple  # (Factor, RouthResult)
 
     def to_json(self) -> dict:
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         return {
             "conditions": [str(c) for c in self.conditions],
@@ -51,7 +51,7 @@ class ModelStability(LatexDisplay):
         return sp.And(*self.conditions)
 
     def latex(self) -> str:
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         if not self.conditions:
             return r"\text{stable}" if self.stable else r"\text{unstable}"

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SymdelayInputError
-from .analysis import default_initial, require_values
+from symdelay.errors import SymdelayInputError
+from symdelay.model.analysis import default_initial, require_values
 
 __all__ = ["ModelSimulation", "model_simulate", "model_variance", "difference_weights"]
 
@@ -72,7 +72,7 @@ def model_simulate(
     n = len(model.states)
     if y0.shape != (n,) or not np.all(np.isfinite(y0)) or np.any(y0 < 0):
         raise SymdelayInputError(f"the initial state needs {n} finite values >= 0")
-    from ..stochastic._inputs import check_eta
+    from symdelay.stochastic._inputs import check_eta
 
     eta = check_eta(eta)
     counts = np.rint(y0 * eta).astype(np.int64)
@@ -97,7 +97,7 @@ def difference_weights(model) -> list | None:
 def model_variance(model, weights=None, *, dps: int = 30):
     """``(variance, LinearNoise)``: the LNA stationary variance of ``weights . s`` per unit
     ``eta`` (default weights: :func:`difference_weights`), exact when the data are."""
-    from ..stochastic.lna import linear_noise
+    from symdelay.stochastic.lna import linear_noise
 
     require_values(model, "the linear-noise variance")
     if model.is_stable() is not True:

@@ -26,8 +26,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from ..errors import SymdelayInputError
-from .core import Model
+from symdelay.errors import SymdelayInputError
+from symdelay.model.core import Model
 
 __all__ = ["load_toml", "model_from_dict"]
 
@@ -105,7 +105,7 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
     latex = data.get("latex", {})
     if not isinstance(latex, dict):
         raise SymdelayInputError(f"{source}: [latex] must map names to LaTeX")
-    from .core import _symbol
+    from symdelay.model.core import _symbol
 
     return Model(
         name,

@@ -20,9 +20,9 @@ from functools import cached_property
 
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError, VerificationError
-from ..params import as_L, as_parameter
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.params import as_L, as_parameter
 
 __all__ = ["ActionDelayModel", "ModeSystem"]
 
@@ -45,7 +45,7 @@ class ModeSystem(JsonRecord):
 
     def jacobian(self) -> sp.Matrix:
         """Jacobian of the mode's right-hand side at its equilibrium."""
-        from ..linearize import jacobian_at
+        from symdelay.linearize import jacobian_at
 
         return jacobian_at(self.rhs, self.state, self.equilibrium)
 
@@ -267,7 +267,7 @@ class ActionDelayModel:
     # -------------------------------------------------------------- Jacobians
     def jacobian(self) -> sp.Matrix:
         """Jacobian of the full 2(L+1) fluid system at the symmetric equilibrium."""
-        from ..linearize import jacobian_at
+        from symdelay.linearize import jacobian_at
 
         return jacobian_at(self.fluid_rhs(), self.state, self.equilibrium())
 
@@ -282,7 +282,7 @@ class ActionDelayModel:
 
     def structured_difference_jacobian(self):
         """The bidiagonal-plus-corner pattern as a SymPy ``FunctionMatrix`` (any L)."""
-        from ..linearize import structured_difference_jacobian
+        from symdelay.linearize import structured_difference_jacobian
 
         return structured_difference_jacobian(
             self.L, mu=self.mu, lam=self.lam, theta=self.theta, gamma=self.gamma

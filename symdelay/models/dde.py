@@ -69,13 +69,13 @@ from functools import cached_property
 import numpy as np
 import sympy as sp
 
-from ..errors import SymdelayInputError, VerificationError
-from ..params import as_parameter
-from ..symbols import D as D_
-from ..symbols import lam as LAM
-from ..symbols import mu as MU
-from ..symbols import r as R
-from ..symbols import theta as THETA
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.params import as_parameter
+from symdelay.symbols import D as D_
+from symdelay.symbols import lam as LAM
+from symdelay.symbols import mu as MU
+from symdelay.symbols import r as R
+from symdelay.symbols import theta as THETA
 
 __all__ = [
     "INFO",
@@ -187,7 +187,7 @@ class DelayedInformationModel:
         It is the only one: ``s* = 2 lam/mu`` and ``-mu x - 2 lam tanh(theta x/2)`` is
         strictly decreasing in ``x`` (``theta >= 0``), so ``x* = 0``.
         """
-        from ..model import Equilibrium
+        from symdelay.model import Equilibrium
 
         q = sp.Symbol("q")
         F = self._drift((q, q), (q, q))
@@ -244,7 +244,7 @@ class DelayedInformationModel:
         e^{mu D})/D`` (principal Lambert W, the rightmost branch for a real argument)."""
         import mpmath
 
-        from ..params import as_dps
+        from symdelay.params import as_dps
 
         self._numbers("compute roots")
         dps = as_dps(dps)
@@ -273,7 +273,7 @@ class DelayedInformationModel:
         or a function ``h(s) -> (q1, q2)`` for ``-D <= s <= 0``. ``solver``: ``"steps"``
         (method of steps with ``solve_ivp(method, rtol, atol)``) or ``"jitcdde"``.
         """
-        from ..stochastic._inputs import check_horizon, time_grid
+        from symdelay.stochastic._inputs import check_horizon, time_grid
 
         mu, lam, theta, D = self._numbers("integrate")
         T, dt = check_horizon(T, dt)
@@ -325,7 +325,7 @@ class DelayedInformationModel:
         return out
 
     def _repr_latex_(self) -> str:
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         rows = [rf"{tex(e.lhs)} &= {tex(e.rhs)}" for e in self.equations]
         rows.append(rf"{tex(self.difference_equation.lhs)} &= {tex(self.difference_equation.rhs)}")
@@ -709,9 +709,9 @@ def compare_with_action_delay(
     The Erlang models are integrated by :func:`symdelay.stochastic.fluid.fluid` (DOP853),
     the DDE by the method of steps; both at ``rtol``, ``atol`` and sampled every ``dt``.
     """
-    from ..hopf import critical_theta
-    from ..params import as_L
-    from ..stochastic.fluid import fluid
+    from symdelay.hopf import critical_theta
+    from symdelay.params import as_L
+    from symdelay.stochastic.fluid import fluid
 
     if isinstance(L_values, (str, bytes)) or not hasattr(L_values, "__iter__"):
         L_values = [L_values]

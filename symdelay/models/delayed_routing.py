@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..errors import SymdelayInputError
-from ..model import Model
-from ..params import as_parameter
-from ..symbols import lam as LAM
-from ..symbols import mu as MU
-from ..symbols import theta as THETA
-from .phase_type import PhaseType
+from symdelay.errors import SymdelayInputError
+from symdelay.model import Model
+from symdelay.models.phase_type import PhaseType
+from symdelay.params import as_parameter
+from symdelay.symbols import lam as LAM
+from symdelay.symbols import mu as MU
+from symdelay.symbols import theta as THETA
 
 __all__ = ["delayed_routing_model"]
 

@@ -11,8 +11,8 @@ generic machinery (modes, factors, Routh) can be compared with them.
 
 from __future__ import annotations
 
-from .delayed_routing import delayed_routing_model
-from .phase_type import PhaseType
+from symdelay.models.delayed_routing import delayed_routing_model
+from symdelay.models.phase_type import PhaseType
 
 __all__ = ["model", "INFO"]
 

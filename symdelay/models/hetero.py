@@ -11,9 +11,9 @@ transcendental equation; it is found by Newton's method and proved by a Krawczyk
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
-from .delayed_routing import delayed_routing_model
-from .phase_type import PhaseType
+from symdelay.errors import SymdelayInputError
+from symdelay.models.delayed_routing import delayed_routing_model
+from symdelay.models.phase_type import PhaseType
 
 __all__ = ["model", "INFO"]
 

@@ -10,8 +10,8 @@ gamma*lam*theta + gamma*mu + gamma*r + lam*mu*theta + lam*r*theta + mu*r + r**2
 
 from __future__ import annotations
 
-from .delayed_routing import delayed_routing_model
-from .phase_type import PhaseType
+from symdelay.models.delayed_routing import delayed_routing_model
+from symdelay.models.phase_type import PhaseType
 
 __all__ = ["model", "INFO"]
 

@@ -33,10 +33,10 @@ from functools import cached_property
 
 import sympy as sp
 
-from ..errors import SymdelayInputError
-from ..model.core import Equilibrium, Factor, Model
-from ..symbols import lam as LAM
-from ..symbols import r
+from symdelay.errors import SymdelayInputError
+from symdelay.model.core import Equilibrium, Factor, Model
+from symdelay.symbols import lam as LAM
+from symdelay.symbols import r
 
 __all__ = ["model", "INFO", "LBFluidModel", "lb_fluid_model"]
 
@@ -199,7 +199,7 @@ class LBFluidModel(Model):
 def lb_fluid_model(policy, lam=None) -> LBFluidModel:
     """The fluid model of ``policy`` (``lam`` the arrival rate per server, or symbolic)."""
     if lam is not None:
-        from ..lb.policy import as_rational
+        from symdelay.lb.policy import as_rational
 
         lam = as_rational("lam", lam)
     return LBFluidModel(policy, lam)
@@ -207,7 +207,7 @@ def lb_fluid_model(policy, lam=None) -> LBFluidModel:
 
 def model(stations="N=50,mu=1;N=100,mu=1/2", xi=None, xi_dist=None, c=None, d=None, lam=None):
     """The LB(xi, c, d) fluid model; ``xi`` defaults to J (every station sampled)."""
-    from ..lb.policy import LBPolicy
+    from symdelay.lb.policy import LBPolicy
 
     policy = LBPolicy.from_text(stations, xi=xi, xi_dist=xi_dist, c=c, d=d)
     return lb_fluid_model(policy, lam)

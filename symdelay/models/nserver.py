@@ -12,8 +12,8 @@ polynomial, the two-server difference equation with the per-server arrival rate 
 
 from __future__ import annotations
 
-from .delayed_routing import delayed_routing_model
-from .phase_type import PhaseType
+from symdelay.models.delayed_routing import delayed_routing_model
+from symdelay.models.phase_type import PhaseType
 
 __all__ = ["model", "INFO", "general_N_derivation"]
 
@@ -49,9 +49,9 @@ def general_N_derivation():
     """
     import sympy as sp
 
-    from ..derivation import Derivation, require_equal
-    from ..outputs.latex import Equation
-    from ..symbols import lam, theta
+    from symdelay.derivation import Derivation, require_equal
+    from symdelay.outputs.latex import Equation
+    from symdelay.symbols import lam, theta
 
     N = sp.Symbol("N", integer=True, positive=True)
     i, j, k = sp.symbols("i j k", integer=True, nonnegative=True)

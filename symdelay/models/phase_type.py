@@ -24,10 +24,10 @@ from functools import cached_property
 
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from ..params import as_parameter
-from ..symbols import gamma, lam, mu, r, theta
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_parameter
+from symdelay.symbols import gamma, lam, mu, r, theta
 
 __all__ = [
     "PhaseType",
@@ -110,7 +110,7 @@ class PhaseType(JsonRecord):
     @classmethod
     def erlang(cls, L: int, D=None) -> PhaseType:
         """Erlang(L) with mean ``D`` (phase rate ``L/D``), or symbolic rate ``gamma``."""
-        from ..params import as_L
+        from symdelay.params import as_L
 
         L = as_L(L, allow_symbol=False)
         if D is None:
@@ -215,7 +215,7 @@ def parse_matrix(text: str) -> list[list[sp.Expr]]:
     """
     import ast
 
-    from ..parsing import parse_expression
+    from symdelay.parsing import parse_expression
 
     try:
         tree = ast.parse(text.strip(), mode="eval").body
@@ -243,7 +243,7 @@ def characteristic_function(delay: PhaseType, lam_theta=None) -> sp.Expr:
 
 def model(delay: PhaseType | None = None, *, mu=None, lam=None, theta=None, **kw):
     """Two queues, logit routing on queue lengths, phase-type action delay."""
-    from .delayed_routing import delayed_routing_model
+    from symdelay.models.delayed_routing import delayed_routing_model
 
     if delay is None:
         raise SymdelayInputError("give a delay, e.g. PhaseType.hyperexp([0.3, 0.7], [0.5, 2])")
@@ -289,7 +289,7 @@ class ShapePoint(JsonRecord):
 
 def critical_by_shape(D_values, mu=1, lam=1, k_max: int = 12, dps: int = 15) -> list[ShapePoint]:
     """theta_c of every shape of :func:`shape_families` at each mean delay ``D``."""
-    from ..model.critical import model_critical
+    from symdelay.model.critical import model_critical
 
     out = []
     for D in D_values:

@@ -22,7 +22,7 @@ INFO = {
 
 def model(d=2, K=6, lam=None, service=None, **_ignored):
     """``service``: a :class:`~symdelay.models.phase_type.PhaseType` (default Exp(1))."""
-    from ..sqd.meanfield import sqd_model
-    from ..sqd.service import exponential
+    from symdelay.sqd.meanfield import sqd_model
+    from symdelay.sqd.service import exponential
 
     return sqd_model(service if service is not None else exponential(), d=d, K=K, lam_value=lam)

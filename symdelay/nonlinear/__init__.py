@@ -13,12 +13,16 @@ spectrum of the stochastic oscillation.
   its peak and quality factor; closed form for ``L = 1, 2``.
 """
 
-from .cycles import CycleFamily, LimitCycle, ShootingError, limit_cycle
-from .dde_cycles import dde_limit_cycle
-from .fields import VectorField, difference_field, model_field
-from .normal_form import NormalForm, describing_function_amplitude, normal_form
-from .spectrum import Spectrum, periodogram, spectrum, spectrum_closed_form
-from .symbolic import SymbolicNormalForm, describing_function_series, symbolic_normal_form
+from symdelay.nonlinear.cycles import CycleFamily, LimitCycle, ShootingError, limit_cycle
+from symdelay.nonlinear.dde_cycles import dde_limit_cycle
+from symdelay.nonlinear.fields import VectorField, difference_field, model_field
+from symdelay.nonlinear.normal_form import NormalForm, describing_function_amplitude, normal_form
+from symdelay.nonlinear.spectrum import Spectrum, periodogram, spectrum, spectrum_closed_form
+from symdelay.nonlinear.symbolic import (
+    SymbolicNormalForm,
+    describing_function_series,
+    symbolic_normal_form,
+)
 
 __all__ = [
     "NormalForm",

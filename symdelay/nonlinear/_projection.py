@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from ..errors import VerificationError
+from symdelay.errors import VerificationError
 
 __all__ = ["CriticalEigen", "eigenvectors", "first_lyapunov"]
 

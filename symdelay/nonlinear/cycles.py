@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..errors import SymdelayInputError
-from ..params import INFINITE_L, as_L_or_inf, as_positive_number
-from .fields import VectorField, difference_field, model_field
+from symdelay.errors import SymdelayInputError
+from symdelay.nonlinear.fields import VectorField, difference_field, model_field
+from symdelay.params import INFINITE_L, as_L_or_inf, as_positive_number
 
 __all__ = [
     "LimitCycle",
@@ -105,7 +105,7 @@ class LimitCycle:
         )
 
     def plot(self):
-        from ..outputs.plots_nonlinear import cycle_figure
+        from symdelay.outputs.plots_nonlinear import cycle_figure
 
         return cycle_figure(self)
 
@@ -146,7 +146,7 @@ class CycleFamily:
         return r"$\begin{array}{rrr}\theta & A_x & T\\ \hline " + rows + r"\end{array}$"
 
     def plot(self):
-        from ..outputs.plots_nonlinear import family_figure
+        from symdelay.outputs.plots_nonlinear import family_figure
 
         return family_figure(self)
 
@@ -429,7 +429,7 @@ def limit_cycle(
     layer with ``theta`` free (its full drift). ``max_modes``: largest number of Fourier
     modes of the DDE collocation (default :data:`.dde_cycles.N_MAX`).
     """
-    from .normal_form import normal_form
+    from symdelay.nonlinear.normal_form import normal_form
 
     targets = parse_theta_list(theta)
     single = not isinstance(theta, (list, tuple, np.ndarray)) and not (
@@ -453,7 +453,7 @@ def limit_cycle(
         if system not in ("difference", "full"):
             raise SymdelayInputError(f"system must be 'difference' or 'full', got {system!r}")
         if Lv is INFINITE_L:
-            from .dde_cycles import dde_limit_cycle
+            from symdelay.nonlinear.dde_cycles import dde_limit_cycle
 
             extra = {} if max_modes is None else {"max_modes": max_modes}
             return dde_limit_cycle(mu, lam, D, theta, **extra)
@@ -466,7 +466,7 @@ def limit_cycle(
 
             method = "Newton-shooting on the difference system (DOP853 variational equations)"
         else:
-            from ..models import build_model
+            from symdelay.models import build_model
 
             full_model = build_model("erlang", L=Lv, mu=nf.mu, lam=nf.lam, D=nf.D)
 
@@ -510,7 +510,7 @@ def _harmonic_balance_start(nf, make, th_c, theta):
     """``(theta, y0, T)`` at ``theta`` itself: the critical eigenvector scaled to the
     harmonic-balance amplitude (:func:`.normal_form.describing_function_amplitude`, which
     holds from theta_c to the relay limit), period ``2 pi / omega_c``."""
-    from .normal_form import describing_function_amplitude
+    from symdelay.nonlinear.normal_form import describing_function_amplitude
 
     fld = make(th_c)
     ev, V = np.linalg.eig(fld.jac(fld.equilibrium))

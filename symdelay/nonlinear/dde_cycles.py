@@ -24,10 +24,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..errors import SymdelayInputError
-from ..params import INFINITE_L, as_positive_number
-from .cycles import CycleFamily, LimitCycle, ShootingError, parse_theta_list
-from .fields import sech2 as _sech2
+from symdelay.errors import SymdelayInputError
+from symdelay.nonlinear.cycles import CycleFamily, LimitCycle, ShootingError, parse_theta_list
+from symdelay.nonlinear.fields import sech2 as _sech2
+from symdelay.params import INFINITE_L, as_positive_number
 
 __all__ = ["dde_limit_cycle", "collocate", "dde_floquet", "DDE_METHOD", "ResolutionError"]
 
@@ -230,7 +230,7 @@ def _cycle(x, T, mu, lam, theta, D, steps, text=None) -> LimitCycle:
 
 def dde_limit_cycle(mu=1, lam=1, D=1, theta=10, *, max_modes: int = N_MAX):
     """The DDE's cycle at ``theta`` (a number), or a :class:`CycleFamily` (a list/range)."""
-    from .normal_form import describing_function_amplitude, normal_form
+    from symdelay.nonlinear.normal_form import describing_function_amplitude, normal_form
 
     nf = normal_form(INFINITE_L, mu, lam, D)
     m, lm, Dv = (float(as_positive_number(n, v)) for n, v in (("mu", mu), ("lam", lam), ("D", D)))

@@ -25,8 +25,8 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
-from ..errors import SymdelayInputError, VerificationError
-from ..models.action_delay import ActionDelayModel
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.models.action_delay import ActionDelayModel
 
 __all__ = ["VectorField", "difference_field", "model_field", "sech2"]
 
@@ -99,8 +99,8 @@ def difference_field(L: int, mu, lam, D, theta) -> VectorField:
 
 def model_field(model, theta) -> VectorField:
     """The full drift of a model of the model layer at ``theta`` (``theta`` must be free)."""
-    from ..model.stochastic import difference_weights
-    from ..symbols import theta as TH
+    from symdelay.model.stochastic import difference_weights
+    from symdelay.symbols import theta as TH
 
     if TH not in model.domains:
         raise SymdelayInputError(f"{model.name} has no parameter theta")
@@ -145,7 +145,7 @@ def _lambdified(model):
     cached = getattr(model, "_nonlinear_lambdified", None)
     if cached is not None:
         return cached
-    from ..symbols import theta as TH
+    from symdelay.symbols import theta as TH
 
     F = sp.Matrix(model.drift)
     J = model.drift_jacobian.xreplace(model.values)

@@ -17,11 +17,11 @@ import itertools
 import mpmath
 import sympy as sp
 
-from ..errors import SymdelayInputError
-from ..params import as_dps
-from ..symbols import theta as TH
-from ._projection import eigenvectors, first_lyapunov
-from .normal_form import GUARD, NormalForm
+from symdelay.errors import SymdelayInputError
+from symdelay.nonlinear._projection import eigenvectors, first_lyapunov
+from symdelay.nonlinear.normal_form import GUARD, NormalForm
+from symdelay.params import as_dps
+from symdelay.symbols import theta as TH
 
 __all__ = ["model_normal_form"]
 
@@ -38,8 +38,8 @@ def _num(e, subs, wp):
 
 def model_normal_form(model, dps: int = 15) -> NormalForm:
     """:class:`NormalForm` of a model with ``theta`` free and numbers for the rest."""
-    from ..model.critical import model_critical
-    from ..model.stochastic import difference_weights
+    from symdelay.model.critical import model_critical
+    from symdelay.model.stochastic import difference_weights
 
     dps = as_dps(dps)
     wp = dps + 2 * GUARD

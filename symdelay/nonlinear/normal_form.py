@@ -45,11 +45,11 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..display import LatexDisplay
-from ..errors import SymdelayInputError
-from ..hopf import critical_theta, format_exact, format_number
-from ..params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
-from .symbolic import CLOSED_L1_MAX_L, cubic_coefficient, symbolic_normal_form
+from symdelay.display import LatexDisplay
+from symdelay.errors import SymdelayInputError
+from symdelay.hopf import critical_theta, format_exact, format_number
+from symdelay.nonlinear.symbolic import CLOSED_L1_MAX_L, cubic_coefficient, symbolic_normal_form
+from symdelay.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
 
 __all__ = ["NormalForm", "normal_form", "describing_function_amplitude", "GUARD"]
 
@@ -120,7 +120,7 @@ class NormalForm(LatexDisplay):
 
     def to_json(self) -> dict:
         d = self.dps
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         return {
             "L": "inf" if self.L is INFINITE_L else self.L,
@@ -175,14 +175,14 @@ class NormalForm(LatexDisplay):
             rf"{mpmath.nstr(self.amplitude_coefficient, n)}\sqrt{{\theta-\theta_c}}"
         )
         if self.closed_l1 is not None:
-            from ..outputs.latex import tex
+            from symdelay.outputs.latex import tex
 
             s += rf",\quad \ell_1 = {tex(self.closed_l1)}"
         return s
 
     def plot(self, cycles=None, theta_max=None):
         """Amplitude law ``c sqrt(theta - theta_c)`` (and computed cycles, if given)."""
-        from ..outputs.plots_nonlinear import normal_form_figure
+        from symdelay.outputs.plots_nonlinear import normal_form_figure
 
         return normal_form_figure(self, cycles, theta_max)
 
@@ -249,7 +249,7 @@ def normal_form(L=2, mu=1, lam=1, D=1, dps: int = 15, *, model=None) -> NormalFo
     """
     dps = as_dps(dps)
     if model is not None:
-        from .generic import model_normal_form
+        from symdelay.nonlinear.generic import model_normal_form
 
         return model_normal_form(model, dps=dps)
     Lv = as_L_or_inf(L)

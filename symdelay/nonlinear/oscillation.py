@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SymdelayInputError
+from symdelay.errors import SymdelayInputError
 
 __all__ = ["SimulatedOscillation", "simulated_oscillation", "cycle_statistics"]
 
@@ -93,8 +93,8 @@ def simulated_oscillation(
     period with 95 % intervals, and the fluid cycle's (:func:`.cycles.limit_cycle`)."""
     from scipy import stats
 
-    from ..stochastic import simulate
-    from .cycles import limit_cycle
+    from symdelay.nonlinear.cycles import limit_cycle
+    from symdelay.stochastic import simulate
 
     if replications < 2:
         raise SymdelayInputError("intervals need at least 2 replications")

@@ -30,13 +30,13 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
-from ..errors import SymdelayInputError
-from ..params import as_L, as_positive_number
-from ..symbols import D as DD
-from ..symbols import gamma as GAMMA
-from ..symbols import lam as LAM
-from ..symbols import mu as MU
-from ..symbols import theta as THETA
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_L, as_positive_number
+from symdelay.symbols import D as DD
+from symdelay.symbols import gamma as GAMMA
+from symdelay.symbols import lam as LAM
+from symdelay.symbols import mu as MU
+from symdelay.symbols import theta as THETA
 
 __all__ = ["Spectrum", "spectrum", "spectrum_closed_form", "periodogram", "lna_spectrum_matrix"]
 
@@ -59,7 +59,7 @@ class Spectrum:
     method: str = ""
 
     def to_json(self) -> dict:
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         return {
             "L": self.L,
@@ -83,13 +83,13 @@ class Spectrum:
             rf"\mathrm{{Var}}(x)/\eta = {self.variance:.6g}"
         )
         if self.closed_form is not None:
-            from ..outputs.latex import tex
+            from symdelay.outputs.latex import tex
 
             head += rf",\quad S(\omega) = {tex(self.closed_form)}"
         return f"${head}$"
 
     def plot(self, periodogram=None):
-        from ..outputs.plots_nonlinear import spectrum_figure
+        from symdelay.outputs.plots_nonlinear import spectrum_figure
 
         return spectrum_figure([self], periodogram)
 
@@ -115,7 +115,7 @@ def spectrum_closed_form(L: int):
     >>> sp.numer(spectrum_closed_form(1))
     4*lam*(gamma**2 + omega**2)
     """
-    from ..stochastic.variance import lna_matrices
+    from symdelay.stochastic.variance import lna_matrices
 
     if L > 2:
         return None
@@ -178,7 +178,7 @@ def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001,
     layer (its full Jacobian and diffusion matrix; imbalance weights)."""
     closed = None
     if model is not None:
-        from ..model.stochastic import difference_weights
+        from symdelay.model.stochastic import difference_weights
 
         if model.is_stable() is not True:
             raise SymdelayInputError(
@@ -191,7 +191,7 @@ def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001,
         Lkey, params = None, {k.name: v for k, v in model.values.items()}
         method = "LNA of the model's full Jacobian and diffusion matrix"
     else:
-        from ..stochastic.variance import lna_matrices
+        from symdelay.stochastic.variance import lna_matrices
 
         Lv = as_L(L, allow_symbol=False)
         vals = {
@@ -206,7 +206,7 @@ def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001,
         A = np.array(As.subs(subs).evalf(), dtype=float)
         B = np.array(Bs.subs(subs).evalf(), dtype=float)
         if np.max(np.linalg.eigvals(A).real) >= 0:
-            from ..hopf import critical_theta
+            from symdelay.hopf import critical_theta
 
             tc = critical_theta(Lv, vals[MU], vals[LAM], [vals[DD]]).points[0].theta_c
             raise SymdelayInputError(

@@ -33,11 +33,11 @@ from functools import cache
 
 import sympy as sp
 
-from ..display import LatexDisplay
-from ..errors import VerificationError
-from ..models.action_delay import ActionDelayModel
-from ..stability import stability_conditions
-from ..symbols import D, gamma, lam, mu, r, theta
+from symdelay.display import LatexDisplay
+from symdelay.errors import VerificationError
+from symdelay.models.action_delay import ActionDelayModel
+from symdelay.stability import stability_conditions
+from symdelay.symbols import D, gamma, lam, mu, r, theta
 
 __all__ = [
     "SymbolicNormalForm",
@@ -92,7 +92,7 @@ class SymbolicNormalForm(LatexDisplay):
         return sp.factor(e) if not e.has(sp.Pow) or self.L <= CLOSED_L1_MAX_L else e
 
     def latex(self) -> str:
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         parts = [rf"c_1 = {tex(self.ratio)}\, r'(\theta)"]
         if self.l1 is not None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .. import charpoly
-from ..linearize import difference_jacobian_entry
-from ..models import ActionDelayModel
-from ..symbols import L
-from .latex import Equation, display, tex
+from symdelay import charpoly
+from symdelay.linearize import difference_jacobian_entry
+from symdelay.models import ActionDelayModel
+from symdelay.outputs.latex import Equation, display, tex
+from symdelay.symbols import L
 
 __all__ = [
     "model_section",

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .derivation_tex import concrete_L_section, model_section
-from .latex import document
-from .pdf import PdfResult, compile_pdf
+from symdelay.outputs.derivation_tex import concrete_L_section, model_section
+from symdelay.outputs.latex import document
+from symdelay.outputs.pdf import PdfResult, compile_pdf
 
 __all__ = ["document_modules", "write_documents", "concrete_document", "write_concrete"]
 
 
 def document_modules() -> list:
     """Every document module, sorted by file name."""
-    from .._discovery import public_modules
-    from . import documents
+    from symdelay._discovery import public_modules
+    from symdelay.outputs import documents
 
     return sorted(public_modules(documents), key=lambda m: m.FILENAME)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..errors import VerificationError
-from ..symbols import LATEX_NAMES
+from symdelay.errors import VerificationError
+from symdelay.symbols import LATEX_NAMES
 
 __all__ = ["tex", "display", "Equation", "escape", "document", "PREAMBLE"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .latex import Equation, display, document, escape, tex
+from symdelay.outputs.latex import Equation, display, document, escape, tex
 
 __all__ = ["model_body", "model_document", "long_lines"]
 

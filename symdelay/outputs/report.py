@@ -12,9 +12,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import SymdelayInputError
-from .latex import document
-from .pdf import PdfResult, compile_pdf
+from symdelay.errors import SymdelayInputError
+from symdelay.outputs.latex import document
+from symdelay.outputs.pdf import PdfResult, compile_pdf
 
 __all__ = ["ReportContext", "Section", "write_report", "section_modules", "prepare_output_dir"]
 
@@ -67,7 +67,7 @@ class Section:
 
 def section_modules() -> list:
     """The section modules, sorted by their ``ORDER``."""
-    from . import sections
+    from symdelay.outputs import sections
 
     mods = [
         importlib.import_module(f"{sections.__name__}.{m.name}")

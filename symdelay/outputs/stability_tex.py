@@ -5,10 +5,10 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from ..routh import RouthResult
-from ..stability import StabilityResult, critical_lam_theta_value
-from ..symbols import theta
-from .latex import escape, tex
+from symdelay.outputs.latex import escape, tex
+from symdelay.routh import RouthResult
+from symdelay.stability import StabilityResult, critical_lam_theta_value
+from symdelay.symbols import theta
 
 __all__ = [
     "routh_table",

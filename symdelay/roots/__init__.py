@@ -5,8 +5,8 @@ proofs; :mod:`symdelay.roots.crosscheck` compares with double-precision numpy;
 :mod:`symdelay.roots.polynomial` solves any polynomial with exact coefficients (model-generic).
 """
 
-from .polynomial import exact_counts, polynomial_roots
-from .solve import (
+from symdelay.roots.polynomial import exact_counts, polynomial_roots
+from symdelay.roots.solve import (
     ALL_ROOTS_MAX_L,
     RIGHTMOST_MAX_L,
     CertifiedRoot,

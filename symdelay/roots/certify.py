@@ -31,7 +31,7 @@ import flint
 import mpmath
 import numpy as np
 
-from ..errors import CertificationError
+from symdelay.errors import CertificationError
 
 __all__ = [
     "to_arb",

@@ -22,9 +22,9 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from ..display import JsonRecord
-from ..linearize import difference_jacobian_numeric
-from .solve import characteristic_roots
+from symdelay.display import JsonRecord
+from symdelay.linearize import difference_jacobian_numeric
+from symdelay.roots.solve import characteristic_roots
 
 __all__ = [
     "difference_jacobian_numeric",

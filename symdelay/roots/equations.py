@@ -23,10 +23,10 @@ from functools import cache
 
 import sympy as sp
 
-from ..charpoly import characteristic_polynomial, infinite_L_limit
-from ..display import JsonRecord
-from ..errors import VerificationError
-from ..symbols import D, L, gamma, lam, mu, positive_versions, r, theta
+from symdelay.charpoly import characteristic_polynomial, infinite_L_limit
+from symdelay.display import JsonRecord
+from symdelay.errors import VerificationError
+from symdelay.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 
 __all__ = [
     "BranchEquation",

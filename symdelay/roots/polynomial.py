@@ -43,10 +43,16 @@ import flint
 import mpmath
 import sympy as sp
 
-from ..errors import CertificationError, SymdelayInputError, VerificationError
-from ..params import as_dps
-from .certify import arb_to_mpf_upper, check_disjoint, mpc_from_acb_mid, to_acb, to_arb
-from .solve import CertifiedRoot, RootSet
+from symdelay.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.params import as_dps
+from symdelay.roots.certify import (
+    arb_to_mpf_upper,
+    check_disjoint,
+    mpc_from_acb_mid,
+    to_acb,
+    to_arb,
+)
+from symdelay.roots.solve import CertifiedRoot, RootSet
 
 __all__ = ["polynomial_roots", "exact_counts", "axis_roots", "ExactCounts", "METHODS"]
 
@@ -56,7 +62,7 @@ METHODS = ("auto", "fmpz", "acb")
 # ------------------------------------------------------------------------------ input
 def _as_poly(poly, var):
     if isinstance(poly, str):
-        from ..parsing import parse_expression
+        from symdelay.parsing import parse_expression
 
         extra = () if var is None else (str(var),)
         poly = parse_expression(poly, variables=extra)

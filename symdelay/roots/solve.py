@@ -46,10 +46,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..errors import CertificationError, SymdelayInputError
-from ..model.dispatch import accepts_model
-from ..params import as_dps, as_L, as_parameter, is_infinite_L
-from .certify import (
+from symdelay.errors import CertificationError, SymdelayInputError
+from symdelay.model.dispatch import accepts_model
+from symdelay.params import as_dps, as_L, as_parameter, is_infinite_L
+from symdelay.roots.certify import (
     arb_to_mpf_upper,
     certify_root,
     check_disjoint,
@@ -57,7 +57,7 @@ from .certify import (
     mpc_from_acb_mid,
     to_arb,
 )
-from .equations import ball_functions, mp_lambert_roots
+from symdelay.roots.equations import ball_functions, mp_lambert_roots
 
 __all__ = [
     "CertifiedRoot",
@@ -180,7 +180,7 @@ class RootSet:
         }
 
     def _repr_html_(self) -> str:
-        from ..outputs.notebook import html_table
+        from symdelay.outputs.notebook import html_table
 
         rec = self.to_json()
         rows = [[z["re"], z["im"], z["radius"]] for z in rec["roots"][:20]]
@@ -193,7 +193,7 @@ class RootSet:
 
     def plot(self, ax=None):
         """The roots in the complex plane; returns the matplotlib Axes."""
-        from ..outputs.notebook import plot_roots
+        from symdelay.outputs.notebook import plot_roots
 
         return plot_roots(self.values, f"roots (L = {self.L}), unstable: {self.unstable_count}", ax)
 
@@ -485,11 +485,11 @@ def _confirm_rhp(roots, count, complete: bool):
 def _routh_count(L, p):
     """Routh-Hurwitz count from symdelay.routh, when available (small L); else None."""
     try:
-        from ..routh import routh_hurwitz
+        from symdelay.routh import routh_hurwitz
     except ImportError:
         return None
-    from ..charpoly import characteristic_polynomial
-    from ..symbols import gamma, lam, mu, r, theta
+    from symdelay.charpoly import characteristic_polynomial
+    from symdelay.symbols import gamma, lam, mu, r, theta
 
     poly = characteristic_polynomial(L).subs(
         {mu: p["mu"], lam: p["lam"], theta: p["theta"], gamma: sp.Rational(L) / p["D"]}
@@ -528,7 +528,7 @@ def _mark_axis_roots(roots, L, p, prec):
     Returns ``(roots, axis_count)``; raises CertificationError for a disc that meets the
     axis around a root that is not on it (more digits separate it).
     """
-    from .polynomial import axis_roots
+    from symdelay.roots.polynomial import axis_roots
 
     touching = [i for i, z in enumerate(roots) if abs(z.value.real) <= z.radius]
     if not touching:
@@ -606,7 +606,7 @@ def _all_roots(L, p, dps) -> RootSet:
         count = sum(1 for z in roots if not z.on_axis and z.value.real > 0)
         methods = ["certified roots", "exact imaginary-axis test"]
         if L <= 400:
-            from .polynomial import exact_counts
+            from symdelay.roots.polynomial import exact_counts
 
             ex = exact_counts(_scaled_coefficients(L, p)[1])
             if (ex.rhp, ex.axis) != (count, axis):

@@ -7,13 +7,18 @@ compiled kernel), ``convergence_in_N`` (the measured rate of convergence to the 
 distributions, and ``rightmost_eigenvalue`` of the fixed point's Jacobian.
 """
 
-from .convergence import convergence_in_N
-from .fitting import fit
-from .fixed_point import FixedPoint, fixed_point
-from .fluid import FluidPath, fluid
-from .meanfield import exponential_fixed_point, exponential_reduction, sqd_model
-from .service import GeneralService, exponential, parse_service_dist, service_from_options
-from .stability import rightmost_eigenvalue
+from symdelay.sqd.convergence import convergence_in_N
+from symdelay.sqd.fitting import fit
+from symdelay.sqd.fixed_point import FixedPoint, fixed_point
+from symdelay.sqd.fluid import FluidPath, fluid
+from symdelay.sqd.meanfield import exponential_fixed_point, exponential_reduction, sqd_model
+from symdelay.sqd.service import (
+    GeneralService,
+    exponential,
+    parse_service_dist,
+    service_from_options,
+)
+from symdelay.sqd.stability import rightmost_eigenvalue
 
 __all__ = [
     "FixedPoint",

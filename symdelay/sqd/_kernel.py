@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._cbuild import cache_dir, compile_library
+from symdelay._cbuild import cache_dir, compile_library
 
 __all__ = [
     "C_SOURCE",

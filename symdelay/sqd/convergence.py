@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from .fixed_point import fixed_point
-from .meanfield import as_d
-from .service import exponential
-from .simulate import simulate, t975
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.sqd.fixed_point import fixed_point
+from symdelay.sqd.meanfield import as_d
+from symdelay.sqd.service import exponential
+from symdelay.sqd.simulate import simulate, t975
 
 __all__ = ["convergence_in_N", "ConvergenceResult", "NRow", "power_fit"]
 
@@ -133,7 +133,7 @@ class ConvergenceResult(JsonRecord):
         }
 
     def plot(self):
-        from ..outputs.plots_sqd import convergence_figure
+        from symdelay.outputs.plots_sqd import convergence_figure
 
         return convergence_figure(self)
 
@@ -230,7 +230,7 @@ def convergence_in_N(
     replications (T_N = max(min_T, events / (R (1 + rho) lam N))); ``service``: a
     phase-type service (default Exp(1)), simulated exactly; ``batches``: boundaries per
     run where the instantaneous tail is recorded."""
-    from .stability import rightmost_eigenvalue
+    from symdelay.sqd.stability import rightmost_eigenvalue
 
     d = as_d(d)
     service = service if service is not None else exponential()

@@ -27,11 +27,11 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from .fixed_point import as_lam
-from .meanfield import as_d
-from .simulate import BLOCK, _finish
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.sqd.fixed_point import as_lam
+from symdelay.sqd.meanfield import as_d
+from symdelay.sqd.simulate import BLOCK, _finish
 
 __all__ = ["run_delayed", "DelayedFixedPoint", "delayed_fixed_point", "as_delay"]
 

@@ -33,9 +33,9 @@ import math
 import mpmath
 import sympy as sp
 
-from ..errors import SymdelayInputError
-from ..models.phase_type import PhaseType, scaled
-from .service import GeneralService, mp_moment
+from symdelay.errors import SymdelayInputError
+from symdelay.models.phase_type import PhaseType, scaled
+from symdelay.sqd.service import GeneralService, mp_moment
 
 __all__ = ["fit", "erlang_moment_fit", "hyperexp_moment_fit", "erlang_mixture_fit", "METHODS"]
 

@@ -49,12 +49,12 @@ from dataclasses import dataclass, field
 import mpmath
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError, VerificationError
-from ..models.phase_type import PhaseType
-from ..params import as_dps
-from .meanfield import as_d, exponential_fixed_point
-from .service import exponential, residual_means
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.models.phase_type import PhaseType
+from symdelay.params import as_dps
+from symdelay.sqd.meanfield import as_d, exponential_fixed_point
+from symdelay.sqd.service import exponential, residual_means
 
 __all__ = [
     "FixedPoint",
@@ -75,7 +75,7 @@ K_MAX = 2000
 
 def as_lam(lam, mean=1) -> sp.Rational:
     """lam as an exact number with 0 < lam * mean < 1 (refused otherwise, one line)."""
-    from ..params import as_parameter
+    from symdelay.params import as_parameter
 
     v = as_parameter("lam", lam, positive=False)
     if not v.is_number or not v.is_real:
@@ -506,13 +506,13 @@ class FixedPoint(JsonRecord):
 
     def plot(self, ax=None):
         """The tail ``s_k`` on a log scale (see :mod:`symdelay.outputs.plots_sqd`)."""
-        from ..outputs.plots_sqd import plot_tail
+        from symdelay.outputs.plots_sqd import plot_tail
 
         return plot_tail(self, ax=ax)
 
     def jacobian(self):
         """The truncated system's Jacobian at the fixed point (tail variables, mpmath)."""
-        from .stability import jacobian_matrix
+        from symdelay.sqd.stability import jacobian_matrix
 
         return jacobian_matrix(self)
 

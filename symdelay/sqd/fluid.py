@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from ..models.phase_type import PhaseType
-from .fixed_point import _system, as_lam, drift_u, jacobian_u, truncation_level
-from .meanfield import as_d
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.models.phase_type import PhaseType
+from symdelay.sqd.fixed_point import _system, as_lam, drift_u, jacobian_u, truncation_level
+from symdelay.sqd.meanfield import as_d
 
 __all__ = ["FluidPath", "fluid"]
 
@@ -46,7 +46,7 @@ class FluidPath(JsonRecord):
         }
 
     def plot(self, ax=None, levels=(1, 2, 3, 4)):
-        from ..outputs.plots_sqd import plot_fluid
+        from symdelay.outputs.plots_sqd import plot_fluid
 
         return plot_fluid(self, ax=ax, levels=levels)
 
@@ -80,7 +80,7 @@ def fluid(
     """Integrate the truncated mean field on ``[0, T]``."""
     from scipy.integrate import solve_ivp
 
-    from .service import exponential
+    from symdelay.sqd.service import exponential
 
     d = as_d(d)
     service = service or exponential()
@@ -94,7 +94,7 @@ def fluid(
     K = int(K) if K is not None else max(truncation_level(service, d, lamv, 12), 4)
     fp = None
     if start == "fixed":
-        from .fixed_point import fixed_point
+        from symdelay.sqd.fixed_point import fixed_point
 
         fp = fixed_point(d, lamv, service, method="newton")
     sysf = _system(service, d, lamv, K, float)

@@ -31,12 +31,12 @@ from functools import cache
 
 import sympy as sp
 
-from ..derivation import Derivation, require_equal, require_zero
-from ..errors import SymdelayInputError
-from ..model import Model
-from ..models.phase_type import PhaseType
-from ..outputs.latex import Equation
-from ..symbols import lam
+from symdelay.derivation import Derivation, require_equal, require_zero
+from symdelay.errors import SymdelayInputError
+from symdelay.model import Model
+from symdelay.models.phase_type import PhaseType
+from symdelay.outputs.latex import Equation
+from symdelay.symbols import lam
 
 __all__ = [
     "P_d",
@@ -118,8 +118,8 @@ class SQDModel(Model):
     def equilibrium(self):  # type: ignore[override]
         cached = self.__dict__.get("_sqd_equilibrium")
         if cached is None:
-            from ..model.core import Equilibrium
-            from .fixed_point import truncated_fixed_point
+            from symdelay.model.core import Equilibrium
+            from symdelay.sqd.fixed_point import truncated_fixed_point
 
             if self.free_parameters:
                 raise SymdelayInputError("give lam a value: the SQ(d) fixed point is numeric")
@@ -229,7 +229,7 @@ def exponential_reduction(d=2, K: int = 5) -> Derivation:
     ``lam`` symbolic), and for symbolic ``d`` on one level, where SymPy cancels
     ``x_k P_d(s_k, s_{k+1}) = s_k^d - s_{k+1}^d``.
     """
-    from .service import exponential
+    from symdelay.sqd.service import exponential
 
     d = as_d(d)
     D = Derivation(f"SQ({d}) with exponential service: reduction to the tail ODE")

@@ -22,10 +22,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from ..models.phase_type import PhaseType, scaled
-from ..params import as_parameter
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.models.phase_type import PhaseType, scaled
+from symdelay.params import as_parameter
 
 __all__ = [
     "GeneralService",

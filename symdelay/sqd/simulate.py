@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from ..models.phase_type import PhaseType
-from ._kernel import (
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.models.phase_type import PhaseType
+from symdelay.sqd._kernel import (
     DONE,
     IP_EVENTS,
     IP_FREE,
@@ -47,9 +47,9 @@ from ._kernel import (
     load_c_kernel,
     run_python,
 )
-from .fixed_point import as_lam, exact_text
-from .meanfield import as_d
-from .service import GeneralService, exponential, ph_sampler
+from symdelay.sqd.fixed_point import as_lam, exact_text
+from symdelay.sqd.meanfield import as_d
+from symdelay.sqd.service import GeneralService, exponential, ph_sampler
 
 __all__ = ["SimulationResult", "simulate", "service_draw", "as_N", "t975", "kernel_for"]
 
@@ -136,7 +136,7 @@ class SimulationResult(JsonRecord):
         }
 
     def plot(self, ax=None, fixed=None):
-        from ..outputs.plots_sqd import plot_simulation
+        from symdelay.outputs.plots_sqd import plot_simulation
 
         return plot_simulation(self, ax=ax, fixed=fixed)
 
@@ -193,7 +193,7 @@ def simulate(
             N, d, lamf, draw, rng, T, warmup, batches, levels, backend
         )
     else:
-        from .delayed import run_delayed
+        from symdelay.sqd.delayed import run_delayed
 
         soj, occ, events = run_delayed(N, d, lamf, draw, rng, T, warmup, batches, levels, delay)
         snaps, used = [], "python"

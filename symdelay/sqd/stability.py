@@ -21,8 +21,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..display import JsonRecord
-from .fixed_point import _system, jacobian_u
+from symdelay.display import JsonRecord
+from symdelay.sqd.fixed_point import _system, jacobian_u
 
 __all__ = ["jacobian_matrix", "rightmost_eigenvalue", "Rightmost", "REFINE_MAX"]
 
@@ -34,7 +34,7 @@ def jacobian_matrix(fp, dps: int | None = None) -> mpmath.matrix:
     """Dense Jacobian (K m x K m, mpmath) of the truncated drift at the fixed point."""
     dps = dps or fp.dps
     if not fp.u:
-        from .fixed_point import truncated_fixed_point
+        from symdelay.sqd.fixed_point import truncated_fixed_point
 
         solved = truncated_fixed_point(fp.service, fp.d, fp.lam, fp.truncation, dps)
         u = solved.u

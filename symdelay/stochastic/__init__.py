@@ -7,12 +7,17 @@ For any transition table: :class:`GeneratedKernel` (a simulator generated from t
 and :func:`linear_noise` (the generic LNA covariance).
 """
 
-from .convergence import FluidLimitStudy, fluid_limit_study, loglog_slope, sup_distance
-from .fluid import DifferenceResult, FluidResult, fluid, fluid_difference
-from .generated import GeneratedKernel, GeneratedRun
-from .lna import LinearNoise, linear_noise, stationary_covariance
-from .simulate import SimulationResult, simulate
-from .stationary import (
+from symdelay.stochastic.convergence import (
+    FluidLimitStudy,
+    fluid_limit_study,
+    loglog_slope,
+    sup_distance,
+)
+from symdelay.stochastic.fluid import DifferenceResult, FluidResult, fluid, fluid_difference
+from symdelay.stochastic.generated import GeneratedKernel, GeneratedRun
+from symdelay.stochastic.lna import LinearNoise, linear_noise, stationary_covariance
+from symdelay.stochastic.simulate import SimulationResult, simulate
+from symdelay.stochastic.stationary import (
     SimulatedVariance,
     hopf_theta,
     minimising_theta,
@@ -20,8 +25,8 @@ from .stationary import (
     spectral_abscissa,
     variance_curve,
 )
-from .transitions import check_drift, transition_table
-from .variance import (
+from symdelay.stochastic.transitions import check_drift, transition_table
+from symdelay.stochastic.variance import (
     VarianceResult,
     closed_form_singularity,
     closed_form_theta_limit,
@@ -29,7 +34,7 @@ from .variance import (
     lna_matrices,
     variance,
 )
-from .waves import fluid_wave_peaks, local_maxima, wave_peaks
+from symdelay.stochastic.waves import fluid_wave_peaks, local_maxima, wave_peaks
 
 __all__ = [
     "DifferenceResult",

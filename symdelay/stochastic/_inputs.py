@@ -8,8 +8,8 @@ import numbers
 import numpy as np
 import sympy as sp
 
-from ..errors import SymdelayInputError
-from ..params import as_L, as_parameter
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_L, as_parameter
 
 __all__ = ["check_rates", "check_eta", "check_horizon", "check_replications", "time_grid"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..models import ActionDelayModel
+from symdelay.models import ActionDelayModel
 
 __all__ = ["symbolic_model"]
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .fluid import fluid
-from .simulate import simulate
+from symdelay.stochastic.fluid import fluid
+from symdelay.stochastic.simulate import simulate
 
 __all__ = ["sup_distance", "loglog_slope", "fluid_limit_study", "FluidLimitStudy"]
 

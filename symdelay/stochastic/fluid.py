@@ -22,12 +22,12 @@ import numpy as np
 import sympy as sp
 from scipy.special import expit
 
-from .. import symbols as sym
-from ..errors import SymdelayInputError, VerificationError
-from ..model.dispatch import accepts_model
-from ..models import ActionDelayModel
-from ._inputs import check_horizon, check_rates, time_grid
-from ._models import symbolic_model
+from symdelay import symbols as sym
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.model.dispatch import accepts_model
+from symdelay.models import ActionDelayModel
+from symdelay.stochastic._inputs import check_horizon, check_rates, time_grid
+from symdelay.stochastic._models import symbolic_model
 
 __all__ = ["fluid", "fluid_difference", "FluidResult", "DifferenceResult", "DEFAULT_SOLVER"]
 
@@ -231,7 +231,7 @@ class FluidResult:
 
     def plot(self, ax=None):
         """``q1``, ``q2`` and the imbalance against t; returns the matplotlib Axes."""
-        from ..outputs.notebook import plot_paths
+        from symdelay.outputs.notebook import plot_paths
 
         paths = {"q1": self.q1, "q2": self.q2, "x = q1 - q2": self.x}
         return plot_paths(self.t, paths, f"fluid limit, L = {self.L}", ax)

@@ -47,11 +47,11 @@ import sympy as sp
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from .._cbuild import cache_dir, compile_library
-from ..display import JsonRecord
-from ..errors import SymdelayInputError, VerificationError
-from . import _kernel
-from ._inputs import check_eta
+from symdelay._cbuild import cache_dir, compile_library
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.stochastic import _kernel
+from symdelay.stochastic._inputs import check_eta
 
 __all__ = ["GeneratedKernel", "GeneratedRun", "check_table"]
 

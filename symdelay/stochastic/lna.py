@@ -36,10 +36,10 @@ import sympy as sp
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from ..params import as_dps
-from .generated import check_table
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.params import as_dps
+from symdelay.stochastic.generated import check_table
 
 __all__ = [
     "drift",
@@ -183,7 +183,7 @@ def _unpack(x, idx, n, make):
 
 
 def _exact(A, B) -> sp.Matrix:
-    from ..routh import routh_hurwitz
+    from symdelay.routh import routh_hurwitz
 
     n = A.shape[0]
     r = sp.Dummy("r")

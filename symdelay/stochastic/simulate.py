@@ -33,10 +33,16 @@ from functools import partial
 
 import numpy as np
 
-from ..errors import SymdelayInputError
-from ..model.dispatch import accepts_model
-from . import _kernel
-from ._inputs import check_eta, check_horizon, check_rates, check_replications, time_grid
+from symdelay.errors import SymdelayInputError
+from symdelay.model.dispatch import accepts_model
+from symdelay.stochastic import _kernel
+from symdelay.stochastic._inputs import (
+    check_eta,
+    check_horizon,
+    check_rates,
+    check_replications,
+    time_grid,
+)
 
 __all__ = [
     "simulate",
@@ -150,7 +156,7 @@ class SimulationResult:
 
     def plot(self, ax=None):
         """The imbalance ``x = q1 - q2`` of every replication against t; returns the Axes."""
-        from ..outputs.notebook import plot_paths
+        from symdelay.outputs.notebook import plot_paths
 
         title = f"simulation, L = {self.L}, eta = {self.eta}"
         return plot_paths(self.t, {"x = q1 - q2": self.x}, title, ax)

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..display import JsonRecord
-from ..errors import SymdelayInputError
-from ..linearize import difference_jacobian_numeric
-from ._inputs import check_rates
-from .simulate import simulate
-from .variance import variance
+from symdelay.display import JsonRecord
+from symdelay.errors import SymdelayInputError
+from symdelay.linearize import difference_jacobian_numeric
+from symdelay.stochastic._inputs import check_rates
+from symdelay.stochastic.simulate import simulate
+from symdelay.stochastic.variance import variance
 
 __all__ = [
     "SimulatedVariance",
@@ -96,7 +96,7 @@ def hopf_theta(L, mu, lam, D) -> float:
     The one production path, :func:`symdelay.hopf.critical_theta`; the tests check it
     against bisection on the eigenvalues of the difference Jacobian.
     """
-    from ..hopf import critical_theta
+    from symdelay.hopf import critical_theta
 
     point = critical_theta(int(L), mu, lam, [D], dps=15).to_json()["points"][0]
     return float(point["theta_c"])

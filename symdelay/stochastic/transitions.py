@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..errors import VerificationError
+from symdelay.errors import VerificationError
 
 __all__ = ["transition_table", "check_drift"]
 

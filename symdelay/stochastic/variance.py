@@ -32,13 +32,13 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .. import symbols as S
-from ..errors import SymdelayInputError, VerificationError
-from ..model.dispatch import accepts_model
-from ..params import as_dps
-from ._inputs import check_rates
-from ._models import symbolic_model
-from .transitions import transition_table
+from symdelay import symbols as S
+from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.model.dispatch import accepts_model
+from symdelay.params import as_dps
+from symdelay.stochastic._inputs import check_rates
+from symdelay.stochastic._models import symbolic_model
+from symdelay.stochastic.transitions import transition_table
 
 __all__ = [
     "variance",
@@ -171,7 +171,7 @@ class VarianceResult:
             return mpmath.nstr(num, self.dps, strip_zeros=False)
 
     def _repr_latex_(self) -> str:
-        from ..outputs.latex import tex
+        from symdelay.outputs.latex import tex
 
         value = tex(self.var_x_over_eta) if self.exact else self.decimal()
         parts = ([] if self.closed_form is None else [tex(self.closed_form)]) + [value]

@@ -11,8 +11,8 @@ Dask, pyarrow and pandas are imported only when a sweep runs or is read.
 
 from __future__ import annotations
 
-from .analyses import ANALYSES, analysis_info, register_analysis
-from .spec import Spec, as_spec, load_spec, task_seed
+from symdelay.sweep.analyses import ANALYSES, analysis_info, register_analysis
+from symdelay.sweep.spec import Spec, as_spec, load_spec, task_seed
 
 __all__ = [
     "ANALYSES",
@@ -32,28 +32,28 @@ __all__ = [
 
 def run(spec, out=None, client=None, **kwargs):
     """Run a sweep (see :func:`symdelay.sweep.runner.run`); returns a pandas DataFrame."""
-    from .runner import run as _run
+    from symdelay.sweep.runner import run as _run
 
     return _run(spec, out=out, client=client, **kwargs)
 
 
 def read_results(path):
     """A results file as a pandas DataFrame (see :func:`symdelay.sweep.store.read_results`)."""
-    from .store import read_results as _read
+    from symdelay.sweep.store import read_results as _read
 
     return _read(path)
 
 
 def status(path) -> dict:
     """``{"total", "done", "failed", "spec_hash"}`` of a results file."""
-    from .store import status as _status
+    from symdelay.sweep.store import status as _status
 
     return _status(path)
 
 
 def to_xarray(results, **kwargs):
     """A finished sweep as an ``xarray.Dataset`` (see :func:`symdelay.sweep.xview.to_xarray`)."""
-    from .xview import to_xarray as _to_xarray
+    from symdelay.sweep.xview import to_xarray as _to_xarray
 
     return _to_xarray(results, **kwargs)
 
@@ -61,6 +61,6 @@ def to_xarray(results, **kwargs):
 def plot(results, x, z, y=None, **kwargs):
     """Draw a sweep: a heatmap of ``z`` over ``(x, y)``, or lines of ``z`` against ``x``
     (see :func:`symdelay.sweep.plotting.plot_results`); returns the matplotlib Axes."""
-    from .plotting import plot_results
+    from symdelay.sweep.plotting import plot_results
 
     return plot_results(results, x=x, y=y, z=z, **kwargs)

@@ -6,8 +6,8 @@ Replications are averaged. Other grid parameters that vary must be fixed with ``
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
-from .xview import as_frame, to_xarray
+from symdelay.errors import SymdelayInputError
+from symdelay.sweep.xview import as_frame, to_xarray
 
 __all__ = ["plot_results"]
 
@@ -35,7 +35,7 @@ def _select(ds, where: dict):
 
 
 def _same(a, b) -> bool:
-    from .grid import value_as_float
+    from symdelay.sweep.grid import value_as_float
 
     fa, fb = value_as_float(a), value_as_float(b)
     if fa is not None and fb is not None:

@@ -17,10 +17,10 @@ import time
 import traceback
 import uuid
 
-from ..errors import SymdelayInputError
-from .progress import Progress
-from .spec import Spec, as_spec
-from .store import Store
+from symdelay.errors import SymdelayInputError
+from symdelay.sweep.progress import Progress
+from symdelay.sweep.spec import Spec, as_spec
+from symdelay.sweep.store import Store
 
 __all__ = ["run", "execute", "connect", "auto_batch", "SCHEDULER_TIMEOUT"]
 
@@ -38,8 +38,8 @@ def execute(target, tasks: list[tuple]) -> list[dict]:
     ``target``; one row each. Exceptions become failed rows (they never escape)."""
     import json
 
-    from .. import __version__
-    from .analyses import resolve
+    from symdelay import __version__
+    from symdelay.sweep.analyses import resolve
 
     worker = f"{socket.gethostname()}:{os.getpid()}"
     rows = []
@@ -74,7 +74,7 @@ _RESERVED = {"status", "error", "seconds", "worker", "run", "symdelay_version", 
 
 def _column_types(spec: Spec) -> dict:
     """A type per parameter column, from every value it takes: int, float or text."""
-    from .grid import value_as_float
+    from symdelay.sweep.grid import value_as_float
 
     values = {k: [v] for k, v in spec.parameters.items()}
     for a in spec.axes:
@@ -287,12 +287,12 @@ def run(
         if store is not None and store.exists():
             store.consolidate(meta)
     if store is not None:
-        from .store import read_results
+        from symdelay.sweep.store import read_results
 
         return read_results(store.path)
     import pandas as pd
 
-    from .store import _table, ordered
+    from symdelay.sweep.store import _table, ordered
 
     df = (
         ordered(_table(sorted(memory, key=lambda r: r["task"]), meta), meta).to_pandas()
@@ -366,7 +366,7 @@ def _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch) 
 
 
 def _version() -> str:
-    from .. import __version__
+    from symdelay import __version__
 
     return __version__
 

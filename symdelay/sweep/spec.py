@@ -41,9 +41,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SymdelayInputError
-from .analyses import AnalysisInfo, analysis_info
-from .grid import MAX_TASKS, Axis, parse_grid
+from symdelay.errors import SymdelayInputError
+from symdelay.sweep.analyses import AnalysisInfo, analysis_info
+from symdelay.sweep.grid import MAX_TASKS, Axis, parse_grid
 
 __all__ = ["Spec", "load_spec", "as_spec", "task_seed"]
 

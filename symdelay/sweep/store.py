@@ -22,7 +22,7 @@ import os
 import uuid
 from pathlib import Path
 
-from ..errors import SymdelayInputError
+from symdelay.errors import SymdelayInputError
 
 __all__ = ["Store", "read_results", "read_meta", "status", "ordered", "META_KEY", "BOOKKEEPING"]
 

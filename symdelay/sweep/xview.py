@@ -7,8 +7,8 @@ coordinates along it. Failed tasks are NaN in numeric outputs.
 
 from __future__ import annotations
 
-from ..errors import SymdelayInputError
-from .grid import value_as_float
+from symdelay.errors import SymdelayInputError
+from symdelay.sweep.grid import value_as_float
 
 __all__ = ["to_xarray", "as_frame", "output_columns"]
 
@@ -38,7 +38,7 @@ def as_frame(results):
                 "symdelay.sweep.run or read_results returned, or the results file"
             )
         return results
-    from .store import read_results
+    from symdelay.sweep.store import read_results
 
     return read_results(results)
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ...charpoly import characteristic_polynomial, infinite_L_limit
-from ...hopf import (
+from symdelay.charpoly import characteristic_polynomial, infinite_L_limit
+from symdelay.hopf import (
     critical_closed_form,
     delay_limits,
     general_delay_limits,
@@ -18,8 +18,8 @@ from ...hopf import (
     worst_delay_closed_form,
     worst_delay_trend,
 )
-from ...symbols import D, gamma, lam, mu, theta
-from ..latex import document, tex
+from symdelay.outputs.latex import document, tex
+from symdelay.symbols import D, gamma, lam, mu, theta
 
 __all__ = ["FILENAME", "build", "LIMIT_L"]
 

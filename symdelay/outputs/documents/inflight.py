@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ...inflight.charpoly import (
+from symdelay.inflight.charpoly import (
     derive_inflight_equation,
     inflight_limit,
     nonlinear_difference_rhs,
     verify_inflight_determinant,
 )
-from ...inflight.curve import kappa_star, symbolic_crossing_curve
-from ..latex import Equation, display, document
+from symdelay.inflight.curve import kappa_star, symbolic_crossing_curve
+from symdelay.outputs.latex import Equation, display, document
 
 __all__ = ["FILENAME", "build", "DETERMINANT_LS"]
 

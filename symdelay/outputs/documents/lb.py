@@ -12,11 +12,11 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from ...lb import LBPolicy, halfin_whitt_reduction, stationary_law
-from ...lb.design import design
-from ...lb.fluid import fluid_equilibrium
-from ...models.lb import lb_fluid_model
-from ..latex import display, document, escape, tex
+from symdelay.lb import LBPolicy, halfin_whitt_reduction, stationary_law
+from symdelay.lb.design import design
+from symdelay.lb.fluid import fluid_equilibrium
+from symdelay.models.lb import lb_fluid_model
+from symdelay.outputs.latex import display, document, escape, tex
 
 __all__ = ["FILENAME", "build", "body", "EXAMPLE", "DESIGN_BETA"]
 

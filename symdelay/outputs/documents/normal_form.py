@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ...nonlinear import describing_function_series, symbolic_normal_form
-from ...nonlinear.spectrum import spectrum_closed_form
-from ...nonlinear.symbolic import cubic_coefficient
-from ..latex import document, tex
+from symdelay.nonlinear import describing_function_series, symbolic_normal_form
+from symdelay.nonlinear.spectrum import spectrum_closed_form
+from symdelay.nonlinear.symbolic import cubic_coefficient
+from symdelay.outputs.latex import document, tex
 
 __all__ = ["FILENAME", "build", "SYMBOLIC_L"]
 

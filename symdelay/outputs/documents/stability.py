@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ...charpoly import special_case
-from ...routh import routh_hurwitz
-from ...stability import ASSUMPTIONS, oscillation_threshold, stability_conditions
-from ...symbols import gamma, lam, mu, r, theta
-from ..latex import document, escape, tex
-from ..stability_tex import (
+from symdelay.charpoly import special_case
+from symdelay.outputs.latex import document, escape, tex
+from symdelay.outputs.stability_tex import (
     conditions_block,
     critical_block,
     first_column,
@@ -21,6 +18,9 @@ from ..stability_tex import (
     relation_display,
     routh_table,
 )
+from symdelay.routh import routh_hurwitz
+from symdelay.stability import ASSUMPTIONS, oscillation_threshold, stability_conditions
+from symdelay.symbols import gamma, lam, mu, r, theta
 
 __all__ = ["FILENAME", "build", "TABLE_L", "COLUMN_L", "CONDITION_L", "OSCILLATION_L"]
 

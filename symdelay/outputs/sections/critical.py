@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...hopf import (
+from symdelay.hopf import (
     critical_curve_float,
     delay_limits,
     instability_window,
     worst_delay,
     worst_delay_trend,
 )
-from ...symbols import mu as MU
-from ..latex import tex
-from ..plots_hopf import critical_curves_figure, frequency_figure, stability_region_figure
-from ..report import Section
+from symdelay.outputs.latex import tex
+from symdelay.outputs.plots_hopf import (
+    critical_curves_figure,
+    frequency_figure,
+    stability_region_figure,
+)
+from symdelay.outputs.report import Section
+from symdelay.symbols import mu as MU
 
 __all__ = ["ORDER", "build", "PARAMETERS", "CURVE_L", "REGION"]
 

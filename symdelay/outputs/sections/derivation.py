@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ..derivation_tex import (
+from symdelay.outputs.derivation_tex import (
     characteristic_section,
     checks_table,
     limit_section,
     model_section,
     special_cases_section,
 )
-from ..report import Section
+from symdelay.outputs.report import Section
 
 __all__ = ["ORDER", "build"]
 

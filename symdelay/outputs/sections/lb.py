@@ -8,15 +8,15 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ...lb import LBPolicy, arrival_rate, diffusion
-from ...lb.compare import ROUTINGS, comparison, convergence, erlang_c_random
-from ...lb.design import design
-from ...lb.fluid import fluid_equilibrium, fluid_path
-from ...lb.simulate import simulate
-from ..documents.lb import DESIGN_BETA, EXAMPLE, body
-from ..latex import escape
-from ..plots_lb import comparison_figure, convergence_figure
-from ..report import Section
+from symdelay.lb import LBPolicy, arrival_rate, diffusion
+from symdelay.lb.compare import ROUTINGS, comparison, convergence, erlang_c_random
+from symdelay.lb.design import design
+from symdelay.lb.fluid import fluid_equilibrium, fluid_path
+from symdelay.lb.simulate import simulate
+from symdelay.outputs.documents.lb import DESIGN_BETA, EXAMPLE, body
+from symdelay.outputs.latex import escape
+from symdelay.outputs.plots_lb import comparison_figure, convergence_figure
+from symdelay.outputs.report import Section
 
 __all__ = ["ORDER", "build", "BETAS", "CONVERGENCE_N"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...nonlinear import (
+from symdelay.nonlinear import (
     describing_function_amplitude,
     describing_function_series,
     limit_cycle,
@@ -18,11 +18,11 @@ from ...nonlinear import (
     spectrum,
     symbolic_normal_form,
 )
-from ...nonlinear.oscillation import simulated_oscillation
-from ...stochastic import simulate
-from ..latex import tex
-from ..plots_nonlinear import bifurcation_figure, period_figure, spectrum_figure
-from ..report import Section
+from symdelay.nonlinear.oscillation import simulated_oscillation
+from symdelay.outputs.latex import tex
+from symdelay.outputs.plots_nonlinear import bifurcation_figure, period_figure, spectrum_figure
+from symdelay.outputs.report import Section
+from symdelay.stochastic import simulate
 
 __all__ = ["ORDER", "build", "RATES", "LS"]
 

@@ -7,11 +7,11 @@ import math
 
 import sympy as sp
 
-from ...errors import VerificationError
-from ...hopf import critical_theta
-from ...models.phase_type import critical_by_shape
-from ..plots_models import critical_vs_scv_figure
-from ..report import Section
+from symdelay.errors import VerificationError
+from symdelay.hopf import critical_theta
+from symdelay.models.phase_type import critical_by_shape
+from symdelay.outputs.plots_models import critical_vs_scv_figure
+from symdelay.outputs.report import Section
 
 __all__ = ["ORDER", "build", "D_VALUES", "RATES"]
 

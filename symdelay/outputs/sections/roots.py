@@ -6,11 +6,16 @@ import math
 
 import mpmath
 
-from ...roots import characteristic_roots
-from ...roots.crosscheck import lambert_convergence, numpy_discrepancy, root_locus, trust_limit
-from ..latex import escape
-from ..plots_roots import convergence_figure, discrepancy_figure, root_locus_figure
-from ..report import Section
+from symdelay.outputs.latex import escape
+from symdelay.outputs.plots_roots import convergence_figure, discrepancy_figure, root_locus_figure
+from symdelay.outputs.report import Section
+from symdelay.roots import characteristic_roots
+from symdelay.roots.crosscheck import (
+    lambert_convergence,
+    numpy_discrepancy,
+    root_locus,
+    trust_limit,
+)
 
 __all__ = ["ORDER", "build", "PARAMS"]
 

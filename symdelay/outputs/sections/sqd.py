@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import mpmath
 
-from ...errors import SymdelayInputError
-from ...sqd import fit, fixed_point, parse_service_dist, rightmost_eigenvalue
-from ...sqd.delayed import delayed_fixed_point
-from ...sqd.service import exponential, service_from_options
-from ...sqd.simulate import simulate
-from ..documents.sqd import derivation_body
-from ..report import Section
+from symdelay.errors import SymdelayInputError
+from symdelay.outputs.documents.sqd import derivation_body
+from symdelay.outputs.report import Section
+from symdelay.sqd import fit, fixed_point, parse_service_dist, rightmost_eigenvalue
+from symdelay.sqd.delayed import delayed_fixed_point
+from symdelay.sqd.service import exponential, service_from_options
+from symdelay.sqd.simulate import simulate
 
 __all__ = ["ORDER", "build"]
 
@@ -35,7 +35,7 @@ def _services(quick=False):
 
 
 def _power_of_d(ctx):
-    from ..plots_sqd import power_of_d_figure
+    from symdelay.outputs.plots_sqd import power_of_d_figure
 
     lams = ("0.5", "0.9") if ctx.quick else ("0.3", "0.5", "0.7", "0.8", "0.9", "0.95")
     ds = (1, 2) if ctx.quick else (1, 2, 3, 5)
@@ -97,7 +97,7 @@ def _stability(ctx):
 
 
 def _fits(ctx):
-    from ..plots_sqd import fit_convergence_figure
+    from symdelay.outputs.plots_sqd import fit_convergence_figure
 
     lam, d = "0.8", 2
     T = 30 if ctx.quick else 400
@@ -242,7 +242,7 @@ def _budget_text(res) -> str:
 
 
 def _convergence(ctx):
-    from ...sqd.convergence import convergence_in_N
+    from symdelay.sqd.convergence import convergence_in_N
 
     if ctx.quick:
         res = convergence_in_N(
@@ -294,7 +294,7 @@ def _convergence(ctx):
 
 
 def _herding(ctx):
-    from ..plots_sqd import herding_figure
+    from symdelay.outputs.plots_sqd import herding_figure
 
     Ds = (0.0, 1.0) if ctx.quick else (0.0, 0.5, 1.0, 2.0, 4.0)
     T = 30 if ctx.quick else 300

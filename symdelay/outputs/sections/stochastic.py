@@ -21,11 +21,21 @@ import numpy as np
 import sympy as sp
 from tqdm import tqdm
 
-from ... import symbols as S
-from ...charpoly import special_case
-from ...models.action_delay import ActionDelayModel
-from ...stability import stability_conditions
-from ...stochastic import (
+from symdelay import symbols as S
+from symdelay.charpoly import special_case
+from symdelay.models.action_delay import ActionDelayModel
+from symdelay.outputs.latex import Equation, tex
+from symdelay.outputs.plots_stochastic import (
+    fluid_limit_figure,
+    imbalance_figure,
+    paths_figure,
+    phase_plane_figure,
+    variance_figure,
+    wave_figure,
+)
+from symdelay.outputs.report import Section
+from symdelay.stability import stability_conditions
+from symdelay.stochastic import (
     closed_form_singularity,
     closed_form_theta_limit,
     closed_form_variance,
@@ -42,16 +52,6 @@ from ...stochastic import (
     variance,
     variance_curve,
 )
-from ..latex import Equation, tex
-from ..plots_stochastic import (
-    fluid_limit_figure,
-    imbalance_figure,
-    paths_figure,
-    phase_plane_figure,
-    variance_figure,
-    wave_figure,
-)
-from ..report import Section
 
 __all__ = ["ORDER", "build", "FIGURE_PARAMETERS", "PHASE_THETAS", "VARIANCE_CASES"]
 
