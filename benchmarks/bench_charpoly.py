@@ -14,8 +14,8 @@ from pathlib import Path
 
 import sympy as sp
 
-from symdelay import charpoly
 from symdelay.models import ActionDelayModel
+from symdelay.models.erlang import charpoly
 
 OUT = Path(__file__).parent / "results" / "charpoly.txt"
 CHECK = range(1, 13)

@@ -1,6 +1,6 @@
 """Benchmark: a 1000-point theta_c(D) curve at 15 digits, Hopf phase solver vs eigenvalue bisection.
 
-The phase solver is :func:`symdelay.hopf.critical_curve_float` (vectorised safeguarded Newton
+The phase solver is :func:`symdelay.models.erlang.hopf.critical_curve_float` (vectorised safeguarded Newton
 on the SymPy-derived phase, float64) and the public :func:`symdelay.critical_theta` at
 ``dps=15`` (same path plus exact parsing of every D and mpmath result objects). The peer is
 bisection in theta on the sign of the spectral abscissa of the numeric (L+1)x(L+1)
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from symdelay.hopf import critical_curve_float, critical_theta
+from symdelay.models.erlang.hopf import critical_curve_float, critical_theta
 
 N = 1000
 D = np.logspace(-2, 2, N)

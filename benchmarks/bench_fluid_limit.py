@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from symdelay.stochastic.convergence import fluid_limit_study
+from symdelay.models.erlang.stochastic.convergence import fluid_limit_study
 
 OUT = Path(__file__).parent / "results" / "fluid_limit.txt"
 PARAMS = {"mu": 1, "lam": 1, "theta": 10, "D": 1}

@@ -1,4 +1,4 @@
-"""Speed of the simulator generated from a transition table (symdelay.stochastic.generated),
+"""Speed of the simulator generated from a transition table (symdelay.analysis.simulate),
 side by side in ONE run:
 
 1. against today's hand-written C kernel (symdelay.simulate) on the founding model, Erlang
@@ -29,10 +29,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from simpy_peer_hyperexp import simulate_simpy_hyperexp, simulate_simpy_hyperexp_gillespie
 
 import symdelay
-from symdelay.stochastic._inputs import time_grid
-from symdelay.stochastic.generated import GeneratedKernel
-from symdelay.stochastic.simulate import simulate
-from symdelay.stochastic.transitions import transition_table
+from symdelay.analysis.simulate import GeneratedKernel
+from symdelay.core.checks import time_grid
+from symdelay.models.erlang.stochastic.simulate import simulate
+from symdelay.models.erlang.stochastic.transitions import transition_table
 
 OUT = Path(__file__).parent / "results" / "generated_simulator.txt"
 ERLANG = {"L": 2, "mu": 1, "lam": 1, "theta": 2, "D": 1}

@@ -1,6 +1,6 @@
 """Benchmark: the model-generic critical parameter vs eigenvalue bisection, side by side.
 
-``symdelay.hopf.generic.critical_parameter`` receives only the characteristic function
+``symdelay.analysis.crossing.critical_parameter`` receives only the characteristic function
 ``F(r; theta)`` (expanded Erlang polynomial at each D, or the DDE quasi-polynomial) and finds
 the smallest crossing theta: exact resultants (polynomials) / interval-proved frequency scan
 (DDE), each with the right half-plane counts on both sides. The peer is what a user writes
@@ -24,10 +24,10 @@ import numpy as np
 import sympy as sp
 from scipy.special import lambertw
 
-from symdelay.charpoly import characteristic_polynomial
-from symdelay.hopf import critical_theta
-from symdelay.hopf.generic import critical_parameter
-from symdelay.symbols import gamma, lam, mu, r, theta
+from symdelay.analysis.crossing import critical_parameter
+from symdelay.core.symbols import gamma, lam, mu, r, theta
+from symdelay.models.erlang.charpoly import characteristic_polynomial
+from symdelay.models.erlang.hopf import critical_theta
 
 OUT = Path(__file__).parent / "results" / "generic_critical.txt"
 MU, LAM = 1, 1

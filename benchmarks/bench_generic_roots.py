@@ -1,6 +1,6 @@
 """Benchmark: generic certified polynomial roots vs mpmath.polyroots, side by side.
 
-``symdelay.roots.polynomial.polynomial_roots`` (two Arb back ends: ``fmpz`` = Arb's
+``symdelay.analysis.polyroots.polynomial_roots`` (two Arb back ends: ``fmpz`` = Arb's
 integer-polynomial solver after factoring over Z, ``acb`` = exact square-free part + Arb's
 Aberth solver with validation) against ``mpmath.polyroots`` (Durand-Kerner, not certified)
 at the same number of digits, on random integer polynomials and on the expanded Erlang
@@ -24,10 +24,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from symdelay.charpoly import characteristic_polynomial
-from symdelay.roots import characteristic_roots
-from symdelay.roots.polynomial import polynomial_roots
-from symdelay.symbols import gamma, lam, mu, r, theta
+from symdelay.analysis.polyroots import polynomial_roots
+from symdelay.core.symbols import gamma, lam, mu, r, theta
+from symdelay.models.erlang.charpoly import characteristic_polynomial
+from symdelay.models.erlang.roots import characteristic_roots
 
 OUT = Path(__file__).parent / "results" / "generic_roots.txt"
 DPS = 30

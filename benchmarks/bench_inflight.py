@@ -20,14 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
-from symdelay.inflight.criteria import (
+from symdelay.models.inflight.criteria import (
     MAXIMISE,
     criterion_value,
     difference_jacobian_numeric,
     optimize_weights,
     rates,
 )
-from symdelay.inflight.curve import kappa_star
+from symdelay.models.inflight.curve import kappa_star
 
 OUT = Path(__file__).parent / "results" / "inflight.txt"
 THETAS = np.geomspace(1e-2, 1e6, 400)

@@ -1,4 +1,4 @@
-"""Speed of the exact LB(xi, c, d) simulator (symdelay.lb.simulate) against SimPy models of the
+"""Speed of the exact LB(xi, c, d) simulator (symdelay.models.lb.simulate) against SimPy models of the
 same system, side by side in ONE run.
 
 System: two stations, N_1 = N_2 = n/2 servers of rate 1, xi = 2, c = d = 1, Halfin–Whitt
@@ -26,8 +26,8 @@ from pathlib import Path
 import simpy
 import sympy as sp
 
-from symdelay.lb import LBPolicy, arrival_rate, diffusion
-from symdelay.lb.simulate import simulate
+from symdelay.models.lb import LBPolicy, arrival_rate, diffusion
+from symdelay.models.lb.simulate import simulate
 
 OUT = Path(__file__).parent / "results" / "lb.txt"
 BETA = 1
@@ -152,7 +152,7 @@ def main() -> None:
         lines += [
             f"n = {n}: symdelay T = {T_c:g} (best of 3 seeds), SimPy T = {T_peer:g}",
             f"  {'implementation':<34} {'events':>12} {'CPU s':>9} {'events/s':>14} {'P(wait)':>9}",
-            f"  {'symdelay.lb.simulate (C kernel)':<34} {r.events:>12,} {dt_c:>9.3f} "
+            f"  {'symdelay.models.lb.simulate (C kernel)':<34} {r.events:>12,} {dt_c:>9.3f} "
             f"{rate_c:>14,.0f} {r.p_wait.value:>9.4f}",
             f"  {'SimPy, Resource per station':<34} {ev_res:>12,} {dt_res:>9.3f} "
             f"{rate_res:>14,.0f} {pw_res:>9.4f}",

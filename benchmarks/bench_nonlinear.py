@@ -23,9 +23,9 @@ import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.optimize import minimize_scalar
 
-import symdelay.nonlinear.cycles as cyc_mod
+import symdelay.models.erlang.nonlinear.cycles as cyc_mod
 from symdelay.models.dde import model as dde_model
-from symdelay.nonlinear import difference_field, limit_cycle, normal_form
+from symdelay.models.erlang.nonlinear import difference_field, limit_cycle, normal_form
 
 OUT = Path(__file__).parent / "results" / "nonlinear.txt"
 

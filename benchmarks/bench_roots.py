@@ -24,7 +24,11 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from symdelay import characteristic_roots
-from symdelay.roots.crosscheck import lambert_convergence, numpy_discrepancy, trust_limit
+from symdelay.models.erlang.roots.crosscheck import (
+    lambert_convergence,
+    numpy_discrepancy,
+    trust_limit,
+)
 
 OUT = Path(__file__).parent / "results" / "roots.txt"
 MU, LAM, THETA, D = 1, 1, 5, 1

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import sympy as sp
 
-from symdelay.charpoly import characteristic_polynomial
-from symdelay.routh import hurwitz_matrix, routh_hurwitz
-from symdelay.symbols import r
+from symdelay.analysis.routh import hurwitz_matrix, routh_hurwitz
+from symdelay.core.symbols import r
+from symdelay.models.erlang.charpoly import characteristic_polynomial
 
 OUT = Path(__file__).parent / "results" / "routh.txt"
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from simpy_peer import simulate_simpy, simulate_simpy_gillespie
 
-from symdelay.stochastic.simulate import simulate
+from symdelay.models.erlang.stochastic.simulate import simulate
 
 OUT = Path(__file__).parent / "results" / "simulate.txt"
 P = {"L": 2, "mu": 1, "lam": 1, "theta": 2, "D": 1, "T": 20}

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import simpy
 
-from symdelay.sqd import fixed_point, fluid
-from symdelay.sqd.convergence import convergence_in_N
-from symdelay.sqd.service import service_from_options
-from symdelay.sqd.simulate import simulate
+from symdelay.models.sqd import fixed_point, fluid
+from symdelay.models.sqd.convergence import convergence_in_N
+from symdelay.models.sqd.service import service_from_options
+from symdelay.models.sqd.simulate import simulate
 
 OUT = Path(__file__).parent / "results" / "sqd.txt"
 
@@ -114,7 +114,7 @@ def main() -> None:
             f"{t_s:>8.2f} {ev_s:>12,.0f}  {c['soj'] / c['n']:.4f} (all jobs, from empty)"
         )
         lines.append(
-            f"  {N:>7}  {'symdelay.sqd.simulate (' + r.backend + ')':<30} {T_sim:>6.3g} "
+            f"  {N:>7}  {'symdelay.models.sqd.simulate (' + r.backend + ')':<30} {T_sim:>6.3g} "
             f"{r.events:>12,} {r.seconds:>8.2f} {r.events_per_second:>12,.0f}  "
             f"{r.mean_sojourn:.4f} (after warm-up)"
         )

@@ -1,5 +1,5 @@
 """The hyperexponential-delay model written as a SimPy discrete-event model (benchmark-only
-peer of the generated kernel, symdelay.stochastic.generated).
+peer of the generated kernel, symdelay.analysis.simulate).
 
 Two infinite-server queues; arrivals at rate 2*eta*lam are routed to server i with the logit
 probability of the current scaled queues; the job's action delay is ONE exponential phase,

@@ -1,7 +1,15 @@
 """symdelay: symbolic and high-precision analysis of load balancing with action delay."""
 
-from symdelay import charpoly
-from symdelay.charpoly import (
+from symdelay.analysis.crossing import critical_parameter
+from symdelay.analysis.polyroots import polynomial_roots
+from symdelay.analysis.routh import routh_hurwitz
+from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.core.latex import tex
+from symdelay.core.parsing import parse_output
+from symdelay.model import Model, load_toml
+from symdelay.models import ActionDelayModel, build_model, builtin_models
+from symdelay.models.erlang import charpoly
+from symdelay.models.erlang.charpoly import (
     characteristic_polynomial,
     delayed_information_equation,
     derive_characteristic_equation,
@@ -12,21 +20,13 @@ from symdelay.charpoly import (
     verify_difference_determinant,
     verify_full_factorisation,
 )
-from symdelay.claims import verify
-from symdelay.errors import CertificationError, SymdelayInputError, VerificationError
-from symdelay.hopf import critical_theta, instability_window, worst_delay
-from symdelay.hopf.generic import critical_parameter
-from symdelay.inflight import kappa_star, optimize_weights, unstable_theta
-from symdelay.model import Model, load_toml
-from symdelay.models import ActionDelayModel, build_model, builtin_models
+from symdelay.models.erlang.claims import verify
+from symdelay.models.erlang.hopf import critical_theta, instability_window, worst_delay
+from symdelay.models.erlang.roots import CertifiedRoot, RootSet, characteristic_roots
+from symdelay.models.erlang.stability import stability_conditions
+from symdelay.models.erlang.stochastic import fluid, fluid_limit_study, simulate, variance
+from symdelay.models.inflight import kappa_star, optimize_weights, unstable_theta
 from symdelay.models.phase_type import PhaseType
-from symdelay.outputs.latex import tex
-from symdelay.parsing import parse_output
-from symdelay.roots import CertifiedRoot, RootSet, characteristic_roots
-from symdelay.roots.polynomial import polynomial_roots
-from symdelay.routh import routh_hurwitz
-from symdelay.stability import stability_conditions
-from symdelay.stochastic import fluid, fluid_limit_study, simulate, variance
 
 __all__ = [
     "ActionDelayModel",

@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from symdelay import ActionDelayModel, SymdelayInputError, characteristic_polynomial
-from symdelay.parsing import parse_expression
+from symdelay.core.parsing import parse_expression
 
 CASES = [
     # (API kwargs, CLI args, words in the message)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symdelay import ActionDelayModel, charpoly
-from symdelay.symbols import D, L, gamma, lam, mu, r, theta
+from symdelay.core.symbols import D, L, gamma, lam, mu, r, theta
 
 
 def test_general_formula_is_the_published_closed_form():

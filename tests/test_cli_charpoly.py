@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from symdelay import ActionDelayModel
-from symdelay.symbols import D, L, gamma, lam, mu, r, theta
+from symdelay.core.symbols import D, L, gamma, lam, mu, r, theta
 
 NAMES = {"r": r, "mu": mu, "gamma": gamma, "lam": lam, "theta": theta, "L": L, "D": D}
 

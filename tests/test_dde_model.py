@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay import charpoly
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.symbols import D, lam, mu, r, theta
 from symdelay.models import build_model, builtin_models, dde
 from symdelay.models.dde import DelayedInformationModel, compare_with_action_delay, model
-from symdelay.symbols import D, lam, mu, r, theta
+from symdelay.models.erlang import charpoly
 
 
 # ---------------------------------------------------------------- helpers (test-only paths)

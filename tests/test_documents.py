@@ -117,8 +117,8 @@ def test_every_displayed_formula_is_nontrivial(regenerated):
 def test_tex_refuses_an_evaluated_equation():
     import sympy as sp
 
-    from symdelay.errors import VerificationError
-    from symdelay.outputs.latex import Equation, display
+    from symdelay.core.errors import VerificationError
+    from symdelay.core.latex import Equation, display
 
     with pytest.raises(VerificationError, match="Equation"):
         display(sp.Eq(sp.Symbol("J"), sp.Matrix([[1]])))

@@ -22,12 +22,12 @@ from _hyperexp import (
 from scipy.integrate import solve_ivp
 
 import symdelay
-from symdelay.errors import SymdelayInputError
-from symdelay.stochastic import simulate
-from symdelay.stochastic._inputs import time_grid
-from symdelay.stochastic.generated import GeneratedKernel
-from symdelay.stochastic.lna import diffusion_matrix, drift, jacobian
-from symdelay.stochastic.transitions import transition_table
+from symdelay.analysis.lna import diffusion_matrix, drift, jacobian
+from symdelay.analysis.simulate import GeneratedKernel
+from symdelay.core.checks import time_grid
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.erlang.stochastic import simulate
+from symdelay.models.erlang.stochastic.transitions import transition_table
 
 
 def hyperexp_kernel():

@@ -7,7 +7,7 @@ import json
 import mpmath
 import pytest
 
-from symdelay.hopf import critical_theta, instability_window, worst_delay
+from symdelay.models.erlang.hopf import critical_theta, instability_window, worst_delay
 
 
 def _digits(text: str) -> int:

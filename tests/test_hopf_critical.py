@@ -11,16 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symdelay import ActionDelayModel
-from symdelay.charpoly import characteristic_polynomial
-from symdelay.errors import SymdelayInputError
-from symdelay.hopf import (
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.symbols import gamma, lam, mu, r, theta
+from symdelay.models.erlang.charpoly import characteristic_polynomial
+from symdelay.models.erlang.hopf import (
     critical_closed_form,
     critical_curve_float,
     critical_theta,
     delay_limits,
     hopf_conditions,
 )
-from symdelay.symbols import gamma, lam, mu, r, theta
 
 REL = 1e-5
 
@@ -198,8 +198,8 @@ def test_api_bad_input(call, needle):
 
 @pytest.mark.parametrize("L", [3, 10, "inf"])
 def test_against_certified_roots(L):
-    """Third path (symdelay.roots, interval-certified): the sign flips within 1e-15 of theta_c."""
-    from symdelay.roots import characteristic_roots
+    """Third path (symdelay.models.erlang.roots, interval-certified): the sign flips within 1e-15 of theta_c."""
+    from symdelay.models.erlang.roots import characteristic_roots
 
     pt = critical_theta(L, 1, "1/2", ["5/2"], dps=40).points[0]
     with mpmath.workdps(45):

@@ -11,11 +11,11 @@ import pytest
 import sympy as sp
 from _hopf_helpers import lambert_rightmost
 
-from symdelay.charpoly import characteristic_polynomial
-from symdelay.errors import SymdelayInputError
-from symdelay.hopf import critical_theta
-from symdelay.hopf.generic import critical_parameter
-from symdelay.symbols import gamma, lam, mu, r, theta
+from symdelay.analysis.crossing import critical_parameter
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.symbols import gamma, lam, mu, r, theta
+from symdelay.models.erlang.charpoly import characteristic_polynomial
+from symdelay.models.erlang.hopf import critical_theta
 
 DPS = 30
 

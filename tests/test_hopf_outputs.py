@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from symdelay.hopf import hopf_conditions, instability_window, worst_delay_trend
+from symdelay.core.latex import tex
+from symdelay.models.erlang.hopf import hopf_conditions, instability_window, worst_delay_trend
 from symdelay.outputs.documents import hopf as hopf_doc
-from symdelay.outputs.latex import tex
 from symdelay.outputs.report import ReportContext
 from symdelay.outputs.sections import critical
 

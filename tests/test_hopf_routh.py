@@ -6,10 +6,10 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symdelay import routh
-from symdelay.charpoly import characteristic_polynomial
-from symdelay.hopf import critical_theta
-from symdelay.symbols import gamma, lam, mu, r, theta
+from symdelay.analysis import routh
+from symdelay.core.symbols import gamma, lam, mu, r, theta
+from symdelay.models.erlang.charpoly import characteristic_polynomial
+from symdelay.models.erlang.hopf import critical_theta
 
 EPS = sp.Rational(1, 10**6)
 

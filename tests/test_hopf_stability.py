@@ -1,4 +1,4 @@
-"""The Hopf boundary against the Routh–Hurwitz closed forms of :mod:`symdelay.stability`."""
+"""The Hopf boundary against the Routh–Hurwitz closed forms of :mod:`symdelay.models.erlang.stability`."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symdelay.hopf import critical_closed_form, critical_theta, worst_delay
-from symdelay.stability import critical_lam_theta_value, stability_conditions
-from symdelay.symbols import gamma, mu
+from symdelay.core.symbols import gamma, mu
+from symdelay.models.erlang.hopf import critical_closed_form, critical_theta, worst_delay
+from symdelay.models.erlang.stability import critical_lam_theta_value, stability_conditions
 
 
 @pytest.mark.parametrize("L", [2, 3])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from symdelay.linearize import difference_jacobian_numeric
-from symdelay.stochastic.stationary import hopf_theta, spectral_abscissa
+from symdelay.models.erlang.linearize import difference_jacobian_numeric
+from symdelay.models.erlang.stochastic.stationary import hopf_theta, spectral_abscissa
 
 
 def bisection_theta(L, mu, lam, D, theta_max=1e6, tol=1e-12) -> float:

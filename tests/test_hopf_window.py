@@ -8,8 +8,8 @@ import pytest
 import sympy as sp
 from _hopf_helpers import lambert_rightmost, rightmost_eigenvalue
 
-from symdelay.hopf import critical_closed_form, critical_theta, instability_window
-from symdelay.symbols import gamma, mu
+from symdelay.core.symbols import gamma, mu
+from symdelay.models.erlang.hopf import critical_closed_form, critical_theta, instability_window
 
 CASES = [(2, 9), (3, 5), (3, 9), (4, 3), (5, 3), (10, "1.6"), (10, 2), ("inf", 2), ("inf", "1.2")]
 

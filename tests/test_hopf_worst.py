@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay.hopf import critical_curve_float, critical_theta, worst_delay
-from symdelay.symbols import lam, mu
+from symdelay.core.symbols import lam, mu
+from symdelay.models.erlang.hopf import critical_curve_float, critical_theta, worst_delay
 
 
 @pytest.mark.parametrize("L", [2, 3, 4, 7])

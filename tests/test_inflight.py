@@ -18,9 +18,12 @@ import pytest
 import sympy as sp
 
 import symdelay
-from symdelay.errors import SymdelayInputError
-from symdelay.inflight.charpoly import inflight_polynomial, verify_inflight_determinant
-from symdelay.inflight.criteria import (
+from symdelay.analysis.stochastic import model_variance
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.symbols import gamma, lam, mu, r, theta
+from symdelay.models import build_model
+from symdelay.models.inflight.charpoly import inflight_polynomial, verify_inflight_determinant
+from symdelay.models.inflight.criteria import (
     decay_rate,
     difference_jacobian_numeric,
     lna_variance,
@@ -28,10 +31,7 @@ from symdelay.inflight.criteria import (
     rates,
     tolerance_time,
 )
-from symdelay.inflight.curve import kappa_star, unstable_theta
-from symdelay.model.stochastic import model_variance
-from symdelay.models import build_model
-from symdelay.symbols import gamma, lam, mu, r, theta
+from symdelay.models.inflight.curve import kappa_star, unstable_theta
 
 
 def _abscissa(L, mu_, lam_, th, D, weights):
@@ -148,7 +148,7 @@ def test_lna_variance_equals_generic_model_layer(L, k, th):
 
 
 def test_decay_rate_equals_certified_rightmost_root():
-    from symdelay.roots.polynomial import polynomial_roots
+    from symdelay.analysis.polyroots import polynomial_roots
 
     for L, k, th in ((2, sp.Rational(1, 4), 7), (4, sp.Rational(1, 2), 3)):
         P = inflight_polynomial(L, k).subs({mu: 1, lam: 1, theta: th, gamma: L})
@@ -182,7 +182,7 @@ def test_tolerance_linear_against_dense_expm_and_nonlinear_small_limit():
 def test_optimum_beats_a_fine_grid(criterion):
     res = optimize_weights(2, 1, 1, 5, 1, criterion)
     p = rates(2, 1, 1, 5, 1)
-    from symdelay.inflight.criteria import MAXIMISE, criterion_value
+    from symdelay.models.inflight.criteria import MAXIMISE, criterion_value
 
     grid = [criterion_value(criterion, p, k) for k in np.linspace(0, 2, 801)]
     best = max(grid) if MAXIMISE[criterion] else min(grid)
@@ -224,7 +224,7 @@ def test_cli_contracts():
     assert rec["L"] == 3 and rec["closed_form"] is None
     assert abs(float(rec["kappa_star"]) - float(kappa_star(3, 1, 1).kappa_star)) < 1e-25
     rec = json.loads(_cli("kappa-star", "--L", "2", "--mu", "1", "--D", "1", "--json").stdout)
-    from symdelay.symbols import SYMBOLS
+    from symdelay.core.symbols import SYMBOLS
 
     assert sp.sympify(rec["closed_form"], locals=SYMBOLS).free_symbols == {gamma, mu}
     rec = json.loads(
@@ -284,7 +284,7 @@ def test_python_kappa_keyword():
 
 
 def test_thinned_observation_limits_and_factor():
-    from symdelay.inflight.partial import thinned_model, thinned_variance
+    from symdelay.models.inflight.partial import thinned_model, thinned_variance
 
     p5 = rates(2, 1, 1, 5, 1)
     assert thinned_variance(2, 1, theta=5) == pytest.approx(lna_variance(p5, 1.0), rel=1e-12)

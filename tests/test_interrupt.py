@@ -18,8 +18,8 @@ import time
 import numpy as np
 import pytest
 
-from symdelay.errors import SymdelayInputError
-from symdelay.stochastic.simulate import (
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.erlang.stochastic.simulate import (
     TIME_LIMIT,
     estimate_events,
     estimate_seconds,

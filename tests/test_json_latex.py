@@ -17,11 +17,11 @@ import sympy as sp
 
 import symdelay
 from symdelay import critical_theta, parse_output, routh_hurwitz, stability_conditions
-from symdelay.hopf import critical_closed_form
-from symdelay.outputs.latex import tex
-from symdelay.parsing import parse_relational
-from symdelay.stability import oscillation_threshold
-from symdelay.symbols import D
+from symdelay.core.latex import tex
+from symdelay.core.parsing import parse_relational
+from symdelay.core.symbols import D
+from symdelay.models.erlang.hopf import critical_closed_form
+from symdelay.models.erlang.stability import oscillation_threshold
 
 _BARE_LAM = re.compile(r"(?<![\\A-Za-z])lam(?![A-Za-z])")
 

@@ -6,10 +6,10 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symdelay.errors import SymdelayInputError
-from symdelay.lb import LBPolicy, arrival_rate, diffusion
-from symdelay.lb.design import design
-from symdelay.lb.simulate import simulate
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.lb import LBPolicy, arrival_rate, diffusion
+from symdelay.models.lb.design import design
+from symdelay.models.lb.simulate import simulate
 
 SHAPE = "N=100,mu=1;N=200,mu=0.5"
 

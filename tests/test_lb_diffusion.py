@@ -6,9 +6,9 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symdelay.errors import SymdelayInputError
-from symdelay.lb import LBPolicy, diffusion, halfin_whitt_reduction, stationary_law
-from symdelay.lb.diffusion import BETA, A, collapse
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.lb import LBPolicy, diffusion, halfin_whitt_reduction, stationary_law
+from symdelay.models.lb.diffusion import BETA, A, collapse
 
 
 def classical(beta) -> mpmath.mpf:

@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay.errors import SymdelayInputError
-from symdelay.lb import LBPolicy
-from symdelay.lb.fluid import fluid_equilibrium, fluid_path, routing_probabilities
-from symdelay.lb.simulate import simulate
+from symdelay.analysis.simulate import generated_kernel
+from symdelay.analysis.stability import is_stable
+from symdelay.core.errors import SymdelayInputError
 from symdelay.models import build_model
+from symdelay.models.lb import LBPolicy
+from symdelay.models.lb.fluid import fluid_equilibrium, fluid_path, routing_probabilities
+from symdelay.models.lb.simulate import simulate
 
 CASES = [
     ("N=50,mu=1;N=100,mu=0.5", "2", None, "1,1", "1,2", "1/2", [0.0, 0.6]),
@@ -52,18 +54,18 @@ def test_model_drift_equals_direct_routing():
 
 def test_model_layer_pipeline():
     m = build_model("lb", stations="N=50,mu=1;N=100,mu=0.5", xi=2, d="1,2", lam="1/2")
-    assert m.is_stable() is True
+    assert is_stable(m) is True
     assert m.charpoly == sp.Symbol("r") + m.idle_rate
     rec = m.to_json()
     assert rec["equilibrium"] == {"x1": "2/9", "x2": "5/9"}
     # the model layer's own generated simulator, run from the transition table, settles there
     n = 20000
-    out, events = m.kernel.run(n, [0, 2 * n // 3], np.linspace(0, 40, 161), seed=2)
+    out, events = generated_kernel(m).run(n, [0, 2 * n // 3], np.linspace(0, 40, 161), seed=2)
     late = out[40:].mean(axis=0) / n
     assert events > 10000
     assert np.allclose(late, [2 / 9, 5 / 9], atol=0.01)
     # the non-smooth drift is refused by the stiff solver path, in one line
-    from symdelay.model.analysis import model_fluid
+    from symdelay.analysis.roots import model_fluid
 
     with pytest.raises(SymdelayInputError, match="fluid_path"):
         model_fluid(m, 5)

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay.errors import SymdelayInputError
-from symdelay.lb import LBPolicy, arrival_rate, diffusion
-from symdelay.lb._kernel import load_c_kernel
-from symdelay.lb.compare import convergence, erlang_c_random
-from symdelay.lb.simulate import simulate
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.lb import LBPolicy, arrival_rate, diffusion
+from symdelay.models.lb._kernel import load_c_kernel
+from symdelay.models.lb.compare import convergence, erlang_c_random
+from symdelay.models.lb.simulate import simulate
 
 HETERO = "N=8,mu=1;N=12,mu=0.5;N=5,mu=2"
 

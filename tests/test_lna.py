@@ -11,18 +11,18 @@ import sympy as sp
 from scipy.linalg import solve_continuous_lyapunov
 
 import symdelay
-from symdelay.errors import SymdelayInputError
-from symdelay.stochastic import closed_form_variance
-from symdelay.stochastic._inputs import time_grid
-from symdelay.stochastic.generated import GeneratedKernel
-from symdelay.stochastic.lna import (
+from symdelay.analysis.lna import (
     diffusion_matrix,
     drift,
     jacobian,
     linear_noise,
     stationary_covariance,
 )
-from symdelay.stochastic.transitions import transition_table
+from symdelay.analysis.simulate import GeneratedKernel
+from symdelay.core.checks import time_grid
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.erlang.stochastic import closed_form_variance
+from symdelay.models.erlang.stochastic.transitions import transition_table
 
 R = sp.Rational
 PARAMETER_SETS = [

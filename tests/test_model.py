@@ -7,8 +7,8 @@ import pytest
 import sympy as sp
 
 from symdelay import ActionDelayModel
-from symdelay.linearize import structured_difference_jacobian
-from symdelay.symbols import L, gamma, lam, mu, theta
+from symdelay.core.symbols import L, gamma, lam, mu, theta
+from symdelay.models.erlang.linearize import structured_difference_jacobian
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])

@@ -8,8 +8,8 @@ import pytest
 import sympy as sp
 
 import symdelay
-from symdelay.errors import SymdelayInputError
-from symdelay.model.analysis import model_fluid, model_roots
+from symdelay.analysis.roots import model_fluid, model_roots
+from symdelay.core.errors import SymdelayInputError
 from symdelay.models import build_model
 
 
@@ -74,7 +74,7 @@ def test_fluid_bad_input():
 @pytest.mark.parametrize("L", [2, 3, 4, 5, 6])
 @pytest.mark.parametrize("D", ["1/2", "3"])
 def test_generic_critical_theta_equals_the_hopf_parametrisation(L, D):
-    from symdelay.model.critical import model_critical
+    from symdelay.analysis.critical import model_critical
 
     m = build_model("erlang", L=L, mu=1, lam=2, D=D)
     generic = model_critical(m, "theta", dps=25)
@@ -87,7 +87,7 @@ def test_generic_critical_theta_equals_the_hopf_parametrisation(L, D):
 
 
 def test_counting_jobs_in_flight_removes_the_crossing_and_n_does_not_matter():
-    from symdelay.model.critical import model_critical
+    from symdelay.analysis.critical import model_critical
 
     assert (
         model_critical(build_model("inflight", L=3, mu=1, lam=1, D=1, kappa=1)).critical
@@ -99,7 +99,7 @@ def test_counting_jobs_in_flight_removes_the_crossing_and_n_does_not_matter():
 
 
 def test_critical_bad_input():
-    from symdelay.model.critical import model_critical
+    from symdelay.analysis.critical import model_critical
 
     with pytest.raises(SymdelayInputError, match="not a parameter"):
         model_critical(build_model("erlang", L=2, mu=1, lam=1, D=1), "kappa")
@@ -108,9 +108,9 @@ def test_critical_bad_input():
 
 
 def test_shapes_with_scv_at_least_one_never_cross_checked_by_routh():
+    from symdelay.analysis.routh import routh_hurwitz
+    from symdelay.core.symbols import r, theta
     from symdelay.models.phase_type import critical_by_shape, model, scaled, shape_families
-    from symdelay.routh import routh_hurwitz
-    from symdelay.symbols import r, theta
 
     pts = critical_by_shape([2], k_max=3)
     assert all(p.theta_c == mpmath.inf for p in pts if p.scv >= 1)
@@ -124,7 +124,7 @@ def test_shapes_with_scv_at_least_one_never_cross_checked_by_routh():
 
 
 def test_critical_when_the_equilibrium_moves_with_theta():
-    from symdelay.model.critical import model_critical
+    from symdelay.analysis.critical import model_critical
 
     # unequal-server model with equal servers: no symmetry declared, numeric equilibrium at
     # every theta; must find the founding model's exact theta_c = 5.12 (L = 3, D = 1)

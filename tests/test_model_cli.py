@@ -7,8 +7,8 @@ import json
 import numpy as np
 import sympy as sp
 
-from symdelay.model.analysis import model_fluid
-from symdelay.model.stochastic import model_variance
+from symdelay.analysis.roots import model_fluid
+from symdelay.analysis.stochastic import model_variance
 from symdelay.models import build_model
 from symdelay.models.phase_type import PhaseType
 

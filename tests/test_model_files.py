@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 from conftest import require_pdflatex
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.model import load_toml
 from symdelay.models import build_model
 

@@ -11,7 +11,7 @@ import pytest
 import scipy.linalg
 import sympy as sp
 
-from symdelay.model.analysis import model_fluid
+from symdelay.analysis.roots import model_fluid
 from symdelay.models import build_model
 from symdelay.models.phase_type import PhaseType
 

@@ -8,9 +8,9 @@ import pytest
 import sympy as sp
 
 import symdelay
-from symdelay.errors import SymdelayInputError
-from symdelay.model.analysis import model_fluid
-from symdelay.model.stochastic import model_simulate, model_variance
+from symdelay.analysis.roots import model_fluid
+from symdelay.analysis.stochastic import model_simulate, model_variance
+from symdelay.core.errors import SymdelayInputError
 from symdelay.models import build_model
 
 

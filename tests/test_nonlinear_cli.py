@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from symdelay.nonlinear import limit_cycle, normal_form, spectrum
+from symdelay.models.erlang.nonlinear import limit_cycle, normal_form, spectrum
 
 
 def test_normal_form_json_contract(run_cli):
@@ -199,7 +199,7 @@ def test_bad_input_is_one_line_exit_2(run_cli, argv, needle):
 
 def test_beyond_convergence_is_one_line(run_cli, monkeypatch):
     """The DDE collocation with a small mode budget: a clear error with what was tried."""
-    from symdelay.nonlinear import dde_cycles
+    from symdelay.models.erlang.nonlinear import dde_cycles
 
     monkeypatch.setattr(dde_cycles, "N_MAX", 127)
     monkeypatch.setattr(dde_cycles.dde_limit_cycle, "__kwdefaults__", {"max_modes": 127})

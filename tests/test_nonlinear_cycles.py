@@ -7,12 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.models import build_model
 from symdelay.models.dde import model as dde_model
-from symdelay.nonlinear import ShootingError, difference_field, limit_cycle, normal_form
-from symdelay.nonlinear.cycles import _flow
-from symdelay.stochastic import fluid
+from symdelay.models.erlang.nonlinear import (
+    ShootingError,
+    difference_field,
+    limit_cycle,
+    normal_form,
+)
+from symdelay.models.erlang.nonlinear.cycles import _flow
+from symdelay.models.erlang.stochastic import fluid
 
 
 @pytest.mark.parametrize("L", [2, 3, "inf"])

@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay.errors import SymdelayInputError
-from symdelay.linearize import difference_jacobian_numeric
-from symdelay.nonlinear import (
+from symdelay.analysis.projection import eigenvectors, first_lyapunov
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.erlang.linearize import difference_jacobian_numeric
+from symdelay.models.erlang.nonlinear import (
     describing_function_amplitude,
     describing_function_series,
     normal_form,
     symbolic_normal_form,
 )
-from symdelay.nonlinear._projection import eigenvectors, first_lyapunov
 
 CASES = [(2, 1, 1, 1), (2, "1/2", 3, "7/4"), (3, 1, 1, 1), (3, 2, "1/3", "5/2")]
 

@@ -9,12 +9,12 @@ import pytest
 import sympy as sp
 from scipy.integrate import quad
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.models import build_model
-from symdelay.nonlinear import periodogram, spectrum, spectrum_closed_form
-from symdelay.nonlinear.oscillation import simulated_oscillation
-from symdelay.nonlinear.spectrum import lna_spectrum_matrix
-from symdelay.stochastic import simulate, variance
+from symdelay.models.erlang.nonlinear import periodogram, spectrum, spectrum_closed_form
+from symdelay.models.erlang.nonlinear.oscillation import simulated_oscillation
+from symdelay.models.erlang.nonlinear.spectrum import lna_spectrum_matrix
+from symdelay.models.erlang.stochastic import simulate, variance
 
 
 @pytest.mark.parametrize("L,theta,D", [(1, 3, 1), (1, "1/2", 4), (2, 5, 1), (2, 2, "5/2")])
@@ -40,7 +40,7 @@ def test_closed_form_matches_matrix_formula(L, theta, D):
 def test_integral_is_the_exact_lyapunov_variance(L, theta):
     s = spectrum(L, 1, 1, theta, 1, points=11)
     exact = float(variance(L=L, mu=1, lam=1, theta=theta, D=1).var_x_over_eta)
-    from symdelay.stochastic.variance import lna_matrices
+    from symdelay.models.erlang.stochastic.variance import lna_matrices
 
     As, Bs = lna_matrices(L)
     sub = {

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.outputs.pdf import PdfResult, compile_pdf
 from symdelay.outputs.report import prepare_output_dir, write_report
 
@@ -95,7 +95,7 @@ def test_compile_pdf_reports_failure_and_timeout(tmp_path, failing_pdflatex):
 
 
 def test_report_command_failed_build_is_status_1(run_cli, tmp_path, monkeypatch):
-    from symdelay.commands import report
+    from symdelay.cli.commands import report
 
     tex = tmp_path / "report.tex"
     msg = f"pdflatex failed on {tex}: ! Emergency stop.; see its log {tmp_path / 'report.log'}"

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symdelay import SymdelayInputError, characteristic_polynomial, routh_hurwitz
-from symdelay.parsing import parse_expression, parse_output
-from symdelay.routh import EPSILON
-from symdelay.symbols import SYMBOLS, gamma, lam
+from symdelay.analysis.routh import EPSILON
+from symdelay.core.parsing import parse_expression, parse_output
+from symdelay.core.symbols import SYMBOLS, gamma, lam
 
 
 # ------------------------------------------------------------ any identifier

@@ -10,15 +10,15 @@ import sympy as sp
 from scipy.optimize import linear_sum_assignment
 
 from symdelay import ActionDelayModel, CertificationError, characteristic_roots
-from symdelay.charpoly import characteristic_polynomial
-from symdelay.roots.certify import to_acb, to_arb
-from symdelay.roots.crosscheck import (
+from symdelay.analysis.certify import to_acb, to_arb
+from symdelay.core.symbols import L, gamma, lam, mu, r, theta
+from symdelay.models.erlang.charpoly import characteristic_polynomial
+from symdelay.models.erlang.roots.crosscheck import (
     difference_jacobian_numeric,
     lambert_convergence,
     numpy_discrepancy,
 )
-from symdelay.roots.equations import branch_equation
-from symdelay.symbols import L, gamma, lam, mu, r, theta
+from symdelay.models.erlang.roots.equations import branch_equation
 
 PARAMS = (1, 1, 5, 1)  # mu, lam, theta, D
 

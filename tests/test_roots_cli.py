@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from symdelay import SymdelayInputError, characteristic_roots
-from symdelay.roots.crosscheck import difference_jacobian_numeric
+from symdelay.models.erlang.roots.crosscheck import difference_jacobian_numeric
 
 BASE = ["roots", "--mu", "1", "--lam", "1", "--theta", "5", "--D", "1"]
 

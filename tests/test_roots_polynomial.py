@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay.charpoly import characteristic_polynomial
-from symdelay.errors import SymdelayInputError
-from symdelay.roots import characteristic_roots
-from symdelay.roots.polynomial import exact_counts, polynomial_roots
-from symdelay.routh import routh_hurwitz
-from symdelay.symbols import gamma, lam, mu, r, theta
+from symdelay.analysis.polyroots import exact_counts, polynomial_roots
+from symdelay.analysis.routh import routh_hurwitz
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.symbols import gamma, lam, mu, r, theta
+from symdelay.models.erlang.charpoly import characteristic_polynomial
+from symdelay.models.erlang.roots import characteristic_roots
 
 s = sp.Symbol("s")
 

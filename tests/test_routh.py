@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symdelay import SymdelayInputError, routh_hurwitz
-from symdelay.routh import EPSILON, hurwitz_matrix
+from symdelay.analysis.routh import EPSILON, hurwitz_matrix
 
 s = sp.Symbol("s")
 
@@ -204,7 +204,7 @@ def test_bad_polynomials(poly, words):
 
 def test_fast_printing_of_big_polynomials_parses_back(monkeypatch):
     """Big entries are printed from flint's text; it must be the same expression."""
-    from symdelay import routh
+    from symdelay.analysis import routh
 
     monkeypatch.setattr(routh, "_PRINT_FAST_TERMS", 3)
     a = sp.symbols("a0:6")

@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 from symdelay import routh_hurwitz
-from symdelay.parsing import parse_expression, parse_output
+from symdelay.core.parsing import parse_expression, parse_output
 
 
 def test_routh_json_contract(run_cli):
@@ -165,7 +165,7 @@ def test_routh_rational_function_coefficient(run_cli):
 
 
 def test_routh_canonical_names_stay_canonical(run_cli):
-    from symdelay.symbols import gamma, lam
+    from symdelay.core.symbols import gamma, lam
 
     data = _routh_json(run_cli, "s**2 + gamma*s + lam")
     assert {c for x in data["conditions"] for c in parse_output(x).free_symbols} == {gamma, lam}

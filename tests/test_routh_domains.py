@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symdelay import routh_hurwitz
-from symdelay.routh import _number_sign
+from symdelay.analysis.routh import _number_sign
 
 s = sp.Symbol("s")
 K, a, b = sp.symbols("K a b")

@@ -5,13 +5,17 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from symdelay import symbols as S
-from symdelay.charpoly import special_case
-from symdelay.outputs.latex import tex
+from symdelay.core import symbols as S
+from symdelay.core.latex import tex
+from symdelay.models.erlang.charpoly import special_case
+from symdelay.models.erlang.stability import stability_conditions
+from symdelay.models.erlang.stochastic import (
+    closed_form_singularity,
+    closed_form_variance,
+    hopf_theta,
+)
 from symdelay.outputs.report import ReportContext
 from symdelay.outputs.sections import stochastic
-from symdelay.stability import stability_conditions
-from symdelay.stochastic import closed_form_singularity, closed_form_variance, hopf_theta
 
 FIGURES = [
     "figures/stochastic_paths_L1.pdf",

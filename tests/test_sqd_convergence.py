@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from symdelay.errors import SymdelayInputError
-from symdelay.sqd.convergence import convergence_in_N, power_fit
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.sqd.convergence import convergence_in_N, power_fit
 
 
 def test_power_fit_recovers_planted_exponents():

@@ -6,9 +6,9 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symdelay.errors import SymdelayInputError
-from symdelay.sqd import fit, fixed_point, parse_service_dist
-from symdelay.sqd.service import mp_moment
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.sqd import fit, fixed_point, parse_service_dist
+from symdelay.models.sqd.service import mp_moment
 
 
 @pytest.mark.parametrize("text", ["weibull:shape=0.5", "lognormal:scv=4", "gamma:scv=3"])

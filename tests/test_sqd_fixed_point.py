@@ -8,10 +8,10 @@ import json
 import mpmath
 import pytest
 
-from symdelay.errors import SymdelayInputError
-from symdelay.sqd import fixed_point, fluid
-from symdelay.sqd.fixed_point import geometric_certificate, tail_bound, truncation_level
-from symdelay.sqd.service import exponential, mp_moment, residual_means, service_from_options
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.sqd import fixed_point, fluid
+from symdelay.models.sqd.fixed_point import geometric_certificate, tail_bound, truncation_level
+from symdelay.models.sqd.service import exponential, mp_moment, residual_means, service_from_options
 
 ERL2 = service_from_options("erlang", k=2)
 H2 = service_from_options("hyperexp", probs="0.3,0.7", rates="0.5,2")
@@ -206,7 +206,7 @@ def test_d1_matrix_geometric_path_near_saturation():
     import sympy as sp
 
     from symdelay.models.phase_type import PhaseType
-    from symdelay.sqd.fixed_point import fixed_point
+    from symdelay.models.sqd.fixed_point import fixed_point
 
     svc = PhaseType.hyperexp(["1/10", "9/10"], ["1/5", "9/5"])
     for lam in ("9/10", "19/20"):

@@ -9,12 +9,12 @@ import pytest
 import scipy.linalg
 import sympy as sp
 
+from symdelay.core.symbols import lam
 from symdelay.models import build_model
-from symdelay.sqd import exponential_fixed_point, exponential_reduction, fixed_point
-from symdelay.sqd.fixed_point import _system, drift_u
-from symdelay.sqd.service import exponential, service_from_options
-from symdelay.sqd.stability import jacobian_matrix, rightmost_eigenvalue
-from symdelay.symbols import lam
+from symdelay.models.sqd import exponential_fixed_point, exponential_reduction, fixed_point
+from symdelay.models.sqd.fixed_point import _system, drift_u
+from symdelay.models.sqd.service import exponential, service_from_options
+from symdelay.models.sqd.stability import jacobian_matrix, rightmost_eigenvalue
 
 SERVICES = {
     "exp": exponential(),

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from symdelay.sqd import fixed_point, parse_service_dist
-from symdelay.sqd.delayed import delayed_fixed_point
-from symdelay.sqd.service import service_from_options
-from symdelay.sqd.simulate import simulate
+from symdelay.models.sqd import fixed_point, parse_service_dist
+from symdelay.models.sqd.delayed import delayed_fixed_point
+from symdelay.models.sqd.service import service_from_options
+from symdelay.models.sqd.simulate import simulate
 
 
 @pytest.mark.parametrize("text", ["deterministic", "lognormal:scv=2"])
@@ -78,7 +78,7 @@ def test_c_kernel_and_python_twin_make_the_same_path(N, d, lam, text, monkeypatc
     """Two implementations of the event loop, same draws: every output bit-identical. The
     node pool's size does not change the path: a pool of 2 nodes (grown many times) gives
     the same result as the default one."""
-    import symdelay.sqd.simulate as sim
+    import symdelay.models.sqd.simulate as sim
 
     sim.kernel_for("c")  # the C kernel must compile here (a compiler is part of the test setup)
     svc = parse_service_dist(text) if text else service_from_options("hyperexp", probs="0.3,0.7", rates="0.5,2")  # fmt: skip

@@ -8,14 +8,14 @@ import pytest
 import sympy as sp
 
 from symdelay import SymdelayInputError, routh_hurwitz, stability_conditions, verify
-from symdelay.charpoly import characteristic_polynomial, special_case
-from symdelay.stability import (
+from symdelay.core.symbols import D, gamma, lam, mu, r, theta
+from symdelay.models.erlang.charpoly import characteristic_polynomial, special_case
+from symdelay.models.erlang.stability import (
     critical_lam_theta_value,
     is_oscillatory_at,
     is_stable_at,
     oscillation_threshold,
 )
-from symdelay.symbols import D, gamma, lam, mu, r, theta
 
 POINTS = [(1, 1), (sp.Rational(3, 2), sp.Rational(1, 4)), (sp.Rational(1, 5), 7)]
 
@@ -204,7 +204,7 @@ def test_numeric_route_bad_input(kwargs, words):
 @pytest.mark.parametrize("L", [2, 3, 4, 5])
 def test_closed_form_exact_at_rational_hopf_points(L):
     """Rational points on the boundary (from P(i w) = 0, linear in mu) satisfy k = k_c exactly."""
-    from symdelay.claims import _hopf_points
+    from symdelay.models.erlang.claims import _hopf_points
 
     crit = stability_conditions(L).critical_lam_theta
     points = list(_hopf_points(L))
@@ -259,7 +259,7 @@ def test_infinite_L_oscillation_threshold_against_lambert_w():
 
 
 def test_in_k_refuses_separate_lam_theta():
-    from symdelay.stability import _in_k
+    from symdelay.models.erlang.stability import _in_k
 
     with pytest.raises(SymdelayInputError, match="lam and theta separately"):
         _in_k(lam + theta)

@@ -9,10 +9,10 @@ import pytest
 import sympy as sp
 from scipy.linalg import expm, solve_continuous_lyapunov
 
-from symdelay import symbols as S
-from symdelay.errors import SymdelayInputError
+from symdelay.core import symbols as S
+from symdelay.core.errors import SymdelayInputError
 from symdelay.models import ActionDelayModel
-from symdelay.stochastic import (
+from symdelay.models.erlang.stochastic import (
     check_drift,
     closed_form_variance,
     fluid,
@@ -170,7 +170,7 @@ def test_fluid_limit_reduced():
 
 
 def test_closed_form_singularity_is_the_hopf_threshold():
-    from symdelay.stochastic import closed_form_singularity, closed_form_theta_limit
+    from symdelay.models.erlang.stochastic import closed_form_singularity, closed_form_theta_limit
 
     sing = closed_form_singularity(2)
     g = 2 / S.D
@@ -236,7 +236,7 @@ def test_variance_beyond_exact_range_honours_dps(monkeypatch, dps):
     exact rational solve (forced here by raising the limit) in every printed digit."""
     import importlib
 
-    V = importlib.import_module("symdelay.stochastic.variance")
+    V = importlib.import_module("symdelay.models.erlang.stochastic.variance")
     refined = V.variance(L=3, theta=3, closed_form=False, dps=dps)  # exact path (L <= 12)
     monkeypatch.setattr(V, "EXACT_MAX_L", 2)
     approx = V.variance(L=3, theta=3, closed_form=False, dps=dps)
@@ -249,7 +249,7 @@ def test_variance_beyond_exact_range_honours_dps(monkeypatch, dps):
 def test_compiled_jacobian_is_the_symbolic_jacobian(mode):
     """The sparse Jacobian (chain rule through the logit symbols) equals SymPy's dense
     Jacobian of the model's own right-hand side, evaluated at a generic state."""
-    from symdelay.stochastic.fluid import _compiled
+    from symdelay.models.erlang.stochastic.fluid import _compiled
 
     L, mu, lam, theta, D = 2, sp.Integer(1), sp.Rational(3, 2), sp.Integer(3), sp.Integer(2)
     f, jac, _ = _compiled(L, mu, lam, theta, D, mode)

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from symdelay.stochastic import fluid, simulate, sup_distance
-from symdelay.stochastic._kernel import load_c_kernel
+from symdelay.models.erlang.stochastic import fluid, simulate, sup_distance
+from symdelay.models.erlang.stochastic._kernel import load_c_kernel
 
 
 def test_c_kernel_compiles():
@@ -102,7 +102,7 @@ def test_simulation_close_to_fluid_at_rate_eta_to_minus_half(L):
 
 
 def test_empty_start_and_bad_python_arguments():
-    from symdelay.errors import SymdelayInputError
+    from symdelay.core.errors import SymdelayInputError
 
     r = simulate(L=2, eta=20, T=2, dt=0.5, seed=0, initial=[0] * 6)
     assert r.paths[0, 0].sum() == 0 and np.all(r.paths >= 0)

@@ -262,8 +262,8 @@ def test_in_memory_run_and_bookkeeping_columns():
 
 
 def test_limit_cycle_and_sqd_fixed_point_analyses_match_their_modules():
-    from symdelay.nonlinear.cycles import limit_cycle
-    from symdelay.sqd import fixed_point, service_from_options
+    from symdelay.models.erlang.nonlinear.cycles import limit_cycle
+    from symdelay.models.sqd import fixed_point, service_from_options
 
     df = sweep.run(
         {

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.sweep import Spec, load_spec, task_seed
 from symdelay.sweep.grid import axis_values, value_as_float
 

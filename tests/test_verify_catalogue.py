@@ -19,9 +19,9 @@ import pytest
 import sympy as sp
 
 from symdelay import verify
-from symdelay.parsing import parse_relational
-from symdelay.stability import stability_conditions
-from symdelay.symbols import D, gamma, lam, mu, theta
+from symdelay.core.parsing import parse_relational
+from symdelay.core.symbols import D, gamma, lam, mu, theta
+from symdelay.models.erlang.stability import stability_conditions
 
 MARGIN = 1e-9
 

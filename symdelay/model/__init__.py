@@ -2,7 +2,6 @@
 
 from symdelay.model.core import DOMAINS, Equilibrium, Factor, Model, Transition
 from symdelay.model.modes import Mode
-from symdelay.model.stability import ModelStability
 from symdelay.model.toml_loader import load_toml, model_from_dict
 
 __all__ = [
@@ -11,7 +10,6 @@ __all__ = [
     "Factor",
     "Mode",
     "Model",
-    "ModelStability",
     "Transition",
     "load_toml",
     "model_from_dict",

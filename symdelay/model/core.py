@@ -24,8 +24,6 @@ once, and cached on the object:
 {x: a/b}
 >>> m.charpoly
 b + r
->>> m.is_stable()
-True
 """
 
 from __future__ import annotations
@@ -34,13 +32,13 @@ import math
 import random
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import sympy as sp
 
-from symdelay.display import JsonRecord, LatexDisplay
-from symdelay.errors import SymdelayInputError
-from symdelay.symbols import SYMBOLS
+from symdelay.core.display import JsonRecord, LatexDisplay
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.symbols import SYMBOLS
+from symdelay.model.records import Equilibrium, Factor, _cycles, _is_zero
 
 __all__ = ["Model", "Transition", "DOMAINS", "Equilibrium", "Factor"]
 
@@ -60,55 +58,6 @@ class Transition(JsonRecord):
     rate: sp.Expr
 
 
-@dataclass(frozen=True)
-class Equilibrium:
-    """An equilibrium point ``{state: value}``.
-
-    ``exact``: solved by SymPy and substituted back (the drift vanishes identically).
-    Otherwise the point was found numerically and ``radius`` bounds, by a proved interval
-    Newton (Krawczyk) test, the distance of every coordinate from the unique zero of the
-    drift in the box around it.
-    """
-
-    point: dict
-    exact: bool
-    radius: Any = 0
-    method: str = "sympy.solve"
-
-    def to_json(self) -> dict:
-        return {
-            "point": {str(k): str(v) for k, v in self.point.items()},
-            "exact": self.exact,
-            "radius": str(self.radius),
-            "method": self.method,
-        }
-
-
-@dataclass(frozen=True)
-class Factor(LatexDisplay):
-    """A factor of the characteristic polynomial, its multiplicity and the mode it comes from."""
-
-    factor: sp.Expr
-    multiplicity: int
-    mode: str
-
-    def to_json(self) -> dict:
-        from symdelay.outputs.latex import tex
-
-        return {
-            "factor": str(self.factor),
-            "multiplicity": self.multiplicity,
-            "mode": self.mode,
-            "latex": tex(self.factor),
-        }
-
-    def latex(self) -> str:
-        from symdelay.outputs.latex import tex
-
-        power = f"^{{{self.multiplicity}}}" if self.multiplicity > 1 else ""
-        return rf"\left({tex(self.factor)}\right){power} \quad \text{{({self.mode})}}"
-
-
 def _check_identifier(kind: str, name, where: str) -> str:
     if not isinstance(name, str) or not name.isidentifier() or name.startswith("__"):
         raise SymdelayInputError(
@@ -125,7 +74,7 @@ def _check_names(text: str, allowed, label: str) -> None:
     """Refuse a rate naming anything but the model's states and parameters."""
     import ast
 
-    from symdelay.parsing import ALLOWED_FUNCTIONS
+    from symdelay.core.parsing import ALLOWED_FUNCTIONS
 
     try:
         tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
@@ -154,12 +103,12 @@ def _symbol(name: str) -> sp.Symbol:
 
 
 def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
-    from symdelay.params import as_parameter
+    from symdelay.core.params import as_parameter
 
     if isinstance(value, sp.Basic) and value.is_number:
         expr = sp.nsimplify(value, rational=True) if isinstance(value, sp.Float) else value
     elif isinstance(value, str):
-        from symdelay.parsing import parse_expression
+        from symdelay.core.parsing import parse_expression
 
         expr = parse_expression(value)
         if not expr.is_number:
@@ -296,7 +245,7 @@ class Model(LatexDisplay):
         if not any(change):
             raise SymdelayInputError(f"{label}: change is zero: a transition must move the state")
         if isinstance(rate, str):
-            from symdelay.parsing import parse_expression
+            from symdelay.core.parsing import parse_expression
 
             allowed = [s.name for s in self.states] + [p.name for p in self.parameters]
             _check_names(rate, allowed, label)
@@ -491,13 +440,6 @@ class Model(LatexDisplay):
         """``det(rI - J)``: the product of the factors (not expanded)."""
         return sp.Mul(*[f.factor**f.multiplicity for f in self.factors])
 
-    @cached_property
-    def stability(self):
-        """Routh–Hurwitz conditions of every factor (see :mod:`symdelay.model.stability`)."""
-        from symdelay.model.stability import model_stability
-
-        return model_stability(self)
-
     def equilibrium_is_closed_form_in(self, p) -> bool:
         """True if the equilibrium can be found with ``p`` left symbolic (SymPy solves it)."""
         from symdelay.model.equilibrium import _exact
@@ -506,25 +448,13 @@ class Model(LatexDisplay):
             return True
         return _exact(self) is not None
 
-    @cached_property
-    def kernel(self):
-        """The exact simulator generated from the transition table (compiled at first run)."""
-        from symdelay.stochastic.generated import GeneratedKernel
-
-        return GeneratedKernel(
-            self.states, [(t.name, t.change, t.rate) for t in self.transitions], self.values
-        )
-
-    def is_stable(self) -> bool | None:
-        """True / False, or None when the answer depends on the symbols."""
-        return self.stability.stable
-
-    @classmethod
-    def from_toml(cls, path, **values) -> Model:
-        """Read a model file (see :mod:`symdelay.model.toml_loader`)."""
-        from symdelay.model.toml_loader import load_toml
-
-        return load_toml(path, **values)
+    def cached(self, key: str, compute):
+        """The result of an analysis of this model, computed once: ``compute()`` the first
+        time ``key`` is asked for (analyses keep their results here, the model stays data)."""
+        store = self.__dict__.setdefault("_analyses", {})
+        if key not in store:
+            store[key] = compute()
+        return store[key]
 
     # ------------------------------------------------------------ derived models
     def with_values(self, **values) -> Model:
@@ -555,9 +485,8 @@ class Model(LatexDisplay):
     # ------------------------------------------------------------ display
     def to_json(self) -> dict:
         """The analysis record of ``symdelay analyze --json``."""
-        from symdelay.outputs.latex import tex
+        from symdelay.core.latex import tex
 
-        stab = self.stability
         return {
             "name": self.name,
             "state": [s.name for s in self.states],
@@ -569,12 +498,11 @@ class Model(LatexDisplay):
             "charpoly": str(self.charpoly),
             "charpoly_latex": tex(self.charpoly, self.latex_names),
             "factors": [f.to_json() for f in self.factors],
-            "stability": stab.to_json(),
         }
 
     def latex(self) -> str:
         """The fluid ODEs ``ds/dt = F(s)`` (aligned)."""
-        from symdelay.outputs.latex import tex
+        from symdelay.core.latex import tex
 
         names = {**self.latex_names}
         rows = [
@@ -585,31 +513,6 @@ class Model(LatexDisplay):
     def __repr__(self) -> str:
         vals = ", ".join(f"{k}={v}" for k, v in self.values.items())
         return f"Model({self.name!r}, {len(self.states)} states, {len(self.transitions)} transitions{', ' + vals if vals else ''})"
-
-
-def _cycles(perm) -> list[list[int]]:
-    seen, out = set(), []
-    for i in range(len(perm)):
-        if i in seen:
-            continue
-        cyc, j = [], i
-        while j not in seen:
-            seen.add(j)
-            cyc.append(j)
-            j = perm[j]
-        out.append(cyc)
-    return out
-
-
-def _is_zero(expr, values=None) -> bool:
-    """Exact zero test (exp rewritten, simplified)."""
-    e = expr.xreplace(values or {})
-    if e == 0:
-        return True
-    e = sp.expand(e)
-    if e == 0:
-        return True
-    return sp.simplify(e.rewrite(sp.exp)) == 0
 
 
 def _order(perm) -> int:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from symdelay.errors import SymdelayInputError, VerificationError
+from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.model.arb_eval import arb_evaluator
-from symdelay.model.core import Equilibrium, _cycles
+from symdelay.model.records import Equilibrium, _cycles
 
 __all__ = ["find_equilibrium", "at_point", "EQUILIBRIUM_DPS"]
 

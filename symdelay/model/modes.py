@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from symdelay.errors import VerificationError
-from symdelay.model.core import Factor, _cycles, _is_zero
-from symdelay.symbols import r
+from symdelay.core.errors import VerificationError
+from symdelay.core.symbols import r
+from symdelay.model.records import Factor, _cycles, _is_zero
 
 __all__ = ["Mode", "decompose", "factor_modes"]
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.model.core import Model
 
 __all__ = ["load_toml", "model_from_dict"]

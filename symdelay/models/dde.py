@@ -69,13 +69,13 @@ from functools import cached_property
 import numpy as np
 import sympy as sp
 
-from symdelay.errors import SymdelayInputError, VerificationError
-from symdelay.params import as_parameter
-from symdelay.symbols import D as D_
-from symdelay.symbols import lam as LAM
-from symdelay.symbols import mu as MU
-from symdelay.symbols import r as R
-from symdelay.symbols import theta as THETA
+from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.params import as_parameter
+from symdelay.core.symbols import D as D_
+from symdelay.core.symbols import lam as LAM
+from symdelay.core.symbols import mu as MU
+from symdelay.core.symbols import r as R
+from symdelay.core.symbols import theta as THETA
 
 __all__ = [
     "INFO",
@@ -244,7 +244,7 @@ class DelayedInformationModel:
         e^{mu D})/D`` (principal Lambert W, the rightmost branch for a real argument)."""
         import mpmath
 
-        from symdelay.params import as_dps
+        from symdelay.core.params import as_dps
 
         self._numbers("compute roots")
         dps = as_dps(dps)
@@ -273,7 +273,7 @@ class DelayedInformationModel:
         or a function ``h(s) -> (q1, q2)`` for ``-D <= s <= 0``. ``solver``: ``"steps"``
         (method of steps with ``solve_ivp(method, rtol, atol)``) or ``"jitcdde"``.
         """
-        from symdelay.stochastic._inputs import check_horizon, time_grid
+        from symdelay.core.checks import check_horizon, time_grid
 
         mu, lam, theta, D = self._numbers("integrate")
         T, dt = check_horizon(T, dt)
@@ -325,7 +325,7 @@ class DelayedInformationModel:
         return out
 
     def _repr_latex_(self) -> str:
-        from symdelay.outputs.latex import tex
+        from symdelay.core.latex import tex
 
         rows = [rf"{tex(e.lhs)} &= {tex(e.rhs)}" for e in self.equations]
         rows.append(rf"{tex(self.difference_equation.lhs)} &= {tex(self.difference_equation.rhs)}")
@@ -706,12 +706,12 @@ def compare_with_action_delay(
     been in force, ``z_{i,l}(0) = 2 lam p_i(history) D/L`` (then the only difference is the
     spread of the Erlang delay); ``pipeline="empty"`` is the paper's start ``z = 0``, whose
     ``x`` tends instead to the DDE's with ``x = 0`` before time 0.
-    The Erlang models are integrated by :func:`symdelay.stochastic.fluid.fluid` (DOP853),
+    The Erlang models are integrated by :func:`symdelay.models.erlang.stochastic.fluid.fluid` (DOP853),
     the DDE by the method of steps; both at ``rtol``, ``atol`` and sampled every ``dt``.
     """
-    from symdelay.hopf import critical_theta
-    from symdelay.params import as_L
-    from symdelay.stochastic.fluid import fluid
+    from symdelay.core.params import as_L
+    from symdelay.models.erlang.hopf import critical_theta
+    from symdelay.models.erlang.stochastic.fluid import fluid
 
     if isinstance(L_values, (str, bytes)) or not hasattr(L_values, "__iter__"):
         L_values = [L_values]

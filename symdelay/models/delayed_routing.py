@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import as_parameter
+from symdelay.core.symbols import lam as LAM
+from symdelay.core.symbols import mu as MU
+from symdelay.core.symbols import theta as THETA
 from symdelay.model import Model
-from symdelay.models.phase_type import PhaseType
-from symdelay.params import as_parameter
-from symdelay.symbols import lam as LAM
-from symdelay.symbols import mu as MU
-from symdelay.symbols import theta as THETA
+from symdelay.models.phase import PhaseType
 
 __all__ = ["delayed_routing_model"]
 

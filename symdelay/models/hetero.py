@@ -5,13 +5,14 @@ transcendental equation; it is found by Newton's method and proved by a Krawczyk
 (:mod:`symdelay.model.equilibrium`). The full Jacobian is analysed as one mode.
 
 >>> m = model(mu1=1, mu2=2, lam=1, theta=1, D1=1, D2=1, L=1)
->>> m.equilibrium.exact, m.is_stable()
+>>> from symdelay.analysis.stability import is_stable
+>>> m.equilibrium.exact, is_stable(m)
 (False, True)
 """
 
 from __future__ import annotations
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.models.delayed_routing import delayed_routing_model
 from symdelay.models.phase_type import PhaseType
 

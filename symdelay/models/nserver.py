@@ -41,7 +41,7 @@ def general_N_derivation():
     ``sum_j omega^(m j)``, which SymPy sums to ``N`` when ``omega^m = 1`` (the sum mode) and
     ``0`` otherwise: on every other mode the routing acts as ``-lam theta``, exactly the
     two-server difference mode's coupling. Returns a frozen
-    :class:`~symdelay.derivation.Derivation`.
+    :class:`~symdelay.core.derivation.Derivation`.
 
     >>> d = general_N_derivation()
     >>> d["routing"].expr.rhs
@@ -49,9 +49,9 @@ def general_N_derivation():
     """
     import sympy as sp
 
-    from symdelay.derivation import Derivation, require_equal
-    from symdelay.outputs.latex import Equation
-    from symdelay.symbols import lam, theta
+    from symdelay.core.derivation import Derivation, require_equal
+    from symdelay.core.latex import Equation
+    from symdelay.core.symbols import lam, theta
 
     N = sp.Symbol("N", integer=True, positive=True)
     i, j, k = sp.symbols("i j k", integer=True, nonnegative=True)

@@ -1,6 +1,6 @@
 """LaTeX for the model-to-characteristic-equation derivation (shared by document and report).
 
-Every displayed formula is printed from an object that :mod:`symdelay.charpoly` or the
+Every displayed formula is printed from an object that :mod:`symdelay.models.erlang.charpoly` or the
 model computed and checked; the prose around them is the only hand-written text.
 """
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symdelay import charpoly
-from symdelay.linearize import difference_jacobian_entry
+from symdelay.core.latex import Equation, display, tex
+from symdelay.core.symbols import L
 from symdelay.models import ActionDelayModel
-from symdelay.outputs.latex import Equation, display, tex
-from symdelay.symbols import L
+from symdelay.models.erlang import charpoly
+from symdelay.models.erlang.linearize import difference_jacobian_entry
 
 __all__ = [
     "model_section",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from symdelay.core.latex import document
 from symdelay.outputs.derivation_tex import concrete_L_section, model_section
-from symdelay.outputs.latex import document
 from symdelay.outputs.pdf import PdfResult, compile_pdf
 
 __all__ = ["document_modules", "write_documents", "concrete_document", "write_concrete"]
@@ -13,7 +13,7 @@ __all__ = ["document_modules", "write_documents", "concrete_document", "write_co
 
 def document_modules() -> list:
     """Every document module, sorted by file name."""
-    from symdelay._discovery import public_modules
+    from symdelay.core.discovery import public_modules
     from symdelay.outputs import documents
 
     return sorted(public_modules(documents), key=lambda m: m.FILENAME)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symdelay.outputs.latex import Equation, display, document, escape, tex
+from symdelay.core.latex import Equation, display, document, escape, tex
 
 __all__ = ["model_body", "model_document", "long_lines"]
 
@@ -127,7 +127,9 @@ def model_body(model) -> str:
     ]
     out.append(" \\\\\n".join(rows) + "\n\\end{align*}\n")
     out.append("\\section{Stability}\n")
-    stab = model.stability
+    from symdelay.analysis.stability import model_stability
+
+    stab = model_stability(model)
     if stab.conditions:
         out.append(
             "By Routh--Hurwitz (Li\\'enard--Chipart) on every factor, the equilibrium is "

@@ -2,16 +2,13 @@
 
 The result classes call these from ``_repr_html_`` and ``plot``; matplotlib is imported only
 when something is drawn.
-
->>> html_table(["D", "theta_c"], [["1", "9"]])
-'<table><thead><tr><th>D</th><th>theta_c</th></tr></thead><tbody><tr><td>1</td><td>9</td></tr></tbody></table>'
 """
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
+
+from symdelay.core.display import html_table
 
 __all__ = [
     "html_table",
@@ -20,16 +17,6 @@ __all__ = [
     "plot_roots",
     "plot_paths",
 ]
-
-
-def html_table(header, rows, caption: str | None = None) -> str:
-    """A small HTML table (cells are escaped text)."""
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
-    )
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def axes(ax=None):

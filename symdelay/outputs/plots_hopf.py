@@ -1,6 +1,6 @@
 """Figures of the Hopf analysis (matplotlib ``Figure`` API, no pyplot state).
 
-Each function takes arrays computed by :mod:`symdelay.hopf` and returns a ``Figure``;
+Each function takes arrays computed by :mod:`symdelay.models.erlang.hopf` and returns a ``Figure``;
 nothing here computes mathematics.
 """
 

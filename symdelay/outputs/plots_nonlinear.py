@@ -1,6 +1,6 @@
 """Figures of the nonlinear analysis (matplotlib ``Figure`` API, no pyplot state).
 
-Each function takes results computed by :mod:`symdelay.nonlinear` (or arrays from them) and
+Each function takes results computed by :mod:`symdelay.models.erlang.nonlinear` (or arrays from them) and
 returns a ``Figure``; nothing here computes mathematics beyond evaluating a result's own
 formula on a grid.
 """
@@ -120,7 +120,7 @@ def period_figure(curves: dict, hopf_periods: dict) -> Figure:
 
 
 def spectrum_figure(spectra, periodograms=None) -> Figure:
-    """LNA spectra (each a :class:`~symdelay.nonlinear.spectrum.Spectrum`) and simulated
+    """LNA spectra (each a :class:`~symdelay.models.erlang.nonlinear.spectrum.Spectrum`) and simulated
     periodograms ``(omega, S_hat, se, label)`` on a log scale."""
     fig = Figure(figsize=(6.6, 4.2), layout="tight")
     ax = fig.subplots()

@@ -1,6 +1,6 @@
 """Figures of the certified roots (matplotlib ``Figure`` API, no pyplot state).
 
-Each function takes data computed by :mod:`symdelay.roots.crosscheck`; nothing here computes
+Each function takes data computed by :mod:`symdelay.models.erlang.roots.crosscheck`; nothing here computes
 mathematics.
 """
 

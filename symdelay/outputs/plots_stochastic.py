@@ -1,6 +1,6 @@
 """Figures of the stochastic system (matplotlib ``Figure`` API, no pyplot state).
 
-Every function takes computed objects from :mod:`symdelay.stochastic` and returns a
+Every function takes computed objects from :mod:`symdelay.models.erlang.stochastic` and returns a
 ``Figure``; nothing here computes mathematics.
 """
 

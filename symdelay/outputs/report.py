@@ -12,8 +12,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from symdelay.errors import SymdelayInputError
-from symdelay.outputs.latex import document
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.latex import document
 from symdelay.outputs.pdf import PdfResult, compile_pdf
 
 __all__ = ["ReportContext", "Section", "write_report", "section_modules", "prepare_output_dir"]

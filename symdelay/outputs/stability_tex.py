@@ -5,10 +5,10 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from symdelay.outputs.latex import escape, tex
-from symdelay.routh import RouthResult
-from symdelay.stability import StabilityResult, critical_lam_theta_value
-from symdelay.symbols import theta
+from symdelay.analysis.routh import RouthResult
+from symdelay.core.latex import escape, tex
+from symdelay.core.symbols import theta
+from symdelay.models.erlang.stability import StabilityResult, critical_lam_theta_value
 
 __all__ = [
     "routh_table",
@@ -123,7 +123,9 @@ def oscillation_block(res: StabilityResult) -> str:
     if osc is None:
         return (
             "The oscillation set (rightmost roots non-real) has no closed form here; "
-            + escape("symdelay.stability.is_oscillatory_at decides it point by point, exactly.")
+            + escape(
+                "symdelay.models.erlang.stability.is_oscillatory_at decides it point by point, exactly."
+            )
             + "\n"
         )
     return (

@@ -22,7 +22,7 @@ import inspect
 import math
 from dataclasses import dataclass
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 
 __all__ = [
     "ANALYSES",
@@ -165,7 +165,7 @@ def critical(L, mu, lam, D, dps: int = 15) -> dict:
     >>> critical(2, 1, 1, 1)["theta_c"]
     9.0
     """
-    from symdelay.hopf import critical_theta
+    from symdelay.models.erlang.hopf import critical_theta
 
     curve = critical_theta(L, mu, lam, [D], dps=dps)
     pt = curve.points[0]
@@ -185,7 +185,7 @@ def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> 
     >>> roots(2, 1, 1, 3, 1, dps=15)["spectral_abscissa"]
     -0.5
     """
-    from symdelay.roots import characteristic_roots
+    from symdelay.models.erlang.roots import characteristic_roots
 
     rs = characteristic_roots(L, mu, lam, theta, D, dps=dps, rightmost=rightmost)
     rec = rs.to_json()
@@ -203,14 +203,14 @@ def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> 
 
 def stability(L, mu, lam, theta, D) -> dict:
     """The exact Routh verdict at these numbers and the critical ``lam*theta``
-    (:func:`symdelay.stability.critical_lam_theta_value`); ``margin`` is
+    (:func:`symdelay.models.erlang.stability.critical_lam_theta_value`); ``margin`` is
     ``lam*theta / (lam*theta)_c`` (< 1 stable, inf when L = 1 never loses stability).
 
     >>> stability(2, 1, 1, 3, 1)
     {'stable': True, 'critical_lam_theta': 9.0, 'margin': 0.3333333333333333}
     """
-    from symdelay.params import as_L, as_parameter
-    from symdelay.stability import critical_lam_theta_value, is_stable_at
+    from symdelay.core.params import as_L, as_parameter
+    from symdelay.models.erlang.stability import critical_lam_theta_value, is_stable_at
 
     n = as_L(L, allow_symbol=False)
     m, lm, th, d = (
@@ -233,7 +233,7 @@ def variance(L, mu, lam, theta, D, dps: int = 30) -> dict:
     >>> variance(1, 1, 1, 2, 1)["var_x_over_eta_text"]
     '1.33333333333333333333333333333'
     """
-    from symdelay.stochastic import variance as _variance
+    from symdelay.models.erlang.stochastic import variance as _variance
 
     res = _variance(L, mu, lam, theta, D, dps=dps)
     return {
@@ -253,7 +253,7 @@ def simulate(L=2, eta=1000, mu=1, lam=1, theta=2, D=1, T=20, dt=0.1, seed=0) -> 
     """
     import numpy as np
 
-    from symdelay.stochastic import simulate as _simulate
+    from symdelay.models.erlang.stochastic import simulate as _simulate
 
     res = _simulate(
         L=L, eta=eta, mu=mu, lam=lam, theta=theta, D=D, T=T, dt=dt, seed=seed, threads=1
@@ -270,7 +270,7 @@ def simulate(L=2, eta=1000, mu=1, lam=1, theta=2, D=1, T=20, dt=0.1, seed=0) -> 
 
 
 def limit_cycle(L=2, mu=1, lam=1, D=1, theta=10, system: str = "difference") -> dict:
-    """The limit cycle past the Hopf point (:func:`symdelay.nonlinear.cycles.limit_cycle`):
+    """The limit cycle past the Hopf point (:func:`symdelay.models.erlang.nonlinear.cycles.limit_cycle`):
     amplitude of ``x``, period, largest non-trivial Floquet multiplier and stability.
 
     >>> round(limit_cycle(L=2, theta=10)["period"], 6) > 0
@@ -278,7 +278,7 @@ def limit_cycle(L=2, mu=1, lam=1, D=1, theta=10, system: str = "difference") -> 
     """
     import numpy as np
 
-    from symdelay.nonlinear.cycles import limit_cycle as _limit_cycle
+    from symdelay.models.erlang.nonlinear.cycles import limit_cycle as _limit_cycle
 
     cyc = _limit_cycle(L=L, mu=mu, lam=lam, D=D, theta=theta, system=system)
     rho = np.asarray(cyc.multipliers, dtype=complex)
@@ -295,7 +295,7 @@ def limit_cycle(L=2, mu=1, lam=1, D=1, theta=10, system: str = "difference") -> 
 def sqd_fixed_point(
     d=2, lam="0.9", service: str = "exp", k=None, probs=None, rates=None, dps: int = 15
 ) -> dict:
-    """The SQ(d) mean-field fixed point (:func:`symdelay.sqd.fixed_point`) with a phase-type
+    """The SQ(d) mean-field fixed point (:func:`symdelay.models.sqd.fixed_point`) with a phase-type
     service named as ``symdelay sqd`` does (``service = "erlang"`` with ``k``, ``"hyperexp"``
     with ``probs`` and ``rates`` as comma-separated text): mean queue and sojourn time, the
     first tails and the truncation level.
@@ -303,7 +303,7 @@ def sqd_fixed_point(
     >>> sqd_fixed_point(d=2, lam="1/2")["mean_sojourn"] > 1
     True
     """
-    from symdelay.sqd import fixed_point, service_from_options
+    from symdelay.models.sqd import fixed_point, service_from_options
 
     ph = service_from_options(service, k=k, probs=probs, rates=rates)
     fp = fixed_point(d=d, lam=lam, service=ph, dps=dps)

@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["Axis", "axis_values", "parse_grid", "value_as_float", "MAX_TASKS"]
 

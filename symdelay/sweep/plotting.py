@@ -6,7 +6,7 @@ Replications are averaged. Other grid parameters that vary must be fixed with ``
 
 from __future__ import annotations
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.sweep.xview import as_frame, to_xarray
 
 __all__ = ["plot_results"]

@@ -17,7 +17,7 @@ import time
 import traceback
 import uuid
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.sweep.progress import Progress
 from symdelay.sweep.spec import Spec, as_spec
 from symdelay.sweep.store import Store

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.sweep.analyses import AnalysisInfo, analysis_info
 from symdelay.sweep.grid import MAX_TASKS, Axis, parse_grid
 

@@ -22,7 +22,7 @@ import os
 import uuid
 from pathlib import Path
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["Store", "read_results", "read_meta", "status", "ordered", "META_KEY", "BOOKKEEPING"]
 

@@ -7,7 +7,7 @@ coordinates along it. Failed tasks are NaN in numeric outputs.
 
 from __future__ import annotations
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.sweep.grid import value_as_float
 
 __all__ = ["to_xarray", "as_frame", "output_columns"]

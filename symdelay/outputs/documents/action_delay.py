@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from symdelay.core.latex import document
 from symdelay.outputs.derivation_tex import derivation_body
-from symdelay.outputs.latex import document
 
 __all__ = ["FILENAME", "build"]
 

@@ -1,14 +1,16 @@
 """``derivations/hopf.tex``: Hopf crossings, critical curves, windows and the worst delay.
 
-Every formula is printed from the SymPy object that :mod:`symdelay.hopf` derived.
+Every formula is printed from the SymPy object that :mod:`symdelay.models.erlang.hopf` derived.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from symdelay.charpoly import characteristic_polynomial, infinite_L_limit
-from symdelay.hopf import (
+from symdelay.core.latex import document, tex
+from symdelay.core.symbols import D, gamma, lam, mu, theta
+from symdelay.models.erlang.charpoly import characteristic_polynomial, infinite_L_limit
+from symdelay.models.erlang.hopf import (
     critical_closed_form,
     delay_limits,
     general_delay_limits,
@@ -18,8 +20,6 @@ from symdelay.hopf import (
     worst_delay_closed_form,
     worst_delay_trend,
 )
-from symdelay.outputs.latex import document, tex
-from symdelay.symbols import D, gamma, lam, mu, theta
 
 __all__ = ["FILENAME", "build", "LIMIT_L"]
 
@@ -227,7 +227,7 @@ def build() -> str:
         "the critical routing sensitivity $\\theta_c(D)$ with the Hopf frequency $\\omega$, "
         "for every $L$ and for $L = \\infty$, the instability windows in $D$, and the "
         "worst-case mean delay. Every formula is printed from the SymPy object that "
-        "\\texttt{symdelay.hopf} computed.\n\n"
+        "\\texttt{symdelay.models.erlang.hopf} computed.\n\n"
         + _finite_L_section()
         + _closed_forms_section()
         + _dde_section()

@@ -1,7 +1,7 @@
 """``derivations/inflight.tex``: routing that counts jobs in flight.
 
 Every formula is printed from the SymPy object that was checked: the characteristic equation
-for symbolic L and weights (:func:`symdelay.inflight.charpoly.derive_inflight_equation`), its
+for symbolic L and weights (:func:`symdelay.models.inflight.charpoly.derive_inflight_equation`), its
 L -> oo limit, the crossing curve in the (kappa, lam theta) plane, the closed form of kappa*
 at L = 2, the identity that gives kappa* = 1/2 in the delay-differential limit, and the
 explicit determinants for L = 1..8.
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symdelay.inflight.charpoly import (
+from symdelay.core.latex import Equation, display, document
+from symdelay.models.inflight.charpoly import (
     derive_inflight_equation,
     inflight_limit,
     nonlinear_difference_rhs,
     verify_inflight_determinant,
 )
-from symdelay.inflight.curve import kappa_star, symbolic_crossing_curve
-from symdelay.outputs.latex import Equation, display, document
+from symdelay.models.inflight.curve import kappa_star, symbolic_crossing_curve
 
 __all__ = ["FILENAME", "build", "DETERMINANT_LS"]
 

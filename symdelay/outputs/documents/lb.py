@@ -1,10 +1,10 @@
 """``derivations/lb.tex``: LB(xi, c, d) across many-server stations, from the model to design.
 
 Every formula is printed from the SymPy object the analysis computed: the fluid model's
-transition table (:mod:`symdelay.models.lb`), its closed-form sliding equilibrium, the
+transition table (:mod:`symdelay.models.lb.family`), its closed-form sliding equilibrium, the
 stationary law of the Halfin–Whitt diffusion and its reduction to the classical formula
-(:func:`symdelay.lb.stationary_law`, :func:`symdelay.lb.halfin_whitt_reduction`, both
-machine-checked), and the design table (:func:`symdelay.lb.design.design`).
+(:func:`symdelay.models.lb.stationary_law`, :func:`symdelay.models.lb.halfin_whitt_reduction`, both
+machine-checked), and the design table (:func:`symdelay.models.lb.design.design`).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from symdelay.lb import LBPolicy, halfin_whitt_reduction, stationary_law
-from symdelay.lb.design import design
-from symdelay.lb.fluid import fluid_equilibrium
-from symdelay.models.lb import lb_fluid_model
-from symdelay.outputs.latex import display, document, escape, tex
+from symdelay.core.latex import display, document, escape, tex
+from symdelay.models.lb import LBPolicy, halfin_whitt_reduction, stationary_law
+from symdelay.models.lb.design import design
+from symdelay.models.lb.family import lb_fluid_model
+from symdelay.models.lb.fluid import fluid_equilibrium
 
 __all__ = ["FILENAME", "build", "body", "EXAMPLE", "DESIGN_BETA"]
 

@@ -1,7 +1,7 @@
 """``derivations/normal_form.tex``: the first Lyapunov coefficient, derived symbolically.
 
-Every formula is printed from the SymPy objects of :func:`symdelay.nonlinear.symbolic_normal_form`
-and :func:`symdelay.nonlinear.describing_function_series` (deterministic: no numbers that
+Every formula is printed from the SymPy objects of :func:`symdelay.models.erlang.nonlinear.symbolic_normal_form`
+and :func:`symdelay.models.erlang.nonlinear.describing_function_series` (deterministic: no numbers that
 depend on timing or floating point).
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symdelay.nonlinear import describing_function_series, symbolic_normal_form
-from symdelay.nonlinear.spectrum import spectrum_closed_form
-from symdelay.nonlinear.symbolic import cubic_coefficient
-from symdelay.outputs.latex import document, tex
+from symdelay.core.latex import document, tex
+from symdelay.models.erlang.nonlinear import describing_function_series, symbolic_normal_form
+from symdelay.models.erlang.nonlinear.spectrum import spectrum_closed_form
+from symdelay.models.erlang.nonlinear.symbolic import cubic_coefficient
 
 __all__ = ["FILENAME", "build", "SYMBOLIC_L"]
 

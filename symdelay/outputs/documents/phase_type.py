@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symdelay.errors import VerificationError
+from symdelay.core.errors import VerificationError
+from symdelay.core.latex import Equation, display, document, escape, tex
+from symdelay.core.symbols import r
 from symdelay.models import build_model
 from symdelay.models.phase_type import PhaseType, characteristic_function
-from symdelay.outputs.latex import Equation, display, document, escape, tex
 from symdelay.outputs.model_tex import long_lines, model_body
-from symdelay.symbols import r
 
 __all__ = ["FILENAME", "build", "general_two_phase", "FAMILIES"]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symdelay.outputs.latex import display, document, escape, tex
+from symdelay.core.latex import display, document, escape, tex
+from symdelay.models.sqd.meanfield import exponential_fixed_point, exponential_reduction, sqd_model
+from symdelay.models.sqd.service import service_from_options
 from symdelay.outputs.model_tex import long_lines
-from symdelay.sqd.meanfield import exponential_fixed_point, exponential_reduction, sqd_model
-from symdelay.sqd.service import service_from_options
 
 __all__ = ["FILENAME", "build", "derivation_body"]
 

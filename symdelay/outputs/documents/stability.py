@@ -1,6 +1,6 @@
 """``derivations/stability.tex``: Routh arrays, stability conditions and the Hopf boundary.
 
-Every formula is printed from the objects :mod:`symdelay.routh` and :mod:`symdelay.stability`
+Every formula is printed from the objects :mod:`symdelay.analysis.routh` and :mod:`symdelay.models.erlang.stability`
 computed.
 """
 
@@ -8,8 +8,15 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symdelay.charpoly import special_case
-from symdelay.outputs.latex import document, escape, tex
+from symdelay.analysis.routh import routh_hurwitz
+from symdelay.core.latex import document, escape, tex
+from symdelay.core.symbols import gamma, lam, mu, r, theta
+from symdelay.models.erlang.charpoly import special_case
+from symdelay.models.erlang.stability import (
+    ASSUMPTIONS,
+    oscillation_threshold,
+    stability_conditions,
+)
 from symdelay.outputs.stability_tex import (
     conditions_block,
     critical_block,
@@ -18,9 +25,6 @@ from symdelay.outputs.stability_tex import (
     relation_display,
     routh_table,
 )
-from symdelay.routh import routh_hurwitz
-from symdelay.stability import ASSUMPTIONS, oscillation_threshold, stability_conditions
-from symdelay.symbols import gamma, lam, mu, r, theta
 
 __all__ = ["FILENAME", "build", "TABLE_L", "COLUMN_L", "CONDITION_L", "OSCILLATION_L"]
 

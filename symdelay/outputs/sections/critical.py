@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from symdelay.hopf import (
+from symdelay.core.latex import tex
+from symdelay.core.symbols import mu as MU
+from symdelay.models.erlang.hopf import (
     critical_curve_float,
     delay_limits,
     instability_window,
     worst_delay,
     worst_delay_trend,
 )
-from symdelay.outputs.latex import tex
 from symdelay.outputs.plots_hopf import (
     critical_curves_figure,
     frequency_figure,
     stability_region_figure,
 )
 from symdelay.outputs.report import Section
-from symdelay.symbols import mu as MU
 
 __all__ = ["ORDER", "build", "PARAMETERS", "CURVE_L", "REGION"]
 

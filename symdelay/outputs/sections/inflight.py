@@ -8,17 +8,17 @@ import math
 import numpy as np
 import sympy as sp
 
-from symdelay.errors import VerificationError
-from symdelay.inflight.criteria import (
+from symdelay.core.errors import VerificationError
+from symdelay.core.latex import display
+from symdelay.models.inflight.criteria import (
     criterion_value,
     lna_variance,
     optimize_weights,
     rates,
     simulated_variance,
 )
-from symdelay.inflight.curve import kappa_star, unstable_theta
-from symdelay.inflight.partial import observation_table, thinned_variance
-from symdelay.outputs.latex import display
+from symdelay.models.inflight.curve import kappa_star, unstable_theta
+from symdelay.models.inflight.partial import observation_table, thinned_variance
 from symdelay.outputs.plots_inflight import criteria_figure, kappa_star_figure
 from symdelay.outputs.report import Section
 
@@ -229,7 +229,7 @@ def build(ctx) -> Section:
         f"{k:.4f} & {lna:.4f} & {est:.4f} & [{lo:.4f}, {hi:.4f}] \\\\\n"
         for k, lna, est, lo, hi in sims
     )
-    from symdelay.inflight.charpoly import derive_inflight_equation
+    from symdelay.models.inflight.charpoly import derive_inflight_equation
 
     P = derive_inflight_equation().result
     body = [

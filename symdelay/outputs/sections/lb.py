@@ -8,13 +8,13 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from symdelay.lb import LBPolicy, arrival_rate, diffusion
-from symdelay.lb.compare import ROUTINGS, comparison, convergence, erlang_c_random
-from symdelay.lb.design import design
-from symdelay.lb.fluid import fluid_equilibrium, fluid_path
-from symdelay.lb.simulate import simulate
+from symdelay.core.latex import escape
+from symdelay.models.lb import LBPolicy, arrival_rate, diffusion
+from symdelay.models.lb.compare import ROUTINGS, comparison, convergence, erlang_c_random
+from symdelay.models.lb.design import design
+from symdelay.models.lb.fluid import fluid_equilibrium, fluid_path
+from symdelay.models.lb.simulate import simulate
 from symdelay.outputs.documents.lb import DESIGN_BETA, EXAMPLE, body
-from symdelay.outputs.latex import escape
 from symdelay.outputs.plots_lb import comparison_figure, convergence_figure
 from symdelay.outputs.report import Section
 

@@ -1,15 +1,16 @@
 """Report section: beyond the linearisation — Hopf normal form, limit cycles, quasi-cycles.
 
-Every number comes from :mod:`symdelay.nonlinear` (normal form, continued cycles, LNA
+Every number comes from :mod:`symdelay.models.erlang.nonlinear` (normal form, continued cycles, LNA
 spectrum, simulated oscillation); every formula is printed from the SymPy object
-:func:`symdelay.nonlinear.symbolic_normal_form` derived.
+:func:`symdelay.models.erlang.nonlinear.symbolic_normal_form` derived.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from symdelay.nonlinear import (
+from symdelay.core.latex import tex
+from symdelay.models.erlang.nonlinear import (
     describing_function_amplitude,
     describing_function_series,
     limit_cycle,
@@ -18,11 +19,10 @@ from symdelay.nonlinear import (
     spectrum,
     symbolic_normal_form,
 )
-from symdelay.nonlinear.oscillation import simulated_oscillation
-from symdelay.outputs.latex import tex
+from symdelay.models.erlang.nonlinear.oscillation import simulated_oscillation
+from symdelay.models.erlang.stochastic import simulate
 from symdelay.outputs.plots_nonlinear import bifurcation_figure, period_figure, spectrum_figure
 from symdelay.outputs.report import Section
-from symdelay.stochastic import simulate
 
 __all__ = ["ORDER", "build", "RATES", "LS"]
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from symdelay.charpoly import characteristic_polynomial
-from symdelay.errors import VerificationError
+from symdelay.core.errors import VerificationError
+from symdelay.core.latex import display, tex
+from symdelay.core.symbols import gamma, lam, mu, r, theta
 from symdelay.models import build_model
+from symdelay.models.erlang.charpoly import characteristic_polynomial
 from symdelay.models.nserver import general_N_derivation
-from symdelay.outputs.latex import display, tex
 from symdelay.outputs.report import Section
-from symdelay.symbols import gamma, lam, mu, r, theta
 
 __all__ = ["ORDER", "build", "N_VALUES", "CHECK_POINT"]
 

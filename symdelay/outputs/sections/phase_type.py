@@ -7,8 +7,8 @@ import math
 
 import sympy as sp
 
-from symdelay.errors import VerificationError
-from symdelay.hopf import critical_theta
+from symdelay.core.errors import VerificationError
+from symdelay.models.erlang.hopf import critical_theta
 from symdelay.models.phase_type import critical_by_shape
 from symdelay.outputs.plots_models import critical_vs_scv_figure
 from symdelay.outputs.report import Section

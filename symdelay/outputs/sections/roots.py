@@ -6,16 +6,16 @@ import math
 
 import mpmath
 
-from symdelay.outputs.latex import escape
-from symdelay.outputs.plots_roots import convergence_figure, discrepancy_figure, root_locus_figure
-from symdelay.outputs.report import Section
-from symdelay.roots import characteristic_roots
-from symdelay.roots.crosscheck import (
+from symdelay.core.latex import escape
+from symdelay.models.erlang.roots import characteristic_roots
+from symdelay.models.erlang.roots.crosscheck import (
     lambert_convergence,
     numpy_discrepancy,
     root_locus,
     trust_limit,
 )
+from symdelay.outputs.plots_roots import convergence_figure, discrepancy_figure, root_locus_figure
+from symdelay.outputs.report import Section
 
 __all__ = ["ORDER", "build", "PARAMS"]
 

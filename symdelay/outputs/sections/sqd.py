@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import mpmath
 
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.sqd import fit, fixed_point, parse_service_dist, rightmost_eigenvalue
+from symdelay.models.sqd.delayed import delayed_fixed_point
+from symdelay.models.sqd.service import exponential, service_from_options
+from symdelay.models.sqd.simulate import simulate
 from symdelay.outputs.documents.sqd import derivation_body
 from symdelay.outputs.report import Section
-from symdelay.sqd import fit, fixed_point, parse_service_dist, rightmost_eigenvalue
-from symdelay.sqd.delayed import delayed_fixed_point
-from symdelay.sqd.service import exponential, service_from_options
-from symdelay.sqd.simulate import simulate
 
 __all__ = ["ORDER", "build"]
 
@@ -182,7 +182,7 @@ def _table(ctx):
 
 
 def convergence_table(res) -> str:
-    """LaTeX rows of a :class:`~symdelay.sqd.convergence.ConvergenceResult`."""
+    """LaTeX rows of a :class:`~symdelay.models.sqd.convergence.ConvergenceResult`."""
 
     def cell(e, scale=1.0):
         return f"{e.value * scale:+.2e} $\\pm$ {e.half * scale:.1e}"
@@ -242,7 +242,7 @@ def _budget_text(res) -> str:
 
 
 def _convergence(ctx):
-    from symdelay.sqd.convergence import convergence_in_N
+    from symdelay.models.sqd.convergence import convergence_in_N
 
     if ctx.quick:
         res = convergence_in_N(

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from symdelay.outputs.latex import escape, tex
+from symdelay.core.latex import escape, tex
+from symdelay.models.erlang.stability import ASSUMPTIONS, stability_conditions
 from symdelay.outputs.report import Section
 from symdelay.outputs.stability_tex import critical_block, oscillation_block, routh_table
-from symdelay.stability import ASSUMPTIONS, stability_conditions
 
 __all__ = ["ORDER", "build", "SECTION_L"]
 

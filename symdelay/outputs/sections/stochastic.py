@@ -4,8 +4,8 @@ section reproduced, and the stationary variance of the imbalance (LNA).
 One function per subsection, each returning ``(LaTeX, figure paths)``; :func:`build` only
 assembles them. Every formula is printed from the SymPy object the analysis code computed
 (the model's equilibrium and difference system,
-:func:`symdelay.stability.stability_conditions`, :func:`symdelay.charpoly.special_case`,
-:func:`symdelay.stochastic.closed_form_variance`), and a number quoted for a formula is
+:func:`symdelay.models.erlang.stability.stability_conditions`, :func:`symdelay.models.erlang.charpoly.special_case`,
+:func:`symdelay.models.erlang.stochastic.closed_form_variance`), and a number quoted for a formula is
 that object with the model's exact parameter values substituted.
 """
 
@@ -21,21 +21,12 @@ import numpy as np
 import sympy as sp
 from tqdm import tqdm
 
-from symdelay import symbols as S
-from symdelay.charpoly import special_case
-from symdelay.models.action_delay import ActionDelayModel
-from symdelay.outputs.latex import Equation, tex
-from symdelay.outputs.plots_stochastic import (
-    fluid_limit_figure,
-    imbalance_figure,
-    paths_figure,
-    phase_plane_figure,
-    variance_figure,
-    wave_figure,
-)
-from symdelay.outputs.report import Section
-from symdelay.stability import stability_conditions
-from symdelay.stochastic import (
+from symdelay.core import symbols as S
+from symdelay.core.latex import Equation, tex
+from symdelay.models.erlang.action_delay import ActionDelayModel
+from symdelay.models.erlang.charpoly import special_case
+from symdelay.models.erlang.stability import stability_conditions
+from symdelay.models.erlang.stochastic import (
     closed_form_singularity,
     closed_form_theta_limit,
     closed_form_variance,
@@ -52,6 +43,15 @@ from symdelay.stochastic import (
     variance,
     variance_curve,
 )
+from symdelay.outputs.plots_stochastic import (
+    fluid_limit_figure,
+    imbalance_figure,
+    paths_figure,
+    phase_plane_figure,
+    variance_figure,
+    wave_figure,
+)
+from symdelay.outputs.report import Section
 
 __all__ = ["ORDER", "build", "FIGURE_PARAMETERS", "PHASE_THETAS", "VARIANCE_CASES"]
 
@@ -199,7 +199,7 @@ def _l1_text(p) -> str:
     if stability_conditions(1).stable_for_all_theta and not np.isfinite(theta_c):
         return text + (
             "no $\\theta\\ge 0$ destabilises $L=1$ (Routh--Hurwitz leaves no condition, and "
-            "the Hopf solver \\texttt{symdelay.hopf.critical\\_theta} finds no crossing). "
+            "the Hopf solver \\texttt{symdelay.models.erlang.hopf.critical\\_theta} finds no crossing). "
         )
     return text + f"the Hopf solver gives $\\theta_c={_fmt(theta_c, 6)}$. "
 

@@ -1,0 +1,207 @@
+"""Proofs with interval arithmetic (python-flint / Arb): root inclusion, disjointness, counts.
+
+Inclusion (:func:`certify_root`). For an analytic F, a centre ``c`` and an exact complex
+number ``y`` (an approximation of ``1/F'(c)``), let ``T(z) = z - y F(z)``. If on the closed
+disc ``|z - c| <= rho``
+
+    eta = |y F(c)|,   kappa = sup |1 - y F'(z)| < 1   and   eta <= (1 - kappa) rho,
+
+then T maps the disc into itself and is a contraction, so F has exactly one zero ``z*`` in
+the disc and ``|z* - c| <= eta/(1 - kappa)`` (the returned radius). ``eta`` and ``kappa``
+are upper bounds computed with Arb balls; the disc is enclosed in an Arb box.
+
+Counting (:func:`count_zeros`). The argument principle on a rectangle: every edge is cut
+into segments whose Arb enclosure of F (evaluated on a ball covering the segment) excludes
+0. A convex set without 0 lies in an open half-plane through 0, so the change of arg F along
+the segment is the principal argument of ``F(z1)/F(z0)``; the total, an Arb ball, must
+contain exactly one multiple of 2 pi.
+
+>>> import flint
+>>> F = lambda z: z * z + 1                     # zeros +-i
+>>> count_zeros(F, -2, 2, 0.5, 2)
+1
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import flint
+import mpmath
+import numpy as np
+
+from symdelay.core.errors import CertificationError
+
+__all__ = [
+    "to_arb",
+    "to_acb",
+    "arb_to_mpf_upper",
+    "certify_root",
+    "check_disjoint",
+    "count_zeros",
+    "mpc_from_acb_mid",
+]
+
+
+def to_arb(x) -> flint.arb:
+    """An exact mpmath/int/Rational number as an Arb ball (exact if the precision allows)."""
+    if isinstance(x, mpmath.mpf):
+        sign, man, exp, _ = x._mpf_
+        if not man:
+            if x != 0:
+                raise CertificationError(f"non-finite number {x} in a certificate")
+            return flint.arb(0)
+        return flint.arb(flint.fmpz(-int(man) if sign else int(man))) * flint.arb(2) ** int(exp)
+    if hasattr(x, "p") and hasattr(x, "q"):  # sympy Rational
+        return flint.arb(flint.fmpq(int(x.p), int(x.q)))
+    return flint.arb(x)
+
+
+def to_acb(z) -> flint.acb:
+    """An mpmath mpc (or mpf, int, complex) as an Arb box, without rounding mpc parts."""
+    if not isinstance(z, mpmath.mpc):
+        z = mpmath.mpc(z)  # exact for floats and ints
+    return flint.acb(to_arb(z.real), to_arb(z.imag))
+
+
+def arb_to_mpf_upper(x: flint.arb) -> mpmath.mpf:
+    """An mpf that is >= every point of the ball ``x`` (exact conversion of Arb's upper bound)."""
+    man, exp = x.upper().mid().man_exp()
+    man, exp = int(man), int(exp)
+    with mpmath.workprec(max(man.bit_length(), 1) + 10):
+        return +mpmath.mpf((man, exp))
+
+
+def mpc_from_acb_mid(z: flint.acb) -> mpmath.mpc:
+    parts = []
+    for part in (z.real.mid(), z.imag.mid()):
+        man, exp = part.man_exp()
+        man, exp = int(man), int(exp)
+        with mpmath.workprec(max(man.bit_length(), 1) + 10):
+            parts.append(+mpmath.mpf((man, exp)))
+    return mpmath.mpc(*parts)
+
+
+def certify_root(F, dF, center, prec: int, *, widen: float = 8.0):
+    """Prove that F has exactly one zero near ``center``; return ``(radius, rho)``.
+
+    ``F``/``dF`` map an Arb ``acb`` to an ``acb`` enclosure. ``radius`` (an mpf upper bound)
+    bounds the distance from ``center`` to the zero; the zero is unique in the disc of radius
+    ``rho``. Raises :class:`CertificationError` when the contraction test fails.
+    """
+    with flint.ctx.workprec(prec):
+        c = to_acb(center)
+        d = dF(c)
+        if d.contains(0):
+            raise CertificationError(
+                f"F'(r) encloses 0 at r = {mpmath.nstr(center, 15)}: "
+                "a (nearly) multiple root cannot be certified"
+            )
+        y = mpc_from_acb_mid(1 / d)
+        ya = to_acb(y)
+        eta = (ya * F(c)).abs_upper()
+        floor = flint.arb(2) ** (-prec + 8) * (1 + c.abs_upper())
+        rho = max(eta * widen, floor).upper()
+        box = flint.acb(flint.arb(c.real.mid(), rho), flint.arb(c.imag.mid(), rho))
+        kappa = (1 - ya * dF(box)).abs_upper()
+        if not (kappa < 1 and eta <= (1 - kappa) * rho):
+            raise CertificationError(
+                f"contraction test failed at r = {mpmath.nstr(center, 15)} "
+                f"(eta = {eta.str(3, radius=False)}, kappa = {kappa.str(3, radius=False)})"
+            )
+        radius = eta / (1 - kappa)
+        return arb_to_mpf_upper(radius), arb_to_mpf_upper(rho)
+
+
+def check_disjoint(centers: Sequence, radii: Sequence) -> None:
+    """Prove the closed discs ``|z - centers[i]| <= radii[i]`` pairwise disjoint, or raise.
+
+    Candidate pairs come from a k-d tree on double-precision centres with a search radius
+    that covers their rounding error; each candidate pair is then decided with Arb.
+    """
+    n = len(centers)
+    if n < 2:
+        return
+    from scipy.spatial import cKDTree
+
+    pts = np.array([[float(z.real), float(z.imag)] for z in centers])
+    rmax = float(max(radii))
+    scale = 1.0 + float(np.max(np.abs(pts)))
+    tree = cKDTree(pts)
+    pairs = tree.query_pairs(2 * rmax * (1 + 1e-9) + 1e-12 * scale)
+    with flint.ctx.workprec(64 + max(mpmath.mp.prec, 2 * int(-math.log2(rmax + 1e-300)) + 64)):
+        for i, j in sorted(pairs):
+            dist = (to_acb(centers[i]) - to_acb(centers[j])).abs_lower()
+            if not dist > to_arb(radii[i]) + to_arb(radii[j]):
+                raise CertificationError(
+                    f"inclusion discs of roots {i} and {j} overlap near "
+                    f"{mpmath.nstr(centers[i], 15)}: the iteration found the same root twice"
+                )
+
+
+def count_zeros(
+    F: Callable,
+    x0,
+    x1,
+    y0,
+    y1,
+    *,
+    prec: int = 64,
+    pieces_per_unit: float = 4.0,
+    max_segments: int = 200_000,
+) -> int:
+    """Number of zeros of F inside the rectangle ``[x0, x1] x [y0, y1]`` (proved).
+
+    ``F`` maps an ``acb`` ball to an enclosure. Raises :class:`CertificationError` if a zero
+    is on (or too close to) the boundary.
+    """
+    with flint.ctx.workprec(prec):
+        corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        pts = [flint.acb(to_arb(mpmath.mpf(x)), to_arb(mpmath.mpf(y))) for x, y in corners]
+        stack = []
+        for i in range(4):
+            a, b = pts[i], pts[(i + 1) % 4]
+            length = float((b - a).abs_upper())
+            n = max(1, math.ceil(length * pieces_per_unit))
+            edge = [a + (b - a) * flint.arb(j) / n for j in range(n + 1)]
+            stack.extend((edge[j], edge[j + 1]) for j in range(n))
+        stack.reverse()
+        total = flint.arb(0)
+        used = 0
+        cache: dict = {}
+
+        def value(z):
+            key = (z.real.mid().str(30), z.imag.mid().str(30))
+            if key not in cache:
+                cache[key] = F(z)
+            return cache[key]
+
+        while stack:
+            a, b = stack.pop()
+            used += 1
+            if used > max_segments:
+                raise CertificationError(
+                    "argument principle did not converge: a zero lies on or very near the "
+                    "contour (e.g. on the imaginary axis)"
+                )
+            mid = (a + b) / 2
+            half = (b - a) / 2
+            ball = flint.acb(
+                flint.arb(mid.real.mid(), half.real.abs_upper()),
+                flint.arb(mid.imag.mid(), half.imag.abs_upper()),
+            )
+            enclosure = F(ball)
+            if not enclosure.contains(0):
+                step = (value(b) / value(a)).arg()
+                if step.rad() < 0.05:
+                    total += step
+                    continue
+            m = flint.acb(mid.real.mid(), mid.imag.mid())
+            stack.append((m, b))
+            stack.append((a, m))
+        turns = total / (2 * flint.arb.pi())
+        n = turns.unique_fmpz()
+        if n is None:
+            raise CertificationError(f"winding number not resolved: {turns.str(5)}")
+        return int(n)

@@ -1,0 +1,537 @@
+"""Model-generic Hopf / stability crossings: the smallest parameter at which roots cross.
+
+:func:`critical_parameter` takes a characteristic function ``F(r; p)`` from any model — a
+polynomial in ``r`` (exact rational coefficients, polynomial in ``p``) or a retarded
+quasi-polynomial ``A(r) + p B(r)`` whose terms carry ``exp(-r tau)`` factors — and finds the
+smallest ``p > 0`` at which a root crosses the imaginary axis.
+
+Polynomials (exact). With ``r = i w`` and ``F`` real, ``F(i w; p) = U(w^2; p) + i w V(w^2; p)``
+with ``U, V`` in ``Q[s, p]``. A crossing at ``w > 0`` is a common root ``s = w^2 > 0`` of
+``U`` and ``V``: eliminating ``s`` by the resultant ``Res_s(U, V)(p)`` gives every candidate
+``p`` exactly (its real roots are isolated by Arb to the requested digits), and the first
+subresultant ``S_1 = s_1(p) s + s_0(p)`` gives ``s = -s_0/s_1`` at each candidate (the gcd
+has degree one where ``s_1 != 0``). Crossings through ``r = 0`` are the roots of ``F(0; p)``.
+
+Quasi-polynomials (certified numerics). ``F = A + p B`` vanishes at ``i w`` iff
+``h(w) = Im(A(i w) conj B(i w)) = 0`` and ``p = -Re(A conj B)/|B|^2``. Sign changes of ``h`` on a
+grid finer than the shortest delay period are refined in mpmath and proved by interval
+evaluation (Arb) of ``h`` at the ends of a tiny bracket (a root exists there); the scan stops
+at the frequency beyond which ``|A(i w)| > p sum_j |B_j(i w)|`` for every smaller candidate.
+
+Either way every candidate is checked with an independent method: the number of roots in the
+right half-plane at ``p (1 - eps)`` and ``p (1 + eps)`` — certified polynomial roots with the
+exact Cauchy-index count (:func:`symdelay.analysis.polyroots.polynomial_roots`), resp. the
+argument principle on a box that provably holds every unstable root of the quasi-polynomial.
+``p_c`` is the first candidate where the count changes (tangencies are reported, not taken).
+
+>>> r, p = sp.symbols("r p")
+>>> c = critical_parameter((r + 1) ** 3 + p, r, p, dps=20)      # Routh: p_c = 8, w = sqrt 3
+>>> c.to_json()["p_c"], c.to_json()["omega"], (c.rhp_below, c.rhp_above)
+('8.0000000000000000000', '1.7320508075688772935', (0, 2))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import flint
+import mpmath
+import numpy as np
+import sympy as sp
+
+from symdelay.analysis.certify import count_zeros, mpc_from_acb_mid, to_arb
+from symdelay.core.errors import CertificationError, SymdelayInputError
+from symdelay.core.numbers import format_number
+from symdelay.core.params import as_dps
+
+__all__ = ["CriticalParameter", "critical_parameter"]
+
+GUARD = 10
+
+
+@dataclass(frozen=True)
+class CriticalParameter:
+    """The smallest crossing ``p_c`` (inf if none), its frequency ``omega`` (>= 0) and the
+    right half-plane root counts just below and above it (``rhp_below``, ``rhp_above``).
+
+    ``candidates``: every ``(p, omega)`` where a root touches the axis, in increasing ``p``
+    (the tangencies among them do not change the count); ``method``: how they were found.
+    """
+
+    expression: object  # the SymPy expression (printed by to_json)
+    var: str
+    param: str
+    dps: int
+    p_c: mpmath.mpf
+    omega: mpmath.mpf | None
+    rhp_below: int | None
+    rhp_above: int | None
+    method: str
+    candidates: tuple = field(default=())
+    checks: tuple = field(default=())
+
+    def to_json(self) -> dict:
+        return {
+            "expression": str(self.expression),
+            "var": self.var,
+            "param": self.param,
+            "p_c": format_number(self.p_c, self.dps),
+            "omega": format_number(self.omega, self.dps),
+            "rhp_below": self.rhp_below,
+            "rhp_above": self.rhp_above,
+            "method": self.method,
+            "candidates": [
+                [format_number(p, self.dps), format_number(w, self.dps)] for p, w in self.candidates
+            ],
+            "checks": list(self.checks),
+        }
+
+
+# ------------------------------------------------------------------------------ input
+def _inputs(charfun, var, param):
+    if isinstance(var, str):
+        var = sp.Symbol(var)
+    if isinstance(param, str):
+        param = sp.Symbol(param)
+    if isinstance(charfun, str):
+        from symdelay.core.parsing import parse_expression
+
+        charfun = parse_expression(charfun, variables=(str(var), str(param)))
+    F = sp.sympify(charfun)
+    extra = sorted(str(s) for s in F.free_symbols - {var, param})
+    if extra:
+        raise SymdelayInputError(
+            f"the characteristic function has symbols {', '.join(extra)} besides {var} and "
+            f"{param}: substitute numbers first"
+        )
+    if param not in F.free_symbols:
+        raise SymdelayInputError(f"the characteristic function does not depend on {param}")
+    if F.has(sp.Float):
+        F = F.replace(lambda e: isinstance(e, sp.Float), lambda e: sp.nsimplify(e, rational=True))
+    return F, var, param
+
+
+def _delays(F, var):
+    """The delays ``tau`` of the ``exp(-var tau)`` factors (positive rationals), or raise."""
+    taus = set()
+    for e in F.atoms(sp.exp):
+        tau = sp.cancel(-e.args[0] / var)
+        if tau.free_symbols or not tau.is_Rational or tau <= 0:
+            raise SymdelayInputError(
+                f"exponential {e} is not a delay factor exp(-{var}*tau) with rational tau > 0"
+            )
+        taus.add(tau)
+    return sorted(taus)
+
+
+def critical_parameter(
+    charfun,
+    var,
+    param,
+    dps: int = 30,
+    *,
+    eps=None,
+    omega_max=None,
+) -> CriticalParameter:
+    """Smallest ``p = param > 0`` at which a root of ``charfun(var; p)`` crosses the axis.
+
+    ``charfun`` is a SymPy expression (or text) in ``var`` and ``param`` only: a polynomial
+    in ``var`` (coefficients polynomial in ``param``, exact), or ``A(var) + param B(var)`` with
+    ``exp(-var tau)`` factors (retarded: the degree of A exceeds every polynomial multiplying
+    an exponential). ``eps``: relative offset of the two sides on which the unstable roots
+    are counted. ``omega_max``: optional cap on the frequency scan (quasi-polynomials).
+    """
+    dps = as_dps(dps)
+    F, var, param = _inputs(charfun, var, param)
+    eps = sp.Rational(1, 10**6) if eps is None else sp.Rational(eps)
+    if not 0 < eps < sp.Rational(1, 10):
+        raise SymdelayInputError(f"eps must be in (0, 1/10), got {eps}")
+    taus = _delays(F, var)
+    if taus:
+        return _quasi(F, var, param, dps, eps, taus, omega_max)
+    return _polynomial(F, var, param, dps, eps)
+
+
+# ----------------------------------------------------------------------- polynomials
+def _bits(dps):
+    return int((dps + GUARD) * 3.33) + 20
+
+
+def _real_positive_roots(poly_p: sp.Poly, prec):
+    """Positive real roots of an exact polynomial in one variable (Arb balls, ascending)."""
+    from symdelay.analysis.polyroots import _fmpq_poly, _fmpz_primitive
+
+    if poly_p.degree() < 1:
+        return []
+    q = _fmpq_poly([sp.Rational(c) for c in poly_p.all_coeffs()])
+    with flint.ctx.workprec(prec):
+        out = [
+            c.real
+            for c, _ in _fmpz_primitive(q).complex_roots()
+            if c.imag.is_exact() and c.imag == 0 and c.real > 0
+        ]
+    return sorted(out, key=lambda b: float(b.mid()))
+
+
+def _eval_arb(poly: sp.Poly, x: flint.arb):
+    """Evaluate a one-variable rational polynomial on an Arb ball (Horner)."""
+    acc = flint.arb(0)
+    for c in poly.all_coeffs():
+        acc = acc * x + to_arb(sp.Rational(c))
+    return acc
+
+
+def _mpf(b: flint.arb) -> mpmath.mpf:
+    return mpc_from_acb_mid(flint.acb(b)).real
+
+
+def _polynomial(F, var, param, dps, eps):
+    try:
+        P = sp.Poly(F, var, param)
+    except sp.PolynomialError:
+        P = None
+    if P is None or not P.domain.is_Numerical:
+        num, den = sp.fraction(sp.together(sp.expand(F)))
+        if den.has(var):
+            raise SymdelayInputError(f"the characteristic function is not a polynomial in {var}")
+        try:
+            P = sp.Poly(sp.expand(num), var, param)
+        except sp.PolynomialError:
+            raise SymdelayInputError(
+                f"the characteristic function must be polynomial in {var} and {param}"
+            ) from None
+    if not all(c.is_Rational for c in P.coeffs()):
+        raise SymdelayInputError("the coefficients must be rational numbers")
+    prec = _bits(dps)
+    s = sp.Symbol("s", real=True)
+    pr = sp.Symbol(param.name, real=True)
+    # F(i w) = sum c_kj (i w)^k p^j: even k -> U(s, p), odd k -> w V1(s, p), s = w^2
+    u_terms, v_terms = {}, {}
+    for (k, j), c in P.terms():
+        sign = -1 if (k // 2) % 2 else 1
+        target = u_terms if k % 2 == 0 else v_terms
+        target[(k // 2, j)] = target.get((k // 2, j), 0) + sign * c
+    U_s = sp.Poly.from_dict(u_terms or {(0, 0): 0}, s, pr)
+    V1_s = sp.Poly.from_dict(v_terms or {(0, 0): 0}, s, pr)
+    cands = []  # (p ball, w ball or 0)
+    # crossings through r = 0
+    F0 = sp.Poly.from_dict({(j,): c for (k, j), c in P.terms() if k == 0} or {(0,): 0}, pr)
+    for pb in _real_positive_roots(F0, prec):
+        cands.append((pb, flint.arb(0)))
+    if V1_s.is_zero or U_s.is_zero:
+        raise SymdelayInputError("F(i w) is real or imaginary for every w: no isolated crossings")
+    if U_s.degree(s) > 0 and V1_s.degree(s) > 0:
+        res = sp.Poly(U_s.resultant(V1_s), pr)
+        if res.is_zero:
+            raise SymdelayInputError(
+                "Re F(i w) and Im F(i w) share a factor: roots stay on the axis over a range of p"
+            )
+        sub = U_s.subresultants(V1_s)
+        S1 = next((q for q in reversed(sub) if q.degree(s) == 1), None)
+        for pb in _real_positive_roots(res, prec):
+            with flint.ctx.workprec(prec + 64):
+                wb = _frequency_at(U_s, V1_s, S1, pr, s, pb, prec)
+            if wb is not None:
+                cands.append((pb, wb))
+    elif U_s.degree(s) == 0 or V1_s.degree(s) == 0:
+        # one part is free of s: p is a root of it, s from the other part (degree >= 1 in s)
+        fixed, other = (U_s, V1_s) if U_s.degree(s) == 0 else (V1_s, U_s)
+        for pb in _real_positive_roots(sp.Poly(fixed.as_expr(), pr), prec):
+            with flint.ctx.workprec(prec + 64):
+                wb = _frequency_at(other, None, None, pr, s, pb, prec)
+            if wb is not None:
+                cands.append((pb, wb))
+    cands.sort(key=lambda c: float(c[0].mid()))
+    with mpmath.workdps(dps + GUARD):
+        found = [(_mpf(pb), _mpf(wb)) for pb, wb in cands]
+
+    def count(pv):
+        from symdelay.analysis.polyroots import polynomial_roots
+
+        q = P.eval(param, pv)
+        return polynomial_roots(q, var, dps=max(15, min(dps, 30))).unstable_count
+
+    return _decide(
+        F,
+        var,
+        param,
+        dps,
+        eps,
+        found,
+        count,
+        "resultant (exact)",
+        ("certified polynomial roots + Cauchy index on both sides",),
+    )
+
+
+def _frequency_at(U_s, V1_s, S1, pr, s, pb, prec):
+    """``w > 0`` with ``U(w^2, p) = V1(w^2, p) = 0`` at the candidate ``p`` (a ball), or None."""
+    if S1 is not None:
+        S1 = sp.Poly(S1.as_expr(), s)
+        s1 = sp.Poly(S1.coeff_monomial(s), pr)
+        s0 = sp.Poly(S1.coeff_monomial(1), pr)
+        d = _eval_arb(s1, pb)
+        if not d.contains(0):
+            sb = -_eval_arb(s0, pb) / d
+            return sb.sqrt() if sb > 0 else None
+    # degenerate gcd (or one equation): the positive real roots s of U(s, p) at p, checked
+    # on the other equation by interval evaluation
+    coeffs = [sp.Poly(c, pr) for c in sp.Poly(U_s.as_expr(), s).all_coeffs()]
+    a = flint.acb_poly([flint.acb(_eval_arb(c, pb)) for c in reversed(coeffs)])
+    try:
+        roots = a.roots(maxprec=8 * prec)
+    except ValueError:
+        return None
+    for z in roots:
+        if z.imag.contains(0) and z.real > 0:
+            sb = z.real
+            if V1_s is not None:
+                vc = [sp.Poly(c, pr) for c in sp.Poly(V1_s.as_expr(), s).all_coeffs()]
+                val = flint.arb(0)
+                for c in vc:
+                    val = val * sb + _eval_arb(c, pb)
+                if not val.contains(0):
+                    continue
+            return sb.sqrt()
+    return None
+
+
+def _decide(F, var, param, dps, eps, found, count, method, checks):
+    """p_c = first candidate where the right half-plane count changes across it."""
+    with mpmath.workdps(dps + GUARD):
+        for i, (pv, wv) in enumerate(found):
+            # both sides strictly between the neighbouring candidates
+            gap = eps
+            if i > 0:
+                gap = min(gap, (pv - found[i - 1][0]) / pv / 3)
+            if i + 1 < len(found):
+                gap = min(gap, (found[i + 1][0] - pv) / pv / 3)
+            if gap <= 0:
+                continue  # a double candidate (two crossings at one p): counted at the next
+            g = sp.Rational(mpmath.nstr(gap, 5))
+            pq = sp.Rational(mpmath.nstr(pv, dps + 5))
+            below, above = count(pq * (1 - g)), count(pq * (1 + g))
+            if below != above:
+                return CriticalParameter(
+                    F,
+                    str(var),
+                    str(param),
+                    dps,
+                    pv,
+                    wv,
+                    below,
+                    above,
+                    method,
+                    tuple(found),
+                    checks,
+                )
+    return CriticalParameter(
+        F,
+        str(var),
+        str(param),
+        dps,
+        mpmath.inf,
+        None,
+        None,
+        None,
+        method,
+        tuple(found),
+        checks,
+    )
+
+
+# ----------------------------------------------------------------- quasi-polynomials
+def _quasi(F, var, param, dps, eps, taus, omega_max):
+    F = sp.expand(F)
+    if sp.diff(F, param, 2) != 0:
+        raise SymdelayInputError(
+            f"a quasi-polynomial must be linear in {param}: A({var}) + {param}*B({var})"
+        )
+    A = sp.expand(F.subs(param, 0))
+    B = sp.expand(sp.diff(F, param))
+    if A.has(sp.exp):
+        raise SymdelayInputError(
+            f"the delay terms must carry {param}: F = A({var}) + {param}*B({var}) with A a polynomial"
+        )
+    A_poly = sp.Poly(A, var)
+    if not all(c.is_Rational for c in A_poly.coeffs()):
+        raise SymdelayInputError("the coefficients must be rational numbers")
+    # B = sum_j B_j(var) exp(-var tau_j) (+ B_0(var))
+    parts = {}
+    for term in sp.Add.make_args(B):
+        ex = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.exp)]
+        if ex:
+            tau = sp.cancel(-sp.Add(*[e.args[0] for e in ex]) / var)
+            coeff = sp.cancel(term / sp.Mul(*ex))
+        else:
+            tau, coeff = sp.Integer(0), term
+        parts[tau] = parts.get(tau, 0) + coeff
+    Bj = {tau: sp.Poly(sp.expand(b), var) for tau, b in parts.items()}
+    if any(not all(c.is_Rational for c in b.coeffs()) for b in Bj.values()):
+        raise SymdelayInputError("the coefficients must be rational numbers")
+    n = A_poly.degree()
+    if any(b.degree() >= n for b in Bj.values()):
+        raise SymdelayInputError(
+            "only retarded quasi-polynomials are supported: deg A must exceed the degree of "
+            "every polynomial multiplying a delay"
+        )
+    ab = _arb_AB(A_poly, Bj)
+    fA = sp.lambdify(var, A, "mpmath")
+    fB = sp.lambdify(var, B, "mpmath")
+    prec = _bits(dps)
+    with mpmath.workdps(dps + GUARD):
+
+        def h(wv):
+            z = mpmath.mpc(0, wv)
+            return mpmath.im(fA(z) * mpmath.conj(fB(z)))
+
+        def p_of(wv):
+            z = mpmath.mpc(0, wv)
+            a, b = fA(z), fB(z)
+            return -mpmath.re(a * mpmath.conj(b)) / abs(b) ** 2
+
+        found = []
+        b0 = B.subs(var, 0)
+        if b0 != 0:
+            p0 = -A.subs(var, 0) / b0
+            if p0 > 0:
+                found.append((mpmath.mpf(p0.p) / p0.q, mpmath.mpf(0)))
+        tmax = float(max(taus))
+        step = min(float(mpmath.pi) / (16 * tmax), 0.05 * (1 + _scale(A_poly)))
+        limit = 1e6 * (1 + _scale(A_poly)) if omega_max is None else float(omega_max)
+        # the scan runs in float64 (vectorised); each sign change is redone in mpmath and
+        # proved with Arb. It stops at R(best): beyond it |A(i w)| > best sum_j |B_j(i w)|.
+        fAn, fBn = (sp.lambdify(var, e, "numpy") for e in (A, B))
+        stop = limit
+        start = step / 64
+        while start < stop:
+            ws = start + step * np.arange(1025)
+            with np.errstate(all="ignore"):
+                hs = np.imag(fAn(1j * ws) * np.conj(fBn(1j * ws))) * np.ones_like(ws)
+            for i in np.flatnonzero((hs[:-1] <= 0) != (hs[1:] <= 0)):
+                if ws[i] >= stop:
+                    break
+                a, b = mpmath.mpf(float(ws[i])), mpmath.mpf(float(ws[i + 1]))
+                ha, hb = h(a), h(b)
+                if ha == 0:
+                    root = a
+                elif (ha < 0) == (hb < 0):
+                    continue  # float64 noise: no sign change at full precision
+                else:
+                    root = mpmath.findroot(h, (a, b), solver="anderson")
+                _prove_sign_change(ab, root, prec)
+                pv = p_of(root)
+                if pv > 0:
+                    found.append((pv, root))
+                    if omega_max is None:
+                        stop = min(stop, _beyond(A_poly, Bj, min(q for q, _ in found)))
+            start = float(ws[-1])
+        found.sort()
+
+    def count(pv):
+        return _count_quasi(A_poly, Bj, var, pv)
+
+    return _decide(
+        F,
+        var,
+        param,
+        dps,
+        eps,
+        found,
+        count,
+        "frequency scan + interval-proved sign changes",
+        ("argument principle on a box holding every unstable root, both sides",),
+    )
+
+
+def _scale(A_poly):
+    cs = [abs(float(c)) for c in A_poly.all_coeffs()]
+    return max(cs[1:], default=0) / cs[0]
+
+
+def _beyond(A_poly, Bj, pmax):
+    """R with |A(i w)| > pmax sum_j |B_j(i w)| for every w >= R (Cauchy bound of the majorant
+    ``|a_n| w^n - sum_k (|a_k| + 2 pmax sum_j |b_jk|) w^k``)."""
+    cA = [abs(sp.Rational(c)) for c in A_poly.all_coeffs()]
+    n = len(cA) - 1
+    major = [sp.Integer(0)] * n
+    for k in range(1, n + 1):
+        major[k - 1] += cA[k]
+    pm = sp.Rational(mpmath.nstr(pmax, 15)) * 2
+    for b in Bj.values():
+        cb = [abs(sp.Rational(c)) for c in b.all_coeffs()]
+        for j, c in enumerate(cb):
+            deg = len(cb) - 1 - j
+            major[n - 1 - deg] += pm * c
+    return float(1 + max(m / cA[0] for m in major))
+
+
+def _arb_AB(A_poly, Bj):
+    """``z -> (A(z), B(z))`` on Arb boxes from the exact coefficients (Horner, exact delays);
+    the coefficient balls are made once per working precision."""
+    a_c = [sp.Rational(c) for c in A_poly.all_coeffs()]
+    b_c = [(sp.Rational(tau), [sp.Rational(c) for c in b.all_coeffs()]) for tau, b in Bj.items()]
+    cache = {}
+
+    def balls():
+        prec = flint.ctx.prec
+        if prec not in cache:
+            cache[prec] = (
+                [to_arb(c) for c in a_c],
+                [(None if t == 0 else -to_arb(t), [to_arb(c) for c in cs]) for t, cs in b_c],
+            )
+        return cache[prec]
+
+    def horner(cs, z):
+        acc = flint.acb(0)
+        for c in cs:
+            acc = acc * z + c
+        return acc
+
+    def ab(z):
+        ac, bc = balls()
+        b = flint.acb(0)
+        for mtau, cs in bc:
+            t = horner(cs, z)
+            b += t if mtau is None else t * (z * mtau).exp()
+        return horner(ac, z), b
+
+    return ab
+
+
+def _prove_sign_change(ab, root, prec):
+    """Arb: h changes sign across a tiny bracket around ``root`` (so a zero exists there)."""
+    with flint.ctx.workprec(prec):
+        d = abs(root) * mpmath.mpf(2) ** (-(prec // 2)) + mpmath.mpf(2) ** (-prec // 2)
+        vals = []
+        for x in (root - d, root + d):
+            a, b = ab(flint.acb(0, to_arb(x)))
+            vals.append((a * b.conjugate()).imag)
+        if not ((vals[0] < 0 and vals[1] > 0) or (vals[0] > 0 and vals[1] < 0)):
+            raise CertificationError(
+                f"could not prove a sign change of Im(A conj B) near w = {mpmath.nstr(root, 15)}"
+            )
+
+
+def _count_quasi(A_poly, Bj, var, pv):
+    """Roots with Re r > 0 of A + p B: argument principle on ``[0, R] x [-R, R]``, R from the
+    Cauchy bound of the majorant (for Re r >= 0, |e^{-r tau}| <= 1)."""
+    cA = [abs(sp.Rational(c)) for c in A_poly.all_coeffs()]
+    n = len(cA) - 1
+    major = [sp.Integer(0)] * n
+    for k in range(1, n + 1):
+        major[k - 1] += cA[k]
+    for b in Bj.values():
+        cb = [abs(sp.Rational(c)) for c in b.all_coeffs()]
+        for j, c in enumerate(cb):
+            major[n - 1 - (len(cb) - 1 - j)] += abs(pv) * c
+    R = float(1 + max(m / cA[0] for m in major)) + 1
+    ab = _arb_AB(A_poly, Bj)
+    pz = to_arb(pv)
+
+    def F(z):
+        a, b = ab(z)
+        return a + pz * b
+
+    tmax = float(max(Bj))
+    return count_zeros(F, 0, R, -R, R, prec=96, pieces_per_unit=4 * max(tmax, 1))

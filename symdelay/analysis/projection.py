@@ -1,0 +1,119 @@
+"""Kuznetsov's projection formula for the first Lyapunov coefficient, in mpmath.
+
+For ``y' = A y + B(y, y)/2 + C(y, y, y)/6 + ...`` with a simple pair ``+-i omega`` of
+``A`` and no other eigenvalue on the imaginary axis, take ``A q = i omega q`` and
+``A^T p = -i omega p`` with ``<p, q> = conj(p)^T q = 1``. Then (Kuznetsov, *Elements of
+Applied Bifurcation Theory*, 3rd ed., eq. (3.20); MatCont and DDE-BIFTOOL use the same)
+
+    c1 = 1/2 <p, C(q, q, conj q) - 2 B(q, A^-1 B(q, conj q))
+                 + B(conj q, (2 i omega - A)^-1 B(q, q))>,        l1 = Re(c1) / omega,
+
+and the restriction to the centre manifold is ``z' = i omega z + c1 z |z|^2 + O(|z|^4)``.
+With a parameter ``p`` entering ``A``, the crossing eigenvalue moves at
+``r'(p) = <p, A_p q>``; the cycle born at the crossing has ``|z|^2 = -Re r' (p - p_c)/Re c1``
+and frequency ``omega + (Im r' - Im c1 Re r' / Re c1) (p - p_c)``.
+
+The functions take mpmath matrices and callables at the working precision in force.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+
+from symdelay.core.errors import VerificationError
+
+__all__ = ["CriticalEigen", "eigenvectors", "first_lyapunov"]
+
+
+@dataclass(frozen=True)
+class CriticalEigen:
+    """``q``, ``p`` (columns) at ``i omega``, normalised by ``<p, q> = 1`` and the
+    component ``q[pin] = 1`` (the observable the caller cares about, if given)."""
+
+    omega: object
+    q: object
+    p: object
+
+
+def _largest_component(M) -> int:
+    """Index of the largest entry of the (float) right singular vector of ``M`` for its
+    smallest singular value: a safe component to pin to 1."""
+    Mf = np.array([[complex(M[i, j]) for j in range(M.cols)] for i in range(M.rows)])
+    v = np.linalg.svd(Mf)[2][-1].conj()
+    return int(np.argmax(np.abs(v)))
+
+
+def _null_vector(M, pin: int | None = None):
+    """The vector ``v`` with ``M v = 0`` and ``v[pin] = 1`` (a one-dimensional kernel)."""
+    n = M.rows
+    if pin is None:
+        pin = _largest_component(M)
+    keep = list(range(n))
+    # drop the equation that is a combination of the others: try each, keep the best solve
+    best, best_res = None, None
+    cols = [j for j in range(n) if j != pin]
+    for drop in range(n):
+        rows = [i for i in keep if i != drop]
+        S = mpmath.matrix(n - 1, n - 1)
+        rhs = mpmath.matrix(n - 1, 1)
+        for a, i in enumerate(rows):
+            rhs[a] = -M[i, pin]
+            for b, j in enumerate(cols):
+                S[a, b] = M[i, j]
+        try:
+            sol = mpmath.lu_solve(S, rhs)
+        except ZeroDivisionError:
+            continue
+        v = mpmath.matrix(n, 1)
+        v[pin] = 1
+        for b, j in enumerate(cols):
+            v[j] = sol[b]
+        res = mpmath.mnorm(M * v, 1)
+        if best is None or res < best_res:
+            best, best_res = v, res
+        if res < mpmath.mpf(10) ** (-(mpmath.mp.dps - 5)) * (1 + mpmath.mnorm(M, 1)):
+            break
+    if best is None:
+        raise VerificationError("no eigenvector: the matrix has no kernel at i omega")
+    return best
+
+
+def _H(M):
+    return M.transpose_conj()
+
+
+def eigenvectors(A, omega, pin: int = 0) -> CriticalEigen:
+    """``q`` (``q[pin] = 1``) and ``p`` with ``<p, q> = 1`` for the eigenvalue ``i omega``."""
+    n = A.rows
+    iw = mpmath.mpc(0, omega)
+    M = A - iw * mpmath.eye(n)
+    q = _null_vector(M, pin)
+    # left: conj(p)^T (A - i omega) = 0  <=>  (A - i omega)^H p = 0
+    p = _null_vector(_H(M))
+    s = (_H(p) * q)[0]
+    p = p * mpmath.conj(1 / s)  # conj(p)^T q = 1
+    return CriticalEigen(omega, q, p)
+
+
+def first_lyapunov(A, eig: CriticalEigen, B, C, A_param=None):
+    """``(c1, l1, r')``: Kuznetsov's formula; ``B(u, v)``, ``C(u, v, w)`` return columns
+    (``B`` may be None: no quadratic terms); ``A_param`` is ``dA/dp`` (None: ``r'`` None)."""
+    q, p, w = eig.q, eig.p, eig.omega
+    qb = q.conjugate()
+    n = A.rows
+
+    def dot(u, v):
+        return (_H(u) * v)[0]
+
+    total = C(q, q, qb)
+    if B is not None:
+        b11 = B(q, qb)
+        b20 = B(q, q)
+        total = total - 2 * B(q, mpmath.lu_solve(A, b11))
+        total = total + B(qb, mpmath.lu_solve(mpmath.mpc(0, 2 * w) * mpmath.eye(n) - A, b20))
+    c1 = dot(p, total) / 2
+    rp = None if A_param is None else dot(p, A_param * q)
+    return c1, mpmath.re(c1) / w, rp

@@ -1,0 +1,181 @@
+"""Analyses that take a :class:`~symdelay.model.Model`: roots and the fluid path.
+
+Both need numbers for every parameter (``model.with_values(...)``); they say which are
+missing otherwise. Roots are certified per factor of the characteristic polynomial by
+:func:`symdelay.analysis.polyroots.polynomial_roots` (counts decided exactly). Where the
+equilibrium was found numerically, the polynomial is the one at the proved midpoint (its
+coefficients made exact), and the record says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import as_dps
+from symdelay.core.symbols import r
+
+__all__ = ["ModelRoots", "model_roots", "FluidPath", "model_fluid", "require_values"]
+
+
+def require_values(model, what: str) -> None:
+    """Refuse, in one line, a model with parameters still symbolic."""
+    free = model.free_parameters
+    if free:
+        raise SymdelayInputError(
+            f"{what} needs numbers for every parameter: give "
+            + ", ".join(str(p) for p in free)
+            + " (e.g. --set name=value, or the model's options)"
+        )
+
+
+@dataclass
+class ModelRoots:
+    """Certified roots of every factor; counts over the whole spectrum."""
+
+    model_name: str
+    per_factor: list  # (Factor, RootSet)
+    dps: int
+    notes: list = field(default_factory=list)
+
+    @property
+    def unstable_count(self) -> int:
+        return sum(rs.unstable_count * f.multiplicity for f, rs in self.per_factor)
+
+    @property
+    def axis_count(self) -> int:
+        return sum(rs.axis_count * f.multiplicity for f, rs in self.per_factor)
+
+    @property
+    def spectral_abscissa(self) -> mpmath.mpf:
+        return max(rs.spectral_abscissa for _, rs in self.per_factor)
+
+    @property
+    def is_stable(self) -> bool:
+        return self.unstable_count == 0 and self.axis_count == 0
+
+    def to_json(self) -> dict:
+        return {
+            "model": self.model_name,
+            "dps": self.dps,
+            "unstable_count": self.unstable_count,
+            "axis_count": self.axis_count,
+            "stable": self.is_stable,
+            "spectral_abscissa": mpmath.nstr(self.spectral_abscissa, self.dps),
+            "factors": [
+                {
+                    "factor": str(f.factor),
+                    "mode": f.mode,
+                    "multiplicity": f.multiplicity,
+                    "roots": [z.to_json(self.dps) for z in rs],
+                    "unstable_count": rs.unstable_count,
+                    "axis_count": rs.axis_count,
+                }
+                for f, rs in self.per_factor
+            ],
+            "notes": list(self.notes),
+        }
+
+
+def model_roots(model, dps: int = 30) -> ModelRoots:
+    """All roots of ``det(rI - J)``, certified, factor by factor."""
+    from symdelay.analysis.polyroots import polynomial_roots
+
+    dps = as_dps(dps)
+    require_values(model, "roots")
+    notes = []
+    if not model.equilibrium.exact:
+        notes.append(
+            "equilibrium found numerically (proved within "
+            f"{mpmath.nstr(model.equilibrium.radius, 3)}): roots are those of the polynomial "
+            "at its midpoint"
+        )
+    per = []
+    for f in model.factors:
+        poly = f.factor
+        floats = poly.atoms(sp.Float)
+        if floats:
+            poly = poly.xreplace({x: sp.Rational(x) for x in floats})
+        per.append((f, polynomial_roots(poly, r, dps=dps)))
+    return ModelRoots(model.name, per, dps, notes)
+
+
+@dataclass
+class FluidPath:
+    """The fluid ODE's solution on a grid: ``y[k, i]`` is state ``i`` at ``t[k]``."""
+
+    model_name: str
+    states: tuple
+    t: np.ndarray
+    y: np.ndarray
+    parameters: dict
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        names = [s.name for s in self.states]
+        if name not in names:
+            raise KeyError(f"no state {name!r}: the states are {', '.join(names)}")
+        return self.y[:, names.index(name)]
+
+    def to_json(self) -> dict:
+        return {
+            "model": self.model_name,
+            "parameters": {str(k): str(v) for k, v in self.parameters.items()},
+            "t": self.t.tolist(),
+            "states": {s.name: self.y[:, i].tolist() for i, s in enumerate(self.states)},
+        }
+
+
+def default_initial(model) -> np.ndarray:
+    """The equilibrium with the first state raised by half its value (or by 1 if it is 0)."""
+    eq = np.array([float(model.equilibrium.point[s]) for s in model.states])
+    y0 = eq.copy()
+    y0[0] = eq[0] * 1.5 if eq[0] != 0 else 1.0
+    return y0
+
+
+def model_fluid(model, T, *, initial=None, points: int = 201, rtol=1e-10, atol=1e-12) -> FluidPath:
+    """Integrate ``ds/dt = F(s)`` on ``[0, T]`` (LSODA with the exact Jacobian)."""
+    from scipy.integrate import solve_ivp
+
+    require_values(model, "the fluid path")
+    try:
+        T = float(T)
+    except (TypeError, ValueError):
+        raise SymdelayInputError(f"T must be a number, got {T!r}") from None
+    if not (np.isfinite(T) and T > 0):
+        raise SymdelayInputError(f"T must be a positive finite time, got {T}")
+    n = len(model.states)
+    y0 = default_initial(model) if initial is None else np.asarray(initial, dtype=float)
+    if y0.shape != (n,) or not np.all(np.isfinite(y0)) or np.any(y0 < 0):
+        raise SymdelayInputError(
+            f"the initial state needs {n} finite values >= 0 (in the order "
+            + ", ".join(s.name for s in model.states)
+            + ")"
+        )
+    F = sp.lambdify([model.states], list(model.drift), "numpy")
+    Jf = sp.lambdify([model.states], model.drift_jacobian, "numpy")
+    grid = np.linspace(0.0, T, points)
+    with np.errstate(over="raise", invalid="raise"):
+        try:
+            sol = solve_ivp(
+                lambda t, y: np.asarray(F(y), dtype=float),
+                (0.0, T),
+                y0,
+                method="LSODA",
+                t_eval=grid,
+                jac=lambda t, y: np.asarray(Jf(y), dtype=float),
+                rtol=rtol,
+                atol=atol,
+            )
+        except FloatingPointError:
+            raise SymdelayInputError(
+                "the fluid path overflowed: the parameters are too extreme for double "
+                "precision; scale them down"
+            ) from None
+    if not sol.success:
+        raise SymdelayInputError(f"the fluid ODE solver failed ({sol.message}); shorten T")
+    return FluidPath(model.name, model.states, sol.t, sol.y.T, dict(model.values))

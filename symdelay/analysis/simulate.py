@@ -1,0 +1,798 @@
+"""An exact simulator generated from a transition table (any density-dependent family).
+
+A model is given as plain data: the state symbols, the parameters (symbol -> number) and the
+transitions ``(name, jump nu, scaled rate beta_nu(s))``, ``beta`` a SymPy expression in the
+scaled state ``s = X/eta`` and the parameters. The jump process ``X`` (integer counts) jumps
+by ``nu`` at rate ``eta * beta_nu(X/eta)`` (Kurtz). :class:`GeneratedKernel` prints the rates
+with SymPy's C99 printer (one global common-subexpression elimination, :func:`sympy.cse`),
+writes a Gillespie direct-method kernel around them, compiles it with the system C compiler
+into the cache directory of :mod:`._kernel` (file name = hash of the source, so equal tables
+reuse one library whatever the parameter values: those are passed at run time) and loads it
+with :mod:`ctypes`. A pure-Python twin is generated from the same printed expressions and
+draws from the same xoshiro256** stream as the hand-written kernel, so for equal seeds both
+backends give identical paths (tests check it).
+
+Each event recomputes only the common subexpressions and rates that depend on a component the
+jump changed (the others keep their values: the same doubles a full recomputation gives), and
+the running sums of the rates from the first changed one on. A rate that is negative or not
+finite, or a jump that makes a count negative, stops the run with a
+:class:`SymdelayInputError` naming the transition and the state. The compiled kernel returns
+to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honoured.
+
+>>> import sympy as sp
+>>> q, lam, mu = sp.symbols("q lam mu")
+>>> k = GeneratedKernel([q], [("arrival", [1], lam), ("service", [-1], mu * q)],
+...                     {lam: 1, mu: 1})
+>>> paths, events = k.run(eta=100, initial=[0], grid=[0.0, 1.0], seed=1)
+>>> paths.shape, int(paths[0, 0]), events > 0
+((2, 1), 0, True)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import math
+import numbers
+import os
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+from sympy.printing.c import C99CodePrinter
+from sympy.printing.pycode import PythonCodePrinter
+
+from symdelay.core.cbuild import cache_dir, compile_library
+from symdelay.core.checks import check_eta
+from symdelay.core.display import JsonRecord
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
+from symdelay.core.rng import MASK, rotl
+
+__all__ = ["GeneratedKernel", "GeneratedRun", "check_table", "generated_kernel"]
+
+#: Largest count the simulator accepts in a state (doubles hold integers exactly below 2^53).
+MAX_COUNT = 2**52
+_DBL_MAX = sys.float_info.max
+_FUNC = "symdelay_generated"
+
+# ---------------------------------------------------------------------------------------
+# printing: integer powers as products in BOTH languages (gcc turns pow(x, 2) into x*x,
+# Python's x**2 calls libm pow: not always the same rounding), everything else by SymPy.
+
+
+def _int_power(base: str, n: int) -> str | None:
+    if not (-64 <= n <= 64) or n == 0:
+        return None
+    prod = "*".join([base] * abs(n))
+    return f"({prod})" if n > 0 else f"(1.0/({prod}))"
+
+
+class _CPrinter(C99CodePrinter):
+    def _print_Pow(self, expr):
+        if expr.exp.is_Integer:
+            out = _int_power(self.parenthesize(expr.base, 1000), int(expr.exp))
+            if out is not None:
+                return out
+        return super()._print_Pow(expr)
+
+
+class _PyPrinter(PythonCodePrinter):
+    def _print_Pow(self, expr, rational=False):
+        if expr.exp.is_Integer:
+            out = _int_power(self.parenthesize(expr.base, 1000), int(expr.exp))
+            if out is not None:
+                return out
+        return super()._print_Pow(expr, rational=rational)
+
+
+# ---------------------------------------------------------------------------------------
+# input checking
+
+
+def _as_float_value(name: str, value) -> float:
+    if isinstance(value, bool):
+        raise SymdelayInputError(f"parameter {name} must be a number, got {value!r}")
+    if isinstance(value, sp.Basic):
+        if not value.is_number or value.free_symbols:
+            raise SymdelayInputError(f"parameter {name} must be a number, got {value}")
+        v = complex(value)
+        if v.imag != 0:
+            raise SymdelayInputError(f"parameter {name} must be real, got {value}")
+        x = v.real
+    elif isinstance(value, (numbers.Real, Fraction)):
+        x = float(value)
+    else:
+        raise SymdelayInputError(f"parameter {name} must be a number, got {value!r}")
+    if not math.isfinite(x):
+        raise SymdelayInputError(f"parameter {name} must be finite, got {value!r}")
+    return x
+
+
+def _as_rate(name: str, rate) -> sp.Expr:
+    if isinstance(rate, (bool, str)):
+        raise SymdelayInputError(
+            f"transition {name!r}: the rate must be a SymPy expression or a number, got {rate!r}"
+        )
+    if isinstance(rate, (int, Fraction)):
+        return sp.Rational(rate)
+    if isinstance(rate, float):
+        return sp.Float(rate)
+    if isinstance(rate, sp.Expr):
+        return rate
+    raise SymdelayInputError(
+        f"transition {name!r}: the rate must be a SymPy expression or a number, got {rate!r}"
+    )
+
+
+def _as_jump(name: str, change, n: int) -> tuple[int, ...]:
+    try:
+        items = list(change)
+    except TypeError:
+        raise SymdelayInputError(
+            f"transition {name!r}: the jump must be a sequence of {n} integers, got {change!r}"
+        ) from None
+    if len(items) != n:
+        raise SymdelayInputError(
+            f"transition {name!r}: the jump has {len(items)} entries, the state has {n}"
+        )
+    out = []
+    for c in items:
+        if isinstance(c, bool) or not isinstance(c, (numbers.Integral, sp.Integer)):
+            raise SymdelayInputError(
+                f"transition {name!r}: jump entries must be integers, got {c!r}"
+            )
+        out.append(int(c))
+    if not any(out):
+        raise SymdelayInputError(f"transition {name!r}: the jump vector is zero")
+    return tuple(out)
+
+
+def check_table(states, transitions):
+    """Validate a transition table: ``(states, names, jumps, rates)`` as tuples (``jumps``
+    tuples of ints, ``rates`` SymPy expressions). Raises :class:`SymdelayInputError`."""
+    states = tuple(states)
+    if not states:
+        raise SymdelayInputError("the model needs at least one state symbol")
+    for s in states:
+        if not isinstance(s, sp.Symbol):
+            raise SymdelayInputError(f"states must be SymPy symbols, got {s!r}")
+    if len(set(states)) != len(states):
+        raise SymdelayInputError(f"state symbols must be distinct, got {list(states)}")
+    n = len(states)
+    try:
+        transitions = list(transitions)
+    except TypeError:
+        raise SymdelayInputError(
+            f"transitions must be a list of (name, jump, rate), got {transitions!r}"
+        ) from None
+    if not transitions:
+        raise SymdelayInputError("the model needs at least one transition")
+    names, jumps, rates = [], [], []
+    for tr in transitions:
+        try:
+            name, change, rate = tr
+        except (TypeError, ValueError):
+            raise SymdelayInputError(
+                f"each transition must be (name, jump, rate), got {tr!r}"
+            ) from None
+        if not isinstance(name, str) or not name:
+            raise SymdelayInputError(f"transition names must be non-empty strings, got {name!r}")
+        if name in names:
+            raise SymdelayInputError(f"transition name {name!r} is used twice")
+        names.append(name)
+        jumps.append(_as_jump(name, change, n))
+        rates.append(_as_rate(name, rate))
+    return states, tuple(names), tuple(jumps), tuple(rates)
+
+
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class GeneratedRun(JsonRecord):
+    """Paths of ``replications`` runs: ``paths`` (R, len(grid), n) int64 COUNTS (divide by
+    ``eta`` for the scaled state), ``events_per_replication`` (R,), ``transition_counts``
+    (R, number of transitions; order of the table), ``final`` (R, n) the counts at the end
+    (after the last grid time: the state when the next event falls beyond it)."""
+
+    eta: int
+    grid: np.ndarray
+    paths: np.ndarray
+    events_per_replication: np.ndarray
+    transition_counts: np.ndarray
+    final: np.ndarray
+    backend: str
+
+    @property
+    def events(self) -> int:
+        return int(self.events_per_replication.sum())
+
+    @property
+    def scaled(self) -> np.ndarray:
+        """``paths / eta`` (float)."""
+        return self.paths / float(self.eta)
+
+
+class GeneratedKernel:
+    """A Gillespie simulator generated from ``(states, transitions, parameters)``.
+
+    ``states``: distinct SymPy symbols (the scaled state ``s``); ``transitions``: triples
+    ``(name, jump, beta)`` with ``jump`` one integer per state and ``beta`` the scaled rate (a
+    SymPy expression in the states and the parameters); ``parameters``: every other symbol
+    of the rates mapped to a real number. Nothing is compiled until the C backend runs.
+    """
+
+    def __init__(
+        self,
+        states: Sequence[sp.Symbol],
+        transitions: Sequence[tuple[str, Sequence[int], sp.Expr]],
+        parameters: Mapping[sp.Symbol, object] | None = None,
+    ) -> None:
+        states, names, jumps, rates = check_table(states, transitions)
+        parameters = dict(parameters or {})
+        for p in parameters:
+            if not isinstance(p, sp.Symbol):
+                raise SymdelayInputError(f"parameter keys must be SymPy symbols, got {p!r}")
+            if p in states:
+                raise SymdelayInputError(f"{p} is both a state and a parameter")
+        for name, rate in zip(names, rates):
+            unknown = rate.free_symbols - set(states) - set(parameters)
+            if unknown:
+                raise SymdelayInputError(
+                    f"transition {name!r}: the rate {rate} uses "
+                    f"{', '.join(sorted(map(str, unknown)))}, which is neither a state nor a "
+                    "parameter; give its value in parameters"
+                )
+        self.states = states
+        self.names = tuple(names)
+        self.jumps = np.array(jumps, dtype=np.int64)
+        self.rates = tuple(rates)
+        self.parameters = {p: parameters[p] for p in parameters}
+        self._param_values = {p: _as_float_value(str(p), v) for p, v in parameters.items()}
+        self._generate()
+        self._lock = threading.Lock()
+        self._c_fn = None
+        self._c_tried = False
+        self._py_fn = None
+
+    # -- code generation ------------------------------------------------------------------
+
+    def _generate(self) -> None:
+        n, M = len(self.states), len(self.rates)
+        sv = [sp.Symbol(f"s_{i}") for i in range(n)]
+        used = sorted(
+            set().union(*(r.free_symbols for r in self.rates)) - set(self.states),
+            key=sp.default_sort_key,
+        )
+        # floats in the rates become run-time parameters (printed digits never matter)
+        floats = sorted(
+            set().union(*(r.atoms(sp.Float) for r in self.rates)),
+            key=lambda f: (float(f), sp.srepr(f)),
+        )
+        pv = [sp.Symbol(f"p_{k}") for k in range(len(used) + len(floats))]
+        repl = dict(zip(self.states, sv)) | dict(zip(used, pv))
+        repl |= dict(zip(floats, pv[len(used) :]))
+        self._par = np.array(
+            [self._param_values[p] for p in used] + [float(f) for f in floats], dtype=np.float64
+        )
+        exprs = [r.xreplace(repl) for r in self.rates]
+        temps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("e_"))
+        state_set = set(sv)
+        deps: dict = {}
+        for sym, e in temps:
+            d = e.free_symbols & state_set
+            for t in e.free_symbols:
+                d |= deps.get(t, set())
+            deps[sym] = d
+
+        def state_deps(e):
+            d = e.free_symbols & state_set
+            for t in e.free_symbols:
+                d |= deps.get(t, set())
+            return d
+
+        rate_deps = [{sv.index(s) for s in state_deps(e)} for e in reduced]
+        const_temps = [(s, e) for s, e in temps if not deps[s]]
+        var_temps = [(s, e) for s, e in temps if deps[s]]
+        var_names = {s for s, _ in var_temps}
+
+        def needed(js):
+            want: set = set()
+            stack = [t for j in js for t in reduced[j].free_symbols if t in var_names]
+            exprs_of = dict(var_temps)
+            while stack:
+                t = stack.pop()
+                if t not in want:
+                    want.add(t)
+                    stack += [u for u in exprs_of[t].free_symbols if u in var_names]
+            return [(s, e) for s, e in var_temps if s in want]
+
+        cpr = _CPrinter()
+        ppr = _PyPrinter({"standard": "python3"})
+
+        def pr(printer, e, what):
+            try:
+                return printer.doprint(e)
+            except Exception as exc:  # unsupported function
+                raise SymdelayInputError(
+                    f"cannot generate code for {what}: {exc}".replace("\n", " ")
+                ) from None
+
+        def rate_what(j):
+            return f"the rate of transition {self.names[j]!r} ({self.rates[j]})"
+
+        temp_c = {s: pr(cpr, e, "a rate expression") for s, e in temps}
+        temp_py = {s: pr(ppr, e, "a rate expression") for s, e in temps}
+        rate_c = [pr(cpr, e, rate_what(j)) for j, e in enumerate(reduced)]
+        rate_py = [pr(ppr, e, rate_what(j)) for j, e in enumerate(reduced)]
+        # the blocks: all rates (start of a call) and, per transition, the rates it changes
+        affected = []
+        for k in range(M):
+            changed = {i for i in range(n) if self.jumps[k, i] != 0}
+            affected.append([j for j in range(M) if rate_deps[j] & changed])
+        # state-dependent temporaries live for the whole run; an event recomputes only those
+        # that depend (transitively) on a component it changed, then the rates it changed
+        live = needed(range(M))
+        all_block = (live, list(range(M)))
+        blocks = []
+        for k, js in enumerate(affected):
+            changed = {sv[i] for i in range(n) if self.jumps[k, i] != 0}
+            blocks.append(([(t, e) for t, e in live if deps[t] & changed], js))
+        self._rate_deps = rate_deps
+        self._affected = affected
+        self.c_source = self._c_source(
+            n, M, len(pv), const_temps, all_block, blocks, temp_c, rate_c
+        )
+        self.python_source = self._py_source(
+            n, M, len(pv), const_temps, all_block, blocks, temp_py, rate_py
+        )
+
+    def _c_source(self, n, M, P, const_temps, all_block, blocks, temp_c, rate_c) -> str:
+        L = []
+        w = L.append
+        w("/* generated by symdelay.analysis.simulate: Gillespie direct method */")
+        w("#include <stdint.h>\n#include <math.h>\n#include <float.h>\n")
+        w(RNG_C_SOURCE)
+        w(f"int64_t {_FUNC}(const double *par, double eta, int64_t *X, uint64_t *rng,")
+        w("        double *clock, const double *grid, int64_t ng, int64_t *out, int64_t *counts,")
+        w("        int64_t max_events, int64_t *status, double *bad) {")
+        for k in range(P):
+            w(f"    const double p_{k} = par[{k}];")
+        for i in range(n):
+            w(f"    double s_{i} = (double)X[{i}] / eta;")
+        w(f"    double a[{M}], cum[{M}];")
+        w("    double t = clock[0], tn = clock[1];")
+        w("    int pending = clock[2] != 0.0;")
+        w("    int64_t j = -1, k = 0, ev = 0;")
+        for s, _ in const_temps:
+            w(f"    const double {s} = {temp_c[s]};")
+        for s, _ in all_block[0]:
+            w(f"    double {s};")
+
+        def block(temps, js, indent):
+            pad = " " * indent
+            w(pad + "{")
+            for s, _ in temps:
+                w(f"{pad}    {s} = {temp_c[s]};")
+            for jj in js:
+                w(f"{pad}    a[{jj}] = eta*({rate_c[jj]});")
+                w(f"{pad}    if (!(a[{jj}] >= 0.0 && a[{jj}] <= DBL_MAX)) {{")
+                w(f"{pad}        status[0] = 1; status[1] = {jj}; bad[0] = a[{jj}]; goto fail; }}")
+            w(pad + "}")
+
+        block(*all_block, 4)
+        w("    int64_t lo = 0; /* cum[0..lo-1] are still valid (same sums, same order) */")
+        w("    for (;;) {")
+        w("        double c = lo > 0 ? cum[lo - 1] : 0.0;")
+        w(f"        for (int64_t i = lo; i < {M}; i++) {{ c += a[i]; cum[i] = c; }}")
+        w("        const double R = c;")
+        w("        if (!pending) {")
+        w("            tn = R > 0.0 ? t + (-log(1.0 - unif(rng)) / R) : INFINITY;")
+        w("            pending = 1;")
+        w("        }")
+        w("        while (k < ng && grid[k] < tn) {")
+        w(f"            for (int64_t i = 0; i < {n}; i++) out[k * {n} + i] = X[i];")
+        w("            k++;")
+        w("        }")
+        w("        if (k >= ng || ev >= max_events) break;")
+        w("        const double v = unif(rng) * R;")
+        w("        j = 0;")
+        w(f"        while (j < {M} && !(v < cum[j])) j++;")
+        w(f"        if (j == {M}) {{ j = {M - 1}; while (!(a[j] > 0.0)) j--; }}")
+        w("        switch (j) {")
+        for kk, (temps, js) in enumerate(blocks):
+            w(f"        case {kk}:")
+            for i in range(n):
+                d = int(self.jumps[kk, i])
+                if d:
+                    w(f"            X[{i}] += {d};")
+                    if d < 0:
+                        w(
+                            f"            if (X[{i}] < 0) {{ status[0] = 2; status[1] = {kk}; "
+                            f"status[2] = {i}; goto fail; }}"
+                        )
+                    w(f"            s_{i} = (double)X[{i}] / eta;")
+            if js:
+                block(temps, js, 12)
+            w(f"            lo = {min(js) if js else M};")
+            w("            break;")
+        w("        }")
+        w("        counts[j] += 1;")
+        w("        ev++;")
+        w("        t = tn;")
+        w("        pending = 0;")
+        w("    }")
+        w("    clock[0] = t; clock[1] = tn; clock[2] = pending;")
+        w("    return k;")
+        w("fail:")
+        w("    status[2] = status[0] == 1 ? j : status[2];")
+        w("    return -1;")
+        w("}")
+        return "\n".join(L) + "\n"
+
+    def _py_source(self, n, M, P, const_temps, all_block, blocks, temp_py, rate_py) -> str:
+        L = []
+        w = L.append
+        xs = ", ".join(f"x_{i}" for i in range(n))
+        w("def run(par, eta, X, rng, clock, grid, ng, out, counts, max_events, status, bad):")
+        w("    st = [int(v) for v in rng]")
+        w("    def unif():")
+        w("        s0, s1, s2, s3 = st")
+        w("        result = (_rotl((s1 * 5) & _MASK, 7) * 9) & _MASK")
+        w("        t = (s1 << 17) & _MASK")
+        w("        s2 ^= s0")
+        w("        s3 ^= s1")
+        w("        s1 ^= s2")
+        w("        s0 ^= s3")
+        w("        s2 ^= t")
+        w("        st[:] = (s0, s1, s2, _rotl(s3, 45))")
+        w("        return float(result >> 11) * 2.0**-53")
+        for k in range(P):
+            w(f"    p_{k} = float(par[{k}])")
+        w("    eta = float(eta)")
+        w(f"    {xs}, = [int(v) for v in X]")
+        for i in range(n):
+            w(f"    s_{i} = x_{i} / eta")
+        w("    grid = grid.tolist()")
+        w("    cnt = [int(v) for v in counts]")
+        w("    t, tn, pending = float(clock[0]), float(clock[1]), clock[2] != 0.0")
+        w("    j, k, ev, fail = -1, 0, 0, 0")
+        w("    try:")
+        for s, _ in const_temps:
+            w(f"        {s} = {temp_py[s]}")
+
+        def block(temps, js, indent):
+            pad = " " * indent
+            for s, _ in temps:
+                w(f"{pad}{s} = {temp_py[s]}")
+            for jj in js:
+                w(f"{pad}a_{jj} = eta*({rate_py[jj]})")
+                w(f"{pad}if not (a_{jj} >= 0.0 and a_{jj} <= _DBL_MAX):")
+                w(f"{pad}    status[0], status[1], bad[0] = 1, {jj}, a_{jj}")
+                w(f"{pad}    raise _Fail")
+
+        block(*all_block, 8)
+        w("        while True:")
+        cum = " ".join(
+            f"u_{jj} = {'0.0' if jj == 0 else f'u_{jj - 1}'} + a_{jj};" for jj in range(M)
+        )
+        w(f"            {cum[:-1]}")
+        w(f"            R = u_{M - 1}")
+        w("            if not pending:")
+        w("                tn = t + (-math.log(1.0 - unif()) / R) if R > 0.0 else math.inf")
+        w("                pending = True")
+        w("            while k < ng and grid[k] < tn:")
+        w(f"                out[k] = ({xs},)")
+        w("                k += 1")
+        w("            if k >= ng or ev >= max_events:")
+        w("                break")
+        w("            v = unif() * R")
+        for jj in range(M):
+            w(f"            {'if' if jj == 0 else 'elif'} v < u_{jj}:")
+            w(f"                j = {jj}")
+        w("            else:")
+        w(f"                rates, j = ({', '.join(f'a_{jj}' for jj in range(M))},), {M - 1}")
+        w("                while not rates[j] > 0.0:")
+        w("                    j -= 1")
+        for kk, (temps, js) in enumerate(blocks):
+            w(f"            {'if' if kk == 0 else 'elif'} j == {kk}:")
+            body = False
+            for i in range(n):
+                d = int(self.jumps[kk, i])
+                if d:
+                    body = True
+                    w(f"                x_{i} += {d}")
+                    if d < 0:
+                        w(f"                if x_{i} < 0:")
+                        w(f"                    status[0], status[1], status[2] = 2, {kk}, {i}")
+                        w("                    raise _Fail")
+                    w(f"                s_{i} = x_{i} / eta")
+            if js:
+                block(temps, js, 16)
+            if not body and not js:  # pragma: no cover - zero jumps are rejected
+                w("                pass")
+        w("            cnt[j] += 1")
+        w("            ev += 1")
+        w("            t = tn")
+        w("            pending = False")
+        w("    except _Fail:")
+        w("        fail = 1")
+        w("        if status[0] == 1:")
+        w("            status[2] = j")
+        w("    except (OverflowError, ZeroDivisionError, ValueError, TypeError):")
+        w("        fail = 1")
+        w("        status[0], status[1], status[2], bad[0] = 1, -1, j, math.nan")
+        w(f"    X[:] = ({xs},)")
+        w("    counts[:] = cnt")
+        w("    rng[:] = _np.array(st, dtype=_np.uint64)")
+        w("    clock[:] = (t, tn, 1.0 if pending else 0.0)")
+        w("    return -1 if fail else k")
+        return "\n".join(L) + "\n"
+
+    # -- backends -------------------------------------------------------------------------
+
+    def python_function(self) -> Callable:
+        """The pure-Python twin (same arguments and draws as the compiled kernel)."""
+        if self._py_fn is None:
+
+            class _Fail(Exception):
+                pass
+
+            ns = {
+                "math": math,
+                "_np": np,
+                "_rotl": rotl,
+                "_MASK": MASK,
+                "_DBL_MAX": _DBL_MAX,
+                "_Fail": _Fail,
+            }
+            exec(compile(self.python_source, "<symdelay generated kernel>", "exec"), ns)
+            self._py_fn = ns["run"]
+        return self._py_fn
+
+    def c_function(self):
+        """The compiled kernel (compiled into the cache dir at first use), or ``None`` when no
+        C compiler works or ``SYMDELAY_NO_C`` is set."""
+        if os.environ.get("SYMDELAY_NO_C"):
+            return None
+        with self._lock:
+            if self._c_tried:
+                return self._c_fn
+            self._c_tried = True
+            self._c_fn = _load_shared(self.c_source)
+            return self._c_fn
+
+    # -- running --------------------------------------------------------------------------
+
+    def _check_initial(self, initial) -> np.ndarray:
+        n = len(self.states)
+        try:
+            arr = np.asarray(initial, dtype=float)
+        except (TypeError, ValueError):
+            raise SymdelayInputError(
+                f"initial must be {n} whole counts (one per state), got {initial!r}"
+            ) from None
+        if arr.ndim != 1 or arr.size != n:
+            raise SymdelayInputError(
+                f"initial must have {n} entries ({', '.join(map(str, self.states))}), "
+                f"got shape {arr.shape}"
+            )
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 0):
+            raise SymdelayInputError("initial must contain whole counts >= 0")
+        if np.any(arr > MAX_COUNT):
+            raise SymdelayInputError("initial counts must be below 2^52")
+        return arr.astype(np.int64)
+
+    @staticmethod
+    def _check_grid(grid) -> np.ndarray:
+        try:
+            g = np.array(grid, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise SymdelayInputError(f"grid must be a list of times, got {grid!r}") from None
+        if g.ndim != 1 or g.size == 0:
+            raise SymdelayInputError("grid must be a non-empty 1-D list of times")
+        if not np.all(np.isfinite(g)) or g[0] < 0 or np.any(np.diff(g) < 0):
+            raise SymdelayInputError("grid times must be finite, >= 0 and non-decreasing")
+        return np.ascontiguousarray(g)
+
+    def _backend(self, backend: str):
+        if backend not in ("auto", "c", "python"):
+            raise SymdelayInputError(f"backend must be 'auto', 'c' or 'python', got {backend!r}")
+        fn = None if backend == "python" else self.c_function()
+        if backend == "c" and fn is None:
+            raise SymdelayInputError("the C backend is not available (no working C compiler?)")
+        if fn is None:
+            return "python", self.python_function()
+        return "c", fn
+
+    def run(self, eta, initial, grid, seed=1, backend: str = "auto"):
+        """One path: ``(counts on the grid, len(grid) x n int64; number of events)``.
+
+        The state at a grid time includes the events at that time (right-continuous).
+        ``seed``: anything :func:`numpy.random.default_rng` accepts; the xoshiro256** state
+        is drawn from it exactly as :func:`symdelay.simulate` does for its replication 0.
+        """
+        r = self.run_replications(eta, initial, grid, seed, 1, backend=backend)
+        return r.paths[0], r.events
+
+    def run_replications(
+        self,
+        eta,
+        initial,
+        grid,
+        seed=1,
+        replications: int = 1,
+        *,
+        backend: str = "auto",
+        threads: int | None = None,
+        chunk_events: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> GeneratedRun:
+        """``replications`` independent paths (threads for the C backend; the results do not
+        depend on the number of threads). ``chunk_events``: events per call into the kernel
+        between checks for Ctrl-C (default 2^20 for C, 2^14 for Python)."""
+        eta = check_eta(eta)
+        init = self._check_initial(initial)
+        g = self._check_grid(grid)
+        if (
+            isinstance(replications, bool)
+            or not isinstance(replications, numbers.Integral)
+            or replications < 1
+        ):
+            raise SymdelayInputError(f"replications must be an integer >= 1, got {replications!r}")
+        R, n, M = int(replications), len(self.states), len(self.rates)
+        if R * g.size * n > 250_000_000:
+            raise SymdelayInputError(
+                "the recorded paths would exceed 2 GB: use fewer replications or grid points"
+            )
+        name, fn = self._backend(backend)
+        if chunk_events is None:
+            chunk_events = 2**20 if name == "c" else 2**14
+        if not isinstance(chunk_events, numbers.Integral) or chunk_events < 1:
+            raise SymdelayInputError(f"chunk_events must be an integer >= 1, got {chunk_events!r}")
+        rng = np.random.default_rng(seed)
+        states = rng.integers(0, 2**64 - 1, size=(R, 4), dtype=np.uint64, endpoint=True)
+        states[np.all(states == 0, axis=1), 0] = 1  # xoshiro must not start at 0
+        out = np.zeros((R, g.size, n), dtype=np.int64)
+        counts = np.zeros((R, M), dtype=np.int64)
+        final = np.tile(init, (R, 1))
+        cancel = threading.Event()
+
+        def one(i: int) -> None:
+            X = np.ascontiguousarray(final[i])
+            rs = np.ascontiguousarray(states[i])
+            o = np.zeros((g.size, n), dtype=np.int64)
+            c = np.zeros(M, dtype=np.int64)
+            self._drive(fn, name, float(eta), X, rs, g, o, c, int(chunk_events), cancel)
+            out[i], counts[i], final[i] = o, c, X
+            if progress is not None:
+                progress(1)
+
+        nthreads = threads or min(R, os.cpu_count() or 1)
+        if name == "python" or nthreads <= 1 or R == 1:
+            for i in range(R):
+                one(i)
+        else:
+            with ThreadPoolExecutor(max_workers=nthreads) as pool:
+                futures = [pool.submit(one, i) for i in range(R)]
+                try:
+                    for f in futures:
+                        f.result()
+                except BaseException:
+                    cancel.set()  # workers stop at their next chunk boundary
+                    for f in futures:
+                        f.cancel()
+                    raise
+        return GeneratedRun(eta, g, out, counts.sum(axis=1), counts, final, name)
+
+    def _drive(self, fn, name, eta, X, rs, g, o, c, chunk, cancel) -> None:
+        clock = np.zeros(3, dtype=np.float64)
+        status = np.zeros(3, dtype=np.int64)
+        bad = np.zeros(1, dtype=np.float64)
+        k, ng = 0, g.size
+        while k < ng:
+            if cancel.is_set():
+                return
+            r = int(fn(self._par, eta, X, rs, clock, g[k:], ng - k, o[k:], c, chunk, status, bad))
+            if r < 0:
+                raise self._run_error(status, bad, X, eta)
+            k += r
+
+    def _state_text(self, X) -> str:
+        return ", ".join(f"{s}={int(x)}" for s, x in zip(self.states, X))
+
+    def _run_error(self, status, bad, X, eta) -> SymdelayInputError:
+        code, j, last = (int(v) for v in status)
+        if code == 2:
+            before = X - self.jumps[j]
+            return SymdelayInputError(
+                f"transition {self.names[j]!r} would make {self.states[last]} negative "
+                f"(counts {self._state_text(before)}, eta={int(eta)}): its rate must vanish "
+                "when that count is 0; fix the rate expression"
+            )
+        value = float(bad[0])
+        if j < 0:  # the Python twin hit an exception: find the culprit rate
+            j, value = self._first_bad_rate(eta, X)
+        return SymdelayInputError(
+            f"the rate of transition {self.names[j]!r} is {value!r} at counts "
+            f"({self._state_text(X)}) with eta={int(eta)}: rates eta*beta(X/eta) must be "
+            "finite and >= 0; fix the rate expression or the parameters"
+        )
+
+    def _first_bad_rate(self, eta, X):
+        vals = self.rates_at(eta, X, strict=False)
+        for j, v in enumerate(vals):
+            if not (v >= 0.0 and v <= _DBL_MAX):
+                return j, v
+        return 0, math.nan  # pragma: no cover
+
+    def rates_at(self, eta, X, *, strict: bool = True) -> np.ndarray:
+        """``eta * beta_nu(X/eta)`` for every transition, evaluated one by one with SymPy's
+        lambdify (an evaluation path independent of the generated code). With ``strict``
+        a failed evaluation raises; otherwise it gives ``nan``."""
+        eta = float(eta)
+        subs = {s: int(x) / eta for s, x in zip(self.states, X)}
+        out = np.empty(len(self.rates))
+        for j, r in enumerate(self.rates):
+            e = r.xreplace({p: sp.Float(v, 17) for p, v in self._param_values.items()})
+            f = sp.lambdify(list(subs), e, modules="math")
+            try:
+                out[j] = eta * float(f(*subs.values()))
+            except (OverflowError, ZeroDivisionError, ValueError):
+                if strict:
+                    raise
+                out[j] = math.nan
+        return out
+
+
+# ---------------------------------------------------------------------------------------
+# compiling and loading (cache dir shared with the hand-written kernel)
+
+_libs: dict = {}
+_libs_lock = threading.Lock()
+
+
+def _compile_source(source: str, target) -> None:
+    compile_library(source, target, "the generated kernel")
+
+
+def _load_shared(source: str):
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    with _libs_lock:
+        if digest in _libs:
+            return _libs[digest]
+        fn = None
+        try:
+            ext = ".dylib" if sys.platform == "darwin" else ".so"
+            target = cache_dir() / f"generated-{digest}{ext}"
+            if not target.exists():
+                _compile_source(source, target)
+            lib = ctypes.CDLL(str(target))
+            fn = getattr(lib, _FUNC)
+            i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
+            u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
+            f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
+            fn.argtypes = [f64p, ctypes.c_double, i64p, u64p, f64p, f64p, ctypes.c_int64]
+            fn.argtypes += [i64p, i64p, ctypes.c_int64, i64p, f64p]
+            fn.restype = ctypes.c_int64
+        except OSError:
+            fn = None
+        _libs[digest] = fn
+        return fn
+
+
+def generated_kernel(model) -> GeneratedKernel:
+    """The exact simulator generated from ``model``'s transition table (built once per model,
+    compiled at first run)."""
+    return model.cached(
+        "kernel",
+        lambda: GeneratedKernel(
+            model.states, [(t.name, t.change, t.rate) for t in model.transitions], model.values
+        ),
+    )

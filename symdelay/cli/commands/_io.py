@@ -1,0 +1,104 @@
+"""Argument and output helpers shared by simulate, fluid and variance (founding and generic
+paths alike): rate arguments, the initial state, CSV files with their parameters."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from symdelay.core.errors import SymdelayInputError
+
+__all__ = [
+    "add_rate_arguments",
+    "parse_initial",
+    "check_output_choice",
+    "check_output_file",
+    "write_csv",
+    "command_line",
+]
+
+
+def add_rate_arguments(p, *, horizon=True, L_default="2") -> None:
+    """``--L --mu --lam --theta --D`` (and ``--T --dt``) shared by simulate/fluid/variance."""
+    p.add_argument(
+        "--L", default=L_default, help=f"number of Erlang delay phases (default {L_default})"
+    )
+    p.add_argument("--mu", default="1", help="service rate (default 1)")
+    p.add_argument("--lam", default="1", help="per-server arrival rate (default 1)")
+    p.add_argument("--theta", default="2", help="routing sensitivity (default 2)")
+    p.add_argument("--D", default="1", help="mean action delay (default 1)")
+    if horizon:
+        p.add_argument("--T", default="20", help="time horizon (default 20)")
+        p.add_argument("--dt", default="0.1", help="grid step (default 0.1)")
+
+
+def parse_initial(text):
+    """A comma-separated list or a JSON list; ``None`` stays ``None``."""
+    if text is None:
+        return None
+    try:
+        value = json.loads(text) if text.strip().startswith("[") else text.split(",")
+        return [float(v) for v in value]
+    except (ValueError, TypeError):
+        raise SymdelayInputError(
+            f"--initial must be comma-separated numbers, got '{text}'"
+        ) from None
+
+
+def check_output_choice(args) -> None:
+    """``--csv -`` and ``--json`` cannot both have standard output."""
+    if args.json and args.csv == "-":
+        raise SymdelayInputError(
+            "--json and --csv - both write to standard output: choose one, "
+            "or give --csv a file name"
+        )
+
+
+def check_output_file(path: str) -> None:
+    """Make sure ``path`` can be written before a long computation (``-`` is stdout)."""
+    if path == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise SymdelayInputError(f"--csv {path} is a directory: give a file name")
+    existed = target.exists()
+    try:
+        with open(target, "a"):
+            pass
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"cannot write --csv {path}: {exc.strerror}; choose a writable file"
+        ) from None
+    if not existed:
+        os.unlink(target)
+
+
+def write_csv(path: str, comments: list[str], header: list[str], rows, fmt) -> None:
+    """``# comment`` lines, a header line and the rows; ``path == "-"`` is standard output."""
+
+    def put(fh) -> None:
+        for line in comments:
+            fh.write(f"# {line}\n")
+        np.savetxt(fh, rows, delimiter=",", header=",".join(header), comments="", fmt=fmt)
+
+    if path == "-":
+        put(sys.stdout)
+        return
+    try:
+        with open(path, "w", newline="") as fh:
+            put(fh)
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"cannot write --csv {path}: {exc.strerror}; choose a writable file"
+        ) from None
+
+
+def command_line(name: str, parameters: dict) -> str:
+    """The parameters as JSON on one line, for the comment lines of a CSV file."""
+    from symdelay import __version__
+
+    return f"symdelay {__version__} {name}; parameters: " + json.dumps(parameters)

@@ -1,0 +1,82 @@
+"""``symdelay analyze``: the whole pipeline for any model (a TOML file or a built-in)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._model_args import add_model_arguments, model_from_args
+from symdelay.core.errors import SymdelayInputError
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "analyze",
+        help="equilibrium, Jacobian, modes, factored characteristic polynomial, stability",
+        description="Derive everything from a model's transition table: the fluid drift, the "
+        "equilibrium (solved, or proved numerically), the Jacobian, the modes of its symmetry, "
+        "the factored characteristic polynomial and its Routh-Hurwitz conditions. Give a "
+        "model file (TOML) or --model NAME with its options.",
+    )
+    p.add_argument("file", nargs="?", default=None, help="model file (TOML); or use --model")
+    add_model_arguments(p)
+    p.add_argument("--tex", default=None, metavar="OUT.tex", help="write the derivation as LaTeX")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    if args.file:
+        if args.model_file:
+            raise SymdelayInputError("give the model file once (positional or --model-file)")
+        args.model_file = args.file
+    from symdelay.analysis.stability import model_record
+    from symdelay.model import Model
+
+    model = model_from_args(args)
+    record = model_record(model) if isinstance(model, Model) else model.to_json()
+
+    if not isinstance(model, Model):  # a delay-differential model: no transition table
+        if args.tex:
+            raise SymdelayInputError(
+                f"--tex is for transition-table models; {model.name} has no derivation document"
+            )
+        if args.json:
+            emit_json(record)
+        else:
+            emit(
+                f"{record['name']}\n\ncharacteristic function: "
+                f"{record['characteristic_function']} = 0\nequations:\n"
+                + "\n".join(f"  {e}" for e in record["equations"])
+            )
+        return 0
+    if args.tex:
+        from symdelay.outputs.model_tex import model_document
+
+        path = Path(args.tex)
+        try:
+            path.write_text(model_document(model))
+        except OSError as exc:
+            raise SymdelayInputError(
+                f"cannot write {args.tex}: {exc.strerror}; choose a writable path"
+            ) from None
+    if args.json:
+        emit_json(record)
+        return 0
+    lines = [record["name"], "", "equilibrium:"]
+    lines += [f"  {k} = {v}" for k, v in record["equilibrium"].items()]
+    lines.append("characteristic polynomial factors:")
+    for f in record["factors"]:
+        mult = f" (x{f['multiplicity']})" if f["multiplicity"] > 1 else ""
+        lines.append(f"  [{f['mode']}] {f['factor']}{mult}")
+    st = record["stability"]
+    lines.append("stability conditions:" if st["conditions"] else "stability conditions: none")
+    lines += [f"  {c}" for c in st["conditions"]]
+    verdict = {True: "stable", False: "unstable", None: "stable exactly when the conditions hold"}
+    lines.append(f"verdict: {verdict[st['stable']]}")
+    if args.tex:
+        lines.append(f"wrote {args.tex}")
+    emit("\n".join(lines))
+    return 0

@@ -1,0 +1,100 @@
+"""``symdelay charpoly``: the characteristic polynomial of the difference mode."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._model_args import add_model_arguments, model_from_args
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.latex import tex
+from symdelay.core.params import as_L_or_inf, as_parameter
+from symdelay.core.symbols import SYMBOLS
+from symdelay.models.erlang.charpoly import characteristic_polynomial, infinite_L_limit
+
+__all__ = ["register", "run", "charpoly_record", "model_charpoly_record"]
+
+
+def model_charpoly_record(model, full: bool = False) -> dict:
+    """The ``charpoly`` record of any model: the difference mode's (or, with ``full`` or
+    without such a mode, the whole) polynomial, and every factor with its mode."""
+    factors = model.factors
+    chosen = [f for f in factors if f.mode.startswith("difference")] if not full else []
+    poly = sp.Mul(*[f.factor**f.multiplicity for f in (chosen or factors)])
+    return {
+        "model": model.name,
+        "parameters": {str(k): str(v) for k, v in model.values.items()},
+        "polynomial": str(poly),
+        "latex": tex(poly, model.latex_names),
+        "factors": [f.to_json() for f in factors],
+    }
+
+
+def charpoly_record(L_value, full: bool = False, **params) -> dict:
+    """The JSON object printed by ``symdelay charpoly`` (params: mu, lam, theta, D)."""
+    if L_value == sp.oo:
+        if full:
+            raise SymdelayInputError(
+                "--full needs a finite L: the limit L -> inf has no full polynomial"
+            )
+        values = {
+            SYMBOLS[k]: as_parameter(k, v, positive=(k != "theta"))
+            for k, v in params.items()
+            if v is not None
+        }
+        eq = infinite_L_limit().result.subs(values)
+        return {"L": "inf", "equation": str(eq), "latex": tex(eq) + " = 0"}
+    poly = characteristic_polynomial(L_value, full=full, **params)
+    key_L = L_value if isinstance(L_value, int) else str(L_value)
+    return {"L": key_L, "polynomial": str(poly), "latex": tex(poly)}
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "charpoly",
+        help="characteristic polynomial of the difference mode (any L, symbolic L, or L=inf)",
+        description="Print the characteristic polynomial det(rI - J) of the difference mode.",
+    )
+    p.add_argument("--L", default=None, help="number of delay phases: integer >= 1, L, or inf")
+    p.add_argument("--full", action="store_true", help="the full polynomial, factored by mode")
+    for name, what in (
+        ("mu", "service rate"),
+        ("lam", "per-server arrival rate"),
+        ("theta", "routing sensitivity"),
+        ("D", "mean action delay (sets gamma = L/D)"),
+    ):
+        p.add_argument(f"--{name}", help=f"{what}: a number to substitute (default: symbol)")
+    add_model_arguments(p, founding_options=False)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    if args.model_file or (args.model not in (None, "erlang")):
+        record = model_charpoly_record(model_from_args(args), full=args.full)
+        if args.json:
+            emit_json(record)
+            return 0
+        lines = [f"{record['model']}:  {record['polynomial']}"]
+        lines += [
+            f"  [{f['mode']}] {f['factor']}"
+            + (f" (x{f['multiplicity']})" if f["multiplicity"] > 1 else "")
+            for f in record["factors"]
+        ]
+        emit("\n".join(lines))
+        return 0
+    if args.L is None:
+        raise SymdelayInputError(
+            "--L is required for the founding model: an integer >= 1, L, or inf"
+        )
+    params = {k: getattr(args, k) for k in ("mu", "lam", "theta", "D")}
+    L_value = as_L_or_inf(args.L, allow_symbol=True)
+    record = charpoly_record(L_value, full=args.full, **params)
+    if args.full and isinstance(L_value, int):
+        record["factors"] = model_charpoly_record(model_from_args(args), full=True)["factors"]
+    if args.json:
+        emit_json(record)
+    else:
+        lhs = record.get("polynomial", record.get("equation"))
+        emit(f"L = {record['L']}:  {lhs}" + (" = 0" if "equation" in record else ""))
+    return 0

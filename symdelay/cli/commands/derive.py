@@ -1,0 +1,64 @@
+"""``symdelay derive``: write the machine-checked LaTeX derivations."""
+
+from __future__ import annotations
+
+import sys
+
+from symdelay.cli.commands._common import emit
+from symdelay.cli.commands._model_args import add_model_arguments
+from symdelay.cli.commands._model_run import run_derive, wants_model
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import as_L
+from symdelay.outputs.documents_registry import write_concrete, write_documents
+from symdelay.outputs.report import prepare_output_dir
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "derive",
+        help="write the LaTeX derivations (all documents, or one concrete L)",
+        description=(
+            "Write standalone LaTeX documents whose every formula is printed from the "
+            "object SymPy checked. Without --L: every document (as committed in "
+            "derivations/). With --L N: the derivation for N phases. A failed pdflatex "
+            "build exits with status 1 and names its log."
+        ),
+    )
+    p.add_argument("--L", help="a concrete number of phases (integer >= 1)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--pdf", action="store_true", help="also compile with pdflatex")
+    add_model_arguments(p, founding_options=("mu", "lam", "theta", "D"))
+    p.set_defaults(func=run)
+
+
+def _progress(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(args) -> int:
+    if wants_model(args):
+        return run_derive(args)
+    n = None if args.L is None else as_L(args.L, allow_symbol=False)
+    prepare_output_dir(args.out)
+    try:
+        if n is not None:
+            results = [write_concrete(n, args.out, pdf=args.pdf)]
+        else:
+            results = write_documents(args.out, pdf=args.pdf, progress=_progress)
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"cannot write the documents in {args.out} ({exc.strerror}): "
+            "choose a writable directory with --out"
+        ) from None
+    failed = [r for r in results if r.failed]
+    missing = [r for r in results if args.pdf and r.pdf is None and not r.failed]
+    for r in results:
+        if not r.failed and r not in missing:
+            emit(r.message if args.pdf else f"wrote {r.tex}")
+    if missing:  # --pdf without pdflatex: the message says how to install it
+        raise SymdelayInputError(missing[0].message)
+    for r in failed:  # not the user's input: its own status, and where the log is
+        print(f"symdelay: {r.message}", file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,75 @@
+"""``symdelay fluid``: the fluid ODEs integrated on the simulation grid (same keys).
+
+JSON: ``{"parameters", "t", "q1", "q2", "z1", "z2"}``. ``--csv FILE`` (``-`` for standard
+output) writes a ``#`` comment line with the parameters, then columns
+``t, q1, q2, z1_1.., z2_1..``.
+"""
+
+from __future__ import annotations
+
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._io import (
+    add_rate_arguments,
+    check_output_choice,
+    check_output_file,
+    command_line,
+    parse_initial,
+    write_csv,
+)
+from symdelay.cli.commands._model_args import add_model_arguments
+from symdelay.cli.commands._model_run import run_fluid, wants_model
+
+__all__ = ["register", "run"]
+
+DESCRIPTION = (
+    "Integrate the 2(L+1) fluid ODEs (the eta -> infinity limit of the scaled jump process) "
+    "with SciPy's solve_ivp on the grid 0, dt, ..., T, from q1=0, q2=1 unless --initial "
+    "says otherwise: DOP853 with rtol 1e-10, atol 1e-12, or LSODA when the rates make the "
+    "problem stiff."
+)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "fluid", help="the fluid limit on a time grid (solve_ivp)", description=DESCRIPTION
+    )
+    add_rate_arguments(p)
+    p.add_argument(
+        "--initial",
+        default=None,
+        help="scaled initial state q1,q2,z1_1..z1_L,z2_1..z2_L (default 0,1,0,...)",
+    )
+    p.add_argument("--json", action="store_true", help="print the solution as JSON")
+    p.add_argument(
+        "--csv", metavar="FILE", help="write the solution as a CSV table ('-': standard output)"
+    )
+    add_model_arguments(p, founding_options=False)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from symdelay.models.erlang.stochastic.fluid import fluid
+
+    if wants_model(args):
+        return run_fluid(args)
+
+    check_output_choice(args)
+    if args.csv:
+        check_output_file(args.csv)
+    res = fluid(
+        L=args.L, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D, T=args.T,
+        dt=args.dt, initial=parse_initial(args.initial),
+    )  # fmt: skip
+    if args.csv:
+        header, rows = res.table()
+        line = command_line("fluid", res.run_parameters())
+        write_csv(args.csv, [line], header, rows, ["%.17g"] * rows.shape[1])
+    if args.json:
+        emit_json(res.to_json())
+    elif not args.csv:
+        emit(
+            f"fluid solution ({res.solver['method']}, rtol={res.solver['rtol']}, "
+            f"atol={res.solver['atol']}) on {res.t.size} grid points; at t={res.t[-1]:g}: "
+            f"q1={res.q1[-1]:.6g} q2={res.q2[-1]:.6g} (use --json or --csv)"
+        )
+    return 0

@@ -1,0 +1,183 @@
+"""``symdelay unstable-theta | kappa-star | optimize-weights``: routing that counts jobs in flight.
+
+The dispatcher routes on ``q_i + kappa * (jobs sent to i, still in flight)`` (or per-phase
+weights); see :mod:`symdelay.models.inflight`.
+"""
+
+from __future__ import annotations
+
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import as_dps
+
+__all__ = ["register"]
+
+
+def _common(p, *, theta=False, lam=True):
+    p.add_argument("--L", required=True, help="number of Erlang delay phases (integer >= 1)")
+    p.add_argument("--mu", default="1", help="service rate (> 0, default 1)")
+    if lam:
+        p.add_argument("--lam", default="1", help="per-server arrival rate (> 0, default 1)")
+    if theta:
+        p.add_argument("--theta", required=True, help="routing sensitivity (>= 0)")
+    p.add_argument("--D", default="1", help="mean action delay (> 0, default 1)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _pattern_argument(p):
+    p.add_argument(
+        "--pattern",
+        default=None,
+        help="observed phases: all (default), first, last, first-half, last-half, or one "
+        "weight per phase (e.g. 0,1) multiplying kappa",
+    )
+
+
+def _pattern(text):
+    if text is None:
+        return "all"
+    return text if "," not in text and not _is_number(text) else text.split(",")
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "unstable-theta",
+        help="the theta >= 0 at which counting in-flight jobs with weight kappa is unstable",
+        description=(
+            "Exact set of routing sensitivities theta >= 0 for which the equilibrium is "
+            "unstable when the dispatcher routes on queue + kappa * jobs in flight (bounded "
+            "windows included): crossings from the exact Hopf curve, exact root counts "
+            "between them."
+        ),
+    )
+    _common(p)
+    p.add_argument("--kappa", required=True, help="weight of the jobs in flight (>= 0)")
+    _pattern_argument(p)
+    p.add_argument("--dps", default="15", help="significant digits (default 15)")
+    p.set_defaults(func=_run_unstable)
+
+    p = subparsers.add_parser(
+        "kappa-star",
+        help="the smallest in-flight weight that keeps the equilibrium stable for every theta",
+        description=(
+            "The smallest weight kappa* such that routing on queue + kappa * jobs in flight "
+            "is stable for every theta >= 0 (certified; closed form for L = 2; --L inf: the "
+            "delay-differential limit, kappa* = 1/2). Depends on L and mu*D only."
+        ),
+    )
+    _common(p, lam=False)
+    _pattern_argument(p)
+    p.add_argument("--dps", default="30", help="significant digits (default 30)")
+    p.set_defaults(func=_run_kappa_star)
+
+    p = subparsers.add_parser(
+        "optimize-weights",
+        help="the in-flight weight(s) best for one criterion (decay, tolerance, variance)",
+        description=(
+            "The weight kappa in [0, --kappa-max] (or one weight per phase with --per-phase) "
+            "that is best for the criterion: decay (largest decay rate of the imbalance), "
+            "tolerance (shortest time after which |q1 - q2| stays within eps |x0| in the "
+            "nonlinear fluid model; tolerance-linear: the linearised one), variance (smallest "
+            "linear-noise stationary variance of Q1 - Q2 per eta)."
+        ),
+    )
+    _common(p, theta=True)
+    p.add_argument(
+        "--criterion",
+        required=True,
+        choices=("decay", "tolerance", "tolerance-linear", "variance"),
+        help="what 'better' means",
+    )
+    p.add_argument("--per-phase", action="store_true", help="one weight per delay phase")
+    p.add_argument("--kappa-max", default="2", help="search weights in [0, kappa-max] (default 2)")
+    p.add_argument("--eps", default="0.05", help="tolerance band eps (default 0.05)")
+    p.add_argument("--x0", default=None, help="tolerance: initial imbalance (default lam/mu)")
+    p.set_defaults(func=_run_optimize)
+
+
+def _run_unstable(args) -> int:
+    from symdelay.models.inflight.curve import unstable_theta
+
+    res = unstable_theta(
+        args.L,
+        args.kappa,
+        mu=args.mu,
+        lam=args.lam,
+        D=args.D,
+        pattern=_pattern(args.pattern),
+        dps=as_dps(args.dps),
+    )
+    record = res.to_json()
+    if args.json:
+        emit_json(record)
+        return 0
+    if not record["intervals"]:
+        emit(f"L = {record['L']}, kappa = {record['kappa']}: stable for every theta >= 0")
+        return 0
+    parts = [f"({lo}, {hi})" for lo, hi in record["intervals"]]
+    emit(
+        f"L = {record['L']}, kappa = {record['kappa']}: unstable for theta in " + " U ".join(parts)
+    )
+    return 0
+
+
+def _run_kappa_star(args) -> int:
+    from symdelay.models.inflight.curve import kappa_star
+
+    res = kappa_star(
+        args.L, mu=args.mu, D=args.D, pattern=_pattern(args.pattern), dps=as_dps(args.dps)
+    )
+    record = res.to_json()
+    if args.json:
+        emit_json(record)
+        return 0
+    if record["kappa_star"] is None:
+        emit(f"L = {record['L']}: no weight keeps the equilibrium stable for every theta")
+        return 0
+    text = f"L = {record['L']}, mu = {args.mu}, D = {args.D}: kappa* = {record['kappa_star']}"
+    if record["closed_form"]:
+        text += f"  (closed form: {record['closed_form']})"
+    emit(text)
+    return 0
+
+
+def _run_optimize(args) -> int:
+    from symdelay.models.inflight.criteria import optimize_weights
+
+    try:
+        kappa_max = float(args.kappa_max)
+        eps = float(args.eps)
+        x0 = None if args.x0 is None else float(args.x0)
+    except ValueError:
+        raise SymdelayInputError(
+            "--kappa-max, --eps and --x0 must be numbers (e.g. --kappa-max 2 --eps 0.05)"
+        ) from None
+    res = optimize_weights(
+        args.L,
+        args.mu,
+        args.lam,
+        args.theta,
+        args.D,
+        args.criterion,
+        per_phase=args.per_phase,
+        kappa_max=kappa_max,
+        eps=eps,
+        x0=x0,
+    )
+    record = res.to_json()
+    if args.json:
+        emit_json(record)
+        return 0
+    emit(
+        f"{record['criterion']}: best kappa = {record['kappa']}, value {record['value']} "
+        f"(kappa = 0: {record['at_kappa_0']}, kappa = 1: {record['at_kappa_1']})"
+    )
+    return 0

@@ -1,0 +1,198 @@
+"""``symdelay lb``: LB(xi, c, d) routing across many-server stations (docs/lb.md).
+
+Sub-commands: ``diffusion`` (Halfin–Whitt stationary values), ``simulate`` (exact CTMC with
+95 % intervals), ``design`` (weights c, d for a target), ``fluid`` (fluid equilibrium).
+"""
+
+from __future__ import annotations
+
+from symdelay.cli.commands._common import emit, emit_json
+
+__all__ = ["register", "run"]
+
+
+def _system_arguments(p, *, weights=True) -> None:
+    p.add_argument(
+        "--stations",
+        required=True,
+        help='stations, e.g. "N=50,mu=1;N=100,mu=0.5" (servers and service rate each)',
+    )
+    p.add_argument("--xi", default=None, help="stations sampled per arrival, fixed (default J)")
+    p.add_argument("--xi-dist", default=None, help="law of xi, e.g. 2:0.5,3:0.5")
+    if weights:
+        p.add_argument("--c", default=None, help="delay weights c_j, e.g. 1,1 (default ones)")
+        p.add_argument("--d", default=None, help="idleness weights d_j, e.g. 1,1 (default ones)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "lb",
+        help="LB(xi, c, d) routing across many-server stations (Halfin-Whitt regime)",
+        description="Balanced routing with partial information: sample xi stations; if all "
+        "are full join the least c-weighted expected delay, else the largest d-weighted "
+        "idleness ratio. Definitions: docs/lb.md.",
+    )
+    sub = p.add_subparsers(dest="lb_command", metavar="SUBCOMMAND", parser_class=type(p))
+    sub.required = True
+
+    q = sub.add_parser("diffusion", help="stationary values of the Halfin-Whitt diffusion")
+    _system_arguments(q)
+    q.add_argument(
+        "--beta",
+        required=True,
+        help="spare capacity: lam = sum N_j mu_j - beta sqrt(n) mu_bar, n = sum N_j",
+    )
+    q.add_argument("--dps", default="30", help="decimal digits (default 30)")
+    q.set_defaults(func=run_diffusion)
+
+    q = sub.add_parser("simulate", help="exact simulation with 95%% batch-means intervals")
+    _system_arguments(q)
+    g = q.add_mutually_exclusive_group(required=True)
+    g.add_argument("--lam", default=None, help="total arrival rate (below sum N_j mu_j)")
+    g.add_argument("--beta", default=None, help="or the spare capacity beta (as in diffusion)")
+    q.add_argument("--T", default="1000", help="simulated time (default 1000)")
+    q.add_argument("--warmup", default=None, help="warm-up time discarded (default T/10)")
+    q.add_argument("--batches", default="20", help="batches for the intervals (default 20)")
+    q.add_argument("--seed", default="1", help="random seed (default 1)")
+    q.add_argument(
+        "--routing",
+        default="lb",
+        choices=("lb", "shortest", "random"),
+        help="lb (default), shortest of the xi sampled by number present (JSQ when xi = J), "
+        "or random in proportion to capacity",
+    )
+    q.set_defaults(func=run_simulate)
+
+    q = sub.add_parser("design", help="weights c, d for a target, from the diffusion")
+    _system_arguments(q)
+    q.add_argument("--beta", required=True, help="spare capacity beta")
+    q.add_argument(
+        "--target",
+        required=True,
+        choices=("equal-utilisation", "equal-delay", "min-delay", "delay-ratio", "idle-ratio"),
+        help="what the weights should achieve",
+    )
+    q.add_argument("--ratio", default=None, help="delay-ratio / idle-ratio: e.g. 1,2")
+    q.add_argument("--d-max", default="10", help="min-delay: largest d_j / d_min (default 10)")
+    q.add_argument("--dps", default="30", help="decimal digits (default 30)")
+    q.set_defaults(func=run_design)
+
+    q = sub.add_parser("fluid", help="fluid equilibrium below capacity (exact)")
+    _system_arguments(q)
+    q.add_argument("--lam", required=True, help="arrival rate per server (below mu_bar)")
+    q.set_defaults(func=run_fluid)
+    p.set_defaults(func=lambda args: p.error("give a sub-command"))
+
+
+def _policy(args):
+    from symdelay.models.lb.policy import LBPolicy
+
+    return LBPolicy.from_text(
+        args.stations, xi=args.xi, xi_dist=args.xi_dist, c=getattr(args, "c", None),
+        d=getattr(args, "d", None),
+    )  # fmt: skip
+
+
+def _int(name, text) -> int:
+    from symdelay.core.errors import SymdelayInputError
+
+    try:
+        v = int(str(text).strip())
+    except ValueError:
+        raise SymdelayInputError(f"--{name} must be a whole number, got {text!r}") from None
+    return v
+
+
+def run_diffusion(args) -> int:
+    from symdelay.models.lb.diffusion import diffusion
+
+    res = diffusion(_policy(args), args.beta, dps=args.dps)
+    if args.json:
+        emit_json(res.to_json())
+        return 0
+    j = res.to_json()
+    lines = [
+        f"a = m_I/mu_bar = {j['a']}",
+        f"P(wait) -> {j['p_wait']}",
+        f"E[Q]/sqrt(n) -> {j['mean_queue_scaled']}",
+        f"sqrt(n) E[W] -> {j['mean_delay_scaled']}",
+    ]
+    for k, s in enumerate(j["stations"], 1):
+        lines.append(
+            f"station {k}: utilisation {s['utilisation']}, idle share {s['idle_share']}, "
+            f"sqrt(n) E[W_j] {s['mean_delay_scaled']}"
+        )
+    lines.append(f"closed form: P(wait) = {j['closed_form']['p_wait']}")
+    emit("\n".join(lines))
+    return 0
+
+
+def run_simulate(args) -> int:
+    from symdelay.models.lb.diffusion import arrival_rate
+    from symdelay.models.lb.simulate import simulate
+
+    pol = _policy(args)
+    lam = args.lam if args.lam is not None else arrival_rate(pol, args.beta)
+    if args.lam is None:
+        import sympy as sp
+
+        lam = sp.nsimplify(sp.Float(lam.evalf(30), 30), rational=True)
+    res = simulate(
+        pol, lam, args.T, seed=_int("seed", args.seed), warmup=args.warmup,
+        batches=_int("batches", args.batches), routing=args.routing,
+    )  # fmt: skip
+    if args.json:
+        emit_json(res.to_json())
+        return 0
+    lines = [
+        f"events {res.events} ({res.backend})",
+        f"P(wait) {res.p_wait.value:.5g}  95% [{res.p_wait.lo:.5g}, {res.p_wait.hi:.5g}]",
+        f"mean wait {res.mean_wait.value:.5g}  95% [{res.mean_wait.lo:.5g}, "
+        f"{res.mean_wait.hi:.5g}]",
+    ]
+    for k, s in enumerate(res.stations, 1):
+        u, w = s["utilisation"], s["mean_wait"]
+        lines.append(
+            f"station {k}: utilisation {u.value:.5g} [{u.lo:.5g}, {u.hi:.5g}], "
+            f"mean wait {w.value:.5g} [{w.lo:.5g}, {w.hi:.5g}]"
+        )
+    emit("\n".join(lines))
+    return 0
+
+
+def run_design(args) -> int:
+    from symdelay.models.lb.design import design
+
+    res = design(
+        _policy(args), args.beta, args.target, ratio=args.ratio, d_max=args.d_max, dps=args.dps
+    )
+    if args.json:
+        emit_json(res.to_json())
+        return 0
+    j = res.to_json()
+    emit(
+        f"c = {', '.join(j['c'])}\nd = {', '.join(j['d'])}\n"
+        f"predicted P(wait) {j['predicted']['p_wait']}, sqrt(n) E[W] "
+        f"{j['predicted']['mean_delay_scaled']}"
+    )
+    return 0
+
+
+def run_fluid(args) -> int:
+    from symdelay.models.lb.fluid import fluid_equilibrium
+
+    res = fluid_equilibrium(_policy(args), args.lam)
+    if args.json:
+        emit_json(res.to_json())
+        return 0
+    j = res.to_json()
+    emit(
+        f"kappa = {j['kappa']}\nx = {', '.join(j['x'])}\n"
+        f"utilisation = {', '.join(j['utilisation'])}\n"
+        f"relaxation rate of the total m_I = {j['relaxation_rate']}"
+    )
+    return 0
+
+
+run = run_diffusion

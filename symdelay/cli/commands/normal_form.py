@@ -1,0 +1,68 @@
+"""``symdelay normal-form``: first Lyapunov coefficient and amplitude law at the Hopf point."""
+
+from __future__ import annotations
+
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._model_args import add_model_arguments, model_from_args
+from symdelay.cli.commands._model_run import wants_model
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import as_dps
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "normal-form",
+        help="Hopf normal form: first Lyapunov coefficient l1, super/subcritical, amplitude law",
+        description=(
+            "At the Hopf point theta_c of the exact nonlinear difference system (with tanh): "
+            "the first Lyapunov coefficient l1 (Kuznetsov's projection formula, q_x = 1), "
+            "whether the bifurcation is super- or subcritical, and c in the amplitude law "
+            "A ~ c sqrt(theta - theta_c) of x = q1 - q2; closed forms where SymPy finds them "
+            "(L = 2, 3). --L inf is the delay-differential limit."
+        ),
+    )
+    p.add_argument("--L", default=None, help="number of delay phases: integer >= 2, or inf")
+    p.add_argument("--mu", default=None, help="service rate (> 0)")
+    p.add_argument("--lam", default=None, help="per-server arrival rate (> 0)")
+    p.add_argument("--D", default=None, help="mean action delay (> 0)")
+    add_model_arguments(p, founding_options=False)
+    p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run, theta=None)
+
+
+def run(args) -> int:
+    from symdelay.models.erlang.nonlinear import normal_form
+
+    dps = as_dps(args.dps)
+    if wants_model(args):
+        nf = normal_form(model=model_from_args(args), dps=dps)
+    else:
+        missing = [n for n in ("L", "mu", "lam", "D") if getattr(args, n) is None]
+        if missing:
+            raise SymdelayInputError(
+                "the founding model needs " + ", ".join(f"--{n}" for n in missing)
+            )
+        nf = normal_form(args.L, args.mu, args.lam, args.D, dps=dps)
+    rec = nf.to_json()
+    if args.json:
+        emit_json(rec)
+        return 0
+    head = rec["model"] or f"L = {rec['L']}, mu = {rec['mu']}, lam = {rec['lam']}, D = {rec['D']}"
+    lines = [
+        head,
+        f"  theta_c = {rec['theta_c']}, omega_c = {rec['omega']}, period = {rec['period']}",
+        f"  l1 = {rec['l1']}  ({rec['criticality']}; normalised by {rec['l1_normalisation']})",
+        f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt(theta - theta_c)",
+        f"  d omega / d theta at theta_c = {rec['omega_slope']} (frequency stationary)",
+    ]
+    cf = rec["closed_form"]
+    if cf["l1"] is not None:
+        lines.append(f"  closed form l1 = {cf['l1']}")
+    if cf["amplitude_coefficient"] is not None:
+        lines.append(f"  closed form c = {cf['amplitude_coefficient']}")
+    lines.append(f"  why: {rec['structural_reason']}")
+    emit("\n".join(lines))
+    return 0

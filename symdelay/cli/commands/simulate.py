@@ -1,0 +1,152 @@
+"""``symdelay simulate``: exact sample paths of the stochastic system (scaled by eta).
+
+JSON: one replication -> ``{"parameters", "events", "t", "q1", "q2", "z1", "z2"}``
+(``z1[l-1]`` is the path of ``z_{1,l}``); R > 1 -> ``{"parameters", "events": total,
+"replications": [one path object each]}``. ``parameters`` holds everything needed to repeat
+the run, seed included. ``--csv FILE`` (``-`` for standard output) writes a ``#`` comment
+line (symdelay's version and the parameters as JSON), then columns
+``replication, t, q1, q2, z1_1.., z2_1..``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._io import (
+    add_rate_arguments,
+    check_output_choice,
+    check_output_file,
+    command_line,
+    parse_initial,
+    write_csv,
+)
+from symdelay.cli.commands._model_args import add_model_arguments
+
+__all__ = [
+    "register",
+    "run",
+    "add_rate_arguments",
+    "parse_initial",
+    "check_output_file",
+    "check_output_choice",
+    "write_csv",
+]
+
+DESCRIPTION = (
+    "Simulate the two-queue jump process exactly (every arrival, delay phase and service "
+    "completion; Gillespie's direct method in a compiled kernel) from Q1=0, Q2=eta, and "
+    "record the state scaled by 1/eta on the grid 0, dt, ..., T. The expected number of "
+    "events is estimated first: a run of more than about a quarter of an hour is refused "
+    "unless --force. A progress bar shows on a terminal; Ctrl-C stops the run (exit status "
+    "130). JSON and CSV output carry the parameters and the seed."
+)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "simulate", help="exact simulation of the jump process", description=DESCRIPTION
+    )
+    add_rate_arguments(p)
+    p.add_argument("--eta", default="1000", help="system scale (integer >= 1, default 1000)")
+    p.add_argument("--seed", default="1", help="random seed, an integer >= 0 (default 1)")
+    p.add_argument("--replications", default="1", help="independent paths (default 1)")
+    p.add_argument(
+        "--initial",
+        default=None,
+        help="initial counts Q1,Q2,Z1_1..Z1_L,Z2_1..Z2_L (default 0,eta,0,...)",
+    )
+    p.add_argument("--json", action="store_true", help="print the paths as JSON")
+    p.add_argument(
+        "--csv", metavar="FILE", help="write the paths as a CSV table ('-': standard output)"
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run even when the estimated running time is above the limit",
+    )
+    add_model_arguments(p, founding_options=False)
+    p.set_defaults(func=run)
+
+
+class _Bar:
+    """A tqdm bar on stderr in units of simulated time (summed over replications)."""
+
+    def __init__(self, total: float):
+        from tqdm import tqdm
+
+        self.bar = tqdm(
+            total=total,
+            file=sys.stderr,
+            leave=False,
+            delay=0.5,
+            dynamic_ncols=True,
+            desc="simulate",
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| t={n:.4g}/{total:.4g} "
+            "[{elapsed}<{remaining}{postfix}]",
+        )
+
+    def __call__(self, time_done: float, events: int) -> None:
+        self.bar.n = time_done
+        self.bar.set_postfix_str(f"{events:.3g} events", refresh=False)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _summary(res) -> str:
+    counts = res.transition_counts.sum(axis=0).tolist()
+    head = (
+        f"simulated {res.replications} path(s) (seed {res.seed}), {res.events} events "
+        f"(arrival/phase/enter_service/service: {counts}); "
+    )
+    q1, q2 = res.paths[:, -1, 0], res.paths[:, -1, 1]
+    t = f"at t={res.t[-1]:g}"
+    if res.replications == 1:
+        return head + f"{t}: q1={q1[0]:g} q2={q2[0]:g} (use --json or --csv)"
+    return head + (
+        f"{t}, mean and standard deviation over the {res.replications} replications: "
+        f"q1={q1.mean():.6g} (sd {q1.std(ddof=1):.3g}), q2={q2.mean():.6g} "
+        f"(sd {q2.std(ddof=1):.3g}) (use --json or --csv for each path)"
+    )
+
+
+def run(args) -> int:
+    from symdelay.cli.commands._model_run import run_simulate, wants_model
+    from symdelay.models.erlang.stochastic.simulate import simulate
+
+    if wants_model(args):
+        return run_simulate(args)
+
+    check_output_choice(args)
+    if args.csv:
+        check_output_file(args.csv)
+    bar = None
+    if not args.json and sys.stderr.isatty():
+        try:
+            T = float(args.T) * float(args.replications)
+        except ValueError:
+            T = None  # the simulation reports the bad value
+        if T is not None and np.isfinite(T) and T > 0:
+            bar = _Bar(T)
+    try:
+        res = simulate(
+            L=args.L, eta=args.eta, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D,
+            T=args.T, dt=args.dt, seed=args.seed, replications=args.replications,
+            initial=parse_initial(args.initial), force=args.force, monitor=bar,
+        )  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.csv:
+        header, rows = res.table()
+        fmt = ["%d"] + ["%.10g"] * (rows.shape[1] - 1)
+        write_csv(args.csv, [command_line("simulate", res.run_parameters())], header, rows, fmt)
+    if args.json:
+        emit_json(res.to_json())
+    elif not args.csv:
+        emit(_summary(res))
+    return 0

@@ -1,0 +1,81 @@
+"""``symdelay spectrum``: the linear-noise power spectrum of the imbalance below theta_c."""
+
+from __future__ import annotations
+
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._model_args import add_model_arguments, model_from_args
+from symdelay.cli.commands._model_run import wants_model
+from symdelay.core.errors import SymdelayInputError
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "spectrum",
+        help="LNA power spectrum of x = q1 - q2 below theta_c: peak frequency, quality factor",
+        description=(
+            "S(omega) = e_x^T (i omega - A)^-1 B (i omega - A)^-H e_x of the linear-noise "
+            "approximation (two-sided, angular frequency: Var(x)/eta = (1/2pi) int S), on a "
+            "frequency grid, with its peak frequency and quality factor (closed form for "
+            "L = 1, 2)."
+        ),
+    )
+    p.add_argument("--L", default=None, help="number of delay phases (integer >= 1)")
+    p.add_argument("--mu", default=None, help="service rate (> 0)")
+    p.add_argument("--lam", default=None, help="per-server arrival rate (> 0)")
+    p.add_argument("--theta", default=None, help="routing sensitivity below theta_c")
+    p.add_argument("--D", default=None, help="mean action delay (> 0)")
+    p.add_argument("--points", default="401", help="grid points (default 401)")
+    p.add_argument("--omega-max", default=None, help="largest frequency of the grid")
+    add_model_arguments(p, founding_options=False)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _grid(args):
+    import numpy as np
+
+    try:
+        n = int(args.points)
+    except ValueError:
+        raise SymdelayInputError(f"--points must be an integer >= 3, got '{args.points}'") from None
+    if n < 3:
+        raise SymdelayInputError(f"--points must be an integer >= 3, got {n}")
+    if args.omega_max is None:
+        return n, None
+    try:
+        wmax = float(args.omega_max)
+    except ValueError:
+        raise SymdelayInputError(f"--omega-max must be a number, got '{args.omega_max}'") from None
+    if not (np.isfinite(wmax) and wmax > 0):
+        raise SymdelayInputError(f"--omega-max must be positive and finite, got {args.omega_max}")
+    return n, np.linspace(0.0, wmax, n)
+
+
+def run(args) -> int:
+    from symdelay.models.erlang.nonlinear import spectrum
+
+    n, grid = _grid(args)
+    if wants_model(args):
+        s = spectrum(model=model_from_args(args), omegas=grid, points=n)
+    else:
+        missing = [k for k in ("L", "mu", "lam", "theta", "D") if getattr(args, k) is None]
+        if missing:
+            raise SymdelayInputError(
+                "the founding model needs " + ", ".join(f"--{k}" for k in missing)
+            )
+        s = spectrum(args.L, args.mu, args.lam, args.theta, args.D, omegas=grid, points=n)
+    rec = s.to_json()
+    if args.json:
+        emit_json(rec)
+        return 0
+    q = rec["quality_factor"] or "- (no interior peak)"
+    lines = [
+        f"peak frequency {rec['peak_frequency']}, peak S = {rec['peak_value']}, quality factor {q}",
+        f"Var(x)/eta = {rec['variance_x_over_eta']} ({rec['normalisation']})",
+    ]
+    if rec["closed_form"]:
+        lines.append(f"S(omega) = {rec['closed_form']}")
+    emit("\n".join(lines))
+    return 0

@@ -1,0 +1,187 @@
+"""``symdelay sqd``: the supermarket model SQ(d) — fixed point, simulation, fluid transient."""
+
+from __future__ import annotations
+
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import as_dps
+
+__all__ = ["register", "run"]
+
+
+def _service_args(p) -> None:
+    g = p.add_argument_group("service (scaled to mean 1 unless --mean)")
+    g.add_argument(
+        "--service",
+        default="exp",
+        choices=("exp", "erlang", "hyperexp", "hypoexp", "coxian", "ph"),
+        help="phase-type service shape",
+    )
+    g.add_argument("--k", default=None, help="erlang: number of phases")
+    g.add_argument("--probs", default=None, help="hyperexp: probabilities; coxian: continue")
+    g.add_argument("--rates", default=None, help="phase rates, e.g. 0.5,2")
+    g.add_argument("--alpha", default=None, help="ph: initial probabilities, e.g. 1,0")
+    g.add_argument("--S", default=None, help='ph: sub-generator, e.g. "[[-2,1],[0,-3]]"')
+    g.add_argument("--mean", default="1", help="mean service time (default 1)")
+
+
+def _common(p) -> None:
+    p.add_argument("--d", default="2", help="number of queues sampled (integer >= 1)")
+    p.add_argument("--lam", default="0.9", help="arrival rate per server (lam * mean < 1)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "sqd",
+        help="supermarket model SQ(d): fixed point, simulation, fluid transient",
+        description="N servers, each arrival joins the shortest of d sampled queues.",
+    )
+    sub = p.add_subparsers(dest="sqd_command", metavar="{fixed-point,simulate,fluid}")
+    fp = sub.add_parser("fixed-point", help="mean-field fixed point (Newton, proved truncation)")
+    _common(fp)
+    _service_args(fp)
+    fp.add_argument("--dps", default="15", help="significant digits (default 15)")
+    fp.add_argument("--stability", action="store_true", help="also the rightmost eigenvalue")
+    fp.set_defaults(func=run_fixed_point)
+    sm = sub.add_parser("simulate", help="exact discrete-event simulation of N servers")
+    sm.add_argument("--N", default="1000", help="number of servers (>= d)")
+    _common(sm)
+    _service_args(sm)
+    sm.add_argument(
+        "--service-dist",
+        default=None,
+        help="true distribution instead of a phase type: deterministic, lognormal:scv=4, "
+        "weibull:shape=0.5, pareto:alpha=3, gamma:scv=0.5",
+    )
+    sm.add_argument("--T", default="2000", help="simulated time")
+    sm.add_argument("--warmup", default=None, help="warm-up time (default T/10)")
+    sm.add_argument("--batches", default="20", help="batches for batch means (default 20)")
+    sm.add_argument("--seed", default="1", help="random seed")
+    sm.add_argument(
+        "--backend",
+        default="auto",
+        choices=("auto", "c", "python"),
+        help="event loop: the compiled kernel (auto: when a C compiler is found) or the "
+        "pure-Python twin (same path, slower)",
+    )
+    sm.add_argument("--delay-L", default=None, help="Erlang action delay: phases L")
+    sm.add_argument("--delay-D", default=None, help="Erlang action delay: mean D")
+    sm.set_defaults(func=run_simulate)
+    fl = sub.add_parser("fluid", help="transient of the mean field from a start")
+    _common(fl)
+    _service_args(fl)
+    fl.add_argument("--T", default="50", help="time horizon")
+    fl.add_argument(
+        "--start", default="empty", help="empty, fixed, or tails s_1,s_2,... e.g. 0.5,0.2"
+    )
+    fl.add_argument("--K", default=None, help="truncation level (default: from the bound)")
+    fl.add_argument("--points", default="51", help="output times")
+    fl.set_defaults(func=run_fluid)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    raise SymdelayInputError("give a sub-command: symdelay sqd fixed-point|simulate|fluid")
+
+
+def _service(args):
+    from symdelay.models.sqd.service import service_from_options
+
+    return service_from_options(
+        args.service,
+        k=args.k,
+        probs=args.probs,
+        rates=args.rates,
+        alpha=args.alpha,
+        S=args.S,
+        mean=args.mean,
+    )
+
+
+def run_fixed_point(args) -> int:
+    from symdelay.models.sqd import fixed_point, rightmost_eigenvalue
+
+    fp = fixed_point(args.d, args.lam, _service(args), dps=as_dps(args.dps))
+    rec = fp.to_json()
+    if args.stability:
+        from symdelay.models.sqd.fixed_point import fixed_point as fpn
+
+        r = rightmost_eigenvalue(fpn(args.d, args.lam, fp.service, dps=fp.dps, method="newton"))
+        rec["rightmost_eigenvalue"] = str(r.value)
+        rec["stable"] = r.stable
+    if args.json:
+        emit_json(rec)
+        return 0
+    lines = [
+        f"SQ({rec['d']}), lam = {rec['lam']}, service {rec['service']['kind']} "
+        f"(mean {rec['service']['mean']}, scv {rec['service']['scv']}), K = {rec['truncation']}",
+        f"mean queue   {rec['mean_queue']}",
+        f"mean sojourn {rec['mean_sojourn']}",
+    ]
+    if rec["closed_form"]:
+        lines.append(f"s_k = {rec['closed_form']}")
+    lines += [f"s_{k + 1:<3} {v}" for k, v in enumerate(rec["tail"][:12])]
+    if args.stability:
+        lines.append(f"rightmost eigenvalue {rec['rightmost_eigenvalue']}")
+    emit("\n".join(lines))
+    return 0
+
+
+def run_simulate(args) -> int:
+    from symdelay.models.sqd.service import parse_service_dist
+    from symdelay.models.sqd.simulate import simulate
+
+    service = (
+        parse_service_dist(args.service_dist, args.mean) if args.service_dist else _service(args)
+    )
+    delay = None
+    if args.delay_L is not None or args.delay_D is not None:
+        delay = (args.delay_L or 1, args.delay_D or 0)
+    try:
+        seed = int(args.seed)
+    except ValueError:
+        raise SymdelayInputError(f"--seed must be an integer, got '{args.seed}'") from None
+    r = simulate(
+        args.N,
+        args.d,
+        args.lam,
+        service,
+        T=args.T,
+        seed=seed,
+        warmup=args.warmup,
+        batches=args.batches,
+        delay=delay,
+        backend=args.backend,
+    )
+    rec = r.to_json()
+    if args.json:
+        emit_json(rec)
+        return 0
+    lines = [
+        f"SQ({r.d}), N = {r.N}, lam = {r.lam}, service {r.service}, T = {r.T}",
+        f"mean sojourn {r.mean_sojourn:.6g}  95% CI [{r.ci95[0]:.6g}, {r.ci95[1]:.6g}] "
+        f"({rec['ci_method']})",
+        f"events {r.events:,} in {r.seconds:.2f} s ({r.events_per_second:,.0f} events/s)",
+    ]
+    lines += [f"s_{k + 1:<3} {v:.6g}" for k, v in enumerate(r.tail[:10])]
+    emit("\n".join(lines))
+    return 0
+
+
+def run_fluid(args) -> int:
+    from symdelay.models.sqd.fluid import fluid
+
+    start = args.start
+    tr = fluid(
+        args.d, args.lam, _service(args), T=args.T, start=start, K=args.K, points=args.points
+    )
+    rec = tr.to_json()
+    if args.json:
+        emit_json(rec)
+        return 0
+    lines = [f"SQ({tr.d}), lam = {tr.lam}, K = {tr.truncation}", "t  s_1  s_2  s_3"]
+    for t, row in zip(tr.t, tr.tail):
+        lines.append(f"{t:8.3f} " + " ".join(f"{v:.6f}" for v in row[:3]))
+    emit("\n".join(lines))
+    return 0

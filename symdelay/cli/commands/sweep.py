@@ -1,0 +1,188 @@
+"""``symdelay sweep run|status|plot``: a grid of one analysis on Dask, results in Parquet."""
+
+from __future__ import annotations
+
+import json
+
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.errors import SymdelayInputError
+
+__all__ = ["register", "run_sweep", "run_status", "run_plot"]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise SymdelayInputError(f"--workers must be an integer >= 1, got '{text}'")
+    return n
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "sweep",
+        help="run a grid of one analysis (serially or on Dask), results in Parquet",
+        description=(
+            "A sweep is a TOML file naming an analysis (critical, roots, simulate, variance, "
+            "stability, limit-cycle, sqd-fixed-point, ...), fixed parameters, a grid (lists, ranges, log-ranges, zips, "
+            "products), replications and a base seed. Results go to a Parquet file as tasks "
+            "finish; --resume computes only what is missing."
+        ),
+    )
+    sub = p.add_subparsers(dest="sweep_command", metavar="ACTION")
+    sub.required = True
+
+    r = sub.add_parser("run", help="run a sweep spec", description="Run a sweep spec.")
+    r.add_argument("spec", metavar="SPEC.toml", help="the sweep spec")
+    r.add_argument("--out", required=True, help="results file (Parquet)")
+    where = r.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        default=None,
+        help="embedded LocalCluster with N worker processes (the default, one per core)",
+    )
+    where.add_argument(
+        "--scheduler", default=None, help="a running Dask scheduler, tcp://HOST:PORT"
+    )
+    where.add_argument("--serial", action="store_true", help="run in this process, without Dask")
+    r.add_argument("--resume", action="store_true", help="complete an interrupted --out")
+    r.add_argument(
+        "--batch", default="auto", help="tasks per Dask task (default auto: ~20 per worker)"
+    )
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.add_argument("--json", action="store_true", help="print the status as one JSON object")
+    r.set_defaults(func=run_sweep)
+
+    s = sub.add_parser(
+        "status",
+        help="tasks done and failed in a results file",
+        description="Tasks done (failed ones included) and failed, and the spec's hash.",
+    )
+    s.add_argument("results", metavar="RESULTS", help="a results file of 'sweep run'")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=run_status)
+
+    pl = sub.add_parser(
+        "plot",
+        help="draw a sweep (heatmap, or lines without --y)",
+        description="A heatmap of --z over (--x, --y), or lines of --z against --x.",
+    )
+    pl.add_argument("results", metavar="RESULTS", help="a results file of 'sweep run'")
+    pl.add_argument("--x", required=True, help="grid parameter on the horizontal axis")
+    pl.add_argument("--y", default=None, help="grid parameter on the vertical axis (heatmap)")
+    pl.add_argument("--z", required=True, help="output to draw (e.g. spectral_abscissa)")
+    pl.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="fix another grid parameter (repeatable)",
+    )
+    pl.add_argument("--out", default=None, help="image file (default: RESULTS with .png)")
+    pl.set_defaults(func=run_plot)
+
+
+def _summary(st: dict, computed: int, seconds: float, out: str) -> str:
+    ok = st["done"] - st["failed"]
+    missing = st["total"] - st["done"]
+    text = (
+        f"sweep: {st['done']}/{st['total']} tasks done ({ok} ok, {st['failed']} failed), "
+        f"{computed} computed in {seconds:.1f} s; results in {out}"
+    )
+    return text + (f"; {missing} missing (run again with --resume)" if missing else "")
+
+
+def run_sweep(args) -> int:
+    import sys
+    import time
+
+    from symdelay.sweep.runner import run
+    from symdelay.sweep.spec import load_spec
+    from symdelay.sweep.store import status
+
+    spec = load_spec(args.spec)
+    batch = None
+    if args.batch != "auto":
+        try:
+            batch = int(args.batch)
+        except ValueError:
+            batch = 0
+        if batch < 1:
+            raise SymdelayInputError(
+                f"--batch must be 'auto' or an integer >= 1, got '{args.batch}'"
+            )
+    workers = None if args.workers is None else _positive_int(args.workers)
+    t0 = time.perf_counter()
+    counter = {"n": 0}
+
+    def count(progress) -> None:
+        counter["n"] = progress.computed
+
+    try:
+        run(
+            spec,
+            out=args.out,
+            workers=workers,
+            scheduler=args.scheduler,
+            serial=args.serial,
+            resume=args.resume,
+            batch=batch,
+            progress=count,
+            show_progress=False if args.no_progress else None,
+        )
+    except KeyboardInterrupt:
+        st = status(args.out)
+        print(_summary(st, counter["n"], time.perf_counter() - t0, args.out), file=sys.stderr)
+        raise
+    st = status(args.out)
+    print(_summary(st, counter["n"], time.perf_counter() - t0, args.out), file=sys.stderr)
+    if args.json:
+        emit_json(st)
+    return 0
+
+
+def run_status(args) -> int:
+    from symdelay.sweep.store import status
+
+    st = status(args.results)
+    if args.json:
+        emit_json(st)
+    else:
+        emit(
+            f"{st['done']}/{st['total']} tasks done, {st['failed']} failed, "
+            f"{st['total'] - st['done']} missing; spec hash {st['spec_hash']}"
+        )
+    return 0
+
+
+def _parse_where(items) -> dict:
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise SymdelayInputError(f"--where takes NAME=VALUE, got '{item}'")
+        try:
+            out[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[name.strip()] = value.strip()
+    return out
+
+
+def run_plot(args) -> int:
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from symdelay.sweep.plotting import plot_results
+
+    out = args.out or str(Path(args.results).with_suffix(".png"))
+    ax = plot_results(args.results, x=args.x, y=args.y, z=args.z, where=_parse_where(args.where))
+    try:
+        ax.figure.savefig(out, dpi=120, bbox_inches="tight")
+    except (OSError, ValueError) as exc:
+        raise SymdelayInputError(f"cannot write --out {out}: {exc}") from None
+    emit(out)
+    return 0

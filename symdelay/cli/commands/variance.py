@@ -1,0 +1,45 @@
+"""``symdelay variance``: LNA stationary variance of the imbalance, Var(Q1-Q2)/eta."""
+
+from __future__ import annotations
+
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._io import add_rate_arguments
+from symdelay.cli.commands._model_args import add_model_arguments
+from symdelay.cli.commands._model_run import run_variance, wants_model
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "variance",
+        help="stationary variance of the imbalance (linear-noise approximation)",
+        description=(
+            "The stationary variance of the imbalance, lim Var(Q1-Q2)/eta as eta -> infinity, "
+            "from the Lyapunov equation of the linear-noise approximation around the "
+            "symmetric equilibrium: exact rational arithmetic for L <= 12, else a "
+            "double-precision solve refined to --dps digits; the closed form in "
+            "mu, lam, theta, D for L <= 2. Refused at or above the Hopf threshold, where "
+            "there is no stationary variance."
+        ),
+    )
+    add_rate_arguments(p, horizon=False, L_default="1")
+    p.add_argument("--dps", default="30", help="decimal digits of the value (default 30)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    add_model_arguments(p, founding_options=False)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from symdelay.models.erlang.stochastic.variance import variance
+
+    if wants_model(args):
+        return run_variance(args)
+
+    res = variance(L=args.L, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D, dps=args.dps)
+    if args.json:
+        emit_json(res.to_json())
+    else:
+        cf = "" if res.closed_form is None else f"  closed form: {res.closed_form}"
+        emit(f"Var(Q1-Q2)/eta -> {res.decimal()}{cf}")
+    return 0

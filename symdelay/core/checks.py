@@ -1,0 +1,103 @@
+"""Input checks shared by the stochastic modules (one-line :class:`SymdelayInputError`)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import sympy as sp
+
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import as_L, as_parameter
+
+__all__ = ["check_rates", "check_eta", "check_horizon", "check_replications", "time_grid"]
+
+
+def check_rates(L, mu, lam, theta, D) -> dict:
+    """``L`` (int >= 1) and exact numeric ``mu, lam, D > 0`` and real ``theta >= 0``."""
+    L = as_L(L, allow_symbol=False)
+    out = {"L": L}
+    for name, value, positive in (("mu", mu, True), ("lam", lam, True), ("D", D, True)):
+        out[name] = _numeric(name, value, positive)
+    th = _numeric("theta", theta, False)
+    if not th >= 0:
+        raise SymdelayInputError(f"theta must be >= 0 (routing sensitivity), got {theta}")
+    out["theta"] = th
+    out["gamma"] = sp.Rational(L) / out["D"]
+    return out
+
+
+def _numeric(name, value, positive):
+    if value is None:
+        raise SymdelayInputError(f"{name} must be given as a number for numerics")
+    if isinstance(value, np.generic):  # numpy scalars -> Python numbers
+        value = value.item()
+    expr = as_parameter(name, value, positive=positive)
+    if not expr.is_number:
+        raise SymdelayInputError(f"{name} must be a number, got '{value}'")
+    return expr
+
+
+def _as_real(name, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
+        raise SymdelayInputError(f"{name} must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except ValueError:
+        raise SymdelayInputError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise SymdelayInputError(f"{name} must be a finite number, got {value!r}")
+    return x
+
+
+def check_eta(eta) -> int:
+    """The system scale: an integer >= 1."""
+    x = _as_real("eta", eta)
+    if not x >= 1:
+        raise SymdelayInputError(f"eta must be an integer >= 1 (system scale), got {eta}")
+    if x != int(x):
+        raise SymdelayInputError(f"eta must be an integer >= 1 (system scale), got {eta}")
+    if x > 1e15:
+        raise SymdelayInputError(
+            f"eta must be at most 10^15 (job counts are kept exactly in doubles), got {eta}"
+        )
+    return int(x)
+
+
+def check_horizon(T, dt) -> tuple[float, float]:
+    """Horizon ``T > 0`` and grid step ``0 < dt <= T``."""
+    T = _as_real("T", T)
+    if not T > 0:
+        raise SymdelayInputError(f"T must be positive (time horizon), got {T}")
+    dt = _as_real("dt", dt)
+    if not 0 < dt <= T:
+        raise SymdelayInputError(f"dt must satisfy 0 < dt <= T (grid step), got dt={dt}, T={T}")
+    if T / dt > 10_000_000:
+        raise SymdelayInputError(
+            f"the grid has more than 10^7 points (T/dt = {T / dt:.3g}): choose a larger dt"
+        )
+    return T, dt
+
+
+def check_replications(replications) -> int:
+    """Number of independent replications: an integer >= 1."""
+    msg = f"replications must be an integer >= 1, got {replications!r}"
+    if isinstance(replications, bool):
+        raise SymdelayInputError(msg)
+    if isinstance(replications, str):
+        try:
+            replications = int(replications.strip())
+        except ValueError:
+            raise SymdelayInputError(msg) from None
+    if isinstance(replications, float) and replications.is_integer():
+        replications = int(replications)
+    if not isinstance(replications, numbers.Integral) or replications < 1:
+        raise SymdelayInputError(msg)
+    return int(replications)
+
+
+def time_grid(T: float, dt: float) -> np.ndarray:
+    """``0, dt, 2 dt, ..., n dt`` with ``n = floor(T/dt)`` (tolerant to rounding of T/dt)."""
+    n = math.floor(T / dt + 1e-9)
+    return np.round(np.arange(n + 1, dtype=np.float64) * dt, 12)

@@ -1,0 +1,123 @@
+"""Display once, on a base class: every result that has a formula shows it in a notebook.
+
+A class defines :meth:`LatexDisplay.latex` (the LaTeX of its mathematics, without ``$``);
+the mixin gives ``_repr_latex_`` for Jupyter, printed with symdelay's names.
+
+>>> import sympy as sp
+>>> class Show(LatexDisplay):
+...     def latex(self):
+...         return tex(sp.Symbol("lam") * sp.Symbol("theta"))
+>>> Show()._repr_latex_()
+'$\\\\displaystyle \\\\lambda \\\\theta$'
+"""
+
+from __future__ import annotations
+
+from symdelay.core.latex import tex
+
+__all__ = ["LatexDisplay", "JsonRecord", "jsonable", "tex", "html_table"]
+
+
+class LatexDisplay:
+    """Mixin: ``_repr_latex_`` from ``latex()``."""
+
+    def latex(self) -> str:  # pragma: no cover - each class defines it
+        raise NotImplementedError
+
+    def _repr_latex_(self) -> str:
+        return f"$\\displaystyle {self.latex()}$"
+
+
+def jsonable(value):
+    """A JSON-ready copy: SymPy and mpmath numbers as text (exact, re-parsable with
+    :func:`symdelay.parse_output`), arrays as lists, records through their ``to_json``."""
+    import dataclasses
+    import numbers
+
+    import mpmath
+    import numpy as np
+    import sympy as sp
+
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if hasattr(value, "to_json") and not isinstance(value, type):
+        return value.to_json()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, (sp.Basic, sp.MatrixBase)):
+        return str(value)
+    if isinstance(value, (mpmath.mpf, mpmath.mpc)):
+        return mpmath.nstr(value, mpmath.mp.dps)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, numbers.Number):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if dataclasses.is_dataclass(value):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return str(value)
+
+
+class JsonRecord:
+    """Mixin for dataclass results: ``to_json()`` from the fields (see :func:`jsonable`).
+
+    >>> import dataclasses, sympy as sp
+    >>> @dataclasses.dataclass
+    ... class R(JsonRecord):
+    ...     k: object
+    >>> R(sp.Rational(1, 3)).to_json()
+    {'k': '1/3'}
+    """
+
+    def to_json(self) -> dict:
+        import dataclasses
+
+        return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+def html_table(header, rows, caption: str | None = None) -> str:
+    """A small HTML table (cells are escaped text).
+
+    >>> html_table(["D", "theta_c"], [["1", "9"]])
+    '<table><thead><tr><th>D</th><th>theta_c</th></tr></thead><tbody><tr><td>1</td><td>9</td></tr></tbody></table>'
+    """
+    import html
+
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
+    )
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+#: figure functions by result class, registered from the outputs side
+#: (:mod:`symdelay.outputs.figures`), so that no analysis module imports matplotlib.
+_PLOTTERS: dict[type, object] = {}
+
+#: the module whose import registers every figure function
+FIGURES_MODULE = "symdelay.outputs.figures"
+
+
+def plotter(cls):
+    """Register the decorated function as the figure of ``cls`` (used by outputs modules)."""
+
+    def register(func):
+        _PLOTTERS[cls] = func
+        return func
+
+    return register
+
+
+def draw(result, *args, **kwargs):
+    """The figure of ``result`` (its class's registered plotter, or a base class's)."""
+    import importlib
+
+    importlib.import_module(FIGURES_MODULE)
+    for cls in type(result).__mro__:
+        if cls in _PLOTTERS:
+            return _PLOTTERS[cls](result, *args, **kwargs)
+    raise TypeError(f"no figure is registered for {type(result).__name__}")

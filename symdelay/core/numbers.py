@@ -1,0 +1,42 @@
+"""Printing numbers: one rounding, at the precision the caller chose.
+
+>>> import mpmath, sympy as sp
+>>> format_number(mpmath.mpf(2) / 3, 6)
+'0.666667'
+>>> format_exact(sp.Rational(3, 2)), format_exact(sp.Integer(10) ** 300)
+('3/2', '1.0e+300')
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy as sp
+
+__all__ = ["GUARD", "format_number", "format_exact"]
+
+#: Guard digits used on top of the requested precision.
+GUARD = 10
+
+
+def format_number(x, dps: int, strip: bool = False) -> str:
+    """Decimal string with ``dps`` significant digits, rounded once; ``"inf"`` for infinity."""
+    if x is None:
+        return None
+    if isinstance(x, sp.Basic):
+        if x in (sp.oo, -sp.oo):
+            return "inf" if x > 0 else "-inf"
+        if x.is_Rational:
+            with mpmath.workdps(dps + GUARD):
+                x = mpmath.mpf(int(x.p)) / int(x.q)
+    if mpmath.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    with mpmath.workdps(dps + GUARD):
+        return mpmath.nstr(mpmath.mpf(x), dps, strip_zeros=strip)
+
+
+def format_exact(x, dps: int = 15) -> str:
+    """An exact input for display: as written when short (``3/2``, ``1000``), else rounded."""
+    s = str(x)
+    return s if len(s) <= 20 else format_number(sp.sympify(x), dps, strip=True)

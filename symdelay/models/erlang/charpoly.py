@@ -1,0 +1,434 @@
+"""The characteristic equation of the difference mode, derived and machine-checked.
+
+For symbolic L, SymPy derives ``det(r I - J)`` by a Schur complement: the delay block of
+``r I - J`` is lower bidiagonal, its determinant is a ``Product`` that SymPy evaluates, and
+its inverse applied to the first column is the solution of a first-order recurrence that
+``rsolve`` finds. Nothing in the result is typed in:
+
+>>> characteristic_polynomial(L)
+gamma**L*lam*theta + (gamma + r)**L*(mu + r)
+>>> sp.expand(characteristic_polynomial(1))
+gamma*lam*theta + gamma*mu + gamma*r + mu*r + r**2
+
+The explicit determinants for concrete L and the full 2(L+1) system check the general
+result from an independent path (:func:`verify_difference_determinant`,
+:func:`verify_full_factorisation`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cache
+
+import sympy as sp
+
+from symdelay.core.derivation import Derivation, require_equal, require_zero
+from symdelay.core.display import JsonRecord
+from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.params import as_L, as_parameter
+from symdelay.core.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
+from symdelay.models.erlang.dispatch import accepts_model
+from symdelay.models.erlang.linearize import structured_difference_jacobian
+
+__all__ = [
+    "characteristic_polynomial",
+    "derive_characteristic_equation",
+    "eigenvector",
+    "explicit_characteristic_polynomial",
+    "verify_difference_determinant",
+    "verify_full_factorisation",
+    "DeterminantCheck",
+    "FullCheck",
+    "SpecialCase",
+    "special_case",
+    "infinite_L_limit",
+    "delayed_information_equation",
+    "erlang_information_equation",
+    "DETERMINANT_METHODS",
+]
+
+_k = sp.Symbol("k", integer=True, positive=True)
+
+#: Ways to compute an explicit characteristic polynomial (see the benchmark).
+DETERMINANT_METHODS = ("berkowitz", "bareiss", "block")
+
+
+# ---------------------------------------------------------------- general L
+@cache
+def derive_characteristic_equation() -> Derivation:
+    """Derive ``det(r I - J)`` for symbolic L; returns the :class:`Derivation`.
+
+    Steps: the structured Jacobian; the Schur complement of the delay block
+    ``M`` (lower bidiagonal); ``det M`` as a ``Product``; ``y = M^{-1} c`` from the
+    recurrence ``(r+gamma) y_k = gamma y_{k-1}``, ``y_1 = lam theta/(r+gamma)``, solved by
+    ``rsolve``; the eigenvector ``v = (1, -y_1, ..., -y_L)``; the determinant.
+    """
+    d = Derivation("Characteristic equation of the difference mode, general L")
+    Lp = positive_versions(L)[L]
+    J = structured_difference_jacobian(L)
+    d.add("jacobian", "Difference Jacobian (rows x, w_1, ..., w_L)", J)
+    # blocks of A = rI - J: [[a, b^T], [c, M]]
+    a = r + mu
+    d.add("a", "Top-left entry of rI - J", sp.Eq(sp.Symbol("a"), a))
+    detM = sp.Product(r + gamma, (_k, 1, Lp))
+    detM_value = detM.doit()
+    d.add(
+        "detM",
+        "The delay block M of rI - J is lower bidiagonal (r+gamma on the diagonal, "
+        "-gamma below it), so its determinant is the product of the diagonal",
+        sp.Eq(detM, detM_value),
+        "Product(...).doit()",
+    )
+    y = sp.Function("y")
+    recurrence = (r + gamma) * y(_k) - gamma * y(_k - 1)
+    initial = lam * theta / (r + gamma)
+    d.add(
+        "recurrence",
+        "M y = c with c = (lam theta, 0, ..., 0) is the first-order recurrence",
+        sp.Eq(recurrence, 0),
+    )
+    d.add("initial", "with", sp.Eq(y(1), initial))
+    sol = sp.rsolve(recurrence, y(_k), {y(1): initial})
+    if sol is None:
+        raise VerificationError("rsolve found no solution of the delay recurrence")
+    sol = sp.powsimp(sp.simplify(sol))
+    require_zero(
+        recurrence.subs(y(_k), sol).subs(y(_k - 1), sol.subs(_k, _k - 1)),
+        "rsolve solution satisfies the recurrence",
+    )
+    require_equal(sol.subs(_k, 1), initial, "rsolve solution meets y_1")
+    d.add("y", "rsolve gives", sp.Eq(y(_k), sol), "substituted back into the recurrence")
+    v = -sol
+    d.add(
+        "eigenvector",
+        "Hence the eigenvector with first component 1 has w-components v_k = -y_k",
+        sp.Eq(sp.Function("v")(_k), v),
+    )
+    yL = sol.subs(_k, Lp)
+    schur = a - (-gamma) * yL  # b^T M^{-1} c = -gamma * y_L
+    det_expr = detM_value * schur
+    d.add(
+        "schur",
+        "Schur complement: det(rI - J) = det(M) (a - b^T M^{-1} c), b = (0,...,0,-gamma)",
+        sp.Eq(sp.Symbol("P"), det_expr),
+    )
+    result = sp.collect(sp.powsimp(sp.expand(det_expr)), (r + gamma) ** Lp)
+    require_equal(result, det_expr, "expanded determinant equals the Schur form")
+    result = result.subs(Lp, L)
+    d.add("result", "Expanding,", sp.Eq(sp.Symbol("P"), result), "expand(...) == Schur form")
+    d.result = result
+    return d.freeze()
+
+
+@accepts_model
+def characteristic_polynomial(
+    L_value=L, *, full: bool = False, mu=None, lam=None, theta=None, D=None
+) -> sp.Expr:
+    """The characteristic polynomial in ``r`` of the difference mode (``full``: whole system).
+
+    ``L_value`` is an integer >= 1 or the symbol ``L``. Parameters left out stay symbols;
+    given ones are made exact and substituted (``D`` sets ``gamma = L/D``). The full
+    2(L+1) polynomial is returned factored as the sum-mode factor times the difference-mode
+    factor, after :func:`verify_full_factorisation` has checked it against the explicit
+    determinant (concrete L only).
+
+    >>> characteristic_polynomial(2, mu=1, lam=1, theta=2, D="1/2")
+    (r + 1)*(r + 4)**2 + 32
+    """
+    n = as_L(L_value)
+    if full:
+        if not isinstance(n, int):
+            raise SymdelayInputError(
+                "the full polynomial needs a concrete L: give L as an integer >= 1"
+            )
+        poly = verify_full_factorisation(n).factored
+    else:
+        general = derive_characteristic_equation().result
+        poly = general if n == L else general.subs(L, n)
+    values = _parameter_values(n, mu=mu, lam=lam, theta=theta, D=D)
+    return poly.subs(values) if values else poly
+
+
+def _parameter_values(n, **given) -> dict:
+    """Validated exact substitutions for the given parameters (``D`` -> ``gamma``)."""
+    values = {}
+    for name, sym in (("mu", mu), ("lam", lam), ("theta", theta)):
+        if given.get(name) is not None:
+            values[sym] = as_parameter(name, given[name], positive=(name != "theta"))
+    if given.get("D") is not None:
+        values[gamma] = sp.nsimplify(n / as_parameter("D", given["D"]))
+    return values
+
+
+def eigenvector(L_value=L) -> list | sp.Expr:
+    """The eigenvector v(r) (first component 1) for concrete L, or its general term."""
+    d = derive_characteristic_equation()
+    term = d["eigenvector"].expr.rhs
+    n = as_L(L_value)
+    if not isinstance(n, int):
+        return term
+    return [sp.Integer(1)] + [term.subs(_k, k) for k in range(1, n + 1)]
+
+
+# ------------------------------------------------------ explicit determinants
+def explicit_characteristic_polynomial(J: sp.Matrix, method: str = "berkowitz") -> sp.Expr:
+    """``det(r I - J)`` expanded, by ``method`` in :data:`DETERMINANT_METHODS`.
+
+    ``block`` uses the structure of the difference Jacobian: a Laplace expansion along the
+    first row (two non-zero entries), each minor triangular.
+    """
+    n = J.shape[0]
+    A = r * sp.eye(n) - J
+    if method == "berkowitz":
+        return sp.expand(J.charpoly(r).as_expr())
+    if method == "bareiss":
+        return sp.expand(A.det(method="bareiss"))
+    if method == "block":
+        total = 0
+        for j in range(n):
+            if A[0, j] != 0:
+                minor = A.minor_submatrix(0, j)
+                total += (-1) ** j * A[0, j] * minor.det(method="bareiss")
+        return sp.expand(total)
+    raise SymdelayInputError(
+        f"unknown determinant method '{method}': use one of {', '.join(DETERMINANT_METHODS)}"
+    )
+
+
+@dataclass(frozen=True)
+class DeterminantCheck(JsonRecord):
+    """Explicit determinant of the difference Jacobian vs the general-L formula."""
+
+    L: int
+    method: str
+    explicit: sp.Expr
+    general: sp.Expr
+    agrees: bool
+    structured_agrees: bool
+    seconds: float
+
+
+def verify_difference_determinant(n: int, method: str = "berkowitz") -> DeterminantCheck:
+    """Check the general formula at ``L = n`` against an explicit determinant.
+
+    The explicit matrix comes from the model (fluid ODEs -> difference system -> Jacobian),
+    independently of the structured matrix used in the general derivation; the two matrices
+    are compared too.
+    """
+    from symdelay.models import ActionDelayModel
+
+    n = as_L(n, allow_symbol=False)
+    t0 = time.perf_counter()
+    model = ActionDelayModel(L=n)
+    J = model.difference_jacobian()
+    explicit = explicit_characteristic_polynomial(J, method)
+    general = characteristic_polynomial(n)
+    agrees = sp.expand(explicit - general) == 0
+    structured = structured_difference_jacobian(L).subs(L, n).as_explicit()
+    seconds = time.perf_counter() - t0
+    return DeterminantCheck(n, method, explicit, general, agrees, structured == J, seconds)
+
+
+@dataclass(frozen=True)
+class FullCheck(JsonRecord):
+    """The full 2(L+1) characteristic polynomial and its factorisation into the modes."""
+
+    L: int
+    explicit: sp.Expr
+    sum_factor: sp.Expr
+    difference_factor: sp.Expr
+    factored: sp.Expr
+    agrees: bool
+    seconds: float
+
+
+@cache
+def verify_full_factorisation(n: int) -> FullCheck:
+    """Explicit ``det(r I - J_full)`` equals (sum-mode factor) x (difference-mode factor).
+
+    The sum-mode factor is itself computed from the sum Jacobian and factored by SymPy.
+    """
+    from symdelay.models import ActionDelayModel
+
+    n = as_L(n, allow_symbol=False)
+    t0 = time.perf_counter()
+    model = ActionDelayModel(L=n)
+    explicit = sp.expand(model.jacobian().charpoly(r).as_expr())
+    sum_factor = sp.factor(model.sum_jacobian().charpoly(r).as_expr())
+    diff_factor = characteristic_polynomial(n)
+    product = sp.Mul(sum_factor, diff_factor, evaluate=False)
+    agrees = sp.expand(explicit - sum_factor * diff_factor) == 0
+    if not agrees:
+        raise VerificationError(f"full characteristic polynomial does not factor at L={n}")
+    return FullCheck(
+        n, explicit, sum_factor, diff_factor, product, agrees, time.perf_counter() - t0
+    )
+
+
+def _positive_simplify(expr):
+    """Simplify with every symbol positive (L a positive integer).
+
+    Used for identities between analytic functions of r: holding for all r > 0 they hold
+    identically, and positivity lets SymPy split powers of products.
+    """
+    pos = positive_versions(
+        *(
+            s
+            for s in expr.free_symbols
+            if s.name in {x.name for x in (r, mu, lam, theta, gamma, D, L)}
+        )
+    )
+    return sp.simplify(sp.expand(sp.expand_power_base(expr.subs(pos))))
+
+
+# ---------------------------------------------------------------- special cases
+@dataclass(frozen=True)
+class SpecialCase(JsonRecord):
+    """The characteristic polynomial for one small L, expanded in powers of r.
+
+    ``coefficients`` runs from the leading power down. For L = 1, ``discriminant``
+    and ``oscillation_condition`` (complex roots) are filled in; that condition is an
+    oscillation boundary, not a stability boundary.
+    """
+
+    L: int
+    polynomial: sp.Expr
+    coefficients: tuple
+    discriminant: sp.Expr | None = None
+    oscillation_condition: sp.Basic | None = None
+    stable_for_all_nonnegative_theta: bool | None = None
+
+
+def _coefficients(poly_expr) -> tuple:
+    P = sp.Poly(poly_expr, r)
+    return tuple(sp.factor(c) for c in P.all_coeffs())
+
+
+def special_case(n: int) -> SpecialCase:
+    """Characteristic polynomial at ``L = n`` with coefficients factored.
+
+    For ``n == 1`` the discriminant is split by SymPy into the theta-free part (factored,
+    a square) and the rest, which yields the oscillation condition
+    ``4 gamma lam theta > (gamma - mu)**2``; positivity of the two coefficients
+    (Hurwitz for a quadratic) shows it is stable for every theta >= 0 all the same.
+    """
+    n = as_L(n, allow_symbol=False)
+    coeffs = _coefficients(characteristic_polynomial(n))
+    poly = sum(c * r**p for p, c in zip(range(n + 1, -1, -1), coeffs))
+    if n != 1:
+        return SpecialCase(n, poly, coeffs)
+    disc = sp.discriminant(sp.Poly(poly, r))
+    base = sp.factor(disc.subs(theta, 0))
+    rest = sp.expand(disc - disc.subs(theta, 0))
+    require_equal(disc, base + rest, "discriminant split")
+    disc_display = sp.Add(base, rest, evaluate=False)
+    oscillation = sp.StrictGreaterThan(-rest, base, evaluate=False)
+    pos = positive_versions(mu, gamma, lam)
+    theta_nn = sp.Symbol("theta", nonnegative=True)
+    stable = all(c.subs(pos).subs(theta, theta_nn).is_positive for c in coeffs)
+    return SpecialCase(n, poly, coeffs, disc_display, oscillation, stable)
+
+
+# ------------------------------------------------------------------ L -> infinity
+@cache
+def infinite_L_limit() -> Derivation:
+    """The limit L -> oo at fixed mean delay D (gamma = L/D), computed by SymPy.
+
+    Divide the characteristic polynomial by ``(r+gamma)^L``, substitute ``gamma = L/D``,
+    and take ``limit(..., L, oo)``: the result is ``r + mu + lam theta exp(-r D)``.
+    """
+    d = Derivation("The limit L -> infinity at fixed mean delay D")
+    P = characteristic_polynomial(L)
+    Lp, Dp = positive_versions(L, D)[L], positive_versions(D)[D]
+    divided = sp.powsimp(sp.expand(P / (r + gamma) ** L), force=True)
+    require_equal(
+        divided * (r + gamma) ** L,
+        P,
+        "divided form times (r+gamma)^L",
+        simplifier=_positive_simplify,
+    )
+    d.add(
+        "divided",
+        "For r != -gamma the equation P = 0 is equivalent to",
+        sp.Eq(divided, 0),
+        "multiplied back by (r+gamma)^L",
+    )
+    with_D = divided.subs(gamma, L / D).replace(
+        lambda e: e.is_Pow and e.exp == L, lambda e: sp.Pow(sp.cancel(e.base), e.exp)
+    )
+    d.add("gamma", "With gamma = L/D (mean delay D fixed)", sp.Eq(with_D, 0))
+    term = with_D - (r + mu)
+    limit_term = sp.limit(term.subs({L: Lp, D: Dp}), Lp, sp.oo)
+    limit_term = limit_term.subs({Lp: L, Dp: D})
+    d.add(
+        "limit",
+        "and SymPy's limit as L -> oo",
+        sp.Eq(sp.Limit(term, L, sp.oo), limit_term),
+        "sympy.limit",
+    )
+    result = r + mu + limit_term
+    d.add("result", "gives the delayed-information characteristic equation", sp.Eq(result, 0))
+    d.result = result
+    return d.freeze()
+
+
+def delayed_information_equation() -> Derivation:
+    """Characteristic equation of x'(t) = -mu x(t) - lam theta x(t - D), by the ansatz e^{rt}."""
+    d = Derivation("Delayed-information model")
+    t = sp.Symbol("t")
+    x = sp.Function("x")
+    dde = sp.Eq(sp.Derivative(x(t), t), -mu * x(t) - lam * theta * x(t - D))
+    d.add("dde", "The delayed-information model", dde)
+    ansatz = sp.Lambda(t, sp.exp(r * t))
+    residual = (dde.lhs - dde.rhs).subs(x, ansatz).doit()
+    d.add("ansatz", "Substituting x(t) = exp(r t)", sp.Eq(residual, 0))
+    result = sp.expand(sp.simplify(residual / sp.exp(r * t)))
+    d.add("result", "and dividing by exp(r t)", sp.Eq(result, 0), "simplify")
+    require_equal(result, infinite_L_limit().result, "ansatz equation equals the L -> oo limit")
+    d.result = result
+    return d.freeze()
+
+
+def erlang_information_equation() -> Derivation:
+    """The same model with an Erlang(L, mean D)-distributed information delay.
+
+    x'(t) = -mu x(t) - lam theta Int_0^oo f_L(s) x(t - s) ds, f_L the Erlang density of rate
+    gamma; the ansatz gives the Laplace transform of f_L, computed by SymPy.
+    """
+    d = Derivation("Erlang-distributed information delay")
+    s = sp.Symbol("s", positive=True)
+    Lp = positive_versions(L)[L]
+    gp = positive_versions(gamma)[gamma]
+    f = gp**Lp * s ** (Lp - 1) * sp.exp(-gp * s) / sp.factorial(Lp - 1)
+    d.add(
+        "density",
+        "Erlang density of the information delay",
+        sp.Eq(sp.Function("f")(s), f.subs({Lp: L, gp: gamma})),
+    )
+    F = sp.laplace_transform(f, s, r, noconds=True)
+    F = sp.powsimp(sp.gammasimp(F), combine="all")
+    F = F.subs({Lp: L, gp: gamma})
+    d.add(
+        "laplace",
+        "Its Laplace transform (sympy.laplace_transform)",
+        sp.Eq(sp.LaplaceTransform(sp.Function("f")(s), s, r), F),
+        "laplace_transform",
+    )
+    result = r + mu + lam * theta * F
+    d.add("result", "The ansatz x = exp(r t) gives", sp.Eq(result, 0))
+    ours = characteristic_polynomial(L)
+    require_equal(
+        result * (r + gamma) ** L,
+        ours,
+        "times (r+gamma)^L equals the action-delay polynomial",
+        simplifier=_positive_simplify,
+    )
+    d.add(
+        "equivalence",
+        "Multiplied by (r+gamma)^L it is the action-delay polynomial",
+        sp.Eq(sp.Mul(result, (r + gamma) ** L, evaluate=False), ours),
+        "expand(...) == 0 for positive symbols, hence as polynomials in r",
+    )
+    d.result = result
+    return d.freeze()

@@ -1,0 +1,89 @@
+"""Hopf crossings of the difference mode: critical θ curves, instability windows, worst delay.
+
+Everything here starts from the characteristic equation derived in :mod:`symdelay.models.erlang.charpoly`,
+
+    P(r) = F(r) + lam*theta*gamma**L,   F(r) = (r + mu) (r + gamma)**L      (finite L)
+    P(r) = (r + mu) + lam*theta*exp(-r D)                                    (L = oo)
+
+and substitutes ``r = i*omega`` with SymPy. A root on the imaginary axis with ``omega > 0`` and
+``theta > 0`` means ``F(i omega) = -lam theta gamma**L``: a *modulus* condition
+``lam theta = |F(i omega)| / gamma**L`` and a *phase* condition ``arg F(i omega) = pi``
+(mod ``2 pi``). The phase is a sum of arctangents, increasing and concave in ``omega``, with
+supremum ``(L + 1) pi / 2``; for ``L = 1`` it never reaches ``pi`` (no crossing: stable for
+every ``theta >= 0``). The first crossing (phase ``= pi``) has the smallest modulus, so it is
+the critical value ``theta_c(D)``.
+
+With ``omega = gamma tan(alpha)`` the crossing curve is explicit (derived in
+:func:`hopf_parametrisation`)::
+
+    gamma(alpha) = -mu tan(L alpha) / tan(alpha),
+    lam theta(alpha) = -mu / (cos(alpha)**L cos(L alpha)),   pi/(2L) < alpha < min(pi/L, pi/2),
+
+``D = L / gamma`` increasing in ``alpha``. The stationary point of ``theta`` along it solves
+``sin((L + 1) alpha) = 0``, which gives the worst-case delay in closed form for every L >= 2.
+
+>>> c = critical_theta(3, 1, 1, [3], dps=20)
+>>> c.points[0].theta_c
+mpf('4.0')
+>>> critical_theta(1, 1, 1, 2).points[0].theta_c
+mpf('+inf')
+"""
+
+from symdelay.analysis.crossing import CriticalParameter, critical_parameter
+from symdelay.core.params import INFINITE_L, as_L_or_inf
+from symdelay.models.erlang.hopf.curve import (
+    CriticalCurve,
+    CriticalPoint,
+    critical_curve_float,
+    critical_theta,
+    format_exact,
+    format_number,
+)
+from symdelay.models.erlang.hopf.derivation import (
+    DelayLimits,
+    HopfConditions,
+    HopfParametrisation,
+    critical_closed_form,
+    delay_limits,
+    general_delay_limits,
+    hopf_conditions,
+    hopf_parametrisation,
+    real_imaginary_parts,
+)
+from symdelay.models.erlang.hopf.window import InstabilityWindow, instability_window
+from symdelay.models.erlang.hopf.worst import (
+    WorstDelay,
+    WorstDelayTrend,
+    worst_delay,
+    worst_delay_closed_form,
+    worst_delay_trend,
+)
+
+__all__ = [
+    "INFINITE_L",
+    "as_L_or_inf",
+    "HopfConditions",
+    "hopf_conditions",
+    "real_imaginary_parts",
+    "HopfParametrisation",
+    "hopf_parametrisation",
+    "critical_closed_form",
+    "DelayLimits",
+    "delay_limits",
+    "general_delay_limits",
+    "CriticalPoint",
+    "CriticalCurve",
+    "critical_theta",
+    "critical_curve_float",
+    "InstabilityWindow",
+    "instability_window",
+    "WorstDelay",
+    "worst_delay",
+    "worst_delay_closed_form",
+    "WorstDelayTrend",
+    "worst_delay_trend",
+    "format_number",
+    "format_exact",
+    "CriticalParameter",
+    "critical_parameter",
+]

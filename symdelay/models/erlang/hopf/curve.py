@@ -1,0 +1,388 @@
+"""Critical theta curves theta_c(D) with the Hopf frequency, to any precision.
+
+One algorithm, two number types. The phase condition derived in
+:func:`~symdelay.models.erlang.hopf.derivation.hopf_conditions` is a sum of arctangents (plus ``omega D``
+for the DDE); :func:`_phase_terms` reads its terms off the SymPy expression. The residual
+
+    f(omega) = sum_i m_i atan(omega / a_i) [+ omega D] - pi,     a_i in {mu, gamma},
+
+is evaluated without cancellation at any scale: ``atan(q) = pi/2 - atan(1/q)`` for
+``q > 1`` and the multiples of ``pi/2`` are summed as an integer first, so the parts that
+nearly cancel at extreme delays (``D = 1e-300``, ``D = 1e300``, ``mu = 1e308``) are small
+numbers computed to full relative precision. The root is found by Newton in ``log omega``
+(the derivative ``omega f'(omega)`` is as well conditioned), safeguarded by geometric
+bisection in a proved bracket; then ``lam theta_c = prod_i |i omega + a_i|^{m_i} / gamma^L``.
+
+:func:`critical_theta` runs it in mpmath at ``dps`` + guard digits and rounds once, when
+printing; :func:`critical_curve_float` runs the same code on float64 numpy arrays (for plots
+and sweeps), and recomputes in mpmath the points whose numbers leave the float range.
+
+>>> p = critical_theta(2, 1, 1, ["1e6"]).points[0]
+>>> format_number(p.theta_c, 15), format_number(p.omega, 15)
+('1000004.00000400', '0.00200000099999975')
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from symdelay.core.display import JsonRecord
+from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.latex import tex
+from symdelay.core.numbers import GUARD, format_exact, format_number
+from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
+from symdelay.core.symbols import D, gamma, mu
+from symdelay.models.erlang.dispatch import accepts_model
+from symdelay.models.erlang.hopf._common import _P, _Lkey, _to_mpf, omega
+from symdelay.models.erlang.hopf.derivation import hopf_conditions
+from symdelay.models.erlang.stability import stability_conditions
+
+_NAMES = {"mu": _P[mu], "gamma": _P[gamma]}
+
+
+@cache
+def _phase_terms(L):
+    """The derived phase as ``((m_i, name_i), ...), linear``: ``sum m_i atan(omega/name_i)``
+    plus ``omega D`` when ``linear`` (L = oo). The modulus is checked to be the product of
+    the matching factors ``|i omega + a_i|^m_i`` (over ``gamma^L``) for small L.
+
+    >>> _phase_terms(3)
+    (((3, 'gamma'), (1, 'mu')), False)
+    >>> _phase_terms(INFINITE_L)
+    (((1, 'mu'),), True)
+    """
+    h = hopf_conditions(L)
+    back = {v: k for k, v in _NAMES.items()}
+    terms, linear = [], False
+    for term in sp.Add.make_args(sp.expand(h.phase)):
+        c, rest = term.as_coeff_Mul()
+        if isinstance(rest, sp.atan) and c.is_Integer and sp.cancel(omega / rest.args[0]) in back:
+            terms.append((int(c), back[sp.cancel(omega / rest.args[0])]))
+        elif sp.expand(term - omega * _P[D]) == 0:
+            linear = True
+        else:
+            raise VerificationError(f"unexpected term {term} in the Hopf phase")
+    terms.sort(key=lambda t: t[1])
+    if L is INFINITE_L or L <= 6:
+        mod = sp.Mul(*(sp.sqrt(_NAMES[n] ** 2 + omega**2) ** m for m, n in terms))
+        if L is not INFINITE_L:
+            mod = mod / _P[gamma] ** L
+        if sp.simplify(mod - h.lam_theta) != 0:
+            raise VerificationError("the Hopf modulus is not the product of the phase factors")
+    return tuple(terms), linear
+
+
+class _Float:
+    """float64 numpy arrays."""
+
+    pi = np.pi
+    atan, sqrt = staticmethod(np.arctan), staticmethod(np.sqrt)
+    exp, tan = staticmethod(np.exp), staticmethod(np.tan)
+    where = staticmethod(np.where)
+    tol = 1e-14
+    maxit = 200
+
+    @staticmethod
+    def all(x):
+        return bool(np.all(x))
+
+    @staticmethod
+    def minimum(a, b):
+        return np.minimum(a, b)
+
+    @staticmethod
+    def maximum(a, b):
+        return np.maximum(a, b)
+
+
+class _Mp:
+    """mpmath scalars at the working precision in force when it is created."""
+
+    atan, sqrt = staticmethod(mpmath.atan), staticmethod(mpmath.sqrt)
+    exp, tan = staticmethod(mpmath.exp), staticmethod(mpmath.tan)
+    minimum, maximum = staticmethod(min), staticmethod(max)
+
+    def __init__(self):
+        self.pi = +mpmath.pi
+        # Newton converges quadratically: once a step is below 10^-(dps/2 + 2) the value
+        # after it is right to about 10^-(dps + 4), so the step is taken and the loop ends
+        self.tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2 + 2))
+        self.maxit = 4 * mpmath.mp.prec + 200
+
+    @staticmethod
+    def where(c, a, b):
+        return a if c else b
+
+    @staticmethod
+    def all(x):
+        return bool(x)
+
+
+def _residual(w, scales, lin, xp):
+    """``f(omega)`` (multiples of pi/2 summed exactly) and ``omega f'(omega)``."""
+    K, rem, dlog = 0, 0, 0
+    for m, a in scales:
+        q = w / a
+        big = q > 1
+        K = K + m * xp.where(big, 1, 0)
+        rem = rem + m * xp.where(big, -xp.atan(1 / q), xp.atan(q))
+        dlog = dlog + m / (q + 1 / q)
+    if lin is not None:
+        rem = rem + w * lin
+        dlog = dlog + w * lin
+    return (K - 2) * (xp.pi / 2) + rem, dlog
+
+
+def _bracket(L, m, g, Dv, xp):
+    """A proved bracket of the crossing frequency (every phase term increases with omega).
+
+    Finite L: the phase is <= pi at ``min(gamma, mu) tan(pi/(L+1))`` and >= pi at
+    ``max(...)``; for L >= 3 also ``gamma tan(pi/(2L)) < omega_c < gamma tan(pi/L)``.
+    DDE: ``pi/(2D) < omega_c < pi/D``. Widened by 1e-8 against rounding.
+    """
+    if L is INFINITE_L:
+        lo, hi = xp.pi / (2 * Dv), xp.pi / Dv
+    else:
+        c = xp.tan(xp.pi / (L + 1))
+        lo, hi = xp.minimum(g, m) * c, xp.maximum(g, m) * c
+        if L >= 3:
+            lo = xp.maximum(lo, g * xp.tan(xp.pi / (2 * L)))
+            hi = xp.minimum(hi, g * xp.tan(xp.pi / L))
+    return lo * (1 - 1e-8), hi * (1 + 1e-8)
+
+
+def _solve(L, m, g, Dv, xp, w0=None):
+    """``(omega_c, lam theta_c)``: Newton in log omega, geometric bisection as safeguard."""
+    terms, linear = _phase_terms(L)
+    scales = [(k, m if n == "mu" else g) for k, n in terms]
+    lin = Dv if linear else None
+    lo, hi = _bracket(L, m, g, Dv, xp)
+    mid = xp.sqrt(lo) * xp.sqrt(hi)
+    w = mid if w0 is None else xp.where((w0 > lo) & (w0 < hi), w0, mid)
+    for _ in range(xp.maxit):
+        f, d = _residual(w, scales, lin, xp)
+        lo = xp.where(f < 0, w, lo)
+        hi = xp.where(f > 0, w, hi)
+        step = f / d
+        wn = w * xp.exp(-step)
+        inside = (wn >= lo) & (wn <= hi)
+        done = inside & (abs(step) <= xp.tol)
+        w = xp.where(inside, wn, xp.sqrt(lo) * xp.sqrt(hi))
+        if xp.all(done | (hi <= lo * (1 + xp.tol))):
+            break
+    else:
+        raise VerificationError("Newton iteration on the Hopf phase did not converge")
+    k = 1
+    for e, a in scales:
+        q = w / a
+        s = xp.where(q > 1, q * xp.sqrt(1 + 1 / (q * q)), xp.sqrt(1 + q * q))  # sqrt(1+q^2)
+        k = k * (s**e if a is g and lin is None else (a * s) ** e)
+    return w, k
+
+
+@dataclass(frozen=True)
+class CriticalPoint(JsonRecord):
+    """One point of the critical curve: ``theta_c`` is mpmath inf (omega None) for no crossing."""
+
+    D: mpmath.mpf
+    theta_c: mpmath.mpf
+    omega: mpmath.mpf | None
+
+
+#: Largest L whose critical lam*theta has a closed form (Hopf polynomial of degree <= 2).
+_CLOSED_MAX_L = 5
+
+
+@dataclass(frozen=True)
+class CriticalCurve:
+    """Critical ``theta_c(D)`` and Hopf frequency ``omega`` at the requested delays."""
+
+    L: object
+    mu: sp.Rational
+    lam: sp.Rational
+    dps: int
+    points: tuple[CriticalPoint, ...]
+    D_text: tuple[str, ...] = field(default=())
+
+    def arrays(self):
+        """``(D, theta_c, omega)`` as float64 numpy arrays (omega NaN where no crossing)."""
+        Ds = np.array([float(p.D) for p in self.points])
+        th = np.array([float(p.theta_c) for p in self.points])
+        om = np.array([np.nan if p.omega is None else float(p.omega) for p in self.points])
+        return Ds, th, om
+
+    def _repr_html_(self) -> str:
+        from symdelay.core.display import html_table
+
+        rec = self.to_json()
+        rows = [[p["D"], p["theta_c"], p["omega"] or "-"] for p in rec["points"]]
+        cap = f"L = {rec['L']}, mu = {self.mu}, lam = {self.lam}: critical theta and frequency"
+        return html_table(["D", "theta_c", "omega"], rows, cap)
+
+    def plot(self, ax=None):
+        """``theta_c`` against ``D`` (unstable above the curve); returns the matplotlib Axes."""
+        from symdelay.core.display import draw
+
+        return draw(self, ax)
+
+    def to_json(self) -> dict:
+        pts = []
+        for i, p in enumerate(self.points):
+            d_text = self.D_text[i] if i < len(self.D_text) else format_number(p.D, self.dps, True)
+            pts.append(
+                {
+                    "D": d_text,
+                    "theta_c": format_number(p.theta_c, self.dps),
+                    "omega": format_number(p.omega, self.dps),
+                }
+            )
+        k_c, th_c = self.closed_form()
+        return {
+            "L": _Lkey(self.L),
+            "points": pts,
+            # closed forms (null where none): lam*theta_c(mu, gamma) and theta_c(D) at
+            # these mu, lam, as text and as LaTeX (symdelay's names: lam -> \lambda)
+            "critical_lam_theta": None if k_c is None else str(k_c),
+            "critical_lam_theta_latex": None if k_c is None else tex(k_c),
+            "theta_c_of_D": None if th_c is None else str(th_c),
+            "theta_c_of_D_latex": None if th_c is None else tex(th_c),
+        }
+
+    def closed_form(self) -> tuple[sp.Expr | None, sp.Expr | None]:
+        """``(lam*theta_c(mu, gamma), theta_c(D))`` in closed form, or ``(None, None)``.
+
+        ``lam*theta_c`` is the smallest positive root of the Hopf polynomial when SymPy
+        gives it in radicals (``2 <= L <= 5``, see
+        :attr:`symdelay.models.erlang.stability.StabilityResult.critical_lam_theta`); ``theta_c(D)`` is
+        it at ``gamma = L/D`` and this curve's mu, divided by its lam. None for ``L = 1``
+        (no crossing), ``L >= 6`` and ``L = inf`` (no closed form).
+
+        >>> critical_theta(2, 1, 1, [2]).closed_form()
+        (2*(gamma + mu)**2/gamma, (D + 2)**2/D)
+        """
+        if self.L is INFINITE_L or not 2 <= self.L <= _CLOSED_MAX_L:
+            return None, None
+        k_c = stability_conditions(self.L).critical_lam_theta
+        if k_c is None:  # pragma: no cover - a closed form exists for 2 <= L <= 5
+            return None, None
+        return k_c, sp.factor(k_c.subs({gamma: self.L / D, mu: self.mu}) / self.lam)
+
+
+def _as_D_list(Dv):
+    if isinstance(Dv, (str, bytes)) or not isinstance(Dv, Sequence | np.ndarray):
+        Dv = [Dv]
+    out = []
+    for d in Dv:
+        if isinstance(d, np.floating):
+            d = float(d)
+        if isinstance(d, mpmath.mpf):  # exact binary value of an mpmath number
+            if not mpmath.isfinite(d):
+                raise SymdelayInputError(f"D must be a finite positive number, got {d}")
+            d = sp.Integer(d.man) * sp.Integer(2) ** d.exp if d != 0 else sp.Integer(0)
+        out.append(as_positive_number("D", d))
+    if not out:
+        raise SymdelayInputError("D must list at least one positive delay, e.g. --D 0.5,1,2")
+    return out
+
+
+def _D_text(d) -> str:
+    """The delay as the user wrote it (strings) or a short decimal."""
+    if isinstance(d, str):
+        return d.strip()
+    if isinstance(d, mpmath.mpf):
+        return mpmath.nstr(d, 20)
+    if isinstance(d, float | np.floating):
+        return repr(float(d))
+    v = sp.sympify(d)
+    if v.is_Integer:
+        return str(v) if len(str(v)) <= 20 else format_exact(v)
+    if v.is_Rational:
+        with decimal.localcontext() as ctx:
+            ctx.prec = 20
+            return str(decimal.Decimal(int(v.p)) / decimal.Decimal(int(v.q)))
+    return str(v)
+
+
+def _solve_mp(L, m, g, Dv, w0=None):
+    """The mpmath run of :func:`_solve` at the current working precision (scalars)."""
+    return _solve(L, m, g, Dv, _Mp(), w0)
+
+
+def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, np.ndarray]:
+    """Fast float64 ``(theta_c, omega)`` arrays for a numpy array of delays.
+
+    The same solver as :func:`critical_theta`, vectorised in float64 (about 15 digits);
+    points whose numbers leave the float range are recomputed in mpmath and rounded to
+    float (``inf`` if theta_c itself exceeds it). ``theta_c = inf``, ``omega = nan`` where
+    no theta destabilises (L = 1).
+    """
+    L = as_L_or_inf(L)
+    mq = as_positive_number("mu", mu_value)
+    lq = as_positive_number("lam", lam_value)
+    Dv = np.asarray(D_values, dtype=float)
+    if not (np.all(np.isfinite(Dv)) and np.all(Dv > 0)):
+        raise SymdelayInputError("D must be positive and finite")
+    if not hopf_conditions(L).crosses:
+        return np.full(Dv.shape, np.inf), np.full(Dv.shape, np.nan)
+    m, lm = float(mq), float(lq)
+    with np.errstate(all="ignore"):
+        g = Dv if L is INFINITE_L else L / Dv
+        x = np.where(np.isfinite(g) & (g > 0), g, 1.0)
+        w, k = _solve(L, m, x, Dv, _Float)
+        th = k / lm
+    bad = ~(np.isfinite(g) & (g > 0) & np.isfinite(w) & (w > 0) & np.isfinite(th) & (th > 0))
+    bad |= not (np.isfinite(m) and m > 0 and np.isfinite(lm) and lm > 0)
+    if bad.any():
+        with mpmath.workdps(17 + GUARD):
+            mm, lmm = _to_mpf(mq), _to_mpf(lq)
+            for i in np.flatnonzero(bad.ravel()):
+                d = mpmath.mpf(float(Dv.ravel()[i]))
+                wi, ki = _solve_mp(L, mm, None if L is INFINITE_L else L / d, d)
+                th.ravel()[i], w.ravel()[i] = float(ki / lmm), float(wi)
+    return th, w
+
+
+@accepts_model
+def critical_theta(L, mu, lam, D, dps: int = 15) -> CriticalCurve:
+    """Critical ``theta_c`` and Hopf frequency at each delay ``D`` (a number or a sequence).
+
+    Computed in mpmath at ``dps`` + guard digits (seeded by the float64 run of the same
+    solver) and rounded once when printed, so every printed digit is right.
+
+    >>> critical_theta(2, 1, 1, [2], dps=20).points[0].theta_c
+    mpf('8.0')
+    """
+    Lv = as_L_or_inf(L)
+    dps = as_dps(dps)
+    m = as_positive_number("mu", mu)
+    lm = as_positive_number("lam", lam)
+    Ds = _as_D_list(D)
+    texts = tuple(
+        _D_text(d)
+        for d in (D if isinstance(D, Sequence | np.ndarray) and not isinstance(D, str) else [D])
+    )
+    with mpmath.workdps(dps + GUARD):
+        Dm = [_to_mpf(d) for d in Ds]
+        if not hopf_conditions(Lv).crosses:
+            pts = tuple(CriticalPoint(d, mpmath.inf, None) for d in Dm)
+            return CriticalCurve(Lv, m, lm, dps, pts, texts)
+        mm, lmm = _to_mpf(m), _to_mpf(lm)
+        with np.errstate(all="ignore"):  # float64 seeds where the numbers fit
+            Df = np.array([float(d) for d in Dm])
+            ok = np.isfinite(Df) & (Df > 1e-250) & (Df < 1e250) & (1e-250 < float(m) < 1e250)
+            if ok.any():
+                gf = Df if Lv is INFINITE_L else Lv / Df
+                w_f, _ = _solve(Lv, float(m), np.where(ok, gf, 1.0), np.where(ok, Df, 1.0), _Float)
+        pts = []
+        for i, d in enumerate(Dm):
+            w0 = mpmath.mpf(float(w_f[i])) if ok[i] and np.isfinite(w_f[i]) else None
+            w, k = _solve_mp(Lv, mm, None if Lv is INFINITE_L else Lv / d, d, w0)
+            pts.append(CriticalPoint(d, k / lmm, w))
+        return CriticalCurve(Lv, m, lm, dps, tuple(pts), texts)

@@ -1,0 +1,216 @@
+"""Instability windows: the mean delays D at which the equilibrium is unstable for fixed theta."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import mpmath
+import sympy as sp
+from sympy.polys.polytools import intervals as _isolate
+
+from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.numbers import GUARD, format_exact, format_number
+from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_parameter, as_positive_number
+from symdelay.models.erlang.hopf._common import _Lkey, _require_rational
+from symdelay.models.erlang.hopf.derivation import hopf_conditions
+
+
+@dataclass(frozen=True)
+class InstabilityWindow:
+    """The delays D at which the equilibrium is unstable for fixed theta.
+
+    ``intervals``: open intervals ``(D1, D2)`` as mpmath numbers (``D2`` may be inf), each
+    end accurate to ``dps`` digits (a root of an exact polynomial, refined); ``explanation``:
+    how the set was found.
+    """
+
+    L: object
+    theta: sp.Rational
+    mu: sp.Rational
+    lam: sp.Rational
+    dps: int
+    intervals: tuple
+    explanation: str
+
+    def to_json(self) -> dict:
+        return {
+            "L": _Lkey(self.L),
+            "theta": format_exact(self.theta, self.dps),
+            "intervals": [
+                [format_number(a, self.dps), format_number(b, self.dps)] for a, b in self.intervals
+            ],
+            "explanation": self.explanation,
+        }
+
+
+@cache
+def _t_polynomials(L: int):
+    """``A(t) + i B(t) = (1 + i t)**L`` and ``D(t)`` numerator/denominator (SymPy)."""
+    t = sp.Symbol("t", real=True)
+    A, B = sp.expand((1 + sp.I * t) ** L).as_real_imag()
+    if sp.expand(A**2 + B**2 - (1 + t**2) ** L) != 0:
+        raise VerificationError("|1 + i t|^(2L) != (1 + t^2)^L")
+    return t, sp.Poly(A, t), sp.Poly(B, t)
+
+
+def _window_finite(L, k, m, dps):
+    """Exact window for finite L >= 2, via ``Q(t) = k A(t) + mu (1 + t^2)^L``.
+
+    On the crossing curve ``t = tan(alpha) = omega/gamma``, ``gamma = -mu B/(t A)`` and
+    ``lam theta_c = -mu (1+t^2)^L / A``; with ``A < 0`` on the first branch,
+    ``lam theta > lam theta_c`` iff ``Q(t) < 0``. D = L/gamma increases with t.
+    """
+    t, A, B = _t_polynomials(L)
+    Q = sp.Poly(k * A.as_expr() + m * (1 + t**2) ** L, t)
+    Qs = sp.Poly(sp.sqf_part(Q.as_expr()), t)
+    iv = _isolate([Qs, A, B])
+    iv = sorted(((sp.Rational(a), sp.Rational(b)), idx) for (a, b), idx in iv if b > 0)
+    # first positive root of A, then first positive root of B after it
+    t0 = next((j for j, (_, idx) in enumerate(iv) if 1 in idx and iv[j][0][0] >= 0), None)
+    if t0 is None:
+        return []
+    t1 = next((j for j in range(t0 + 1, len(iv)) if 2 in iv[j][1]), None)
+    if 0 in iv[t0][1]:
+        raise VerificationError("Q and A share a root (impossible: Q(t0) = mu (1+t0^2)^L > 0)")
+    end = len(iv) if t1 is None else t1
+    roots = []
+    for j in range(t0 + 1, end):
+        if 0 in iv[j][1]:
+            a, b = iv[j][0]
+            # shrink the isolating interval (exactly) so that neither end is a root of Q, A
+            # or B: a Q root shared with B at the branch end t1 (D -> oo) sits at b
+            eps = sp.Rational(1, 10**12) * max(abs(a), abs(b), 1)
+            roots.append(tuple(sp.Rational(v) for v in Qs.refine_root(a, b, eps=eps)))
+    # sample points between consecutive roots (exact rationals)
+    bounds = (
+        [iv[t0][0][1]]
+        + [x for ab in roots for x in ab]
+        + ([iv[t1][0][0]] if t1 is not None else [None])
+    )
+    samples = []
+    for j in range(len(roots) + 1):
+        left, right = bounds[2 * j], bounds[2 * j + 1]
+        samples.append(left + 1 if right is None else (left + right) / 2)
+    Qe = Q.as_expr()
+    negative = [Qe.subs(t, s) < 0 for s in samples]
+    scale = max(abs(c) for c in Qs.all_coeffs())  # theta = 1e300: keep Q of order one
+    Qf = sp.lambdify(t, (Qs.as_expr() / scale), "mpmath")
+    Bf = sp.lambdify(t, B.as_expr(), "mpmath")
+
+    def edges_at(work):
+        # at a root of Q, A = -mu (1+t^2)^L / k, so D = -L t A/(mu B) = L t (1+t^2)^L/(k B):
+        # no cancellation when mu << k (the form with A/mu loses every digit there)
+        with mpmath.workdps(work):
+            k_mp = mpmath.mpf(k.p) / k.q
+            out = [mpmath.mpf(0)]
+            for a, b in roots:
+                a_, b_ = mpmath.mpf(a.p) / a.q, mpmath.mpf(b.p) / b.q
+                tv = (
+                    a_
+                    if a_ == b_
+                    else mpmath.findroot(Qf, (a_, b_), solver="anderson", verify=False)
+                )
+                out.append(L * tv * (1 + tv**2) ** L / (k_mp * Bf(tv)))
+            return [*out, mpmath.inf]
+
+    # near the end of the branch (D -> oo) B(t) is small and the root t must carry more
+    # digits: raise the precision until two runs agree to dps + 2 digits
+    work = dps + GUARD
+    edges = edges_at(work)
+    for _ in range(12):
+        finer = edges_at(work + 20)
+        tol = mpmath.mpf(10) ** (-(dps + 2))
+        if all(e == f or abs(e - f) <= tol * abs(f) for e, f in zip(edges[1:-1], finer[1:-1])):
+            edges = finer
+            break
+        work, edges = 2 * work, finer
+    else:
+        raise VerificationError("window end points did not converge in precision")
+    out = []
+    for j, neg in enumerate(negative):
+        if neg:
+            out.append((edges[j], edges[j + 1]))
+    return out
+
+
+def instability_window(L, theta, mu, lam, dps: int = 15) -> InstabilityWindow:
+    """The set ``{D > 0 : the equilibrium has a root with Re r > 0}`` for fixed theta.
+
+    For ``theta >= 0`` it is ``{D : theta > theta_c(D)}``: a union of open intervals found
+    exactly (finite L: real roots of a polynomial of degree 2L in ``t = omega/gamma``;
+    L = oo: closed form). ``theta < 0`` (routing *towards* longer queues): a real root
+    crosses zero at ``lam theta = -mu`` for every D, so the window is all D > 0 when
+    ``lam theta < -mu`` and empty otherwise.
+
+    >>> w = instability_window(3, 5, 1, 1)
+    >>> [[format_number(a, 6), format_number(b, 6)] for a, b in w.intervals]
+    [['1.05543', '11.0938']]
+    """
+    Lv = as_L_or_inf(L)
+    dps = as_dps(dps)
+    th = as_parameter("theta", theta, positive=False)
+    if not th.is_number:
+        raise SymdelayInputError(f"theta must be a number, got '{theta}'")
+    m = as_positive_number("mu", mu)
+    lm = as_positive_number("lam", lam)
+    for name, x in (("theta", th), ("mu", m), ("lam", lm)):
+        _require_rational(name, x)
+    k = lm * th
+    Lname = "L = oo" if Lv is INFINITE_L else f"L = {Lv}"
+    if th < 0:
+        if k < -m:
+            ivs = ((mpmath.mpf(0), mpmath.inf),)
+            why = (
+                "theta < 0 routes jobs towards the longer queue; lam*theta < -mu, so P(0) = "
+                "(mu + lam theta) gamma^L < 0 and a real root is positive for every D"
+            )
+        else:
+            ivs = ()
+            why = (
+                "theta < 0 routes jobs towards the longer queue; a real root crosses r = 0 at "
+                "lam*theta = -mu (for every D); here -mu <= lam*theta < 0 and "
+                "|F(i omega)| >= mu gamma^L excludes other crossings: stable for every D"
+                + (" (r = 0 is a root: marginal)" if k == -m else "")
+            )
+        return InstabilityWindow(Lv, th, m, lm, dps, ivs, why)
+    if Lv is INFINITE_L:
+        if k <= m:
+            return InstabilityWindow(
+                Lv,
+                th,
+                m,
+                lm,
+                dps,
+                (),
+                f"{Lname}: theta_c(D) decreases from oo to mu/lam; lam*theta <= mu: stable for all D",
+            )
+        w1 = sp.sqrt(k**2 - m**2)
+        D1 = (sp.pi - sp.atan(w1 / m)) / w1
+        with mpmath.workdps(dps + GUARD):
+            d1 = sp.N(D1, dps + GUARD)
+            ivs = ((mpmath.mpf(str(d1)), mpmath.inf),)
+        return InstabilityWindow(
+            Lv,
+            th,
+            m,
+            lm,
+            dps,
+            ivs,
+            f"{Lname}: theta_c(D) decreases from oo to mu/lam; unstable for D > {D1}",
+        )
+    if not hopf_conditions(Lv).crosses:
+        return InstabilityWindow(
+            Lv, th, m, lm, dps, (), f"{Lname}: the phase never reaches pi; stable for all D"
+        )
+    ivs = tuple(_window_finite(Lv, k, m, dps))
+    return InstabilityWindow(
+        Lv,
+        th,
+        m,
+        lm,
+        dps,
+        ivs,
+        f"{Lname}: endpoints are the roots t of theta*lam*A(t) + mu*(1+t^2)^L on the first "
+        "crossing branch, (1 + i t)^L = A + i B, D = L t (1+t^2)^L/(lam theta B(t))",
+    )

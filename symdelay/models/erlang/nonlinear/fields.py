@@ -1,0 +1,156 @@
+"""Vector fields whose periodic orbits :mod:`.cycles` computes (float64 numpy callables).
+
+A :class:`VectorField` is ``y' = f(y)`` with its Jacobian, the observed coordinate
+``x = weights . y`` (the imbalance ``q1 - q2``) and, when the model has one, the involution
+``S`` of its symmetry (``f(S y) = S f(y)``): the cycles born at the Hopf point of the
+difference mode are ``S``-symmetric, ``y(t + T/2) = S y(t)``, which halves the shooting
+interval. Two builders:
+
+* :func:`difference_field`: the exact difference system of the founding model
+  (``x' = gamma w_L - mu x``, ``w_1' = -2 lam tanh(theta x / 2) - gamma w_1``, ...), from
+  the SymPy system :meth:`ActionDelayModel.difference_system` (checked against it), with
+  ``S = -I``;
+* :func:`model_field`: any model of the model layer, its full drift and Jacobian generated
+  from the transition table by SymPy's code printer (``lambdify``), ``S`` the permutation
+  of its symmetry. For the founding model this is the full ``2(L+1)`` fluid model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import sympy as sp
+
+from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.models.erlang.action_delay import ActionDelayModel
+
+__all__ = ["VectorField", "difference_field", "model_field", "sech2"]
+
+
+@dataclass(frozen=True)
+class VectorField:
+    """``f(y)``, ``jac(y)`` (float64), observed weights, symmetry ``S`` (or None), names."""
+
+    name: str
+    n: int
+    f: Callable
+    jac: Callable
+    weights: np.ndarray
+    S: np.ndarray | None
+    names: tuple
+    equilibrium: np.ndarray
+
+    def observe(self, y) -> np.ndarray:
+        return self.weights @ np.asarray(y)
+
+
+@cache
+def _difference_symbolic(L: int):
+    sysm = ActionDelayModel(L).difference_system()
+    return sysm.state, sysm.rhs
+
+
+def sech2(u):
+    """``sech(u)^2`` without overflow: ``4 e^(-2|u|) / (1 + e^(-2|u|))^2``."""
+    e = np.exp(-2 * np.abs(u))
+    return 4 * e / (1 + e) ** 2
+
+
+def difference_field(L: int, mu, lam, D, theta) -> VectorField:
+    """The exact difference system (``L + 1`` states ``x, w_1..w_L``), structured numpy."""
+    m, lm, th = float(mu), float(lam), float(theta)
+    g = L / float(D)
+    n = L + 1
+    A = np.zeros((n, n))
+    A[0, 0], A[0, L] = -m, g
+    for ell in range(1, n):
+        A[ell, ell] = -g
+        if ell > 1:
+            A[ell, ell - 1] = g
+    half = th / 2
+
+    def f(y):
+        out = A @ y
+        out[1] -= 2 * lm * np.tanh(half * y[0])
+        return out
+
+    def jac(y):
+        J = A.copy()
+        J[1, 0] = -lm * th * sech2(half * y[0])
+        return J
+
+    if L <= 4:  # the structure is the SymPy system's (checked at a random point)
+        st, rhs = _difference_symbolic(L)
+        vals = {"mu": mu, "lam": lam, "theta": theta, "gamma": sp.Rational(L) / sp.nsimplify(D)}
+        subs = {sp.Symbol(k): v for k, v in vals.items()}
+        y = np.linspace(0.3, -0.2, n)
+        ref = np.array([float(e.subs(subs).subs(dict(zip(st, y)))) for e in rhs])
+        if not np.allclose(ref, f(y), rtol=1e-12, atol=1e-14):
+            raise VerificationError("the numeric difference field differs from the SymPy system")
+    w = np.zeros(n)
+    w[0] = 1.0
+    names = ("x", *[f"w{ell}" for ell in range(1, n)])
+    return VectorField(f"difference system, L = {L}", n, f, jac, w, -np.eye(n), names, np.zeros(n))
+
+
+def model_field(model, theta) -> VectorField:
+    """The full drift of a model of the model layer at ``theta`` (``theta`` must be free)."""
+    from symdelay.analysis.stochastic import difference_weights
+    from symdelay.core.symbols import theta as TH
+
+    if TH not in model.domains:
+        raise SymdelayInputError(f"{model.name} has no parameter theta")
+    if TH in model.values:
+        raise SymdelayInputError(
+            f"theta has a value in the model ({model.values[TH]}): build it with theta free"
+        )
+    missing = [str(q) for q in model.free_parameters if q != TH]
+    if missing:
+        raise SymdelayInputError("the limit cycle needs numbers for " + ", ".join(missing))
+    f_num, j_num = _lambdified(model)
+    th = float(theta)
+
+    def f(y):
+        return np.asarray(f_num(th, *y), dtype=float).ravel()
+
+    def jac(y):
+        return np.asarray(j_num(th, *y), dtype=float)
+
+    w = difference_weights(model)
+    if w is None:
+        raise SymdelayInputError(
+            f"{model.name} declares no symmetry: there is no imbalance to follow"
+        )
+    n = len(model.states)
+    S = None
+    if model.permutation is not None:
+        S = np.zeros((n, n))
+        for i, j in enumerate(model.permutation):
+            S[j, i] = 1.0
+        if not np.allclose(S @ S, np.eye(n)):
+            S = None  # cycles of length > 2: no half-period involution
+    eq = np.array(
+        [float(sp.sympify(model.equilibrium.point[s]).subs({TH: theta})) for s in model.states]
+    )
+    return VectorField(
+        model.name, n, f, jac, np.array(w, dtype=float), S, tuple(s.name for s in model.states), eq
+    )
+
+
+def _lambdified(model):
+    cached = getattr(model, "_nonlinear_lambdified", None)
+    if cached is not None:
+        return cached
+    from symdelay.core.symbols import theta as TH
+
+    F = sp.Matrix(model.drift)
+    J = model.drift_jacobian.xreplace(model.values)
+    args = (TH, *model.states)
+    out = (sp.lambdify(args, F, "numpy", cse=True), sp.lambdify(args, J, "numpy", cse=True))
+    with contextlib.suppress(AttributeError):  # a model with __slots__: no cache
+        model._nonlinear_lambdified = out
+    return out

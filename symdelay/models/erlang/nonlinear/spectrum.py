@@ -1,0 +1,258 @@
+"""The linear-noise power spectrum of the imbalance: quasi-cycles below ``theta_c``.
+
+Below the Hopf point the fluctuation ``xi = sqrt(eta) (s - s*)`` of the difference
+coordinates is, to leading order, the Ornstein--Uhlenbeck process
+``d xi = A xi dt + B^(1/2) dW`` (``A``, ``B`` from :func:`symdelay.models.erlang.stochastic.lna_matrices`,
+derived from the transition table). Its stationary power spectrum (two-sided, angular
+frequency, ``Var = (1/2 pi) int S d omega``) is
+
+    S(omega) = e_x^T (i omega - A)^-1 B (i omega - A)^-H e_x = N(omega^2) / |P(i omega)|^2,
+
+``P`` the characteristic polynomial of the difference mode. As ``theta -> theta_c`` a pair of
+roots of ``P`` approaches ``+-i omega_c``, so ``S`` grows a peak there whose width shrinks
+like the distance of the roots from the axis: noise-driven oscillations (quasi-cycles) with
+quality factor ``Q = omega_peak / (full width at half maximum)`` -> inf.
+:func:`spectrum_closed_form` gives ``S`` in closed form (SymPy) for ``L = 1, 2``;
+:func:`spectrum` evaluates it on a grid for any L (numpy, or any model through ``model=``:
+its full Jacobian and diffusion matrix); :func:`periodogram` estimates it from simulated
+paths (Welch), in the same normalisation.
+
+>>> s = spectrum(2, 1, 1, 8, 1)
+>>> round(s.peak_frequency, 4), round(s.quality_factor, 2)
+(2.7178, 21.57)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import sympy as sp
+
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import as_L, as_positive_number
+from symdelay.core.symbols import D as DD
+from symdelay.core.symbols import gamma as GAMMA
+from symdelay.core.symbols import lam as LAM
+from symdelay.core.symbols import mu as MU
+from symdelay.core.symbols import theta as THETA
+
+__all__ = ["Spectrum", "spectrum", "spectrum_closed_form", "periodogram", "lna_spectrum_matrix"]
+
+omega = sp.Symbol("omega", real=True)
+
+
+@dataclass
+class Spectrum:
+    """``S(omega)`` on ``omega`` (two-sided, angular), peak, quality factor, variance."""
+
+    L: object
+    parameters: dict
+    omega: np.ndarray
+    S: np.ndarray
+    peak_frequency: float
+    peak_value: float
+    quality_factor: float | None
+    variance: float
+    closed_form: sp.Expr | None = None
+    method: str = ""
+
+    def to_json(self) -> dict:
+        from symdelay.core.latex import tex
+
+        return {
+            "L": self.L,
+            "parameters": {k: str(v) for k, v in self.parameters.items()},
+            "omega": [float(w) for w in self.omega],
+            "S": [float(s) for s in self.S],
+            "peak_frequency": repr(float(self.peak_frequency)),
+            "peak_value": repr(float(self.peak_value)),
+            "quality_factor": None if self.quality_factor is None else repr(self.quality_factor),
+            "variance_x_over_eta": repr(float(self.variance)),
+            "normalisation": "two-sided in angular frequency: Var(x)/eta = (1/(2 pi)) int S",
+            "closed_form": None if self.closed_form is None else str(self.closed_form),
+            "closed_form_latex": None if self.closed_form is None else tex(self.closed_form),
+            "method": self.method,
+        }
+
+    def _repr_latex_(self) -> str:
+        q = "-" if self.quality_factor is None else f"{self.quality_factor:.4g}"
+        head = (
+            rf"\omega_{{peak}} = {self.peak_frequency:.6g},\ Q = {q},\ "
+            rf"\mathrm{{Var}}(x)/\eta = {self.variance:.6g}"
+        )
+        if self.closed_form is not None:
+            from symdelay.core.latex import tex
+
+            head += rf",\quad S(\omega) = {tex(self.closed_form)}"
+        return f"${head}$"
+
+    def plot(self, periodogram=None):
+        from symdelay.core.display import draw
+
+        return draw(self, periodogram)
+
+
+def lna_spectrum_matrix(A: np.ndarray, B: np.ndarray, weights, omegas) -> np.ndarray:
+    """``c^T (i w - A)^-1 B (i w - A)^-H c`` for each ``w`` (float numpy)."""
+    A = np.asarray(A, float)
+    n = A.shape[0]
+    c = np.asarray(weights, float)
+    out = np.empty(len(omegas))
+    eye = np.eye(n)
+    for k, w in enumerate(omegas):
+        h = np.linalg.solve((1j * w * eye - A).T, c)  # h^T = c^T (i w - A)^-1
+        out[k] = float(np.real(h @ B @ h.conj()))
+    return out
+
+
+@cache
+def spectrum_closed_form(L: int):
+    """``S(omega)`` in closed form (SymPy, symbols ``mu, lam, theta, gamma, omega``) for
+    ``L <= 2``: the numerator and ``|P(i omega)|^2`` expanded in ``omega^2``.
+
+    >>> sp.numer(spectrum_closed_form(1))
+    4*lam*(gamma**2 + omega**2)
+    """
+    from symdelay.models.erlang.stochastic.variance import lna_matrices
+
+    if L > 2:
+        return None
+    A, B = lna_matrices(L)
+    pos = {s: sp.Symbol(s.name, positive=True) for s in (MU, LAM, THETA, GAMMA)}
+    A, B = A.xreplace(pos), B.xreplace(pos)
+    n = A.rows
+    M = sp.I * omega * sp.eye(n) - A
+    P = sp.expand(M.det())
+    row = M.adjugate().row(0)  # e_x^T M^-1 = row / P
+    num = sp.expand((row * B * row.conjugate().T)[0])
+    num = sp.expand(sp.expand_complex(num))
+    den = sp.expand(sp.expand_complex(P * sp.conjugate(P)))
+    if sp.im(num) != 0 or sp.im(den) != 0:  # pragma: no cover
+        raise ArithmeticError("the spectrum is not real")
+    back = {v: k for k, v in pos.items()}
+    return (sp.factor(num) / sp.collect(den, omega)).xreplace(back)
+
+
+def _peak_and_q(A, B, w, scale):
+    """Peak frequency and value (grid of 4001 points on ``[0, 4 scale]``, refined by a
+    bounded scalar search) and ``Q = omega_peak / FWHM`` with both half-maximum points
+    found by Brent's method; ``Q`` None when the peak is at ``omega = 0`` or the spectrum
+    does not fall to half its peak above it."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    def S_at(v):
+        return lna_spectrum_matrix(A, B, w, [v])[0]
+
+    grid = np.linspace(0.0, 4 * scale, 4001)
+    S = lna_spectrum_matrix(A, B, w, grid)
+    k = int(np.argmax(S))
+    if k == 0:
+        return 0.0, float(S[0]), None
+    hi = grid[min(k + 1, len(grid) - 1)]
+    r = minimize_scalar(
+        lambda v: -S_at(v),
+        bounds=(grid[k - 1], hi),
+        method="bounded",
+        options={"xatol": 1e-12 * max(1.0, scale)},
+    )
+    wp, Sp = float(r.x), float(-r.fun)
+    half = Sp / 2
+    if S_at(0.0) >= half:
+        return wp, Sp, None
+    top = wp
+    while S_at(top) >= half:
+        top = 2 * top + scale
+        if top > 1e6 * scale:
+            return wp, Sp, None
+    wl = brentq(lambda v: S_at(v) - half, 0.0, wp, xtol=1e-14 * scale)
+    wr = brentq(lambda v: S_at(v) - half, wp, top, xtol=1e-14 * scale)
+    return wp, Sp, float(wp / (wr - wl))
+
+
+def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001, model=None):
+    """The LNA spectrum of ``x = q1 - q2`` on a grid (default ``0..4 omega_scale``), its
+    peak frequency (refined), quality factor and ``Var(x)/eta`` (the integral, checked
+    against the Lyapunov solution in the tests). ``model``: any stable model of the model
+    layer (its full Jacobian and diffusion matrix; imbalance weights)."""
+    closed = None
+    if model is not None:
+        from symdelay.analysis.stability import is_stable
+        from symdelay.analysis.stochastic import difference_weights
+
+        if is_stable(model) is not True:
+            raise SymdelayInputError(
+                "the equilibrium is not stable: no stationary spectrum (the LNA needs theta "
+                "below theta_c)"
+            )
+        w = difference_weights(model)
+        A = np.array(model.jacobian.evalf(), dtype=float)
+        B = np.array(model.diffusion.evalf(), dtype=float)
+        Lkey, params = None, {k.name: v for k, v in model.values.items()}
+        method = "LNA of the model's full Jacobian and diffusion matrix"
+    else:
+        from symdelay.models.erlang.stochastic.variance import lna_matrices
+
+        Lv = as_L(L, allow_symbol=False)
+        vals = {
+            MU: as_positive_number("mu", mu),
+            LAM: as_positive_number("lam", lam),
+            DD: as_positive_number("D", D),
+        }
+        th = sp.Integer(0) if theta in (0, "0") else as_positive_number("theta", theta)
+        g = sp.Rational(Lv) / vals[DD]
+        subs = {MU: vals[MU], LAM: vals[LAM], THETA: th, GAMMA: g}
+        As, Bs = lna_matrices(Lv)
+        A = np.array(As.subs(subs).evalf(), dtype=float)
+        B = np.array(Bs.subs(subs).evalf(), dtype=float)
+        if np.max(np.linalg.eigvals(A).real) >= 0:
+            from symdelay.models.erlang.hopf import critical_theta
+
+            tc = critical_theta(Lv, vals[MU], vals[LAM], [vals[DD]]).points[0].theta_c
+            raise SymdelayInputError(
+                f"theta = {theta} is not below theta_c = {float(tc):.10g}: the equilibrium is "
+                "unstable and the imbalance has no stationary spectrum (see limit-cycle)"
+            )
+        w = [1] + [0] * Lv
+        Lkey = Lv
+        params = {"mu": vals[MU], "lam": vals[LAM], "theta": th, "D": vals[DD]}
+        if Lv <= 2:
+            closed = spectrum_closed_form(Lv)
+        method = "LNA: e_x^T (i w - A)^-1 B (i w - A)^-H e_x (difference mode)"
+    ev = np.linalg.eigvals(A)
+    scale = max(float(np.max(np.abs(ev.imag))), float(np.max(np.abs(ev))) / 4, 1e-6)
+    if omegas is None:
+        omegas = np.linspace(0.0, 4 * scale, points)
+    omegas = np.asarray(omegas, float)
+    S = lna_spectrum_matrix(A, B, w, omegas)
+    wp, Sp, Q = _peak_and_q(A, B, w, scale)
+    from scipy.linalg import solve_continuous_lyapunov
+
+    Sigma = solve_continuous_lyapunov(A, -B)
+    var = float(np.asarray(w) @ Sigma @ np.asarray(w))
+    return Spectrum(Lkey, params, omegas, S, wp, Sp, Q, var, closed, method)
+
+
+def periodogram(sim, eta: int, burn_in: float = 20.0, segment: float = 100.0):
+    """``(omega, S_hat)``: Welch estimate of the spectrum of ``sqrt(eta) x`` from simulated
+    paths (a :class:`~symdelay.models.erlang.stochastic.SimulationResult`, replications averaged), in the
+    normalisation of :class:`Spectrum` (two-sided, angular: ``S_hat(2 pi f) = P(f)/2`` for
+    the one-sided Welch density ``P``), with the standard error across replications."""
+    from scipy.signal import welch
+
+    t = np.asarray(sim.t)
+    dt = float(t[1] - t[0])
+    x = np.asarray(sim.x)
+    if x.ndim == 1:
+        x = x[None, :]
+    keep = t >= burn_in
+    xs = np.sqrt(eta) * (x[:, keep] - x[:, keep].mean(axis=1, keepdims=True))
+    nper = min(int(segment / dt), xs.shape[1])
+    est = []
+    for row in xs:
+        f, P = welch(row, fs=1 / dt, nperseg=nper, detrend="constant")
+        est.append(P / 2)
+    est = np.array(est)
+    se = est.std(axis=0, ddof=1) / np.sqrt(len(est)) if len(est) > 1 else np.full(len(f), np.nan)
+    return 2 * np.pi * f, est.mean(axis=0), se

@@ -1,0 +1,27 @@
+"""Certified characteristic roots (finite L and the Lambert-W limit L = oo).
+
+See :mod:`symdelay.models.erlang.roots.solve` for the method and :mod:`symdelay.analysis.certify` for the
+proofs; :mod:`symdelay.models.erlang.roots.crosscheck` compares with double-precision numpy;
+:mod:`symdelay.analysis.polyroots` solves any polynomial with exact coefficients (model-generic).
+"""
+
+from symdelay.analysis.polyroots import exact_counts, polynomial_roots
+from symdelay.models.erlang.roots.solve import (
+    ALL_ROOTS_MAX_L,
+    RIGHTMOST_MAX_L,
+    CertifiedRoot,
+    RootSet,
+    characteristic_roots,
+    parse_branches,
+)
+
+__all__ = [
+    "ALL_ROOTS_MAX_L",
+    "RIGHTMOST_MAX_L",
+    "CertifiedRoot",
+    "RootSet",
+    "characteristic_roots",
+    "parse_branches",
+    "polynomial_roots",
+    "exact_counts",
+]

@@ -1,0 +1,653 @@
+"""Certified characteristic roots of the difference mode, for L up to 10^4 (all) / 10^6 (rightmost).
+
+Method (finite L). With ``u = (r + gamma)/gamma`` the polynomial becomes
+``u^L (u + a) + c`` (:func:`~symdelay.models.erlang.roots.equations.branch_equation`). Every root lies in
+exactly one half-open sector ``S_k = {(2 pi k - pi)/L < arg u <= (2 pi k + pi)/L}`` and is a
+fixed point there of the branch map ``T_k(u) = e^{2 pi i k/L} (-c/(u + a))^{1/L}``
+(principal root), whose image lies in ``S_k``; so fixed points of different branches are
+different roots. Iterating ``T_k`` from ``|c|^{1/(L+1)} e^{2 pi i k/L}`` and polishing by
+Newton gives L roots, one per sector; the sector that contains ``-a`` (k = 0 when
+``gamma > mu``) holds one more root, given by Vieta (the roots sum to ``-a``). All roots are
+then refined by Newton on ``F(r) = P(r)/(r+gamma)^L`` at ``dps`` + guard digits, and
+certified: each lies in a proved disc (:func:`~symdelay.analysis.certify.certify_root`), the
+discs are proved pairwise disjoint, so the L + 1 discs hold L + 1 *distinct* roots of a
+polynomial of degree L + 1 — all of them. If a branch iteration had landed on a root twice,
+disjointness fails; the missing roots are then searched by Newton with implicit deflation
+before giving up with :class:`~symdelay.core.errors.CertificationError`.
+
+Rightmost roots. Rightmost in r is rightmost in u (``Re r = gamma (Re u - 1)``); the roots
+lie near ``|u| = (|c|/|u + a|)^{1/L}``, so the rightmost ones sit in the sectors nearest the
+positive real axis. Candidates from the sectors ``|k| <= m`` and from the Lambert-W roots
+(the L = oo limit) are refined and certified; then the argument principle proves that the
+rectangle that must contain every root with ``Re r > x`` (``|r + mu| <= |lam theta|
+(1 + x/gamma)^(-L)`` there) holds exactly the candidates found, so none is missing.
+
+Unstable count. Roots with ``Re r >= 0`` satisfy ``|r + mu| <= |lam theta|`` (finite L and
+L = oo alike); the argument principle on that box gives the count independently of the root
+finder, cross-checked against the certified roots (and against the Routh-Hurwitz count of
+``symdelay.analysis.routh`` for small L when that module is available).
+
+>>> res = characteristic_roots(1, 1, 1, 5, 1, dps=20)
+>>> len(res), res.unstable_count
+(2, 0)
+>>> mpmath.nstr(res[0].value, 15)                     # r^2 + 2 r + 6 = 0: -1 + i sqrt(5)
+'(-1.0 + 2.23606797749979j)'
+>>> float(res[0].radius) < 1e-25
+True
+"""
+
+from __future__ import annotations
+
+import math
+
+import flint
+import mpmath
+import numpy as np
+import sympy as sp
+
+from symdelay.analysis.certify import (
+    arb_to_mpf_upper,
+    certify_root,
+    check_disjoint,
+    count_zeros,
+    mpc_from_acb_mid,
+    to_arb,
+)
+from symdelay.analysis.rootset import CertifiedRoot, RootSet
+from symdelay.core.errors import CertificationError, SymdelayInputError
+from symdelay.core.params import as_dps, as_L, as_parameter, is_infinite_L
+from symdelay.models.erlang.dispatch import accepts_model
+from symdelay.models.erlang.roots.equations import ball_functions, mp_lambert_roots
+
+__all__ = [
+    "CertifiedRoot",
+    "RootSet",
+    "characteristic_roots",
+    "ALL_ROOTS_MAX_L",
+    "RIGHTMOST_MAX_L",
+    "parse_branches",
+]
+
+ALL_ROOTS_MAX_L = 10_000
+SMALL_L = 24
+RIGHTMOST_MAX_L = 10_000_000
+#: Largest L for the exact (gcd over Q) test of roots on the imaginary axis away from 0.
+AXIS_EXACT_MAX_L = 10_000
+
+
+# ----------------------------------------------------------------------------- input
+def parse_branches(text) -> tuple[int, int]:
+    """``"-3..3"`` (or a pair) -> ``(-3, 3)``.
+
+    >>> parse_branches("-3..3")
+    (-3, 3)
+    """
+    if isinstance(text, tuple | list) and len(text) == 2:
+        lo, hi = text
+    else:
+        parts = str(text).strip().split("..")
+        try:
+            lo, hi = (int(p) for p in parts) if len(parts) == 2 else (None, None)
+        except ValueError:
+            lo = hi = None
+    if (
+        not isinstance(lo, int)
+        or not isinstance(hi, int)
+        or isinstance(lo, bool)
+        or lo > hi
+        or hi - lo > 10_000
+    ):
+        raise SymdelayInputError(
+            f"branches must be 'K1..K2' with integers K1 <= K2 (at most 10000 apart), got {text!r}"
+        )
+    return lo, hi
+
+
+def _params(mu, lam, theta, D):
+    p = {
+        "mu": as_parameter("mu", mu),
+        "lam": as_parameter("lam", lam),
+        "theta": as_parameter("theta", theta, positive=False),
+        "D": as_parameter("D", D),
+    }
+    for name, v in p.items():
+        if not v.is_number:
+            raise SymdelayInputError(f"{name} must be a number for root finding, got '{v}'")
+    if p["theta"] == 0:
+        raise SymdelayInputError(
+            "theta = 0 decouples routing: the roots are exactly -mu and -L/D (L-fold); "
+            "give theta != 0"
+        )
+    return p
+
+
+# -------------------------------------------------------------------- F in Arb
+def _arb_functions(p, L, prec: int):
+    """``F`` and ``F'`` on Arb balls (lambdified from SymPy); parameters as balls at ``prec``."""
+    fn = ball_functions(limit=L is None)
+    with flint.ctx.workprec(prec):
+        mu_, lam_, th_, D_ = (to_arb(p[n]) for n in ("mu", "lam", "theta", "D"))
+        g = None if L is None else to_arb(sp.Rational(L) / p["D"])
+    if L is None:
+
+        def both(z):
+            return fn(z, mu_, lam_, th_, D_)
+
+    else:
+
+        def both(z):
+            return fn(z, mu_, lam_, th_, g, L)
+
+    return (lambda z: both(z)[0]), (lambda z: both(z)[1]), both
+
+
+def _newton_ball(z0: complex, both, prec: int):
+    """Newton at ``prec`` bits on midpoints of Arb balls (Arb is just fast arithmetic here).
+
+    The seeds are correct to ~1e-10 relative; quadratic convergence then needs a handful
+    of steps. Returns the final midpoint as an mpmath ``mpc``.
+    """
+    with flint.ctx.workprec(prec):
+        z = flint.acb(z0.real, z0.imag)
+        tol = flint.arb(2) ** (-(prec // 2) - 8)
+        done = False
+        for _ in range(40):
+            f, df = both(z)
+            step = f / df
+            if not step.is_finite():
+                break
+            z = flint.acb(z.real.mid(), z.imag.mid()) - flint.acb(step.real.mid(), step.imag.mid())
+            z = flint.acb(z.real.mid(), z.imag.mid())
+            if done:
+                return mpc_from_acb_mid(z)
+            done = bool(step.abs_upper() < tol * (1 + z.abs_upper()))
+    raise CertificationError(f"Newton did not converge from r = {z0:.10g}")
+
+
+# ---------------------------------------------------------------- double-precision seeds
+def _sector_seeds(L, a, c, ks, iters=80):
+    """Fixed points of T_k (one per sector), polished by Newton on u + a + c u^-L."""
+    ks = np.asarray(ks, dtype=float)
+    om = np.exp(2j * np.pi * ks / L)
+    u = om * abs(c) ** (1.0 / (L + 1))
+    with np.errstate(all="ignore"):
+        for _ in range(iters):
+            u = om * ((-c) / (u + a) + 0j) ** (1.0 / L)
+        u = _newton_u(u, L, a, c)
+    return u
+
+
+def _newton_u(u, L, a, c, steps=12):
+    with np.errstate(all="ignore"):
+        for _ in range(steps):
+            p = np.exp(-L * np.log(u))
+            step = (u + a + c * p) / (1 - L * c * p / u)
+            u = np.where(np.isfinite(step), u - step, u)
+    return u
+
+
+def _converged(u, L, a, c):
+    """Double-precision residual test for roots of q(u) = u + a + c u^-L."""
+    with np.errstate(all="ignore"):
+        p = c * np.exp(-L * np.log(u))
+        q = u + a + p
+        scale = np.abs(u) + abs(a) + np.abs(p)
+        return np.isfinite(q) & (np.abs(q) <= 1e-11 * scale * (1 + np.log1p(L)))
+
+
+def _deflated_newton(u0, others, L, a, c, steps=80):
+    """Newton on f(u)/prod(u - u_j), f = u^L (u + a) + c (implicit deflation, Aberth step)."""
+    u = complex(u0)
+    others = np.asarray(others)
+    if u == 0 or not np.isfinite(u):
+        return None
+    for _ in range(steps):
+        with np.errstate(all="ignore"):
+            p = np.exp(-L * np.log(u))
+            ratio = (u + a + c * p) / (1 - L * c * p / u)  # q/q', q = f/u^L
+            s = np.sum(1.0 / (u - others)) - L / u  # deflate the known roots of f
+            step = ratio / (1 - ratio * s)
+        if not np.isfinite(step) or u == step:
+            return None
+        u -= step
+        if abs(step) < 1e-14 * (1 + abs(u)):
+            break
+    return u
+
+
+def _distinct_fast(values, digits=9):
+    arr = np.asarray(values)
+    key = np.round(arr.real, digits) + 1j * np.round(arr.imag, digits)
+    _, idx = np.unique(key, return_index=True)
+    return list(arr[np.sort(idx)])
+
+
+def _all_seeds(L, a, c):
+    """L + 1 distinct double-precision roots of u^L (u + a) + c (see the module docstring)."""
+    if L <= SMALL_L:
+        # few sectors are wide and T_k need not contract: use the eigenvalues of the
+        # companion matrix of the *well-scaled* u-polynomial (coefficients 1, a, c)
+        coeffs = np.zeros(L + 2)
+        coeffs[0], coeffs[1], coeffs[-1] = 1.0, a, c
+        u = _newton_u(np.roots(coeffs).astype(complex), L, a, c, steps=3)
+    else:
+        u = _sector_seeds(L, a, c, np.arange(L) - L // 2)
+        extra = _newton_u(np.array([-a - np.sum(u)]), L, a, c)  # Vieta: roots sum to -a
+        u = np.concatenate([u, extra])
+    ok = _converged(u, L, a, c)
+    good = _distinct_fast(u[ok])
+    # repair: roots not converged or found twice are searched with deflation
+    starts = [*list(u[~ok]), -a, *list(np.conj(good[-3:]))]
+    rng = np.random.default_rng(1)
+    tries = 0
+    while len(good) < L + 1 and tries < 50 + 5 * (L + 1 - len(good)):
+        tries += 1
+        s0 = (
+            starts.pop(0) if starts else abs(c) ** (1 / (L + 1)) * np.exp(2j * np.pi * rng.random())
+        )
+        others = np.array(good)
+        for start in (s0, s0 * (1 + 1e-3j)):
+            z = _deflated_newton(start, others, L, a, c)
+            if z is None:
+                continue
+            z = _newton_u(np.array([z]), L, a, c, steps=2)[0]
+            if _converged(np.array([z]), L, a, c)[0] and np.all(
+                np.abs(others - z) > 1e-8 * (1 + abs(z))
+            ):
+                good.append(z)
+                if abs(z.imag) > 1e-8 * (1 + abs(z)) and np.all(
+                    np.abs(np.array(good) - np.conj(z)) > 1e-8 * (1 + abs(z))
+                ):
+                    starts.insert(0, np.conj(z))
+                break
+    return good
+
+
+# ------------------------------------------------------------------------- public entry
+@accepts_model
+def characteristic_roots(
+    L, mu, lam, theta, D, dps: int = 50, rightmost: int | None = None, branches=(-3, 3)
+) -> RootSet:
+    """Certified roots of ``(r+mu)(r+gamma)^L + lam theta gamma^L`` (gamma = L/D).
+
+    ``L`` is an integer (all L + 1 roots for L <= 10^4; with ``rightmost=K`` the K rightmost
+    for L <= 10^7) or ``"inf"``/``math.inf`` (the roots of ``r + mu + lam theta e^{-rD}``
+    on the Lambert-W branches ``branches = (k1, k2)``). Parameters are exact (Rationals);
+    ``mu, lam, D > 0``, ``theta`` real and non-zero. Raises
+    :class:`~symdelay.core.errors.CertificationError` if any certificate fails.
+    """
+    dps = as_dps(dps)
+    p = _params(mu, lam, theta, D)
+    if rightmost is not None and (
+        isinstance(rightmost, bool) or not isinstance(rightmost, int) or rightmost < 1
+    ):
+        raise SymdelayInputError(f"rightmost must be an integer >= 1, got {rightmost!r}")
+    if is_infinite_L(L):
+        return _lambert_roots(p, dps, parse_branches(branches), rightmost)
+    L = as_L(L, allow_symbol=False)
+    if rightmost is None:
+        if L > ALL_ROOTS_MAX_L:
+            raise SymdelayInputError(
+                f"L = {L} is too large for all roots (limit {ALL_ROOTS_MAX_L}); "
+                f"use rightmost=K (--rightmost K) for the K rightmost roots, up to L = "
+                f"{RIGHTMOST_MAX_L}"
+            )
+        return _all_roots(L, p, dps)
+    if L > RIGHTMOST_MAX_L:
+        raise SymdelayInputError(f"L = {L} is too large (limit {RIGHTMOST_MAX_L} for --rightmost)")
+    if rightmost >= L + 1 or L <= 256:
+        res = _all_roots(L, p, dps)
+        res.roots = res.roots[: min(rightmost, L + 1)]
+        res.mode = "rightmost"
+        return res
+    return _rightmost_roots(L, p, dps, rightmost)
+
+
+def _work(dps, L):
+    guard = 10 + (len(str(L)) if isinstance(L, int) else 2)
+    return dps + guard
+
+
+def _bits(dps: int) -> int:
+    return int(dps * 3.33) + 20
+
+
+def _sort_key(z: CertifiedRoot):
+    return (-z.value.real, -z.value.imag)
+
+
+def _certify_all(values, branches, F, dF, work_dps):
+    prec = _bits(work_dps)
+    roots = []
+    for v, k in zip(values, branches):
+        radius, rho = certify_root(F, dF, v, prec)
+        if v.imag != 0 and abs(v.imag) <= radius and radius + 2 * abs(v.imag) <= rho:
+            # F is real on the real axis, so the conjugate of the root is a root too, within
+            # radius + 2|Im v| <= rho of v: by uniqueness in that disc the root is real
+            with flint.ctx.workprec(prec):
+                radius = arb_to_mpf_upper(to_arb(radius) + abs(to_arb(v.imag)))
+            v = mpmath.mpc(v.real, 0)
+        roots.append(CertifiedRoot(v, radius, k))
+    check_disjoint([z.value for z in roots], [z.radius for z in roots])
+    return roots
+
+
+def _rhp_count(F, p, L):
+    """Argument principle on the box that must contain every root with Re r >= 0."""
+    bound = abs(p["lam"] * p["theta"])
+    x1 = max(bound - p["mu"], 0) + 1
+    y1 = bound + 1
+    D = float(p["D"])
+    return count_zeros(F, 0, float(x1), -float(y1), float(y1), pieces_per_unit=4 * max(D, 1))
+
+
+def _confirm_rhp(roots, count, complete: bool):
+    inside = 0
+    for z in roots:
+        if z.on_axis:
+            continue
+        if abs(z.value.real) <= z.radius:
+            raise CertificationError(
+                f"root {mpmath.nstr(z.value, 15)} is within its error radius of the "
+                "imaginary axis: stability undecidable at this precision"
+            )
+        inside += z.value.real > 0
+    if (complete and inside != count) or inside > count:
+        raise CertificationError(
+            f"right-half-plane count mismatch: {inside} certified roots vs {count} by the "
+            "argument principle"
+        )
+
+
+def _routh_count(L, p):
+    """Routh-Hurwitz count from symdelay.analysis.routh, when available (small L); else None."""
+    try:
+        from symdelay.analysis.routh import routh_hurwitz
+    except ImportError:
+        return None
+    from symdelay.core.symbols import gamma, lam, mu, r, theta
+    from symdelay.models.erlang.charpoly import characteristic_polynomial
+
+    poly = characteristic_polynomial(L).subs(
+        {mu: p["mu"], lam: p["lam"], theta: p["theta"], gamma: sp.Rational(L) / p["D"]}
+    )
+    try:
+        return int(routh_hurwitz(sp.expand(poly), r).rhp_count)
+    except (TypeError, AttributeError, ValueError, NotImplementedError):
+        # an interface mismatch with that module must not hide the argument-principle proof
+        return None
+
+
+def _scaled_coefficients(L, p):
+    """Rational coefficients (highest first) of ``P(gamma s)/gamma^(L+1) = (s + mu/gamma)
+    (s + 1)^L + lam theta/gamma``: the imaginary axis in s is the imaginary axis in r."""
+    from math import comb
+
+    gq = sp.Rational(L) / p["D"]
+    a, c = p["mu"] / gq, p["lam"] * p["theta"] / gq
+    binom = [sp.Integer(comb(L, j)) for j in range(L + 1)]  # (s+1)^L, highest first
+    out = [*binom, sp.Integer(0)]
+    for j, b in enumerate(binom):
+        out[j + 1] += a * b
+    out[-1] += c
+    return gq, out
+
+
+def _mark_axis_roots(roots, L, p, prec):
+    """Decide exactly which roots whose discs meet the imaginary axis lie on it.
+
+    Finite L: ``i w`` is a root iff ``w/gamma`` is a real root of ``gcd(R, I)`` for the
+    scaled polynomial (:func:`symdelay.analysis.polyroots.axis_roots`, exact over Q). L = oo:
+    for rational parameters ``r = 0`` (when ``mu + lam theta = 0``) is the only possible
+    root on the axis: ``r = i w`` with ``w != 0`` would need ``e^{i w D} = -(mu + i w)/(lam
+    theta)`` with ``w^2 = (lam theta)^2 - mu^2``, an algebraic ``i w D != 0`` with an
+    algebraic exponential, which the Hermite-Lindemann theorem excludes.
+    Returns ``(roots, axis_count)``; raises CertificationError for a disc that meets the
+    axis around a root that is not on it (more digits separate it).
+    """
+    from symdelay.analysis.polyroots import axis_roots
+
+    touching = [i for i, z in enumerate(roots) if abs(z.value.real) <= z.radius]
+    if not touching:
+        return roots, 0
+    out = list(roots)
+    if L is None:
+        if not all(v.is_Rational for v in p.values()):
+            raise CertificationError(
+                "a root meets the imaginary axis and a parameter is irrational"
+            )
+        zero = p["mu"] + p["lam"] * p["theta"] == 0
+        cands = [(flint.arb(0), 1)] if zero else []
+        scale = 1
+    elif all(abs(roots[i].value.imag) <= roots[i].radius for i in touching):
+        # only r = 0 is in question: P(0) = (mu + lam theta) gamma^L, exact at any L
+        zero = p["mu"] + p["lam"] * p["theta"] == 0
+        cands = [(flint.arb(0), 1)] if zero else []
+        scale = 1
+    else:
+        if L > AXIS_EXACT_MAX_L:
+            raise CertificationError(
+                f"a root meets the imaginary axis away from 0 and L = {L} is above "
+                f"{AXIS_EXACT_MAX_L}, the limit of the exact gcd test: stability undecidable"
+            )
+        gq, coeffs = _scaled_coefficients(L, p)
+        cands = axis_roots(coeffs, prec)
+        scale = gq
+    found = 0
+    for i in touching:
+        z = roots[i]
+        hit = []
+        for w, _m in cands:
+            with flint.ctx.workprec(prec + 64):
+                wr = w * to_arb(scale)
+                d = (flint.acb(to_arb(z.value.real), to_arb(z.value.imag) - wr)).abs_lower()
+                if d <= to_arb(z.radius) + wr.rad():
+                    hit.append(wr)
+        if len(hit) != 1:
+            raise CertificationError(
+                f"root {mpmath.nstr(z.value, 15)} is within its error radius of the imaginary "
+                "axis but not on it: stability undecidable at this precision (raise dps)"
+            )
+        with flint.ctx.workprec(prec + 64):
+            im = mpc_from_acb_mid(flint.acb(hit[0])).real
+            rad = arb_to_mpf_upper(to_arb(z.radius) + hit[0].rad() + abs(to_arb(z.value.imag - im)))
+        out[i] = CertifiedRoot(mpmath.mpc(0, im), rad, z.branch, 1, True)
+        found += 1
+    if L is not None and found != sum(m for _, m in cands):  # every root with Re > x < 0 is here
+        raise CertificationError(
+            f"{sum(m for _, m in cands)} roots on the imaginary axis by exact arithmetic, "
+            f"{found} certified discs meet it"
+        )
+    return out, found
+
+
+def _all_roots(L, p, dps) -> RootSet:
+    work = _work(dps, L)
+    g = float(sp.Rational(L) / p["D"])
+    a = float((p["mu"] - sp.Rational(L) / p["D"]) / (sp.Rational(L) / p["D"]))
+    c = float(p["lam"] * p["theta"] / (sp.Rational(L) / p["D"]))
+    seeds_u = _all_seeds(L, a, c)
+    if len(seeds_u) != L + 1:
+        raise CertificationError(f"found only {len(seeds_u)} of the {L + 1} roots")
+    k_of = [int(np.rint(L * np.angle(z) / (2 * np.pi))) for z in seeds_u]
+    prec = _bits(work)
+    F, dF, both = _arb_functions(p, L, prec)
+    with mpmath.workdps(work):
+        values = [_newton_ball(complex(g * (z - 1)), both, prec) for z in seeds_u]
+        roots = _certify_all(values, k_of, F, dF, work)
+        roots, axis = _mark_axis_roots(roots, L, p, prec)
+    roots.sort(key=_sort_key)
+    if axis:
+        # the argument principle cannot run through the axis roots: exact counts instead
+        # (certified discs, every sign decided; and the Cauchy index over Q for L <= 400)
+        count = sum(1 for z in roots if not z.on_axis and z.value.real > 0)
+        methods = ["certified roots", "exact imaginary-axis test"]
+        if L <= 400:
+            from symdelay.analysis.polyroots import exact_counts
+
+            ex = exact_counts(_scaled_coefficients(L, p)[1])
+            if (ex.rhp, ex.axis) != (count, axis):
+                raise CertificationError(
+                    f"exact counts (rhp {ex.rhp}, axis {ex.axis}) disagree with the certified "
+                    f"roots (rhp {count}, axis {axis})"
+                )
+            methods.append("Cauchy index (exact)")
+        return RootSet(L, p, dps, roots, count, "all", tuple(methods), axis_count=axis)
+    count = _rhp_count(F, p, L)
+    _confirm_rhp(roots, count, complete=True)
+    methods = ["argument principle", "certified roots"]
+    if L <= 12:
+        rh = _routh_count(L, p)
+        if rh is not None:
+            if rh != count:
+                raise CertificationError(f"Routh-Hurwitz count {rh} != argument principle {count}")
+            methods.append("Routh-Hurwitz")
+    return RootSet(L, p, dps, roots, count, "all", tuple(methods))
+
+
+def _lambert_seeds(p, m) -> list:
+    """Double-precision seeds near the L = oo roots (a heuristic only: every root is then
+    refined and certified; the exact formula is :func:`~.equations.lambert_w_roots_formula`)."""
+    from scipy.special import lambertw
+
+    mu_, D_, lt = float(p["mu"]), float(p["D"]), float(p["lam"] * p["theta"])
+    with np.errstate(all="ignore"):
+        z = -lt * D_ * math.exp(min(mu_ * D_, 700.0))
+        out = -mu_ + lambertw(z, np.arange(-m, m + 1)) / D_
+    return [complex(v) for v in out if np.isfinite(v)]
+
+
+def _rightmost_roots(L, p, dps, K) -> RootSet:
+    work = _work(dps, L)
+    gq = sp.Rational(L) / p["D"]
+    g, a, c = float(gq), float((p["mu"] - gq) / gq), float(p["lam"] * p["theta"] / gq)
+    F, dF, both = _arb_functions(p, L, _bits(work))
+    for m in (K + 3, 2 * K + 8, 4 * K + 20):
+        u = _sector_seeds(L, a, c, np.arange(-m, m + 1))
+        u = np.concatenate([u, np.conj(u)])  # real coefficients: roots come in pairs
+        extra = _deflated_newton(-a + 1e-3j, np.array(_distinct_fast(u)), L, a, c)  # sector of -a
+        if extra is not None:
+            u = np.concatenate([u, [extra, np.conj(extra)]])
+        seeds = [complex(g * (z - 1)) for z in _distinct_fast(u)] + _lambert_seeds(p, m)
+        seeds = [s for s in seeds if np.isfinite(s)]
+        with mpmath.workdps(work):
+            vals = []
+            for s in seeds:
+                try:
+                    v = _newton_ball(s, both, _bits(work))
+                except CertificationError:
+                    continue
+                if v.real > -g / 2 and all(
+                    abs(v - u) > mpmath.mpf(10) ** (-work // 2) * (1 + abs(v)) for u in vals
+                ):
+                    vals.append(v)
+            if len(vals) < K:
+                continue
+            roots = _certify_all(vals, [None] * len(vals), F, dF, work)
+        roots.sort(key=_sort_key)
+        with mpmath.workdps(work):
+            sig = [z.value.real for z in roots]
+            lower = [s for s in sig if s < sig[K - 1] - mpmath.mpf(10) ** (-dps // 2)]
+            # a round abscissa between the K-th root and the next one (exact float)
+            x = float((sig[K - 1] + lower[0]) / 2) if lower else float(sig[K - 1] - 1)
+            if x <= -g / 2 or any(abs(z.value.real - x) <= z.radius for z in roots):
+                continue
+            ahead = [z for z in roots if z.value.real > x]
+        with flint.ctx.workprec(64):
+            lt = to_arb(abs(p["lam"] * p["theta"]))
+            Y = lt / (1 + to_arb(mpmath.mpf(x)) / to_arb(gq)) ** L
+            Yf = float(arb_to_mpf_upper(Y))
+        x1 = max(Yf - float(p["mu"]), float(x)) + 1
+        n = count_zeros(F, float(x), x1, -Yf - 1, Yf + 1, pieces_per_unit=4 * max(float(p["D"]), 1))
+        if n == len(ahead):
+            if any(abs(z.value.real) <= z.radius for z in ahead):
+                # a root meets the imaginary axis: decide it exactly; every root with
+                # Re r > x (x < 0 here) is certified and the box count proved none missing,
+                # so the unstable count is read off the certified roots
+                if x >= 0:
+                    raise CertificationError(
+                        "a root lies on the imaginary axis and the unstable count needs more "
+                        "rightmost roots: raise --rightmost"
+                    )
+                marked, axis = _mark_axis_roots(ahead, L, p, _bits(work))
+                marked.sort(key=_sort_key)
+                count = sum(1 for z in marked if not z.on_axis and z.value.real > 0)
+                return RootSet(
+                    L,
+                    p,
+                    dps,
+                    marked[:K],
+                    count,
+                    "rightmost",
+                    (
+                        "argument principle (Re r > x)",
+                        "certified roots",
+                        "exact imaginary-axis test",
+                    ),
+                    axis_count=axis,
+                )
+            count = _rhp_count(F, p, L)
+            top = roots[:K]
+            _confirm_rhp(top, count, complete=False)
+            inside = sum(z.value.real > 0 for z in top)
+            if count <= K and inside != count:
+                raise CertificationError("rightmost roots disagree with the unstable count")
+            return RootSet(L, p, dps, top, count, "rightmost", ("argument principle",))
+    raise CertificationError(
+        f"could not prove that the {K} rightmost roots were found (argument-principle count "
+        "disagrees with the candidates)"
+    )
+
+
+def _lambert_roots(p, dps, branches, rightmost) -> RootSet:
+    work = dps + 12
+    w = mp_lambert_roots()
+    F, dF, _ = _arb_functions(p, None, _bits(work))
+    k1, k2 = branches
+    with mpmath.workdps(work):
+        args = [mpmath.mpf(v.p) / v.q for v in (p["mu"], p["lam"], p["theta"], p["D"])]
+        ks = list(range(k1, k2 + 1))
+        values = [mpmath.mpc(w(*args, k)) for k in ks]
+        roots = _certify_all(values, ks, F, dF, work)
+        roots, axis = _mark_axis_roots(roots, None, p, _bits(work))
+    if p["mu"] + p["lam"] * p["theta"] == 0 and not axis:
+        axis = 1  # r = 0 is a root (on a branch not listed)
+    roots.sort(key=_sort_key)
+    if rightmost is not None:
+        roots = roots[:rightmost]
+    count = _punctured_rhp_count(F, p) if axis else _rhp_count(F, p, None)
+    _confirm_rhp(roots, count, complete=False)
+    return RootSet("inf", p, dps, roots, count, "lambert", ("argument principle",), axis_count=axis)
+
+
+def _punctured_rhp_count(F, p):
+    """Roots with Re r > 0 when r = 0 is a (simple) root of the DDE and no other root is on
+    the axis: the argument principle on the box minus a small square ``[0, d] x [-d, d]``,
+    in three rectangles, where ``d`` is below the radius within which 0 is the only root."""
+    dF = _arb_functions(p, None, 128)[1]
+    rho = None
+    with flint.ctx.workprec(128):
+        y = 1 / dF(flint.acb(0))  # F(0) = 0: T(z) = z - y F(z) maps a disc around 0 into
+        for k in range(1, 80):  # itself and contracts when sup |1 - y F'| < 1 there
+            t = flint.arb(2) ** (-k)
+            box = flint.acb(flint.arb(0, t), flint.arb(0, t))
+            if (1 - y * dF(box)).abs_upper() < 1:
+                rho = float(t)  # the box contains the disc of radius t: 0 is its only root
+                break
+    if rho is None:
+        raise CertificationError("r = 0 is not a simple root of the delay equation")
+    bound = abs(p["lam"] * p["theta"])
+    x1 = float(max(bound - p["mu"], 0) + 1)
+    y1 = float(bound + 1)
+    ppu = 4 * max(float(p["D"]), 1)
+    for frac in (4, 7, 13):
+        d = float(rho) / frac
+        try:
+            return (
+                count_zeros(F, 0, x1, d, y1, pieces_per_unit=ppu)
+                + count_zeros(F, 0, x1, -y1, -d, pieces_per_unit=ppu)
+                + count_zeros(F, d, x1, -d, d, pieces_per_unit=ppu)
+            )
+        except CertificationError:
+            continue
+    raise CertificationError("argument principle around the root r = 0 did not converge")

@@ -1,0 +1,77 @@
+"""The stochastic system: exact simulation, the fluid limit, and the linear-noise variance.
+
+Analysis only (no plotting): :func:`simulate` (exact Gillespie paths, C kernel), :func:`fluid`
+(SciPy integration of the model layer's ODEs), :func:`variance` (LNA stationary variance of
+the imbalance from a Lyapunov equation), :func:`fluid_limit_study` (the eta^(-1/2) rate).
+For any transition table: :class:`GeneratedKernel` (a simulator generated from the table)
+and :func:`linear_noise` (the generic LNA covariance).
+"""
+
+from symdelay.analysis.lna import LinearNoise, linear_noise, stationary_covariance
+from symdelay.analysis.simulate import GeneratedKernel, GeneratedRun
+from symdelay.analysis.waves import fluid_wave_peaks, local_maxima, wave_peaks
+from symdelay.models.erlang.stochastic.convergence import (
+    FluidLimitStudy,
+    fluid_limit_study,
+    loglog_slope,
+    sup_distance,
+)
+from symdelay.models.erlang.stochastic.fluid import (
+    DifferenceResult,
+    FluidResult,
+    fluid,
+    fluid_difference,
+)
+from symdelay.models.erlang.stochastic.simulate import SimulationResult, simulate
+from symdelay.models.erlang.stochastic.stationary import (
+    SimulatedVariance,
+    hopf_theta,
+    minimising_theta,
+    simulated_variance,
+    spectral_abscissa,
+    variance_curve,
+)
+from symdelay.models.erlang.stochastic.transitions import check_drift, transition_table
+from symdelay.models.erlang.stochastic.variance import (
+    VarianceResult,
+    closed_form_singularity,
+    closed_form_theta_limit,
+    closed_form_variance,
+    lna_matrices,
+    variance,
+)
+
+__all__ = [
+    "DifferenceResult",
+    "FluidLimitStudy",
+    "FluidResult",
+    "GeneratedKernel",
+    "GeneratedRun",
+    "LinearNoise",
+    "SimulatedVariance",
+    "SimulationResult",
+    "VarianceResult",
+    "check_drift",
+    "closed_form_singularity",
+    "closed_form_theta_limit",
+    "closed_form_variance",
+    "fluid",
+    "fluid_difference",
+    "fluid_limit_study",
+    "fluid_wave_peaks",
+    "hopf_theta",
+    "linear_noise",
+    "lna_matrices",
+    "local_maxima",
+    "loglog_slope",
+    "minimising_theta",
+    "simulate",
+    "simulated_variance",
+    "spectral_abscissa",
+    "stationary_covariance",
+    "sup_distance",
+    "transition_table",
+    "variance",
+    "variance_curve",
+    "wave_peaks",
+]

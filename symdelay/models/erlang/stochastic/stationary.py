@@ -1,0 +1,126 @@
+"""Long-run checks of the stationary regime: simulated imbalance variance with batch-means
+confidence intervals, the Hopf threshold in theta, and the LNA variance
+as a function of theta.
+
+>>> round(hopf_theta(L=2, mu=1, lam=1, D=1), 9)  # L=2: lam*theta_c = 2(mu+gamma)^2/gamma
+9.0
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from symdelay.core.checks import check_rates
+from symdelay.core.display import JsonRecord
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models.erlang.linearize import difference_jacobian_numeric
+from symdelay.models.erlang.stochastic.simulate import simulate
+from symdelay.models.erlang.stochastic.variance import variance
+
+__all__ = [
+    "SimulatedVariance",
+    "simulated_variance",
+    "spectral_abscissa",
+    "hopf_theta",
+    "variance_curve",
+    "minimising_theta",
+]
+
+
+@dataclass
+class SimulatedVariance(JsonRecord):
+    """Time-average estimate of ``Var(Q1 - Q2)/eta`` with a batch-means interval."""
+
+    estimate: float
+    interval: tuple
+    batches: int
+    samples: int
+    events: int
+
+    @property
+    def halfwidth(self) -> float:
+        return (self.interval[1] - self.interval[0]) / 2
+
+
+def simulated_variance(
+    L=1, eta=1000, mu=1, lam=1, theta=2, D=1, *, T=2000, burn_in=50, dt=0.25, batches=20,
+    seed=7, level=0.95, progress: Callable[[int], None] | None = None,
+) -> SimulatedVariance:  # fmt: skip
+    """``Var(Q1 - Q2)/eta`` from one long path started at the (rounded) equilibrium.
+
+    Samples on the grid after ``burn_in`` are cut into ``batches`` consecutive batches; each
+    gives ``mean((X - mean X)^2)/eta``; the interval is Student-t on the batch estimates.
+    """
+    p = check_rates(L, mu, lam, theta, D)
+    if not 0 <= burn_in < T:
+        raise SymdelayInputError(f"burn_in must satisfy 0 <= burn_in < T, got {burn_in}")
+    if not isinstance(batches, int) or batches < 2:
+        raise SymdelayInputError(f"batches must be an integer >= 2, got {batches}")
+    q = round(float(p["lam"] / p["mu"]) * eta)
+    z = round(float(p["lam"] / p["gamma"]) * eta)
+    init = [q, q] + [z] * (2 * p["L"])
+    sim = simulate(
+        L=L, eta=eta, mu=mu, lam=lam, theta=theta, D=D, T=T, dt=dt, seed=seed, initial=init,
+    )  # fmt: skip
+    if progress is not None:
+        progress(1)
+    X = (sim.paths[0, :, 0] - sim.paths[0, :, 1]) * eta  # Q1 - Q2
+    X = X[sim.t >= burn_in]
+    n = X.size // batches
+    if n < 2:
+        raise SymdelayInputError("too few samples per batch: increase T or decrease dt")
+    X = X[: n * batches].reshape(batches, n)
+    centre = X.mean()
+    est_b = ((X - centre) ** 2).mean(axis=1) / eta
+    from scipy import stats
+
+    est = float(est_b.mean())
+    half = float(stats.t.ppf((1 + level) / 2, batches - 1) * est_b.std(ddof=1) / np.sqrt(batches))
+    return SimulatedVariance(est, (est - half, est + half), batches, n * batches, sim.events)
+
+
+def spectral_abscissa(L, mu, lam, theta, D) -> float:
+    """Largest real part of the eigenvalues of the difference Jacobian."""
+    L = int(L)
+    A = difference_jacobian_numeric(L, float(mu), float(lam), float(theta), float(D))
+    return float(np.max(np.linalg.eigvals(A).real))
+
+
+def hopf_theta(L, mu, lam, D) -> float:
+    """theta_c(D) as a float, ``inf`` when no crossing (e.g. L = 1).
+
+    The one production path, :func:`symdelay.models.erlang.hopf.critical_theta`; the tests check it
+    against bisection on the eigenvalues of the difference Jacobian.
+    """
+    from symdelay.models.erlang.hopf import critical_theta
+
+    point = critical_theta(int(L), mu, lam, [D], dps=15).to_json()["points"][0]
+    return float(point["theta_c"])
+
+
+def variance_curve(L, thetas, mu=1, lam=1, D=1) -> np.ndarray:
+    """LNA ``Var(Q1-Q2)/eta`` at each theta (NaN at or above the Hopf threshold)."""
+    out = np.full(len(thetas), np.nan)
+    for k, th in enumerate(thetas):
+        with contextlib.suppress(SymdelayInputError):
+            out[k] = float(variance(L=L, mu=mu, lam=lam, theta=th, D=D, closed_form=False))
+    return out
+
+
+def minimising_theta(L, mu=1, lam=1, D=1) -> tuple[float, float]:
+    """``(theta*, Var at theta*)`` minimising the LNA variance over ``[0, theta_c)``
+    (``theta* = inf`` when the variance decreases all the way, as for L = 1)."""
+    from scipy.optimize import minimize_scalar
+
+    tc = hopf_theta(L, mu, lam, D)
+    if not np.isfinite(tc):
+        return float("inf"), float("nan")
+    f = lambda th: float(variance(L=L, mu=mu, lam=lam, theta=th, D=D, closed_form=False))  # noqa: E731
+    res = minimize_scalar(
+        f, bounds=(0.0, tc * (1 - 1e-6)), method="bounded", options={"xatol": 1e-6}
+    )
+    return float(res.x), float(res.fun)

@@ -1,0 +1,318 @@
+"""Stationary variance of the imbalance by the linear-noise approximation (LNA).
+
+Near the symmetric equilibrium ``s*`` the scaled state is ``s* + xi / sqrt(eta)`` with
+``d xi = J xi dt + B_full^{1/2} dW``, where ``J`` is the fluid Jacobian and
+``B_full = sum_nu nu nu^T beta_nu(s*)`` the diffusion matrix of the transition table
+(:mod:`.transitions`). The difference coordinates ``(x, w_1..w_L) = P s`` form a closed
+subsystem (``P J = A P`` with ``A`` the difference Jacobian, checked), so their stationary
+covariance ``Sigma`` solves the Lyapunov equation
+
+    A Sigma + Sigma A^T + B = 0,    B = P B_full P^T,
+
+and ``Var(Q1 - Q2) / eta -> Sigma[0, 0]`` as ``eta -> oo``. ``B`` is positive definite, so
+by Lyapunov's theorem a positive-definite solution exists iff ``A`` is Hurwitz: below the
+Hopf threshold. The numeric solve is exact (rational arithmetic with python-flint) for
+``L <= 12``; beyond, SciPy's ``solve_continuous_lyapunov`` in double precision followed by
+iterative refinement with residuals in mpmath at ``dps`` digits (until the correction is
+below ``10^-dps`` of the value); the closed form is solved by SymPy for ``L <= 2``.
+
+>>> v = variance(L=1, mu=1, lam=1, theta=0, D=1)  # random routing: two independent M/M/oo
+>>> v.var_x_over_eta                               # Var = 2 lam/mu
+2
+>>> print(variance(L=1, mu=1, lam=1, theta=2, D=1).to_json()["closed_form"])
+2*lam*(D*lam*theta + D*mu + 1)/((D*mu + 1)*(lam*theta + mu))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from symdelay.core import symbols as S
+from symdelay.core.checks import check_rates
+from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.params import as_dps
+from symdelay.models.erlang.dispatch import accepts_model
+from symdelay.models.erlang.stochastic._models import symbolic_model
+from symdelay.models.erlang.stochastic.transitions import transition_table
+
+__all__ = [
+    "variance",
+    "VarianceResult",
+    "lna_matrices",
+    "closed_form_variance",
+    "closed_form_singularity",
+    "closed_form_theta_limit",
+    "EXACT_MAX_L",
+]
+
+#: Largest L solved in exact rational arithmetic (beyond: SciPy in double precision).
+EXACT_MAX_L = 12
+#: Largest L for which a closed form is attempted.
+CLOSED_FORM_MAX_L = 2
+
+
+@lru_cache(maxsize=32)
+def lna_matrices(L: int) -> tuple[sp.Matrix, sp.Matrix]:
+    """``(A, B)`` of the difference mode, symbolic in ``mu, lam, theta, gamma``.
+
+    ``B`` is derived from the transition table at the equilibrium; ``P J = A P`` is checked.
+    """
+    m = symbolic_model(L)
+    eq = m.equilibrium()
+    n = len(m.state)
+    B_full = sp.zeros(n, n)
+    for _, change, rate in transition_table(m):
+        nu = sp.Matrix(change)
+        B_full += nu * nu.T * sp.simplify(rate.subs(eq))
+    P = sp.zeros(L + 1, n)
+    P[0, 0], P[0, 1] = 1, -1
+    for ell in range(L):
+        P[1 + ell, 2 + ell], P[1 + ell, 2 + L + ell] = 1, -1
+    B = (P * B_full * P.T).applyfunc(sp.simplify)
+    A = m.difference_jacobian()
+    if (P * m.jacobian() - A * P).applyfunc(sp.simplify) != sp.zeros(L + 1, n):
+        raise VerificationError("the difference coordinates are not a closed linear subsystem")
+    return A, B
+
+
+def _symmetric_unknowns(n):
+    names = {}
+    Sig = sp.zeros(n, n)
+    for i in range(n):
+        for j in range(i, n):
+            s = sp.Symbol(f"s_{i}_{j}")
+            names[(i, j)] = s
+            Sig[i, j] = Sig[j, i] = s
+    return Sig, list(names.values())
+
+
+@lru_cache(maxsize=8)
+def closed_form_variance(L: int):
+    """``Sigma[0,0]`` in closed form (in ``mu, lam, theta, D``), or ``None`` if ``L`` is
+    above ``CLOSED_FORM_MAX_L``. Solved by SymPy from the symbolic Lyapunov equation."""
+    if L > CLOSED_FORM_MAX_L:
+        return None
+    A, B = lna_matrices(L)
+    Sig, unknowns = _symmetric_unknowns(L + 1)
+    M = A * Sig + Sig * A.T + B
+    eqs = [M[i, j] for i in range(L + 1) for j in range(i, L + 1)]
+    sol = sp.solve(eqs, unknowns, dict=True)
+    if len(sol) != 1:
+        raise VerificationError(f"Lyapunov equation: expected one solution, got {len(sol)}")
+    expr = sol[0][unknowns[0]].subs(S.gamma, sp.Integer(L) / S.D)
+    return sp.factor(sp.simplify(expr))
+
+
+def _exact_solve(A: sp.Matrix, B: sp.Matrix):
+    """Solve ``A X + X A^T = -B`` exactly; ``None`` if the operator is singular."""
+    import flint
+
+    n = A.shape[0]
+    K = flint.fmpq_mat(n * n, n * n)
+    rhs = flint.fmpq_mat(n * n, 1)
+
+    def q(v):
+        v = sp.Rational(v)
+        return flint.fmpq(int(v.p), int(v.q))
+
+    for i in range(n):
+        for j in range(n):
+            row = i * n + j
+            rhs[row, 0] = q(-B[i, j])
+            for k in range(n):
+                if A[i, k] != 0:  # (A X)_{ij} = sum_k A_ik X_kj
+                    K[row, k * n + j] += q(A[i, k])
+                if A[j, k] != 0:  # (X A^T)_{ij} = sum_k X_ik A_jk
+                    K[row, i * n + k] += q(A[j, k])
+    if K.det() == 0:
+        return None
+    x = K.solve(rhs)
+    X = sp.Matrix(n, n, lambda i, j: sp.Rational(int(x[i * n + j, 0].p), int(x[i * n + j, 0].q)))
+    return X
+
+
+def _is_positive_definite(X: sp.Matrix) -> bool:
+    return all(X[:k, :k].det() > 0 for k in range(1, X.shape[0] + 1))
+
+
+@dataclass
+class VarianceResult:
+    """LNA stationary variance of the imbalance: ``Var(Q1 - Q2)/eta -> var_x_over_eta``.
+
+    ``var_x_over_eta`` is exact (a SymPy Rational) when ``exact``, else an mpmath number
+    refined to ``dps`` digits; ``sigma`` is the whole stationary covariance of
+    ``(x, w_1..w_L)`` (scaled by eta; an mpmath matrix when not exact), ``A`` and ``B`` the
+    Lyapunov data, ``closed_form`` the SymPy expression in ``mu, lam, theta, D`` (or None).
+    """
+
+    L: int
+    parameters: dict
+    var_x_over_eta: object
+    sigma: object
+    A: sp.Matrix
+    B: sp.Matrix
+    closed_form: object
+    exact: bool
+    dps: int = 30
+
+    def __float__(self) -> float:
+        return float(self.var_x_over_eta)
+
+    def decimal(self) -> str:
+        """``var_x_over_eta`` as a decimal string with ``dps`` significant digits."""
+        with mpmath.workdps(self.dps):
+            v = self.var_x_over_eta
+            num = mpmath.mpf(int(v.p)) / int(v.q) if self.exact else mpmath.mpf(v)
+            return mpmath.nstr(num, self.dps, strip_zeros=False)
+
+    def _repr_latex_(self) -> str:
+        from symdelay.core.latex import tex
+
+        value = tex(self.var_x_over_eta) if self.exact else self.decimal()
+        parts = ([] if self.closed_form is None else [tex(self.closed_form)]) + [value]
+        lhs = r"\frac{\operatorname{Var}(Q_1 - Q_2)}{\eta} \to "
+        return f"$\\displaystyle {lhs}{' = '.join(parts)}$"
+
+    def to_json(self) -> dict:
+        return {
+            "parameters": {"L": self.L, **{k: str(v) for k, v in self.parameters.items()}},
+            "dps": self.dps,
+            "exact": self.exact,
+            "var_x_over_eta": self.decimal(),
+            "closed_form": None if self.closed_form is None else str(self.closed_form),
+        }
+
+
+def _abscissa(A: sp.Matrix) -> float:
+    return float(np.max(np.linalg.eigvals(np.array(A.evalf(), dtype=float)).real))
+
+
+def _refine(A: sp.Matrix, B: sp.Matrix, X0: np.ndarray, An: np.ndarray, dps: int, unstable):
+    """Iterative refinement of a double-precision solution of ``A X + X A^T + B = 0``.
+
+    Residuals are computed at ``dps + 20`` digits from the exact rational ``A`` and ``B``
+    (``A`` is sparse: O(n^2) work), corrections solved in double precision; stops when the
+    last correction is below ``10^-(dps+5)`` of ``max |X|``. Returns an mpmath matrix.
+    """
+    from scipy.linalg import solve_continuous_lyapunov
+
+    n = A.shape[0]
+    with mpmath.workdps(dps + 20):
+
+        def mp(v):
+            v = sp.Rational(v)
+            return mpmath.mpf(int(v.p)) / int(v.q)
+
+        nz = [(i, k, mp(A[i, k])) for i in range(n) for k in range(n) if A[i, k] != 0]
+        Bm = [[mp(B[i, j]) for j in range(n)] for i in range(n)]
+        X0 = (X0 + X0.T) / 2  # X is symmetric (the residual below relies on it)
+        X = [[mpmath.mpf(float(X0[i, j])) for j in range(n)] for i in range(n)]
+        tol = mpmath.mpf(10) ** (-(dps + 5))
+        previous = None
+        for _ in range(4 + dps // 5):
+            AX = [[mpmath.mpf(0)] * n for _ in range(n)]
+            for i, k, a in nz:
+                row, xk = AX[i], X[k]
+                for j in range(n):
+                    row[j] += a * xk[j]
+            Rm = [[AX[i][j] + AX[j][i] + Bm[i][j] for j in range(n)] for i in range(n)]
+            rmax = max(abs(v) for row in Rm for v in row)
+            if rmax == 0:
+                return mpmath.matrix(X)
+            scale = 1 / rmax  # keep the double-precision solve away from underflow
+            Rf = np.array([[float(v * scale) for v in row] for row in Rm])
+            E = solve_continuous_lyapunov(An, -Rf)
+            E = (E + E.T) / 2
+            if not np.all(np.isfinite(E)):
+                break
+            for i in range(n):
+                for j in range(n):
+                    X[i][j] += mpmath.mpf(float(E[i, j])) * rmax
+            size = max(abs(X[i][j]) for i in range(n) for j in range(n))
+            step = mpmath.mpf(float(np.max(np.abs(E)))) * rmax
+            if step <= tol * size:
+                return mpmath.matrix(X)
+            if previous is not None and step > previous / 2:
+                break  # not contracting: too close to the threshold for double corrections
+            previous = step
+    raise SymdelayInputError(
+        f"the Lyapunov equation is too ill-conditioned here (L={n - 1}) to give {dps} digits: "
+        "choose a smaller --dps, or theta or lam further below the Hopf threshold"
+    )
+
+
+@accepts_model
+def variance(L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True) -> VarianceResult:
+    """The LNA stationary variance ``Var(Q1 - Q2)/eta`` of the imbalance.
+
+    Raises :class:`SymdelayInputError` at or above the Hopf threshold (the equilibrium is
+    not stable, so there is no stationary variance).
+    """
+    p = check_rates(L, mu, lam, theta, D)
+    L = p["L"]
+    dps = as_dps(dps)
+    A_s, B_s = lna_matrices(L)
+    values = {S.mu: p["mu"], S.lam: p["lam"], S.theta: p["theta"], S.gamma: p["gamma"]}
+    A, B = A_s.subs(values), B_s.subs(values)
+    params = {k: p[k] for k in ("mu", "lam", "theta", "D", "gamma")}
+
+    def unstable(detail):
+        raise SymdelayInputError(
+            f"no stationary variance for L={L}, mu={p['mu']}, lam={p['lam']}, "
+            f"theta={p['theta']}, D={p['D']}: the equilibrium is at or above the Hopf "
+            f"threshold ({detail}); choose a smaller theta or lam"
+        )
+
+    if L <= EXACT_MAX_L:
+        X = _exact_solve(A, B)
+        if X is None:
+            unstable("the Lyapunov equation is singular: eigenvalues on the imaginary axis")
+        if not _is_positive_definite(X):
+            unstable(f"spectral abscissa of the difference Jacobian {_abscissa(A):.6g} >= 0")
+        value, exact = X[0, 0], True
+    else:
+        from scipy.linalg import solve_continuous_lyapunov
+
+        a = _abscissa(A)
+        if not a < 0:
+            unstable(f"spectral abscissa of the difference Jacobian {a:.6g} >= 0")
+        An, Bn = (np.array(M.evalf(), dtype=float) for M in (A, B))
+        X = _refine(A, B, solve_continuous_lyapunov(An, -Bn), An, dps, unstable)
+        value, exact = X[0, 0], False
+    cf = closed_form_variance(L) if closed_form else None
+    return VarianceResult(L, params, value, X, A, B, cf, exact, dps)
+
+
+def closed_form_singularity(L: int):
+    """The positive theta at which the closed-form variance blows up (a zero of its
+    denominator, not of its numerator), solved by SymPy; ``None`` if there is none.
+
+    >>> closed_form_singularity(1) is None, closed_form_singularity(2)
+    (True, (D*mu + 2)**2/(D*lam))
+    """
+    cf = closed_form_variance(L)
+    if cf is None:
+        return None
+    num, den = sp.fraction(sp.together(cf))
+    pos = {s: sp.Symbol(s.name, positive=True) for s in (S.mu, S.lam, S.D)}
+    roots = [
+        r
+        for r in sp.solve(den, S.theta)
+        if sp.simplify(num.subs(S.theta, r)) != 0 and r.subs(pos).is_positive
+    ]
+    return sp.factor(roots[0]) if len(roots) == 1 else None
+
+
+def closed_form_theta_limit(L: int):
+    """``lim_{theta -> oo}`` of the closed-form variance (SymPy), or ``None``."""
+    cf = closed_form_variance(L)
+    if cf is None:
+        return None
+    p = {s: sp.Symbol(s.name, positive=True) for s in (S.mu, S.lam, S.theta, S.D)}
+    lim = sp.limit(cf.subs(p), p[S.theta], sp.oo)
+    return sp.simplify(lim.subs({v: k for k, v in p.items()}))

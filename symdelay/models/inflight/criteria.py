@@ -1,0 +1,433 @@
+"""Which weight is best? Three criteria for routing on queue plus in-flight jobs.
+
+For the difference mode ``(x, w_1..w_L)`` of two queues with an Erlang(L, mean D) delay and
+per-phase weights ``kappa_l`` (see :mod:`symdelay.models.inflight.charpoly`):
+
+1. **decay** — the rate of convergence to equilibrium: ``-alpha``, ``alpha`` the spectral
+   abscissa of the difference Jacobian (larger is better; ``<= 0`` means unstable).
+2. **tolerance** — the time ``T_eps`` after which ``|x(t)| <= eps |x(0)|`` for good,
+   started from an imbalance of the queues with the jobs in flight balanced:
+   ``x(0) = x0`` (default ``lam/mu``, the load of one queue at equilibrium), ``w(0) = 0``,
+   ``eps = 0.05`` by default. *Linear*: ``x(t) = sum_k c_k exp(r_k t)`` from the
+   eigen-decomposition; ``|x(t)| <= sum |c_k| exp(alpha t)`` gives a horizon past which the
+   band holds, and the last exit before it is found by a scan at a quarter of the fastest
+   period and bisection. *Nonlinear*: the exact tanh system integrated (DOP853, tight
+   tolerances, dense output) to the same kind of horizon, recomputed from the state reached
+   (so the linear bound holds from there on up to a factor ``1 + O(|x|)``).
+3. **variance** — the linear-noise stationary variance of ``Q1 - Q2`` per unit ``eta``:
+   ``J S + S J^T + G = 0`` with the difference-mode diffusion ``G`` (every jump of server 1
+   and of server 2 at its equilibrium rate ``lam``), and its simulated counterpart
+   (batch means on one long path of the exact jump process).
+
+:func:`optimize_weights` finds the best single weight (and, ``per_phase=True``, the best
+vector) for each criterion on ``[0, kappa_max]``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from symdelay.core.display import JsonRecord
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import as_L, as_parameter
+
+__all__ = [
+    "CRITERIA",
+    "Rates",
+    "rates",
+    "difference_jacobian_numeric",
+    "decay_rate",
+    "tolerance_time",
+    "lna_variance",
+    "simulated_variance",
+    "criterion_value",
+    "OptimalWeights",
+    "optimize_weights",
+]
+
+#: Criterion names accepted by :func:`optimize_weights` (``tolerance-linear``: the linear
+#: version of the tolerance time).
+CRITERIA = ("decay", "tolerance", "tolerance-linear", "variance")
+
+#: Whether a larger value is better.
+MAXIMISE = {"decay": True, "tolerance": False, "tolerance-linear": False, "variance": False}
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Checked float parameters of one system (weights separately)."""
+
+    L: int
+    mu: float
+    lam: float
+    theta: float
+    D: float
+
+    @property
+    def gamma(self) -> float:
+        return self.L / self.D
+
+
+def rates(L, mu=1, lam=1, theta=1, D=1) -> Rates:
+    """Check the parameters at the door (``theta >= 0``, the rest positive)."""
+    L = int(as_L(L, allow_symbol=False))
+    vals = {}
+    for name, v, pos in (("mu", mu, True), ("lam", lam, True), ("theta", theta, False)):
+        x = as_parameter(name, v, positive=pos)
+        if not x.is_number:
+            raise SymdelayInputError(f"{name} must be a number")
+        vals[name] = float(x)
+    Dv = as_parameter("D", D)
+    if not Dv.is_number:
+        raise SymdelayInputError("D must be a number")
+    if vals["theta"] < 0:
+        raise SymdelayInputError(f"theta must be >= 0, got {theta}")
+    return Rates(L, vals["mu"], vals["lam"], vals["theta"], float(Dv))
+
+
+def _weights(p: Rates, kappa) -> np.ndarray:
+    k = np.atleast_1d(np.asarray(kappa, dtype=float))
+    if k.size == 1:
+        k = np.full(p.L, float(k[0]))
+    if k.size != p.L:
+        raise SymdelayInputError(f"give one weight or {p.L} weights (one per delay phase)")
+    if not np.all(np.isfinite(k)) or np.any(k < 0):
+        raise SymdelayInputError("weights must be finite and >= 0")
+    return k
+
+
+def difference_jacobian_numeric(p: Rates, kappa) -> np.ndarray:
+    """The (L+1)x(L+1) difference Jacobian (rows x, w_1..w_L) with weights ``kappa``."""
+    k = _weights(p, kappa)
+    n, g, a = p.L, p.gamma, p.lam * p.theta
+    J = np.zeros((n + 1, n + 1))
+    J[0, 0], J[0, n] = -p.mu, g
+    J[1, 0] = -a
+    J[1, 1:] = -a * k
+    J[1, 1] -= g
+    for i in range(2, n + 1):
+        J[i, i - 1], J[i, i] = g, -g
+    return J
+
+
+def _diffusion(p: Rates) -> np.ndarray:
+    """Difference-mode diffusion: twice one server's jumps at their equilibrium rate lam."""
+    n = p.L
+    G = np.zeros((n + 1, n + 1))
+    jumps = []
+    v = np.zeros(n + 1)
+    v[1] = 1
+    jumps.append(v)  # arrival into phase 1
+    for ell in range(1, n):
+        v = np.zeros(n + 1)
+        v[ell], v[ell + 1] = -1, 1
+        jumps.append(v)
+    v = np.zeros(n + 1)
+    v[n], v[0] = -1, 1
+    jumps.append(v)  # last phase -> service
+    v = np.zeros(n + 1)
+    v[0] = -1
+    jumps.append(v)  # service completion
+    for v in jumps:
+        G += np.outer(v, v)
+    return 2 * p.lam * G
+
+
+def decay_rate(p: Rates, kappa) -> float:
+    """``-alpha``: minus the spectral abscissa of the difference Jacobian."""
+    return float(-np.max(np.linalg.eigvals(difference_jacobian_numeric(p, kappa)).real))
+
+
+def lna_variance(p: Rates, kappa) -> float:
+    """``Var(Q1 - Q2)/eta`` in the linear-noise approximation (``inf`` if unstable)."""
+    from scipy import linalg  # lazily: keeps ``import symdelay`` light
+
+    J = difference_jacobian_numeric(p, kappa)
+    if np.max(np.linalg.eigvals(J).real) >= 0:
+        return math.inf
+    S = linalg.solve_continuous_lyapunov(J, -_diffusion(p))
+    return float(S[0, 0])
+
+
+def _initial(p: Rates, x0) -> np.ndarray:
+    y = np.zeros(p.L + 1)
+    y[0] = p.lam / p.mu if x0 is None else float(x0)
+    if y[0] == 0 or not np.isfinite(y[0]):
+        raise SymdelayInputError("x0 must be a finite non-zero imbalance")
+    return y
+
+
+def _last_exit(f, t0, t1, band, step) -> float:
+    """Last t in [t0, t1] with |f(t)| >= band (t0 if none), by a scan and bisection."""
+    from scipy import optimize
+
+    ts = np.arange(t0, t1 + step, step)
+    vals = np.abs(f(ts)) - band
+    idx = np.nonzero(vals >= 0)[0]
+    if idx.size == 0:
+        return t0
+    i = idx[-1]
+    if i + 1 >= ts.size:
+        return t1
+    g = lambda t: abs(float(f(np.array([t]))[0])) - band  # noqa: E731
+    return float(optimize.brentq(g, ts[i], ts[i + 1], xtol=1e-12))
+
+
+def _linear_parts(J, y0):
+    vals, vecs = np.linalg.eig(J)
+    c = np.linalg.solve(vecs, y0.astype(complex))
+    coef = vecs[0, :] * c  # x(t) = sum coef_k exp(r_k t)
+    return vals, coef
+
+
+def tolerance_time(p: Rates, kappa, *, eps=0.05, x0=None, nonlinear=True) -> float:
+    """``T_eps``: the last time ``|x(t)| > eps |x(0)|`` (``inf`` if the mode does not decay)."""
+    eps = float(eps)
+    if not 0 < eps < 1:
+        raise SymdelayInputError(f"eps must be in (0, 1), got {eps}")
+    J = difference_jacobian_numeric(p, kappa)
+    y0 = _initial(p, x0)
+    band = eps * abs(y0[0])
+    vals, coef = _linear_parts(J, y0)
+    alpha = float(np.max(vals.real))
+    if alpha >= 0:
+        return math.inf
+    fastest = max(float(np.max(np.abs(vals.imag))), 1e-12)
+    step = min(math.pi / (8 * fastest), 0.25 / abs(alpha), 0.05 * p.D + 0.01)
+
+    def horizon(c_abs):
+        return max(math.log(max(c_abs, band) / band) / -alpha, 0.0)
+
+    if not nonlinear:
+        T = horizon(float(np.sum(np.abs(coef))))
+
+        def x_lin(ts):
+            return np.real(np.exp(np.outer(ts, vals)) @ coef)
+
+        return _last_exit(x_lin, 0.0, T + step, band, step)
+    from scipy.integrate import solve_ivp
+
+    k = _weights(p, kappa)
+    g, n = p.gamma, p.L
+
+    def rhs(_t, y):
+        out = np.empty_like(y)
+        out[0] = g * y[n] - p.mu * y[0]
+        obs = y[0] + k @ y[1:]
+        out[1] = -2 * p.lam * math.tanh(p.theta * obs / 2) - g * y[1]
+        out[2:] = g * (y[1:n] - y[2:])
+        return out
+
+    t0, y = 0.0, y0
+    last = 0.0
+    for _ in range(60):
+        _, c = _linear_parts(J, y)
+        T = t0 + horizon(float(np.sum(np.abs(c)))) * 1.2 + 10 * step
+        sol = solve_ivp(
+            rhs, (t0, T), y, method="DOP853", rtol=1e-10, atol=1e-12 * abs(y0[0]), dense_output=True
+        )
+        if not sol.success:
+            raise SymdelayInputError(f"the fluid integration failed: {sol.message}")
+
+        def x_nl(ts, sol=sol):
+            return sol.sol(ts)[0]
+
+        last = max(last, _last_exit(x_nl, t0, T, band, step))
+        y_end = sol.y[:, -1]
+        _, c_end = _linear_parts(J, y_end)
+        if float(np.sum(np.abs(c_end))) <= 0.5 * band:  # stays in the band from here on
+            return last
+        t0, y = T, y_end
+    raise SymdelayInputError("the fluid path did not settle into the band: is it oscillating?")
+
+
+def simulated_variance(
+    p: Rates, kappa, *, eta=500, T=2000.0, burn_in=50.0, dt=0.25, batches=20, seed=7, level=0.95
+):
+    """Simulated ``Var(Q1 - Q2)/eta`` of the exact jump process (the ``inflight`` model's
+    generated kernel), one long path from the rounded equilibrium, batch means with a
+    Student-t interval. Returns ``(estimate, (lo, hi))``."""
+    from scipy import stats
+
+    from symdelay.analysis.stochastic import model_simulate
+    from symdelay.models import build_model
+
+    k = _weights(p, kappa)
+    model = build_model(
+        "inflight",
+        L=p.L,
+        mu=_exact(p.mu),
+        lam=_exact(p.lam),
+        theta=_exact(p.theta),
+        D=_exact(p.D),
+        kappa=[_exact(v) for v in k],
+    )
+    q, z = p.lam / p.mu, p.lam / p.gamma
+    initial = [q, q] + [z] * (2 * p.L)
+    sim = model_simulate(model, eta, T, dt=dt, initial=initial, seed=seed)
+    names = [s.name for s in model.states]
+    X = (sim.paths[0, :, names.index("q1")] - sim.paths[0, :, names.index("q2")]) * eta
+    X = X[sim.grid >= burn_in]
+    n = X.size // batches
+    if n < 2:
+        raise SymdelayInputError("too few samples per batch: increase T or decrease dt")
+    X = X[: n * batches].reshape(batches, n)
+    est_b = ((X - X.mean()) ** 2).mean(axis=1) / eta
+    est = float(est_b.mean())
+    half = float(stats.t.ppf((1 + level) / 2, batches - 1) * est_b.std(ddof=1) / math.sqrt(batches))
+    return est, (est - half, est + half)
+
+
+def _exact(x: float):
+    from fractions import Fraction
+
+    f = Fraction(x).limit_denominator(10**12)
+    return f"{f.numerator}/{f.denominator}"
+
+
+def criterion_value(criterion: str, p: Rates, kappa, **opts) -> float:
+    """The value of one criterion (decay: larger is better; the others: smaller)."""
+    if criterion == "decay":
+        return decay_rate(p, kappa)
+    if criterion == "variance":
+        return lna_variance(p, kappa)
+    if criterion == "tolerance":
+        return tolerance_time(p, kappa, nonlinear=True, **opts)
+    if criterion == "tolerance-linear":
+        return tolerance_time(p, kappa, nonlinear=False, **opts)
+    raise SymdelayInputError(f"unknown criterion '{criterion}': use one of {', '.join(CRITERIA)}")
+
+
+@dataclass(frozen=True)
+class OptimalWeights(JsonRecord):
+    """The best weight(s) for one criterion, the value there and at ``kappa = 0`` and ``1``."""
+
+    criterion: str
+    kappa: float | tuple
+    value: float
+    at_kappa_0: float
+    at_kappa_1: float
+    kappa_max: float
+    evaluations: int
+    method: str
+    options: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        f = _fmt
+        k = [f(v) for v in self.kappa] if isinstance(self.kappa, tuple) else f(self.kappa)
+        return {
+            "criterion": self.criterion,
+            "kappa": k,
+            "value": f(self.value),
+            "at_kappa_0": f(self.at_kappa_0),
+            "at_kappa_1": f(self.at_kappa_1),
+            "kappa_max": f(self.kappa_max),
+            "evaluations": self.evaluations,
+            "method": self.method,
+            "options": {k: str(v) for k, v in self.options.items()},
+        }
+
+
+def _fmt(x: float) -> str:
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.10g}"
+
+
+def optimize_weights(
+    L,
+    mu=1,
+    lam=1,
+    theta=1,
+    D=1,
+    criterion="variance",
+    *,
+    per_phase=False,
+    kappa_max=2.0,
+    grid=81,
+    eps=0.05,
+    x0=None,
+    pattern=None,
+) -> OptimalWeights:
+    """The weight on ``[0, kappa_max]`` (or per-phase vector) that is best for ``criterion``.
+
+    One weight: the criterion on a uniform grid of ``grid`` points, then Brent's bounded
+    method on the bracket around the best grid point. Per phase: Powell's method with bounds
+    from the best single weight (and from the best one-phase pattern). ``eps``, ``x0``: the
+    tolerance criterion's band and initial imbalance. ``pattern``: observe only some phases
+    (weights ``kappa * pattern``, see :func:`symdelay.models.inflight.curve.observation_pattern`).
+    """
+    from scipy import optimize
+
+    if criterion not in CRITERIA:
+        raise SymdelayInputError(
+            f"unknown criterion '{criterion}': use one of {', '.join(CRITERIA)}"
+        )
+    p = rates(L, mu, lam, theta, D)
+    kappa_max = float(kappa_max)
+    if not (math.isfinite(kappa_max) and kappa_max > 0):
+        raise SymdelayInputError(f"kappa_max must be a positive number, got {kappa_max}")
+    opts = {"eps": eps, "x0": x0} if criterion.startswith("tolerance") else {}
+    sign = -1.0 if MAXIMISE[criterion] else 1.0
+    count = [0]
+    e = np.ones(p.L)
+    if pattern is not None:
+        from symdelay.models.inflight.curve import observation_pattern
+
+        e = np.array([float(v) for v in observation_pattern(pattern, p.L)])
+        if per_phase:
+            raise SymdelayInputError("give per_phase or a pattern, not both")
+
+    def cost(k):
+        count[0] += 1
+        k = np.clip(np.asarray(k, dtype=float), 0.0, kappa_max)  # Powell may step outside
+        v = criterion_value(criterion, p, k * e if k.ndim == 0 else k, **opts)
+        return sign * v if math.isfinite(v) else math.inf
+
+    ks = np.linspace(0.0, kappa_max, int(grid))
+    vals = np.array([cost(k) for k in ks])
+    i = int(np.argmin(vals))
+    lo, hi = ks[max(i - 1, 0)], ks[min(i + 1, ks.size - 1)]
+    best_k, best = float(ks[i]), float(vals[i])
+    if hi > lo and math.isfinite(best):
+        res = optimize.minimize_scalar(
+            cost, bounds=(lo, hi), method="bounded", options={"xatol": 1e-9}
+        )
+        if res.fun < best:
+            best_k, best = float(res.x), float(res.fun)
+    method = f"grid of {int(grid)} on [0, {kappa_max:g}] + bounded Brent"
+    result_k: float | tuple = best_k
+    if per_phase and p.L > 1:
+        starts = [np.full(p.L, best_k)]
+        for ell in range(p.L):
+            e = np.zeros(p.L)
+            e[ell] = best_k if best_k > 0 else kappa_max / 2
+            starts.append(e)
+        best_vec = np.full(p.L, best_k)
+        for s in starts:
+            res = optimize.minimize(
+                cost,
+                s,
+                method="Powell",
+                bounds=[(0.0, kappa_max)] * p.L,
+                options={"xtol": 1e-8, "ftol": 1e-12, "maxfev": 4000},
+            )
+            if res.fun < best:
+                best, best_vec = float(res.fun), np.clip(res.x, 0, kappa_max)
+        result_k = tuple(float(v) for v in best_vec)
+        method += f"; per phase: Powell with bounds from {len(starts)} starts"
+    value = sign * best
+    return OptimalWeights(
+        criterion,
+        result_k,
+        value,
+        criterion_value(criterion, p, 0.0, **opts),
+        criterion_value(criterion, p, e, **opts),
+        kappa_max,
+        count[0],
+        method,
+        {"L": p.L, "mu": p.mu, "lam": p.lam, "theta": p.theta, "D": p.D, **opts},
+    )

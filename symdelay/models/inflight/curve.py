@@ -1,0 +1,678 @@
+"""Where counting jobs in flight stabilises: the Hopf curve in the (kappa, lam theta) plane.
+
+The difference-mode polynomial is ``P(r) = A(r) + a (gamma^L + kappa W(r))`` with
+``a = lam theta``, ``A = (r + mu)(r + gamma)^L`` and
+``W = (r + mu) sum_l e_l gamma^(l-1) (r + gamma)^(L-l)`` for an observation pattern
+``e`` (``e = 1``: every phase counted with weight ``kappa``). ``P(i w) = 0`` is two real
+equations *linear* in ``a`` and ``c = a kappa``; with ``t = w^2``,
+``A(i w) = R_A(t) + i w I_A(t)`` (likewise ``W``) and
+``C(t) = R_A I_W - I_A R_W``, Cramer's rule gives the crossing curve
+
+    kappa(t) = gamma^L I_A(t) / C(t),        a(t) = -C(t) / (gamma^L I_W(t)),
+
+exact rational functions of ``t``. A root reaches the axis at ``(kappa, a)`` iff
+``kappa = kappa(t), a = a(t) > 0`` for some ``t > 0`` (``P(0) > 0`` for ``kappa >= 0``,
+so no real root crosses). Hence:
+
+* the weights ``kappa >= 0`` for which some ``theta`` destabilises are the image of
+  ``kappa(t)`` over ``{t > 0: a(t) > 0}`` (away from its critical values, where the curve
+  is tangent to the ``a`` direction, every point is a transversal crossing); its extreme
+  values are attained at roots of ``I_A' C - I_A C'`` or at the ends of the admissible
+  intervals (roots of ``C`` and ``I_W``), all isolated by Arb from exact polynomials:
+  :func:`kappa_star` is certified;
+* for a fixed ``kappa`` the crossing values of ``theta`` are ``a(t)/lam`` at the positive
+  roots of ``gamma^L I_A - kappa C``; between consecutive crossings the number of
+  right-half-plane roots is counted *exactly* (Sturm / Cauchy index on the exact rational
+  polynomial at a rational test point): :func:`unstable_theta` is exact, bounded windows
+  included.
+
+The ``L -> oo`` limit (the delayed-information model that also counts the jobs sent in the
+last ``D`` time units) has the same structure with ``A = r + mu``, ``B_0 = exp(-rD)``,
+``W = (r + mu)(1 - exp(-rD))/r``; with ``phi = w D``, ``s = sin(phi/2)``,
+``c = cos(phi/2)`` one finds ``kappa(w) - 1/2 = -(w c + mu s)^2 / (2 s^2 (mu^2 + w^2))``,
+so ``kappa(w) < 1/2`` with ``sup = 1/2`` approached where ``a(w) -> oo``:
+``kappa*_oo = 1/2`` for every ``mu D`` (:func:`kappa_star_limit` checks the identity).
+
+>>> ks = kappa_star(2, mu=1, D=1, dps=15)
+>>> ks.to_json()["kappa_star"], ks.to_json()["closed_form"]
+('0.0716424552066950', 'gamma**2/(sqrt(2)*sqrt(gamma)*sqrt(2*gamma + mu) + gamma + mu)**2')
+>>> unstable_theta(2, kappa=sp.Rational(1, 20), mu=1, lam=1, D=1, dps=6).to_json()["intervals"]
+[['15.2590', '188.741']]
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from functools import cache
+
+import flint
+import mpmath
+import sympy as sp
+
+from symdelay.analysis.polyroots import exact_counts
+from symdelay.core.display import JsonRecord
+from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.core.numbers import format_number
+from symdelay.core.params import as_dps, as_L, as_parameter
+
+__all__ = [
+    "HopfCurve",
+    "hopf_curve",
+    "KappaStar",
+    "kappa_star",
+    "kappa_star_limit",
+    "UnstableTheta",
+    "unstable_theta",
+    "observation_pattern",
+    "PATTERNS",
+    "symbolic_crossing_curve",
+]
+
+GUARD = 10
+
+#: Named observation patterns (which delay phases the dispatcher sees).
+PATTERNS = ("all", "first", "last", "first-half", "last-half")
+
+
+def observation_pattern(name_or_list, L: int) -> tuple:
+    """Per-phase indicator ``e`` (rationals): a name in :data:`PATTERNS` or ``L`` numbers."""
+    if isinstance(name_or_list, str):
+        name = name_or_list.strip().lower()
+        half = max(L // 2, 1)
+        table = {
+            "all": [1] * L,
+            "first": [1] + [0] * (L - 1),
+            "last": [0] * (L - 1) + [1],
+            "first-half": [1] * half + [0] * (L - half),
+            "last-half": [0] * (L - half) + [1] * half,
+        }
+        if name not in table:
+            raise SymdelayInputError(
+                f"unknown observation pattern '{name_or_list}': use one of {', '.join(PATTERNS)} "
+                "or one weight per phase"
+            )
+        return tuple(sp.Integer(v) for v in table[name])
+    vals = [as_parameter("kappa", v, positive=False) for v in name_or_list]
+    if len(vals) != L:
+        raise SymdelayInputError(f"give one weight per delay phase ({L}), got {len(vals)}")
+    if any(not v.is_Rational for v in vals):
+        raise SymdelayInputError("per-phase weights must be numbers")
+    if any(v < 0 for v in vals) or all(v == 0 for v in vals):
+        raise SymdelayInputError("per-phase weights must be >= 0 and not all zero")
+    return tuple(vals)
+
+
+def _q(x) -> flint.fmpq:
+    x = sp.Rational(x)
+    return flint.fmpq(int(x.p), int(x.q))
+
+
+def _split(p: flint.fmpq_poly) -> tuple[flint.fmpq_poly, flint.fmpq_poly]:
+    """``R, I`` with ``p(i w) = R(w^2) + i w I(w^2)``."""
+    re, im = [], []
+    for k, c in enumerate(p.coeffs()):
+        if k % 2 == 0:
+            re.append(c * (-1) ** (k // 2))
+        else:
+            im.append(c * (-1) ** ((k - 1) // 2))
+    return flint.fmpq_poly(re), flint.fmpq_poly(im)
+
+
+def _roots_positive(p: flint.fmpq_poly, prec: int) -> list[flint.arb]:
+    if p.degree() < 1:
+        return []
+    num = p.numer()
+    num = num if isinstance(num, flint.fmpz_poly) else flint.fmpz_poly(num)
+    with flint.ctx.workprec(prec):
+        out = [
+            c.real
+            for c, _ in num.complex_roots()
+            if c.imag.is_exact() and c.imag == 0 and c.real > 0
+        ]
+    return sorted(out, key=lambda b: b.mid())
+
+
+def _arb_eval(p: flint.fmpq_poly, x: flint.arb) -> flint.arb:
+    acc = flint.arb(0)
+    for c in reversed(p.coeffs()):
+        acc = acc * x + flint.arb(c)
+    return acc
+
+
+def _exact(b: flint.arb, side: str) -> flint.fmpq:
+    """An exact rational at the upper or lower end of a ball."""
+    e = b.upper() if side == "upper" else b.lower()
+    m, x = e.man_exp()
+    m, x = int(m), int(x)
+    return flint.fmpq(m * 2**x) if x >= 0 else flint.fmpq(m, 2 ** (-x))
+
+
+def _between(lo: flint.arb | None, hi: flint.arb | None) -> flint.fmpq:
+    """A rational strictly between two disjoint balls (``None``: 0 resp. +infinity)."""
+    a = flint.fmpq(0) if lo is None else _exact(lo, "upper")
+    if hi is None:
+        return a * 2 + 1
+    b = _exact(hi, "lower")
+    if not b > a:
+        raise CertificationError("two crossing values are not separated: raise dps")
+    return (a + b) / 2
+
+
+@dataclass(frozen=True)
+class HopfCurve:
+    """The exact crossing curve of one (L, mu, D, pattern); see the module docstring."""
+
+    L: int
+    mu: sp.Rational
+    D: sp.Rational
+    pattern: tuple
+    gamma_L: flint.fmpq
+    A: flint.fmpq_poly
+    W: flint.fmpq_poly
+    IA: flint.fmpq_poly
+    C: flint.fmpq_poly
+    IW: flint.fmpq_poly
+
+    def kappa_of(self, t):
+        """``kappa(t)`` (exact for rationals, a ball for balls)."""
+        if isinstance(t, flint.arb):
+            return self.gamma_L * _arb_eval(self.IA, t) / _arb_eval(self.C, t)
+        return self.gamma_L * self.IA(t) / self.C(t)
+
+    def a_of(self, t):
+        """``a(t) = lam theta`` at the crossing."""
+        if isinstance(t, flint.arb):
+            return -_arb_eval(self.C, t) / (self.gamma_L * _arb_eval(self.IW, t))
+        return -self.C(t) / (self.gamma_L * self.IW(t))
+
+    def polynomial(self, a, kappa) -> flint.fmpq_poly:
+        """``P(r) = A + a (gamma^L + kappa W)`` for exact ``a``, ``kappa``."""
+        return self.A + flint.fmpq_poly([self.gamma_L]) * a + self.W * (a * kappa)
+
+    def unstable_count(self, a, kappa) -> int:
+        """Exact number of right-half-plane roots (Cauchy index on exact rationals)."""
+        P = self.polynomial(_q(a), _q(kappa))
+        coeffs = [sp.Rational(int(c.p), int(c.q)) for c in reversed(P.coeffs())]
+        return exact_counts(coeffs).rhp
+
+
+@cache
+def _curve(L: int, mu: sp.Rational, D: sp.Rational, pattern: tuple) -> HopfCurve:
+    g = _q(sp.Rational(L) / D)
+    m = _q(mu)
+    rg = flint.fmpq_poly([g, 1])
+    rm = flint.fmpq_poly([m, 1])
+    A = rm * rg**L
+    S = flint.fmpq_poly([0])
+    for ell in range(1, L + 1):
+        e = _q(pattern[ell - 1])
+        if e != 0:
+            S += e * g ** (ell - 1) * rg ** (L - ell)
+    W = rm * S
+    RA, IA = _split(A)
+    RW, IW = _split(W)
+    return HopfCurve(L, mu, D, pattern, g**L, A, W, IA, RA * IW - IA * RW, IW)
+
+
+def hopf_curve(L, mu, D, pattern="all") -> HopfCurve:
+    """The exact crossing curve (inputs checked and made rational)."""
+    L = as_L(L, allow_symbol=False)
+    mu = as_parameter("mu", mu)
+    D = as_parameter("D", D)
+    for name, v in (("mu", mu), ("D", D)):
+        if not v.is_Rational:
+            raise SymdelayInputError(f"{name} must be a number")
+    return _curve(int(L), sp.Rational(mu), sp.Rational(D), observation_pattern(pattern, int(L)))
+
+
+# ------------------------------------------------------------------------- kappa star
+@dataclass(frozen=True)
+class KappaStar(JsonRecord):
+    """The smallest weight that keeps the equilibrium stable for every ``theta >= 0``.
+
+    ``unstable_kappas``: the weights ``kappa >= 0`` for which some ``theta > 0``
+    destabilises (closed intervals with decimal ends; "inf" if unbounded); ``kappa_star``
+    is the infimum of their complement, ``None`` if no weight works. ``omega``/``theta``:
+    where the curve attains ``kappa_star`` (``theta`` "inf" when it is only approached as
+    ``theta -> oo``). ``closed_form``: a SymPy expression in ``gamma, mu`` (None if not
+    found).
+    """
+
+    L: int | str
+    mu: str
+    D: str
+    pattern: tuple
+    dps: int
+    kappa_star: mpmath.mpf | None
+    unstable_kappas: tuple
+    omega: mpmath.mpf | None
+    lam_theta: mpmath.mpf | None
+    closed_form: sp.Expr | None = None
+    method: str = ""
+    checks: tuple = field(default=())
+
+    def to_json(self) -> dict:
+        f = lambda x: format_number(x, self.dps)  # noqa: E731
+        return {
+            "L": self.L,
+            "mu": self.mu,
+            "D": self.D,
+            "pattern": [str(e) for e in self.pattern],
+            "kappa_star": f(self.kappa_star),
+            "closed_form": None if self.closed_form is None else str(self.closed_form),
+            "unstable_kappas": [[f(lo), f(hi)] for lo, hi in self.unstable_kappas],
+            "omega": f(self.omega),
+            "lam_theta": f(self.lam_theta),
+            "method": self.method,
+            "checks": list(self.checks),
+        }
+
+
+def _bits(dps):
+    return int((dps + GUARD) * 3.33) + 30
+
+
+def _admissible_intervals(cv: HopfCurve, prec: int):
+    """Open t-intervals with a(t) > 0: ends are balls (None = 0 or infinity)."""
+    ends = _roots_positive(cv.C, prec) + _roots_positive(cv.IW, prec)
+    ends.sort(key=lambda b: b.mid())
+    for x, y in itertools.pairwise(ends):
+        if x.overlaps(y):
+            raise CertificationError("breakpoints of the crossing curve coincide: raise dps")
+    bounds = [None, *ends, None]
+    out = []
+    for lo, hi in itertools.pairwise(bounds):
+        tm = _between(lo, hi)
+        if cv.IW(tm) != 0 and cv.C(tm) != 0 and cv.a_of(tm) > 0:
+            out.append((lo, hi))
+    return out
+
+
+def _kappa_limit(cv: HopfCurve, end: flint.arb | None, at_zero: bool, prec: int):
+    """Limit of kappa(t) at an interval end: a ball, or +-inf (as mpmath)."""
+    if end is None and at_zero:
+        c0 = cv.C(flint.fmpq(0))
+        if c0 != 0:
+            return flint.arb(cv.gamma_L * cv.IA(flint.fmpq(0)) / c0)
+        ia0 = cv.IA(flint.fmpq(0))
+        return None if ia0 == 0 else (math.inf if ia0 * c0 >= 0 else -math.inf)
+    if end is None:  # t -> oo
+        dn, dd = cv.IA.degree(), cv.C.degree()
+        if dn < dd:
+            return flint.arb(0)
+        if dn == dd:
+            return flint.arb(cv.gamma_L * cv.IA[dn] / cv.C[dd])
+        sign = (cv.IA[dn] > 0) == (cv.C[dd] > 0)
+        return math.inf if sign else -math.inf
+    with flint.ctx.workprec(prec):
+        cval = _arb_eval(cv.C, end)
+        if cval.contains(0):
+            return "pole"
+        return cv.gamma_L * _arb_eval(cv.IA, end) / cval
+
+
+def _image(cv: HopfCurve, prec: int):
+    """Image of kappa(t) over the admissible set: list of (lo, hi, lo_t, hi_t) with
+    mpmath values (+-inf allowed) and the t (ball or None) where each extreme is attained."""
+    dIA, dC = cv.IA.derivative(), cv.C.derivative()
+    crit = _roots_positive(dIA * cv.C - cv.IA * dC, prec)
+    pieces = []
+    with flint.ctx.workprec(prec):
+        for lo, hi in _admissible_intervals(cv, prec):
+            vals = []  # (value as arb or inf, t or None, attained)
+            for end, at_zero in ((lo, True), (hi, False)):
+                if end is None and not at_zero:
+                    v = _kappa_limit(cv, None, False, prec)
+                elif end is None:
+                    v = _kappa_limit(cv, None, True, prec)
+                else:
+                    v = _kappa_limit(cv, end, False, prec)
+                if v == "pole":  # C = 0 at the end: kappa -> +-inf, sign from inside
+                    tm = _between(lo, hi)
+                    inside = cv.kappa_of(tm)
+                    v = math.inf if inside > 0 else -math.inf
+                if v is not None:
+                    vals.append((v, end, False))
+            for c in crit:
+                inside_lo = lo is None or c.lower() > lo.upper()
+                inside_hi = hi is None or c.upper() < hi.lower()
+                if inside_lo and inside_hi:
+                    vals.append((cv.kappa_of(c), c, True))
+                elif (lo is not None and c.overlaps(lo)) or (hi is not None and c.overlaps(hi)):
+                    raise CertificationError(
+                        "a critical point of kappa(t) meets a breakpoint: raise dps"
+                    )
+
+            def key(v):
+                x = v[0]
+                return x if isinstance(x, float) else float(x.mid())
+
+            vmin, vmax = min(vals, key=key), max(vals, key=key)
+            pieces.append((vmin, vmax))
+    return pieces
+
+
+def _mp(x):
+    if isinstance(x, float):
+        return mpmath.mpf(x)
+    if isinstance(x, flint.arb):
+        return mpmath.mpf(x.mid().str(mpmath.mp.dps + 5, radius=False))
+    return x
+
+
+def _union(intervals):
+    out = []
+    for lo, hi in sorted(intervals):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+@cache
+def symbolic_crossing_curve(L: int) -> dict:
+    """The crossing curve for one weight on every phase, symbolically (``gamma``, ``mu``,
+    ``t = omega^2`` positive): ``{"t", "gamma", "mu", "kappa", "a", "critical"}``, the last
+    being the positive roots of ``kappa'(t)`` that SymPy finds in closed form."""
+    g, m, t = sp.symbols("gamma mu t", positive=True)
+    r = sp.Symbol("r")
+    A = sp.Poly((r + m) * (r + g) ** L, r)
+    S = sum(g ** (ell - 1) * (r + g) ** (L - ell) for ell in range(1, L + 1))
+    W = sp.Poly(sp.expand((r + m) * S), r)
+
+    def parts(p):
+        re = sum(c * (-1) ** (k // 2) * t ** (k // 2) for (k,), c in p.terms() if k % 2 == 0)
+        im = sum(c * (-1) ** ((k - 1) // 2) * t ** ((k - 1) // 2) for (k,), c in p.terms() if k % 2)
+        return sp.expand(re), sp.expand(im)
+
+    RA, IA = parts(A)
+    RW, IW = parts(W)
+    C = sp.expand(RA * IW - IA * RW)
+    kap = sp.factor(sp.cancel(g**L * IA / C))
+    a = sp.factor(sp.cancel(-C / (g**L * IW)))
+    crit = [s for s in sp.solve(sp.numer(sp.together(sp.diff(kap, t))), t) if s.is_positive]
+    return {"t": t, "gamma": g, "mu": m, "kappa": kap, "a": a, "critical": crit}
+
+
+@cache
+def _closed_form_L2():
+    """kappa*(L = 2) by SymPy: maximise kappa(t) over t (one critical point)."""
+    cv = symbolic_crossing_curve(2)
+    g, m = cv["gamma"], cv["mu"]
+    if len(cv["critical"]) != 1:
+        return None
+    value = cv["kappa"].subs(cv["t"], cv["critical"][0])
+    neat = (g / (g + m + sp.sqrt(2 * g * (2 * g + m)))) ** 2
+    # the neat form is the SymPy value: the difference simplifies to 0, or (SymPy failing to
+    # see it) vanishes at an exact rational point with a zero minimal polynomial
+    if sp.simplify(sp.radsimp(value - neat)) != 0 and sp.minimal_polynomial(
+        (value - neat).subs({g: 3, m: 2})
+    ) != sp.Symbol("x"):
+        raise VerificationError("the L = 2 closed form of kappa* does not simplify")
+    mu_, gamma_ = sp.symbols("mu gamma")
+    return neat.subs({g: gamma_, m: mu_})
+
+
+def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
+    """The smallest weight ``kappa`` (times ``pattern``) that keeps the equilibrium stable
+    for every ``theta >= 0`` — certified (Arb balls from exact polynomials).
+
+    Depends on ``L`` and ``mu D`` only (time rescaling). ``L = "inf"``:
+    :func:`kappa_star_limit`.
+    """
+    from symdelay.core.params import is_infinite_L
+
+    dps = as_dps(dps)
+    if is_infinite_L(L):
+        return kappa_star_limit(mu, D, dps=dps)
+    cv = hopf_curve(L, mu, D, pattern)
+    prec = _bits(dps)
+    for _attempt in range(6):
+        try:
+            pieces = _image(cv, prec)
+        except CertificationError:
+            prec *= 2
+            continue
+        # every extreme must be known to dps digits (relative), else raise the precision
+        if all(
+            not isinstance(v, flint.arb) or v.rad() <= abs(v.mid()) * flint.arb(10) ** (-dps - 2)
+            for lo_hi in pieces
+            for v, _, _ in lo_hi
+        ):
+            break
+        prec *= 2
+    else:
+        raise CertificationError(
+            f"could not certify kappa* to {dps} digits at L = {cv.L} (precision up to {prec} bits)"
+        )
+    with mpmath.workdps(dps + GUARD):
+        spans = []
+        for (vlo, _tlo, _), (vhi, thi, att) in pieces:
+            lo, hi = _mp(vlo), _mp(vhi)
+            spans.append((lo, hi, thi, att))
+        unstable = _union([(max(lo, 0), hi) for lo, hi, _, _ in spans if hi > 0])
+        # the smallest kappa >= 0 outside every unstable interval
+        if not unstable or unstable[0][0] > 0:
+            kstar = mpmath.mpf(0)
+            where = (None, None)
+        elif math.isinf(unstable[0][1]):
+            kstar = None
+            where = (None, None)
+        else:
+            kstar = unstable[0][1]
+            tstar = next((t, att) for lo, hi, t, att in spans if hi == kstar)
+            t_ball, attained = tstar
+            if t_ball is None:
+                where = (None, mpmath.inf)
+            else:
+                omega = _mp(t_ball.sqrt()) if isinstance(t_ball, flint.arb) else None
+                a = cv.a_of(t_ball)
+                where = (omega, _mp(a) if attained else mpmath.inf)
+    closed = None
+    if cv.L == 2 and all(e == 1 for e in cv.pattern):
+        closed = _closed_form_L2()
+    checks = [
+        "kappa(t), a(t) exact rational functions (Cramer's rule on Re/Im of P(i w) = 0)",
+        "extremes at Arb-isolated roots of I_A' C - I_A C' and at the admissible ends",
+    ]
+    if closed is not None:
+        g = sp.Rational(cv.L) / cv.D
+        with mpmath.workdps(dps + GUARD):
+            cf = sp.N(closed.subs({sp.Symbol("gamma"): g, sp.Symbol("mu"): cv.mu}), dps + GUARD)
+            if kstar is None or abs(mpmath.mpf(str(cf)) - kstar) > mpmath.mpf(10) ** (-dps):
+                raise VerificationError("closed form and certified kappa* disagree")
+        checks.append("closed form (SymPy) equals the certified value")
+    return KappaStar(
+        int(cv.L),
+        str(cv.mu),
+        str(cv.D),
+        cv.pattern,
+        dps,
+        kstar,
+        tuple(unstable),
+        where[0],
+        where[1],
+        closed,
+        "exact crossing curve + Arb root isolation",
+        tuple(checks),
+    )
+
+
+def kappa_star_limit(mu=1, D=1, dps: int = 30) -> KappaStar:
+    """``L -> oo`` (the delayed-information model counting jobs sent in the last ``D``):
+    ``kappa* = 1/2`` for every ``mu D``. SymPy checks the identity
+    ``kappa(w) - 1/2 = -(w c + mu s)^2/(2 s^2 (mu^2 + w^2))`` (so ``kappa(w) <= 1/2``), and
+    the sup is approached along the curve where ``a(w) -> oo`` (``w c + mu s -> 0``).
+    """
+    dps = as_dps(dps)
+    mu = as_parameter("mu", mu)
+    D = as_parameter("D", D)
+    w, m, Dd = sp.symbols("omega mu D", positive=True)
+    phi = w * Dd
+    A = sp.I * w + m
+    B0 = sp.exp(-sp.I * phi)
+    W = (sp.I * w + m) * (1 - sp.exp(-sp.I * phi)) / (sp.I * w)
+
+    def im(z):
+        return sp.im(sp.expand_complex(sp.expand(z)))
+
+    kap = -im(sp.conjugate(A) * B0) / im(sp.conjugate(A) * W)
+    s, c = sp.sin(phi / 2), sp.cos(phi / 2)
+    claim = sp.Rational(1, 2) - (w * c + m * s) ** 2 / (2 * s**2 * (m**2 + w**2))
+    diff = sp.simplify(sp.expand_trig(sp.trigsimp(sp.expand_trig(kap - claim))))
+    if diff != 0:
+        # second attempt: evaluate the difference at rational points exactly
+        vals = [
+            sp.N(kap.subs({w: sp.Rational(p, 3), m: 1, Dd: sp.Rational(q, 2)}), 30)
+            - sp.N(claim.subs({w: sp.Rational(p, 3), m: 1, Dd: sp.Rational(q, 2)}), 30)
+            for p, q in ((1, 1), (5, 3), (7, 2), (11, 5))
+        ]
+        if any(abs(v) > 1e-25 for v in vals):
+            raise VerificationError("the L = oo in-flight identity failed")
+    with mpmath.workdps(dps + GUARD):
+        half = mpmath.mpf(1) / 2
+    return KappaStar(
+        "inf",
+        str(mu),
+        str(D),
+        ("all",),
+        dps,
+        half,
+        ((mpmath.mpf(0), half),),
+        None,
+        mpmath.inf,
+        sp.Rational(1, 2),
+        "identity kappa(w) - 1/2 = -(w c + mu s)^2/(2 s^2 (mu^2 + w^2)) (SymPy)",
+        ("kappa(w) <= 1/2 with equality only where a(w) is infinite",),
+    )
+
+
+# ---------------------------------------------------------------------- unstable theta
+@dataclass(frozen=True)
+class UnstableTheta(JsonRecord):
+    """The ``theta >= 0`` for which the equilibrium is unstable, at a fixed weight.
+
+    ``intervals``: open intervals ``(lo, hi)`` (``hi`` may be inf); ``crossings``: every
+    ``theta`` where a root is on the axis with the exact unstable-root counts between
+    consecutive crossings (``counts[i]`` on ``(crossings[i-1], crossings[i])``).
+    """
+
+    L: int
+    kappa: sp.Rational
+    pattern: tuple
+    dps: int
+    intervals: tuple
+    crossings: tuple
+    counts: tuple
+    mu: str = ""
+    lam: str = ""
+    D: str = ""
+
+    def to_json(self) -> dict:
+        f = lambda x: format_number(x, self.dps)  # noqa: E731
+        return {
+            "L": self.L,
+            "kappa": _decimal(self.kappa),
+            "mu": self.mu,
+            "lam": self.lam,
+            "D": self.D,
+            "pattern": [str(e) for e in self.pattern],
+            "intervals": [[f(lo), f(hi)] for lo, hi in self.intervals],
+            "crossings": [f(c) for c in self.crossings],
+            "unstable_counts": list(self.counts),
+            "method": "exact crossing curve; exact right-half-plane counts between crossings",
+        }
+
+
+def _decimal(x: sp.Rational) -> str:
+    """An exact rational as written by a user: a terminating decimal when it is one."""
+    x = sp.Rational(x)
+    q = int(x.q)
+    while q % 2 == 0:
+        q //= 2
+    while q % 5 == 0:
+        q //= 5
+    if q == 1:
+        digits = 0
+        y = x
+        while not y.is_integer:
+            y *= 10
+            digits += 1
+        text = f"{int(y)}"
+        neg = text.startswith("-")
+        text = text.lstrip("-").rjust(digits + 1, "0")
+        out = text if digits == 0 else f"{text[:-digits]}.{text[-digits:]}"
+        return ("-" if neg else "") + out
+    return str(x)
+
+
+def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> UnstableTheta:
+    """Exact set of ``theta >= 0`` at which the equilibrium is unstable, for weights
+    ``kappa * pattern`` (``kappa = 0``: the founding model, a half-line for L >= 2)."""
+    dps = as_dps(dps)
+    kap = as_parameter("kappa", kappa, positive=False)
+    if not kap.is_Rational:
+        raise SymdelayInputError(f"kappa must be a number, got {kappa}")
+    if kap < 0:
+        raise SymdelayInputError(f"kappa must be >= 0 (a weight), got {kappa}")
+    lam_v = as_parameter("lam", lam)
+    if not lam_v.is_Rational:
+        raise SymdelayInputError("lam must be a number")
+    cv = hopf_curve(L, mu, D, pattern)
+    prec = _bits(dps)
+    kq = _q(kap)
+    F = cv.IA * cv.gamma_L - cv.C * kq  # kappa(t) = kappa
+    for _attempt in range(4):
+        with flint.ctx.workprec(prec):
+            ts = _roots_positive(F, prec)
+            crossings = []
+            for tb in ts:
+                iw = _arb_eval(cv.IW, tb)
+                if iw.contains(0):
+                    continue  # a(t) infinite: the crossing is at theta = oo
+                a = cv.a_of(tb)
+                if a > 0:
+                    crossings.append(a / _q(lam_v))
+                elif a.contains(0):
+                    raise CertificationError("crossing at theta ~ 0: raise dps")
+            crossings.sort(key=lambda b: b.mid())
+            ok = all(not x.overlaps(y) for x, y in itertools.pairwise(crossings)) and all(
+                b.rad() < abs(b.mid()) * flint.arb(10) ** (-dps - 2) for b in crossings
+            )
+        if ok:
+            break
+        prec *= 2
+    else:
+        raise CertificationError("crossing values could not be separated")
+    bounds = [None, *crossings, None]
+    counts = []
+    for lo, hi in itertools.pairwise(bounds):
+        th = _between(lo, hi)
+        counts.append(cv.unstable_count(th * _q(lam_v), kq))
+    intervals = []
+    with mpmath.workdps(dps + GUARD):
+        cr = [_mp(b) for b in crossings]
+        for i, n in enumerate(counts):
+            if n == 0:
+                continue
+            lo = cr[i - 1] if i > 0 else mpmath.mpf(0)
+            hi = cr[i] if i < len(cr) else mpmath.inf
+            if intervals and intervals[-1][1] == lo:
+                intervals[-1] = (intervals[-1][0], hi)
+            else:
+                intervals.append((lo, hi))
+    return UnstableTheta(
+        int(cv.L),
+        kap,
+        cv.pattern,
+        dps,
+        tuple(intervals),
+        tuple(cr),
+        tuple(counts),
+        str(cv.mu),
+        str(lam_v),
+        str(cv.D),
+    )

@@ -1,0 +1,99 @@
+"""Local stability of the SQ(d) fixed point: Jacobian of the truncated system, rightmost
+eigenvalue.
+
+The Jacobian is taken in the tail variables ``u_{k,j}`` (block tridiagonal, see
+:mod:`.fixed_point`); it is similar to the Jacobian in the ``x_{k,j}`` of the model layer
+(``u = A x`` with A invertible), so the eigenvalues are the same — the tests compare the two.
+The rightmost eigenvalue is located with numpy (LAPACK) and refined at ``dps`` digits by
+inverse iteration with a Rayleigh shift in mpmath (for n <= ``REFINE_MAX``).
+
+>>> from symdelay.models.sqd.fixed_point import fixed_point
+>>> r = rightmost_eigenvalue(fixed_point(2, "0.5", method="newton"))
+>>> r.value.real < 0
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from symdelay.core.display import JsonRecord
+from symdelay.models.sqd.fixed_point import _system, jacobian_u
+
+__all__ = ["jacobian_matrix", "rightmost_eigenvalue", "Rightmost", "REFINE_MAX"]
+
+#: Largest dimension refined in mpmath (dense LU per step).
+REFINE_MAX = 120
+
+
+def jacobian_matrix(fp, dps: int | None = None) -> mpmath.matrix:
+    """Dense Jacobian (K m x K m, mpmath) of the truncated drift at the fixed point."""
+    dps = dps or fp.dps
+    if not fp.u:
+        from symdelay.models.sqd.fixed_point import truncated_fixed_point
+
+        solved = truncated_fixed_point(fp.service, fp.d, fp.lam, fp.truncation, dps)
+        u = solved.u
+    else:
+        u = fp.u
+    with mpmath.workdps(dps + 10):
+        conv = lambda v: mpmath.mpf(sp.Rational(v).p) / sp.Rational(v).q  # noqa: E731
+        sys = _system(fp.service, fp.d, fp.lam, fp.truncation, conv)
+        Ls, Ds, Us = jacobian_u(sys, [[mpmath.mpf(v) for v in row] for row in u])
+        m, K = sys.m, sys.K
+        J = mpmath.matrix(K * m, K * m)
+        for k in range(K):
+            for j in range(m):
+                for i in range(m):
+                    J[k * m + j, k * m + i] = Ds[k][j][i]
+                    if k > 0:
+                        J[k * m + j, (k - 1) * m + i] = Ls[k][j][i]
+                    if k < K - 1:
+                        J[k * m + j, (k + 1) * m + i] = Us[k][j][i]
+    return J
+
+
+@dataclass
+class Rightmost(JsonRecord):
+    """The rightmost eigenvalue, its numpy estimate, and whether it was refined."""
+
+    value: object  # mpmath.mpc
+    numpy_value: complex
+    refined: bool
+    dimension: int
+    stable: bool
+
+
+def rightmost_eigenvalue(fp, dps: int | None = None) -> Rightmost:
+    """Rightmost eigenvalue of the Jacobian at the fixed point ``fp``."""
+    dps = dps or fp.dps
+    J = jacobian_matrix(fp, dps)
+    n = J.rows
+    A = np.array(J.tolist(), dtype=float)
+    ev = np.linalg.eigvals(A)
+    lam0 = complex(ev[np.argmax(ev.real)])
+    refined = n <= REFINE_MAX
+    value = mpmath.mpc(lam0)
+    if refined:
+        with mpmath.workdps(dps + 10):
+            Jc = mpmath.matrix(J) * mpmath.mpc(1)
+            sigma = mpmath.mpc(lam0) + mpmath.mpf(10) ** (-8) * (1 + 1j)
+            v = mpmath.matrix([mpmath.mpc(1)] * n)
+            for _ in range(40):
+                M = Jc - sigma * mpmath.eye(n)
+                w = mpmath.lu_solve(M, v)
+                v = w / mpmath.norm(w)
+                Jv = Jc * v
+                new = sum(mpmath.conj(v[i]) * Jv[i] for i in range(n))
+                done = abs(new - sigma) < mpmath.mpf(10) ** (-(dps + 3)) * (1 + abs(new))
+                sigma = new
+                if done:
+                    break
+            value = sigma
+    with mpmath.workdps(dps):
+        value = +value
+    return Rightmost(value, lam0, refined, n, bool(mpmath.re(value) < 0))
