@@ -104,6 +104,20 @@ _SOLVERS = ("steps", "jitcdde")
 _IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 
 
+def _options():
+    from symdelay.core.options import Option
+
+    return (
+        Option("mu", "service rate (> 0)"),
+        Option("lam", "per-server arrival rate (> 0)"),
+        Option("theta", "routing sensitivity (>= 0)"),
+        Option("D", "information delay (> 0)"),
+    )
+
+
+OPTIONS = _options()
+
+
 def model(mu=None, lam=None, theta=None, D=None) -> DelayedInformationModel:
     """The delayed-information model; a parameter left ``None`` stays symbolic."""
     return DelayedInformationModel(mu=mu, lam=lam, theta=theta, D=D)

@@ -26,6 +26,24 @@ INFO = {
 }
 
 
+def _options():
+    from symdelay.core.options import Option
+
+    return (
+        Option("L", "number of Erlang phases of each delay (integer >= 1)", "integer", "1"),
+        Option("mu1", "service rate of server 1 (> 0)"),
+        Option("mu2", "service rate of server 2 (> 0)"),
+        Option("lam", "per-server arrival rate (> 0)"),
+        Option("theta", "routing sensitivity (>= 0)"),
+        Option("D", "mean delay before both servers (> 0)"),
+        Option("D1", "mean delay before server 1 (> 0; overrides D)"),
+        Option("D2", "mean delay before server 2 (> 0; overrides D)"),
+    )
+
+
+OPTIONS = _options()
+
+
 def model(mu1=None, mu2=None, lam=None, theta=None, D1=None, D2=None, L=1, D=None):
     """Unequal servers; ``D`` sets both mean delays unless ``D1``/``D2`` are given."""
     D1 = D if D1 is None else D1

@@ -13,7 +13,6 @@ polynomial, the two-server difference equation with the per-server arrival rate 
 from __future__ import annotations
 
 from symdelay.models.delayed_routing import delayed_routing_model
-from symdelay.models.phase_type import PhaseType
 
 __all__ = ["model", "INFO", "general_N_derivation"]
 
@@ -24,9 +23,31 @@ INFO = {
 }
 
 
-def model(N=3, L=2, mu=None, lam=None, theta=None, D=None, delay: PhaseType | None = None):
-    """N queues; ``delay`` overrides the Erlang(L, D) delay."""
-    d = delay if delay is not None else PhaseType.erlang(L, D)
+def _options():
+    from symdelay.core.options import Option
+    from symdelay.models.phase import delay_options
+
+    return (
+        Option("N", "number of servers (integer >= 2)", "integer", "3"),
+        Option("mu", "service rate (> 0)"),
+        Option("lam", "per-server arrival rate (> 0)"),
+        Option("theta", "routing sensitivity (>= 0)"),
+        *delay_options(),
+    )
+
+
+OPTIONS = _options()
+
+
+def model(N=3, mu=None, lam=None, theta=None, delay="erlang", **shape):
+    """N queues with a phase-type delay (:func:`~symdelay.models.phase.delay_from_options`:
+    Erlang(L, mean D) by default)."""
+    from symdelay.core.params import as_L
+    from symdelay.models.phase import delay_from_options
+
+    if isinstance(N, str):
+        N = as_L(N, allow_symbol=False)
+    d = delay_from_options(delay, **shape)
     return delayed_routing_model(
         N=N, delay=d, mu=mu, lam=lam, theta=theta, name=f"{N} queues, logit routing, {d.kind} delay"
     )

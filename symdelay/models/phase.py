@@ -207,3 +207,114 @@ def parse_matrix(text: str) -> list[list[sp.Expr]]:
     if any(not x.is_number for row in rows for x in row):
         raise SymdelayInputError(f"the matrix '{text}' must hold numbers only")
     return rows
+
+
+#: the options that describe a phase-type delay (families ``phase_type`` and ``nserver``)
+SHAPES = ("erlang", "hypoexp", "hyperexp", "coxian", "ph")
+
+#: what each shape needs besides its mean
+_SHAPE_NEEDS = {
+    "erlang": (),
+    "hypoexp": ("rates",),
+    "hyperexp": ("probs", "rates"),
+    "coxian": ("rates", "continue_probs"),
+    "ph": ("alpha", "S"),
+}
+
+
+def delay_options():
+    """The declared options of a phase-type delay (shape, its numbers, and its mean)."""
+    from symdelay.core.options import Option
+
+    return (
+        Option("delay", "phase-type delay shape", "choice", "erlang", SHAPES),
+        Option("L", "erlang: number of delay phases (integer >= 1)", "integer", "2"),
+        Option(
+            "D",
+            "mean delay: the phase rates are rescaled so that the mean is D (without it, "
+            "erlang keeps its phase rate gamma symbolic and the other shapes keep the mean "
+            "their rates give)",
+        ),
+        Option("rates", "hypoexp, hyperexp, coxian: phase rates (the shape)", "numbers"),
+        Option("probs", "hyperexp: branch probabilities", "numbers"),
+        Option("continue_probs", "coxian: probabilities to go on after each phase", "numbers"),
+        Option("alpha", "ph: initial probabilities", "numbers"),
+        Option("S", "ph: sub-generator", "matrix"),
+    )
+
+
+def delay_from_options(
+    delay="erlang",
+    *,
+    L=None,
+    D=None,
+    rates=None,
+    probs=None,
+    continue_probs=None,
+    alpha=None,
+    S=None,
+) -> PhaseType:
+    """The :class:`PhaseType` the options describe. One convention for every shape: the
+    numbers give the shape, ``D`` (when given) the mean, to which the rates are rescaled.
+
+    >>> delay_from_options("hypoexp", rates="1,2,3").mean
+    11/6
+    >>> delay_from_options("hypoexp", rates="1,2,3", D=2).mean
+    2
+    """
+    if isinstance(delay, PhaseType):
+        given = [
+            n
+            for n, v in (
+                ("rates", rates),
+                ("probs", probs),
+                ("continue_probs", continue_probs),
+                ("alpha", alpha),
+                ("S", S),
+            )
+            if v is not None
+        ]
+        if given:
+            raise SymdelayInputError(
+                f"{given[0]} describes a delay shape: give it or a PhaseType delay, not both"
+            )
+        return delay if D is None else _rescaled(delay, D)
+    kind = str(delay)
+    if kind not in SHAPES:
+        raise SymdelayInputError(f"delay must be one of {', '.join(SHAPES)}, got '{delay}'")
+    values = {
+        "rates": rates,
+        "probs": probs,
+        "continue_probs": continue_probs,
+        "alpha": alpha,
+        "S": S,
+    }
+    for name in _SHAPE_NEEDS[kind]:
+        if values[name] is None:
+            raise SymdelayInputError(f"delay {kind} needs {name}")
+    extra = [n for n, v in values.items() if v is not None and n not in _SHAPE_NEEDS[kind]]
+    if extra:
+        users = [k for k, needs in _SHAPE_NEEDS.items() if extra[0] in needs]
+        raise SymdelayInputError(
+            f"{extra[0]} is not used by delay {kind} (it is for delay {' or '.join(users)})"
+        )
+    if kind == "erlang":
+        return PhaseType.erlang(2 if L is None else L, D)
+    if L is not None:
+        raise SymdelayInputError(f"L is the number of phases of delay erlang, not of delay {kind}")
+    if kind == "hypoexp":
+        shape = PhaseType.hypoexp(rates)
+    elif kind == "hyperexp":
+        shape = PhaseType.hyperexp(probs, rates)
+    elif kind == "coxian":
+        shape = PhaseType.coxian(rates, continue_probs)
+    else:
+        a = alpha.split(",") if isinstance(alpha, str) else alpha
+        shape = PhaseType.general(a, S)
+    return shape if D is None else _rescaled(shape, D)
+
+
+def _rescaled(delay: PhaseType, D) -> PhaseType:
+    """The same shape with mean ``D`` (every rate multiplied by ``mean / D``)."""
+    factor = delay.mean / as_parameter("D", D)
+    return PhaseType(delay.alpha, delay.S * factor, delay.kind, delay.parameters)

@@ -24,11 +24,10 @@ from dataclasses import dataclass
 import sympy as sp
 
 from symdelay.core.display import JsonRecord
-from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_parameter
 from symdelay.core.symbols import lam, mu, r, theta
 from symdelay.models.delayed_routing import delayed_routing_model
-from symdelay.models.phase import PhaseType, parse_matrix
+from symdelay.models.phase import PhaseType, delay_from_options, delay_options, parse_matrix
 
 __all__ = [
     "PhaseType",
@@ -56,11 +55,27 @@ def characteristic_function(delay: PhaseType, lam_theta=None) -> sp.Expr:
     return r + mu + k * delay.laplace_transform(r)
 
 
-def model(delay: PhaseType | None = None, *, mu=None, lam=None, theta=None, **kw):
-    """Two queues, logit routing on queue lengths, phase-type action delay."""
-    if delay is None:
-        raise SymdelayInputError("give a delay, e.g. PhaseType.hyperexp([0.3, 0.7], [0.5, 2])")
-    return delayed_routing_model(N=2, delay=delay, mu=mu, lam=lam, theta=theta, **kw)
+def _options():
+    from symdelay.core.options import Option
+
+    return (
+        Option("mu", "service rate (> 0)"),
+        Option("lam", "per-server arrival rate (> 0)"),
+        Option("theta", "routing sensitivity (>= 0)"),
+        *delay_options(),
+    )
+
+
+OPTIONS = _options()
+
+
+def model(delay="erlang", *, mu=None, lam=None, theta=None, name=None, description="", **shape):
+    """Two queues, logit routing on queue lengths, phase-type action delay: ``delay`` a
+    :class:`PhaseType` or a shape name with its numbers (:func:`delay_from_options`)."""
+    d = delay_from_options(delay, **shape)
+    return delayed_routing_model(
+        N=2, delay=d, mu=mu, lam=lam, theta=theta, name=name, description=description
+    )
 
 
 def scaled(delay: PhaseType, mean) -> PhaseType:

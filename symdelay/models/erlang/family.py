@@ -11,10 +11,11 @@ generic machinery (modes, factors, Routh) can be compared with them.
 
 from __future__ import annotations
 
+from symdelay.core.options import Option
 from symdelay.models.delayed_routing import delayed_routing_model
 from symdelay.models.phase_type import PhaseType
 
-__all__ = ["model", "INFO"]
+__all__ = ["model", "INFO", "OPTIONS"]
 
 INFO = {
     "name": "erlang",
@@ -22,6 +23,15 @@ INFO = {
     "description": "the founding model: two queues, logit routing on queue lengths, "
     "Erlang(L, mean D) action delay",
 }
+
+
+OPTIONS = (
+    Option("L", "number of Erlang delay phases: an integer >= 1, or inf", "count", "2"),
+    Option("mu", "service rate (> 0)"),
+    Option("lam", "per-server arrival rate (> 0)"),
+    Option("theta", "routing sensitivity (>= 0)"),
+    Option("D", "mean action delay (> 0; without it the phase rate gamma stays symbolic)"),
+)
 
 
 def model(L=2, mu=None, lam=None, theta=None, D=None):

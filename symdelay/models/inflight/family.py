@@ -10,10 +10,11 @@ gamma*lam*theta + gamma*mu + gamma*r + lam*mu*theta + lam*r*theta + mu*r + r**2
 
 from __future__ import annotations
 
+from symdelay.core.options import Option
 from symdelay.models.delayed_routing import delayed_routing_model
 from symdelay.models.phase_type import PhaseType
 
-__all__ = ["model", "INFO"]
+__all__ = ["model", "INFO", "OPTIONS"]
 
 INFO = {
     "name": "inflight",
@@ -23,8 +24,22 @@ INFO = {
 }
 
 
+OPTIONS = (
+    Option("L", "number of Erlang delay phases (integer >= 1)", "integer", "2"),
+    Option("mu", "service rate (> 0)"),
+    Option("lam", "per-server arrival rate (> 0)"),
+    Option("theta", "routing sensitivity (>= 0)"),
+    Option("D", "mean action delay (> 0)"),
+    Option(
+        "kappa", "weight of jobs in flight: one for every phase, or one per phase", "numbers", "1"
+    ),
+)
+
+
 def model(L=2, mu=None, lam=None, theta=None, D=None, kappa=1):
     """``kappa``: one weight for every phase, or a list of L weights."""
+    if isinstance(kappa, str):
+        kappa = [k.strip() for k in kappa.split(",")] if "," in kappa else kappa.strip()
     weights = list(kappa) if isinstance(kappa, (list, tuple)) else [kappa] * int(L)
     return delayed_routing_model(
         N=2,

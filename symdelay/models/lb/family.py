@@ -205,6 +205,22 @@ def lb_fluid_model(policy, lam=None) -> LBFluidModel:
     return LBFluidModel(policy, lam)
 
 
+def _options():
+    from symdelay.core.options import Option
+
+    return (
+        Option("stations", "the stations, e.g. 'N=50,mu=1;N=100,mu=1/2'", "text"),
+        Option("xi", "the sampled set xi (default: every station)", "text"),
+        Option("xi_dist", "a distribution over sampled sets", "text"),
+        Option("c", "the thresholds c", "numbers"),
+        Option("d", "the sample sizes d", "numbers"),
+        Option("lam", "arrival rate per server (> 0)"),
+    )
+
+
+OPTIONS = _options()
+
+
 def model(stations="N=50,mu=1;N=100,mu=1/2", xi=None, xi_dist=None, c=None, d=None, lam=None):
     """The LB(xi, c, d) fluid model; ``xi`` defaults to J (every station sampled)."""
     from symdelay.models.lb.policy import LBPolicy

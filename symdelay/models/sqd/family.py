@@ -20,7 +20,20 @@ INFO = {
 }
 
 
-def model(d=2, K=6, lam=None, service=None, **_ignored):
+def _options():
+    from symdelay.core.options import Option
+
+    return (
+        Option("d", "servers sampled per arrival (integer >= 1)", "integer", "2"),
+        Option("K", "truncation level of the tail (integer >= 1)", "integer", "6"),
+        Option("lam", "arrival rate per server (0 < lam < 1)"),
+    )
+
+
+OPTIONS = _options()
+
+
+def model(d=2, K=6, lam=None, service=None):
     """``service``: a :class:`~symdelay.models.phase_type.PhaseType` (default Exp(1))."""
     from symdelay.models.sqd.meanfield import sqd_model
     from symdelay.models.sqd.service import exponential
