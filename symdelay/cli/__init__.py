@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 
+from symdelay import __version__
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
@@ -33,24 +35,73 @@ class _Parser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line, exit status 2.
 
     Abbreviated options are refused: with many models' options, ``--mu`` must not silently
-    become ``--mu1``.
+    become ``--mu1``. Negative numbers in any notation (``-1e308``, ``-0.3,1.3``) are values,
+    not options.
     """
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE
+        self._has_negative_number_optionals = []
 
     def error(self, message):
-        self.exit(2, f"symdelay: error: {message} (see '{self.prog} --help')\n")
+        prog = self.prog
+        if prog == "symdelay" and _COMMAND[0]:
+            prog = f"symdelay {_COMMAND[0]}"
+        if message.startswith("unrecognized arguments:"):
+            message = _unrecognized(message, prog)
+        self.exit(2, f"symdelay: error: {message} (see '{prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: the command of the command line being parsed (for error messages)
+_COMMAND: list = [None]
+
+#: what argparse must read as a value: a negative number, list of numbers or range
+_NEGATIVE = re.compile(r"^-(\d|\.\d|inf\b|oo\b)[\w.+\-:,/]*$", re.IGNORECASE)
+
+
+def _unrecognized(message: str, prog: str) -> str:
+    """Say whose option an unknown flag is (another model family's, or nobody's)."""
+    from symdelay.cli import door
+
+    flags = [t for t in message.split(":", 1)[1].split() if t.startswith("--")]
+    if not flags:
+        return message
+    flag = flags[0].split("=", 1)[0]
+    sel = door.CURRENT
+    if sel.file is None:
+        try:
+            door.family_module(sel.family)
+        except SymdelayInputError as exc:
+            return str(exc)
+    owners = door.owner_of(flag)
+    current = f"--model-file {sel.file}" if sel.file else f"model {sel.family}"
+    if owners:
+        if sel.file:
+            return (
+                f"{flag} is an option of the built-in model(s) {', '.join(owners)}; a model "
+                "file takes its parameters as --set NAME=VALUE"
+            )
+        return (
+            f"{flag} is not an option of {current}: it belongs to --model "
+            + " or --model ".join(owners)
+        )
+    return f"{flag} is not an option of '{prog}' with {current}"
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The parser for ``argv`` (default ``sys.argv[1:]``): the model options a command gets
+    are those of the model the command line names (:mod:`symdelay.cli.door`)."""
+    from symdelay.cli import door
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    door.CURRENT = door.select(argv)
+    _COMMAND[0] = next((t for t in argv if not t.startswith("-")), None)
     parser = _Parser(
         prog="symdelay",
         description="Symbolic and high-precision analysis of load balancing with action delay.",
     )
-    from symdelay import __version__
-
     parser.add_argument("--version", action="version", version=f"symdelay {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -59,11 +110,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: exit status of an internal error (BSD sysexits EX_SOFTWARE)
+EXIT_BUG = 70
+
+
 def main(argv=None) -> int:
-    """Run the CLI; returns the exit status (0 ok, 2 bad input)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run the CLI; returns the exit status (0 ok, 1 not certified, 2 bad input, 130
+    interrupted, 70 a bug of symdelay). Every error is one line on stderr."""
     try:
+        parser = build_parser(argv)
+        args = parser.parse_args(argv)
         status = args.func(args)
     except SymdelayInputError as exc:
         print(f"symdelay: error: {exc}", file=sys.stderr)
@@ -79,6 +135,22 @@ def main(argv=None) -> int:
         # the reader went away (``symdelay ... | head``): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except MemoryError:
+        print(
+            "symdelay: error: out of memory: choose smaller sizes (see the command's --help)",
+            file=sys.stderr,
+        )
+        return 2
+    except Exception as exc:  # the error boundary: a bug of ours, said in one line
+        if os.environ.get("SYMDELAY_DEBUG"):
+            raise
+        text = " ".join(str(exc).split())[:300]
+        print(
+            f"symdelay: internal error (a bug in symdelay): {type(exc).__name__}: {text}; "
+            "please report it with the command line (SYMDELAY_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
     return 0 if status is None else int(status)
 
 

@@ -291,7 +291,8 @@ def delay_from_options(
     }
     for name in _SHAPE_NEEDS[kind]:
         if values[name] is None:
-            raise SymdelayInputError(f"delay {kind} needs {name}")
+            flag = "--" + name.replace("_", "-")
+            raise SymdelayInputError(f"delay {kind} needs {name} ({flag} on the command line)")
     extra = [n for n, v in values.items() if v is not None and n not in _SHAPE_NEEDS[kind]]
     if extra:
         users = [k for k, needs in _SHAPE_NEEDS.items() if extra[0] in needs]

@@ -1,5 +1,5 @@
 """Argument and output helpers shared by simulate, fluid and variance (founding and generic
-paths alike): rate arguments, the initial state, CSV files with their parameters."""
+paths alike): the time grid, the initial state, CSV files with their parameters."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import numpy as np
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = [
-    "add_rate_arguments",
+    "add_horizon_arguments",
+    "RATE_DEFAULTS",
     "parse_initial",
     "check_output_choice",
     "check_output_file",
@@ -22,18 +23,14 @@ __all__ = [
 ]
 
 
-def add_rate_arguments(p, *, horizon=True, L_default="2") -> None:
-    """``--L --mu --lam --theta --D`` (and ``--T --dt``) shared by simulate/fluid/variance."""
-    p.add_argument(
-        "--L", default=L_default, help=f"number of Erlang delay phases (default {L_default})"
-    )
-    p.add_argument("--mu", default="1", help="service rate (default 1)")
-    p.add_argument("--lam", default="1", help="per-server arrival rate (default 1)")
-    p.add_argument("--theta", default="2", help="routing sensitivity (default 2)")
-    p.add_argument("--D", default="1", help="mean action delay (default 1)")
-    if horizon:
-        p.add_argument("--T", default="20", help="time horizon (default 20)")
-        p.add_argument("--dt", default="0.1", help="grid step (default 0.1)")
+#: the founding model's values for the runs of simulate, fluid and variance
+RATE_DEFAULTS = {"L": "2", "mu": "1", "lam": "1", "theta": "2", "D": "1"}
+
+
+def add_horizon_arguments(p) -> None:
+    """``--T --dt``: the time grid of simulate and fluid."""
+    p.add_argument("--T", default="20", help="time horizon (default 20)")
+    p.add_argument("--dt", default="0.1", help="grid step (default 0.1)")
 
 
 def parse_initial(text):

@@ -7,11 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import model_from_args
+from symdelay.cli.door import given_options, model_from_args
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = [
-    "wants_model",
     "run_stability",
     "run_simulate",
     "run_fluid",
@@ -19,25 +18,13 @@ __all__ = [
     "run_derive",
     "run_critical",
     "run_roots",
-    "refuse_specific",
 ]
 
 
-def wants_model(args) -> bool:
-    """True when the options name a model other than the founding one (``--kappa`` with the
-    founding model's options is the ``inflight`` model)."""
-    if getattr(args, "kappa", None) is not None and not getattr(args, "model_file", None):
-        return True
-    return bool(getattr(args, "model_file", None)) or getattr(args, "model", None) not in (
-        None,
-        "erlang",
-    )
-
-
-def _transition_model(args):
+def _transition_model(args, **override):
     from symdelay.model import Model
 
-    model = model_from_args(args)
+    model = model_from_args(args, **override)
     if not isinstance(model, Model):
         raise SymdelayInputError(
             f"{model.name} is a delay-differential model, not a transition table: use "
@@ -50,15 +37,6 @@ def _params(model, **extra) -> dict:
     out = {"model": model.name, **{str(k): str(v) for k, v in model.values.items()}}
     out.update({k: v for k, v in extra.items() if v is not None})
     return out
-
-
-def refuse_specific(args, command: str, instead: str) -> None:
-    """One clear line for a command that exists only for the founding model's closed forms."""
-    if wants_model(args):
-        raise SymdelayInputError(
-            f"{command} uses the founding model's Hopf parametrisation (Erlang delay); for "
-            f"other models use {instead}"
-        )
 
 
 def run_stability(args) -> int:
@@ -272,8 +250,7 @@ def run_critical(args, D_items) -> int:
     points = []
     name = None
     for D in D_items:
-        args.D = D
-        model = _transition_model(args)
+        model = _transition_model(args) if D is None else _transition_model(args, D=D)
         name = model.name
         c = model_critical(model, "theta", dps=dps)
         points.append(
@@ -284,7 +261,14 @@ def run_critical(args, D_items) -> int:
                 "mode": c.mode,
             }
         )
-    record = {"model": name, "L": args.L, "mu": args.mu, "lam": args.lam, "points": points}
+    given = given_options(args)
+    record = {
+        "model": name,
+        "L": given.get("L"),
+        "mu": given.get("mu"),
+        "lam": given.get("lam"),
+        "points": points,
+    }
     if args.json:
         emit_json(record)
         return 0

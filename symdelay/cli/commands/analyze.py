@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments, model_from_args
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -21,7 +21,7 @@ def register(subparsers) -> None:
         "model file (TOML) or --model NAME with its options.",
     )
     p.add_argument("file", nargs="?", default=None, help="model file (TOML); or use --model")
-    add_model_arguments(p)
+    door.add_model(p)
     p.add_argument("--tex", default=None, metavar="OUT.tex", help="write the derivation as LaTeX")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -35,7 +35,7 @@ def run(args) -> int:
     from symdelay.analysis.stability import model_record
     from symdelay.model import Model
 
-    model = model_from_args(args)
+    model = door.model_from_args(args)
     record = model_record(model) if isinstance(model, Model) else model.to_json()
 
     if not isinstance(model, Model):  # a delay-differential model: no transition table

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments, model_from_args
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.latex import tex
 from symdelay.core.params import as_L_or_inf, as_parameter
@@ -55,23 +55,15 @@ def register(subparsers) -> None:
         help="characteristic polynomial of the difference mode (any L, symbolic L, or L=inf)",
         description="Print the characteristic polynomial det(rI - J) of the difference mode.",
     )
-    p.add_argument("--L", default=None, help="number of delay phases: integer >= 1, L, or inf")
     p.add_argument("--full", action="store_true", help="the full polynomial, factored by mode")
-    for name, what in (
-        ("mu", "service rate"),
-        ("lam", "per-server arrival rate"),
-        ("theta", "routing sensitivity"),
-        ("D", "mean action delay (sets gamma = L/D)"),
-    ):
-        p.add_argument(f"--{name}", help=f"{what}: a number to substitute (default: symbol)")
-    add_model_arguments(p, founding_options=False)
+    door.add_model(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    if args.model_file or (args.model not in (None, "erlang")):
-        record = model_charpoly_record(model_from_args(args), full=args.full)
+    if not door.founding(args):
+        record = model_charpoly_record(door.model_from_args(args), full=args.full)
         if args.json:
             emit_json(record)
             return 0
@@ -91,7 +83,7 @@ def run(args) -> int:
     L_value = as_L_or_inf(args.L, allow_symbol=True)
     record = charpoly_record(L_value, full=args.full, **params)
     if args.full and isinstance(L_value, int):
-        record["factors"] = model_charpoly_record(model_from_args(args), full=True)["factors"]
+        record["factors"] = model_charpoly_record(door.model_from_args(args), full=True)["factors"]
     if args.json:
         emit_json(record)
     else:

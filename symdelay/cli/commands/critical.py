@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments
-from symdelay.cli.commands._model_run import run_critical, wants_model
+from symdelay.cli.commands._model_run import run_critical
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps, as_L_or_inf
 from symdelay.models.erlang.hopf import critical_theta, format_exact
@@ -32,27 +32,17 @@ def register(subparsers) -> None:
             "crossing frequency omega. --L inf is the delay-differential limit."
         ),
     )
-    p.add_argument("--L", default=None, help="number of delay phases: integer >= 1, or inf")
-    p.add_argument("--mu", default=None, help="service rate (> 0)")
-    p.add_argument("--lam", default=None, help="per-server arrival rate (> 0)")
     p.add_argument("--D", default=None, help="mean delays, comma-separated, e.g. 0.5,1,2,4")
-    p.add_argument("--theta", default=None, help=argparse_suppress())
-    add_model_arguments(p, founding_options=False)
+    door.add_model(p, own=("D",))
     p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
-def argparse_suppress():
-    import argparse
-
-    return argparse.SUPPRESS
-
-
 def run(args) -> int:
-    if args.theta is not None:
+    if getattr(args, "theta", None) is not None:
         raise SymdelayInputError("critical computes theta_c: leave --theta out")
-    if wants_model(args):
+    if not door.founding(args):
         if args.model_file:
             if args.D is not None:
                 raise SymdelayInputError(
@@ -61,9 +51,7 @@ def run(args) -> int:
             return run_critical(args, [None])
         # no --D: the model's own delay (e.g. a phase-type delay given by its rates)
         return run_critical(args, [None] if args.D is None else parse_D_list(args.D))
-    missing = [n for n in ("L", "mu", "lam", "D") if getattr(args, n) is None]
-    if missing:
-        raise SymdelayInputError("the founding model needs " + ", ".join(f"--{n}" for n in missing))
+    door.need(args, "L", "mu", "lam", "D")
     L = as_L_or_inf(args.L)
     dps = as_dps(args.dps)
     curve = critical_theta(L, args.mu, args.lam, parse_D_list(args.D), dps=dps)

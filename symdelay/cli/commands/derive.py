@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit
-from symdelay.cli.commands._model_args import add_model_arguments
-from symdelay.cli.commands._model_run import run_derive, wants_model
+from symdelay.cli.commands._model_run import run_derive
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_L
 from symdelay.outputs.documents_registry import write_concrete, write_documents
@@ -26,10 +26,9 @@ def register(subparsers) -> None:
             "build exits with status 1 and names its log."
         ),
     )
-    p.add_argument("--L", help="a concrete number of phases (integer >= 1)")
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--pdf", action="store_true", help="also compile with pdflatex")
-    add_model_arguments(p, founding_options=("mu", "lam", "theta", "D"))
+    door.add_model(p)
     p.set_defaults(func=run)
 
 
@@ -38,8 +37,17 @@ def _progress(msg: str) -> None:
 
 
 def run(args) -> int:
-    if wants_model(args):
+    if not door.founding(args):
         return run_derive(args)
+    door.refuse(
+        args,
+        "mu",
+        "lam",
+        "theta",
+        "D",
+        why="the founding model's documents are symbolic; for a model at numbers use "
+        "--model-file FILE --set NAME=VALUE",
+    )
     n = None if args.L is None else as_L(args.L, allow_symbol=False)
     prepare_output_dir(args.out)
     try:

@@ -7,17 +7,18 @@ output) writes a ``#`` comment line with the parameters, then columns
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.cli.commands._io import (
-    add_rate_arguments,
+    RATE_DEFAULTS,
+    add_horizon_arguments,
     check_output_choice,
     check_output_file,
     command_line,
     parse_initial,
     write_csv,
 )
-from symdelay.cli.commands._model_args import add_model_arguments
-from symdelay.cli.commands._model_run import run_fluid, wants_model
+from symdelay.cli.commands._model_run import run_fluid
 
 __all__ = ["register", "run"]
 
@@ -33,7 +34,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "fluid", help="the fluid limit on a time grid (solve_ivp)", description=DESCRIPTION
     )
-    add_rate_arguments(p)
+    door.add_model(p, defaults=RATE_DEFAULTS)
+    add_horizon_arguments(p)
     p.add_argument(
         "--initial",
         default=None,
@@ -43,21 +45,20 @@ def register(subparsers) -> None:
     p.add_argument(
         "--csv", metavar="FILE", help="write the solution as a CSV table ('-': standard output)"
     )
-    add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from symdelay.models.erlang.stochastic.fluid import fluid
 
-    if wants_model(args):
+    if not door.founding(args):
         return run_fluid(args)
 
     check_output_choice(args)
     if args.csv:
         check_output_file(args.csv)
     res = fluid(
-        L=args.L, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D, T=args.T,
+        T=args.T, **door.given_options(args),
         dt=args.dt, initial=parse_initial(args.initial),
     )  # fmt: skip
     if args.csv:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments, model_from_args
-from symdelay.cli.commands._model_run import wants_model
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -21,22 +20,18 @@ def register(subparsers) -> None:
             "start:stop:count (then the JSON has 'points')."
         ),
     )
-    p.add_argument("--L", default=None, help="number of delay phases: integer >= 2, or inf")
-    p.add_argument("--mu", default=None, help="service rate (> 0)")
-    p.add_argument("--lam", default=None, help="per-server arrival rate (> 0)")
-    p.add_argument("--D", default=None, help="mean action delay (> 0)")
     p.add_argument(
         "--theta",
         default=None,
         help="routing sensitivity above theta_c: 10, 10,12,15 or 9.5:180:100",
     )
+    door.add_model(p, own=("theta",))
     p.add_argument(
         "--system",
-        default="difference",
+        default=None,
         choices=("difference", "full"),
         help="the L+1 difference system (default) or the full 2(L+1) fluid model",
     )
-    add_model_arguments(p, founding_options=False)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -47,16 +42,19 @@ def run(args) -> int:
 
     if args.theta is None:
         raise SymdelayInputError("give --theta (a value above theta_c, a list or a range)")
-    if wants_model(args):
-        model = model_from_args(args)
+    if not door.founding(args):
+        if args.system is not None:
+            raise SymdelayInputError(
+                "--system is for the founding model: a model of the model layer is always "
+                "integrated in full"
+            )
+        model = door.model_from_args(args)
         res = limit_cycle(theta=args.theta, model=model)
     else:
-        missing = [n for n in ("L", "mu", "lam", "D") if getattr(args, n) is None]
-        if missing:
-            raise SymdelayInputError(
-                "the founding model needs " + ", ".join(f"--{n}" for n in missing)
-            )
-        res = limit_cycle(args.L, args.mu, args.lam, args.D, args.theta, system=args.system)
+        door.need(args, "L", "mu", "lam", "D")
+        res = limit_cycle(
+            args.L, args.mu, args.lam, args.D, args.theta, system=args.system or "difference"
+        )
     rec = res.to_json()
     if args.json:
         emit_json(rec)

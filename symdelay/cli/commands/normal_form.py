@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments, model_from_args
-from symdelay.cli.commands._model_run import wants_model
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps
 
@@ -23,28 +22,24 @@ def register(subparsers) -> None:
             "(L = 2, 3). --L inf is the delay-differential limit."
         ),
     )
-    p.add_argument("--L", default=None, help="number of delay phases: integer >= 2, or inf")
-    p.add_argument("--mu", default=None, help="service rate (> 0)")
-    p.add_argument("--lam", default=None, help="per-server arrival rate (> 0)")
-    p.add_argument("--D", default=None, help="mean action delay (> 0)")
-    add_model_arguments(p, founding_options=False)
+    door.add_model(p)
     p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run, theta=None)
+    p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from symdelay.models.erlang.nonlinear import normal_form
 
     dps = as_dps(args.dps)
-    if wants_model(args):
-        nf = normal_form(model=model_from_args(args), dps=dps)
+    if getattr(args, "theta", None) is not None:
+        raise SymdelayInputError(
+            "normal-form works at theta_c, which it computes: leave --theta out"
+        )
+    if not door.founding(args):
+        nf = normal_form(model=door.model_from_args(args), dps=dps)
     else:
-        missing = [n for n in ("L", "mu", "lam", "D") if getattr(args, n) is None]
-        if missing:
-            raise SymdelayInputError(
-                "the founding model needs " + ", ".join(f"--{n}" for n in missing)
-            )
+        door.need(args, "L", "mu", "lam", "D")
         nf = normal_form(args.L, args.mu, args.lam, args.D, dps=dps)
     rec = nf.to_json()
     if args.json:

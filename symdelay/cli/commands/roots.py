@@ -12,9 +12,9 @@ import sys
 
 import mpmath
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments
-from symdelay.cli.commands._model_run import run_roots, wants_model
+from symdelay.cli.commands._model_run import run_roots
 from symdelay.core.errors import CertificationError, SymdelayInputError
 from symdelay.core.params import as_L_or_inf
 from symdelay.models.erlang.roots import characteristic_roots, parse_branches
@@ -32,7 +32,7 @@ def roots_record(args):
         args.D,
         dps=args.dps,
         rightmost=None if args.rightmost is None else _positive_int(args.rightmost),
-        branches=parse_branches(args.branches),
+        branches=parse_branches("-3..3" if args.branches is None else args.branches),
     )
 
 
@@ -57,32 +57,29 @@ def register(subparsers) -> None:
     )
     # let '--branches -3..3' through (argparse would take '-3..3' for an option)
     p._negative_number_matcher = re.compile(r"^-\d+$|^-\d*\.\d+$|^-\d+\.\.-?\d+$")
-    p.add_argument("--L", default=None, help="number of delay phases (integer >= 1) or inf")
-    for name, what in (
-        ("mu", "service rate (> 0)"),
-        ("lam", "arrival rate per server (> 0)"),
-        ("theta", "routing sensitivity (real, != 0)"),
-        ("D", "mean action delay (> 0)"),
-    ):
-        p.add_argument(f"--{name}", default=None, help=what)
     p.add_argument("--dps", default="50", help="significant decimal digits (5..10000, default 50)")
     p.add_argument("--rightmost", default=None, help="only the K rightmost roots (L <= 10^7)")
-    p.add_argument("--branches", default="-3..3", help="Lambert-W branches for --L inf (K1..K2)")
+    p.add_argument(
+        "--branches", default=None, help="Lambert-W branches for --L inf (K1..K2, default -3..3)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_model_arguments(p, founding_options=False)
+    door.add_model(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    if wants_model(args):
+    if not door.founding(args):
+        door.refuse(
+            args, "rightmost", "branches", why="it is for the founding model (Erlang delay)"
+        )
         try:
             return run_roots(args)
         except CertificationError as exc:
             print(f"symdelay: certification failed: {exc}", file=sys.stderr)
             return 1
-    missing = [n for n in ("L", "mu", "lam", "theta", "D") if getattr(args, n) is None]
-    if missing:
-        raise SymdelayInputError("the founding model needs " + ", ".join(f"--{n}" for n in missing))
+    door.need(args, "L", "mu", "lam", "theta", "D")
+    if args.branches is not None and str(args.L).strip().lower() not in ("inf", "oo"):
+        raise SymdelayInputError("--branches is for --L inf (Lambert-W branches); drop it")
     try:
         res = roots_record(args)
     except CertificationError as exc:

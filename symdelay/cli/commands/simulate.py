@@ -14,21 +14,21 @@ import sys
 
 import numpy as np
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.cli.commands._io import (
-    add_rate_arguments,
+    RATE_DEFAULTS,
+    add_horizon_arguments,
     check_output_choice,
     check_output_file,
     command_line,
     parse_initial,
     write_csv,
 )
-from symdelay.cli.commands._model_args import add_model_arguments
 
 __all__ = [
     "register",
     "run",
-    "add_rate_arguments",
     "parse_initial",
     "check_output_file",
     "check_output_choice",
@@ -49,7 +49,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "simulate", help="exact simulation of the jump process", description=DESCRIPTION
     )
-    add_rate_arguments(p)
+    door.add_model(p, defaults=RATE_DEFAULTS)
+    add_horizon_arguments(p)
     p.add_argument("--eta", default="1000", help="system scale (integer >= 1, default 1000)")
     p.add_argument("--seed", default="1", help="random seed, an integer >= 0 (default 1)")
     p.add_argument("--replications", default="1", help="independent paths (default 1)")
@@ -67,7 +68,6 @@ def register(subparsers) -> None:
         action="store_true",
         help="run even when the estimated running time is above the limit",
     )
-    add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
 
 
@@ -115,10 +115,10 @@ def _summary(res) -> str:
 
 
 def run(args) -> int:
-    from symdelay.cli.commands._model_run import run_simulate, wants_model
+    from symdelay.cli.commands._model_run import run_simulate
     from symdelay.models.erlang.stochastic.simulate import simulate
 
-    if wants_model(args):
+    if not door.founding(args):
         return run_simulate(args)
 
     check_output_choice(args)
@@ -134,7 +134,7 @@ def run(args) -> int:
             bar = _Bar(T)
     try:
         res = simulate(
-            L=args.L, eta=args.eta, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D,
+            eta=args.eta, **door.given_options(args),
             T=args.T, dt=args.dt, seed=args.seed, replications=args.replications,
             initial=parse_initial(args.initial), force=args.force, monitor=bar,
         )  # fmt: skip

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments, model_from_args
-from symdelay.cli.commands._model_run import wants_model
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -21,14 +20,9 @@ def register(subparsers) -> None:
             "L = 1, 2)."
         ),
     )
-    p.add_argument("--L", default=None, help="number of delay phases (integer >= 1)")
-    p.add_argument("--mu", default=None, help="service rate (> 0)")
-    p.add_argument("--lam", default=None, help="per-server arrival rate (> 0)")
-    p.add_argument("--theta", default=None, help="routing sensitivity below theta_c")
-    p.add_argument("--D", default=None, help="mean action delay (> 0)")
     p.add_argument("--points", default="401", help="grid points (default 401)")
     p.add_argument("--omega-max", default=None, help="largest frequency of the grid")
-    add_model_arguments(p, founding_options=False)
+    door.add_model(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -57,14 +51,10 @@ def run(args) -> int:
     from symdelay.models.erlang.nonlinear import spectrum
 
     n, grid = _grid(args)
-    if wants_model(args):
-        s = spectrum(model=model_from_args(args), omegas=grid, points=n)
+    if not door.founding(args):
+        s = spectrum(model=door.model_from_args(args), omegas=grid, points=n)
     else:
-        missing = [k for k in ("L", "mu", "lam", "theta", "D") if getattr(args, k) is None]
-        if missing:
-            raise SymdelayInputError(
-                "the founding model needs " + ", ".join(f"--{k}" for k in missing)
-            )
+        door.need(args, "L", "mu", "lam", "theta", "D")
         s = spectrum(args.L, args.mu, args.lam, args.theta, args.D, omegas=grid, points=n)
     rec = s.to_json()
     if args.json:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments
-from symdelay.cli.commands._model_run import run_stability, wants_model
-from symdelay.core.errors import SymdelayInputError
+from symdelay.cli.commands._model_run import run_stability
 from symdelay.core.params import as_L
 from symdelay.models.erlang.stability import ASSUMPTIONS, stability_conditions
 
@@ -22,17 +21,25 @@ def register(subparsers) -> None:
             "the oscillation condition (rightmost roots non-real), which is a different set."
         ),
     )
-    p.add_argument("--L", default=None, help="number of delay phases (integer >= 1)")
-    add_model_arguments(p, founding_options=("mu", "lam", "theta", "D"))
+    door.add_model(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    if wants_model(args):
+    if not door.founding(args):
         return run_stability(args)
-    if args.L is None:
-        raise SymdelayInputError("--L is required for the founding model (an integer >= 1)")
+    door.need(args, "L")
+    door.refuse(
+        args,
+        "mu",
+        "lam",
+        "theta",
+        "D",
+        why="the founding model's conditions are stated in the symbols mu, gamma, lam*theta; "
+        "for the verdict at numbers use 'symdelay stability --model phase_type --delay erlang "
+        "--L N --mu ... --lam ... --theta ... --D ...' (the same system as a transition table)",
+    )
     res = stability_conditions(as_L(args.L, allow_symbol=False))
     if args.json:
         emit_json(res.to_json())

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._io import add_rate_arguments
-from symdelay.cli.commands._model_args import add_model_arguments
-from symdelay.cli.commands._model_run import run_variance, wants_model
+from symdelay.cli.commands._io import RATE_DEFAULTS
+from symdelay.cli.commands._model_run import run_variance
 
 __all__ = ["register", "run"]
 
@@ -23,20 +23,19 @@ def register(subparsers) -> None:
             "there is no stationary variance."
         ),
     )
-    add_rate_arguments(p, horizon=False, L_default="1")
+    door.add_model(p, defaults={**RATE_DEFAULTS, "L": "1"})
     p.add_argument("--dps", default="30", help="decimal digits of the value (default 30)")
     p.add_argument("--json", action="store_true", help="print JSON")
-    add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from symdelay.models.erlang.stochastic.variance import variance
 
-    if wants_model(args):
+    if not door.founding(args):
         return run_variance(args)
 
-    res = variance(L=args.L, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D, dps=args.dps)
+    res = variance(dps=args.dps, **door.given_options(args))
     if args.json:
         emit_json(res.to_json())
     else:

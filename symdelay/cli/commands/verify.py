@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments
-from symdelay.cli.commands._model_run import refuse_specific
 from symdelay.models.erlang.claims import verify
 
 __all__ = ["register", "run"]
@@ -28,11 +27,10 @@ def register(subparsers) -> None:
             "output says 'no counterexample found' and what was searched."
         ),
     )
-    p.add_argument("--L", required=True, help="number of delay phases (integer >= 1, or inf)")
     p.add_argument("--claim", required=True, help="an inequality, e.g. 'lam*theta < mu'")
     p.add_argument("--theta-real", action="store_true", help="allow theta < 0 too")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_model_arguments(p, founding_options=False)
+    door.add_model(p)
     p.set_defaults(func=run)
 
 
@@ -41,7 +39,16 @@ def _point(pt: dict) -> str:
 
 
 def run(args) -> int:
-    refuse_specific(args, "verify", "'symdelay stability --model ...' for the exact conditions")
+    door.founding_only(args, "'symdelay stability --model ...' for the exact conditions")
+    door.need(args, "L")
+    door.refuse(
+        args,
+        "mu",
+        "lam",
+        "theta",
+        "D",
+        why="a claim is decided over all parameter values; write values into the claim",
+    )
     res = verify(args.L, args.claim, theta_real=args.theta_real)
     if args.json:
         emit_json(res.to_json())

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments
-from symdelay.cli.commands._model_run import refuse_specific
 from symdelay.core.params import as_dps, as_L_or_inf
 from symdelay.models.erlang.hopf import instability_window
 
@@ -21,20 +20,15 @@ def register(subparsers) -> None:
             "the longer queue: then a real root crosses zero at lam*theta = -mu for every D."
         ),
     )
-    p.add_argument("--L", required=True, help="number of delay phases: integer >= 1, or inf")
-    p.add_argument("--theta", required=True, help="routing sensitivity (may be negative)")
-    p.add_argument("--mu", required=True, help="service rate (> 0)")
-    p.add_argument("--lam", required=True, help="per-server arrival rate (> 0)")
     p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_model_arguments(p, founding_options=False)
+    door.add_model(p, own=("D",))
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    refuse_specific(
-        args, "window", "'symdelay critical --model ... --D d1,d2,...' to trace theta_c(D)"
-    )
+    door.founding_only(args, "'symdelay critical --model ... --D d1,d2,...' to trace theta_c(D)")
+    door.need(args, "L", "theta", "mu", "lam")
     w = instability_window(as_L_or_inf(args.L), args.theta, args.mu, args.lam, dps=as_dps(args.dps))
     record = w.to_json()
     if args.json:

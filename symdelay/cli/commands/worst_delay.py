@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_args import add_model_arguments
-from symdelay.cli.commands._model_run import refuse_specific
 from symdelay.core.params import as_dps, as_L_or_inf
 from symdelay.models.erlang.hopf import worst_delay
 
@@ -20,19 +19,16 @@ def register(subparsers) -> None:
             "and the delay D* where it is attained; closed forms in mu, lam where derived."
         ),
     )
-    p.add_argument("--L", required=True, help="number of delay phases: integer >= 1, or inf")
-    p.add_argument("--mu", required=True, help="service rate (> 0)")
-    p.add_argument("--lam", required=True, help="per-server arrival rate (> 0)")
     p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_model_arguments(p, founding_options=False)
+    door.add_model(p, own=("D",))
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    refuse_specific(
-        args, "worst-delay", "'symdelay critical --model ... --D d1,d2,...' and take the minimum"
-    )
+    door.founding_only(args, "'symdelay critical --model ... --D d1,d2,...' and take the minimum")
+    door.need(args, "L", "mu", "lam")
+    door.refuse(args, "theta", why="worst-delay minimises theta_c over D: leave --theta out")
     result = worst_delay(as_L_or_inf(args.L), args.mu, args.lam, dps=as_dps(args.dps))
     record = result.to_json()
     if args.json:

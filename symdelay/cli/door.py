@@ -1,0 +1,279 @@
+"""The door: the model a command runs on is built here, once, from the family's declared
+options (``OPTIONS`` in each family module, :class:`symdelay.core.options.Option`).
+
+A command that takes a model calls :func:`add_model` when it builds its parser and
+:func:`model_from_args` when it runs. Which family's options the parser gets is read from
+the command line before parsing (``--model NAME``, ``--model-file FILE``; the founding
+``erlang`` model by default; ``--kappa`` with the founding model is the ``inflight`` family, as
+in earlier releases), so a command shows and accepts the options of the model it will run
+and refuses, with one line, an option of another family or one the command does not use.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from symdelay.core.errors import SymdelayInputError
+
+__all__ = [
+    "Selection",
+    "select",
+    "family_module",
+    "family_names",
+    "add_model",
+    "model_from_args",
+    "given_options",
+    "founding",
+    "CURRENT",
+    "owner_of",
+]
+
+DEFAULT_FAMILY = "erlang"
+
+
+class Selection:
+    """What the command line names: a built-in family, or a model file."""
+
+    __slots__ = ("family", "file")
+
+    def __init__(self, family: str | None = DEFAULT_FAMILY, file: str | None = None):
+        self.family, self.file = family, file
+
+    def __repr__(self) -> str:
+        return f"Selection(family={self.family!r}, file={self.file!r})"
+
+
+def _value_after(argv, flag):
+    for i, tok in enumerate(argv):
+        if tok == flag and i + 1 < len(argv):
+            return argv[i + 1]
+        if tok.startswith(flag + "="):
+            return tok.split("=", 1)[1]
+    return None
+
+
+def select(argv) -> Selection:
+    """The family (or model file) ``argv`` names, read before argparse parses it."""
+    argv = list(argv or [])
+    file = _value_after(argv, "--model-file")
+    name = _value_after(argv, "--model")
+    if file is not None:
+        return Selection(None, file)
+    if name in (None, DEFAULT_FAMILY) and any(
+        t == "--kappa" or t.startswith("--kappa=") for t in argv
+    ):
+        return Selection("inflight")  # the founding model with weights of jobs in flight
+    if name is None:
+        return Selection(DEFAULT_FAMILY)
+    return Selection(name)
+
+
+def family_module(name: str):
+    """The module that declares family ``name`` (``INFO``, ``OPTIONS``, ``model``), imported
+    alone: a family module imports its mathematics only when it builds a model."""
+    if not name or not name.replace("_", "a").isalnum() or name.startswith("_"):
+        raise SymdelayInputError(
+            f"--model '{name}' is not a model name: use one of " + ", ".join(family_names())
+        )
+    spec = importlib.util.find_spec(f"symdelay.models.{name}")
+    if spec is None:
+        raise SymdelayInputError(f"unknown model '{name}': use one of " + ", ".join(family_names()))
+    module = f"symdelay.models.{name}" + (".family" if spec.submodule_search_locations else "")
+    mod = importlib.import_module(module)
+    if not hasattr(mod, "INFO"):
+        raise SymdelayInputError(f"unknown model '{name}': use one of " + ", ".join(family_names()))
+    return mod
+
+
+def family_names() -> list[str]:
+    import pkgutil
+
+    import symdelay.models as models
+
+    out = []
+    for info in pkgutil.iter_modules(models.__path__):
+        if info.name.startswith("_"):
+            continue
+        if info.ispkg or info.name not in ("delayed_routing", "phase"):
+            out.append(info.name)
+    return sorted(n for n in out if n not in ("delayed_routing", "phase"))
+
+
+def owner_of(flag: str) -> list[str]:
+    """The families that declare the option ``flag`` (``--mu2`` -> ``['hetero']``)."""
+    out = []
+    for name in family_names():
+        try:
+            mod = family_module(name)
+        except SymdelayInputError:  # pragma: no cover - a broken family
+            continue
+        if any(o.flag == flag for o in getattr(mod, "OPTIONS", ())):
+            out.append(name)
+    return out
+
+
+#: the selection of the command line being parsed (set by :func:`symdelay.cli.build_parser`)
+CURRENT = Selection()
+
+
+def founding(args) -> bool:
+    """True when the command runs the founding family (its specialisations take the options)."""
+    sel = args._door_selection
+    return sel.file is None and sel.family == DEFAULT_FAMILY
+
+
+def add_model(p, selection: Selection | None = None, *, own=(), defaults=None) -> None:
+    """Give parser ``p`` the model options: ``--model``, ``--model-file``, ``--set`` and the
+    selected family's declared options, except those the command declares itself
+    (``own``). ``defaults``: the command's defaults for some options (as text)."""
+    selection = CURRENT if selection is None else selection
+    g = p.add_argument_group("model")
+    g.add_argument(
+        "--model",
+        default=None,
+        metavar="NAME",
+        help=f"built-in model (default {DEFAULT_FAMILY}; 'symdelay models' lists them); "
+        "its options are shown by 'symdelay COMMAND --model NAME --help'",
+    )
+    g.add_argument(
+        "--model-file", default=None, metavar="FILE.toml", help="a model written as TOML"
+    )
+    g.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter value of a --model-file model (repeatable, once per name)",
+    )
+    p.set_defaults(_door_selection=selection, _door_own=tuple(own), _door_defaults=defaults or {})
+    if selection.file is not None:
+        return
+    try:
+        mod = family_module(selection.family)
+    except SymdelayInputError:
+        return  # reported when the command runs
+    defaults = defaults or {}
+    title = f"options of model {selection.family}"
+    h = p.add_argument_group(title, mod.INFO.get("description"))
+    for o in getattr(mod, "OPTIONS", ()):
+        if o.name in own:
+            continue
+        default = defaults.get(o.name)
+        shown = o.help + (f" (default {default})" if default is not None else "")
+        kw = {"choices": o.choices} if o.choices else {}
+        h.add_argument(o.flag, dest=o.name, default=None, metavar=o.metavar, help=shown, **kw)
+
+
+def parse_settings(items) -> dict:
+    """``["mu=1", "lam=0.5"]`` -> ``{"mu": "1", "lam": "0.5"}``; a name given twice is refused."""
+    out = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name or not value:
+            raise SymdelayInputError(f"--set takes NAME=VALUE, got '{item}'")
+        if name in out:
+            raise SymdelayInputError(f"--set {name} is given twice: give each parameter once")
+        out[name] = value
+    return out
+
+
+def _family_dests(sel: Selection) -> set:
+    if sel.file is not None:
+        return set()
+    try:
+        return {o.name for o in getattr(family_module(sel.family), "OPTIONS", ())}
+    except SymdelayInputError:
+        return set()
+
+
+#: options that describe an Erlang delay: a command's defaults for them do not apply when the
+#: command line chose another delay shape (``--delay hyperexp ...``)
+ERLANG_SHAPE = ("L", "D")
+
+
+def _other_shape(args) -> bool:
+    return getattr(args, "delay", None) not in (None, "erlang")
+
+
+def given_options(args) -> dict:
+    """The family options given on the command line (and the command's defaults), as text."""
+    sel = args._door_selection
+    if sel.file is not None:
+        return {}
+    mod = family_module(sel.family)
+    out = {}
+    for o in getattr(mod, "OPTIONS", ()):
+        if o.name in args._door_own:
+            continue
+        value = getattr(args, o.name, None)
+        if value is None and not (o.name in ERLANG_SHAPE and _other_shape(args)):
+            value = args._door_defaults.get(o.name)
+        if value is not None:
+            out[o.name] = value
+    return out
+
+
+def model_from_args(args, **override):
+    """The model the command line names, built once by its family (or the TOML loader)."""
+    sel = args._door_selection
+    if args.model_file is not None and args.model is not None:
+        raise SymdelayInputError("give --model or --model-file, not both")
+    if args.model_file is not None:
+        from symdelay.model.toml_loader import load_toml
+
+        if not str(args.model_file).strip():
+            raise SymdelayInputError("--model-file needs a file name")
+        stray = {k: v for k, v in vars(args).items() if k in _family_dests(sel) and v is not None}
+        if stray:
+            flag = "--" + next(iter(stray)).replace("_", "-")
+            raise SymdelayInputError(
+                f"{flag} is an option of a built-in model; a model file takes its parameters "
+                "as --set NAME=VALUE"
+            )
+        return load_toml(args.model_file, **parse_settings(args.set), **override)
+    if args.set:
+        raise SymdelayInputError(
+            "--set is for --model-file models; a built-in model takes its options "
+            f"(see 'symdelay {args.command} --model {sel.family} --help')"
+        )
+    mod = family_module(sel.family)
+    declared = {o.name for o in getattr(mod, "OPTIONS", ())}
+    for name in override:
+        if name not in declared:
+            flag = "--" + name.replace("_", "-")
+            raise SymdelayInputError(
+                f"'{args.command}' {flag} needs a model with a parameter {name}; "
+                f"model {sel.family} has none"
+            )
+    options = {**given_options(args), **override}
+    return mod.model(**options)
+
+
+def need(args, *names) -> None:
+    """Refuse a run that lacks options the selected model needs for this command."""
+    missing = [n for n in names if getattr(args, n, None) is None]
+    if missing:
+        sel = args._door_selection
+        who = f"model {sel.family}" if sel.file is None else sel.file
+        raise SymdelayInputError(
+            f"'{args.command}' with {who} needs " + ", ".join(f"--{n}" for n in missing)
+        )
+
+
+def refuse(args, *names, why: str) -> None:
+    """Refuse options the selected model declares but this command cannot use."""
+    for n in names:
+        if getattr(args, n, None) is not None:
+            flag = "--" + n.replace("_", "-")
+            raise SymdelayInputError(f"'{args.command}' does not use {flag}: {why}")
+
+
+def founding_only(args, instead: str) -> None:
+    """One clear line for a command that exists only for the founding model's closed forms."""
+    if not founding(args):
+        raise SymdelayInputError(
+            f"{args.command} uses the founding model's Hopf parametrisation (Erlang delay); for "
+            f"other models use {instead}"
+        )
