@@ -1,32 +1,71 @@
-"""symdelay: symbolic and high-precision analysis of load balancing with action delay."""
+"""symdelay: symbolic and high-precision analysis of load balancing with action delay.
 
-from symdelay.analysis.crossing import critical_parameter
-from symdelay.analysis.polyroots import polynomial_roots
-from symdelay.analysis.routh import routh_hurwitz
-from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
-from symdelay.core.latex import tex
-from symdelay.core.parsing import parse_output
-from symdelay.model import Model, load_toml
-from symdelay.models import ActionDelayModel, build_model, builtin_models
-from symdelay.models.erlang import charpoly
-from symdelay.models.erlang.charpoly import (
-    characteristic_polynomial,
-    delayed_information_equation,
-    derive_characteristic_equation,
-    eigenvector,
-    erlang_information_equation,
-    infinite_L_limit,
-    special_case,
-    verify_difference_determinant,
-    verify_full_factorisation,
-)
-from symdelay.models.erlang.claims import verify
-from symdelay.models.erlang.hopf import critical_theta, instability_window, worst_delay
-from symdelay.models.erlang.roots import CertifiedRoot, RootSet, characteristic_roots
-from symdelay.models.erlang.stability import stability_conditions
-from symdelay.models.erlang.stochastic import fluid, fluid_limit_study, simulate, variance
-from symdelay.models.inflight import kappa_star, optimize_weights, unstable_theta
-from symdelay.models.phase_type import PhaseType
+The public names load on first use (``symdelay.critical_theta`` imports the Hopf code when it
+is first asked for), so that ``import symdelay`` and the command line start fast.
+
+>>> import symdelay
+>>> symdelay.routh_hurwitz.__module__
+'symdelay.analysis.routh'
+"""
+
+import importlib
+
+__version__ = "0.1.0"
+
+#: public name -> (module, attribute)
+_PUBLIC = {
+    "critical_parameter": ("symdelay.analysis.crossing", "critical_parameter"),
+    "polynomial_roots": ("symdelay.analysis.polyroots", "polynomial_roots"),
+    "routh_hurwitz": ("symdelay.analysis.routh", "routh_hurwitz"),
+    "CertificationError": ("symdelay.core.errors", "CertificationError"),
+    "SymdelayInputError": ("symdelay.core.errors", "SymdelayInputError"),
+    "VerificationError": ("symdelay.core.errors", "VerificationError"),
+    "tex": ("symdelay.core.latex", "tex"),
+    "parse_output": ("symdelay.core.parsing", "parse_output"),
+    "Model": ("symdelay.model", "Model"),
+    "load_toml": ("symdelay.model", "load_toml"),
+    "ActionDelayModel": ("symdelay.models", "ActionDelayModel"),
+    "build_model": ("symdelay.models", "build_model"),
+    "builtin_models": ("symdelay.models", "builtin_models"),
+    "charpoly": ("symdelay.models.erlang", "charpoly"),
+    "characteristic_polynomial": ("symdelay.models.erlang.charpoly", "characteristic_polynomial"),
+    "delayed_information_equation": (
+        "symdelay.models.erlang.charpoly",
+        "delayed_information_equation",
+    ),
+    "derive_characteristic_equation": (
+        "symdelay.models.erlang.charpoly",
+        "derive_characteristic_equation",
+    ),
+    "eigenvector": ("symdelay.models.erlang.charpoly", "eigenvector"),
+    "erlang_information_equation": (
+        "symdelay.models.erlang.charpoly",
+        "erlang_information_equation",
+    ),
+    "infinite_L_limit": ("symdelay.models.erlang.charpoly", "infinite_L_limit"),
+    "special_case": ("symdelay.models.erlang.charpoly", "special_case"),
+    "verify_difference_determinant": (
+        "symdelay.models.erlang.charpoly",
+        "verify_difference_determinant",
+    ),
+    "verify_full_factorisation": ("symdelay.models.erlang.charpoly", "verify_full_factorisation"),
+    "verify": ("symdelay.models.erlang.claims", "verify"),
+    "critical_theta": ("symdelay.models.erlang.hopf", "critical_theta"),
+    "instability_window": ("symdelay.models.erlang.hopf", "instability_window"),
+    "worst_delay": ("symdelay.models.erlang.hopf", "worst_delay"),
+    "CertifiedRoot": ("symdelay.models.erlang.roots", "CertifiedRoot"),
+    "RootSet": ("symdelay.models.erlang.roots", "RootSet"),
+    "characteristic_roots": ("symdelay.models.erlang.roots", "characteristic_roots"),
+    "stability_conditions": ("symdelay.models.erlang.stability", "stability_conditions"),
+    "fluid": ("symdelay.models.erlang.stochastic", "fluid"),
+    "fluid_limit_study": ("symdelay.models.erlang.stochastic", "fluid_limit_study"),
+    "simulate": ("symdelay.models.erlang.stochastic", "simulate"),
+    "variance": ("symdelay.models.erlang.stochastic", "variance"),
+    "kappa_star": ("symdelay.models.inflight", "kappa_star"),
+    "optimize_weights": ("symdelay.models.inflight", "optimize_weights"),
+    "unstable_theta": ("symdelay.models.inflight", "unstable_theta"),
+    "PhaseType": ("symdelay.models.phase_type", "PhaseType"),
+}
 
 __all__ = [
     "ActionDelayModel",
@@ -69,4 +108,17 @@ __all__ = [
     "tex",
     "verify",
 ]
-__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    try:
+        module, attr = _PUBLIC[name]
+    except KeyError:
+        raise AttributeError(f"module 'symdelay' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_PUBLIC))

@@ -120,6 +120,10 @@ def main(argv=None) -> int:
     try:
         parser = build_parser(argv)
         args = parser.parse_args(argv)
+        if hasattr(args, "_door_selection"):
+            from symdelay.cli import door
+
+            door.check(args)
         status = args.func(args)
     except SymdelayInputError as exc:
         print(f"symdelay: error: {exc}", file=sys.stderr)

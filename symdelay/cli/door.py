@@ -277,3 +277,16 @@ def founding_only(args, instead: str) -> None:
             f"{args.command} uses the founding model's Hopf parametrisation (Erlang delay); for "
             f"other models use {instead}"
         )
+
+
+def check(args) -> None:
+    """What every command that takes a model refuses before it runs: ``--model`` with
+    ``--model-file``, and ``--set`` for a built-in model (it sets a model file's parameters)."""
+    if getattr(args, "model_file", None) is not None and getattr(args, "model", None) is not None:
+        raise SymdelayInputError("give --model or --model-file, not both")
+    if getattr(args, "set", None) and getattr(args, "model_file", None) is None:
+        family = args._door_selection.family
+        raise SymdelayInputError(
+            "--set is for --model-file models; a built-in model takes its options "
+            f"(see 'symdelay {args.command} --model {family} --help')"
+        )

@@ -8,8 +8,6 @@ import os
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = [
@@ -76,6 +74,7 @@ def check_output_file(path: str) -> None:
 
 def write_csv(path: str, comments: list[str], header: list[str], rows, fmt) -> None:
     """``# comment`` lines, a header line and the rows; ``path == "-"`` is standard output."""
+    import numpy as np
 
     def put(fh) -> None:
         for line in comments:

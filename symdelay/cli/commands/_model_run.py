@@ -4,8 +4,6 @@ and prints its record; the founding model's own paths stay in each command modul
 
 from __future__ import annotations
 
-import numpy as np
-
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.cli.door import given_options, model_from_args
 from symdelay.core.errors import SymdelayInputError
@@ -74,6 +72,8 @@ def _write_table(args, name, parameters, header, rows) -> None:
 
 
 def run_fluid(args) -> int:
+    import numpy as np
+
     from symdelay.analysis.roots import model_fluid
     from symdelay.cli.commands._io import check_output_choice, check_output_file
 
@@ -125,6 +125,8 @@ def _check_size(args, model, reps: int) -> None:
 
 
 def run_simulate(args) -> int:
+    import numpy as np
+
     from symdelay.analysis.stochastic import model_simulate
     from symdelay.cli.commands._io import check_output_choice, check_output_file
 

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.latex import tex
-from symdelay.core.params import as_L_or_inf, as_parameter
-from symdelay.core.symbols import SYMBOLS
-from symdelay.models.erlang.charpoly import characteristic_polynomial, infinite_L_limit
 
 __all__ = ["register", "run", "charpoly_record", "model_charpoly_record"]
 
@@ -18,6 +12,10 @@ __all__ = ["register", "run", "charpoly_record", "model_charpoly_record"]
 def model_charpoly_record(model, full: bool = False) -> dict:
     """The ``charpoly`` record of any model: the difference mode's (or, with ``full`` or
     without such a mode, the whole) polynomial, and every factor with its mode."""
+    import sympy as sp
+
+    from symdelay.core.latex import tex
+
     factors = model.factors
     chosen = [f for f in factors if f.mode.startswith("difference")] if not full else []
     poly = sp.Mul(*[f.factor**f.multiplicity for f in (chosen or factors)])
@@ -32,6 +30,13 @@ def model_charpoly_record(model, full: bool = False) -> dict:
 
 def charpoly_record(L_value, full: bool = False, **params) -> dict:
     """The JSON object printed by ``symdelay charpoly`` (params: mu, lam, theta, D)."""
+    import sympy as sp
+
+    from symdelay.core.latex import tex
+    from symdelay.core.params import as_parameter
+    from symdelay.core.symbols import SYMBOLS
+    from symdelay.models.erlang.charpoly import characteristic_polynomial, infinite_L_limit
+
     if L_value == sp.oo:
         if full:
             raise SymdelayInputError(
@@ -62,6 +67,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from symdelay.core.params import as_L_or_inf
+
     if not door.founding(args):
         record = model_charpoly_record(door.model_from_args(args), full=args.full)
         if args.json:

@@ -6,8 +6,6 @@ from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.cli.commands._model_run import run_critical
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.params import as_dps, as_L_or_inf
-from symdelay.models.erlang.hopf import critical_theta, format_exact
 
 __all__ = ["register", "run", "parse_D_list"]
 
@@ -40,6 +38,9 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from symdelay.core.params import as_dps, as_L_or_inf
+    from symdelay.models.erlang.hopf import critical_theta, format_exact
+
     if getattr(args, "theta", None) is not None:
         raise SymdelayInputError("critical computes theta_c: leave --theta out")
     if not door.founding(args):

@@ -8,9 +8,6 @@ from symdelay.cli import door
 from symdelay.cli.commands._common import emit
 from symdelay.cli.commands._model_run import run_derive
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.params import as_L
-from symdelay.outputs.documents_registry import write_concrete, write_documents
-from symdelay.outputs.report import prepare_output_dir
 
 __all__ = ["register", "run"]
 
@@ -37,6 +34,10 @@ def _progress(msg: str) -> None:
 
 
 def run(args) -> int:
+    from symdelay.core.params import as_L
+    from symdelay.outputs.documents_registry import write_concrete, write_documents
+    from symdelay.outputs.report import prepare_output_dir
+
     if not door.founding(args):
         return run_derive(args)
     door.refuse(

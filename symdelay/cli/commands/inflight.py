@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.params import as_dps
 
 __all__ = ["register"]
 
@@ -104,6 +103,7 @@ def register(subparsers) -> None:
 
 
 def _run_unstable(args) -> int:
+    from symdelay.core.params import as_dps
     from symdelay.models.inflight.curve import unstable_theta
 
     res = unstable_theta(
@@ -130,6 +130,7 @@ def _run_unstable(args) -> int:
 
 
 def _run_kappa_star(args) -> int:
+    from symdelay.core.params import as_dps
     from symdelay.models.inflight.curve import kappa_star
 
     res = kappa_star(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.models import builtin_models
 
 __all__ = ["register", "run"]
 
@@ -20,6 +19,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from symdelay.models import builtin_models
+
     records = [dict(m.INFO) for _, m in sorted(builtin_models().items())]
     if args.json:
         emit_json(records)

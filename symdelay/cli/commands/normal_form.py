@@ -5,7 +5,6 @@ from __future__ import annotations
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.params import as_dps
 
 __all__ = ["register", "run"]
 
@@ -29,6 +28,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from symdelay.core.params import as_dps
     from symdelay.models.erlang.nonlinear import normal_form
 
     dps = as_dps(args.dps)

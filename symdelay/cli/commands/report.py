@@ -6,7 +6,6 @@ import sys
 
 from symdelay.cli.commands._common import emit
 from symdelay.core.errors import SymdelayInputError
-from symdelay.outputs.report import prepare_output_dir, write_report
 
 __all__ = ["register", "run"]
 
@@ -24,6 +23,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from symdelay.outputs.report import prepare_output_dir, write_report
+
     prepare_output_dir(args.out)
     try:
         result = write_report(

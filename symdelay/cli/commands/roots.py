@@ -10,20 +10,19 @@ from __future__ import annotations
 import re
 import sys
 
-import mpmath
-
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.cli.commands._model_run import run_roots
 from symdelay.core.errors import CertificationError, SymdelayInputError
-from symdelay.core.params import as_L_or_inf
-from symdelay.models.erlang.roots import characteristic_roots, parse_branches
 
 __all__ = ["register", "run", "roots_record"]
 
 
 def roots_record(args):
     """The :class:`~symdelay.models.erlang.roots.RootSet` for parsed arguments."""
+    from symdelay.core.params import as_L_or_inf
+    from symdelay.models.erlang.roots import characteristic_roots, parse_branches
+
     return characteristic_roots(
         as_L_or_inf(args.L),
         args.mu,
@@ -68,6 +67,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    import mpmath
+
     if not door.founding(args):
         door.refuse(
             args, "rightmost", "branches", why="it is for the founding model (Erlang delay)"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from symdelay.analysis.routh import routh_hurwitz
 from symdelay.cli.commands._common import emit, emit_json
 
 __all__ = ["register", "run", "routh_record"]
@@ -10,6 +9,8 @@ __all__ = ["register", "run", "routh_record"]
 
 def routh_record(poly: str, var: str = "s") -> dict:
     """The JSON object printed by ``symdelay routh --json``."""
+    from symdelay.analysis.routh import routh_hurwitz
+
     return routh_hurwitz(poly, var).to_json()
 
 
@@ -30,6 +31,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from symdelay.analysis.routh import routh_hurwitz
+
     res = routh_hurwitz(args.polynomial, args.var)
     if args.json:
         emit_json(res.to_json())

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.cli.commands._io import (
@@ -115,6 +113,8 @@ def _summary(res) -> str:
 
 
 def run(args) -> int:
+    import numpy as np
+
     from symdelay.cli.commands._model_run import run_simulate
     from symdelay.models.erlang.stochastic.simulate import simulate
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.params import as_dps
 
 __all__ = ["register", "run"]
 
@@ -100,6 +99,7 @@ def _service(args):
 
 
 def run_fixed_point(args) -> int:
+    from symdelay.core.params import as_dps
     from symdelay.models.sqd import fixed_point, rightmost_eigenvalue
 
     fp = fixed_point(args.d, args.lam, _service(args), dps=as_dps(args.dps))

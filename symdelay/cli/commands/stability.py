@@ -5,8 +5,7 @@ from __future__ import annotations
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.cli.commands._model_run import run_stability
-from symdelay.core.params import as_L
-from symdelay.models.erlang.stability import ASSUMPTIONS, stability_conditions
+from symdelay.models.erlang import ASSUMPTIONS
 
 __all__ = ["register", "run"]
 
@@ -27,6 +26,9 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from symdelay.core.params import as_L
+    from symdelay.models.erlang.stability import stability_conditions
+
     if not door.founding(args):
         return run_stability(args)
     door.need(args, "L")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.models.erlang.claims import verify
 
 __all__ = ["register", "run"]
 
@@ -39,6 +38,8 @@ def _point(pt: dict) -> str:
 
 
 def run(args) -> int:
+    from symdelay.models.erlang.claims import verify
+
     door.founding_only(args, "'symdelay stability --model ...' for the exact conditions")
     door.need(args, "L")
     door.refuse(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.core.params import as_dps, as_L_or_inf
-from symdelay.models.erlang.hopf import instability_window
 
 __all__ = ["register", "run"]
 
@@ -27,6 +25,9 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from symdelay.core.params import as_dps, as_L_or_inf
+    from symdelay.models.erlang.hopf import instability_window
+
     door.founding_only(args, "'symdelay critical --model ... --D d1,d2,...' to trace theta_c(D)")
     door.need(args, "L", "theta", "mu", "lam")
     w = instability_window(as_L_or_inf(args.L), args.theta, args.mu, args.lam, dps=as_dps(args.dps))

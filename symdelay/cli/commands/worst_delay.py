@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.core.params import as_dps, as_L_or_inf
-from symdelay.models.erlang.hopf import worst_delay
 
 __all__ = ["register", "run"]
 
@@ -26,6 +24,9 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from symdelay.core.params import as_dps, as_L_or_inf
+    from symdelay.models.erlang.hopf import worst_delay
+
     door.founding_only(args, "'symdelay critical --model ... --D d1,d2,...' and take the minimum")
     door.need(args, "L", "mu", "lam")
     door.refuse(args, "theta", why="worst-delay minimises theta_c over D: leave --theta out")

@@ -5,3 +5,6 @@ family's specialisations (symbolic-L characteristic equation, Hopf parametrisati
 closed forms, Erlang root structure, the hand-written kernel, the claims engine), each
 compared with the generic path in the tests.
 """
+
+#: the parameter domains the founding model's conditions are simplified under
+ASSUMPTIONS = "mu > 0, gamma > 0, lam > 0, theta >= 0"

@@ -12,8 +12,6 @@ generic machinery (modes, factors, Routh) can be compared with them.
 from __future__ import annotations
 
 from symdelay.core.options import Option
-from symdelay.models.delayed_routing import delayed_routing_model
-from symdelay.models.phase_type import PhaseType
 
 __all__ = ["model", "INFO", "OPTIONS"]
 
@@ -36,6 +34,9 @@ OPTIONS = (
 
 def model(L=2, mu=None, lam=None, theta=None, D=None):
     """The founding model with ``L`` phases; ``D`` None leaves the phase rate ``gamma``."""
+    from symdelay.models.delayed_routing import delayed_routing_model
+    from symdelay.models.phase import PhaseType
+
     return delayed_routing_model(
         N=2,
         delay=PhaseType.erlang(L, D),

@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 #: The domain the simplified conditions hold on.
-ASSUMPTIONS = "mu > 0, gamma > 0, lam > 0, theta >= 0"
+from symdelay.models.erlang import ASSUMPTIONS
 
 _k = sp.Symbol("k")  # lam*theta
 _mp, _gp = sp.Symbol("mu", positive=True), sp.Symbol("gamma", positive=True)

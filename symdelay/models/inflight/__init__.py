@@ -6,14 +6,21 @@
 * :mod:`.partial` — partial observation of the delay.
 """
 
-from symdelay.models.inflight.charpoly import (
-    derive_inflight_equation,
-    inflight_limit,
-    inflight_polynomial,
-)
-from symdelay.models.inflight.criteria import CRITERIA, optimize_weights
-from symdelay.models.inflight.curve import kappa_star, kappa_star_limit, unstable_theta
-from symdelay.models.inflight.partial import observation_table, thinned_model
+from symdelay.core.lazy import exports
+
+#: public name -> the module that defines it (imported when first asked for)
+_PUBLIC = {
+    "derive_inflight_equation": "symdelay.models.inflight.charpoly",
+    "inflight_limit": "symdelay.models.inflight.charpoly",
+    "inflight_polynomial": "symdelay.models.inflight.charpoly",
+    "CRITERIA": "symdelay.models.inflight.criteria",
+    "optimize_weights": "symdelay.models.inflight.criteria",
+    "kappa_star": "symdelay.models.inflight.curve",
+    "kappa_star_limit": "symdelay.models.inflight.curve",
+    "unstable_theta": "symdelay.models.inflight.curve",
+    "observation_table": "symdelay.models.inflight.partial",
+    "thinned_model": "symdelay.models.inflight.partial",
+}
 
 __all__ = [
     "CRITERIA",
@@ -27,3 +34,5 @@ __all__ = [
     "thinned_model",
     "unstable_theta",
 ]
+
+__getattr__, __dir__ = exports(globals(), _PUBLIC)

@@ -11,8 +11,6 @@ gamma*lam*theta + gamma*mu + gamma*r + lam*mu*theta + lam*r*theta + mu*r + r**2
 from __future__ import annotations
 
 from symdelay.core.options import Option
-from symdelay.models.delayed_routing import delayed_routing_model
-from symdelay.models.phase_type import PhaseType
 
 __all__ = ["model", "INFO", "OPTIONS"]
 
@@ -38,6 +36,9 @@ OPTIONS = (
 
 def model(L=2, mu=None, lam=None, theta=None, D=None, kappa=1):
     """``kappa``: one weight for every phase, or a list of L weights."""
+    from symdelay.models.delayed_routing import delayed_routing_model
+    from symdelay.models.phase import PhaseType
+
     if isinstance(kappa, str):
         kappa = [k.strip() for k in kappa.split(",")] if "," in kappa else kappa.strip()
     weights = list(kappa) if isinstance(kappa, (list, tuple)) else [kappa] * int(L)

@@ -6,16 +6,23 @@ model (:func:`fluid_equilibrium`, :func:`fluid_path`), the Halfin–Whitt diffus
 (:func:`design`) and the exact simulator (:func:`simulate`). Definitions: docs/lb.md.
 """
 
-from symdelay.models.lb.diffusion import (
-    LBDiffusion,
-    arrival_rate,
-    beta_of,
-    collapse,
-    diffusion,
-    halfin_whitt_reduction,
-    stationary_law,
-)
-from symdelay.models.lb.policy import LBPolicy, Station, parse_stations, parse_weights, parse_xi
+from symdelay.core.lazy import exports
+
+#: public name -> the module that defines it (imported when first asked for)
+_PUBLIC = {
+    "LBDiffusion": "symdelay.models.lb.diffusion",
+    "arrival_rate": "symdelay.models.lb.diffusion",
+    "beta_of": "symdelay.models.lb.diffusion",
+    "collapse": "symdelay.models.lb.diffusion",
+    "diffusion": "symdelay.models.lb.diffusion",
+    "halfin_whitt_reduction": "symdelay.models.lb.diffusion",
+    "stationary_law": "symdelay.models.lb.diffusion",
+    "LBPolicy": "symdelay.models.lb.policy",
+    "Station": "symdelay.models.lb.policy",
+    "parse_stations": "symdelay.models.lb.policy",
+    "parse_weights": "symdelay.models.lb.policy",
+    "parse_xi": "symdelay.models.lb.policy",
+}
 
 __all__ = [
     "LBPolicy",
@@ -31,3 +38,5 @@ __all__ = [
     "halfin_whitt_reduction",
     "stationary_law",
 ]
+
+__getattr__, __dir__ = exports(globals(), _PUBLIC)

@@ -7,18 +7,25 @@ compiled kernel), ``convergence_in_N`` (the measured rate of convergence to the 
 distributions, and ``rightmost_eigenvalue`` of the fixed point's Jacobian.
 """
 
-from symdelay.models.sqd.convergence import convergence_in_N
-from symdelay.models.sqd.fitting import fit
-from symdelay.models.sqd.fixed_point import FixedPoint, fixed_point
-from symdelay.models.sqd.fluid import FluidPath, fluid
-from symdelay.models.sqd.meanfield import exponential_fixed_point, exponential_reduction, sqd_model
-from symdelay.models.sqd.service import (
-    GeneralService,
-    exponential,
-    parse_service_dist,
-    service_from_options,
-)
-from symdelay.models.sqd.stability import rightmost_eigenvalue
+from symdelay.core.lazy import exports
+
+#: public name -> the module that defines it (imported when first asked for)
+_PUBLIC = {
+    "convergence_in_N": "symdelay.models.sqd.convergence",
+    "fit": "symdelay.models.sqd.fitting",
+    "FixedPoint": "symdelay.models.sqd.fixed_point",
+    "fixed_point": "symdelay.models.sqd.fixed_point",
+    "FluidPath": "symdelay.models.sqd.fluid",
+    "fluid": "symdelay.models.sqd.fluid",
+    "exponential_fixed_point": "symdelay.models.sqd.meanfield",
+    "exponential_reduction": "symdelay.models.sqd.meanfield",
+    "sqd_model": "symdelay.models.sqd.meanfield",
+    "GeneralService": "symdelay.models.sqd.service",
+    "exponential": "symdelay.models.sqd.service",
+    "parse_service_dist": "symdelay.models.sqd.service",
+    "service_from_options": "symdelay.models.sqd.service",
+    "rightmost_eigenvalue": "symdelay.models.sqd.stability",
+}
 
 __all__ = [
     "FixedPoint",
@@ -36,3 +43,5 @@ __all__ = [
     "service_from_options",
     "sqd_model",
 ]
+
+__getattr__, __dir__ = exports(globals(), _PUBLIC)

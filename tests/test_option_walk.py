@@ -1,0 +1,187 @@
+"""Every option takes effect or is refused: each command that runs a model, with the founding
+model and with a generic one, and every option its parser accepts.
+
+For each (command, option) the option is changed from a base run (a value replaced, a flag
+added, an absent option given): the run must print something else, or be refused with one
+line and exit status 2. ``--force`` is checked where it acts: a run over the budget is
+refused without it and names it.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from symdelay.cli import build_parser
+from symdelay.cli import main as cli_main
+
+FOUND = ["--mu", "1", "--lam", "1"]
+NSERVER = ["--model", "nserver", "--N", "3", "--L", "2", "--mu", "1", "--lam", "1"]
+
+#: (command, base arguments): small, fast runs
+BASES = [
+    ("charpoly", ["--L", "2"]),
+    ("stability", ["--L", "2"]),
+    ("critical", ["--L", "2", *FOUND, "--D", "1"]),
+    ("roots", ["--L", "2", *FOUND, "--theta", "2", "--D", "1", "--dps", "15"]),
+    ("fluid", ["--T", "2", "--dt", "0.5"]),
+    ("simulate", ["--T", "1", "--eta", "50"]),
+    ("variance", []),
+    ("window", ["--L", "2", "--theta", "12", *FOUND]),
+    ("worst-delay", ["--L", "3", *FOUND]),
+    ("verify", ["--L", "1", "--claim", "lam*theta < mu"]),
+    ("normal-form", ["--L", "2", *FOUND, "--D", "1"]),
+    ("limit-cycle", ["--L", "2", *FOUND, "--D", "1", "--theta", "10"]),
+    ("spectrum", ["--L", "1", *FOUND, "--theta", "1", "--D", "1", "--points", "11"]),
+    ("analyze", ["--model", "erlang", "--L", "1", *FOUND, "--theta", "1", "--D", "1"]),
+    ("charpoly", NSERVER),
+    ("stability", [*NSERVER, "--theta", "1", "--D", "1"]),
+    ("critical", [*NSERVER, "--D", "1"]),
+    ("roots", [*NSERVER, "--theta", "1", "--D", "1", "--dps", "15"]),
+    ("fluid", [*NSERVER, "--T", "2", "--dt", "0.5"]),
+    ("simulate", [*NSERVER, "--T", "1", "--eta", "50"]),
+    ("variance", [*NSERVER, "--theta", "1", "--D", "1"]),
+    ("analyze", [*NSERVER, "--theta", "1", "--D", "1"]),
+]
+
+#: a changed value for each option (by flag)
+OTHER = {
+    "--L": "3",
+    "--N": "4",
+    "--mu": "2",
+    "--lam": "2",
+    "--theta": "3",
+    "--D": "2",
+    "--dps": "20",
+    "--T": "3",
+    "--dt": "0.25",
+    "--eta": "60",
+    "--seed": "7",
+    "--replications": "2",
+    "--rightmost": "2",
+    "--branches": "-1..1",
+    "--claim": "lam*theta < 2*mu",
+    "--system": "full",
+    "--points": "21",
+    "--omega-max": "3",
+    "--kappa": "0.5",
+    "--delay": "hypoexp",
+    "--rates": "1,2",
+    "--probs": "0.5,0.5",
+    "--continue-probs": "0.5",
+    "--alpha": "1,0",
+    "--S": "[[-2,1],[0,-3]]",
+    "--model": "hetero",
+    "--model-file": "examples/models/erlang2.toml",
+    "--set": "mu=1",
+}
+#: a second value, where the base run already has the first
+AGAIN = {"--L": "4", "--eta": "70", "--T": "4", "--dt": "0.2"}
+#: options checked elsewhere in this file (--json: the walk compares JSON where there is one)
+SPECIAL = {"--help", "--force", "--json"}
+
+
+def _parser_options(command, argv):
+    parser = build_parser([command, *argv])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    p = sub.choices[command]
+    out = []
+    for action in p._actions:
+        flags = [s for s in action.option_strings if s.startswith("--")]
+        if not flags or flags[0] in SPECIAL:
+            continue
+        flag = flags[0]
+        takes_value = action.nargs != 0
+        out.append((flag, takes_value))
+    return out
+
+
+def _changed(argv, flag, takes_value, tmp_path):
+    argv = list(argv)
+    if not takes_value:
+        return [*argv, flag]
+    value = OTHER.get(flag)
+    if flag in ("--csv", "--tex"):
+        value = str(tmp_path / ("out.csv" if flag == "--csv" else "out.tex"))
+    if flag == "--out":
+        value = str(tmp_path / "other")
+    if flag == "--initial":
+        value = "1,0,0,0,0,0" if "--eta" not in argv else "50,0,0,0,0,0"
+    if flag == "--x0":
+        value = "0.5"
+    assert value is not None, f"no changed value for {flag}: add one to OTHER"
+    if flag in argv:
+        i = argv.index(flag)
+        if argv[i + 1] == value:
+            value = AGAIN[flag]
+        argv[i + 1] = value
+        return argv
+    return [*argv, flag, value]
+
+
+def _has_json(command):
+    parser = build_parser([command])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return any("--json" in a.option_strings for a in sub.choices[command]._actions)
+
+
+_JSON = {c for c, _ in BASES if _has_json(c)}
+
+
+def _run(capsys, argv):
+    try:
+        status = cli_main(argv)
+    except SystemExit as exc:  # argparse refuses an option (one line, exit 2)
+        status = exc.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+CASES = []
+for command, base in BASES:
+    options = _parser_options(command, base)
+    if command in _JSON:
+        base = [*base, "--json"]
+    for flag, takes_value in options:
+        CASES.append(
+            pytest.param(command, base, flag, takes_value, id=f"{command}|{base[:2]}|{flag}")
+        )
+
+
+@pytest.mark.parametrize(("command", "base", "flag", "takes_value"), CASES)
+def test_every_option_takes_effect_or_is_refused(
+    capsys, tmp_path, command, base, flag, takes_value
+):
+    status0, out0, err0 = _run(capsys, [command, *base])
+    assert status0 == 0, err0
+    argv = _changed([command, *base], flag, takes_value, tmp_path)
+    status, out, err = _run(capsys, argv)
+    if status == 2:
+        assert err.count("\n") == 1 and err.startswith("symdelay: error:"), err
+        return
+    assert status == 0, err
+    wrote = list(tmp_path.rglob("*"))
+    assert out != out0 or wrote, f"{' '.join(argv)} printed the same as without {flag}"
+
+
+def test_the_walk_covers_every_model_command():
+    """Every command that builds its model at the door is walked."""
+    from symdelay.cli import door
+
+    walked = {c for c, _ in BASES}
+    parser = build_parser(["--help"])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    takes_model = {
+        name
+        for name, p in sub.choices.items()
+        if any("--model" in a.option_strings for a in p._actions)
+    }
+    assert takes_model - walked <= {"derive"}, takes_model - walked
+    assert door.DEFAULT_FAMILY == "erlang"
+
+
+def test_force_takes_effect(capsys):
+    """Over the budget a run is refused and the message names --force."""
+    status, _, err = _run(capsys, ["simulate", "--eta", "1000000000", "--T", "1000000"])
+    assert status == 2 and "--force" in err
