@@ -64,7 +64,7 @@ def test_founding_negative_theta_all_delays_unstable():
 # --------------------------------------------------------------------- in-flight, exact
 def test_inflight_theta_window_equals_unstable_theta():
     m = build_model("inflight", L=2, kappa=0.05, mu=1, lam=1, D=1)
-    w = window(m, "theta", lo=0, dps=25)
+    w = win.unstable_theta(m, dps=25)
     ref = unstable_theta(2, 0.05, dps=30)
     assert len(w.intervals) == len(ref.intervals) == 1
     for iv, (a, b) in zip(w.intervals, ref.intervals):
@@ -200,11 +200,35 @@ def test_window_in_another_parameter_mu():
                 assert _close(end.omega[0] ** 2, a1, 12)
 
 
+def test_dde_theta_window_certified_numerics_against_closed_form():
+    # r + mu + k exp(-r D) = 0 at r = i w: k cos(wD) = -mu, k sin(wD) = w, so the crossings
+    # are k_n = sqrt(mu^2 + w_n^2), w_n D in (2 pi n + pi/2, 2 pi n + pi), tan(w D) = -w/mu
+    mu, D = 1, 1
+    w = window(build_model("dde", mu=mu, lam=1, D=D), "theta", lo=0, hi=30)
+    assert not w.certified and "certified numerics" in w.method
+    ks = []
+    for n in range(5):
+        a, b = 2 * math.pi * n + math.pi / 2, 2 * math.pi * n + math.pi
+        wn = mpmath.findroot(
+            lambda x: mpmath.sin(x * D) * mu + x * mpmath.cos(x * D), (a + 1e-9, b)
+        )
+        k = mpmath.sqrt(mu**2 + wn**2)
+        if k < 30:
+            ks.append((k, wn))
+    assert len(w.breakpoints) == len(ks) == 5
+    for e, (k, wn) in zip(w.breakpoints, ks):
+        assert _close(e.value, k, 12) and _close(e.omega[0], wn, 12)
+    assert list(w.counts) == [2 * i for i in range(6)]  # each crossing adds a pair
+    assert len(w.intervals) == 1 and _close(w.intervals[0].lo.value, ks[0][0], 12)
+    with pytest.raises(SymdelayInputError, match="finite hi"):
+        window(build_model("dde", mu=mu, lam=1, D=D), "theta")
+
+
 # ----------------------------------------------------------------------------- extrema
 @pytest.mark.parametrize("L", [1, 2, 3, 4])
 def test_worst_delay_is_L_over_mu(L):
     mu, lam = 2, 3
-    e = extremum(build_model("erlang", L=L, mu=mu, lam=lam), "D", param="theta", dps=15)
+    e = win.worst_delay(build_model("erlang", L=L, mu=mu, lam=lam), dps=15)
     if L == 1:
         assert e.x_star is None and e.critical == mpmath.inf  # stable for every theta
         assert worst_delay(1, mu, lam).theta_star == mpmath.inf
@@ -243,7 +267,7 @@ def _kappa_model(L, mu=1, lam=1, D=1):
 
 
 def test_kappa_star_L2_closed_form_and_L3_certified():
-    e2 = extremum(_kappa_model(2), "kappa", param="theta", kind="stable", dps=20)
+    e2 = win.kappa_star(_kappa_model(2), dps=20)
     cf = _closed_form_L2().subs({sp.Symbol("gamma"): 2, sp.Symbol("mu"): 1})
     assert _close(e2.x_star, sp.N(cf, 30), 12)
     assert e2.lower <= sp.Rational(str(sp.N(cf, 30))) <= e2.upper

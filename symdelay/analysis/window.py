@@ -22,9 +22,9 @@ consecutive breakpoints the count of unstable roots is constant; it is counted o
 exact rational point, by exact arithmetic (Sturm sequence / Cauchy index,
 :func:`symdelay.analysis.polyroots.exact_counts`), summed over every factor with its
 multiplicity. A breakpoint between two unstable gaps belongs to the window when the roots
-that can be on the axis there (bounded with Arb) are fewer than the unstable roots on
-either side; candidates where no root is on the axis are dropped (the counts on both
-sides must then agree: a machine check).
+that can be on the axis there (bounded with Arb) are fewer than the unstable roots on one
+side (roots off the axis keep their side nearby); candidates where no root is on the axis
+are dropped (the counts on both sides must then agree: a machine check).
 
 The crossing frequency at each end is ``0`` (real root) or ``sqrt(s)`` with ``s > 0`` a
 common root of ``U`` and ``V`` at the ball of ``p`` (Arb).
@@ -44,10 +44,16 @@ end; ``p_c`` is evaluated (by :func:`window`) at each, at a rational point withi
 ``10^-(dps+10)`` of it. The stable set ``{x: stable for every param in range}`` is a union
 of the gaps between those values, each decided at one rational point.
 
-The quasi-polynomial case (``exp(-r tau)`` terms: ``L = oo``, delay-differential models)
-has no finite elimination; those characteristic functions go to
-:func:`symdelay.analysis.crossing.critical_parameter` instead, and :func:`window` refuses
-them with that advice.
+The quasi-polynomial case (``exp(-r tau)`` terms: the delay-differential model ``dde``,
+``F = A(r) + p B(r)``) has no finite elimination: certified numerics, labelled so in the
+result (``certified=False``, no brackets). The crossings come from
+:mod:`symdelay.analysis.crossing` (a frequency scan up to the bound beyond which
+``|A(i w)| > hi sum_j |B_j(i w)|``, so none with ``p <= hi`` is missed; each sign change of
+``Im(A conj B)`` proved by Arb), the counts in every gap from the argument principle on a
+box that holds every unstable root. ``hi`` must be finite there.
+
+Special cases: :func:`unstable_theta` (the window in theta from 0), :func:`worst_delay`
+(``extremum(kind="min")`` over D) and :func:`kappa_star` (``extremum(kind="stable")``).
 
 >>> from symdelay.models import build_model
 >>> w = window(build_model("erlang", L=2, mu=1, lam=1, D=1), "theta", lo=0)
@@ -78,6 +84,9 @@ __all__ = [
     "Extremum",
     "window",
     "extremum",
+    "unstable_theta",
+    "worst_delay",
+    "kappa_star",
     "estimate_cost",
     "MAX_ELIMINATION_DEGREE",
 ]
@@ -756,10 +765,11 @@ def _window_core(polys, mults, const_rhp, lo, hi, dps):
             continue
         if cur_counts and i > 0 and counts[i - 1] > 0:
             e, bound = ends[i - 1]
-            # the breakpoint is unstable: fewer roots can be on the axis than are unstable
-            # on either side (those stay in the open right half-plane), or none at all
+            # the breakpoint is unstable when fewer roots can be on the axis there than are
+            # unstable on one side: rhp(p_k) >= max(n_left, n_right) - (roots on the axis),
+            # since roots off the axis at p_k keep their side nearby; or none is on it
             if e.kind != "degree drop" and (
-                e.kind == "no axis root" or (bound is not None and bound < min(counts[i - 1], n))
+                e.kind == "no axis root" or (bound is not None and bound < max(counts[i - 1], n))
             ):
                 if e.kind != "no axis root":
                     cur_counts.append(n)
@@ -852,6 +862,8 @@ def window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool = 
     (:data:`MAX_ELIMINATION_DEGREE`).
     """
     dps = as_dps(dps)
+    if not hasattr(model, "factors") and hasattr(model, "characteristic_function"):
+        return _window_quasi(model, param, lo, hi, dps)
     p, rp = _resolve(model, param)
     a, b = _range(model, p, rp, lo, hi)
     facs = _factors(model, (p,), (rp,))
@@ -874,6 +886,125 @@ def window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool = 
         "exact: real roots of F(0; p), Res_s(Re, Im) and the leading coefficient "
         "(flint factor + Arb isolation); exact unstable counts (Cauchy index) in every gap",
         True,
+        tuple(notes),
+    )
+
+
+# ================================================================= quasi-polynomials
+def _quasi_parts(F, p):
+    """``A`` (Poly in r) and ``{tau: Poly B_tau}`` of ``F = A(r) + p sum_tau B_tau e^{-r tau}``."""
+    F = sp.expand(F)
+    if sp.diff(F, p, 2) != 0:
+        raise SymdelayInputError(
+            f"a quasi-polynomial window needs F linear in {p}: A(r) + {p}*B(r)"
+        )
+    A = sp.expand(F.subs(p, 0))
+    B = sp.expand(sp.diff(F, p))
+    if A.has(sp.exp):
+        raise SymdelayInputError(f"the delay terms must carry {p}: F = A(r) + {p}*B(r)")
+    parts = {}
+    for term in sp.Add.make_args(B):
+        ex = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.exp)]
+        tau = sp.cancel(-sp.Add(*[e.args[0] for e in ex]) / R_SYMBOL) if ex else sp.Integer(0)
+        coeff = sp.cancel(term / sp.Mul(*ex)) if ex else term
+        parts[tau] = parts.get(tau, 0) + coeff
+    return sp.Poly(A, R_SYMBOL), {t: sp.Poly(sp.expand(b), R_SYMBOL) for t, b in parts.items()}
+
+
+def _window_quasi(model, param, lo, hi, dps):
+    """Certified numerics for a retarded quasi-polynomial ``A + p B`` (delay models):
+    crossings by :mod:`symdelay.analysis.crossing` (frequency scan up to the bound beyond
+    which ``|A(i w)| > hi sum |B_j(i w)|``, sign changes of ``Im(A conj B)`` proved by Arb),
+    unstable roots counted in every gap by the argument principle."""
+    from symdelay.analysis import crossing as cr
+    from symdelay.model.core import _symbol
+
+    p = _symbol(param)
+    diff = model.characteristic_function()
+    full = model.characteristic_function(full=True)
+    if p not in full.free_symbols:
+        raise SymdelayInputError(
+            f"'{param}' is not a free parameter of {model.name}: build it with {param}=None"
+        )
+    extra = sorted(str(q) for q in full.free_symbols - {R_SYMBOL, p})
+    if extra:
+        raise SymdelayInputError(f"give numbers for {', '.join(extra)} (every other parameter)")
+    a = sp.Integer(0) if lo is None else as_parameter(param, lo, positive=False)
+    if hi is None:
+        raise SymdelayInputError(
+            f"{model.name} has delay terms exp(-r tau): its window needs a finite hi "
+            f"(the frequency scan is bounded by it): give hi"
+        )
+    b = as_parameter(param, hi, positive=False)
+    if not (a.is_Rational and b.is_Rational) or a < 0 or not a < b:
+        raise SymdelayInputError(f"give numbers 0 <= lo < hi for {param}, got {lo}, {hi}")
+    factors = [diff, sp.cancel(full / diff)]
+    const, quasi = 0, []
+    for f in factors:
+        if not f.has(p):
+            coeffs = [sp.Rational(c) for c in sp.Poly(sp.expand(f), R_SYMBOL).all_coeffs()]
+            const += exact_counts(coeffs).rhp if len(coeffs) > 1 else 0
+            continue
+        quasi.append(f)
+    if len(quasi) != 1:
+        raise SymdelayInputError(f"expected one factor of {model.name} depending on {param}")
+    F = quasi[0]
+    A_poly, Bj = _quasi_parts(F, p)
+    taus = sorted(t for t in Bj if t != 0)
+    with mpmath.workdps(dps + GUARD):
+        bmp = mpmath.mpf(int(b.p)) / int(b.q)
+        wmax = cr._beyond(A_poly, Bj, bmp)
+        c = cr._quasi(F, R_SYMBOL, p, dps, sp.Rational(1, 10**6), taus, wmax)
+        cands = [(pv, w) for pv, w in c.candidates if a < pv < bmp]
+        # group candidates at one p (two frequencies crossing together)
+        groups = []
+        for pv, w in cands:
+            if groups and abs(pv - groups[-1][0]) <= abs(pv) * mpmath.mpf(10) ** (-dps):
+                groups[-1][1].append(w)
+            else:
+                groups.append((pv, [w]))
+
+        def count(x):
+            return const + cr._count_quasi(A_poly, Bj, R_SYMBOL, x)
+
+        edges = [a] + [sp.Rational(mpmath.nstr(g[0], dps + 5)) for g in groups] + [b]
+        counts = [count((x + y) / 2) for x, y in itertools.pairwise(edges)]
+        ends = [WindowEnd(g[0], None, None, tuple(sorted(g[1])), "r = i omega") for g in groups]
+        lo_end = WindowEnd(mpmath.mpf(int(a.p)) / int(a.q), None, None, (), "domain end")
+        hi_end = WindowEnd(bmp, None, None, (), "domain end")
+    intervals, notes = [], []
+    for i, n in enumerate(counts):
+        left = lo_end if i == 0 else ends[i - 1]
+        right = hi_end if i == len(counts) - 1 else ends[i]
+        if n == 0:
+            continue
+        if intervals and counts[i - 1] > 0:
+            on_axis = 2 * len(groups[i - 1][1])
+            if on_axis < max(counts[i - 1], n):
+                prev = intervals[-1]
+                intervals[-1] = WindowInterval(prev.lo, right, (*prev.unstable_roots, n))
+                continue
+            notes.append(
+                f"{format_number(left.value, dps)}: roots on the axis between two unstable "
+                "pieces; the point itself is not proved unstable and is left out"
+            )
+        intervals.append(WindowInterval(left, right, (n,)))
+    values = {str(k): str(v) for k, v in getattr(model, "values", {}).items()}
+    return Window(
+        model.name,
+        param,
+        values,
+        dps,
+        a,
+        b,
+        tuple(intervals),
+        tuple(ends),
+        tuple(counts),
+        "certified numerics (quasi-polynomial): frequency scan up to the bound beyond which "
+        "no crossing with param <= hi exists, sign changes of Im(A conj B) proved by Arb, "
+        "crossing values refined in mpmath (not enclosed); argument-principle counts in "
+        "every gap",
+        False,
         tuple(notes),
     )
 
@@ -1177,3 +1308,34 @@ def _mp_q(q: flint.fmpq) -> mpmath.mpf:
 def cand_values(pts, i):
     ball, _, exact = pts[i]
     return _mp_q(exact) if exact is not None else _mp_ball(ball)
+
+
+# ====================================================================== special cases
+def unstable_theta(model, *, lo=0, hi=None, dps: int = 15, force: bool = False) -> Window:
+    """The ``theta > lo`` (default 0) at which the equilibrium is unstable: the generic
+    form of :func:`symdelay.models.inflight.curve.unstable_theta`, for any model."""
+    return window(model, "theta", lo=lo, hi=hi, dps=dps, force=force)
+
+
+def worst_delay(
+    model, over: str = "D", *, param: str = "theta", lo=None, hi=None, dps: int = 15, force=False
+) -> Extremum:
+    """The value of ``over`` (default the mean delay) minimising the critical ``param``:
+    the generic form of :func:`symdelay.models.erlang.hopf.worst.worst_delay`."""
+    return extremum(model, over, param=param, kind="min", lo=lo, hi=hi, dps=dps, force=force)
+
+
+def kappa_star(
+    model,
+    over: str = "kappa",
+    *,
+    param: str = "theta",
+    lo=None,
+    hi=None,
+    dps: int = 15,
+    force=False,
+) -> Extremum:
+    """The smallest ``over`` (default the in-flight weight) from which the equilibrium is
+    stable for every ``param > 0``: the generic form of
+    :func:`symdelay.models.inflight.curve.kappa_star` (the model must declare ``over``)."""
+    return extremum(model, over, param=param, kind="stable", lo=lo, hi=hi, dps=dps, force=force)
