@@ -245,6 +245,31 @@ def test_worst_delay_is_L_over_mu(L):
     assert all(v >= e.critical * (1 - 1e-12) for _, v in e.candidates)
 
 
+def test_extremum_at_range_ends_and_max_closed_form():
+    # L = 2: Routh on (r + mu)(r + g)^2 + k g^2, g = 2/D, gives lam theta_c = 4/D + 4 mu + mu^2 D
+    def theta_c(D, mu=1, lam=1):
+        return (R(4) / D + 4 * mu + mu**2 * D) / lam
+
+    m = build_model("erlang", L=2, mu=1, lam=1)
+    e = extremum(m, "D", kind="max", lo=R(1, 2), hi=4)
+    assert e.x_star == R(1, 2) and e.critical == theta_c(R(1, 2)) and e.attained
+    e = extremum(m, "D", kind="min", lo=3, hi=4)
+    assert e.x_star == 3 and _close(e.critical, theta_c(3), 13)
+    e = extremum(m, "D", kind="min", lo=R(1, 10), hi=10)
+    assert _close(e.x_star, 2, 13) and _close(e.critical, theta_c(2), 13)
+    # the worst delay is never beaten at the examined points
+    assert all(v >= e.critical - 1e-12 for _, v in e.candidates)
+
+
+def test_cost_estimate_bounds_the_elimination_degree():
+    m = build_model("inflight", L=3, kappa=R(1, 50), mu=1, lam=1, theta=8)
+    est = win.estimate_cost(m, "D")
+    p, rp = win._resolve(m, "D")
+    polys, _, _ = win._prepared(win._factors(m, (p,), (rp,)), p)
+    actual = sum(c.degree() for c, _, _ in win._components(polys))
+    assert est["degree"] >= actual > 0
+
+
 def _kappa_model(L, mu=1, lam=1, D=1):
     """In-flight routing with kappa a declared parameter (the built-in fixes it)."""
     g = R(L) / R(D)

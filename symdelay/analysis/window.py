@@ -94,8 +94,9 @@ __all__ = [
 GUARD = 10
 
 #: Budget: the largest degree of an elimination polynomial (in ``p`` for a window, in ``x``
-#: for an extremum) attempted without ``force=True``. Degree 600 takes tens of seconds.
-MAX_ELIMINATION_DEGREE = 600
+#: for an extremum) attempted without ``force=True``: measured on dense factors, degree 336
+#: takes 2 s, 540 takes 7 s, 744 takes 19 s (about cubic), so 1000 is about 45 s.
+MAX_ELIMINATION_DEGREE = 1000
 
 S_NAME, P_NAME, X_NAME = "s", "p", "x"
 
@@ -119,7 +120,10 @@ class WindowEnd:
     ``value`` (mpmath, ``+-inf`` allowed); ``lower``/``upper``: an exact rational bracket
     (None at a domain end given exactly: then ``value`` is exact); ``omega``: the crossing
     frequencies there (0 for a real root); ``kind``: ``"r = 0"``, ``"r = i omega"``,
-    ``"degree drop"``, ``"domain end"`` or ``"infinite"``.
+    ``"r = i omega (not isolated)"`` (Arb could not resolve the roots on the axis there),
+    ``"degree drop"`` (a root through infinity), ``"singular"`` (a rate's denominator
+    vanishes), ``"domain end"`` or ``"infinite"``. Quasi-polynomial windows give no
+    bracket (certified numerics, see :func:`window`).
     """
 
     value: mpmath.mpf
@@ -429,6 +433,7 @@ class _Poly2:
     def __init__(self, terms: dict, n: int):
         # terms: {(k, j): fmpq} with k the power of r, j of p
         self.n = n
+        self.den = None  # the cleared denominator, when it depends on p
         coeffs = [dict() for _ in range(n + 1)]
         u, v = {}, {}
         for (k, j), c in terms.items():
@@ -515,6 +520,8 @@ def _components(polys: list) -> list:
             continue
         comps.append((P.coeffs[0], "r = 0", idx))
         comps.append((P.coeffs[P.n], "degree drop", idx))
+        if P.den is not None:
+            comps.append((P.den, "singular", idx))
         du, dv = P.U.degrees()[0], P.V.degrees()[0]
         if P.V.is_zero() or P.U.is_zero():
             raise SymdelayInputError(
@@ -712,8 +719,8 @@ def _window_core(polys, mults, const_rhp, lo, hi, dps):
             kinds = {k for k, _ in tags}
             omegas, drop, per = [], False, {}
             for kind, idx in sorted(tags):
-                if kind == "degree drop":
-                    drop = True
+                if kind in ("degree drop", "singular"):
+                    drop = kind
                     continue
                 if kind == "r = 0":
                     omegas.append(mpmath.mpf(0))
@@ -727,7 +734,7 @@ def _window_core(polys, mults, const_rhp, lo, hi, dps):
             )
             omegas = sorted(set(omegas))
             if drop:
-                kind = "degree drop"
+                kind = drop
             elif bound is None and not omegas:
                 kind = "r = i omega (not isolated)"
             elif omegas and "r = 0" in kinds and omegas[0] == 0:
@@ -768,7 +775,7 @@ def _window_core(polys, mults, const_rhp, lo, hi, dps):
             # the breakpoint is unstable when fewer roots can be on the axis there than are
             # unstable on one side: rhp(p_k) >= max(n_left, n_right) - (roots on the axis),
             # since roots off the axis at p_k keep their side nearby; or none is on it
-            if e.kind != "degree drop" and (
+            if e.kind not in ("degree drop", "singular") and (
                 e.kind == "no axis root" or (bound is not None and bound < max(counts[i - 1], n))
             ):
                 if e.kind != "no axis root":
@@ -828,8 +835,11 @@ def _range(model, p, rp, lo, hi):
 
 def _prepared(facs, p):
     polys, mults, const = [], [], 0
-    for num, _den, m, _mode in facs:
+    for num, den, m, _mode in facs:
         P = _poly2(num, p)
+        if P is not None and den.has(p):
+            # the factor is singular where its cleared denominator vanishes: a breakpoint
+            P.den = _from_dict1({j: _fq(c) for (j,), c in sp.Poly(den, p).terms()})
         if P is None:
             coeffs = [sp.Rational(c) for c in sp.Poly(num, R_SYMBOL).all_coeffs()]
             if len(coeffs) > 1:
