@@ -37,7 +37,8 @@ Extrema. With ``over = x``, the crossing curves ``F(0; p, x) = 0`` and ``Res_s(U
 0`` are plane algebraic curves. The critical value ``p_c(x)`` (the first ``p`` above
 ``param_lo`` where the equilibrium is unstable) follows one branch of them between values of
 ``x`` where a branch has a horizontal tangent (``H = H_x = 0``), a fold (``H = H_p = 0``),
-an asymptote (leading coefficient in ``p``), or two branches meet (``Res_p(H_1, H_2)``):
+an asymptote (leading coefficient in ``p``), two branches meet (``Res_p(H_1, H_2)``) or a
+branch crosses an end of the range of ``p`` (``H(param_lo, x)``):
 all real roots of exact polynomials in ``x``, isolated by Arb. Between two such values
 ``p_c`` is monotone, so its minimum (maximum) over ``[lo, hi]`` is at one of them or at an
 end; ``p_c`` is evaluated (by :func:`window`) at each, at a rational point within
@@ -1051,9 +1052,10 @@ class _Poly3:
         self.LC = mk(lc or {(0, 0, 0): 0})
 
 
-def _x_candidates(polys3, dps, force, over):
+def _x_candidates(polys3, dps, force, over, p_ends=()):
     """Exact polynomials in x whose real roots are every place where p_c(x) can have an
-    extremum or change branch (see the module docstring)."""
+    extremum or change branch (see the module docstring); ``p_ends``: the finite ends of
+    the range of p, where a branch can enter or leave it (``H(p_end, x)``)."""
     curves = []  # mpolys in (s=0, p, x)
     for P in polys3:
         if not P.F0.is_zero():
@@ -1094,6 +1096,8 @@ def _x_candidates(polys3, dps, force, over):
             if not h.is_zero():
                 xs.append(g.resultant(h, P_NAME))
         xs.append(_lc_in_p(g))
+        for pe in p_ends:
+            xs.append(g.subs({P_NAME: pe}))
     for g1, g2 in itertools.combinations([g for g in pieces if g.degrees()[1] > 0], 2):
         xs.append(g1.resultant(g2, P_NAME))
     out = []
@@ -1165,7 +1169,7 @@ def extremum(
     depends = [(num, m) for num, _den, m, _mode in facs if num.has(p)]
     fixed = [(num, m) for num, _den, m, _mode in facs if not num.has(p)]
     polys3 = [_Poly3(num, p, x) for num, _ in depends if num.has(p)]
-    xpolys = _x_candidates(polys3, dps, force, over)
+    xpolys = _x_candidates(polys3, dps, force, over, tuple(e for e in (pa, pb) if e is not None))
     irr = _irreducibles([(q, "x", 0) for q in xpolys])
     pts, _prec = _breakpoints(irr, xa, xb, dps + GUARD)
 
