@@ -1,0 +1,1355 @@
+"""Instability windows and extrema of critical values, for any model with a polynomial
+characteristic function.
+
+:func:`window` answers: with every other parameter a number, for which values of ``param``
+is the equilibrium unstable? :func:`extremum` answers: which value of a second parameter
+``over`` makes the critical value of ``param`` smallest (the worst delay), largest, or
+ends instability altogether (the smallest in-flight weight that is stable for every theta).
+
+Method (a proof, not a sample). Write a factor of ``det(rI - J)`` as ``F(r; p)``, cleared of
+denominators, with exact rational coefficients. The number of roots in the open right
+half-plane can change only where a root is on the imaginary axis or where the degree in
+``r`` drops (a root through infinity). With ``r = i w`` and ``s = w^2``,
+``F(i w) = U(s; p) + i w V(s; p)``; so every such ``p`` is a real root of one of
+
+* ``F(0; p)`` (a real root through ``r = 0``),
+* ``Res_s(U, V)(p)`` (a pair ``+-i w``; when ``U`` or ``V`` is free of ``s``, that part),
+* the leading coefficient of ``F`` in ``r`` (and the denominator that was cleared).
+
+These exact polynomials are factored over Q (flint) and their real roots isolated by Arb
+to ``dps`` digits: each breakpoint is an Arb ball whose ends are exact rationals. Between
+consecutive breakpoints the count of unstable roots is constant; it is counted once, at an
+exact rational point, by exact arithmetic (Sturm sequence / Cauchy index,
+:func:`symdelay.analysis.polyroots.exact_counts`), summed over every factor with its
+multiplicity. A breakpoint between two unstable gaps belongs to the window when the roots
+that can be on the axis there (bounded with Arb) are fewer than the unstable roots on one
+side (roots off the axis keep their side nearby); candidates where no root is on the axis
+are dropped (the counts on both sides must then agree: a machine check).
+
+The crossing frequency at each end is ``0`` (real root) or ``sqrt(s)`` with ``s > 0`` a
+common root of ``U`` and ``V`` at the ball of ``p`` (Arb).
+
+"D" for an Erlang delay written with a phase rate ``gamma`` (the founding model without a
+mean, the TOML example ``erlang2.toml``): the transition table is read for the chain of
+``gamma``-rate phases (``L`` of them), and ``gamma = L/D`` is substituted exactly.
+
+Extrema. With ``over = x``, the crossing curves ``F(0; p, x) = 0`` and ``Res_s(U, V)(p, x) =
+0`` are plane algebraic curves. The critical value ``p_c(x)`` (the first ``p`` above
+``param_lo`` where the equilibrium is unstable) follows one branch of them between values of
+``x`` where a branch has a horizontal tangent (``H = H_x = 0``), a fold (``H = H_p = 0``),
+an asymptote (leading coefficient in ``p``), two branches meet (``Res_p(H_1, H_2)``) or a
+branch crosses an end of the range of ``p`` (``H(param_lo, x)``):
+all real roots of exact polynomials in ``x``, isolated by Arb. Between two such values
+``p_c`` is monotone, so its minimum (maximum) over ``[lo, hi]`` is at one of them or at an
+end; ``p_c`` is evaluated (by :func:`window`) at each, at a rational point within
+``10^-(dps+10)`` of it. The stable set ``{x: stable for every param in range}`` is a union
+of the gaps between those values, each decided at one rational point.
+
+The quasi-polynomial case (``exp(-r tau)`` terms: the delay-differential model ``dde``,
+``F = A(r) + p B(r)``) has no finite elimination: certified numerics, labelled so in the
+result (``certified=False``, no brackets). The crossings come from
+:mod:`symdelay.analysis.crossing` (a frequency scan up to the bound beyond which
+``|A(i w)| > hi sum_j |B_j(i w)|``, so none with ``p <= hi`` is missed; each sign change of
+``Im(A conj B)`` proved by Arb), the counts in every gap from the argument principle on a
+box that holds every unstable root. ``hi`` must be finite there.
+
+Special cases: :func:`unstable_theta` (the window in theta from 0), :func:`worst_delay`
+(``extremum(kind="min")`` over D) and :func:`kappa_star` (``extremum(kind="stable")``).
+
+>>> from symdelay.models import build_model
+>>> w = window(build_model("erlang", L=2, mu=1, lam=1, D=1), "theta", lo=0)
+>>> [(e["lo"]["value"], e["hi"]["value"]) for e in w.to_json()["intervals"]]
+[('9.00000000000000', 'inf')]
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import flint
+import mpmath
+import sympy as sp
+
+from symdelay.analysis.polyroots import exact_counts
+from symdelay.core.display import LatexDisplay
+from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.core.numbers import format_number
+from symdelay.core.params import as_dps, as_parameter
+from symdelay.core.symbols import r as R_SYMBOL
+
+__all__ = [
+    "Window",
+    "WindowEnd",
+    "WindowInterval",
+    "Extremum",
+    "window",
+    "extremum",
+    "unstable_theta",
+    "worst_delay",
+    "kappa_star",
+    "estimate_cost",
+    "MAX_ELIMINATION_DEGREE",
+]
+
+GUARD = 10
+
+#: Budget: the largest degree of an elimination polynomial (in ``p`` for a window, in ``x``
+#: for an extremum) attempted without ``force=True``: measured on dense factors, degree 336
+#: takes 2 s, 540 takes 7 s, 744 takes 19 s (about cubic), so 1000 is about 45 s.
+MAX_ELIMINATION_DEGREE = 1000
+
+S_NAME, P_NAME, X_NAME = "s", "p", "x"
+
+
+# ============================================================================ results
+def _q_to_sp(q) -> sp.Rational | None:
+    if q is None:
+        return None
+    q = flint.fmpq(q)
+    return sp.Rational(int(q.p), int(q.q))
+
+
+def _decimal(x, dps):
+    return format_number(x, dps)
+
+
+@dataclass(frozen=True)
+class WindowEnd:
+    """One end of an interval (or one breakpoint).
+
+    ``value`` (mpmath, ``+-inf`` allowed); ``lower``/``upper``: an exact rational bracket
+    (None at a domain end given exactly: then ``value`` is exact); ``omega``: the crossing
+    frequencies there (0 for a real root); ``kind``: ``"r = 0"``, ``"r = i omega"``,
+    ``"r = i omega (not isolated)"`` (Arb could not resolve the roots on the axis there),
+    ``"degree drop"`` (a root through infinity), ``"singular"`` (a rate's denominator
+    vanishes), ``"domain end"`` or ``"infinite"``. Quasi-polynomial windows give no
+    bracket (certified numerics, see :func:`window`).
+    """
+
+    value: mpmath.mpf
+    lower: sp.Rational | None
+    upper: sp.Rational | None
+    omega: tuple
+    kind: str
+
+    def to_json(self, dps: int) -> dict:
+        return {
+            "value": _decimal(self.value, dps),
+            "bracket": None
+            if self.lower is None
+            else [_bracket_text(self.lower), _bracket_text(self.upper)],
+            "omega": [_decimal(w, dps) for w in self.omega],
+            "kind": self.kind,
+        }
+
+
+def _bracket_text(q: sp.Rational) -> str:
+    return str(q)
+
+
+@dataclass(frozen=True)
+class WindowInterval:
+    """An open interval ``(lo, hi)`` of instability; ``unstable_roots``: the number of
+    roots with ``Re r > 0`` on each piece between the breakpoints inside it (usually one
+    piece)."""
+
+    lo: WindowEnd
+    hi: WindowEnd
+    unstable_roots: tuple
+
+    def to_json(self, dps: int) -> dict:
+        return {
+            "lo": self.lo.to_json(dps),
+            "hi": self.hi.to_json(dps),
+            "unstable_roots": list(self.unstable_roots),
+        }
+
+
+@dataclass(frozen=True)
+class Window(LatexDisplay):
+    """The values of ``param`` in ``(range_lo, range_hi)`` at which the equilibrium is
+    unstable: maximal open ``intervals``; ``breakpoints`` every value where the count of
+    unstable roots may change and ``counts[i]`` the count on the gap before
+    ``breakpoints[i]`` (one more count than breakpoints)."""
+
+    model_name: str
+    param: str
+    values: dict
+    dps: int
+    range_lo: object
+    range_hi: object
+    intervals: tuple
+    breakpoints: tuple
+    counts: tuple
+    method: str
+    certified: bool = True
+    notes: tuple = field(default=())
+
+    def to_json(self) -> dict:
+        return {
+            "model": self.model_name,
+            "param": self.param,
+            "values": dict(self.values),
+            "dps": self.dps,
+            "range": [_range_text(self.range_lo, self.dps), _range_text(self.range_hi, self.dps)],
+            "intervals": [iv.to_json(self.dps) for iv in self.intervals],
+            "breakpoints": [b.to_json(self.dps) for b in self.breakpoints],
+            "unstable_counts": list(self.counts),
+            "method": self.method,
+            "certified": self.certified,
+            "notes": list(self.notes),
+        }
+
+    def latex(self) -> str:
+        from symdelay.core.latex import tex
+        from symdelay.model.core import _symbol
+
+        name = tex(_symbol(self.param))
+        if not self.intervals:
+            return rf"\text{{stable for every }} {name} \in ({_tex_num(self.range_lo)}, {_tex_num(self.range_hi)})"
+        parts = [rf"({_tex_num(iv.lo.value)}, {_tex_num(iv.hi.value)})" for iv in self.intervals]
+        return rf"{name} \in " + r" \cup ".join(parts)
+
+
+def _range_text(v, dps):
+    if v is None:
+        return None
+    if isinstance(v, sp.Basic):
+        return format_number(v, dps) if v.is_infinite else str(v)
+    return format_number(v, dps)
+
+
+def _tex_num(x) -> str:
+    if isinstance(x, sp.Basic):
+        if x is sp.oo:
+            return r"\infty"
+        if x is -sp.oo:
+            return r"-\infty"
+        x = mpmath.mpf(int(x.p)) / int(x.q) if x.is_Rational else mpmath.mpf(str(sp.N(x, 20)))
+    if mpmath.isinf(x):
+        return r"\infty" if x > 0 else r"-\infty"
+    return mpmath.nstr(x, 12)
+
+
+@dataclass(frozen=True)
+class Extremum(LatexDisplay):
+    """Where the critical value of ``param`` is extreme as ``over`` varies.
+
+    ``kind``: ``"min"``/``"max"`` of ``critical`` (``p_c(x)``, the first ``param`` above
+    ``param_lo`` at which the equilibrium is unstable; inf when stable for all), or
+    ``"stable"``: the smallest ``x`` from which the equilibrium is stable for every
+    ``param`` in range (``stable_set`` holds every such gap). ``x_star`` (an Arb-isolated
+    root of an exact polynomial, ``lower``/``upper`` its exact bracket, or a range end),
+    ``critical`` (``p_c(x_star)``), ``attained`` (False when only approached at an open
+    end), ``candidates``: ``(x, p_c(x))`` at every value examined.
+    """
+
+    model_name: str
+    over: str
+    param: str
+    kind: str
+    values: dict
+    dps: int
+    x_star: object
+    lower: sp.Rational | None
+    upper: sp.Rational | None
+    critical: object
+    omega: tuple
+    attained: bool
+    candidates: tuple
+    stable_set: tuple
+    method: str
+    notes: tuple = field(default=())
+
+    def to_json(self) -> dict:
+        d = self.dps
+        return {
+            "model": self.model_name,
+            "over": self.over,
+            "param": self.param,
+            "kind": self.kind,
+            "values": dict(self.values),
+            "dps": d,
+            "x_star": None if self.x_star is None else _decimal(self.x_star, d),
+            "bracket": None if self.lower is None else [str(self.lower), str(self.upper)],
+            "critical": None if self.critical is None else _decimal(self.critical, d),
+            "omega": [_decimal(w, d) for w in self.omega],
+            "attained": self.attained,
+            "candidates": [[_decimal(x, d), _decimal(v, d)] for x, v in self.candidates],
+            "stable_set": [[_decimal(a, d), _decimal(b, d)] for a, b in self.stable_set],
+            "method": self.method,
+            "notes": list(self.notes),
+        }
+
+    def latex(self) -> str:
+        from symdelay.core.latex import tex
+        from symdelay.model.core import _symbol
+
+        x, p = tex(_symbol(self.over)), tex(_symbol(self.param))
+        if self.x_star is None:
+            return rf"\text{{no {self.kind} of }} {p}_c \text{{ over }} {x}"
+        head = rf"{x}^* = {_tex_num(self.x_star)}"
+        if self.kind == "stable":
+            return head + rf",\quad \text{{stable for every }} {p} \text{{ from there}}"
+        return head + rf",\quad {p}_c({x}^*) = {_tex_num(self.critical)}"
+
+
+# ====================================================================== model -> polys
+@dataclass(frozen=True)
+class _Reparam:
+    """``base = L / name`` (the phase rate of an Erlang(L) chain and its mean ``name``)."""
+
+    name: str
+    base: sp.Symbol
+    symbol: sp.Symbol
+    L: int
+
+    def base_value(self, value: sp.Rational) -> sp.Rational:
+        return sp.Rational(self.L) / value
+
+    def note(self) -> str:
+        return (
+            f"{self.name} = {self.L}/{self.base}: the transition table has a chain of "
+            f"{self.L} phases of rate {self.base} (Erlang({self.L}) delay of mean {self.name})"
+        )
+
+
+def _erlang_chain_length(model, g: sp.Symbol) -> int | None:
+    """``L`` if ``g`` enters the rates only as ``g * z`` moving one job ``z -> next`` and
+    those moves form chains of one length ``L``, else None."""
+    nxt = {}
+    states = model.states
+    for t in model.transitions:
+        if not t.rate.has(g):
+            continue
+        minus = [i for i, c in enumerate(t.change) if c == -1]
+        plus = [i for i, c in enumerate(t.change) if c == 1]
+        if len(minus) != 1 or len(plus) != 1 or sum(1 for c in t.change if c) != 2:
+            return None
+        if sp.expand(t.rate - g * states[minus[0]]) != 0:
+            return None
+        if minus[0] in nxt:
+            return None
+        nxt[minus[0]] = plus[0]
+    if not nxt:
+        return None
+    targets = set(nxt.values())
+    starts = [i for i in nxt if i not in targets]
+    lengths = set()
+    for i in starts:
+        n, j, seen = 0, i, set()
+        while j in nxt:
+            if j in seen:
+                return None
+            seen.add(j)
+            j = nxt[j]
+            n += 1
+        lengths.add(n)
+    if len(lengths) != 1 or not starts:
+        return None
+    L = lengths.pop()
+    if len(nxt) != len(starts) * L:  # every gamma move lies on one of the chains
+        return None
+    return L
+
+
+def _resolve(model, name: str):
+    """(symbol of the parameter to vary, reparametrisation or None)."""
+    from symdelay.model.core import _symbol
+
+    if not isinstance(name, str) or not name:
+        raise SymdelayInputError(f"give the parameter to vary by name, got {name!r}")
+    sym = _symbol(name)
+    if sym in model.domains:
+        if sym in model.values:
+            raise SymdelayInputError(
+                f"{name} has a value ({model.values[sym]}) in {model.name}: leave it free"
+            )
+        return sym, None
+    if name == "D":
+        g = _symbol("gamma")
+        if g in model.domains and g not in model.values:
+            L = _erlang_chain_length(model, g)
+            if L is not None:
+                return sym, _Reparam("D", g, sym, L)
+    raise SymdelayInputError(
+        f"'{name}' is not a parameter of {model.name}: use one of "
+        + ", ".join(str(q) for q in model.free_parameters)
+    )
+
+
+def _values_json(model, skip) -> dict:
+    return {str(k): str(v) for k, v in model.values.items() if str(k) not in skip}
+
+
+def _factors(model, syms, reparams):
+    """``[(numerator expr, multiplicity, mode)]`` with only ``syms`` free (and r)."""
+    missing = [
+        str(q)
+        for q in model.free_parameters
+        if q not in syms and all(rp is None or rp.base != q for rp in reparams)
+    ]
+    if missing:
+        raise SymdelayInputError(f"give numbers for {', '.join(missing)} (every other parameter)")
+    for s in syms:
+        base = next((rp.base for rp in reparams if rp is not None and rp.symbol == s), s)
+        if base in model.domains and not model.equilibrium_is_closed_form_in(base):
+            raise SymdelayInputError(
+                f"the equilibrium of {model.name} moves with {base} and has no closed form: "
+                "no exact window; use symdelay.analysis.critical.critical_by_verdicts"
+            )
+    subs = {rp.base: rp.L / rp.symbol for rp in reparams if rp is not None}
+    out = []
+    for f in model.factors:
+        e = f.factor.subs(subs) if subs else f.factor
+        if e.has(sp.exp):
+            raise SymdelayInputError(
+                f"a factor of {model.name} has delay terms exp(-r tau): not a polynomial; "
+                "use symdelay.analysis.crossing.critical_parameter (certified numerics)"
+            )
+        num, den = sp.fraction(sp.together(sp.expand(e)))
+        if den.has(R_SYMBOL):
+            raise SymdelayInputError(f"a factor of {model.name} is not polynomial in r")
+        extra = sorted(str(q) for q in num.free_symbols - {R_SYMBOL, *syms})
+        if extra:
+            raise SymdelayInputError(f"give numbers for {', '.join(extra)}")
+        # den: a product of powers of syms with a positive rational (from gamma = L/D): its
+        # zeros are outside the positive domains, checked where it matters
+        out.append((sp.expand(num), sp.expand(den), f.multiplicity, f.mode))
+    return out
+
+
+def _fq(c) -> flint.fmpq:
+    c = sp.Rational(c)
+    return flint.fmpq(int(c.p), int(c.q))
+
+
+class _Poly2:
+    """A factor ``F(r; p)`` (exact) as flint objects: coefficients in r (fmpq_poly in p),
+    and ``U, V`` in ``Q[s, p]`` with ``F(i w) = U(w^2) + i w V(w^2)``."""
+
+    CTX = flint.fmpq_mpoly_ctx.get((S_NAME, P_NAME), "lex")
+
+    def __init__(self, terms: dict, n: int):
+        # terms: {(k, j): fmpq} with k the power of r, j of p
+        self.n = n
+        self.den = None  # the cleared denominator, when it depends on p
+        coeffs = [dict() for _ in range(n + 1)]
+        u, v = {}, {}
+        for (k, j), c in terms.items():
+            coeffs[k][j] = c
+            sign = -1 if (k // 2) % 2 else 1
+            target = u if k % 2 == 0 else v
+            key = (k // 2, j)
+            target[key] = target.get(key, flint.fmpq(0)) + sign * c
+        self.coeffs = [_from_dict1(d) for d in coeffs]
+        self.U = self.CTX.from_dict({kk: vv for kk, vv in u.items() if vv != 0} or {(0, 0): 0})
+        self.V = self.CTX.from_dict({kk: vv for kk, vv in v.items() if vv != 0} or {(0, 0): 0})
+
+    def at(self, pq: flint.fmpq) -> list:
+        """Coefficients in r (highest first) at an exact ``p``."""
+        cs = [c(pq) for c in self.coeffs]
+        while len(cs) > 1 and cs[-1] == 0:
+            cs.pop()
+        return [sp.Rational(int(c.p), int(c.q)) for c in reversed(cs)]
+
+
+def _from_dict1(d: dict) -> flint.fmpq_poly:
+    if not d:
+        return flint.fmpq_poly([0])
+    deg = max(d)
+    return flint.fmpq_poly([d.get(j, flint.fmpq(0)) for j in range(deg + 1)])
+
+
+def _mpoly_to_poly1(m, var_index: int) -> flint.fmpq_poly:
+    d = {}
+    for exps, c in m.to_dict().items():
+        if any(e for i, e in enumerate(exps) if i != var_index):
+            raise VerificationError("an elimination left another variable behind")
+        d[exps[var_index]] = d.get(exps[var_index], flint.fmpq(0)) + flint.fmpq(c)
+    return _from_dict1(d)
+
+
+def _poly2(num: sp.Expr, p: sp.Symbol) -> _Poly2 | None:
+    """``F(r; p)`` as :class:`_Poly2` (None when free of p)."""
+    P = sp.Poly(num, R_SYMBOL, p)
+    if not all(c.is_Rational for c in P.coeffs()):
+        raise SymdelayInputError("the characteristic polynomial must have rational coefficients")
+    terms = {m: _fq(c) for m, c in P.terms()}
+    if all(j == 0 for _, j in terms):
+        return None
+    return _Poly2(terms, P.degree(R_SYMBOL))
+
+
+def estimate_cost(model, param: str) -> dict:
+    """``{"degree": d, "factors": [...]}``: the degree in ``param`` of the elimination
+    polynomial :func:`window` would isolate (the Bezout bound ``deg_s U deg_p V + deg_s V
+    deg_p U`` of the resultant plus the real-root and leading-coefficient parts)."""
+    p, rp = _resolve(model, param)
+    facs = _factors(model, (p,), (rp,))
+    per = []
+    for num, _den, _m, mode in facs:
+        if not num.has(p):
+            continue
+        P = sp.Poly(num, R_SYMBOL, p)
+        n, m = P.degree(R_SYMBOL), P.degree(p)
+        du, dv = n // 2, (n - 1) // 2
+        per.append(
+            {"mode": mode, "degree_r": n, "degree_p": m, "elimination": du * m + dv * m + 2 * m}
+        )
+    return {"degree": sum(f["elimination"] for f in per), "factors": per}
+
+
+# ============================================================================ breakpoints
+def _bits(dps):
+    return int((dps + GUARD) * 3.33) + 30
+
+
+def _exact_end(b: flint.arb, side: str) -> flint.fmpq:
+    e = b.upper() if side == "upper" else b.lower()
+    m, x = e.man_exp()
+    m, x = int(m), int(x)
+    return flint.fmpq(m * 2**x) if x >= 0 else flint.fmpq(m, 2 ** (-x))
+
+
+def _components(polys: list) -> list:
+    """Breakpoint polynomials in p, each ``(fmpq_poly, kind, factor index)``."""
+    comps = []
+    for idx, P in enumerate(polys):
+        if P is None:
+            continue
+        comps.append((P.coeffs[0], "r = 0", idx))
+        comps.append((P.coeffs[P.n], "degree drop", idx))
+        if P.den is not None:
+            comps.append((P.den, "singular", idx))
+        du, dv = P.U.degrees()[0], P.V.degrees()[0]
+        if P.V.is_zero() or P.U.is_zero():
+            raise SymdelayInputError(
+                "F(i w) is real or imaginary for every w: roots stay on the axis; no window"
+            )
+        if du > 0 and dv > 0:
+            res = P.U.resultant(P.V, S_NAME)
+            if res.is_zero():
+                raise SymdelayInputError(
+                    "Re F(i w) and Im F(i w) share a factor: roots stay on the imaginary axis "
+                    "over a range of the parameter; no isolated crossings"
+                )
+            comps.append((_mpoly_to_poly1(res, 1), "r = i omega", idx))
+        else:
+            fixed = P.U if du == 0 else P.V
+            comps.append((_mpoly_to_poly1(fixed, 1), "r = i omega", idx))
+    return comps
+
+
+def _irreducibles(comps):
+    """Distinct irreducible factors over Q of every component, each with its tags."""
+    found = {}
+    for poly, kind, idx in comps:
+        if poly.degree() < 1:
+            continue
+        _, facs = poly.factor()
+        for g, _e in facs:
+            g = g / g[g.degree()]  # monic: the key
+            key = str(g)
+            entry = found.setdefault(key, [g, set()])
+            entry[1].add((kind, idx))
+    return list(found.values())
+
+
+def _real_roots(g: flint.fmpq_poly, prec: int) -> list:
+    num = g.numer()
+    num = num if isinstance(num, flint.fmpz_poly) else flint.fmpz_poly(num)
+    with flint.ctx.workprec(prec):
+        return [c.real for c, _ in num.complex_roots() if c.imag.is_exact() and c.imag == 0]
+
+
+def _breakpoints(irr, lo: flint.fmpq | None, hi: flint.fmpq | None, dps: int):
+    """Sorted ``[(ball, tags, exact or None)]`` strictly inside (lo, hi), balls disjoint and
+    narrower than ``10^-(dps+2)`` relative (or exact rationals)."""
+    prec = _bits(dps)
+    for _attempt in range(10):
+        pts, ok = [], True
+        for g, tags in irr:
+            exact_roots = []
+            if g.degree() == 1:
+                exact_roots = [-g[0] / g[1]]
+            if exact_roots:
+                x = exact_roots[0]
+                if (lo is None or x > lo) and (hi is None or x < hi):
+                    pts.append((flint.arb(x), tags, x))
+                continue
+            for b in _real_roots(g, prec):
+                inside = (lo is None or b > lo) and (hi is None or b < hi)
+                outside = (lo is not None and b < lo) or (hi is not None and b > hi)
+                if outside:
+                    continue
+                if not inside:
+                    ok = False  # meets an end: more precision separates them (irrational)
+                    break
+                if b.rad() > abs(b.mid()) * flint.arb(10) ** (-dps - 2):
+                    ok = False
+                    break
+                pts.append((b, tags, None))
+            if not ok:
+                break
+        if ok:
+            pts.sort(key=lambda t: t[0].mid())
+            if all(not x[0].overlaps(y[0]) for x, y in itertools.pairwise(pts)):
+                return pts, prec
+        prec *= 2
+    raise CertificationError("breakpoints could not be separated: raise dps")
+
+
+def _between(a, b) -> flint.fmpq:
+    """A rational strictly between two breakpoints (None: an open infinite end)."""
+    if a is None and b is None:
+        return flint.fmpq(0)
+    if a is None:
+        x = b if isinstance(b, flint.fmpq) else _exact_end(b, "lower")
+        return x - 1 - abs(x)
+    if b is None:
+        x = a if isinstance(a, flint.fmpq) else _exact_end(a, "upper")
+        return x + 1 + abs(x)
+    xa = a if isinstance(a, flint.fmpq) else _exact_end(a, "upper")
+    xb = b if isinstance(b, flint.fmpq) else _exact_end(b, "lower")
+    if not xb > xa:
+        raise CertificationError("two breakpoints are not separated: raise dps")
+    return (xa + xb) / 2
+
+
+def _eval_ball(poly: flint.fmpq_poly, b: flint.arb) -> flint.arb:
+    acc = flint.arb(0)
+    for c in reversed(poly.coeffs()):
+        acc = acc * b + flint.arb(c)
+    return acc
+
+
+def _coeffs_s(m, b: flint.arb) -> list:
+    """``m(s, p)`` at the ball ``p = b``: arb coefficients in s (ascending)."""
+    by = {}
+    for (es, ep), c in m.to_dict().items():
+        by.setdefault(es, {})[ep] = flint.fmpq(c)
+    deg = max(by) if by else 0
+    return [_eval_ball(_from_dict1(by.get(k, {})), b) for k in range(deg + 1)]
+
+
+def _isolate_s(coeffs: list, prec: int):
+    """Roots of a polynomial with ball coefficients (ascending), refined as far as the
+    balls allow; None when Arb cannot isolate them (a multiple root, too wide balls)."""
+    while len(coeffs) > 1 and coeffs[-1].is_exact() and coeffs[-1] == 0:
+        coeffs.pop()
+    if len(coeffs) == 1:
+        return []
+    if coeffs[-1].contains(0):
+        return None
+    a = flint.acb_poly([flint.acb(x) for x in coeffs])
+    for bits in (prec - 40, prec // 2, prec // 4, None):
+        try:
+            if bits is None:
+                return a.roots(maxprec=4 * prec)
+            return a.roots(tol=flint.arb(2) ** (-bits), maxprec=4 * prec)
+        except ValueError:
+            continue
+    return None
+
+
+def _axis_at(P: _Poly2, b: flint.arb, prec: int):
+    """``(ws, bound)`` for the factor at the ball ``p = b``: the frequencies ``w > 0`` of
+    the roots that may be on the axis, and an upper bound on how many roots (with
+    multiplicity) are on it; ``bound`` None when Arb could not isolate them."""
+    with flint.ctx.workprec(prec):
+        c = [_eval_ball(q, b) for q in P.coeffs]
+        z0 = 0
+        while z0 < len(c) and c[z0].contains(0):
+            z0 += 1
+        if z0 == len(c):
+            return (), None
+        cu, cv = _coeffs_s(P.U, b), _coeffs_s(P.V, b)
+        # w > 0 on the axis: a common root s > 0 of U and V; isolate the roots of one part
+        # of positive degree and keep those where the other part can vanish
+        first, other = (cu, cv) if len(cu) > 1 else (cv, cu)
+        if len(first) == 1:
+            return (), z0
+        roots = _isolate_s(list(first), prec)
+        if roots is None:
+            return (), None
+        ws, count = [], 0
+        for z in roots:
+            if not z.imag.contains(0) or z.real < 0:
+                continue
+            sb = z.real
+            val = flint.arb(0)
+            for x in reversed(other):
+                val = val * sb + x
+            if not val.contains(0):
+                continue  # the other part does not vanish there: no axis root at this s
+            count += 2
+            if sb > 0:
+                ws.append(sb.sqrt())
+        return tuple(ws), z0 + count
+
+
+def _mp_ball(b: flint.arb) -> mpmath.mpf:
+    return mpmath.mpf(b.mid().str(mpmath.mp.dps + 5, radius=False))
+
+
+def _window_core(polys, mults, const_rhp, lo, hi, dps):
+    """The window of ``p`` in (lo, hi) for exact factor polynomials (see module docstring).
+
+    ``polys``: :class:`_Poly2` (None for factors free of p, whose count ``const_rhp`` is
+    added); ``lo``/``hi``: fmpq or None (infinite). Returns (intervals, ends, counts, notes).
+    """
+    comps = _components(polys)
+    irr = _irreducibles(comps)
+    pts, prec = _breakpoints(irr, lo, hi, dps)
+
+    def count(pq):
+        n = const_rhp
+        for P, m in zip(polys, mults):
+            if P is not None:
+                n += m * exact_counts(P.at(pq)).rhp
+        return n
+
+    bounds = [lo, *[b for b, _, _ in pts], hi]
+    counts = [count(_between(a, b)) for a, b in itertools.pairwise(bounds)]
+    notes = []
+    ends = []
+    with mpmath.workdps(dps + GUARD):
+        for b, tags, exact in pts:
+            kinds = {k for k, _ in tags}
+            omegas, drop, per = [], False, {}
+            for kind, idx in sorted(tags):
+                if kind in ("degree drop", "singular"):
+                    drop = kind
+                    continue
+                if kind == "r = 0":
+                    omegas.append(mpmath.mpf(0))
+                if idx not in per:
+                    per[idx] = _axis_at(polys[idx], b, prec + 64)
+                if kind == "r = i omega":
+                    omegas.extend(_mp_ball(w) for w in per[idx][0])
+            nbs = [nb for _, nb in per.values()]
+            bound = (
+                None if any(nb is None for nb in nbs) else sum(mults[i] * per[i][1] for i in per)
+            )
+            omegas = sorted(set(omegas))
+            if drop:
+                kind = drop
+            elif bound is None and not omegas:
+                kind = "r = i omega (not isolated)"
+            elif omegas and "r = 0" in kinds and omegas[0] == 0:
+                kind = "r = 0" if len(omegas) == 1 else "r = 0, r = i omega"
+            elif omegas:
+                kind = "r = i omega"
+            else:
+                kind = "no axis root" if bound == 0 else "r = i omega (not isolated)"
+            lower = exact if exact is not None else _exact_end(b, "lower")
+            upper = exact if exact is not None else _exact_end(b, "upper")
+            value = mpmath.mpf(int(exact.p)) / int(exact.q) if exact is not None else _mp_ball(b)
+            ends.append(
+                (WindowEnd(value, _q_to_sp(lower), _q_to_sp(upper), tuple(omegas), kind), bound)
+            )
+    # machine check: the count changes only where a root can be on the axis
+    for i, (e, _bound) in enumerate(ends):
+        if counts[i] != counts[i + 1] and e.kind == "no axis root":
+            raise VerificationError(
+                f"the unstable count changes at {e.value} but no root is on the axis there"
+            )
+
+    def end_of(v, side):
+        if v is None:
+            inf = mpmath.inf if side == "hi" else -mpmath.inf
+            return WindowEnd(inf, None, None, (), "infinite")
+        with mpmath.workdps(dps + GUARD):
+            return WindowEnd(mpmath.mpf(int(v.p)) / int(v.q), None, None, (), "domain end")
+
+    intervals = []
+    cur_lo, cur_counts = None, []
+    for i, n in enumerate(counts):
+        left = end_of(lo, "lo") if i == 0 else ends[i - 1][0]
+        right = end_of(hi, "hi") if i == len(counts) - 1 else ends[i][0]
+        if n == 0:
+            continue
+        if cur_counts and i > 0 and counts[i - 1] > 0:
+            e, bound = ends[i - 1]
+            # the breakpoint is unstable when fewer roots can be on the axis there than are
+            # unstable on one side: rhp(p_k) >= max(n_left, n_right) - (roots on the axis),
+            # since roots off the axis at p_k keep their side nearby; or none is on it
+            if e.kind not in ("degree drop", "singular") and (
+                e.kind == "no axis root" or (bound is not None and bound < max(counts[i - 1], n))
+            ):
+                if e.kind != "no axis root":
+                    cur_counts.append(n)
+                intervals[-1] = WindowInterval(cur_lo, right, tuple(cur_counts))
+                continue
+            notes.append(
+                f"{format_number(e.value, dps)}: a root is on the axis between two unstable "
+                "pieces; the point itself is not proved unstable and is left out"
+            )
+        cur_lo, cur_counts = left, [n]
+        intervals.append(WindowInterval(left, right, (n,)))
+    # drop breakpoints where nothing happens (no root on the axis)
+    kept, kept_counts = [], [counts[0]]
+    for i, (e, _) in enumerate(ends):
+        if e.kind == "no axis root":
+            continue
+        kept.append(e)
+        kept_counts.append(counts[i + 1])
+    return tuple(intervals), tuple(kept), tuple(kept_counts), notes
+
+
+def _range(model, p, rp, lo, hi):
+    """Exact (lo, hi) as fmpq or None, within the declared domain."""
+    dom = "positive" if rp is not None else model.domains[p]
+    dlo, dhi = {
+        "positive": (sp.Integer(0), None),
+        "nonnegative": (sp.Integer(0), None),
+        "probability": (sp.Integer(0), sp.Integer(1)),
+        "real": (None, None),
+    }[dom]
+    name = str(p)
+
+    def num(v, which):
+        if v is None:
+            return None
+        x = as_parameter(name, v, positive=False)
+        if not x.is_Rational:
+            raise SymdelayInputError(f"{which} must be a number, got {v!r}")
+        return x
+
+    a, b = num(lo, "lo"), num(hi, "hi")
+    if a is not None and dlo is not None and a < dlo:
+        raise SymdelayInputError(
+            f"lo = {a} is below the domain of {name} ({dom}): give lo >= {dlo}"
+        )
+    if b is not None and dhi is not None and b > dhi:
+        raise SymdelayInputError(
+            f"hi = {b} is above the domain of {name} ({dom}): give hi <= {dhi}"
+        )
+    a = dlo if a is None else a
+    b = dhi if b is None else b
+    if a is not None and b is not None and not a < b:
+        raise SymdelayInputError(f"the range of {name} is empty: give lo < hi (got {a}, {b})")
+    return (None if a is None else _fq(a)), (None if b is None else _fq(b))
+
+
+def _prepared(facs, p):
+    polys, mults, const = [], [], 0
+    for num, den, m, _mode in facs:
+        P = _poly2(num, p)
+        if P is not None and den.has(p):
+            # the factor is singular where its cleared denominator vanishes: a breakpoint
+            P.den = _from_dict1({j: _fq(c) for (j,), c in sp.Poly(den, p).terms()})
+        if P is None:
+            coeffs = [sp.Rational(c) for c in sp.Poly(num, R_SYMBOL).all_coeffs()]
+            if len(coeffs) > 1:
+                const += m * exact_counts(coeffs).rhp
+            continue
+        polys.append(P)
+        mults.append(m)
+    return polys, mults, const
+
+
+def _check_budget(polys, force, what):
+    deg = 0
+    for P in polys:
+        du, dv = P.U.degrees(), P.V.degrees()
+        deg += du[0] * dv[1] + dv[0] * du[1] + 2 * max(c.degree() for c in P.coeffs)
+    if deg > MAX_ELIMINATION_DEGREE and not force:
+        raise SymdelayInputError(
+            f"the elimination polynomial in {what} would have degree about {deg} "
+            f"(budget {MAX_ELIMINATION_DEGREE}, roughly a minute): use fewer delay phases or "
+            "states, or pass force=True"
+        )
+    return deg
+
+
+def window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool = False) -> Window:
+    """The maximal open intervals of ``param`` in ``(lo, hi)`` (default: its declared
+    domain; ``D`` for an Erlang delay written with ``gamma``: ``D > 0``) where the
+    equilibrium of ``model`` is unstable, with every other parameter a number in
+    ``model.values``. Exact: see the module docstring. ``force`` lifts the cost budget
+    (:data:`MAX_ELIMINATION_DEGREE`).
+    """
+    dps = as_dps(dps)
+    if not hasattr(model, "factors") and hasattr(model, "characteristic_function"):
+        return _window_quasi(model, param, lo, hi, dps)
+    p, rp = _resolve(model, param)
+    a, b = _range(model, p, rp, lo, hi)
+    facs = _factors(model, (p,), (rp,))
+    polys, mults, const = _prepared(facs, p)
+    _check_budget(polys, force, param)
+    intervals, ends, counts, notes = _window_core(polys, mults, const, a, b, dps)
+    if rp is not None:
+        notes.insert(0, rp.note())
+    skip = {param} | ({str(rp.base)} if rp is not None else set())
+    return Window(
+        model.name,
+        param,
+        _values_json(model, skip),
+        dps,
+        sp.oo * -1 if a is None else _q_to_sp(a),
+        sp.oo if b is None else _q_to_sp(b),
+        intervals,
+        ends,
+        counts,
+        "exact: real roots of F(0; p), Res_s(Re, Im) and the leading coefficient "
+        "(flint factor + Arb isolation); exact unstable counts (Cauchy index) in every gap",
+        True,
+        tuple(notes),
+    )
+
+
+# ================================================================= quasi-polynomials
+def _quasi_parts(F, p):
+    """``A`` (Poly in r) and ``{tau: Poly B_tau}`` of ``F = A(r) + p sum_tau B_tau e^{-r tau}``."""
+    F = sp.expand(F)
+    if sp.diff(F, p, 2) != 0:
+        raise SymdelayInputError(
+            f"a quasi-polynomial window needs F linear in {p}: A(r) + {p}*B(r)"
+        )
+    A = sp.expand(F.subs(p, 0))
+    B = sp.expand(sp.diff(F, p))
+    if A.has(sp.exp):
+        raise SymdelayInputError(f"the delay terms must carry {p}: F = A(r) + {p}*B(r)")
+    parts = {}
+    for term in sp.Add.make_args(B):
+        ex = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.exp)]
+        tau = sp.cancel(-sp.Add(*[e.args[0] for e in ex]) / R_SYMBOL) if ex else sp.Integer(0)
+        coeff = sp.cancel(term / sp.Mul(*ex)) if ex else term
+        parts[tau] = parts.get(tau, 0) + coeff
+    return sp.Poly(A, R_SYMBOL), {t: sp.Poly(sp.expand(b), R_SYMBOL) for t, b in parts.items()}
+
+
+def _window_quasi(model, param, lo, hi, dps):
+    """Certified numerics for a retarded quasi-polynomial ``A + p B`` (delay models):
+    crossings by :mod:`symdelay.analysis.crossing` (frequency scan up to the bound beyond
+    which ``|A(i w)| > hi sum |B_j(i w)|``, sign changes of ``Im(A conj B)`` proved by Arb),
+    unstable roots counted in every gap by the argument principle."""
+    from symdelay.analysis import crossing as cr
+    from symdelay.model.core import _symbol
+
+    p = _symbol(param)
+    diff = model.characteristic_function()
+    full = model.characteristic_function(full=True)
+    if p not in full.free_symbols:
+        raise SymdelayInputError(
+            f"'{param}' is not a free parameter of {model.name}: build it with {param}=None"
+        )
+    extra = sorted(str(q) for q in full.free_symbols - {R_SYMBOL, p})
+    if extra:
+        raise SymdelayInputError(f"give numbers for {', '.join(extra)} (every other parameter)")
+    a = sp.Integer(0) if lo is None else as_parameter(param, lo, positive=False)
+    if hi is None:
+        raise SymdelayInputError(
+            f"{model.name} has delay terms exp(-r tau): its window needs a finite hi "
+            f"(the frequency scan is bounded by it): give hi"
+        )
+    b = as_parameter(param, hi, positive=False)
+    if not (a.is_Rational and b.is_Rational) or a < 0 or not a < b:
+        raise SymdelayInputError(f"give numbers 0 <= lo < hi for {param}, got {lo}, {hi}")
+    factors = [diff, sp.cancel(full / diff)]
+    const, quasi = 0, []
+    for f in factors:
+        if not f.has(p):
+            coeffs = [sp.Rational(c) for c in sp.Poly(sp.expand(f), R_SYMBOL).all_coeffs()]
+            const += exact_counts(coeffs).rhp if len(coeffs) > 1 else 0
+            continue
+        quasi.append(f)
+    if len(quasi) != 1:
+        raise SymdelayInputError(f"expected one factor of {model.name} depending on {param}")
+    F = quasi[0]
+    A_poly, Bj = _quasi_parts(F, p)
+    taus = sorted(t for t in Bj if t != 0)
+    with mpmath.workdps(dps + GUARD):
+        bmp = mpmath.mpf(int(b.p)) / int(b.q)
+        wmax = cr._beyond(A_poly, Bj, bmp)
+        c = cr._quasi(F, R_SYMBOL, p, dps, sp.Rational(1, 10**6), taus, wmax)
+        cands = [(pv, w) for pv, w in c.candidates if a < pv < bmp]
+        # group candidates at one p (two frequencies crossing together)
+        groups = []
+        for pv, w in cands:
+            if groups and abs(pv - groups[-1][0]) <= abs(pv) * mpmath.mpf(10) ** (-dps):
+                groups[-1][1].append(w)
+            else:
+                groups.append((pv, [w]))
+
+        def count(x):
+            return const + cr._count_quasi(A_poly, Bj, R_SYMBOL, x)
+
+        edges = [a] + [sp.Rational(mpmath.nstr(g[0], dps + 5)) for g in groups] + [b]
+        counts = [count((x + y) / 2) for x, y in itertools.pairwise(edges)]
+        ends = [WindowEnd(g[0], None, None, tuple(sorted(g[1])), "r = i omega") for g in groups]
+        lo_end = WindowEnd(mpmath.mpf(int(a.p)) / int(a.q), None, None, (), "domain end")
+        hi_end = WindowEnd(bmp, None, None, (), "domain end")
+    intervals, notes = [], []
+    for i, n in enumerate(counts):
+        left = lo_end if i == 0 else ends[i - 1]
+        right = hi_end if i == len(counts) - 1 else ends[i]
+        if n == 0:
+            continue
+        if intervals and counts[i - 1] > 0:
+            on_axis = 2 * len(groups[i - 1][1])
+            if on_axis < max(counts[i - 1], n):
+                prev = intervals[-1]
+                intervals[-1] = WindowInterval(prev.lo, right, (*prev.unstable_roots, n))
+                continue
+            notes.append(
+                f"{format_number(left.value, dps)}: roots on the axis between two unstable "
+                "pieces; the point itself is not proved unstable and is left out"
+            )
+        intervals.append(WindowInterval(left, right, (n,)))
+    values = {str(k): str(v) for k, v in getattr(model, "values", {}).items()}
+    return Window(
+        model.name,
+        param,
+        values,
+        dps,
+        a,
+        b,
+        tuple(intervals),
+        tuple(ends),
+        tuple(counts),
+        "certified numerics (quasi-polynomial): frequency scan up to the bound beyond which "
+        "no crossing with param <= hi exists, sign changes of Im(A conj B) proved by Arb, "
+        "crossing values refined in mpmath (not enclosed); argument-principle counts in "
+        "every gap",
+        False,
+        tuple(notes),
+    )
+
+
+# ============================================================================ extremum
+class _Poly3:
+    """A factor ``F(r; p, x)``: ``U, V`` in ``Q[s, p, x]`` and ``F(0; p, x)``."""
+
+    CTX = flint.fmpq_mpoly_ctx.get((S_NAME, P_NAME, X_NAME), "lex")
+
+    def __init__(self, num: sp.Expr, p, x):
+        P = sp.Poly(num, R_SYMBOL, p, x)
+        if not all(c.is_Rational for c in P.coeffs()):
+            raise SymdelayInputError(
+                "the characteristic polynomial must have rational coefficients"
+            )
+        self.num = num
+        u, v, f0, lc = {}, {}, {}, {}
+        n = P.degree(R_SYMBOL)
+        for (k, j, i), c in P.terms():
+            c = _fq(c)
+            sign = -1 if (k // 2) % 2 else 1
+            target = u if k % 2 == 0 else v
+            key = (k // 2, j, i)
+            target[key] = target.get(key, flint.fmpq(0)) + sign * c
+            if k == 0:
+                f0[(0, j, i)] = c
+            if k == n:
+                lc[(0, j, i)] = c
+        mk = self.CTX.from_dict
+        self.U = mk({k: c for k, c in u.items() if c != 0} or {(0, 0, 0): 0})
+        self.V = mk({k: c for k, c in v.items() if c != 0} or {(0, 0, 0): 0})
+        self.F0 = mk(f0 or {(0, 0, 0): 0})
+        self.LC = mk(lc or {(0, 0, 0): 0})
+
+
+def _x_candidates(polys3, dps, force, over, p_ends=()):
+    """Exact polynomials in x whose real roots are every place where p_c(x) can have an
+    extremum or change branch (see the module docstring); ``p_ends``: the finite ends of
+    the range of p, where a branch can enter or leave it (``H(p_end, x)``)."""
+    curves = []  # mpolys in (s=0, p, x)
+    for P in polys3:
+        if not P.F0.is_zero():
+            curves.append(P.F0)
+        du, dv = P.U.degrees()[0], P.V.degrees()[0]
+        res = P.U.resultant(P.V, S_NAME) if du > 0 and dv > 0 else (P.U if du == 0 else P.V)
+        if res.is_zero():
+            raise SymdelayInputError(
+                "Re F(i w) and Im F(i w) share a factor: no isolated crossings"
+            )
+        curves.append(res)
+        if not P.LC.is_constant():
+            curves.append(P.LC)
+    # irreducible pieces in (p, x)
+    pieces = {}
+    for c in curves:
+        if c.is_constant():
+            continue
+        _, facs = c.factor()
+        for g, _e in facs:
+            pieces[str(g)] = g
+    pieces = list(pieces.values())
+    xs = []  # univariate polys in x
+    deg_total = 0
+    for g in pieces:
+        dp = g.degrees()[1]
+        if dp == 0:
+            xs.append(g)  # a vertical line x = const
+            continue
+        gx, gp = g.derivative(X_NAME), g.derivative(P_NAME)
+        deg_total += 2 * g.degrees()[1] * g.degrees()[2]
+        if deg_total > MAX_ELIMINATION_DEGREE * 4 and not force:
+            raise SymdelayInputError(
+                f"the elimination in {over} would have degree above {MAX_ELIMINATION_DEGREE * 4}: "
+                "use fewer delay phases or states, or pass force=True"
+            )
+        for h in (gx, gp):
+            if not h.is_zero():
+                xs.append(g.resultant(h, P_NAME))
+        xs.append(_lc_in_p(g))
+        for pe in p_ends:
+            xs.append(g.subs({P_NAME: pe}))
+    for g1, g2 in itertools.combinations([g for g in pieces if g.degrees()[1] > 0], 2):
+        xs.append(g1.resultant(g2, P_NAME))
+    out = []
+    for m in xs:
+        if m.is_zero() or m.is_constant():
+            continue
+        out.append(_mpoly_to_poly1(m, 2))
+    return out
+
+
+def _lc_in_p(g):
+    """The coefficient of the highest power of p in g(p, x), a polynomial in x."""
+    dp = g.degrees()[1]
+    d = {}
+    for (es, ep, ex), c in g.to_dict().items():
+        if ep == dp:
+            d[(es, 0, ex)] = c
+    return g.context().from_dict(d)
+
+
+def _first_unstable(polys, mults, const, plo, phi, dps):
+    """(p_c, omegas): the lower end of the first unstable interval of p in (plo, phi)."""
+    intervals, _, _, _ = _window_core(polys, mults, const, plo, phi, dps)
+    if not intervals:
+        return mpmath.inf, ()
+    e = intervals[0].lo
+    return e.value, e.omega
+
+
+def extremum(
+    model,
+    over: str,
+    *,
+    param: str = "theta",
+    kind: str = "min",
+    lo=None,
+    hi=None,
+    param_lo=0,
+    param_hi=None,
+    dps: int = 15,
+    force: bool = False,
+) -> Extremum:
+    """Where the critical value of ``param`` is extreme as ``over`` varies in ``(lo, hi)``.
+
+    ``p_c(x)`` is the first value of ``param`` above ``param_lo`` (default 0, as
+    :func:`~symdelay.analysis.critical.model_critical`; up to ``param_hi``) at which the
+    equilibrium is unstable, inf if none. ``kind``:
+
+    * ``"min"``: ``x* = argmin p_c`` — the worst delay for ``over="D"``, ``param="theta"``;
+    * ``"max"``: ``x* = argmax p_c`` (the most robust value);
+    * ``"stable"``: ``x*`` = the smallest ``x`` in range from which the equilibrium is
+      stable for every ``param`` in ``(param_lo, param_hi)`` — ``kappa*`` for
+      ``over="kappa"``, ``param="theta"`` (the turning point of the Hopf curve). The
+      result lists the whole ``stable_set``.
+
+    Every other parameter needs a number. Exact candidates (see the module docstring),
+    ``p_c`` by :func:`window` at rationals within ``10^-(dps+10)`` of each.
+    """
+    dps = as_dps(dps)
+    if kind not in ("min", "max", "stable"):
+        raise SymdelayInputError(f"kind must be min, max or stable, got {kind!r}")
+    if over == param:
+        raise SymdelayInputError(f"over and param are both {over}: give two different parameters")
+    x, rx = _resolve(model, over)
+    p, rp = _resolve(model, param)
+    xa, xb = _range(model, x, rx, lo, hi)
+    pa, pb = _range(model, p, rp, param_lo, param_hi)
+    facs = _factors(model, (p, x), (rp, rx))
+    depends = [(num, m) for num, _den, m, _mode in facs if num.has(p)]
+    fixed = [(num, m) for num, _den, m, _mode in facs if not num.has(p)]
+    polys3 = [_Poly3(num, p, x) for num, _ in depends if num.has(p)]
+    xpolys = _x_candidates(polys3, dps, force, over, tuple(e for e in (pa, pb) if e is not None))
+    irr = _irreducibles([(q, "x", 0) for q in xpolys])
+    pts, _prec = _breakpoints(irr, xa, xb, dps + GUARD)
+
+    def rat(v):  # an exact rational at the ball's centre (within its radius)
+        if isinstance(v, flint.fmpq):
+            return v
+        lo_, hi_ = _exact_end(v, "lower"), _exact_end(v, "upper")
+        return (lo_ + hi_) / 2
+
+    def at(xq: flint.fmpq):
+        xs = sp.Rational(int(xq.p), int(xq.q))
+        polys, mults = [], []
+        const = 0
+        for num, m in fixed:
+            e = sp.expand(num.subs(x, xs))
+            coeffs = [sp.Rational(c) for c in sp.Poly(e, R_SYMBOL).all_coeffs()]
+            if len(coeffs) > 1:
+                const += m * exact_counts(coeffs).rhp
+        for num, m in depends:
+            P = _poly2(sp.expand(num.subs(x, xs)), p)
+            if P is None:
+                e = sp.expand(num.subs(x, xs))
+                coeffs = [sp.Rational(c) for c in sp.Poly(e, R_SYMBOL).all_coeffs()]
+                const += m * exact_counts(coeffs).rhp
+                continue
+            polys.append(P)
+            mults.append(m)
+        return _first_unstable(polys, mults, const, pa, pb, dps)
+
+    notes = []
+    if rx is not None:
+        notes.append(rx.note())
+    if rp is not None:
+        notes.append(rp.note())
+    skip = {over, param} | {str(q.base) for q in (rx, rp) if q is not None}
+    values = _values_json(model, skip)
+    with mpmath.workdps(dps + GUARD):
+        cand = []  # (x value, xq rational, p_c, omegas, ball or None, kind)
+        for ball, _tags, exact in pts:
+            xq = exact if exact is not None else rat(ball)
+            pc, om = at(xq)
+            xv = mpmath.mpf(int(xq.p)) / int(xq.q) if exact is not None else _mp_ball(ball)
+            cand.append((xv, xq, pc, om, ball, "candidate"))
+        # one point in every gap (and beyond an open end)
+        bounds = [xa, *[b for b, _, _ in pts], xb]
+        gaps = []
+        for a_, b_ in itertools.pairwise(bounds):
+            xq = _between(a_, b_)
+            pc, om = at(xq)
+            gaps.append((mpmath.mpf(int(xq.p)) / int(xq.q), xq, pc, om))
+        # a finite end of the range is a candidate too, unless it is the excluded 0 of a
+        # positive parameter (D = 0, mu = 0: not a model)
+        x_positive = rx is not None or model.domains[x] == "positive"
+        for e, name in ((xa, "lo"), (xb, "hi")):
+            if e is None or (e == 0 and x_positive):
+                continue
+            pc, om = at(e)
+            cand.append((mpmath.mpf(int(e.p)) / int(e.q), e, pc, om, None, name))
+        table = sorted(
+            [(c[0], c[2]) for c in cand] + [(g[0], g[2]) for g in gaps], key=lambda t: t[0]
+        )
+        method = (
+            "exact candidates in x (Res_p of the crossing curves with their derivatives, "
+            "their leading coefficients, pairwise Res_p; flint + Arb), p_c by the exact "
+            "window at each and in every gap between them"
+        )
+        if kind == "stable":
+            stable_set, x_star = [], None
+            for i, g in enumerate(gaps):
+                if g[2] == mpmath.inf:
+                    left = (
+                        _mp_q(xa)
+                        if i == 0 and xa is not None
+                        else (-mpmath.inf if i == 0 else cand_values(pts, i - 1))
+                    )
+                    right = (
+                        (_mp_q(xb) if xb is not None else mpmath.inf)
+                        if i == len(gaps) - 1
+                        else cand_values(pts, i)
+                    )
+                    if stable_set and stable_set[-1][1] == left:
+                        stable_set[-1] = (stable_set[-1][0], right)
+                    else:
+                        stable_set.append((left, right))
+            lower = upper = None
+            if stable_set:
+                x_star = stable_set[0][0]
+                first = next(i for i, g in enumerate(gaps) if g[2] == mpmath.inf)
+                if first > 0:
+                    ball, _, exact = pts[first - 1]
+                    lower = _q_to_sp(exact if exact is not None else _exact_end(ball, "lower"))
+                    upper = _q_to_sp(exact if exact is not None else _exact_end(ball, "upper"))
+            return Extremum(
+                model.name, over, param, kind, values, dps, x_star, lower, upper,
+                mpmath.inf if x_star is not None else None, (), x_star is not None,
+                tuple(table), tuple(stable_set), method, tuple(notes),
+            )  # fmt: skip
+        sign = 1 if kind == "min" else -1
+        allv = [(c[2], 0, c) for c in cand] + [(g[2], 1, g) for g in gaps]
+        if not any(v != mpmath.inf for v, _, _ in allv):
+            return Extremum(
+                model.name, over, param, kind, values, dps, None, None, None, mpmath.inf, (),
+                False, tuple(table), (), method,
+                (*notes, f"stable for every {param} in range at every {over} examined"),
+            )  # fmt: skip
+        best = min(allv, key=lambda t: sign * t[0] if t[0] != mpmath.inf else mpmath.inf)
+        attained = True
+        bv, isgap, entry = best
+        if isgap:
+            # a gap value beats every candidate: p_c is monotone on the gap, so the extreme
+            # is at an open end of the range (not attained)
+            i = gaps.index(entry)
+            if 0 < i < len(gaps) - 1:
+                raise VerificationError(
+                    f"{param}_c inside a gap beats both candidates around it: it is not "
+                    "monotone between candidates (a missed candidate)"
+                )
+            attained = False
+            x_star = -mpmath.inf if i == 0 else mpmath.inf
+            if i == 0 and xa is not None:
+                x_star = _mp_q(xa)
+            if i == len(gaps) - 1 and xb is not None:
+                x_star = _mp_q(xb)
+            notes.append(
+                f"the {kind} is approached at the end of the range of {over} and not attained "
+                f"there; {param}_c at the sample {mpmath.nstr(entry[0], 8)} is "
+                f"{mpmath.nstr(entry[2], 8)}"
+            )
+            return Extremum(
+                model.name, over, param, kind, values, dps, x_star, None, None, bv, (), False,
+                tuple(table), (), method, tuple(notes),
+            )  # fmt: skip
+        xv, xq, pc, om, ball, ckind = entry
+        lower = upper = None
+        if ball is not None:
+            lower = _q_to_sp(_exact_end(ball, "lower"))
+            upper = _q_to_sp(_exact_end(ball, "upper"))
+        if ckind in ("lo", "hi"):
+            lower = upper = _q_to_sp(xq)
+        return Extremum(
+            model.name, over, param, kind, values, dps, xv, lower, upper, pc, tuple(om),
+            attained, tuple(table), (), method, tuple(notes),
+        )  # fmt: skip
+
+
+def _mp_q(q: flint.fmpq) -> mpmath.mpf:
+    return mpmath.mpf(int(q.p)) / int(q.q)
+
+
+def cand_values(pts, i):
+    ball, _, exact = pts[i]
+    return _mp_q(exact) if exact is not None else _mp_ball(ball)
+
+
+# ====================================================================== special cases
+def unstable_theta(model, *, lo=0, hi=None, dps: int = 15, force: bool = False) -> Window:
+    """The ``theta > lo`` (default 0) at which the equilibrium is unstable: the generic
+    form of :func:`symdelay.models.inflight.curve.unstable_theta`, for any model."""
+    return window(model, "theta", lo=lo, hi=hi, dps=dps, force=force)
+
+
+def worst_delay(
+    model, over: str = "D", *, param: str = "theta", lo=None, hi=None, dps: int = 15, force=False
+) -> Extremum:
+    """The value of ``over`` (default the mean delay) minimising the critical ``param``:
+    the generic form of :func:`symdelay.models.erlang.hopf.worst.worst_delay`."""
+    return extremum(model, over, param=param, kind="min", lo=lo, hi=hi, dps=dps, force=force)
+
+
+def kappa_star(
+    model,
+    over: str = "kappa",
+    *,
+    param: str = "theta",
+    lo=None,
+    hi=None,
+    dps: int = 15,
+    force=False,
+) -> Extremum:
+    """The smallest ``over`` (default the in-flight weight) from which the equilibrium is
+    stable for every ``param > 0``: the generic form of
+    :func:`symdelay.models.inflight.curve.kappa_star` (the model must declare ``over``)."""
+    return extremum(model, over, param=param, kind="stable", lo=lo, hi=hi, dps=dps, force=force)
