@@ -107,7 +107,12 @@ def test_killed_worker_loses_and_duplicates_nothing(tmp_path, client):
             killed.append(pid)
 
     df = sweep.run(
-        spec, out=tmp_path / "k.parquet", client=client, progress=kill_one, flush_seconds=0.0
+        spec,
+        out=tmp_path / "k.parquet",
+        client=client,
+        progress=kill_one,
+        flush_seconds=0.0,
+        allow_python="_sweep_tasks:slow_square",
     )
     assert killed
     with pytest.raises(ProcessLookupError):

@@ -100,7 +100,9 @@ def test_failing_task_is_recorded_and_the_sweep_goes_on(tmp_path):
     assert st == {"total": 3, "done": 3, "failed": 1, "spec_hash": Spec.from_dict(spec).hash}
     # a Python exception of another kind, from a user's analysis
     df = sweep.run(
-        {"analysis": "_sweep_tasks:fails_on_three", "grid": {"x": [1, 3, 5]}}, serial=True
+        {"analysis": "_sweep_tasks:fails_on_three", "grid": {"x": [1, 3, 5]}},
+        serial=True,
+        allow_python="_sweep_tasks:fails_on_three",
     )
     assert df["status"].tolist() == ["ok", "failed", "ok"]
     assert df["error"].iloc[1] == "ArithmeticError: three is not allowed here"
@@ -197,6 +199,8 @@ def _start(spec_file: Path, out: Path, *extra):
             "--out",
             str(out),
             "--serial",
+            "--allow-python",
+            "_sweep_tasks:slow_square",
             *extra,
         ],
         stdout=subprocess.PIPE,
@@ -240,7 +244,15 @@ def test_interrupted_run_resumes_computing_only_what_is_missing(tmp_path, run_cl
     status, stdout, _ = run_cli("sweep", "status", str(out), "--json")
     assert json.loads(stdout)["done"] == k and json.loads(stdout)["total"] == n
     status, _, stderr = run_cli(
-        "sweep", "run", str(spec_file), "--out", str(out), "--serial", "--resume"
+        "sweep",
+        "run",
+        str(spec_file),
+        "--out",
+        str(out),
+        "--serial",
+        "--resume",
+        "--allow-python",
+        "_sweep_tasks:slow_square",
     )
     assert status == 0 and f"{n - k} computed" in stderr
     final = sweep.read_results(out)
@@ -254,7 +266,7 @@ def test_interrupted_run_resumes_computing_only_what_is_missing(tmp_path, run_cl
 
 
 def test_in_memory_run_and_bookkeeping_columns():
-    df = sweep.run(slow_spec(3, 0), serial=True)
+    df = sweep.run(slow_spec(3, 0), serial=True, allow_python="_sweep_tasks:slow_square")
     assert df["y"].tolist() == [0.0, 1.0, 4.0]
     assert set(BOOKKEEPING) <= set(df.columns)
     assert df.attrs["sweep"]["total"] == 3

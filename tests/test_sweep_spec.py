@@ -132,7 +132,7 @@ def test_value_as_float():
     ("over", "words"),
     [
         ({"analysis": "rootz"}, "unknown analysis 'rootz'"),
-        ({"analysis": "nomodule_xyz:f"}, "cannot load analysis"),
+        ({"analysis": "nomodule_xyz:f"}, "'nomodule_xyz:f' is not a registered analysis"),
         ({"grid": {"thetaa": [1]}}, "unknown parameter(s) ['thetaa']"),
         ({"grid": {"theta": []}}, "grid 'theta' is empty"),
         ({"grid": {}}, "the grid is empty"),

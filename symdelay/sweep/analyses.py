@@ -6,8 +6,13 @@ the results table. An analysis that takes a ``seed`` keyword gets one per task (
 :func:`symdelay.sweep.spec.task_seed`). The modules are imported only when a spec names them.
 
 To add an analysis, add one line to :data:`ANALYSES` (the module must exist), or at run time
-call :func:`register_analysis`; a spec may also name any importable function directly,
-``analysis = "mypackage.mymodule:myfunction"``.
+call :func:`register_analysis`.
+
+A spec is data, like a model file: it never executes code. It names a registered analysis
+only. A spec naming ``"mypackage.mymodule:myfunction"`` is refused unless the user allowed
+exactly that name where the sweep is started (``symdelay sweep run SPEC --allow-python
+mypackage.mymodule:myfunction``, or ``symdelay.sweep.run(spec, allow_python=[...])``);
+no module named in a spec is imported before that.
 
 >>> {"critical", "roots", "simulate", "variance", "stability"} <= set(ANALYSES)
 True
@@ -20,6 +25,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+import re
 from dataclasses import dataclass
 
 from symdelay.core.errors import SymdelayInputError
@@ -28,6 +34,7 @@ __all__ = [
     "ANALYSES",
     "AnalysisInfo",
     "analysis_info",
+    "allowed_python",
     "register_analysis",
     "resolve",
     "critical",
@@ -62,6 +69,41 @@ def register_analysis(name: str, target) -> None:
     if not (callable(target) or (isinstance(target, str) and ":" in target)):
         raise SymdelayInputError(f"analysis '{name}': give a function or 'module:function'")
     ANALYSES[name] = target
+
+
+_PYTHON_NAME = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+)
+
+
+def allowed_python(allow_python) -> frozenset[str]:
+    """The ``"module:function"`` names a user allowed (``--allow-python``), checked.
+
+    ``allow_python`` is None, one name, or an iterable of names; each must be written
+    ``package.module:function`` (nothing is imported here).
+
+    >>> sorted(allowed_python("mypkg.tasks:square"))
+    ['mypkg.tasks:square']
+    """
+    if allow_python is None or allow_python is False:
+        return frozenset()
+    items = [allow_python] if isinstance(allow_python, str) else allow_python
+    try:
+        items = list(items)
+    except TypeError:
+        raise SymdelayInputError(
+            f"allow_python must be 'module:function' or a list of them, got {allow_python!r}"
+        ) from None
+    for item in items:
+        if not isinstance(item, str) or not _PYTHON_NAME.fullmatch(item.strip()):
+            raise SymdelayInputError(
+                f"--allow-python {item!r}: write the function as package.module:function"
+            )
+    return frozenset(item.strip() for item in items)
+
+
+def _registered_names() -> str:
+    return ", ".join(sorted(ANALYSES))
 
 
 def resolve(target):
@@ -115,18 +157,31 @@ class AnalysisInfo:
             )
 
 
-def analysis_info(name: str) -> AnalysisInfo:
-    """Look an analysis up (a registered name or ``"module:function"``) and read its
-    signature."""
+def analysis_info(name: str, allow_python=None) -> AnalysisInfo:
+    """Look an analysis up and read its signature: a registered name, or a
+    ``"module:function"`` the user allowed by exactly that name (``allow_python``).
+    Anything else is refused before any module is imported.
+
+    >>> analysis_info("os:system")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    symdelay.errors.SymdelayInputError: analysis 'os:system' is not a registered analysis ...
+    """
+    allowed = allowed_python(allow_python)
+    if not isinstance(name, str):
+        raise SymdelayInputError(f"analysis must be a name, got {name!r}")
     if name in ANALYSES:
         target = ANALYSES[name]
-    elif ":" in name:
+    elif name in allowed:
         target = name
-    else:
+    elif ":" in name:
         raise SymdelayInputError(
-            f"unknown analysis '{name}'; known: {', '.join(sorted(ANALYSES))} "
-            "(or 'module:function')"
+            f"analysis '{name}' is not a registered analysis (a sweep file names one of "
+            f"{_registered_names()}); to run a Python function of your own, allow it by name "
+            "where you start the sweep: symdelay sweep run SPEC --allow-python MODULE:FUNCTION"
         )
+    else:
+        raise SymdelayInputError(f"unknown analysis '{name}'; registered: {_registered_names()}")
     fn = resolve(target)
     try:
         sig = inspect.signature(fn)

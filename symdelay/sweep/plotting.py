@@ -19,19 +19,48 @@ def _scale(meta, name) -> str:
     return "linear"
 
 
-def _select(ds, where: dict):
+def _axes_text(meta) -> str:
+    """The sweep's axes for a message: ``theta (3 values), mu+lam (2 values, zipped)``."""
+    spec_grid = meta["spec"]["grid"]
+    parts = []
+    for a, table in zip(meta["axes"], spec_grid):
+        n = len(next(iter(table.values())))
+        zipped = ", zipped" if len(a["names"]) > 1 else ""
+        parts.append(f"{'+'.join(a['names'])} ({n} value{'s' if n != 1 else ''}{zipped})")
+    return ", ".join(parts)
+
+
+def _select(ds, where: dict, drawn: dict, meta=None):
+    """Fix the grid parameters of ``where`` (``{name: value}``). ``drawn`` maps the
+    dimensions on the plot's axes to their option (``{"D": "--x D"}``): those cannot be
+    fixed."""
+    axes = _axes_text(meta) if meta is not None else ", ".join(str(c) for c in ds.coords)
+    fixed: dict = {}
     for k, v in (where or {}).items():
-        if k not in ds.coords:
-            raise SymdelayInputError(
-                f"--where {k}: not a grid parameter; grid parameters: {', '.join(str(c) for c in ds.coords)}"
-            )
+        if k not in ds.coords or k == "replication":
+            raise SymdelayInputError(f"--where {k}: not a grid parameter; the sweep's axes: {axes}")
         dim = ds[k].dims[0]
-        values = [str(x) for x in ds[k].values.tolist()]
-        hits = [i for i, x in enumerate(ds[k].values.tolist()) if _same(x, v)]
+        if dim in drawn:
+            raise SymdelayInputError(
+                f"--where {k}: {k} is on the plot's axis ({drawn[dim]}), it cannot also be "
+                f"fixed; the sweep's axes: {axes}"
+            )
+        values = ds[k].values.tolist()
+        if dim in fixed:  # zipped with a parameter fixed already: it must agree
+            i = fixed[dim][1]
+            if not _same(values[i], v):
+                raise SymdelayInputError(
+                    f"--where {k}={v}: {k} is zipped with {fixed[dim][0]}, which fixes "
+                    f"{k} = {values[i]}; give one of them"
+                )
+            continue
+        hits = [i for i, x in enumerate(values) if _same(x, v)]
         if not hits:
-            raise SymdelayInputError(f"--where {k}={v}: no such value; {k} takes {values}")
-        ds = ds.isel({dim: hits[0]})
-    return ds
+            raise SymdelayInputError(
+                f"--where {k}={v}: no such value; {k} takes {[str(x) for x in values]}"
+            )
+        fixed[dim] = (k, hits[0])
+    return ds.isel({dim: i for dim, (_k, i) in fixed.items()})
 
 
 def _same(a, b) -> bool:
@@ -76,7 +105,10 @@ def plot_results(
             raise SymdelayInputError(
                 f"{flag} {name}: not a grid parameter; grid parameters: {', '.join(grid_names)}"
             )
-    ds = _select(ds, where)
+    drawn = {ds[x].dims[0]: f"--x {x}"}
+    if y is not None:
+        drawn.setdefault(ds[y].dims[0], f"--y {y}")
+    ds = _select(ds, where, drawn, meta)
     da = ds[z]
     if da.dtype == object:
         raise SymdelayInputError(f"--z {z} is text, not a number: choose a numeric output")

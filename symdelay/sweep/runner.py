@@ -11,7 +11,10 @@ computes only the tasks that have no row.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import re
 import socket
 import time
 import traceback
@@ -110,23 +113,78 @@ def _meta(spec: Spec) -> dict:
     }
 
 
+_SCHEMES = ("tcp", "tls")
+_ADDRESS = re.compile(
+    r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?"
+    r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)"
+    r":(?P<port>[0-9]{1,5})"
+)
+
+
+def parse_address(address) -> tuple[str, str, int]:
+    """``(scheme, host, port)`` of a scheduler address ``tcp://HOST:PORT`` (or
+    ``tls://``, or ``HOST:PORT`` for tcp); one line saying how to write it otherwise.
+
+    >>> parse_address("tcp://127.0.0.1:8786"), parse_address("sched.example:8786")
+    (('tcp', '127.0.0.1', 8786), ('tcp', 'sched.example', 8786))
+    """
+    text = str(address).strip() if isinstance(address, str) else ""
+    m = _ADDRESS.fullmatch(text)
+    how = "write it as tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786"
+    if m is None:
+        raise SymdelayInputError(f"--scheduler {address!r} is not a scheduler address: {how}")
+    scheme = (m["scheme"] or "tcp").lower()
+    if scheme not in _SCHEMES:
+        raise SymdelayInputError(
+            f"--scheduler {address!r}: scheme '{scheme}' is not one of {', '.join(_SCHEMES)}; "
+            + how
+        )
+    port = int(m["port"])
+    if not 1 <= port <= 65535:
+        raise SymdelayInputError(f"--scheduler {address!r}: port {port} is not in 1..65535")
+    return scheme, m["host"].strip("[]"), port
+
+
 def connect(address: str, timeout: float = SCHEDULER_TIMEOUT):
-    """A ``distributed.Client`` on the scheduler at ``address``; a clear error (not a hang)
-    when nothing answers within ``timeout`` seconds."""
+    """A ``distributed.Client`` on the scheduler at ``address``; a clear error (not a hang,
+    not a traceback) when the address is malformed or nothing answers within ``timeout``
+    seconds. The address is checked and its port probed before a Client is made, since a
+    Client that failed to connect hangs again when it is garbage-collected."""
+    scheme, host, port = parse_address(address)
+    text = f"{scheme}://{address.strip().split('://')[-1]}"
+
+    def unreachable(reason: str) -> SymdelayInputError:
+        return SymdelayInputError(
+            f"cannot reach the Dask scheduler at {text} within {timeout:g} s ({reason}); "
+            "start one with 'dask scheduler' or check the address"
+        )
+
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise unreachable(exc.strerror or type(exc).__name__) from None
     from distributed import Client
 
-    text = str(address).strip()
-    if not text or any(c.isspace() for c in text):
-        raise SymdelayInputError(
-            f"--scheduler must be an address like tcp://HOST:PORT, got {address!r}"
-        )
+    with _quiet_distributed():
+        try:
+            return Client(text, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise unreachable(type(exc).__name__) from None
+
+
+@contextlib.contextmanager
+def _quiet_distributed():
+    """``distributed``'s own log lines (warnings about cancelled tasks, closing workers) kept
+    to errors while the sweep's own client and cluster run and close: the sweep reports
+    what happened in one line."""
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
     try:
-        return Client(text, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise SymdelayInputError(
-            f"cannot reach the Dask scheduler at {text} within {timeout:g} s "
-            f"({type(exc).__name__}); start one with 'dask scheduler' or check the address"
-        ) from None
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _local_client(workers: int | None, dashboard: bool):
@@ -140,6 +198,7 @@ def _local_client(workers: int | None, dashboard: bool):
         threads_per_worker=1,
         processes=True,
         dashboard_address=":0" if dashboard else None,
+        preload=["symdelay.sweep._worker"],  # workers leave Ctrl-C to this process
     )
     return Client(cluster, set_as_default=False), cluster
 
@@ -172,6 +231,8 @@ def run(
     progress=None,
     show_progress: bool | None = None,
     flush_seconds: float = 1.0,
+    allow_python=None,
+    force: bool = False,
 ):
     """Run a sweep and return its table (a pandas DataFrame, one row per task, by task).
 
@@ -199,13 +260,20 @@ def run(
         Called with the :class:`~symdelay.sweep.progress.Progress` after each batch.
     show_progress : bool, optional
         Draw the bar (default: when standard error is a terminal).
+    allow_python : str or list of str, optional
+        ``"module:function"`` names the spec may name as its analysis besides the
+        registered ones (the command line's ``--allow-python``). A spec is data: without
+        this, a spec naming anything but a registered analysis is refused and nothing it
+        names is imported.
+    force : bool
+        Run a grid over :data:`~symdelay.sweep.grid.MAX_TASKS` tasks (``--force``).
 
     Returns
     -------
     pandas.DataFrame
         ``df.attrs["sweep"]`` holds the spec, its hash, the number of tasks and the axes.
     """
-    spec = as_spec(spec)
+    spec = as_spec(spec, allow_python=allow_python, force=force)
     if sum(x is not None and x is not False for x in (client, scheduler, serial or None)) > 1:
         raise SymdelayInputError("give at most one of client, scheduler and serial")
     if workers is not None and (client is not None or scheduler or serial):
@@ -304,8 +372,13 @@ def run(
 
 
 def _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch) -> None:
-    from distributed import as_completed
+    with contextlib.ExitStack() as stack:
+        if client is None:  # our own client (and cluster): their log lines are ours to keep
+            stack.enter_context(_quiet_distributed())
+        _run_dask_quiet(spec, todo, target, take, bar, client, workers, scheduler, batch)
 
+
+def _run_dask_quiet(spec, todo, target, take, bar, client, workers, scheduler, batch) -> None:
     own_client = own_cluster = None
     if client is None:
         if scheduler:
@@ -313,6 +386,8 @@ def _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch) 
         else:
             client, own_cluster = _local_client(workers, dashboard=True)
             own_client = client
+    from distributed import as_completed
+
     try:
         link = getattr(client, "dashboard_link", None)
         if link and (own_cluster is not None or scheduler):

@@ -3,7 +3,7 @@
 A spec is a TOML file (or the same as a dict)::
 
     name = "stability map"          # free text, not part of the hash
-    analysis = "roots"              # a registered name, or "package.module:function"
+    analysis = "roots"              # a registered name (see symdelay.sweep.ANALYSES)
     seed = 2024                     # base seed (default 0)
     replications = 1                # tasks per grid point (default 1)
 
@@ -15,6 +15,12 @@ A spec is a TOML file (or the same as a dict)::
     [grid]                          # one axis per key; the grid is their product
     theta = {start = 0.5, stop = 10, num = 20}
     D = {start = 0.1, stop = 10, num = 15, log = true}
+
+A spec is data: it never executes code. ``analysis`` names a registered analysis; a
+``"package.module:function"`` of the user's own runs only when allowed by exactly that name
+where the sweep is started (``--allow-python``, ``allow_python=``), never from the file.
+The grid is sized before any value is made, and a sweep of more than
+:data:`~symdelay.sweep.grid.MAX_TASKS` tasks is refused unless forced (``--force``).
 
 ``[[grid]]`` tables instead of ``[grid]`` give one axis per table, the keys of a table
 zipped (advanced together). Task ``k`` is grid point ``k // replications``, replication
@@ -43,7 +49,7 @@ import numpy as np
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.sweep.analyses import AnalysisInfo, analysis_info
-from symdelay.sweep.grid import MAX_TASKS, Axis, parse_grid
+from symdelay.sweep.grid import Axis, parse_grid
 
 __all__ = ["Spec", "load_spec", "as_spec", "task_seed"]
 
@@ -95,8 +101,14 @@ class Spec:
 
     # ------------------------------------------------------------------ building
     @classmethod
-    def from_dict(cls, data: dict, *, where: str = "the spec") -> Spec:
-        """Check a spec given as a dict (the parsed TOML)."""
+    def from_dict(
+        cls, data: dict, *, where: str = "the spec", allow_python=None, force: bool = False
+    ) -> Spec:
+        """Check a spec given as a dict (the parsed TOML).
+
+        ``allow_python``: ``"module:function"`` names (one, or a list) the spec may name as
+        its analysis besides the registered ones; ``force``: accept a grid over the budget.
+        """
         if not isinstance(data, dict):
             raise SymdelayInputError(f"{where} must be a table")
         unknown = sorted(set(data) - _TOP_KEYS)
@@ -109,9 +121,10 @@ class Spec:
         name = data["analysis"]
         if not isinstance(name, str):
             raise SymdelayInputError(f"analysis must be a name, got {name!r}")
-        info = analysis_info(name)
+        info = analysis_info(name, allow_python=allow_python)
         fixed = _check_fixed(data.get("parameters"))
-        axes = parse_grid(data.get("grid"))
+        replications = _check_int("replications", data.get("replications", 1), 1)
+        axes = parse_grid(data.get("grid"), replications=replications, force=bool(force))
         grid_names = [n for a in axes for n in a.names]
         both = sorted(set(grid_names) & set(fixed))
         if both:
@@ -123,21 +136,17 @@ class Spec:
             analysis=name,
             parameters=fixed,
             axes=axes,
-            replications=_check_int("replications", data.get("replications", 1), 1),
+            replications=replications,
             seed=_check_int("seed", data.get("seed", 0), 0),
             name=str(data.get("name", "")),
             description=str(data.get("description", "")),
             info=info,
         )
-        if len(spec) > MAX_TASKS:
-            raise SymdelayInputError(
-                f"the sweep has {len(spec)} tasks (limit {MAX_TASKS}): split the grid"
-            )
         return spec
 
     @classmethod
-    def from_toml(cls, path) -> Spec:
-        """Read and check a spec file."""
+    def from_toml(cls, path, *, allow_python=None, force: bool = False) -> Spec:
+        """Read and check a spec file (``allow_python``, ``force``: see :meth:`from_dict`)."""
         p = Path(path)
         try:
             text = p.read_text()
@@ -147,7 +156,7 @@ class Spec:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise SymdelayInputError(f"{path} is not valid TOML: {exc}") from None
-        return cls.from_dict(data, where=str(path))
+        return cls.from_dict(data, where=str(path), allow_python=allow_python, force=force)
 
     # ------------------------------------------------------------------- tasks
     @property
@@ -222,17 +231,21 @@ class Spec:
         }
 
 
-def load_spec(path) -> Spec:
-    """Read a sweep spec from a TOML file (see :class:`Spec`)."""
-    return Spec.from_toml(path)
+def load_spec(path, *, allow_python=None, force: bool = False) -> Spec:
+    """Read a sweep spec from a TOML file (see :class:`Spec` and :meth:`Spec.from_dict`)."""
+    return Spec.from_toml(path, allow_python=allow_python, force=force)
 
 
-def as_spec(spec) -> Spec:
-    """A :class:`Spec` from a Spec, a dict or the path of a TOML file."""
+def as_spec(spec, *, allow_python=None, force: bool = False) -> Spec:
+    """A :class:`Spec` from a Spec, a dict or the path of a TOML file (``allow_python``,
+    ``force``: see :meth:`Spec.from_dict`). A Spec built by hand, without its analysis
+    looked up, is checked again like a dict."""
     if isinstance(spec, Spec):
-        return spec
+        if spec.info is not None:
+            return spec
+        return Spec.from_dict(spec.to_json(), allow_python=allow_python, force=force)
     if isinstance(spec, dict):
-        return Spec.from_dict(spec)
+        return Spec.from_dict(spec, allow_python=allow_python, force=force)
     if isinstance(spec, str | Path):
-        return Spec.from_toml(spec)
+        return Spec.from_toml(spec, allow_python=allow_python, force=force)
     raise SymdelayInputError(f"a sweep spec is a path, a dict or a Spec, got {type(spec).__name__}")

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run_sweep", "run_status", "run_plot"]
+
+
+def _budget() -> int:
+    from symdelay.sweep.grid import MAX_TASKS
+
+    return MAX_TASKS
 
 
 def _positive_int(text: str) -> int:
@@ -28,13 +35,22 @@ def register(subparsers) -> None:
             "A sweep is a TOML file naming an analysis (critical, roots, simulate, variance, "
             "stability, limit-cycle, sqd-fixed-point, ...), fixed parameters, a grid (lists, ranges, log-ranges, zips, "
             "products), replications and a base seed. Results go to a Parquet file as tasks "
-            "finish; --resume computes only what is missing."
+            "finish; --resume computes only what is missing. A sweep file is data: it names "
+            "a registered analysis only, never code to run."
         ),
     )
     sub = p.add_subparsers(dest="sweep_command", metavar="ACTION")
     sub.required = True
 
-    r = sub.add_parser("run", help="run a sweep spec", description="Run a sweep spec.")
+    r = sub.add_parser(
+        "run",
+        help="run a sweep spec",
+        description=(
+            "Run a sweep spec. The spec names a registered analysis; a Python function of "
+            "your own runs only when you allow it here by name (--allow-python), never "
+            "because a file names it. Grids over the task budget are refused unless --force."
+        ),
+    )
     r.add_argument("spec", metavar="SPEC.toml", help="the sweep spec")
     r.add_argument("--out", required=True, help="results file (Parquet)")
     where = r.add_mutually_exclusive_group()
@@ -48,6 +64,22 @@ def register(subparsers) -> None:
     )
     where.add_argument("--serial", action="store_true", help="run in this process, without Dask")
     r.add_argument("--resume", action="store_true", help="complete an interrupted --out")
+    r.add_argument(
+        "--allow-python",
+        action="append",
+        default=[],
+        metavar="MODULE:FUNCTION",
+        help=(
+            "let the spec name this Python function of yours as its analysis (imported and "
+            "run: give only code you trust; repeatable). Without it a spec naming anything "
+            "but a registered analysis is refused, and nothing it names is imported"
+        ),
+    )
+    r.add_argument(
+        "--force",
+        action="store_true",
+        help=f"run a grid of more than {_budget():,} tasks (refused otherwise)",
+    )
     r.add_argument(
         "--batch", default="auto", help="tasks per Dask task (default auto: ~20 per worker)"
     )
@@ -80,7 +112,12 @@ def register(subparsers) -> None:
         metavar="NAME=VALUE",
         help="fix another grid parameter (repeatable)",
     )
-    pl.add_argument("--out", default=None, help="image file (default: RESULTS with .png)")
+    pl.add_argument(
+        "--out",
+        default=None,
+        help="image file, written exactly as named; its suffix is the format (.png, .pdf, "
+        ".svg, ...; default: RESULTS with .png)",
+    )
     pl.set_defaults(func=run_plot)
 
 
@@ -102,7 +139,12 @@ def run_sweep(args) -> int:
     from symdelay.sweep.spec import load_spec
     from symdelay.sweep.store import status
 
-    spec = load_spec(args.spec)
+    spec = load_spec(args.spec, allow_python=args.allow_python, force=args.force)
+    if spec.analysis in set(args.allow_python) and spec.analysis not in _registered():
+        print(
+            f"sweep: running your Python function {spec.analysis} (allowed by --allow-python)",
+            file=sys.stderr,
+        )
     batch = None
     if args.batch != "auto":
         try:
@@ -132,15 +174,24 @@ def run_sweep(args) -> int:
             progress=count,
             show_progress=False if args.no_progress else None,
         )
-    except KeyboardInterrupt:
-        st = status(args.out)
-        print(_summary(st, counter["n"], time.perf_counter() - t0, args.out), file=sys.stderr)
-        raise
+    except KeyboardInterrupt:  # one line, exit 130 (the rows so far are in --out)
+        try:
+            text = _summary(status(args.out), counter["n"], time.perf_counter() - t0, args.out)
+        except SymdelayInputError:  # interrupted before the first row was written
+            text = f"no task finished; nothing written to {args.out}"
+        print(f"symdelay: interrupted; {text.removeprefix('sweep: ')}", file=sys.stderr)
+        return 130
     st = status(args.out)
     print(_summary(st, counter["n"], time.perf_counter() - t0, args.out), file=sys.stderr)
     if args.json:
         emit_json(st)
     return 0
+
+
+def _registered() -> set:
+    from symdelay.sweep.analyses import ANALYSES
+
+    return set(ANALYSES)
 
 
 def run_status(args) -> int:
@@ -170,6 +221,56 @@ def _parse_where(items) -> dict:
     return out
 
 
+def _image_path(out: str):
+    """``(path, format)`` of an image to write, or one line saying why not: the suffix must
+    be a format matplotlib writes (it would otherwise append ``.png`` to the name), and an
+    existing file must be a regular file."""
+    from pathlib import Path
+
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    path = Path(out)
+    fmt = path.suffix[1:].lower()
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if fmt not in formats:
+        raise SymdelayInputError(
+            f"--out {out}: give an image file name ending in "
+            + ", ".join(f".{f}" for f in formats)
+            + " (the suffix is the format; the name is written exactly as given)"
+        )
+    if path.exists() and not path.is_file():
+        raise SymdelayInputError(f"--out {out} exists and is not a regular file: give a file name")
+    parent = path.parent
+    if not parent.is_dir():
+        raise SymdelayInputError(f"--out {out}: folder {parent} does not exist")
+    return path, fmt
+
+
+def _save_figure(fig, path, fmt: str) -> None:
+    """Write the figure to exactly ``path``: to a new file beside it, then renamed over it
+    (a folder where no file can be made, such as /proc, is refused in one line)."""
+    import os
+    import uuid
+
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:  # the mode a new file gets (0666 less the umask)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"cannot write --out {path}: {exc.strerror} in folder {path.parent}; "
+            "choose a writable file"
+        ) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fig.savefig(fh, format=fmt, dpi=120, bbox_inches="tight")
+        os.replace(tmp, path)
+    except (OSError, ValueError) as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise SymdelayInputError(f"cannot write --out {path}: {reason}") from None
+
+
 def run_plot(args) -> int:
     from pathlib import Path
 
@@ -179,10 +280,8 @@ def run_plot(args) -> int:
     from symdelay.sweep.plotting import plot_results
 
     out = args.out or str(Path(args.results).with_suffix(".png"))
+    path, fmt = _image_path(out)
     ax = plot_results(args.results, x=args.x, y=args.y, z=args.z, where=_parse_where(args.where))
-    try:
-        ax.figure.savefig(out, dpi=120, bbox_inches="tight")
-    except (OSError, ValueError) as exc:
-        raise SymdelayInputError(f"cannot write --out {out}: {exc}") from None
-    emit(out)
+    _save_figure(ax.figure, path, fmt)
+    emit(str(path))
     return 0

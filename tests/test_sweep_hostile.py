@@ -1,0 +1,455 @@
+"""Hostile and careless sweep input: a spec is data (it names registered analyses only; a
+user's own function needs --allow-python on the command line), grids are sized before
+anything is made, and bad schedulers, --where and --out are one line with exit 2; Ctrl-C on
+a Dask sweep is one line with exit 130; parameter columns carry no float noise."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from symdelay import sweep
+from symdelay.errors import SymdelayInputError
+from symdelay.sweep import grid as grid_module
+from symdelay.sweep.analyses import ANALYSES
+from symdelay.sweep.grid import axis_values
+from symdelay.sweep.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+HARMLESS = "test_sweep_hostile:doubled"
+CLI = (sys.executable, "-m", "symdelay", "sweep")
+SLOW = ("--allow-python", "_sweep_tasks:slow_square")
+
+
+def doubled(x, offset=0):
+    """A harmless analysis of the user's own (run only with --allow-python)."""
+    return {"y": float(2 * Fraction(str(x)) + Fraction(str(offset)))}
+
+
+def one_line_error(stderr: str) -> str:
+    assert stderr.count("\n") == 1 and stderr.startswith("symdelay: error: "), stderr
+    assert "Traceback" not in stderr
+    return stderr
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    f = tmp_path / name
+    f.write_text(text)
+    return f
+
+
+def _toml_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def hostile_specs(tmp_path: Path) -> dict[str, str]:
+    """The four specs of the issue, each of which would create ``sentinel`` if it ran."""
+    sentinel = tmp_path / "sentinel"
+    payload = tmp_path / "sweep_payload_mod.py"
+    payload.write_text(f"open({str(sentinel)!r}, 'w').close()\n\ndef f(**kw):\n    return {{}}\n")
+    touch = _toml_string(f"touch {sentinel}")
+    return {
+        "subprocess:getoutput": f"[parameters]\ncmd = {touch}\n[grid]\nx = [1]\n",
+        "os:system": f"[parameters]\n[grid]\ncommand = [{touch}]\n",
+        "builtins:eval": (
+            f"[grid]\nsource = [{_toml_string(f'open({str(sentinel)!r}, chr(119))')}]\n"
+        ),
+        "importlib:import_module": '[grid]\nname = ["sweep_payload_mod"]\n',
+        # naming the payload module itself: it must not even be imported
+        "sweep_payload_mod:f": "[grid]\nx = [1]\n",
+    }
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "subprocess:getoutput",
+        "os:system",
+        "builtins:eval",
+        "importlib:import_module",
+        "sweep_payload_mod:f",
+    ],
+)
+def test_hostile_analysis_is_refused_and_nothing_runs(tmp_path, run_cli, monkeypatch, target):
+    monkeypatch.syspath_prepend(str(tmp_path))  # the payload module would be importable
+    sys.modules.pop("sweep_payload_mod", None)
+    body = hostile_specs(tmp_path)[target]
+    f = write(tmp_path, "hostile.toml", f"analysis = {_toml_string(target)}\n{body}")
+    out = tmp_path / "h.parquet"
+    status, stdout, stderr = run_cli("sweep", "run", str(f), "--out", str(out), "--serial")
+    assert status == 2 and stdout == ""
+    one_line_error(stderr)
+    assert f"analysis '{target}' is not a registered analysis" in stderr
+    assert ", ".join(sorted(ANALYSES)) in stderr and "--allow-python" in stderr
+    # the Python API the same, with the spec as a dict
+    import tomllib
+
+    with pytest.raises(SymdelayInputError, match="not a registered analysis"):
+        sweep.run(tomllib.loads(f.read_text()), serial=True)
+    # allowing another function does not allow this one
+    status, _, stderr = run_cli(
+        "sweep", "run", str(f), "--out", str(out), "--serial", "--allow-python", HARMLESS
+    )
+    assert status == 2 and "not a registered analysis" in one_line_error(stderr)
+    assert not (tmp_path / "sentinel").exists() and not out.exists()
+    assert "sweep_payload_mod" not in sys.modules
+
+
+def test_the_opt_in_runs_a_function_of_the_users_own_and_says_so(tmp_path, run_cli):
+    f = write(
+        tmp_path,
+        "own.toml",
+        f'analysis = "{HARMLESS}"\n[parameters]\noffset = 1\n[grid]\nx = [0, 2.5, "1/4"]\n',
+    )
+    out = tmp_path / "own.parquet"
+    status, _, stderr = run_cli(
+        "sweep", "run", str(f), "--out", str(out), "--serial", "--allow-python", HARMLESS
+    )
+    assert status == 0, stderr
+    assert f"running your Python function {HARMLESS} (allowed by --allow-python)" in stderr
+    df = sweep.read_results(out)
+    assert df["y"].tolist() == [1.0, 6.0, 1.5]  # 2x + 1 at x = 0, 2.5, 1/4
+    # the API: the same with allow_python (a name or a list of names)
+    api = sweep.run(str(f), serial=True, allow_python=[HARMLESS, "os:getcwd"])
+    assert api["y"].tolist() == [1.0, 6.0, 1.5]
+
+
+def test_allow_python_is_in_the_help(capsys):
+    from symdelay.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", "run", "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--allow-python MODULE:FUNCTION" in text and "--force" in text
+
+
+@pytest.mark.parametrize("bad", ["os.system", "os:", ":system", "os:system;rm", "a b:c"])
+def test_malformed_allow_python_is_one_line(tmp_path, run_cli, bad):
+    f = write(tmp_path, "s.toml", 'analysis = "stability"\n[grid]\ntheta = [1]\n')
+    status, _, stderr = run_cli(
+        "sweep", "run", str(f), "--out", str(tmp_path / "o.parquet"), "--allow-python", bad
+    )
+    assert status == 2 and "package.module:function" in one_line_error(stderr)
+
+
+# ----------------------------------------------------------------------------- budgets
+def _no_values(*args, **kwargs):
+    raise AssertionError("grid values were made before the grid was sized")
+
+
+def test_a_hundred_million_points_is_refused_before_anything_is_made(
+    tmp_path, run_cli, monkeypatch
+):
+    monkeypatch.setattr(grid_module, "axis_values", _no_values)
+    f = write(
+        tmp_path,
+        "big.toml",
+        'analysis = "stability"\n[parameters]\nL = 2\nmu = 1\nlam = 1\ntheta = 4\n'
+        "[grid]\nD = {start = 0.1, stop = 10, num = 100000000}\n",
+    )
+    t0 = time.monotonic()
+    status, _, stderr = run_cli("sweep", "run", str(f), "--out", str(tmp_path / "o"), "--serial")
+    assert status == 2 and time.monotonic() - t0 < 5
+    assert "grid 'D' has 100,000,000 values" in one_line_error(stderr)
+    assert f"budget of {grid_module.MAX_TASKS:,}" in stderr and "--force" in stderr
+
+
+THETA_FIXED = {"L": 2, "mu": 1, "lam": 1, "D": 1}
+
+
+@pytest.mark.parametrize(
+    ("fixed", "grid", "words"),
+    [
+        (THETA_FIXED, {"theta": list(range(11))}, "grid 'theta' has 11 values"),
+        (THETA_FIXED, {"theta": {"start": 1, "stop": 11, "step": 1}}, "'theta' has 11 values"),
+        (THETA_FIXED, {"theta": {"start": 1, "stop": 2, "num": 11}}, "'theta' has 11 values"),
+        (
+            {"L": 2, "mu": 1, "lam": 1, "theta": 4},
+            {"D": {"start": 0.1, "stop": 10, "num": 11, "log": True}},
+            "grid 'D' has 11 values",
+        ),
+        (
+            {"L": 2, "D": 1},
+            [{"theta": [1, 2, 3]}, {"mu": [1, 2, 3, 4], "lam": [1, 2, 3, 4]}],
+            "the sweep has 12 tasks (theta 3 x mu, lam 4)",
+        ),
+    ],
+)
+def test_every_grid_form_is_sized_first(monkeypatch, fixed, grid, words):
+    monkeypatch.setattr(grid_module, "MAX_TASKS", 10)
+    monkeypatch.setattr(grid_module, "axis_values", _no_values)
+    spec = {"analysis": "stability", "parameters": fixed, "grid": grid}
+    with pytest.raises(SymdelayInputError) as err:
+        sweep.Spec.from_dict(spec)
+    msg = str(err.value)
+    assert words in msg and "--force" in msg and "\n" not in msg
+
+
+def test_replications_count_and_force_runs_it_anyway(tmp_path, run_cli, monkeypatch):
+    monkeypatch.setattr(grid_module, "MAX_TASKS", 5)
+    f = write(
+        tmp_path,
+        "reps.toml",
+        'analysis = "stability"\nreplications = 2\n[parameters]\nL = 2\nmu = 1\nlam = 1\n'
+        "D = 1\n[grid]\ntheta = [4, 8, 10]\n",
+    )
+    out = tmp_path / "r.parquet"
+    status, _, stderr = run_cli("sweep", "run", str(f), "--out", str(out), "--serial")
+    assert status == 2 and "6 tasks (theta 3 x 2 replications)" in one_line_error(stderr)
+    status, _, stderr = run_cli("sweep", "run", str(f), "--out", str(out), "--serial", "--force")
+    assert status == 0, stderr
+    df = sweep.read_results(out)
+    # L = 2, mu = 1, gamma = 2: (r + 1)(r + 2)^2 + 4 lam theta = r^3 + 5r^2 + 8r + 4 + 4k,
+    # Routh-Hurwitz 5 * 8 > 4 + 4k: stable iff k = lam theta < 9 (each point twice)
+    assert df["stable"].tolist() == [True, True, True, True, False, False]
+    assert df["critical_lam_theta"].tolist() == [9.0] * 6
+
+
+def test_a_huge_exponent_is_refused_at_once():
+    t0 = time.monotonic()
+    with pytest.raises(SymdelayInputError, match="exponent"):
+        axis_values("theta", {"start": 1, "stop": "1e1000000000", "num": 3})
+    assert time.monotonic() - t0 < 1
+
+
+# --------------------------------------------------------------------------- scheduler
+@pytest.mark.parametrize(
+    "address",
+    ["bogus", "tcp://", "tcp://host", "udp://127.0.0.1:8786", "tcp://h:0", "tcp://h:70000", " "],
+)
+def test_malformed_scheduler_is_one_line_at_once(tmp_path, run_cli, address):
+    f = write(tmp_path, "s.toml", 'analysis = "stability"\n[grid]\ntheta = [1]\n')
+    f.write_text(
+        'analysis = "stability"\n[parameters]\nL = 2\nmu = 1\nlam = 1\nD = 1\n[grid]\ntheta = [1]\n'
+    )
+    t0 = time.monotonic()
+    status, _, stderr = run_cli(
+        "sweep", "run", str(f), "--out", str(tmp_path / "o.parquet"), "--scheduler", address
+    )
+    assert status == 2 and time.monotonic() - t0 < 2
+    assert "--scheduler" in one_line_error(stderr)
+
+
+def test_bad_scheduler_leaves_no_traceback_at_exit(tmp_path):
+    """The bug: a Client that failed to connect timed out again when collected at exit,
+    printing a TimeoutError traceback after the error line."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    f = write(
+        tmp_path,
+        "s.toml",
+        'analysis = "stability"\n[parameters]\nL = 2\nmu = 1\nlam = 1\nD = 1\n'
+        "[grid]\ntheta = [1]\n",
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for address, words in (
+        ("bogus", "is not a scheduler address"),
+        (f"tcp://127.0.0.1:{port}", "cannot reach the Dask scheduler"),
+    ):
+        proc = subprocess.run(
+            [*CLI, "run", str(f), "--out", str(tmp_path / "o.parquet"), "--scheduler", address],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert proc.returncode == 2
+        assert words in one_line_error(proc.stderr), proc.stderr
+
+
+# ------------------------------------------------------------------------------- plot
+@pytest.fixture
+def one_axis(tmp_path):
+    out = tmp_path / "one.parquet"
+    sweep.run(
+        {
+            "analysis": "stability",
+            "parameters": {"L": 2, "mu": 1, "lam": 1, "theta": 4},
+            "grid": {"D": [0.5, 1, 2]},
+        },
+        out=out,
+        serial=True,
+    )
+    return out
+
+
+def test_where_on_the_plotted_axis_is_one_line_naming_the_axes(one_axis, run_cli):
+    for where, words in (
+        ("D=1", "D is on the plot's axis (--x D)"),
+        ("theta=4", "--where theta: not a grid parameter"),
+    ):
+        status, _, stderr = run_cli(
+            "sweep", "plot", str(one_axis), "--x", "D", "--z", "margin", "--where", where
+        )
+        assert status == 2 and words in one_line_error(stderr)
+        assert "the sweep's axes: D (3 values)" in stderr
+
+
+def test_where_on_zipped_parameters(tmp_path, run_cli):
+    out = tmp_path / "zip.parquet"
+    sweep.run(
+        {
+            "analysis": "stability",
+            "parameters": {"L": 2, "D": 1},
+            "grid": [{"theta": [4, 8]}, {"mu": [1, 2], "lam": [1, 3]}],
+        },
+        out=out,
+        serial=True,
+    )
+    base = ["sweep", "plot", str(out), "--x", "theta", "--z", "margin"]
+    status, _, stderr = run_cli(*base, "--where", "mu=2", "--where", "lam=1")
+    assert status == 2 and "lam is zipped with mu, which fixes lam = 3" in one_line_error(stderr)
+    status, _, stderr = run_cli(
+        *base, "--where", "mu=2", "--where", "lam=3", "--out", str(tmp_path / "z.png")
+    )
+    assert status == 0, stderr
+    status, _, stderr = run_cli(
+        "sweep", "plot", str(out), "--x", "mu", "--y", "theta", "--z", "margin", "--where", "lam=3"
+    )
+    assert status == 2 and "lam is on the plot's axis (--x mu)" in one_line_error(stderr)
+    assert "mu+lam (2 values, zipped)" in stderr
+
+
+@pytest.mark.parametrize("name", ["/proc/version", "noext", "map.parquet", "/dev/null"])
+def test_plot_out_without_an_image_suffix_is_refused(one_axis, run_cli, tmp_path, name):
+    target = name if name.startswith("/") else str(tmp_path / name)
+    status, _, stderr = run_cli(
+        "sweep", "plot", str(one_axis), "--x", "D", "--z", "margin", "--out", target
+    )
+    assert status == 2 and "give an image file name ending in" in one_line_error(stderr)
+    assert not Path(target + ".png").exists()  # no suffix added silently
+    assert [p.name for p in tmp_path.iterdir()] == ["one.parquet"]  # nothing written
+
+
+def test_plot_out_where_no_file_can_be_made(one_axis, run_cli, tmp_path):
+    for target, words in (
+        ("/proc/version.png", "cannot write --out /proc/version.png"),
+        (str(tmp_path / "missing" / "m.png"), "does not exist"),
+        (str(tmp_path), "give an image file name"),
+    ):
+        status, _, stderr = run_cli(
+            "sweep", "plot", str(one_axis), "--x", "D", "--z", "margin", "--out", target
+        )
+        assert status == 2 and words in one_line_error(stderr)
+    assert not Path("/proc/version.png").exists()
+    (tmp_path / "adir.png").mkdir()
+    status, _, stderr = run_cli(
+        "sweep", "plot", str(one_axis), "--x", "D", "--z", "margin", "--out", f"{tmp_path}/adir.png"
+    )
+    assert status == 2 and "is not a regular file" in one_line_error(stderr)
+
+
+@pytest.mark.parametrize(("suffix", "magic"), [(".pdf", b"%PDF"), (".PNG", b"\x89PNG")])
+def test_plot_writes_exactly_the_path_given(one_axis, run_cli, tmp_path, suffix, magic):
+    target = tmp_path / f"plot{suffix}"
+    status, stdout, stderr = run_cli(
+        "sweep", "plot", str(one_axis), "--x", "D", "--z", "margin", "--out", str(target)
+    )
+    assert status == 0, stderr
+    assert stdout.strip() == str(target) and target.read_bytes().startswith(magic)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["one.parquet", target.name])
+
+
+# -------------------------------------------------------------------------- interrupt
+def test_ctrl_c_on_a_dask_sweep_is_one_line_and_exit_130(tmp_path):
+    n = 40
+    f = write(
+        tmp_path,
+        "slow.toml",
+        'analysis = "_sweep_tasks:slow_square"\n[parameters]\npause = 0.3\n'
+        f"[grid]\nx = {{ start = 0, stop = {n - 1}, num = {n} }}\n",
+    )
+    out = tmp_path / "slow.parquet"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS), str(ROOT)]))
+    proc = subprocess.Popen(
+        [*CLI, "run", str(f), "--out", str(out), "--workers", "2", "--batch", "1", *SLOW],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    try:
+        store = Store(out)
+        t0 = time.monotonic()
+        while not store.part_files():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() - t0 < 120, "no rows were flushed"
+            time.sleep(0.1)
+        time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the workers too
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    err = err.decode()
+    assert proc.returncode == 130, err
+    lines = err.splitlines()
+    last = [ln for ln in lines if ln.startswith("symdelay: interrupted; ")]
+    assert len(last) == 1 and "run again with --resume" in last[0], err
+    notes = [ln for ln in lines if ln not in last]
+    assert all(ln.startswith(("Dask dashboard: ", "sweep: running your")) for ln in notes), err
+    assert "Traceback" not in err and "WARNING" not in err and "distributed" not in err
+    done = sweep.read_results(out)
+    assert 0 < len(done) < n and done["y"].tolist() == [float(x) ** 2 for x in done["task"]]
+
+
+# ------------------------------------------------------------------------ float noise
+def test_log_range_points_are_the_floats_nearest_the_exact_values():
+    # geometric points that are exact decimals: each must be the float literal itself
+    assert axis_values("D", {"start": 0.006, "stop": 60, "num": 5, "log": True}) == (
+        0.006,
+        0.06,
+        0.6,
+        6.0,
+        60.0,
+    )
+    v = axis_values("D", {"start": "1/8", "stop": 8, "num": 7, "log": True})
+    assert [Fraction(x) for x in v] == [Fraction(2) ** k for k in range(-3, 4)]
+    # an irrational point: the float nearest 10**(1/3), checked by exact rationals
+    (x,) = axis_values("D", {"start": 1, "stop": 10, "num": 4, "log": True})[1:2]
+    below, above = math.nextafter(x, 0), math.nextafter(x, math.inf)
+    mid_lo, mid_hi = (Fraction(below) + Fraction(x)) / 2, (Fraction(x) + Fraction(above)) / 2
+    assert mid_lo**3 < 10 < mid_hi**3
+
+
+def test_parameter_columns_print_shortest_reprs(tmp_path):
+    out = tmp_path / "n.parquet"
+    sweep.run(
+        {
+            "analysis": "stability",
+            "parameters": {"L": 2, "mu": 1, "lam": 1},
+            "grid": [
+                {"theta": {"start": 0.1, "stop": 1, "num": 10}},
+                {"D": {"start": 0.006, "stop": 60, "num": 5, "log": True}},
+            ],
+        },
+        out=out,
+        serial=True,
+    )
+    df = sweep.read_results(out)
+    want = [f"0.{k}" for k in range(1, 10)]
+    assert sorted({repr(v) for v in df["theta"]}) == [*want, "1.0"]
+    assert sorted(set(df["D"].tolist())) == [0.006, 0.06, 0.6, 6.0, 60.0]
+    text = io.StringIO()
+    df[["theta", "D"]].to_csv(text, index=False)
+    csv = text.getvalue()
+    assert "0.6000000000000003" not in csv and "0.59999999999999998" not in csv
+    back = pd.read_csv(io.StringIO(csv))
+    assert back["D"].tolist() == df["D"].tolist()
+    assert all(len(str(v)) <= 5 for v in back["theta"].tolist() + back["D"].tolist())
