@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from symdelay import sweep
-from symdelay.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError
 from symdelay.sweep import grid as grid_module
 from symdelay.sweep.analyses import ANALYSES
 from symdelay.sweep.grid import axis_values
