@@ -11,9 +11,12 @@ import sys
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import pytest
 
 matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
 
 import symdelay
 
@@ -118,3 +121,30 @@ def test_results_display_in_jupyter():
     fl = symdelay.fluid(L=1, T=1)
     ax = fl.plot()
     assert [ln.get_label() for ln in ax.get_lines()] == ["q1", "q2", "x = q1 - q2"]
+
+
+def test_critical_curve_shading_reaches_the_top_of_the_axes():
+    # the unstable side of theta_c(D) is everything above the curve: the shading must reach
+    # the top of the axes however high that is (another curve drawn, set_ylim), never stop
+    # at a fixed multiple of the curve, and must not widen the axes itself
+    D = np.logspace(-1, 2, 60)
+    low = symdelay.critical_theta(8, 1, 1, D)
+    high = symdelay.critical_theta(2, 1, 1, D)
+    th_low = np.array([float(p.theta_c) for p in low.points])
+    ax = low.plot()
+    ax.figure.canvas.draw()
+    assert max(ax.get_ylim()) < 1.1 * th_low.max()  # autoscaled on the curve, not the shade
+    shade = ax.collections[-1]
+    high.plot(ax=ax)
+    for top in (None, 0.9 * max(ax.get_ylim()), 5 * th_low.max()):
+        if top is not None:
+            ax.set_ylim(0, top)
+        ax.figure.canvas.draw()
+        path = shade.get_paths()[0]
+        ytop = max(ax.get_ylim())
+        assert ytop > 2 * th_low.max()
+        for d, th in zip(D[::7], th_low[::7], strict=True):
+            assert path.contains_point((d, 0.5 * (th + ytop)))  # above the curve: shaded
+            assert path.contains_point((d, 0.999 * ytop))  # up to the top
+            assert not path.contains_point((d, 0.9 * th))  # below the curve: not shaded
+    plt.close("all")
