@@ -4,10 +4,14 @@ display in Jupyter (HTML tables, LaTeX, ``.plot()`` Axes)."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import matplotlib
@@ -37,14 +41,23 @@ def build(builder: str, out: Path, **env):
     )
 
 
+@functools.cache
+def html_site() -> tuple[Path, subprocess.CompletedProcess]:
+    """The HTML site, built once per test session (notebooks executed): the directory and
+    the finished sphinx-build. tests/test_docs_browser.py opens the same build."""
+    tmp = Path(tempfile.mkdtemp(prefix="symdelay-docs-"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    out = tmp / "html"
+    return out, build("html", out, SYMDELAY_DOCS_EXECUTE="force")
+
+
 def notebooks() -> list[Path]:
     return sorted(p for p in DOCS.rglob("*.md") if "file_format: mystnb" in p.read_text())
 
 
 @pytest.mark.slow
-def test_site_builds_warning_free_with_every_notebook_executed(tmp_path):
-    out = tmp_path / "html"
-    res = build("html", out, SYMDELAY_DOCS_EXECUTE="force")
+def test_site_builds_warning_free_with_every_notebook_executed():
+    out, res = html_site()
     assert res.returncode == 0, res.stderr[-4000:]
     assert (out / "index.html").is_file()
     nbs = notebooks()
