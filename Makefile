@@ -43,7 +43,8 @@ format: $(STAMP)
 test: lint
 	$(PY) -m pytest
 
-# the documentation site: docs/_build/html/index.html (tutorial notebooks executed)
+# the documentation site: docs/_build/html/index.html (tutorial notebooks executed); it
+# reads offline: MathJax comes from the docs extra (sphinx-mathjax-offline) into _static/
 docs: $(STAMP)
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
 	@echo "open docs/_build/html/index.html"

@@ -8,12 +8,14 @@
 
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 
 from symdelay.core.errors import VerificationError
 from symdelay.core.symbols import LATEX_NAMES
 
-__all__ = ["tex", "display", "Equation", "escape", "document", "PREAMBLE"]
+__all__ = ["tex", "display", "Equation", "escape", "document", "PREAMBLE", "relations_tex"]
 
 
 class Equation:
@@ -63,6 +65,35 @@ def display(expr, names: dict | None = None, label: str | None = None) -> str:
     if label:
         return f"\\begin{{equation}}\\label{{{label}}}\n{body}\n\\end{{equation}}\n"
     return f"\\begin{{equation*}}\n{body}\n\\end{{equation*}}\n"
+
+
+_RELATIONS = {
+    ">": sp.StrictGreaterThan,
+    ">=": sp.GreaterThan,
+    "<": sp.StrictLessThan,
+    "<=": sp.LessThan,
+}
+_RELATION = re.compile(r"\s*([A-Za-z]+)\s*(>=|<=|>|<)\s*(-?\d+)\s*")
+
+
+def relations_tex(text: str) -> str:
+    """``"mu > 0, theta >= 0"`` (a domain as the analysis states it) as LaTeX, each relation a
+    SymPy object over the canonical symbols; anything else is a :class:`VerificationError`.
+
+    >>> print(relations_tex("mu > 0, theta >= 0"))
+    $\\mu > 0$, $\\theta \\geq 0$
+    """
+    from symdelay.core import symbols
+
+    out = []
+    for item in text.split(","):
+        m = _RELATION.fullmatch(item)
+        name = m and m[1]
+        if not m or name not in symbols.SYMBOLS:
+            raise VerificationError(f"not a relation of a model parameter: {item!r}")
+        rel = _RELATIONS[m[2]](symbols.SYMBOLS[name], sp.Integer(m[3]))
+        out.append(f"${tex(rel)}$")
+    return ", ".join(out)
 
 
 _ESCAPES = {

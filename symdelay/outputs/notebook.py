@@ -14,6 +14,7 @@ __all__ = [
     "html_table",
     "axes",
     "plot_critical_curve",
+    "shade_above",
     "plot_roots",
     "plot_paths",
 ]
@@ -33,16 +34,39 @@ def plot_critical_curve(D, theta_c, label: str, ax=None):
     ax = axes(ax)
     D, th = np.asarray(D, float), np.asarray(theta_c, float)
     line = ax.plot(D, th, marker="." if len(D) < 30 else None, label=label)[0]
-    finite = np.isfinite(th)
-    if finite.any() and len(D) > 1:
-        top = np.nanmax(th[finite]) * 1.5
-        ax.fill_between(D, np.where(finite, th, top), top, color=line.get_color(), alpha=0.1)
+    if np.isfinite(th).any() and len(D) > 1:
+        shade_above(ax, D, th, line.get_color())
     if len(D) > 1 and D.min() > 0 and D.max() / D.min() >= 10:
         ax.set_xscale("log")
     ax.set_xlabel("D")
     ax.set_ylabel(r"$\theta_c$")
     ax.legend()
     return ax
+
+
+def shade_above(ax, x, y, color):
+    """Shade from the curve ``(x, y)`` to the top of the axes, wherever the top is.
+
+    The region is unbounded above, so its upper edge follows the y-limits: it is rebuilt
+    whenever they change (another curve drawn, ``set_ylim``), and it takes no part in
+    autoscaling. Where ``y`` is not finite (no crossing at that ``x``) nothing is shaded.
+    Returns the PolyCollection.
+    """
+    from matplotlib.collections import PolyCollection
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    finite = np.isfinite(y)
+    shade = PolyCollection([], facecolor=color, edgecolor="none", alpha=0.1)
+    ax.add_collection(shade, autolim=False)
+
+    def follow(ax):
+        top = max(ax.get_ylim())
+        edge = np.where(finite, y, top)
+        shade.set_verts([[(x[0], top), *zip(x, edge, strict=True), (x[-1], top)]])
+
+    follow(ax)
+    ax.callbacks.connect("ylim_changed", follow)
+    return shade
 
 
 def plot_roots(values, title: str, ax=None):

@@ -20,26 +20,19 @@ def critical_curves_figure(D, curves: dict, stable_all: list, floor=None) -> Fig
 
     ``floor``: (value, label) of a horizontal reference line (the L = oo infimum).
     """
-    fig = Figure(figsize=(6.4, 4.4), layout="tight")
+    fig = Figure(figsize=(7.4, 4.4), layout="constrained")
     ax = fig.subplots()
     for i, (label, th) in enumerate(curves.items()):
         ax.loglog(D, th, color=f"C{i}", lw=1.4, label=label)
     if floor is not None:
         ax.axhline(floor[0], color="k", ls=":", lw=1, label=floor[1])
-    for j, label in enumerate(stable_all):
-        ax.text(
-            0.02,
-            0.04 + 0.07 * j,
-            f"{label}: stable for all $\\theta \\geq 0$ (no curve)",
-            transform=ax.transAxes,
-            fontsize=8,
-            bbox={"boxstyle": "round", "fc": "white", "ec": "0.6"},
-        )
+    for label in stable_all:  # a legend entry with no line: nothing is drawn for them
+        ax.plot([], [], " ", label=f"{label}: stable for all\n$\\theta \\geq 0$ (no curve)")
     ax.set_xlabel(D_LABEL)
     ax.set_ylabel("critical $\\theta_c(D)$ (per job)")
     ax.set_title("Hopf boundary: unstable above each curve", fontsize=10)
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, loc="upper right")
+    fig.legend(fontsize=8, loc="outside right upper")  # clear of the curves and the floor
     return fig
 
 
@@ -48,7 +41,7 @@ def stability_region_figure(D, theta_c, L_label, theta_fixed, intervals, D_star=
 
     ``intervals``: list of ``(D1, D2)`` floats (``D2`` may be inf).
     """
-    fig = Figure(figsize=(6.4, 4.4), layout="tight")
+    fig = Figure(figsize=(7.6, 4.4), layout="constrained")
     ax = fig.subplots()
     top = max(np.nanmax(theta_c[np.isfinite(theta_c)]), theta_fixed) * 1.5
     ax.fill_between(
@@ -77,7 +70,8 @@ def stability_region_figure(D, theta_c, L_label, theta_fixed, intervals, D_star=
     ax.set_xlim(D[0], D[-1])
     ax.set_xlabel(D_LABEL)
     ax.set_ylabel(THETA_LABEL)
-    ax.legend(fontsize=8, loc="upper right")
+    # outside the axes: the regions fill them and the window's lines cross them top to bottom
+    fig.legend(fontsize=8, loc="outside right upper")
     ax.grid(alpha=0.3, which="both")
     return fig
 

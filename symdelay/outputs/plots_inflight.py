@@ -7,6 +7,8 @@ import math
 import numpy as np
 from matplotlib.figure import Figure
 
+from symdelay.core.latex import tex
+
 __all__ = ["criteria_figure", "kappa_star_figure"]
 
 _LABELS = {
@@ -40,15 +42,18 @@ def criteria_figure(kappas, curves: dict, optima: dict, title: str = "") -> Figu
     return fig
 
 
-def kappa_star_figure(Ls, values: dict, limit: float = 0.5) -> Figure:
-    """kappa*(L) for several mu D, with the L = oo value as a dashed line."""
-    fig = Figure(figsize=(6.0, 3.6), layout="tight")
+def kappa_star_figure(Ls, values: dict, limit) -> Figure:
+    """kappa*(L) for several mu D, with the L = oo value ``limit`` (a SymPy number, printed
+    as it is) as a dashed line. The curves climb towards that line, so the legend stands
+    outside the axes, where it can cover neither."""
+    fig = Figure(figsize=(6.4, 3.6), layout="constrained")
     ax = fig.subplots()
     for i, (label, ys) in enumerate(values.items()):
         ax.plot(Ls, ys, "o-", ms=3, color=f"C{i}", label=label)
-    ax.axhline(limit, color="0.4", ls="--", lw=0.9, label="$L = \\infty$: $1/2$")
+    ax.axhline(float(limit), color="0.4", ls="--", lw=0.9, label=f"$L = \\infty$: ${tex(limit)}$")
+    ax.set_ylim(0, 1.1 * float(limit))
     ax.set_xscale("log")
     ax.set_xlabel("$L$ (delay phases)")
     ax.set_ylabel("$\\kappa^*$")
-    ax.legend(fontsize=8)
+    fig.legend(loc="outside right upper", fontsize=8)
     return fig

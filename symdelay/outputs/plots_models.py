@@ -16,13 +16,17 @@ def critical_vs_scv_figure(points, limits: dict | None = None) -> Figure:
 
     ``points``: :class:`~symdelay.models.phase_type.ShapePoint` s; infinite theta_c (no
     crossing) are drawn at the top edge as open markers. ``limits``: D -> theta_c of the
-    deterministic delay (SCV 0, the delay-differential limit), drawn as a dashed line.
+    deterministic delay (SCV 0, the delay-differential limit), drawn as a dashed line across
+    the axes; the legend stands outside them.
     """
-    fig = Figure(figsize=(6.4, 4.4), layout="tight")
+    from matplotlib.ticker import NullFormatter
+
+    fig = Figure(figsize=(7.6, 4.4), layout="constrained")
     ax = fig.subplots()
     Ds = sorted({p.D for p in points})
     finite = [float(p.theta_c) for p in points if math.isfinite(p.theta_c)]
     top = max(finite) * 1.6
+    stable = []  # families with points that no theta destabilises (drawn open)
     for i, D in enumerate(Ds):
         for fam, mk in _MARKERS.items():
             sel = [p for p in points if p.D == D and p.family == fam]
@@ -31,23 +35,33 @@ def critical_vs_scv_figure(points, limits: dict | None = None) -> Figure:
             ax.plot(xs, ys, mk, color=f"C{i}", ms=5, label=f"{fam}, $D = {D}$" if xs else None)
             inf_x = [float(p.scv) for p in sel if not math.isfinite(p.theta_c)]
             ax.plot(inf_x, [top] * len(inf_x), mk, mfc="none", color=f"C{i}", ms=6)
+            if inf_x and fam not in stable:
+                stable.append(fam)
         if limits and D in limits:
-            ax.axhline(float(limits[D]), color=f"C{i}", ls="--", lw=0.9)
+            ax.axhline(
+                float(limits[D]),
+                color=f"C{i}",
+                ls="--",
+                lw=0.9,
+                label=f"deterministic (SCV 0), $D = {D}$",
+            )
+    for fam in stable:  # one legend entry per open marker shape, in no mean's colour
+        ax.plot(
+            [], [], _MARKERS[fam], mfc="none", color="0.3", ms=6,
+            label=f"{fam}: stable for every $\\theta > 0$",
+        )  # fmt: skip
     ax.axvline(1.0, color="0.5", lw=0.6)
     ax.set_yscale("log")
     ax.set_ylim(top=top * 1.3)
     ax.set_xscale("log")
-    ax.text(
-        0.98,
-        0.97,
-        "open: stable for every $\\theta > 0$",
-        transform=ax.transAxes,
-        ha="right",
-        va="top",
-        fontsize=8,
-    )
+    lo, hi = ax.get_xlim()  # plain labels at a few round values (minor labels collided)
+    ticks = [t for t in (0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50) if lo <= t <= hi]
+    ax.set_xticks(ticks, labels=[f"{t:g}" for t in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("squared coefficient of variation of the delay (mean fixed)")
     ax.set_ylabel("critical $\\theta_c$ (per job)")
     ax.set_title("Which delay shape destabilises first ($\\mu = \\lambda = 1$)", fontsize=10)
-    ax.legend(fontsize=7, ncol=2, loc="lower right")
+    # outside the axes: the dashed limits run across the whole width, so a legend inside
+    # would cover one of them
+    fig.legend(fontsize=7, loc="outside right upper")
     return fig

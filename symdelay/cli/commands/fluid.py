@@ -24,9 +24,12 @@ __all__ = ["register", "run"]
 
 DESCRIPTION = (
     "Integrate the 2(L+1) fluid ODEs (the eta -> infinity limit of the scaled jump process) "
-    "with SciPy's solve_ivp on the grid 0, dt, ..., T, from q1=0, q2=1 unless --initial "
-    "says otherwise: DOP853 with rtol 1e-10, atol 1e-12, or LSODA when the rates make the "
-    "problem stiff."
+    "with SciPy's solve_ivp on the grid 0, dt, ..., T: DOP853 with rtol 1e-10, atol 1e-12, "
+    "or LSODA when the rates make the problem stiff. Default start: for the founding model "
+    "(no --model, or --model erlang) q1=0, q2=1, every delay phase empty (the paper's "
+    "Q1=0, Q2=eta, scaled); for a --model-file, another built-in model or --kappa, the "
+    "model's equilibrium with its first state raised by half (set to 1 if it is 0), "
+    "integrated with LSODA and the exact Jacobian. --initial sets the start."
 )
 
 
@@ -39,7 +42,9 @@ def register(subparsers) -> None:
     p.add_argument(
         "--initial",
         default=None,
-        help="scaled initial state q1,q2,z1_1..z1_L,z2_1..z2_L (default 0,1,0,...)",
+        help="scaled initial state: for the founding model q1,q2,z1_1..z1_L,z2_1..z2_L "
+        "(default 0,1,0,...); for another model one value per state, in the model's order "
+        "of states (default: see above)",
     )
     p.add_argument("--json", action="store_true", help="print the solution as JSON")
     p.add_argument(

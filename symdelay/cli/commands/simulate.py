@@ -35,8 +35,12 @@ __all__ = [
 
 DESCRIPTION = (
     "Simulate the two-queue jump process exactly (every arrival, delay phase and service "
-    "completion; Gillespie's direct method in a compiled kernel) from Q1=0, Q2=eta, and "
-    "record the state scaled by 1/eta on the grid 0, dt, ..., T. The expected number of "
+    "completion; Gillespie's direct method in a compiled kernel) and record the state "
+    "scaled by 1/eta on the grid 0, dt, ..., T. Default start: for the founding model "
+    "(no --model, or --model erlang) the paper's Q1=0, Q2=eta, every delay phase empty; for "
+    "a --model-file, another built-in model or --kappa, eta times the model's equilibrium "
+    "with its first state raised by half (set to 1 if it is 0), rounded to counts. "
+    "--initial sets the start. The expected number of "
     "events is estimated first: a run of more than about a quarter of an hour is refused "
     "unless --force. A progress bar shows on a terminal; Ctrl-C stops the run (exit status "
     "130). JSON and CSV output carry the parameters and the seed."
@@ -55,7 +59,9 @@ def register(subparsers) -> None:
     p.add_argument(
         "--initial",
         default=None,
-        help="initial counts Q1,Q2,Z1_1..Z1_L,Z2_1..Z2_L (default 0,eta,0,...)",
+        help="initial job counts: for the founding model Q1,Q2,Z1_1..Z1_L,Z2_1..Z2_L "
+        "(default 0,eta,0,...); for another model one count per state, in the model's order "
+        "of states (default: see above)",
     )
     p.add_argument("--json", action="store_true", help="print the paths as JSON")
     p.add_argument(

@@ -8,8 +8,9 @@ import math
 import numpy as np
 import sympy as sp
 
+from symdelay.core import symbols as S
 from symdelay.core.errors import VerificationError
-from symdelay.core.latex import display
+from symdelay.core.latex import display, tex
 from symdelay.models.inflight.criteria import (
     criterion_value,
     lna_variance,
@@ -59,7 +60,7 @@ def _kstar_table(Ls):
         f"$L$ & {head} \\\\\n\\midrule\n" + "".join(rows) + "\\bottomrule\n\\end{tabular}\n"
         "\\end{center}\n"
     )
-    return table, values
+    return table, values, inf
 
 
 def _criteria(L, theta, kappas):
@@ -182,8 +183,9 @@ def _simulation(quick, k_opt):
 def build(ctx) -> Section:
     quick = ctx.quick
     Ls = (1, 2, 3, 5, 10) if quick else (1, 2, 3, 4, 5, 7, 10, 20, 50)
-    ktable, kvalues = _kstar_table(Ls)
-    fig = kappa_star_figure(list(Ls), kvalues)
+    ktable, kvalues, kinf = _kstar_table(Ls)
+    half = kinf.closed_form  # kappa* at L = oo, exact
+    fig = kappa_star_figure(list(Ls), kvalues, limit=half)
     fig.savefig(ctx.figures_dir / "inflight_kappa_star.pdf")
     # the L = 2 window at kappa = 0.05
     win = unstable_theta(2, "0.05", 1, 1, 1, dps=10).to_json()["intervals"]
@@ -212,8 +214,15 @@ def build(ctx) -> Section:
         a <= b for a, b in zip(kvalues["$\\mu D = 1$"], kvalues["$\\mu D = 1$"][1:], strict=False)
     ):
         raise VerificationError("kappa*(L) is no longer increasing in L at mu D = 1")
-    if any(v >= 0.5 for vs in kvalues.values() for v in vs):
-        raise VerificationError("a finite-L kappa* reached the L = oo value 1/2")
+    if any(v >= float(half) for vs in kvalues.values() for v in vs):
+        raise VerificationError("a finite-L kappa* reached the L = oo value")
+    two = kappa_star(2, mu=1, D=1, dps=15).closed_form  # in gamma, mu
+    if two is None:
+        raise VerificationError("the L = 2 closed form of kappa* is missing")
+    two_at_0 = sp.simplify(two.subs({S.gamma: 1, S.mu: 0}))  # kappa* depends on mu/gamma only
+    below = [two.subs({S.gamma: 1, S.mu: sp.Rational(m)}) < two_at_0 for m in ("1/10", 1, 10)]
+    if not (two_at_0.is_Rational and all(below)):
+        raise VerificationError("the L = 2 kappa* is no longer below its rational value at mu = 0")
     for k, lna, _est, lo, hi in sims:
         if not (lo - 0.1 * lna <= lna <= hi + 0.1 * lna):
             raise VerificationError(f"simulated variance at kappa = {k} far from the LNA value")
@@ -243,19 +252,22 @@ def build(ctx) -> Section:
         display(P),
         "\\subsection*{The smallest weight that is stable for every $\\theta$}\n",
         "For a fixed $\\kappa$ the unstable $\\theta$ need not be a half-line: at $L = 2$, "
-        f"$\\kappa = 0.05$ the equilibrium is unstable exactly for $\\theta \\in ({win[0][0]}, "
-        f"{win[0][1]})$ and stable again beyond; at $L = 3$, $\\kappa = 0.1$: "
-        + ", ".join(f"$({a}, {b})$" for a, b in win3)
+        f"$\\kappa = 0.05$ the equilibrium is unstable exactly for $\\theta \\in ({win[0][0]},"
+        f"\\allowbreak {win[0][1]})$ and stable again beyond; at $L = 3$, $\\kappa = 0.1$: "
+        + ", ".join(f"$({a},\\allowbreak {b})$" for a, b in win3)
         + " (exact crossings, exact root counts between them; \\texttt{symdelay "
         "unstable-theta}). The weights for which some $\\theta$ destabilises are the image of "
         "the exact crossing curve $\\kappa(t)$; $\\kappa^*$ below is its supremum, certified "
         "by Arb (\\texttt{symdelay kappa-star}). It depends on $L$ and $\\mu D$ only. At "
-        "$L = 2$ SymPy finds $\\kappa^* = \\bigl(\\gamma/(\\gamma + \\mu + "
-        "\\sqrt{2\\gamma(2\\gamma+\\mu)})\\bigr)^2 < 1/9$; as $L \\to \\infty$ the "
-        "delay-differential curve satisfies $\\kappa(\\omega) - 1/2 = -(\\omega c + \\mu "
-        "s)^2/(2s^2(\\mu^2+\\omega^2))$, so $\\kappa^*_\\infty = 1/2$ for every $\\mu D$, "
-        "approached from below (the instability of a weight just under $1/2$ appears only at "
-        "very large $\\theta$).\n",
+        "$L = 2$ SymPy finds\n"
+        f"\\begin{{equation*}}\n\\kappa^* = {tex(two)},\n\\end{{equation*}}\n"
+        f"below its value ${tex(two_at_0)}$ at $\\mu = 0$; as $L \\to \\infty$ the "
+        "delay-differential curve satisfies "
+        f"$\\kappa(\\omega) - {tex(half)} = -(\\omega c + \\mu s)^2/(2s^2(\\mu^2+\\omega^2))$ "
+        f"($\\varphi = \\omega D$, $s = \\sin(\\varphi/2)$, $c = \\cos(\\varphi/2)$; "
+        f"checked by SymPy), so $\\kappa^*_\\infty = {tex(half)}$ for every $\\mu D$, "
+        f"approached from below (the instability of a weight just under ${tex(half)}$ appears "
+        "only at very large $\\theta$).\n",
         ktable,
         "\\begin{figure}[htbp]\n\\centering\n"
         "\\includegraphics[width=0.7\\textwidth]{figures/inflight_kappa_star.pdf}\n"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from symdelay.core.latex import escape, tex
-from symdelay.models.erlang.stability import ASSUMPTIONS, stability_conditions
+from symdelay.core import symbols as S
+from symdelay.core.latex import relations_tex, tex
+from symdelay.models.erlang.charpoly import characteristic_polynomial
+from symdelay.models.erlang.stability import stability_conditions
 from symdelay.outputs.report import Section
 from symdelay.outputs.stability_tex import critical_block, oscillation_block, routh_table
 
@@ -17,13 +19,15 @@ SECTION_L = (1, 2, 3, 4)
 
 def build(ctx) -> Section:
     del ctx  # no figures; the same brief content in quick mode
+    two = stability_conditions(2)
     parts = [
         "The Routh--Hurwitz engine (\\texttt{symdelay routh}) gives exact conditions for "
-        "any real polynomial. Applied to the difference mode $(r+\\mu)(r+\\gamma)^L + "
-        "\\lambda\\theta\\gamma^L$ and simplified under "
-        f"{escape(ASSUMPTIONS)}, stability is $-\\mu < \\lambda\\theta < k_c(\\mu, \\gamma)$, "
-        "$k_c$ the smallest positive root of the last Hurwitz determinant.\n",
-        "\\paragraph{$L = 2$.} Routh array:\n" + routh_table(stability_conditions(2).routh),
+        "any real polynomial. Applied to the difference mode "
+        f"${tex(characteristic_polynomial(S.L))}$ and simplified under "
+        f"{relations_tex(two.assumptions)}, stability is "
+        "$-\\mu < \\lambda\\theta < k_c(\\mu, \\gamma)$, $k_c$ the smallest positive root of "
+        "the last Hurwitz determinant.\n",
+        "\\paragraph{$L = 2$.} Routh array:\n" + routh_table(two.routh),
     ]
     for L in SECTION_L:
         res = stability_conditions(L)
@@ -35,6 +39,6 @@ def build(ctx) -> Section:
         f"${tex(one.oscillation_condition)}$ is where the roots become complex (damped "
         "oscillation), not a stability boundary (\\texttt{symdelay verify} reports it as "
         "\\emph{sufficient} for stability and \\emph{equivalent} to oscillation). "
-        + oscillation_block(stability_conditions(2))
+        + oscillation_block(two)
     )
     return Section("Stability conditions (Routh--Hurwitz)", "".join(parts))
