@@ -1,7 +1,9 @@
 """Checking parameters at the door: exact numbers, clear errors.
 
 Numeric inputs become SymPy rationals before any algebra (``0.1`` -> ``1/10``, from the
-decimal text, not the binary float). Symbolic inputs must use the canonical names.
+decimal text, not the binary float). :func:`exact_number` is the one conversion rule: every
+module that turns a user's number into an exact value calls it (directly or through
+:func:`as_parameter`). Symbolic inputs must use the canonical names.
 
 >>> as_parameter("mu", 0.5)
 1/2
@@ -17,10 +19,13 @@ symdelay.errors.SymdelayInputError: D must be positive, got -1
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
+import re
 from fractions import Fraction
 
+import mpmath
 import sympy as sp
 
 from symdelay.errors import SymdelayInputError
@@ -29,6 +34,7 @@ from symdelay.symbols import SYMBOLS
 
 __all__ = [
     "as_parameter",
+    "exact_number",
     "as_L",
     "as_L_or_inf",
     "is_infinite_L",
@@ -45,22 +51,115 @@ _INF_WORDS = {"inf", "+inf", "oo", "infinity"}
 DPS_RANGE = (5, 10000)
 
 
-def _number_to_rational(name: str, value) -> sp.Rational:
-    if isinstance(value, bool):
+#: Words for non-numbers (refused with the parameter's name, never read as symbols).
+_NONFINITE_WORDS = {
+    sign + w
+    for sign in ("", "+", "-")
+    for w in ("nan", "inf", "infinity", "oo", "zoo", "snan", "qnan")
+}
+_DIGITS = r"\d(?:_?\d)*"
+_DECIMAL_TEXT = re.compile(
+    rf"[+-]?(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE](?P<exp>[+-]?{_DIGITS}))?"
+)
+_FRACTION_TEXT = re.compile(rf"[+-]?{_DIGITS}\s*/\s*[+-]?{_DIGITS}")
+#: Largest decimal exponent read exactly (10**100000 is a 330000-bit integer: instant).
+MAX_DECIMAL_EXPONENT = 100_000
+
+
+def _nonfinite(name: str, value) -> SymdelayInputError:
+    return SymdelayInputError(
+        f"{name} must be a finite number: nan and inf are not numbers symdelay accepts for "
+        f"a parameter, got '{value}'; give e.g. 0.5, 1e-3 or 1/3"
+    )
+
+
+def _from_decimal_text(name: str, text: str, original) -> sp.Rational | None:
+    """The exact rational a decimal (``1e-40``, ``1.0000000000000000000001``) or fraction
+    (``3/7``) text denotes; ``None`` if it is neither."""
+    m = _DECIMAL_TEXT.fullmatch(text)
+    if m is not None:
+        exp = m.group("exp")
+        if exp is not None and abs(int(exp.replace("_", ""))) > MAX_DECIMAL_EXPONENT:
+            raise SymdelayInputError(
+                f"{name}: the exponent of '{original}' is beyond +-{MAX_DECIMAL_EXPONENT}: "
+                "give a number of a representable size"
+            )
+        f = Fraction(text.replace("_", ""))
+        return sp.Rational(f.numerator, f.denominator)
+    if _FRACTION_TEXT.fullmatch(text) is not None:
+        num, den = (int(part.strip().replace("_", "")) for part in text.split("/"))
+        if den == 0:
+            raise SymdelayInputError(f"{name}: '{original}' divides by zero")
+        return sp.Rational(num, den)
+    return None
+
+
+def exact_number(name: str, value) -> sp.Rational:
+    """THE conversion rule for every number that enters symdelay: the exact rational the
+    value denotes.
+
+    * text: a decimal (``"1e33"``, ``"1.0000000000000000000001"``) or a fraction
+      (``"3/7"``) becomes exactly that rational, never a "simple" nearby one;
+    * ``int``, :class:`~fractions.Fraction`, :class:`~decimal.Decimal`, SymPy rationals:
+      their value;
+    * a Python float (or NumPy scalar): the rational of its shortest round-trip decimal
+      repr, ``Rational(repr(x))`` (``0.1`` -> ``1/10``); a SymPy ``Float`` or an mpmath
+      number: the decimal it prints;
+    * NaN and +-inf (as numbers or words) are refused with a :class:`SymdelayInputError`
+      naming the parameter ``name``, as is anything that is not a number.
+
+    >>> exact_number("D", "1e33"), exact_number("mu", 0.1), exact_number("x", "3/6")
+    (1000000000000000000000000000000000, 1/10, 1/2)
+    >>> exact_number("mu", "1.0000000000000000000001") - 1
+    1/10000000000000000000000
+    >>> exact_number("mu", float("nan"))
+    Traceback (most recent call last):
+    ...
+    symdelay.errors.SymdelayInputError: mu must be a finite number: nan and inf are not numbers symdelay accepts for a parameter, got 'nan'; give e.g. 0.5, 1e-3 or 1/3
+    """
+    if isinstance(value, (bool, sp.logic.boolalg.BooleanAtom)):
         raise SymdelayInputError(f"{name} must be a number, got {value!r}")
-    if isinstance(value, float):
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in _NONFINITE_WORDS:
+            raise _nonfinite(name, text)
+        out = _from_decimal_text(name, text, value)
+        if out is None:
+            raise SymdelayInputError(
+                f"{name} must be a number (a decimal such as 0.5 or 1e-3, or a fraction "
+                f"such as 1/3), got '{value}'"
+            )
+        return out
+    if isinstance(value, sp.Basic):
+        if value.is_Rational:
+            return sp.Rational(value)
+        if value.has(sp.nan, sp.oo, -sp.oo, sp.zoo):
+            raise _nonfinite(name, value)
+        if isinstance(value, sp.Float):
+            return exact_number(name, str(value))
+        raise SymdelayInputError(f"{name} must be a rational number, got {value}")
+    if isinstance(value, float):  # numpy float64 is a float subclass too
         if not math.isfinite(value):
-            raise SymdelayInputError(f"{name} must be a finite number, got {value!r}")
-        # the shortest decimal that round-trips (numpy float64 is a float subclass too)
-        return sp.Rational(str(Fraction(repr(float(value)))))
-    if isinstance(value, (int, Fraction)):
-        return sp.Rational(value)
-    if isinstance(value, numbers.Real):  # numpy scalars, decimals
-        return (
-            _number_to_rational(name, float(value))
-            if not isinstance(value, numbers.Integral)
-            else sp.Integer(int(value))
-        )
+            raise _nonfinite(name, repr(float(value)))
+        f = Fraction(repr(float(value)))
+        return sp.Rational(f.numerator, f.denominator)
+    if isinstance(value, numbers.Integral):
+        return sp.Integer(int(value))
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise _nonfinite(name, value)
+        f = Fraction(value)
+        return sp.Rational(f.numerator, f.denominator)
+    if isinstance(value, (mpmath.mpf, numbers.Real)):  # mpf, numpy float32, longdouble
+        finite = mpmath.isfinite(value) if isinstance(value, mpmath.mpf) else None
+        if finite is None:
+            finite = math.isfinite(float(value))
+        if not finite:
+            raise _nonfinite(name, value)
+        out = _from_decimal_text(name, str(value).strip(), value)
+        return out if out is not None else exact_number(name, float(value))
     raise SymdelayInputError(f"{name} must be a number, got {value!r}")
 
 
@@ -74,9 +173,11 @@ def as_parameter(name: str, value, *, positive: bool = True, default=None):
         return SYMBOLS[name] if default is None else default
     if isinstance(value, str):
         text = value.strip()
-        if text.lower() in {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "oo"}:
-            raise SymdelayInputError(f"{name} must be a finite number, got '{value}'")
-        expr = parse_expression(text)
+        if text.lower() in _NONFINITE_WORDS:
+            raise _nonfinite(name, text)
+        expr = _from_decimal_text(name, text, value)
+        if expr is None:  # an expression: its number literals go through exact_number
+            expr = parse_expression(text)
     elif isinstance(value, sp.Basic):
         expr = value
         unknown = sorted(str(s) for s in expr.free_symbols if SYMBOLS.get(str(s)) != s)
@@ -84,8 +185,13 @@ def as_parameter(name: str, value, *, positive: bool = True, default=None):
             raise SymdelayInputError(
                 f"unknown symbol '{unknown[0]}' in {name}: use the names " + ", ".join(SYMBOLS)
             )
+        if expr.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+            raise _nonfinite(name, value)
+        floats = expr.atoms(sp.Float)
+        if floats:
+            expr = expr.xreplace({f: exact_number(name, f) for f in floats})
     else:
-        expr = _number_to_rational(name, value)
+        expr = exact_number(name, value)
     if isinstance(expr, sp.Rel):
         raise SymdelayInputError(f"{name} must be a value, not a relation '{value}'")
     if expr.is_number:
@@ -93,8 +199,6 @@ def as_parameter(name: str, value, *, positive: bool = True, default=None):
             raise SymdelayInputError(f"{name} must be a finite number, got '{value}'")
         if expr.is_real is False:
             raise SymdelayInputError(f"{name} must be real, got '{value}'")
-        if isinstance(expr, sp.Float):
-            expr = sp.nsimplify(expr, rational=True)
         if positive and not expr > 0:
             raise SymdelayInputError(f"{name} must be positive, got {value}")
     return expr

@@ -154,10 +154,13 @@ def _symbol(name: str) -> sp.Symbol:
 
 
 def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
-    from symdelay.params import as_parameter
+    from symdelay.params import _NONFINITE_WORDS, _nonfinite, as_parameter, exact_number
 
+    if isinstance(value, str) and value.strip().lower() in _NONFINITE_WORDS:
+        raise SymdelayInputError(f"{where}: {_nonfinite(name, value.strip())}")
     if isinstance(value, sp.Basic) and value.is_number:
-        expr = sp.nsimplify(value, rational=True) if isinstance(value, sp.Float) else value
+        floats = value.atoms(sp.Float)
+        expr = value.xreplace({f: exact_number(name, f) for f in floats}) if floats else value
     elif isinstance(value, str):
         from symdelay.parsing import parse_expression
 
@@ -307,7 +310,9 @@ class Model(LatexDisplay):
             rate = rate.xreplace({_symbol(n): _symbol(n) for n in allowed})
         elif not isinstance(rate, sp.Basic):
             try:
-                rate = sp.Rational(str(rate)) if isinstance(rate, (int, float)) else None
+                from symdelay.params import exact_number
+
+                rate = exact_number(label, rate) if isinstance(rate, (int, float)) else None
             except (TypeError, ValueError):
                 rate = None
             if rate is None:
