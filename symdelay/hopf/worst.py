@@ -11,7 +11,7 @@ import sympy as sp
 from symdelay.display import JsonRecord
 from symdelay.errors import VerificationError
 from symdelay.hopf._common import _LAM, _MU, _P, GUARD, _Lkey, _to_mpf, alpha
-from symdelay.hopf.curve import format_number
+from symdelay.hopf.curve import format_exact, format_number
 from symdelay.hopf.derivation import delay_limits, hopf_conditions, hopf_parametrisation
 from symdelay.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
 from symdelay.symbols import lam, mu
@@ -24,6 +24,18 @@ def _json_expr(v):
     if v in (sp.oo, -sp.oo):
         return "inf" if v == sp.oo else "-inf"
     return str(v)
+
+
+def _exact_text(v, dps: int):
+    """A closed form at exact parameters: exactly when short (``3/4``, ``4*sqrt(2)``),
+    else its value to ``dps`` digits computed from the exact expression (never a float)."""
+    v = sp.sympify(v)
+    if v in (sp.oo, -sp.oo):
+        return _json_expr(v)
+    if v.is_Rational:
+        return format_exact(v, dps)
+    text = str(v)
+    return text if len(text) <= 40 else format_number(mpmath.mpf(str(sp.N(v, dps + GUARD))), dps)
 
 
 @dataclass(frozen=True)
@@ -49,13 +61,10 @@ class WorstDelay:
 
     def to_json(self) -> dict:
         cf = {k: _json_expr(v) for k, v in self.closed_form.items()}
-        exact = {}
-        for key, v in self.closed_form.items():
-            exact[key] = (
-                None
-                if v is None
-                else _json_expr(sp.nsimplify(v.subs({mu: self.mu, lam: self.lam})))
-            )
+        exact = {
+            key: None if v is None else _exact_text(v.subs({mu: self.mu, lam: self.lam}), self.dps)
+            for key, v in self.closed_form.items()
+        }
         return {
             "L": _Lkey(self.L),
             "D_star": None if self.D_star is None else format_number(self.D_star, self.dps),
