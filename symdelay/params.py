@@ -35,6 +35,7 @@ from symdelay.symbols import SYMBOLS
 __all__ = [
     "as_parameter",
     "exact_number",
+    "exact_decimal",
     "as_L",
     "as_L_or_inf",
     "is_infinite_L",
@@ -161,6 +162,48 @@ def exact_number(name: str, value) -> sp.Rational:
         out = _from_decimal_text(name, str(value).strip(), value)
         return out if out is not None else exact_number(name, float(value))
     raise SymdelayInputError(f"{name} must be a number, got {value!r}")
+
+
+def exact_decimal(x) -> str | None:
+    """The exact decimal text of a rational whose decimal terminates (plain, or scientific
+    when that is shorter and the plain form is long), ``None`` when it does not terminate.
+    The inverse of :func:`exact_number` for printing exact inputs and results.
+
+    >>> exact_decimal(sp.Rational(1, 20)), exact_decimal(sp.Integer(10) ** 200)
+    ('0.05', '1e+200')
+    >>> exact_decimal(sp.Rational(3, 10**40)), exact_decimal(sp.Rational(1, 3)) is None
+    ('3e-40', True)
+    >>> exact_decimal(exact_number("mu", "1.0000000000000000000001"))
+    '1.0000000000000000000001'
+    """
+    x = sp.Rational(x)
+    p, q = int(x.p), int(x.q)
+    if p == 0:
+        return "0"
+    twos = (q & -q).bit_length() - 1
+    rest = q >> twos
+    fives = 0
+    while rest % 5 == 0:
+        rest //= 5
+        fives += 1
+    if rest != 1:
+        return None
+    k = max(twos, fives)  # x = m / 10**k exactly
+    m = abs(p) * 2 ** (k - twos) * 5 ** (k - fives)
+    digits = str(m)
+    stripped = digits.rstrip("0")
+    k -= len(digits) - len(stripped)  # x = stripped * 10**(-k)
+    digits = stripped
+    sign = "-" if p < 0 else ""
+    if k <= 0:
+        plain = digits + "0" * (-k)
+    elif k < len(digits):
+        plain = f"{digits[:-k]}.{digits[-k:]}"
+    else:
+        plain = "0." + "0" * (k - len(digits)) + digits
+    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    sci = f"{mant}e{len(digits) - 1 - k:+d}"
+    return sign + (plain if len(plain) <= max(20, len(sci)) else sci)
 
 
 def as_parameter(name: str, value, *, positive: bool = True, default=None):

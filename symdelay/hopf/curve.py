@@ -218,13 +218,23 @@ def format_number(x, dps: int, strip: bool = False) -> str:
 
 
 def format_exact(x, dps: int = 15) -> str:
-    """An exact input for display: as written when short (``3/2``, ``1000``), else rounded.
+    """An exact input for display: as written when short (``3/2``, ``1000``), as its exact
+    decimal when that is (``1e+300``, ``1.0000000000000000000001``), else rounded.
 
     >>> format_exact(sp.Rational(3, 2)), format_exact(sp.Integer(10) ** 300)
-    ('3/2', '1.0e+300')
+    ('3/2', '1e+300')
     """
+    from symdelay.params import exact_decimal
+
     s = str(x)
-    return s if len(s) <= 20 else format_number(sp.sympify(x), dps, strip=True)
+    if len(s) <= 20:
+        return s
+    x = sp.sympify(x)
+    if x.is_Rational:
+        d = exact_decimal(x)
+        if d is not None and len(d) <= 40:
+            return d
+    return format_number(x, dps, strip=True)
 
 
 #: Largest L whose critical lam*theta has a closed form (Hopf polynomial of degree <= 2).

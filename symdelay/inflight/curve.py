@@ -54,7 +54,7 @@ import sympy as sp
 from symdelay.display import JsonRecord
 from symdelay.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.hopf.curve import format_number
-from symdelay.params import as_dps, as_L, as_parameter
+from symdelay.params import as_dps, as_L, as_parameter, exact_decimal
 from symdelay.roots.polynomial import exact_counts
 
 __all__ = [
@@ -594,60 +594,13 @@ class UnstableTheta(JsonRecord):
 
 
 def _decimal(x: sp.Rational) -> str:
-    """An exact rational as written by a user: a terminating decimal when it is one, in
-    exact scientific notation when that is much shorter (``1e+200``, ``3e-40``).
+    """An exact rational as written by a user: a terminating decimal when it is one (in
+    exact scientific notation when much shorter: ``1e+200``, ``3e-40``), else ``p/q``.
 
-    >>> _decimal(sp.Rational(1, 20)), _decimal(sp.Integer(10) ** 200), _decimal(sp.Rational(3, 10**40))
-    ('0.05', '1e+200', '3e-40')
+    >>> _decimal(sp.Rational(1, 20)), _decimal(sp.Integer(10) ** 200), _decimal(sp.Rational(1, 3))
+    ('0.05', '1e+200', '1/3')
     """
-    x = sp.Rational(x)
-    short = _scientific(x)
-    if short is not None:
-        return short
-    q = int(x.q)
-    while q % 2 == 0:
-        q //= 2
-    while q % 5 == 0:
-        q //= 5
-    if q == 1:
-        digits = 0
-        y = x
-        while not y.is_integer:
-            y *= 10
-            digits += 1
-        text = f"{int(y)}"
-        neg = text.startswith("-")
-        text = text.lstrip("-").rjust(digits + 1, "0")
-        out = text if digits == 0 else f"{text[:-digits]}.{text[-digits:]}"
-        return ("-" if neg else "") + out
-    return str(x)
-
-
-def _scientific(x: sp.Rational) -> str | None:
-    """``m e+k`` (exactly x, m an integer of at most 20 digits) when x has more than 20
-    digits as a decimal, else None."""
-    if x == 0:
-        return None
-    p, q = abs(int(x.p)), int(x.q)
-    k = 0
-    if q == 1:
-        while p % 10 == 0:
-            p //= 10
-            k += 1
-    else:
-        e = max(q.bit_length() * 2, 1)  # enough powers of ten for 2^a 5^b
-        scaled = p * 10**e
-        if scaled % q:
-            return None
-        p, k = scaled // q, -e
-        while p % 10 == 0:
-            p //= 10
-            k += 1
-    if abs(k) <= 20 or len(str(p)) > 20:
-        return None
-    digits = str(p)
-    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    return ("-" if x < 0 else "") + f"{mant}e{k + len(digits) - 1:+d}"
+    return exact_decimal(x) or str(sp.Rational(x))
 
 
 def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> UnstableTheta:
