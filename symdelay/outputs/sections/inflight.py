@@ -21,6 +21,7 @@ from symdelay.inflight.partial import observation_table, thinned_variance
 from symdelay.outputs.latex import display
 from symdelay.outputs.plots_inflight import criteria_figure, kappa_star_figure
 from symdelay.outputs.report import Section
+from symdelay.params import exact_number
 
 __all__ = ["ORDER", "build"]
 
@@ -152,7 +153,7 @@ def _thinned_table(Ls, ps=("1/4", "1/2", "3/4")):
         th = 0.8 * tc
         for pv in ps:
             pf = float(sp.Rational(pv))
-            vt = thinned_variance(L, pv, theta=sp.nsimplify(th, rational=True))
+            vt = thinned_variance(L, pv, theta=exact_number("theta", th))
             vd = lna_variance(rates(L, 1, 1, th, 1), pf)
             worse += vt > vd
             lines.append(
