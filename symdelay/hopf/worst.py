@@ -11,9 +11,9 @@ import sympy as sp
 from symdelay.display import JsonRecord
 from symdelay.errors import VerificationError
 from symdelay.hopf._common import _LAM, _MU, _P, GUARD, _Lkey, _to_mpf, alpha
-from symdelay.hopf.curve import format_exact, format_number
+from symdelay.hopf.curve import format_number
 from symdelay.hopf.derivation import delay_limits, hopf_conditions, hopf_parametrisation
-from symdelay.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
+from symdelay.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number, exact_decimal
 from symdelay.symbols import lam, mu
 
 
@@ -27,15 +27,22 @@ def _json_expr(v):
 
 
 def _exact_text(v, dps: int):
-    """A closed form at exact parameters: exactly when short (``3/4``, ``4*sqrt(2)``),
-    else its value to ``dps`` digits computed from the exact expression (never a float)."""
+    """A closed form at exact parameters: exactly when short (``3e-40``, ``3/4``,
+    ``4*sqrt(2)``), else its value to ``dps`` significant digits (all shown, so a rounded
+    value never looks exact) computed from the exact expression, never through a float."""
     v = sp.sympify(v)
     if v in (sp.oo, -sp.oo):
         return _json_expr(v)
     if v.is_Rational:
-        return format_exact(v, dps)
+        d = exact_decimal(v)
+        if d is not None and len(d) <= 40:
+            return d
     text = str(v)
-    return text if len(text) <= 40 else format_number(mpmath.mpf(str(sp.N(v, dps + GUARD))), dps)
+    if len(text) <= 60:
+        return text
+    with mpmath.workdps(dps + GUARD):
+        x = _to_mpf(v) if v.is_Rational else mpmath.mpf(str(sp.N(v, dps + GUARD)))
+        return mpmath.nstr(x, dps, strip_zeros=False, min_fixed=-4, max_fixed=dps)
 
 
 @dataclass(frozen=True)
