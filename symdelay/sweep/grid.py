@@ -54,13 +54,15 @@ def _exact(name: str, value) -> Fraction:
     """A TOML number or exact text as a Fraction (for range arithmetic)."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise SymdelayInputError(f"grid '{name}': range ends must be numbers, got {value!r}")
+    from symdelay.params import exact_number
+
     try:
-        out = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
-    except (ValueError, ZeroDivisionError):
+        out = exact_number(f"grid '{name}'", value)
+    except SymdelayInputError:
         raise SymdelayInputError(
             f"grid '{name}': '{value}' is not a number (write 0.5 or \"1/2\")"
         ) from None
-    return out
+    return Fraction(int(out.p), int(out.q))
 
 
 def _token(x: Fraction):
