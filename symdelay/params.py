@@ -36,6 +36,7 @@ __all__ = [
     "as_parameter",
     "exact_number",
     "exact_decimal",
+    "printable",
     "as_L",
     "as_L_or_inf",
     "is_infinite_L",
@@ -181,29 +182,61 @@ def exact_decimal(x) -> str | None:
     if p == 0:
         return "0"
     twos = (q & -q).bit_length() - 1
-    rest = q >> twos
-    fives = 0
-    while rest % 5 == 0:
-        rest //= 5
-        fives += 1
+    rest, fives = _strip_factor(q >> twos, 5)
     if rest != 1:
         return None
     k = max(twos, fives)  # x = m / 10**k exactly
     m = abs(p) * 2 ** (k - twos) * 5 ** (k - fives)
+    m, zeros = _strip_factor(m, 10)
+    k -= zeros  # x = m * 10**(-k), m without trailing zeros
+    if m.bit_length() > MAX_EXACT_DIGITS * 3.33:
+        return None  # too many significant digits to print (and to read)
     digits = str(m)
-    stripped = digits.rstrip("0")
-    k -= len(digits) - len(stripped)  # x = stripped * 10**(-k)
-    digits = stripped
     sign = "-" if p < 0 else ""
+    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    sci = f"{mant}e{len(digits) - 1 - k:+d}"
+    plain_length = len(digits) + max(-k, 0) + (0 if k <= 0 else 1 + max(k - len(digits) + 1, 0))
+    if plain_length > max(20, len(sci)):
+        return sign + sci
     if k <= 0:
         plain = digits + "0" * (-k)
     elif k < len(digits):
         plain = f"{digits[:-k]}.{digits[-k:]}"
     else:
         plain = "0." + "0" * (k - len(digits)) + digits
-    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    sci = f"{mant}e{len(digits) - 1 - k:+d}"
-    return sign + (plain if len(plain) <= max(20, len(sci)) else sci)
+    return sign + plain
+
+
+#: The most significant digits :func:`exact_decimal` prints (Python refuses str() of an
+#: int beyond 4300 digits).
+MAX_EXACT_DIGITS = 4000
+
+
+def printable(expr, max_digits: int = MAX_EXACT_DIGITS) -> bool:
+    """True when every exact number in ``expr`` has at most ``max_digits`` digits, so that
+    ``str(expr)`` works (and is readable); ``1e20000`` printed exactly is neither.
+
+    >>> printable(sp.Rational(1, 3)), printable(sp.Integer(10) ** 20000 + 1)
+    (True, False)
+    """
+    expr = sp.sympify(expr)
+    atoms = [expr] if expr.is_Rational else expr.atoms(sp.Rational)
+    limit = int(max_digits * 3.3219)  # bits
+    return all(max(int(q.p).bit_length(), int(q.q).bit_length()) <= limit for q in atoms)
+
+
+def _strip_factor(m: int, f: int) -> tuple[int, int]:
+    """``(m / f**c, c)`` with ``c`` the multiplicity of ``f`` in ``m > 0`` (by repeated
+    squaring: fast for ``10**20000``)."""
+    powers = [f]
+    while m % powers[-1] == 0:
+        powers.append(powers[-1] ** 2)
+    count = 0
+    for j in range(len(powers) - 2, -1, -1):
+        if m % powers[j] == 0:
+            m //= powers[j]
+            count += 1 << j
+    return m, count
 
 
 def as_parameter(name: str, value, *, positive: bool = True, default=None):

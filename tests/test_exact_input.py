@@ -302,3 +302,31 @@ def test_symbols_stay_symbols_and_floats_inside_become_exact():
     assert as_parameter("D", "2*mu") == 2 * mu
     assert as_parameter("theta", sp.Float("1e-40") * lam, positive=False) == lam / 10**40
     assert as_parameter("theta", "1e-40*gamma", positive=False) == gamma / 10**40
+
+
+@pytest.mark.parametrize(
+    ("argv", "check"),
+    [
+        (
+            ("kappa-star", "--L", "2", "--D", "1e20000"),
+            ("kappa_star", 4 * sp.Rational(1, 10**40000)),
+        ),
+        (
+            ("worst-delay", "--L", "3", "--mu", "1e20000", "--lam", "1"),
+            ("D_star", sp.Rational(3, 10**20000)),
+        ),
+        (("critical", "--L", "2", "--mu", "1e20000", "--lam", "1", "--D", "1e-20000"), None),
+    ],
+)
+def test_numbers_beyond_python_int_printing_give_a_value_not_a_traceback(argv, check):
+    # 1e20000 has more digits than Python prints as an int: results come from mpmath
+    status, out, err = _run(*argv, "--json")
+    assert status == 0 and err == ""
+    rec = json.loads(out)
+    if check is None:  # L = 2: lam*theta_c = 2 (gamma + mu)**2 / gamma with gamma = 2e20000
+        g, m = 2 * sp.Integer(10) ** 20000, sp.Integer(10) ** 20000
+        assert _close(rec["points"][0]["theta_c"], 2 * (g + m) ** 2 / g, 15)
+        assert rec["theta_c_of_D"] is None  # its exact digits cannot be printed
+    else:
+        key, value = check
+        assert _close(rec[key], value, 15 if key == "D_star" else 30)

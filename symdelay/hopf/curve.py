@@ -224,12 +224,12 @@ def format_exact(x, dps: int = 15) -> str:
     >>> format_exact(sp.Rational(3, 2)), format_exact(sp.Integer(10) ** 300)
     ('3/2', '1e+300')
     """
-    from symdelay.params import exact_decimal
+    from symdelay.params import exact_decimal, printable
 
-    s = str(x)
-    if len(s) <= 20:
-        return s
     x = sp.sympify(x)
+    s = str(x) if printable(x, 40) else ""
+    if s and len(s) <= 20:
+        return s
     if x.is_Rational:
         d = exact_decimal(x)
         if d is not None and len(d) <= 40:
@@ -286,6 +286,10 @@ class CriticalCurve:
                 }
             )
         k_c, th_c = self.closed_form()
+        from symdelay.params import printable
+
+        if th_c is not None and not printable(th_c):
+            th_c = None  # its exact numbers have more digits than can be printed
         return {
             "L": _Lkey(self.L),
             "points": pts,

@@ -13,7 +13,14 @@ from symdelay.errors import VerificationError
 from symdelay.hopf._common import _LAM, _MU, _P, GUARD, _Lkey, _to_mpf, alpha
 from symdelay.hopf.curve import format_number
 from symdelay.hopf.derivation import delay_limits, hopf_conditions, hopf_parametrisation
-from symdelay.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number, exact_decimal
+from symdelay.params import (
+    INFINITE_L,
+    as_dps,
+    as_L_or_inf,
+    as_positive_number,
+    exact_decimal,
+    printable,
+)
 from symdelay.symbols import lam, mu
 
 
@@ -37,8 +44,8 @@ def _exact_text(v, dps: int):
         d = exact_decimal(v)
         if d is not None and len(d) <= 40:
             return d
-    text = str(v)
-    if len(text) <= 60:
+    text = str(v) if printable(v, 60) else ""
+    if text and len(text) <= 60:
         return text
     with mpmath.workdps(dps + GUARD):
         x = _to_mpf(v) if v.is_Rational else mpmath.mpf(str(sp.N(v, dps + GUARD)))

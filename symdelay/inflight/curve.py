@@ -54,7 +54,7 @@ import sympy as sp
 from symdelay.display import JsonRecord
 from symdelay.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.hopf.curve import format_number
-from symdelay.params import as_dps, as_L, as_parameter, exact_decimal
+from symdelay.params import as_dps, as_L, as_parameter, exact_decimal, printable
 from symdelay.roots.polynomial import exact_counts
 
 __all__ = [
@@ -600,7 +600,15 @@ def _decimal(x: sp.Rational) -> str:
     >>> _decimal(sp.Rational(1, 20)), _decimal(sp.Integer(10) ** 200), _decimal(sp.Rational(1, 3))
     ('0.05', '1e+200', '1/3')
     """
-    return exact_decimal(x) or str(sp.Rational(x))
+    x = sp.Rational(x)
+    text = exact_decimal(x)
+    if text is None:
+        if printable(x):
+            text = str(x)
+        else:
+            with mpmath.workdps(40):
+                text = mpmath.nstr(mpmath.mpf(int(x.p)) / int(x.q), 30)
+    return text
 
 
 def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> UnstableTheta:
