@@ -330,3 +330,22 @@ def test_numbers_beyond_python_int_printing_give_a_value_not_a_traceback(argv, c
     else:
         key, value = check
         assert _close(rec[key], value, 15 if key == "D_star" else 30)
+
+
+@pytest.mark.parametrize("D", ["1e40", "1e-20", "1"])
+def test_spectrum_variance_is_the_exact_lyapunov_solution(D):
+    # the float Lyapunov solve printed Var = -6e23 at D = 1e40 (eigenvalues over 40 decades)
+    from symdelay.nonlinear.spectrum import spectrum
+    from symdelay.stochastic.variance import lna_matrices
+    from symdelay.symbols import theta
+
+    As, Bs = lna_matrices(2)
+    vals = {mu: 1, lam: 1, theta: 1, gamma: 2 / exact_number("D", D)}
+    A, B = As.subs(vals), Bs.subs(vals)
+    xs = sp.symbols("x0:9")
+    X = sp.Matrix(3, 3, lambda i, j: xs[3 * min(i, j) + max(i, j)])
+    eqs = list(A * X + X * A.T + B)
+    sol = sp.solve(eqs, [s for s in xs if s in X.free_symbols], dict=True)[0]
+    want = X[0, 0].subs(sol)
+    got = spectrum(2, mu=1, lam=1, theta=1, D=D, points=101).variance
+    assert want > 0 and abs(got - float(want)) <= 1e-12 * float(want)
