@@ -69,6 +69,8 @@ MAX_DECIMAL_EXPONENT = 100_000
 
 
 def _nonfinite(name: str, value) -> SymdelayInputError:
+    if isinstance(value, decimal.Decimal | float):
+        value = str(value).lower()  # Decimal('NaN') -> nan
     return SymdelayInputError(
         f"{name} must be a finite number: nan and inf are not numbers symdelay accepts for "
         f"a parameter, got '{value}'; give e.g. 0.5, 1e-3 or 1/3"

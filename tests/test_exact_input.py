@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import math
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -26,6 +27,8 @@ from symdelay.errors import SymdelayInputError
 from symdelay.params import as_parameter, exact_decimal, exact_number
 from symdelay.parsing import parse_expression, parse_output
 from symdelay.symbols import gamma, lam, mu, r
+
+ERLANG2 = Path(__file__).resolve().parents[1] / "examples" / "models" / "erlang2.toml"
 
 SETTINGS = settings(
     max_examples=12,
@@ -136,9 +139,7 @@ def test_nan_and_inf_are_refused_naming_the_parameter(bad):
 
 
 def test_set_nan_says_it_is_not_a_number(tmp_path):
-    status, out, err = _run(
-        "analyze", "--model-file", "examples/models/erlang2.toml", "--set", "mu=nan"
-    )
+    status, out, err = _run("analyze", "--model-file", str(ERLANG2), "--set", "mu=nan")
     assert status == 2 and out == "" and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
     assert "mu must be a finite number: nan and inf are not numbers" in err
@@ -279,7 +280,7 @@ def test_simulate_huge_rate_is_refused_as_written():
 
 
 def test_csv_and_json_grids_are_shortest_reprs():
-    model = ("--model-file", "examples/models/erlang2.toml")
+    model = ("--model-file", str(ERLANG2))
     sets = ("--set", "mu=1", "--set", "lam=1", "--set", "theta=2", "--set", "gamma=2")
     rec = _json("fluid", *model, *sets, "--T", "2", "--dt", "0.1")
     assert rec["t"] == [k / 10 for k in range(21)]  # k/10: the double nearest k * 0.1
@@ -349,3 +350,20 @@ def test_spectrum_variance_is_the_exact_lyapunov_solution(D):
     want = X[0, 0].subs(sol)
     got = spectrum(2, mu=1, lam=1, theta=1, D=D, points=101).variance
     assert want > 0 and abs(got - float(want)) <= 1e-12 * float(want)
+
+
+def test_toml_values_are_the_decimals_written_in_the_file(tmp_path):
+    # tomllib reads 1.0000000000000000000001 as the float 1.0: symdelay reads the text
+    base = ERLANG2.read_text()
+    path = tmp_path / "m.toml"
+    path.write_text(
+        base + "\n[values]\nmu = 1.0000000000000000000001\nlam = 1\ntheta = 2\ngamma = 1e-40\n"
+    )
+    rec = _json("charpoly", "--model-file", str(path))
+    sums = [parse_output(f["factor"]) for f in rec["factors"] if f["mode"] == "sum"]
+    m, g = 1 + sp.Rational(1, 10**22), sp.Rational(1, 10**40)
+    want = {sp.expand(r + m), sp.expand(r + g)}  # service and delay-phase rates of the sum
+    assert {sp.expand(f) for f in sums} == want
+    path.write_text(base + "\n[values]\nmu = nan\n")
+    status, out, err = _run("charpoly", "--model-file", str(path))
+    assert status == 2 and out == "" and "mu must be a finite number: nan and inf" in err

@@ -170,7 +170,9 @@ def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
     else:
         try:
             expr = as_parameter("value", value, positive=False)
-        except SymdelayInputError:
+        except SymdelayInputError as exc:
+            if "nan and inf" in str(exc):
+                raise SymdelayInputError(f"{where}: {_nonfinite(name, value)}") from None
             raise SymdelayInputError(
                 f"{where}: the value of {name} must be a finite number, got {value!r}"
             ) from None
