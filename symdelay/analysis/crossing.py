@@ -107,7 +107,9 @@ def _inputs(charfun, var, param):
     if param not in F.free_symbols:
         raise SymdelayInputError(f"the characteristic function does not depend on {param}")
     if F.has(sp.Float):
-        F = F.replace(lambda e: isinstance(e, sp.Float), lambda e: sp.nsimplify(e, rational=True))
+        from symdelay.core.params import exact_number
+
+        F = F.xreplace({f: exact_number("a number", f) for f in F.atoms(sp.Float)})
     return F, var, param
 
 

@@ -73,10 +73,13 @@ def _point(point: Mapping | None) -> dict:
             raise SymdelayInputError(f"point keys must be SymPy symbols, got {k!r}")
         if isinstance(v, bool):
             raise SymdelayInputError(f"{k} must be a number, got {v!r}")
-        if isinstance(v, float):  # exact from the decimal text, like params.as_parameter
-            v = sp.Rational(repr(v)) if v == v and abs(v) != float("inf") else None
-        elif isinstance(v, (numbers.Integral, Fraction)):
-            v = sp.Rational(v)
+        if isinstance(v, float | numbers.Integral | Fraction):  # the one rule: exact value
+            from symdelay.core.params import exact_number
+
+            try:
+                v = exact_number(str(k), v)
+            except SymdelayInputError:
+                v = None
         elif isinstance(v, sp.Basic):
             v = v if v.is_number else None
         else:

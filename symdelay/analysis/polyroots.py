@@ -94,7 +94,9 @@ def _as_poly(poly, var):
     coeffs = []
     for c in P.all_coeffs():
         if isinstance(c, sp.Float) or c.has(sp.Float):
-            c = sp.nsimplify(c, rational=True)
+            from symdelay.core.params import exact_number
+
+            c = c.xreplace({f: exact_number("a coefficient", f) for f in c.atoms(sp.Float)})
         if not c.is_number or c.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
             raise SymdelayInputError(f"coefficient {c} of the polynomial is not a finite number")
         coeffs.append(c)

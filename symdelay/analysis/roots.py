@@ -158,7 +158,10 @@ def model_fluid(model, T, *, initial=None, points: int = 201, rtol=1e-10, atol=1
         )
     F = sp.lambdify([model.states], list(model.drift), "numpy")
     Jf = sp.lambdify([model.states], model.drift_jacobian, "numpy")
-    grid = np.linspace(0.0, T, points)
+    from symdelay.core.checks import exact_multiples
+    from symdelay.core.params import exact_number
+
+    grid = exact_multiples(exact_number("T", T) / (points - 1), points - 1)
     with np.errstate(over="raise", invalid="raise"):
         try:
             sol = solve_ivp(

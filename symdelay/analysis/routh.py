@@ -73,10 +73,12 @@ EPSILON = sp.Symbol("epsilon", positive=True)
 # ------------------------------------------------------------------ input
 def _exact(expr: sp.Expr) -> sp.Expr:
     """Floats -> the rationals they print as (``0.1`` -> ``1/10``)."""
+    from symdelay.core.params import exact_number
+
     floats = expr.atoms(sp.Float)
     if not floats:
         return expr
-    return expr.xreplace({f: sp.nsimplify(f, rational=True) for f in floats})
+    return expr.xreplace({f: exact_number("a coefficient", f) for f in floats})
 
 
 def _coefficients(poly, var) -> tuple[sp.Symbol, list[sp.Expr], sp.Expr]:

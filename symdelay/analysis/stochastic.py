@@ -78,7 +78,9 @@ def model_simulate(
 
     eta = check_eta(eta)
     counts = np.rint(y0 * eta).astype(np.int64)
-    grid = np.linspace(0.0, T, round(T / dt) + 1)
+    from symdelay.core.checks import time_grid
+
+    grid = time_grid(T, dt)
     run = kernel.run_replications(eta, counts, grid, seed, replications, backend=backend)
     return ModelSimulation(
         model.name, model.states, eta, grid, run.scaled, run.events, seed, dict(model.values)

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 
 import numpy as np
 import sympy as sp
 
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.params import as_L, as_parameter
+from symdelay.core.params import as_L, as_parameter, exact_number
 
-__all__ = ["check_rates", "check_eta", "check_horizon", "check_replications", "time_grid"]
+__all__ = [
+    "check_rates",
+    "check_eta",
+    "check_horizon",
+    "check_replications",
+    "time_grid",
+    "exact_multiples",
+]
 
 
 def check_rates(L, mu, lam, theta, D) -> dict:
@@ -97,7 +105,18 @@ def check_replications(replications) -> int:
     return int(replications)
 
 
+def exact_multiples(step, n: int) -> np.ndarray:
+    """``float(i * step)`` for ``i = 0..n``, ``step`` exact: each point the double nearest
+    the exact multiple (``3 * 0.1`` prints ``0.3``, not ``0.30000000000000004``)."""
+    step = exact_number("the grid step", step)
+    p, q = int(step.p), int(step.q)
+    if abs(p) * n < 2**53 and q < 2**53:  # i*p exact in a double, one rounded division
+        return np.arange(n + 1, dtype=np.float64) * p / q
+    return np.array([float(Fraction(k * p, q)) for k in range(n + 1)])
+
+
 def time_grid(T: float, dt: float) -> np.ndarray:
-    """``0, dt, 2 dt, ..., n dt`` with ``n = floor(T/dt)`` (tolerant to rounding of T/dt)."""
-    n = math.floor(T / dt + 1e-9)
-    return np.round(np.arange(n + 1, dtype=np.float64) * dt, 12)
+    """``0, dt, 2 dt, ..., n dt`` with ``n = floor(T/dt)``, from the exact decimals of T
+    and dt (floats by their repr), each point correctly rounded."""
+    Tq, dq = exact_number("T", T), exact_number("dt", dt)
+    return exact_multiples(dq, int(sp.floor(Tq / dq)))

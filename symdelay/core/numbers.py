@@ -4,7 +4,7 @@
 >>> format_number(mpmath.mpf(2) / 3, 6)
 '0.666667'
 >>> format_exact(sp.Rational(3, 2)), format_exact(sp.Integer(10) ** 300)
-('3/2', '1.0e+300')
+('3/2', '1e+300')
 """
 
 from __future__ import annotations
@@ -37,6 +37,20 @@ def format_number(x, dps: int, strip: bool = False) -> str:
 
 
 def format_exact(x, dps: int = 15) -> str:
-    """An exact input for display: as written when short (``3/2``, ``1000``), else rounded."""
-    s = str(x)
-    return s if len(s) <= 20 else format_number(sp.sympify(x), dps, strip=True)
+    """An exact input for display: as written when short (``3/2``, ``1000``), as its exact
+    decimal when that is (``1e+300``, ``1.0000000000000000000001``), else rounded.
+
+    >>> format_exact(sp.Rational(3, 2)), format_exact(sp.Integer(10) ** 300)
+    ('3/2', '1e+300')
+    """
+    from symdelay.core.params import exact_decimal, printable
+
+    x = sp.sympify(x)
+    s = str(x) if printable(x, 40) else ""
+    if s and len(s) <= 20:
+        return s
+    if x.is_Rational:
+        d = exact_decimal(x)
+        if d is not None and len(d) <= 40:
+            return d
+    return format_number(x, dps, strip=True)

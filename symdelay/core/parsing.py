@@ -35,7 +35,6 @@ import ast
 import io
 import tokenize
 from collections.abc import Mapping
-from fractions import Fraction
 
 import sympy as sp
 
@@ -183,13 +182,16 @@ class _Builder:
                 return sp.true if value else sp.false
             self.fail(repr(value))
         if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                self.fail("a non-finite number")
+            text = ast.get_source_segment(self.source, node) or repr(value)
             if self.output:  # a float symdelay printed: the same Float, not a rational
-                text = ast.get_source_segment(self.source, node) or repr(value)
+                if value != value or value in (float("inf"), float("-inf")):
+                    self.fail("a non-finite number")
                 return sp.Float(text.replace("_", ""))
-            # exact: the decimal the user typed, not the binary float
-            return sp.Rational(str(Fraction(repr(value))))
+            # exact: the decimal the user typed (1e-400, 1.0000000000000000000001), not
+            # the binary float it rounds to
+            from symdelay.core.params import exact_number
+
+            return exact_number("a number", text)
         return sp.Integer(value)
 
     def power(self, left, right):
@@ -338,15 +340,16 @@ def _balanced(source: str) -> str:
     return " ".join([*pieces, render(terms)])
 
 
-def _ast(source: str) -> ast.Expression:
+def _ast(source: str) -> tuple[ast.Expression, str]:
+    """The tree and the text it was parsed from (the regrouped one for long sums)."""
     try:
-        return ast.parse(source, mode="eval")
+        return ast.parse(source, mode="eval"), source
     except RecursionError:
         try:
             balanced = _balanced(source)
         except (tokenize.TokenError, SyntaxError):
             raise RecursionError from None
-        return ast.parse(balanced, mode="eval")
+        return ast.parse(balanced, mode="eval"), balanced
 
 
 def _parse(text: str, variables=(), any_identifier=False, output=False, max_length=_MAX_LENGTH):
@@ -359,7 +362,7 @@ def _parse(text: str, variables=(), any_identifier=False, output=False, max_leng
         raise SymdelayInputError("empty expression: give a formula such as 'mu + lam'")
     shown = text if len(text) <= 80 else text[:77] + "..."
     try:
-        tree = _ast(source)
+        tree, source = _ast(source)
     except SyntaxError as exc:
         raise SymdelayInputError(
             f"cannot parse '{shown}': {exc.msg}; write it in Python syntax, e.g. '4*gamma*lam*theta > (mu-gamma)**2'"

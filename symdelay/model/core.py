@@ -103,10 +103,13 @@ def _symbol(name: str) -> sp.Symbol:
 
 
 def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
-    from symdelay.core.params import as_parameter
+    from symdelay.core.params import _NONFINITE_WORDS, _nonfinite, as_parameter, exact_number
 
+    if isinstance(value, str) and value.strip().lower() in _NONFINITE_WORDS:
+        raise SymdelayInputError(f"{where}: {_nonfinite(name, value.strip())}")
     if isinstance(value, sp.Basic) and value.is_number:
-        expr = sp.nsimplify(value, rational=True) if isinstance(value, sp.Float) else value
+        floats = value.atoms(sp.Float)
+        expr = value.xreplace({f: exact_number(name, f) for f in floats}) if floats else value
     elif isinstance(value, str):
         from symdelay.core.parsing import parse_expression
 
@@ -116,7 +119,9 @@ def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
     else:
         try:
             expr = as_parameter("value", value, positive=False)
-        except SymdelayInputError:
+        except SymdelayInputError as exc:
+            if "nan and inf" in str(exc):
+                raise SymdelayInputError(f"{where}: {_nonfinite(name, value)}") from None
             raise SymdelayInputError(
                 f"{where}: the value of {name} must be a finite number, got {value!r}"
             ) from None
@@ -256,7 +261,9 @@ class Model(LatexDisplay):
             rate = rate.xreplace({_symbol(n): _symbol(n) for n in allowed})
         elif not isinstance(rate, sp.Basic):
             try:
-                rate = sp.Rational(str(rate)) if isinstance(rate, (int, float)) else None
+                from symdelay.core.params import exact_number
+
+                rate = exact_number(label, rate) if isinstance(rate, (int, float)) else None
             except (TypeError, ValueError):
                 rate = None
             if rate is None:

@@ -25,7 +25,13 @@ EQUILIBRIUM_DPS = 30
 
 def _simplify_entry(e):
     if e.is_number:
-        return sp.nsimplify(e) if e.has(sp.exp, sp.tanh, sp.log) else sp.simplify(e)
+        s = sp.simplify(e)
+        if not e.has(sp.exp, sp.tanh, sp.log):
+            return s
+        # nsimplify guesses from 15 digits (exp(-1e-30) -> 1): keep its neater form only
+        # when it is provably the same number
+        n = sp.nsimplify(s)
+        return n if n == s or sp.simplify(n - s) == 0 else s
     if e.has(sp.exp, sp.tanh):
         return sp.simplify(e)
     return sp.factor(sp.cancel(e)) if e.has(sp.Pow) else sp.expand(e)

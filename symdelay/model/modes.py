@@ -69,7 +69,12 @@ def _charpoly(B: sp.Matrix, exact: bool) -> sp.Expr:
         return _clean(B.charpoly(r).as_expr(), exact)
     from symdelay.model.equilibrium import EQUILIBRIUM_DPS
 
-    Bq = B.applyfunc(lambda e: sp.Rational(e) if e.is_real else sp.nsimplify(e))
+    # the exact binary values of the Floats (nsimplify would guess a "simple" nearby number)
+    Bq = B.applyfunc(
+        lambda e: (
+            sp.Rational(e) if e.is_real else sp.Rational(sp.re(e)) + sp.I * sp.Rational(sp.im(e))
+        )
+    )
     coeffs = sp.Poly(Bq.charpoly(r).as_expr(), r).all_coeffs()
     n = len(coeffs) - 1
     return sp.Add(*[sp.Float(c, EQUILIBRIUM_DPS) * r ** (n - k) for k, c in enumerate(coeffs)])

@@ -23,6 +23,7 @@ Every error names the file and the entry.
 
 from __future__ import annotations
 
+import decimal
 import tomllib
 from pathlib import Path
 
@@ -46,7 +47,8 @@ def load_toml(path, **values) -> Model:
             f"{path}: cannot read the model file ({exc.strerror or exc})"
         ) from None
     try:
-        data = tomllib.loads(text)
+        # floats as Decimal: the exact decimal written in the file, never a binary float
+        data = tomllib.loads(text, parse_float=decimal.Decimal)
     except tomllib.TOMLDecodeError as exc:
         raise SymdelayInputError(f"{path}: not valid TOML ({exc})") from None
     return model_from_dict(data, source=str(path), values=values)
@@ -89,7 +91,7 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
         rate = t.get("rate")
         if rate is None:
             raise SymdelayInputError(f"{where}: missing key 'rate'")
-        if not isinstance(rate, (str, int, float)) or isinstance(rate, bool):
+        if not isinstance(rate, (str, int, float, decimal.Decimal)) or isinstance(rate, bool):
             raise SymdelayInputError(f"{where}: 'rate' must be a formula in quotes")
         transitions.append((tname, change, str(rate)))
     symmetry = None

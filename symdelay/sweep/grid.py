@@ -71,25 +71,15 @@ def _exact(name: str, value) -> Fraction:
     """A TOML number or exact text as a Fraction (for range arithmetic)."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise SymdelayInputError(f"grid '{name}': range ends must be numbers, got {value!r}")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise SymdelayInputError(f"grid '{name}': a range end must be finite, got {value!r}")
-    text = repr(value) if isinstance(value, float) else str(value).strip()
-    if isinstance(value, str):
-        m = _NUMBER.fullmatch(text)
-        if m is None or len(text) > 1000:
-            raise SymdelayInputError(
-                f"grid '{name}': '{value}' is not a number (write 0.5 or \"1/2\")"
-            )
-        if m.group(3) and abs(int(m.group(3)[1:])) > _MAX_EXPONENT:
-            raise SymdelayInputError(
-                f"grid '{name}': '{value}' has an exponent beyond +-{_MAX_EXPONENT}"
-            )
+    from symdelay.core.params import exact_number
+
     try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
+        out = exact_number(f"grid '{name}'", value)
+    except SymdelayInputError:
         raise SymdelayInputError(
             f"grid '{name}': '{value}' is not a number (write 0.5 or \"1/2\")"
         ) from None
+    return Fraction(int(out.p), int(out.q))
 
 
 def _token(x: Fraction):

@@ -5,12 +5,34 @@ from __future__ import annotations
 import json
 import sys
 
-__all__ = ["emit_json", "emit"]
+__all__ = ["emit_json", "emit", "json_default"]
+
+
+def json_default(obj):
+    """What :func:`json.dump` cannot write itself: NumPy scalars and arrays as Python numbers
+    (a float32 by its own shortest repr, ``0.1`` not ``0.10000000149011612``), exact SymPy
+    and mpmath numbers as their text (never through a float, which would underflow)."""
+    import numpy as np
+
+    if isinstance(obj, np.integer | np.bool_):
+        return obj.item()
+    if isinstance(obj, np.floating):
+        return float(str(obj)) if obj.dtype != np.float64 else float(obj)
+    if isinstance(obj, np.ndarray):
+        return (
+            obj.tolist() if obj.dtype in (np.float64, np.int64) else [json_default(v) for v in obj]
+        )
+    import mpmath
+    import sympy as sp
+
+    if isinstance(obj, sp.Basic | mpmath.mpf):
+        return str(obj)
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
 
 def emit_json(obj) -> None:
-    """Print one JSON object on stdout."""
-    json.dump(obj, sys.stdout, indent=None, separators=(", ", ": "))
+    """Print one JSON object on stdout (floats as their shortest round-trip repr)."""
+    json.dump(obj, sys.stdout, indent=None, separators=(", ", ": "), default=json_default)
     sys.stdout.write("\n")
 
 

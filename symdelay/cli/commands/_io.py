@@ -76,10 +76,19 @@ def write_csv(path: str, comments: list[str], header: list[str], rows, fmt) -> N
     """``# comment`` lines, a header line and the rows; ``path == "-"`` is standard output."""
     import numpy as np
 
+    rows = np.asarray(rows)
+    fmts = [fmt] * (rows.shape[1] if rows.ndim == 2 else 0) if isinstance(fmt, str) else fmt
+
+    def cell(f, v) -> str:
+        # "%.17g" prints 0.59999999999999998 for 0.6: the shortest round-trip repr instead
+        return repr(float(v)).removesuffix(".0") if f == "%.17g" else f % v
+
     def put(fh) -> None:
         for line in comments:
             fh.write(f"# {line}\n")
-        np.savetxt(fh, rows, delimiter=",", header=",".join(header), comments="", fmt=fmt)
+        fh.write(",".join(header) + "\n")
+        for row in rows:
+            fh.write(",".join(cell(f, v) for f, v in zip(fmts, row)) + "\n")
 
     if path == "-":
         put(sys.stdout)

@@ -28,6 +28,28 @@ def model_charpoly_record(model, full: bool = False) -> dict:
     }
 
 
+#: The most decimal digits of one exact number printed (Python refuses to print an int of
+#: more than 4300 digits; such a polynomial is unreadable anyway).
+MAX_PRINTED_DIGITS = 4000
+
+
+def _refuse_huge_numbers(poly, L_value) -> None:
+    """Refuse, in one line, a polynomial whose exact coefficients cannot be printed."""
+    import sympy as sp
+
+    bits = max(
+        (max(int(q.p).bit_length(), int(q.q).bit_length()) for q in poly.atoms(sp.Rational)),
+        default=0,
+    )
+    digits = int(bits * 0.30103) + 1
+    if digits > MAX_PRINTED_DIGITS:
+        raise SymdelayInputError(
+            f"the exact polynomial at L = {L_value} and these values has a coefficient of "
+            f"about {digits} digits (more than {MAX_PRINTED_DIGITS}): use values nearer 1, "
+            "fewer phases, or leave a parameter symbolic (e.g. omit --D)"
+        )
+
+
 def charpoly_record(L_value, full: bool = False, **params) -> dict:
     """The JSON object printed by ``symdelay charpoly`` (params: mu, lam, theta, D)."""
     import sympy as sp
@@ -50,6 +72,7 @@ def charpoly_record(L_value, full: bool = False, **params) -> dict:
         eq = infinite_L_limit().result.subs(values)
         return {"L": "inf", "equation": str(eq), "latex": tex(eq) + " = 0"}
     poly = characteristic_polynomial(L_value, full=full, **params)
+    _refuse_huge_numbers(poly, L_value)
     key_L = L_value if isinstance(L_value, int) else str(L_value)
     return {"L": key_L, "polynomial": str(poly), "latex": tex(poly)}
 

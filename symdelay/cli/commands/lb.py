@@ -137,7 +137,9 @@ def run_simulate(args) -> int:
     if args.lam is None:
         import sympy as sp
 
-        lam = sp.nsimplify(sp.Float(lam.evalf(30), 30), rational=True)
+        from symdelay.core.params import exact_number
+
+        lam = exact_number("lam", sp.Float(lam.evalf(30), 30))
     res = simulate(
         pol, lam, args.T, seed=_int("seed", args.seed), warmup=args.warmup,
         batches=_int("batches", args.batches), routing=args.routing,

@@ -67,7 +67,7 @@ class ActionDelayModel:
             raise SymdelayInputError("give the delay as D (mean) or gamma (phase rate), not both")
         if D is not None:
             self.D = as_parameter("D", D)
-            self.gamma = sp.nsimplify(self.L / self.D)
+            self.gamma = sp.Integer(self.L) / self.D if isinstance(self.L, int) else self.L / self.D
         else:
             self.gamma = as_parameter("gamma", gamma)
             self.D = self.L / self.gamma

@@ -157,7 +157,8 @@ def _parameter_values(n, **given) -> dict:
         if given.get(name) is not None:
             values[sym] = as_parameter(name, given[name], positive=(name != "theta"))
     if given.get("D") is not None:
-        values[gamma] = sp.nsimplify(n / as_parameter("D", given["D"]))
+        L_exact = sp.Integer(n) if isinstance(n, int) else n  # exact: no nsimplify of L/D
+        values[gamma] = L_exact / as_parameter("D", given["D"])
     return values
 
 

@@ -282,10 +282,10 @@ def simulated_variance(
 
 
 def _exact(x: float):
-    from fractions import Fraction
+    """The float's exact decimal (its repr), not a nearby fraction of small denominator."""
+    from symdelay.core.params import exact_number
 
-    f = Fraction(x).limit_denominator(10**12)
-    return f"{f.numerator}/{f.denominator}"
+    return str(exact_number("a parameter", x))
 
 
 def criterion_value(criterion: str, p: Rates, kappa, **opts) -> float:

@@ -54,8 +54,8 @@ import sympy as sp
 from symdelay.analysis.polyroots import exact_counts
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
-from symdelay.core.numbers import format_number
-from symdelay.core.params import as_dps, as_L, as_parameter
+from symdelay.core.params import as_dps, as_L, as_parameter, exact_decimal, printable
+from symdelay.models.erlang.hopf.curve import format_number
 
 __all__ = [
     "HopfCurve",
@@ -346,8 +346,10 @@ def _image(cv: HopfCurve, prec: int):
                     )
 
             def key(v):
+                # mpmath, not float: kappa can be 1e-400 (D = 1e200), which a float
+                # flushes to 0, and then the extremes would be picked among ties
                 x = v[0]
-                return x if isinstance(x, float) else float(x.mid())
+                return mpmath.mpf(x) if isinstance(x, float) else _mp(x)
 
             vmin, vmax = min(vals, key=key), max(vals, key=key)
             pieces.append((vmin, vmax))
@@ -467,10 +469,11 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
             t_ball, attained = tstar
             if t_ball is None:
                 where = (None, mpmath.inf)
-            else:
-                omega = _mp(t_ball.sqrt()) if isinstance(t_ball, flint.arb) else None
-                a = cv.a_of(t_ball)
-                where = (omega, _mp(a) if attained else mpmath.inf)
+            else:  # at the working precision: flint's default (53 bits) gave 16 digits
+                with flint.ctx.workprec(prec):
+                    omega = _mp(t_ball.sqrt()) if isinstance(t_ball, flint.arb) else None
+                    a = cv.a_of(t_ball)
+                    where = (omega, _mp(a) if attained else mpmath.inf)
     closed = None
     if cv.L == 2 and all(e == 1 for e in cv.pattern):
         closed = _closed_form_L2()
@@ -480,15 +483,18 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
     ]
     if closed is not None:
         g = sp.Rational(cv.L) / cv.D
+        # evaluated by mpmath from the exact rationals: SymPy's own evaluation of the
+        # radicals factors their (huge) arguments at D = 1e100
+        f = sp.lambdify((sp.Symbol("gamma"), sp.Symbol("mu")), closed, "mpmath")
         with mpmath.workdps(dps + GUARD):
-            cf = sp.N(closed.subs({sp.Symbol("gamma"): g, sp.Symbol("mu"): cv.mu}), dps + GUARD)
-            if kstar is None or abs(mpmath.mpf(str(cf)) - kstar) > mpmath.mpf(10) ** (-dps):
+            cf = f(mpmath.mpf(int(g.p)) / int(g.q), mpmath.mpf(int(cv.mu.p)) / int(cv.mu.q))
+            if kstar is None or abs(cf - kstar) > abs(cf) * mpmath.mpf(10) ** (-dps):
                 raise VerificationError("closed form and certified kappa* disagree")
         checks.append("closed form (SymPy) equals the certified value")
     return KappaStar(
         int(cv.L),
-        str(cv.mu),
-        str(cv.D),
+        _decimal(cv.mu),
+        _decimal(cv.D),
         cv.pattern,
         dps,
         kstar,
@@ -536,8 +542,8 @@ def kappa_star_limit(mu=1, D=1, dps: int = 30) -> KappaStar:
         half = mpmath.mpf(1) / 2
     return KappaStar(
         "inf",
-        str(mu),
-        str(D),
+        _decimal(mu) if mu.is_Rational else str(mu),
+        _decimal(D) if D.is_Rational else str(D),
         ("all",),
         dps,
         half,
@@ -588,25 +594,21 @@ class UnstableTheta(JsonRecord):
 
 
 def _decimal(x: sp.Rational) -> str:
-    """An exact rational as written by a user: a terminating decimal when it is one."""
+    """An exact rational as written by a user: a terminating decimal when it is one (in
+    exact scientific notation when much shorter: ``1e+200``, ``3e-40``), else ``p/q``.
+
+    >>> _decimal(sp.Rational(1, 20)), _decimal(sp.Integer(10) ** 200), _decimal(sp.Rational(1, 3))
+    ('0.05', '1e+200', '1/3')
+    """
     x = sp.Rational(x)
-    q = int(x.q)
-    while q % 2 == 0:
-        q //= 2
-    while q % 5 == 0:
-        q //= 5
-    if q == 1:
-        digits = 0
-        y = x
-        while not y.is_integer:
-            y *= 10
-            digits += 1
-        text = f"{int(y)}"
-        neg = text.startswith("-")
-        text = text.lstrip("-").rjust(digits + 1, "0")
-        out = text if digits == 0 else f"{text[:-digits]}.{text[-digits:]}"
-        return ("-" if neg else "") + out
-    return str(x)
+    text = exact_decimal(x)
+    if text is None:
+        if printable(x):
+            text = str(x)
+        else:
+            with mpmath.workdps(40):
+                text = mpmath.nstr(mpmath.mpf(int(x.p)) / int(x.q), 30)
+    return text
 
 
 def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> UnstableTheta:
@@ -672,7 +674,7 @@ def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> 
         tuple(intervals),
         tuple(cr),
         tuple(counts),
-        str(cv.mu),
-        str(lam_v),
-        str(cv.D),
+        _decimal(cv.mu),
+        _decimal(lam_v),
+        _decimal(cv.D),
     )

@@ -21,13 +21,13 @@ Every number is exact (SymPy ``Rational``) once it has passed the door.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import sympy as sp
 
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import exact_number
 
 __all__ = [
     "Station",
@@ -41,22 +41,9 @@ __all__ = [
 
 def as_rational(name: str, value, *, positive: bool = True) -> sp.Rational:
     """``value`` (int, float, decimal text or fraction text) as an exact Rational."""
-    if isinstance(value, bool):
-        raise SymdelayInputError(f"{name} must be a number, got {value!r}")
-    try:
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise ValueError
-            out = sp.Rational(repr(value))
-        elif isinstance(value, sp.Basic):
-            out = sp.nsimplify(value, rational=True)
-        else:
-            text = str(value).strip()
-            if text.lower() in {"nan", "inf", "+inf", "-inf", "oo", "-nan", "+nan"}:
-                raise ValueError
-            out = sp.Rational(text)
-    except (TypeError, ValueError, SyntaxError):
-        raise SymdelayInputError(f"{name} must be a finite number, got {value!r}") from None
+    if isinstance(value, sp.Basic) and not value.is_Rational and not isinstance(value, sp.Float):
+        raise SymdelayInputError(f"{name} must be a rational number, got {value!r}")
+    out = exact_number(name, value)
     if not isinstance(out, sp.Rational):
         raise SymdelayInputError(f"{name} must be a rational number, got {value!r}")
     if positive and not out > 0:

@@ -11,6 +11,7 @@ import sympy as sp
 from symdelay.core import symbols as S
 from symdelay.core.errors import VerificationError
 from symdelay.core.latex import display, tex
+from symdelay.core.params import exact_number
 from symdelay.models.inflight.criteria import (
     criterion_value,
     lna_variance,
@@ -153,7 +154,7 @@ def _thinned_table(Ls, ps=("1/4", "1/2", "3/4")):
         th = 0.8 * tc
         for pv in ps:
             pf = float(sp.Rational(pv))
-            vt = thinned_variance(L, pv, theta=sp.nsimplify(th, rational=True))
+            vt = thinned_variance(L, pv, theta=exact_number("theta", th))
             vd = lna_variance(rates(L, 1, 1, th, 1), pf)
             worse += vt > vd
             lines.append(

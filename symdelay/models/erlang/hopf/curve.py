@@ -244,6 +244,10 @@ class CriticalCurve:
                 }
             )
         k_c, th_c = self.closed_form()
+        from symdelay.core.params import printable
+
+        if th_c is not None and not printable(th_c):
+            th_c = None  # its exact numbers have more digits than can be printed
         return {
             "L": _Lkey(self.L),
             "points": pts,

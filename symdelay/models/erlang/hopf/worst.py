@@ -10,10 +10,18 @@ import sympy as sp
 
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import VerificationError
-from symdelay.core.numbers import GUARD, format_number
-from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
+from symdelay.core.numbers import GUARD
+from symdelay.core.params import (
+    INFINITE_L,
+    as_dps,
+    as_L_or_inf,
+    as_positive_number,
+    exact_decimal,
+    printable,
+)
 from symdelay.core.symbols import lam, mu
 from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _Lkey, _to_mpf, alpha
+from symdelay.models.erlang.hopf.curve import format_number
 from symdelay.models.erlang.hopf.derivation import (
     delay_limits,
     hopf_conditions,
@@ -28,6 +36,25 @@ def _json_expr(v):
     if v in (sp.oo, -sp.oo):
         return "inf" if v == sp.oo else "-inf"
     return str(v)
+
+
+def _exact_text(v, dps: int):
+    """A closed form at exact parameters: exactly when short (``3e-40``, ``3/4``,
+    ``4*sqrt(2)``), else its value to ``dps`` significant digits (all shown, so a rounded
+    value never looks exact) computed from the exact expression, never through a float."""
+    v = sp.sympify(v)
+    if v in (sp.oo, -sp.oo):
+        return _json_expr(v)
+    if v.is_Rational:
+        d = exact_decimal(v)
+        if d is not None and len(d) <= 40:
+            return d
+    text = str(v) if printable(v, 60) else ""
+    if text and len(text) <= 60:
+        return text
+    with mpmath.workdps(dps + GUARD):
+        x = _to_mpf(v) if v.is_Rational else mpmath.mpf(str(sp.N(v, dps + GUARD)))
+        return mpmath.nstr(x, dps, strip_zeros=False, min_fixed=-4, max_fixed=dps)
 
 
 @dataclass(frozen=True)
@@ -53,13 +80,10 @@ class WorstDelay:
 
     def to_json(self) -> dict:
         cf = {k: _json_expr(v) for k, v in self.closed_form.items()}
-        exact = {}
-        for key, v in self.closed_form.items():
-            exact[key] = (
-                None
-                if v is None
-                else _json_expr(sp.nsimplify(v.subs({mu: self.mu, lam: self.lam})))
-            )
+        exact = {
+            key: None if v is None else _exact_text(v.subs({mu: self.mu, lam: self.lam}), self.dps)
+            for key, v in self.closed_form.items()
+        }
         return {
             "L": _Lkey(self.L),
             "D_star": None if self.D_star is None else format_number(self.D_star, self.dps),

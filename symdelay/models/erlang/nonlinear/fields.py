@@ -26,6 +26,7 @@ import numpy as np
 import sympy as sp
 
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.params import exact_number
 from symdelay.models.erlang.action_delay import ActionDelayModel
 
 __all__ = ["VectorField", "difference_field", "model_field", "sech2"]
@@ -85,7 +86,12 @@ def difference_field(L: int, mu, lam, D, theta) -> VectorField:
 
     if L <= 4:  # the structure is the SymPy system's (checked at a random point)
         st, rhs = _difference_symbolic(L)
-        vals = {"mu": mu, "lam": lam, "theta": theta, "gamma": sp.Rational(L) / sp.nsimplify(D)}
+        vals = {
+            "mu": mu,
+            "lam": lam,
+            "theta": theta,
+            "gamma": sp.Rational(L) / exact_number("D", D),
+        }
         subs = {sp.Symbol(k): v for k, v in vals.items()}
         y = np.linspace(0.3, -0.2, n)
         ref = np.array([float(e.subs(subs).subs(dict(zip(st, y)))) for e in rhs])

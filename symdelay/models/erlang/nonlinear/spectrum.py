@@ -30,7 +30,7 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
-from symdelay.core.errors import SymdelayInputError
+from symdelay.core.errors import CertificationError, SymdelayInputError
 from symdelay.core.params import as_L, as_positive_number
 from symdelay.core.symbols import D as DD
 from symdelay.core.symbols import gamma as GAMMA
@@ -227,10 +227,24 @@ def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001,
     omegas = np.asarray(omegas, float)
     S = lna_spectrum_matrix(A, B, w, omegas)
     wp, Sp, Q = _peak_and_q(A, B, w, scale)
-    from scipy.linalg import solve_continuous_lyapunov
+    if model is None:
+        # from the exact rates (exact Lyapunov solve for small L, refined otherwise): a
+        # float solve gave Var = -6e23 at D = 1e40, where the eigenvalues span 40 decades
+        from symdelay.models.erlang.stochastic.variance import variance
 
-    Sigma = solve_continuous_lyapunov(A, -B)
-    var = float(np.asarray(w) @ Sigma @ np.asarray(w))
+        res = variance(Lv, vals[MU], vals[LAM], th, vals[DD], dps=20, closed_form=False)
+        var = float(res)
+    else:
+        from scipy.linalg import solve_continuous_lyapunov
+
+        Sigma = solve_continuous_lyapunov(A, -B)
+        var = float(np.asarray(w) @ Sigma @ np.asarray(w))
+        residual = np.max(np.abs(A @ Sigma + Sigma @ A.T + B))
+        if not (var > 0 and residual <= 1e-8 * max(np.max(np.abs(B)), 1e-300)):
+            raise CertificationError(
+                "the stationary variance could not be computed accurately in floating point "
+                f"(Lyapunov residual {residual:.3g}): use values nearer 1 or 'symdelay variance'"
+            )
     return Spectrum(Lkey, params, omegas, S, wp, Sp, Q, var, closed, method)
 
 

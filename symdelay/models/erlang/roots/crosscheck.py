@@ -44,12 +44,18 @@ def expanded_coefficients(L: int, mu, lam, theta, D) -> np.ndarray:
 
     Computed exactly (Fractions) and rounded once; ``inf`` where a coefficient overflows.
     """
-    g = Fraction(L) / Fraction(str(D))
+    from symdelay.core.params import exact_number
+
+    def q(name, v) -> Fraction:
+        x = exact_number(name, v)
+        return Fraction(int(x.p), int(x.q))
+
+    g = Fraction(L) / q("D", D)
     binom = [math.comb(L, j) * g**j for j in range(L + 1)]  # (r+g)^L, highest power first
     exact = [*binom, 0]
     for j, b in enumerate(binom):
-        exact[j + 1] += Fraction(str(mu)) * b
-    exact[-1] += Fraction(str(lam)) * Fraction(str(theta)) * g**L
+        exact[j + 1] += q("mu", mu) * b
+    exact[-1] += q("lam", lam) * q("theta", theta) * g**L
     out = []
     for v in exact:
         try:

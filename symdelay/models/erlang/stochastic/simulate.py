@@ -446,8 +446,17 @@ def _check_double_range(args, init, p, T) -> None:
     a = 2 * eta * lam
     top = a + (gamma + mu) * (float(np.sum(init)) + 2 * a * T + 10)
     if not (mu > 0 and gamma > 0 and lam > 0 and math.isfinite(top)):
+        import mpmath
+
+        from symdelay.core.params import exact_decimal
+
+        def show(v):  # as the user wrote it (1e+308), never a 309-digit integer
+            text = exact_decimal(v) or str(v)
+            return text if len(text) <= 40 else mpmath.nstr(mpmath.mpf(v.p) / v.q, 6)
+
         raise SymdelayInputError(
-            f"the rates mu={p['mu']}, lam={p['lam']}, gamma=L/D={p['gamma']} (with eta={eta:g}) "
+            f"the rates mu={show(p['mu'])}, lam={show(p['lam'])}, gamma=L/D={show(p['gamma'])} "
+            f"(with eta={eta:g}) "
             "are outside the range of double precision: choose values nearer 1"
         )
 
