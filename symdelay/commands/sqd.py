@@ -185,8 +185,11 @@ def run_fluid(args) -> int:
     if args.json:
         emit_json(rec)
         return 0
-    lines = [f"SQ({tr.d}), lam = {tr.lam}, K = {tr.truncation}", "t  s_1  s_2  s_3"]
+    cols = min(3, tr.truncation)  # as many columns as the path has levels
+    header = f"{'t':>8} " + " ".join(f"{f's_{k}':>8}" for k in range(1, cols + 1))
+    lines = [f"SQ({tr.d}), lam = {tr.lam}, K = {tr.truncation}", header]
     for t, row in zip(tr.t, tr.tail):
-        lines.append(f"{t:8.3f} " + " ".join(f"{v:.6f}" for v in row[:3]))
+        lines.append(f"{t:8.3f} " + " ".join(f"{v:8.6f}" for v in row[:cols]))
+    lines += [f"note: {n}" for n in tr.notes]
     emit("\n".join(lines))
     return 0

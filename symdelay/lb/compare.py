@@ -16,7 +16,7 @@ import mpmath
 import sympy as sp
 
 from symdelay.display import JsonRecord
-from symdelay.lb.diffusion import arrival_rate, diffusion
+from symdelay.lb.diffusion import diffusion, simulation_rate
 from symdelay.lb.policy import LBPolicy, Station, as_rational
 from symdelay.lb.simulate import simulate
 
@@ -77,8 +77,7 @@ def comparison(policy: LBPolicy, betas, T=2000.0, seed=1, routings=ROUTINGS) -> 
     rows = []
     rn = mpmath.sqrt(policy.n)
     for b in betas:
-        lam_exact = arrival_rate(policy, b)
-        lam = sp.nsimplify(sp.Float(lam_exact.evalf(30), 30), rational=True)
+        lam = simulation_rate(policy, b)
         for k, name in enumerate(routings):
             pol, routing = _variant(policy, name)
             sim = simulate(pol, lam, T, seed=seed + 7919 * k, routing=routing)
@@ -124,8 +123,7 @@ def convergence(shape: LBPolicy, beta, ns, T=2000.0, seed=1) -> list:
     out = []
     for i, n in enumerate(ns):
         pol = scaled_policy(shape, n)
-        lam_exact = arrival_rate(pol, beta)
-        lam = sp.nsimplify(sp.Float(lam_exact.evalf(30), 30), rational=True)
+        lam = simulation_rate(pol, beta)
         sim = simulate(pol, lam, T, seed=seed + 104729 * i)
         sc = sim.scaled()
         dif = diffusion(pol, beta, dps=15)

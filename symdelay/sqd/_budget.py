@@ -16,7 +16,14 @@ import math
 
 from symdelay.errors import SymdelayInputError
 
-__all__ = ["TIME_BUDGET", "MEMORY_BUDGET", "check_budget", "check_memory", "duration"]
+__all__ = [
+    "TIME_BUDGET",
+    "MEMORY_BUDGET",
+    "check_budget",
+    "check_memory",
+    "duration",
+    "count",
+]
 
 #: Seconds of one core a command may take without ``--force``.
 TIME_BUDGET = 60.0
@@ -32,6 +39,11 @@ def duration(seconds: float) -> str:
         if seconds >= 2 * size:
             return f"{seconds / size:.3g} {unit}"
     return f"{seconds:.3g} seconds"
+
+
+def count(x: float) -> str:
+    """A size for a message: ``3.6e+06``, or ``more than 1e308`` when it overflows."""
+    return f"{x:.3g}" if math.isfinite(x) else "more than 1e308"
 
 
 def check_budget(what: str, estimate_seconds: float, *, force: bool, shrink: str) -> None:

@@ -21,7 +21,7 @@ estimated from ``K``, ``m`` and ``T`` first and a run over the budget of
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -151,6 +151,7 @@ class FluidPath(JsonRecord):
     t: np.ndarray
     tail: np.ndarray
     truncation: int
+    notes: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -159,6 +160,7 @@ class FluidPath(JsonRecord):
             "t": [float(v) for v in self.t],
             "tail": [[float(v) for v in row] for row in self.tail],
             "truncation": self.truncation,
+            "notes": list(self.notes),
         }
 
     def plot(self, ax=None, levels=(1, 2, 3, 4)):
@@ -219,7 +221,15 @@ def fluid(
     points = _whole("points", points, 2)
     if points > POINTS_MAX:
         raise SymdelayInputError(f"--points must be at most {POINTS_MAX}, got {points}")
-    K = _whole("K", K, 1) if K is not None else max(truncation_level(service, d, lamv, 12), 4)
+    proved = max(truncation_level(service, d, lamv, 12), 4)
+    K = _whole("K", K, 1) if K is not None else proved
+    notes = []
+    if proved > K:
+        notes.append(
+            f"K = {K} is below the level {proved} at which the proved tail bound of the fixed "
+            "point falls below 1e-15: this is the path of the truncated system (no jobs "
+            f"beyond {K} per queue), which can differ from the mean field"
+        )
     m = service.phases
     size = f"the fluid path at K = {K} levels, {m} phase(s), {points} points"
     check_memory(size, estimate_bytes(K, m, points), force=force, shrink="--K or --points")
@@ -243,4 +253,4 @@ def fluid(
     if not sol.success:  # pragma: no cover
         raise SymdelayInputError(f"the integration failed: {sol.message}")
     tails = sol.y.reshape(K, m, -1).sum(axis=1).T
-    return FluidPath(d, lamv, sol.t, tails, K)
+    return FluidPath(d, lamv, sol.t, tails, K, notes)

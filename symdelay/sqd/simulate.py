@@ -42,7 +42,7 @@ import numpy as np
 from symdelay.display import JsonRecord
 from symdelay.errors import SymdelayInputError
 from symdelay.models.phase_type import PhaseType
-from symdelay.sqd._budget import check_budget, check_memory
+from symdelay.sqd._budget import check_budget, check_memory, count
 from symdelay.sqd._kernel import (
     DONE,
     IP_EVENTS,
@@ -288,7 +288,7 @@ def simulate(
         shrink="--N or --batches",
     )
     check_budget(
-        f"this run ({estimate_events(N, lamf, T, delay):.3g} events: N = {N}, T = {T:g})",
+        f"this run ({count(estimate_events(N, lamf, T, delay))} events: N = {N}, T = {T:g})",
         estimate_seconds(N, lamf, T, "python" if used == "python" else "c", delay)
         + BATCH_SECONDS * batches * levels,
         force=force,
