@@ -75,6 +75,7 @@ def _estimate(
 
     v = np.asarray(per_batch, dtype=float)
     m = float(np.mean(v)) if point is None else float(point)
+    m = min(max(m, lo), hi)  # a busy fraction of 1 + 1e-16 is rounding
     if len(v) < 2:
         return Estimate(m, float("nan"), float("nan"))
     h = float(student.ppf(0.975, len(v) - 1) * np.std(v, ddof=1) / np.sqrt(len(v)))

@@ -223,7 +223,7 @@ class SimulationResult(JsonRecord):
 def _ci(values: list, lo: float = -math.inf, hi: float = math.inf) -> tuple[float, float, float]:
     """Batch mean and Student-t 95% interval, cut to ``[lo, hi]`` (the range of the value)."""
     a = np.asarray(values, dtype=float)
-    m = float(a.mean())
+    m = min(max(float(a.mean()), lo), hi)  # a fraction of 1 + 1e-16 is rounding
     if a.size < 2:
         return m, float("nan"), float("nan")
     h = t975(a.size - 1) * float(a.std(ddof=1)) / math.sqrt(a.size)
