@@ -6,6 +6,7 @@ import mpmath
 
 from symdelay.errors import SymdelayInputError
 from symdelay.outputs.documents.sqd import derivation_body
+from symdelay.outputs.latex import escape
 from symdelay.outputs.report import Section
 from symdelay.sqd import fit, fixed_point, parse_service_dist, rightmost_eigenvalue
 from symdelay.sqd.delayed import delayed_fixed_point
@@ -256,7 +257,9 @@ def _convergence(ctx):
     fig = res.plot()
     fig.savefig(ctx.figures_dir / "sqd_convergence.pdf")
     q = res.fluct_fits
-    notes = (" " + "; ".join(res.notes) + ".") if res.notes else ""
+    # plain-text notes: escaped (an unescaped "%" commented out the rest of the sentence)
+    notes = "; ".join(escape(n).replace("E[T]", "$E[T]$") for n in res.notes)
+    notes = f" {notes}." if notes else ""
     return (
         "\\subsection*{Convergence to the mean field as $N$ grows, measured}\n"
         f"$d = 2$, $\\lambda = 0.9$, exponential service; mean field $E[T] = "
