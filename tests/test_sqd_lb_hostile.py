@@ -252,3 +252,7 @@ def test_simulation_rate_is_exact_or_the_30_digit_decimal():
     assert abs(sp.N(lam - arrival_rate(other, "0.5"), 50)) < sp.Rational(1, 10**27)
     with pytest.raises(SymdelayInputError):
         as_rational("lam", sp.sqrt(2))
+
+
+def test_sqd_fluid_astronomic_horizon_is_one_line(capsys):
+    _refused(capsys, ["sqd", "fluid", "--T", "1e308", "--points", "3"], "--T")

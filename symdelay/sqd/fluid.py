@@ -250,7 +250,7 @@ def fluid(
 
     ts = np.linspace(0, T, points)
     sol = solve_ivp(f, (0, T), u0, method="BDF", jac=jac, t_eval=ts, rtol=1e-10, atol=1e-13)
-    if not sol.success:  # pragma: no cover
-        raise SymdelayInputError(f"the integration failed: {sol.message}")
+    if not sol.success:
+        raise SymdelayInputError(f"the integration failed at T = {T:g} ({sol.message}): lower --T")
     tails = sol.y.reshape(K, m, -1).sum(axis=1).T
     return FluidPath(d, lamv, sol.t, tails, K, notes)
