@@ -103,8 +103,11 @@ def as_N(N, d: int) -> int:
     return v
 
 
-def as_seed(seed) -> int:
-    """A seed for ``numpy.random.default_rng``: a whole number >= 0 (or its text)."""
+def as_seed(seed):
+    """A seed for ``numpy.random.default_rng``: a whole number >= 0 (or its text), or a
+    numpy ``Generator`` / ``SeedSequence`` (passed through)."""
+    if isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+        return seed
     msg = f"--seed must be a whole number >= 0, got {seed!r}"
     if isinstance(seed, bool):
         raise SymdelayInputError(msg)
