@@ -256,3 +256,22 @@ def test_simulation_rate_is_exact_or_the_30_digit_decimal():
 
 def test_sqd_fluid_astronomic_horizon_is_one_line(capsys):
     _refused(capsys, ["sqd", "fluid", "--T", "1e308", "--points", "3"], "--T")
+
+
+def test_convergence_notes_are_escaped_for_latex():
+    """The note of an unresolved bias has a '%': unescaped, LaTeX drops the rest of the line."""
+    from symdelay.outputs.sections.sqd import notes_text
+
+    text = notes_text(["bias of E[T] not resolved (95% CI contains 0) at N = 100, 300"])
+    assert "95\\% CI" in text and "$E[T]$" in text
+    assert "%" not in text.replace("\\%", "")
+    assert notes_text([]) == ""
+
+
+def test_routing_labels_are_maths():
+    from symdelay.lb.compare import ROUTINGS
+    from symdelay.outputs.plots_lb import routing_label
+
+    labels = [routing_label(n) for n in ROUTINGS]
+    assert labels[:2] == [r"LB, $\xi = 2$", r"LB, $\xi = J$"]
+    assert not any("xi=" in lab for lab in labels)

@@ -141,7 +141,7 @@ def _comparison_part(ctx) -> tuple[str, list]:
         "\\subsection*{Comparison with other routings}\n"
         f"{stations_tex(EXAMPLE['stations'])} ($n=300$), "
         "$\\lambda=\\sum N_j\\mu_j-\\beta\\sqrt n\\bar\\mu$. Routings: "
-        + ", ".join(routing_label(name) for name in ROUTINGS)
+        + "; ".join(routing_label(name) for name in ROUTINGS)
         + " (random in proportion to capacity: Erlang C per station, exact; JSQ and "
         "power-of-2 join the fewest customers among all / two sampled stations). "
         f"Simulated over $T={T:g}$ (95\\% intervals); theory: the LB diffusion, Erlang C.\n\n"

@@ -242,6 +242,13 @@ def _budget_text(res) -> str:
     )
 
 
+def notes_text(notes) -> str:
+    """The plain-text notes of a convergence study as LaTeX: escaped (an unescaped ``%``
+    commented out the rest of the sentence), ``E[T]`` as maths."""
+    text = "; ".join(escape(n).replace("E[T]", "$E[T]$") for n in notes)
+    return f" {text}." if text else ""
+
+
 def _convergence(ctx):
     from symdelay.sqd.convergence import convergence_in_N
 
@@ -257,9 +264,7 @@ def _convergence(ctx):
     fig = res.plot()
     fig.savefig(ctx.figures_dir / "sqd_convergence.pdf")
     q = res.fluct_fits
-    # plain-text notes: escaped (an unescaped "%" commented out the rest of the sentence)
-    notes = "; ".join(escape(n).replace("E[T]", "$E[T]$") for n in res.notes)
-    notes = f" {notes}." if notes else ""
+    notes = notes_text(res.notes)
     return (
         "\\subsection*{Convergence to the mean field as $N$ grows, measured}\n"
         f"$d = 2$, $\\lambda = 0.9$, exponential service; mean field $E[T] = "
