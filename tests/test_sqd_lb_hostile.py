@@ -275,3 +275,9 @@ def test_routing_labels_are_maths():
     labels = [routing_label(n) for n in ROUTINGS]
     assert labels[:2] == [r"LB, $\xi = 2$", r"LB, $\xi = J$"]
     assert not any("xi=" in lab for lab in labels)
+
+
+def test_lb_simulate_more_batches_than_arrivals_is_refused(capsys):
+    argv = ["lb", "simulate", "--stations", "N=5,mu=1;N=5,mu=1", "--lam", "9", "--T", "100"]
+    line = _refused(capsys, [*argv, "--batches", "1000000"], "--batches")
+    assert "at most 81 batches" in line  # 9 * 90 arrivals after the warm-up, 10 per batch

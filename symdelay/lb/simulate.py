@@ -32,7 +32,7 @@ from symdelay.display import JsonRecord
 from symdelay.errors import SymdelayInputError
 from symdelay.lb._kernel import NSTAT, load_c_kernel, run_python
 from symdelay.lb.policy import LBPolicy, as_rational
-from symdelay.sqd._budget import check_budget, count
+from symdelay.sqd._budget import check_budget, check_memory, count
 
 __all__ = ["simulate", "LBSimulation", "POLICIES", "Estimate", "estimate_seconds"]
 
@@ -43,6 +43,8 @@ _CHUNK = 5_000_000
 #: Events per second of one core with few stations (C kernel, Python twin); an event costs
 #: about ``1 + J / 100`` times more with J stations (measured: 2e6/s at J = 2, 6e5/s at 200).
 SPEED = {"c": 2e6, "python": 5e4}
+#: A batch must expect at least this many arrivals.
+MIN_ARRIVALS_PER_BATCH = 10
 
 
 def estimate_seconds(J: int, lam: float, T: float, backend: str = "c") -> float:
@@ -254,6 +256,20 @@ def simulate(
         raise SymdelayInputError("the C backend is not available (no working C compiler?)")
     if backend not in ("auto", "c", "python"):
         raise SymdelayInputError(f"backend must be auto, c or python, got {backend!r}")
+    per_batch = float(lr) * (T - warm) / batches
+    if per_batch < MIN_ARRIVALS_PER_BATCH:
+        most = int(float(lr) * (T - warm) // MIN_ARRIVALS_PER_BATCH)
+        raise SymdelayInputError(
+            f"{batches} batches would hold about {per_batch:.3g} arrivals each; a batch needs "
+            f"at least {MIN_ARRIVALS_PER_BATCH}: use at most {most} batches (--batches) or a "
+            "longer --T"
+        )
+    check_memory(
+        f"{batches} batches of {J} stations",
+        8.0 * batches * J * NSTAT,
+        force=force,
+        shrink="--batches",
+    )
     check_budget(
         f"this run ({count(2 * float(lr) * T)} events: lam = {float(lr):.6g}, T = {T:g})",
         estimate_seconds(J, float(lr), T, "c" if fn is not None else "python"),
