@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-__all__ = ["comparison_figure", "convergence_figure"]
+__all__ = ["comparison_figure", "convergence_figure", "routing_label"]
+
+#: Display names of the routings (LaTeX and matplotlib mathtext alike).
+_LABELS = {"LB xi=2": r"LB, $\xi = 2$", "LB xi=J": r"LB, $\xi = J$"}
+
+
+def routing_label(name: str) -> str:
+    """The routing ``name`` of :data:`symdelay.models.lb.compare.ROUTINGS` as printed text."""
+    return _LABELS.get(name, name)
+
 
 _STYLE = {
     "LB xi=2": ("C0", "o"),
@@ -35,7 +44,7 @@ def comparison_figure(rows, theory_curves: dict | None = None) -> Figure:
                 color=col,
                 ms=4,
                 capsize=2,
-                label=name,
+                label=routing_label(name),
             )
         if theory_curves and name in theory_curves:
             tb, tp, tw = theory_curves[name]

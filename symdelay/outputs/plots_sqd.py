@@ -72,7 +72,18 @@ def power_of_d_figure(curves: dict, tails: dict) -> Figure:
     a1.set_yscale("log")
     a1.set_xlabel("$\\lambda$")
     a1.set_ylabel("mean sojourn time")
-    a1.legend(fontsize=6, ncol=2)
+    # colour = d, line style = service: two short legends, not one entry per pair (12 at
+    # 6 pt, unreadable once the figure is scaled to the text width)
+    from matplotlib.lines import Line2D
+
+    ds = sorted({d for d, _ in curves} | {d for d, _ in tails})
+    d_handles = [
+        Line2D([], [], color=f"C{[1, 2, 3, 5].index(d) if d in (1, 2, 3, 5) else 0}",
+               label=f"$d = {d}$")
+        for d in ds
+    ]  # fmt: skip
+    s_handles = [Line2D([], [], color="0.3", ls=st, label=lab) for lab, st in styles.items()]
+    a1.legend(handles=d_handles, fontsize=9, loc="upper left")
     for (d, label), tail in sorted(tails.items()):
         st = styles.get(label, "-")
         a2.semilogy(range(1, len(tail) + 1), tail, st + "o", ms=3,
@@ -80,8 +91,9 @@ def power_of_d_figure(curves: dict, tails: dict) -> Figure:
                     label=f"d={d}, {label}")  # fmt: skip
     a2.set_ylim(1e-12, 1.5)
     a2.set_xlim(0.5, 12.5)
-    a2.set_xlabel("k")
+    a2.set_xlabel("$k$")
     a2.set_ylabel("$s_k$")
+    a2.legend(handles=s_handles, fontsize=9, title="service", title_fontsize=9)
     return fig
 
 

@@ -23,6 +23,9 @@ def _system_arguments(p, *, weights=True) -> None:
         p.add_argument("--c", default=None, help="delay weights c_j, e.g. 1,1 (default ones)")
         p.add_argument("--d", default=None, help="idleness weights d_j, e.g. 1,1 (default ones)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated time is over budget"
+    )
 
 
 def register(subparsers) -> None:
@@ -107,7 +110,7 @@ def _int(name, text) -> int:
 def run_diffusion(args) -> int:
     from symdelay.models.lb.diffusion import diffusion
 
-    res = diffusion(_policy(args), args.beta, dps=args.dps)
+    res = diffusion(_policy(args), args.beta, dps=args.dps, force=args.force)
     if args.json:
         emit_json(res.to_json())
         return 0
@@ -129,20 +132,14 @@ def run_diffusion(args) -> int:
 
 
 def run_simulate(args) -> int:
-    from symdelay.models.lb.diffusion import arrival_rate
+    from symdelay.models.lb.diffusion import simulation_rate
     from symdelay.models.lb.simulate import simulate
 
     pol = _policy(args)
-    lam = args.lam if args.lam is not None else arrival_rate(pol, args.beta)
-    if args.lam is None:
-        import sympy as sp
-
-        from symdelay.core.params import exact_number
-
-        lam = exact_number("lam", sp.Float(lam.evalf(30), 30))
+    lam = args.lam if args.lam is not None else simulation_rate(pol, args.beta)
     res = simulate(
         pol, lam, args.T, seed=_int("seed", args.seed), warmup=args.warmup,
-        batches=_int("batches", args.batches), routing=args.routing,
+        batches=_int("batches", args.batches), routing=args.routing, force=args.force,
     )  # fmt: skip
     if args.json:
         emit_json(res.to_json())
@@ -167,8 +164,9 @@ def run_design(args) -> int:
     from symdelay.models.lb.design import design
 
     res = design(
-        _policy(args), args.beta, args.target, ratio=args.ratio, d_max=args.d_max, dps=args.dps
-    )
+        _policy(args), args.beta, args.target, ratio=args.ratio, d_max=args.d_max,
+        dps=args.dps, force=args.force,
+    )  # fmt: skip
     if args.json:
         emit_json(res.to_json())
         return 0
@@ -184,7 +182,7 @@ def run_design(args) -> int:
 def run_fluid(args) -> int:
     from symdelay.models.lb.fluid import fluid_equilibrium
 
-    res = fluid_equilibrium(_policy(args), args.lam)
+    res = fluid_equilibrium(_policy(args), args.lam, force=args.force)
     if args.json:
         emit_json(res.to_json())
         return 0

@@ -28,6 +28,11 @@ def _common(p) -> None:
     p.add_argument("--d", default="2", help="number of queues sampled (integer >= 1)")
     p.add_argument("--lam", default="0.9", help="arrival rate per server (lam * mean < 1)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run even when the estimated running time or memory is over the budget",
+    )
 
 
 def register(subparsers) -> None:
@@ -95,6 +100,7 @@ def _service(args):
         alpha=args.alpha,
         S=args.S,
         mean=args.mean,
+        force=args.force,
     )
 
 
@@ -102,12 +108,13 @@ def run_fixed_point(args) -> int:
     from symdelay.core.params import as_dps
     from symdelay.models.sqd import fixed_point, rightmost_eigenvalue
 
-    fp = fixed_point(args.d, args.lam, _service(args), dps=as_dps(args.dps))
+    fp = fixed_point(args.d, args.lam, _service(args), dps=as_dps(args.dps), force=args.force)
     rec = fp.to_json()
     if args.stability:
         from symdelay.models.sqd.fixed_point import fixed_point as fpn
 
-        r = rightmost_eigenvalue(fpn(args.d, args.lam, fp.service, dps=fp.dps, method="newton"))
+        fpn = fpn(args.d, args.lam, fp.service, dps=fp.dps, method="newton", force=args.force)
+        r = rightmost_eigenvalue(fpn)
         rec["rightmost_eigenvalue"] = str(r.value)
         rec["stable"] = r.stable
     if args.json:
@@ -138,21 +145,18 @@ def run_simulate(args) -> int:
     delay = None
     if args.delay_L is not None or args.delay_D is not None:
         delay = (args.delay_L or 1, args.delay_D or 0)
-    try:
-        seed = int(args.seed)
-    except ValueError:
-        raise SymdelayInputError(f"--seed must be an integer, got '{args.seed}'") from None
     r = simulate(
         args.N,
         args.d,
         args.lam,
         service,
         T=args.T,
-        seed=seed,
+        seed=args.seed,
         warmup=args.warmup,
         batches=args.batches,
         delay=delay,
         backend=args.backend,
+        force=args.force,
     )
     rec = r.to_json()
     if args.json:
@@ -174,14 +178,18 @@ def run_fluid(args) -> int:
 
     start = args.start
     tr = fluid(
-        args.d, args.lam, _service(args), T=args.T, start=start, K=args.K, points=args.points
-    )
+        args.d, args.lam, _service(args), T=args.T, start=start, K=args.K, points=args.points,
+        force=args.force,
+    )  # fmt: skip
     rec = tr.to_json()
     if args.json:
         emit_json(rec)
         return 0
-    lines = [f"SQ({tr.d}), lam = {tr.lam}, K = {tr.truncation}", "t  s_1  s_2  s_3"]
+    cols = min(3, tr.truncation)  # as many columns as the path has levels
+    header = f"{'t':>8} " + " ".join(f"{f's_{k}':>8}" for k in range(1, cols + 1))
+    lines = [f"SQ({tr.d}), lam = {tr.lam}, K = {tr.truncation}", header]
     for t, row in zip(tr.t, tr.tail):
-        lines.append(f"{t:8.3f} " + " ".join(f"{v:.6f}" for v in row[:3]))
+        lines.append(f"{t:8.3f} " + " ".join(f"{v:8.6f}" for v in row[:cols]))
+    lines += [f"note: {n}" for n in tr.notes]
     emit("\n".join(lines))
     return 0

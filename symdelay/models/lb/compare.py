@@ -16,8 +16,7 @@ import mpmath
 import sympy as sp
 
 from symdelay.core.display import JsonRecord
-from symdelay.core.params import exact_number
-from symdelay.models.lb.diffusion import arrival_rate, diffusion
+from symdelay.models.lb.diffusion import diffusion, simulation_rate
 from symdelay.models.lb.policy import LBPolicy, Station, as_rational
 from symdelay.models.lb.simulate import simulate
 
@@ -78,8 +77,7 @@ def comparison(policy: LBPolicy, betas, T=2000.0, seed=1, routings=ROUTINGS) -> 
     rows = []
     rn = mpmath.sqrt(policy.n)
     for b in betas:
-        lam_exact = arrival_rate(policy, b)
-        lam = exact_number("lam", sp.Float(lam_exact.evalf(30), 30))
+        lam = simulation_rate(policy, b)
         for k, name in enumerate(routings):
             pol, routing = _variant(policy, name)
             sim = simulate(pol, lam, T, seed=seed + 7919 * k, routing=routing)
@@ -125,8 +123,7 @@ def convergence(shape: LBPolicy, beta, ns, T=2000.0, seed=1) -> list:
     out = []
     for i, n in enumerate(ns):
         pol = scaled_policy(shape, n)
-        lam_exact = arrival_rate(pol, beta)
-        lam = exact_number("lam", sp.Float(lam_exact.evalf(30), 30))
+        lam = simulation_rate(pol, beta)
         sim = simulate(pol, lam, T, seed=seed + 104729 * i)
         sc = sim.scaled()
         dif = diffusion(pol, beta, dps=15)

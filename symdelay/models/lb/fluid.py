@@ -59,9 +59,24 @@ class FluidEquilibrium(JsonRecord):
         }
 
 
-def fluid_equilibrium(policy: LBPolicy, lam) -> FluidEquilibrium:
-    """The equilibrium of the fluid model at arrival rate ``lam`` per server (exact)."""
-    from symdelay.models.lb.family import lb_fluid_model
+def estimate_seconds(J: int) -> float:
+    """Rough single-core time of :func:`fluid_equilibrium`: the exact symbolic model of J
+    stations (measured 5 s at J = 4, 53 s at J = 8: about ``J^3.4``)."""
+    return 5.0 * (J / 4) ** 3.4
+
+
+def fluid_equilibrium(policy: LBPolicy, lam, force: bool = False) -> FluidEquilibrium:
+    """The equilibrium of the fluid model at arrival rate ``lam`` per server (exact); its
+    cost is estimated from J first and refused over the budget unless ``force``."""
+    from symdelay.models.lb import lb_fluid_model
+    from symdelay.models.sqd._budget import check_budget
+
+    check_budget(
+        f"the exact fluid model of {policy.J} stations",
+        estimate_seconds(policy.J),
+        force=force,
+        shrink="the number of stations",
+    )
 
     m = lb_fluid_model(policy, lam)
     pt = tuple(m.equilibrium.point[s] for s in m.states)

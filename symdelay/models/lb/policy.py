@@ -21,6 +21,8 @@ Every number is exact (SymPy ``Rational``) once it has passed the door.
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 
 import sympy as sp
@@ -41,8 +43,12 @@ __all__ = [
 
 def as_rational(name: str, value, *, positive: bool = True) -> sp.Rational:
     """``value`` (int, float, decimal text or fraction text) as an exact Rational."""
+    if isinstance(value, bool):
+        raise SymdelayInputError(f"{name} must be a number, got {value!r}")
     if isinstance(value, sp.Basic) and not value.is_Rational and not isinstance(value, sp.Float):
-        raise SymdelayInputError(f"{name} must be a rational number, got {value!r}")
+        raise SymdelayInputError(
+            f"{name} must be a rational number, got {value} (round it explicitly)"
+        )
     out = exact_number(name, value)
     if not isinstance(out, sp.Rational):
         raise SymdelayInputError(f"{name} must be a rational number, got {value!r}")
@@ -205,7 +211,8 @@ class LBPolicy(JsonRecord):
     @property
     def shares(self) -> tuple:
         """Server shares ``w_j = N_j / n``."""
-        return tuple(sp.Rational(s.N, self.n) for s in self.stations)
+        n = self.n  # once: O(J), not O(J^2)
+        return tuple(sp.Rational(s.N, n) for s in self.stations)
 
     @property
     def capacity(self) -> sp.Rational:
@@ -220,14 +227,15 @@ class LBPolicy(JsonRecord):
     @property
     def capacity_shares(self) -> tuple:
         """``nu_j = N_j mu_j / sum_i N_i mu_i``: the share of arrivals station j must take."""
-        return tuple(s.N * s.mu / self.capacity for s in self.stations)
+        cap = self.capacity
+        return tuple(s.N * s.mu / cap for s in self.stations)
 
     # ---------------------------------------------------------------- sampling
     def reach(self, k: int) -> sp.Rational:
         """``P(sample meets S)`` for any set S of ``k`` stations: ``1 - E[C(J-k, xi)/C(J, xi)]``."""
         J = self.J
         return 1 - sum(
-            (p * sp.binomial(J - k, x) / sp.binomial(J, x) for x, p in self.xi.items()),
+            (p * sp.Rational(math.comb(J - k, x), math.comb(J, x)) for x, p in self.xi.items()),
             sp.Integer(0),
         )
 
@@ -239,7 +247,10 @@ class LBPolicy(JsonRecord):
         """
         J = self.J
         return sum(
-            (p * sp.binomial(J - 1 - rank, x - 1) / sp.binomial(J, x) for x, p in self.xi.items()),
+            (
+                p * sp.Rational(math.comb(J - 1 - rank, x - 1), math.comb(J, x))
+                for x, p in self.xi.items()
+            ),
             sp.Integer(0),
         )
 
@@ -256,7 +267,8 @@ class LBPolicy(JsonRecord):
         so the worst S of each size holds the largest targets.
         """
         t = sorted(self.capacity_shares if targets is None else targets, reverse=True)
-        return min(self.reach(k) - sum(t[:k]) for k in range(1, self.J))
+        prefix = list(itertools.accumulate(t))  # sum of the k largest: O(J), not O(J^2)
+        return min(self.reach(k) - prefix[k - 1] for k in range(1, self.J))
 
     def require_balance(self) -> None:
         """Refuse sampling too weak to balance the stations (the collapse would not hold)."""

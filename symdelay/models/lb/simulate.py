@@ -6,6 +6,14 @@ warm-up of ``warmup`` time units, then ``batches`` batches of equal length; 95 %
 Student-t intervals over the batch values. The same kernel runs the comparison policies:
 random routing, power-of-d on the number at each station, JSQ (power-of-J).
 
+An interval of a quantity with a range (a utilisation, a probability, a share: [0, 1]; a
+mean wait, queue or idleness: [0, oo)) is cut to that range: the quantity lies in it, so the
+cut interval covers it whenever the Student-t one does.
+
+Cost. The expected number of events (``2 lam T``: each arrival and its departure) is
+estimated before the run, at :data:`SPEED` events per second (slower with many stations), and
+a run over the budget of :mod:`symdelay.models.sqd._budget` is refused unless ``force``.
+
 >>> from symdelay.models.lb.policy import LBPolicy
 >>> p = LBPolicy.from_text("N=20,mu=1;N=20,mu=1", xi="2")
 >>> r = simulate(p, lam=36, T=200, seed=1)
@@ -24,13 +32,24 @@ from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models.lb._kernel import NSTAT, load_c_kernel, run_python
 from symdelay.models.lb.policy import LBPolicy, as_rational
+from symdelay.models.sqd._budget import check_budget, check_memory, count
 
-__all__ = ["simulate", "LBSimulation", "POLICIES", "Estimate"]
+__all__ = ["simulate", "LBSimulation", "POLICIES", "Estimate", "estimate_seconds"]
 
 #: Routing policies the simulator runs: name -> kernel code.
 POLICIES = {"lb": 0, "shortest": 1, "random": 2}
 
 _CHUNK = 5_000_000
+#: Events per second of one core with few stations (C kernel, Python twin); an event costs
+#: about ``1 + J / 100`` times more with J stations (measured: 2e6/s at J = 2, 6e5/s at 200).
+SPEED = {"c": 2e6, "python": 5e4}
+#: A batch must expect at least this many arrivals.
+MIN_ARRIVALS_PER_BATCH = 10
+
+
+def estimate_seconds(J: int, lam: float, T: float, backend: str = "c") -> float:
+    """Rough single-core time of a run: ``2 lam T`` events at :data:`SPEED`."""
+    return 2.0 * float(lam) * float(T) * (1 + J / 100) / SPEED[backend]
 
 
 @dataclass(frozen=True)
@@ -49,22 +68,27 @@ class Estimate(JsonRecord):
         return self.lo - slack <= float(x) <= self.hi + slack
 
 
-def _estimate(per_batch: np.ndarray, point: float | None = None) -> Estimate:
+def _estimate(
+    per_batch: np.ndarray, point: float | None = None, lo: float = 0.0, hi: float = np.inf
+) -> Estimate:
+    """Point value and Student-t 95 % interval over the batches, cut to ``[lo, hi]`` (the
+    range of the quantity: every quantity estimated here is >= 0)."""
     from scipy.stats import t as student
 
     v = np.asarray(per_batch, dtype=float)
     m = float(np.mean(v)) if point is None else float(point)
+    m = min(max(m, lo), hi)  # a busy fraction of 1 + 1e-16 is rounding
     if len(v) < 2:
         return Estimate(m, float("nan"), float("nan"))
     h = float(student.ppf(0.975, len(v) - 1) * np.std(v, ddof=1) / np.sqrt(len(v)))
-    return Estimate(m, m - h, m + h)
+    return Estimate(m, max(m - h, lo), min(m + h, hi))
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> Estimate:
+def _ratio(num: np.ndarray, den: np.ndarray, hi: float = np.inf) -> Estimate:
     with np.errstate(invalid="ignore", divide="ignore"):
         per = np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
     tot = float(num.sum() / den.sum()) if den.sum() > 0 else 0.0
-    return _estimate(per, tot)
+    return _estimate(per, tot, hi=hi)
 
 
 @dataclass
@@ -172,6 +196,7 @@ def simulate(
     initial=None,
     backend: str = "auto",
     max_events: int | None = 2_000_000_000,
+    force: bool = False,
 ) -> LBSimulation:
     """One path of the finite system at arrival rate ``lam`` on ``[0, T]``.
 
@@ -180,6 +205,7 @@ def simulate(
     probability ``route[j]``, default the capacity shares ``N_j mu_j / sum N_i mu_i``).
     ``warmup`` defaults to ``T/10``; the ``batches`` batches split ``[warmup, T]``.
     ``backend``: ``"auto"`` (C when it compiles), ``"c"`` or ``"python"`` (the twin).
+    A run estimated over the time budget is refused unless ``force``.
     """
     lr = as_rational("lam", lam)
     if not lr < policy.capacity:
@@ -230,6 +256,26 @@ def simulate(
         raise SymdelayInputError("the C backend is not available (no working C compiler?)")
     if backend not in ("auto", "c", "python"):
         raise SymdelayInputError(f"backend must be auto, c or python, got {backend!r}")
+    per_batch = float(lr) * (T - warm) / batches
+    if per_batch < MIN_ARRIVALS_PER_BATCH:
+        most = int(float(lr) * (T - warm) // MIN_ARRIVALS_PER_BATCH)
+        raise SymdelayInputError(
+            f"{batches} batches would hold about {per_batch:.3g} arrivals each; a batch needs "
+            f"at least {MIN_ARRIVALS_PER_BATCH}: use at most {most} batches (--batches) or a "
+            "longer --T"
+        )
+    check_memory(
+        f"{batches} batches of {J} stations",
+        8.0 * batches * J * NSTAT,
+        force=force,
+        shrink="--batches",
+    )
+    check_budget(
+        f"this run ({count(2 * float(lr) * T)} events: lam = {float(lr):.6g}, T = {T:g})",
+        estimate_seconds(J, float(lr), T, "c" if fn is not None else "python"),
+        force=force,
+        shrink="--T (or the arrival rate)",
+    )
     args = (
         J, N, mu, float(lr), POLICIES[routing], len(xs), xi_val, xi_cum, c, d, route_cum,
         X, perm, rng, clock, warm, batches, blen, acc,
@@ -256,7 +302,7 @@ def _summarise(policy, routing, lam, T, warm, seed, events, fn, acc, blen, batch
     stations = []
     tot_arr = arr.sum(axis=1)
     for j, s in enumerate(policy.stations):
-        util = _estimate(busy[:, j] / (blen * N[j]))
+        util = _estimate(busy[:, j] / (blen * N[j]), hi=1.0)
         stations.append(
             {
                 "N": s.N,
@@ -264,9 +310,9 @@ def _summarise(policy, routing, lam, T, warm, seed, events, fn, acc, blen, batch
                 "utilisation": util,
                 "idle_ratio": Estimate(1 - util.value, 1 - util.hi, 1 - util.lo),
                 "mean_queue": _estimate(queue[:, j] / blen),
-                "p_wait": _ratio(waits[:, j], arr[:, j]),
+                "p_wait": _ratio(waits[:, j], arr[:, j], hi=1.0),
                 "mean_wait": _ratio(wsum[:, j], arr[:, j]),
-                "arrival_share": _ratio(arr[:, j], tot_arr),
+                "arrival_share": _ratio(arr[:, j], tot_arr, hi=1.0),
             }
         )
     idle = (N[None, :] * blen - busy).sum(axis=1) / blen
@@ -279,7 +325,7 @@ def _summarise(policy, routing, lam, T, warm, seed, events, fn, acc, blen, batch
         seed=seed,
         events=events,
         backend="c" if fn is not None else "python",
-        p_wait=_ratio(waits.sum(axis=1), tot_arr),
+        p_wait=_ratio(waits.sum(axis=1), tot_arr, hi=1.0),
         mean_wait=_ratio(wsum.sum(axis=1), tot_arr),
         mean_queue=_estimate(queue.sum(axis=1) / blen),
         mean_idle=_estimate(idle),

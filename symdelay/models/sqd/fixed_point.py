@@ -34,6 +34,12 @@ spectral radius of R it solves ``w = (I - R/c)^{-1} 1`` exactly and checks ``w >
 
     s_k = (1 - rho) sum_{n >= k} alpha R^n 1 <= (1 - rho) (alpha w) c^k / (1 - c).
 
+Cost. Exponential service evaluates the closed form at each level (``N`` of the
+unexpanded power: near saturation ``rho^(2^k - 1)`` has an exponent of millions, its exact
+rational a number of millions of digits). Newton costs about ``(2K + 2) m^3`` operations
+per step in pure Python (``m`` phases), estimated by :func:`estimate_seconds` and refused
+over the budget of :mod:`symdelay.models.sqd._budget` unless ``force``.
+
 >>> from symdelay.models.sqd.service import service_from_options
 >>> fp = fixed_point(2, "0.9", service_from_options("erlang", k=2), dps=20)
 >>> fp.truncation, str(fp.tail[0])
@@ -53,6 +59,7 @@ from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.params import as_dps
 from symdelay.models.phase_type import PhaseType
+from symdelay.models.sqd._budget import check_budget
 from symdelay.models.sqd.meanfield import as_d, exponential_fixed_point
 from symdelay.models.sqd.service import exponential, residual_means
 
@@ -67,10 +74,25 @@ __all__ = [
     "as_lam",
     "drift_u",
     "jacobian_u",
+    "estimate_seconds",
 ]
 
 #: Largest truncation level (the bound is doubly exponential where it applies).
 K_MAX = 2000
+
+
+def estimate_seconds(K: int, m: int, dps: int = 15, d: int = 2) -> float:
+    """Rough single-core time of :func:`fixed_point` at level ``K`` with ``m`` phases.
+
+    Newton (two truncations, K and K + 2): block solves of ``m^3`` per level and step, in
+    floats then at ``dps`` + guard digits; d = 1 (exact matrix-geometric law): rational
+    ``m x m`` algebra. Measured on one core: Erlang(40), K = 8 takes about 20 s."""
+    prec = 1 + dps / 50
+    if m == 1:
+        return 0.05 + 1e-4 * K * prec
+    if d == 1:
+        return 0.1 + 1e-3 * m**3 * prec + 1e-4 * 400 * m**2
+    return 0.05 + (2 * K + 2) * (1.9e-5 * m**3 + 2e-4 * m**2) * prec
 
 
 def as_lam(lam, mean=1) -> sp.Rational:
@@ -421,7 +443,7 @@ def _start(service: PhaseType, d, lam, K) -> list:
     out = []
     for k in range(1, K + 1):
         e = k if d == 1 else (d**k - 1) / (d - 1)
-        s = rho ** min(e, 1e6)
+        s = rho ** min(e, 1e300)  # the exact start for exponential service (0 past 1e300)
         out.append([s * pi[j] for j in range(m)])
     return out
 
@@ -525,12 +547,14 @@ def _closed_form(d: int, rho):
     return general.subs({sp.Symbol("d", integer=True, positive=True): d, sp.Symbol("lam"): rho})
 
 
-def fixed_point(d=2, lam="0.9", service: PhaseType | None = None, *, dps=15, method="auto"):
+def fixed_point(
+    d=2, lam="0.9", service: PhaseType | None = None, *, dps=15, method="auto", force=False
+):
     """The SQ(d) mean-field fixed point to ``dps`` digits.
 
     ``service``: a :class:`PhaseType` (default Exp(1)); ``method``: ``auto`` (closed form
     for exponential service, the exact matrix-geometric law for d = 1, Newton otherwise),
-    ``newton`` or ``closed``.
+    ``newton`` or ``closed``. A solve estimated over the budget is refused unless ``force``.
     """
     d = as_d(d)
     dps = as_dps(dps)
@@ -546,15 +570,24 @@ def fixed_point(d=2, lam="0.9", service: PhaseType | None = None, *, dps=15, met
         raise SymdelayInputError(f"method must be auto, newton or closed, got '{method}'")
     if method == "closed" and not is_exp:
         raise SymdelayInputError("the closed form holds for exponential service only")
+    m = service.phases
+    what = f"the SQ({d}) fixed point with {m} service phases at lam = {exact_text(lamv)}"
     if d == 1 and not is_exp and method != "newton":
+        check_budget(what, estimate_seconds(0, m, dps, 1), force=force, shrink="the phases")
         return _matrix_geometric(service, lamv, dps)
     K = truncation_level(service, d, lamv, dps)  # proved for every d (module text)
+    newton = not (is_exp and method != "newton")
+    cost = estimate_seconds(K, m, dps, d) if newton else estimate_seconds(K, 1, dps)
+    check_budget(
+        what + f" (K = {K} levels)", cost, force=force, shrink="the phases (--k), lam or --dps"
+    )
     closed = _closed_form(d, sp.Symbol("lam")) if is_exp else None
     with mpmath.workdps(dps + 10):
         if is_exp and method != "newton":
             kk = sp.Symbol("k", integer=True, positive=True)
             expr = _closed_form(d, rho)
-            tail = [mpmath.mpf(sp.N(expr.subs(kk, k), dps + 10)) for k in range(1, K + 1)]
+            # evaluated unexpanded: the exact rational rho^(d^k ...) can have millions of digits
+            tail = [mpmath.mpf(sp.N(expr, dps + 10, subs={kk: k})) for k in range(1, K + 1)]
             err, x, u = mpmath.mpf(0), [], []
             used = "closed form"
         else:

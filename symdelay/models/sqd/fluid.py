@@ -4,6 +4,14 @@ The truncated drift of :mod:`.fixed_point` integrated by SciPy's stiff solver (B
 analytic Jacobian). A start is ``"empty"``, ``"fixed"`` (the fixed point) or a list of tail
 fractions ``s_1 >= s_2 >= ...`` with every busy server at the stationary residual phase mix.
 
+The drift and its block-tridiagonal Jacobian are evaluated here with numpy on the arrays
+(``K`` levels of ``m`` phases; :func:`drift_array`, :func:`jacobian_sparse`), the Jacobian
+as a sparse matrix of ``(3K - 2) m^2`` entries, so one step costs ``O(K m^2)`` work plus a
+sparse block-tridiagonal factorisation ``O(K m^3)``; the list-based ``drift_u`` /
+``jacobian_u`` of :mod:`.fixed_point` are the independent check (tests). The cost is
+estimated from ``K``, ``m`` and ``T`` first and a run over the budget of
+:mod:`symdelay.models.sqd._budget` is refused unless ``force``.
+
 >>> from symdelay.models.sqd.service import exponential
 >>> tr = fluid(2, "0.9", exponential(), T=60, K=10)
 >>> round(float(tr.tail[-1][0]), 2)
@@ -13,17 +21,125 @@ fractions ``s_1 >= s_2 >= ...`` with every busy server at the stationary residua
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models.phase_type import PhaseType
-from symdelay.models.sqd.fixed_point import _system, as_lam, drift_u, jacobian_u, truncation_level
+from symdelay.models.sqd._budget import check_budget, check_memory
+from symdelay.models.sqd.fixed_point import as_lam, truncation_level
 from symdelay.models.sqd.meanfield import as_d
 
-__all__ = ["FluidPath", "fluid"]
+__all__ = [
+    "FluidPath",
+    "fluid",
+    "drift_array",
+    "jacobian_sparse",
+    "estimate_seconds",
+    "estimate_bytes",
+]
+
+#: Seconds per unit of ``K m^2`` work and BDF step, and steps expected (roughly).
+STEP_SECONDS, STEPS = 2.5e-8, 400
+#: Seconds per unit of ``K m^3`` (a factorisation), factorisations expected.
+LU_SECONDS, FACTORISATIONS = 3.3e-9, 60
+#: Largest number of output times.
+POINTS_MAX = 100_000
+
+
+def estimate_seconds(K: int, m: int, points: int = 51) -> float:
+    """Rough single-core running time of :func:`fluid` at truncation ``K``, ``m`` phases."""
+    return (
+        0.2
+        + STEP_SECONDS * STEPS * K * m * m
+        + LU_SECONDS * FACTORISATIONS * K * m**3
+        + 1e-6 * points * K
+    )
+
+
+def estimate_bytes(K: int, m: int, points: int = 51) -> float:
+    """Bytes of the Jacobian (and its factors, about 4 copies), the BDF history and output."""
+    return 4 * 16.0 * 3 * K * m * m + 8.0 * K * m * 20 + 8.0 * points * K * (m + 1)
+
+
+class _Arrays:
+    """The service and rate as numpy arrays for :func:`drift_array` / :func:`jacobian_sparse`."""
+
+    def __init__(self, service: PhaseType, d: int, lam, K: int):
+        m = service.phases
+        self.m, self.K, self.d, self.lam = m, K, d, float(lam)
+        self.alpha = np.array([float(v) for v in service.alpha], dtype=float)
+        self.S = np.array(
+            [[float(service.S[i, j]) for j in range(m)] for i in range(m)], dtype=float
+        )
+        self.e = np.array([float(v) for v in service.exit_rates], dtype=float)
+
+
+def _P(x, y, d):
+    return sum(x**i * y ** (d - 1 - i) for i in range(d))
+
+
+def _Px(x, y, d):
+    return sum(i * x ** (i - 1) * y ** (d - 1 - i) for i in range(1, d))
+
+
+def _Py(x, y, d):
+    return sum((d - 1 - i) * x**i * y ** (d - 2 - i) for i in range(d - 1))
+
+
+def drift_array(a: _Arrays, u: np.ndarray) -> np.ndarray:
+    """The drift of :func:`~symdelay.models.sqd.fixed_point.drift_u` on a ``(K, m)`` array."""
+    s = u.sum(axis=1)
+    out = u @ a.S
+    if a.K > 1:
+        out[:-1] += (u[1:] @ a.e)[:, None] * a.alpha[None, :]
+        P = _P(s[:-1], s[1:], a.d)
+        out[1:] += a.lam * (u[:-1] - u[1:]) * P[:, None]
+    out[0] += a.lam * (1 - s[0] ** a.d) * a.alpha
+    return out
+
+
+def jacobian_sparse(a: _Arrays, u: np.ndarray):
+    """The Jacobian of :func:`drift_array` (rows and columns ``k m + j``), a CSC matrix."""
+    from scipy.sparse import coo_matrix
+
+    K, m, lam, d = a.K, a.m, a.lam, a.d
+    s = u.sum(axis=1)
+    eye = np.eye(m)
+    D = np.broadcast_to(a.S.T, (K, m, m)).copy()
+    D[0] += -lam * d * s[0] ** (d - 1) * a.alpha[:, None] * np.ones((1, m))
+    blocks, brow, bcol = [D], [np.arange(K)], [np.arange(K)]
+    if K > 1:
+        x = u[:-1] - u[1:]  # levels 2..K: x_j of the flow term
+        P = _P(s[:-1], s[1:], d)[:, None, None]
+        Px = _Px(s[:-1], s[1:], d)[:, None, None]
+        Py = _Py(s[:-1], s[1:], d)[:, None, None]
+        D[1:] += lam * (-P * eye + x[:, :, None] * Py)
+        Lb = lam * (P * eye + x[:, :, None] * Px)
+        Ub = np.broadcast_to(a.alpha[:, None] * a.e[None, :], (K - 1, m, m))
+        blocks += [Lb, Ub]
+        brow += [np.arange(1, K), np.arange(K - 1)]
+        bcol += [np.arange(K - 1), np.arange(1, K)]
+    jj, ii = np.meshgrid(np.arange(m), np.arange(m), indexing="ij")  # row j, column i
+    rows = np.concatenate([(br[:, None, None] * m + jj).ravel() for br in brow])
+    cols = np.concatenate([(bc[:, None, None] * m + ii).ravel() for bc in bcol])
+    vals = np.concatenate([b.ravel() for b in blocks])
+    return coo_matrix((vals, (rows, cols)), shape=(K * m, K * m)).tocsc()
+
+
+def _whole(name: str, value, least: int) -> int:
+    msg = f"--{name} must be a whole number >= {least}, got {value!r}"
+    if isinstance(value, bool):
+        raise SymdelayInputError(msg)
+    try:
+        v = int(str(value).strip())
+    except ValueError:
+        raise SymdelayInputError(msg) from None
+    if v < least:
+        raise SymdelayInputError(msg)
+    return v
 
 
 @dataclass
@@ -35,6 +151,7 @@ class FluidPath(JsonRecord):
     t: np.ndarray
     tail: np.ndarray
     truncation: int
+    notes: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -43,6 +160,7 @@ class FluidPath(JsonRecord):
             "t": [float(v) for v in self.t],
             "tail": [[float(v) for v in row] for row in self.tail],
             "truncation": self.truncation,
+            "notes": list(self.notes),
         }
 
     def plot(self, ax=None, levels=(1, 2, 3, 4)):
@@ -75,9 +193,18 @@ def _start_u(service: PhaseType, start, K: int, fp=None) -> list:
 
 
 def fluid(
-    d=2, lam="0.9", service: PhaseType | None = None, *, T=50, start="empty", K=None, points=201
+    d=2,
+    lam="0.9",
+    service: PhaseType | None = None,
+    *,
+    T=50,
+    start="empty",
+    K=None,
+    points=201,
+    force=False,
 ):
-    """Integrate the truncated mean field on ``[0, T]``."""
+    """Integrate the truncated mean field on ``[0, T]`` at ``points`` equally spaced times
+    (``points >= 2``, both ends included); ``K`` levels (default: from the proved bound)."""
     from scipy.integrate import solve_ivp
 
     from symdelay.models.sqd.service import exponential
@@ -89,35 +216,41 @@ def fluid(
         T = float(T)
     except (TypeError, ValueError):
         raise SymdelayInputError(f"--T must be a positive number, got {T}") from None
-    if not T > 0:
-        raise SymdelayInputError(f"--T must be a positive number, got {T}")
-    K = int(K) if K is not None else max(truncation_level(service, d, lamv, 12), 4)
+    if not (np.isfinite(T) and T > 0):
+        raise SymdelayInputError(f"--T must be a positive finite number, got {T}")
+    points = _whole("points", points, 2)
+    if points > POINTS_MAX:
+        raise SymdelayInputError(f"--points must be at most {POINTS_MAX}, got {points}")
+    proved = max(truncation_level(service, d, lamv, 12), 4)
+    K = _whole("K", K, 1) if K is not None else proved
+    notes = []
+    if proved > K:
+        notes.append(
+            f"K = {K} is below the level {proved} at which the proved tail bound of the fixed "
+            "point falls below 1e-15: this is the path of the truncated system (no jobs "
+            f"beyond {K} per queue), which can differ from the mean field"
+        )
+    m = service.phases
+    size = f"the fluid path at K = {K} levels, {m} phase(s), {points} points"
+    check_memory(size, estimate_bytes(K, m, points), force=force, shrink="--K or --points")
+    check_budget(size, estimate_seconds(K, m, points), force=force, shrink="--K or --points")
     fp = None
     if start == "fixed":
         from symdelay.models.sqd.fixed_point import fixed_point
 
         fp = fixed_point(d, lamv, service, method="newton")
-    sysf = _system(service, d, lamv, K, float)
-    m = sysf.m
+    arrays = _Arrays(service, d, lamv, K)
     u0 = np.array(_start_u(service, start, K, fp), dtype=float).ravel()
 
     def f(_t, y):
-        return np.array(drift_u(sysf, y.reshape(K, m).tolist()), dtype=float).ravel()
+        return drift_array(arrays, y.reshape(K, m)).ravel()
 
     def jac(_t, y):
-        Ls, Ds, Us = jacobian_u(sysf, y.reshape(K, m).tolist())
-        J = np.zeros((K * m, K * m))
-        for k in range(K):
-            J[k * m : (k + 1) * m, k * m : (k + 1) * m] = Ds[k]
-            if k > 0:
-                J[k * m : (k + 1) * m, (k - 1) * m : k * m] = Ls[k]
-            if k < K - 1:
-                J[k * m : (k + 1) * m, (k + 1) * m : (k + 2) * m] = Us[k]
-        return J
+        return jacobian_sparse(arrays, y.reshape(K, m))
 
-    ts = np.linspace(0, T, int(points))
+    ts = np.linspace(0, T, points)
     sol = solve_ivp(f, (0, T), u0, method="BDF", jac=jac, t_eval=ts, rtol=1e-10, atol=1e-13)
-    if not sol.success:  # pragma: no cover
-        raise SymdelayInputError(f"the integration failed: {sol.message}")
+    if not sol.success:
+        raise SymdelayInputError(f"the integration failed at T = {T:g} ({sol.message}): lower --T")
     tails = sol.y.reshape(K, m, -1).sum(axis=1).T
-    return FluidPath(d, lamv, sol.t, tails, K)
+    return FluidPath(d, lamv, sol.t, tails, K, notes)

@@ -18,7 +18,14 @@ brought up to date and the instantaneous tail is recorded (``snapshots``). Every
 and every departure (before T) is one event, as in the SimPy peer.
 
 Confidence intervals: batch means over ``batches`` equal batches after a warm-up of
-``warmup`` time units (Student t, 95%).
+``warmup`` time units (Student t, 95%); an interval for a fraction ``s_k`` is cut to [0, 1]
+(the fraction lies there, so the cut interval covers it whenever the full one does).
+
+Cost. The expected number of events (arrivals and departures, ``2 lam N T``; landings too
+with a delay) and the memory of the arrays (per server and per batch) are estimated from the
+sizes before anything is allocated; a run over the budget of :mod:`symdelay.models.sqd._budget` is
+refused unless ``force``. Each batch must expect at least :data:`MIN_ARRIVALS_PER_BATCH`
+arrivals (more batches than the run can fill give no interval worth the name).
 
 >>> r = simulate(N=200, d=2, lam="0.5", T=200, seed=1)
 >>> 1.0 < r.mean_sojourn < 1.3
@@ -35,6 +42,7 @@ import numpy as np
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models.phase_type import PhaseType
+from symdelay.models.sqd._budget import check_budget, check_memory, count
 from symdelay.models.sqd._kernel import (
     DONE,
     IP_EVENTS,
@@ -51,12 +59,31 @@ from symdelay.models.sqd.fixed_point import as_lam, exact_text
 from symdelay.models.sqd.meanfield import as_d
 from symdelay.models.sqd.service import GeneralService, exponential, ph_sampler
 
-__all__ = ["SimulationResult", "simulate", "service_draw", "as_N", "t975", "kernel_for"]
+__all__ = [
+    "SimulationResult",
+    "simulate",
+    "service_draw",
+    "as_N",
+    "as_seed",
+    "t975",
+    "kernel_for",
+    "estimate_events",
+    "estimate_seconds",
+    "estimate_bytes",
+]
 
 #: Service times drawn per numpy block.
 BLOCK = 1 << 16
 #: Initial node pool: POOL_PER_SERVER * N + POOL_EXTRA departure times (doubled on demand).
 POOL_PER_SERVER, POOL_EXTRA = 4, 64
+#: Events per second of one core, roughly: the C kernel, its Python twin, the delayed loop.
+SPEED = {"c": 1e7, "python": 2e5, "delayed": 5e5}
+#: Seconds per batch and level of the summary (a Python loop).
+BATCH_SECONDS = 1e-6
+#: A batch must expect at least this many arrivals.
+MIN_ARRIVALS_PER_BATCH = 10
+#: Bytes per server of the delayed (pure-Python) loop: a deque, floats, list slots.
+DELAYED_BYTES_PER_SERVER = 1024
 
 
 def t975(dof: int) -> float:
@@ -68,12 +95,67 @@ def t975(dof: int) -> float:
 
 def as_N(N, d: int) -> int:
     try:
-        v = int(str(N))
+        v = int(str(N).strip())
     except ValueError:
         raise SymdelayInputError(f"N must be an integer, got '{N}'") from None
     if v < d:
         raise SymdelayInputError(f"N = {v} < d = {d}: need at least d servers to sample from")
     return v
+
+
+def as_seed(seed):
+    """A seed for ``numpy.random.default_rng``: a whole number >= 0 (or its text), or a
+    numpy ``Generator`` / ``SeedSequence`` (passed through)."""
+    if isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+        return seed
+    msg = f"--seed must be a whole number >= 0, got {seed!r}"
+    if isinstance(seed, bool):
+        raise SymdelayInputError(msg)
+    if isinstance(seed, np.integer):
+        seed = int(seed)
+    if isinstance(seed, str):
+        try:
+            seed = int(seed.strip())
+        except ValueError:
+            raise SymdelayInputError(msg) from None
+    if not isinstance(seed, int) or seed < 0:
+        raise SymdelayInputError(msg)
+    return seed
+
+
+def as_batches(batches) -> int:
+    msg = f"--batches must be a whole number >= 2, got {batches!r}"
+    if isinstance(batches, bool):
+        raise SymdelayInputError(msg)
+    try:
+        v = int(str(batches).strip())
+    except ValueError:
+        raise SymdelayInputError(msg) from None
+    if v < 2:
+        raise SymdelayInputError("need at least 2 batches for a confidence interval (--batches)")
+    return v
+
+
+def estimate_events(N: int, lam: float, T: float, delay=None) -> float:
+    """Expected events of a run: ``lam N T`` arrivals, as many departures (at most), and
+    with an action delay as many landings."""
+    per_job = 2.0 if delay is None else 3.0
+    return per_job * float(lam) * N * T
+
+
+def estimate_seconds(N: int, lam: float, T: float, backend: str = "c", delay=None) -> float:
+    """Rough single-core running time (``SPEED``)."""
+    speed = SPEED["delayed"] if delay is not None else SPEED[backend]
+    return estimate_events(N, lam, T, delay) / speed
+
+
+def estimate_bytes(N: int, batches: int, levels: int, delay=None) -> float:
+    """Bytes of the arrays allocated at the start (node pool, servers, batch records)."""
+    per_batch = 8 * (levels + 1) + 8 * levels + 16
+    if delay is not None:
+        return float(N) * DELAYED_BYTES_PER_SERVER + batches * (8 * (levels + 1) + 16)
+    pool = (POOL_PER_SERVER * float(N) + POOL_EXTRA) * NODE_DTYPE.itemsize
+    return pool + float(N) * SERVER_DTYPE.itemsize + (batches + 1) * per_batch
 
 
 def service_draw(service, rng: np.random.Generator):
@@ -103,7 +185,7 @@ class SimulationResult(JsonRecord):
     warmup: float
     mean_sojourn: float
     ci95: tuple
-    tail: list
+    tail: list  # the time-average fractions s_k; their intervals tail_ci95 lie in [0, 1]
     tail_ci95: list
     events: int
     seconds: float
@@ -141,13 +223,14 @@ class SimulationResult(JsonRecord):
         return draw(self, ax=ax, fixed=fixed)
 
 
-def _ci(values: list) -> tuple[float, float, float]:
+def _ci(values: list, lo: float = -math.inf, hi: float = math.inf) -> tuple[float, float, float]:
+    """Batch mean and Student-t 95% interval, cut to ``[lo, hi]`` (the range of the value)."""
     a = np.asarray(values, dtype=float)
-    m = float(a.mean())
+    m = min(max(float(a.mean()), lo), hi)  # a fraction of 1 + 1e-16 is rounding
     if a.size < 2:
         return m, float("nan"), float("nan")
     h = t975(a.size - 1) * float(a.std(ddof=1)) / math.sqrt(a.size)
-    return m, m - h, m + h
+    return m, max(m - h, lo), min(m + h, hi)
 
 
 def simulate(
@@ -163,10 +246,12 @@ def simulate(
     levels=None,
     delay=None,
     backend="auto",
+    force=False,
 ) -> SimulationResult:
     """One long run; ``warmup`` defaults to T/10; ``delay`` = ``(L, D)``: Erlang action
     delay (the job reaches the chosen server after it, see :mod:`.delayed`, Python loop);
-    ``backend``: ``auto`` (the C kernel when it compiles), ``c`` or ``python`` (the twin)."""
+    ``backend``: ``auto`` (the C kernel when it compiles), ``c`` or ``python`` (the twin).
+    A run estimated over the time or memory budget is refused unless ``force``."""
     import time
 
     d = as_d(d)
@@ -178,30 +263,62 @@ def simulate(
         warmup = T / 10 if warmup is None else float(warmup)
     except (TypeError, ValueError):
         raise SymdelayInputError("--T and the warm-up must be numbers") from None
-    if not T > 0 or not 0 <= warmup < T:
-        raise SymdelayInputError(f"need T > 0 and 0 <= warmup < T, got T={T}, warmup={warmup}")
-    batches = int(batches)
-    if batches < 2:
-        raise SymdelayInputError("need at least 2 batches for a confidence interval")
+    if not (math.isfinite(T) and T > 0) or not 0 <= warmup < T:
+        raise SymdelayInputError(
+            f"need a finite T > 0 and 0 <= warmup < T, got T={T}, warmup={warmup}"
+        )
+    batches = as_batches(batches)
+    seed = as_seed(seed)
     levels = int(levels) if levels is not None else 40
+    lamf = float(lamv)
+    arrivals = lamf * N * (T - warmup) / batches
+    if arrivals < MIN_ARRIVALS_PER_BATCH:
+        most = max(int(lamf * N * (T - warmup) // MIN_ARRIVALS_PER_BATCH), 0)
+        raise SymdelayInputError(
+            f"{batches} batches would hold about {arrivals:.3g} arrivals each; a batch needs "
+            f"at least {MIN_ARRIVALS_PER_BATCH}: use at most {most} batches (--batches) or a "
+            "longer --T or larger --N"
+        )
+    if delay is None:
+        kernel_for(backend)  # refuses an unknown or missing backend before estimating
+        used = "c" if backend != "python" and load_c_kernel() is not None else "python"
+    else:
+        used = "delayed"
+    check_memory(
+        f"a run with N = {N} and {batches} batches",
+        estimate_bytes(N, batches, levels, delay),
+        force=force,
+        shrink="--N or --batches",
+    )
+    check_budget(
+        f"this run ({count(estimate_events(N, lamf, T, delay))} events: N = {N}, T = {T:g})",
+        estimate_seconds(N, lamf, T, "python" if used == "python" else "c", delay)
+        + BATCH_SECONDS * batches * levels,
+        force=force,
+        shrink="--T or --N",
+    )
     rng = np.random.default_rng(seed)
     draw = service_draw(service, rng)
-    lamf = float(lamv)
     t0 = time.perf_counter()
-    if delay is None:
-        soj, occ, events, snaps, used = _run(
-            N, d, lamf, draw, rng, T, warmup, batches, levels, backend
-        )
-    else:
-        from symdelay.models.sqd.delayed import run_delayed
+    try:
+        if delay is None:
+            soj, occ, events, snaps, used = _run(
+                N, d, lamf, draw, rng, T, warmup, batches, levels, backend
+            )
+        else:
+            from symdelay.models.sqd.delayed import run_delayed
 
-        soj, occ, events = run_delayed(N, d, lamf, draw, rng, T, warmup, batches, levels, delay)
-        snaps, used = [], "python"
+            soj, occ, events = run_delayed(N, d, lamf, draw, rng, T, warmup, batches, levels, delay)
+            snaps, used = [], "python"
+    except MemoryError:
+        raise SymdelayInputError(
+            f"out of memory for N = {N}, {batches} batches: lower --N, --batches or --lam"
+        ) from None
     seconds = time.perf_counter() - t0
-    m, lo, hi = _ci(soj)
+    m, lo, hi = _ci(soj, 0.0)
     tails, cis = [], []
     for k in range(levels):
-        tm, tl, th = _ci([b[k] for b in occ])
+        tm, tl, th = _ci([b[k] for b in occ], 0.0, 1.0)
         tails.append(tm)
         cis.append((tl, th))
     label = service.label() if isinstance(service, GeneralService) else service.kind

@@ -18,7 +18,7 @@ from symdelay.models.lb.design import design
 from symdelay.models.lb.family import lb_fluid_model
 from symdelay.models.lb.fluid import fluid_equilibrium
 
-__all__ = ["FILENAME", "build", "body", "EXAMPLE", "DESIGN_BETA"]
+__all__ = ["FILENAME", "build", "body", "EXAMPLE", "DESIGN_BETA", "stations_tex"]
 
 FILENAME = "lb.tex"
 
@@ -39,6 +39,40 @@ _NAMES = {
     sp.Symbol("m_I"): "m_I",
     sp.Symbol("f(1)"): "f(1)",
 }
+
+
+def _m(expr, names=None) -> str:
+    """Inline maths printed from a SymPy object."""
+    return f"${tex(expr, names)}$"
+
+
+def _step_texts() -> dict:
+    """LaTeX for the steps' ASCII descriptions, the formulas printed from SymPy objects."""
+    Y, a, J = sp.Symbol("Y"), sp.Symbol("a"), sp.Symbol("J")
+    m_I, mubar = sp.Symbol("m_I"), sp.Symbol("mubar")
+    d3 = sp.IndexedBase("d")[sp.Symbol("j")]
+    names = {**_NAMES, sp.Symbol("Y^+"): "Y^+", sp.Symbol("Y^-"): "Y^-"}
+    return {
+        "drift": f"drift of {_m(Y)} ({_m(sp.Eq(a, m_I / mubar), names)})",
+        "variance": "infinitesimal variance",
+        "mass_up": f"mass above {_m(0)}",
+        "mass_down": f"mass below {_m(0)}",
+        "p_wait": f"probability of waiting, $P({tex(sp.Ge(Y, 0))})$",
+        "mean_queue": f"mean scaled queue {_m(sp.Symbol('E[Y^+]'), names)}",
+        "mean_idle": f"mean scaled idle servers {_m(sp.Symbol('E[Y^-]'), names)}",
+        "m_idle_3": f"idleness-weighted rate, {_m(sp.Eq(J, 3))}, any {_m(d3)}",
+    }
+
+
+def stations_tex(stations: str) -> str:
+    """The stations of ``stations`` (``"N=100,mu=1;..."``) as maths: ``$N = (100, 200)$,
+    $\\mu = (1, 1/2)$``, printed from the parsed exact values."""
+    from symdelay.models.lb.policy import parse_stations
+
+    st = parse_stations(stations)
+    Ns = sp.Tuple(*[sp.Integer(s.N) for s in st])
+    mus = sp.Tuple(*[s.mu for s in st])
+    return f"${tex(sp.Eq(sp.Symbol('N'), Ns))}$, ${tex(sp.Eq(sp.Symbol('mu'), mus))}$"
 
 
 def _model_part() -> str:
@@ -71,7 +105,7 @@ def _model_part() -> str:
         )
         + "and the fluid model is the transition table: arrival to $j$ at $\\lambda p_j(x)$, "
         "departure at $\\mu_j\\min(x_j,w_j)$. For the example "
-        + escape(EXAMPLE["stations"])
+        + stations_tex(EXAMPLE["stations"])
         + f", $\\xi\\equiv{EXAMPLE['xi']}$, $c=d=1$, $\\lambda=1/2$ its drift is\n"
         + "\\begin{equation*}\n"
         + m.latex().replace(r"\theta\left(", r"H\left(")
@@ -95,8 +129,9 @@ def _model_part() -> str:
 def _diffusion_part() -> str:
     law = stationary_law()
     red = halfin_whitt_reduction()
+    texts = _step_texts()
     steps = "".join(
-        f"{escape(s.text)}:\n" + display(s.expr, _NAMES)
+        f"{texts.get(s.key, escape(s.text))}:\n" + display(s.expr, _NAMES)
         for s in law
         if s.key in ("drift", "variance", "mass_up", "mass_down", "p_wait", "mean_queue")
     )
@@ -105,13 +140,16 @@ def _diffusion_part() -> str:
         "\\section{Halfin--Whitt regime}\n"
         "$\\lambda_n=\\sum_j N_j\\mu_j-\\beta\\sqrt n\\,\\bar\\mu$, "
         "$\\bar\\mu=\\sum_j w_j\\mu_j$.\n\n"
-        "\\paragraph{State-space collapse.} With idle servers the policy equalises "
+        # long inline formulas: \\sloppy lets the lines stretch instead of overflowing
+        "{\\sloppy\\paragraph{State-space collapse.} With idle servers the policy equalises "
         "$d_j I_j/N_j$, so $I_j=v_j I$, $v_j=(w_j/d_j)/\\sum_i w_i/d_i$; with queues it "
         "equalises $c_j Q_j/(N_j\\mu_j)$, so $Q_j=u_j Q$, $u_j=(w_j\\mu_j/c_j)/\\sum_i "
         "w_i\\mu_i/c_i$, and station $j$'s expected delay is "
         "$\\sqrt n\\,E[W_j]=E[Y^+]/(c_j\\sum_i w_i\\mu_i/c_i)$. The collapse needs the "
-        "sampling to reach: for every set $S$ of stations, "
-        "$\\sum_{j\\in S}N_j\\mu_j/\\sum_i N_i\\mu_i < 1-E[\\binom{J-|S|}{\\xi}/\\binom J\\xi]$.\n\n"
+        "sampling to reach: for every set $S$ of stations\n"
+        "\\begin{equation*}\n\\sum_{j\\in S}N_j\\mu_j\\Big/\\sum_i N_i\\mu_i < "
+        "1-E\\Big[\\binom{J-|S|}{\\xi}\\Big/\\binom J\\xi\\Big].\n\\end{equation*}\n"
+        "\\par}\n"
         "\\paragraph{One-dimensional limit.} $Y=(\\sum_j X_j-n)/\\sqrt n$, "
         "$m_I=\\sum_j v_j\\mu_j$, $a=m_I/\\bar\\mu$; SymPy integrates the speed density:\n"
         + steps
@@ -121,7 +159,7 @@ def _diffusion_part() -> str:
         + "$P(\\mathrm{wait})$ and the mean delay depend on $d$ only (through $a$); $c$ only "
         "shares the delay among the stations.\n\n"
         "\\paragraph{Identical stations.} "
-        + escape(red["m_idle_3"].text)
+        + texts["m_idle_3"]
         + ":\n"
         + display(red["m_idle_3"].expr, _NAMES)
         + "for symbolic $J$ the same, "
@@ -156,18 +194,23 @@ def _design_part() -> str:
         rows.append(" & ".join(cells) + " \\\\")
     return (
         "\\section{Policy design}\n"
-        "From the stationary values: $\\sqrt n\\,E[I_j]/N_j = E[Y^-]/(d_j\\sum_i w_i/d_i)$ "
+        "{\\sloppy From the stationary values: $\\sqrt n\\,E[I_j]/N_j = E[Y^-]/(d_j\\sum_i w_i/d_i)$ "
         "and $\\sqrt n\\,E[W_j]=E[Y^+]/(c_j\\sum_i w_i\\mu_i/c_i)$; a target ratio of either "
-        "is a set of equations in $c$ (or $d$) that SymPy solves with $c_1=1$ ($d_1=1$). "
+        "is a set of equations in $c$ (or $d$); both quantities are $1/c_j$ ($1/d_j$) times "
+        "a factor common to the stations, so with $c_1=1$ ($d_1=1$) the solution is "
+        "$c_j=r_1/r_j$ for the target ratios $r$, checked exactly on every equation. "
         "$P(\\mathrm{wait})$ increases with $a$, so the least mean delay over "
         "$d\\in[1,d_{\\max}]^J$ is at a vertex: $d_j$ large for the fast stations (idle "
         "servers parked at the slow ones). Example "
-        + escape(EXAMPLE["stations"])
-        + f", $\\xi\\equiv{EXAMPLE['xi']}$, $\\beta={DESIGN_BETA}$, $d_{{\\max}}=10$:\n\n"
-        "\\begin{center}\\small\n\\begin{tabular}{llllll}\n\\toprule\n"
+        + stations_tex(EXAMPLE["stations"])
+        + f", $\\xi\\equiv{EXAMPLE['xi']}$, $\\beta={DESIGN_BETA}$, $d_{{\\max}}=10$:\\par}}\n\n"
+        "\\begin{center}\\small\n"
+        # shrunk to the text width when wider, never enlarged
+        "\\resizebox{\\ifdim\\width>\\textwidth\\textwidth\\else\\width\\fi}{!}{"
+        "\\begin{tabular}{llllll}\n\\toprule\n"
         "target & $c$ & $d$ & $P(\\mathrm{wait})$ & $\\sqrt n E[I_j]/N_j$ & "
         "$\\sqrt n E[W_j]$ \\\\\n\\midrule\n" + "\n".join(rows) + "\n\\bottomrule\n"
-        "\\end{tabular}\n\\end{center}\n"
+        "\\end{tabular}}\n\\end{center}\n"
     )
 
 

@@ -2,7 +2,9 @@
 
 Printed from the objects SymPy checked: the model's transition table and drift (Erlang(2)
 service, d = 2, K = 3), the reduction of exponential service to the classical tail ODE, the
-fixed point solved by ``rsolve``, and the tail bound that fixes the truncation.
+fixed point solved by ``rsolve``, and the tail bound that fixes the truncation. The steps'
+descriptions are ASCII (for terminals); here each is printed in LaTeX with its formulas from
+SymPy objects (:func:`_step_texts`).
 """
 
 from __future__ import annotations
@@ -19,12 +21,60 @@ __all__ = ["FILENAME", "build", "derivation_body"]
 FILENAME = "sqd.tex"
 
 
-def _steps(D) -> str:
+def _m(expr) -> str:
+    """Inline maths printed from a SymPy object."""
+    return f"${tex(expr)}$"
+
+
+def _step_texts(d: int, K: int) -> dict:
+    """LaTeX for the steps' plain-text descriptions and checks, every formula printed from
+    SymPy objects (the step texts themselves are ASCII, for terminals and JSON)."""
+    k, j, dd = sp.Symbol("k"), sp.Symbol("j"), sp.Symbol("d")
+    lam = sp.Symbol("lam")
+    a, s_ = sp.IndexedBase("a"), sp.IndexedBase("s")
+    a_k, s_k = a[k], s_[k]
+    EQ, ET = sp.Symbol("E[Q]"), sp.Symbol("E[T]")
+    tele = sp.Eq(lam * s_[k - 1] ** dd, s_[k])
+    return {
+        "flux": (
+            f"For symbolic {_m(dd)}, SymPy cancels the routing flux out of level {_m(k)}:",
+            "\\texttt{cancel}",
+        ),
+        "ode": (
+            "so the tails obey the classical ODE (checked level by level on the model's drift):",
+            f"sum of the model's drift over the levels {_m(sp.Ge(j, k))}, "
+            f"{_m(sp.Eq(dd, d))}, {_m(sp.Eq(sp.Symbol('K'), K))}",
+        ),
+        "recurrence": (
+            "Telescoping the fixed-point equations from level $k$ upwards gives "
+            f"{_m(tele)}; in logarithms ({_m(sp.Eq(a_k, sp.log(s_k)))}) this is linear, and "
+            "SymPy's \\texttt{rsolve} gives",
+            f"\\texttt{{rsolve}} of {_m(sp.Eq(a[k], dd * a[k - 1] + sp.log(lam)))}, "
+            f"{_m(sp.Eq(a[0], 0))}",
+        ),
+        "tail": (
+            f"The fixed point ({_m(tele)} checked for symbolic {_m(dd)} and {_m(k)}, so the "
+            "ODE's right-hand side vanishes):",
+            f"\\texttt{{simplify}} of the exponents of {_m(lam)}",
+        ),
+        "sojourn": (
+            "By Little's law the mean sojourn time is "
+            + _m(sp.Eq(ET, EQ / lam))
+            + " with "
+            + _m(sp.Eq(EQ, sp.Sum(s_[k], (k, 1, sp.oo))))
+            + ":",
+            "\\texttt{simplify} of the exponent",
+        ),
+    }
+
+
+def _steps(D, texts: dict) -> str:
     out = []
     for s in D:
-        out.append(escape(s.text) + "\n" + display(s.expr))
+        text, check = texts[s.key] if s.key in texts else (escape(s.text), escape(s.check or ""))
+        out.append(text + "\n" + display(s.expr))
         if s.check:
-            out.append(f"\\emph{{Checked by SymPy:}} {escape(s.check)}.\n\n")
+            out.append(f"\\emph{{Checked by SymPy:}} {check}.\n\n")
     return "".join(out)
 
 
@@ -44,6 +94,7 @@ def derivation_body() -> str:
         rows.append(f"{name} & {change} & ${tex(t.rate, names)}$ \\\\")
     D1 = exponential_reduction(2, 5)
     D2 = exponential_fixed_point()
+    texts = _step_texts(2, 5)
     return (
         "\\subsection*{The model}\n"
         "$N$ servers with FCFS queues; arrivals Poisson($\\lambda N$); each samples $d$ "
@@ -79,9 +130,9 @@ def derivation_body() -> str:
         "\\alpha, \\quad k \\ge 2.\n\\end{align*}\n"
         "The tests check this form against the drift SymPy derives from the table.\n\n"
         "\\subsection*{Exponential service: the classical tail ODE}\n"
-        + _steps(D1)
+        + _steps(D1, texts)
         + "\\subsection*{The fixed point for exponential service}\n"
-        + _steps(D2)
+        + _steps(D2, texts)
         + "\\subsection*{Truncation: a proved tail bound}\n"
         "At the fixed point of the untruncated system a tagged queue is a stationary "
         "Markov chain. Jobs enter position $k+1$ of a queue at rate $\\lambda s_k^d$ (all "

@@ -14,8 +14,8 @@ from symdelay.models.lb.compare import ROUTINGS, comparison, convergence, erlang
 from symdelay.models.lb.design import design
 from symdelay.models.lb.fluid import fluid_equilibrium, fluid_path
 from symdelay.models.lb.simulate import simulate
-from symdelay.outputs.documents.lb import DESIGN_BETA, EXAMPLE, body
-from symdelay.outputs.plots_lb import comparison_figure, convergence_figure
+from symdelay.outputs.documents.lb import DESIGN_BETA, EXAMPLE, body, stations_tex
+from symdelay.outputs.plots_lb import comparison_figure, convergence_figure, routing_label
 from symdelay.outputs.report import Section
 
 __all__ = ["ORDER", "build", "BETAS", "CONVERGENCE_N"]
@@ -29,6 +29,12 @@ BETAS = (0.25, 0.5, 1.0, 1.5, 2.0)
 CONVERGENCE_N = (150, 600, 2400, 9600)
 #: the convergence study's station shape (unequal rates, c, d).
 SHAPE = {"stations": "N=1,mu=1;N=2,mu=1/2", "xi": "2", "c": "1,2", "d": "1,2"}
+
+
+def _fit_width(tabular: str) -> str:
+    """``tabular`` shrunk to the text width when wider (never enlarged): the design and
+    convergence tables ran up to 58 pt into the margin."""
+    return "\\resizebox{\\ifdim\\width>\\textwidth\\textwidth\\else\\width\\fi}{!}{" + tabular + "}"
 
 
 def _fluid_part(quick: bool) -> str:
@@ -82,13 +88,17 @@ def _design_part(quick: bool) -> str:
         rows.append(" & ".join(cells) + " \\\\")
     return (
         "\\subsection*{Design checked by simulation}\n"
-        f"{escape(EXAMPLE['stations'])}, $\\xi\\equiv 2$, $\\beta={DESIGN_BETA}$ ($n=300$); "
+        f"{stations_tex(EXAMPLE['stations'])}, $\\xi\\equiv 2$, $\\beta={DESIGN_BETA}$ ($n=300$); "
         f"simulation over $T={T:g}$, 95\\% batch-means intervals; predicted (diffusion) "
-        "beside simulated.\n\n\\begin{center}\\scriptsize\\begin{tabular}{lllllll}\\toprule\n"
-        "target & $P_w$ pred. & $P_w$ sim. & $\\sqrt n I_j/N_j$ pred. & sim. & "
-        "$\\sqrt n W_j$ pred. & sim. \\\\\\midrule\n"
-        + "\n".join(rows)
-        + "\n\\bottomrule\\end{tabular}\\end{center}\n"
+        "beside simulated.\n\n\\begin{center}\\scriptsize"
+        + _fit_width(
+            "\\begin{tabular}{lllllll}\\toprule\n"
+            "target & $P_w$ pred. & $P_w$ sim. & $\\sqrt n I_j/N_j$ pred. & sim. & "
+            "$\\sqrt n W_j$ pred. & sim. \\\\\\midrule\n"
+            + "\n".join(rows)
+            + "\n\\bottomrule\\end{tabular}"
+        )
+        + "\\end{center}\n"
     )
 
 
@@ -123,15 +133,15 @@ def _comparison_part(ctx) -> tuple[str, list]:
         th = "--" if r.p_wait_theory is None else f"{r.p_wait_theory:.4f}"
         thw = "--" if r.mean_wait_scaled_theory is None else f"{r.mean_wait_scaled_theory:.3f}"
         table.append(
-            f"{escape(r.routing)} & {float(r.beta):g} & {r.p_wait.value:.4f} $\\pm$ "
+            f"{routing_label(r.routing)} & {float(r.beta):g} & {r.p_wait.value:.4f} $\\pm$ "
             f"{r.p_wait.half_width:.4f} & {th} & {r.mean_wait_scaled.value:.3f} $\\pm$ "
             f"{r.mean_wait_scaled.half_width:.3f} & {thw} \\\\"
         )
     text = (
         "\\subsection*{Comparison with other routings}\n"
-        f"{escape(EXAMPLE['stations'])} ($n=300$), "
+        f"{stations_tex(EXAMPLE['stations'])} ($n=300$), "
         "$\\lambda=\\sum N_j\\mu_j-\\beta\\sqrt n\\bar\\mu$. Routings: "
-        + escape(", ".join(ROUTINGS))
+        + "; ".join(routing_label(name) for name in ROUTINGS)
         + " (random in proportion to capacity: Erlang C per station, exact; JSQ and "
         "power-of-2 join the fewest customers among all / two sampled stations). "
         f"Simulated over $T={T:g}$ (95\\% intervals); theory: the LB diffusion, Erlang C.\n\n"
@@ -172,11 +182,15 @@ def _convergence_part(ctx) -> tuple[str, list]:
         "\\subsection*{Convergence to the diffusion}\n"
         "Stations in proportion $N=(1,2)$, $\\mu=(1,1/2)$, $\\xi\\equiv 2$, $c=(1,2)$, "
         f"$d=(1,2)$, $\\beta=1$; $T={T:g}$ per $n$.\n\n"
-        "\\begin{center}\\scriptsize\\begin{tabular}{llllllll}\\toprule\n"
-        "$n$ & events & $P_w$ sim. & diff. & $\\sqrt n E[W]$ sim. & diff. & "
-        "$\\sqrt n I_j/N_j$ sim. & diff. \\\\\\midrule\n"
-        + "\n".join(rows)
-        + "\n\\bottomrule\\end{tabular}\\end{center}\n"
+        "\\begin{center}\\scriptsize"
+        + _fit_width(
+            "\\begin{tabular}{llllllll}\\toprule\n"
+            "$n$ & events & $P_w$ sim. & diff. & $\\sqrt n E[W]$ sim. & diff. & "
+            "$\\sqrt n I_j/N_j$ sim. & diff. \\\\\\midrule\n"
+            + "\n".join(rows)
+            + "\n\\bottomrule\\end{tabular}"
+        )
+        + "\\end{center}\n"
         "\\begin{center}\\includegraphics[width=0.7\\textwidth]{figures/lb_convergence.pdf}"
         "\\end{center}\n"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import mpmath
 
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.latex import escape
 from symdelay.models.sqd import fit, fixed_point, parse_service_dist, rightmost_eigenvalue
 from symdelay.models.sqd.delayed import delayed_fixed_point
 from symdelay.models.sqd.service import exponential, service_from_options
@@ -241,6 +242,13 @@ def _budget_text(res) -> str:
     )
 
 
+def notes_text(notes) -> str:
+    """The plain-text notes of a convergence study as LaTeX: escaped (an unescaped ``%``
+    commented out the rest of the sentence), ``E[T]`` as maths."""
+    text = "; ".join(escape(n).replace("E[T]", "$E[T]$") for n in notes)
+    return f" {text}." if text else ""
+
+
 def _convergence(ctx):
     from symdelay.models.sqd.convergence import convergence_in_N
 
@@ -256,7 +264,7 @@ def _convergence(ctx):
     fig = res.plot()
     fig.savefig(ctx.figures_dir / "sqd_convergence.pdf")
     q = res.fluct_fits
-    notes = (" " + "; ".join(res.notes) + ".") if res.notes else ""
+    notes = notes_text(res.notes)
     return (
         "\\subsection*{Convergence to the mean field as $N$ grows, measured}\n"
         f"$d = 2$, $\\lambda = 0.9$, exponential service; mean field $E[T] = "
