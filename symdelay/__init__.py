@@ -14,6 +14,10 @@ __version__ = "0.1.0"
 
 #: public name -> (module, attribute)
 _PUBLIC = {
+    "stability": ("symdelay.analysis.stability", "model_stability"),
+    "is_stable": ("symdelay.analysis.stability", "is_stable"),
+    "window": ("symdelay.analysis.window", "window"),
+    "extremum": ("symdelay.analysis.window", "extremum"),
     "critical_parameter": ("symdelay.analysis.crossing", "critical_parameter"),
     "polynomial_roots": ("symdelay.analysis.polyroots", "polynomial_roots"),
     "routh_hurwitz": ("symdelay.analysis.routh", "routh_hurwitz"),
@@ -68,6 +72,10 @@ _PUBLIC = {
 }
 
 __all__ = [
+    "stability",
+    "is_stable",
+    "window",
+    "extremum",
     "ActionDelayModel",
     "Model",
     "PhaseType",

@@ -17,7 +17,32 @@ __all__ = ["exports"]
 
 def exports(namespace: dict, public: dict[str, str]):
     """``__getattr__`` and ``__dir__`` for a module whose name ``n`` lives in module
-    ``public[n]`` (imported, and kept in ``namespace``, when first asked for)."""
+    ``public[n]`` (imported, and kept in ``namespace``, when first asked for).
+
+    A public name that is also a submodule's name (``sqd.fixed_point`` the function, in
+    ``sqd/fixed_point.py``) stays the public object: the import system's binding of the
+    submodule onto the package is not kept for such names.
+    """
+    import sys
+    import types
+
+    name_of = namespace.get("__name__")
+    module = sys.modules.get(name_of)
+    if module is not None and any(
+        public[n].rsplit(".", 1)[-1] == n for n in public
+    ):  # pragma: no branch
+
+        class _Package(types.ModuleType):
+            def __setattr__(self, key, value):
+                if (
+                    key in public
+                    and isinstance(value, types.ModuleType)
+                    and value.__name__ == public[key]
+                ):
+                    return  # keep the public object of that name
+                super().__setattr__(key, value)
+
+        module.__class__ = _Package
 
     def __getattr__(name):
         try:

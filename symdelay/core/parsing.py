@@ -189,7 +189,7 @@ class _Builder:
                 return sp.Float(text.replace("_", ""))
             # exact: the decimal the user typed (1e-400, 1.0000000000000000000001), not
             # the binary float it rounds to
-            from symdelay.core.params import exact_number
+            from symdelay.core.exact import exact_number
 
             return exact_number("a number", text)
         return sp.Integer(value)
