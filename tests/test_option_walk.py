@@ -43,6 +43,8 @@ BASES = [
     ("simulate", [*NSERVER, "--T", "1", "--eta", "50"]),
     ("variance", [*NSERVER, "--theta", "1", "--D", "1"]),
     ("analyze", [*NSERVER, "--theta", "1", "--D", "1"]),
+    ("window", [*NSERVER, "--theta", "12"]),
+    ("worst-delay", NSERVER),
 ]
 
 #: a changed value for each option (by flag)
@@ -75,6 +77,10 @@ OTHER = {
     "--model": "hetero",
     "--model-file": "examples/models/erlang2.toml",
     "--set": "mu=1",
+    "--in": "theta",
+    "--over": "mu",
+    "--lo": "1",
+    "--hi": "5",
 }
 #: a second value, where the base run already has the first
 AGAIN = {"--L": "4", "--eta": "70", "--T": "4", "--dt": "0.2"}

@@ -1,11 +1,38 @@
-"""``symdelay window``: the mean delays D at which the equilibrium is unstable for fixed theta."""
+"""``symdelay window``: the values of one parameter (the mean delay D by default) at which the
+equilibrium is unstable, the others fixed. The founding model's D-window comes from its Hopf
+parametrisation; any other model or parameter from the exact crossing polynomials of the
+model's characteristic factors (:func:`symdelay.analysis.window.window`)."""
 
 from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
+
+
+def _generic(args, vary) -> int:
+    """Any model, any parameter: the exact window of the model's characteristic factors."""
+    from symdelay.analysis.window import window
+    from symdelay.core.params import as_dps
+
+    model = door.model_from_args(args)
+    w = window(model, vary, lo=args.lo, hi=args.hi, dps=as_dps(args.dps), force=args.force)
+    record = w.to_json()
+    if args.json:
+        emit_json(record)
+        return 0
+    lo, hi = record["range"]
+    if not record["intervals"]:
+        body = f"stable for every {vary} in ({lo}, {hi})"
+    else:
+        parts = [f"({iv['lo']['value']}, {iv['hi']['value']})" for iv in record["intervals"]]
+        body = f"unstable for {vary} in " + " U ".join(parts)
+    lines = [f"{record['model']}: {body}", f"method: {record['method']}"]
+    lines += [f"note: {n}" for n in record["notes"]]
+    emit("\n".join(lines))
+    return 0
 
 
 def register(subparsers) -> None:
@@ -18,9 +45,20 @@ def register(subparsers) -> None:
             "the longer queue: then a real root crosses zero at lam*theta = -mu for every D."
         ),
     )
+    p.add_argument(
+        "--in",
+        dest="vary",
+        default=None,
+        metavar="NAME",
+        help="the parameter whose unstable values are computed (default D); any parameter "
+        "of the model, left out of its options",
+    )
+    p.add_argument("--lo", default=None, help="lower end of the range searched (default: domain)")
+    p.add_argument("--hi", default=None, help="upper end of the range searched (default: domain)")
+    p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
     p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    door.add_model(p, own=("D",))
+    door.add_model(p)
     p.set_defaults(func=run)
 
 
@@ -28,7 +66,12 @@ def run(args) -> int:
     from symdelay.core.params import as_dps, as_L_or_inf
     from symdelay.models.erlang.hopf import instability_window
 
-    door.founding_only(args, "'symdelay critical --model ... --D d1,d2,...' to trace theta_c(D)")
+    vary = args.vary or "D"
+    if getattr(args, vary, None) is not None:
+        flag = "--" + vary.replace("_", "-")
+        raise SymdelayInputError(f"window varies {vary}: leave {flag} out")
+    if not door.founding(args) or vary != "D" or args.lo or args.hi or args.force:
+        return _generic(args, vary)
     door.need(args, "L", "theta", "mu", "lam")
     w = instability_window(as_L_or_inf(args.L), args.theta, args.mu, args.lam, dps=as_dps(args.dps))
     record = w.to_json()

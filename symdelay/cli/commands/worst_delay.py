@@ -4,8 +4,35 @@ from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
+
+
+def _generic(args, over) -> int:
+    """Any model: the value of ``over`` minimising theta_c, from the exact crossing curve."""
+    from symdelay.analysis.window import worst_delay
+    from symdelay.core.params import as_dps
+
+    model = door.model_from_args(args)
+    res = worst_delay(model, over, dps=as_dps(args.dps), force=args.force)
+    record = res.to_json()
+    if args.json:
+        emit_json(record)
+        return 0
+    if record["x_star"] is None:
+        emit(f"{record['model']}: theta_c has no minimum over {over} (no theta destabilises)")
+        return 0
+    where = "" if record["attained"] else " (approached at the end of the range, not attained)"
+    lines = [
+        f"{record['model']}",
+        f"{over}*     = {record['x_star']}{where}",
+        f"theta*  = {record['critical']}",
+        f"method: {record['method']}",
+    ]
+    lines += [f"note: {n}" for n in record["notes"]]
+    emit("\n".join(lines))
+    return 0
 
 
 def register(subparsers) -> None:
@@ -17,9 +44,16 @@ def register(subparsers) -> None:
             "and the delay D* where it is attained; closed forms in mu, lam where derived."
         ),
     )
+    p.add_argument(
+        "--over",
+        default=None,
+        metavar="NAME",
+        help="the parameter varied (default D, the mean delay); left out of the model's options",
+    )
+    p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
     p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    door.add_model(p, own=("D",))
+    door.add_model(p)
     p.set_defaults(func=run)
 
 
@@ -27,9 +61,14 @@ def run(args) -> int:
     from symdelay.core.params import as_dps, as_L_or_inf
     from symdelay.models.erlang.hopf import worst_delay
 
-    door.founding_only(args, "'symdelay critical --model ... --D d1,d2,...' and take the minimum")
+    over = args.over or "D"
+    door.refuse(args, "theta", why="worst-delay minimises theta_c: leave --theta out")
+    if getattr(args, over, None) is not None:
+        flag = "--" + over.replace("_", "-")
+        raise SymdelayInputError(f"worst-delay varies {over}: leave {flag} out")
+    if not door.founding(args) or over != "D" or args.force:
+        return _generic(args, over)
     door.need(args, "L", "mu", "lam")
-    door.refuse(args, "theta", why="worst-delay minimises theta_c over D: leave --theta out")
     result = worst_delay(as_L_or_inf(args.L), args.mu, args.lam, dps=as_dps(args.dps))
     record = result.to_json()
     if args.json:
