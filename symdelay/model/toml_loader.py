@@ -23,6 +23,7 @@ Every error names the file and the entry.
 
 from __future__ import annotations
 
+import stat
 import tomllib
 from pathlib import Path
 
@@ -34,21 +35,67 @@ __all__ = ["load_toml", "model_from_dict"]
 _TOP = {"name", "description", "parameters", "values", "state", "transitions", "symmetry", "latex"}
 
 
-def load_toml(path, **values) -> Model:
-    """Read ``path`` into a :class:`Model`; ``values`` give numbers for parameters."""
+#: Largest model file read (bytes): a transition table is a few kilobytes.
+MAX_FILE_BYTES = 1_000_000
+
+
+def _read(path) -> str:
+    """The text of a model file: a regular file, at most ``MAX_FILE_BYTES``, UTF-8."""
     p = Path(path)
     try:
-        text = p.read_text()
+        info = p.stat()
     except FileNotFoundError:
         raise SymdelayInputError(f"{path}: no such model file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise SymdelayInputError(
-            f"{path}: cannot read the model file ({exc.strerror or exc})"
+            f"{path}: cannot read the model file ({_reason(exc)}); give a TOML file"
         ) from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        raise SymdelayInputError(f"{path}: {kind}: give a model file (TOML)")
+    if info.st_size > MAX_FILE_BYTES:
+        raise SymdelayInputError(
+            f"{path}: the model file has {info.st_size} bytes, more than the "
+            f"{MAX_FILE_BYTES} allowed: a transition table is a few kilobytes"
+        )
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"{path}: cannot read the model file ({_reason(exc)}); give a TOML file"
+        ) from None
+    if len(raw) > MAX_FILE_BYTES:  # grew since stat, or a file that lies about its size
+        raise SymdelayInputError(
+            f"{path}: the model file is larger than the {MAX_FILE_BYTES} bytes allowed"
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SymdelayInputError(
+            f"{path}: not UTF-8 text (byte {exc.start + 1}, line {line}): save the model file "
+            "as UTF-8"
+        ) from None
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or type(exc).__name__
+
+
+def load_toml(path, **values) -> Model:
+    """Read ``path`` into a :class:`Model`; ``values`` give numbers for parameters.
+
+    The file must be a regular file of at most ``MAX_FILE_BYTES`` bytes of UTF-8 TOML; every
+    formula in it is held to the parser's caps on length and nesting.
+    """
+    text = _read(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise SymdelayInputError(f"{path}: not valid TOML ({exc})") from None
+        raise SymdelayInputError(f"{path}: not valid TOML ({' '.join(str(exc).split())})") from None
+    except RecursionError:
+        raise SymdelayInputError(f"{path}: not valid TOML (nested too deeply)") from None
     return model_from_dict(data, source=str(path), values=values)
 
 
@@ -100,11 +147,14 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
         symmetry = sym["swap"]
         if not isinstance(symmetry, list):
             raise SymdelayInputError(f"{source}: [symmetry] swap must be a list of cycles")
-    vals = dict(data.get("values", {}))
+    file_values = data.get("values", {})
+    if not isinstance(file_values, dict):
+        raise SymdelayInputError(f"{source}: [values] must map parameter names to numbers")
+    vals = dict(file_values)
     vals.update(values or {})
     latex = data.get("latex", {})
-    if not isinstance(latex, dict):
-        raise SymdelayInputError(f"{source}: [latex] must map names to LaTeX")
+    if not isinstance(latex, dict) or not all(isinstance(v, str) for v in latex.values()):
+        raise SymdelayInputError(f"{source}: [latex] must map names to LaTeX strings")
     from symdelay.model.core import _symbol
 
     return Model(

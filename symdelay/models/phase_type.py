@@ -241,13 +241,32 @@ def characteristic_function(delay: PhaseType, lam_theta=None) -> sp.Expr:
     return r + mu + k * delay.laplace_transform(r)
 
 
-def model(delay: PhaseType | None = None, *, mu=None, lam=None, theta=None, **kw):
-    """Two queues, logit routing on queue lengths, phase-type action delay."""
+def model(
+    delay: PhaseType | None = None,
+    *,
+    mu=None,
+    lam=None,
+    theta=None,
+    N=2,
+    kappa=None,
+    name=None,
+    description="",
+):
+    """Two queues (or ``N``), logit routing on queue lengths, phase-type action delay."""
     from symdelay.models.delayed_routing import delayed_routing_model
 
     if delay is None:
         raise SymdelayInputError("give a delay, e.g. PhaseType.hyperexp([0.3, 0.7], [0.5, 2])")
-    return delayed_routing_model(N=2, delay=delay, mu=mu, lam=lam, theta=theta, **kw)
+    return delayed_routing_model(
+        N=N,
+        delay=delay,
+        mu=mu,
+        lam=lam,
+        theta=theta,
+        kappa=kappa,
+        name=name,
+        description=description,
+    )
 
 
 def scaled(delay: PhaseType, mean) -> PhaseType:
