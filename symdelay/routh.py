@@ -681,6 +681,20 @@ class RouthResult:
         """The conjunction of :attr:`lienard_chipart`."""
         return sp.And(*self.lienard_chipart)
 
+    def _repr_latex_(self) -> str:
+        """The polynomial, and stability as the Lienard-Chipart conditions."""
+        from symdelay.display import display_latex
+        from symdelay.outputs.latex import tex as _tex
+
+        conds = r" \wedge ".join(_tex(c) for c in self.lienard_chipart) or r"\text{true}"
+        verdict = {True: "stable", False: "unstable", None: "stable exactly when"}[self.is_stable]
+        lines = [rf"{_tex(self.polynomial)} = 0", rf"\text{{{verdict}}}: {conds}"]
+        if self.rhp_count is not None:
+            lines.append(
+                rf"\text{{roots with }} \operatorname{{Re}} {_tex(self.var)} > 0: {self.rhp_count}"
+            )
+        return display_latex(*lines)
+
     def to_json(self) -> dict:
         printed: dict = {}  # the Lienard-Chipart conditions repeat some of the conditions
 

@@ -39,7 +39,7 @@ from typing import Any
 
 import sympy as sp
 
-from symdelay.display import JsonRecord, LatexDisplay
+from symdelay.display import JsonRecord, LatexDisplay, ReadOnlyDict
 from symdelay.errors import SymdelayInputError
 from symdelay.symbols import SYMBOLS
 
@@ -75,6 +75,10 @@ class Equilibrium:
     exact: bool
     radius: Any = 0
     method: str = "sympy.solve"
+
+    def __post_init__(self):
+        # read-only: a caller changing the point must not change the model's Jacobian
+        object.__setattr__(self, "point", ReadOnlyDict(self.point))
 
     def to_json(self) -> dict:
         return {
@@ -221,7 +225,7 @@ class Model(LatexDisplay):
         self.name = name
         self.description = description
         self.source = source
-        self.mode_names = dict(mode_names or {})
+        self.mode_names = ReadOnlyDict(mode_names or {})
         # ---- states
         names = [s.name if isinstance(s, sp.Symbol) else s for s in states]
         if not names:
@@ -245,6 +249,7 @@ class Model(LatexDisplay):
                     f"{where}: parameter {p} has domain {dom!r}: use one of " + ", ".join(DOMAINS)
                 )
             self.domains[_symbol(p)] = dom
+        self.domains = ReadOnlyDict(self.domains)
         self.parameters: tuple = tuple(self.domains)
         # ---- values
         self.values: dict = {}
@@ -255,7 +260,9 @@ class Model(LatexDisplay):
                     f"{where}: value given for unknown parameter '{p}': declare it in [parameters]"
                 )
             self.values[sym] = _exact_value(str(sym), v, self.domains[sym], where)
-        self.latex_names = dict(latex_names or {})
+        # read-only, like every mapping the model hands out: its caches depend on them
+        self.values = ReadOnlyDict(self.values)
+        self.latex_names = ReadOnlyDict(latex_names or {})
         # ---- transitions
         self.transitions: tuple = tuple(self._transition(t, k) for k, t in enumerate(transitions))
         if not self.transitions:
@@ -452,7 +459,7 @@ class Model(LatexDisplay):
     @cached_property
     def drift_jacobian(self) -> sp.Matrix:
         """``dF/ds`` as a function of the state."""
-        return sp.Matrix(self.drift).jacobian(self.states)
+        return sp.ImmutableMatrix(sp.Matrix(self.drift).jacobian(self.states))
 
     @cached_property
     def equilibrium(self) -> Equilibrium:
@@ -466,7 +473,7 @@ class Model(LatexDisplay):
         """The Jacobian of the drift at the equilibrium."""
         from symdelay.model.equilibrium import at_point
 
-        return at_point(self.drift_jacobian, self.equilibrium)
+        return sp.ImmutableMatrix(at_point(self.drift_jacobian, self.equilibrium))
 
     @cached_property
     def diffusion(self) -> sp.Matrix:
@@ -478,7 +485,7 @@ class Model(LatexDisplay):
         for t in self.transitions:
             v = sp.Matrix(t.change)
             B += v * v.T * t.rate.xreplace(self.values)
-        return at_point(B, self.equilibrium)
+        return sp.ImmutableMatrix(at_point(B, self.equilibrium))
 
     @cached_property
     def modes(self) -> tuple:
