@@ -244,3 +244,34 @@ def test_cached_modes_are_immutable():
     # the difference block of L = 1 (x, w_1): [[-mu, gamma], [-lam theta, -gamma]]
     diff = next(md for md in m.modes if md.name == "difference")
     assert diff.jacobian == sp.Matrix([[-1, 1], [-theta, -1]])
+
+
+def test_exact_jacobian_keeps_tiny_exponential_terms():
+    # d/dx (a + c e^-40 x - b x) = c e^-40 - b: with b = 1, c = 3 it is 3 e^-40 - 1, not -1
+    # (nsimplify rounded such numbers to the nearest simple one)
+    m = Model(
+        "bd",
+        ["x"],
+        {"a": "positive", "b": "positive", "c": "positive"},
+        [("birth", {"x": 1}, "a + c*exp(-40)*x"), ("death", {"x": -1}, "b*x")],
+        values={"a": 1, "b": 1, "c": 3},
+    )
+    assert m.equilibrium.exact
+    assert sp.simplify(m.jacobian[0, 0] - (3 * sp.exp(-40) - 1)) == 0
+    assert m.jacobian[0, 0] != -1
+
+
+def test_one_state_numeric_equilibrium():
+    # a e^-x = b x has no closed form; at a = b = 1 it is the omega constant W(1)
+    m = Model(
+        "bd",
+        ["x"],
+        {"a": "positive", "b": "positive"},
+        [("birth", {"x": 1}, "a*exp(-x)"), ("death", {"x": -1}, "b*x")],
+        values={"a": 1, "b": 1},
+    )
+    eq = m.equilibrium
+    assert not eq.exact
+    x = eq.point[sp.Symbol("x")]
+    with mpmath.workdps(30):
+        assert abs(mpmath.mpf(x) - mpmath.lambertw(1).real) < mpmath.mpf(10) ** -25

@@ -306,3 +306,28 @@ def test_model_values_from_floats_are_their_decimals():
         values={"a": sp.Float("0.1")},
     )
     assert m.values[sp.Symbol("a")] == sp.Rational(1, 10)
+
+
+def test_huge_integer_in_toml(tmp_path, capsys):
+    path = tmp_path / "int.toml"
+    path.write_text(
+        ERLANG2.read_text().replace("[state]", "[values]\nmu = " + "9" * 5000 + "\n\n[state]")
+    )
+    one_line_error(capsys, ["analyze", path], str(path), "not valid TOML")
+
+
+def test_numbers_in_a_model_are_capped_in_digits(tmp_path, capsys):
+    # factoring the characteristic polynomial grows with its coefficients' size
+    path = tmp_path / "v.toml"
+    path.write_text(
+        ERLANG2.read_text().replace("[state]", '[values]\nmu = "' + "9" * 101 + '/7"\n\n[state]')
+    )
+    one_line_error(capsys, ["analyze", path], str(path), "mu", "more than 100 digits")
+    path = with_rate(tmp_path, 'rate = "mu*q1"', 'rate = "' + "3" * 150 + '*mu*q1"', "r.toml")
+    one_line_error(capsys, ["analyze", path], str(path), "'service 1'", "more than 100 digits")
+    # 100 digits are accepted, exactly
+    path.write_text(
+        ERLANG2.read_text().replace("[state]", '[values]\nmu = "' + "9" * 100 + '/7"\n\n[state]')
+    )
+    m = load_toml(path)
+    assert m.values[sp.Symbol("mu")] == sp.Rational(10**100 - 1, 7)

@@ -154,6 +154,20 @@ def _check_names(text: str, allowed, label: str) -> None:
             )
 
 
+#: Most decimal digits of a number in a model (numerator or denominator): the factoring of
+#: the characteristic polynomial grows with the size of its coefficients.
+MAX_DIGITS = 100
+
+
+def _check_number_size(expr, label: str) -> None:
+    limit = 10**MAX_DIGITS
+    for q in expr.atoms(sp.Rational):
+        if abs(q.p) >= limit or q.q >= limit:
+            raise SymdelayInputError(
+                f"{label}: a number with more than {MAX_DIGITS} digits: give a shorter one"
+            )
+
+
 def _symbol(name: str) -> sp.Symbol:
     """The canonical symbol for a canonical name, else a plain symbol."""
     return SYMBOLS.get(name, sp.Symbol(name))
@@ -181,6 +195,7 @@ def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
             raise SymdelayInputError(
                 f"{where}: the value of {name} must be a finite number, got {value!r}"
             ) from None
+    _check_number_size(expr, f"{where}: the value of {name}")
     if expr.is_real is not True or not expr.is_finite:
         raise SymdelayInputError(f"{where}: the value of {name} must be real, got {value}")
     if domain == "positive" and not expr > 0:
@@ -329,6 +344,7 @@ class Model(LatexDisplay):
             rate, (sp.Rel, sp.logic.boolalg.BooleanFunction, sp.logic.boolalg.BooleanAtom)
         ):
             raise SymdelayInputError(f"{label}: rate must be an expression, not a relation")
+        _check_number_size(rate, label)
         known = set(self.states) | set(self.parameters)
         unknown = sorted(str(s) for s in rate.free_symbols - known)
         if unknown:

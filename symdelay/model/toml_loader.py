@@ -96,6 +96,10 @@ def load_toml(path, **values) -> Model:
         raise SymdelayInputError(f"{path}: not valid TOML ({' '.join(str(exc).split())})") from None
     except RecursionError:
         raise SymdelayInputError(f"{path}: not valid TOML (nested too deeply)") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise SymdelayInputError(
+            f"{path}: not valid TOML ({' '.join(str(exc).split())[:200]})"
+        ) from None
     return model_from_dict(data, source=str(path), values=values)
 
 
