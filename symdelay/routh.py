@@ -661,6 +661,12 @@ class RouthResult:
     multiplier: sp.Expr = sp.S.One
     printed: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def __post_init__(self):
+        # results are cached (stability_conditions): the text they print cannot be changed
+        from symdelay.display import ReadOnlyDict
+
+        object.__setattr__(self, "printed", ReadOnlyDict(self.printed))
+
     def _str(self, e) -> str:
         """``str(e)``, from precomputed text for the big polynomials (same expression)."""
         hit = self.printed.get(id(e))

@@ -275,3 +275,11 @@ def test_one_state_numeric_equilibrium():
     x = eq.point[sp.Symbol("x")]
     with mpmath.workdps(30):
         assert abs(mpmath.mpf(x) - mpmath.lambertw(1).real) < mpmath.mpf(10) ** -25
+
+
+def test_cached_routh_result_text_cannot_be_changed():
+    res = symdelay.stability_conditions(3).routh
+    before = res.to_json()
+    with pytest.raises(TypeError):
+        res.printed[0] = (None, "x")
+    assert symdelay.stability_conditions(3).routh.to_json() == before
