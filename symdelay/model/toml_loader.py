@@ -23,9 +23,9 @@ Every error names the file and the entry.
 
 from __future__ import annotations
 
+import os
 import stat
 import tomllib
-from pathlib import Path
 
 from symdelay.errors import SymdelayInputError
 from symdelay.model.core import Model
@@ -40,32 +40,39 @@ MAX_FILE_BYTES = 1_000_000
 
 
 def _read(path) -> str:
-    """The text of a model file: a regular file, at most ``MAX_FILE_BYTES``, UTF-8."""
-    p = Path(path)
+    """The text of a model file: a regular file, at most ``MAX_FILE_BYTES``, UTF-8.
+
+    The file is opened without blocking and checked on the open descriptor, so a FIFO or a
+    device put in its place is refused, not waited on or read without end.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        info = p.stat()
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise SymdelayInputError(f"{path}: no such model file") from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, TypeError) as exc:
         raise SymdelayInputError(
             f"{path}: cannot read the model file ({_reason(exc)}); give a TOML file"
         ) from None
+    info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
         kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
         raise SymdelayInputError(f"{path}: {kind}: give a model file (TOML)")
     if info.st_size > MAX_FILE_BYTES:
+        os.close(fd)
         raise SymdelayInputError(
             f"{path}: the model file has {info.st_size} bytes, more than the "
             f"{MAX_FILE_BYTES} allowed: a transition table is a few kilobytes"
         )
-    try:
-        with open(p, "rb") as fh:
+    with os.fdopen(fd, "rb") as fh:
+        try:
             raw = fh.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise SymdelayInputError(
-            f"{path}: cannot read the model file ({_reason(exc)}); give a TOML file"
-        ) from None
-    if len(raw) > MAX_FILE_BYTES:  # grew since stat, or a file that lies about its size
+        except OSError as exc:
+            raise SymdelayInputError(
+                f"{path}: cannot read the model file ({_reason(exc)}); give a TOML file"
+            ) from None
+    if len(raw) > MAX_FILE_BYTES:  # grew since fstat, or a file that lies about its size
         raise SymdelayInputError(
             f"{path}: the model file is larger than the {MAX_FILE_BYTES} bytes allowed"
         )
