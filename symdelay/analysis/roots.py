@@ -58,6 +58,27 @@ class ModelRoots:
     def is_stable(self) -> bool:
         return self.unstable_count == 0 and self.axis_count == 0
 
+    def _repr_latex_(self) -> str:
+        """Each factor with its mode, multiplicity and unstable count; the abscissa."""
+        from symdelay.core.display import display_latex, latex_array, latex_number, latex_text
+        from symdelay.core.latex import tex as _tex
+
+        rec = self.to_json()
+        rows = [
+            [
+                _tex(f.factor),
+                latex_text(f.mode),
+                str(f.multiplicity),
+                str(rs.unstable_count),
+            ]
+            for f, rs in self.per_factor
+        ]
+        return display_latex(
+            latex_text(f"{self.model_name}: unstable roots {rec['unstable_count']}")
+            + rf",\ \max \operatorname{{Re}} r = {latex_number(rec['spectral_abscissa'])}",
+            latex_array([r"\text{factor}", r"\text{mode}", r"\times", r"\text{unstable}"], rows),
+        )
+
     def to_json(self) -> dict:
         return {
             "model": self.model_name,

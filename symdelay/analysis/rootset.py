@@ -114,6 +114,22 @@ class RootSet:
             "count_scope": "all roots" if self.mode == "all" else "whole spectrum",
         }
 
+    def _repr_latex_(self) -> str:
+        """The first 10 roots (real part, imaginary part, certified radius) and the counts."""
+        from symdelay.core.display import display_latex, latex_array, latex_number
+
+        rec = self.to_json()
+        rows = [
+            [latex_number(z["re"]), latex_number(z["im"]), latex_number(z["radius"])]
+            for z in rec["roots"][:10]
+        ]
+        more = f" (first 10 of {len(rec['roots'])})" if len(rec["roots"]) > 10 else ""
+        return display_latex(
+            rf"\text{{certified roots{more}; unstable: }} {rec['unstable_count']},\ "
+            rf"\max \operatorname{{Re}} r = {latex_number(rec['spectral_abscissa'])}",
+            latex_array([r"\operatorname{Re} r", r"\operatorname{Im} r", r"\text{radius}"], rows),
+        )
+
     def _repr_html_(self) -> str:
         from symdelay.core.display import html_table
 

@@ -663,6 +663,12 @@ class RouthResult:
     multiplier: sp.Expr = sp.S.One
     printed: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def __post_init__(self):
+        # results are cached (stability_conditions): the text they print cannot be changed
+        from symdelay.core.display import ReadOnlyDict
+
+        object.__setattr__(self, "printed", ReadOnlyDict(self.printed))
+
     def _str(self, e) -> str:
         """``str(e)``, from precomputed text for the big polynomials (same expression)."""
         hit = self.printed.get(id(e))
@@ -682,6 +688,20 @@ class RouthResult:
     def stability_condition(self) -> sp.Basic:
         """The conjunction of :attr:`lienard_chipart`."""
         return sp.And(*self.lienard_chipart)
+
+    def _repr_latex_(self) -> str:
+        """The polynomial, and stability as the Lienard-Chipart conditions."""
+        from symdelay.core.display import display_latex
+        from symdelay.core.latex import tex as _tex
+
+        conds = r" \wedge ".join(_tex(c) for c in self.lienard_chipart) or r"\text{true}"
+        verdict = {True: "stable", False: "unstable", None: "stable exactly when"}[self.is_stable]
+        lines = [rf"{_tex(self.polynomial)} = 0", rf"\text{{{verdict}}}: {conds}"]
+        if self.rhp_count is not None:
+            lines.append(
+                rf"\text{{roots with }} \operatorname{{Re}} {_tex(self.var)} > 0: {self.rhp_count}"
+            )
+        return display_latex(*lines)
 
     def to_json(self) -> dict:
         printed: dict = {}  # the Lienard-Chipart conditions repeat some of the conditions

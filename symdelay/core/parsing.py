@@ -91,6 +91,8 @@ _OUTPUT_CONSTANTS = {
 _RESERVED = ("oo", "zoo", "nan")
 
 _MAX_LENGTH = 20_000
+#: Deepest nesting of operations (a chain of + - or of * / is one level).
+_MAX_DEPTH = 60
 _MAX_POWER = 10_000
 _MAX_BITS = 1_000_000  # of an exact power of a number
 
@@ -116,6 +118,16 @@ def _allowed_names(variables) -> dict[str, sp.Symbol]:
         else:
             names.setdefault(v, sp.Symbol(v))
     return names
+
+
+def _only(variables) -> dict[str, sp.Symbol]:
+    """Exactly ``variables`` (names or symbols), without the canonical names."""
+    if isinstance(variables, Mapping):
+        return dict(variables)
+    return {
+        v.name if isinstance(v, sp.Symbol) else v: v if isinstance(v, sp.Symbol) else sp.Symbol(v)
+        for v in variables
+    }
 
 
 def _help(names) -> str:
@@ -352,7 +364,35 @@ def _ast(source: str) -> tuple[ast.Expression, str]:
         return ast.parse(balanced, mode="eval"), balanced
 
 
-def _parse(text: str, variables=(), any_identifier=False, output=False, max_length=_MAX_LENGTH):
+def _depth(tree: ast.AST) -> int:
+    """Nesting depth of the operations in ``tree`` (iterative: safe on any tree).
+
+    A chain of the same kind of operation (``a + b - c``, ``a * b / c``), which SymPy
+    flattens, counts as one level; every other operation, call or comparison as one more.
+    """
+    family = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2}
+    deepest = 0
+    stack = [(tree, 0, None)]
+    while stack:
+        node, depth, parent = stack.pop()
+        kind = family.get(type(node.op)) if isinstance(node, ast.BinOp) else None
+        operation = (ast.BinOp, ast.UnaryOp, ast.Call, ast.Compare, ast.BoolOp)
+        if isinstance(node, operation) and (kind is None or kind != parent):
+            depth += 1
+        deepest = max(deepest, depth)
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, depth, kind))
+    return deepest
+
+
+def _parse(
+    text: str,
+    variables=(),
+    any_identifier=False,
+    output=False,
+    max_length=_MAX_LENGTH,
+    canonical=True,
+):
     if not isinstance(text, str):
         raise SymdelayInputError(f"expected an expression as text, got {type(text).__name__}")
     if max_length is not None and len(text) > max_length:
@@ -360,7 +400,8 @@ def _parse(text: str, variables=(), any_identifier=False, output=False, max_leng
     source = text.strip() if output else text.replace("^", "**").strip()
     if not source:
         raise SymdelayInputError("empty expression: give a formula such as 'mu + lam'")
-    shown = text if len(text) <= 80 else text[:77] + "..."
+    flat = " ".join(text.split())  # one line, whatever the text holds
+    shown = flat if len(flat) <= 80 else flat[:77] + "..."
     try:
         tree, source = _ast(source)
     except SyntaxError as exc:
@@ -369,16 +410,22 @@ def _parse(text: str, variables=(), any_identifier=False, output=False, max_leng
         ) from None
     except (RecursionError, MemoryError):
         raise SymdelayInputError(
-            f"cannot parse '{shown}': nested too deeply; remove parentheses"
+            f"cannot parse '{shown}': nested too deeply; simplify the expression"
         ) from None
-    builder = _Builder(_allowed_names(variables), any_identifier, output, source)
+    if not output and _depth(tree) > _MAX_DEPTH:
+        raise SymdelayInputError(
+            f"cannot parse '{shown}': operations nested more than {_MAX_DEPTH} levels deep; "
+            "simplify the expression"
+        )
+    names = _allowed_names(variables) if canonical else _only(variables)
+    builder = _Builder(names, any_identifier, output, source)
     try:
         return builder.build(tree)
     except SymdelayInputError:
         raise
     except RecursionError:
         raise SymdelayInputError(
-            f"cannot parse '{shown}': nested too deeply; remove parentheses"
+            f"cannot parse '{shown}': nested too deeply; simplify the expression"
         ) from None
     except (TypeError, ValueError, ArithmeticError, AttributeError) as exc:
         raise SymdelayInputError(
@@ -386,13 +433,20 @@ def _parse(text: str, variables=(), any_identifier=False, output=False, max_leng
         ) from None
 
 
-def parse_expression(text: str, variables=(), any_identifier: bool = False) -> sp.Expr:
+def parse_expression(
+    text: str, variables=(), any_identifier: bool = False, *, canonical: bool = True
+) -> sp.Expr:
     """Parse arithmetic text into a SymPy expression (relations allowed too).
 
     ``variables`` names extra free symbols to accept besides the canonical ones (names, or
     SymPy symbols, which are then used as they are). ``any_identifier=True`` accepts every
     plain identifier as a symbol (not dunder names, not function names; ``pi``, ``E``, ``I``
-    are constants); tools with a fixed vocabulary leave it off.
+    are constants); tools with a fixed vocabulary leave it off. ``canonical=False`` accepts
+    only ``variables`` (a model file's rates: its states and parameters), and the error
+    messages list only those.
+
+    Text longer than 20,000 characters, or with operations nested more than 60 levels deep,
+    is refused before anything is built.
 
     >>> parse_expression("K + tau_1", any_identifier=True).free_symbols == set(sp.symbols("K tau_1"))
     True
@@ -401,7 +455,7 @@ def parse_expression(text: str, variables=(), any_identifier: bool = False) -> s
     ...
     symdelay.core.errors.SymdelayInputError: 'exp' is a function: call it as exp(...) or choose another symbol name
     """
-    return _parse(text, variables, any_identifier=any_identifier)
+    return _parse(text, variables, any_identifier=any_identifier, canonical=canonical)
 
 
 def parse_relational(text: str, variables=(), any_identifier: bool = False) -> sp.Basic:

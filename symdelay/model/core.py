@@ -28,6 +28,7 @@ b + r
 
 from __future__ import annotations
 
+import ast
 import math
 import random
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from functools import cached_property
 
 import sympy as sp
 
-from symdelay.core.display import JsonRecord, LatexDisplay
+from symdelay.core.display import JsonRecord, LatexDisplay, ReadOnlyDict
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.symbols import SYMBOLS
 from symdelay.model.records import Equilibrium, Factor, _cycles, _is_zero
@@ -72,14 +73,14 @@ def _check_identifier(kind: str, name, where: str) -> str:
 
 def _check_names(text: str, allowed, label: str) -> None:
     """Refuse a rate naming anything but the model's states and parameters."""
-    import ast
+    from symdelay.core.parsing import _MAX_LENGTH, ALLOWED_FUNCTIONS, _ast
 
-    from symdelay.core.parsing import ALLOWED_FUNCTIONS
-
+    if len(text) > _MAX_LENGTH:
+        return  # the parser refuses it, with the limit
     try:
-        tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
-    except SyntaxError:
-        return  # the parser gives the syntax error
+        tree = _ast(text.replace("^", "**").strip())
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return  # the parser gives the error
     called = {
         n.func.id
         for n in ast.walk(tree)
@@ -92,8 +93,23 @@ def _check_names(text: str, allowed, label: str) -> None:
             if node.id in called:
                 return  # the parser refuses the call and says which functions are allowed
             raise SymdelayInputError(
-                f"{label}: unknown name '{node.id}' in the rate: declare it in [parameters] "
-                "or [state]"
+                f"{label}: unknown name '{node.id}' in the rate: use "
+                + ", ".join(allowed)
+                + ", or declare it in [parameters] or [state]"
+            )
+
+
+#: Most decimal digits of a number in a model (numerator or denominator): the factoring of
+#: the characteristic polynomial grows with the size of its coefficients.
+MAX_DIGITS = 100
+
+
+def _check_number_size(expr, label: str) -> None:
+    limit = 10**MAX_DIGITS
+    for q in expr.atoms(sp.Rational):
+        if abs(q.p) >= limit or q.q >= limit:
+            raise SymdelayInputError(
+                f"{label}: a number with more than {MAX_DIGITS} digits: give a shorter one"
             )
 
 
@@ -113,7 +129,10 @@ def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
     elif isinstance(value, str):
         from symdelay.core.parsing import parse_expression
 
-        expr = parse_expression(value)
+        try:
+            expr = parse_expression(value)
+        except SymdelayInputError as exc:
+            raise SymdelayInputError(f"{where}: the value of {name}: {exc}") from None
         if not expr.is_number:
             raise SymdelayInputError(f"{where}: the value of {name} must be a number, got {value}")
     else:
@@ -125,6 +144,7 @@ def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
             raise SymdelayInputError(
                 f"{where}: the value of {name} must be a finite number, got {value!r}"
             ) from None
+    _check_number_size(expr, f"{where}: the value of {name}")
     if expr.is_real is not True or not expr.is_finite:
         raise SymdelayInputError(f"{where}: the value of {name} must be real, got {value}")
     if domain == "positive" and not expr > 0:
@@ -169,7 +189,7 @@ class Model(LatexDisplay):
         self.name = name
         self.description = description
         self.source = source
-        self.mode_names = dict(mode_names or {})
+        self.mode_names = ReadOnlyDict(mode_names or {})
         # ---- states
         names = [s.name if isinstance(s, sp.Symbol) else s for s in states]
         if not names:
@@ -193,6 +213,7 @@ class Model(LatexDisplay):
                     f"{where}: parameter {p} has domain {dom!r}: use one of " + ", ".join(DOMAINS)
                 )
             self.domains[_symbol(p)] = dom
+        self.domains = ReadOnlyDict(self.domains)
         self.parameters: tuple = tuple(self.domains)
         # ---- values
         self.values: dict = {}
@@ -203,7 +224,9 @@ class Model(LatexDisplay):
                     f"{where}: value given for unknown parameter '{p}': declare it in [parameters]"
                 )
             self.values[sym] = _exact_value(str(sym), v, self.domains[sym], where)
-        self.latex_names = dict(latex_names or {})
+        # read-only, like every mapping the model hands out: its caches depend on them
+        self.values = ReadOnlyDict(self.values)
+        self.latex_names = ReadOnlyDict(latex_names or {})
         # ---- transitions
         self.transitions: tuple = tuple(self._transition(t, k) for k, t in enumerate(transitions))
         if not self.transitions:
@@ -255,7 +278,7 @@ class Model(LatexDisplay):
             allowed = [s.name for s in self.states] + [p.name for p in self.parameters]
             _check_names(rate, allowed, label)
             try:
-                rate = parse_expression(rate, variables=allowed)
+                rate = parse_expression(rate, variables=allowed, canonical=False)
             except SymdelayInputError as exc:
                 raise SymdelayInputError(f"{label}: {exc}") from None
             rate = rate.xreplace({_symbol(n): _symbol(n) for n in allowed})
@@ -272,6 +295,7 @@ class Model(LatexDisplay):
             rate, (sp.Rel, sp.logic.boolalg.BooleanFunction, sp.logic.boolalg.BooleanAtom)
         ):
             raise SymdelayInputError(f"{label}: rate must be an expression, not a relation")
+        _check_number_size(rate, label)
         known = set(self.states) | set(self.parameters)
         unknown = sorted(str(s) for s in rate.free_symbols - known)
         if unknown:
@@ -335,7 +359,9 @@ class Model(LatexDisplay):
         """Search the interior for a point where a rate is negative (exact check of a witness).
 
         Rates are substituted at 24 random interior points (states > 0, parameters in their
-        domains, over four decades); a negative value is confirmed exactly before the error.
+        domains, over four decades) in double precision, where an overflow skips the point
+        (``exp(exp(exp(mu)))`` must not grow without bound); a negative value is confirmed
+        exactly before the error.
         """
         rng = random.Random(20261130)
         points = [self._domain_sample(rng, 1.0) for _ in range(24)]
@@ -347,7 +373,7 @@ class Model(LatexDisplay):
                         f"{self.source}: transition '{t.name}': rate {t.rate} is negative"
                     )
                 continue
-            f = sp.lambdify(sorted(rate.free_symbols, key=str), rate, "mpmath")
+            f = sp.lambdify(sorted(rate.free_symbols, key=str), rate, ["math", "mpmath"])
             args = sorted(rate.free_symbols, key=str)
             for pt in points:
                 try:
@@ -400,7 +426,7 @@ class Model(LatexDisplay):
     @cached_property
     def drift_jacobian(self) -> sp.Matrix:
         """``dF/ds`` as a function of the state."""
-        return sp.Matrix(self.drift).jacobian(self.states)
+        return sp.ImmutableMatrix(sp.Matrix(self.drift).jacobian(self.states))
 
     @cached_property
     def equilibrium(self) -> Equilibrium:
@@ -414,7 +440,7 @@ class Model(LatexDisplay):
         """The Jacobian of the drift at the equilibrium."""
         from symdelay.model.equilibrium import at_point
 
-        return at_point(self.drift_jacobian, self.equilibrium)
+        return sp.ImmutableMatrix(at_point(self.drift_jacobian, self.equilibrium))
 
     @cached_property
     def diffusion(self) -> sp.Matrix:
@@ -426,7 +452,7 @@ class Model(LatexDisplay):
         for t in self.transitions:
             v = sp.Matrix(t.change)
             B += v * v.T * t.rate.xreplace(self.values)
-        return at_point(B, self.equilibrium)
+        return sp.ImmutableMatrix(at_point(B, self.equilibrium))
 
     @cached_property
     def modes(self) -> tuple:

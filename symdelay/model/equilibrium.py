@@ -25,13 +25,7 @@ EQUILIBRIUM_DPS = 30
 
 def _simplify_entry(e):
     if e.is_number:
-        s = sp.simplify(e)
-        if not e.has(sp.exp, sp.tanh, sp.log):
-            return s
-        # nsimplify guesses from 15 digits (exp(-1e-30) -> 1): keep its neater form only
-        # when it is provably the same number
-        n = sp.nsimplify(s)
-        return n if n == s or sp.simplify(n - s) == 0 else s
+        return sp.simplify(e)  # exact: nsimplify would round 1 + 3*exp(-40) to 1
     if e.has(sp.exp, sp.tanh):
         return sp.simplify(e)
     return sp.factor(sp.cancel(e)) if e.has(sp.Pow) else sp.expand(e)
@@ -91,7 +85,8 @@ def _exact(model) -> Equilibrium | None:
         g = g.xreplace(assume)
         if g != 0 and g not in eqs:
             eqs.append(g)
-    if any(g.has(sp.exp, sp.tanh, sp.log) and (g.free_symbols & set(unknowns)) for g in eqs):
+    known = set(unknowns)
+    if any(f.free_symbols & known for g in eqs for f in g.atoms(sp.exp, sp.tanh, sp.log)):
         # transcendental in the unknowns: no closed form attempted here
         return None
     try:
@@ -166,7 +161,8 @@ def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
                 f"{model.source}: no equilibrium found (Newton from the fluid path failed: {exc}); "
                 "check the rates and parameter values"
             ) from None
-        x = [x[i] for i in range(n)] if n > 1 else [x]
+        # findroot gives a matrix for a list of starts (also of one), else a number
+        x = [x[i] for i in range(n)] if isinstance(x, mpmath.matrix) else [x]
         radius = _krawczyk(model, x, dps)
     point = {s: sp.Float(v, dps) for s, v in zip(states, x)}
     return Equilibrium(point, False, radius, "Newton + Krawczyk (arb)")

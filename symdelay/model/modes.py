@@ -33,6 +33,11 @@ class Mode:
     jacobian: sp.Matrix
     charpoly: sp.Expr
 
+    def __post_init__(self):
+        # a model caches its modes: what they hand out cannot be changed in place
+        object.__setattr__(self, "basis", sp.ImmutableMatrix(self.basis))
+        object.__setattr__(self, "jacobian", sp.ImmutableMatrix(self.jacobian))
+
     def to_json(self) -> dict:
         return {
             "name": self.name,

@@ -8,7 +8,7 @@ from typing import Any
 
 import sympy as sp
 
-from symdelay.core.display import LatexDisplay
+from symdelay.core.display import LatexDisplay, ReadOnlyDict
 
 __all__ = ["Equilibrium", "Factor"]
 
@@ -27,6 +27,10 @@ class Equilibrium:
     exact: bool
     radius: Any = 0
     method: str = "sympy.solve"
+
+    def __post_init__(self):
+        # read-only: a caller changing the point must not change the model's Jacobian
+        object.__setattr__(self, "point", ReadOnlyDict(self.point))
 
     def to_json(self) -> dict:
         return {

@@ -24,8 +24,9 @@ Every error names the file and the entry.
 from __future__ import annotations
 
 import decimal
+import os
+import stat
 import tomllib
-from pathlib import Path
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.model.core import Model
@@ -35,22 +36,79 @@ __all__ = ["load_toml", "model_from_dict"]
 _TOP = {"name", "description", "parameters", "values", "state", "transitions", "symmetry", "latex"}
 
 
-def load_toml(path, **values) -> Model:
-    """Read ``path`` into a :class:`Model`; ``values`` give numbers for parameters."""
-    p = Path(path)
+#: Largest model file read (bytes): a transition table is a few kilobytes.
+MAX_FILE_BYTES = 1_000_000
+
+
+def _read(path) -> str:
+    """The text of a model file: a regular file, at most ``MAX_FILE_BYTES``, UTF-8.
+
+    The file is opened without blocking and checked on the open descriptor, so a FIFO or a
+    device put in its place is refused, not waited on or read without end.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        text = p.read_text()
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise SymdelayInputError(f"{path}: no such model file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError, TypeError) as exc:
         raise SymdelayInputError(
-            f"{path}: cannot read the model file ({exc.strerror or exc})"
+            f"{path}: cannot read the model file ({_reason(exc)}); give a TOML file"
         ) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        raise SymdelayInputError(f"{path}: {kind}: give a model file (TOML)")
+    if info.st_size > MAX_FILE_BYTES:
+        os.close(fd)
+        raise SymdelayInputError(
+            f"{path}: the model file has {info.st_size} bytes, more than the "
+            f"{MAX_FILE_BYTES} allowed: a transition table is a few kilobytes"
+        )
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise SymdelayInputError(
+                f"{path}: cannot read the model file ({_reason(exc)}); give a TOML file"
+            ) from None
+    if len(raw) > MAX_FILE_BYTES:  # grew since fstat, or a file that lies about its size
+        raise SymdelayInputError(
+            f"{path}: the model file is larger than the {MAX_FILE_BYTES} bytes allowed"
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SymdelayInputError(
+            f"{path}: not UTF-8 text (byte {exc.start + 1}, line {line}): save the model file "
+            "as UTF-8"
+        ) from None
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or type(exc).__name__
+
+
+def load_toml(path, **values) -> Model:
+    """Read ``path`` into a :class:`Model`; ``values`` give numbers for parameters.
+
+    The file must be a regular file of at most ``MAX_FILE_BYTES`` bytes of UTF-8 TOML; every
+    formula in it is held to the parser's caps on length and nesting.
+    """
+    text = _read(path)
     try:
         # floats as Decimal: the exact decimal written in the file, never a binary float
         data = tomllib.loads(text, parse_float=decimal.Decimal)
     except tomllib.TOMLDecodeError as exc:
-        raise SymdelayInputError(f"{path}: not valid TOML ({exc})") from None
+        raise SymdelayInputError(f"{path}: not valid TOML ({' '.join(str(exc).split())})") from None
+    except RecursionError:
+        raise SymdelayInputError(f"{path}: not valid TOML (nested too deeply)") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise SymdelayInputError(
+            f"{path}: not valid TOML ({' '.join(str(exc).split())[:200]})"
+        ) from None
     return model_from_dict(data, source=str(path), values=values)
 
 
@@ -102,11 +160,14 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
         symmetry = sym["swap"]
         if not isinstance(symmetry, list):
             raise SymdelayInputError(f"{source}: [symmetry] swap must be a list of cycles")
-    vals = dict(data.get("values", {}))
+    file_values = data.get("values", {})
+    if not isinstance(file_values, dict):
+        raise SymdelayInputError(f"{source}: [values] must map parameter names to numbers")
+    vals = dict(file_values)
     vals.update(values or {})
     latex = data.get("latex", {})
-    if not isinstance(latex, dict):
-        raise SymdelayInputError(f"{source}: [latex] must map names to LaTeX")
+    if not isinstance(latex, dict) or not all(isinstance(v, str) for v in latex.values()):
+        raise SymdelayInputError(f"{source}: [latex] must map names to LaTeX strings")
     from symdelay.model.core import _symbol
 
     return Model(

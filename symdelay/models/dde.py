@@ -69,6 +69,7 @@ from functools import cached_property
 import numpy as np
 import sympy as sp
 
+from symdelay.core.display import ReadOnlyDict
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.params import as_parameter
 from symdelay.core.symbols import D as D_
@@ -145,11 +146,13 @@ class DelayedInformationModel:
         self.lam = _param("lam", lam, True)
         self.theta = _param("theta", theta, False)
         self.D = _param("D", D, True)
-        self.values = {
-            s: v
-            for s, v in ((MU, self.mu), (LAM, self.lam), (THETA, self.theta), (D_, self.D))
-            if v != s
-        }
+        self.values = ReadOnlyDict(
+            {
+                s: v
+                for s, v in ((MU, self.mu), (LAM, self.lam), (THETA, self.theta), (D_, self.D))
+                if v != s
+            }
+        )
 
     # ------------------------------------------------------------ equations
     def routing(self, q1, q2) -> tuple:

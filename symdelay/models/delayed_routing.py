@@ -28,11 +28,15 @@ __all__ = ["delayed_routing_model"]
 
 
 def _value(name: str, value, positive: bool):
-    if isinstance(value, sp.Basic):
+    """``value`` made exact; errors name the option (``mu2 must be positive, got -2``)."""
+    if isinstance(value, sp.Basic) and not value.is_number:
         return value
-    return as_parameter(
-        name if name in ("mu", "lam", "theta") else "value", value, positive=positive
-    )
+    try:
+        return as_parameter(name, value, positive=positive)
+    except SymdelayInputError as exc:
+        if str(exc).startswith(name + " "):
+            raise
+        raise SymdelayInputError(f"{name}: {exc}") from None
 
 
 def _state_names(N: int, m: int) -> tuple[list[str], list[list[str]]]:
@@ -95,6 +99,8 @@ def delayed_routing_model(
     kap = [0] * m if kappa is None else list(kappa)
     if len(kap) != m:
         raise SymdelayInputError(f"kappa needs one weight per delay phase ({m}), got {len(kap)}")
+    if any(k is None for k in kap):
+        raise SymdelayInputError("kappa must be a number (or one number per delay phase)")
     kap = [as_parameter("kappa", k, positive=False) for k in kap]
     qn, zn = _state_names(N, m)
     q = [sp.Symbol(s) for s in qn]

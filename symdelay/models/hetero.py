@@ -13,6 +13,7 @@ transcendental equation; it is found by Newton's method and proved by a Krawczyk
 from __future__ import annotations
 
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import as_parameter
 from symdelay.models.delayed_routing import delayed_routing_model
 from symdelay.models.phase_type import PhaseType
 
@@ -50,6 +51,8 @@ def model(mu1=None, mu2=None, lam=None, theta=None, D1=None, D2=None, L=1, D=Non
     D2 = D if D2 is None else D2
     if D1 is None or D2 is None:
         raise SymdelayInputError("give the mean delays D1 and D2 (or D for both)")
+    # checked here so that an error names the option (D1, D2), not the Erlang mean D
+    D1, D2 = as_parameter("D1", D1), as_parameter("D2", D2)
     return delayed_routing_model(
         N=2,
         delay=[PhaseType.erlang(L, D1), PhaseType.erlang(L, D2)],

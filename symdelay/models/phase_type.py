@@ -69,12 +69,30 @@ def _options():
 OPTIONS = _options()
 
 
-def model(delay="erlang", *, mu=None, lam=None, theta=None, name=None, description="", **shape):
+def model(
+    delay="erlang",
+    *,
+    mu=None,
+    lam=None,
+    theta=None,
+    N=2,
+    kappa=None,
+    name=None,
+    description="",
+    **shape,
+):
     """Two queues, logit routing on queue lengths, phase-type action delay: ``delay`` a
     :class:`PhaseType` or a shape name with its numbers (:func:`delay_from_options`)."""
     d = delay_from_options(delay, **shape)
     return delayed_routing_model(
-        N=2, delay=d, mu=mu, lam=lam, theta=theta, name=name, description=description
+        N=N,
+        delay=d,
+        mu=mu,
+        lam=lam,
+        theta=theta,
+        kappa=kappa,
+        name=name,
+        description=description,
     )
 
 

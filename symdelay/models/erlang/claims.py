@@ -124,6 +124,17 @@ class ClaimResult:
     counterexamples: dict = field(default_factory=dict)
     search: dict = field(default_factory=dict)
 
+    def _repr_latex_(self) -> str:
+        """The claim and its relation to stability and to oscillation."""
+        from symdelay.core.display import display_latex, latex_text
+        from symdelay.core.latex import tex as _tex
+
+        return display_latex(
+            rf"{_tex(self.condition)} \quad (L = {self.L})",
+            latex_text(f"relation to stability: {self.relation_to_stability}"),
+            latex_text(f"relation to oscillation: {self.relation_to_oscillation}"),
+        )
+
     def to_json(self) -> dict:
         return {
             "L": self.L,

@@ -232,6 +232,24 @@ class CriticalCurve:
 
         return draw(self, ax)
 
+    def _repr_latex_(self) -> str:
+        """The closed form ``theta_c(D)`` (when there is one) and the table of points."""
+        from symdelay.core.display import display_latex, latex_array, latex_number
+        from symdelay.core.latex import tex as _tex
+
+        rec = self.to_json()
+        rows = [
+            [latex_number(p["D"]), latex_number(p["theta_c"]), latex_number(p["omega"])]
+            for p in rec["points"]
+        ]
+        lines = [
+            rf"L = {latex_number(rec['L'])},\ \mu = {_tex(self.mu)},\ \lambda = {_tex(self.lam)}"
+        ]
+        if rec["theta_c_of_D_latex"] is not None:
+            lines.append(rf"\theta_c(D) = {rec['theta_c_of_D_latex']}")
+        lines.append(latex_array(["D", r"\theta_c", r"\omega"], rows))
+        return display_latex(*lines)
+
     def to_json(self) -> dict:
         pts = []
         for i, p in enumerate(self.points):

@@ -33,6 +33,22 @@ class InstabilityWindow:
     intervals: tuple
     explanation: str
 
+    def _repr_latex_(self) -> str:
+        """The set of unstable delays as a union of intervals."""
+        from symdelay.core.display import display_latex, latex_number
+        from symdelay.core.latex import tex as _tex
+
+        rec = self.to_json()
+        parts = [
+            rf"\left({latex_number(a)},\ {latex_number(b)}\right)" for a, b in rec["intervals"]
+        ]
+        body = r" \cup ".join(parts) or r"\emptyset"
+        return display_latex(
+            rf"\{{D : \text{{unstable}}\}} = {body} \quad "
+            rf"(L = {latex_number(rec['L'])},\ \theta = {_tex(self.theta)},\ "
+            rf"\mu = {_tex(self.mu)},\ \lambda = {_tex(self.lam)})"
+        )
+
     def to_json(self) -> dict:
         return {
             "L": _Lkey(self.L),

@@ -78,6 +78,27 @@ class WorstDelay:
     closed_form: dict
     explanation: str
 
+    def _repr_latex_(self) -> str:
+        """The worst delay and the smallest critical theta, closed forms beside."""
+        from symdelay.core.display import display_latex, latex_number
+        from symdelay.core.latex import tex as _tex
+
+        rec = self.to_json()
+
+        def line(name, key):
+            cf = self.closed_form.get(key)
+            closed = "" if cf is None else f"{_tex(cf)} = "
+            return rf"{name} = {closed}{latex_number(rec[key])}"
+
+        lines = [
+            line("D^*", "D_star"),
+            line(r"\theta^*", "theta_star"),
+            rf"\omega^* = {latex_number(rec['omega_star'])}",
+        ]
+        if not self.attained:
+            lines.append(r"\text{(an infimum, not attained)}")
+        return display_latex(*lines)
+
     def to_json(self) -> dict:
         cf = {k: _json_expr(v) for k, v in self.closed_form.items()}
         exact = {

@@ -25,6 +25,8 @@ below ``10^-dps`` of the value); the closed form is solved by SymPy for ``L <= 2
 
 from __future__ import annotations
 
+import functools
+import inspect
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -35,7 +37,7 @@ import sympy as sp
 from symdelay.core import symbols as S
 from symdelay.core.checks import check_rates
 from symdelay.core.errors import SymdelayInputError, VerificationError
-from symdelay.core.params import as_dps
+from symdelay.core.params import as_dps, as_parameter
 from symdelay.models.erlang.dispatch import accepts_model
 from symdelay.models.erlang.stochastic._models import symbolic_model
 from symdelay.models.erlang.stochastic.transitions import transition_table
@@ -159,6 +161,9 @@ class VarianceResult:
     closed_form: object
     exact: bool
     dps: int = 30
+    #: Through ``model=`` / ``kappa=`` (the generic path): the imbalance ``weights . s``
+    #: whose variance this is; ``sigma``, ``A``, ``B`` are then those of the whole state.
+    weights: tuple | None = None
 
     def __float__(self) -> float:
         return float(self.var_x_over_eta)
@@ -179,13 +184,16 @@ class VarianceResult:
         return f"$\\displaystyle {lhs}{' = '.join(parts)}$"
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "parameters": {"L": self.L, **{k: str(v) for k, v in self.parameters.items()}},
             "dps": self.dps,
             "exact": self.exact,
             "var_x_over_eta": self.decimal(),
             "closed_form": None if self.closed_form is None else str(self.closed_form),
         }
+        if self.weights is not None:
+            out["weights"] = [str(w) for w in self.weights]
+        return out
 
 
 def _abscissa(A: sp.Matrix) -> float:
@@ -286,6 +294,58 @@ def variance(L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True) -> Var
         value, exact = X[0, 0], False
     cf = closed_form_variance(L) if closed_form else None
     return VarianceResult(L, params, value, X, A, B, cf, exact, dps)
+
+
+_dispatching_variance = variance
+
+
+@functools.wraps(_dispatching_variance)
+def variance(*args, model=None, kappa=None, **kwargs) -> VarianceResult:
+    # model= and kappa= run the generic path (symdelay.models.erlang.dispatch), which gives the bare
+    # number; the caller gets the same VarianceResult as without them.
+    if model is None and kappa is None:
+        return _dispatching_variance(*args, **kwargs)
+    from symdelay.analysis.stochastic import difference_weights, model_variance
+    from symdelay.models.erlang.dispatch import _inflight_from_founding
+
+    L, given = None, {}
+    if kappa is not None:
+        if model is not None:
+            raise SymdelayInputError("give model= or kappa=, not both")
+        founding = _dispatching_variance.__wrapped__
+        try:
+            bound = inspect.signature(founding).bind_partial(*args, **kwargs)
+        except TypeError as exc:
+            raise SymdelayInputError(f"variance: {exc}") from None
+        bound.apply_defaults()
+        model, kwargs = _inflight_from_founding(founding, args, kwargs, kappa)
+        L = int(bound.arguments["L"])
+        D = bound.arguments["D"]
+        given = {"D": as_parameter("D", D[0] if isinstance(D, (list, tuple)) else D)}
+    elif args:
+        raise SymdelayInputError("variance(model=...) takes the model's options as keywords only")
+    extra = sorted(set(kwargs) - {"dps"})
+    if extra:
+        raise SymdelayInputError(
+            f"variance(model=...) does not take '{extra[0]}': its only option is dps"
+        )
+    dps = as_dps(kwargs.get("dps", 30))
+    value, ln = model_variance(model, dps=dps)
+    params = {**{str(p): v for p, v in model.values.items()}, **given}
+    if kappa is not None:
+        params["kappa"] = kappa
+    return VarianceResult(
+        L,
+        params,
+        value,
+        ln.sigma,
+        ln.A,
+        ln.B,
+        None,
+        ln.exact,
+        dps,
+        tuple(difference_weights(model)),
+    )
 
 
 def closed_form_singularity(L: int):
