@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 import sympy as sp
 
 from symdelay.analysis.roots import model_fluid
@@ -144,13 +145,46 @@ def test_roots_model_counts(run_cli):
 
 
 def test_founding_only_commands_refuse_other_models(run_cli):
-    for cmd in (
-        ["window", "--theta", "3", "--mu", "1", "--lam", "1"],
-        ["worst-delay", "--mu", "1", "--lam", "1"],
-        ["verify", "--claim", "lam*theta < mu"],
-    ):
-        status, _, err = run_cli(*cmd, "--L", "3", "--model", "nserver")
-        assert status == 2 and "founding model" in err and err.count("\n") == 1
+    status, _, err = run_cli(
+        "verify", "--claim", "lam*theta < mu", "--L", "3", "--model", "nserver"
+    )
+    assert status == 2 and "founding model" in err and err.count("\n") == 1
+
+
+def test_window_and_worst_delay_answer_for_other_models(run_cli):
+    """nserver's non-sum modes are the founding difference equation: the same window and
+    worst delay, by the generic exact path against the founding closed forms."""
+    found = json.loads(
+        run_cli("window", "--L", "3", "--theta", "6", "--mu", "1", "--lam", "1", "--json")[1]
+    )
+    gen = json.loads(
+        run_cli(
+            "window", "--model", "nserver", "--N", "3", "--L", "3", "--theta", "6", "--mu", "1",
+            "--lam", "1", "--json",
+        )[1]
+    )  # fmt: skip
+    assert len(found["intervals"]) == len(gen["intervals"]) == 1
+    (a, b), iv = found["intervals"][0], gen["intervals"][0]
+    assert float(iv["lo"]["value"]) == pytest.approx(float(a), rel=1e-12)
+    assert float(iv["hi"]["value"]) == pytest.approx(float(b), rel=1e-12)
+    w = json.loads(
+        run_cli(
+            "worst-delay",
+            "--model",
+            "nserver",
+            "--N",
+            "3",
+            "--L",
+            "3",
+            "--mu",
+            "1",
+            "--lam",
+            "1",
+            "--json",
+        )[1]
+    )
+    assert float(w["x_star"]) == pytest.approx(3.0, rel=1e-12)  # D* = L/mu
+    assert float(w["critical"]) == pytest.approx(4.0, rel=1e-12)  # mu sec^4(pi/4)/lam
 
 
 def test_simulate_model_refuses_a_run_too_long(run_cli):

@@ -284,7 +284,8 @@ def check(args) -> None:
     ``--model-file``, and ``--set`` for a built-in model (it sets a model file's parameters)."""
     if getattr(args, "model_file", None) is not None and getattr(args, "model", None) is not None:
         raise SymdelayInputError("give --model or --model-file, not both")
-    if getattr(args, "set", None) and getattr(args, "model_file", None) is None:
+    file = getattr(args, "model_file", None) or getattr(args, "file", None)
+    if getattr(args, "set", None) and file is None:
         family = args._door_selection.family
         raise SymdelayInputError(
             "--set is for --model-file models; a built-in model takes its options "

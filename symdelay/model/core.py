@@ -78,7 +78,7 @@ def _check_names(text: str, allowed, label: str) -> None:
     if len(text) > _MAX_LENGTH:
         return  # the parser refuses it, with the limit
     try:
-        tree = _ast(text.replace("^", "**").strip())
+        tree, _ = _ast(text.replace("^", "**").strip())
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return  # the parser gives the error
     called = {

@@ -266,6 +266,7 @@ def delay_from_options(
         given = [
             n
             for n, v in (
+                ("L", L),
                 ("rates", rates),
                 ("probs", probs),
                 ("continue_probs", continue_probs),
@@ -276,7 +277,7 @@ def delay_from_options(
         ]
         if given:
             raise SymdelayInputError(
-                f"{given[0]} describes a delay shape: give it or a PhaseType delay, not both"
+                f"'{given[0]}' describes the delay's shape: give it or a PhaseType delay, not both"
             )
         return delay if D is None else _rescaled(delay, D)
     kind = str(delay)

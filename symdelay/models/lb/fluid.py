@@ -68,7 +68,7 @@ def estimate_seconds(J: int) -> float:
 def fluid_equilibrium(policy: LBPolicy, lam, force: bool = False) -> FluidEquilibrium:
     """The equilibrium of the fluid model at arrival rate ``lam`` per server (exact); its
     cost is estimated from J first and refused over the budget unless ``force``."""
-    from symdelay.models.lb import lb_fluid_model
+    from symdelay.models.lb.family import lb_fluid_model
     from symdelay.models.sqd._budget import check_budget
 
     check_budget(
