@@ -120,13 +120,13 @@ def run_fluid(args) -> int:
 
 
 #: Events per second the generated kernel sustains (benchmarks/results/generated_simulator.txt,
-#: rounded down) and the computing time past which a run needs --force.
+#: rounded down); the budget is the shared one (:mod:`symdelay.budget`).
 EVENTS_PER_SECOND = 1.5e7
-LIMIT_SECONDS = 1000.0
 
 
 def _check_size(args, model, reps: int) -> None:
-    """Refuse, before starting, a run expected to take longer than LIMIT_SECONDS."""
+    """Refuse, before starting, a run expected to take longer than the shared budget."""
+    from symdelay.budget import check_budget
     from symdelay.model.analysis import require_values
     from symdelay.stochastic._inputs import check_eta
 
@@ -135,13 +135,13 @@ def _check_size(args, model, reps: int) -> None:
     point = {**model.equilibrium.point, **model.values}
     total = float(sum(t.rate.xreplace(point) for t in model.transitions))
     events = eta * float(args.T) * reps * total
-    seconds = events / EVENTS_PER_SECOND
-    if seconds > LIMIT_SECONDS and not getattr(args, "force", False):
-        raise SymdelayInputError(
-            f"this run would simulate about {events:.1g} events (total rate at the equilibrium "
-            f"{total:.3g} per unit eta), roughly {seconds / 3600:.1f} hours of computing: "
-            "choose a smaller --eta, --T or --replications, or pass --force"
-        )
+    check_budget(
+        f"this run (about {events:.1g} events; total rate at the equilibrium {total:.3g} per "
+        "unit eta)",
+        events / EVENTS_PER_SECOND,
+        force=getattr(args, "force", False),
+        shrink="a smaller --eta, --T or --replications",
+    )
 
 
 def run_simulate(args) -> int:

@@ -39,7 +39,7 @@ DESCRIPTION = (
     "Simulate the two-queue jump process exactly (every arrival, delay phase and service "
     "completion; Gillespie's direct method in a compiled kernel) from Q1=0, Q2=eta, and "
     "record the state scaled by 1/eta on the grid 0, dt, ..., T. The expected number of "
-    "events is estimated first: a run of more than about a quarter of an hour is refused "
+    "events is estimated first: a run of more than about a minute (the shared budget) is refused "
     "unless --force. A progress bar shows on a terminal; Ctrl-C stops the run (exit status "
     "130). JSON and CSV output carry the parameters and the seed."
 )
