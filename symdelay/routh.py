@@ -119,6 +119,11 @@ def _coefficients(poly, var) -> tuple[sp.Symbol, list[sp.Expr], sp.Expr]:
             f"'{poly}' is not a polynomial in {var}: give a sum of powers of {var}"
         )
     P = sp.Poly(expr, var)
+    if P.degree() > 10**6:
+        raise SymdelayInputError(
+            f"degree {P.degree()} is above 10^6: the Routh array has degree^2/4 entries; "
+            "give a polynomial of lower degree"
+        )
     if P.degree() < 1:
         raise SymdelayInputError(f"'{poly}' has degree < 1 in {var}: nothing to analyse")
     coeffs = [sp.expand(c) for c in P.all_coeffs()]
@@ -1021,7 +1026,27 @@ def _count_changes(signs):
     return sum(1 for a, b in itertools.pairwise(signs) if a != b)
 
 
-def routh_hurwitz(poly, var=None) -> RouthResult:
+def _check_cost(ring, n: int, force: bool) -> None:
+    """Refuse (unless ``force``) an array estimated over the shared budget: rational
+    coefficients cost about ``n^3`` big-number operations (the special case ``n^4``, the
+    Hurwitz determinants), symbolic ones grow like ``n^4`` polynomial products."""
+    from symdelay.budget import check_budget, power_cost
+
+    if isinstance(ring, _FlintRing) and not ring.gens:
+        seconds = power_cost(n, 1e-8, 3)
+    elif isinstance(ring, _FlintRing):
+        seconds = power_cost(n, 1.25e-4 * max(1.0, len(ring.gens) / 4), 4)
+    else:
+        seconds = power_cost(n, 1e-3, 4)
+    check_budget(
+        f"the Routh array of a polynomial of degree {n}",
+        seconds,
+        force=force,
+        shrink="a polynomial of lower degree (or with fewer symbols)",
+    )
+
+
+def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
     """Routh array, Hurwitz determinants, conditions and root counts of ``poly`` in ``var``.
 
     ``poly``: a SymPy expression or ``Poly``, or text (parsed safely, never evaluated);
@@ -1038,6 +1063,7 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
     """
     var, coeffs, expr = _coefficients(poly, var)
     ring, coeffs, multiplier = _ring_for(coeffs)
+    _check_cost(ring, len(coeffs) - 1, force)
     n = len(coeffs) - 1
     a0 = coeffs[0]
     sign0 = _sign_of(a0)
@@ -1068,6 +1094,14 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
     else:
         fast = None
         if isinstance(ring, _FlintRing) and not ring.gens:
+            from symdelay.budget import check_budget, power_cost
+
+            check_budget(
+                f"the Hurwitz determinants of a degree-{n} polynomial with a zero pivot",
+                power_cost(n, 4e-9, 4),
+                force=force,
+                shrink="a polynomial of lower degree",
+            )
             fast = _rational_special(coeffs, var, _MAX_EPSILON_TABLE, ring.printed)
             counts = _isolated_counts(coeffs)
         if fast == "too large":

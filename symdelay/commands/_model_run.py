@@ -34,8 +34,9 @@ def wants_model(args) -> bool:
     )
 
 
-def _transition_model(args):
+def _transition_model(args, analysis: bool = True):
     from symdelay.model import Model
+    from symdelay.model.analysis import check_analysis_cost
 
     model = model_from_args(args)
     if not isinstance(model, Model):
@@ -43,6 +44,8 @@ def _transition_model(args):
             f"{model.name} is a delay-differential model, not a transition table: use "
             "--L inf with the founding model's commands, or 'symdelay analyze --model dde'"
         )
+    if analysis:  # the symbolic analysis (stability, roots, variance, derivation)
+        check_analysis_cost(model, force=getattr(args, "force", False))
     return model
 
 
@@ -100,7 +103,7 @@ def run_fluid(args) -> int:
     check_output_choice(args)
     if args.csv:
         check_output_file(args.csv)
-    model = _transition_model(args)
+    model = _transition_model(args, analysis=False)
     T, dt = float(args.T), float(args.dt)
     if not (np.isfinite(dt) and 0 < dt <= T):
         raise SymdelayInputError(f"--dt must be in (0, T], got {args.dt}")
@@ -122,6 +125,9 @@ def run_fluid(args) -> int:
 #: Events per second the generated kernel sustains (benchmarks/results/generated_simulator.txt,
 #: rounded down); the budget is the shared one (:mod:`symdelay.budget`).
 EVENTS_PER_SECOND = 1.5e7
+#: Compiling the generated kernel: seconds per (number of states)^2 (30 servers with
+#: Erlang(2) delays, 90 states: about 15 s).
+COMPILE_SECONDS_PER_STATE2 = 1.8e-3
 
 
 def _check_size(args, model, reps: int) -> None:
@@ -135,6 +141,13 @@ def _check_size(args, model, reps: int) -> None:
     point = {**model.equilibrium.point, **model.values}
     total = float(sum(t.rate.xreplace(point) for t in model.transitions))
     events = eta * float(args.T) * reps * total
+    n = len(model.states)
+    check_budget(
+        f"generating and compiling the simulator of {model.name} ({n} states)",
+        COMPILE_SECONDS_PER_STATE2 * n * n,
+        force=getattr(args, "force", False),
+        shrink="a model with fewer states (a smaller --N or --L)",
+    )
     check_budget(
         f"this run (about {events:.1g} events; total rate at the equilibrium {total:.3g} per "
         "unit eta)",
@@ -151,7 +164,7 @@ def run_simulate(args) -> int:
     check_output_choice(args)
     if args.csv:
         check_output_file(args.csv)
-    model = _transition_model(args)
+    model = _transition_model(args, analysis=False)
     try:
         seed, reps = int(args.seed), int(args.replications)
     except ValueError:

@@ -7,6 +7,7 @@ from pathlib import Path
 from symdelay.commands._common import emit, emit_json
 from symdelay.commands._model_args import add_model_arguments, model_from_args
 from symdelay.errors import SymdelayInputError
+from symdelay.model.analysis import check_analysis_cost
 
 __all__ = ["register", "run"]
 
@@ -24,6 +25,9 @@ def register(subparsers) -> None:
     add_model_arguments(p)
     p.add_argument("--tex", default=None, metavar="OUT.tex", help="write the derivation as LaTeX")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
     p.set_defaults(func=run)
 
 
@@ -33,8 +37,11 @@ def run(args) -> int:
             raise SymdelayInputError("give the model file once (positional or --model-file)")
         args.model_file = args.file
     model = model_from_args(args)
-    record = model.to_json()
     from symdelay.model import Model
+
+    if isinstance(model, Model):
+        check_analysis_cost(model, force=args.force)
+    record = model.to_json()
 
     if not isinstance(model, Model):  # a delay-differential model: no transition table
         if args.tex:

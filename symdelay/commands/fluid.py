@@ -41,10 +41,28 @@ def register(subparsers) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the solution as JSON")
     p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
+    p.add_argument(
         "--csv", metavar="FILE", help="write the solution as a CSV table ('-': standard output)"
     )
     add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
+
+
+def _check_cost(args) -> None:
+    """Refuse before integrating: the stiff 2(L+1)-dimensional system costs about L^2 T
+    (measured: L = 300, T = 20 in about 6 s), and the grid holds (T/dt + 1) 2(L+1) doubles."""
+    from symdelay.budget import check_budget, check_memory, power_cost
+    from symdelay.params import as_L
+    from symdelay.stochastic._inputs import check_horizon
+
+    n = as_L(args.L, allow_symbol=False)
+    T, dt = check_horizon(args.T, args.dt)
+    what = f"the fluid solution for L = {n}, T = {T:g}"
+    shrink = "a smaller --L or --T (or a larger --dt for the memory)"
+    check_memory(what, 8.0 * (T / dt + 1) * 2 * (n + 1) * 3, force=args.force, shrink=shrink)
+    check_budget(what, power_cost(n, 7e-5, 2) * max(T, 1.0) / 20, force=args.force, shrink=shrink)
 
 
 def run(args) -> int:
@@ -56,6 +74,7 @@ def run(args) -> int:
     check_output_choice(args)
     if args.csv:
         check_output_file(args.csv)
+    _check_cost(args)
     res = fluid(
         L=args.L, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D, T=args.T,
         dt=args.dt, initial=parse_initial(args.initial),

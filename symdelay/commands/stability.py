@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from symdelay.budget import check_budget, power_cost
 from symdelay.commands._common import emit, emit_json
 from symdelay.commands._model_args import add_model_arguments
 from symdelay.commands._model_run import run_stability, wants_model
@@ -10,6 +11,9 @@ from symdelay.params import as_L
 from symdelay.stability import ASSUMPTIONS, stability_conditions
 
 __all__ = ["register", "run"]
+
+#: Seconds per L^4 of the symbolic conditions (about 20 s at L = 20 on a loaded core).
+STABILITY_SECONDS_PER_L4 = 1.25e-4
 
 
 def register(subparsers) -> None:
@@ -25,6 +29,9 @@ def register(subparsers) -> None:
     p.add_argument("--L", default=None, help="number of delay phases (integer >= 1)")
     add_model_arguments(p, founding_options=("mu", "lam", "theta", "D"))
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
     p.set_defaults(func=run)
 
 
@@ -33,7 +40,14 @@ def run(args) -> int:
         return run_stability(args)
     if args.L is None:
         raise SymdelayInputError("--L is required for the founding model (an integer >= 1)")
-    res = stability_conditions(as_L(args.L, allow_symbol=False))
+    n = as_L(args.L, allow_symbol=False)
+    check_budget(
+        f"the symbolic stability conditions for L = {n}",
+        power_cost(n, STABILITY_SECONDS_PER_L4, 4),
+        force=args.force,
+        shrink="a smaller --L (for numbers: 'symdelay roots' counts the unstable roots)",
+    )
+    res = stability_conditions(n)
     if args.json:
         emit_json(res.to_json())
         return 0

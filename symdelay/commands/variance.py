@@ -26,8 +26,25 @@ def register(subparsers) -> None:
     add_rate_arguments(p, horizon=False, L_default="1")
     p.add_argument("--dps", default="30", help="decimal digits of the value (default 30)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
     add_model_arguments(p, founding_options=False)
     p.set_defaults(func=run)
+
+
+def _check_cost(args) -> None:
+    """The Lyapunov solve and its refinement grow like L^2 here (measured, L <= 100)."""
+    from symdelay.budget import check_budget, power_cost
+    from symdelay.params import as_L
+
+    n = as_L(args.L, allow_symbol=False)
+    check_budget(
+        f"the stationary variance for L = {n}",
+        power_cost(n, 3e-3, 2),
+        force=args.force,
+        shrink="a smaller --L",
+    )
 
 
 def run(args) -> int:
@@ -36,6 +53,7 @@ def run(args) -> int:
     if wants_model(args):
         return run_variance(args)
 
+    _check_cost(args)
     res = variance(L=args.L, mu=args.mu, lam=args.lam, theta=args.theta, D=args.D, dps=args.dps)
     if args.json:
         emit_json(res.to_json())
