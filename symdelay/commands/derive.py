@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from symdelay.budget import check_budget, power_cost
 from symdelay.commands._common import emit
 from symdelay.commands._model_args import add_model_arguments
 from symdelay.commands._model_run import run_derive, wants_model
@@ -29,6 +30,9 @@ def register(subparsers) -> None:
     p.add_argument("--L", help="a concrete number of phases (integer >= 1)")
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--pdf", action="store_true", help="also compile with pdflatex")
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
     add_model_arguments(p, founding_options=("mu", "lam", "theta", "D"))
     p.set_defaults(func=run)
 
@@ -41,6 +45,13 @@ def run(args) -> int:
     if wants_model(args):
         return run_derive(args)
     n = None if args.L is None else as_L(args.L, allow_symbol=False)
+    if n is not None:  # the checked derivation grows like L^2 (L = 40: about 20 s)
+        check_budget(
+            f"the derivation for L = {n}",
+            power_cost(n, 0.013, 2),
+            force=args.force,
+            shrink="a smaller --L",
+        )
     prepare_output_dir(args.out)
     try:
         if n is not None:

@@ -76,6 +76,9 @@ def register(subparsers) -> None:
     _common(p, lam=False)
     _pattern_argument(p)
     p.add_argument("--dps", default="30", help="significant digits (default 30)")
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
     p.set_defaults(func=_run_kappa_star)
 
     p = subparsers.add_parser(
@@ -130,8 +133,18 @@ def _run_unstable(args) -> int:
 
 
 def _run_kappa_star(args) -> int:
+    from symdelay.budget import check_budget, power_cost
     from symdelay.inflight.curve import kappa_star
+    from symdelay.params import as_L, is_infinite_L
 
+    if not is_infinite_L(args.L):  # certified search: about L^2 (L = 200: about 11 s)
+        n = as_L(args.L, allow_symbol=False)
+        check_budget(
+            f"kappa* for L = {n}",
+            power_cost(n, 2.75e-4, 2),
+            force=args.force,
+            shrink="a smaller --L (--L inf gives the delay-differential limit)",
+        )
     res = kappa_star(
         args.L, mu=args.mu, D=args.D, pattern=_pattern(args.pattern), dps=as_dps(args.dps)
     )

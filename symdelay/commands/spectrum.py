@@ -30,6 +30,9 @@ def register(subparsers) -> None:
     p.add_argument("--omega-max", default=None, help="largest frequency of the grid")
     add_model_arguments(p, founding_options=False)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
     p.set_defaults(func=run)
 
 
@@ -42,6 +45,13 @@ def _grid(args):
         raise SymdelayInputError(f"--points must be an integer >= 3, got '{args.points}'") from None
     if n < 3:
         raise SymdelayInputError(f"--points must be an integer >= 3, got {n}")
+    from symdelay.nonlinear.spectrum import _check_grid_cost
+
+    try:  # before the grid is allocated (the smallest system: the difference mode)
+        states = int(args.L) + 1
+    except (TypeError, ValueError):
+        states = 2
+    _check_grid_cost(max(states, 2), n, args.force)
     if args.omega_max is None:
         return n, None
     try:
@@ -58,14 +68,16 @@ def run(args) -> int:
 
     n, grid = _grid(args)
     if wants_model(args):
-        s = spectrum(model=model_from_args(args), omegas=grid, points=n)
+        s = spectrum(model=model_from_args(args), omegas=grid, points=n, force=args.force)
     else:
         missing = [k for k in ("L", "mu", "lam", "theta", "D") if getattr(args, k) is None]
         if missing:
             raise SymdelayInputError(
                 "the founding model needs " + ", ".join(f"--{k}" for k in missing)
             )
-        s = spectrum(args.L, args.mu, args.lam, args.theta, args.D, omegas=grid, points=n)
+        s = spectrum(
+            args.L, args.mu, args.lam, args.theta, args.D, omegas=grid, points=n, force=args.force
+        )
     rec = s.to_json()
     if args.json:
         emit_json(rec)
