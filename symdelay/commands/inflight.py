@@ -162,6 +162,31 @@ def _run_kappa_star(args) -> int:
     return 0
 
 
+#: The criteria work in double precision: rates (and lam*theta*D) beyond this are refused.
+DOUBLE_RANGE = 1e150
+
+
+def _check_double_range(args) -> None:
+    """One line instead of a LinAlgError from infinite matrices (``--theta 1e308``)."""
+    import sympy as sp
+
+    from symdelay.params import as_parameter
+
+    values = {}
+    for name in ("mu", "lam", "theta", "D"):
+        v = as_parameter(name, getattr(args, name), positive=name != "theta")
+        if not v.is_number:
+            raise SymdelayInputError(f"--{name} must be a number, got '{getattr(args, name)}'")
+        values[name] = abs(v)
+    scale = values["lam"] * values["theta"] * values["D"]
+    for label, v in [*values.items(), ("lam*theta*D", scale)]:
+        if v > DOUBLE_RANGE or (v != 0 and v < 1 / sp.Integer(int(DOUBLE_RANGE))):
+            raise SymdelayInputError(
+                f"{label} = {float(v):.3g} is outside 1e-150..1e150: the criteria are computed "
+                "in double precision; give values in that range"
+            )
+
+
 def _run_optimize(args) -> int:
     from symdelay.inflight.criteria import optimize_weights
 
@@ -173,6 +198,7 @@ def _run_optimize(args) -> int:
         raise SymdelayInputError(
             "--kappa-max, --eps and --x0 must be numbers (e.g. --kappa-max 2 --eps 0.05)"
         ) from None
+    _check_double_range(args)
     res = optimize_weights(
         args.L,
         args.mu,
