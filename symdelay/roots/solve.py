@@ -430,10 +430,10 @@ def _check_seed_range(p, L) -> None:
     """The double-precision seeds need ``mu/gamma`` and ``lam theta/gamma`` in range."""
     gq = sp.Rational(L) / p["D"]
     a, c = abs(p["mu"] / gq), abs(p["lam"] * p["theta"] / gq)
-    if a > sp.Integer(10) ** 150 or c > sp.Integer(10) ** 305:
+    if a > sp.Integer(10) ** 150 or c > sp.Integer(10) ** 308:
         raise SymdelayInputError(
             f"mu*D/L = {float(a):.3g} and lam*theta*D/L = {float(c):.3g}: the service and "
-            "delay time scales differ by more than 10^150 (or lam*theta*D/L > 10^305), "
+            "delay time scales differ by more than 10^150 (or lam*theta*D/L > 10^308), "
             "beyond the double-precision starting points; bring mu, D and lam*theta closer"
         )
 
