@@ -123,6 +123,9 @@ def test_values_beyond_double_range_are_refused_without_a_traceback(run_cli, arg
     ids=lambda a: a[0],
 )
 def test_force_runs_what_the_budget_refuses(run_cli, monkeypatch, argv):
+    import symdelay.stability
+
+    monkeypatch.setattr(symdelay.stability, "_DONE", set())  # as if never computed
     monkeypatch.setattr(budget, "DEFAULT_BUDGET", Budget(seconds=1e-12, bytes=1))
     refused(*run_cli(*argv), "--force")
     status, out, err = run_cli(*argv, "--force")

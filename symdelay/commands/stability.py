@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from symdelay.budget import check_budget, power_cost
 from symdelay.commands._common import emit, emit_json
 from symdelay.commands._model_args import add_model_arguments
 from symdelay.commands._model_run import run_stability, wants_model
@@ -11,9 +10,6 @@ from symdelay.params import as_L
 from symdelay.stability import ASSUMPTIONS, stability_conditions
 
 __all__ = ["register", "run"]
-
-#: Seconds per L^4 of the symbolic conditions (about 20 s at L = 20 on a loaded core).
-STABILITY_SECONDS_PER_L4 = 1.25e-4
 
 
 def register(subparsers) -> None:
@@ -40,14 +36,7 @@ def run(args) -> int:
         return run_stability(args)
     if args.L is None:
         raise SymdelayInputError("--L is required for the founding model (an integer >= 1)")
-    n = as_L(args.L, allow_symbol=False)
-    check_budget(
-        f"the symbolic stability conditions for L = {n}",
-        power_cost(n, STABILITY_SECONDS_PER_L4, 4),
-        force=args.force,
-        shrink="a smaller --L (for numbers: 'symdelay roots' counts the unstable roots)",
-    )
-    res = stability_conditions(n)
+    res = stability_conditions(as_L(args.L, allow_symbol=False), force=args.force)
     if args.json:
         emit_json(res.to_json())
         return 0
