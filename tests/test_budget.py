@@ -103,8 +103,9 @@ def test_derive_refuses_a_huge_L(run_cli, tmp_path):
         ["limit-cycle", *FOUNDING, "--theta", "1e308"],
         ["optimize-weights", "--L", "2", "--theta", "1e308", "--criterion", "variance"],
         ["roots", "--L", "2", "--mu", "1", "--lam", "1", "--theta", "5", "--D", "1e300"],
+        ["roots", "--L", "inf", "--mu", "1", "--lam", "1", "--theta", "1e308", "--D", "1"],
     ],
-    ids=["limit-cycle", "optimize-weights", "roots"],
+    ids=["limit-cycle", "optimize-weights", "roots", "roots-inf"],
 )
 def test_values_beyond_double_range_are_refused_without_a_traceback(run_cli, argv):
     refused(*run_cli(*argv))

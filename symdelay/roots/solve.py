@@ -438,6 +438,12 @@ def _check_seed_range(p, L) -> None:
         )
 
 
+#: The argument principle's segment budget (certify.count_zeros) and, for L = oo, the
+#: largest |lam theta| D whose box it can search (about 2 |lam theta| D / pi roots).
+MAX_SEGMENTS = 200_000
+MAX_INFINITE_L_SCALE = 10_000
+
+
 #: Phase rates gamma outside [1/RESCALE, RESCALE] are solved in the time unit 1/gamma.
 RESCALE = 2**20
 
@@ -514,6 +520,15 @@ def _rhp_count(F, p, L):
     k = abs(p["lam"] * p["theta"])
     if L is None:  # L = oo: only |r + mu| <= |lam theta|
         bound = abs(p["lam"] * p["theta"])
+        # the box holds about 2 |lam theta| D / pi roots (the Lambert-W branches up to
+        # |Im r| = |lam theta|), each costing the contour several segments
+        if bound * p["D"] > MAX_INFINITE_L_SCALE:
+            raise SymdelayInputError(
+                f"|lam*theta|*D = {float(bound * p['D']):.3g}: for L = inf about "
+                f"{float(2 * bound * p['D'] / sp.pi):.3g} roots lie in the box the unstable "
+                f"count must search, beyond the contour's {MAX_SEGMENTS} segments; give "
+                f"|lam*theta|*D below {MAX_INFINITE_L_SCALE:g}"
+            )
         x1, y1 = float(max(bound - p["mu"], 0) + 1), float(bound + 1)
         return count_zeros(F, 0, x1, -y1, y1, pieces_per_unit=4 * max(float(p["D"]), 1))
     gq = sp.Rational(L) / p["D"]
