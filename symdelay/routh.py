@@ -1035,7 +1035,7 @@ def _check_cost(ring, n: int, force: bool) -> None:
     if isinstance(ring, _FlintRing) and not ring.gens:
         seconds = power_cost(n, 1e-8, 3)
     elif isinstance(ring, _FlintRing):
-        seconds = power_cost(n, 1.25e-4 * max(1.0, len(ring.gens) / 4), 4)
+        seconds = power_cost(n, 2.5e-5 * max(1.0, len(ring.gens) / 4), 4)
     else:
         seconds = power_cost(n, 1e-3, 4)
     check_budget(
