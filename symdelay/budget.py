@@ -23,6 +23,9 @@ seconds budget): choose a lower degree, or pass --force (force=True in Python) t
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
 import math
 from dataclasses import dataclass
 
@@ -38,7 +41,12 @@ __all__ = [
     "duration",
     "size_text",
     "power_cost",
+    "forced",
+    "honour_force",
 ]
+
+#: True inside :func:`forced`: the user asked for the whole run, nested estimates included.
+_FORCED = contextvars.ContextVar("symdelay_budget_forced", default=False)
 
 #: Work estimated above this many seconds of one core is refused unless forced.
 DEFAULT_SECONDS = 60.0
@@ -64,6 +72,7 @@ class Budget:
         if unit not in ("seconds", "bytes"):
             raise ValueError(f"unit must be 'seconds' or 'bytes', got {unit!r}")
         estimate = float(estimate)
+        force = force or _FORCED.get()
         limit = self.seconds if unit == "seconds" else self.bytes
         over = not (estimate <= limit)  # NaN is over
         if over and not force:
@@ -122,3 +131,25 @@ def size_text(nbytes: float) -> str:
         if nbytes >= size:
             return f"{nbytes / size:.3g} {unit}"
     return f"{nbytes:.3g} bytes"
+
+
+@contextlib.contextmanager
+def forced(flag: bool = True):
+    """Inside, every :func:`check_budget` passes (``--force`` on a command covers the
+    estimates of the analyses it calls, not only its own)."""
+    token = _FORCED.set(bool(flag) or _FORCED.get())
+    try:
+        yield
+    finally:
+        _FORCED.reset(token)
+
+
+def honour_force(run):
+    """A command's ``run(args)`` under :func:`forced` when ``args.force`` is set."""
+
+    @functools.wraps(run)
+    def wrapper(args):
+        with forced(getattr(args, "force", False)):
+            return run(args)
+
+    return wrapper

@@ -120,6 +120,9 @@ def test_values_beyond_double_range_are_refused_without_a_traceback(run_cli, arg
         ["spectrum", *FOUNDING, "--theta", "2", "--points", "11"],
         ["variance", "--L", "1", "--theta", "1"],
         ["kappa-star", "--L", "2"],
+        ["fluid", "--L", "1", "--T", "1"],
+        ["analyze", "--model", "nserver", "--N", "2", "--L", "1"],
+        ["limit-cycle", *FOUNDING, "--theta", "10"],
     ],
     ids=lambda a: a[0],
 )
@@ -245,3 +248,14 @@ def test_spectrum_at_theta_0_is_two_independent_infinite_server_queues(run_cli):
         s = spectrum(2, mu=2, lam=3, theta=th, D=1)
         assert s.variance == pytest.approx(3.0, rel=1e-9)
     refused(*run_cli("spectrum", *FOUNDING, "--theta", "-1"), "theta")
+
+
+def test_forced_covers_nested_estimates_and_ends_with_its_block():
+    from symdelay.budget import forced
+
+    with forced():
+        assert check_budget("inner", 1e9, shrink="y") == 1e9
+        with forced(False):  # an inner block cannot un-force the run
+            assert check_budget("inner", 1e9, shrink="y") == 1e9
+    with pytest.raises(SymdelayInputError):
+        check_budget("after", 1e9, shrink="y")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from symdelay.budget import check_budget, power_cost
+from symdelay.budget import check_budget, honour_force, power_cost
 from symdelay.commands._common import emit
 from symdelay.commands._model_args import add_model_arguments
 from symdelay.commands._model_run import run_derive, wants_model
@@ -34,7 +34,7 @@ def register(subparsers) -> None:
         "--force", action="store_true", help="run even when the estimated cost is over budget"
     )
     add_model_arguments(p, founding_options=("mu", "lam", "theta", "D"))
-    p.set_defaults(func=run)
+    p.set_defaults(func=honour_force(run))
 
 
 def _progress(msg: str) -> None:

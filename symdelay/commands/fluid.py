@@ -7,6 +7,7 @@ output) writes a ``#`` comment line with the parameters, then columns
 
 from __future__ import annotations
 
+from symdelay.budget import honour_force
 from symdelay.commands._common import emit, emit_json
 from symdelay.commands._io import (
     add_rate_arguments,
@@ -47,7 +48,7 @@ def register(subparsers) -> None:
         "--csv", metavar="FILE", help="write the solution as a CSV table ('-': standard output)"
     )
     add_model_arguments(p, founding_options=False)
-    p.set_defaults(func=run)
+    p.set_defaults(func=honour_force(run))
 
 
 def _check_cost(args) -> None:

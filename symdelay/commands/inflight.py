@@ -6,6 +6,7 @@ weights); see :mod:`symdelay.inflight`.
 
 from __future__ import annotations
 
+from symdelay.budget import honour_force
 from symdelay.commands._common import emit, emit_json
 from symdelay.errors import SymdelayInputError
 from symdelay.params import as_dps
@@ -79,7 +80,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--force", action="store_true", help="run even when the estimated cost is over budget"
     )
-    p.set_defaults(func=_run_kappa_star)
+    p.set_defaults(func=honour_force(_run_kappa_star))
 
     p = subparsers.add_parser(
         "optimize-weights",

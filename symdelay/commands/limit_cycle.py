@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from symdelay.budget import honour_force
 from symdelay.commands._common import emit, emit_json
 from symdelay.commands._model_args import add_model_arguments, model_from_args
 from symdelay.commands._model_run import wants_model
@@ -41,7 +42,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--force", action="store_true", help="run even when the estimated cost is over budget"
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=honour_force(run))
 
 
 def _points(text: str) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from symdelay.budget import honour_force
 from symdelay.commands._common import emit, emit_json
 from symdelay.routh import routh_hurwitz
 
@@ -29,7 +30,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--force", action="store_true", help="run even when the estimated cost is over budget"
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=honour_force(run))
 
 
 def run(args) -> int:

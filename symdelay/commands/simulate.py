@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 
+from symdelay.budget import honour_force
 from symdelay.commands._common import emit, emit_json
 from symdelay.commands._io import (
     add_rate_arguments,
@@ -68,7 +69,7 @@ def register(subparsers) -> None:
         help="run even when the estimated running time is above the limit",
     )
     add_model_arguments(p, founding_options=False)
-    p.set_defaults(func=run)
+    p.set_defaults(func=honour_force(run))
 
 
 class _Bar:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from symdelay.budget import honour_force
 from symdelay.commands._common import emit, emit_json
 from symdelay.commands._io import add_rate_arguments
 from symdelay.commands._model_args import add_model_arguments
@@ -30,7 +31,7 @@ def register(subparsers) -> None:
         "--force", action="store_true", help="run even when the estimated cost is over budget"
     )
     add_model_arguments(p, founding_options=False)
-    p.set_defaults(func=run)
+    p.set_defaults(func=honour_force(run))
 
 
 def _check_cost(args) -> None:
