@@ -162,8 +162,10 @@ def count_zeros(
         stack = []
         for i in range(4):
             a, b = pts[i], pts[(i + 1) % 4]
-            length = float((b - a).abs_upper())
-            n = max(1, math.ceil(length * pieces_per_unit))
+            # the first division only saves bisections (the adaptive test below is what
+            # proves each step); capped, so that a long or infinite edge cannot hang
+            pieces = float((b - a).abs_upper()) * pieces_per_unit
+            n = max(1, math.ceil(pieces)) if pieces < 4096 else 4096
             edge = [a + (b - a) * flint.arb(j) / n for j in range(n + 1)]
             stack.extend((edge[j], edge[j + 1]) for j in range(n))
         stack.reverse()

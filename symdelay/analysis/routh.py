@@ -57,7 +57,7 @@ from functools import cached_property
 import flint
 import sympy as sp
 
-from symdelay.core.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.latex import tex
 from symdelay.core.parsing import parse_expression
 
@@ -65,6 +65,10 @@ __all__ = ["RouthResult", "routh_hurwitz", "hurwitz_matrix", "EPSILON"]
 
 #: Polynomials with more terms are printed from flint's text, not by SymPy's printer.
 _PRINT_FAST_TERMS = 300
+
+#: Epsilon-rule arrays of rational polynomials with more coefficients (in epsilon, over all
+#: entries) than this are not formed: their entries grow row by row (``s**n + 1``).
+_MAX_EPSILON_TABLE = 5000
 
 #: The epsilon of the zero-first-entry rule (taken to 0 from above).
 EPSILON = sp.Symbol("epsilon", positive=True)
@@ -117,6 +121,11 @@ def _coefficients(poly, var) -> tuple[sp.Symbol, list[sp.Expr], sp.Expr]:
             f"'{poly}' is not a polynomial in {var}: give a sum of powers of {var}"
         )
     P = sp.Poly(expr, var)
+    if P.degree() > 10**6:
+        raise SymdelayInputError(
+            f"degree {P.degree()} is above 10^6: the Routh array has degree^2/4 entries; "
+            "give a polynomial of lower degree"
+        )
     if P.degree() < 1:
         raise SymdelayInputError(f"'{poly}' has degree < 1 in {var}: nothing to analyse")
     coeffs = [sp.expand(c) for c in P.all_coeffs()]
@@ -591,6 +600,271 @@ def _classical_special(coeffs, var):
     return rows, eps_rows, auxes
 
 
+# ------------------------------------------- special cases, rational coefficients
+class _EpsFraction:
+    """An element of Q(epsilon): ``num / den`` (``fmpq_poly`` in epsilon, in lowest terms,
+    ``den`` monic). The special-case array of a rational polynomial in this exact arithmetic
+    is the same array as SymPy's ``cancel`` gives, at flint speed."""
+
+    __slots__ = ("den", "num")
+
+    def __init__(self, num, den=None):
+        one = flint.fmpq_poly([1])
+        if den is None or not num:
+            self.num, self.den = (num if num else flint.fmpq_poly([])), one
+            return
+        if den.degree() > 0:
+            g = num.gcd(den)
+            if g.degree() > 0:
+                num, den = num // g, den // g
+        lc = den[den.degree()]
+        if lc != 1:
+            num, den = num / lc, den / lc
+        self.num, self.den = num, den
+
+    @classmethod
+    def const(cls, q):
+        return cls(flint.fmpq_poly([flint.fmpq(int(q.p), int(q.q))]))
+
+    def __bool__(self):
+        return bool(self.num)
+
+    def __add__(self, o):
+        if self.den == o.den:
+            return _EpsFraction(self.num + o.num, self.den)
+        return _EpsFraction(self.num * o.den + o.num * self.den, self.den * o.den)
+
+    def __sub__(self, o):
+        if self.den == o.den:
+            return _EpsFraction(self.num - o.num, self.den)
+        return _EpsFraction(self.num * o.den - o.num * self.den, self.den * o.den)
+
+    def __mul__(self, o):
+        return _EpsFraction(self.num * o.num, self.den * o.den)
+
+    def __truediv__(self, o):
+        return _EpsFraction(self.num * o.den, self.den * o.num)
+
+    def is_constant(self) -> bool:
+        return self.num.degree() <= 0 and self.den.degree() == 0
+
+    def sign(self) -> int:
+        """Sign as epsilon -> 0+: that of the lowest terms of ``num`` and ``den``."""
+        if not self.num:
+            return 0
+        low = next(c for c in self.num.coeffs() if c != 0)
+        low_d = next(c for c in self.den.coeffs() if c != 0)
+        return 1 if (low > 0) == (low_d > 0) else -1
+
+    def to_expr(self, printed: dict | None = None) -> sp.Expr:
+        def poly(p):
+            return sp.Add(
+                *(
+                    sp.Rational(int(c.p), int(c.q)) * EPSILON**k
+                    for k, c in enumerate(p.coeffs())
+                    if c != 0
+                )
+            )
+
+        if self.is_constant():
+            c = self.num[0]
+            return sp.Rational(int(c.p), int(c.q))
+        expr = poly(self.num) if self.den.degree() == 0 else poly(self.num) / poly(self.den)
+        if printed is not None and self.num.degree() + self.den.degree() > 6:
+            # SymPy prints big rational functions slowly: the same text from flint
+            text = f"({self._text(self.num)})"
+            if self.den.degree() > 0:
+                text += f"/({self._text(self.den)})"
+            printed[id(expr)] = (expr, text)
+        return expr
+
+    @staticmethod
+    def _text(p) -> str:
+        return str(p).replace("^", "**").replace("x", "epsilon")
+
+
+def _rational_special(coeffs, var, max_size: float = float("inf"), printed=None):
+    """:func:`_classical_special` for rational coefficients, in flint's Q(epsilon).
+
+    Returns ``(rows as expressions, epsilon_rows, auxiliaries, first-column signs)``, or
+    ``None`` when a common factor ``G`` would have coefficients in epsilon (then the
+    general path handles it), or ``"too large"`` when the entries (rational functions of
+    epsilon whose degrees grow row by row) pass ``max_size`` coefficients in all. Same rules,
+    same array as :func:`_classical_special`.
+    """
+    F = _EpsFraction
+    zero = F(flint.fmpq_poly([]))
+    n = len(coeffs) - 1
+    length = [(n - k) // 2 + 1 for k in range(n + 1)]
+
+    def pad(row, k):
+        return list(row) + [zero] * (length[k] - len(row))
+
+    a = [F.const(sp.Rational(c)) for c in coeffs]
+    rows = [pad(a[0::2], 0), pad(a[1::2], 1)]
+    eps_rows, auxes = [], []
+    segment_start = 0
+    common = {}
+    size = 0
+
+    def row_poly(row, degree):
+        """The row as a polynomial in s (constant entries only), or None."""
+        if not all(c.is_constant() for c in row):
+            return None
+        cs = [flint.fmpq(0)] * (degree + 1)
+        for j, c in enumerate(row):
+            if degree - 2 * j >= 0:
+                cs[degree - 2 * j] = c.num[0]
+        return flint.fmpq_poly(cs)
+
+    def fix(k):
+        nonlocal segment_start
+        row = rows[k]
+        if not any(row):
+            deg_a = n - k + 1
+            A = row_poly(rows[k - 1], deg_a)
+            if A is None:
+                return False
+            auxes.append((k - 1, A))
+            dA = A.derivative()
+            deg = n - k
+            rows[k] = pad([F(flint.fmpq_poly([dA[deg - 2 * j]])) for j in range(length[k])], k)
+            segment_start = k - 1
+        if not rows[k][0]:
+            if segment_start not in common:
+                d0 = n - segment_start
+                p0 = row_poly(rows[segment_start], d0)
+                p1 = row_poly(rows[segment_start + 1], d0 - 1)
+                if p0 is None or p1 is None:
+                    return False
+                common[segment_start] = p0.gcd(p1)  # monic
+            G = common[segment_start]
+            g = G.degree()
+            gc = [G[g - 2 * j] for j in range(g // 2 + 1)]
+            rows[k] = [
+                c + F(flint.fmpq_poly([0, gc[j]])) if j < len(gc) else c
+                for j, c in enumerate(rows[k])
+            ]
+            eps_rows.append(k)
+        return True
+
+    if not fix(1):
+        return None
+    for k in range(1, n):
+        prev, cur = rows[k - 1], rows[k]
+        new = []
+        c0 = cur[0]
+        for j in range(length[k + 1]):
+            nxt = cur[j + 1] if j + 1 < len(cur) else zero
+            if not nxt and not prev[j + 1]:
+                new.append(zero)
+            elif not nxt:
+                new.append(prev[j + 1])
+            else:
+                new.append(prev[j + 1] - prev[0] * nxt / c0)
+        rows.append(new)
+        size += sum(c.num.degree() + c.den.degree() + 2 for c in new)
+        if size > max_size:
+            return "too large"
+        if not fix(k + 1):
+            return None
+    signs = [row[0].sign() for row in rows]
+    exprs = [tuple(c.to_expr(printed) for c in row) for row in rows]
+    aux_exprs = [
+        (k, sp.Add(*(sp.Rational(int(c.p), int(c.q)) * var**i for i, c in enumerate(A.coeffs()))))
+        for k, A in auxes
+    ]
+    return exprs, eps_rows, aux_exprs, signs
+
+
+def _real_part_signs(f) -> tuple[int, int]:
+    """``(roots with Re > 0, roots with Re < 0)`` of a square-free ``fmpz_poly`` none of
+    whose roots is on the imaginary axis: arb root isolation at rising precision (every
+    ball's real part eventually excludes 0, since no real part is 0)."""
+    prec = 64
+    while True:
+        with flint.ctx.workprec(prec):
+            roots = f.complex_roots()
+            pos = sum(m for z, m in roots if z.real > 0)
+            neg = sum(m for z, m in roots if z.real < 0)
+        if pos + neg == f.degree():
+            return pos, neg
+        prec *= 4
+
+
+def _negative_real_roots(h) -> int:
+    """The number of negative real roots of an irreducible ``fmpz_poly`` ``h != t``.
+
+    arb returns the real roots of an integer polynomial with exactly zero imaginary part;
+    none of them is 0, so refining decides the sign of each.
+    """
+    prec = 64
+    while True:
+        with flint.ctx.workprec(prec):
+            real = [z.real for z, m in h.complex_roots() if z.imag == 0]
+            if all(x < 0 or x > 0 for x in real):
+                return sum(1 for x in real if x < 0)
+        prec *= 4
+
+
+def _isolated_counts(coeffs) -> tuple[int, int]:
+    """``(rhp, imaginary axis)`` root counts of a rational polynomial, with multiplicity,
+    by exact factorisation (flint) and root isolation: independent of the Routh array.
+
+    For an irreducible factor ``f``: ``f = s`` has its root on the axis. A root ``i y`` on
+    the axis makes ``-i y`` one too, so ``f(-s)`` shares a root with ``f(s)`` and (both
+    irreducible) ``f(-s) = +-f(s)``; an odd irreducible ``f`` is ``s``, so ``f(s) = h(s^2)``
+    with ``h`` irreducible: the roots are ``+-sqrt(t)`` over the roots ``t`` of ``h``, on
+    the axis exactly for real ``t < 0`` (two each), the others in ``+-`` pairs off the axis
+    (half of them in ``Re > 0``). Every other ``f`` has no root on the axis; arb balls
+    decide the sign of each real part.
+    """
+    den = 1
+    qs = [sp.Rational(c) for c in coeffs]
+    for q in qs:
+        den = sp.ilcm(den, q.q)
+    ints = [int(q * den) for q in reversed(qs)]  # low -> high
+    _, factors = flint.fmpz_poly(ints).factor()
+    rhp = axis = 0
+    for f, e in factors:
+        d = f.degree()
+        cs = f.coeffs()
+        if d == 1 and cs[0] == 0:
+            axis += e
+            continue
+        if all(cs[k] == 0 for k in range(1, d + 1, 2)):  # even: f = h(s^2)
+            h = flint.fmpz_poly(cs[0::2])
+            on_axis = 2 * _negative_real_roots(h)
+            axis += e * on_axis
+            rhp += e * (d - on_axis) // 2
+            continue
+        pos, _ = _real_part_signs(f)
+        rhp += e * pos
+    return rhp, axis
+
+
+def _rational_hurwitz_minors(coeffs) -> list:
+    """``Delta_1 .. Delta_n`` of rational coefficients (flint determinants, exact)."""
+    n = len(coeffs) - 1
+    q = [flint.fmpq(int(sp.Rational(c).p), int(sp.Rational(c).q)) for c in coeffs]
+
+    def a(i):
+        return q[i] if 0 <= i <= n else flint.fmpq(0)
+
+    H = [[a(2 * j - i + 1) for j in range(n)] for i in range(n)]
+    # a row (column) of H_k that is zero in its first k columns (rows) makes Delta_k = 0
+    first_col = [next((j for j in range(n) if H[i][j] != 0), n) for i in range(n)]
+    first_row = [next((i for i in range(n) if H[i][j] != 0), n) for j in range(n)]
+    out = []
+    for k in range(1, n + 1):
+        if max(first_col[:k]) >= k or max(first_row[:k]) >= k:
+            out.append(sp.Integer(0))
+            continue
+        d = flint.fmpq_mat(k, k, [H[i][j] for i in range(k) for j in range(k)]).det()
+        out.append(sp.Rational(int(d.p), int(d.q)))
+    return out
+
+
 # ------------------------------------------------------------------ results
 def hurwitz_matrix(coeffs) -> sp.Matrix:
     """The n x n Hurwitz matrix ``H[i, j] = a_{2j - i + 1}`` (0-based, ``a_k = 0`` outside 0..n)."""
@@ -662,6 +936,7 @@ class RouthResult:
     auxiliary_polynomials: tuple = ()
     multiplier: sp.Expr = sp.S.One
     printed: dict = field(default_factory=dict, repr=False, compare=False)
+    table_note: str | None = None
 
     def __post_init__(self):
         # results are cached (stability_conditions): the text they print cannot be changed
@@ -722,6 +997,7 @@ class RouthResult:
             "rhp_count": self.rhp_count,
             "imaginary_axis_count": self.imaginary_axis_count,
             "epsilon_rows": list(self.epsilon_rows),
+            "table_note": self.table_note,
             "auxiliary_polynomials": [
                 {"row": k, "polynomial": str(A), "latex": tex(A)}
                 for k, A in self.auxiliary_polynomials
@@ -735,7 +1011,9 @@ class RouthResult:
 
     def format_table(self) -> str:
         """The array as aligned text, one row per power of ``var``."""
-        cells = [[str(c) for c in row] for row in self.table]
+        if not self.table:
+            return f"  (not formed: {self.table_note})"
+        cells = [[self._str(c) for c in row] for row in self.table]
         width = max(len(c) for row in cells for c in row)
         lines = []
         for k, row in enumerate(cells):
@@ -770,7 +1048,27 @@ def _count_changes(signs):
     return sum(1 for a, b in itertools.pairwise(signs) if a != b)
 
 
-def routh_hurwitz(poly, var=None) -> RouthResult:
+def _check_cost(ring, n: int, force: bool) -> None:
+    """Refuse (unless ``force``) an array estimated over the shared budget: rational
+    coefficients cost about ``n^3`` big-number operations (the special case ``n^4``, the
+    Hurwitz determinants), symbolic ones grow like ``n^4`` polynomial products."""
+    from symdelay.core.budget import check_budget, power_cost
+
+    if isinstance(ring, _FlintRing) and not ring.gens:
+        seconds = power_cost(n, 1e-8, 3)
+    elif isinstance(ring, _FlintRing):
+        seconds = power_cost(n, 2.5e-5 * max(1.0, len(ring.gens) / 4), 4)
+    else:
+        seconds = power_cost(n, 1e-3, 4)
+    check_budget(
+        f"the Routh array of a polynomial of degree {n}",
+        seconds,
+        force=force,
+        shrink="a polynomial of lower degree (or with fewer symbols)",
+    )
+
+
+def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
     """Routh array, Hurwitz determinants, conditions and root counts of ``poly`` in ``var``.
 
     ``poly``: a SymPy expression or ``Poly``, or text (parsed safely, never evaluated);
@@ -787,6 +1085,7 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
     """
     var, coeffs, expr = _coefficients(poly, var)
     ring, coeffs, multiplier = _ring_for(coeffs)
+    _check_cost(ring, len(coeffs) - 1, force)
     n = len(coeffs) - 1
     a0 = coeffs[0]
     sign0 = _sign_of(a0)
@@ -797,6 +1096,7 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
         lead = [_positive(a0, factor0)]
 
     ff = _fraction_free(ring, coeffs)
+    table_note = fast = counts = None
     eps_rows: list[int] = []
     auxes: list = []
     if ff is not None:
@@ -814,13 +1114,39 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
             a, b = col_signs[k], col_signs[k - 1]
             signs.append(None if a is None or b is None else a * b)
     else:
-        rows, eps_rows, auxes = _classical_special(coeffs, var)
-        table = [tuple(row) for row in rows]
-        H = hurwitz_matrix(coeffs)
-        deltas = [sp.expand(H[:k, :k].det(method="berkowitz")) for k in range(1, n + 1)]
-        signs = [_lowest_sign(row[0]) for row in rows]
-        if signs[0] is None:  # a0 != 0 exactly, but of a sign the symbols leave open
-            signs = [None] * len(signs)
+        fast = None
+        if isinstance(ring, _FlintRing) and not ring.gens:
+            from symdelay.core.budget import check_budget, power_cost
+
+            check_budget(
+                f"the Hurwitz determinants of a degree-{n} polynomial with a zero pivot",
+                power_cost(n, 4e-9, 4),
+                force=force,
+                shrink="a polynomial of lower degree",
+            )
+            fast = _rational_special(coeffs, var, _MAX_EPSILON_TABLE, ring.printed)
+            counts = _isolated_counts(coeffs)
+        if fast == "too large":
+            # the epsilon entries grow without bound (s**200 + 1): the counts come from
+            # exact factorisation and root isolation, and the array is not printed
+            table, eps_rows, auxes, signs = (), [], [], ()
+            table_note = (
+                f"the epsilon-rule array has entries of growing degree in epsilon (over "
+                f"{_MAX_EPSILON_TABLE} coefficients): not formed; the root counts come from "
+                "exact factorisation and root isolation (flint)"
+            )
+            deltas = _rational_hurwitz_minors(coeffs)
+        elif fast is not None:
+            table, eps_rows, auxes, signs = fast
+            deltas = _rational_hurwitz_minors(coeffs)
+        else:
+            rows, eps_rows, auxes = _classical_special(coeffs, var)
+            table = [tuple(row) for row in rows]
+            H = hurwitz_matrix(coeffs)
+            deltas = [sp.expand(H[:k, :k].det(method="berkowitz")) for k in range(1, n + 1)]
+            signs = [_lowest_sign(row[0]) for row in rows]
+            if signs[0] is None:  # a0 != 0 exactly, but of a sign the symbols leave open
+                signs = [None] * len(signs)
 
     # conditions: the first column has the sign of a0 (or of a_n), without denominators
     def odd(k, e):
@@ -849,7 +1175,10 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
         is_stable = None
 
     rhp = imag = None
-    if all(s in (1, -1) for s in signs):
+    if table_note is not None:
+        rhp, imag = counts
+        is_stable = False
+    elif all(s in (1, -1) for s in signs):
         rhp = _count_changes(signs)
         if auxes:
             k0, A = auxes[0]
@@ -858,6 +1187,10 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
             imag = 0
         if is_stable is None:
             is_stable = rhp == 0 and imag == 0
+        if fast is not None and (rhp, imag) != counts:  # pragma: no cover - a bug
+            raise VerificationError(
+                f"Routh array counts {(rhp, imag)} but root isolation {counts} for {expr}"
+            )
     return RouthResult(
         polynomial=expr,
         var=var,
@@ -874,4 +1207,5 @@ def routh_hurwitz(poly, var=None) -> RouthResult:
         auxiliary_polynomials=tuple(auxes),
         multiplier=multiplier,
         printed=ring.printed,
+        table_note=table_note,
     )

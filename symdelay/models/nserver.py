@@ -47,6 +47,15 @@ def model(N=3, mu=None, lam=None, theta=None, delay="erlang", **shape):
 
     if isinstance(N, str):
         N = as_L(N, allow_symbol=False)
+    if isinstance(N, int) and N > 2:
+        from symdelay.core.budget import check_budget, power_cost
+
+        # each logit rate sums N exponentials: about N^2 (measured: N = 160 in about 15 s)
+        check_budget(
+            f"building the model of {N} servers",
+            power_cost(N, 6e-4, 2),
+            shrink="a smaller --N",
+        )
     d = delay_from_options(delay, **shape)
     return delayed_routing_model(
         N=N, delay=d, mu=mu, lam=lam, theta=theta, name=f"{N} queues, logit routing, {d.kind} delay"

@@ -19,7 +19,8 @@ __all__ = [
 ]
 
 
-def _transition_model(args, **override):
+def _transition_model(args, analysis: bool = True, **override):
+    from symdelay.analysis.roots import check_analysis_cost
     from symdelay.model import Model
 
     model = model_from_args(args, **override)
@@ -28,6 +29,8 @@ def _transition_model(args, **override):
             f"{model.name} is a delay-differential model, not a transition table: use "
             "--L inf with the founding model's commands, or 'symdelay analyze --model dde'"
         )
+    if analysis:  # the symbolic analysis (stability, roots, variance, derivation)
+        check_analysis_cost(model, force=getattr(args, "force", False))
     return model
 
 
@@ -80,7 +83,7 @@ def run_fluid(args) -> int:
     check_output_choice(args)
     if args.csv:
         check_output_file(args.csv)
-    model = _transition_model(args)
+    model = _transition_model(args, analysis=False)
     T, dt = float(args.T), float(args.dt)
     if not (np.isfinite(dt) and 0 < dt <= T):
         raise SymdelayInputError(f"--dt must be in (0, T], got {args.dt}")
@@ -100,14 +103,17 @@ def run_fluid(args) -> int:
 
 
 #: Events per second the generated kernel sustains (benchmarks/results/generated_simulator.txt,
-#: rounded down) and the computing time past which a run needs --force.
+#: rounded down); the budget is the shared one (:mod:`symdelay.core.budget`).
 EVENTS_PER_SECOND = 1.5e7
-LIMIT_SECONDS = 1000.0
+#: Compiling the generated kernel: seconds per (number of states)^2 (30 servers with
+#: Erlang(2) delays, 90 states: about 15 s).
+COMPILE_SECONDS_PER_STATE2 = 1.8e-3
 
 
 def _check_size(args, model, reps: int) -> None:
-    """Refuse, before starting, a run expected to take longer than LIMIT_SECONDS."""
+    """Refuse, before starting, a run expected to take longer than the shared budget."""
     from symdelay.analysis.roots import require_values
+    from symdelay.core.budget import check_budget
     from symdelay.core.checks import check_eta
 
     require_values(model, "simulation")
@@ -115,13 +121,20 @@ def _check_size(args, model, reps: int) -> None:
     point = {**model.equilibrium.point, **model.values}
     total = float(sum(t.rate.xreplace(point) for t in model.transitions))
     events = eta * float(args.T) * reps * total
-    seconds = events / EVENTS_PER_SECOND
-    if seconds > LIMIT_SECONDS and not getattr(args, "force", False):
-        raise SymdelayInputError(
-            f"this run would simulate about {events:.1g} events (total rate at the equilibrium "
-            f"{total:.3g} per unit eta), roughly {seconds / 3600:.1f} hours of computing: "
-            "choose a smaller --eta, --T or --replications, or pass --force"
-        )
+    n = len(model.states)
+    check_budget(
+        f"generating and compiling the simulator of {model.name} ({n} states)",
+        COMPILE_SECONDS_PER_STATE2 * n * n,
+        force=getattr(args, "force", False),
+        shrink="a model with fewer states (a smaller --N or --L)",
+    )
+    check_budget(
+        f"this run (about {events:.1g} events; total rate at the equilibrium {total:.3g} per "
+        "unit eta)",
+        events / EVENTS_PER_SECOND,
+        force=getattr(args, "force", False),
+        shrink="a smaller --eta, --T or --replications",
+    )
 
 
 def run_simulate(args) -> int:
@@ -133,7 +146,7 @@ def run_simulate(args) -> int:
     check_output_choice(args)
     if args.csv:
         check_output_file(args.csv)
-    model = _transition_model(args)
+    model = _transition_model(args, analysis=False)
     try:
         seed, reps = int(args.seed), int(args.replications)
     except ValueError:

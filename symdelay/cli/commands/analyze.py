@@ -6,6 +6,7 @@ from pathlib import Path
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.budget import honour_force
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -24,7 +25,10 @@ def register(subparsers) -> None:
     door.add_model(p)
     p.add_argument("--tex", default=None, metavar="OUT.tex", help="write the derivation as LaTeX")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
+    p.set_defaults(func=honour_force(run))
 
 
 def run(args) -> int:
@@ -32,10 +36,13 @@ def run(args) -> int:
         if args.model_file:
             raise SymdelayInputError("give the model file once (positional or --model-file)")
         args.model_file = args.file
+    from symdelay.analysis.roots import check_analysis_cost
     from symdelay.analysis.stability import model_record
     from symdelay.model import Model
 
     model = door.model_from_args(args)
+    if isinstance(model, Model):
+        check_analysis_cost(model, force=args.force)
     record = model_record(model) if isinstance(model, Model) else model.to_json()
 
     if not isinstance(model, Model):  # a delay-differential model: no transition table

@@ -7,6 +7,7 @@ import sys
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit
 from symdelay.cli.commands._model_run import run_derive
+from symdelay.core.budget import check_budget, honour_force, power_cost
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -25,8 +26,11 @@ def register(subparsers) -> None:
     )
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--pdf", action="store_true", help="also compile with pdflatex")
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
     door.add_model(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=honour_force(run))
 
 
 def _progress(msg: str) -> None:
@@ -50,6 +54,13 @@ def run(args) -> int:
         "--model-file FILE --set NAME=VALUE",
     )
     n = None if args.L is None else as_L(args.L, allow_symbol=False)
+    if n is not None:  # the checked derivation grows like L^2 (L = 40: about 20 s)
+        check_budget(
+            f"the derivation for L = {n}",
+            power_cost(n, 0.013, 2),
+            force=args.force,
+            shrink="a smaller --L",
+        )
     prepare_output_dir(args.out)
     try:
         if n is not None:

@@ -19,6 +19,7 @@ from symdelay.cli.commands._io import (
     write_csv,
 )
 from symdelay.cli.commands._model_run import run_fluid
+from symdelay.core.budget import honour_force
 
 __all__ = ["register", "run"]
 
@@ -48,9 +49,27 @@ def register(subparsers) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the solution as JSON")
     p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
+    p.add_argument(
         "--csv", metavar="FILE", help="write the solution as a CSV table ('-': standard output)"
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=honour_force(run))
+
+
+def _check_cost(args) -> None:
+    """Refuse before integrating: the stiff 2(L+1)-dimensional system costs about L^2 T
+    (measured: L = 300, T = 20 in about 6 s), and the grid holds (T/dt + 1) 2(L+1) doubles."""
+    from symdelay.core.budget import check_budget, check_memory, power_cost
+    from symdelay.core.checks import check_horizon
+    from symdelay.core.params import as_L
+
+    n = as_L(door.given_options(args).get("L"), allow_symbol=False)
+    T, dt = check_horizon(args.T, args.dt)
+    what = f"the fluid solution for L = {n}, T = {T:g}"
+    shrink = "a smaller --L or --T (or a larger --dt for the memory)"
+    check_memory(what, 8.0 * (T / dt + 1) * 2 * (n + 1) * 3, force=args.force, shrink=shrink)
+    check_budget(what, power_cost(n, 7e-5, 2) * max(T, 1.0) / 20, force=args.force, shrink=shrink)
 
 
 def run(args) -> int:
@@ -62,6 +81,7 @@ def run(args) -> int:
     check_output_choice(args)
     if args.csv:
         check_output_file(args.csv)
+    _check_cost(args)
     res = fluid(
         T=args.T, **door.given_options(args),
         dt=args.dt, initial=parse_initial(args.initial),

@@ -7,6 +7,7 @@ weights); see :mod:`symdelay.models.inflight`.
 from __future__ import annotations
 
 from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.budget import honour_force
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register"]
@@ -75,7 +76,10 @@ def register(subparsers) -> None:
     _common(p, lam=False)
     _pattern_argument(p)
     p.add_argument("--dps", default="30", help="significant digits (default 30)")
-    p.set_defaults(func=_run_kappa_star)
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
+    p.set_defaults(func=honour_force(_run_kappa_star))
 
     p = subparsers.add_parser(
         "optimize-weights",
@@ -130,9 +134,18 @@ def _run_unstable(args) -> int:
 
 
 def _run_kappa_star(args) -> int:
-    from symdelay.core.params import as_dps
+    from symdelay.core.budget import check_budget, power_cost
+    from symdelay.core.params import as_dps, as_L, is_infinite_L
     from symdelay.models.inflight.curve import kappa_star
 
+    if not is_infinite_L(args.L):  # certified search: about L^2 (L = 200: about 11 s)
+        n = as_L(args.L, allow_symbol=False)
+        check_budget(
+            f"kappa* for L = {n}",
+            power_cost(n, 2.75e-4, 2),
+            force=args.force,
+            shrink="a smaller --L (--L inf gives the delay-differential limit)",
+        )
     res = kappa_star(
         args.L, mu=args.mu, D=args.D, pattern=_pattern(args.pattern), dps=as_dps(args.dps)
     )
@@ -150,6 +163,31 @@ def _run_kappa_star(args) -> int:
     return 0
 
 
+#: The criteria work in double precision: rates (and lam*theta*D) beyond this are refused.
+DOUBLE_RANGE = 1e150
+
+
+def _check_double_range(args) -> None:
+    """One line instead of a LinAlgError from infinite matrices (``--theta 1e308``)."""
+    import sympy as sp
+
+    from symdelay.core.params import as_parameter
+
+    values = {}
+    for name in ("mu", "lam", "theta", "D"):
+        v = as_parameter(name, getattr(args, name), positive=name != "theta")
+        if not v.is_number:
+            raise SymdelayInputError(f"--{name} must be a number, got '{getattr(args, name)}'")
+        values[name] = abs(v)
+    scale = values["lam"] * values["theta"] * values["D"]
+    for label, v in [*values.items(), ("lam*theta*D", scale)]:
+        if v > DOUBLE_RANGE or (v != 0 and v < 1 / sp.Integer(int(DOUBLE_RANGE))):
+            raise SymdelayInputError(
+                f"{label} = {float(v):.3g} is outside 1e-150..1e150: the criteria are computed "
+                "in double precision; give values in that range"
+            )
+
+
 def _run_optimize(args) -> int:
     from symdelay.models.inflight.criteria import optimize_weights
 
@@ -161,6 +199,7 @@ def _run_optimize(args) -> int:
         raise SymdelayInputError(
             "--kappa-max, --eps and --x0 must be numbers (e.g. --kappa-max 2 --eps 0.05)"
         ) from None
+    _check_double_range(args)
     res = optimize_weights(
         args.L,
         args.mu,

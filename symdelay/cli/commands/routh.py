@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.budget import honour_force
 
 __all__ = ["register", "run", "routh_record"]
 
@@ -27,13 +28,16 @@ def register(subparsers) -> None:
     p.add_argument("polynomial", help="the polynomial, e.g. 's**4 + s**3 + 3*s**2 + 3*s + 3'")
     p.add_argument("--var", default="s", help="the polynomial variable (default s)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
+    p.set_defaults(func=honour_force(run))
 
 
 def run(args) -> int:
     from symdelay.analysis.routh import routh_hurwitz
 
-    res = routh_hurwitz(args.polynomial, args.var)
+    res = routh_hurwitz(args.polynomial, args.var, force=args.force)
     if args.json:
         emit_json(res.to_json())
         return 0

@@ -23,6 +23,7 @@ from symdelay.cli.commands._io import (
     parse_initial,
     write_csv,
 )
+from symdelay.core.budget import honour_force
 
 __all__ = [
     "register",
@@ -41,7 +42,7 @@ DESCRIPTION = (
     "a --model-file, another built-in model or --kappa, eta times the model's equilibrium "
     "with its first state raised by half (set to 1 if it is 0), rounded to counts. "
     "--initial sets the start. The expected number of "
-    "events is estimated first: a run of more than about a quarter of an hour is refused "
+    "events is estimated first: a run of more than about a minute (the shared budget) is refused "
     "unless --force. A progress bar shows on a terminal; Ctrl-C stops the run (exit status "
     "130). JSON and CSV output carry the parameters and the seed."
 )
@@ -72,7 +73,7 @@ def register(subparsers) -> None:
         action="store_true",
         help="run even when the estimated running time is above the limit",
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=honour_force(run))
 
 
 class _Bar:

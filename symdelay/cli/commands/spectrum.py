@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.budget import honour_force
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -24,7 +25,10 @@ def register(subparsers) -> None:
     p.add_argument("--omega-max", default=None, help="largest frequency of the grid")
     door.add_model(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
+    p.set_defaults(func=honour_force(run))
 
 
 def _grid(args):
@@ -36,6 +40,13 @@ def _grid(args):
         raise SymdelayInputError(f"--points must be an integer >= 3, got '{args.points}'") from None
     if n < 3:
         raise SymdelayInputError(f"--points must be an integer >= 3, got {n}")
+    from symdelay.models.erlang.nonlinear.spectrum import _check_grid_cost
+
+    try:  # before the grid is allocated (the smallest system: the difference mode)
+        states = int(getattr(args, "L", None)) + 1
+    except (TypeError, ValueError):
+        states = 2
+    _check_grid_cost(max(states, 2), n, args.force)
     if args.omega_max is None:
         return n, None
     try:
@@ -52,10 +63,12 @@ def run(args) -> int:
 
     n, grid = _grid(args)
     if not door.founding(args):
-        s = spectrum(model=door.model_from_args(args), omegas=grid, points=n)
+        s = spectrum(model=door.model_from_args(args), omegas=grid, points=n, force=args.force)
     else:
         door.need(args, "L", "mu", "lam", "theta", "D")
-        s = spectrum(args.L, args.mu, args.lam, args.theta, args.D, omegas=grid, points=n)
+        s = spectrum(
+            args.L, args.mu, args.lam, args.theta, args.D, omegas=grid, points=n, force=args.force
+        )
     rec = s.to_json()
     if args.json:
         emit_json(rec)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.cli.commands._model_run import run_stability
+from symdelay.core.budget import honour_force
 from symdelay.models.erlang import ASSUMPTIONS
 
 __all__ = ["register", "run"]
@@ -22,7 +23,10 @@ def register(subparsers) -> None:
     )
     door.add_model(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
+    p.set_defaults(func=honour_force(run))
 
 
 def run(args) -> int:
@@ -42,7 +46,7 @@ def run(args) -> int:
         "for the verdict at numbers use 'symdelay stability --model phase_type --delay erlang "
         "--L N --mu ... --lam ... --theta ... --D ...' (the same system as a transition table)",
     )
-    res = stability_conditions(as_L(args.L, allow_symbol=False))
+    res = stability_conditions(as_L(args.L, allow_symbol=False), force=args.force)
     if args.json:
         emit_json(res.to_json())
         return 0

@@ -6,6 +6,7 @@ from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.cli.commands._io import RATE_DEFAULTS
 from symdelay.cli.commands._model_run import run_variance
+from symdelay.core.budget import honour_force
 
 __all__ = ["register", "run"]
 
@@ -26,7 +27,24 @@ def register(subparsers) -> None:
     door.add_model(p, defaults={**RATE_DEFAULTS, "L": "1"})
     p.add_argument("--dps", default="30", help="decimal digits of the value (default 30)")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=run)
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
+    p.set_defaults(func=honour_force(run))
+
+
+def _check_cost(args) -> None:
+    """The Lyapunov solve and its refinement grow like L^2 here (measured, L <= 100)."""
+    from symdelay.core.budget import check_budget, power_cost
+    from symdelay.core.params import as_L
+
+    n = as_L(door.given_options(args).get("L"), allow_symbol=False)
+    check_budget(
+        f"the stationary variance for L = {n}",
+        power_cost(n, 3e-3, 2),
+        force=args.force,
+        shrink="a smaller --L",
+    )
 
 
 def run(args) -> int:
@@ -35,6 +53,7 @@ def run(args) -> int:
     if not door.founding(args):
         return run_variance(args)
 
+    _check_cost(args)
     res = variance(dps=args.dps, **door.given_options(args))
     if args.json:
         emit_json(res.to_json())

@@ -80,7 +80,7 @@ def _in_k(expr):
 
 
 def _positive_on_domain(expr) -> bool:
-    return bool(expr.subs({mu: _mp, gamma: _gp, _k: _kn}).is_positive)
+    return bool(expr.xreplace({mu: _mp, gamma: _gp, _k: _kn}).is_positive)
 
 
 def _essential_factor(expr):
@@ -260,20 +260,41 @@ def _oscillation_condition(L: int):
     return sp.StrictGreaterThan(lam * theta, oscillation_threshold(L), evaluate=False)
 
 
+#: Seconds per L^4 of the symbolic conditions (measured: L = 20 in about 4 s, L = 30 in 21 s).
+SECONDS_PER_L4 = 4e-5
+
+
 @accepts_model
-def stability_conditions(L) -> StabilityResult:
+def stability_conditions(L, *, force: bool = False) -> StabilityResult:
     """Routh–Hurwitz stability conditions of the difference mode for ``L`` phases.
 
-    ``conditions`` hold under ``mu, gamma, lam > 0`` and ``theta >= 0``.
+    ``conditions`` hold under ``mu, gamma, lam > 0`` and ``theta >= 0``. The work grows
+    like ``L^4``: over the shared budget (:mod:`symdelay.core.budget`) it is refused unless
+    ``force``.
     """
-    return _stability_conditions(as_L(L, allow_symbol=False))
+    from symdelay.core.budget import check_budget, power_cost
+
+    n = as_L(L, allow_symbol=False)
+    if n not in _DONE:
+        check_budget(
+            f"the symbolic stability conditions for L = {n}",
+            power_cost(n, SECONDS_PER_L4, 4),
+            force=force,
+            shrink="a smaller --L (for numbers: 'symdelay roots' counts the unstable roots)",
+        )
+    res = _stability_conditions(n)
+    _DONE.add(n)
+    return res
+
+
+_DONE: set = set()  # L already computed (cached): no estimate needed
 
 
 @cache
 def _stability_conditions(n: int) -> StabilityResult:
     """The cached work, keyed on the normalised ``n`` (``2`` and ``"2"`` are one entry)."""
     P = sp.expand(characteristic_polynomial(n))
-    res = routh_hurwitz(P, r)
+    res = routh_hurwitz(P, r, force=True)  # estimated by stability_conditions
     conditions = []
     for cond in res.conditions:
         poly = _in_k(cond.lhs)

@@ -53,6 +53,12 @@ __all__ = [
 RTOL = 1e-11
 #: Newton stops when the correction is below this (relative to the orbit's size).
 NEWTON_TOL = 1e-10
+#: ... or when the shooting residual is below this times the orbit's size (relative to
+#: it: the integrations' own tolerance is RTOL = 1e-11).
+RESIDUAL_TOL = 1e-12
+#: theta above this multiple of theta_c is refused: the logit routing is then a relay
+#: (sign function) and the double-precision integrations overflow.
+MAX_THETA_OVER_CRITICAL = 1e6
 MAX_NEWTON = 25
 
 
@@ -98,6 +104,12 @@ def shoot(field: VectorField, y0, T, *, max_steps: int = MAX_NEWTON):
         sol = _flow(field, y0, frac * T, True)
         yT, Phi = sol.y[:n, -1], sol.y[n:, -1].reshape(n, n)
         G = np.concatenate([yT - S @ y0, [field.weights @ (y0 - field.equilibrium)]])
+        res = float(np.max(np.abs(G)))
+        if step > 1 and res <= RESIDUAL_TOL * size:
+            # converged in the residual: near theta_c the shooting Jacobian is nearly
+            # singular and the Newton step is rounding noise, not a distance to the orbit
+            sol = _flow(field, y0, frac * T, True, dense=True)
+            return y0, T, sol.y[n:, -1].reshape(n, n), step, res, sol
         Jm = np.zeros((n + 1, n + 1))
         Jm[:n, :n] = Phi - S
         Jm[:n, n] = frac * field.f(yT)
@@ -108,7 +120,6 @@ def shoot(field: VectorField, y0, T, *, max_steps: int = MAX_NEWTON):
             raise ShootingError("singular shooting Jacobian (the orbit collapsed)") from None
         y0 = y0 + d[:n]
         T = T + d[n]
-        res = float(np.max(np.abs(G)))
         size = float(np.max(np.abs(y0 - field.equilibrium)))
         if not (np.all(np.isfinite(y0)) and np.isfinite(T) and T > 0):
             raise ShootingError("Newton left the admissible range (period <= 0)")
@@ -335,6 +346,12 @@ def limit_cycle(
             raise SymdelayInputError(
                 f"theta = {text} is not above theta_c = {th_c:.12g}: the equilibrium is "
                 "stable there and there is no cycle (the bifurcation is supercritical)"
+            )
+        if not v < th_c * MAX_THETA_OVER_CRITICAL:
+            raise SymdelayInputError(
+                f"theta = {text} is more than {MAX_THETA_OVER_CRITICAL:g} theta_c (theta_c = "
+                f"{th_c:.6g}): routing is then a relay (sign function) and the double-precision "
+                f"orbit integration overflows; give theta below {th_c * MAX_THETA_OVER_CRITICAL:.3g}"
             )
     th_min = min(v for v, _ in targets)
     start = _normal_form_start(nf, make, th_c, th_min, start_fraction)

@@ -31,7 +31,7 @@ import numpy as np
 import sympy as sp
 
 from symdelay.core.errors import CertificationError, SymdelayInputError
-from symdelay.core.params import as_L, as_positive_number
+from symdelay.core.params import as_L, as_parameter, as_positive_number
 from symdelay.core.symbols import D as DD
 from symdelay.core.symbols import gamma as GAMMA
 from symdelay.core.symbols import lam as LAM
@@ -171,7 +171,21 @@ def _peak_and_q(A, B, w, scale):
     return wp, Sp, float(wp / (wr - wl))
 
 
-def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001, model=None):
+def _check_grid_cost(n_states: int, points: int, force: bool) -> None:
+    """Each grid point is one ``n x n`` complex solve (measured: 10^5 points of a 3-state
+    system in about 2 s) and the grid holds ``(i w - A)^-1`` for every point."""
+    from symdelay.core.budget import check_budget, check_memory, power_cost
+
+    what = f"the spectrum on {points} grid points ({n_states} states)"
+    shrink = "fewer --points (or a smaller L)"
+    check_memory(what, 16.0 * points * (n_states * n_states + 4), force=force, shrink=shrink)
+    check_budget(what, points * power_cost(n_states, 7.4e-7, 3), force=force, shrink=shrink)
+
+
+def spectrum(
+    L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001, model=None,
+    force: bool = False,
+):  # fmt: skip
     """The LNA spectrum of ``x = q1 - q2`` on a grid (default ``0..4 omega_scale``), its
     peak frequency (refined), quality factor and ``Var(x)/eta`` (the integral, checked
     against the Lyapunov solution in the tests). ``model``: any stable model of the model
@@ -200,7 +214,11 @@ def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001,
             LAM: as_positive_number("lam", lam),
             DD: as_positive_number("D", D),
         }
-        th = sp.Integer(0) if theta in (0, "0") else as_positive_number("theta", theta)
+        th = as_parameter("theta", theta, positive=False)
+        if not (th.is_number and th.is_real and th >= 0):
+            raise SymdelayInputError(
+                f"theta must be a number >= 0 (0: routing ignores the queues), got {theta}"
+            )
         g = sp.Rational(Lv) / vals[DD]
         subs = {MU: vals[MU], LAM: vals[LAM], THETA: th, GAMMA: g}
         As, Bs = lna_matrices(Lv)
@@ -225,6 +243,7 @@ def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001,
     if omegas is None:
         omegas = np.linspace(0.0, 4 * scale, points)
     omegas = np.asarray(omegas, float)
+    _check_grid_cost(A.shape[0], omegas.size, force)
     S = lna_spectrum_matrix(A, B, w, omegas)
     wp, Sp, Q = _peak_and_q(A, B, w, scale)
     if model is None:

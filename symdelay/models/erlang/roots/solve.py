@@ -292,15 +292,69 @@ def characteristic_roots(
                 f"use rightmost=K (--rightmost K) for the K rightmost roots, up to L = "
                 f"{RIGHTMOST_MAX_L}"
             )
-        return _all_roots(L, p, dps)
+        return _rescaled(_all_roots, L, p, dps)
     if L > RIGHTMOST_MAX_L:
         raise SymdelayInputError(f"L = {L} is too large (limit {RIGHTMOST_MAX_L} for --rightmost)")
     if rightmost >= L + 1 or L <= 256:
-        res = _all_roots(L, p, dps)
+        res = _rescaled(_all_roots, L, p, dps)
         res.roots = res.roots[: min(rightmost, L + 1)]
         res.mode = "rightmost"
         return res
-    return _rightmost_roots(L, p, dps, rightmost)
+    return _rescaled(_rightmost_roots, L, p, dps, rightmost)
+
+
+def _check_seed_range(p, L) -> None:
+    """The double-precision seeds need ``mu/gamma`` and ``lam theta/gamma`` in range."""
+    gq = sp.Rational(L) / p["D"]
+    a, c = abs(p["mu"] / gq), abs(p["lam"] * p["theta"] / gq)
+    if a > sp.Integer(10) ** 150 or c > sp.Integer(10) ** 308:
+        raise SymdelayInputError(
+            f"mu*D/L = {float(a):.3g} and lam*theta*D/L = {float(c):.3g}: the service and "
+            "delay time scales differ by more than 10^150 (or lam*theta*D/L > 10^308), "
+            "beyond the double-precision starting points; bring mu, D and lam*theta closer"
+        )
+
+
+#: The argument principle's segment budget (certify.count_zeros) and, for L = oo, the
+#: largest |lam theta| D whose box it can search (about 2 |lam theta| D / pi roots).
+MAX_SEGMENTS = 200_000
+MAX_INFINITE_L_SCALE = 10_000
+
+
+#: Phase rates gamma outside [1/RESCALE, RESCALE] are solved in the time unit 1/gamma.
+RESCALE = 2**20
+
+
+def _rescaled(solve, L, p, dps, *extra) -> RootSet:
+    """``solve`` in the time unit ``1/gamma`` when gamma is far from 1 (``D = 1e40``,
+    ``mu = 1e-300``): the roots scale with the rates. With ``r = gamma s`` the polynomial
+    is ``gamma^(L+1)`` times the one of ``mu/gamma, lam/gamma, theta, D gamma = L``, so
+    the roots are ``gamma`` times its roots (counts unchanged, gamma > 0 exact); each disc
+    is scaled and widened by the rounding of the product."""
+    gq = sp.Rational(L) / p["D"]
+    if 1 / sp.Integer(RESCALE) <= gq <= RESCALE:
+        _check_seed_range(p, L)
+        return solve(L, p, dps, *extra)
+    q = {"mu": p["mu"] / gq, "lam": p["lam"] / gq, "theta": p["theta"], "D": sp.Integer(L)}
+    _check_seed_range(q, L)
+    res = solve(L, q, dps, *extra)
+    work = _work(dps, L)
+    with mpmath.workdps(work + 10):
+        g = mpmath.mpf(gq.p) / gq.q
+        ulp = mpmath.mpf(2) ** (-mpmath.mp.prec + 4)
+        out = []
+        for z in res.roots:
+            v = z.value * g
+            if z.on_axis:
+                v = mpmath.mpc(0, v.imag)
+            elif z.value.imag == 0:
+                v = mpmath.mpc(v.real, 0)
+            radius = z.radius * g * (1 + ulp) + abs(v) * ulp
+            out.append(CertifiedRoot(v, radius, z.branch, z.multiplicity, z.on_axis))
+    res.roots = out
+    res.params = p
+    res.notes = [*res.notes, f"solved in the time unit 1/gamma (gamma = {gq}), then scaled back"]
+    return res
 
 
 def _work(dps, L):
@@ -333,12 +387,34 @@ def _certify_all(values, branches, F, dF, work_dps):
 
 
 def _rhp_count(F, p, L):
-    """Argument principle on the box that must contain every root with Re r >= 0."""
-    bound = abs(p["lam"] * p["theta"])
-    x1 = max(bound - p["mu"], 0) + 1
-    y1 = bound + 1
-    D = float(p["D"])
-    return count_zeros(F, 0, float(x1), -float(y1), float(y1), pieces_per_unit=4 * max(D, 1))
+    """Argument principle on the box that must contain every root with Re r >= 0.
+
+    There ``|r + mu| >= |r|`` and ``|r + gamma| >= max(|r|, gamma)``, so a root has
+    ``|r + mu| <= |lam theta|`` and ``|r|^(L+1) <= |lam theta| gamma^L``: the box is
+    ``[0, R] x [-R, R]`` with ``R`` a little above the smaller bound, on the scale of the
+    roots whatever the scale of the rates (``D = 1e20``, ``lam = 1e300``).
+    """
+    k = abs(p["lam"] * p["theta"])
+    if L is None:  # L = oo: only |r + mu| <= |lam theta|
+        bound = abs(p["lam"] * p["theta"])
+        # the box holds about 2 |lam theta| D / pi roots (the Lambert-W branches up to
+        # |Im r| = |lam theta|), each costing the contour several segments
+        if bound * p["D"] > MAX_INFINITE_L_SCALE:
+            raise SymdelayInputError(
+                f"|lam*theta|*D = {float(bound * p['D']):.3g}: for L = inf about "
+                f"{float(2 * bound * p['D'] / sp.pi):.3g} roots lie in the box the unstable "
+                f"count must search, beyond the contour's {MAX_SEGMENTS} segments; give "
+                f"|lam*theta|*D below {MAX_INFINITE_L_SCALE:g}"
+            )
+        x1, y1 = float(max(bound - p["mu"], 0) + 1), float(bound + 1)
+        return count_zeros(F, 0, x1, -y1, y1, pieces_per_unit=4 * max(float(p["D"]), 1))
+    gq = sp.Rational(L) / p["D"]
+    with mpmath.workdps(30):
+        kk = mpmath.mpf(k.p) / k.q
+        g = mpmath.mpf(gq.p) / gq.q
+        R = min(kk - mpmath.mpf(p["mu"].p) / p["mu"].q, (kk * g**L) ** (mpmath.mpf(1) / (L + 1)))
+        R = max(R, 0) * 1.01 + mpmath.mpf(10) ** -40 * (1 + kk + g)
+    return count_zeros(F, 0, R, -R, R, pieces_per_unit=4 * max(float(p["D"]), 1.0))
 
 
 def _confirm_rhp(roots, count, complete: bool):

@@ -33,6 +33,7 @@ from functools import partial
 
 import numpy as np
 
+from symdelay.core.budget import DEFAULT_SECONDS, Budget, check_budget
 from symdelay.core.checks import (
     check_eta,
     check_horizon,
@@ -228,8 +229,9 @@ class SimulationResult:
 #: Events per second and core for small L, roughly (a phase step scans the 2L delay
 #: counts, so at large L an event costs :func:`event_cost` times more).
 SPEED = {"c": 1e7, "python": 1e5}
-#: Runs estimated to take longer than this (seconds of one core) are refused unless forced.
-TIME_LIMIT = 1000.0
+#: Runs estimated to take longer than this (seconds of one core) are refused unless forced
+#: (the shared budget of :mod:`symdelay.core.budget`).
+TIME_LIMIT = DEFAULT_SECONDS
 #: Kernel calls last about this long (seconds): between calls the run checks for Ctrl-C and
 #: reports progress. The chunking never changes a result (the kernel resumes exactly).
 CHUNK_SECONDS = 0.1
@@ -243,13 +245,6 @@ def event_cost(L: int) -> float:
 def estimate_seconds(events: float, L: int, backend: str = "c") -> float:
     """Rough single-core running time of ``events`` events."""
     return events * event_cost(L) / SPEED[backend]
-
-
-def _duration(seconds: float) -> str:
-    for unit, size in (("years", 3.15e7), ("days", 86400), ("hours", 3600), ("minutes", 60)):
-        if seconds >= 2 * size:
-            return f"{seconds / size:.3g} {unit}"
-    return f"{seconds:.3g} seconds"
 
 
 def check_seed(seed):
@@ -375,13 +370,13 @@ def simulate(
     used = "c" if fn is not None else "python"
     expected = estimate_events(L, eta, args[2], args[1], float(p["D"]), T, R, init)
     seconds = estimate_seconds(expected, L, used)
-    if not force and seconds > TIME_LIMIT:
-        raise SymdelayInputError(
-            f"this run would simulate about {expected:.2g} events, roughly "
-            f"{_duration(seconds)} of computing (eta={eta}, T={T:g}, L={L}, {R} "
-            f"replication(s)): choose a smaller eta, T or number of replications, or pass "
-            "--force (force=True in Python) to run it anyway (Ctrl-C stops it)"
-        )
+    check_budget(
+        f"this run (about {expected:.2g} events; eta={eta}, T={T:g}, L={L}, {R} replication(s))",
+        seconds,
+        force=force,
+        shrink="a smaller eta, T or number of replications (Ctrl-C stops a forced run)",
+        budget=Budget(seconds=TIME_LIMIT),
+    )
     if chunk_events is None:
         chunk_events = max(1, int(CHUNK_SECONDS * SPEED[used] / event_cost(L)))
     if isinstance(chunk_events, bool) or not isinstance(chunk_events, numbers.Integral):
