@@ -29,9 +29,9 @@ import numpy as np
 
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.models.sqd.batches import BLOCK, _finish
 from symdelay.models.sqd.fixed_point import as_lam
 from symdelay.models.sqd.meanfield import as_d
-from symdelay.models.sqd.simulate import BLOCK, _finish
 
 __all__ = ["run_delayed", "DelayedFixedPoint", "delayed_fixed_point", "as_delay"]
 

@@ -60,7 +60,7 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.params import as_dps
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget
-from symdelay.models.sqd.meanfield import as_d, exponential_fixed_point
+from symdelay.models.sqd.closed_form import as_d, exponential_fixed_point
 from symdelay.models.sqd.service import exponential, residual_means
 
 __all__ = [
@@ -534,8 +534,6 @@ class FixedPoint(JsonRecord):
 
     def jacobian(self):
         """The truncated system's Jacobian at the fixed point (tail variables, mpmath)."""
-        from symdelay.models.sqd.stability import jacobian_matrix
-
         return jacobian_matrix(self)
 
 
@@ -633,3 +631,28 @@ def _matrix_geometric(service: PhaseType, lamv, dps: int) -> FixedPoint:
         1, lamv, service, tail, EQ, ET, None, levels, dps,
         "matrix-geometric (exact, d = 1)", mpmath.mpf(0), [], [],
     )  # fmt: skip
+
+
+def jacobian_matrix(fp, dps: int | None = None) -> mpmath.matrix:
+    """Dense Jacobian (K m x K m, mpmath) of the truncated drift at the fixed point."""
+    dps = dps or fp.dps
+    if not fp.u:
+        solved = truncated_fixed_point(fp.service, fp.d, fp.lam, fp.truncation, dps)
+        u = solved.u
+    else:
+        u = fp.u
+    with mpmath.workdps(dps + 10):
+        conv = lambda v: mpmath.mpf(sp.Rational(v).p) / sp.Rational(v).q  # noqa: E731
+        sys = _system(fp.service, fp.d, fp.lam, fp.truncation, conv)
+        Ls, Ds, Us = jacobian_u(sys, [[mpmath.mpf(v) for v in row] for row in u])
+        m, K = sys.m, sys.K
+        J = mpmath.matrix(K * m, K * m)
+        for k in range(K):
+            for j in range(m):
+                for i in range(m):
+                    J[k * m + j, k * m + i] = Ds[k][j][i]
+                    if k > 0:
+                        J[k * m + j, (k - 1) * m + i] = Ls[k][j][i]
+                    if k < K - 1:
+                        J[k * m + j, (k + 1) * m + i] = Us[k][j][i]
+    return J

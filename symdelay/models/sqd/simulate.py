@@ -55,6 +55,7 @@ from symdelay.models.sqd._kernel import (
     load_c_kernel,
     run_python,
 )
+from symdelay.models.sqd.batches import BLOCK, _finish
 from symdelay.models.sqd.fixed_point import as_lam, exact_text
 from symdelay.models.sqd.meanfield import as_d
 from symdelay.models.sqd.service import GeneralService, exponential, ph_sampler
@@ -73,7 +74,6 @@ __all__ = [
 ]
 
 #: Service times drawn per numpy block.
-BLOCK = 1 << 16
 #: Initial node pool: POOL_PER_SERVER * N + POOL_EXTRA departure times (doubled on demand).
 POOL_PER_SERVER, POOL_EXTRA = 4, 64
 #: Events per second of one core, roughly: the C kernel, its Python twin, the delayed loop.
@@ -399,17 +399,3 @@ def _run(N, d, lam, draw, rng, T, warmup, batches, levels, backend="auto"):
     )  # fmt: skip
     snaps = (snap.reshape(batches + 1, levels) / N).tolist()
     return soj, tails, events, snaps, name
-
-
-def _finish(soj_sum, soj_n, occ_batches, levels, N, width, events):
-    soj = [s / n for s, n in zip(soj_sum, soj_n) if n]
-    tails = []
-    for occ in occ_batches:
-        frac = [v / (N * width) for v in occ]
-        # s_k = fraction of time-servers with length >= k, k = 1..levels
-        acc, tail = 0.0, [0.0] * levels
-        for k in range(levels, 0, -1):
-            acc += frac[k]
-            tail[k - 1] = acc
-        tails.append(tail)
-    return soj, tails, events

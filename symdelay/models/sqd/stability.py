@@ -19,42 +19,14 @@ from dataclasses import dataclass
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.core.display import JsonRecord
-from symdelay.models.sqd.fixed_point import _system, jacobian_u
+from symdelay.models.sqd.fixed_point import jacobian_matrix
 
 __all__ = ["jacobian_matrix", "rightmost_eigenvalue", "Rightmost", "REFINE_MAX"]
 
 #: Largest dimension refined in mpmath (dense LU per step).
 REFINE_MAX = 120
-
-
-def jacobian_matrix(fp, dps: int | None = None) -> mpmath.matrix:
-    """Dense Jacobian (K m x K m, mpmath) of the truncated drift at the fixed point."""
-    dps = dps or fp.dps
-    if not fp.u:
-        from symdelay.models.sqd.fixed_point import truncated_fixed_point
-
-        solved = truncated_fixed_point(fp.service, fp.d, fp.lam, fp.truncation, dps)
-        u = solved.u
-    else:
-        u = fp.u
-    with mpmath.workdps(dps + 10):
-        conv = lambda v: mpmath.mpf(sp.Rational(v).p) / sp.Rational(v).q  # noqa: E731
-        sys = _system(fp.service, fp.d, fp.lam, fp.truncation, conv)
-        Ls, Ds, Us = jacobian_u(sys, [[mpmath.mpf(v) for v in row] for row in u])
-        m, K = sys.m, sys.K
-        J = mpmath.matrix(K * m, K * m)
-        for k in range(K):
-            for j in range(m):
-                for i in range(m):
-                    J[k * m + j, k * m + i] = Ds[k][j][i]
-                    if k > 0:
-                        J[k * m + j, (k - 1) * m + i] = Ls[k][j][i]
-                    if k < K - 1:
-                        J[k * m + j, (k + 1) * m + i] = Us[k][j][i]
-    return J
 
 
 @dataclass
