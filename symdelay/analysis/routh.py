@@ -70,6 +70,10 @@ _PRINT_FAST_TERMS = 300
 #: entries) than this are not formed: their entries grow row by row (``s**n + 1``).
 _MAX_EPSILON_TABLE = 5000
 
+#: Epsilon-rule entries up to this degree (numerator + denominator) are put in SymPy's
+#: normal form (``cancel``, as the SymPy path does); bigger ones keep flint's form and text.
+_CANCEL_DEGREE = 12
+
 #: The epsilon of the zero-first-entry rule (taken to 0 from above).
 EPSILON = sp.Symbol("epsilon", positive=True)
 
@@ -670,7 +674,9 @@ class _EpsFraction:
             c = self.num[0]
             return sp.Rational(int(c.p), int(c.q))
         expr = poly(self.num) if self.den.degree() == 0 else poly(self.num) / poly(self.den)
-        if printed is not None and self.num.degree() + self.den.degree() > 6:
+        if self.num.degree() + self.den.degree() <= _CANCEL_DEGREE:
+            return sp.cancel(expr)  # SymPy's own normal form: the same objects as the SymPy path
+        if printed is not None:
             # SymPy prints big rational functions slowly: the same text from flint
             text = f"({self._text(self.num)})"
             if self.den.degree() > 0:
