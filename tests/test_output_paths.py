@@ -95,7 +95,7 @@ def test_compile_pdf_reports_failure_and_timeout(tmp_path, failing_pdflatex):
 
 
 def test_report_command_failed_build_is_status_1(run_cli, tmp_path, monkeypatch):
-    from symdelay.cli.commands import report
+    from symdelay.outputs import report  # the command imports write_report from here
 
     tex = tmp_path / "report.tex"
     msg = f"pdflatex failed on {tex}: ! Emergency stop.; see its log {tmp_path / 'report.log'}"

@@ -22,6 +22,8 @@ __all__ = ["ReportContext", "Section", "write_report", "section_modules", "prepa
 def prepare_output_dir(path) -> Path:
     """Create the output directory ``path`` (and its parents) and make sure a file can be
     written in it, before any long computation; a :class:`SymdelayInputError` otherwise."""
+    if not str(path).strip():
+        raise SymdelayInputError("--out needs a directory name (use --out . for this one)")
     out = Path(path)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -57,6 +57,8 @@ def check_output_file(path: str) -> None:
     """Make sure ``path`` can be written before a long computation (``-`` is stdout)."""
     if path == "-":
         return
+    if not str(path).strip():
+        raise SymdelayInputError("--csv needs a file name ('-' for standard output)")
     target = Path(path)
     if target.is_dir():
         raise SymdelayInputError(f"--csv {path} is a directory: give a file name")

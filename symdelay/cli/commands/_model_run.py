@@ -81,7 +81,7 @@ def run_fluid(args) -> int:
     from symdelay.cli.commands._io import check_output_choice, check_output_file
 
     check_output_choice(args)
-    if args.csv:
+    if args.csv is not None:
         check_output_file(args.csv)
     model = _transition_model(args, analysis=False)
     T, dt = float(args.T), float(args.dt)
@@ -89,14 +89,14 @@ def run_fluid(args) -> int:
         raise SymdelayInputError(f"--dt must be in (0, T], got {args.dt}")
     path = model_fluid(model, T, initial=_initial(args, model), points=round(T / dt) + 1)
     params = _params(model, T=args.T, dt=args.dt, initial=args.initial)
-    if args.csv:
+    if args.csv is not None:
         names = [s.name for s in model.states]
         _write_table(args, "fluid", params, ["t", *names], np.column_stack([path.t, path.y]))
     if args.json:
         record = path.to_json()
         record["parameters"] = params
         emit_json(record)
-    elif not args.csv:
+    elif args.csv is None:
         end = ", ".join(f"{s.name}={path.y[-1, i]:.6g}" for i, s in enumerate(model.states))
         emit(f"fluid solution of {model.name} at t={path.t[-1]:g}: {end} (use --json or --csv)")
     return 0
@@ -144,7 +144,7 @@ def run_simulate(args) -> int:
     from symdelay.cli.commands._io import check_output_choice, check_output_file
 
     check_output_choice(args)
-    if args.csv:
+    if args.csv is not None:
         check_output_file(args.csv)
     model = _transition_model(args, analysis=False)
     try:
@@ -161,7 +161,7 @@ def run_simulate(args) -> int:
         model, args.eta, args.T, dt=args.dt, initial=init, seed=seed, replications=reps
     )
     params = _params(model, eta=sim.eta, seed=seed, T=args.T, dt=args.dt, replications=reps)
-    if args.csv:
+    if args.csv is not None:
         names = [s.name for s in model.states]
         rows = np.vstack(
             [
@@ -174,7 +174,7 @@ def run_simulate(args) -> int:
         record = sim.to_json()
         record["parameters"] = params
         emit_json(record)
-    elif not args.csv:
+    elif args.csv is None:
         end = ", ".join(
             f"{s.name}={sim.paths[:, -1, i].mean():.6g}" for i, s in enumerate(model.states)
         )

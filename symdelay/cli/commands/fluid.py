@@ -79,20 +79,20 @@ def run(args) -> int:
         return run_fluid(args)
 
     check_output_choice(args)
-    if args.csv:
+    if args.csv is not None:
         check_output_file(args.csv)
     _check_cost(args)
     res = fluid(
         T=args.T, **door.given_options(args),
         dt=args.dt, initial=parse_initial(args.initial),
     )  # fmt: skip
-    if args.csv:
+    if args.csv is not None:
         header, rows = res.table()
         line = command_line("fluid", res.run_parameters())
         write_csv(args.csv, [line], header, rows, ["%.17g"] * rows.shape[1])
     if args.json:
         emit_json(res.to_json())
-    elif not args.csv:
+    elif args.csv is None:
         emit(
             f"fluid solution ({res.solver['method']}, rtol={res.solver['rtol']}, "
             f"atol={res.solver['atol']}) on {res.t.size} grid points; at t={res.t[-1]:g}: "

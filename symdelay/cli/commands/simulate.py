@@ -129,7 +129,7 @@ def run(args) -> int:
         return run_simulate(args)
 
     check_output_choice(args)
-    if args.csv:
+    if args.csv is not None:
         check_output_file(args.csv)
     bar = None
     if not args.json and sys.stderr.isatty():
@@ -148,12 +148,12 @@ def run(args) -> int:
     finally:
         if bar is not None:
             bar.close()
-    if args.csv:
+    if args.csv is not None:
         header, rows = res.table()
         fmt = ["%d"] + ["%.10g"] * (rows.shape[1] - 1)
         write_csv(args.csv, [command_line("simulate", res.run_parameters())], header, rows, fmt)
     if args.json:
         emit_json(res.to_json())
-    elif not args.csv:
+    elif args.csv is None:
         emit(_summary(res))
     return 0

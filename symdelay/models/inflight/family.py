@@ -36,12 +36,23 @@ OPTIONS = (
 
 def model(L=2, mu=None, lam=None, theta=None, D=None, kappa=1):
     """``kappa``: one weight for every phase, or a list of L weights."""
+    from symdelay.core.errors import SymdelayInputError
+    from symdelay.core.params import as_L, as_parameter
     from symdelay.models.delayed_routing import delayed_routing_model
     from symdelay.models.phase import PhaseType
 
+    L = as_L(L, allow_symbol=False)
+    if kappa is None:
+        raise SymdelayInputError("give kappa, the weight of jobs in flight (e.g. 1, or 1,0.5)")
     if isinstance(kappa, str):
         kappa = [k.strip() for k in kappa.split(",")] if "," in kappa else kappa.strip()
-    weights = list(kappa) if isinstance(kappa, (list, tuple)) else [kappa] * int(L)
+    weights = list(kappa) if isinstance(kappa, (list, tuple)) else [kappa] * L
+    for w in weights:
+        value = as_parameter("kappa", w, positive=False)
+        if value.is_number and value < 0:
+            raise SymdelayInputError(
+                f"kappa must be >= 0 (a weight of the jobs in flight), got {w}"
+            )
     return delayed_routing_model(
         N=2,
         delay=PhaseType.erlang(L, D),

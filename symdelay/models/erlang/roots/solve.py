@@ -390,9 +390,10 @@ def _rhp_count(F, p, L):
     """Argument principle on the box that must contain every root with Re r >= 0.
 
     There ``|r + mu| >= |r|`` and ``|r + gamma| >= max(|r|, gamma)``, so a root has
-    ``|r + mu| <= |lam theta|`` and ``|r|^(L+1) <= |lam theta| gamma^L``: the box is
-    ``[0, R] x [-R, R]`` with ``R`` a little above the smaller bound, on the scale of the
-    roots whatever the scale of the rates (``D = 1e20``, ``lam = 1e300``).
+    ``|r| <= |r + mu| <= |lam theta|`` and ``|r|^(L+1) <= |lam theta| gamma^L``, and
+    ``Re r <= |lam theta| - mu``: the box is ``[0, X] x [-Y, Y]`` a little beyond those
+    bounds, on the scale of the roots whatever the scale of the rates (``D = 1e20``,
+    ``lam = 1e300``).
     """
     k = abs(p["lam"] * p["theta"])
     if L is None:  # L = oo: only |r + mu| <= |lam theta|
@@ -412,9 +413,13 @@ def _rhp_count(F, p, L):
     with mpmath.workdps(30):
         kk = mpmath.mpf(k.p) / k.q
         g = mpmath.mpf(gq.p) / gq.q
-        R = min(kk - mpmath.mpf(p["mu"].p) / p["mu"].q, (kk * g**L) ** (mpmath.mpf(1) / (L + 1)))
-        R = max(R, 0) * 1.01 + mpmath.mpf(10) ** -40 * (1 + kk + g)
-    return count_zeros(F, 0, R, -R, R, pieces_per_unit=4 * max(float(p["D"]), 1.0))
+        # |r| <= |r + mu| <= |lam theta| bounds |Im r|; Re(r + mu) <= |lam theta| bounds
+        # Re r by |lam theta| - mu; both are also below (|lam theta| gamma^L)^(1/(L+1))
+        modulus = min(kk, (kk * g**L) ** (mpmath.mpf(1) / (L + 1)))
+        X = min(kk - mpmath.mpf(p["mu"].p) / p["mu"].q, modulus)
+        pad = mpmath.mpf(10) ** -40 * (1 + kk + g)
+        X, Y = max(X, 0) * 1.01 + pad, modulus * 1.01 + pad
+    return count_zeros(F, 0, X, -Y, Y, pieces_per_unit=4 * max(float(p["D"]), 1.0))
 
 
 def _confirm_rhp(roots, count, complete: bool):
