@@ -75,7 +75,9 @@ def _exact(name: str, value) -> Fraction:
 
     try:
         out = exact_number(f"grid '{name}'", value)
-    except SymdelayInputError:
+    except SymdelayInputError as exc:
+        if "exponent" in str(exc):  # a number, but beyond what a range can hold
+            raise
         raise SymdelayInputError(
             f"grid '{name}': '{value}' is not a number (write 0.5 or \"1/2\")"
         ) from None
