@@ -62,6 +62,9 @@ _INF_WORDS = {"inf", "+inf", "oo", "infinity"}
 
 DPS_RANGE = (5, 10000)
 
+#: the largest number of delay phases any analysis takes (beyond it: refused in one line)
+MAX_L = 10**9
+
 
 #: Words for non-numbers (refused with the parameter's name, never read as symbols).
 def as_parameter(name: str, value, *, positive: bool = True, default=None):
@@ -156,6 +159,11 @@ def as_L(value, *, allow_symbol: bool = True):
         )
     if value < 1:
         raise SymdelayInputError(f"L must be an integer >= 1 (number of delay phases), got {value}")
+    if value > MAX_L:
+        raise SymdelayInputError(
+            f"L = {value if value < 10**30 else f'a {len(str(value))}-digit integer'} is beyond "
+            f"every computation of symdelay (at most L = 10^9 phases; L = inf is the limit)"
+        )
     return int(value)
 
 

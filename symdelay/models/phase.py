@@ -87,6 +87,13 @@ class PhaseType(JsonRecord):
         from symdelay.core.params import as_L
 
         L = as_L(L, allow_symbol=False)
+        if L > 50:
+            from symdelay.core.budget import check_budget, power_cost
+
+            # a dense L x L sub-generator: about L^2 (measured: L = 200 in 0.3 s)
+            check_budget(
+                f"an Erlang({L}) delay", power_cost(L, 2e-5, 2), shrink="a smaller L (--L)"
+            )
         if D is None:
             g, params = gamma, {gamma: "positive"}
         else:

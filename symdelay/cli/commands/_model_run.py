@@ -84,9 +84,9 @@ def run_fluid(args) -> int:
     if args.csv is not None:
         check_output_file(args.csv)
     model = _transition_model(args, analysis=False)
-    T, dt = float(args.T), float(args.dt)
-    if not (np.isfinite(dt) and 0 < dt <= T):
-        raise SymdelayInputError(f"--dt must be in (0, T], got {args.dt}")
+    from symdelay.core.checks import check_horizon
+
+    T, dt = check_horizon(args.T, args.dt)
     path = model_fluid(model, T, initial=_initial(args, model), points=round(T / dt) + 1)
     params = _params(model, T=args.T, dt=args.dt, initial=args.initial)
     if args.csv is not None:
@@ -114,13 +114,17 @@ def _check_size(args, model, reps: int) -> None:
     """Refuse, before starting, a run expected to take longer than the shared budget."""
     from symdelay.analysis.roots import require_values
     from symdelay.core.budget import check_budget
-    from symdelay.core.checks import check_eta
+    from symdelay.core.checks import check_eta, check_horizon
 
     require_values(model, "simulation")
     eta = check_eta(args.eta)
     point = {**model.equilibrium.point, **model.values}
     total = float(sum(t.rate.xreplace(point) for t in model.transitions))
-    events = eta * float(args.T) * reps * total
+    T, _ = check_horizon(args.T, args.dt)
+    try:
+        events = eta * T * float(reps) * total
+    except OverflowError:
+        events = float("inf")
     n = len(model.states)
     check_budget(
         f"generating and compiling the simulator of {model.name} ({n} states)",

@@ -40,12 +40,16 @@ def _grid(args):
         raise SymdelayInputError(f"--points must be an integer >= 3, got '{args.points}'") from None
     if n < 3:
         raise SymdelayInputError(f"--points must be an integer >= 3, got {n}")
+    if n > 10**9:
+        raise SymdelayInputError(f"--points must be at most 10^9, got a {len(str(n))}-digit number")
     from symdelay.models.erlang.nonlinear.spectrum import _check_grid_cost
 
     try:  # before the grid is allocated (the smallest system: the difference mode)
-        states = int(getattr(args, "L", None)) + 1
-    except (TypeError, ValueError):
-        states = 2
+        from symdelay.core.params import as_L
+
+        states = as_L(getattr(args, "L", None), allow_symbol=False) + 1
+    except SymdelayInputError:
+        states = 2  # the analysis refuses the L itself
     _check_grid_cost(max(states, 2), n, args.force)
     if args.omega_max is None:
         return n, None

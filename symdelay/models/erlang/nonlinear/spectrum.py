@@ -94,9 +94,18 @@ class Spectrum:
         return draw(self, periodogram)
 
 
+def _require_finite(A, B) -> None:
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(np.asarray(B, float)))):
+        raise SymdelayInputError(
+            "the spectrum is computed in double precision and these rates leave its range "
+            "(about 1e308): give mu, lam, theta and D of moderate size"
+        )
+
+
 def lna_spectrum_matrix(A: np.ndarray, B: np.ndarray, weights, omegas) -> np.ndarray:
     """``c^T (i w - A)^-1 B (i w - A)^-H c`` for each ``w`` (float numpy)."""
     A = np.asarray(A, float)
+    _require_finite(A, B)
     n = A.shape[0]
     c = np.asarray(weights, float)
     out = np.empty(len(omegas))
@@ -224,6 +233,7 @@ def spectrum(
         As, Bs = lna_matrices(Lv)
         A = np.array(As.subs(subs).evalf(), dtype=float)
         B = np.array(Bs.subs(subs).evalf(), dtype=float)
+        _require_finite(A, B)
         if np.max(np.linalg.eigvals(A).real) >= 0:
             from symdelay.models.erlang.hopf import critical_theta
 
