@@ -50,6 +50,9 @@ _FORCED = contextvars.ContextVar("symdelay_budget_forced", default=False)
 
 #: Work estimated above this many seconds of one core is refused unless forced.
 DEFAULT_SECONDS = 60.0
+
+#: the most tasks a sweep runs without --force (grid points times replications)
+MAX_TASKS = 1_000_000
 #: Memory estimated above this many bytes is refused unless forced.
 DEFAULT_BYTES = 4 * 2**30
 

@@ -43,7 +43,7 @@ __all__ = [
 #: A sweep of more tasks than this (grid points times replications) is refused before any
 #: value is made, unless forced (``sweep run --force``, ``force=True``): a million tasks
 #: already take minutes of bookkeeping and gigabytes before the first one runs.
-MAX_TASKS = 1_000_000
+from symdelay.core.budget import MAX_TASKS
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ __all__ = ["register", "run_sweep", "run_status", "run_plot"]
 
 
 def _budget() -> int:
-    from symdelay.sweep.grid import MAX_TASKS
+    from symdelay.core.budget import MAX_TASKS
 
     return MAX_TASKS
 
