@@ -33,6 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from symdelay.core.cbuild import cache_dir, compile_library
+from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
+from symdelay.core.rng import unif as _unif
 
 __all__ = ["C_SOURCE", "load_c_kernel", "run_python", "NSTAT", "MASK64"]
 
@@ -40,19 +42,13 @@ __all__ = ["C_SOURCE", "load_c_kernel", "run_python", "NSTAT", "MASK64"]
 NSTAT = 5
 MASK64 = (1 << 64) - 1
 
-C_SOURCE = r"""
+C_SOURCE = (
+    r"""
 #include <stdint.h>
 #include <math.h>
-
-static inline uint64_t rotl(const uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-static inline uint64_t next_u64(uint64_t *s) {
-    const uint64_t result = rotl(s[1] * 5, 7) * 9;
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
-    s[2] ^= t; s[3] = rotl(s[3], 45);
-    return result;
-}
-static inline double unif(uint64_t *s) { return (double)(next_u64(s) >> 11) * 0x1.0p-53; }
+"""
+    + RNG_C_SOURCE
+    + r"""
 
 static void integ(double t0, double t1, int64_t J, const int64_t *N, const int64_t *X,
                   double t_warm, int64_t nbatch, double blen, double *acc) {
@@ -170,6 +166,7 @@ int64_t lb_run(int64_t J, const int64_t *N, const double *mu, double lam, int64_
     return 1;
 }
 """
+)
 
 _lock = threading.Lock()
 _cached: dict = {}
@@ -212,10 +209,6 @@ def load_c_kernel():
         return fn
 
 
-def _rotl(x: int, k: int) -> int:
-    return ((x << k) | (x >> (64 - k))) & MASK64
-
-
 def run_python(
     J, N, mu, lam, policy, K, xi_val, xi_cum, c, d, route_cum, X, perm, rng, clock,
     t_warm, nbatch, blen, acc, counts, max_events,
@@ -230,15 +223,7 @@ def run_python(
     P = [int(v) for v in perm]
 
     def unif() -> float:
-        result = (_rotl((s[1] * 5) & MASK64, 7) * 9) & MASK64
-        t = (s[1] << 17) & MASK64
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = _rotl(s[3], 45)
-        return float(result >> 11) * 2.0**-53
+        return _unif(s)
 
     def integ(t0, t1):
         if t1 <= t_warm:

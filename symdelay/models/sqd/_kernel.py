@@ -35,6 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from symdelay.core.cbuild import cache_dir, compile_library
+from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
+from symdelay.core.rng import next_u64 as _next_u64
 
 __all__ = [
     "C_SOURCE",
@@ -52,21 +54,13 @@ NEED_SERVICE, DONE, NEED_NODES = 0, 1, 2
 #: Slots of the integer position array ``ip``.
 IP_SPOS, IP_NBI, IP_FREE, IP_NFREE, IP_EVENTS = range(5)
 
-C_SOURCE = r"""
+C_SOURCE = (
+    r"""
 #include <stdint.h>
 #include <math.h>
-
-static inline uint64_t rotl(const uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static inline uint64_t next_u64(uint64_t *s) {
-    const uint64_t result = rotl(s[1] * 5, 7) * 9;
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
-    s[2] ^= t; s[3] = rotl(s[3], 45);
-    return result;
-}
-
-static inline double unif(uint64_t *s) { return (double)(next_u64(s) >> 11) * 0x1.0p-53; }
+"""
+    + RNG_C_SOURCE
+    + r"""
 
 /* uniform on 0..n-1, exactly (Lemire 2019) */
 static inline int64_t below(uint64_t *s, uint64_t n) {
@@ -169,6 +163,7 @@ out:
     return status;
 }
 """
+)
 
 #: One server (32 bytes: one cache line holds two) and one node of the departure-time pool.
 SERVER_DTYPE = np.dtype(
@@ -182,10 +177,6 @@ _lock = threading.Lock()
 _cached: dict = {}
 
 
-def _rotl(x: int, k: int) -> int:
-    return ((x << k) | (x >> (64 - k))) & _MASK
-
-
 def run_python(
     N, d, rate, rng, serv, ip, pool, srv, bounds, batches, levels, occ, snap, soj_sum, soj_n,
     clock,
@@ -194,15 +185,7 @@ def run_python(
     s = [int(v) for v in rng]
 
     def next_u64() -> int:
-        result = (_rotl((s[1] * 5) & _MASK, 7) * 9) & _MASK
-        t_ = (s[1] << 17) & _MASK
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t_
-        s[3] = _rotl(s[3], 45)
-        return result
+        return _next_u64(s)
 
     def below(n: int) -> int:
         m = next_u64() * n
