@@ -80,14 +80,20 @@ def section_modules() -> list:
 
 
 def write_report(out_dir, *, pdf: bool = True, quick: bool = False, progress=None) -> PdfResult:
-    """Write ``report.tex`` (+ figures, + ``report.pdf`` if ``pdf``) into ``out_dir``."""
+    """Write ``report.tex`` (+ figures, + ``report.pdf`` if ``pdf``) into ``out_dir``.
+
+    The sections' runs are sized here, not by a user: the cost guard is lifted for them
+    (:func:`symdelay.core.budget.forced`; the whole report takes minutes)."""
+    from symdelay.core.budget import forced
+
     out = prepare_output_dir(out_dir)
     ctx = ReportContext(out, quick=quick)
     body = []
-    for mod in section_modules():
-        if progress:
-            progress(f"section: {mod.__name__.rsplit('.', 1)[-1]}")
-        body.append(mod.build(ctx).latex())
+    with forced():
+        for mod in section_modules():
+            if progress:
+                progress(f"section: {mod.__name__.rsplit('.', 1)[-1]}")
+            body.append(mod.build(ctx).latex())
     tex_path = out / "report.tex"
     tex_path.write_text(
         document("symdelay report: load balancing with action delay", "".join(body))
