@@ -31,7 +31,6 @@ to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honour
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import math
 import numbers
 import os
@@ -47,7 +46,7 @@ import sympy as sp
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from symdelay.core.cbuild import cache_dir, compile_library
+from symdelay.core.cbuild import load_library
 from symdelay.core.checks import check_eta
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
@@ -754,37 +753,20 @@ class GeneratedKernel:
 # ---------------------------------------------------------------------------------------
 # compiling and loading (cache dir shared with the hand-written kernel)
 
-_libs: dict = {}
-_libs_lock = threading.Lock()
 
-
-def _compile_source(source: str, target) -> None:
-    compile_library(source, target, "the generated kernel")
+def _bind(lib):
+    fn = getattr(lib, _FUNC)
+    i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
+    u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
+    f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
+    fn.argtypes = [f64p, ctypes.c_double, i64p, u64p, f64p, f64p, ctypes.c_int64]
+    fn.argtypes += [i64p, i64p, ctypes.c_int64, i64p, f64p]
+    fn.restype = ctypes.c_int64
+    return fn
 
 
 def _load_shared(source: str):
-    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
-    with _libs_lock:
-        if digest in _libs:
-            return _libs[digest]
-        fn = None
-        try:
-            ext = ".dylib" if sys.platform == "darwin" else ".so"
-            target = cache_dir() / f"generated-{digest}{ext}"
-            if not target.exists():
-                _compile_source(source, target)
-            lib = ctypes.CDLL(str(target))
-            fn = getattr(lib, _FUNC)
-            i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
-            u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
-            f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
-            fn.argtypes = [f64p, ctypes.c_double, i64p, u64p, f64p, f64p, ctypes.c_int64]
-            fn.argtypes += [i64p, i64p, ctypes.c_int64, i64p, f64p]
-            fn.restype = ctypes.c_int64
-        except OSError:
-            fn = None
-        _libs[digest] = fn
-        return fn
+    return load_library(source, "generated", "the generated kernel", _bind)
 
 
 def generated_kernel(model) -> GeneratedKernel:

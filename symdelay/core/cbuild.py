@@ -8,13 +8,18 @@ temporary name and moved into place atomically, so concurrent first uses are saf
 
 from __future__ import annotations
 
+import ctypes
+import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["cache_dir", "compile_library"]
+__all__ = ["cache_dir", "compile_library", "load_library"]
 
 
 def cache_dir() -> Path:
@@ -42,3 +47,31 @@ def compile_library(source: str, target: Path, label: str) -> None:
         if proc.returncode != 0:
             raise OSError(f"compiling {label} failed: {proc.stderr.strip()}")
         os.replace(lib, target)  # atomic: concurrent first uses are safe
+
+
+_loaded: dict = {}
+_lock = threading.Lock()
+
+
+def load_library(source: str, prefix: str, label: str, bind: Callable):
+    """The kernel function of the C ``source``: compiled at first use into
+    ``cache_dir()/PREFIX-HASH.so`` (the hash of the source, so an edited kernel is rebuilt),
+    loaded with :mod:`ctypes` and handed to ``bind(lib)``, which returns the function with its
+    argument types set. ``None`` when it cannot be built (no compiler); loaded once per
+    process."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    key = (prefix, digest)
+    with _lock:
+        if key in _loaded:
+            return _loaded[key]
+        fn = None
+        try:
+            ext = ".dylib" if sys.platform == "darwin" else ".so"
+            target = cache_dir() / f"{prefix}-{digest}{ext}"
+            if not target.exists():
+                compile_library(source, target, label)
+            fn = bind(ctypes.CDLL(str(target)))
+        except OSError:
+            fn = None
+        _loaded[key] = fn
+        return fn

@@ -23,16 +23,12 @@ conditional mean of the wait given the state at arrival).
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import math
 import os
-import sys
-import threading
-from pathlib import Path
 
 import numpy as np
 
-from symdelay.core.cbuild import cache_dir, compile_library
+from symdelay.core.cbuild import load_library
 from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
 from symdelay.core.rng import unif as _unif
 
@@ -168,15 +164,17 @@ int64_t lb_run(int64_t J, const int64_t *N, const double *mu, double lam, int64_
 """
 )
 
-_lock = threading.Lock()
-_cached: dict = {}
 
-
-_cache_dir = cache_dir
-
-
-def _compile(target: Path) -> None:
-    compile_library(C_SOURCE, target, "the LB kernel")
+def _bind(lib):
+    fn = lib.lb_run
+    i64 = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
+    u64 = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
+    f64 = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
+    I, D = ctypes.c_int64, ctypes.c_double
+    fn.argtypes = [I, i64, f64, D, I, I, i64, f64, f64, f64, f64, i64, i64, u64, f64]
+    fn.argtypes += [D, I, D, f64, i64, I]
+    fn.restype = I
+    return fn
 
 
 def load_c_kernel():
@@ -184,29 +182,7 @@ def load_c_kernel():
     ``SYMDELAY_NO_C`` set)."""
     if os.environ.get("SYMDELAY_NO_C"):
         return None
-    with _lock:
-        if "fn" in _cached:
-            return _cached["fn"]
-        fn = None
-        try:
-            digest = hashlib.sha256(C_SOURCE.encode()).hexdigest()[:16]
-            ext = ".dylib" if sys.platform == "darwin" else ".so"
-            target = _cache_dir() / f"lbkernel-{digest}{ext}"
-            if not target.exists():
-                _compile(target)
-            lib = ctypes.CDLL(str(target))
-            fn = lib.lb_run
-            i64 = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
-            u64 = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
-            f64 = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
-            I, D = ctypes.c_int64, ctypes.c_double
-            fn.argtypes = [I, i64, f64, D, I, I, i64, f64, f64, f64, f64, i64, i64, u64, f64]
-            fn.argtypes += [D, I, D, f64, i64, I]
-            fn.restype = I
-        except OSError:
-            fn = None
-        _cached["fn"] = fn
-        return fn
+    return load_library(C_SOURCE, "lbkernel", "the LB kernel", _bind)
 
 
 def run_python(

@@ -25,16 +25,12 @@ arrival draws anything, so a run in many calls is the same as one call.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import math
 import os
-import sys
-import threading
-from pathlib import Path
 
 import numpy as np
 
-from symdelay.core.cbuild import cache_dir, compile_library
+from symdelay.core.cbuild import load_library
 from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
 from symdelay.core.rng import next_u64 as _next_u64
 
@@ -173,8 +169,6 @@ SERVER_DTYPE = np.dtype(
 NODE_DTYPE = np.dtype([("dep", "f8"), ("nxt", "i8")])
 
 _MASK = (1 << 64) - 1
-_lock = threading.Lock()
-_cached: dict = {}
 
 
 def run_python(
@@ -309,11 +303,28 @@ def run_python(
     return status
 
 
-_cache_dir = cache_dir
+def _bind(lib):
+    c = lib.sqd_run
+    i64, dbl = ctypes.c_int64, ctypes.c_double
+    i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
+    u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
+    f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
+    poolp = np.ctypeslib.ndpointer(NODE_DTYPE, flags="C_CONTIGUOUS")
+    srvp = np.ctypeslib.ndpointer(SERVER_DTYPE, flags="C_CONTIGUOUS")
+    c.argtypes = [i64, i64, dbl, u64p, f64p, i64, i64p, poolp, srvp, f64p, i64, i64]
+    c.argtypes += [f64p, i64p, f64p, i64p, f64p]
+    c.restype = i64
 
+    def fn(
+        N, d, rate, rng, serv, ip, pool, srv, bounds, batches, levels, occ, snap,
+        soj_sum, soj_n, clock,
+    ) -> int:  # fmt: skip
+        return int(
+            c(N, d, rate, rng, serv, len(serv), ip, pool, srv, bounds, batches, levels,
+              occ, snap, soj_sum, soj_n, clock)
+        )  # fmt: skip
 
-def _compile(target: Path) -> None:
-    compile_library(C_SOURCE, target, "the SQ(d) kernel")
+    return fn
 
 
 def load_c_kernel():
@@ -321,38 +332,4 @@ def load_c_kernel():
     ``None`` (no compiler, or ``SYMDELAY_NO_C`` set)."""
     if os.environ.get("SYMDELAY_NO_C"):
         return None
-    with _lock:
-        if "fn" in _cached:
-            return _cached["fn"]
-        fn = None
-        try:
-            digest = hashlib.sha256(C_SOURCE.encode()).hexdigest()[:16]
-            ext = ".dylib" if sys.platform == "darwin" else ".so"
-            target = _cache_dir() / f"sqdkernel-{digest}{ext}"
-            if not target.exists():
-                _compile(target)
-            lib = ctypes.CDLL(str(target))
-            c = lib.sqd_run
-            i64, dbl = ctypes.c_int64, ctypes.c_double
-            i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
-            u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
-            f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
-            poolp = np.ctypeslib.ndpointer(NODE_DTYPE, flags="C_CONTIGUOUS")
-            srvp = np.ctypeslib.ndpointer(SERVER_DTYPE, flags="C_CONTIGUOUS")
-            c.argtypes = [i64, i64, dbl, u64p, f64p, i64, i64p, poolp, srvp, f64p, i64, i64]
-            c.argtypes += [f64p, i64p, f64p, i64p, f64p]
-            c.restype = i64
-
-            def fn(
-                N, d, rate, rng, serv, ip, pool, srv, bounds, batches, levels, occ, snap,
-                soj_sum, soj_n, clock,
-            ) -> int:  # fmt: skip
-                return int(
-                    c(N, d, rate, rng, serv, len(serv), ip, pool, srv, bounds, batches, levels,
-                      occ, snap, soj_sum, soj_n, clock)
-                )  # fmt: skip
-
-        except OSError:
-            fn = None
-        _cached["fn"] = fn
-        return fn
+    return load_library(C_SOURCE, "sqdkernel", "the SQ(d) kernel", _bind)

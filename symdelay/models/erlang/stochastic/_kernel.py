@@ -20,16 +20,12 @@ run in chunks, with Ctrl-C checked between them, and come out bit-identical to o
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import math
 import os
-import sys
-import threading
-from pathlib import Path
 
 import numpy as np
 
-from symdelay.core.cbuild import cache_dir, compile_library
+from symdelay.core.cbuild import load_library
 from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
 from symdelay.core.rng import MASK, rotl
 from symdelay.core.rng import unif as _unif
@@ -108,8 +104,6 @@ int64_t symdelay_run(int64_t L, double eta, double lam, double mu, double gamma,
 )
 
 _MASK = MASK
-_lock = threading.Lock()
-_cached: dict = {}
 
 
 _rotl = rotl
@@ -174,11 +168,16 @@ def run_python(
     return events
 
 
-_cache_dir = cache_dir
-
-
-def _compile(target: Path) -> None:
-    compile_library(C_SOURCE, target, "the simulation kernel")
+def _bind(lib):
+    fn = lib.symdelay_run
+    i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
+    u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
+    f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
+    d = ctypes.c_double
+    fn.argtypes = [ctypes.c_int64, d, d, d, d, d, i64p, u64p, f64p, ctypes.c_int64]
+    fn.argtypes += [i64p, i64p, f64p, i64p, ctypes.c_int64]
+    fn.restype = ctypes.c_int64
+    return fn
 
 
 def load_c_kernel():
@@ -189,29 +188,7 @@ def load_c_kernel():
     """
     if os.environ.get("SYMDELAY_NO_C"):
         return None
-    with _lock:
-        if "fn" in _cached:
-            return _cached["fn"]
-        fn = None
-        try:
-            digest = hashlib.sha256(C_SOURCE.encode()).hexdigest()[:16]
-            ext = ".dylib" if sys.platform == "darwin" else ".so"
-            target = _cache_dir() / f"simkernel-{digest}{ext}"
-            if not target.exists():
-                _compile(target)
-            lib = ctypes.CDLL(str(target))
-            fn = lib.symdelay_run
-            i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
-            u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
-            f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
-            d = ctypes.c_double
-            fn.argtypes = [ctypes.c_int64, d, d, d, d, d, i64p, u64p, f64p, ctypes.c_int64]
-            fn.argtypes += [i64p, i64p, f64p, i64p, ctypes.c_int64]
-            fn.restype = ctypes.c_int64
-        except OSError:
-            fn = None
-        _cached["fn"] = fn
-        return fn
+    return load_library(C_SOURCE, "simkernel", "the simulation kernel", _bind)
 
 
 def run_c(
