@@ -10,7 +10,7 @@ is first asked for), so that ``import symdelay`` and the command line start fast
 
 import importlib
 
-__version__ = "0.1.0"
+from symdelay.core.version import __version__  # noqa: F401
 
 #: public name -> (module, attribute)
 _PUBLIC = {

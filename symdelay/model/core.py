@@ -33,6 +33,7 @@ import math
 import random
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import sympy as sp
 
@@ -41,7 +42,7 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.core.symbols import SYMBOLS
 from symdelay.model.records import Equilibrium, Factor, _cycles, _is_zero
 
-__all__ = ["Model", "Transition", "DOMAINS", "Equilibrium", "Factor"]
+__all__ = ["Model", "Specialisable", "Transition", "DOMAINS", "Equilibrium", "Factor"]
 
 #: Parameter domains a model may declare.
 DOMAINS = ("positive", "nonnegative", "real", "probability")
@@ -158,7 +159,28 @@ def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
     return expr
 
 
-class Model(LatexDisplay):
+class Specialisable:
+    """What a model offers an analysis entry besides its data: fast paths by quantity."""
+
+    #: quantity -> ``"module:function"``: the fast paths (closed forms, hand-written kernels)
+    #: this model's family offers. Each analysis entry asks for its quantity first
+    #: (:func:`symdelay.analysis.entry.specialisation`) and runs the generic machinery when
+    #: there is none or it declines. Names, resolved when asked for: the model layer imports
+    #: nothing of the families.
+    SPECIALISATIONS: ClassVar[dict] = {}
+
+    def special(self, quantity: str):
+        """The function of this family's fast path for ``quantity``, or ``None``."""
+        import importlib
+
+        target = self.SPECIALISATIONS.get(quantity)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+class Model(Specialisable, LatexDisplay):
     """A density-dependent family of jump processes, checked at the door.
 
     ``states``: names (or symbols) of the scaled state variables. ``parameters``: ``{name:

@@ -1,19 +1,30 @@
-"""The founding model through the generic layer: two queues, Erlang(L, mean D) action delay.
+"""The founding model: two queues, logit routing on queue lengths, Erlang(L, mean D) delay.
 
-:class:`~symdelay.models.erlang.action_delay.ActionDelayModel` keeps the symbolic-L derivation and
-the fast paths; this constructor gives the same system as a transition table, so that the
-generic machinery (modes, factors, Routh) can be compared with them.
+``model(L, mu, lam, theta, D)`` checks its options once and returns a
+:class:`FoundingModel`. Every analysis takes it like any other model; the fast paths of the
+symbolic-L derivation (closed-form Hopf curves, trinomial and Lambert-W roots, the
+hand-written simulation kernel, the claims engine's exact branch) are its
+:attr:`~FoundingModel.SPECIALISATIONS`, which each analysis entry asks for first. The
+transition table (2(L+1) states) is built only when a generic analysis asks for it, so that a
+closed-form answer at L = 10^4 never builds a 20,002-state table; ``L = inf`` (the
+delay-differential limit) has none, and a generic analysis of it says so.
 
 >>> m = model(L=1)
 >>> [f.mode for f in m.factors]
 ['sum', 'sum', 'difference']
+>>> model(L=3, mu=1, lam="0.5").options["lam"]
+1/2
 """
 
 from __future__ import annotations
 
-from symdelay.core.options import Option
+from typing import ClassVar
 
-__all__ = ["model", "INFO", "OPTIONS"]
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.options import Option
+from symdelay.model.core import Model
+
+__all__ = ["model", "FoundingModel", "NoTable", "INFO", "OPTIONS"]
 
 INFO = {
     "name": "erlang",
@@ -31,17 +42,91 @@ OPTIONS = (
     Option("D", "mean action delay (> 0; without it the phase rate gamma stays symbolic)"),
 )
 
+_S = "symdelay.models.erlang."
 
-def model(L=2, mu=None, lam=None, theta=None, D=None):
+
+class NoTable(SymdelayInputError, AttributeError):
+    """The delay-differential limit (L = inf) has no transition table."""
+
+
+class FoundingModel(Model):
+    """The founding model with checked options ``L, mu, lam, theta, D`` (exact; ``None``:
+    symbolic). It is a :class:`~symdelay.model.Model`: the transition table's attributes
+    (``states``, ``factors``, ``equilibrium``, ...) are built on first use."""
+
+    SPECIALISATIONS: ClassVar[dict] = {
+        "critical": _S + "hopf.curve:specialised_critical",
+        "roots": _S + "roots.solve:specialised_roots",
+        "stability": _S + "stability:specialised_stability",
+        "charpoly": _S + "charpoly:specialised_charpoly",
+        "simulate": _S + "stochastic.simulate:specialised_simulate",
+        "fluid": _S + "stochastic.fluid:specialised_fluid",
+        "variance": _S + "stochastic.variance:specialised_variance",
+        "window": _S + "hopf.window:specialised_window",
+        "worst_delay": _S + "hopf.worst:specialised_worst_delay",
+        "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
+        "verify": _S + "claims:specialised_verify",
+    }
+
+    def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):
+        from symdelay.core.params import as_L_or_inf, as_parameter, is_infinite_L
+
+        L = as_L_or_inf(L)
+        self.L = L
+        self.infinite = is_infinite_L(L)
+        opts = {
+            "mu": as_parameter("mu", mu) if mu is not None else None,
+            "lam": as_parameter("lam", lam) if lam is not None else None,
+            "theta": as_parameter("theta", theta, positive=False) if theta is not None else None,
+            "D": as_parameter("D", D) if D is not None else None,
+        }
+        #: the checked options (exact numbers, None where not given); ``L`` an int or ``oo``
+        self.options = {"L": L, **opts}
+        self.name = (
+            f"two queues, logit routing, Erlang({'inf' if self.infinite else L}) action delay"
+        )
+
+    def __getattr__(self, name):
+        # only attributes the instance lacks arrive here: the transition table's
+        if name.startswith("__") or name in ("L", "infinite", "options", "name"):
+            raise AttributeError(name)
+        if self.__dict__.get("infinite"):
+            raise NoTable(
+                f"{self.__dict__.get('name', 'the founding model')}: L = inf is the "
+                f"delay-differential limit, which has no transition table ({name}); its "
+                "analyses are the closed forms (critical, roots, stability, verify)"
+            )
+        self._build_table()
+        return object.__getattribute__(self, name)
+
+    def _build_table(self) -> None:
+        from symdelay.models.delayed_routing import delayed_routing_model
+        from symdelay.models.phase import PhaseType
+
+        o = self.options
+        table = delayed_routing_model(
+            N=2,
+            delay=PhaseType.erlang(self.L, o["D"]),
+            mu=o["mu"],
+            lam=o["lam"],
+            theta=o["theta"],
+            name=self.name,
+        )
+        for k, v in table.__dict__.items():
+            self.__dict__.setdefault(k, v)
+
+    def with_values(self, **values) -> Model:
+        """The same model with more options given numbers (a founding model while only
+        founding options are given; otherwise the transition table's)."""
+        if set(values) <= set(self.options):
+            return FoundingModel(**{**self.options, **values})
+        return Model.with_values(self, **values)
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{k}={v}" for k, v in self.options.items() if v is not None)
+        return f"FoundingModel({given})"
+
+
+def model(L=2, mu=None, lam=None, theta=None, D=None) -> FoundingModel:
     """The founding model with ``L`` phases; ``D`` None leaves the phase rate ``gamma``."""
-    from symdelay.models.delayed_routing import delayed_routing_model
-    from symdelay.models.phase import PhaseType
-
-    return delayed_routing_model(
-        N=2,
-        delay=PhaseType.erlang(L, D),
-        mu=mu,
-        lam=lam,
-        theta=theta,
-        name=f"two queues, logit routing, Erlang({L}) action delay",
-    )
+    return FoundingModel(L=L, mu=mu, lam=lam, theta=theta, D=D)

@@ -1,0 +1,77 @@
+"""The one base of every analysis result.
+
+A result is a frozen dataclass that subclasses :class:`Result` and defines :meth:`record`
+(its own JSON keys). The base gives what every result has:
+
+- ``to_json()``: the record, plus ``"model"`` (the model's name, when the result knows it)
+  and ``"symdelay_version"``, so that a stored answer says what produced it;
+- ``_repr_latex_()`` from ``latex()`` (Jupyter shows the mathematics);
+- ``_repr_html_()`` from ``table()`` (a result with a table shows it; the others return
+  ``None``, and Jupyter falls back to the next representation);
+- ``plot()``: the figure registered for the result's class by :mod:`symdelay.outputs`
+  (analysis modules never import matplotlib).
+
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class Answer(Result):
+...     model_name: str
+...     value: int
+...     def record(self):
+...         return {"value": self.value}
+...     def table(self):
+...         return ["value"], [[self.value]], None
+>>> a = Answer("m", 3)
+>>> sorted(a.to_json())
+['model', 'symdelay_version', 'value']
+>>> a._repr_html_()
+'<table><thead><tr><th>value</th></tr></thead><tbody><tr><td>3</td></tr></tbody></table>'
+"""
+
+from __future__ import annotations
+
+from symdelay.core.display import LatexDisplay, draw, html_table
+from symdelay.core.version import __version__
+
+__all__ = ["Result"]
+
+
+class Result(LatexDisplay):
+    """Base of the analysis results (subclasses are frozen dataclasses)."""
+
+    #: the name of the model the result answers for (subclasses set the field)
+    model_name: str | None = None
+
+    def record(self) -> dict:  # pragma: no cover - each result defines it
+        raise NotImplementedError
+
+    def to_json(self) -> dict:
+        out = dict(self.record())
+        if self.model_name is not None:
+            out.setdefault("model", self.model_name)
+        out["symdelay_version"] = __version__
+        return out
+
+    def table(self):
+        """``(header, rows, caption)`` of the result's table, or ``None``."""
+        return None
+
+    def latex(self) -> str:
+        raise NotImplementedError
+
+    def _repr_latex_(self) -> str | None:
+        try:
+            body = self.latex()
+        except NotImplementedError:
+            return None
+        return f"$\\displaystyle {body}$"
+
+    def _repr_html_(self) -> str | None:
+        t = self.table()
+        if t is None:
+            return None
+        header, rows, caption = t
+        return html_table(header, rows, caption)
+
+    def plot(self, *args, **kwargs):
+        """The result's figure (matplotlib Axes); a result without one raises ``TypeError``."""
+        return draw(self, *args, **kwargs)
