@@ -1,4 +1,5 @@
-"""Analyses that take a :class:`~symdelay.model.Model`: roots and the fluid path.
+"""Analyses that take a :class:`~symdelay.model.Model`: roots (the entry :func:`roots`) and
+the fluid path.
 
 Both need numbers for every parameter (``model.with_values(...)``); they say which are
 missing otherwise. Roots are certified per factor of the characteristic polynomial by
@@ -9,19 +10,20 @@ coefficients made exact), and the record says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import mpmath
 import numpy as np
 import sympy as sp
 
+from symdelay.analysis.rootset import RootSet
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps
 from symdelay.core.symbols import r
 
 __all__ = [
-    "ModelRoots",
-    "model_roots",
+    "RootSet",
+    "roots",
     "FluidPath",
     "model_fluid",
     "require_values",
@@ -74,80 +76,55 @@ def require_values(model, what: str) -> None:
         )
 
 
-@dataclass
-class ModelRoots:
-    """Certified roots of every factor; counts over the whole spectrum."""
+def roots(
+    model,
+    dps: int = 30,
+    *,
+    rightmost: int | None = None,
+    branches=None,
+    force: bool | None = None,
+    method: str = "auto",
+) -> RootSet:
+    """Certified characteristic roots of ``model``, with the certified unstable count.
 
-    model_name: str
-    per_factor: list  # (Factor, RootSet)
-    dps: int
-    notes: list = field(default_factory=list)
+    The family's specialisation first (the founding model: its difference mode, by the
+    Erlang branch structure, up to L = 10^4 all roots, ``rightmost=K`` for the K rightmost up
+    to L = 10^7, ``L = inf`` on the Lambert-W ``branches``); otherwise every root of
+    ``det(rI - J)``, certified factor by factor (:class:`RootSet` with ``per_factor``).
+    ``rightmost`` and ``branches`` exist only on the founding model's path. ``force``: None
+    (the API) runs the generic path unguarded; ``True``/``False`` (``--force``) estimates its
+    cost first (:func:`check_analysis_cost`).
 
-    @property
-    def unstable_count(self) -> int:
-        return sum(rs.unstable_count * f.multiplicity for f, rs in self.per_factor)
+    >>> from symdelay.models import build_model
+    >>> m = build_model("nserver", N=2, L=1, mu=1, lam=1, theta=2, D=1)
+    >>> res = roots(m, dps=15)
+    >>> res.unstable_count, [f.mode for f, _ in res.per_factor]
+    (0, ['sum', 'sum', 'difference'])
+    """
+    from symdelay.analysis.entry import declined, require_table, specialisation
 
-    @property
-    def axis_count(self) -> int:
-        return sum(rs.axis_count * f.multiplicity for f, rs in self.per_factor)
-
-    @property
-    def spectral_abscissa(self) -> mpmath.mpf:
-        return max(rs.spectral_abscissa for _, rs in self.per_factor)
-
-    @property
-    def is_stable(self) -> bool:
-        return self.unstable_count == 0 and self.axis_count == 0
-
-    def _repr_latex_(self) -> str:
-        """Each factor with its mode, multiplicity and unstable count; the abscissa."""
-        from symdelay.core.display import display_latex, latex_array, latex_number, latex_text
-        from symdelay.core.latex import tex as _tex
-
-        rec = self.to_json()
-        rows = [
-            [
-                _tex(f.factor),
-                latex_text(f.mode),
-                str(f.multiplicity),
-                str(rs.unstable_count),
-            ]
-            for f, rs in self.per_factor
-        ]
-        return display_latex(
-            latex_text(f"{self.model_name}: unstable roots {rec['unstable_count']}")
-            + rf",\ \max \operatorname{{Re}} r = {latex_number(rec['spectral_abscissa'])}",
-            latex_array([r"\text{factor}", r"\text{mode}", r"\times", r"\text{unstable}"], rows),
+    fast = specialisation(model, "roots", method)
+    if fast is not None:
+        result = fast(model, dps=dps, rightmost=rightmost, branches=branches, force=force)
+        if result is not None:
+            return result
+        declined(model, "roots", method)
+    if rightmost is not None or branches is not None:
+        raise SymdelayInputError(
+            "rightmost= and branches= are for the founding model (Erlang delay); "
+            f"{model.name} gives all its roots"
         )
-
-    def to_json(self) -> dict:
-        return {
-            "model": self.model_name,
-            "dps": self.dps,
-            "unstable_count": self.unstable_count,
-            "axis_count": self.axis_count,
-            "stable": self.is_stable,
-            "spectral_abscissa": mpmath.nstr(self.spectral_abscissa, self.dps),
-            "factors": [
-                {
-                    "factor": str(f.factor),
-                    "mode": f.mode,
-                    "multiplicity": f.multiplicity,
-                    "roots": [z.to_json(self.dps) for z in rs],
-                    "unstable_count": rs.unstable_count,
-                    "axis_count": rs.axis_count,
-                }
-                for f, rs in self.per_factor
-            ],
-            "notes": list(self.notes),
-        }
+    require_table(model, "roots")
+    dps = as_dps(dps)
+    if force is not None:
+        check_analysis_cost(model, force=force)
+    return _model_roots(model, dps)
 
 
-def model_roots(model, dps: int = 30) -> ModelRoots:
+def _model_roots(model, dps: int) -> RootSet:
     """All roots of ``det(rI - J)``, certified, factor by factor."""
     from symdelay.analysis.polyroots import polynomial_roots
 
-    dps = as_dps(dps)
     require_values(model, "roots")
     notes = []
     if not model.equilibrium.exact:
@@ -163,7 +140,7 @@ def model_roots(model, dps: int = 30) -> ModelRoots:
         if floats:
             poly = poly.xreplace({x: sp.Rational(x) for x in floats})
         per.append((f, polynomial_roots(poly, r, dps=dps)))
-    return ModelRoots(model.name, per, dps, notes)
+    return RootSet.of_factors(model.name, per, dps, notes)
 
 
 @dataclass

@@ -1,8 +1,9 @@
-"""``symdelay roots``: certified characteristic roots of the difference mode.
+"""``symdelay roots``: certified characteristic roots (:func:`symdelay.analysis.roots.roots`).
 
 symdelay roots --L 200 --mu 1 --lam 1 --theta 5 --D 1 --dps 50 --json
 symdelay roots --L 1000000 --mu 1 --lam 1 --theta 5 --D 1 --rightmost 2
 symdelay roots --L inf --mu 1 --lam 1 --theta 5 --D 1 --branches -3..3
+symdelay roots --model phase_type --delay hypoexp --rates 1,2 --mu 1 --lam 1 --theta 3
 """
 
 from __future__ import annotations
@@ -12,32 +13,28 @@ import sys
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_run import run_roots
 from symdelay.core.errors import CertificationError, SymdelayInputError
 
 __all__ = ["register", "run", "roots_record"]
 
 
-def roots_record(args):
-    """The :class:`~symdelay.models.erlang.roots.RootSet` for parsed arguments."""
-    from symdelay.core.params import as_L_or_inf
-    from symdelay.models.erlang.roots import characteristic_roots, parse_branches
+def roots_record(args, model=None):
+    """The :class:`~symdelay.analysis.rootset.RootSet` for parsed arguments: the model the
+    door builds (or ``model``), through the entry :func:`symdelay.analysis.roots.roots`."""
+    from symdelay.analysis.roots import roots
+    from symdelay.models.erlang.roots import parse_branches
 
-    return characteristic_roots(
-        as_L_or_inf(args.L),
-        args.mu,
-        args.lam,
-        args.theta,
-        args.D,
+    model = door.model_from_args(args) if model is None else model
+    return roots(
+        model,
         dps=args.dps,
         rightmost=None if args.rightmost is None else _positive_int(args.rightmost),
-        branches=parse_branches("-3..3" if args.branches is None else args.branches),
+        branches=None if args.branches is None else parse_branches(args.branches),
+        force=False,
     )
 
 
 def _positive_int(text):
-    from symdelay.core.errors import SymdelayInputError
-
     try:
         value = int(str(text).strip())
     except ValueError:
@@ -52,7 +49,8 @@ def register(subparsers) -> None:
         "roots",
         help="certified characteristic roots (all for L <= 10^4, K rightmost, or L = inf)",
         description="Roots of (r+mu)(r+gamma)^L + lam theta gamma^L (gamma = L/D), each with "
-        "a proved error radius, and the certified number of unstable roots.",
+        "a proved error radius, and the certified number of unstable roots; for another model "
+        "every root of det(rI - J), factor by factor.",
     )
     # let '--branches -3..3' through (argparse would take '-3..3' for an option)
     p._negative_number_matcher = re.compile(r"^-\d+$|^-\d*\.\d+$|^-\d+\.\.-?\d+$")
@@ -67,29 +65,25 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    import mpmath
-
-    if not door.founding(args):
-        door.refuse(
-            args, "rightmost", "branches", why="it is for the founding model (Erlang delay)"
-        )
-        try:
-            return run_roots(args)
-        except CertificationError as exc:
-            print(f"symdelay: certification failed: {exc}", file=sys.stderr)
-            return 1
-    door.need(args, "L", "mu", "lam", "theta", "D")
-    if args.branches is not None and str(args.L).strip().lower() not in ("inf", "oo"):
-        raise SymdelayInputError("--branches is for --L inf (Lambert-W branches); drop it")
+    model = door.model_from_args(args)
     try:
-        res = roots_record(args)
+        res = roots_record(args, model)
     except CertificationError as exc:
         print(f"symdelay: certification failed: {exc}", file=sys.stderr)
         return 1
-    if args.json:
-        emit_json(res.to_json())
-        return 0
+    if res.per_factor:
+        return _print_factors(args, model, res)
+    return _print_roots(args, res)
+
+
+def _print_roots(args, res) -> int:
+    """The founding model's roots (its difference mode), as in every release."""
+    import mpmath
+
     rec = res.to_json()
+    if args.json:
+        emit_json(rec)
+        return 0
     if res.mode == "all":
         head = f"L = {rec['L']}: {len(res)} roots (all), unstable_count = {res.unstable_count}"
     else:
@@ -102,4 +96,34 @@ def run(args) -> int:
     with mpmath.workdps(8):
         for z, item in zip(res, rec["roots"]):
             emit(f"  {item['re']}  {item['im']}i   +- {mpmath.nstr(z.radius, 3)}")
+    return 0
+
+
+def _print_factors(args, model, res) -> int:
+    """A model's roots factor by factor, with its parameter values."""
+    record = res.to_json()
+    record["parameters"] = {
+        "model": model.name,
+        **{str(k): str(v) for k, v in model.values.items()},
+    }
+    if args.json:
+        emit_json(record)
+        return 0
+    lines = [
+        f"{res.model_name}: {res.unstable_count} root(s) with Re r > 0, {res.axis_count} on the "
+        f"imaginary axis (certified, counted with multiplicity)"
+    ]
+    for f in record["factors"]:
+        lines.append(
+            f"[{f['mode']}] {f['factor']}"
+            + (f" (x{f['multiplicity']})" if f["multiplicity"] > 1 else "")
+        )
+        for z in f["roots"]:
+            sign = "-" if z["im"].startswith("-") else "+"
+            mult = f", multiplicity {z['multiplicity']}" if "multiplicity" in z else ""
+            lines.append(
+                f"    {z['re']} {sign} {z['im'].lstrip('-')}i  (radius {z['radius']}{mult})"
+            )
+    lines += [f"note: {n}" for n in record["notes"]]
+    emit("\n".join(lines))
     return 0

@@ -38,6 +38,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import flint
@@ -56,13 +57,13 @@ from symdelay.analysis.certify import (
 from symdelay.analysis.rootset import CertifiedRoot, RootSet
 from symdelay.core.errors import CertificationError, SymdelayInputError
 from symdelay.core.params import as_dps, as_L, as_parameter, is_infinite_L
-from symdelay.models.erlang.dispatch import accepts_model
 from symdelay.models.erlang.roots.equations import ball_functions, mp_lambert_roots
 
 __all__ = [
     "CertifiedRoot",
     "RootSet",
     "characteristic_roots",
+    "specialised_roots",
     "ALL_ROOTS_MAX_L",
     "RIGHTMOST_MAX_L",
     "parse_branches",
@@ -264,18 +265,67 @@ def _all_seeds(L, a, c):
 
 
 # ------------------------------------------------------------------------- public entry
-@accepts_model
 def characteristic_roots(
-    L, mu, lam, theta, D, dps: int = 50, rightmost: int | None = None, branches=(-3, 3)
+    L, mu, lam, theta, D, dps: int = 50, rightmost: int | None = None, branches=(-3, 3), kappa=None
 ) -> RootSet:
-    """Certified roots of ``(r+mu)(r+gamma)^L + lam theta gamma^L`` (gamma = L/D).
+    """Certified roots of ``(r+mu)(r+gamma)^L + lam theta gamma^L`` (gamma = L/D): the
+    founding model's :func:`~symdelay.analysis.roots.roots` (a convenience).
 
     ``L`` is an integer (all L + 1 roots for L <= 10^4; with ``rightmost=K`` the K rightmost
     for L <= 10^7) or ``"inf"``/``math.inf`` (the roots of ``r + mu + lam theta e^{-rD}``
     on the Lambert-W branches ``branches = (k1, k2)``). Parameters are exact (Rationals);
     ``mu, lam, D > 0``, ``theta`` real and non-zero. Raises
-    :class:`~symdelay.core.errors.CertificationError` if any certificate fails.
+    :class:`~symdelay.core.errors.CertificationError` if any certificate fails. ``kappa``
+    (weights of the jobs in flight) gives the ``inflight`` model's roots, factor by factor.
     """
+    from symdelay.analysis.roots import roots
+    from symdelay.models.erlang.family import FoundingModel
+
+    if kappa is not None:
+        from symdelay.models.erlang.kappa import inflight_model
+
+        m = inflight_model(L, kappa, mu=mu, lam=lam, theta=theta, D=D)
+        return roots(m, dps=dps)
+    model = FoundingModel(L=L, mu=mu, lam=lam, theta=theta, D=D)
+    branches = branches if model.infinite else None  # the branches of L = inf only
+    return roots(model, dps=dps, rightmost=rightmost, branches=branches, method="specialised")
+
+
+def specialised_roots(model, dps=30, rightmost=None, branches=None, force=None) -> RootSet:
+    """The founding model's roots (:func:`~symdelay.analysis.roots.roots`): its difference
+    mode by the Erlang branch structure (finite L) or Lambert W (L = inf); the record names
+    the model. It applies to every founding model with numbers (it never declines); the
+    sum mode's roots ``-mu`` and ``-gamma`` (L-fold) are not listed."""
+    o = model.options
+    if isinstance(model.L, sp.Symbol):
+        raise SymdelayInputError(
+            "L must be an integer >= 1 (number of delay phases) or inf for root finding, got L"
+        )
+    missing = [k for k in ("mu", "lam", "theta", "D") if o[k] is None]
+    if missing:
+        raise SymdelayInputError(
+            "the roots of the founding model need numbers for "
+            + ", ".join(missing)
+            + " (--"
+            + ", --".join(missing)
+            + ")"
+        )
+    if branches is not None and not model.infinite:
+        raise SymdelayInputError("--branches is for --L inf (Lambert-W branches); drop it")
+    res = _founding_roots(
+        model.L,
+        o["mu"],
+        o["lam"],
+        o["theta"],
+        o["D"],
+        dps=dps,
+        rightmost=rightmost,
+        branches=(-3, 3) if branches is None else branches,
+    )
+    return dataclasses.replace(res, model_name=model.name)
+
+
+def _founding_roots(L, mu, lam, theta, D, dps, rightmost, branches) -> RootSet:
     dps = as_dps(dps)
     p = _params(mu, lam, theta, D)
     if rightmost is not None and (
@@ -297,9 +347,7 @@ def characteristic_roots(
         raise SymdelayInputError(f"L = {L} is too large (limit {RIGHTMOST_MAX_L} for --rightmost)")
     if rightmost >= L + 1 or L <= 256:
         res = _rescaled(_all_roots, L, p, dps)
-        res.roots = res.roots[: min(rightmost, L + 1)]
-        res.mode = "rightmost"
-        return res
+        return dataclasses.replace(res, roots=res.roots[: min(rightmost, L + 1)], mode="rightmost")
     return _rescaled(_rightmost_roots, L, p, dps, rightmost)
 
 
@@ -351,10 +399,12 @@ def _rescaled(solve, L, p, dps, *extra) -> RootSet:
                 v = mpmath.mpc(v.real, 0)
             radius = z.radius * g * (1 + ulp) + abs(v) * ulp
             out.append(CertifiedRoot(v, radius, z.branch, z.multiplicity, z.on_axis))
-    res.roots = out
-    res.params = p
-    res.notes = [*res.notes, f"solved in the time unit 1/gamma (gamma = {gq}), then scaled back"]
-    return res
+    return dataclasses.replace(
+        res,
+        roots=out,
+        params=p,
+        notes=[*res.notes, f"solved in the time unit 1/gamma (gamma = {gq}), then scaled back"],
+    )
 
 
 def _work(dps, L):
