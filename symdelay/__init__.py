@@ -14,7 +14,9 @@ from symdelay.core.version import __version__  # noqa: F401
 
 #: public name -> (module, attribute)
 _PUBLIC = {
-    "stability": ("symdelay.analysis.stability", "model_stability"),
+    "stability": ("symdelay.analysis.stability", "stability"),
+    "Stability": ("symdelay.analysis.stability", "Stability"),
+    "roots": ("symdelay.analysis.roots", "roots"),
     "is_stable": ("symdelay.analysis.stability", "is_stable"),
     "window": ("symdelay.analysis.window", "window"),
     "extremum": ("symdelay.analysis.window", "extremum"),
@@ -31,7 +33,8 @@ _PUBLIC = {
     "ActionDelayModel": ("symdelay.models", "ActionDelayModel"),
     "build_model": ("symdelay.models", "build_model"),
     "builtin_models": ("symdelay.models", "builtin_models"),
-    "charpoly": ("symdelay.models.erlang", "charpoly"),
+    "charpoly": ("symdelay.analysis.charpoly", "charpoly"),
+    "CharPoly": ("symdelay.analysis.charpoly", "CharPoly"),
     "characteristic_polynomial": ("symdelay.models.erlang.charpoly", "characteristic_polynomial"),
     "delayed_information_equation": (
         "symdelay.models.erlang.charpoly",
@@ -58,7 +61,7 @@ _PUBLIC = {
     "instability_window": ("symdelay.models.erlang.hopf", "instability_window"),
     "worst_delay": ("symdelay.models.erlang.hopf", "worst_delay"),
     "CertifiedRoot": ("symdelay.models.erlang.roots", "CertifiedRoot"),
-    "RootSet": ("symdelay.models.erlang.roots", "RootSet"),
+    "RootSet": ("symdelay.analysis.rootset", "RootSet"),
     "characteristic_roots": ("symdelay.models.erlang.roots", "characteristic_roots"),
     "stability_conditions": ("symdelay.models.erlang.stability", "stability_conditions"),
     "fluid": ("symdelay.models.erlang.stochastic", "fluid"),
@@ -73,6 +76,8 @@ _PUBLIC = {
 
 __all__ = [
     "stability",
+    "Stability",
+    "roots",
     "is_stable",
     "window",
     "extremum",
@@ -96,6 +101,7 @@ __all__ = [
     "worst_delay",
     "characteristic_polynomial",
     "charpoly",
+    "CharPoly",
     "delayed_information_equation",
     "derive_characteristic_equation",
     "eigenvector",

@@ -113,7 +113,7 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> ModelCriti
     to ``rtol``. The record says what was searched; no change found means ``inf`` *within the
     searched range*, not a proof beyond it.
     """
-    from symdelay.analysis.roots import model_roots
+    from symdelay.analysis.roots import roots
 
     cfg = {**SEARCH, **(search or {})}
 
@@ -143,7 +143,7 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> ModelCriti
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if stable(mid) else (lo, mid)
         steps += 1
-    top = model_roots(model.with_values(**{param: hi}), dps=15)
+    top = roots(model.with_values(**{param: hi}), dps=15, method="generic")
     rightmost = max((z for _, rs in top.per_factor for z in rs), key=lambda z: z.value.real)
     note = (
         f"equilibrium depends on {param}: re-solved and proved at every value; first loss "

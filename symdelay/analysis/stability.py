@@ -8,27 +8,67 @@ condition when ``mu`` is declared positive); the conditions are printed in the p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy as sp
 
 from symdelay.analysis.routh import routh_hurwitz
-from symdelay.core.display import LatexDisplay
+from symdelay.core.result import Result
 from symdelay.core.symbols import r
 from symdelay.model.equilibrium import _with_domains
 
-__all__ = ["ModelStability", "model_stability", "is_stable", "model_record"]
+__all__ = ["Stability", "stability", "is_stable", "model_record"]
 
 
 @dataclass(frozen=True)
-class ModelStability(LatexDisplay):
-    """Conditions (conjunction) for every root of every factor to lie in Re r < 0."""
+class Stability(Result):
+    """Conditions (a conjunction) for every root of the characteristic polynomial to lie in
+    ``Re r < 0``, and the verdict ``stable`` (True / False / None: depends on parameters).
+
+    Generic path: Routh–Hurwitz on every factor (``per_factor``: ``(Factor, RouthResult)``).
+    The founding model's path (``L`` set) adds its closed forms: ``polynomial`` (the
+    difference mode), ``routh`` (its Routh–Hurwitz result, unsimplified), ``conditions``
+    simplified under ``assumptions``, the Hopf polynomial ``Delta_L`` in ``lam*theta`` and
+    its closed-form root ``critical_lam_theta`` (None for L = 1 and where SymPy's root is no
+    usable closed form), the ``oscillation_condition`` (rightmost roots non-real; a different
+    set) and its threshold ``oscillation_lam_theta``; ``values``: the numbers the verdict was
+    decided at (exactly, by Routh–Hurwitz on the rational polynomial).
+    """
 
     conditions: tuple
     stable: bool | None
-    per_factor: tuple  # (Factor, RouthResult)
+    per_factor: tuple = ()
+    model_name: str | None = None
+    L: int | None = None
+    polynomial: sp.Expr | None = None
+    routh: object = None
+    hopf_polynomial: sp.Expr | None = None
+    critical_lam_theta: sp.Expr | None = None
+    oscillation_condition: sp.Basic | None = None
+    oscillation_lam_theta: sp.Expr | None = None
+    stable_for_all_theta: bool | None = None
+    assumptions: str | None = None
+    values: dict = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    @property
+    def condition(self) -> sp.Basic:
+        return sp.And(*self.conditions)
+
+    @property
+    def critical_lam_theta_in_D(self) -> sp.Expr | None:
+        """``k_c`` with ``gamma = L/D`` (the founding model)."""
+        from symdelay.core.symbols import D, gamma
+
+        if self.critical_lam_theta is None:
+            return None
+        return sp.factor(self.critical_lam_theta.subs(gamma, self.L / D))
+
+    def record(self) -> dict:
+        if self.L is None:
+            return self._generic_record()
+        return self._founding_record()
+
+    def _generic_record(self) -> dict:
         from symdelay.core.latex import tex
 
         return {
@@ -46,31 +86,103 @@ class ModelStability(LatexDisplay):
             ],
         }
 
-    @property
-    def condition(self) -> sp.Basic:
-        return sp.And(*self.conditions)
+    def _founding_record(self) -> dict:
+        from symdelay.core.latex import tex
+
+        crit = self.critical_lam_theta
+        osc = self.oscillation_condition
+
+        def text(x):
+            return None if x is None else str(x)
+
+        def latex(x):
+            return None if x is None else tex(x)
+
+        out = {
+            "L": self.L,
+            "assumptions": self.assumptions,
+            "conditions": [str(c) for c in self.conditions],
+            "critical_lam_theta": text(crit),
+            "critical_lam_theta_in_D": None if crit is None else str(self.critical_lam_theta_in_D),
+            "hopf_polynomial": text(self.hopf_polynomial),
+            "stable_for_all_theta": self.stable_for_all_theta,
+            "oscillation_condition": text(osc),
+            "oscillation_lam_theta": str(self.oscillation_lam_theta),
+            "routh_conditions": [str(c) for c in self.routh.conditions],
+            "theta_negative": (
+                "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
+                "lam*theta = -mu, so then stability also needs lam*theta > -mu"
+            ),
+            # the same formulas as LaTeX (symdelay's names: lam -> \lambda)
+            "conditions_latex": [tex(c) for c in self.conditions],
+            "critical_lam_theta_latex": latex(crit),
+            "critical_lam_theta_in_D_latex": (
+                None if crit is None else tex(self.critical_lam_theta_in_D)
+            ),
+            "hopf_polynomial_latex": latex(self.hopf_polynomial),
+            "oscillation_condition_latex": latex(osc),
+            "oscillation_lam_theta_latex": tex(self.oscillation_lam_theta),
+            "routh_conditions_latex": [tex(c) for c in self.routh.conditions],
+            "stable": self.stable,
+        }
+        if self.values:
+            out["values"] = {k: str(v) for k, v in self.values.items()}
+        return out
 
     def latex(self) -> str:
         from symdelay.core.latex import tex
 
+        if self.L is None:
+            if not self.conditions:
+                return r"\text{stable}" if self.stable else r"\text{unstable}"
+            return r" \;\wedge\; ".join(tex(c) for c in self.conditions)
         if not self.conditions:
-            return r"\text{stable}" if self.stable else r"\text{unstable}"
-        return r" \;\wedge\; ".join(tex(c) for c in self.conditions)
+            body = r"\text{stable for every } \theta \ge 0"
+        else:
+            body = r" \;\wedge\; ".join(tex(c) for c in self.conditions)
+        if self.critical_lam_theta is not None:
+            body += rf", \qquad (\lambda\theta)_c = {tex(self.critical_lam_theta)}"
+        return f"L = {self.L}:\\quad {body}"
 
 
-def model_stability(model) -> ModelStability:
-    """Routh–Hurwitz conditions of every factor of ``model`` (computed once per model)."""
+def stability(model, method: str = "auto", *, force: bool | None = None) -> Stability:
+    """Stability of ``model``'s equilibrium: the family's closed forms first (the founding
+    model: its conditions in ``mu, gamma, lam*theta`` for one L, and the exact verdict at the
+    numbers it has), else Routh–Hurwitz on every factor (computed once per model).
+
+    ``force``: None (the API) runs the generic path unguarded and estimates the founding
+    model's symbolic work (refused over the budget); ``True``/``False`` (``--force``)
+    estimates both first.
+
+    >>> from symdelay.models import build_model
+    >>> stability(build_model("nserver", N=3, L=1, mu=1, lam=1, theta=3, D=1)).stable
+    True
+    """
+    from symdelay.analysis.entry import declined, require_table, specialisation
+
+    fast = specialisation(model, "stability", method)
+    if fast is not None:
+        result = fast(model, force=force)
+        if result is not None:
+            return result
+        declined(model, "stability", method)
+    require_table(model, "stability")
+    if force is not None:
+        from symdelay.analysis.roots import check_analysis_cost
+
+        check_analysis_cost(model, force=force)
     return model.cached("stability", lambda: _stability(model))
 
 
 def is_stable(model) -> bool | None:
     """True / False, or None when the answer depends on the free parameters."""
-    return model_stability(model).stable
+    return stability(model).stable
 
 
 def model_record(model) -> dict:
-    """The record of ``symdelay analyze --json``: the model's derived data and its stability."""
-    return {**model.to_json(), "stability": model_stability(model).to_json()}
+    """The record of ``symdelay analyze --json``: the model's derived data and its stability
+    (Routh–Hurwitz on the transition table's factors)."""
+    return {**model.to_json(), "stability": stability(model, method="generic").record()}
 
 
 def _stability(model) -> ModelStability:
@@ -101,4 +213,4 @@ def _stability(model) -> ModelStability:
         stable = False
     else:
         stable = None
-    return ModelStability(tuple(conditions), stable, tuple(per))
+    return Stability(tuple(conditions), stable, tuple(per), model_name=model.name)

@@ -127,9 +127,9 @@ def model_body(model) -> str:
     ]
     out.append(" \\\\\n".join(rows) + "\n\\end{align*}\n")
     out.append("\\section{Stability}\n")
-    from symdelay.analysis.stability import model_stability
+    from symdelay.analysis.stability import stability
 
-    stab = model_stability(model)
+    stab = stability(model, method="generic")
     if stab.conditions:
         out.append(
             "By Routh--Hurwitz (Li\\'enard--Chipart) on every factor, the equilibrium is "

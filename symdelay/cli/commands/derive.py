@@ -6,7 +6,6 @@ import sys
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit
-from symdelay.cli.commands._model_run import run_derive
 from symdelay.core.budget import check_budget, honour_force, power_cost
 from symdelay.core.errors import SymdelayInputError
 
@@ -39,11 +38,13 @@ def _progress(msg: str) -> None:
 
 def run(args) -> int:
     from symdelay.core.params import as_L
+    from symdelay.models.erlang.family import FoundingModel
     from symdelay.outputs.documents_registry import write_concrete, write_documents
     from symdelay.outputs.report import prepare_output_dir
 
-    if not door.founding(args):
-        return run_derive(args)
+    model = door.model_from_args(args)  # the founding model builds no table here
+    if not isinstance(model, FoundingModel):
+        return _model_derivation(args, model)
     door.refuse(
         args,
         "mu",
@@ -82,3 +83,37 @@ def run(args) -> int:
     for r in failed:  # not the user's input: its own status, and where the log is
         print(f"symdelay: {r.message}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _model_derivation(args, model) -> int:
+    """The derivation document of a transition-table model (its symbolic analysis)."""
+    from pathlib import Path
+
+    from symdelay.analysis.entry import require_table
+    from symdelay.analysis.roots import check_analysis_cost
+    from symdelay.outputs.model_tex import model_document
+    from symdelay.outputs.pdf import compile_pdf
+    from symdelay.outputs.report import prepare_output_dir
+
+    require_table(model, "derivation")
+    check_analysis_cost(model, force=getattr(args, "force", False))
+    prepare_output_dir(args.out)
+    slug = "".join(c if c.isalnum() else "_" for c in model.name).strip("_")[:60] or "model"
+    path = Path(args.out) / f"{slug}.tex"
+    try:
+        path.write_text(model_document(model))
+    except OSError as exc:
+        raise SymdelayInputError(
+            f"cannot write {path} ({exc.strerror}): choose a writable directory with --out"
+        ) from None
+    if not args.pdf:
+        emit(f"wrote {path}")
+        return 0
+    res = compile_pdf(path)
+    if res.failed:
+        print(f"symdelay: {res.message}", file=sys.stderr)
+        return 1
+    if res.pdf is None:
+        raise SymdelayInputError(res.message)
+    emit(res.message)
+    return 0

@@ -1,10 +1,10 @@
-"""``symdelay stability``: stability conditions and the critical lam*theta for one L."""
+"""``symdelay stability``: stability conditions (:func:`symdelay.analysis.stability.stability`);
+for the founding model the closed-form conditions and the critical lam*theta for one L."""
 
 from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_run import run_stability
 from symdelay.core.budget import honour_force
 from symdelay.models.erlang import ASSUMPTIONS
 
@@ -18,7 +18,9 @@ def register(subparsers) -> None:
         description=(
             "Routh–Hurwitz stability conditions of (r+mu)(r+gamma)^L + lam*theta*gamma^L, "
             f"simplified under {ASSUMPTIONS}; the Hopf boundary lam*theta = k_c(mu, gamma); "
-            "the oscillation condition (rightmost roots non-real), which is a different set."
+            "the oscillation condition (rightmost roots non-real), which is a different set. "
+            "With numbers for mu, lam, theta and D, also the exact verdict there. For another "
+            "model: Routh–Hurwitz on every factor of det(rI - J)."
         ),
     )
     door.add_model(p)
@@ -30,23 +32,29 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from symdelay.core.params import as_L
-    from symdelay.models.erlang.stability import stability_conditions
+    from symdelay.analysis.stability import stability
 
-    if not door.founding(args):
-        return run_stability(args)
-    door.need(args, "L")
-    door.refuse(
-        args,
-        "mu",
-        "lam",
-        "theta",
-        "D",
-        why="the founding model's conditions are stated in the symbols mu, gamma, lam*theta; "
-        "for the verdict at numbers use 'symdelay stability --model phase_type --delay erlang "
-        "--L N --mu ... --lam ... --theta ... --D ...' (the same system as a transition table)",
-    )
-    res = stability_conditions(as_L(args.L, allow_symbol=False), force=args.force)
+    model = door.model_from_args(args)
+    res = stability(model, force=args.force)
+    if res.L is None:
+        return _print_generic(args, model, res)
+    return _print_founding(args, res)
+
+
+def _print_generic(args, model, res) -> int:
+    record = {"model": model.name, **res.record()}
+    record["factors_all"] = [f.to_json() for f in model.factors]
+    if args.json:
+        emit_json(record)
+        return 0
+    verdict = {True: "stable", False: "unstable", None: "stable exactly when:"}
+    lines = [f"{model.name}: {verdict[record['stable']]}"]
+    lines += [f"  {c}" for c in record["conditions"]]
+    emit("\n".join(lines))
+    return 0
+
+
+def _print_founding(args, res) -> int:
     if args.json:
         emit_json(res.to_json())
         return 0
@@ -65,5 +73,12 @@ def run(args) -> int:
         "oscillation (rightmost roots non-real, not a stability boundary): "
         + str(res.oscillation_condition)
     )
+    if res.values:
+        at = ", ".join(f"{k} = {v}" for k, v in res.values.items())
+        if res.stable is None:
+            missing = [k for k in ("mu", "lam", "theta", "D") if k not in res.values]
+            lines.append(f"at {at}: the verdict needs " + ", ".join(missing) + " as well")
+        else:
+            lines.append(f"at {at}: {'stable' if res.stable else 'unstable'} (exact)")
     emit("\n".join(lines))
     return 0

@@ -28,11 +28,11 @@ from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.params import as_L, as_parameter
 from symdelay.core.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
-from symdelay.models.erlang.dispatch import accepts_model
 from symdelay.models.erlang.linearize import structured_difference_jacobian
 
 __all__ = [
     "characteristic_polynomial",
+    "specialised_charpoly",
     "derive_characteristic_equation",
     "eigenvector",
     "explicit_characteristic_polynomial",
@@ -121,9 +121,8 @@ def derive_characteristic_equation() -> Derivation:
     return d.freeze()
 
 
-@accepts_model
 def characteristic_polynomial(
-    L_value=L, *, full: bool = False, mu=None, lam=None, theta=None, D=None
+    L_value=L, *, full: bool = False, mu=None, lam=None, theta=None, D=None, kappa=None
 ) -> sp.Expr:
     """The characteristic polynomial in ``r`` of the difference mode (``full``: whole system).
 
@@ -135,7 +134,15 @@ def characteristic_polynomial(
 
     >>> characteristic_polynomial(2, mu=1, lam=1, theta=2, D="1/2")
     (r + 1)*(r + 4)**2 + 32
+
+    ``kappa`` (weights of the jobs in flight) gives the ``inflight`` model's polynomial
+    (:attr:`~symdelay.model.Model.charpoly`). The record with the factors is
+    :func:`symdelay.analysis.charpoly.charpoly` of the model.
     """
+    if kappa is not None:
+        from symdelay.models.erlang.kappa import inflight_model
+
+        return inflight_model(L_value, kappa, mu=mu, lam=lam, theta=theta, D=D).charpoly
     n = as_L(L_value)
     if full:
         if not isinstance(n, int):
@@ -148,6 +155,52 @@ def characteristic_polynomial(
         poly = general if n == L else general.subs(L, n)
     values = _parameter_values(n, mu=mu, lam=lam, theta=theta, D=D)
     return poly.subs(values) if values else poly
+
+
+#: The most decimal digits of one exact number printed (Python refuses to print an int of
+#: more than 4300 digits; such a polynomial is unreadable anyway).
+MAX_PRINTED_DIGITS = 4000
+
+
+def _refuse_huge_numbers(poly, L_value) -> None:
+    """Refuse, in one line, a polynomial whose exact coefficients cannot be printed."""
+    bits = max(
+        (max(int(q.p).bit_length(), int(q.q).bit_length()) for q in poly.atoms(sp.Rational)),
+        default=0,
+    )
+    digits = int(bits * 0.30103) + 1
+    if digits > MAX_PRINTED_DIGITS:
+        raise SymdelayInputError(
+            f"the exact polynomial at L = {L_value} and these values has a coefficient of "
+            f"about {digits} digits (more than {MAX_PRINTED_DIGITS}): use values nearer 1, "
+            "fewer phases, or leave a parameter symbolic (e.g. omit --D)"
+        )
+
+
+def specialised_charpoly(model, full: bool = False):
+    """The founding model's characteristic polynomial
+    (:func:`~symdelay.analysis.charpoly.charpoly`): the derived difference-mode polynomial at
+    its L (an integer or the symbol L) with its numbers substituted, ``full``: the whole
+    polynomial factored by mode (and the table's factors); L = inf: the delay equation. It
+    never declines."""
+    from symdelay.analysis.charpoly import CharPoly
+    from symdelay.core.latex import tex
+    from symdelay.core.symbols import SYMBOLS
+
+    o = model.options
+    params = {k: o[k] for k in ("mu", "lam", "theta", "D")}
+    if model.infinite:
+        if full:
+            raise SymdelayInputError(
+                "--full needs a finite L: the limit L -> inf has no full polynomial"
+            )
+        values = {SYMBOLS[k]: v for k, v in params.items() if v is not None}
+        eq = infinite_L_limit().result.subs(values)
+        return CharPoly(None, tex(eq) + " = 0", model_name=model.name, L="inf", equation=eq)
+    poly = characteristic_polynomial(model.L, full=full, **params)
+    _refuse_huge_numbers(poly, model.L)
+    factors = tuple(model.factors) if full and isinstance(model.L, int) else ()
+    return CharPoly(poly, tex(poly), factors, model_name=model.name, L=model.L)
 
 
 def _parameter_values(n, **given) -> dict:

@@ -52,7 +52,9 @@ class NoTable(SymdelayInputError, AttributeError):
 class FoundingModel(Model):
     """The founding model with checked options ``L, mu, lam, theta, D`` (exact; ``None``:
     symbolic). It is a :class:`~symdelay.model.Model`: the transition table's attributes
-    (``states``, ``factors``, ``equilibrium``, ...) are built on first use."""
+    (``states``, ``factors``, ``equilibrium``, ...) are built on first use. ``L`` may be
+    ``inf`` (the delay-differential limit) or the symbol ``L`` (the characteristic
+    polynomial for every L); neither has a table."""
 
     SPECIALISATIONS: ClassVar[dict] = {
         "critical": _S + "hopf.curve:specialised_critical",
@@ -71,9 +73,11 @@ class FoundingModel(Model):
     def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):
         from symdelay.core.params import as_L_or_inf, as_parameter, is_infinite_L
 
-        L = as_L_or_inf(L)
+        L = as_L_or_inf(L, allow_symbol=True)
         self.L = L
         self.infinite = is_infinite_L(L)
+        #: L is the symbol L (the characteristic polynomial for every L; no table either)
+        self.symbolic = not self.infinite and not isinstance(L, int)
         opts = {
             "mu": as_parameter("mu", mu) if mu is not None else None,
             "lam": as_parameter("lam", lam) if lam is not None else None,
@@ -88,8 +92,14 @@ class FoundingModel(Model):
 
     def __getattr__(self, name):
         # only attributes the instance lacks arrive here: the transition table's
-        if name.startswith("__") or name in ("L", "infinite", "options", "name"):
+        if name.startswith("__") or name in ("L", "infinite", "symbolic", "options", "name"):
             raise AttributeError(name)
+        if self.__dict__.get("symbolic"):
+            raise NoTable(
+                f"{self.__dict__.get('name', 'the founding model')}: L is a symbol, which has "
+                f"no transition table ({name}); give L as an integer >= 1 (its closed form "
+                "answers the characteristic polynomial)"
+            )
         if self.__dict__.get("infinite"):
             raise NoTable(
                 f"{self.__dict__.get('name', 'the founding model')}: L = inf is the "

@@ -32,23 +32,23 @@ lam*theta > 4*Max(0, gamma - mu)**3/(27*gamma**2)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 from functools import cache
 
 import mpmath
 import sympy as sp
 
-from symdelay.analysis.routh import RouthResult, routh_hurwitz
+from symdelay.analysis.routh import routh_hurwitz
+from symdelay.analysis.stability import Stability
 from symdelay.core.errors import SymdelayInputError, VerificationError
-from symdelay.core.latex import tex
 from symdelay.core.params import as_dps, as_L, as_parameter
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import characteristic_polynomial, special_case
-from symdelay.models.erlang.dispatch import accepts_model
 
 __all__ = [
-    "StabilityResult",
+    "Stability",
     "stability_conditions",
+    "specialised_stability",
     "critical_lam_theta_value",
     "is_stable_at",
     "is_oscillatory_at",
@@ -105,85 +105,6 @@ def _as_k_inequality(poly):
 
 def _to_lam_theta(expr):
     return expr.subs(_k, lam * theta)
-
-
-@dataclass(frozen=True)
-class StabilityResult:
-    """Stability of the difference mode for one L.
-
-    ``routh``: the Routh–Hurwitz result of the characteristic polynomial (all conditions,
-    unsimplified). ``conditions``: those not implied by ``ASSUMPTIONS``, simplified (the
-    stability condition is their conjunction). ``critical_lam_theta``: ``k_c(mu, gamma)``
-    in closed form, or None (``L = 1``: no theta >= 0 destabilises; ``L >= 6``: SymPy's
-    root is not a usable closed form; use :meth:`critical_value`).
-    ``hopf_polynomial``: ``Delta_L`` with its positive factors removed, a polynomial in
-    ``lam*theta`` whose smallest positive root is ``k_c``. ``oscillation_condition``: the
-    rightmost roots are non-real (``L = 1, 2``; None otherwise, see
-    :func:`is_oscillatory_at`).
-    """
-
-    L: int
-    polynomial: sp.Expr
-    routh: RouthResult
-    conditions: tuple
-    hopf_polynomial: sp.Expr | None
-    critical_lam_theta: sp.Expr | None
-    oscillation_condition: sp.Basic | None
-    stable_for_all_theta: bool
-    assumptions: str = ASSUMPTIONS
-
-    @property
-    def critical_lam_theta_in_D(self) -> sp.Expr | None:
-        """``k_c`` with ``gamma = L/D``."""
-        if self.critical_lam_theta is None:
-            return None
-        return sp.factor(self.critical_lam_theta.subs(gamma, self.L / D))
-
-    def critical_value(self, mu_value, gamma_value, dps: int = 30):
-        """``k_c`` at numbers mu, gamma: see :func:`critical_lam_theta_value`."""
-        return critical_lam_theta_value(self.L, mu_value, gamma_value, dps)
-
-    def to_json(self) -> dict:
-        crit = self.critical_lam_theta
-        osc = self.oscillation_condition
-        return {
-            "L": self.L,
-            "assumptions": self.assumptions,
-            "conditions": [str(c) for c in self.conditions],
-            "critical_lam_theta": None if crit is None else str(crit),
-            "critical_lam_theta_in_D": None if crit is None else str(self.critical_lam_theta_in_D),
-            "hopf_polynomial": None if self.hopf_polynomial is None else str(self.hopf_polynomial),
-            "stable_for_all_theta": self.stable_for_all_theta,
-            "oscillation_condition": None if osc is None else str(osc),
-            "oscillation_lam_theta": str(oscillation_threshold(self.L)),
-            "routh_conditions": [str(c) for c in self.routh.conditions],
-            "theta_negative": (
-                "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
-                "lam*theta = -mu, so then stability also needs lam*theta > -mu"
-            ),
-            # the same formulas as LaTeX (symdelay's names: lam -> \lambda)
-            "conditions_latex": [tex(c) for c in self.conditions],
-            "critical_lam_theta_latex": None if crit is None else tex(crit),
-            "critical_lam_theta_in_D_latex": (
-                None if crit is None else tex(self.critical_lam_theta_in_D)
-            ),
-            "hopf_polynomial_latex": (
-                None if self.hopf_polynomial is None else tex(self.hopf_polynomial)
-            ),
-            "oscillation_condition_latex": None if osc is None else tex(osc),
-            "oscillation_lam_theta_latex": tex(oscillation_threshold(self.L)),
-            "routh_conditions_latex": [tex(c) for c in self.routh.conditions],
-        }
-
-    def _repr_latex_(self) -> str:
-        """The stability conditions (their conjunction), and the critical ``lam*theta``."""
-        if not self.conditions:
-            body = r"\text{stable for every } \theta \ge 0"
-        else:
-            body = r" \;\wedge\; ".join(tex(c) for c in self.conditions)
-        if self.critical_lam_theta is not None:
-            body += rf", \qquad (\lambda\theta)_c = {tex(self.critical_lam_theta)}"
-        return f"$\\displaystyle L = {self.L}:\\quad {body}$"
 
 
 def _closed_root(f):
@@ -264,34 +185,64 @@ def _oscillation_condition(L: int):
 SECONDS_PER_L4 = 4e-5
 
 
-@accepts_model
-def stability_conditions(L, *, force: bool = False) -> StabilityResult:
-    """Routh–Hurwitz stability conditions of the difference mode for ``L`` phases.
+def stability_conditions(L, *, force: bool = False, kappa=None) -> Stability:
+    """Routh–Hurwitz stability conditions of the difference mode for ``L`` phases: the
+    founding model's :func:`~symdelay.analysis.stability.stability` (a convenience).
 
     ``conditions`` hold under ``mu, gamma, lam > 0`` and ``theta >= 0``. The work grows
     like ``L^4``: over the shared budget (:mod:`symdelay.core.budget`) it is refused unless
-    ``force``.
+    ``force``. ``kappa`` (weights of the jobs in flight) gives the ``inflight`` model's
+    conditions (Routh–Hurwitz on its factors).
     """
+    from symdelay.analysis.stability import stability
+    from symdelay.models.erlang.family import FoundingModel
+
+    if kappa is not None:
+        from symdelay.models.erlang.kappa import inflight_model
+
+        return stability(inflight_model(as_L(L, allow_symbol=False), kappa))
+    model = FoundingModel(L=as_L(L, allow_symbol=False))
+    return stability(model, method="specialised", force=force)
+
+
+def specialised_stability(model, force=None) -> Stability:
+    """The founding model's stability (:func:`~symdelay.analysis.stability.stability`): the
+    conditions for its L in closed form, and, when every option is a number, the exact
+    verdict there (Routh–Hurwitz on the rational polynomial, any sign of theta). It applies
+    to every finite L (it never declines); L = inf and symbolic L are refused."""
     from symdelay.core.budget import check_budget, power_cost
 
-    n = as_L(L, allow_symbol=False)
+    if model.infinite or isinstance(model.L, sp.Symbol):
+        raise SymdelayInputError(
+            f"L must be an integer >= 1 (number of delay phases), got '{'inf' if model.infinite else model.L}': the "
+            "stability conditions are for a finite number of phases (for L = inf, "
+            "'symdelay roots --L inf' counts the unstable roots)"
+        )
+    n = as_L(model.L, allow_symbol=False)
     if n not in _DONE:
         check_budget(
             f"the symbolic stability conditions for L = {n}",
             power_cost(n, SECONDS_PER_L4, 4),
-            force=force,
+            force=bool(force),
             shrink="a smaller --L (for numbers: 'symdelay roots' counts the unstable roots)",
         )
     res = _stability_conditions(n)
     _DONE.add(n)
-    return res
+    o = model.options
+    given = {k: o[k] for k in ("mu", "lam", "theta", "D") if o[k] is not None}
+    if not given:
+        return res
+    verdict = None
+    if len(given) == 4:
+        verdict = is_stable_at(n, o["mu"], sp.Integer(n) / o["D"], o["lam"] * o["theta"])
+    return dataclasses.replace(res, stable=verdict, values=given, model_name=model.name)
 
 
 _DONE: set = set()  # L already computed (cached): no estimate needed
 
 
 @cache
-def _stability_conditions(n: int) -> StabilityResult:
+def _stability_conditions(n: int) -> Stability:
     """The cached work, keyed on the normalised ``n`` (``2`` and ``"2"`` are one entry)."""
     P = sp.expand(characteristic_polynomial(n))
     res = routh_hurwitz(P, r, force=True)  # estimated by stability_conditions
@@ -307,15 +258,21 @@ def _stability_conditions(n: int) -> StabilityResult:
         hopf = _to_lam_theta(hopf_k)
         crit = _closed_root(hopf_k)
     osc = _oscillation_condition(n)
-    return StabilityResult(
+    from symdelay.models.erlang.family import FoundingModel
+
+    return Stability(
+        conditions=tuple(conditions),
+        stable=None,
+        model_name=FoundingModel(L=n).name,
         L=n,
         polynomial=P,
         routh=res,
-        conditions=tuple(conditions),
         hopf_polynomial=hopf,
         critical_lam_theta=crit,
         oscillation_condition=osc,
+        oscillation_lam_theta=oscillation_threshold(n),
         stable_for_all_theta=not conditions,
+        assumptions=ASSUMPTIONS,
     )
 
 
