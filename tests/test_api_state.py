@@ -226,11 +226,12 @@ def test_worst_delay_latex():
 
 
 def test_model_roots_latex():
-    from symdelay.analysis.roots import model_roots
+    from symdelay.analysis.roots import roots
 
     # L = 1, mu = lam = D = 1, theta = 2: sum factor r + 1 (twice), difference
     # (r + 1)^2 + lam theta gamma = r^2 + 2 r + 3; every root has real part -1
-    body = rendered(model_roots(build_model("erlang", L=1, mu=1, lam=1, theta=2, D=1), dps=15))
+    m = build_model("erlang", L=1, mu=1, lam=1, theta=2, D=1)
+    body = rendered(roots(m, dps=15, method="generic"))
     assert "r^{2} + 2 r + 3" in body and "r + 1" in body and "-1" in body
 
 

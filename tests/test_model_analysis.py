@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 import symdelay
-from symdelay.analysis.roots import model_fluid, model_roots
+from symdelay.analysis.roots import model_fluid, roots
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models import build_model
 
@@ -17,7 +17,7 @@ from symdelay.models import build_model
 def test_generic_roots_equal_the_erlang_fast_path(L):
     pars = {"mu": 1, "lam": 1, "theta": sp.Rational(5, 2), "D": sp.Rational(3, 2)}
     m = build_model("erlang", L=L, **pars)
-    generic = model_roots(m, dps=30)
+    generic = roots(m, dps=30, method="generic")
     diff = next(rs for f, rs in generic.per_factor if f.mode == "difference")
     fast = symdelay.characteristic_roots(
         L, pars["mu"], pars["lam"], pars["theta"], pars["D"], dps=30
@@ -34,13 +34,13 @@ def test_generic_roots_equal_the_erlang_fast_path(L):
 def test_root_exactly_on_the_axis_is_counted_exactly():
     # L = 3, mu = lam = 1, theta = 4, D = 3: roots +-i exactly (the worst-delay point)
     m = build_model("erlang", L=3, mu=1, lam=1, theta=4, D=3)
-    res = model_roots(m, dps=20)
+    res = roots(m, dps=20, method="generic")
     assert res.axis_count == 2 and res.unstable_count == 0 and not res.is_stable
 
 
 def test_roots_need_numbers():
     with pytest.raises(SymdelayInputError, match="theta"):
-        model_roots(build_model("erlang", L=2, mu=1, lam=1, D=1))
+        roots(build_model("erlang", L=2, mu=1, lam=1, D=1))
 
 
 def test_generic_fluid_equals_the_founding_fluid():
@@ -151,6 +151,6 @@ def test_founding_functions_take_model_and_agree_with_their_own_path():
         or abs(float(symdelay.variance(model=mt)) - float(symdelay.variance(L=2, theta=2))) < 1e-14
     )
     assert symdelay.stability_conditions(2) is symdelay.stability_conditions("2")
-    assert symdelay.characteristic_roots(model=mt, dps=15).unstable_count == 0
+    assert symdelay.roots(mt, dps=15).unstable_count == 0
     with pytest.raises(SymdelayInputError, match="keywords only"):
         symdelay.critical_theta(2, model=m)

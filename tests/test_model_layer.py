@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 import symdelay
-from symdelay.analysis.stability import is_stable, model_stability
+from symdelay.analysis.stability import is_stable, stability
 from symdelay.core.symbols import gamma, lam, mu, r, theta
 from symdelay.model import Model, load_toml, model_from_dict
 from symdelay.models import ActionDelayModel, build_model
@@ -167,7 +167,7 @@ def test_symbolic_birth_death_doc_model_is_stable():
         [("b", {"x": 1}, "a"), ("d", {"x": -1}, "b*x")],
     )
     assert is_stable(m) is True
-    assert model_stability(m).conditions == ()
+    assert stability(m).conditions == ()
 
 
 def test_python_api_exports():

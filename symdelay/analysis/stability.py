@@ -185,7 +185,7 @@ def model_record(model) -> dict:
     return {**model.to_json(), "stability": stability(model, method="generic").record()}
 
 
-def _stability(model) -> ModelStability:
+def _stability(model) -> Stability:
     assume = _with_domains(model)
     back = {v: k for k, v in assume.items()}
     conditions: list = []

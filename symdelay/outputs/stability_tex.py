@@ -6,9 +6,10 @@ import mpmath
 import sympy as sp
 
 from symdelay.analysis.routh import RouthResult
+from symdelay.analysis.stability import Stability
 from symdelay.core.latex import escape, tex
 from symdelay.core.symbols import theta
-from symdelay.models.erlang.stability import StabilityResult, critical_lam_theta_value
+from symdelay.models.erlang.stability import critical_lam_theta_value
 
 __all__ = [
     "routh_table",
@@ -88,7 +89,7 @@ def first_column(res: RouthResult) -> str:
     return "".join(out)
 
 
-def conditions_block(res: StabilityResult) -> str:
+def conditions_block(res: Stability) -> str:
     if res.stable_for_all_theta:
         return (
             "Every Routh condition holds on the domain: the equilibrium is stable for every "
@@ -98,7 +99,7 @@ def conditions_block(res: StabilityResult) -> str:
     return "The Routh conditions not implied by the domain are\n" + body
 
 
-def critical_block(res: StabilityResult, digits: int = 20) -> str:
+def critical_block(res: Stability, digits: int = 20) -> str:
     """The Hopf value of lam*theta: closed form (and in D), or the numeric route."""
     if res.L == 1:
         return "No $\\theta \\ge 0$ destabilises: there is no critical value.\n"
@@ -118,7 +119,7 @@ def critical_block(res: StabilityResult, digits: int = 20) -> str:
     )
 
 
-def oscillation_block(res: StabilityResult) -> str:
+def oscillation_block(res: Stability) -> str:
     osc = res.oscillation_condition
     if osc is None:
         return (

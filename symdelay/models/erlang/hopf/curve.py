@@ -282,7 +282,7 @@ class CriticalCurve:
 
         ``lam*theta_c`` is the smallest positive root of the Hopf polynomial when SymPy
         gives it in radicals (``2 <= L <= 5``, see
-        :attr:`symdelay.models.erlang.stability.StabilityResult.critical_lam_theta`); ``theta_c(D)`` is
+        :attr:`symdelay.analysis.stability.Stability.critical_lam_theta`); ``theta_c(D)`` is
         it at ``gamma = L/D`` and this curve's mu, divided by its lam. None for ``L = 1``
         (no crossing), ``L >= 6`` and ``L = inf`` (no closed form).
 
