@@ -33,7 +33,7 @@ _PUBLIC = {
     "ActionDelayModel": ("symdelay.models", "ActionDelayModel"),
     "build_model": ("symdelay.models", "build_model"),
     "builtin_models": ("symdelay.models", "builtin_models"),
-    "charpoly": ("symdelay.analysis.charpoly", "charpoly"),
+    "charpoly": ("symdelay.models.erlang", "charpoly"),
     "CharPoly": ("symdelay.analysis.charpoly", "CharPoly"),
     "characteristic_polynomial": ("symdelay.models.erlang.charpoly", "characteristic_polynomial"),
     "delayed_information_equation": (

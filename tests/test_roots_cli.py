@@ -33,6 +33,8 @@ def test_json_contract_L200(run_cli):
         "axis_count",
         "listed_unstable",
         "count_scope",
+        "model",
+        "symdelay_version",
     }
     assert rec["axis_count"] == 0 and rec["count_scope"] == "all roots"
     assert rec["L"] == 200 and rec["dps"] == 50 and len(rec["roots"]) == 201
