@@ -151,12 +151,13 @@ def _leaf_at(leaf, point) -> bool:
     diff = leaf.lhs - leaf.rhs
     # undefined: a zero denominator or an even root of a negative number anywhere inside
     for sub in sp.preorder_traversal(diff):
-        if isinstance(sub, sp.Pow) and sub.exp.is_negative:
-            if sp.simplify(sub.base.xreplace(point)) == 0:
-                return False
-        if isinstance(sub, sp.Pow) and isinstance(sub.exp, sp.Rational) and sub.exp.q % 2 == 0:
-            if sub.base.xreplace(point).is_negative:
-                return False
+        if not isinstance(sub, sp.Pow):
+            continue
+        if sub.exp.is_negative and sp.simplify(sub.base.xreplace(point)) == 0:
+            return False
+        even_root = isinstance(sub.exp, sp.Rational) and sub.exp.q % 2 == 0
+        if even_root and sub.base.xreplace(point).is_negative:
+            return False
     value = diff.xreplace(point)
     value = sp.nsimplify(value) if value.has(sp.Float) else value
     if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or value.is_real is False:
@@ -193,7 +194,7 @@ def parse_claim(text: str, parameters, aliases: dict | None = None, what: str = 
     variables = {**names, **alias_symbols}
     flat = " ".join(text.split())
     source = flat.replace("^", "**").replace("&", " and ").replace("|", " or ")
-    source = source.replace("~", " not ")
+    source = source.replace("~", " not ").strip()
     try:
         tree = ast.parse(source, mode="eval").body
     except SyntaxError as exc:
@@ -309,10 +310,7 @@ class _Translator:
             sp.Equality: "==",
             sp.Unequality: "!=",
         }[type(expr)]
-        if op in ("==", "!="):
-            core = rel(N, op)
-        else:
-            core = rel(sp.expand(N * Dn), op)
+        core = rel(N, op) if op in ("==", "!=") else rel(sp.expand(N * Dn), op)
         return conj(*defined, core)
 
     def fraction(self, e):

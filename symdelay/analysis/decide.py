@@ -690,8 +690,11 @@ class MinimalConditions(Result):
         return ["condition"], [[str(c)] for c in self.conditions], "minimal stability conditions"
 
 
-def minimal_conditions(model, *, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> MinimalConditions:
-    """The Liénard–Chipart conditions of every factor with the redundant ones dropped.
+def minimal_conditions(
+    model, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS, aliases: dict | None = None
+) -> MinimalConditions:
+    """The Liénard–Chipart conditions of every factor with the redundant ones dropped
+    (implied by the others over the domains and ``assume``, texts in the claim language).
 
     Greedy, largest condition first: ``c`` is dropped when ``domains & (the others still
     kept) & not c`` is unsat. Every kept condition is then not implied by the final others
@@ -699,17 +702,22 @@ def minimal_conditions(model, *, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Minima
     """
     from symdelay.core.latex import tex
 
+    if isinstance(assume, str):
+        assume = (assume,)
     sf = stability_formula(model)
-    fixed, _ = _scale_variable(model, sf, [])
+    names = _aliases(model, aliases)
+    assumptions = [_claim_formula(model, a, "assumption", names) for a in assume]
+    fixed, _ = _scale_variable(model, sf, assumptions)
+    symbols = [*sf.parameters, *[s for a in assumptions for s in a.aux_symbols]]
+    hyps = [_domain_node(model), *[n for a in assumptions for n in (a.node, *a.definitions)]]
     conds = list(sf.conditions)
     order = sorted(range(len(conds)), key=lambda i: -len(str(conds[i])))
     keep = [True] * len(conds)
     dropped, undecided = [], []
-    dom = _domain_node(model)
     for i in order:
         others = [_cond_node(conds[j]) for j in range(len(conds)) if keep[j] and j != i]
         answer, _, smt2, _ = _solve(
-            [dom, *others, neg(_cond_node(conds[i]))], sf.parameters, fixed, timeout_ms
+            [*hyps, *others, neg(_cond_node(conds[i]))], symbols, fixed, timeout_ms
         )
         if answer == "unsat":
             keep[i] = False
