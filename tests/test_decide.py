@@ -370,6 +370,21 @@ def test_record_keys_and_smt2_reruns():
     assert d.counterexamples["stability"]["claim_implies_target"] is not None
 
 
+def test_algebraic_counterexample_kept_exact():
+    """``mu**2 == 2`` holds only at an irrational mu: the counterexample to claim => stable
+    is algebraic, kept as SymPy text, and re-checked here in floating point."""
+    m = model_of("erlang2")
+    d = decide(m, "mu**2 == 2 and lam*theta > 100*mu", assume=["theta >= 0"])
+    rec = d.directions[0]
+    assert rec["status"] == "refuted" and rec["counterexample_kind"] == "algebraic"
+    p = {q: sp.sympify(rec["counterexample"][q.name]) for q in m.free_parameters}
+    mu = next(q for q in p if q.name == "mu")
+    x = sp.Symbol("x")
+    assert sp.minimal_polynomial(p[mu], x) == x**2 - 2 and p[mu] > 0
+    J = np.array(m.jacobian.xreplace(p).evalf(30), dtype=float)
+    assert np.linalg.eigvals(J).real.max() > 1e-6
+
+
 def test_scaling_used_only_when_the_claim_is_invariant():
     m = model_of("erlang2")
     assert "fixed to 1" in decide(m, "lam*theta < mu", assume=["theta >= 0"]).scaling

@@ -344,7 +344,16 @@ def _exact_value(val, z3):
         f = val.as_fraction()
         return sp.Rational(f.numerator, f.denominator)
     if z3.is_algebraic_value(val):
-        return _Algebraic(val.sexpr(), val.approx(60).as_fraction(), val.as_decimal(30))
+        x = sp.Symbol("x")
+        coeffs = [sp.Integer(int(str(c))) for c in val.poly()]  # lowest degree first
+        poly = sp.Poly(sum(c * x**k for k, c in enumerate(coeffs)), x)
+        # z3 numbers the real roots from 1 in increasing order; SymPy's CRootOf from 0, real
+        # roots first in increasing order
+        root = sp.CRootOf(poly, int(val.index()) - 1)
+        approx = val.approx(60).as_fraction()
+        if abs(sp.N(root, 40) - sp.Rational(approx.numerator, approx.denominator)) > 1e-30:
+            raise VerificationError(f"z3's algebraic number {val.sexpr()} misread as {root}")
+        return _Algebraic(val.sexpr(), approx, val.as_decimal(30), root)
     raise VerificationError(f"z3 returned a value that is not a real number: {val}")
 
 
@@ -355,6 +364,7 @@ class _Algebraic:
     text: str
     approx: Fraction
     decimal: str
+    root: sp.Expr  # the same number as SymPy's CRootOf
 
 
 # ------------------------------------------------------------------ exact re-check
@@ -362,15 +372,19 @@ def _stable_at(model, sf: StabilityFormula, point: dict) -> bool:
     """Independent path: every factor at the rational point, its RHP and axis roots counted
     exactly (Cauchy index, :func:`~symdelay.analysis.polyroots.exact_counts`)."""
     from symdelay.analysis.polyroots import exact_counts
+    from symdelay.analysis.routh import routh_hurwitz
 
     for f, _ in sf.per_factor:
         poly = sp.Poly(sp.together(f.factor.xreplace(point)), r)
         coeffs = poly.all_coeffs()
         if any(not c.is_Rational for c in coeffs):
-            vals = [sp.nsimplify(sp.simplify(c)) for c in coeffs]
-            if any(not v.is_Rational for v in vals):
-                raise VerificationError(f"factor not rational at the point: {coeffs}")
-            coeffs = vals
+            # an algebraic point: exact Routh-Hurwitz over the algebraic numbers
+            res = routh_hurwitz(poly.as_expr(), r)
+            if res.is_stable is None:
+                raise VerificationError(f"stability undecided at an algebraic point: {point}")
+            if not res.is_stable:
+                return False
+            continue
         if coeffs[0] == 0:
             return False
         counts = exact_counts(coeffs)
@@ -427,13 +441,19 @@ def _rationalise(model, sf, claim, assumptions, direction, values):
         raise VerificationError(
             f"z3's counterexample {cand} fails the independent exact re-check: a bug"
         )
-    return {p: values.get(p) for p in params}, "algebraic"
+    cand = {p: values[p].root if isinstance(values[p], _Algebraic) else values[p] for p in params}
+    if _is_counterexample(model, sf, claim, assumptions, direction, cand):
+        return {p: values[p] for p in params}, "algebraic"
+    raise VerificationError(
+        f"z3's algebraic counterexample {cand} fails the independent exact re-check: a bug"
+    )
 
 
 def _point_record(point) -> dict:
     out = {}
     for p, v in point.items():
-        out[str(p)] = v.text if isinstance(v, _Algebraic) else str(v)
+        # an algebraic number as SymPy text (sqrt(2), CRootOf(2*x**3 - 1, 0)): parsable
+        out[str(p)] = str(v.root) if isinstance(v, _Algebraic) else str(v)
     return out
 
 
