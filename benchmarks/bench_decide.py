@@ -1,0 +1,128 @@
+"""The exact decision procedure (``symdelay.analysis.decide``) against L, and against
+today's homogeneous-class engine (``symdelay.models.erlang.claims.verify``) on the claims
+that engine proves.
+
+Founding model, ``theta >= 0`` assumed (today's engine's domain), L = 1..12 (until a claim
+takes more than 60 s). Per L: ``setup`` is building the transition table, its factors and
+the Liénard–Chipart conditions once (cached on the model); ``decide`` the median of 3 runs
+of both directions for each claim afterwards. Claims:
+
+* ``lam*theta < mu``: homogeneous, so one rate is fixed (scaling used);
+* ``lam*theta < 1``: not scale invariant (no variable removed);
+* the Hopf bound ``lam*theta < k_c(mu, gamma)`` where it is rational (L = 2..5).
+
+The growth exponent is the least-squares slope of log(time) against log(L) over L >= 3.
+Results: ``benchmarks/results/decide.txt``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+OUT = Path(__file__).parent / "results" / "decide.txt"
+LIMIT_S = 60.0
+L_MAX = 12
+TODAY_L_MAX = 8  # today's exact route stops at L = 8 (claims._EXACT_MAX_L)
+
+
+def median_time(f, repeat=3):
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def slope(points):
+    pts = [(math.log(L), math.log(t)) for L, t in points if L >= 3 and t > 0]
+    if len(pts) < 2:
+        return float("nan")
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    num = sum((x - mx) * (y - my) for x, y in pts)
+    den = sum((x - mx) ** 2 for x, _ in pts)
+    return num / den
+
+
+def main() -> None:
+    from symdelay.analysis.decide import decide, stability_formula
+    from symdelay.models import build_model
+    from symdelay.models.erlang.claims import verify
+    from symdelay.models.erlang.stability import stability_conditions
+
+    load = os.getloadavg()
+    lines = [
+        "decision procedure (z3 nlsat, exact) vs today's homogeneous-class engine",
+        f"python {sys.version.split()[0]}; machine load average at start "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min; 2 cores shared)",
+        "founding model, theta >= 0 assumed; decide: median of 3 (both directions), "
+        "setup: model table + factors + Lienard-Chipart conditions, once",
+        "",
+        f"{'L':>3} {'deg':>4} {'setup s':>8}  {'claim':<40} {'relation':<12} "
+        f"{'decide s':>9} {'today s':>9} {'agree':>6}",
+    ]
+    series: dict = {}
+    stopped: dict = {}
+    for L in range(1, L_MAX + 1):
+        t0 = time.perf_counter()
+        m = build_model("erlang", L=L)
+        stability_formula(m)
+        setup = time.perf_counter() - t0
+        claims = [("lam*theta < mu", "lam*theta < mu"), ("lam*theta < 1", "lam*theta < 1")]
+        kc = stability_conditions(L).critical_lam_theta if 2 <= L <= 5 else None
+        if kc is not None:
+            claims.append(("hopf bound lam*theta < k_c", f"lam*theta < {kc}"))
+        for label, claim in claims:
+            if label in stopped:
+                continue
+            first = time.perf_counter()
+            d = decide(m, claim, assume=["theta >= 0"], timeout_ms=int(LIMIT_S * 1000))
+            first = time.perf_counter() - first
+            if first > LIMIT_S or not d.proven["stability"]:
+                stopped[label] = L
+                lines.append(
+                    f"{L:>3} {L + 1:>4} {setup:>8.2f}  {label:<40} {'(stopped)':<12} {first:>9.2f}"
+                )
+                continue
+            t, d = median_time(
+                lambda claim=claim, m=m: decide(
+                    m, claim, assume=["theta >= 0"], timeout_ms=int(LIMIT_S * 1000)
+                )
+            )
+            series.setdefault(label, []).append((L, t))
+            today = agree = ""
+            if label != "lam*theta < 1" and L <= TODAY_L_MAX:
+                tt, v = median_time(lambda claim=claim, L=L: verify(L, claim))
+                today = f"{tt:.2f}"
+                agree = "yes" if v.relation_to_stability == d.relation_to_stability else "NO"
+                series.setdefault(f"today: {label}", []).append((L, tt))
+            lines.append(
+                f"{L:>3} {L + 1:>4} {setup:>8.2f}  {label:<40} "
+                f"{d.relation_to_stability:<12} {t:>9.3f} {today:>9} {agree:>6}"
+            )
+            print(lines[-1], flush=True)
+        series.setdefault("setup", []).append((L, setup))
+    lines += ["", "growth exponent in L (slope of log time vs log L, L >= 3):"]
+    for label, pts in series.items():
+        lines.append(f"  {label:<48} {slope(pts):6.2f}   (L = {pts[0][0]}..{pts[-1][0]})")
+    if stopped:
+        lines.append("")
+        for label, L in stopped.items():
+            lines.append(f"  {label}: stopped at L = {L} (over {LIMIT_S:.0f} s or undecided)")
+    else:
+        lines.append(f"  every claim decided within {LIMIT_S:.0f} s up to L = {L_MAX}")
+    load = os.getloadavg()
+    lines.append(f"load average at end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

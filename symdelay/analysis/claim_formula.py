@@ -1,0 +1,399 @@
+"""The claim language of the decision procedure: Boolean combinations of polynomial and
+rational relations over a model's parameters, translated to polynomial sign conditions.
+
+A claim is text: relations (``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``; a chain ``a < b < c``
+is ``a < b and b < c``) joined by ``and`` / ``&``, ``or`` / ``|`` and negated by ``not`` /
+``~``. Each relation is parsed by the project's safe parser
+(:func:`symdelay.core.parsing.parse_expression`) with exactly the model's parameter names
+(plus the aliases the caller gives); the Boolean layer is read from Python's ``ast`` only
+(nothing is evaluated). Arithmetic: ``+ - * /``, integer and rational powers, ``sqrt`` and
+``Abs``; ``exp``, ``log``, ``sin``, ``cos``, ``tanh`` and the constants ``pi``, ``E`` are
+transcendental, and the procedure refuses them with one line.
+
+Translation (:class:`ClaimFormula`): every relation ``lhs op rhs`` becomes ``N/Dn op 0``
+with ``N``, ``Dn`` polynomials in the parameters and in *auxiliary variables*, one per
+root or absolute value:
+
+* ``b**(p/q)``, ``b = N_b/D_b``: ``y`` with ``y >= 0`` (``q`` even), and ``y**q D_b = N_b``
+  where ``b`` is defined (``D_b != 0`` and, ``q`` even, ``N_b D_b >= 0``), ``y = 0``
+  elsewhere: a total function of the parameters, so the definitions are hypotheses that
+  never restrict the parameters (a negated claim stays right);
+* ``Abs(x)``: ``a >= 0``, ``a**2 D_x**2 = N_x**2``.
+
+A relation is *false where it is undefined* (a denominator vanishes, an even root of a
+negative number): ``N/Dn op 0`` is ``(every denominator != 0) and (every even-root base >= 0)
+and N*Dn op 0`` (``Dn**2 > 0`` there, so ``N*Dn`` has the sign of ``N/Dn``). ``not`` negates
+that truth value. :meth:`ClaimFormula.holds_at` evaluates the *original* SymPy relations at
+an exact point with the same convention (an independent path from the translation).
+
+Formula nodes are tuples: ``("and", [..])``, ``("or", [..])``, ``("not", x)``,
+``("rel", P, op)`` meaning ``P op 0`` with ``op`` one of ``> >= == !=``, ``("true",)``,
+``("false",)``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from symdelay.core.errors import SymdelayInputError
+
+__all__ = ["ClaimFormula", "parse_claim", "TRUE", "FALSE", "conj", "disj", "neg", "rel"]
+
+TRUE = ("true",)
+FALSE = ("false",)
+_MAX_LENGTH = 20_000
+_MAX_LEAVES = 500
+_TRANSCENDENTAL = (sp.exp, sp.log, sp.sin, sp.cos, sp.tan, sp.tanh, sp.sinh, sp.cosh)
+
+
+def conj(*xs):
+    xs = [x for x in xs if x != TRUE]
+    if any(x == FALSE for x in xs):
+        return FALSE
+    return xs[0] if len(xs) == 1 else (("and", list(xs)) if xs else TRUE)
+
+
+def disj(*xs):
+    xs = [x for x in xs if x != FALSE]
+    if any(x == TRUE for x in xs):
+        return TRUE
+    return xs[0] if len(xs) == 1 else (("or", list(xs)) if xs else FALSE)
+
+
+def neg(x):
+    if x == TRUE:
+        return FALSE
+    if x == FALSE:
+        return TRUE
+    if x[0] == "not":
+        return x[1]
+    return ("not", x)
+
+
+def rel(P, op: str):
+    """``P op 0`` (``op`` one of ``> >= < <= == !=``), constants decided at once."""
+    P = sp.expand(P)
+    if op in ("<", "<="):
+        P, op = sp.expand(-P), {"<": ">", "<=": ">="}[op]
+    if P.is_number:
+        value = {">": P > 0, ">=": P >= 0, "==": P == 0, "!=": P != 0}[op]
+        return TRUE if bool(value) else FALSE
+    return ("rel", P, op)
+
+
+def walk_rels(node):
+    """Every ``("rel", P, op)`` of a formula."""
+    if node[0] == "rel":
+        yield node
+    elif node[0] in ("and", "or"):
+        for c in node[1]:
+            yield from walk_rels(c)
+    elif node[0] == "not":
+        yield from walk_rels(node[1])
+
+
+@dataclass
+class _Aux:
+    symbol: sp.Symbol
+    definition: tuple  # a formula node
+    base: tuple  # (N, D, q) or ("abs", N, D)
+
+
+@dataclass
+class ClaimFormula:
+    """A parsed claim: ``node`` (polynomial sign conditions over ``parameters`` and the
+    auxiliary variables), ``definitions`` (the auxiliary variables' defining formulas, to
+    be added as hypotheses), ``condition`` (the SymPy form, for display and exact
+    evaluation), ``leaves`` (the SymPy relations)."""
+
+    text: str
+    condition: sp.Basic
+    node: tuple
+    leaves: tuple
+    tree: tuple  # the Boolean structure over leaf indices
+    aux: list = field(default_factory=list)
+
+    @property
+    def definitions(self) -> list:
+        return [a.definition for a in self.aux]
+
+    @property
+    def aux_symbols(self) -> list:
+        return [a.symbol for a in self.aux]
+
+    @property
+    def free_symbols(self) -> set:
+        return set().union(*[leaf.free_symbols for leaf in self.leaves]) if self.leaves else set()
+
+    def holds_at(self, point: dict) -> bool:
+        """The claim's truth at an exact point (SymPy on the original relations; a relation
+        that is undefined there — a zero denominator, an even root of a negative — is false)."""
+        values = [_leaf_at(leaf, point) for leaf in self.leaves]
+
+        def ev(t):
+            if t[0] == "leaf":
+                return values[t[1]]
+            if t[0] == "and":
+                return all(ev(c) for c in t[1])
+            if t[0] == "or":
+                return any(ev(c) for c in t[1])
+            return not ev(t[1])
+
+        return ev(self.tree)
+
+
+def _leaf_at(leaf, point) -> bool:
+    if leaf in (sp.true, sp.false):
+        return bool(leaf)
+    diff = leaf.lhs - leaf.rhs
+    # undefined: a zero denominator or an even root of a negative number anywhere inside
+    for sub in sp.preorder_traversal(diff):
+        if not isinstance(sub, sp.Pow):
+            continue
+        if sub.exp.is_negative and sp.simplify(sub.base.xreplace(point)) == 0:
+            return False
+        even_root = isinstance(sub.exp, sp.Rational) and sub.exp.q % 2 == 0
+        if even_root and sub.base.xreplace(point).is_negative:
+            return False
+    value = diff.xreplace(point)
+    value = sp.nsimplify(value) if value.has(sp.Float) else value
+    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or value.is_real is False:
+        return False
+    ops = {
+        sp.StrictLessThan: lambda v: v < 0,
+        sp.LessThan: lambda v: v <= 0,
+        sp.StrictGreaterThan: lambda v: v > 0,
+        sp.GreaterThan: lambda v: v >= 0,
+        sp.Equality: lambda v: sp.simplify(v) == 0,
+        sp.Unequality: lambda v: sp.simplify(v) != 0,
+    }
+    try:
+        return bool(ops[type(leaf)](value))
+    except TypeError:
+        return False
+
+
+# ------------------------------------------------------------------ parsing
+def _names_of(symbols) -> dict:
+    return {s.name: s for s in symbols}
+
+
+def parse_claim(text: str, parameters, aliases: dict | None = None, what: str = "claim"):
+    """Parse ``text`` over ``parameters`` (SymPy symbols; ``aliases``: name -> expression in
+    them, e.g. ``{"D": L/gamma}``) into a :class:`ClaimFormula`."""
+    if not isinstance(text, str) or not text.strip():
+        raise SymdelayInputError(f"empty {what}: give a relation such as 'lam*theta < mu'")
+    if len(text) > _MAX_LENGTH:
+        raise SymdelayInputError(f"{what} longer than {_MAX_LENGTH} characters: shorten it")
+    aliases = dict(aliases or {})
+    names = _names_of(parameters)
+    alias_symbols = {n: sp.Symbol(n) for n in aliases if n not in names}
+    variables = {**names, **alias_symbols}
+    flat = " ".join(text.split())
+    source = flat.replace("^", "**").replace("&", " and ").replace("|", " or ")
+    source = source.replace("~", " not ").strip()
+    try:
+        tree = ast.parse(source, mode="eval").body
+    except SyntaxError as exc:
+        raise SymdelayInputError(
+            f"cannot parse the {what} '{flat[:80]}': {exc.msg}; write relations joined by "
+            "and / or / not, e.g. 'lam*theta < mu and mu > 1'"
+        ) from None
+    except (RecursionError, MemoryError):
+        raise SymdelayInputError(f"cannot parse the {what}: nested too deeply") from None
+    leaves: list = []
+
+    def leaf(text_):
+        from symdelay.core.parsing import parse_expression
+
+        if len(leaves) >= _MAX_LEAVES:
+            raise SymdelayInputError(f"{what}: more than {_MAX_LEAVES} relations: shorten it")
+        expr = parse_expression(text_, variables=variables, canonical=False)
+        if not isinstance(expr, (sp.Rel, sp.logic.boolalg.BooleanAtom)):
+            raise SymdelayInputError(
+                f"'{text_}' in the {what} is not a relation: write e.g. 'lam*theta < mu'"
+            )
+        if not isinstance(expr, sp.logic.boolalg.BooleanAtom):
+            sub = {alias_symbols[n]: aliases[n] for n in alias_symbols}
+            if sub:
+                expr = type(expr)(expr.lhs.xreplace(sub), expr.rhs.xreplace(sub), evaluate=False)
+            _refuse_transcendental(expr, what)
+        leaves.append(expr)
+        return ("leaf", len(leaves) - 1)
+
+    def build(node, depth=0):
+        if depth > 60:
+            raise SymdelayInputError(f"the {what} is nested more than 60 levels deep")
+        if isinstance(node, ast.BoolOp):
+            kind = "and" if isinstance(node.op, ast.And) else "or"
+            return (kind, [build(v, depth + 1) for v in node.values])
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return ("not", build(node.operand, depth + 1))
+        if isinstance(node, ast.Compare) and len(node.ops) > 1:
+            items = [node.left, *node.comparators]
+            return (
+                "and",
+                [
+                    leaf(ast.unparse(ast.Compare(items[i], [op], [items[i + 1]])))
+                    for i, op in enumerate(node.ops)
+                ],
+            )
+        return leaf(ast.unparse(node))
+
+    structure = build(tree)
+
+    def to_sympy(t):
+        if t[0] == "leaf":
+            return leaves[t[1]]
+        if t[0] == "and":
+            return sp.And(*[to_sympy(c) for c in t[1]])
+        if t[0] == "or":
+            return sp.Or(*[to_sympy(c) for c in t[1]])
+        return sp.Not(to_sympy(t[1]))
+
+    translator = _Translator(set(parameters))
+    nodes = [translator.relation(x) for x in leaves]
+
+    def to_node(t):
+        if t[0] == "leaf":
+            return nodes[t[1]]
+        if t[0] == "and":
+            return conj(*[to_node(c) for c in t[1]])
+        if t[0] == "or":
+            return disj(*[to_node(c) for c in t[1]])
+        return neg(to_node(t[1]))
+
+    return ClaimFormula(
+        text=text,
+        condition=to_sympy(structure),
+        node=to_node(structure),
+        leaves=tuple(leaves),
+        tree=structure,
+        aux=translator.aux,
+    )
+
+
+def _refuse_transcendental(expr, what):
+    for sub in sp.preorder_traversal(expr):
+        if isinstance(sub, _TRANSCENDENTAL) or sub in (sp.pi, sp.E):
+            name = type(sub).__name__ if not sub.is_number or sub.args else str(sub)
+            raise SymdelayInputError(
+                f"the {what} uses {name} ({sub}), a transcendental function: the decision "
+                "procedure (real polynomial arithmetic) cannot decide it; write it with "
+                "polynomials, rational functions, sqrt and rational powers"
+            )
+
+
+class _Translator:
+    """SymPy expressions -> (numerator, denominator) polynomials, with auxiliary variables."""
+
+    def __init__(self, parameters: set):
+        self.parameters = parameters
+        self.aux: list[_Aux] = []
+        self._cache: dict = {}
+        self._defined: list = []
+
+    def relation(self, expr):
+        if expr in (sp.true, sp.false):
+            return TRUE if bool(expr) else FALSE
+        self._defined = []
+        N, Dn = self.fraction(expr.lhs - expr.rhs)
+        defined = list(dict.fromkeys(self._defined))
+        op = {
+            sp.StrictLessThan: "<",
+            sp.LessThan: "<=",
+            sp.StrictGreaterThan: ">",
+            sp.GreaterThan: ">=",
+            sp.Equality: "==",
+            sp.Unequality: "!=",
+        }[type(expr)]
+        core = rel(N, op) if op in ("==", "!=") else rel(sp.expand(N * Dn), op)
+        return conj(*defined, core)
+
+    def fraction(self, e):
+        if e.is_Rational:
+            return e, sp.S.One
+        if e.is_Symbol:
+            if e not in self.parameters:
+                raise SymdelayInputError(f"unknown name '{e}' in the claim")
+            return e, sp.S.One
+        if isinstance(e, sp.Add):
+            N, Dn = sp.S.Zero, sp.S.One
+            for a in e.args:
+                n, d = self.fraction(a)
+                N, Dn = sp.expand(N * d + n * Dn), sp.expand(Dn * d)
+            return N, Dn
+        if isinstance(e, sp.Mul):
+            N, Dn = sp.S.One, sp.S.One
+            for a in e.args:
+                n, d = self.fraction(a)
+                N, Dn = sp.expand(N * n), sp.expand(Dn * d)
+            return N, Dn
+        if isinstance(e, sp.Pow) and e.exp.is_Integer:
+            n, d = self.fraction(e.base)
+            k = int(e.exp)
+            if k >= 0:
+                return sp.expand(n**k), sp.expand(d**k)
+            self._defined.append(rel(n, "!="))
+            return sp.expand(d**-k), sp.expand(n**-k)
+        if isinstance(e, sp.Pow) and e.exp.is_Rational:
+            p, q = int(e.exp.p), int(e.exp.q)
+            y = self.root(e.base, q)
+            return self.fraction(sp.Pow(y, p, evaluate=False) if p != 1 else y)
+        if isinstance(e, sp.Abs):
+            return self.absolute(e.args[0]), sp.S.One
+        if isinstance(e, sp.Float):
+            return sp.Rational(str(e)), sp.S.One
+        if e.is_number and e.is_real and e.is_algebraic:
+            # an algebraic constant such as sqrt(2) arrives as a Pow: handled above
+            raise SymdelayInputError(f"cannot translate the number {e} in the claim")
+        raise SymdelayInputError(
+            f"the claim uses {e}, which the decision procedure (real polynomial arithmetic) "
+            "cannot decide: write it with polynomials, rational functions, sqrt and rational "
+            "powers"
+        )
+
+    def _new(self, prefix):
+        y = sp.Symbol(f"_{prefix}{len(self.aux)}", real=True)
+        self.parameters.add(y)
+        return y
+
+    def root(self, base, q):
+        n, d = self.fraction(base)
+        key = ("root", n, d, q)
+        if key in self._cache:
+            y = self._cache[key]
+        else:
+            y = self._new("root")
+            cond = conj(rel(d, "!="), rel(sp.expand(n * d), ">=") if q % 2 == 0 else TRUE)
+            value = rel(sp.expand(y**q * d - n), "==")
+            zero = rel(y, "==")
+            definition = conj(
+                rel(y, ">=") if q % 2 == 0 else TRUE,
+                disj(neg(cond), value),
+                disj(cond, zero),
+            )
+            self.aux.append(_Aux(y, definition, (n, d, q)))
+            self._cache[key] = y
+        self._defined.append(rel(d, "!="))
+        if q % 2 == 0:
+            self._defined.append(rel(sp.expand(n * d), ">="))
+        return y
+
+    def absolute(self, x):
+        n, d = self.fraction(x)
+        key = ("abs", n, d)
+        if key in self._cache:
+            return self._cache[key]
+        a = self._new("abs")
+        definition = conj(
+            rel(a, ">="),
+            disj(rel(d, "=="), rel(sp.expand(a**2 * d**2 - n**2), "==")),
+            disj(rel(d, "!="), rel(a, "==")),
+        )
+        self.aux.append(_Aux(a, definition, ("abs", n, d)))
+        self._cache[key] = a
+        return a
