@@ -72,7 +72,9 @@ def test_fluid_bad_input():
     with pytest.raises(SymdelayInputError, match="T must be"):
         fluid(m, -1)
     with pytest.raises(SymdelayInputError, match="initial state"):
-        fluid(m, 1, initial=[1, 2])
+        fluid(m, 1, initial=[1, 2], method="generic")
+    with pytest.raises(SymdelayInputError, match="initial must have 4"):
+        fluid(m, 1, initial=[1, 2])  # the founding path
 
 
 @pytest.mark.parametrize("L", [2, 3, 4, 5, 6])

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symdelay.analysis.entry import declined, require_table, specialisation
+from symdelay.analysis.entry import declined, specialisation
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
 
@@ -187,7 +187,9 @@ def fluid(
         if result is not None:
             return result
         declined(model, "fluid", method)
-    require_table(model, "fluid path")
+    from symdelay.analysis.stochastic import need_table
+
+    need_table(model, "fluid path")
     return _generic_fluid(model, **kw)
 
 

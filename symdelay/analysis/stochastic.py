@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symdelay.analysis.entry import declined, require_table, specialisation
+from symdelay.analysis.entry import declined, specialisation
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
 
@@ -32,6 +32,7 @@ __all__ = [
     "variance",
     "difference_weights",
     "check_simulation_cost",
+    "need_table",
     "EVENTS_PER_SECOND",
     "COMPILE_SECONDS_PER_STATE2",
 ]
@@ -241,6 +242,19 @@ EVENTS_PER_SECOND = 1.5e7
 COMPILE_SECONDS_PER_STATE2 = 1.8e-3
 
 
+def need_table(model, what: str) -> None:
+    """The generic paths need a transition table; a model without one (the
+    delay-differential ``dde`` model) is refused in one line."""
+    from symdelay.model.core import Model
+
+    if not isinstance(model, Model):
+        raise SymdelayInputError(
+            f"{getattr(model, 'name', model)} is a delay-differential model, not a transition "
+            f"table: the {what} needs one (use --L inf with the founding model's commands, or "
+            "'symdelay analyze --model dde')"
+        )
+
+
 def check_simulation_cost(model, eta: int, T: float, replications: int, force=False) -> None:
     """Refuse, before compiling, a generated simulation expected to take longer than the
     shared budget (compiling grows like n^2 in the states, running like the events)."""
@@ -315,7 +329,7 @@ def simulate(
         if result is not None:
             return result
         declined(model, "simulate", method)
-    require_table(model, "simulation")
+    need_table(model, "simulation")
     return _generic_simulate(model, **kw)
 
 
@@ -536,7 +550,7 @@ def variance(
         declined(model, "variance", method)
     elif fast is not None:
         declined(model, "variance", method)  # the fast path knows only q1 - q2
-    require_table(model, "variance")
+    need_table(model, "linear-noise variance")
     return _generic_variance(model, dps, weights, force)
 
 
