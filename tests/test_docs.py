@@ -129,13 +129,14 @@ def test_results_display_in_jupyter():
         and symdelay.tex(symdelay.stability_conditions(2).critical_lam_theta) in st
     )
     assert "stable for every" in symdelay.stability_conditions(1)._repr_latex_()
-    v = symdelay.variance(1, 1, 1, 2, 1)
+    founding = symdelay.build_model("erlang", L=1, mu=1, lam=1, theta=2, D=1)
+    v = symdelay.variance(founding)
     assert v._repr_latex_().endswith(symdelay.tex(v.var_x_over_eta) + "$")
 
-    sim = symdelay.simulate(L=1, eta=50, T=1, seed=1, replications=2)
+    sim = symdelay.simulate(founding, eta=50, T=1, seed=1, replications=2)
     ax = sim.plot()
     assert len(ax.get_lines()) == 2 and list(ax.get_lines()[1].get_ydata()) == list(sim.x[1])
-    fl = symdelay.fluid(L=1, T=1)
+    fl = symdelay.fluid(founding, T=1)
     ax = fl.plot()
     assert [ln.get_label() for ln in ax.get_lines()] == ["q1", "q2", "x = q1 - q2"]
 

@@ -65,10 +65,10 @@ def test_model_layer_pipeline():
     assert events > 10000
     assert np.allclose(late, [2 / 9, 5 / 9], atol=0.01)
     # the non-smooth drift is refused by the stiff solver path, in one line
-    from symdelay.analysis.roots import model_fluid
+    from symdelay.analysis.fluid import fluid
 
     with pytest.raises(SymdelayInputError, match="fluid_path"):
-        model_fluid(m, 5)
+        fluid(m, 5)
 
 
 def test_fluid_vs_simulation_large_n():

@@ -8,9 +8,12 @@ import pytest
 import sympy as sp
 
 import symdelay
-from symdelay.analysis.roots import model_fluid, roots
+from symdelay.analysis.fluid import fluid
+from symdelay.analysis.roots import roots
+from symdelay.analysis.stochastic import variance
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models import build_model
+from symdelay.models.erlang import stochastic as founding
 
 
 @pytest.mark.parametrize("L", [1, 2, 3, 4, 5, 6])
@@ -47,8 +50,9 @@ def test_generic_fluid_equals_the_founding_fluid():
     m = build_model("erlang", L=2, mu=1, lam=1, theta=2, D=1)
     y0 = np.zeros(6)
     y0[1] = 1.0
-    g = model_fluid(m, 20, initial=y0, points=201)
-    ref = symdelay.fluid(L=2, mu=1, lam=1, theta=2, D=1, T=20, dt=0.1)
+    g = fluid(m, 20, 0.1, initial=y0, method="generic")
+    ref = founding.fluid(L=2, mu=1, lam=1, theta=2, D=1, T=20, dt=0.1)
+    assert type(g) is type(ref) and not g.founding and ref.founding
     names = [s.name for s in m.states]
     assert names == ["q1", "q2", "z1_1", "z1_2", "z2_1", "z2_2"]
     assert np.allclose(g["q1"], ref.q1, atol=1e-7)
@@ -57,7 +61,7 @@ def test_generic_fluid_equals_the_founding_fluid():
 
 def test_fluid_tends_to_the_proved_equilibrium_of_unequal_servers():
     m = build_model("hetero", mu1=1, mu2=2, lam=1, theta=1, D=1, L=1)
-    path = model_fluid(m, 80)
+    path = fluid(m, 80)
     end = path.y[-1]
     eq = np.array([float(m.equilibrium.point[s]) for s in m.states])
     assert np.allclose(end, eq, atol=1e-6)
@@ -66,9 +70,11 @@ def test_fluid_tends_to_the_proved_equilibrium_of_unequal_servers():
 def test_fluid_bad_input():
     m = build_model("erlang", L=1, mu=1, lam=1, theta=1, D=1)
     with pytest.raises(SymdelayInputError, match="T must be"):
-        model_fluid(m, -1)
+        fluid(m, -1)
     with pytest.raises(SymdelayInputError, match="initial state"):
-        model_fluid(m, 1, initial=[1, 2])
+        fluid(m, 1, initial=[1, 2], method="generic")
+    with pytest.raises(SymdelayInputError, match="initial must have 4"):
+        fluid(m, 1, initial=[1, 2])  # the founding path
 
 
 @pytest.mark.parametrize("L", [2, 3, 4, 5, 6])
@@ -143,12 +149,13 @@ def test_founding_functions_take_model_and_agree_with_their_own_path():
     with mpmath.workdps(25):
         assert abs(via_model.critical - mpmath.mpf(own["theta_c"])) < mpmath.mpf(10) ** -18
     mt = m.with_values(theta=2)
+    generic = variance(mt, method="generic")
     assert (
-        symdelay.variance(model=mt)
+        generic.value
         == sp.nsimplify(
-            symdelay.variance(L=2, mu=1, lam=1, theta=2, D=1).to_json()["var_x_over_eta"][:25]
+            founding.variance(L=2, mu=1, lam=1, theta=2, D=1).to_json()["var_x_over_eta"][:25]
         )
-        or abs(float(symdelay.variance(model=mt)) - float(symdelay.variance(L=2, theta=2))) < 1e-14
+        or abs(float(generic) - float(founding.variance(L=2, theta=2))) < 1e-14
     )
     assert symdelay.stability_conditions(2) is symdelay.stability_conditions("2")
     assert symdelay.roots(mt, dps=15).unstable_count == 0

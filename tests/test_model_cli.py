@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay.analysis.roots import model_fluid
-from symdelay.analysis.stochastic import model_variance
+from symdelay.analysis.fluid import fluid
+from symdelay.analysis.stochastic import variance
 from symdelay.models import build_model
 from symdelay.models.phase_type import PhaseType
 
@@ -37,7 +37,7 @@ def test_fluid_model_matches_api(run_cli):
     rec = json.loads(out)
     d = PhaseType.hyperexp(["0.3", "0.7"], ["0.5", 2])
     m = build_model("phase_type", delay=d, mu=1, lam=1, theta=2)
-    ref = model_fluid(m, 5, points=11)
+    ref = fluid(m, 5, 0.5)
     assert rec["parameters"]["theta"] == "2"
     assert np.allclose(rec["states"]["q1"], ref["q1"], atol=1e-9)
 
@@ -68,7 +68,7 @@ def test_variance_model_equals_api_and_founding(run_cli):
     status2, out2, _ = run_cli("variance", "--L", "2", "--theta", "2", "--json")
     assert status == status2 == 0
     assert rec["var_over_eta"][:20] == json.loads(out2)["var_x_over_eta"][:20]
-    v, _ = model_variance(build_model("nserver", N=2, L=2, mu=1, lam=1, theta=2, D=1))
+    v = variance(build_model("nserver", N=2, L=2, mu=1, lam=1, theta=2, D=1)).value
     assert sp.Rational(rec["exact_value"]) == v
 
 

@@ -11,7 +11,7 @@ import pytest
 import scipy.linalg
 import sympy as sp
 
-from symdelay.analysis.roots import model_fluid
+from symdelay.analysis.fluid import fluid
 from symdelay.models import build_model
 from symdelay.models.phase_type import PhaseType
 
@@ -158,7 +158,7 @@ def test_fluid_and_simulation(name, run_cli):
     )
     assert status == 0, err
     sim = json.loads(out)
-    ref = model_fluid(m, 5, points=11)
+    ref = fluid(m, 5, 0.5)
     for s in m.states:
         assert np.max(np.abs(np.array(sim["paths"][0][s.name]) - ref[s.name])) < 8 / np.sqrt(eta)
 

@@ -8,8 +8,8 @@ import pytest
 import sympy as sp
 
 import symdelay
-from symdelay.analysis.roots import model_fluid
-from symdelay.analysis.stochastic import model_simulate, model_variance
+from symdelay.analysis.fluid import fluid
+from symdelay.analysis.stochastic import simulate, variance
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models import build_model
 
@@ -19,9 +19,10 @@ from symdelay.models import build_model
 def test_lna_variance_equals_the_closed_form(L, pars):
     mu, lam, theta, D = pars
     m = build_model("erlang", L=L, mu=mu, lam=lam, theta=theta, D=D)
-    v, ln = model_variance(m)
-    ref = symdelay.variance(L=L, mu=mu, lam=lam, theta=theta, D=D)
-    assert ln.exact
+    generic = variance(m, method="generic")
+    v = generic.value
+    ref = variance(m, method="specialised")
+    assert generic.exact and type(generic) is type(ref)
     assert sp.nsimplify(ref.to_json()["var_x_over_eta"]) == v or abs(
         float(v) - float(ref.to_json()["var_x_over_eta"])
     ) < 1e-25 * float(v)
@@ -36,16 +37,16 @@ def test_simulation_tracks_the_fluid_limit_for_a_hyperexponential_delay():
     d = symdelay.PhaseType.hyperexp(["0.3", "0.7"], ["0.5", 2])
     m = build_model("phase_type", delay=d, mu=1, lam=1, theta=2)
     eta = 10**5
-    sim = model_simulate(m, eta, 10, dt=0.1, seed=7)
-    flu = model_fluid(m, 10, points=101)
+    sim = simulate(m, eta, 10, dt=0.1, seed=7)
+    flu = fluid(m, 10, 0.1)
     for s in m.states:
         assert np.max(np.abs(sim[s.name][0] - flu[s.name])) < 8 / np.sqrt(eta)
 
 
 def test_same_seed_same_paths_and_backends_agree():
     m = build_model("inflight", L=1, mu=1, lam=1, theta=2, D=1, kappa=1)
-    a = model_simulate(m, 200, 2, seed=5, backend="c")
-    b = model_simulate(m, 200, 2, seed=5, backend="python")
+    a = simulate(m, 200, 2, seed=5, backend="c")
+    b = simulate(m, 200, 2, seed=5, backend="python")
     assert np.array_equal(a.paths, b.paths) and a.events == b.events
     assert a.to_json()["seed"] == 5 and a.to_json()["parameters"]["theta"] == "2"
 
@@ -53,12 +54,79 @@ def test_same_seed_same_paths_and_backends_agree():
 def test_stochastic_bad_input():
     m = build_model("erlang", L=2, mu=1, lam=1, D=1)
     with pytest.raises(SymdelayInputError, match="theta"):
-        model_simulate(m, 100, 1)
+        simulate(m, 100, 1)
     unstable = build_model("erlang", L=2, mu=1, lam=1, D=1, theta=20)
     with pytest.raises(SymdelayInputError, match="not stable"):
-        model_variance(unstable)
+        variance(unstable, method="generic")
+    with pytest.raises(SymdelayInputError, match="Hopf threshold"):
+        variance(unstable)  # the founding model's own solve says where it is
     ok = build_model("erlang", L=2, mu=1, lam=1, D=1, theta=1)
     with pytest.raises(SymdelayInputError, match="seed"):
-        model_simulate(ok, 100, 1, seed=-1)
+        simulate(ok, 100, 1, seed=-1, method="generic")
     with pytest.raises(SymdelayInputError, match="dt"):
-        model_simulate(ok, 100, 1, dt=0)
+        simulate(ok, 100, 1, dt=0)
+
+
+# ------------------------------------------------- the founding fast paths against the generic
+
+
+@pytest.mark.parametrize("L", [1, 2, 3])
+def test_founding_variance_specialised_equals_generic(L):
+    m = build_model("erlang", L=L, mu=1, lam="1/2", theta=3, D=2)
+    fast = variance(m, dps=40, method="specialised")
+    generic = variance(m, dps=40, method="generic")
+    assert type(fast) is type(generic)
+    assert fast.exact and generic.exact and fast.value == generic.value
+    assert (
+        fast.decimal() == generic.decimal()
+        and len(fast.decimal().replace(".", "").lstrip("0")) == 40
+    )
+    assert variance(m).closed_form is not None or L > 2  # auto: the founding record
+
+
+@pytest.mark.parametrize("L", [1, 3])
+def test_founding_fluid_specialised_equals_generic(L):
+    m = build_model("erlang", L=L, mu=1, lam=1, theta=3, D=1)
+    y0 = [0.2, 1.5] + [0.3] * L + [0.1] * L  # the same start for both
+    fast = fluid(m, T=20, dt=0.1, initial=y0, method="specialised")
+    generic = fluid(m, T=20, dt=0.1, initial=y0, method="generic")
+    assert type(fast) is type(generic) and fast.founding and not generic.founding
+    assert fast.states == generic.states and np.array_equal(fast.t, generic.t)
+    assert np.max(np.abs(fast.y - generic.y)) < 1e-8
+    assert fluid(m, T=1, dt=0.5).to_json()["parameters"]["solver"]["method"] == "DOP853"
+
+
+def _imbalance_variances(sim, eta, burn_in):
+    """Per replication: the time-averaged variance of Q1 - Q2, divided by eta."""
+    X = (sim.state("q1") - sim.state("q2")) * eta
+    X = X[:, sim.t >= burn_in]
+    return X.var(axis=1) / eta
+
+
+def test_founding_simulation_specialised_and_generic_agree_with_the_lna():
+    """The hand-written and the generated kernel make different draws, so the paths differ;
+    the stationary imbalance variance of both must agree with each other and with the LNA
+    within their confidence intervals (a wrong rate in either kernel moves it by far more)."""
+    from scipy import stats
+
+    eta, R = 200, 8
+    m = build_model("erlang", L=1, mu=1, lam=1, theta=1, D=1)
+    start = [eta, eta, eta, eta]  # the equilibrium q = lam/mu = 1, z = lam D / L = 1
+    kw = dict(eta=eta, T=400, dt=0.5, initial=start, seed=11, replications=R)
+    fast = simulate(m, **kw, method="specialised")
+    generic = simulate(m, **kw, method="generic")
+    assert type(fast) is type(generic) and fast.founding and not generic.founding
+    assert fast.to_json()["parameters"]["seed"] == generic.to_json()["seed"] == 11
+    lna = float(variance(m).value)  # 3/2
+    assert lna == 1.5
+    t = stats.t.ppf(0.995, R - 1)  # 99 % two-sided (theta = 2 instead of 1 fails it)
+    est = {}
+    for name, sim in (("specialised", fast), ("generic", generic)):
+        v = _imbalance_variances(sim, eta, burn_in=20)
+        mean, se = float(v.mean()), float(v.std(ddof=1) / np.sqrt(R))
+        est[name] = (mean, se)
+        # the LNA is exact to O(1/eta): allow 3 % for it on top of the interval
+        assert abs(mean - lna) < t * se + 0.03 * lna, (name, mean, se)
+        assert se < 0.03 * lna  # the interval is narrow enough to catch a wrong kernel
+    (m1, s1), (m2, s2) = est["specialised"], est["generic"]
+    assert abs(m1 - m2) < t * np.hypot(s1, s2)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from symdelay.models.erlang.stochastic import simulate as founding_simulate
 from symdelay.outputs.report import ReportContext
 
 BASE = ["--L", "2", "--eta", "100", "--mu", "1", "--lam", "1", "--theta", "2", "--D", "1"]
@@ -17,7 +18,10 @@ def test_simulate_json_contract(run_cli):
     st, out, err = run_cli("simulate", *BASE, "--T", "2", "--seed", "1", "--dt", "0.5", "--json")
     assert st == 0 and err == ""
     d = json.loads(out)
-    assert set(d) == {"parameters", "events", "t", "q1", "q2", "z1", "z2"}
+    assert set(d) == {"parameters", "events", "t", "q1", "q2", "z1", "z2"} | {
+        "model",
+        "symdelay_version",
+    }
     assert d["parameters"] == {
         "L": 2, "eta": 100, "mu": "1", "lam": "1", "theta": "2", "D": "1", "gamma": "2",
         "T": 2.0, "dt": 0.5, "seed": 1, "replications": 1, "initial": [0, 100, 0, 0, 0, 0],
@@ -27,9 +31,8 @@ def test_simulate_json_contract(run_cli):
     assert d["q2"][0] == 1.0 and d["q1"][0] == 0.0
     assert len(d["z1"]) == 2 and all(len(z) == 5 for z in d["z1"] + d["z2"])
     assert isinstance(d["events"], int) and d["events"] > 0
-    import symdelay
 
-    r = symdelay.simulate(L=2, eta=100, mu=1, lam=1, theta=2, D=1, T=2, seed=1, dt=0.5)
+    r = founding_simulate(L=2, eta=100, mu=1, lam=1, theta=2, D=1, T=2, seed=1, dt=0.5)
     assert r.to_json() == d and r["events"] == d["events"]
 
 
@@ -39,7 +42,8 @@ def test_simulate_replications_json_and_csv(run_cli, tmp_path):
     st, out, _ = run_cli(*args, "--json", "--csv", str(f))
     assert st == 0
     d = json.loads(out)
-    assert set(d) == {"parameters", "events", "replications"} and len(d["replications"]) == 3
+    assert set(d) == {"parameters", "events", "replications"} | {"model", "symdelay_version"}
+    assert len(d["replications"]) == 3
     assert d["parameters"]["replications"] == 3 and d["parameters"]["seed"] == 1
     assert d["events"] == sum(r["events"] for r in d["replications"])
     assert all(set(r) == {"events", "t", "q1", "q2", "z1", "z2"} for r in d["replications"])
@@ -55,7 +59,10 @@ def test_simulate_replications_json_and_csv(run_cli, tmp_path):
 def test_fluid_json_contract(run_cli):
     st, out, _ = run_cli("fluid", "--L", "1", "--T", "1", "--dt", "0.5", "--json")
     d = json.loads(out)
-    assert st == 0 and set(d) == {"parameters", "t", "q1", "q2", "z1", "z2"}
+    assert st == 0 and set(d) == {"parameters", "t", "q1", "q2", "z1", "z2"} | {
+        "model",
+        "symdelay_version",
+    }
     assert d["parameters"]["L"] == 1 and d["parameters"]["theta"] == "2"
     assert d["t"] == [0.0, 0.5, 1.0] and d["q2"][0] == 1.0 and len(d["z1"]) == 1
 
@@ -64,7 +71,8 @@ def test_variance_json_contract(run_cli):
     st, out, _ = run_cli("variance", "--L", "1", "--mu", "1", "--lam", "1", "--theta", "2",
                          "--D", "1", "--json")  # fmt: skip
     d = json.loads(out)
-    assert st == 0 and set(d) == {"parameters", "dps", "exact", "var_x_over_eta", "closed_form"}
+    keys = {"parameters", "dps", "exact", "var_x_over_eta", "closed_form"}
+    assert st == 0 and set(d) == keys | {"model", "symdelay_version"}
     assert d["parameters"]["theta"] == "2" and d["dps"] == 30 and d["exact"] is True
     assert d["var_x_over_eta"].startswith("1.3333333333")  # 4/3 from the closed form
     assert "theta" in d["closed_form"]

@@ -226,7 +226,7 @@ def test_fluid_records_its_parameters():
     p = f.to_json()["parameters"]
     assert p["mu"] == "1/2" and p["gamma"] == "1" and p["T"] == 1 and p["dt"] == 0.5
     assert p["initial"] == [0.5, 0.5, 0, 0] and p["solver"]["method"] == "DOP853"
-    header, rows = f.table()
+    header, rows, _ = f.csv_table()
     assert header == ["t", "q1", "q2", "z1_1", "z2_1"] and rows.shape == (3, 5)
 
 

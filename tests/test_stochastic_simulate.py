@@ -63,7 +63,10 @@ def test_grid_and_default_state():
     assert r.t.tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
     assert r.q1[0] == 0 and r.q2[0] == 1 and r.z1.shape == (1, 5)
     assert r["events"] == r.events
-    assert set(r.to_json()) == {"parameters", "events", "t", "q1", "q2", "z1", "z2"}
+    assert set(r.to_json()) == {"parameters", "events", "t", "q1", "q2", "z1", "z2"} | {
+        "model",
+        "symdelay_version",
+    }
     par = r.to_json()["parameters"]
     assert par["seed"] == 0 and par["eta"] == 100 and par["T"] == 1 and par["dt"] == 0.25
     assert par["initial"] == [0, 100, 0, 0] and par["replications"] == 1

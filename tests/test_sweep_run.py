@@ -69,9 +69,11 @@ def test_replication_example_reduced_seeds_and_summary(tmp_path):
     s = Spec.from_dict(spec)
     assert df["seed"].tolist() == [s.seed_of(k) for k in range(4)]
     assert df["replication"].tolist() == [0, 1, 0, 1]
-    # each row is the summary of symdelay.simulate with that row's seed
+    # each row is the summary of the founding model's simulation with that row's seed
+    from symdelay.models.erlang.stochastic import simulate
+
     for row in df.itertuples():
-        res = symdelay.simulate(
+        res = simulate(
             L=2, eta=100, mu=1, lam=1, theta=row.theta, D=1, T=4, seed=int(row.seed), threads=1
         )
         x = res.x

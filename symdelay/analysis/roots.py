@@ -1,7 +1,7 @@
-"""Analyses that take a :class:`~symdelay.model.Model`: roots (the entry :func:`roots`) and
-the fluid path.
+"""Analyses that take a :class:`~symdelay.model.Model`: roots (the entry :func:`roots`; the
+fluid path is :func:`symdelay.analysis.fluid.fluid`).
 
-Both need numbers for every parameter (``model.with_values(...)``); they say which are
+They need numbers for every parameter (``model.with_values(...)``); they say which are
 missing otherwise. Roots are certified per factor of the characteristic polynomial by
 :func:`symdelay.analysis.polyroots.polynomial_roots` (counts decided exactly). Where the
 equilibrium was found numerically, the polynomial is the one at the proved midpoint (its
@@ -9,8 +9,6 @@ coefficients made exact), and the record says so.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import mpmath
 import numpy as np
@@ -24,8 +22,7 @@ from symdelay.core.symbols import r
 __all__ = [
     "RootSet",
     "roots",
-    "FluidPath",
-    "model_fluid",
+    "default_initial",
     "require_values",
     "check_analysis_cost",
     "analysis_seconds",
@@ -143,81 +140,9 @@ def _model_roots(model, dps: int) -> RootSet:
     return RootSet.of_factors(model.name, per, dps, notes)
 
 
-@dataclass
-class FluidPath:
-    """The fluid ODE's solution on a grid: ``y[k, i]`` is state ``i`` at ``t[k]``."""
-
-    model_name: str
-    states: tuple
-    t: np.ndarray
-    y: np.ndarray
-    parameters: dict
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        names = [s.name for s in self.states]
-        if name not in names:
-            raise KeyError(f"no state {name!r}: the states are {', '.join(names)}")
-        return self.y[:, names.index(name)]
-
-    def to_json(self) -> dict:
-        return {
-            "model": self.model_name,
-            "parameters": {str(k): str(v) for k, v in self.parameters.items()},
-            "t": self.t.tolist(),
-            "states": {s.name: self.y[:, i].tolist() for i, s in enumerate(self.states)},
-        }
-
-
 def default_initial(model) -> np.ndarray:
     """The equilibrium with the first state raised by half its value (or by 1 if it is 0)."""
     eq = np.array([float(model.equilibrium.point[s]) for s in model.states])
     y0 = eq.copy()
     y0[0] = eq[0] * 1.5 if eq[0] != 0 else 1.0
     return y0
-
-
-def model_fluid(model, T, *, initial=None, points: int = 201, rtol=1e-10, atol=1e-12) -> FluidPath:
-    """Integrate ``ds/dt = F(s)`` on ``[0, T]`` (LSODA with the exact Jacobian)."""
-    from scipy.integrate import solve_ivp
-
-    require_values(model, "the fluid path")
-    try:
-        T = float(T)
-    except (TypeError, ValueError):
-        raise SymdelayInputError(f"T must be a number, got {T!r}") from None
-    if not (np.isfinite(T) and T > 0):
-        raise SymdelayInputError(f"T must be a positive finite time, got {T}")
-    n = len(model.states)
-    y0 = default_initial(model) if initial is None else np.asarray(initial, dtype=float)
-    if y0.shape != (n,) or not np.all(np.isfinite(y0)) or np.any(y0 < 0):
-        raise SymdelayInputError(
-            f"the initial state needs {n} finite values >= 0 (in the order "
-            + ", ".join(s.name for s in model.states)
-            + ")"
-        )
-    F = sp.lambdify([model.states], list(model.drift), "numpy")
-    Jf = sp.lambdify([model.states], model.drift_jacobian, "numpy")
-    from symdelay.core.checks import exact_multiples
-    from symdelay.core.params import exact_number
-
-    grid = exact_multiples(exact_number("T", T) / (points - 1), points - 1)
-    with np.errstate(over="raise", invalid="raise"):
-        try:
-            sol = solve_ivp(
-                lambda t, y: np.asarray(F(y), dtype=float),
-                (0.0, T),
-                y0,
-                method="LSODA",
-                t_eval=grid,
-                jac=lambda t, y: np.asarray(Jf(y), dtype=float),
-                rtol=rtol,
-                atol=atol,
-            )
-        except FloatingPointError:
-            raise SymdelayInputError(
-                "the fluid path overflowed: the parameters are too extreme for double "
-                "precision; scale them down"
-            ) from None
-    if not sol.success:
-        raise SymdelayInputError(f"the fluid ODE solver failed ({sol.message}); shorten T")
-    return FluidPath(model.name, model.states, sol.t, sol.y.T, dict(model.values))

@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
+from symdelay.analysis.fluid import FluidSolution
 from symdelay.analysis.rootset import RootSet
+from symdelay.analysis.stochastic import Simulation
 from symdelay.core.display import plotter
 from symdelay.models.erlang.hopf._common import _Lkey
 from symdelay.models.erlang.hopf.curve import CriticalCurve
 from symdelay.models.erlang.nonlinear.cycles import CycleFamily, LimitCycle
 from symdelay.models.erlang.nonlinear.normal_form import NormalForm
 from symdelay.models.erlang.nonlinear.spectrum import Spectrum
-from symdelay.models.erlang.stochastic.fluid import FluidResult
-from symdelay.models.erlang.stochastic.simulate import SimulationResult
 from symdelay.models.sqd.convergence import ConvergenceResult
 from symdelay.models.sqd.fixed_point import FixedPoint
 from symdelay.models.sqd.fluid import FluidPath as SqdFluidPath
@@ -33,15 +33,22 @@ def _critical(c, ax=None):
     return plot_critical_curve(Ds, th, f"L = {_Lkey(c.L)}", ax)
 
 
-@plotter(FluidResult)
+@plotter(FluidSolution)
 def _fluid(p, ax=None):
-    paths = {"q1": p.q1, "q2": p.q2, "x = q1 - q2": p.x}
-    return plot_paths(p.t, paths, f"fluid limit, L = {p.L}", ax)
+    if p.founding:
+        paths = {"q1": p.q1, "q2": p.q2, "x = q1 - q2": p.x}
+        return plot_paths(p.t, paths, f"fluid limit, L = {p.L}", ax)
+    paths = {s: p.y[:, i] for i, s in enumerate(p.states)}
+    return plot_paths(p.t, paths, f"fluid limit, {p.model_name}", ax)
 
 
-@plotter(SimulationResult)
+@plotter(Simulation)
 def _simulation(s, ax=None):
-    return plot_paths(s.t, {"x = q1 - q2": s.x}, f"simulation, L = {s.L}, eta = {s.eta}", ax)
+    if s.founding:
+        title = f"simulation, L = {s.L}, eta = {s.eta}"
+        return plot_paths(s.t, {"x = q1 - q2": s.x}, title, ax)
+    paths = {n: s.paths[0, :, i] for i, n in enumerate(s.states)}
+    return plot_paths(s.t, paths, f"simulation, {s.model_name}, eta = {s.eta}", ax)
 
 
 @plotter(NormalForm)

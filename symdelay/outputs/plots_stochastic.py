@@ -29,7 +29,7 @@ TIME = "time $t$ (model time units)"
 
 
 def paths_figure(panels, flu, title: str) -> Figure:
-    """``panels``: list of ``(label, SimulationResult)``; ``flu`` the fluid solution."""
+    """``panels``: list of ``(label, Simulation)``; ``flu`` the fluid solution."""
     fig = Figure(figsize=(4.2 * len(panels), 3.4))
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     for ax, (label, sim) in zip(axes, panels):

@@ -282,7 +282,8 @@ def stability(L, mu, lam, theta, D) -> dict:
 
 
 def variance(L, mu, lam, theta, D, dps: int = 30) -> dict:
-    """The LNA stationary variance of the imbalance (:func:`symdelay.variance`); raises
+    """The LNA stationary variance of the imbalance (the founding model's
+    :func:`symdelay.models.erlang.stochastic.variance`); raises
     (a failed task) where the equilibrium is unstable.
 
     >>> variance(1, 1, 1, 2, 1)["var_x_over_eta_text"]
@@ -299,7 +300,8 @@ def variance(L, mu, lam, theta, D, dps: int = 30) -> dict:
 
 
 def simulate(L=2, eta=1000, mu=1, lam=1, theta=2, D=1, T=20, dt=0.1, seed=0) -> dict:
-    """One exact sample path (:func:`symdelay.simulate`) summarised: the imbalance
+    """One exact sample path of the founding model
+    (:func:`symdelay.models.erlang.stochastic.simulate`) summarised: the imbalance
     ``x = q1 - q2`` at the end, its largest absolute value and root mean square over the
     second half ``[T/2, T]``, and the number of events.
 

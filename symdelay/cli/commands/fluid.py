@@ -18,7 +18,6 @@ from symdelay.cli.commands._io import (
     parse_initial,
     write_csv,
 )
-from symdelay.cli.commands._model_run import run_fluid
 from symdelay.core.budget import honour_force
 
 __all__ = ["register", "run"]
@@ -57,45 +56,19 @@ def register(subparsers) -> None:
     p.set_defaults(func=honour_force(run))
 
 
-def _check_cost(args) -> None:
-    """Refuse before integrating: the stiff 2(L+1)-dimensional system costs about L^2 T
-    (measured: L = 300, T = 20 in about 6 s), and the grid holds (T/dt + 1) 2(L+1) doubles."""
-    from symdelay.core.budget import check_budget, check_memory, power_cost
-    from symdelay.core.checks import check_horizon
-    from symdelay.core.params import as_L
-
-    n = as_L(door.given_options(args).get("L"), allow_symbol=False)
-    T, dt = check_horizon(args.T, args.dt)
-    what = f"the fluid solution for L = {n}, T = {T:g}"
-    shrink = "a smaller --L or --T (or a larger --dt for the memory)"
-    check_memory(what, 8.0 * (T / dt + 1) * 2 * (n + 1) * 3, force=args.force, shrink=shrink)
-    check_budget(what, power_cost(n, 7e-5, 2) * max(T, 1.0) / 20, force=args.force, shrink=shrink)
-
-
 def run(args) -> int:
-    from symdelay.models.erlang.stochastic.fluid import fluid
-
-    if not door.founding(args):
-        return run_fluid(args)
+    from symdelay.analysis.fluid import fluid
 
     check_output_choice(args)
     if args.csv is not None:
         check_output_file(args.csv)
-    _check_cost(args)
-    res = fluid(
-        T=args.T, **door.given_options(args),
-        dt=args.dt, initial=parse_initial(args.initial),
-    )  # fmt: skip
+    model = door.model_from_args(args)
+    res = fluid(model, T=args.T, dt=args.dt, initial=parse_initial(args.initial), force=args.force)
     if args.csv is not None:
-        header, rows = res.table()
-        line = command_line("fluid", res.run_parameters())
-        write_csv(args.csv, [line], header, rows, ["%.17g"] * rows.shape[1])
+        header, rows, fmt = res.csv_table()
+        write_csv(args.csv, [command_line("fluid", res.run_parameters())], header, rows, fmt)
     if args.json:
         emit_json(res.to_json())
     elif args.csv is None:
-        emit(
-            f"fluid solution ({res.solver['method']}, rtol={res.solver['rtol']}, "
-            f"atol={res.solver['atol']}) on {res.t.size} grid points; at t={res.t[-1]:g}: "
-            f"q1={res.q1[-1]:.6g} q2={res.q2[-1]:.6g} (use --json or --csv)"
-        )
+        emit(res.summary())
     return 0

@@ -102,35 +102,15 @@ class _Bar:
         self.bar.close()
 
 
-def _summary(res) -> str:
-    counts = res.transition_counts.sum(axis=0).tolist()
-    head = (
-        f"simulated {res.replications} path(s) (seed {res.seed}), {res.events} events "
-        f"(arrival/phase/enter_service/service: {counts}); "
-    )
-    q1, q2 = res.paths[:, -1, 0], res.paths[:, -1, 1]
-    t = f"at t={res.t[-1]:g}"
-    if res.replications == 1:
-        return head + f"{t}: q1={q1[0]:g} q2={q2[0]:g} (use --json or --csv)"
-    return head + (
-        f"{t}, mean and standard deviation over the {res.replications} replications: "
-        f"q1={q1.mean():.6g} (sd {q1.std(ddof=1):.3g}), q2={q2.mean():.6g} "
-        f"(sd {q2.std(ddof=1):.3g}) (use --json or --csv for each path)"
-    )
-
-
 def run(args) -> int:
     import numpy as np
 
-    from symdelay.cli.commands._model_run import run_simulate
-    from symdelay.models.erlang.stochastic.simulate import simulate
-
-    if not door.founding(args):
-        return run_simulate(args)
+    from symdelay.analysis.stochastic import simulate
 
     check_output_choice(args)
     if args.csv is not None:
         check_output_file(args.csv)
+    model = door.model_from_args(args)
     bar = None
     if not args.json and sys.stderr.isatty():
         try:
@@ -141,19 +121,18 @@ def run(args) -> int:
             bar = _Bar(T)
     try:
         res = simulate(
-            eta=args.eta, **door.given_options(args),
-            T=args.T, dt=args.dt, seed=args.seed, replications=args.replications,
-            initial=parse_initial(args.initial), force=args.force, monitor=bar,
+            model, eta=args.eta, T=args.T, dt=args.dt, seed=args.seed,
+            replications=args.replications, initial=parse_initial(args.initial),
+            force=args.force, monitor=bar,
         )  # fmt: skip
     finally:
         if bar is not None:
             bar.close()
     if args.csv is not None:
-        header, rows = res.table()
-        fmt = ["%d"] + ["%.10g"] * (rows.shape[1] - 1)
+        header, rows, fmt = res.csv_table()
         write_csv(args.csv, [command_line("simulate", res.run_parameters())], header, rows, fmt)
     if args.json:
         emit_json(res.to_json())
     elif args.csv is None:
-        emit(_summary(res))
+        emit(res.summary())
     return 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.cli.commands._io import RATE_DEFAULTS
-from symdelay.cli.commands._model_run import run_variance
 from symdelay.core.budget import honour_force
 
 __all__ = ["register", "run"]
@@ -33,31 +32,12 @@ def register(subparsers) -> None:
     p.set_defaults(func=honour_force(run))
 
 
-def _check_cost(args) -> None:
-    """The Lyapunov solve and its refinement grow like L^2 here (measured, L <= 100)."""
-    from symdelay.core.budget import check_budget, power_cost
-    from symdelay.core.params import as_L
-
-    n = as_L(door.given_options(args).get("L"), allow_symbol=False)
-    check_budget(
-        f"the stationary variance for L = {n}",
-        power_cost(n, 3e-3, 2),
-        force=args.force,
-        shrink="a smaller --L",
-    )
-
-
 def run(args) -> int:
-    from symdelay.models.erlang.stochastic.variance import variance
+    from symdelay.analysis.stochastic import variance
 
-    if not door.founding(args):
-        return run_variance(args)
-
-    _check_cost(args)
-    res = variance(dps=args.dps, **door.given_options(args))
+    res = variance(door.model_from_args(args), dps=args.dps, force=args.force)
     if args.json:
         emit_json(res.to_json())
     else:
-        cf = "" if res.closed_form is None else f"  closed form: {res.closed_form}"
-        emit(f"Var(Q1-Q2)/eta -> {res.decimal()}{cf}")
+        emit(res.summary())
     return 0

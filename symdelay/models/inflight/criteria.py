@@ -252,7 +252,7 @@ def simulated_variance(
     Student-t interval. Returns ``(estimate, (lo, hi))``."""
     from scipy import stats
 
-    from symdelay.analysis.stochastic import model_simulate
+    from symdelay.analysis.stochastic import simulate
     from symdelay.models import build_model
 
     k = _weights(p, kappa)
@@ -267,7 +267,8 @@ def simulated_variance(
     )
     q, z = p.lam / p.mu, p.lam / p.gamma
     initial = [q, q] + [z] * (2 * p.L)
-    sim = model_simulate(model, eta, T, dt=dt, initial=initial, seed=seed)
+    counts = [round(float(v) * eta) for v in initial]  # the rounded equilibrium
+    sim = simulate(model, eta, T, dt=dt, initial=counts, seed=seed, force=True)
     names = [s.name for s in model.states]
     X = (sim.paths[0, :, names.index("q1")] - sim.paths[0, :, names.index("q2")]) * eta
     X = X[sim.grid >= burn_in]

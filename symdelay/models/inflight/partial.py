@@ -114,7 +114,7 @@ def thinned_model(L, p, mu=1, lam=1, theta=1, D=1):
 
 def thinned_variance(L, p, mu=1, lam=1, theta=1, D=1) -> float:
     """LNA ``Var(Q1 - Q2)/eta`` of :func:`thinned_model` (exact rational, as a float)."""
-    from symdelay.analysis.stochastic import model_variance
+    from symdelay.analysis.stochastic import variance
 
-    v, _ = model_variance(thinned_model(L, p, mu, lam, theta, D))
+    v = variance(thinned_model(L, p, mu, lam, theta, D)).value
     return float(v)

@@ -115,8 +115,8 @@ FULL = _Budget(
 class _Runs:
     """The sample paths and fluid solutions shared by Figs. 2-4 and 7."""
 
-    flu: dict  # L -> FluidResult
-    sims: dict  # L -> [(panel label, SimulationResult), ...], one per eta
+    flu: dict  # L -> FluidSolution
+    sims: dict  # L -> [(panel label, Simulation), ...], one per eta
 
 
 # ------------------------------------------------------------------------------ helpers

@@ -279,7 +279,7 @@ def spectrum(
 
 def periodogram(sim, eta: int, burn_in: float = 20.0, segment: float = 100.0):
     """``(omega, S_hat)``: Welch estimate of the spectrum of ``sqrt(eta) x`` from simulated
-    paths (a :class:`~symdelay.models.erlang.stochastic.SimulationResult`, replications averaged), in the
+    paths (a :class:`~symdelay.analysis.stochastic.Simulation`, replications averaged), in the
     normalisation of :class:`Spectrum` (two-sided, angular: ``S_hat(2 pi f) = P(f)/2`` for
     the one-sided Welch density ``P``), with the standard error across replications."""
     from scipy.signal import welch

@@ -1,8 +1,11 @@
 """The stochastic system: exact simulation, the fluid limit, and the linear-noise variance.
 
-Analysis only (no plotting): :func:`simulate` (exact Gillespie paths, C kernel), :func:`fluid`
-(SciPy integration of the model layer's ODEs), :func:`variance` (LNA stationary variance of
-the imbalance from a Lyapunov equation), :func:`fluid_limit_study` (the eta^(-1/2) rate).
+Analysis only (no plotting). The founding model's fast paths, each the specialisation of an
+analysis entry (``specialised_simulate``: the hand-written C kernel; ``specialised_fluid``;
+``specialised_variance``: the difference-mode Lyapunov solve and closed form), and the loose
+conveniences :func:`simulate`, :func:`fluid`, :func:`variance` that build the founding model
+and call the entry (:mod:`symdelay.analysis.stochastic`, :mod:`symdelay.analysis.fluid`);
+:func:`fluid_limit_study` (the eta^(-1/2) rate).
 For any transition table: :class:`GeneratedKernel` (a simulator generated from the table)
 and :func:`linear_noise` (the generic LNA covariance).
 """
@@ -18,11 +21,11 @@ from symdelay.models.erlang.stochastic.convergence import (
 )
 from symdelay.models.erlang.stochastic.fluid import (
     DifferenceResult,
-    FluidResult,
+    FluidSolution,
     fluid,
     fluid_difference,
 )
-from symdelay.models.erlang.stochastic.simulate import SimulationResult, simulate
+from symdelay.models.erlang.stochastic.simulate import Simulation, simulate
 from symdelay.models.erlang.stochastic.stationary import (
     SimulatedVariance,
     hopf_theta,
@@ -33,7 +36,7 @@ from symdelay.models.erlang.stochastic.stationary import (
 )
 from symdelay.models.erlang.stochastic.transitions import check_drift, transition_table
 from symdelay.models.erlang.stochastic.variance import (
-    VarianceResult,
+    StationaryVariance,
     closed_form_singularity,
     closed_form_theta_limit,
     closed_form_variance,
@@ -44,13 +47,13 @@ from symdelay.models.erlang.stochastic.variance import (
 __all__ = [
     "DifferenceResult",
     "FluidLimitStudy",
-    "FluidResult",
+    "FluidSolution",
     "GeneratedKernel",
     "GeneratedRun",
     "LinearNoise",
     "SimulatedVariance",
-    "SimulationResult",
-    "VarianceResult",
+    "Simulation",
+    "StationaryVariance",
     "check_drift",
     "closed_form_singularity",
     "closed_form_theta_limit",

@@ -22,14 +22,21 @@ import numpy as np
 import sympy as sp
 from scipy.special import expit
 
+from symdelay.analysis.fluid import FluidSolution
 from symdelay.core import symbols as sym
 from symdelay.core.checks import check_horizon, check_rates, time_grid
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.models import ActionDelayModel
-from symdelay.models.erlang.dispatch import accepts_model
 from symdelay.models.erlang.stochastic._models import symbolic_model
 
-__all__ = ["fluid", "fluid_difference", "FluidResult", "DifferenceResult", "DEFAULT_SOLVER"]
+__all__ = [
+    "fluid",
+    "specialised_fluid",
+    "fluid_difference",
+    "FluidSolution",
+    "DifferenceResult",
+    "DEFAULT_SOLVER",
+]
 
 #: The default integrator and tolerances. ``"auto"`` is DOP853, or LSODA when the problem
 #: is stiff (``max(gamma, mu) T > 10^4``, where an explicit method would crawl).
@@ -198,85 +205,6 @@ def _check_initial(initial, n, what):
     return y0
 
 
-@dataclass
-class FluidResult:
-    """The fluid solution on a grid: ``q1, q2`` (1-D), ``z1, z2`` (``L x len(t)``)."""
-
-    L: int
-    parameters: dict
-    t: np.ndarray
-    y: np.ndarray  # (len(t), 2L+2), columns in the order of ActionDelayModel.state
-    solver: dict
-    initial: np.ndarray | None = None
-
-    @property
-    def q1(self):
-        return self.y[:, 0]
-
-    @property
-    def q2(self):
-        return self.y[:, 1]
-
-    @property
-    def z1(self):
-        return self.y[:, 2 : 2 + self.L].T
-
-    @property
-    def z2(self):
-        return self.y[:, 2 + self.L :].T
-
-    @property
-    def x(self):
-        return self.q1 - self.q2
-
-    def plot(self, ax=None):
-        """``q1``, ``q2`` and the imbalance against t; returns the matplotlib Axes."""
-        from symdelay.core.display import draw
-
-        return draw(self, ax)
-
-    @property
-    def w(self):
-        """``w[l-1] = z1_l - z2_l``."""
-        return self.z1 - self.z2
-
-    def __getitem__(self, key):
-        if key in ("t", "q1", "q2", "z1", "z2"):
-            return getattr(self, key)
-        raise KeyError(key)
-
-    def run_parameters(self) -> dict:
-        """What was solved: the model parameters (exact, as text that ``sympify`` reads
-        back), the grid, the initial state and the solver."""
-        out = {"L": self.L}
-        out.update({k: str(v) for k, v in self.parameters.items()})
-        t = self.t
-        out.update({"T": float(t[-1]), "dt": float(t[1] - t[0]) if t.size > 1 else float(t[-1])})
-        out["initial"] = None if self.initial is None else self.initial.tolist()
-        out["solver"] = dict(self.solver)
-        return out
-
-    def table(self) -> tuple[list[str], np.ndarray]:
-        """Header and rows ``t, q1, q2, z1_1.., z2_1..`` (for CSV)."""
-        L = self.L
-        header = ["t", "q1", "q2"]
-        header += [f"z1_{l}" for l in range(1, L + 1)] + [f"z2_{l}" for l in range(1, L + 1)]
-        return header, np.hstack([self.t[:, None], self.y])
-
-    def to_json(self) -> dict:
-        """``{"parameters", "t", "q1", "q2", "z1", "z2"}`` (same keys and grid as
-        ``simulate``; ``parameters`` is :meth:`run_parameters`)."""
-        return {
-            "parameters": self.run_parameters(),
-            "t": self.t.tolist(),
-            "q1": self.q1.tolist(),
-            "q2": self.q2.tolist(),
-            "z1": self.z1.tolist(),
-            "z2": self.z2.tolist(),
-        }
-
-
-@accepts_model
 def fluid(
     L=2,
     mu=1,
@@ -290,15 +218,43 @@ def fluid(
     method: str = DEFAULT_SOLVER["method"],
     rtol: float = DEFAULT_SOLVER["rtol"],
     atol: float = DEFAULT_SOLVER["atol"],
-) -> FluidResult:
-    """Integrate the 2(L+1) fluid ODEs on the grid ``0, dt, ..., floor(T/dt) dt``.
+    force: bool = False,
+    kappa=None,
+) -> FluidSolution:
+    """The founding model's fluid path, :func:`symdelay.analysis.fluid.fluid` of
+    ``model(L, mu, lam, theta, D)`` (``kappa=``: the ``inflight`` model). ``method`` is the
+    ``solve_ivp`` method (``"auto"``: DOP853, or LSODA when stiff)."""
+    from symdelay.analysis.fluid import fluid as entry
+    from symdelay.models.erlang.stochastic.simulate import _founding_or_inflight
+
+    model = _founding_or_inflight(L, mu, lam, theta, D, kappa)
+    kw = dict(solver=method, rtol=rtol, atol=atol, force=force)
+    return entry(model, T=T, dt=dt, initial=initial, **kw)
+
+
+def specialised_fluid(
+    model, *, T, dt, initial=None, solver="auto", rtol=1e-10, atol=1e-12, force=False
+) -> FluidSolution | None:
+    """Integrate the founding model's 2(L+1) fluid ODEs on the grid
+    ``0, dt, ..., floor(T/dt) dt``; declines (``None``) where a parameter is symbolic.
 
     ``initial`` is the scaled state ``q1, q2, z1_1..z1_L, z2_1..z2_L`` (default
-    ``q1 = 0, q2 = 1``, the rest 0, like the paper and :func:`simulate`).
+    ``q1 = 0, q2 = 1``, the rest 0, like the paper and :func:`simulate`). The stiff system
+    costs about L^2 T (measured: L = 300, T = 20 in about 6 s) and the grid holds
+    (T/dt + 1) 2(L+1) doubles: refused over the shared budget unless ``force``.
     """
-    p = check_rates(L, mu, lam, theta, D)
+    from symdelay.core.budget import check_budget, check_memory, power_cost
+
+    o = model.options
+    if model.infinite or any(o[k] is None for k in ("mu", "lam", "theta", "D")):
+        return None
+    p = check_rates(o["L"], o["mu"], o["lam"], o["theta"], o["D"])
     L = p["L"]
     T, dt = check_horizon(T, dt)
+    what = f"the fluid solution for L = {L}, T = {T:g}"
+    shrink = "a smaller --L or --T (or a larger --dt for the memory)"
+    check_memory(what, 8.0 * (T / dt + 1) * 2 * (L + 1) * 3, force=force, shrink=shrink)
+    check_budget(what, power_cost(L, 7e-5, 2) * max(T, 1.0) / 20, force=force, shrink=shrink)
     grid = time_grid(T, dt)
     n = 2 * L + 2
     if initial is None:
@@ -309,12 +265,26 @@ def fluid(
         if np.any(y0 < 0):
             raise SymdelayInputError("initial must contain scaled job counts >= 0")
     _check_double(p)
-    method = _auto_method(method, p, T)
+    method = _auto_method(solver, p, T)
     f, jac, _ = _compiled(L, p["mu"], p["lam"], p["theta"], p["D"], "full")
     y = _solve(f, jac, y0, grid, method, rtol, atol)
     params = {k: p[k] for k in ("mu", "lam", "theta", "D", "gamma")}
     solver = {"method": method, "rtol": rtol, "atol": atol}
-    return FluidResult(L, params, grid, y.T, solver, y0)
+    run = {"L": L, **{k: str(v) for k, v in params.items()}}
+    run.update({"T": float(grid[-1]), "dt": float(grid[1] - grid[0]) if grid.size > 1 else T})
+    run.update({"initial": y0.tolist(), "solver": dict(solver)})
+    states = ("q1", "q2", *(f"z{i}_{l}" for i in (1, 2) for l in range(1, L + 1)))
+    return FluidSolution(
+        model_name=model.name,
+        states=states,
+        t=grid,
+        y=y.T,
+        parameters=params,
+        run=run,
+        L=L,
+        solver=solver,
+        initial=y0,
+    )
 
 
 @dataclass

@@ -28,11 +28,11 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
 
+from symdelay.analysis.stochastic import Simulation
 from symdelay.core.budget import DEFAULT_SECONDS, Budget, check_budget
 from symdelay.core.checks import (
     check_eta,
@@ -42,12 +42,12 @@ from symdelay.core.checks import (
     time_grid,
 )
 from symdelay.core.errors import SymdelayInputError
-from symdelay.models.erlang.dispatch import accepts_model
 from symdelay.models.erlang.stochastic import _kernel
 
 __all__ = [
     "simulate",
-    "SimulationResult",
+    "specialised_simulate",
+    "Simulation",
     "default_initial_state",
     "check_initial_state",
     "check_seed",
@@ -89,141 +89,6 @@ def check_initial_state(initial, L: int) -> np.ndarray:
     if np.any(arr > 2**52):
         raise SymdelayInputError("initial counts must be below 2^52")
     return arr.astype(np.int64)
-
-
-@dataclass
-class SimulationResult:
-    """Sample paths of the scaled state on a time grid, and what it took to make them.
-
-    ``t`` is the grid. ``paths`` has shape ``(R, len(t), 2L+2)`` with columns
-    ``q1, q2, z1_1..z1_L, z2_1..z2_L`` (counts / eta). The convenience views ``q1, q2``
-    (and ``z1, z2`` with phase as the first non-replication axis) drop the replication
-    axis when ``R == 1``, mirroring the JSON shape. ``events`` is the total number of
-    transitions simulated (over all replications); ``events_per_replication`` and
-    ``transition_counts`` (``R x 4``: arrival, phase, enter_service, service) break it down.
-    """
-
-    L: int
-    eta: int
-    parameters: dict
-    t: np.ndarray
-    paths: np.ndarray
-    events_per_replication: np.ndarray
-    transition_counts: np.ndarray
-    initial: np.ndarray
-    seed: object
-    backend: str
-    final_counts: np.ndarray = field(repr=False, default=None)
-    T: float | None = None
-    dt: float | None = None
-
-    @property
-    def replications(self) -> int:
-        return self.paths.shape[0]
-
-    @property
-    def events(self) -> int:
-        return int(self.events_per_replication.sum())
-
-    def __getitem__(self, key):
-        if key in ("events", "t", "q1", "q2", "z1", "z2"):
-            return getattr(self, key)
-        raise KeyError(key)
-
-    def _view(self, arr):
-        return arr[0] if self.replications == 1 else arr
-
-    @property
-    def q1(self) -> np.ndarray:
-        return self._view(self.paths[:, :, 0])
-
-    @property
-    def q2(self) -> np.ndarray:
-        return self._view(self.paths[:, :, 1])
-
-    @property
-    def z1(self) -> np.ndarray:
-        """``z1[l-1]`` is the path of ``z_{1,l}`` (``z1[r, l-1]`` when R > 1)."""
-        return self._view(np.moveaxis(self.paths[:, :, 2 : 2 + self.L], 2, 1))
-
-    @property
-    def z2(self) -> np.ndarray:
-        return self._view(np.moveaxis(self.paths[:, :, 2 + self.L :], 2, 1))
-
-    @property
-    def x(self) -> np.ndarray:
-        """The scaled imbalance ``q1 - q2``."""
-        return self.q1 - self.q2
-
-    def plot(self, ax=None):
-        """The imbalance ``x = q1 - q2`` of every replication against t; returns the Axes."""
-        from symdelay.core.display import draw
-
-        return draw(self, ax)
-
-    def replication(self, i: int) -> SimulationResult:
-        """Replication ``i`` alone (a result with R = 1)."""
-        sl = slice(i, i + 1)
-        return SimulationResult(
-            self.L,
-            self.eta,
-            self.parameters,
-            self.t,
-            self.paths[sl],
-            self.events_per_replication[sl],
-            self.transition_counts[sl],
-            self.initial,
-            self.seed,
-            self.backend,
-            None if self.final_counts is None else self.final_counts[sl],
-            self.T,
-            self.dt,
-        )
-
-    def run_parameters(self) -> dict:
-        """Everything needed to repeat the run: the model parameters (exact, as text that
-        ``sympify`` reads back), ``eta``, the grid, the seed, the number of replications and
-        the initial counts. ``seed`` is None when a ``Generator`` was passed."""
-        out = {"L": self.L, "eta": self.eta}
-        out.update({k: str(v) for k, v in self.parameters.items()})
-        out.update({"T": self.T, "dt": self.dt, "seed": self.seed})
-        out.update({"replications": self.replications, "initial": self.initial.tolist()})
-        out["backend"] = self.backend
-        return out
-
-    def _path_json(self, i: int) -> dict:
-        p = self.paths[i]
-        return {
-            "events": int(self.events_per_replication[i]),
-            "t": self.t.tolist(),
-            "q1": p[:, 0].tolist(),
-            "q2": p[:, 1].tolist(),
-            "z1": p[:, 2 : 2 + self.L].T.tolist(),
-            "z2": p[:, 2 + self.L :].T.tolist(),
-        }
-
-    def to_json(self) -> dict:
-        """``{"parameters", "events", "t", "q1", "q2", "z1", "z2"}`` for one replication; for
-        R > 1 ``{"parameters", "events": total, "replications": [one path object each]}``.
-        ``parameters`` is :meth:`run_parameters` (with the seed)."""
-        head = {"parameters": self.run_parameters()}
-        if self.replications == 1:
-            return {**head, **self._path_json(0)}
-        return {
-            **head,
-            "events": self.events,
-            "replications": [self._path_json(i) for i in range(self.replications)],
-        }
-
-    def table(self) -> tuple[list[str], np.ndarray]:
-        """Header and rows ``replication, t, q1, q2, z1_1.., z2_1..`` (for CSV)."""
-        L = self.L
-        header = ["replication", "t", "q1", "q2"]
-        header += [f"z1_{l}" for l in range(1, L + 1)] + [f"z2_{l}" for l in range(1, L + 1)]
-        R, n, d = self.paths.shape
-        rep = np.repeat(np.arange(R), n)[:, None]
-        tt = np.tile(self.t, R)[:, None]
-        return header, np.hstack([rep, tt, self.paths.reshape(R * n, d)])
 
 
 #: Events per second and core for small L, roughly (a phase step scans the 2L delay
@@ -310,7 +175,6 @@ def estimate_events(L, eta, mu, lam, D, T, replications=1, initial=None) -> floa
     return per_rep * int(replications)
 
 
-@accepts_model
 def simulate(
     L=2,
     eta=1000,
@@ -330,8 +194,50 @@ def simulate(
     monitor: Callable[[float, int], None] | None = None,
     force: bool = False,
     chunk_events: int | None = None,
-) -> SimulationResult:
-    """Simulate ``replications`` independent exact sample paths on ``[0, T]``.
+    kappa=None,
+    method: str = "auto",
+) -> Simulation:
+    """The founding model's simulation, :func:`symdelay.analysis.stochastic.simulate` of
+    ``model(L, mu, lam, theta, D)`` (``kappa=``: the ``inflight`` model with those
+    in-flight weights). ``initial`` is job counts ``Q1, Q2, Z1_1..Z1_L, Z2_1..Z2_L``
+    (default ``Q2 = eta``, the rest 0; for ``kappa=`` the inflight model's start)."""
+    from symdelay.analysis.stochastic import simulate as entry
+
+    kw = dict(
+        eta=eta, T=T, dt=dt, initial=initial, seed=seed, replications=replications,
+        backend=backend, threads=threads, progress=progress, monitor=monitor, force=force,
+        chunk_events=chunk_events, method=method,
+    )  # fmt: skip
+    return entry(_founding_or_inflight(L, mu, lam, theta, D, kappa), **kw)
+
+
+def _founding_or_inflight(L, mu, lam, theta, D, kappa=None):
+    """The founding model of the loose arguments (checked as the founding functions check
+    them), or with ``kappa`` the ``inflight`` model (as ``kappa=`` has always meant)."""
+    from symdelay.models import build_model
+
+    if kappa is not None:
+        if isinstance(D, (list, tuple)):
+            if len(D) != 1:
+                raise SymdelayInputError(f"kappa= takes one delay D, got {len(D)}")
+            D = D[0]
+        if str(L).strip().lower() in ("inf", "oo"):
+            raise SymdelayInputError(
+                "kappa= needs a finite L (for L = inf see "
+                "symdelay.models.inflight.kappa_star_limit)"
+            )
+        weights = list(kappa) if isinstance(kappa, (list, tuple)) else kappa
+        return build_model("inflight", L=int(L), kappa=weights, mu=mu, lam=lam, theta=theta, D=D)
+    p = check_rates(L, mu, lam, theta, D)
+    return build_model("erlang", **{k: p[k] for k in ("L", "mu", "lam", "theta", "D")})
+
+
+def specialised_simulate(
+    model, *, eta, T, dt, initial, seed, replications, backend="auto", threads=None,
+    progress=None, monitor=None, force=False, chunk_events=None,
+) -> Simulation | None:  # fmt: skip
+    """The founding model's hand-written kernel (:mod:`._kernel`): exact paths on
+    ``[0, T]``. Declines (``None``) where the model leaves a parameter symbolic.
 
     ``seed`` is an integer >= 0, a ``SeedSequence`` or a ``Generator`` (see
     :func:`check_seed`). ``initial`` is ``2(L+1)`` integer counts
@@ -345,6 +251,10 @@ def simulate(
     ``CHUNK_SECONDS`` of work; Ctrl-C stops it between chunks); the result does not depend
     on the chunk size or the number of ``threads``.
     """
+    o = model.options
+    if model.infinite or any(o[k] is None for k in ("mu", "lam", "theta", "D")):
+        return None
+    L, mu, lam, theta, D = (o[k] for k in ("L", "mu", "lam", "theta", "D"))
     p = check_rates(L, mu, lam, theta, D)
     L = p["L"]
     eta = check_eta(eta)
@@ -418,16 +328,24 @@ def simulate(
                 progress(1)
     else:
         _run_threads(R, nthreads, advance, pos, ng, report, progress)
-    return SimulationResult(
-        L=L,
+    params = {k: p[k] for k in ("mu", "lam", "theta", "D", "gamma")}
+    run = {"L": L, "eta": eta, **{k: str(v) for k, v in params.items()}}
+    run.update({"T": T, "dt": dt, "seed": seed_record, "replications": R})
+    run.update({"initial": init.tolist(), "backend": used})
+    states = ("q1", "q2", *(f"z{i}_{l}" for i in (1, 2) for l in range(1, L + 1)))
+    return Simulation(
+        model_name=model.name,
+        states=states,
         eta=eta,
-        parameters={k: p[k] for k in ("mu", "lam", "theta", "D", "gamma")},
         t=grid,
         paths=out / float(eta),
         events_per_replication=events,
+        seed=seed_record,
+        parameters=params,
+        run=run,
+        L=L,
         transition_counts=counts,
         initial=init,
-        seed=seed_record,
         backend=used,
         final_counts=final,
         T=T,

@@ -25,26 +25,24 @@ below ``10^-dps`` of the value); the closed form is solved by SymPy for ``L <= 2
 
 from __future__ import annotations
 
-import functools
-import inspect
-from dataclasses import dataclass
 from functools import lru_cache
 
 import mpmath
 import numpy as np
 import sympy as sp
 
+from symdelay.analysis.stochastic import StationaryVariance
 from symdelay.core import symbols as S
 from symdelay.core.checks import check_rates
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.params import as_dps, as_parameter
-from symdelay.models.erlang.dispatch import accepts_model
 from symdelay.models.erlang.stochastic._models import symbolic_model
 from symdelay.models.erlang.stochastic.transitions import transition_table
 
 __all__ = [
     "variance",
-    "VarianceResult",
+    "specialised_variance",
+    "StationaryVariance",
     "lna_matrices",
     "closed_form_variance",
     "closed_form_singularity",
@@ -142,60 +140,6 @@ def _is_positive_definite(X: sp.Matrix) -> bool:
     return all(X[:k, :k].det() > 0 for k in range(1, X.shape[0] + 1))
 
 
-@dataclass
-class VarianceResult:
-    """LNA stationary variance of the imbalance: ``Var(Q1 - Q2)/eta -> var_x_over_eta``.
-
-    ``var_x_over_eta`` is exact (a SymPy Rational) when ``exact``, else an mpmath number
-    refined to ``dps`` digits; ``sigma`` is the whole stationary covariance of
-    ``(x, w_1..w_L)`` (scaled by eta; an mpmath matrix when not exact), ``A`` and ``B`` the
-    Lyapunov data, ``closed_form`` the SymPy expression in ``mu, lam, theta, D`` (or None).
-    """
-
-    L: int
-    parameters: dict
-    var_x_over_eta: object
-    sigma: object
-    A: sp.Matrix
-    B: sp.Matrix
-    closed_form: object
-    exact: bool
-    dps: int = 30
-    #: Through ``model=`` / ``kappa=`` (the generic path): the imbalance ``weights . s``
-    #: whose variance this is; ``sigma``, ``A``, ``B`` are then those of the whole state.
-    weights: tuple | None = None
-
-    def __float__(self) -> float:
-        return float(self.var_x_over_eta)
-
-    def decimal(self) -> str:
-        """``var_x_over_eta`` as a decimal string with ``dps`` significant digits."""
-        with mpmath.workdps(self.dps):
-            v = self.var_x_over_eta
-            num = mpmath.mpf(int(v.p)) / int(v.q) if self.exact else mpmath.mpf(v)
-            return mpmath.nstr(num, self.dps, strip_zeros=False)
-
-    def _repr_latex_(self) -> str:
-        from symdelay.core.latex import tex
-
-        value = tex(self.var_x_over_eta) if self.exact else self.decimal()
-        parts = ([] if self.closed_form is None else [tex(self.closed_form)]) + [value]
-        lhs = r"\frac{\operatorname{Var}(Q_1 - Q_2)}{\eta} \to "
-        return f"$\\displaystyle {lhs}{' = '.join(parts)}$"
-
-    def to_json(self) -> dict:
-        out = {
-            "parameters": {"L": self.L, **{k: str(v) for k, v in self.parameters.items()}},
-            "dps": self.dps,
-            "exact": self.exact,
-            "var_x_over_eta": self.decimal(),
-            "closed_form": None if self.closed_form is None else str(self.closed_form),
-        }
-        if self.weights is not None:
-            out["weights"] = [str(w) for w in self.weights]
-        return out
-
-
 def _abscissa(A: sp.Matrix) -> float:
     return float(np.max(np.linalg.eigvals(np.array(A.evalf(), dtype=float)).real))
 
@@ -254,16 +198,55 @@ def _refine(A: sp.Matrix, B: sp.Matrix, X0: np.ndarray, An: np.ndarray, dps: int
     )
 
 
-@accepts_model
-def variance(L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True) -> VarianceResult:
-    """The LNA stationary variance ``Var(Q1 - Q2)/eta`` of the imbalance.
+def variance(
+    L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True, force=False, kappa=None,
+    method="auto",
+) -> StationaryVariance:  # fmt: skip
+    """The LNA stationary variance ``Var(Q1 - Q2)/eta`` of the founding model
+    ``model(L, mu, lam, theta, D)``: :func:`symdelay.analysis.stochastic.variance`.
+    ``kappa=``: the ``inflight`` model with those in-flight weights (generic LNA; the
+    record also carries ``L``, ``D`` and ``kappa``).
 
     Raises :class:`SymdelayInputError` at or above the Hopf threshold (the equilibrium is
     not stable, so there is no stationary variance).
     """
-    p = check_rates(L, mu, lam, theta, D)
+    import dataclasses
+
+    from symdelay.analysis.stochastic import variance as entry
+    from symdelay.models.erlang.stochastic.simulate import _founding_or_inflight
+
+    model = _founding_or_inflight(L, mu, lam, theta, D, kappa)
+    res = entry(model, dps=dps, method=method, closed_form=closed_form, force=force)
+    if kappa is None:
+        return res
+    D1 = D[0] if isinstance(D, (list, tuple)) else D
+    params = {**res.parameters, "D": str(as_parameter("D", D1)), "kappa": str(kappa)}
+    return dataclasses.replace(res, parameters=params, L=int(L))
+
+
+def specialised_variance(
+    model, *, dps=30, closed_form=True, force=False
+) -> StationaryVariance | None:
+    """The founding model's variance: the Lyapunov equation of the difference coordinates
+    ``(x, w_1..w_L)`` (exact rational arithmetic for L <= 12, else double precision refined
+    to ``dps`` digits) and the closed form for L <= 2. Declines (``None``) where a parameter
+    is symbolic. The solve grows like L^2 (measured, L <= 100): refused over the shared
+    budget unless ``force``.
+    """
+    from symdelay.core.budget import check_budget, power_cost
+
+    o = model.options
+    if model.infinite or any(o[k] is None for k in ("mu", "lam", "theta", "D")):
+        return None
+    p = check_rates(o["L"], o["mu"], o["lam"], o["theta"], o["D"])
     L = p["L"]
     dps = as_dps(dps)
+    check_budget(
+        f"the stationary variance for L = {L}",
+        power_cost(L, 3e-3, 2),
+        force=force,
+        shrink="a smaller --L",
+    )
     A_s, B_s = lna_matrices(L)
     values = {S.mu: p["mu"], S.lam: p["lam"], S.theta: p["theta"], S.gamma: p["gamma"]}
     A, B = A_s.subs(values), B_s.subs(values)
@@ -293,58 +276,17 @@ def variance(L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True) -> Var
         X = _refine(A, B, solve_continuous_lyapunov(An, -Bn), An, dps, unstable)
         value, exact = X[0, 0], False
     cf = closed_form_variance(L) if closed_form else None
-    return VarianceResult(L, params, value, X, A, B, cf, exact, dps)
-
-
-_dispatching_variance = variance
-
-
-@functools.wraps(_dispatching_variance)
-def variance(*args, model=None, kappa=None, **kwargs) -> VarianceResult:
-    # model= and kappa= run the generic path (symdelay.models.erlang.dispatch), which gives the bare
-    # number; the caller gets the same VarianceResult as without them.
-    if model is None and kappa is None:
-        return _dispatching_variance(*args, **kwargs)
-    from symdelay.analysis.stochastic import difference_weights, model_variance
-    from symdelay.models.erlang.dispatch import _inflight_from_founding
-
-    L, given = None, {}
-    if kappa is not None:
-        if model is not None:
-            raise SymdelayInputError("give model= or kappa=, not both")
-        founding = _dispatching_variance.__wrapped__
-        try:
-            bound = inspect.signature(founding).bind_partial(*args, **kwargs)
-        except TypeError as exc:
-            raise SymdelayInputError(f"variance: {exc}") from None
-        bound.apply_defaults()
-        model, kwargs = _inflight_from_founding(founding, args, kwargs, kappa)
-        L = int(bound.arguments["L"])
-        D = bound.arguments["D"]
-        given = {"D": as_parameter("D", D[0] if isinstance(D, (list, tuple)) else D)}
-    elif args:
-        raise SymdelayInputError("variance(model=...) takes the model's options as keywords only")
-    extra = sorted(set(kwargs) - {"dps"})
-    if extra:
-        raise SymdelayInputError(
-            f"variance(model=...) does not take '{extra[0]}': its only option is dps"
-        )
-    dps = as_dps(kwargs.get("dps", 30))
-    value, ln = model_variance(model, dps=dps)
-    params = {**{str(p): v for p, v in model.values.items()}, **given}
-    if kappa is not None:
-        params["kappa"] = kappa
-    return VarianceResult(
-        L,
-        params,
-        value,
-        ln.sigma,
-        ln.A,
-        ln.B,
-        None,
-        ln.exact,
-        dps,
-        tuple(difference_weights(model)),
+    return StationaryVariance(
+        model_name=model.name,
+        parameters={"L": L, **{k: str(v) for k, v in params.items()}},
+        value=value,
+        sigma=X,
+        A=A,
+        B=B,
+        exact=exact,
+        dps=dps,
+        closed_form=cf,
+        L=L,
     )
 
 

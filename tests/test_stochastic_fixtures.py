@@ -1,0 +1,44 @@
+"""``simulate``, ``fluid`` and ``variance`` keep the outputs they had before the entries took
+the model first (issue 18): the founding model's and the generic paths' JSON (every key and
+value recorded then; keys may only be added), CSV, text and refusals, recorded from the
+commands as they were (tests/fixtures/stochastic_cli/main_outputs.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+CASES = json.loads(
+    (Path(__file__).parent / "fixtures" / "stochastic_cli" / "main_outputs.json").read_text()
+)
+
+
+def _contained(old, new, path="") -> list[str]:
+    """Where ``old`` is not part of ``new`` (dicts may have gained keys)."""
+    if isinstance(old, dict):
+        if not isinstance(new, dict):
+            return [f"{path}: not an object"]
+        out = []
+        for k, v in old.items():
+            out += (
+                [f"{path}.{k}: missing"] if k not in new else _contained(v, new[k], f"{path}.{k}")
+            )
+        return out
+    return [] if old == new else [f"{path}: {old!r} != {new!r}"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[" ".join(c["argv"])[:70] for c in CASES])
+def test_output_as_before(run_cli, case):
+    status, out, err = run_cli(*case["argv"])
+    assert status == case["status"], err
+    got = (out + err).rstrip("\n")
+    want = case["output"]
+    if "--json" in case["argv"] and status == 0:
+        assert _contained(json.loads(want), json.loads(got)) == []
+        added = set(json.loads(got)) - set(json.loads(want))
+        allowed = {"model", "symdelay_version", "dps", "exact", "var_x_over_eta", "closed_form"}
+        assert added <= allowed
+    else:
+        assert got == want
