@@ -15,6 +15,7 @@ from symdelay.core.version import __version__  # noqa: F401
 #: public name -> (module, attribute)
 _PUBLIC = {
     "stability": ("symdelay.analysis.stability", "model_stability"),
+    "critical": ("symdelay.analysis.critical", "critical"),
     "is_stable": ("symdelay.analysis.stability", "is_stable"),
     "window": ("symdelay.analysis.window", "window"),
     "extremum": ("symdelay.analysis.window", "extremum"),
@@ -73,6 +74,7 @@ _PUBLIC = {
 
 __all__ = [
     "stability",
+    "critical",
     "is_stable",
     "window",
     "extremum",

@@ -356,12 +356,11 @@ def _vary(model, over: str, value):
     options = vars(model).get("options")
     if isinstance(options, dict) and over in options:  # a family model carrying its options
         return model.with_values(**{over: value})
+    if _symbol(over) in model.domains:  # a parameter of the model
+        return model.with_values(**{over: value})
     rebuild = vars(model).get("rebuild")
     if rebuild is not None:  # built by a family (symdelay.models.build_model, the door)
         return rebuild(**{over: value})
-    sym = _symbol(over)
-    if sym in model.domains:
-        return model.with_values(**{over: value})
     if over == "D":
         from symdelay.analysis.window import _erlang_chain_length
         from symdelay.core.params import as_parameter
