@@ -25,7 +25,7 @@ def test_critical_json_contract(run_cli):
     assert [p["D"] for p in rec["points"]] == ["0.5", "1", "2", "4"]
     api = critical_theta(3, 1, 1, [0.5, 1, 2, 4]).points
     for p, q in zip(rec["points"], api):
-        assert set(p) == {"D", "theta_c", "omega"}
+        assert set(p) == {"D", "theta_c", "omega", "mode"}  # mode: the one record's key
         assert float(p["theta_c"]) == pytest.approx(float(q.theta_c), rel=1e-14)
         assert float(p["omega"]) == pytest.approx(float(q.omega), rel=1e-14)
         assert _digits(p["theta_c"]) == 15
@@ -59,7 +59,7 @@ def test_critical_dps_and_inf(run_cli):
     rec1 = json.loads(
         run_cli("critical", "--L", "1", "--mu", "1", "--lam", "1", "--D", "2", "--json")[1]
     )
-    assert rec1["points"] == [{"D": "2", "theta_c": "inf", "omega": None}]
+    assert rec1["points"] == [{"D": "2", "theta_c": "inf", "omega": None, "mode": "difference"}]
 
 
 def test_worst_delay_json_contract(run_cli):

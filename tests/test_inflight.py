@@ -134,7 +134,8 @@ def test_unstable_theta_window_is_bounded_and_matches_generic_candidates():
     (lo, hi), = res.intervals  # fmt: skip
     assert math.isfinite(hi)
     crit = symdelay.critical_theta(2, 1, 1, [1], kappa=0.05, dps=20)
-    cands = [mpmath.mpf(p) for p, _ in crit.to_json()["factors"][0]["candidates"]]
+    factors = crit.to_json()["points"][0]["factors"]
+    cands = [mpmath.mpf(p) for p, _ in factors[0]["candidates"]]
     assert abs(cands[0] / lo - 1) < 1e-15 and abs(cands[1] / hi - 1) < 1e-15
 
 
@@ -277,7 +278,7 @@ def test_python_kappa_keyword():
     v = founding_variance(2, 1, 1, 5, 1, kappa=0.1)
     assert float(v) == pytest.approx(lna_variance(rates(2, 1, 1, 5, 1), 0.1), rel=1e-12)
     crit = symdelay.critical_theta(2, 1, 1, [1], kappa=0.05)
-    assert float(crit.to_json()["critical"]) == pytest.approx(
+    assert float(crit.to_json()["points"][0]["theta_c"]) == pytest.approx(
         float(unstable_theta(2, "0.05").intervals[0][0]), rel=1e-12
     )
     with pytest.raises(SymdelayInputError):

@@ -80,10 +80,10 @@ def test_fluid_bad_input():
 @pytest.mark.parametrize("L", [2, 3, 4, 5, 6])
 @pytest.mark.parametrize("D", ["1/2", "3"])
 def test_generic_critical_theta_equals_the_hopf_parametrisation(L, D):
-    from symdelay.analysis.critical import model_critical
+    from symdelay.analysis.critical import critical
 
     m = build_model("erlang", L=L, mu=1, lam=2, D=D)
-    generic = model_critical(m, "theta", dps=25)
+    generic = critical(m, "theta", dps=25, method="generic")
     fast = symdelay.critical_theta(L, 1, 2, [D], dps=25).to_json()["points"][0]
     assert generic.mode == "difference"
     with mpmath.workdps(30):
@@ -93,24 +93,26 @@ def test_generic_critical_theta_equals_the_hopf_parametrisation(L, D):
 
 
 def test_counting_jobs_in_flight_removes_the_crossing_and_n_does_not_matter():
-    from symdelay.analysis.critical import model_critical
+    from symdelay.analysis.critical import critical
 
-    assert (
-        model_critical(build_model("inflight", L=3, mu=1, lam=1, D=1, kappa=1)).critical
-        == mpmath.inf
-    )
-    two = model_critical(build_model("erlang", L=3, mu=1, lam=1, D=1)).critical
-    four = model_critical(build_model("nserver", N=4, L=3, mu=1, lam=1, D=1)).critical
+    assert critical(build_model("inflight", L=3, mu=1, lam=1, D=1, kappa=1)).critical == mpmath.inf
+    two = critical(build_model("erlang", L=3, mu=1, lam=1, D=1), method="generic").critical
+    four = critical(build_model("nserver", N=4, L=3, mu=1, lam=1, D=1)).critical
     assert abs(two - four) < 1e-12 * two
 
 
 def test_critical_bad_input():
-    from symdelay.analysis.critical import model_critical
+    from symdelay.analysis.critical import critical
 
     with pytest.raises(SymdelayInputError, match="not a parameter"):
-        model_critical(build_model("erlang", L=2, mu=1, lam=1, D=1), "kappa")
-    with pytest.raises(SymdelayInputError, match="needs numbers for"):
-        model_critical(build_model("erlang", L=2, mu=1, D=1), "theta")
+        critical(build_model("erlang", L=2, mu=1, lam=1, D=1), "kappa")
+    for method in ("auto", "generic"):
+        with pytest.raises(SymdelayInputError, match="needs numbers for"):
+            critical(build_model("erlang", L=2, mu=1, D=1), "theta", method=method)
+    with pytest.raises(SymdelayInputError, match="does not apply"):
+        critical(build_model("erlang", L=2, mu=1, lam=1, D=1), "kappa", method="specialised")
+    with pytest.raises(SymdelayInputError, match="cannot vary D"):
+        critical(build_model("nserver", N=3, L=2, mu=1, lam=1, D=1).with_values(), at=[1])
 
 
 def test_shapes_with_scv_at_least_one_never_cross_checked_by_routh():
@@ -130,21 +132,23 @@ def test_shapes_with_scv_at_least_one_never_cross_checked_by_routh():
 
 
 def test_critical_when_the_equilibrium_moves_with_theta():
-    from symdelay.analysis.critical import model_critical
+    from symdelay.analysis.critical import critical
 
     # unequal-server model with equal servers: no symmetry declared, numeric equilibrium at
     # every theta; must find the founding model's exact theta_c = 5.12 (L = 3, D = 1)
     m = build_model("hetero", mu1=1, mu2=1, lam=1, D1=1, D2=1, L=3)
-    c = model_critical(m)
-    assert "re-solved" in c.note
+    c = critical(m)
+    assert c.method == "generic" and "re-solved" in c.note
     assert abs(float(c.critical) - 5.12) < 1e-5 * 5.12
-    exact = model_critical(build_model("erlang", L=3, mu=1, lam=1, D=1))
+    exact = critical(build_model("erlang", L=3, mu=1, lam=1, D=1), method="generic")
     assert abs(float(c.omega) - float(exact.omega)) < 1e-3
 
 
 def test_founding_functions_take_model_and_agree_with_their_own_path():
+    from symdelay.analysis.critical import critical
+
     m = build_model("erlang", L=2, mu=1, lam=1, D=1)
-    via_model = symdelay.critical_theta(model=m, dps=20)
+    via_model = critical(m, dps=20, method="generic")
     own = symdelay.critical_theta(2, 1, 1, [1], dps=20).to_json()["points"][0]
     with mpmath.workdps(25):
         assert abs(via_model.critical - mpmath.mpf(own["theta_c"])) < mpmath.mpf(10) ** -18
@@ -159,5 +163,5 @@ def test_founding_functions_take_model_and_agree_with_their_own_path():
     )
     assert symdelay.stability_conditions(2) is symdelay.stability_conditions("2")
     assert symdelay.roots(mt, dps=15).unstable_count == 0
-    with pytest.raises(SymdelayInputError, match="keywords only"):
+    with pytest.raises(TypeError):  # the model goes to the entry, critical(model)
         symdelay.critical_theta(2, model=m)

@@ -1,80 +1,388 @@
-"""The critical value of one parameter of a model: the first crossing over all its factors.
+"""The critical value of one parameter of a model (the Hopf boundary), over a swept option.
 
-Every factor of ``det(rI - J)`` that depends on the parameter goes to
+:func:`critical` is the one entry: ``critical(model, param="theta", over="D", at=[...])``
+gives the smallest ``param > 0`` at which roots cross the imaginary axis, at each value of
+``over`` in ``at`` (``at=None``: the model as given, one point). It asks the model's family
+for its fast path first (the founding model's Hopf parametrisation, to any precision and for
+``L = inf``) and otherwise runs the generic machinery at each point: every factor of
+``det(rI - J)`` that depends on the parameter goes to
 :func:`symdelay.analysis.crossing.critical_parameter` (exact resultants, counts of unstable
-roots checked on both sides); the model's critical value is the smallest crossing among
-them. The other parameters need numbers.
+roots checked on both sides) and the smallest crossing among them is the critical value;
+when the equilibrium itself moves with the parameter, :func:`critical_by_verdicts`. Both
+paths return a :class:`CriticalCurve`.
 
 >>> from symdelay.models import build_model
->>> c = model_critical(build_model("erlang", L=2, mu=1, lam=1, D=1), dps=15)
->>> c.to_json()["critical"], c.to_json()["mode"]
+>>> c = critical(build_model("erlang", L=2, mu=1, lam=1, D=1), method="generic")
+>>> c.to_json()["points"][0]["theta_c"], c.mode
 ('9.00000000000000', 'difference')
+>>> critical(build_model("erlang", L=2, mu=1, lam=1), at=[1, 2]).to_json()["theta_c_of_D"]
+'(D + 2)**2/D'
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import mpmath
 
+from symdelay.analysis.entry import declined, require_table, specialisation
 from symdelay.analysis.stability import is_stable
-from symdelay.core.display import LatexDisplay
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps
+from symdelay.core.result import Result
 from symdelay.core.symbols import r
 
-__all__ = ["ModelCritical", "model_critical"]
+__all__ = ["CriticalCurve", "CriticalPoint", "critical", "critical_by_verdicts"]
 
 
 @dataclass(frozen=True)
-class ModelCritical(LatexDisplay):
-    """``critical`` (inf: no crossing for any value > 0), the factor it comes from, and
-    every factor's :class:`~symdelay.analysis.crossing.CriticalParameter`."""
+class CriticalPoint:
+    """One point of a critical curve: the swept value ``at`` (None: the model's own), the
+    ``critical`` value (mpmath inf: no crossing for any value > 0), the crossing frequency
+    ``omega`` (None without a crossing), the ``mode`` it comes from, and, from the generic
+    path, every factor's :class:`~symdelay.analysis.crossing.CriticalParameter`
+    (``per_factor``: ``(Factor, CriticalParameter)`` pairs) and a ``note``."""
 
-    model_name: str
-    param: str
+    at: object
     critical: mpmath.mpf
     omega: mpmath.mpf | None
-    mode: str | None
-    per_factor: tuple  # (Factor, CriticalParameter)
-    dps: int
+    mode: str | None = None
+    per_factor: tuple = ()
     note: str = ""
+    label: str | None = None  # the swept value as given (printed as is)
+
+    @property
+    def theta_c(self):
+        """The founding name of the critical value (the critical theta)."""
+        return self.critical
+
+    @property
+    def D(self):
+        """The founding name of the swept value (the mean delay)."""
+        return self.at
+
+    def record(self, param: str, over: str, dps: int) -> dict:
+        from symdelay.core.numbers import format_number
+
+        if self.label is not None or self.at is None:
+            at = self.label
+        else:
+            at = format_number(self.at, dps, True)
+        out = {
+            over: at,
+            f"{param}_c": format_number(self.critical, dps),
+            "omega": format_number(self.omega, dps),
+            "mode": self.mode,
+        }
+        if self.note:
+            out["note"] = self.note
+        if self.per_factor:
+            out["factors"] = [
+                {"factor": str(f.factor), "mode": f.mode, **c.to_json()} for f, c in self.per_factor
+            ]
+        return out
+
+
+@dataclass(frozen=True)
+class CriticalCurve(Result):
+    """The critical ``param`` (and crossing frequency) at each value of ``over``.
+
+    ``L``, ``mu``, ``lam``: the model's options as shown (None where the model has no such
+    option); ``method``: the path that computed it (``"specialised"`` or ``"generic"``).
+    ``closed_forms``: set by the founding specialisation, a function giving ``(lam theta_c
+    (mu, gamma), theta_c(D))`` in closed form (None where there is none); read through
+    :attr:`critical_lam_theta`, :attr:`theta_c_of_D` and their ``_latex`` (None otherwise).
+    A one-point curve (``at=None``) also reads as its point: ``.critical``, ``.omega``, ...
+    """
+
+    param: str
+    over: str
+    points: tuple[CriticalPoint, ...]
+    dps: int
+    model_name: str | None = None
+    L: object = None
+    mu: object = None
+    lam: object = None
+    method: str = "generic"
+    closed_forms: object = field(default=None, compare=False, repr=False)
+
+    # ------------------------------------------------------------ closed forms
+    def closed_form(self):
+        """``(lam*theta_c(mu, gamma), theta_c(D))`` in closed form, or ``(None, None)``."""
+        if self.closed_forms is None:
+            return None, None
+        return self._closed
+
+    @cached_property
+    def _closed(self):
+        return self.closed_forms()
+
+    @property
+    def critical_lam_theta(self):
+        """``lam*theta_c`` as a function of ``mu, gamma`` (founding model, 2 <= L <= 5)."""
+        return self.closed_form()[0]
+
+    @property
+    def theta_c_of_D(self):
+        """``theta_c(D)`` at this curve's ``mu, lam`` (None when its numbers are too long)."""
+        from symdelay.core.exact import printable
+
+        th = self.closed_form()[1]
+        return th if th is not None and printable(th) else None
+
+    @property
+    def critical_lam_theta_latex(self) -> str | None:
+        from symdelay.core.latex import tex
+
+        k = self.critical_lam_theta
+        return None if k is None else tex(k)
+
+    @property
+    def theta_c_of_D_latex(self) -> str | None:
+        from symdelay.core.latex import tex
+
+        th = self.theta_c_of_D
+        return None if th is None else tex(th)
+
+    # ------------------------------------------------------------ one point
+    def _only(self) -> CriticalPoint:
+        if len(self.points) != 1:
+            raise SymdelayInputError(
+                f"this curve has {len(self.points)} points: read .points[i] for each"
+            )
+        return self.points[0]
+
+    @property
+    def critical(self):
+        """The critical value of a one-point curve."""
+        return self._only().critical
+
+    @property
+    def omega(self):
+        return self._only().omega
+
+    @property
+    def mode(self):
+        return self._only().mode
+
+    @property
+    def per_factor(self):
+        return self._only().per_factor
+
+    @property
+    def note(self):
+        return self._only().note
+
+    # ------------------------------------------------------------ records
+    def _text(self, v):
+        if v is None or isinstance(v, str):
+            return v
+        from symdelay.core.numbers import format_exact
+
+        return format_exact(v)
+
+    @property
+    def L_key(self):
+        """``L`` as printed: an int, ``"inf"``, text or None."""
+        from symdelay.core.params import is_infinite_L
+
+        if self.L is None or isinstance(self.L, str):
+            return self.L
+        return "inf" if is_infinite_L(self.L) else int(self.L)
+
+    def point_records(self) -> list[dict]:
+        """The points as in :meth:`record` (without deriving the closed forms)."""
+        return [p.record(self.param, self.over, self.dps) for p in self.points]
+
+    def header(self) -> dict:
+        """``model``, ``L``, ``mu``, ``lam``, ``param``, ``over``, ``method`` as in :meth:`record`."""
+        return {
+            "model": self.model_name,
+            "L": self.L_key,
+            "mu": self._text(self.mu),
+            "lam": self._text(self.lam),
+            "param": self.param,
+            "over": self.over,
+            "method": self.method,
+        }
+
+    def record(self) -> dict:
+        k_c, th_c = self.critical_lam_theta, self.theta_c_of_D
+        return {
+            **self.header(),
+            "points": self.point_records(),
+            # closed forms (null where none): lam*theta_c(mu, gamma) and theta_c(D) at
+            # these mu, lam, as text and as LaTeX (symdelay's names: lam -> \lambda)
+            "critical_lam_theta": None if k_c is None else str(k_c),
+            "critical_lam_theta_latex": self.critical_lam_theta_latex,
+            "theta_c_of_D": None if th_c is None else str(th_c),
+            "theta_c_of_D_latex": self.theta_c_of_D_latex,
+        }
+
+    def arrays(self):
+        """``(at, critical, omega)`` as float64 numpy arrays (NaN where there is none)."""
+        import numpy as np
+
+        at = np.array([np.nan if p.at is None else float(p.at) for p in self.points])
+        cr = np.array([float(p.critical) for p in self.points])
+        om = np.array([np.nan if p.omega is None else float(p.omega) for p in self.points])
+        return at, cr, om
+
+    def caption(self) -> str:
+        if self.L is not None and self.mu is not None and self.lam is not None:
+            head = f"L = {self.L_key}, mu = {self._text(self.mu)}, lam = {self._text(self.lam)}"
+        else:
+            head = str(self.model_name)
+        return f"{head}: critical {self.param} and frequency"
+
+    def table(self):
+        key = f"{self.param}_c"
+        rows = [[p[self.over] or "-", p[key], p["omega"] or "-"] for p in self.point_records()]
+        return [self.over, key, "omega"], rows, self.caption()
 
     def latex(self) -> str:
+        """The closed form ``theta_c(D)`` (when there is one) and the table of points."""
+        from symdelay.core.display import latex_array, latex_number
         from symdelay.core.latex import tex
         from symdelay.model.core import _symbol
 
-        head = f"{tex(_symbol(self.param))}_c = {_latex_number(self.critical)}"
-        if self.omega is None:
-            return head
-        return head + rf",\quad \omega = {_latex_number(self.omega)}"
-
-    def to_json(self) -> dict:
-        from symdelay.core.numbers import format_number
-
-        return {
-            "model": self.model_name,
-            "param": self.param,
-            "critical": format_number(self.critical, self.dps),
-            "omega": format_number(self.omega, self.dps),
-            "mode": self.mode,
-            "note": self.note,
-            "factors": [
-                {"factor": str(f.factor), "mode": f.mode, **c.to_json()} for f, c in self.per_factor
-            ],
-        }
-
-
-def _latex_number(x) -> str:
-    return r"\infty" if x == mpmath.inf else mpmath.nstr(x, 15)
+        rec = self.to_json()
+        key = f"{self.param}_c"
+        sym = tex(_symbol(self.param))
+        over = tex(_symbol(self.over))
+        rows = [
+            [latex_number(p[self.over]), latex_number(p[key]), latex_number(p["omega"])]
+            for p in rec["points"]
+        ]
+        lines = []
+        if self.L is not None and self.mu is not None and self.lam is not None:
+            lines.append(
+                rf"L = {latex_number(rec['L'])},\ \mu = {tex(self.mu)},\ "
+                rf"\lambda = {tex(self.lam)}"
+            )
+        if rec["theta_c_of_D_latex"] is not None:
+            lines.append(rf"\theta_c(D) = {rec['theta_c_of_D_latex']}")
+        lines.append(latex_array([over, sym + "_c", r"\omega"], rows))
+        if len(lines) == 1:
+            return lines[0]
+        return r"\begin{gathered}" + r" \\ ".join(lines) + r"\end{gathered}"
 
 
-def model_critical(model, param: str = "theta", dps: int = 15) -> ModelCritical:
-    """The smallest ``param > 0`` at which roots of some factor cross the imaginary axis."""
+# ---------------------------------------------------------------- the entry
+def critical(
+    model, param: str = "theta", over: str = "D", at=None, dps: int = 15, method: str = "auto"
+) -> CriticalCurve:
+    """The critical ``param`` (smallest value > 0 at which roots cross the imaginary axis)
+    and the crossing frequency, at each value of ``over`` in ``at`` (a list; ``None``: the
+    model as given, one point).
+
+    The generic path rebuilds the model at each value (a parameter of the model: its value;
+    the option of the family that built it; ``D`` of an Erlang chain with a free phase rate
+    ``gamma``: ``gamma = L/D``) and refuses, in one line, a model that cannot vary ``over``.
+    """
+    dps = as_dps(dps)
+    if at is not None and (isinstance(at, (str, bytes)) or not hasattr(at, "__iter__")):
+        at = [at]
+    if at is not None:
+        at = list(at)
+        if not at:
+            raise SymdelayInputError(f"give at least one value of {over} (at=[...])")
+    fast = specialisation(model, "critical", method)
+    if fast is not None:
+        result = fast(model, param=param, over=over, at=at, dps=dps)
+        if result is not None:
+            return result
+        declined(model, "critical", method)
+    require_table(model, "critical")
+    from symdelay.analysis.roots import check_analysis_cost
+
+    if at is None:
+        check_analysis_cost(model)
+        points = (_critical_point(model, param, dps),)
+    else:
+        pts = []
+        for v in at:
+            m = _vary(model, over, v)
+            check_analysis_cost(m)
+            p = _critical_point(m, param, dps)
+            label = v.strip() if isinstance(v, str) else _label(v)
+            pts.append(CriticalPoint(_value(over, v), *_fields(p), label=label))
+        points = tuple(pts)
+    L, mu_v, lam_v = _shown(model)
+    return CriticalCurve(param, over, points, dps, model.name, L, mu_v, lam_v, "generic")
+
+
+def _fields(p: CriticalPoint) -> tuple:
+    return p.critical, p.omega, p.mode, p.per_factor, p.note
+
+
+def _label(v) -> str:
+    from symdelay.core.numbers import format_exact
+
+    if isinstance(v, float):
+        return repr(v)
+    try:
+        return format_exact(v)
+    except (TypeError, ValueError, AttributeError):
+        return str(v)
+
+
+def _value(over: str, v):
+    from symdelay.core.exact import exact_number
+
+    try:
+        return exact_number(over, v)
+    except (SymdelayInputError, TypeError):
+        return v
+
+
+def _shown(model):
+    """``(L, mu, lam)`` of the header: the options the model was built with when it carries
+    them (a founding model, a model built by its family), else ``mu, lam`` from its values."""
+    opts = getattr(vars(model).get("rebuild"), "options", None)
+    if opts is None:
+        opts = vars(model).get("options")
+    if isinstance(opts, dict):
+        return opts.get("L"), opts.get("mu"), opts.get("lam")
+    values = {str(k): v for k, v in model.values.items()}
+    return None, values.get("mu"), values.get("lam")
+
+
+def _vary(model, over: str, value):
+    """The model at ``over = value``, however its family allows; one line when it cannot."""
+    from symdelay.model.core import _symbol
+
+    options = vars(model).get("options")
+    if isinstance(options, dict) and over in options:  # a family model carrying its options
+        return model.with_values(**{over: value})
+    if _symbol(over) in model.domains:  # a parameter of the model
+        return model.with_values(**{over: value})
+    rebuild = vars(model).get("rebuild")
+    if rebuild is not None:  # built by a family (symdelay.models.build_model, the door)
+        return rebuild(**{over: value})
+    if over == "D":
+        from symdelay.analysis.window import _erlang_chain_length
+        from symdelay.core.params import as_parameter
+
+        g = _symbol("gamma")
+        if g in model.domains and g not in model.values:
+            L = _erlang_chain_length(model, g)
+            if L is not None:
+                return model.with_values(gamma=L / as_parameter("D", value))
+    raise SymdelayInputError(
+        f"{model.name} cannot vary {over} (not a parameter, and no family to rebuild it): "
+        f"build the model at each {over}, or sweep one of "
+        + ", ".join(str(q) for q in model.parameters)
+    )
+
+
+def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint:
+    """The smallest ``param > 0`` at which roots of some factor cross the imaginary axis
+    (the generic path at one point)."""
     from symdelay.analysis.crossing import critical_parameter
     from symdelay.model.core import _symbol
 
-    dps = as_dps(dps)
     p = _symbol(param)
     if p not in model.domains:
         raise SymdelayInputError(
@@ -89,30 +397,36 @@ def model_critical(model, param: str = "theta", dps: int = 15) -> ModelCritical:
             f"the critical {param} needs numbers for " + ", ".join(missing) + ": give them"
         )
     if not model.equilibrium_is_closed_form_in(p):
-        return critical_by_verdicts(model, param)
+        return _point_by_verdicts(model, param)
     per = []
     for f in model.factors:
         if f.factor.has(p):
             per.append((f, critical_parameter(f.factor, r, p, dps=dps)))
     if not per:
-        return ModelCritical(model.name, param, mpmath.inf, None, None, (), dps)
+        return CriticalPoint(None, mpmath.inf, None)
     f, best = min(per, key=lambda fc: fc[1].p_c)
-    return ModelCritical(model.name, param, best.p_c, best.omega, f.mode, tuple(per), dps)
+    return CriticalPoint(None, best.p_c, best.omega, f.mode, tuple(per))
 
 
 #: Where :func:`critical_by_verdicts` looks (log-spaced), and how finely it bisects.
 SEARCH = {"low": 1e-3, "high": 1e4, "points": 29, "rtol": 1e-6}
 
 
-def critical_by_verdicts(model, param: str = "theta", search=None) -> ModelCritical:
+def critical_by_verdicts(model, param: str = "theta", search=None) -> CriticalCurve:
     """The first ``param`` where the equilibrium loses stability, when the equilibrium itself
     moves with ``param`` (no closed form: it is re-solved and proved at every value).
 
     Stability at each value is decided by Routh–Hurwitz on the Jacobian's polynomial at the
     proved equilibrium; a log-spaced scan brackets the first change and bisection narrows it
     to ``rtol``. The record says what was searched; no change found means ``inf`` *within the
-    searched range*, not a proof beyond it.
+    searched range*, not a proof beyond it. (:func:`critical` takes this branch by itself.)
     """
+    L, mu_v, lam_v = _shown(model)
+    point = _point_by_verdicts(model, param, search)
+    return CriticalCurve(param, "D", (point,), 15, model.name, L, mu_v, lam_v, "generic")
+
+
+def _point_by_verdicts(model, param: str = "theta", search=None) -> CriticalPoint:
     from symdelay.analysis.roots import roots
 
     cfg = {**SEARCH, **(search or {})}
@@ -131,7 +445,7 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> ModelCriti
             f"equilibrium depends on {param}: stable at all {cfg['points']} log-spaced values "
             f"in [{cfg['low']:g}, {cfg['high']:g}]; no crossing found there"
         )
-        return ModelCritical(model.name, param, mpmath.inf, None, None, (), 15, note)
+        return CriticalPoint(None, mpmath.inf, None, None, (), note)
     if prev is None:
         raise SymdelayInputError(
             f"the equilibrium is already unstable at {param} = {cfg['low']:g}: no threshold "
@@ -151,15 +465,8 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> ModelCriti
         f"[{cfg['low']:g}, {cfg['high']:g}], then {steps} bisection steps to relative "
         f"{cfg['rtol']:g} (Routh verdicts); omega from the certified roots at the upper end"
     )
-    return ModelCritical(
-        model.name,
-        param,
-        mpmath.mpf(0.5 * (lo + hi)),
-        abs(rightmost.value.imag),
-        "full",
-        (),
-        7,
-        note,
+    return CriticalPoint(
+        None, mpmath.mpf(0.5 * (lo + hi)), abs(rightmost.value.imag), "full", (), note
     )
 
 

@@ -1,7 +1,7 @@
 """The Hopf normal form of any model of the model layer (the generic path).
 
-The critical theta and frequency come from :func:`symdelay.analysis.critical.model_critical`;
-the Jacobian ``A(theta)`` and its derivative from :attr:`Model.jacobian`; the quadratic and
+The critical theta and frequency come from :func:`symdelay.analysis.critical.critical`
+(generic path); the Jacobian ``A(theta)`` and its derivative from :attr:`Model.jacobian`; the quadratic and
 cubic forms ``B``, ``C`` from SymPy derivatives of the full drift at the equilibrium, all
 evaluated in mpmath at ``dps`` + guard digits, and Kuznetsov's formula
 (:mod:`._projection`) gives ``c1`` (quadratic terms included: models without the
@@ -173,12 +173,12 @@ def _num(e, subs, wp):
 
 def model_normal_form(model, dps: int = 15) -> NormalForm:
     """:class:`NormalForm` of a model with ``theta`` free and numbers for the rest."""
-    from symdelay.analysis.critical import model_critical
+    from symdelay.analysis.critical import critical
     from symdelay.analysis.stochastic import difference_weights
 
     dps = as_dps(dps)
     wp = dps + 2 * GUARD
-    crit = model_critical(model, "theta", dps=dps + GUARD)
+    crit = critical(model, "theta", dps=dps + GUARD, method="generic")
     if crit.omega is None or not mpmath.isfinite(crit.critical):
         raise SymdelayInputError(
             f"{model.name} has no Hopf point in theta (stable for every theta > 0): no cycle"

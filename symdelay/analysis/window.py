@@ -1143,7 +1143,7 @@ def extremum(
     """Where the critical value of ``param`` is extreme as ``over`` varies in ``(lo, hi)``.
 
     ``p_c(x)`` is the first value of ``param`` above ``param_lo`` (default 0, as
-    :func:`~symdelay.analysis.critical.model_critical`; up to ``param_hi``) at which the
+    :func:`~symdelay.analysis.critical.critical`; up to ``param_hi``) at which the
     equilibrium is unstable, inf if none. ``kind``:
 
     * ``"min"``: ``x* = argmin p_c`` — the worst delay for ``over="D"``, ``param="theta"``;

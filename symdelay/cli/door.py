@@ -248,7 +248,9 @@ def model_from_args(args, **override):
                 f"model {sel.family} has none"
             )
     options = {**given_options(args), **override}
-    return mod.model(**options)
+    from symdelay.models import rebuildable
+
+    return rebuildable(mod.model(**options), sel.family, options)
 
 
 def need(args, *names) -> None:

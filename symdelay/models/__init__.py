@@ -11,7 +11,14 @@ import pkgutil
 
 from symdelay.core.errors import SymdelayInputError
 
-__all__ = ["ActionDelayModel", "builtin_models", "build_model", "model_options"]
+__all__ = [
+    "ActionDelayModel",
+    "builtin_models",
+    "build_model",
+    "model_options",
+    "Rebuild",
+    "rebuildable",
+]
 
 
 def builtin_models() -> dict:
@@ -69,7 +76,7 @@ def build_model(name: str, **options):
             f"model '{name}' has no option '{unknown[0]}': its options are " + ", ".join(accepted)
         )
     try:
-        return found[name].model(**options)
+        return rebuildable(found[name].model(**options), name, options)
     except TypeError as exc:  # a value of the wrong kind that no check caught
         raise SymdelayInputError(
             f"model '{name}': an option has a value of the wrong type ({exc}); its options are "
@@ -84,3 +91,27 @@ def __getattr__(name):
 
         return ActionDelayModel
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class Rebuild:
+    """How a model built by family ``name`` from ``options`` is built again with some of them
+    changed: ``model.rebuild(D=2)``. An analysis that sweeps an option the model keeps
+    inside its rates (``critical`` over the mean delay of a phase-type delay) calls it."""
+
+    def __init__(self, name: str, options: dict):
+        self.name, self.options = name, dict(options)
+
+    def __call__(self, **changes):
+        return build_model(self.name, **{**self.options, **changes})
+
+    def __repr__(self) -> str:
+        return f"Rebuild({self.name!r}, {self.options!r})"
+
+
+def rebuildable(model, name: str, options: dict):
+    """``model`` with :class:`Rebuild` attached as ``model.rebuild`` (when it takes one)."""
+    import contextlib
+
+    with contextlib.suppress(AttributeError):  # a model class with fixed attributes
+        model.rebuild = Rebuild(name, options)
+    return model

@@ -135,13 +135,13 @@ class ShapePoint(JsonRecord):
 
 def critical_by_shape(D_values, mu=1, lam=1, k_max: int = 12, dps: int = 15) -> list[ShapePoint]:
     """theta_c of every shape of :func:`shape_families` at each mean delay ``D``."""
-    from symdelay.analysis.critical import model_critical
+    from symdelay.analysis.critical import critical
 
     out = []
     for D in D_values:
         for family, delays in shape_families(k_max).items():
             for d in delays:
                 m = model(scaled(d, D), mu=mu, lam=lam)
-                c = model_critical(m, "theta", dps=dps)
+                c = critical(m, "theta", dps=dps)
                 out.append(ShapePoint(family, d.scv, as_parameter("D", D), c.critical))
     return out

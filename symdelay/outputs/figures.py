@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
+from symdelay.analysis.critical import CriticalCurve
 from symdelay.analysis.fluid import FluidSolution
 from symdelay.analysis.rootset import RootSet
 from symdelay.analysis.stochastic import Simulation
 from symdelay.core.display import plotter
-from symdelay.models.erlang.hopf._common import _Lkey
-from symdelay.models.erlang.hopf.curve import CriticalCurve
 from symdelay.models.erlang.nonlinear.cycles import CycleFamily, LimitCycle
 from symdelay.models.erlang.nonlinear.normal_form import NormalForm
 from symdelay.models.erlang.nonlinear.spectrum import Spectrum
@@ -30,7 +29,8 @@ def _roots(r, ax=None):
 @plotter(CriticalCurve)
 def _critical(c, ax=None):
     Ds, th, _ = c.arrays()
-    return plot_critical_curve(Ds, th, f"L = {_Lkey(c.L)}", ax)
+    title = f"L = {c.L_key}" if c.L is not None else str(c.model_name)
+    return plot_critical_curve(Ds, th, title, ax)
 
 
 @plotter(FluidSolution)

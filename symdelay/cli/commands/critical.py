@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands._model_run import run_critical
 from symdelay.core.errors import SymdelayInputError
 
-__all__ = ["register", "run", "parse_D_list"]
+__all__ = ["register", "run", "parse_D_list", "text_lines"]
 
 
 def parse_D_list(text: str) -> list[str]:
-    """Split ``--D 0.5,1,2`` into its items (each checked later by ``critical_theta``)."""
+    """Split ``--D 0.5,1,2`` into its items (each checked later by the analysis)."""
     items = [s.strip() for s in str(text).split(",")]
     if not items or any(not s for s in items):
         raise SymdelayInputError(
@@ -37,33 +36,42 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def text_lines(curve) -> list[str]:
+    """The text output: the founding model's table (its own fast path), or one line per
+    point of the generic Hopf crossing."""
+    record = {**curve.header(), "points": curve.point_records()}  # no closed forms needed
+    if curve.method == "specialised":
+        dps = curve.dps
+        lines = [f"L = {record['L']}, mu = {record['mu']}, lam = {record['lam']}"]
+        lines.append(f"{'D':>12}  {'theta_c':>{dps + 7}}  omega")
+        for pt in record["points"]:
+            om = pt["omega"] if pt["omega"] is not None else "- (stable for every theta >= 0)"
+            lines.append(f"{pt['D']:>12}  {pt['theta_c']:>{dps + 7}}  {om}")
+        return lines
+    lines = [f"{curve.model_name}: critical theta by the generic Hopf crossing"]
+    for p in record["points"]:
+        where = "the model's own delay" if p["D"] is None else f"D = {p['D']}"
+        om = p["omega"] if p["omega"] is not None else "- (no crossing: stable for every theta > 0)"
+        lines.append(f"  {where}: theta_c = {p['theta_c']}, omega = {om}")
+    return lines
+
+
 def run(args) -> int:
-    from symdelay.core.params import as_dps, as_L_or_inf
-    from symdelay.models.erlang.hopf import critical_theta, format_exact
+    from symdelay.analysis.critical import critical
+    from symdelay.core.params import as_dps
 
     if getattr(args, "theta", None) is not None:
         raise SymdelayInputError("critical computes theta_c: leave --theta out")
-    if not door.founding(args):
-        if args.model_file:
-            if args.D is not None:
-                raise SymdelayInputError(
-                    "--D is for built-in models; give a model file's delay with --set"
-                )
-            return run_critical(args, [None])
-        # no --D: the model's own delay (e.g. a phase-type delay given by its rates)
-        return run_critical(args, [None] if args.D is None else parse_D_list(args.D))
-    door.need(args, "L", "mu", "lam", "D")
-    L = as_L_or_inf(args.L)
+    if args.model_file and args.D is not None:
+        raise SymdelayInputError("--D is for built-in models; give a model file's delay with --set")
     dps = as_dps(args.dps)
-    curve = critical_theta(L, args.mu, args.lam, parse_D_list(args.D), dps=dps)
-    record = curve.to_json()
+    # no --D: the model's own delay (a phase-type delay given by its rates, a model file)
+    at = None if args.D is None else parse_D_list(args.D)
+    # the model at the first delay (a family may need one to build), swept over all of them
+    model = door.model_from_args(args) if at is None else door.model_from_args(args, D=at[0])
+    curve = critical(model, "theta", over="D", at=at, dps=dps)
     if args.json:
-        emit_json(record)
-        return 0
-    lines = [f"L = {record['L']}, mu = {format_exact(curve.mu)}, lam = {format_exact(curve.lam)}"]
-    lines.append(f"{'D':>12}  {'theta_c':>{dps + 7}}  omega")
-    for pt in record["points"]:
-        om = pt["omega"] if pt["omega"] is not None else "- (stable for every theta >= 0)"
-        lines.append(f"{pt['D']:>12}  {pt['theta_c']:>{dps + 7}}  {om}")
-    emit("\n".join(lines))
+        emit_json(curve.to_json())
+    else:
+        emit("\n".join(text_lines(curve)))
     return 0

@@ -32,8 +32,6 @@ mpf('+inf')
 from symdelay.analysis.crossing import CriticalParameter, critical_parameter
 from symdelay.core.params import INFINITE_L, as_L_or_inf
 from symdelay.models.erlang.hopf.curve import (
-    CriticalCurve,
-    CriticalPoint,
     critical_curve_float,
     critical_theta,
     format_exact,
@@ -71,8 +69,6 @@ __all__ = [
     "DelayLimits",
     "delay_limits",
     "general_delay_limits",
-    "CriticalPoint",
-    "CriticalCurve",
     "critical_theta",
     "critical_curve_float",
     "InstabilityWindow",

@@ -2,7 +2,9 @@
 
 One algorithm, two number types. The phase condition derived in
 :func:`~symdelay.models.erlang.hopf.derivation.hopf_conditions` is a sum of arctangents (plus ``omega D``
-for the DDE); :func:`_phase_terms` reads its terms off the SymPy expression. The residual
+for the DDE); :func:`_phase_terms` reads its terms off the SymPy expression, and
+:func:`_phase_structure` writes them down without running the derivation (tests check the two
+agree), so the numeric path needs no SymPy work. The residual
 
     f(omega) = sum_i m_i atan(omega / a_i) [+ omega D] - pi,     a_i in {mu, gamma},
 
@@ -13,8 +15,9 @@ numbers computed to full relative precision. The root is found by Newton in ``lo
 (the derivative ``omega f'(omega)`` is as well conditioned), safeguarded by geometric
 bisection in a proved bracket; then ``lam theta_c = prod_i |i omega + a_i|^{m_i} / gamma^L``.
 
-:func:`critical_theta` runs it in mpmath at ``dps`` + guard digits and rounds once, when
-printing; :func:`critical_curve_float` runs the same code on float64 numpy arrays (for plots
+:func:`specialised_critical` (the founding model's fast path of
+:func:`symdelay.analysis.critical.critical`, and so of :func:`critical_theta`) runs it in
+mpmath at ``dps`` + guard digits and rounds once, when printing; :func:`critical_curve_float` runs the same code on float64 numpy arrays (for plots
 and sweeps), and recomputes in mpmath the points whose numbers leave the float range.
 
 >>> p = critical_theta(2, 1, 1, ["1e6"]).points[0]
@@ -26,21 +29,18 @@ from __future__ import annotations
 
 import decimal
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 
 import mpmath
 import numpy as np
 import sympy as sp
 
-from symdelay.core.display import JsonRecord
+from symdelay.analysis.critical import CriticalCurve, CriticalPoint
 from symdelay.core.errors import SymdelayInputError, VerificationError
-from symdelay.core.latex import tex
-from symdelay.core.numbers import GUARD, format_exact, format_number
+from symdelay.core.numbers import GUARD, format_exact, format_number  # noqa: F401
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
 from symdelay.core.symbols import D, gamma, mu
-from symdelay.models.erlang.dispatch import accepts_model
-from symdelay.models.erlang.hopf._common import _P, _Lkey, _to_mpf, omega
+from symdelay.models.erlang.hopf._common import _P, _to_mpf, omega
 from symdelay.models.erlang.hopf.derivation import hopf_conditions
 from symdelay.models.erlang.stability import stability_conditions
 
@@ -160,7 +160,7 @@ def _bracket(L, m, g, Dv, xp):
 
 def _solve(L, m, g, Dv, xp, w0=None):
     """``(omega_c, lam theta_c)``: Newton in log omega, geometric bisection as safeguard."""
-    terms, linear = _phase_terms(L)
+    terms, linear = _phase_structure(L)
     scales = [(k, m if n == "mu" else g) for k, n in terms]
     lin = Dv if linear else None
     lo, hi = _bracket(L, m, g, Dv, xp)
@@ -187,114 +187,52 @@ def _solve(L, m, g, Dv, xp, w0=None):
     return w, k
 
 
-@dataclass(frozen=True)
-class CriticalPoint(JsonRecord):
-    """One point of the critical curve: ``theta_c`` is mpmath inf (omega None) for no crossing."""
-
-    D: mpmath.mpf
-    theta_c: mpmath.mpf
-    omega: mpmath.mpf | None
-
-
 #: Largest L whose critical lam*theta has a closed form (Hopf polynomial of degree <= 2).
 _CLOSED_MAX_L = 5
 
 
-@dataclass(frozen=True)
-class CriticalCurve:
-    """Critical ``theta_c(D)`` and Hopf frequency ``omega`` at the requested delays."""
+def _phase_structure(L):
+    """The terms of the Hopf phase, as :func:`_phase_terms` reads them off the derivation,
+    without running it: ``L atan(omega/gamma) + atan(omega/mu)`` for finite L,
+    ``atan(omega/mu) + omega D`` for L = oo (tests/test_hopf_critical.py checks the two
+    agree). The numeric path needs no SymPy derivation.
 
-    L: object
-    mu: sp.Rational
-    lam: sp.Rational
-    dps: int
-    points: tuple[CriticalPoint, ...]
-    D_text: tuple[str, ...] = field(default=())
+    >>> _phase_structure(3) == _phase_terms(3)
+    True
+    """
+    if L is INFINITE_L:
+        return ((1, "mu"),), True
+    return ((L, "gamma"), (1, "mu")), False
 
-    def arrays(self):
-        """``(D, theta_c, omega)`` as float64 numpy arrays (omega NaN where no crossing)."""
-        Ds = np.array([float(p.D) for p in self.points])
-        th = np.array([float(p.theta_c) for p in self.points])
-        om = np.array([np.nan if p.omega is None else float(p.omega) for p in self.points])
-        return Ds, th, om
 
-    def _repr_html_(self) -> str:
-        from symdelay.core.display import html_table
+def _crosses(L) -> bool:
+    """Whether some theta > 0 destabilises (:attr:`HopfConditions.crosses`: the phase's
+    supremum ``(L + 1) pi / 2`` exceeds pi, i.e. ``L >= 2``; always for L = oo).
 
-        rec = self.to_json()
-        rows = [[p["D"], p["theta_c"], p["omega"] or "-"] for p in rec["points"]]
-        cap = f"L = {rec['L']}, mu = {self.mu}, lam = {self.lam}: critical theta and frequency"
-        return html_table(["D", "theta_c", "omega"], rows, cap)
+    >>> [_crosses(n) for n in (1, 2)], _crosses(INFINITE_L)
+    ([False, True], True)
+    """
+    return L is INFINITE_L or L >= 2
 
-    def plot(self, ax=None):
-        """``theta_c`` against ``D`` (unstable above the curve); returns the matplotlib Axes."""
-        from symdelay.core.display import draw
 
-        return draw(self, ax)
+def closed_forms(L, mu_value, lam_value):
+    """``(lam*theta_c(mu, gamma), theta_c(D))`` in closed form, or ``(None, None)``.
 
-    def _repr_latex_(self) -> str:
-        """The closed form ``theta_c(D)`` (when there is one) and the table of points."""
-        from symdelay.core.display import display_latex, latex_array, latex_number
-        from symdelay.core.latex import tex as _tex
+    ``lam*theta_c`` is the smallest positive root of the Hopf polynomial when SymPy
+    gives it in radicals (``2 <= L <= 5``, see
+    :attr:`symdelay.models.erlang.stability.StabilityResult.critical_lam_theta`); ``theta_c(D)`` is
+    it at ``gamma = L/D`` and this ``mu``, divided by ``lam``. None for ``L = 1``
+    (no crossing), ``L >= 6`` and ``L = inf`` (no closed form).
 
-        rec = self.to_json()
-        rows = [
-            [latex_number(p["D"]), latex_number(p["theta_c"]), latex_number(p["omega"])]
-            for p in rec["points"]
-        ]
-        lines = [
-            rf"L = {latex_number(rec['L'])},\ \mu = {_tex(self.mu)},\ \lambda = {_tex(self.lam)}"
-        ]
-        if rec["theta_c_of_D_latex"] is not None:
-            lines.append(rf"\theta_c(D) = {rec['theta_c_of_D_latex']}")
-        lines.append(latex_array(["D", r"\theta_c", r"\omega"], rows))
-        return display_latex(*lines)
-
-    def to_json(self) -> dict:
-        pts = []
-        for i, p in enumerate(self.points):
-            d_text = self.D_text[i] if i < len(self.D_text) else format_number(p.D, self.dps, True)
-            pts.append(
-                {
-                    "D": d_text,
-                    "theta_c": format_number(p.theta_c, self.dps),
-                    "omega": format_number(p.omega, self.dps),
-                }
-            )
-        k_c, th_c = self.closed_form()
-        from symdelay.core.params import printable
-
-        if th_c is not None and not printable(th_c):
-            th_c = None  # its exact numbers have more digits than can be printed
-        return {
-            "L": _Lkey(self.L),
-            "points": pts,
-            # closed forms (null where none): lam*theta_c(mu, gamma) and theta_c(D) at
-            # these mu, lam, as text and as LaTeX (symdelay's names: lam -> \lambda)
-            "critical_lam_theta": None if k_c is None else str(k_c),
-            "critical_lam_theta_latex": None if k_c is None else tex(k_c),
-            "theta_c_of_D": None if th_c is None else str(th_c),
-            "theta_c_of_D_latex": None if th_c is None else tex(th_c),
-        }
-
-    def closed_form(self) -> tuple[sp.Expr | None, sp.Expr | None]:
-        """``(lam*theta_c(mu, gamma), theta_c(D))`` in closed form, or ``(None, None)``.
-
-        ``lam*theta_c`` is the smallest positive root of the Hopf polynomial when SymPy
-        gives it in radicals (``2 <= L <= 5``, see
-        :attr:`symdelay.analysis.stability.Stability.critical_lam_theta`); ``theta_c(D)`` is
-        it at ``gamma = L/D`` and this curve's mu, divided by its lam. None for ``L = 1``
-        (no crossing), ``L >= 6`` and ``L = inf`` (no closed form).
-
-        >>> critical_theta(2, 1, 1, [2]).closed_form()
-        (2*(gamma + mu)**2/gamma, (D + 2)**2/D)
-        """
-        if self.L is INFINITE_L or not 2 <= self.L <= _CLOSED_MAX_L:
-            return None, None
-        k_c = stability_conditions(self.L).critical_lam_theta
-        if k_c is None:  # pragma: no cover - a closed form exists for 2 <= L <= 5
-            return None, None
-        return k_c, sp.factor(k_c.subs({gamma: self.L / D, mu: self.mu}) / self.lam)
+    >>> critical_theta(2, 1, 1, [2]).closed_form()
+    (2*(gamma + mu)**2/gamma, (D + 2)**2/D)
+    """
+    if L is INFINITE_L or not 2 <= L <= _CLOSED_MAX_L:
+        return None, None
+    k_c = stability_conditions(L).critical_lam_theta
+    if k_c is None:  # pragma: no cover - a closed form exists for 2 <= L <= 5
+        return None, None
+    return k_c, sp.factor(k_c.subs({gamma: L / D, mu: mu_value}) / lam_value)
 
 
 def _as_D_list(Dv):
@@ -351,7 +289,7 @@ def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, 
     Dv = np.asarray(D_values, dtype=float)
     if not (np.all(np.isfinite(Dv)) and np.all(Dv > 0)):
         raise SymdelayInputError("D must be positive and finite")
-    if not hopf_conditions(L).crosses:
+    if not _crosses(L):
         return np.full(Dv.shape, np.inf), np.full(Dv.shape, np.nan)
     m, lm = float(mq), float(lq)
     with np.errstate(all="ignore"):
@@ -371,30 +309,53 @@ def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, 
     return th, w
 
 
-@accepts_model
-def critical_theta(L, mu, lam, D, dps: int = 15) -> CriticalCurve:
-    """Critical ``theta_c`` and Hopf frequency at each delay ``D`` (a number or a sequence).
-
-    Computed in mpmath at ``dps`` + guard digits (seeded by the float64 run of the same
-    solver) and rounded once when printed, so every printed digit is right.
-
-    >>> critical_theta(2, 1, 1, [2], dps=20).points[0].theta_c
-    mpf('8.0')
+def specialised_critical(model, param="theta", over="D", at=None, dps=15):
+    """The founding model's critical theta at each mean delay (``at``; None: the model's
+    own ``D``): the Hopf phase solved by Newton in mpmath at ``dps`` + guard digits (seeded
+    by the float64 run of the same solver), rounded once when printed, so every printed
+    digit is right; ``L = inf`` too. The record carries the closed forms (2 <= L <= 5),
+    derived when first read. Declines (None) another parameter or another swept option.
     """
-    Lv = as_L_or_inf(L)
+    if param != "theta" or over != "D":
+        return None
+    o = model.options
+    if o["theta"] is not None:
+        raise SymdelayInputError(f"theta has a value ({o['theta']}): leave it free")
+    missing = [n for n in ("mu", "lam") if o[n] is None]
+    if at is None and o["D"] is None:
+        missing.append("D")
+    if missing:
+        raise SymdelayInputError(
+            "the critical theta needs numbers for " + ", ".join(missing) + ": give them"
+        )
+    Lv = model.L
     dps = as_dps(dps)
-    m = as_positive_number("mu", mu)
-    lm = as_positive_number("lam", lam)
-    Ds = _as_D_list(D)
-    texts = tuple(
-        _D_text(d)
-        for d in (D if isinstance(D, Sequence | np.ndarray) and not isinstance(D, str) else [D])
-    )
+    m = as_positive_number("mu", o["mu"])
+    lm = as_positive_number("lam", o["lam"])
+    given = [o["D"]] if at is None else list(at)
+    Ds = _as_D_list(given)
+    texts = [_D_text(d) for d in given]
+
+    def curve(points):
+        return CriticalCurve(
+            "theta",
+            "D",
+            tuple(points),
+            dps,
+            model.name,
+            Lv,
+            m,
+            lm,
+            "specialised",
+            partial(closed_forms, Lv, m, lm),
+        )
+
     with mpmath.workdps(dps + GUARD):
         Dm = [_to_mpf(d) for d in Ds]
-        if not hopf_conditions(Lv).crosses:
-            pts = tuple(CriticalPoint(d, mpmath.inf, None) for d in Dm)
-            return CriticalCurve(Lv, m, lm, dps, pts, texts)
+        if not _crosses(Lv):
+            return curve(
+                CriticalPoint(d, mpmath.inf, None, "difference", label=t) for d, t in zip(Dm, texts)
+            )
         mm, lmm = _to_mpf(m), _to_mpf(lm)
         with np.errstate(all="ignore"):  # float64 seeds where the numbers fit
             Df = np.array([float(d) for d in Dm])
@@ -406,5 +367,37 @@ def critical_theta(L, mu, lam, D, dps: int = 15) -> CriticalCurve:
         for i, d in enumerate(Dm):
             w0 = mpmath.mpf(float(w_f[i])) if ok[i] and np.isfinite(w_f[i]) else None
             w, k = _solve_mp(Lv, mm, None if Lv is INFINITE_L else Lv / d, d, w0)
-            pts.append(CriticalPoint(d, k / lmm, w))
-        return CriticalCurve(Lv, m, lm, dps, tuple(pts), texts)
+            pts.append(CriticalPoint(d, k / lmm, w, "difference", label=texts[i]))
+        return curve(pts)
+
+
+def critical_theta(L, mu, lam, D, dps: int = 15, kappa=None) -> CriticalCurve:
+    """Critical ``theta_c`` and Hopf frequency at each delay ``D`` (a number or a sequence):
+    the founding model's :func:`symdelay.analysis.critical.critical` over ``D``.
+
+    ``kappa`` (a weight, or one per delay phase): the in-flight model instead (routing on
+    queue plus ``kappa`` times the jobs in flight; one delay, finite L), generic path.
+
+    >>> critical_theta(2, 1, 1, [2], dps=20).points[0].theta_c
+    mpf('8.0')
+    >>> critical_theta(2, 1, 1, [1], kappa=0.05).to_json()["points"][0]["theta_c"][:8]
+    '15.25900'
+    """
+    from symdelay.analysis.critical import critical
+    from symdelay.models.erlang.family import FoundingModel
+
+    if kappa is None:
+        return critical(FoundingModel(L=L, mu=mu, lam=lam), at=D, dps=dps)
+    from symdelay.models import build_model
+
+    if isinstance(D, Sequence | np.ndarray) and not isinstance(D, str):
+        if len(D) != 1:
+            raise SymdelayInputError(f"critical_theta(kappa=...) takes one delay D, got {len(D)}")
+        D = D[0]
+    if str(L).strip().lower() in ("inf", "oo"):
+        raise SymdelayInputError(
+            "kappa= needs a finite L (for L = inf see symdelay.models.inflight.kappa_star_limit)"
+        )
+    weights = list(kappa) if isinstance(kappa, (list, tuple)) else kappa
+    model = build_model("inflight", L=int(L), kappa=weights, mu=mu, lam=lam, D=D)
+    return critical(model, dps=dps)

@@ -1,0 +1,125 @@
+"""The one entry of the critical parameter, ``critical(model, ...)``: the founding model's
+fast path (Hopf phase, Newton in mpmath) against the generic path (exact resultants of each
+factor of the transition table's characteristic polynomial), one record for both."""
+
+import mpmath
+import pytest
+import sympy as sp
+
+from symdelay.analysis.critical import CriticalCurve, critical
+from symdelay.core.errors import SymdelayInputError
+from symdelay.models import build_model
+from symdelay.models.erlang.hopf import critical_theta
+from symdelay.models.erlang.hopf.curve import _crosses, _phase_structure, _phase_terms
+from symdelay.models.erlang.hopf.derivation import hopf_conditions
+
+DS = ["1/4", "1", "2.5", "7"]
+
+
+def _close(a, b, digits):
+    if a == mpmath.inf or b == mpmath.inf:
+        return a == b
+    return abs(a - b) <= mpmath.mpf(10) ** -digits * abs(b)
+
+
+@pytest.mark.parametrize("L", [1, 2, 3, 5])
+def test_specialised_equals_generic_on_the_founding_model(L):
+    m = build_model("erlang", L=L, mu="1.3", lam="0.7")
+    fast = critical(m, at=DS, method="specialised")
+    slow = critical(m, at=DS, method="generic")
+    assert type(fast) is CriticalCurve and type(slow) is CriticalCurve
+    assert (fast.method, slow.method) == ("specialised", "generic")
+    assert len(fast.points) == len(slow.points) == len(DS)
+    for p, q in zip(fast.points, slow.points):
+        assert p.at == q.at == sp.Rational(p.label)  # the same delay, exactly
+        assert _close(p.critical, q.critical, 12), (L, p.label, p.critical, q.critical)
+        assert (p.omega is None) == (q.omega is None)
+        if p.omega is not None:
+            assert _close(p.omega, q.omega, 12)
+        assert p.mode == q.mode == "difference"
+    # auto takes the fast path; the printed points agree digit for digit at 12 digits
+    assert critical(m, at=DS).method == "specialised"
+    a = [pt["theta_c"][:13] for pt in fast.to_json()["points"]]
+    b = [pt["theta_c"][:13] for pt in slow.to_json()["points"]]
+    assert a == b
+
+
+def test_one_point_at_the_models_own_delay_and_the_convenience():
+    m = build_model("erlang", L=2, mu=1, lam=1, D=1)
+    for method in ("auto", "generic"):
+        c = critical(m, method=method)
+        assert len(c.points) == 1 and _close(c.critical, mpmath.mpf(9), 13)
+    conv = critical_theta(2, 1, 1, [1, 2])
+    assert type(conv) is CriticalCurve and conv.method == "specialised"
+    assert [float(p.theta_c) for p in conv.points] == [9.0, 8.0]
+    with pytest.raises(SymdelayInputError, match="2 points"):
+        conv.critical  # noqa: B018
+
+
+def test_records_keep_the_keys_of_both_former_records():
+    founding = critical_theta(3, 1, 1, [1, 2]).to_json()
+    assert {
+        "L",
+        "points",
+        "critical_lam_theta",
+        "critical_lam_theta_latex",
+        "theta_c_of_D",
+        "theta_c_of_D_latex",
+    } <= set(founding)
+    assert founding["L"] == 3 and founding["theta_c_of_D"] == "8*(D + 3)**3/(D*(D + 9)**2)"
+    assert {"D", "theta_c", "omega"} <= set(founding["points"][0])
+    assert critical_theta("inf", 1, 1, [1]).to_json()["L"] == "inf"
+    generic = critical(build_model("nserver", N=3, L=3, mu=1, lam=1), at=["1", "2"]).to_json()
+    assert {"model", "L", "mu", "lam", "points"} <= set(generic)
+    assert generic["critical_lam_theta"] is None and generic["theta_c_of_D"] is None
+    assert [p["D"] for p in generic["points"]] == ["1", "2"]
+    assert {"D", "theta_c", "omega", "mode"} <= set(generic["points"][0])
+    assert [p["theta_c"] for p in generic["points"]] == [p["theta_c"] for p in founding["points"]]
+
+
+def test_the_generic_path_varies_D_as_the_family_allows():
+    # a family option (the mean of a hypoexponential delay, rates rescaled), the Erlang chain
+    # of a free phase rate gamma (gamma = L/D), and a founding option
+    pt = build_model("phase_type", delay="hypoexp", rates="1,2,3", mu=1, lam=1)
+    swept = critical(pt, at=["2"])
+    built = critical(build_model("phase_type", delay="hypoexp", rates="1,2,3", mu=1, lam=1, D=2))
+    assert swept.points[0].critical == built.critical
+    own = critical(pt)
+    assert own.points[0].at is None and own.to_json()["points"][0]["D"] is None
+    chain = critical(build_model("nserver", N=3, L=3, mu=1, lam=1).with_values(), at=[1])
+    assert _close(chain.critical, mpmath.mpf("5.12"), 13)
+    # another swept option: the founding fast path declines, the generic path answers
+    m = build_model("erlang", L=2, lam=1, D=1)
+    assert critical(m, over="mu", at=[1]).method == "generic"
+    assert _close(critical(m, over="mu", at=[1]).critical, mpmath.mpf(9), 13)
+    with pytest.raises(SymdelayInputError, match="does not apply"):
+        critical(m, over="mu", at=[1], method="specialised")
+
+
+def test_L_inf_has_only_the_fast_path():
+    m = build_model("erlang", L="inf", mu=1, lam=2)
+    c = critical(m, at=["1.5"], dps=30)
+    with mpmath.workdps(40):
+        w = c.points[0].omega
+        assert abs(mpmath.sqrt(1 + w**2) / 2 - c.points[0].critical) < 1e-28
+    with pytest.raises(SymdelayInputError, match="transition table"):
+        critical(m, at=["1.5"], method="generic")
+
+
+@pytest.mark.parametrize("L", [1, 2, 3, 4, 6, 9, sp.oo])
+def test_phase_structure_is_the_derived_phase(L):
+    # the numeric path writes the Hopf phase down; the derivation must give the same terms
+    assert _phase_structure(L) == _phase_terms(L)
+    assert _crosses(L) == hopf_conditions(L).crosses
+
+
+def test_bad_input_is_one_line():
+    m = build_model("erlang", L=2, mu=1, lam=1)
+    with pytest.raises(SymdelayInputError, match="at least one"):
+        critical(m, at=[])
+    with pytest.raises(SymdelayInputError, match="needs numbers for D"):
+        critical(m)
+    with pytest.raises(SymdelayInputError, match="leave it free"):
+        critical(build_model("erlang", L=2, mu=1, lam=1, theta=1), at=[1])
+    with pytest.raises(SymdelayInputError, match="dps"):
+        critical(m, at=[1], dps=4)
