@@ -141,8 +141,7 @@ def _model_roots(model, dps: int) -> RootSet:
 
 
 def default_initial(model) -> np.ndarray:
-    """The equilibrium with the first state raised by half its value (or by 1 if it is 0)."""
-    eq = np.array([float(model.equilibrium.point[s]) for s in model.states])
-    y0 = eq.copy()
-    y0[0] = eq[0] * 1.5 if eq[0] != 0 else 1.0
-    return y0
+    """The scaled state a fluid path or a simulation starts from when none is given: the
+    model's own :meth:`~symdelay.model.Model.default_start` (one default per model, whichever
+    path runs)."""
+    return np.asarray(model.default_start(), dtype=float)

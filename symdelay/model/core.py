@@ -511,6 +511,14 @@ class Model(Specialisable, LatexDisplay):
             store[key] = compute()
         return store[key]
 
+    def default_start(self) -> list:
+        """The scaled state a fluid path or a simulation starts from when none is given: the
+        equilibrium with the first state raised by half its value (or set to 1 if it is 0).
+        A family with a conventional start (the founding model's paper) overrides it."""
+        y0 = [float(self.equilibrium.point[s]) for s in self.states]
+        y0[0] = y0[0] * 1.5 if y0[0] != 0 else 1.0
+        return y0
+
     # ------------------------------------------------------------ derived models
     def with_values(self, **values) -> Model:
         """The same model with more parameters given numbers."""

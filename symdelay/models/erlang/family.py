@@ -125,6 +125,12 @@ class FoundingModel(Model):
         for k, v in table.__dict__.items():
             self.__dict__.setdefault(k, v)
 
+    def default_start(self) -> list:
+        """The paper's start, on every path: ``q1 = 0``, ``q2 = 1``, all delay phases empty."""
+        if not isinstance(self.L, int):
+            raise NoTable(f"{self.name}: a start state needs a finite, concrete L")
+        return [0.0, 1.0] + [0.0] * (2 * self.L)
+
     def with_values(self, **values) -> Model:
         """The same model with more options given numbers (a founding model while only
         founding options are given; otherwise the transition table's)."""

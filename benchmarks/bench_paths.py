@@ -1,0 +1,135 @@
+"""Benchmark: every specialised path of the founding model against the generic path, in one run.
+
+Each analysis entry runs the model family's fast path first (``method="auto"``); the generic
+machinery answers for every model (``method="generic"``). Here both answer the same question
+on the founding model, each on a freshly built model (so neither reuses the other's caches),
+interleaved, and the medians are compared: the generic path's cost as a multiple of the
+specialised one, the growth exponent in L of each (a least-squares fit of log time on log L),
+and the largest difference between the two answers.
+
+Run:  .venv/bin/python benchmarks/bench_paths.py  (writes benchmarks/results/paths.txt)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import mpmath
+
+import symdelay
+from symdelay.models import build_model
+
+OUT = Path(__file__).parent / "results" / "paths.txt"
+ROUNDS = 3
+BASE = {"mu": 1, "lam": 1, "D": 1}
+
+
+def founding(L, **values):
+    return build_model("erlang", L=L, **{**BASE, **values})
+
+
+def _critical(L, method):
+    c = symdelay.critical(founding(L), at=[1], dps=15, method=method)
+    return mpmath.mpf(c.points[0].critical)
+
+
+def _roots(L, method):
+    rs = symdelay.roots(founding(L, theta=3), dps=30, method=method)
+    if method == "generic":
+        rs = rs.mode_roots("difference")
+    return max(mpmath.re(z.value) for z in rs.roots)  # the spectral abscissa
+
+
+def _stability(L, method):
+    return int(bool(symdelay.stability(founding(L, theta=3), method=method).stable))
+
+
+def _variance(L, method):
+    return mpmath.mpf(str(symdelay.variance(founding(L, theta=1), dps=30, method=method).value))
+
+
+def _fluid(L, method):
+    y0 = [0.2, 1.5] + [0.3] * L + [0.1] * L  # the same start for both
+    path = symdelay.fluid(founding(L, theta=1), T=10, dt=0.5, initial=y0, method=method)
+    return mpmath.mpf(float(path["q1"][-1]))
+
+
+#: (quantity, entry call, the L values); the entry call returns a number to compare
+CASES = [
+    ("critical theta", _critical, [2, 3, 6, 10]),
+    ("roots (spectral abscissa)", _roots, [2, 3, 6]),
+    ("stability verdict", _stability, [2, 3, 6]),
+    ("stationary variance", _variance, [1, 2, 3]),
+    ("fluid path q1(T)", _fluid, [2, 3, 6]),
+]
+
+
+def exponent(Ls, ts) -> float:
+    if len(Ls) < 2:
+        return float("nan")
+    x = [math.log(v) for v in Ls]
+    y = [math.log(t) for t in ts]
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    return sum((a - mx) * (b - my) for a, b in zip(x, y)) / sum((a - mx) ** 2 for a in x)
+
+
+def timed(fn, *args):
+    t0 = time.perf_counter()
+    value = fn(*args)
+    return time.perf_counter() - t0, value
+
+
+def main() -> int:
+    rows = []
+    for name, fn, Ls in CASES:
+        spec_med, gen_med = [], []
+        for L in Ls:
+            fn(L, "specialised")  # imports and per-process set-up, outside the timing
+            fn(L, "generic")
+            ts, tg, diff = [], [], 0
+            for _ in range(ROUNDS):  # interleaved
+                t, a = timed(fn, L, "specialised")
+                ts.append(t)
+                t, b = timed(fn, L, "generic")
+                tg.append(t)
+                diff = max(diff, abs(a - b) / max(1, abs(a)))
+            s, g = statistics.median(ts), statistics.median(tg)
+            spec_med.append(s)
+            gen_med.append(g)
+            rows.append((name, L, s, g, g / s, float(diff)))
+            print(f"{name:<28} L={L:<3} specialised {s:.4f} s  generic {g:.4f} s", flush=True)
+        rows.append((name, "exp", exponent(Ls, spec_med), exponent(Ls, gen_med), None, None))
+    lines = [
+        "bench_paths: the founding model's specialised paths against the generic path",
+        f"(the same entry, method='specialised' vs 'generic'; fresh model per call; medians of "
+        f"{ROUNDS} interleaved runs, seconds)",
+        f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; python "
+        f"{sys.version.split()[0]}, sympy {__import__('sympy').__version__}, {platform.machine()}",
+        "",
+        f"{'quantity':<28} {'L':>4} {'specialised s':>14} {'generic s':>11} "
+        f"{'generic/spec':>13} {'rel. diff':>10}",
+    ]
+    for name, L, s, g, ratio, diff in rows:
+        if L == "exp":
+            lines.append(f"{'':<28} {'exp':>4} {s:>14.2f} {g:>11.2f}   (growth exponent in L)")
+        else:
+            lines.append(f"{name:<28} {L:>4} {s:>14.4f} {g:>11.4f} {ratio:>13.1f} {diff:>10.1e}")
+    lines += [
+        "",
+        "Both paths return the same record type; the tests compare them (tests/test_*entry*,",
+        "tests/test_one_path_*). rel. diff: |specialised - generic| / max(1, |specialised|).",
+    ]
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
