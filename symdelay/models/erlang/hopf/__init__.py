@@ -50,9 +50,8 @@ from symdelay.models.erlang.hopf.derivation import (
     hopf_parametrisation,
     real_imaginary_parts,
 )
-from symdelay.models.erlang.hopf.window import InstabilityWindow, instability_window
+from symdelay.models.erlang.hopf.window import instability_window
 from symdelay.models.erlang.hopf.worst import (
-    WorstDelay,
     WorstDelayTrend,
     worst_delay,
     worst_delay_closed_form,
@@ -75,9 +74,7 @@ __all__ = [
     "CriticalCurve",
     "critical_theta",
     "critical_curve_float",
-    "InstabilityWindow",
     "instability_window",
-    "WorstDelay",
     "worst_delay",
     "worst_delay_closed_form",
     "WorstDelayTrend",
