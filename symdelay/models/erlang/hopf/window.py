@@ -33,7 +33,7 @@ def _founding_window(model_name, Lv, th, m, lm, dps, ivs, why) -> Window:
         "intervals": pairs,
         "explanation": why,
     }
-    values = {"L": str(_Lkey(Lv)), "theta": str(th), "mu": str(m), "lam": str(lm)}
+    values = {"mu": str(m), "lam": str(lm), "theta": str(th)}
     return Window(
         model_name,
         "D",

@@ -102,7 +102,7 @@ def _founding_extremum(
         "D",
         "theta",
         "min",
-        {"L": str(_Lkey(L)), "mu": str(m), "lam": str(lm)},
+        {"mu": str(m), "lam": str(lm)},
         dps,
         D_star,
         lower,
