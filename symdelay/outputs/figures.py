@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
+from symdelay.analysis.cycles import CycleFamily, LimitCycle
+from symdelay.analysis.normal_form import NormalForm
 from symdelay.analysis.rootset import RootSet
 from symdelay.core.display import plotter
 from symdelay.models.erlang.hopf._common import _Lkey
 from symdelay.models.erlang.hopf.curve import CriticalCurve
-from symdelay.models.erlang.nonlinear.cycles import CycleFamily, LimitCycle
-from symdelay.models.erlang.nonlinear.normal_form import NormalForm
 from symdelay.models.erlang.nonlinear.spectrum import Spectrum
 from symdelay.models.erlang.stochastic.fluid import FluidResult
 from symdelay.models.erlang.stochastic.simulate import SimulationResult

@@ -33,7 +33,11 @@ def _founding_window(model_name, Lv, th, m, lm, dps, ivs, why) -> Window:
         "intervals": pairs,
         "explanation": why,
     }
-    values = {"mu": str(m), "lam": str(lm), "theta": str(th)}
+    values = {
+        "mu": format_exact(m, dps),
+        "lam": format_exact(lm, dps),
+        "theta": format_exact(th, dps),
+    }
     return Window(
         model_name,
         "D",

@@ -22,7 +22,7 @@ from symdelay.core.params import (
 )
 from symdelay.core.symbols import lam, mu
 from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _Lkey, _to_mpf, alpha
-from symdelay.models.erlang.hopf.curve import format_number
+from symdelay.models.erlang.hopf.curve import format_exact, format_number
 from symdelay.models.erlang.hopf.derivation import (
     delay_limits,
     hopf_conditions,
@@ -85,7 +85,9 @@ def _founding_extremum(
     lower = upper = None
     D_cf = closed_form.get("D_star")
     if attained and D_cf is not None:
-        lower = upper = sp.Rational(D_cf.subs({mu: m, lam: lm}))
+        exact_D = sp.Rational(D_cf.subs({mu: m, lam: lm}))
+        if printable(exact_D):  # a bracket of exact rationals (1e20000: its value only)
+            lower = upper = exact_D
     details = {
         "L": L,
         "mu": m,
@@ -102,7 +104,7 @@ def _founding_extremum(
         "D",
         "theta",
         "min",
-        {"mu": str(m), "lam": str(lm)},
+        {"mu": format_exact(m, dps), "lam": format_exact(lm, dps)},
         dps,
         D_star,
         lower,
