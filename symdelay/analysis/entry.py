@@ -2,8 +2,8 @@
 machinery otherwise.
 
 Every public analysis (``critical``, ``roots``, ``stability``, ``simulate``, ``fluid``,
-``variance``, ``window``, ``worst_delay``, ``limit_cycle``, ``verify``) takes the model first
-and a ``method``:
+``variance``, ``window``, ``worst_delay``, ``limit_cycle``, ``normal_form``, ``verify``) takes
+the model first and a ``method``:
 
 - ``"auto"`` (default): the family's fast path for the quantity when it offers one and it
   applies (it returns ``None`` when it does not: another parameter swept, an option it has no

@@ -19,14 +19,15 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from symdelay.analysis.entry import declined, specialisation
 from symdelay.analysis.projection import eigenvectors, first_lyapunov
-from symdelay.core.display import LatexDisplay
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.numbers import GUARD, format_exact, format_number
 from symdelay.core.params import INFINITE_L, as_dps
+from symdelay.core.result import Result
 from symdelay.core.symbols import theta as TH
 
-__all__ = ["NormalForm", "model_normal_form"]
+__all__ = ["NormalForm", "normal_form", "model_normal_form"]
 
 
 STRUCTURAL_REASON = (
@@ -38,7 +39,7 @@ STRUCTURAL_REASON = (
 
 
 @dataclass(frozen=True)
-class NormalForm(LatexDisplay):
+class NormalForm(Result):
     """The Hopf normal form at ``theta_c``: ``c1``, ``l1``, amplitude and period laws.
 
     ``l1`` is normalised by ``q_y = 1`` (``y`` = the imbalance ``x = q1 - q2``, the
@@ -46,7 +47,11 @@ class NormalForm(LatexDisplay):
     normalisation ``<q, q> = 1`` (finite state only). ``amplitude_coefficient``: ``c`` in
     ``A(theta) ~ c sqrt(theta - theta_c)``, ``A`` half the peak-to-peak of ``x``;
     ``omega_slope``: ``d omega / d theta`` at ``theta_c`` from the normal form (zero up to
-    rounding: the frequency is stationary).
+    rounding: the frequency is stationary). ``closed_l1``, ``closed_amplitude``: the
+    founding model's closed forms (SymPy, from
+    :func:`symdelay.models.erlang.nonlinear.symbolic.symbolic_normal_form`; None elsewhere).
+    ``model_name``: the model's name (``L``, ``mu``, ``lam``, ``D`` are the founding
+    model's options, None for another model).
     """
 
     L: object
@@ -92,7 +97,7 @@ class NormalForm(LatexDisplay):
         with np.errstate(invalid="ignore"):
             return float(self.amplitude_coefficient) * np.sqrt(th - float(self.theta_c))
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         d = self.dps
         from symdelay.core.latex import tex
 
@@ -171,8 +176,23 @@ def _num(e, subs, wp):
     return mpmath.mpf(str(re))
 
 
+def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
+    """The Hopf normal form of ``model`` at ``theta_c`` (``theta`` free, numbers for the
+    rest): the family's specialisation first (the founding model's structured eigenvectors
+    and closed forms), else the generic projection formula on the full drift
+    (:func:`model_normal_form`)."""
+    fast = specialisation(model, "normal_form", method)
+    if fast is not None:
+        result = fast(model, dps=dps)
+        if result is not None:
+            return result
+        declined(model, "normal_form", method)
+    return model_normal_form(model, dps=dps)
+
+
 def model_normal_form(model, dps: int = 15) -> NormalForm:
-    """:class:`NormalForm` of a model with ``theta`` free and numbers for the rest."""
+    """:class:`NormalForm` of a model with ``theta`` free and numbers for the rest (the
+    generic path of :func:`normal_form`)."""
     from symdelay.analysis.critical import critical
     from symdelay.analysis.stochastic import difference_weights
 

@@ -71,11 +71,12 @@ import flint
 import mpmath
 import sympy as sp
 
+from symdelay.analysis.entry import declined, specialisation
 from symdelay.analysis.polyroots import exact_counts
-from symdelay.core.display import LatexDisplay
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps, as_parameter
+from symdelay.core.result import Result
 from symdelay.core.symbols import r as R_SYMBOL
 
 __all__ = [
@@ -158,6 +159,16 @@ class WindowInterval:
     hi: WindowEnd
     unstable_roots: tuple
 
+    # an interval reads as the pair of its end values: ``(a, b) = interval``
+    def __iter__(self):
+        return iter((self.lo.value, self.hi.value))
+
+    def __getitem__(self, i):
+        return (self.lo.value, self.hi.value)[i]
+
+    def __len__(self) -> int:
+        return 2
+
     def to_json(self, dps: int) -> dict:
         return {
             "lo": self.lo.to_json(dps),
@@ -166,14 +177,32 @@ class WindowInterval:
         }
 
 
+class _Details:
+    """What a family's specialisation adds to a generic record: ``extra`` (JSON keys of its
+    own, which take precedence in :meth:`record`) and ``details`` (its own values, read as
+    attributes: ``w.explanation``, ``e.theta_star``)."""
+
+    def __getattr__(self, name):
+        details = self.__dict__.get("details") or {}
+        if name in details:
+            return details[name]
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def _with_extra(self, out: dict) -> dict:
+        out.update(self.extra or {})
+        return out
+
+
 @dataclass(frozen=True)
-class Window(LatexDisplay):
+class Window(_Details, Result):
     """The values of ``param`` in ``(range_lo, range_hi)`` at which the equilibrium is
     unstable: maximal open ``intervals``; ``breakpoints`` every value where the count of
     unstable roots may change and ``counts[i]`` the count on the gap before
-    ``breakpoints[i]`` (one more count than breakpoints)."""
+    ``breakpoints[i]`` (one more count than breakpoints; empty when a closed form gives the
+    intervals alone). ``extra``/``details``: what a family's specialisation adds (the
+    founding model's D-window: ``L``, ``theta``, ``explanation``)."""
 
-    model_name: str
+    model_name: str = field()  # (Result declares a class default: keep this one required)
     param: str
     values: dict
     dps: int
@@ -185,23 +214,32 @@ class Window(LatexDisplay):
     method: str
     certified: bool = True
     notes: tuple = field(default=())
+    extra: dict = field(default_factory=dict)
+    details: dict = field(default_factory=dict)
 
-    def to_json(self) -> dict:
-        return {
-            "model": self.model_name,
-            "param": self.param,
-            "values": dict(self.values),
-            "dps": self.dps,
-            "range": [_range_text(self.range_lo, self.dps), _range_text(self.range_hi, self.dps)],
-            "intervals": [iv.to_json(self.dps) for iv in self.intervals],
-            "breakpoints": [b.to_json(self.dps) for b in self.breakpoints],
-            "unstable_counts": list(self.counts),
-            "method": self.method,
-            "certified": self.certified,
-            "notes": list(self.notes),
-        }
+    def record(self) -> dict:
+        return self._with_extra(
+            {
+                "model": self.model_name,
+                "param": self.param,
+                "values": dict(self.values),
+                "dps": self.dps,
+                "range": [
+                    _range_text(self.range_lo, self.dps),
+                    _range_text(self.range_hi, self.dps),
+                ],
+                "intervals": [iv.to_json(self.dps) for iv in self.intervals],
+                "breakpoints": [b.to_json(self.dps) for b in self.breakpoints],
+                "unstable_counts": list(self.counts),
+                "method": self.method,
+                "certified": self.certified,
+                "notes": list(self.notes),
+            }
+        )
 
     def latex(self) -> str:
+        if "latex" in self.details:
+            return self.details["latex"]
         from symdelay.core.latex import tex
         from symdelay.model.core import _symbol
 
@@ -233,7 +271,7 @@ def _tex_num(x) -> str:
 
 
 @dataclass(frozen=True)
-class Extremum(LatexDisplay):
+class Extremum(_Details, Result):
     """Where the critical value of ``param`` is extreme as ``over`` varies.
 
     ``kind``: ``"min"``/``"max"`` of ``critical`` (``p_c(x)``, the first ``param`` above
@@ -242,10 +280,12 @@ class Extremum(LatexDisplay):
     ``param`` in range (``stable_set`` holds every such gap). ``x_star`` (an Arb-isolated
     root of an exact polynomial, ``lower``/``upper`` its exact bracket, or a range end),
     ``critical`` (``p_c(x_star)``), ``attained`` (False when only approached at an open
-    end), ``candidates``: ``(x, p_c(x))`` at every value examined.
+    end), ``candidates``: ``(x, p_c(x))`` at every value examined. ``extra``/``details``:
+    what a family's specialisation adds (the founding worst delay: ``D_star``,
+    ``theta_star``, ``closed_form``, ...; the in-flight ``kappa_star``).
     """
 
-    model_name: str
+    model_name: str = field()  # (Result declares a class default: keep this one required)
     over: str
     param: str
     kind: str
@@ -261,28 +301,34 @@ class Extremum(LatexDisplay):
     stable_set: tuple
     method: str
     notes: tuple = field(default=())
+    extra: dict = field(default_factory=dict)
+    details: dict = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         d = self.dps
-        return {
-            "model": self.model_name,
-            "over": self.over,
-            "param": self.param,
-            "kind": self.kind,
-            "values": dict(self.values),
-            "dps": d,
-            "x_star": None if self.x_star is None else _decimal(self.x_star, d),
-            "bracket": None if self.lower is None else [str(self.lower), str(self.upper)],
-            "critical": None if self.critical is None else _decimal(self.critical, d),
-            "omega": [_decimal(w, d) for w in self.omega],
-            "attained": self.attained,
-            "candidates": [[_decimal(x, d), _decimal(v, d)] for x, v in self.candidates],
-            "stable_set": [[_decimal(a, d), _decimal(b, d)] for a, b in self.stable_set],
-            "method": self.method,
-            "notes": list(self.notes),
-        }
+        return self._with_extra(
+            {
+                "model": self.model_name,
+                "over": self.over,
+                "param": self.param,
+                "kind": self.kind,
+                "values": dict(self.values),
+                "dps": d,
+                "x_star": None if self.x_star is None else _decimal(self.x_star, d),
+                "bracket": None if self.lower is None else [str(self.lower), str(self.upper)],
+                "critical": None if self.critical is None else _decimal(self.critical, d),
+                "omega": [_decimal(w, d) for w in self.omega],
+                "attained": self.attained,
+                "candidates": [[_decimal(x, d), _decimal(v, d)] for x, v in self.candidates],
+                "stable_set": [[_decimal(a, d), _decimal(b, d)] for a, b in self.stable_set],
+                "method": self.method,
+                "notes": list(self.notes),
+            }
+        )
 
     def latex(self) -> str:
+        if "latex" in self.details:
+            return self.details["latex"]
         from symdelay.core.latex import tex
         from symdelay.model.core import _symbol
 
@@ -865,13 +911,35 @@ def _check_budget(polys, force, what):
     return deg
 
 
-def window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool = False) -> Window:
-    """The maximal open intervals of ``param`` in ``(lo, hi)`` (default: its declared
-    domain; ``D`` for an Erlang delay written with ``gamma``: ``D > 0``) where the
-    equilibrium of ``model`` is unstable, with every other parameter a number in
-    ``model.values``. Exact: see the module docstring. ``force`` lifts the cost budget
-    (:data:`MAX_ELIMINATION_DEGREE`).
+def window(
+    model,
+    vary: str = "D",
+    *,
+    lo=None,
+    hi=None,
+    dps: int = 15,
+    force: bool = False,
+    method: str = "auto",
+) -> Window:
+    """The maximal open intervals of ``vary`` (default the mean delay) in ``(lo, hi)``
+    (default: its declared domain; ``D`` for an Erlang delay written with ``gamma``:
+    ``D > 0``) where the equilibrium of ``model`` is unstable, with every other parameter a
+    number in ``model.values``. Exact: see the module docstring. ``force`` lifts the cost
+    budget (:data:`MAX_ELIMINATION_DEGREE`). ``method``: the family's specialisation first
+    (``"auto"``; the founding model's D-window from its Hopf parametrisation), or
+    ``"generic"`` / ``"specialised"`` only (:mod:`symdelay.analysis.entry`).
     """
+    fast = specialisation(model, "window", method)
+    if fast is not None:
+        result = fast(model, vary, lo=lo, hi=hi, dps=dps, force=force)
+        if result is not None:
+            return result
+        declined(model, "window", method)
+    return _window(model, vary, lo=lo, hi=hi, dps=dps, force=force)
+
+
+def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool = False) -> Window:
+    """The generic window (the exact crossing polynomials of the model's factors)."""
     dps = as_dps(dps)
     if not hasattr(model, "factors") and hasattr(model, "characteristic_function"):
         return _window_quasi(model, param, lo, hi, dps)
@@ -1325,17 +1393,35 @@ def cand_values(pts, i):
 
 
 # ====================================================================== special cases
-def unstable_theta(model, *, lo=0, hi=None, dps: int = 15, force: bool = False) -> Window:
-    """The ``theta > lo`` (default 0) at which the equilibrium is unstable: the generic
-    form of :func:`symdelay.models.inflight.curve.unstable_theta`, for any model."""
-    return window(model, "theta", lo=lo, hi=hi, dps=dps, force=force)
+def unstable_theta(
+    model, *, lo=0, hi=None, dps: int = 15, force: bool = False, method: str = "auto"
+) -> Window:
+    """The ``theta > lo`` (default 0) at which the equilibrium is unstable: the window in
+    theta, for any model (:func:`symdelay.models.inflight.curve.unstable_theta` is the
+    in-flight model's crossing-curve form)."""
+    return window(model, "theta", lo=lo, hi=hi, dps=dps, force=force, method=method)
 
 
 def worst_delay(
-    model, over: str = "D", *, param: str = "theta", lo=None, hi=None, dps: int = 15, force=False
+    model,
+    over: str = "D",
+    *,
+    param: str = "theta",
+    lo=None,
+    hi=None,
+    dps: int = 15,
+    force=False,
+    method: str = "auto",
 ) -> Extremum:
     """The value of ``over`` (default the mean delay) minimising the critical ``param``:
-    the generic form of :func:`symdelay.models.erlang.hopf.worst.worst_delay`."""
+    ``extremum(kind="min")``. ``method="auto"`` asks the family first (the founding
+    model's closed form ``D* = L/mu``, :func:`symdelay.models.erlang.hopf.worst.worst_delay`)."""
+    fast = specialisation(model, "worst_delay", method)
+    if fast is not None:
+        result = fast(model, over, param=param, lo=lo, hi=hi, dps=dps, force=force)
+        if result is not None:
+            return result
+        declined(model, "worst_delay", method)
     return extremum(model, over, param=param, kind="min", lo=lo, hi=hi, dps=dps, force=force)
 
 

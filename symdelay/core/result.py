@@ -38,16 +38,17 @@ __all__ = ["Result"]
 class Result(LatexDisplay):
     """Base of the analysis results (subclasses are frozen dataclasses)."""
 
-    #: the name of the model the result answers for (subclasses set the field)
-    model_name: str | None = None
+    # Subclasses declare a ``model_name`` field (the name of the model the result answers
+    # for); the base reads it with getattr, so that no class default precedes their fields.
 
     def record(self) -> dict:  # pragma: no cover - each result defines it
         raise NotImplementedError
 
     def to_json(self) -> dict:
         out = dict(self.record())
-        if self.model_name is not None:
-            out.setdefault("model", self.model_name)
+        name = getattr(self, "model_name", None)
+        if name is not None:
+            out.setdefault("model", name)
         out["symdelay_version"] = __version__
         return out
 

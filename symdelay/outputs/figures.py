@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from symdelay.analysis.critical import CriticalCurve
+from symdelay.analysis.cycles import CycleFamily, LimitCycle
 from symdelay.analysis.fluid import FluidSolution
+from symdelay.analysis.normal_form import NormalForm
 from symdelay.analysis.rootset import RootSet
 from symdelay.analysis.stochastic import Simulation
 from symdelay.core.display import plotter
-from symdelay.models.erlang.nonlinear.cycles import CycleFamily, LimitCycle
-from symdelay.models.erlang.nonlinear.normal_form import NormalForm
 from symdelay.models.erlang.nonlinear.spectrum import Spectrum
 from symdelay.models.sqd.convergence import ConvergenceResult
 from symdelay.models.sqd.fixed_point import FixedPoint

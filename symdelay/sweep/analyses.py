@@ -327,7 +327,8 @@ def simulate(L=2, eta=1000, mu=1, lam=1, theta=2, D=1, T=20, dt=0.1, seed=0) -> 
 
 
 def limit_cycle(L=2, mu=1, lam=1, D=1, theta=10, system: str = "difference") -> dict:
-    """The limit cycle past the Hopf point (:func:`symdelay.models.erlang.nonlinear.cycles.limit_cycle`):
+    """The limit cycle past the Hopf point (:func:`symdelay.analysis.cycles.limit_cycle` on the
+    founding model):
     amplitude of ``x``, period, largest non-trivial Floquet multiplier and stability.
 
     >>> round(limit_cycle(L=2, theta=10)["period"], 6) > 0
@@ -335,9 +336,10 @@ def limit_cycle(L=2, mu=1, lam=1, D=1, theta=10, system: str = "difference") -> 
     """
     import numpy as np
 
-    from symdelay.models.erlang.nonlinear.cycles import limit_cycle as _limit_cycle
+    from symdelay.analysis.cycles import limit_cycle as _limit_cycle
+    from symdelay.models import build_model
 
-    cyc = _limit_cycle(L=L, mu=mu, lam=lam, D=D, theta=theta, system=system)
+    cyc = _limit_cycle(build_model("erlang", L=L, mu=mu, lam=lam, D=D), theta, system=system)
     rho = np.asarray(cyc.multipliers, dtype=complex)
     others = np.delete(rho, np.argmin(np.abs(rho - 1)))  # drop the trivial multiplier 1
     return {

@@ -73,25 +73,12 @@ def _check_cost(args) -> None:
 
 
 def run(args) -> int:
-    from symdelay.models.erlang.nonlinear import limit_cycle
-    from symdelay.models.erlang.nonlinear.cycles import CycleFamily
+    from symdelay.analysis.cycles import CycleFamily, limit_cycle
 
     if args.theta is None:
         raise SymdelayInputError("give --theta (a value above theta_c, a list or a range)")
     _check_cost(args)
-    if not door.founding(args):
-        if args.system is not None:
-            raise SymdelayInputError(
-                "--system is for the founding model: a model of the model layer is always "
-                "integrated in full"
-            )
-        model = door.model_from_args(args)
-        res = limit_cycle(theta=args.theta, model=model)
-    else:
-        door.need(args, "L", "mu", "lam", "D")
-        res = limit_cycle(
-            args.L, args.mu, args.lam, args.D, args.theta, system=args.system or "difference"
-        )
+    res = limit_cycle(door.model_from_args(args), args.theta, system=args.system)
     rec = res.to_json()
     if args.json:
         emit_json(rec)

@@ -28,24 +28,24 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from symdelay.analysis.normal_form import normal_form
     from symdelay.core.params import as_dps
-    from symdelay.models.erlang.nonlinear import normal_form
 
     dps = as_dps(args.dps)
     if getattr(args, "theta", None) is not None:
         raise SymdelayInputError(
             "normal-form works at theta_c, which it computes: leave --theta out"
         )
-    if not door.founding(args):
-        nf = normal_form(model=door.model_from_args(args), dps=dps)
-    else:
-        door.need(args, "L", "mu", "lam", "D")
-        nf = normal_form(args.L, args.mu, args.lam, args.D, dps=dps)
+    nf = normal_form(door.model_from_args(args), dps=dps)
     rec = nf.to_json()
     if args.json:
         emit_json(rec)
         return 0
-    head = rec["model"] or f"L = {rec['L']}, mu = {rec['mu']}, lam = {rec['lam']}, D = {rec['D']}"
+    head = (
+        rec["model"]
+        if rec["L"] is None  # the founding model: its options
+        else f"L = {rec['L']}, mu = {rec['mu']}, lam = {rec['lam']}, D = {rec['D']}"
+    )
     lines = [
         head,
         f"  theta_c = {rec['theta_c']}, omega_c = {rec['omega']}, period = {rec['period']}",

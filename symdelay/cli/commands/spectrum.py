@@ -66,13 +66,7 @@ def run(args) -> int:
     from symdelay.models.erlang.nonlinear import spectrum
 
     n, grid = _grid(args)
-    if not door.founding(args):
-        s = spectrum(model=door.model_from_args(args), omegas=grid, points=n, force=args.force)
-    else:
-        door.need(args, "L", "mu", "lam", "theta", "D")
-        s = spectrum(
-            args.L, args.mu, args.lam, args.theta, args.D, omegas=grid, points=n, force=args.force
-        )
+    s = spectrum(model=door.model_from_args(args), omegas=grid, points=n, force=args.force)
     rec = s.to_json()
     if args.json:
         emit_json(rec)

@@ -38,10 +38,10 @@ def _point(pt: dict) -> str:
 
 
 def run(args) -> int:
-    from symdelay.models.erlang.claims import verify
+    from symdelay.analysis.claims import verify
 
-    door.founding_only(args, "'symdelay stability --model ...' for the exact conditions")
-    door.need(args, "L")
+    if hasattr(args, "L"):  # the family has delay phases: say how many
+        door.need(args, "L")
     door.refuse(
         args,
         "mu",
@@ -50,7 +50,7 @@ def run(args) -> int:
         "D",
         why="a claim is decided over all parameter values; write values into the claim",
     )
-    res = verify(args.L, args.claim, theta_real=args.theta_real)
+    res = verify(door.model_from_args(args), args.claim, theta_real=args.theta_real)
     if args.json:
         emit_json(res.to_json())
         return 0

@@ -1,7 +1,7 @@
 """``symdelay window``: the values of one parameter (the mean delay D by default) at which the
-equilibrium is unstable, the others fixed. The founding model's D-window comes from its Hopf
-parametrisation; any other model or parameter from the exact crossing polynomials of the
-model's characteristic factors (:func:`symdelay.analysis.window.window`)."""
+equilibrium is unstable, the others fixed: :func:`symdelay.analysis.window.window` on the
+model the door builds (the founding model's D-window from its Hopf parametrisation, any
+other model or parameter from the exact crossing polynomials of its characteristic factors)."""
 
 from __future__ import annotations
 
@@ -10,29 +10,6 @@ from symdelay.cli.commands._common import emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
-
-
-def _generic(args, vary) -> int:
-    """Any model, any parameter: the exact window of the model's characteristic factors."""
-    from symdelay.analysis.window import window
-    from symdelay.core.params import as_dps
-
-    model = door.model_from_args(args)
-    w = window(model, vary, lo=args.lo, hi=args.hi, dps=as_dps(args.dps), force=args.force)
-    record = w.to_json()
-    if args.json:
-        emit_json(record)
-        return 0
-    lo, hi = record["range"]
-    if not record["intervals"]:
-        body = f"stable for every {vary} in ({lo}, {hi})"
-    else:
-        parts = [f"({iv['lo']['value']}, {iv['hi']['value']})" for iv in record["intervals"]]
-        body = f"unstable for {vary} in " + " U ".join(parts)
-    lines = [f"{record['model']}: {body}", f"method: {record['method']}"]
-    lines += [f"note: {n}" for n in record["notes"]]
-    emit("\n".join(lines))
-    return 0
 
 
 def register(subparsers) -> None:
@@ -63,24 +40,34 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from symdelay.core.params import as_dps, as_L_or_inf
-    from symdelay.models.erlang.hopf import instability_window
+    from symdelay.analysis.window import window
+    from symdelay.core.params import as_dps
 
     vary = args.vary or "D"
     if getattr(args, vary, None) is not None:
         flag = "--" + vary.replace("_", "-")
         raise SymdelayInputError(f"window varies {vary}: leave {flag} out")
-    if not door.founding(args) or vary != "D" or args.lo or args.hi or args.force:
-        return _generic(args, vary)
-    door.need(args, "L", "theta", "mu", "lam")
-    w = instability_window(as_L_or_inf(args.L), args.theta, args.mu, args.lam, dps=as_dps(args.dps))
+    model = door.model_from_args(args)
+    w = window(model, vary, lo=args.lo, hi=args.hi, dps=as_dps(args.dps), force=args.force)
     record = w.to_json()
     if args.json:
         emit_json(record)
         return 0
+    if "explanation" in w.details:  # the founding model's closed form
+        if not record["intervals"]:
+            body = "stable for every D > 0 (no delay destabilises)"
+        else:
+            parts = [f"({a}, {b})" for a, b in record["intervals"]]
+            body = "unstable for D in " + " U ".join(parts)
+        emit(f"L = {record['L']}, theta = {record['theta']}: {body}\n{record['explanation']}")
+        return 0
+    lo, hi = record["range"]
     if not record["intervals"]:
-        body = "stable for every D > 0 (no delay destabilises)"
+        body = f"stable for every {vary} in ({lo}, {hi})"
     else:
-        body = "unstable for D in " + " U ".join(f"({a}, {b})" for a, b in record["intervals"])
-    emit(f"L = {record['L']}, theta = {record['theta']}: {body}\n{record['explanation']}")
+        parts = [f"({iv['lo']['value']}, {iv['hi']['value']})" for iv in record["intervals"]]
+        body = f"unstable for {vary} in " + " U ".join(parts)
+    lines = [f"{record['model']}: {body}", f"method: {record['method']}"]
+    lines += [f"note: {n}" for n in record["notes"]]
+    emit("\n".join(lines))
     return 0

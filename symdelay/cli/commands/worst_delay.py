@@ -9,32 +9,6 @@ from symdelay.core.errors import SymdelayInputError
 __all__ = ["register", "run"]
 
 
-def _generic(args, over) -> int:
-    """Any model: the value of ``over`` minimising theta_c, from the exact crossing curve."""
-    from symdelay.analysis.window import worst_delay
-    from symdelay.core.params import as_dps
-
-    model = door.model_from_args(args)
-    res = worst_delay(model, over, dps=as_dps(args.dps), force=args.force)
-    record = res.to_json()
-    if args.json:
-        emit_json(record)
-        return 0
-    if record["x_star"] is None:
-        emit(f"{record['model']}: theta_c has no minimum over {over} (no theta destabilises)")
-        return 0
-    where = "" if record["attained"] else " (approached at the end of the range, not attained)"
-    lines = [
-        f"{record['model']}",
-        f"{over}*     = {record['x_star']}{where}",
-        f"theta*  = {record['critical']}",
-        f"method: {record['method']}",
-    ]
-    lines += [f"note: {n}" for n in record["notes"]]
-    emit("\n".join(lines))
-    return 0
-
-
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "worst-delay",
@@ -58,22 +32,38 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from symdelay.core.params import as_dps, as_L_or_inf
-    from symdelay.models.erlang.hopf import worst_delay
+    from symdelay.analysis.window import worst_delay
+    from symdelay.core.params import as_dps
 
     over = args.over or "D"
     door.refuse(args, "theta", why="worst-delay minimises theta_c: leave --theta out")
     if getattr(args, over, None) is not None:
         flag = "--" + over.replace("_", "-")
         raise SymdelayInputError(f"worst-delay varies {over}: leave {flag} out")
-    if not door.founding(args) or over != "D" or args.force:
-        return _generic(args, over)
-    door.need(args, "L", "mu", "lam")
-    result = worst_delay(as_L_or_inf(args.L), args.mu, args.lam, dps=as_dps(args.dps))
-    record = result.to_json()
+    model = door.model_from_args(args)
+    res = worst_delay(model, over, dps=as_dps(args.dps), force=args.force)
+    record = res.to_json()
     if args.json:
         emit_json(record)
         return 0
+    if "explanation" in res.details:  # the founding model's closed form
+        return _founding_text(record)
+    if record["x_star"] is None:
+        emit(f"{record['model']}: theta_c has no minimum over {over} (no theta destabilises)")
+        return 0
+    where = "" if record["attained"] else " (approached at the end of the range, not attained)"
+    lines = [
+        f"{record['model']}",
+        f"{over}*     = {record['x_star']}{where}",
+        f"theta*  = {record['critical']}",
+        f"method: {record['method']}",
+    ]
+    lines += [f"note: {n}" for n in record["notes"]]
+    emit("\n".join(lines))
+    return 0
+
+
+def _founding_text(record) -> int:
     cf = record["closed_form"]
     if record["D_star"] is None:
         emit(

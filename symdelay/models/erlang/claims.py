@@ -51,15 +51,15 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 import mpmath
 import numpy as np
 import sympy as sp
 
+from symdelay.analysis.claims import ClaimResult
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
-from symdelay.core.latex import tex
 from symdelay.core.params import INFINITE_L, as_L_or_inf
 from symdelay.core.parsing import parse_relational
 from symdelay.core.symbols import D, gamma, lam, mu, theta
@@ -92,66 +92,6 @@ _g = sp.Symbol("g")
 PROVEN, REFUTED, OPEN = "proven", "refuted", "no counterexample found"
 _TARGETS = ("stability", "oscillation")
 _DIRS = ("claim_implies_target", "target_implies_claim")
-
-
-@dataclass(frozen=True)
-class ClaimResult:
-    """The verdict on one claim.
-
-    ``relation_to_stability``: ``equivalent`` (claim <=> stable), ``necessary`` (stable =>
-    claim only), ``sufficient`` (claim => stable only) or ``neither`` when both directions
-    are decided (``proven["stability"]`` True); otherwise a phrase that says which
-    direction is refuted or proven and where no counterexample was found. The same for
-    oscillation. ``directions[target][d]`` is ``proven``, ``refuted`` or ``no counterexample
-    found`` for ``d`` in ``claim_implies_target``, ``target_implies_claim``.
-    ``counterexamples[target][d]``: the exact point refuting ``d`` (strings of rationals:
-    mu, lam, theta, D and, for finite L, gamma), or None. ``counterexample`` /
-    ``oscillation_counterexample``: the first of these for each target. ``search``: what
-    was searched (ranges, number of points, local optimisations).
-    """
-
-    L: int | str
-    claim: str
-    condition: sp.Basic
-    theta_real: bool
-    relation_to_stability: str
-    relation_to_oscillation: str
-    counterexample: dict | None
-    oscillation_counterexample: dict | None
-    explanation: str
-    proven: dict = field(default_factory=dict)
-    directions: dict = field(default_factory=dict)
-    counterexamples: dict = field(default_factory=dict)
-    search: dict = field(default_factory=dict)
-
-    def _repr_latex_(self) -> str:
-        """The claim and its relation to stability and to oscillation."""
-        from symdelay.core.display import display_latex, latex_text
-        from symdelay.core.latex import tex as _tex
-
-        return display_latex(
-            rf"{_tex(self.condition)} \quad (L = {self.L})",
-            latex_text(f"relation to stability: {self.relation_to_stability}"),
-            latex_text(f"relation to oscillation: {self.relation_to_oscillation}"),
-        )
-
-    def to_json(self) -> dict:
-        return {
-            "L": self.L,
-            "claim": self.claim,
-            "theta_real": self.theta_real,
-            "relation_to_stability": self.relation_to_stability,
-            "relation_to_oscillation": self.relation_to_oscillation,
-            "counterexample": self.counterexample,
-            "oscillation_counterexample": self.oscillation_counterexample,
-            "proven": self.proven,
-            "explanation": self.explanation,
-            "directions": self.directions,
-            "counterexamples": self.counterexamples,
-            "search": self.search,
-            # the claim as LaTeX (symdelay's names: lam -> \lambda)
-            "latex": tex(self.condition),
-        }
 
 
 # ------------------------------------------------------------------ the space
@@ -1176,8 +1116,29 @@ def verify(L, claim: str, theta_real: bool = False) -> ClaimResult:
     """Is ``claim`` equivalent / necessary / sufficient for stability and for oscillation?
 
     ``L``: an integer 1..MAX_L or ``"inf"``. See the module documentation for what is
-    proven, refuted (with an exact counterexample) or only searched.
+    proven, refuted (with an exact counterexample) or only searched. The founding model's
+    :func:`symdelay.analysis.claims.verify`.
     """
+    from symdelay.analysis.claims import verify as entry
+    from symdelay.models.erlang.family import model
+
+    return entry(model(L=L), claim, theta_real=theta_real, method="specialised")
+
+
+def specialised_verify(model, claim: str, *, theta_real: bool = False) -> ClaimResult:
+    """The claims engine on the founding model (a claim is decided over every value of
+    ``mu, lam, theta, D``: the model must leave them free)."""
+    given = [n for n in ("mu", "lam", "theta", "D") if model.options[n] is not None]
+    if given:
+        raise SymdelayInputError(
+            "a claim is decided over all parameter values: build the model without "
+            + ", ".join(given)
+            + " and write values into the claim"
+        )
+    return _decide(model.name, model.L, claim, theta_real)
+
+
+def _decide(model_name, L, claim: str, theta_real: bool) -> ClaimResult:
     Lv = as_L_or_inf(L)
     if Lv is INFINITE_L:
         space = _Space("inf", D)
@@ -1269,6 +1230,7 @@ def verify(L, claim: str, theta_real: bool = False) -> ClaimResult:
         directions=status,
         counterexamples=found,
         search=search,
+        model_name=model_name,
     )
 
 

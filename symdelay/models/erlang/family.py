@@ -68,6 +68,7 @@ class FoundingModel(Model):
         "worst_delay": _S + "hopf.worst:specialised_worst_delay",
         "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
         "verify": _S + "claims:specialised_verify",
+        "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
     }
 
     def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 import flint
@@ -52,7 +52,7 @@ import mpmath
 import sympy as sp
 
 from symdelay.analysis.polyroots import exact_counts
-from symdelay.core.display import JsonRecord
+from symdelay.analysis.window import Extremum, Window, WindowEnd, WindowInterval
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.params import as_dps, as_L, as_parameter, exact_decimal, printable
 from symdelay.models.erlang.hopf.curve import format_number
@@ -60,10 +60,8 @@ from symdelay.models.erlang.hopf.curve import format_number
 __all__ = [
     "HopfCurve",
     "hopf_curve",
-    "KappaStar",
     "kappa_star",
     "kappa_star_limit",
-    "UnstableTheta",
     "unstable_theta",
     "observation_pattern",
     "PATTERNS",
@@ -228,46 +226,70 @@ def hopf_curve(L, mu, D, pattern="all") -> HopfCurve:
 
 
 # ------------------------------------------------------------------------- kappa star
-@dataclass(frozen=True)
-class KappaStar(JsonRecord):
-    """The smallest weight that keeps the equilibrium stable for every ``theta >= 0``.
+def _kappa_extremum(
+    L, mu, D, pattern, dps, kstar, unstable, omega, lam_theta, closed, method, checks
+):
+    """kappa* as the generic :class:`~symdelay.analysis.window.Extremum` (``kind="stable"``
+    over ``kappa``, of ``theta``), with the in-flight record's own keys.
 
     ``unstable_kappas``: the weights ``kappa >= 0`` for which some ``theta > 0``
     destabilises (closed intervals with decimal ends; "inf" if unbounded); ``kappa_star``
-    is the infimum of their complement, ``None`` if no weight works. ``omega``/``theta``:
-    where the curve attains ``kappa_star`` (``theta`` "inf" when it is only approached as
-    ``theta -> oo``). ``closed_form``: a SymPy expression in ``gamma, mu`` (None if not
-    found).
-    """
-
-    L: int | str
-    mu: str
-    D: str
-    pattern: tuple
-    dps: int
-    kappa_star: mpmath.mpf | None
-    unstable_kappas: tuple
-    omega: mpmath.mpf | None
-    lam_theta: mpmath.mpf | None
-    closed_form: sp.Expr | None = None
-    method: str = ""
-    checks: tuple = field(default=())
-
-    def to_json(self) -> dict:
-        f = lambda x: format_number(x, self.dps)  # noqa: E731
-        return {
-            "L": self.L,
-            "mu": self.mu,
-            "D": self.D,
-            "pattern": [str(e) for e in self.pattern],
-            "kappa_star": f(self.kappa_star),
-            "closed_form": None if self.closed_form is None else str(self.closed_form),
-            "unstable_kappas": [[f(lo), f(hi)] for lo, hi in self.unstable_kappas],
-            "omega": f(self.omega),
-            "lam_theta": f(self.lam_theta),
-            "method": self.method,
-            "checks": list(self.checks),
-        }
+    is the infimum of their complement, ``None`` if no weight works. ``omega``/``lam_theta``:
+    where the curve attains ``kappa_star`` (``lam_theta`` "inf" when it is only approached
+    as ``theta -> oo``). ``closed_form``: a SymPy expression in ``gamma, mu`` (None if not
+    found)."""
+    f = lambda x: format_number(x, dps)  # noqa: E731
+    extra = {
+        "L": L,
+        "mu": mu,
+        "D": D,
+        "pattern": [str(e) for e in pattern],
+        "kappa_star": f(kstar),
+        "closed_form": None if closed is None else str(closed),
+        "unstable_kappas": [[f(lo), f(hi)] for lo, hi in unstable],
+        "omega": f(omega),
+        "lam_theta": f(lam_theta),
+        "method": method,
+        "checks": list(checks),
+    }
+    details = {
+        "L": L,
+        "mu": mu,
+        "D": D,
+        "pattern": pattern,
+        "kappa_star": kstar,
+        "unstable_kappas": unstable,
+        "lam_theta": lam_theta,
+        "closed_form": closed,
+        "checks": checks,
+    }
+    stable, pos = [], mpmath.mpf(0)  # the complement of the unstable weights in [0, oo)
+    for lo, hi in unstable:
+        if lo > pos:
+            stable.append((pos, lo))
+        pos = hi
+    if not mpmath.isinf(pos):
+        stable.append((pos, mpmath.inf))
+    return Extremum(
+        f"two queues, routing on jobs in service and in flight, Erlang({L}) delay",
+        "kappa",
+        "theta",
+        "stable",
+        {"L": str(L), "mu": mu, "D": D},
+        dps,
+        kstar,
+        None,
+        None,
+        lam_theta,
+        () if omega is None else (omega,),
+        kstar is not None,
+        (),
+        tuple(stable),
+        method,
+        tuple(checks),
+        extra,
+        details,
+    )
 
 
 def _bits(dps):
@@ -418,7 +440,7 @@ def _closed_form_L2():
     return neat.subs({g: gamma_, m: mu_})
 
 
-def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
+def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> Extremum:
     """The smallest weight ``kappa`` (times ``pattern``) that keeps the equilibrium stable
     for every ``theta >= 0`` — certified (Arb balls from exact polynomials).
 
@@ -491,7 +513,7 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
             if kstar is None or abs(cf - kstar) > abs(cf) * mpmath.mpf(10) ** (-dps):
                 raise VerificationError("closed form and certified kappa* disagree")
         checks.append("closed form (SymPy) equals the certified value")
-    return KappaStar(
+    return _kappa_extremum(
         int(cv.L),
         _decimal(cv.mu),
         _decimal(cv.D),
@@ -507,7 +529,7 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> KappaStar:
     )
 
 
-def kappa_star_limit(mu=1, D=1, dps: int = 30) -> KappaStar:
+def kappa_star_limit(mu=1, D=1, dps: int = 30) -> Extremum:
     """``L -> oo`` (the delayed-information model counting jobs sent in the last ``D``):
     ``kappa* = 1/2`` for every ``mu D``. SymPy checks the identity
     ``kappa(w) - 1/2 = -(w c + mu s)^2/(2 s^2 (mu^2 + w^2))`` (so ``kappa(w) <= 1/2``), and
@@ -540,7 +562,7 @@ def kappa_star_limit(mu=1, D=1, dps: int = 30) -> KappaStar:
             raise VerificationError("the L = oo in-flight identity failed")
     with mpmath.workdps(dps + GUARD):
         half = mpmath.mpf(1) / 2
-    return KappaStar(
+    return _kappa_extremum(
         "inf",
         _decimal(mu) if mu.is_Rational else str(mu),
         _decimal(D) if D.is_Rational else str(D),
@@ -557,40 +579,49 @@ def kappa_star_limit(mu=1, D=1, dps: int = 30) -> KappaStar:
 
 
 # ---------------------------------------------------------------------- unstable theta
-@dataclass(frozen=True)
-class UnstableTheta(JsonRecord):
-    """The ``theta >= 0`` for which the equilibrium is unstable, at a fixed weight.
+def _theta_window(L, kap, pattern, dps, intervals, crossings, counts, mu, lam, D) -> Window:
+    """The unstable theta as the generic :class:`~symdelay.analysis.window.Window` (in
+    ``theta`` from 0), with the in-flight record's own keys.
 
     ``intervals``: open intervals ``(lo, hi)`` (``hi`` may be inf); ``crossings``: every
     ``theta`` where a root is on the axis with the exact unstable-root counts between
-    consecutive crossings (``counts[i]`` on ``(crossings[i-1], crossings[i])``).
-    """
+    consecutive crossings (``counts[i]`` on ``(crossings[i-1], crossings[i])``)."""
+    f = lambda x: format_number(x, dps)  # noqa: E731
+    method = "exact crossing curve; exact right-half-plane counts between crossings"
+    extra = {
+        "L": L,
+        "kappa": _decimal(kap),
+        "mu": mu,
+        "lam": lam,
+        "D": D,
+        "pattern": [str(e) for e in pattern],
+        "intervals": [[f(lo), f(hi)] for lo, hi in intervals],
+        "crossings": [f(c) for c in crossings],
+        "unstable_counts": list(counts),
+        "method": method,
+    }
 
-    L: int
-    kappa: sp.Rational
-    pattern: tuple
-    dps: int
-    intervals: tuple
-    crossings: tuple
-    counts: tuple
-    mu: str = ""
-    lam: str = ""
-    D: str = ""
+    def end(v):
+        kind = "domain end" if v == 0 else ("infinite" if mpmath.isinf(v) else "r = i omega")
+        return WindowEnd(v, None, None, (), kind)
 
-    def to_json(self) -> dict:
-        f = lambda x: format_number(x, self.dps)  # noqa: E731
-        return {
-            "L": self.L,
-            "kappa": _decimal(self.kappa),
-            "mu": self.mu,
-            "lam": self.lam,
-            "D": self.D,
-            "pattern": [str(e) for e in self.pattern],
-            "intervals": [[f(lo), f(hi)] for lo, hi in self.intervals],
-            "crossings": [f(c) for c in self.crossings],
-            "unstable_counts": list(self.counts),
-            "method": "exact crossing curve; exact right-half-plane counts between crossings",
-        }
+    ivs = tuple(WindowInterval(end(a), end(b), ()) for a, b in intervals)
+    return Window(
+        f"two queues, routing on jobs in service and in flight, Erlang({L}) delay",
+        "theta",
+        {"L": str(L), "kappa": _decimal(kap), "mu": mu, "lam": lam, "D": D},
+        dps,
+        sp.Integer(0),
+        sp.oo,
+        ivs,
+        tuple(WindowEnd(c, None, None, (), "r = i omega") for c in crossings),
+        tuple(counts),
+        method,
+        True,
+        (),
+        extra,
+        {"L": L, "kappa": kap, "pattern": pattern, "crossings": crossings},
+    )
 
 
 def _decimal(x: sp.Rational) -> str:
@@ -611,7 +642,7 @@ def _decimal(x: sp.Rational) -> str:
     return text
 
 
-def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> UnstableTheta:
+def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> Window:
     """Exact set of ``theta >= 0`` at which the equilibrium is unstable, for weights
     ``kappa * pattern`` (``kappa = 0``: the founding model, a half-line for L >= 2)."""
     dps = as_dps(dps)
@@ -666,7 +697,7 @@ def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> 
                 intervals[-1] = (intervals[-1][0], hi)
             else:
                 intervals.append((lo, hi))
-    return UnstableTheta(
+    return _theta_window(
         int(cv.L),
         kap,
         cv.pattern,

@@ -48,9 +48,8 @@ from symdelay.models.erlang.hopf.derivation import (
     hopf_parametrisation,
     real_imaginary_parts,
 )
-from symdelay.models.erlang.hopf.window import InstabilityWindow, instability_window
+from symdelay.models.erlang.hopf.window import instability_window
 from symdelay.models.erlang.hopf.worst import (
-    WorstDelay,
     WorstDelayTrend,
     worst_delay,
     worst_delay_closed_form,
@@ -71,9 +70,7 @@ __all__ = [
     "general_delay_limits",
     "critical_theta",
     "critical_curve_float",
-    "InstabilityWindow",
     "instability_window",
-    "WorstDelay",
     "worst_delay",
     "worst_delay_closed_form",
     "WorstDelayTrend",

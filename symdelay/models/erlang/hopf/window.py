@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 import mpmath
 import sympy as sp
 from sympy.polys.polytools import intervals as _isolate
 
+from symdelay.analysis.window import Window, WindowEnd, WindowInterval
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.numbers import GUARD, format_exact, format_number
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_parameter, as_positive_number
@@ -16,48 +16,66 @@ from symdelay.models.erlang.hopf._common import _Lkey, _require_rational
 from symdelay.models.erlang.hopf.derivation import hopf_conditions
 
 
-@dataclass(frozen=True)
-class InstabilityWindow:
-    """The delays D at which the equilibrium is unstable for fixed theta.
+def _founding_window(model_name, Lv, th, m, lm, dps, ivs, why) -> Window:
+    """The closed-form D-window as the generic :class:`~symdelay.analysis.window.Window`,
+    with the founding record's own keys (``L``, ``theta``, the intervals as ``[a, b]``
+    pairs, ``explanation``)."""
 
-    ``intervals``: open intervals ``(D1, D2)`` as mpmath numbers (``D2`` may be inf), each
-    end accurate to ``dps`` digits (a root of an exact polynomial, refined); ``explanation``:
-    how the set was found.
-    """
+    def end(v):
+        kind = "domain end" if v == 0 else ("infinite" if mpmath.isinf(v) else "r = i omega")
+        return WindowEnd(v, None, None, (), kind)
 
-    L: object
-    theta: sp.Rational
-    mu: sp.Rational
-    lam: sp.Rational
-    dps: int
-    intervals: tuple
-    explanation: str
+    intervals = tuple(WindowInterval(end(a), end(b), ()) for a, b in ivs)
+    pairs = [[format_number(a, dps), format_number(b, dps)] for a, b in ivs]
+    extra = {
+        "L": _Lkey(Lv),
+        "theta": format_exact(th, dps),
+        "intervals": pairs,
+        "explanation": why,
+    }
+    values = {
+        "mu": format_exact(m, dps),
+        "lam": format_exact(lm, dps),
+        "theta": format_exact(th, dps),
+    }
+    return Window(
+        model_name,
+        "D",
+        values,
+        dps,
+        sp.Integer(0),
+        sp.oo,
+        intervals,
+        tuple(e for iv in intervals for e in (iv.lo, iv.hi) if e.kind == "r = i omega"),
+        (),
+        "closed form: the founding model's Hopf parametrisation (exact polynomial roots in "
+        "t = omega/gamma)",
+        True,
+        (why,),
+        extra,
+        {
+            "L": Lv,
+            "theta": th,
+            "mu": m,
+            "lam": lm,
+            "explanation": why,
+            "latex": _latex(pairs, extra["L"], th, m, lm),
+        },
+    )
 
-    def _repr_latex_(self) -> str:
-        """The set of unstable delays as a union of intervals."""
-        from symdelay.core.display import display_latex, latex_number
-        from symdelay.core.latex import tex as _tex
 
-        rec = self.to_json()
-        parts = [
-            rf"\left({latex_number(a)},\ {latex_number(b)}\right)" for a, b in rec["intervals"]
-        ]
-        body = r" \cup ".join(parts) or r"\emptyset"
-        return display_latex(
-            rf"\{{D : \text{{unstable}}\}} = {body} \quad "
-            rf"(L = {latex_number(rec['L'])},\ \theta = {_tex(self.theta)},\ "
-            rf"\mu = {_tex(self.mu)},\ \lambda = {_tex(self.lam)})"
-        )
+def _latex(pairs, Lkey, th, m, lm) -> str:
+    """The set of unstable delays as a union of intervals."""
+    from symdelay.core.display import latex_number
+    from symdelay.core.latex import tex as _tex
 
-    def to_json(self) -> dict:
-        return {
-            "L": _Lkey(self.L),
-            "theta": format_exact(self.theta, self.dps),
-            "intervals": [
-                [format_number(a, self.dps), format_number(b, self.dps)] for a, b in self.intervals
-            ],
-            "explanation": self.explanation,
-        }
+    parts = [rf"\left({latex_number(a)},\ {latex_number(b)}\right)" for a, b in pairs]
+    body = r" \cup ".join(parts) or r"\emptyset"
+    return (
+        rf"\{{D : \text{{unstable}}\}} = {body} \quad "
+        rf"(L = {latex_number(Lkey)},\ \theta = {_tex(th)},\ "
+        rf"\mu = {_tex(m)},\ \lambda = {_tex(lm)})"
+    )
 
 
 @cache
@@ -150,8 +168,10 @@ def _window_finite(L, k, m, dps):
     return out
 
 
-def instability_window(L, theta, mu, lam, dps: int = 15) -> InstabilityWindow:
-    """The set ``{D > 0 : the equilibrium has a root with Re r > 0}`` for fixed theta.
+def instability_window(L, theta, mu, lam, dps: int = 15) -> Window:
+    """The set ``{D > 0 : the equilibrium has a root with Re r > 0}`` for fixed theta: the
+    founding model's window in D (:func:`symdelay.analysis.window.window` on
+    ``model(L, mu, lam, theta)``, its closed form).
 
     For ``theta >= 0`` it is ``{D : theta > theta_c(D)}``: a union of open intervals found
     exactly (finite L: real roots of a polynomial of degree 2L in ``t = omega/gamma``;
@@ -163,6 +183,31 @@ def instability_window(L, theta, mu, lam, dps: int = 15) -> InstabilityWindow:
     >>> [[format_number(a, 6), format_number(b, 6)] for a, b in w.intervals]
     [['1.05543', '11.0938']]
     """
+    from symdelay.analysis.window import window
+    from symdelay.models.erlang.family import model
+
+    return window(model(L=L, mu=mu, lam=lam, theta=theta), "D", dps=dps, method="specialised")
+
+
+def specialised_window(model, vary="D", *, lo=None, hi=None, dps=15, force=False):
+    """The founding model's window in D (closed form, any L including inf); ``None`` (the
+    generic path) for another parameter, a range of D or ``force``."""
+    o = model.options
+    if vary != "D" or lo is not None or hi is not None or force or o["D"] is not None:
+        return None
+    missing = [n for n in ("theta", "mu", "lam") if o[n] is None]
+    if missing:
+        raise SymdelayInputError(
+            "the window in D of the founding model needs numbers for "
+            + ", ".join(missing)
+            + " (--"
+            + ", --".join(missing)
+            + ")"
+        )
+    return _closed(model.name, model.L, o["theta"], o["mu"], o["lam"], dps)
+
+
+def _closed(model_name, L, theta, mu, lam, dps):
     Lv = as_L_or_inf(L)
     dps = as_dps(dps)
     th = as_parameter("theta", theta, positive=False)
@@ -189,10 +234,11 @@ def instability_window(L, theta, mu, lam, dps: int = 15) -> InstabilityWindow:
                 "|F(i omega)| >= mu gamma^L excludes other crossings: stable for every D"
                 + (" (r = 0 is a root: marginal)" if k == -m else "")
             )
-        return InstabilityWindow(Lv, th, m, lm, dps, ivs, why)
+        return _founding_window(model_name, Lv, th, m, lm, dps, ivs, why)
     if Lv is INFINITE_L:
         if k <= m:
-            return InstabilityWindow(
+            return _founding_window(
+                model_name,
                 Lv,
                 th,
                 m,
@@ -206,7 +252,8 @@ def instability_window(L, theta, mu, lam, dps: int = 15) -> InstabilityWindow:
         with mpmath.workdps(dps + GUARD):
             d1 = sp.N(D1, dps + GUARD)
             ivs = ((mpmath.mpf(str(d1)), mpmath.inf),)
-        return InstabilityWindow(
+        return _founding_window(
+            model_name,
             Lv,
             th,
             m,
@@ -216,11 +263,19 @@ def instability_window(L, theta, mu, lam, dps: int = 15) -> InstabilityWindow:
             f"{Lname}: theta_c(D) decreases from oo to mu/lam; unstable for D > {D1}",
         )
     if not hopf_conditions(Lv).crosses:
-        return InstabilityWindow(
-            Lv, th, m, lm, dps, (), f"{Lname}: the phase never reaches pi; stable for all D"
+        return _founding_window(
+            model_name,
+            Lv,
+            th,
+            m,
+            lm,
+            dps,
+            (),
+            f"{Lname}: the phase never reaches pi; stable for all D",
         )
     ivs = tuple(_window_finite(Lv, k, m, dps))
-    return InstabilityWindow(
+    return _founding_window(
+        model_name,
         Lv,
         th,
         m,

@@ -8,8 +8,9 @@ from functools import cache
 import mpmath
 import sympy as sp
 
-from symdelay.core.display import JsonRecord
-from symdelay.core.errors import VerificationError
+from symdelay.analysis.window import Extremum
+from symdelay.core.display import JsonRecord, latex_number
+from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.numbers import GUARD
 from symdelay.core.params import (
     INFINITE_L,
@@ -21,7 +22,7 @@ from symdelay.core.params import (
 )
 from symdelay.core.symbols import lam, mu
 from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _Lkey, _to_mpf, alpha
-from symdelay.models.erlang.hopf.curve import format_number
+from symdelay.models.erlang.hopf.curve import format_exact, format_number
 from symdelay.models.erlang.hopf.derivation import (
     delay_limits,
     hopf_conditions,
@@ -57,64 +58,86 @@ def _exact_text(v, dps: int):
         return mpmath.nstr(x, dps, strip_zeros=False, min_fixed=-4, max_fixed=dps)
 
 
-@dataclass(frozen=True)
-class WorstDelay:
-    """Worst-case mean delay ``D_star = argmin theta_c`` and ``theta_star = min theta_c``.
+def _founding_extremum(
+    name, L, m, lm, dps, D_star, theta_star, omega_star, attained, closed_form, why
+):
+    """The worst delay as the generic :class:`~symdelay.analysis.window.Extremum` (over
+    ``D``, of ``theta``), with the founding record's own keys: ``L``, ``D_star``,
+    ``theta_star``, ``omega_star``, ``closed_form`` (SymPy expressions in ``mu, lam``),
+    ``closed_form_at_parameters``, ``explanation``. ``attained`` is False when the infimum
+    is approached only as D -> oo (L = oo) or when no theta destabilises (L = 1:
+    ``theta_star`` inf, ``D_star`` None)."""
+    cf = {k: _json_expr(v) for k, v in closed_form.items()}
+    exact = {
+        key: None if v is None else _exact_text(v.subs({mu: m, lam: lm}), dps)
+        for key, v in closed_form.items()
+    }
+    extra = {
+        "L": _Lkey(L),
+        "D_star": None if D_star is None else format_number(D_star, dps),
+        "theta_star": format_number(theta_star, dps),
+        "omega_star": format_number(omega_star, dps),
+        "attained": attained,
+        "closed_form": cf,
+        "closed_form_at_parameters": exact,
+        "explanation": why,
+    }
+    lower = upper = None
+    D_cf = closed_form.get("D_star")
+    if attained and D_cf is not None:
+        exact_D = sp.Rational(D_cf.subs({mu: m, lam: lm}))
+        if printable(exact_D):  # a bracket of exact rationals (1e20000: its value only)
+            lower = upper = exact_D
+    details = {
+        "L": L,
+        "mu": m,
+        "lam": lm,
+        "D_star": D_star,
+        "theta_star": theta_star,
+        "omega_star": omega_star,
+        "closed_form": closed_form,
+        "explanation": why,
+    }
+    details["latex"] = _latex(extra, closed_form, attained)
+    return Extremum(
+        name,
+        "D",
+        "theta",
+        "min",
+        {"mu": format_exact(m, dps), "lam": format_exact(lm, dps)},
+        dps,
+        D_star,
+        lower,
+        upper,
+        theta_star,
+        () if omega_star is None else (omega_star,),
+        attained,
+        (),
+        (),
+        "closed form: the founding model's Hopf parametrisation (sin((L+1) alpha) = 0)",
+        (why,),
+        extra,
+        details,
+    )
 
-    ``attained`` is False when the infimum is approached only as D -> oo (L = oo) or when
-    no theta destabilises (L = 1: ``theta_star`` inf, ``D_star`` None). ``closed_form`` maps
-    ``"D_star"``/``"theta_star"`` to SymPy expressions in ``mu, lam`` (or None), and
-    ``omega_star`` is the Hopf frequency at the worst delay.
-    """
 
-    L: object
-    mu: sp.Rational
-    lam: sp.Rational
-    dps: int
-    D_star: mpmath.mpf | None
-    theta_star: mpmath.mpf
-    omega_star: mpmath.mpf | None
-    attained: bool
-    closed_form: dict
-    explanation: str
+def _latex(rec, closed_form, attained) -> str:
+    """The worst delay and the smallest critical theta, closed forms beside."""
+    from symdelay.core.latex import tex as _tex
 
-    def _repr_latex_(self) -> str:
-        """The worst delay and the smallest critical theta, closed forms beside."""
-        from symdelay.core.display import display_latex, latex_number
-        from symdelay.core.latex import tex as _tex
+    def line(name, key):
+        cf = closed_form.get(key)
+        closed = "" if cf is None else f"{_tex(cf)} = "
+        return rf"{name} = {closed}{latex_number(rec[key])}"
 
-        rec = self.to_json()
-
-        def line(name, key):
-            cf = self.closed_form.get(key)
-            closed = "" if cf is None else f"{_tex(cf)} = "
-            return rf"{name} = {closed}{latex_number(rec[key])}"
-
-        lines = [
-            line("D^*", "D_star"),
-            line(r"\theta^*", "theta_star"),
-            rf"\omega^* = {latex_number(rec['omega_star'])}",
-        ]
-        if not self.attained:
-            lines.append(r"\text{(an infimum, not attained)}")
-        return display_latex(*lines)
-
-    def to_json(self) -> dict:
-        cf = {k: _json_expr(v) for k, v in self.closed_form.items()}
-        exact = {
-            key: None if v is None else _exact_text(v.subs({mu: self.mu, lam: self.lam}), self.dps)
-            for key, v in self.closed_form.items()
-        }
-        return {
-            "L": _Lkey(self.L),
-            "D_star": None if self.D_star is None else format_number(self.D_star, self.dps),
-            "theta_star": format_number(self.theta_star, self.dps),
-            "omega_star": format_number(self.omega_star, self.dps),
-            "attained": self.attained,
-            "closed_form": cf,
-            "closed_form_at_parameters": exact,
-            "explanation": self.explanation,
-        }
+    lines = [
+        line("D^*", "D_star"),
+        line(r"\theta^*", "theta_star"),
+        rf"\omega^* = {latex_number(rec['omega_star'])}",
+    ]
+    if not attained:
+        lines.append(r"\text{(an infimum, not attained)}")
+    return r"\begin{gathered}" + r" \\ ".join(lines) + r"\end{gathered}"
 
 
 @cache
@@ -134,8 +157,9 @@ def worst_delay_closed_form(L: int):
     return a_star, sp.simplify(L / g_star), sp.simplify(k_star / lam), w_star
 
 
-def worst_delay(L, mu, lam, dps: int = 15) -> WorstDelay:
-    """The delay D that minimises theta_c(D), and the minimum (closed form and numeric).
+def worst_delay(L, mu, lam, dps: int = 15) -> Extremum:
+    """The delay D that minimises theta_c(D), and the minimum (closed form and numeric): the
+    founding model's :func:`symdelay.analysis.window.worst_delay` (its closed form).
 
     Numerically the stationarity condition ``d log(lam theta)/d alpha = 0`` is solved on the
     branch by bracketed root finding; independently ``sin((L+1) alpha) = 0`` gives the
@@ -145,6 +169,35 @@ def worst_delay(L, mu, lam, dps: int = 15) -> WorstDelay:
     >>> w.closed_form["D_star"], w.closed_form["theta_star"]
     (3/mu, 4*mu/lam)
     """
+    from symdelay.analysis.window import worst_delay as entry
+    from symdelay.models.erlang.family import model
+
+    return entry(model(L=L, mu=mu, lam=lam), "D", dps=dps, method="specialised")
+
+
+def specialised_worst_delay(
+    model, over="D", *, param="theta", lo=None, hi=None, dps=15, force=False
+):
+    """The founding model's worst delay over D (closed form, any L including inf);
+    ``None`` (the generic extremum) for another parameter, a range or ``force``."""
+    o = model.options
+    if over != "D" or param != "theta" or lo is not None or hi is not None or force:
+        return None
+    if o["D"] is not None or o["theta"] is not None:
+        return None
+    missing = [n for n in ("mu", "lam") if o[n] is None]
+    if missing:
+        raise SymdelayInputError(
+            "the worst delay of the founding model needs numbers for "
+            + ", ".join(missing)
+            + " (--"
+            + ", --".join(missing)
+            + ")"
+        )
+    return _closed(model.name, model.L, o["mu"], o["lam"], dps)
+
+
+def _closed(name, L, mu, lam, dps):
     Lv = as_L_or_inf(L)
     dps = as_dps(dps)
     m = as_positive_number("mu", mu)
@@ -153,7 +206,8 @@ def worst_delay(L, mu, lam, dps: int = 15) -> WorstDelay:
         mm, lmm = _to_mpf(m), _to_mpf(lm)
         if Lv is INFINITE_L:
             lim = delay_limits(Lv).large_D_limit
-            return WorstDelay(
+            return _founding_extremum(
+                name,
                 Lv,
                 m,
                 lm,
@@ -167,7 +221,8 @@ def worst_delay(L, mu, lam, dps: int = 15) -> WorstDelay:
                 "as D -> inf (omega -> 0) and not attained",
             )
         if not hopf_conditions(Lv).crosses:
-            return WorstDelay(
+            return _founding_extremum(
+                name,
                 Lv,
                 m,
                 lm,
@@ -195,7 +250,8 @@ def worst_delay(L, mu, lam, dps: int = 15) -> WorstDelay:
             exact = mpmath.mpf(str(sp.N(cf.subs(subs), dps + GUARD)))
             if abs(num - exact) > abs(exact) * mpmath.mpf(10) ** (-(dps + 2)):
                 raise VerificationError("numeric worst delay disagrees with the closed form")
-        return WorstDelay(
+        return _founding_extremum(
+            name,
             Lv,
             m,
             lm,

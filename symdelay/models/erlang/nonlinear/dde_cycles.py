@@ -24,15 +24,15 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from symdelay.core.errors import SymdelayInputError
-from symdelay.core.params import INFINITE_L, as_positive_number
-from symdelay.models.erlang.nonlinear.fields import sech2 as _sech2
-from symdelay.models.erlang.nonlinear.orbits import (
+from symdelay.analysis.cycles import (
     CycleFamily,
     LimitCycle,
     ShootingError,
     parse_theta_list,
 )
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import INFINITE_L, as_positive_number
+from symdelay.models.erlang.nonlinear.fields import sech2 as _sech2
 
 __all__ = ["dde_limit_cycle", "collocate", "dde_floquet", "DDE_METHOD", "ResolutionError"]
 

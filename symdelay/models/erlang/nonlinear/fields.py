@@ -17,36 +17,17 @@ interval. Two builders:
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 import sympy as sp
 
-from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.analysis.cycles import VectorField, model_field
+from symdelay.core.errors import VerificationError
 from symdelay.core.params import exact_number
 from symdelay.models.erlang.action_delay import ActionDelayModel
 
 __all__ = ["VectorField", "difference_field", "model_field", "sech2"]
-
-
-@dataclass(frozen=True)
-class VectorField:
-    """``f(y)``, ``jac(y)`` (float64), observed weights, symmetry ``S`` (or None), names."""
-
-    name: str
-    n: int
-    f: Callable
-    jac: Callable
-    weights: np.ndarray
-    S: np.ndarray | None
-    names: tuple
-    equilibrium: np.ndarray
-
-    def observe(self, y) -> np.ndarray:
-        return self.weights @ np.asarray(y)
 
 
 @cache
@@ -101,62 +82,3 @@ def difference_field(L: int, mu, lam, D, theta) -> VectorField:
     w[0] = 1.0
     names = ("x", *[f"w{ell}" for ell in range(1, n)])
     return VectorField(f"difference system, L = {L}", n, f, jac, w, -np.eye(n), names, np.zeros(n))
-
-
-def model_field(model, theta) -> VectorField:
-    """The full drift of a model of the model layer at ``theta`` (``theta`` must be free)."""
-    from symdelay.analysis.stochastic import difference_weights
-    from symdelay.core.symbols import theta as TH
-
-    if TH not in model.domains:
-        raise SymdelayInputError(f"{model.name} has no parameter theta")
-    if TH in model.values:
-        raise SymdelayInputError(
-            f"theta has a value in the model ({model.values[TH]}): build it with theta free"
-        )
-    missing = [str(q) for q in model.free_parameters if q != TH]
-    if missing:
-        raise SymdelayInputError("the limit cycle needs numbers for " + ", ".join(missing))
-    f_num, j_num = _lambdified(model)
-    th = float(theta)
-
-    def f(y):
-        return np.asarray(f_num(th, *y), dtype=float).ravel()
-
-    def jac(y):
-        return np.asarray(j_num(th, *y), dtype=float)
-
-    w = difference_weights(model)
-    if w is None:
-        raise SymdelayInputError(
-            f"{model.name} declares no symmetry: there is no imbalance to follow"
-        )
-    n = len(model.states)
-    S = None
-    if model.permutation is not None:
-        S = np.zeros((n, n))
-        for i, j in enumerate(model.permutation):
-            S[j, i] = 1.0
-        if not np.allclose(S @ S, np.eye(n)):
-            S = None  # cycles of length > 2: no half-period involution
-    eq = np.array(
-        [float(sp.sympify(model.equilibrium.point[s]).subs({TH: theta})) for s in model.states]
-    )
-    return VectorField(
-        model.name, n, f, jac, np.array(w, dtype=float), S, tuple(s.name for s in model.states), eq
-    )
-
-
-def _lambdified(model):
-    cached = getattr(model, "_nonlinear_lambdified", None)
-    if cached is not None:
-        return cached
-    from symdelay.core.symbols import theta as TH
-
-    F = sp.Matrix(model.drift)
-    J = model.drift_jacobian.xreplace(model.values)
-    args = (TH, *model.states)
-    out = (sp.lambdify(args, F, "numpy", cse=True), sp.lambdify(args, J, "numpy", cse=True))
-    with contextlib.suppress(AttributeError):  # a model with __slots__: no cache
-        model._nonlinear_lambdified = out
-    return out

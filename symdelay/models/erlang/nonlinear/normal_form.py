@@ -111,17 +111,35 @@ def describing_function_amplitude(theta, theta_c):
     return np.array(out)
 
 
-def normal_form(L=2, mu=1, lam=1, D=1, dps: int = 15, *, model=None) -> NormalForm:
-    """First Lyapunov coefficient, criticality, amplitude and period laws at ``theta_c``.
+def normal_form(L=2, mu=1, lam=1, D=1, dps: int = 15) -> NormalForm:
+    """First Lyapunov coefficient, criticality, amplitude and period laws at ``theta_c``:
+    the founding model's :func:`symdelay.analysis.normal_form.normal_form` (its fast path;
+    another model: pass it to that entry)."""
+    from symdelay.analysis.normal_form import normal_form as entry
+    from symdelay.models.erlang.family import model
 
-    ``model``: a :class:`~symdelay.model.Model` with ``theta`` free and numbers for the
-    other parameters (then ``L, mu, lam, D`` are ignored): the generic path.
-    """
-    dps = as_dps(dps)
-    if model is not None:
-        from symdelay.analysis.normal_form import model_normal_form
+    return entry(model(L=L, mu=mu, lam=lam, D=D), dps=dps, method="specialised")
 
-        return model_normal_form(model, dps=dps)
+
+def specialised_normal_form(model, dps: int = 15):
+    """The founding model's normal form (structured eigenvectors, closed forms for
+    L <= 5, the DDE for L = inf); ``None`` (the generic path) when theta is given."""
+    o = model.options
+    if o["theta"] is not None:
+        return None
+    missing = [n for n in ("mu", "lam", "D") if o[n] is None]
+    if missing:
+        raise SymdelayInputError(
+            "the normal form of the founding model needs numbers for "
+            + ", ".join(missing)
+            + " (--"
+            + ", --".join(missing)
+            + ")"
+        )
+    return _closed(model.name, model.L, o["mu"], o["lam"], o["D"], as_dps(dps))
+
+
+def _closed(model_name, L, mu, lam, D, dps):
     Lv = as_L_or_inf(L)
     m = as_positive_number("mu", mu)
     lm = as_positive_number("lam", lam)
@@ -190,6 +208,6 @@ def normal_form(L=2, mu=1, lam=1, D=1, dps: int = 15, *, model=None) -> NormalFo
         closed_l1,
         closed_amp,
         method,
-        None,
+        model_name,
         checks,
     )

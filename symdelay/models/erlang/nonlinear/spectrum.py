@@ -198,8 +198,25 @@ def spectrum(
     """The LNA spectrum of ``x = q1 - q2`` on a grid (default ``0..4 omega_scale``), its
     peak frequency (refined), quality factor and ``Var(x)/eta`` (the integral, checked
     against the Lyapunov solution in the tests). ``model``: any stable model of the model
-    layer (its full Jacobian and diffusion matrix; imbalance weights)."""
+    layer (its full Jacobian and diffusion matrix; imbalance weights); the founding model
+    (:class:`~symdelay.models.erlang.family.FoundingModel`) takes its own path, from its
+    options."""
+    from symdelay.models.erlang.family import FoundingModel
+
     closed = None
+    if isinstance(model, FoundingModel):  # the difference mode, closed forms for L <= 2
+        o = model.options
+        missing = [n for n in ("mu", "lam", "theta", "D") if o[n] is None]
+        if missing:
+            raise SymdelayInputError(
+                "the spectrum of the founding model needs numbers for "
+                + ", ".join(missing)
+                + " (--"
+                + ", --".join(missing)
+                + ")"
+            )
+        L, mu, lam, theta, D = model.L, o["mu"], o["lam"], o["theta"], o["D"]
+        model = None
     if model is not None:
         from symdelay.analysis.stability import is_stable
         from symdelay.analysis.stochastic import difference_weights

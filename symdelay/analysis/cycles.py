@@ -1,0 +1,587 @@
+"""Limit cycles of the fluid model of any model: records, vector fields, Newton--shooting
+with Floquet multipliers, continuation in theta, and the entry :func:`limit_cycle`.
+
+For ``y' = f(y)`` (a :class:`VectorField`) a periodic orbit through ``y0`` with period ``T``
+solves
+
+    phi(T/2; y0) - S y0 = 0,     x(y0) = 0,                          (S-symmetric orbit)
+
+(``phi`` the flow; ``S`` the symmetry involution, ``-I`` for the founding model's difference
+system, the queue swap for a full fluid model; without a symmetry the full period with
+``S = I``), the second equation a Poincare section on the observed imbalance. Newton's
+method solves it with the exact Jacobian ``[Phi - S, f(phi)/2; e_x^T, 0]``: ``Phi = d phi /
+d y0`` comes from the variational equations ``Phi' = J(y) Phi`` integrated with the orbit
+(SciPy ``DOP853``, ``rtol = 1e-11``). The monodromy matrix of the converged orbit is
+``(S Phi)^2`` (equivariance); its eigenvalues are the Floquet multipliers, one of them 1
+(the flow direction), reported with its distance from 1 as an accuracy check.
+
+:func:`limit_cycle` asks the model's family first (the founding model's exact difference
+system, its harmonic-balance start and the delay-differential collocation for L = inf);
+the generic path integrates the model's full drift (:func:`model_field`), starts at the
+normal-form prediction (:func:`symdelay.analysis.normal_form.normal_form`) just above
+``theta_c`` and continues in ``theta`` with a secant predictor in ``sqrt(theta - theta_c)``
+(the natural parameter of a Hopf branch), halving the step when Newton fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import sympy as sp
+from scipy.integrate import solve_ivp
+
+from symdelay.analysis.entry import declined, specialisation
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.params import INFINITE_L, as_positive_number
+from symdelay.core.result import Result
+
+__all__ = [
+    "LimitCycle",
+    "CycleFamily",
+    "ShootingError",
+    "VectorField",
+    "limit_cycle",
+    "model_field",
+    "parse_theta_list",
+    "shoot",
+    "continue_cycles",
+    "run_cycles",
+    "RTOL",
+]
+
+
+class ShootingError(SymdelayInputError):
+    """Newton--shooting did not converge (the message says what was tried)."""
+
+
+@dataclass(frozen=True, eq=False)
+class LimitCycle(Result):
+    """One periodic orbit: amplitude of ``x`` (half its peak-to-peak), period, Floquet
+    multipliers (sorted by modulus, the trivial one included), stability, and the orbit
+    sampled over one period (``t``, ``y``: rows are states)."""
+
+    theta: float
+    amplitude_x: float
+    period: float
+    multipliers: np.ndarray
+    stable: bool
+    method: str
+    y0: np.ndarray
+    t: np.ndarray
+    y: np.ndarray
+    newton_steps: int
+    residual: float
+    trivial_error: float
+    system: str = ""
+    theta_text: str | None = None
+    model_name: str | None = None
+
+    @property
+    def x(self) -> np.ndarray:
+        return self.y[0] if self.y.ndim == 2 else self.y
+
+    def record(self) -> dict:
+        return {
+            "theta": self.theta_text if self.theta_text is not None else repr(self.theta),
+            "amplitude_x": _fmt(self.amplitude_x),
+            "period": _fmt(self.period),
+            "floquet_multipliers": [
+                {"re": _fmt(m.real), "im": _fmt(m.imag), "abs": _fmt(abs(m))}
+                for m in self.multipliers
+            ],
+            "stable": bool(self.stable),
+            "method": self.method,
+            "system": self.system,
+            "trivial_multiplier_error": _fmt(self.trivial_error),
+            "newton_residual": _fmt(self.residual),
+        }
+
+    def latex(self) -> str:
+        mu = max((abs(m) for m in _nontrivial(self.multipliers)), default=0.0)
+        return (
+            rf"\theta = {self.theta:g}:\ A_x = {self.amplitude_x:.10g},\ T = {self.period:.10g},"
+            rf"\ \max|\rho| = {mu:.4g}\ (\text{{{'stable' if self.stable else 'unstable'}}})"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class CycleFamily(Result):
+    """A continuation in theta: the cycles at the requested values (``points``) and every
+    cycle the path computed (``path``); ``L`` the founding model's (None for another)."""
+
+    L: object
+    theta_c: float
+    points: list
+    path: list = field(default_factory=list)
+    normal_form: object = None
+    model_name: str | None = None
+
+    def arrays(self):
+        """``(theta, amplitude_x, period, max |non-trivial multiplier|)`` over the path."""
+        cs = self.path or self.points
+        th = np.array([c.theta for c in cs])
+        return (
+            th,
+            np.array([c.amplitude_x for c in cs]),
+            np.array([c.period for c in cs]),
+            np.array([max(abs(m) for m in _nontrivial(c.multipliers)) for c in cs]),
+        )
+
+    def record(self) -> dict:
+        return {
+            "L": "inf" if self.L is INFINITE_L else self.L,
+            "theta_c": _fmt(self.theta_c),
+            "points": [c.record() for c in self.points],
+        }
+
+    def latex(self) -> str:
+        rows = r"\\ ".join(
+            rf"{c.theta:g} & {c.amplitude_x:.8g} & {c.period:.8g}" for c in self.points
+        )
+        return r"\begin{array}{rrr}\theta & A_x & T\\ \hline " + rows + r"\end{array}"
+
+
+def _fmt(v) -> str:
+    return repr(float(v))
+
+
+def _nontrivial(mults):
+    mults = np.asarray(mults)
+    if mults.size == 0:
+        return mults
+    k = int(np.argmin(np.abs(mults - 1)))
+    return np.delete(mults, k)
+
+
+def parse_theta_list(theta) -> list[tuple[float, str]]:
+    """``theta``: a number, a list, ``"a,b,c"`` or a range ``"start:stop:count"`` (count
+    values, evenly spaced, ends included); returns ``(value, text)`` pairs."""
+    if isinstance(theta, str):
+        text = theta.strip()
+        if text.count(":") == 2:
+            a, b, k = (s.strip() for s in text.split(":"))
+            try:
+                start, stop, count = float(a), float(b), int(k)
+            except ValueError:
+                raise SymdelayInputError(
+                    f"--theta range must be start:stop:count (numbers, count an integer), "
+                    f"got '{theta}'"
+                ) from None
+            if count < 1 or not (np.isfinite(start) and np.isfinite(stop)):
+                raise SymdelayInputError(f"--theta range needs finite ends and count >= 1: {theta}")
+            vals = np.linspace(start, stop, count)
+            return [(float(v), repr(float(v))) for v in vals]
+        items = [s.strip() for s in text.split(",")]
+    elif isinstance(theta, (list, tuple, np.ndarray)):
+        items = list(theta)
+    else:
+        items = [theta]
+    if not items or any(isinstance(s, str) and not s for s in items):
+        raise SymdelayInputError(f"--theta must list numbers, e.g. 10 or 10,12,15, got {theta!r}")
+    out = []
+    for s in items:
+        try:
+            v = float(as_positive_number("theta", s))
+        except SymdelayInputError:
+            raise SymdelayInputError(
+                f"theta must be positive numbers (a list a,b,c or a range start:stop:count), "
+                f"got {s!r}"
+            ) from None
+        out.append((v, str(s).strip() if isinstance(s, str) else repr(v)))
+    return out
+
+
+@dataclass(frozen=True)
+class VectorField:
+    """``f(y)``, ``jac(y)`` (float64), observed weights, symmetry ``S`` (or None), names."""
+
+    name: str
+    n: int
+    f: Callable
+    jac: Callable
+    weights: np.ndarray
+    S: np.ndarray | None
+    names: tuple
+    equilibrium: np.ndarray
+
+    def observe(self, y) -> np.ndarray:
+        return self.weights @ np.asarray(y)
+
+
+#: Relative tolerance of the orbit integrations (absolute: RTOL * 1e-3).
+RTOL = 1e-11
+#: Newton stops when the correction is below this (relative to the orbit's size).
+NEWTON_TOL = 1e-10
+#: ... or when the shooting residual is below this times the orbit's size (relative to
+#: it: the integrations' own tolerance is RTOL = 1e-11).
+RESIDUAL_TOL = 1e-12
+#: theta above this multiple of theta_c is refused: the logit routing is then a relay
+#: (sign function) and the double-precision integrations overflow.
+MAX_THETA_OVER_CRITICAL = 1e6
+MAX_NEWTON = 25
+
+
+def _flow(field: VectorField, y0, T, with_phi: bool, dense: bool = False):
+    n = field.n
+    if with_phi:
+
+        def rhs(t, Y):
+            y = Y[:n]
+            Phi = Y[n:].reshape(n, n)
+            return np.concatenate([field.f(y), (field.jac(y) @ Phi).ravel()])
+
+        Y0 = np.concatenate([y0, np.eye(n).ravel()])
+    else:
+
+        def rhs(t, Y):
+            return field.f(Y)
+
+        Y0 = np.asarray(y0, dtype=float)
+    scale = max(1e-3, float(np.max(np.abs(y0))))
+    sol = solve_ivp(
+        rhs, (0.0, T), Y0, method="DOP853", rtol=RTOL, atol=RTOL * 1e-3 * scale, dense_output=dense
+    )
+    if not sol.success:
+        raise ShootingError(f"the orbit integration failed ({sol.message})")
+    return sol
+
+
+def shoot(field: VectorField, y0, T, *, max_steps: int = MAX_NEWTON):
+    """Newton--shooting from ``(y0, T)``; returns ``(y0, T, Phi, steps, residual, sol)``
+    where ``Phi`` is ``d phi(T/2)/d y0`` (symmetric) or the monodromy (no symmetry) and
+    ``sol`` the dense integration over the shooting interval."""
+    n = field.n
+    S = field.S if field.S is not None else np.eye(n)
+    frac = 0.5 if field.S is not None else 1.0
+    y0 = np.asarray(y0, dtype=float).copy()
+    T = float(T)
+    size = float(np.max(np.abs(y0 - field.equilibrium)))
+    if not size > 0:
+        raise ShootingError("the starting orbit is the equilibrium")
+    res = np.inf
+    for step in range(1, max_steps + 1):
+        sol = _flow(field, y0, frac * T, True)
+        yT, Phi = sol.y[:n, -1], sol.y[n:, -1].reshape(n, n)
+        G = np.concatenate([yT - S @ y0, [field.weights @ (y0 - field.equilibrium)]])
+        res = float(np.max(np.abs(G)))
+        if step > 1 and res <= RESIDUAL_TOL * size:
+            # converged in the residual: near theta_c the shooting Jacobian is nearly
+            # singular and the Newton step is rounding noise, not a distance to the orbit
+            sol = _flow(field, y0, frac * T, True, dense=True)
+            return y0, T, sol.y[n:, -1].reshape(n, n), step, res, sol
+        Jm = np.zeros((n + 1, n + 1))
+        Jm[:n, :n] = Phi - S
+        Jm[:n, n] = frac * field.f(yT)
+        Jm[n, :n] = field.weights
+        try:
+            d = np.linalg.solve(Jm, -G)
+        except np.linalg.LinAlgError:
+            raise ShootingError("singular shooting Jacobian (the orbit collapsed)") from None
+        y0 = y0 + d[:n]
+        T = T + d[n]
+        size = float(np.max(np.abs(y0 - field.equilibrium)))
+        if not (np.all(np.isfinite(y0)) and np.isfinite(T) and T > 0):
+            raise ShootingError("Newton left the admissible range (period <= 0)")
+        if size < 1e-9:
+            raise ShootingError("Newton converged to the equilibrium, not to a cycle")
+        if np.max(np.abs(d[:n])) <= NEWTON_TOL * max(size, 1e-3) and abs(d[n]) <= NEWTON_TOL * T:
+            sol = _flow(field, y0, frac * T, True, dense=True)
+            Phi = sol.y[n:, -1].reshape(n, n)
+            return y0, T, Phi, step, res, sol
+    raise ShootingError(f"Newton did not converge in {max_steps} steps (last residual {res:.2e})")
+
+
+def _finish(field, y0, T, Phi, steps, res, sol, theta, method, text=None) -> LimitCycle:
+    n = field.n
+    S = field.S if field.S is not None else np.eye(n)
+    mults = np.linalg.eigvals(S @ Phi) ** 2 if field.S is not None else np.linalg.eigvals(Phi)
+    mults = mults[np.argsort(-np.abs(mults))]
+    k = int(np.argmin(np.abs(mults - 1)))
+    triv = float(abs(mults[k] - 1))
+    rest = np.delete(mults, k)
+    stable = bool(np.all(np.abs(rest) < 1 - 10 * max(triv, 1e-9)))
+    # the orbit over one period, and the extremes of x refined on the dense output
+    frac = 0.5 if field.S is not None else 1.0
+    tt = np.linspace(0.0, frac * T, 801)
+    half = sol.sol(tt)[:n]
+    if field.S is not None:
+        t = np.concatenate([tt, tt[1:] + frac * T])
+        y = np.concatenate([half, (S @ half)[:, 1:]], axis=1)
+    else:
+        t, y = tt, half
+    xs = field.weights @ sol.sol(tt)[:n]
+    hi = _refine_extreme(sol, field, tt, xs, +1)
+    lo = _refine_extreme(sol, field, tt, xs, -1)
+    # symmetric orbit: x(t + T/2) = -x(t), the extremes are +-amp
+    amp = max(hi, -lo) if field.S is not None else (hi - lo) / 2
+    return LimitCycle(
+        float(theta),
+        float(amp),
+        float(T),
+        mults,
+        stable,
+        method,
+        y0,
+        t,
+        y,
+        steps,
+        res,
+        triv,
+        field.name,
+        text,
+    )
+
+
+def _refine_extreme(sol, field, tt, xs, sign):
+    from scipy.optimize import minimize_scalar
+
+    n = field.n
+    i = int(np.argmax(sign * xs))
+    a, b = tt[max(i - 1, 0)], tt[min(i + 1, len(tt) - 1)]
+    if b <= a:
+        return float(xs[i])
+    r = minimize_scalar(
+        lambda s: -sign * float(field.weights @ sol.sol(s)[:n]),
+        bounds=(a, b),
+        method="bounded",
+        options={"xatol": 1e-13},
+    )
+    return max(sign * float(xs[i]), -float(r.fun)) * sign
+
+
+def continue_cycles(
+    make_field, nf_start, theta_c, targets, method, *, max_halvings=12, direct=None
+):
+    """March from ``theta_c`` through the sorted ``targets`` (secant predictor in
+    ``sqrt(theta - theta_c)``); returns (cycles at targets, every cycle computed).
+
+    ``direct``: ``(theta, y0, T)``, a guess at the first target (harmonic balance); tried
+    first, and the march from ``nf_start`` is the fallback when Newton fails from it."""
+    s_of = lambda th: np.sqrt(th - theta_c)  # noqa: E731
+    path = []
+    hist = []  # (s, y0, T)
+    first = None
+    if direct is not None:
+        try:
+            fld = make_field(direct[0])
+            first = (direct[0], *shoot(fld, direct[1], direct[2], max_steps=12))
+        except ShootingError:
+            first = None
+    if first is None:
+        start_th, start_y0, start_T = nf_start
+        fld = make_field(start_th)
+        first = (start_th, *shoot(fld, start_y0, start_T))
+    start_th, y0, T, Phi, k, res, sol = first
+    path.append(_finish(fld, y0, T, Phi, k, res, sol, start_th, method))
+    hist.append((s_of(start_th), y0, T))
+    out = {}
+    order = sorted(range(len(targets)), key=lambda i: targets[i][0])
+    cur = start_th
+    max_ds = None
+    for i in order:
+        th_target, text = targets[i]
+        if th_target <= cur and (th_target == cur or abs(th_target - cur) < 1e-14 * cur):
+            path[-1] = replace(path[-1], theta_text=text)
+            out[i] = path[-1]
+            continue
+        if max_ds is None:
+            max_ds = max(hist[0][0], 0.05 * np.sqrt(theta_c))
+        tried = []
+        while hist[-1][0] < s_of(th_target) - 1e-15:
+            s_next = min(hist[-1][0] + max_ds, s_of(th_target))
+            th_next = theta_c + s_next**2
+            if abs(s_next - s_of(th_target)) < 1e-15:
+                th_next = th_target
+            ok = False
+            for _ in range(max_halvings):
+                y_pred, T_pred = _predict(hist, s_next)
+                try:
+                    fld = make_field(th_next)
+                    y0, T, Phi, k, res, sol = shoot(fld, y_pred, T_pred)
+                    ok = True
+                    break
+                except ShootingError as exc:
+                    tried.append(f"theta={th_next:.6g}: {exc}")
+                    s_next = hist[-1][0] + (s_next - hist[-1][0]) / 2
+                    th_next = theta_c + s_next**2
+            if not ok:
+                raise ShootingError(
+                    f"continuation stopped at theta = {theta_c + hist[-1][0] ** 2:.6g} "
+                    f"(target {th_target:g}): {len(tried)} Newton attempts with halved steps "
+                    f"failed, last: {tried[-1]}"
+                )
+            cyc = _finish(fld, y0, T, Phi, k, res, sol, th_next, method)
+            path.append(cyc)
+            hist.append((s_next, y0, T))
+            if k <= 3:
+                max_ds = min(max_ds * 1.5, 0.5 * np.sqrt(th_target))
+            elif k >= 7:
+                max_ds = max_ds / 2
+        last = path[-1] = replace(path[-1], theta_text=text)
+        out[i] = last
+        cur = last.theta
+    return [out[i] for i in range(len(targets))], path
+
+
+def _predict(hist, s):
+    if len(hist) == 1:
+        s0, y0, T0 = hist[0]
+        return y0 * (s / s0 if s0 > 0 else 1.0), T0
+    (s1, y1, T1), (s2, y2, T2) = hist[-2], hist[-1]
+    a = (s - s2) / (s2 - s1)
+    return y2 + a * (y2 - y1), T2 + a * (T2 - T1)
+
+
+def _single(theta) -> bool:
+    return not isinstance(theta, (list, tuple, np.ndarray)) and not (
+        isinstance(theta, str) and ("," in theta or ":" in theta)
+    )
+
+
+def limit_cycle(
+    model,
+    theta,
+    *,
+    system: str | None = None,
+    start_fraction: float = 1e-3,
+    max_modes: int | None = None,
+    method: str = "auto",
+) -> LimitCycle | CycleFamily:
+    """The limit cycle of ``model`` at ``theta`` (one number: a :class:`LimitCycle`; a list
+    or a range ``"a:b:count"``: a :class:`CycleFamily` continued from ``theta_c``).
+
+    ``method="auto"``: the family's specialisation first (the founding model: ``system``
+    ``"difference"`` (default) or ``"full"``, ``L = inf`` by Fourier collocation with at most
+    ``max_modes`` modes); the generic path integrates the model's full drift (``theta``
+    free, numbers for the rest) and takes no ``system``.
+    """
+    fast = specialisation(model, "limit_cycle", method)
+    if fast is not None:
+        result = fast(
+            model, theta, system=system, start_fraction=start_fraction, max_modes=max_modes
+        )
+        if result is not None:
+            return result
+        declined(model, "limit_cycle", method)
+    if system is not None:
+        raise SymdelayInputError(
+            "--system is for the founding model: a model of the model layer is always "
+            "integrated in full"
+        )
+    from symdelay.analysis.normal_form import normal_form
+
+    targets = parse_theta_list(theta)
+    nf = normal_form(model)
+
+    def make(th):
+        return model_field(model, th)
+
+    method_text = "Newton-shooting (full drift of the model, DOP853 variational equations)"
+    return run_cycles(
+        nf, make, targets, _single(theta), method_text, None, start_fraction, model.name
+    )
+
+
+def run_cycles(nf, make, targets, single, method, Lkey, start_fraction, model_name, direct=None):
+    """From the normal form ``nf`` and the field builder ``make``: the cycles at
+    ``targets`` (checked against ``theta_c``); ``direct(nf, make, th_c, theta)`` an optional
+    first guess at the smallest target."""
+    th_c = float(nf.theta_c)
+    for v, text in targets:
+        if not v > th_c * (1 + 1e-12):
+            raise SymdelayInputError(
+                f"theta = {text} is not above theta_c = {th_c:.12g}: the equilibrium is "
+                "stable there and there is no cycle (the bifurcation is supercritical)"
+            )
+        if not v < th_c * MAX_THETA_OVER_CRITICAL:
+            raise SymdelayInputError(
+                f"theta = {text} is more than {MAX_THETA_OVER_CRITICAL:g} theta_c (theta_c = "
+                f"{th_c:.6g}): routing is then a relay (sign function) and the double-precision "
+                f"orbit integration overflows; give theta below {th_c * MAX_THETA_OVER_CRITICAL:.3g}"
+            )
+    th_min = min(v for v, _ in targets)
+    start = _normal_form_start(nf, make, th_c, th_min, start_fraction)
+    guess = None if direct is None else direct(nf, make, th_c, th_min)
+    pts, path = continue_cycles(make, start, th_c, targets, method, direct=guess)
+    if single:
+        return replace(pts[0], model_name=model_name)
+    return CycleFamily(Lkey, th_c, pts, path, nf, model_name)
+
+
+def _normal_form_start(nf, make, th_c, th_min, frac):
+    """``(theta, y0, T)`` just above ``theta_c`` from the normal form: the eigenvector
+    ``q`` scaled to the predicted amplitude, phase with ``x = 0`` and ``x`` increasing."""
+    th = th_c + min(frac * th_c, (th_min - th_c))
+    fld = make(th)
+    J = fld.jac(fld.equilibrium)
+    ev, V = np.linalg.eig(J)
+    k = int(np.argmin(np.abs(ev - 1j * float(nf.omega))))
+    q = V[:, k]
+    qx = fld.weights @ q
+    q = q / qx
+    amp = float(nf.amplitude_coefficient) * np.sqrt(th - th_c)
+    y0 = fld.equilibrium + amp * np.imag(q)
+    return th, y0, 2 * np.pi / float(nf.omega)
+
+
+# ------------------------------------------------------------------------ fields
+def model_field(model, theta) -> VectorField:
+    """The full drift of a model of the model layer at ``theta`` (``theta`` must be free)."""
+    from symdelay.analysis.stochastic import difference_weights
+    from symdelay.core.symbols import theta as TH
+
+    if TH not in model.domains:
+        raise SymdelayInputError(f"{model.name} has no parameter theta")
+    if TH in model.values:
+        raise SymdelayInputError(
+            f"theta has a value in the model ({model.values[TH]}): build it with theta free"
+        )
+    missing = [str(q) for q in model.free_parameters if q != TH]
+    if missing:
+        raise SymdelayInputError("the limit cycle needs numbers for " + ", ".join(missing))
+    f_num, j_num = _lambdified(model)
+    th = float(theta)
+
+    def f(y):
+        return np.asarray(f_num(th, *y), dtype=float).ravel()
+
+    def jac(y):
+        return np.asarray(j_num(th, *y), dtype=float)
+
+    w = difference_weights(model)
+    if w is None:
+        raise SymdelayInputError(
+            f"{model.name} declares no symmetry: there is no imbalance to follow"
+        )
+    n = len(model.states)
+    S = None
+    if model.permutation is not None:
+        S = np.zeros((n, n))
+        for i, j in enumerate(model.permutation):
+            S[j, i] = 1.0
+        if not np.allclose(S @ S, np.eye(n)):
+            S = None  # cycles of length > 2: no half-period involution
+    eq = np.array(
+        [float(sp.sympify(model.equilibrium.point[s]).subs({TH: theta})) for s in model.states]
+    )
+    return VectorField(
+        model.name, n, f, jac, np.array(w, dtype=float), S, tuple(s.name for s in model.states), eq
+    )
+
+
+def _lambdified(model):
+    cached = getattr(model, "_nonlinear_lambdified", None)
+    if cached is not None:
+        return cached
+    from symdelay.core.symbols import theta as TH
+
+    F = sp.Matrix(model.drift)
+    J = model.drift_jacobian.xreplace(model.values)
+    args = (TH, *model.states)
+    out = (sp.lambdify(args, F, "numpy", cse=True), sp.lambdify(args, J, "numpy", cse=True))
+    with contextlib.suppress(AttributeError):  # a model with __slots__: no cache
+        model._nonlinear_lambdified = out
+    return out
