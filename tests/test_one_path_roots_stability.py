@@ -16,7 +16,7 @@ from symdelay.analysis.stability import Stability, stability
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models import build_model
-from symdelay.models.erlang.family import FoundingModel
+from symdelay.models.erlang.founding import FoundingModel
 
 DPS = 25
 

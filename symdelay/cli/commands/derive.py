@@ -38,7 +38,7 @@ def _progress(msg: str) -> None:
 
 def run(args) -> int:
     from symdelay.core.params import as_L
-    from symdelay.models.erlang.family import FoundingModel
+    from symdelay.models.erlang.founding import FoundingModel
     from symdelay.outputs.documents_registry import write_concrete, write_documents
     from symdelay.outputs.report import prepare_output_dir
 

@@ -195,7 +195,7 @@ def stability_conditions(L, *, force: bool = False, kappa=None) -> Stability:
     conditions (Routh–Hurwitz on its factors).
     """
     from symdelay.analysis.stability import stability
-    from symdelay.models.erlang.family import FoundingModel
+    from symdelay.models.erlang.founding import FoundingModel
 
     if kappa is not None:
         from symdelay.models.erlang.kappa import inflight_model
@@ -258,7 +258,7 @@ def _stability_conditions(n: int) -> Stability:
         hopf = _to_lam_theta(hopf_k)
         crit = _closed_root(hopf_k)
     osc = _oscillation_condition(n)
-    from symdelay.models.erlang.family import FoundingModel
+    from symdelay.models.erlang.founding import FoundingModel
 
     return Stability(
         conditions=tuple(conditions),

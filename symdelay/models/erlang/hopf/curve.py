@@ -384,7 +384,7 @@ def critical_theta(L, mu, lam, D, dps: int = 15, kappa=None) -> CriticalCurve:
     '15.25900'
     """
     from symdelay.analysis.critical import critical
-    from symdelay.models.erlang.family import FoundingModel
+    from symdelay.models.erlang.founding import FoundingModel
 
     if kappa is None:
         return critical(FoundingModel(L=L, mu=mu, lam=lam), at=D, dps=dps)

@@ -201,7 +201,7 @@ def spectrum(
     layer (its full Jacobian and diffusion matrix; imbalance weights); the founding model
     (:class:`~symdelay.models.erlang.family.FoundingModel`) takes its own path, from its
     options."""
-    from symdelay.models.erlang.family import FoundingModel
+    from symdelay.models.erlang.founding import FoundingModel
 
     closed = None
     if isinstance(model, FoundingModel):  # the difference mode, closed forms for L <= 2

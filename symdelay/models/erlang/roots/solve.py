@@ -279,7 +279,7 @@ def characteristic_roots(
     (weights of the jobs in flight) gives the ``inflight`` model's roots, factor by factor.
     """
     from symdelay.analysis.roots import roots
-    from symdelay.models.erlang.family import FoundingModel
+    from symdelay.models.erlang.founding import FoundingModel
 
     if kappa is not None:
         from symdelay.models.erlang.kappa import inflight_model

@@ -1,0 +1,119 @@
+"""The founding model as a model object: :class:`FoundingModel` (options checked once, its
+fast paths named in ``SPECIALISATIONS``, its transition table built on first use).
+
+Kept apart from :mod:`symdelay.models.erlang.family`, which the command line reads for the
+options alone: this module imports the model layer (SymPy).
+
+>>> FoundingModel(L=3, mu=1, lam="0.5").options["lam"]
+1/2
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from symdelay.core.errors import SymdelayInputError
+from symdelay.model.core import Model
+
+__all__ = ["FoundingModel", "NoTable"]
+
+_S = "symdelay.models.erlang."
+
+
+class NoTable(SymdelayInputError, AttributeError):
+    """The delay-differential limit (L = inf) has no transition table."""
+
+
+class FoundingModel(Model):
+    """The founding model with checked options ``L, mu, lam, theta, D`` (exact; ``None``:
+    symbolic). It is a :class:`~symdelay.model.Model`: the transition table's attributes
+    (``states``, ``factors``, ``equilibrium``, ...) are built on first use. ``L`` may be
+    ``inf`` (the delay-differential limit) or the symbol ``L`` (the characteristic
+    polynomial for every L); neither has a table."""
+
+    SPECIALISATIONS: ClassVar[dict] = {
+        "critical": _S + "hopf.curve:specialised_critical",
+        "roots": _S + "roots.solve:specialised_roots",
+        "stability": _S + "stability:specialised_stability",
+        "charpoly": _S + "charpoly:specialised_charpoly",
+        "simulate": _S + "stochastic.simulate:specialised_simulate",
+        "fluid": _S + "stochastic.fluid:specialised_fluid",
+        "variance": _S + "stochastic.variance:specialised_variance",
+        "window": _S + "hopf.window:specialised_window",
+        "worst_delay": _S + "hopf.worst:specialised_worst_delay",
+        "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
+        "verify": _S + "claims:specialised_verify",
+        "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
+    }
+
+    def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):
+        from symdelay.core.params import as_L_or_inf, as_parameter, is_infinite_L
+
+        L = as_L_or_inf(L, allow_symbol=True)
+        self.L = L
+        self.infinite = is_infinite_L(L)
+        #: L is the symbol L (the characteristic polynomial for every L; no table either)
+        self.symbolic = not self.infinite and not isinstance(L, int)
+        opts = {
+            "mu": as_parameter("mu", mu) if mu is not None else None,
+            "lam": as_parameter("lam", lam) if lam is not None else None,
+            "theta": as_parameter("theta", theta, positive=False) if theta is not None else None,
+            "D": as_parameter("D", D) if D is not None else None,
+        }
+        #: the checked options (exact numbers, None where not given); ``L`` an int or ``oo``
+        self.options = {"L": L, **opts}
+        self.name = (
+            f"two queues, logit routing, Erlang({'inf' if self.infinite else L}) action delay"
+        )
+
+    def __getattr__(self, name):
+        # only attributes the instance lacks arrive here: the transition table's
+        if name.startswith("__") or name in ("L", "infinite", "symbolic", "options", "name"):
+            raise AttributeError(name)
+        if self.__dict__.get("symbolic"):
+            raise NoTable(
+                f"{self.__dict__.get('name', 'the founding model')}: L is a symbol, which has "
+                f"no transition table ({name}); give L as an integer >= 1 (its closed form "
+                "answers the characteristic polynomial)"
+            )
+        if self.__dict__.get("infinite"):
+            raise NoTable(
+                f"{self.__dict__.get('name', 'the founding model')}: L = inf is the "
+                f"delay-differential limit, which has no transition table ({name}); its "
+                "analyses are the closed forms (critical, roots, stability, verify)"
+            )
+        self._build_table()
+        return object.__getattribute__(self, name)
+
+    def _build_table(self) -> None:
+        from symdelay.models.delayed_routing import delayed_routing_model
+        from symdelay.models.phase import PhaseType
+
+        o = self.options
+        table = delayed_routing_model(
+            N=2,
+            delay=PhaseType.erlang(self.L, o["D"]),
+            mu=o["mu"],
+            lam=o["lam"],
+            theta=o["theta"],
+            name=self.name,
+        )
+        for k, v in table.__dict__.items():
+            self.__dict__.setdefault(k, v)
+
+    def default_start(self) -> list:
+        """The paper's start, on every path: ``q1 = 0``, ``q2 = 1``, all delay phases empty."""
+        if not isinstance(self.L, int):
+            raise NoTable(f"{self.name}: a start state needs a finite, concrete L")
+        return [0.0, 1.0] + [0.0] * (2 * self.L)
+
+    def with_values(self, **values) -> Model:
+        """The same model with more options given numbers (a founding model while only
+        founding options are given; otherwise the transition table's)."""
+        if set(values) <= set(self.options):
+            return FoundingModel(**{**self.options, **values})
+        return Model.with_values(self, **values)
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{k}={v}" for k, v in self.options.items() if v is not None)
+        return f"FoundingModel({given})"
