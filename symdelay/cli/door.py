@@ -117,12 +117,6 @@ def owner_of(flag: str) -> list[str]:
 CURRENT = Selection()
 
 
-def founding(args) -> bool:
-    """True when the command runs the founding family (its specialisations take the options)."""
-    sel = args._door_selection
-    return sel.file is None and sel.family == DEFAULT_FAMILY
-
-
 def add_model(p, selection: Selection | None = None, *, own=(), defaults=None) -> None:
     """Give parser ``p`` the model options: ``--model``, ``--model-file``, ``--set`` and the
     selected family's declared options, except those the command declares itself
@@ -270,15 +264,6 @@ def refuse(args, *names, why: str) -> None:
         if getattr(args, n, None) is not None:
             flag = "--" + n.replace("_", "-")
             raise SymdelayInputError(f"'{args.command}' does not use {flag}: {why}")
-
-
-def founding_only(args, instead: str) -> None:
-    """One clear line for a command that exists only for the founding model's closed forms."""
-    if not founding(args):
-        raise SymdelayInputError(
-            f"{args.command} uses the founding model's Hopf parametrisation (Erlang delay); for "
-            f"other models use {instead}"
-        )
 
 
 def check(args) -> None:
