@@ -24,7 +24,6 @@ __all__ = [
     "add_model",
     "model_from_args",
     "given_options",
-    "founding",
     "CURRENT",
     "owner_of",
 ]
