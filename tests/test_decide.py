@@ -300,7 +300,7 @@ def _confirm(model, key, assume, claim, d):
     pts = [(t, s) for t, s, k in zip(truth, stable, ok) if k and t is not None and s is not None]
     suff_viol = sum(1 for t, s in pts if t and not s)
     nec_viol = sum(1 for t, s in pts if s and not t)
-    for rec in d.directions:
+    for rec in d.direction_records():
         assert rec["method"] == "decision procedure"
         assert rec["status"] in ("proven", "refuted"), rec
         suff = rec["direction"] == "claim_implies_target"
@@ -356,7 +356,10 @@ def test_record_keys_and_smt2_reruns():
         assert k in rec
     assert rec["relation_to_oscillation"] is None
     json.dumps(rec)
-    for direction in rec["directions"]:
+    assert rec["method"] == {
+        "stability": dict.fromkeys(rec["directions"]["stability"], "decision procedure")
+    }
+    for direction in d.direction_records():
         assert direction["method"] == "decision procedure"
         for text in direction["formula_smt2"]:
             s = z3.Solver()
@@ -365,7 +368,7 @@ def test_record_keys_and_smt2_reruns():
     # a refuted direction's formula is sat when re-run
     d = decide(model_of("erlang2"), "lam*theta < 1", assume=["theta >= 0"])
     s = z3.Solver()
-    s.from_string(d.directions[0]["formula_smt2"][-1])
+    s.from_string(d.formulas["stability"]["claim_implies_target"][-1])
     assert s.check() == z3.sat
     assert d.counterexamples["stability"]["claim_implies_target"] is not None
 
@@ -375,7 +378,7 @@ def test_algebraic_counterexample_kept_exact():
     is algebraic, kept as SymPy text, and re-checked here in floating point."""
     m = model_of("erlang2")
     d = decide(m, "mu**2 == 2 and lam*theta > 100*mu", assume=["theta >= 0"])
-    rec = d.directions[0]
+    rec = d.direction_records()[0]
     assert rec["status"] == "refuted" and rec["counterexample_kind"] == "algebraic"
     p = {q: sp.sympify(rec["counterexample"][q.name]) for q in m.free_parameters}
     mu = next(q for q in p if q.name == "mu")
@@ -398,10 +401,10 @@ def test_timeout_gives_undecided_never_a_relation(monkeypatch):
     monkeypatch.setattr(dec, "_solve", lambda *a, **k: ("unknown", "timeout", "", 0.0))
     d = decide(model_of("erlang2"), "lam*theta < mu", assume=["theta >= 0"], timeout_ms=1)
     assert d.proven == {"stability": False}
-    assert all(x["status"] == "undecided within the budget" for x in d.directions)
+    assert all(x["status"] == "undecided within the budget" for x in d.direction_records())
     assert d.relation_to_stability not in ("equivalent", "necessary", "sufficient", "neither")
     assert "undecided within the budget" in d.relation_to_stability
-    assert all("tried" in x for x in d.directions)
+    assert all("tried" in x for x in d.direction_records())
 
 
 # ------------------------------------------------------------------ minimal conditions

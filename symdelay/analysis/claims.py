@@ -1,101 +1,82 @@
-"""Is a claimed inequality a stability (or oscillation) condition? The record and the entry.
+"""Is a claimed relation a stability (or oscillation) condition? The entry.
 
-:func:`verify` asks the model's family for its claims engine: the founding model's
-(:mod:`symdelay.models.erlang.claims`, exact reasoning, exact counterexamples and a
-documented search). A generic path for other models is the subject of a later issue: for
-now :func:`verify` refuses them with one line.
+:func:`verify` asks the model's family for its claims engine first: the founding model's
+(:mod:`symdelay.models.erlang.claims`: its exact homogeneous class, the interval
+certificate at ``L = inf``, a documented search, and the decision procedure for every
+finite-L stability direction the exact class leaves open). Every other model with
+polynomial characteristic factors goes to the decision procedure
+(:func:`symdelay.analysis.decide.decide`, z3 nlsat: exact, complete). Both return
+:class:`~symdelay.analysis.claim_result.ClaimResult`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import sympy as sp
-
-from symdelay.analysis.entry import declined, specialisation
+from symdelay.analysis.claim_result import ClaimResult
+from symdelay.analysis.entry import declined, require_table, specialisation
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.result import Result
 
-__all__ = ["ClaimResult", "verify"]
+__all__ = ["ClaimResult", "verify", "DEFAULT_TIMEOUT_MS", "theta_assumption"]
+
+#: the decision procedure's budget per check (milliseconds)
+DEFAULT_TIMEOUT_MS = 10_000
 
 
-@dataclass(frozen=True)
-class ClaimResult(Result):
-    """The verdict on one claim.
-
-    ``relation_to_stability``: ``equivalent`` (claim <=> stable), ``necessary`` (stable =>
-    claim only), ``sufficient`` (claim => stable only) or ``neither`` when both directions
-    are decided (``proven["stability"]`` True); otherwise a phrase that says which
-    direction is refuted or proven and where no counterexample was found. The same for
-    oscillation. ``directions[target][d]`` is ``proven``, ``refuted`` or ``no counterexample
-    found`` for ``d`` in ``claim_implies_target``, ``target_implies_claim``.
-    ``counterexamples[target][d]``: the exact point refuting ``d`` (strings of rationals:
-    mu, lam, theta, D and, for finite L, gamma), or None. ``counterexample`` /
-    ``oscillation_counterexample``: the first of these for each target. ``search``: what
-    was searched (ranges, number of points, local optimisations).
-    """
-
-    L: int | str
-    claim: str
-    condition: sp.Basic
-    theta_real: bool
-    relation_to_stability: str
-    relation_to_oscillation: str
-    counterexample: dict | None
-    oscillation_counterexample: dict | None
-    explanation: str
-    proven: dict = field(default_factory=dict)
-    directions: dict = field(default_factory=dict)
-    counterexamples: dict = field(default_factory=dict)
-    search: dict = field(default_factory=dict)
-    model_name: str | None = None
-
-    def latex(self) -> str:
-        """The claim and its relation to stability and to oscillation."""
-        from symdelay.core.display import latex_text
-        from symdelay.core.latex import tex as _tex
-
-        lines = (
-            rf"{_tex(self.condition)} \quad (L = {self.L})",
-            latex_text(f"relation to stability: {self.relation_to_stability}"),
-            latex_text(f"relation to oscillation: {self.relation_to_oscillation}"),
+def theta_assumption(model, theta_real: bool) -> tuple:
+    """``("theta >= 0",)`` for a model whose routing sensitivity ``theta`` ranges over the
+    reals (symdelay's convention: a claim is about ``theta >= 0`` unless ``theta_real``);
+    ``()`` with ``theta_real``. ``theta_real`` for a model without a real ``theta`` is
+    refused: there is nothing to widen."""
+    theta = next((p for p in model.free_parameters if p.name == "theta"), None)
+    real = theta is not None and model.domains.get(theta) == "real"
+    if theta_real and not real:
+        what = (
+            "has no free parameter theta"
+            if theta is None
+            else f"declares theta {model.domains.get(theta)}"
         )
-        return r"\begin{gathered}" + r" \\ ".join(lines) + r"\end{gathered}"
-
-    def record(self) -> dict:
-        from symdelay.core.latex import tex
-
-        return {
-            "L": self.L,
-            "claim": self.claim,
-            "theta_real": self.theta_real,
-            "relation_to_stability": self.relation_to_stability,
-            "relation_to_oscillation": self.relation_to_oscillation,
-            "counterexample": self.counterexample,
-            "oscillation_counterexample": self.oscillation_counterexample,
-            "proven": self.proven,
-            "explanation": self.explanation,
-            "directions": self.directions,
-            "counterexamples": self.counterexamples,
-            "search": self.search,
-            # the claim as LaTeX (symdelay's names: lam -> \lambda)
-            "latex": tex(self.condition),
-        }
+        raise SymdelayInputError(
+            f"theta_real widens theta >= 0 to every real theta, but {model.name} {what}: "
+            "its domains are its own (restrict them with assume)"
+        )
+    return ("theta >= 0",) if real and not theta_real else ()
 
 
-def verify(model, claim: str, *, theta_real: bool = False, method: str = "auto") -> ClaimResult:
-    """Is ``claim`` (an inequality in the model's parameters) equivalent, necessary,
-    sufficient or neither for stability and for oscillation of ``model``? Each direction is
-    proven, refuted (an exact counterexample) or only searched (:class:`ClaimResult`).
-    ``theta_real``: allow ``theta < 0`` too."""
+def verify(
+    model,
+    claim: str,
+    *,
+    assume=(),
+    theta_real: bool = False,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    method: str = "auto",
+) -> ClaimResult:
+    """Is ``claim`` (a relation in the model's parameters) equivalent, necessary, sufficient
+    or neither for stability (and, for the founding model, for oscillation) of ``model``,
+    over the parameters' domains and ``assume`` (relations, texts)? Each direction is
+    proven, refuted (an exact counterexample, re-checked) or left open (``no
+    counterexample found`` after a search; ``undecided within the budget`` after a
+    timeout), never a relation then. ``theta_real``: allow ``theta < 0`` too (a model
+    whose ``theta`` ranges over the reals; otherwise ``theta >= 0``). ``timeout_ms``: the
+    decision procedure's budget per check."""
+    if isinstance(assume, str):
+        assume = (assume,)
+    assume = tuple(assume)
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
+        raise SymdelayInputError(f"timeout_ms must be a positive integer, got {timeout_ms!r}")
     fast = specialisation(model, "verify", method)
     if fast is not None:
-        result = fast(model, claim, theta_real=theta_real)
+        result = fast(model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms)
         if result is not None:
             return result
         declined(model, "verify", method)
-    raise SymdelayInputError(
-        f"verify decides claims for the founding model (erlang) only; a generic path for "
-        f"{getattr(model, 'name', model)} is not written yet: use 'symdelay stability "
-        "--model ...' for its exact conditions"
+    require_table(model, "verify")
+    from symdelay.analysis.decide import decide
+
+    extra = theta_assumption(model, theta_real)
+    return decide(
+        model,
+        claim,
+        assume=(*assume, *[a for a in extra if a not in assume]),
+        timeout_ms=timeout_ms,
+        theta_real=theta_real,
     )

@@ -51,18 +51,19 @@ both directions are proven or refuted.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy as sp
 
 from symdelay.analysis.claim_formula import FALSE, TRUE, conj, neg, parse_claim, rel, walk_rels
+from symdelay.analysis.claim_result import ClaimResult
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.result import Result
 from symdelay.core.symbols import r
 
 __all__ = [
-    "Decision",
+    "decide_directions",
     "MinimalConditions",
     "StabilityFormula",
     "decide",
@@ -474,70 +475,6 @@ def _relation(sa: str, sb: str) -> tuple[str, bool]:
     return "; ".join([*decided, f"{' and '.join(open_parts)}: {UNDECIDED}"]), False
 
 
-@dataclass(frozen=True)
-class Decision(Result):
-    """The verdict of the decision procedure on one claim against stability.
-
-    ``directions``: one record per direction (``target``, ``direction`` —
-    ``claim_implies_target`` / ``target_implies_claim`` —, ``status`` — ``proven``,
-    ``refuted``, ``undecided within the budget`` —, ``method`` ``"decision procedure"``,
-    ``formula_smt2`` (the formulas decided, SMT-LIB2, one per check), ``counterexample``
-    (exact point or None), ``checks`` (per check: what, answer, seconds), ``seconds``).
-    ``relation_to_stability``: ``equivalent`` / ``necessary`` / ``sufficient`` / ``neither``
-    when both directions are decided, else a phrase. ``relation_to_oscillation``: None (not
-    decided by this procedure).
-    """
-
-    claim: str
-    condition: sp.Basic
-    assume: tuple
-    relation_to_stability: str
-    directions: tuple
-    scaling: str
-    explanation: str
-    relation_to_oscillation: str | None = None
-    proven: dict = field(default_factory=dict)
-    counterexamples: dict = field(default_factory=dict)
-    model_name: str | None = None
-
-    def status(self, direction: str) -> str:
-        return next(d["status"] for d in self.directions if d["direction"] == direction)
-
-    def record(self) -> dict:
-        from symdelay.core.latex import tex
-
-        return {
-            "claim": self.claim,
-            "assume": list(self.assume),
-            "relation_to_stability": self.relation_to_stability,
-            "relation_to_oscillation": self.relation_to_oscillation,
-            "proven": dict(self.proven),
-            "directions": [dict(d) for d in self.directions],
-            "counterexamples": {t: dict(v) for t, v in self.counterexamples.items()},
-            "counterexample": self.counterexamples.get("stability", {}).get("claim_implies_target")
-            or self.counterexamples.get("stability", {}).get("target_implies_claim"),
-            "scaling": self.scaling,
-            "explanation": self.explanation,
-            "latex": tex(self.condition),
-        }
-
-    def table(self):
-        rows = [
-            [d["direction"].replace("_", " "), d["status"], d["counterexample"] or ""]
-            for d in self.directions
-        ]
-        return (
-            ["direction", "status", "counterexample"],
-            rows,
-            f"{self.claim}: {self.relation_to_stability} (stability)",
-        )
-
-    def latex(self) -> str:
-        from symdelay.core.latex import tex
-
-        return rf"{tex(self.condition)} \quad \text{{{self.relation_to_stability} for stability}}"
-
-
 def _claim_formula(model, text, what, aliases):
     fixed = {p.name: v for p, v in model.values.items()}
     return parse_claim(text, tuple(model.free_parameters), {**aliases, **fixed}, what=what)
@@ -560,27 +497,22 @@ def _aliases(model, aliases):
     return out
 
 
-def decide(
-    model,
-    claim: str,
-    *,
-    assume=(),
-    target: str = "stable",
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-    aliases: dict | None = None,
-) -> Decision:
-    """Decide ``claim => stable`` and ``stable => claim`` over the model's domains and
-    ``assume`` (texts in the claim language). ``aliases``: extra names for the claim
-    (``{"D": L/gamma}``; the founding model's ``D`` is known). ``timeout_ms`` per check."""
-    if target not in ("stable", "stability"):
-        raise SymdelayInputError(
-            f"target {target!r}: the decision procedure decides 'stable' (oscillation is "
-            "not decided here)"
-        )
-    if isinstance(assume, str):
-        assume = (assume,)
-    if not isinstance(timeout_ms, int) or timeout_ms <= 0:
-        raise SymdelayInputError(f"timeout_ms must be a positive integer, got {timeout_ms!r}")
+@dataclass
+class _Context:
+    """What every check of one claim shares."""
+
+    model: object
+    sf: StabilityFormula
+    cf: object
+    assumptions: list
+    fixed: object
+    scaling: str
+    symbols: list
+    hyps: list
+    stable_nodes: list
+
+
+def _context(model, claim, assume, aliases, timeout_ms) -> _Context:
     sf = stability_formula(model)
     names = _aliases(model, aliases)
     cf = _claim_formula(model, claim, "claim", names)
@@ -597,84 +529,161 @@ def decide(
             "the assumptions contradict the parameter domains: nothing to decide"
         )
     stable_nodes = [(f, _factor_node(conds)) for f, conds in sf.per_factor]
-    directions = []
-    counterexamples = {}
-    for direction in _DIRS:
-        t0 = time.perf_counter()
-        if direction == "claim_implies_target":
-            checks = [
-                (f"claim and not stable ({f.mode} factor)", [*hyps, cf.node, neg(node)])
-                for f, node in stable_nodes
-                if node != TRUE
-            ]
-        else:
-            checks = [
-                ("stable and not claim", [*hyps, *[n for _, n in stable_nodes], neg(cf.node)])
-            ]
-        formulas, log, status, point, kind = [], [], PROVEN, None, None
-        for what, nodes in checks:
-            if any(n == FALSE for n in nodes):
-                log.append({"check": what, "answer": "unsat (trivially)", "seconds": 0.0})
-                continue
-            answer, values, smt2, sec = _solve(nodes, symbols, fixed, timeout_ms)
-            formulas.append(smt2)
-            log.append({"check": what, "answer": answer, "seconds": round(sec, 4)})
-            if answer == "sat":
-                point, kind = _rationalise(model, sf, cf, assumptions, direction, values)
-                status = REFUTED
-                break
-            if answer == "unknown":
-                log[-1]["reason"] = str(values)
-                status = UNDECIDED
-        rec = {
-            "target": "stability",
-            "direction": direction,
-            "status": status,
-            "method": METHOD,
-            "formula_smt2": formulas,
-            "counterexample": _point_record(point) if point is not None else None,
-            "counterexample_kind": kind,
-            "checks": log,
-            "seconds": round(time.perf_counter() - t0, 4),
-            "timeout_ms": timeout_ms,
-        }
-        if status == UNDECIDED:
-            rec["tried"] = (
-                f"z3 nlsat (QF_NRA), {timeout_ms} ms per check, {scaling}; {len(checks)} check(s)"
-            )
-        directions.append(rec)
-        counterexamples[direction] = rec["counterexample"]
-    relation, decided = _relation(directions[0]["status"], directions[1]["status"])
-    explanation = _explain(cf, directions, relation, decided, scaling)
-    return Decision(
+    return _Context(model, sf, cf, assumptions, fixed, scaling, symbols, hyps, stable_nodes)
+
+
+def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
+    """One direction: ``status``, ``formula_smt2``, ``counterexample`` (exact, re-checked),
+    ``counterexample_kind``, ``checks``, ``seconds`` and, when undecided, ``tried``."""
+    t0 = time.perf_counter()
+    hyps, cf = ctx.hyps, ctx.cf
+    if direction == "claim_implies_target":
+        checks = [
+            (f"claim and not stable ({f.mode} factor)", [*hyps, cf.node, neg(node)])
+            for f, node in ctx.stable_nodes
+            if node != TRUE
+        ]
+    else:
+        checks = [
+            ("stable and not claim", [*hyps, *[n for _, n in ctx.stable_nodes], neg(cf.node)])
+        ]
+    formulas, log, status, point, kind = [], [], PROVEN, None, None
+    for what, nodes in checks:
+        if any(n == FALSE for n in nodes):
+            log.append({"check": what, "answer": "unsat (trivially)", "seconds": 0.0})
+            continue
+        answer, values, smt2, sec = _solve(nodes, ctx.symbols, ctx.fixed, timeout_ms)
+        formulas.append(smt2)
+        log.append({"check": what, "answer": answer, "seconds": round(sec, 4)})
+        if answer == "sat":
+            point, kind = _rationalise(ctx.model, ctx.sf, cf, ctx.assumptions, direction, values)
+            status = REFUTED
+            break
+        if answer == "unknown":
+            log[-1]["reason"] = str(values)
+            status = UNDECIDED
+    rec = {
+        "direction": direction,
+        "status": status,
+        "formula_smt2": formulas,
+        "counterexample": _point_record(point) if point is not None else None,
+        "counterexample_kind": kind,
+        "checks": log,
+        "seconds": round(time.perf_counter() - t0, 4),
+    }
+    if status == UNDECIDED:
+        rec["tried"] = (
+            f"z3 nlsat (QF_NRA), {timeout_ms} ms per check, {ctx.scaling}; {len(checks)} check(s)"
+        )
+    return rec
+
+
+def _check_arguments(target, assume, timeout_ms):
+    if target not in ("stable", "stability"):
+        raise SymdelayInputError(
+            f"target {target!r}: the decision procedure decides 'stable' (oscillation is "
+            "not decided here)"
+        )
+    if isinstance(assume, str):
+        assume = (assume,)
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
+        raise SymdelayInputError(f"timeout_ms must be a positive integer, got {timeout_ms!r}")
+    return tuple(assume)
+
+
+def decide_directions(
+    model,
+    claim: str,
+    directions=_DIRS,
+    *,
+    assume=(),
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    aliases: dict | None = None,
+) -> tuple[dict, str, object]:
+    """Decide only ``directions`` (some of ``claim_implies_target``,
+    ``target_implies_claim``) against stability: ``({direction: record}, scaling note,
+    the claim's SymPy condition)``. The founding model's engine asks this for the
+    directions its own exact class leaves open."""
+    assume = _check_arguments("stable", assume, timeout_ms)
+    ctx = _context(model, claim, assume, aliases, timeout_ms)
+    recs = {d: _decide_direction(ctx, d, timeout_ms) for d in directions}
+    return recs, ctx.scaling, ctx.cf.condition
+
+
+def decide(
+    model,
+    claim: str,
+    *,
+    assume=(),
+    target: str = "stable",
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    aliases: dict | None = None,
+    theta_real: bool = False,
+):
+    """Decide ``claim => stable`` and ``stable => claim`` over the model's domains and
+    ``assume`` (texts in the claim language): a
+    :class:`~symdelay.analysis.claim_result.ClaimResult` (``methods`` all ``"decision
+    procedure"``; ``relation_to_oscillation`` None). ``aliases``: extra names for the claim
+    (``{"D": L/gamma}``; the founding model's ``D`` is known). ``timeout_ms`` per check.
+    ``theta_real`` is only recorded (the domains are the model's)."""
+    assume = _check_arguments(target, assume, timeout_ms)
+    ctx = _context(model, claim, assume, aliases, timeout_ms)
+    recs = {d: _decide_direction(ctx, d, timeout_ms) for d in _DIRS}
+    return _result(model, claim, ctx.cf, assume, recs, ctx.scaling, timeout_ms, theta_real)
+
+
+def _result(model, claim, cf, assume, recs, scaling, timeout_ms, theta_real):
+    relation, decided = _relation(recs[_DIRS[0]]["status"], recs[_DIRS[1]]["status"])
+    explanation = _explain(cf.text, [recs[d] for d in _DIRS], relation, decided, scaling)
+    ces = {d: recs[d]["counterexample"] for d in _DIRS}
+    return ClaimResult(
         model_name=getattr(model, "name", None),
+        L=None,  # the founding engine sets its L
         claim=claim,
         condition=cf.condition,
-        assume=tuple(assume),
+        theta_real=theta_real,
         relation_to_stability=relation,
-        directions=tuple(directions),
-        scaling=scaling,
-        explanation=explanation,
         relation_to_oscillation=None,
+        counterexample=ces[_DIRS[0]] or ces[_DIRS[1]],
+        oscillation_counterexample=None,
+        explanation=explanation,
         proven={"stability": decided},
-        counterexamples={"stability": counterexamples},
+        directions={"stability": {d: recs[d]["status"] for d in _DIRS}},
+        counterexamples={"stability": ces},
+        search={},
+        assume=tuple(assume),
+        methods={"stability": dict.fromkeys(_DIRS, METHOD)},
+        formulas={"stability": {d: list(recs[d]["formula_smt2"]) for d in _DIRS}},
+        details={"stability": {d: _detail(recs[d], timeout_ms) for d in _DIRS}},
+        scaling=scaling,
+        timeout_ms=timeout_ms,
     )
 
 
-def _explain(cf, directions, relation, decided, scaling) -> str:
-    parts = []
-    for d in directions:
-        words = "claim => stable" if d["direction"] == _DIRS[0] else "stable => claim"
-        if d["status"] == PROVEN:
-            parts.append(f"{words}: proven (z3 nlsat: unsat, {len(d['formula_smt2'])} formula(s))")
-        elif d["status"] == REFUTED:
-            parts.append(
-                f"{words}: refuted at {d['counterexample']} (re-checked: exact root count of "
-                "the factors, exact evaluation of the claim)"
-            )
-        else:
-            parts.append(f"{words}: {UNDECIDED} ({d.get('tried', '')})")
-    head = f"{cf.text}: {relation}" if decided else f"{cf.text}: not decided ({relation})"
+def _detail(rec: dict, timeout_ms: int) -> dict:
+    out = {k: rec[k] for k in ("counterexample_kind", "checks", "seconds")}
+    out["timeout_ms"] = timeout_ms
+    if "tried" in rec:
+        out["tried"] = rec["tried"]
+    return out
+
+
+def explain_direction(rec: dict) -> str:
+    """One direction's verdict in words (``claim => stable: proven (...)``)."""
+    words = "claim => stable" if rec["direction"] == _DIRS[0] else "stable => claim"
+    if rec["status"] == PROVEN:
+        return f"{words}: proven (z3 nlsat: unsat, {len(rec['formula_smt2'])} formula(s))"
+    if rec["status"] == REFUTED:
+        return (
+            f"{words}: refuted at {rec['counterexample']} (re-checked: exact root count of "
+            "the factors, exact evaluation of the claim)"
+        )
+    return f"{words}: {UNDECIDED} ({rec.get('tried', '')})"
+
+
+def _explain(text, directions, relation, decided, scaling) -> str:
+    parts = [explain_direction(d) for d in directions]
+    head = f"{text}: {relation}" if decided else f"{text}: not decided ({relation})"
     return head + ". " + "; ".join(parts) + f". Scaling: {scaling}."
 
 

@@ -1,4 +1,4 @@
-"""``symdelay verify``: is a claimed inequality a stability (or oscillation) condition?"""
+"""``symdelay verify``: is a claimed relation a stability (or oscillation) condition?"""
 
 from __future__ import annotations
 
@@ -11,22 +11,46 @@ _WORDS = {
     "stability": ("claim holds but unstable", "stable but claim fails"),
     "oscillation": ("claim holds but not oscillating", "oscillating but claim fails"),
 }
+_ARROWS = {
+    "stability": ("claim => stable", "stable => claim"),
+    "oscillation": ("claim => oscillating", "oscillating => claim"),
+}
+_DIRS = ("claim_implies_target", "target_implies_claim")
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "verify",
-        help="check a claimed inequality against stability and oscillation",
+        help="check a claimed relation against stability (and oscillation)",
         description=(
-            "Decide whether the claim (in mu, gamma, lam, theta, D; for --L inf in mu, lam, "
-            "theta, D) is equivalent, necessary, sufficient or neither for asymptotic "
-            "stability and for oscillation (rightmost roots non-real), over mu, lam, gamma > 0 "
-            "and theta >= 0. Each direction is proven (exact reasoning), refuted (an exact "
-            "counterexample checked by an independent path) or only searched: then the "
-            "output says 'no counterexample found' and what was searched."
+            "Decide whether the claim (a relation in the model's parameters; for the founding "
+            "model in mu, gamma, lam, theta, D, for --L inf in mu, lam, theta, D) is "
+            "equivalent, necessary, sufficient or neither for asymptotic stability (and, for "
+            "the founding model, for oscillation: rightmost roots non-real), over the "
+            "parameters' domains (theta >= 0 unless --theta-real) and the --assume "
+            "relations. Each direction is proven (exact reasoning: the founding model's exact "
+            "class or interval certificate, or the decision procedure, z3 nlsat, for any model "
+            "with polynomial characteristic factors), refuted (an exact counterexample "
+            "checked by an independent path) or left open: 'no counterexample found' after a "
+            "search (founding model, claims outside what is decided exactly), 'undecided "
+            "within the budget' after a timeout; an open direction never gives a relation."
         ),
     )
-    p.add_argument("--claim", required=True, help="an inequality, e.g. 'lam*theta < mu'")
+    p.add_argument("--claim", required=True, help="a relation, e.g. 'lam*theta < mu'")
+    p.add_argument(
+        "--assume",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="a relation the parameters satisfy, e.g. 'mu < gamma' (repeatable; decided by "
+        "the decision procedure: stability only)",
+    )
+    p.add_argument(
+        "--timeout",
+        default=None,
+        metavar="SECONDS",
+        help="the decision procedure's budget per check (default 10)",
+    )
     p.add_argument("--theta-real", action="store_true", help="allow theta < 0 too")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     door.add_model(p)
@@ -37,10 +61,26 @@ def _point(pt: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in pt.items())
 
 
+def _timeout_ms(text) -> int:
+    from symdelay.analysis.claims import DEFAULT_TIMEOUT_MS
+    from symdelay.core.errors import SymdelayInputError
+
+    if text is None:
+        return DEFAULT_TIMEOUT_MS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise SymdelayInputError(f"--timeout takes a positive number of seconds, got '{text}'")
+    return max(1, round(seconds * 1000))
+
+
 def run(args) -> int:
     from symdelay.analysis.claims import verify
 
-    if hasattr(args, "L"):  # the family has delay phases: say how many
+    erlang_shape = getattr(args, "delay", None) in (None, "erlang")
+    if hasattr(args, "L") and erlang_shape:  # the family has delay phases: say how many
         door.need(args, "L")
     door.refuse(
         args,
@@ -50,32 +90,47 @@ def run(args) -> int:
         "D",
         why="a claim is decided over all parameter values; write values into the claim",
     )
-    res = verify(door.model_from_args(args), args.claim, theta_real=args.theta_real)
+    timeout_ms = _timeout_ms(args.timeout)
+    res = verify(
+        door.model_from_args(args),
+        args.claim,
+        assume=tuple(args.assume),
+        theta_real=args.theta_real,
+        timeout_ms=timeout_ms,
+    )
     if args.json:
         emit_json(res.to_json())
         return 0
-    lines = [f"claim: {res.claim}   (L = {res.L})"]
-    for target, rel in (
-        ("stability", res.relation_to_stability),
-        ("oscillation", res.relation_to_oscillation),
-    ):
+    where = f"L = {res.L}" if res.L is not None else f"model {res.model_name}"
+    lines = [f"claim: {res.claim}   ({where})"]
+    if res.assume:
+        lines.append("assuming: " + " and ".join(res.assume))
+    for target in ("stability", "oscillation"):
+        if target not in res.directions:
+            lines.append(
+                f"relation to {target}: not decided (the decision procedure decides stability)"
+            )
+            continue
+        rel = getattr(res, f"relation_to_{target}")
         tag = "proven" if res.proven[target] else "not proven"
         lines.append(f"relation to {target}: {rel}   ({tag})")
-        for direction, word in zip(
-            ("claim_implies_target", "target_implies_claim"), _WORDS[target], strict=True
-        ):
+        for direction, word, arrow in zip(_DIRS, _WORDS[target], _ARROWS[target], strict=True):
             status = res.directions[target][direction]
             pt = res.counterexamples[target][direction]
+            how = res.methods.get(target, {}).get(direction)
             if pt:
                 lines.append(f"  {word}: {_point(pt)}")
             elif status == "refuted":
                 lines.append(f"  {word}: somewhere (exact sign analysis)")
+            elif how == "decision procedure":
+                lines.append(f"  {arrow}: {status} (decision procedure, z3 nlsat)")
     s = res.search
-    lines.append(
-        f"searched: {s['points']} points ("
-        + ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in s["ranges"].items())
-        + f") and {s['optimisations']} local optimisations"
-    )
+    if s:
+        lines.append(
+            f"searched: {s['points']} points ("
+            + ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in s["ranges"].items())
+            + f") and {s['optimisations']} local optimisations"
+        )
     lines.append(res.explanation)
     emit("\n".join(lines))
     return 0

@@ -70,7 +70,7 @@ from symdelay.models.erlang.stability import (
     stability_conditions,
 )
 
-__all__ = ["ClaimResult", "verify", "CLAIM_SYMBOLS", "MAX_L", "SEARCH_RANGES"]
+__all__ = ["ClaimResult", "verify", "CLAIM_SYMBOLS", "MAX_L", "SEARCH_RANGES", "DECIDE_MAX_L"]
 
 CLAIM_SYMBOLS = ("mu", "gamma", "lam", "theta", "D")
 #: Largest finite L accepted (exact Routh counts on degree L + 1 at every checked point).
@@ -86,6 +86,9 @@ SEARCH_RANGES = {
 }
 _RANDOM_POINTS = 24000
 _TOP = 6  # candidates per direction confirmed exactly / optimised
+#: Largest finite L for which the decision procedure decides the directions left open.
+DECIDE_MAX_L = 12
+_DEFAULT_TIMEOUT_MS = 10_000
 _k = sp.Symbol("k")
 _g = sp.Symbol("g")
 
@@ -1125,9 +1128,18 @@ def verify(L, claim: str, theta_real: bool = False) -> ClaimResult:
     return entry(model(L=L), claim, theta_real=theta_real, method="specialised")
 
 
-def specialised_verify(model, claim: str, *, theta_real: bool = False) -> ClaimResult:
+def specialised_verify(
+    model,
+    claim: str,
+    *,
+    assume=(),
+    theta_real: bool = False,
+    timeout_ms: int = _DEFAULT_TIMEOUT_MS,
+) -> ClaimResult:
     """The claims engine on the founding model (a claim is decided over every value of
-    ``mu, lam, theta, D``: the model must leave them free)."""
+    ``mu, lam, theta, D``: the model must leave them free). With ``assume`` (finite L):
+    the decision procedure decides stability under the assumptions; oscillation is
+    decided over the whole domain only, so it is left out then."""
     given = [n for n in ("mu", "lam", "theta", "D") if model.options[n] is not None]
     if given:
         raise SymdelayInputError(
@@ -1135,10 +1147,62 @@ def specialised_verify(model, claim: str, *, theta_real: bool = False) -> ClaimR
             + ", ".join(given)
             + " and write values into the claim"
         )
-    return _decide(model.name, model.L, claim, theta_real)
+    if assume:
+        return _with_assumptions(model, claim, tuple(assume), theta_real, timeout_ms)
+    return _decide(model, claim, theta_real, timeout_ms)
 
 
-def _decide(model_name, L, claim: str, theta_real: bool) -> ClaimResult:
+def _founding_point(L, point: dict | None) -> dict | None:
+    """The decision procedure's point (mu, lam, theta, gamma) in the founding engine's
+    order, with ``D = L/gamma``."""
+    if point is None:
+        return None
+    out = {"mu": point["mu"], "lam": point["lam"], "theta": point["theta"]}
+    out["gamma"] = point["gamma"]
+    out["D"] = str(sp.Integer(L) / sp.sympify(point["gamma"]))
+    return out
+
+
+def _theta_assume(theta_real: bool) -> tuple:
+    return () if theta_real else ("theta >= 0",)
+
+
+def _with_assumptions(model, claim, assume, theta_real, timeout_ms) -> ClaimResult:
+    import dataclasses
+
+    from symdelay.analysis.decide import decide
+
+    if model.infinite or as_L_or_inf(model.L) is INFINITE_L:
+        raise SymdelayInputError(
+            "assumptions need the decision procedure, which decides finite L: at L = inf a "
+            "claim is decided over the whole domain (write the assumption into the claim)"
+        )
+    if model.L > DECIDE_MAX_L:
+        raise SymdelayInputError(
+            f"assumptions need the decision procedure, which is run for L <= {DECIDE_MAX_L} "
+            f"(its Hurwitz conditions grow fast with L), got L = {model.L}"
+        )
+    _parse_claim(_Space(model.L, gamma), claim)  # the founding engine's own checks first
+    res = decide(
+        model,
+        claim,
+        assume=(*assume, *[a for a in _theta_assume(theta_real) if a not in assume]),
+        timeout_ms=timeout_ms,
+        theta_real=theta_real,
+    )
+    ces = {d: _founding_point(model.L, p) for d, p in res.counterexamples["stability"].items()}
+    return dataclasses.replace(
+        res,
+        L=model.L,
+        counterexamples={"stability": ces},
+        counterexample=ces[_DIRS[0]] or ces[_DIRS[1]],
+        explanation=res.explanation
+        + " Oscillation: decided over the whole domain only (run without assumptions).",
+    )
+
+
+def _decide(model, claim: str, theta_real: bool, timeout_ms: int = _DEFAULT_TIMEOUT_MS):
+    model_name, L = model.name, model.L
     Lv = as_L_or_inf(L)
     if Lv is INFINITE_L:
         space = _Space("inf", D)
@@ -1157,6 +1221,7 @@ def _decide(model_name, L, claim: str, theta_real: bool) -> ClaimResult:
     n_points, n_opt = len(m), 0
 
     status = {t: {} for t in _TARGETS}
+    how = {t: {} for t in _TARGETS}
     found = {t: {d: None for d in _DIRS} for t in _TARGETS}
     for target in _TARGETS:
         try:
@@ -1192,6 +1257,7 @@ def _decide(model_name, L, claim: str, theta_real: bool) -> ClaimResult:
                             break
             if point is None and direction in exact and exact[direction][0] == REFUTED:
                 point = _boundary_witness(space, cond, target, direction)
+            exact_word = "interval certificate" if space.infinite else "exact class"
             if point is not None:
                 found[target][direction] = _point_dict(space, *point)
                 if direction in exact and exact[direction][0] == PROVEN:
@@ -1200,18 +1266,43 @@ def _decide(model_name, L, claim: str, theta_real: bool) -> ClaimResult:
                         f"{found[target][direction]} refutes it"
                     )
                 status[target][direction] = REFUTED
+                refuted_exactly = direction in exact and exact[direction][0] == REFUTED
+                how[target][direction] = exact_word if refuted_exactly else "search"
             elif direction in exact:
                 status[target][direction] = exact[direction][0]
+                how[target][direction] = exact_word
                 if exact[direction][0] == REFUTED:
                     found[target][direction] = None
             else:
                 status[target][direction] = OPEN
+                how[target][direction] = "search"
+
+    # 2. the decision procedure for every finite-L stability direction still open
+    formulas, details, decided_notes = {}, {}, []
+    scaling = None
+    opened = [d for d in _DIRS if status["stability"][d] == OPEN]
+    if opened and not space.infinite:
+        scaling = _decide_open(
+            model,
+            space,
+            claim,
+            opened,
+            theta_real,
+            timeout_ms,
+            status,
+            how,
+            found,
+            formulas,
+            details,
+            decided_notes,
+        )
 
     search = _search_summary(space, n_points, n_opt, theta_real)
     rel, proven, notes = {}, {}, []
     for target in _TARGETS:
         rel[target], proven[target] = _relation(*(status[target][d] for d in _DIRS))
     notes += _notes(space, status, found, search, theta_real)
+    notes += decided_notes
     ce = found["stability"]["claim_implies_target"] or found["stability"]["target_implies_claim"]
     oce = (
         found["oscillation"]["claim_implies_target"] or found["oscillation"]["target_implies_claim"]
@@ -1231,7 +1322,62 @@ def _decide(model_name, L, claim: str, theta_real: bool) -> ClaimResult:
         counterexamples=found,
         search=search,
         model_name=model_name,
+        methods=how,
+        formulas={"stability": formulas} if formulas else {},
+        details={"stability": details} if details else {},
+        scaling=scaling,
+        timeout_ms=timeout_ms,
     )
+
+
+def _decide_open(
+    model,
+    space,
+    claim,
+    opened,
+    theta_real,
+    timeout_ms,
+    status,
+    how,
+    found,
+    formulas,
+    details,
+    notes,
+):
+    """Decide the open stability directions with the decision procedure (finite L up to
+    :data:`DECIDE_MAX_L`); a direction it cannot decide stays as the search left it."""
+    from symdelay.analysis.decide import PROVEN as D_PROVEN
+    from symdelay.analysis.decide import REFUTED as D_REFUTED
+    from symdelay.analysis.decide import decide_directions, explain_direction
+
+    words = [
+        f"stability ({'claim => target' if d == _DIRS[0] else 'target => claim'})" for d in opened
+    ]
+    if space.L > DECIDE_MAX_L:
+        notes.append(
+            f"the decision procedure is run for L <= {DECIDE_MAX_L} (its Hurwitz conditions "
+            f"grow fast with L): {', '.join(words)} left to the search"
+        )
+        return None
+    try:
+        recs, scaling, _ = decide_directions(
+            model, claim, opened, assume=_theta_assume(theta_real), timeout_ms=timeout_ms
+        )
+    except SymdelayInputError as exc:
+        notes.append(f"the decision procedure cannot decide this claim ({exc})")
+        return None
+    for d, rec in recs.items():
+        formulas[d] = list(rec["formula_smt2"])
+        details[d] = {k: rec[k] for k in ("counterexample_kind", "checks", "seconds")}
+        details[d]["timeout_ms"] = timeout_ms
+        if rec["status"] in (D_PROVEN, D_REFUTED):
+            status["stability"][d] = PROVEN if rec["status"] == D_PROVEN else REFUTED
+            how["stability"][d] = "decision procedure"
+            found["stability"][d] = _founding_point(space.L, rec["counterexample"])
+        else:
+            details[d]["tried"] = rec["tried"]
+        notes.append("decision procedure (z3 nlsat, exact): " + explain_direction(rec))
+    return scaling
 
 
 def _boundary_witness(space, cond, target, direction):
