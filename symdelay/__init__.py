@@ -58,6 +58,9 @@ _PUBLIC = {
     ),
     "verify_full_factorisation": ("symdelay.models.erlang.charpoly", "verify_full_factorisation"),
     "verify": ("symdelay.models.erlang.claims", "verify"),
+    "minimal_conditions": ("symdelay.analysis.decide", "minimal_conditions"),
+    "MinimalConditions": ("symdelay.analysis.decide", "MinimalConditions"),
+    "ClaimResult": ("symdelay.analysis.claim_result", "ClaimResult"),
     "critical_theta": ("symdelay.models.erlang.hopf", "critical_theta"),
     "instability_window": ("symdelay.models.erlang.hopf", "instability_window"),
     "worst_delay": ("symdelay.models.erlang.hopf", "worst_delay"),
@@ -123,6 +126,9 @@ __all__ = [
     "stability_conditions",
     "tex",
     "verify",
+    "minimal_conditions",
+    "MinimalConditions",
+    "ClaimResult",
 ]
 
 

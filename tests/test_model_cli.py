@@ -144,11 +144,14 @@ def test_roots_model_counts(run_cli):
     assert json.loads(out)["unstable_count"] == 2
 
 
-def test_founding_only_commands_refuse_other_models(run_cli):
-    status, _, err = run_cli(
-        "verify", "--claim", "lam*theta < mu", "--L", "3", "--model", "nserver"
+def test_verify_answers_for_other_models(run_cli):
+    """verify was founding-only; the decision procedure decides nserver's claims (issue 19)."""
+    status, out, err = run_cli(
+        "verify", "--claim", "lam*theta < mu", "--L", "3", "--model", "nserver", "--json"
     )
-    assert status == 2 and "founding model" in err and err.count("\n") == 1
+    assert status == 0, err
+    rec = json.loads(out)
+    assert rec["proven"] == {"stability": True} and rec["relation_to_stability"] == "sufficient"
 
 
 def test_window_and_worst_delay_answer_for_other_models(run_cli):

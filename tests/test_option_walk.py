@@ -64,6 +64,8 @@ OTHER = {
     "--rightmost": "2",
     "--branches": "-1..1",
     "--claim": "lam*theta < 2*mu",
+    "--assume": "mu < gamma",
+    "--timeout": "5",
     "--system": "full",
     "--points": "21",
     "--omega-max": "3",

@@ -90,13 +90,16 @@ def test_limit_cycle_specialised_and_generic_same_class():
         limit_cycle(m, 10, system="full", method="generic")
 
 
-def test_verify_founding_only_for_now():
+def test_verify_founding_and_generic_give_one_record():
     res = verify(build_model("erlang", L=1), "lam*theta < 3*mu")
     assert isinstance(res, ClaimResult) and res.relation_to_stability == "sufficient"
     assert res.to_json()["model"]
-    with pytest.raises(SymdelayInputError, match="founding model"):
-        verify(build_model("nserver", N=2, L=1), "lam*theta < mu")
-    with pytest.raises(SymdelayInputError, match="founding model"):
-        verify(build_model("erlang", L=1), "lam*theta < mu", method="generic")
+    # any other model: the decision procedure (issue 19), the same record
+    other = verify(build_model("nserver", N=2, L=1), "lam*theta < mu")
+    assert isinstance(other, ClaimResult) and other.proven == {"stability": True}
+    generic = verify(build_model("erlang", L=1), "lam*theta < 3*mu", method="generic")
+    assert isinstance(generic, ClaimResult)
+    assert generic.relation_to_stability == res.relation_to_stability
+    assert set(generic.methods["stability"].values()) == {"decision procedure"}
     with pytest.raises(SymdelayInputError, match="decided over all parameter values"):
         verify(build_model("erlang", L=1, mu=1), "lam*theta < mu")

@@ -701,12 +701,19 @@ class MinimalConditions(Result):
     kept_undecided: tuple
     all_conditions: tuple
     model_name: str | None = None
+    assume: tuple = ()
+    dropped_latex: tuple = ()
 
     def record(self) -> dict:
+        lat = self.dropped_latex or ("",) * len(self.dropped)
         return {
             "conditions": [str(c) for c in self.conditions],
             "conditions_latex": list(self.conditions_latex),
-            "dropped": [{"condition": str(c), "formula_smt2": s} for c, s in self.dropped],
+            "assume": list(self.assume),
+            "dropped": [
+                {"condition": str(c), "latex": t, "formula_smt2": s}
+                for (c, s), t in zip(self.dropped, lat, strict=True)
+            ],
             "kept_undecided": [str(c) for c in self.kept_undecided],
             "minimal": not self.kept_undecided,
             "method": METHOD,
@@ -762,4 +769,6 @@ def minimal_conditions(
         dropped=tuple(dropped),
         kept_undecided=tuple(undecided),
         all_conditions=tuple(conds),
+        assume=tuple(assume),
+        dropped_latex=tuple(tex(c, names) for c, _ in dropped),
     )

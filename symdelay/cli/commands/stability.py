@@ -28,6 +28,12 @@ def register(subparsers) -> None:
     p.add_argument(
         "--force", action="store_true", help="run even when the estimated cost is over budget"
     )
+    p.add_argument(
+        "--minimal",
+        action="store_true",
+        help="only the conditions not implied by the others (theta >= 0 where theta is real; "
+        "each dropped condition proven implied by the decision procedure, z3 nlsat)",
+    )
     p.set_defaults(func=honour_force(run))
 
 
@@ -35,6 +41,8 @@ def run(args) -> int:
     from symdelay.analysis.stability import stability
 
     model = door.model_from_args(args)
+    if args.minimal:
+        return _print_minimal(args, model)
     res = stability(model, force=args.force)
     if res.L is None:
         return _print_generic(args, model, res)
@@ -80,5 +88,32 @@ def _print_founding(args, res) -> int:
             lines.append(f"at {at}: the verdict needs " + ", ".join(missing) + " as well")
         else:
             lines.append(f"at {at}: {'stable' if res.stable else 'unstable'} (exact)")
+    emit("\n".join(lines))
+    return 0
+
+
+def _print_minimal(args, model) -> int:
+    from symdelay.analysis.claims import theta_assumption
+    from symdelay.analysis.decide import minimal_conditions
+
+    res = minimal_conditions(model, assume=theta_assumption(model, False))
+    if args.json:
+        emit_json(res.to_json())
+        return 0
+    lines = [f"{model.name}: stable exactly when (minimal: no condition implied by the others)"]
+    if res.assume:
+        lines[0] += ", assuming " + " and ".join(res.assume)
+    lines += [f"  {c}" for c in res.conditions] or ["  (no condition remains)"]
+    if res.dropped:
+        lines.append(
+            f"dropped {len(res.dropped)} condition(s), each proven implied by the others "
+            "(decision procedure, z3 nlsat: unsat):"
+        )
+        lines += [f"  {c}" for c, _ in res.dropped]
+    if res.kept_undecided:
+        lines.append(
+            "kept because the decision procedure ran out of time (the list may not be "
+            "minimal): " + "; ".join(str(c) for c in res.kept_undecided)
+        )
     emit("\n".join(lines))
     return 0
