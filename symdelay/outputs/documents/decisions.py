@@ -103,21 +103,27 @@ def build() -> str:
         "sufficient, neither) is stated only when both directions are decided. All verdicts "
         "below are printed from the results of \\texttt{symdelay verify}; the founding "
         f"model is covered for $L = {FOUNDING_L[0]}, \\dots, {FOUNDING_L[-1]}$ (each list "
-        "and claim decides within a few seconds; larger $L$ is left to the benchmark).\n\n"
+        "and claim decides within a few seconds; $L > 6$ is not covered here).\n\n"
     ]
     for title, model, claims in CASES():
         assume = theta_assumption(model, False)
         mc = minimal_conditions(model, assume=assume, timeout_ms=TIMEOUT_MS)
         out.append(f"\\section{{{escape(title)}}}\n")
         names = dict(getattr(model, "latex_names", {}) or {})
-        out.append(
-            f"Stable (for $\\theta \\ge 0$) exactly when, minimal "
-            f"({len(mc.dropped)} of {len(mc.all_conditions)} conditions dropped as implied"
-            + (", some kept undecided" if mc.kept_undecided else "")
-            + "):\n\\begin{align*}\n"
-            + " \\\\\n".join(f"& {long_lines(c, names)}" for c in mc.conditions)
-            + "\n\\end{align*}\n"
-        )
+        if not mc.conditions:
+            out.append(
+                f"Stable for every parameter value with $\\theta \\ge 0$: all "
+                f"{len(mc.all_conditions)} conditions are implied by the domains.\n"
+            )
+        else:
+            out.append(
+                f"Stable (for $\\theta \\ge 0$) exactly when, minimal "
+                f"({len(mc.dropped)} of {len(mc.all_conditions)} conditions dropped as implied"
+                + (", some kept undecided" if mc.kept_undecided else "")
+                + "):\n\\begin{align*}\n"
+                + " \\\\\n".join(f"& {long_lines(c, names)}" for c in mc.conditions)
+                + "\n\\end{align*}\n"
+            )
         out.append("\\begin{enumerate}\n")
         for claim in claims:
             if claim is None:
