@@ -218,8 +218,10 @@ def test_charpoly_model_contract(run_cli):
     status, out, _ = run_cli("charpoly", "--L", "3", "--full", "--json")
     rec = json.loads(out)
     assert {"L", "polynomial", "latex", "factors"} <= set(rec)
-    status, _, err = run_cli("charpoly", "--mu", "1")
-    assert status == 2 and "--L is required" in err
+    # --L has the family's default (2); --mu takes effect (the polynomial at mu = 1)
+    status, out, err = run_cli("charpoly", "--mu", "1", "--json")
+    rec = json.loads(out)
+    assert status == 0 and rec["L"] == 2 and "mu" not in rec["polynomial"]
 
 
 def test_analyze_delay_differential_model(run_cli):

@@ -132,7 +132,7 @@ def test_json_strings_round_trip(run_cli, argv):
     status, out, _ = run_cli(*argv, "--json")
     assert status == 0
     data = json.loads(out)
-    prose = {"latex", "theta_negative", "var"}
+    prose = {"latex", "theta_negative", "var", "model", "symdelay_version"}
     checked = 0
     for key, value in data.items():
         if key in prose or key.endswith("_latex"):

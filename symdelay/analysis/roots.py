@@ -20,7 +20,6 @@ from symdelay.core.params import as_dps
 from symdelay.core.symbols import r
 
 __all__ = [
-    "RootSet",
     "roots",
     "default_initial",
     "require_values",
@@ -93,7 +92,7 @@ def roots(
     cost first (:func:`check_analysis_cost`).
 
     >>> from symdelay.models import build_model
-    >>> m = build_model("nserver", N=2, L=1, mu=1, lam=1, theta=2, D=1)
+    >>> m = build_model("nserver", N=2, L=1, mu=1, lam=1, theta=2, D=2)
     >>> res = roots(m, dps=15)
     >>> res.unstable_count, [f.mode for f, _ in res.per_factor]
     (0, ['sum', 'sum', 'difference'])

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from symdelay.analysis.routh import routh_hurwitz
+from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
 from symdelay.core.symbols import r
 from symdelay.model.equilibrium import _with_domains
@@ -62,6 +63,43 @@ class Stability(Result):
         if self.critical_lam_theta is None:
             return None
         return sp.factor(self.critical_lam_theta.subs(gamma, self.L / D))
+
+    def critical_value(self, mu_value, gamma_value, dps: int = 30):
+        """``k_c = (lam*theta)_c`` at numbers ``mu, gamma``: the smallest positive root of the
+        Hopf polynomial (a founding record's), isolated exactly and refined to ``dps`` digits
+        (``mpmath.inf`` when there is no Hopf polynomial: L = 1 never crosses).
+
+        >>> import symdelay
+        >>> symdelay.stability_conditions(2).critical_value(1, 2, dps=20)
+        mpf('9.0')
+        """
+        import mpmath
+
+        from symdelay.core.params import as_dps, as_parameter
+        from symdelay.core.symbols import gamma, lam, mu, theta
+
+        if self.L is None:
+            raise SymdelayInputError(
+                "critical_value reads the founding model's Hopf polynomial in lam*theta; for "
+                "another model use symdelay.critical(model, ...)"
+            )
+        dps = as_dps(dps)
+        m, g = as_parameter("mu", mu_value), as_parameter("gamma", gamma_value)
+        if self.hopf_polynomial is None:
+            return mpmath.inf
+        k = sp.Symbol("k")
+        f = sp.Poly(
+            sp.expand(sp.sympify(self.hopf_polynomial).subs(lam, k / theta)).subs(
+                {mu: m, gamma: g}
+            ),
+            k,
+        )
+        positive = [x for x in f.real_roots() if x.is_positive]
+        if not positive:
+            return mpmath.inf
+        value = sp.Float(min(positive).evalf(dps + 5), dps + 5)
+        with mpmath.workdps(dps):
+            return +mpmath.mpf(value._mpf_)
 
     def record(self) -> dict:
         if self.L is None:

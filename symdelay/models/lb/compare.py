@@ -66,8 +66,8 @@ def _variant(policy: LBPolicy, name: str):
 class ComparisonRow(JsonRecord):
     routing: str
     beta: sp.Rational
-    p_wait: object  # Estimate
-    mean_wait_scaled: object  # Estimate (sqrt(n) E[W])
+    p_wait: object  # BatchEstimate
+    mean_wait_scaled: object  # BatchEstimate (sqrt(n) E[W])
     p_wait_theory: object  # diffusion (LB) or Erlang C (random) or None
     mean_wait_scaled_theory: object
 

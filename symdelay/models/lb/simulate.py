@@ -34,7 +34,7 @@ from symdelay.models.lb._kernel import NSTAT, load_c_kernel, run_python
 from symdelay.models.lb.policy import LBPolicy, as_rational
 from symdelay.models.sqd._budget import check_budget, check_memory, count
 
-__all__ = ["simulate", "LBSimulation", "POLICIES", "Estimate", "estimate_seconds"]
+__all__ = ["simulate", "LBSimulation", "POLICIES", "BatchEstimate", "estimate_seconds"]
 
 #: Routing policies the simulator runs: name -> kernel code.
 POLICIES = {"lb": 0, "shortest": 1, "random": 2}
@@ -53,7 +53,7 @@ def estimate_seconds(J: int, lam: float, T: float, backend: str = "c") -> float:
 
 
 @dataclass(frozen=True)
-class Estimate(JsonRecord):
+class BatchEstimate(JsonRecord):
     """A point estimate with its 95 % batch-means interval."""
 
     value: float
@@ -70,7 +70,7 @@ class Estimate(JsonRecord):
 
 def _estimate(
     per_batch: np.ndarray, point: float | None = None, lo: float = 0.0, hi: float = np.inf
-) -> Estimate:
+) -> BatchEstimate:
     """Point value and Student-t 95 % interval over the batches, cut to ``[lo, hi]`` (the
     range of the quantity: every quantity estimated here is >= 0)."""
     from scipy.stats import t as student
@@ -79,12 +79,12 @@ def _estimate(
     m = float(np.mean(v)) if point is None else float(point)
     m = min(max(m, lo), hi)  # a busy fraction of 1 + 1e-16 is rounding
     if len(v) < 2:
-        return Estimate(m, float("nan"), float("nan"))
+        return BatchEstimate(m, float("nan"), float("nan"))
     h = float(student.ppf(0.975, len(v) - 1) * np.std(v, ddof=1) / np.sqrt(len(v)))
-    return Estimate(m, max(m - h, lo), min(m + h, hi))
+    return BatchEstimate(m, max(m - h, lo), min(m + h, hi))
 
 
-def _ratio(num: np.ndarray, den: np.ndarray, hi: float = np.inf) -> Estimate:
+def _ratio(num: np.ndarray, den: np.ndarray, hi: float = np.inf) -> BatchEstimate:
     with np.errstate(invalid="ignore", divide="ignore"):
         per = np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
     tot = float(num.sum() / den.sum()) if den.sum() > 0 else 0.0
@@ -103,10 +103,10 @@ class LBSimulation(JsonRecord):
     seed: int
     events: int
     backend: str
-    p_wait: Estimate
-    mean_wait: Estimate
-    mean_queue: Estimate
-    mean_idle: Estimate
+    p_wait: BatchEstimate
+    mean_wait: BatchEstimate
+    mean_queue: BatchEstimate
+    mean_idle: BatchEstimate
     stations: list
     batches: int
     notes: list = field(default_factory=list)
@@ -133,10 +133,10 @@ class LBSimulation(JsonRecord):
         }
 
     def to_json(self) -> dict:
-        def e(x: Estimate):
+        def e(x: BatchEstimate):
             return repr(x.value)
 
-        def ci(x: Estimate):
+        def ci(x: BatchEstimate):
             return [repr(x.lo), repr(x.hi)]
 
         return {
@@ -149,11 +149,11 @@ class LBSimulation(JsonRecord):
             "mean_idle": e(self.mean_idle),
             "mean_idle_ci95": ci(self.mean_idle),
             "stations": [
-                {k: (e(v) if isinstance(v, Estimate) else v) for k, v in s.items()}
+                {k: (e(v) if isinstance(v, BatchEstimate) else v) for k, v in s.items()}
                 | {
                     f"{k}_ci95": ci(v)
                     for k, v in s.items()
-                    if isinstance(v, Estimate) and k in ("utilisation", "mean_wait")
+                    if isinstance(v, BatchEstimate) and k in ("utilisation", "mean_wait")
                 }
                 for s in self.stations
             ],
@@ -171,8 +171,8 @@ class LBSimulation(JsonRecord):
         }
 
 
-def _scale(x: Estimate, k: float) -> Estimate:
-    return Estimate(x.value * k, x.lo * k, x.hi * k)
+def _scale(x: BatchEstimate, k: float) -> BatchEstimate:
+    return BatchEstimate(x.value * k, x.lo * k, x.hi * k)
 
 
 def _seed_state(seed: int) -> np.ndarray:
@@ -308,7 +308,7 @@ def _summarise(policy, routing, lam, T, warm, seed, events, fn, acc, blen, batch
                 "N": s.N,
                 "mu": str(s.mu),
                 "utilisation": util,
-                "idle_ratio": Estimate(1 - util.value, 1 - util.hi, 1 - util.lo),
+                "idle_ratio": BatchEstimate(1 - util.value, 1 - util.hi, 1 - util.lo),
                 "mean_queue": _estimate(queue[:, j] / blen),
                 "p_wait": _ratio(waits[:, j], arr[:, j], hi=1.0),
                 "mean_wait": _ratio(wsum[:, j], arr[:, j]),
