@@ -210,12 +210,12 @@ def test_routh_latex():
 
 def test_claim_latex():
     # L = 1 is stable for all positive parameters: the claim implies stability, not back
-    body = rendered(symdelay.verify(1, "lam*theta < 3*mu"))
+    body = rendered(symdelay.verify(symdelay.build_model("erlang", L=1), "lam*theta < 3*mu"))
     assert r"3 \mu" in body and "sufficient" in body
 
 
 def test_worst_delay_latex():
-    w = symdelay.worst_delay(3, 1, 1)
+    w = symdelay.worst_delay(symdelay.build_model("erlang", L=3, mu=1, lam=1))
     body = rendered(w)
     # second path: theta_c(D) on the critical curve is smallest at D_star among its neighbours
     D_star = float(w.D_star)
