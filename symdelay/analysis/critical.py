@@ -413,8 +413,15 @@ def _swept(model, param: str, over: str, first):
         return None
     if not D0.is_Rational or D0 <= 0:
         return None
-    if _vary_rates(model, over, first) != _rates(model, {g: L / D0}):
+    try:
+        at_first = _vary(model, over, first)
+    except SymdelayInputError:
+        return None
+    if _rates(at_first) != _rates(model, {g: L / D0}):
         return None  # the family varies D otherwise: rebuild per point
+    from symdelay.analysis.roots import check_analysis_cost
+
+    check_analysis_cost(at_first)  # the refusal of today's per-point path, once
     if not model.equilibrium_is_closed_form_in(p):
         return None
     import flint
@@ -548,13 +555,6 @@ def _rates(model, extra=None):
 
     values = {**model.values, **(extra or {})}
     return {(tuple(t.change), sp.expand(t.rate.xreplace(values))) for t in model.transitions}
-
-
-def _vary_rates(model, over, value):
-    try:
-        return _rates(_vary(model, over, value))
-    except SymdelayInputError:
-        return None
 
 
 def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint:
