@@ -123,3 +123,50 @@ def test_bad_input_is_one_line():
         critical(build_model("erlang", L=2, mu=1, lam=1, theta=1), at=[1])
     with pytest.raises(SymdelayInputError, match="dps"):
         critical(m, at=[1], dps=4)
+
+
+# ------------------------------------------------- the swept generic path (issue 22)
+@pytest.mark.parametrize("L", [10, 30])
+@pytest.mark.parametrize("dps", [15, 30])
+def test_swept_generic_path_agrees_with_the_founding_path_at_larger_L(L, dps):
+    """The generic path with the factors computed once (symbolic in gamma) and one
+    polynomial in w^2 per point, on the founding model and on phase_type --delay erlang."""
+    fast = critical(build_model("erlang", L=L, mu="1.3", lam="0.7"), at=DS, dps=dps,
+                    method="specialised")  # fmt: skip
+    for m in (
+        build_model("erlang", L=L, mu="1.3", lam="0.7"),
+        build_model("phase_type", delay="erlang", L=L, mu="1.3", lam="0.7"),
+    ):
+        slow = critical(m, at=DS, dps=dps, method="generic")
+        assert slow.method == "generic"
+        for p, q in zip(fast.points, slow.points):
+            assert _close(p.critical, q.critical, dps - 3), (L, p.label)
+            assert _close(p.omega, q.omega, dps - 3)
+            assert q.per_factor[0][1].method.startswith("linear in the parameter")
+            assert (q.per_factor[0][1].rhp_below, q.per_factor[0][1].rhp_above) == (0, 2)
+
+
+def test_linear_counts_by_transversality_equal_the_counted_roots(monkeypatch):
+    import symdelay.analysis.crossing as crossing
+    from symdelay.analysis.crossing import critical_linear, critical_parameter
+
+    r, p = sp.symbols("r p")
+    for A, B in (
+        (sp.expand((r + 1) ** 3), sp.Integer(1)),
+        (sp.expand((r + 2) * (r + 1) ** 4), sp.expand(r + 3)),
+        (sp.expand((r + sp.Rational(13, 10)) * (r + 4) ** 6), sp.Integer(7) * 4**6 / 10),
+    ):
+        a = sp.Poly(A, r).all_coeffs()[::-1]
+        b = sp.Poly(B, r).all_coeffs()[::-1] + [0] * (len(a) - 1)
+        b = b[: len(a)]
+        proved = critical_linear(a, b, r, p, dps=20, baseline=0)
+        counted = critical_linear(a, b, r, p, dps=20)
+        with monkeypatch.context() as mp:  # today's path: resultant and subresultant
+            mp.setattr(crossing, "critical_linear", lambda *a, **k: None)
+            resultant = critical_parameter(sp.expand(A + p * B), r, p, dps=20)
+        assert resultant.method == "resultant (exact)"
+        assert proved.p_c == counted.p_c and proved.omega == counted.omega
+        assert (proved.rhp_below, proved.rhp_above) == (counted.rhp_below, counted.rhp_above)
+        assert (proved.rhp_below, proved.rhp_above) == (resultant.rhp_below, resultant.rhp_above)
+        assert _close(proved.p_c, resultant.p_c, 18) and _close(proved.omega, resultant.omega, 18)
+        assert "transversal" in proved.checks[0]

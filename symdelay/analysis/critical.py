@@ -302,10 +302,14 @@ def critical(
         points = (_critical_point(model, param, dps),)
     else:
         pts = []
+        swept = _swept(model, param, over, at[0])
         for v in at:
-            m = _vary(model, over, v)
-            check_analysis_cost(m)
-            p = _critical_point(m, param, dps)
+            if swept is not None:
+                p = swept(v, dps)
+            else:
+                m = _vary(model, over, v)
+                check_analysis_cost(m)
+                p = _critical_point(m, param, dps)
             label = v.strip() if isinstance(v, str) else _label(v)
             pts.append(CriticalPoint(_value(over, v), *_fields(p), label=label))
         points = tuple(pts)
@@ -375,6 +379,182 @@ def _vary(model, over: str, value):
         f"build the model at each {over}, or sweep one of "
         + ", ".join(str(q) for q in model.parameters)
     )
+
+
+def _swept(model, param: str, over: str, first):
+    """The D sweep of an Erlang chain with a free phase rate ``gamma`` (``gamma = L/D``):
+    the model's factors once, symbolic in ``gamma``; at each D a factor linear in ``param``,
+    ``A(r; gamma) + param B(r; gamma)``, has its coefficients evaluated exactly and goes to
+    :func:`symdelay.analysis.crossing.critical_linear` (one polynomial in ``w^2``, the same
+    counts on both sides). Returns ``point(value, dps) -> CriticalPoint``, or None where
+    this does not apply (another swept option, a factor not linear in ``param``, a family
+    whose model at D is not this one with ``gamma = L/D``): the caller rebuilds per point.
+    """
+    import sympy as sp
+
+    from symdelay.analysis.window import _erlang_chain_length
+    from symdelay.core.params import as_parameter
+    from symdelay.model.core import _symbol
+
+    if over != "D":
+        return None
+    g, p = _symbol("gamma"), _symbol(param)
+    for q in (g, p):
+        if q not in model.domains or q in model.values:
+            return None
+    if any(q not in (g, p) for q in model.free_parameters):
+        return None
+    L = _erlang_chain_length(model, g)
+    if L is None:
+        return None
+    try:
+        D0 = as_parameter("D", first)
+    except SymdelayInputError:
+        return None
+    if not D0.is_Rational or D0 <= 0:
+        return None
+    try:
+        at_first = _vary(model, over, first)
+    except SymdelayInputError:
+        return None
+    if _rates(at_first) != _rates(model, {g: L / D0}):
+        return None  # the family varies D otherwise: rebuild per point
+    from symdelay.analysis.roots import check_analysis_cost
+
+    check_analysis_cost(at_first)  # the refusal of today's per-point path, once
+    if not model.equilibrium_is_closed_form_in(p):
+        return None
+    import flint
+
+    prepared = []
+    for f in model.factors:
+        if not f.factor.has(p):
+            continue
+        num, den = sp.fraction(sp.together(f.factor))
+        if den.has(r) or den.has(p):
+            return None
+        try:
+            P = sp.Poly(sp.expand(num), r, p, g)
+        except sp.PolynomialError:
+            return None
+        if P.degree(p) != 1 or not all(c.is_Rational for c in P.coeffs()):
+            return None
+        n = P.degree(r) + 1
+        A = [{} for _ in range(n)]
+        B = [{} for _ in range(n)]
+        for (k, j, e), c in P.terms():
+            (A if j == 0 else B)[k][e] = flint.fmpq(int(c.p), int(c.q))
+
+        def as_poly(d):
+            top = max(d, default=0)
+            return flint.fmpq_poly([d.get(e, 0) for e in range(top + 1)])
+
+        # F(r; param = 0) factored once over Q[gamma]: its exact unstable count at each D
+        # is the baseline of the transversality proof (critical_linear)
+        _c, parts = sp.factor_list(sp.expand(num.subs(p, 0)), r)
+        base = []
+        for q, mult in parts:
+            Q = sp.Poly(q, r, g)
+            rows = [{} for _ in range(Q.degree(r) + 1)]
+            for (k, e), c in Q.terms():
+                rows[k][e] = flint.fmpq(int(c.p), int(c.q))
+            base.append(([as_poly(d) for d in rows], mult))
+        prepared.append((f, [as_poly(d) for d in A], [as_poly(d) for d in B], base))
+
+    def point(value, dps):
+        from symdelay.analysis.crossing import critical_linear, critical_parameter
+        from symdelay.model.records import Factor
+
+        D = as_parameter("D", value)
+        if not D.is_Rational or D <= 0:
+            return _critical_point(_vary(model, over, value), param, dps)
+        gv = flint.fmpq(int(L * D.q), int(D.p))
+        per = []
+        for f, Ac, Bc, base in prepared:
+            A = [_rational(c(gv)) for c in Ac]
+            B = [_rational(c(gv)) for c in Bc]
+            baseline = _baseline(base, gv)
+            expr = _LazyLinear(A, B, p)
+            fac = Factor(expr, f.multiplicity, f.mode)
+            cp = critical_linear(A, B, r, p, dps=dps, expression=expr, baseline=baseline)
+            if cp is None:
+                cp = critical_parameter(expr, r, p, dps=dps)
+            per.append((fac, cp))
+        if not per:
+            return CriticalPoint(None, mpmath.inf, None)
+        fac, best = min(per, key=lambda fc: fc[1].p_c)
+        return CriticalPoint(None, best.p_c, best.omega, fac.mode, tuple(per))
+
+    return point
+
+
+class _LazyLinear:
+    """``A(r) + p B(r)`` as a SymPy expression built on first use (printing a record):
+    building it costs more than solving it at large L."""
+
+    def __init__(self, A, B, p):
+        self._parts = (A, B, p)
+        self._expr = None
+
+    @property
+    def expr(self):
+        if self._expr is None:
+            A, B, p = self._parts
+            self._expr = sum(a * r**k for k, a in enumerate(A)) + p * sum(
+                b * r**k for k, b in enumerate(B)
+            )
+        return self._expr
+
+    def _sympy_(self):
+        return self.expr
+
+    def __str__(self):
+        return str(self.expr)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.expr, name)
+
+
+def _baseline(base, gv):
+    """The exact unstable count of ``F(r; 0)`` from its factors at ``gamma = gv`` (None if
+    one has a root on the axis)."""
+    from symdelay.analysis.polyroots import exact_counts
+
+    total = 0
+    for rows, mult in base:
+        coeffs = [_rational(c(gv)) for c in rows]
+        while len(coeffs) > 1 and coeffs[-1] == 0:
+            coeffs.pop()
+        if len(coeffs) == 1:
+            if coeffs[0] == 0:
+                return None
+            continue
+        if len(coeffs) == 2:
+            if coeffs[0] == 0:
+                return None
+            total += mult * (1 if coeffs[0] / coeffs[1] < 0 else 0)
+            continue
+        c = exact_counts(coeffs[::-1])
+        if c.axis:
+            return None
+        total += mult * c.rhp
+    return total
+
+
+def _rational(q):
+    import sympy as sp
+
+    return sp.Rational(int(q.p), int(q.q))
+
+
+def _rates(model, extra=None):
+    """The transition table as a comparable set (changes and rates at the model's values)."""
+    import sympy as sp
+
+    values = {**model.values, **(extra or {})}
+    return {(tuple(t.change), sp.expand(t.rate.xreplace(values))) for t in model.transitions}
 
 
 def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint:

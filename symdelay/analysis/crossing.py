@@ -32,6 +32,7 @@ argument principle on a box that provably holds every unstable root of the quasi
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import flint
@@ -204,6 +205,12 @@ def _polynomial(F, var, param, dps, eps):
             ) from None
     if not all(c.is_Rational for c in P.coeffs()):
         raise SymdelayInputError("the coefficients must be rational numbers")
+    if P.degree(param) == 1:
+        A = [sp.Rational(P.coeff_monomial(var**k)) for k in range(P.degree(var) + 1)]
+        B = [sp.Rational(P.coeff_monomial(var**k * param)) for k in range(P.degree(var) + 1)]
+        fast = critical_linear(A, B, var, param, dps, eps=eps, expression=F)
+        if fast is not None:
+            return fast
     prec = _bits(dps)
     s = sp.Symbol("s", real=True)
     pr = sp.Symbol(param.name, real=True)
@@ -264,6 +271,186 @@ def _polynomial(F, var, param, dps, eps):
         "resultant (exact)",
         ("certified polynomial roots + Cauchy index on both sides",),
     )
+
+
+def _split_parts(coeffs):
+    """``(R, I)`` (fmpq_poly in ``s = w^2``) with ``sum c_k (i w)^k = R(s) + i w I(s)``."""
+    re, im = [], []
+    for k, c in enumerate(coeffs):
+        sign = -1 if (k // 2) % 2 else 1
+        (re if k % 2 == 0 else im).append(flint.fmpq(int(c.p), int(c.q)) * sign)
+    return flint.fmpq_poly(re or [0]), flint.fmpq_poly(im or [0])
+
+
+def critical_linear(A, B, var, param, dps: int = 30, *, eps=None, expression=None, baseline=None):
+    """:func:`critical_parameter` for ``F = A(var) + param B(var)`` (``A``, ``B``: exact
+    rational coefficients, ascending), without a resultant: ``F(i w) = 0`` is linear in
+    ``p``, so with ``A(i w) = R_A(s) + i w I_A(s)`` (likewise ``B``, ``s = w^2``) a crossing
+    at ``w > 0`` is a positive root of the one polynomial ``h = R_A I_B - I_A R_B`` (degree
+    about ``deg F / 2``, Arb-isolated) with ``p = -R_A/R_B = -I_A/I_B`` there, and one
+    through ``r = 0`` is ``p = -A(0)/B(0)``. The same candidates as the resultant's, decided
+    by the same counts on both sides. None where this does not apply (``h = 0``, ``F(i w)``
+    real or imaginary for every ``w``, a root where ``R_B = I_B = 0``): the caller then
+    uses the resultant path.
+
+    ``baseline``: the exact unstable count of ``A`` (None: unknown, or ``A`` has a root on
+    the axis). Given it, the counts on both sides are proved without solving ``F``: for
+    ``0 < p < p_1`` (the first candidate) no root is on the axis and the degree does not
+    drop, so the count is ``baseline``; at a candidate whose axis root ``i w`` is simple
+    (``F_r(i w) != 0``), alone (the candidates are separated, the root of ``h`` simple) and
+    transversal (``Re dr/dp = -Re(B/F_r)`` excludes 0, in Arb) the count changes by
+    ``2 sgn Re dr/dp`` (``w > 0``; ``w = 0``: by the sign). Otherwise the counts come from
+    certified roots on both sides, as in :func:`critical_parameter`."""
+    dps = as_dps(dps)
+    eps = sp.Rational(1, 10**6) if eps is None else sp.Rational(eps)
+    A = [sp.Rational(c) for c in A]
+    B = [sp.Rational(c) for c in B]
+    n = max(len(A), len(B))
+    A += [sp.Integer(0)] * (n - len(A))
+    B += [sp.Integer(0)] * (n - len(B))
+    RA, IA = _split_parts(A)
+    RB, IB = _split_parts(B)
+    if (RA.is_zero() and RB.is_zero()) or (IA.is_zero() and IB.is_zero()):
+        return None
+    h = RA * IB - IA * RB
+    if h.is_zero():
+        return None
+    prec = _bits(dps)
+    from symdelay.analysis.polyroots import _fmpz_primitive
+
+    hz = _fmpz_primitive(h) if h.degree() >= 1 else None
+    proved = None
+    for _attempt in range(5):  # precision doubled until every candidate has the digits
+        cands = []
+        if B[0] != 0 and -A[0] / B[0] > 0:
+            cands.append((to_arb(-A[0] / B[0]), flint.arb(0)))
+        with flint.ctx.workprec(prec):
+            roots = [] if hz is None else hz.complex_roots()
+            simple, loose = True, False
+            for c, mult in roots:
+                if not (c.imag.is_exact() and c.imag == 0 and c.real > 0):
+                    continue
+                simple = simple and mult == 1
+                sb = c.real
+                rb, ib = _arb_poly(RB, sb), _arb_poly(IB, sb)
+                if not rb.contains(0):
+                    pb = -_arb_poly(RA, sb) / rb
+                elif not ib.contains(0):
+                    pb = -_arb_poly(IA, sb) / ib
+                else:
+                    loose = True  # R_B = I_B = 0 here, or too few bits: raise precision
+                    break
+                if pb.contains(0):
+                    loose = True
+                    break
+                if pb > 0:
+                    cands.append((pb, sb.sqrt()))
+            tight = not loose and all(
+                b.rad() <= abs(b.mid()) * flint.arb(10) ** (-dps - 2)
+                for pb, wb in cands
+                for b in (pb, wb)
+                if not b.is_zero()
+            )
+            if tight:
+                cands.sort(key=lambda c: float(c[0].mid()))
+                with mpmath.workdps(dps + GUARD):
+                    found = [(_mpf(pb), _mpf(wb)) for pb, wb in cands]
+                proved = None
+                if baseline is not None and simple:
+                    proved = _transversal(A, B, cands, baseline)
+                break
+        prec *= 2
+    else:
+        return None  # the resultant path decides
+
+    def count(pv):
+        from symdelay.analysis.polyroots import polynomial_roots
+
+        q = [a + pv * b for a, b in zip(A, B)]
+        while len(q) > 1 and q[-1] == 0:
+            q.pop()
+        poly = sp.Poly.from_list(q[::-1], var)
+        return polynomial_roots(poly, var, dps=max(15, min(dps, 30))).unstable_count
+
+    if expression is None:
+        expression = sum(a * var**k for k, a in enumerate(A)) + param * sum(
+            b * var**k for k, b in enumerate(B)
+        )
+    if proved is not None:
+        i, below, above = proved
+        pv, wv = found[i] if i is not None else (mpmath.inf, None)
+        return CriticalParameter(
+            expression,
+            str(var),
+            str(param),
+            dps,
+            pv,
+            wv,
+            below if i is not None else None,
+            above if i is not None else None,
+            "linear in the parameter: Im(A conj B)(w^2) = 0 (exact)",
+            tuple(found),
+            (
+                "exact unstable count of F(r; 0), no axis root and constant degree below "
+                "the first candidate, transversal simple crossing (Arb): counts on both sides",
+            ),
+        )
+    return _decide(
+        expression,
+        var,
+        param,
+        dps,
+        eps,
+        found,
+        count,
+        "linear in the parameter: Im(A conj B)(w^2) = 0 (exact)",
+        ("certified polynomial roots + Cauchy index on both sides",),
+    )
+
+
+def _transversal(A, B, cands, baseline):
+    """``(index of p_c, count below, count above)`` proved by transversality (see
+    :func:`critical_linear`), ``(None, baseline, baseline)`` without a candidate, or None
+    where the proof does not apply."""
+    for x, y in itertools.pairwise(cands):
+        if x[0].overlaps(y[0]):
+            return None
+    n = len(A) - 1
+    an, bn = A[n], B[n]
+    if an == 0:
+        return None  # a root comes in from infinity as p leaves 0
+    if bn != 0 and -an / bn > 0:
+        top = to_arb(-an / bn)
+        if not cands or not top > cands[0][0] * 2:
+            return None  # the degree drops before (or near) the first candidate
+    if not cands:
+        return None if (bn != 0 and -an / bn > 0) else (None, baseline, baseline)
+    pb, wb = cands[0]
+    Aq = flint.fmpq_poly([flint.fmpq(int(c.p), int(c.q)) for c in A])
+    Bq = flint.fmpq_poly([flint.fmpq(int(c.p), int(c.q)) for c in B])
+    z = flint.acb(0, wb)
+    Fr = _acb_poly(Aq.derivative(), z) + pb * _acb_poly(Bq.derivative(), z)
+    if Fr.contains(0):
+        return None
+    d = -(_acb_poly(Bq, z) / Fr).real
+    if d.contains(0):
+        return None
+    step = (2 if not wb.is_zero() else 1) * (1 if d > 0 else -1)
+    return 0, baseline, baseline + step
+
+
+def _acb_poly(p: flint.fmpq_poly, z: flint.acb) -> flint.acb:
+    acc = flint.acb(0)
+    for c in reversed(p.coeffs()):
+        acc = acc * z + flint.acb(flint.arb(c))
+    return acc
+
+
+def _arb_poly(p: flint.fmpq_poly, x: flint.arb) -> flint.arb:
+    acc = flint.arb(0)
+    for c in reversed(p.coeffs()):
+        acc = acc * x + flint.arb(c)
+    return acc
 
 
 def _frequency_at(U_s, V1_s, S1, pr, s, pb, prec):

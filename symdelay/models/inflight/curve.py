@@ -440,19 +440,10 @@ def _closed_form_L2():
     return neat.subs({g: gamma_, m: mu_})
 
 
-def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> Extremum:
-    """The smallest weight ``kappa`` (times ``pattern``) that keeps the equilibrium stable
-    for every ``theta >= 0`` — certified (Arb balls from exact polynomials).
-
-    Depends on ``L`` and ``mu D`` only (time rescaling). ``L = "inf"``:
-    :func:`kappa_star_limit`.
-    """
-    from symdelay.core.params import is_infinite_L
-
-    dps = as_dps(dps)
-    if is_infinite_L(L):
-        return kappa_star_limit(mu, D, dps=dps)
-    cv = hopf_curve(L, mu, D, pattern)
+def _kappa_star_exact(cv: HopfCurve, dps: int):
+    """``(kappa*, unstable weights, (omega, lam theta))`` from the expanded exact polynomials
+    (any pattern): Arb isolation of all their complex roots, precision doubled until the
+    extremes are known to ``dps`` digits."""
     prec = _bits(dps)
     for _attempt in range(6):
         try:
@@ -496,13 +487,86 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> Extremum:
                     omega = _mp(t_ball.sqrt()) if isinstance(t_ball, flint.arb) else None
                     a = cv.a_of(t_ball)
                     where = (omega, _mp(a) if attained else mpmath.inf)
-    closed = None
-    if cv.L == 2 and all(e == 1 for e in cv.pattern):
-        closed = _closed_form_L2()
+    return kstar, tuple(unstable), where
+
+
+FAST_CHECKS = (
+    "kappa(u), a(u) from the closed factors (1 + i omega/gamma)^L by binary powering "
+    "(Arb power series in u = (omega/gamma)^2)",
+    "maximiser: Newton on kappa' = 0 in Arb, sign change of kappa' across its ball",
+    "no other weight reached: |kappa| <= |w|/(1 - |w|) past u_T, and an Arb cover of "
+    "[0, u_T] by cells each inadmissible, below kappa*, or in the concave window of u*",
+    "every weight in [kappa(0), kappa*] attained: [0, u*] admissible, kappa(0) < 0",
+)
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    L: int
+    mu: sp.Rational
+    D: sp.Rational
+    pattern: tuple
+
+
+def _checked(L, mu, D, pattern):
+    """``hopf_curve``'s checks, without building the exact polynomials."""
+    L = as_L(L, allow_symbol=False)
+    mu = as_parameter("mu", mu)
+    D = as_parameter("D", D)
+    for name, v in (("mu", mu), ("D", D)):
+        if not v.is_Rational:
+            raise SymdelayInputError(f"{name} must be a number")
+    L = int(L)
+    return L, sp.Rational(mu), sp.Rational(D), observation_pattern(pattern, L)
+
+
+def _kappa_star_closed_factors(L, mu, D, dps):
+    """The weight on every phase: :func:`.fastcurve.kappa_star_all` (None where its proof
+    does not apply: the exact path then decides)."""
+    from symdelay.models.inflight.fastcurve import ShapeError, kappa_star_all
+
+    g = _q(sp.Rational(L) / D)
+    try:
+        kb, ub, ab, prec = kappa_star_all(L, g, _q(mu), dps, _bits(dps))
+    except ShapeError:
+        return None
+    with mpmath.workdps(dps + GUARD), flint.ctx.workprec(prec):
+        kstar = _mp(kb)
+        omega = _mp(ub.sqrt() * flint.arb(g))
+        return kstar, ((mpmath.mpf(0), kstar),), (omega, _mp(ab))
+
+
+def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> Extremum:
+    """The smallest weight ``kappa`` (times ``pattern``) that keeps the equilibrium stable
+    for every ``theta >= 0`` — certified (Arb balls from exact polynomials).
+
+    Depends on ``L`` and ``mu D`` only (time rescaling). ``L = "inf"``:
+    :func:`kappa_star_limit`.
+    """
+    from symdelay.core.params import is_infinite_L
+
+    dps = as_dps(dps)
+    if is_infinite_L(L):
+        return kappa_star_limit(mu, D, dps=dps)
+    L, mu, D, pattern = _checked(L, mu, D, pattern)
+    method = "exact crossing curve + Arb root isolation"
     checks = [
         "kappa(t), a(t) exact rational functions (Cramer's rule on Re/Im of P(i w) = 0)",
         "extremes at Arb-isolated roots of I_A' C - I_A C' and at the admissible ends",
     ]
+    fast = None
+    if L >= 2 and all(e == 1 for e in pattern):
+        fast = _kappa_star_closed_factors(L, mu, D, dps)
+    if fast is not None:
+        kstar, unstable, where = fast
+        method = "closed factors (1 + i omega/gamma)^L, certified cover of the crossing curve"
+        checks = list(FAST_CHECKS)
+    else:
+        kstar, unstable, where = _kappa_star_exact(_curve(L, mu, D, pattern), dps)
+    cv = _Inputs(L, mu, D, pattern)
+    closed = None
+    if cv.L == 2 and all(e == 1 for e in cv.pattern):
+        closed = _closed_form_L2()
     if closed is not None:
         g = sp.Rational(cv.L) / cv.D
         # evaluated by mpmath from the exact rationals: SymPy's own evaluation of the
@@ -524,7 +588,7 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> Extremum:
         where[0],
         where[1],
         closed,
-        "exact crossing curve + Arb root isolation",
+        method,
         tuple(checks),
     )
 

@@ -1,0 +1,194 @@
+"""Benchmark (issue 22): kappa* from the closed factors, and the swept generic critical path,
+each side by side with the path it replaced, interleaved, in one run.
+
+A. ``kappa_star(L, 1, 1, dps=30)`` (weight on every phase): new = closed factors
+   (1 + i omega/gamma)^L, certified cover (``symdelay.models.inflight.fastcurve``); old =
+   the expanded exact polynomials and Arb isolation of all their complex roots
+   (``curve._kappa_star_exact`` on a freshly built ``curve._curve``, still the path of the
+   other patterns). The printed digits of both are compared where the old one runs.
+B. ``critical(model, at=[D...], method="generic")`` on ``phase_type --delay erlang`` and on
+   the founding model: new = factors once (symbolic in gamma) + one polynomial in w^2 per D
+   with transversality counts; old = the model rebuilt at every D + resultant/subresultants
+   + counts from certified roots (``_swept`` and ``critical_linear`` switched off); the
+   founding specialised path for scale. Per point: the curve's time over 8 D values minus
+   the one-time part (the symbolic factors), reported separately.
+
+Run:  .venv/bin/python benchmarks/bench_fast.py  (writes benchmarks/results/fast.txt)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import flint
+import numpy as np
+import sympy as sp
+
+import symdelay.analysis.critical as crit
+import symdelay.analysis.crossing as crossing
+from symdelay.core.numbers import format_number
+from symdelay.models import build_model
+from symdelay.models.inflight import curve
+
+OUT = Path(__file__).parent / "results" / "fast.txt"
+DPS = 30
+N_OLD = 2
+lines: list[str] = []
+
+
+def out(text=""):
+    print(text, flush=True)
+    lines.append(text)
+
+
+def timed(f):
+    t = time.perf_counter()
+    v = f()
+    return time.perf_counter() - t, v
+
+
+def slope(xs, ys):
+    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+
+
+def kstar_new(L):
+    return curve.kappa_star(L, 1, 1, dps=DPS).to_json()
+
+
+def kstar_old(L):
+    curve._curve.cache_clear()
+    Lc, m, D, pat = curve._checked(L, 1, 1, "all")
+    k, _unstable, (omega, a) = curve._kappa_star_exact(curve._curve(Lc, m, D, pat), DPS)
+    f = lambda x: format_number(x, DPS)  # noqa: E731
+    return {"kappa_star": f(k), "omega": f(omega), "lam_theta": f(a)}
+
+
+def part_a():
+    out("A. kappa* (mu D = 1, weight on every phase, dps 30): seconds, medians of interleaved runs")
+    out(f"{'L':>6} {'old s':>9} {'new s':>9} {'ratio':>8}  digits equal  kappa*")
+    both = {10: 3, 50: 3, 100: 3, 200: 1}
+    olds, news = {}, {}
+    for L, reps in both.items():
+        to, tn = [], []
+        for _ in range(reps):
+            t, o = timed(lambda L=L: kstar_old(L))
+            to.append(t)
+            t, n = timed(lambda L=L: kstar_new(L))
+            tn.append(t)
+        same = all(o[k] == n[k] for k in ("kappa_star", "omega", "lam_theta"))
+        olds[L], news[L] = statistics.median(to), statistics.median(tn)
+        out(
+            f"{L:>6} {olds[L]:>9.4f} {news[L]:>9.4f} {olds[L] / news[L]:>8.1f}  {same!s:>12}  "
+            f"{n['kappa_star']}"
+        )
+    for L in (500, 1000, 2000, 5000, 10000):
+        ts = []
+        for _ in range(3):
+            t, n = timed(lambda L=L: kstar_new(L))
+            ts.append(t)
+        news[L] = statistics.median(ts)
+        out(f"{L:>6} {'-':>9} {news[L]:>9.4f} {'':>8}  {'':>12}  {n['kappa_star']}")
+    ko = [L for L in olds if L >= 50]
+    kn = [L for L in news if L >= 100]
+    out(f"fitted exponent in L: old {slope(ko, [olds[L] for L in ko]):.2f} (L = 50..200), "
+        f"new {slope(kn, [news[L] for L in kn]):.2f} (L = 100..10^4)")  # fmt: skip
+    out(f"goals: L = 500 < 0.2 s: {news[500]:.3f} s; L = 10^4 < 3 s: {news[10000]:.3f} s")
+
+
+class _Old:
+    """Today's generic path: the model rebuilt at every D, resultants, counted roots."""
+
+    def __enter__(self):
+        self.saved = (crit._swept, crossing.critical_linear)
+        crit._swept = lambda *a, **k: None
+        crossing.critical_linear = lambda *a, **k: None
+
+    def __exit__(self, *exc):
+        crit._swept, crossing.critical_linear = self.saved
+
+
+def _model(fam, L):
+    extra = {"delay": "erlang"} if fam == "phase_type" else {}
+    return build_model(fam, L=L, mu=1, lam=1, **extra)
+
+
+def part_b():
+    out()
+    out("B. critical theta over D (mu = lam = 1, dps 15): seconds per D point, medians")
+    out(f"{'L':>4} {'model':>11} {'one-time':>9} {'new/pt':>9} {'old/pt':>9} {'founding/pt':>12}"
+        f" {'new/founding':>13}  agree")  # fmt: skip
+    Ds = [sp.Rational(k, 4) for k in range(1, 9)]
+    for L in (2, 10, 30):
+        fm = _model("erlang", L)
+        crit.critical(fm, at=Ds[:1], method="specialised")
+        tf = statistics.median(
+            timed(lambda fm=fm: crit.critical(fm, at=Ds, method="specialised"))[0] for _ in range(3)
+        ) / len(Ds)
+        ref = crit.critical(fm, at=Ds, method="specialised").to_json()["points"]
+        for fam in ("phase_type", "erlang"):
+            m = _model(fam, L)
+            t_once, _ = timed(lambda m=m: crit._swept(m, "theta", "D", Ds[0]))
+            # per point: the swept curve on a model whose factors are already computed
+            tn = statistics.median(
+                timed(lambda m=m: crit.critical(m, at=Ds, method="generic"))[0] for _ in range(3)
+            ) / len(Ds)
+            new = crit.critical(m, at=Ds, method="generic").to_json()["points"]
+            if L <= 10:
+                with _Old():
+                    to, old = timed(
+                        lambda L=L, fam=fam: crit.critical(
+                            _model(fam, L), at=Ds[:N_OLD], method="generic"
+                        )
+                    )
+                to /= N_OLD
+                old = old.to_json()["points"]
+                agree = [p["theta_c"] for p in old] == [p["theta_c"] for p in new[:N_OLD]]
+            else:
+                to, agree = math.nan, None
+            agree_f = [p["theta_c"] for p in ref] == [p["theta_c"] for p in new]
+            out(
+                f"{L:>4} {fam:>11} {t_once:>9.3f} {tn:>9.4f} {to:>9.4f} {tf:>12.4f} "
+                f"{tn / tf:>13.1f}  founding {agree_f}, old {agree}"
+            )
+    out()
+    out("B'. one D point, the per-point solve alone (critical_linear on the founding factor, "
+        "dps 15) vs the founding specialised path")  # fmt: skip
+    r, th = sp.symbols("r theta")
+    mu, lam = sp.Integer(1), sp.Integer(1)
+    xs, ys = [], []
+    for L in (10, 30, 100, 300):
+        D = sp.Rational(5, 2)
+        g = L / D
+        A = sp.Poly((r + mu) * (r + g) ** L, r).all_coeffs()[::-1]
+        B = [lam * g**L] + [0] * (len(A) - 1)
+        t, c = timed(lambda A=A, B=B: crossing.critical_linear(A, B, r, th, dps=15, baseline=0))
+        fm = _model("erlang", L)
+        crit.critical(fm, at=[D], method="specialised")
+        tf, f = timed(lambda fm=fm, D=D: crit.critical(fm, at=[D], method="specialised"))
+        same = c.to_json()["p_c"] == f.to_json()["points"][0]["theta_c"]
+        xs.append(L)
+        ys.append(t)
+        out(f"{L:>5}  solve {t:>8.4f} s  founding {tf:>8.4f} s  ratio {t / tf:>8.1f}  equal {same}")
+    out(f"fitted exponent of the per-point solve in L: {slope(xs, ys):.2f} (L = 10..300; "
+        "flint complex_roots of h, degree L/2)")  # fmt: skip
+
+
+def main():
+    load = os.getloadavg()
+    out(f"symdelay bench_fast — {platform.machine()}, Python {sys.version.split()[0]}, "
+        f"python-flint {flint.__version__}, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")  # fmt: skip
+    out()
+    part_a()
+    part_b()
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
