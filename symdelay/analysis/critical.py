@@ -382,6 +382,13 @@ def _vary(model, over: str, value):
 
 
 def _swept(model, param: str, over: str, first):
+    """:func:`_swept_build`, kept on the model (one preparation for every curve of it)."""
+    return model.cached(
+        f"critical-swept:{param}:{over}", lambda: _swept_build(model, param, over, first)
+    )
+
+
+def _swept_build(model, param: str, over: str, first):
     """The D sweep of an Erlang chain with a free phase rate ``gamma`` (``gamma = L/D``):
     the model's factors once, symbolic in ``gamma``; at each D a factor linear in ``param``,
     ``A(r; gamma) + param B(r; gamma)``, has its coefficients evaluated exactly and goes to
@@ -419,6 +426,12 @@ def _swept(model, param: str, over: str, first):
         return None
     if _rates(at_first) != _rates(model, {g: L / D0}):
         return None  # the family varies D otherwise: rebuild per point
+    D1 = D0 * sp.Rational(3, 2)  # and at a second D, the map D -> gamma = L/D
+    try:
+        if _rates(_vary(model, over, D1)) != _rates(model, {g: L / D1}):
+            return None
+    except SymdelayInputError:
+        return None
     from symdelay.analysis.roots import check_analysis_cost
 
     check_analysis_cost(at_first)  # the refusal of today's per-point path, once
