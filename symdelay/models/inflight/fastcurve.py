@@ -183,12 +183,18 @@ def kappa_star_all(L: int, g: flint.fmpq, mu: flint.fmpq, dps: int, prec: int):
     ``g = L/D`` and ``mu`` exact; ``prec`` the starting precision in bits."""
     if L < 2:
         raise ShapeError("L = 1 has no interior maximum")
-    gf, muf = float(g), float(mu)
+    try:
+        gf, muf = float(g), float(mu)
+    except OverflowError:  # rates beyond doubles: the scan cannot bracket, the exact path can
+        raise ShapeError("a rate does not fit a double") from None
+    if not (math.isfinite(gf) and math.isfinite(muf) and gf > 0 and muf > 0):
+        raise ShapeError("a rate does not fit a double")
     cv = _Curve(L, g, mu)
     # 1. a double scan for the maximiser, over phi where |w| >= 1e-4
     phi_max = min(math.acos(1e-4 ** (1.0 / L)), 1.5)
     n = max(4000, int(16 * L * phi_max))
-    phi, kap, adm = _scan(L, gf, muf, phi_max, n)
+    with np.errstate(all="ignore"):  # a bracket finder only: overflow becomes inf/nan, masked
+        phi, kap, adm = _scan(L, gf, muf, phi_max, n)
     masked = np.where(adm & np.isfinite(kap), kap, -np.inf)
     i = int(np.argmax(masked))
     k_d = float(masked[i])
