@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay import verify
 from symdelay.core.parsing import parse_relational
 from symdelay.core.symbols import D, gamma, lam, mu, theta
+from symdelay.models.erlang.claims import verify  # the founding convenience verify(L, claim)
 from symdelay.models.erlang.stability import stability_conditions
 
 MARGIN = 1e-9
