@@ -173,7 +173,14 @@ def _last_exit(f, t0, t1, band, step) -> float:
     if i + 1 >= ts.size:
         return t1
     g = lambda t: abs(float(f(np.array([t]))[0])) - band  # noqa: E731
-    return float(optimize.brentq(g, ts[i], ts[i + 1], xtol=1e-12))
+    a, b = float(ts[i]), float(ts[i + 1])
+    # f on one point can differ from f on the grid in the last bits: a scan value on the band
+    # itself may change sign; the crossing is then that end, to rounding
+    if g(a) < 0:
+        return a
+    if g(b) >= 0:
+        return b
+    return float(optimize.brentq(g, a, b, xtol=1e-12))
 
 
 def _linear_parts(J, y0):
