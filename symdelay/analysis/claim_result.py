@@ -137,3 +137,22 @@ class ClaimResult(Result):
             "timeout_seconds": None if self.timeout_ms is None else self.timeout_ms / 1000,
         }
         return out
+
+
+def relation(sa: str, sb: str, open_status: str) -> tuple[str, bool]:
+    """The relation of a claim to a target from the statuses of its two directions (claim =>
+    target, target => claim): a word and True when both are "proven" or "refuted", else what is
+    known, with ``open_status`` (the status of a direction left open) for the rest."""
+    if sa != open_status and sb != open_status:
+        words = {
+            ("proven", "proven"): "equivalent",
+            ("refuted", "proven"): "necessary",
+            ("proven", "refuted"): "sufficient",
+            ("refuted", "refuted"): "neither",
+        }
+        return words[(sa, sb)], True
+    a = {"proven": "sufficient", "refuted": "not sufficient"}.get(sa)
+    b = {"proven": "necessary", "refuted": "not necessary"}.get(sb)
+    open_parts = [w for w, s in (("sufficiency", sa), ("necessity", sb)) if s == open_status]
+    decided = [w for w in (a, b) if w]
+    return "; ".join([*decided, f"{' and '.join(open_parts)}: {open_status}"]), False

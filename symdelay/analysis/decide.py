@@ -460,19 +460,9 @@ def _point_record(point) -> dict:
 
 # ------------------------------------------------------------------ the record
 def _relation(sa: str, sb: str) -> tuple[str, bool]:
-    if sa != UNDECIDED and sb != UNDECIDED:
-        words = {
-            (PROVEN, PROVEN): "equivalent",
-            (REFUTED, PROVEN): "necessary",
-            (PROVEN, REFUTED): "sufficient",
-            (REFUTED, REFUTED): "neither",
-        }
-        return words[(sa, sb)], True
-    a = {PROVEN: "sufficient", REFUTED: "not sufficient", UNDECIDED: None}[sa]
-    b = {PROVEN: "necessary", REFUTED: "not necessary", UNDECIDED: None}[sb]
-    open_parts = [w for w, s in (("sufficiency", sa), ("necessity", sb)) if s == UNDECIDED]
-    decided = [w for w in (a, b) if w]
-    return "; ".join([*decided, f"{' and '.join(open_parts)}: {UNDECIDED}"]), False
+    from symdelay.analysis.claim_result import relation
+
+    return relation(sa, sb, UNDECIDED)
 
 
 def _claim_formula(model, text, what, aliases):

@@ -1074,19 +1074,9 @@ def _witness_points(space, target, gt, phi_bound):
 
 # ------------------------------------------------------------------ verify
 def _relation(sa: str, sb: str) -> tuple[str, bool]:
-    if sa != OPEN and sb != OPEN:
-        words = {
-            (PROVEN, PROVEN): "equivalent",
-            (REFUTED, PROVEN): "necessary",
-            (PROVEN, REFUTED): "sufficient",
-            (REFUTED, REFUTED): "neither",
-        }
-        return words[(sa, sb)], True
-    a = {PROVEN: "sufficient", REFUTED: "not sufficient", OPEN: None}[sa]
-    b = {PROVEN: "necessary", REFUTED: "not necessary", OPEN: None}[sb]
-    open_parts = [w for w, s in (("sufficiency", sa), ("necessity", sb)) if s == OPEN]
-    decided = [w for w in (a, b) if w]
-    return "; ".join([*decided, f"{' and '.join(open_parts)}: no counterexample found"]), False
+    from symdelay.analysis.claim_result import relation
+
+    return relation(sa, sb, OPEN)
 
 
 def _search_summary(space, n_points, n_opt, theta_real) -> dict:
