@@ -76,7 +76,7 @@ def _interrupt_on_terminal(extra):
 @pytest.mark.parametrize("extra", [[], ["--replications", "2"]], ids=["serial", "threads"])
 def test_sigint_stops_the_kernel_with_status_130(extra):
     status, text = _interrupt_on_terminal(extra)
-    assert status == 130
+    assert status == 130, text
     assert "symdelay: interrupted" in text and "Traceback" not in text
 
 
@@ -151,3 +151,31 @@ def test_chunked_runs_are_bit_identical(backend, chunk):
     assert np.array_equal(whole.transition_counts, part.transition_counts)
     assert np.array_equal(whole.final_counts, part.final_counts)
     assert whole.events == part.events > 0
+
+
+def test_ctrl_c_during_ctypes_argument_conversion_stays_an_interrupt():
+    """ctypes converts a kernel's arguments in Python; a SIGINT landing there comes out as
+    ctypes.ArgumentError, which the loaded kernel turns back into KeyboardInterrupt (it was
+    an exit 70 'internal error' on a loaded machine). Other conversion errors stay errors."""
+    import ctypes
+
+    from symdelay.core.cbuild import _Kernel
+
+    class Interrupting:
+        @classmethod
+        def from_param(cls, obj):
+            raise KeyboardInterrupt
+
+    class Refusing:
+        @classmethod
+        def from_param(cls, obj):
+            raise TypeError("not an array")
+
+    for kind, expected in ((Interrupting, KeyboardInterrupt), (Refusing, ctypes.ArgumentError)):
+        fn = ctypes.CDLL(None).labs
+        fn.argtypes = [kind]
+        with pytest.raises(expected):
+            _Kernel(fn)(1)
+    plain = ctypes.CDLL(None).labs
+    plain.argtypes, plain.restype = [ctypes.c_long], ctypes.c_long
+    assert _Kernel(plain)(-7) == 7

@@ -53,6 +53,29 @@ _loaded: dict = {}
 _lock = threading.Lock()
 
 
+class _Kernel:
+    """A loaded C function whose Ctrl-C stays a ``KeyboardInterrupt``: ctypes converts the
+    arguments in Python (numpy's ``ndpointer.from_param``), and a SIGINT that lands there comes
+    out as ``ctypes.ArgumentError("argument 7: KeyboardInterrupt: ")``, which the CLI would
+    report as an internal error instead of exiting 130."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args):
+        try:
+            return self.fn(*args)
+        except ctypes.ArgumentError as exc:
+            if "KeyboardInterrupt" in str(exc):
+                raise KeyboardInterrupt from None
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self.fn, name)
+
+
 def load_library(source: str, prefix: str, label: str, bind: Callable):
     """The kernel function of the C ``source``: compiled at first use into
     ``cache_dir()/PREFIX-HASH.so`` (the hash of the source, so an edited kernel is rebuilt),
@@ -70,7 +93,8 @@ def load_library(source: str, prefix: str, label: str, bind: Callable):
             target = cache_dir() / f"{prefix}-{digest}{ext}"
             if not target.exists():
                 compile_library(source, target, label)
-            fn = bind(ctypes.CDLL(str(target)))
+            bound = bind(ctypes.CDLL(str(target)))
+            fn = None if bound is None else _Kernel(bound)
         except OSError:
             fn = None
         _loaded[key] = fn
