@@ -26,3 +26,45 @@ def test_the_check_sees_a_heavy_import():
     code = CHECK.replace("import sys\n", "import sys\nimport numpy\n", 1)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "numpy"
+
+
+NUMERIC = """
+import contextlib, io, sys
+from symdelay.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    status = main(ARGV)
+print(status, "sympy" in sys.modules)
+print(out.getvalue())
+"""
+
+
+def _numeric_run(argv):
+    code = NUMERIC.replace("ARGV", repr(argv))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    head, _, text = proc.stdout.partition("\n")
+    return head, text
+
+
+def test_the_numeric_critical_path_needs_no_sympy_and_agrees_with_the_closed_form():
+    """`critical` at finite L solves the Hopf phase in mpmath from the model's exact
+    Fractions; SymPy (0.4 s of start-up) loads only for the closed forms of --json. The
+    numbers equal the closed form theta_c(D) = 8 (D + 3)^3 / (D (D + 9)^2) (L = 3, mu = lam =
+    1), which the JSON run derives with SymPy."""
+    import json
+    from fractions import Fraction
+
+    argv = ["critical", "--L", "3", "--mu", "1", "--lam", "1", "--D", "1,2.5,1e-3"]
+    head, text = _numeric_run(argv)
+    assert head == "0 False", (head, text)
+    values = [line.split()[:2] for line in text.splitlines()[2:] if line.strip()]
+    assert len(values) == 3
+    for d, theta in values:
+        D = Fraction(d)
+        exact = 8 * (D + 3) ** 3 / (D * (D + 9) ** 2)
+        assert abs(Fraction(theta) - exact) <= exact * Fraction(1, 10**14)
+    head, text = _numeric_run([*argv, "--json"])
+    assert head == "0 True"  # the closed forms are symbolic
+    record = json.loads(text)
+    assert record["theta_c_of_D"] == "8*(D + 3)**3/(D*(D + 9)**2)"
+    assert [p["theta_c"] for p in record["points"]] == [t for _, t in values]

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import sympy as sp
-
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 
 __all__ = ["CharPoly", "charpoly"]

@@ -36,9 +36,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-import sympy as sp
-
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 
 __all__ = ["ClaimFormula", "parse_claim", "TRUE", "FALSE", "conj", "disj", "neg", "rel"]
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import sympy as sp
-
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 
 __all__ = ["ClaimResult", "DIRECTIONS", "TARGETS", "METHODS"]

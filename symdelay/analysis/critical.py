@@ -27,11 +27,9 @@ from functools import cached_property
 import mpmath
 
 from symdelay.analysis.entry import declined, require_table, specialisation
-from symdelay.analysis.stability import is_stable
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps
 from symdelay.core.result import Result
-from symdelay.core.symbols import r
 
 __all__ = ["CriticalCurve", "CriticalPoint", "critical", "critical_by_verdicts"]
 
@@ -401,6 +399,7 @@ def _swept_build(model, param: str, over: str, first):
 
     from symdelay.analysis.window import _erlang_chain_length
     from symdelay.core.params import as_parameter
+    from symdelay.core.symbols import r
     from symdelay.model.core import _symbol
 
     if over != "D":
@@ -512,6 +511,8 @@ class _LazyLinear:
     @property
     def expr(self):
         if self._expr is None:
+            from symdelay.core.symbols import r
+
             A, B, p = self._parts
             self._expr = sum(a * r**k for k, a in enumerate(A)) + p * sum(
                 b * r**k for k, b in enumerate(B)
@@ -574,6 +575,7 @@ def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint
     """The smallest ``param > 0`` at which roots of some factor cross the imaginary axis
     (the generic path at one point)."""
     from symdelay.analysis.crossing import critical_parameter
+    from symdelay.core.symbols import r
     from symdelay.model.core import _symbol
 
     p = _symbol(param)
@@ -621,6 +623,7 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> CriticalCu
 
 def _point_by_verdicts(model, param: str = "theta", search=None) -> CriticalPoint:
     from symdelay.analysis.roots import roots
+    from symdelay.analysis.stability import is_stable
 
     cfg = {**SEARCH, **(search or {})}
 

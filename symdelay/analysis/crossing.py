@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 import flint
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.analysis.certify import count_zeros, mpc_from_acb_mid, to_arb
 from symdelay.core.errors import CertificationError, SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps
 

@@ -30,11 +30,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-import sympy as sp
 from scipy.integrate import solve_ivp
 
 from symdelay.analysis.entry import declined, specialisation
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_positive_number
 from symdelay.core.result import Result
 

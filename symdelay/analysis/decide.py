@@ -54,11 +54,10 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-import sympy as sp
-
 from symdelay.analysis.claim_formula import FALSE, TRUE, conj, neg, parse_claim, rel, walk_rels
 from symdelay.analysis.claim_result import ClaimResult
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 from symdelay.core.symbols import r
 

@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
-import sympy as sp
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
 from symdelay.analysis.simulate import check_table
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
 
 __all__ = [

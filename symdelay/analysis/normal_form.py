@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.analysis.entry import declined, specialisation
 from symdelay.analysis.projection import eigenvectors, first_lyapunov
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import GUARD, format_exact, format_number
 from symdelay.core.params import INFINITE_L, as_dps
 from symdelay.core.result import Result

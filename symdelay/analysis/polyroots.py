@@ -41,7 +41,6 @@ import itertools
 
 import flint
 import mpmath
-import sympy as sp
 
 from symdelay.analysis.certify import (
     arb_to_mpf_upper,
@@ -52,6 +51,7 @@ from symdelay.analysis.certify import (
 )
 from symdelay.analysis.rootset import CertifiedRoot, RootSet
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
 
 __all__ = ["polynomial_roots", "exact_counts", "axis_roots", "ExactCounts", "METHODS"]

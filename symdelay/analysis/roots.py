@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.analysis.rootset import RootSet
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
 from symdelay.core.symbols import r
 

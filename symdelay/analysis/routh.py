@@ -55,10 +55,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import flint
-import sympy as sp
 
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.latex import tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.parsing import parse_expression
 
 __all__ = ["RouthResult", "routh_hurwitz", "hurwitz_matrix", "EPSILON"]

@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-import sympy as sp
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.pycode import PythonCodePrinter
 
@@ -50,6 +49,7 @@ from symdelay.core.cbuild import load_library
 from symdelay.core.checks import check_eta
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
 from symdelay.core.rng import MASK, rotl
 

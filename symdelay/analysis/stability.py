@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import sympy as sp
-
 from symdelay.analysis.routh import routh_hurwitz
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 from symdelay.core.symbols import r
 from symdelay.model.equilibrium import _with_domains

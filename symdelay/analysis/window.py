@@ -69,11 +69,11 @@ from dataclasses import dataclass, field
 
 import flint
 import mpmath
-import sympy as sp
 
 from symdelay.analysis.entry import declined, specialisation
 from symdelay.analysis.polyroots import exact_counts
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps, as_parameter
 from symdelay.core.result import Result

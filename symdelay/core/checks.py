@@ -7,9 +7,9 @@ import numbers
 from fractions import Fraction
 
 import numpy as np
-import sympy as sp
 
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L, as_parameter, exact_number
 
 __all__ = [

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import sympy as sp
-
 from symdelay.core.errors import VerificationError
+from symdelay.core.lazy import sympy as sp
 
 __all__ = ["Step", "Derivation", "require_zero", "require_equal"]
 

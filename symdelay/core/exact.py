@@ -17,11 +17,12 @@ import re
 from fractions import Fraction
 
 import mpmath
-import sympy as sp
 
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import loaded
+from symdelay.core.lazy import sympy as sp
 
-__all__ = ["exact_number", "exact_decimal", "printable"]
+__all__ = ["exact_fraction", "exact_number", "exact_decimal", "printable"]
 
 
 _NONFINITE_WORDS = {
@@ -47,7 +48,7 @@ def _nonfinite(name: str, value) -> SymdelayInputError:
     )
 
 
-def _from_decimal_text(name: str, text: str, original) -> sp.Rational | None:
+def _from_decimal_text(name: str, text: str, original) -> Fraction | None:
     """The exact rational a decimal (``1e-40``, ``1.0000000000000000000001``) or fraction
     (``3/7``) text denotes; ``None`` if it is neither."""
     m = _DECIMAL_TEXT.fullmatch(text)
@@ -58,19 +59,23 @@ def _from_decimal_text(name: str, text: str, original) -> sp.Rational | None:
                 f"{name}: the exponent of '{original}' is beyond +-{MAX_DECIMAL_EXPONENT}: "
                 "give a number of a representable size"
             )
-        f = Fraction(text.replace("_", ""))
-        return sp.Rational(f.numerator, f.denominator)
+        return Fraction(text.replace("_", ""))
     if _FRACTION_TEXT.fullmatch(text) is not None:
         num, den = (int(part.strip().replace("_", "")) for part in text.split("/"))
         if den == 0:
             raise SymdelayInputError(f"{name}: '{original}' divides by zero")
-        return sp.Rational(num, den)
+        return Fraction(num, den)
     return None
 
 
-def exact_number(name: str, value) -> sp.Rational:
-    """THE conversion rule for every number that enters symdelay: the exact rational the
-    value denotes.
+def _is_sympy(value) -> bool:
+    """Whether ``value`` is a SymPy object (without importing SymPy when nobody has)."""
+    return loaded("sympy") and isinstance(value, sp.Basic)
+
+
+def exact_fraction(name: str, value) -> Fraction:
+    """THE conversion rule for every number that enters symdelay, as a
+    :class:`~fractions.Fraction` (no SymPy needed): the exact rational the value denotes.
 
     * text: a decimal (``"1e33"``, ``"1.0000000000000000000001"``) or a fraction
       (``"3/7"``) becomes exactly that rational, never a "simple" nearby one;
@@ -82,16 +87,10 @@ def exact_number(name: str, value) -> sp.Rational:
     * NaN and +-inf (as numbers or words) are refused with a :class:`SymdelayInputError`
       naming the parameter ``name``, as is anything that is not a number.
 
-    >>> exact_number("D", "1e33"), exact_number("mu", 0.1), exact_number("x", "3/6")
-    (1000000000000000000000000000000000, 1/10, 1/2)
-    >>> exact_number("mu", "1.0000000000000000000001") - 1
-    1/10000000000000000000000
-    >>> exact_number("mu", float("nan"))
-    Traceback (most recent call last):
-    ...
-    symdelay.core.errors.SymdelayInputError: mu must be a finite number: nan and inf are not numbers symdelay accepts for a parameter, got 'nan'; give e.g. 0.5, 1e-3 or 1/3
+    >>> exact_fraction("D", "1e-3"), exact_fraction("mu", 0.1)
+    (Fraction(1, 1000), Fraction(1, 10))
     """
-    if isinstance(value, (bool, sp.logic.boolalg.BooleanAtom)):
+    if isinstance(value, bool):
         raise SymdelayInputError(f"{name} must be a number, got {value!r}")
     if isinstance(value, str):
         text = value.strip()
@@ -104,28 +103,28 @@ def exact_number(name: str, value) -> sp.Rational:
                 f"such as 1/3), got '{value}'"
             )
         return out
-    if isinstance(value, sp.Basic):
+    if _is_sympy(value):
+        if isinstance(value, sp.logic.boolalg.BooleanAtom):
+            raise SymdelayInputError(f"{name} must be a number, got {value!r}")
         if value.is_Rational:
-            return sp.Rational(value)
+            return Fraction(int(value.p), int(value.q))
         if value.has(sp.nan, sp.oo, -sp.oo, sp.zoo):
             raise _nonfinite(name, value)
         if isinstance(value, sp.Float):
-            return exact_number(name, str(value))
+            return exact_fraction(name, str(value))
         raise SymdelayInputError(f"{name} must be a rational number, got {value}")
     if isinstance(value, float):  # numpy float64 is a float subclass too
         if not math.isfinite(value):
             raise _nonfinite(name, repr(float(value)))
-        f = Fraction(repr(float(value)))
-        return sp.Rational(f.numerator, f.denominator)
+        return Fraction(repr(float(value)))
     if isinstance(value, numbers.Integral):
-        return sp.Integer(int(value))
+        return Fraction(int(value))
     if isinstance(value, Fraction):
-        return sp.Rational(value.numerator, value.denominator)
+        return value
     if isinstance(value, decimal.Decimal):
         if not value.is_finite():
             raise _nonfinite(name, value)
-        f = Fraction(value)
-        return sp.Rational(f.numerator, f.denominator)
+        return Fraction(value)
     if isinstance(value, (mpmath.mpf, numbers.Real)):  # mpf, numpy float32, longdouble
         finite = mpmath.isfinite(value) if isinstance(value, mpmath.mpf) else None
         if finite is None:
@@ -133,8 +132,24 @@ def exact_number(name: str, value) -> sp.Rational:
         if not finite:
             raise _nonfinite(name, value)
         out = _from_decimal_text(name, str(value).strip(), value)
-        return out if out is not None else exact_number(name, float(value))
+        return out if out is not None else exact_fraction(name, float(value))
     raise SymdelayInputError(f"{name} must be a number, got {value!r}")
+
+
+def exact_number(name: str, value) -> sp.Rational:
+    """:func:`exact_fraction` as a SymPy rational (the value every symbolic path takes).
+
+    >>> exact_number("D", "1e33"), exact_number("mu", 0.1), exact_number("x", "3/6")
+    (1000000000000000000000000000000000, 1/10, 1/2)
+    >>> exact_number("mu", "1.0000000000000000000001") - 1
+    1/10000000000000000000000
+    >>> exact_number("mu", float("nan"))
+    Traceback (most recent call last):
+    ...
+    symdelay.core.errors.SymdelayInputError: mu must be a finite number: nan and inf are not numbers symdelay accepts for a parameter, got 'nan'; give e.g. 0.5, 1e-3 or 1/3
+    """
+    f = exact_fraction(name, value)
+    return sp.Rational(f.numerator, f.denominator)
 
 
 def exact_decimal(x) -> str | None:
@@ -149,8 +164,8 @@ def exact_decimal(x) -> str | None:
     >>> exact_decimal(exact_number("mu", "1.0000000000000000000001"))
     '1.0000000000000000000001'
     """
-    x = sp.Rational(x)
-    p, q = int(x.p), int(x.q)
+    x = x if isinstance(x, Fraction) else exact_fraction("x", x)
+    p, q = x.numerator, x.denominator
     if p == 0:
         return "0"
     twos = (q & -q).bit_length() - 1

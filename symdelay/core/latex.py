@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 
-import sympy as sp
-
 from symdelay.core.errors import VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import LATEX_NAMES
 
 __all__ = ["tex", "display", "Equation", "escape", "document", "PREAMBLE", "relations_tex"]

@@ -1,5 +1,7 @@
-"""Public names of a package that load on first use (PEP 562), so that importing a package
-(for its declared options, say) does not import its mathematics.
+"""Loading on first use: public names of a package (PEP 562), so that importing a package
+(for its declared options, say) does not import its mathematics, and whole modules
+(:func:`module`), so that a numeric path that never touches SymPy never pays for importing
+it.
 
 >>> import types
 >>> m = types.ModuleType("demo")
@@ -11,8 +13,12 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
+import threading
+import types
 
-__all__ = ["exports"]
+__all__ = ["exports", "loaded", "module"]
 
 
 def exports(namespace: dict, public: dict[str, str]):
@@ -59,3 +65,72 @@ def exports(namespace: dict, public: dict[str, str]):
         return sorted(set(namespace) | set(public))
 
     return __getattr__, __dir__
+
+
+class _LazyModule(types.ModuleType):
+    """Stands for a module not yet imported; the first attribute access imports it (under a
+    lock: a second thread waits for the finished module) and copies its namespace in, so
+    later accesses cost what a plain module's do. ``sys.modules`` is not touched before the
+    import, so ``import sympy.polys`` elsewhere runs the normal import; a failed import
+    (Ctrl-C during it) leaves the stand-in as it was, to be tried again."""
+
+    def __getattribute__(self, attr):
+        get = object.__getattribute__
+        namespace = get(self, "__dict__")
+        with namespace["_symdelay_lock"]:
+            if get(self, "__class__") is _LazyModule:
+                real = importlib.import_module(namespace["_symdelay_name"])
+                namespace.update(real.__dict__)
+                namespace["_symdelay_real"] = real
+                self.__class__ = _Loaded
+        return getattr(self, attr)
+
+
+class _Loaded(types.ModuleType):
+    """A stand-in after its import: the module's namespace as it was then, and whatever the
+    module gained since (a subpackage imported later) from the module itself."""
+
+    def __getattr__(self, name):
+        return getattr(object.__getattribute__(self, "__dict__")["_symdelay_real"], name)
+
+
+_lock = threading.Lock()
+_stand_ins: dict[str, types.ModuleType] = {}
+
+
+def loaded(name: str) -> bool:
+    """Whether module ``name`` has been imported: ``isinstance(x, sympy.Basic)`` can only
+    be true if ``loaded("sympy")``.
+
+    >>> loaded("json")
+    True
+    """
+    return name in sys.modules
+
+
+def module(name: str) -> types.ModuleType:
+    """The module ``name``, imported at its first attribute access (``sp =
+    module("sympy")`` instead of ``import sympy as sp``); a module already imported is
+    returned as it is.
+
+    >>> module("json").dumps([1])
+    '[1]'
+    """
+    found = sys.modules.get(name)
+    if found is not None:
+        return found
+    with _lock:
+        lazy = _stand_ins.get(name)
+        if lazy is None:
+            if importlib.util.find_spec(name) is None:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            lazy = types.ModuleType(name)
+            lazy.__dict__.update(_symdelay_name=name, _symdelay_lock=threading.RLock())
+            lazy.__class__ = _LazyModule
+            _stand_ins[name] = lazy
+        return lazy
+
+
+#: SymPy, loaded at its first use: ``from symdelay.core.lazy import sympy as sp`` in every
+#: module of the package, so a command whose path needs no symbolic algebra never imports it
+sympy = module("sympy")

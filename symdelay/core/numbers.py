@@ -9,8 +9,12 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import mpmath
-import sympy as sp
+
+from symdelay.core.lazy import loaded
+from symdelay.core.lazy import sympy as sp
 
 __all__ = ["GUARD", "format_number", "format_exact"]
 
@@ -22,7 +26,10 @@ def format_number(x, dps: int, strip: bool = False) -> str:
     """Decimal string with ``dps`` significant digits, rounded once; ``"inf"`` for infinity."""
     if x is None:
         return None
-    if isinstance(x, sp.Basic):
+    if isinstance(x, Fraction | int) and not isinstance(x, bool):
+        with mpmath.workdps(dps + GUARD):
+            x = mpmath.mpf(x.numerator) / x.denominator
+    elif loaded("sympy") and isinstance(x, sp.Basic):
         if x in (sp.oo, -sp.oo):
             return "inf" if x > 0 else "-inf"
         if x.is_Rational:
@@ -45,6 +52,16 @@ def format_exact(x, dps: int = 15) -> str:
     """
     from symdelay.core.params import exact_decimal, printable
 
+    if isinstance(x, Fraction | int) and not isinstance(x, bool):  # no SymPy needed
+        x = Fraction(x)
+        short = max(x.numerator.bit_length(), x.denominator.bit_length()) <= 133  # 40 digits
+        s = str(x) if short else ""
+        if s and len(s) <= 20:
+            return s
+        d = exact_decimal(x)
+        if d is not None and len(d) <= 40:
+            return d
+        return format_number(x, dps, strip=True)
     x = sp.sympify(x)
     s = str(x) if printable(x, 40) else ""
     if s and len(s) <= 20:

@@ -22,8 +22,7 @@ from __future__ import annotations
 import math
 import numbers
 
-import sympy as sp
-
+from symdelay.core import symbols as _symbols
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.exact import (  # noqa: F401 - the one conversion rule, re-exported
     _DECIMAL_TEXT,
@@ -36,11 +35,12 @@ from symdelay.core.exact import (  # noqa: F401 - the one conversion rule, re-ex
     _nonfinite,
     _strip_factor,
     exact_decimal,
+    exact_fraction,
     exact_number,
     printable,
 )
-from symdelay.core.parsing import parse_expression
-from symdelay.core.symbols import SYMBOLS
+from symdelay.core.lazy import loaded
+from symdelay.core.lazy import sympy as sp
 
 __all__ = [
     "as_parameter",
@@ -53,11 +53,18 @@ __all__ = [
     "as_dps",
     "as_positive_number",
     "DPS_RANGE",
-    "INFINITE_L",
+    *("INFINITE_L",),  # made at first use (module __getattr__)
 ]
 
-#: The delay-differential limit L = oo.
-INFINITE_L = sp.oo
+
+def __getattr__(name):
+    # INFINITE_L is SymPy's oo: made at first use (PEP 562), so that importing this module
+    # does not import SymPy
+    if name == "INFINITE_L":
+        return sp.oo
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _INF_WORDS = {"inf", "+inf", "oo", "infinity"}
 
 DPS_RANGE = (5, 10000)
@@ -73,6 +80,8 @@ def as_parameter(name: str, value, *, positive: bool = True, default=None):
     ``None`` gives the canonical symbol ``name`` (or ``default``). Numbers must be finite
     and, when ``positive``, strictly positive.
     """
+    from symdelay.core.symbols import SYMBOLS
+
     if value is None:
         return SYMBOLS[name] if default is None else default
     if isinstance(value, str):
@@ -80,7 +89,11 @@ def as_parameter(name: str, value, *, positive: bool = True, default=None):
         if text.lower() in _NONFINITE_WORDS:
             raise _nonfinite(name, text)
         expr = _from_decimal_text(name, text, value)
-        if expr is None:  # an expression: its number literals go through exact_number
+        if expr is not None:
+            expr = sp.Rational(expr.numerator, expr.denominator)
+        else:  # an expression: its number literals go through exact_number
+            from symdelay.core.parsing import parse_expression
+
             expr = parse_expression(text)
     elif isinstance(value, sp.Basic):
         expr = value
@@ -124,16 +137,17 @@ def as_L(value, *, allow_symbol: bool = True):
     ...
     symdelay.core.errors.SymdelayInputError: L must be an integer >= 1 (number of delay phases), got 0
     """
-    if isinstance(value, sp.Symbol) and allow_symbol:
+    sympy_value = loaded("sympy") and isinstance(value, sp.Basic)
+    if sympy_value and isinstance(value, sp.Symbol) and allow_symbol:
         if value.name != "L":
             raise SymdelayInputError(
                 f"unknown symbol '{value}' for L: use an integer >= 1 or the symbol L"
             )
-        return SYMBOLS["L"]
+        return _symbols.L
     if isinstance(value, str):
         text = value.strip()
         if allow_symbol and text == "L":
-            return SYMBOLS["L"]
+            return _symbols.L
         try:
             value = int(text)
         except ValueError:
@@ -151,7 +165,7 @@ def as_L(value, *, allow_symbol: bool = True):
                 f"L must be an integer >= 1 (number of delay phases), got {value!r}"
             )
         value = int(value)
-    if isinstance(value, sp.Integer):
+    if sympy_value and isinstance(value, sp.Integer):
         value = int(value)
     if not isinstance(value, numbers.Integral):
         raise SymdelayInputError(
@@ -173,7 +187,7 @@ def is_infinite_L(value) -> bool:
         return value.strip().lower() in _INF_WORDS
     if isinstance(value, float) and not isinstance(value, bool):
         return math.isinf(value) and value > 0
-    return value is sp.oo
+    return loaded("sympy") and value is sp.oo  # no SymPy object exists before SymPy loads
 
 
 def as_L_or_inf(value, *, allow_symbol: bool = False):
@@ -184,7 +198,7 @@ def as_L_or_inf(value, *, allow_symbol: bool = False):
     (oo, 4)
     """
     if is_infinite_L(value):
-        return INFINITE_L
+        return sp.oo
     try:
         return as_L(value, allow_symbol=allow_symbol)
     except SymdelayInputError:

@@ -36,9 +36,8 @@ import io
 import tokenize
 from collections.abc import Mapping
 
-import sympy as sp
-
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import SYMBOLS
 
 __all__ = ["parse_expression", "parse_relational", "parse_output", "ALLOWED_FUNCTIONS"]

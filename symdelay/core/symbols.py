@@ -15,29 +15,29 @@ dummies internally and map back.
 
 from __future__ import annotations
 
-import sympy as sp
+from symdelay.core.lazy import sympy as sp
 
-__all__ = [
-    "r",
-    "mu",
-    "lam",
-    "theta",
-    "gamma",
-    "D",
-    "L",
-    "eta",
-    "SYMBOLS",
-    "LATEX_NAMES",
+__all__ = [  # the symbols themselves are made at first use (below)
+    *("r", "mu", "lam", "theta", "gamma", "D", "L", "eta", "SYMBOLS", "LATEX_NAMES"),
     "positive_versions",
 ]
 
-r, mu, lam, theta, gamma, D, L, eta = sp.symbols("r mu lam theta gamma D L eta")
+_NAMES = ("r", "mu", "lam", "theta", "gamma", "D", "L", "eta")
 
-#: Name -> symbol, for parsing user text and JSON.
-SYMBOLS: dict[str, sp.Symbol] = {s.name: s for s in (r, mu, lam, theta, gamma, D, L, eta)}
 
-#: Symbol -> LaTeX, where the default printer would not give the conventional glyph.
-LATEX_NAMES: dict[sp.Symbol, str] = {lam: r"\lambda"}
+def __getattr__(name):
+    # the symbols are made at their first use (PEP 562), so importing this module (or
+    # ``from symdelay.core import symbols``) does not import SymPy
+    if name not in ("SYMBOLS", "LATEX_NAMES", *_NAMES):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    made = dict(zip(_NAMES, sp.symbols(" ".join(_NAMES)), strict=True))
+    #: Name -> symbol, for parsing user text and JSON.
+    made["SYMBOLS"] = {n: made[n] for n in _NAMES}
+    #: Symbol -> LaTeX, where the default printer would not give the conventional glyph.
+    made["LATEX_NAMES"] = {made["lam"]: r"\lambda"}
+    for key, value in made.items():
+        globals().setdefault(key, value)
+    return globals()[name]
 
 
 def positive_versions(*symbols: sp.Symbol) -> dict[sp.Symbol, sp.Symbol]:
@@ -49,7 +49,7 @@ def positive_versions(*symbols: sp.Symbol) -> dict[sp.Symbol, sp.Symbol]:
     """
     out = {}
     for s in symbols:
-        if s == L:
+        if s == __getattr__("L"):
             out[s] = sp.Symbol(s.name, integer=True, positive=True)
         else:
             out[s] = sp.Symbol(s.name, positive=True)

@@ -1,8 +1,22 @@
-"""The generic model layer: a model is its transition table; everything else is derived."""
+"""The generic model layer: a model is its transition table; everything else is derived.
 
-from symdelay.model.core import DOMAINS, Equilibrium, Factor, Model, Transition
-from symdelay.model.modes import Mode
-from symdelay.model.toml_loader import load_toml, model_from_dict
+Its public names load on first use, so a fast path that needs only the ``Model`` class does
+not import the mode decomposition or the TOML loader.
+"""
+
+from symdelay.core.lazy import exports
+
+#: public name -> the module that defines it (imported when first asked for)
+_PUBLIC = {
+    "DOMAINS": "symdelay.model.core",
+    "Equilibrium": "symdelay.model.core",
+    "Factor": "symdelay.model.core",
+    "Model": "symdelay.model.core",
+    "Transition": "symdelay.model.core",
+    "Mode": "symdelay.model.modes",
+    "load_toml": "symdelay.model.toml_loader",
+    "model_from_dict": "symdelay.model.toml_loader",
+}
 
 __all__ = [
     "DOMAINS",
@@ -14,3 +28,5 @@ __all__ = [
     "load_toml",
     "model_from_dict",
 ]
+
+__getattr__, __dir__ = exports(globals(), _PUBLIC)

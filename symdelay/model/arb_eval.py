@@ -12,7 +12,7 @@ each value is rigorous. Only the operations models use are supported.
 
 from __future__ import annotations
 
-import sympy as sp
+from symdelay.core.lazy import sympy as sp
 
 __all__ = ["arb_evaluator", "to_arb"]
 

@@ -35,11 +35,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
 
-import sympy as sp
-
+from symdelay.core import symbols as _symbols
 from symdelay.core.display import JsonRecord, LatexDisplay, ReadOnlyDict
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.symbols import SYMBOLS
+from symdelay.core.lazy import sympy as sp
 from symdelay.model.records import Equilibrium, Factor, _cycles, _is_zero
 
 __all__ = ["Model", "Specialisable", "Transition", "DOMAINS", "Equilibrium", "Factor"]
@@ -116,7 +115,7 @@ def _check_number_size(expr, label: str) -> None:
 
 def _symbol(name: str) -> sp.Symbol:
     """The canonical symbol for a canonical name, else a plain symbol."""
-    return SYMBOLS.get(name, sp.Symbol(name))
+    return _symbols.SYMBOLS.get(name, sp.Symbol(name))
 
 
 def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:

@@ -11,9 +11,9 @@ unique zero lies in a small box around it.
 from __future__ import annotations
 
 import mpmath
-import sympy as sp
 
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.model.arb_eval import arb_evaluator
 from symdelay.model.records import Equilibrium, _cycles
 

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
-
 from symdelay.core.errors import VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import r
 from symdelay.model.records import Factor, _cycles, _is_zero
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import sympy as sp
-
 from symdelay.core.display import LatexDisplay, ReadOnlyDict
+from symdelay.core.lazy import sympy as sp
 
 __all__ = ["Equilibrium", "Factor"]
 

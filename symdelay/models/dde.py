@@ -67,10 +67,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-import sympy as sp
 
 from symdelay.core.display import ReadOnlyDict
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
 from symdelay.core.symbols import D as D_
 from symdelay.core.symbols import lam as LAM

@@ -14,9 +14,8 @@ analysis derives what it needs from it.
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
 from symdelay.core.symbols import lam as LAM
 from symdelay.core.symbols import mu as MU

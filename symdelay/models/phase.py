@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import sympy as sp
-
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
 from symdelay.core.symbols import gamma, r
 

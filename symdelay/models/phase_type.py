@@ -21,9 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
-
 from symdelay.core.display import JsonRecord
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
 from symdelay.core.symbols import lam, mu, r, theta
 from symdelay.models.delayed_routing import delayed_routing_model

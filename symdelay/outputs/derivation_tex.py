@@ -6,9 +6,8 @@ model computed and checked; the prose around them is the only hand-written text.
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.core.latex import Equation, display, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import L
 from symdelay.models import ActionDelayModel
 from symdelay.models.erlang import charpoly

@@ -6,9 +6,8 @@ table, drift, equilibrium, Jacobian, modes, factors, Routh–Hurwitz conditions.
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.core.latex import Equation, display, document, escape, tex
+from symdelay.core.lazy import sympy as sp
 
 __all__ = ["model_body", "model_document", "long_lines"]
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import mpmath
-import sympy as sp
 
 from symdelay.analysis.routh import RouthResult
 from symdelay.analysis.stability import Stability
 from symdelay.core.latex import escape, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import theta
 from symdelay.models.erlang.stability import critical_lam_theta_value
 

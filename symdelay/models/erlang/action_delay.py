@@ -18,10 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-import sympy as sp
-
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L, as_parameter
 
 __all__ = ["ActionDelayModel", "ModeSystem"]

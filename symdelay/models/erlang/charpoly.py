@@ -21,11 +21,10 @@ import time
 from dataclasses import dataclass
 from functools import cache
 
-import sympy as sp
-
 from symdelay.core.derivation import Derivation, require_equal, require_zero
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L, as_parameter
 from symdelay.core.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 from symdelay.models.erlang.linearize import structured_difference_jacobian

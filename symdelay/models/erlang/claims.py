@@ -56,10 +56,10 @@ from functools import cache
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.analysis.claims import ClaimResult
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_L_or_inf
 from symdelay.core.parsing import parse_relational
 from symdelay.core.symbols import D, gamma, lam, mu, theta

@@ -10,6 +10,7 @@ options alone: this module imports the model layer (SymPy).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import ClassVar
 
 from symdelay.core.errors import SymdelayInputError
@@ -18,6 +19,25 @@ from symdelay.model.core import Model
 __all__ = ["FoundingModel", "NoTable"]
 
 _S = "symdelay.models.erlang."
+
+
+def _checked(name: str, value, positive: bool):
+    """An option checked at the door: a number becomes the ``Fraction`` it denotes
+    (:func:`symdelay.core.exact.exact_fraction`, SymPy not needed), anything else goes
+    through :func:`symdelay.core.params.as_parameter` (expressions; its errors)."""
+    if value is None:
+        return None
+    from symdelay.core.exact import exact_fraction
+
+    try:
+        f = exact_fraction(name, value)
+    except SymdelayInputError:
+        f = None
+    if f is not None and (f > 0 or not positive):
+        return f
+    from symdelay.core.params import as_parameter
+
+    return as_parameter(name, value, positive=positive)
 
 
 class NoTable(SymdelayInputError, AttributeError):
@@ -47,28 +67,38 @@ class FoundingModel(Model):
     }
 
     def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):
-        from symdelay.core.params import as_L_or_inf, as_parameter, is_infinite_L
+        from symdelay.core.params import as_L_or_inf, is_infinite_L
 
         L = as_L_or_inf(L, allow_symbol=True)
         self.L = L
         self.infinite = is_infinite_L(L)
         #: L is the symbol L (the characteristic polynomial for every L; no table either)
         self.symbolic = not self.infinite and not isinstance(L, int)
-        opts = {
-            "mu": as_parameter("mu", mu) if mu is not None else None,
-            "lam": as_parameter("lam", lam) if lam is not None else None,
-            "theta": as_parameter("theta", theta, positive=False) if theta is not None else None,
-            "D": as_parameter("D", D) if D is not None else None,
-        }
-        #: the checked options (exact numbers, None where not given); ``L`` an int or ``oo``
-        self.options = {"L": L, **opts}
+        given = {"mu": (mu, True), "lam": (lam, True), "theta": (theta, False), "D": (D, True)}
+        #: the checked options as the numeric paths read them: a ``Fraction`` for a number,
+        #: a SymPy expression for an expression, None where not given (no SymPy for numbers)
+        self.numbers = {n: _checked(n, v, pos) for n, (v, pos) in given.items()}
         self.name = (
             f"two queues, logit routing, Erlang({'inf' if self.infinite else L}) action delay"
         )
 
+    @property
+    def options(self) -> dict:
+        """The checked options (exact SymPy numbers or expressions, None where not given);
+        ``L`` an int, ``oo`` or the symbol ``L``."""
+        found = self.__dict__.get("_options")
+        if found is None:
+            from symdelay.core.lazy import sympy as sp
+
+            found = {"L": self.L}
+            for k, v in self.numbers.items():
+                found[k] = sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
+            self.__dict__["_options"] = found
+        return found
+
     def __getattr__(self, name):
         # only attributes the instance lacks arrive here: the transition table's
-        if name.startswith("__") or name in ("L", "infinite", "symbolic", "options", "name"):
+        if name.startswith("__") or name in ("L", "infinite", "symbolic", "numbers", "name"):
             raise AttributeError(name)
         if self.__dict__.get("symbolic"):
             raise NoTable(

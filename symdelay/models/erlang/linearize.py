@@ -13,8 +13,8 @@ Matrix([
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import L, gamma, lam, mu, theta
 
 __all__ = [

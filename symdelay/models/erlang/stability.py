@@ -36,11 +36,11 @@ import dataclasses
 from functools import cache
 
 import mpmath
-import sympy as sp
 
 from symdelay.analysis.routh import routh_hurwitz
 from symdelay.analysis.stability import Stability
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import characteristic_polynomial, special_case

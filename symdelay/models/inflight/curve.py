@@ -49,11 +49,11 @@ from functools import cache
 
 import flint
 import mpmath
-import sympy as sp
 
 from symdelay.analysis.polyroots import exact_counts
 from symdelay.analysis.window import Extremum, Window, WindowEnd, WindowInterval
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter, exact_decimal, printable
 from symdelay.models.erlang.hopf.curve import format_number
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import mpmath
-import sympy as sp
 
 from symdelay.core.display import JsonRecord
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.lb.diffusion import diffusion, simulation_rate
 from symdelay.models.lb.policy import LBPolicy, Station, as_rational
 from symdelay.models.lb.simulate import simulate

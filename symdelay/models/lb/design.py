@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
-
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.lb.diffusion import LBDiffusion, diffusion
 from symdelay.models.lb.policy import LBPolicy, as_rational, parse_weights
 

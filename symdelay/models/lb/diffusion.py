@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import mpmath
-import sympy as sp
 
 from symdelay.core.derivation import Derivation, require_equal
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.latex import Equation
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
 from symdelay.models.lb.policy import LBPolicy, as_rational
 

@@ -31,9 +31,8 @@ from __future__ import annotations
 
 from functools import cached_property
 
-import sympy as sp
-
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import lam as LAM
 from symdelay.core.symbols import r
 from symdelay.model.core import Equilibrium, Factor, Model

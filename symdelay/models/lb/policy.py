@@ -25,10 +25,9 @@ import itertools
 import math
 from dataclasses import dataclass
 
-import sympy as sp
-
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import exact_number
 
 __all__ = [

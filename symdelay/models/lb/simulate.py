@@ -26,10 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import sympy as sp
 
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.lb._kernel import NSTAT, load_c_kernel, run_python
 from symdelay.models.lb.policy import LBPolicy, as_rational
 from symdelay.models.sqd._budget import check_budget, check_memory, count

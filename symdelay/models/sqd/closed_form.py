@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from functools import cache
 
-import sympy as sp
-
 from symdelay.core.derivation import Derivation, require_equal
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.latex import Equation
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import lam
 
 __all__ = ["as_d", "exponential_fixed_point", "k_sym", "d_sym"]

@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 
 import mpmath
-import sympy as sp
 
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.phase_type import PhaseType, scaled
 from symdelay.models.sqd.service import GeneralService, mp_moment
 

@@ -53,10 +53,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import mpmath
-import sympy as sp
 
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget

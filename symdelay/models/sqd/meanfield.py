@@ -29,11 +29,10 @@ from __future__ import annotations
 
 from functools import cache
 
-import sympy as sp
-
 from symdelay.core.derivation import Derivation, require_equal, require_zero
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.latex import Equation
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import lam
 from symdelay.model import Model
 from symdelay.models.phase_type import PhaseType

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
 from symdelay.models.phase_type import PhaseType, scaled
 

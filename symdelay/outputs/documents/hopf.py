@@ -5,9 +5,8 @@ Every formula is printed from the SymPy object that :mod:`symdelay.models.erlang
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.core.latex import document, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import D, gamma, lam, mu, theta
 from symdelay.models.erlang.charpoly import characteristic_polynomial, infinite_L_limit
 from symdelay.models.erlang.hopf import (

@@ -9,9 +9,8 @@ explicit determinants for L = 1..8.
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.core.latex import Equation, display, document
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.inflight.charpoly import (
     derive_inflight_equation,
     inflight_limit,

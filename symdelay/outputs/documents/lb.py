@@ -10,9 +10,9 @@ machine-checked), and the design table (:func:`symdelay.models.lb.design.design`
 from __future__ import annotations
 
 import mpmath
-import sympy as sp
 
 from symdelay.core.latex import display, document, escape, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.lb import LBPolicy, halfin_whitt_reduction, stationary_law
 from symdelay.models.lb.design import design
 from symdelay.models.lb.family import lb_fluid_model

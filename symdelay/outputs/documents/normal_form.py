@@ -7,9 +7,8 @@ depend on timing or floating point).
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.core.latex import document, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.erlang.nonlinear import describing_function_series, symbolic_normal_form
 from symdelay.models.erlang.nonlinear.spectrum import spectrum_closed_form
 from symdelay.models.erlang.nonlinear.symbolic import cubic_coefficient

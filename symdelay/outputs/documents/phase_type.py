@@ -8,10 +8,9 @@ SymPy checks that they agree for a general two-phase delay and the named familie
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.core.errors import VerificationError
 from symdelay.core.latex import Equation, display, document, escape, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import r
 from symdelay.models import build_model
 from symdelay.models.phase_type import PhaseType, characteristic_function

@@ -9,9 +9,8 @@ SymPy objects (:func:`_step_texts`).
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.core.latex import display, document, escape, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.sqd.meanfield import exponential_fixed_point, exponential_reduction, sqd_model
 from symdelay.models.sqd.service import service_from_options
 from symdelay.outputs.model_tex import long_lines

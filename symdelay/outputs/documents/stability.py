@@ -6,10 +6,9 @@ computed.
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.analysis.routh import routh_hurwitz
 from symdelay.core.latex import document, escape, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import special_case
 from symdelay.models.erlang.stability import (

@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import sympy as sp
 
 from symdelay.core import symbols as S
 from symdelay.core.errors import VerificationError
 from symdelay.core.latex import display, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import exact_number
 from symdelay.models.inflight.criteria import (
     criterion_value,

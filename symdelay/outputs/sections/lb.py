@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.core.latex import escape
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.lb import LBPolicy, arrival_rate, diffusion
 from symdelay.models.lb.compare import ROUTINGS, comparison, convergence, erlang_c_random
 from symdelay.models.lb.design import design

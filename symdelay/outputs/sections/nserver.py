@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
 from symdelay.core.errors import VerificationError
 from symdelay.core.latex import display, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import gamma, lam, mu, r, theta
 from symdelay.models import build_model
 from symdelay.models.erlang.charpoly import characteristic_polynomial

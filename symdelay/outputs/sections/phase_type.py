@@ -5,9 +5,8 @@ from __future__ import annotations
 import itertools
 import math
 
-import sympy as sp
-
 from symdelay.core.errors import VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.erlang.hopf import critical_theta
 from symdelay.models.phase_type import critical_by_shape
 from symdelay.outputs.plots_models import critical_vs_scv_figure

@@ -18,11 +18,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-import sympy as sp
 from tqdm import tqdm
 
 from symdelay.core import symbols as S
 from symdelay.core.latex import Equation, tex
+from symdelay.core.lazy import sympy as sp
 from symdelay.models.erlang.action_delay import ActionDelayModel
 from symdelay.models.erlang.charpoly import special_case
 from symdelay.models.erlang.stability import stability_conditions

@@ -22,6 +22,7 @@ With ``omega = gamma tan(alpha)`` the crossing curve is explicit (derived in
 ``D = L / gamma`` increasing in ``alpha``. The stationary point of ``theta`` along it solves
 ``sin((L + 1) alpha) = 0``, which gives the worst-case delay in closed form for every L >= 2.
 
+>>> from symdelay.models.erlang.hopf import critical_theta
 >>> c = critical_theta(3, 1, 1, [3], dps=20)
 >>> c.points[0].theta_c
 mpf('4.0')
@@ -29,32 +30,34 @@ mpf('4.0')
 mpf('+inf')
 """
 
-from symdelay.analysis.crossing import CriticalParameter, critical_parameter
-from symdelay.core.params import INFINITE_L, as_L_or_inf
-from symdelay.models.erlang.hopf.curve import (
-    critical_curve_float,
-    critical_theta,
-    format_exact,
-    format_number,
-)
-from symdelay.models.erlang.hopf.derivation import (
-    DelayLimits,
-    HopfConditions,
-    HopfParametrisation,
-    critical_closed_form,
-    delay_limits,
-    general_delay_limits,
-    hopf_conditions,
-    hopf_parametrisation,
-    real_imaginary_parts,
-)
-from symdelay.models.erlang.hopf.window import instability_window
-from symdelay.models.erlang.hopf.worst import (
-    WorstDelayTrend,
-    worst_delay,
-    worst_delay_closed_form,
-    worst_delay_trend,
-)
+from symdelay.core.lazy import exports
+
+#: public name -> the module that defines it (imported when first asked for; the numeric
+#: critical path then needs neither the derivation nor SymPy)
+_PUBLIC = {
+    "CriticalParameter": "symdelay.analysis.crossing",
+    "critical_parameter": "symdelay.analysis.crossing",
+    "INFINITE_L": "symdelay.core.params",
+    "as_L_or_inf": "symdelay.core.params",
+    "critical_curve_float": "symdelay.models.erlang.hopf.curve",
+    "critical_theta": "symdelay.models.erlang.hopf.curve",
+    "format_exact": "symdelay.models.erlang.hopf.curve",
+    "format_number": "symdelay.models.erlang.hopf.curve",
+    "DelayLimits": "symdelay.models.erlang.hopf.derivation",
+    "HopfConditions": "symdelay.models.erlang.hopf.derivation",
+    "HopfParametrisation": "symdelay.models.erlang.hopf.derivation",
+    "critical_closed_form": "symdelay.models.erlang.hopf.derivation",
+    "delay_limits": "symdelay.models.erlang.hopf.derivation",
+    "general_delay_limits": "symdelay.models.erlang.hopf.derivation",
+    "hopf_conditions": "symdelay.models.erlang.hopf.derivation",
+    "hopf_parametrisation": "symdelay.models.erlang.hopf.derivation",
+    "real_imaginary_parts": "symdelay.models.erlang.hopf.derivation",
+    "instability_window": "symdelay.models.erlang.hopf.window",
+    "WorstDelayTrend": "symdelay.models.erlang.hopf.worst",
+    "worst_delay": "symdelay.models.erlang.hopf.worst",
+    "worst_delay_closed_form": "symdelay.models.erlang.hopf.worst",
+    "worst_delay_trend": "symdelay.models.erlang.hopf.worst",
+}
 
 __all__ = [
     "INFINITE_L",
@@ -80,3 +83,5 @@ __all__ = [
     "CriticalParameter",
     "critical_parameter",
 ]
+
+__getattr__, __dir__ = exports(globals(), _PUBLIC)

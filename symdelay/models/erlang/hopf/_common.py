@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import mpmath
-import sympy as sp
 
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L
 from symdelay.core.symbols import D, gamma, lam, mu, theta
 

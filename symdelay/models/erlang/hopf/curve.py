@@ -28,23 +28,24 @@ and sweeps), and recomputes in mpmath the points whose numbers leave the float r
 from __future__ import annotations
 
 import decimal
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 from functools import cache, partial
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.analysis.critical import CriticalCurve, CriticalPoint
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.exact import exact_fraction
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import GUARD, format_exact, format_number  # noqa: F401
-from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
-from symdelay.core.symbols import D, gamma, mu
-from symdelay.models.erlang.hopf._common import _P, _to_mpf, omega
-from symdelay.models.erlang.hopf.derivation import hopf_conditions
-from symdelay.models.erlang.stability import stability_conditions
+from symdelay.core.params import as_dps, as_L_or_inf, as_positive_number, is_infinite_L
 
-_NAMES = {"mu": _P[mu], "gamma": _P[gamma]}
+# The numeric path (the solver, the entry's fast path, the float curve) needs no SymPy: its
+# inputs are the model's checked Fractions; the derivation it is checked against, the closed
+# forms and inputs given as SymPy expressions import what they need where they need it.
 
 
 @cache
@@ -55,11 +56,16 @@ def _phase_terms(L):
 
     >>> _phase_terms(3)
     (((3, 'gamma'), (1, 'mu')), False)
-    >>> _phase_terms(INFINITE_L)
+    >>> _phase_terms(sp.oo)
     (((1, 'mu'),), True)
     """
+    from symdelay.core.symbols import D, gamma, mu
+    from symdelay.models.erlang.hopf._common import _P, omega
+    from symdelay.models.erlang.hopf.derivation import hopf_conditions
+
+    names = {"mu": _P[mu], "gamma": _P[gamma]}
     h = hopf_conditions(L)
-    back = {v: k for k, v in _NAMES.items()}
+    back = {v: k for k, v in names.items()}
     terms, linear = [], False
     for term in sp.Add.make_args(sp.expand(h.phase)):
         c, rest = term.as_coeff_Mul()
@@ -70,9 +76,9 @@ def _phase_terms(L):
         else:
             raise VerificationError(f"unexpected term {term} in the Hopf phase")
     terms.sort(key=lambda t: t[1])
-    if L is INFINITE_L or L <= 6:
-        mod = sp.Mul(*(sp.sqrt(_NAMES[n] ** 2 + omega**2) ** m for m, n in terms))
-        if L is not INFINITE_L:
+    if is_infinite_L(L) or L <= 6:
+        mod = sp.Mul(*(sp.sqrt(names[n] ** 2 + omega**2) ** m for m, n in terms))
+        if not is_infinite_L(L):
             mod = mod / _P[gamma] ** L
         if sp.simplify(mod - h.lam_theta) != 0:
             raise VerificationError("the Hopf modulus is not the product of the phase factors")
@@ -147,7 +153,7 @@ def _bracket(L, m, g, Dv, xp):
     ``max(...)``; for L >= 3 also ``gamma tan(pi/(2L)) < omega_c < gamma tan(pi/L)``.
     DDE: ``pi/(2D) < omega_c < pi/D``. Widened by 1e-8 against rounding.
     """
-    if L is INFINITE_L:
+    if is_infinite_L(L):
         lo, hi = xp.pi / (2 * Dv), xp.pi / Dv
     else:
         c = xp.tan(xp.pi / (L + 1))
@@ -200,7 +206,7 @@ def _phase_structure(L):
     >>> _phase_structure(3) == _phase_terms(3)
     True
     """
-    if L is INFINITE_L:
+    if is_infinite_L(L):
         return ((1, "mu"),), True
     return ((L, "gamma"), (1, "mu")), False
 
@@ -209,10 +215,10 @@ def _crosses(L) -> bool:
     """Whether some theta > 0 destabilises (:attr:`HopfConditions.crosses`: the phase's
     supremum ``(L + 1) pi / 2`` exceeds pi, i.e. ``L >= 2``; always for L = oo).
 
-    >>> [_crosses(n) for n in (1, 2)], _crosses(INFINITE_L)
+    >>> [_crosses(n) for n in (1, 2)], _crosses(sp.oo)
     ([False, True], True)
     """
-    return L is INFINITE_L or L >= 2
+    return is_infinite_L(L) or L >= 2
 
 
 def closed_forms(L, mu_value, lam_value):
@@ -227,12 +233,47 @@ def closed_forms(L, mu_value, lam_value):
     >>> critical_theta(2, 1, 1, [2]).closed_form()
     (2*(gamma + mu)**2/gamma, (D + 2)**2/D)
     """
-    if L is INFINITE_L or not 2 <= L <= _CLOSED_MAX_L:
+    if is_infinite_L(L) or not 2 <= L <= _CLOSED_MAX_L:
         return None, None
+    from symdelay.core.symbols import D, gamma, mu
+    from symdelay.models.erlang.stability import stability_conditions
+
     k_c = stability_conditions(L).critical_lam_theta
     if k_c is None:  # pragma: no cover - a closed form exists for 2 <= L <= 5
         return None, None
+    mu_value, lam_value = (_sympy_number(v) for v in (mu_value, lam_value))
     return k_c, sp.factor(k_c.subs({gamma: L / D, mu: mu_value}) / lam_value)
+
+
+def _sympy_number(v):
+    return sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
+
+
+def _mpf(x) -> mpmath.mpf:
+    """An exact number (a ``Fraction`` without SymPy) at the current working precision."""
+    if isinstance(x, Fraction | int) and not isinstance(x, bool):
+        return mpmath.mpf(x.numerator) / x.denominator
+    from symdelay.models.erlang.hopf._common import _to_mpf
+
+    return _to_mpf(x)
+
+
+def _float(x) -> float:
+    """``float(x)``, ``inf`` beyond the double range (a ``Fraction`` raises there)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _positive(name: str, value):
+    """A positive number for the numeric path: the ``Fraction`` a number denotes (no SymPy),
+    or the exact SymPy number of anything else (an expression: refused if not a number)."""
+    try:
+        f = exact_fraction(name, value)
+    except SymdelayInputError:
+        f = None  # not a plain number: as_positive_number says what it is
+    return f if f is not None and f > 0 else as_positive_number(name, value)
 
 
 def _as_D_list(Dv):
@@ -245,8 +286,8 @@ def _as_D_list(Dv):
         if isinstance(d, mpmath.mpf):  # exact binary value of an mpmath number
             if not mpmath.isfinite(d):
                 raise SymdelayInputError(f"D must be a finite positive number, got {d}")
-            d = sp.Integer(d.man) * sp.Integer(2) ** d.exp if d != 0 else sp.Integer(0)
-        out.append(as_positive_number("D", d))
+            d = Fraction(int(d.man)) * Fraction(2) ** int(d.exp) if d != 0 else Fraction(0)
+        out.append(_positive("D", d))
     if not out:
         raise SymdelayInputError("D must list at least one positive delay, e.g. --D 0.5,1,2")
     return out
@@ -260,6 +301,13 @@ def _D_text(d) -> str:
         return mpmath.nstr(d, 20)
     if isinstance(d, float | np.floating):
         return repr(float(d))
+    if isinstance(d, Fraction | int) and not isinstance(d, bool):
+        d = Fraction(d)
+        if d.denominator == 1:
+            return str(d.numerator) if d.numerator < 10**20 else format_exact(d)
+        with decimal.localcontext() as ctx:
+            ctx.prec = 20
+            return str(decimal.Decimal(d.numerator) / decimal.Decimal(d.denominator))
     v = sp.sympify(d)
     if v.is_Integer:
         return str(v) if len(str(v)) <= 20 else format_exact(v)
@@ -284,16 +332,16 @@ def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, 
     no theta destabilises (L = 1).
     """
     L = as_L_or_inf(L)
-    mq = as_positive_number("mu", mu_value)
-    lq = as_positive_number("lam", lam_value)
+    mq = _positive("mu", mu_value)
+    lq = _positive("lam", lam_value)
     Dv = np.asarray(D_values, dtype=float)
     if not (np.all(np.isfinite(Dv)) and np.all(Dv > 0)):
         raise SymdelayInputError("D must be positive and finite")
     if not _crosses(L):
         return np.full(Dv.shape, np.inf), np.full(Dv.shape, np.nan)
-    m, lm = float(mq), float(lq)
+    m, lm = _float(mq), _float(lq)
     with np.errstate(all="ignore"):
-        g = Dv if L is INFINITE_L else L / Dv
+        g = Dv if is_infinite_L(L) else L / Dv
         x = np.where(np.isfinite(g) & (g > 0), g, 1.0)
         w, k = _solve(L, m, x, Dv, _Float)
         th = k / lm
@@ -301,10 +349,10 @@ def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, 
     bad |= not (np.isfinite(m) and m > 0 and np.isfinite(lm) and lm > 0)
     if bad.any():
         with mpmath.workdps(17 + GUARD):
-            mm, lmm = _to_mpf(mq), _to_mpf(lq)
+            mm, lmm = _mpf(mq), _mpf(lq)
             for i in np.flatnonzero(bad.ravel()):
                 d = mpmath.mpf(float(Dv.ravel()[i]))
-                wi, ki = _solve_mp(L, mm, None if L is INFINITE_L else L / d, d)
+                wi, ki = _solve_mp(L, mm, None if is_infinite_L(L) else L / d, d)
                 th.ravel()[i], w.ravel()[i] = float(ki / lmm), float(wi)
     return th, w
 
@@ -318,7 +366,7 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
     """
     if param != "theta" or over != "D":
         return None
-    o = model.options
+    o = model.numbers
     if o["theta"] is not None:
         raise SymdelayInputError(f"theta has a value ({o['theta']}): leave it free")
     missing = [n for n in ("mu", "lam") if o[n] is None]
@@ -330,8 +378,8 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
         )
     Lv = model.L
     dps = as_dps(dps)
-    m = as_positive_number("mu", o["mu"])
-    lm = as_positive_number("lam", o["lam"])
+    m = _positive("mu", o["mu"])
+    lm = _positive("lam", o["lam"])
     given = [o["D"]] if at is None else list(at)
     Ds = _as_D_list(given)
     texts = [_D_text(d) for d in given]
@@ -351,22 +399,22 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
         )
 
     with mpmath.workdps(dps + GUARD):
-        Dm = [_to_mpf(d) for d in Ds]
+        Dm = [_mpf(d) for d in Ds]
         if not _crosses(Lv):
             return curve(
                 CriticalPoint(d, mpmath.inf, None, "difference", label=t) for d, t in zip(Dm, texts)
             )
-        mm, lmm = _to_mpf(m), _to_mpf(lm)
+        mm, lmm = _mpf(m), _mpf(lm)
         with np.errstate(all="ignore"):  # float64 seeds where the numbers fit
             Df = np.array([float(d) for d in Dm])
-            ok = np.isfinite(Df) & (Df > 1e-250) & (Df < 1e250) & (1e-250 < float(m) < 1e250)
+            ok = np.isfinite(Df) & (Df > 1e-250) & (Df < 1e250) & (1e-250 < _float(m) < 1e250)
             if ok.any():
-                gf = Df if Lv is INFINITE_L else Lv / Df
-                w_f, _ = _solve(Lv, float(m), np.where(ok, gf, 1.0), np.where(ok, Df, 1.0), _Float)
+                gf = Df if is_infinite_L(Lv) else Lv / Df
+                w_f, _ = _solve(Lv, _float(m), np.where(ok, gf, 1.0), np.where(ok, Df, 1.0), _Float)
         pts = []
         for i, d in enumerate(Dm):
             w0 = mpmath.mpf(float(w_f[i])) if ok[i] and np.isfinite(w_f[i]) else None
-            w, k = _solve_mp(Lv, mm, None if Lv is INFINITE_L else Lv / d, d, w0)
+            w, k = _solve_mp(Lv, mm, None if is_infinite_L(Lv) else Lv / d, d, w0)
             pts.append(CriticalPoint(d, k / lmm, w, "difference", label=texts[i]))
         return curve(pts)
 

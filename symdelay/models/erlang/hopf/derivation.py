@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-import sympy as sp
-
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_L, as_L_or_inf
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import characteristic_polynomial, infinite_L_limit

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from functools import cache
 
 import mpmath
-import sympy as sp
 
 from symdelay.analysis.window import Extremum
 from symdelay.core.display import JsonRecord, latex_number
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import GUARD
 from symdelay.core.params import (
     INFINITE_L,

@@ -20,10 +20,10 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-import sympy as sp
 
 from symdelay.analysis.cycles import VectorField, model_field
 from symdelay.core.errors import VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import exact_number
 from symdelay.models.erlang.action_delay import ActionDelayModel
 

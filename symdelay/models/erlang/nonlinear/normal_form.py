@@ -41,10 +41,10 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.analysis.normal_form import NormalForm
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import GUARD
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
 from symdelay.models.erlang.hopf import critical_theta

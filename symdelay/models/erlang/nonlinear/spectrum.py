@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-import sympy as sp
 
 from symdelay.core.errors import CertificationError, SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L, as_parameter, as_positive_number
 from symdelay.core.symbols import D as DD
 from symdelay.core.symbols import gamma as GAMMA

@@ -31,10 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-import sympy as sp
-
 from symdelay.core.display import LatexDisplay
 from symdelay.core.errors import VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models.erlang.action_delay import ActionDelayModel
 from symdelay.models.erlang.stability import stability_conditions

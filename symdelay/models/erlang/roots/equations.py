@@ -21,10 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-import sympy as sp
-
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 from symdelay.models.erlang.charpoly import characteristic_polynomial, infinite_L_limit
 

@@ -44,7 +44,6 @@ import math
 import flint
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.analysis.certify import (
     arb_to_mpf_upper,
@@ -56,6 +55,7 @@ from symdelay.analysis.certify import (
 )
 from symdelay.analysis.rootset import CertifiedRoot, RootSet
 from symdelay.core.errors import CertificationError, SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter, is_infinite_L
 from symdelay.models.erlang.roots.equations import ball_functions, mp_lambert_roots
 

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import sympy as sp
 from scipy.special import expit
 
 from symdelay.analysis.fluid import FluidSolution
 from symdelay.core import symbols as sym
 from symdelay.core.checks import check_horizon, check_rates, time_grid
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.models import ActionDelayModel
 from symdelay.models.erlang.stochastic._models import symbolic_model
 

@@ -16,9 +16,8 @@ True
 
 from __future__ import annotations
 
-import sympy as sp
-
 from symdelay.core.errors import VerificationError
+from symdelay.core.lazy import sympy as sp
 
 __all__ = ["transition_table", "check_drift"]
 

@@ -29,12 +29,12 @@ from functools import lru_cache
 
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.analysis.stochastic import StationaryVariance
 from symdelay.core import symbols as S
 from symdelay.core.checks import check_rates
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_parameter
 from symdelay.models.erlang.stochastic._models import symbolic_model
 from symdelay.models.erlang.stochastic.transitions import transition_table
