@@ -292,3 +292,24 @@ def test_cli_inflight_map_frees_kappa(capsys):
     out = capsys.readouterr().out
     assert "turning_x: kappa = 0.0716424552066" in out
     assert main([*argv, "--kappa", "1", "--x", "kappa=0:0.2", "--y", "theta=0:60"]) == 2
+
+
+def test_routh_count_equals_the_exact_count():
+    """The cell counter's Routh array against the Sturm / Cauchy-index count."""
+    import flint
+
+    from symdelay.analysis.polyroots import exact_counts
+    from symdelay.analysis.stability_map import _routh_rhp
+
+    rng = random.Random(5)
+    decided = 0
+    for _ in range(400):
+        n = rng.randint(1, 7)
+        cs = [flint.fmpq(rng.randint(1, 5))]
+        cs += [flint.fmpq(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(n)]
+        k = _routh_rhp(cs)
+        if k is None:
+            continue
+        decided += 1
+        assert k == exact_counts([sp.Rational(int(c.p), int(c.q)) for c in cs]).rhp
+    assert decided > 300

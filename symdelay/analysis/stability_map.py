@@ -216,8 +216,6 @@ class _System:
         self.jac = [[sp.diff(e, s) for s in self.syms] for e in self.exprs]
         self._np = sp.lambdify(self.syms, self.exprs, "numpy")
         self._npj = sp.lambdify(self.syms, self.jac, "numpy")
-        self._mp = sp.lambdify(self.syms, self.exprs, "mpmath")
-        self._mpj = sp.lambdify(self.syms, self.jac, "mpmath")
         self._arb = None
 
     def f(self, z):
@@ -227,18 +225,70 @@ class _System:
         return np.array(self._npj(*z), dtype=float)
 
     def fm(self, z):
-        return self._mp(*z)
+        return [p.at(z, _mp_coeff) for p in self._polys()[0]]
 
     def Jm(self, z):
-        return self._mpj(*z)
+        polys = self._polys()[1]
+        k = len(self.syms)
+        flat = [p.at(z, _mp_coeff) for p in polys]
+        return [flat[i * k : (i + 1) * k] for i in range(len(self.exprs))]
+
+    def _polys(self):
+        if "_pe" not in self.__dict__:
+            flat = [e for row in self.jac for e in row]
+            self._pe = (
+                [_PolyEval(e, self.syms) for e in self.exprs],
+                [_PolyEval(e, self.syms) for e in flat],
+            )
+        return self._pe
 
     def arb(self):
+        """``(F, J)``: values and the Jacobian (flattened by rows) on Arb balls."""
         if self._arb is None:
-            from symdelay.model.arb_eval import arb_evaluator
-
-            flat = [e for row in self.jac for e in row]
-            self._arb = (arb_evaluator(self.exprs, self.syms), arb_evaluator(flat, self.syms))
+            fs, js = self._polys()
+            self._arb = (
+                lambda z: [p.at(z, flint.arb) for p in fs],
+                lambda z: [p.at(z, flint.arb) for p in js],
+            )
         return self._arb
+
+
+def _mp_coeff(q: flint.fmpq):
+    return mpmath.mpf(int(q.p)) / int(q.q)
+
+
+class _PolyEval:
+    """A polynomial with exact rational coefficients, evaluated term by term in any ring
+    (Arb balls: rigorous, the coefficients exact ``fmpq`` made balls at the working
+    precision; mpmath: at the working precision)."""
+
+    def __init__(self, expr, syms):
+        P = sp.Poly(expr, *syms)
+        self.terms = [
+            (exps, flint.fmpq(int(sp.Rational(c).p), int(sp.Rational(c).q)))
+            for exps, c in P.terms()
+        ]
+        self.deg = [max((e[i] for e, _ in self.terms), default=0) for i in range(len(syms))]
+
+    def at(self, z, coeff):
+        powers = []
+        for v, d in zip(z, self.deg):
+            pw = [None] * (d + 1)
+            if d >= 0:
+                pw[0] = None  # the empty product
+            acc = None
+            for k in range(1, d + 1):
+                acc = v if acc is None else acc * v
+                pw[k] = acc
+            powers.append(pw)
+        total = None
+        for exps, c in self.terms:
+            t = coeff(c)
+            for i, e in enumerate(exps):
+                if e:
+                    t = t * powers[i][e]
+            total = t if total is None else total + t
+        return coeff(flint.fmpq(0)) if total is None else total
 
 
 def _split(num, x, y):
@@ -255,9 +305,12 @@ def _split(num, x, y):
 
 
 def _krawczyk(system, mid, free, fixed_vals, rel):
-    """Prove one zero of ``system`` in the box ``mid +- rho`` over the unknowns ``free``
-    (indices into ``system.syms``; the others held at exact ``fixed_vals``, fmpq); returns the
-    radius proved (relative to ``1 + |mid|``) or None."""
+    """Prove one zero of ``system`` in a box ``m +- rho`` over the unknowns ``free``
+    (indices into ``system.syms``; the others held at exact ``fixed_vals``, fmpq), ``m`` the
+    approximate zero ``mid`` (double precision is enough) refined by chord steps ``m - C F(m)``
+    in Arb (``C`` an approximate inverse of the Jacobian: each step gains about as many digits
+    as ``C`` has). Returns ``(exp10, m)``: the radius proved, ``10^-exp10 (1 + |m|)``, and the
+    refined zero (mpf), or ``(None, None)``."""
     F, Jf = system.arb()
     n = len(system.syms)
     k = len(free)
@@ -277,16 +330,24 @@ def _krawczyk(system, mid, free, fixed_vals, rel):
         # exact values become balls at this precision (an arb made outside has 53 bits)
         fixed = [None if v is None else flint.arb(v) for v in fixed_vals]
 
-        m = [flint.arb(mpmath.nstr(v, rel + 15)) for v in mid]
+        m = [flint.arb(mpmath.nstr(mpmath.mpf(v), rel + 15)) for v in mid]
         Jm = Jf(point(m))
-        J0 = mpmath.matrix(
+        J0 = np.array(
             [[float(Jm[a * n + free[b]].mid()) for b in range(k)] for a in range(len(free))]
         )
         try:
-            C = J0**-1
-        except ZeroDivisionError:
-            return None
+            C = np.linalg.inv(J0)  # any approximate inverse: the test stays rigorous
+        except np.linalg.LinAlgError:
+            return None, None
+        if not np.all(np.isfinite(C)):
+            return None, None
         Cq = [[flint.arb(float(C[a, b])) for b in range(k)] for a in range(k)]
+        for _ in range(2 + (rel + 10) // 12):
+            Fm = F(point(m))
+            m = [
+                (m[a] - sum((Cq[a][b] * Fm[b] for b in range(k)), flint.arb(0))).mid()
+                for a in range(k)
+            ]
         Fm = F(point(m))
         for exp10 in (rel + 2, rel, rel - 3):
             rad = [flint.arb(10) ** (-exp10) * (1 + abs(float(v))) for v in mid]
@@ -303,8 +364,27 @@ def _krawczyk(system, mid, free, fixed_vals, rel):
                     ok = False
                     break
             if ok:
-                return exp10
-    return None
+                return exp10, [mpmath.mpf(v.str(rel + 15, radius=False)) for v in m]
+    return None, None
+
+
+def _solve(A, b):
+    """``A x = b`` for a small mpf system (Gaussian elimination, partial pivoting)."""
+    n = len(b)
+    M = [[*row, v] for row, v in zip(A, b)]
+    for c in range(n):
+        piv = max(range(c, n), key=lambda i: abs(M[i][c]))
+        if M[piv][c] == 0:
+            return None
+        M[c], M[piv] = M[piv], M[c]
+        for i in range(c + 1, n):
+            f = M[i][c] / M[c][c]
+            for j in range(c, n + 1):
+                M[i][j] -= f * M[c][j]
+    x = [mpmath.mpf(0)] * n
+    for i in reversed(range(n)):
+        x[i] = (M[i][n] - sum(M[i][j] * x[j] for j in range(i + 1, n))) / M[i][i]
+    return x
 
 
 def _newton_mp(system, z0, free, dps):
@@ -314,10 +394,8 @@ def _newton_mp(system, z0, free, dps):
     for _ in range(60):
         fv = system.fm(z)
         Jv = system.Jm(z)
-        A = mpmath.matrix([[Jv[a][c] for c in free] for a in range(len(fv))])
-        try:
-            dz = mpmath.lu_solve(A, mpmath.matrix(fv))
-        except ZeroDivisionError:
+        dz = _solve([[Jv[a][c] for c in free] for a in range(len(fv))], list(fv))
+        if dz is None:
             return None
         for j, c in enumerate(free):
             z[c] -= dz[j]
@@ -410,7 +488,9 @@ def _prepare(model, x, y, fixed):
             _range(model, sym, rp, lo, hi)
         except SymdelayInputError as exc:
             raise SymdelayInputError(f"the range of {name}: {exc}") from None
-    facs = _factors(model, (xs, ys), (rpx, rpy))
+    facs = model.cached(
+        f"stability_map factors {xname} {yname}", lambda: _factors(model, (xs, ys), (rpx, rpy))
+    )
     notes = [rp.note() for rp in (rpx, rpy) if rp is not None]
     # the characteristic function must be defined on the whole closed box
     for _num, den, _m, _mode in facs:
@@ -883,8 +963,33 @@ class _Counter:
             while len(cs) > 1 and cs[0] == 0:
                 cs.pop(0)
             if len(cs) > 1:
-                n += m * exact_counts([sp.Rational(int(c.p), int(c.q)) for c in cs]).rhp
+                k = _routh_rhp(cs)
+                if k is None:  # a zero in the first column: the Sturm / Cauchy-index count
+                    k = exact_counts([sp.Rational(int(c.p), int(c.q)) for c in cs]).rhp
+                n += m * k
         return n
+
+
+def _routh_rhp(cs):
+    """Roots with ``Re r > 0`` of ``sum cs[k] r^(n-k)`` (exact fmpq, highest first) by the
+    Routh array: with no zero in its first column, the number of sign changes there (and no
+    root on the axis); None when a zero appears (the caller counts another way)."""
+    rows = [cs[0::2], cs[1::2]]
+    n = len(cs) - 1
+    first = [cs[0]]
+    for _ in range(n):
+        a, b = rows[-2], rows[-1]
+        if not b or b[0] == 0:
+            return None
+        first.append(b[0])
+        nxt = [(b[0] * (a[j + 1] if j + 1 < len(a) else 0) - a[0] * (b[j + 1] if j + 1 < len(b) else 0)) / b[0]
+               for j in range(max(len(a), len(b)) - 1)]  # fmt: skip
+        while nxt and nxt[-1] == 0 and len(nxt) > 1:
+            nxt.pop()
+        rows.append(nxt)
+    if len(first) != n + 1:
+        return None
+    return sum(1 for u, v in itertools.pairwise(first) if (u > 0) != (v > 0))
 
 
 def _regions(counts, cx, cy):
@@ -945,16 +1050,14 @@ def _certify_point(system, z, c, dps, box):
     else:
         q = min(max(q, _exact_decimal(box[2])), _exact_decimal(box[3]))
     free = [i for i in range(n) if i != c]
-    z0 = [mpmath.mpf(float(v)) for v in z]
-    z0[c] = mpmath.mpf(q.p) / q.q
-    sol = _newton_mp(system, z0, free, dps + GUARD - 2)
-    if sol is None:
-        return None
     fixed_vals = [None] * n
     fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
-    ok = _krawczyk(system, [sol[i] for i in free], free, fixed_vals, dps + 2)
+    ok, refined = _krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
     if ok is None:
         return None
+    sol = [mpmath.mpf(q.p) / q.q] * n
+    for i, v in zip(free, refined):
+        sol[i] = v
     w = sol[2] if n == 3 else mpmath.mpf(0)
     return (sol[0], sol[1], w)
 
@@ -1000,7 +1103,8 @@ def _special_points(branches, systems, dps, box, notes):
                         continue
                     if not (box[0] <= sol[0] <= box[1] and box[2] <= sol[1] <= box[3]):
                         continue
-                    ok = _krawczyk(aug, sol, free, [None] * len(free), dps + 2)
+                    ok, better = _krawczyk(aug, sol, free, [None] * len(free), dps + 2)
+                    sol = better or sol
                     w = sol[2] if kind == "hopf" else mpmath.mpf(0)
                     add(
                         {
@@ -1064,8 +1168,8 @@ def _double_hopf(systems, fa, fb, xy, wa, wb, dps):
     sol = _newton_mp(system, z0, [0, 1, 2, 3], dps + GUARD - 2)
     if sol is None or min(sol[2], sol[3]) <= 0:
         return None, False
-    ok = _krawczyk(system, sol, [0, 1, 2, 3], [None] * 4, dps + 2)
-    return sol, ok is not None
+    ok, better = _krawczyk(system, sol, [0, 1, 2, 3], [None] * 4, dps + 2)
+    return (better or sol), ok is not None
 
 
 def _crossings(result, systems, xs, ys, dps, *, x=None, y=None):
