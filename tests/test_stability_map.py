@@ -313,3 +313,37 @@ def test_routh_count_equals_the_exact_count():
         decided += 1
         assert k == exact_counts([sp.Rational(int(c.p), int(c.q)) for c in cs]).rhp
     assert decided > 300
+
+
+def test_fold_curve_where_lam_theta_is_minus_mu(founding):
+    """theta < 0 routes to the longer queue: a real root crosses 0 at lam*theta = -mu for
+    every D (a fold line), below the Hopf curve; three regions 1, 0, 2."""
+    m = stability_map(founding, x=("D", 1, 5), y=("theta", -3, 10), cells=8)
+    folds = [c for c in m.curves if c.kind == "fold"]
+    assert len(folds) == 1
+    assert all(abs(p[1] + 1) < mpmath.mpf(10) ** -14 and p[2] == 0 for p in folds[0].points)
+    assert sorted(g["unstable_roots"] for g in m.regions) == [0, 1, 2]
+    assert [s["type"] for s in m.special_points] == ["turning_y"]
+    _check_regions(founding, m)
+    _check_points(founding, m)
+
+
+def test_second_net_finds_a_branch_the_grid_lines_missed(founding, monkeypatch):
+    """With every grid-line seed suppressed, the count changes between neighbouring cells
+    that no traced branch explains are searched, and the Hopf curve is still found."""
+    import symdelay.analysis.stability_map as sm
+
+    real = sm._line_crossings
+
+    def grid_blind(num, den, fixed_sym, fixed_val, vary_sym, lo, hi, dps):
+        if (lo, hi) in ((1, 5), (0, 10)):  # a whole grid line of the box: pretend nothing
+            return [], []
+        return real(num, den, fixed_sym, fixed_val, vary_sym, lo, hi, dps)
+
+    monkeypatch.setattr(sm, "_line_crossings", grid_blind)
+    m = sm.stability_map(founding, x=("D", 1, 5), y=("theta", 0, 10), cells=6, dps=15)
+    assert [c.kind for c in m.curves] == ["hopf"]
+    assert "segments between region cells" in m.searched
+    assert not [n for n in m.notes if "no traced boundary" in n]
+    (s,) = [s for s in m.special_points if s["type"] == "turning_y"]
+    assert abs(s["x"] - 3) < mpmath.mpf(10) ** -12

@@ -67,7 +67,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from symdelay.analysis.entry import require_table
+from symdelay.analysis.entry import declined, require_table, specialisation
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps
@@ -733,13 +733,16 @@ def stability_map(
     ``fixed``, ``{name: value}``). ``dps``: digits of every printed point. ``cells``: the
     region grid (``cells x cells``), ``seeds``: grid lines in each direction seeding the
     continuation (see the module docstring for what that guarantees). ``force`` lifts the
-    cost budget. ``method``: ``"auto"`` / ``"generic"`` (no family has a fast path)."""
+    cost budget. ``method``: ``"auto"`` (a family's fast path first; none offers one yet),
+    ``"generic"`` or ``"specialised"`` (:mod:`symdelay.analysis.entry`)."""
     from symdelay.core.budget import check_budget
 
-    if method not in ("auto", "generic"):
-        raise SymdelayInputError(
-            f"method must be 'auto' or 'generic' (no model has a specialised map), got {method!r}"
-        )
+    fast = specialisation(model, "stability_map", method)
+    if fast is not None:
+        result = fast(model, x=x, y=y, fixed=fixed, dps=dps, cells=cells, seeds=seeds, force=force)
+        if result is not None:
+            return result
+        declined(model, "stability_map", method)
     dps = as_dps(dps)
     for name, v, low in (("cells", cells, 2), ("seeds", seeds, 2)):
         if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 400:
