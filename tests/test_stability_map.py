@@ -197,7 +197,7 @@ def test_inflight_theta_window_read_off_the_map(inflight_map):
     got = inflight_map.crossings(x="0.05")
     w = unstable_theta(build_model("inflight", L=2, kappa="0.05", mu=1, lam=1, D=1), dps=20)
     (iv,) = w.intervals
-    assert len(got) == 2
+    assert len(got) == 2 and all(g[4] for g in got)
     for value, exact in zip((got[0][0], got[1][0]), (iv.lo.value, iv.hi.value)):
         assert abs(value - exact) < mpmath.mpf(10) ** -15 * exact
 
@@ -255,7 +255,8 @@ def test_figure_draws(founding_map):
         ({"x": ("D", -1, 1)}, "below the domain"),
         ({"x": ("theta", 0, 1)}, "both theta"),
         ({"fixed": {"eta": 1}}, "not a free parameter"),
-        ({"cells": 400}, "--force"),
+        ({"cells": 1000}, "--force"),
+        ({"cells": 1}, "cells must be"),
     ],
 )
 def test_bad_input_is_one_line(founding, kwargs, needle):
