@@ -31,7 +31,8 @@ def stability_map_figure(m, ax=None):
     counts = np.array(m.cell_counts, dtype=float)
     levels = sorted({int(c) for c in counts.ravel()})
     shades = ["#ffffff", "#f4c7a1", "#e0876a", "#b5485a", "#7a2e5e", "#3f2257"]
-    cmap = ListedColormap([shades[min(i, len(shades) - 1)] for i in range(len(levels))])
+    # one shade per count (the same count has the same shade in every map)
+    cmap = ListedColormap([shades[min(n, len(shades) - 1)] for n in levels])
     index = np.vectorize(levels.index)(counts.astype(int))
     norm = BoundaryNorm(np.arange(len(levels) + 1) - 0.5, len(levels))
     ax.imshow(index, origin="lower", extent=(xlo, xhi, ylo, yhi), aspect="auto", cmap=cmap,
