@@ -238,6 +238,7 @@ def test_record_is_json_with_decimal_strings(founding_map):
     assert sum(g["cells"] for g in rec["regions"]) == 144
     assert "lines" in rec["searched"]
     assert "turning" in founding_map.latex()
+    assert "turning_y" in founding_map._repr_html_()
 
 
 def test_figure_draws(founding_map):
@@ -257,6 +258,7 @@ def test_figure_draws(founding_map):
         ({"fixed": {"eta": 1}}, "not a free parameter"),
         ({"cells": 1000}, "--force"),
         ({"cells": 1}, "cells must be"),
+        ({"y": ("theta", None, None)}, "give the y range"),
     ],
 )
 def test_bad_input_is_one_line(founding, kwargs, needle):

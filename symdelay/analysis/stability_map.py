@@ -21,7 +21,7 @@ Seeds (why no branch that meets a grid line is missed). On ``n`` lines ``x = x_k
 (:mod:`symdelay.analysis.window`: the real roots of ``P(0; y)``, ``Res_s(U, V)(y)``,
 isolated by Arb, with the crossing frequencies); likewise every ``x`` on ``n`` lines
 ``y = y_k``, which catches the branches that turn within a strip between two ``x`` lines. A
-seed that lies on a branch already traced is dropped (the same factor, within ``10^-3`` of
+seed that lies on a branch already traced is dropped (the same factor, within ``2 10^-3`` of
 the box in ``(x, y)`` and of ``w``). A branch that meets no grid line at all (a closed curve
 or an arc entirely inside one cell of the seed grid) can be missed; the record says which
 grid was searched (``searched``). A second net: wherever two neighbouring cells of the
@@ -191,6 +191,21 @@ class StabilityMap(Result):
         if not rows:
             return r"\text{no special points in the box}"
         return r"\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}"
+
+    def table(self):
+        """The special points and the regions (Jupyter shows it)."""
+        xs, ys = self.x[0], self.y[0]
+        rows = []
+        for s in self.special_points:
+            w = s["omega"]
+            wt = ", ".join(self._num(v) for v in w) if isinstance(w, tuple) else self._num(w)
+            rows.append([s["type"], self._num(s["x"]), self._num(s["y"]), wt])
+        for g in self.regions:
+            rows.append(
+                [f"region: {g['unstable_roots']} unstable roots", str(g["point"][0]),
+                 str(g["point"][1]), f"{g['cells']} cells"]
+            )  # fmt: skip
+        return ["", xs, ys, "omega"], rows, f"stability map of {self.model_name}"
 
     def crossings(self, *, x=None, y=None) -> list:
         """Where the traced boundaries cross the line ``x = value`` (or ``y = value``):
@@ -409,6 +424,10 @@ def _newton_mp(system, z0, free, dps):
 def _box_range(name, lo, hi, which):
     from symdelay.core.params import as_parameter
 
+    if lo is None or hi is None:
+        raise SymdelayInputError(
+            f"give the {which} range of {name}: {which}=({name!r}, LO, HI) (or {name}=LO:HI)"
+        )
     a = as_parameter(name, lo, positive=False)
     b = as_parameter(name, hi, positive=False)
     if not (a.is_Rational and b.is_Rational):
@@ -870,6 +889,8 @@ def stability_map(
             f"({cx[k2]}, {cy[j2]}) ({counts[j][k]} -> {counts[j2][k2]}) and no traced "
             "boundary crosses there (a degree drop, or a branch not resolved)"
         )
+    if len(missing) > 5:
+        notes.append(f"... and {len(missing) - 5} more such pairs of cells")
 
     regions, labels = _regions(counts, cx, cy)
 
