@@ -65,10 +65,10 @@ from dataclasses import dataclass, field
 import flint
 import mpmath
 import numpy as np
-import sympy as sp
 
 from symdelay.analysis.entry import declined, require_table, specialisation
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps
 from symdelay.core.result import Result
