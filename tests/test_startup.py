@@ -82,3 +82,25 @@ def test_modules_take_sympy_through_the_lazy_stand_in():
             if isinstance(node, ast.Import) and any(a.name == "sympy" for a in node.names):
                 offenders.append(f"{path.name}:{node.lineno}")
     assert offenders == []
+
+
+def test_the_delay_differential_limit_needs_neither_sympy_nor_numpy():
+    """L = inf: the Hopf phase atan(omega/mu) + omega D = pi solved in mpmath, no SymPy (the
+    model keeps math.inf in .phases) and, for a few delays, no NumPy either; the crossing
+    satisfies the delay equation r + mu + lam theta exp(-r D) = 0 at r = i omega."""
+    import mpmath
+
+    code = NUMERIC.replace(
+        "ARGV", repr(["critical", "--L", "inf", "--mu", "1", "--lam", "2", "--D", "0.5,1,3"])
+    )
+    code = code.replace('"sympy" in sys.modules', '"sympy" in sys.modules, "numpy" in sys.modules')
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    head, _, text = proc.stdout.partition("\n")
+    assert head == "0 False False", (head, text)
+    rows = [line.split() for line in text.splitlines()[2:] if line.strip()]
+    assert len(rows) == 3
+    with mpmath.workdps(30):
+        for d, theta, omega in rows:
+            r = 1j * mpmath.mpf(omega)
+            residual = r + 1 + 2 * mpmath.mpf(theta) * mpmath.exp(-r * mpmath.mpf(d))
+            assert abs(residual) < 1e-13

@@ -10,6 +10,7 @@ options alone: this module imports the model layer (SymPy).
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import ClassVar
 
@@ -69,9 +70,10 @@ class FoundingModel(Model):
     def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):
         from symdelay.core.params import as_L_or_inf, is_infinite_L
 
-        L = as_L_or_inf(L, allow_symbol=True)
-        self.L = L
         self.infinite = is_infinite_L(L)
+        #: the number of phases without SymPy: an int, ``math.inf`` (the limit) or the symbol
+        self.phases = math.inf if self.infinite else as_L_or_inf(L, allow_symbol=True)
+        L = self.phases
         #: L is the symbol L (the characteristic polynomial for every L; no table either)
         self.symbolic = not self.infinite and not isinstance(L, int)
         given = {"mu": (mu, True), "lam": (lam, True), "theta": (theta, False), "D": (D, True)}
@@ -81,6 +83,16 @@ class FoundingModel(Model):
         self.name = (
             f"two queues, logit routing, Erlang({'inf' if self.infinite else L}) action delay"
         )
+
+    @property
+    def L(self):
+        """The number of phases: an int, SymPy's ``oo`` (the delay-differential limit) or the
+        symbol ``L``; numeric paths read :attr:`phases` (``math.inf`` for the limit)."""
+        if self.infinite:
+            from symdelay.core.lazy import sympy as sp
+
+            return sp.oo
+        return self.phases
 
     @property
     def options(self) -> dict:
@@ -98,7 +110,7 @@ class FoundingModel(Model):
 
     def __getattr__(self, name):
         # only attributes the instance lacks arrive here: the transition table's
-        if name.startswith("__") or name in ("L", "infinite", "symbolic", "numbers", "name"):
+        if name.startswith("__") or name in ("phases", "infinite", "symbolic", "numbers", "name"):
             raise AttributeError(name)
         if self.__dict__.get("symbolic"):
             raise NoTable(

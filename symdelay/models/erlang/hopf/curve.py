@@ -34,14 +34,16 @@ from fractions import Fraction
 from functools import cache, partial
 
 import mpmath
-import numpy as np
 
 from symdelay.analysis.critical import CriticalCurve, CriticalPoint
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.exact import exact_fraction
+from symdelay.core.lazy import loaded, module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import GUARD, format_exact, format_number  # noqa: F401
 from symdelay.core.params import as_dps, as_L_or_inf, as_positive_number, is_infinite_L
+
+np = module("numpy")  # imported at first use: a few delays are solved in mpmath alone
 
 # The numeric path (the solver, the entry's fast path, the float curve) needs no SymPy: its
 # inputs are the model's checked Fractions; the derivation it is checked against, the closed
@@ -86,14 +88,31 @@ def _phase_terms(L):
 
 
 class _Float:
-    """float64 numpy arrays."""
+    """float64 numpy arrays (NumPy imported at the first use)."""
 
-    pi = np.pi
-    atan, sqrt = staticmethod(np.arctan), staticmethod(np.sqrt)
-    exp, tan = staticmethod(np.exp), staticmethod(np.tan)
-    where = staticmethod(np.where)
+    pi = math.pi
     tol = 1e-14
     maxit = 200
+
+    @staticmethod
+    def atan(x):
+        return np.arctan(x)
+
+    @staticmethod
+    def sqrt(x):
+        return np.sqrt(x)
+
+    @staticmethod
+    def exp(x):
+        return np.exp(x)
+
+    @staticmethod
+    def tan(x):
+        return np.tan(x)
+
+    @staticmethod
+    def where(c, a, b):
+        return np.where(c, a, b)
 
     @staticmethod
     def all(x):
@@ -258,6 +277,16 @@ def _mpf(x) -> mpmath.mpf:
     return _to_mpf(x)
 
 
+#: from this many delays on, the mpmath Newton runs start from one float64 run over all of
+#: them (NumPy); fewer start from the proved bracket (the same answer: the seed only saves
+#: iterations, the bracket safeguards every step)
+_SEED_POINTS = 8
+
+
+def _is_array(x) -> bool:
+    return loaded("numpy") and isinstance(x, np.ndarray)
+
+
 def _float(x) -> float:
     """``float(x)``, ``inf`` beyond the double range (a ``Fraction`` raises there)."""
     try:
@@ -277,11 +306,11 @@ def _positive(name: str, value):
 
 
 def _as_D_list(Dv):
-    if isinstance(Dv, (str, bytes)) or not isinstance(Dv, Sequence | np.ndarray):
+    if isinstance(Dv, (str, bytes)) or not (isinstance(Dv, Sequence) or _is_array(Dv)):
         Dv = [Dv]
     out = []
     for d in Dv:
-        if isinstance(d, np.floating):
+        if loaded("numpy") and isinstance(d, np.floating):
             d = float(d)
         if isinstance(d, mpmath.mpf):  # exact binary value of an mpmath number
             if not mpmath.isfinite(d):
@@ -299,7 +328,7 @@ def _D_text(d) -> str:
         return d.strip()
     if isinstance(d, mpmath.mpf):
         return mpmath.nstr(d, 20)
-    if isinstance(d, float | np.floating):
+    if isinstance(d, float) or (loaded("numpy") and isinstance(d, np.floating)):
         return repr(float(d))
     if isinstance(d, Fraction | int) and not isinstance(d, bool):
         d = Fraction(d)
@@ -376,7 +405,7 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
         raise SymdelayInputError(
             "the critical theta needs numbers for " + ", ".join(missing) + ": give them"
         )
-    Lv = model.L
+    Lv = model.phases  # math.inf for the limit: no SymPy on this path
     dps = as_dps(dps)
     m = _positive("mu", o["mu"])
     lm = _positive("lam", o["lam"])
@@ -405,15 +434,23 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
                 CriticalPoint(d, mpmath.inf, None, "difference", label=t) for d, t in zip(Dm, texts)
             )
         mm, lmm = _mpf(m), _mpf(lm)
-        with np.errstate(all="ignore"):  # float64 seeds where the numbers fit
-            Df = np.array([float(d) for d in Dm])
-            ok = np.isfinite(Df) & (Df > 1e-250) & (Df < 1e250) & (1e-250 < _float(m) < 1e250)
-            if ok.any():
-                gf = Df if is_infinite_L(Lv) else Lv / Df
-                w_f, _ = _solve(Lv, _float(m), np.where(ok, gf, 1.0), np.where(ok, Df, 1.0), _Float)
+        seeds = [None] * len(Dm)
+        if len(Dm) >= _SEED_POINTS:  # float64 seeds (one vectorised run) where numbers fit
+            with np.errstate(all="ignore"):
+                Df = np.array([float(d) for d in Dm])
+                ok = np.isfinite(Df) & (Df > 1e-250) & (Df < 1e250) & (1e-250 < _float(m) < 1e250)
+                if ok.any():
+                    gf = Df if is_infinite_L(Lv) else Lv / Df
+                    w_f, _ = _solve(
+                        Lv, _float(m), np.where(ok, gf, 1.0), np.where(ok, Df, 1.0), _Float
+                    )
+                    seeds = [
+                        mpmath.mpf(float(w)) if good and np.isfinite(w) else None
+                        for w, good in zip(w_f, ok)
+                    ]
         pts = []
         for i, d in enumerate(Dm):
-            w0 = mpmath.mpf(float(w_f[i])) if ok[i] and np.isfinite(w_f[i]) else None
+            w0 = seeds[i]
             w, k = _solve_mp(Lv, mm, None if is_infinite_L(Lv) else Lv / d, d, w0)
             pts.append(CriticalPoint(d, k / lmm, w, "difference", label=texts[i]))
         return curve(pts)
@@ -438,7 +475,7 @@ def critical_theta(L, mu, lam, D, dps: int = 15, kappa=None) -> CriticalCurve:
         return critical(FoundingModel(L=L, mu=mu, lam=lam), at=D, dps=dps)
     from symdelay.models import build_model
 
-    if isinstance(D, Sequence | np.ndarray) and not isinstance(D, str):
+    if (isinstance(D, Sequence) or _is_array(D)) and not isinstance(D, str):
         if len(D) != 1:
             raise SymdelayInputError(f"critical_theta(kappa=...) takes one delay D, got {len(D)}")
         D = D[0]
