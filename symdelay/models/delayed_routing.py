@@ -26,6 +26,19 @@ from symdelay.models.phase import PhaseType
 
 __all__ = ["delayed_routing_model"]
 
+#: a free in-flight weight: ``kappa`` entries may be ``c * KAPPA`` (``c >= 0`` rational)
+KAPPA = sp.Symbol("kappa")
+
+
+def _weight(k):
+    """One in-flight weight: a number, or a non-negative rational times ``KAPPA``."""
+    if isinstance(k, sp.Basic) and k.free_symbols == {KAPPA}:
+        c = sp.cancel(k / KAPPA)
+        if c.is_Rational and c >= 0:
+            return c * KAPPA
+        raise SymdelayInputError(f"a free in-flight weight is c*kappa with c >= 0, got {k}")
+    return as_parameter("kappa", k, positive=False)
+
 
 def _value(name: str, value, positive: bool):
     """``value`` made exact; errors name the option (``mu2 must be positive, got -2``)."""
@@ -101,7 +114,9 @@ def delayed_routing_model(
         raise SymdelayInputError(f"kappa needs one weight per delay phase ({m}), got {len(kap)}")
     if any(k is None for k in kap):
         raise SymdelayInputError("kappa must be a number (or one number per delay phase)")
-    kap = [as_parameter("kappa", k, positive=False) for k in kap]
+    kap = [_weight(k) for k in kap]
+    if any(k.has(KAPPA) for k in kap):
+        params["kappa"] = "nonnegative"  # one free weight times a pattern (kappa*)
     qn, zn = _state_names(N, m)
     q = [sp.Symbol(s) for s in qn]
     z = [[sp.Symbol(s) for s in row] for row in zn]
