@@ -164,3 +164,18 @@ def test_kappa_star_limit_and_free_kappa_bad_input():
         build_model("inflight", L=2, kappa=["1", "1"], pattern="last")
     with pytest.raises(SymdelayInputError, match="kappa"):
         build_model("inflight", kappa=None)
+
+
+def test_kappa_star_with_rates_beyond_doubles_answers(run_cli):
+    """mu = 1e308: the double scan of the closed-factor path overflows (it then defers to the
+    exact path) instead of an internal error; at L = 2 the closed form confirms the value."""
+    import json
+
+    status, out, err = run_cli("kappa-star", "--L", "2", "--mu", "1e308", "--dps", "15", "--json")
+    assert status == 0, err
+    rec = json.loads(out)
+    g, m = mpmath.mpf(2), mpmath.mpf(10) ** 308
+    with mpmath.workdps(30):
+        closed = g**2 / (mpmath.sqrt(2 * g * (2 * g + m)) + g + m) ** 2
+    assert abs(mpmath.mpf(rec["kappa_star"]) - closed) < closed * mpmath.mpf(10) ** -13
+    assert rec["omega"] is None or isinstance(rec["omega"], str)  # the command's form
