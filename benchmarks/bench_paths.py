@@ -1,4 +1,5 @@
-"""Benchmark: every specialised path of the founding model against the generic path, in one run.
+"""Benchmark: every specialised path (the founding model's, the in-flight model's) against the
+generic path, in one run.
 
 Each analysis entry runs the model family's fast path first (``method="auto"``); the generic
 machinery answers for every model (``method="generic"``). Here both answer the same question
@@ -8,6 +9,7 @@ specialised one, the growth exponent in L of each (a least-squares fit of log ti
 and the largest difference between the two answers.
 
 Run:  .venv/bin/python benchmarks/bench_paths.py  (writes benchmarks/results/paths.txt)
+      .venv/bin/python benchmarks/bench_paths.py --only in-flight  (some cases, printed only)
 """
 
 from __future__ import annotations
@@ -80,6 +82,21 @@ def _normal_form(L, method):
     return mpmath.mpf(normal_form(founding(L), method=method).l1)
 
 
+def _inflight_window(L, method):
+    from symdelay.analysis.window import window
+
+    m = build_model("inflight", L=L, kappa="0.05", **BASE)
+    w = window(m, "theta", lo=0, method=method)
+    return mpmath.mpf(w.intervals[0][0]) if w.intervals else mpmath.mpf(0)
+
+
+def _kappa_star(L, method):
+    from symdelay.analysis.window import kappa_star
+
+    m = build_model("inflight", L=L, kappa="kappa", **BASE)
+    return mpmath.mpf(kappa_star(m, method=method).x_star)
+
+
 def _simulate(L, method):
     symdelay.simulate(founding(L, theta=2), eta=200, T=50, seed=1, method=method)
     return mpmath.mpf(0)  # two kernels, two streams: compared statistically in the tests
@@ -94,6 +111,8 @@ CASES = [
     ("fluid path q1(T)", _fluid, [2, 3, 6]),
     ("instability window in D", _window, [2, 3, 6]),
     ("worst delay (theta*)", _worst_delay, [2, 3, 6]),
+    ("in-flight theta-window", _inflight_window, [2, 3, 6]),
+    ("in-flight kappa*", _kappa_star, [2, 3, 6]),
     ("first Lyapunov coefficient", _normal_form, [2, 3]),
     ("simulation, eta=200, T=50", _simulate, [2, 3, 6]),
 ]
@@ -114,9 +133,15 @@ def timed(fn, *args):
     return time.perf_counter() - t0, value
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # --only TEXT: the cases whose name contains TEXT, printed only (the results file keeps
+    # the last full run)
+    only = argv[argv.index("--only") + 1] if "--only" in argv else None
     rows = []
     for name, fn, Ls in CASES:
+        if only is not None and only not in name:
+            continue
         spec_med, gen_med = [], []
         for L in Ls:
             fn(L, "specialised")  # imports and per-process set-up, outside the timing
@@ -135,7 +160,7 @@ def main() -> int:
             print(f"{name:<28} L={L:<3} specialised {s:.4f} s  generic {g:.4f} s", flush=True)
         rows.append((name, "exp", exponent(Ls, spec_med), exponent(Ls, gen_med), None, None))
     lines = [
-        "bench_paths: the founding model's specialised paths against the generic path",
+        "bench_paths: the specialised paths (founding, in-flight) against the generic path",
         f"(the same entry, method='specialised' vs 'generic'; fresh model per call; medians of "
         f"{ROUNDS} interleaved runs, seconds)",
         f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; python "
@@ -152,14 +177,17 @@ def main() -> int:
     lines += [
         "",
         "Both paths return the same record type; the tests compare them (tests/test_*entry*,",
-        "tests/test_one_path_*, tests/test_window_specialised.py, tests/test_model_stochastic.py).",
+        "tests/test_one_path_*, tests/test_window_specialised.py, tests/test_model_stochastic.py,",
+        "tests/test_inflight_specialised.py).",
         "rel. diff: |specialised - generic| / max(1, |specialised|); the simulation's two kernels",
         "draw different streams and are compared statistically in the tests (rel. diff 0 here).",
-        "Per-process set-up (imports, the founding symbolic derivations cached per L, compiled",
-        "kernels) runs once before the timings; the first call of a process pays it.",
+        "Per-process set-up (imports, the founding symbolic derivations cached per L, the",
+        "in-flight crossing curve cached per (L, mu, D, pattern), compiled kernels) runs once",
+        "before the timings; the first call of a process pays it.",
     ]
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n")
+    if only is None:
+        OUT.parent.mkdir(exist_ok=True)
+        OUT.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
 

@@ -48,6 +48,9 @@ BASES = [
     ("window", [*NSERVER, "--theta", "12"]),
     ("worst-delay", NSERVER),
     ("map", [*NSERVER, "--x", "D=0.5:2", "--y", "theta=0:20", *MAP_GRID]),
+    # the in-flight family's own commands (their flags are that family's options)
+    ("unstable-theta", ["--L", "2", "--kappa", "0.05"]),
+    ("kappa-star", ["--L", "2", "--dps", "15"]),
 ]
 
 #: a changed value for each option (by flag)
@@ -73,6 +76,7 @@ OTHER = {
     "--points": "21",
     "--omega-max": "3",
     "--kappa": "0.5",
+    "--pattern": "last",
     "--delay": "hypoexp",
     "--rates": "1,2",
     "--probs": "0.5,0.5",

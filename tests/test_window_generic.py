@@ -69,7 +69,7 @@ def test_founding_negative_theta_all_delays_unstable():
 # --------------------------------------------------------------------- in-flight, exact
 def test_inflight_theta_window_equals_unstable_theta():
     m = build_model("inflight", L=2, kappa=0.05, mu=1, lam=1, D=1)
-    w = win.unstable_theta(m, dps=25)
+    w = win.unstable_theta(m, dps=25, method="generic")  # (auto: the in-flight crossing curve)
     ref = unstable_theta(2, 0.05, dps=30)
     assert len(w.intervals) == len(ref.intervals) == 1
     for iv, (a, b) in zip(w.intervals, ref.intervals):

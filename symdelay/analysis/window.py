@@ -1207,6 +1207,7 @@ def extremum(
     param_hi=None,
     dps: int = 15,
     force: bool = False,
+    method: str = "auto",
 ) -> Extremum:
     """Where the critical value of ``param`` is extreme as ``over`` varies in ``(lo, hi)``.
 
@@ -1222,8 +1223,19 @@ def extremum(
       result lists the whole ``stable_set``.
 
     Every other parameter needs a number. Exact candidates (see the module docstring),
-    ``p_c`` by :func:`window` at rationals within ``10^-(dps+10)`` of each.
+    ``p_c`` by :func:`window` at rationals within ``10^-(dps+10)`` of each. ``method``: the
+    family's specialisation first (``"auto"``; the in-flight model's kappa* from its exact
+    Hopf curve), or ``"generic"`` / ``"specialised"`` only (:mod:`symdelay.analysis.entry`).
     """
+    fast = specialisation(model, "extremum", method)
+    if fast is not None:
+        result = fast(
+            model, over, param=param, kind=kind, lo=lo, hi=hi, param_lo=param_lo,
+            param_hi=param_hi, dps=dps, force=force,
+        )  # fmt: skip
+        if result is not None:
+            return result
+        declined(model, "extremum", method)
     dps = as_dps(dps)
     if kind not in ("min", "max", "stable"):
         raise SymdelayInputError(f"kind must be min, max or stable, got {kind!r}")
@@ -1397,8 +1409,8 @@ def unstable_theta(
     model, *, lo=0, hi=None, dps: int = 15, force: bool = False, method: str = "auto"
 ) -> Window:
     """The ``theta > lo`` (default 0) at which the equilibrium is unstable: the window in
-    theta, for any model (:func:`symdelay.models.inflight.curve.unstable_theta` is the
-    in-flight model's crossing-curve form)."""
+    theta, for any model (the in-flight model answers from 0 by its crossing-curve
+    specialisation, :func:`symdelay.models.inflight.curve.specialised_window`)."""
     return window(model, "theta", lo=lo, hi=hi, dps=dps, force=force, method=method)
 
 
@@ -1422,7 +1434,9 @@ def worst_delay(
         if result is not None:
             return result
         declined(model, "worst_delay", method)
-    return extremum(model, over, param=param, kind="min", lo=lo, hi=hi, dps=dps, force=force)
+    return extremum(
+        model, over, param=param, kind="min", lo=lo, hi=hi, dps=dps, force=force, method=method
+    )
 
 
 def kappa_star(
@@ -1434,8 +1448,12 @@ def kappa_star(
     hi=None,
     dps: int = 15,
     force=False,
+    method: str = "auto",
 ) -> Extremum:
     """The smallest ``over`` (default the in-flight weight) from which the equilibrium is
-    stable for every ``param > 0``: the generic form of
-    :func:`symdelay.models.inflight.curve.kappa_star` (the model must declare ``over``)."""
-    return extremum(model, over, param=param, kind="stable", lo=lo, hi=hi, dps=dps, force=force)
+    stable for every ``param > 0``: ``extremum(kind="stable")`` (the model must declare
+    ``over``; the in-flight model with a free ``kappa`` answers by its specialisation,
+    :func:`symdelay.models.inflight.curve.specialised_extremum`)."""
+    return extremum(
+        model, over, param=param, kind="stable", lo=lo, hi=hi, dps=dps, force=force, method=method
+    )

@@ -22,6 +22,7 @@ __all__ = [
     "family_module",
     "family_names",
     "add_model",
+    "add_family",
     "model_from_args",
     "given_options",
     "CURRENT",
@@ -156,6 +157,20 @@ def add_model(p, selection: Selection | None = None, *, own=(), defaults=None) -
         shown = o.help + (f" (default {default})" if default is not None else "")
         kw = {"choices": o.choices} if o.choices else {}
         h.add_argument(o.flag, dest=o.name, default=None, metavar=o.metavar, help=shown, **kw)
+
+
+def add_family(p, family: str) -> None:
+    """For a command of one family that declares that family's options itself (its own
+    flags and defaults): :func:`model_from_args` builds the model from them, with no
+    ``--model``, ``--model-file`` or ``--set`` (``unstable-theta``, ``kappa-star``)."""
+    p.set_defaults(
+        _door_selection=Selection(family),
+        _door_own=(),
+        _door_defaults={},
+        model=None,
+        model_file=None,
+        set=[],
+    )
 
 
 def parse_settings(items) -> dict:

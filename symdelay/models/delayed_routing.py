@@ -25,6 +25,19 @@ from symdelay.models.phase import PhaseType
 
 __all__ = ["delayed_routing_model"]
 
+#: a free in-flight weight: ``kappa`` entries may be ``c * KAPPA`` (``c >= 0`` rational)
+KAPPA = sp.Symbol("kappa")
+
+
+def _weight(k):
+    """One in-flight weight: a number, or a non-negative rational times ``KAPPA``."""
+    if isinstance(k, sp.Basic) and k.free_symbols == {KAPPA}:
+        c = sp.cancel(k / KAPPA)
+        if c.is_Rational and c >= 0:
+            return c * KAPPA
+        raise SymdelayInputError(f"a free in-flight weight is c*kappa with c >= 0, got {k}")
+    return as_parameter("kappa", k, positive=False)
+
 
 def _value(name: str, value, positive: bool):
     """``value`` made exact; errors name the option (``mu2 must be positive, got -2``)."""
@@ -108,12 +121,10 @@ def delayed_routing_model(
         raise SymdelayInputError(f"kappa needs one weight per delay phase ({m}), got {len(kap)}")
     if any(k is None for k in kap):
         raise SymdelayInputError("kappa must be a number (or one number per delay phase)")
-    # the name "kappa" (text or symbol) leaves the weight a free parameter (a map over kappa)
-    free_kappa = [_is_kappa_name(k) for k in kap]
-    kap = [
-        KAPPA if f else as_parameter("kappa", k, positive=False) for k, f in zip(kap, free_kappa)
-    ]
-    if any(free_kappa):
+    # the name "kappa" (text or symbol) leaves the weight a free parameter (a map over kappa,
+    # kappa*); c*kappa with a rational c >= 0 is one free weight times a pattern
+    kap = [KAPPA if _is_kappa_name(k) else _weight(k) for k in kap]
+    if any(k.has(KAPPA) for k in kap):
         params["kappa"] = "nonnegative"
     qn, zn = _state_names(N, m)
     q = [sp.Symbol(s) for s in qn]

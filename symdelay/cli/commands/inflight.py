@@ -6,6 +6,7 @@ weights); see :mod:`symdelay.models.inflight`.
 
 from __future__ import annotations
 
+from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.core.budget import honour_force
 from symdelay.core.errors import SymdelayInputError
@@ -33,20 +34,6 @@ def _pattern_argument(p):
     )
 
 
-def _pattern(text):
-    if text is None:
-        return "all"
-    return text if "," not in text and not _is_number(text) else text.split(",")
-
-
-def _is_number(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "unstable-theta",
@@ -62,6 +49,7 @@ def register(subparsers) -> None:
     p.add_argument("--kappa", required=True, help="weight of the jobs in flight (>= 0)")
     _pattern_argument(p)
     p.add_argument("--dps", default="15", help="significant digits (default 15)")
+    door.add_family(p, "inflight")
     p.set_defaults(func=_run_unstable)
 
     p = subparsers.add_parser(
@@ -79,6 +67,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--force", action="store_true", help="run even when the estimated cost is over budget"
     )
+    door.add_family(p, "inflight")
     p.set_defaults(func=honour_force(_run_kappa_star))
 
     p = subparsers.add_parser(
@@ -107,19 +96,22 @@ def register(subparsers) -> None:
 
 
 def _run_unstable(args) -> int:
-    from symdelay.core.params import as_dps
-    from symdelay.models.inflight.curve import unstable_theta
+    from symdelay.analysis.window import unstable_theta
+    from symdelay.core.params import as_dps, is_infinite_L
 
-    res = unstable_theta(
-        args.L,
-        args.kappa,
-        mu=args.mu,
-        lam=args.lam,
-        D=args.D,
-        pattern=_pattern(args.pattern),
-        dps=as_dps(args.dps),
-    )
-    record = res.to_json()
+    if is_infinite_L(args.L):
+        raise SymdelayInputError(
+            f"L must be an integer >= 1 (number of delay phases), got '{args.L}' "
+            "(kappa-star --L inf gives the limit)"
+        )
+    if args.kappa.strip() == "kappa" or "," in args.kappa:
+        raise SymdelayInputError(
+            "--kappa must be one number, the weight of the jobs in flight (weights per phase: "
+            "--pattern, e.g. --pattern 0,1)"
+        )
+    model = _numbers(door.model_from_args(args), ("mu", "lam", "D"))
+    res = unstable_theta(model, lo=0, dps=as_dps(args.dps))
+    record = _theta_record(res.to_json())
     if args.json:
         emit_json(record)
         return 0
@@ -133,10 +125,26 @@ def _run_unstable(args) -> int:
     return 0
 
 
+def _numbers(model, names):
+    """The model, once its options ``names`` are numbers (these commands need them)."""
+    for name in names:
+        if not model.options[name].is_Rational:
+            raise SymdelayInputError(f"--{name} must be a number, got '{model.options[name]}'")
+    return model
+
+
+def _theta_record(record: dict) -> dict:
+    """This command's JSON: the window record with ``intervals`` as ``[lo, hi]`` pairs of
+    decimal ends (the command's contract; ``window --model inflight --in theta --lo 0
+    --json`` prints the same record with every end's bracket and frequency)."""
+    pairs = [[iv["lo"]["value"], iv["hi"]["value"]] for iv in record["intervals"]]
+    return {**record, "intervals": pairs}
+
+
 def _run_kappa_star(args) -> int:
+    from symdelay.analysis.window import kappa_star
     from symdelay.core.budget import check_budget, power_cost
     from symdelay.core.params import as_dps, as_L, is_infinite_L
-    from symdelay.models.inflight.curve import kappa_star
 
     if not is_infinite_L(args.L):
         n = as_L(args.L, allow_symbol=False)
@@ -149,10 +157,14 @@ def _run_kappa_star(args) -> int:
             force=args.force,
             shrink="a smaller --L (--L inf gives the delay-differential limit)",
         )
-    res = kappa_star(
-        args.L, mu=args.mu, D=args.D, pattern=_pattern(args.pattern), dps=as_dps(args.dps)
-    )
+    model = door.model_from_args(args, kappa="kappa")  # the weight is what kappa* varies
+    if not model.infinite:  # (L = inf: kappa* = 1/2 for every mu D)
+        _numbers(model, ("mu", "D"))
+    res = kappa_star(model, dps=as_dps(args.dps))
     record = res.to_json()
+    # this command's JSON (its contract): the crossing frequency where the curve turns as
+    # one number (the extremum record's ``omega`` lists it)
+    record["omega"] = record["omega"][0] if record["omega"] else None
     if args.json:
         emit_json(record)
         return 0

@@ -1,7 +1,9 @@
 """Routing that counts jobs in flight: the dispatcher observes ``q_i + sum_l kappa_l z_{i,l}``.
 
+* :mod:`.model` — :class:`InflightModel`, the model object (options, fast paths by name);
 * :mod:`.charpoly` — the difference-mode characteristic equation for symbolic L and weights;
-* :mod:`.curve` — the exact crossing curve: :func:`kappa_star`, :func:`unstable_theta`;
+* :mod:`.curve` — the exact crossing curve: :func:`kappa_star`, :func:`unstable_theta` (the
+  specialisations behind the ``extremum`` and ``window`` entries);
 * :mod:`.criteria` — decay rate, tolerance time, variance; :func:`optimize_weights`;
 * :mod:`.partial` — partial observation of the delay.
 """
@@ -14,6 +16,7 @@ _PUBLIC = {
     "inflight_limit": "symdelay.models.inflight.charpoly",
     "inflight_polynomial": "symdelay.models.inflight.charpoly",
     "CRITERIA": "symdelay.models.inflight.criteria",
+    "InflightModel": "symdelay.models.inflight.model",
     "optimize_weights": "symdelay.models.inflight.criteria",
     "kappa_star": "symdelay.models.inflight.curve",
     "kappa_star_limit": "symdelay.models.inflight.curve",
@@ -24,6 +27,7 @@ _PUBLIC = {
 
 __all__ = [
     "CRITERIA",
+    "InflightModel",
     "derive_inflight_equation",
     "inflight_limit",
     "inflight_polynomial",

@@ -26,6 +26,12 @@ so no real root crosses). Hence:
   polynomial at a rational test point): :func:`unstable_theta` is exact, bounded windows
   included.
 
+Both are specialisations of the in-flight model (:class:`~.model.InflightModel`) that the
+generic entries ask for first: :func:`specialised_window` (``window(model, "theta", lo=0)``)
+and :func:`specialised_extremum` (``kappa_star(model)``, ``extremum(model, "kappa",
+kind="stable")`` with ``kappa`` free); :func:`unstable_theta` and :func:`kappa_star` are the
+loose-argument conveniences that build the model and call those entries.
+
 The ``L -> oo`` limit (the delayed-information model that also counts the jobs sent in the
 last ``D`` time units) has the same structure with ``A = r + mu``, ``B_0 = exp(-rD)``,
 ``W = (r + mu)(1 - exp(-rD))/r``; with ``phi = w D``, ``s = sin(phi/2)``,
@@ -36,8 +42,9 @@ so ``kappa(w) < 1/2`` with ``sup = 1/2`` approached where ``a(w) -> oo``:
 >>> ks = kappa_star(2, mu=1, D=1, dps=15)
 >>> ks.to_json()["kappa_star"], ks.to_json()["closed_form"]
 ('0.0716424552066950', 'gamma**2/(sqrt(2)*sqrt(gamma)*sqrt(2*gamma + mu) + gamma + mu)**2')
->>> unstable_theta(2, kappa=sp.Rational(1, 20), mu=1, lam=1, D=1, dps=6).to_json()["intervals"]
-[['15.2590', '188.741']]
+>>> w = unstable_theta(2, kappa=sp.Rational(1, 20), mu=1, lam=1, D=1, dps=6).to_json()
+>>> [(iv["lo"]["value"], iv["hi"]["value"]) for iv in w["intervals"]], w["crossings"]
+([('15.2590', '188.741')], ['15.2590', '188.741'])
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ from symdelay.core.errors import CertificationError, SymdelayInputError, Verific
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter, exact_decimal, printable
 from symdelay.models.erlang.hopf.curve import format_number
+from symdelay.models.inflight.model import PATTERNS, InflightModel, observation_pattern
 
 __all__ = [
     "HopfCurve",
@@ -66,40 +74,11 @@ __all__ = [
     "observation_pattern",
     "PATTERNS",
     "symbolic_crossing_curve",
+    "specialised_window",
+    "specialised_extremum",
 ]
 
 GUARD = 10
-
-#: Named observation patterns (which delay phases the dispatcher sees).
-PATTERNS = ("all", "first", "last", "first-half", "last-half")
-
-
-def observation_pattern(name_or_list, L: int) -> tuple:
-    """Per-phase indicator ``e`` (rationals): a name in :data:`PATTERNS` or ``L`` numbers."""
-    if isinstance(name_or_list, str):
-        name = name_or_list.strip().lower()
-        half = max(L // 2, 1)
-        table = {
-            "all": [1] * L,
-            "first": [1] + [0] * (L - 1),
-            "last": [0] * (L - 1) + [1],
-            "first-half": [1] * half + [0] * (L - half),
-            "last-half": [0] * (L - half) + [1] * half,
-        }
-        if name not in table:
-            raise SymdelayInputError(
-                f"unknown observation pattern '{name_or_list}': use one of {', '.join(PATTERNS)} "
-                "or one weight per phase"
-            )
-        return tuple(sp.Integer(v) for v in table[name])
-    vals = [as_parameter("kappa", v, positive=False) for v in name_or_list]
-    if len(vals) != L:
-        raise SymdelayInputError(f"give one weight per delay phase ({L}), got {len(vals)}")
-    if any(not v.is_Rational for v in vals):
-        raise SymdelayInputError("per-phase weights must be numbers")
-    if any(v < 0 for v in vals) or all(v == 0 for v in vals):
-        raise SymdelayInputError("per-phase weights must be >= 0 and not all zero")
-    return tuple(vals)
 
 
 def _q(x) -> flint.fmpq:
@@ -227,10 +206,13 @@ def hopf_curve(L, mu, D, pattern="all") -> HopfCurve:
 
 # ------------------------------------------------------------------------- kappa star
 def _kappa_extremum(
-    L, mu, D, pattern, dps, kstar, unstable, omega, lam_theta, closed, method, checks
-):
+    L, mu, D, pattern, dps, kstar, unstable, omega, lam_theta, closed, method, checks,
+    *, name=None, values=None,
+):  # fmt: skip
     """kappa* as the generic :class:`~symdelay.analysis.window.Extremum` (``kind="stable"``
-    over ``kappa``, of ``theta``), with the in-flight record's own keys.
+    over ``kappa``, of ``theta``: ``x_star`` is kappa*, ``critical`` inf there, ``omega`` the
+    crossing frequency where the curve turns, ``stable_set`` the weights stable for every
+    theta), with the in-flight record's own keys besides the generic ones.
 
     ``unstable_kappas``: the weights ``kappa >= 0`` for which some ``theta > 0``
     destabilises (closed intervals with decimal ends; "inf" if unbounded); ``kappa_star``
@@ -247,9 +229,7 @@ def _kappa_extremum(
         "kappa_star": f(kstar),
         "closed_form": None if closed is None else str(closed),
         "unstable_kappas": [[f(lo), f(hi)] for lo, hi in unstable],
-        "omega": f(omega),
         "lam_theta": f(lam_theta),
-        "method": method,
         "checks": list(checks),
     }
     details = {
@@ -271,16 +251,16 @@ def _kappa_extremum(
     if not mpmath.isinf(pos):
         stable.append((pos, mpmath.inf))
     return Extremum(
-        f"two queues, routing on jobs in service and in flight, Erlang({L}) delay",
+        name or f"two queues, routing on jobs in service and in flight, Erlang({L}) delay",
         "kappa",
         "theta",
         "stable",
-        {"L": str(L), "mu": mu, "D": D},
+        {"mu": mu} if values is None else values,
         dps,
         kstar,
         None,
         None,
-        lam_theta,
+        None if kstar is None else mpmath.inf,  # p_c(kappa*): stable for every theta
         () if omega is None else (omega,),
         kstar is not None,
         (),
@@ -541,13 +521,53 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> Extremum:
     for every ``theta >= 0`` — certified (Arb balls from exact polynomials).
 
     Depends on ``L`` and ``mu D`` only (time rescaling). ``L = "inf"``:
-    :func:`kappa_star_limit`.
+    :func:`kappa_star_limit`. The convenience of the one entry: the in-flight model with a
+    free ``kappa`` and :func:`symdelay.analysis.window.kappa_star` (which takes this
+    family's specialisation, :func:`specialised_extremum`).
     """
-    from symdelay.core.params import is_infinite_L
+    from symdelay.analysis.window import kappa_star as entry
 
+    model = InflightModel(L=L, mu=mu, D=D, kappa="kappa", pattern=pattern)
+    return entry(model, dps=dps)
+
+
+def specialised_extremum(
+    model, over, *, param="theta", kind="min", lo=None, hi=None, param_lo=0, param_hi=None,
+    dps=15, force=False,
+):  # fmt: skip
+    """The in-flight model's kappa* (the turning point of the Hopf curve in kappa: the
+    smallest weight stable for every theta > 0) from the exact crossing curve, or the
+    certified closed-factor cover for the weight on every phase; any L including inf.
+    ``None`` (the generic extremum) for another extremum, a range, or a model whose kappa
+    is not free or whose mu, D are not numbers."""
+    o = model.options
+    if (over, param, kind) != ("kappa", "theta", "stable") or hi is not None:
+        return None
+    if param_hi is not None or not _is_zero(param_lo) or not (lo is None or _is_zero(lo)):
+        return None
+    if not isinstance(o["kappa"], sp.Symbol) or o["theta"] is not None:
+        return None
+    values = {k: str(o[k]) for k in ("mu", "lam") if o[k] is not None}
+    if model.infinite:
+        return kappa_star_limit(
+            1 if o["mu"] is None else o["mu"], 1 if o["D"] is None else o["D"], dps=dps,
+            name=model.name, values=values,
+        )  # fmt: skip
+    if any(o[k] is None or not o[k].is_Rational for k in ("mu", "D")):
+        return None
+    return _kappa_star(model.L, o["mu"], o["D"], o["pattern"], dps, model.name, values)
+
+
+def _is_zero(v) -> bool:
+    try:
+        return as_parameter("lo", v, positive=False) == 0
+    except SymdelayInputError:
+        return False
+
+
+def _kappa_star(L, mu, D, pattern, dps, name=None, values=None) -> Extremum:
+    """kappa* for checked ``L`` (an int), exact ``mu``, ``D`` and a pattern tuple."""
     dps = as_dps(dps)
-    if is_infinite_L(L):
-        return kappa_star_limit(mu, D, dps=dps)
     L, mu, D, pattern = _checked(L, mu, D, pattern)
     method = "exact crossing curve + Arb root isolation"
     checks = [
@@ -590,10 +610,12 @@ def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> Extremum:
         closed,
         method,
         tuple(checks),
+        name=name,
+        values=values,
     )
 
 
-def kappa_star_limit(mu=1, D=1, dps: int = 30) -> Extremum:
+def kappa_star_limit(mu=1, D=1, dps: int = 30, *, name=None, values=None) -> Extremum:
     """``L -> oo`` (the delayed-information model counting jobs sent in the last ``D``):
     ``kappa* = 1/2`` for every ``mu D``. SymPy checks the identity
     ``kappa(w) - 1/2 = -(w c + mu s)^2/(2 s^2 (mu^2 + w^2))`` (so ``kappa(w) <= 1/2``), and
@@ -639,17 +661,22 @@ def kappa_star_limit(mu=1, D=1, dps: int = 30) -> Extremum:
         sp.Rational(1, 2),
         "identity kappa(w) - 1/2 = -(w c + mu s)^2/(2 s^2 (mu^2 + w^2)) (SymPy)",
         ("kappa(w) <= 1/2 with equality only where a(w) is infinite",),
+        name=name or "two queues, routing on jobs in service and in flight, Erlang(inf) delay",
+        values=values,
     )
 
 
 # ---------------------------------------------------------------------- unstable theta
-def _theta_window(L, kap, pattern, dps, intervals, crossings, counts, mu, lam, D) -> Window:
+def _theta_window(
+    L, kap, pattern, dps, pieces, crossings, counts, mu, lam, D, *, name=None, values=None
+) -> Window:
     """The unstable theta as the generic :class:`~symdelay.analysis.window.Window` (in
-    ``theta`` from 0), with the in-flight record's own keys.
+    ``theta`` from 0), with the in-flight record's own keys besides the generic ones.
 
-    ``intervals``: open intervals ``(lo, hi)`` (``hi`` may be inf); ``crossings``: every
-    ``theta`` where a root is on the axis with the exact unstable-root counts between
-    consecutive crossings (``counts[i]`` on ``(crossings[i-1], crossings[i])``)."""
+    ``pieces``: the open intervals ``(i, j)`` of instability as indices into the gaps
+    between ``crossings`` (the gap ``i`` is ``(crossings[i-1], crossings[i])``); ``crossings``:
+    ``(value, bracket, omega)`` at every ``theta`` where a root is on the axis, with the exact
+    unstable-root counts between consecutive crossings (``counts[i]`` on gap ``i``)."""
     f = lambda x: format_number(x, dps)  # noqa: E731
     method = "exact crossing curve; exact right-half-plane counts between crossings"
     extra = {
@@ -659,32 +686,34 @@ def _theta_window(L, kap, pattern, dps, intervals, crossings, counts, mu, lam, D
         "lam": lam,
         "D": D,
         "pattern": [str(e) for e in pattern],
-        "intervals": [[f(lo), f(hi)] for lo, hi in intervals],
-        "crossings": [f(c) for c in crossings],
-        "unstable_counts": list(counts),
-        "method": method,
+        "crossings": [f(c[0]) for c in crossings],
     }
-
-    def end(v):
-        kind = "domain end" if v == 0 else ("infinite" if mpmath.isinf(v) else "r = i omega")
-        return WindowEnd(v, None, None, (), kind)
-
-    ivs = tuple(WindowInterval(end(a), end(b), ()) for a, b in intervals)
+    ends = tuple(WindowEnd(v, lo, hi, (w,), "r = i omega") for v, lo, hi, w in crossings)
+    zero = WindowEnd(mpmath.mpf(0), None, None, (), "domain end")
+    infinite = WindowEnd(mpmath.inf, None, None, (), "infinite")
+    ivs = tuple(
+        WindowInterval(
+            ends[i - 1] if i > 0 else zero,
+            ends[j] if j < len(ends) else infinite,
+            tuple(counts[i : j + 1]),
+        )
+        for i, j in pieces
+    )
     return Window(
-        f"two queues, routing on jobs in service and in flight, Erlang({L}) delay",
+        name or f"two queues, routing on jobs in service and in flight, Erlang({L}) delay",
         "theta",
-        {"L": str(L), "kappa": _decimal(kap), "mu": mu, "lam": lam, "D": D},
+        {"mu": mu, "lam": lam} if values is None else values,
         dps,
         sp.Integer(0),
         sp.oo,
         ivs,
-        tuple(WindowEnd(c, None, None, (), "r = i omega") for c in crossings),
+        ends,
         tuple(counts),
         method,
         True,
         (),
         extra,
-        {"L": L, "kappa": kap, "pattern": pattern, "crossings": crossings},
+        {"L": L, "kappa": kap, "pattern": pattern, "crossings": tuple(c[0] for c in crossings)},
     )
 
 
@@ -708,16 +737,47 @@ def _decimal(x: sp.Rational) -> str:
 
 def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> Window:
     """Exact set of ``theta >= 0`` at which the equilibrium is unstable, for weights
-    ``kappa * pattern`` (``kappa = 0``: the founding model, a half-line for L >= 2)."""
+    ``kappa * pattern`` (``kappa = 0``: the founding model, a half-line for L >= 2).
+
+    The convenience of the one entry: the in-flight model and
+    :func:`symdelay.analysis.window.window` in theta from 0 (which takes this family's
+    specialisation, :func:`specialised_window`)."""
+    from symdelay.analysis.window import window
+
+    if isinstance(kappa, str) and kappa.strip() == "kappa":
+        raise SymdelayInputError("kappa must be a number (the window is in theta)")
+    model = InflightModel(L=L, mu=mu, lam=lam, D=D, kappa=kappa, pattern=pattern)
+    return window(model, "theta", lo=0, dps=dps)
+
+
+def specialised_window(model, vary="D", *, lo=None, hi=None, dps=15, force=False):
+    """The in-flight model's window in theta from 0 (the exact crossing curve: the crossings
+    are ``a(t)/lam`` at the positive roots of ``gamma^L I_A - kappa C``, the counts exact in
+    every gap); ``None`` (the generic window) for another parameter, another range (it
+    covers ``theta > 0``: ``lo = 0``, no ``hi``), ``L = inf``, or a model whose kappa, mu,
+    lam or D is not a number. ``force``: no budget to lift here."""
+    o = model.options
+    if vary != "theta" or hi is not None or lo is None or not _is_zero(lo):
+        return None
+    if model.infinite or o["theta"] is not None or isinstance(o["kappa"], sp.Symbol):
+        return None
+    if any(o[k] is None or not o[k].is_Rational for k in ("mu", "lam", "D")):
+        return None
+    if isinstance(o["kappa"], tuple):  # one weight per phase: the pattern, kappa 1
+        kap, pattern = sp.Integer(1), o["kappa"]
+        if all(w == 0 for w in pattern):
+            kap, pattern = sp.Integer(0), o["pattern"]
+    else:
+        kap, pattern = o["kappa"], o["pattern"]
+    values = {k: str(o[k]) for k in ("mu", "lam")}
+    return _unstable_theta(
+        model.L, kap, o["mu"], o["lam"], o["D"], pattern, dps, model.name, values
+    )
+
+
+def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name=None, values=None) -> Window:
+    """The window in theta from 0 for checked inputs (``kap`` rational >= 0)."""
     dps = as_dps(dps)
-    kap = as_parameter("kappa", kappa, positive=False)
-    if not kap.is_Rational:
-        raise SymdelayInputError(f"kappa must be a number, got {kappa}")
-    if kap < 0:
-        raise SymdelayInputError(f"kappa must be >= 0 (a weight), got {kappa}")
-    lam_v = as_parameter("lam", lam)
-    if not lam_v.is_Rational:
-        raise SymdelayInputError("lam must be a number")
     cv = hopf_curve(L, mu, D, pattern)
     prec = _bits(dps)
     kq = _q(kap)
@@ -725,51 +785,61 @@ def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> 
     for _attempt in range(4):
         with flint.ctx.workprec(prec):
             ts = _roots_positive(F, prec)
-            crossings = []
+            crossings = []  # (theta ball, t ball)
             for tb in ts:
                 iw = _arb_eval(cv.IW, tb)
                 if iw.contains(0):
                     continue  # a(t) infinite: the crossing is at theta = oo
                 a = cv.a_of(tb)
                 if a > 0:
-                    crossings.append(a / _q(lam_v))
+                    crossings.append((a / _q(lam_v), tb))
                 elif a.contains(0):
                     raise CertificationError("crossing at theta ~ 0: raise dps")
-            crossings.sort(key=lambda b: b.mid())
-            ok = all(not x.overlaps(y) for x, y in itertools.pairwise(crossings)) and all(
-                b.rad() < abs(b.mid()) * flint.arb(10) ** (-dps - 2) for b in crossings
+            crossings.sort(key=lambda c: c[0].mid())
+            balls = [c[0] for c in crossings]
+            ok = all(not x.overlaps(y) for x, y in itertools.pairwise(balls)) and all(
+                b.rad() < abs(b.mid()) * flint.arb(10) ** (-dps - 2) for b in balls
             )
+            if ok:
+                omegas = [tb.sqrt() for _, tb in crossings]
         if ok:
             break
         prec *= 2
     else:
         raise CertificationError("crossing values could not be separated")
-    bounds = [None, *crossings, None]
+    bounds = [None, *balls, None]
     counts = []
     for lo, hi in itertools.pairwise(bounds):
         th = _between(lo, hi)
         counts.append(cv.unstable_count(th * _q(lam_v), kq))
-    intervals = []
-    with mpmath.workdps(dps + GUARD):
-        cr = [_mp(b) for b in crossings]
-        for i, n in enumerate(counts):
-            if n == 0:
-                continue
-            lo = cr[i - 1] if i > 0 else mpmath.mpf(0)
-            hi = cr[i] if i < len(cr) else mpmath.inf
-            if intervals and intervals[-1][1] == lo:
-                intervals[-1] = (intervals[-1][0], hi)
-            else:
-                intervals.append((lo, hi))
+    pieces = []  # maximal runs of gaps with unstable roots
+    for i, n in enumerate(counts):
+        if n == 0:
+            continue
+        if pieces and pieces[-1][1] == i - 1:
+            pieces[-1] = (pieces[-1][0], i)
+        else:
+            pieces.append((i, i))
+    with mpmath.workdps(dps + GUARD), flint.ctx.workprec(prec):
+        cr = [
+            (_mp(b), _sp_q(_exact(b, "lower")), _sp_q(_exact(b, "upper")), _mp(w))
+            for b, w in zip(balls, omegas, strict=True)
+        ]
     return _theta_window(
         int(cv.L),
         kap,
         cv.pattern,
         dps,
-        tuple(intervals),
+        tuple(pieces),
         tuple(cr),
         tuple(counts),
         _decimal(cv.mu),
         _decimal(lam_v),
         _decimal(cv.D),
+        name=name,
+        values=values,
     )
+
+
+def _sp_q(q: flint.fmpq) -> sp.Rational:
+    return sp.Rational(int(q.p), int(q.q))

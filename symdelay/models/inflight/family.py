@@ -1,7 +1,9 @@
 """Routing that counts jobs in flight: the dispatcher observes q_i + sum_l kappa_l z_{i,l}.
 
 ``kappa = 0`` is the founding model; ``kappa = 1`` counts every job already sent to server i
-and still in its delay. The model only; its analysis is the same generic pipeline.
+and still in its delay. ``model(**options)`` returns an :class:`~.model.InflightModel`: the
+generic pipeline analyses it, and its exact theta-window and kappa* are specialisations the
+``window`` and ``extremum`` entries ask for first (:mod:`symdelay.models.inflight.curve`).
 
 >>> m = model(L=1, kappa=1)
 >>> m.factors[-1].factor
@@ -10,7 +12,12 @@ gamma*lam*theta + gamma*mu + gamma*r + lam*mu*theta + lam*r*theta + mu*r + r**2
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from symdelay.core.options import Option
+
+if TYPE_CHECKING:
+    from symdelay.models.inflight.model import InflightModel
 
 __all__ = ["model", "INFO", "OPTIONS"]
 
@@ -23,45 +30,35 @@ INFO = {
 
 
 OPTIONS = (
-    Option("L", "number of Erlang delay phases (integer >= 1)", "integer", "2"),
+    Option(
+        "L",
+        "number of Erlang delay phases: an integer >= 1, or inf (the limit, kappa* only)",
+        "count",
+        "2",
+    ),
     Option("mu", "service rate (> 0)"),
     Option("lam", "per-server arrival rate (> 0)"),
     Option("theta", "routing sensitivity (>= 0)"),
     Option("D", "mean action delay (> 0)"),
     Option(
-        "kappa", "weight of jobs in flight: one for every phase, or one per phase", "numbers", "1"
+        "kappa",
+        "weight of jobs in flight: one for every phase, or one per phase ('kappa': free)",
+        "numbers",
+        "1",
+    ),
+    Option(
+        "pattern",
+        "observed phases, weighted by kappa: all (default), first, last, first-half, "
+        "last-half, or one weight per phase (e.g. 0,1)",
+        "text",
+        "all",
     ),
 )
 
 
-def model(L=2, mu=None, lam=None, theta=None, D=None, kappa=1):
-    """``kappa``: one weight for every phase, or a list of L weights; the text ``"kappa"``
-    leaves the weight a free parameter ``kappa >= 0`` (as a map over kappa needs)."""
-    from symdelay.core.errors import SymdelayInputError
-    from symdelay.core.params import as_L, as_parameter
-    from symdelay.models.delayed_routing import delayed_routing_model
-    from symdelay.models.phase import PhaseType
+def model(L=2, mu=None, lam=None, theta=None, D=None, kappa=1, pattern=None) -> InflightModel:
+    """``kappa``: one weight for every phase (times ``pattern``), a list of L weights, or
+    ``"kappa"`` (a free parameter). An :class:`~.model.InflightModel`."""
+    from symdelay.models.inflight.model import InflightModel
 
-    L = as_L(L, allow_symbol=False)
-    if kappa is None:
-        raise SymdelayInputError("give kappa, the weight of jobs in flight (e.g. 1, or 1,0.5)")
-    if isinstance(kappa, str):
-        kappa = [k.strip() for k in kappa.split(",")] if "," in kappa else kappa.strip()
-    weights = list(kappa) if isinstance(kappa, (list, tuple)) else [kappa] * L
-    for w in weights:
-        if isinstance(w, str) and w.strip() == "kappa":
-            continue  # left free: a parameter kappa >= 0 of the model (a map over kappa)
-        value = as_parameter("kappa", w, positive=False)
-        if value.is_number and value < 0:
-            raise SymdelayInputError(
-                f"kappa must be >= 0 (a weight of the jobs in flight), got {w}"
-            )
-    return delayed_routing_model(
-        N=2,
-        delay=PhaseType.erlang(L, D),
-        mu=mu,
-        lam=lam,
-        theta=theta,
-        kappa=weights,
-        name=f"two queues, routing on jobs in service and in flight, Erlang({L}) delay",
-    )
+    return InflightModel(L=L, mu=mu, lam=lam, theta=theta, D=D, kappa=kappa, pattern=pattern)

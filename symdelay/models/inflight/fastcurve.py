@@ -115,6 +115,7 @@ class _Curve:
 
 def _scan(L, g, mu, phi_max, n):
     """Double-precision kappa, admissibility on a phi grid (the closed form in w)."""
+    g, mu = np.float64(g), np.float64(mu)  # overflow gives inf (masked), not OverflowError
     phi = np.linspace(0.0, phi_max, n + 1)[1:]
     om = g * np.tan(phi)
     rho = np.exp(L * np.log(np.cos(phi)))

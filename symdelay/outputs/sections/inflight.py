@@ -181,6 +181,11 @@ def _simulation(quick, k_opt):
     return out, eta, T, batches
 
 
+def _pairs(w) -> list:
+    """The intervals of a window as ``[lo, hi]`` pairs of their printed ends."""
+    return [[iv["lo"]["value"], iv["hi"]["value"]] for iv in w.to_json()["intervals"]]
+
+
 def build(ctx) -> Section:
     quick = ctx.quick
     Ls = (1, 2, 3, 5, 10) if quick else (1, 2, 3, 4, 5, 7, 10, 20, 50)
@@ -189,8 +194,8 @@ def build(ctx) -> Section:
     fig = kappa_star_figure(list(Ls), kvalues, limit=half)
     fig.savefig(ctx.figures_dir / "inflight_kappa_star.pdf")
     # the L = 2 window at kappa = 0.05
-    win = unstable_theta(2, "0.05", 1, 1, 1, dps=10).to_json()["intervals"]
-    win3 = unstable_theta(3, "0.1", 1, 1, 1, dps=10).to_json()["intervals"]
+    win = _pairs(unstable_theta(2, "0.05", 1, 1, 1, dps=10))
+    win3 = _pairs(unstable_theta(3, "0.1", 1, 1, 1, dps=10))
     kappas = np.linspace(0, 2, 41 if quick else 161)
     curves, optima = _criteria(2, 5, kappas)
     fig = criteria_figure(
