@@ -17,6 +17,7 @@ from symdelay.cli import build_parser
 from symdelay.cli import main as cli_main
 
 FOUND = ["--mu", "1", "--lam", "1"]
+MAP_GRID = ["--cells", "4", "--seeds", "3"]
 NSERVER = ["--model", "nserver", "--N", "3", "--L", "2", "--mu", "1", "--lam", "1"]
 
 #: (command, base arguments): small, fast runs
@@ -35,6 +36,7 @@ BASES = [
     ("limit-cycle", ["--L", "2", *FOUND, "--D", "1", "--theta", "10"]),
     ("spectrum", ["--L", "1", *FOUND, "--theta", "1", "--D", "1", "--points", "11"]),
     ("analyze", ["--model", "erlang", "--L", "1", *FOUND, "--theta", "1", "--D", "1"]),
+    ("map", ["--L", "2", *FOUND, "--x", "D=0.5:2", "--y", "theta=0:20", *MAP_GRID]),
     ("charpoly", NSERVER),
     ("stability", [*NSERVER, "--theta", "1", "--D", "1"]),
     ("critical", [*NSERVER, "--D", "1"]),
@@ -45,6 +47,7 @@ BASES = [
     ("analyze", [*NSERVER, "--theta", "1", "--D", "1"]),
     ("window", [*NSERVER, "--theta", "12"]),
     ("worst-delay", NSERVER),
+    ("map", [*NSERVER, "--x", "D=0.5:2", "--y", "theta=0:20", *MAP_GRID]),
 ]
 
 #: commands the walk does not run, with the reason; each names the test that checks instead
@@ -90,6 +93,11 @@ OTHER = {
     "--over": "mu",
     "--lo": "1",
     "--hi": "5",
+    "--x": "D=1:3",
+    "--y": "theta=0:30",
+    "--fixed": "eta=2",
+    "--cells": "5",
+    "--seeds": "4",
 }
 #: a second value, where the base run already has the first
 AGAIN = {"--L": "4", "--eta": "70", "--T": "4", "--dt": "0.2"}

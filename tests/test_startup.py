@@ -68,3 +68,17 @@ def test_the_numeric_critical_path_needs_no_sympy_and_agrees_with_the_closed_for
     record = json.loads(text)
     assert record["theta_c_of_D"] == "8*(D + 3)**3/(D*(D + 9)**2)"
     assert [p["theta_c"] for p in record["points"]] == [t for _, t in values]
+
+
+def test_modules_take_sympy_through_the_lazy_stand_in():
+    """``import sympy as sp`` at module level would load SymPy on every path that imports
+    the module; the package takes it as ``from symdelay.core.lazy import sympy as sp``."""
+    import ast
+    from pathlib import Path
+
+    offenders = []
+    for path in sorted((Path(__file__).parent.parent / "symdelay").rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:  # module level only
+            if isinstance(node, ast.Import) and any(a.name == "sympy" for a in node.names):
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []

@@ -241,6 +241,8 @@ class CriticalCurve(Result):
 
     def latex(self) -> str:
         """The closed form ``theta_c(D)`` (when there is one) and the table of points."""
+        import sympy as sp
+
         from symdelay.core.display import latex_array, latex_number
         from symdelay.core.latex import tex
         from symdelay.model.core import _symbol
@@ -256,8 +258,8 @@ class CriticalCurve(Result):
         lines = []
         if self.L is not None and self.mu is not None and self.lam is not None:
             lines.append(
-                rf"L = {latex_number(rec['L'])},\ \mu = {tex(self.mu)},\ "
-                rf"\lambda = {tex(self.lam)}"
+                rf"L = {latex_number(rec['L'])},\ \mu = {tex(sp.sympify(self.mu))},\ "
+                rf"\lambda = {tex(sp.sympify(self.lam))}"
             )
         if rec["theta_c_of_D_latex"] is not None:
             lines.append(rf"\theta_c(D) = {rec['theta_c_of_D_latex']}")

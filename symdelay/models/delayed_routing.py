@@ -38,6 +38,14 @@ def _value(name: str, value, positive: bool):
         raise SymdelayInputError(f"{name}: {exc}") from None
 
 
+#: the in-flight weight left free (``kappa="kappa"``)
+KAPPA = sp.Symbol("kappa")
+
+
+def _is_kappa_name(k) -> bool:
+    return (isinstance(k, str) and k.strip() == "kappa") or k == KAPPA
+
+
 def _state_names(N: int, m: int) -> tuple[list[str], list[list[str]]]:
     q = [f"q{i + 1}" for i in range(N)]
     z = [[f"z{i + 1}_{ell + 1}" for ell in range(m)] for i in range(N)]
@@ -100,7 +108,13 @@ def delayed_routing_model(
         raise SymdelayInputError(f"kappa needs one weight per delay phase ({m}), got {len(kap)}")
     if any(k is None for k in kap):
         raise SymdelayInputError("kappa must be a number (or one number per delay phase)")
-    kap = [as_parameter("kappa", k, positive=False) for k in kap]
+    # the name "kappa" (text or symbol) leaves the weight a free parameter (a map over kappa)
+    free_kappa = [_is_kappa_name(k) for k in kap]
+    kap = [
+        KAPPA if f else as_parameter("kappa", k, positive=False) for k, f in zip(kap, free_kappa)
+    ]
+    if any(free_kappa):
+        params["kappa"] = "nonnegative"
     qn, zn = _state_names(N, m)
     q = [sp.Symbol(s) for s in qn]
     z = [[sp.Symbol(s) for s in row] for row in zn]

@@ -8,6 +8,7 @@ from symdelay.analysis.cycles import CycleFamily, LimitCycle
 from symdelay.analysis.fluid import FluidSolution
 from symdelay.analysis.normal_form import NormalForm
 from symdelay.analysis.rootset import RootSet
+from symdelay.analysis.stability_map import StabilityMap
 from symdelay.analysis.stochastic import Simulation
 from symdelay.core.display import plotter
 from symdelay.models.erlang.nonlinear.spectrum import Spectrum
@@ -15,7 +16,7 @@ from symdelay.models.sqd.convergence import ConvergenceResult
 from symdelay.models.sqd.fixed_point import FixedPoint
 from symdelay.models.sqd.fluid import FluidPath as SqdFluidPath
 from symdelay.models.sqd.simulate import SimulationResult as SqdSimulationResult
-from symdelay.outputs import plots_nonlinear, plots_sqd
+from symdelay.outputs import plots_map, plots_nonlinear, plots_sqd
 from symdelay.outputs.notebook import plot_critical_curve, plot_paths, plot_roots
 
 __all__: list[str] = []
@@ -49,6 +50,11 @@ def _simulation(s, ax=None):
         return plot_paths(s.t, {"x = q1 - q2": s.x}, title, ax)
     paths = {n: s.paths[0, :, i] for i, n in enumerate(s.states)}
     return plot_paths(s.t, paths, f"simulation, {s.model_name}, eta = {s.eta}", ax)
+
+
+@plotter(StabilityMap)
+def _stability_map(m, ax=None):
+    return plots_map.stability_map_figure(m, ax)
 
 
 @plotter(NormalForm)

@@ -35,7 +35,8 @@ OPTIONS = (
 
 
 def model(L=2, mu=None, lam=None, theta=None, D=None, kappa=1):
-    """``kappa``: one weight for every phase, or a list of L weights."""
+    """``kappa``: one weight for every phase, or a list of L weights; the text ``"kappa"``
+    leaves the weight a free parameter ``kappa >= 0`` (as a map over kappa needs)."""
     from symdelay.core.errors import SymdelayInputError
     from symdelay.core.params import as_L, as_parameter
     from symdelay.models.delayed_routing import delayed_routing_model
@@ -48,6 +49,8 @@ def model(L=2, mu=None, lam=None, theta=None, D=None, kappa=1):
         kappa = [k.strip() for k in kappa.split(",")] if "," in kappa else kappa.strip()
     weights = list(kappa) if isinstance(kappa, (list, tuple)) else [kappa] * L
     for w in weights:
+        if isinstance(w, str) and w.strip() == "kappa":
+            continue  # left free: a parameter kappa >= 0 of the model (a map over kappa)
         value = as_parameter("kappa", w, positive=False)
         if value.is_number and value < 0:
             raise SymdelayInputError(

@@ -1,0 +1,1236 @@
+"""Stability maps in two parameters of any model with a polynomial characteristic factor.
+
+:func:`stability_map` draws, in a box ``x in [x_lo, x_hi]``, ``y in [y_lo, y_hi]`` (every
+other parameter a number), the boundaries where a root of a characteristic factor
+``P(r; x, y)`` of the model (``model.factors``, denominators cleared) is on the imaginary
+axis, labels the regions between them by their number of roots with ``Re r > 0``, and
+locates the special points of the boundaries.
+
+Boundaries. With ``r = i w`` (``w > 0``), ``P(i w) = Re(w; x, y) + i w Im1(w; x, y)``: a
+**Hopf curve** is a branch of ``Re = Im1 = 0`` in ``(x, y, w)`` (a pair ``+-i w`` on the
+axis), a **fold curve** a branch of ``P(0; x, y) = 0`` in ``(x, y)`` (a real root at 0).
+Each branch is traced by pseudo-arclength continuation (Euler predictor along the tangent,
+Newton corrector on the crossing equations plus the arclength condition, in double
+precision, the metric scaled by the box and by ``w``), stopped where it leaves the box
+(its last point put on the edge), where ``w`` reaches 0 (the Hopf pair meets a real
+root) or where it closes on itself.
+
+Seeds (why no branch that meets a grid line is missed). On ``n`` lines ``x = x_k``
+(``k = 0..n-1``, equally spaced, the box edges included) every crossing value of ``y`` in
+``(y_lo, y_hi)`` of every factor is found exactly by the window machinery
+(:mod:`symdelay.analysis.window`: the real roots of ``P(0; y)``, ``Res_s(U, V)(y)``,
+isolated by Arb, with the crossing frequencies); likewise every ``x`` on ``n`` lines
+``y = y_k``, which catches the branches that turn within a strip between two ``x`` lines. A
+seed that lies on a branch already traced is dropped (the same factor, within ``2 10^-3`` of
+the box in ``(x, y)`` and of ``w``). A branch that meets no grid line at all (a closed curve
+or an arc entirely inside one cell of the seed grid) can be missed; the record says which
+grid was searched (``searched``). A second net: wherever two neighbouring cells of the
+region grid have different exact unstable counts and no traced branch crosses the segment
+between their centres, that segment is searched exactly as well (a branch missed by the
+seed grid but changing the count is found that way); a change still unexplained is
+reported in ``notes``.
+
+Certification. Every point of a branch is polished in mpmath at ``dps + 10`` digits with one
+coordinate (``x`` or ``y``, the one the branch moves along faster) held at an exact
+rational, and a Krawczyk test in Arb (python-flint) on the crossing equations in the other
+unknowns proves that exactly one solution lies within ``10^-(dps+2)`` (relative) of the
+printed values. Special points are proved the same way on their defining systems.
+
+Regions. The box is cut into ``cells x cells`` rectangles; at each centre (an exact
+rational point) the unstable roots of every factor are counted exactly (Sturm / Cauchy
+index, :func:`symdelay.analysis.polyroots.exact_counts`, with multiplicity); a region is a
+connected group of cells (edge neighbours) with the same count, reported with its count,
+its number of cells and one representative centre. Regions thinner than a cell are not
+resolved (their boundaries still appear as curves).
+
+Special points. ``turning_x`` / ``turning_y``: where a branch turns back in ``x`` (resp. has
+an extremum in ``y``), i.e. ``dx/ds = 0`` (``dy/ds = 0``) along it: for a Hopf branch the
+determinant ``det d(Re, Im1)/d(y, w)`` (resp. ``d(x, w)``) vanishes, solved with the crossing
+equations by Newton in mpmath from the bracketing points and proved by Krawczyk.
+``double_hopf``: two Hopf branches (of one factor or two) crossing in ``(x, y)`` at distinct
+``w``: the four equations in ``(x, y, w_1, w_2)``.
+
+>>> from symdelay.models import build_model
+>>> m = stability_map(build_model("erlang", L=1, mu=1, lam=1), x=("D", 1, 2), y=("theta", 0, 5),
+...                   cells=4, seeds=3)
+>>> [reg["unstable_roots"] for reg in m.record()["regions"]]
+[0]
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import flint
+import mpmath
+import numpy as np
+
+from symdelay.analysis.entry import declined, require_table, specialisation
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
+from symdelay.core.numbers import format_number
+from symdelay.core.params import as_dps
+from symdelay.core.result import Result
+from symdelay.core.symbols import r as R_SYMBOL
+
+__all__ = ["StabilityMap", "MapCurve", "stability_map", "estimate_seconds"]
+
+GUARD = 10
+W = sp.Symbol("w_", real=True)  # the crossing frequency (an internal unknown)
+
+#: steps of the continuation (scaled arclength in the box's unit square)
+H_START, H_MAX, H_MIN = 0.004, 0.02, 1e-7
+MAX_STEPS = 4000
+
+
+# ============================================================================ records
+@dataclass(frozen=True)
+class MapCurve:
+    """One traced branch: ``kind`` ``"hopf"`` or ``"fold"``, the factor's index in
+    ``model.factors``, its points ``(x, y, omega)`` (mpmath, certified) in order along the
+    branch, and ``ends``: why it stopped at each end (``"box edge"``, ``"omega -> 0"``,
+    ``"closed"``, ``"step limit"``, ``"step too small"``)."""
+
+    kind: str
+    factor: int
+    points: tuple
+    ends: tuple = ()
+
+    def arrays(self):
+        """``(x, y, omega)`` as float arrays."""
+        a = np.array([[float(v) for v in p] for p in self.points], dtype=float)
+        return a[:, 0], a[:, 1], a[:, 2]
+
+
+@dataclass(frozen=True)
+class StabilityMap(Result):
+    """The stability map of ``model_name`` over the box ``x`` x ``y`` (each ``(name, lo,
+    hi)``, exact): ``curves`` (:class:`MapCurve`), ``special_points`` (dicts with ``type``,
+    ``x``, ``y``, ``omega`` (a tuple for a double Hopf), ``factor``, ``certified``),
+    ``regions`` (dicts: ``unstable_roots``, ``point`` (exact rationals), ``cells``),
+    ``cell_counts`` (the exact count at each cell centre, rows in ``y``), ``searched``
+    (what grid seeded the search), ``notes``."""
+
+    model_name: str = field()
+    x: tuple
+    y: tuple
+    fixed: dict
+    dps: int
+    curves: tuple
+    special_points: tuple
+    regions: tuple
+    cell_counts: tuple
+    cell_regions: tuple
+    searched: str
+    notes: tuple = ()
+    method: str = ""
+
+    def _num(self, v):
+        return format_number(v, self.dps)
+
+    def record(self) -> dict:
+        d = self._num
+        return {
+            "x": {"name": self.x[0], "lo": str(self.x[1]), "hi": str(self.x[2])},
+            "y": {"name": self.y[0], "lo": str(self.y[1]), "hi": str(self.y[2])},
+            "fixed": dict(self.fixed),
+            "dps": self.dps,
+            "curves": [
+                {
+                    "kind": c.kind,
+                    "factor": c.factor,
+                    "ends": list(c.ends),
+                    "points": [{"x": d(a), "y": d(b), "omega": d(w)} for a, b, w in c.points],
+                }
+                for c in self.curves
+            ],
+            "special_points": [
+                {
+                    "type": s["type"],
+                    "x": d(s["x"]),
+                    "y": d(s["y"]),
+                    "omega": (
+                        [d(w) for w in s["omega"]]
+                        if isinstance(s["omega"], tuple)
+                        else d(s["omega"])
+                    ),
+                    "factor": s["factor"],
+                    "certified": s["certified"],
+                }
+                for s in self.special_points
+            ],
+            "regions": [
+                {
+                    "unstable_roots": g["unstable_roots"],
+                    "point": {"x": str(g["point"][0]), "y": str(g["point"][1])},
+                    "cells": g["cells"],
+                }
+                for g in self.regions
+            ],
+            "grid": {"cells_x": len(self.cell_counts[0]), "cells_y": len(self.cell_counts)},
+            "searched": self.searched,
+            "method": self.method,
+            "notes": list(self.notes),
+        }
+
+    def latex(self) -> str:
+        from symdelay.core.latex import tex
+        from symdelay.model.core import _symbol
+
+        xs, ys = tex(_symbol(self.x[0])), tex(_symbol(self.y[0]))
+        rows = []
+        for s in self.special_points:
+            w = s["omega"]
+            wt = ", ".join(mpmath.nstr(v, 12) for v in w) if isinstance(w, tuple) else None
+            wt = wt if wt is not None else mpmath.nstr(w, 12)
+            rows.append(
+                rf"\text{{{s['type'].replace('_', ' ')}}}: & {xs} = {mpmath.nstr(s['x'], 12)},"
+                rf"\ {ys} = {mpmath.nstr(s['y'], 12)},\ \omega = {wt}"
+            )
+        if not rows:
+            return r"\text{no special points in the box}"
+        return r"\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}"
+
+    def table(self):
+        """The special points and the regions (Jupyter shows it)."""
+        xs, ys = self.x[0], self.y[0]
+        rows = []
+        for s in self.special_points:
+            w = s["omega"]
+            wt = ", ".join(self._num(v) for v in w) if isinstance(w, tuple) else self._num(w)
+            rows.append([s["type"], self._num(s["x"]), self._num(s["y"]), wt])
+        for g in self.regions:
+            rows.append(
+                [f"region: {g['unstable_roots']} unstable roots", str(g["point"][0]),
+                 str(g["point"][1]), f"{g['cells']} cells"]
+            )  # fmt: skip
+        return ["", xs, ys, "omega"], rows, f"stability map of {self.model_name}"
+
+    def crossings(self, *, x=None, y=None) -> list:
+        """Where the traced boundaries cross the line ``x = value`` (or ``y = value``):
+        ``[(other coordinate, omega, kind, factor, certified)]`` sorted, each refined by
+        Newton at ``dps + 10`` digits on the crossing equations with the line's coordinate
+        exact and proved by Krawczyk (``certified``). Only crossings of traced branches."""
+        if (x is None) == (y is None):
+            raise SymdelayInputError("give x= or y= (one line)")
+        return self._details["crossings"](x=x, y=y)
+
+    @property
+    def _details(self):
+        return self.__dict__["_private"]
+
+
+# ============================================================================ systems
+class _System:
+    """Equations of one branch kind of one factor, in unknowns ``syms`` (x, y[, w]):
+    numpy, mpmath and Arb evaluators of the values and the Jacobian."""
+
+    def __init__(self, exprs, syms):
+        self.exprs = [sp.expand(e) for e in exprs]
+        self.syms = list(syms)
+        self.jac = [[sp.diff(e, s) for s in self.syms] for e in self.exprs]
+        self._np = sp.lambdify(self.syms, self.exprs, "numpy")
+        self._npj = sp.lambdify(self.syms, self.jac, "numpy")
+        self._arb = None
+
+    def f(self, z):
+        return np.array(self._np(*z), dtype=float)
+
+    def J(self, z):
+        return np.array(self._npj(*z), dtype=float)
+
+    def fm(self, z):
+        return [p.at(z, _mp_coeff) for p in self._polys()[0]]
+
+    def Jm(self, z):
+        polys = self._polys()[1]
+        k = len(self.syms)
+        flat = [p.at(z, _mp_coeff) for p in polys]
+        return [flat[i * k : (i + 1) * k] for i in range(len(self.exprs))]
+
+    def _polys(self):
+        if "_pe" not in self.__dict__:
+            flat = [e for row in self.jac for e in row]
+            self._pe = (
+                [_PolyEval(e, self.syms) for e in self.exprs],
+                [_PolyEval(e, self.syms) for e in flat],
+            )
+        return self._pe
+
+    def arb(self):
+        """``(F, J)``: values and the Jacobian (flattened by rows) on Arb balls."""
+        if self._arb is None:
+            fs, js = self._polys()
+            self._arb = (
+                lambda z: [p.at(z, flint.arb) for p in fs],
+                lambda z: [p.at(z, flint.arb) for p in js],
+            )
+        return self._arb
+
+
+def _mp_coeff(q: flint.fmpq):
+    return mpmath.mpf(int(q.p)) / int(q.q)
+
+
+class _PolyEval:
+    """A polynomial with exact rational coefficients, evaluated term by term in any ring
+    (Arb balls: rigorous, the coefficients exact ``fmpq`` made balls at the working
+    precision; mpmath: at the working precision)."""
+
+    def __init__(self, expr, syms):
+        P = sp.Poly(expr, *syms)
+        self.terms = [
+            (exps, flint.fmpq(int(sp.Rational(c).p), int(sp.Rational(c).q)))
+            for exps, c in P.terms()
+        ]
+        self.deg = [max((e[i] for e, _ in self.terms), default=0) for i in range(len(syms))]
+
+    def at(self, z, coeff):
+        powers = []
+        for v, d in zip(z, self.deg):
+            pw = [None] * (d + 1)
+            if d >= 0:
+                pw[0] = None  # the empty product
+            acc = None
+            for k in range(1, d + 1):
+                acc = v if acc is None else acc * v
+                pw[k] = acc
+            powers.append(pw)
+        total = None
+        for exps, c in self.terms:
+            t = coeff(c)
+            for i, e in enumerate(exps):
+                if e:
+                    t = t * powers[i][e]
+            total = t if total is None else total + t
+        return coeff(flint.fmpq(0)) if total is None else total
+
+
+def _split(num, x, y):
+    """``(Re, Im1)``: ``P(i w) = Re + i w Im1`` for the real polynomial ``num`` in r."""
+    P = sp.Poly(num, R_SYMBOL)
+    re, im = sp.Integer(0), sp.Integer(0)
+    for (k,), c in P.terms():
+        sign = -1 if (k // 2) % 2 else 1
+        if k % 2 == 0:
+            re += sign * c * W**k
+        else:
+            im += sign * c * W ** (k - 1)
+    return sp.expand(re), sp.expand(im)
+
+
+def _krawczyk(system, mid, free, fixed_vals, rel):
+    """Prove one zero of ``system`` in a box ``m +- rho`` over the unknowns ``free``
+    (indices into ``system.syms``; the others held at exact ``fixed_vals``, fmpq), ``m`` the
+    approximate zero ``mid`` (double precision is enough) refined by chord steps ``m - C F(m)``
+    in Arb (``C`` an approximate inverse of the Jacobian: each step gains about as many digits
+    as ``C`` has). Returns ``(exp10, m)``: the radius proved, ``10^-exp10 (1 + |m|)``, and the
+    refined zero (mpf), or ``(None, None)``."""
+    F, Jf = system.arb()
+    n = len(system.syms)
+    k = len(free)
+    with flint.ctx.workprec(int((rel + 20) * 3.33) + 40):
+
+        def point(vals):
+            z = [None] * n
+            j = 0
+            for i in range(n):
+                if i in free:
+                    z[i] = vals[j]
+                    j += 1
+                else:
+                    z[i] = fixed[i]
+            return z
+
+        # exact values become balls at this precision (an arb made outside has 53 bits)
+        fixed = [None if v is None else flint.arb(v) for v in fixed_vals]
+
+        m = [flint.arb(mpmath.nstr(mpmath.mpf(v), rel + 15)) for v in mid]
+        Jm = Jf(point(m))
+        J0 = np.array(
+            [[float(Jm[a * n + free[b]].mid()) for b in range(k)] for a in range(len(free))]
+        )
+        try:
+            C = np.linalg.inv(J0)  # any approximate inverse: the test stays rigorous
+        except np.linalg.LinAlgError:
+            return None, None
+        if not np.all(np.isfinite(C)):
+            return None, None
+        Cq = [[flint.arb(float(C[a, b])) for b in range(k)] for a in range(k)]
+        for _ in range(2 + (rel + 10) // 12):
+            Fm = F(point(m))
+            m = [
+                (m[a] - sum((Cq[a][b] * Fm[b] for b in range(k)), flint.arb(0))).mid()
+                for a in range(k)
+            ]
+        Fm = F(point(m))
+        for exp10 in (rel + 2, rel, rel - 3):
+            rad = [flint.arb(10) ** (-exp10) * (1 + abs(float(v))) for v in mid]
+            box = [mi + flint.arb(0, ri) for mi, ri in zip(m, rad)]
+            JX = Jf(point(box))
+            ok = True
+            for a in range(k):
+                val = m[a] - sum((Cq[a][b] * Fm[b] for b in range(k)), flint.arb(0))
+                for c in range(k):
+                    cj = sum((Cq[a][b] * JX[b * n + free[c]] for b in range(k)), flint.arb(0))
+                    val += ((1 if a == c else 0) - cj) * flint.arb(0, rad[c])
+                lo, hi = val.mid() - val.rad(), val.mid() + val.rad()
+                if not (lo > m[a] - rad[a] and hi < m[a] + rad[a]):
+                    ok = False
+                    break
+            if ok:
+                return exp10, [mpmath.mpf(v.str(rel + 15, radius=False)) for v in m]
+    return None, None
+
+
+def _solve(A, b):
+    """``A x = b`` for a small mpf system (Gaussian elimination, partial pivoting)."""
+    n = len(b)
+    M = [[*row, v] for row, v in zip(A, b)]
+    for c in range(n):
+        piv = max(range(c, n), key=lambda i: abs(M[i][c]))
+        if M[piv][c] == 0:
+            return None
+        M[c], M[piv] = M[piv], M[c]
+        for i in range(c + 1, n):
+            f = M[i][c] / M[c][c]
+            for j in range(c, n + 1):
+                M[i][j] -= f * M[c][j]
+    x = [mpmath.mpf(0)] * n
+    for i in reversed(range(n)):
+        x[i] = (M[i][n] - sum(M[i][j] * x[j] for j in range(i + 1, n))) / M[i][i]
+    return x
+
+
+def _newton_mp(system, z0, free, dps):
+    """Solve ``system`` for the unknowns ``free`` (the others fixed at ``z0``) at ``dps``."""
+    z = [mpmath.mpf(v) for v in z0]
+    tol = mpmath.mpf(10) ** (-dps)
+    for _ in range(60):
+        fv = system.fm(z)
+        Jv = system.Jm(z)
+        dz = _solve([[Jv[a][c] for c in free] for a in range(len(fv))], list(fv))
+        if dz is None:
+            return None
+        for j, c in enumerate(free):
+            z[c] -= dz[j]
+        if max(abs(dz[j]) / (1 + abs(z[c])) for j, c in enumerate(free)) < tol:
+            return z
+    return None
+
+
+# ============================================================================ setup
+def _box_range(name, lo, hi, which):
+    from symdelay.core.params import as_parameter
+
+    if lo is None or hi is None:
+        raise SymdelayInputError(
+            f"give the {which} range of {name}: {which}=({name!r}, LO, HI) (or {name}=LO:HI)"
+        )
+    a = as_parameter(name, lo, positive=False)
+    b = as_parameter(name, hi, positive=False)
+    if not (a.is_Rational and b.is_Rational):
+        raise SymdelayInputError(f"the {which} range of {name} must be numbers, got {lo}:{hi}")
+    if not a < b:
+        raise SymdelayInputError(
+            f"the {which} range of {name} is empty or inverted ({a}:{b}): give LO < HI"
+        )
+    return sp.Rational(a), sp.Rational(b)
+
+
+def _axis(spec, which):
+    if isinstance(spec, str):
+        name, sep, rng = spec.partition("=")
+        lo, sep2, hi = rng.partition(":")
+        if not sep or not sep2:
+            raise SymdelayInputError(f"--{which} takes NAME=LO:HI, got '{spec}'")
+        spec = (name.strip(), lo.strip(), hi.strip())
+    try:
+        name, lo, hi = spec
+    except (TypeError, ValueError):
+        raise SymdelayInputError(f"{which} must be (name, lo, hi), got {spec!r}") from None
+    if not isinstance(name, str) or not name:
+        raise SymdelayInputError(f"{which}: give the parameter by name, got {name!r}")
+    return name, lo, hi
+
+
+def _apply_fixed(model, fixed, names):
+    from symdelay.analysis.window import _erlang_chain_length
+    from symdelay.core.params import as_parameter
+    from symdelay.model.core import _symbol
+
+    if not fixed:
+        return model, {}
+    values, shown = {}, {}
+    for name, v in dict(fixed).items():
+        if name in names:
+            raise SymdelayInputError(f"--fixed {name}: {name} is an axis of the map; leave it out")
+        sym = _symbol(name)
+        value = as_parameter(name, v, positive=False)
+        if not value.is_Rational:
+            raise SymdelayInputError(f"--fixed {name}: give a number, got {v!r}")
+        if sym in model.domains and sym not in model.values:
+            values[name] = value
+        elif name == "D" and _symbol("gamma") in model.free_parameters:
+            L = _erlang_chain_length(model, _symbol("gamma"))
+            if L is None or not value > 0:
+                raise SymdelayInputError(f"--fixed D: give D > 0 (got {v})")
+            values["gamma"] = sp.Rational(L) / value
+        elif sym in model.values:
+            raise SymdelayInputError(
+                f"--fixed {name}: {name} already has a value ({model.values[sym]}) in the model"
+            )
+        else:
+            raise SymdelayInputError(
+                f"--fixed {name}: not a free parameter of {model.name}: use one of "
+                + ", ".join(str(p) for p in model.free_parameters)
+            )
+        shown[name] = str(value)
+    return model.with_values(**values), shown
+
+
+def _prepare(model, x, y, fixed):
+    """``(model, (xname, xs, xlo, xhi), (yname, ...), factors, fixed_json, notes)``."""
+    from symdelay.analysis.window import _factors, _range, _resolve
+
+    xname, xlo, xhi = _axis(x, "x")
+    yname, ylo, yhi = _axis(y, "y")
+    if xname == yname:
+        raise SymdelayInputError(f"x and y are both {xname}: give two different parameters")
+    model, fixed_json = _apply_fixed(model, fixed, (xname, yname))
+    xs, rpx = _resolve(model, xname)
+    ys, rpy = _resolve(model, yname)
+    a, b = _box_range(xname, xlo, xhi, "x")
+    c, d = _box_range(yname, ylo, yhi, "y")
+    for name, sym, rp, lo, hi in ((xname, xs, rpx, a, b), (yname, ys, rpy, c, d)):
+        try:
+            _range(model, sym, rp, lo, hi)
+        except SymdelayInputError as exc:
+            raise SymdelayInputError(f"the range of {name}: {exc}") from None
+    facs = model.cached(
+        f"stability_map factors {xname} {yname}", lambda: _factors(model, (xs, ys), (rpx, rpy))
+    )
+    notes = [rp.note() for rp in (rpx, rpy) if rp is not None]
+    # the characteristic function must be defined on the whole closed box
+    for _num, den, _m, _mode in facs:
+        for sym, lo, hi, name in ((xs, a, b, xname), (ys, c, d, yname)):
+            if den.has(sym) and lo <= 0 <= hi:
+                raise SymdelayInputError(
+                    f"the characteristic function is undefined at {name} = 0 (a rate divides "
+                    f"by it): give a box with {name} > 0"
+                )
+    return model, (xname, xs, a, b), (yname, ys, c, d), facs, fixed_json, notes
+
+
+# ============================================================================ seeds
+def _line_crossings(num, den, fixed_sym, fixed_val, vary_sym, lo, hi, dps):
+    """Exact crossings of one factor on the line ``fixed_sym = fixed_val`` for ``vary_sym``
+    in (lo, hi): ``[(value, omega, kind)]`` (kind ``"hopf"`` or ``"fold"``)."""
+    from symdelay.analysis.window import _fq, _prepared, _window_core
+
+    n = sp.expand(num.subs(fixed_sym, fixed_val))
+    dn = sp.expand(den.subs(fixed_sym, fixed_val))
+    if not n.has(vary_sym) or sp.Poly(n, R_SYMBOL).degree() < 1:
+        return [], []
+    polys, mults, _ = _prepared([(n, dn, 1, "")], vary_sym)
+    if not polys:
+        return [], []
+    try:
+        _, ends, _, _ = _window_core(polys, mults, 0, _fq(lo), _fq(hi), dps)
+    except SymdelayInputError as exc:
+        return [], [f"{vary_sym} on the line {fixed_sym} = {fixed_val}: {exc}"]
+    out, notes = [], []
+    for e in ends:
+        if e.kind == "r = i omega (not isolated)":
+            notes.append(
+                f"{vary_sym} = {mpmath.nstr(e.value, 8)} on {fixed_sym} = {fixed_val}: roots on "
+                "the axis not isolated (a multiple crossing): no seed there"
+            )
+        for w in e.omega:
+            out.append((e.value, w, "fold" if w == 0 else "hopf"))
+    return out, notes
+
+
+# ============================================================================ continuation
+class _Tracer:
+    def __init__(self, system, kind, box, wscale):
+        self.s = system
+        self.kind = kind
+        self.box = box  # (xlo, xhi, ylo, yhi) floats
+        self.dim = 3 if kind == "hopf" else 2
+        self.wfloor = 1e-9 * max(1.0, wscale)
+
+    def scale(self, z):
+        xlo, xhi, ylo, yhi = self.box
+        sc = [xhi - xlo, yhi - ylo]
+        if self.dim == 3:
+            sc.append(max(abs(z[2]), 1e-6))
+        return np.array(sc)
+
+    def tangent(self, z, prev=None):
+        S = self.scale(z)
+        J = self.s.J(z) * S  # derivative in scaled coordinates
+        t = np.cross(J[0], J[1]) if self.dim == 3 else np.array([-J[0, 1], J[0, 0]])
+        nrm = np.linalg.norm(t)
+        if not np.isfinite(nrm) or nrm == 0:
+            return None
+        t = t / nrm
+        if prev is not None and np.dot(t, prev) < 0:
+            t = -t
+        return t
+
+    def correct(self, zp, t, z0):
+        S = self.scale(z0)
+        z = zp.copy()
+        for it in range(12):
+            fv = self.s.f(z)
+            g = np.dot(t, (z - zp) / S)
+            J = self.s.J(z)
+            A = np.vstack([J, t / S])
+            try:
+                dz = np.linalg.solve(A, -np.append(fv, g))
+            except np.linalg.LinAlgError:
+                return None, it
+            z = z + dz
+            if not np.all(np.isfinite(z)):
+                return None, it
+            if np.max(np.abs(dz / S)) < 1e-13:
+                return z, it
+        return None, 12
+
+    def inside(self, z, slack=0.0):
+        xlo, xhi, ylo, yhi = self.box
+        dx, dy = (xhi - xlo) * slack, (yhi - ylo) * slack
+        return xlo - dx <= z[0] <= xhi + dx and ylo - dy <= z[1] <= yhi + dy
+
+    def to_edge(self, za, zb):
+        """The branch point on the box edge between ``za`` (inside) and ``zb`` (outside)."""
+        xlo, xhi, ylo, yhi = self.box
+        best = None
+        for c, edge in ((0, xlo), (0, xhi), (1, ylo), (1, yhi)):
+            if (za[c] - edge) * (zb[c] - edge) > 0 or za[c] == zb[c]:
+                continue
+            f = (edge - za[c]) / (zb[c] - za[c])
+            if best is None or f < best[0]:
+                best = (f, c, edge)
+        if best is None:
+            return None
+        f, c, edge = best
+        z = za + f * (zb - za)
+        z[c] = edge
+        free = [i for i in range(self.dim) if i != c]
+        for _ in range(20):
+            fv = self.s.f(z)
+            J = self.s.J(z)[:, free]
+            try:
+                dz = np.linalg.solve(J, -fv)
+            except np.linalg.LinAlgError:
+                return None
+            z[free] += dz
+            if np.max(np.abs(dz)) < 1e-14 * (1 + np.max(np.abs(z))):
+                return z
+        return z if np.max(np.abs(self.s.f(z))) < 1e-8 else None
+
+    def trace(self, z0, direction):
+        t = self.tangent(z0)
+        if t is None:
+            return [z0], [None], "singular start"
+        t = t * direction
+        pts, tans = [z0], [t]
+        h = H_START
+        z = z0
+        why = "step limit"
+        for _ in range(MAX_STEPS):
+            S = self.scale(z)
+            zp = z + h * t * S
+            zn, its = self.correct(zp, t, z)
+            if zn is None:
+                h /= 2
+                if h < H_MIN:
+                    why = "step too small"
+                    break
+                continue
+            tn = self.tangent(zn, t)
+            if tn is None or np.dot(tn, t) < 0.9:
+                h /= 2
+                if h < H_MIN:
+                    why = "step too small"
+                    break
+                continue
+            if self.dim == 3 and zn[2] <= self.wfloor * 10:
+                why = "omega -> 0"
+                break
+            if not self.inside(zn):
+                e = self.to_edge(z, zn)
+                if e is not None:
+                    pts.append(e)
+                    tans.append(self.tangent(e, t))
+                why = "box edge"
+                break
+            pts.append(zn)
+            tans.append(tn)
+            if len(pts) > 20:
+                d0 = np.linalg.norm((zn[:2] - z0[:2]) / S[:2])
+                if d0 < 1.5 * h and np.dot(tn, tans[0] * direction) > 0.5:
+                    pts.append(z0)
+                    tans.append(tans[0] * direction)
+                    why = "closed"
+                    break
+            z, t = zn, tn
+            if its <= 3:
+                h = min(h * 1.6, H_MAX)
+        return pts, tans, why
+
+
+def _seg_dist(p, a, b):
+    """Distances from point p to segments a[i]-b[i] (arrays n x 2)."""
+    d = b - a
+    L2 = np.sum(d * d, axis=1)
+    L2[L2 == 0] = 1e-300
+    u = np.clip(np.sum((p - a) * d, axis=1) / L2, 0, 1)
+    q = a + u[:, None] * d
+    return np.linalg.norm(p - q, axis=1), u
+
+
+def _on_branch(z, branch_pts, S):
+    """True if ``z`` lies on the traced polyline (scaled (x, y) and omega)."""
+    P = np.array(branch_pts)
+    if len(P) < 2:
+        return False
+    a, b = P[:-1, :2] / S[:2], P[1:, :2] / S[:2]
+    dist, u = _seg_dist(z[:2] / S[:2], a, b)
+    near = dist < 2e-3
+    if not np.any(near):
+        return False
+    if len(z) == 2:
+        return True
+    w = P[:-1, 2] + u * (P[1:, 2] - P[:-1, 2])
+    return bool(np.any(near & (np.abs(w - z[2]) <= 2e-3 * (1 + abs(z[2])))))
+
+
+def _segments_cross(p, q, a, b):
+    """Does segment p-q (2,) cross any segment a[i]-b[i]? Returns index array and params."""
+    r = q - p
+    s = b - a
+    den = r[0] * s[:, 1] - r[1] * s[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = ((a[:, 0] - p[0]) * s[:, 1] - (a[:, 1] - p[1]) * s[:, 0]) / den
+        u = ((a[:, 0] - p[0]) * r[1] - (a[:, 1] - p[1]) * r[0]) / den
+    ok = (den != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)
+    return np.flatnonzero(ok), t, u
+
+
+# ============================================================================ cost
+def estimate_seconds(n_factors, degree, seeds, cells):
+    """Rough seconds: exact seeds per grid line and factor, continuation and certified
+    points of about four branches per factor, exact counts at the cell centres (measured:
+    the founding model at L = 3, 32 x 32 cells, 0.4 s; the in-flight model at L = 10,
+    16 x 16 cells, 1.4 s; this estimate is a few times higher on both)."""
+    d = max(degree, 2) / 4
+    line = 0.005 * d**2
+    return n_factors * (2 * seeds * line + 4 * 0.5 * d + cells**2 * 2e-4 * d)
+
+
+# ============================================================================ entry
+def stability_map(
+    model,
+    x=("D", None, None),
+    y=("theta", None, None),
+    fixed=None,
+    dps: int = 15,
+    method: str = "auto",
+    *,
+    cells: int = 32,
+    seeds: int = 9,
+    force: bool = False,
+) -> StabilityMap:
+    """The stability map of ``model`` over the box ``x = (name, lo, hi)``, ``y = (name, lo,
+    hi)`` (also ``"NAME=LO:HI"``), every other parameter a number (in the model or in
+    ``fixed``, ``{name: value}``). ``dps``: digits of every printed point. ``cells``: the
+    region grid (``cells x cells``), ``seeds``: grid lines in each direction seeding the
+    continuation (see the module docstring for what that guarantees). ``force`` lifts the
+    cost budget. ``method``: ``"auto"`` (a family's fast path first; none offers one yet),
+    ``"generic"`` or ``"specialised"`` (:mod:`symdelay.analysis.entry`)."""
+    from symdelay.core.budget import check_budget
+
+    fast = specialisation(model, "stability_map", method)
+    if fast is not None:
+        result = fast(model, x=x, y=y, fixed=fixed, dps=dps, cells=cells, seeds=seeds, force=force)
+        if result is not None:
+            return result
+        declined(model, "stability_map", method)
+    dps = as_dps(dps)
+    for name, v, low in (("cells", cells, 2), ("seeds", seeds, 2)):
+        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 4000:
+            raise SymdelayInputError(f"{name} must be an integer in [{low}, 4000], got {v!r}")
+    require_table(model, "stability map")
+    model, X, Y, facs, fixed_json, notes = _prepare(model, x, y, fixed)
+    xname, xs, xlo, xhi = X
+    yname, ys, ylo, yhi = Y
+    moving = [
+        (i, num, den, m)
+        for i, (num, den, m, _mode) in enumerate(facs)
+        if num.has(xs) or num.has(ys)
+    ]
+    degree = max((sp.Poly(num, R_SYMBOL).degree() for _, num, _, _ in moving), default=1)
+    check_budget(
+        f"a stability map ({len(moving)} moving factors of degree up to {degree}, "
+        f"{seeds} seed lines each way, {cells}x{cells} cells)",
+        estimate_seconds(len(moving), degree, seeds, cells),
+        force=force,
+        shrink="fewer --cells or seed lines, or a smaller model",
+    )
+    box = (float(xlo), float(xhi), float(ylo), float(yhi))
+    Sxy = np.array([box[1] - box[0], box[3] - box[2]])
+    systems = {}
+    for i, num, _den, _m in moving:
+        re, im = _split(num, xs, ys)
+        systems[(i, "hopf")] = _System([re, im], [xs, ys, W])
+        systems[(i, "fold")] = _System([sp.expand(num.subs(R_SYMBOL, 0))], [xs, ys])
+
+    # ---- seeds: every exact crossing on the grid lines
+    xk = [xlo + (xhi - xlo) * sp.Rational(k, seeds - 1) for k in range(seeds)]
+    yk = [ylo + (yhi - ylo) * sp.Rational(k, seeds - 1) for k in range(seeds)]
+    seed_list = []  # (factor, kind, z float array)
+
+    def seeds_on(fix_sym, fix_val, vary_sym, lo, hi, i, num, den):
+        found, nts = _line_crossings(num, den, fix_sym, fix_val, vary_sym, lo, hi, 15)
+        notes.extend(nts)
+        out = []
+        for v, w, kind in found:
+            z = [float(fix_val), float(v)] if fix_sym == xs else [float(v), float(fix_val)]
+            if kind == "hopf":
+                z.append(float(w))
+            out.append((i, kind, np.array(z)))
+        return out
+
+    for i, num, den, _m in moving:
+        for v in xk:
+            seed_list += seeds_on(xs, v, ys, ylo, yhi, i, num, den)
+        for v in yk:
+            seed_list += seeds_on(ys, v, xs, xlo, xhi, i, num, den)
+
+    branches = []  # (factor, kind, pts, tans, ends)
+
+    def trace_seeds(seed_items):
+        for i, kind, z in seed_items:
+            S = np.append(Sxy, max(abs(z[2]), 1e-6)) if kind == "hopf" else Sxy
+            if any(_on_branch(z, b[2], S) for b in branches if b[0] == i and b[1] == kind):
+                continue
+            tr = _Tracer(systems[(i, kind)], kind, box, z[2] if kind == "hopf" else 1.0)
+            fw, tf, why_f = tr.trace(z, +1)
+            if why_f == "closed":
+                branches.append((i, kind, fw, tf, ("closed", "closed")))
+                continue
+            bw, tb, why_b = tr.trace(z, -1)
+            pts = bw[::-1] + fw[1:]
+            tans = [None if t is None else -t for t in tb[::-1]] + tf[1:]
+            branches.append((i, kind, pts, tans, (why_b, why_f)))
+
+    trace_seeds(seed_list)
+
+    # ---- regions: exact counts at the cell centres
+    const = 0
+    moving_idx = {i for i, _, _, _ in moving}
+    for i, (num, _den, m, _mode) in enumerate(facs):
+        if i not in moving_idx:
+            from symdelay.analysis.polyroots import exact_counts
+
+            cs = [sp.Rational(c) for c in sp.Poly(num, R_SYMBOL).all_coeffs()]
+            if len(cs) > 1:
+                const += m * exact_counts(cs).rhp
+    counter = _Counter(moving, xs, ys, const)
+    cx = [xlo + (xhi - xlo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
+    cy = [ylo + (yhi - ylo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
+    counts = [[counter(a, b) for a in cx] for b in cy]
+
+    # ---- second net: count changes between neighbouring cells that no branch explains
+    def explained(p, q):
+        for b in branches:
+            P = np.array(b[2])
+            if len(P) < 2:
+                continue
+            idx, _, _ = _segments_cross(p / Sxy, q / Sxy, P[:-1, :2] / Sxy, P[1:, :2] / Sxy)
+            if len(idx):
+                return True
+        return False
+
+    def unexplained():
+        out = []
+        for j in range(cells):
+            for k in range(cells):
+                for dj, dk in ((0, 1), (1, 0)):
+                    j2, k2 = j + dj, k + dk
+                    if j2 >= cells or k2 >= cells or counts[j][k] == counts[j2][k2]:
+                        continue
+                    p = np.array([float(cx[k]), float(cy[j])])
+                    q = np.array([float(cx[k2]), float(cy[j2])])
+                    if not explained(p, q):
+                        out.append((j, k, j2, k2))
+        return out
+
+    missing = unexplained()
+    extra_lines = 0
+    if missing:
+        more = []
+        for j, k, j2, k2 in missing[:40]:
+            for i, num, den, _m in moving:
+                if j == j2:  # horizontal neighbours: the line y = cy[j], x between centres
+                    more += seeds_on(ys, cy[j], xs, cx[k], cx[k2], i, num, den)
+                else:
+                    more += seeds_on(xs, cx[k], ys, cy[j], cy[j2], i, num, den)
+            extra_lines += 1
+        trace_seeds(more)
+        missing = unexplained()
+    for j, k, j2, k2 in missing[:5]:
+        notes.append(
+            f"the unstable count changes between the cells at ({cx[k]}, {cy[j]}) and "
+            f"({cx[k2]}, {cy[j2]}) ({counts[j][k]} -> {counts[j2][k2]}) and no traced "
+            "boundary crosses there (a degree drop, or a branch not resolved)"
+        )
+    if len(missing) > 5:
+        notes.append(f"... and {len(missing) - 5} more such pairs of cells")
+
+    regions, labels = _regions(counts, cx, cy)
+
+    # ---- certify the branch points at dps
+    curves = []
+    failed = 0
+    with mpmath.workdps(dps + GUARD):
+        for i, kind, pts, tans, ends in branches:
+            system = systems[(i, kind)]
+            out = []
+            for z, t in zip(pts, tans):
+                c = 0 if (t is None or abs(t[0]) >= abs(t[1])) else 1
+                pz = _certify_point(system, z, c, dps, box)
+                if pz is None:
+                    failed += 1
+                    continue
+                out.append(pz)
+            if len(out) >= 2:
+                curves.append(MapCurve(kind, i, tuple(out), ends))
+    if failed:
+        notes.append(f"{failed} branch points could not be certified and were left out")
+
+    # ---- special points
+    specials = _special_points(branches, systems, dps, box, notes)
+
+    searched = (
+        f"exact crossings on {seeds} lines x = const and {seeds} lines y = const (equally "
+        f"spaced, edges included) seeded the continuation of every factor"
+        + (
+            f", plus {extra_lines} segments between region cells whose counts differ"
+            if extra_lines
+            else ""
+        )
+        + f"; regions from exact counts at the centres of {cells}x{cells} cells. A branch "
+        "that meets none of these lines (a closed curve or arc inside one cell) can be missed"
+    )
+    result = StabilityMap(
+        model.name,
+        (xname, xlo, xhi),
+        (yname, ylo, yhi),
+        fixed_json,
+        dps,
+        tuple(curves),
+        tuple(specials),
+        tuple(regions),
+        tuple(tuple(row) for row in counts),
+        tuple(tuple(row) for row in labels),
+        searched,
+        tuple(notes),
+        "pseudo-arclength continuation (numpy) from exact grid-line crossings, points "
+        "polished in mpmath and proved by Krawczyk (Arb); exact unstable counts per cell",
+    )
+    object.__setattr__(
+        result,
+        "_private",
+        {
+            "crossings": lambda x=None, y=None: _crossings(result, systems, xs, ys, dps, x=x, y=y),
+            "systems": systems,
+            "counter": counter,
+            "symbols": (xs, ys),
+        },
+    )
+    return result
+
+
+class _Counter:
+    """Exact unstable count of the whole characteristic polynomial at a rational point."""
+
+    def __init__(self, moving, xs, ys, const):
+        self.const = const
+        self.parts = []
+        for _i, num, _den, m in moving:
+            P = sp.Poly(num, R_SYMBOL)
+            cs = [sp.Poly(c, xs, ys) for c in P.all_coeffs()]
+            ctx = flint.fmpq_mpoly_ctx.get(("x", "y"), "lex")
+            fl = []
+            for c in cs:
+                d = {}
+                for (a, b), v in c.terms():
+                    d[(a, b)] = flint.fmpq(int(sp.Rational(v).p), int(sp.Rational(v).q))
+                fl.append(ctx.from_dict(d or {(0, 0): 0}))
+            self.parts.append((fl, m))
+
+    def __call__(self, a, b):
+        from symdelay.analysis.polyroots import exact_counts
+
+        aq = flint.fmpq(int(sp.Rational(a).p), int(sp.Rational(a).q))
+        bq = flint.fmpq(int(sp.Rational(b).p), int(sp.Rational(b).q))
+        n = self.const
+        for fl, m in self.parts:
+            cs = [c(aq, bq) for c in fl]
+            while len(cs) > 1 and cs[0] == 0:
+                cs.pop(0)
+            if len(cs) > 1:
+                k = _routh_rhp(cs)
+                if k is None:  # a zero in the first column: the Sturm / Cauchy-index count
+                    k = exact_counts([sp.Rational(int(c.p), int(c.q)) for c in cs]).rhp
+                n += m * k
+        return n
+
+
+def _routh_rhp(cs):
+    """Roots with ``Re r > 0`` of ``sum cs[k] r^(n-k)`` (exact fmpq, highest first) by the
+    Routh array: with no zero in its first column, the number of sign changes there (and no
+    root on the axis); None when a zero appears (the caller counts another way)."""
+    rows = [cs[0::2], cs[1::2]]
+    n = len(cs) - 1
+    first = [cs[0]]
+    for _ in range(n):
+        a, b = rows[-2], rows[-1]
+        if not b or b[0] == 0:
+            return None
+        first.append(b[0])
+        nxt = [(b[0] * (a[j + 1] if j + 1 < len(a) else 0) - a[0] * (b[j + 1] if j + 1 < len(b) else 0)) / b[0]
+               for j in range(max(len(a), len(b)) - 1)]  # fmt: skip
+        while nxt and nxt[-1] == 0 and len(nxt) > 1:
+            nxt.pop()
+        rows.append(nxt)
+    if len(first) != n + 1:
+        return None
+    return sum(1 for u, v in itertools.pairwise(first) if (u > 0) != (v > 0))
+
+
+def _regions(counts, cx, cy):
+    ny, nx = len(counts), len(counts[0])
+    labels = [[-1] * nx for _ in range(ny)]
+    regions = []
+    for j in range(ny):
+        for k in range(nx):
+            if labels[j][k] >= 0:
+                continue
+            lab = len(regions)
+            stack, cells = [(j, k)], []
+            labels[j][k] = lab
+            while stack:
+                a, b = stack.pop()
+                cells.append((a, b))
+                for da, db in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                    a2, b2 = a + da, b + db
+                    inside = 0 <= a2 < ny and 0 <= b2 < nx
+                    if inside and labels[a2][b2] < 0 and counts[a2][b2] == counts[j][k]:
+                        labels[a2][b2] = lab
+                        stack.append((a2, b2))
+            # representative: the cell with most same-region neighbours, nearest the middle
+            ma = sum(c[0] for c in cells) / len(cells)
+            mb = sum(c[1] for c in cells) / len(cells)
+
+            def depth(c, lab=lab, ma=ma, mb=mb):
+                a, b = c
+                n = 0
+                for da, db in itertools.product((-1, 0, 1), repeat=2):
+                    a2, b2 = a + da, b + db
+                    if 0 <= a2 < ny and 0 <= b2 < nx and labels[a2][b2] == lab:
+                        n += 1
+                return (-n, (a - ma) ** 2 + (b - mb) ** 2)
+
+            rep = min(cells, key=depth)
+            regions.append(
+                {
+                    "unstable_roots": counts[j][k],
+                    "point": (cx[rep[1]], cy[rep[0]]),
+                    "cells": len(cells),
+                    "cell_list": tuple(cells),
+                }
+            )
+    return regions, labels
+
+
+def _exact_decimal(v: float) -> sp.Rational:
+    return sp.Rational(repr(float(v)))
+
+
+def _certify_point(system, z, c, dps, box):
+    """``(x, y, omega)`` mpf with coordinate ``c`` exact and the rest proved, or None."""
+    n = len(system.syms)
+    q = _exact_decimal(z[c])
+    if c == 0:
+        q = min(max(q, _exact_decimal(box[0])), _exact_decimal(box[1]))
+    else:
+        q = min(max(q, _exact_decimal(box[2])), _exact_decimal(box[3]))
+    free = [i for i in range(n) if i != c]
+    fixed_vals = [None] * n
+    fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
+    ok, refined = _krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
+    if ok is None:
+        return None
+    sol = [mpmath.mpf(q.p) / q.q] * n
+    for i, v in zip(free, refined):
+        sol[i] = v
+    w = sol[2] if n == 3 else mpmath.mpf(0)
+    return (sol[0], sol[1], w)
+
+
+def _turning_system(system, kind, which):
+    """``system`` plus the condition ``d(which)/ds = 0`` (which: 0 = x, 1 = y)."""
+    syms = system.syms
+    J = sp.Matrix(system.jac)
+    other = [k for k in range(len(syms)) if k != which]
+    det = sp.expand(J[:, other].det() if kind == "hopf" else J[0, other[0]])
+    return _System([*system.exprs, det], syms)
+
+
+def _special_points(branches, systems, dps, box, notes):
+    out = []
+    seen = []
+
+    def add(entry, key):
+        for k2 in seen:
+            if all(abs(a - b) <= 1e-6 * (1 + abs(b)) for a, b in zip(key, k2)):
+                return
+        seen.append(key)
+        out.append(entry)
+
+    turning = {}
+    with mpmath.workdps(dps + GUARD):
+        for i, kind, pts, tans, _ends in branches:
+            for which, name in ((0, "turning_x"), (1, "turning_y")):
+                for a in range(len(tans) - 1):
+                    ta, tb = tans[a], tans[a + 1]
+                    if ta is None or tb is None or ta[which] * tb[which] >= 0:
+                        continue
+                    key = (i, kind, which)
+                    if key not in turning:
+                        turning[key] = _turning_system(systems[(i, kind)], kind, which)
+                    aug = turning[key]
+                    f = abs(ta[which]) / (abs(ta[which]) + abs(tb[which]))
+                    z0 = pts[a] + f * (pts[a + 1] - pts[a])
+                    free = list(range(len(z0)))
+                    sol = _newton_mp(aug, list(z0), free, dps + GUARD - 2)
+                    if sol is None:
+                        notes.append(f"a {name} point near {list(z0)} did not converge")
+                        continue
+                    if not (box[0] <= sol[0] <= box[1] and box[2] <= sol[1] <= box[3]):
+                        continue
+                    ok, better = _krawczyk(aug, sol, free, [None] * len(free), dps + 2)
+                    sol = better or sol
+                    w = sol[2] if kind == "hopf" else mpmath.mpf(0)
+                    add(
+                        {
+                            "type": name,
+                            "x": sol[0],
+                            "y": sol[1],
+                            "omega": w,
+                            "factor": i,
+                            "kind": kind,
+                            "certified": ok is not None,
+                        },
+                        (which, float(sol[0]), float(sol[1]), float(w)),
+                    )
+        # double Hopf: two Hopf polylines crossing in (x, y) at distinct omega
+        S = np.array([box[1] - box[0], box[3] - box[2]])
+        hopf = [b for b in branches if b[1] == "hopf"]
+        for (ia, A), (ib, B) in itertools.combinations_with_replacement(list(enumerate(hopf)), 2):
+            PA, PB = np.array(A[2]), np.array(B[2])
+            if len(PA) < 2 or len(PB) < 2:
+                continue
+            a0, a1 = PA[:-1, :2] / S, PA[1:, :2] / S
+            for s in range(len(PA) - 1):
+                idx, t, u = _segments_cross(a0[s], a1[s], PB[:-1, :2] / S, PB[1:, :2] / S)
+                for j in idx:
+                    if ia == ib and abs(j - s) <= 1:
+                        continue
+                    if ia == ib and j < s:
+                        continue
+                    wa = PA[s, 2] + t[j] * (PA[s + 1, 2] - PA[s, 2])
+                    wb = PB[j, 2] + u[j] * (PB[j + 1, 2] - PB[j, 2])
+                    if abs(wa - wb) <= 1e-6 * (abs(wa) + abs(wb)):
+                        continue
+                    xy = PA[s, :2] + t[j] * (PA[s + 1, :2] - PA[s, :2])
+                    sol, ok = _double_hopf(systems, A[0], B[0], xy, wa, wb, dps)
+                    if sol is None:
+                        notes.append(f"a double Hopf point near {list(xy)} did not converge")
+                        continue
+                    add(
+                        {
+                            "type": "double_hopf",
+                            "x": sol[0],
+                            "y": sol[1],
+                            "omega": tuple(sorted((sol[2], sol[3]))),
+                            "factor": (A[0], B[0]),
+                            "kind": "hopf",
+                            "certified": ok,
+                        },
+                        (2, float(sol[0]), float(sol[1]), float(min(sol[2], sol[3]))),
+                    )
+    out.sort(key=lambda s: (s["type"], float(s["x"]), float(s["y"])))
+    return out
+
+
+def _double_hopf(systems, fa, fb, xy, wa, wb, dps):
+    sa, sb = systems[(fa, "hopf")], systems[(fb, "hopf")]
+    xs, ys, _ = sa.syms
+    w1, w2 = sp.Symbol("w1_", real=True), sp.Symbol("w2_", real=True)
+    exprs = [e.subs(W, w1) for e in sa.exprs] + [e.subs(W, w2) for e in sb.exprs]
+    system = _System(exprs, [xs, ys, w1, w2])
+    z0 = [float(xy[0]), float(xy[1]), float(wa), float(wb)]
+    sol = _newton_mp(system, z0, [0, 1, 2, 3], dps + GUARD - 2)
+    if sol is None or min(sol[2], sol[3]) <= 0:
+        return None, False
+    ok, better = _krawczyk(system, sol, [0, 1, 2, 3], [None] * 4, dps + 2)
+    return (better or sol), ok is not None
+
+
+def _crossings(result, systems, xs, ys, dps, *, x=None, y=None):
+    """See :meth:`StabilityMap.crossings`."""
+    from symdelay.core.params import as_parameter
+
+    c = 0 if x is not None else 1
+    value = as_parameter("value", x if x is not None else y, positive=False)
+    q = sp.Rational(value)
+    out = []
+    with mpmath.workdps(dps + GUARD):
+        qv = mpmath.mpf(q.p) / q.q
+        for curve in result.curves:
+            P = curve.points
+            system = systems[(curve.factor, curve.kind)]
+            for a, b in itertools.pairwise(P):
+                if (a[c] - qv) * (b[c] - qv) > 0 or a[c] == b[c]:
+                    continue
+                f = (qv - a[c]) / (b[c] - a[c])
+                z0 = [a[k] + f * (b[k] - a[k]) for k in range(3)]
+                z0[c] = qv
+                n = len(system.syms)
+                z0 = z0[:n]
+                free = [k for k in range(n) if k != c]
+                sol = _newton_mp(system, z0, free, dps + GUARD - 2)
+                if sol is None:
+                    continue
+                fixed_vals = [None] * n
+                fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
+                ok, better = _krawczyk(system, [sol[k] for k in free], free, fixed_vals, dps + 2)
+                if ok is not None:
+                    for k, v in zip(free, better):
+                        sol[k] = v
+                w = sol[2] if n == 3 else mpmath.mpf(0)
+                other = sol[1 - c]
+                if any(
+                    abs(other - o[0]) <= mpmath.mpf(10) ** (-dps) * (1 + abs(o[0])) for o in out
+                ):
+                    continue
+                out.append((other, w, curve.kind, curve.factor, ok is not None))
+    out.sort(key=lambda t: t[0])
+    return out

@@ -1,0 +1,130 @@
+"""``symdelay map``: the stability map of a model in two parameters (Hopf and fold curves
+traced by continuation and certified, regions labelled by their exact number of unstable
+roots, turning and double-Hopf points): :func:`symdelay.analysis.stability_map.stability_map`
+on the model the door builds."""
+
+from __future__ import annotations
+
+from symdelay.cli import door
+from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.budget import honour_force
+from symdelay.core.errors import SymdelayInputError
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "map",
+        help="stability map in two parameters: Hopf/fold curves, regions, special points",
+        description=(
+            "The stability boundary of the model in the box --x NAME=LO:HI by --y NAME=LO:HI "
+            "(every other parameter a number): Hopf curves (a pair +-i omega on the axis) and "
+            "fold curves (a root at 0) traced by pseudo-arclength continuation from the exact "
+            "crossings on a grid of lines, every point certified (Krawczyk, Arb); the regions "
+            "labelled by their exact number of roots with Re r > 0; turning points and "
+            "double-Hopf points located to --dps digits."
+        ),
+    )
+    p.add_argument("--x", required=True, metavar="NAME=LO:HI", help="first axis and its range")
+    p.add_argument("--y", required=True, metavar="NAME=LO:HI", help="second axis and its range")
+    p.add_argument(
+        "--fixed",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a value for a parameter the model leaves free (repeatable)",
+    )
+    p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
+    p.add_argument(
+        "--cells", default="32", help="region grid: CELLS x CELLS exact counts (default 32)"
+    )
+    p.add_argument(
+        "--seeds", default="9", help="grid lines each way seeding the continuation (default 9)"
+    )
+    p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    door.add_model(p)
+    p.set_defaults(func=honour_force(run))
+
+
+def _int(name, text):
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise SymdelayInputError(f"--{name} must be an integer, got '{text}'") from None
+
+
+def _axis_name(text, flag):
+    name, sep, rng = str(text).partition("=")
+    if not sep or ":" not in rng or not name.strip():
+        raise SymdelayInputError(f"{flag} takes NAME=LO:HI (e.g. theta=0:40), got '{text}'")
+    return name.strip()
+
+
+def run(args) -> int:
+    from symdelay.analysis.stability_map import stability_map
+    from symdelay.core.params import as_dps
+
+    names = [_axis_name(args.x, "--x"), _axis_name(args.y, "--y")]
+    fixed = {}
+    for item in args.fixed:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise SymdelayInputError(f"--fixed takes NAME=VALUE, got '{item}'")
+        if name.strip() in fixed:
+            raise SymdelayInputError(f"--fixed {name.strip()} is given twice: give it once")
+        fixed[name.strip()] = value.strip()
+    override = {}
+    sel = args._door_selection
+    if sel.file is None:
+        options = {o.name: o for o in getattr(door.family_module(sel.family), "OPTIONS", ())}
+        for n in names:
+            if n in options and getattr(args, n, None) is not None:
+                flag = "--" + n.replace("_", "-")
+                raise SymdelayInputError(f"map varies {n}: leave {flag} out")
+            if n in options and options[n].default is not None:
+                override[n] = n  # a weight with a default (kappa): left free by its name
+    model = door.model_from_args(args, **override)
+    m = stability_map(
+        model,
+        x=args.x,
+        y=args.y,
+        fixed=fixed or None,
+        dps=as_dps(args.dps),
+        cells=_int("cells", args.cells),
+        seeds=_int("seeds", args.seeds),
+        force=args.force,
+    )
+    record = m.to_json()
+    if args.json:
+        emit_json(record)
+        return 0
+    x, y = record["x"], record["y"]
+    lines = [f"{record['model']}: {x['name']} in [{x['lo']}, {x['hi']}], "
+             f"{y['name']} in [{y['lo']}, {y['hi']}]"]  # fmt: skip
+    if record["fixed"]:
+        lines.append("fixed: " + ", ".join(f"{k} = {v}" for k, v in record["fixed"].items()))
+    for c in record["curves"]:
+        a, b = c["points"][0], c["points"][-1]
+        lines.append(
+            f"{c['kind']} curve (factor {c['factor']}), {len(c['points'])} certified points, "
+            f"from ({a['x']}, {a['y']}) to ({b['x']}, {b['y']}) [{', '.join(c['ends'])}]"
+        )
+    if not record["curves"]:
+        lines.append("no Hopf or fold curve in the box")
+    for s in record["special_points"]:
+        w = s["omega"] if isinstance(s["omega"], str) else ", ".join(s["omega"])
+        lines.append(
+            f"{s['type']}: {x['name']} = {s['x']}, {y['name']} = {s['y']}, omega = {w}"
+            + ("" if s["certified"] else " (not certified)")
+        )
+    for g in record["regions"]:
+        lines.append(
+            f"region: {g['unstable_roots']} unstable roots, {g['cells']} cells, e.g. at "
+            f"{x['name']} = {g['point']['x']}, {y['name']} = {g['point']['y']}"
+        )
+    lines.append(f"searched: {record['searched']}")
+    lines += [f"note: {n}" for n in record["notes"]]
+    emit("\n".join(lines))
+    return 0

@@ -1,0 +1,65 @@
+"""The figure of a stability map (matplotlib ``Figure`` API, no pyplot state): the cells
+shaded by their exact number of unstable roots, the certified Hopf and fold curves, and the
+special points marked and named. Nothing here computes mathematics."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.figure import Figure
+
+__all__ = ["stability_map_figure"]
+
+_MARKERS = {"turning_x": ("s", "C3"), "turning_y": ("D", "C1"), "double_hopf": ("*", "C4")}
+_NAMES = {"turning_x": "turning point in {x}", "turning_y": "turning point in {y}",
+          "double_hopf": "double Hopf"}  # fmt: skip
+
+
+def _label(name: str) -> str:
+    return {"theta": r"$\theta$", "mu": r"$\mu$", "lam": r"$\lambda$", "kappa": r"$\kappa$",
+            "gamma": r"$\gamma$", "eta": r"$\eta$"}.get(name, f"${name}$")  # fmt: skip
+
+
+def stability_map_figure(m, ax=None):
+    """Regions (grey levels by unstable-root count), curves, special points of ``m``."""
+    fig = None
+    if ax is None:
+        fig = Figure(figsize=(6.4, 4.6), layout="tight")
+        ax = fig.subplots()
+    xlo, xhi = float(m.x[1]), float(m.x[2])
+    ylo, yhi = float(m.y[1]), float(m.y[2])
+    counts = np.array(m.cell_counts, dtype=float)
+    levels = sorted({int(c) for c in counts.ravel()})
+    shades = ["#ffffff", "#f4c7a1", "#e0876a", "#b5485a", "#7a2e5e", "#3f2257"]
+    # one shade per count (the same count has the same shade in every map)
+    cmap = ListedColormap([shades[min(n, len(shades) - 1)] for n in levels])
+    index = np.vectorize(levels.index)(counts.astype(int))
+    norm = BoundaryNorm(np.arange(len(levels) + 1) - 0.5, len(levels))
+    ax.imshow(index, origin="lower", extent=(xlo, xhi, ylo, yhi), aspect="auto", cmap=cmap,
+              norm=norm, interpolation="nearest")  # fmt: skip
+    for k, n in enumerate(levels):
+        ax.fill_between([], [], color=cmap(k), label=f"{n} unstable roots")
+    for c in m.curves:
+        x, y, _ = c.arrays()
+        style = "-" if c.kind == "hopf" else "--"
+        ax.plot(x, y, style, color="k", lw=1.4)
+    kinds = sorted({c.kind for c in m.curves})
+    for kind in kinds:
+        ax.plot([], [], "-" if kind == "hopf" else "--", color="k", label=f"{kind} curve")
+    shown = set()
+    for s in m.special_points:
+        marker, color = _MARKERS.get(s["type"], ("o", "C0"))
+        name = _NAMES.get(s["type"], s["type"]).format(x=_label(m.x[0]), y=_label(m.y[0]))
+        xv, yv = float(s["x"]), float(s["y"])
+        ax.plot([xv], [yv], marker, color=color, ms=8, mec="k",
+                label=None if s["type"] in shown else name)  # fmt: skip
+        shown.add(s["type"])
+        ax.annotate(f"({xv:.6g}, {yv:.6g})", (xv, yv), textcoords="offset points",
+                    xytext=(6, 6), fontsize=8)  # fmt: skip
+    ax.set_xlim(xlo, xhi)
+    ax.set_ylim(ylo, yhi)
+    ax.set_xlabel(_label(m.x[0]))
+    ax.set_ylabel(_label(m.y[0]))
+    ax.set_title(f"stability map: {m.model_name}", fontsize=9)
+    ax.legend(fontsize=7, loc="best", framealpha=0.9)
+    return fig if fig is not None else ax
