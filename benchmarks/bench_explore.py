@@ -4,8 +4,9 @@ and the fluid path of the imbalance) for the founding model at L = 2, 5, 10, 20.
 
 Goal (issue 20): an update within 0.3 s at L <= 20. Each L: one first update at that L
 (what moving the L slider costs the first time: the difference system is derived for the
-new L), then ROUNDS updates at random points of the default box (theta, D, mu, lam on
-their sliders' ranges, the map's boundary recomputed whenever mu or lam changes). Side by
+new L; the page derives them while idle), then ROUNDS updates at random points of the default box (theta, D, mu, lam on
+their sliders' ranges, the map's boundary recomputed whenever mu or lam changes) and the
+15 corners of the (D, theta) box. Side by
 side: the fluid entry :func:`symdelay.analysis.fluid.fluid` of the full system at the same
 points (what the fluid panel would cost through it). Results:
 ``benchmarks/results/explore.txt``.
@@ -42,7 +43,8 @@ def main() -> int:
         f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
         f"python {sys.version.split()[0]}",
         "",
-        f"{'L':>3} {'first at L':>11} {'median':>8} {'max':>8}  {'fluid entry median':>19}  goal",
+        f"{'L':>3} {'first at L':>11} {'median':>8} {'max':>8} {'corners max':>12}  "
+        f"{'fluid entry median':>19}  goal",
     ]
     worst = 0.0
     for L in LS:
@@ -67,19 +69,29 @@ def main() -> int:
             t0 = time.perf_counter()
             fluid(m, T=FLUID_T, dt=FLUID_DT)
             entry.append(time.perf_counter() - t0)
+        corners = []
+        for D in ("0.05", "0.3", "1", "5", "20"):
+            for theta in ("0", "20", "40"):
+                st = {**state, "D": D, "theta": theta}
+                t0 = time.perf_counter()
+                ex.update(st)
+                corners.append(time.perf_counter() - t0)
         med = statistics.median(times)
         worst = max(worst, med)
         ok = "ok" if med <= 0.3 else "MISSED"
         lines.append(
-            f"{L:>3} {first:>11.3f} {med:>8.3f} {max(times):>8.3f}  "
+            f"{L:>3} {first:>11.3f} {med:>8.3f} {max(times):>8.3f} {max(corners):>12.3f}  "
             f"{statistics.median(entry):>19.3f}  {ok} (<= 0.3 s)"
         )
     lines += [
         "",
+        "corners: D in {0.05, 0.3, 1, 5, 20} x theta in {0, 20, 40} (mu = lam = 1), the "
+        "slowest fluid paths (fast phases: LSODA; strong routing: a limit cycle).",
         f"worst median: {worst:.3f} s (goal 0.3 s). The fluid panel integrates the founding "
         "model's closed difference system (exact for the explorer's start: the sum mode at "
-        "equilibrium); the last column is the full system through the fluid entry, which "
-        "simplifies its logit form anew at each point.",
+        "equilibrium); the fluid entry column is the full system through "
+        "symdelay.analysis.fluid.fluid at the same states, which compiles its logit form "
+        "anew at each point.",
     ]
     text = "\n".join(lines) + "\n"
     OUT.write_text(text)

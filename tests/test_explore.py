@@ -153,9 +153,30 @@ def test_the_axes_options_move_the_map():
     assert fp[4:6] == ("gamma", "theta")  # a model without D: its phase rate
 
 
+def test_an_axis_range_sets_the_map_and_its_slider():
+    from bokeh.document import Document
+
+    from symdelay.outputs.explorer import build_document
+
+    ex = _explorer(x="D=0.5:4", y="theta=0:25")
+    assert (ex.x, ex.y) == ("D", "theta")
+    assert (ex.slider("D").start, ex.slider("D").end) == (0.5, 4.0)
+    out = build_document(Document(), ex)
+    assert (out["map"].x_range.start, out["map"].x_range.end) == (0.5, 4.0)
+    assert (out["map"].y_range.start, out["map"].y_range.end) == (0, 25)
+    assert (out["sliders"]["D"].start, out["sliders"]["D"].end) == (0.5, 4.0)
+    curve = out["sources"]["map_curve_source"].data["x"]
+    assert abs(curve[0] - 0.5) < 1e-12 and abs(curve[-1] - 4) < 1e-12
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
+        (["--x", "D=4:0.5"], ["inverted"]),
+        (["--x", "D=2:5"], ["does not hold the starting D = 1"]),
+        (["--x", "D=0:5"], ["> 0"]),
+        (["--x", "D=1"], ["NAME=LO:HI"]),
+        (["--x", "L=1.5:4", "--y", "theta"], ["integers"]),
         (["--x", "kappa"], ["--x kappa", "choose one of L, mu, lam, theta, D"]),
         (["--y", "gamma"], ["--y gamma", "not a parameter"]),
         (["--x", "theta", "--y", "theta"], ["both theta"]),
@@ -247,12 +268,12 @@ def test_the_fluid_panel_is_the_full_fluid_system_from_the_same_start():
     from symdelay.models import build_model
     from symdelay.outputs.explorer import FLUID_DT, FLUID_T, PERTURBATION
 
-    for L, theta in ((2, "10.5"), (4, "3")):
-        ex = _explorer(options={"L": str(L), "theta": theta, "lam": "1.5", "D": "0.7"})
+    for L, theta, D in ((2, "10.5", 0.7), (4, "3", 0.7), (6, "30", 0.2)):  # last: LSODA
+        ex = _explorer(options={"L": str(L), "theta": theta, "lam": "1.5", "D": repr(D)})
         state = ex.initial_state
         panel = ex.fluid_data(state)
         q = 1.5 / 1.0  # q* = lam/mu
-        z = 1.5 * 0.7 / L  # each phase: lam D/L
+        z = 1.5 * D / L  # each phase: lam D/L
         e = PERTURBATION * q
         y0 = [q + e, q - e] + [z] * (2 * L)
         full = fluid(build_model("erlang", **state), T=FLUID_T, dt=FLUID_DT, initial=y0)

@@ -21,9 +21,11 @@ each numeric parameter of a model and three panels that follow them.
    equilibrium queue ``q1*``, the rest at equilibrium. For the founding model the sum mode
    then stays at equilibrium and the imbalance is exactly the closed difference system
    (:func:`~symdelay.models.erlang.stochastic.fluid.fluid_difference` from ``x(0) = 0.1
-   lam/mu``, ``w(0) = 0``, DOP853 with rtol 1e-8): it compiles in milliseconds, where the
-   full system's entry :func:`symdelay.analysis.fluid.fluid` spends 0.2 to 0.6 s simplifying
-   its logit form at each new point (tests/test_explore.py checks the two paths agree).
+   lam/mu``, ``w(0) = 0``, rtol 1e-8: DOP853, or LSODA when ``gamma = L/D > 10`` makes
+   the chain stiff): 21 equations at L = 20 where the full system has 42, compiled in
+   milliseconds, where the full system's entry :func:`symdelay.analysis.fluid.fluid`
+   simplifies its logit form at each new point (alone 2 to 4 times the whole update,
+   ``benchmarks/results/explore.txt``; tests/test_explore.py checks the two paths agree).
    Another model's path comes from :func:`symdelay.analysis.fluid.fluid`.
 
 :class:`Explorer` holds the sliders and computes the panels' data for a slider state,
@@ -61,6 +63,8 @@ GENERIC_MAP_POINTS = 9
 CURVE_POINTS, GRID_CELLS = 200, 40
 #: the fluid panel's perturbation: this fraction of the equilibrium queue, up and down
 PERTURBATION = 0.05
+#: the fluid panel integrates with LSODA above this phase rate gamma = L/D (else DOP853)
+STIFF_GAMMA = 10
 #: digits of the roots panel
 ROOTS_DPS = 20
 
@@ -214,12 +218,7 @@ class Explorer:
     # ------------------------------------------------------------ set-up
     def _axes(self, x, y):
         names = self.names
-        for flag, v in (("--x", x), ("--y", y)):
-            if v is not None and v not in names:
-                raise SymdelayInputError(
-                    f"{flag} {v} is not a parameter of {self.label}: choose one of "
-                    + ", ".join(names)
-                )
+        x, y = self._axis("--x", x), self._axis("--y", y)
         if y is None:
             y = "theta" if "theta" in names and x != "theta" else next(n for n in names if n != x)
         if x is None:
@@ -228,6 +227,46 @@ class Explorer:
         if x == y:
             raise SymdelayInputError(f"--x and --y are both {x}: choose two different parameters")
         return x, y
+
+    def _axis(self, flag: str, text):
+        """``NAME`` or ``NAME=LO:HI`` (the map's range, and the slider's): the name, with
+        the range set on its slider."""
+        import dataclasses
+
+        if text is None:
+            return None
+        name, sep, rng = str(text).partition("=")
+        name = name.strip()
+        if name not in self.names:
+            raise SymdelayInputError(
+                f"{flag} {name} is not a parameter of {self.label}: choose one of "
+                + ", ".join(self.names)
+            )
+        if not sep:
+            return name
+        lo_t, colon, hi_t = rng.partition(":")
+        if not colon or not lo_t.strip() or not hi_t.strip():
+            raise SymdelayInputError(
+                f"{flag} takes NAME or NAME=LO:HI (e.g. D=0.1:10), got '{text}'"
+            )
+        lo, hi = _fraction(name, lo_t), _fraction(name, hi_t)
+        s = self.slider(name)
+        if not lo < hi:
+            raise SymdelayInputError(f"{flag} {text}: the range is empty or inverted: give LO < HI")
+        if not lo <= Fraction(s.value) <= hi:
+            raise SymdelayInputError(
+                f"{flag} {text} does not hold the starting {name} = {s.value}: give a {name} "
+                "inside the range, or a range around it"
+            )
+        if s.integer and (lo.denominator != 1 or hi.denominator != 1 or lo < 1):
+            raise SymdelayInputError(f"{flag} {text}: {name} takes integers >= 1")
+        if name.rstrip("0123456789_") in ("D", "gamma") and lo <= 0:
+            raise SymdelayInputError(f"{flag} {text}: {name} must stay > 0 (a log axis)")
+        lo_v, hi_v = (int(lo), int(hi)) if s.integer else (float(lo), float(hi))
+        i = self.names.index(name)
+        spec = dataclasses.replace(s, start=lo_v, end=hi_v)
+        self.sliders = (*self.sliders[:i], spec, *self.sliders[i + 1 :])
+        return name
 
     def slider(self, name: str) -> SliderSpec:
         return self.sliders[self.names.index(name)]
@@ -295,6 +334,9 @@ class Explorer:
 
             mu, lam = Fraction(state["mu"]), Fraction(state["lam"])
             x0 = 2 * PERTURBATION * float(lam / mu)
+            # fast phases (gamma = L/D large) make the chain stiff: LSODA with the exact
+            # Jacobian there (0.05 to 0.3 s at L = 20, where DOP853 takes up to 0.8 s)
+            stiff = Fraction(state["L"]) / Fraction(state["D"]) > STIFF_GAMMA
             res = fluid_difference(
                 int(state["L"]),
                 state["mu"],
@@ -304,6 +346,7 @@ class Explorer:
                 T=FLUID_T,
                 dt=FLUID_DT,
                 initial=(x0,),
+                method="LSODA" if stiff else "DOP853",
                 rtol=1e-8,
                 atol=1e-10,
             )
@@ -464,7 +507,7 @@ class Explorer:
 
     def warm(self, L: int) -> None:
         """Derive the founding model's difference system for ``L`` ahead of a move of the L
-        slider (0.3 to 0.9 s the first time at each L, milliseconds after)."""
+        slider (up to a second the first time at each L, milliseconds after)."""
         if self.founding:
             from symdelay.models.erlang.stochastic.fluid import fluid_difference
 

@@ -47,8 +47,15 @@ def register(subparsers) -> None:
         help="interactive explorer in the browser (sliders, map, roots, fluid path)",
         description=DESCRIPTION,
     )
-    p.add_argument("--x", default=None, metavar="NAME", help="the map's horizontal parameter")
-    p.add_argument("--y", default=None, metavar="NAME", help="the map's vertical parameter")
+    p.add_argument(
+        "--x",
+        default=None,
+        metavar="NAME[=LO:HI]",
+        help="the map's horizontal parameter, optionally with its range (also its slider's)",
+    )
+    p.add_argument(
+        "--y", default=None, metavar="NAME[=LO:HI]", help="the map's vertical parameter (as --x)"
+    )
     p.add_argument(
         "--port", default="5006", help="port on 127.0.0.1 (default 5006; 0: a free port)"
     )
