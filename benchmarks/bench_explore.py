@@ -86,7 +86,8 @@ def main() -> int:
     lines += [
         "",
         "corners: D in {0.05, 0.3, 1, 5, 20} x theta in {0, 20, 40} (mu = lam = 1), the "
-        "slowest fluid paths (fast phases: LSODA; strong routing: a limit cycle).",
+        "slowest fluid paths (fast phases with strong routing: D = 0.05, theta = 40 at "
+        "L = 20 is the 0.5 s one).",
         f"worst median: {worst:.3f} s (goal 0.3 s). The fluid panel integrates the founding "
         "model's closed difference system (exact for the explorer's start: the sum mode at "
         "equilibrium); the fluid entry column is the full system through "
