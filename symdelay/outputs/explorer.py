@@ -1,0 +1,928 @@
+"""The interactive explorer (``symdelay explore``): a Bokeh server page with a slider for
+each numeric parameter of a model and three panels that follow them.
+
+1. **Stability map** in two chosen parameters (default ``D`` and ``theta``), the current
+   point marked and coloured by its certified verdict (the roots panel's counts). For the
+   founding model the Hopf boundary ``theta_c`` comes from the vectorised float solver
+   :func:`~symdelay.models.erlang.hopf.curve.critical_curve_float` (a log-spaced ``D``
+   grid) and the unstable side is shaded: the founding model is stable exactly for
+   ``theta < theta_c``, and its characteristic equation holds ``lam`` and ``theta`` only as
+   the product ``lam theta``, so ``theta_c = (lam theta)_c / lam`` (one solver call per
+   ``(L, mu)``). In two parameters other than ``theta`` the page shades the cells of a
+   40 x 40 grid where ``theta > theta_c``. For another model the first crossing comes from
+   :func:`symdelay.analysis.critical.critical` on a coarse grid of a few points, computed
+   one point per tick of the server after the page is shown; the page says it is a coarse
+   grid and shades nothing (a boundary can turn back).
+2. **Rightmost characteristic roots** in the complex plane:
+   :func:`symdelay.analysis.roots.roots` at the current point (the founding model: its
+   difference mode; the sum mode's roots ``-mu``, ``-gamma`` are always stable).
+3. **Fluid path of the imbalance** ``q1 - q2`` over ``T = 20`` time units (201 points) from a
+   small perturbation of the equilibrium: ``q1`` raised and ``q2`` lowered by 5 % of the
+   equilibrium queue ``q1*``, the rest at equilibrium. For the founding model the sum mode
+   then stays at equilibrium and the imbalance is exactly the closed difference system
+   (:func:`~symdelay.models.erlang.stochastic.fluid.fluid_difference` from ``x(0) = 0.1
+   lam/mu``, ``w(0) = 0``, rtol 1e-8: DOP853, or LSODA when ``gamma = L/D > 10`` makes
+   the chain stiff): 21 equations at L = 20 where the full system has 42, compiled in
+   milliseconds, where the full system's entry :func:`symdelay.analysis.fluid.fluid`
+   simplifies its logit form at each new point (alone 2 to 4 times the whole update,
+   ``benchmarks/results/explore.txt``; tests/test_explore.py checks the two paths agree).
+   Another model's path comes from :func:`symdelay.analysis.fluid.fluid`.
+
+:class:`Explorer` holds the sliders and computes the panels' data for a slider state,
+without Bokeh (``benchmarks/bench_explore.py`` times :meth:`Explorer.update`);
+:func:`build_document` lays the page out in a Bokeh document, :func:`bind` binds the port
+(127.0.0.1 only) and :func:`serve` runs the server until Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+from symdelay.core.errors import SymdelayInputError
+
+__all__ = [
+    "SliderSpec",
+    "Explorer",
+    "build_document",
+    "bind",
+    "serve",
+    "FLUID_T",
+    "FLUID_DT",
+    "GENERIC_MAP_POINTS",
+]
+
+#: the fluid panel's horizon and grid step (201 points)
+FLUID_T, FLUID_DT = 20, 0.1
+#: the size of the coarse grid of another model's map
+GENERIC_MAP_POINTS = 9
+#: the founding model's map: points of its boundary curve, cells per side of its shaded grid
+CURVE_POINTS, GRID_CELLS = 200, 40
+#: the fluid panel's perturbation: this fraction of the equilibrium queue, up and down
+PERTURBATION = 0.05
+#: the fluid panel integrates with LSODA above this phase rate gamma = L/D (else DOP853)
+STIFF_GAMMA = 10
+#: digits of the roots panel
+ROOTS_DPS = 20
+
+#: slider ranges (start, end, step) by parameter name (``mu1``, ``D2``: the name without
+#: its digits)
+RANGES = {
+    "L": (1, 20, 1),
+    "N": (2, 8, 1),
+    "K": (1, 20, 1),
+    "d": (1, 6, 1),
+    "mu": (0.1, 5, 0.01),
+    "lam": (0.1, 5, 0.01),
+    "theta": (0, 40, 0.05),
+    "D": (0.05, 20, 0.01),
+    "gamma": (0.05, 20, 0.01),
+}
+
+#: a model file's parameters without a --set value start here (else at 1)
+FILE_DEFAULTS = {"theta": "2"}
+
+#: option kinds that get a slider
+NUMERIC_KINDS = {"number": False, "integer": True, "count": True}
+
+
+def _decimals(step) -> int:
+    s = float(step)
+    return 0 if s.is_integer() else len(repr(s).split(".")[1])
+
+
+@dataclass(frozen=True)
+class SliderSpec:
+    """One slider: the parameter ``name``, its range and step, the starting ``value`` (the
+    exact text given) and whether it takes integers."""
+
+    name: str
+    start: float
+    end: float
+    step: float
+    value: str
+    integer: bool = False
+
+    @property
+    def float_value(self) -> float:
+        return float(Fraction(self.value))
+
+    def text(self, value) -> str:
+        """The decimal a slider position denotes, rounded to the slider's step (plus two
+        digits), so the model gets the number the page shows, not a float's expansion."""
+        if self.integer:
+            return str(round(float(value)))
+        d = _decimals(self.step) + 2
+        out = f"{round(float(value), d):.{d}f}".rstrip("0").rstrip(".")
+        return "0" if out in ("", "-0") else out
+
+
+def _fraction(name: str, text: str) -> Fraction:
+    try:
+        return Fraction(str(text).strip())
+    except (ValueError, ZeroDivisionError):
+        raise SymdelayInputError(
+            f"--{name} {text}: the explorer's slider needs a finite number, e.g. --{name} 1.5"
+        ) from None
+
+
+def _slider(name: str, text: str, integer: bool) -> SliderSpec:
+    v = float(_fraction(name, text))
+    if integer and v != int(v):
+        raise SymdelayInputError(f"--{name} {text}: give an integer")
+    base = name.rstrip("0123456789_") or name
+    start, end, step = RANGES.get(base, (0, max(10.0, 4 * abs(v)), 0.01))
+    if integer:
+        start, step = max(1, int(start)), 1
+    start, end = min(start, v), max(end, v)
+    if integer:
+        start, end = int(start), math.ceil(end)
+    return SliderSpec(name, start, end, step, str(text).strip(), integer)
+
+
+class Explorer:
+    """The explorer of one model, without Bokeh: its sliders and, for a slider state (a dict
+    ``{name: text}``), the data of the three panels (:meth:`update`).
+
+    ``family`` with ``options`` (``{name: text}``: the options given, the command's defaults
+    included) names a built-in model, ``file`` with ``settings`` (``--set``) a model file.
+    Numeric options become sliders; the others (``--delay``, ``--rates``, ``--kappa``) stay
+    as given. ``x``, ``y``: the map's axes (default ``D`` and ``theta`` where the model has
+    them). ``open_browser``: whether :func:`serve` opens a browser tab.
+    """
+
+    def __init__(
+        self,
+        family: str | None = "erlang",
+        options: dict | None = None,
+        *,
+        file: str | None = None,
+        settings: dict | None = None,
+        x: str | None = None,
+        y: str | None = None,
+        open_browser: bool = False,
+    ):
+        self.family, self.file = (None, str(file)) if file is not None else (family, None)
+        self.open_browser = bool(open_browser)
+        self.fixed: dict = {}
+        sliders = []
+        if self.file is not None:
+            from symdelay.model.toml_loader import load_toml
+
+            self._base = load_toml(self.file)
+            names = [str(p) for p in self._base.parameters]
+            given = dict(settings or {})
+            for k in given:
+                if k not in names:
+                    raise SymdelayInputError(
+                        f"--set {k}: {self.file} has no parameter {k}; its parameters are "
+                        + ", ".join(names)
+                    )
+            for p in names:
+                sliders.append(_slider(p, given.get(p, FILE_DEFAULTS.get(p, "1")), False))
+            self.label = f"{self._base.name} ({self.file})"
+        else:
+            from symdelay.models import builtin_models
+
+            found = builtin_models()
+            if family not in found:
+                raise SymdelayInputError(
+                    f"unknown model '{family}': use one of " + ", ".join(sorted(found))
+                )
+            kinds = {o.name: o.kind for o in getattr(found[family], "OPTIONS", ())}
+            for name, text in (options or {}).items():
+                if kinds.get(name) in NUMERIC_KINDS:
+                    if str(text).strip().lower() in ("inf", "oo", "infinity"):
+                        raise SymdelayInputError(
+                            f"--{name} {text}: the explorer's slider takes a finite {name}"
+                        )
+                    sliders.append(_slider(name, text, NUMERIC_KINDS[kinds[name]]))
+                else:
+                    self.fixed[name] = text
+            self.label = f"model {family}"
+        self.sliders = tuple(sliders)
+        if len(self.sliders) < 2:
+            raise SymdelayInputError(
+                f"{self.label} has {len(self.sliders)} numeric parameter(s) here: the explorer "
+                "needs two for its map"
+            )
+        self.names = tuple(s.name for s in self.sliders)
+        self.founding = self.family == "erlang" and not self.fixed
+        self.x, self.y = self._axes(x, y)
+        self._map_cache: dict = {}
+        self._model_cache: dict = {}
+
+    # ------------------------------------------------------------ set-up
+    def _axes(self, x, y):
+        names = self.names
+        x, y = self._axis("--x", x), self._axis("--y", y)
+        if y is None:
+            y = "theta" if "theta" in names and x != "theta" else next(n for n in names if n != x)
+        if x is None:
+            x = next((n for n in ("D", "gamma") if n in names and n != y), None)
+            x = x or next(n for n in names if n != y)
+        if x == y:
+            raise SymdelayInputError(f"--x and --y are both {x}: choose two different parameters")
+        return x, y
+
+    def _axis(self, flag: str, text):
+        """``NAME`` or ``NAME=LO:HI`` (the map's range, and the slider's): the name, with
+        the range set on its slider."""
+        import dataclasses
+
+        if text is None:
+            return None
+        name, sep, rng = str(text).partition("=")
+        name = name.strip()
+        if name not in self.names:
+            raise SymdelayInputError(
+                f"{flag} {name} is not a parameter of {self.label}: choose one of "
+                + ", ".join(self.names)
+            )
+        if not sep:
+            return name
+        lo_t, colon, hi_t = rng.partition(":")
+        if not colon or not lo_t.strip() or not hi_t.strip():
+            raise SymdelayInputError(
+                f"{flag} takes NAME or NAME=LO:HI (e.g. D=0.1:10), got '{text}'"
+            )
+        lo, hi = _fraction(name, lo_t), _fraction(name, hi_t)
+        s = self.slider(name)
+        if not lo < hi:
+            raise SymdelayInputError(f"{flag} {text}: the range is empty or inverted: give LO < HI")
+        if not lo <= Fraction(s.value) <= hi:
+            raise SymdelayInputError(
+                f"{flag} {text} does not hold the starting {name} = {s.value}: give a {name} "
+                "inside the range, or a range around it"
+            )
+        if s.integer and (lo.denominator != 1 or hi.denominator != 1 or lo < 1):
+            raise SymdelayInputError(f"{flag} {text}: {name} takes integers >= 1")
+        if name.rstrip("0123456789_") in ("D", "gamma") and lo <= 0:
+            raise SymdelayInputError(f"{flag} {text}: {name} must stay > 0 (a log axis)")
+        lo_v, hi_v = (int(lo), int(hi)) if s.integer else (float(lo), float(hi))
+        i = self.names.index(name)
+        spec = dataclasses.replace(s, start=lo_v, end=hi_v)
+        self.sliders = (*self.sliders[:i], spec, *self.sliders[i + 1 :])
+        return name
+
+    def slider(self, name: str) -> SliderSpec:
+        return self.sliders[self.names.index(name)]
+
+    @property
+    def initial_state(self) -> dict:
+        return {s.name: s.value for s in self.sliders}
+
+    def describe(self) -> str:
+        fixed = "".join(f", {k} = {v}" for k, v in self.fixed.items())
+        return f"{self.label}{fixed}; map in ({self.x}, {self.y})"
+
+    # ------------------------------------------------------------ models
+    def model(self, state: dict, *, free=()):
+        """The model at ``state`` (``{name: text}``), the parameters in ``free`` left
+        without a value (the map's critical parameter)."""
+        values = {k: v for k, v in state.items() if k not in free}
+        key = (*tuple(sorted(values.items())), ("free", tuple(free)))
+        hit = self._model_cache.get(key)
+        if hit is not None:
+            return hit
+        if self.file is not None:
+            m = self._base.with_values(**values)
+        else:
+            from symdelay.models import build_model
+
+            m = build_model(self.family, **self.fixed, **values)
+        if len(self._model_cache) > 64:
+            self._model_cache.clear()
+        self._model_cache[key] = m
+        return m
+
+    # ------------------------------------------------------------ panels
+    def roots_data(self, state: dict) -> dict:
+        """The roots panel: every root listed (rightmost first) and the certified counts."""
+        from symdelay.analysis.roots import roots
+
+        rs = roots(self.model(state), dps=ROOTS_DPS)
+        re = [float(z.value.real) for z in rs.roots]
+        im = [float(z.value.imag) for z in rs.roots]
+        top = max(range(len(re)), key=lambda i: (re[i], abs(im[i]))) if re else None
+        if top is not None:
+            pair = [i for i in range(len(re)) if re[i] == re[top] and abs(im[i]) == abs(im[top])]
+        else:
+            pair = []
+        which = "difference mode" if self.founding else "all factors"
+        return {
+            "re": re,
+            "im": im,
+            "rightmost_re": [re[i] for i in pair],
+            "rightmost_im": [im[i] for i in pair],
+            "unstable_count": int(rs.unstable_count),
+            "axis_count": int(rs.axis_count),
+            "stable": bool(rs.is_stable),
+            "title": f"characteristic roots ({which}): {rs.unstable_count} with Re r > 0"
+            + (f", {rs.axis_count} on the axis" if rs.axis_count else ""),
+        }
+
+    def fluid_data(self, state: dict) -> dict:
+        """The fluid panel: ``t`` and the imbalance ``x = q1 - q2`` from a small push."""
+        import numpy as np
+
+        if self.founding:
+            from symdelay.models.erlang.stochastic.fluid import fluid_difference
+
+            mu, lam = Fraction(state["mu"]), Fraction(state["lam"])
+            x0 = 2 * PERTURBATION * float(lam / mu)
+            # fast phases (gamma = L/D large) make the chain stiff: LSODA with the exact
+            # Jacobian there (0.05 to 0.3 s at L = 20, where DOP853 takes up to 0.8 s)
+            stiff = Fraction(state["L"]) / Fraction(state["D"]) > STIFF_GAMMA
+            res = fluid_difference(
+                int(state["L"]),
+                state["mu"],
+                state["lam"],
+                state["theta"],
+                state["D"],
+                T=FLUID_T,
+                dt=FLUID_DT,
+                initial=(x0,),
+                method="LSODA" if stiff else "DOP853",
+                rtol=1e-8,
+                atol=1e-10,
+            )
+            t, x = res.t, res.x
+            label = f"q1 - q2 from {x0:.3g}"
+        else:
+            from symdelay.analysis.fluid import fluid
+
+            m = self.model(state)
+            names = [str(s) for s in m.states]
+            y0 = np.array([float(m.equilibrium.point[s]) for s in m.states], dtype=float)
+            if "q1" in names and "q2" in names:
+                i, j = names.index("q1"), names.index("q2")
+                eps = PERTURBATION * (y0[i] if y0[i] > 0 else 1.0)
+                y0[i] += eps
+                y0[j] = max(y0[j] - eps, 0.0)
+                res = fluid(m, T=FLUID_T, dt=FLUID_DT, initial=y0)
+                t, x = res.t, res.state("q1") - res.state("q2")
+                label = f"q1 - q2 from {y0[i] - y0[j]:.3g}"
+            else:
+                first, e0 = names[0], y0[0]
+                y0[0] = e0 * (1 + 2 * PERTURBATION) if e0 > 0 else 2 * PERTURBATION
+                res = fluid(m, T=FLUID_T, dt=FLUID_DT, initial=y0)
+                t, x = res.t, res.state(first) - e0
+                label = f"{first} - {first}* (no states q1, q2)"
+        return {
+            "t": np.asarray(t, float).tolist(),
+            "x": np.asarray(x, float).tolist(),
+            "label": label,
+        }
+
+    # ------------------------------------------------------------ the map
+    def axis_grid(self, name: str, n: int):
+        """Values of parameter ``name`` along a map axis: integers for an integer slider, a
+        log-spaced grid for ``D``, else an even grid over the slider's range."""
+        import numpy as np
+
+        s = self.slider(name)
+        if s.integer:
+            return np.arange(int(s.start), int(s.end) + 1, dtype=float)
+        if self.log_axis(name):
+            return np.logspace(math.log10(s.start), math.log10(s.end), n)
+        return np.linspace(s.start, s.end, n)
+
+    def log_axis(self, name: str) -> bool:
+        s = self.slider(name)
+        base = name.rstrip("0123456789_")
+        return base in ("D", "gamma") and s.start > 0 and not s.integer
+
+    def _map_key(self, state: dict):
+        return tuple(sorted((k, v) for k, v in state.items() if k not in (self.x, self.y)))
+
+    def map_data(self, state: dict) -> dict:
+        """The founding model's map (curve, shading or shaded cells); another model's map
+        is the coarse grid of :meth:`generic_map_plan`, computed point by point."""
+        key = self._map_key(state)
+        hit = self._map_cache.get(key)
+        if hit is None:
+            hit = self._founding_map(state) if self.founding else self._generic_map_empty()
+            self._map_cache.clear()
+            self._map_cache[key] = hit
+        return hit
+
+    def _theta_c(self, arrays: dict):
+        """``theta_c`` of the founding model at the broadcast arrays ``L, mu, lam, D``."""
+        import numpy as np
+
+        from symdelay.models.erlang.hopf.curve import critical_curve_float
+
+        L, mu, lam, D = np.broadcast_arrays(
+            *(np.asarray(arrays[k], float) for k in ["L", "mu", "lam", "D"])
+        )
+        out = np.empty(L.shape)
+        pairs = np.stack([L.ravel(), mu.ravel()], axis=1)
+        for l_v, mu_v in np.unique(pairs, axis=0):
+            idx = (l_v == L) & (mu == mu_v)
+            k, _ = critical_curve_float(int(l_v), Fraction(repr(float(mu_v))), 1, D[idx])
+            out[idx] = k / lam[idx]
+        return out
+
+    def _founding_map(self, state: dict) -> dict:
+        import numpy as np
+
+        cur = {k: float(Fraction(v)) for k, v in state.items()}
+        x, y = self.x, self.y
+        ys, xs = self.slider(y), self.slider(x)
+        out = {"curve_x": [], "curve_y": [], "shade": None, "image": None}
+        if "theta" in (x, y):
+            other = y if x == "theta" else x
+            grid = self.axis_grid(other, CURVE_POINTS)
+            th = self._theta_c({**cur, other: grid})
+            th = np.where(np.isfinite(th), th, np.nan)
+            top = (xs if x == "theta" else ys).end
+            clipped = np.minimum(th, top)
+            if x == "theta":
+                out.update(curve_x=th.tolist(), curve_y=grid.tolist())
+                out["shade"] = {"y": grid.tolist(), "x1": clipped.tolist(), "x2": [top] * grid.size}
+            else:
+                out.update(curve_x=grid.tolist(), curve_y=th.tolist())
+                out["shade"] = {"x": grid.tolist(), "y1": clipped.tolist(), "y2": [top] * grid.size}
+            crossing = bool(np.any(np.isfinite(th) & (th < top)))
+            out["note"] = (
+                "Hopf boundary theta_c (critical_curve_float); shaded: unstable"
+                if crossing
+                else "no Hopf crossing in this box (L = 1 never destabilises)"
+                if cur.get("L") == 1
+                else "no Hopf crossing in this box"
+            )
+        else:
+            gx, gy = self.axis_grid(x, GRID_CELLS), self.axis_grid(y, GRID_CELLS)
+            X, Y = np.meshgrid(gx, gy)
+            th = self._theta_c({**cur, x: X, y: Y})
+            unstable = (cur["theta"] > th).astype(float)
+            out["image"] = {
+                "image": [unstable.tolist()],
+                "x": [_edge(gx, self.log_axis(x), 0)],
+                "y": [_edge(gy, self.log_axis(y), 0)],
+                "dw": [_edge(gx, self.log_axis(x), 1) - _edge(gx, self.log_axis(x), 0)],
+                "dh": [_edge(gy, self.log_axis(y), 1) - _edge(gy, self.log_axis(y), 0)],
+            }
+            out["note"] = f"shaded: theta = {state['theta']} > theta_c (grid {gx.size} x {gy.size})"
+        return out
+
+    # -- another model: a coarse grid, one point at a time
+    def generic_map_plan(self, state: dict):
+        """``(param, over, values, transposed)``: the critical ``param`` (theta where it is
+        an axis) at each value of the other axis on a coarse grid."""
+        param = "theta" if "theta" in (self.x, self.y) else self.y
+        over = self.x if param == self.y else self.y
+        values = self.axis_grid(over, GENERIC_MAP_POINTS)
+        if len(values) > GENERIC_MAP_POINTS:  # an integer axis: at most this many values
+            import numpy as np
+
+            values = np.unique(np.round(np.linspace(values[0], values[-1], GENERIC_MAP_POINTS)))
+        s = self.slider(over)
+        texts = [s.text(v) for v in values]
+        return param, over, texts, param == self.x
+
+    def generic_map_point(self, state: dict, value: str):
+        """The first crossing of the plan's ``param`` at one value of ``over``: a float
+        (``inf``: none in ``(0, inf)``)."""
+        from symdelay.analysis.critical import critical
+
+        param, over, _, _ = self.generic_map_plan(state)
+        base = self.model({**state, over: value}, free=(param,))
+        curve = critical(base, param)
+        return float(curve.points[0].critical)
+
+    def _generic_map_empty(self) -> dict:
+        return {
+            "curve_x": [],
+            "curve_y": [],
+            "shade": None,
+            "image": None,
+            "note": f"coarse grid ({GENERIC_MAP_POINTS} points): first crossing by "
+            "symdelay.analysis.critical, computed point by point",
+        }
+
+    def warm(self, L: int) -> None:
+        """Derive the founding model's difference system for ``L`` ahead of a move of the L
+        slider (up to a second the first time at each L, milliseconds after)."""
+        if self.founding:
+            from symdelay.models.erlang.stochastic.fluid import fluid_difference
+
+            fluid_difference(int(L), 1, 1, 1, 1, T=1, dt=0.5, initial=(0.1,))
+
+    # ------------------------------------------------------------ one update
+    def update(self, state: dict, *, with_map: bool = True) -> dict:
+        """Every panel's data at ``state``: ``roots``, ``fluid``, ``marker``, ``map``
+        (the founding model's; None for another model, whose map comes point by point),
+        ``errors`` (``{panel: message}`` for a panel that could not be computed) and
+        ``seconds``."""
+        t0 = time.perf_counter()
+        out, errors = {"state": dict(state)}, {}
+        for panel, fn in (("roots", self.roots_data), ("fluid", self.fluid_data)):
+            try:
+                out[panel] = fn(state)
+            except (SymdelayInputError, ArithmeticError) as exc:
+                out[panel] = None
+                errors[panel] = str(exc)
+        if with_map and self.founding:
+            try:
+                out["map"] = self.map_data(state)
+            except (SymdelayInputError, ArithmeticError) as exc:
+                out["map"], errors["map"] = None, str(exc)
+        else:
+            out["map"] = None
+        stable = None if out["roots"] is None else out["roots"]["stable"]
+        out["marker"] = {
+            "x": [float(Fraction(state[self.x]))],
+            "y": [float(Fraction(state[self.y]))],
+            "verdict": ["unknown" if stable is None else "stable" if stable else "unstable"],
+        }
+        out["errors"] = errors
+        out["seconds"] = time.perf_counter() - t0
+        return out
+
+
+def _edge(grid, log: bool, end: int) -> float:
+    """The outer edge of a grid's first (``end=0``) or last cell (cells centred on the
+    grid values; on a log axis, centred in log)."""
+    a, b = (grid[0], grid[1]) if end == 0 else (grid[-1], grid[-2])
+    if len(grid) < 2:
+        return float(grid[0]) + (-0.5 if end == 0 else 0.5)
+    if log:
+        return float(a * math.sqrt(a / b))
+    return float(a + (a - b) / 2)
+
+
+# ---------------------------------------------------------------- the Bokeh page
+_COLOURS = {"stable": "#2a9d4b", "unstable": "#d62728", "unknown": "#7f7f7f"}
+
+
+def build_document(doc, explorer: Explorer) -> dict:
+    """Lay the explorer out in Bokeh document ``doc``: sliders (``name`` = the parameter),
+    the map, the roots and the fluid figures, data in named ColumnDataSources
+    (``roots_source``, ``rightmost_source``, ``fluid_source``, ``marker_source``,
+    ``map_curve_source``, ``map_points_source``) and a ``status`` Div. Returns the models
+    by name (what the tests read)."""
+    from bokeh.layouts import column, row
+    from bokeh.models import (
+        ColumnDataSource,
+        Div,
+        LinearColorMapper,
+        Slider,
+        Span,
+    )
+    from bokeh.plotting import figure
+
+    ex = explorer
+    state = ex.initial_state
+    sliders = {}
+    for s in ex.sliders:
+        sliders[s.name] = Slider(
+            start=s.start,
+            end=s.end,
+            step=s.step,
+            value=float(s.value) if not s.integer else int(float(s.value)),
+            title=s.name,
+            name=s.name,
+            width=260,
+        )
+    roots_source = ColumnDataSource({"re": [], "im": []}, name="roots_source")
+    rightmost_source = ColumnDataSource({"re": [], "im": []}, name="rightmost_source")
+    fluid_source = ColumnDataSource({"t": [], "x": []}, name="fluid_source")
+    marker_source = ColumnDataSource({"x": [], "y": [], "colour": []}, name="marker_source")
+    curve_source = ColumnDataSource({"x": [], "y": []}, name="map_curve_source")
+    points_source = ColumnDataSource({"x": [], "y": []}, name="map_points_source")
+    shade_source = ColumnDataSource({"x": [], "y1": [], "y2": []}, name="map_shade_source")
+    hshade_source = ColumnDataSource({"y": [], "x1": [], "x2": []}, name="map_hshade_source")
+    image_source = ColumnDataSource(
+        {"image": [], "x": [], "y": [], "dw": [], "dh": []}, name="map_image_source"
+    )
+
+    xs, ys = ex.slider(ex.x), ex.slider(ex.y)
+
+    def rng(s):
+        return (s.start - 0.5, s.end + 0.5) if s.integer else (s.start, s.end)
+
+    mp = figure(
+        name="map",
+        title=f"stability map in ({ex.x}, {ex.y})"
+        + ("" if ex.founding else f", coarse grid ({GENERIC_MAP_POINTS} points)"),
+        x_axis_label=ex.x,
+        y_axis_label=ex.y,
+        x_axis_type="log" if ex.log_axis(ex.x) else "linear",
+        y_axis_type="log" if ex.log_axis(ex.y) else "linear",
+        x_range=rng(xs),
+        y_range=rng(ys),
+        width=520,
+        height=460,
+        tools="pan,wheel_zoom,box_zoom,reset,save",
+    )
+    mapper = LinearColorMapper(palette=["#ffffff00", "#f4a6a6"], low=0, high=1)
+    mp.image(
+        image="image", x="x", y="y", dw="dw", dh="dh", source=image_source, color_mapper=mapper
+    )
+    mp.varea(x="x", y1="y1", y2="y2", source=shade_source, fill_color="#f4a6a6", fill_alpha=0.7)
+    mp.harea(y="y", x1="x1", x2="x2", source=hshade_source, fill_color="#f4a6a6", fill_alpha=0.7)
+    mp.line(x="x", y="y", source=curve_source, line_width=2, color="#1f3b73")
+    mp.scatter(x="x", y="y", source=points_source, size=6, color="#1f3b73")
+    mp.scatter(
+        x="x",
+        y="y",
+        source=marker_source,
+        size=13,
+        marker="diamond",
+        color="colour",
+        line_color="black",
+    )
+    map_note = Div(text="", name="map_note", width=520)
+
+    rp = figure(
+        name="roots",
+        title="characteristic roots",
+        x_axis_label="Re r",
+        y_axis_label="Im r",
+        width=440,
+        height=300,
+        tools="pan,wheel_zoom,box_zoom,reset,save",
+    )
+    rp.add_layout(Span(location=0, dimension="height", line_dash="dashed", line_color="#555"))
+    rp.scatter(x="re", y="im", source=roots_source, size=7, color="#1f77b4")
+    rp.scatter(
+        x="re",
+        y="im",
+        source=rightmost_source,
+        size=12,
+        marker="circle_x",
+        color="#d62728",
+        fill_alpha=0.2,
+    )
+
+    fp = figure(
+        name="fluid",
+        title="fluid path of the imbalance",
+        x_axis_label="t",
+        y_axis_label="q1 - q2",
+        width=440,
+        height=250,
+        tools="pan,wheel_zoom,box_zoom,reset,save",
+    )
+    fp.line(x="t", y="x", source=fluid_source, line_width=2, color="#9467bd")
+
+    status = Div(text="", name="status", width=260)
+    head = Div(text=f"<b>symdelay explore</b><br>{_html(ex.describe())}", width=260)
+
+    current = dict(state)
+    pending = {"tick": False}
+    generation = {"n": 0, "key": None}
+
+    def apply(data):
+        r = data.get("roots")
+        if r is not None:
+            roots_source.data = {"re": r["re"], "im": r["im"]}
+            rightmost_source.data = {"re": r["rightmost_re"], "im": r["rightmost_im"]}
+            rp.title.text = r["title"]
+        f = data.get("fluid")
+        if f is not None:
+            fluid_source.data = {"t": f["t"], "x": f["x"]}
+            fp.title.text = f"fluid path (T = {FLUID_T}): {f['label']}"
+        m = data["marker"]
+        marker_source.data = {
+            "x": m["x"],
+            "y": m["y"],
+            "colour": [_COLOURS[v] for v in m["verdict"]],
+        }
+        if data.get("map") is not None:
+            _show_map(data["map"])
+        text = ", ".join(f"{k} = {v}" for k, v in data["state"].items())
+        verdict = m["verdict"][0]
+        lines = [
+            f"<b>{_html(text)}</b>",
+            f"equilibrium: <b style='color:{_COLOURS[verdict]}'>{verdict}</b> (certified roots)",
+            f"update: {data['seconds']:.3f} s",
+        ]
+        lines += [
+            f"<span style='color:#d62728'>{p}: {_html(e)}</span>" for p, e in data["errors"].items()
+        ]
+        status.text = "<br>".join(lines)
+
+    def _show_map(m):
+        curve_source.data = {"x": m["curve_x"], "y": m["curve_y"]}
+        sh = m.get("shade")
+        if sh is not None and "y1" in sh:
+            shade_source.data = sh
+        else:
+            shade_source.data = {"x": [], "y1": [], "y2": []}
+        if sh is not None and "x1" in sh:
+            hshade_source.data = sh
+        else:
+            hshade_source.data = {"y": [], "x1": [], "x2": []}
+        image_source.data = m["image"] or {"image": [], "x": [], "y": [], "dw": [], "dh": []}
+        map_note.text = f"<i>{_html(m['note'])}</i>"
+
+    def generic_map(st):
+        """Start the coarse map of another model: one grid point per server tick (the
+        computations run on the server's one thread, never beside another one)."""
+        key = ex._map_key(st)
+        if generation["key"] == key:
+            return
+        generation["n"] += 1
+        generation["key"] = key
+        gen = generation["n"]
+        try:
+            param, over, values, transposed = ex.generic_map_plan(st)
+        except SymdelayInputError as exc:
+            map_note.text = f"<i>{_html(str(exc))}</i>"
+            return
+        _show_map(ex._generic_map_empty())
+        points_source.data = {"x": [], "y": []}
+        found = {"over": [], "crit": [], "none": 0}
+
+        def step(i=0):
+            if generation["n"] != gen:
+                return  # a newer state started its own map
+            if i >= len(values):
+                none = f"; no crossing at {found['none']} of them" if found["none"] else ""
+                map_note.text = (
+                    f"<i>coarse grid: first crossing of {param} by symdelay.analysis.critical "
+                    f"at {len(values)} values of {over}{none}</i>"
+                )
+                return
+            try:
+                c = ex.generic_map_point(st, values[i])
+            except (SymdelayInputError, ArithmeticError) as exc:
+                map_note.text = f"<i>{param}_c at {over} = {values[i]}: {_html(str(exc))}</i>"
+                return
+            if math.isfinite(c):
+                found["over"].append(float(Fraction(values[i])))
+                found["crit"].append(c)
+            else:
+                found["none"] += 1
+            xs_, ys_ = (
+                (found["crit"], found["over"]) if transposed else (found["over"], found["crit"])
+            )
+            curve_source.data = {"x": list(xs_), "y": list(ys_)}
+            points_source.data = {"x": list(xs_), "y": list(ys_)}
+            map_note.text = (
+                f"<i>coarse grid: first crossing of {param} at {over} = {values[i]} "
+                f"({i + 1} of {len(values)} points)</i>"
+            )
+            doc.add_timeout_callback(lambda: step(i + 1), 1)
+
+        doc.add_timeout_callback(step, 1)
+
+    def run_update():
+        pending["tick"] = False
+        st = dict(current)
+        data = ex.update(st)
+        apply(data)
+        if not ex.founding:
+            generic_map(st)
+
+    last = {"change": time.monotonic()}
+
+    def on_change(name):
+        spec = ex.slider(name)
+
+        def callback(attr, old, new):
+            last["change"] = time.monotonic()
+            current[name] = spec.text(new)
+            if not pending["tick"]:
+                pending["tick"] = True
+                doc.add_next_tick_callback(run_update)
+
+        return callback
+
+    for name, s in sliders.items():
+        s.on_change("value", on_change(name))
+
+    # the founding model's L slider: each L's difference system derived while the page is
+    # idle (one L per step, on the server's thread, never during a burst of slider moves)
+    todo = []
+    if ex.founding and "L" in ex.names:
+        s = ex.slider("L")
+        here = int(Fraction(state["L"]))
+        todo = sorted(range(int(s.start), int(s.end) + 1), key=lambda n: (abs(n - here), n))
+
+    def warm_step():
+        if not todo:
+            return
+        if pending["tick"] or time.monotonic() - last["change"] < 1.5:
+            doc.add_timeout_callback(warm_step, 500)
+            return
+        # an L that fails here fails in its update too, which says what is wrong
+        with contextlib.suppress(SymdelayInputError, ArithmeticError):
+            ex.warm(todo.pop(0))
+        doc.add_timeout_callback(warm_step, 20)
+
+    if todo:
+        doc.add_timeout_callback(warm_step, 1500)
+
+    controls = column(head, *sliders.values(), status, width=280)
+    doc.add_root(row(controls, column(mp, map_note), column(rp, fp)))
+    doc.title = "symdelay explore"
+    run_update()
+    return {
+        "sliders": sliders,
+        "map": mp,
+        "roots": rp,
+        "fluid": fp,
+        "status": status,
+        "map_note": map_note,
+        "sources": {
+            s.name: s
+            for s in (
+                roots_source,
+                rightmost_source,
+                fluid_source,
+                marker_source,
+                curve_source,
+                points_source,
+                shade_source,
+                hshade_source,
+                image_source,
+            )
+        },
+    }
+
+
+def _html(text: str) -> str:
+    import html
+
+    return html.escape(str(text))
+
+
+# ---------------------------------------------------------------- the server
+ADDRESS = "127.0.0.1"
+
+
+def bind(port: int):
+    """Bind ``port`` on 127.0.0.1 (0: a free port): ``(sockets, port)``; a port in use is
+    refused in one line."""
+    import errno
+
+    from bokeh.server.util import bind_sockets
+
+    try:
+        return bind_sockets(ADDRESS, port)
+    except OSError as exc:
+        if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+            why = "in use" if exc.errno == errno.EADDRINUSE else "not allowed here"
+            raise SymdelayInputError(
+                f"--port {port}: the port is {why} on {ADDRESS}: choose another port "
+                "(--port 0 picks a free one)"
+            ) from None
+        raise
+
+
+def serve(explorer: Explorer, port: int = 5006, *, announce=print) -> None:
+    """Serve the explorer at ``http://127.0.0.1:PORT/`` (WebSocket connections only from
+    that origin) until interrupted; ``announce`` gets the one line with the address. A
+    browser tab is opened only with ``explorer.open_browser`` and a graphical display (a
+    console browser would take over the terminal)."""
+    from bokeh.application import Application
+    from bokeh.application.handlers.function import FunctionHandler
+    from bokeh.server.server import BaseServer
+    from bokeh.server.tornado import BokehTornado
+    from tornado.httpserver import HTTPServer
+    from tornado.ioloop import IOLoop
+
+    sockets, port = bind(port)
+    url = f"http://{ADDRESS}:{port}/"
+    app = Application(FunctionHandler(lambda doc: build_document(doc, explorer)))
+    tornado_app = BokehTornado(
+        {"/": app},
+        extra_websocket_origins=[f"{ADDRESS}:{port}"],
+        absolute_url=url.rstrip("/"),
+    )
+    http = HTTPServer(tornado_app)
+    http.start(1)
+    http.add_sockets(sockets)
+    server = BaseServer(IOLoop.current(), tornado_app, http)
+    server.start()
+    announce(f"symdelay explore: serving {url} (Ctrl-C stops)")
+    if explorer.open_browser:
+        server.io_loop.add_callback(_open_browser, url, announce)
+    try:
+        server.io_loop.start()
+    finally:
+        server.stop()
+
+
+def _open_browser(url: str, announce) -> None:
+    import os
+    import sys
+    import webbrowser
+
+    graphical = sys.platform in ("darwin", "win32") or any(
+        os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY")
+    )
+    if not graphical:
+        announce("symdelay explore: no graphical display: open the address in a browser")
+        return
+    try:
+        webbrowser.open(url, new=2)
+    except webbrowser.Error:
+        announce("symdelay explore: no browser found: open the address in a browser")
