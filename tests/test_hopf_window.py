@@ -102,7 +102,7 @@ def test_window_dps():
     for x, y in zip(lo, hi):
         assert abs(x - y) < 1e-14 * y
     rec = instability_window(4, 3, 1, 1, dps=60).to_json()
-    assert len(rec["intervals"][0][0].replace(".", "")) >= 60
+    assert len(rec["intervals"][0]["lo"]["value"].replace(".", "")) >= 60
 
 
 @pytest.mark.parametrize(

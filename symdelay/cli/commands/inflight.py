@@ -7,7 +7,7 @@ weights); see :mod:`symdelay.models.inflight`.
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import emit, emit_json, intervals_as_pairs
 from symdelay.core.budget import honour_force
 from symdelay.core.errors import SymdelayInputError
 
@@ -111,7 +111,7 @@ def _run_unstable(args) -> int:
         )
     model = _numbers(door.model_from_args(args), ("mu", "lam", "D"))
     res = unstable_theta(model, lo=0, dps=as_dps(args.dps))
-    record = _theta_record(res.to_json())
+    record = intervals_as_pairs(res.to_json())
     if args.json:
         emit_json(record)
         return 0
@@ -131,14 +131,6 @@ def _numbers(model, names):
         if not model.options[name].is_Rational:
             raise SymdelayInputError(f"--{name} must be a number, got '{model.options[name]}'")
     return model
-
-
-def _theta_record(record: dict) -> dict:
-    """This command's JSON: the window record with ``intervals`` as ``[lo, hi]`` pairs of
-    decimal ends (the command's contract; ``window --model inflight --in theta --lo 0
-    --json`` prints the same record with every end's bracket and frequency)."""
-    pairs = [[iv["lo"]["value"], iv["hi"]["value"]] for iv in record["intervals"]]
-    return {**record, "intervals": pairs}
 
 
 def _run_kappa_star(args) -> int:

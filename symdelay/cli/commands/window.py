@@ -6,7 +6,7 @@ other model or parameter from the exact crossing polynomials of its characterist
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import emit, emit_json, intervals_as_pairs
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -50,10 +50,13 @@ def run(args) -> int:
     model = door.model_from_args(args)
     w = window(model, vary, lo=args.lo, hi=args.hi, dps=as_dps(args.dps), force=args.force)
     record = w.to_json()
+    founding = "explanation" in w.details  # the founding model's closed form
+    if founding:
+        record = intervals_as_pairs(record)  # its JSON contract
     if args.json:
         emit_json(record)
         return 0
-    if "explanation" in w.details:  # the founding model's closed form
+    if founding:
         if not record["intervals"]:
             body = "stable for every D > 0 (no delay destabilises)"
         else:

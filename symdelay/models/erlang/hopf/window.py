@@ -17,9 +17,9 @@ from symdelay.models.erlang.hopf.derivation import hopf_conditions
 
 
 def _founding_window(model_name, Lv, th, m, lm, dps, ivs, why) -> Window:
-    """The closed-form D-window as the generic :class:`~symdelay.analysis.window.Window`,
-    with the founding record's own keys (``L``, ``theta``, the intervals as ``[a, b]``
-    pairs, ``explanation``)."""
+    """The closed-form D-window as the generic :class:`~symdelay.analysis.window.Window`
+    (its ``intervals`` as every window's), with the founding record's own keys (``L``,
+    ``theta``, ``explanation``)."""
 
     def end(v):
         kind = "domain end" if v == 0 else ("infinite" if mpmath.isinf(v) else "r = i omega")
@@ -30,7 +30,6 @@ def _founding_window(model_name, Lv, th, m, lm, dps, ivs, why) -> Window:
     extra = {
         "L": _Lkey(Lv),
         "theta": format_exact(th, dps),
-        "intervals": pairs,
         "explanation": why,
     }
     values = {
