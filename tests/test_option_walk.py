@@ -18,6 +18,7 @@ from symdelay.cli import main as cli_main
 
 FOUND = ["--mu", "1", "--lam", "1"]
 MAP_GRID = ["--cells", "4", "--seeds", "3"]
+INFLIGHT_SET = ["--set", "mu=1", "--set", "gamma=1", "--set", "lam=1"]
 NSERVER = ["--model", "nserver", "--N", "3", "--L", "2", "--mu", "1", "--lam", "1"]
 
 #: (command, base arguments): small, fast runs
@@ -51,6 +52,9 @@ BASES = [
     # the in-flight family's own commands (their flags are that family's options)
     ("unstable-theta", ["--L", "2", "--kappa", "0.05"]),
     ("kappa-star", ["--L", "2", "--dps", "15"]),
+    # ... and for a model named on the command line (the generic entries)
+    ("unstable-theta", [*NSERVER, "--D", "1"]),
+    ("kappa-star", ["--model-file", "examples/models/inflight_erlang1.toml", *INFLIGHT_SET]),
 ]
 
 #: commands the walk does not run, with the reason; each names the test that checks instead
@@ -104,7 +108,7 @@ OTHER = {
     "--seeds": "4",
 }
 #: a second value, where the base run already has the first
-AGAIN = {"--L": "4", "--eta": "70", "--T": "4", "--dt": "0.2"}
+AGAIN = {"--L": "4", "--eta": "70", "--T": "4", "--dt": "0.2", "--set": "mu=2"}
 #: options checked elsewhere in this file (--json: the walk compares JSON where there is one)
 SPECIAL = {"--help", "--force", "--json"}
 

@@ -35,10 +35,13 @@ DEFAULT_FAMILY = "erlang"
 class Selection:
     """What the command line names: a built-in family, or a model file."""
 
-    __slots__ = ("family", "file")
+    __slots__ = ("family", "file", "named")
 
-    def __init__(self, family: str | None = DEFAULT_FAMILY, file: str | None = None):
-        self.family, self.file = family, file
+    def __init__(
+        self, family: str | None = DEFAULT_FAMILY, file: str | None = None, named: bool = False
+    ):
+        #: ``named``: the command line gave --model or --model-file (not a default)
+        self.family, self.file, self.named = family, file, named
 
     def __repr__(self) -> str:
         return f"Selection(family={self.family!r}, file={self.file!r})"
@@ -59,14 +62,14 @@ def select(argv) -> Selection:
     file = _value_after(argv, "--model-file")
     name = _value_after(argv, "--model")
     if file is not None:
-        return Selection(None, file)
+        return Selection(None, file, named=True)
     if name in (None, DEFAULT_FAMILY) and any(
         t == "--kappa" or t.startswith("--kappa=") for t in argv
     ):
         return Selection("inflight")  # the founding model with weights of jobs in flight
     if name is None:
         return Selection(DEFAULT_FAMILY)
-    return Selection(name)
+    return Selection(name, named=True)
 
 
 def family_module(name: str):

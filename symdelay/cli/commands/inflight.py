@@ -35,6 +35,7 @@ def _pattern_argument(p):
 
 
 def register(subparsers) -> None:
+    any_model = door.CURRENT.named and door.CURRENT.family != "inflight"
     p = subparsers.add_parser(
         "unstable-theta",
         help="the theta >= 0 at which counting in-flight jobs with weight kappa is unstable",
@@ -42,15 +43,21 @@ def register(subparsers) -> None:
             "Exact set of routing sensitivities theta >= 0 for which the equilibrium is "
             "unstable when the dispatcher routes on queue + kappa * jobs in flight (bounded "
             "windows included): crossings from the exact Hopf curve, exact root counts "
-            "between them."
+            "between them. With --model NAME or --model-file FILE: the same set for that "
+            "model (its theta-window from 0: exact crossings of its characteristic factors)."
         ),
     )
-    _common(p)
-    p.add_argument("--kappa", required=True, help="weight of the jobs in flight (>= 0)")
-    _pattern_argument(p)
-    p.add_argument("--dps", default="15", help="significant digits (default 15)")
-    door.add_family(p, "inflight")
-    p.set_defaults(func=_run_unstable)
+    if any_model:
+        _any_model(p)
+        p.set_defaults(func=honour_force(_run_unstable_any))
+    else:
+        _common(p)
+        _inflight_name(p)
+        p.add_argument("--kappa", required=True, help="weight of the jobs in flight (>= 0)")
+        _pattern_argument(p)
+        p.add_argument("--dps", default="15", help="significant digits (default 15)")
+        door.add_family(p, "inflight")
+        p.set_defaults(func=_run_unstable)
 
     p = subparsers.add_parser(
         "kappa-star",
@@ -58,17 +65,24 @@ def register(subparsers) -> None:
         description=(
             "The smallest weight kappa* such that routing on queue + kappa * jobs in flight "
             "is stable for every theta >= 0 (certified; closed form for L = 2; --L inf: the "
-            "delay-differential limit, kappa* = 1/2). Depends on L and mu*D only."
+            "delay-differential limit, kappa* = 1/2). Depends on L and mu*D only. With "
+            "--model NAME or --model-file FILE: the smallest value of that model's parameter "
+            "kappa from which it is stable for every theta > 0."
         ),
     )
-    _common(p, lam=False)
-    _pattern_argument(p)
-    p.add_argument("--dps", default="30", help="significant digits (default 30)")
-    p.add_argument(
-        "--force", action="store_true", help="run even when the estimated cost is over budget"
-    )
-    door.add_family(p, "inflight")
-    p.set_defaults(func=honour_force(_run_kappa_star))
+    if any_model:
+        _any_model(p, dps="30")
+        p.set_defaults(func=honour_force(_run_kappa_star_any))
+    else:
+        _common(p, lam=False)
+        _inflight_name(p)
+        _pattern_argument(p)
+        p.add_argument("--dps", default="30", help="significant digits (default 30)")
+        p.add_argument(
+            "--force", action="store_true", help="run even when the estimated cost is over budget"
+        )
+        door.add_family(p, "inflight")
+        p.set_defaults(func=honour_force(_run_kappa_star))
 
     p = subparsers.add_parser(
         "optimize-weights",
@@ -93,6 +107,70 @@ def register(subparsers) -> None:
     p.add_argument("--eps", default="0.05", help="tolerance band eps (default 0.05)")
     p.add_argument("--x0", default=None, help="tolerance: initial imbalance (default lam/mu)")
     p.set_defaults(func=_run_optimize)
+
+
+def _inflight_name(p) -> None:
+    p.add_argument(
+        "--model",
+        choices=["inflight"],
+        default=None,
+        help="the in-flight model (the default; another NAME or --model-file FILE: that model)",
+    )
+
+
+def _any_model(p, dps="15") -> None:
+    """The options of these commands for a model named by --model / --model-file."""
+    p.add_argument("--dps", default=dps, help=f"significant digits (default {dps})")
+    p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    door.add_model(p)
+
+
+def _run_unstable_any(args) -> int:
+    from symdelay.analysis.window import unstable_theta
+    from symdelay.core.params import as_dps
+
+    if getattr(args, "theta", None) is not None:
+        raise SymdelayInputError("unstable-theta varies theta: leave --theta out")
+    model = door.model_from_args(args)
+    res = unstable_theta(model, lo=0, dps=as_dps(args.dps), force=args.force)
+    record = res.to_json()
+    if args.json:
+        emit_json(record)
+        return 0
+    if not record["intervals"]:
+        body = "stable for every theta >= 0"
+    else:
+        parts = [f"({iv['lo']['value']}, {iv['hi']['value']})" for iv in record["intervals"]]
+        body = "unstable for theta in " + " U ".join(parts)
+    lines = [f"{record['model']}: {body}", f"method: {record['method']}"]
+    emit("\n".join(lines + [f"note: {n}" for n in record["notes"]]))
+    return 0
+
+
+def _run_kappa_star_any(args) -> int:
+    from symdelay.analysis.window import kappa_star
+    from symdelay.core.params import as_dps
+
+    for name in ("kappa", "theta"):
+        if getattr(args, name, None) is not None:
+            raise SymdelayInputError(f"kappa-star varies {name}: leave --{name} out")
+    model = door.model_from_args(args)
+    if "kappa" not in {str(s) for s in getattr(model, "parameters", ())}:
+        raise SymdelayInputError(
+            f"{model.name} has no parameter kappa (the weight kappa-star varies): use the "
+            "inflight model or a model file with a parameter kappa"
+        )
+    res = kappa_star(model, dps=as_dps(args.dps), force=args.force)
+    record = res.to_json()
+    if args.json:
+        emit_json(record)
+        return 0
+    if record["x_star"] is None:
+        emit(f"{record['model']}: no kappa keeps the equilibrium stable for every theta > 0")
+        return 0
+    emit(f"{record['model']}: kappa* = {record['x_star']}\nmethod: {record['method']}")
+    return 0
 
 
 def _run_unstable(args) -> int:
