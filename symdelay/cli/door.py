@@ -264,6 +264,22 @@ def model_from_args(args, **override):
     return rebuildable(mod.model(**options), sel.family, options)
 
 
+def model_free_in(args, name: str):
+    """The model, with ``name`` left free when its family declares an option ``name`` the
+    command line did not give and the model would otherwise fix it (a phase-type shape's
+    mean ``D``, fixed by its rates unless given: a worst delay or a window over D leaves it
+    a parameter, the rates rescaled to mean D)."""
+    model = model_from_args(args)
+    if args.model_file is not None or name in (getattr(model, "options", None) or {}):
+        return model  # a family model object that leaves its options free by itself
+    if name in {str(p) for p in getattr(model, "parameters", ())}:
+        return model
+    declared = {o.name for o in getattr(family_module(args._door_selection.family), "OPTIONS", ())}
+    if name in declared and getattr(args, name, None) is None:
+        return model_from_args(args, **{name: name})
+    return model
+
+
 def need(args, *names) -> None:
     """Refuse a run that lacks options the selected model needs for this command."""
     missing = [n for n in names if getattr(args, n, None) is None]

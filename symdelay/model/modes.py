@@ -154,7 +154,15 @@ def factor_modes(modes) -> tuple:
         if any(isinstance(a, sp.Float) for a in poly.atoms(sp.Number)):
             parts = [(poly, 1)]
         else:
-            _, parts = sp.factor_list(sp.expand(poly))
+            try:
+                _, parts = sp.factor_list(sp.expand(poly))
+            except sp.PolynomialError:
+                # coefficients rational in the parameters (a phase rate 1/D): the numerator
+                # has the same roots in r
+                num, den = sp.fraction(sp.together(sp.expand(poly)))
+                if den.has(r):  # pragma: no cover - det(rI - J) is a polynomial in r
+                    raise VerificationError(f"r in a denominator of {poly}") from None
+                _, parts = sp.factor_list(sp.expand(num))
         for f, mult in parts:
             if not f.has(r):
                 continue

@@ -95,8 +95,9 @@ class PhaseType(JsonRecord):
             )
         if D is None:
             g, params = gamma, {gamma: "positive"}
-        else:
-            g, params = L / as_parameter("D", D), {}
+        else:  # a symbolic mean (D left free) is a parameter
+            mean = as_parameter("D", D)
+            g, params = L / mean, {s: "positive" for s in mean.free_symbols}
         S = sp.Matrix(L, L, lambda i, j: -g if i == j else (g if j == i + 1 else 0))
         alpha = sp.Matrix([[1] + [0] * (L - 1)])
         return cls(alpha, S, f"erlang({L})", params)
@@ -324,5 +325,8 @@ def delay_from_options(
 
 def _rescaled(delay: PhaseType, D) -> PhaseType:
     """The same shape with mean ``D`` (every rate multiplied by ``mean / D``)."""
-    factor = delay.mean / as_parameter("D", D)
-    return PhaseType(delay.alpha, delay.S * factor, delay.kind, delay.parameters)
+    mean = as_parameter("D", D)
+    factor = delay.mean / mean
+    # a symbolic mean (D left free: a worst delay, a window or a map over D) is a parameter
+    params = {**delay.parameters, **{s: "positive" for s in mean.free_symbols}}
+    return PhaseType(delay.alpha, delay.S * factor, delay.kind, params)

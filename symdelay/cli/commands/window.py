@@ -47,7 +47,7 @@ def run(args) -> int:
     if getattr(args, vary, None) is not None:
         flag = "--" + vary.replace("_", "-")
         raise SymdelayInputError(f"window varies {vary}: leave {flag} out")
-    model = door.model_from_args(args)
+    model = door.model_free_in(args, vary)
     w = window(model, vary, lo=args.lo, hi=args.hi, dps=as_dps(args.dps), force=args.force)
     record = w.to_json()
     founding = "explanation" in w.details  # the founding model's closed form

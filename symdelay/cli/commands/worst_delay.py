@@ -40,7 +40,7 @@ def run(args) -> int:
     if getattr(args, over, None) is not None:
         flag = "--" + over.replace("_", "-")
         raise SymdelayInputError(f"worst-delay varies {over}: leave {flag} out")
-    model = door.model_from_args(args)
+    model = door.model_free_in(args, over)
     res = worst_delay(model, over, dps=as_dps(args.dps), force=args.force)
     record = res.to_json()
     if args.json:
