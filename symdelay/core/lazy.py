@@ -69,10 +69,12 @@ def exports(namespace: dict, public: dict[str, str]):
 
 class _LazyModule(types.ModuleType):
     """Stands for a module not yet imported; the first attribute access imports it (under a
-    lock: a second thread waits for the finished module) and copies its namespace in, so
-    later accesses cost what a plain module's do. ``sys.modules`` is not touched before the
-    import, so ``import sympy.polys`` elsewhere runs the normal import; a failed import
-    (Ctrl-C during it) leaves the stand-in as it was, to be tried again."""
+    lock: a second thread waits for the finished module) and copies its namespace in, then
+    becomes a plain module (attribute access as fast as the module's own; what the module
+    gains later, a subpackage imported afterwards, is found through a PEP 562
+    ``__getattr__``). ``sys.modules`` is not touched before the import, so ``import
+    sympy.polys`` elsewhere runs the normal import; a failed import (Ctrl-C during it)
+    leaves the stand-in as it was, to be tried again."""
 
     def __getattribute__(self, attr):
         get = object.__getattribute__
@@ -81,17 +83,14 @@ class _LazyModule(types.ModuleType):
             if get(self, "__class__") is _LazyModule:
                 real = importlib.import_module(namespace["_symdelay_name"])
                 namespace.update(real.__dict__)
-                namespace["_symdelay_real"] = real
-                self.__class__ = _Loaded
+                if "__getattr__" not in real.__dict__:
+
+                    def late(name, real=real):
+                        return getattr(real, name)
+
+                    namespace["__getattr__"] = late
+                self.__class__ = types.ModuleType
         return getattr(self, attr)
-
-
-class _Loaded(types.ModuleType):
-    """A stand-in after its import: the module's namespace as it was then, and whatever the
-    module gained since (a subpackage imported later) from the module itself."""
-
-    def __getattr__(self, name):
-        return getattr(object.__getattribute__(self, "__dict__")["_symdelay_real"], name)
 
 
 _lock = threading.Lock()
