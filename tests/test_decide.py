@@ -29,6 +29,7 @@ import sympy as sp
 
 from symdelay.analysis.claim_formula import parse_claim
 from symdelay.analysis.decide import decide, minimal_conditions, stability_formula
+from symdelay.analysis.entry import family_options
 from symdelay.core.errors import SymdelayInputError
 from symdelay.model import Model, load_toml
 from symdelay.models import build_model
@@ -263,7 +264,7 @@ def _numeric_truth(model, text, params, cols):
 
 def _names(model):
     gamma = next((p for p in model.free_parameters if p.name == "gamma"), None)
-    L = model.__dict__.get("L")
+    L = (family_options(model) or {}).get("L")
     return {"D": sp.Integer(L) / gamma} if isinstance(L, int) and gamma is not None else {}
 
 

@@ -344,9 +344,11 @@ def _value(over: str, v):
 def _shown(model):
     """``(L, mu, lam)`` of the header: the options the model was built with when it carries
     them (a founding model, a model built by its family), else ``mu, lam`` from its values."""
+    from symdelay.analysis.entry import family_options
+
     opts = getattr(vars(model).get("rebuild"), "options", None)
     if opts is None:
-        opts = vars(model).get("options")
+        opts = family_options(model)
     if isinstance(opts, dict):
         return opts.get("L"), opts.get("mu"), opts.get("lam")
     values = {str(k): v for k, v in model.values.items()}
@@ -355,9 +357,10 @@ def _shown(model):
 
 def _vary(model, over: str, value):
     """The model at ``over = value``, however its family allows; one line when it cannot."""
+    from symdelay.analysis.entry import family_options
     from symdelay.model.core import _symbol
 
-    options = vars(model).get("options")
+    options = family_options(model)
     if isinstance(options, dict) and over in options:  # a family model carrying its options
         return model.with_values(**{over: value})
     if _symbol(over) in model.domains:  # a parameter of the model

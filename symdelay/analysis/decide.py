@@ -475,10 +475,13 @@ def _aliases(model, aliases):
     own = getattr(model, "__dict__", {})
     out = dict(own.get("claim_aliases", {}) or {})
     declared = {p.name for p in model.parameters}
-    for k, v in (own.get("options") or {}).items():
+    from symdelay.analysis.entry import family_options
+
+    options = family_options(model) or {}
+    for k, v in options.items():
         if k != "L" and v is not None and k not in declared:
             out.setdefault(k, v)
-    L = own.get("L")
+    L = options.get("L")
     gamma = next((p for p in model.free_parameters if p.name == "gamma"), None)
     if isinstance(L, int) and gamma is not None and "D" not in declared:
         out.setdefault("D", sp.Integer(L) / gamma)  # the founding model's mean delay

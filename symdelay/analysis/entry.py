@@ -65,3 +65,10 @@ def require_table(model, quantity: str) -> None:
             f"{getattr(model, 'name', model)} is not a transition table: the generic {quantity} "
             "needs one (this model answers only through its own closed forms)"
         )
+
+
+def family_options(model) -> dict | None:
+    """The checked options a family's model object carries (the founding and in-flight
+    models: ``L``, ``mu``, ...; None for a plain transition table)."""
+    options = getattr(model, "options", None)
+    return options if isinstance(options, dict) else None

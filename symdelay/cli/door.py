@@ -272,8 +272,9 @@ def model_free_in(args, name: str):
     model = model_from_args(args)
     if args.model_file is not None or name in (getattr(model, "options", None) or {}):
         return model  # a family model object that leaves its options free by itself
-    if name in {str(p) for p in getattr(model, "parameters", ())}:
-        return model
+    names = {str(p) for p in getattr(model, "parameters", ())}
+    if name in names or (name == "D" and "gamma" in names):
+        return model  # a parameter already, or D of an Erlang chain with a free rate gamma
     declared = {o.name for o in getattr(family_module(args._door_selection.family), "OPTIONS", ())}
     if name in declared and getattr(args, name, None) is None:
         return model_from_args(args, **{name: name})

@@ -277,9 +277,10 @@ def _mpf(x) -> mpmath.mpf:
     return _to_mpf(x)
 
 
-#: from this many delays on, the mpmath Newton runs start from one float64 run over all of
-#: them (NumPy); fewer start from the proved bracket (the same answer: the seed only saves
-#: iterations, the bracket safeguards every step)
+#: from this many delays on (or once NumPy is imported anyway), the mpmath Newton runs start
+#: from one float64 run over all of them; fewer start from the proved bracket without
+#: importing NumPy (the same answer to the digits asked: the seed only saves iterations, the
+#: bracket safeguards every step)
 _SEED_POINTS = 8
 
 
@@ -435,7 +436,7 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
             )
         mm, lmm = _mpf(m), _mpf(lm)
         seeds = [None] * len(Dm)
-        if len(Dm) >= _SEED_POINTS:  # float64 seeds (one vectorised run) where numbers fit
+        if len(Dm) >= _SEED_POINTS or loaded("numpy"):  # float64 seeds where numbers fit
             with np.errstate(all="ignore"):
                 Df = np.array([float(d) for d in Dm])
                 ok = np.isfinite(Df) & (Df > 1e-250) & (Df < 1e250) & (1e-250 < _float(m) < 1e250)
