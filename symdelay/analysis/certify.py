@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 import flint
 import mpmath
-import numpy as np
 
 from symdelay.core.errors import CertificationError
+from symdelay.core.lazy import module as _lazy_module
+
+np = _lazy_module("numpy")  # imported at first use
 
 __all__ = [
     "to_arb",
@@ -55,6 +58,8 @@ def to_arb(x) -> flint.arb:
         return flint.arb(flint.fmpz(-int(man) if sign else int(man))) * flint.arb(2) ** int(exp)
     if hasattr(x, "p") and hasattr(x, "q"):  # sympy Rational
         return flint.arb(flint.fmpq(int(x.p), int(x.q)))
+    if isinstance(x, Fraction):
+        return flint.arb(flint.fmpq(x.numerator, x.denominator))
     return flint.arb(x)
 
 
@@ -114,22 +119,36 @@ def certify_root(F, dF, center, prec: int, *, widen: float = 8.0):
         return arb_to_mpf_upper(radius), arb_to_mpf_upper(rho)
 
 
+#: up to this many discs, the candidate pairs are every pair within reach (the same set the
+#: k-d tree gives for more)
+_DIRECT_PAIRS = 64
+
+
 def check_disjoint(centers: Sequence, radii: Sequence) -> None:
     """Prove the closed discs ``|z - centers[i]| <= radii[i]`` pairwise disjoint, or raise.
 
-    Candidate pairs come from a k-d tree on double-precision centres with a search radius
-    that covers their rounding error; each candidate pair is then decided with Arb.
+    Candidate pairs come from double-precision centres within a search radius that covers
+    their rounding error (a k-d tree beyond a few dozen discs); each candidate pair is then
+    decided with Arb.
     """
     n = len(centers)
     if n < 2:
         return
-    from scipy.spatial import cKDTree
-
-    pts = np.array([[float(z.real), float(z.imag)] for z in centers])
+    pts = [(float(z.real), float(z.imag)) for z in centers]
     rmax = float(max(radii))
-    scale = 1.0 + float(np.max(np.abs(pts)))
-    tree = cKDTree(pts)
-    pairs = tree.query_pairs(2 * rmax * (1 + 1e-9) + 1e-12 * scale)
+    scale = 1.0 + max(max(abs(x), abs(y)) for x, y in pts)
+    reach = 2 * rmax * (1 + 1e-9) + 1e-12 * scale
+    if n <= _DIRECT_PAIRS:  # every pair in doubles (no k-d tree to import for a few roots)
+        pairs = {
+            (i, j)
+            for i in range(n)
+            for j in range(i + 1, n)
+            if math.hypot(pts[i][0] - pts[j][0], pts[i][1] - pts[j][1]) <= reach
+        }
+    else:
+        from scipy.spatial import cKDTree
+
+        pairs = cKDTree(np.array(pts)).query_pairs(reach)
     with flint.ctx.workprec(64 + max(mpmath.mp.prec, 2 * int(-math.log2(rmax + 1e-300)) + 64)):
         for i, j in sorted(pairs):
             dist = (to_acb(centers[i]) - to_acb(centers[j])).abs_lower()

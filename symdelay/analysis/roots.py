@@ -11,13 +11,15 @@ coefficients made exact), and the record says so.
 from __future__ import annotations
 
 import mpmath
-import numpy as np
 
 from symdelay.analysis.rootset import RootSet
+from symdelay.core import symbols as _symbols
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import module as _lazy_module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
-from symdelay.core.symbols import r
+
+np = _lazy_module("numpy")  # imported at first use
 
 __all__ = [
     "roots",
@@ -135,7 +137,7 @@ def _model_roots(model, dps: int) -> RootSet:
         floats = poly.atoms(sp.Float)
         if floats:
             poly = poly.xreplace({x: sp.Rational(x) for x in floats})
-        per.append((f, polynomial_roots(poly, r, dps=dps)))
+        per.append((f, polynomial_roots(poly, _symbols.r, dps=dps)))
     return RootSet.of_factors(model.name, per, dps, notes)
 
 

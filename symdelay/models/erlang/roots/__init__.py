@@ -5,15 +5,24 @@ proofs; :mod:`symdelay.models.erlang.roots.crosscheck` compares with double-prec
 :mod:`symdelay.analysis.polyroots` solves any polynomial with exact coefficients (model-generic).
 """
 
-from symdelay.analysis.polyroots import exact_counts, polynomial_roots
-from symdelay.models.erlang.roots.solve import (
-    ALL_ROOTS_MAX_L,
-    RIGHTMOST_MAX_L,
-    CertifiedRoot,
-    RootSet,
-    characteristic_roots,
-    parse_branches,
-)
+from symdelay.core.lazy import exports
+
+#: public name -> the module that defines it (imported when first asked for)
+_PUBLIC = {
+    "exact_counts": "symdelay.analysis.polyroots",
+    "polynomial_roots": "symdelay.analysis.polyroots",
+    **{
+        n: "symdelay.models.erlang.roots.solve"
+        for n in (
+            "ALL_ROOTS_MAX_L",
+            "RIGHTMOST_MAX_L",
+            "CertifiedRoot",
+            "RootSet",
+            "characteristic_roots",
+            "parse_branches",
+        )
+    },
+}
 
 __all__ = [
     "ALL_ROOTS_MAX_L",
@@ -25,3 +34,5 @@ __all__ = [
     "polynomial_roots",
     "exact_counts",
 ]
+
+__getattr__, __dir__ = exports(globals(), _PUBLIC)

@@ -40,10 +40,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from fractions import Fraction
 
 import flint
 import mpmath
-import numpy as np
 
 from symdelay.analysis.certify import (
     arb_to_mpf_upper,
@@ -55,9 +55,11 @@ from symdelay.analysis.certify import (
 )
 from symdelay.analysis.rootset import CertifiedRoot, RootSet
 from symdelay.core.errors import CertificationError, SymdelayInputError
+from symdelay.core.lazy import module as _lazy_module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter, is_infinite_L
-from symdelay.models.erlang.roots.equations import ball_functions, mp_lambert_roots
+
+np = _lazy_module("numpy")  # imported at first use
 
 __all__ = [
     "CertifiedRoot",
@@ -104,15 +106,17 @@ def parse_branches(text) -> tuple[int, int]:
     return lo, hi
 
 
-def _params(mu, lam, theta, D):
-    p = {
-        "mu": as_parameter("mu", mu),
-        "lam": as_parameter("lam", lam),
-        "theta": as_parameter("theta", theta, positive=False),
-        "D": as_parameter("D", D),
-    }
-    for name, v in p.items():
-        if not v.is_number:
+def _params(mu, lam, theta, D, exact=None):
+    """The parameters as exact numbers: SymPy rationals, or with ``exact=Fraction`` the
+    ``Fraction`` each number denotes (the L = inf path, which needs no SymPy)."""
+    given = {"mu": mu, "lam": lam, "theta": theta, "D": D}
+    p = {}
+    for name, v in given.items():
+        if exact is Fraction and isinstance(v, Fraction):
+            p[name] = v
+            continue
+        p[name] = as_parameter(name, v, positive=name != "theta")
+        if not p[name].is_number:
             raise SymdelayInputError(f"{name} must be a number for root finding, got '{v}'")
     if p["theta"] == 0:
         raise SymdelayInputError(
@@ -122,10 +126,38 @@ def _params(mu, lam, theta, D):
     return p
 
 
+# ------------------------------------------------ the delay-differential limit, stored
+# The L = oo characteristic function and its roots, written out once from the derivation
+# (symdelay.models.erlang.charpoly.infinite_L_limit and
+# symdelay.models.erlang.roots.equations.lambert_w_roots_formula; tests/test_roots_limit_stored.py
+# re-derives both and compares), so that the numeric path needs no SymPy.
+def _dde_balls(z, mu, lam, theta, D):
+    """``(G, G')`` of ``G(r) = r + mu + lam theta exp(-D r)`` on Arb balls."""
+    e = lam * theta * (-D * z).exp()
+    return z + mu + e, 1 - D * e
+
+
+def _lambert_root(mu, lam, theta, D, k):
+    """``r_k = -mu + W_k(-lam theta D e^{mu D}) / D`` (mpmath, the working precision)."""
+    return -mu + mpmath.lambertw(-lam * theta * D * mpmath.exp(mu * D), k) / D
+
+
+def _mpq(v) -> mpmath.mpf:
+    """An exact rational (a ``Fraction`` or a SymPy Rational) at the working precision."""
+    if isinstance(v, Fraction):
+        return mpmath.mpf(v.numerator) / v.denominator
+    return mpmath.mpf(int(v.p)) / int(v.q)
+
+
 # -------------------------------------------------------------------- F in Arb
 def _arb_functions(p, L, prec: int):
     """``F`` and ``F'`` on Arb balls (lambdified from SymPy); parameters as balls at ``prec``."""
-    fn = ball_functions(limit=L is None)
+    if L is None:
+        fn = _dde_balls
+    else:
+        from symdelay.models.erlang.roots.equations import ball_functions
+
+        fn = ball_functions()
     with flint.ctx.workprec(prec):
         mu_, lam_, th_, D_ = (to_arb(p[n]) for n in ("mu", "lam", "theta", "D"))
         g = None if L is None else to_arb(sp.Rational(L) / p["D"])
@@ -296,8 +328,8 @@ def specialised_roots(model, dps=30, rightmost=None, branches=None, force=None) 
     mode by the Erlang branch structure (finite L) or Lambert W (L = inf); the record names
     the model. It applies to every founding model with numbers (it never declines); the
     sum mode's roots ``-mu`` and ``-gamma`` (L-fold) are not listed."""
-    o = model.options
-    if isinstance(model.L, sp.Symbol):
+    o = model.numbers if model.infinite else model.options  # L = inf: Fractions, no SymPy
+    if model.symbolic:
         raise SymdelayInputError(
             "L must be an integer >= 1 (number of delay phases) or inf for root finding, got L"
         )
@@ -313,7 +345,7 @@ def specialised_roots(model, dps=30, rightmost=None, branches=None, force=None) 
     if branches is not None and not model.infinite:
         raise SymdelayInputError("--branches is for --L inf (Lambert-W branches); drop it")
     res = _founding_roots(
-        model.L,
+        model.phases,
         o["mu"],
         o["lam"],
         o["theta"],
@@ -327,7 +359,7 @@ def specialised_roots(model, dps=30, rightmost=None, branches=None, force=None) 
 
 def _founding_roots(L, mu, lam, theta, D, dps, rightmost, branches) -> RootSet:
     dps = as_dps(dps)
-    p = _params(mu, lam, theta, D)
+    p = _params(mu, lam, theta, D, exact=Fraction if is_infinite_L(L) else None)
     if rightmost is not None and (
         isinstance(rightmost, bool) or not isinstance(rightmost, int) or rightmost < 1
     ):
@@ -453,7 +485,7 @@ def _rhp_count(F, p, L):
         if bound * p["D"] > MAX_INFINITE_L_SCALE:
             raise SymdelayInputError(
                 f"|lam*theta|*D = {float(bound * p['D']):.3g}: for L = inf about "
-                f"{float(2 * bound * p['D'] / sp.pi):.3g} roots lie in the box the unstable "
+                f"{float(2 * bound * p['D'] / math.pi):.3g} roots lie in the box the unstable "
                 f"count must search, beyond the contour's {MAX_SEGMENTS} segments; give "
                 f"|lam*theta|*D below {MAX_INFINITE_L_SCALE:g}"
             )
@@ -543,7 +575,7 @@ def _mark_axis_roots(roots, L, p, prec):
         return roots, 0
     out = list(roots)
     if L is None:
-        if not all(v.is_Rational for v in p.values()):
+        if not all(isinstance(v, Fraction) or v.is_Rational for v in p.values()):
             raise CertificationError(
                 "a root meets the imaginary axis and a parameter is irrational"
             )
@@ -732,13 +764,12 @@ def _rightmost_roots(L, p, dps, K) -> RootSet:
 
 def _lambert_roots(p, dps, branches, rightmost) -> RootSet:
     work = dps + 12
-    w = mp_lambert_roots()
     F, dF, _ = _arb_functions(p, None, _bits(work))
     k1, k2 = branches
     with mpmath.workdps(work):
-        args = [mpmath.mpf(v.p) / v.q for v in (p["mu"], p["lam"], p["theta"], p["D"])]
+        args = [_mpq(v) for v in (p["mu"], p["lam"], p["theta"], p["D"])]
         ks = list(range(k1, k2 + 1))
-        values = [mpmath.mpc(w(*args, k)) for k in ks]
+        values = [mpmath.mpc(_lambert_root(*args, k)) for k in ks]
         roots = _certify_all(values, ks, F, dF, work)
         roots, axis = _mark_axis_roots(roots, None, p, _bits(work))
     if p["mu"] + p["lam"] * p["theta"] == 0 and not axis:
