@@ -110,6 +110,10 @@ def _in_box(m, xv, yv) -> bool:
 def _check_founding(maps):
     """The turning points of the (D, theta) maps are the worst delays of the closed form."""
     for L, m in maps.items():
+        if m.curves and not {0, 2} <= _counts(m):
+            raise VerificationError(
+                f"the L = {L} map has no stable region below a region of two unstable roots"
+            )
         turning = [s for s in m.special_points if s["type"] == "turning_y"]
         expected = _worst_closed_form(L)
         if expected is None or not _in_box(m, *expected):
@@ -128,10 +132,20 @@ def _check_founding(maps):
             )
 
 
+def _counts(m) -> set:
+    return {g["unstable_roots"] for g in m.regions}
+
+
 def _check_inflight(maps):
-    """The turning point in kappa of each (kappa, theta) map is kappa* of the entry."""
+    """The turning point in kappa of each (kappa, theta) map is kappa* of the entry, and the
+    map has the one Hopf curve (two unstable roots beyond it) that the text describes."""
     out = {}
     for L, m in maps.items():
+        if len(m.curves) != 1 or m.curves[0].kind != "hopf" or _counts(m) != {0, 2}:
+            raise VerificationError(
+                f"the L = {L} in-flight map is no longer one Hopf curve between 0 and 2 "
+                "unstable roots: the section's text needs revising"
+            )
         turning = [s for s in m.special_points if s["type"] == "turning_x"]
         ks = kappa_star(L, mu=INFLIGHT["mu"], D=INFLIGHT["D"], dps=DPS).kappa_star
         if len(turning) != 1 or not _close(turning[0]["x"], ks):
@@ -279,8 +293,15 @@ def build(ctx) -> Section:
             if stable_all
             else ""
         )
-        + "For $L \\ge 2$ one Hopf curve $\\theta_c(D)$ bounds the unstable region above it, "
-        "where a pair of roots has crossed (two unstable roots). Its minimum over $D$ is the "
+        + "For $L \\ge 2$ the lowest Hopf curve $\\theta_c(D)$ bounds the unstable region "
+        "above it, where a pair of roots has crossed (two unstable roots). "
+        + "".join(
+            f"At $L = {_L(L)}$ the box holds {len(m.curves)} Hopf curves: above the first, "
+            f"further pairs cross (up to {max(_counts(m))} unstable roots). "
+            for L, m in founding.items()
+            if len(m.curves) > 1
+        )
+        + "The lowest curve's minimum over $D$ is the "
         "map's turning point in $\\theta$, the worst delay: "
         + (turning_text or "none in the box")
         + ". They agree with the closed forms $D^* = L/\\mu$, "
@@ -288,7 +309,7 @@ def build(ctx) -> Section:
         "when the report is built); below $\\theta^*$ the equilibrium is stable for every "
         "mean delay. "
         + (
-            f"At $L = {', '.join(no_turn)}$ the curve has no turning point in the box "
+            f"At $L = {', '.join(no_turn)}$ the lowest curve has no turning point in the box "
             "(at $L = \\infty$, $\\theta_c$ decreases to $\\mu/\\lambda$ as $D \\to \\infty$). "
             if no_turn
             else ""
