@@ -72,6 +72,7 @@ def test_site_builds_warning_free_with_every_notebook_executed():
             "stochastic",
             "own-model",
             "sweeps",
+            "maps",
         )
     } <= names
     assert {"theory/characteristic-equation", "theory/hopf"} <= names
