@@ -82,6 +82,8 @@ W = sp.Symbol("w_", real=True)  # the crossing frequency (an internal unknown)
 #: steps of the continuation (scaled arclength in the box's unit square)
 H_START, H_MAX, H_MIN = 0.004, 0.02, 1e-7
 MAX_STEPS = 4000
+#: grid lines each way seeding the continuation when ``seeds`` is not given
+SEEDS = 9
 
 
 # ============================================================================ records
@@ -742,8 +744,9 @@ def stability_map(
     method: str = "auto",
     *,
     cells: int = 32,
-    seeds: int = 9,
+    seeds: int | None = None,
     force: bool = False,
+    bautin: bool | None = None,
 ) -> StabilityMap:
     """The stability map of ``model`` over the box ``x = (name, lo, hi)``, ``y = (name, lo,
     hi)`` (also ``"NAME=LO:HI"``), every other parameter a number (in the model or in
@@ -756,11 +759,15 @@ def stability_map(
 
     fast = specialisation(model, "stability_map", method)
     if fast is not None:
-        result = fast(model, x=x, y=y, fixed=fixed, dps=dps, cells=cells, seeds=seeds, force=force)
+        result = fast(
+            model, x=x, y=y, fixed=fixed, dps=dps, cells=cells, seeds=seeds, force=force,
+            bautin=bautin,
+        )  # fmt: skip
         if result is not None:
             return result
         declined(model, "stability_map", method)
     dps = as_dps(dps)
+    seeds = SEEDS if seeds is None else seeds
     for name, v, low in (("cells", cells, 2), ("seeds", seeds, 2)):
         if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 4000:
             raise SymdelayInputError(f"{name} must be an integer in [{low}, 4000], got {v!r}")

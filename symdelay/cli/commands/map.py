@@ -40,7 +40,10 @@ def register(subparsers) -> None:
         "--cells", default="32", help="region grid: CELLS x CELLS exact counts (default 32)"
     )
     p.add_argument(
-        "--seeds", default="9", help="grid lines each way seeding the continuation (default 9)"
+        "--seeds",
+        default=None,
+        help="grid lines each way seeding the continuation (default 9); the founding model's "
+        "explicit map takes none: giving it asks for the continuation",
     )
     p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -93,7 +96,7 @@ def run(args) -> int:
         fixed=fixed or None,
         dps=as_dps(args.dps),
         cells=_int("cells", args.cells),
-        seeds=_int("seeds", args.seeds),
+        seeds=None if args.seeds is None else _int("seeds", args.seeds),
         force=args.force,
     )
     record = m.to_json()
