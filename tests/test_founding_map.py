@@ -137,7 +137,11 @@ def test_region_counts_against_an_independent_path(founding_map):
 
 @pytest.mark.parametrize(
     ("L", "box"),
-    [(3, (("D", "0.5", 12), ("theta", 0, 20))), (8, (("D", 1, 12), ("theta", -30, 30)))],
+    [
+        (2, (("D", "0.25", 10), ("theta", 0, 30))),
+        (3, (("D", "0.5", 12), ("theta", 0, 20))),
+        (8, (("D", 1, 12), ("theta", -30, 30))),
+    ],
 )
 def test_agrees_with_the_generic_continuation(L, box):
     """Same curves (1e-10 relative at the specialised curve's delays, read off the generic
@@ -177,6 +181,10 @@ def test_axes_in_either_order():
     assert np.array_equal(np.array(a.cell_counts), np.array(b.cell_counts).T)
     (sa,), (sb,) = a.special_points, b.special_points
     assert (sa["x"], sa["y"]) == (sb["y"], sb["x"])
+    assert (sa["type"], sb["type"]) == ("turning_y", "turning_x")
+    generic = stability_map(model, x=("theta", 0, 10), y=("D", 1, 6), cells=6, method="generic")
+    assert [s["type"] for s in generic.special_points] == ["turning_x"]
+    assert generic.cell_counts == b.cell_counts
     assert [(p[1], p[0], p[2]) for p in a.curves[0].points] == list(b.curves[0].points)
 
 

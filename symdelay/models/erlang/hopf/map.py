@@ -45,7 +45,7 @@ below ``10^-(dps+1)`` relative.
 >>> m = stability_map(build_model("erlang", L="inf", mu=1, lam=1), x=("D", 1, 4),
 ...                   y=("theta", 0, 3), cells=4)
 >>> [g["unstable_roots"] for g in m.record()["regions"]], m.method.split(":")[0]
-([0, 2], 'closed form')
+([0, 2, 4], 'closed form')
 """
 
 from __future__ import annotations
@@ -455,8 +455,9 @@ def _assemble(model, L, mu, lam, built, X, Y, fixed_json, dps, cells, notes, bau
     out_specials = []
     for s in specials:
         s = dict(s)
-        if swap:
+        if swap:  # an extremum in theta is a turning point in x when theta is the x axis
             s["x"], s["y"] = s["y"], s["x"]
+            s["type"] = {"turning_y": "turning_x"}.get(s["type"], s["type"])
         s.pop("branch", None)
         out_specials.append(s)
     out_specials.sort(key=lambda s: (s["type"], float(s["x"]), float(s["y"])))
