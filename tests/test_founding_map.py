@@ -243,3 +243,14 @@ def test_cli_map_at_L_inf(capsys):
     assert "no turning point" in out
     assert main([*argv, "--seeds", "3"]) == 2
     assert "leave seeds out" in capsys.readouterr().err
+
+
+def test_L1_never_crosses():
+    """L = 1: the phase never reaches pi (no Hopf branch); theta < 0 only the fold line."""
+    model = build_model("erlang", L=1, mu=1, lam=1)
+    res = stability_map(model, x=("D", "0.5", 12), y=("theta", -5, 20), cells=6)
+    assert res.method.startswith("closed form")
+    assert [c.kind for c in res.curves] == ["fold"] and res.special_points == ()
+    slow = stability_map(model, x=("D", "0.5", 12), y=("theta", -5, 20), cells=6, method="generic")
+    assert res.cell_counts == slow.cell_counts
+    assert sorted(g["unstable_roots"] for g in res.regions) == [0, 1]

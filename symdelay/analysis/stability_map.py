@@ -48,7 +48,19 @@ an extremum in ``y``), i.e. ``dx/ds = 0`` (``dy/ds = 0``) along it: for a Hopf b
 determinant ``det d(Re, Im1)/d(y, w)`` (resp. ``d(x, w)``) vanishes, solved with the crossing
 equations by Newton in mpmath from the bracketing points and proved by Krawczyk.
 ``double_hopf``: two Hopf branches (of one factor or two) crossing in ``(x, y)`` at distinct
-``w``: the four equations in ``(x, y, w_1, w_2)``.
+``w``: the four equations in ``(x, y, w_1, w_2)``. ``bautin`` (``bautin=True``; by default
+when the map has at most 4 Hopf curves and the model at most 12 states): where the first
+Lyapunov coefficient ``l1`` changes sign along a Hopf curve. ``l1`` (Kuznetsov's projection
+formula, :mod:`symdelay.analysis.projection`, on the drift's Jacobian, second and third
+derivatives at the closed-form equilibrium; the critical eigenvector of unit norm) is
+scanned in double precision at every certified point of the curve; a sign change between
+neighbours is checked again in mpmath and its zero located along the curve (the coordinate
+the curve moves along faster held fixed, the Hopf equations solved for the other two, the
+Illinois method on that coordinate to ``dps`` digits); the Hopf point there is proved by
+Krawczyk (``certified``), ``l1`` itself is not an interval bound. The point carries
+``l1_left`` and ``l1_right``, the values at the neighbouring curve points; a note counts the
+signs found. A sign change between two neighbouring curve points that is undone before the
+next one is not seen.
 
 >>> from symdelay.models import build_model
 >>> m = stability_map(build_model("erlang", L=1, mu=1, lam=1), x=("D", 1, 2), y=("theta", 0, 5),
@@ -760,9 +772,13 @@ def stability_map(
     hi)`` (also ``"NAME=LO:HI"``), every other parameter a number (in the model or in
     ``fixed``, ``{name: value}``). ``dps``: digits of every printed point. ``cells``: the
     region grid (``cells x cells``), ``seeds``: grid lines in each direction seeding the
-    continuation (see the module docstring for what that guarantees). ``force`` lifts the
-    cost budget. ``method``: ``"auto"`` (a family's fast path first; none offers one yet),
-    ``"generic"`` or ``"specialised"`` (:mod:`symdelay.analysis.entry`)."""
+    continuation (see the module docstring for what that guarantees; None: 9, and a family's
+    explicit map, which has no seed lines, is used only when it is None). ``force`` lifts
+    the cost budget. ``bautin``: look for Bautin points on the Hopf curves (None: when the
+    map has at most ``BAUTIN_CURVES`` Hopf curves and the model at most ``BAUTIN_STATES``
+    states). ``method``: ``"auto"`` (a family's fast path first: the founding model's
+    explicit (D, theta) map, :mod:`symdelay.models.erlang.hopf.map`, which also answers
+    L = inf), ``"generic"`` or ``"specialised"`` (:mod:`symdelay.analysis.entry`)."""
     from symdelay.core.budget import check_budget
 
     fast = specialisation(model, "stability_map", method)

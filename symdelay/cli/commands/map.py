@@ -22,8 +22,10 @@ def register(subparsers) -> None:
             "(every other parameter a number): Hopf curves (a pair +-i omega on the axis) and "
             "fold curves (a root at 0) traced by pseudo-arclength continuation from the exact "
             "crossings on a grid of lines, every point certified (Krawczyk, Arb); the regions "
-            "labelled by their exact number of roots with Re r > 0; turning points and "
-            "double-Hopf points located to --dps digits."
+            "labelled by their exact number of roots with Re r > 0; turning points, "
+            "double-Hopf and Bautin points (l1 changing sign) located to --dps digits. The "
+            "founding model in (D, theta), L = inf included, answers with its explicit Hopf "
+            "branches (no seed lines: --seeds asks for the continuation)."
         ),
     )
     p.add_argument("--x", required=True, metavar="NAME=LO:HI", help="first axis and its range")
