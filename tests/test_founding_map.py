@@ -254,3 +254,14 @@ def test_L1_never_crosses():
     slow = stability_map(model, x=("D", "0.5", 12), y=("theta", -5, 20), cells=6, method="generic")
     assert res.cell_counts == slow.cell_counts
     assert sorted(g["unstable_roots"] for g in res.regions) == [0, 1]
+
+
+def test_a_cell_centre_on_the_curve_counts_as_the_exact_count_does():
+    """L = 2: theta_c(2) = (D + 2)^2/D = 8 exactly; the centre (2, 8) has the pair on the
+    axis, not unstable, as the generic path's exact count says."""
+    model = build_model("erlang", L=2, mu=1, lam=1)
+    box = {"x": ("D", 1, 3), "y": ("theta", 6, 10), "cells": 3, "dps": 20}
+    fast = stability_map(model, **box)
+    assert fast.cell_counts == stability_map(model, **box, method="generic").cell_counts
+    assert fast.cell_counts[1][1] == 0
+    assert any("lie on a Hopf branch" in n for n in fast.notes)

@@ -295,20 +295,21 @@ def specialised_stability_map(
             f"{cells}x{cells} cells)",
             len(branches) * (GRID + cells + 2) * _T_POINT * (1 + dps / 50)
             + cells * cells * _T_CELL * (1 + len(branches))
-            + min(cells * cells, 4 * (len(branches) + 2)) * _T_ROOTS,
+            + min(cells * cells, 4 * (len(branches) + 2))
+            * _T_ROOTS
+            * (1 + (0 if inf else L / 100)),
             force=force,
             shrink="fewer --cells, a smaller theta range or fewer digits",
         )
         result = _build(model, L, mu, lam, branches, (xname, yname), (Dlo_q, Dhi_q),
                         (tlo_q, thi_q), dps, cells, notes)  # fmt: skip
-    return _assemble(model, L, mu, lam, result, (xname, bx), (yname, by), fixed_json, dps,
-                     cells, notes, bautin)  # fmt: skip
+        return _assemble(model, L, mu, lam, result, (xname, bx), (yname, by), fixed_json, dps,
+                         cells, notes, bautin)  # fmt: skip
 
 
 def _branches(L, mu, lam, Dhi, tlo, thi):
     """The branches that can enter the theta range (their least ``|theta|`` below it)."""
     out = []
-    lm = _mpf(lam)
     top = {1: _mpf(thi) if thi > 0 else None, -1: -_mpf(tlo) if tlo < 0 else None}
     Dm = _mpf(Dhi)
     n = 1
@@ -326,7 +327,6 @@ def _branches(L, mu, lam, Dhi, tlo, thi):
         n += 1
         if n > 10**5:  # pragma: no cover - the moduli grow like n pi / D
             raise VerificationError("too many Hopf branches in the box")
-    del lm
     return out
 
 
