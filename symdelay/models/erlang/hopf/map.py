@@ -9,7 +9,7 @@ The difference mode's characteristic equation is ``G(r) + K = 0`` with
 ``D`` there is exactly one ``omega_n(D)`` with argument ``n pi``: branch ``n`` of the Hopf
 set, at ``lam theta_n = (-1)^(n+1) |i omega + mu| |i omega + gamma|^L / gamma^L``
 (``(-1)^(n+1) |i omega + mu|`` for L = inf): odd ``n`` at ``theta > 0``, even ``n`` at
-``theta < 0``. The branch ``k`` of the task (``k = 0, 1, ...``) is ``n = 2k + 1``. A root at
+``theta < 0``; the k-th positive branch (``k = 0, 1, ...``) is ``n = 2k + 1``. A root at
 0 needs ``lam theta = -mu`` (the fold line). Nothing else puts a root on the axis, and the
 moduli increase with ``n`` at fixed D, so the curves are ordered and never meet.
 
