@@ -36,9 +36,9 @@ in both) and so does ``|theta_n(D)|``: no turning point; branch 1 tends to ``mu/
 
 Certification. Each curve point has ``D`` an exact rational; ``omega`` is found by Newton
 (bisection-safeguarded) in mpmath at ``dps + 10`` digits and proved by Arb: the argument
-minus ``n pi`` changes sign between ``omega (1 -+ 10^-(dps+3))`` (a strictly increasing
-function: one root between), and ``theta`` evaluated on that ball is printed with its error
-below ``10^-(dps+1)`` relative.
+minus ``n pi`` changes sign between ``omega (1 -+ 10^-(dps+4+digits of L))`` (a strictly
+increasing function: one root between), and ``theta`` evaluated on that ball is printed with
+its error below ``10^-(dps+2)`` relative.
 
 >>> from symdelay.models import build_model
 >>> from symdelay.analysis.stability_map import stability_map
@@ -140,7 +140,8 @@ class _Branch:
             D = flint.arb(flint.fmpq(Dq.numerator, Dq.denominator))
             m = flint.arb(flint.fmpq(self.mu.numerator, self.mu.denominator))
             lm = flint.arb(flint.fmpq(self.lam.numerator, self.lam.denominator))
-            eps = flint.arb(10) ** (-(dps + 3))
+            # theta moves about (L + 1) times as fast as omega (relative): room for that
+            eps = flint.arb(10) ** (-(dps + 4 + (0 if self.inf else len(str(self.L)))))
             wm = flint.arb(mpmath.nstr(w, dps + GUARD + 5))
 
             def phase(x):
@@ -155,7 +156,7 @@ class _Branch:
             if not self.inf:
                 k *= ((1 + (ball * D / self.L) ** 2).sqrt()) ** self.L
             th = self.sign * k / lm
-            if not th.rad() <= abs(th.mid()) * flint.arb(10) ** (-(dps + 1)):
+            if not th.rad() <= abs(th.mid()) * flint.arb(10) ** (-(dps + 2)):
                 return None
             return mpmath.mpf(th.mid().str(dps + GUARD + 5, radius=False))
 
