@@ -186,6 +186,8 @@ def test_axes_in_either_order():
     assert [s["type"] for s in generic.special_points] == ["turning_x"]
     assert generic.cell_counts == b.cell_counts
     assert [(p[1], p[0], p[2]) for p in a.curves[0].points] == list(b.curves[0].points)
+    assert a.crossings(x=2) == b.crossings(y=2) and len(a.crossings(x=2)) == 1
+    assert a.crossings(y=5) == b.crossings(x=5) and len(a.crossings(y=5)) == 1
 
 
 def test_crossings_read_off_the_explicit_map():
