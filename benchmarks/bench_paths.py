@@ -97,6 +97,16 @@ def _kappa_star(L, method):
     return mpmath.mpf(kappa_star(m, method=method).x_star)
 
 
+def _stability_map(L, method):
+    from symdelay.analysis.stability_map import stability_map
+
+    m = stability_map(
+        founding(L, D=None), x=("D", "0.5", 12), y=("theta", 0, 20), cells=16, method=method
+    )
+    (s,) = [s for s in m.special_points if s["type"] == "turning_y"]
+    return mpmath.mpf(s["y"])
+
+
 def _simulate(L, method):
     symdelay.simulate(founding(L, theta=2), eta=200, T=50, seed=1, method=method)
     return mpmath.mpf(0)  # two kernels, two streams: compared statistically in the tests
@@ -114,6 +124,7 @@ CASES = [
     ("in-flight theta-window", _inflight_window, [2, 3, 6]),
     ("in-flight kappa*", _kappa_star, [2, 3, 6]),
     ("first Lyapunov coefficient", _normal_form, [2, 3]),
+    ("stability map (D, theta)", _stability_map, [2, 3, 6]),
     ("simulation, eta=200, T=50", _simulate, [2, 3, 6]),
 ]
 
@@ -178,7 +189,7 @@ def main(argv=None) -> int:
         "",
         "Both paths return the same record type; the tests compare them (tests/test_*entry*,",
         "tests/test_one_path_*, tests/test_window_specialised.py, tests/test_model_stochastic.py,",
-        "tests/test_inflight_specialised.py).",
+        "tests/test_inflight_specialised.py, tests/test_founding_map.py).",
         "rel. diff: |specialised - generic| / max(1, |specialised|); the simulation's two kernels",
         "draw different streams and are compared statistically in the tests (rel. diff 0 here).",
         "Per-process set-up (imports, the founding symbolic derivations cached per L, the",

@@ -25,7 +25,10 @@ def founding():
 
 @pytest.fixture(scope="module")
 def founding_map(founding):
-    return stability_map(founding, x=("D", "0.5", 12), y=("theta", 0, 20), dps=20, cells=12)
+    # the generic continuation (the founding model's own map is tests/test_founding_map.py)
+    return stability_map(
+        founding, x=("D", "0.5", 12), y=("theta", 0, 20), dps=20, cells=12, method="generic"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +149,8 @@ def test_founding_minimum_is_the_worst_delay_closed_form(founding_map):
     )
 
 
-def test_founding_other_rates_move_the_minimum():
+@pytest.mark.parametrize("method", ["generic", "specialised"])
+def test_founding_other_rates_move_the_minimum(method):
     """mu left free by the model and given by ``fixed``: D* = L/mu, theta* = mu sec^4/lam."""
     m = stability_map(
         build_model("erlang", L=3, lam=3),
@@ -155,6 +159,7 @@ def test_founding_other_rates_move_the_minimum():
         fixed={"mu": 2},
         dps=20,
         cells=6,
+        method=method,
     )
     assert m.fixed == {"mu": "2"}
     (s,) = [s for s in m.special_points if s["type"] == "turning_y"]
@@ -256,13 +261,14 @@ def test_figure_draws(founding_map):
         ({"x": ("D", -1, 1)}, "below the domain"),
         ({"x": ("theta", 0, 1)}, "both theta"),
         ({"fixed": {"eta": 1}}, "not a free parameter"),
-        ({"cells": 1000}, "--force"),
+        ({"cells": 1000, "method": "generic"}, "--force"),
         ({"cells": 1}, "cells must be"),
         ({"y": ("theta", None, None)}, "give the y range"),
     ],
 )
-def test_bad_input_is_one_line(founding, kwargs, needle):
-    args = {"x": ("D", 1, 2), "y": ("theta", 0, 10), **kwargs}
+@pytest.mark.parametrize("method", ["auto", "generic"])
+def test_bad_input_is_one_line(founding, kwargs, needle, method):
+    args = {"x": ("D", 1, 2), "y": ("theta", 0, 10), "method": method, **kwargs}
     with pytest.raises(SymdelayInputError, match=needle) as exc:
         stability_map(founding, **args)
     assert "\n" not in str(exc.value)
@@ -318,10 +324,11 @@ def test_routh_count_equals_the_exact_count():
     assert decided > 300
 
 
-def test_fold_curve_where_lam_theta_is_minus_mu(founding):
+@pytest.mark.parametrize("method", ["generic", "specialised"])
+def test_fold_curve_where_lam_theta_is_minus_mu(founding, method):
     """theta < 0 routes to the longer queue: a real root crosses 0 at lam*theta = -mu for
     every D (a fold line), below the Hopf curve; three regions 1, 0, 2."""
-    m = stability_map(founding, x=("D", 1, 5), y=("theta", -3, 10), cells=8)
+    m = stability_map(founding, x=("D", 1, 5), y=("theta", -3, 10), cells=8, method=method)
     folds = [c for c in m.curves if c.kind == "fold"]
     assert len(folds) == 1
     assert all(abs(p[1] + 1) < mpmath.mpf(10) ** -14 and p[2] == 0 for p in folds[0].points)
@@ -344,7 +351,9 @@ def test_second_net_finds_a_branch_the_grid_lines_missed(founding, monkeypatch):
         return real(num, den, fixed_sym, fixed_val, vary_sym, lo, hi, dps)
 
     monkeypatch.setattr(sm, "_line_crossings", grid_blind)
-    m = sm.stability_map(founding, x=("D", 1, 5), y=("theta", 0, 10), cells=6, dps=15)
+    m = sm.stability_map(
+        founding, x=("D", 1, 5), y=("theta", 0, 10), cells=6, dps=15, method="generic"
+    )
     assert [c.kind for c in m.curves] == ["hopf"]
     assert "segments between region cells" in m.searched
     assert not [n for n in m.notes if "no traced boundary" in n]

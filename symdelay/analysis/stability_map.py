@@ -48,7 +48,19 @@ an extremum in ``y``), i.e. ``dx/ds = 0`` (``dy/ds = 0``) along it: for a Hopf b
 determinant ``det d(Re, Im1)/d(y, w)`` (resp. ``d(x, w)``) vanishes, solved with the crossing
 equations by Newton in mpmath from the bracketing points and proved by Krawczyk.
 ``double_hopf``: two Hopf branches (of one factor or two) crossing in ``(x, y)`` at distinct
-``w``: the four equations in ``(x, y, w_1, w_2)``.
+``w``: the four equations in ``(x, y, w_1, w_2)``. ``bautin`` (``bautin=True``; by default
+when the map has at most 4 Hopf curves and the model at most 12 states): where the first
+Lyapunov coefficient ``l1`` changes sign along a Hopf curve. ``l1`` (Kuznetsov's projection
+formula, :mod:`symdelay.analysis.projection`, on the drift's Jacobian, second and third
+derivatives at the closed-form equilibrium; the critical eigenvector of unit norm) is
+scanned in double precision at every certified point of the curve; a sign change between
+neighbours is checked again in mpmath and its zero located along the curve (the coordinate
+the curve moves along faster held fixed, the Hopf equations solved for the other two, the
+Illinois method on that coordinate to ``dps`` digits); the Hopf point there is proved by
+Krawczyk (``certified``), ``l1`` itself is not an interval bound. The point carries
+``l1_left`` and ``l1_right``, the values at the neighbouring curve points; a note counts the
+signs found. A sign change between two neighbouring curve points that is undone before the
+next one is not seen.
 
 >>> from symdelay.models import build_model
 >>> m = stability_map(build_model("erlang", L=1, mu=1, lam=1), x=("D", 1, 2), y=("theta", 0, 5),
@@ -67,7 +79,7 @@ import mpmath
 import numpy as np
 
 from symdelay.analysis.entry import declined, require_table, specialisation
-from symdelay.core.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps
@@ -82,6 +94,11 @@ W = sp.Symbol("w_", real=True)  # the crossing frequency (an internal unknown)
 #: steps of the continuation (scaled arclength in the box's unit square)
 H_START, H_MAX, H_MIN = 0.004, 0.02, 1e-7
 MAX_STEPS = 4000
+#: grid lines each way seeding the continuation when ``seeds`` is not given
+SEEDS = 9
+#: ``bautin=None`` looks for Bautin points when the map has at most this many Hopf curves
+#: and the model at most this many states (l1 costs a few ms per curve point there)
+BAUTIN_CURVES, BAUTIN_STATES = 4, 12
 
 
 # ============================================================================ records
@@ -157,6 +174,11 @@ class StabilityMap(Result):
                     ),
                     "factor": s["factor"],
                     "certified": s["certified"],
+                    **(
+                        {"l1_left": d(s["l1_left"]), "l1_right": d(s["l1_right"])}
+                        if s["type"] == "bautin"
+                        else {}
+                    ),
                 }
                 for s in self.special_points
             ],
@@ -742,25 +764,34 @@ def stability_map(
     method: str = "auto",
     *,
     cells: int = 32,
-    seeds: int = 9,
+    seeds: int | None = None,
     force: bool = False,
+    bautin: bool | None = None,
 ) -> StabilityMap:
     """The stability map of ``model`` over the box ``x = (name, lo, hi)``, ``y = (name, lo,
     hi)`` (also ``"NAME=LO:HI"``), every other parameter a number (in the model or in
     ``fixed``, ``{name: value}``). ``dps``: digits of every printed point. ``cells``: the
     region grid (``cells x cells``), ``seeds``: grid lines in each direction seeding the
-    continuation (see the module docstring for what that guarantees). ``force`` lifts the
-    cost budget. ``method``: ``"auto"`` (a family's fast path first; none offers one yet),
-    ``"generic"`` or ``"specialised"`` (:mod:`symdelay.analysis.entry`)."""
+    continuation (see the module docstring for what that guarantees; None: 9, and a family's
+    explicit map, which has no seed lines, is used only when it is None). ``force`` lifts
+    the cost budget. ``bautin``: look for Bautin points on the Hopf curves (None: when the
+    map has at most ``BAUTIN_CURVES`` Hopf curves and the model at most ``BAUTIN_STATES``
+    states). ``method``: ``"auto"`` (a family's fast path first: the founding model's
+    explicit (D, theta) map, :mod:`symdelay.models.erlang.hopf.map`, which also answers
+    L = inf), ``"generic"`` or ``"specialised"`` (:mod:`symdelay.analysis.entry`)."""
     from symdelay.core.budget import check_budget
 
     fast = specialisation(model, "stability_map", method)
     if fast is not None:
-        result = fast(model, x=x, y=y, fixed=fixed, dps=dps, cells=cells, seeds=seeds, force=force)
+        result = fast(
+            model, x=x, y=y, fixed=fixed, dps=dps, cells=cells, seeds=seeds, force=force,
+            bautin=bautin,
+        )  # fmt: skip
         if result is not None:
             return result
         declined(model, "stability_map", method)
     dps = as_dps(dps)
+    seeds = SEEDS if seeds is None else seeds
     for name, v, low in (("cells", cells, 2), ("seeds", seeds, 2)):
         if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 4000:
             raise SymdelayInputError(f"{name} must be an integer in [{low}, 4000], got {v!r}")
@@ -915,6 +946,15 @@ def stability_map(
 
     # ---- special points
     specials = _special_points(branches, systems, dps, box, notes)
+    n_hopf = sum(1 for c in curves if c.kind == "hopf")
+    if bautin is None:
+        bautin = 0 < n_hopf <= BAUTIN_CURVES and len(model.states) <= BAUTIN_STATES
+    l1_values = {}
+    if bautin and n_hopf:
+        found, l1_values = _bautin_points(model, curves, systems, (xname, yname), dps, box, notes)
+        specials = sorted(
+            [*specials, *found], key=lambda s: (s["type"], float(s["x"]), float(s["y"]))
+        )
 
     searched = (
         f"exact crossings on {seeds} lines x = const and {seeds} lines y = const (equally "
@@ -951,6 +991,7 @@ def stability_map(
             "systems": systems,
             "counter": counter,
             "symbols": (xs, ys),
+            "l1": l1_values,
         },
     )
     return result
@@ -1234,3 +1275,260 @@ def _crossings(result, systems, xs, ys, dps, *, x=None, y=None):
                 out.append((other, w, curve.kind, curve.factor, ok is not None))
     out.sort(key=lambda t: t[0])
     return out
+
+
+# ============================================================================ Bautin points
+class _Lyapunov:
+    """The first Lyapunov coefficient ``l1`` at a Hopf point ``(x, y, omega)`` of a map:
+    Kuznetsov's projection formula (:mod:`symdelay.analysis.projection`) on the drift's
+    Jacobian, second and third derivatives at the equilibrium, each a SymPy expression in
+    the two axes (the equilibrium in closed form), evaluated in mpmath. ``l1 = Re c1 /
+    omega`` with the critical eigenvector of unit norm (the sign does not depend on the
+    normalisation: a scale s of q multiplies c1 by |s|^2)."""
+
+    def __init__(self, model, names):
+        from symdelay.analysis.window import _resolve
+
+        eq = model.equilibrium
+        if not eq.exact:
+            raise SymdelayInputError("the equilibrium has no closed form")
+        subs = {}
+        syms = []
+        for name in names:
+            sym, rp = _resolve(model, name)
+            syms.append(sym)
+            if rp is not None:
+                subs[rp.base] = rp.L / sym
+        states = model.states
+        n = len(states)
+        point = dict(eq.point)
+
+        def at(e):
+            e = sp.sympify(e).xreplace(point)
+            return e.xreplace(subs) if subs else e
+
+        entries, self.A_idx, self.H_idx, self.T_idx = [], [], [], []
+        J = model.drift_jacobian
+        for i in range(n):
+            for j in range(n):
+                e = at(J[i, j])
+                if e != 0:
+                    self.A_idx.append((i, j))
+                    entries.append(e)
+        for i, F in enumerate(model.drift):
+            deps = [k for k, st in enumerate(states) if F.has(st)]
+            for a, b in itertools.combinations_with_replacement(deps, 2):
+                d2 = sp.diff(F, states[a], states[b])
+                if d2 == 0:
+                    continue
+                e = at(d2)
+                if e != 0:
+                    self.H_idx.append((i, a, b))
+                    entries.append(e)
+                for c in deps:
+                    if c < b:
+                        continue
+                    d3 = sp.diff(d2, states[c])
+                    if d3 == 0:
+                        continue
+                    e3 = at(d3)
+                    if e3 != 0:
+                        self.T_idx.append((i, a, b, c))
+                        entries.append(e3)
+        free = set().union(*(e.free_symbols for e in entries)) - set(syms)
+        if free:
+            raise SymdelayInputError(
+                "the normal form needs numbers for " + ", ".join(sorted(map(str, free)))
+            )
+        self.n = n
+        self.f = sp.lambdify(syms, entries, "mpmath")
+        self.f_np = sp.lambdify(syms, entries, "numpy")
+
+    def fast(self, x, y, w):
+        """``l1`` in double precision (numpy): the scan along a curve."""
+        n = self.n
+        vals = np.asarray(self.f_np(float(x), float(y)), dtype=float)
+        w = float(w)
+        k = 0
+        A = np.zeros((n, n))
+        for i, j in self.A_idx:
+            A[i, j] = vals[k]
+            k += 1
+        H = np.zeros((n, n, n))
+        for i, a, b in self.H_idx:
+            H[i, a, b] = H[i, b, a] = vals[k]
+            k += 1
+        T = np.zeros((n, n, n, n))
+        for i, a, b, c in self.T_idx:
+            for u, v, t in set(itertools.permutations((a, b, c))):
+                T[i, u, v, t] = vals[k]
+            k += 1
+        ev, V = np.linalg.eig(A)
+        q = V[:, np.argmin(np.abs(ev - 1j * w))]
+        evl, U = np.linalg.eig(A.T)
+        p = U[:, np.argmin(np.abs(evl + 1j * w))]
+        q = q / np.linalg.norm(q)
+        p = p / np.conj(np.vdot(p, q))  # conj(p)^T q = 1
+        qb = np.conj(q)
+        total = np.einsum("iabc,a,b,c->i", T, q, q, qb)
+        if self.H_idx:
+            b11 = np.einsum("iab,a,b->i", H, q, qb)
+            b20 = np.einsum("iab,a,b->i", H, q, q)
+            total = total - 2 * np.einsum("iab,a,b->i", H, q, np.linalg.solve(A, b11))
+            M = 2j * w * np.eye(n) - A
+            total = total + np.einsum("iab,a,b->i", H, qb, np.linalg.solve(M, b20))
+        c1 = np.vdot(p, total) / 2
+        return float(c1.real) / w
+
+    def __call__(self, x, y, w):
+        from symdelay.analysis.projection import eigenvectors, first_lyapunov
+
+        n = self.n
+        vals = self.f(x, y)
+        k = 0
+        A = mpmath.matrix(n, n)
+        for i, j in self.A_idx:
+            A[i, j] = vals[k]
+            k += 1
+        H, T3 = {}, {}
+        for i, a, b in self.H_idx:
+            for u, v in {(a, b), (b, a)}:
+                H[(i, u, v)] = vals[k]
+            k += 1
+        for i, a, b, c in self.T_idx:
+            for u, v, t in set(itertools.permutations((a, b, c))):
+                T3[(i, u, v, t)] = vals[k]
+            k += 1
+
+        def B(u, v):
+            out = mpmath.matrix(n, 1)
+            for (i, j, m), h in H.items():
+                out[i] += h * u[j] * v[m]
+            return out
+
+        def C(u, v, z):
+            out = mpmath.matrix(n, 1)
+            for (i, j, m, l_), t in T3.items():
+                out[i] += t * u[j] * v[m] * z[l_]
+            return out
+
+        eig = eigenvectors(A, w, pin=None)
+        c1, _, _ = first_lyapunov(A, eig, B if H else None, C)
+        norm2 = mpmath.fsum(abs(eig.q[i]) ** 2 for i in range(n))
+        return mpmath.re(c1) / norm2 / w
+
+
+def _bautin_points(model, curves, systems, names, dps, box, notes):
+    """Bautin points of the Hopf curves: ``l1`` at every certified point of each curve; where
+    it changes sign between neighbours the zero is located along the curve (the coordinate
+    the curve moves along faster held fixed, the Hopf system solved for the others, the
+    Illinois method on that coordinate to ``dps`` digits) and the Hopf point there proved
+    by Krawczyk. Returns ``(points, {curve index: [l1, ...]})``."""
+    try:
+        lyap = model.cached(
+            f"stability_map lyapunov {names[0]} {names[1]}", lambda: _Lyapunov(model, names)
+        )
+    except (SymdelayInputError, NotImplementedError) as exc:
+        notes.append(f"no Bautin search: {exc}")
+        return [], {}
+    Sxy = (box[1] - box[0], box[3] - box[2])
+    out, values = [], {}
+    signs = {"+": 0, "-": 0}
+    with mpmath.workdps(dps + GUARD):
+        for ci, c in enumerate(curves):
+            if c.kind != "hopf":
+                continue
+            system = systems[(c.factor, "hopf")]
+            ls = []
+            for x, y, w in c.points:
+                try:
+                    v = lyap.fast(x, y, w)
+                    ls.append(v if np.isfinite(v) else None)
+                except (np.linalg.LinAlgError, ValueError, ZeroDivisionError):
+                    ls.append(None)
+            values[ci] = ls
+            for v in ls:
+                if v is not None:
+                    signs["+" if v > 0 else "-"] += 1
+            for k in range(len(ls) - 1):
+                la, lb = ls[k], ls[k + 1]
+                if la is None or lb is None or (la > 0) == (lb > 0) or la == 0:
+                    continue
+                pa, pb = c.points[k], c.points[k + 1]
+                try:  # the signs again at the working precision (the scan was in doubles)
+                    la, lb = lyap(*pa), lyap(*pb)
+                except (ZeroDivisionError, ValueError, VerificationError):
+                    continue
+                if (la > 0) == (lb > 0) or la == 0:
+                    continue
+                cc = 0 if abs(pb[0] - pa[0]) / Sxy[0] >= abs(pb[1] - pa[1]) / Sxy[1] else 1
+                found = _bautin_zero(lyap, system, pa, pb, la, lb, cc, dps, box)
+                if found is None:
+                    notes.append(
+                        f"l1 changes sign between {mpmath.nstr(pa[0], 8)}, "
+                        f"{mpmath.nstr(pa[1], 8)} and the next point, but the zero was not located"
+                    )
+                    continue
+                (x, y, w), ok = found
+                out.append(
+                    {"type": "bautin", "x": x, "y": y, "omega": w, "factor": c.factor,
+                     "kind": "hopf", "certified": ok, "l1_left": la, "l1_right": lb}
+                )  # fmt: skip
+    total = signs["+"] + signs["-"]
+    if total:
+        notes.append(
+            f"first Lyapunov coefficient l1 at {total} Hopf points: {signs['-']} negative "
+            f"(supercritical), {signs['+']} positive (subcritical); {len(out)} Bautin "
+            "point(s) where it changes sign along a curve"
+        )
+    return out, values
+
+
+def _hopf_at(system, z0, c, v):
+    """The Hopf point with coordinate ``c`` held at ``v``, by Newton from ``z0``."""
+    z = [mpmath.mpf(t) for t in z0]
+    z[c] = v
+    return _newton_mp(system, z, [i for i in range(3) if i != c], mpmath.mp.dps - 2)
+
+
+def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps, box):
+    """``((x, y, omega), certified)`` where ``l1`` vanishes between curve points pa, pb."""
+    a, b = pa[c], pb[c]
+    fa, fb = la, lb
+    za, zb = list(pa), list(pb)
+    tol = mpmath.mpf(10) ** (-(dps + 3)) * (1 + abs(a))
+    side = 0
+    z = None
+    for _ in range(200):
+        v = b - fb * (b - a) / (fb - fa)
+        t = (v - pa[c]) / (pb[c] - pa[c])
+        guess = [za[i] + t * (zb[i] - za[i]) for i in range(3)]
+        z = _hopf_at(system, guess, c, v)
+        if z is None:
+            return None
+        fv = lyap(*z)
+        if (fv > 0) == (fb > 0):
+            b, fb, zb = v, fv, z
+            if side == -1:
+                fa /= 2
+            side = -1
+        else:
+            a, fa, za = v, fv, z
+            if side == 1:
+                fb /= 2
+            side = 1
+        if abs(b - a) <= tol:
+            break
+    else:
+        return None
+    q = _exact_decimal(z[c]) if dps <= 15 else sp.Rational(mpmath.nstr(z[c], dps + GUARD))
+    free = [i for i in range(3) if i != c]
+    fixed_vals = [None] * 3
+    fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
+    ok, refined = _krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
+    sol = list(z)
+    sol[c] = mpmath.mpf(q.p) / q.q
+    if ok is not None:
+        for i, v in zip(free, refined):
+            sol[i] = v
+    return (sol[0], sol[1], sol[2]), ok is not None

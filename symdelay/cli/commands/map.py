@@ -22,8 +22,10 @@ def register(subparsers) -> None:
             "(every other parameter a number): Hopf curves (a pair +-i omega on the axis) and "
             "fold curves (a root at 0) traced by pseudo-arclength continuation from the exact "
             "crossings on a grid of lines, every point certified (Krawczyk, Arb); the regions "
-            "labelled by their exact number of roots with Re r > 0; turning points and "
-            "double-Hopf points located to --dps digits."
+            "labelled by their exact number of roots with Re r > 0; turning points, "
+            "double-Hopf and Bautin points (l1 changing sign) located to --dps digits. The "
+            "founding model in (D, theta), L = inf included, answers with its explicit Hopf "
+            "branches (no seed lines: --seeds asks for the continuation)."
         ),
     )
     p.add_argument("--x", required=True, metavar="NAME=LO:HI", help="first axis and its range")
@@ -40,7 +42,10 @@ def register(subparsers) -> None:
         "--cells", default="32", help="region grid: CELLS x CELLS exact counts (default 32)"
     )
     p.add_argument(
-        "--seeds", default="9", help="grid lines each way seeding the continuation (default 9)"
+        "--seeds",
+        default=None,
+        help="grid lines each way seeding the continuation (default 9); the founding model's "
+        "explicit map takes none: giving it asks for the continuation",
     )
     p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -93,7 +98,7 @@ def run(args) -> int:
         fixed=fixed or None,
         dps=as_dps(args.dps),
         cells=_int("cells", args.cells),
-        seeds=_int("seeds", args.seeds),
+        seeds=None if args.seeds is None else _int("seeds", args.seeds),
         force=args.force,
     )
     record = m.to_json()

@@ -65,6 +65,7 @@ class FoundingModel(Model):
         "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
         "verify": _S + "claims:specialised_verify",
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
+        "stability_map": _S + "hopf.map:specialised_stability_map",
     }
 
     def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):

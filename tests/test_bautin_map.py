@@ -1,0 +1,115 @@
+"""Bautin points on the stability map's Hopf curves (where the first Lyapunov coefficient l1
+changes sign), against a closed form and the generic normal form at fixed parameters.
+
+The test model is the founding model at L = 2 (gamma = mu = lam = 1, so D = 2) with a cubic
+term in the routing weights, ``exp(-theta (q - 1) - b (q - 1)^3)`` (q* = lam/mu = 1): the
+linearisation is the founding one (Hopf at theta = theta_c(2) = (D + 2)^2/D = 8 for every b,
+omega = sqrt(3)), and the difference drift of the first phase is
+``-2 tanh((theta x + b x^3/4)/2) = -theta x + (theta^3/12 - b/4) x^3 + ...`` with no quadratic
+term (the sum mode is linear and decoupled). On the centre manifold c1 is that cubic
+coefficient times ``3 |q_x|^2 q_x conj(p_w1)``, whose real part has one sign at the crossing
+(it is ``-Re r'(theta) / lam`` times a positive factor): l1 changes sign exactly where
+``b = theta^3/3 = 512/3``."""
+
+from __future__ import annotations
+
+import json
+
+import mpmath
+import pytest
+
+from symdelay.analysis.normal_form import normal_form
+from symdelay.analysis.stability_map import stability_map
+from symdelay.model import Model
+from symdelay.models import build_model
+
+
+def cubic_routing_model() -> Model:
+    states = ["q1", "q2", "z11", "z12", "z21", "z22"]
+
+    def w(i):
+        return f"exp(-theta*(q{i} - 1) - b*(q{i} - 1)**3)"
+
+    trans = []
+    for i, j in ((1, 2), (2, 1)):
+        trans.append((f"arrive {i}", {f"z{i}1": 1}, f"2*{w(i)}/({w(i)} + {w(j)})"))
+        trans.append((f"phase {i}", {f"z{i}1": -1, f"z{i}2": 1}, f"z{i}1"))
+        trans.append((f"enter {i}", {f"z{i}2": -1, f"q{i}": 1}, f"z{i}2"))
+        trans.append((f"serve {i}", {f"q{i}": -1}, f"q{i}"))
+    return Model(
+        "cubic routing",
+        states,
+        {"theta": "real", "b": "real"},
+        trans,
+        symmetry=[["q1", "q2"], ["z11", "z21"], ["z12", "z22"]],
+    )
+
+
+@pytest.fixture(scope="module")
+def cubic_map():
+    m = cubic_routing_model()
+    return m, stability_map(m, x=("theta", 6, 10), y=("b", 100, 250), dps=20, cells=6)
+
+
+def test_bautin_point_at_the_closed_form(cubic_map):
+    _, res = cubic_map
+    (s,) = [s for s in res.special_points if s["type"] == "bautin"]
+    assert s["certified"]
+    with mpmath.workdps(30):
+        assert abs(s["x"] - 8) < mpmath.mpf(10) ** -15
+        assert abs(s["y"] - mpmath.mpf(512) / 3) < mpmath.mpf(10) ** -16
+        assert abs(s["omega"] - mpmath.sqrt(3)) < mpmath.mpf(10) ** -15
+    assert (s["l1_left"] < 0) != (s["l1_right"] < 0)
+    rec = res.to_json()
+    json.dumps(rec)
+    (b,) = [p for p in rec["special_points"] if p["type"] == "bautin"]
+    assert set(b) == {"type", "x", "y", "omega", "factor", "certified", "l1_left", "l1_right"}
+    assert b["y"].startswith("170.666666666")
+    assert any("1 Bautin point" in n for n in res.notes)
+
+
+def test_l1_signs_match_the_generic_normal_form(cubic_map):
+    """Below b = 512/3 supercritical, above subcritical: the map's l1 along the curve and
+    normal_form at fixed b (theta the crossing parameter) agree in sign."""
+    model, res = cubic_map
+    (curve,) = [c for c in res.curves if c.kind == "hopf"]
+    l1 = res._details["l1"][res.curves.index(curve)]
+    for p, v in list(zip(curve.points, l1))[::14]:
+        if abs(p[1] - mpmath.mpf(512) / 3) < 5:
+            continue
+        nf = normal_form(model.with_values(b=mpmath.nstr(p[1], 15)), dps=15)
+        assert abs(nf.theta_c - p[0]) < 1e-12
+        assert (nf.l1 < 0) == (v < 0) == (p[1] < mpmath.mpf(512) / 3)
+    nf = normal_form(model.with_values(b="512/3"), dps=15)
+    assert abs(nf.l1) < 1e-20
+
+
+@pytest.mark.parametrize("L", [2, 3])
+def test_founding_map_has_no_bautin_point(L):
+    """The founding model is supercritical on every Hopf curve (issue 10: c1 = -(theta^3/4)
+    r'(theta) |q_x|^2): no Bautin point, and l1 < 0 at every curve point, as the founding
+    normal form says at sampled delays."""
+    from symdelay.models.erlang.founding import FoundingModel
+
+    model = build_model("erlang", L=L, mu=1, lam=1)
+    res = stability_map(
+        model, x=("D", "0.5", 12), y=("theta", 0, 20), cells=6, method="generic", bautin=True
+    )
+    assert [s["type"] for s in res.special_points] == ["turning_y"]
+    (values,) = res._details["l1"].values()
+    assert values and all(v is not None and v < 0 for v in values)
+    curve = res.curves[0]
+    for p in curve.points[:: len(curve.points) // 4]:
+        nf = normal_form(FoundingModel(L=L, mu=1, lam=1, D=mpmath.nstr(p[0], 15)), dps=15)
+        assert nf.l1 < 0 and abs(nf.theta_c - p[1]) < 1e-9 * p[1]
+    # the explicit map says why, without computing l1
+    fast = stability_map(model, x=("D", "0.5", 12), y=("theta", 0, 20), cells=6, bautin=True)
+    assert any("no Bautin point" in n for n in fast.notes)
+    assert not [s for s in fast.special_points if s["type"] == "bautin"]
+
+
+def test_bautin_off_skips_the_search(cubic_map):
+    model, _ = cubic_map
+    res = stability_map(model, x=("theta", 6, 10), y=("b", 100, 250), cells=4, bautin=False)
+    assert not [s for s in res.special_points if s["type"] == "bautin"]
+    assert res._details["l1"] == {}
