@@ -38,7 +38,7 @@ ORDER = 45
 PARAMETERS = {"mu": 1, "lam": 1}
 #: The L of the (D, theta) maps of the founding model. L = inf (the delay-differential limit)
 #: joins them by adding "inf" here once stability_map accepts it; everything below handles it.
-FOUNDING_LS = (1, 2, 3, 8)
+FOUNDING_LS = (1, 2, 3, 8, "inf")
 #: The box of the founding maps (one box for every L, so the panels compare).
 FOUNDING_BOX = (("D", "1/4", "12"), ("theta", "0", "16"))
 #: The L of the (kappa, theta) maps of the in-flight model, and its other parameters.
@@ -61,7 +61,10 @@ def founding_maps(quick: bool) -> dict:
     """``{L: StabilityMap}``: the (D, theta) map of the founding model at each L."""
     x, y = FOUNDING_BOX
     return {
-        L: stability_map(build_model("erlang", L=L, **PARAMETERS), x=x, y=y, dps=DPS, **grid(quick))
+        # the founding model's branches are explicit (its specialisation): no seed lines
+        L: stability_map(
+            build_model("erlang", L=L, **PARAMETERS), x=x, y=y, dps=DPS, cells=grid(quick)["cells"]
+        )
         for L in FOUNDING_LS
     }
 
@@ -341,8 +344,8 @@ def build(ctx) -> Section:
         )
         + "\\paragraph{What was searched.} "
         + _searched([*founding.values(), *inflight.values()])
-        + f" ({g['seeds']} seed lines each way and {g['cells']}$\\times${g['cells']} cells "
-        "in every map of this section.)\n\n"
+        + f" ({g['cells']}$\\times${g['cells']} cells in every map of this section; the "
+        f"in-flight maps seeded from {g['seeds']} lines each way.)\n\n"
         + _notes(
             [(f"founding model, $L = {_L(L)}$", m) for L, m in founding.items()]
             + [(f"in-flight model, $L = {L}$", m) for L, m in inflight.items()]
