@@ -359,3 +359,15 @@ def test_second_net_finds_a_branch_the_grid_lines_missed(founding, monkeypatch):
     assert not [n for n in m.notes if "no traced boundary" in n]
     (s,) = [s for s in m.special_points if s["type"] == "turning_y"]
     assert abs(s["x"] - 3) < mpmath.mpf(10) ** -12
+
+
+def test_a_count_change_across_a_bending_curve_is_explained():
+    """nserver (lam, theta): the Hopf curve theta = 9/lam bends between cell centres, so the
+    traced polyline can pass on the other side of a centre; the exact crossing on the
+    segment joining the two centres explains the change (no false note)."""
+    m = stability_map(
+        build_model("nserver", N=3, L=2, mu=1, D=1), x=("lam", "1/4", 4), y=("theta", 0, 16)
+    )
+    assert not [n for n in m.notes if "no traced boundary" in n]
+    ((th, _omega, kind, _factor, certified),) = m.crossings(x="709/256")
+    assert kind == "hopf" and certified and abs(float(th) - 9 / (709 / 256)) < 1e-12

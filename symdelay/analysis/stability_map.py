@@ -207,7 +207,7 @@ class StabilityMap(Result):
             wt = ", ".join(mpmath.nstr(v, 12) for v in w) if isinstance(w, tuple) else None
             wt = wt if wt is not None else mpmath.nstr(w, 12)
             rows.append(
-                rf"\text{{{s['type'].replace('_', ' ')}}}: & {xs} = {mpmath.nstr(s['x'], 12)},"
+                rf"\text{{{s['type'].replace('_', ' ')}}}: &\quad {xs} = {mpmath.nstr(s['x'], 12)},"
                 rf"\ {ys} = {mpmath.nstr(s['y'], 12)},\ \omega = {wt}"
             )
         if not rows:
@@ -903,17 +903,24 @@ def stability_map(
 
     missing = unexplained()
     extra_lines = 0
+    crossed = set()  # pairs whose joining segment has an exact crossing (explained)
     if missing:
         more = []
         for j, k, j2, k2 in missing[:40]:
+            found = []
             for i, num, den, _m in moving:
                 if j == j2:  # horizontal neighbours: the line y = cy[j], x between centres
-                    more += seeds_on(ys, cy[j], xs, cx[k], cx[k2], i, num, den)
+                    found += seeds_on(ys, cy[j], xs, cx[k], cx[k2], i, num, den)
                 else:
-                    more += seeds_on(xs, cx[k], ys, cy[j], cy[j2], i, num, den)
+                    found += seeds_on(xs, cx[k], ys, cy[j], cy[j2], i, num, den)
+            if found:
+                # a boundary crosses the segment between the two centres (the traced
+                # polyline may pass on the other side of a centre where the curve bends)
+                crossed.add((j, k, j2, k2))
+            more += found
             extra_lines += 1
         trace_seeds(more)
-        missing = unexplained()
+        missing = [m for m in unexplained() if m not in crossed]
     for j, k, j2, k2 in missing[:5]:
         notes.append(
             f"the unstable count changes between the cells at ({cx[k]}, {cy[j]}) and "

@@ -1,4 +1,4 @@
-"""The figure of a stability map (matplotlib ``Figure`` API, no pyplot state): the cells
+"""The figure of a stability map (a pyplot figure when no axes are given, as every plot()): the cells
 shaded by their exact number of unstable roots, the certified Hopf and fold curves, and the
 special points marked and named. Nothing here computes mathematics."""
 
@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.colors import BoundaryNorm, ListedColormap
-from matplotlib.figure import Figure
 
 __all__ = ["stability_map_figure"]
 
@@ -23,8 +22,10 @@ def _label(name: str) -> str:
 def stability_map_figure(m, ax=None):
     """Regions (grey levels by unstable-root count), curves, special points of ``m``."""
     fig = None
-    if ax is None:
-        fig = Figure(figsize=(6.4, 4.6), layout="tight")
+    if ax is None:  # a pyplot figure, so a notebook shows it (as every other plot())
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(6.4, 4.6), layout="tight")
         ax = fig.subplots()
     xlo, xhi = float(m.x[1]), float(m.x[2])
     ylo, yhi = float(m.y[1]), float(m.y[2])
