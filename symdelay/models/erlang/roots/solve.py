@@ -142,6 +142,14 @@ def _lambert_root(mu, lam, theta, D, k):
     return -mu + mpmath.lambertw(-lam * theta * D * mpmath.exp(mu * D), k) / D
 
 
+def _float(x) -> float:
+    """``float(x)``, ``inf`` beyond the double range (a ``Fraction`` raises there)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
 def _mpq(v) -> mpmath.mpf:
     """An exact rational (a ``Fraction`` or a SymPy Rational) at the working precision."""
     if isinstance(v, Fraction):
@@ -484,13 +492,13 @@ def _rhp_count(F, p, L):
         # |Im r| = |lam theta|), each costing the contour several segments
         if bound * p["D"] > MAX_INFINITE_L_SCALE:
             raise SymdelayInputError(
-                f"|lam*theta|*D = {float(bound * p['D']):.3g}: for L = inf about "
-                f"{float(2 * bound * p['D'] / math.pi):.3g} roots lie in the box the unstable "
+                f"|lam*theta|*D = {_float(bound * p['D']):.3g}: for L = inf about "
+                f"{mpmath.nstr(2 * _mpq(bound * p['D']) / mpmath.pi, 3)} roots lie in the box the unstable "
                 f"count must search, beyond the contour's {MAX_SEGMENTS} segments; give "
                 f"|lam*theta|*D below {MAX_INFINITE_L_SCALE:g}"
             )
-        x1, y1 = float(max(bound - p["mu"], 0) + 1), float(bound + 1)
-        return count_zeros(F, 0, x1, -y1, y1, pieces_per_unit=4 * max(float(p["D"]), 1))
+        x1, y1 = _float(max(bound - p["mu"], 0) + 1), _float(bound + 1)
+        return count_zeros(F, 0, x1, -y1, y1, pieces_per_unit=4 * max(_float(p["D"]), 1))
     gq = sp.Rational(L) / p["D"]
     with mpmath.workdps(30):
         kk = mpmath.mpf(k.p) / k.q
