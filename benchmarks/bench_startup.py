@@ -2,7 +2,8 @@
 ``python -c "import sympy"`` in the same run (medians of interleaved runs).
 
 Goals (issue 18): ``symdelay --help`` and every ``symdelay COMMAND --help`` <= 0.15 s of CPU;
-a closed-form ``critical`` <= 0.8 s; (issue 22) ``critical --L inf`` < 0.3 s. Results: ``benchmarks/results/startup.txt``.
+a closed-form ``critical`` <= 0.8 s; (issue 22) ``critical --L inf`` and ``roots --L inf``
+< 0.3 s. Results: ``benchmarks/results/startup.txt``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def main() -> int:
     cases["symdelay critical --L inf --mu 1 --lam 2 --D 1"] = [
         py, "-m", "symdelay", "critical", "--L", "inf", "--mu", "1", "--lam", "2", "--D", "1",
     ]  # fmt: skip
+    cases["symdelay roots --L inf --mu 1 --lam 2 --theta 1 --D 1"] = [
+        py, "-m", "symdelay", "roots", "--L", "inf", "--mu", "1", "--lam", "2", "--theta", "1",
+        "--D", "1",
+    ]  # fmt: skip
     times = {k: [] for k in cases}
     for _ in range(ROUNDS):  # interleaved: every case once per round
         for k, argv in cases.items():
@@ -73,6 +78,9 @@ def main() -> int:
         "delay-differential critical (issue 22): "
         f"{med['symdelay critical --L inf --mu 1 --lam 2 --D 1']:.3f} s (goal < 0.3 s: "
         f"{'met' if med['symdelay critical --L inf --mu 1 --lam 2 --D 1'] < 0.3 else 'NOT met'})",
+        "delay-differential roots (issue 22): "
+        f"{med['symdelay roots --L inf --mu 1 --lam 2 --theta 1 --D 1']:.3f} s (goal < 0.3 s: "
+        f"{'met' if med['symdelay roots --L inf --mu 1 --lam 2 --theta 1 --D 1'] < 0.3 else 'NOT met'})",
     ]
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text("\n".join(lines) + "\n")
