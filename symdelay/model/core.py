@@ -41,7 +41,16 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.model.records import Equilibrium, Factor, _cycles, _is_zero
 
-__all__ = ["Model", "Specialisable", "Transition", "DOMAINS", "Equilibrium", "Factor"]
+__all__ = [
+    "Model",
+    "NoTable",
+    "Specialisable",
+    "TableOnDemand",
+    "Transition",
+    "DOMAINS",
+    "Equilibrium",
+    "Factor",
+]
 
 #: Parameter domains a model may declare.
 DOMAINS = ("positive", "nonnegative", "real", "probability")
@@ -579,3 +588,33 @@ class Model(Specialisable, LatexDisplay):
 
 def _order(perm) -> int:
     return math.lcm(*[len(c) for c in _cycles(perm)])
+
+
+class NoTable(SymdelayInputError, AttributeError):
+    """A family's model object that has no transition table (a limit, a symbolic L)."""
+
+
+class TableOnDemand(Model):
+    """A family's model object (checked options, fast paths) whose transition table is
+    built on first use: an attribute the instance lacks (``states``, ``factors``, ...) comes
+    from ``_table()``, copied in once. ``_OWN``: the object's own attribute names (never
+    looked up in the table); ``_no_table(name)``: why there is none, or None."""
+
+    _OWN: ClassVar[tuple] = ()
+
+    def _table(self) -> Model:  # pragma: no cover - every subclass builds one
+        raise NotImplementedError
+
+    def _no_table(self, name: str) -> str | None:
+        return None
+
+    def __getattr__(self, name):
+        # only attributes the instance lacks arrive here: the transition table's
+        if name.startswith("__") or name in type(self)._OWN:
+            raise AttributeError(name)
+        why = self._no_table(name)
+        if why is not None:
+            raise NoTable(why)
+        for k, v in self._table().__dict__.items():
+            self.__dict__.setdefault(k, v)
+        return object.__getattribute__(self, name)

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import ClassVar
 
 from symdelay.core.errors import SymdelayInputError
-from symdelay.model.core import Model
+from symdelay.model.core import Model, NoTable, TableOnDemand
 
 __all__ = ["FoundingModel", "NoTable"]
 
@@ -41,11 +41,7 @@ def _checked(name: str, value, positive: bool):
     return as_parameter(name, value, positive=positive)
 
 
-class NoTable(SymdelayInputError, AttributeError):
-    """The delay-differential limit (L = inf) has no transition table."""
-
-
-class FoundingModel(Model):
+class FoundingModel(TableOnDemand):
     """The founding model with checked options ``L, mu, lam, theta, D`` (exact; ``None``:
     symbolic). It is a :class:`~symdelay.model.Model`: the transition table's attributes
     (``states``, ``factors``, ``equilibrium``, ...) are built on first use. ``L`` may be
@@ -109,31 +105,29 @@ class FoundingModel(Model):
             self.__dict__["_options"] = found
         return found
 
-    def __getattr__(self, name):
-        # only attributes the instance lacks arrive here: the transition table's
-        if name.startswith("__") or name in ("phases", "infinite", "symbolic", "numbers", "name"):
-            raise AttributeError(name)
+    _OWN: ClassVar[tuple] = ("phases", "infinite", "symbolic", "numbers", "name")
+
+    def _no_table(self, name: str) -> str | None:
+        shown = self.__dict__.get("name", "the founding model")
         if self.__dict__.get("symbolic"):
-            raise NoTable(
-                f"{self.__dict__.get('name', 'the founding model')}: L is a symbol, which has "
-                f"no transition table ({name}); give L as an integer >= 1 (its closed form "
-                "answers the characteristic polynomial)"
+            return (
+                f"{shown}: L is a symbol, which has no transition table ({name}); give L as an "
+                "integer >= 1 (its closed form answers the characteristic polynomial)"
             )
         if self.__dict__.get("infinite"):
-            raise NoTable(
-                f"{self.__dict__.get('name', 'the founding model')}: L = inf is the "
-                f"delay-differential limit, which has no transition table ({name}); its "
-                "analyses are the closed forms (critical, roots, stability, verify)"
+            return (
+                f"{shown}: L = inf is the delay-differential limit, which has no transition "
+                f"table ({name}); its analyses are the closed forms (critical, roots, "
+                "stability, verify)"
             )
-        self._build_table()
-        return object.__getattribute__(self, name)
+        return None
 
-    def _build_table(self) -> None:
+    def _table(self) -> Model:
         from symdelay.models.delayed_routing import delayed_routing_model
         from symdelay.models.phase import PhaseType
 
         o = self.options
-        table = delayed_routing_model(
+        return delayed_routing_model(
             N=2,
             delay=PhaseType.erlang(self.L, o["D"]),
             mu=o["mu"],
@@ -141,8 +135,6 @@ class FoundingModel(Model):
             theta=o["theta"],
             name=self.name,
         )
-        for k, v in table.__dict__.items():
-            self.__dict__.setdefault(k, v)
 
     def default_start(self) -> list:
         """The paper's start, on every path: ``q1 = 0``, ``q2 = 1``, all delay phases empty."""

@@ -23,7 +23,7 @@ from typing import ClassVar
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
-from symdelay.model.core import Model
+from symdelay.model.core import Model, NoTable, TableOnDemand
 
 __all__ = ["InflightModel", "KAPPA", "NoTable", "PATTERNS", "observation_pattern"]
 
@@ -31,10 +31,6 @@ _S = "symdelay.models.inflight.curve:"
 
 #: the in-flight weight as a free parameter of the transition table
 KAPPA = sp.Symbol("kappa")
-
-
-class NoTable(SymdelayInputError, AttributeError):
-    """L = inf (the delayed-information limit) has no transition table."""
 
 
 #: Named observation patterns (which delay phases the dispatcher sees).
@@ -95,7 +91,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-class InflightModel(Model):
+class InflightModel(TableOnDemand):
     """Two queues, logit routing on ``q_i + sum_l kappa_l z_{i,l}``, Erlang(L, mean D) delay,
     with checked options ``L, mu, lam, theta, D, kappa, pattern`` (exact; ``None``: symbolic).
     It is a :class:`~symdelay.model.Model`: the transition table's attributes (``states``,
@@ -173,25 +169,21 @@ class InflightModel(Model):
         shown = "inf" if self.infinite else L
         self.name = f"two queues, routing on jobs in service and in flight, Erlang({shown}) delay"
 
-    def __getattr__(self, name):
-        # only attributes the instance lacks arrive here: the transition table's
-        if name.startswith("__") or name in self._OWN:
-            raise AttributeError(name)
-        if self.__dict__.get("infinite"):
-            raise NoTable(
-                f"{self.__dict__.get('name', 'the in-flight model')}: L = inf is the "
-                f"delayed-information limit, which has no transition table ({name}); its "
-                "analysis is the closed form kappa* = 1/2 (kappa-star)"
-            )
-        self._build_table()
-        return object.__getattribute__(self, name)
+    def _no_table(self, name: str) -> str | None:
+        if not self.__dict__.get("infinite"):
+            return None
+        return (
+            f"{self.__dict__.get('name', 'the in-flight model')}: L = inf is the "
+            f"delayed-information limit, which has no transition table ({name}); its "
+            "analysis is the closed form kappa* = 1/2 (kappa-star)"
+        )
 
-    def _build_table(self) -> None:
+    def _table(self) -> Model:
         from symdelay.models.delayed_routing import delayed_routing_model
         from symdelay.models.phase import PhaseType
 
         o = self.options
-        table = delayed_routing_model(
+        return delayed_routing_model(
             N=2,
             delay=PhaseType.erlang(self.L, o["D"]),
             mu=o["mu"],
@@ -200,8 +192,6 @@ class InflightModel(Model):
             kappa=list(self.weights),
             name=self.name,
         )
-        for k, v in table.__dict__.items():
-            self.__dict__.setdefault(k, v)
 
     def with_values(self, **values) -> Model:
         """The same model with more options given numbers (an in-flight model while only its
