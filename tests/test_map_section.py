@@ -52,9 +52,13 @@ def test_printed_special_points_are_the_records(built):
         assert m.latex() in body
     for m in (*founding.values(), *inflight.values()):
         assert escape(m.searched[0].upper() + m.searched[1:]) in body
-    for m in founding.values():
-        for g in m.record()["regions"]:
-            assert f"{g['unstable_roots']} unstable roots ({g['cells']} cells)" in body
+    for m in founding.values():  # regions grouped by their count: cells summed, pieces counted
+        regions = m.record()["regions"]
+        for n in {g["unstable_roots"] for g in regions}:
+            same = [g for g in regions if g["unstable_roots"] == n]
+            cells = sum(g["cells"] for g in same)
+            tail = f" in {len(same)} regions)" if len(same) > 1 else ")"
+            assert f"{n} unstable roots ({cells} cells{tail}" in body
 
 
 def _difference_roots(L, mu, lam, theta, D):

@@ -108,6 +108,7 @@ _ESCAPES = {
     "^": r"\textasciicircum{}",
     "<": r"\textless{}",
     ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 
 

@@ -32,14 +32,30 @@ def stability_map_figure(m, ax=None):
     counts = np.array(m.cell_counts, dtype=float)
     levels = sorted({int(c) for c in counts.ravel()})
     shades = ["#ffffff", "#f4c7a1", "#e0876a", "#b5485a", "#7a2e5e", "#3f2257"]
-    # one shade per count (the same count has the same shade in every map)
-    cmap = ListedColormap([shades[min(n, len(shades) - 1)] for n in levels])
+    many = levels[-1] >= len(shades)  # beyond the fixed shades: a graded scale and a colour bar
+    if many:
+        from matplotlib import colormaps
+
+        ramp = colormaps["magma_r"]
+        top = max(levels[-1], 1)
+        colors = ["#ffffff" if n == 0 else ramp(0.1 + 0.8 * n / top) for n in levels]
+    else:
+        # one shade per count (the same count has the same shade in every map)
+        colors = [shades[n] for n in levels]
+    cmap = ListedColormap(colors)
     index = np.vectorize(levels.index)(counts.astype(int))
     norm = BoundaryNorm(np.arange(len(levels) + 1) - 0.5, len(levels))
-    ax.imshow(index, origin="lower", extent=(xlo, xhi, ylo, yhi), aspect="auto", cmap=cmap,
-              norm=norm, interpolation="nearest")  # fmt: skip
-    for k, n in enumerate(levels):
-        ax.fill_between([], [], color=cmap(k), label=f"{n} unstable roots")
+    image = ax.imshow(index, origin="lower", extent=(xlo, xhi, ylo, yhi), aspect="auto",
+                      cmap=cmap, norm=norm, interpolation="nearest")  # fmt: skip
+    if many:
+        step = max(1, len(levels) // 8)
+        bar = ax.figure.colorbar(image, ax=ax, ticks=list(range(0, len(levels), step)))
+        bar.ax.set_yticklabels([str(levels[k]) for k in range(0, len(levels), step)])
+        bar.set_label("unstable roots", fontsize=7)
+        bar.ax.tick_params(labelsize=6)
+    else:
+        for k, n in enumerate(levels):
+            ax.fill_between([], [], color=cmap(k), label=f"{n} unstable roots")
     for c in m.curves:
         x, y, _ = c.arrays()
         style = "-" if c.kind == "hopf" else "--"

@@ -181,9 +181,14 @@ def _figure(path, caption, width="0.95"):
 
 def _regions(m) -> str:
     """The regions of a map in words, from its record."""
-    rec = m.record()
-    parts = [f"{g['unstable_roots']} unstable roots ({g['cells']} cells)" for g in rec["regions"]]
-    return ", ".join(parts)
+    by_count: dict = {}
+    for g in m.record()["regions"]:
+        cells, pieces = by_count.get(g["unstable_roots"], (0, 0))
+        by_count[g["unstable_roots"]] = (cells + g["cells"], pieces + 1)
+    return ", ".join(
+        f"{n} unstable roots ({cells} cells" + (f" in {pieces} regions)" if pieces > 1 else ")")
+        for n, (cells, pieces) in sorted(by_count.items())
+    )
 
 
 def _special_rows(maps) -> list:
