@@ -190,3 +190,21 @@ def delayed_routing_model(
         source=name,
         mode_names={"0": "sum", **{str(j): "difference" for j in range(1, N)}},
     )
+
+
+def two_queue_erlang(L: int, options: dict, name: str, kappa=None) -> Model:
+    """The transition table of two queues with an Erlang(L) delay of mean ``options["D"]``
+    and the other ``options`` (``mu``, ``lam``, ``theta``; None: symbolic), the jobs in
+    flight weighted by ``kappa`` (one weight per phase; None: not observed): the table the
+    founding and in-flight model objects build on first use."""
+    from symdelay.models.phase import PhaseType
+
+    return delayed_routing_model(
+        N=2,
+        delay=PhaseType.erlang(L, options["D"]),
+        mu=options["mu"],
+        lam=options["lam"],
+        theta=options["theta"],
+        kappa=kappa,
+        name=name,
+    )

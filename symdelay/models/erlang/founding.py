@@ -123,18 +123,9 @@ class FoundingModel(TableOnDemand):
         return None
 
     def _table(self) -> Model:
-        from symdelay.models.delayed_routing import delayed_routing_model
-        from symdelay.models.phase import PhaseType
+        from symdelay.models.delayed_routing import two_queue_erlang
 
-        o = self.options
-        return delayed_routing_model(
-            N=2,
-            delay=PhaseType.erlang(self.L, o["D"]),
-            mu=o["mu"],
-            lam=o["lam"],
-            theta=o["theta"],
-            name=self.name,
-        )
+        return two_queue_erlang(self.L, self.options, self.name)
 
     def default_start(self) -> list:
         """The paper's start, on every path: ``q1 = 0``, ``q2 = 1``, all delay phases empty."""

@@ -179,19 +179,9 @@ class InflightModel(TableOnDemand):
         )
 
     def _table(self) -> Model:
-        from symdelay.models.delayed_routing import delayed_routing_model
-        from symdelay.models.phase import PhaseType
+        from symdelay.models.delayed_routing import two_queue_erlang
 
-        o = self.options
-        return delayed_routing_model(
-            N=2,
-            delay=PhaseType.erlang(self.L, o["D"]),
-            mu=o["mu"],
-            lam=o["lam"],
-            theta=o["theta"],
-            kappa=list(self.weights),
-            name=self.name,
-        )
+        return two_queue_erlang(self.L, self.options, self.name, kappa=list(self.weights))
 
     def with_values(self, **values) -> Model:
         """The same model with more options given numbers (an in-flight model while only its
