@@ -540,3 +540,39 @@ def test_import_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+# ------------------------------------------------------------------ reductions
+@pytest.mark.parametrize(
+    ("key", "claim"),
+    [
+        ("erlang2", "lam*theta < mu"),
+        ("erlang2", "lam*theta < 1"),
+        ("inflight2_kappa", "kappa > 1/10"),
+        ("hypoexp2", "lam*theta < 3"),
+        ("own_names", "arr*beta < 8*srv"),
+    ],
+)
+def test_products_and_witnesses_change_no_verdict(monkeypatch, key, claim):
+    """``lam*theta`` as one variable and the sampled witnesses are shortcuts: the verdicts
+    equal those of nlsat on the full variable set, and a refutation stays exact."""
+    import symdelay.analysis.decide as dec
+
+    m = model_of(key)
+    assume = ("beta >= 0",) if key == "own_names" else ("theta >= 0",)
+    fast = decide(m, claim, assume=assume)
+    product = "arr*beta" if key == "own_names" else "lam*theta"
+    assert f"{product} one variable" in fast.scaling
+    monkeypatch.setattr(dec, "_products", lambda *a: ())
+    monkeypatch.setattr(dec, "_witness", lambda *a, **k: None)
+    slow = decide(m, claim, assume=assume)
+    assert "one variable" not in slow.scaling
+    assert fast.relation_to_stability == slow.relation_to_stability
+    assert fast.directions == slow.directions
+    _confirm(m, key, assume, claim, fast)
+
+
+def test_a_product_is_kept_apart_when_a_relation_splits_it():
+    m = model_of("erlang2")
+    d = decide(m, "lam < 2 and lam*theta < mu", assume=["theta >= 0"])
+    assert "one variable" not in d.scaling and d.relation_to_stability == "sufficient"

@@ -44,6 +44,12 @@ time), and every relation of the claim, of ``assume`` and of the auxiliary defin
 homogeneous under the same scaling (checked exactly, with the auxiliary variables' weights),
 then each formula is satisfiable iff it is with one rate fixed to 1: that rate is removed.
 
+**Products.** If two parameters ``a > 0`` and ``b`` (positive, nonnegative or real, no upper
+bound) enter every relation only through their product (``lam*theta`` in the logit models),
+the pair is replaced by one variable ``k = a*b`` with ``b``'s sign domain: ``(a, b) -> a*b``
+maps the domain onto it, so a formula is satisfiable iff its reduced form is, and a solution
+``k`` gives back ``a = 1, b = k``. Checked exactly, relation by relation; one variable fewer.
+
 The relation (``equivalent``, ``necessary``, ``sufficient``, ``neither``) is given only when
 both directions are proven or refuted.
 """
@@ -228,9 +234,10 @@ def _weighted_degree(P, weights: dict):
     return degs.pop() if len(degs) == 1 else None
 
 
-def _scale_variable(model, sf: StabilityFormula, claims) -> tuple:
+def _scale_variable(model, sf: StabilityFormula, claims, exclude=()) -> tuple:
     """``(parameter fixed to 1, note)`` when every factor and every claim formula is
-    invariant under scaling ``r`` and the positive parameters; else ``(None, note)``."""
+    invariant under scaling ``r`` and the positive parameters; else ``(None, note)``.
+    ``exclude``: rates that may not be the one fixed (replaced by a product)."""
     rates = [p for p in sf.parameters if model.domains[p] == "positive"]
     if not rates:
         return None, "no positive rate parameter: no scaling"
@@ -260,11 +267,186 @@ def _scale_variable(model, sf: StabilityFormula, claims) -> tuple:
     for c in sf.conditions:
         for p in rates:
             degree[p] += sp.degree(c.lhs, p) if c.lhs.has(p) else 0
-    fixed = max(rates, key=lambda p: (degree[p], str(p)))
+    candidates = [p for p in rates if p not in exclude]
+    if not candidates:
+        return None, "the only rates enter through products: no scaling"
+    # the rate of lowest total degree in the conditions: nlsat's projections stay small
+    # (in-flight L = 3: 4.7 s with mu fixed, over 30 s with gamma, the highest)
+    fixed = min(candidates, key=lambda p: (degree[p], str(p)))
     return fixed, (
         f"every factor and the claim are invariant under scaling r and the rates "
         f"({', '.join(map(str, rates))}) by c > 0: {fixed} fixed to 1"
     )
+
+
+# ------------------------------------------------------------------ products
+def _all_polys(nodes) -> list:
+    out = []
+    for n in nodes:
+        for _, P, _op in walk_rels(n):
+            if P not in out:
+                out.append(P)
+    return out
+
+
+def _products(model, nodes, symbols) -> tuple:
+    """Pairs ``(a, b, k)``: ``a > 0`` and ``b`` (no upper bound) enter every relation of
+    ``nodes`` only through ``a*b`` (besides their own domain relations); ``k`` the new
+    variable. Disjoint pairs, greedy in parameter order."""
+    polys = _all_polys(nodes)
+    params = [p for p in model.free_parameters if p in symbols]
+    used, out = set(), []
+    for a in params:
+        if a in used or model.domains[a] != "positive":
+            continue
+        for b in params:
+            if b == a or b in used or model.domains[b] not in ("positive", "nonnegative", "real"):
+                continue
+            k = sp.Symbol(f"{a.name}*{b.name}", real=True)
+            if not any(P.has(a) and P.has(b) for P in polys):
+                continue
+            ok = True
+            for P in polys:
+                if P in (a, b) or not (P.has(a) or P.has(b)):
+                    continue
+                if sp.expand(P.xreplace({b: k / a})).has(a):
+                    ok = False
+                    break
+            if ok:
+                out.append((a, b, k))
+                used |= {a, b}
+                break
+    return tuple(out)
+
+
+def _reduce(node, products):
+    """``node`` with every product pair replaced by its variable (see :func:`_products`)."""
+    if not products:
+        return node
+    kind = node[0]
+    if kind in ("and", "or"):
+        return (kind, tuple(_reduce(c, products) for c in node[1]))
+    if kind == "not":
+        return ("not", _reduce(node[1], products))
+    if kind != "rel":
+        return node
+    _, P, op = node
+    for a, b, k in products:
+        if a == P:  # a > 0 (its domain): true
+            return TRUE if op in (">", ">=", "!=") else FALSE
+        if b == P:  # sign(b) = sign(k) as a > 0
+            return ("rel", k, op)
+        if P.has(a) or P.has(b):
+            P = sp.expand(P.xreplace({b: k / a}))
+    return ("rel", P, op)
+
+
+def _frame_symbols(symbols, products) -> list:
+    gone = {s for a, b, _ in products for s in (a, b)}
+    return [s for s in symbols if s not in gone] + [k for _, _, k in products]
+
+
+# ------------------------------------------------------------------ sampled witnesses
+_NICE = (1, 2, 1 / 2, 10, 1 / 10, 4, 1 / 4, 100, 1 / 100, 3, 1 / 3, 1000, 1 / 1000, 20, 1 / 20)
+
+
+def _witness(nodes, symbols, fixed, domains, n=2000, seed=20261202):
+    """A rational point where every node holds (checked exactly), or None.
+
+    Points drawn from simple rationals (powers of 2, 3 and 10, and log-uniform values over
+    six decades to two significant digits) by each variable's domain
+    (``positive``, ``nonnegative``, ``probability``, else real of either sign), screened in
+    floating point and the candidates confirmed in exact rational arithmetic; a hit is a
+    proof of satisfiability, so nlsat is asked only when none is found."""
+    import numpy as np
+
+    free = [s for s in symbols if s != fixed]
+    if not free or len(free) > 12:
+        return None
+    polys = _all_polys(nodes)
+    if any(P.free_symbols - set(symbols) for P in polys):
+        return None
+    rng = np.random.default_rng(seed)
+    nice = np.array(_NICE, dtype=float)
+    cols = {}
+    for v in free:
+        x = nice[rng.integers(0, len(nice), n)]
+        spread = 10 ** rng.uniform(-3, 3, n)
+        digits = 10.0 ** (np.floor(np.log10(spread)) - 1)
+        x = np.where(rng.random(n) < 0.5, x, np.round(spread / digits) * digits)
+        dom = domains.get(v, "real")
+        if dom == "nonnegative":
+            x = np.where(rng.random(n) < 0.15, 0.0, x)
+        elif dom == "probability":
+            x = np.array([0, 1, 1 / 2, 1 / 4, 3 / 4, 1 / 10, 9 / 10])[rng.integers(0, 7, n)]
+        elif dom != "positive":
+            x = np.where(rng.random(n) < 0.5, -x, x)
+            x = np.where(rng.random(n) < 0.1, 0.0, x)
+        cols[v] = x
+    if fixed is not None:
+        cols[fixed] = np.ones(n)
+    values = {}
+    with np.errstate(all="ignore"):
+        for P in polys:
+            gens = sorted(P.free_symbols, key=str)
+            f = sp.lambdify(gens, P, "numpy")
+            values[P] = np.broadcast_to(np.asarray(f(*[cols[g] for g in gens]), float), (n,))
+    ok = _float_holds(nodes, values, n)
+    for i in np.flatnonzero(ok)[:8]:
+        point = {v: sp.Rational(Fraction(float(cols[v][i])).limit_denominator(1000)) for v in free}
+        if fixed is not None:
+            point[fixed] = sp.Integer(1)
+        if all(_exact_holds(nd, point) for nd in nodes):
+            return point
+    return None
+
+
+def _float_holds(node, values, n):
+    import numpy as np
+
+    if isinstance(node, list):
+        out = np.ones(n, dtype=bool)
+        for nd in node:
+            out &= _float_holds(nd, values, n)
+        return out
+    kind = node[0]
+    if kind == "true":
+        return np.ones(n, dtype=bool)
+    if kind == "false":
+        return np.zeros(n, dtype=bool)
+    if kind == "and":
+        return _float_holds(list(node[1]), values, n)
+    if kind == "or":
+        out = np.zeros(n, dtype=bool)
+        for c in node[1]:
+            out |= _float_holds(c, values, n)
+        return out
+    if kind == "not":
+        return ~_float_holds(node[1], values, n)
+    _, P, op = node
+    v = values[P]
+    # a margin so that float rounding does not decide: the exact check comes after
+    tol = 1e-9 * (1 + np.abs(v))
+    return {">": v > tol, ">=": v > -tol, "==": np.abs(v) <= tol, "!=": np.abs(v) > tol}[op]
+
+
+def _exact_holds(node, point) -> bool:
+    kind = node[0]
+    if kind == "true":
+        return True
+    if kind == "false":
+        return False
+    if kind == "and":
+        return all(_exact_holds(c, point) for c in node[1])
+    if kind == "or":
+        return any(_exact_holds(c, point) for c in node[1])
+    if kind == "not":
+        return not _exact_holds(node[1], point)
+    _, P, op = node
+    v = P.xreplace(point)
+    if not v.is_Rational:
+        return False
+    return {">": v > 0, ">=": v >= 0, "==": v == 0, "!=": v != 0}[op]
 
 
 # ------------------------------------------------------------------ z3
@@ -309,10 +491,20 @@ def _z3_node(node, zvars, z3):
     return {">": e > 0, ">=": e >= 0, "==": e == 0, "!=": e != 0}[op]
 
 
-def _solve(nodes, symbols, fixed, timeout_ms):
-    """Decide the conjunction of ``nodes``: ``(status, model dict or None, smt2, seconds)``."""
+def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None):
+    """Decide the conjunction of ``nodes``: ``(status, model dict or None, smt2, seconds)``;
+    ``products`` (:func:`_products`) are replaced by their variables first and a solution
+    is given back in the original parameters. A sat answer comes first from a short
+    search of rational points (:func:`_witness`; ``domains``: where to draw each
+    variable), else from nlsat."""
     import z3
 
+    domains = dict(domains or {})
+    for _, b, k in products:
+        domains[k] = domains.get(b, "real")
+    if products:
+        nodes = [_reduce(n, products) for n in nodes]
+        symbols = _frame_symbols(symbols, products)
     zvars = {s: z3.Real(s.name) for s in symbols}
     if fixed is not None:
         zvars[fixed] = z3.RealVal(1)
@@ -322,6 +514,11 @@ def _solve(nodes, symbols, fixed, timeout_ms):
         solver.add(_z3_node(n, zvars, z3))
     smt2 = solver.to_smt2()
     t0 = time.perf_counter()
+    hit = _witness(nodes, symbols, fixed, domains)
+    if hit is not None:
+        for a, b, k in products:
+            hit[a], hit[b] = sp.Integer(1), hit.pop(k)
+        return "sat", hit, smt2, time.perf_counter() - t0
     answer = solver.check()
     elapsed = time.perf_counter() - t0
     if answer == z3.unsat:
@@ -335,6 +532,8 @@ def _solve(nodes, symbols, fixed, timeout_ms):
                 continue
             val = m.eval(v, model_completion=True)
             values[s] = _exact_value(val, z3)
+        for a, b, k in products:
+            values[a], values[b] = sp.Integer(1), values.pop(k)
         return "sat", values, smt2, elapsed
     return "unknown", solver.reason_unknown(), smt2, elapsed
 
@@ -502,6 +701,7 @@ class _Context:
     symbols: list
     hyps: list
     stable_nodes: list
+    products: tuple = ()
 
 
 def _context(model, claim, assume, aliases, timeout_ms) -> _Context:
@@ -509,19 +709,25 @@ def _context(model, claim, assume, aliases, timeout_ms) -> _Context:
     names = _aliases(model, aliases)
     cf = _claim_formula(model, claim, "claim", names)
     assumptions = [_claim_formula(model, a, "assumption", names) for a in assume]
-    fixed, scaling = _scale_variable(model, sf, [cf, *assumptions])
     symbols = [*sf.parameters, *cf.aux_symbols]
     for a in assumptions:
         symbols += a.aux_symbols
     hyps = [_domain_node(model), *cf.definitions]
     for a in assumptions:
         hyps += [a.node, *a.definitions]
-    if _solve(hyps, symbols, fixed, timeout_ms)[0] == "unsat":
+    stable_nodes = [(f, _factor_node(conds)) for f, conds in sf.per_factor]
+    products = _products(model, [*hyps, cf.node, *[n for _, n in stable_nodes]], symbols)
+    exclude = {a for a, _, _ in products}
+    fixed, scaling = _scale_variable(model, sf, [cf, *assumptions], exclude)
+    if products:
+        scaling += "; " + ", ".join(f"{a}*{b} one variable" for a, b, _ in products)
+    if _solve(hyps, symbols, fixed, timeout_ms, products, model.domains)[0] == "unsat":
         raise SymdelayInputError(
             "the assumptions contradict the parameter domains: nothing to decide"
         )
-    stable_nodes = [(f, _factor_node(conds)) for f, conds in sf.per_factor]
-    return _Context(model, sf, cf, assumptions, fixed, scaling, symbols, hyps, stable_nodes)
+    return _Context(
+        model, sf, cf, assumptions, fixed, scaling, symbols, hyps, stable_nodes, products
+    )
 
 
 def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
@@ -530,10 +736,13 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
     t0 = time.perf_counter()
     hyps, cf = ctx.hyps, ctx.cf
     if direction == "claim_implies_target":
+        # one check per condition of each factor: not (c_1 and ... and c_m) is the
+        # disjunction of the not c_i, and nlsat decides the pieces far faster
         checks = [
-            (f"claim and not stable ({f.mode} factor)", [*hyps, cf.node, neg(node)])
-            for f, node in ctx.stable_nodes
+            (f"claim and not condition {i + 1} ({f.mode} factor)", [*hyps, cf.node, neg(c)])
+            for (f, node), (_, conds) in zip(ctx.stable_nodes, ctx.sf.per_factor, strict=True)
             if node != TRUE
+            for i, c in enumerate(map(_cond_node, conds))
         ]
     else:
         checks = [
@@ -544,7 +753,9 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
         if any(n == FALSE for n in nodes):
             log.append({"check": what, "answer": "unsat (trivially)", "seconds": 0.0})
             continue
-        answer, values, smt2, sec = _solve(nodes, ctx.symbols, ctx.fixed, timeout_ms)
+        answer, values, smt2, sec = _solve(
+            nodes, ctx.symbols, ctx.fixed, timeout_ms, ctx.products, ctx.model.domains
+        )
         formulas.append(smt2)
         log.append({"check": what, "answer": answer, "seconds": round(sec, 4)})
         if answer == "sat":
@@ -735,17 +946,23 @@ def minimal_conditions(
     sf = stability_formula(model)
     names = _aliases(model, aliases)
     assumptions = [_claim_formula(model, a, "assumption", names) for a in assume]
-    fixed, _ = _scale_variable(model, sf, assumptions)
     symbols = [*sf.parameters, *[s for a in assumptions for s in a.aux_symbols]]
     hyps = [_domain_node(model), *[n for a in assumptions for n in (a.node, *a.definitions)]]
     conds = list(sf.conditions)
+    products = _products(model, [*hyps, *map(_cond_node, conds)], symbols)
+    fixed, _ = _scale_variable(model, sf, assumptions, {a for a, _, _ in products})
     order = sorted(range(len(conds)), key=lambda i: -len(str(conds[i])))
     keep = [True] * len(conds)
     dropped, undecided = [], []
     for i in order:
         others = [_cond_node(conds[j]) for j in range(len(conds)) if keep[j] and j != i]
         answer, _, smt2, _ = _solve(
-            [*hyps, *others, neg(_cond_node(conds[i]))], symbols, fixed, timeout_ms
+            [*hyps, *others, neg(_cond_node(conds[i]))],
+            symbols,
+            fixed,
+            timeout_ms,
+            products,
+            model.domains,
         )
         if answer == "unsat":
             keep[i] = False
