@@ -40,8 +40,9 @@ Liénard-Chipart conditions of the difference factor (``stability_formula(model)
   (``x = k/gamma``) ``P3/gamma^5 = 8 + (33 kappa - 9) x + 6 kappa (5 kappa - 1) x^2 +
   kappa^2 (9 kappa - 1) x^3``, at ``kappa = 1/5`` equal to ``4 (x - 5)^2 (x + 10) / 125``:
   stable for every ``k`` iff ``kappa >= 1/5``;
-* a TOML model in names of its own (``srv, arr, beta, g``): the founding L = 2 model, stable
-  for ``beta >= 0`` iff ``arr beta < 2 (srv + g)^2 / g``.
+* TOML models in names of their own (``srv, arr, beta, g``): the founding L = 2 model, stable
+  for ``beta >= 0`` iff ``arr beta < 2 (srv + g)^2 / g``, and Erlang(3), stable iff
+  ``arr beta < 8 (g + srv)^3 / (3 g + srv)^2``.
 
 Each verdict is confirmed by ``test_decide._confirm``: a dense numpy eigenvalue scan of the
 Jacobian (no violation of a proven direction) and an exact re-check of every counterexample
@@ -69,6 +70,12 @@ from symdelay.models import build_model
 MODELS.setdefault("nserver4", lambda: build_model("nserver", N=4))
 MODELS.setdefault(
     "inflight3_kappa", lambda: _toml_model("inflight3", two_queue_toml(3, kappa="kappa"))
+)
+MODELS.setdefault(
+    "own_names3",
+    lambda: _toml_model(
+        "own3", two_queue_toml(3, service="srv", arrival="arr", sens="beta", rate="g")
+    ),
 )
 
 T0 = ("theta >= 0",)
@@ -245,6 +252,54 @@ FOUNDING_L2 = [
         "k < 1 with small mu, gamma; mu = 1/2, gamma = 1, k = 2",
     ),
     (f"lam*theta < {KC2} + mu - gamma", "neither", "crosses k_c at mu = gamma"),
+]
+
+# Erlang(3), theta >= 0 (written in the standard names, renamed for own_names3): stable iff
+# k < k_c = 8 (gamma + mu)^3 / (3 gamma + mu)^2; 8 (gamma + mu)/9 < k_c < 8 (gamma + mu) and
+# k_c >= 4 mu (minimum over gamma at gamma = mu)
+ERLANG3 = [
+    # equivalent
+    ("lam*theta*(3*gamma+mu)**2 < 8*(gamma+mu)**3", "equivalent", "times (3 gamma + mu)^2"),
+    (f"not (lam*theta >= {KC3})", "equivalent", "negated converse"),
+    (f"lam*theta < 4*mu or lam*theta < {KC3}", "equivalent", "k < 4 mu is a subset"),
+    (
+        "(lam*theta)**(1/3)*(3*gamma+mu)**(2/3) < 2*(gamma+mu)",
+        "equivalent",
+        "cube roots",
+    ),
+    ("sqrt(lam*theta)*(3*gamma+mu) < sqrt(8*(gamma+mu)**3)", "equivalent", "square roots"),
+    (
+        "lam*theta*(3*gamma+mu)**2/(gamma+mu) < 8*(gamma+mu)**2",
+        "equivalent",
+        "divided by gamma + mu",
+    ),
+    (f"lam*theta < {KC3} and gamma > 0", "equivalent", "with a domain fact"),
+    # necessary only
+    (f"lam*theta <= {KC3}", "necessary", "the boundary is not stable"),
+    ("lam*theta < 8*(gamma+mu)", "necessary", "3 gamma + mu > gamma + mu"),
+    (f"lam*theta < {KC3} + gamma", "necessary", "k_c + gamma"),
+    ("lam*theta*(3*gamma+mu)**2 < 16*(gamma+mu)**3", "necessary", "2 k_c"),
+    (f"lam*theta < {KC3} or mu > 2*gamma", "necessary", "mu > 2 gamma, k large"),
+    ("lam*theta*(3*gamma+mu) < 8*(gamma+mu)**2", "necessary", "k_c (3 gamma+mu)/(gamma+mu)"),
+    # sufficient only
+    ("lam*theta < 4*mu", "sufficient", "k_c >= 4 mu"),
+    ("lam*theta < 8*(gamma+mu)/9", "sufficient", "(3 gamma + mu)^2 < 9 (gamma + mu)^2"),
+    ("lam*theta*(3*gamma+mu)**2 < 4*(gamma+mu)**3", "sufficient", "k_c / 2"),
+    ("lam*theta < mu", "sufficient", "mu < 4 mu"),
+    ("0 < lam*theta < 4*mu", "sufficient", "theta = 0 excluded"),
+    (
+        "lam*theta < 4*mu or lam*theta < 8*(gamma+mu)/9",
+        "sufficient",
+        "both below k_c",
+    ),
+    ("lam*theta < 1 and mu > 1", "sufficient", "1 < 4 mu"),
+    # neither
+    ("lam*theta < 5*mu", "neither", "k_c = 4 mu at gamma = mu; k_c -> 8 gamma/9 as mu -> 0"),
+    ("lam*theta < 1", "neither", "small mu and gamma"),
+    ("mu > gamma", "neither", "says nothing of k"),
+    ("lam*theta < gamma", "neither", "k_c -> 8 gamma/9 as mu -> 0; k_c ~ 8 mu"),
+    (f"lam*theta > {KC3}", "neither", "k = 0 stable; k large unstable"),
+    (f"lam*theta < {KC3} + mu - gamma", "neither", "crosses k_c at mu = gamma"),
 ]
 
 # in flight, Exp delay, kappa a parameter, real theta: stable iff a_0 > 0
@@ -433,6 +488,7 @@ CATALOGUE = (
     + [("inflight2_kappa", T0, c, rel, why) for c, rel, why in INFLIGHT2]
     + [("inflight3_kappa", T0, c, rel, why) for c, rel, why in INFLIGHT3]
     + [("own_names", ("beta >= 0",), _rename(c, OWN), rel, why) for c, rel, why in FOUNDING_L2]
+    + [("own_names3", ("beta >= 0",), _rename(c, OWN), rel, why) for c, rel, why in ERLANG3]
 )
 
 KINDS = ("equivalent", "necessary", "sufficient", "neither")
@@ -445,6 +501,7 @@ FAMILIES = (
     "inflight1",
     "inflight2_kappa",
     "own_names",
+    "own_names3",
 )
 
 
