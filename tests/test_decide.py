@@ -106,6 +106,9 @@ MODELS = {
     "inflight1": lambda: load_toml("examples/models/inflight_erlang1.toml"),
     "inflight2": lambda: build_model("inflight", L=2),
     "inflight2_kappa": lambda: _toml_model("inflight2", two_queue_toml(2, kappa="kappa")),
+    # unequal delays before equal servers: the equilibrium (every queue at lam/mu) is exact
+    "hetero1": lambda: build_model("hetero", mu1=1, mu2=1, D1=1, D2=2, L=1),
+    "hetero2": lambda: build_model("hetero", mu1=1, mu2=1, D1=1, D2=2, L=2),
     "own_names": lambda: _toml_model(
         "own", two_queue_toml(2, service="srv", arrival="arr", sens="beta", rate="g")
     ),
@@ -200,6 +203,23 @@ CASES = [
         "sufficient",
         "kappa in (0, 1/5) allows more than k_c",
     ),
+    # unequal delays (D1 = 1, D2 = 2, mu1 = mu2 = 1), L = 1, theta real: one full mode
+    # r^3 + 5 r^2/2 + (2 + 3k/4) r + (1 + k)/2, stable iff k > -1 (11 k + 36 > 0 follows)
+    ("hetero1", (), "lam*theta > -1", "equivalent", "a_0 = (1 + k)/2"),
+    ("hetero1", (), "lam*theta > -2", "necessary", "-2 < k <= -1 unstable"),
+    ("hetero1", (), "theta >= 0", "sufficient", "stable for every theta >= 0"),
+    ("hetero1", (), "theta > -1", "neither", "lam = 2, theta = -1/2 unstable"),
+    # L = 2, theta >= 0: stable iff 75 k^3 + 218 k^2 < 6588 k + 46656 (k < k_c = 10.713...)
+    (
+        "hetero2",
+        ("theta >= 0",),
+        "75*(lam*theta)**3 + 218*(lam*theta)**2 < 6588*lam*theta + 46656",
+        "equivalent",
+        "Delta_4 factor; k < 216/5 follows",
+    ),
+    ("hetero2", ("theta >= 0",), "lam*theta < 11", "necessary", "k_c = 10.713 < 11"),
+    ("hetero2", ("theta >= 0",), "lam*theta < 10", "sufficient", "10 < k_c"),
+    ("hetero2", ("theta >= 0",), "lam*theta < 11 and lam > 1", "neither", "k = 10.9; lam = 1/2"),
     # a TOML model in names of its own: srv, arr, beta, g (the founding L = 2)
     ("own_names", ("beta >= 0",), "arr*beta < 2*(srv+g)**2/g", "equivalent", "as L = 2"),
     ("own_names", ("beta >= 0",), "arr*beta <= 2*(srv+g)**2/g", "necessary", "boundary"),

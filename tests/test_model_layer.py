@@ -173,3 +173,27 @@ def test_symbolic_birth_death_doc_model_is_stable():
 def test_python_api_exports():
     assert symdelay.Model is Model
     assert callable(symdelay.load_toml)
+
+
+def test_equal_routing_exponents_give_the_exact_equilibrium():
+    """Unequal delays before equal servers: with lam, theta free the equilibrium has every
+    queue at lam/mu (the routing exponents equal); it equals the numeric Newton + Krawczyk
+    point once numbers are given, and unequal servers are still refused symbolically."""
+    import sympy as sp
+
+    from symdelay.core.errors import SymdelayInputError
+    from symdelay.models import build_model
+
+    m = build_model("hetero", mu1=1, mu2=1, D1=1, D2=2, L=2)
+    eq = m.equilibrium
+    assert eq.exact and "equal routing exponents" in eq.method
+    lam = next(p for p in m.free_parameters if p.name == "lam")
+    for s, v in eq.point.items():
+        assert sp.simplify(v / lam).is_Rational, (s, v)
+    num = build_model("hetero", mu1=1, mu2=1, D1=1, D2=2, L=2, lam="3/2", theta=2).equilibrium
+    assert not num.exact
+    for s, v in eq.point.items():
+        other = next(x for x in num.point if x.name == s.name)
+        assert abs(sp.N(v.subs(lam, sp.Rational(3, 2))) - num.point[other]) < 1e-20
+    with pytest.raises(SymdelayInputError, match="no closed-form equilibrium"):
+        _ = build_model("hetero", mu1=1, mu2=2, D1=1, D2=2, L=1).equilibrium

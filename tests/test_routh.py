@@ -219,3 +219,21 @@ def test_fast_printing_of_big_polynomials_parses_back(monkeypatch):
     for row_text, row in zip(data["table"], res.table):
         for text, entry in zip(row_text, row):
             assert sp.cancel(sp.sympify(text, locals=names) - entry) == 0
+
+
+def test_zero_in_disguise_at_an_algebraic_point():
+    """A Routh row that vanishes at an algebraic point written with CRootOf (a zero that
+    does not look like one): the special-case rule sees it, and the verdict matches the
+    roots (a pair on the imaginary axis: not stable)."""
+    import numpy as np
+    import sympy as sp
+
+    from symdelay.analysis.routh import routh_hurwitz
+
+    r, x = sp.symbols("r x")
+    m = sp.CRootOf(2 * x**2 + 4 * x - 1, 1)
+    coeffs = [1, m + 2, 2 * m + 1, m + 3]
+    res = routh_hurwitz(sum(c * r ** (3 - i) for i, c in enumerate(coeffs)), r)
+    assert res.is_stable is False
+    roots = np.roots([float(sp.N(c, 30)) for c in coeffs])
+    assert abs(roots.real.max()) < 1e-12

@@ -542,12 +542,21 @@ def _lowest_sign(expr):
     signs = []
     for part in (num, den):
         P = sp.Poly(part, EPSILON)
-        low = next(c for c in reversed(P.all_coeffs()) if c != 0)
-        sign = _sign_of(low, nonzero=True)
-        if sign in (1, -1):
-            signs.append(sign)
-        else:
+        sign = 0
+        for c in reversed(P.all_coeffs()):
+            if c == 0:
+                continue
+            # a coefficient may be zero without looking it (algebraic numbers: CRootOf)
+            sign = _sign_of(c)
+            if sign is None:
+                return None
+            if sign:
+                break
+        if sign == 0:
+            if part is num:
+                return 0  # every coefficient is zero: so is expr
             return None
+        signs.append(sign)
     return signs[0] * signs[1]
 
 

@@ -211,9 +211,58 @@ def _krawczyk(model, x, dps: int):
         flint.ctx.prec = old
 
 
+def _balanced(model) -> Equilibrium | None:
+    """An equilibrium where every exponential of the states has one argument.
+
+    Logit-type routing ``exp(a_i(x)) / sum_j exp(a_j(x))`` is transcendental in the states,
+    but where all ``a_i`` are equal it is a constant: with the constraints ``a_i = a_1``
+    the equations become algebraic (two unequal delays before equal servers: every queue
+    at ``lam/mu``). A single admissible solution, substituted back into the full drift
+    (which must vanish identically), is returned; None otherwise."""
+    states = list(model.states)
+    atoms = sorted(
+        {e for f in model.drift for e in f.atoms(sp.exp) if e.free_symbols & set(states)},
+        key=str,
+    )
+    if not atoms or any(f.has(sp.tanh, sp.log) for f in model.drift):
+        return None
+    args = [e.args[0] for e in atoms]
+    E = sp.Dummy("E", positive=True)
+    assume = _with_domains(model)
+    back = {v: k for k, v in assume.items()}
+    eqs = [sp.simplify(f.xreplace(dict.fromkeys(atoms, E))).xreplace(assume) for f in model.drift]
+    eqs += [sp.expand(a - args[0]).xreplace(assume) for a in args[1:]]
+    eqs = [g for g in eqs if g != 0]
+    if any(g.has(E) or g.has(sp.exp) for g in eqs):
+        return None
+    try:
+        sols = sp.solve(eqs, states, dict=True)
+    except NotImplementedError:
+        return None
+    full = [
+        {s: sp.simplify(sol[s]) for s in states}
+        for sol in sols
+        if all(s in sol and not sol[s].free_symbols & set(states) for s in states)
+    ]
+    ok = [p for p in full if _admissible(p, states) is not False]
+    if len(ok) != 1:
+        return None
+    point = {s: v.xreplace(back) for s, v in ok[0].items()}
+    for f in model.drift:
+        res = f.xreplace(point)
+        if res != 0 and sp.simplify(res.rewrite(sp.exp)) != 0:
+            return None
+    return Equilibrium(point, True, 0, "sympy.solve (equal routing exponents)")
+
+
 def find_equilibrium(model) -> Equilibrium:
-    """The model's equilibrium: exact if SymPy solves it, else proved numerically."""
+    """The model's equilibrium: exact if SymPy solves it (on the symmetric subspace, or
+    with equal routing exponents where parameters are free), else proved numerically."""
     eq = _exact(model)
     if eq is not None:
         return eq
+    if model.free_parameters:
+        eq = _balanced(model)
+        if eq is not None:
+            return eq
     return _numeric(model)
