@@ -392,7 +392,11 @@ def _witness(nodes, symbols, fixed, domains, n=2000, seed=20261202):
             f = sp.lambdify(gens, P, "numpy")
             values[P] = np.broadcast_to(np.asarray(f(*[cols[g] for g in gens]), float), (n,))
     ok = _float_holds(nodes, values, n)
-    for i in np.flatnonzero(ok)[:8]:
+
+    def size(i):  # the simplest point first: short numerators and denominators
+        return sum(len(str(Fraction(float(cols[v][i])).limit_denominator(1000))) for v in free)
+
+    for i in sorted(np.flatnonzero(ok), key=size)[:8]:
         point = {v: sp.Rational(Fraction(float(cols[v][i])).limit_denominator(1000)) for v in free}
         if fixed is not None:
             point[fixed] = sp.Integer(1)
