@@ -12,6 +12,11 @@ of both directions for each claim afterwards. Claims:
 * the Hopf bound ``lam*theta < k_c(mu, gamma)`` where it is rational (L = 2..5).
 
 The growth exponent is the least-squares slope of log(time) against log(L) over L >= 3.
+
+Second table, other models: the variables left after scaling and the ``lam*theta`` product
+(``vars``), the largest factor's degree, and the time per claim (both directions, one run,
+budget ``MODEL_LIMIT_S`` per check); the issue's goal is 10 s per claim for at most 4
+variables and degree at most 7, and the table marks each row against it.
 Results: ``benchmarks/results/decide.txt``.
 """
 
@@ -28,6 +33,92 @@ OUT = Path(__file__).parent / "results" / "decide.txt"
 LIMIT_S = 60.0
 L_MAX = 12
 TODAY_L_MAX = 8  # today's exact route stops at L = 8 (claims._EXACT_MAX_L)
+MODEL_LIMIT_S = 30.0
+GOAL_S, GOAL_VARS, GOAL_DEGREE = 10.0, 4, 7
+
+
+def model_cases():
+    """(label, builder, assume, claims) of the second table."""
+    from symdelay.models import build_model
+
+    t0 = ("theta >= 0",)
+    out = []
+    for n in range(2, 8):
+        rates = list(range(1, n + 1))
+        out.append(
+            (
+                f"hypoexp rates 1..{n}",
+                lambda rates=rates: build_model("phase_type", delay="hypoexp", rates=rates),
+                t0,
+                ["lam*theta < 1", "lam*theta < 1/10", "lam*theta*(mu + 1) < 1"],
+            )
+        )
+    for N in (3, 4, 6):
+        out.append(
+            (
+                f"nserver N = {N}, L = 2",
+                lambda N=N: build_model("nserver", N=N),
+                t0,
+                ["lam*theta < 8*mu", "lam*theta < 1", "lam*theta < 2*(mu+gamma)**2/gamma"],
+            )
+        )
+    for L in range(1, 7):
+        out.append(
+            (
+                f"inflight L = {L}, kappa free",
+                lambda L=L: build_model("inflight", L=L, kappa="kappa"),
+                () if L == 1 else t0,
+                ["kappa > 1/10", "kappa >= 1", "lam*theta < mu"],
+            )
+        )
+    out.append(
+        (
+            "hyperexp rates 1, 3",
+            lambda: build_model("phase_type", delay="hyperexp", rates=[1, 3], probs="1/2,1/2"),
+            (),
+            ["lam*theta > -mu", "theta > -1/2", "lam*theta > -2*mu"],
+        )
+    )
+    return out
+
+
+def model_table() -> list:
+    import sympy as sp
+
+    from symdelay.analysis.decide import decide, stability_formula
+    from symdelay.core.symbols import r
+
+    lines = [
+        "",
+        f"other models: one run per claim (both directions), budget {MODEL_LIMIT_S:.0f} s per "
+        f"check; goal {GOAL_S:.0f} s per claim at <= {GOAL_VARS} variables and degree <= "
+        f"{GOAL_DEGREE}",
+        f"{'model':<28} {'vars':>4} {'deg':>4} {'setup s':>8}  {'claim':<36} "
+        f"{'relation':<14} {'s':>7}  goal",
+    ]
+    print("\n".join(lines), flush=True)
+    for label, build, assume, claims in model_cases():
+        t0 = time.perf_counter()
+        m = build()
+        sf = stability_formula(m)
+        setup = time.perf_counter() - t0
+        degree = int(max(sp.degree(f.factor, r) for f, _ in sf.per_factor))
+        for claim in claims:
+            t = time.perf_counter()
+            d = decide(m, claim, assume=assume, timeout_ms=int(MODEL_LIMIT_S * 1000))
+            t = time.perf_counter() - t
+            n_vars = (
+                len(sf.parameters) - ("fixed to 1" in d.scaling) - d.scaling.count("one variable")
+            )
+            rel = d.relation_to_stability if d.proven["stability"] else "undecided"
+            inside = n_vars <= GOAL_VARS and degree <= GOAL_DEGREE
+            mark = ("met" if t <= GOAL_S and d.proven["stability"] else "MISSED") if inside else "-"
+            lines.append(
+                f"{label:<28} {n_vars:>4} {degree:>4} {setup:>8.2f}  {claim:<36} "
+                f"{rel[:14]:<14} {t:>7.2f}  {mark}"
+            )
+            print(lines[-1], flush=True)
+    return lines
 
 
 def median_time(f, repeat=3):
@@ -117,6 +208,7 @@ def main() -> None:
             lines.append(f"  {label}: stopped at L = {L} (over {LIMIT_S:.0f} s or undecided)")
     else:
         lines.append(f"  every claim decided within {LIMIT_S:.0f} s up to L = {L_MAX}")
+    lines += model_table()
     load = os.getloadavg()
     lines.append(f"load average at end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     OUT.parent.mkdir(exist_ok=True)

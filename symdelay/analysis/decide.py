@@ -721,7 +721,7 @@ def _context(model, claim, assume, aliases, timeout_ms) -> _Context:
         hyps += [a.node, *a.definitions]
     stable_nodes = [(f, _factor_node(conds)) for f, conds in sf.per_factor]
     products = _products(model, [*hyps, cf.node, *[n for _, n in stable_nodes]], symbols)
-    exclude = {a for a, _, _ in products}
+    exclude = {s for a, b, _ in products for s in (a, b)}
     fixed, scaling = _scale_variable(model, sf, [cf, *assumptions], exclude)
     if products:
         scaling += "; " + ", ".join(f"{a}*{b} one variable" for a, b, _ in products)
@@ -954,7 +954,7 @@ def minimal_conditions(
     hyps = [_domain_node(model), *[n for a in assumptions for n in (a.node, *a.definitions)]]
     conds = list(sf.conditions)
     products = _products(model, [*hyps, *map(_cond_node, conds)], symbols)
-    fixed, _ = _scale_variable(model, sf, assumptions, {a for a, _, _ in products})
+    fixed, _ = _scale_variable(model, sf, assumptions, {s for p in products for s in p[:2]})
     order = sorted(range(len(conds)), key=lambda i: -len(str(conds[i])))
     keep = [True] * len(conds)
     dropped, undecided = [], []
