@@ -312,7 +312,7 @@ def transcendental_in(expr) -> tuple[str, str] | None:
     for sub in sp.preorder_traversal(expr):
         if isinstance(sub, _TRANSCENDENTAL) or sub in (sp.pi, sp.E):
             name = type(sub).__name__ if not sub.is_number or sub.args else str(sub)
-            return name, str(sub)
+            return name, "exp(1)" if sub is sp.E else str(sub)  # SymPy reads exp(1) as E
     return None
 
 
