@@ -8,7 +8,10 @@ is ``a < b and b < c``) joined by ``and`` / ``&``, ``or`` / ``|`` and negated by
 (plus the aliases the caller gives); the Boolean layer is read from Python's ``ast`` only
 (nothing is evaluated). Arithmetic: ``+ - * /``, integer and rational powers, ``sqrt`` and
 ``Abs``; ``exp``, ``log``, ``sin``, ``cos``, ``tanh`` and the constants ``pi``, ``E`` are
-transcendental, and the procedure refuses them with one line.
+transcendental, and the procedure refuses them with one line
+(:class:`~symdelay.core.errors.TranscendentalClaimError`; the claims entry then falls back to
+the search of :mod:`symdelay.analysis.claim_search`, which reads them with
+``parse_claim(..., transcendental=True)``).
 
 Translation (:class:`ClaimFormula`): every relation ``lhs op rhs`` becomes ``N/Dn op 0``
 with ``N``, ``Dn`` polynomials in the parameters and in *auxiliary variables*, one per

@@ -36,6 +36,7 @@ only when both directions are refuted (``neither``).
 
 from __future__ import annotations
 
+import functools
 import time
 from fractions import Fraction
 
@@ -48,6 +49,7 @@ from symdelay.core.symbols import r
 
 __all__ = [
     "search_claim",
+    "claim_truth",
     "DEFAULT_POINTS",
     "DEFAULT_SEED",
     "DECADES",
@@ -296,6 +298,41 @@ class _Evaluator:
             return None
         finally:
             flint.ctx.prec = old
+
+
+class _Condition:
+    """A SymPy Boolean combination of relations as the leaves and tree an
+    :class:`_Evaluator` reads (what :func:`~symdelay.analysis.claim_formula.parse_claim`
+    gives for a text)."""
+
+    def __init__(self, condition):
+        self.leaves = []
+        self.tree = self._walk(condition)
+
+    def _walk(self, c):
+        if isinstance(c, sp.And):
+            return ("and", [self._walk(a) for a in c.args])
+        if isinstance(c, sp.Or):
+            return ("or", [self._walk(a) for a in c.args])
+        if isinstance(c, sp.Not):
+            return ("not", self._walk(c.args[0]))
+        self.leaves.append(c)
+        return ("leaf", len(self.leaves) - 1)
+
+
+def claim_truth(condition, point: dict):
+    """The truth of ``condition`` (a SymPy Boolean combination of relations) at an exact
+    point (symbol name -> rational), in interval arithmetic: True, False, or None when no
+    precision up to :data:`MAX_BITS` decides it. A relation undefined at the point is false.
+    The founding engine confirms its counterexamples to transcendental claims with it."""
+    return _condition_evaluator(condition).at(
+        {k: Fraction(int(sp.Rational(v).p), int(sp.Rational(v).q)) for k, v in point.items()}
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _condition_evaluator(condition) -> _Evaluator:
+    return _Evaluator(_Condition(condition), {s.name: s for s in condition.free_symbols})
 
 
 def _recheck_claim(cf, point: dict):

@@ -288,6 +288,8 @@ def _confirm(space, cond, target, direction, m, x, lm, th) -> bool:
     want_claim = direction == "claim_implies_target"
     if c is not want_claim:
         return False
+    if _transcendental_note(cond) and not _interval_agrees(space, cond, c, m, x, lm, th):
+        return False
     t = _target_exact(space, target, m, x, lm, th)
     return t is (not want_claim)
 
@@ -1332,6 +1334,24 @@ def _decide(model, claim: str, theta_real: bool, timeout_ms: int = _DEFAULT_TIME
     )
 
 
+def _interval_agrees(space, cond, value, m, x, lm, th) -> bool:
+    """A transcendental claim's truth at the point by interval arithmetic (Arb), a second
+    path besides SymPy's evaluation: True when it agrees, False when it cannot decide (the
+    point is not used); a contradiction is a bug."""
+    from symdelay.analysis.claim_search import claim_truth
+
+    point = {"mu": m, str(space.x): x, "lam": lm, "theta": th}
+    got = claim_truth(cond, point)
+    if got is None:
+        return False
+    if got != value:
+        raise VerificationError(
+            f"the claim at {point}: SymPy says {value}, interval arithmetic says {got}"
+        )
+    return True
+
+
+@cache
 def _transcendental_note(cond) -> str | None:
     """The fallback line for a claim with a transcendental function (the decision procedure
     cannot decide it, at any L: this engine's search, exact class and certificates decide
