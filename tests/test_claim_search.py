@@ -300,3 +300,23 @@ def test_cli_founding_exit_2_and_exact_claim_exit_0():
     assert proc.stderr.count("\n") == 1
     proc = _cli("verify", "--L", "2", "--claim", "lam*theta < mu", "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["fallback"] is None
+
+
+def test_claim_truth_exact_where_rational_interval_elsewhere():
+    from symdelay.analysis.claim_search import claim_truth
+
+    mu, gamma, lam = sp.symbols("mu gamma lam")
+    third = sp.Rational(1, 3)
+    # rational relations are decided exactly, also at equality (no interval straddles 0)
+    assert claim_truth(sp.StrictLessThan(mu, gamma), {"mu": third, "gamma": third}) is False
+    assert claim_truth(sp.LessThan(mu, gamma), {"mu": third, "gamma": third}) is True
+    assert claim_truth(sp.Eq(1 / (mu - gamma), 1), {"mu": third, "gamma": third}) is False
+    # transcendental: interval arithmetic, None where no precision separates the sides
+    e = sp.Eq(sp.sin(sp.pi * lam), 0, evaluate=False)
+    assert claim_truth(e, {"lam": sp.Integer(2)}) is None
+    assert claim_truth(e, {"lam": sp.Rational(1, 2)}) is False
+    close = sp.StrictLessThan(sp.exp(lam), sp.Rational(271828182845904523536, 10**20))
+    with mpmath.workdps(50):  # e - rhs = 2.87e-22 > 0: the claim is false at lam = 1
+        assert mpmath.e > mpmath.mpf(271828182845904523536) / 10**20
+    assert claim_truth(close, {"lam": sp.Integer(1)}) is False
+    assert claim_truth(sp.log(mu) > 0, {"mu": -third}) is False  # undefined: false

@@ -207,6 +207,47 @@ def _compile(expr, names: dict):
     )
 
 
+def _compile_exact(expr):
+    """A function ``vals -> Fraction`` for a rational function of the parameters (decided
+    exactly, e.g. ``mu < gamma`` at ``mu = gamma``); None for anything else."""
+    if expr.is_Rational:
+        q = Fraction(int(expr.p), int(expr.q))
+        return lambda v: q
+    if expr.is_Symbol:
+        name = expr.name
+        return lambda v: v[name]
+    if isinstance(expr, sp.Pow) and expr.exp.is_Integer:
+        base, k = _compile_exact(expr.base), int(expr.exp)
+        if base is None:
+            return None
+
+        def ipow(v):
+            b = base(v)
+            if k < 0 and b == 0:
+                raise _Undefined
+            return b**k
+
+        return ipow
+    if isinstance(expr, (sp.Add, sp.Mul)):
+        args = [_compile_exact(a) for a in expr.args]
+        if any(a is None for a in args):
+            return None
+        add = isinstance(expr, sp.Add)
+
+        def combine(v):
+            out = args[0](v)
+            for a in args[1:]:
+                out = out + a(v) if add else out * a(v)
+            return out
+
+        return combine
+    return None
+
+
+def _exact_sign_test(d: Fraction, op: str) -> bool:
+    return {"<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0, "==": d == 0, "!=": d != 0}[op]
+
+
 def _divide(a, b):
     if b.is_exact() and b == 0:
         raise _Undefined
@@ -252,13 +293,21 @@ class _Evaluator:
             if leaf in (sp.true, sp.false):
                 self.leaves.append(bool(leaf))
             else:
-                self.leaves.append((_compile(leaf.lhs - leaf.rhs, names), _OPS[type(leaf)]))
+                diff = leaf.lhs - leaf.rhs
+                exact = _compile_exact(diff)
+                f = _compile(diff, names) if exact is None else None
+                self.leaves.append((f, _OPS[type(leaf)], exact))
 
-    def _leaf(self, i, vals):
+    def _leaf(self, i, vals, point):
         leaf = self.leaves[i]
         if isinstance(leaf, bool):
             return leaf
-        f, op = leaf
+        f, op, exact = leaf
+        if exact is not None:
+            try:
+                return _exact_sign_test(exact(point), op)
+            except _Undefined:
+                return False
         try:
             d = f(vals)
         except _Undefined:
@@ -269,13 +318,13 @@ class _Evaluator:
             return None
         return _sign_test(d, op)
 
-    def _tree(self, t, vals):
+    def _tree(self, t, vals, point):
         if t[0] == "leaf":
-            return self._leaf(t[1], vals)
+            return self._leaf(t[1], vals, point)
         if t[0] == "not":
-            x = self._tree(t[1], vals)
+            x = self._tree(t[1], vals, point)
             return None if x is None else not x
-        xs = [self._tree(c, vals) for c in t[1]]
+        xs = [self._tree(c, vals, point) for c in t[1]]
         if t[0] == "and":
             return False if False in xs else (True if all(x is True for x in xs) else None)
         return True if True in xs else (False if all(x is False for x in xs) else None)
@@ -292,7 +341,7 @@ class _Evaluator:
                 vals = {
                     k: flint.arb(flint.fmpq(v.numerator, v.denominator)) for k, v in point.items()
                 }
-                out = self._tree(self.cf.tree, vals)
+                out = self._tree(self.cf.tree, vals, point)
                 if out is not None:
                     return out
             return None
