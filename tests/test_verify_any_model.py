@@ -324,11 +324,22 @@ def test_bad_input_one_line():
     for claim, words in (
         ("lam*theta < nu", "unknown symbol 'nu'"),
         ("lam*theta + mu", "is not a relation"),
-        ("exp(lam) < 4", "cannot decide"),
     ):
         with pytest.raises(SymdelayInputError) as exc:
             verify(m, claim)
         assert words in str(exc.value) and "\n" not in str(exc.value)
+    # a transcendental claim is no longer refused: the decision procedure still cannot
+    # decide it (decide raises), verify falls back to a search labelled as such
+    # (tests/test_claim_search.py checks the search itself)
+    from symdelay.analysis.decide import decide
+    from symdelay.core.errors import TranscendentalClaimError
+
+    with pytest.raises(TranscendentalClaimError, match="cannot decide") as exc:
+        decide(m, "exp(lam) < 4")
+    assert exc.value.function == "exp" and "\n" not in str(exc.value)
+    res = verify(m, "exp(lam) < 4")
+    assert res.methods == {"stability": dict.fromkeys(res.directions["stability"], "search")}
+    assert "cannot decide exp" in res.fallback and "search" in res.fallback
     with pytest.raises(SymdelayInputError, match="theta_real"):
         verify(model_of("own_names"), "srv > 0", theta_real=True)
     with pytest.raises(SymdelayInputError, match="timeout_ms"):
@@ -423,6 +434,11 @@ def test_cli_bad_input_one_line_exit_2(argv, words):
     proc = _cli("verify", *argv)
     assert proc.returncode == 2, proc.stdout
     assert words in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    if "exp(mu) < lam" in argv:  # searched: the labelled result on stdout, then exit 2
+        assert "search" in proc.stderr and "cannot decide exp" in proc.stdout
+        assert "relation to stability: " in proc.stdout
+    else:
+        assert not proc.stdout
 
 
 def test_cli_non_polynomial_model_refused(tmp_path):

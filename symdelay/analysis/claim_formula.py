@@ -8,7 +8,10 @@ is ``a < b and b < c``) joined by ``and`` / ``&``, ``or`` / ``|`` and negated by
 (plus the aliases the caller gives); the Boolean layer is read from Python's ``ast`` only
 (nothing is evaluated). Arithmetic: ``+ - * /``, integer and rational powers, ``sqrt`` and
 ``Abs``; ``exp``, ``log``, ``sin``, ``cos``, ``tanh`` and the constants ``pi``, ``E`` are
-transcendental, and the procedure refuses them with one line.
+transcendental, and the procedure refuses them with one line
+(:class:`~symdelay.core.errors.TranscendentalClaimError`; the claims entry then falls back to
+the search of :mod:`symdelay.analysis.claim_search`, which reads them with
+``parse_claim(..., transcendental=True)``).
 
 Translation (:class:`ClaimFormula`): every relation ``lhs op rhs`` becomes ``N/Dn op 0``
 with ``N``, ``Dn`` polynomials in the parameters and in *auxiliary variables*, one per
@@ -36,10 +39,20 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from symdelay.core.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError, TranscendentalClaimError
 from symdelay.core.lazy import sympy as sp
 
-__all__ = ["ClaimFormula", "parse_claim", "TRUE", "FALSE", "conj", "disj", "neg", "rel"]
+__all__ = [
+    "ClaimFormula",
+    "parse_claim",
+    "transcendental_in",
+    "TRUE",
+    "FALSE",
+    "conj",
+    "disj",
+    "neg",
+    "rel",
+]
 
 TRUE = ("true",)
 FALSE = ("false",)
@@ -180,9 +193,18 @@ def _names_of(symbols) -> dict:
     return {s.name: s for s in symbols}
 
 
-def parse_claim(text: str, parameters, aliases: dict | None = None, what: str = "claim"):
+def parse_claim(
+    text: str,
+    parameters,
+    aliases: dict | None = None,
+    what: str = "claim",
+    transcendental: bool = False,
+):
     """Parse ``text`` over ``parameters`` (SymPy symbols; ``aliases``: name -> expression in
-    them, e.g. ``{"D": L/gamma}``) into a :class:`ClaimFormula`."""
+    them, e.g. ``{"D": L/gamma}``) into a :class:`ClaimFormula`. A transcendental function
+    raises :class:`~symdelay.core.errors.TranscendentalClaimError` unless
+    ``transcendental`` (the search's reading: ``node`` is then None when one is present,
+    there is no polynomial translation; ``leaves``, ``tree`` and ``condition`` are kept)."""
     if not isinstance(text, str) or not text.strip():
         raise SymdelayInputError(f"empty {what}: give a relation such as 'lam*theta < mu'")
     if len(text) > _MAX_LENGTH:
@@ -191,6 +213,8 @@ def parse_claim(text: str, parameters, aliases: dict | None = None, what: str = 
     names = _names_of(parameters)
     alias_symbols = {n: sp.Symbol(n) for n in aliases if n not in names}
     variables = {**names, **alias_symbols}
+    # the constants pi and E (transcendental: refused by the procedure, read by the search)
+    variables.update({c: v for c, v in (("pi", sp.pi), ("E", sp.E)) if c not in variables})
     flat = " ".join(text.split())
     source = flat.replace("^", "**").replace("&", " and ").replace("|", " or ")
     source = source.replace("~", " not ").strip()
@@ -219,7 +243,8 @@ def parse_claim(text: str, parameters, aliases: dict | None = None, what: str = 
             sub = {alias_symbols[n]: aliases[n] for n in alias_symbols}
             if sub:
                 expr = type(expr)(expr.lhs.xreplace(sub), expr.rhs.xreplace(sub), evaluate=False)
-            _refuse_transcendental(expr, what)
+            if not transcendental:
+                _refuse_transcendental(expr, what)
         leaves.append(expr)
         return ("leaf", len(leaves) - 1)
 
@@ -254,6 +279,14 @@ def parse_claim(text: str, parameters, aliases: dict | None = None, what: str = 
         return sp.Not(to_sympy(t[1]))
 
     translator = _Translator(set(parameters))
+    if transcendental and any(transcendental_in(x) for x in leaves):
+        return ClaimFormula(
+            text=text,
+            condition=to_sympy(structure),
+            node=None,
+            leaves=tuple(leaves),
+            tree=structure,
+        )
     nodes = [translator.relation(x) for x in leaves]
 
     def to_node(t):
@@ -275,15 +308,28 @@ def parse_claim(text: str, parameters, aliases: dict | None = None, what: str = 
     )
 
 
-def _refuse_transcendental(expr, what):
+def transcendental_in(expr) -> tuple[str, str] | None:
+    """``(name, sub-expression text)`` of the first transcendental function or constant
+    (``exp``, ``log``, ``sin``, ``cos``, ``tan``, ``tanh``, ``sinh``, ``cosh``, ``pi``,
+    ``E``) in ``expr``, or None."""
     for sub in sp.preorder_traversal(expr):
         if isinstance(sub, _TRANSCENDENTAL) or sub in (sp.pi, sp.E):
             name = type(sub).__name__ if not sub.is_number or sub.args else str(sub)
-            raise SymdelayInputError(
-                f"the {what} uses {name} ({sub}), a transcendental function: the decision "
-                "procedure (real polynomial arithmetic) cannot decide it; write it with "
-                "polynomials, rational functions, sqrt and rational powers"
-            )
+            return name, "exp(1)" if sub is sp.E else str(sub)  # SymPy reads exp(1) as E
+    return None
+
+
+def _refuse_transcendental(expr, what):
+    found = transcendental_in(expr)
+    if found is not None:
+        name, text = found
+        raise TranscendentalClaimError(
+            f"the {what} uses {name} ({text}), a transcendental function: the decision "
+            "procedure (real polynomial arithmetic) cannot decide it; write it with "
+            "polynomials, rational functions, sqrt and rational powers",
+            function=name,
+            expression=text,
+        )
 
 
 class _Translator:

@@ -40,9 +40,13 @@ class ClaimResult(Result):
     SMT-LIB2 text of every formula the decision procedure decided for ``d`` (re-run with
     ``z3 file.smt2``). ``counterexamples[target][d]``: the exact point refuting ``d``
     (strings), or None. ``counterexample`` / ``oscillation_counterexample``: the first of
-    these for each target. ``search``: what was searched (founding model), else ``{}``.
+    these for each target. ``search``: what was searched (the founding model's search, or the search a
+    claim the decision procedure cannot decide falls back to), else ``{}``.
     ``details[target][d]``: the decision procedure's checks (what, answer, seconds), the
     kind of counterexample (rational / algebraic) and, when undecided, what was tried.
+    ``fallback``: why the decision procedure did not decide the claim and what was done
+    instead (a transcendental function: ``"the decision procedure cannot decide exp
+    (exp(lam)), a transcendental function: checked by search"``), else None.
     """
 
     L: int | str | None
@@ -65,6 +69,7 @@ class ClaimResult(Result):
     details: dict = field(default_factory=dict)
     scaling: str | None = None
     timeout_ms: int | None = None
+    fallback: str | None = None
 
     def direction_records(self, target: str = "stability") -> list[dict]:
         """One flat record per direction of ``target`` (direction, status, method,
@@ -134,6 +139,7 @@ class ClaimResult(Result):
             "decision": self.details,
             "scaling": self.scaling,
             "timeout_seconds": None if self.timeout_ms is None else self.timeout_ms / 1000,
+            "fallback": self.fallback,
         }
         return out
 

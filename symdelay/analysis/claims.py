@@ -5,17 +5,27 @@
 certificate at ``L = inf``, a documented search, and the decision procedure for every
 finite-L stability direction the exact class leaves open). Every other model with
 polynomial characteristic factors goes to the decision procedure
-(:func:`symdelay.analysis.decide.decide`, z3 nlsat: exact, complete). Both return
-:class:`~symdelay.analysis.claim_result.ClaimResult`.
+(:func:`symdelay.analysis.decide.decide`, z3 nlsat: exact, complete). A claim (or an
+assumption) with a transcendental function (``exp``, ``sin``, ``pi``, ...), which the
+decision procedure cannot decide, falls back to a search labelled as such
+(:func:`symdelay.analysis.claim_search.search_claim`: exact counterexamples, or ``no
+counterexample found``; never a relation on the strength of sampling; ``fallback`` says
+why). All return :class:`~symdelay.analysis.claim_result.ClaimResult`.
 """
 
 from __future__ import annotations
 
 from symdelay.analysis.claim_result import ClaimResult
 from symdelay.analysis.entry import declined, require_table, specialisation
-from symdelay.core.errors import SymdelayInputError
+from symdelay.core.errors import SymdelayInputError, TranscendentalClaimError
 
-__all__ = ["ClaimResult", "verify", "DEFAULT_TIMEOUT_MS", "theta_assumption"]
+__all__ = [
+    "ClaimResult",
+    "verify",
+    "DEFAULT_TIMEOUT_MS",
+    "theta_assumption",
+    "fallback_reason",
+]
 
 #: the decision procedure's budget per check (milliseconds)
 DEFAULT_TIMEOUT_MS = 10_000
@@ -73,10 +83,21 @@ def verify(
     from symdelay.analysis.decide import decide
 
     extra = theta_assumption(model, theta_real)
-    return decide(
-        model,
-        claim,
-        assume=(*assume, *[a for a in extra if a not in assume]),
-        timeout_ms=timeout_ms,
-        theta_real=theta_real,
+    assume = (*assume, *[a for a in extra if a not in assume])
+    try:
+        return decide(model, claim, assume=assume, timeout_ms=timeout_ms, theta_real=theta_real)
+    except TranscendentalClaimError as exc:
+        from symdelay.analysis.claim_search import search_claim
+
+        return search_claim(
+            model, claim, assume=assume, theta_real=theta_real, reason=fallback_reason(exc)
+        )
+
+
+def fallback_reason(exc: TranscendentalClaimError) -> str:
+    """The one line a result records when the decision procedure refused a transcendental
+    claim and the search took over."""
+    return (
+        f"the decision procedure cannot decide {exc.function} ({exc.expression}), a "
+        "transcendental function: checked by search"
     )

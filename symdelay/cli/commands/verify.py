@@ -33,7 +33,10 @@ def register(subparsers) -> None:
             "with polynomial characteristic factors), refuted (an exact counterexample "
             "checked by an independent path) or left open: 'no counterexample found' after a "
             "search (founding model, claims outside what is decided exactly), 'undecided "
-            "within the budget' after a timeout; an open direction never gives a relation."
+            "within the budget' after a timeout; an open direction never gives a relation. A "
+            "claim with a transcendental function (exp, log, sin, cos, tanh, pi, E), which "
+            "the decision procedure cannot decide, is searched instead: the result is printed "
+            "labelled as a search (method 'search'), one line on stderr says so, exit 2."
         ),
     )
     p.add_argument("--claim", required=True, help="a relation, e.g. 'lam*theta < mu'")
@@ -100,7 +103,7 @@ def run(args) -> int:
     )
     if args.json:
         emit_json(res.to_json())
-        return 0
+        return _fallback_exit(res)
     where = f"L = {res.L}" if res.L is not None else f"model {res.model_name}"
     lines = [f"claim: {res.claim}   ({where})"]
     if res.assume:
@@ -124,13 +127,33 @@ def run(args) -> int:
                 lines.append(f"  {word}: somewhere (exact sign analysis)")
             elif how == "decision procedure":
                 lines.append(f"  {arrow}: {status} (decision procedure, z3 nlsat)")
+            elif how == "search":
+                lines.append(f"  {arrow}: {status} (search: not proven)")
     s = res.search
     if s:
-        lines.append(
-            f"searched: {s['points']} points ("
-            + ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in s["ranges"].items())
-            + f") and {s['optimisations']} local optimisations"
+        ranges = ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in s["ranges"].items())
+        tail = (
+            f" and {s['optimisations']} local optimisations"
+            if "optimisations" in s
+            else f", {s.get('boundary_points', 0)} of them near the boundaries; "
+            f"{s.get('skipped', 0)} skipped"
         )
+        lines.append(f"searched: {s['points']} points ({ranges}){tail}")
     lines.append(res.explanation)
     emit("\n".join(lines))
-    return 0
+    return _fallback_exit(res)
+
+
+def _fallback_exit(res) -> int:
+    """0; or, when the decision procedure could not decide the claim (a transcendental
+    function) and the result is a search, one line on stderr saying so and 2 (bad input:
+    the claim asked for a decision)."""
+    import sys
+
+    if not res.fallback:
+        return 0
+    print(
+        f"symdelay: {res.fallback} (the result printed is a search, not a decision)",
+        file=sys.stderr,
+    )
+    return 2

@@ -58,7 +58,12 @@ import mpmath
 import numpy as np
 
 from symdelay.analysis.claims import ClaimResult
-from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.core.errors import (
+    CertificationError,
+    SymdelayInputError,
+    TranscendentalClaimError,
+    VerificationError,
+)
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_L_or_inf
 from symdelay.core.parsing import parse_relational
@@ -282,6 +287,8 @@ def _confirm(space, cond, target, direction, m, x, lm, th) -> bool:
         return False
     want_claim = direction == "claim_implies_target"
     if c is not want_claim:
+        return False
+    if _transcendental_note(cond) and not _interval_agrees(space, cond, c, m, x, lm, th):
         return False
     t = _target_exact(space, target, m, x, lm, th)
     return t is (not want_claim)
@@ -1173,13 +1180,16 @@ def _with_assumptions(model, claim, assume, theta_real, timeout_ms) -> ClaimResu
             f"(its Hurwitz conditions grow fast with L), got L = {model.L}"
         )
     _parse_claim(_Space(model.L, gamma), claim)  # the founding engine's own checks first
-    res = decide(
-        model,
-        claim,
-        assume=(*assume, *[a for a in _theta_assume(theta_real) if a not in assume]),
-        timeout_ms=timeout_ms,
-        theta_real=theta_real,
-    )
+    assume = (*assume, *[a for a in _theta_assume(theta_real) if a not in assume])
+    try:
+        res = decide(model, claim, assume=assume, timeout_ms=timeout_ms, theta_real=theta_real)
+    except TranscendentalClaimError as exc:
+        from symdelay.analysis.claim_search import search_claim
+        from symdelay.analysis.claims import fallback_reason
+
+        res = search_claim(
+            model, claim, assume=assume, theta_real=theta_real, reason=fallback_reason(exc)
+        )
     ces = {d: _founding_point(model.L, p) for d, p in res.counterexamples["stability"].items()}
     return dataclasses.replace(
         res,
@@ -1204,6 +1214,7 @@ def _decide(model, claim: str, theta_real: bool, timeout_ms: int = _DEFAULT_TIME
             )
         space = _Space(Lv, gamma)
     cond = _parse_claim(space, claim)
+    fallback = _transcendental_note(cond)
 
     # 1. search (floats), all four questions at once
     m, s, q, lm = _samples(space, theta_real)
@@ -1291,8 +1302,10 @@ def _decide(model, claim: str, theta_real: bool, timeout_ms: int = _DEFAULT_TIME
     rel, proven, notes = {}, {}, []
     for target in _TARGETS:
         rel[target], proven[target] = _relation(*(status[target][d] for d in _DIRS))
+    if fallback:
+        notes.append(fallback)
     notes += _notes(space, status, found, search, theta_real)
-    notes += decided_notes
+    notes += [n for n in decided_notes if not (fallback and "cannot decide" in n)]
     ce = found["stability"]["claim_implies_target"] or found["stability"]["target_implies_claim"]
     oce = (
         found["oscillation"]["claim_implies_target"] or found["oscillation"]["target_implies_claim"]
@@ -1317,6 +1330,40 @@ def _decide(model, claim: str, theta_real: bool, timeout_ms: int = _DEFAULT_TIME
         details={"stability": details} if details else {},
         scaling=scaling,
         timeout_ms=timeout_ms,
+        fallback=fallback,
+    )
+
+
+def _interval_agrees(space, cond, value, m, x, lm, th) -> bool:
+    """A transcendental claim's truth at the point by interval arithmetic (Arb), a second
+    path besides SymPy's evaluation: True when it agrees, False when it cannot decide (the
+    point is not used); a contradiction is a bug."""
+    from symdelay.analysis.claim_search import claim_truth
+
+    point = {"mu": m, str(space.x): x, "lam": lm, "theta": th}
+    got = claim_truth(cond, point)
+    if got is None:
+        return False
+    if got != value:
+        raise VerificationError(
+            f"the claim at {point}: SymPy says {value}, interval arithmetic says {got}"
+        )
+    return True
+
+
+@cache
+def _transcendental_note(cond) -> str | None:
+    """The fallback line for a claim with a transcendental function (the decision procedure
+    cannot decide it, at any L: this engine's search, exact class and certificates decide
+    what they can, the rest is labelled search), else None."""
+    from symdelay.analysis.claim_formula import transcendental_in
+
+    found = transcendental_in(cond)
+    if found is None:
+        return None
+    return (
+        f"the decision procedure cannot decide {found[0]} ({found[1]}), a transcendental "
+        "function: checked by search"
     )
 
 
