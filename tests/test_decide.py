@@ -596,3 +596,38 @@ def test_a_product_is_kept_apart_when_a_relation_splits_it():
     m = model_of("erlang2")
     d = decide(m, "lam < 2 and lam*theta < mu", assume=["theta >= 0"])
     assert "one variable" not in d.scaling and d.relation_to_stability == "sufficient"
+
+
+def test_sign_certificate_is_sound_at_the_edge():
+    """The coefficient-sign certificate proves only strict positivity: ``x >= 1`` and
+    ``not (x - 1 > 0)`` is satisfiable (x = 1), ``x > 1`` and ``not (x - 1 > 0)`` is not."""
+    from symdelay.analysis.claim_formula import neg, rel
+    from symdelay.analysis.decide import _impossible_by_signs, _solve
+
+    x, y = sp.symbols("x y")
+    doms = {x: "real", y: "positive"}
+    edge = [rel(x - 1, ">="), neg(rel(x - 1, ">"))]
+    assert not _impossible_by_signs(edge, [x, y], None, doms)
+    assert _solve(edge, [x, y], None, 5000, (), doms)[0] == "sat"
+    inside = [rel(x - 1, ">"), neg(rel(x - 1, ">"))]
+    assert _impossible_by_signs(inside, [x, y], None, doms)
+    # a positive constant term makes it strict: x >= 1, y > 0, x*y + x - 1 + 1/2 > 0
+    assert _impossible_by_signs(
+        [rel(x - 1, ">="), neg(rel(x * y + x - sp.Rational(1, 2), ">"))], [x, y], None, doms
+    )
+    # a negative coefficient: no certificate (x*y - y can be negative for x = 1 ... it is 0)
+    assert not _impossible_by_signs(
+        [rel(x - 1, ">="), neg(rel(x * y - 2 * y + 1, ">"))], [x, y], None, doms
+    )
+
+
+@pytest.mark.parametrize("L", [2, 3])
+def test_sign_certificate_agrees_with_nlsat(monkeypatch, L):
+    import symdelay.analysis.decide as dec
+
+    m = build_model("inflight", L=L, kappa="kappa")
+    fast = decide(m, "kappa >= 1", assume=["theta >= 0"])
+    assert fast.relation_to_stability == "sufficient"
+    monkeypatch.setattr(dec, "_impossible_by_signs", lambda *a: False)
+    slow = decide(m, "kappa >= 1", assume=["theta >= 0"], timeout_ms=60_000)
+    assert slow.directions == fast.directions
