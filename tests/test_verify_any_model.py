@@ -397,7 +397,7 @@ def test_cli_model_file_text_and_assume(tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "relation to stability: sufficient   (proven)" in out
-    assert "claim => stable: proven (decision procedure, z3 nlsat)" in out
+    assert "claim => stable: proven (decision procedure)" in out
     assert "stable but claim fails: " in out and "assuming: beta >= 0" in out
     assert "relation to oscillation: not decided" in out
 

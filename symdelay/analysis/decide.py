@@ -36,7 +36,11 @@ coefficients only, from SymPy's rationals), with a timeout per check:
 * ``unknown`` (the timeout): *undecided within the budget*, with what was tried; never a
   relation.
 
-*claim => stable* splits into one check per factor; *stable => claim* is one check.
+*claim => stable* splits into one check per condition of each factor; *stable => claim* is
+one check. Two shortcuts come before nlsat, each exact: a coefficient-sign certificate
+(lower bounds shifted out, every coefficient nonnegative: a conjunct that cannot hold, so
+unsat; the check's ``by`` says ``sign certificate``) and a short search of simple rational
+points, each checked in exact arithmetic (a point where every conjunct holds: sat).
 
 **Scale invariance.** If every factor is homogeneous when ``r`` and every ``positive``
 parameter are multiplied by ``c > 0`` (rates and eigenvalues share the unit of inverse
@@ -606,7 +610,7 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None):
     smt2 = solver.to_smt2()
     t0 = time.perf_counter()
     if _impossible_by_signs(nodes, symbols, fixed, domains):
-        return "unsat", None, smt2, time.perf_counter() - t0
+        return "unsat", "sign certificate", smt2, time.perf_counter() - t0
     hit = _witness(nodes, symbols, fixed, domains)
     if hit is not None:
         for a, b, k in products:
@@ -844,13 +848,22 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
     formulas, log, status, point, kind = [], [], PROVEN, None, None
     for what, nodes in checks:
         if any(n == FALSE for n in nodes):
-            log.append({"check": what, "answer": "unsat (trivially)", "seconds": 0.0})
+            log.append(
+                {
+                    "check": what,
+                    "answer": "unsat (trivially)",
+                    "by": "false as written",
+                    "seconds": 0.0,
+                }
+            )
             continue
         answer, values, smt2, sec = _solve(
             nodes, ctx.symbols, ctx.fixed, timeout_ms, ctx.products, ctx.model.domains
         )
         formulas.append(smt2)
         log.append({"check": what, "answer": answer, "seconds": round(sec, 4)})
+        if answer == "unsat":
+            log[-1]["by"] = values or "z3 nlsat"
         if answer == "sat":
             point, kind = _rationalise(ctx.model, ctx.sf, cf, ctx.assumptions, direction, values)
             status = REFUTED
@@ -968,7 +981,8 @@ def explain_direction(rec: dict) -> str:
     """One direction's verdict in words (``claim => stable: proven (...)``)."""
     words = "claim => stable" if rec["direction"] == _DIRS[0] else "stable => claim"
     if rec["status"] == PROVEN:
-        return f"{words}: proven (z3 nlsat: unsat, {len(rec['formula_smt2'])} formula(s))"
+        by = sorted({c.get("by", "z3 nlsat") for c in rec["checks"] if "unsat" in c["answer"]})
+        return f"{words}: proven ({' and '.join(by) or 'z3 nlsat'}: unsat, {len(rec['formula_smt2'])} formula(s))"
     if rec["status"] == REFUTED:
         return (
             f"{words}: refuted at {rec['counterexample']} (re-checked: exact root count of "

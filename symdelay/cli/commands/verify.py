@@ -126,7 +126,7 @@ def run(args) -> int:
             elif status == "refuted":
                 lines.append(f"  {word}: somewhere (exact sign analysis)")
             elif how == "decision procedure":
-                lines.append(f"  {arrow}: {status} (decision procedure, z3 nlsat)")
+                lines.append(f"  {arrow}: {status} (decision procedure)")
             elif how == "search":
                 lines.append(f"  {arrow}: {status} (search: not proven)")
     s = res.search
