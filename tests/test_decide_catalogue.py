@@ -438,6 +438,7 @@ INFLIGHT3 = [
     ("kappa**2 >= 1/25", "sufficient", "kappa >= 0: kappa >= 1/5"),
     ("kappa >= 1/5 and mu > gamma", "sufficient", "a subset of kappa >= 1/5"),
     ("kappa*(kappa + 1) >= 6/25", "sufficient", "roots 1/5 and -6/5: kappa >= 1/5"),
+    ("lam*theta < mu", "sufficient", "mu < k_c for every kappa (two-sided sign certificate)"),
     # neither
     ("kappa > 1/10", "neither", "an unstable interval for kappa < 1/5"),
     ("kappa > 1/6", "neither", "1/6 < 1/5, small mu: unstable near k = 5 gamma"),
@@ -467,7 +468,6 @@ PENDING_INFLIGHT3 = [
     (f"lam*theta < {KC3} or {P3} > 0", "equivalent", "k < k_c(L = 3) is a subset"),
     (f"{P3} + gamma**5 > 0", "necessary", "weaker by gamma^5"),
     (f"lam*theta < {KC3}", "sufficient", "k B < A and gamma^2 k < C below k_c"),
-    ("lam*theta < mu", "sufficient", "mu < k_c"),
     ("kappa >= 1/5 or lam*theta < mu", "sufficient", "both subsets"),
     ("lam*theta*(3*gamma+mu)**2 < 4*(gamma+mu)**3", "sufficient", "k_c / 2"),
 ]

@@ -365,61 +365,88 @@ def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
     """True if one conjunct cannot hold by a sign certificate (then the conjunction is
     unsat, proven without nlsat).
 
-    Every variable gets its lower bound from the domains and from the conjuncts
-    ``a v + b > 0`` / ``>= 0`` (``a > 0``); with ``v = c_v + t_v``, ``t_v >= 0`` (``> 0``
-    for a strict bound), a polynomial whose coefficients are all ``>= 0`` and which has a
-    positive monomial in strictly positive ``t_v`` alone (or a positive constant) is ``> 0``
-    on the whole set. A conjunct ``-S >= 0`` (or ``not S > 0``, ``S == 0``) with such an
-    ``S`` is impossible. (``kappa >= 1`` implies the in-flight model's Hurwitz conditions
-    this way, where nlsat needs over 30 s at L = 4.)"""
+    Every variable gets its bounds from the domains and from the conjuncts ``a v + b > 0``
+    / ``>= 0``. A variable bounded below by ``c`` becomes ``c + t`` (``t >= 0``, ``> 0``
+    for a strict bound); one also bounded above by ``d`` becomes ``(c + d t)/(1 + t)``
+    (``t >= 0`` covers ``[c, d)``; a bound ``v <= d`` adds the polynomial at ``v = d``), the
+    polynomial multiplied by ``(1 + t)^deg``. A polynomial whose coefficients are then all
+    ``>= 0`` with a positive monomial in strictly positive variables alone (or a positive
+    constant) is ``> 0`` on the whole set, so a conjunct ``-S >= 0`` (or ``not S > 0``,
+    ``S == 0``) with such an ``S`` is impossible. (``kappa >= 1`` implies the in-flight
+    model's Hurwitz conditions this way, where nlsat needs over 30 s at L = 4.)"""
     conj_ = _conjuncts(nodes)
-    bounds = {}
+    one = {fixed: sp.Integer(1)} if fixed is not None else {}
+    lower, upper = {}, {}
     for v in symbols:
         dom = domains.get(v)
         if v == fixed:
             continue
         if dom == "positive":
-            bounds[v] = (sp.Integer(0), True)
+            lower[v] = (sp.Integer(0), True)
         elif dom in ("nonnegative", "probability"):
-            bounds[v] = (sp.Integer(0), False)
+            lower[v] = (sp.Integer(0), False)
+        if dom == "probability":
+            upper[v] = (sp.Integer(1), False)
     for n in conj_:
         if n[0] != "rel" or n[2] not in (">", ">="):
             continue
-        P = n[1]
-        fs = P.free_symbols
-        if len(fs) != 1:
+        P = sp.expand(n[1].xreplace(one))
+        if len(P.free_symbols) != 1:
             continue
-        (v,) = fs
+        (v,) = P.free_symbols
         poly = sp.Poly(P, v)
-        if poly.degree() != 1 or poly.LC() <= 0:
+        if poly.degree() != 1:
             continue
-        c = -poly.TC() / poly.LC()
-        strict = n[2] == ">"
-        old = bounds.get(v)
-        if old is None or c > old[0] or (c == old[0] and strict):
-            bounds[v] = (c, strict)
-    ts = {v: sp.Dummy(v.name) for v in bounds}
-    shift = {v: c + ts[v] for v, (c, _) in bounds.items()}
-    if fixed is not None:
-        shift[fixed] = sp.Integer(1)
-    # t_v > 0 only for a strict bound (v >= c with c > 0 leaves t_v = 0 possible)
-    strict_t = {ts[v] for v, (_, st) in bounds.items() if st}
+        c, strict = -poly.TC() / poly.LC(), n[2] == ">"
+        side, better = (lower, c.__gt__) if poly.LC() > 0 else (upper, c.__lt__)
+        old = side.get(v)
+        if old is None or better(old[0]) or (c == old[0] and strict):
+            side[v] = (c, strict)
+    ts = {v: sp.Dummy(v.name) for v in lower}
+    strict_t = {ts[v] for v, (_, st) in lower.items() if st}
+    boxed = {v: upper[v] for v in lower if v in upper and upper[v][0] > lower[v][0]}
 
-    def positive(S) -> bool:
-        S = sp.expand(S.xreplace(shift))
-        if not S.free_symbols <= set(ts.values()):
-            return False  # a variable without a lower bound
+    def certified(S, sub) -> bool:
+        S = sp.expand(S.xreplace(one).xreplace(sub))
         if S.is_number:
             return S > 0
-        poly = sp.Poly(S, *sorted(S.free_symbols, key=str))
-        gens = poly.gens
+        num, den = sp.fraction(sp.together(S))
+        # the denominator is a constant times powers of 1 + t (t >= 0): never zero, so
+        # num * den has the sign of S
+        for f, _ in sp.factor_list(den)[1]:
+            if not (sp.degree(f) == 1 and f.free_symbols <= set(ts.values()) and f.is_Add):
+                return False
+            if any(c < 0 for c in sp.Poly(f).coeffs()):
+                return False
+        if not den.is_number or den < 0:
+            num = num * den
+        num = sp.expand(num)
+        if num.is_number:
+            return num > 0
+        if not num.free_symbols <= set(ts.values()):
+            return False  # a variable without a lower bound
+        poly = sp.Poly(num, *sorted(num.free_symbols, key=str))
         if any(c < 0 for c in poly.coeffs()):
             return False
-        strict_pos = {g for g in gens if g in strict_t}
         return any(
-            c > 0 and all(e == 0 or g in strict_pos for g, e in zip(gens, mon, strict=True))
+            c > 0 and all(e == 0 or g in strict_t for g, e in zip(poly.gens, mon, strict=True))
             for mon, c in poly.terms()
         )
+
+    def positive(S) -> bool:
+        sub = {}
+        for v, (c, _) in lower.items():
+            if v in boxed:
+                d = boxed[v][0]
+                sub[v] = (c + d * ts[v]) / (1 + ts[v])
+            else:
+                sub[v] = c + ts[v]
+        if not certified(S, sub):
+            return False
+        for v, (d, strict) in boxed.items():
+            if not strict and not certified(S, {**sub, v: d}):
+                return False  # v = d is in the set: the polynomial there too
+        return True
 
     for n in conj_:
         if n[0] == "rel":
