@@ -255,9 +255,9 @@ def test_timeout_is_undecided_never_a_relation(monkeypatch):
 
     real = dec._solve
 
-    def slow(nodes, symbols, fixed, timeout_ms, *rest):
+    def slow(nodes, symbols, fixed, timeout_ms, *rest, **kw):
         if len(nodes) <= 2:  # the consistency check of the assumptions
-            return real(nodes, symbols, fixed, timeout_ms, *rest)
+            return real(nodes, symbols, fixed, timeout_ms, *rest, **kw)
         return "unknown", "timeout", "", 0.0
 
     monkeypatch.setattr(dec, "_solve", slow)

@@ -59,6 +59,15 @@ FALSE = ("false",)
 _MAX_LENGTH = 20_000
 _MAX_LEAVES = 500
 _TRANSCENDENTAL = (sp.exp, sp.log, sp.sin, sp.cos, sp.tan, sp.tanh, sp.sinh, sp.cosh)
+#: SymPy's relation classes and the operators of the formula nodes
+RELATION_OPS = {
+    sp.StrictLessThan: "<",
+    sp.LessThan: "<=",
+    sp.StrictGreaterThan: ">",
+    sp.GreaterThan: ">=",
+    sp.Equality: "==",
+    sp.Unequality: "!=",
+}
 
 
 def conj(*xs):
@@ -347,14 +356,7 @@ class _Translator:
         self._defined = []
         N, Dn = self.fraction(expr.lhs - expr.rhs)
         defined = list(dict.fromkeys(self._defined))
-        op = {
-            sp.StrictLessThan: "<",
-            sp.LessThan: "<=",
-            sp.StrictGreaterThan: ">",
-            sp.GreaterThan: ">=",
-            sp.Equality: "==",
-            sp.Unequality: "!=",
-        }[type(expr)]
+        op = RELATION_OPS[type(expr)]
         core = rel(N, op) if op in ("==", "!=") else rel(sp.expand(N * Dn), op)
         return conj(*defined, core)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 
-__all__ = ["ClaimResult", "DIRECTIONS", "TARGETS", "METHODS"]
+__all__ = ["ClaimResult", "DIRECTIONS", "TARGETS", "METHODS", "stability_result"]
 
 TARGETS = ("stability", "oscillation")
 DIRECTIONS = ("claim_implies_target", "target_implies_claim")
@@ -161,3 +161,44 @@ def relation(sa: str, sb: str, open_status: str) -> tuple[str, bool]:
     open_parts = [w for w, s in (("sufficiency", sa), ("necessity", sb)) if s == open_status]
     decided = [w for w in (a, b) if w]
     return "; ".join([*decided, f"{' and '.join(open_parts)}: {open_status}"]), False
+
+
+def stability_result(
+    model,
+    claim,
+    cf,
+    *,
+    theta_real,
+    statuses,
+    counterexamples,
+    explanation,
+    assume,
+    method,
+    open_status,
+    **extra,
+) -> ClaimResult:
+    """The :class:`ClaimResult` of an engine that decides stability only (the decision
+    procedure, the search): ``statuses`` and ``counterexamples`` keyed by direction,
+    ``method`` the label of both directions; ``extra`` the engine's own fields."""
+    dirs = DIRECTIONS
+    rel, decided = relation(statuses[dirs[0]], statuses[dirs[1]], open_status)
+    fields = {"formulas": {}, "details": {}, "search": {}, "scaling": None, "timeout_ms": None}
+    fields.update(extra)
+    return ClaimResult(
+        model_name=getattr(model, "name", None),
+        L=None,  # the founding engine sets its L
+        claim=claim,
+        condition=cf.condition,
+        theta_real=theta_real,
+        relation_to_stability=rel,
+        relation_to_oscillation=None,
+        counterexample=counterexamples[dirs[0]] or counterexamples[dirs[1]],
+        oscillation_counterexample=None,
+        explanation=explanation(rel, decided),
+        proven={"stability": decided},
+        directions={"stability": dict(statuses)},
+        counterexamples={"stability": dict(counterexamples)},
+        assume=tuple(assume),
+        methods={"stability": dict.fromkeys(dirs, method)},
+        **fields,
+    )

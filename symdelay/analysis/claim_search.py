@@ -42,7 +42,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from symdelay.analysis.claim_result import ClaimResult, relation
+from symdelay.analysis.claim_formula import RELATION_OPS
+from symdelay.analysis.claim_result import ClaimResult, stability_result
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import r
@@ -256,14 +257,7 @@ def _divide(a, b):
     return a / b
 
 
-_OPS = {
-    sp.StrictLessThan: "<",
-    sp.LessThan: "<=",
-    sp.StrictGreaterThan: ">",
-    sp.GreaterThan: ">=",
-    sp.Equality: "==",
-    sp.Unequality: "!=",
-}
+_OPS = RELATION_OPS
 
 
 def _sign_test(d, op):
@@ -745,29 +739,18 @@ def search_claim(
         "seed": int(seed),
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    rel, decided = relation(status[_DIRS[0]], status[_DIRS[1]], OPEN)
-    explanation = _explain(claim, rel, decided, status, ces, record, reason)
-    return ClaimResult(
-        model_name=getattr(model, "name", None),
-        L=None,
-        claim=claim,
-        condition=cf.condition,
+    return stability_result(
+        model,
+        claim,
+        cf,
         theta_real=theta_real,
-        relation_to_stability=rel,
-        relation_to_oscillation=None,
-        counterexample=ces[_DIRS[0]] or ces[_DIRS[1]],
-        oscillation_counterexample=None,
-        explanation=explanation,
-        proven={"stability": decided},
-        directions={"stability": dict(status)},
-        counterexamples={"stability": ces},
-        search=record,
+        statuses=status,
+        counterexamples=ces,
+        explanation=lambda rel, decided: _explain(claim, rel, decided, status, ces, record, reason),
         assume=assume,
-        methods={"stability": dict.fromkeys(_DIRS, METHOD)},
-        formulas={},
-        details={},
-        scaling=None,
-        timeout_ms=None,
+        method=METHOD,
+        open_status=OPEN,
+        search=record,
         fallback=reason,
     )
 

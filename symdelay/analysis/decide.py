@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from symdelay.analysis.claim_formula import FALSE, TRUE, conj, neg, parse_claim, rel, walk_rels
-from symdelay.analysis.claim_result import ClaimResult
+from symdelay.analysis.claim_result import stability_result
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
@@ -361,9 +361,13 @@ def _conjuncts(nodes) -> list:
     return out
 
 
+#: polynomials with more terms are left to nlsat (the (1 + t)^deg expansions grow fast)
+_CERTIFY_MAX_TERMS = 120
+
+
 def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
-    """True if one conjunct cannot hold by a sign certificate (then the conjunction is
-    unsat, proven without nlsat).
+    """True if the last node cannot hold, by a sign certificate, under the bounds the
+    conjunction sets (then it is unsat, proven without nlsat).
 
     Every variable gets its bounds from the domains and from the conjuncts ``a v + b > 0``
     / ``>= 0``. A variable bounded below by ``c`` becomes ``c + t`` (``t >= 0``, ``> 0``
@@ -406,49 +410,60 @@ def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
     strict_t = {ts[v] for v, (_, st) in lower.items() if st}
     boxed = {v: upper[v] for v in lower if v in upper and upper[v][0] > lower[v][0]}
 
-    def certified(S, sub) -> bool:
-        S = sp.expand(S.xreplace(one).xreplace(sub))
+    def certified(S, at_end=()) -> bool:
+        """``S > 0`` on the set by coefficient signs; ``at_end``: boxed variables set to
+        their upper end. Sparse polynomial arithmetic in the new variables ``t``."""
+        S = sp.expand(S.xreplace(one).xreplace({v: boxed[v][0] for v in at_end}))
         if S.is_number:
             return S > 0
-        num, den = sp.fraction(sp.together(S))
-        # the denominator is a constant times powers of 1 + t (t >= 0): never zero, so
-        # num * den has the sign of S
-        for f, _ in sp.factor_list(den)[1]:
-            if not (sp.degree(f) == 1 and f.free_symbols <= set(ts.values()) and f.is_Add):
-                return False
-            if any(c < 0 for c in sp.Poly(f).coeffs()):
-                return False
-        if not den.is_number or den < 0:
-            num = num * den
-        num = sp.expand(num)
-        if num.is_number:
-            return num > 0
-        if not num.free_symbols <= set(ts.values()):
+        vs = sorted(S.free_symbols, key=str)
+        if not set(vs) <= set(lower):
             return False  # a variable without a lower bound
-        poly = sp.Poly(num, *sorted(num.free_symbols, key=str))
-        if any(c < 0 for c in poly.coeffs()):
+        gens = [ts[v] for v in vs]
+        P = sp.Poly(S, *vs)
+        deg = dict(zip(vs, P.degree_list(), strict=True))
+        cache = {}
+
+        def piece(v, e):
+            if (v, e) not in cache:
+                t, c = sp.Poly(ts[v], *gens), lower[v][0]
+                if v in boxed:
+                    d = boxed[v][0]
+                    q = (c + d * t) ** e * (1 + t) ** (deg[v] - e)  # times (1 + t)^deg > 0
+                else:
+                    q = (c + t) ** e
+                cache[v, e] = q
+            return cache[v, e]
+
+        total = sp.Poly(0, *gens)
+        for mon, coeff in P.terms():
+            term = sp.Poly(coeff, *gens)
+            for v, e in zip(vs, mon, strict=True):
+                term = term * piece(v, e)
+            total = total + term
+        if any(c < 0 for c in total.coeffs()):
             return False
         return any(
-            c > 0 and all(e == 0 or g in strict_t for g, e in zip(poly.gens, mon, strict=True))
-            for mon, c in poly.terms()
+            c > 0 and all(e == 0 or g in strict_t for g, e in zip(gens, mon, strict=True))
+            for mon, c in total.terms()
         )
 
-    def positive(S) -> bool:
-        sub = {}
-        for v, (c, _) in lower.items():
-            if v in boxed:
-                d = boxed[v][0]
-                sub[v] = (c + d * ts[v]) / (1 + ts[v])
-            else:
-                sub[v] = c + ts[v]
-        if not certified(S, sub):
-            return False
-        for v, (d, strict) in boxed.items():
-            if not strict and not certified(S, {**sub, v: d}):
-                return False  # v = d is in the set: the polynomial there too
-        return True
+    probe = {v: (c + boxed[v][0]) / 2 if v in boxed else c + 1 for v, (c, _) in lower.items()}
 
-    for n in conj_:
+    def positive(S) -> bool:
+        if len(sp.Add.make_args(sp.expand(S))) > _CERTIFY_MAX_TERMS:
+            return False
+        # one exact value inside the set first: a polynomial not positive there cannot be
+        # certified, and most are not
+        at = S.xreplace(one).xreplace(probe)
+        if not at.is_number or not at > 0:
+            return False
+        if not certified(S):
+            return False
+        # a closed upper end v = d is in the set: the polynomial there too
+        return all(strict or certified(S, (v,)) for v, (_, strict) in boxed.items())
+
+    for n in _conjuncts(nodes[-1:]):
         if n[0] == "rel":
             _, Q, op = n
             if op in (">", ">=") and positive(-Q):
@@ -613,10 +628,11 @@ def _z3_node(node, zvars, z3):
     return {">": e > 0, ">=": e >= 0, "==": e == 0, "!=": e != 0}[op]
 
 
-def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None):
+def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify=False):
     """Decide the conjunction of ``nodes``: ``(status, model dict or None, smt2, seconds)``;
     ``products`` (:func:`_products`) are replaced by their variables first and a solution
-    is given back in the original parameters. A sat answer comes first from a short
+    is given back in the original parameters. ``certify``: first try the sign certificate
+    on the last node (:func:`_impossible_by_signs`). A sat answer comes first from a short
     search of rational points (:func:`_witness`; ``domains``: where to draw each
     variable), else from nlsat."""
     import z3
@@ -636,7 +652,7 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None):
         solver.add(_z3_node(n, zvars, z3))
     smt2 = solver.to_smt2()
     t0 = time.perf_counter()
-    if _impossible_by_signs(nodes, symbols, fixed, domains):
+    if certify and _impossible_by_signs(nodes, symbols, fixed, domains):
         return "unsat", "sign certificate", smt2, time.perf_counter() - t0
     hit = _witness(nodes, symbols, fixed, domains)
     if hit is not None:
@@ -781,12 +797,6 @@ def _point_record(point) -> dict:
 
 
 # ------------------------------------------------------------------ the record
-def _relation(sa: str, sb: str) -> tuple[str, bool]:
-    from symdelay.analysis.claim_result import relation
-
-    return relation(sa, sb, UNDECIDED)
-
-
 def _claim_formula(model, text, what, aliases):
     fixed = {p.name: v for p, v in model.values.items()}
     return parse_claim(text, tuple(model.free_parameters), {**aliases, **fixed}, what=what)
@@ -885,7 +895,13 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
             )
             continue
         answer, values, smt2, sec = _solve(
-            nodes, ctx.symbols, ctx.fixed, timeout_ms, ctx.products, ctx.model.domains
+            nodes,
+            ctx.symbols,
+            ctx.fixed,
+            timeout_ms,
+            ctx.products,
+            ctx.model.domains,
+            certify=direction == "claim_implies_target",
         )
         formulas.append(smt2)
         log.append({"check": what, "answer": answer, "seconds": round(sec, 4)})
@@ -969,26 +985,19 @@ def decide(
 
 
 def _result(model, claim, cf, assume, recs, scaling, timeout_ms, theta_real):
-    relation, decided = _relation(recs[_DIRS[0]]["status"], recs[_DIRS[1]]["status"])
-    explanation = _explain(cf.text, [recs[d] for d in _DIRS], relation, decided, scaling)
-    ces = {d: recs[d]["counterexample"] for d in _DIRS}
-    return ClaimResult(
-        model_name=getattr(model, "name", None),
-        L=None,  # the founding engine sets its L
-        claim=claim,
-        condition=cf.condition,
+    return stability_result(
+        model,
+        claim,
+        cf,
         theta_real=theta_real,
-        relation_to_stability=relation,
-        relation_to_oscillation=None,
-        counterexample=ces[_DIRS[0]] or ces[_DIRS[1]],
-        oscillation_counterexample=None,
-        explanation=explanation,
-        proven={"stability": decided},
-        directions={"stability": {d: recs[d]["status"] for d in _DIRS}},
-        counterexamples={"stability": ces},
-        search={},
-        assume=tuple(assume),
-        methods={"stability": dict.fromkeys(_DIRS, METHOD)},
+        statuses={d: recs[d]["status"] for d in _DIRS},
+        counterexamples={d: recs[d]["counterexample"] for d in _DIRS},
+        explanation=lambda rel, decided: _explain(
+            cf.text, [recs[d] for d in _DIRS], rel, decided, scaling
+        ),
+        assume=assume,
+        method=METHOD,
+        open_status=UNDECIDED,
         formulas={"stability": {d: list(recs[d]["formula_smt2"]) for d in _DIRS}},
         details={"stability": {d: _detail(recs[d], timeout_ms) for d in _DIRS}},
         scaling=scaling,
