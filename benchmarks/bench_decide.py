@@ -71,6 +71,18 @@ def model_cases():
                 ["kappa > 1/10", "kappa >= 1", "lam*theta < mu"],
             )
         )
+    # where it stops: bounds tangent to the boundary at the domain's edge (kappa = 0)
+    out.append(
+        (
+            "inflight L = 3 (edge)",
+            lambda: build_model("inflight", L=3, kappa="kappa"),
+            t0,
+            [
+                "lam*theta < 8*(gamma + mu)**3/(3*gamma + mu)**2",
+                "lam*theta*(3*gamma+mu)**2 < 4*(gamma+mu)**3",
+            ],
+        )
+    )
     out.append(
         (
             "hyperexp rates 1, 3",
