@@ -812,7 +812,9 @@ def _aliases(model, aliases):
 
     options = family_options(model) or {}
     for k, v in options.items():
-        if k != "L" and v is not None and k not in declared:
+        # numbers only: an option such as the in-flight weight pattern is not a value
+        number = isinstance(v, (int, Fraction)) or (isinstance(v, sp.Basic) and v.is_number)
+        if k != "L" and number and not isinstance(v, bool) and k not in declared:
             out.setdefault(k, v)
     L = options.get("L")
     gamma = next((p for p in model.free_parameters if p.name == "gamma"), None)
