@@ -60,6 +60,7 @@ both directions are proven or refuted.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -521,8 +522,7 @@ def _witness(nodes, symbols, fixed, domains, n=2000, seed=20261202):
     values = {}
     with np.errstate(all="ignore"):
         for P in polys:
-            gens = sorted(P.free_symbols, key=str)
-            f = sp.lambdify(gens, P, "numpy")
+            gens, f = _numeric(P)
             values[P] = np.broadcast_to(np.asarray(f(*[cols[g] for g in gens]), float), (n,))
     ok = _float_holds(nodes, values, n)
 
@@ -536,6 +536,14 @@ def _witness(nodes, symbols, fixed, domains, n=2000, seed=20261202):
         if all(_exact_holds(nd, point) for nd in nodes):
             return point
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _numeric(P):
+    """``(generators, numpy function)`` of a polynomial: every check of a claim screens the
+    same stability conditions, so each is compiled once."""
+    gens = sorted(P.free_symbols, key=str)
+    return gens, sp.lambdify(gens, P, "numpy")
 
 
 def _float_holds(node, values, n):
