@@ -472,3 +472,24 @@ def test_stability_minimal_cli():
         "stability", "--model", "phase_type", "--delay", "hypoexp", "--rates", "1,2", "--minimal"
     ).stdout
     assert "stable exactly when (minimal" in text and "dropped 1 condition(s)" in text
+
+
+def test_ctrl_c_during_the_solver_exits_130():
+    """z3 turns Ctrl-C into an 'unknown' answer; verify must stop (exit 130), not report
+    the claim 'undecided within the budget'."""
+    import signal
+    import time
+
+    claim = "lam*theta*(3*gamma+mu)**2 < 4*(gamma+mu)**3"  # nlsat needs well over 10 s
+    argv = [sys.executable, "-m", "symdelay", "verify", "--model", "inflight", "--L", "3"]
+    p = subprocess.Popen(
+        [*argv, "--kappa", "kappa", "--claim", claim],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(6)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, (out, err)
+    assert "undecided" not in out and "Traceback" not in err

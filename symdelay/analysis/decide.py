@@ -683,7 +683,11 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify
         for a, b, k in products:
             values[a], values[b] = sp.Integer(1), values.pop(k)
         return "sat", values, smt2, elapsed
-    return "unknown", solver.reason_unknown(), smt2, elapsed
+    reason = solver.reason_unknown()
+    if "interrupted" in reason:  # ('canceled' can be a timeout in some z3 versions)
+        # z3 turns Ctrl-C into 'unknown': a stop asked for, not a budget spent
+        raise KeyboardInterrupt
+    return "unknown", reason, smt2, elapsed
 
 
 def _exact_value(val, z3):
