@@ -366,6 +366,38 @@ def _conjuncts(nodes) -> list:
 _CERTIFY_MAX_TERMS = 120
 
 
+#: after a rational bound is substituted (the products of its pieces grow further)
+_CERTIFY_MAX_SUBSTITUTED = 600
+
+
+def _rational_bounds(conj_, one, lower, positive) -> list:
+    """Upper bounds by rational functions: conjuncts ``b - A v > 0`` (``>= 0``) linear in a
+    variable ``v`` that has a constant lower bound, with ``A > 0`` on the set by the sign
+    certificate ``positive``: ``(v, A, b, strict)`` for ``v < b/A`` (``<=`` when not
+    strict). A claim ``lam*theta < 8 (gamma + mu)^3/(3 gamma + mu)^2`` is such a bound."""
+    out = []
+    for n in conj_:
+        if n[0] != "rel" or n[2] not in (">", ">="):
+            continue
+        P = sp.expand(n[1].xreplace(one))
+        for v in sorted(P.free_symbols & set(lower), key=str):
+            if len(P.free_symbols) < 2:
+                break
+            Pv = sp.Poly(P, v)
+            if Pv.degree() != 1:
+                continue
+            A, b = -Pv.nth(1), Pv.nth(0)
+            if A.is_number or not positive(A):
+                continue
+            g = sp.gcd(A, b)  # the same bound in lowest terms: A/g > 0 when g > 0
+            if not g.is_number and positive(g):
+                A, b = sp.quo(A, g), sp.quo(b, g)
+            out.append((v, sp.expand(A), sp.expand(b), n[2] == ">"))
+            if len(out) >= 4:
+                return out
+    return out
+
+
 def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
     """True if the last node cannot hold, by a sign certificate, under the bounds the
     conjunction sets (then it is unsat, proven without nlsat).
@@ -411,12 +443,13 @@ def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
     strict_t = {ts[v] for v, (_, st) in lower.items() if st}
     boxed = {v: upper[v] for v in lower if v in upper and upper[v][0] > lower[v][0]}
 
-    def certified(S, at_end=()) -> bool:
-        """``S > 0`` on the set by coefficient signs; ``at_end``: boxed variables set to
-        their upper end. Sparse polynomial arithmetic in the new variables ``t``."""
+    def certified(S, at_end=(), strict=True) -> bool:
+        """``S > 0`` (``strict``, else ``S >= 0``) on the set by coefficient signs;
+        ``at_end``: boxed variables set to their upper end. Sparse polynomial arithmetic in
+        the new variables ``t``."""
         S = sp.expand(S.xreplace(one).xreplace({v: boxed[v][0] for v in at_end}))
         if S.is_number:
-            return S > 0
+            return S > 0 if strict else S >= 0
         vs = sorted(S.free_symbols, key=str)
         if not set(vs) <= set(lower):
             return False  # a variable without a lower bound
@@ -444,40 +477,145 @@ def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
             total = total + term
         if any(c < 0 for c in total.coeffs()):
             return False
-        return any(
+        return not strict or any(
             c > 0 and all(e == 0 or g in strict_t for g, e in zip(gens, mon, strict=True))
             for mon, c in total.terms()
         )
 
     probe = {v: (c + boxed[v][0]) / 2 if v in boxed else c + 1 for v, (c, _) in lower.items()}
 
-    def positive(S) -> bool:
-        if len(sp.Add.make_args(sp.expand(S))) > _CERTIFY_MAX_TERMS:
+    def plainly_positive(S, strict=True, max_terms=_CERTIFY_MAX_TERMS) -> bool:
+        if len(sp.Add.make_args(sp.expand(S))) > max_terms:
             return False
         # one exact value inside the set first: a polynomial not positive there cannot be
         # certified, and most are not
         at = S.xreplace(one).xreplace(probe)
-        if not at.is_number or not at > 0:
+        if not at.is_number or not (at > 0 if strict else at >= 0):
             return False
-        if not certified(S):
+        if not certified(S, (), strict):
             return False
         # a closed upper end v = d is in the set: the polynomial there too
-        return all(strict or certified(S, (v,)) for v, (_, strict) in boxed.items())
+        return all(open_ or certified(S, (v,), strict) for v, (_, open_) in boxed.items())
+
+    bounds = _rational_bounds(conj_, one, lower, plainly_positive)
+    # the other conjuncts H > 0 / H >= 0 in two or more variables (see follows)
+    hyps_ = [
+        (sp.expand(n[1].xreplace(one)), n[2])
+        for n in _conjuncts(nodes[:-1])
+        if n[0] == "rel" and n[2] in (">", ">=") and len(n[1].xreplace(one).free_symbols) > 1
+    ]
+    for k, (v, _A, _b, _strict) in enumerate(bounds):
+        t = sp.Dummy(f"t{k}")
+        lower[t], ts[t], probe[t] = (sp.Integer(0), lower[v][1]), t, sp.Integer(1)
+        if lower[v][1]:
+            strict_t.add(t)
+        bounds[k] = (*bounds[k], t)
+
+    def positive(S, strict=True) -> bool:
+        """``S > 0`` (``S >= 0``) on the set: by signs, else after a rational bound."""
+        if plainly_positive(S, strict):
+            return True
+        S = sp.expand(S.xreplace(one))
+        for v, A, b, open_, t in bounds:
+            if not S.has(v):
+                continue
+            # c <= v < b/A (A > 0 on the set) is v = (c A + b t)/(A (1 + t)), t >= 0:
+            # every point of the set has such a t, so S (A (1 + t))^deg > 0 for all t >= 0
+            # proves S > 0 there; a closed end v = b/A is checked as well
+            c = lower[v][0]
+            Sv = sp.Poly(S, v)
+            d = Sv.degree()
+            inner = sp.expand(
+                sum(q * (c * A + b * t) ** j * (A * (1 + t)) ** (d - j) for (j,), q in Sv.terms())
+            )
+            if not plainly_positive(inner, strict, _CERTIFY_MAX_SUBSTITUTED):
+                continue
+            end = sp.expand(sum(q * b**j * A ** (d - j) for (j,), q in Sv.terms()))
+            if open_ or plainly_positive(end, strict, _CERTIFY_MAX_SUBSTITUTED):
+                return True
+        return False
+
+    def follows(R) -> bool:
+        """``R > 0`` on the set: by signs, or ``R - c H >= 0`` there for a conjunct
+        ``H > 0`` (``R - c H > 0`` for ``H >= 0``), ``c > 0`` a ratio of coefficients of a
+        monomial the two share (a stability condition a claim weakens by a positive
+        term)."""
+        if positive(R):
+            return True
+        R = sp.expand(R.xreplace(one))
+        if R.is_number:
+            return False
+        for H, op in hyps_:
+            if H.free_symbols - R.free_symbols:
+                continue
+            gens = sorted(R.free_symbols, key=str)
+            Rp, Hp = sp.Poly(R, *gens), sp.Poly(H, *gens)
+            ratios = []
+            for mon, c in Hp.terms():
+                q = Rp.coeff_monomial(mon)
+                if q != 0 and q / c > 0 and q / c not in ratios:
+                    ratios.append(q / c)
+            for c in sorted(ratios, key=lambda x: (abs(x.p) + x.q, x))[:3]:
+                if positive(sp.expand(R - c * H), strict=op == ">="):
+                    return True
+        return False
 
     for n in _conjuncts(nodes[-1:]):
         if n[0] == "rel":
             _, Q, op = n
-            if op in (">", ">=") and positive(-Q):
+            if op in (">", ">=") and follows(-Q):
                 return True
             if op == "==" and (positive(Q) or positive(-Q)):
                 return True
         elif n[0] == "not" and n[1][0] == "rel":
             _, P, op = n[1]
-            if op in (">", ">=") and positive(P):
+            if op in (">", ">=") and follows(P):
                 return True
             if op == "!=" and (positive(P) or positive(-P)):
                 return True
     return False
+
+
+# ------------------------------------------------------------------ positive factors
+#: relations with more terms are left as they are (factoring them costs more than it saves)
+_FACTOR_MAX_TERMS = 400
+
+
+def _strip_positive(node, symbols, fixed, domains):
+    """``node`` with every factor of a relation that is positive on the parameter domains
+    (by the sign certificate) divided out: ``P f > 0`` with ``f > 0`` is ``P > 0``, and the
+    same for ``>=``, ``==`` and ``!=``. A claim written as a condition times or over a
+    positive expression then meets the condition itself."""
+    kind = node[0]
+    if kind in ("and", "or"):
+        return (kind, tuple(_strip_positive(c, symbols, fixed, domains) for c in node[1]))
+    if kind == "not":
+        return ("not", _strip_positive(node[1], symbols, fixed, domains))
+    if kind != "rel":
+        return node
+    _, P, op = node
+    key = (tuple(symbols), fixed, tuple(sorted((str(k), v) for k, v in domains.items())))
+    Q = _positive_factors_out(P, key)
+    return node if Q is P else rel(Q, op)
+
+
+@functools.lru_cache(maxsize=4096)
+def _positive_factors_out(P, key):
+    symbols, fixed, _ = key
+    domains = {s: dict(key[2]).get(str(s)) for s in symbols}
+    if len(P.free_symbols) < 2 or len(sp.Add.make_args(P)) > _FACTOR_MAX_TERMS:
+        return P
+    c, factors = sp.factor_list(P)
+    if len(factors) == 1 and factors[0][1] == 1:
+        return P
+    kept = [
+        (f, e)
+        for f, e in factors
+        if not _impossible_by_signs([neg(rel(f, ">"))], list(symbols), fixed, domains)
+    ]
+    if len(kept) == len(factors):
+        return P
+    return sp.expand(sp.sign(c) * sp.Mul(*[f**e for f, e in kept]))
 
 
 # ------------------------------------------------------------------ sampled witnesses
@@ -651,6 +789,7 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify
     if products:
         nodes = [_reduce(n, products) for n in nodes]
         symbols = _frame_symbols(symbols, products)
+    nodes = [_strip_positive(n, symbols, fixed, domains) for n in nodes]
     zvars = {s: z3.Real(s.name) for s in symbols}
     if fixed is not None:
         zvars[fixed] = z3.RealVal(1)
@@ -878,6 +1017,25 @@ def _context(model, claim, assume, aliases, timeout_ms) -> _Context:
     )
 
 
+#: a claim with more disjuncts is decided as one formula per condition
+_MAX_DISJUNCTS = 8
+
+
+def _disjuncts(node) -> list:
+    """The disjuncts of ``node`` (``or``, and ``not`` of ``and`` by De Morgan), flattened;
+    ``[node]`` when it has none or more than :data:`_MAX_DISJUNCTS`."""
+
+    def flat(n):
+        if n[0] == "or":
+            return [d for c in n[1] for d in flat(c)]
+        if n[0] == "not" and n[1][0] == "and":
+            return [d for c in n[1][1] for d in flat(neg(c))]
+        return [n]
+
+    out = flat(node)
+    return out if 1 < len(out) <= _MAX_DISJUNCTS else [node]
+
+
 def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
     """One direction: ``status``, ``formula_smt2``, ``counterexample`` (exact, re-checked),
     ``counterexample_kind``, ``checks``, ``seconds`` and, when undecided, ``tried``."""
@@ -886,8 +1044,16 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
     if direction == "claim_implies_target":
         # one check per condition of each factor: not (c_1 and ... and c_m) is the
         # disjunction of the not c_i, and nlsat decides the pieces far faster
+        # a disjunctive claim the same way: (A or B) and not c is unsat iff both
+        # A and not c and B and not c are
+        parts = _disjuncts(cf.node)
         checks = [
-            (f"claim and not condition {i + 1} ({f.mode} factor)", [*hyps, cf.node, neg(c)])
+            (
+                f"claim{f' (disjunct {j + 1})' if len(parts) > 1 else ''} and not condition "
+                f"{i + 1} ({f.mode} factor)",
+                [*hyps, part, neg(c)],
+            )
+            for j, part in enumerate(parts)
             for (f, node), (_, conds) in zip(ctx.stable_nodes, ctx.sf.per_factor, strict=True)
             if node != TRUE
             for i, c in enumerate(map(_cond_node, conds))
@@ -915,7 +1081,7 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
             timeout_ms,
             ctx.products,
             ctx.model.domains,
-            certify=direction == "claim_implies_target",
+            certify=True,
         )
         formulas.append(smt2)
         log.append({"check": what, "answer": answer, "seconds": round(sec, 4)})
