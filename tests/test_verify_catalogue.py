@@ -193,26 +193,29 @@ def test_unproven_is_never_called_sufficient():
     assert "no counterexample found" in res.explanation and "not proven" in res.explanation
 
 
-def test_oscillation_boundary_written_with_abs_is_searched_not_proven():
+def test_oscillation_boundary_written_with_abs_is_proven_by_the_decision_procedure():
     """k > 4 max(0, gamma-mu)^3/(27 gamma^2) is the L = 2 oscillation set; written with Abs it
-    is outside the exact route, and the search must find nothing either way."""
+    is outside the exact class and the search finds nothing either way; the decision
+    procedure (Abs as an auxiliary variable, the oscillation set from k_o) proves both."""
     claim = "lam*theta > 4*((gamma-mu+Abs(gamma-mu))/2)**3/(27*gamma**2)"
     res = verify(2, claim)
     assert res.directions["oscillation"] == {
-        "claim_implies_target": "no counterexample found",
-        "target_implies_claim": "no counterexample found",
+        "claim_implies_target": "proven",
+        "target_implies_claim": "proven",
     }
-    assert res.relation_to_oscillation == "sufficiency and necessity: no counterexample found"
+    assert set(res.methods["oscillation"].values()) == {"decision procedure"}
+    assert res.relation_to_oscillation == "equivalent"
     assert res.relation_to_stability == "neither" and res.proven["stability"]
 
 
-def test_conjunction_is_searched():
-    """k D > 1 and mu < 2 implies k > gamma/4 > k_o (oscillation), but a conjunction is
-    outside the exact route: refuted where refutable, otherwise only searched."""
+def test_conjunction_is_decided():
+    """k D > 1 and mu < 2 implies k > gamma/4 > k_o (oscillation); a conjunction is
+    outside the exact class: the decision procedure proves sufficiency, and necessity is
+    refuted by a point re-checked here."""
     res = verify(4, "lam*theta*D > 1 and mu < 2")
     assert res.relation_to_stability == "neither" and res.proven["stability"]
-    assert res.relation_to_oscillation == "not necessary; sufficiency: no counterexample found"
-    assert res.proven["oscillation"] is False
+    assert res.relation_to_oscillation == "sufficient"
+    assert res.methods["oscillation"]["claim_implies_target"] == "decision procedure"
     pt = res.counterexamples["oscillation"]["target_implies_claim"]
     _check_point(4, "lam*theta*D > 1 and mu < 2", "oscillation", "target_implies_claim", pt)
 

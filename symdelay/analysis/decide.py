@@ -387,7 +387,7 @@ def _rational_bounds(conj_, one, lower, positive) -> list:
             if Pv.degree() != 1:
                 continue
             A, b = -Pv.nth(1), Pv.nth(0)
-            if A.is_number or not positive(A):
+            if not positive(A):
                 continue
             g = sp.gcd(A, b)  # the same bound in lowest terms: A/g > 0 when g > 0
             if not g.is_number and positive(g):
@@ -777,12 +777,14 @@ def _z3_node(node, zvars, z3):
 def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify=False):
     """Decide the conjunction of ``nodes``: ``(status, model dict or None, smt2, seconds)``;
     ``products`` (:func:`_products`) are replaced by their variables first and a solution
-    is given back in the original parameters. ``certify``: first try the sign certificate
-    on the last node (:func:`_impossible_by_signs`). A sat answer comes first from a short
-    search of rational points (:func:`_witness`; ``domains``: where to draw each
-    variable), else from nlsat."""
+    is given back in the original parameters. ``certify``: try the sign certificate on
+    the last node (:func:`_impossible_by_signs`), ``"first"`` (or True) before anything
+    else, ``"after"`` once the witness search has found nothing (for formulas that are
+    mostly satisfiable). A sat answer comes first from a short search of rational points
+    (:func:`_witness`; ``domains``: where to draw each variable), else from nlsat."""
     import z3
 
+    t0 = time.perf_counter()
     domains = dict(domains or {})
     for _, b, k in products:
         domains[k] = domains.get(b, "real")
@@ -798,14 +800,16 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify
     for n in nodes:
         solver.add(_z3_node(n, zvars, z3))
     smt2 = solver.to_smt2()
-    t0 = time.perf_counter()
-    if certify and _impossible_by_signs(nodes, symbols, fixed, domains):
+    first = certify in (True, "first")
+    if first and _impossible_by_signs(nodes, symbols, fixed, domains):
         return "unsat", "sign certificate", smt2, time.perf_counter() - t0
     hit = _witness(nodes, symbols, fixed, domains)
     if hit is not None:
         for a, b, k in products:
             hit[a], hit[b] = sp.Integer(1), hit.pop(k)
         return "sat", hit, smt2, time.perf_counter() - t0
+    if certify == "after" and _impossible_by_signs(nodes, symbols, fixed, domains):
+        return "unsat", "sign certificate", smt2, time.perf_counter() - t0
     answer = solver.check()
     elapsed = time.perf_counter() - t0
     if answer == z3.unsat:
@@ -895,17 +899,23 @@ def _in_domain(model, point) -> bool:
     return True
 
 
-def _is_counterexample(model, sf, claim, assumptions, direction, point) -> bool:
+def _is_counterexample(model, sf, claim, assumptions, direction, point, target=None) -> bool:
+    """``point`` refutes ``direction``: re-checked by exact root counts (stability) or by
+    the family's own exact test of ``target`` (:class:`Target`)."""
     if not _in_domain(model, point) or not all(a.holds_at(point) for a in assumptions):
         return False
     holds = claim.holds_at(point)
-    stable = _stable_at(model, sf, point)
-    if direction == "claim_implies_target":
-        return holds and not stable
-    return stable and not holds
+    if direction == "claim_implies_target" and not holds:
+        return False
+    if direction != "claim_implies_target" and holds:
+        return False
+    inside = _stable_at(model, sf, point) if target is None else target.holds_at(point)
+    if inside is None:  # the family's test cannot tell (a tie on its boundary)
+        return False
+    return not inside if direction == "claim_implies_target" else inside
 
 
-def _rationalise(model, sf, claim, assumptions, direction, values):
+def _rationalise(model, sf, claim, assumptions, direction, values, target=None):
     """A short rational counterexample near Z3's point (each candidate re-checked)."""
     params = list(model.free_parameters)
     approx = {}
@@ -922,16 +932,20 @@ def _rationalise(model, sf, claim, assumptions, direction, values):
         for p in params:
             f = approx[p].limit_denominator(10**digits)
             cand[p] = sp.Rational(f.numerator, f.denominator)
-        if _is_counterexample(model, sf, claim, assumptions, direction, cand):
+        if _is_counterexample(model, sf, claim, assumptions, direction, cand, target):
             return cand, "rational"
     if exact:
         cand = {p: values.get(p, sp.Integer(1)) for p in params}
-        if _is_counterexample(model, sf, claim, assumptions, direction, cand):
+        if _is_counterexample(model, sf, claim, assumptions, direction, cand, target):
             return cand, "rational"
+        if target is not None:  # e.g. a tie on the target's boundary: left undecided
+            return None, None
         raise VerificationError(
             f"z3's counterexample {cand} fails the independent exact re-check: a bug"
         )
     cand = {p: values[p].root if isinstance(values[p], _Algebraic) else values[p] for p in params}
+    if target is not None:  # the family's test takes rational points: left undecided
+        return None, None
     if _is_counterexample(model, sf, claim, assumptions, direction, cand):
         return {p: values[p] for p in params}, "algebraic"
     raise VerificationError(
@@ -989,9 +1003,24 @@ class _Context:
     hyps: list
     stable_nodes: list
     products: tuple = ()
+    target: object = None
 
 
-def _context(model, claim, assume, aliases, timeout_ms) -> _Context:
+@dataclass(frozen=True)
+class Target:
+    """A target set other than stability that a model family defines (the founding
+    model's oscillation): ``name`` for the check log, ``node`` the set as a formula of the
+    claim language in the model's parameters (exact: polynomial relations), and
+    ``holds_at(point)`` the family's own exact test at a rational point (True, False, or
+    None when it cannot tell), the independent re-check of every counterexample."""
+
+    name: str
+    node: tuple
+    holds_at: object
+    recheck: str = "the model family's exact test"
+
+
+def _context(model, claim, assume, aliases, timeout_ms, target=None) -> _Context:
     sf = stability_formula(model)
     names = _aliases(model, aliases)
     cf = _claim_formula(model, claim, "claim", names)
@@ -1003,9 +1032,13 @@ def _context(model, claim, assume, aliases, timeout_ms) -> _Context:
     for a in assumptions:
         hyps += [a.node, *a.definitions]
     stable_nodes = [(f, _factor_node(conds)) for f, conds in sf.per_factor]
-    products = _products(model, [*hyps, cf.node, *[n for _, n in stable_nodes]], symbols)
+    extra = [] if target is None else [target.node]
+    products = _products(model, [*hyps, cf.node, *[n for _, n in stable_nodes], *extra], symbols)
     exclude = {s for a, b, _ in products for s in (a, b)}
-    fixed, scaling = _scale_variable(model, sf, [cf, *assumptions], exclude)
+    as_claims = [cf, *assumptions]
+    if target is not None:  # the target set must be scale invariant too
+        as_claims.append(_TargetAsClaim(target.node, target.name))
+    fixed, scaling = _scale_variable(model, sf, as_claims, exclude)
     if products:
         scaling += "; " + ", ".join(f"{a}*{b} one variable" for a, b, _ in products)
     if _solve(hyps, symbols, fixed, timeout_ms, products, model.domains)[0] == "unsat":
@@ -1013,8 +1046,18 @@ def _context(model, claim, assume, aliases, timeout_ms) -> _Context:
             "the assumptions contradict the parameter domains: nothing to decide"
         )
     return _Context(
-        model, sf, cf, assumptions, fixed, scaling, symbols, hyps, stable_nodes, products
+        model, sf, cf, assumptions, fixed, scaling, symbols, hyps, stable_nodes, products, target
     )
+
+
+@dataclass(frozen=True)
+class _TargetAsClaim:
+    """A target set seen by :func:`_scale_variable` like a claim formula."""
+
+    node: tuple
+    text: str
+    aux: tuple = ()
+    definitions: tuple = ()
 
 
 #: a claim with more disjuncts is decided as one formula per condition
@@ -1040,8 +1083,21 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
     """One direction: ``status``, ``formula_smt2``, ``counterexample`` (exact, re-checked),
     ``counterexample_kind``, ``checks``, ``seconds`` and, when undecided, ``tried``."""
     t0 = time.perf_counter()
-    hyps, cf = ctx.hyps, ctx.cf
-    if direction == "claim_implies_target":
+    hyps, cf, tgt = ctx.hyps, ctx.cf, ctx.target
+    if tgt is not None:
+        parts = _disjuncts(cf.node) if direction == "claim_implies_target" else [cf.node]
+        checks = (
+            [
+                (
+                    f"claim{f' (disjunct {j + 1})' if len(parts) > 1 else ''} and not {tgt.name}",
+                    [*hyps, part, neg(tgt.node)],
+                )
+                for j, part in enumerate(parts)
+            ]
+            if direction == "claim_implies_target"
+            else [(f"{tgt.name} and not claim", [*hyps, tgt.node, neg(cf.node)])]
+        )
+    elif direction == "claim_implies_target":
         # one check per condition of each factor: not (c_1 and ... and c_m) is the
         # disjunction of the not c_i, and nlsat decides the pieces far faster
         # a disjunctive claim the same way: (A or B) and not c is unsat iff both
@@ -1081,14 +1137,20 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
             timeout_ms,
             ctx.products,
             ctx.model.domains,
-            certify=True,
+            certify="first" if direction == "claim_implies_target" else "after",
         )
         formulas.append(smt2)
         log.append({"check": what, "answer": answer, "seconds": round(sec, 4)})
         if answer == "unsat":
             log[-1]["by"] = values or "z3 nlsat"
         if answer == "sat":
-            point, kind = _rationalise(ctx.model, ctx.sf, cf, ctx.assumptions, direction, values)
+            point, kind = _rationalise(
+                ctx.model, ctx.sf, cf, ctx.assumptions, direction, values, tgt
+            )
+            if point is None:
+                log[-1]["reason"] = "no rational point near z3's model passed the exact re-check"
+                status = UNDECIDED
+                break
             status = REFUTED
             break
         if answer == "unknown":
@@ -1096,6 +1158,8 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
             status = UNDECIDED
     rec = {
         "direction": direction,
+        "target": "stable" if tgt is None else tgt.name,
+        "recheck": "exact root count of the factors" if tgt is None else tgt.recheck,
         "status": status,
         "formula_smt2": formulas,
         "counterexample": _point_record(point) if point is not None else None,
@@ -1131,13 +1195,15 @@ def decide_directions(
     assume=(),
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     aliases: dict | None = None,
+    target: Target | None = None,
 ) -> tuple[dict, str, object]:
     """Decide only ``directions`` (some of ``claim_implies_target``,
-    ``target_implies_claim``) against stability: ``({direction: record}, scaling note,
-    the claim's SymPy condition)``. The founding model's engine asks this for the
-    directions its own exact class leaves open."""
+    ``target_implies_claim``) against stability, or against ``target`` (a
+    :class:`Target` the family defines): ``({direction: record}, scaling note, the
+    claim's SymPy condition)``. The founding model's engine asks this for the directions
+    its own exact class leaves open."""
     assume = _check_arguments("stable", assume, timeout_ms)
-    ctx = _context(model, claim, assume, aliases, timeout_ms)
+    ctx = _context(model, claim, assume, aliases, timeout_ms, target)
     recs = {d: _decide_direction(ctx, d, timeout_ms) for d in directions}
     return recs, ctx.scaling, ctx.cf.condition
 
@@ -1195,14 +1261,19 @@ def _detail(rec: dict, timeout_ms: int) -> dict:
 
 def explain_direction(rec: dict) -> str:
     """One direction's verdict in words (``claim => stable: proven (...)``)."""
-    words = "claim => stable" if rec["direction"] == _DIRS[0] else "stable => claim"
+    target = rec.get("target", "stable")
+    words = f"claim => {target}" if rec["direction"] == _DIRS[0] else f"{target} => claim"
     if rec["status"] == PROVEN:
         by = sorted({c.get("by", "z3 nlsat") for c in rec["checks"] if "unsat" in c["answer"]})
-        return f"{words}: proven ({' and '.join(by) or 'z3 nlsat'}: unsat, {len(rec['formula_smt2'])} formula(s))"
-    if rec["status"] == REFUTED:
         return (
-            f"{words}: refuted at {rec['counterexample']} (re-checked: exact root count of "
-            "the factors, exact evaluation of the claim)"
+            f"{words}: proven ({' and '.join(by) or 'z3 nlsat'}: unsat, "
+            f"{len(rec['formula_smt2'])} formula(s))"
+        )
+    if rec["status"] == REFUTED:
+        how = rec.get("recheck", "exact root count of the factors")
+        return (
+            f"{words}: refuted at {rec['counterexample']} (re-checked: {how}, exact "
+            "evaluation of the claim)"
         )
     return f"{words}: {UNDECIDED} ({rec.get('tried', '')})"
 

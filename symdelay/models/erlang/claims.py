@@ -1149,6 +1149,41 @@ def specialised_verify(
     return _decide(model, claim, theta_real, timeout_ms)
 
 
+def _oscillation_target(L: int):
+    """The oscillation set ``lam*theta > k_o(mu, gamma)`` (:func:`oscillation_threshold`)
+    as a formula the decision procedure decides: for ``L >= 2`` ``k_o`` is a monomial in
+    ``Max(0, gamma - mu)`` over a power of ``gamma``, so the set is ``(gamma > mu and
+    k den > num) or (gamma <= mu and k > 0)``; each counterexample is re-checked by exact
+    real-root isolation (:func:`_oscillatory_exact`)."""
+    from symdelay.analysis.claim_formula import conj, disj, rel
+    from symdelay.analysis.decide import Target
+
+    k = lam * theta
+    ko = oscillation_threshold(L)
+    num, den = sp.fraction(sp.together(ko.subs(sp.Max(0, gamma - mu), gamma - mu)))
+    dpoly = sp.Poly(den, gamma)
+    if den.free_symbols - {gamma} or not dpoly.is_monomial or not dpoly.LC() > 0:
+        raise VerificationError(f"k_o = {ko}: its denominator is not a positive power of gamma")
+    over = rel(k * den - num, ">")
+    node = (
+        over
+        if L == 1
+        else disj(conj(rel(gamma - mu, ">"), over), conj(rel(mu - gamma, ">="), rel(k, ">")))
+    )
+    space = _Space(L, gamma)
+
+    def holds_at(point):
+        m, g, lm, th = (sp.Rational(point[s]) for s in (mu, gamma, lam, theta))
+        return _oscillatory_exact(space, m, g, lm * th, lm, th)
+
+    return Target(
+        "oscillating",
+        node,
+        holds_at,
+        "exact real-root isolation of the characteristic polynomial and the closed-form k_o",
+    )
+
+
 def _founding_point(L, point: dict | None) -> dict | None:
     """The decision procedure's point (mu, lam, theta, gamma) in the founding engine's
     order, with ``D = L/gamma``."""
@@ -1167,7 +1202,7 @@ def _theta_assume(theta_real: bool) -> tuple:
 def _with_assumptions(model, claim, assume, theta_real, timeout_ms) -> ClaimResult:
     import dataclasses
 
-    from symdelay.analysis.decide import decide
+    from symdelay.analysis.decide import decide, decide_directions
 
     if model.infinite or as_L_or_inf(model.L) is INFINITE_L:
         raise SymdelayInputError(
@@ -1191,14 +1226,60 @@ def _with_assumptions(model, claim, assume, theta_real, timeout_ms) -> ClaimResu
             model, claim, assume=assume, theta_real=theta_real, reason=fallback_reason(exc)
         )
     ces = {d: _founding_point(model.L, p) for d, p in res.counterexamples["stability"].items()}
-    return dataclasses.replace(
-        res,
+    fields = dict(
         L=model.L,
         counterexamples={"stability": ces},
         counterexample=ces[_DIRS[0]] or ces[_DIRS[1]],
-        explanation=res.explanation
-        + " Oscillation: decided over the whole domain only (run without assumptions).",
     )
+    if res.fallback:
+        fields["explanation"] = res.explanation + (
+            " Oscillation: not searched under assumptions (a transcendental claim)."
+        )
+        return dataclasses.replace(res, **fields)
+    # oscillation under the same assumptions, by the same decision procedure
+    from symdelay.analysis.decide import PROVEN as D_PROVEN
+    from symdelay.analysis.decide import REFUTED as D_REFUTED
+    from symdelay.analysis.decide import UNDECIDED, explain_direction
+
+    recs, _, _ = decide_directions(
+        model,
+        claim,
+        _DIRS,
+        assume=assume,
+        timeout_ms=timeout_ms,
+        target=_oscillation_target(model.L),
+    )
+    status = {d: rec["status"] for d, rec in recs.items()}
+    oces = {d: _founding_point(model.L, rec["counterexample"]) for d, rec in recs.items()}
+    from symdelay.analysis.claim_result import relation
+
+    rel_o, proven_o = relation(status[_DIRS[0]], status[_DIRS[1]], UNDECIDED)
+    details = {
+        d: {k: rec[k] for k in ("counterexample_kind", "checks", "seconds")}
+        for d, rec in recs.items()
+    }
+    for d, rec in recs.items():
+        details[d]["timeout_ms"] = timeout_ms
+        if rec["status"] not in (D_PROVEN, D_REFUTED):
+            details[d]["tried"] = rec["tried"]
+    fields.update(
+        relation_to_oscillation=rel_o,
+        oscillation_counterexample=oces[_DIRS[0]] or oces[_DIRS[1]],
+        proven={**res.proven, "oscillation": proven_o},
+        directions={**res.directions, "oscillation": status},
+        counterexamples={"stability": ces, "oscillation": oces},
+        methods={**res.methods, "oscillation": dict.fromkeys(_DIRS, "decision procedure")},
+        formulas={
+            **res.formulas,
+            "oscillation": {d: list(rec["formula_smt2"]) for d, rec in recs.items()},
+        },
+        details={**res.details, "oscillation": details},
+        explanation=res.explanation
+        + " Oscillation (lam*theta > k_o, decision procedure): "
+        + "; ".join(explain_direction(rec) for rec in recs.values())
+        + ".",
+    )
+    return dataclasses.replace(res, **fields)
 
 
 def _decide(model, claim: str, theta_real: bool, timeout_ms: int = _DEFAULT_TIMEOUT_MS):
@@ -1278,25 +1359,31 @@ def _decide(model, claim: str, theta_real: bool, timeout_ms: int = _DEFAULT_TIME
                 status[target][direction] = OPEN
                 how[target][direction] = "search"
 
-    # 2. the decision procedure for every finite-L stability direction still open
+    # 2. the decision procedure for every finite-L direction still open
     formulas, details, decided_notes = {}, {}, []
     scaling = None
-    opened = [d for d in _DIRS if status["stability"][d] == OPEN]
-    if opened and not space.infinite:
-        scaling = _decide_open(
-            model,
-            space,
-            claim,
-            opened,
-            theta_real,
-            timeout_ms,
-            status,
-            how,
-            found,
-            formulas,
-            details,
-            decided_notes,
-        )
+    for target in _TARGETS:
+        opened = [d for d in _DIRS if status[target][d] == OPEN]
+        if opened and not space.infinite and not fallback:
+            formulas[target], details[target] = {}, {}
+            scaling = (
+                _decide_open(
+                    model,
+                    space,
+                    claim,
+                    opened,
+                    theta_real,
+                    timeout_ms,
+                    status,
+                    how,
+                    found,
+                    formulas[target],
+                    details[target],
+                    decided_notes,
+                    target,
+                )
+                or scaling
+            )
 
     search = _search_summary(space, n_points, n_opt, theta_real)
     rel, proven, notes = {}, {}, []
@@ -1326,8 +1413,8 @@ def _decide(model, claim: str, theta_real: bool, timeout_ms: int = _DEFAULT_TIME
         search=search,
         model_name=model_name,
         methods=how,
-        formulas={"stability": formulas} if formulas else {},
-        details={"stability": details} if details else {},
+        formulas={t: f for t, f in formulas.items() if f},
+        details={t: d for t, d in details.items() if d},
         scaling=scaling,
         timeout_ms=timeout_ms,
         fallback=fallback,
@@ -1380,16 +1467,20 @@ def _decide_open(
     formulas,
     details,
     notes,
+    target_name="stability",
 ):
-    """Decide the open stability directions with the decision procedure (finite L up to
+    """Decide the open directions of ``target_name`` (stability, or oscillation through
+    :func:`_oscillation_target`) with the decision procedure (finite L up to
     :data:`DECIDE_MAX_L`); a direction it cannot decide stays as the search left it."""
     from symdelay.analysis.decide import PROVEN as D_PROVEN
     from symdelay.analysis.decide import REFUTED as D_REFUTED
     from symdelay.analysis.decide import decide_directions, explain_direction
 
     words = [
-        f"stability ({'claim => target' if d == _DIRS[0] else 'target => claim'})" for d in opened
+        f"{target_name} ({'claim => target' if d == _DIRS[0] else 'target => claim'})"
+        for d in opened
     ]
+    target = _oscillation_target(space.L) if target_name == "oscillation" else None
     if space.L > DECIDE_MAX_L:
         notes.append(
             f"the decision procedure is run for L <= {DECIDE_MAX_L} (its Hurwitz conditions "
@@ -1398,7 +1489,12 @@ def _decide_open(
         return None
     try:
         recs, scaling, _ = decide_directions(
-            model, claim, opened, assume=_theta_assume(theta_real), timeout_ms=timeout_ms
+            model,
+            claim,
+            opened,
+            assume=_theta_assume(theta_real),
+            timeout_ms=timeout_ms,
+            target=target,
         )
     except SymdelayInputError as exc:
         notes.append(f"the decision procedure cannot decide this claim ({exc})")
@@ -1408,12 +1504,14 @@ def _decide_open(
         details[d] = {k: rec[k] for k in ("counterexample_kind", "checks", "seconds")}
         details[d]["timeout_ms"] = timeout_ms
         if rec["status"] in (D_PROVEN, D_REFUTED):
-            status["stability"][d] = PROVEN if rec["status"] == D_PROVEN else REFUTED
-            how["stability"][d] = "decision procedure"
-            found["stability"][d] = _founding_point(space.L, rec["counterexample"])
+            status[target_name][d] = PROVEN if rec["status"] == D_PROVEN else REFUTED
+            how[target_name][d] = "decision procedure"
+            found[target_name][d] = _founding_point(space.L, rec["counterexample"])
         else:
             details[d]["tried"] = rec["tried"]
-        notes.append("decision procedure (z3 nlsat, exact): " + explain_direction(rec))
+        notes.append(
+            f"decision procedure (z3 nlsat, exact), {target_name}: " + explain_direction(rec)
+        )
     return scaling
 
 
