@@ -44,6 +44,7 @@ __all__ = [
     "stability",
     "limit_cycle",
     "sqd_fixed_point",
+    "model_stability",
 ]
 
 #: name -> "module:function". One line adds an analysis.
@@ -55,6 +56,7 @@ ANALYSES: dict[str, str] = {
     "stability": "symdelay.sweep.analyses:stability",
     "limit-cycle": "symdelay.sweep.analyses:limit_cycle",
     "sqd-fixed-point": "symdelay.sweep.analyses:sqd_fixed_point",
+    "model-stability": "symdelay.sweep.analyses:model_stability",
 }
 
 
@@ -374,3 +376,129 @@ def sqd_fixed_point(
     }
     out.update({f"s{i}": float(v) for i, v in enumerate(fp.tail[:3], start=1)})
     return out
+
+
+# ------------------------------------------------------------------ any model
+#: per process (each Dask worker keeps its own): (family or file, build options) -> the
+#: model with its free parameters, so that the symbolic factors are derived once a sweep
+_MODELS: dict = {}
+_MODELS_MAX = 16
+
+
+def _sweep_model(model, model_file, values: dict):
+    """``(model with free parameters, {Symbol: Rational})`` for one task: a built-in family
+    (``model``) or a TOML file (``model_file``). Keys naming a parameter of the model are
+    substituted into its (cached) factors; ``D`` of an Erlang chain with a free ``gamma``
+    is ``gamma = L/D``; every other key is an option of the family (the model is built once
+    per distinct set of them)."""
+    from symdelay.core.exact import exact_number
+    from symdelay.model.core import _symbol
+
+    if (model is None) == (model_file is None):
+        raise SymdelayInputError(
+            "analysis 'model-stability': give model (a built-in model name) or model_file "
+            "(a TOML model file), one of them"
+        )
+    if model_file is not None:
+        key = ("file", str(model_file))
+        if key not in _MODELS:
+            from symdelay.model import load_toml
+
+            _MODELS[key] = load_toml(model_file)
+        built, subs_keys = _MODELS[key], set(values)
+    else:
+        from symdelay.models import build_model
+
+        name = str(model)
+        structure = {k: v for k, v in values.items() if isinstance(v, (int, str))}
+        probe_key = ("probe", name, tuple(sorted((k, str(v)) for k, v in structure.items())))
+        if probe_key not in _MODELS:
+            _MODELS[probe_key] = {str(p) for p in build_model(name, **structure).parameters}
+        names = _MODELS[probe_key]
+        subs_keys = {k for k in values if k in names or k == "D"}
+        options = {k: v for k, v in values.items() if k not in subs_keys}
+        key = ("family", name, tuple(sorted((k, str(v)) for k, v in options.items())))
+        if key not in _MODELS:
+            _MODELS[key] = build_model(name, **options)
+        built = _MODELS[key]
+        if "D" in subs_keys and _symbol("D") in built.domains:
+            subs_keys.discard("D")  # a parameter of the model itself
+    if len(_MODELS) > _MODELS_MAX:
+        _MODELS.pop(next(iter(_MODELS)))
+    subs = {}
+    for k in sorted(subs_keys):
+        v = exact_number(k, values[k])
+        sym = _symbol(k)
+        if sym in built.domains and sym not in built.values:
+            subs[sym] = v
+            continue
+        g = _symbol("gamma")
+        if k == "D" and g in built.domains and g not in built.values:
+            from symdelay.analysis.window import _erlang_chain_length
+
+            n = _erlang_chain_length(built, g)
+            if n is not None and v > 0:
+                subs[g] = sp_rational(n) / v
+                continue
+        raise SymdelayInputError(
+            f"analysis 'model-stability': {k} is not a free parameter of {built.name} "
+            f"(its free parameters: {', '.join(map(str, built.free_parameters)) or 'none'})"
+        )
+    missing = [p for p in built.free_parameters if p not in subs]
+    if missing:
+        raise SymdelayInputError(
+            f"analysis 'model-stability': give a value for {', '.join(map(str, missing))} "
+            "in [parameters] or [grid]"
+        )
+    return built, subs
+
+
+def sp_rational(n):
+    from symdelay.core.lazy import sympy as sp
+
+    return sp.Integer(n)
+
+
+def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dict:
+    """Any model at one point: the exact count of characteristic roots with ``Re r > 0``
+    and on the axis (Sturm / Cauchy index on each rational factor, with multiplicity), the
+    certified spectral abscissa and the frequency of the rightmost root
+    (:func:`symdelay.analysis.polyroots.polynomial_roots`). ``model`` names a built-in
+    model, ``model_file`` a TOML model; the other keywords are its options and parameter
+    values (see :func:`_sweep_model`). The symbolic factors are derived once per process.
+
+    >>> rec = model_stability(model="phase_type", delay="hypoexp", rates="1,2", mu=1, lam=1,
+    ...                       theta=3)
+    >>> rec["stable"], rec["unstable_count"]
+    (True, 0)
+    """
+    from symdelay.analysis.polyroots import exact_counts, polynomial_roots
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.core.symbols import r
+
+    built, subs = _sweep_model(model, model_file, values)
+    unstable = axis = 0
+    top = None
+    for f in built.factors:
+        num = sp.fraction(sp.together(f.factor.xreplace(subs)))[0]
+        poly = sp.Poly(sp.expand(num), r)
+        coeffs = poly.all_coeffs()
+        if any(not sp.sympify(c).is_Rational for c in coeffs):
+            raise SymdelayInputError(
+                f"analysis 'model-stability': the {f.mode} factor is not rational at this point"
+            )
+        counts = exact_counts(coeffs)
+        unstable += counts.rhp * f.multiplicity
+        axis += counts.axis * f.multiplicity
+        if poly.degree() >= 1:
+            rs = polynomial_roots(poly.as_expr(), r, dps=dps)
+            z = max(rs.roots, key=lambda q: (float(q.value.real), abs(float(q.value.imag))))
+            if top is None or float(z.value.real) > float(top.value.real):
+                top = z
+    return {
+        "stable": unstable == 0 and axis == 0,
+        "unstable_count": int(unstable),
+        "axis_count": int(axis),
+        "spectral_abscissa": None if top is None else float(top.value.real),
+        "frequency": None if top is None else abs(float(top.value.imag)),
+    }

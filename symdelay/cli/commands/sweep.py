@@ -33,8 +33,8 @@ def register(subparsers) -> None:
         help="run a grid of one analysis (serially or on Dask), results in Parquet",
         description=(
             "A sweep is a TOML file naming an analysis (critical, roots, simulate, variance, "
-            "stability, limit-cycle, sqd-fixed-point, ...), fixed parameters, a grid (lists, ranges, log-ranges, zips, "
-            "products), replications and a base seed. Results go to a Parquet file as tasks "
+            "stability, limit-cycle, sqd-fixed-point, model-stability for any model, ...), "
+            "fixed parameters, a grid (lists, ranges, log-ranges, zips, products), replications and a base seed. Results go to a Parquet file as tasks "
             "finish; --resume computes only what is missing. A sweep file is data: it names "
             "a registered analysis only, never code to run."
         ),
