@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -16,6 +17,8 @@ from symdelay.analysis.stability_map import StabilityMap, stability_map
 from symdelay.core.errors import SymdelayInputError
 from symdelay.model import Model
 from symdelay.models import build_model
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -371,3 +374,59 @@ def test_a_count_change_across_a_bending_curve_is_explained():
     assert not [n for n in m.notes if "no traced boundary" in n]
     ((th, _omega, kind, _factor, certified),) = m.crossings(x="709/256")
     assert kind == "hopf" and certified and abs(float(th) - 9 / (709 / 256)) < 1e-12
+
+
+# ------------------------------------------------------------------ zero-Hopf
+def _side_population_model(tmp_path):
+    """The founding model (Erlang(2), a TOML file) with a side population s that grows at
+    theta^2 s and decays at b s: a fold line theta = sqrt(b) (the factor r - theta^2 + b)
+    across the Hopf curve of the difference mode."""
+    from symdelay.model import load_toml
+
+    text = (ROOT / "examples" / "models" / "erlang2.toml").read_text()
+    text = text.replace('names = ["q1", "q2", "z11", "z12", "z21", "z22"]',
+                        'names = ["q1", "q2", "z11", "z12", "z21", "z22", "s"]')  # fmt: skip
+    text = text.replace('gamma = "positive"\n', 'gamma = "positive"\nb = "positive"\n', 1)
+    text = text.replace(
+        "[symmetry]",
+        '[[transitions]]\nname = "side growth"\nchange = { s = 1 }\nrate = "theta**2*s"\n\n'
+        '[[transitions]]\nname = "side decay"\nchange = { s = -1 }\nrate = "b*s"\n\n[symmetry]',
+    )
+    path = tmp_path / "side.toml"
+    path.write_text(text)
+    return load_toml(path, mu=1, lam=1, b=100)
+
+
+def test_zero_hopf_points_agree_with_eigenvalues_and_the_hopf_curve(tmp_path):
+    from symdelay.models.erlang.hopf import critical_theta
+
+    model = _side_population_model(tmp_path)
+    m = stability_map(model, x=("D", "0.1", "100"), y=("theta", 0, 40), dps=20)
+    zh = [s for s in m.special_points if s["type"] == "zero_hopf"]
+    assert len(zh) == 2 and all(s["certified"] for s in zh)
+    f = sp.lambdify(list(model.free_parameters), model.jacobian, "numpy")
+    names = [str(p) for p in model.free_parameters]
+    for s in zh:
+        D, theta, w = (float(s[k]) for k in ("x", "y", "omega"))
+        assert abs(theta - 10) < 1e-15  # the fold line theta = sqrt(b)
+        # independent: numpy eigenvalues of the full 7 x 7 Jacobian there
+        vals = {"gamma": 2.0 / D, "theta": theta}
+        ev = np.linalg.eigvals(np.array(f(*[vals[n] for n in names]), dtype=float))
+        assert np.min(np.abs(ev)) < 1e-9
+        assert np.min(np.abs(ev - 1j * w)) < 1e-9
+        # and the founding model's own Hopf curve passes through it
+        tc = critical_theta(2, 1, 1, [sp.Rational(mpmath.nstr(s["x"], 25))], dps=30)
+        assert abs(float(tc.points[0].theta_c) - 10) < 1e-12
+    assert "zero-Hopf" in _legend_text(m)
+
+
+def _legend_text(m) -> str:
+    import matplotlib.pyplot as plt
+
+    fig = m.plot()
+    fig = getattr(fig, "figure", fig)
+    text = " ".join(
+        t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()
+    )
+    plt.close(fig)
+    return text

@@ -48,7 +48,10 @@ an extremum in ``y``), i.e. ``dx/ds = 0`` (``dy/ds = 0``) along it: for a Hopf b
 determinant ``det d(Re, Im1)/d(y, w)`` (resp. ``d(x, w)``) vanishes, solved with the crossing
 equations by Newton in mpmath from the bracketing points and proved by Krawczyk.
 ``double_hopf``: two Hopf branches (of one factor or two) crossing in ``(x, y)`` at distinct
-``w``: the four equations in ``(x, y, w_1, w_2)``. ``bautin`` (``bautin=True``; by default
+``w``: the four equations in ``(x, y, w_1, w_2)``. ``zero_hopf`` (fold-Hopf): a Hopf branch
+crossing a fold branch at ``w > 0`` (a pair ``+-i w`` on the axis while a real root is at
+0): the Hopf equations and ``P(0; x, y) = 0``, three in ``(x, y, w)``; a Hopf branch
+that ends on a fold with ``w -> 0`` is not one. ``bautin`` (``bautin=True``; by default
 when the map has at most 4 Hopf curves and the model at most 12 states): where the first
 Lyapunov coefficient ``l1`` changes sign along a Hopf curve. ``l1`` (Kuznetsov's projection
 formula, :mod:`symdelay.analysis.projection`, on the drift's Jacobian, second and third
@@ -1224,8 +1227,55 @@ def _special_points(branches, systems, dps, box, notes):
                         },
                         (2, float(sol[0]), float(sol[1]), float(min(sol[2], sol[3]))),
                     )
+        # zero-Hopf (fold-Hopf): a Hopf polyline crossing a fold polyline, the pair +-i w
+        # (w > 0) on the axis while a real root is at 0 (one factor or two)
+        fold = [b for b in branches if b[1] == "fold"]
+        for A, B in itertools.product(hopf, fold):
+            PA, PB = np.array(A[2], dtype=float), np.array(B[2], dtype=float)
+            if len(PA) < 2 or len(PB) < 2:
+                continue
+            a0, a1 = PA[:-1, :2] / S, PA[1:, :2] / S
+            for s in range(len(PA) - 1):
+                idx, t, _u = _segments_cross(a0[s], a1[s], PB[:-1, :2] / S, PB[1:, :2] / S)
+                for j in idx:
+                    w = PA[s, 2] + t[j] * (PA[s + 1, 2] - PA[s, 2])
+                    if w <= 1e-9 * (1 + abs(PA[:, 2]).max()):
+                        continue  # w -> 0 on the fold: the Hopf branch ends there
+                    xy = PA[s, :2] + t[j] * (PA[s + 1, :2] - PA[s, :2])
+                    sol, ok = _zero_hopf(systems, A[0], B[0], xy, w, dps)
+                    if sol is None:
+                        notes.append(f"a zero-Hopf point near {list(xy)} did not converge")
+                        continue
+                    if not (box[0] <= sol[0] <= box[1] and box[2] <= sol[1] <= box[3]):
+                        continue
+                    add(
+                        {
+                            "type": "zero_hopf",
+                            "x": sol[0],
+                            "y": sol[1],
+                            "omega": sol[2],
+                            "factor": (A[0], B[0]),
+                            "kind": "hopf",
+                            "certified": ok,
+                        },
+                        (3, float(sol[0]), float(sol[1]), float(sol[2])),
+                    )
     out.sort(key=lambda s: (s["type"], float(s["x"]), float(s["y"])))
     return out
+
+
+def _zero_hopf(systems, fh, ff, xy, w, dps):
+    """The zero-Hopf point near ``(xy, w)``: the Hopf equations of factor ``fh`` in
+    ``(x, y, w)`` and the fold equation ``P(0; x, y) = 0`` of factor ``ff``, three in three,
+    by Newton in mpmath and proved by Krawczyk."""
+    sa, sb = systems[(fh, "hopf")], systems[(ff, "fold")]
+    system = _System([*sa.exprs, *sb.exprs], list(sa.syms))
+    z0 = [float(xy[0]), float(xy[1]), float(w)]
+    sol = _newton_mp(system, z0, [0, 1, 2], dps + GUARD - 2)
+    if sol is None or sol[2] <= 0:
+        return None, False
+    ok, better = _krawczyk(system, sol, [0, 1, 2], [None] * 3, dps + 2)
+    return (better or sol), ok is not None
 
 
 def _double_hopf(systems, fa, fb, xy, wa, wb, dps):

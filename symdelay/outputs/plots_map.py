@@ -9,9 +9,31 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 
 __all__ = ["stability_map_figure"]
 
-_MARKERS = {"turning_x": ("s", "C3"), "turning_y": ("D", "C1"), "double_hopf": ("*", "C4")}
+_MARKERS = {"turning_x": ("s", "C3"), "turning_y": ("D", "C1"), "double_hopf": ("*", "C4"),
+            "zero_hopf": ("P", "C2"), "bautin": ("X", "C5")}  # fmt: skip
 _NAMES = {"turning_x": "turning point in {x}", "turning_y": "turning point in {y}",
-          "double_hopf": "double Hopf"}  # fmt: skip
+          "double_hopf": "double Hopf", "zero_hopf": "zero-Hopf", "bautin": "Bautin"}  # fmt: skip
+
+
+#: label offsets tried in turn (points from the marker)
+_OFFSETS = ((6, 6), (6, -14), (6, 18), (-8, 6), (6, -26), (6, 30), (-8, -14))
+
+
+def _free_offset(ax, x, y, text, placed):
+    """The first offset whose label box (about 4.8 points a character, 9 high) overlaps no
+    label placed before; ``placed`` gets the box."""
+    dpi = ax.figure.dpi
+    px, py = (v * 72 / dpi for v in ax.transData.transform((x, y)))
+    w, h = 4.8 * len(text), 9.0
+    for dx, dy in _OFFSETS:
+        x0 = px + dx if dx >= 0 else px + dx - w
+        box = (x0, py + dy, x0 + w, py + dy + h)
+        if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                   for b in placed):  # fmt: skip
+            placed.append(box)
+            return (dx, dy) if dx >= 0 else (dx - w, dy)
+    placed.append((px + 6, py + 6, px + 6 + w, py + 6 + h))
+    return _OFFSETS[0]
 
 
 def _label(name: str) -> str:
@@ -64,6 +86,9 @@ def stability_map_figure(m, ax=None):
     for kind in kinds:
         ax.plot([], [], "-" if kind == "hopf" else "--", color="k", label=f"{kind} curve")
     shown = set()
+    ax.set_xlim(xlo, xhi)
+    ax.set_ylim(ylo, yhi)
+    placed = []  # the label boxes so far (points), so that close points' labels do not overlap
     for s in m.special_points:
         marker, color = _MARKERS.get(s["type"], ("o", "C0"))
         name = _NAMES.get(s["type"], s["type"]).format(x=_label(m.x[0]), y=_label(m.y[0]))
@@ -71,8 +96,9 @@ def stability_map_figure(m, ax=None):
         ax.plot([xv], [yv], marker, color=color, ms=8, mec="k",
                 label=None if s["type"] in shown else name)  # fmt: skip
         shown.add(s["type"])
-        ax.annotate(f"({xv:.6g}, {yv:.6g})", (xv, yv), textcoords="offset points",
-                    xytext=(6, 6), fontsize=8)  # fmt: skip
+        text = f"({xv:.4g}, {yv:.4g})"
+        ax.annotate(text, (xv, yv), textcoords="offset points",
+                    xytext=_free_offset(ax, xv, yv, text, placed), fontsize=8)  # fmt: skip
     ax.set_xlim(xlo, xhi)
     ax.set_ylim(ylo, yhi)
     ax.set_xlabel(_label(m.x[0]))
