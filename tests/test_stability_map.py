@@ -377,24 +377,26 @@ def test_a_count_change_across_a_bending_curve_is_explained():
 
 
 # ------------------------------------------------------------------ zero-Hopf
-def _side_population_model(tmp_path):
+def _side_population_model(tmp_path, growth="theta**2*s", decay="b*s", extra="b", **values):
     """The founding model (Erlang(2), a TOML file) with a side population s that grows at
     theta^2 s and decays at b s: a fold line theta = sqrt(b) (the factor r - theta^2 + b)
     across the Hopf curve of the difference mode."""
     from symdelay.model import load_toml
 
+    values = values or {"mu": 1, "lam": 1, "b": 100}
     text = (ROOT / "examples" / "models" / "erlang2.toml").read_text()
     text = text.replace('names = ["q1", "q2", "z11", "z12", "z21", "z22"]',
                         'names = ["q1", "q2", "z11", "z12", "z21", "z22", "s"]')  # fmt: skip
-    text = text.replace('gamma = "positive"\n', 'gamma = "positive"\nb = "positive"\n', 1)
+    text = text.replace('gamma = "positive"\n', f'gamma = "positive"\n{extra} = "positive"\n', 1)
     text = text.replace(
         "[symmetry]",
-        '[[transitions]]\nname = "side growth"\nchange = { s = 1 }\nrate = "theta**2*s"\n\n'
-        '[[transitions]]\nname = "side decay"\nchange = { s = -1 }\nrate = "b*s"\n\n[symmetry]',
+        f'[[transitions]]\nname = "side growth"\nchange = {{ s = 1 }}\nrate = "{growth}"\n\n'
+        f'[[transitions]]\nname = "side decay"\nchange = {{ s = -1 }}\nrate = "{decay}"\n\n'
+        "[symmetry]",
     )
     path = tmp_path / "side.toml"
     path.write_text(text)
-    return load_toml(path, mu=1, lam=1, b=100)
+    return load_toml(path, **values)
 
 
 def test_zero_hopf_points_agree_with_eigenvalues_and_the_hopf_curve(tmp_path):
@@ -430,3 +432,50 @@ def _legend_text(m) -> str:
     )
     plt.close(fig)
     return text
+
+
+def test_cusp_of_a_fold_curve_is_exact_and_not_a_turning_point(tmp_path):
+    """Growth ((theta-5)^2 + 1) s, decay ((a-1)^3 + 1) s: the fold curve
+    (theta - 5)^2 = (a - 1)^3 has a cusp at (1, 5), found exactly; the spurious turning
+    point the two traced branches meet at is dropped; numpy's eigenvalues of the full
+    Jacobian have a zero there and the counts either side of the cusp are numpy's."""
+    model = _side_population_model(
+        tmp_path,
+        growth="((theta - 5)**2 + 1)*s",
+        decay="((a - 1)**3 + 1)*s",
+        extra="a",
+        mu=1,
+        lam=1,
+        gamma=4,
+    )
+    m = stability_map(model, x=("a", "0.2", 3), y=("theta", 0, 10), dps=15, cells=16)
+    cusps = [s for s in m.special_points if s["type"] == "cusp"]
+    assert len(cusps) == 1 and cusps[0]["certified"]
+    c = cusps[0]
+    assert c["x"] == 1 and c["y"] == 5
+    assert not [s for s in m.special_points if s["type"].startswith("turning")]
+    jac = _jacobian_fn(model, "a", "theta")
+    assert np.min(np.abs(np.linalg.eigvals(jac(1.0, 5.0)))) < 1e-12
+    assert _numpy_unstable(jac(2.0, 5.0)) == 0  # inside the cusp: (theta-5)^2 < (a-1)^3
+    assert _numpy_unstable(jac(2.0, 7.0)) == 1
+    assert "cusp" in m.latex()
+    _check_regions(model, m)
+
+
+def test_two_fold_branches_crossing(tmp_path):
+    """Decay ((a-1)^2 + 1) s instead: the fold set is the two lines theta - 5 = +-(a - 1),
+    crossing at (1, 5): a fold_crossing (Hessian < 0), exact."""
+    model = _side_population_model(
+        tmp_path,
+        growth="((theta - 5)**2 + 1)*s",
+        decay="((a - 1)**2 + 1)*s",
+        extra="a",
+        mu=1,
+        lam=1,
+        gamma=4,
+    )
+    m = stability_map(model, x=("a", "0.2", 3), y=("theta", 0, 10), dps=15, cells=16)
+    (c,) = [s for s in m.special_points if s["type"] == "fold_crossing"]
+    assert c["certified"] and c["x"] == 1 and c["y"] == 5
+    assert not [s for s in m.special_points if s["type"] == "cusp"]
+    _check_regions(model, m)

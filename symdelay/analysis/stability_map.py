@@ -51,7 +51,10 @@ equations by Newton in mpmath from the bracketing points and proved by Krawczyk.
 ``w``: the four equations in ``(x, y, w_1, w_2)``. ``zero_hopf`` (fold-Hopf): a Hopf branch
 crossing a fold branch at ``w > 0`` (a pair ``+-i w`` on the axis while a real root is at
 0): the Hopf equations and ``P(0; x, y) = 0``, three in ``(x, y, w)``; a Hopf branch
-that ends on a fold with ``w -> 0`` is not one. ``bautin`` (``bautin=True``; by default
+that ends on a fold with ``w -> 0`` is not one. ``cusp`` (and ``fold_crossing``,
+``fold_isolated``): a singular point of a fold curve, where ``P(0)`` and both its
+derivatives in ``(x, y)`` vanish, solved exactly (:func:`_fold_singular_points`).
+``bautin`` (``bautin=True``; by default
 when the map has at most 4 Hopf curves and the model at most 12 states): where the first
 Lyapunov coefficient ``l1`` changes sign along a Hopf curve. ``l1`` (Kuznetsov's projection
 formula, :mod:`symdelay.analysis.projection`, on the drift's Jacobian, second and third
@@ -956,6 +959,23 @@ def stability_map(
 
     # ---- special points
     specials = _special_points(branches, systems, dps, box, notes)
+    singular = _fold_singular_points(systems, box, notes)
+    if singular:  # a turning point found at a cusp is the cusp (the curve is not smooth there)
+        specials = [
+            s
+            for s in specials
+            if not (
+                s["type"].startswith("turning")
+                and any(
+                    abs(float(s["x"]) - float(c["x"])) <= 1e-8 * (1 + abs(float(c["x"])))
+                    and abs(float(s["y"]) - float(c["y"])) <= 1e-8 * (1 + abs(float(c["y"])))
+                    for c in singular
+                )
+            )
+        ]
+        specials = sorted(
+            [*specials, *singular], key=lambda s: (s["type"], float(s["x"]), float(s["y"]))
+        )
     n_hopf = sum(1 for c in curves if c.kind == "hopf")
     if bautin is None:
         bautin = 0 < n_hopf <= BAUTIN_CURVES and len(model.states) <= BAUTIN_STATES
@@ -1261,6 +1281,70 @@ def _special_points(branches, systems, dps, box, notes):
                         (3, float(sol[0]), float(sol[1]), float(sol[2])),
                     )
     out.sort(key=lambda s: (s["type"], float(s["x"]), float(s["y"])))
+    return out
+
+
+#: fold polynomials of higher total degree are not searched for singular points
+SINGULAR_MAX_DEGREE = 8
+
+
+def _fold_singular_points(systems, box, notes):
+    """Singular points of the fold curves ``F(x, y) = P(0; x, y) = 0`` in the box: the
+    common zeros of ``F``, ``F_x``, ``F_y``, solved exactly (a Groebner basis,
+    :func:`sympy.solve_poly_system`), each checked exactly and typed by the sign of the
+    Hessian ``F_xx F_yy - F_xy^2`` there: 0 a ``cusp`` (the region count meets itself in a
+    cusp), < 0 a ``fold_crossing`` (two fold branches cross), > 0 an isolated point of the
+    fold set (``fold_isolated``)."""
+    out = []
+    for (i, kind), system in systems.items():
+        if kind != "fold":
+            continue
+        (F,) = system.exprs
+        xs, ys = system.syms[:2]
+        if not (F.has(xs) and F.has(ys)):
+            continue
+        try:
+            P = sp.Poly(F, xs, ys)
+        except sp.PolynomialError:
+            continue
+        if not P.domain.is_QQ and not P.domain.is_ZZ:
+            continue
+        if P.total_degree() > SINGULAR_MAX_DEGREE:
+            notes.append(
+                f"factor {i}: the fold polynomial has degree {P.total_degree()}: its singular "
+                "points (cusps) were not searched"
+            )
+            continue
+        Fx, Fy = sp.diff(F, xs), sp.diff(F, ys)
+        try:
+            sols = sp.solve_poly_system([F, Fx, Fy], xs, ys) or []
+        except (NotImplementedError, sp.PolynomialError):  # not zero-dimensional
+            notes.append(f"factor {i}: the fold curve has a singular component: not searched")
+            continue
+        Fxx, Fyy, Fxy = sp.diff(Fx, xs), sp.diff(Fy, ys), sp.diff(Fx, ys)
+        for a, b in sols:
+            av, bv = complex(sp.N(a, 30)), complex(sp.N(b, 30))
+            if abs(av.imag) > 1e-20 or abs(bv.imag) > 1e-20:
+                continue
+            if not (box[0] <= av.real <= box[1] and box[2] <= bv.real <= box[3]):
+                continue
+            at = {xs: a, ys: b}
+            exact = all(sp.simplify(e.xreplace(at)) == 0 for e in (F, Fx, Fy))
+            H = sp.simplify((Fxx * Fyy - Fxy**2).xreplace(at))
+            typ = "cusp" if H == 0 else ("fold_crossing" if H < 0 else "fold_isolated")
+            with mpmath.workdps(30):
+                out.append(
+                    {
+                        "type": typ,
+                        "x": mpmath.mpf(sp.re(sp.N(a, 40))),
+                        "y": mpmath.mpf(sp.re(sp.N(b, 40))),
+                        "omega": mpmath.mpf(0),
+                        "factor": i,
+                        "kind": "fold",
+                        "certified": bool(exact),
+                        "exact": (str(a), str(b)),
+                    }
+                )
     return out
 
 

@@ -10,9 +10,12 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 __all__ = ["stability_map_figure"]
 
 _MARKERS = {"turning_x": ("s", "C3"), "turning_y": ("D", "C1"), "double_hopf": ("*", "C4"),
-            "zero_hopf": ("P", "C2"), "bautin": ("X", "C5")}  # fmt: skip
+            "zero_hopf": ("P", "C2"), "bautin": ("X", "C5"), "cusp": ("v", "C6"),
+            "fold_crossing": ("^", "C7"), "fold_isolated": ("o", "C8")}  # fmt: skip
 _NAMES = {"turning_x": "turning point in {x}", "turning_y": "turning point in {y}",
-          "double_hopf": "double Hopf", "zero_hopf": "zero-Hopf", "bautin": "Bautin"}  # fmt: skip
+          "double_hopf": "double Hopf", "zero_hopf": "zero-Hopf", "bautin": "Bautin",
+          "cusp": "cusp", "fold_crossing": "fold crossing",
+          "fold_isolated": "isolated fold point"}  # fmt: skip
 
 
 #: label offsets tried in turn (points from the marker)
