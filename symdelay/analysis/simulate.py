@@ -281,39 +281,24 @@ class GeneratedKernel:
             [self._param_values[p] for p in used] + [float(f) for f in floats], dtype=np.float64
         )
         exprs = [r.xreplace(repl) for r in self.rates]
-        temps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("e_"))
-        state_set = set(sv)
-        deps: dict = {}
-        for sym, e in temps:
-            d = e.free_symbols & state_set
-            for t in e.free_symbols:
-                d |= deps.get(t, set())
-            deps[sym] = d
-
-        def state_deps(e):
-            d = e.free_symbols & state_set
-            for t in e.free_symbols:
-                d |= deps.get(t, set())
-            return d
-
-        rate_deps = [{sv.index(s) for s in state_deps(e)} for e in reduced]
-        const_temps = [(s, e) for s, e in temps if not deps[s]]
-        var_temps = [(s, e) for s, e in temps if deps[s]]
-        var_names = {s for s, _ in var_temps}
-
-        def needed(js):
-            want: set = set()
-            stack = [t for j in js for t in reduced[j].free_symbols if t in var_names]
-            exprs_of = dict(var_temps)
-            while stack:
-                t = stack.pop()
-                if t not in want:
-                    want.add(t)
-                    stack += [u for u in exprs_of[t].free_symbols if u in var_names]
-            return [(s, e) for s, e in var_temps if s in want]
-
-        cpr = _CPrinter()
+        index = {s: i for i, s in enumerate(sv)}
+        # classes: a rate c * s_i (c free of the state) is 'linear': eta * c * (X_i/eta) is
+        # computed as c * X_i from a coefficient array, in one loop shared by all of them;
+        # every other rate is 'general' (printed code, common subexpressions shared)
+        lin_state, lin_coef = [-1] * M, [sp.Integer(0)] * M
+        for j, e in enumerate(exprs):
+            c, rest = e.as_independent(*sv, as_Add=False)
+            if rest in index:
+                lin_state[j], lin_coef[j] = index[rest], c
+        general = [j for j in range(M) if lin_state[j] < 0]
+        # leaves of the sum tree: the general rates first (one event usually changes many of
+        # them: adjacent leaves share their ancestors), then the linear ones in table order
+        order = general + [j for j in range(M) if lin_state[j] >= 0]
+        P2 = 1
+        while P2 < M:
+            P2 *= 2
         ppr = _PyPrinter({"standard": "python3"})
+        cpr = _CPrinter()
 
         def pr(printer, e, what):
             try:
@@ -326,71 +311,159 @@ class GeneratedKernel:
         def rate_what(j):
             return f"the rate of transition {self.names[j]!r} ({self.rates[j]})"
 
+        coef_py = [pr(ppr, lin_coef[j], rate_what(j)) for j in order]
+        # general rates: one global cse, then per distinct set of changed states the temporaries
+        # and rates that depend on it (the dependency graph of the general part)
+        gexprs = [exprs[j] for j in general]
+        temps, reduced = sp.cse(gexprs, symbols=sp.numbered_symbols("e_")) if gexprs else ([], [])
+        state_set = set(sv)
+        deps: dict = {}
+
+        def state_deps(e):
+            d = e.free_symbols & state_set
+            for t in e.free_symbols:
+                d |= deps.get(t, set())
+            return d
+
+        for sym, e in temps:
+            deps[sym] = state_deps(e)
+        rate_deps = [state_deps(e) for e in reduced]  # general slot g -> state symbols
+        const_temps = [(s, e) for s, e in temps if not deps[s]]
+        var_temps = [(s, e) for s, e in temps if deps[s]]
+        var_names = {s for s, _ in var_temps}
+        exprs_of = dict(var_temps)
+        want: set = set()
+        stack = [t for e in reduced for t in e.free_symbols if t in var_names]
+        while stack:
+            t = stack.pop()
+            if t not in want:
+                want.add(t)
+                stack += [u for u in exprs_of[t].free_symbols if u in var_names]
+        live = [(s, e) for s, e in var_temps if s in want]
+        g_states = sorted(
+            {index[s] for d in rate_deps for s in d} | {index[s] for t, _ in live for s in deps[t]}
+        )
         temp_c = {s: pr(cpr, e, "a rate expression") for s, e in temps}
         temp_py = {s: pr(ppr, e, "a rate expression") for s, e in temps}
-        rate_c = [pr(cpr, e, rate_what(j)) for j, e in enumerate(reduced)]
-        rate_py = [pr(ppr, e, rate_what(j)) for j, e in enumerate(reduced)]
-        # the blocks: all rates (start of a call) and, per transition, the rates it changes
-        affected = []
-        for k in range(M):
-            changed = {i for i in range(n) if self.jumps[k, i] != 0}
-            affected.append([j for j in range(M) if rate_deps[j] & changed])
-        # state-dependent temporaries live for the whole run; an event recomputes only those
-        # that depend (transitively) on a component it changed, then the rates it changed
-        live = needed(range(M))
-        all_block = (live, list(range(M)))
-        blocks = []
-        for k, js in enumerate(affected):
-            changed = {sv[i] for i in range(n) if self.jumps[k, i] != 0}
-            blocks.append(([(t, e) for t, e in live if deps[t] & changed], js))
-        self._rate_deps = rate_deps
-        self._affected = affected
-        self.c_source = self._c_source(
-            n, M, len(pv), const_temps, all_block, blocks, temp_c, rate_c
-        )
-        self.python_source = self._py_source(
-            n, M, len(pv), const_temps, all_block, blocks, temp_py, rate_py
-        )
+        rate_c = [pr(cpr, e, rate_what(j)) for j, e in zip(general, reduced)]
+        rate_py = [pr(ppr, e, rate_what(j)) for j, e in zip(general, reduced)]
+        # per slot: the jump, the linear rates to recompute, the general group, the leaf runs
+        changed = [[i for i in range(n) if self.jumps[j, i] != 0] for j in order]
+        lin_of_state: dict = {}
+        for q, j in enumerate(order):
+            if lin_state[j] >= 0:
+                lin_of_state.setdefault(lin_state[j], []).append(q)
+        groups: dict = {}
+        blocks = []  # group id -> (states to reload, temporaries, general slots)
+        jp, jx, jd, lp, ld, gr, rp, rr = [0], [], [], [0], [], [], [0], []
+        for q, j in enumerate(order):
+            for i in changed[q]:
+                jx.append(i)
+                jd.append(int(self.jumps[j, i]))
+            jp.append(len(jx))
+            lins = sorted(x for i in changed[q] for x in lin_of_state.get(i, ()))
+            ld += lins
+            lp.append(len(ld))
+            key = frozenset(i for i in changed[q] if i in g_states)
+            gens = [g for g, d in enumerate(rate_deps) if key & {index[s] for s in d}]
+            if key and key not in groups:
+                groups[key] = len(blocks)
+                syms = {sv[i] for i in key}
+                blocks.append((sorted(key), [(t, e) for t, e in live if deps[t] & syms], gens))
+            gr.append(groups[key] if key else -1)
+            leaves = sorted(set(lins) | set(gens))  # general slot g is leaf g
+            runs: list = []
+            for x in leaves:
+                if runs and x <= runs[-1][1] + 2:
+                    runs[-1][1] = x
+                else:
+                    runs.append([x, x])
+            for lo, hi in runs:
+                rr += [P2 + lo, P2 + hi]
+            rp.append(len(rr) // 2)
+        ls = [lin_state[j] for j in order]
+        parts = [jp, jx, jd, ls, lp, ld, gr, rp, rr]
+        offsets, pos = [], 10
+        for part in parts:
+            offsets.append(pos)
+            pos += len(part)
+        offsets.append(pos)
+        self._ix = np.array(offsets + [v for part in parts for v in part], dtype=np.int64)
+        self._order = np.array(order, dtype=np.int64)  # slot -> transition
+        self._P2 = P2
+        # the coefficients from the run-time parameters, once, in Python (both backends get
+        # the same doubles); a coefficient that cannot be evaluated is nan: the run reports
+        # the transition when its rate is first needed
+        coef_src = f"lambda {', '.join(map(str, pv))}: [{', '.join(coef_py)}]"
+        self.coefficient_source = coef_src
+        try:
+            vals = eval(coef_src, {"math": math})(*self._par.tolist())  # printed by SymPy
+            vals = [float(v) for v in vals]
+        except (OverflowError, ZeroDivisionError, ValueError, TypeError):
+            vals = [math.nan] * M
+        self._coef = np.array([v if ls[q] >= 0 else 0.0 for q, v in enumerate(vals)])
+        self.classes = {"linear": M - len(general), "general": len(general), "groups": len(blocks)}
+        spec = (n, M, P2, len(pv), const_temps, live, g_states, blocks)
+        self.c_source = self._c_source(*spec, temp_c, rate_c)
+        self.python_source = self._py_source(*spec, temp_py, rate_py)
 
-    def _c_source(self, n, M, P, const_temps, all_block, blocks, temp_c, rate_c) -> str:
+    def _c_source(self, n, M, P2, P, const_temps, live, g_states, blocks, temp_c, rate_c):
         L = []
         w = L.append
-        w("/* generated by symdelay.analysis.simulate: Gillespie direct method */")
-        w("#include <stdint.h>\n#include <math.h>\n#include <float.h>\n")
+        w("/* generated by symdelay.analysis.simulate: Gillespie direct method, sum tree */")
+        w("#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#include <float.h>\n")
         w(RNG_C_SOURCE)
-        w(f"int64_t {_FUNC}(const double *par, double eta, int64_t *X, uint64_t *rng,")
-        w("        double *clock, const double *grid, int64_t ng, int64_t *out, int64_t *counts,")
-        w("        int64_t max_events, int64_t *status, double *bad) {")
+        w(f"#define P2 {P2}")
+        w(f"#define M {M}")
+        w("/* leaves lo..hi (tree positions) changed: every ancestor = left + right again */")
+        w("static inline void refresh(double *tree, int64_t lo, int64_t hi) {")
+        w("    while (lo < hi) {")
+        w("        lo >>= 1; hi >>= 1;")
+        w("        for (int64_t p = lo; p <= hi; p++) tree[p] = tree[2 * p] + tree[2 * p + 1];")
+        w("    }")
+        w("    double v = tree[lo];")
+        w("    while (lo > 1) { v += tree[lo ^ 1]; lo >>= 1; tree[lo] = v; }")
+        w("}")
+        w(f"int64_t {_FUNC}(const double *par, const double *coef, const int64_t *ix, double eta,")
+        w("        int64_t *X, uint64_t *rng, double *clock, const double *grid, int64_t ng,")
+        w("        int64_t *out, int64_t *counts, int64_t max_events, int64_t *status,")
+        w("        double *bad, double *tree) {")
+        names = ["jp", "jx", "jd", "ls", "lp", "ld", "gr", "rp", "rr"]
+        for k, nm in enumerate(names):
+            w(f"    const int64_t *{nm} = ix + ix[{k}];")
         for k in range(P):
             w(f"    const double p_{k} = par[{k}];")
-        for i in range(n):
-            w(f"    double s_{i} = (double)X[{i}] / eta;")
-        w(f"    double a[{M}], cum[{M}];")
-        w("    double t = clock[0], tn = clock[1];")
+        w("    double t = clock[0], tn = clock[1], a;")
         w("    int pending = clock[2] != 0.0;")
         w("    int64_t j = -1, k = 0, ev = 0;")
         for s, _ in const_temps:
             w(f"    const double {s} = {temp_c[s]};")
-        for s, _ in all_block[0]:
+        for i in g_states:
+            w(f"    double s_{i} = (double)X[{i}] / eta;")
+        for s, _ in live:
             w(f"    double {s};")
 
-        def block(temps, js, indent):
-            pad = " " * indent
-            w(pad + "{")
-            for s, _ in temps:
-                w(f"{pad}    {s} = {temp_c[s]};")
-            for jj in js:
-                w(f"{pad}    a[{jj}] = eta*({rate_c[jj]});")
-                w(f"{pad}    if (!(a[{jj}] >= 0.0 && a[{jj}] <= DBL_MAX)) {{")
-                w(f"{pad}        status[0] = 1; status[1] = {jj}; bad[0] = a[{jj}]; goto fail; }}")
-            w(pad + "}")
+        def leaf(slot, pad):
+            w(f"{pad}a = eta*({rate_c[slot]});")
+            w(f"{pad}if (!(a >= 0.0 && a <= DBL_MAX)) {{")
+            w(f"{pad}    status[0] = 1; status[1] = {slot}; bad[0] = a; goto fail; }}")
+            w(f"{pad}tree[P2 + {slot}] = a;")
 
-        block(*all_block, 4)
-        w("    int64_t lo = 0; /* cum[0..lo-1] are still valid (same sums, same order) */")
+        for s, _ in live:
+            w(f"    {s} = {temp_c[s]};")
+        for g in range(len(rate_c)):
+            leaf(g, "    ")
+        w("    for (int64_t q = 0; q < M; q++) {")
+        w("        if (ls[q] < 0) continue;")
+        w("        a = coef[q] * (double)X[ls[q]];")
+        w("        if (!(a >= 0.0 && a <= DBL_MAX)) {")
+        w("            status[0] = 1; status[1] = q; bad[0] = a; goto fail; }")
+        w("        tree[P2 + q] = a;")
+        w("    }")
+        w("    for (int64_t q = M; q < P2; q++) tree[P2 + q] = 0.0;")
+        w("    for (int64_t p = P2 - 1; p >= 1; p--) tree[p] = tree[2 * p] + tree[2 * p + 1];")
         w("    for (;;) {")
-        w("        double c = lo > 0 ? cum[lo - 1] : 0.0;")
-        w(f"        for (int64_t i = lo; i < {M}; i++) {{ c += a[i]; cum[i] = c; }}")
-        w("        const double R = c;")
+        w("        const double R = tree[1];")
         w("        if (!pending) {")
         w("            tn = R > 0.0 ? t + (-log(1.0 - unif(rng)) / R) : INFINITY;")
         w("            pending = 1;")
@@ -400,34 +473,62 @@ class GeneratedKernel:
         w("            k++;")
         w("        }")
         w("        if (k >= ng || ev >= max_events) break;")
-        w("        const double v = unif(rng) * R;")
-        w("        j = 0;")
-        w(f"        while (j < {M} && !(v < cum[j])) j++;")
-        w(f"        if (j == {M}) {{ j = {M - 1}; while (!(a[j] > 0.0)) j--; }}")
-        w("        switch (j) {")
-        for kk, (temps, js) in enumerate(blocks):
-            w(f"        case {kk}:")
-            for i in range(n):
-                d = int(self.jumps[kk, i])
-                if d:
-                    w(f"            X[{i}] += {d};")
-                    if d < 0:
-                        w(
-                            f"            if (X[{i}] < 0) {{ status[0] = 2; status[1] = {kk}; "
-                            f"status[2] = {i}; goto fail; }}"
-                        )
-                    w(f"            s_{i} = (double)X[{i}] / eta;")
-            if js:
-                block(temps, js, 12)
-            w(f"            lo = {min(js) if js else M};")
-            w("            break;")
+        w("        double v = unif(rng) * R;")
+        w("        int64_t p = 1;")
+        w("        while (p < P2) {")
+        w("            const double l = tree[2 * p];")
+        w("            const uint64_t go = !(v < l);")
+        w("            uint64_t b;")
+        w("            memcpy(&b, &l, 8);")
+        w("            b &= -go; /* l or +0.0: v - 0.0 is v (no branch, no rounding) */")
+        w("            double sub;")
+        w("            memcpy(&sub, &b, 8);")
+        w("            v -= sub;")
+        w("            p = 2 * p + (int64_t)go;")
         w("        }")
+        w("        j = p - P2;")
+        w("        if (j >= M || !(tree[p] > 0.0)) { /* rounding at a boundary: a positive leaf */")
+        w("            j = j < M ? j : M - 1;")
+        w("            while (j >= 0 && !(tree[P2 + j] > 0.0)) j--;")
+        w("            if (j < 0) { j = 0; while (!(tree[P2 + j] > 0.0)) j++; }")
+        w("        }")
+        w("        for (int64_t e = jp[j]; e < jp[j + 1]; e++) {")
+        w("            X[jx[e]] += jd[e];")
+        w("            if (X[jx[e]] < 0) {")
+        w("                for (int64_t f = jp[j]; f <= e; f++) X[jx[f]] -= jd[f];")
+        w("                status[0] = 2; status[1] = j; status[2] = jx[e]; goto fail;")
+        w("            }")
+        w("        }")
+        w("        for (int64_t e = lp[j]; e < lp[j + 1]; e++) {")
+        w("            const int64_t q = ld[e];")
+        w("            a = coef[q] * (double)X[ls[q]];")
+        w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
+        w("                status[0] = 1; status[1] = q; bad[0] = a; goto fail; }")
+        w("            tree[P2 + q] = a;")
+        w("        }")
+        if blocks:
+            w("        switch (gr[j]) {")
+            for g, (reload, temps, gens) in enumerate(blocks):
+                w(f"        case {g}:")
+                for i in reload:
+                    w(f"            s_{i} = (double)X[{i}] / eta;")
+                for s, _ in temps:
+                    w(f"            {s} = {temp_c[s]};")
+                for q in gens:
+                    leaf(q, "            ")
+                w("            break;")
+            w("        default:")
+            w("            break;")
+            w("        }")
+        w(
+            "        for (int64_t e = rp[j]; e < rp[j + 1]; e++) refresh(tree, rr[2 * e], rr[2 * e + 1]);"
+        )
         w("        counts[j] += 1;")
         w("        ev++;")
         w("        t = tn;")
         w("        pending = 0;")
         w("    }")
-        w("    clock[0] = t; clock[1] = tn; clock[2] = pending;")
+        w("    clock[0] = t; clock[1] = tn; clock[2] = pending; clock[3] = tree[1];")
         w("    return k;")
         w("fail:")
         w("    status[2] = status[0] == 1 ? j : status[2];")
@@ -435,11 +536,11 @@ class GeneratedKernel:
         w("}")
         return "\n".join(L) + "\n"
 
-    def _py_source(self, n, M, P, const_temps, all_block, blocks, temp_py, rate_py) -> str:
+    def _py_source(self, n, M, P2, P, const_temps, live, g_states, blocks, temp_py, rate_py):
         L = []
         w = L.append
-        xs = ", ".join(f"x_{i}" for i in range(n))
-        w("def run(par, eta, X, rng, clock, grid, ng, out, counts, max_events, status, bad):")
+        w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
+        w("        status, bad, work):")
         w("    st = [int(v) for v in rng]")
         w("    def unif():")
         w("        s0, s1, s2, s3 = st")
@@ -452,70 +553,110 @@ class GeneratedKernel:
         w("        s2 ^= t")
         w("        st[:] = (s0, s1, s2, _rotl(s3, 45))")
         w("        return float(result >> 11) * 2.0**-53")
+        w("    ixl = ix.tolist()")
+        names = ["jp", "jx", "jd", "ls", "lp", "ld", "gr", "rp", "rr"]
+        for k, nm in enumerate(names):
+            w(f"    {nm} = ixl[ixl[{k}] : ixl[{k + 1}]]")
+        w("    coef = coef.tolist()")
         for k in range(P):
             w(f"    p_{k} = float(par[{k}])")
         w("    eta = float(eta)")
-        w(f"    {xs}, = [int(v) for v in X]")
-        for i in range(n):
-            w(f"    s_{i} = x_{i} / eta")
+        w("    x = [int(v) for v in X]")
         w("    grid = grid.tolist()")
         w("    cnt = [int(v) for v in counts]")
+        w(f"    tree = [0.0] * {2 * P2}")
         w("    t, tn, pending = float(clock[0]), float(clock[1]), clock[2] != 0.0")
         w("    j, k, ev, fail = -1, 0, 0, 0")
         w("    try:")
         for s, _ in const_temps:
             w(f"        {s} = {temp_py[s]}")
+        for i in g_states:
+            w(f"        s_{i} = x[{i}] / eta")
 
-        def block(temps, js, indent):
-            pad = " " * indent
-            for s, _ in temps:
-                w(f"{pad}{s} = {temp_py[s]}")
-            for jj in js:
-                w(f"{pad}a_{jj} = eta*({rate_py[jj]})")
-                w(f"{pad}if not (a_{jj} >= 0.0 and a_{jj} <= _DBL_MAX):")
-                w(f"{pad}    status[0], status[1], bad[0] = 1, {jj}, a_{jj}")
-                w(f"{pad}    raise _Fail")
+        def leaf(slot, pad):
+            w(f"{pad}a = eta*({rate_py[slot]})")
+            w(f"{pad}if not (a >= 0.0 and a <= _DBL_MAX):")
+            w(f"{pad}    status[0], status[1], bad[0] = 1, {slot}, a")
+            w(f"{pad}    raise _Fail")
+            w(f"{pad}tree[{P2 + slot}] = a")
 
-        block(*all_block, 8)
+        for s, _ in live:
+            w(f"        {s} = {temp_py[s]}")
+        for g in range(len(rate_py)):
+            leaf(g, "        ")
+        w(f"        for q in range({M}):")
+        w("            if ls[q] >= 0:")
+        w("                a = coef[q] * x[ls[q]]")
+        w("                if not (a >= 0.0 and a <= _DBL_MAX):")
+        w("                    status[0], status[1], bad[0] = 1, q, a")
+        w("                    raise _Fail")
+        w(f"                tree[{P2} + q] = a")
+        w(f"        for p in range({P2 - 1}, 0, -1):")
+        w("            tree[p] = tree[2 * p] + tree[2 * p + 1]")
         w("        while True:")
-        cum = " ".join(
-            f"u_{jj} = {'0.0' if jj == 0 else f'u_{jj - 1}'} + a_{jj};" for jj in range(M)
-        )
-        w(f"            {cum[:-1]}")
-        w(f"            R = u_{M - 1}")
+        w("            R = tree[1]")
         w("            if not pending:")
         w("                tn = t + (-math.log(1.0 - unif()) / R) if R > 0.0 else math.inf")
         w("                pending = True")
         w("            while k < ng and grid[k] < tn:")
-        w(f"                out[k] = ({xs},)")
+        w("                out[k] = x")
         w("                k += 1")
         w("            if k >= ng or ev >= max_events:")
         w("                break")
         w("            v = unif() * R")
-        for jj in range(M):
-            w(f"            {'if' if jj == 0 else 'elif'} v < u_{jj}:")
-            w(f"                j = {jj}")
-        w("            else:")
-        w(f"                rates, j = ({', '.join(f'a_{jj}' for jj in range(M))},), {M - 1}")
-        w("                while not rates[j] > 0.0:")
+        w("            p = 1")
+        w(f"            while p < {P2}:")
+        w("                lf = tree[2 * p]")
+        w("                if v < lf:")
+        w("                    p = 2 * p")
+        w("                else:")
+        w("                    v -= lf")
+        w("                    p = 2 * p + 1")
+        w(f"            j = p - {P2}")
+        w(f"            if j >= {M} or not tree[p] > 0.0:")
+        w(f"                j = min(j, {M - 1})")
+        w(f"                while j >= 0 and not tree[{P2} + j] > 0.0:")
         w("                    j -= 1")
-        for kk, (temps, js) in enumerate(blocks):
-            w(f"            {'if' if kk == 0 else 'elif'} j == {kk}:")
-            body = False
-            for i in range(n):
-                d = int(self.jumps[kk, i])
-                if d:
-                    body = True
-                    w(f"                x_{i} += {d}")
-                    if d < 0:
-                        w(f"                if x_{i} < 0:")
-                        w(f"                    status[0], status[1], status[2] = 2, {kk}, {i}")
-                        w("                    raise _Fail")
-                    w(f"                s_{i} = x_{i} / eta")
-            if js:
-                block(temps, js, 16)
-            if not body and not js:  # pragma: no cover - zero jumps are rejected
-                w("                pass")
+        w("                if j < 0:")
+        w("                    j = 0")
+        w(f"                    while not tree[{P2} + j] > 0.0:")
+        w("                        j += 1")
+        w("            for e in range(jp[j], jp[j + 1]):")
+        w("                x[jx[e]] += jd[e]")
+        w("                if x[jx[e]] < 0:")
+        w("                    for f in range(jp[j], e + 1):")
+        w("                        x[jx[f]] -= jd[f]")
+        w("                    status[0], status[1], status[2] = 2, j, jx[e]")
+        w("                    raise _Fail")
+        w("            for e in range(lp[j], lp[j + 1]):")
+        w("                q = ld[e]")
+        w("                a = coef[q] * x[ls[q]]")
+        w("                if not (a >= 0.0 and a <= _DBL_MAX):")
+        w("                    status[0], status[1], bad[0] = 1, q, a")
+        w("                    raise _Fail")
+        w(f"                tree[{P2} + q] = a")
+        if blocks:
+            w("            g = gr[j]")
+            for g, (reload, temps, gens) in enumerate(blocks):
+                w(f"            {'if' if g == 0 else 'elif'} g == {g}:")
+                for i in reload:
+                    w(f"                s_{i} = x[{i}] / eta")
+                for s, _ in temps:
+                    w(f"                {s} = {temp_py[s]}")
+                for q in gens:
+                    leaf(q, "                ")
+        w("            for e in range(rp[j], rp[j + 1]):")
+        w("                lo, hi = rr[2 * e], rr[2 * e + 1]")
+        w("                while lo < hi:")
+        w("                    lo >>= 1")
+        w("                    hi >>= 1")
+        w("                    for p in range(lo, hi + 1):")
+        w("                        tree[p] = tree[2 * p] + tree[2 * p + 1]")
+        w("                v = tree[lo]")
+        w("                while lo > 1:")
+        w("                    v += tree[lo ^ 1]")
+        w("                    lo >>= 1")
+        w("                    tree[lo] = v")
         w("            cnt[j] += 1")
         w("            ev += 1")
         w("            t = tn")
@@ -527,10 +668,11 @@ class GeneratedKernel:
         w("    except (OverflowError, ZeroDivisionError, ValueError, TypeError):")
         w("        fail = 1")
         w("        status[0], status[1], status[2], bad[0] = 1, -1, j, math.nan")
-        w(f"    X[:] = ({xs},)")
+        w("    X[:] = x")
         w("    counts[:] = cnt")
         w("    rng[:] = _np.array(st, dtype=_np.uint64)")
-        w("    clock[:] = (t, tn, 1.0 if pending else 0.0)")
+        w("    clock[:3] = (t, tn, 1.0 if pending else 0.0)")
+        w("    clock[3] = tree[1]")
         w("    return -1 if fail else k")
         return "\n".join(L) + "\n"
 
@@ -691,25 +833,33 @@ class GeneratedKernel:
         return GeneratedRun(eta, g, out, counts.sum(axis=1), counts, final, name)
 
     def _drive(self, fn, name, eta, X, rs, g, o, c, chunk, cancel) -> None:
-        clock = np.zeros(3, dtype=np.float64)
+        clock = np.zeros(4, dtype=np.float64)  # t, next event time, pending, total rate
         status = np.zeros(3, dtype=np.int64)
         bad = np.zeros(1, dtype=np.float64)
+        tree = np.zeros(2 * self._P2, dtype=np.float64)
+        cs = np.zeros(len(self.rates), dtype=np.int64)  # per leaf of the tree
+        par, coef, ix = self._par, self._coef, self._ix
         k, ng = 0, g.size
         while k < ng:
             if cancel.is_set():
-                return
-            r = int(fn(self._par, eta, X, rs, clock, g[k:], ng - k, o[k:], c, chunk, status, bad))
+                break
+            r = int(
+                fn(par, coef, ix, eta, X, rs, clock, g[k:], ng - k, o[k:], cs, chunk, status,
+                   bad, tree)
+            )  # fmt: skip
             if r < 0:
                 raise self._run_error(status, bad, X, eta)
             k += r
+        c[self._order] = cs
 
     def _state_text(self, X) -> str:
         return ", ".join(f"{s}={int(x)}" for s, x in zip(self.states, X))
 
     def _run_error(self, status, bad, X, eta) -> SymdelayInputError:
         code, j, last = (int(v) for v in status)
+        j = int(self._order[j]) if j >= 0 else j  # leaf of the tree -> transition
         if code == 2:
-            before = X - self.jumps[j]
+            before = X  # the kernel undid the partial jump
             return SymdelayInputError(
                 f"transition {self.names[j]!r} would make {self.states[last]} negative "
                 f"(counts {self._state_text(before)}, eta={int(eta)}): its rate must vanish "
@@ -759,8 +909,8 @@ def _bind(lib):
     i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
     u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
     f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
-    fn.argtypes = [f64p, ctypes.c_double, i64p, u64p, f64p, f64p, ctypes.c_int64]
-    fn.argtypes += [i64p, i64p, ctypes.c_int64, i64p, f64p]
+    fn.argtypes = [f64p, f64p, i64p, ctypes.c_double, i64p, u64p, f64p, f64p, ctypes.c_int64]
+    fn.argtypes += [i64p, i64p, ctypes.c_int64, i64p, f64p, f64p]
     fn.restype = ctypes.c_int64
     return fn
 
