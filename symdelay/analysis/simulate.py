@@ -31,6 +31,8 @@ to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honour
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import json
 import math
 import numbers
 import os
@@ -40,12 +42,13 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from symdelay.core.cbuild import load_library
+from symdelay.core.cbuild import cache_dir, load_library
 from symdelay.core.checks import check_eta
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
@@ -62,6 +65,8 @@ _SPECIALIZE_MAX_M = 128
 MAX_COUNT = 2**52
 _DBL_MAX = sys.float_info.max
 _FUNC = "symdelay_generated"
+#: This generator's own source: part of every cache key (an edited generator regenerates).
+_GENERATOR_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 # ---------------------------------------------------------------------------------------
 # printing: integer powers as products in BOTH languages (gcc turns pow(x, 2) into x*x,
@@ -132,7 +137,7 @@ def _as_rate(name: str, rate) -> sp.Expr:
     )
 
 
-def _as_jump(name: str, change, n: int) -> tuple[int, ...]:
+def _as_jump(name: str, change, n: int) -> np.ndarray:
     try:
         items = list(change)
     except TypeError:
@@ -143,6 +148,11 @@ def _as_jump(name: str, change, n: int) -> tuple[int, ...]:
         raise SymdelayInputError(
             f"transition {name!r}: the jump has {len(items)} entries, the state has {n}"
         )
+    arr = np.asarray(items) if items else np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind == "i" and arr.ndim == 1:  # the common case, fast for long jumps
+        if not arr.any():
+            raise SymdelayInputError(f"transition {name!r}: the jump vector is zero")
+        return arr.astype(np.int64)
     out = []
     for c in items:
         if isinstance(c, bool) or not isinstance(c, (numbers.Integral, sp.Integer)):
@@ -152,12 +162,18 @@ def _as_jump(name: str, change, n: int) -> tuple[int, ...]:
         out.append(int(c))
     if not any(out):
         raise SymdelayInputError(f"transition {name!r}: the jump vector is zero")
-    return tuple(out)
+    return np.array(out, dtype=np.int64)
 
 
 def check_table(states, transitions):
     """Validate a transition table: ``(states, names, jumps, rates)`` as tuples (``jumps``
     tuples of ints, ``rates`` SymPy expressions). Raises :class:`SymdelayInputError`."""
+    states, names, jumps, rates = _check_table(states, transitions)
+    return states, names, tuple(tuple(int(c) for c in row) for row in jumps), rates
+
+
+def _check_table(states, transitions):
+    """:func:`check_table` with the jumps as one (M, n) int64 array."""
     states = tuple(states)
     if not states:
         raise SymdelayInputError("the model needs at least one state symbol")
@@ -190,7 +206,24 @@ def check_table(states, transitions):
         names.append(name)
         jumps.append(_as_jump(name, change, n))
         rates.append(_as_rate(name, rate))
-    return states, tuple(names), tuple(jumps), tuple(rates)
+    return states, tuple(names), np.stack(jumps), tuple(rates)
+
+
+def _canonical_text(e, memo: dict) -> str:
+    """A text of ``e`` that is the same in every process (the arguments of sums and products
+    sorted as text: their stored order follows the hash seed); faster than ``srepr``, which
+    orders the terms of every sum again."""
+    out = memo.get(e)
+    if out is None:
+        if not e.args:
+            out = sp.srepr(e)
+        else:
+            parts = [_canonical_text(a, memo) for a in e.args]
+            if e.is_Add or e.is_Mul:
+                parts.sort()
+            out = f"{type(e).__name__}({','.join(parts)})"
+        memo[e] = out
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -263,15 +296,16 @@ class GeneratedKernel:
         transitions: Sequence[tuple[str, Sequence[int], sp.Expr]],
         parameters: Mapping[sp.Symbol, object] | None = None,
     ) -> None:
-        states, names, jumps, rates = check_table(states, transitions)
+        states, names, jumps, rates = _check_table(states, transitions)
         parameters = dict(parameters or {})
         for p in parameters:
             if not isinstance(p, sp.Symbol):
                 raise SymdelayInputError(f"parameter keys must be SymPy symbols, got {p!r}")
             if p in states:
                 raise SymdelayInputError(f"{p} is both a state and a parameter")
+        known = set(states) | set(parameters)
         for name, rate in zip(names, rates):
-            unknown = rate.free_symbols - set(states) - set(parameters)
+            unknown = rate.free_symbols - known
             if unknown:
                 raise SymdelayInputError(
                     f"transition {name!r}: the rate {rate} uses "
@@ -280,17 +314,84 @@ class GeneratedKernel:
                 )
         self.states = states
         self.names = tuple(names)
-        self.jumps = np.array(jumps, dtype=np.int64)
+        self.jumps = jumps
         self.rates = tuple(rates)
         self.parameters = {p: parameters[p] for p in parameters}
         self._param_values = {p: _as_float_value(str(p), v) for p, v in parameters.items()}
-        self._generate()
+        self._generate_cached()
         self._lock = threading.Lock()
         self._c_fn = None
         self._c_tried = False
         self._py_fn = None
 
     # -- code generation ------------------------------------------------------------------
+
+    def _cache_key(self) -> str:
+        """Content hash of the table (states, jumps, rates, parameter names) and of this
+        generator's source: the name of the cached generation result."""
+        h = hashlib.sha256()
+        h.update(_GENERATOR_DIGEST.encode())
+        memo: dict = {}
+        h.update("|".join(map(sp.srepr, self.states)).encode())
+        h.update(np.ascontiguousarray(self.jumps).tobytes())
+        for r in self.rates:
+            h.update(b"\0" + _canonical_text(r, memo).encode())
+        h.update("|".join(sorted(map(sp.srepr, self.parameters))).encode())
+        return h.hexdigest()[:24]
+
+    _CACHED = ("c_source", "python_source", "coefficient_source", "classes", "_P2")
+
+    def _generate_cached(self) -> None:
+        """:meth:`_generate`, or its result from ``cache_dir()/gen-KEY.json`` (written after a
+        generation; the parameter values are not part of it: they are applied here)."""
+        names = [str(p) for p in self.parameters]
+        path = None
+        if len(set(names)) == len(names) and not os.environ.get("SYMDELAY_NO_GEN_CACHE"):
+            path = cache_dir() / f"gen-{self._cache_key()}.json"
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
+                data = None
+            if data is not None and data.get("version") == _GENERATOR_DIGEST:
+                for name in self._CACHED:
+                    setattr(self, name, data[name])
+                self._ix = np.array(data["ix"], dtype=np.int64)
+                self._order = np.array(data["order"], dtype=np.int64)
+                by_name = {str(p): v for p, v in self._param_values.items()}
+                self._par = np.array(
+                    [by_name[nm] for nm in data["used"]] + data["floats"], dtype=np.float64
+                )
+                self._set_coefficients()
+                self.generation_cached = True
+                return
+        self._generate()
+        self.generation_cached = False
+        if path is None:
+            return
+        data = {name: getattr(self, name) for name in self._CACHED}
+        data |= {"version": _GENERATOR_DIGEST, "used": self._used_names}
+        data |= {"floats": self._par[len(self._used_names) :].tolist()}
+        data |= {"ix": self._ix.tolist(), "order": self._order.tolist()}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+            tmp.write_text(json.dumps(data))
+            os.replace(tmp, path)  # atomic: concurrent first uses are safe
+        except OSError:  # a read-only cache: generate again next time
+            pass
+
+    def _set_coefficients(self) -> None:
+        """The coefficients of the linear rates from the run-time parameters, once, in Python
+        (both backends get the same doubles); one that cannot be evaluated is nan, and the
+        run names the transition when its rate is first needed."""
+        M = len(self.rates)
+        try:
+            fn = eval(self.coefficient_source, {"math": math})  # printed by SymPy
+            vals = [float(v) for v in fn(*self._par.tolist())]
+        except (OverflowError, ZeroDivisionError, ValueError, TypeError):
+            vals = [math.nan] * M
+        ls = self._ix[self._ix[3] : self._ix[4]]
+        self._coef = np.array([v if ls[q] >= 0 else 0.0 for q, v in enumerate(vals)])
 
     def _generate(self) -> None:
         n, M = len(self.states), len(self.rates)
@@ -416,17 +517,9 @@ class GeneratedKernel:
         self._ix = np.array(offsets + [v for part in parts for v in part], dtype=np.int64)
         self._order = np.array(order, dtype=np.int64)  # slot -> transition
         self._P2 = P2
-        # the coefficients from the run-time parameters, once, in Python (both backends get
-        # the same doubles); a coefficient that cannot be evaluated is nan: the run reports
-        # the transition when its rate is first needed
-        coef_src = f"lambda {', '.join(map(str, pv))}: [{', '.join(coef_py)}]"
-        self.coefficient_source = coef_src
-        try:
-            vals = eval(coef_src, {"math": math})(*self._par.tolist())  # printed by SymPy
-            vals = [float(v) for v in vals]
-        except (OverflowError, ZeroDivisionError, ValueError, TypeError):
-            vals = [math.nan] * M
-        self._coef = np.array([v if ls[q] >= 0 else 0.0 for q, v in enumerate(vals)])
+        self.coefficient_source = f"lambda {', '.join(map(str, pv))}: [{', '.join(coef_py)}]"
+        self._used_names = [str(p) for p in used]
+        self._set_coefficients()
         self.classes = {"linear": M - len(general), "general": len(general), "groups": len(blocks)}
         spec = (n, M, P2, len(pv), const_temps, live, g_states, blocks)
         self.c_source = self._c_source(*spec, temp_c, rate_c, per_slot, ls)
