@@ -678,6 +678,7 @@ class GeneratedKernel:
                     leaf(q, "        ")
                 for lo, hi in _runs(gens):
                     w("        " + _refresh_c(P2 + lo, P2 + hi))
+                w("        goto done;")
         w("    done:")
         w("        counts[j] += 1;")
         w("        ev++;")
