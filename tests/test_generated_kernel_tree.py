@@ -15,6 +15,7 @@ from symdelay.analysis import simulate as gen
 from symdelay.analysis.roots import default_initial
 from symdelay.analysis.simulate import GeneratedKernel, generated_kernel
 from symdelay.core.checks import time_grid
+from symdelay.core.errors import SymdelayInputError
 from symdelay.models import build_model
 from symdelay.models.erlang.stochastic import simulate
 from symdelay.models.erlang.stochastic.transitions import transition_table
@@ -90,7 +91,7 @@ def test_dependency_graph_recomputes_exactly_the_rates_of_changed_states():
         rs = np.array([1, 2, 3, 4], dtype=np.uint64)
         clock = np.zeros(4)
         status = np.zeros(3, dtype=np.int64)
-        tree = np.zeros(2 * k._P2)
+        tree = np.zeros(4 * k._P2)  # the kernel's workspace: 2 P2 used, the rest read as 0
         cs = np.zeros(len(table), dtype=np.int64)
         out = np.zeros((2, 2), dtype=np.int64)
         args = (k._par, k._coef, k._ix, 10.0, X, rs, clock, grid, 2, out, cs, events, status)
@@ -100,7 +101,7 @@ def test_dependency_graph_recomputes_exactly_the_rates_of_changed_states():
         want = k.rates_at(10, X)[k._order]
         assert np.allclose(leaves, want, rtol=1e-13, atol=0)
         # the root is the pairwise sum of the leaves, exactly
-        t = tree[k._P2 :].copy()
+        t = tree[k._P2 : 2 * k._P2].copy()
         while t.size > 1:
             t = t[0::2] + t[1::2]
         assert clock[3] == t[0] == tree[1]
@@ -208,3 +209,22 @@ def test_cached_generation_survives_another_hash_seed(tmp_path):
         outs.append(proc.stdout.split())
     assert outs[0][0] == "0" and outs[1][0] == "1"
     assert outs[0][1] == outs[1][1]
+
+
+@pytest.mark.parametrize("backend", ["c", "python"])
+def test_errors_of_the_table_driven_kernel_name_the_transition(backend):
+    """Above the threshold the C kernel takes its jumps and linear rates from index arrays: a
+    count going negative and a negative linear rate are still reported by transition name."""
+    n = gen._SPECIALIZE_MAX_M + 2
+    xs = sp.symbols(f"x0:{n}")
+    c = sp.Symbol("c")
+    e = np.eye(n, dtype=int)
+    table = [(f"birth_{i}", e[i], xs[(i + 1) % n] / 4) for i in range(n)]  # linear
+    k = GeneratedKernel(xs, [*table, ("depart", -e[0], 2)], {})
+    assert len(k.names) > gen._SPECIALIZE_MAX_M and "case 1:" not in k.c_source
+    with pytest.raises(SymdelayInputError, match="'depart' would make x0 negative") as err:
+        k.run(10, [1] * n, time_grid(50, 1), seed=1, backend=backend)
+    assert "\n" not in str(err.value)
+    k = GeneratedKernel(xs, [*table, ("leak", -e[1], -c * xs[1])], {c: 1})
+    with pytest.raises(SymdelayInputError, match=r"'leak'.*finite and >= 0"):
+        k.run(10, [1] * n, time_grid(5, 1), seed=1, backend=backend)
