@@ -221,10 +221,36 @@ def test_errors_of_the_table_driven_kernel_name_the_transition(backend):
     e = np.eye(n, dtype=int)
     table = [(f"birth_{i}", e[i], xs[(i + 1) % n] / 4) for i in range(n)]  # linear
     k = GeneratedKernel(xs, [*table, ("depart", -e[0], 2)], {})
-    assert len(k.names) > gen._SPECIALIZE_MAX_M and "case 1:" not in k.c_source
+    assert len(k.names) > gen._SPECIALIZE_MAX_M and "switch (r[0])" in k.c_source
     with pytest.raises(SymdelayInputError, match="'depart' would make x0 negative") as err:
         k.run(10, [1] * n, time_grid(50, 1), seed=1, backend=backend)
     assert "\n" not in str(err.value)
     k = GeneratedKernel(xs, [*table, ("leak", -e[1], -c * xs[1])], {c: 1})
     with pytest.raises(SymdelayInputError, match=r"'leak'.*finite and >= 0"):
         k.run(10, [1] * n, time_grid(5, 1), seed=1, backend=backend)
+
+
+@pytest.mark.parametrize("many_shapes", [False, True])
+def test_table_driven_shape_classes_and_loops_equal_the_python_twin(many_shapes):
+    """Above the threshold: one C case per shape class (indices from records), or, with more
+    shape classes than _MAX_SHAPES (jumps of many sizes), loops over the index tables; both
+    give the Python twin's paths bit for bit, also when every event starts a new call."""
+    n = gen._SPECIALIZE_MAX_M + 2
+    xs = sp.symbols(f"x0:{n}")
+    e = np.eye(n, dtype=int)
+    size = [1 + (i % (2 * gen._MAX_SHAPES) if many_shapes else i % 2) for i in range(n)]
+    table = [(f"in_{i}", size[i] * e[i], sp.Rational(1, 2)) for i in range(n)]
+    table += [(f"move_{i}", e[(i + 1) % n] - e[i], xs[i]) for i in range(n)]
+    table += [(f"out_{i}", -e[i], xs[i] ** 2 / (1 + xs[(i + 1) % n])) for i in range(0, n, 3)]
+    k = GeneratedKernel(xs, table, {})
+    assert ("switch (r[0])" in k.c_source) == (not many_shapes)
+    assert ("for (int64_t e = jp[j]" in k.c_source) == many_shapes
+    grid = time_grid(1.5, 0.05)
+    init = np.arange(n) % 4
+    c = k.run_replications(4, init, grid, seed=2, replications=2, backend="c")
+    c1 = k.run_replications(4, init, grid, seed=2, replications=2, backend="c", chunk_events=1)
+    p = k.run_replications(4, init, grid, seed=2, replications=2, backend="python")
+    for other in (c1, p):
+        assert np.array_equal(c.paths, other.paths)
+        assert np.array_equal(c.transition_counts, other.transition_counts)
+    assert c.events > 1000
