@@ -242,6 +242,29 @@ def _runs(leaves) -> list:
     return runs
 
 
+def _chain_order(jumps, lin_state) -> list:
+    """The linear transitions (``lin_state[j] >= 0``) in chains: after transition j, the one
+    whose rate's state j's jump increases (when there is exactly one), else table order."""
+    lin = [j for j in range(len(lin_state)) if lin_state[j] >= 0]
+    by_state: dict = {}
+    for j in lin:
+        by_state.setdefault(lin_state[j], []).append(j)
+    nxt = {}
+    for j in lin:
+        ups = [i for i in np.flatnonzero(jumps[j] > 0) if len(by_state.get(int(i), ())) == 1]
+        if len(ups) == 1 and by_state[int(ups[0])][0] != j:
+            nxt[j] = by_state[int(ups[0])][0]
+    has_pred = set(nxt.values())
+    out, seen = [], set()
+    for start in [j for j in lin if j not in has_pred] + lin:
+        j = start
+        while j is not None and j not in seen:
+            seen.add(j)
+            out.append(j)
+            j = nxt.get(j)
+    return out
+
+
 #: At most this many shape classes in the table-driven kernel (else: loops over the tables).
 _MAX_SHAPES = 48
 
@@ -462,8 +485,10 @@ class GeneratedKernel:
                 lin_state[j], lin_coef[j] = index[rest], c
         general = [j for j in range(M) if lin_state[j] < 0]
         # leaves of the sum tree: the general rates first (one event usually changes many of
-        # them: adjacent leaves share their ancestors), then the linear ones in table order
-        order = general + [j for j in range(M) if lin_state[j] >= 0]
+        # them: adjacent leaves share their ancestors), then the linear ones along chains
+        # (a transition moving a job from state a to b, then the one of state b: the two
+        # rates an event changes are neighbours)
+        order = general + _chain_order(self.jumps, lin_state)
         P2 = 1
         while P2 < M:
             P2 *= 2
