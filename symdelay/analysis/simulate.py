@@ -5,19 +5,46 @@ transitions ``(name, jump nu, scaled rate beta_nu(s))``, ``beta`` a SymPy expres
 scaled state ``s = X/eta`` and the parameters. The jump process ``X`` (integer counts) jumps
 by ``nu`` at rate ``eta * beta_nu(X/eta)`` (Kurtz). :class:`GeneratedKernel` prints the rates
 with SymPy's C99 printer (one global common-subexpression elimination, :func:`sympy.cse`),
-writes a Gillespie direct-method kernel around them, compiles it with the system C compiler
+writes a Gillespie direct-method kernel around them (below), compiles it with the system C compiler
 into the cache directory of :mod:`._kernel` (file name = hash of the source, so equal tables
 reuse one library whatever the parameter values: those are passed at run time) and loads it
 with :mod:`ctypes`. A pure-Python twin is generated from the same printed expressions and
 draws from the same xoshiro256** stream as the hand-written kernel, so for equal seeds both
 backends give identical paths (tests check it).
 
-Each event recomputes only the common subexpressions and rates that depend on a component the
-jump changed (the others keep their values: the same doubles a full recomputation gives), and
-the running sums of the rates from the first changed one on. A rate that is negative or not
-finite, or a jump that makes a count negative, stops the run with a
-:class:`SymdelayInputError` naming the transition and the state. The compiled kernel returns
-to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honoured.
+Classes. A rate ``c * s_i`` (``c`` free of the state) is *linear*: its value ``c * X_i`` comes
+from one coefficient array (the coefficients are evaluated once from the parameters, in
+Python, so both backends use the same doubles). Every other rate is *general*: printed code
+with its common subexpressions, recomputed in *groups*, one per set of changed states.
+
+Selection: a sum tree of the rates (leaves ``P2 + q``, node ``p`` = ``tree[2p] + tree[2p+1]``,
+the general rates first, the linear ones along job chains so that the two rates of a move
+are neighbours); the next transition is found by descending from the root, O(log M) (no
+branch: SSE2 masks, the next left child loaded before the comparison decides).
+
+Dependency graph (computed at generation time from the rates' free state symbols and the
+jumps): an event recomputes only the linear rates of the states its jump changed and the
+general group of those states, then every ancestor of the changed leaves, each again as
+left + right. IEEE addition commutes, so the tree after an event is bit for bit the tree a
+full rebuild gives: the total cannot drift (there is nothing to recompute periodically; every
+call into the kernel rebuilds it anyway, and the tests compare runs of one event per call
+with runs of 2^20).
+
+Code shape: up to ``_SPECIALIZE_MAX_M`` transitions, one C case of constant indices per
+transition; above, one case per *shape class* (transitions with the same jump deltas, number
+of linear rates and leaf layout: e.g. "phase ell of queue i advances") that reads its indices
+from a record, so the source stays small and gcc fast at M ~ 10^3; beyond ``_MAX_SHAPES``
+classes, loops over the index tables. The Python twin runs the same algorithm from the tables.
+
+Caches: the generation result (sources, index tables, coefficient code) is stored as
+``cache_dir()/gen-KEY.json``, KEY a content hash of the table (states, jumps, a hash-seed
+independent text of the rates, parameter names) and of this module's source; the shared
+library as ``generated-HASH.so`` (hash of the C source). A second build of the same table
+(other parameter values included) costs no SymPy and no gcc.
+
+A rate that is negative or not finite, or a jump that makes a count negative, stops the run
+with a :class:`SymdelayInputError` naming the transition and the state. The compiled kernel
+returns to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honoured.
 
 >>> import sympy as sp
 >>> q, lam, mu = sp.symbols("q lam mu")
