@@ -420,6 +420,8 @@ class GeneratedKernel:
         generator's source: the name of the cached generation result."""
         h = hashlib.sha256()
         h.update(_GENERATOR_DIGEST.encode())
+        h.update(RNG_C_SOURCE.encode())  # the generated sources embed the generator
+        h.update(sp.__version__.encode())  # and SymPy's printing
         memo: dict = {}
         h.update("|".join(map(sp.srepr, self.states)).encode())
         h.update(np.ascontiguousarray(self.jumps).tobytes())
