@@ -254,3 +254,22 @@ def test_table_driven_shape_classes_and_loops_equal_the_python_twin(many_shapes)
         assert np.array_equal(c.paths, other.paths)
         assert np.array_equal(c.transition_counts, other.transition_counts)
     assert c.events > 1000
+
+
+def test_ziggurat_waiting_times_are_exponential():
+    """The waiting-time sampler (ziggurat, Python twin of the C one; the C/Python path
+    equality tests tie the two together): Kolmogorov-Smirnov against Exp(1), the mean, the
+    variance and the tail beyond the ziggurat's last layer (r = 7.697) by counts."""
+    from scipy.stats import kstest
+
+    from symdelay.core.rng import next_u64, unif
+
+    st = [12345, 678, 91011, 1213]
+    n = 200_000
+    x = np.array([gen._exp_variate(lambda: next_u64(st), lambda: unif(st)) for _ in range(n)])
+    assert kstest(x, "expon").pvalue > 1e-3
+    assert abs(x.mean() - 1) < 5 / np.sqrt(n)
+    assert abs(x.var() - 1) < 5 * np.sqrt(8 / n)  # Var of (X - 1)^2 is 8 for Exp(1)
+    for cut in (gen._ZE_R, 3.0):  # the tail branch and a layer boundary region
+        want = n * np.exp(-cut)
+        assert abs((x > cut).sum() - want) < 5 * np.sqrt(want) + 1
