@@ -9,8 +9,10 @@ writes a Gillespie direct-method kernel around them (below), compiles it with th
 into the cache directory of :mod:`._kernel` (file name = hash of the source, so equal tables
 reuse one library whatever the parameter values: those are passed at run time) and loads it
 with :mod:`ctypes`. A pure-Python twin is generated from the same printed expressions and
-draws from the same xoshiro256** stream as the hand-written kernel, so for equal seeds both
-backends give identical paths (tests check it).
+draws from the same xoshiro256** stream (that of the hand-written kernel), so for equal seeds
+both backends give identical paths (tests check it). Waiting times are Exp(1)/R with Exp(1)
+by the ziggurat of Marsaglia and Tsang (one 64-bit output and one product in 98.9% of the
+draws; the tables are computed once and pasted into the C source as hex literals).
 
 Classes. A rate ``c * s_i`` (``c`` free of the state) is *linear*: its value ``c * X_i`` comes
 from one coefficient array (the coefficients are evaluated once from the parameters, in
