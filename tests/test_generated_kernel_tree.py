@@ -6,6 +6,8 @@ cache gives the same kernel."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -273,3 +275,27 @@ def test_ziggurat_waiting_times_are_exponential():
     for cut in (gen._ZE_R, 3.0):  # the tail branch and a layer boundary region
         want = n * np.exp(-cut)
         assert abs((x > cut).sum() - want) < 5 * np.sqrt(want) + 1
+
+
+def test_a_damaged_generation_cache_entry_is_generated_again(tmp_path, monkeypatch):
+    """A cache entry cut short, or whole JSON with keys missing, is not trusted: the table is
+    generated again (same sources, same paths) and the entry rewritten."""
+    monkeypatch.setenv("SYMDELAY_CACHE_DIR", str(tmp_path))
+    m = build_model("nserver", N=2, L=3, **P)
+    table = [(t.name, t.change, t.rate) for t in m.transitions]
+    k0 = GeneratedKernel(m.states, table, m.values)
+    (entry,) = tmp_path.glob("gen-*.json")
+    good = entry.read_text()
+    data = json.loads(good)
+    broken = {**data}
+    del broken["ix"]
+    for text in (good[: len(good) // 2], json.dumps(broken)):
+        entry.write_text(text)
+        k = GeneratedKernel(m.states, table, m.values)
+        assert not k.generation_cached
+        assert k.c_source == k0.c_source and np.array_equal(k._ix, k0._ix)
+        assert GeneratedKernel(m.states, table, m.values).generation_cached  # rewritten
+    init = np.rint(default_initial(m) * 30).astype(np.int64)
+    a = k0.run_replications(30, init, time_grid(2, 0.1), seed=4)
+    b = k.run_replications(30, init, time_grid(2, 0.1), seed=4)
+    assert np.array_equal(a.paths, b.paths)

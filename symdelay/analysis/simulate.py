@@ -515,18 +515,13 @@ class GeneratedKernel:
                 data = json.loads(path.read_text())
             except (OSError, ValueError):
                 data = None
-            if data is not None and data.get("version") == _GENERATOR_DIGEST:
-                for name in self._CACHED:
-                    setattr(self, name, data[name])
-                self._ix = np.array(data["ix"], dtype=np.int64)
-                self._order = np.array(data["order"], dtype=np.int64)
-                by_name = {str(p): v for p, v in self._param_values.items()}
-                self._par = np.array(
-                    [by_name[nm] for nm in data["used"]] + data["floats"], dtype=np.float64
-                )
-                self._set_coefficients()
-                self.generation_cached = True
-                return
+            if isinstance(data, dict) and data.get("version") == _GENERATOR_DIGEST:
+                try:
+                    self._load_generation(data)
+                    self.generation_cached = True
+                    return
+                except (KeyError, TypeError, ValueError, IndexError):  # a damaged entry
+                    pass  # generate again (and overwrite it)
         self._generate()
         self.generation_cached = False
         if path is None:
@@ -542,6 +537,21 @@ class GeneratedKernel:
             os.replace(tmp, path)  # atomic: concurrent first uses are safe
         except OSError:  # a read-only cache: generate again next time
             pass
+
+    def _load_generation(self, data: dict) -> None:
+        M = len(self.rates)
+        values = {name: data[name] for name in self._CACHED}
+        ix = np.array(data["ix"], dtype=np.int64)
+        order = np.array(data["order"], dtype=np.int64)
+        if ix.ndim != 1 or sorted(order.tolist()) != list(range(M)) or ix.size < 12:
+            raise ValueError("damaged generation cache entry")
+        by_name = {str(p): v for p, v in self._param_values.items()}
+        par = [by_name[nm] for nm in data["used"]] + [float(f) for f in data["floats"]]
+        for name, value in values.items():
+            setattr(self, name, value)
+        self._ix, self._order = ix, order
+        self._par = np.array(par, dtype=np.float64)
+        self._set_coefficients()
 
     def _set_coefficients(self) -> None:
         """The coefficients of the linear rates from the run-time parameters, once, in Python
