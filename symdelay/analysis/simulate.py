@@ -5,19 +5,48 @@ transitions ``(name, jump nu, scaled rate beta_nu(s))``, ``beta`` a SymPy expres
 scaled state ``s = X/eta`` and the parameters. The jump process ``X`` (integer counts) jumps
 by ``nu`` at rate ``eta * beta_nu(X/eta)`` (Kurtz). :class:`GeneratedKernel` prints the rates
 with SymPy's C99 printer (one global common-subexpression elimination, :func:`sympy.cse`),
-writes a Gillespie direct-method kernel around them, compiles it with the system C compiler
+writes a Gillespie direct-method kernel around them (below), compiles it with the system C compiler
 into the cache directory of :mod:`._kernel` (file name = hash of the source, so equal tables
 reuse one library whatever the parameter values: those are passed at run time) and loads it
 with :mod:`ctypes`. A pure-Python twin is generated from the same printed expressions and
-draws from the same xoshiro256** stream as the hand-written kernel, so for equal seeds both
-backends give identical paths (tests check it).
+draws from the same xoshiro256** stream (that of the hand-written kernel), so for equal seeds
+both backends give identical paths (tests check it). Waiting times are Exp(1)/R with Exp(1)
+by the ziggurat of Marsaglia and Tsang (one 64-bit output and one product in 98.9% of the
+draws; the tables are computed once and pasted into the C source as hex literals).
 
-Each event recomputes only the common subexpressions and rates that depend on a component the
-jump changed (the others keep their values: the same doubles a full recomputation gives), and
-the running sums of the rates from the first changed one on. A rate that is negative or not
-finite, or a jump that makes a count negative, stops the run with a
-:class:`SymdelayInputError` naming the transition and the state. The compiled kernel returns
-to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honoured.
+Classes. A rate ``c * s_i`` (``c`` free of the state) is *linear*: its value ``c * X_i`` comes
+from one coefficient array (the coefficients are evaluated once from the parameters, in
+Python, so both backends use the same doubles). Every other rate is *general*: printed code
+with its common subexpressions, recomputed in *groups*, one per set of changed states.
+
+Selection: a sum tree of the rates (leaves ``P2 + q``, node ``p`` = ``tree[2p] + tree[2p+1]``,
+the general rates first, the linear ones along job chains so that the two rates of a move
+are neighbours); the next transition is found by descending from the root, O(log M) (no
+branch: SSE2 masks, the next left child loaded before the comparison decides).
+
+Dependency graph (computed at generation time from the rates' free state symbols and the
+jumps): an event recomputes only the linear rates of the states its jump changed and the
+general group of those states, then every ancestor of the changed leaves, each again as
+left + right. IEEE addition commutes, so the tree after an event is bit for bit the tree a
+full rebuild gives: the total cannot drift (there is nothing to recompute periodically; every
+call into the kernel rebuilds it anyway, and the tests compare runs of one event per call
+with runs of 2^20).
+
+Code shape: up to ``_SPECIALIZE_MAX_M`` transitions, one C case of constant indices per
+transition; above, one case per *shape class* (transitions with the same jump deltas, number
+of linear rates and leaf layout: e.g. "phase ell of queue i advances") that reads its indices
+from a record, so the source stays small and gcc fast at M ~ 10^3; beyond ``_MAX_SHAPES``
+classes, loops over the index tables. The Python twin runs the same algorithm from the tables.
+
+Caches: the generation result (sources, index tables, coefficient code) is stored as
+``cache_dir()/gen-KEY.json``, KEY a content hash of the table (states, jumps, a hash-seed
+independent text of the rates, parameter names) and of this module's source; the shared
+library as ``generated-HASH.so`` (hash of the C source). A second build of the same table
+(other parameter values included) costs no SymPy and no gcc.
+
+A rate that is negative or not finite, or a jump that makes a count negative, stops the run
+with a :class:`SymdelayInputError` naming the transition and the state. The compiled kernel
+returns to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honoured.
 
 >>> import sympy as sp
 >>> q, lam, mu = sp.symbols("q lam mu")
@@ -31,6 +60,8 @@ to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honour
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import json
 import math
 import numbers
 import os
@@ -40,12 +71,13 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from symdelay.core.cbuild import load_library
+from symdelay.core.cbuild import cache_dir, load_library
 from symdelay.core.checks import check_eta
 from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
@@ -55,10 +87,15 @@ from symdelay.core.rng import MASK, rotl
 
 __all__ = ["GeneratedKernel", "GeneratedRun", "check_table", "generated_kernel"]
 
+#: Up to this many transitions the C kernel has one case of constant indices per transition;
+#: above, one table-driven path (the source stays small and gcc fast).
+_SPECIALIZE_MAX_M = 128
 #: Largest count the simulator accepts in a state (doubles hold integers exactly below 2^53).
 MAX_COUNT = 2**52
 _DBL_MAX = sys.float_info.max
 _FUNC = "symdelay_generated"
+#: This generator's own source: part of every cache key (an edited generator regenerates).
+_GENERATOR_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 # ---------------------------------------------------------------------------------------
 # printing: integer powers as products in BOTH languages (gcc turns pow(x, 2) into x*x,
@@ -129,7 +166,7 @@ def _as_rate(name: str, rate) -> sp.Expr:
     )
 
 
-def _as_jump(name: str, change, n: int) -> tuple[int, ...]:
+def _as_jump(name: str, change, n: int) -> np.ndarray:
     try:
         items = list(change)
     except TypeError:
@@ -140,6 +177,11 @@ def _as_jump(name: str, change, n: int) -> tuple[int, ...]:
         raise SymdelayInputError(
             f"transition {name!r}: the jump has {len(items)} entries, the state has {n}"
         )
+    arr = np.asarray(items) if items else np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind == "i" and arr.ndim == 1:  # the common case, fast for long jumps
+        if not arr.any():
+            raise SymdelayInputError(f"transition {name!r}: the jump vector is zero")
+        return arr.astype(np.int64)
     out = []
     for c in items:
         if isinstance(c, bool) or not isinstance(c, (numbers.Integral, sp.Integer)):
@@ -149,12 +191,18 @@ def _as_jump(name: str, change, n: int) -> tuple[int, ...]:
         out.append(int(c))
     if not any(out):
         raise SymdelayInputError(f"transition {name!r}: the jump vector is zero")
-    return tuple(out)
+    return np.array(out, dtype=np.int64)
 
 
 def check_table(states, transitions):
     """Validate a transition table: ``(states, names, jumps, rates)`` as tuples (``jumps``
     tuples of ints, ``rates`` SymPy expressions). Raises :class:`SymdelayInputError`."""
+    states, names, jumps, rates = _check_table(states, transitions)
+    return states, names, tuple(tuple(int(c) for c in row) for row in jumps), rates
+
+
+def _check_table(states, transitions):
+    """:func:`check_table` with the jumps as one (M, n) int64 array."""
     states = tuple(states)
     if not states:
         raise SymdelayInputError("the model needs at least one state symbol")
@@ -187,10 +235,186 @@ def check_table(states, transitions):
         names.append(name)
         jumps.append(_as_jump(name, change, n))
         rates.append(_as_rate(name, rate))
-    return states, tuple(names), tuple(jumps), tuple(rates)
+    return states, tuple(names), np.stack(jumps), tuple(rates)
+
+
+def _canonical_text(e, memo: dict) -> str:
+    """A text of ``e`` that is the same in every process (the arguments of sums and products
+    sorted as text: their stored order follows the hash seed); faster than ``srepr``, which
+    orders the terms of every sum again."""
+    out = memo.get(e)
+    if out is None:
+        if not e.args:
+            out = sp.srepr(e)
+        else:
+            parts = [_canonical_text(a, memo) for a in e.args]
+            if e.is_Add or e.is_Mul:
+                parts.sort()
+            out = f"{type(e).__name__}({','.join(parts)})"
+        memo[e] = out
+    return out
 
 
 # ---------------------------------------------------------------------------------------
+# the sum tree: leaves at P2 + q, node p = tree[2p] + tree[2p + 1] (IEEE addition commutes,
+# so every way of refreshing a node gives the same double as a full rebuild: no drift)
+
+
+def _runs(leaves) -> list:
+    """Sorted leaves as runs ``[lo, hi]`` (gaps of up to one leaf bridged)."""
+    runs: list = []
+    for x in sorted(leaves):
+        if runs and x <= runs[-1][1] + 2:
+            runs[-1][1] = x
+        else:
+            runs.append([x, x])
+    return runs
+
+
+def _chain_order(jumps, lin_state) -> list:
+    """The linear transitions (``lin_state[j] >= 0``) in chains: after transition j, the one
+    whose rate's state j's jump increases (when there is exactly one), else table order."""
+    lin = [j for j in range(len(lin_state)) if lin_state[j] >= 0]
+    by_state: dict = {}
+    for j in lin:
+        by_state.setdefault(lin_state[j], []).append(j)
+    nxt = {}
+    for j in lin:
+        ups = [i for i in np.flatnonzero(jumps[j] > 0) if len(by_state.get(int(i), ())) == 1]
+        if len(ups) == 1 and by_state[int(ups[0])][0] != j:
+            nxt[j] = by_state[int(ups[0])][0]
+    has_pred = set(nxt.values())
+    out, seen = [], set()
+    for start in [j for j in lin if j not in has_pred] + lin:
+        j = start
+        while j is not None and j not in seen:
+            seen.add(j)
+            out.append(j)
+            j = nxt.get(j)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# waiting times: Exp(1) by the ziggurat of Marsaglia and Tsang (2000), 256 layers, 53-bit
+# integers (the layout of numpy's random_standard_exponential): 98.9% of the draws cost one
+# 64-bit output and one multiplication, no logarithm. The tables are computed here once and
+# pasted into the C source as hex literals, so both backends use the same doubles.
+
+
+def _ziggurat_tables():
+    m = 2.0**53
+    de = 7.697117470131487  # r: where the tail starts
+    ve = 3.949659822581572e-3  # the area of each layer
+    q = ve / math.exp(-de)
+    ke, we, fe = [0] * 256, [0.0] * 256, [0.0] * 256
+    ke[0], ke[1] = int((de / q) * m), 0
+    we[0], we[255] = q / m, de / m
+    fe[0], fe[255] = 1.0, math.exp(-de)
+    te = de
+    for i in range(254, 0, -1):
+        de = -math.log(ve / de + math.exp(-de))
+        ke[i + 1] = int((de / te) * m)
+        te = de
+        fe[i] = math.exp(-de)
+        we[i] = de / m
+    return 7.697117470131487, ke, we, fe
+
+
+_ZE_R, _ZE_K, _ZE_W, _ZE_F = _ziggurat_tables()
+
+
+def _exp_variate(u64: Callable[[], int], unif: Callable[[], float]) -> float:
+    """One Exp(1) variate from the 64-bit outputs ``u64`` and uniforms ``unif`` of one stream
+    (the Python twin of the C ``expo``)."""
+    while True:
+        ri = u64() >> 3
+        idx = ri & 0xFF
+        ri >>= 8
+        x = float(ri) * _ZE_W[idx]
+        if ri < _ZE_K[idx]:
+            return x
+        if idx == 0:  # beyond r: r + Exp(1)
+            return _ZE_R - math.log1p(-unif())
+        if (_ZE_F[idx - 1] - _ZE_F[idx]) * unif() + _ZE_F[idx] < math.exp(-x):
+            return x
+
+
+def _exp_c_source() -> str:
+    def arr(name, ctype, vals, fmt):
+        body = ",".join(fmt(v) for v in vals)
+        return f"static const {ctype} {name}[256] = {{{body}}};"
+
+    return "\n".join(
+        [
+            arr("ZE_K", "uint64_t", _ZE_K, lambda v: f"{v}ULL"),
+            arr("ZE_W", "double", _ZE_W, float.hex),
+            arr("ZE_F", "double", _ZE_F, float.hex),
+            "static inline double expo(uint64_t *s) {",
+            "    for (;;) {",
+            "        uint64_t ri = next_u64(s) >> 3;",
+            "        const int idx = (int)(ri & 0xFF);",
+            "        ri >>= 8;",
+            "        const double x = (double)ri * ZE_W[idx];",
+            "        if (ri < ZE_K[idx]) return x;",
+            f"        if (idx == 0) return {float.hex(_ZE_R)} - log1p(-unif(s));",
+            "        if ((ZE_F[idx - 1] - ZE_F[idx]) * unif(s) + ZE_F[idx] < exp(-x)) return x;",
+            "    }",
+            "}",
+        ]
+    )
+
+
+#: At most this many shape classes in the table-driven kernel (else: loops over the tables).
+_MAX_SHAPES = 48
+
+
+def _leaf_units(lins, P2) -> list:
+    """The linear leaves an event changes as units: ('pair', p) for two leaves with one
+    parent p (both recomputed, then one walk up from p), else ('leaf', position)."""
+    units, rest = [], sorted(lins)
+    k = 0
+    while k < len(rest):
+        x = P2 + rest[k]
+        if k + 1 < len(rest) and rest[k + 1] == rest[k] + 1 and x % 2 == 0:
+            units.append(("pair", x >> 1))
+            k += 2
+        else:
+            units.append(("leaf", x))
+            k += 1
+    return units
+
+
+def _shape_classes(per_slot, ls, P2):
+    """Transitions whose events run the same code with other indices form one shape class
+    (the jump's deltas, the number of linear rates, the leaf units, whether general rates
+    follow): one C case per class, the indices from a record per transition. Returns
+    ``(shapes, record offsets, records)``; no shapes when there would be too many."""
+    shapes: dict = {}
+    ro, rec = [], []
+    for entries, lins, g in per_slot:
+        units = _leaf_units(lins, P2)
+        key = (tuple(d for _, d in entries), len(lins), tuple(u for u, _ in units), g >= 0)
+        sid = shapes.setdefault(key, len(shapes))
+        ro.append(len(rec))
+        rec += [sid, *(i for i, _ in entries), *(v for q in lins for v in (q, ls[q]))]
+        rec += [x for _, x in units] + ([g] if g >= 0 else [])
+    if len(shapes) > _MAX_SHAPES:
+        return [], [], []
+    return list(shapes), ro, rec
+
+
+def _refresh_c(lo: int, hi: int) -> str:
+    """C statements that refresh every ancestor of the tree positions ``lo..hi``."""
+    out = []
+    while lo < hi:
+        lo, hi = lo >> 1, hi >> 1
+        out += [f"tree[{p}] = tree[{2 * p}] + tree[{2 * p + 1}];" for p in range(lo, hi + 1)]
+    if lo > 1:
+        out.append(f"u = tree[{lo}];")
+        while lo > 1:
+            out.append(f"u += tree[{lo ^ 1}]; tree[{lo >> 1}] = u;")
+            lo >>= 1
+    return " ".join(out)
 
 
 @dataclass
@@ -233,15 +457,16 @@ class GeneratedKernel:
         transitions: Sequence[tuple[str, Sequence[int], sp.Expr]],
         parameters: Mapping[sp.Symbol, object] | None = None,
     ) -> None:
-        states, names, jumps, rates = check_table(states, transitions)
+        states, names, jumps, rates = _check_table(states, transitions)
         parameters = dict(parameters or {})
         for p in parameters:
             if not isinstance(p, sp.Symbol):
                 raise SymdelayInputError(f"parameter keys must be SymPy symbols, got {p!r}")
             if p in states:
                 raise SymdelayInputError(f"{p} is both a state and a parameter")
+        known = set(states) | set(parameters)
         for name, rate in zip(names, rates):
-            unknown = rate.free_symbols - set(states) - set(parameters)
+            unknown = rate.free_symbols - known
             if unknown:
                 raise SymdelayInputError(
                     f"transition {name!r}: the rate {rate} uses "
@@ -250,17 +475,96 @@ class GeneratedKernel:
                 )
         self.states = states
         self.names = tuple(names)
-        self.jumps = np.array(jumps, dtype=np.int64)
+        self.jumps = jumps
         self.rates = tuple(rates)
         self.parameters = {p: parameters[p] for p in parameters}
         self._param_values = {p: _as_float_value(str(p), v) for p, v in parameters.items()}
-        self._generate()
+        self._generate_cached()
         self._lock = threading.Lock()
         self._c_fn = None
         self._c_tried = False
         self._py_fn = None
 
     # -- code generation ------------------------------------------------------------------
+
+    def _cache_key(self) -> str:
+        """Content hash of the table (states, jumps, rates, parameter names) and of this
+        generator's source: the name of the cached generation result."""
+        h = hashlib.sha256()
+        h.update(_GENERATOR_DIGEST.encode())
+        h.update(RNG_C_SOURCE.encode())  # the generated sources embed the generator
+        h.update(sp.__version__.encode())  # and SymPy's printing
+        memo: dict = {}
+        h.update("|".join(map(sp.srepr, self.states)).encode())
+        h.update(np.ascontiguousarray(self.jumps).tobytes())
+        for r in self.rates:
+            h.update(b"\0" + _canonical_text(r, memo).encode())
+        h.update("|".join(sorted(map(sp.srepr, self.parameters))).encode())
+        return h.hexdigest()[:24]
+
+    _CACHED = ("c_source", "python_source", "coefficient_source", "classes", "_P2")
+
+    def _generate_cached(self) -> None:
+        """:meth:`_generate`, or its result from ``cache_dir()/gen-KEY.json`` (written after a
+        generation; the parameter values are not part of it: they are applied here)."""
+        names = [str(p) for p in self.parameters]
+        path = None
+        if len(set(names)) == len(names) and not os.environ.get("SYMDELAY_NO_GEN_CACHE"):
+            path = cache_dir() / f"gen-{self._cache_key()}.json"
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
+                data = None
+            if isinstance(data, dict) and data.get("version") == _GENERATOR_DIGEST:
+                try:
+                    self._load_generation(data)
+                    self.generation_cached = True
+                    return
+                except (KeyError, TypeError, ValueError, IndexError):  # a damaged entry
+                    pass  # generate again (and overwrite it)
+        self._generate()
+        self.generation_cached = False
+        if path is None:
+            return
+        data = {name: getattr(self, name) for name in self._CACHED}
+        data |= {"version": _GENERATOR_DIGEST, "used": self._used_names}
+        data |= {"floats": self._par[len(self._used_names) :].tolist()}
+        data |= {"ix": self._ix.tolist(), "order": self._order.tolist()}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+            tmp.write_text(json.dumps(data))
+            os.replace(tmp, path)  # atomic: concurrent first uses are safe
+        except OSError:  # a read-only cache: generate again next time
+            pass
+
+    def _load_generation(self, data: dict) -> None:
+        M = len(self.rates)
+        values = {name: data[name] for name in self._CACHED}
+        ix = np.array(data["ix"], dtype=np.int64)
+        order = np.array(data["order"], dtype=np.int64)
+        if ix.ndim != 1 or sorted(order.tolist()) != list(range(M)) or ix.size < 12:
+            raise ValueError("damaged generation cache entry")
+        by_name = {str(p): v for p, v in self._param_values.items()}
+        par = [by_name[nm] for nm in data["used"]] + [float(f) for f in data["floats"]]
+        for name, value in values.items():
+            setattr(self, name, value)
+        self._ix, self._order = ix, order
+        self._par = np.array(par, dtype=np.float64)
+        self._set_coefficients()
+
+    def _set_coefficients(self) -> None:
+        """The coefficients of the linear rates from the run-time parameters, once, in Python
+        (both backends get the same doubles); one that cannot be evaluated is nan, and the
+        run names the transition when its rate is first needed."""
+        M = len(self.rates)
+        try:
+            fn = eval(self.coefficient_source, {"math": math})  # printed by SymPy
+            vals = [float(v) for v in fn(*self._par.tolist())]
+        except (OverflowError, ZeroDivisionError, ValueError, TypeError):
+            vals = [math.nan] * M
+        ls = self._ix[self._ix[3] : self._ix[4]]
+        self._coef = np.array([v if ls[q] >= 0 else 0.0 for q, v in enumerate(vals)])
 
     def _generate(self) -> None:
         n, M = len(self.states), len(self.rates)
@@ -281,39 +585,26 @@ class GeneratedKernel:
             [self._param_values[p] for p in used] + [float(f) for f in floats], dtype=np.float64
         )
         exprs = [r.xreplace(repl) for r in self.rates]
-        temps, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("e_"))
-        state_set = set(sv)
-        deps: dict = {}
-        for sym, e in temps:
-            d = e.free_symbols & state_set
-            for t in e.free_symbols:
-                d |= deps.get(t, set())
-            deps[sym] = d
-
-        def state_deps(e):
-            d = e.free_symbols & state_set
-            for t in e.free_symbols:
-                d |= deps.get(t, set())
-            return d
-
-        rate_deps = [{sv.index(s) for s in state_deps(e)} for e in reduced]
-        const_temps = [(s, e) for s, e in temps if not deps[s]]
-        var_temps = [(s, e) for s, e in temps if deps[s]]
-        var_names = {s for s, _ in var_temps}
-
-        def needed(js):
-            want: set = set()
-            stack = [t for j in js for t in reduced[j].free_symbols if t in var_names]
-            exprs_of = dict(var_temps)
-            while stack:
-                t = stack.pop()
-                if t not in want:
-                    want.add(t)
-                    stack += [u for u in exprs_of[t].free_symbols if u in var_names]
-            return [(s, e) for s, e in var_temps if s in want]
-
-        cpr = _CPrinter()
+        index = {s: i for i, s in enumerate(sv)}
+        # classes: a rate c * s_i (c free of the state) is 'linear': eta * c * (X_i/eta) is
+        # computed as c * X_i from a coefficient array, in one loop shared by all of them;
+        # every other rate is 'general' (printed code, common subexpressions shared)
+        lin_state, lin_coef = [-1] * M, [sp.Integer(0)] * M
+        for j, e in enumerate(exprs):
+            c, rest = e.as_independent(*sv, as_Add=False)
+            if rest in index:
+                lin_state[j], lin_coef[j] = index[rest], c
+        general = [j for j in range(M) if lin_state[j] < 0]
+        # leaves of the sum tree: the general rates first (one event usually changes many of
+        # them: adjacent leaves share their ancestors), then the linear ones along chains
+        # (a transition moving a job from state a to b, then the one of state b: the two
+        # rates an event changes are neighbours)
+        order = general + _chain_order(self.jumps, lin_state)
+        P2 = 1
+        while P2 < M:
+            P2 *= 2
         ppr = _PyPrinter({"standard": "python3"})
+        cpr = _CPrinter()
 
         def pr(printer, e, what):
             try:
@@ -326,73 +617,160 @@ class GeneratedKernel:
         def rate_what(j):
             return f"the rate of transition {self.names[j]!r} ({self.rates[j]})"
 
+        coef_py = [pr(ppr, lin_coef[j], rate_what(j)) for j in order]
+        # general rates: one global cse, then per distinct set of changed states the temporaries
+        # and rates that depend on it (the dependency graph of the general part)
+        gexprs = [exprs[j] for j in general]
+        temps, reduced = sp.cse(gexprs, symbols=sp.numbered_symbols("e_")) if gexprs else ([], [])
+        state_set = set(sv)
+        deps: dict = {}
+
+        def state_deps(e):
+            d = e.free_symbols & state_set
+            for t in e.free_symbols:
+                d |= deps.get(t, set())
+            return d
+
+        for sym, e in temps:
+            deps[sym] = state_deps(e)
+        rate_deps = [state_deps(e) for e in reduced]  # general slot g -> state symbols
+        const_temps = [(s, e) for s, e in temps if not deps[s]]
+        var_temps = [(s, e) for s, e in temps if deps[s]]
+        var_names = {s for s, _ in var_temps}
+        exprs_of = dict(var_temps)
+        want: set = set()
+        stack = [t for e in reduced for t in e.free_symbols if t in var_names]
+        while stack:
+            t = stack.pop()
+            if t not in want:
+                want.add(t)
+                stack += [u for u in exprs_of[t].free_symbols if u in var_names]
+        live = [(s, e) for s, e in var_temps if s in want]
+        g_states = sorted(
+            {index[s] for d in rate_deps for s in d} | {index[s] for t, _ in live for s in deps[t]}
+        )
         temp_c = {s: pr(cpr, e, "a rate expression") for s, e in temps}
         temp_py = {s: pr(ppr, e, "a rate expression") for s, e in temps}
-        rate_c = [pr(cpr, e, rate_what(j)) for j, e in enumerate(reduced)]
-        rate_py = [pr(ppr, e, rate_what(j)) for j, e in enumerate(reduced)]
-        # the blocks: all rates (start of a call) and, per transition, the rates it changes
-        affected = []
-        for k in range(M):
-            changed = {i for i in range(n) if self.jumps[k, i] != 0}
-            affected.append([j for j in range(M) if rate_deps[j] & changed])
-        # state-dependent temporaries live for the whole run; an event recomputes only those
-        # that depend (transitively) on a component it changed, then the rates it changed
-        live = needed(range(M))
-        all_block = (live, list(range(M)))
-        blocks = []
-        for k, js in enumerate(affected):
-            changed = {sv[i] for i in range(n) if self.jumps[k, i] != 0}
-            blocks.append(([(t, e) for t, e in live if deps[t] & changed], js))
-        self._rate_deps = rate_deps
-        self._affected = affected
-        self.c_source = self._c_source(
-            n, M, len(pv), const_temps, all_block, blocks, temp_c, rate_c
-        )
-        self.python_source = self._py_source(
-            n, M, len(pv), const_temps, all_block, blocks, temp_py, rate_py
-        )
+        rate_c = [pr(cpr, e, rate_what(j)) for j, e in zip(general, reduced)]
+        rate_py = [pr(ppr, e, rate_what(j)) for j, e in zip(general, reduced)]
+        # per slot: the jump, the linear rates to recompute, the general group, the leaf runs
+        changed = [[i for i in range(n) if self.jumps[j, i] != 0] for j in order]
+        lin_of_state: dict = {}
+        for q, j in enumerate(order):
+            if lin_state[j] >= 0:
+                lin_of_state.setdefault(lin_state[j], []).append(q)
+        groups: dict = {}
+        blocks = []  # group id -> (states to reload, temporaries, general slots)
+        jp, jx, jd, lp, ld, gr, rp, rr = [0], [], [], [0], [], [], [0], []
+        per_slot: list = []  # slot -> (jump entries, linear leaves, group), for the C source
+        for q, j in enumerate(order):
+            for i in changed[q]:
+                jx.append(i)
+                jd.append(int(self.jumps[j, i]))
+            jp.append(len(jx))
+            lins = sorted(x for i in changed[q] for x in lin_of_state.get(i, ()))
+            ld += lins
+            lp.append(len(ld))
+            key = frozenset(i for i in changed[q] if i in g_states)
+            gens = [g for g, d in enumerate(rate_deps) if key & {index[s] for s in d}]
+            if key and key not in groups:
+                groups[key] = len(blocks)
+                syms = {sv[i] for i in key}
+                blocks.append((sorted(key), [(t, e) for t, e in live if deps[t] & syms], gens))
+            gr.append(groups[key] if key else -1)
+            per_slot.append(([(i, int(self.jumps[j, i])) for i in changed[q]], lins, gr[-1]))
+            for lo, hi in _runs(set(lins) | set(gens)):  # general slot g is leaf g
+                rr += [P2 + lo, P2 + hi]
+            rp.append(len(rr) // 2)
+        ls = [lin_state[j] for j in order]
+        shapes, ro, rec = _shape_classes(per_slot, ls, P2)
+        parts = [jp, jx, jd, ls, lp, ld, gr, rp, rr, ro, rec]
+        offsets, pos = [], len(parts) + 1
+        for part in parts:
+            offsets.append(pos)
+            pos += len(part)
+        offsets.append(pos)
+        self._ix = np.array(offsets + [v for part in parts for v in part], dtype=np.int64)
+        self._order = np.array(order, dtype=np.int64)  # slot -> transition
+        self._P2 = P2
+        self.coefficient_source = f"lambda {', '.join(map(str, pv))}: [{', '.join(coef_py)}]"
+        self._used_names = [str(p) for p in used]
+        self._set_coefficients()
+        self.classes = {"linear": M - len(general), "general": len(general), "groups": len(blocks)}
+        spec = (n, M, P2, len(pv), const_temps, live, g_states, blocks)
+        self.c_source = self._c_source(*spec, temp_c, rate_c, per_slot, ls, shapes)
+        self.python_source = self._py_source(*spec, temp_py, rate_py)
 
-    def _c_source(self, n, M, P, const_temps, all_block, blocks, temp_c, rate_c) -> str:
+    def _c_source(
+        self, n, M, P2, P, const_temps, live, g_states, blocks, temp_c, rate_c, per_slot, ls,
+        shapes,
+    ):  # fmt: skip
         L = []
         w = L.append
-        w("/* generated by symdelay.analysis.simulate: Gillespie direct method */")
-        w("#include <stdint.h>\n#include <math.h>\n#include <float.h>\n")
+        w("/* generated by symdelay.analysis.simulate: Gillespie direct method, sum tree */")
+        w("#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#include <float.h>")
+        w("#ifdef __SSE2__\n#include <emmintrin.h>\n#endif\n")
         w(RNG_C_SOURCE)
-        w(f"int64_t {_FUNC}(const double *par, double eta, int64_t *X, uint64_t *rng,")
-        w("        double *clock, const double *grid, int64_t ng, int64_t *out, int64_t *counts,")
-        w("        int64_t max_events, int64_t *status, double *bad) {")
+        w(_exp_c_source())
+        w(f"#define P2 {P2}")
+        w(f"#define M {M}")
+        w("/* leaves lo..hi (tree positions) changed: every ancestor = left + right again */")
+        w("static inline void refresh(double *tree, int64_t lo, int64_t hi) {")
+        w("    while (lo < hi) {")
+        w("        lo >>= 1; hi >>= 1;")
+        w("        for (int64_t p = lo; p <= hi; p++) tree[p] = tree[2 * p] + tree[2 * p + 1];")
+        w("    }")
+        w("    double v = tree[lo];")
+        w("    while (lo > 1) { v += tree[lo ^ 1]; lo >>= 1; tree[lo] = v; }")
+        w("}")
+        depth = P2.bit_length() - 1
+        w("/* node p is current: every ancestor = left + right again, n levels up */")
+        w("static inline void walk(double *tree, int64_t p, const int n) {")
+        w("    double u = tree[p];")
+        w("    for (int d = 0; d < n; d++) { u += tree[p ^ 1]; p >>= 1; tree[p] = u; }")
+        w("}")
+        w(f"int64_t {_FUNC}(const double *par, const double *coef, const int64_t *ix, double eta,")
+        w("        int64_t *X, uint64_t *rng, double *clock, const double *grid, int64_t ng,")
+        w("        int64_t *out, int64_t *counts, int64_t max_events, int64_t *status,")
+        w("        double *bad, double *tree) {")
+        names = ["jp", "jx", "jd", "ls", "lp", "ld", "gr", "rp", "rr", "ro", "rec"]
+        for k, nm in enumerate(names):
+            w(f"    const int64_t *{nm} = ix + ix[{k}];")
         for k in range(P):
             w(f"    const double p_{k} = par[{k}];")
-        for i in range(n):
-            w(f"    double s_{i} = (double)X[{i}] / eta;")
-        w(f"    double a[{M}], cum[{M}];")
-        w("    double t = clock[0], tn = clock[1];")
+        w("    double t = clock[0], tn = clock[1], a, u;")
         w("    int pending = clock[2] != 0.0;")
         w("    int64_t j = -1, k = 0, ev = 0;")
         for s, _ in const_temps:
             w(f"    const double {s} = {temp_c[s]};")
-        for s, _ in all_block[0]:
+        for i in g_states:
+            w(f"    double s_{i} = (double)X[{i}] / eta;")
+        for s, _ in live:
             w(f"    double {s};")
 
-        def block(temps, js, indent):
-            pad = " " * indent
-            w(pad + "{")
-            for s, _ in temps:
-                w(f"{pad}    {s} = {temp_c[s]};")
-            for jj in js:
-                w(f"{pad}    a[{jj}] = eta*({rate_c[jj]});")
-                w(f"{pad}    if (!(a[{jj}] >= 0.0 && a[{jj}] <= DBL_MAX)) {{")
-                w(f"{pad}        status[0] = 1; status[1] = {jj}; bad[0] = a[{jj}]; goto fail; }}")
-            w(pad + "}")
+        def leaf(slot, pad):
+            w(f"{pad}a = eta*({rate_c[slot]});")
+            w(f"{pad}if (!(a >= 0.0 && a <= DBL_MAX)) {{")
+            w(f"{pad}    status[0] = 1; status[1] = {slot}; bad[0] = a; goto fail; }}")
+            w(f"{pad}tree[P2 + {slot}] = a;")
 
-        block(*all_block, 4)
-        w("    int64_t lo = 0; /* cum[0..lo-1] are still valid (same sums, same order) */")
+        for s, _ in live:
+            w(f"    {s} = {temp_c[s]};")
+        for g in range(len(rate_c)):
+            leaf(g, "    ")
+        w("    for (int64_t q = 0; q < M; q++) {")
+        w("        if (ls[q] < 0) continue;")
+        w("        a = coef[q] * (double)X[ls[q]];")
+        w("        if (!(a >= 0.0 && a <= DBL_MAX)) {")
+        w("            status[0] = 1; status[1] = q; bad[0] = a; goto fail; }")
+        w("        tree[P2 + q] = a;")
+        w("    }")
+        w("    for (int64_t q = M; q < P2; q++) tree[P2 + q] = 0.0;")
+        w("    for (int64_t p = P2 - 1; p >= 1; p--) tree[p] = tree[2 * p] + tree[2 * p + 1];")
         w("    for (;;) {")
-        w("        double c = lo > 0 ? cum[lo - 1] : 0.0;")
-        w(f"        for (int64_t i = lo; i < {M}; i++) {{ c += a[i]; cum[i] = c; }}")
-        w("        const double R = c;")
+        w("        const double R = tree[1];")
         w("        if (!pending) {")
-        w("            tn = R > 0.0 ? t + (-log(1.0 - unif(rng)) / R) : INFINITY;")
+        w("            tn = R > 0.0 ? t + expo(rng) / R : INFINITY;")
         w("            pending = 1;")
         w("        }")
         w("        while (k < ng && grid[k] < tn) {")
@@ -400,34 +778,166 @@ class GeneratedKernel:
         w("            k++;")
         w("        }")
         w("        if (k >= ng || ev >= max_events) break;")
-        w("        const double v = unif(rng) * R;")
-        w("        j = 0;")
-        w(f"        while (j < {M} && !(v < cum[j])) j++;")
-        w(f"        if (j == {M}) {{ j = {M - 1}; while (!(a[j] > 0.0)) j--; }}")
-        w("        switch (j) {")
-        for kk, (temps, js) in enumerate(blocks):
-            w(f"        case {kk}:")
-            for i in range(n):
-                d = int(self.jumps[kk, i])
-                if d:
+        w("        double v = unif(rng) * R;")
+        w("        int64_t p = 1;")
+        w("#ifdef __SSE2__")
+        w("        /* the left children of both possible next nodes are loaded before the")
+        w("           comparison decides (tree has 4 P2 entries: the last loads stay inside) */")
+        w("        __m128d vv = _mm_set_sd(v), l = _mm_load_sd(&tree[2]);")
+        w("        while (p < P2) {")
+        w(
+            "            const __m128d c0 = _mm_load_sd(&tree[4 * p]), c1 = _mm_load_sd(&tree[4 * p + 2]);"
+        )
+        w("            const __m128d ge = _mm_cmpge_sd(vv, l); /* all ones when v >= l */")
+        w("            vv = _mm_sub_sd(vv, _mm_and_pd(l, ge)); /* v - l or v - 0.0 (= v) */")
+        w("            l = _mm_or_pd(_mm_and_pd(ge, c1), _mm_andnot_pd(ge, c0));")
+        w("            p = 2 * p + (_mm_movemask_pd(ge) & 1);")
+        w("        }")
+        w("#else")
+        w("        while (p < P2) {")
+        w("            const double l = tree[2 * p];")
+        w("            const uint64_t go = !(v < l);")
+        w("            uint64_t b;")
+        w("            memcpy(&b, &l, 8);")
+        w("            b &= -go; /* l or +0.0: v - 0.0 is v (no branch, no rounding) */")
+        w("            double sub;")
+        w("            memcpy(&sub, &b, 8);")
+        w("            v -= sub;")
+        w("            p = 2 * p + (int64_t)go;")
+        w("        }")
+        w("#endif")
+        w("        j = p - P2;")
+        w("        if (j >= M || !(tree[p] > 0.0)) { /* rounding at a boundary: a positive leaf */")
+        w("            j = j < M ? j : M - 1;")
+        w("            while (j >= 0 && !(tree[P2 + j] > 0.0)) j--;")
+        w("            if (j < 0) { j = 0; while (!(tree[P2 + j] > 0.0)) j++; }")
+        w("        }")
+        if M > _SPECIALIZE_MAX_M and shapes:
+            # one case per shape class, the indices from the transition's record
+            w("        const int64_t *r = rec + ro[j];")
+            w("        switch (r[0]) {")
+            for sid, (deltas, nlin, units, has_g) in enumerate(shapes):
+                w(f"        case {sid}:")
+                f = 1
+                for e, d in enumerate(deltas):
+                    w(f"            X[r[{f + e}]] += {d};")
+                    if d < 0:
+                        undo = " ".join(
+                            f"X[r[{f + e2}]] -= {d2};" for e2, d2 in enumerate(deltas[: e + 1])
+                        )
+                        w(
+                            f"            if (X[r[{f + e}]] < 0) {{ {undo} status[0] = 2; status[1] = j;"
+                        )
+                        w(f"                status[2] = r[{f + e}]; goto fail; }}")
+                f += len(deltas)
+                for _ in range(nlin):
+                    w(f"            a = coef[r[{f}]] * (double)X[r[{f + 1}]];")
+                    w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
+                    w(
+                        f"                status[0] = 1; status[1] = r[{f}]; bad[0] = a; goto fail; }}"
+                    )
+                    w(f"            tree[P2 + r[{f}]] = a;")
+                    f += 2
+                for u in units:
+                    if u == "pair":
+                        w(f"            tree[r[{f}]] = tree[2 * r[{f}]] + tree[2 * r[{f}] + 1];")
+                        w(f"            walk(tree, r[{f}], {depth - 1});")
+                    else:
+                        w(f"            walk(tree, r[{f}], {depth});")
+                    f += 1
+                if has_g:
+                    w(f"            switch (r[{f}]) {{")
+                    for g in range(len(blocks)):
+                        w(f"            case {g}: goto group_{g};")
+                    w("            }")
+                w("            break;")
+            w("        }")
+            w("        goto done;")
+            for g, (reload, temps, gens) in enumerate(blocks):
+                w(f"    group_{g}:")
+                for i in reload:
+                    w(f"        s_{i} = (double)X[{i}] / eta;")
+                for s, _ in temps:
+                    w(f"        {s} = {temp_c[s]};")
+                for q in gens:
+                    leaf(q, "        ")
+                for lo, hi in _runs(gens):
+                    w("        " + _refresh_c(P2 + lo, P2 + hi))
+                w("        goto done;")
+        elif M > _SPECIALIZE_MAX_M:
+            # table driven (small source, fast gcc): the jump, the linear rates and the leaf
+            # runs of the event from the index arrays, the general rates of its group
+            w("        for (int64_t e = jp[j]; e < jp[j + 1]; e++) {")
+            w("            X[jx[e]] += jd[e];")
+            w("            if (X[jx[e]] < 0) {")
+            w("                for (int64_t f = jp[j]; f <= e; f++) X[jx[f]] -= jd[f];")
+            w("                status[0] = 2; status[1] = j; status[2] = jx[e]; goto fail;")
+            w("            }")
+            w("        }")
+            w("        for (int64_t e = lp[j]; e < lp[j + 1]; e++) {")
+            w("            const int64_t q = ld[e];")
+            w("            a = coef[q] * (double)X[ls[q]];")
+            w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
+            w("                status[0] = 1; status[1] = q; bad[0] = a; goto fail; }")
+            w("            tree[P2 + q] = a;")
+            w("        }")
+            if blocks:
+                w("        switch (gr[j]) {")
+                for g, (reload, temps, gens) in enumerate(blocks):
+                    w(f"        case {g}:")
+                    for i in reload:
+                        w(f"            s_{i} = (double)X[{i}] / eta;")
+                    for s, _ in temps:
+                        w(f"            {s} = {temp_c[s]};")
+                    for q in gens:
+                        leaf(q, "            ")
+                    w("            break;")
+                w("        default:")
+                w("            break;")
+                w("        }")
+            w(
+                "        for (int64_t e = rp[j]; e < rp[j + 1]; e++) refresh(tree, rr[2 * e], rr[2 * e + 1]);"
+            )
+        else:
+            # one case per leaf with constant indices (one indirect jump per event, no loops
+            # over the tables); the general rates of a group in one block after the switch
+            w("        switch (j) {")
+            for q, (entries, lins, g) in enumerate(per_slot):
+                w(f"        case {q}:")
+                for e, (i, d) in enumerate(entries):
                     w(f"            X[{i}] += {d};")
                     if d < 0:
-                        w(
-                            f"            if (X[{i}] < 0) {{ status[0] = 2; status[1] = {kk}; "
-                            f"status[2] = {i}; goto fail; }}"
-                        )
-                    w(f"            s_{i} = (double)X[{i}] / eta;")
-            if js:
-                block(temps, js, 12)
-            w(f"            lo = {min(js) if js else M};")
-            w("            break;")
-        w("        }")
+                        undo = " ".join(f"X[{i2}] -= {d2};" for i2, d2 in entries[: e + 1])
+                        w(f"            if (X[{i}] < 0) {{ {undo} status[0] = 2; status[1] = {q};")
+                        w(f"                status[2] = {i}; goto fail; }}")
+                for q2 in lins:
+                    w(f"            a = coef[{q2}] * (double)X[{ls[q2]}];")
+                    w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
+                    w(f"                status[0] = 1; status[1] = {q2}; bad[0] = a; goto fail; }}")
+                    w(f"            tree[{P2 + q2}] = a;")
+                for lo, hi in _runs(lins):
+                    w("            " + _refresh_c(P2 + lo, P2 + hi))
+                w(f"            goto group_{g};" if g >= 0 else "            break;")
+            w("        }")
+            w("        goto done;")
+            for g, (reload, temps, gens) in enumerate(blocks):
+                w(f"    group_{g}:")
+                for i in reload:
+                    w(f"        s_{i} = (double)X[{i}] / eta;")
+                for s, _ in temps:
+                    w(f"        {s} = {temp_c[s]};")
+                for q in gens:
+                    leaf(q, "        ")
+                for lo, hi in _runs(gens):
+                    w("        " + _refresh_c(P2 + lo, P2 + hi))
+                w("        goto done;")
+        w("    done:")
         w("        counts[j] += 1;")
         w("        ev++;")
         w("        t = tn;")
         w("        pending = 0;")
         w("    }")
-        w("    clock[0] = t; clock[1] = tn; clock[2] = pending;")
+        w("    clock[0] = t; clock[1] = tn; clock[2] = pending; clock[3] = tree[1];")
         w("    return k;")
         w("fail:")
         w("    status[2] = status[0] == 1 ? j : status[2];")
@@ -435,13 +945,13 @@ class GeneratedKernel:
         w("}")
         return "\n".join(L) + "\n"
 
-    def _py_source(self, n, M, P, const_temps, all_block, blocks, temp_py, rate_py) -> str:
+    def _py_source(self, n, M, P2, P, const_temps, live, g_states, blocks, temp_py, rate_py):
         L = []
         w = L.append
-        xs = ", ".join(f"x_{i}" for i in range(n))
-        w("def run(par, eta, X, rng, clock, grid, ng, out, counts, max_events, status, bad):")
+        w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
+        w("        status, bad, work):")
         w("    st = [int(v) for v in rng]")
-        w("    def unif():")
+        w("    def u64():")
         w("        s0, s1, s2, s3 = st")
         w("        result = (_rotl((s1 * 5) & _MASK, 7) * 9) & _MASK")
         w("        t = (s1 << 17) & _MASK")
@@ -451,71 +961,113 @@ class GeneratedKernel:
         w("        s0 ^= s3")
         w("        s2 ^= t")
         w("        st[:] = (s0, s1, s2, _rotl(s3, 45))")
-        w("        return float(result >> 11) * 2.0**-53")
+        w("        return result")
+        w("    def unif():")
+        w("        return float(u64() >> 11) * 2.0**-53")
+        w("    ixl = ix.tolist()")
+        names = ["jp", "jx", "jd", "ls", "lp", "ld", "gr", "rp", "rr"]
+        for k, nm in enumerate(names):
+            w(f"    {nm} = ixl[ixl[{k}] : ixl[{k + 1}]]")
+        w("    coef = coef.tolist()")
         for k in range(P):
             w(f"    p_{k} = float(par[{k}])")
         w("    eta = float(eta)")
-        w(f"    {xs}, = [int(v) for v in X]")
-        for i in range(n):
-            w(f"    s_{i} = x_{i} / eta")
+        w("    x = [int(v) for v in X]")
         w("    grid = grid.tolist()")
         w("    cnt = [int(v) for v in counts]")
+        w(f"    tree = [0.0] * {2 * P2}")
         w("    t, tn, pending = float(clock[0]), float(clock[1]), clock[2] != 0.0")
         w("    j, k, ev, fail = -1, 0, 0, 0")
         w("    try:")
         for s, _ in const_temps:
             w(f"        {s} = {temp_py[s]}")
+        for i in g_states:
+            w(f"        s_{i} = x[{i}] / eta")
 
-        def block(temps, js, indent):
-            pad = " " * indent
-            for s, _ in temps:
-                w(f"{pad}{s} = {temp_py[s]}")
-            for jj in js:
-                w(f"{pad}a_{jj} = eta*({rate_py[jj]})")
-                w(f"{pad}if not (a_{jj} >= 0.0 and a_{jj} <= _DBL_MAX):")
-                w(f"{pad}    status[0], status[1], bad[0] = 1, {jj}, a_{jj}")
-                w(f"{pad}    raise _Fail")
+        def leaf(slot, pad):
+            w(f"{pad}a = eta*({rate_py[slot]})")
+            w(f"{pad}if not (a >= 0.0 and a <= _DBL_MAX):")
+            w(f"{pad}    status[0], status[1], bad[0] = 1, {slot}, a")
+            w(f"{pad}    raise _Fail")
+            w(f"{pad}tree[{P2 + slot}] = a")
 
-        block(*all_block, 8)
+        for s, _ in live:
+            w(f"        {s} = {temp_py[s]}")
+        for g in range(len(rate_py)):
+            leaf(g, "        ")
+        w(f"        for q in range({M}):")
+        w("            if ls[q] >= 0:")
+        w("                a = coef[q] * x[ls[q]]")
+        w("                if not (a >= 0.0 and a <= _DBL_MAX):")
+        w("                    status[0], status[1], bad[0] = 1, q, a")
+        w("                    raise _Fail")
+        w(f"                tree[{P2} + q] = a")
+        w(f"        for p in range({P2 - 1}, 0, -1):")
+        w("            tree[p] = tree[2 * p] + tree[2 * p + 1]")
         w("        while True:")
-        cum = " ".join(
-            f"u_{jj} = {'0.0' if jj == 0 else f'u_{jj - 1}'} + a_{jj};" for jj in range(M)
-        )
-        w(f"            {cum[:-1]}")
-        w(f"            R = u_{M - 1}")
+        w("            R = tree[1]")
         w("            if not pending:")
-        w("                tn = t + (-math.log(1.0 - unif()) / R) if R > 0.0 else math.inf")
+        w("                tn = t + _expo(u64, unif) / R if R > 0.0 else math.inf")
         w("                pending = True")
         w("            while k < ng and grid[k] < tn:")
-        w(f"                out[k] = ({xs},)")
+        w("                out[k] = x")
         w("                k += 1")
         w("            if k >= ng or ev >= max_events:")
         w("                break")
         w("            v = unif() * R")
-        for jj in range(M):
-            w(f"            {'if' if jj == 0 else 'elif'} v < u_{jj}:")
-            w(f"                j = {jj}")
-        w("            else:")
-        w(f"                rates, j = ({', '.join(f'a_{jj}' for jj in range(M))},), {M - 1}")
-        w("                while not rates[j] > 0.0:")
+        w("            p = 1")
+        w(f"            while p < {P2}:")
+        w("                lf = tree[2 * p]")
+        w("                if v < lf:")
+        w("                    p = 2 * p")
+        w("                else:")
+        w("                    v -= lf")
+        w("                    p = 2 * p + 1")
+        w(f"            j = p - {P2}")
+        w(f"            if j >= {M} or not tree[p] > 0.0:")
+        w(f"                j = min(j, {M - 1})")
+        w(f"                while j >= 0 and not tree[{P2} + j] > 0.0:")
         w("                    j -= 1")
-        for kk, (temps, js) in enumerate(blocks):
-            w(f"            {'if' if kk == 0 else 'elif'} j == {kk}:")
-            body = False
-            for i in range(n):
-                d = int(self.jumps[kk, i])
-                if d:
-                    body = True
-                    w(f"                x_{i} += {d}")
-                    if d < 0:
-                        w(f"                if x_{i} < 0:")
-                        w(f"                    status[0], status[1], status[2] = 2, {kk}, {i}")
-                        w("                    raise _Fail")
-                    w(f"                s_{i} = x_{i} / eta")
-            if js:
-                block(temps, js, 16)
-            if not body and not js:  # pragma: no cover - zero jumps are rejected
-                w("                pass")
+        w("                if j < 0:")
+        w("                    j = 0")
+        w(f"                    while not tree[{P2} + j] > 0.0:")
+        w("                        j += 1")
+        w("            for e in range(jp[j], jp[j + 1]):")
+        w("                x[jx[e]] += jd[e]")
+        w("                if x[jx[e]] < 0:")
+        w("                    for f in range(jp[j], e + 1):")
+        w("                        x[jx[f]] -= jd[f]")
+        w("                    status[0], status[1], status[2] = 2, j, jx[e]")
+        w("                    raise _Fail")
+        w("            for e in range(lp[j], lp[j + 1]):")
+        w("                q = ld[e]")
+        w("                a = coef[q] * x[ls[q]]")
+        w("                if not (a >= 0.0 and a <= _DBL_MAX):")
+        w("                    status[0], status[1], bad[0] = 1, q, a")
+        w("                    raise _Fail")
+        w(f"                tree[{P2} + q] = a")
+        if blocks:
+            w("            g = gr[j]")
+            for g, (reload, temps, gens) in enumerate(blocks):
+                w(f"            {'if' if g == 0 else 'elif'} g == {g}:")
+                for i in reload:
+                    w(f"                s_{i} = x[{i}] / eta")
+                for s, _ in temps:
+                    w(f"                {s} = {temp_py[s]}")
+                for q in gens:
+                    leaf(q, "                ")
+        w("            for e in range(rp[j], rp[j + 1]):")
+        w("                lo, hi = rr[2 * e], rr[2 * e + 1]")
+        w("                while lo < hi:")
+        w("                    lo >>= 1")
+        w("                    hi >>= 1")
+        w("                    for p in range(lo, hi + 1):")
+        w("                        tree[p] = tree[2 * p] + tree[2 * p + 1]")
+        w("                v = tree[lo]")
+        w("                while lo > 1:")
+        w("                    v += tree[lo ^ 1]")
+        w("                    lo >>= 1")
+        w("                    tree[lo] = v")
         w("            cnt[j] += 1")
         w("            ev += 1")
         w("            t = tn")
@@ -527,10 +1079,11 @@ class GeneratedKernel:
         w("    except (OverflowError, ZeroDivisionError, ValueError, TypeError):")
         w("        fail = 1")
         w("        status[0], status[1], status[2], bad[0] = 1, -1, j, math.nan")
-        w(f"    X[:] = ({xs},)")
+        w("    X[:] = x")
         w("    counts[:] = cnt")
         w("    rng[:] = _np.array(st, dtype=_np.uint64)")
-        w("    clock[:] = (t, tn, 1.0 if pending else 0.0)")
+        w("    clock[:3] = (t, tn, 1.0 if pending else 0.0)")
+        w("    clock[3] = tree[1]")
         w("    return -1 if fail else k")
         return "\n".join(L) + "\n"
 
@@ -549,6 +1102,7 @@ class GeneratedKernel:
                 "_rotl": rotl,
                 "_MASK": MASK,
                 "_DBL_MAX": _DBL_MAX,
+                "_expo": _exp_variate,
                 "_Fail": _Fail,
             }
             exec(compile(self.python_source, "<symdelay generated kernel>", "exec"), ns)
@@ -691,25 +1245,33 @@ class GeneratedKernel:
         return GeneratedRun(eta, g, out, counts.sum(axis=1), counts, final, name)
 
     def _drive(self, fn, name, eta, X, rs, g, o, c, chunk, cancel) -> None:
-        clock = np.zeros(3, dtype=np.float64)
+        clock = np.zeros(4, dtype=np.float64)  # t, next event time, pending, total rate
         status = np.zeros(3, dtype=np.int64)
         bad = np.zeros(1, dtype=np.float64)
+        tree = np.zeros(4 * self._P2, dtype=np.float64)  # 2 P2 used, the rest read as 0
+        cs = np.zeros(len(self.rates), dtype=np.int64)  # per leaf of the tree
+        par, coef, ix = self._par, self._coef, self._ix
         k, ng = 0, g.size
         while k < ng:
             if cancel.is_set():
-                return
-            r = int(fn(self._par, eta, X, rs, clock, g[k:], ng - k, o[k:], c, chunk, status, bad))
+                break
+            r = int(
+                fn(par, coef, ix, eta, X, rs, clock, g[k:], ng - k, o[k:], cs, chunk, status,
+                   bad, tree)
+            )  # fmt: skip
             if r < 0:
                 raise self._run_error(status, bad, X, eta)
             k += r
+        c[self._order] = cs
 
     def _state_text(self, X) -> str:
         return ", ".join(f"{s}={int(x)}" for s, x in zip(self.states, X))
 
     def _run_error(self, status, bad, X, eta) -> SymdelayInputError:
         code, j, last = (int(v) for v in status)
+        j = int(self._order[j]) if j >= 0 else j  # leaf of the tree -> transition
         if code == 2:
-            before = X - self.jumps[j]
+            before = X  # the kernel undid the partial jump
             return SymdelayInputError(
                 f"transition {self.names[j]!r} would make {self.states[last]} negative "
                 f"(counts {self._state_text(before)}, eta={int(eta)}): its rate must vanish "
@@ -759,8 +1321,8 @@ def _bind(lib):
     i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
     u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
     f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
-    fn.argtypes = [f64p, ctypes.c_double, i64p, u64p, f64p, f64p, ctypes.c_int64]
-    fn.argtypes += [i64p, i64p, ctypes.c_int64, i64p, f64p]
+    fn.argtypes = [f64p, f64p, i64p, ctypes.c_double, i64p, u64p, f64p, f64p, ctypes.c_int64]
+    fn.argtypes += [i64p, i64p, ctypes.c_int64, i64p, f64p, f64p]
     fn.restype = ctypes.c_int64
     return fn
 
