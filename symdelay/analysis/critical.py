@@ -466,16 +466,9 @@ def _swept_build(model, param: str, over: str, first):
             top = max(d, default=0)
             return flint.fmpq_poly([d.get(e, 0) for e in range(top + 1)])
 
-        # F(r; param = 0) factored once over Q[gamma]: its exact unstable count at each D
-        # is the baseline of the transversality proof (critical_linear)
-        _c, parts = sp.factor_list(sp.expand(num.subs(p, 0)), r)
-        base = []
-        for q, mult in parts:
-            Q = sp.Poly(q, r, g)
-            rows = [{} for _ in range(Q.degree(r) + 1)]
-            for (k, e), c in Q.terms():
-                rows[k][e] = flint.fmpq(int(c.p), int(c.q))
-            base.append(([as_poly(d) for d in rows], mult))
+        # F(r; param = 0) factored once over Q[r, gamma] (flint): its exact unstable count
+        # at each D is the baseline of the transversality proof (critical_linear)
+        base = _factor_rows({(k, e): c for (k, j, e), c in P.terms() if j == 0}, as_poly)
         prepared.append((f, [as_poly(d) for d in A], [as_poly(d) for d in B], base))
 
     def point(value, dps):
@@ -493,7 +486,7 @@ def _swept_build(model, param: str, over: str, first):
             baseline = _baseline(base, gv)
             expr = _LazyLinear(A, B, p)
             fac = Factor(expr, f.multiplicity, f.mode)
-            cp = critical_linear(A, B, r, p, dps=dps, expression=expr, baseline=baseline)
+            cp = critical_linear(A, B, r, p, dps=dps, expression=expr, baseline=baseline, upto=UPTO)
             if cp is None:
                 cp = critical_parameter(expr, r, p, dps=dps)
             per.append((fac, cp))
@@ -503,6 +496,31 @@ def _swept_build(model, param: str, over: str, first):
         return CriticalPoint(None, best.p_c, best.omega, fac.mode, tuple(per))
 
     return point
+
+
+#: The swept path lists the crossings up to this multiple of the first (the rest need not be
+#: isolated: see :func:`symdelay.analysis.crossing.critical_linear`, ``upto``)
+UPTO = 2
+
+
+def _factor_rows(terms, as_poly):
+    """``[(rows, multiplicity)]``: the irreducible factors over ``Q[r, gamma]`` of the
+    polynomial with ``terms`` ``{(k, e): c}`` (``c r^k gamma^e``), each as its coefficients in
+    ``r`` (fmpq_poly in gamma, ascending), factored by flint."""
+    import flint
+
+    ctx = flint.fmpq_mpoly_ctx.get(("r", "gamma"), "lex")
+    poly = ctx.from_dict({ke: flint.fmpq(int(c.p), int(c.q)) for ke, c in terms.items() if c})
+    _content, parts = poly.factor()
+    out = []
+    for q, mult in parts:
+        d = q.to_dict()
+        top = max(k for k, _e in d)
+        rows = [{} for _ in range(top + 1)]
+        for (k, e), c in d.items():
+            rows[k][e] = c
+        out.append(([as_poly(row) for row in rows], int(mult)))  # free of r: a number at D
+    return out
 
 
 class _LazyLinear:
