@@ -666,6 +666,10 @@ def _sparse_modes(model, gens):
             d = f.to_dict()
             if all(mono[0] == 0 for mono in d):
                 continue  # free of r
+            top = max(mono[0] for mono in d)
+            lead = [(mono, c) for mono, c in d.items() if mono[0] == top]
+            if len(lead) == 1 and not any(lead[0][0][1:]):  # monic in r, as the model's
+                d = {mono: c / lead[0][1] for mono, c in d.items()}
             label = name if copies == 1 else f"{name} ({copies} copies)"
             out.append(
                 (label, int(mult) * copies, {tuple(int(x) for x in mo): c for mo, c in d.items()})

@@ -537,10 +537,11 @@ def _isolate_positive(hz, bits, wp, bound=None):
     radius ``2^-bits`` proved to hold exactly one simple root, or None where the search does
     not separate them within ``64 + NODES deg h`` Descartes tests (a multiple root, a cluster).
 
-    Complete: the search starts from the open interval between Fujiwara's bounds on the root
-    moduli (of ``h`` and of its reverse), every interval it discards has a Descartes count of
-    0, every root it keeps is alone in an interval with count 1 (hence simple), and every
-    split point is checked to be no root (or is one, exactly). ``bound(found) -> s_max``
+    Complete: ``h`` is checked squarefree (``gcd(h, h') = 1``, else None), the search starts
+    from the open interval between Fujiwara's bounds on the root moduli (of ``h`` and of its
+    reverse), every interval it discards has a Descartes count of 0, every root it keeps is
+    alone in an interval with count 1 (hence simple), and every split point is checked to be
+    no root (moved until it is none). ``bound(found) -> s_max``
     (optional): called after each root with the list so far; the search leaves out what lies
     beyond ``s_max`` (its caller proves no root there matters)."""
     cs = hz.coeffs()
@@ -553,22 +554,19 @@ def _isolate_positive(hz, bits, wp, bound=None):
     h = flint.fmpz_poly(cs)
     if _variations(cs) == 0:
         return []
+    if h.gcd(h.derivative()).degree() > 0:
+        return None  # a multiple root (Descartes bisection ends only on squarefree input)
     with flint.ctx.workprec(wp):
         ha = flint.arb_poly([flint.arb(c) for c in cs])
         dha = ha.derivative()
     two = flint.fmpq(2)
     lo, hi = two ** (-_root_exponent(cs[::-1])), two ** _root_exponent(cs)
-    stack = [(lo, hi)]  # ("root", m): an exact root at a split point
+    stack = [(lo, hi)]
     found = []
     s_max = None
     nodes = 0
     while stack:
         a, b = stack.pop()
-        if a == "root":
-            found.append(flint.arb(b))
-            if bound is not None:
-                s_max = bound(found)
-            continue
         if s_max is not None and a >= s_max:
             break  # left to right: every interval left on the stack lies beyond
         nodes += 1
@@ -590,13 +588,12 @@ def _isolate_positive(hz, bits, wp, bound=None):
                 m = None
         if m is None:
             m = (a + b) / 2
-        if h(m) == 0:
-            if h.derivative()(m) == 0:
-                return None  # a multiple root
-            stack.append((m, b))
-            stack.append(("root", m))
-            stack.append((a, m))
-            continue
+        for _ in range(8):  # a split point that is no root (h is squarefree: few are)
+            if h(m) != 0:
+                break
+            m = m + (b - m) / 64
+        else:
+            return None
         stack.append((m, b))
         stack.append((a, m))
     return found
