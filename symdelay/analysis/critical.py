@@ -428,15 +428,21 @@ def _swept_build(model, param: str, over: str, first):
         at_first = _vary(model, over, first)
     except SymdelayInputError:
         return None
-    if _rates(at_first) != _rates(model, {g: L / D0}):
+    if not _same_rates(at_first, model, {g: L / D0}):
         return None  # the family varies D otherwise: rebuild per point
     D1 = D0 * sp.Rational(3, 2)  # and at a second D, the map D -> gamma = L/D
     try:
-        if _rates(_vary(model, over, D1)) != _rates(model, {g: L / D1}):
+        if not _same_rates(_vary(model, over, D1), model, {g: L / D1}):
             return None
     except SymdelayInputError:
         return None
-    if not model.equilibrium_is_closed_form_in(p):
+    # the equilibrium in closed form with param free (model.equilibrium_is_closed_form_in,
+    # whose solve the model's equilibrium repeats: here one solve, kept for the Jacobian)
+    try:
+        eq = model.equilibrium
+    except SymdelayInputError:
+        return None
+    if not (eq.exact and eq.method.startswith("sympy.solve") and "equal routing" not in eq.method):
         return None
     import flint
 
@@ -473,8 +479,8 @@ def _swept_build(model, param: str, over: str, first):
         gv = flint.fmpq(int(L * D.q), int(D.p))
         per = []
         for f, Ac, Bc, base in prepared:
-            A = [_rational(c(gv)) for c in Ac]
-            B = [_rational(c(gv)) for c in Bc]
+            A = [c(gv) for c in Ac]  # exact (fmpq), read by critical_linear as they are
+            B = [c(gv) for c in Bc]
             baseline = _baseline(base, gv)
             expr = _LazyLinear(A, B, p)
             fac = Factor(expr, f.multiplicity, f.mode)
@@ -691,8 +697,8 @@ class _LazyLinear:
             from symdelay.core.symbols import r
 
             A, B, p = self._parts
-            self._expr = sum(a * r**k for k, a in enumerate(A)) + p * sum(
-                b * r**k for k, b in enumerate(B)
+            self._expr = sum(_rational(a) * r**k for k, a in enumerate(A)) + p * sum(
+                _rational(b) * r**k for k, b in enumerate(B)
             )
         return self._expr
 
@@ -738,6 +744,15 @@ def _rational(q):
     import sympy as sp
 
     return sp.Rational(int(q.p), int(q.q))
+
+
+def _same_rates(a, b, extra):
+    """The transition tables of ``a`` and of ``b`` at ``extra`` are one (as sets): compared as
+    written first, expanded only where that differs."""
+    ta = {(tuple(t.change), t.rate.xreplace(a.values)) for t in a.transitions}
+    values = {**b.values, **extra}
+    tb = {(tuple(t.change), t.rate.xreplace(values)) for t in b.transitions}
+    return ta == tb or _rates(a) == _rates(b, extra)
 
 
 def _rates(model, extra=None):

@@ -273,12 +273,26 @@ def _polynomial(F, var, param, dps, eps):
     )
 
 
+def _fmpq(c) -> flint.fmpq:
+    """An exact rational (fmpq, int, SymPy Rational or its text) as an fmpq."""
+    if isinstance(c, flint.fmpq):
+        return c
+    if isinstance(c, (int, flint.fmpz)):
+        return flint.fmpq(c)
+    c = sp.Rational(c)
+    return flint.fmpq(int(c.p), int(c.q))
+
+
+def _rational(c: flint.fmpq):
+    return sp.Rational(int(c.p), int(c.q))
+
+
 def _split_parts(coeffs):
     """``(R, I)`` (fmpq_poly in ``s = w^2``) with ``sum c_k (i w)^k = R(s) + i w I(s)``."""
     re, im = [], []
     for k, c in enumerate(coeffs):
-        sign = -1 if (k // 2) % 2 else 1
-        (re if k % 2 == 0 else im).append(flint.fmpq(int(c.p), int(c.q)) * sign)
+        c = _fmpq(c)
+        (re if k % 2 == 0 else im).append(-c if (k // 2) % 2 else c)
     return flint.fmpq_poly(re or [0]), flint.fmpq_poly(im or [0])
 
 
@@ -317,11 +331,11 @@ def critical_linear(
             f"upto must be a number > 1 (or None for every candidate), got {upto}"
         )
     eps = sp.Rational(1, 10**6) if eps is None else sp.Rational(eps)
-    A = [sp.Rational(c) for c in A]
-    B = [sp.Rational(c) for c in B]
+    A = [_fmpq(c) for c in A]
+    B = [_fmpq(c) for c in B]
     n = max(len(A), len(B))
-    A += [sp.Integer(0)] * (n - len(A))
-    B += [sp.Integer(0)] * (n - len(B))
+    A += [flint.fmpq(0)] * (n - len(A))
+    B += [flint.fmpq(0)] * (n - len(B))
     RA, IA = _split_parts(A)
     RB, IB = _split_parts(B)
     if (RA.is_zero() and RB.is_zero()) or (IA.is_zero() and IB.is_zero()):
@@ -371,15 +385,16 @@ def critical_linear(
     def count(pv):
         from symdelay.analysis.polyroots import polynomial_roots
 
-        q = [a + pv * b for a, b in zip(A, B)]
+        pq = _fmpq(pv)
+        q = [_rational(a + pq * b) for a, b in zip(A, B)]
         while len(q) > 1 and q[-1] == 0:
             q.pop()
         poly = sp.Poly.from_list(q[::-1], var)
         return polynomial_roots(poly, var, dps=max(15, min(dps, 30))).unstable_count
 
     if expression is None:
-        expression = sum(a * var**k for k, a in enumerate(A)) + param * sum(
-            b * var**k for k, b in enumerate(B)
+        expression = sum(_rational(a) * var**k for k, a in enumerate(A)) + param * sum(
+            _rational(b) * var**k for k, b in enumerate(B)
         )
     if proved is not None:
         i, below, above = proved
