@@ -511,15 +511,17 @@ def _above(b: flint.arb, bits: int = 8) -> flint.fmpq:
 
 
 def _refine(hz, ha, dha, a, b, sa, bits, wp):
-    """An Arb ball of relative radius ``2^-bits`` around the one root of ``h`` in ``(a, b)``
-    (``sa``: the sign of ``h`` at ``a``, opposite at ``b``): safeguarded Newton on Arb
-    midpoints, then a sign change across the ball proved (so the root is in it)."""
+    """``(ball, left, right)``: an Arb ball of relative radius ``2^-bits`` around the one root
+    of ``h`` in ``(a, b)`` (``sa``: the sign of ``h`` at ``a``, opposite at ``b``), from
+    safeguarded Newton on Arb midpoints, and the bracket ``[left, right]`` across which the
+    sign change is proved (so the root is in it; ``left == right``: the root, exactly)."""
     lo, hi = a, b
     x = (lo + hi) / 2
+    newton = 0
     for _ in range(4 * bits + 64):
         s = _sign(hz, ha, x, wp)
         if s == 0:
-            return flint.arb(x)
+            return flint.arb(x), x, x
         if s == sa:
             lo = x
         else:
@@ -527,11 +529,21 @@ def _refine(hz, ha, dha, a, b, sa, bits, wp):
         if hi - lo <= abs(x) * flint.fmpq(2) ** (-bits - 2):
             break
         with flint.ctx.workprec(wp):
-            d = dha(flint.arb(x))
-            step = None if d.contains(0) else _dyadic(ha(flint.arb(x)) / d)
+            d, v = dha(flint.arb(x)), ha(flint.arb(x))
+            # a Newton step only from values known to a few bits (else: bisect)
+            sharp = not d.contains(0) and v.rad() * 8 < abs(v.mid()) and d.rad() * 8 < abs(d.mid())
+            step = _dyadic(v / d) if sharp else None
         if step is not None and abs(step) <= abs(x) * flint.fmpq(2) ** (-bits - 4):
             break  # x is the root to the bits asked for
         xn = None if step is None else x - step
+        if hi > 2 * lo:  # a wide bracket: halve it geometrically (Newton creeps at large x)
+            e = (lo.p.bit_length() - lo.q.bit_length() + hi.p.bit_length() - hi.q.bit_length()) // 2
+            xn = flint.fmpq(2) ** e
+            if not lo < xn < hi:
+                xn = (lo + hi) / 2
+        elif newton >= 8:  # Newton not converging fast: bisect, then try it again
+            xn, newton = (lo + hi) / 2, 0
+        newton += 1
         x = xn if xn is not None and lo < xn < hi else (lo + hi) / 2
     # prove: h(x - delta) and h(x + delta) have the signs of h(a) and h(b)
     delta = abs(x) * flint.fmpq(2) ** (-bits)
@@ -542,12 +554,12 @@ def _refine(hz, ha, dha, a, b, sa, bits, wp):
         if _sign(hz, ha, left, wp) == sa and _sign(hz, ha, right, wp) == -sa:
             mid = (left + right) / 2
             with flint.ctx.workprec(wp):
-                return flint.arb(mid, flint.arb((right - left) / 2).upper())
+                return flint.arb(mid, flint.arb((right - left) / 2).upper()), left, right
         delta *= 4
     raise CertificationError("could not bracket a simple positive root of Im(A conj B)")
 
 
-def _isolate_positive(hz, bits, wp, bound=None):
+def _isolate_positive(hz, bits, wp, bound=None, wanted=None):
     """The positive roots of ``hz`` (fmpz_poly), left to right, each an Arb ball of relative
     radius ``2^-bits`` proved to hold exactly one simple root, or None where the search does
     not separate them within ``64 + NODES deg h`` Descartes tests (a multiple root, a cluster).
@@ -558,7 +570,8 @@ def _isolate_positive(hz, bits, wp, bound=None):
     alone in an interval with count 1 (hence simple), and every split point is checked to be
     no root (moved until it is none). ``bound(found) -> s_max``
     (optional): called after each root with the list so far; the search leaves out what lies
-    beyond ``s_max`` (its caller proves no root there matters)."""
+    beyond ``s_max`` (its caller proves no root there matters). ``wanted(ball) -> bool``
+    (optional): a root is first refined to 32 bits, and to ``bits`` only where this says so."""
     cs = hz.coeffs()
     k = 0
     while k < len(cs) and cs[k] == 0:
@@ -576,22 +589,30 @@ def _isolate_positive(hz, bits, wp, bound=None):
         dha = ha.derivative()
     two = flint.fmpq(2)
     lo, hi = two ** (-_root_exponent(cs[::-1])), two ** _root_exponent(cs)
-    stack = [(lo, hi)]
+    stack = [(lo, hi, _variations(cs))]  # (a, b, Descartes count on (a, b) if known)
     found = []
     s_max = None
     nodes = 0
     while stack:
-        a, b = stack.pop()
-        if s_max is not None and a >= s_max:
-            break  # left to right: every interval left on the stack lies beyond
-        nodes += 1
-        if nodes > 64 + NODES * len(cs):
-            return None
-        v = _descartes(h, a, b)
+        a, b, v = stack.pop()
+        if s_max is not None:
+            if a >= s_max:
+                break  # left to right: every interval left on the stack lies beyond
+            if b > s_max and h(s_max) != 0:
+                b, v = s_max, None  # what lies beyond s_max does not matter
+        if v is None:
+            nodes += 1
+            if nodes > 64 + NODES * len(cs):
+                return None
+            v = _descartes(h, a, b)
         if v == 0:
             continue
         if v == 1:
-            found.append(_refine(h, ha, dha, a, b, _sign(h, ha, a, wp), bits, wp))
+            sa = _sign(h, ha, a, wp)
+            ball, left, right = _refine(h, ha, dha, a, b, sa, min(bits, 32), wp)
+            if bits > 32 and left != right and (wanted is None or wanted(ball)):
+                ball = _refine(h, ha, dha, left, right, sa, bits, wp)[0]
+            found.append(ball)
             if bound is not None:
                 s_max = bound(found)
             continue
@@ -609,8 +630,8 @@ def _isolate_positive(hz, bits, wp, bound=None):
             m = m + (b - m) / 64
         else:
             return None
-        stack.append((m, b))
-        stack.append((a, m))
+        stack.append((m, b, None))
+        stack.append((a, m, None))
     return found
 
 
@@ -681,7 +702,12 @@ def _linear_candidates(hz, RA, IA, RB, IB, p0, prec, span, norms):
                 state["pruned"] = True
             return state["s_max"]
 
-    roots = _isolate_positive(hz, prec, 2 * prec + 64, bound)
+    def wanted(sb):  # a root where p < 0 for sure lists no candidate: 32 bits suffice
+        with flint.ctx.workprec(prec):
+            pb = _p_at(RA, IA, RB, IB, sb)
+        return pb is None or not pb < 0
+
+    roots = _isolate_positive(hz, prec, 2 * prec + 64, bound, wanted)
     if state["loose"]:
         return None
     if roots is not None:
