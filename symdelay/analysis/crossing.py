@@ -533,6 +533,8 @@ def _refine(hz, ha, dha, a, b, sa, bits, wp):
             # a Newton step only from values known to a few bits (else: bisect)
             sharp = not d.contains(0) and v.rad() * 8 < abs(v.mid()) and d.rad() * 8 < abs(d.mid())
             step = _dyadic(v / d) if sharp else None
+        if step is None and v.contains(0) and not d.contains(0):
+            break  # h(x) is below the rounding at wp: x is the root to that; prove it below
         if step is not None and abs(step) <= abs(x) * flint.fmpq(2) ** (-bits - 4):
             break  # x is the root to the bits asked for
         xn = None if step is None else x - step
@@ -552,11 +554,19 @@ def _refine(hz, ha, dha, a, b, sa, bits, wp):
         if left == a or right == b:
             left, right = lo, hi  # the bracket itself
         if _sign(hz, ha, left, wp) == sa and _sign(hz, ha, right, wp) == -sa:
-            mid = (left + right) / 2
-            with flint.ctx.workprec(wp):
-                return flint.arb(mid, flint.arb((right - left) / 2).upper()), left, right
+            break
         delta *= 4
-    raise CertificationError("could not bracket a simple positive root of Im(A conj B)")
+    else:  # bisection on exact signs, which always ends
+        left, right = lo, hi
+        while right - left > abs(left) * flint.fmpq(2) ** (-bits):
+            m = (left + right) / 2
+            sm = _sign(hz, ha, m, wp)
+            if sm == 0:
+                return flint.arb(m), m, m
+            left, right = (m, right) if sm == sa else (left, m)
+    mid = (left + right) / 2
+    with flint.ctx.workprec(wp):
+        return flint.arb(mid, flint.arb((right - left) / 2).upper()), left, right
 
 
 def _isolate_positive(hz, bits, wp, bound=None, wanted=None):
@@ -746,8 +756,8 @@ def _transversal(A, B, cands, baseline):
     if not cands:
         return None if (bn != 0 and -an / bn > 0) else (None, baseline, baseline)
     pb, wb = cands[0]
-    Aq = flint.fmpq_poly([flint.fmpq(int(c.p), int(c.q)) for c in A])
-    Bq = flint.fmpq_poly([flint.fmpq(int(c.p), int(c.q)) for c in B])
+    Aq = flint.fmpq_poly([_fmpq(c) for c in A])
+    Bq = flint.fmpq_poly([_fmpq(c) for c in B])
     z = flint.acb(0, wb)
     Fr = _acb_poly(Aq.derivative(), z) + pb * _acb_poly(Bq.derivative(), z)
     if Fr.contains(0):
@@ -760,17 +770,12 @@ def _transversal(A, B, cands, baseline):
 
 
 def _acb_poly(p: flint.fmpq_poly, z: flint.acb) -> flint.acb:
-    acc = flint.acb(0)
-    for c in reversed(p.coeffs()):
-        acc = acc * z + flint.acb(flint.arb(c))
-    return acc
+    """``p(z)`` in Arb at the working precision (coefficients rounded to balls, in flint)."""
+    return flint.acb_poly(p)(z)
 
 
 def _arb_poly(p: flint.fmpq_poly, x: flint.arb) -> flint.arb:
-    acc = flint.arb(0)
-    for c in reversed(p.coeffs()):
-        acc = acc * x + flint.arb(c)
-    return acc
+    return flint.arb_poly(p)(x)
 
 
 def _frequency_at(U_s, V1_s, S1, pr, s, pb, prec):
