@@ -11,7 +11,11 @@ B. ``critical(model, at=[D...], method="generic")`` on ``phase_type --delay erla
    with transversality counts; old = the model rebuilt at every D + resultant/subresultants
    + counts from certified roots (``_swept`` and ``critical_linear`` switched off); the
    founding specialised path for scale. Per point: the curve's time over 8 D values minus
-   the one-time part (the symbolic factors), reported separately.
+   the one-time part (the sparse mode factors, symbolic in gamma), reported separately.
+B''. one curve of 1000 D points at L = 100 (with and without the one-time part).
+B'. the per-point solve alone on the founding factor at L = 2..1000 (Descartes isolation of
+   the positive roots of h, stopped at |A| > 2 p_1 |B|) next to the solve before (every
+   complex root of h) and the founding specialised path.
 
 Run:  .venv/bin/python benchmarks/bench_fast.py  (writes benchmarks/results/fast.txt)
 """
@@ -81,7 +85,13 @@ def part_a():
             to.append(t)
             t, n = timed(lambda L=L: kstar_new(L))
             tn.append(t)
-        same = all(o[k] == n[k] for k in ("kappa_star", "omega", "lam_theta"))
+        # the record lists the frequencies at kappa* (one here); the old path gives one
+        omega = n["omega"][0] if isinstance(n["omega"], list) and len(n["omega"]) == 1 else None
+        same = (o["kappa_star"], o["omega"], o["lam_theta"]) == (
+            n["kappa_star"],
+            omega,
+            n["lam_theta"],
+        )
         olds[L], news[L] = statistics.median(to), statistics.median(tn)
         out(
             f"{L:>6} {olds[L]:>9.4f} {news[L]:>9.4f} {olds[L] / news[L]:>8.1f}  {same!s:>12}  "
@@ -118,19 +128,25 @@ def _model(fam, L):
     return build_model(fam, L=L, mu=1, lam=1, **extra)
 
 
+def _founding_per_point(L, Ds, reps=3):
+    fm = _model("erlang", L)
+    crit.critical(fm, at=Ds[:1], method="specialised")
+    tf = statistics.median(
+        timed(lambda: crit.critical(fm, at=Ds, method="specialised"))[0] for _ in range(reps)
+    ) / len(Ds)
+    return tf, crit.critical(fm, at=Ds, method="specialised").to_json()["points"]
+
+
 def part_b():
     out()
     out("B. critical theta over D (mu = lam = 1, dps 15): seconds per D point, medians")
+    out("   one-time: the swept preparation on a fresh model (sparse mode factors, symbolic in "
+        "gamma); new/pt: the curve over 8 D values on the prepared model, per point")  # fmt: skip
     out(f"{'L':>4} {'model':>11} {'one-time':>9} {'new/pt':>9} {'old/pt':>9} {'founding/pt':>12}"
         f" {'new/founding':>13}  agree")  # fmt: skip
     Ds = [sp.Rational(k, 4) for k in range(1, 9)]
-    for L in (2, 10, 30):
-        fm = _model("erlang", L)
-        crit.critical(fm, at=Ds[:1], method="specialised")
-        tf = statistics.median(
-            timed(lambda fm=fm: crit.critical(fm, at=Ds, method="specialised"))[0] for _ in range(3)
-        ) / len(Ds)
-        ref = crit.critical(fm, at=Ds, method="specialised").to_json()["points"]
+    for L in (2, 10, 30, 100, 300):
+        tf, ref = _founding_per_point(L, Ds)
         for fam in ("phase_type", "erlang"):
             m = _model(fam, L)
             t_once, _ = timed(lambda m=m: crit._swept(m, "theta", "D", Ds[0]))
@@ -156,27 +172,84 @@ def part_b():
                 f"{L:>4} {fam:>11} {t_once:>9.3f} {tn:>9.4f} {to:>9.4f} {tf:>12.4f} "
                 f"{tn / tf:>13.1f}  founding {agree_f}, old {agree}"
             )
+    m = _model("erlang", 1000)
+    t = time.perf_counter()
+    try:
+        _ = m.equilibrium
+        why = "solved"
+    except RecursionError:
+        why = "RecursionError"
+    out(
+        f"L = 1000: the model's equilibrium (SymPy solve, symdelay.model.equilibrium): {why} "
+        f"after {time.perf_counter() - t:.1f} s, so no one-time part there (B' has the solve)"
+    )
+    out()
+    out("B''. L = 100, 1000 D points (D = k/100, k = 1..1000): seconds, one curve")
+    Dk = [sp.Rational(k, 100) for k in range(1, 1001)]
+    for fam in ("phase_type", "erlang"):
+        m = _model(fam, 100)
+        t_all, c = timed(lambda m=m: crit.critical(m, at=Dk, method="generic"))
+        t_again, _ = timed(lambda m=m: crit.critical(m, at=Dk, method="generic"))
+        tf, f = timed(lambda: crit.critical(_model("erlang", 100), at=Dk, method="specialised"))
+        same = [p["theta_c"] for p in c.to_json()["points"]] == [
+            p["theta_c"] for p in f.to_json()["points"]
+        ]
+        out(f"  {fam:>11}: with the one-time part {t_all:.2f} s, prepared {t_again:.2f} s; "
+            f"founding {tf:.2f} s; equal digits {same}")  # fmt: skip
     out()
     out("B'. one D point, the per-point solve alone (critical_linear on the founding factor, "
-        "dps 15) vs the founding specialised path")  # fmt: skip
+        "dps 15, as the swept path calls it: baseline and upto = 2) vs the founding specialised "
+        "path; before: every complex root of h (flint), as before this change")  # fmt: skip
+    out(f"{'L':>5} {'solve s':>9} {'before s':>9} {'founding s':>11} {'new/founding':>13} "
+        f"{'before/new':>11}  equal")  # fmt: skip
     r, th = sp.symbols("r theta")
-    mu, lam = sp.Integer(1), sp.Integer(1)
+    mu, lam = flint.fmpq(1), flint.fmpq(1)
     xs, ys = [], []
-    for L in (10, 30, 100, 300):
-        D = sp.Rational(5, 2)
+    for L in (2, 10, 30, 100, 300, 1000):
+        D = flint.fmpq(5, 2)
         g = L / D
-        A = sp.Poly((r + mu) * (r + g) ** L, r).all_coeffs()[::-1]
-        B = [lam * g**L] + [0] * (len(A) - 1)
-        t, c = timed(lambda A=A, B=B: crossing.critical_linear(A, B, r, th, dps=15, baseline=0))
+        x = flint.fmpq_poly([0, 1])
+        A = ((x + mu) * (x + g) ** L).coeffs()
+        B = [lam * g**L] + [flint.fmpq(0)] * (len(A) - 1)
+        F = sp.Symbol("F")
+
+        def solve(A=A, B=B, F=F):
+            return crossing.critical_linear(A, B, r, th, dps=15, baseline=0, upto=2, expression=F)
+
         fm = _model("erlang", L)
-        crit.critical(fm, at=[D], method="specialised")
-        tf, f = timed(lambda fm=fm, D=D: crit.critical(fm, at=[D], method="specialised"))
+        Dq = sp.Rational(5, 2)
+        crit.critical(fm, at=[Dq], method="specialised")
+        reps = 5 if L <= 300 else 3
+        ts, tf, tb = [], [], []
+        for _ in range(reps):
+            t, c = timed(solve)
+            ts.append(t)
+            t, f = timed(lambda fm=fm, Dq=Dq: crit.critical(fm, at=[Dq], method="specialised"))
+            tf.append(t)
+            if L <= 300 and len(tb) < 2:
+                saved = crossing._isolate_positive
+                crossing._isolate_positive = lambda *a, **k: None
+                try:
+                    t, cb = timed(
+                        lambda A=A, B=B, F=F: crossing.critical_linear(
+                            A, B, r, th, dps=15, baseline=0, expression=F
+                        )
+                    )
+                finally:
+                    crossing._isolate_positive = saved
+                tb.append(t)
+        t, tfo = statistics.median(ts), statistics.median(tf)
+        tbo = statistics.median(tb) if tb else math.nan
         same = c.to_json()["p_c"] == f.to_json()["points"][0]["theta_c"]
+        if tb:
+            same = same and cb.to_json()["p_c"] == c.to_json()["p_c"]
         xs.append(L)
         ys.append(t)
-        out(f"{L:>5}  solve {t:>8.4f} s  founding {tf:>8.4f} s  ratio {t / tf:>8.1f}  equal {same}")
-    out(f"fitted exponent of the per-point solve in L: {slope(xs, ys):.2f} (L = 10..300; "
-        "flint complex_roots of h, degree L/2)")  # fmt: skip
+        out(f"{L:>5} {t:>9.4f} {tbo:>9.4f} {tfo:>11.4f} {t / tfo:>13.1f} {tbo / t:>11.1f}  {same}")
+    big = [i for i, L in enumerate(xs) if L >= 30]
+    out(f"fitted exponent of the per-point solve in L: "
+        f"{slope([xs[i] for i in big], [ys[i] for i in big]):.2f} (L = 30..1000; Descartes "
+        "bisection of the positive roots of h, stopped where |A| > 2 p_1 |B|)")  # fmt: skip
 
 
 def main():
@@ -186,6 +259,9 @@ def main():
     out()
     part_a()
     part_b()
+    end = os.getloadavg()
+    out()
+    out(f"load average at the end: {end[0]:.2f} {end[1]:.2f} {end[2]:.2f} (2 cores, shared)")
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text("\n".join(lines) + "\n")
 

@@ -393,9 +393,11 @@ def _swept(model, param: str, over: str, first):
 
 def _swept_build(model, param: str, over: str, first):
     """The D sweep of an Erlang chain with a free phase rate ``gamma`` (``gamma = L/D``):
-    the model's factors once, symbolic in ``gamma``; at each D a factor linear in ``param``,
-    ``A(r; gamma) + param B(r; gamma)``, has its coefficients evaluated exactly and goes to
-    :func:`symdelay.analysis.crossing.critical_linear` (one polynomial in ``w^2``, the same
+    the model's factors once, symbolic in ``gamma`` (:func:`_factor_terms`: by mode in
+    sparse arithmetic unless the model has them already); at each D a factor linear in
+    ``param``, ``A(r; gamma) + param B(r; gamma)``, has its coefficients evaluated exactly
+    and goes to :func:`symdelay.analysis.crossing.critical_linear` (the positive roots of one
+    polynomial in ``w^2`` by Descartes, up to ``UPTO`` times the first crossing; the same
     counts on both sides). Returns ``point(value, dps) -> CriticalPoint``, or None where
     this does not apply (another swept option, a factor not linear in ``param``, a family
     whose model at D is not this one with ``gamma = L/D``): the caller rebuilds per point.
@@ -428,54 +430,45 @@ def _swept_build(model, param: str, over: str, first):
         at_first = _vary(model, over, first)
     except SymdelayInputError:
         return None
-    if _rates(at_first) != _rates(model, {g: L / D0}):
+    if not _same_rates(at_first, model, {g: L / D0}):
         return None  # the family varies D otherwise: rebuild per point
     D1 = D0 * sp.Rational(3, 2)  # and at a second D, the map D -> gamma = L/D
     try:
-        if _rates(_vary(model, over, D1)) != _rates(model, {g: L / D1}):
+        if not _same_rates(_vary(model, over, D1), model, {g: L / D1}):
             return None
     except SymdelayInputError:
         return None
-    from symdelay.analysis.roots import check_analysis_cost
-
-    check_analysis_cost(at_first)  # the refusal of today's per-point path, once
-    if not model.equilibrium_is_closed_form_in(p):
+    # the equilibrium in closed form with param free (model.equilibrium_is_closed_form_in,
+    # whose solve the model's equilibrium repeats: here one solve, kept for the Jacobian)
+    try:
+        eq = model.equilibrium
+    except SymdelayInputError:
+        return None
+    if not (eq.exact and eq.method.startswith("sympy.solve") and "equal routing" not in eq.method):
         return None
     import flint
 
+    factors = _factor_terms(model, r, p, g)
+    if factors is None:
+        return None
+
+    def as_poly(d):
+        top = max(d, default=0)
+        return flint.fmpq_poly([d.get(e, 0) for e in range(top + 1)])
+
     prepared = []
-    for f in model.factors:
-        if not f.factor.has(p):
-            continue
-        num, den = sp.fraction(sp.together(f.factor))
-        if den.has(r) or den.has(p):
+    for mode, mult, terms in factors:
+        if max(j for _k, j, _e in terms) != 1:
             return None
-        try:
-            P = sp.Poly(sp.expand(num), r, p, g)
-        except sp.PolynomialError:
-            return None
-        if P.degree(p) != 1 or not all(c.is_Rational for c in P.coeffs()):
-            return None
-        n = P.degree(r) + 1
+        n = max(k for k, _j, _e in terms) + 1
         A = [{} for _ in range(n)]
         B = [{} for _ in range(n)]
-        for (k, j, e), c in P.terms():
-            (A if j == 0 else B)[k][e] = flint.fmpq(int(c.p), int(c.q))
-
-        def as_poly(d):
-            top = max(d, default=0)
-            return flint.fmpq_poly([d.get(e, 0) for e in range(top + 1)])
-
-        # F(r; param = 0) factored once over Q[gamma]: its exact unstable count at each D
-        # is the baseline of the transversality proof (critical_linear)
-        _c, parts = sp.factor_list(sp.expand(num.subs(p, 0)), r)
-        base = []
-        for q, mult in parts:
-            Q = sp.Poly(q, r, g)
-            rows = [{} for _ in range(Q.degree(r) + 1)]
-            for (k, e), c in Q.terms():
-                rows[k][e] = flint.fmpq(int(c.p), int(c.q))
-            base.append(([as_poly(d) for d in rows], mult))
+        for (k, j, e), c in terms.items():
+            (A if j == 0 else B)[k][e] = c
+        # F(r; param = 0) factored once over Q[r, gamma] (flint): its exact unstable count
+        # at each D is the baseline of the transversality proof (critical_linear)
+        base = _factor_rows({(k, e): c for (k, j, e), c in terms.items() if j == 0}, as_poly)
+        f = _FactorInfo(mode, mult)
         prepared.append((f, [as_poly(d) for d in A], [as_poly(d) for d in B], base))
 
     def point(value, dps):
@@ -488,12 +481,12 @@ def _swept_build(model, param: str, over: str, first):
         gv = flint.fmpq(int(L * D.q), int(D.p))
         per = []
         for f, Ac, Bc, base in prepared:
-            A = [_rational(c(gv)) for c in Ac]
-            B = [_rational(c(gv)) for c in Bc]
+            A = [c(gv) for c in Ac]  # exact (fmpq), read by critical_linear as they are
+            B = [c(gv) for c in Bc]
             baseline = _baseline(base, gv)
             expr = _LazyLinear(A, B, p)
             fac = Factor(expr, f.multiplicity, f.mode)
-            cp = critical_linear(A, B, r, p, dps=dps, expression=expr, baseline=baseline)
+            cp = critical_linear(A, B, r, p, dps=dps, expression=expr, baseline=baseline, upto=UPTO)
             if cp is None:
                 cp = critical_parameter(expr, r, p, dps=dps)
             per.append((fac, cp))
@@ -503,6 +496,193 @@ def _swept_build(model, param: str, over: str, first):
         return CriticalPoint(None, best.p_c, best.omega, fac.mode, tuple(per))
 
     return point
+
+
+#: The swept path lists the crossings up to this multiple of the first (the rest need not be
+#: isolated: see :func:`symdelay.analysis.crossing.critical_linear`, ``upto``)
+UPTO = 2
+
+
+@dataclass(frozen=True)
+class _FactorInfo:
+    mode: str
+    multiplicity: int
+
+
+def _factor_rows(terms, as_poly):
+    """``[(rows, multiplicity)]``: the irreducible factors over ``Q[r, gamma]`` of the
+    polynomial with ``terms`` ``{(k, e): c}`` (``c r^k gamma^e``), each as its coefficients in
+    ``r`` (fmpq_poly in gamma, ascending), factored by flint."""
+    import flint
+
+    ctx = flint.fmpq_mpoly_ctx.get(("r", "gamma"), "lex")
+    poly = ctx.from_dict({ke: c for ke, c in terms.items() if c})
+    _content, parts = poly.factor()
+    out = []
+    for q, mult in parts:
+        d = q.to_dict()
+        top = max(k for k, _e in d)
+        rows = [{} for _ in range(top + 1)]
+        for (k, e), c in d.items():
+            rows[k][e] = c
+        out.append(([as_poly(row) for row in rows], int(mult)))  # free of r: a number at D
+    return out
+
+
+def _factor_terms(model, r, p, g):
+    """``[(mode label, multiplicity, terms)]`` for the factors of ``det(rI - J)`` that depend
+    on ``p`` (``terms``: ``{(k, j, e): fmpq}`` for ``c r^k p^j g^e``), or None where a factor
+    is not a polynomial in ``r, p, g`` with rational coefficients. The model's own factors
+    when it has computed them; otherwise :func:`_sparse_modes` (the same modes in sparse
+    arithmetic) where that applies; otherwise the model's factors."""
+    import flint
+    import sympy as sp
+
+    if "factors" not in vars(model):
+        got = _sparse_modes(model, (r, p, g))
+        if got is not None:
+            return [f for f in got if any(j for _k, j, _e in f[2])]
+    from symdelay.analysis.roots import check_analysis_cost
+
+    check_analysis_cost(model)  # the refusal of the dense symbolic analysis
+    out = []
+    for f in model.factors:
+        if not f.factor.has(p):
+            continue
+        num, den = sp.fraction(sp.together(f.factor))
+        if den.has(r) or den.has(p):
+            return None
+        try:
+            P = sp.Poly(sp.expand(num), r, p, g)
+        except sp.PolynomialError:
+            return None
+        if not all(c.is_Rational for c in P.coeffs()):
+            return None
+        terms = {m: flint.fmpq(int(c.p), int(c.q)) for m, c in P.terms()}
+        out.append((f.mode, f.multiplicity, terms))
+    return out
+
+
+def _sparse_modes(model, gens):
+    """The factors of ``det(rI - J)`` by mode, as :attr:`Model.factors` has them (the sum
+    and difference modes of a permutation with cycles of length <= 2, or the full Jacobian),
+    without dense SymPy matrices: the Jacobian entry by entry from the drift at the exact
+    equilibrium, each block ``B = V^T J V / |v|^2`` column by column with ``J V = V B``
+    checked exactly, its characteristic polynomial by SymPy's sparse charpoly, its factors
+    over ``Q[r, p, gamma]`` by flint (identical blocks merge into one factor with copies).
+    ``[(label, multiplicity, terms)]`` (every factor with ``r``), or None where this does not
+    apply (longer cycles, an inexact equilibrium, an entry or a coefficient that is not a
+    polynomial in the parameters with rational coefficients)."""
+    import flint
+    import sympy as sp
+    from sympy.polys.matrices import DomainMatrix
+
+    from symdelay.core.errors import VerificationError
+    from symdelay.model.modes import _name
+    from symdelay.model.records import _cycles
+
+    _r, p, g = gens
+    eq = model.equilibrium
+    if not eq.exact:
+        return None
+    states = list(model.states)
+    n = len(states)
+    index = {s: i for i, s in enumerate(states)}
+    perm = model.permutation
+    cycles = _cycles(perm) if perm is not None else [[i] for i in range(n)]
+    k = max(len(c) for c in cycles)
+    if k > 2:
+        return None
+    allowed = {p, g}
+    cols = {}  # the Jacobian at the equilibrium by column: j -> {i: entry}
+    for i, f in enumerate(model.drift):
+        for s in f.free_symbols:
+            j = index.get(s)
+            if j is None:
+                continue
+            e = sp.expand(sp.cancel(sp.diff(f, s).xreplace(eq.point)))
+            if e != 0:
+                if not e.free_symbols <= allowed or not e.is_polynomial(p, g):
+                    return None
+                cols.setdefault(j, {})[i] = e
+    blocks = []  # (mode name, block as {(row, col): entry}, size)
+    for jm in range(k):
+        basis = []  # one vector per orbit: {state: +-1}
+        for cyc in cycles:
+            if len(cyc) == 1:
+                if jm == 0:
+                    basis.append({cyc[0]: 1})
+            else:
+                basis.append({cyc[0]: 1, cyc[1]: 1 if jm == 0 else -1})
+        where = {i: (c, sign) for c, v in enumerate(basis) for i, sign in v.items()}
+        entries = {}
+        for c, v in enumerate(basis):
+            jv = {}  # J v
+            for j, sign in v.items():
+                for i, e in cols.get(j, {}).items():
+                    jv[i] = jv.get(i, 0) + sign * e
+            sums = {}
+            for i, e in jv.items():
+                if i not in where:
+                    if sp.expand(e) != 0:
+                        raise VerificationError(f"mode {jm} is not invariant under the Jacobian")
+                    continue
+                c2, sign = where[i]
+                sums[c2] = sums.get(c2, 0) + sign * e
+            for c2, total in sums.items():
+                b = sp.expand(total / len(basis[c2]))
+                # J v = V B: every row of the orbit c2 carries b (times its sign)
+                for i, sign in basis[c2].items():
+                    if sp.expand(jv.get(i, 0) - sign * b) != 0:
+                        raise VerificationError(f"mode {jm} is not invariant under the Jacobian")
+                if b != 0:
+                    entries[(c2, c)] = b
+        blocks.append((_name(model, jm, k) if perm is not None else "full", entries, len(basis)))
+    ctx = flint.fmpq_mpoly_ctx.get(tuple(str(x) for x in gens), "lex")
+    merged = []  # (name, charpoly mpoly, copies)
+    for name, entries, m in blocks:
+        M = sp.SparseMatrix(m, m, entries)
+        dm = DomainMatrix.from_Matrix(M).to_sparse()
+        K = dm.domain
+        if not (K.is_ZZ or K.is_QQ or (K.is_PolynomialRing and K.domain.is_Exact)):
+            return None
+        names = [] if not K.is_PolynomialRing else [str(s) for s in K.symbols]
+        if not set(names) <= {str(p), str(g)}:
+            return None
+        terms = {}
+        cp = dm.charpoly()  # det(rI - B), highest power first
+        top = len(cp) - 1
+        for pos, coeff in enumerate(cp):
+            kr = top - pos
+            items = coeff.to_dict().items() if K.is_PolynomialRing else [((), coeff)]
+            for mono, c in items:
+                ex = dict(zip(names, mono))
+                q = K.domain.to_sympy(c) if K.is_PolynomialRing else K.to_sympy(c)
+                key = (kr, int(ex.get(str(p), 0)), int(ex.get(str(g), 0)))
+                terms[key] = flint.fmpq(int(q.p), int(q.q))
+        poly = ctx.from_dict(terms)
+        for i, (n2, p2, copies) in enumerate(merged):
+            if p2 == poly:
+                merged[i] = (n2, p2, copies + 1)
+                break
+        else:
+            merged.append((name, poly, 1))
+    out = []
+    for name, poly, copies in merged:
+        _content, parts = poly.factor()
+        for f, mult in parts:
+            d = f.to_dict()
+            if all(mono[0] == 0 for mono in d):
+                continue  # free of r
+            top = max(mono[0] for mono in d)
+            lead = [(mono, c) for mono, c in d.items() if mono[0] == top]
+            if len(lead) == 1 and not any(lead[0][0][1:]):  # monic in r, as the model's
+                d = {mono: c / lead[0][1] for mono, c in d.items()}
+            label = name if copies == 1 else f"{name} ({copies} copies)"
+            out.append(
+                (label, int(mult) * copies, {tuple(int(x) for x in mo): c for mo, c in d.items()})
+            )
+    return out
 
 
 class _LazyLinear:
@@ -519,8 +699,8 @@ class _LazyLinear:
             from symdelay.core.symbols import r
 
             A, B, p = self._parts
-            self._expr = sum(a * r**k for k, a in enumerate(A)) + p * sum(
-                b * r**k for k, b in enumerate(B)
+            self._expr = sum(_rational(a) * r**k for k, a in enumerate(A)) + p * sum(
+                _rational(b) * r**k for k, b in enumerate(B)
             )
         return self._expr
 
@@ -566,6 +746,15 @@ def _rational(q):
     import sympy as sp
 
     return sp.Rational(int(q.p), int(q.q))
+
+
+def _same_rates(a, b, extra):
+    """The transition tables of ``a`` and of ``b`` at ``extra`` are one (as sets): compared as
+    written first, expanded only where that differs."""
+    ta = {(tuple(t.change), t.rate.xreplace(a.values)) for t in a.transitions}
+    values = {**b.values, **extra}
+    tb = {(tuple(t.change), t.rate.xreplace(values)) for t in b.transitions}
+    return ta == tb or _rates(a) == _rates(b, extra)
 
 
 def _rates(model, extra=None):

@@ -273,16 +273,32 @@ def _polynomial(F, var, param, dps, eps):
     )
 
 
+def _fmpq(c) -> flint.fmpq:
+    """An exact rational (fmpq, int, SymPy Rational or its text) as an fmpq."""
+    if isinstance(c, flint.fmpq):
+        return c
+    if isinstance(c, (int, flint.fmpz)):
+        return flint.fmpq(c)
+    c = sp.Rational(c)
+    return flint.fmpq(int(c.p), int(c.q))
+
+
+def _rational(c: flint.fmpq):
+    return sp.Rational(int(c.p), int(c.q))
+
+
 def _split_parts(coeffs):
     """``(R, I)`` (fmpq_poly in ``s = w^2``) with ``sum c_k (i w)^k = R(s) + i w I(s)``."""
     re, im = [], []
     for k, c in enumerate(coeffs):
-        sign = -1 if (k // 2) % 2 else 1
-        (re if k % 2 == 0 else im).append(flint.fmpq(int(c.p), int(c.q)) * sign)
+        c = _fmpq(c)
+        (re if k % 2 == 0 else im).append(-c if (k // 2) % 2 else c)
     return flint.fmpq_poly(re or [0]), flint.fmpq_poly(im or [0])
 
 
-def critical_linear(A, B, var, param, dps: int = 30, *, eps=None, expression=None, baseline=None):
+def critical_linear(
+    A, B, var, param, dps: int = 30, *, eps=None, expression=None, baseline=None, upto=None
+):
     """:func:`critical_parameter` for ``F = A(var) + param B(var)`` (``A``, ``B``: exact
     rational coefficients, ascending), without a resultant: ``F(i w) = 0`` is linear in
     ``p``, so with ``A(i w) = R_A(s) + i w I_A(s)`` (likewise ``B``, ``s = w^2``) a crossing
@@ -300,14 +316,26 @@ def critical_linear(A, B, var, param, dps: int = 30, *, eps=None, expression=Non
     (``F_r(i w) != 0``), alone (the candidates are separated, the root of ``h`` simple) and
     transversal (``Re dr/dp = -Re(B/F_r)`` excludes 0, in Arb) the count changes by
     ``2 sgn Re dr/dp`` (``w > 0``; ``w = 0``: by the sign). Otherwise the counts come from
-    certified roots on both sides, as in :func:`critical_parameter`."""
+    certified roots on both sides, as in :func:`critical_parameter`.
+
+    The positive roots of ``h`` are isolated by Descartes' rule of signs on intervals between
+    Fujiwara's bounds (:func:`_isolate_positive`: complete, each kept root simple and alone
+    in its interval), not by solving ``h`` for every complex root (the fallback when that
+    does not separate them). ``upto`` (a number > 1, with ``baseline``): list only the
+    crossings up to ``upto`` times the first one, ``p_1``: the search stops at the ``s``
+    beyond which ``|A(i w)| > upto p_1 |B(i w)|`` (so ``|p| > upto p_1`` at any root of ``h``
+    there); where the transversality proof does not apply, every candidate is found."""
     dps = as_dps(dps)
+    if upto is not None and not upto > 1:
+        raise SymdelayInputError(
+            f"upto must be a number > 1 (or None for every candidate), got {upto}"
+        )
     eps = sp.Rational(1, 10**6) if eps is None else sp.Rational(eps)
-    A = [sp.Rational(c) for c in A]
-    B = [sp.Rational(c) for c in B]
+    A = [_fmpq(c) for c in A]
+    B = [_fmpq(c) for c in B]
     n = max(len(A), len(B))
-    A += [sp.Integer(0)] * (n - len(A))
-    B += [sp.Integer(0)] * (n - len(B))
+    A += [flint.fmpq(0)] * (n - len(A))
+    B += [flint.fmpq(0)] * (n - len(B))
     RA, IA = _split_parts(A)
     RB, IB = _split_parts(B)
     if (RA.is_zero() and RB.is_zero()) or (IA.is_zero() and IB.is_zero()):
@@ -319,62 +347,54 @@ def critical_linear(A, B, var, param, dps: int = 30, *, eps=None, expression=Non
     from symdelay.analysis.polyroots import _fmpz_primitive
 
     hz = _fmpz_primitive(h) if h.degree() >= 1 else None
+    p0 = -A[0] / B[0] if B[0] != 0 else None
+    norms = None
+    if upto is not None and hz is not None:
+        x = flint.fmpq_poly([0, 1])
+        norms = (RA * RA + x * IA * IA, RB * RB + x * IB * IB)  # |A(i w)|^2, |B(i w)|^2
+    span = upto
     proved = None
     for _attempt in range(5):  # precision doubled until every candidate has the digits
-        cands = []
-        if B[0] != 0 and -A[0] / B[0] > 0:
-            cands.append((to_arb(-A[0] / B[0]), flint.arb(0)))
-        with flint.ctx.workprec(prec):
-            roots = [] if hz is None else hz.complex_roots()
-            simple, loose = True, False
-            for c, mult in roots:
-                if not (c.imag.is_exact() and c.imag == 0 and c.real > 0):
-                    continue
-                simple = simple and mult == 1
-                sb = c.real
-                rb, ib = _arb_poly(RB, sb), _arb_poly(IB, sb)
-                if not rb.contains(0):
-                    pb = -_arb_poly(RA, sb) / rb
-                elif not ib.contains(0):
-                    pb = -_arb_poly(IA, sb) / ib
-                else:
-                    loose = True  # R_B = I_B = 0 here, or too few bits: raise precision
-                    break
-                if pb.contains(0):
-                    loose = True
-                    break
-                if pb > 0:
-                    cands.append((pb, sb.sqrt()))
-            tight = not loose and all(
-                b.rad() <= abs(b.mid()) * flint.arb(10) ** (-dps - 2)
-                for pb, wb in cands
-                for b in (pb, wb)
-                if not b.is_zero()
-            )
-            if tight:
-                cands.sort(key=lambda c: float(c[0].mid()))
-                with mpmath.workdps(dps + GUARD):
-                    found = [(_mpf(pb), _mpf(wb)) for pb, wb in cands]
-                proved = None
-                if baseline is not None and simple:
-                    proved = _transversal(A, B, cands, baseline)
-                break
-        prec *= 2
+        got = _linear_candidates(hz, RA, IA, RB, IB, p0, prec, span, norms)
+        if got is None:
+            prec *= 2
+            continue
+        cands, simple, pruned = got
+        tight = all(
+            b.rad() <= abs(b.mid()) * flint.arb(10) ** (-dps - 2)
+            for pb, wb in cands
+            for b in (pb, wb)
+            if not b.is_zero()
+        )
+        if not tight:
+            prec *= 2
+            continue
+        cands.sort(key=lambda c: float(c[0].mid()))
+        proved = None
+        if baseline is not None and simple:
+            proved = _transversal(A, B, cands, baseline)
+        if proved is None and pruned:
+            span = None  # the counts decide: every candidate is needed
+            continue
+        with mpmath.workdps(dps + GUARD):
+            found = [(_mpf(pb), _mpf(wb)) for pb, wb in cands]
+        break
     else:
         return None  # the resultant path decides
 
     def count(pv):
         from symdelay.analysis.polyroots import polynomial_roots
 
-        q = [a + pv * b for a, b in zip(A, B)]
+        pq = _fmpq(pv)
+        q = [_rational(a + pq * b) for a, b in zip(A, B)]
         while len(q) > 1 and q[-1] == 0:
             q.pop()
         poly = sp.Poly.from_list(q[::-1], var)
         return polynomial_roots(poly, var, dps=max(15, min(dps, 30))).unstable_count
 
     if expression is None:
-        expression = sum(a * var**k for k, a in enumerate(A)) + param * sum(
-            b * var**k for k, b in enumerate(B)
+        expression = sum(_rational(a) * var**k for k, a in enumerate(A)) + param * sum(
+            _rational(b) * var**k for k, b in enumerate(B)
         )
     if proved is not None:
         i, below, above = proved
@@ -393,6 +413,14 @@ def critical_linear(A, B, var, param, dps: int = 30, *, eps=None, expression=Non
             (
                 "exact unstable count of F(r; 0), no axis root and constant degree below "
                 "the first candidate, transversal simple crossing (Arb): counts on both sides",
+            )
+            + (
+                (
+                    f"candidates: every crossing at p <= {span} p_1 (beyond the bound on s "
+                    f"where |A(i w)| > {span} p_1 |B(i w)| none is listed)",
+                )
+                if pruned
+                else ()
             ),
         )
     return _decide(
@@ -406,6 +434,308 @@ def critical_linear(A, B, var, param, dps: int = 30, *, eps=None, expression=Non
         "linear in the parameter: Im(A conj B)(w^2) = 0 (exact)",
         ("certified polynomial roots + Cauchy index on both sides",),
     )
+
+
+# ------------------------------------------------- positive real roots of h (Descartes)
+#: Descartes tests an isolation may take, per unit of degree, before it gives up (the caller
+#: then isolates every complex root): a multiple root, or roots closer than the search resolves
+NODES = 8
+
+
+def _root_exponent(cs) -> int:
+    """``e`` with ``|z| < 2^e`` for every root of ``sum cs[k] x^k`` (``cs[-1] != 0``):
+    Fujiwara's bound ``2 max_k |c_(d-k)/c_d|^(1/k)`` from the bit lengths, rounded up."""
+    d = len(cs) - 1
+    bd = cs[d].bit_length()
+    best = 0
+    for k in range(1, d + 1):
+        c = cs[d - k]
+        if c:
+            best = max(best, -(-(c.bit_length() - bd + 1) // k))
+    return best + 2
+
+
+def _positive_root_exponent(cs) -> int | None:
+    """``e`` with every positive root of ``sum cs[k] x^k`` (``cs[-1] > 0``) below ``2^e``
+    (Kioustelidis: ``2 max over c_k < 0 of (|c_k|/c_d)^(1/(d-k))``); None: no positive root."""
+    d = len(cs) - 1
+    bd = cs[d].bit_length()
+    best = None
+    for k in range(d):
+        c = cs[k]
+        if c < 0:
+            e = -(-(c.bit_length() - bd + 1) // (d - k))
+            best = e if best is None else max(best, e)
+    return None if best is None else best + 2
+
+
+def _variations(cs) -> int:
+    signs = [c > 0 for c in cs if c]
+    return sum(a != b for a, b in itertools.pairwise(signs))
+
+
+def _descartes(hz: flint.fmpz_poly, a: flint.fmpq, b: flint.fmpq) -> int:
+    """Sign variations of ``(1 + x)^d h((a + b x)/(1 + x))``: an upper bound on the number of
+    roots of ``h`` in the open interval ``(a, b)``, exact when it is 0 or 1 (Descartes)."""
+    q = hz(flint.fmpq_poly([a, b - a])).numer()  # h(a + (b - a) y), y in (0, 1)
+    rev = flint.fmpz_poly(q.coeffs()[::-1])  # y -> 1/y: (1, inf)
+    return _variations(rev(flint.fmpz_poly([1, 1])).coeffs())  # y -> 1 + x: (0, inf)
+
+
+def _sign(hz, ha, x: flint.fmpq, wp: int) -> int:
+    """The sign of ``h`` at the rational ``x``: Arb at ``wp`` bits, exact if that is unsure."""
+    with flint.ctx.workprec(wp):
+        v = ha(flint.arb(x))
+    if v > 0:
+        return 1
+    if v < 0:
+        return -1
+    e = hz(x)
+    return (e > 0) - (e < 0)
+
+
+def _dyadic(b: flint.arb) -> flint.fmpq:
+    m, e = b.mid().man_exp()
+    return flint.fmpq(m) * flint.fmpq(2) ** int(e) if e < 0 else flint.fmpq(m * 2 ** int(e))
+
+
+def _above(b: flint.arb, bits: int = 8) -> flint.fmpq:
+    """A dyadic number of ``bits`` significant bits at least every point of the ball ``b > 0``
+    (short numbers keep the exact Taylor shifts cheap)."""
+    m, e = b.upper().man_exp()
+    m, e = int(m), int(e)
+    drop = max(m.bit_length() - bits, 0)
+    m = -(-m >> drop) if drop else m  # ceil of m / 2^drop
+    e += drop
+    return flint.fmpq(m) * flint.fmpq(2) ** e if e < 0 else flint.fmpq(m * 2**e)
+
+
+def _refine(hz, ha, dha, a, b, sa, bits, wp):
+    """``(ball, left, right)``: an Arb ball of relative radius ``2^-bits`` around the one root
+    of ``h`` in ``(a, b)`` (``sa``: the sign of ``h`` at ``a``, opposite at ``b``), from
+    safeguarded Newton on Arb midpoints, and the bracket ``[left, right]`` across which the
+    sign change is proved (so the root is in it; ``left == right``: the root, exactly)."""
+    lo, hi = a, b
+    x = (lo + hi) / 2
+    newton = 0
+    for _ in range(4 * bits + 64):
+        s = _sign(hz, ha, x, wp)
+        if s == 0:
+            return flint.arb(x), x, x
+        if s == sa:
+            lo = x
+        else:
+            hi = x
+        if hi - lo <= abs(x) * flint.fmpq(2) ** (-bits - 2):
+            break
+        with flint.ctx.workprec(wp):
+            d, v = dha(flint.arb(x)), ha(flint.arb(x))
+            # a Newton step only from values known to a few bits (else: bisect)
+            sharp = not d.contains(0) and v.rad() * 8 < abs(v.mid()) and d.rad() * 8 < abs(d.mid())
+            step = _dyadic(v / d) if sharp else None
+        if step is None and v.contains(0) and not d.contains(0):
+            break  # h(x) is below the rounding at wp: x is the root to that; prove it below
+        if step is not None and abs(step) <= abs(x) * flint.fmpq(2) ** (-bits - 4):
+            break  # x is the root to the bits asked for
+        xn = None if step is None else x - step
+        if hi > 2 * lo:  # a wide bracket: halve it geometrically (Newton creeps at large x)
+            e = (lo.p.bit_length() - lo.q.bit_length() + hi.p.bit_length() - hi.q.bit_length()) // 2
+            xn = flint.fmpq(2) ** e
+            if not lo < xn < hi:
+                xn = (lo + hi) / 2
+        elif newton >= 8:  # Newton not converging fast: bisect, then try it again
+            xn, newton = (lo + hi) / 2, 0
+        newton += 1
+        x = xn if xn is not None and lo < xn < hi else (lo + hi) / 2
+    # prove: h(x - delta) and h(x + delta) have the signs of h(a) and h(b)
+    delta = abs(x) * flint.fmpq(2) ** (-bits)
+    for _ in range(8):
+        left, right = max(x - delta, a), min(x + delta, b)
+        if left == a or right == b:
+            left, right = lo, hi  # the bracket itself
+        if _sign(hz, ha, left, wp) == sa and _sign(hz, ha, right, wp) == -sa:
+            break
+        delta *= 4
+    else:  # bisection on exact signs, which always ends
+        left, right = lo, hi
+        while right - left > abs(left) * flint.fmpq(2) ** (-bits):
+            m = (left + right) / 2
+            sm = _sign(hz, ha, m, wp)
+            if sm == 0:
+                return flint.arb(m), m, m
+            left, right = (m, right) if sm == sa else (left, m)
+    mid = (left + right) / 2
+    with flint.ctx.workprec(wp):
+        return flint.arb(mid, flint.arb((right - left) / 2).upper()), left, right
+
+
+def _isolate_positive(hz, bits, wp, bound=None, wanted=None):
+    """The positive roots of ``hz`` (fmpz_poly), left to right, each an Arb ball of relative
+    radius ``2^-bits`` proved to hold exactly one simple root, or None where the search does
+    not separate them within ``64 + NODES deg h`` Descartes tests (a multiple root, a cluster).
+
+    Complete: ``h`` is checked squarefree (``gcd(h, h') = 1``, else None), the search starts
+    from the open interval between Fujiwara's bounds on the root moduli (of ``h`` and of its
+    reverse), every interval it discards has a Descartes count of 0, every root it keeps is
+    alone in an interval with count 1 (hence simple), and every split point is checked to be
+    no root (moved until it is none). ``bound(found) -> s_max``
+    (optional): called after each root with the list so far; the search leaves out what lies
+    beyond ``s_max`` (its caller proves no root there matters). ``wanted(ball) -> bool``
+    (optional): a root is first refined to 32 bits, and to ``bits`` only where this says so."""
+    cs = hz.coeffs()
+    k = 0
+    while k < len(cs) and cs[k] == 0:
+        k += 1
+    cs = cs[k:]  # roots at s = 0 are no positive roots
+    if len(cs) <= 1:
+        return []
+    h = flint.fmpz_poly(cs)
+    if _variations(cs) == 0:
+        return []
+    if h.gcd(h.derivative()).degree() > 0:
+        return None  # a multiple root (Descartes bisection ends only on squarefree input)
+    with flint.ctx.workprec(wp):
+        ha = flint.arb_poly([flint.arb(c) for c in cs])
+        dha = ha.derivative()
+    two = flint.fmpq(2)
+    lo, hi = two ** (-_root_exponent(cs[::-1])), two ** _root_exponent(cs)
+    stack = [(lo, hi, _variations(cs))]  # (a, b, Descartes count on (a, b) if known)
+    found = []
+    s_max = None
+    nodes = 0
+    while stack:
+        a, b, v = stack.pop()
+        if s_max is not None:
+            if a >= s_max:
+                break  # left to right: every interval left on the stack lies beyond
+            if b > s_max and h(s_max) != 0:
+                b, v = s_max, None  # what lies beyond s_max does not matter
+        if v is None:
+            nodes += 1
+            if nodes > 64 + NODES * len(cs):
+                return None
+            v = _descartes(h, a, b)
+        if v == 0:
+            continue
+        if v == 1:
+            sa = _sign(h, ha, a, wp)
+            ball, left, right = _refine(h, ha, dha, a, b, sa, min(bits, 32), wp)
+            if bits > 32 and left != right and (wanted is None or wanted(ball)):
+                ball = _refine(h, ha, dha, left, right, sa, bits, wp)[0]
+            found.append(ball)
+            if bound is not None:
+                s_max = bound(found)
+            continue
+        m = a * b if b > 4 * a else None
+        if m is not None:  # split geometrically (at a power of two near sqrt(a b))
+            e = (m.p.bit_length() - m.q.bit_length()) // 2
+            m = two**e
+            if not a < m < b:
+                m = None
+        if m is None:
+            m = (a + b) / 2
+        for _ in range(8):  # a split point that is no root (h is squarefree: few are)
+            if h(m) != 0:
+                break
+            m = m + (b - m) / 64
+        else:
+            return None
+        stack.append((m, b, None))
+        stack.append((a, m, None))
+    return found
+
+
+def _p_at(RA, IA, RB, IB, sb):
+    """``p = -R_A/R_B = -I_A/I_B`` at the root ball ``sb`` of ``h`` (None: undecided here)."""
+    rb, ib = _arb_poly(RB, sb), _arb_poly(IB, sb)
+    if not rb.contains(0):
+        pb = -_arb_poly(RA, sb) / rb
+    elif not ib.contains(0):
+        pb = -_arb_poly(IA, sb) / ib
+    else:
+        return None  # R_B = I_B = 0 here, or too few bits: raise precision
+    return None if pb.contains(0) else pb
+
+
+def _beyond_s(norms, P: flint.arb, s_try: flint.fmpq):
+    """``s_try`` if ``|A(i w)|^2 > P^2 |B(i w)|^2`` for every ``s = w^2 > s_try`` (so every
+    crossing there has ``|p| > P``): the difference ``G`` grows (``deg A > deg B``) and
+    ``G(s_try + x)`` has no sign variation (Descartes: no root beyond ``s_try``) and
+    ``G(s_try) > 0``; else None."""
+    na, nb = norms
+    pq = _above(P)
+    g = (na - nb * pq * pq).numer()
+    cs = g.coeffs()
+    if len(cs) < 2 or cs[-1] <= 0:
+        return None
+    shifted = g(flint.fmpq_poly([s_try, 1])).numer().coeffs()
+    return s_try if shifted[0] > 0 and _variations(shifted) == 0 else None
+
+
+def _linear_candidates(hz, RA, IA, RB, IB, p0, prec, span, norms):
+    """``(candidates, simple, pruned)`` of :func:`critical_linear` at ``prec`` bits: the
+    crossing through 0 and one ``(p, w)`` ball per positive root of ``h`` with ``p > 0``,
+    isolated by Descartes (:func:`_isolate_positive`; every complex root of ``h`` where that
+    does not separate them). ``span``: list only what lies below ``s_max`` for
+    ``P = span * p_1`` (``pruned``: this cut something). None: raise the precision."""
+    cands = []
+    pmin = None
+    if p0 is not None and p0 > 0:
+        cands.append((to_arb(p0), flint.arb(0)))
+        pmin = to_arb(p0)
+    if hz is None:
+        return cands, True, False
+    state = {"loose": False, "pmin": pmin, "pruned": False, "tried": None, "s_max": None}
+
+    def bound(found):
+        with flint.ctx.workprec(prec):
+            sb = found[-1]
+            pb = _p_at(RA, IA, RB, IB, sb)
+            if pb is None:
+                state["loose"] = True
+                return flint.fmpq(0)  # stop: this precision does not decide
+            if pb > 0:
+                cands.append((pb, sb.sqrt()))
+                if state["pmin"] is None or pb.upper() < state["pmin"].upper():
+                    state["pmin"] = pb
+            if span is None or norms is None or state["pmin"] is None:
+                return None
+            if state["s_max"] is not None:
+                return state["s_max"]  # p_1 only falls: the first bound stays valid
+            s_try = 4 * _above(sb)
+            if state["tried"] is not None and s_try < 2 * state["tried"]:
+                return state["s_max"]  # a geometric ladder: one test per doubling
+            state["tried"] = s_try
+            s_max = _beyond_s(norms, state["pmin"] * span, s_try)
+            if s_max is not None:
+                state["s_max"] = s_max
+                state["pruned"] = True
+            return state["s_max"]
+
+    def wanted(sb):  # a root where p < 0 for sure lists no candidate: 32 bits suffice
+        with flint.ctx.workprec(prec):
+            pb = _p_at(RA, IA, RB, IB, sb)
+        return pb is None or not pb < 0
+
+    roots = _isolate_positive(hz, prec, 2 * prec + 64, bound, wanted)
+    if state["loose"]:
+        return None
+    if roots is not None:
+        return cands, True, state["pruned"]
+    # Descartes did not separate the roots (a multiple root, a cluster): every complex root
+    del cands[int(bool(p0 is not None and p0 > 0)) :]
+    simple = True
+    with flint.ctx.workprec(prec):
+        for c, mult in hz.complex_roots():
+            if not (c.imag.is_exact() and c.imag == 0 and c.real > 0):
+                continue
+            simple = simple and mult == 1
+            pb = _p_at(RA, IA, RB, IB, c.real)
+            if pb is None:
+                return None
+            if pb > 0:
+                cands.append((pb, c.real.sqrt()))
+    return cands, simple, False
 
 
 def _transversal(A, B, cands, baseline):
@@ -426,8 +756,8 @@ def _transversal(A, B, cands, baseline):
     if not cands:
         return None if (bn != 0 and -an / bn > 0) else (None, baseline, baseline)
     pb, wb = cands[0]
-    Aq = flint.fmpq_poly([flint.fmpq(int(c.p), int(c.q)) for c in A])
-    Bq = flint.fmpq_poly([flint.fmpq(int(c.p), int(c.q)) for c in B])
+    Aq = flint.fmpq_poly([_fmpq(c) for c in A])
+    Bq = flint.fmpq_poly([_fmpq(c) for c in B])
     z = flint.acb(0, wb)
     Fr = _acb_poly(Aq.derivative(), z) + pb * _acb_poly(Bq.derivative(), z)
     if Fr.contains(0):
@@ -440,17 +770,12 @@ def _transversal(A, B, cands, baseline):
 
 
 def _acb_poly(p: flint.fmpq_poly, z: flint.acb) -> flint.acb:
-    acc = flint.acb(0)
-    for c in reversed(p.coeffs()):
-        acc = acc * z + flint.acb(flint.arb(c))
-    return acc
+    """``p(z)`` in Arb at the working precision (coefficients rounded to balls, in flint)."""
+    return flint.acb_poly(p)(z)
 
 
 def _arb_poly(p: flint.fmpq_poly, x: flint.arb) -> flint.arb:
-    acc = flint.arb(0)
-    for c in reversed(p.coeffs()):
-        acc = acc * x + flint.arb(c)
-    return acc
+    return flint.arb_poly(p)(x)
 
 
 def _frequency_at(U_s, V1_s, S1, pr, s, pb, prec):
