@@ -23,6 +23,7 @@ import numpy as np
 
 from symdelay.analysis.entry import declined, specialisation
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
     "check_simulation_cost",
     "need_table",
     "EVENTS_PER_SECOND",
-    "COMPILE_SECONDS_PER_STATE2",
+    "COMPILE_SECONDS_PER_OP",
 ]
 
 
@@ -237,9 +238,12 @@ class Simulation(Result):
 #: Events per second the generated kernel sustains (benchmarks/results/generated_simulator.txt,
 #: rounded down); the budget is the shared one (:mod:`symdelay.core.budget`).
 EVENTS_PER_SECOND = 1.5e7
-#: Compiling the generated kernel: seconds per (number of states)^2 (30 servers with
-#: Erlang(2) delays, 90 states: about 15 s).
-COMPILE_SECONDS_PER_STATE2 = 1.8e-3
+#: Generating and compiling the kernel: seconds per operation in the transition rates
+#: (SymPy's count_ops; gcc's time grows with the printed rate code). Measured on this
+#: 2-core machine, cold cache: nserver N = 30, L = 2 (3,810 operations) 3.2 s; N = 16,
+#: L = 32 (1,616, 528 states) 0.67 s; N = 60, L = 1 (14,700) 8.7 s; N = 100 (40,500) 24 s:
+#: 0.4-0.8 ms each, so 1 ms is an upper estimate.
+COMPILE_SECONDS_PER_OP = 1e-3
 
 
 def need_table(model, what: str) -> None:
@@ -257,7 +261,8 @@ def need_table(model, what: str) -> None:
 
 def check_simulation_cost(model, eta: int, T: float, replications: int, force=False) -> None:
     """Refuse, before compiling, a generated simulation expected to take longer than the
-    shared budget (compiling grows like n^2 in the states, running like the events)."""
+    shared budget (compiling grows with the size of the rate expressions, running like the
+    events)."""
     from symdelay.core.budget import check_budget
 
     point = {**model.equilibrium.point, **model.values}
@@ -267,9 +272,11 @@ def check_simulation_cost(model, eta: int, T: float, replications: int, force=Fa
     except OverflowError:
         events = float("inf")
     n = len(model.states)
+    ops = sum(int(sp.count_ops(t.rate)) + 1 for t in model.transitions)
     check_budget(
-        f"generating and compiling the simulator of {model.name} ({n} states)",
-        COMPILE_SECONDS_PER_STATE2 * n * n,
+        f"generating and compiling the simulator of {model.name} ({n} states, {ops} "
+        "operations in its rates)",
+        COMPILE_SECONDS_PER_OP * ops,
         force=force,
         shrink="a model with fewer states (a smaller --N or --L)",
     )
