@@ -754,6 +754,20 @@ class GeneratedKernel:
             w(f"{pad}    status[0] = 1; status[1] = {slot}; bad[0] = a; goto fail; }}")
             w(f"{pad}tree[P2 + {slot}] = a;")
 
+        def groups():
+            """The blocks of the general rates an event's group recomputes."""
+            for g, (reload, temps, gens) in enumerate(blocks):
+                w(f"    group_{g}:")
+                for i in reload:
+                    w(f"        s_{i} = (double)X[{i}] / eta;")
+                for s, _ in temps:
+                    w(f"        {s} = {temp_c[s]};")
+                for q in gens:
+                    leaf(q, "        ")
+                for lo, hi in _runs(gens):
+                    w("        " + _refresh_c(P2 + lo, P2 + hi))
+                w("        goto done;")
+
         for s, _ in live:
             w(f"    {s} = {temp_c[s]};")
         for g in range(len(rate_c)):
@@ -853,17 +867,7 @@ class GeneratedKernel:
                 w("            break;")
             w("        }")
             w("        goto done;")
-            for g, (reload, temps, gens) in enumerate(blocks):
-                w(f"    group_{g}:")
-                for i in reload:
-                    w(f"        s_{i} = (double)X[{i}] / eta;")
-                for s, _ in temps:
-                    w(f"        {s} = {temp_c[s]};")
-                for q in gens:
-                    leaf(q, "        ")
-                for lo, hi in _runs(gens):
-                    w("        " + _refresh_c(P2 + lo, P2 + hi))
-                w("        goto done;")
+            groups()
         elif M > _SPECIALIZE_MAX_M:
             # table driven (small source, fast gcc): the jump, the linear rates and the leaf
             # runs of the event from the index arrays, the general rates of its group
@@ -920,17 +924,7 @@ class GeneratedKernel:
                 w(f"            goto group_{g};" if g >= 0 else "            break;")
             w("        }")
             w("        goto done;")
-            for g, (reload, temps, gens) in enumerate(blocks):
-                w(f"    group_{g}:")
-                for i in reload:
-                    w(f"        s_{i} = (double)X[{i}] / eta;")
-                for s, _ in temps:
-                    w(f"        {s} = {temp_c[s]};")
-                for q in gens:
-                    leaf(q, "        ")
-                for lo, hi in _runs(gens):
-                    w("        " + _refresh_c(P2 + lo, P2 + hi))
-                w("        goto done;")
+            groups()
         w("    done:")
         w("        counts[j] += 1;")
         w("        ev++;")
