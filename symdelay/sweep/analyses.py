@@ -438,7 +438,7 @@ def _sweep_model(model, model_file, values: dict):
 
             n = _erlang_chain_length(built, g)
             if n is not None and v > 0:
-                subs[g] = sp_rational(n) / v
+                subs[g] = n / v  # v is a SymPy Rational: an exact L/D
                 continue
         raise SymdelayInputError(
             f"analysis 'model-stability': {k} is not a free parameter of {built.name} "
@@ -451,12 +451,6 @@ def _sweep_model(model, model_file, values: dict):
             "in [parameters] or [grid]"
         )
     return built, subs
-
-
-def sp_rational(n):
-    from symdelay.core.lazy import sympy as sp
-
-    return sp.Integer(n)
 
 
 def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dict:
