@@ -82,14 +82,21 @@ class _Branch:
         self.inf = math.inf == L
 
     # ---- mpmath (at the working precision)
+    def _rates(self):
+        """``(mu, lam)`` as mpf at the working precision (cached per precision)."""
+        c = getattr(self, "_mp", None)
+        if c is None or c[0] != mpmath.mp.prec:
+            c = self._mp = (mpmath.mp.prec, _mpf(self.mu), _mpf(self.lam))
+        return c[1], c[2]
+
     def phase(self, w, D):
-        m = _mpf(self.mu)
+        m = self._rates()[0]
         if self.inf:
             return mpmath.atan(w / m) + w * D - self.n * mpmath.pi
         return mpmath.atan(w / m) + self.L * mpmath.atan(w * D / self.L) - self.n * mpmath.pi
 
     def dphase(self, w, D):
-        m = _mpf(self.mu)
+        m = self._rates()[0]
         d = m / (m * m + w * w)
         if self.inf:
             return d + D
@@ -97,7 +104,7 @@ class _Branch:
         return d + self.L * g / (g * g + w * w)
 
     def theta(self, w, D):
-        m, lm = _mpf(self.mu), _mpf(self.lam)
+        m, lm = self._rates()
         k = mpmath.sqrt(w * w + m * m)
         if not self.inf:
             k *= mpmath.sqrt(1 + (w * D / self.L) ** 2) ** self.L
@@ -105,19 +112,31 @@ class _Branch:
 
     def bracket(self, D):
         """A proved bracket of ``omega_n(D)`` (see the module docstring)."""
-        n, m = self.n, _mpf(self.mu)
+        n, m = self.n, self._rates()[0]
         if self.inf:
             return (n - mpmath.mpf(1) / 2) * mpmath.pi / D, n * mpmath.pi / D
         g = self.L / D
-        t = mpmath.tan(n * mpmath.pi / (self.L + 1))
+        key = ("tan", mpmath.mp.prec)
+        if getattr(self, "_tan", (None,))[0] != key:
+            self._tan = (key, mpmath.tan(n * mpmath.pi / (self.L + 1)))
+        t = self._tan[1]
         return min(m, g) * t, max(m, g) * t
 
-    def omega(self, D, w0=None):
-        """``omega_n(D)`` by Newton, safeguarded by bisection in the bracket."""
+    def omega(self, D, w0=None, *, polish=True):
+        """``omega_n(D)`` by Newton, safeguarded by bisection in the bracket: first in
+        double precision (the phase is a sum of arctangents), then polished in mpmath at the
+        working precision (one or two steps from 16 digits); the proof is :meth:`certify`."""
         lo, hi = self.bracket(D)
         lo, hi = lo * (1 - mpmath.mpf(10) ** -8), hi * (1 + mpmath.mpf(10) ** -8)
         w = w0 if w0 is not None and lo < w0 < hi else (lo + hi) / 2
+        wf = self._omega_float(float(D), float(lo), float(hi), float(w))
         tol = mpmath.mpf(10) ** (-(mpmath.mp.dps - 3))
+        if wf is not None and lo < wf < hi:
+            w = mpmath.mpf(wf)
+            if polish:  # one Newton step from ~16 digits squares the error: the proof checks
+                wn = w - self.phase(w, D) / self.dphase(w, D)
+                if lo < wn < hi and abs(wn - w) <= mpmath.mpf(10) ** -13 * w:
+                    return wn
         for _ in range(4 * mpmath.mp.prec + 100):
             f = self.phase(w, D)
             if f < 0:
@@ -132,9 +151,39 @@ class _Branch:
             w = wn
         raise VerificationError("Newton on the Hopf phase did not converge")  # pragma: no cover
 
+    def _omega_float(self, D, lo, hi, w):
+        """The root of the phase in ``(lo, hi)`` to double precision (None if floats fail)."""
+        mu, n = float(self.mu), self.n
+        L = None if self.inf else float(self.L)
+        target = n * math.pi
+        try:
+            for _ in range(200):
+                if L is None:
+                    f = math.atan(w / mu) + w * D - target
+                    d = mu / (mu * mu + w * w) + D
+                else:
+                    g = L / D
+                    f = math.atan(w / mu) + L * math.atan(w / g) - target
+                    d = mu / (mu * mu + w * w) + L * g / (g * g + w * w)
+                if f < 0:
+                    lo = w
+                else:
+                    hi = w
+                wn = w - f / d
+                if not lo <= wn <= hi:
+                    wn = 0.5 * (lo + hi)
+                if abs(wn - w) <= 4e-16 * w or hi - lo <= 4e-16 * w:
+                    return wn
+                w = wn
+        except (ArithmeticError, ValueError):
+            return None
+        return None
+
     # ---- Arb: the proof of one point
-    def certify(self, Dq: Fraction, w, dps):
-        """``theta`` (mpf) proved at the exact ``Dq`` and the ``omega`` found, or None."""
+    def certify(self, Dq: Fraction, w, dps, *, refine=False):
+        """``theta`` (mpf) proved at the exact ``Dq`` and the ``omega`` found, or None.
+        ``refine``: ``w`` (a float) is first carried to the working precision by Newton steps
+        in Arb's midpoints (returns ``(omega, theta)`` then, or None)."""
         bits = int((dps + GUARD + 10) * 3.33) + 20
         with flint.ctx.workprec(bits):
             D = flint.arb(flint.fmpq(Dq.numerator, Dq.denominator))
@@ -142,11 +191,25 @@ class _Branch:
             lm = flint.arb(flint.fmpq(self.lam.numerator, self.lam.denominator))
             # theta moves about (L + 1) times as fast as omega (relative): room for that
             eps = flint.arb(10) ** (-(dps + 4 + (0 if self.inf else len(str(self.L)))))
-            wm = flint.arb(mpmath.nstr(w, dps + GUARD + 5))
 
             def phase(x):
                 p = (x / m).atan() - self.n * flint.arb.pi()
                 return p + (x * D if self.inf else self.L * (x * D / self.L).atan())
+
+            if refine:
+                wm = flint.arb(w)
+                g = None if self.inf else flint.arb(self.L) / D
+                step_tol = eps * flint.arb(10) ** -3
+                for _ in range(2 * bits.bit_length()):
+                    d = m / (m * m + wm * wm) + (D if self.inf else self.L * g / (g * g + wm * wm))
+                    step = (phase(wm) / d).mid()
+                    wm = (wm - step).mid()
+                    if abs(step) < step_tol * wm:
+                        break
+                else:
+                    return None
+            else:
+                wm = flint.arb(mpmath.nstr(w, dps + GUARD + 5))
 
             lo, hi = phase(wm * (1 - eps)), phase(wm * (1 + eps))
             if not (lo < 0 and hi > 0):
@@ -158,14 +221,32 @@ class _Branch:
             th = self.sign * k / lm
             if not th.rad() <= abs(th.mid()) * flint.arb(10) ** (-(dps + 2)):
                 return None
-            return mpmath.mpf(th.mid().str(dps + GUARD + 5, radius=False))
+            tv = mpmath.mpf(th.mid().str(dps + GUARD + 5, radius=False))
+            if refine:
+                return mpmath.mpf(wm.mid().str(dps + GUARD + 5, radius=False)), tv
+            return tv
 
     def point(self, Dq: Fraction, dps, w0=None):
-        """``(D, theta, omega, certified)`` at the exact delay ``Dq`` (mpf values)."""
+        """``(D, theta, omega, certified)`` at the exact delay ``Dq`` (mpf values): omega in
+        doubles, carried to the working precision and proved by Arb; where that falls short,
+        mpmath Newton to the working precision and the proof again."""
         D = _mpf(Dq)
-        w = self.omega(D, w0)
+        wf = self.omega_float(D, w0)
+        if wf is not None:
+            got = self.certify(Dq, wf, dps, refine=True)
+            if got is not None:
+                return D, got[1], got[0], True
+        w = self.omega(D, w0, polish=False)
         th = self.certify(Dq, w, dps)
         return D, (self.theta(w, D) if th is None else th), w, th is not None
+
+    def omega_float(self, D, w0=None):
+        """``omega_n(D)`` to double precision (None where floats fail)."""
+        lo, hi = self.bracket(D)
+        lo, hi = float(lo) * (1 - 1e-8), float(hi) * (1 + 1e-8)
+        w = float(w0) if w0 is not None and lo < w0 < hi else 0.5 * (lo + hi)
+        wf = self._omega_float(float(D), lo, hi, w)
+        return wf if wf is not None and lo < wf < hi else None
 
     def turning(self):
         """``(D*, theta*, omega*)`` in closed form (finite L), None for L = inf."""
@@ -332,11 +413,12 @@ def _branches(L, mu, lam, Dhi, tlo, thi):
 
 
 def _grid(Dlo: Fraction, Dhi: Fraction, extra, count=GRID):
-    """``count`` log-spaced exact delays from Dlo to Dhi (short decimals), plus ``extra``."""
-    a, b = mpmath.log(_mpf(Dlo)), mpmath.log(_mpf(Dhi))
+    """``count`` log-spaced exact delays from Dlo to Dhi (short decimals: the float grid
+    printed to 12 digits, read back exactly), plus ``extra``."""
+    a, b = math.log(Dlo), math.log(Dhi)
     out = {Dlo, Dhi}
     for k in range(1, count - 1):
-        out.add(_short_fraction(mpmath.exp(a + (b - a) * k / (count - 1)), 12))
+        out.add(Fraction(f"{math.exp(a + (b - a) * k / (count - 1)):.12g}"))
     for e in extra:
         if Dlo < e < Dhi:
             out.add(e)
@@ -466,10 +548,11 @@ def _assemble(model, L, mu, lam, built, X, Y, fixed_json, dps, cells, notes, bau
     cx = [xlo + (xhi - xlo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
     cy = [ylo + (yhi - ylo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
     counter = _Counter(L, mu, lam, branches, dps)
+    fx, fy = [_frac(a) for a in cx], [_frac(b) for b in cy]
     if swap:
-        counts = [[counter(_frac(b), _frac(a)) for a in cx] for b in cy]
+        counts = [[counter(b, a) for a in fx] for b in fy]
     else:
-        counts = [[counter(_frac(a), _frac(b)) for a in cx] for b in cy]
+        counts = [[counter(a, b) for a in fx] for b in fy]
     regions, labels = _regions(counts, cx, cy)
     for g in regions:
         a, b = g["point"]
@@ -540,24 +623,31 @@ class _Counter:
         self.ties = 0
 
     def theta_n(self, b, Dq):
+        """``(theta_n(D), its float)`` at the working precision (cached per column)."""
         key = (b.n, Dq)
         if key not in self.cache:
             D = _mpf(Dq)
-            self.cache[key] = b.theta(b.omega(D), D)
+            v = b.theta(b.omega(D), D)
+            self.cache[key] = (v, float(v))
         return self.cache[key]
 
     def __call__(self, Dq, tq):
         if tq == 0:
             return 0
         sign = 1 if tq > 0 else -1
-        t = _mpf(tq)
-        tol = mpmath.mpf(10) ** (-self.dps) * abs(t)
+        tf = float(tq)
         n = 1 if sign < 0 and self.lam * tq < -self.mu else 0
         for b in self.branches:
             if b.sign != sign:
                 continue
-            d = (t - self.theta_n(b, Dq)) * sign
-            if abs(d) <= tol:
+            v, vf = self.theta_n(b, Dq)
+            d = (tf - vf) * sign
+            if abs(d) > 1e-9 * abs(tf):  # far from the branch: the floats decide
+                n += 2 if d > 0 else 0
+                continue
+            t = _mpf(tq)
+            d = (t - v) * sign
+            if abs(d) <= mpmath.mpf(10) ** (-self.dps) * abs(t):
                 self.ties += 1
             elif d > 0:
                 n += 2
@@ -565,9 +655,22 @@ class _Counter:
 
 
 def _root_count(L, mu, lam, Dq, tq) -> int:
-    """The certified unstable count of the founding model at ``(D, theta)`` (exact)."""
+    """The unstable count of the founding model at ``(D, theta)``, independent of the branch
+    order: finite L, the exact Routh count of ``(r + mu)(r + gamma)^L + lam theta gamma^L``
+    (the other factors, ``r + mu`` and ``(r + gamma)^L``, have no root in ``Re r > 0``);
+    L = inf (or a zero in the Routh array's first column), the certified roots."""
     from symdelay.analysis.roots import roots
+    from symdelay.analysis.stability_map import _routh_rhp
     from symdelay.models.erlang.founding import FoundingModel
+
+    if math.inf != L:
+        g = flint.fmpq(L) / flint.fmpq(Dq.numerator, Dq.denominator)
+        m = flint.fmpq(mu.numerator, mu.denominator)
+        k = flint.fmpq(lam.numerator, lam.denominator) * flint.fmpq(tq.numerator, tq.denominator)
+        p = flint.fmpq_poly([m, 1]) * flint.fmpq_poly([g, 1]) ** L + k * g**L
+        got = _routh_rhp(list(reversed(p.coeffs())))
+        if got is not None:
+            return got
 
     m = FoundingModel(
         L="inf" if math.inf == L else L, mu=mu, lam=lam, theta=sp.Rational(tq), D=sp.Rational(Dq)
