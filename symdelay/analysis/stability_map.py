@@ -536,6 +536,16 @@ def _prepare(model, x, y, fixed):
             _range(model, sym, rp, lo, hi)
         except SymdelayInputError as exc:
             raise SymdelayInputError(f"the range of {name}: {exc}") from None
+    from symdelay.analysis.stability_map_moving import equilibrium_moves
+
+    bases = [xs if rpx is None else rpx.base, ys if rpy is None else rpy.base]
+    if equilibrium_moves(model, bases):  # no exact factors: the moving-equilibrium path
+        missing = [str(q) for q in model.free_parameters if q not in bases]
+        if missing:
+            raise SymdelayInputError(
+                f"give numbers for {', '.join(missing)} (every other parameter)"
+            )
+        return model, (xname, xs, rpx), (yname, ys, rpy), (a, b, c, d), fixed_json, None
     facs = model.cached(
         f"stability_map factors {xname} {yname}", lambda: _factors(model, (xs, ys), (rpx, rpy))
     )
@@ -582,24 +592,36 @@ def _line_crossings(num, den, fixed_sym, fixed_val, vary_sym, lo, hi, dps):
 
 # ============================================================================ continuation
 class _Tracer:
+    """Pseudo-arclength continuation of one branch: unknowns ``(x, y[, w], ...)`` (a
+    moving equilibrium's states after them, scaled by ``1 + |state|``), one equation fewer."""
+
     def __init__(self, system, kind, box, wscale):
         self.s = system
         self.kind = kind
         self.box = box  # (xlo, xhi, ylo, yhi) floats
-        self.dim = 3 if kind == "hopf" else 2
+        self.dim = len(system.syms)
         self.wfloor = 1e-9 * max(1.0, wscale)
 
     def scale(self, z):
         xlo, xhi, ylo, yhi = self.box
         sc = [xhi - xlo, yhi - ylo]
-        if self.dim == 3:
+        if self.kind == "hopf":
             sc.append(max(abs(z[2]), 1e-6))
+        sc.extend(1.0 + abs(v) for v in z[len(sc) :])
         return np.array(sc)
 
     def tangent(self, z, prev=None):
         S = self.scale(z)
         J = self.s.J(z) * S  # derivative in scaled coordinates
-        t = np.cross(J[0], J[1]) if self.dim == 3 else np.array([-J[0, 1], J[0, 0]])
+        if self.dim == 3:
+            t = np.cross(J[0], J[1])
+        elif self.dim == 2:
+            t = np.array([-J[0, 1], J[0, 0]])
+        else:  # the null vector of the (dim - 1) x dim Jacobian
+            try:
+                t = np.linalg.svd(J)[2][-1]
+            except np.linalg.LinAlgError:
+                return None
         nrm = np.linalg.norm(t)
         if not np.isfinite(nrm) or nrm == 0:
             return None
@@ -686,7 +708,7 @@ class _Tracer:
                     why = "step too small"
                     break
                 continue
-            if self.dim == 3 and zn[2] <= self.wfloor * 10:
+            if self.kind == "hopf" and zn[2] <= self.wfloor * 10:
                 why = "omega -> 0"
                 break
             if not self.inside(zn):
@@ -760,6 +782,16 @@ def estimate_seconds(n_factors, degree, seeds, cells):
     return n_factors * (2 * seeds * line + 4 * 0.5 * d + cells**2 * 2e-4 * d)
 
 
+def moving_seconds(n_states, seeds, cells):
+    """Rough seconds of a map whose equilibrium moves: the scans of the seed lines, the
+    continuation with the equilibrium and a Krawczyk proof per point (Arb on the states),
+    the equilibria at the cell centres, a certified root count per region."""
+    n = max(n_states, 2)
+    return (
+        2 * seeds * 64 * 4e-4 * (n / 6) + 4 * 300 * 0.01 * (n / 6) ** 2 + cells**2 * 4e-4 + 8 * 0.3
+    )
+
+
 # ============================================================================ entry
 def stability_map(
     model,
@@ -803,6 +835,17 @@ def stability_map(
             raise SymdelayInputError(f"{name} must be an integer in [{low}, 4000], got {v!r}")
     require_table(model, "stability map")
     model, X, Y, facs, fixed_json, notes = _prepare(model, x, y, fixed)
+    if notes is None:  # the equilibrium moves with the axes and has no closed form
+        from symdelay.analysis.stability_map_moving import moving_stability_map
+
+        check_budget(
+            f"a stability map with a moving equilibrium ({len(model.states)} states, "
+            f"{seeds} seed lines each way, {cells}x{cells} cells)",
+            moving_seconds(len(model.states), seeds, cells),
+            force=force,
+            shrink="fewer --cells or seed lines, or a smaller model",
+        )
+        return moving_stability_map(model, X, Y, facs, fixed_json, [], dps, cells, seeds)
     xname, xs, xlo, xhi = X
     yname, ys, ylo, yhi = Y
     moving = [

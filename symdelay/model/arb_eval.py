@@ -70,13 +70,21 @@ def to_arb(e, env: dict):
     raise NotImplementedError(f"cannot evaluate {type(e).__name__} in interval arithmetic")
 
 
-def arb_evaluator(exprs, symbols):
-    """A function ``values -> [arb]`` evaluating ``exprs`` at ``symbols = values``."""
+def arb_evaluator(exprs, symbols, *, cse=False):
+    """A function ``values -> [arb]`` evaluating ``exprs`` at ``symbols = values``.
+    ``cse``: common subexpressions are evaluated once (SymPy's ``cse``; the enclosure stays
+    rigorous, each shared ball computed once)."""
     exprs = list(exprs)
     symbols = list(symbols)
+    if cse:
+        steps, exprs = sp.cse(exprs)
+    else:
+        steps = []
 
     def f(values):
         env = dict(zip(symbols, values))
+        for sym, e in steps:
+            env[sym] = to_arb(e, env)
         return [to_arb(e, env) for e in exprs]
 
     return f

@@ -1,0 +1,613 @@
+"""Stability maps when the equilibrium moves with the map's parameters and has no closed form.
+
+:func:`symdelay.analysis.stability_map.stability_map` comes here when the equilibrium of the
+model depends on ``x`` or ``y`` and SymPy cannot solve for it (two unequal servers with logit
+routing: the equilibrium solves a transcendental equation). The characteristic polynomial
+then has no exact coefficients in ``(x, y)``; the map continues the equilibrium *with* the
+crossing, as DDE-BIFTOOL and MatCont do.
+
+Unknowns and equations. With ``s`` the model's states, ``F(s; x, y)`` its drift and
+``P(r; s, x, y) = det(r I - dF/ds)`` (symbolic in ``s``, ``x``, ``y``; split at ``r = i w``
+as ``Re + i w Im1``): a **Hopf curve** is a branch of ``Re = Im1 = 0, F = 0`` in
+``(x, y, w, s)``, a **fold curve** a branch of ``P(0) = 0, F = 0`` in ``(x, y, s)``: one
+unknown more than equations, traced by the same pseudo-arclength continuation as the generic
+map (the states scaled by ``1 + |s|``).
+
+Seeds (what is searched). On ``seeds`` lines ``x = const`` and ``seeds`` lines ``y = const``
+(equally spaced, edges included) the equilibrium is continued by Newton's method along the
+line at ``SCAN`` equally spaced points and the eigenvalues of the Jacobian are counted with
+``Re > 0`` at each; where the count changes between neighbours, bisection on the line
+(equilibrium re-solved) brackets the crossing, and the eigenvalue nearest the axis there
+gives its kind (a complex pair: Hopf, a real root: fold) and the seed, refined by Newton on
+the crossing equations. Two crossings of one line closer together than a scan step, whose
+effects cancel, are not seen: the record says so (``searched``); the second net of the
+generic map (count changes between neighbouring cells that no traced curve explains) runs
+here as well, on the scan of the segment between the two centres.
+
+Certification. Every curve point has one coordinate (``x`` or ``y``) an exact rational and
+the rest (the other coordinate, ``w``, the equilibrium) proved by a Krawczyk test in Arb on
+the crossing equations together with the equilibrium equations (``exp`` and the other
+functions evaluated as balls, :mod:`symdelay.model.arb_eval`): exactly one crossing *with
+its equilibrium* lies within ``10^-(dps+2)`` (relative) of the printed values.
+
+Regions. At each cell centre the equilibrium (continued from a neighbouring cell by Newton,
+or solved and proved by the model when Newton fails) and numpy's eigenvalues give the
+unstable count; a centre whose rightmost real part is within ``1e-8`` of 0 is counted by the
+certified roots instead. Every region's count is then checked by the certified path (the
+model's equilibrium proved by Krawczyk, the certified roots,
+:func:`symdelay.analysis.roots.roots`) at its representative point; a disagreement is an
+error, not a note.
+
+Special points. Turning points (``turning_x``, ``turning_y``): where the tangent's ``x`` (or
+``y``) component changes sign between certified neighbours, the point is located by
+bisection on the other coordinate (each point Newton-solved in mpmath to ``dps`` digits) and
+reported with ``certified: False`` (the two neighbours are proved, the extremum's location is
+not an interval bound). Double-Hopf, zero-Hopf and Bautin points are not searched on this
+path; a note says so.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import flint
+import mpmath
+import numpy as np
+
+from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import sympy as sp
+from symdelay.core.symbols import r as R_SYMBOL
+
+__all__ = ["moving_stability_map", "equilibrium_moves"]
+
+#: points per seed line at which the equilibrium and the eigenvalues are computed
+SCAN = 64
+#: a cell centre whose rightmost real part is this close to 0 is counted by certified roots
+NEAR_AXIS = 1e-8
+
+
+def equilibrium_moves(model, bases) -> bool:
+    """True if the equilibrium of ``model`` depends on one of ``bases`` and has no closed
+    form (SymPy cannot solve it with those parameters symbolic)."""
+    return any(b in model.domains and not model.equilibrium_is_closed_form_in(b) for b in bases)
+
+
+class _ExprSystem:
+    """The interface of the generic map's polynomial systems (values and the Jacobian in
+    numpy, mpmath and Arb balls) for equations with ``exp`` and other functions."""
+
+    def __init__(self, exprs, syms):
+        from symdelay.model.arb_eval import arb_evaluator
+
+        self.exprs = list(exprs)
+        self.syms = list(syms)
+        self.jac = [[sp.diff(e, s) for s in self.syms] for e in self.exprs]
+        flat = [e for row in self.jac for e in row]
+        self._np = sp.lambdify(self.syms, self.exprs, "numpy", cse=True)
+        self._npj = sp.lambdify(self.syms, self.jac, "numpy", cse=True)
+        self._mp = sp.lambdify(self.syms, self.exprs, "mpmath", cse=True)
+        self._mpj = sp.lambdify(self.syms, flat, "mpmath", cse=True)
+        self._arb = (
+            arb_evaluator(self.exprs, self.syms, cse=True),
+            arb_evaluator(flat, self.syms, cse=True),
+        )
+
+    def f(self, z):
+        return np.array(self._np(*z), dtype=float)
+
+    def J(self, z):
+        return np.array(self._npj(*z), dtype=float)
+
+    def fm(self, z):
+        return list(self._mp(*z))
+
+    def Jm(self, z):
+        flat = list(self._mpj(*z))
+        k = len(self.syms)
+        return [flat[i * k : (i + 1) * k] for i in range(len(self.exprs))]
+
+    def arb(self):
+        return self._arb
+
+
+class _Setup:
+    """The model's drift, Jacobian and characteristic polynomial in ``(s, x, y)``, numpy
+    evaluators of them, and the equilibrium along lines and grids."""
+
+    def __init__(self, model, X, Y):
+        from symdelay.analysis.stability_map import W, _split
+
+        (self.xname, self.xs, self.xrp), (self.yname, self.ys, self.yrp) = X, Y
+        self.model = model
+        subs = {rp.base: rp.L / rp.symbol for rp in (self.xrp, self.yrp) if rp is not None}
+        self.states = list(model.states)
+        self.n = len(self.states)
+        drift = [sp.sympify(e).xreplace(subs) for e in model.drift]
+        Jac = sp.Matrix(model.drift_jacobian).xreplace(subs)
+        extra = set().union(*(e.free_symbols for e in drift)) - {*self.states, self.xs, self.ys}
+        if extra:
+            raise SymdelayInputError(
+                "give numbers for " + ", ".join(sorted(map(str, extra))) + " (every other "
+                "parameter)"
+            )
+        P = (R_SYMBOL * sp.eye(self.n) - Jac).det(method="berkowitz")
+        P = sp.expand(P)
+        re, im = _split(P, self.xs, self.ys)
+        xy = [self.xs, self.ys]
+        self.hopf = _ExprSystem([re, im, *drift], [*xy, W, *self.states])
+        self.fold = _ExprSystem([sp.expand(P.subs(R_SYMBOL, 0)), *drift], [*xy, *self.states])
+        self._F = sp.lambdify([*self.states, *xy], drift, "numpy")
+        self._J = sp.lambdify([*self.states, *xy], Jac, "numpy")
+
+    # ---- the equilibrium and the eigenvalues in doubles
+    def newton(self, s0, x, y):
+        s = np.array(s0, dtype=float)
+        for _ in range(50):
+            try:
+                f = np.array(self._F(*s, x, y), dtype=float)
+                d = np.linalg.solve(np.array(self._J(*s, x, y), dtype=float), f)
+            except (np.linalg.LinAlgError, FloatingPointError, ValueError, ZeroDivisionError):
+                return None
+            s = s - d
+            if not np.all(np.isfinite(s)):
+                return None
+            if np.max(np.abs(d)) <= 1e-14 * (1 + np.max(np.abs(s))):
+                return s
+        return None
+
+    def model_at(self, a, b):
+        """The model with the axes at the exact values ``a``, ``b``."""
+        vals = {}
+        for (_name, _sym, rp), v in (((self.xname, self.xs, self.xrp), a),
+                                     ((self.yname, self.ys, self.yrp), b)):  # fmt: skip
+            if rp is None:
+                vals[str(_sym)] = v
+            else:
+                vals[str(rp.base)] = sp.Rational(rp.L) / v
+        return self.model.with_values(**vals)
+
+    def proved(self, a, b):
+        """The equilibrium at the exact point ``(a, b)``, solved and proved by the model."""
+        m = self.model_at(sp.Rational(a), sp.Rational(b))
+        return np.array([float(m.equilibrium.point[s]) for s in self.states])
+
+    def equilibrium(self, guess, x, y, exact=None):
+        s = None if guess is None else self.newton(guess, x, y)
+        if s is None:
+            a, b = exact if exact is not None else (_decimal(x), _decimal(y))
+            s = self.newton(self.proved(a, b), x, y)
+        if s is None:
+            raise VerificationError(
+                f"no equilibrium found at {self.xname} = {x}, {self.yname} = {y}"
+            )
+        return s
+
+    def eig(self, s, x, y):
+        return np.linalg.eigvals(np.array(self._J(*s, x, y), dtype=float))
+
+
+def _decimal(v: float) -> sp.Rational:
+    return sp.Rational(repr(float(v)))
+
+
+def _count(ev):
+    return int(np.sum(ev.real > 0))
+
+
+# ============================================================================ seeds
+def _scan_line(st, fix, fix_val, lo, hi, k=SCAN, start=None):
+    """Crossings on the line ``coordinate fix = fix_val`` (0: x, 1: y) for the other
+    coordinate in ``[lo, hi]``: ``[(kind, z)]`` seeds (z = (x, y[, w], s...), doubles)."""
+    vary = 1 - fix
+
+    def point(v):
+        return (fix_val, v) if fix == 0 else (v, fix_val)
+
+    vs = np.linspace(lo, hi, k)
+    prev = None
+    s = start
+    out = []
+    for v in vs:
+        x, y = point(v)
+        s = st.equilibrium(s, x, y)
+        ev = st.eig(s, x, y)
+        cur = (v, s, _count(ev))
+        if prev is not None and cur[2] != prev[2]:
+            out += _locate(st, fix, fix_val, prev, cur, vary)
+        prev = cur
+    return out
+
+
+def _locate(st, fix, fix_val, a, b, vary):
+    """Seeds for a count change between the scan points ``a``, ``b`` (``(v, s, count)``)."""
+
+    def point(v):
+        return (fix_val, v) if fix == 0 else (v, fix_val)
+
+    lo, hi = a, b
+    for _ in range(40):
+        m = 0.5 * (lo[0] + hi[0])
+        s = st.equilibrium(lo[1], *point(m))
+        c = _count(st.eig(s, *point(m)))
+        if c == lo[2]:
+            lo = (m, s, c)
+        else:
+            hi = (m, s, c)
+        if abs(hi[0] - lo[0]) <= 1e-12 * (1 + abs(hi[0])):
+            break
+    v = 0.5 * (lo[0] + hi[0])
+    x, y = point(v)
+    s = st.equilibrium(lo[1], x, y)
+    ev = st.eig(s, x, y)
+    change = abs(hi[2] - lo[2])
+    kinds = []
+    near = sorted(ev, key=lambda e: abs(e.real))
+    if change % 2 == 1:
+        kinds.append(("fold", None))
+    if change >= 2 or change % 2 == 0:
+        cx = [e for e in near if abs(e.imag) > 1e-9 * (1 + abs(e))]
+        if cx:
+            kinds.append(("hopf", abs(cx[0].imag)))
+    out = []
+    for kind, w in kinds:
+        system = st.hopf if kind == "hopf" else st.fold
+        z = np.array([x, y, *([w] if kind == "hopf" else []), *s], dtype=float)
+        free = [i for i in range(len(z)) if i != fix]
+        z = _newton_np(system, z, free)
+        if z is not None:
+            out.append((kind, z))
+    return out
+
+
+def _newton_np(system, z, free):
+    z = np.array(z, dtype=float)
+    for _ in range(40):
+        f = system.f(z)
+        J = system.J(z)[:, free]
+        try:
+            d = np.linalg.solve(J, f)
+        except np.linalg.LinAlgError:
+            return None
+        z[free] -= d
+        if not np.all(np.isfinite(z)):
+            return None
+        if np.max(np.abs(d)) <= 1e-13 * (1 + np.max(np.abs(z))):
+            return z
+    return z if np.max(np.abs(system.f(z))) < 1e-9 else None
+
+
+# ============================================================================ the entry
+def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, seeds):
+    """The map (see the module docstring). ``X``, ``Y``: ``(name, symbol, reparametrisation)``;
+    ``box_exact``: ``(xlo, xhi, ylo, yhi)`` exact rationals."""
+    from symdelay.analysis.roots import roots
+    from symdelay.analysis.stability_map import (
+        MapCurve,
+        StabilityMap,
+        _krawczyk,
+        _on_branch,
+        _regions,
+        _segments_cross,
+        _Tracer,
+    )
+
+    st = model.cached(
+        f"stability_map moving {X[0]} {Y[0]}", lambda: _Setup(model, X, Y)
+    )  # fmt: skip
+    xlo, xhi, ylo, yhi = box_exact
+    box = tuple(float(v) for v in box_exact)
+    Sxy = np.array([box[1] - box[0], box[3] - box[2]])
+    systems = {(0, "hopf"): st.hopf, (0, "fold"): st.fold}
+
+    # ---- seeds on the grid lines, the equilibrium continued along each
+    seed_list = []
+    start = st.equilibrium(None, box[0], box[2], exact=(xlo, ylo))
+    for k in range(seeds):
+        xv = box[0] + (box[1] - box[0]) * k / (seeds - 1)
+        s0 = st.equilibrium(start, xv, box[2])
+        seed_list += _scan_line(st, 0, xv, box[2], box[3], start=s0)
+        yv = box[2] + (box[3] - box[2]) * k / (seeds - 1)
+        s0 = st.equilibrium(start, box[0], yv)
+        seed_list += _scan_line(st, 1, yv, box[0], box[1], start=s0)
+
+    branches = []  # (kind, pts, tans, ends)
+
+    def key(kind, z):
+        return (z[:3], np.append(Sxy, max(abs(z[2]), 1e-6))) if kind == "hopf" else (z[:2], Sxy)
+
+    def trace(items):
+        for kind, z in items:
+            zk, S = key(kind, z)
+            if any(
+                _on_branch(zk, [p[: len(zk)] for p in b[1]], S) for b in branches if b[0] == kind
+            ):
+                continue
+            tr = _Tracer(systems[(0, kind)], kind, box, z[2] if kind == "hopf" else 1.0)
+            fw, tf, why_f = tr.trace(z, +1)
+            if why_f == "closed":
+                branches.append((kind, fw, tf, ("closed", "closed")))
+                continue
+            bw, tb, why_b = tr.trace(z, -1)
+            pts = bw[::-1] + fw[1:]
+            tans = [None if t is None else -t for t in tb[::-1]] + tf[1:]
+            branches.append((kind, pts, tans, (why_b, why_f)))
+
+    trace(seed_list)
+
+    # ---- regions: counts at the cell centres, the equilibrium continued over the grid
+    cx = [xlo + (xhi - xlo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
+    cy = [ylo + (yhi - ylo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
+    counts, eqs = [], []
+    certified_cells = 0
+    row_start = start
+    for b in cy:
+        row, s = [], row_start
+        eqs.append([])
+        for j, a in enumerate(cx):
+            s = st.equilibrium(s, float(a), float(b), exact=(a, b))
+            eqs[-1].append(s)
+            if j == 0:
+                row_start = s
+            ev = st.eig(s, float(a), float(b))
+            if np.min(np.abs(ev.real)) <= NEAR_AXIS:
+                row.append(roots(st.model_at(a, b), dps=15).unstable_count)
+                certified_cells += 1
+            else:
+                row.append(_count(ev))
+        counts.append(row)
+
+    # ---- second net: count changes no traced curve explains, scanned on their segment
+    def explained(p, q):
+        for b in branches:
+            P = np.array([z[:2] for z in b[1]])
+            if len(P) >= 2:
+                idx, _, _ = _segments_cross(p / Sxy, q / Sxy, P[:-1] / Sxy, P[1:] / Sxy)
+                if len(idx):
+                    return True
+        return False
+
+    def unexplained():
+        out = []
+        for j, k in itertools.product(range(cells), repeat=2):
+            for dj, dk in ((0, 1), (1, 0)):
+                j2, k2 = j + dj, k + dk
+                if j2 >= cells or k2 >= cells or counts[j][k] == counts[j2][k2]:
+                    continue
+                p = np.array([float(cx[k]), float(cy[j])])
+                q = np.array([float(cx[k2]), float(cy[j2])])
+                if not explained(p, q):
+                    out.append((j, k, j2, k2))
+        return out
+
+    missing = unexplained()
+    extra = 0
+    for j, k, j2, k2 in missing[:40]:
+        extra += 1
+        if j == j2:
+            trace(_scan_line(st, 1, float(cy[j]), float(cx[k]), float(cx[k2]), 16, eqs[j][k]))
+        else:
+            trace(_scan_line(st, 0, float(cx[k]), float(cy[j]), float(cy[j2]), 16, eqs[j][k]))
+    if missing:
+        missing = unexplained()
+    for j, k, j2, k2 in missing[:5]:
+        notes.append(
+            f"the unstable count changes between the cells at ({cx[k]}, {cy[j]}) and "
+            f"({cx[k2]}, {cy[j2]}) ({counts[j][k]} -> {counts[j2][k2]}) and no traced "
+            "boundary crosses there"
+        )
+    regions, labels = _regions(counts, cx, cy)
+    for g in regions:
+        a, b = g["point"]
+        got = roots(st.model_at(a, b), dps=15).unstable_count
+        if got != g["unstable_roots"]:
+            raise VerificationError(
+                f"the map counts {g['unstable_roots']} unstable roots at {st.xname} = {a}, "
+                f"{st.yname} = {b} and the certified roots {got}"
+            )
+
+    # ---- certify the curve points (one coordinate exact, the rest with the equilibrium)
+    from symdelay.analysis.stability_map import GUARD
+
+    curves, full, failed = [], [], 0
+    with mpmath.workdps(dps + GUARD):
+        for kind, pts, tans, ends in branches:
+            system = systems[(0, kind)]
+            out, outz = [], []
+            for z, t in zip(pts, tans):
+                c = 0 if (t is None or abs(t[0]) >= abs(t[1])) else 1
+                sol = _certify(system, z, c, dps, box_exact, _krawczyk)
+                if sol is None:
+                    failed += 1
+                    continue
+                w = sol[2] if kind == "hopf" else mpmath.mpf(0)
+                out.append((sol[0], sol[1], w))
+                outz.append(sol)
+            if len(out) >= 2:
+                curves.append(MapCurve(kind, 0, tuple(out), ends))
+                full.append((kind, outz, [t for t in tans]))
+    if failed:
+        notes.append(f"{failed} branch points could not be certified and were left out")
+    specials = _turning_points(branches, systems, dps, box, notes)
+    notes.append(
+        "the equilibrium moves with the axes (no closed form): it is continued with every "
+        "crossing and proved with it; double-Hopf, zero-Hopf and Bautin points are not "
+        "searched on this path"
+    )
+    if certified_cells:
+        notes.append(f"{certified_cells} cell centres near a boundary counted by certified roots")
+    searched = (
+        f"the equilibrium and the eigenvalues at {SCAN} points on each of {seeds} lines "
+        f"x = const and {seeds} lines y = const (edges included), every change of the unstable "
+        "count bracketed and its crossing continued"
+        + (f", plus {extra} segments between cells whose counts differ" if extra else "")
+        + f"; regions from the counts at the centres of {cells}x{cells} cells, each region's "
+        "count checked by certified roots. Two crossings of a line within one scan step whose "
+        "effects cancel, and a branch meeting no line, can be missed"
+    )
+    result = StabilityMap(
+        model.name,
+        (st.xname, xlo, xhi),
+        (st.yname, ylo, yhi),
+        fixed_json,
+        dps,
+        tuple(curves),
+        tuple(specials),
+        tuple(regions),
+        tuple(tuple(r) for r in counts),
+        tuple(tuple(r) for r in labels),
+        searched,
+        tuple(notes),
+        "pseudo-arclength continuation of each crossing together with the moving equilibrium "
+        "(numpy), points proved with their equilibrium by Krawczyk (Arb); counts by "
+        "eigenvalues at the cell centres, each region's checked by certified roots",
+    )
+    object.__setattr__(
+        result,
+        "_private",
+        {
+            "crossings": lambda x=None, y=None: _crossings(st, result, dps, eqs, x=x, y=y),
+            "systems": systems,
+        },
+    )
+    return result
+
+
+def _certify(system, z, c, dps, box_exact, krawczyk, exact=None):
+    """The point with coordinate ``c`` exact (``exact``, or ``z[c]``'s decimal clipped to
+    the box) and the rest (the other coordinate, ``w``, the states) proved by Krawczyk: mpf
+    list, or None."""
+    n = len(system.syms)
+    if exact is None:
+        q = _decimal(z[c])
+        lo, hi = (box_exact[0], box_exact[1]) if c == 0 else (box_exact[2], box_exact[3])
+        q = min(max(q, sp.Rational(lo)), sp.Rational(hi))
+    else:
+        q = sp.Rational(exact)
+    free = [i for i in range(n) if i != c]
+    fixed_vals = [None] * n
+    fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
+    ok, refined = krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
+    if ok is None:
+        return None
+    sol = [mpmath.mpf(q.p) / q.q] * n
+    for i, v in zip(free, refined):
+        sol[i] = v
+    return sol
+
+
+def _turning_points(branches, systems, dps, box, notes):
+    """Turning points: where ``g = d(which)/d(other)`` along a branch changes sign between
+    two traced points, its zero is located by the Illinois method on ``other`` (each point
+    Newton-solved in mpmath with ``other`` held, ``g`` from one linear solve with the
+    Jacobian) to ``dps`` digits; reported with ``certified: False``."""
+    from symdelay.analysis.stability_map import _solve
+
+    out = []
+    with mpmath.workdps(dps + 10):
+        for kind, pts, tans, _ends in branches:
+            system = systems[(0, kind)]
+            n = len(system.syms)
+            for which, name in ((0, "turning_x"), (1, "turning_y")):
+                other = 1 - which
+                free = [i for i in range(n) if i != other]
+
+                def g(z, free=free, other=other, which=which, system=system):
+                    Jv = system.Jm(z)
+                    rhs = [-row[other] for row in Jv]
+                    t = _solve([[row[c] for c in free] for row in Jv], rhs)
+                    return None if t is None else t[free.index(which)]
+
+                for a in range(len(tans) - 1):
+                    ta, tb = tans[a], tans[a + 1]
+                    if ta is None or tb is None or ta[which] * tb[which] >= 0:
+                        continue
+                    sol = _illinois(system, g, pts[a], pts[a + 1], other, free, dps)
+                    if sol is None:
+                        notes.append(
+                            f"a {name} point near {[float(v) for v in pts[a][:2]]} was not located"
+                        )
+                        continue
+                    if not (box[0] <= sol[0] <= box[1] and box[2] <= sol[1] <= box[3]):
+                        continue
+                    out.append(
+                        {"type": name, "x": sol[0], "y": sol[1],
+                         "omega": sol[2] if kind == "hopf" else mpmath.mpf(0), "factor": 0,
+                         "kind": kind, "certified": False}
+                    )  # fmt: skip
+    out.sort(key=lambda s: (s["type"], float(s["x"]), float(s["y"])))
+    return out
+
+
+def _illinois(system, g, pa, pb, other, free, dps):
+    """The zero of ``g`` between the branch points ``pa``, ``pb`` (coordinate ``other``)."""
+    from symdelay.analysis.stability_map import _newton_mp
+
+    def at(v, guess):
+        z = [mpmath.mpf(u) for u in guess]
+        z[other] = v
+        sol = _newton_mp(system, z, free, dps + 6)
+        return (sol, None) if sol is None else (sol, g(sol))
+
+    za, fa = at(mpmath.mpf(pa[other]), pa)
+    zb, fb = at(mpmath.mpf(pb[other]), pb)
+    if za is None or zb is None or fa is None or fb is None or (fa > 0) == (fb > 0):
+        return None
+    a, b = za[other], zb[other]
+    side = 0
+    tol = mpmath.mpf(10) ** (-(dps + 3)) * (1 + abs(a))
+    for _ in range(100):
+        v = b - fb * (b - a) / (fb - fa)
+        t = (v - a) / (b - a)
+        z, fv = at(v, [za[i] + t * (zb[i] - za[i]) for i in range(len(za))])
+        if z is None or fv is None:
+            return None
+        if (fv > 0) == (fb > 0):
+            b, fb, zb = v, fv, z
+            if side == -1:
+                fa /= 2
+            side = -1
+        else:
+            a, fa, za = v, fv, z
+            if side == 1:
+                fb /= 2
+            side = 1
+        if abs(b - a) <= tol or fv == 0:
+            return z
+    return None
+
+
+def _crossings(st, result, dps, eqs, *, x=None, y=None):
+    """:meth:`StabilityMap.crossings` on this path: the line scanned as a seed line, every
+    crossing in the box proved by Krawczyk with its equilibrium."""
+    from symdelay.analysis.stability_map import _krawczyk
+    from symdelay.core.params import as_parameter
+
+    if (x is None) == (y is None):
+        raise SymdelayInputError("give x= or y= (one line)")
+    fix = 0 if x is not None else 1
+    value = sp.Rational(as_parameter("value", x if x is not None else y, positive=False))
+    xlo, xhi = result.x[1], result.x[2]
+    ylo, yhi = result.y[1], result.y[2]
+    lo, hi = (ylo, yhi) if fix == 0 else (xlo, xhi)
+    a, b = (value, lo) if fix == 0 else (lo, value)
+    # the equilibrium at the line's start, from the nearest cell centre's
+    cells = len(eqs)
+    k = min(cells - 1, max(0, int((a - xlo) / (xhi - xlo) * cells)))
+    j = min(cells - 1, max(0, int((b - ylo) / (yhi - ylo) * cells)))
+    s0 = st.equilibrium(eqs[j][k], float(a), float(b), exact=(a, b))
+    seeds = _scan_line(st, fix, float(value), float(lo), float(hi), 4 * SCAN, s0)
+    out = []
+    box_exact = (xlo, xhi, ylo, yhi)
+    with mpmath.workdps(dps + 10):
+        for kind, z in seeds:
+            system = st.hopf if kind == "hopf" else st.fold
+            z = np.array(z, dtype=float)
+            z[fix] = float(value)
+            sol = _certify(system, z, fix, dps, box_exact, _krawczyk, exact=value)
+            ok = sol is not None
+            if sol is None:
+                sol = [mpmath.mpf(v) for v in z]
+            w = sol[2] if kind == "hopf" else mpmath.mpf(0)
+            out.append((sol[1 - fix], w, kind, 0, ok))
+    out.sort(key=lambda t: t[0])
+    return out
