@@ -113,3 +113,21 @@ def test_bautin_off_skips_the_search(cubic_map):
     res = stability_map(model, x=("theta", 6, 10), y=("b", 100, 250), cells=4, bautin=False)
     assert not [s for s in res.special_points if s["type"] == "bautin"]
     assert res._details["l1"] == {}
+
+
+def test_the_bautin_proof_fails_where_l1_does_not_vanish(cubic_map):
+    """The proof is not a formality: at Hopf points of the same curve away from b = 512/3
+    (l1 of one sign on the whole small piece) it does not go through."""
+    from symdelay.analysis.stability_map import _bautin_proof
+
+    model, res = cubic_map
+    (curve,) = [c for c in res.curves if c.kind == "hopf"]
+    lyap = model.cached("stability_map lyapunov theta b", lambda: None)
+    system = res._details["systems"][(curve.factor, "hopf")]
+    with mpmath.workdps(30):
+        for p in (curve.points[5], curve.points[-5]):
+            assert abs(p[1] - mpmath.mpf(512) / 3) > 10
+            assert _bautin_proof(lyap, system, list(p), 1, 20) is False
+        # and at the located point it does
+        (s,) = [s for s in res.special_points if s["type"] == "bautin"]
+        assert _bautin_proof(lyap, system, [s["x"], s["y"], s["omega"]], 1, 20) is True

@@ -62,8 +62,12 @@ derivatives at the closed-form equilibrium; the critical eigenvector of unit nor
 scanned in double precision at every certified point of the curve; a sign change between
 neighbours is checked again in mpmath and its zero located along the curve (the coordinate
 the curve moves along faster held fixed, the Hopf equations solved for the other two, the
-Illinois method on that coordinate to ``dps`` digits); the Hopf point there is proved by
-Krawczyk (``certified``), ``l1`` itself is not an interval bound. The point carries
+Illinois method on that coordinate to ``dps`` digits). ``certified`` means the zero is
+proved: with that coordinate the ball ``c0 +- 10^-(dps+1)``, a parametric Krawczyk test
+proves one piece of the Hopf curve over it (the crossing equations' Jacobian invertible on
+its box), ``l1`` evaluated in Arb over the box (every linear solve of the normal form
+certified) proves it continuous there, and at both ends ``Re c1`` on the proved Hopf point
+has a certain sign, opposite at the two (:func:`_bautin_proof`). The point carries
 ``l1_left`` and ``l1_right``, the values at the neighbouring curve points; a note counts the
 signs found. A sign change between two neighbouring curve points that is undone before the
 next one is not seen.
@@ -348,13 +352,14 @@ def _split(num, x, y):
     return sp.expand(re), sp.expand(im)
 
 
-def _krawczyk(system, mid, free, fixed_vals, rel):
+def _krawczyk(system, mid, free, fixed_vals, rel, *, boxes=None):
     """Prove one zero of ``system`` in a box ``m +- rho`` over the unknowns ``free``
     (indices into ``system.syms``; the others held at exact ``fixed_vals``, fmpq), ``m`` the
     approximate zero ``mid`` (double precision is enough) refined by chord steps ``m - C F(m)``
     in Arb (``C`` an approximate inverse of the Jacobian: each step gains about as many digits
     as ``C`` has). Returns ``(exp10, m)``: the radius proved, ``10^-exp10 (1 + |m|)``, and the
-    refined zero (mpf), or ``(None, None)``."""
+    refined zero (mpf), or ``(None, None)``. A fixed value may be an Arb ball (the test then
+    proves one zero for every value in it); ``boxes``, a list, receives the proved boxes."""
     F, Jf = system.arb()
     n = len(system.syms)
     k = len(free)
@@ -372,7 +377,8 @@ def _krawczyk(system, mid, free, fixed_vals, rel):
             return z
 
         # exact values become balls at this precision (an arb made outside has 53 bits)
-        fixed = [None if v is None else flint.arb(v) for v in fixed_vals]
+        fixed = [None if v is None else (v if isinstance(v, flint.arb) else flint.arb(v))
+                 for v in fixed_vals]  # fmt: skip
 
         m = [flint.arb(mpmath.nstr(mpmath.mpf(v), rel + 15)) for v in mid]
         Jm = Jf(point(m))
@@ -408,6 +414,8 @@ def _krawczyk(system, mid, free, fixed_vals, rel):
                     ok = False
                     break
             if ok:
+                if boxes is not None:
+                    boxes.extend(box)
                 return exp10, [mpmath.mpf(v.str(rel + 15, radius=False)) for v in m]
     return None, None
 
@@ -1527,6 +1535,98 @@ class _Lyapunov:
         self.n = n
         self.f = sp.lambdify(syms, entries, "mpmath")
         self.f_np = sp.lambdify(syms, entries, "numpy")
+        self._entries, self._syms, self._f_arb = entries, syms, None
+
+    def arb(self, x, y, w):
+        """An Arb ball containing ``Re c1`` (``c1`` with the critical eigenvector scaled so
+        that one component is 1: a positive multiple of the unit-norm ``c1``, so the same
+        sign as ``l1``) for every point of the balls ``x, y, w`` that is a Hopf point, or
+        None where a linear solve cannot be certified over them (then ``l1`` is not proved
+        well defined there)."""
+        from symdelay.model.arb_eval import arb_evaluator
+
+        if self._f_arb is None:
+            self._f_arb = arb_evaluator(self._entries, self._syms, cse=True)
+        n = self.n
+        vals = self._f_arb([x, y])
+        # the index of the largest component of the eigenvector, the row to drop (largest
+        # component of the left eigenvector), from doubles
+        mids = [float(v.mid()) for v in vals]
+        A0 = np.zeros((n, n))
+        for k, (i, j) in enumerate(self.A_idx):
+            A0[i, j] = mids[k]
+        wf = float(w.mid())
+        ev, V = np.linalg.eig(A0)
+        col = int(np.argmin(np.abs(ev - 1j * wf)))
+        piv = int(np.argmax(np.abs(V[:, col])))
+        evl, U = np.linalg.eig(A0.T)
+        drop = int(np.argmax(np.abs(U[:, int(np.argmin(np.abs(evl + 1j * wf)))])))
+        A = [[flint.acb(0)] * n for _ in range(n)]
+        k = 0
+        for i, j in self.A_idx:
+            A[i][j] = flint.acb(vals[k])
+            k += 1
+        H, T3 = {}, {}
+        for i, a, b in self.H_idx:
+            for u, v in {(a, b), (b, a)}:
+                H[(i, u, v)] = vals[k]
+            k += 1
+        for i, a, b, c in self.T_idx:
+            for u, v, t in set(itertools.permutations((a, b, c))):
+                T3[(i, u, v, t)] = vals[k]
+            k += 1
+        iw = flint.acb(0, w)
+        try:
+            # q: (A - i w) q = 0 with q[piv] = 1, the row `drop` left out (implied at a
+            # Hopf point, the left eigenvector's component there being the largest)
+            rows = [r for r in range(n) if r != drop]
+            cols = [c for c in range(n) if c != piv]
+            M = flint.acb_mat(
+                n - 1, n - 1, [A[r][c] - (iw if r == c else 0) for r in rows for c in cols]
+            )
+            rhs = flint.acb_mat(n - 1, 1, [-(A[r][piv] - (iw if r == piv else 0)) for r in rows])
+            sol = M.solve(rhs)
+            q = [flint.acb(1)] * n
+            for t, c in enumerate(cols):
+                q[c] = sol[t, 0]
+            # conj(p): the left eigenvector, conj(p)^T (A - i w) = 0, component `drop` = 1
+            # (solved from the transposed system without the column `piv`)
+            Mt = flint.acb_mat(
+                n - 1, n - 1, [A[r][c] - (iw if r == c else 0) for c in cols for r in rows]
+            )
+            rt = flint.acb_mat(n - 1, 1, [-(A[drop][c] - (iw if c == drop else 0)) for c in cols])
+            solt = Mt.solve(rt)
+            pc = [flint.acb(1)] * n  # conj(p), unnormalised
+            for t, r in enumerate(rows):
+                pc[r] = solt[t, 0]
+            scale = sum((pc[i] * q[i] for i in range(n)), flint.acb(0))
+            qb = [v.conjugate() for v in q]
+
+            def B(u, v):
+                out = [flint.acb(0)] * n
+                for (i, j, m), h in H.items():
+                    out[i] += h * u[j] * v[m]
+                return out
+
+            total = [flint.acb(0)] * n
+            for (i, j, m, l_), t in T3.items():
+                total[i] += t * q[j] * q[m] * qb[l_]
+            if H:
+                Am = flint.acb_mat(n, n, [A[i][j] for i in range(n) for j in range(n)])
+                b11 = B(q, qb)
+                u = Am.solve(flint.acb_mat(n, 1, b11))
+                t1 = B(q, [u[i, 0] for i in range(n)])
+                M2 = flint.acb_mat(
+                    n, n, [(2 * iw if i == j else 0) - A[i][j] for i in range(n) for j in range(n)]
+                )
+                v = M2.solve(flint.acb_mat(n, 1, B(q, q)))
+                t2 = B(qb, [v[i, 0] for i in range(n)])
+                total = [total[i] - 2 * t1[i] + t2[i] for i in range(n)]
+        except ZeroDivisionError:
+            return None
+        c1 = sum((pc[i] * total[i] for i in range(n)), flint.acb(0)) / scale / 2
+        # |q|^2 > 0 and w > 0 scale l1 by a positive factor: the sign of Re c1 is l1's
+        return c1.real
 
     def fast(self, x, y, w):
         """``l1`` in double precision (numpy): the scan along a curve."""
@@ -1715,4 +1815,66 @@ def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps, box):
     if ok is not None:
         for i, v in zip(free, refined):
             sol[i] = v
-    return (sol[0], sol[1], sol[2]), ok is not None
+    proved = ok is not None and _bautin_proof(lyap, system, z, c, dps)
+    return (sol[0], sol[1], sol[2]), proved
+
+
+def _bautin_proof(lyap, system, z, c, dps) -> bool:
+    """Prove a zero of ``l1`` on the Hopf curve near the located point ``z``: exact ends
+    ``qa < qb`` of coordinate ``c``, ``10^-(dps+1)`` (relative) either side of it, and the
+    Hopf points there (Newton); a Krawczyk test with ``c`` the ball ``[qa, qb]`` proves that for every
+    ``c`` there is exactly one Hopf point in a box ``X`` (a connected piece of the curve, on
+    which the Jacobian of the crossing equations is invertible); ``l1`` evaluated in Arb over
+    ``X`` proves it well defined and continuous on that piece (every linear solve certified);
+    at each end, the Hopf point proved in a box inside ``X`` and ``Re c1`` on it of one
+    certain sign, opposite at the two ends. Then ``l1`` vanishes on the piece."""
+    free = [i for i in range(3) if i != c]
+    digits = dps + GUARD
+    q0 = sp.Rational(mpmath.nstr(z[c], digits))
+    d = sp.Rational(1, 10 ** (dps + 1)) * (1 + abs(q0))
+    qa, qb = q0 - d, q0 + d
+    za = _hopf_at(system, z, c, mpmath.mpf(qa.p) / qa.q)
+    zb = _hopf_at(system, z, c, mpmath.mpf(qb.p) / qb.q)
+    if za is None or zb is None:
+        return False
+    bits = int((dps + 20) * 3.33) + 40
+    with flint.ctx.workprec(bits):
+        # the ball [qa, qb]: its exact midpoint and a radius a little over the half-width
+        m = (qa + qb) / 2
+        half = float((qb - qa) / 2) * (1 + 1e-9)
+        piece = flint.arb(flint.fmpq(int(m.p), int(m.q))) + flint.arb(0, half)
+    big = []
+    fixed = [None] * 3
+    fixed[c] = piece
+    mid = [float((za[i] + zb[i]) / 2) for i in free]
+    ok, _ = _krawczyk(system, mid, free, fixed, dps, boxes=big)
+    if ok is None:
+        return False
+    signs = []
+    with flint.ctx.workprec(bits):
+        whole = [None] * 3
+        whole[c] = piece
+        for i, b in zip(free, big):
+            whole[i] = b
+        if lyap.arb(*whole) is None:
+            return False
+        for q, z in ((qa, za), (qb, zb)):
+            small = []
+            fixed = [None] * 3
+            fixed[c] = flint.fmpq(int(q.p), int(q.q))
+            # tight boxes (dps + GUARD digits): l1 is ~10^-(dps+1) of its scale there
+            ok, _ = _krawczyk(system, [float(z[i]) for i in free], free, fixed, dps + GUARD,
+                              boxes=small)  # fmt: skip
+            if ok is None:
+                return False
+            pt = [None] * 3
+            pt[c] = flint.arb(fixed[c])
+            for i, b, B in zip(free, small, big):
+                if not B.contains(b):
+                    return False
+                pt[i] = b
+            v = lyap.arb(*pt)
+            if v is None or v.contains(0):
+                return False
+            signs.append(v > 0)
+    return signs[0] != signs[1]
