@@ -89,7 +89,7 @@ def test_region_counts_against_numpy_at_random_interior_points(hetero, hmap):
 def test_turning_point_is_the_least_critical_theta(hmap):
     (t,) = [s for s in hmap.special_points if s["type"] == "turning_y"]
     x0, y0 = t["x"], t["y"]
-    assert 0.5 < x0 < 1 and y0 < 9
+    assert 0.5 < x0 < 1 and y0 < 9 and t["certified"]
     # the crossings on lines beside it lie above it, symmetrically to second order (the
     # cubic term makes them differ by ~2 c3 h^3, 3e-3 of the rise at h = 1e-3)
     h = mpmath.mpf("1e-5")
@@ -120,3 +120,24 @@ def test_bad_input(hetero):
     unset = build_model("hetero", L=2, mu1=1, D=1)
     with pytest.raises(SymdelayInputError, match="lam"):
         stability_map(unset, x=("mu2", 1, 2), y=("theta", 0, 20))
+
+
+def test_the_turning_proof_fails_away_from_the_minimum(hmap):
+    """The slope's sign-change proof is not a formality: at certified curve points away
+    from the minimum (the slope far from 0 on the whole small piece) it does not go
+    through; the located minimum itself was proved by the map."""
+    from symdelay.analysis.stability_map import prove_zero_along
+    from symdelay.analysis.stability_map_moving import _slope_arb
+
+    system = hmap._details["systems"][(0, "hopf")]
+    ((kind, pts),) = hmap._details["full"]
+    assert kind == "hopf"
+    (t,) = [s for s in hmap.special_points if s["type"] == "turning_y"]
+    assert t["certified"]
+    with mpmath.workdps(25):
+        far = [z for z in pts if abs(z[0] - t["x"]) > 0.3]
+        assert len(far) > 10
+        for z in far[:: len(far) // 4]:
+            assert (
+                prove_zero_along(system, z, 0, 15, lambda pt: _slope_arb(system, pt, 1, 0)) is False
+            )

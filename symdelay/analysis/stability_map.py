@@ -1772,7 +1772,7 @@ def _hopf_at(system, z0, c, v):
     """The Hopf point with coordinate ``c`` held at ``v``, by Newton from ``z0``."""
     z = [mpmath.mpf(t) for t in z0]
     z[c] = v
-    return _newton_mp(system, z, [i for i in range(3) if i != c], mpmath.mp.dps - 2)
+    return _newton_mp(system, z, [i for i in range(len(z)) if i != c], mpmath.mp.dps - 2)
 
 
 def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps, box):
@@ -1820,15 +1820,24 @@ def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps, box):
 
 
 def _bautin_proof(lyap, system, z, c, dps) -> bool:
-    """Prove a zero of ``l1`` on the Hopf curve near the located point ``z``: exact ends
-    ``qa < qb`` of coordinate ``c``, ``10^-(dps+1)`` (relative) either side of it, and the
-    Hopf points there (Newton); a Krawczyk test with ``c`` the ball ``[qa, qb]`` proves that for every
-    ``c`` there is exactly one Hopf point in a box ``X`` (a connected piece of the curve, on
-    which the Jacobian of the crossing equations is invertible); ``l1`` evaluated in Arb over
-    ``X`` proves it well defined and continuous on that piece (every linear solve certified);
-    at each end, the Hopf point proved in a box inside ``X`` and ``Re c1`` on it of one
-    certain sign, opposite at the two ends. Then ``l1`` vanishes on the piece."""
-    free = [i for i in range(3) if i != c]
+    """Prove a zero of ``l1`` on the Hopf curve near the located point ``z``
+    (:func:`prove_zero_along` with ``Re c1`` in Arb, :meth:`_Lyapunov.arb`)."""
+    return prove_zero_along(system, z, c, dps, lambda pt: lyap.arb(*pt[:3]))
+
+
+def prove_zero_along(system, z, c, dps, value) -> bool:
+    """Prove that ``value`` (a function of a point of Arb balls ``(x, y, ...)`` returning
+    an Arb ball, or None where it cannot be evaluated) vanishes on the branch of
+    ``system`` near the located point ``z``: exact ends ``qa < qb`` of coordinate ``c``,
+    ``10^-(dps+1)`` (relative) either side of it, and the branch points there (Newton); a
+    Krawczyk test with ``c`` the ball ``[qa, qb]`` proves that for every ``c`` there is
+    exactly one branch point in a box ``X`` (a connected piece of the branch, on which the
+    Jacobian of its equations is invertible); ``value`` evaluated over ``X`` proves it
+    defined there (continuous, when it is built of certified operations); at each end,
+    the branch point proved in a box inside ``X`` and ``value`` on it of one certain sign,
+    opposite at the two ends. Then ``value`` vanishes on the piece."""
+    n = len(system.syms)
+    free = [i for i in range(n) if i != c]
     digits = dps + GUARD
     q0 = sp.Rational(mpmath.nstr(z[c], digits))
     d = sp.Rational(1, 10 ** (dps + 1)) * (1 + abs(q0))
@@ -1844,7 +1853,7 @@ def _bautin_proof(lyap, system, z, c, dps) -> bool:
         half = float((qb - qa) / 2) * (1 + 1e-9)
         piece = flint.arb(flint.fmpq(int(m.p), int(m.q))) + flint.arb(0, half)
     big = []
-    fixed = [None] * 3
+    fixed = [None] * n
     fixed[c] = piece
     mid = [float((za[i] + zb[i]) / 2) for i in free]
     ok, _ = _krawczyk(system, mid, free, fixed, dps, boxes=big)
@@ -1852,28 +1861,28 @@ def _bautin_proof(lyap, system, z, c, dps) -> bool:
         return False
     signs = []
     with flint.ctx.workprec(bits):
-        whole = [None] * 3
+        whole = [None] * n
         whole[c] = piece
         for i, b in zip(free, big):
             whole[i] = b
-        if lyap.arb(*whole) is None:
+        if value(whole) is None:
             return False
-        for q, z in ((qa, za), (qb, zb)):
+        for q, zq in ((qa, za), (qb, zb)):
             small = []
-            fixed = [None] * 3
+            fixed = [None] * n
             fixed[c] = flint.fmpq(int(q.p), int(q.q))
-            # tight boxes (dps + GUARD digits): l1 is ~10^-(dps+1) of its scale there
-            ok, _ = _krawczyk(system, [float(z[i]) for i in free], free, fixed, dps + GUARD,
+            # tight boxes (dps + GUARD digits): the value is ~10^-(dps+1) of its scale there
+            ok, _ = _krawczyk(system, [float(zq[i]) for i in free], free, fixed, dps + GUARD,
                               boxes=small)  # fmt: skip
             if ok is None:
                 return False
-            pt = [None] * 3
+            pt = [None] * n
             pt[c] = flint.arb(fixed[c])
             for i, b, B in zip(free, small, big):
                 if not B.contains(b):
                     return False
                 pt[i] = b
-            v = lyap.arb(*pt)
+            v = value(pt)
             if v is None or v.contains(0):
                 return False
             signs.append(v > 0)

@@ -40,9 +40,12 @@ error, not a note.
 
 Special points. Turning points (``turning_x``, ``turning_y``): where the tangent's ``x`` (or
 ``y``) component changes sign between certified neighbours, the point is located by
-bisection on the other coordinate (each point Newton-solved in mpmath to ``dps`` digits) and
-reported with ``certified: False`` (the two neighbours are proved, the extremum's location is
-not an interval bound). Double-Hopf, zero-Hopf and Bautin points are not searched on this
+the Illinois method on the other coordinate (each point Newton-solved in mpmath to ``dps``
+digits) and proved (``certified``) as the generic map proves a Bautin point
+(:func:`~symdelay.analysis.stability_map.prove_zero_along`): a parametric Krawczyk test
+over a ball of that coordinate ``10^-(dps+1)`` wide proves one piece of the branch, with its
+equilibrium, and the slope ``d(x)/d(y)`` (resp. ``d(y)/d(x)``), from a certified solve with
+the Jacobian in Arb, has opposite certain signs at its two ends. Double-Hopf, zero-Hopf and Bautin points are not searched on this
 path; a note says so.
 """
 
@@ -467,6 +470,7 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
         {
             "crossings": lambda x=None, y=None: _crossings(st, result, dps, eqs, x=x, y=y),
             "systems": systems,
+            "full": [(kind, pts) for kind, pts, _tans in full],
         },
     )
     return result
@@ -499,8 +503,8 @@ def _turning_points(branches, systems, dps, box, notes):
     """Turning points: where ``g = d(which)/d(other)`` along a branch changes sign between
     two traced points, its zero is located by the Illinois method on ``other`` (each point
     Newton-solved in mpmath with ``other`` held, ``g`` from one linear solve with the
-    Jacobian) to ``dps`` digits; reported with ``certified: False``."""
-    from symdelay.analysis.stability_map import _solve
+    Jacobian) to ``dps`` digits, then proved (:func:`_slope_arb` changes sign)."""
+    from symdelay.analysis.stability_map import _solve, prove_zero_along
 
     out = []
     with mpmath.workdps(dps + 10):
@@ -529,13 +533,33 @@ def _turning_points(branches, systems, dps, box, notes):
                         continue
                     if not (box[0] <= sol[0] <= box[1] and box[2] <= sol[1] <= box[3]):
                         continue
+                    ok = prove_zero_along(
+                        system, sol, other, dps, lambda pt, w=which, o=other, s=system:
+                        _slope_arb(s, pt, w, o)
+                    )  # fmt: skip
                     out.append(
                         {"type": name, "x": sol[0], "y": sol[1],
                          "omega": sol[2] if kind == "hopf" else mpmath.mpf(0), "factor": 0,
-                         "kind": kind, "certified": False}
+                         "kind": kind, "certified": ok}
                     )  # fmt: skip
     out.sort(key=lambda s: (s["type"], float(s["x"]), float(s["y"])))
     return out
+
+
+def _slope_arb(system, pt, which, other):
+    """``d(which)/d(other)`` along the branch on the Arb point ``pt``: the tangent with
+    ``other``'s component 1, from a certified solve with the Jacobian (None if singular)."""
+    k = len(system.syms)
+    flat = system.arb()[1](pt)
+    rows = len(system.exprs)
+    free = [i for i in range(k) if i != other]
+    M = flint.arb_mat(rows, rows, [flat[r * k + c] for r in range(rows) for c in free])
+    rhs = flint.arb_mat(rows, 1, [-flat[r * k + other] for r in range(rows)])
+    try:
+        t = M.solve(rhs)
+    except ZeroDivisionError:
+        return None
+    return t[free.index(which), 0]
 
 
 def _illinois(system, g, pa, pb, other, free, dps):
