@@ -509,7 +509,8 @@ class Model(Specialisable, LatexDisplay):
 
         if p not in self.free_parameters:
             return True
-        return _exact(self) is not None
+        # one SymPy solve per model (it does not depend on p)
+        return self.cached("equilibrium closed form", lambda: _exact(self) is not None)
 
     def cached(self, key: str, compute):
         """The result of an analysis of this model, computed once: ``compute()`` the first
