@@ -138,10 +138,23 @@ def test_critical_when_the_equilibrium_moves_with_theta():
     # every theta; must find the founding model's exact theta_c = 5.12 (L = 3, D = 1)
     m = build_model("hetero", mu1=1, mu2=1, lam=1, D1=1, D2=1, L=3)
     c = critical(m)
-    assert c.method == "generic" and "re-solved" in c.note
-    assert abs(float(c.critical) - 5.12) < 1e-5 * 5.12
+    assert c.method == "generic" and "proved by Krawczyk" in c.note
+    assert abs(c.critical - mpmath.mpf("5.12")) < 1e-14 * 5.12
     exact = critical(build_model("erlang", L=3, mu=1, lam=1, D=1), method="generic")
-    assert abs(float(c.omega) - float(exact.omega)) < 1e-3
+    assert abs(c.omega - exact.omega) < 1e-14 * exact.omega
+    # unequal servers: the crossing is one of the full Jacobian at the proved equilibrium
+    m2 = build_model("hetero", mu1=1, mu2=2, lam=1, D=1, L=2)
+    c2 = critical(m2)
+    at = m2.with_values(theta=sp.Rational(mpmath.nstr(c2.critical, 25)))
+    J = np.array(at.drift_jacobian.subs(at.equilibrium.point).evalf(30).tolist(), dtype=complex)
+    ev = np.linalg.eigvals(J)
+    k = np.argmin(np.abs(ev - 1j * float(c2.omega)))
+    assert abs(ev[k].real) < 1e-10 and abs(ev[k].imag - float(c2.omega)) < 1e-10
+    # below it stable, above it unstable (eigenvalues at the proved equilibrium)
+    for f, want in ((0.999, 0), (1.001, 2)):
+        at = m2.with_values(theta=sp.Rational(mpmath.nstr(c2.critical * f, 20)))
+        J = np.array(at.drift_jacobian.subs(at.equilibrium.point).evalf(30).tolist(), dtype=float)
+        assert int(np.sum(np.linalg.eigvals(J).real > 0)) == want
 
 
 def test_founding_functions_take_model_and_agree_with_their_own_path():

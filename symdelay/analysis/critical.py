@@ -797,18 +797,20 @@ def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint
     return CriticalPoint(None, best.p_c, best.omega, f.mode, tuple(per))
 
 
-#: Where :func:`critical_by_verdicts` looks (log-spaced), and how finely it bisects.
-SEARCH = {"low": 1e-3, "high": 1e4, "points": 29, "rtol": 1e-6}
+#: Where :func:`critical_by_verdicts` looks (log-spaced), and the digits of the crossing.
+SEARCH = {"low": 1e-3, "high": 1e4, "points": 29, "dps": 15}
 
 
 def critical_by_verdicts(model, param: str = "theta", search=None) -> CriticalCurve:
     """The first ``param`` where the equilibrium loses stability, when the equilibrium itself
-    moves with ``param`` (no closed form: it is re-solved and proved at every value).
+    moves with ``param`` (no closed form).
 
-    Stability at each value is decided by Routh–Hurwitz on the Jacobian's polynomial at the
-    proved equilibrium; a log-spaced scan brackets the first change and bisection narrows it
-    to ``rtol``. The record says what was searched; no change found means ``inf`` *within the
-    searched range*, not a proof beyond it. (:func:`critical` takes this branch by itself.)
+    The equilibrium is continued over a log-spaced scan (``search``: ``low``, ``high``,
+    ``points``) with its eigenvalues counted; the first change is bracketed, and the crossing
+    is solved together with its equilibrium and proved by a Krawczyk test to ``dps`` digits
+    (:func:`symdelay.analysis.stability_map_moving.first_crossing`). The record says what
+    was searched; no change found means ``inf`` *within the searched range*, not a proof
+    beyond it. (:func:`critical` takes this branch by itself.)
     """
     L, mu_v, lam_v = _shown(model)
     point = _point_by_verdicts(model, param, search)
@@ -816,48 +818,20 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> CriticalCu
 
 
 def _point_by_verdicts(model, param: str = "theta", search=None) -> CriticalPoint:
-    from symdelay.analysis.roots import roots
-    from symdelay.analysis.stability import is_stable
+    from symdelay.analysis.stability_map_moving import first_crossing
 
     cfg = {**SEARCH, **(search or {})}
-
-    def stable(v: float) -> bool:
-        return is_stable(model.with_values(**{param: v})) is True
-
-    grid = [float(x) for x in _logspace(cfg["low"], cfg["high"], cfg["points"])]
-    prev = None
-    for v in grid:
-        if not stable(v):
-            break
-        prev = v
-    else:
-        note = (
-            f"equilibrium depends on {param}: stable at all {cfg['points']} log-spaced values "
-            f"in [{cfg['low']:g}, {cfg['high']:g}]; no crossing found there"
-        )
-        return CriticalPoint(None, mpmath.inf, None, None, (), note)
-    if prev is None:
+    unknown = set(cfg) - set(SEARCH)
+    if unknown:
         raise SymdelayInputError(
-            f"the equilibrium is already unstable at {param} = {cfg['low']:g}: no threshold "
-            "above it to report"
+            f"search: unknown keys {', '.join(sorted(unknown))}: use " + ", ".join(SEARCH)
         )
-    lo, hi = prev, v
-    steps = 0
-    while hi - lo > cfg["rtol"] * hi:
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if stable(mid) else (lo, mid)
-        steps += 1
-    top = roots(model.with_values(**{param: hi}), dps=15, method="generic")
-    rightmost = max((z for _, rs in top.per_factor for z in rs), key=lambda z: z.value.real)
-    note = (
-        f"equilibrium depends on {param}: re-solved and proved at every value; first loss "
-        f"of stability bracketed on {cfg['points']} log-spaced values in "
-        f"[{cfg['low']:g}, {cfg['high']:g}], then {steps} bisection steps to relative "
-        f"{cfg['rtol']:g} (Routh verdicts); omega from the certified roots at the upper end"
+    value, omega, _kind, _ok, note = first_crossing(
+        model, param, cfg["low"], cfg["high"], cfg["points"], dps=cfg["dps"]
     )
-    return CriticalPoint(
-        None, mpmath.mpf(0.5 * (lo + hi)), abs(rightmost.value.imag), "full", (), note
-    )
+    if value is None:
+        return CriticalPoint(None, mpmath.inf, None, None, (), note)
+    return CriticalPoint(None, value, omega, "full", (), note)
 
 
 def _logspace(low: float, high: float, n: int):

@@ -114,20 +114,25 @@ class _ExprSystem:
 
 
 class _Setup:
-    """The model's drift, Jacobian and characteristic polynomial in ``(s, x, y)``, numpy
-    evaluators of them, and the equilibrium along lines and grids."""
+    """The model's drift, Jacobian and characteristic polynomial in the states and the
+    ``axes`` (one or two ``(name, symbol, reparametrisation)``), numpy evaluators of them,
+    and the equilibrium along lines and grids (methods take the axes' values in order)."""
 
-    def __init__(self, model, X, Y):
+    def __init__(self, model, *axes):
         from symdelay.analysis.stability_map import W, _split
 
-        (self.xname, self.xs, self.xrp), (self.yname, self.ys, self.yrp) = X, Y
+        self.axes = axes
+        self.names = [a[0] for a in axes]
+        self.syms = [a[1] for a in axes]
+        if len(axes) == 2:
+            (self.xname, self.xs, _), (self.yname, self.ys, _) = axes
         self.model = model
-        subs = {rp.base: rp.L / rp.symbol for rp in (self.xrp, self.yrp) if rp is not None}
+        subs = {rp.base: rp.L / rp.symbol for _n, _s, rp in axes if rp is not None}
         self.states = list(model.states)
         self.n = len(self.states)
         drift = [sp.sympify(e).xreplace(subs) for e in model.drift]
         Jac = sp.Matrix(model.drift_jacobian).xreplace(subs)
-        extra = set().union(*(e.free_symbols for e in drift)) - {*self.states, self.xs, self.ys}
+        extra = set().union(*(e.free_symbols for e in drift)) - {*self.states, *self.syms}
         if extra:
             raise SymdelayInputError(
                 "give numbers for " + ", ".join(sorted(map(str, extra))) + " (every other "
@@ -135,20 +140,20 @@ class _Setup:
             )
         P = (R_SYMBOL * sp.eye(self.n) - Jac).det(method="berkowitz")
         P = sp.expand(P)
-        re, im = _split(P, self.xs, self.ys)
-        xy = [self.xs, self.ys]
-        self.hopf = _ExprSystem([re, im, *drift], [*xy, W, *self.states])
-        self.fold = _ExprSystem([sp.expand(P.subs(R_SYMBOL, 0)), *drift], [*xy, *self.states])
-        self._F = sp.lambdify([*self.states, *xy], drift, "numpy")
-        self._J = sp.lambdify([*self.states, *xy], Jac, "numpy")
+        re, im = _split(P, None, None)
+        ax = list(self.syms)
+        self.hopf = _ExprSystem([re, im, *drift], [*ax, W, *self.states])
+        self.fold = _ExprSystem([sp.expand(P.subs(R_SYMBOL, 0)), *drift], [*ax, *self.states])
+        self._F = sp.lambdify([*self.states, *ax], drift, "numpy")
+        self._J = sp.lambdify([*self.states, *ax], Jac, "numpy")
 
     # ---- the equilibrium and the eigenvalues in doubles
-    def newton(self, s0, x, y):
+    def newton(self, s0, *vals):
         s = np.array(s0, dtype=float)
         for _ in range(50):
             try:
-                f = np.array(self._F(*s, x, y), dtype=float)
-                d = np.linalg.solve(np.array(self._J(*s, x, y), dtype=float), f)
+                f = np.array(self._F(*s, *vals), dtype=float)
+                d = np.linalg.solve(np.array(self._J(*s, *vals), dtype=float), f)
             except (np.linalg.LinAlgError, FloatingPointError, ValueError, ZeroDivisionError):
                 return None
             s = s - d
@@ -158,35 +163,33 @@ class _Setup:
                 return s
         return None
 
-    def model_at(self, a, b):
-        """The model with the axes at the exact values ``a``, ``b``."""
+    def model_at(self, *exact):
+        """The model with the axes at the exact values ``exact``."""
         vals = {}
-        for (_name, _sym, rp), v in (((self.xname, self.xs, self.xrp), a),
-                                     ((self.yname, self.ys, self.yrp), b)):  # fmt: skip
+        for (_name, sym, rp), v in zip(self.axes, exact):
             if rp is None:
-                vals[str(_sym)] = v
+                vals[str(sym)] = v
             else:
                 vals[str(rp.base)] = sp.Rational(rp.L) / v
         return self.model.with_values(**vals)
 
-    def proved(self, a, b):
-        """The equilibrium at the exact point ``(a, b)``, solved and proved by the model."""
-        m = self.model_at(sp.Rational(a), sp.Rational(b))
+    def proved(self, *exact):
+        """The equilibrium at the exact point, solved and proved by the model."""
+        m = self.model_at(*(sp.Rational(v) for v in exact))
         return np.array([float(m.equilibrium.point[s]) for s in self.states])
 
-    def equilibrium(self, guess, x, y, exact=None):
-        s = None if guess is None else self.newton(guess, x, y)
+    def equilibrium(self, guess, *vals, exact=None):
+        s = None if guess is None else self.newton(guess, *vals)
         if s is None:
-            a, b = exact if exact is not None else (_decimal(x), _decimal(y))
-            s = self.newton(self.proved(a, b), x, y)
+            ex = exact if exact is not None else tuple(_decimal(v) for v in vals)
+            s = self.newton(self.proved(*ex), *vals)
         if s is None:
-            raise VerificationError(
-                f"no equilibrium found at {self.xname} = {x}, {self.yname} = {y}"
-            )
+            where = ", ".join(f"{n} = {v}" for n, v in zip(self.names, vals))
+            raise VerificationError(f"no equilibrium found at {where}")
         return s
 
-    def eig(self, s, x, y):
-        return np.linalg.eigvals(np.array(self._J(*s, x, y), dtype=float))
+    def eig(self, s, *vals):
+        return np.linalg.eigvals(np.array(self._J(*s, *vals), dtype=float))
 
 
 def _decimal(v: float) -> sp.Rational:
@@ -635,3 +638,78 @@ def _crossings(st, result, dps, eqs, *, x=None, y=None):
             out.append((sol[1 - fix], w, kind, 0, ok))
     out.sort(key=lambda t: t[0])
     return out
+
+
+# ============================================================================ one parameter
+def first_crossing(model, param: str, low: float, high: float, points: int, dps: int = 15):
+    """The first value of ``param`` in ``[low, high]`` where the equilibrium, moving with
+    ``param`` (no closed form), loses stability: ``(value, omega, kind, certified, note)``
+    (``value`` None when the scan finds no change).
+
+    The equilibrium is continued by Newton's method over ``points`` log-spaced values and
+    the eigenvalues of its Jacobian counted with ``Re > 0`` (double precision, a search);
+    at the first value with a root there, bisection on the count brackets the crossing,
+    the eigenvalue nearest the axis gives its kind (a pair: Hopf, a real root: fold), and
+    the crossing is solved *with its equilibrium* (the square system of the crossing and
+    equilibrium equations in ``(param, omega, states)``) and proved by a Krawczyk test in
+    Arb: one solution within ``10^-(dps+2)`` (relative) of the printed value."""
+    from symdelay.analysis.stability_map import GUARD, _krawczyk
+    from symdelay.analysis.window import _resolve
+
+    sym, rp = _resolve(model, param)
+    st = model.cached(f"moving critical {param}", lambda: _Setup(model, (param, sym, rp)))
+    grid = np.logspace(np.log10(low), np.log10(high), points)
+    s = st.equilibrium(None, grid[0])
+    prev = (grid[0], s, _count(st.eig(s, grid[0])))
+    if prev[2]:
+        raise SymdelayInputError(
+            f"the equilibrium is already unstable at {param} = {low:g}: no threshold above it "
+            "to report"
+        )
+    searched = (
+        f"equilibrium depends on {param}: continued by Newton over {points} log-spaced values "
+        f"in [{low:g}, {high:g}] with its eigenvalues counted (double precision)"
+    )
+    for v in grid[1:]:
+        s = st.equilibrium(prev[1], v)
+        cur = (v, s, _count(st.eig(s, v)))
+        if cur[2] != prev[2]:
+            break
+        prev = cur
+    else:
+        return None, None, None, False, f"{searched}; stable at all of them, no crossing found"
+    lo, hi = prev, cur
+    for _ in range(60):
+        m = float(np.sqrt(lo[0] * hi[0]))
+        sm = st.equilibrium(lo[1], m)
+        c = _count(st.eig(sm, m))
+        lo, hi = ((m, sm, c), hi) if c == lo[2] else (lo, (m, sm, c))
+        if hi[0] - lo[0] <= 1e-13 * hi[0]:
+            break
+    v = 0.5 * (lo[0] + hi[0])
+    ev = st.eig(hi[1], hi[0])
+    unstable = sorted((e for e in ev if e.real > 0), key=lambda e: e.real)
+    pair = [e for e in unstable if abs(e.imag) > 1e-9 * (1 + abs(e))]
+    kind = "hopf" if pair and (not unstable or unstable[0].imag != 0) else "fold"
+    if kind == "hopf":
+        z = np.array([v, abs(pair[0].imag), *hi[1]])
+        system = st.hopf
+    else:
+        z = np.array([v, *hi[1]])
+        system = st.fold
+    z = _newton_np(system, z, list(range(len(z))))
+    if z is None:
+        raise VerificationError(f"the crossing in {param} near {v:.6g} did not converge")
+    with mpmath.workdps(dps + GUARD):
+        n = len(z)
+        ok, sol = _krawczyk(system, [float(t) for t in z], list(range(n)), [None] * n, dps + 2)
+    certified = ok is not None
+    if not certified:
+        sol = [mpmath.mpf(float(t)) for t in z]
+    omega = sol[1] if kind == "hopf" else mpmath.mpf(0)
+    note = (
+        f"{searched}; the first change bracketed by bisection on the count, then the "
+        f"{'Hopf' if kind == 'hopf' else 'fold'} crossing solved with its equilibrium and "
+        + ("proved by Krawczyk (Arb)" if certified else "NOT proved (Krawczyk failed)")
+    )
+    return sol[0], omega, kind, certified, note

@@ -566,6 +566,7 @@ def build_document(doc, explorer: Explorer) -> dict:
     (``roots_source``, ``rightmost_source``, ``fluid_source``, ``marker_source``,
     ``map_curve_source``, ``map_points_source``) and a ``status`` Div. Returns the models
     by name (what the tests read)."""
+    from bokeh.events import DocumentReady
     from bokeh.layouts import column, row
     from bokeh.models import (
         ColumnDataSource,
@@ -773,13 +774,24 @@ def build_document(doc, explorer: Explorer) -> dict:
 
         doc.add_timeout_callback(step, 1)
 
+    ready = {"done": False}
+
     def run_update():
         pending["tick"] = False
         st = dict(current)
         data = ex.update(st)
         apply(data)
-        if not ex.founding:
+        if not ex.founding and ready["done"]:
             generic_map(st)
+
+    def on_ready(_event):
+        # another model's coarse map starts once the page is drawn: its points run on the
+        # server's thread, and a slow model's first point would hold the page back
+        ready["done"] = True
+        if not ex.founding:
+            generic_map(dict(current))
+
+    doc.on_event(DocumentReady, on_ready)
 
     last = {"change": time.monotonic()}
 
