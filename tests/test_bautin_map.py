@@ -131,3 +131,54 @@ def test_the_bautin_proof_fails_where_l1_does_not_vanish(cubic_map):
         # and at the located point it does
         (s,) = [s for s in res.special_points if s["type"] == "bautin"]
         assert _bautin_proof(lyap, system, [s["x"], s["y"], s["omega"]], 1, 20) is True
+
+
+def quadratic_routing_model(a) -> Model:
+    """The cubic routing model with a quadratic term ``a (q - 1)^2`` in the weights too:
+    second derivatives of the drift that do not vanish at the equilibrium, beside third ones
+    (the normal form's quadratic terms, through the sum mode)."""
+    states = ["q1", "q2", "z11", "z12", "z21", "z22"]
+
+    def w(i):
+        return f"exp(-theta*(q{i} - 1) - {a}*(q{i} - 1)**2 - b*(q{i} - 1)**3)"
+
+    trans = []
+    for i, j in ((1, 2), (2, 1)):
+        trans.append((f"arrive {i}", {f"z{i}1": 1}, f"2*{w(i)}/({w(i)} + {w(j)})"))
+        trans.append((f"phase {i}", {f"z{i}1": -1, f"z{i}2": 1}, f"z{i}1"))
+        trans.append((f"enter {i}", {f"z{i}2": -1, f"q{i}": 1}, f"z{i}2"))
+        trans.append((f"serve {i}", {f"q{i}": -1}, f"q{i}"))
+    return Model(
+        "quadratic routing",
+        states,
+        {"theta": "real", "b": "real"},
+        trans,
+        symmetry=[["q1", "q2"], ["z11", "z21"], ["z12", "z22"]],
+    )
+
+
+def test_l1_with_quadratic_terms_matches_the_generic_normal_form():
+    """With second derivatives beside third ones the map's l1 (doubles and Arb) has the
+    generic normal form's sign at every sampled curve point, and its Bautin point is a zero
+    of the generic normal form's l1 (the tensors were once read in the wrong order here)."""
+    import flint
+
+    model = quadratic_routing_model(3)
+    res = stability_map(model, x=("theta", 6, 10), y=("b", 0, 400), dps=15, cells=6)
+    (curve,) = [c for c in res.curves if c.kind == "hopf"]
+    l1 = res._details["l1"][res.curves.index(curve)]
+    lyap = model.cached("stability_map lyapunov theta b", lambda: None)
+    signs = set()
+    for p, v in list(zip(curve.points, l1))[::12]:
+        nf = normal_form(model.with_values(b=mpmath.nstr(p[1], 15)), dps=15)
+        if abs(nf.l1) < 1e-6:
+            continue
+        with flint.ctx.workprec(120):
+            ball = lyap.arb(*(flint.arb(mpmath.nstr(t, 25)) for t in p))
+        assert (v < 0) == (nf.l1 < 0) == (ball < 0)
+        signs.add(nf.l1 < 0)
+    assert signs == {True, False}
+    (s,) = [s for s in res.special_points if s["type"] == "bautin"]
+    assert s["certified"]
+    nf = normal_form(model.with_values(b=mpmath.nstr(s["y"], 15)), dps=15)
+    assert abs(nf.l1) < 1e-10 and abs(nf.theta_c - s["x"]) < 1e-10

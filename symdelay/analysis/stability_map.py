@@ -741,6 +741,37 @@ class _Tracer:
         return pts, tans, why
 
 
+def unexplained_pairs(counts, cx, cy, polylines, Sxy):
+    """Neighbouring cells ``(j, k, j2, k2)`` whose counts differ while no traced polyline
+    (points whose first two coordinates are ``(x, y)``) crosses the segment between their
+    centres: where a branch may have been missed."""
+    lines = []
+    for pts in polylines:
+        P = np.array([[float(z[0]), float(z[1])] for z in pts])
+        if len(P) >= 2:
+            lines.append((P[:-1] / Sxy, P[1:] / Sxy))
+
+    def explained(p, q):
+        for a, b in lines:
+            idx, _, _ = _segments_cross(p / Sxy, q / Sxy, a, b)
+            if len(idx):
+                return True
+        return False
+
+    cells_y, cells_x = len(counts), len(counts[0])
+    out = []
+    for j, k in itertools.product(range(cells_y), range(cells_x)):
+        for dj, dk in ((0, 1), (1, 0)):
+            j2, k2 = j + dj, k + dk
+            if j2 >= cells_y or k2 >= cells_x or counts[j][k] == counts[j2][k2]:
+                continue
+            p = np.array([float(cx[k]), float(cy[j])])
+            q = np.array([float(cx[k2]), float(cy[j2])])
+            if not explained(p, q):
+                out.append((j, k, j2, k2))
+    return out
+
+
 def _seg_dist(p, a, b):
     """Distances from point p to segments a[i]-b[i] (arrays n x 2)."""
     d = b - a
@@ -934,29 +965,8 @@ def stability_map(
     counts = [[counter(a, b) for a in cx] for b in cy]
 
     # ---- second net: count changes between neighbouring cells that no branch explains
-    def explained(p, q):
-        for b in branches:
-            P = np.array(b[2])
-            if len(P) < 2:
-                continue
-            idx, _, _ = _segments_cross(p / Sxy, q / Sxy, P[:-1, :2] / Sxy, P[1:, :2] / Sxy)
-            if len(idx):
-                return True
-        return False
-
     def unexplained():
-        out = []
-        for j in range(cells):
-            for k in range(cells):
-                for dj, dk in ((0, 1), (1, 0)):
-                    j2, k2 = j + dj, k + dk
-                    if j2 >= cells or k2 >= cells or counts[j][k] == counts[j2][k2]:
-                        continue
-                    p = np.array([float(cx[k]), float(cy[j])])
-                    q = np.array([float(cx[k2]), float(cy[j2])])
-                    if not explained(p, q):
-                        out.append((j, k, j2, k2))
-        return out
+        return unexplained_pairs(counts, cx, cy, [b[2] for b in branches], Sxy)
 
     missing = unexplained()
     extra_lines = 0
@@ -1507,6 +1517,8 @@ class _Lyapunov:
                 if e != 0:
                     self.A_idx.append((i, j))
                     entries.append(e)
+        # the entries in the order _tensors and fast read them: A, then every H, then every T
+        second, third = [], []
         for i, F in enumerate(model.drift):
             deps = [k for k, st in enumerate(states) if F.has(st)]
             for a, b in itertools.combinations_with_replacement(deps, 2):
@@ -1516,7 +1528,7 @@ class _Lyapunov:
                 e = at(d2)
                 if e != 0:
                     self.H_idx.append((i, a, b))
-                    entries.append(e)
+                    second.append(e)
                 for c in deps:
                     if c < b:
                         continue
@@ -1526,7 +1538,8 @@ class _Lyapunov:
                     e3 = at(d3)
                     if e3 != 0:
                         self.T_idx.append((i, a, b, c))
-                        entries.append(e3)
+                        third.append(e3)
+        entries += second + third
         free = set().union(*(e.free_symbols for e in entries)) - set(syms)
         if free:
             raise SymdelayInputError(
@@ -1536,6 +1549,22 @@ class _Lyapunov:
         self.f = sp.lambdify(syms, entries, "mpmath")
         self.f_np = sp.lambdify(syms, entries, "numpy")
         self._entries, self._syms, self._f_arb = entries, syms, None
+
+    def _tensors(self, vals):
+        """``({(i, j): A_ij}, {(i, a, b): H}, {(i, a, b, c): T})`` from the evaluated
+        entries (second and third derivatives filled over every order of the indices)."""
+        it = iter(vals)
+        A = {ij: next(it) for ij in self.A_idx}
+        H, T3 = {}, {}
+        for i, a, b in self.H_idx:
+            v = next(it)
+            for u, w in {(a, b), (b, a)}:
+                H[(i, u, w)] = v
+        for i, a, b, c in self.T_idx:
+            v = next(it)
+            for u, w, t in set(itertools.permutations((a, b, c))):
+                T3[(i, u, w, t)] = v
+        return A, H, T3
 
     def arb(self, x, y, w):
         """An Arb ball containing ``Re c1`` (``c1`` with the critical eigenvector scaled so
@@ -1562,19 +1591,9 @@ class _Lyapunov:
         evl, U = np.linalg.eig(A0.T)
         drop = int(np.argmax(np.abs(U[:, int(np.argmin(np.abs(evl + 1j * wf)))])))
         A = [[flint.acb(0)] * n for _ in range(n)]
-        k = 0
-        for i, j in self.A_idx:
-            A[i][j] = flint.acb(vals[k])
-            k += 1
-        H, T3 = {}, {}
-        for i, a, b in self.H_idx:
-            for u, v in {(a, b), (b, a)}:
-                H[(i, u, v)] = vals[k]
-            k += 1
-        for i, a, b, c in self.T_idx:
-            for u, v, t in set(itertools.permutations((a, b, c))):
-                T3[(i, u, v, t)] = vals[k]
-            k += 1
+        Aent, H, T3 = self._tensors(vals)
+        for (i, j), v in Aent.items():
+            A[i][j] = flint.acb(v)
         iw = flint.acb(0, w)
         try:
             # q: (A - i w) q = 0 with q[piv] = 1, the row `drop` left out (implied at a
@@ -1668,21 +1687,10 @@ class _Lyapunov:
         from symdelay.analysis.projection import eigenvectors, first_lyapunov
 
         n = self.n
-        vals = self.f(x, y)
-        k = 0
+        Aent, H, T3 = self._tensors(self.f(x, y))
         A = mpmath.matrix(n, n)
-        for i, j in self.A_idx:
-            A[i, j] = vals[k]
-            k += 1
-        H, T3 = {}, {}
-        for i, a, b in self.H_idx:
-            for u, v in {(a, b), (b, a)}:
-                H[(i, u, v)] = vals[k]
-            k += 1
-        for i, a, b, c in self.T_idx:
-            for u, v, t in set(itertools.permutations((a, b, c))):
-                T3[(i, u, v, t)] = vals[k]
-            k += 1
+        for (i, j), v in Aent.items():
+            A[i, j] = v
 
         def B(u, v):
             out = mpmath.matrix(n, 1)

@@ -51,8 +51,6 @@ path; a note says so.
 
 from __future__ import annotations
 
-import itertools
-
 import flint
 import mpmath
 import numpy as np
@@ -293,8 +291,8 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
         _krawczyk,
         _on_branch,
         _regions,
-        _segments_cross,
         _Tracer,
+        unexplained_pairs,
     )
 
     st = model.cached(
@@ -363,27 +361,8 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
         counts.append(row)
 
     # ---- second net: count changes no traced curve explains, scanned on their segment
-    def explained(p, q):
-        for b in branches:
-            P = np.array([z[:2] for z in b[1]])
-            if len(P) >= 2:
-                idx, _, _ = _segments_cross(p / Sxy, q / Sxy, P[:-1] / Sxy, P[1:] / Sxy)
-                if len(idx):
-                    return True
-        return False
-
     def unexplained():
-        out = []
-        for j, k in itertools.product(range(cells), repeat=2):
-            for dj, dk in ((0, 1), (1, 0)):
-                j2, k2 = j + dj, k + dk
-                if j2 >= cells or k2 >= cells or counts[j][k] == counts[j2][k2]:
-                    continue
-                p = np.array([float(cx[k]), float(cy[j])])
-                q = np.array([float(cx[k2]), float(cy[j2])])
-                if not explained(p, q):
-                    out.append((j, k, j2, k2))
-        return out
+        return unexplained_pairs(counts, cx, cy, [b[1] for b in branches], Sxy)
 
     missing = unexplained()
     extra = 0
