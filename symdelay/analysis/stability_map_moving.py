@@ -55,6 +55,21 @@ import flint
 import mpmath
 import numpy as np
 
+from symdelay.analysis.map_core import (
+    GUARD,
+    MapCurve,
+    StabilityMap,
+    W,
+    _krawczyk,
+    _newton_mp,
+    _on_branch,
+    _regions,
+    _solve,
+    _split,
+    _Tracer,
+    prove_zero_along,
+    unexplained_pairs,
+)
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import r as R_SYMBOL
@@ -94,10 +109,10 @@ class _ExprSystem:
         )
 
     def f(self, z):
-        return np.array(self._np(*z), dtype=float)
+        return _finite(self._np, self._mp, z)
 
     def J(self, z):
-        return np.array(self._npj(*z), dtype=float)
+        return _finite(self._npj, self._mpj, z).reshape(len(self.exprs), len(self.syms))
 
     def fm(self, z):
         return list(self._mp(*z))
@@ -117,7 +132,6 @@ class _Setup:
     and the equilibrium along lines and grids (methods take the axes' values in order)."""
 
     def __init__(self, model, *axes):
-        from symdelay.analysis.stability_map import W, _split
 
         self.axes = axes
         self.names = [a[0] for a in axes]
@@ -142,16 +156,25 @@ class _Setup:
         ax = list(self.syms)
         self.hopf = _ExprSystem([re, im, *drift], [*ax, W, *self.states])
         self.fold = _ExprSystem([sp.expand(P.subs(R_SYMBOL, 0)), *drift], [*ax, *self.states])
-        self._F = sp.lambdify([*self.states, *ax], drift, "numpy")
-        self._J = sp.lambdify([*self.states, *ax], Jac, "numpy")
+        args = [*self.states, *ax]
+        self._F = sp.lambdify(args, drift, "numpy")
+        self._J = sp.lambdify(args, Jac, "numpy")
+        self._Fm = sp.lambdify(args, drift, "mpmath")
+        self._Jm = sp.lambdify(args, list(Jac), "mpmath")
+
+    def F(self, s, *vals):
+        return _finite(self._F, self._Fm, (*s, *vals))
+
+    def Jac(self, s, *vals):
+        return _finite(self._J, self._Jm, (*s, *vals)).reshape(self.n, self.n)
 
     # ---- the equilibrium and the eigenvalues in doubles
     def newton(self, s0, *vals):
         s = np.array(s0, dtype=float)
         for _ in range(50):
             try:
-                f = np.array(self._F(*s, *vals), dtype=float)
-                d = np.linalg.solve(np.array(self._J(*s, *vals), dtype=float), f)
+                f = self.F(s, *vals)
+                d = np.linalg.solve(self.Jac(s, *vals), f)
             except (np.linalg.LinAlgError, FloatingPointError, ValueError, ZeroDivisionError):
                 return None
             s = s - d
@@ -187,7 +210,20 @@ class _Setup:
         return s
 
     def eig(self, s, *vals):
-        return np.linalg.eigvals(np.array(self._J(*s, *vals), dtype=float))
+        return np.linalg.eigvals(self.Jac(s, *vals))
+
+
+def _finite(fast, exact_range, args):
+    """``fast(*args)`` (numpy) as a float array, or, where doubles overflow or give 0/0 (a
+    logit ``exp(-q1 theta) / (exp(-q1 theta) + exp(-q2 theta))`` at large ``theta``), the
+    same expressions in mpmath (unbounded exponents) rounded to doubles."""
+    with np.errstate(all="ignore"):
+        out = np.array(fast(*args), dtype=float).ravel()
+    if np.all(np.isfinite(out)):
+        return out
+    with mpmath.workdps(20):
+        vals = exact_range(*(mpmath.mpf(float(a)) for a in args))
+        return np.array([float(v) for v in np.ravel(np.array(vals, dtype=object))], dtype=float)
 
 
 def _decimal(v: float) -> sp.Rational:
@@ -285,15 +321,6 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
     """The map (see the module docstring). ``X``, ``Y``: ``(name, symbol, reparametrisation)``;
     ``box_exact``: ``(xlo, xhi, ylo, yhi)`` exact rationals."""
     from symdelay.analysis.roots import roots
-    from symdelay.analysis.stability_map import (
-        MapCurve,
-        StabilityMap,
-        _krawczyk,
-        _on_branch,
-        _regions,
-        _Tracer,
-        unexplained_pairs,
-    )
 
     st = model.cached(
         f"stability_map moving {X[0]} {Y[0]}", lambda: _Setup(model, X, Y)
@@ -391,7 +418,6 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
             )
 
     # ---- certify the curve points (one coordinate exact, the rest with the equilibrium)
-    from symdelay.analysis.stability_map import GUARD
 
     curves, full, failed = [], [], 0
     with mpmath.workdps(dps + GUARD):
@@ -486,7 +512,6 @@ def _turning_points(branches, systems, dps, box, notes):
     two traced points, its zero is located by the Illinois method on ``other`` (each point
     Newton-solved in mpmath with ``other`` held, ``g`` from one linear solve with the
     Jacobian) to ``dps`` digits, then proved (:func:`_slope_arb` changes sign)."""
-    from symdelay.analysis.stability_map import _solve, prove_zero_along
 
     out = []
     with mpmath.workdps(dps + 10):
@@ -546,7 +571,6 @@ def _slope_arb(system, pt, which, other):
 
 def _illinois(system, g, pa, pb, other, free, dps):
     """The zero of ``g`` between the branch points ``pa``, ``pb`` (coordinate ``other``)."""
-    from symdelay.analysis.stability_map import _newton_mp
 
     def at(v, guess):
         z = [mpmath.mpf(u) for u in guess]
@@ -585,7 +609,6 @@ def _illinois(system, g, pa, pb, other, free, dps):
 def _crossings(st, result, dps, eqs, *, x=None, y=None):
     """:meth:`StabilityMap.crossings` on this path: the line scanned as a seed line, every
     crossing in the box proved by Krawczyk with its equilibrium."""
-    from symdelay.analysis.stability_map import _krawczyk
     from symdelay.core.params import as_parameter
 
     if (x is None) == (y is None):
@@ -632,7 +655,6 @@ def first_crossing(model, param: str, low: float, high: float, points: int, dps:
     the crossing is solved *with its equilibrium* (the square system of the crossing and
     equilibrium equations in ``(param, omega, states)``) and proved by a Krawczyk test in
     Arb: one solution within ``10^-(dps+2)`` (relative) of the printed value."""
-    from symdelay.analysis.stability_map import GUARD, _krawczyk
     from symdelay.analysis.window import _resolve
 
     sym, rp = _resolve(model, param)

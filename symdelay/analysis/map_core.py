@@ -1,0 +1,618 @@
+"""What the fixed- and moving-equilibrium stability maps share: the records
+(:class:`MapCurve`, :class:`StabilityMap`), pseudo-arclength continuation (:class:`_Tracer`),
+the Krawczyk proofs in Arb (:func:`_krawczyk`, :func:`prove_zero_along`), the grouping of cells
+into regions and the second net (:func:`unexplained_pairs`). The maps themselves are
+:mod:`symdelay.analysis.stability_map` (a polynomial characteristic factor, equilibrium fixed)
+and :mod:`symdelay.analysis.stability_map_moving` (an equilibrium that moves with the axes)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import flint
+import mpmath
+import numpy as np
+
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
+from symdelay.core.numbers import format_number
+from symdelay.core.result import Result
+from symdelay.core.symbols import r as R_SYMBOL
+
+GUARD = 10
+
+
+W = sp.Symbol("w_", real=True)  # the crossing frequency (an internal unknown)
+
+
+#: steps of the continuation (scaled arclength in the box's unit square)
+H_START, H_MAX, H_MIN = 0.004, 0.02, 1e-7
+
+
+MAX_STEPS = 4000
+
+
+@dataclass(frozen=True)
+class MapCurve:
+    """One traced branch: ``kind`` ``"hopf"`` or ``"fold"``, the factor's index in
+    ``model.factors``, its points ``(x, y, omega)`` (mpmath, certified) in order along the
+    branch, and ``ends``: why it stopped at each end (``"box edge"``, ``"omega -> 0"``,
+    ``"closed"``, ``"step limit"``, ``"step too small"``)."""
+
+    kind: str
+    factor: int
+    points: tuple
+    ends: tuple = ()
+
+    def arrays(self):
+        """``(x, y, omega)`` as float arrays."""
+        a = np.array([[float(v) for v in p] for p in self.points], dtype=float)
+        return a[:, 0], a[:, 1], a[:, 2]
+
+
+@dataclass(frozen=True)
+class StabilityMap(Result):
+    """The stability map of ``model_name`` over the box ``x`` x ``y`` (each ``(name, lo,
+    hi)``, exact): ``curves`` (:class:`MapCurve`), ``special_points`` (dicts with ``type``,
+    ``x``, ``y``, ``omega`` (a tuple for a double Hopf), ``factor``, ``certified``),
+    ``regions`` (dicts: ``unstable_roots``, ``point`` (exact rationals), ``cells``),
+    ``cell_counts`` (the exact count at each cell centre, rows in ``y``), ``searched``
+    (what grid seeded the search), ``notes``."""
+
+    model_name: str = field()
+    x: tuple
+    y: tuple
+    fixed: dict
+    dps: int
+    curves: tuple
+    special_points: tuple
+    regions: tuple
+    cell_counts: tuple
+    cell_regions: tuple
+    searched: str
+    notes: tuple = ()
+    method: str = ""
+
+    def _num(self, v):
+        return format_number(v, self.dps)
+
+    def record(self) -> dict:
+        d = self._num
+        return {
+            "x": {"name": self.x[0], "lo": str(self.x[1]), "hi": str(self.x[2])},
+            "y": {"name": self.y[0], "lo": str(self.y[1]), "hi": str(self.y[2])},
+            "fixed": dict(self.fixed),
+            "dps": self.dps,
+            "curves": [
+                {
+                    "kind": c.kind,
+                    "factor": c.factor,
+                    "ends": list(c.ends),
+                    "points": [{"x": d(a), "y": d(b), "omega": d(w)} for a, b, w in c.points],
+                }
+                for c in self.curves
+            ],
+            "special_points": [
+                {
+                    "type": s["type"],
+                    "x": d(s["x"]),
+                    "y": d(s["y"]),
+                    "omega": (
+                        [d(w) for w in s["omega"]]
+                        if isinstance(s["omega"], tuple)
+                        else d(s["omega"])
+                    ),
+                    "factor": s["factor"],
+                    "certified": s["certified"],
+                    **(
+                        {"l1_left": d(s["l1_left"]), "l1_right": d(s["l1_right"])}
+                        if s["type"] == "bautin"
+                        else {}
+                    ),
+                }
+                for s in self.special_points
+            ],
+            "regions": [
+                {
+                    "unstable_roots": g["unstable_roots"],
+                    "point": {"x": str(g["point"][0]), "y": str(g["point"][1])},
+                    "cells": g["cells"],
+                }
+                for g in self.regions
+            ],
+            "grid": {"cells_x": len(self.cell_counts[0]), "cells_y": len(self.cell_counts)},
+            "searched": self.searched,
+            "method": self.method,
+            "notes": list(self.notes),
+        }
+
+    def latex(self) -> str:
+        from symdelay.core.latex import tex
+        from symdelay.model.core import _symbol
+
+        xs, ys = tex(_symbol(self.x[0])), tex(_symbol(self.y[0]))
+        rows = []
+        for s in self.special_points:
+            w = s["omega"]
+            wt = ", ".join(mpmath.nstr(v, 12) for v in w) if isinstance(w, tuple) else None
+            wt = wt if wt is not None else mpmath.nstr(w, 12)
+            rows.append(
+                rf"\text{{{s['type'].replace('_', ' ')}}}: &\quad {xs} = {mpmath.nstr(s['x'], 12)},"
+                rf"\ {ys} = {mpmath.nstr(s['y'], 12)},\ \omega = {wt}"
+            )
+        if not rows:
+            return r"\text{no special points in the box}"
+        return r"\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}"
+
+    def table(self):
+        """The special points and the regions (Jupyter shows it)."""
+        xs, ys = self.x[0], self.y[0]
+        rows = []
+        for s in self.special_points:
+            w = s["omega"]
+            wt = ", ".join(self._num(v) for v in w) if isinstance(w, tuple) else self._num(w)
+            rows.append([s["type"], self._num(s["x"]), self._num(s["y"]), wt])
+        for g in self.regions:
+            rows.append(
+                [f"region: {g['unstable_roots']} unstable roots", str(g["point"][0]),
+                 str(g["point"][1]), f"{g['cells']} cells"]
+            )  # fmt: skip
+        return ["", xs, ys, "omega"], rows, f"stability map of {self.model_name}"
+
+    def crossings(self, *, x=None, y=None) -> list:
+        """Where the traced boundaries cross the line ``x = value`` (or ``y = value``):
+        ``[(other coordinate, omega, kind, factor, certified)]`` sorted, each refined by
+        Newton at ``dps + 10`` digits on the crossing equations with the line's coordinate
+        exact and proved by Krawczyk (``certified``). Only crossings of traced branches."""
+        if (x is None) == (y is None):
+            raise SymdelayInputError("give x= or y= (one line)")
+        return self._details["crossings"](x=x, y=y)
+
+    @property
+    def _details(self):
+        return self.__dict__["_private"]
+
+
+def _split(num, x, y):
+    """``(Re, Im1)``: ``P(i w) = Re + i w Im1`` for the real polynomial ``num`` in r."""
+    P = sp.Poly(num, R_SYMBOL)
+    re, im = sp.Integer(0), sp.Integer(0)
+    for (k,), c in P.terms():
+        sign = -1 if (k // 2) % 2 else 1
+        if k % 2 == 0:
+            re += sign * c * W**k
+        else:
+            im += sign * c * W ** (k - 1)
+    return sp.expand(re), sp.expand(im)
+
+
+def _krawczyk(system, mid, free, fixed_vals, rel, *, boxes=None):
+    """Prove one zero of ``system`` in a box ``m +- rho`` over the unknowns ``free``
+    (indices into ``system.syms``; the others held at exact ``fixed_vals``, fmpq), ``m`` the
+    approximate zero ``mid`` (double precision is enough) refined by chord steps ``m - C F(m)``
+    in Arb (``C`` an approximate inverse of the Jacobian: each step gains about as many digits
+    as ``C`` has). Returns ``(exp10, m)``: the radius proved, ``10^-exp10 (1 + |m|)``, and the
+    refined zero (mpf), or ``(None, None)``. A fixed value may be an Arb ball (the test then
+    proves one zero for every value in it); ``boxes``, a list, receives the proved boxes."""
+    F, Jf = system.arb()
+    n = len(system.syms)
+    k = len(free)
+    with flint.ctx.workprec(int((rel + 20) * 3.33) + 40):
+
+        def point(vals):
+            z = [None] * n
+            j = 0
+            for i in range(n):
+                if i in free:
+                    z[i] = vals[j]
+                    j += 1
+                else:
+                    z[i] = fixed[i]
+            return z
+
+        # exact values become balls at this precision (an arb made outside has 53 bits)
+        fixed = [None if v is None else (v if isinstance(v, flint.arb) else flint.arb(v))
+                 for v in fixed_vals]  # fmt: skip
+
+        m = [flint.arb(mpmath.nstr(mpmath.mpf(v), rel + 15)) for v in mid]
+        Jm = Jf(point(m))
+        J0 = np.array(
+            [[float(Jm[a * n + free[b]].mid()) for b in range(k)] for a in range(len(free))]
+        )
+        try:
+            C = np.linalg.inv(J0)  # any approximate inverse: the test stays rigorous
+        except np.linalg.LinAlgError:
+            return None, None
+        if not np.all(np.isfinite(C)):
+            return None, None
+        Cq = [[flint.arb(float(C[a, b])) for b in range(k)] for a in range(k)]
+        for _ in range(2 + (rel + 10) // 12):
+            Fm = F(point(m))
+            m = [
+                (m[a] - sum((Cq[a][b] * Fm[b] for b in range(k)), flint.arb(0))).mid()
+                for a in range(k)
+            ]
+        Fm = F(point(m))
+        for exp10 in (rel + 2, rel, rel - 3):
+            rad = [flint.arb(10) ** (-exp10) * (1 + abs(float(v))) for v in mid]
+            box = [mi + flint.arb(0, ri) for mi, ri in zip(m, rad)]
+            JX = Jf(point(box))
+            ok = True
+            for a in range(k):
+                val = m[a] - sum((Cq[a][b] * Fm[b] for b in range(k)), flint.arb(0))
+                for c in range(k):
+                    cj = sum((Cq[a][b] * JX[b * n + free[c]] for b in range(k)), flint.arb(0))
+                    val += ((1 if a == c else 0) - cj) * flint.arb(0, rad[c])
+                lo, hi = val.mid() - val.rad(), val.mid() + val.rad()
+                if not (lo > m[a] - rad[a] and hi < m[a] + rad[a]):
+                    ok = False
+                    break
+            if ok:
+                if boxes is not None:
+                    boxes.extend(box)
+                return exp10, [mpmath.mpf(v.str(rel + 15, radius=False)) for v in m]
+    return None, None
+
+
+def _solve(A, b):
+    """``A x = b`` for a small mpf system (Gaussian elimination, partial pivoting)."""
+    n = len(b)
+    M = [[*row, v] for row, v in zip(A, b)]
+    for c in range(n):
+        piv = max(range(c, n), key=lambda i: abs(M[i][c]))
+        if M[piv][c] == 0:
+            return None
+        M[c], M[piv] = M[piv], M[c]
+        for i in range(c + 1, n):
+            f = M[i][c] / M[c][c]
+            for j in range(c, n + 1):
+                M[i][j] -= f * M[c][j]
+    x = [mpmath.mpf(0)] * n
+    for i in reversed(range(n)):
+        x[i] = (M[i][n] - sum(M[i][j] * x[j] for j in range(i + 1, n))) / M[i][i]
+    return x
+
+
+def _newton_mp(system, z0, free, dps):
+    """Solve ``system`` for the unknowns ``free`` (the others fixed at ``z0``) at ``dps``."""
+    z = [mpmath.mpf(v) for v in z0]
+    tol = mpmath.mpf(10) ** (-dps)
+    for _ in range(60):
+        fv = system.fm(z)
+        Jv = system.Jm(z)
+        dz = _solve([[Jv[a][c] for c in free] for a in range(len(fv))], list(fv))
+        if dz is None:
+            return None
+        for j, c in enumerate(free):
+            z[c] -= dz[j]
+        if max(abs(dz[j]) / (1 + abs(z[c])) for j, c in enumerate(free)) < tol:
+            return z
+    return None
+
+
+class _Tracer:
+    """Pseudo-arclength continuation of one branch: unknowns ``(x, y[, w], ...)`` (a
+    moving equilibrium's states after them, scaled by ``1 + |state|``), one equation fewer."""
+
+    def __init__(self, system, kind, box, wscale):
+        self.s = system
+        self.kind = kind
+        self.box = box  # (xlo, xhi, ylo, yhi) floats
+        self.dim = len(system.syms)
+        self.wfloor = 1e-9 * max(1.0, wscale)
+
+    def scale(self, z):
+        xlo, xhi, ylo, yhi = self.box
+        sc = [xhi - xlo, yhi - ylo]
+        if self.kind == "hopf":
+            sc.append(max(abs(z[2]), 1e-6))
+        sc.extend(1.0 + abs(v) for v in z[len(sc) :])
+        return np.array(sc)
+
+    def tangent(self, z, prev=None):
+        S = self.scale(z)
+        J = self.s.J(z) * S  # derivative in scaled coordinates
+        if self.dim == 3:
+            t = np.cross(J[0], J[1])
+        elif self.dim == 2:
+            t = np.array([-J[0, 1], J[0, 0]])
+        else:  # the null vector of the (dim - 1) x dim Jacobian
+            try:
+                t = np.linalg.svd(J)[2][-1]
+            except np.linalg.LinAlgError:
+                return None
+        nrm = np.linalg.norm(t)
+        if not np.isfinite(nrm) or nrm == 0:
+            return None
+        t = t / nrm
+        if prev is not None and np.dot(t, prev) < 0:
+            t = -t
+        return t
+
+    def correct(self, zp, t, z0):
+        S = self.scale(z0)
+        z = zp.copy()
+        for it in range(12):
+            fv = self.s.f(z)
+            g = np.dot(t, (z - zp) / S)
+            J = self.s.J(z)
+            A = np.vstack([J, t / S])
+            try:
+                dz = np.linalg.solve(A, -np.append(fv, g))
+            except np.linalg.LinAlgError:
+                return None, it
+            z = z + dz
+            if not np.all(np.isfinite(z)):
+                return None, it
+            if np.max(np.abs(dz / S)) < 1e-13:
+                return z, it
+        return None, 12
+
+    def inside(self, z, slack=0.0):
+        xlo, xhi, ylo, yhi = self.box
+        dx, dy = (xhi - xlo) * slack, (yhi - ylo) * slack
+        return xlo - dx <= z[0] <= xhi + dx and ylo - dy <= z[1] <= yhi + dy
+
+    def to_edge(self, za, zb):
+        """The branch point on the box edge between ``za`` (inside) and ``zb`` (outside)."""
+        xlo, xhi, ylo, yhi = self.box
+        best = None
+        for c, edge in ((0, xlo), (0, xhi), (1, ylo), (1, yhi)):
+            if (za[c] - edge) * (zb[c] - edge) > 0 or za[c] == zb[c]:
+                continue
+            f = (edge - za[c]) / (zb[c] - za[c])
+            if best is None or f < best[0]:
+                best = (f, c, edge)
+        if best is None:
+            return None
+        f, c, edge = best
+        z = za + f * (zb - za)
+        z[c] = edge
+        free = [i for i in range(self.dim) if i != c]
+        for _ in range(20):
+            fv = self.s.f(z)
+            J = self.s.J(z)[:, free]
+            try:
+                dz = np.linalg.solve(J, -fv)
+            except np.linalg.LinAlgError:
+                return None
+            z[free] += dz
+            if np.max(np.abs(dz)) < 1e-14 * (1 + np.max(np.abs(z))):
+                return z
+        return z if np.max(np.abs(self.s.f(z))) < 1e-8 else None
+
+    def trace(self, z0, direction):
+        t = self.tangent(z0)
+        if t is None:
+            return [z0], [None], "singular start"
+        t = t * direction
+        pts, tans = [z0], [t]
+        h = H_START
+        z = z0
+        why = "step limit"
+        for _ in range(MAX_STEPS):
+            S = self.scale(z)
+            zp = z + h * t * S
+            zn, its = self.correct(zp, t, z)
+            if zn is None:
+                h /= 2
+                if h < H_MIN:
+                    why = "step too small"
+                    break
+                continue
+            tn = self.tangent(zn, t)
+            if tn is None or np.dot(tn, t) < 0.9:
+                h /= 2
+                if h < H_MIN:
+                    why = "step too small"
+                    break
+                continue
+            if self.kind == "hopf" and zn[2] <= self.wfloor * 10:
+                why = "omega -> 0"
+                break
+            if not self.inside(zn):
+                e = self.to_edge(z, zn)
+                if e is not None:
+                    pts.append(e)
+                    tans.append(self.tangent(e, t))
+                why = "box edge"
+                break
+            pts.append(zn)
+            tans.append(tn)
+            if len(pts) > 20:
+                d0 = np.linalg.norm((zn[:2] - z0[:2]) / S[:2])
+                if d0 < 1.5 * h and np.dot(tn, tans[0] * direction) > 0.5:
+                    pts.append(z0)
+                    tans.append(tans[0] * direction)
+                    why = "closed"
+                    break
+            z, t = zn, tn
+            if its <= 3:
+                h = min(h * 1.6, H_MAX)
+        return pts, tans, why
+
+
+def unexplained_pairs(counts, cx, cy, polylines, Sxy):
+    """Neighbouring cells ``(j, k, j2, k2)`` whose counts differ while no traced polyline
+    (points whose first two coordinates are ``(x, y)``) crosses the segment between their
+    centres: where a branch may have been missed."""
+    lines = []
+    for pts in polylines:
+        P = np.array([[float(z[0]), float(z[1])] for z in pts])
+        if len(P) >= 2:
+            lines.append((P[:-1] / Sxy, P[1:] / Sxy))
+
+    def explained(p, q):
+        for a, b in lines:
+            idx, _, _ = _segments_cross(p / Sxy, q / Sxy, a, b)
+            if len(idx):
+                return True
+        return False
+
+    cells_y, cells_x = len(counts), len(counts[0])
+    out = []
+    for j, k in itertools.product(range(cells_y), range(cells_x)):
+        for dj, dk in ((0, 1), (1, 0)):
+            j2, k2 = j + dj, k + dk
+            if j2 >= cells_y or k2 >= cells_x or counts[j][k] == counts[j2][k2]:
+                continue
+            p = np.array([float(cx[k]), float(cy[j])])
+            q = np.array([float(cx[k2]), float(cy[j2])])
+            if not explained(p, q):
+                out.append((j, k, j2, k2))
+    return out
+
+
+def _seg_dist(p, a, b):
+    """Distances from point p to segments a[i]-b[i] (arrays n x 2)."""
+    d = b - a
+    L2 = np.sum(d * d, axis=1)
+    L2[L2 == 0] = 1e-300
+    u = np.clip(np.sum((p - a) * d, axis=1) / L2, 0, 1)
+    q = a + u[:, None] * d
+    return np.linalg.norm(p - q, axis=1), u
+
+
+def _on_branch(z, branch_pts, S):
+    """True if ``z`` lies on the traced polyline (scaled (x, y) and omega)."""
+    P = np.array(branch_pts)
+    if len(P) < 2:
+        return False
+    a, b = P[:-1, :2] / S[:2], P[1:, :2] / S[:2]
+    dist, u = _seg_dist(z[:2] / S[:2], a, b)
+    near = dist < 2e-3
+    if not np.any(near):
+        return False
+    if len(z) == 2:
+        return True
+    w = P[:-1, 2] + u * (P[1:, 2] - P[:-1, 2])
+    return bool(np.any(near & (np.abs(w - z[2]) <= 2e-3 * (1 + abs(z[2])))))
+
+
+def _segments_cross(p, q, a, b):
+    """Does segment p-q (2,) cross any segment a[i]-b[i]? Returns index array and params."""
+    r = q - p
+    s = b - a
+    den = r[0] * s[:, 1] - r[1] * s[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = ((a[:, 0] - p[0]) * s[:, 1] - (a[:, 1] - p[1]) * s[:, 0]) / den
+        u = ((a[:, 0] - p[0]) * r[1] - (a[:, 1] - p[1]) * r[0]) / den
+    ok = (den != 0) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)
+    return np.flatnonzero(ok), t, u
+
+
+def _regions(counts, cx, cy):
+    ny, nx = len(counts), len(counts[0])
+    labels = [[-1] * nx for _ in range(ny)]
+    regions = []
+    for j in range(ny):
+        for k in range(nx):
+            if labels[j][k] >= 0:
+                continue
+            lab = len(regions)
+            stack, cells = [(j, k)], []
+            labels[j][k] = lab
+            while stack:
+                a, b = stack.pop()
+                cells.append((a, b))
+                for da, db in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                    a2, b2 = a + da, b + db
+                    inside = 0 <= a2 < ny and 0 <= b2 < nx
+                    if inside and labels[a2][b2] < 0 and counts[a2][b2] == counts[j][k]:
+                        labels[a2][b2] = lab
+                        stack.append((a2, b2))
+            # representative: the cell with most same-region neighbours, nearest the middle
+            ma = sum(c[0] for c in cells) / len(cells)
+            mb = sum(c[1] for c in cells) / len(cells)
+
+            def depth(c, lab=lab, ma=ma, mb=mb):
+                a, b = c
+                n = 0
+                for da, db in itertools.product((-1, 0, 1), repeat=2):
+                    a2, b2 = a + da, b + db
+                    if 0 <= a2 < ny and 0 <= b2 < nx and labels[a2][b2] == lab:
+                        n += 1
+                return (-n, (a - ma) ** 2 + (b - mb) ** 2)
+
+            rep = min(cells, key=depth)
+            regions.append(
+                {
+                    "unstable_roots": counts[j][k],
+                    "point": (cx[rep[1]], cy[rep[0]]),
+                    "cells": len(cells),
+                    "cell_list": tuple(cells),
+                }
+            )
+    return regions, labels
+
+
+def _hopf_at(system, z0, c, v):
+    """The Hopf point with coordinate ``c`` held at ``v``, by Newton from ``z0``."""
+    z = [mpmath.mpf(t) for t in z0]
+    z[c] = v
+    return _newton_mp(system, z, [i for i in range(len(z)) if i != c], mpmath.mp.dps - 2)
+
+
+def prove_zero_along(system, z, c, dps, value) -> bool:
+    """Prove that ``value`` (a function of a point of Arb balls ``(x, y, ...)`` returning
+    an Arb ball, or None where it cannot be evaluated) vanishes on the branch of
+    ``system`` near the located point ``z``: exact ends ``qa < qb`` of coordinate ``c``,
+    ``10^-(dps+1)`` (relative) either side of it, and the branch points there (Newton); a
+    Krawczyk test with ``c`` the ball ``[qa, qb]`` proves that for every ``c`` there is
+    exactly one branch point in a box ``X`` (a connected piece of the branch, on which the
+    Jacobian of its equations is invertible); ``value`` evaluated over ``X`` proves it
+    defined there (continuous, when it is built of certified operations); at each end,
+    the branch point proved in a box inside ``X`` and ``value`` on it of one certain sign,
+    opposite at the two ends. Then ``value`` vanishes on the piece."""
+    n = len(system.syms)
+    free = [i for i in range(n) if i != c]
+    digits = dps + GUARD
+    q0 = sp.Rational(mpmath.nstr(z[c], digits))
+    d = sp.Rational(1, 10 ** (dps + 1)) * (1 + abs(q0))
+    qa, qb = q0 - d, q0 + d
+    za = _hopf_at(system, z, c, mpmath.mpf(qa.p) / qa.q)
+    zb = _hopf_at(system, z, c, mpmath.mpf(qb.p) / qb.q)
+    if za is None or zb is None:
+        return False
+    bits = int((dps + 20) * 3.33) + 40
+    with flint.ctx.workprec(bits):
+        # the ball [qa, qb]: its exact midpoint and a radius a little over the half-width
+        m = (qa + qb) / 2
+        half = float((qb - qa) / 2) * (1 + 1e-9)
+        piece = flint.arb(flint.fmpq(int(m.p), int(m.q))) + flint.arb(0, half)
+    big = []
+    fixed = [None] * n
+    fixed[c] = piece
+    mid = [float((za[i] + zb[i]) / 2) for i in free]
+    ok, _ = _krawczyk(system, mid, free, fixed, dps, boxes=big)
+    if ok is None:
+        return False
+    signs = []
+    with flint.ctx.workprec(bits):
+        whole = [None] * n
+        whole[c] = piece
+        for i, b in zip(free, big):
+            whole[i] = b
+        if value(whole) is None:
+            return False
+        for q, zq in ((qa, za), (qb, zb)):
+            small = []
+            fixed = [None] * n
+            fixed[c] = flint.fmpq(int(q.p), int(q.q))
+            # tight boxes (dps + GUARD digits): the value is ~10^-(dps+1) of its scale there
+            ok, _ = _krawczyk(system, [float(zq[i]) for i in free], free, fixed, dps + GUARD,
+                              boxes=small)  # fmt: skip
+            if ok is None:
+                return False
+            pt = [None] * n
+            pt[c] = flint.arb(fixed[c])
+            for i, b, B in zip(free, small, big):
+                if not B.contains(b):
+                    return False
+                pt[i] = b
+            v = value(pt)
+            if v is None or v.contains(0):
+                return False
+            signs.append(v > 0)
+    return signs[0] != signs[1]
