@@ -80,9 +80,10 @@ $u\mapsto e^{{2\pi i k/L}}(-c/(u+a))^{{1/L}}$; the sector containing $-a$ holds 
 which Vieta's relation supplies. Newton's method refines every root to the requested digits,
 and Arb interval arithmetic (python-flint) proves, for each root, a disc that contains
 exactly one zero (a contraction argument for $z\mapsto z-yF(z)$). The discs are proved pairwise
-disjoint, so the $L+1$ discs hold all $L+1$ roots. The number of roots in the right
-half-plane is confirmed by the argument principle on the box $|r+\mu|\le|\lambda\theta|$,
-which contains every root with $\operatorname{{Re}} r\ge0$.
+disjoint, so the $L+1$ discs hold all $L+1$ roots, and the number of roots in the right
+half-plane is read off the discs (none meets the axis). The tests compare that count with the
+argument principle on the box $|r+\mu|\le|\lambda\theta|$, which contains every root with
+$\operatorname{{Re}} r\ge0$, and with the exact Routh array.
 
 Parameters here: $\mu={mu}$, $\lambda={lam}$, $\theta={theta}$, $D={D}$ (time units).
 At $L=200$ the rightmost pair is ${top_txt}$, certified to within ${rad}$, and

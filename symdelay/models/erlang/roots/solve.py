@@ -22,10 +22,11 @@ positive real axis. Candidates from the sectors ``|k| <= m`` and from the Lamber
 rectangle that must contain every root with ``Re r > x`` (``|r + mu| <= |lam theta|
 (1 + x/gamma)^(-L)`` there) holds exactly the candidates found, so none is missing.
 
-Unstable count. Roots with ``Re r >= 0`` satisfy ``|r + mu| <= |lam theta|`` (finite L and
-L = oo alike); the argument principle on that box gives the count independently of the root
-finder, cross-checked against the certified roots (and against the Routh-Hurwitz count of
-``symdelay.analysis.routh`` for small L when that module is available).
+Unstable count. With all L + 1 roots certified the count is read off the discs (none may
+meet the axis). For the rightmost roots and for L = oo, roots with ``Re r >= 0`` satisfy
+``|r + mu| <= |lam theta|``, and the argument principle on that box gives the count
+independently of the root finder, cross-checked against the certified roots. (Tests compare
+the all-roots count with the argument principle and the exact Routh array.)
 
 >>> res = characteristic_roots(1, 1, 1, 5, 1, dps=20)
 >>> len(res), res.unstable_count
@@ -512,6 +513,17 @@ def _rhp_count(F, p, L):
     return count_zeros(F, 0, X, -Y, Y, pieces_per_unit=4 * max(float(p["D"]), 1.0))
 
 
+def _disc_count(roots) -> int:
+    """Roots with ``Re r > 0`` among certified discs none of which meets the axis."""
+    for z in roots:
+        if not z.on_axis and abs(z.value.real) <= z.radius:
+            raise CertificationError(
+                f"root {mpmath.nstr(z.value, 15)} is within its error radius of the "
+                "imaginary axis: stability undecidable at this precision"
+            )
+    return sum(1 for z in roots if not z.on_axis and z.value.real > 0)
+
+
 def _confirm_rhp(roots, count, complete: bool):
     inside = 0
     for z in roots:
@@ -528,25 +540,6 @@ def _confirm_rhp(roots, count, complete: bool):
             f"right-half-plane count mismatch: {inside} certified roots vs {count} by the "
             "argument principle"
         )
-
-
-def _routh_count(L, p):
-    """Routh-Hurwitz count from symdelay.analysis.routh, when available (small L); else None."""
-    try:
-        from symdelay.analysis.routh import routh_hurwitz
-    except ImportError:
-        return None
-    from symdelay.core.symbols import gamma, lam, mu, r, theta
-    from symdelay.models.erlang.charpoly import characteristic_polynomial
-
-    poly = characteristic_polynomial(L).subs(
-        {mu: p["mu"], lam: p["lam"], theta: p["theta"], gamma: sp.Rational(L) / p["D"]}
-    )
-    try:
-        return int(routh_hurwitz(sp.expand(poly), r).rhp_count)
-    except (TypeError, AttributeError, ValueError, NotImplementedError):
-        # an interface mismatch with that module must not hide the argument-principle proof
-        return None
 
 
 def _scaled_coefficients(L, p):
@@ -664,16 +657,12 @@ def _all_roots(L, p, dps) -> RootSet:
                 )
             methods.append("Cauchy index (exact)")
         return RootSet(L, p, dps, roots, count, "all", tuple(methods), axis_count=axis)
-    count = _rhp_count(F, p, L)
-    _confirm_rhp(roots, count, complete=True)
-    methods = ["argument principle", "certified roots"]
-    if L <= 12:
-        rh = _routh_count(L, p)
-        if rh is not None:
-            if rh != count:
-                raise CertificationError(f"Routh-Hurwitz count {rh} != argument principle {count}")
-            methods.append("Routh-Hurwitz")
-    return RootSet(L, p, dps, roots, count, "all", tuple(methods))
+    # L + 1 pairwise disjoint discs, each proved to hold exactly one zero of a polynomial of
+    # degree L + 1: the set is complete, so the unstable count is read off the discs once
+    # none of them meets the axis (the argument principle and the Routh array, the two
+    # independent counts, are compared with it in tests/test_roots_rhp_box.py)
+    count = _disc_count(roots)
+    return RootSet(L, p, dps, roots, count, "all", ("certified roots (complete by degree)",))
 
 
 def _lambert_seeds(p, m) -> list:
