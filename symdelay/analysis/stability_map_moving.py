@@ -132,7 +132,6 @@ class _Setup:
     and the equilibrium along lines and grids (methods take the axes' values in order)."""
 
     def __init__(self, model, *axes):
-
         self.axes = axes
         self.names = [a[0] for a in axes]
         self.syms = [a[1] for a in axes]
