@@ -468,11 +468,15 @@ def _swept_build(model, param: str, over: str, first):
         # F(r; param = 0) factored once over Q[r, gamma] (flint): its exact unstable count
         # at each D is the baseline of the transversality proof (critical_linear)
         base = _factor_rows({(k, e): c for (k, j, e), c in terms.items() if j == 0}, as_poly)
+        # and the coefficient of param, B(r; gamma), factored too: with both, each D point is
+        # solved from the roots of the factors alone (critical_factored)
+        slope = _factor_rows({(k, e): c for (k, j, e), c in terms.items() if j == 1}, as_poly)
         f = _FactorInfo(mode, mult)
-        prepared.append((f, [as_poly(d) for d in A], [as_poly(d) for d in B], base))
+        prepared.append((f, [as_poly(d) for d in A], [as_poly(d) for d in B], base, slope))
 
     def point(value, dps):
         from symdelay.analysis.crossing import critical_linear, critical_parameter
+        from symdelay.analysis.crossing_factored import critical_factored
         from symdelay.model.records import Factor
 
         D = as_parameter("D", value)
@@ -480,13 +484,18 @@ def _swept_build(model, param: str, over: str, first):
             return _critical_point(_vary(model, over, value), param, dps)
         gv = flint.fmpq(int(L * D.q), int(D.p))
         per = []
-        for f, Ac, Bc, base in prepared:
-            A = [c(gv) for c in Ac]  # exact (fmpq), read by critical_linear as they are
-            B = [c(gv) for c in Bc]
-            baseline = _baseline(base, gv)
-            expr = _LazyLinear(A, B, p)
+        for f, Ac, Bc, base, slope in prepared:
+            expr = _LazyLinear(Ac, Bc, p, gv)
             fac = Factor(expr, f.multiplicity, f.mode)
-            cp = critical_linear(A, B, r, p, dps=dps, expression=expr, baseline=baseline, upto=UPTO)
+            cp = critical_factored(
+                _at(base, gv), _at(slope, gv), r, p, dps=dps, upto=UPTO, expression=expr
+            )
+            if cp is None:  # the expanded coefficients decide
+                A, B = expr.coefficients()
+                baseline = _baseline(base[1], gv)
+                cp = critical_linear(
+                    A, B, r, p, dps=dps, expression=expr, baseline=baseline, upto=UPTO
+                )
             if cp is None:
                 cp = critical_parameter(expr, r, p, dps=dps)
             per.append((fac, cp))
@@ -510,14 +519,14 @@ class _FactorInfo:
 
 
 def _factor_rows(terms, as_poly):
-    """``[(rows, multiplicity)]``: the irreducible factors over ``Q[r, gamma]`` of the
-    polynomial with ``terms`` ``{(k, e): c}`` (``c r^k gamma^e``), each as its coefficients in
-    ``r`` (fmpq_poly in gamma, ascending), factored by flint."""
+    """``(content, [(rows, multiplicity)])``: the irreducible factors over ``Q[r, gamma]`` of
+    the polynomial with ``terms`` ``{(k, e): c}`` (``c r^k gamma^e``), each as its coefficients
+    in ``r`` (fmpq_poly in gamma, ascending), factored by flint."""
     import flint
 
     ctx = flint.fmpq_mpoly_ctx.get(("r", "gamma"), "lex")
     poly = ctx.from_dict({ke: c for ke, c in terms.items() if c})
-    _content, parts = poly.factor()
+    content, parts = poly.factor()
     out = []
     for q, mult in parts:
         d = q.to_dict()
@@ -526,7 +535,16 @@ def _factor_rows(terms, as_poly):
         for (k, e), c in d.items():
             rows[k][e] = c
         out.append(([as_poly(row) for row in rows], int(mult)))  # free of r: a number at D
-    return out
+    return flint.fmpq(content), out
+
+
+def _at(factored, gv):
+    """``(content, [(fmpq_poly in r, multiplicity)])`` of :func:`_factor_rows` at
+    ``gamma = gv``."""
+    import flint
+
+    content, rows = factored
+    return content, [(flint.fmpq_poly([c(gv) for c in row]), mult) for row, mult in rows]
 
 
 def _factor_terms(model, r, p, g):
@@ -686,19 +704,29 @@ def _sparse_modes(model, gens):
 
 
 class _LazyLinear:
-    """``A(r) + p B(r)`` as a SymPy expression built on first use (printing a record):
-    building it costs more than solving it at large L."""
+    """``A(r) + p B(r)`` at ``gamma = gv`` (coefficients in ``r``: fmpq_poly in gamma), its
+    exact coefficients and SymPy expression computed on first use (the fallback path,
+    printing a record): at large L they cost more than solving from the factors."""
 
-    def __init__(self, A, B, p):
-        self._parts = (A, B, p)
+    def __init__(self, Ac, Bc, p, gv):
+        self._parts = (Ac, Bc, p, gv)
+        self._coeffs = None
         self._expr = None
+
+    def coefficients(self):
+        """``(A, B)``: the exact coefficients (fmpq, ascending in ``r``)."""
+        if self._coeffs is None:
+            Ac, Bc, _p, gv = self._parts
+            self._coeffs = ([c(gv) for c in Ac], [c(gv) for c in Bc])
+        return self._coeffs
 
     @property
     def expr(self):
         if self._expr is None:
             from symdelay.core.symbols import r
 
-            A, B, p = self._parts
+            A, B = self.coefficients()
+            p = self._parts[2]
             self._expr = sum(_rational(a) * r**k for k, a in enumerate(A)) + p * sum(
                 _rational(b) * r**k for k, b in enumerate(B)
             )

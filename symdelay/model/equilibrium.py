@@ -66,6 +66,10 @@ def _with_domains(model) -> dict:
     return out
 
 
+#: the most unknowns whose exact equilibrium is put through sp.simplify for printing
+TIDY_MAX = 60
+
+
 def _exact(model) -> Equilibrium | None:
     states = model.states
     sub: dict = {}
@@ -89,15 +93,20 @@ def _exact(model) -> Equilibrium | None:
     if any(f.free_symbols & known for g in eqs for f in g.atoms(sp.exp, sp.tanh, sp.log)):
         # transcendental in the unknowns: no closed form attempted here
         return None
-    try:
-        sols = sp.solve(eqs, unknowns, dict=True)
-    except NotImplementedError:
-        return None
+    sols = _linear_solution(eqs, unknowns)  # one point in lowest terms, or None
+    # sp.simplify gives the printed form (derivations, LaTeX); past TIDY_MAX unknowns it would
+    # cost more than the solve, and the elimination's lowest terms are printed as they are
+    tidy = sols is None or len(unknowns) <= TIDY_MAX
+    if tidy:
+        try:
+            sols = sp.solve(eqs, unknowns, dict=True)
+        except NotImplementedError:
+            return None
     full = []
     for sol in sols:
         if any(u not in sol for u in unknowns):
             continue  # a family, not a point
-        point = {u: sp.simplify(sol[u]) for u in unknowns}
+        point = {u: sp.simplify(sol[u]) if tidy else sol[u] for u in unknowns}
         point.update({s: point[rep] for s, rep in sub.items()})
         full.append({s: point[s] for s in states})
     ok = [p for p in full if _admissible(p, states) is not False]
@@ -117,6 +126,36 @@ def _exact(model) -> Equilibrium | None:
         if res != 0 and sp.simplify(res.rewrite(sp.exp)) != 0:
             raise VerificationError(f"equilibrium does not zero the drift: {res}")
     return Equilibrium(point, True, 0, "sympy.solve" + (" (symmetric subspace)" if sub else ""))
+
+
+def _linear_solution(eqs, unknowns):
+    """``[solution]`` of a square or overdetermined system *linear* in the unknowns with a
+    unique solution, by sparse exact elimination over the rational functions of the
+    parameters (SymPy's DomainMatrix: the solution comes in lowest terms); None where the
+    system is not linear, its coefficients are no rational functions, or the solution is not
+    unique (the caller then asks sp.solve). ``sp.solve`` on the same system recurses past
+    Python's limit near 1000 unknowns and costs seconds at 200."""
+    from sympy.polys.matrices import DomainMatrix
+
+    try:  # raises where an equation is not linear in the unknowns
+        M, rhs = sp.linear_eq_to_matrix(eqs, unknowns)
+    except (ValueError, sp.PolynomialError):
+        return None
+    dm = DomainMatrix.from_Matrix(sp.SparseMatrix(M.row_join(rhs))).to_sparse()
+    K = dm.domain
+    if K.is_EX or K.is_EXRAW or not K.is_Exact:
+        return None
+    dm = dm.to_field()
+    red, pivots = dm.rref()
+    n = len(unknowns)
+    if tuple(pivots) != tuple(range(n)):
+        return None  # a family (rank < n) or no solution (a pivot in the last column)
+    K = red.domain
+    rows = red.to_sdm()
+    sol = {}
+    for i, u in enumerate(unknowns):
+        sol[u] = K.to_sympy(rows.get(i, {}).get(n, K.zero))
+    return [sol]
 
 
 def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
