@@ -131,17 +131,21 @@ class CriticalCurve(Result):
 
     @property
     def critical_lam_theta_latex(self) -> str | None:
-        from symdelay.core.latex import tex
-
         k = self.critical_lam_theta
-        return None if k is None else tex(k)
+        if k is None:
+            return None
+        from symdelay.core.latex import tex  # loads SymPy: only when there is a formula
+
+        return tex(k)
 
     @property
     def theta_c_of_D_latex(self) -> str | None:
+        th = self.theta_c_of_D
+        if th is None:
+            return None
         from symdelay.core.latex import tex
 
-        th = self.theta_c_of_D
-        return None if th is None else tex(th)
+        return tex(th)
 
     # ------------------------------------------------------------ one point
     def _only(self) -> CriticalPoint:
