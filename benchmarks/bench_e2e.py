@@ -258,6 +258,13 @@ def main() -> int:
     cases: dict[str, tuple[list[str], Path | None, dict]] = {}
     for pv, env in py_envs.items():
         cases[f"python -c 'import sympy'{pv}"] = ([py, "-c", "import sympy"], None, env)
+    # where a symdelay command's CPU goes: the interpreter, the libraries its roots load
+    cases["python -c pass"] = ([py, "-c", "pass"], None, py_envs[""])
+    cases["python -c 'import mpmath, flint'"] = (
+        [py, "-c", "import mpmath, flint"],
+        None,
+        py_envs[""],
+    )
     if folder is not None:
         for variant, env in PEER_ENVS.items():
             cases[f"octave --eval '1;'{variant}"] = ([*octave, "--eval", "1;"], tmp, env)
@@ -319,6 +326,8 @@ def main() -> int:
         "every module compiled from source on every run. Octave rows: its OpenBLAS as installed",
         "(a thread per core); '(1 BLAS thread)': OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1.",
         "symdelay's commands here load no BLAS (no numpy).",
+        "symdelay roots prints 50 digits (its default --dps) with a proved error radius per",
+        "root and a certified count of unstable roots; DDE-BIFTOOL prints Newton-refined doubles.",
         "",
         "parameter sets (k = lam theta):",
         *(
