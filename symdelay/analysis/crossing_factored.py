@@ -237,10 +237,27 @@ def _strictly_between(target, v1, v2):
     return 1 if (lo < target and target < hi) else 0
 
 
-def _solve(ph: _Phase, target: flint.arb, a: float, b: float | None, dps: int):
+def _solve(ph: _Phase, target: flint.arb, a: float, b: float | None, dps: int, P=None):
     """The root of ``phi = target`` in ``(a, b)`` where ``phi`` is strictly monotone (``b``
-    None: inf), as an arb ball proved by one Krawczyk step; None if that fails."""
-    tf = float(target.mid())
+    None: inf), as an arb ball proved by one Krawczyk step; None if that fails. ``P``: a
+    bound on ``p``: the string "beyond" where ``rho > P`` is proved on ``[w_lo, b]`` for a
+    proved lower end ``w_lo`` of the root (nothing there is wanted: no need to refine it)."""
+    w = _double_root(ph, float(target.mid()), a, b)
+    if w is None:
+        return None
+    if P is not None:
+        below = flint.arb(w * (1 - 1e-9))
+        rising = ph.phi_float(a) < float(target.mid())
+        # phi(w_lo) still before the target: the root is beyond w_lo (phi is monotone)
+        if (ph.phi(below) < target) if rising else (ph.phi(below) > target):
+            bb = None if b is None else flint.arb(b)
+            if ph.rho_lower(below, bb) > P:
+                return "beyond"
+    return _certify(ph, target, w)
+
+
+def _double_root(ph: _Phase, tf: float, a: float, b: float | None):
+    """The root of ``phi = tf`` in ``(a, b)`` in doubles (safeguarded Newton), or None."""
     sign = 1 if ph.phi_float(a) < tf else -1  # phi(a) below the target: it rises to it
     lo = a
     hi = b
@@ -259,11 +276,17 @@ def _solve(ph: _Phase, target: flint.arb, a: float, b: float | None, dps: int):
             hi = w
         else:
             lo = w
+        if abs(f) <= 1e-15 * abs(tf) or hi - lo <= 4e-16 * max(hi, 1e-300):
+            return w
         d = ph.dphi_float(w)
         step = w - f / d if d != 0 else None
         w = step if step is not None and lo < step < hi else 0.5 * (lo + hi)
-        if hi - lo <= 4e-16 * max(hi, 1e-300) or (step is not None and abs(f) < 1e-15 * abs(tf)):
-            break
+    return w
+
+
+def _certify(ph: _Phase, target: flint.arb, w: float):
+    """The root of ``phi = target`` near the double ``w``: Newton at the working precision,
+    then one Krawczyk step proves it (an arb ball), or None."""
     with flint.ctx.workprec(ph.prec):
         x = flint.arb(w)
         for _ in range(60):  # Newton at the working precision from the double root
@@ -474,9 +497,11 @@ def _search(ph: _Phase, g0, upto, dps):
                     P = limit()
                     if P is not None and ph.rho_lower(flint.arb(prev), a2) > P:
                         break
-                    wb = _solve(ph, t, prev, w2, dps)
+                    wb = _solve(ph, t, prev, w2, dps, P)
                     if wb is None:
                         return None
+                    if isinstance(wb, str):  # rho > P from below this root on: none wanted
+                        break
                     add(ph.rho(wb), wb, 2 * mono)
                     prev = float(wb.lower())
                 continue
