@@ -217,3 +217,26 @@ def test_force_takes_effect(capsys):
     """Over the budget a run is refused and the message names --force."""
     status, _, err = _run(capsys, ["simulate", "--eta", "1000000000", "--T", "1000000"])
     assert status == 2 and "--force" in err
+
+
+def test_a_named_command_alone_gets_the_parser_of_the_full_build():
+    """build_parser registers only the named command's module when the module has its name:
+    every command's options, defaults and help equal those of the parser with every module."""
+    import argparse
+
+    import symdelay.cli as cli
+
+    full = cli.build_parser(["--help-not-a-command"])
+    sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    assert len(sub.choices) >= 25
+    alone = 0
+    for name, ref in sub.choices.items():
+        parser = cli.build_parser([name])
+        got = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        alone += len(got.choices) < len(sub.choices)
+        mine = got.choices[name]
+        assert mine.format_help() == ref.format_help(), name
+        assert [(a.dest, a.default) for a in mine._actions] == [
+            (a.dest, a.default) for a in ref._actions
+        ], name
+    assert alone >= 20, alone  # most commands are registered alone

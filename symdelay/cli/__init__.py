@@ -105,8 +105,23 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"symdelay {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
+    # a command named on the line is registered alone when its module has its name (each
+    # module builds its options: all of them cost ~10 ms of every run); otherwise, and for
+    # --help or a name that is no command, every module (argparse lists the choices)
+    own = (_COMMAND[0] or "").replace("-", "_")
+    if own in COMMAND_MODULES:
+        importlib.import_module(f".commands.{own}", __package__).register(sub)
+        if _COMMAND[0] in sub.choices:
+            return parser
+        return build_parser_all(parser, sub, skip=own)
+    return build_parser_all(parser, sub)
+
+
+def build_parser_all(parser, sub, skip=None):
+    """Register every command module (but ``skip``, already registered) on ``sub``."""
     for name in COMMAND_MODULES:
-        importlib.import_module(f".commands.{name}", __package__).register(sub)
+        if name != skip:
+            importlib.import_module(f".commands.{name}", __package__).register(sub)
     return parser
 
 
