@@ -1,4 +1,4 @@
-"""All L + 1 certified roots at small L in Arb alone (python-flint), no mpmath on the way.
+"""All L + 1 certified roots in Arb alone (python-flint), no mpmath on the way.
 
 The same proofs as the general path of :mod:`symdelay.models.erlang.roots.solve`, with the
 per-root conversions between mpmath and Arb removed: double-precision seeds (the
@@ -45,8 +45,9 @@ np = _lazy_module("numpy")  # imported at first use
 
 __all__ = ["certified_roots", "MAX_L"]
 
-#: The largest L this path is used for (above it the sector seeds and the general
-#: refinement of :mod:`~symdelay.models.erlang.roots.solve`; benchmarks/bench_roots.py).
+#: Up to this L the seeds are the companion eigenvalues (O(L^3)) with the conjugates
+#: mirrored; above it the caller passes the branch-map seeds of
+#: :func:`~symdelay.models.erlang.roots.solve._all_seeds` and every root is refined.
 MAX_L = 24
 
 _MAX_NEWTON = 40
@@ -129,15 +130,19 @@ def certified_roots(
                 radius = (radius + abs(im)).upper()
                 z = flint.acb(z.real.mid())
                 real = True
-            out.append((z, radius, real, _sector(s0, L)))
+            out.append((z, radius, real, s0))
         # still at ``prec``: Arb rounds even a conjugate to the working precision
         _check_disjoint(out, mirror)
         roots = []
-        for z, radius, real, k in out:
+        for z, radius, real, s0 in out:
+            # the sector from the seed (as the general path reads it), on the real axis
+            # from the root itself (a real seed has Im u = 0 exactly, a seed with noise not)
+            u = complex(1 + float(z.real) / gf, 0.0) if real else s0
             rad = arb_upper_fast(radius)
-            roots.append(CertifiedRoot(mpc_from_acb_mid_fast(z), rad, k))
+            roots.append(CertifiedRoot(mpc_from_acb_mid_fast(z), rad, _sector(u, L)))
             if mirror and not real:
-                roots.append(CertifiedRoot(mpc_from_acb_mid_fast(z.conjugate()), rad, -k))
+                w = mpc_from_acb_mid_fast(z.conjugate())
+                roots.append(CertifiedRoot(w, rad, _sector(u.conjugate(), L)))
     if len(roots) != L + 1:
         raise CertificationError(f"{len(roots)} roots from the seeds, not {L + 1}")
     return roots
@@ -175,6 +180,7 @@ def _check_disjoint(out, mirror: bool) -> None:
 
 
 def _sector(u: complex, L: int) -> int:
-    """The sector k of ``u`` (``arg u`` nearest ``2 pi k/L``), as the general path reads
-    it off the seeds."""
-    return round(L * math.atan2(u.imag, u.real) / (2 * math.pi))
+    """The sector k of ``u``: ``(2 pi k - pi)/L < arg u <= (2 pi k + pi)/L`` (half-open, as
+    the module :mod:`~symdelay.models.erlang.roots.solve` defines them; a root on the
+    negative real axis, ``arg u = pi``, is in the sector that closes there)."""
+    return math.ceil(L * math.atan2(u.imag, u.real) / (2 * math.pi) - 0.5)

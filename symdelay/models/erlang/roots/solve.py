@@ -7,11 +7,15 @@ fixed point there of the branch map ``T_k(u) = e^{2 pi i k/L} (-c/(u + a))^{1/L}
 (principal root), whose image lies in ``S_k``; so fixed points of different branches are
 different roots. Iterating ``T_k`` from ``|c|^{1/(L+1)} e^{2 pi i k/L}`` and polishing by
 Newton gives L roots, one per sector; the sector that contains ``-a`` (k = 0 when
-``gamma > mu``) holds one more root, given by Vieta (the roots sum to ``-a``). All roots are
-then refined by Newton on ``F(r) = P(r)/(r+gamma)^L`` at ``dps`` + guard digits, and
-certified: each lies in a proved disc (:func:`~symdelay.analysis.certify.certify_root`), the
-discs are proved pairwise disjoint, so the L + 1 discs hold L + 1 *distinct* roots of a
-polynomial of degree L + 1 — all of them. If a branch iteration had landed on a root twice,
+``gamma > mu``) holds one more root, given by Vieta (the roots sum to ``-a``); for L <= 24 the
+seeds are the companion eigenvalues instead. All roots are then refined by Newton on
+``F(r) = P(r)/(r+gamma)^L`` at ``dps`` + guard digits, in Arb alone
+(:mod:`~symdelay.models.erlang.roots.arbpath`), and certified: each lies in a proved disc
+(a zero of P within ``(L + 1)|P/P'|`` of the last Newton point), the discs are proved
+pairwise disjoint, so the L + 1 discs hold L + 1 *distinct* roots of a polynomial of degree
+L + 1 — all of them, one each. Should that fail, the general path below repeats it with
+its repair of the seeds and the contraction proof of
+:func:`~symdelay.analysis.certify.certify_root`. If a branch iteration had landed on a root twice,
 disjointness fails; the missing roots are then searched by Newton with implicit deflation
 before giving up with :class:`~symdelay.core.errors.CertificationError`.
 
