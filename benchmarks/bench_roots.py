@@ -92,6 +92,7 @@ def main() -> None:
         f"python-flint {flint.__version__}, numpy {np.__version__}, {platform.machine()}",
         f"# mu = {MU}, lam = {LAM}, theta = {THETA}, D = {D}, dps = {DPS}; times in seconds "
         "(wall clock, machine shared with other jobs)",
+        "# load average at start (1, 5, 15 min): " + " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "",
     ]
     t_all = time.perf_counter()
@@ -158,7 +159,7 @@ def main() -> None:
         "of acb_poly.roots at L <= 20, ahead above)"
     )
     lines.append(f"{'L':>6} {'flint':>10} {'symdelay':>10} {'ratio':>7}")
-    for L in (5, 10, 20, 30, 50):
+    for L in (2, 5, 10, 20, 30, 50):
         a, b = [], []
         for _ in range(15):
             t0 = time.process_time()
@@ -212,6 +213,9 @@ def main() -> None:
         f"log-log slope {conv.slope:.4f}, error ~ {conv.constant:.4g} / L^{-conv.slope:.3f}"
     )
     lines.append("")
+    lines.append(
+        "load average at end (1, 5, 15 min): " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    )
     lines.append(f"total benchmark time {time.perf_counter() - t_all:.1f} s")
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text("\n".join(lines) + "\n")

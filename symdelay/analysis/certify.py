@@ -44,6 +44,9 @@ __all__ = [
     "check_disjoint",
     "count_zeros",
     "mpc_from_acb_mid",
+    "mpc_from_acb_mid_fast",
+    "arb_upper_fast",
+    "zero_disc_radius",
 ]
 
 
@@ -226,3 +229,39 @@ def count_zeros(
         if n is None:
             raise CertificationError(f"winding number not resolved: {turns.str(5)}")
         return int(n)
+
+
+def mpc_from_acb_mid_fast(z: flint.acb) -> mpmath.mpc:
+    """The midpoint of ``z`` as an mpmath ``mpc``, exactly (the value
+    :func:`mpc_from_acb_mid` gives, built without a precision context: for many roots)."""
+    from mpmath.libmp import from_man_exp
+
+    re_m, re_e = z.real.mid().man_exp()
+    im_m, im_e = z.imag.mid().man_exp()
+    return mpmath.mp.make_mpc(
+        (from_man_exp(int(re_m), int(re_e)), from_man_exp(int(im_m), int(im_e)))
+    )
+
+
+def arb_upper_fast(x: flint.arb) -> mpmath.mpf:
+    """An mpf that is >= every point of the ball ``x``: :func:`arb_to_mpf_upper` without a
+    precision context (Arb's upper bound converted exactly)."""
+    from mpmath.libmp import from_man_exp
+
+    man, exp = x.upper().mid().man_exp()
+    return mpmath.mp.make_mpf(from_man_exp(int(man), int(exp)))
+
+
+def zero_disc_radius(p: flint.acb, dp: flint.acb, degree: int) -> flint.arb:
+    """An upper bound of ``degree |p/dp|``: for a polynomial ``P`` of that degree with
+    ``p``/``dp`` enclosures of ``P(c)``/``P'(c)``, the closed disc of this radius around
+    ``c`` contains a zero of ``P`` (``P'/P(c) = sum 1/(c - z_j)``, so some ``|c - z_j| <=
+    degree |P(c)/P'(c)|``; the bound Arb's own root isolation uses). ``degree`` such discs
+    that are pairwise disjoint hold all the zeros, one each. Raises
+    :class:`CertificationError` when ``dp`` encloses 0 (a root of ``P'`` near ``c``).
+    """
+    if dp.contains(0):
+        raise CertificationError(
+            "P'(r) encloses 0 near a root: a (nearly) multiple root cannot be certified"
+        )
+    return (degree * (p / dp).abs_upper()).upper()

@@ -7,11 +7,15 @@ fixed point there of the branch map ``T_k(u) = e^{2 pi i k/L} (-c/(u + a))^{1/L}
 (principal root), whose image lies in ``S_k``; so fixed points of different branches are
 different roots. Iterating ``T_k`` from ``|c|^{1/(L+1)} e^{2 pi i k/L}`` and polishing by
 Newton gives L roots, one per sector; the sector that contains ``-a`` (k = 0 when
-``gamma > mu``) holds one more root, given by Vieta (the roots sum to ``-a``). All roots are
-then refined by Newton on ``F(r) = P(r)/(r+gamma)^L`` at ``dps`` + guard digits, and
-certified: each lies in a proved disc (:func:`~symdelay.analysis.certify.certify_root`), the
-discs are proved pairwise disjoint, so the L + 1 discs hold L + 1 *distinct* roots of a
-polynomial of degree L + 1 — all of them. If a branch iteration had landed on a root twice,
+``gamma > mu``) holds one more root, given by Vieta (the roots sum to ``-a``); for L <= 24 the
+seeds are the companion eigenvalues instead. All roots are then refined by Newton on
+``F(r) = P(r)/(r+gamma)^L`` at ``dps`` + guard digits, in Arb alone
+(:mod:`~symdelay.models.erlang.roots.arbpath`), and certified: each lies in a proved disc
+(a zero of P within ``(L + 1)|P/P'|`` of the last Newton point), the discs are proved
+pairwise disjoint, so the L + 1 discs hold L + 1 *distinct* roots of a polynomial of degree
+L + 1 — all of them, one each. Should that fail, the general path below repeats it with
+its repair of the seeds and the contraction proof of
+:func:`~symdelay.analysis.certify.certify_root`. If a branch iteration had landed on a root twice,
 disjointness fails; the missing roots are then searched by Newton with implicit deflation
 before giving up with :class:`~symdelay.core.errors.CertificationError`.
 
@@ -59,6 +63,7 @@ from symdelay.core.errors import CertificationError, SymdelayInputError
 from symdelay.core.lazy import module as _lazy_module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter, is_infinite_L
+from symdelay.models.erlang.roots import arbpath
 
 np = _lazy_module("numpy")  # imported at first use
 
@@ -115,6 +120,9 @@ def _params(mu, lam, theta, D, exact=None):
     for name, v in given.items():
         if exact is Fraction and isinstance(v, Fraction):
             p[name] = v
+            continue
+        if getattr(v, "is_Rational", False) is True and (name == "theta" or v.p > 0):
+            p[name] = v  # an exact SymPy rational (the model's checked options): as it is
             continue
         p[name] = as_parameter(name, v, positive=name != "theta")
         if not p[name].is_number:
@@ -392,11 +400,15 @@ def _founding_roots(L, mu, lam, theta, D, dps, rightmost, branches) -> RootSet:
     return _rescaled(_rightmost_roots, L, p, dps, rightmost)
 
 
+_SEED_A_MAX, _SEED_C_MAX = 10**150, 10**308
+
+
 def _check_seed_range(p, L) -> None:
     """The double-precision seeds need ``mu/gamma`` and ``lam theta/gamma`` in range."""
-    gq = sp.Rational(L) / p["D"]
-    a, c = abs(p["mu"] / gq), abs(p["lam"] * p["theta"] / gq)
-    if a > sp.Integer(10) ** 150 or c > sp.Integer(10) ** 308:
+    D = _fraction(p["D"])
+    a = abs(_fraction(p["mu"]) * D / L)
+    c = abs(_fraction(p["lam"]) * _fraction(p["theta"]) * D / L)
+    if a > _SEED_A_MAX or c > _SEED_C_MAX:
         raise SymdelayInputError(
             f"mu*D/L = {float(a):.3g} and lam*theta*D/L = {float(c):.3g}: the service and "
             "delay time scales differ by more than 10^150 (or lam*theta*D/L > 10^308), "
@@ -420,10 +432,11 @@ def _rescaled(solve, L, p, dps, *extra) -> RootSet:
     is ``gamma^(L+1)`` times the one of ``mu/gamma, lam/gamma, theta, D gamma = L``, so
     the roots are ``gamma`` times its roots (counts unchanged, gamma > 0 exact); each disc
     is scaled and widened by the rounding of the product."""
-    gq = sp.Rational(L) / p["D"]
-    if 1 / sp.Integer(RESCALE) <= gq <= RESCALE:
+    g = Fraction(L) / _fraction(p["D"])
+    if Fraction(1, RESCALE) <= g <= RESCALE:
         _check_seed_range(p, L)
         return solve(L, p, dps, *extra)
+    gq = sp.Rational(L) / p["D"]
     q = {"mu": p["mu"] / gq, "lam": p["lam"] / gq, "theta": p["theta"], "D": sp.Integer(L)}
     _check_seed_range(q, L)
     res = solve(L, q, dps, *extra)
@@ -617,8 +630,9 @@ def _mark_axis_roots(roots, L, p, prec):
     return out, found
 
 
-def _all_roots(L, p, dps) -> RootSet:
-    work = _work(dps, L)
+def _general_all_roots(L, p, work):
+    """Every root by the branch-map (or companion) seeds, refined and certified through
+    the SymPy-derived F (the path for every L; :func:`_all_roots` tries Arb alone first)."""
     g = float(sp.Rational(L) / p["D"])
     a = float((p["mu"] - sp.Rational(L) / p["D"]) / (sp.Rational(L) / p["D"]))
     c = float(p["lam"] * p["theta"] / (sp.Rational(L) / p["D"]))
@@ -630,7 +644,31 @@ def _all_roots(L, p, dps) -> RootSet:
     F, dF, both = _arb_functions(p, L, prec)
     with mpmath.workdps(work):
         values = [_newton_ball(complex(g * (z - 1)), both, prec) for z in seeds_u]
-        roots = _certify_all(values, k_of, F, dF, work)
+        return _certify_all(values, k_of, F, dF, work)
+
+
+def _fraction(v) -> Fraction:
+    """A SymPy Rational (or a Fraction) as a Fraction."""
+    return v if isinstance(v, Fraction) else Fraction(int(v.p), int(v.q))
+
+
+def _all_roots(L, p, dps) -> RootSet:
+    work = _work(dps, L)
+    prec = _bits(work)
+    mu_, lt_ = _fraction(p["mu"]), _fraction(p["lam"]) * _fraction(p["theta"])
+    try:
+        if L <= arbpath.MAX_L:
+            roots = arbpath.certified_roots(L, mu_, lt_, _fraction(p["D"]), prec)
+        else:
+            g = Fraction(L) / _fraction(p["D"])
+            a, c = float((mu_ - g) / g), float(lt_ / g)
+            seeds_u = _all_seeds(L, a, c)
+            roots = arbpath.certified_roots(L, mu_, lt_, _fraction(p["D"]), prec, seeds_u)
+    except CertificationError:
+        roots = None  # the general path, with its repair of the seeds, decides
+    if roots is None:
+        roots = _general_all_roots(L, p, work)
+    with mpmath.workdps(work):
         roots, axis = _mark_axis_roots(roots, L, p, prec)
     roots.sort(key=_sort_key)
     if axis:
