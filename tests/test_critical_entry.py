@@ -170,3 +170,25 @@ def test_linear_counts_by_transversality_equal_the_counted_roots(monkeypatch):
         assert (proved.rhp_below, proved.rhp_above) == (resultant.rhp_below, resultant.rhp_above)
         assert _close(proved.p_c, resultant.p_c, 18) and _close(proved.omega, resultant.omega, 18)
         assert "transversal" in proved.checks[0]
+
+
+@pytest.mark.parametrize("L", [3, 30])
+def test_swept_points_from_factors_equal_the_expanded_path(L, monkeypatch):
+    """Each D point of the swept generic path is solved from the factors of A and B; with
+    that path switched off the expanded coefficients (critical_linear) give the same digits,
+    frequencies and counts."""
+    import symdelay.analysis.crossing_factored as cf
+
+    def curve():
+        m = build_model("phase_type", delay="erlang", L=L, mu="1.3", lam="0.7")
+        return critical(m, at=DS, dps=20, method="generic").points
+
+    factored = curve()
+    assert {q.per_factor[0][1].method for q in factored} == {cf.METHOD}
+    monkeypatch.setattr(cf, "critical_factored", lambda *a, **k: None)
+    expanded = curve()
+    assert all("Im(A conj B)" in q.per_factor[0][1].method for q in expanded)
+    for a, b in zip(factored, expanded, strict=True):
+        ja, jb = a.per_factor[0][1].to_json(), b.per_factor[0][1].to_json()
+        assert (ja["p_c"], ja["omega"]) == (jb["p_c"], jb["omega"])
+        assert (ja["rhp_below"], ja["rhp_above"]) == (jb["rhp_below"], jb["rhp_above"])

@@ -398,11 +398,14 @@ def _swept(model, param: str, over: str, first):
 def _swept_build(model, param: str, over: str, first):
     """The D sweep of an Erlang chain with a free phase rate ``gamma`` (``gamma = L/D``):
     the model's factors once, symbolic in ``gamma`` (:func:`_factor_terms`: by mode in
-    sparse arithmetic unless the model has them already); at each D a factor linear in
-    ``param``, ``A(r; gamma) + param B(r; gamma)``, has its coefficients evaluated exactly
-    and goes to :func:`symdelay.analysis.crossing.critical_linear` (the positive roots of one
-    polynomial in ``w^2`` by Descartes, up to ``UPTO`` times the first crossing; the same
-    counts on both sides). Returns ``point(value, dps) -> CriticalPoint``, or None where
+    sparse arithmetic unless the model has them already), and for each factor linear in
+    ``param``, ``A(r; gamma) + param B(r; gamma)``, the factors of ``A`` and of ``B`` over
+    ``Q[r, gamma]`` (flint). At each D those factors are evaluated exactly and go to
+    :func:`symdelay.analysis.crossing_factored.critical_factored` (the crossing phase from
+    the roots of the factors: O(factors), not O(L^2); every crossing up to ``UPTO`` times
+    the first, the counts on both sides by transversality); where that does not apply, the
+    expanded coefficients go to :func:`symdelay.analysis.crossing.critical_linear` (the
+    positive roots of one polynomial in ``w^2`` by Descartes). Returns ``point(value, dps) -> CriticalPoint``, or None where
     this does not apply (another swept option, a factor not linear in ``param``, a family
     whose model at D is not this one with ``gamma = L/D``): the caller rebuilds per point.
     """
