@@ -35,7 +35,10 @@ def _old(L, mu, D, dps):
      (30, "0.1", 7), (7, 3, "1/3")],
 )  # fmt: skip
 @pytest.mark.parametrize("dps", [15, 30])
-def test_closed_factors_agree_with_exact_path_to_every_digit(L, mu, D, dps):
+def test_closed_factors_agree_with_exact_path_to_every_digit(L, mu, D, dps, monkeypatch):
+    import symdelay.models.inflight.curve as curve
+
+    monkeypatch.setattr(curve, "EXACT_MAX_L", 1)  # the closed factors at every L here
     new = kappa_star(L, mu, D, dps=dps)
     assert new.method.startswith("closed factors")
     j = new.to_json()
@@ -45,10 +48,21 @@ def test_closed_factors_agree_with_exact_path_to_every_digit(L, mu, D, dps):
     )
 
 
-def test_L2_closed_form_still_checked_on_the_fast_path():
+def test_L2_closed_form_still_checked_on_the_fast_path(monkeypatch):
+    import symdelay.models.inflight.curve as curve
+
+    monkeypatch.setattr(curve, "EXACT_MAX_L", 1)
     ks = kappa_star(2, 1, 1, dps=40)
     assert ks.closed_form is not None and ks.method.startswith("closed factors")
     assert any("closed form" in c for c in ks.to_json()["checks"])
+
+
+def test_the_faster_certified_path_is_chosen_by_L():
+    """The exact crossing curve up to EXACT_MAX_L (faster there), the closed factors above."""
+    from symdelay.models.inflight.curve import EXACT_MAX_L
+
+    assert kappa_star(EXACT_MAX_L, 1, 1).method.startswith("exact crossing curve")
+    assert kappa_star(EXACT_MAX_L + 1, 1, 1).method.startswith("closed factors")
 
 
 @pytest.mark.parametrize("L", [2, 5, 40])
