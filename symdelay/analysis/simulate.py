@@ -369,18 +369,13 @@ _MAX_SHAPES = 48
 
 
 def _leaf_units(lins, P2) -> list:
-    """The linear leaves an event changes as units: ('pair', p) for two leaves with one
-    parent p (both recomputed, then one walk up from p), else ('leaf', position)."""
-    units, rest = [], sorted(lins)
-    k = 0
-    while k < len(rest):
-        x = P2 + rest[k]
-        if k + 1 < len(rest) and rest[k + 1] == rest[k] + 1 and x % 2 == 0:
-            units.append(("pair", x >> 1))
-            k += 2
-        else:
-            units.append(("leaf", x))
-            k += 1
+    """The linear leaves an event changes as units: ('two', x, y) for two leaves (walked up
+    side by side, branch free, wherever they meet), else ('leaf', x). Sibling or not, two
+    leaves are one unit, so the common moves share one shape class (a predictable switch)."""
+    xs = [P2 + q for q in sorted(lins)]
+    units = [("two", xs[k], xs[k + 1]) for k in range(0, len(xs) - 1, 2)]
+    if len(xs) % 2:
+        units.append(("leaf", xs[-1]))
     return units
 
 
@@ -393,11 +388,11 @@ def _shape_classes(per_slot, ls, P2):
     ro, rec = [], []
     for entries, lins, g in per_slot:
         units = _leaf_units(lins, P2)
-        key = (tuple(d for _, d in entries), len(lins), tuple(u for u, _ in units), g >= 0)
+        key = (tuple(d for _, d in entries), len(lins), tuple(u[0] for u in units), g >= 0)
         sid = shapes.setdefault(key, len(shapes))
         ro.append(len(rec))
         rec += [sid, *(i for i, _ in entries), *(v for q in lins for v in (q, ls[q]))]
-        rec += [x for _, x in units] + ([g] if g >= 0 else [])
+        rec += [x for _, *xs in units for x in xs] + ([g] if g >= 0 else [])
     if len(shapes) > _MAX_SHAPES:
         return [], [], []
     return list(shapes), ro, rec
@@ -714,20 +709,47 @@ class GeneratedKernel:
         w(_exp_c_source())
         w(f"#define P2 {P2}")
         w(f"#define M {M}")
+        w("/* node p's new value is u (not yet stored): store it and go up while values change.")
+        w("   A node whose new value is its old one (bit for bit) leaves every ancestor as it")
+        w("   is: e.g. a job moving between two phases of one rate, c (X - 1) + c (X' + 1),")
+        w("   stops below the root, and the total R is not stored again */")
+        w("static inline int same(const double a, const double b) {")
+        w("    uint64_t x, y;")
+        w("    memcpy(&x, &a, 8); memcpy(&y, &b, 8);")
+        w("    return x == y;")
+        w("}")
+        w("static inline void up(double *tree, int64_t p, double u) {")
+        w("    for (;;) {")
+        w("        if (same(tree[p], u)) return;")
+        w("        tree[p] = u;")
+        w("        if (p == 1) return;")
+        w("        u += tree[p ^ 1];")
+        w("        p >>= 1;")
+        w("    }")
+        w("}")
         w("/* leaves lo..hi (tree positions) changed: every ancestor = left + right again */")
         w("static inline void refresh(double *tree, int64_t lo, int64_t hi) {")
         w("    while (lo < hi) {")
         w("        lo >>= 1; hi >>= 1;")
         w("        for (int64_t p = lo; p <= hi; p++) tree[p] = tree[2 * p] + tree[2 * p + 1];")
         w("    }")
-        w("    double v = tree[lo];")
-        w("    while (lo > 1) { v += tree[lo ^ 1]; lo >>= 1; tree[lo] = v; }")
+        w("    if (lo > 1) up(tree, lo >> 1, tree[lo] + tree[lo ^ 1]);")
         w("}")
-        depth = P2.bit_length() - 1
-        w("/* node p is current: every ancestor = left + right again, n levels up */")
-        w("static inline void walk(double *tree, int64_t p, const int n) {")
-        w("    double u = tree[p];")
-        w("    for (int d = 0; d < n; d++) { u += tree[p ^ 1]; p >>= 1; tree[p] = u; }")
+        w("/* leaf p changed */")
+        w("static inline void walk(double *tree, const int64_t p) {")
+        w("    up(tree, p >> 1, tree[p] + tree[p ^ 1]);")
+        w("}")
+        w("/* leaves x != y changed: both paths up side by side to where they meet (x ^ 1 == y:")
+        w("   stored one level below), then one */")
+        w("static inline void walk2(double *tree, int64_t x, int64_t y) {")
+        w("    double u = tree[x] + tree[x ^ 1], v = tree[y] + tree[y ^ 1];")
+        w("    x >>= 1; y >>= 1;")
+        w("    while (x != y) {")
+        w("        tree[x] = u; tree[y] = v;")
+        w("        u += tree[x ^ 1]; v += tree[y ^ 1];")
+        w("        x >>= 1; y >>= 1;")
+        w("    }")
+        w("    up(tree, x, u);")
         w("}")
         w(f"int64_t {_FUNC}(const double *par, const double *coef, const int64_t *ix, double eta,")
         w("        int64_t *X, uint64_t *rng, double *clock, const double *grid, int64_t ng,")
@@ -853,12 +875,12 @@ class GeneratedKernel:
                     w(f"            tree[P2 + r[{f}]] = a;")
                     f += 2
                 for u in units:
-                    if u == "pair":
-                        w(f"            tree[r[{f}]] = tree[2 * r[{f}]] + tree[2 * r[{f}] + 1];")
-                        w(f"            walk(tree, r[{f}], {depth - 1});")
+                    if u == "two":
+                        w(f"            walk2(tree, r[{f}], r[{f + 1}]);")
+                        f += 2
                     else:
-                        w(f"            walk(tree, r[{f}], {depth});")
-                    f += 1
+                        w(f"            walk(tree, r[{f}]);")
+                        f += 1
                 if has_g:
                     w(f"            switch (r[{f}]) {{")
                     for g in range(len(blocks)):
