@@ -1344,7 +1344,7 @@ def _bind(lib):
 
 
 def _load_shared(source: str):
-    return load_library(source, "generated", "the generated kernel", _bind)
+    return load_library(source, "generated", "the generated kernel", _bind, native=True)
 
 
 def generated_kernel(model) -> GeneratedKernel:
