@@ -30,13 +30,20 @@ general group of those states, then every ancestor of the changed leaves, each a
 left + right. IEEE addition commutes, so the tree after an event is bit for bit the tree a
 full rebuild gives: the total cannot drift (there is nothing to recompute periodically; every
 call into the kernel rebuilds it anyway, and the tests compare runs of one event per call
-with runs of 2^20).
+with runs of 2^20). Above ``_SPECIALIZE_MAX_M`` the walk up stops at the first node whose new
+value is its old one bit for bit (its ancestors are then unchanged): a job moving between two
+phases of one rate, ``c (X - 1) + c (X' + 1)``, usually stops a few levels up and leaves the
+total as it is.
 
 Code shape: up to ``_SPECIALIZE_MAX_M`` transitions, one C case of constant indices per
 transition; above, one case per *shape class* (transitions with the same jump deltas, number
-of linear rates and leaf layout: e.g. "phase ell of queue i advances") that reads its indices
-from a record, so the source stays small and gcc fast at M ~ 10^3; beyond ``_MAX_SHAPES``
-classes, loops over the index tables. The Python twin runs the same algorithm from the tables.
+of linear rates and leaf layout: e.g. "phase ell of queue i advances"; two changed leaves are
+one unit whether siblings or not, so the common moves share a class and the switch is
+predictable) that reads its indices from a record, so the source stays small and gcc fast at
+M ~ 10^3; beyond ``_MAX_SHAPES`` classes, loops over the index tables. The Python twin runs
+the same algorithm from the tables. The library is built for this processor
+(``-march=native``, contraction off: the same IEEE operations as the twin; its cache name
+covers the processor, see :func:`symdelay.core.cbuild.load_library`).
 
 Caches: the generation result (sources, index tables, coefficient code) is stored as
 ``cache_dir()/gen-KEY.json``, KEY a content hash of the table (states, jumps, a hash-seed
