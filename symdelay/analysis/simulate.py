@@ -18,6 +18,13 @@ Classes. A rate ``c * s_i`` (``c`` free of the state) is *linear*: its value ``c
 from one coefficient array (the coefficients are evaluated once from the parameters, in
 Python, so both backends use the same doubles). Every other rate is *general*: printed code
 with its common subexpressions, recomputed in *groups*, one per set of changed states.
+When the general rates sum to an expression free of the state (SymPy's ``cancel``) and each
+is a state-free factor times a function provably >= 0 (SymPy's assumptions: counts >= 0,
+parameters real), they form one *lazy class* instead: one leaf holds their constant total,
+and they are evaluated only when that leaf is drawn, one of them then chosen by a new
+uniform (e.g. arrivals routed with probabilities that sum to one: no exponential per
+service, as in the hand-written kernel). Their factors are checked >= 0 at every call and the
+rates at the start of every call and whenever the class is drawn.
 
 Selection: a sum tree of the rates (leaves ``P2 + q``, node ``p`` = ``tree[2p] + tree[2p+1]``,
 the general rates first, the linear ones along job chains so that the two rates of a move
@@ -405,6 +412,30 @@ def _shape_classes(per_slot, ls, P2):
     return list(shapes), ro, rec
 
 
+def _lazy_total(gexprs, sv, pv):
+    """``(total, factors)`` when the total of the general rates is free of the state and each
+    of them is ``c * f`` with ``f`` provably >= 0 for counts >= 0 and real parameters (SymPy's
+    assumptions) and ``c`` free of the state (``factors``: the ``c`` not provably >= 0, each
+    checked >= 0 from the parameters at every call), else ``None``. Such rates form one leaf
+    of the tree, their constant total; they are evaluated only when that leaf is drawn (one
+    of them then by a new uniform), never when the state changes: e.g. the routing of
+    arrivals, whose probabilities sum to one."""
+    if len(gexprs) < 2 or len(gexprs) > 64:
+        return None
+    assume = {s: sp.Dummy(nonnegative=True) for s in sv} | {p: sp.Dummy(real=True) for p in pv}
+    factors = []
+    for g, e in enumerate(gexprs):
+        c, f = e.as_independent(*sv, as_Add=False)
+        if f.xreplace(assume).is_nonnegative is not True:
+            return None
+        if c.xreplace(assume).is_nonnegative is not True:
+            factors.append((g, c))
+    total = sp.cancel(sp.together(sp.Add(*gexprs)))
+    if total.free_symbols & set(sv):
+        return None
+    return total, factors
+
+
 def _refresh_c(lo: int, hi: int) -> str:
     """C statements that refresh every ancestor of the tree positions ``lo..hi``."""
     out = []
@@ -623,6 +654,7 @@ class GeneratedKernel:
         # general rates: one global cse, then per distinct set of changed states the temporaries
         # and rates that depend on it (the dependency graph of the general part)
         gexprs = [exprs[j] for j in general]
+        lazy_total = _lazy_total(gexprs, sv, pv)
         temps, reduced = sp.cse(gexprs, symbols=sp.numbered_symbols("e_")) if gexprs else ([], [])
         state_set = set(sv)
         deps: dict = {}
@@ -673,7 +705,12 @@ class GeneratedKernel:
             lins = sorted(x for i in changed[q] for x in lin_of_state.get(i, ()))
             ld += lins
             lp.append(len(ld))
-            key = frozenset(i for i in changed[q] if i in g_states)
+            # a lazy class: no general rate is recomputed when the state changes
+            key = (
+                frozenset()
+                if lazy_total is not None
+                else frozenset(i for i in changed[q] if i in g_states)
+            )
             gens = [g for g, d in enumerate(rate_deps) if key & {index[s] for s in d}]
             if key and key not in groups:
                 groups[key] = len(blocks)
@@ -699,13 +736,22 @@ class GeneratedKernel:
         self._used_names = [str(p) for p in used]
         self._set_coefficients()
         self.classes = {"linear": M - len(general), "general": len(general), "groups": len(blocks)}
+        self.classes["lazy"] = len(general) if lazy_total is not None else 0
         spec = (n, M, P2, len(pv), const_temps, live, g_states, blocks)
-        self.c_source = self._c_source(*spec, temp_c, rate_c, per_slot, ls, shapes)
-        self.python_source = self._py_source(*spec, temp_py, rate_py)
+        lz_c = lz_py = None
+        if lazy_total is not None:
+            what = "the total of the general rates"
+            lz_c = (pr(cpr, lazy_total[0], what), [(g, pr(cpr, c, what)) for g, c in lazy_total[1]])
+            lz_py = (
+                pr(ppr, lazy_total[0], what),
+                [(g, pr(ppr, c, what)) for g, c in lazy_total[1]],
+            )
+        self.c_source = self._c_source(*spec, temp_c, rate_c, per_slot, ls, shapes, lz_c)
+        self.python_source = self._py_source(*spec, temp_py, rate_py, lz_py)
 
     def _c_source(
         self, n, M, P2, P, const_temps, live, g_states, blocks, temp_c, rate_c, per_slot, ls,
-        shapes,
+        shapes, lz_c=None,
     ):  # fmt: skip
         L = []
         w = L.append
@@ -801,6 +847,19 @@ class GeneratedKernel:
             w(f"    {s} = {temp_c[s]};")
         for g in range(len(rate_c)):
             leaf(g, "    ")
+        G = len(rate_c)
+        if lz_c is not None:
+            # the general rates (checked above) as one leaf: their total, free of the state
+            for g, c in lz_c[1]:  # the factor of rate g free of the state: >= 0
+                w(f"    a = {c};")
+                w("    if (!(a >= 0.0 && a <= DBL_MAX)) {")
+                w(f"        status[0] = 1; status[1] = {g}; bad[0] = a; goto fail; }}")
+            w(f"    a = eta*({lz_c[0]});")
+            w("    if (!(a >= 0.0 && a <= DBL_MAX)) {")
+            w("        status[0] = 1; status[1] = 0; bad[0] = a; goto fail; }")
+            w("    tree[P2 + 0] = a;")
+            w(f"    for (int64_t q = 1; q < {G}; q++) tree[P2 + q] = 0.0;")
+            w(f"    double lz[{G}];")
         w("    for (int64_t q = 0; q < M; q++) {")
         w("        if (ls[q] < 0) continue;")
         w("        a = coef[q] * (double)X[ls[q]];")
@@ -855,6 +914,30 @@ class GeneratedKernel:
         w("            while (j >= 0 && !(tree[P2 + j] > 0.0)) j--;")
         w("            if (j < 0) { j = 0; while (!(tree[P2 + j] > 0.0)) j++; }")
         w("        }")
+        if lz_c is not None:
+            # the class of the general rates drawn: its rates now, one of them by a new uniform
+            w(f"        if (j < {G}) {{")
+            for i in g_states:
+                w(f"            s_{i} = (double)X[{i}] / eta;")
+            for s_, _ in live:
+                w(f"            {s_} = {temp_c[s_]};")
+            w("            double sum = 0.0;")
+            for g in range(G):
+                w(f"            a = eta*({rate_c[g]});")
+                w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
+                w(f"                status[0] = 1; status[1] = {g}; bad[0] = a; goto fail; }}")
+                w(f"            lz[{g}] = a; sum += a;")
+            w(
+                "            if (!(sum > 0.0)) { status[0] = 1; status[1] = 0; bad[0] = sum; goto fail; }"
+            )
+            w("            double wz = unif(rng) * sum;")
+            w("            j = -1;")
+            w(f"            for (int64_t q = 0; q < {G}; q++) {{")
+            w("                if (wz < lz[q]) { j = q; break; }")
+            w("                wz -= lz[q];")
+            w("            }")
+            w(f"            if (j < 0) {{ j = {G - 1}; while (j > 0 && !(lz[j] > 0.0)) j--; }}")
+            w("        }")
         if M > _SPECIALIZE_MAX_M and shapes:
             # one case per shape class, the indices from the transition's record
             w("        const int64_t *r = rec + ro[j];")
@@ -968,7 +1051,9 @@ class GeneratedKernel:
         w("}")
         return "\n".join(L) + "\n"
 
-    def _py_source(self, n, M, P2, P, const_temps, live, g_states, blocks, temp_py, rate_py):
+    def _py_source(
+        self, n, M, P2, P, const_temps, live, g_states, blocks, temp_py, rate_py, lz_py=None
+    ):
         L = []
         w = L.append
         w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
@@ -1018,6 +1103,21 @@ class GeneratedKernel:
             w(f"        {s} = {temp_py[s]}")
         for g in range(len(rate_py)):
             leaf(g, "        ")
+        G = len(rate_py)
+        if lz_py is not None:
+            for g, c in lz_py[1]:
+                w(f"        a = {c}")
+                w("        if not (a >= 0.0 and a <= _DBL_MAX):")
+                w(f"            status[0], status[1], bad[0] = 1, {g}, a")
+                w("            raise _Fail")
+            w(f"        a = eta*({lz_py[0]})")
+            w("        if not (a >= 0.0 and a <= _DBL_MAX):")
+            w("            status[0], status[1], bad[0] = 1, 0, a")
+            w("            raise _Fail")
+            w(f"        tree[{P2}] = a")
+            w(f"        for q in range(1, {G}):")
+            w(f"            tree[{P2} + q] = 0.0")
+            w(f"        lz = [0.0] * {G}")
         w(f"        for q in range({M}):")
         w("            if ls[q] >= 0:")
         w("                a = coef[q] * x[ls[q]]")
@@ -1055,6 +1155,34 @@ class GeneratedKernel:
         w("                    j = 0")
         w(f"                    while not tree[{P2} + j] > 0.0:")
         w("                        j += 1")
+        if lz_py is not None:
+            w(f"            if j < {G}:")
+            for i in g_states:
+                w(f"                s_{i} = x[{i}] / eta")
+            for s_, _ in live:
+                w(f"                {s_} = {temp_py[s_]}")
+            w("                total = 0.0")
+            for g in range(G):
+                w(f"                a = eta*({rate_py[g]})")
+                w("                if not (a >= 0.0 and a <= _DBL_MAX):")
+                w(f"                    status[0], status[1], bad[0] = 1, {g}, a")
+                w("                    raise _Fail")
+                w(f"                lz[{g}] = a")
+                w("                total += a")
+            w("                if not total > 0.0:")
+            w("                    status[0], status[1], bad[0] = 1, 0, total")
+            w("                    raise _Fail")
+            w("                wz = unif() * total")
+            w("                j = -1")
+            w(f"                for q in range({G}):")
+            w("                    if wz < lz[q]:")
+            w("                        j = q")
+            w("                        break")
+            w("                    wz -= lz[q]")
+            w("                if j < 0:")
+            w(f"                    j = {G - 1}")
+            w("                    while j > 0 and not lz[j] > 0.0:")
+            w("                        j -= 1")
         w("            for e in range(jp[j], jp[j + 1]):")
         w("                x[jx[e]] += jd[e]")
         w("                if x[jx[e]] < 0:")
