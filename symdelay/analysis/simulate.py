@@ -18,9 +18,9 @@ Classes. A rate ``c * s_i`` (``c`` free of the state) is *linear*: its value ``c
 from one coefficient array (the coefficients are evaluated once from the parameters, in
 Python, so both backends use the same doubles). Every other rate is *general*: printed code
 with its common subexpressions, recomputed in *groups*, one per set of changed states.
-When the general rates sum to an expression free of the state (SymPy's ``cancel``) and each
-is a state-free factor times a function provably >= 0 (SymPy's assumptions: counts >= 0,
-parameters real), they form one *lazy class* instead: one leaf holds their constant total,
+When a few general rates (up to ``_LAZY_MAX``) sum to an expression free of the state
+(SymPy's ``cancel``) and each is a state-free factor times a function provably >= 0
+(SymPy's assumptions: counts >= 0, parameters real), they form one *lazy class* instead: one leaf holds their constant total,
 and they are evaluated only when that leaf is drawn, one of them then chosen by a new
 uniform (e.g. arrivals routed with probabilities that sum to one: no exponential per
 service, as in the hand-written kernel). Their factors are checked >= 0 at every call and the
@@ -387,6 +387,11 @@ def _exp_c_source() -> str:
     )
 
 
+#: At most this many general rates form a lazy class: drawing it evaluates all of them (all
+#: their temporaries: N exponentials for the routing of N servers) where an event that changes
+#: one state recomputes one temporary and the rates eagerly; measured break-even near N = 4
+#: (N = 8, L = 2: 51 -> 57 ns/event lazy, N = 2: 39 -> 35).
+_LAZY_MAX = 4
 #: At most this many shape classes in the table-driven kernel (else: loops over the tables).
 _MAX_SHAPES = 48
 
@@ -429,7 +434,7 @@ def _lazy_total(gexprs, sv, pv):
     of the tree, their constant total; they are evaluated only when that leaf is drawn (one
     of them then by a new uniform), never when the state changes: e.g. the routing of
     arrivals, whose probabilities sum to one."""
-    if len(gexprs) < 2 or len(gexprs) > 64:
+    if not 2 <= len(gexprs) <= _LAZY_MAX:
         return None
     assume = {s: sp.Dummy(nonnegative=True) for s in sv} | {p: sp.Dummy(real=True) for p in pv}
     factors = []
