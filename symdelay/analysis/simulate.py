@@ -18,6 +18,13 @@ Classes. A rate ``c * s_i`` (``c`` free of the state) is *linear*: its value ``c
 from one coefficient array (the coefficients are evaluated once from the parameters, in
 Python, so both backends use the same doubles). Every other rate is *general*: printed code
 with its common subexpressions, recomputed in *groups*, one per set of changed states.
+When a few general rates (up to ``_LAZY_MAX``) sum to an expression free of the state
+(SymPy's ``cancel``) and each is a state-free factor times a function provably >= 0
+(SymPy's assumptions: counts >= 0, parameters real), they form one *lazy class* instead: one leaf holds their constant total,
+and they are evaluated only when that leaf is drawn, one of them then chosen by a new
+uniform (e.g. arrivals routed with probabilities that sum to one: no exponential per
+service, as in the hand-written kernel). Their factors are checked >= 0 at every call and the
+rates at the start of every call and whenever the class is drawn.
 
 Selection: a sum tree of the rates (leaves ``P2 + q``, node ``p`` = ``tree[2p] + tree[2p+1]``,
 the general rates first, the linear ones along job chains so that the two rates of a move
@@ -30,13 +37,20 @@ general group of those states, then every ancestor of the changed leaves, each a
 left + right. IEEE addition commutes, so the tree after an event is bit for bit the tree a
 full rebuild gives: the total cannot drift (there is nothing to recompute periodically; every
 call into the kernel rebuilds it anyway, and the tests compare runs of one event per call
-with runs of 2^20).
+with runs of 2^20). Above ``_SPECIALIZE_MAX_M`` the walk up stops at the first node whose new
+value is its old one bit for bit (its ancestors are then unchanged): a job moving between two
+phases of one rate, ``c (X - 1) + c (X' + 1)``, usually stops a few levels up and leaves the
+total as it is.
 
 Code shape: up to ``_SPECIALIZE_MAX_M`` transitions, one C case of constant indices per
 transition; above, one case per *shape class* (transitions with the same jump deltas, number
-of linear rates and leaf layout: e.g. "phase ell of queue i advances") that reads its indices
-from a record, so the source stays small and gcc fast at M ~ 10^3; beyond ``_MAX_SHAPES``
-classes, loops over the index tables. The Python twin runs the same algorithm from the tables.
+of linear rates and leaf layout: e.g. "phase ell of queue i advances"; two changed leaves are
+one unit whether siblings or not, so the common moves share a class and the switch is
+predictable) that reads its indices from a record, so the source stays small and gcc fast at
+M ~ 10^3; beyond ``_MAX_SHAPES`` classes, loops over the index tables. The Python twin runs
+the same algorithm from the tables. The library is built for this processor
+(``-march=native``, contraction off: the same IEEE operations as the twin; its cache name
+covers the processor, see :func:`symdelay.core.cbuild.load_library`).
 
 Caches: the generation result (sources, index tables, coefficient code) is stored as
 ``cache_dir()/gen-KEY.json``, KEY a content hash of the table (states, jumps, a hash-seed
@@ -349,38 +363,47 @@ def _exp_c_source() -> str:
             arr("ZE_K", "uint64_t", _ZE_K, lambda v: f"{v}ULL"),
             arr("ZE_W", "double", _ZE_W, float.hex),
             arr("ZE_F", "double", _ZE_F, float.hex),
-            "static inline double expo(uint64_t *s) {",
+            "/* the 1.1% of draws outside the layers' boxes, out of line (same draws) */",
+            "static __attribute__((noinline, cold)) double expo_slow(uint64_t *s, uint64_t ri,",
+            "                                                      int idx) {",
             "    for (;;) {",
-            "        uint64_t ri = next_u64(s) >> 3;",
-            "        const int idx = (int)(ri & 0xFF);",
-            "        ri >>= 8;",
             "        const double x = (double)ri * ZE_W[idx];",
             "        if (ri < ZE_K[idx]) return x;",
             f"        if (idx == 0) return {float.hex(_ZE_R)} - log1p(-unif(s));",
             "        if ((ZE_F[idx - 1] - ZE_F[idx]) * unif(s) + ZE_F[idx] < exp(-x)) return x;",
+            "        ri = next_u64(s) >> 3;",
+            "        idx = (int)(ri & 0xFF);",
+            "        ri >>= 8;",
             "    }",
+            "}",
+            "static inline double expo(uint64_t *s) {",
+            "    uint64_t ri = next_u64(s) >> 3;",
+            "    const int idx = (int)(ri & 0xFF);",
+            "    ri >>= 8;",
+            "    if (__builtin_expect(ri < ZE_K[idx], 1)) return (double)ri * ZE_W[idx];",
+            "    return expo_slow(s, ri, idx);",
             "}",
         ]
     )
 
 
+#: At most this many general rates form a lazy class: drawing it evaluates all of them (all
+#: their temporaries: N exponentials for the routing of N servers) where an event that changes
+#: one state recomputes one temporary and the rates eagerly; measured break-even near N = 4
+#: (N = 8, L = 2: 51 -> 57 ns/event lazy, N = 2: 39 -> 35).
+_LAZY_MAX = 4
 #: At most this many shape classes in the table-driven kernel (else: loops over the tables).
 _MAX_SHAPES = 48
 
 
 def _leaf_units(lins, P2) -> list:
-    """The linear leaves an event changes as units: ('pair', p) for two leaves with one
-    parent p (both recomputed, then one walk up from p), else ('leaf', position)."""
-    units, rest = [], sorted(lins)
-    k = 0
-    while k < len(rest):
-        x = P2 + rest[k]
-        if k + 1 < len(rest) and rest[k + 1] == rest[k] + 1 and x % 2 == 0:
-            units.append(("pair", x >> 1))
-            k += 2
-        else:
-            units.append(("leaf", x))
-            k += 1
+    """The linear leaves an event changes as units: ('two', x, y) for two leaves (walked up
+    side by side, branch free, wherever they meet), else ('leaf', x). Sibling or not, two
+    leaves are one unit, so the common moves share one shape class (a predictable switch)."""
+    xs = [P2 + q for q in sorted(lins)]
+    units = [("two", xs[k], xs[k + 1]) for k in range(0, len(xs) - 1, 2)]
+    if len(xs) % 2:
+        units.append(("leaf", xs[-1]))
     return units
 
 
@@ -393,14 +416,38 @@ def _shape_classes(per_slot, ls, P2):
     ro, rec = [], []
     for entries, lins, g in per_slot:
         units = _leaf_units(lins, P2)
-        key = (tuple(d for _, d in entries), len(lins), tuple(u for u, _ in units), g >= 0)
+        key = (tuple(d for _, d in entries), len(lins), tuple(u[0] for u in units), g >= 0)
         sid = shapes.setdefault(key, len(shapes))
         ro.append(len(rec))
         rec += [sid, *(i for i, _ in entries), *(v for q in lins for v in (q, ls[q]))]
-        rec += [x for _, x in units] + ([g] if g >= 0 else [])
+        rec += [x for _, *xs in units for x in xs] + ([g] if g >= 0 else [])
     if len(shapes) > _MAX_SHAPES:
         return [], [], []
     return list(shapes), ro, rec
+
+
+def _lazy_total(gexprs, sv, pv):
+    """``(total, factors)`` when the total of the general rates is free of the state and each
+    of them is ``c * f`` with ``f`` provably >= 0 for counts >= 0 and real parameters (SymPy's
+    assumptions) and ``c`` free of the state (``factors``: the ``c`` not provably >= 0, each
+    checked >= 0 from the parameters at every call), else ``None``. Such rates form one leaf
+    of the tree, their constant total; they are evaluated only when that leaf is drawn (one
+    of them then by a new uniform), never when the state changes: e.g. the routing of
+    arrivals, whose probabilities sum to one."""
+    if not 2 <= len(gexprs) <= _LAZY_MAX:
+        return None
+    assume = {s: sp.Dummy(nonnegative=True) for s in sv} | {p: sp.Dummy(real=True) for p in pv}
+    factors = []
+    for g, e in enumerate(gexprs):
+        c, f = e.as_independent(*sv, as_Add=False)
+        if f.xreplace(assume).is_nonnegative is not True:
+            return None
+        if c.xreplace(assume).is_nonnegative is not True:
+            factors.append((g, c))
+    total = sp.cancel(sp.together(sp.Add(*gexprs)))
+    if total.free_symbols & set(sv):
+        return None
+    return total, factors
 
 
 def _refresh_c(lo: int, hi: int) -> str:
@@ -621,6 +668,7 @@ class GeneratedKernel:
         # general rates: one global cse, then per distinct set of changed states the temporaries
         # and rates that depend on it (the dependency graph of the general part)
         gexprs = [exprs[j] for j in general]
+        lazy_total = _lazy_total(gexprs, sv, pv)
         temps, reduced = sp.cse(gexprs, symbols=sp.numbered_symbols("e_")) if gexprs else ([], [])
         state_set = set(sv)
         deps: dict = {}
@@ -671,7 +719,12 @@ class GeneratedKernel:
             lins = sorted(x for i in changed[q] for x in lin_of_state.get(i, ()))
             ld += lins
             lp.append(len(ld))
-            key = frozenset(i for i in changed[q] if i in g_states)
+            # a lazy class: no general rate is recomputed when the state changes
+            key = (
+                frozenset()
+                if lazy_total is not None
+                else frozenset(i for i in changed[q] if i in g_states)
+            )
             gens = [g for g, d in enumerate(rate_deps) if key & {index[s] for s in d}]
             if key and key not in groups:
                 groups[key] = len(blocks)
@@ -697,13 +750,22 @@ class GeneratedKernel:
         self._used_names = [str(p) for p in used]
         self._set_coefficients()
         self.classes = {"linear": M - len(general), "general": len(general), "groups": len(blocks)}
+        self.classes["lazy"] = len(general) if lazy_total is not None else 0
         spec = (n, M, P2, len(pv), const_temps, live, g_states, blocks)
-        self.c_source = self._c_source(*spec, temp_c, rate_c, per_slot, ls, shapes)
-        self.python_source = self._py_source(*spec, temp_py, rate_py)
+        lz_c = lz_py = None
+        if lazy_total is not None:
+            what = "the total of the general rates"
+            lz_c = (pr(cpr, lazy_total[0], what), [(g, pr(cpr, c, what)) for g, c in lazy_total[1]])
+            lz_py = (
+                pr(ppr, lazy_total[0], what),
+                [(g, pr(ppr, c, what)) for g, c in lazy_total[1]],
+            )
+        self.c_source = self._c_source(*spec, temp_c, rate_c, per_slot, ls, shapes, lz_c)
+        self.python_source = self._py_source(*spec, temp_py, rate_py, lz_py)
 
     def _c_source(
         self, n, M, P2, P, const_temps, live, g_states, blocks, temp_c, rate_c, per_slot, ls,
-        shapes,
+        shapes, lz_c=None,
     ):  # fmt: skip
         L = []
         w = L.append
@@ -714,20 +776,47 @@ class GeneratedKernel:
         w(_exp_c_source())
         w(f"#define P2 {P2}")
         w(f"#define M {M}")
+        w("/* node p's new value is u (not yet stored): store it and go up while values change.")
+        w("   A node whose new value is its old one (bit for bit) leaves every ancestor as it")
+        w("   is: e.g. a job moving between two phases of one rate, c (X - 1) + c (X' + 1),")
+        w("   stops below the root, and the total R is not stored again */")
+        w("static inline int same(const double a, const double b) {")
+        w("    uint64_t x, y;")
+        w("    memcpy(&x, &a, 8); memcpy(&y, &b, 8);")
+        w("    return x == y;")
+        w("}")
+        w("static inline void up(double *tree, int64_t p, double u) {")
+        w("    for (;;) {")
+        w("        if (same(tree[p], u)) return;")
+        w("        tree[p] = u;")
+        w("        if (p == 1) return;")
+        w("        u += tree[p ^ 1];")
+        w("        p >>= 1;")
+        w("    }")
+        w("}")
         w("/* leaves lo..hi (tree positions) changed: every ancestor = left + right again */")
         w("static inline void refresh(double *tree, int64_t lo, int64_t hi) {")
         w("    while (lo < hi) {")
         w("        lo >>= 1; hi >>= 1;")
         w("        for (int64_t p = lo; p <= hi; p++) tree[p] = tree[2 * p] + tree[2 * p + 1];")
         w("    }")
-        w("    double v = tree[lo];")
-        w("    while (lo > 1) { v += tree[lo ^ 1]; lo >>= 1; tree[lo] = v; }")
+        w("    if (lo > 1) up(tree, lo >> 1, tree[lo] + tree[lo ^ 1]);")
         w("}")
-        depth = P2.bit_length() - 1
-        w("/* node p is current: every ancestor = left + right again, n levels up */")
-        w("static inline void walk(double *tree, int64_t p, const int n) {")
-        w("    double u = tree[p];")
-        w("    for (int d = 0; d < n; d++) { u += tree[p ^ 1]; p >>= 1; tree[p] = u; }")
+        w("/* leaf p changed */")
+        w("static inline void walk(double *tree, const int64_t p) {")
+        w("    up(tree, p >> 1, tree[p] + tree[p ^ 1]);")
+        w("}")
+        w("/* leaves x != y changed: both paths up side by side to where they meet (x ^ 1 == y:")
+        w("   stored one level below), then one */")
+        w("static inline void walk2(double *tree, int64_t x, int64_t y) {")
+        w("    double u = tree[x] + tree[x ^ 1], v = tree[y] + tree[y ^ 1];")
+        w("    x >>= 1; y >>= 1;")
+        w("    while (x != y) {")
+        w("        tree[x] = u; tree[y] = v;")
+        w("        u += tree[x ^ 1]; v += tree[y ^ 1];")
+        w("        x >>= 1; y >>= 1;")
+        w("    }")
+        w("    up(tree, x, u);")
         w("}")
         w(f"int64_t {_FUNC}(const double *par, const double *coef, const int64_t *ix, double eta,")
         w("        int64_t *X, uint64_t *rng, double *clock, const double *grid, int64_t ng,")
@@ -772,6 +861,19 @@ class GeneratedKernel:
             w(f"    {s} = {temp_c[s]};")
         for g in range(len(rate_c)):
             leaf(g, "    ")
+        G = len(rate_c)
+        if lz_c is not None:
+            # the general rates (checked above) as one leaf: their total, free of the state
+            for g, c in lz_c[1]:  # the factor of rate g free of the state: >= 0
+                w(f"    a = {c};")
+                w("    if (!(a >= 0.0 && a <= DBL_MAX)) {")
+                w(f"        status[0] = 1; status[1] = {g}; bad[0] = a; goto fail; }}")
+            w(f"    a = eta*({lz_c[0]});")
+            w("    if (!(a >= 0.0 && a <= DBL_MAX)) {")
+            w("        status[0] = 1; status[1] = 0; bad[0] = a; goto fail; }")
+            w("    tree[P2 + 0] = a;")
+            w(f"    for (int64_t q = 1; q < {G}; q++) tree[P2 + q] = 0.0;")
+            w(f"    double lz[{G}];")
         w("    for (int64_t q = 0; q < M; q++) {")
         w("        if (ls[q] < 0) continue;")
         w("        a = coef[q] * (double)X[ls[q]];")
@@ -826,6 +928,30 @@ class GeneratedKernel:
         w("            while (j >= 0 && !(tree[P2 + j] > 0.0)) j--;")
         w("            if (j < 0) { j = 0; while (!(tree[P2 + j] > 0.0)) j++; }")
         w("        }")
+        if lz_c is not None:
+            # the class of the general rates drawn: its rates now, one of them by a new uniform
+            w(f"        if (j < {G}) {{")
+            for i in g_states:
+                w(f"            s_{i} = (double)X[{i}] / eta;")
+            for s_, _ in live:
+                w(f"            {s_} = {temp_c[s_]};")
+            w("            double sum = 0.0;")
+            for g in range(G):
+                w(f"            a = eta*({rate_c[g]});")
+                w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
+                w(f"                status[0] = 1; status[1] = {g}; bad[0] = a; goto fail; }}")
+                w(f"            lz[{g}] = a; sum += a;")
+            w(
+                "            if (!(sum > 0.0)) { status[0] = 1; status[1] = 0; bad[0] = sum; goto fail; }"
+            )
+            w("            double wz = unif(rng) * sum;")
+            w("            j = -1;")
+            w(f"            for (int64_t q = 0; q < {G}; q++) {{")
+            w("                if (wz < lz[q]) { j = q; break; }")
+            w("                wz -= lz[q];")
+            w("            }")
+            w(f"            if (j < 0) {{ j = {G - 1}; while (j > 0 && !(lz[j] > 0.0)) j--; }}")
+            w("        }")
         if M > _SPECIALIZE_MAX_M and shapes:
             # one case per shape class, the indices from the transition's record
             w("        const int64_t *r = rec + ro[j];")
@@ -853,12 +979,12 @@ class GeneratedKernel:
                     w(f"            tree[P2 + r[{f}]] = a;")
                     f += 2
                 for u in units:
-                    if u == "pair":
-                        w(f"            tree[r[{f}]] = tree[2 * r[{f}]] + tree[2 * r[{f}] + 1];")
-                        w(f"            walk(tree, r[{f}], {depth - 1});")
+                    if u == "two":
+                        w(f"            walk2(tree, r[{f}], r[{f + 1}]);")
+                        f += 2
                     else:
-                        w(f"            walk(tree, r[{f}], {depth});")
-                    f += 1
+                        w(f"            walk(tree, r[{f}]);")
+                        f += 1
                 if has_g:
                     w(f"            switch (r[{f}]) {{")
                     for g in range(len(blocks)):
@@ -939,7 +1065,9 @@ class GeneratedKernel:
         w("}")
         return "\n".join(L) + "\n"
 
-    def _py_source(self, n, M, P2, P, const_temps, live, g_states, blocks, temp_py, rate_py):
+    def _py_source(
+        self, n, M, P2, P, const_temps, live, g_states, blocks, temp_py, rate_py, lz_py=None
+    ):
         L = []
         w = L.append
         w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
@@ -989,6 +1117,21 @@ class GeneratedKernel:
             w(f"        {s} = {temp_py[s]}")
         for g in range(len(rate_py)):
             leaf(g, "        ")
+        G = len(rate_py)
+        if lz_py is not None:
+            for g, c in lz_py[1]:
+                w(f"        a = {c}")
+                w("        if not (a >= 0.0 and a <= _DBL_MAX):")
+                w(f"            status[0], status[1], bad[0] = 1, {g}, a")
+                w("            raise _Fail")
+            w(f"        a = eta*({lz_py[0]})")
+            w("        if not (a >= 0.0 and a <= _DBL_MAX):")
+            w("            status[0], status[1], bad[0] = 1, 0, a")
+            w("            raise _Fail")
+            w(f"        tree[{P2}] = a")
+            w(f"        for q in range(1, {G}):")
+            w(f"            tree[{P2} + q] = 0.0")
+            w(f"        lz = [0.0] * {G}")
         w(f"        for q in range({M}):")
         w("            if ls[q] >= 0:")
         w("                a = coef[q] * x[ls[q]]")
@@ -1026,6 +1169,34 @@ class GeneratedKernel:
         w("                    j = 0")
         w(f"                    while not tree[{P2} + j] > 0.0:")
         w("                        j += 1")
+        if lz_py is not None:
+            w(f"            if j < {G}:")
+            for i in g_states:
+                w(f"                s_{i} = x[{i}] / eta")
+            for s_, _ in live:
+                w(f"                {s_} = {temp_py[s_]}")
+            w("                total = 0.0")
+            for g in range(G):
+                w(f"                a = eta*({rate_py[g]})")
+                w("                if not (a >= 0.0 and a <= _DBL_MAX):")
+                w(f"                    status[0], status[1], bad[0] = 1, {g}, a")
+                w("                    raise _Fail")
+                w(f"                lz[{g}] = a")
+                w("                total += a")
+            w("                if not total > 0.0:")
+            w("                    status[0], status[1], bad[0] = 1, 0, total")
+            w("                    raise _Fail")
+            w("                wz = unif() * total")
+            w("                j = -1")
+            w(f"                for q in range({G}):")
+            w("                    if wz < lz[q]:")
+            w("                        j = q")
+            w("                        break")
+            w("                    wz -= lz[q]")
+            w("                if j < 0:")
+            w(f"                    j = {G - 1}")
+            w("                    while j > 0 and not lz[j] > 0.0:")
+            w("                        j -= 1")
         w("            for e in range(jp[j], jp[j + 1]):")
         w("                x[jx[e]] += jd[e]")
         w("                if x[jx[e]] < 0:")
@@ -1322,7 +1493,7 @@ def _bind(lib):
 
 
 def _load_shared(source: str):
-    return load_library(source, "generated", "the generated kernel", _bind)
+    return load_library(source, "generated", "the generated kernel", _bind, native=True)
 
 
 def generated_kernel(model) -> GeneratedKernel:

@@ -3,14 +3,20 @@
 One place for where compiled libraries live and how they are built: the system C compiler
 (``$CC``, gcc or cc) with ``-O2 -fPIC -shared -ffp-contract=off`` (no fused multiply-add, so
 the C kernels and their Python twins do the same IEEE-754 operations), written under a
-temporary name and moved into place atomically, so concurrent first uses are safe.
+temporary name and moved into place atomically, so concurrent first uses are safe. A kernel
+may ask for code tuned to this processor (``native=True``: ``-march=native``, still without
+contraction, so the same IEEE-754 operations): its library name then hashes the flags, the
+compiler and the processor too (a cache directory shared by other machines never hands one
+a library built for another), and a compiler that refuses the flag gets the portable build.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -19,7 +25,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["cache_dir", "compile_library", "load_library"]
+__all__ = ["cache_dir", "compile_library", "load_library", "machine_id"]
 
 
 def cache_dir() -> Path:
@@ -31,10 +37,38 @@ def cache_dir() -> Path:
     return Path(xdg if xdg else Path.home() / ".cache") / "symdelay"
 
 
-def compile_library(source: str, target: Path, label: str) -> None:
+#: Flags added for ``native=True`` builds.
+NATIVE_FLAGS = ("-march=native",)
+
+
+def _compiler() -> str | None:
+    return os.environ.get("CC") or shutil.which("gcc") or shutil.which("cc")
+
+
+@functools.lru_cache(maxsize=1)
+def machine_id() -> str:
+    """The processor as far as code generation cares: architecture, and on Linux the model
+    and feature lines of /proc/cpuinfo (read once per process)."""
+    parts = [platform.system(), platform.machine()]
+    try:
+        with open("/proc/cpuinfo") as f:
+            seen = set()
+            for line in f:
+                if not line.strip() and seen:
+                    break  # the first processor's block is enough
+                key = line.split(":", 1)[0].strip()
+                if key in ("model name", "flags", "Features", "CPU part") and key not in seen:
+                    seen.add(key)
+                    parts.append(line.strip())
+    except OSError:  # no /proc (macOS, BSD): what the platform module knows
+        parts.append(platform.processor())
+    return "\n".join(parts)
+
+
+def compile_library(source: str, target: Path, label: str, extra_flags=()) -> None:
     """Compile the C ``source`` into the shared library ``target``; ``OSError`` on failure
-    (``label`` names the kernel in the message)."""
-    cc = os.environ.get("CC") or shutil.which("gcc") or shutil.which("cc")
+    (``label`` names the kernel in the message). ``extra_flags`` go after the usual ones."""
+    cc = _compiler()
     if cc is None:
         raise OSError("no C compiler found (gcc or cc)")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -42,7 +76,8 @@ def compile_library(source: str, target: Path, label: str) -> None:
         src = Path(tmp) / "kernel.c"
         src.write_text(source)
         lib = Path(tmp) / target.name
-        cmd = [cc, "-O2", "-fPIC", "-shared", "-ffp-contract=off", "-o", str(lib), str(src), "-lm"]
+        cmd = [cc, "-O2", "-fPIC", "-shared", "-ffp-contract=off", *extra_flags]
+        cmd += ["-o", str(lib), str(src), "-lm"]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise OSError(f"compiling {label} failed: {proc.stderr.strip()}")
@@ -76,26 +111,35 @@ class _Kernel:
         return getattr(self.fn, name)
 
 
-def load_library(source: str, prefix: str, label: str, bind: Callable):
+def load_library(source: str, prefix: str, label: str, bind: Callable, *, native: bool = False):
     """The kernel function of the C ``source``: compiled at first use into
     ``cache_dir()/PREFIX-HASH.so`` (the hash of the source, so an edited kernel is rebuilt),
     loaded with :mod:`ctypes` and handed to ``bind(lib)``, which returns the function with its
     argument types set. ``None`` when it cannot be built (no compiler); loaded once per
-    process."""
-    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
-    key = (prefix, digest)
-    with _lock:
-        if key in _loaded:
-            return _loaded[key]
-        fn = None
-        try:
-            ext = ".dylib" if sys.platform == "darwin" else ".so"
-            target = cache_dir() / f"{prefix}-{digest}{ext}"
-            if not target.exists():
-                compile_library(source, target, label)
-            bound = bind(ctypes.CDLL(str(target)))
-            fn = None if bound is None else _Kernel(bound)
-        except OSError:
-            fn = None
-        _loaded[key] = fn
-        return fn
+    process. ``native``: tuned to this processor (the hash then covers the flags, the
+    compiler and :func:`machine_id`); the portable build when the compiler refuses."""
+    attempts = [NATIVE_FLAGS, ()] if native else [()]
+    for flags in attempts:
+        h = hashlib.sha256(source.encode())
+        if flags:
+            h.update("\0".join(["", *flags, str(_compiler()), machine_id()]).encode())
+        digest = h.hexdigest()[:16]
+        key = (prefix, digest)
+        with _lock:
+            if key in _loaded:
+                fn = _loaded[key]
+            else:
+                fn = None
+                try:
+                    ext = ".dylib" if sys.platform == "darwin" else ".so"
+                    target = cache_dir() / f"{prefix}-{digest}{ext}"
+                    if not target.exists():
+                        compile_library(source, target, label, flags)
+                    bound = bind(ctypes.CDLL(str(target)))
+                    fn = None if bound is None else _Kernel(bound)
+                except OSError:
+                    fn = None
+                _loaded[key] = fn
+        if fn is not None:
+            return fn
+    return None

@@ -1,0 +1,89 @@
+"""General rates whose total is free of the state (arrivals routed by probabilities that sum
+to one) form one lazy class of the generated kernel: one leaf holding their constant total,
+the rates evaluated only when it is drawn, one of them then by a new uniform. The event
+drawn from a fixed state has the law of the exact rate ratios (chi-square, against rates
+evaluated by lambdify), C and the Python twin agree, and a negative factor is reported."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.stats import chisquare
+
+from symdelay.analysis.simulate import GeneratedKernel
+from symdelay.core.errors import SymdelayInputError
+
+
+def _routing_kernel(lam_value=2):
+    states = sp.symbols("x y z")
+    lam, th = sp.symbols("lam theta")
+    w = [sp.exp(-th * s) for s in states]
+    e = np.eye(3, dtype=int)
+    table = [(f"arrive_{s}", e[i], 3 * lam * w[i] / sum(w)) for i, s in enumerate(states)]
+    table += [(f"serve_{s}", -e[i], (i + 1) * s) for i, s in enumerate(states)]
+    return GeneratedKernel(states, table, {lam: lam_value, th: sp.Rational(3, 2)})
+
+
+def _one_event_counts(k, eta, X0, draws, backend):
+    fn = k.c_function() if backend == "c" else k.python_function()
+    counts = np.zeros(len(k.names), dtype=np.int64)
+    rng = np.random.default_rng(11)
+    grid = np.array([0.0, 1e9])
+    for _ in range(draws):
+        X = np.array(X0, dtype=np.int64)
+        rs = rng.integers(1, 2**63, size=4, dtype=np.uint64)
+        cs = np.zeros(len(k.names), dtype=np.int64)
+        tree = np.zeros(4 * k._P2)
+        args = (k._par, k._coef, k._ix, float(eta), X, rs, np.zeros(4), grid, 2)
+        args += (np.zeros((2, 3), dtype=np.int64), cs, 1, np.zeros(3, dtype=np.int64))
+        assert fn(*args, np.zeros(1), tree) >= 0
+        assert cs.sum() == 1
+        counts[k._order] += cs
+    return counts
+
+
+def test_event_frequencies_from_a_fixed_state_match_the_rate_ratios():
+    k = _routing_kernel()
+    assert k.classes["lazy"] == 3 and k.classes["groups"] == 0
+    eta, X0 = 10, [14, 3, 9]  # unequal queues: routing probabilities far from 1/3
+    rates = k.rates_at(eta, X0)  # lambdify: independent of the generated code
+    draws = 40_000
+    c = _one_event_counts(k, eta, X0, draws, "c")
+    assert chisquare(c, rates / rates.sum() * draws).pvalue > 1e-4
+    arrivals = rates[:3] / rates[:3].sum()
+    assert arrivals.max() / arrivals.min() > 5  # a test that can tell the members apart
+    p = _one_event_counts(k, eta, X0, 300, "python")
+    assert np.array_equal(p, _one_event_counts(k, eta, X0, 300, "c"))
+
+
+def test_paths_of_the_lazy_class_equal_the_python_twin():
+    k = _routing_kernel()
+    grid = np.linspace(0, 4, 41)
+    c = k.run_replications(30, [0, 30, 60], grid, seed=4, replications=2, backend="c")
+    c1 = k.run_replications(30, [0, 30, 60], grid, seed=4, replications=2, backend="c",
+                            chunk_events=1)  # fmt: skip
+    p = k.run_replications(30, [0, 30, 60], grid, seed=4, replications=2, backend="python")
+    assert c.events > 1000
+    for other in (c1, p):
+        assert np.array_equal(c.paths, other.paths)
+        assert np.array_equal(c.transition_counts, other.transition_counts)
+
+
+def test_rates_not_provably_nonnegative_are_not_lazy():
+    x, y = sp.symbols("x y")
+    p = sp.exp(x) / (sp.exp(x) + sp.exp(y))
+    table = [("a", [1, 0], p - sp.Rational(1, 2)), ("b", [0, 1], 1 - p + sp.Rational(1, 2))]
+    table += [("c", [-1, 0], x), ("d", [0, -1], y)]
+    k = GeneratedKernel([x, y], table, {})
+    assert k.classes["lazy"] == 0  # the sum is 1, but rate "a" can be negative
+    with pytest.raises(SymdelayInputError, match=r"'a'.*finite and >= 0"):
+        k.run(10, [0, 5], np.array([0.0, 5.0]), seed=1)
+
+
+@pytest.mark.parametrize("backend", ["c", "python"])
+def test_a_negative_factor_of_a_lazy_rate_is_reported(backend):
+    k = _routing_kernel(lam_value=-1)
+    assert k.classes["lazy"] == 3
+    with pytest.raises(SymdelayInputError, match=r"'arrive_x'.*finite and >= 0"):
+        k.run(10, [1, 1, 1], np.array([0.0, 1.0]), seed=1, backend=backend)
