@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import re
 import socket
+import statistics
 import time
 import traceback
 import uuid
@@ -25,7 +27,7 @@ from symdelay.sweep.progress import Progress
 from symdelay.sweep.spec import Spec, as_spec
 from symdelay.sweep.store import Store
 
-__all__ = ["run", "execute", "connect", "auto_batch", "SCHEDULER_TIMEOUT"]
+__all__ = ["run", "execute", "connect", "auto_batch", "batch_size", "SCHEDULER_TIMEOUT"]
 
 #: Seconds to wait for a scheduler given by address before saying it cannot be reached.
 SCHEDULER_TIMEOUT = 3.0
@@ -188,6 +190,9 @@ def _quiet_distributed():
 
 
 def _local_client(workers: int | None, dashboard: bool):
+    """Our own ``LocalCluster``: one single-threaded worker process per core (the analyses
+    hold the GIL), no dashboard unless asked (its web server costs start-up time), logs kept
+    to errors."""
     from distributed import Client, LocalCluster
 
     n = workers or os.cpu_count() or 1
@@ -198,24 +203,95 @@ def _local_client(workers: int | None, dashboard: bool):
         threads_per_worker=1,
         processes=True,
         dashboard_address=":0" if dashboard else None,
+        silence_logs=logging.ERROR,
         preload=["symdelay.sweep._worker"],  # workers leave Ctrl-C to this process
     )
     return Client(cluster, set_as_default=False), cluster
 
 
-def auto_batch(tasks: int, threads: int) -> int:
-    """Tasks per Dask task when none is given: about 20 batches per worker thread, at most
-    100 tasks each (Dask's own cost is about a millisecond per task; see the benchmark).
+#: Seconds a Dask task (a batch of tasks) should run: Dask's own cost per task (scheduling,
+#: transfer and bookkeeping, about a millisecond here; see the benchmark) is then ~0.5 %.
+TARGET_BATCH_SECONDS = 0.2
 
-    >>> auto_batch(16, 2), auto_batch(10_000, 2), auto_batch(10**6, 8)
-    (1, 100, 100)
+#: Dask tasks per second a run asks of the scheduler at most: one scheduler handles a few
+#: thousand per second, so on many workers batches grow to keep under this.
+SCHEDULER_RATE = 1000.0
+
+#: Tasks in one Dask task at most (its rows travel back in one message).
+MAX_BATCH = 10_000
+
+#: Tasks of the first Dask task on each worker thread: the first warms the worker (imports,
+#: per-process caches), the others time a task for the sizes of the batches that follow.
+PILOT_TASKS = 4
+
+
+def batch_size(
+    seconds,
+    remaining: int,
+    threads: int,
+    *,
+    target: float = TARGET_BATCH_SECONDS,
+    rate: float = SCHEDULER_RATE,
+) -> int:
+    """Tasks in the next Dask task, from the seconds the tasks timed so far took.
+
+    A batch should run about ``target`` seconds at the median task time (the median, so a
+    worker's first task, which fills its caches, does not count) — or longer on so many
+    threads that ``threads / rate`` is more — and be at most a ``1 / (2 * threads)`` share
+    of the ``remaining`` tasks, so batches shrink towards the end and no worker waits long
+    for the last one (guided self-scheduling). Always between 1 and :data:`MAX_BATCH`.
+
+    >>> batch_size([0.030] * 8, remaining=236, threads=2)  # 30 ms tasks: 0.2 s batches
+    7
+    >>> batch_size([0.0005] * 8, remaining=10_000, threads=2)  # 0.5 ms tasks
+    400
+    >>> batch_size([0.0005] * 8, remaining=40, threads=2)  # the tail: a quarter each
+    10
+    >>> batch_size([5.0, 0.001, 0.001], remaining=10**7, threads=1000)  # 1 s batches
+    1000
     """
-    return max(1, min(100, tasks // (20 * max(1, threads))))
+    times = sorted(float(s) for s in seconds if s is not None and math.isfinite(s) and s >= 0)
+    threads = max(1, int(threads))
+    tail = max(1, math.ceil(remaining / (2 * threads)))
+    if not times:
+        return min(tail, MAX_BATCH)
+    per = statistics.median(times)
+    goal = max(target, threads / rate)
+    by_time = MAX_BATCH if per <= goal / MAX_BATCH else math.ceil(goal / per)
+    return max(1, min(by_time, tail, MAX_BATCH))
 
 
-def _batches(spec: Spec, todo: list[int], batch: int) -> list[list[tuple]]:
-    items = [(k, spec.replication(k), spec.task(k), spec.seed_of(k)) for k in todo]
-    return [items[i : i + batch] for i in range(0, len(items), batch)]
+def auto_batch(tasks: int, threads: int) -> int:
+    """Tasks per Dask task before any has been timed: enough batches for every worker
+    thread to get :data:`PILOT_TASKS`, fewer when there are fewer tasks.
+
+    >>> auto_batch(16, 2), auto_batch(10_000, 2), auto_batch(3, 2)
+    (4, 4, 1)
+    """
+    return max(1, min(PILOT_TASKS, tasks // max(1, threads)))
+
+
+def _items(spec: Spec, tasks) -> list[tuple]:
+    return [(k, spec.replication(k), spec.task(k), spec.seed_of(k)) for k in tasks]
+
+
+def _failed_rows(items, exc) -> list[dict]:
+    """The rows of a Dask task that could not be run (e.g. it killed its workers)."""
+    err = _error_line(exc)
+    return [
+        {
+            "task": k,
+            "replication": rep,
+            **kw,
+            "seed": seed,
+            "status": "failed",
+            "error": err,
+            "seconds": None,
+            "worker": None,
+            "symdelay_version": _version(),
+        }
+        for k, rep, kw, seed in items
+    ]
 
 
 def run(
@@ -233,6 +309,7 @@ def run(
     flush_seconds: float = 1.0,
     allow_python=None,
     force: bool = False,
+    dashboard: bool = False,
 ):
     """Run a sweep and return its table (a pandas DataFrame, one row per task, by task).
 
@@ -254,8 +331,10 @@ def run(
         ``out`` exists: compute only the tasks that have no row (the spec must have the
         hash recorded in ``out``). Without ``resume`` an existing ``out`` is an error.
     batch : int, optional
-        Tasks per Dask task; by default :func:`auto_batch` (about 20 batches per worker
-        thread). Serial runs ignore it.
+        Tasks per Dask task. By default the first Dask task on each worker thread holds
+        :data:`PILOT_TASKS` tasks and the later ones are sized from the task times so far
+        (:func:`batch_size`: about :data:`TARGET_BATCH_SECONDS` each, smaller towards the
+        end). Serial runs ignore it.
     progress : callable, optional
         Called with the :class:`~symdelay.sweep.progress.Progress` after each batch.
     show_progress : bool, optional
@@ -267,11 +346,18 @@ def run(
         names is imported.
     force : bool
         Run a grid over :data:`~symdelay.sweep.grid.MAX_TASKS` tasks (``--force``).
+    dashboard : bool
+        Serve the Dask dashboard of the embedded ``LocalCluster`` (off by default: it
+        costs start-up time).
 
     Returns
     -------
     pandas.DataFrame
-        ``df.attrs["sweep"]`` holds the spec, its hash, the number of tasks and the axes.
+        ``df.attrs["sweep"]`` holds the spec, its hash, the number of tasks and the axes;
+        ``df.attrs["timing"]`` the seconds of this run: ``start_seconds`` (connecting, or
+        starting the embedded cluster), ``run_seconds`` (the tasks, from the first
+        submitted to the last gathered, the workers' warm-up included), and for Dask the
+        number of Dask tasks and the smallest and largest batch.
     """
     spec = as_spec(spec, allow_python=allow_python, force=force)
     if sum(x is not None and x is not False for x in (client, scheduler, serial or None)) > 1:
@@ -342,13 +428,19 @@ def run(
         pending.clear()
 
     target = spec.info.target
+    timing: dict = {"start_seconds": 0.0, "run_seconds": 0.0}
     try:
-        if todo:
-            if serial:
-                for b in _batches(spec, todo, 1):
-                    take(execute(target, b))
-            else:
-                _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch)
+        if todo and serial:
+            t0 = time.perf_counter()
+            try:
+                for k in todo:
+                    take(execute(target, _items(spec, [k])))
+            finally:
+                timing["run_seconds"] = time.perf_counter() - t0
+        elif todo:
+            _run_dask(
+                spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dashboard
+            )
     finally:
         flush()
         bar.close()
@@ -357,7 +449,9 @@ def run(
     if store is not None:
         from symdelay.sweep.store import read_results
 
-        return read_results(store.path)
+        df = read_results(store.path)
+        df.attrs["timing"] = timing
+        return df
     import pandas as pd
 
     from symdelay.sweep.store import _table, ordered
@@ -368,76 +462,117 @@ def run(
         else (pd.DataFrame(columns=meta["columns"]))
     )
     df.attrs["sweep"] = {k: meta[k] for k in ("spec", "spec_hash", "total", "axes")}
+    df.attrs["timing"] = timing
     return df
 
 
-def _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch) -> None:
+def _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dash):
     with contextlib.ExitStack() as stack:
         if client is None:  # our own client (and cluster): their log lines are ours to keep
             stack.enter_context(_quiet_distributed())
-        _run_dask_quiet(spec, todo, target, take, bar, client, workers, scheduler, batch)
+        _run_dask_quiet(
+            spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dash
+        )
 
 
-def _run_dask_quiet(spec, todo, target, take, bar, client, workers, scheduler, batch) -> None:
+def _run_dask_quiet(
+    spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dashboard
+) -> None:
+    """Batches submitted a window at a time and gathered in bulk as they finish.
+
+    The first Dask task on each worker thread is a pilot of :data:`PILOT_TASKS` tasks (the
+    first of them warms the worker); later batches are sized by :func:`batch_size` from the
+    task times so far, unless ``batch`` fixes their size. At most ``2 * threads + 2`` Dask
+    tasks are in flight, so the client and the scheduler hold a few futures whatever the
+    size of the sweep, and batches are cut only when submitted (the last ones small)."""
+    from collections import deque
+
+    from distributed import as_completed
+
     own_client = own_cluster = None
+    t0 = time.perf_counter()
     if client is None:
         if scheduler:
             client = own_client = connect(scheduler)
         else:
-            client, own_cluster = _local_client(workers, dashboard=True)
+            client, own_cluster = _local_client(workers, dashboard=dashboard)
             own_client = client
-    from distributed import as_completed
-
+    timing["start_seconds"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
     try:
         link = getattr(client, "dashboard_link", None)
         if link and (own_cluster is not None or scheduler):
             bar.note(f"Dask dashboard: {link}")
         token = uuid.uuid4().hex[:8]
-        if batch is None:
-            batch = auto_batch(len(todo), sum(client.nthreads().values()))
-        batches = _batches(spec, todo, batch)
-        futures = [
-            client.submit(
+        queue = deque(todo)
+        recent: deque = deque(maxlen=256)  # seconds of the latest tasks
+        nthreads = client.nthreads()
+        threads = max(1, sum(nthreads.values()))
+        threads_at = time.perf_counter()
+        in_flight: dict = {}  # future -> its items
+        sizes: list[int] = []
+
+        def submit(items, worker=None) -> None:
+            fut = client.submit(
                 execute,
                 target,
-                b,
-                key=f"symdelay-sweep-{spec.hash}-{token}-{b[0][0]}",
+                items,
+                key=f"symdelay-sweep-{spec.hash}-{token}-{items[0][0]}",
                 pure=False,
+                workers=None if worker is None else [worker],
+                allow_other_workers=worker is not None,
             )
-            for b in batches
-        ]
-        by_key = {f.key: b for f, b in zip(futures, batches)}
+            in_flight[fut] = items
+            sizes.append(len(items))
+            done.add(fut)
+
+        def cut(n: int) -> list[tuple]:
+            return _items(spec, [queue.popleft() for _ in range(min(n, len(queue)))])
+
+        done = as_completed([], loop=client.loop)
+        first = batch or auto_batch(len(queue), threads)
+        for addr, n in sorted(nthreads.items()) or [(None, 1)]:
+            for _ in range(n):
+                if queue:
+                    submit(cut(first), addr)
+        window = 2 * threads + 2
         try:
-            done = as_completed(futures, loop=client.loop, with_results=True, raise_errors=False)
-            for fut, result in done:
-                if fut.status == "finished":
-                    rows = result
-                else:  # the task could not be run (e.g. it killed its workers repeatedly)
-                    err = _error_line(result)
-                    rows = [
-                        {
-                            "task": k,
-                            "replication": rep,
-                            **kw,
-                            "seed": seed,
-                            "status": "failed",
-                            "error": err,
-                            "seconds": None,
-                            "worker": None,
-                            "symdelay_version": _version(),
-                        }
-                        for k, rep, kw, seed in by_key[fut.key]
-                    ]
-                fut.release()
-                take(rows)
+            while in_flight:
+                finished = done.next_batch(block=True)
+                ok = [f for f in finished if f.status == "finished"]
+                results = client.gather(ok, errors="skip") if ok else []
+                for rows in results:
+                    recent.extend(r["seconds"] for r in rows if r.get("seconds") is not None)
+                    take(rows)
+                for fut in finished:
+                    items = in_flight.pop(fut)
+                    if fut.status != "finished":  # could not be run (killed its workers)
+                        take(_failed_rows(items, _exception(fut)))
+                    fut.release()
+                if time.perf_counter() - threads_at > 5.0:  # workers come and go
+                    threads = max(1, sum(client.nthreads().values()))
+                    threads_at = time.perf_counter()
+                    window = 2 * threads + 2
+                while queue and len(in_flight) < window:
+                    submit(cut(batch or batch_size(recent, len(queue), threads)))
         except BaseException:
-            client.cancel(futures)
+            client.cancel(list(in_flight))
             raise
+        timing["dask_tasks"] = len(sizes)
+        timing["batch_sizes"] = (min(sizes, default=0), max(sizes, default=0))
     finally:
+        timing["run_seconds"] = time.perf_counter() - t0
         if own_client is not None:
             own_client.close()
         if own_cluster is not None:
             own_cluster.close()
+
+
+def _exception(fut) -> BaseException:
+    try:
+        return fut.exception()
+    except BaseException as exc:  # cancelled: the reason is the exception
+        return exc
 
 
 def _version() -> str:
