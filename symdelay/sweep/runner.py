@@ -27,7 +27,15 @@ from symdelay.sweep.progress import Progress
 from symdelay.sweep.spec import Spec, as_spec
 from symdelay.sweep.store import Store
 
-__all__ = ["run", "execute", "connect", "auto_batch", "batch_size", "SCHEDULER_TIMEOUT"]
+__all__ = [
+    "run",
+    "execute",
+    "connect",
+    "auto_batch",
+    "batch_size",
+    "in_flight_limit",
+    "SCHEDULER_TIMEOUT",
+]
 
 #: Seconds to wait for a scheduler given by address before saying it cannot be reached.
 SCHEDULER_TIMEOUT = 3.0
@@ -202,7 +210,8 @@ def _local_client(workers: int | None, dashboard: bool):
         n_workers=n,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=":0" if dashboard else None,
+        dashboard_address=":0",  # a free port for its HTTP server: no clash, no warning
+        scheduler_kwargs={"dashboard": bool(dashboard)},
         silence_logs=logging.ERROR,
         preload=["symdelay.sweep._worker"],  # workers leave Ctrl-C to this process
     )
@@ -257,8 +266,19 @@ def batch_size(
         return min(tail, MAX_BATCH)
     per = statistics.median(times)
     goal = max(target, threads / rate)
-    by_time = MAX_BATCH if per <= goal / MAX_BATCH else math.ceil(goal / per)
+    # (1 - 1e-12): a quotient such as 4 / 0.001 rounded up by one ulp is still 4000
+    by_time = MAX_BATCH if per <= goal / MAX_BATCH else math.ceil(goal / per * (1 - 1e-12))
     return max(1, min(by_time, tail, MAX_BATCH))
+
+
+def in_flight_limit(threads: int) -> int:
+    """Dask tasks a run keeps submitted at once: four per worker thread (one running, the
+    next ones queued, so no worker waits for the client's round trip), at least 16.
+
+    >>> in_flight_limit(2), in_flight_limit(1000)
+    (16, 4000)
+    """
+    return max(16, 4 * max(1, int(threads)))
 
 
 def auto_batch(tasks: int, threads: int) -> int:
@@ -482,8 +502,8 @@ def _run_dask_quiet(
 
     The first Dask task on each worker thread is a pilot of :data:`PILOT_TASKS` tasks (the
     first of them warms the worker); later batches are sized by :func:`batch_size` from the
-    task times so far, unless ``batch`` fixes their size. At most ``2 * threads + 2`` Dask
-    tasks are in flight, so the client and the scheduler hold a few futures whatever the
+    task times so far, unless ``batch`` fixes their size. At most ``in_flight_limit(threads)`` Dask
+    tasks are in flight (:func:`in_flight_limit`), so the client and the scheduler hold a few futures whatever the
     size of the sweep, and batches are cut only when submitted (the last ones small)."""
     from collections import deque
 
@@ -501,7 +521,7 @@ def _run_dask_quiet(
     t0 = time.perf_counter()
     try:
         link = getattr(client, "dashboard_link", None)
-        if link and (own_cluster is not None or scheduler):
+        if link and ((own_cluster is not None and dashboard) or scheduler):
             bar.note(f"Dask dashboard: {link}")
         token = uuid.uuid4().hex[:8]
         queue = deque(todo)
@@ -535,7 +555,7 @@ def _run_dask_quiet(
             for _ in range(n):
                 if queue:
                     submit(cut(first), addr)
-        window = 2 * threads + 2
+        window = in_flight_limit(threads)
         try:
             while in_flight:
                 finished = done.next_batch(block=True)
@@ -552,7 +572,7 @@ def _run_dask_quiet(
                 if time.perf_counter() - threads_at > 5.0:  # workers come and go
                     threads = max(1, sum(client.nthreads().values()))
                     threads_at = time.perf_counter()
-                    window = 2 * threads + 2
+                    window = in_flight_limit(threads)
                 while queue and len(in_flight) < window:
                     submit(cut(batch or batch_size(recent, len(queue), threads)))
         except BaseException:
