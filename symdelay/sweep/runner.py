@@ -387,6 +387,7 @@ def run(
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
         raise SymdelayInputError(f"batch must be an integer >= 1, got {batch!r}")
     meta = _meta(spec)
+    spec_hash = meta["spec_hash"]
     outputs = meta["outputs"]  # output columns in the order the analysis returns them
     known = {*meta["columns"], *_RESERVED}
     types = _column_types(spec)
@@ -430,7 +431,7 @@ def run(
             if r["status"] == "ok":
                 outputs.extend(k for k in r if k not in known and k not in outputs)
             r["run"] = run_number
-            r["spec_hash"] = spec.hash
+            r["spec_hash"] = spec_hash
         pending.extend(fresh)
         nf = sum(1 for r in fresh if r["status"] == "failed")
         bar.update(len(fresh) - nf, nf)
@@ -549,7 +550,9 @@ def _run_dask_quiet(
         def cut(n: int) -> list[tuple]:
             return _items(spec, [queue.popleft() for _ in range(min(n, len(queue)))])
 
-        done = as_completed([], loop=client.loop)
+        # results fetched by the client's event loop as each Dask task finishes (no round
+        # trip of this thread per batch); whatever has arrived is taken in one go
+        done = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
         first = batch or auto_batch(len(queue), threads)
         for addr, n in sorted(nthreads.items()) or [(None, 1)]:
             for _ in range(n):
@@ -558,17 +561,15 @@ def _run_dask_quiet(
         window = in_flight_limit(threads)
         try:
             while in_flight:
-                finished = done.next_batch(block=True)
-                ok = [f for f in finished if f.status == "finished"]
-                results = client.gather(ok, errors="skip") if ok else []
-                for rows in results:
-                    recent.extend(r["seconds"] for r in rows if r.get("seconds") is not None)
-                    take(rows)
-                for fut in finished:
+                for fut, result in done.next_batch(block=True):
                     items = in_flight.pop(fut)
-                    if fut.status != "finished":  # could not be run (killed its workers)
-                        take(_failed_rows(items, _exception(fut)))
+                    if fut.status == "finished":
+                        rows = result
+                        recent.extend(r["seconds"] for r in rows if r["seconds"] is not None)
+                    else:  # could not be run (e.g. it killed its workers repeatedly)
+                        rows = _failed_rows(items, result)
                     fut.release()
+                    take(rows)
                 if time.perf_counter() - threads_at > 5.0:  # workers come and go
                     threads = max(1, sum(client.nthreads().values()))
                     threads_at = time.perf_counter()
@@ -586,13 +587,6 @@ def _run_dask_quiet(
             own_client.close()
         if own_cluster is not None:
             own_cluster.close()
-
-
-def _exception(fut) -> BaseException:
-    try:
-        return fut.exception()
-    except BaseException as exc:  # cancelled: the reason is the exception
-        return exc
 
 
 def _version() -> str:
