@@ -12,7 +12,9 @@ start-up, the per-task overhead, the results store, and the largest sweep run he
    caches).
 2. Per-task overhead: 400 tasks of an analysis that returns at once, serially and on the
    cluster (batch 1, 20 and automatic): wall time per task is then the sweep machinery
-   alone (spec, seeds, rows, Parquet flushes; for Dask also scheduling and transfer).
+   alone (spec, seeds, rows, Parquet flushes; for Dask also scheduling and transfer); then
+   10^4 and 10^5 such tasks on the cluster, with the CPU time of the client process (which
+   holds the LocalCluster's scheduler too) per task.
 3. The store: rows per second the client writes to Parquet part files (one flush), merging
    parts into one file, and reading parts back with pyarrow.dataset; sizes vary, so growth
    exponents are fitted.
@@ -49,6 +51,7 @@ from symdelay.sweep.store import Store
 
 OUT = Path(__file__).parent / "results" / "sweep.txt"
 REPEATS = 3
+REPEATS_MAP = 5  # the speed-up: more runs, so a burst of other work moves the median less
 
 MAP = {
     "analysis": "roots",
@@ -114,7 +117,8 @@ def speedup_section(tmp: Path, lines: list) -> None:
         ref = None
         same = True
         cols = ["spectral_abscissa", "unstable_count", "max_radius"]
-        for i in range(REPEATS):
+        load = os.getloadavg()[0]
+        for i in range(REPEATS_MAP):
             c0 = time.process_time()
             s = sweep.run(MAP, out=tmp / f"s{i}.parquet", serial=True)
             cpu["serial"].append(time.process_time() - c0)
@@ -129,6 +133,7 @@ def speedup_section(tmp: Path, lines: list) -> None:
                 busy[name].append(d["seconds"].sum() / (int(name) * t))
                 same = same and ref[cols].equals(d[cols])
         med = {k: statistics.median(v) for k, v in walls.items()}
+        load = (load, os.getloadavg()[0])
         n = len(ref)
         task_s = ref["seconds"].median()
         timing = d.attrs["timing"]
@@ -157,7 +162,8 @@ def speedup_section(tmp: Path, lines: list) -> None:
     sp2, sp1 = med["serial"] / med["2"], med["serial"] / med["1"]
     lines += [
         f"1. stability map, {n} tasks (certified roots, L = 150, dps 15; median task "
-        f"{1000 * task_s:.1f} ms); medians of {REPEATS} interleaved runs",
+        f"{1000 * task_s:.1f} ms); medians of {REPEATS_MAP} interleaved runs (load average "
+        f"{load[0]:.2f} before them, {load[1]:.2f} after, their own processes included)",
         "   warm (cluster started, workers warmed by an earlier run; serial process warmed):",
         f"   serial                          {med['serial']:7.2f} s   "
         f"CPU {statistics.median(cpu['serial']):6.2f} s",
@@ -204,6 +210,23 @@ def overhead_section(tmp: Path, lines: list, client) -> dict:
         f"   LocalCluster, auto              {1e3 * out['auto']:7.2f} ms   "
         f"({auto['dask_tasks']} Dask tasks, batches {auto['batch_sizes'][0]}.."
         f"{auto['batch_sizes'][1]})",
+    ]
+    scale = []
+    for m in (10_000, 100_000):
+        big = {"analysis": "nothing", "grid": {"x": {"start": 0, "stop": m - 1, "num": m}}}
+        c0 = time.process_time()
+        d = sweep.run(big, out=tmp / f"noop{m}.parquet", client=client)
+        cpu = time.process_time() - c0
+        assert len(d) == m and (d["status"] == "ok").all()
+        scale.append((m, d.attrs["timing"]["run_seconds"], cpu, d.attrs["timing"]))
+    lines += [
+        *(
+            f"   {m:6d} such tasks, auto: {1e3 * t / m:5.3f} ms/task wall, client and scheduler "
+            f"CPU {1e3 * cpu / m:5.3f} ms/task ({tm['dask_tasks']} Dask tasks, batches "
+            f"{tm['batch_sizes'][0]}..{tm['batch_sizes'][1]}; Parquet out)"
+            for m, t, cpu, tm in scale
+        ),
+        f"   growth exponent of the run in tasks: {slope([x[0] for x in scale], [x[1] for x in scale]):.2f}",
         "",
     ]
     return out
