@@ -48,9 +48,16 @@ def test_a_workers_slow_first_task_does_not_shrink_the_batches():
 
 def test_batches_shrink_to_a_share_of_what_remains():
     times = [0.001] * 8  # 200 tasks would last the target
-    for remaining, threads in [(1000, 2), (300, 2), (40, 2), (7, 2), (1, 8), (50, 4)]:
-        b = batch_size(times, remaining, threads)
-        assert b == min(200, math.ceil(remaining / (2 * threads)))
+    for remaining, threads, expected in [
+        (1000, 2, 200),  # the target
+        (300, 2, 75),  # a quarter of what remains (2 threads)
+        (40, 2, 10),
+        (7, 2, 2),
+        (50, 4, 7),  # an eighth
+        (1, 8, 1),  # never more than remains
+    ]:
+        assert batch_size(times, remaining, threads) == expected
+        assert expected == max(1, min(200, math.ceil(remaining / (2 * threads)), remaining))
     # before any time is known only the share of what remains bounds the batch
     assert batch_size([], 1000, 2) == 250 and batch_size([], 10**9, 1) == MAX_BATCH
 
@@ -61,6 +68,8 @@ def test_many_threads_make_longer_batches_for_the_scheduler():
     assert few == 200 and many == 4000  # 4000 threads / 1000 Dask tasks per s = 4 s each
     # Dask tasks per second asked of the scheduler stay at about its rate
     assert 4000 / (many * 0.001) == pytest.approx(runner.SCHEDULER_RATE)
+    # and the tail rule does not undo it: too few tasks for so many threads
+    assert batch_size(times, 10**6, 4000) == 4000 > math.ceil(10**6 / 8000)
 
 
 # ------------------------------------------------------------------ on Dask

@@ -245,10 +245,12 @@ def batch_size(
     """Tasks in the next Dask task, from the seconds the tasks timed so far took.
 
     A batch should run about ``target`` seconds at the median task time (the median, so a
-    worker's first task, which fills its caches, does not count) — or longer on so many
-    threads that ``threads / rate`` is more — and be at most a ``1 / (2 * threads)`` share
-    of the ``remaining`` tasks, so batches shrink towards the end and no worker waits long
-    for the last one (guided self-scheduling). Always between 1 and :data:`MAX_BATCH`.
+    worker's first task, which fills its caches, does not count) and be at most a
+    ``1 / (2 * threads)`` share of the ``remaining`` tasks, so batches shrink towards the
+    end and no worker waits long for the last one (guided self-scheduling) — but never
+    shorter than ``threads / rate`` seconds, so that all threads together ask the scheduler
+    for at most ``rate`` Dask tasks a second. Between 1 and :data:`MAX_BATCH`, and at most
+    ``remaining``.
 
     >>> batch_size([0.030] * 8, remaining=236, threads=2)  # 30 ms tasks: 0.2 s batches
     7
@@ -258,17 +260,25 @@ def batch_size(
     10
     >>> batch_size([5.0, 0.001, 0.001], remaining=10**7, threads=1000)  # 1 s batches
     1000
+    >>> batch_size([0.001] * 8, remaining=10**6, threads=4000)  # the scheduler's limit
+    4000
     """
     times = sorted(float(s) for s in seconds if s is not None and math.isfinite(s) and s >= 0)
     threads = max(1, int(threads))
-    tail = max(1, math.ceil(remaining / (2 * threads)))
+    remaining = max(1, int(remaining))
+    tail = math.ceil(remaining / (2 * threads))
     if not times:
         return min(tail, MAX_BATCH)
     per = statistics.median(times)
-    goal = max(target, threads / rate)
-    # (1 - 1e-12): a quotient such as 4 / 0.001 rounded up by one ulp is still 4000
-    by_time = MAX_BATCH if per <= goal / MAX_BATCH else math.ceil(goal / per * (1 - 1e-12))
-    return max(1, min(by_time, tail, MAX_BATCH))
+
+    def lasting(seconds: float) -> int:  # tasks of ``per`` seconds filling ``seconds``
+        # (1 - 1e-12): a quotient such as 4 / 0.001 rounded up by one ulp is still 4000
+        return MAX_BATCH if per <= seconds / MAX_BATCH else math.ceil(seconds / per * (1 - 1e-12))
+
+    floor = lasting(threads / rate)
+    return max(
+        1, min(max(min(lasting(max(target, threads / rate)), tail), floor), MAX_BATCH, remaining)
+    )
 
 
 def in_flight_limit(threads: int) -> int:
