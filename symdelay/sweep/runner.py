@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import re
 import socket
+import statistics
 import time
 import traceback
 import uuid
@@ -25,7 +27,15 @@ from symdelay.sweep.progress import Progress
 from symdelay.sweep.spec import Spec, as_spec
 from symdelay.sweep.store import Store
 
-__all__ = ["run", "execute", "connect", "auto_batch", "SCHEDULER_TIMEOUT"]
+__all__ = [
+    "run",
+    "execute",
+    "connect",
+    "auto_batch",
+    "batch_size",
+    "in_flight_limit",
+    "SCHEDULER_TIMEOUT",
+]
 
 #: Seconds to wait for a scheduler given by address before saying it cannot be reached.
 SCHEDULER_TIMEOUT = 3.0
@@ -188,6 +198,9 @@ def _quiet_distributed():
 
 
 def _local_client(workers: int | None, dashboard: bool):
+    """Our own ``LocalCluster``: one single-threaded worker process per core (the analyses
+    hold the GIL), no dashboard unless asked (its web server costs start-up time), logs kept
+    to errors."""
     from distributed import Client, LocalCluster
 
     n = workers or os.cpu_count() or 1
@@ -197,25 +210,118 @@ def _local_client(workers: int | None, dashboard: bool):
         n_workers=n,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=":0" if dashboard else None,
+        dashboard_address=":0",  # a free port for its HTTP server: no clash, no warning
+        scheduler_kwargs={"dashboard": bool(dashboard)},
+        silence_logs=logging.ERROR,
         preload=["symdelay.sweep._worker"],  # workers leave Ctrl-C to this process
     )
     return Client(cluster, set_as_default=False), cluster
 
 
-def auto_batch(tasks: int, threads: int) -> int:
-    """Tasks per Dask task when none is given: about 20 batches per worker thread, at most
-    100 tasks each (Dask's own cost is about a millisecond per task; see the benchmark).
+#: Seconds a Dask task (a batch of tasks) should run: Dask's own cost per task (scheduling,
+#: transfer and bookkeeping, about a millisecond here; see the benchmark) is then ~0.5 %.
+TARGET_BATCH_SECONDS = 0.2
 
-    >>> auto_batch(16, 2), auto_batch(10_000, 2), auto_batch(10**6, 8)
-    (1, 100, 100)
+#: Dask tasks per second a run asks of the scheduler at most: one scheduler handles a few
+#: thousand per second, so on many workers batches grow to keep under this.
+SCHEDULER_RATE = 1000.0
+
+#: Tasks in one Dask task at most (its rows travel back in one message).
+MAX_BATCH = 10_000
+
+#: Tasks of the first Dask task on each worker thread: the first warms the worker (imports,
+#: per-process caches), the others time a task for the sizes of the batches that follow.
+PILOT_TASKS = 4
+
+
+def batch_size(
+    seconds,
+    remaining: int,
+    threads: int,
+    *,
+    target: float = TARGET_BATCH_SECONDS,
+    rate: float = SCHEDULER_RATE,
+) -> int:
+    """Tasks in the next Dask task, from the seconds the tasks timed so far took.
+
+    A batch should run about ``target`` seconds at the median task time (the median, so a
+    worker's first task, which fills its caches, does not count) and be at most a
+    ``1 / (2 * threads)`` share of the ``remaining`` tasks, so batches shrink towards the
+    end and no worker waits long for the last one (guided self-scheduling) — but never
+    shorter than ``threads / rate`` seconds, so that all threads together ask the scheduler
+    for at most ``rate`` Dask tasks a second. Between 1 and :data:`MAX_BATCH`, and at most
+    ``remaining``.
+
+    >>> batch_size([0.030] * 8, remaining=236, threads=2)  # 30 ms tasks: 0.2 s batches
+    7
+    >>> batch_size([0.0005] * 8, remaining=10_000, threads=2)  # 0.5 ms tasks
+    400
+    >>> batch_size([0.0005] * 8, remaining=40, threads=2)  # the tail: a quarter each
+    10
+    >>> batch_size([5.0, 0.001, 0.001], remaining=10**7, threads=1000)  # 1 s batches
+    1000
+    >>> batch_size([0.001] * 8, remaining=10**6, threads=4000)  # the scheduler's limit
+    4000
     """
-    return max(1, min(100, tasks // (20 * max(1, threads))))
+    times = sorted(float(s) for s in seconds if s is not None and math.isfinite(s) and s >= 0)
+    threads = max(1, int(threads))
+    remaining = max(1, int(remaining))
+    tail = math.ceil(remaining / (2 * threads))
+    if not times:
+        return min(tail, MAX_BATCH)
+    per = statistics.median(times)
+
+    def lasting(seconds: float) -> int:  # tasks of ``per`` seconds filling ``seconds``
+        # (1 - 1e-12): a quotient such as 4 / 0.001 rounded up by one ulp is still 4000
+        return MAX_BATCH if per <= seconds / MAX_BATCH else math.ceil(seconds / per * (1 - 1e-12))
+
+    floor = lasting(threads / rate)
+    return max(
+        1, min(max(min(lasting(max(target, threads / rate)), tail), floor), MAX_BATCH, remaining)
+    )
 
 
-def _batches(spec: Spec, todo: list[int], batch: int) -> list[list[tuple]]:
-    items = [(k, spec.replication(k), spec.task(k), spec.seed_of(k)) for k in todo]
-    return [items[i : i + batch] for i in range(0, len(items), batch)]
+def in_flight_limit(threads: int) -> int:
+    """Dask tasks a run keeps submitted at once: four per worker thread (one running, the
+    next ones queued, so no worker waits for the client's round trip), at least 16.
+
+    >>> in_flight_limit(2), in_flight_limit(1000)
+    (16, 4000)
+    """
+    return max(16, 4 * max(1, int(threads)))
+
+
+def auto_batch(tasks: int, threads: int) -> int:
+    """Tasks per Dask task before any has been timed: enough batches for every worker
+    thread to get :data:`PILOT_TASKS`, fewer when there are fewer tasks.
+
+    >>> auto_batch(16, 2), auto_batch(10_000, 2), auto_batch(3, 2)
+    (4, 4, 1)
+    """
+    return max(1, min(PILOT_TASKS, tasks // max(1, threads)))
+
+
+def _items(spec: Spec, tasks) -> list[tuple]:
+    return [(k, spec.replication(k), spec.task(k), spec.seed_of(k)) for k in tasks]
+
+
+def _failed_rows(items, exc) -> list[dict]:
+    """The rows of a Dask task that could not be run (e.g. it killed its workers)."""
+    err = _error_line(exc)
+    return [
+        {
+            "task": k,
+            "replication": rep,
+            **kw,
+            "seed": seed,
+            "status": "failed",
+            "error": err,
+            "seconds": None,
+            "worker": None,
+            "symdelay_version": _version(),
+        }
+        for k, rep, kw, seed in items
+    ]
 
 
 def run(
@@ -233,6 +339,7 @@ def run(
     flush_seconds: float = 1.0,
     allow_python=None,
     force: bool = False,
+    dashboard: bool = False,
 ):
     """Run a sweep and return its table (a pandas DataFrame, one row per task, by task).
 
@@ -254,8 +361,10 @@ def run(
         ``out`` exists: compute only the tasks that have no row (the spec must have the
         hash recorded in ``out``). Without ``resume`` an existing ``out`` is an error.
     batch : int, optional
-        Tasks per Dask task; by default :func:`auto_batch` (about 20 batches per worker
-        thread). Serial runs ignore it.
+        Tasks per Dask task. By default the first Dask task on each worker thread holds
+        :data:`PILOT_TASKS` tasks and the later ones are sized from the task times so far
+        (:func:`batch_size`: about :data:`TARGET_BATCH_SECONDS` each, smaller towards the
+        end). Serial runs ignore it.
     progress : callable, optional
         Called with the :class:`~symdelay.sweep.progress.Progress` after each batch.
     show_progress : bool, optional
@@ -267,11 +376,18 @@ def run(
         names is imported.
     force : bool
         Run a grid over :data:`~symdelay.sweep.grid.MAX_TASKS` tasks (``--force``).
+    dashboard : bool
+        Serve the Dask dashboard of the embedded ``LocalCluster`` (off by default: it
+        costs start-up time).
 
     Returns
     -------
     pandas.DataFrame
-        ``df.attrs["sweep"]`` holds the spec, its hash, the number of tasks and the axes.
+        ``df.attrs["sweep"]`` holds the spec, its hash, the number of tasks and the axes;
+        ``df.attrs["timing"]`` the seconds of this run: ``start_seconds`` (connecting, or
+        starting the embedded cluster), ``run_seconds`` (the tasks, from the first
+        submitted to the last gathered, the workers' warm-up included), and for Dask the
+        number of Dask tasks and the smallest and largest batch.
     """
     spec = as_spec(spec, allow_python=allow_python, force=force)
     if sum(x is not None and x is not False for x in (client, scheduler, serial or None)) > 1:
@@ -281,6 +397,7 @@ def run(
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
         raise SymdelayInputError(f"batch must be an integer >= 1, got {batch!r}")
     meta = _meta(spec)
+    spec_hash = meta["spec_hash"]
     outputs = meta["outputs"]  # output columns in the order the analysis returns them
     known = {*meta["columns"], *_RESERVED}
     types = _column_types(spec)
@@ -324,7 +441,7 @@ def run(
             if r["status"] == "ok":
                 outputs.extend(k for k in r if k not in known and k not in outputs)
             r["run"] = run_number
-            r["spec_hash"] = spec.hash
+            r["spec_hash"] = spec_hash
         pending.extend(fresh)
         nf = sum(1 for r in fresh if r["status"] == "failed")
         bar.update(len(fresh) - nf, nf)
@@ -342,13 +459,19 @@ def run(
         pending.clear()
 
     target = spec.info.target
+    timing: dict = {"start_seconds": 0.0, "run_seconds": 0.0}
     try:
-        if todo:
-            if serial:
-                for b in _batches(spec, todo, 1):
-                    take(execute(target, b))
-            else:
-                _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch)
+        if todo and serial:
+            t0 = time.perf_counter()
+            try:
+                for k in todo:
+                    take(execute(target, _items(spec, [k])))
+            finally:
+                timing["run_seconds"] = time.perf_counter() - t0
+        elif todo:
+            _run_dask(
+                spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dashboard
+            )
     finally:
         flush()
         bar.close()
@@ -357,7 +480,9 @@ def run(
     if store is not None:
         from symdelay.sweep.store import read_results
 
-        return read_results(store.path)
+        df = read_results(store.path)
+        df.attrs["timing"] = timing
+        return df
     import pandas as pd
 
     from symdelay.sweep.store import _table, ordered
@@ -368,72 +493,106 @@ def run(
         else (pd.DataFrame(columns=meta["columns"]))
     )
     df.attrs["sweep"] = {k: meta[k] for k in ("spec", "spec_hash", "total", "axes")}
+    df.attrs["timing"] = timing
     return df
 
 
-def _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch) -> None:
+def _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dash):
     with contextlib.ExitStack() as stack:
         if client is None:  # our own client (and cluster): their log lines are ours to keep
             stack.enter_context(_quiet_distributed())
-        _run_dask_quiet(spec, todo, target, take, bar, client, workers, scheduler, batch)
+        _run_dask_quiet(
+            spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dash
+        )
 
 
-def _run_dask_quiet(spec, todo, target, take, bar, client, workers, scheduler, batch) -> None:
+def _run_dask_quiet(
+    spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dashboard
+) -> None:
+    """Batches submitted a window at a time and gathered in bulk as they finish.
+
+    The first Dask task on each worker thread is a pilot of :data:`PILOT_TASKS` tasks (the
+    first of them warms the worker); later batches are sized by :func:`batch_size` from the
+    task times so far, unless ``batch`` fixes their size. At most ``in_flight_limit(threads)`` Dask
+    tasks are in flight (:func:`in_flight_limit`), so the client and the scheduler hold a few futures whatever the
+    size of the sweep, and batches are cut only when submitted (the last ones small)."""
+    from collections import deque
+
+    from distributed import as_completed
+
     own_client = own_cluster = None
+    t0 = time.perf_counter()
     if client is None:
         if scheduler:
             client = own_client = connect(scheduler)
         else:
-            client, own_cluster = _local_client(workers, dashboard=True)
+            client, own_cluster = _local_client(workers, dashboard=dashboard)
             own_client = client
-    from distributed import as_completed
-
+    timing["start_seconds"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
     try:
         link = getattr(client, "dashboard_link", None)
-        if link and (own_cluster is not None or scheduler):
+        if link and ((own_cluster is not None and dashboard) or scheduler):
             bar.note(f"Dask dashboard: {link}")
         token = uuid.uuid4().hex[:8]
-        if batch is None:
-            batch = auto_batch(len(todo), sum(client.nthreads().values()))
-        batches = _batches(spec, todo, batch)
-        futures = [
-            client.submit(
+        queue = deque(todo)
+        recent: deque = deque(maxlen=256)  # seconds of the latest tasks
+        nthreads = client.nthreads()
+        threads = max(1, sum(nthreads.values()))
+        threads_at = time.perf_counter()
+        in_flight: dict = {}  # future -> its items
+        sizes: list[int] = []
+
+        def submit(items, worker=None) -> None:
+            fut = client.submit(
                 execute,
                 target,
-                b,
-                key=f"symdelay-sweep-{spec.hash}-{token}-{b[0][0]}",
+                items,
+                key=f"symdelay-sweep-{spec.hash}-{token}-{items[0][0]}",
                 pure=False,
+                workers=None if worker is None else [worker],
+                allow_other_workers=worker is not None,
             )
-            for b in batches
-        ]
-        by_key = {f.key: b for f, b in zip(futures, batches)}
+            in_flight[fut] = items
+            sizes.append(len(items))
+            done.add(fut)
+
+        def cut(n: int) -> list[tuple]:
+            return _items(spec, [queue.popleft() for _ in range(min(n, len(queue)))])
+
+        # results fetched by the client's event loop as each Dask task finishes (no round
+        # trip of this thread per batch); whatever has arrived is taken in one go
+        done = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
+        first = batch or auto_batch(len(queue), threads)
+        for addr, n in sorted(nthreads.items()) or [(None, 1)]:
+            for _ in range(n):
+                if queue:
+                    submit(cut(first), addr)
+        window = in_flight_limit(threads)
         try:
-            done = as_completed(futures, loop=client.loop, with_results=True, raise_errors=False)
-            for fut, result in done:
-                if fut.status == "finished":
-                    rows = result
-                else:  # the task could not be run (e.g. it killed its workers repeatedly)
-                    err = _error_line(result)
-                    rows = [
-                        {
-                            "task": k,
-                            "replication": rep,
-                            **kw,
-                            "seed": seed,
-                            "status": "failed",
-                            "error": err,
-                            "seconds": None,
-                            "worker": None,
-                            "symdelay_version": _version(),
-                        }
-                        for k, rep, kw, seed in by_key[fut.key]
-                    ]
-                fut.release()
-                take(rows)
+            while in_flight:
+                for fut, result in done.next_batch(block=True):
+                    items = in_flight.pop(fut)
+                    if fut.status == "finished":
+                        rows = result
+                        recent.extend(r["seconds"] for r in rows if r["seconds"] is not None)
+                    else:  # could not be run (e.g. it killed its workers repeatedly)
+                        rows = _failed_rows(items, result)
+                    fut.release()
+                    take(rows)
+                if time.perf_counter() - threads_at > 5.0:  # workers come and go
+                    threads = max(1, sum(client.nthreads().values()))
+                    threads_at = time.perf_counter()
+                    window = in_flight_limit(threads)
+                while queue and len(in_flight) < window:
+                    submit(cut(batch or batch_size(recent, len(queue), threads)))
         except BaseException:
-            client.cancel(futures)
+            client.cancel(list(in_flight))
             raise
+        timing["dask_tasks"] = len(sizes)
+        timing["batch_sizes"] = (min(sizes, default=0), max(sizes, default=0))
     finally:
+        timing["run_seconds"] = time.perf_counter() - t0
         if own_client is not None:
             own_client.close()
         if own_cluster is not None:

@@ -38,6 +38,7 @@ parameters, the expanded grid, the replications and the seed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -212,7 +213,7 @@ class Spec:
             "seed": self.seed,
         }
 
-    @property
+    @functools.cached_property  # the JSON of the whole grid: made once, not per task
     def hash(self) -> str:
         text = json.dumps(self.canonical(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]

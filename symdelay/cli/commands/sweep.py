@@ -81,7 +81,15 @@ def register(subparsers) -> None:
         help=f"run a grid of more than {_budget():,} tasks (refused otherwise)",
     )
     r.add_argument(
-        "--batch", default="auto", help="tasks per Dask task (default auto: ~20 per worker)"
+        "--batch",
+        default="auto",
+        help="tasks per Dask task (default auto: sized from the first tasks' times, ~0.2 s "
+        "each, smaller towards the end)",
+    )
+    r.add_argument(
+        "--dashboard",
+        action="store_true",
+        help="serve the Dask dashboard of the embedded LocalCluster (off: faster start-up)",
     )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--json", action="store_true", help="print the status as one JSON object")
@@ -173,6 +181,7 @@ def run_sweep(args) -> int:
             batch=batch,
             progress=count,
             show_progress=False if args.no_progress else None,
+            dashboard=args.dashboard,
         )
     except KeyboardInterrupt:  # one line, exit 130 (the rows so far are in --out)
         try:
