@@ -451,7 +451,8 @@ def _swept_build(model, param: str, over: str, first):
         eq = model.equilibrium
     except SymdelayInputError:
         return None
-    if not (eq.exact and eq.method.startswith("sympy.solve") and "equal routing" not in eq.method):
+    closed = eq.method.startswith(("sympy.solve", "exact linear elimination"))
+    if not (eq.exact and closed and "equal routing" not in eq.method):
         return None
     import flint
 

@@ -96,8 +96,9 @@ def _exact(model) -> Equilibrium | None:
     sols = _linear_solution(eqs, unknowns)  # one point in lowest terms, or None
     # sp.simplify gives the printed form (derivations, LaTeX); past TIDY_MAX unknowns it would
     # cost more than the solve, and the elimination's lowest terms are printed as they are
-    tidy = sols is None or len(unknowns) <= TIDY_MAX
-    if tidy:
+    sols_by_solve = sols is None
+    tidy = sols_by_solve or len(unknowns) <= TIDY_MAX
+    if sols_by_solve:
         try:
             sols = sp.solve(eqs, unknowns, dict=True)
         except NotImplementedError:
@@ -125,7 +126,8 @@ def _exact(model) -> Equilibrium | None:
         res = f.xreplace(point)
         if res != 0 and sp.simplify(res.rewrite(sp.exp)) != 0:
             raise VerificationError(f"equilibrium does not zero the drift: {res}")
-    return Equilibrium(point, True, 0, "sympy.solve" + (" (symmetric subspace)" if sub else ""))
+    how = "sympy.solve" if sols_by_solve else "exact linear elimination"
+    return Equilibrium(point, True, 0, how + (" (symmetric subspace)" if sub else ""))
 
 
 def _linear_solution(eqs, unknowns):
