@@ -138,14 +138,11 @@ class _Phase:
         for t in self.terms:
             a1 = t.alpha(w1)
             a2 = half if w2 is None else t.alpha(w2)
-            small, big = (a1, a2) if t.rising == (t.m > 0) else (a2, a1)
-            # m * alpha with alpha between small and big
-            if t.m > 0:
-                lo += t.m * small
-                hi += t.m * big
-            else:
-                lo += t.m * big
-                hi += t.m * small
+            # alpha rises with w where Re z < 0; m * alpha, by the sign of m, rises with w
+            # where t.rising: its least value at w1 then, else at w2
+            first, last = t.m * a1, t.m * a2
+            lo += first if t.rising else last
+            hi += last if t.rising else first
         return lo, hi
 
     def dphi(self, w):
@@ -237,7 +234,7 @@ def _strictly_between(target, v1, v2):
     return 1 if (lo < target and target < hi) else 0
 
 
-def _solve(ph: _Phase, target: flint.arb, a: float, b: float | None, dps: int, P=None):
+def _solve(ph: _Phase, target: flint.arb, a: float, b: float | None, P=None):
     """The root of ``phi = target`` in ``(a, b)`` where ``phi`` is strictly monotone (``b``
     None: inf), as an arb ball proved by one Krawczyk step; None if that fails. ``P``: a
     bound on ``p``: the string "beyond" where ``rho > P`` is proved on ``[w_lo, b]`` for a
@@ -334,7 +331,7 @@ def critical_factored(A, B, var, param, dps: int = 30, *, upto=2, expression=Non
         ph, g0, deg_ok, baseline = got
         if not deg_ok:
             return None
-        cands = _search(ph, g0, upto, dps)
+        cands = _search(ph, g0, upto)
         if cands is None:
             return None
         cands.sort(key=lambda c: float(c[0].mid()))
@@ -423,7 +420,7 @@ def _prepare(A, B, prec):
     return ph, at0[0] / at0[1], degs[1] < degs[0], baseline
 
 
-def _search(ph: _Phase, g0, upto, dps):
+def _search(ph: _Phase, g0, upto):
     """Every crossing ``(p ball, w ball, count step)`` with ``p <= upto p_1`` (and maybe
     more), or None where the search does not settle."""
     cands = []
@@ -497,7 +494,7 @@ def _search(ph: _Phase, g0, upto, dps):
                     P = limit()
                     if P is not None and ph.rho_lower(flint.arb(prev), a2) > P:
                         break
-                    wb = _solve(ph, t, prev, w2, dps, P)
+                    wb = _solve(ph, t, prev, w2, P)
                     if wb is None:
                         return None
                     if isinstance(wb, str):  # rho > P from below this root on: none wanted
