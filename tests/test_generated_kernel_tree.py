@@ -83,7 +83,7 @@ def test_dependency_graph_recomputes_exactly_the_rates_of_changed_states():
         ("birth_y", [0, 1], sp.Rational(1, 3)),  # constant
     ]
     k = GeneratedKernel([x, y], table, {c: sp.Rational(3, 2)})
-    assert k.classes == {"linear": 2, "general": 3, "groups": 3, "lazy": 0}
+    assert k.classes == {"linear": 2, "general": 3, "groups": 3, "lazy": 0, "weighted": 0}
     init = np.array([7, 4])
     grid = np.array([0.0, 50.0])
     for events in (1, 2, 5, 40):

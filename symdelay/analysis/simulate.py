@@ -24,7 +24,12 @@ When a few general rates (up to ``_LAZY_MAX``) sum to an expression free of the 
 and they are evaluated only when that leaf is drawn, one of them then chosen by a new
 uniform (e.g. arrivals routed with probabilities that sum to one: no exponential per
 service, as in the hand-written kernel). Their factors are checked >= 0 at every call and the
-rates at the start of every call and whenever the class is drawn.
+rates at the start of every call and whenever the class is drawn. More such rates of the form
+``k * w_g / sum_h w_h`` (one denominator, the sum of the numerators: the logit routing of N
+servers) form a *weighted class*: one leaf holds the constant ``k``, and the weights ``w_g``
+(``exp(-theta q_g)``) live in a sum tree of their own, recomputed eagerly for the states an
+event changed (one exponential, not N rates and divisions); the class drawn, one of them is
+found by descending that tree.
 
 Selection: a sum tree of the rates (leaves ``P2 + q``, node ``p`` = ``tree[2p] + tree[2p+1]``,
 the general rates first, the linear ones along job chains so that the two rates of a move
@@ -450,16 +455,71 @@ def _lazy_total(gexprs, sv, pv):
     return total, factors
 
 
-def _refresh_c(lo: int, hi: int) -> str:
-    """C statements that refresh every ancestor of the tree positions ``lo..hi``."""
+def _split_denominator(e):
+    """``(numerator, denominator)`` of ``e`` read off its factors: the powers with a negative
+    integer exponent go below (SymPy's ``fraction`` would also move ``exp(-x)`` there)."""
+    num, den = [], []
+    for f in sp.Mul.make_args(e):
+        if f.is_Pow and f.exp.is_Integer and f.exp < 0:
+            den.append(f.base ** (-f.exp))
+        else:
+            num.append(f)
+    return sp.Mul(*num), sp.Mul(*den)
+
+
+def _weighted_class(gexprs, sv, pv):
+    """``(total, factors, weights)`` when the general rates are ``k * w_g / sum_h w_h`` with
+    ``k`` free of the state and each weight ``w_g`` a state-free factor times a function
+    provably >= 0 (SymPy's assumptions: counts >= 0, parameters real): all of them share one
+    denominator (the same expression, up to a state-free factor) equal to the sum of their
+    numerators. ``total`` is ``k``; ``factors``: the common (or per-rate) state-free factors
+    not provably >= 0, checked at every call; ``weights`` the expressions kept per rate.
+
+    Such rates form one leaf of constant total (the arrivals of N servers routed by logit
+    probabilities): an event that changes a state recomputes only the weights of that
+    state (one exponential) and their sum tree, O(log N); the class drawn, one rate is found
+    by descending that tree. Otherwise ``None``."""
+    if len(gexprs) < 2:
+        return None
+    parts = [_split_denominator(e) for e in gexprs]
+    den = parts[0][1]
+    if den == 1 or any(d != den for _, d in parts):
+        return None
+    assume = {s: sp.Dummy(nonnegative=True) for s in sv} | {p: sp.Dummy(real=True) for p in pv}
+    split = [num.as_independent(*sv, as_Add=False) for num, _ in parts]
+    for _, f in split:
+        if f.xreplace(assume).is_nonnegative is not True:
+            return None
+    if all(c == split[0][0] for c, _ in split):
+        common = split[0][0]
+        weights = [f for _, f in split]
+        factors = [] if common.xreplace(assume).is_nonnegative else [(0, common)]
+    else:
+        common = sp.Integer(1)
+        weights = [num for num, _ in parts]
+        factors = [
+            (g, c)
+            for g, (c, _) in enumerate(split)
+            if c.xreplace(assume).is_nonnegative is not True
+        ]
+    # sum of the weights = q * den with q free of the state (read off the common terms)
+    kw, rest_w = sp.factor_terms(sp.Add(*weights)).as_independent(*sv, as_Add=False)
+    kd, rest_d = sp.factor_terms(den).as_independent(*sv, as_Add=False)
+    if rest_w != rest_d or not rest_w.free_symbols & set(sv):
+        return None
+    return common * kw / kd, factors, weights
+
+
+def _refresh_c(lo: int, hi: int, arr: str = "tree") -> str:
+    """C statements that refresh every ancestor of the positions ``lo..hi`` of ``arr``."""
     out = []
     while lo < hi:
         lo, hi = lo >> 1, hi >> 1
-        out += [f"tree[{p}] = tree[{2 * p}] + tree[{2 * p + 1}];" for p in range(lo, hi + 1)]
+        out += [f"{arr}[{p}] = {arr}[{2 * p}] + {arr}[{2 * p + 1}];" for p in range(lo, hi + 1)]
     if lo > 1:
-        out.append(f"u = tree[{lo}];")
+        out.append(f"u = {arr}[{lo}];")
         while lo > 1:
-            out.append(f"u += tree[{lo ^ 1}]; tree[{lo >> 1}] = u;")
+            out.append(f"u += {arr}[{lo ^ 1}]; {arr}[{lo >> 1}] = u;")
             lo >>= 1
     return " ".join(out)
 
@@ -549,7 +609,7 @@ class GeneratedKernel:
         h.update("|".join(sorted(map(sp.srepr, self.parameters))).encode())
         return h.hexdigest()[:24]
 
-    _CACHED = ("c_source", "python_source", "coefficient_source", "classes", "_P2")
+    _CACHED = ("c_source", "python_source", "coefficient_source", "classes", "_P2", "_W2")
 
     def _generate_cached(self) -> None:
         """:meth:`_generate`, or its result from ``cache_dir()/gen-KEY.json`` (written after a
@@ -669,6 +729,12 @@ class GeneratedKernel:
         # and rates that depend on it (the dependency graph of the general part)
         gexprs = [exprs[j] for j in general]
         lazy_total = _lazy_total(gexprs, sv, pv)
+        weighted = None if lazy_total is not None else _weighted_class(gexprs, sv, pv)
+        if weighted is not None:  # the slots keep the weights, the class its constant total
+            gexprs = weighted[2]
+        W2 = 1
+        while weighted is not None and len(gexprs) > W2:
+            W2 *= 2
         temps, reduced = sp.cse(gexprs, symbols=sp.numbered_symbols("e_")) if gexprs else ([], [])
         state_set = set(sv)
         deps: dict = {}
@@ -732,7 +798,8 @@ class GeneratedKernel:
                 blocks.append((sorted(key), [(t, e) for t, e in live if deps[t] & syms], gens))
             gr.append(groups[key] if key else -1)
             per_slot.append(([(i, int(self.jumps[j, i])) for i in changed[q]], lins, gr[-1]))
-            for lo, hi in _runs(set(lins) | set(gens)):  # general slot g is leaf g
+            # general slot g is leaf g (of the weights' tree for a weighted class)
+            for lo, hi in _runs(set(lins) | (set() if weighted else set(gens))):
                 rr += [P2 + lo, P2 + hi]
             rp.append(len(rr) // 2)
         ls = [lin_state[j] for j in order]
@@ -745,14 +812,17 @@ class GeneratedKernel:
         offsets.append(pos)
         self._ix = np.array(offsets + [v for part in parts for v in part], dtype=np.int64)
         self._order = np.array(order, dtype=np.int64)  # slot -> transition
-        self._P2 = P2
+        self._P2, self._W2 = P2, W2
         self.coefficient_source = f"lambda {', '.join(map(str, pv))}: [{', '.join(coef_py)}]"
         self._used_names = [str(p) for p in used]
         self._set_coefficients()
         self.classes = {"linear": M - len(general), "general": len(general), "groups": len(blocks)}
         self.classes["lazy"] = len(general) if lazy_total is not None else 0
+        self.classes["weighted"] = len(general) if weighted is not None else 0
         spec = (n, M, P2, len(pv), const_temps, live, g_states, blocks)
         lz_c = lz_py = None
+        if weighted is not None:
+            lazy_total = weighted[:2]
         if lazy_total is not None:
             what = "the total of the general rates"
             lz_c = (pr(cpr, lazy_total[0], what), [(g, pr(cpr, c, what)) for g, c in lazy_total[1]])
@@ -760,12 +830,13 @@ class GeneratedKernel:
                 pr(ppr, lazy_total[0], what),
                 [(g, pr(ppr, c, what)) for g, c in lazy_total[1]],
             )
-        self.c_source = self._c_source(*spec, temp_c, rate_c, per_slot, ls, shapes, lz_c)
-        self.python_source = self._py_source(*spec, temp_py, rate_py, lz_py)
+        wt = W2 if weighted is not None else 0
+        self.c_source = self._c_source(*spec, temp_c, rate_c, per_slot, ls, shapes, lz_c, wt)
+        self.python_source = self._py_source(*spec, temp_py, rate_py, lz_py, wt)
 
     def _c_source(
         self, n, M, P2, P, const_temps, live, g_states, blocks, temp_c, rate_c, per_slot, ls,
-        shapes, lz_c=None,
+        shapes, lz_c=None, W2=0,
     ):  # fmt: skip
         L = []
         w = L.append
@@ -836,12 +907,26 @@ class GeneratedKernel:
             w(f"    double s_{i} = (double)X[{i}] / eta;")
         for s, _ in live:
             w(f"    double {s};")
+        if W2:  # the weights of a weighted class: their own sum tree, after the main one
+            w(f"    double *wt = tree + 4 * P2; /* {2 * W2} entries */")
 
         def leaf(slot, pad):
+            if W2:
+                w(f"{pad}a = {rate_c[slot]};")
+                w(f"{pad}if (!(a >= 0.0 && a <= DBL_MAX)) {{")
+                w(f"{pad}    status[0] = 3; status[1] = {slot}; bad[0] = a; goto fail; }}")
+                w(f"{pad}wt[{W2 + slot}] = a;")
+                return
             w(f"{pad}a = eta*({rate_c[slot]});")
             w(f"{pad}if (!(a >= 0.0 && a <= DBL_MAX)) {{")
             w(f"{pad}    status[0] = 1; status[1] = {slot}; bad[0] = a; goto fail; }}")
             w(f"{pad}tree[P2 + {slot}] = a;")
+
+        def refresh_general(lo, hi, pad):
+            if W2:
+                w(pad + _refresh_c(W2 + lo, W2 + hi, "wt"))
+            else:
+                w(pad + _refresh_c(P2 + lo, P2 + hi))
 
         def groups():
             """The blocks of the general rates an event's group recomputes."""
@@ -854,7 +939,7 @@ class GeneratedKernel:
                 for q in gens:
                     leaf(q, "        ")
                 for lo, hi in _runs(gens):
-                    w("        " + _refresh_c(P2 + lo, P2 + hi))
+                    refresh_general(lo, hi, "        ")
                 w("        goto done;")
 
         for s, _ in live:
@@ -873,7 +958,11 @@ class GeneratedKernel:
             w("        status[0] = 1; status[1] = 0; bad[0] = a; goto fail; }")
             w("    tree[P2 + 0] = a;")
             w(f"    for (int64_t q = 1; q < {G}; q++) tree[P2 + q] = 0.0;")
-            w(f"    double lz[{G}];")
+            if W2:
+                w(f"    for (int64_t q = {G}; q < {W2}; q++) wt[{W2} + q] = 0.0;")
+                w(f"    for (int64_t p = {W2 - 1}; p >= 1; p--) wt[p] = wt[2 * p] + wt[2 * p + 1];")
+            else:
+                w(f"    double lz[{G}];")
         w("    for (int64_t q = 0; q < M; q++) {")
         w("        if (ls[q] < 0) continue;")
         w("        a = coef[q] * (double)X[ls[q]];")
@@ -928,7 +1017,28 @@ class GeneratedKernel:
         w("            while (j >= 0 && !(tree[P2 + j] > 0.0)) j--;")
         w("            if (j < 0) { j = 0; while (!(tree[P2 + j] > 0.0)) j++; }")
         w("        }")
-        if lz_c is not None:
+        if W2:
+            # the weighted class drawn: one of its rates by descending the weights' tree
+            w(f"        if (j < {G}) {{")
+            w("            double wz = wt[1];")
+            w(
+                "            if (!(wz > 0.0)) { status[0] = 3; status[1] = -1; bad[0] = wz; goto fail; }"
+            )
+            w("            wz *= unif(rng);")
+            w("            int64_t p = 1;")
+            w(f"            while (p < {W2}) {{")
+            w("                const double l = wt[2 * p];")
+            w("                if (wz < l) p = 2 * p;")
+            w("                else { wz -= l; p = 2 * p + 1; }")
+            w("            }")
+            w(f"            j = p - {W2};")
+            w(f"            if (j >= {G} || !(wt[p] > 0.0)) {{ /* rounding at a boundary */")
+            w(f"                j = j < {G} ? j : {G - 1};")
+            w(f"                while (j >= 0 && !(wt[{W2} + j] > 0.0)) j--;")
+            w(f"                if (j < 0) {{ j = 0; while (!(wt[{W2} + j] > 0.0)) j++; }}")
+            w("            }")
+            w("        }")
+        elif lz_c is not None:
             # the class of the general rates drawn: its rates now, one of them by a new uniform
             w(f"        if (j < {G}) {{")
             for i in g_states:
@@ -1021,6 +1131,9 @@ class GeneratedKernel:
                         w(f"            {s} = {temp_c[s]};")
                     for q in gens:
                         leaf(q, "            ")
+                    if W2:
+                        for lo, hi in _runs(gens):
+                            refresh_general(lo, hi, "            ")
                     w("            break;")
                 w("        default:")
                 w("            break;")
@@ -1060,14 +1173,15 @@ class GeneratedKernel:
         w("    clock[0] = t; clock[1] = tn; clock[2] = pending; clock[3] = tree[1];")
         w("    return k;")
         w("fail:")
-        w("    status[2] = status[0] == 1 ? j : status[2];")
+        w("    status[2] = status[0] == 1 || status[0] == 3 ? j : status[2];")
         w("    return -1;")
         w("}")
         return "\n".join(L) + "\n"
 
     def _py_source(
-        self, n, M, P2, P, const_temps, live, g_states, blocks, temp_py, rate_py, lz_py=None
-    ):
+        self, n, M, P2, P, const_temps, live, g_states, blocks, temp_py, rate_py, lz_py=None,
+        W2=0,
+    ):  # fmt: skip
         L = []
         w = L.append
         w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
@@ -1098,6 +1212,8 @@ class GeneratedKernel:
         w("    grid = grid.tolist()")
         w("    cnt = [int(v) for v in counts]")
         w(f"    tree = [0.0] * {2 * P2}")
+        if W2:
+            w(f"    wt = [0.0] * {2 * W2}")
         w("    t, tn, pending = float(clock[0]), float(clock[1]), clock[2] != 0.0")
         w("    j, k, ev, fail = -1, 0, 0, 0")
         w("    try:")
@@ -1107,11 +1223,34 @@ class GeneratedKernel:
             w(f"        s_{i} = x[{i}] / eta")
 
         def leaf(slot, pad):
+            if W2:  # a weight out of range is this class's error, not an exception
+                w(f"{pad}try:")
+                w(f"{pad}    a = {rate_py[slot]}")
+                w(f"{pad}except OverflowError:")
+                w(f"{pad}    a = math.inf")
+                w(f"{pad}if not (a >= 0.0 and a <= _DBL_MAX):")
+                w(f"{pad}    status[0], status[1], bad[0] = 3, {slot}, a")
+                w(f"{pad}    raise _Fail")
+                w(f"{pad}wt[{W2 + slot}] = a")
+                return
             w(f"{pad}a = eta*({rate_py[slot]})")
             w(f"{pad}if not (a >= 0.0 and a <= _DBL_MAX):")
             w(f"{pad}    status[0], status[1], bad[0] = 1, {slot}, a")
             w(f"{pad}    raise _Fail")
             w(f"{pad}tree[{P2 + slot}] = a")
+
+        def refresh_weights(lo, hi, pad):  # the ancestors of leaves lo..hi of the weights
+            w(f"{pad}lo, hi = {W2 + lo}, {W2 + hi}")
+            w(f"{pad}while lo < hi:")
+            w(f"{pad}    lo >>= 1")
+            w(f"{pad}    hi >>= 1")
+            w(f"{pad}    for p in range(lo, hi + 1):")
+            w(f"{pad}        wt[p] = wt[2 * p] + wt[2 * p + 1]")
+            w(f"{pad}v = wt[lo]")
+            w(f"{pad}while lo > 1:")
+            w(f"{pad}    v += wt[lo ^ 1]")
+            w(f"{pad}    lo >>= 1")
+            w(f"{pad}    wt[lo] = v")
 
         for s, _ in live:
             w(f"        {s} = {temp_py[s]}")
@@ -1131,7 +1270,11 @@ class GeneratedKernel:
             w(f"        tree[{P2}] = a")
             w(f"        for q in range(1, {G}):")
             w(f"            tree[{P2} + q] = 0.0")
-            w(f"        lz = [0.0] * {G}")
+            if W2:
+                w(f"        for p in range({W2 - 1}, 0, -1):")
+                w("            wt[p] = wt[2 * p] + wt[2 * p + 1]")
+            else:
+                w(f"        lz = [0.0] * {G}")
         w(f"        for q in range({M}):")
         w("            if ls[q] >= 0:")
         w("                a = coef[q] * x[ls[q]]")
@@ -1169,7 +1312,31 @@ class GeneratedKernel:
         w("                    j = 0")
         w(f"                    while not tree[{P2} + j] > 0.0:")
         w("                        j += 1")
-        if lz_py is not None:
+        if W2:
+            w(f"            if j < {G}:")
+            w("                wz = wt[1]")
+            w("                if not wz > 0.0:")
+            w("                    status[0], status[1], bad[0] = 3, -1, wz")
+            w("                    raise _Fail")
+            w("                wz *= unif()")
+            w("                p = 1")
+            w(f"                while p < {W2}:")
+            w("                    lf = wt[2 * p]")
+            w("                    if wz < lf:")
+            w("                        p = 2 * p")
+            w("                    else:")
+            w("                        wz -= lf")
+            w("                        p = 2 * p + 1")
+            w(f"                j = p - {W2}")
+            w(f"                if j >= {G} or not wt[p] > 0.0:")
+            w(f"                    j = min(j, {G - 1})")
+            w(f"                    while j >= 0 and not wt[{W2} + j] > 0.0:")
+            w("                        j -= 1")
+            w("                    if j < 0:")
+            w("                        j = 0")
+            w(f"                        while not wt[{W2} + j] > 0.0:")
+            w("                            j += 1")
+        elif lz_py is not None:
             w(f"            if j < {G}:")
             for i in g_states:
                 w(f"                s_{i} = x[{i}] / eta")
@@ -1221,6 +1388,9 @@ class GeneratedKernel:
                     w(f"                {s} = {temp_py[s]}")
                 for q in gens:
                     leaf(q, "                ")
+                if W2:
+                    for lo, hi in _runs(gens):
+                        refresh_weights(lo, hi, "                ")
         w("            for e in range(rp[j], rp[j + 1]):")
         w("                lo, hi = rr[2 * e], rr[2 * e + 1]")
         w("                while lo < hi:")
@@ -1239,7 +1409,7 @@ class GeneratedKernel:
         w("            pending = False")
         w("    except _Fail:")
         w("        fail = 1")
-        w("        if status[0] == 1:")
+        w("        if status[0] in (1, 3):")
         w("            status[2] = j")
         w("    except (OverflowError, ZeroDivisionError, ValueError, TypeError):")
         w("        fail = 1")
@@ -1253,6 +1423,12 @@ class GeneratedKernel:
         return "\n".join(L) + "\n"
 
     # -- backends -------------------------------------------------------------------------
+
+    @property
+    def workspace_size(self) -> int:
+        """Doubles of the kernel's workspace (its last argument): the sum tree, 2 P2 used and
+        read up to 4 P2 by the branch-free descent, then the weights' tree of a weighted class."""
+        return 4 * self._P2 + (2 * self._W2 if self.classes.get("weighted") else 0)
 
     def python_function(self) -> Callable:
         """The pure-Python twin (same arguments and draws as the compiled kernel)."""
@@ -1413,7 +1589,7 @@ class GeneratedKernel:
         clock = np.zeros(4, dtype=np.float64)  # t, next event time, pending, total rate
         status = np.zeros(3, dtype=np.int64)
         bad = np.zeros(1, dtype=np.float64)
-        tree = np.zeros(4 * self._P2, dtype=np.float64)  # 2 P2 used, the rest read as 0
+        tree = np.zeros(self.workspace_size, dtype=np.float64)
         cs = np.zeros(len(self.rates), dtype=np.int64)  # per leaf of the tree
         par, coef, ix = self._par, self._coef, self._ix
         k, ng = 0, g.size
@@ -1443,6 +1619,16 @@ class GeneratedKernel:
                 "when that count is 0; fix the rate expression"
             )
         value = float(bad[0])
+        if code == 3:  # a weight of the weighted class, or their sum
+            first = [str(self.names[t]) for t in self._order[: self.classes["weighted"]]]
+            what = f"the weight of {self.names[j]!r}" if int(status[1]) >= 0 else "their sum"
+            return SymdelayInputError(
+                f"the rates {first[0]!r} ... {first[-1]!r} (one denominator, the sum of their "
+                f"numerators) cannot be evaluated in double precision at counts "
+                f"({self._state_text(X)}) with eta={int(eta)}: {what} is {value!r}; rescale "
+                "the rate expressions (e.g. weights relative to the smallest count) or the "
+                "parameters"
+            )
         if j < 0:  # the Python twin hit an exception: find the culprit rate
             j, value = self._first_bad_rate(eta, X)
         return SymdelayInputError(
@@ -1455,7 +1641,7 @@ class GeneratedKernel:
         vals = self.rates_at(eta, X, strict=False)
         for j, v in enumerate(vals):
             if not (v >= 0.0 and v <= _DBL_MAX):
-                return j, v
+                return j, float(v)
         return 0, math.nan  # pragma: no cover
 
     def rates_at(self, eta, X, *, strict: bool = True) -> np.ndarray:
