@@ -299,3 +299,24 @@ def test_a_damaged_generation_cache_entry_is_generated_again(tmp_path, monkeypat
     a = k0.run_replications(30, init, time_grid(2, 0.1), seed=4)
     b = k.run_replications(30, init, time_grid(2, 0.1), seed=4)
     assert np.array_equal(a.paths, b.paths)
+
+
+@pytest.mark.parametrize("M", [1, 2, 3, 4, 5, 9])
+def test_small_trees_equal_the_python_twin(M):
+    """Trees of 1 to 16 leaves: the C descent (its lookahead loads and its last levels
+    peeled off) picks the leaf the Python twin picks, event by event."""
+    n = max(M - 1, 1)  # a chain: in -> x0 -> ... -> x_{n-1} -> out (M transitions)
+    xs = sp.symbols(f"x0:{n}")
+    e = np.eye(n, dtype=int)
+    table = [("in", e[0], sp.Integer(3))]
+    table += [(f"move_{i}", e[i + 1] - e[i], (i + 1) * xs[i]) for i in range(n - 1)]
+    if M > 1:
+        table.append(("out", -e[n - 1], xs[n - 1] / 2))
+    k = GeneratedKernel(xs, table, {})
+    assert len(k.names) == M
+    grid = np.linspace(0, 5, 11)
+    c = k.run_replications(20, [0] * n, grid, seed=2, replications=2, backend="c")
+    p = k.run_replications(20, [0] * n, grid, seed=2, replications=2, backend="python")
+    assert c.events > 500 and np.all(c.transition_counts.sum(axis=0) > 0)
+    assert np.array_equal(c.paths, p.paths)
+    assert np.array_equal(c.transition_counts, p.transition_counts)
