@@ -52,7 +52,10 @@ docs: $(STAMP)
 derivations: $(STAMP)
 	$(VENV)/bin/symdelay derive --out derivations/
 
+# the benchmark peers (SimPy, GillesPy2) come from the bench extra; Octave and DDE-BIFTOOL,
+# when present, are found by benchmarks/bench_e2e.py (it says how to install them otherwise)
 bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,bench]'
 	$(PY) benchmarks/run.py
 
 clean:
