@@ -132,3 +132,103 @@ def test_tiny_delay_all_roots(run_cli):
             rad = flint.arb(item["radius"])
             near = [w for w in ref if (w - z).abs_lower() <= rad + w.rad()]
             assert len(near) == 1
+
+
+# ------------------------------------------- the ordered Arb path against the existing one
+# characteristic_roots takes certified_roots(..., ordered=True): the roots sorted, the
+# axis test and the unstable count decided on the Arb balls, no _mark_axis_roots, sort or
+# _disc_count on mpmath numbers. Checked against that pipeline (the general path's roots
+# through it, and the unordered Arb roots through it), for every L of the Arb path and a
+# few beyond, including clustered and nearly double roots and a root on the axis.
+PARAMS = [
+    # mu, lam, theta, D
+    (1, 1, 5, 1),
+    ("3/10", 2, "-3/2", "7/10"),
+    (1, 1, "1e-3", 1),
+    ("5/2", 1, "2/5", 3),
+    (10, 1, -3, 1),  # gamma < mu
+    (1, "1/2", -2, "1e-9"),  # gamma = L 10^9: solved in the time unit 1/gamma
+]
+CLUSTERED = [
+    # L, mu, lam, theta, D
+    (1, 3, 1, "0.9999999999999999", 1),  # real roots -2 -+ 1e-8 (closer: both paths fail)
+    (1, 3, 1, "1.00000000000000000001", 1),  # a complex pair -2 +- 1e-10 i: nearly real
+    (3, 3, 1, "1e-24", 1),  # four roots within 1e-5 of -3 (mu = gamma)
+    (6, 6, 1, "1e-30", 1),  # seven roots within 1e-4 of -6
+    (2, 1, 1, -1, 1),  # mu + lam theta = 0: r = 0 is a root (on the axis)
+]
+
+
+def _reference(L, p, dps, roots):
+    """The pipeline _all_roots ran on every root list before ``ordered=True``."""
+    work = solve._work(dps, L)
+    with mpmath.workdps(work):
+        roots, axis = solve._mark_axis_roots(list(roots), L, p, solve._bits(work))
+    roots.sort(key=solve._sort_key)
+    count = sum(1 for z in roots if not z.on_axis and z.value.real > 0)
+    if not axis:
+        count = solve._disc_count(roots)
+    return roots, count, axis
+
+
+def _fraction(v) -> Fraction:
+    return Fraction(int(v.p), int(v.q))
+
+
+def _solved_parameters(L, p):
+    """The parameters solve._rescaled solves for: ``p`` itself, or in the time unit
+    ``1/gamma`` when gamma = L/D is far from 1."""
+    gq = sp.Rational(L) / p["D"]
+    if sp.Rational(1, solve.RESCALE) <= gq <= solve.RESCALE:
+        return p
+    return {"mu": p["mu"] / gq, "lam": p["lam"] / gq, "theta": p["theta"], "D": sp.Integer(L)}
+
+
+def _same_root(a, b, dps):
+    with mpmath.workdps(solve._work(dps, 1) + 30):
+        d = abs(a.value - b.value)
+        assert d <= a.radius + b.radius  # two discs around one root meet
+        assert d <= mpmath.mpf(10) ** (-dps) * (1 + abs(a.value))  # the digits asked for
+        assert a.radius < mpmath.mpf(10) ** (-dps - 3) * (1 + abs(a.value))
+    assert a.on_axis == b.on_axis
+    assert (a.value.imag == 0) == (b.value.imag == 0)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [(L, *prm) for L in range(1, 26) for prm in PARAMS] + CLUSTERED,
+    ids=lambda c: "L={}:{}".format(c[0], ",".join(map(str, c[1:]))),
+)
+@pytest.mark.parametrize("dps", [15, 50])
+def test_ordered_arb_path_against_the_existing_pipeline(case, dps):
+    L, *rest = case
+    p = _params(*rest)
+    res = characteristic_roots(L, *rest, dps=dps)
+    roots = list(res.roots)
+    assert len(roots) == L + 1
+    assert roots == sorted(roots, key=solve._sort_key)  # rightmost first, _sort_key's order
+    # the general path (SymPy-derived F, contraction proofs), through the old pipeline
+    work = solve._work(dps, L)
+    scaled = _solved_parameters(L, p)
+    general, count, axis = _reference(L, scaled, dps, solve._general_all_roots(L, scaled, work))
+    assert (res.unstable_count, res.axis_count) == (count, axis)
+    if scaled is p:  # not rescaled: the discs themselves compare
+        for a, b in zip(roots, general):
+            _same_root(a, b, dps)
+            if a.value.imag != 0:
+                assert a.branch == b.branch
+    # the unordered Arb roots through the old pipeline: the very same result, bit for bit
+    if scaled is p and L <= arbpath.MAX_L and not axis:
+        mu, D = _fraction(p["mu"]), _fraction(p["D"])
+        lt = _fraction(p["lam"]) * _fraction(p["theta"])
+        prec = solve._bits(work)
+        try:
+            plain = arbpath.certified_roots(L, mu, lt, D, prec)
+        except CertificationError:  # clustered seeds: the general path answered above
+            return
+        ordered = arbpath.certified_roots(L, mu, lt, D, prec, ordered=True)
+        old, old_count, _ = _reference(L, p, dps, plain)
+        assert ordered.roots == old and ordered.rhp == old_count and not ordered.meets_axis
+        assert [z.value for z in roots] == [z.value for z in old]
+        assert [z.radius for z in roots] == [z.radius for z in old]
+        assert [z.branch for z in roots] == [z.branch for z in old]

@@ -46,6 +46,7 @@ __all__ = [
     "mpc_from_acb_mid",
     "mpc_from_acb_mid_fast",
     "arb_upper_fast",
+    "mpf_value",
     "zero_disc_radius",
 ]
 
@@ -234,22 +235,35 @@ def count_zeros(
 def mpc_from_acb_mid_fast(z: flint.acb) -> mpmath.mpc:
     """The midpoint of ``z`` as an mpmath ``mpc``, exactly (the value
     :func:`mpc_from_acb_mid` gives, built without a precision context: for many roots)."""
-    from mpmath.libmp import from_man_exp
-
-    re_m, re_e = z.real.mid().man_exp()
-    im_m, im_e = z.imag.mid().man_exp()
-    return mpmath.mp.make_mpc(
-        (from_man_exp(int(re_m), int(re_e)), from_man_exp(int(im_m), int(im_e)))
-    )
+    return _make_mpc((mpf_value(z.real.mid()), mpf_value(z.imag.mid())))
 
 
 def arb_upper_fast(x: flint.arb) -> mpmath.mpf:
     """An mpf that is >= every point of the ball ``x``: :func:`arb_to_mpf_upper` without a
     precision context (Arb's upper bound converted exactly)."""
-    from mpmath.libmp import from_man_exp
+    return _make_mpf(mpf_value(x.upper().mid()))
 
-    man, exp = x.upper().mid().man_exp()
-    return mpmath.mp.make_mpf(from_man_exp(int(man), int(exp)))
+
+def mpf_value(x: flint.arb) -> tuple:
+    """mpmath's raw value ``(sign, man, exp, bitcount)`` of an exact Arb number. Arb gives
+    the odd mantissa (or 0) of the normalised form mpmath keeps (what ``from_man_exp``
+    would make of it, built directly with mpmath's own integers; others: that function)."""
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    if _PYTHON_INTEGERS:
+        if man > 0:
+            return (0, man, exp, man.bit_length())
+        if man < 0:
+            return (1, -man, exp, (-man).bit_length())
+        return _FZERO
+    return _from_man_exp(man, exp)  # pragma: no cover - gmpy/sage integers in mpmath
+
+
+# bound once: these conversions run per root
+_from_man_exp = mpmath.libmp.from_man_exp
+_FZERO = mpmath.libmp.fzero
+_PYTHON_INTEGERS = mpmath.libmp.BACKEND == "python"
+_make_mpc, _make_mpf = mpmath.mp.make_mpc, mpmath.mp.make_mpf
 
 
 def zero_disc_radius(p: flint.acb, dp: flint.acb, degree: int) -> flint.arb:

@@ -90,6 +90,11 @@ def exact_fraction(name: str, value) -> Fraction:
     >>> exact_fraction("D", "1e-3"), exact_fraction("mu", 0.1)
     (Fraction(1, 1000), Fraction(1, 10))
     """
+    kind = type(value)  # the two commonest kinds first: no ABC checks (bool is not int here)
+    if kind is int:
+        return Fraction(value)
+    if kind is Fraction:
+        return value
     if isinstance(value, bool):
         raise SymdelayInputError(f"{name} must be a number, got {value!r}")
     if isinstance(value, str):

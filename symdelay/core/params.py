@@ -137,6 +137,8 @@ def as_L(value, *, allow_symbol: bool = True):
     ...
     symdelay.core.errors.SymdelayInputError: L must be an integer >= 1 (number of delay phases), got 0
     """
+    if type(value) is int and 1 <= value <= MAX_L:  # the common case, no ABC checks
+        return value
     sympy_value = loaded("sympy") and isinstance(value, sp.Basic)
     if sympy_value and isinstance(value, sp.Symbol) and allow_symbol:
         if value.name != "L":
@@ -183,6 +185,8 @@ def as_L(value, *, allow_symbol: bool = True):
 
 def is_infinite_L(value) -> bool:
     """True for ``"inf"``, ``"oo"``, ``math.inf`` or ``sympy.oo`` (the L -> oo limit)."""
+    if type(value) is int:
+        return False
     if isinstance(value, str):
         return value.strip().lower() in _INF_WORDS
     if isinstance(value, float) and not isinstance(value, bool):

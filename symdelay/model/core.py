@@ -179,13 +179,18 @@ class Specialisable:
 
     def special(self, quantity: str):
         """The function of this family's fast path for ``quantity``, or ``None``."""
-        import importlib
+        import sys
 
         target = self.SPECIALISATIONS.get(quantity)
         if target is None:
             return None
         module, _, attr = target.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        found = sys.modules.get(module)  # imported already: the import machinery skipped
+        if found is None:
+            import importlib
+
+            found = importlib.import_module(module)
+        return getattr(found, attr)
 
 
 class Model(Specialisable, LatexDisplay):

@@ -15,6 +15,8 @@ from fractions import Fraction
 from typing import ClassVar
 
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.exact import exact_fraction
+from symdelay.core.params import as_L_or_inf, is_infinite_L
 from symdelay.model.core import Model, NoTable, TableOnDemand
 
 __all__ = ["FoundingModel", "NoTable"]
@@ -28,13 +30,11 @@ def _checked(name: str, value, positive: bool):
     through :func:`symdelay.core.params.as_parameter` (expressions; its errors)."""
     if value is None:
         return None
-    from symdelay.core.exact import exact_fraction
-
     try:
         f = exact_fraction(name, value)
     except SymdelayInputError:
         f = None
-    if f is not None and (f > 0 or not positive):
+    if f is not None and (f.numerator > 0 or not positive):
         return f
     from symdelay.core.params import as_parameter
 
@@ -65,18 +65,20 @@ class FoundingModel(TableOnDemand):
     }
 
     def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):
-        from symdelay.core.params import as_L_or_inf, is_infinite_L
-
         self.infinite = is_infinite_L(L)
         #: the number of phases without SymPy: an int, ``math.inf`` (the limit) or the symbol
         self.phases = math.inf if self.infinite else as_L_or_inf(L, allow_symbol=True)
         L = self.phases
         #: L is the symbol L (the characteristic polynomial for every L; no table either)
         self.symbolic = not self.infinite and not isinstance(L, int)
-        given = {"mu": (mu, True), "lam": (lam, True), "theta": (theta, False), "D": (D, True)}
         #: the checked options as the numeric paths read them: a ``Fraction`` for a number,
         #: a SymPy expression for an expression, None where not given (no SymPy for numbers)
-        self.numbers = {n: _checked(n, v, pos) for n, (v, pos) in given.items()}
+        self.numbers = {
+            "mu": _checked("mu", mu, True),
+            "lam": _checked("lam", lam, True),
+            "theta": _checked("theta", theta, False),
+            "D": _checked("D", D, True),
+        }
         self.name = (
             f"two queues, logit routing, Erlang({'inf' if self.infinite else L}) action delay"
         )

@@ -370,11 +370,14 @@ def specialised_roots(model, dps=30, rightmost=None, branches=None, force=None) 
         dps=dps,
         rightmost=rightmost,
         branches=(-3, 3) if branches is None else branches,
+        model_name=model.name,
     )
-    return dataclasses.replace(res, model_name=model.name)
+    if res.model_name != model.name:  # the paths that do not name it (L = inf, rightmost=K)
+        res = dataclasses.replace(res, model_name=model.name)
+    return res
 
 
-def _founding_roots(L, mu, lam, theta, D, dps, rightmost, branches) -> RootSet:
+def _founding_roots(L, mu, lam, theta, D, dps, rightmost, branches, model_name=None) -> RootSet:
     dps = as_dps(dps)
     p = _params(mu, lam, theta, D, exact=Fraction if is_infinite_L(L) else None)
     if rightmost is not None and (
@@ -391,11 +394,11 @@ def _founding_roots(L, mu, lam, theta, D, dps, rightmost, branches) -> RootSet:
                 f"use rightmost=K (--rightmost K) for the K rightmost roots, up to L = "
                 f"{RIGHTMOST_MAX_L}"
             )
-        return _rescaled(_all_roots, L, p, dps)
+        return _rescaled(_all_roots, L, p, dps, model_name=model_name)
     if L > RIGHTMOST_MAX_L:
         raise SymdelayInputError(f"L = {L} is too large (limit {RIGHTMOST_MAX_L} for --rightmost)")
     if rightmost >= L + 1 or L <= 256:
-        res = _rescaled(_all_roots, L, p, dps)
+        res = _rescaled(_all_roots, L, p, dps, model_name=model_name)
         return dataclasses.replace(res, roots=res.roots[: min(rightmost, L + 1)], mode="rightmost")
     return _rescaled(_rightmost_roots, L, p, dps, rightmost)
 
@@ -405,10 +408,17 @@ _SEED_A_MAX, _SEED_C_MAX = 10**150, 10**308
 
 def _check_seed_range(p, L) -> None:
     """The double-precision seeds need ``mu/gamma`` and ``lam theta/gamma`` in range."""
-    D = _fraction(p["D"])
-    a = abs(_fraction(p["mu"]) * D / L)
-    c = abs(_fraction(p["lam"]) * _fraction(p["theta"]) * D / L)
-    if a > _SEED_A_MAX or c > _SEED_C_MAX:
+    (mn, md), (ln, ld), (tn, td), (Dn, Dd) = (
+        _pq(p["mu"]),
+        _pq(p["lam"]),
+        _pq(p["theta"]),
+        _pq(p["D"]),
+    )
+    # a = |mu| D / L and c = |lam theta| D / L against the bounds, in integers (D > 0)
+    a_num, a_den = abs(mn) * Dn, md * Dd * L
+    c_num, c_den = abs(ln * tn) * Dn, ld * td * Dd * L
+    if a_num > _SEED_A_MAX * a_den or c_num > _SEED_C_MAX * c_den:
+        a, c = Fraction(a_num, a_den), Fraction(c_num, c_den)
         raise SymdelayInputError(
             f"mu*D/L = {float(a):.3g} and lam*theta*D/L = {float(c):.3g}: the service and "
             "delay time scales differ by more than 10^150 (or lam*theta*D/L > 10^308), "
@@ -426,20 +436,21 @@ MAX_INFINITE_L_SCALE = 10_000
 RESCALE = 2**20
 
 
-def _rescaled(solve, L, p, dps, *extra) -> RootSet:
+def _rescaled(solve, L, p, dps, *extra, **named) -> RootSet:
     """``solve`` in the time unit ``1/gamma`` when gamma is far from 1 (``D = 1e40``,
     ``mu = 1e-300``): the roots scale with the rates. With ``r = gamma s`` the polynomial
     is ``gamma^(L+1)`` times the one of ``mu/gamma, lam/gamma, theta, D gamma = L``, so
     the roots are ``gamma`` times its roots (counts unchanged, gamma > 0 exact); each disc
-    is scaled and widened by the rounding of the product."""
-    g = Fraction(L) / _fraction(p["D"])
-    if Fraction(1, RESCALE) <= g <= RESCALE:
+    is scaled and widened by the rounding of the product. ``named``: keywords of ``solve``
+    (the model's name for the record)."""
+    Dn, Dd = _pq(p["D"])
+    if Dn <= RESCALE * L * Dd and L * Dd <= RESCALE * Dn:  # 1/RESCALE <= L/D <= RESCALE
         _check_seed_range(p, L)
-        return solve(L, p, dps, *extra)
+        return solve(L, p, dps, *extra, **named)
     gq = sp.Rational(L) / p["D"]
     q = {"mu": p["mu"] / gq, "lam": p["lam"] / gq, "theta": p["theta"], "D": sp.Integer(L)}
     _check_seed_range(q, L)
-    res = solve(L, q, dps, *extra)
+    res = solve(L, q, dps, *extra, **named)
     work = _work(dps, L)
     with mpmath.workdps(work + 10):
         g = mpmath.mpf(gq.p) / gq.q
@@ -647,27 +658,38 @@ def _general_all_roots(L, p, work):
         return _certify_all(values, k_of, F, dF, work)
 
 
-def _fraction(v) -> Fraction:
-    """A SymPy Rational (or a Fraction) as a Fraction."""
-    return v if isinstance(v, Fraction) else Fraction(int(v.p), int(v.q))
+def _pq(v) -> tuple[int, int]:
+    """Numerator and (positive) denominator of a SymPy Rational or a Fraction."""
+    if isinstance(v, Fraction):
+        return v.numerator, v.denominator
+    return int(v.p), int(v.q)
 
 
-def _all_roots(L, p, dps) -> RootSet:
+#: how the unstable count of all L + 1 roots is known when no disc meets the axis
+_COMPLETE = ("certified roots (complete by degree)",)
+
+
+def _all_roots(L, p, dps, model_name=None) -> RootSet:
     work = _work(dps, L)
     prec = _bits(work)
-    mu_, lt_ = _fraction(p["mu"]), _fraction(p["lam"]) * _fraction(p["theta"])
+    mu_, D_ = flint.fmpq(*_pq(p["mu"])), flint.fmpq(*_pq(p["D"]))
+    lt_ = flint.fmpq(*_pq(p["lam"])) * flint.fmpq(*_pq(p["theta"]))
     try:
         if L <= arbpath.MAX_L:
-            roots = arbpath.certified_roots(L, mu_, lt_, _fraction(p["D"]), prec)
+            solved = arbpath.certified_roots(L, mu_, lt_, D_, prec, ordered=True)
         else:
-            g = Fraction(L) / _fraction(p["D"])
+            g = L / D_
             a, c = float((mu_ - g) / g), float(lt_ / g)
             seeds_u = _all_seeds(L, a, c)
-            roots = arbpath.certified_roots(L, mu_, lt_, _fraction(p["D"]), prec, seeds_u)
+            solved = arbpath.certified_roots(L, mu_, lt_, D_, prec, seeds_u, ordered=True)
     except CertificationError:
-        roots = None  # the general path, with its repair of the seeds, decides
-    if roots is None:
-        roots = _general_all_roots(L, p, work)
+        solved = None  # the general path, with its repair of the seeds, decides
+    if solved is not None and not solved.meets_axis:
+        # the common case, decided on the Arb balls: no disc meets the imaginary axis, so
+        # no root is on it (what _mark_axis_roots finds), the roots come rightmost first
+        # (_sort_key's order) and the count is the discs' (_disc_count; see the end)
+        return RootSet(L, p, dps, solved.roots, solved.rhp, "all", _COMPLETE, model_name=model_name)
+    roots = _general_all_roots(L, p, work) if solved is None else solved.roots
     with mpmath.workdps(work):
         roots, axis = _mark_axis_roots(roots, L, p, prec)
     roots.sort(key=_sort_key)
@@ -686,13 +708,15 @@ def _all_roots(L, p, dps) -> RootSet:
                     f"roots (rhp {count}, axis {axis})"
                 )
             methods.append("Cauchy index (exact)")
-        return RootSet(L, p, dps, roots, count, "all", tuple(methods), axis_count=axis)
+        return RootSet(
+            L, p, dps, roots, count, "all", tuple(methods), axis_count=axis, model_name=model_name
+        )
     # L + 1 pairwise disjoint discs, each proved to hold exactly one zero of a polynomial of
     # degree L + 1: the set is complete, so the unstable count is read off the discs once
     # none of them meets the axis (the argument principle and the Routh array, the two
     # independent counts, are compared with it in tests/test_roots_rhp_box.py)
     count = _disc_count(roots)
-    return RootSet(L, p, dps, roots, count, "all", ("certified roots (complete by degree)",))
+    return RootSet(L, p, dps, roots, count, "all", _COMPLETE, model_name=model_name)
 
 
 def _lambert_seeds(p, m) -> list:
