@@ -388,6 +388,15 @@ def _vary(model, over: str, value):
     )
 
 
+def _declared_substitution(model, over: str):
+    """``value -> {symbol: value}`` when the model's family states that varying ``over`` is
+    that substitution into this model (a family module's ``sweep_substitution``), else
+    None: then the sweep builds the model at two values to see it."""
+    rebuild = vars(model).get("rebuild")  # symdelay.models.Rebuild (built by a family)
+    statement = getattr(rebuild, "substitution", None)
+    return None if statement is None else statement(over)
+
+
 def _swept(model, param: str, over: str, first):
     """:func:`_swept_build`, kept on the model (one preparation for every curve of it)."""
     return model.cached(
@@ -433,18 +442,23 @@ def _swept_build(model, param: str, over: str, first):
         return None
     if not D0.is_Rational or D0 <= 0:
         return None
-    try:
-        at_first = _vary(model, over, first)
-    except SymdelayInputError:
-        return None
-    if not _same_rates(at_first, model, {g: L / D0}):
-        return None  # the family varies D otherwise: rebuild per point
-    D1 = D0 * sp.Rational(3, 2)  # and at a second D, the map D -> gamma = L/D
-    try:
-        if not _same_rates(_vary(model, over, D1), model, {g: L / D1}):
+    declared = _declared_substitution(model, over)
+    D1 = D0 * sp.Rational(3, 2)
+    if declared is not None:  # the family's own statement (checked against builds in tests)
+        if declared(D0) != {g: L / D0} or declared(D1) != {g: L / D1}:
             return None
-    except SymdelayInputError:
-        return None
+    else:
+        try:
+            at_first = _vary(model, over, first)
+        except SymdelayInputError:
+            return None
+        if not _same_rates(at_first, model, {g: L / D0}):
+            return None  # the family varies D otherwise: rebuild per point
+        try:  # and at a second D, the map D -> gamma = L/D
+            if not _same_rates(_vary(model, over, D1), model, {g: L / D1}):
+                return None
+        except SymdelayInputError:
+            return None
     # the equilibrium in closed form with param free (model.equilibrium_is_closed_form_in,
     # whose solve the model's equilibrium repeats: here one solve, kept for the Jacobian)
     try:
@@ -667,6 +681,10 @@ def _sparse_modes(model, gens):
     ctx = flint.fmpq_mpoly_ctx.get(tuple(str(x) for x in gens), "lex")
     merged = []  # (name, charpoly mpoly, copies)
     for name, entries, m in blocks:
+        poly = _charpoly_cycles(entries, m, ctx, gens)
+        if poly is not None:
+            _merge(merged, name, poly)
+            continue
         M = sp.SparseMatrix(m, m, entries)
         dm = DomainMatrix.from_Matrix(M).to_sparse()
         K = dm.domain
@@ -686,13 +704,7 @@ def _sparse_modes(model, gens):
                 q = K.domain.to_sympy(c) if K.is_PolynomialRing else K.to_sympy(c)
                 key = (kr, int(ex.get(str(p), 0)), int(ex.get(str(g), 0)))
                 terms[key] = flint.fmpq(int(q.p), int(q.q))
-        poly = ctx.from_dict(terms)
-        for i, (n2, p2, copies) in enumerate(merged):
-            if p2 == poly:
-                merged[i] = (n2, p2, copies + 1)
-                break
-        else:
-            merged.append((name, poly, 1))
+        _merge(merged, name, ctx.from_dict(terms))
     out = []
     for name, poly, copies in merged:
         _content, parts = poly.factor()
@@ -709,6 +721,44 @@ def _sparse_modes(model, gens):
                 (label, int(mult) * copies, {tuple(int(x) for x in mo): c for mo, c in d.items()})
             )
     return out
+
+
+def _merge(merged: list, name: str, poly) -> None:
+    """Identical blocks' charpolys are one factor with copies."""
+    for i, (n2, p2, copies) in enumerate(merged):
+        if p2 == poly:
+            merged[i] = (n2, p2, copies + 1)
+            return
+    merged.append((name, poly, 1))
+
+
+def _charpoly_cycles(entries, m, ctx, gens):
+    """``det(rI - B)`` of a block ``{(row, col): entry}`` by its cycle covers
+    (:func:`symdelay.core.sparse_charpoly.charpoly_by_cycles`: a delay chain has a few
+    cycles, where Berkowitz costs O(m^3) polynomial operations), or None where an entry is
+    not a polynomial in the parameters with rational coefficients or the block has too
+    many cycles (then SymPy's sparse charpoly answers)."""
+    import flint
+    import sympy as sp
+
+    from symdelay.core.sparse_charpoly import charpoly_by_cycles
+
+    _r, *params = gens
+    conv = {}
+    for key, e in entries.items():
+        try:
+            P = sp.Poly(e, *params)
+        except sp.PolynomialError:
+            return None
+        terms = {}
+        for mono, c in P.terms():
+            if not c.is_Rational:
+                return None
+            terms[(0, *mono)] = flint.fmpq(int(c.p), int(c.q))
+        conv[key] = ctx.from_dict(terms)
+    diag = {i: e for (i, j), e in conv.items() if i == j}
+    off = {(i, j): e for (i, j), e in conv.items() if i != j}
+    return charpoly_by_cycles(diag, off, m, ctx.gens()[0], ctx)
 
 
 class _LazyLinear:

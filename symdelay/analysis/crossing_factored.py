@@ -476,21 +476,28 @@ def _search(ph: _Phase, g0, upto):
         else:
             mono = ph.tail_sign(w1)
         if mono:
-            targets = [(2 * n + 1) * ph.pi for n in ns]
-            side = [_strictly_between(t, v1, v2) for t in targets]
-            # phi(0) = k0 pi and phi(inf) = (inf_half / 2) pi exactly: a strictly monotone phi
-            # takes neither value inside, so those targets are no positive roots
-            side = [
-                0
-                if (w1 == 0 and 2 * n + 1 == k0) or (w2 is None and 4 * n + 2 == ph.inf_half)
-                else s
-                for s, n in zip(side, ns, strict=True)
-            ]
-            if all(s is not None for s in side):
-                inside = [t for t, s in zip(targets, side, strict=True) if s == 1]
-                inside.sort(key=lambda t: float(t.mid()) * mono)  # in increasing w
+
+            def side(n, w1=w1, w2=w2, v1=v1, v2=v2):
+                # phi(0) = k0 pi and phi(inf) = (inf_half / 2) pi exactly: a strictly monotone
+                # phi takes neither value inside, so those targets are no positive roots
+                if (w1 == 0 and 2 * n + 1 == k0) or (w2 is None and 4 * n + 2 == ph.inf_half):
+                    return 0
+                return _strictly_between((2 * n + 1) * ph.pi, v1, v2)
+
+            # the targets strictly between v1 and v2 are one run of consecutive n: decided
+            # from each end of ns (an undecided one, a ball holding it, lies at an end of
+            # the run), every n between the first inside from below and from above is inside
+            lo_k, lo_s = 0, 0
+            while lo_k < len(ns) and (lo_s := side(ns[lo_k])) == 0:
+                lo_k += 1
+            hi_k, hi_s = len(ns) - 1, 0
+            while hi_k > lo_k and (hi_s := side(ns[hi_k])) == 0:
+                hi_k -= 1
+            if lo_s is not None and (hi_k == lo_k or hi_s is not None):
+                run = ns[lo_k : hi_k + 1] if lo_s == 1 else []
+                inside = ((2 * n + 1) * ph.pi for n in (run if mono > 0 else run[::-1]))
                 prev = w1
-                for t in inside:
+                for t in inside:  # in increasing w
                     P = limit()
                     if P is not None and ph.rho_lower(flint.arb(prev), a2) > P:
                         break

@@ -104,6 +104,13 @@ class Rebuild:
     def __call__(self, **changes):
         return build_model(self.name, **{**self.options, **changes})
 
+    def substitution(self, over: str):
+        """``value -> {symbol: value}`` when the family states that varying ``over`` is that
+        substitution into the model built without it (its module's ``sweep_substitution``),
+        else None."""
+        hook = getattr(builtin_models().get(self.name), "sweep_substitution", None)
+        return None if hook is None else hook(self.options, over)
+
     def __repr__(self) -> str:
         return f"Rebuild({self.name!r}, {self.options!r})"
 

@@ -26,7 +26,13 @@ from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
 from symdelay.core.symbols import lam, mu, r, theta
 from symdelay.models.delayed_routing import delayed_routing_model
-from symdelay.models.phase import PhaseType, delay_from_options, delay_options, parse_matrix
+from symdelay.models.phase import (
+    PhaseType,
+    delay_from_options,
+    delay_options,
+    erlang_D_substitution,
+    parse_matrix,
+)
 
 __all__ = [
     "PhaseType",
@@ -93,6 +99,17 @@ def model(
         name=name,
         description=description,
     )
+
+
+def sweep_substitution(options: dict, over: str):
+    """Varying ``over`` as a substitution into the model built without it, where this family
+    knows one: the Erlang delay by name with ``D`` not given (:func:`erlang_D_substitution`).
+    None for another option, another shape or ``D`` fixed. A sweep uses it instead of
+    building the model at two ``D``; tests build both and compare their tables."""
+    shape = ("rates", "probs", "continue_probs", "alpha", "S")
+    if options.get("delay", "erlang") != "erlang" or any(options.get(k) is not None for k in shape):
+        return None
+    return erlang_D_substitution(options, over)
 
 
 def scaled(delay: PhaseType, mean) -> PhaseType:

@@ -51,6 +51,14 @@ def model(L=2, mu=None, lam=None, theta=None, D=None) -> FoundingModel:
     return FoundingModel(L=L, mu=mu, lam=lam, theta=theta, D=D)
 
 
+def sweep_substitution(options: dict, over: str):
+    """Varying ``D`` of a model built without it is ``gamma = L/D`` (its table's Erlang delay:
+    :func:`symdelay.models.phase.erlang_D_substitution`); None otherwise."""
+    from symdelay.models.phase import erlang_D_substitution
+
+    return erlang_D_substitution(options, over)
+
+
 def __getattr__(name):
     # FoundingModel and NoTable live in .founding (it imports SymPy); the command line reads
     # this module for INFO and OPTIONS only
