@@ -192,3 +192,21 @@ def test_swept_points_from_factors_equal_the_expanded_path(L, monkeypatch):
         ja, jb = a.per_factor[0][1].to_json(), b.per_factor[0][1].to_json()
         assert (ja["p_c"], ja["omega"]) == (jb["p_c"], jb["omega"])
         assert (ja["rhp_below"], ja["rhp_above"]) == (jb["rhp_below"], jb["rhp_above"])
+
+
+def test_the_cli_sweeps_a_phase_type_erlang_delay_by_its_family_statement(capsys):
+    """`critical --model phase_type --delay erlang --D ...` starts from the model without D
+    (the family states D is gamma = L/D), so a large L is prepared once instead of refused by
+    the estimate of a dense analysis at each D; its digits are the founding path's."""
+    import json
+
+    from symdelay.cli import main
+
+    common = ["--L", "120", "--mu", "1", "--lam", "1", "--D", "0.5,1,3", "--json"]
+    assert main(["critical", "--model", "phase_type", "--delay", "erlang", *common]) == 0
+    generic = json.loads(capsys.readouterr().out)
+    assert main(["critical", *common]) == 0
+    founding = json.loads(capsys.readouterr().out)
+    assert generic["method"] == "generic" and founding["method"] != "generic"
+    for g, f in zip(generic["points"], founding["points"], strict=True):
+        assert (g["D"], g["theta_c"], g["omega"]) == (f["D"], f["theta_c"], f["omega"])

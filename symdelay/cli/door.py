@@ -264,6 +264,20 @@ def model_from_args(args, **override):
     return rebuildable(mod.model(**options), sel.family, options)
 
 
+def model_for_sweep(args, over: str, first):
+    """The model a sweep over ``over`` starts from: built without ``over`` when its family
+    states that varying it is a substitution into that model (``sweep_substitution``: the
+    Erlang delay's ``D`` as ``gamma = L/D``; the sweep then prepares the model once), else
+    built at the first value (each point then rebuilds it)."""
+    if args.model_file is None and getattr(args, over, None) is not None:
+        mod = family_module(args._door_selection.family)
+        hook = getattr(mod, "sweep_substitution", None)
+        options = {k: v for k, v in given_options(args).items() if k != over}
+        if hook is not None and hook(options, over) is not None:
+            return model_from_args(args, **{over: None})
+    return model_from_args(args, **{over: first})
+
+
 def model_free_in(args, name: str):
     """The model, with ``name`` left free when its family declares an option ``name`` the
     command line did not give and the model would otherwise fix it (a phase-type shape's

@@ -68,7 +68,7 @@ def run(args) -> int:
     # no --D: the model's own delay (a phase-type delay given by its rates, a model file)
     at = None if args.D is None else parse_D_list(args.D)
     # the model at the first delay (a family may need one to build), swept over all of them
-    model = door.model_from_args(args) if at is None else door.model_from_args(args, D=at[0])
+    model = door.model_from_args(args) if at is None else door.model_for_sweep(args, "D", at[0])
     curve = critical(model, "theta", over="D", at=at, dps=dps)
     if args.json:
         emit_json(curve.to_json())
