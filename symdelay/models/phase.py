@@ -250,23 +250,6 @@ def delay_options():
     )
 
 
-def erlang_D_substitution(options: dict, over: str):
-    """``value -> {gamma: L/value}`` for a model whose Erlang(L) delay was built with ``D``
-    not given: :meth:`PhaseType.erlang` puts ``gamma`` wherever the phase rate ``L/D`` goes,
-    so when nothing else of the model reads ``D``, the model at ``D`` is this one at
-    ``gamma = L/D`` (a family's ``sweep_substitution`` says when). None for another option,
-    ``D`` given or ``L`` not a whole number."""
-    from symdelay.core.params import as_L
-
-    if over != "D" or options.get("D") is not None:
-        return None
-    try:
-        L = 2 if options.get("L") is None else as_L(options["L"], allow_symbol=False)
-    except SymdelayInputError:
-        return None
-    return lambda value: {gamma: L / as_parameter("D", value)}
-
-
 def delay_from_options(
     delay="erlang",
     *,

@@ -30,7 +30,6 @@ from symdelay.models.phase import (
     PhaseType,
     delay_from_options,
     delay_options,
-    erlang_D_substitution,
     parse_matrix,
 )
 
@@ -109,6 +108,8 @@ def sweep_substitution(options: dict, over: str):
     shape = ("rates", "probs", "continue_probs", "alpha", "S")
     if options.get("delay", "erlang") != "erlang" or any(options.get(k) is not None for k in shape):
         return None
+    from symdelay.models.erlang.family import erlang_D_substitution
+
     return erlang_D_substitution(options, over)
 
 

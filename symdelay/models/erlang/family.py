@@ -53,10 +53,35 @@ def model(L=2, mu=None, lam=None, theta=None, D=None) -> FoundingModel:
 
 def sweep_substitution(options: dict, over: str):
     """Varying ``D`` of a model built without it is ``gamma = L/D`` (its table's Erlang delay:
-    :func:`symdelay.models.phase.erlang_D_substitution`); None otherwise."""
-    from symdelay.models.phase import erlang_D_substitution
-
+    :func:`erlang_D_substitution`); None otherwise."""
     return erlang_D_substitution(options, over)
+
+
+def erlang_D_substitution(options: dict, over: str):
+    """``value -> {gamma: L/value}`` for a model whose Erlang(L) delay was built with ``D``
+    not given: :meth:`symdelay.models.phase.PhaseType.erlang` puts ``gamma`` wherever the
+    phase rate ``L/D`` goes, so when nothing else of the model reads ``D``, the model at ``D``
+    is this one at ``gamma = L/D`` (a family's ``sweep_substitution`` says when). None for
+    another option, ``D`` given or ``L`` not a whole number. Light: SymPy loads only when the
+    substitution is used."""
+    if over != "D" or options.get("D") is not None:
+        return None
+    L = 2 if options.get("L") is None else options["L"]
+    if isinstance(L, str):
+        L = L.strip()
+        if not L.isdigit():
+            return None
+        L = int(L)
+    if isinstance(L, bool) or not isinstance(L, int) or L < 1:
+        return None
+
+    def at(value):
+        from symdelay.core.params import as_parameter
+        from symdelay.core.symbols import gamma
+
+        return {gamma: L / as_parameter("D", value)}
+
+    return at
 
 
 def __getattr__(name):
