@@ -171,14 +171,14 @@ def main() -> None:
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     lines = [
         "generated_simulator: the kernel generated from a transition table (sum tree of the",
-        "rates descended by sign-of-difference blends with the next loads issued a level",
-        "early, dependency graph, linear rates from coefficient arrays, arrivals as one lazy",
-        "class of constant total (N <= 4) or a weighted class with a tree of its own weights",
-        "(N > 4: one exponential per changed queue), shape classes above M = 128 with int32",
-        "records and walks up the tree that stop at the first unchanged node, ziggurat",
-        "waiting times, -O2 -march=native) vs the hand-written C kernel (-log(1-U) waiting",
-        "times, class totals and linear scans, N = 2 only, -O2), GillesPy2 and SimPy; exact",
-        "Gillespie simulation",
+        "rates; count classes: the linear rates of one coefficient, e.g. the delay phases and",
+        "the servers, as one leaf c * S with an integer tree of their counts, descended",
+        "branch free; dependency graph, arrivals as one lazy class of constant total (N <= 4)",
+        "or a weighted class with a tree of its own weights (N > 4: one exponential per",
+        "changed queue), shape classes with int32 records, ziggurat waiting times, -O2",
+        "-march=native -mno-avx) vs the hand-written C kernel (-log(1-U) waiting times, class",
+        "totals and linear scans, N = 2 only, -O2), GillesPy2 and SimPy; exact Gillespie",
+        "simulation",
         f"machine: {os.cpu_count()} cores, load average at start {load[0]:.1f} "
         "(shared machine: absolute numbers vary, the ratios are measured in the same run)",
         "times are CPU seconds of this process (time.process_time; every run is single-threaded),",

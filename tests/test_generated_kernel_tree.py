@@ -1,6 +1,7 @@
 """The generated kernel's sum tree, dependency graph and caches: the incrementally kept tree
-is the tree rebuilt from the state (bit for bit), both C shapes (constant cases up to
-_SPECIALIZE_MAX_M transitions, table driven above) equal the Python twin, per-event statistics
+is the tree rebuilt from the state (bit for bit), every C shape (constant cases up to
+_SPECIALIZE_MAX_M transitions, shape classes above and with count classes, loops over the
+tables beyond _MAX_SHAPES shapes) equals the Python twin, per-event statistics
 agree with the hand-written kernel, results are reproducible by seed, and the generation
 cache gives the same kernel."""
 
@@ -37,16 +38,30 @@ def _z(a, b):
 # ---- the tree kept incrementally is the rebuilt tree ---------------------------------------
 
 
-@pytest.mark.parametrize("N, L", [(2, 3), (5, 24)])
-def test_both_c_shapes_equal_the_python_twin_and_the_rebuilt_tree(N, L):
-    """chunk_events=1: every event starts a new call, which rebuilds the whole tree from the
-    counts; a stale leaf or ancestor of the incremental tree would change R (the total) and
-    with it the paths. Table driven above the threshold (N = 5, L = 24: M = 140)."""
+@pytest.mark.parametrize("counted", [True, False])
+@pytest.mark.parametrize("N, L", [(2, 3), (4, 8), (5, 24)])
+def test_every_c_shape_equals_the_python_twin_and_the_rebuilt_tree(N, L, counted, monkeypatch):
+    """chunk_events=1: every event starts a new call, which rebuilds the whole tree (and the
+    count classes' integer trees) from the counts; a stale leaf or ancestor of the incremental
+    trees would change R (the total) and with it the paths. One case per transition up to
+    _SPECIALIZE_MAX_M transitions (with count classes: the Erlang phases of one rate, the
+    servers of one rate, up to _COUNT_SPECIALIZE_MAX_M), shape classes above (N = 4, L = 8:
+    M = 40; N = 5, L = 24: M = 130); without count classes: _COUNT_CLASS_MIN out of reach."""
+    monkeypatch.setenv("SYMDELAY_NO_GEN_CACHE", "1")  # the constant is not in the cache key
+    if not counted:
+        monkeypatch.setattr(gen, "_COUNT_CLASS_MIN", 10**9)
     m, k = nserver_kernel(N, L)
     M = len(k.names)
     table_driven = M > gen._SPECIALIZE_MAX_M
     assert table_driven == (N == 5)
-    assert (f"case {M - 1}:" in k.c_source) == (not table_driven)
+    assert (k.classes["count_classes"] == 2) == counted  # the delay phases, the servers
+    assert k.classes["count"] == (N * L + N if counted else 0)
+    assert ("m = (int64_t)(v * coef[" in k.c_source) == counted  # a count class drawn
+    limit = gen._COUNT_SPECIALIZE_MAX_M if counted else gen._SPECIALIZE_MAX_M
+    specialized = len(k.names) <= limit
+    assert specialized == ((N, L) == (2, 3) or ((N, L) == (4, 8) and not counted))
+    assert (f"case {M - 1}:" in k.c_source) == specialized
+    assert ("switch (r[0])" in k.c_source) == (not specialized)
     eta = 6 if table_driven else 20
     init = np.rint(default_initial(m) * eta).astype(np.int64)
     grid = time_grid(2.0 if table_driven else 3.0, 0.05)
@@ -83,7 +98,10 @@ def test_dependency_graph_recomputes_exactly_the_rates_of_changed_states():
         ("birth_y", [0, 1], sp.Rational(1, 3)),  # constant
     ]
     k = GeneratedKernel([x, y], table, {c: sp.Rational(3, 2)})
-    assert k.classes == {"linear": 2, "general": 3, "groups": 3, "lazy": 0, "weighted": 0}
+    assert k.classes == {
+        "linear": 2, "general": 3, "groups": 3, "lazy": 0, "weighted": 0, "count": 0,
+        "count_classes": 0,
+    }  # fmt: skip
     init = np.array([7, 4])
     grid = np.array([0.0, 50.0])
     for events in (1, 2, 5, 40):
@@ -97,7 +115,8 @@ def test_dependency_graph_recomputes_exactly_the_rates_of_changed_states():
         cs = np.zeros(len(table), dtype=np.int64)
         out = np.zeros((2, 2), dtype=np.int64)
         args = (k._par, k._coef, k._ix, 10.0, X, rs, clock, grid, 2, out, cs, events, status)
-        assert fn(*args, np.zeros(1), tree) >= 0
+        iw = np.zeros(k.integer_workspace_size, dtype=np.int64)
+        assert fn(*args, np.zeros(1), tree, iw) >= 0
         assert cs.sum() == events
         leaves = tree[k._P2 : k._P2 + len(table)]
         want = k.rates_at(10, X)[k._order]
@@ -301,10 +320,11 @@ def test_a_damaged_generation_cache_entry_is_generated_again(tmp_path, monkeypat
     assert np.array_equal(a.paths, b.paths)
 
 
-@pytest.mark.parametrize("M", [1, 2, 3, 4, 5, 9])
-def test_small_trees_equal_the_python_twin(M):
-    """Trees of 1 to 16 leaves: the C descent (its lookahead loads and its last levels
-    peeled off) picks the leaf the Python twin picks, event by event."""
+@pytest.mark.parametrize("M", [1, 2, 3, 4, 5, 9, 16, 17, 33, 100])
+def test_trees_of_every_depth_equal_the_python_twin(M):
+    """Trees of 1 to 128 leaves (distinct coefficients: no count classes): the C descent
+    (plain branches up to _BRANCHY_MAX_P2 leaves; above, blends with lookahead loads and the
+    last levels peeled off) picks the leaf the Python twin picks, event by event."""
     n = max(M - 1, 1)  # a chain: in -> x0 -> ... -> x_{n-1} -> out (M transitions)
     xs = sp.symbols(f"x0:{n}")
     e = np.eye(n, dtype=int)

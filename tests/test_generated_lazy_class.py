@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from _kernel_helpers import one_event_counts
 from scipy.stats import chisquare
 
 from symdelay.analysis.simulate import GeneratedKernel
@@ -29,36 +30,18 @@ def _routing_kernel(lam_value=2, n=3, theta="3/2"):
     return GeneratedKernel(states, table, {lam: lam_value, th: sp.Rational(theta)})
 
 
-def _one_event_counts(k, eta, X0, draws, backend):
-    fn = k.c_function() if backend == "c" else k.python_function()
-    counts = np.zeros(len(k.names), dtype=np.int64)
-    rng = np.random.default_rng(11)
-    grid = np.array([0.0, 1e9])
-    for _ in range(draws):
-        X = np.array(X0, dtype=np.int64)
-        rs = rng.integers(1, 2**63, size=4, dtype=np.uint64)
-        cs = np.zeros(len(k.names), dtype=np.int64)
-        tree = np.zeros(k.workspace_size)
-        args = (k._par, k._coef, k._ix, float(eta), X, rs, np.zeros(4), grid, 2)
-        args += (np.zeros((2, len(X0)), dtype=np.int64), cs, 1, np.zeros(3, dtype=np.int64))
-        assert fn(*args, np.zeros(1), tree) >= 0
-        assert cs.sum() == 1
-        counts[k._order] += cs
-    return counts
-
-
 def test_event_frequencies_from_a_fixed_state_match_the_rate_ratios():
     k = _routing_kernel()
     assert k.classes["lazy"] == 3 and k.classes["groups"] == 0
     eta, X0 = 10, [14, 3, 9]  # unequal queues: routing probabilities far from 1/3
     rates = k.rates_at(eta, X0)  # lambdify: independent of the generated code
     draws = 40_000
-    c = _one_event_counts(k, eta, X0, draws, "c")
+    c = one_event_counts(k, eta, X0, draws, "c")
     assert chisquare(c, rates / rates.sum() * draws).pvalue > 1e-4
     arrivals = rates[:3] / rates[:3].sum()
     assert arrivals.max() / arrivals.min() > 5  # a test that can tell the members apart
-    p = _one_event_counts(k, eta, X0, 300, "python")
-    assert np.array_equal(p, _one_event_counts(k, eta, X0, 300, "c"))
+    p = one_event_counts(k, eta, X0, 300, "python")
+    assert np.array_equal(p, one_event_counts(k, eta, X0, 300, "c"))
 
 
 def test_paths_of_the_lazy_class_equal_the_python_twin():
@@ -101,12 +84,12 @@ def test_weighted_class_draws_events_with_the_rate_ratios():
     arrivals = rates[:7] / rates[:7].sum()
     assert arrivals.max() / arrivals.min() > 20  # the members are far apart
     draws = 40_000
-    c = _one_event_counts(k, eta, X0, draws, "c")
+    c = one_event_counts(k, eta, X0, draws, "c")
     live = rates > 0  # the empty queue's service cannot fire
     assert not c[~live].any() and (~live).sum() == 1
     assert chisquare(c[live], rates[live] / rates.sum() * draws).pvalue > 1e-4
-    p = _one_event_counts(k, eta, X0, 300, "python")
-    assert np.array_equal(p, _one_event_counts(k, eta, X0, 300, "c"))
+    p = one_event_counts(k, eta, X0, 300, "python")
+    assert np.array_equal(p, one_event_counts(k, eta, X0, 300, "c"))
 
 
 def test_paths_of_the_weighted_class_equal_the_python_twin_and_the_law():

@@ -31,10 +31,24 @@ servers) form a *weighted class*: one leaf holds the constant ``k``, and the wei
 event changed (one exponential, not N rates and divisions); the class drawn, one of them is
 found by descending that tree.
 
-Selection: a sum tree of the rates (leaves ``P2 + q``, node ``p`` = ``tree[2p] + tree[2p+1]``,
-the general rates first, the linear ones along job chains so that the two rates of a move
-are neighbours); the next transition is found by descending from the root, O(log M) (no
-branch: SSE2 masks, the next left child loaded before the comparison decides).
+Linear rates of one coefficient (the same expression, so the same double at run time), at
+least ``_COUNT_CLASS_MIN`` of them, form a *count class*, as the hand-written kernel keeps its
+delay phases and its servers: one leaf holds ``c * S``, ``S`` the sum of the members' counts,
+kept exact in an integer sum tree of the class (in the kernel's integer workspace, after the
+counts of the state). The class drawn with the rest ``v`` of the draw in its leaf,
+``m = floor(v * (1/c))`` (clamped to ``S - 1``) is a uniform job of the class, and the member
+that holds the m-th job (a branch-free integer descent, unrolled to the class's depth, the
+next nodes loaded a level early) is the transition: probability ``X_i / S``. A job moving
+between two members (a phase step of an Erlang delay) changes no leaf of the rates' tree, and
+the integer paths up stop where they meet.
+
+Selection: a sum tree of the rates (node ``p`` = ``tree[2p] + tree[2p+1]``, leaves from
+``P2``: the general rates first, or one leaf for their lazy or weighted class, the other
+linear ones along job chains so that the two rates of a move are neighbours, then one leaf
+per count class); the next transition is found by
+descending from the root, O(log M): up to ``_BRANCHY_MAX_P2`` leaves with plain branches (the
+levels of a small tree are skewed and well predicted), above without a branch (SSE4.1 blends
+or SSE2 masks, the next left children loaded before the comparison decides).
 
 Dependency graph (computed at generation time from the rates' free state symbols and the
 jumps): an event recomputes only the linear rates of the states its jump changed and the
@@ -47,15 +61,16 @@ value is its old one bit for bit (its ancestors are then unchanged): a job movin
 phases of one rate, ``c (X - 1) + c (X' + 1)``, usually stops a few levels up and leaves the
 total as it is.
 
-Code shape: up to ``_SPECIALIZE_MAX_M`` transitions, one C case of constant indices per
-transition; above, one case per *shape class* (transitions with the same jump deltas, number
-of linear rates and leaf layout: e.g. "phase ell of queue i advances"; two changed leaves are
-one unit whether siblings or not, so the common moves share a class and the switch is
-predictable) that reads its indices from a record, so the source stays small and gcc fast at
-M ~ 10^3; beyond ``_MAX_SHAPES`` classes, loops over the index tables. The Python twin runs
-the same algorithm from the tables. The library is built for this processor
-(``-march=native``, contraction off: the same IEEE operations as the twin; its cache name
-covers the processor, see :func:`symdelay.core.cbuild.load_library`).
+Code shape: above ``_SPECIALIZE_MAX_M`` transitions (with count classes, above
+``_COUNT_SPECIALIZE_MAX_M``), one case per *shape class* (transitions with the same jump
+deltas, number of linear rates, leaf layout and count-tree moves: e.g. "phase ell of queue i
+advances"; two changed leaves are one unit whether siblings or not, so the common moves share
+a class and the switch is predictable) that reads its indices from a record, so the source
+stays small and gcc fast at M ~ 10^3; otherwise one C case of constant indices per
+transition; beyond ``_MAX_SHAPES`` classes, loops over the index tables. The Python twin runs the same algorithm from the tables. The
+library is built for this processor (``-march=native``, on x86-64 without AVX; contraction
+off: the same IEEE operations as the twin; its cache name covers the processor, see
+:func:`symdelay.core.cbuild.load_library`).
 
 Caches: the generation result (sources, index tables, coefficient code) is stored as
 ``cache_dir()/gen-KEY.json``, KEY a content hash of the table (states, jumps, a hash-seed
@@ -109,6 +124,15 @@ __all__ = ["GeneratedKernel", "GeneratedRun", "check_table", "generated_kernel"]
 #: Up to this many transitions the C kernel has one case of constant indices per transition;
 #: above, one table-driven path (the source stays small and gcc fast).
 _SPECIALIZE_MAX_M = 128
+#: Up to this many leaves the C kernel descends the sum tree with plain branches; above, with
+#: branch-free blends (SSE4.1, SSE2 or integer masks).
+_BRANCHY_MAX_P2 = 16
+#: Linear rates of one coefficient form a count class when there are at least this many.
+_COUNT_CLASS_MIN = 2
+#: With count classes, one C case per transition only up to this many transitions: the
+#: transition drawn comes out of an integer descent, and above a few dozen transitions a jump
+#: to one of them is unpredictable where a jump to one of a few shape classes is not.
+_COUNT_SPECIALIZE_MAX_M = 32
 #: Largest count the simulator accepts in a state (doubles hold integers exactly below 2^53).
 MAX_COUNT = 2**52
 _DBL_MAX = sys.float_info.max
@@ -279,6 +303,11 @@ def _canonical_text(e, memo: dict) -> str:
 # so every way of refreshing a node gives the same double as a full rebuild: no drift)
 
 
+def _pow2(n: int) -> int:
+    """The smallest power of two >= n (1 for n <= 1)."""
+    return 1 << max(0, n - 1).bit_length()
+
+
 def _runs(leaves) -> list:
     """Sorted leaves as runs ``[lo, hi]`` (gaps of up to one leaf bridged)."""
     runs: list = []
@@ -419,12 +448,17 @@ def _shape_classes(per_slot, ls, P2):
     ``(shapes, record offsets, records)``; no shapes when there would be too many."""
     shapes: dict = {}
     ro, rec = [], []
-    for entries, lins, g in per_slot:
+    for entries, lins, g, cunits, _ in per_slot:
         units = _leaf_units(lins, P2)
-        key = (tuple(d for _, d in entries), len(lins), tuple(u[0] for u in units), g >= 0)
+        # count units: ("two", base, x, y, dx, dy) or ("one", base, x, d); the deltas are
+        # part of the shape, the positions are read from the record
+        ckey = tuple((u[0], *u[4:]) if u[0] == "two" else (u[0], u[3]) for u in cunits)
+        key = (tuple(d for _, d in entries), len(lins), tuple(u[0] for u in units), g >= 0, ckey)
         sid = shapes.setdefault(key, len(shapes))
         ro.append(len(rec))
-        rec += [sid, *(i for i, _ in entries), *(v for q in lins for v in (q, ls[q]))]
+        rec += [sid, *(i for i, _ in entries)]
+        rec += [v for u in cunits for v in (u[1:4] if u[0] == "two" else u[1:3])]
+        rec += [v for q in lins for v in (q, ls[q])]
         rec += [x for _, *xs in units for x in xs] + ([g] if g >= 0 else [])
     if len(shapes) > _MAX_SHAPES:
         return [], [], []
@@ -609,7 +643,10 @@ class GeneratedKernel:
         h.update("|".join(sorted(map(sp.srepr, self.parameters))).encode())
         return h.hexdigest()[:24]
 
-    _CACHED = ("c_source", "python_source", "coefficient_source", "classes", "_P2", "_W2")
+    _CACHED = (
+        "c_source", "python_source", "coefficient_source", "classes", "_P2", "_W2", "_H0",
+        "_Mt", "_NI",
+    )  # fmt: skip
 
     def _generate_cached(self) -> None:
         """:meth:`_generate`, or its result from ``cache_dir()/gen-KEY.json`` (written after a
@@ -671,7 +708,13 @@ class GeneratedKernel:
         except (OverflowError, ZeroDivisionError, ValueError, TypeError):
             vals = [math.nan] * M
         ls = self._ix[self._ix[3] : self._ix[4]]
-        self._coef = np.array([v if ls[q] >= 0 else 0.0 for q, v in enumerate(vals)])
+        coef = [v if ls[q] >= 0 else 0.0 for q, v in enumerate(vals)]
+        # then 1 / c of every count class (its leaf's slot): m = floor(v * (1/c)), a product
+        # where a division would sit on the chain of every event (both backends: this double)
+        for q in range(self._H0, self._Mt):
+            c = coef[q]
+            coef.append(1.0 / c if c != 0.0 else math.inf)
+        self._coef = np.array(coef)
 
     def _generate(self) -> None:
         n, M = len(self.states), len(self.rates)
@@ -702,14 +745,29 @@ class GeneratedKernel:
             if rest in index:
                 lin_state[j], lin_coef[j] = index[rest], c
         general = [j for j in range(M) if lin_state[j] < 0]
+        # count classes: the linear rates of one coefficient (one expression, so one double
+        # at run time) c * X_i, c * X_i', ... are one leaf c * S of the sum tree, S the sum
+        # of their counts, kept exact in an integer sum tree of its own (the counts are in
+        # the kernel's integer workspace after the state). The class drawn, m = floor(v / c)
+        # of the rest v of the draw in that leaf (clamped to S - 1) picks the member whose
+        # counts hold the m-th job: P = X_i / S. A job moving between two members (a phase
+        # step of an Erlang delay) changes no rate of the tree; the integer paths up stop
+        # where the two meet
+        lin_order = _chain_order(self.jumps, lin_state)
+        by_coef: dict = {}
+        for j in lin_order:
+            by_coef.setdefault(lin_coef[j], []).append(j)
+        cls_members = [js for js in by_coef.values() if len(js) >= _COUNT_CLASS_MIN]
+        in_class = {j for js in cls_members for j in js}
+        singles = [j for j in lin_order if j not in in_class]
         # leaves of the sum tree: the general rates first (one event usually changes many of
-        # them: adjacent leaves share their ancestors), then the linear ones along chains
-        # (a transition moving a job from state a to b, then the one of state b: the two
-        # rates an event changes are neighbours)
-        order = general + _chain_order(self.jumps, lin_state)
-        P2 = 1
-        while P2 < M:
-            P2 *= 2
+        # them: adjacent leaves share their ancestors), then the other linear ones along
+        # chains (a transition moving a job from state a to b, then the one of state b: the
+        # two rates an event changes are neighbours), then one per count class (its first
+        # member's slot); the other members' slots have no leaf
+        order = general + singles + [js[0] for js in cls_members]
+        H0, Mt = len(general) + len(singles), len(order)
+        order += [j for js in cls_members for j in js[1:]]
         ppr = _PyPrinter({"standard": "python3"})
         cpr = _CPrinter()
 
@@ -735,6 +793,12 @@ class GeneratedKernel:
         W2 = 1
         while weighted is not None and len(gexprs) > W2:
             W2 *= 2
+        # a lazy or weighted class keeps one leaf (slot 0) for its general slots: the tree has
+        # no leaves for slots 1 .. G - 1, the later slots' leaves sit SH = G - 1 lower
+        GT = 1 if general and (lazy_total is not None or weighted is not None) else len(general)
+        SH = len(general) - GT
+        P2 = _pow2(Mt - SH)
+        PL = P2 - SH  # the tree position of linear slot q: PL + q
         temps, reduced = sp.cse(gexprs, symbols=sp.numbered_symbols("e_")) if gexprs else ([], [])
         state_set = set(sv)
         deps: dict = {}
@@ -769,20 +833,63 @@ class GeneratedKernel:
         rate_py = [pr(ppr, e, rate_what(j)) for j, e in zip(general, reduced)]
         # per slot: the jump, the linear rates to recompute, the general group, the leaf runs
         changed = [[i for i in range(n) if self.jumps[j, i] != 0] for j in order]
+        # the count classes' integer trees: class k at base b (X[b + 1] its total S, member
+        # e's count at X[b + K2 + e]), after the n counts of the state
+        cb, cm, cs = [], [], []
+        mem_of_state: dict = {}
+        base = n
+        slot_of = {j: q for q, j in enumerate(order)}
+        for k, js in enumerate(cls_members):
+            K2 = _pow2(len(js))
+            cb += [base, K2, len(cm), len(js)]
+            for e, j in enumerate(js):
+                cm.append(slot_of[j])
+                cs.append(lin_state[j])
+                mem_of_state.setdefault(lin_state[j], []).append((k, base, K2 + e))
+            base += 2 * K2
+        NI = base
         lin_of_state: dict = {}
-        for q, j in enumerate(order):
-            if lin_state[j] >= 0:
+        for q, j in enumerate(order[:Mt]):
+            if lin_state[j] >= 0 and q < H0:
                 lin_of_state.setdefault(lin_state[j], []).append(q)
+        ls = [lin_state[j] if q < H0 else -1 for q, j in enumerate(order)]
+        for k in range(len(cls_members)):
+            ls[H0 + k] = cb[4 * k] + 1  # the class's leaf: c * S
         groups: dict = {}
         blocks = []  # group id -> (states to reload, temporaries, general slots)
         jp, jx, jd, lp, ld, gr, rp, rr = [0], [], [], [0], [], [], [0], []
-        per_slot: list = []  # slot -> (jump entries, linear leaves, group), for the C source
+        cp, cx, cd = [0], [], []
+        per_slot: list = []  # slot -> (jump entries, linear leaves, group, count units)
         for q, j in enumerate(order):
             for i in changed[q]:
                 jx.append(i)
                 jd.append(int(self.jumps[j, i]))
             jp.append(len(jx))
-            lins = sorted(x for i in changed[q] for x in lin_of_state.get(i, ()))
+            # the count trees: the net change of every node (a move inside a class stops
+            # where the two paths meet), and per class its changed members as units
+            net: dict = {}
+            by_class: dict = {}
+            for i in changed[q]:
+                d = int(self.jumps[j, i])
+                for k, b, x in mem_of_state.get(i, ()):
+                    by_class.setdefault(k, []).append((b, x, d))
+                    while x >= 1:
+                        net[b + x] = net.get(b + x, 0) + d
+                        x >>= 1
+            cnet = sorted((x, d) for x, d in net.items() if d != 0)
+            cx += [x for x, _ in cnet]
+            cd += [d for _, d in cnet]
+            cp.append(len(cx))
+            cunits = []
+            for _, us in sorted(by_class.items()):
+                for e in range(0, len(us) - 1, 2):
+                    (b, x, dx), (_, y, dy) = us[e], us[e + 1]
+                    cunits.append(("two", b, x, y, dx, dy))
+                if len(us) % 2:
+                    b, x, d = us[-1]
+                    cunits.append(("one", b, x, d))
+            heads = [H0 + k for k in by_class if net.get(cb[4 * k] + 1, 0) != 0]
+            lins = sorted({x for i in changed[q] for x in lin_of_state.get(i, ())} | set(heads))
             ld += lins
             lp.append(len(ld))
             # a lazy class: no general rate is recomputed when the state changes
@@ -797,18 +904,19 @@ class GeneratedKernel:
                 syms = {sv[i] for i in key}
                 blocks.append((sorted(key), [(t, e) for t, e in live if deps[t] & syms], gens))
             gr.append(groups[key] if key else -1)
-            per_slot.append(([(i, int(self.jumps[j, i])) for i in changed[q]], lins, gr[-1]))
+            entries = [(i, int(self.jumps[j, i])) for i in changed[q]]
+            per_slot.append((entries, lins, gr[-1], cunits, cnet))
             # general slot g is leaf g (of the weights' tree for a weighted class)
             for lo, hi in _runs(set(lins) | (set() if weighted else set(gens))):
-                rr += [P2 + lo, P2 + hi]
+                rr += [PL + lo, PL + hi]
             rp.append(len(rr) // 2)
-        ls = [lin_state[j] for j in order]
-        shapes, ro, rec = _shape_classes(per_slot, ls, P2)
+        shapes, ro, rec = _shape_classes(per_slot, ls, PL)
+        cr = [ro[q] for q in cm] if shapes else []
         # the records as 32-bit integers, two to an entry of the index array (the C kernel
         # reads them as int32: half the cache lines per event)
         rec32 = np.array(rec + [0] * (len(rec) % 2), dtype=np.int32)
         rec = rec32.view(np.int64).tolist()
-        parts = [jp, jx, jd, ls, lp, ld, gr, rp, rr, ro, rec]
+        parts = [jp, jx, jd, ls, lp, ld, gr, rp, rr, ro, rec, cp, cx, cd, cb, cm, cs, cr]
         offsets, pos = [], len(parts) + 1
         for part in parts:
             offsets.append(pos)
@@ -817,13 +925,18 @@ class GeneratedKernel:
         self._ix = np.array(offsets + [v for part in parts for v in part], dtype=np.int64)
         self._order = np.array(order, dtype=np.int64)  # slot -> transition
         self._P2, self._W2 = P2, W2
+        self._H0, self._Mt, self._NI = H0, Mt, NI
+        self._cb = cb
         self.coefficient_source = f"lambda {', '.join(map(str, pv))}: [{', '.join(coef_py)}]"
         self._used_names = [str(p) for p in used]
         self._set_coefficients()
         self.classes = {"linear": M - len(general), "general": len(general), "groups": len(blocks)}
         self.classes["lazy"] = len(general) if lazy_total is not None else 0
         self.classes["weighted"] = len(general) if weighted is not None else 0
-        spec = (n, M, P2, len(pv), const_temps, live, g_states, blocks)
+        self.classes["count"] = len(in_class)
+        self.classes["count_classes"] = len(cls_members)
+        spec = (n, M, P2, len(pv), const_temps, live, g_states, blocks, H0, Mt, len(cls_members))
+        spec += (GT, SH)
         lz_c = lz_py = None
         if weighted is not None:
             lazy_total = weighted[:2]
@@ -839,9 +952,10 @@ class GeneratedKernel:
         self.python_source = self._py_source(*spec, temp_py, rate_py, lz_py, wt)
 
     def _c_source(
-        self, n, M, P2, P, const_temps, live, g_states, blocks, temp_c, rate_c, per_slot, ls,
-        shapes, lz_c=None, W2=0,
+        self, n, M, P2, P, const_temps, live, g_states, blocks, H0, Mt, NC, GT, SH, temp_c,
+        rate_c, per_slot, ls, shapes, lz_c=None, W2=0,
     ):  # fmt: skip
+        PL = P2 - SH  # the tree position of linear slot q: PL + q
         L = []
         w = L.append
         w("/* generated by symdelay.analysis.simulate: Gillespie direct method, sum tree */")
@@ -852,6 +966,7 @@ class GeneratedKernel:
         w(_exp_c_source())
         w(f"#define P2 {P2}")
         w(f"#define M {M}")
+        w(f"#define MT {Mt} /* the slots with a leaf: general, linear, one per count class */")
         w("/* node p's new value is u (not yet stored): store it and go up while values change.")
         w("   A node whose new value is its old one (bit for bit) leaves every ancestor as it")
         w("   is: e.g. a job moving between two phases of one rate, c (X - 1) + c (X' + 1),")
@@ -894,11 +1009,24 @@ class GeneratedKernel:
         w("    }")
         w("    up(tree, x, u);")
         w("}")
+        w("/* the integer tree c of a count class: member leaf x changed by dx (every ancestor),")
+        w("   or leaves x != y by dx, dy (side by side to where they meet, then dx + dy) */")
+        w("static inline void cwalk(int64_t *c, int64_t x, const int64_t dx) {")
+        w("    for (; x >= 1; x >>= 1) c[x] += dx;")
+        w("}")
+        w("static inline void cwalk2(int64_t *c, int64_t x, int64_t y, const int64_t dx,")
+        w("                          const int64_t dy) {")
+        w("    while (x != y) { c[x] += dx; c[y] += dy; x >>= 1; y >>= 1; }")
+        w("    if (dx + dy != 0) cwalk(c, x, dx + dy);")
+        w("}")
         w(f"int64_t {_FUNC}(const double *par, const double *coef, const int64_t *ix, double eta,")
-        w("        int64_t *X, uint64_t *rng, double *clock, const double *grid, int64_t ng,")
+        w("        int64_t *X0, uint64_t *rng, double *clock, const double *grid, int64_t ng,")
         w("        int64_t *out, int64_t *counts, int64_t max_events, int64_t *status,")
-        w("        double *bad, double *tree) {")
+        w("        double *bad, double *tree, int64_t *X) {")
+        w(f"    /* X: the {n} counts of the state, then the count classes' integer trees */")
+        w(f"    memcpy(X, X0, {n} * sizeof(int64_t));")
         names = ["jp", "jx", "jd", "ls", "lp", "ld", "gr", "rp", "rr", "ro", "rec"]
+        names += ["cp", "cx", "cd", "cb", "cm", "cs", "cr"]
         for k, nm in enumerate(names):
             w(f"    const int64_t *{nm} = ix + ix[{k}];")
         w("    const int32_t *rec32 = (const int32_t *)rec; /* the records: int32 */")
@@ -926,7 +1054,8 @@ class GeneratedKernel:
             w(f"{pad}a = eta*({rate_c[slot]});")
             w(f"{pad}if (!(a >= 0.0 && a <= DBL_MAX)) {{")
             w(f"{pad}    status[0] = 1; status[1] = {slot}; bad[0] = a; goto fail; }}")
-            w(f"{pad}tree[P2 + {slot}] = a;")
+            if not SH:  # a lazy class: its rates are checked here, its leaf holds their total
+                w(f"{pad}tree[P2 + {slot}] = a;")
 
         def refresh_general(lo, hi, pad):
             if W2:
@@ -963,20 +1092,28 @@ class GeneratedKernel:
             w("    if (!(a >= 0.0 && a <= DBL_MAX)) {")
             w("        status[0] = 1; status[1] = 0; bad[0] = a; goto fail; }")
             w("    tree[P2 + 0] = a;")
-            w(f"    for (int64_t q = 1; q < {G}; q++) tree[P2 + q] = 0.0;")
             if W2:
                 w(f"    for (int64_t q = {G}; q < {W2}; q++) wt[{W2} + q] = 0.0;")
                 w(f"    for (int64_t p = {W2 - 1}; p >= 1; p--) wt[p] = wt[2 * p] + wt[2 * p + 1];")
             else:
                 w(f"    double lz[{G}];")
-        w("    for (int64_t q = 0; q < M; q++) {")
+        if NC:
+            w(f"    for (int64_t kc = 0; kc < {NC}; kc++) {{ /* the count classes' trees */")
+            w("        int64_t *c = X + cb[4 * kc];")
+            w(
+                "        const int64_t K2 = cb[4 * kc + 1], e0 = cb[4 * kc + 2], ne = cb[4 * kc + 3];"
+            )
+            w("        for (int64_t e = 0; e < K2; e++) c[K2 + e] = e < ne ? X[cs[e0 + e]] : 0;")
+            w("        for (int64_t p = K2 - 1; p >= 1; p--) c[p] = c[2 * p] + c[2 * p + 1];")
+            w("    }")
+        w("    for (int64_t q = 0; q < MT; q++) {")
         w("        if (ls[q] < 0) continue;")
         w("        a = coef[q] * (double)X[ls[q]];")
         w("        if (!(a >= 0.0 && a <= DBL_MAX)) {")
         w("            status[0] = 1; status[1] = q; bad[0] = a; goto fail; }")
-        w("        tree[P2 + q] = a;")
+        w(f"        tree[{PL} + q] = a;")
         w("    }")
-        w("    for (int64_t q = M; q < P2; q++) tree[P2 + q] = 0.0;")
+        w(f"    for (int64_t q = {Mt - SH}; q < P2; q++) tree[P2 + q] = 0.0;")
         w("    for (int64_t p = P2 - 1; p >= 1; p--) tree[p] = tree[2 * p] + tree[2 * p + 1];")
         w("    for (;;) {")
         w("        const double R = tree[1];")
@@ -991,66 +1128,85 @@ class GeneratedKernel:
         w("        if (k >= ng || ev >= max_events) break;")
         w("        double v = unif(rng) * R;")
         w("        int64_t p = 1;")
-        w("#ifdef __SSE4_1__")
-        w("        /* d = v - l is negative exactly when v < l (a difference of unequal doubles")
-        w("           is never zero): its sign bit picks the new v, the next left child l and")
-        w("           the two candidates for the one after (c0, c1), whose loads were issued a")
-        w("           level earlier: one subtraction and one blend per level on the chain, the")
-        w("           loads off it (the same decisions as the Python twin's plain descent) */")
-        w("        __m128d vv = _mm_set_sd(v), l = _mm_load_sd(&tree[2]);")
-        if P2 >= 4:
-            w("        __m128d c0 = _mm_load_sd(&tree[4]), c1 = _mm_load_sd(&tree[6]);")
+        if P2 <= _BRANCHY_MAX_P2:
+            # a small tree (count classes hold most linear rates): its levels are skewed and
+            # their branches well predicted, shorter than any blend chain
+            w("        while (p < P2) {")
+            w("            const double l = tree[2 * p];")
+            w("            if (v < l) p = 2 * p;")
+            w("            else { v -= l; p = 2 * p + 1; }")
+            w("        }")
         else:
-            w("        __m128d c0 = _mm_setzero_pd(), c1 = c0;")
-        w("        while (4 * p < P2) {")
-        w("            const double *g = &tree[8 * p];")
-        w("            const __m128d g0 = _mm_load_sd(g), g2 = _mm_load_sd(g + 2);")
-        w("            const __m128d g4 = _mm_load_sd(g + 4), g6 = _mm_load_sd(g + 6);")
-        w("            const __m128d d = _mm_sub_sd(vv, l);")
-        w("            vv = _mm_blendv_pd(d, vv, d);")
-        w("            l = _mm_blendv_pd(c1, c0, d);")
-        w("            c0 = _mm_blendv_pd(g4, g0, d);")
-        w("            c1 = _mm_blendv_pd(g6, g2, d);")
-        w("            p = 2 * p + 1 - (_mm_movemask_pd(d) & 1);")
-        w("        }")
-        w("        while (p < P2) { /* the last two levels: nothing left to load */")
-        w("            const __m128d d = _mm_sub_sd(vv, l);")
-        w("            vv = _mm_blendv_pd(d, vv, d);")
-        w("            l = _mm_blendv_pd(c1, c0, d);")
-        w("            p = 2 * p + 1 - (_mm_movemask_pd(d) & 1);")
-        w("        }")
-        w("#elif defined(__SSE2__)")
-        w("        /* the left children of both possible next nodes are loaded before the")
-        w("           comparison decides (tree has 4 P2 entries: the last loads stay inside) */")
-        w("        __m128d vv = _mm_set_sd(v), l = _mm_load_sd(&tree[2]);")
-        w("        while (p < P2) {")
-        w(
-            "            const __m128d c0 = _mm_load_sd(&tree[4 * p]), c1 = _mm_load_sd(&tree[4 * p + 2]);"
-        )
-        w("            const __m128d ge = _mm_cmpge_sd(vv, l); /* all ones when v >= l */")
-        w("            vv = _mm_sub_sd(vv, _mm_and_pd(l, ge)); /* v - l or v - 0.0 (= v) */")
-        w("            l = _mm_or_pd(_mm_and_pd(ge, c1), _mm_andnot_pd(ge, c0));")
-        w("            p = 2 * p + (_mm_movemask_pd(ge) & 1);")
-        w("        }")
-        w("#else")
-        w("        while (p < P2) {")
-        w("            const double l = tree[2 * p];")
-        w("            const uint64_t go = !(v < l);")
-        w("            uint64_t b;")
-        w("            memcpy(&b, &l, 8);")
-        w("            b &= -go; /* l or +0.0: v - 0.0 is v (no branch, no rounding) */")
-        w("            double sub;")
-        w("            memcpy(&sub, &b, 8);")
-        w("            v -= sub;")
-        w("            p = 2 * p + (int64_t)go;")
-        w("        }")
-        w("#endif")
+            w("#ifdef __SSE4_1__")
+            w(
+                "        /* d = v - l is negative exactly when v < l (a difference of unequal doubles"
+            )
+            w("           is never zero): its sign bit picks the new v, the next left child l and")
+            w("           the two candidates for the one after (c0, c1), whose loads were issued a")
+            w("           level earlier: one subtraction and one blend per level on the chain, the")
+            w("           loads off it (the same decisions as the Python twin's plain descent) */")
+            w("        __m128d vv = _mm_set_sd(v), l = _mm_load_sd(&tree[2]);")
+            if P2 >= 4:
+                w("        __m128d c0 = _mm_load_sd(&tree[4]), c1 = _mm_load_sd(&tree[6]);")
+            else:
+                w("        __m128d c0 = _mm_setzero_pd(), c1 = c0;")
+            w("        while (4 * p < P2) {")
+            w("            const double *g = &tree[8 * p];")
+            w("            const __m128d g0 = _mm_load_sd(g), g2 = _mm_load_sd(g + 2);")
+            w("            const __m128d g4 = _mm_load_sd(g + 4), g6 = _mm_load_sd(g + 6);")
+            w("            const __m128d d = _mm_sub_sd(vv, l);")
+            w("            vv = _mm_blendv_pd(d, vv, d);")
+            w("            l = _mm_blendv_pd(c1, c0, d);")
+            w("            c0 = _mm_blendv_pd(g4, g0, d);")
+            w("            c1 = _mm_blendv_pd(g6, g2, d);")
+            w("            p = 2 * p + 1 - (_mm_movemask_pd(d) & 1);")
+            w("        }")
+            w("        while (p < P2) { /* the last two levels: nothing left to load */")
+            w("            const __m128d d = _mm_sub_sd(vv, l);")
+            w("            vv = _mm_blendv_pd(d, vv, d);")
+            w("            l = _mm_blendv_pd(c1, c0, d);")
+            w("            p = 2 * p + 1 - (_mm_movemask_pd(d) & 1);")
+            w("        }")
+            w("        v = _mm_cvtsd_f64(vv); /* the rest of the draw in the leaf */")
+            w("#elif defined(__SSE2__)")
+            w("        /* the left children of both possible next nodes are loaded before the")
+            w(
+                "           comparison decides (tree has 4 P2 entries: the last loads stay inside) */"
+            )
+            w("        __m128d vv = _mm_set_sd(v), l = _mm_load_sd(&tree[2]);")
+            w("        while (p < P2) {")
+            w(
+                "            const __m128d c0 = _mm_load_sd(&tree[4 * p]), c1 = _mm_load_sd(&tree[4 * p + 2]);"
+            )
+            w("            const __m128d ge = _mm_cmpge_sd(vv, l); /* all ones when v >= l */")
+            w("            vv = _mm_sub_sd(vv, _mm_and_pd(l, ge)); /* v - l or v - 0.0 (= v) */")
+            w("            l = _mm_or_pd(_mm_and_pd(ge, c1), _mm_andnot_pd(ge, c0));")
+            w("            p = 2 * p + (_mm_movemask_pd(ge) & 1);")
+            w("        }")
+            w("        v = _mm_cvtsd_f64(vv);")
+            w("#else")
+            w("        while (p < P2) {")
+            w("            const double l = tree[2 * p];")
+            w("            const uint64_t go = !(v < l);")
+            w("            uint64_t b;")
+            w("            memcpy(&b, &l, 8);")
+            w("            b &= -go; /* l or +0.0: v - 0.0 is v (no branch, no rounding) */")
+            w("            double sub;")
+            w("            memcpy(&sub, &b, 8);")
+            w("            v -= sub;")
+            w("            p = 2 * p + (int64_t)go;")
+            w("        }")
+            w("#endif")
         w("        j = p - P2;")
-        w("        if (j >= M || !(tree[p] > 0.0)) { /* rounding at a boundary: a positive leaf */")
-        w("            j = j < M ? j : M - 1;")
+        w(
+            f"        if (j >= {Mt - SH} || !(tree[p] > 0.0)) {{ /* rounding at a boundary: a positive leaf */"
+        )
+        w(f"            j = j < {Mt - SH} ? j : {Mt - SH - 1};")
         w("            while (j >= 0 && !(tree[P2 + j] > 0.0)) j--;")
         w("            if (j < 0) { j = 0; while (!(tree[P2 + j] > 0.0)) j++; }")
         w("        }")
+        if SH:
+            w(f"        if (j >= {GT}) j += {SH}; /* leaf -> slot */")
         if W2:
             # the weighted class drawn: one of its rates by descending the weights' tree
             w(f"        if (j < {G}) {{")
@@ -1096,11 +1252,55 @@ class GeneratedKernel:
             w("            }")
             w(f"            if (j < 0) {{ j = {G - 1}; while (j > 0 && !(lz[j] > 0.0)) j--; }}")
             w("        }")
-        if M > _SPECIALIZE_MAX_M and shapes:
-            # one case per shape class, the indices from the transition's record
-            w("        const int32_t *r = rec32 + ro[j];")
+        shaped = bool((M > _SPECIALIZE_MAX_M or (NC and M > _COUNT_SPECIALIZE_MAX_M)) and shapes)
+        if NC:
+            # a count class drawn: m = floor(v / c), the member that holds the m-th job, by
+            # a branch-free descent of the class's integer tree unrolled to its depth, the
+            # candidates for the next left child loaded a level early (off the chain)
+            if shaped:
+                w("        int64_t rj = -1; /* the record of a count class's member */")
+            w(f"        if (j >= {H0}) {{")
+            w("            int64_t m, p = 1, l, c0, c1, go, mk;")
+            w("            int64_t g0, g2, g4, g6;")
+            w("            (void)c0; (void)c1; (void)g0; (void)g2; (void)g4; (void)g6;")
+            w(f"            switch (j - {H0}) {{")
+            for kc in range(NC):
+                b0, K2, e0 = self._cb[4 * kc : 4 * kc + 3]
+                D = K2.bit_length() - 1
+                w(f"            case {kc}: {{")
+                w(f"                const int64_t *c = X + {b0};")
+                w(f"                m = (int64_t)(v * coef[{M + kc}]);")
+                w("                if (m >= c[1]) m = c[1] - 1;")
+                w("                l = c[2];" + (" c0 = c[4]; c1 = c[6];" if D >= 2 else ""))
+                for d in range(D):
+                    if d + 3 <= D:
+                        w(
+                            "                g0 = c[8 * p]; g2 = c[8 * p + 2]; g4 = c[8 * p + 4]; g6 = c[8 * p + 6];"
+                        )
+                    # masks, not ?: (gcc turns those into branches)
+                    step = "go = m >= l; mk = -go; m -= l & mk;"
+                    if d + 2 <= D:
+                        step += " l = (c1 & mk) | (c0 & ~mk);"
+                    if d + 3 <= D:
+                        step += " c0 = (g4 & mk) | (g0 & ~mk); c1 = (g6 & mk) | (g2 & ~mk);"
+                    w(f"                {step} p = 2 * p + go;")
+                w(f"                j = cm[{e0 - K2} + p];")
+                if shaped:
+                    w(f"                rj = cr[{e0 - K2} + p];")
+                w("                break;")
+                w("            }")
+            w("            }")
+            w("        }")
+        if shaped:
+            # one case per shape class, the indices from the transition's record (with count
+            # classes above _COUNT_SPECIALIZE_MAX_M: their moves share a shape)
+            w(
+                "        const int32_t *r = rec32 + (rj >= 0 ? rj : ro[j]);"
+                if NC
+                else "        const int32_t *r = rec32 + ro[j];"
+            )
             w("        switch (r[0]) {")
-            for sid, (deltas, nlin, units, has_g) in enumerate(shapes):
+            for sid, (deltas, nlin, units, has_g, cunits) in enumerate(shapes):
                 w(f"        case {sid}:")
                 f = 1
                 for e, d in enumerate(deltas):
@@ -1114,13 +1314,22 @@ class GeneratedKernel:
                         )
                         w(f"                status[2] = r[{f + e}]; goto fail; }}")
                 f += len(deltas)
+                for u in cunits:
+                    if u[0] == "two":
+                        w(
+                            f"            cwalk2(X + r[{f}], r[{f + 1}], r[{f + 2}], {u[1]}, {u[2]});"
+                        )
+                        f += 3
+                    else:
+                        w(f"            cwalk(X + r[{f}], r[{f + 1}], {u[1]});")
+                        f += 2
                 for _ in range(nlin):
                     w(f"            a = coef[r[{f}]] * (double)X[r[{f + 1}]];")
                     w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
                     w(
                         f"                status[0] = 1; status[1] = r[{f}]; bad[0] = a; goto fail; }}"
                     )
-                    w(f"            tree[P2 + r[{f}]] = a;")
+                    w(f"            tree[{PL} + r[{f}]] = a;")
                     f += 2
                 for u in units:
                     if u == "two":
@@ -1148,12 +1357,14 @@ class GeneratedKernel:
             w("                status[0] = 2; status[1] = j; status[2] = jx[e]; goto fail;")
             w("            }")
             w("        }")
+            if NC:
+                w("        for (int64_t e = cp[j]; e < cp[j + 1]; e++) X[cx[e]] += cd[e];")
             w("        for (int64_t e = lp[j]; e < lp[j + 1]; e++) {")
             w("            const int64_t q = ld[e];")
             w("            a = coef[q] * (double)X[ls[q]];")
             w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
             w("                status[0] = 1; status[1] = q; bad[0] = a; goto fail; }")
-            w("            tree[P2 + q] = a;")
+            w(f"            tree[{PL} + q] = a;")
             w("        }")
             if blocks:
                 w("        switch (gr[j]) {")
@@ -1179,7 +1390,7 @@ class GeneratedKernel:
             # one case per leaf with constant indices (one indirect jump per event, no loops
             # over the tables); the general rates of a group in one block after the switch
             w("        switch (j) {")
-            for q, (entries, lins, g) in enumerate(per_slot):
+            for q, (entries, lins, g, _, cnet) in enumerate(per_slot):
                 w(f"        case {q}:")
                 for e, (i, d) in enumerate(entries):
                     w(f"            X[{i}] += {d};")
@@ -1187,13 +1398,15 @@ class GeneratedKernel:
                         undo = " ".join(f"X[{i2}] -= {d2};" for i2, d2 in entries[: e + 1])
                         w(f"            if (X[{i}] < 0) {{ {undo} status[0] = 2; status[1] = {q};")
                         w(f"                status[2] = {i}; goto fail; }}")
+                if cnet:
+                    w("            " + " ".join(f"X[{x}] += {d};" for x, d in cnet))
                 for q2 in lins:
                     w(f"            a = coef[{q2}] * (double)X[{ls[q2]}];")
                     w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
                     w(f"                status[0] = 1; status[1] = {q2}; bad[0] = a; goto fail; }}")
-                    w(f"            tree[{P2 + q2}] = a;")
+                    w(f"            tree[{PL + q2}] = a;")
                 for lo, hi in _runs(lins):
-                    w("            " + _refresh_c(P2 + lo, P2 + hi))
+                    w("            " + _refresh_c(PL + lo, PL + hi))
                 w(f"            goto group_{g};" if g >= 0 else "            break;")
             w("        }")
             w("        goto done;")
@@ -1205,21 +1418,24 @@ class GeneratedKernel:
         w("        pending = 0;")
         w("    }")
         w("    clock[0] = t; clock[1] = tn; clock[2] = pending; clock[3] = tree[1];")
+        w(f"    memcpy(X0, X, {n} * sizeof(int64_t));")
         w("    return k;")
         w("fail:")
         w("    status[2] = status[0] == 1 || status[0] == 3 ? j : status[2];")
+        w(f"    memcpy(X0, X, {n} * sizeof(int64_t));")
         w("    return -1;")
         w("}")
         return "\n".join(L) + "\n"
 
     def _py_source(
-        self, n, M, P2, P, const_temps, live, g_states, blocks, temp_py, rate_py, lz_py=None,
-        W2=0,
+        self, n, M, P2, P, const_temps, live, g_states, blocks, H0, Mt, NC, GT, SH, temp_py,
+        rate_py, lz_py=None, W2=0,
     ):  # fmt: skip
+        PL = P2 - SH  # the tree position of linear slot q: PL + q
         L = []
         w = L.append
         w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
-        w("        status, bad, work):")
+        w("        status, bad, work, iwork):")
         w("    st = [int(v) for v in rng]")
         w("    def u64():")
         w("        s0, s1, s2, s3 = st")
@@ -1235,14 +1451,15 @@ class GeneratedKernel:
         w("    def unif():")
         w("        return float(u64() >> 11) * 2.0**-53")
         w("    ixl = ix.tolist()")
-        names = ["jp", "jx", "jd", "ls", "lp", "ld", "gr", "rp", "rr"]
+        names = ["jp", "jx", "jd", "ls", "lp", "ld", "gr", "rp", "rr", "ro", "rec"]
+        names += ["cp", "cx", "cd", "cb", "cm", "cs"]
         for k, nm in enumerate(names):
             w(f"    {nm} = ixl[ixl[{k}] : ixl[{k + 1}]]")
         w("    coef = coef.tolist()")
         for k in range(P):
             w(f"    p_{k} = float(par[{k}])")
         w("    eta = float(eta)")
-        w("    x = [int(v) for v in X]")
+        w(f"    x = [int(v) for v in X] + [0] * {self._NI - n}")
         w("    grid = grid.tolist()")
         w("    cnt = [int(v) for v in counts]")
         w(f"    tree = [0.0] * {2 * P2}")
@@ -1271,7 +1488,8 @@ class GeneratedKernel:
             w(f"{pad}if not (a >= 0.0 and a <= _DBL_MAX):")
             w(f"{pad}    status[0], status[1], bad[0] = 1, {slot}, a")
             w(f"{pad}    raise _Fail")
-            w(f"{pad}tree[{P2 + slot}] = a")
+            if not SH:
+                w(f"{pad}tree[{P2 + slot}] = a")
 
         def refresh_weights(lo, hi, pad):  # the ancestors of leaves lo..hi of the weights
             w(f"{pad}lo, hi = {W2 + lo}, {W2 + hi}")
@@ -1302,20 +1520,25 @@ class GeneratedKernel:
             w("            status[0], status[1], bad[0] = 1, 0, a")
             w("            raise _Fail")
             w(f"        tree[{P2}] = a")
-            w(f"        for q in range(1, {G}):")
-            w(f"            tree[{P2} + q] = 0.0")
             if W2:
                 w(f"        for p in range({W2 - 1}, 0, -1):")
                 w("            wt[p] = wt[2 * p] + wt[2 * p + 1]")
             else:
                 w(f"        lz = [0.0] * {G}")
-        w(f"        for q in range({M}):")
+        if NC:  # the count classes' integer trees
+            w(f"        for kc in range({NC}):")
+            w("            b, K2, e0, ne = cb[4 * kc : 4 * kc + 4]")
+            w("            for e in range(K2):")
+            w("                x[b + K2 + e] = x[cs[e0 + e]] if e < ne else 0")
+            w("            for p in range(K2 - 1, 0, -1):")
+            w("                x[b + p] = x[b + 2 * p] + x[b + 2 * p + 1]")
+        w(f"        for q in range({Mt}):")
         w("            if ls[q] >= 0:")
         w("                a = coef[q] * x[ls[q]]")
         w("                if not (a >= 0.0 and a <= _DBL_MAX):")
         w("                    status[0], status[1], bad[0] = 1, q, a")
         w("                    raise _Fail")
-        w(f"                tree[{P2} + q] = a")
+        w(f"                tree[{PL} + q] = a")
         w(f"        for p in range({P2 - 1}, 0, -1):")
         w("            tree[p] = tree[2 * p] + tree[2 * p + 1]")
         w("        while True:")
@@ -1324,7 +1547,7 @@ class GeneratedKernel:
         w("                tn = t + _expo(u64, unif) / R if R > 0.0 else math.inf")
         w("                pending = True")
         w("            while k < ng and grid[k] < tn:")
-        w("                out[k] = x")
+        w(f"                out[k] = x[:{n}]")
         w("                k += 1")
         w("            if k >= ng or ev >= max_events:")
         w("                break")
@@ -1338,14 +1561,17 @@ class GeneratedKernel:
         w("                    v -= lf")
         w("                    p = 2 * p + 1")
         w(f"            j = p - {P2}")
-        w(f"            if j >= {M} or not tree[p] > 0.0:")
-        w(f"                j = min(j, {M - 1})")
+        w(f"            if j >= {Mt - SH} or not tree[p] > 0.0:")
+        w(f"                j = min(j, {Mt - SH - 1})")
         w(f"                while j >= 0 and not tree[{P2} + j] > 0.0:")
         w("                    j -= 1")
         w("                if j < 0:")
         w("                    j = 0")
         w(f"                    while not tree[{P2} + j] > 0.0:")
         w("                        j += 1")
+        if SH:
+            w(f"            if j >= {GT}:")
+            w(f"                j += {SH}")
         if W2:
             w(f"            if j < {G}:")
             w("                wz = wt[1]")
@@ -1398,6 +1624,21 @@ class GeneratedKernel:
             w(f"                    j = {G - 1}")
             w("                    while j > 0 and not lz[j] > 0.0:")
             w("                        j -= 1")
+        if NC:
+            w(f"            if j >= {H0}:")
+            w(f"                b, K2, e0 = cb[4 * (j - {H0}) : 4 * (j - {H0}) + 3]")
+            w(f"                m = int(v * coef[{M - H0} + j])")
+            w("                if m >= x[b + 1]:")
+            w("                    m = x[b + 1] - 1")
+            w("                p = 1")
+            w("                while p < K2:")
+            w("                    lf = x[b + 2 * p]")
+            w("                    if m < lf:")
+            w("                        p = 2 * p")
+            w("                    else:")
+            w("                        m -= lf")
+            w("                        p = 2 * p + 1")
+            w("                j = cm[e0 + p - K2]")
         w("            for e in range(jp[j], jp[j + 1]):")
         w("                x[jx[e]] += jd[e]")
         w("                if x[jx[e]] < 0:")
@@ -1405,13 +1646,16 @@ class GeneratedKernel:
         w("                        x[jx[f]] -= jd[f]")
         w("                    status[0], status[1], status[2] = 2, j, jx[e]")
         w("                    raise _Fail")
+        if NC:
+            w("            for e in range(cp[j], cp[j + 1]):")
+            w("                x[cx[e]] += cd[e]")
         w("            for e in range(lp[j], lp[j + 1]):")
         w("                q = ld[e]")
         w("                a = coef[q] * x[ls[q]]")
         w("                if not (a >= 0.0 and a <= _DBL_MAX):")
         w("                    status[0], status[1], bad[0] = 1, q, a")
         w("                    raise _Fail")
-        w(f"                tree[{P2} + q] = a")
+        w(f"                tree[{PL} + q] = a")
         if blocks:
             w("            g = gr[j]")
             for g, (reload, temps, gens) in enumerate(blocks):
@@ -1448,7 +1692,7 @@ class GeneratedKernel:
         w("    except (OverflowError, ZeroDivisionError, ValueError, TypeError):")
         w("        fail = 1")
         w("        status[0], status[1], status[2], bad[0] = 1, -1, j, math.nan")
-        w("    X[:] = x")
+        w(f"    X[:] = x[:{n}]")
         w("    counts[:] = cnt")
         w("    rng[:] = _np.array(st, dtype=_np.uint64)")
         w("    clock[:3] = (t, tn, 1.0 if pending else 0.0)")
@@ -1463,6 +1707,13 @@ class GeneratedKernel:
         """Doubles of the kernel's workspace (its last argument): the sum tree, 2 P2 used and
         read up to 4 P2 by the branch-free descent, then the weights' tree of a weighted class."""
         return 4 * self._P2 + (2 * self._W2 if self.classes.get("weighted") else 0)
+
+    @property
+    def integer_workspace_size(self) -> int:
+        """Int64 entries of the kernel's integer workspace (its last argument): the counts of
+        the state (copied in at every call and out at its end), then the count classes'
+        trees."""
+        return self._NI
 
     def python_function(self) -> Callable:
         """The pure-Python twin (same arguments and draws as the compiled kernel)."""
@@ -1624,7 +1875,8 @@ class GeneratedKernel:
         status = np.zeros(3, dtype=np.int64)
         bad = np.zeros(1, dtype=np.float64)
         tree = np.zeros(self.workspace_size, dtype=np.float64)
-        cs = np.zeros(len(self.rates), dtype=np.int64)  # per leaf of the tree
+        iw = np.zeros(self.integer_workspace_size, dtype=np.int64)
+        cs = np.zeros(len(self.rates), dtype=np.int64)  # per slot
         par, coef, ix = self._par, self._coef, self._ix
         k, ng = 0, g.size
         while k < ng:
@@ -1632,7 +1884,7 @@ class GeneratedKernel:
                 break
             r = int(
                 fn(par, coef, ix, eta, X, rs, clock, g[k:], ng - k, o[k:], cs, chunk, status,
-                   bad, tree)
+                   bad, tree, iw)
             )  # fmt: skip
             if r < 0:
                 raise self._run_error(status, bad, X, eta)
@@ -1644,7 +1896,9 @@ class GeneratedKernel:
 
     def _run_error(self, status, bad, X, eta) -> SymdelayInputError:
         code, j, last = (int(v) for v in status)
-        j = int(self._order[j]) if j >= 0 else j  # leaf of the tree -> transition
+        if code == 1 and self._H0 <= j < self._Mt:
+            j = -1  # a count class's leaf c * S: find the member whose rate is bad
+        j = int(self._order[j]) if j >= 0 else j  # slot -> transition
         if code == 2:
             before = X  # the kernel undid the partial jump
             return SymdelayInputError(
@@ -1707,7 +1961,7 @@ def _bind(lib):
     u64p = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
     f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
     fn.argtypes = [f64p, f64p, i64p, ctypes.c_double, i64p, u64p, f64p, f64p, ctypes.c_int64]
-    fn.argtypes += [i64p, i64p, ctypes.c_int64, i64p, f64p, f64p]
+    fn.argtypes += [i64p, i64p, ctypes.c_int64, i64p, f64p, f64p, i64p]
     fn.restype = ctypes.c_int64
     return fn
 
