@@ -56,7 +56,7 @@ general group of those states, then every ancestor of the changed leaves, each a
 left + right. IEEE addition commutes, so the tree after an event is bit for bit the tree a
 full rebuild gives: the total cannot drift (there is nothing to recompute periodically; every
 call into the kernel rebuilds it anyway, and the tests compare runs of one event per call
-with runs of 2^20). Above ``_SPECIALIZE_MAX_M`` the walk up stops at the first node whose new
+with runs of 2^20). In the shape-class code the walk up stops at the first node whose new
 value is its old one bit for bit (its ancestors are then unchanged): a job moving between two
 phases of one rate, ``c (X - 1) + c (X' + 1)``, usually stops a few levels up and leaves the
 total as it is.
@@ -67,10 +67,10 @@ deltas, number of linear rates, leaf layout and count-tree moves: e.g. "phase el
 advances"; two changed leaves are one unit whether siblings or not, so the common moves share
 a class and the switch is predictable) that reads its indices from a record, so the source
 stays small and gcc fast at M ~ 10^3; otherwise one C case of constant indices per
-transition; beyond ``_MAX_SHAPES`` classes, loops over the index tables. The Python twin runs the same algorithm from the tables. The
-library is built for this processor (``-march=native``, on x86-64 without AVX; contraction
-off: the same IEEE operations as the twin; its cache name covers the processor, see
-:func:`symdelay.core.cbuild.load_library`).
+transition; beyond ``_MAX_SHAPES`` classes, loops over the index tables. The Python twin
+runs the same algorithm from the tables. The library is built for this processor
+(``-march=native``, on x86-64 without AVX; contraction off: the same IEEE operations as the
+twin; its cache name covers the processor, see :func:`symdelay.core.cbuild.load_library`).
 
 Caches: the generation result (sources, index tables, coefficient code) is stored as
 ``cache_dir()/gen-KEY.json``, KEY a content hash of the table (states, jumps, a hash-seed
@@ -749,10 +749,10 @@ class GeneratedKernel:
         # at run time) c * X_i, c * X_i', ... are one leaf c * S of the sum tree, S the sum
         # of their counts, kept exact in an integer sum tree of its own (the counts are in
         # the kernel's integer workspace after the state). The class drawn, m = floor(v / c)
-        # of the rest v of the draw in that leaf (clamped to S - 1) picks the member whose
-        # counts hold the m-th job: P = X_i / S. A job moving between two members (a phase
-        # step of an Erlang delay) changes no rate of the tree; the integer paths up stop
-        # where the two meet
+        # (as v * (1/c)) of the rest v of the draw in that leaf (clamped to S - 1) picks the
+        # member whose counts hold the m-th job: P = X_i / S. A job moving between two
+        # members (a phase step of an Erlang delay) changes no rate of the tree; the integer
+        # paths up stop where the two meet
         lin_order = _chain_order(self.jumps, lin_state)
         by_coef: dict = {}
         for j in lin_order:
@@ -849,8 +849,8 @@ class GeneratedKernel:
             base += 2 * K2
         NI = base
         lin_of_state: dict = {}
-        for q, j in enumerate(order[:Mt]):
-            if lin_state[j] >= 0 and q < H0:
+        for q, j in enumerate(order[:H0]):
+            if lin_state[j] >= 0:
                 lin_of_state.setdefault(lin_state[j], []).append(q)
         ls = [lin_state[j] if q < H0 else -1 for q, j in enumerate(order)]
         for k in range(len(cls_members)):
@@ -926,7 +926,6 @@ class GeneratedKernel:
         self._order = np.array(order, dtype=np.int64)  # slot -> transition
         self._P2, self._W2 = P2, W2
         self._H0, self._Mt, self._NI = H0, Mt, NI
-        self._cb = cb
         self.coefficient_source = f"lambda {', '.join(map(str, pv))}: [{', '.join(coef_py)}]"
         self._used_names = [str(p) for p in used]
         self._set_coefficients()
@@ -936,7 +935,7 @@ class GeneratedKernel:
         self.classes["count"] = len(in_class)
         self.classes["count_classes"] = len(cls_members)
         spec = (n, M, P2, len(pv), const_temps, live, g_states, blocks, H0, Mt, len(cls_members))
-        spec += (GT, SH)
+        spec += (GT, SH, cb)
         lz_c = lz_py = None
         if weighted is not None:
             lazy_total = weighted[:2]
@@ -952,8 +951,8 @@ class GeneratedKernel:
         self.python_source = self._py_source(*spec, temp_py, rate_py, lz_py, wt)
 
     def _c_source(
-        self, n, M, P2, P, const_temps, live, g_states, blocks, H0, Mt, NC, GT, SH, temp_c,
-        rate_c, per_slot, ls, shapes, lz_c=None, W2=0,
+        self, n, M, P2, P, const_temps, live, g_states, blocks, H0, Mt, NC, GT, SH, cb,
+        temp_c, rate_c, per_slot, ls, shapes, lz_c=None, W2=0,
     ):  # fmt: skip
         PL = P2 - SH  # the tree position of linear slot q: PL + q
         L = []
@@ -1265,7 +1264,7 @@ class GeneratedKernel:
             w("            (void)c0; (void)c1; (void)g0; (void)g2; (void)g4; (void)g6;")
             w(f"            switch (j - {H0}) {{")
             for kc in range(NC):
-                b0, K2, e0 = self._cb[4 * kc : 4 * kc + 3]
+                b0, K2, e0 = cb[4 * kc : 4 * kc + 3]
                 D = K2.bit_length() - 1
                 w(f"            case {kc}: {{")
                 w(f"                const int64_t *c = X + {b0};")
@@ -1428,8 +1427,8 @@ class GeneratedKernel:
         return "\n".join(L) + "\n"
 
     def _py_source(
-        self, n, M, P2, P, const_temps, live, g_states, blocks, H0, Mt, NC, GT, SH, temp_py,
-        rate_py, lz_py=None, W2=0,
+        self, n, M, P2, P, const_temps, live, g_states, blocks, H0, Mt, NC, GT, SH, cb,
+        temp_py, rate_py, lz_py=None, W2=0,
     ):  # fmt: skip
         PL = P2 - SH  # the tree position of linear slot q: PL + q
         L = []
