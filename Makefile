@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 TEX_PACKAGES := texlive-latex-base texlive-latex-recommended
 
-.PHONY: report test lint format derivations bench tex clean docs
+.PHONY: report test lint format derivations bench tex system-test clean docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,17 +15,38 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# Install pdflatex when we can (root with apt-get); otherwise the report still writes
-# the .tex and the figures and says which command would install what is missing.
-tex:
-	@if ! command -v pdflatex >/dev/null 2>&1; then \
+# The Debian packages each of the two commands needs: the report, pdflatex; the tests,
+# pdflatex and headless Chromium with its driver (the docs and explorer browser tests).
+# As root with apt-get they are installed here; otherwise the one command to run is printed
+# (the report still writes its .tex and figures; the tests that need them fail under CI).
+TEST_PACKAGES := $(TEX_PACKAGES) chromium chromium-driver
+
+define install_missing
+	@missing=""; \
+	for pkg in $(1); do \
+	  case $$pkg in \
+	    texlive-latex-base) cmd=pdflatex ;; chromium) cmd=chromium ;; \
+	    chromium-driver) cmd=chromedriver ;; *) cmd=$$pkg ;; \
+	  esac; \
+	  if [ "$$pkg" = texlive-latex-recommended ]; then \
+	    kpsewhich booktabs.sty >/dev/null 2>&1 || missing="$$missing $$pkg"; \
+	  elif ! command -v $$cmd >/dev/null 2>&1; then missing="$$missing $$pkg"; fi; \
+	done; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing pdflatex ($(TEX_PACKAGES))"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEX_PACKAGES) >/dev/null; \
+	    echo "installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else \
-	    echo "pdflatex not found; to build PDFs run: sudo apt-get install $(TEX_PACKAGES)"; \
+	    echo "missing Debian packages; to install them run: sudo apt-get install$$missing"; \
 	  fi; \
 	fi
+endef
+
+tex:
+	$(call install_missing,$(TEX_PACKAGES))
+
+system-test:
+	$(call install_missing,$(TEST_PACKAGES))
 
 report: $(STAMP) tex
 	$(VENV)/bin/symdelay report --out out/
@@ -40,7 +61,7 @@ format: $(STAMP)
 
 # pytest includes tests/test_docs.py: the Sphinx site built with warnings as errors, its
 # notebooks executed and its doctests run
-test: lint
+test: system-test lint
 	$(PY) -m pytest
 
 # the documentation site: docs/_build/html/index.html (tutorial notebooks executed); it

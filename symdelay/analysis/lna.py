@@ -36,10 +36,10 @@ from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
 from symdelay.analysis.simulate import check_table
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
+from symdelay.core.result import Result
 
 __all__ = [
     "drift",
@@ -242,7 +242,7 @@ def stationary_covariance(A, B, *, dps=30) -> sp.Matrix:
 
 
 @dataclass
-class LinearNoise(JsonRecord):
+class LinearNoise(Result):
     """``A = DF(s*)``, ``B`` and the stationary covariance ``sigma`` at ``point``."""
 
     A: sp.Matrix

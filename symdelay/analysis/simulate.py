@@ -113,9 +113,9 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from symdelay.core.cbuild import cache_dir, load_library
 from symdelay.core.checks import check_eta
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.result import Result
 from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
 from symdelay.core.rng import MASK, rotl
 
@@ -559,7 +559,7 @@ def _refresh_c(lo: int, hi: int, arr: str = "tree") -> str:
 
 
 @dataclass
-class GeneratedRun(JsonRecord):
+class GeneratedRun(Result):
     """Paths of ``replications`` runs: ``paths`` (R, len(grid), n) int64 COUNTS (divide by
     ``eta`` for the scaled state), ``events_per_replication`` (R,), ``transition_counts``
     (R, number of transitions; order of the table), ``final`` (R, n) the counts at the end

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 __all__ = [
     "LatexDisplay",
-    "JsonRecord",
     "ReadOnlyDict",
     "jsonable",
     "tex",
@@ -153,7 +152,8 @@ class LatexDisplay:
 
 def jsonable(value):
     """A JSON-ready copy: SymPy and mpmath numbers as text (exact, re-parsable with
-    :func:`symdelay.parse_output`), arrays as lists, records through their ``to_json``."""
+    :func:`symdelay.parse_output`), arrays as lists, nested results through their
+    ``record`` (no version stamp), other objects through their ``to_json``."""
     import dataclasses
     import numbers
 
@@ -163,6 +163,10 @@ def jsonable(value):
 
     if value is None or isinstance(value, (bool, str)):
         return value
+    from symdelay.core.result import Result
+
+    if isinstance(value, Result):  # a nested record: its own keys, no version stamp
+        return value.record()
     if hasattr(value, "to_json") and not isinstance(value, type):
         return value.to_json()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -182,23 +186,6 @@ def jsonable(value):
     if dataclasses.is_dataclass(value):
         return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     return str(value)
-
-
-class JsonRecord:
-    """Mixin for dataclass results: ``to_json()`` from the fields (see :func:`jsonable`).
-
-    >>> import dataclasses, sympy as sp
-    >>> @dataclasses.dataclass
-    ... class R(JsonRecord):
-    ...     k: object
-    >>> R(sp.Rational(1, 3)).to_json()
-    {'k': '1/3'}
-    """
-
-    def to_json(self) -> dict:
-        import dataclasses
-
-        return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
 
 def html_table(header, rows, caption: str | None = None) -> str:

@@ -1,7 +1,10 @@
 """The one base of every analysis result.
 
-A result is a frozen dataclass that subclasses :class:`Result` and defines :meth:`record`
-(its own JSON keys). The base gives what every result has:
+A result is a frozen dataclass that subclasses :class:`Result`; its :meth:`record` (its own
+JSON keys) is by default every field but ``model_name`` (see
+:func:`~symdelay.core.display.jsonable`), and a result with a shape of its own defines it.
+A record nested in another (a row, a station, a transition) is a :class:`Result` too and
+appears in its parent's JSON through its :meth:`record`. The base gives what every result has:
 
 - ``to_json()``: the record, plus ``"model"`` (the model's name, when the result knows it)
   and ``"symdelay_version"``, so that a stored answer says what produced it;
@@ -41,8 +44,18 @@ class Result(LatexDisplay):
     # Subclasses declare a ``model_name`` field (the name of the model the result answers
     # for); the base reads it with getattr, so that no class default precedes their fields.
 
-    def record(self) -> dict:  # pragma: no cover - each result defines it
-        raise NotImplementedError
+    def record(self) -> dict:
+        """The result's own JSON keys: by default its fields (``model_name`` is the base's
+        ``"model"``)."""
+        import dataclasses
+
+        from symdelay.core.display import jsonable
+
+        return {
+            f.name: jsonable(getattr(self, f.name))
+            for f in dataclasses.fields(self)
+            if f.name != "model_name"
+        }
 
     def to_json(self) -> dict:
         out = dict(self.record())

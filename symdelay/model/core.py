@@ -36,9 +36,10 @@ from functools import cached_property
 from typing import ClassVar
 
 from symdelay.core import symbols as _symbols
-from symdelay.core.display import JsonRecord, LatexDisplay, ReadOnlyDict
+from symdelay.core.display import LatexDisplay, ReadOnlyDict
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.result import Result
 from symdelay.model.records import Equilibrium, Factor, _cycles, _is_zero
 
 __all__ = [
@@ -60,7 +61,7 @@ RESERVED = frozenset({"r", "t"})
 
 
 @dataclass(frozen=True)
-class Transition(JsonRecord):
+class Transition(Result):
     """One jump: its name, the change ``nu`` (a tuple, one entry per state), scaled rate."""
 
     name: str

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
+from symdelay.core.result import Result
 from symdelay.core.symbols import gamma, r
 
 __all__ = ["PhaseType", "parse_matrix"]
@@ -42,7 +42,7 @@ def _list(name: str, values) -> list:
 
 
 @dataclass(frozen=True)
-class PhaseType(JsonRecord):
+class PhaseType(Result):
     """A phase-type distribution: initial row vector ``alpha``, sub-generator ``S``.
 
     Entries may be numbers (exact) or expressions in parameter symbols (Erlang with symbolic
@@ -178,7 +178,7 @@ class PhaseType(JsonRecord):
     def __str__(self) -> str:
         return f"{self.kind} (mean {self.mean}, scv {self.scv})"
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         return {
             "kind": self.kind,
             "alpha": [str(x) for x in self.alpha],

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
+from symdelay.core.result import Result
 from symdelay.core.symbols import lam, mu, r, theta
 from symdelay.models.delayed_routing import delayed_routing_model
 from symdelay.models.phase import (
@@ -141,7 +141,7 @@ def shape_families(k_max: int = 12) -> dict:
 
 
 @dataclass(frozen=True)
-class ShapePoint(JsonRecord):
+class ShapePoint(Result):
     """Critical theta of one delay shape at mean ``D`` (``inf``: stable for every theta > 0)."""
 
     family: str

@@ -18,16 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L, as_parameter
+from symdelay.core.result import Result
 
 __all__ = ["ActionDelayModel", "ModeSystem"]
 
 
 @dataclass(frozen=True)
-class ModeSystem(JsonRecord):
+class ModeSystem(Result):
     """A closed subsystem (sum or difference mode) of the fluid ODEs.
 
     ``state`` are the mode coordinates, ``rhs`` their time derivatives (exact, nonlinear

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from functools import cache
 
 from symdelay.core.derivation import Derivation, require_equal, require_zero
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L, as_parameter
+from symdelay.core.result import Result
 from symdelay.core.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 from symdelay.models.erlang.linearize import structured_difference_jacobian
 
@@ -250,7 +250,7 @@ def explicit_characteristic_polynomial(J: sp.Matrix, method: str = "berkowitz") 
 
 
 @dataclass(frozen=True)
-class DeterminantCheck(JsonRecord):
+class DeterminantCheck(Result):
     """Explicit determinant of the difference Jacobian vs the general-L formula."""
 
     L: int
@@ -284,7 +284,7 @@ def verify_difference_determinant(n: int, method: str = "berkowitz") -> Determin
 
 
 @dataclass(frozen=True)
-class FullCheck(JsonRecord):
+class FullCheck(Result):
     """The full 2(L+1) characteristic polynomial and its factorisation into the modes."""
 
     L: int
@@ -337,7 +337,7 @@ def _positive_simplify(expr):
 
 # ---------------------------------------------------------------- special cases
 @dataclass(frozen=True)
-class SpecialCase(JsonRecord):
+class SpecialCase(Result):
     """The characteristic polynomial for one small L, expanded in powers of r.
 
     ``coefficients`` runs from the leading power down. For L = 1, ``discriminant``

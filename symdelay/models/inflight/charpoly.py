@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from functools import cache
 
 from symdelay.core.derivation import Derivation, require_equal, require_zero
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L
+from symdelay.core.result import Result
 from symdelay.core.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 from symdelay.models.erlang.charpoly import (
     characteristic_polynomial,
@@ -264,7 +264,7 @@ def inflight_limit() -> Derivation:
 
 
 @dataclass(frozen=True)
-class InflightDeterminantCheck(JsonRecord):
+class InflightDeterminantCheck(Result):
     """``det(rI - J)`` of the explicit Jacobian against :func:`inflight_polynomial`."""
 
     L: int

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_L, as_parameter
+from symdelay.core.result import Result
 
 __all__ = [
     "CRITERIA",
@@ -310,7 +310,7 @@ def criterion_value(criterion: str, p: Rates, kappa, **opts) -> float:
 
 
 @dataclass(frozen=True)
-class OptimalWeights(JsonRecord):
+class OptimalWeights(Result):
     """The best weight(s) for one criterion, the value there and at ``kappa = 0`` and ``1``."""
 
     criterion: str
@@ -323,7 +323,7 @@ class OptimalWeights(JsonRecord):
     method: str
     options: dict = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         f = _fmt
         k = [f(v) for v in self.kappa] if isinstance(self.kappa, tuple) else f(self.kappa)
         return {

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from symdelay.core.display import JsonRecord
+from symdelay.core.result import Result
 from symdelay.models.inflight.criteria import optimize_weights
 from symdelay.models.inflight.curve import PATTERNS, kappa_star, unstable_theta
 
@@ -35,7 +35,7 @@ LINEAR_CRITERIA = ("decay", "tolerance-linear", "variance")
 
 
 @dataclass(frozen=True)
-class ObservationRow(JsonRecord):
+class ObservationRow(Result):
     """One pattern at one L."""
 
     L: int

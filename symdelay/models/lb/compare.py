@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import mpmath
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.result import Result
 from symdelay.models.lb.diffusion import diffusion, simulation_rate
 from symdelay.models.lb.policy import LBPolicy, Station, as_rational
 from symdelay.models.lb.simulate import simulate
@@ -63,7 +63,7 @@ def _variant(policy: LBPolicy, name: str):
 
 
 @dataclass
-class ComparisonRow(JsonRecord):
+class ComparisonRow(Result):
     routing: str
     beta: sp.Rational
     p_wait: object  # BatchEstimate
@@ -109,7 +109,7 @@ def scaled_policy(shape: LBPolicy, n: int) -> LBPolicy:
 
 
 @dataclass
-class ConvergencePoint(JsonRecord):
+class ConvergencePoint(Result):
     n: int
     events: int
     p_wait: object

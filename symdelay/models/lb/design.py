@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.result import Result
 from symdelay.models.lb.diffusion import LBDiffusion, diffusion
 from symdelay.models.lb.policy import LBPolicy, as_rational, parse_weights
 
@@ -38,7 +38,7 @@ TARGETS = ("equal-utilisation", "equal-delay", "min-delay", "delay-ratio", "idle
 
 
 @dataclass
-class LBDesign(JsonRecord):
+class LBDesign(Result):
     """The designed weights and the diffusion's prediction for them."""
 
     target: str
@@ -51,7 +51,7 @@ class LBDesign(JsonRecord):
     def policy(self) -> LBPolicy:
         return self.predicted.policy
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         pred = self.predicted.to_json()
         return {
             "target": self.target,

@@ -34,11 +34,11 @@ from functools import lru_cache
 import mpmath
 
 from symdelay.core.derivation import Derivation, require_equal
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.latex import Equation
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
+from symdelay.core.result import Result
 from symdelay.models.lb.policy import LBPolicy, as_rational
 
 __all__ = [
@@ -73,7 +73,7 @@ def _phi(x):
 
 
 @dataclass(frozen=True)
-class Collapse(JsonRecord):
+class Collapse(Result):
     """The collapse configuration and the constants of the 1-d limit (exact)."""
 
     idle_shares: tuple  # v_j
@@ -227,7 +227,7 @@ def beta_of(policy: LBPolicy, lam) -> sp.Expr:
 
 
 @dataclass
-class LBDiffusion(JsonRecord):
+class LBDiffusion(Result):
     """Stationary values of the limit diffusion (mpmath numbers at ``dps`` digits).
 
     ``mean_queue_scaled`` is ``E[Q]/sqrt(n)``, ``mean_idle_scaled`` ``E[I]/sqrt(n)`` (total
@@ -248,7 +248,7 @@ class LBDiffusion(JsonRecord):
     dps: int
     notes: list = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         s = self.dps
 
         def f(x):

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.result import Result
 from symdelay.models.lb.policy import LBPolicy
 
 __all__ = [
@@ -38,7 +38,7 @@ __all__ = [
 
 
 @dataclass
-class FluidEquilibrium(JsonRecord):
+class FluidEquilibrium(Result):
     """The balanced fluid equilibrium (exact): ``x_j``, utilisations, kappa, routing shares."""
 
     lam: sp.Rational
@@ -48,7 +48,7 @@ class FluidEquilibrium(JsonRecord):
     routing_shares: tuple
     relaxation_rate: sp.Rational
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         return {
             "lam": str(self.lam),
             "kappa": str(self.kappa),
@@ -115,7 +115,7 @@ def routing_probabilities(policy: LBPolicy, x) -> np.ndarray:
 
 
 @dataclass
-class LBFluidPath(JsonRecord):
+class LBFluidPath(Result):
     """Euler path of the fluid drift: ``t``, ``x[k, j]``, and the late time average."""
 
     t: np.ndarray
@@ -123,7 +123,7 @@ class LBFluidPath(JsonRecord):
     average: np.ndarray
     h: float
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         return {
             "t": self.t.tolist(),
             "x": self.x.tolist(),

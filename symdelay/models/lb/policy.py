@@ -25,10 +25,10 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import exact_number
+from symdelay.core.result import Result
 
 __all__ = [
     "Station",
@@ -57,7 +57,7 @@ def as_rational(name: str, value, *, positive: bool = True) -> sp.Rational:
 
 
 @dataclass(frozen=True)
-class Station(JsonRecord):
+class Station(Result):
     """``N`` servers of rate ``mu`` (exact)."""
 
     N: int
@@ -164,7 +164,7 @@ def parse_weights(text, J: int, name: str) -> tuple:
 
 
 @dataclass(frozen=True)
-class LBPolicy(JsonRecord):
+class LBPolicy(Result):
     """Stations, the law of xi and the weights of LB(xi, c, d) (all exact, checked)."""
 
     stations: tuple
@@ -285,7 +285,7 @@ class LBPolicy(JsonRecord):
         d = ",".join(str(v) for v in self.d)
         return f"stations {st}; xi {xi}; c {c}; d {d}"
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         return {
             "stations": [{"N": s.N, "mu": str(s.mu)} for s in self.stations],
             "xi": {str(k): str(p) for k, p in self.xi.items()},

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.result import Result
 from symdelay.models.lb._kernel import NSTAT, load_c_kernel, run_python
 from symdelay.models.lb.policy import LBPolicy, as_rational
 from symdelay.models.sqd._budget import check_budget, check_memory, count
@@ -53,7 +53,7 @@ def estimate_seconds(J: int, lam: float, T: float, backend: str = "c") -> float:
 
 
 @dataclass(frozen=True)
-class BatchEstimate(JsonRecord):
+class BatchEstimate(Result):
     """A point estimate with its 95 % batch-means interval."""
 
     value: float
@@ -92,7 +92,7 @@ def _ratio(num: np.ndarray, den: np.ndarray, hi: float = np.inf) -> BatchEstimat
 
 
 @dataclass
-class LBSimulation(JsonRecord):
+class LBSimulation(Result):
     """Estimates of one run (every interval is a 95 % batch-means interval)."""
 
     policy: LBPolicy
@@ -132,7 +132,7 @@ class LBSimulation(JsonRecord):
             ],
         }
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         def e(x: BatchEstimate):
             return repr(x.value)
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.result import Result
 from symdelay.models.sqd.fixed_point import fixed_point
 from symdelay.models.sqd.meanfield import as_d
 from symdelay.models.sqd.service import exponential
@@ -43,7 +43,7 @@ __all__ = ["convergence_in_N", "ConvergenceResult", "NRow", "power_fit"]
 
 
 @dataclass
-class Estimate(JsonRecord):
+class Estimate(Result):
     value: float
     lo: float
     hi: float
@@ -52,12 +52,12 @@ class Estimate(JsonRecord):
     def half(self) -> float:
         return (self.hi - self.lo) / 2
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         return {"value": self.value, "ci95": [self.lo, self.hi]}
 
 
 @dataclass
-class NRow(JsonRecord):
+class NRow(Result):
     """One N: bias of E[T] and of s_1..s_levels, fluctuation sd of s_k(t), cost."""
 
     N: int
@@ -69,7 +69,7 @@ class NRow(JsonRecord):
     events: int
     seconds: float
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         return {
             "N": self.N,
             "T": self.T,
@@ -83,7 +83,7 @@ class NRow(JsonRecord):
 
 
 @dataclass
-class PowerFit(JsonRecord):
+class PowerFit(Result):
     """``y ~ C N^-p``: exponent p with a 95% interval, C, chi2 per degree of freedom."""
 
     p: float
@@ -93,7 +93,7 @@ class PowerFit(JsonRecord):
     chi2_dof: float
     points: int
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         return {
             "p": self.p,
             "ci95": [self.lo, self.hi],
@@ -104,7 +104,7 @@ class PowerFit(JsonRecord):
 
 
 @dataclass
-class ConvergenceResult(JsonRecord):
+class ConvergenceResult(Result):
     d: int
     lam: object
     service: str
@@ -117,7 +117,7 @@ class ConvergenceResult(JsonRecord):
     fluct_fits: list  # per k
     notes: list = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         return {
             "d": self.d,
             "lam": str(self.lam),

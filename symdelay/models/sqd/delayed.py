@@ -27,8 +27,8 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.result import Result
 from symdelay.models.sqd.batches import BLOCK, _finish
 from symdelay.models.sqd.fixed_point import as_lam
 from symdelay.models.sqd.meanfield import as_d
@@ -131,7 +131,7 @@ def run_delayed(N, d, lam, draw, rng, T, warmup, batches, levels, delay):
 
 # ---------------------------------------------------------------- mean field
 @dataclass
-class DelayedFixedPoint(JsonRecord):
+class DelayedFixedPoint(Result):
     """Stationary point of the delayed mean field: tails, mean station sojourn, edge mass,
     and the rightmost eigenvalue of its (finite-difference) Jacobian."""
 

@@ -54,10 +54,10 @@ from dataclasses import dataclass, field
 
 import mpmath
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
+from symdelay.core.result import Result
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget
 from symdelay.models.sqd.closed_form import as_d, exponential_fixed_point
@@ -493,7 +493,7 @@ def truncated_fixed_point(service: PhaseType, d: int, lam, K: int, dps: int = 15
 
 # ------------------------------------------------------------------ result object
 @dataclass
-class FixedPoint(JsonRecord):
+class FixedPoint(Result):
     """The SQ(d) fixed point: tails ``s_k`` (k = 1..K), mean queue, mean sojourn time."""
 
     d: int
@@ -510,7 +510,7 @@ class FixedPoint(JsonRecord):
     x: list = field(default_factory=list, repr=False)
     u: list = field(default_factory=list, repr=False)
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         n = self.dps
         return {
             "d": self.d,

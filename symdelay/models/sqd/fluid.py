@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.result import Result
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget, check_memory
 from symdelay.models.sqd.fixed_point import as_lam, truncation_level
@@ -143,7 +143,7 @@ def _whole(name: str, value, least: int) -> int:
 
 
 @dataclass
-class FluidPath(JsonRecord):
+class FluidPath(Result):
     """Times and the tails ``s_k(t)`` (rows: times, columns: k = 1..K)."""
 
     d: int
@@ -153,7 +153,7 @@ class FluidPath(JsonRecord):
     truncation: int
     notes: list = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         return {
             "d": self.d,
             "lam": str(self.lam),

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
+from symdelay.core.result import Result
 from symdelay.models.phase_type import PhaseType, scaled
 
 __all__ = [
@@ -62,7 +62,7 @@ def _positive(name, value) -> sp.Rational:
 
 
 @dataclass(frozen=True)
-class GeneralService(JsonRecord):
+class GeneralService(Result):
     """A named service distribution scaled to ``mean``; ``shape`` holds its shape option."""
 
     name: str

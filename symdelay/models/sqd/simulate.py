@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.result import Result
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget, check_memory, count
 from symdelay.models.sqd._kernel import (
@@ -175,7 +175,7 @@ def _mean(service) -> float:
 
 
 @dataclass
-class SimulationResult(JsonRecord):
+class SimulationResult(Result):
     """Mean sojourn time with a 95% CI (batch means), time-average tails ``s_k`` with CIs."""
 
     N: int
@@ -199,7 +199,7 @@ class SimulationResult(JsonRecord):
     def events_per_second(self) -> float:
         return self.events / self.seconds if self.seconds > 0 else float("nan")
 
-    def to_json(self) -> dict:
+    def record(self) -> dict:
         return {
             "N": self.N,
             "d": self.d,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from symdelay.core.display import JsonRecord
+from symdelay.core.result import Result
 from symdelay.models.sqd.fixed_point import jacobian_matrix
 
 __all__ = ["jacobian_matrix", "rightmost_eigenvalue", "Rightmost", "REFINE_MAX"]
@@ -30,7 +30,7 @@ REFINE_MAX = 120
 
 
 @dataclass
-class Rightmost(JsonRecord):
+class Rightmost(Result):
     """The rightmost eigenvalue, its numpy estimate, and whether it was refined."""
 
     value: object  # mpmath.mpc

@@ -5,17 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_L, as_L_or_inf
+from symdelay.core.result import Result
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import characteristic_polynomial, infinite_L_limit
 from symdelay.models.erlang.hopf._common import _P, _k, _Lpos, _plain, alpha, omega
 
 
 @dataclass(frozen=True)
-class HopfConditions(JsonRecord):
+class HopfConditions(Result):
     """The Hopf-crossing conditions for one L, derived from ``P(i omega) = 0``.
 
     ``lam_theta`` is the modulus condition solved for ``lam*theta`` (a function of
@@ -91,7 +91,7 @@ def real_imaginary_parts(L_value) -> tuple[sp.Expr, sp.Expr]:
 
 
 @dataclass(frozen=True)
-class HopfParametrisation(JsonRecord):
+class HopfParametrisation(Result):
     """The crossing curve of a finite L >= 2 parametrised by ``alpha = arg(i omega + gamma)``.
 
     ``gamma_of_alpha``, ``lam_theta_of_alpha`` and ``omega_of_alpha`` are SymPy expressions
@@ -217,7 +217,7 @@ def critical_closed_form(L_value) -> tuple[sp.Expr, sp.Expr] | None:
 
 
 @dataclass(frozen=True)
-class DelayLimits(JsonRecord):
+class DelayLimits(Result):
     """Behaviour of ``lam*theta_c`` as ``D -> 0`` and ``D -> oo`` for one L.
 
     ``small_D_coefficient``: ``lam theta_c ~ small_D_coefficient / D`` as D -> 0.

@@ -8,7 +8,7 @@ from functools import cache
 import mpmath
 
 from symdelay.analysis.window import Extremum
-from symdelay.core.display import JsonRecord, latex_number
+from symdelay.core.display import latex_number
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import GUARD
@@ -20,6 +20,7 @@ from symdelay.core.params import (
     exact_decimal,
     printable,
 )
+from symdelay.core.result import Result
 from symdelay.core.symbols import lam, mu
 from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _Lkey, _to_mpf, alpha
 from symdelay.models.erlang.hopf.curve import format_exact, format_number
@@ -267,7 +268,7 @@ def _closed(name, L, mu, lam, dps):
 
 
 @dataclass(frozen=True)
-class WorstDelayTrend(JsonRecord):
+class WorstDelayTrend(Result):
     """The worst delay for symbolic L and its behaviour as L -> oo (SymPy expressions).
 
     ``alpha_star = pi/(L+1)`` solves ``sin((L+1) alpha) = 0`` on the branch; there

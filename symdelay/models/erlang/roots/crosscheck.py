@@ -22,7 +22,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from symdelay.core.display import JsonRecord
+from symdelay.core.result import Result
 from symdelay.models.erlang.linearize import difference_jacobian_numeric
 from symdelay.models.erlang.roots.solve import characteristic_roots
 
@@ -66,7 +66,7 @@ def expanded_coefficients(L: int, mu, lam, theta, D) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Discrepancy(JsonRecord):
+class Discrepancy(Result):
     """Largest |double - certified| over all roots (absolute and relative to 1 + |r|)."""
 
     L: int
@@ -106,7 +106,7 @@ def numpy_discrepancy(L, mu, lam, theta, D, roots=None, method: str = "eigvals")
 
 
 @dataclass(frozen=True)
-class Convergence(JsonRecord):
+class Convergence(Result):
     """|r_L - r_oo| of the rightmost root for each L, and the fitted log-log slope."""
 
     Ls: tuple
@@ -130,7 +130,7 @@ def lambert_convergence(Ls, mu, lam, theta, D, dps: int = 30) -> Convergence:
 
 
 @dataclass(frozen=True)
-class RootLocus(JsonRecord):
+class RootLocus(Result):
     """Roots for each ``theta`` in ``thetas``: ``finite[L][i]`` (all L + 1 roots) and ``dde[i]``."""
 
     thetas: tuple

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import VerificationError
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.result import Result
 from symdelay.core.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
 from symdelay.models.erlang.charpoly import characteristic_polynomial, infinite_L_limit
 
@@ -44,7 +44,7 @@ k = sp.Symbol("k", integer=True)
 
 
 @dataclass(frozen=True)
-class BranchEquation(JsonRecord):
+class BranchEquation(Result):
     """``u^L (u + a) + c = 0`` with ``a``, ``c`` in the canonical symbols."""
 
     a: sp.Expr

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from symdelay.core.checks import check_rates
-from symdelay.core.display import JsonRecord
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.result import Result
 from symdelay.models.erlang.linearize import difference_jacobian_numeric
 from symdelay.models.erlang.stochastic.simulate import simulate
 from symdelay.models.erlang.stochastic.variance import variance
@@ -32,7 +32,7 @@ __all__ = [
 
 
 @dataclass
-class SimulatedVariance(JsonRecord):
+class SimulatedVariance(Result):
     """Time-average estimate of ``Var(Q1 - Q2)/eta`` with a batch-means interval."""
 
     estimate: float
