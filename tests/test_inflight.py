@@ -134,8 +134,8 @@ def test_unstable_theta_window_is_bounded_and_matches_generic_candidates():
     (lo, hi), = res.intervals  # fmt: skip
     assert math.isfinite(hi)
     crit = symdelay.critical_theta(2, 1, 1, [1], kappa=0.05, dps=20)
-    factors = crit.to_json()["points"][0]["factors"]
-    cands = [mpmath.mpf(p) for p, _ in factors[0]["candidates"]]
+    (_factor, found), = crit.points[0].per_factor  # fmt: skip
+    cands = [p for p, _ in found.candidates]
     assert abs(cands[0] / lo - 1) < 1e-15 and abs(cands[1] / hi - 1) < 1e-15
 
 

@@ -31,11 +31,17 @@ import decimal
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from functools import cache, partial
+from functools import cache
 
 import mpmath
 
-from symdelay.analysis.critical import CriticalCurve, CriticalPoint
+from symdelay.analysis.critical import (
+    CriticalCurve,
+    CriticalPoint,
+    CurveFactor,
+    critical_record,
+    point_label,
+)
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.exact import exact_fraction
 from symdelay.core.lazy import loaded, module
@@ -240,28 +246,37 @@ def _crosses(L) -> bool:
     return is_infinite_L(L) or L >= 2
 
 
-def closed_forms(L, mu_value, lam_value):
-    """``(lam*theta_c(mu, gamma), theta_c(D))`` in closed form, or ``(None, None)``.
+def critical_closed_forms(model) -> dict:
+    """The founding family's closed forms of the critical theta (its ``CLOSED_FORMS``
+    entry, attached by both paths of :func:`symdelay.analysis.critical.critical`):
+    ``critical_lam_theta``, ``lam*theta_c(mu, gamma)``, the smallest positive root of the
+    Hopf polynomial when SymPy gives it in radicals (``2 <= L <= 5``, see
+    :attr:`symdelay.analysis.stability.Stability.critical_lam_theta`), and ``theta_c_of_D``,
+    it at ``gamma = L/D`` and this model's ``mu``, divided by its ``lam`` (None when its
+    numbers are too long to print). None for ``L = 1`` (no crossing), ``L >= 6`` and
+    ``L = inf`` (no closed form).
 
-    ``lam*theta_c`` is the smallest positive root of the Hopf polynomial when SymPy
-    gives it in radicals (``2 <= L <= 5``, see
-    :attr:`symdelay.models.erlang.stability.StabilityResult.critical_lam_theta`); ``theta_c(D)`` is
-    it at ``gamma = L/D`` and this ``mu``, divided by ``lam``. None for ``L = 1``
-    (no crossing), ``L >= 6`` and ``L = inf`` (no closed form).
-
-    >>> critical_theta(2, 1, 1, [2]).closed_form()
+    >>> f = critical_theta(2, 1, 1, [2]).closed_forms
+    >>> f["critical_lam_theta"], f["theta_c_of_D"]
     (2*(gamma + mu)**2/gamma, (D + 2)**2/D)
     """
-    if is_infinite_L(L) or not 2 <= L <= _CLOSED_MAX_L:
-        return None, None
-    from symdelay.core.symbols import D, gamma, mu
+    from symdelay.core.exact import printable
+
+    L = model.phases
+    none = {"critical_lam_theta": None, "theta_c_of_D": None}
+    if is_infinite_L(L) or not isinstance(L, int) or not 2 <= L <= _CLOSED_MAX_L:
+        return none
+    from symdelay.core.symbols import D, gamma, lam, mu
     from symdelay.models.erlang.stability import stability_conditions
 
     k_c = stability_conditions(L).critical_lam_theta
     if k_c is None:  # pragma: no cover - a closed form exists for 2 <= L <= 5
-        return None, None
-    mu_value, lam_value = (_sympy_number(v) for v in (mu_value, lam_value))
-    return k_c, sp.factor(k_c.subs({gamma: L / D, mu: mu_value}) / lam_value)
+        return none
+    o = model.numbers
+    m = mu if o["mu"] is None else _sympy_number(o["mu"])
+    lm = lam if o["lam"] is None else _sympy_number(o["lam"])
+    th = sp.factor(k_c.subs({gamma: L / D, mu: m}) / lm)
+    return {"critical_lam_theta": k_c, "theta_c_of_D": th if printable(th) else None}
 
 
 def _sympy_number(v):
@@ -321,31 +336,6 @@ def _as_D_list(Dv):
     if not out:
         raise SymdelayInputError("D must list at least one positive delay, e.g. --D 0.5,1,2")
     return out
-
-
-def _D_text(d) -> str:
-    """The delay as the user wrote it (strings) or a short decimal."""
-    if isinstance(d, str):
-        return d.strip()
-    if isinstance(d, mpmath.mpf):
-        return mpmath.nstr(d, 20)
-    if isinstance(d, float) or (loaded("numpy") and isinstance(d, np.floating)):
-        return repr(float(d))
-    if isinstance(d, Fraction | int) and not isinstance(d, bool):
-        d = Fraction(d)
-        if d.denominator == 1:
-            return str(d.numerator) if d.numerator < 10**20 else format_exact(d)
-        with decimal.localcontext() as ctx:
-            ctx.prec = 20
-            return str(decimal.Decimal(d.numerator) / decimal.Decimal(d.denominator))
-    v = sp.sympify(d)
-    if v.is_Integer:
-        return str(v) if len(str(v)) <= 20 else format_exact(v)
-    if v.is_Rational:
-        with decimal.localcontext() as ctx:
-            ctx.prec = 20
-            return str(decimal.Decimal(int(v.p)) / decimal.Decimal(int(v.q)))
-    return str(v)
 
 
 def _solve_mp(L, m, g, Dv, w0=None):
@@ -412,21 +402,11 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
     lm = _positive("lam", o["lam"])
     given = [o["D"]] if at is None else list(at)
     Ds = _as_D_list(given)
-    texts = [_D_text(d) for d in given]
+    texts = [point_label(d) for d in given]
+    factor = (_difference_factor(Lv, m, lm, o["D"]),)
 
     def curve(points):
-        return CriticalCurve(
-            "theta",
-            "D",
-            tuple(points),
-            dps,
-            model.name,
-            Lv,
-            m,
-            lm,
-            "specialised",
-            partial(closed_forms, Lv, m, lm),
-        )
+        return critical_record(model, "theta", "D", points, dps, "specialised", factor)
 
     with mpmath.workdps(dps + GUARD):
         Dm = [_mpf(d) for d in Ds]
@@ -455,6 +435,36 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
             w, k = _solve_mp(Lv, mm, None if is_infinite_L(Lv) else Lv / d, d, w0)
             pts.append(CriticalPoint(d, k / lmm, w, "difference", label=texts[i]))
         return curve(pts)
+
+
+def _exact_text(x) -> str:
+    """An exact number as SymPy text, also beyond Python's printing of long integers
+    (``1e20000`` as ``1*10**20000``)."""
+    try:
+        return str(x)
+    except ValueError:
+        from symdelay.core.params import exact_decimal
+
+        digits = decimal.Decimal(exact_decimal(x)).as_tuple()
+        mantissa = int("".join(map(str, digits.digits))) * (-1 if digits.sign else 1)
+        return f"{mantissa}*10**({digits.exponent})"
+
+
+def _difference_factor(L, mu, lam, D) -> CurveFactor:
+    """The difference mode's characteristic function as text (no SymPy): ``(r + mu)(r +
+    gamma)^L + lam theta gamma^L`` (``gamma = L/D`` when ``D`` is given), ``r + mu + lam
+    theta exp(-r D)`` for ``L = inf``."""
+
+    def num(x):
+        plain = isinstance(x, int | Fraction) and x >= 0 and Fraction(x).denominator == 1
+        return _exact_text(x) if plain else f"({_exact_text(x)})"
+
+    if is_infinite_L(L):
+        d = "D" if D is None else num(D)
+        return CurveFactor(f"r + {num(mu)} + {num(lam)}*theta*exp(-{d}*r)", "difference")
+    g = "gamma" if D is None else num(Fraction(L) / D)
+    text = f"(r + {num(mu)})*(r + {g})**{L} + {num(lam)}*theta*{g}**{L}"
+    return CurveFactor(text, "difference")
 
 
 def critical_theta(L, mu, lam, D, dps: int = 15, kappa=None) -> CriticalCurve:
