@@ -70,7 +70,10 @@ def main() -> int:
             print(f"theta_c/omega differ between the two commands at {n} delays", file=sys.stderr)
             return 1
     med = {k: statistics.median(v) for k, v in times.items()}
-    slope = {name: (med[(name, MANY)] - med[(name, FEW)]) / (MANY - FEW) for name in ("founding", "generic")}
+    slope = {
+        name: (med[(name, MANY)] - med[(name, FEW)]) / (MANY - FEW)
+        for name in ("founding", "generic")
+    }
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     lines = [
         f"bench_critical_cli: symdelay critical at L = {L}, mu = lam = 1, as whole processes "
@@ -92,7 +95,9 @@ def main() -> int:
         f"per D point, generic / founding: {ratio:.2f} (goal: within 2)",
         "theta_c and omega: the same digits from both commands at every delay",
         "runs (s): "
-        + "; ".join(f"{k[0]} {k[1]}: " + ", ".join(f"{t:.2f}" for t in v) for k, v in times.items()),
+        + "; ".join(
+            f"{k[0]} {k[1]}: " + ", ".join(f"{t:.2f}" for t in v) for k, v in times.items()
+        ),
     ]
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text("\n".join(lines) + "\n")

@@ -8,9 +8,10 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from _hopf_helpers import float_curve
 
 from symdelay.core.symbols import lam, mu
-from symdelay.models.erlang.hopf import critical_curve_float, critical_theta, worst_delay
+from symdelay.models.erlang.hopf import critical_theta, worst_delay
 
 
 @pytest.mark.parametrize("L", [2, 3, 4, 7])
@@ -18,7 +19,7 @@ def test_worst_delay_is_minimum_on_grid(L):
     w = worst_delay(L, "1.5", "0.5", dps=30)
     assert w.attained
     Ds = float(w.D_star) * np.exp(np.linspace(-3, 3, 401))
-    th, _ = critical_curve_float(L, 1.5, 0.5, Ds)
+    th, _ = float_curve(L, 1.5, 0.5, Ds)
     assert np.all(th >= float(w.theta_star) * (1 - 1e-14))
     assert th.min() == pytest.approx(float(w.theta_star), rel=1e-6)
     at = critical_theta(L, "1.5", "0.5", [w.D_star], dps=30).points[0]
@@ -59,7 +60,7 @@ def test_trend_in_L():
     assert float(inf.theta_star) == 1.0
     assert all(t > 1 for t in ths) and ths[-1] < 1.2
     # the L = oo curve approaches its infimum from above as D grows
-    th, _ = critical_curve_float("inf", 1, 1, np.array([10.0, 100.0, 1000.0]))
+    th, _ = float_curve("inf", 1, 1, np.array([10.0, 100.0, 1000.0]))
     assert np.all(np.diff(th) < 0) and np.all(th > 1) and th[-1] < 1.001
 
 

@@ -359,7 +359,14 @@ def point_label(v) -> str:
 
 # ---------------------------------------------------------------- the entry
 def critical(
-    model, param: str = "theta", over: str = "D", at=None, dps: int = 15, method: str = "auto"
+    model,
+    param: str = "theta",
+    over: str = "D",
+    at=None,
+    dps: int = 15,
+    method: str = "auto",
+    *,
+    float64: bool = False,
 ) -> CriticalCurve:
     """The critical ``param`` (smallest value > 0 at which roots cross the imaginary axis)
     and the crossing frequency, at each value of ``over`` in ``at``.
@@ -378,6 +385,10 @@ def critical(
         Significant digits of every printed number (5..10000).
     method : {"auto", "generic", "specialised"}
         The family's fast path first (``"auto"``), or one path only.
+    float64 : bool
+        For plots and scans over many values: a family's fast path may run in float64
+        (about 14 digits, no certificate; the record's ``dps`` says so). The generic path
+        answers exactly as always.
 
     Returns
     -------
@@ -398,7 +409,7 @@ def critical(
             raise SymdelayInputError(f"give at least one value of {over} (at=[...])")
     fast = specialisation(model, "critical", method)
     if fast is not None:
-        result = fast(model, param=param, over=over, at=at, dps=dps)
+        result = fast(model, param=param, over=over, at=at, dps=dps, float64=float64)
         if result is not None:
             return result
         declined(model, "critical", method)
@@ -449,9 +460,7 @@ def _factors_shown(model, param: str) -> tuple:
     if p not in model.domains or not model.equilibrium_is_closed_form_in(p):
         return ()
     return tuple(
-        CurveFactor(str(f.factor), f.mode, f.multiplicity)
-        for f in model.factors
-        if f.factor.has(p)
+        CurveFactor(str(f.factor), f.mode, f.multiplicity) for f in model.factors if f.factor.has(p)
     )
 
 

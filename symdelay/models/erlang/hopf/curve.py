@@ -17,8 +17,8 @@ bisection in a proved bracket; then ``lam theta_c = prod_i |i omega + a_i|^{m_i}
 
 :func:`specialised_critical` (the founding model's fast path of
 :func:`symdelay.analysis.critical.critical`, and so of :func:`critical_theta`) runs it in
-mpmath at ``dps`` + guard digits and rounds once, when printing; :func:`critical_curve_float` runs the same code on float64 numpy arrays (for plots
-and sweeps), and recomputes in mpmath the points whose numbers leave the float range.
+mpmath at ``dps`` + guard digits and rounds once, when printing; with ``float64=True`` it runs the same code on float64 numpy arrays (for plots and
+scans), and recomputes in mpmath the points whose numbers leave the float range.
 
 >>> p = critical_theta(2, 1, 1, ["1e6"]).points[0]
 >>> format_number(p.theta_c, 15), format_number(p.omega, 15)
@@ -47,7 +47,7 @@ from symdelay.core.exact import exact_fraction
 from symdelay.core.lazy import loaded, module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import GUARD, format_exact, format_number  # noqa: F401
-from symdelay.core.params import as_dps, as_L_or_inf, as_positive_number, is_infinite_L
+from symdelay.core.params import as_dps, as_positive_number, is_infinite_L
 
 np = module("numpy")  # imported at first use: a few delays are solved in mpmath alone
 
@@ -343,18 +343,12 @@ def _solve_mp(L, m, g, Dv, w0=None):
     return _solve(L, m, g, Dv, _Mp(), w0)
 
 
-def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, np.ndarray]:
-    """Fast float64 ``(theta_c, omega)`` arrays for a numpy array of delays.
-
-    The same solver as :func:`critical_theta`, vectorised in float64 (about 15 digits);
-    points whose numbers leave the float range are recomputed in mpmath and rounded to
-    float (``inf`` if theta_c itself exceeds it). ``theta_c = inf``, ``omega = nan`` where
-    no theta destabilises (L = 1).
-    """
-    L = as_L_or_inf(L)
-    mq = _positive("mu", mu_value)
-    lq = _positive("lam", lam_value)
-    Dv = np.asarray(D_values, dtype=float)
+def _float_curve(L, mq, lq, Dv):
+    """float64 ``(theta_c, omega)`` arrays at the delays ``Dv`` (a float array): the same
+    solver vectorised in float64 (about 14 digits, no certificate); points whose numbers
+    leave the float range are recomputed in mpmath and rounded to float (``inf`` if
+    theta_c itself exceeds it). ``theta_c = inf``, ``omega = nan`` where no theta
+    destabilises (L = 1)."""
     if not (np.all(np.isfinite(Dv)) and np.all(Dv > 0)):
         raise SymdelayInputError("D must be positive and finite")
     if not _crosses(L):
@@ -377,12 +371,13 @@ def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, 
     return th, w
 
 
-def specialised_critical(model, param="theta", over="D", at=None, dps=15):
+def specialised_critical(model, param="theta", over="D", at=None, dps=15, float64=False):
     """The founding model's critical theta at each mean delay (``at``; None: the model's
     own ``D``): the Hopf phase solved by Newton in mpmath at ``dps`` + guard digits (seeded
     by the float64 run of the same solver), rounded once when printed, so every printed
-    digit is right; ``L = inf`` too. The record carries the closed forms (2 <= L <= 5),
-    derived when first read. Declines (None) another parameter or another swept option.
+    digit is right; ``L = inf`` too. ``float64``: the same solver run in float64 over all
+    the delays at once (plots, scans; about 14 digits, the record's ``dps`` says 14).
+    Declines (None) another parameter or another swept option.
     """
     if param != "theta" or over != "D":
         return None
@@ -400,10 +395,18 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
     dps = as_dps(dps)
     m = _positive("mu", o["mu"])
     lm = _positive("lam", o["lam"])
+    factor = (_difference_factor(Lv, m, lm, o["D"]),)
+    if float64:
+        Dv = np.asarray([float(o["D"])] if at is None else at, dtype=float)
+        th, w = _float_curve(Lv, m, lm, Dv)
+        pts = [
+            CriticalPoint(d, t, None if x != x else x, "difference")  # x != x: nan
+            for d, t, x in zip(Dv.tolist(), th.tolist(), w.tolist())
+        ]
+        return critical_record(model, "theta", "D", pts, 14, "specialised", factor)
     given = [o["D"]] if at is None else list(at)
     Ds = _as_D_list(given)
     texts = [point_label(d) for d in given]
-    factor = (_difference_factor(Lv, m, lm, o["D"]),)
 
     def curve(points):
         return critical_record(model, "theta", "D", points, dps, "specialised", factor)
