@@ -311,19 +311,22 @@ def _L_text(v):
 
 
 def _text(v):
-    """An option as text: a number as its exact form (``1``, ``3/2``, ``1e+300``)."""
+    """An option as text: as typed, or a number as its exact form (``1``, ``3/2``,
+    ``1e+300``)."""
     from symdelay.core.exact import exact_fraction
     from symdelay.core.numbers import format_exact
 
     if isinstance(v, (list, tuple)):
         return [_text(x) for x in v]
+    if isinstance(v, str):  # as the user typed it
+        return v.strip()
     try:
         f = exact_fraction("an option", v)
     except (SymdelayInputError, TypeError, ValueError):
         f = None
     if f is not None:
         return format_exact(f)
-    return str(v).strip() if isinstance(v, str) else str(v)
+    return str(v)
 
 
 def point_label(v) -> str:

@@ -400,13 +400,15 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15, float6
         Dv = np.asarray([float(o["D"])] if at is None else at, dtype=float)
         th, w = _float_curve(Lv, m, lm, Dv)
         pts = [
-            CriticalPoint(d, t, None if x != x else x, "difference")  # x != x: nan
-            for d, t, x in zip(Dv.tolist(), th.tolist(), w.tolist())
+            CriticalPoint(None if at is None else d, t, None if x != x else x, "difference")
+            for d, t, x in zip(Dv.tolist(), th.tolist(), w.tolist())  # x != x: nan
         ]
         return critical_record(model, "theta", "D", pts, 14, "specialised", factor)
     given = [o["D"]] if at is None else list(at)
     Ds = _as_D_list(given)
     texts = [point_label(d) for d in given]
+    if at is None:  # the model's own delay: a point without a swept value, as every path's
+        texts = [None]
 
     def curve(points):
         return critical_record(model, "theta", "D", points, dps, "specialised", factor)
@@ -415,7 +417,8 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15, float6
         Dm = [_mpf(d) for d in Ds]
         if not _crosses(Lv):
             return curve(
-                CriticalPoint(d, mpmath.inf, None, "difference", label=t) for d, t in zip(Dm, texts)
+                CriticalPoint(None if t is None else d, mpmath.inf, None, "difference", label=t)
+                for d, t in zip(Dm, texts)
             )
         mm, lmm = _mpf(m), _mpf(lm)
         seeds = [None] * len(Dm)
@@ -436,7 +439,8 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15, float6
         for i, d in enumerate(Dm):
             w0 = seeds[i]
             w, k = _solve_mp(Lv, mm, None if is_infinite_L(Lv) else Lv / d, d, w0)
-            pts.append(CriticalPoint(d, k / lmm, w, "difference", label=texts[i]))
+            at_d = None if texts[i] is None else d
+            pts.append(CriticalPoint(at_d, k / lmm, w, "difference", label=texts[i]))
         return curve(pts)
 
 
