@@ -275,17 +275,19 @@ def critical_record(model, param, over, points, dps, method, factors) -> Critica
 
 def shown_parameters(model, skip=()) -> dict:
     """The model's own options as a record shows them (text; ``L`` an int or ``"inf"``),
-    without ``skip`` and those not given: the options its family built it from (the
-    founding model's checked numbers, without SymPy), else the values of its parameters."""
+    without ``skip`` and those not given: a family's model object's checked options (the
+    founding model's numbers, without SymPy), the options a family built a transition table
+    from, else the values of its parameters."""
     from symdelay.analysis.entry import family_options
 
-    opts = getattr(model, "numbers", None)  # checked Fractions (no SymPy needed)
+    # (vars: a family's model object builds its transition table for an attribute it lacks)
+    opts = vars(model).get("numbers")  # checked Fractions (no SymPy needed)
     if isinstance(opts, dict):
-        opts = {"L": getattr(model, "phases", None), **opts}
+        opts = {"L": vars(model).get("phases"), **opts}
     else:
-        opts = getattr(vars(model).get("rebuild"), "options", None)
-        if opts is None:
-            opts = family_options(model)
+        opts = family_options(model)  # a family's model object: its checked options
+        if opts is None:  # a transition table built by a family: the options it was given
+            opts = getattr(vars(model).get("rebuild"), "options", None)
         if opts is None:
             opts = {str(k): v for k, v in model.values.items()}
     out = {}
@@ -311,22 +313,23 @@ def _L_text(v):
 
 
 def _text(v):
-    """An option as text: as typed, or a number as its exact form (``1``, ``3/2``,
-    ``1e+300``)."""
+    """An option as text: a number as its exact decimal when short (``1``, ``0.05``,
+    ``1e+300``), else its exact form (``1/3``); an expression as written."""
     from symdelay.core.exact import exact_fraction
     from symdelay.core.numbers import format_exact
 
     if isinstance(v, (list, tuple)):
         return [_text(x) for x in v]
-    if isinstance(v, str):  # as the user typed it
-        return v.strip()
     try:
         f = exact_fraction("an option", v)
     except (SymdelayInputError, TypeError, ValueError):
         f = None
-    if f is not None:
-        return format_exact(f)
-    return str(v)
+    if f is None:  # an expression, a name
+        return v.strip() if isinstance(v, str) else str(v)
+    from symdelay.core.params import exact_decimal
+
+    d = exact_decimal(f)  # 0.05 as typed, whether given as text, Fraction or SymPy number
+    return d if d is not None and len(d) <= 20 else format_exact(f)
 
 
 def point_label(v) -> str:

@@ -261,7 +261,10 @@ class Extremum(Result):
     root of an exact polynomial, ``lower``/``upper`` its exact bracket, or a range end),
     ``critical`` (``p_c(x_star)``), ``omega`` (the crossing frequencies there),
     ``attained`` (False when only approached at an open end), ``candidates``: ``(x,
-    p_c(x))`` at every value examined (the generic path's proof, kept on the object).
+    p_c(x))`` at every value examined (the generic path's proof, kept on the object);
+    ``turning``: where a ``"stable"`` boundary turns in the ``(over, param)`` plane, when the
+    path knows it (the in-flight crossing curve: ``{"omega", "lam_theta"}``; None from the
+    generic path, which does not compute it: not in the record).
     ``closed_form``: what the model's family knows of this extremum in closed form
     (``{name: SymPy expression}``, attached by the entry for both paths; None where it
     knows none). The point also reads under its record's names: ``e.D_star`` is ``x_star``
@@ -291,6 +294,7 @@ class Extremum(Result):
     notes: tuple = field(default=())
     method: str = "generic"
     closed_form: object = field(default=None, compare=False, repr=False)
+    turning: object = field(default=None, compare=False, repr=False)
 
     def __getattr__(self, name):
         # only names the record lacks arrive here: its record's <over>_star, <param>_star

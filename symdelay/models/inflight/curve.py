@@ -211,8 +211,8 @@ def _kappa_extremum(dps, kstar, unstable, where, method, checks, name) -> Extrem
     ``critical`` inf there, ``stable_set`` the weights stable for every theta (the
     complement of the ``unstable`` weights, closed intervals). ``where``: ``(omega, lam
     theta)`` at which the Hopf curve turns (``lam theta`` inf when only approached as
-    ``theta -> oo``), noted with how it was found (the generic path does not compute the
-    turning point: the record's ``omega`` is empty on both paths)."""
+    ``theta -> oo``): the record's ``turning`` and a note (the generic path does not
+    compute the turning point: the record's ``omega`` is empty on both paths)."""
     stable, pos = [], mpmath.mpf(0)  # the complement of the unstable weights in [0, oo)
     for lo, hi in unstable:
         if lo > pos:
@@ -227,6 +227,7 @@ def _kappa_extremum(dps, kstar, unstable, where, method, checks, name) -> Extrem
             f"the Hopf curve turns at kappa* with omega = {format_number(omega, dps)}, "
             f"lam*theta = {format_number(lam_theta, dps)}"
         )
+    turning = None if omega is None else {"omega": omega, "lam_theta": lam_theta}
     return Extremum(
         name,
         "kappa",
@@ -244,6 +245,7 @@ def _kappa_extremum(dps, kstar, unstable, where, method, checks, name) -> Extrem
         tuple(stable),
         method,
         tuple(notes),
+        turning=turning,
     )
 
 
