@@ -220,14 +220,23 @@ class Window(Result):
         }
 
     def latex(self) -> str:
+        """The unstable set as a union of open intervals (``\\emptyset`` when there is
+        none), the model's options beside."""
+        from symdelay.core.display import latex_number
         from symdelay.core.latex import tex
         from symdelay.model.core import _symbol
 
         name = tex(_symbol(self.param))
-        if not self.intervals:
-            return rf"\text{{stable for every }} {name} \in ({_tex_num(self.range_lo)}, {_tex_num(self.range_hi)})"
-        parts = [rf"({_tex_num(iv.lo.value)}, {_tex_num(iv.hi.value)})" for iv in self.intervals]
-        return rf"{name} \in " + r" \cup ".join(parts)
+        pairs = self.record()["intervals"]
+        parts = [rf"\left({latex_number(a)},\ {latex_number(b)}\right)" for a, b in pairs]
+        body = r" \cup ".join(parts) or r"\emptyset"
+        shown = r",\ ".join(
+            f"{tex(_symbol(k))} = {latex_number(v)}"
+            for k, v in self.parameters.items()
+            if isinstance(v, str | int)
+        )
+        text = rf"\{{{name} : \text{{unstable}}\}} = {body}"
+        return text + (rf" \quad ({shown})" if shown else "")
 
 
 def _range_text(v, dps):
