@@ -133,7 +133,7 @@ def test_unstable_theta_window_is_bounded_and_matches_generic_candidates():
     res = unstable_theta(2, "0.05", 1, 1, 1, dps=20)
     (lo, hi), = res.intervals  # fmt: skip
     assert math.isfinite(hi)
-    crit = symdelay.critical_theta(2, 1, 1, [1], kappa=0.05, dps=20)
+    crit = symdelay.critical(build_model("inflight", L=2, kappa="0.05", mu=1, lam=1, D=1), dps=20)
     (_factor, found), = crit.points[0].per_factor  # fmt: skip
     cands = [p for p, _ in found.candidates]
     assert abs(cands[0] / lo - 1) < 1e-15 and abs(cands[1] / hi - 1) < 1e-15
@@ -277,12 +277,10 @@ def test_founding_commands_take_kappa(cmd):
 def test_python_kappa_keyword():
     v = founding_variance(2, 1, 1, 5, 1, kappa=0.1)
     assert float(v) == pytest.approx(lna_variance(rates(2, 1, 1, 5, 1), 0.1), rel=1e-12)
-    crit = symdelay.critical_theta(2, 1, 1, [1], kappa=0.05)
+    crit = symdelay.critical(build_model("inflight", L=2, kappa="0.05", mu=1, lam=1, D=1))
     assert float(crit.to_json()["points"][0]["theta_c"]) == pytest.approx(
         float(unstable_theta(2, "0.05").intervals[0][0]), rel=1e-12
     )
-    with pytest.raises(SymdelayInputError):
-        symdelay.critical_theta(2, 1, 1, [1, 2], kappa=0.05)
 
 
 def test_thinned_observation_limits_and_factor():

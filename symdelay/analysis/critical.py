@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import decimal
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import mpmath
 
@@ -333,34 +332,28 @@ def _text(v):
 
 
 def point_label(v) -> str:
-    """The swept value as the user wrote it (text, stripped) or a short exact decimal."""
-    from symdelay.core.lazy import loaded
+    """The swept value as the user wrote it (text, stripped; a float's repr) or, for an
+    exact number, its integer or a 20-digit decimal."""
+    from symdelay.core.exact import exact_fraction
     from symdelay.core.numbers import format_exact
 
     if isinstance(v, str):
         return v.strip()
     if isinstance(v, mpmath.mpf):
         return mpmath.nstr(v, 20)
-    if isinstance(v, float):
-        return repr(v)
-    if loaded("numpy"):
-        import numpy as np
-
-        if isinstance(v, np.floating):
-            return repr(float(v))
-    if loaded("sympy"):
-        from symdelay.core.lazy import sympy as sp
-
-        if isinstance(v, sp.Basic) and v.is_Rational:
-            v = Fraction(int(v.p), int(v.q))
-    if isinstance(v, Fraction | int) and not isinstance(v, bool):
-        v = Fraction(v)
-        if v.denominator == 1:
-            return str(v.numerator) if v.numerator < 10**20 else format_exact(v)
-        with decimal.localcontext() as ctx:
-            ctx.prec = 20
-            return str(decimal.Decimal(v.numerator) / decimal.Decimal(v.denominator))
-    return str(v)
+    if isinstance(v, float) or type(v).__module__ == "numpy":
+        return repr(float(v))
+    try:
+        f = exact_fraction("a value", v)
+    except (SymdelayInputError, TypeError, ValueError):
+        return str(v)
+    if f is None:
+        return str(v)
+    if f.denominator == 1:
+        return str(f.numerator) if abs(f.numerator) < 10**20 else format_exact(f)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 20
+        return str(decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator))
 
 
 # ---------------------------------------------------------------- the entry

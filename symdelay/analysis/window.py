@@ -248,12 +248,6 @@ def _range_text(v, dps):
 
 
 def _tex_num(x) -> str:
-    if isinstance(x, sp.Basic):
-        if x is sp.oo:
-            return r"\infty"
-        if x is -sp.oo:
-            return r"-\infty"
-        x = mpmath.mpf(int(x.p)) / int(x.q) if x.is_Rational else mpmath.mpf(str(sp.N(x, 20)))
     if mpmath.isinf(x):
         return r"\infty" if x > 0 else r"-\infty"
     return mpmath.nstr(x, 12)

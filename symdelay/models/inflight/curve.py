@@ -457,14 +457,6 @@ FAST_CHECKS = (
 )
 
 
-@dataclass(frozen=True)
-class _Inputs:
-    L: int
-    mu: sp.Rational
-    D: sp.Rational
-    pattern: tuple
-
-
 def _checked(L, mu, D, pattern):
     """``hopf_curve``'s checks, without building the exact polynomials."""
     L = as_L(L, allow_symbol=False)
@@ -576,17 +568,14 @@ def _kappa_star(L, mu, D, pattern, dps, name) -> Extremum:
         checks = list(FAST_CHECKS)
     else:
         kstar, unstable, where = _kappa_star_exact(_curve(L, mu, D, pattern), dps)
-    cv = _Inputs(L, mu, D, pattern)
-    closed = None
-    if cv.L == 2 and all(e == 1 for e in cv.pattern):
-        closed = _closed_form_L2()
-    if closed is not None:
-        g = sp.Rational(cv.L) / cv.D
+    closed = _closed_form_L2() if L == 2 and all(e == 1 for e in pattern) else None
+    if closed is not None:  # the family's closed form, checked against the certified value
+        g = sp.Rational(L) / D
         # evaluated by mpmath from the exact rationals: SymPy's own evaluation of the
         # radicals factors their (huge) arguments at D = 1e100
         f = sp.lambdify((sp.Symbol("gamma"), sp.Symbol("mu")), closed, "mpmath")
         with mpmath.workdps(dps + GUARD):
-            cf = f(mpmath.mpf(int(g.p)) / int(g.q), mpmath.mpf(int(cv.mu.p)) / int(cv.mu.q))
+            cf = f(mpmath.mpf(int(g.p)) / int(g.q), mpmath.mpf(int(mu.p)) / int(mu.q))
             if kstar is None or abs(cf - kstar) > abs(cf) * mpmath.mpf(10) ** (-dps):
                 raise VerificationError("closed form and certified kappa* disagree")
         checks.append("closed form (SymPy) equals the certified value")

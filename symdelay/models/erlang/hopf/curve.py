@@ -474,33 +474,15 @@ def _difference_factor(L, mu, lam, D) -> CurveFactor:
     return CurveFactor(text, "difference")
 
 
-def critical_theta(L, mu, lam, D, dps: int = 15, kappa=None) -> CriticalCurve:
+def critical_theta(L, mu, lam, D, dps: int = 15) -> CriticalCurve:
     """Critical ``theta_c`` and Hopf frequency at each delay ``D`` (a number or a sequence):
-    the founding model's :func:`symdelay.analysis.critical.critical` over ``D``.
-
-    ``kappa`` (a weight, or one per delay phase): the in-flight model instead (routing on
-    queue plus ``kappa`` times the jobs in flight; one delay, finite L), generic path.
+    the founding model's :func:`symdelay.analysis.critical.critical` over ``D`` (another
+    model: ``critical(build_model(name, ...), at=D)``).
 
     >>> critical_theta(2, 1, 1, [2], dps=20).points[0].theta_c
     mpf('8.0')
-    >>> critical_theta(2, 1, 1, [1], kappa=0.05).to_json()["points"][0]["theta_c"][:8]
-    '15.25900'
     """
     from symdelay.analysis.critical import critical
     from symdelay.models.erlang.founding import FoundingModel
 
-    if kappa is None:
-        return critical(FoundingModel(L=L, mu=mu, lam=lam), at=D, dps=dps)
-    from symdelay.models import build_model
-
-    if (isinstance(D, Sequence) or _is_array(D)) and not isinstance(D, str):
-        if len(D) != 1:
-            raise SymdelayInputError(f"critical_theta(kappa=...) takes one delay D, got {len(D)}")
-        D = D[0]
-    if str(L).strip().lower() in ("inf", "oo"):
-        raise SymdelayInputError(
-            "kappa= needs a finite L (for L = inf see symdelay.models.inflight.kappa_star_limit)"
-        )
-    weights = list(kappa) if isinstance(kappa, (list, tuple)) else kappa
-    model = build_model("inflight", L=int(L), kappa=weights, mu=mu, lam=lam, D=D)
-    return critical(model, dps=dps)
+    return critical(FoundingModel(L=L, mu=mu, lam=lam), at=D, dps=dps)

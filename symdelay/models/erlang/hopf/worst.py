@@ -63,8 +63,8 @@ def worst_delay_closed_forms(model) -> dict:
     and ``theta_star`` in ``mu, lam`` (``D_star = oo`` for L = inf, an infimum; None for
     L = 1, where no theta destabilises).
 
-    >>> worst_delay_closed_forms(model_for(3))
-    {'D_star': 3/mu, 'theta_star': 4*mu/lam}
+    >>> worst_delay(3, 1, 1).closed_form
+    ClosedForms({'D_star': 3/mu, 'theta_star': 4*mu/lam})
     """
     L = model.L
     if L is INFINITE_L or sp.oo == L:
@@ -73,13 +73,6 @@ def worst_delay_closed_forms(model) -> dict:
         return {"D_star": None, "theta_star": None}
     _a, D_cf, th_cf, _w = worst_delay_closed_form(L)
     return {"D_star": D_cf, "theta_star": th_cf}
-
-
-def model_for(L, mu=1, lam=1):
-    """The founding model without theta and D (the worst delay's question)."""
-    from symdelay.models.erlang.family import model
-
-    return model(L=L, mu=mu, lam=lam)
 
 
 @cache
@@ -112,8 +105,9 @@ def worst_delay(L, mu, lam, dps: int = 15) -> Extremum:
     (3/mu, 4*mu/lam, '3.00000000000000')
     """
     from symdelay.analysis.window import worst_delay as entry
+    from symdelay.models.erlang.family import model
 
-    return entry(model_for(L, mu, lam), "D", dps=dps, method="specialised")
+    return entry(model(L=L, mu=mu, lam=lam), "D", dps=dps, method="specialised")
 
 
 def specialised_worst_delay(
