@@ -25,6 +25,7 @@ both paths from the family, :func:`symdelay.analysis.entry.closed_forms`).
 from __future__ import annotations
 
 import decimal
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import mpmath
@@ -37,6 +38,7 @@ from symdelay.core.result import Result
 __all__ = [
     "CriticalCurve",
     "CriticalPoint",
+    "ColumnPoints",
     "CurveFactor",
     "critical",
     "critical_by_verdicts",
@@ -94,6 +96,25 @@ class CriticalPoint:
         if self.note:  # what was searched (a crossing found by verdicts: no specialisation)
             out["note"] = self.note
         return out
+
+
+class ColumnPoints(Sequence):
+    """The points of a float64 run as its columns ``(at, critical, omega)`` (arrays; ``at``
+    None: the model's own), each :class:`CriticalPoint` made when read (a plot reads the
+    columns through :meth:`CriticalCurve.arrays`)."""
+
+    def __init__(self, at, critical, omega, mode, param="theta", over="D"):
+        self.columns, self._names = (at, critical, omega), (mode, param, over)
+
+    def __len__(self) -> int:
+        return len(self.columns[1])
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        at, crit, om = (None if c is None else float(c[i]) for c in self.columns)
+        mode, param, over = self._names
+        return CriticalPoint(at, crit, None if om != om else om, mode, param=param, over=over)
 
 
 @dataclass(frozen=True)
@@ -212,6 +233,8 @@ class CriticalCurve(Result):
         """``(at, critical, omega)`` as float64 numpy arrays (NaN where there is none)."""
         import numpy as np
 
+        if isinstance(self.points, ColumnPoints):
+            return tuple(np.array(c, dtype=float) for c in self.points.columns)
         at = np.array([np.nan if p.at is None else float(p.at) for p in self.points])
         cr = np.array([float(p.critical) for p in self.points])
         om = np.array([np.nan if p.omega is None else float(p.omega) for p in self.points])
@@ -262,7 +285,7 @@ def critical_record(model, param, over, points, dps, method, factors) -> Critica
     return CriticalCurve(
         param,
         over,
-        tuple(points),
+        points if isinstance(points, ColumnPoints) else tuple(points),
         dps,
         model.name,
         shown_parameters(model, skip=(param, over)),

@@ -36,6 +36,7 @@ from functools import cache
 import mpmath
 
 from symdelay.analysis.critical import (
+    ColumnPoints,
     CriticalCurve,
     CriticalPoint,
     CurveFactor,
@@ -399,10 +400,7 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15, float6
     if float64:
         Dv = np.asarray([float(o["D"])] if at is None else at, dtype=float)
         th, w = _float_curve(Lv, m, lm, Dv)
-        pts = [
-            CriticalPoint(None if at is None else d, t, None if x != x else x, "difference")
-            for d, t, x in zip(Dv.tolist(), th.tolist(), w.tolist())  # x != x: nan
-        ]
+        pts = ColumnPoints(None if at is None else Dv, th, w, "difference")
         return critical_record(model, "theta", "D", pts, 14, "specialised", factor)
     given = [o["D"]] if at is None else list(at)
     Ds = _as_D_list(given)
