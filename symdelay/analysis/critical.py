@@ -323,15 +323,10 @@ def shown_parameters(model, skip=()) -> dict:
 def _L_text(v):
     from symdelay.core.params import is_infinite_L
 
-    if isinstance(v, str):
-        v = v.strip()
-        return int(v) if v.isdigit() else ("inf" if is_infinite_L(v) else v)
     if is_infinite_L(v):
         return "inf"
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return str(v)
+    text = str(v).strip()
+    return int(text) if text.isdigit() else text
 
 
 def _text(v):
@@ -415,12 +410,9 @@ def critical(
     Returns
     -------
     CriticalCurve
-        One record whatever the path (:class:`CriticalCurve`).
-
-    The generic path rebuilds the model at each value (a parameter of the model: its value;
-    the option of the family that built it; ``D`` of an Erlang chain with a free phase rate
-    ``gamma``: ``gamma = L/D``, the model prepared once) and refuses, in one line, a model
-    that cannot vary ``over``.
+        One record whatever the path. The generic path varies ``over`` as the model allows
+        (its parameter, its family's option, ``gamma = L/D`` of an Erlang chain: the model
+        prepared once), or refuses in one line.
     """
     dps = as_dps(dps)
     if at is not None and (isinstance(at, (str, bytes)) or not hasattr(at, "__iter__")):

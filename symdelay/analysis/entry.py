@@ -26,6 +26,7 @@ symdelay.core.errors.SymdelayInputError: method must be one of auto, generic, sp
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 
 from symdelay.core.errors import SymdelayInputError
 
@@ -90,24 +91,22 @@ class ClosedForms(Mapping):
 
     def __init__(self, compute):
         self._compute = compute
-        self._forms = None
 
-    def _all(self) -> dict:
-        if self._forms is None:
-            self._forms = dict(self._compute())
-        return self._forms
+    @cached_property
+    def _forms(self) -> dict:
+        return dict(self._compute())
 
     def __getitem__(self, name):
-        return self._all()[name]
+        return self._forms[name]
 
     def __iter__(self):
-        return iter(self._all())
+        return iter(self._forms)
 
     def __len__(self) -> int:
-        return len(self._all())
+        return len(self._forms)
 
     def __repr__(self) -> str:
-        return f"ClosedForms({self._all()!r})"
+        return f"ClosedForms({self._forms!r})"
 
 
 def closed_forms(model, quantity: str) -> ClosedForms | None:

@@ -44,7 +44,7 @@ so ``kappa(w) < 1/2`` with ``sup = 1/2`` approached where ``a(w) -> oo``:
 ('0.0716424552066950', 'gamma**2/(sqrt(2)*sqrt(gamma)*sqrt(2*gamma + mu) + gamma + mu)**2')
 >>> w = unstable_theta(2, kappa=sp.Rational(1, 20), mu=1, lam=1, D=1, dps=6).to_json()
 >>> w["intervals"], [e["lo"]["omega"] for e in w["ends"]]
-([['15.2590', '188.741']], [['2.11212']])
+([['15.2590', '188.741']], [['3.43726']])
 """
 
 from __future__ import annotations

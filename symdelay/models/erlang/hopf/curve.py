@@ -27,7 +27,6 @@ scans), and recomputes in mpmath the points whose numbers leave the float range.
 
 from __future__ import annotations
 
-import decimal
 import math
 from collections.abc import Sequence
 from fractions import Fraction
@@ -443,16 +442,13 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15, float6
 
 
 def _exact_text(x) -> str:
-    """An exact number as SymPy text, also beyond Python's printing of long integers
-    (``1e20000`` as ``1*10**20000``)."""
+    """An exact number as SymPy text, also beyond Python's printing of long integers."""
     try:
         return str(x)
-    except ValueError:
-        from symdelay.core.params import exact_decimal
+    except ValueError:  # 1e20000: flint prints it
+        import flint
 
-        digits = decimal.Decimal(exact_decimal(x)).as_tuple()
-        mantissa = int("".join(map(str, digits.digits))) * (-1 if digits.sign else 1)
-        return f"{mantissa}*10**({digits.exponent})"
+        return str(flint.fmpq(x.numerator, x.denominator))
 
 
 def _difference_factor(L, mu, lam, D) -> CurveFactor:

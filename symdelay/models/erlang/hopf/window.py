@@ -142,11 +142,7 @@ def instability_window(L, theta, mu, lam, dps: int = 15) -> Window:
     crosses zero at ``lam theta = -mu`` for every D, so the window is all D > 0 when
     ``lam theta < -mu`` and empty otherwise.
 
-    >>> w = instability_window(3, 5, 1, 1)
-    >>> w.to_json()["intervals"] == [["1.05542990118183", "11.0938185844778"]]
-    True
-    >>> from symdelay.core.numbers import format_number
-    >>> [[format_number(a, 6), format_number(b, 6)] for a, b in w.intervals]
+    >>> instability_window(3, 5, 1, 1, dps=6).to_json()["intervals"]
     [['1.05543', '11.0938']]
     """
     from symdelay.analysis.window import window
