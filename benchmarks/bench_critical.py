@@ -1,8 +1,8 @@
 """Benchmark: a 1000-point theta_c(D) curve at 15 digits, Hopf phase solver vs eigenvalue bisection.
 
-The phase solver is :func:`symdelay.models.erlang.hopf.critical_curve_float` (vectorised safeguarded Newton
-on the SymPy-derived phase, float64) and the public :func:`symdelay.critical_theta` at
-``dps=15`` (same path plus exact parsing of every D and mpmath result objects). The peer is
+The phase solver is the entry :func:`symdelay.analysis.critical.critical` with
+``float64=True`` (vectorised safeguarded Newton on the derived phase, float64, returning the
+one record) and the public :func:`symdelay.critical_theta` at ``dps=15`` (same path plus exact parsing of every D and mpmath result objects). The peer is
 bisection in theta on the sign of the spectral abscissa of the numeric (L+1)x(L+1)
 difference Jacobian (``numpy.linalg.eigvals``), bracketed in [0, 2 theta_hi] and run to the
 same relative tolerance (1e-14) — the generic method a user would otherwise write.
@@ -19,7 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from symdelay.models.erlang.hopf import critical_curve_float, critical_theta
+from symdelay.analysis.critical import critical
+from symdelay.models.erlang.founding import FoundingModel
+from symdelay.models.erlang.hopf import critical_theta
 
 N = 1000
 D = np.logspace(-2, 2, N)
@@ -58,6 +60,12 @@ def bisection_curve(L):
     return out
 
 
+def float_curve(L, D_values):
+    """The entry's float64 run: ``(theta_c, omega)`` arrays."""
+    _, th, om = critical(FoundingModel(L=L, mu=MU, lam=LAM), at=D_values, float64=True).arrays()
+    return th, om
+
+
 def best_of(fn, repeat):
     best, value = np.inf, None
     for _ in range(repeat):
@@ -70,9 +78,9 @@ def best_of(fn, repeat):
 def main() -> int:
     rows = []
     for L in (3, 10):
-        critical_curve_float(L, MU, LAM, D[:4])  # SymPy derivation + lambdify, cached
+        float_curve(L, D[:4])  # NumPy imported
         critical_theta(L, MU, LAM, [1.0])
-        t_fast, (th, _) = best_of(lambda L=L: critical_curve_float(L, MU, LAM, D), 5)
+        t_fast, (th, _) = best_of(lambda L=L: float_curve(L, D), 5)
         t_api, curve = best_of(lambda L=L: critical_theta(L, MU, LAM, list(D), dps=15), 3)
         th_api = np.array([float(p.theta_c) for p in curve.points])
         t_bis, th_bis = best_of(lambda L=L: bisection_curve(L), 1)

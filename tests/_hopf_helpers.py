@@ -40,3 +40,13 @@ def lambert_rightmost(mu, lam, theta, D, dps=30) -> mpmath.mpc:
             1 + abs(r)
         )
         return mpmath.mpc(r.real, abs(r.imag))
+
+
+def float_curve(L, mu, lam, D):
+    """``(theta_c, omega)`` float arrays of the founding model over the delays ``D``: the
+    entry's float64 run (:func:`symdelay.analysis.critical.critical`, ``float64=True``)."""
+    from symdelay.analysis.critical import critical
+    from symdelay.models.erlang.founding import FoundingModel
+
+    _, th, om = critical(FoundingModel(L=L, mu=mu, lam=lam), at=D, float64=True).arrays()
+    return th, om

@@ -8,6 +8,7 @@ import sympy as sp
 
 from symdelay.analysis.critical import CriticalCurve, critical
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.parsing import parse_output
 from symdelay.models import build_model
 from symdelay.models.erlang.hopf import critical_theta
 from symdelay.models.erlang.hopf.curve import _crosses, _phase_structure, _phase_terms
@@ -56,25 +57,35 @@ def test_one_point_at_the_models_own_delay_and_the_convenience():
         conv.critical  # noqa: B018
 
 
-def test_records_keep_the_keys_of_both_former_records():
+def test_one_record_for_every_model_and_path():
+    """The contract keys (``L``, ``points`` with ``D``, ``theta_c``, ``omega``) for every
+    model; the family's closed forms under ``closed_forms`` (null where it knows none), the
+    factors carrying theta printed once, the model's options under ``parameters``."""
     founding = critical_theta(3, 1, 1, [1, 2]).to_json()
-    assert {
-        "L",
-        "points",
+    assert founding["L"] == 3 and founding["parameters"] == {"L": 3, "mu": "1", "lam": "1"}
+    forms = founding["closed_forms"]
+    assert forms["theta_c_of_D"] == "8*(D + 3)**3/(D*(D + 9)**2)"
+    assert set(forms) == {
         "critical_lam_theta",
         "critical_lam_theta_latex",
         "theta_c_of_D",
         "theta_c_of_D_latex",
-    } <= set(founding)
-    assert founding["L"] == 3 and founding["theta_c_of_D"] == "8*(D + 3)**3/(D*(D + 9)**2)"
+    }
     assert {"D", "theta_c", "omega"} <= set(founding["points"][0])
     assert critical_theta("inf", 1, 1, [1]).to_json()["L"] == "inf"
     generic = critical(build_model("nserver", N=3, L=3, mu=1, lam=1), at=["1", "2"]).to_json()
-    assert {"model", "L", "mu", "lam", "points"} <= set(generic)
-    assert generic["critical_lam_theta"] is None and generic["theta_c_of_D"] is None
+    assert set(generic) == set(founding)
+    assert generic["L"] == 3 and generic["closed_forms"] is None
     assert [p["D"] for p in generic["points"]] == ["1", "2"]
-    assert {"D", "theta_c", "omega", "mode"} <= set(generic["points"][0])
+    assert set(generic["points"][0]) == set(founding["points"][0])
     assert [p["theta_c"] for p in generic["points"]] == [p["theta_c"] for p in founding["points"]]
+    # the difference factor, printed once: the founding model's closed form and the
+    # nserver model's factor (gamma free) are one polynomial
+    (f,) = founding["factors"]
+    assert f["mode"] == "difference" and f["multiplicity"] == 1
+    g = [x for x in generic["factors"] if x["mode"].startswith("difference")]
+    one = parse_output(f["factor"])
+    assert g and all(sp.expand(parse_output(x["factor"]) - one) == 0 for x in g)
 
 
 def test_the_generic_path_varies_D_as_the_family_allows():

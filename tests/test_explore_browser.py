@@ -180,9 +180,9 @@ def test_moving_a_slider_redraws_the_rightmost_root_the_library_computes(tmp_pat
             f"const d = {DOC}.get_model_by_name('map_curve_source').data;"
             "return [Array.from(d.x), Array.from(d.y)];"
         )
-        from symdelay.models.erlang.hopf.curve import critical_curve_float
+        from _hopf_helpers import float_curve
 
-        th, _ = critical_curve_float(5, 1, 1, curve[0])
+        th, _ = float_curve(5, 1, 1, curve[0])
         assert max(abs(a - b) for a, b in zip(th, curve[1])) < 1e-9
 
         png = drv.get_screenshot_as_png()

@@ -6,7 +6,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from _hopf_helpers import lambert_rightmost, rightmost_eigenvalue
+from _hopf_helpers import float_curve, lambert_rightmost, rightmost_eigenvalue
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +16,6 @@ from symdelay.core.symbols import gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import characteristic_polynomial
 from symdelay.models.erlang.hopf import (
     critical_closed_form,
-    critical_curve_float,
     critical_theta,
     delay_limits,
     hopf_conditions,
@@ -125,10 +124,10 @@ def test_dps_honoured_and_residual():
 
 def test_large_L_approaches_dde():
     Ds = np.array([0.5, 2.0, 8.0])
-    dde, _ = critical_curve_float("inf", 1, 1, Ds)
+    dde, _ = float_curve("inf", 1, 1, Ds)
     errs = []
     for L in (10, 100, 1000):
-        th, _ = critical_curve_float(L, 1, 1, Ds)
+        th, _ = float_curve(L, 1, 1, Ds)
         errs.append(np.max(np.abs(th / dde - 1)))
     assert errs[0] > errs[1] > errs[2]
     assert errs[2] < 5e-3
@@ -140,7 +139,7 @@ def test_limits_in_D(L):
     lim = delay_limits(L)
     small = float(lim.small_D_coefficient)
     Ds = np.array([1e-6, 1e6])
-    th, _ = critical_curve_float(L, 1, 1, Ds)
+    th, _ = float_curve(L, 1, 1, Ds)
     assert th[0] * Ds[0] == pytest.approx(small, rel=1e-4)
     if lim.large_D_growth is not None:
         assert th[1] / Ds[1] == pytest.approx(float(lim.large_D_growth.subs(mu, 1)), rel=1e-4)
@@ -154,7 +153,7 @@ def test_limits_in_D(L):
 
 def test_fast_and_precise_paths_agree():
     Ds = np.logspace(-2, 2, 60)
-    th, w = critical_curve_float(4, 1, 1, Ds)
+    th, w = float_curve(4, 1, 1, Ds)
     pts = critical_theta(4, 1, 1, [float(d) for d in Ds[::7]], dps=30).points
     for p, t, o in zip(pts, th[::7], w[::7]):
         assert float(p.theta_c) == pytest.approx(t, rel=1e-13)
@@ -187,7 +186,7 @@ def test_random_parameters_eigenvalue_crossing(L, log_mu, log_lam, log_D):
         (lambda: critical_theta(3, -1, 1, 1), "mu must be positive"),
         (lambda: critical_theta(3, 1, 1, 1, dps=4), "dps must be"),
         (lambda: critical_theta(3, 1, 1, 1, dps=10001), "dps must be"),
-        (lambda: critical_curve_float(3, 1, 1, np.array([1.0, np.nan])), "D must be"),
+        (lambda: float_curve(3, 1, 1, np.array([1.0, np.nan])), "D must be"),
     ],
 )
 def test_api_bad_input(call, needle):
@@ -228,10 +227,10 @@ def test_every_printed_digit_is_right(L):
 
 
 def test_float_path_is_the_same_solver_at_extreme_scales():
-    """critical_curve_float: float64 run of the same solver, mpmath where floats overflow."""
+    """The float64 run (critical(..., float64=True)): float64 run of the same solver, mpmath where floats overflow."""
     Ds = np.array([1e-300, 1e-6, 1.0, 1e6, 1e300])
     for L in (2, 5, "inf"):
-        th, w = critical_curve_float(L, 1, 1, Ds)
+        th, w = float_curve(L, 1, 1, Ds)
         ref = critical_theta(L, 1, 1, [float(d) for d in Ds], dps=30).points
         for t, o, p in zip(th, w, ref):
             assert t == pytest.approx(float(p.theta_c), rel=1e-13)

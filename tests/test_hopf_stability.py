@@ -6,9 +6,11 @@ import mpmath
 import pytest
 import sympy as sp
 
+from symdelay.analysis.critical import critical
 from symdelay.core.symbols import gamma, mu
+from symdelay.models.erlang.founding import FoundingModel
 from symdelay.models.erlang.hopf import critical_closed_form, critical_theta, worst_delay
-from symdelay.models.erlang.stability import critical_lam_theta_value, stability_conditions
+from symdelay.models.erlang.stability import stability_conditions
 
 
 @pytest.mark.parametrize("L", [2, 3])
@@ -24,7 +26,9 @@ def test_numeric_boundary_agrees(L):
     for Dv in ("1/3", "2", "11"):
         Dq = sp.Rational(Dv)
         pt = critical_theta(L, "3/2", "1/2", [Dq], dps=30).points[0]
-        k = critical_lam_theta_value(L, sp.Rational(3, 2), L / Dq, dps=30)
+        # the generic path (exact crossings of the transition table's factors) at lam = 1
+        m = FoundingModel(L=L, mu="3/2", lam=1)
+        k = critical(m, at=[Dq], dps=30, method="generic").critical
         with mpmath.workdps(30):
             assert abs(pt.theta_c / 2 - k) < 1e-25 * k
 

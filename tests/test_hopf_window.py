@@ -89,7 +89,7 @@ def test_negative_theta(L):
     """theta < 0: a real root crosses r = 0 at lam theta = -mu, for every D."""
     w = instability_window(L, "-2.5", 2, 1)
     assert len(w.intervals) == 1 and w.intervals[0][0] == 0 and mpmath.isinf(w.intervals[0][1])
-    assert "longer queue" in w.explanation
+    assert any("longer queue" in n for n in w.notes)
     assert instability_window(L, "-1.5", 2, 1).intervals == ()
     for d in (0.1, 1.0, 10.0):
         assert _abscissa(L, -2.5, d, m=2.0) > 0
@@ -102,7 +102,7 @@ def test_window_dps():
     for x, y in zip(lo, hi):
         assert abs(x - y) < 1e-14 * y
     rec = instability_window(4, 3, 1, 1, dps=60).to_json()
-    assert len(rec["intervals"][0]["lo"]["value"].replace(".", "")) >= 60
+    assert len(rec["intervals"][0][0].replace(".", "")) >= 60
 
 
 @pytest.mark.parametrize(

@@ -133,9 +133,9 @@ def test_unstable_theta_window_is_bounded_and_matches_generic_candidates():
     res = unstable_theta(2, "0.05", 1, 1, 1, dps=20)
     (lo, hi), = res.intervals  # fmt: skip
     assert math.isfinite(hi)
-    crit = symdelay.critical_theta(2, 1, 1, [1], kappa=0.05, dps=20)
-    factors = crit.to_json()["points"][0]["factors"]
-    cands = [mpmath.mpf(p) for p, _ in factors[0]["candidates"]]
+    crit = symdelay.critical(build_model("inflight", L=2, kappa="0.05", mu=1, lam=1, D=1), dps=20)
+    (_factor, found), = crit.points[0].per_factor  # fmt: skip
+    cands = [p for p, _ in found.candidates]
     assert abs(cands[0] / lo - 1) < 1e-15 and abs(cands[1] / hi - 1) < 1e-15
 
 
@@ -218,17 +218,17 @@ def test_cli_contracts():
     out = _cli("unstable-theta", "--L", "2", "--kappa", "0.05", "--mu", "1", "--lam", "1",
                "--D", "1", "--json")  # fmt: skip
     rec = json.loads(out.stdout)
-    assert rec["L"] == 2 and rec["kappa"] == "0.05"
+    assert rec["parameters"]["L"] == 2 and rec["parameters"]["kappa"] == "0.05"
     assert len(rec["intervals"]) == 1 and all(isinstance(x, str) for x in rec["intervals"][0])
     rec = json.loads(_cli("unstable-theta", "--L", "2", "--kappa", "0.2", "--json").stdout)
     assert rec["intervals"] == []
     rec = json.loads(_cli("kappa-star", "--L", "3", "--mu", "1", "--D", "1", "--json").stdout)
-    assert rec["L"] == 3 and rec["closed_form"] is None
+    assert rec["L"] == 3 and rec["closed_form"] == {"kappa_star": None}
     assert abs(float(rec["kappa_star"]) - float(kappa_star(3, 1, 1).kappa_star)) < 1e-25
     rec = json.loads(_cli("kappa-star", "--L", "2", "--mu", "1", "--D", "1", "--json").stdout)
     from symdelay.core.symbols import SYMBOLS
 
-    assert sp.sympify(rec["closed_form"], locals=SYMBOLS).free_symbols == {gamma, mu}
+    assert sp.sympify(rec["closed_form"]["kappa_star"], locals=SYMBOLS).free_symbols == {gamma, mu}
     rec = json.loads(
         _cli("optimize-weights", "--L", "2", "--mu", "1", "--lam", "1", "--theta", "5", "--D",
              "1", "--criterion", "variance", "--per-phase", "--json").stdout
@@ -277,12 +277,10 @@ def test_founding_commands_take_kappa(cmd):
 def test_python_kappa_keyword():
     v = founding_variance(2, 1, 1, 5, 1, kappa=0.1)
     assert float(v) == pytest.approx(lna_variance(rates(2, 1, 1, 5, 1), 0.1), rel=1e-12)
-    crit = symdelay.critical_theta(2, 1, 1, [1], kappa=0.05)
+    crit = symdelay.critical(build_model("inflight", L=2, kappa="0.05", mu=1, lam=1, D=1))
     assert float(crit.to_json()["points"][0]["theta_c"]) == pytest.approx(
         float(unstable_theta(2, "0.05").intervals[0][0]), rel=1e-12
     )
-    with pytest.raises(SymdelayInputError):
-        symdelay.critical_theta(2, 1, 1, [1, 2], kappa=0.05)
 
 
 def test_thinned_observation_limits_and_factor():

@@ -15,6 +15,7 @@ from symdelay.core.numbers import format_number
 from symdelay.models.inflight.curve import (
     _checked,
     _curve,
+    _kappa_star_closed_factors,
     _kappa_star_exact,
     hopf_curve,
     kappa_star,
@@ -40,12 +41,14 @@ def test_closed_factors_agree_with_exact_path_to_every_digit(L, mu, D, dps, monk
 
     monkeypatch.setattr(curve, "EXACT_MAX_L", 1)  # the closed factors at every L here
     new = kappa_star(L, mu, D, dps=dps)
-    assert new.method.startswith("closed factors")
-    j = new.to_json()
-    # the extremum record lists the crossing frequency where the curve turns
-    assert (j["kappa_star"], *j["omega"], j["lam_theta"], j["unstable_kappas"]) == _old(
-        L, mu, D, dps
-    )
+    assert new.algorithm.startswith("closed factors")
+    # kappa*, where the curve turns (omega, lam theta) and the unstable weights, to every digit
+    Lc, m, Dd, _pat = _checked(L, mu, D, "all")
+    k, unstable, (omega, lam_theta) = _kappa_star_closed_factors(Lc, m, Dd, dps)
+    f = lambda x: format_number(x, dps)  # noqa: E731
+    fast = f(k), f(omega), f(lam_theta), [[f(a), f(b)] for a, b in unstable]
+    assert fast == _old(L, mu, D, dps)
+    assert new.to_json()["kappa_star"] == fast[0]
 
 
 def test_L2_closed_form_still_checked_on_the_fast_path(monkeypatch):
@@ -53,16 +56,16 @@ def test_L2_closed_form_still_checked_on_the_fast_path(monkeypatch):
 
     monkeypatch.setattr(curve, "EXACT_MAX_L", 1)
     ks = kappa_star(2, 1, 1, dps=40)
-    assert ks.closed_form is not None and ks.method.startswith("closed factors")
-    assert any("closed form" in c for c in ks.to_json()["checks"])
+    assert ks.closed_form["kappa_star"] is not None and ks.algorithm.startswith("closed factors")
+    assert any("closed form" in c for c in ks.notes)
 
 
 def test_the_faster_certified_path_is_chosen_by_L():
     """The exact crossing curve up to EXACT_MAX_L (faster there), the closed factors above."""
     from symdelay.models.inflight.curve import EXACT_MAX_L
 
-    assert kappa_star(EXACT_MAX_L, 1, 1).method.startswith("exact crossing curve")
-    assert kappa_star(EXACT_MAX_L + 1, 1, 1).method.startswith("closed factors")
+    assert kappa_star(EXACT_MAX_L, 1, 1).algorithm.startswith("exact crossing curve")
+    assert kappa_star(EXACT_MAX_L + 1, 1, 1).algorithm.startswith("closed factors")
 
 
 @pytest.mark.parametrize("L", [2, 5, 40])
@@ -93,7 +96,7 @@ def test_large_L_certified_and_below_one_half():
 
 def test_other_patterns_keep_the_exact_path():
     ks = kappa_star(4, 1, 1, pattern="first-half", dps=15)
-    assert ks.method == "exact crossing curve + Arb root isolation"
+    assert ks.algorithm == "exact crossing curve + Arb root isolation"
     assert kappa_star(3, 1, 1, pattern="last", dps=15).kappa_star is None
     # the per-phase list of ones is the weight on every phase
     a = kappa_star(3, 1, 1, pattern=["1", "1", "1"], dps=15).to_json()["kappa_star"]

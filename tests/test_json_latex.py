@@ -170,7 +170,7 @@ _CRITICAL = ("critical_lam_theta_latex", "theta_c_of_D_latex")
 
 
 def _critical_pairs(curve):
-    k_c, th_c = curve.closed_form()
+    k_c, th_c = curve.closed_forms["critical_lam_theta"], curve.closed_forms["theta_c_of_D"]
     return {
         "critical_lam_theta_latex": ("critical_lam_theta", k_c),
         "theta_c_of_D_latex": ("theta_c_of_D", th_c),
@@ -183,14 +183,14 @@ def test_critical_closed_form(run_cli, L):
         run_cli, "critical", "--L", L, "--mu", "3/2", "--lam", "2", "--D", "0.1,1,7", "--dps", "30"
     )
     curve = critical_theta(int(L), "3/2", 2, ["0.1", "1", "7"], dps=30)
-    assert _check(rec, _critical_pairs(curve)) == 2
+    assert _check(rec["closed_forms"], _critical_pairs(curve)) == 2
     # lam*theta_c (from the Routh side) is the one found by eliminating omega from
     # P(i omega) = 0 where that elimination gives a closed form (L = 2, 3)
     hopf = critical_closed_form(int(L))
     if hopf is not None:
-        assert sp.simplify(parse_output(rec["critical_lam_theta"]) - hopf[0]) == 0
+        assert sp.simplify(parse_output(rec["closed_forms"]["critical_lam_theta"]) - hopf[0]) == 0
     # the closed form theta_c(D) agrees with the numeric Hopf solver at every delay
-    th = parse_output(rec["theta_c_of_D"])
+    th = parse_output(rec["closed_forms"]["theta_c_of_D"])
     assert th.free_symbols == {D}
     with mpmath.workdps(40):
         for p in rec["points"]:
@@ -200,16 +200,17 @@ def test_critical_closed_form(run_cli, L):
 
 def test_critical_closed_form_L2(run_cli):
     rec = _json(run_cli, "critical", "--L", "2", "--mu", "1", "--lam", "1", "--D", "1")
-    assert rec["critical_lam_theta"] == "2*(gamma + mu)**2/gamma"
-    assert rec["theta_c_of_D"] == "(D + 2)**2/D"
-    assert rec["theta_c_of_D_latex"] == r"\frac{\left(D + 2\right)^{2}}{D}"
+    forms = rec["closed_forms"]
+    assert forms["critical_lam_theta"] == "2*(gamma + mu)**2/gamma"
+    assert forms["theta_c_of_D"] == "(D + 2)**2/D"
+    assert forms["theta_c_of_D_latex"] == r"\frac{\left(D + 2\right)^{2}}{D}"
     assert rec["points"][0]["theta_c"] == "9.00000000000000"  # (1 + 2)**2 / 1
 
 
 @pytest.mark.parametrize("L", ["1", "6", "inf"])
 def test_critical_no_closed_form(run_cli, L):
     rec = _json(run_cli, "critical", "--L", L, "--mu", "1", "--lam", "1", "--D", "1")
-    assert _check(rec, _critical_pairs(critical_theta(L, 1, 1, [1]))) == 0
+    assert _check(rec["closed_forms"], _critical_pairs(critical_theta(L, 1, 1, [1]))) == 0
     for key in ("critical_lam_theta", "theta_c_of_D", *_CRITICAL):
-        assert key in rec and rec[key] is None
+        assert key in rec["closed_forms"] and rec["closed_forms"][key] is None
     assert rec["points"]  # the numeric curve is still there

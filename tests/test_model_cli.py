@@ -167,9 +167,9 @@ def test_window_and_worst_delay_answer_for_other_models(run_cli):
         )[1]
     )  # fmt: skip
     assert len(found["intervals"]) == len(gen["intervals"]) == 1
-    (a, b), iv = found["intervals"][0], gen["intervals"][0]
-    assert float(iv["lo"]["value"]) == pytest.approx(float(a), rel=1e-12)
-    assert float(iv["hi"]["value"]) == pytest.approx(float(b), rel=1e-12)
+    (a, b), (c, d) = found["intervals"][0], gen["intervals"][0]
+    assert float(c) == pytest.approx(float(a), rel=1e-12)
+    assert float(d) == pytest.approx(float(b), rel=1e-12)
     w = json.loads(
         run_cli(
             "worst-delay",

@@ -8,17 +8,27 @@ import pytest
 import sympy as sp
 
 from symdelay import SymdelayInputError, routh_hurwitz, stability_conditions
+from symdelay.analysis.critical import critical
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import characteristic_polynomial, special_case
 from symdelay.models.erlang.claims import verify  # the founding convenience verify(L, claim)
-from symdelay.models.erlang.stability import (
-    critical_lam_theta_value,
-    is_oscillatory_at,
-    is_stable_at,
-    oscillation_threshold,
-)
+from symdelay.models.erlang.founding import FoundingModel
+from symdelay.models.erlang.stability import is_oscillatory_at, oscillation_threshold
 
 POINTS = [(1, 1), (sp.Rational(3, 2), sp.Rational(1, 4)), (sp.Rational(1, 5), 7)]
+
+
+def critical_lam_theta(L, m, g, dps=30):
+    """``lam*theta_c`` at ``mu = m``, ``gamma = g``: the entry at ``lam = 1``, ``D = L/g``."""
+    return critical(FoundingModel(L=L, mu=m, lam=1), at=[sp.Integer(L) / g], dps=dps).critical
+
+
+def is_stable_at(L, m, g, k) -> bool:
+    """The test's own oracle: Routh on the explicit rational polynomial, nothing on the
+    axis or to its right."""
+    poly = characteristic_polynomial(L).subs({mu: m, gamma: g, lam: k, theta: 1})
+    res = routh_hurwitz(sp.expand(poly), r)
+    return res.rhp_count == 0 and res.imaginary_axis_count == 0
 
 
 def hopf_by_frequency(L, m, g, dps=40) -> str:
@@ -74,7 +84,7 @@ def test_closed_forms_equal_frequency_route(L):
 @pytest.mark.parametrize("L", [2, 3, 6, 8])
 def test_numeric_route_to_dps_and_two_paths(L):
     m, g = sp.Rational(3, 2), sp.Rational(1, 4)
-    kc = critical_lam_theta_value(L, m, g, dps=40)
+    kc = critical_lam_theta(L, m, g, dps=40)
     with mpmath.workdps(40):
         other = mpmath.mpf(hopf_by_frequency(L, m, g))
         assert mpmath.almosteq(kc, other, rel_eps=mpmath.mpf(10) ** -35)
@@ -106,7 +116,7 @@ def test_conditions_are_the_stability_set():
     for L in (2, 3, 4):
         res = stability_conditions(L)
         for m, g in POINTS:
-            kc = critical_lam_theta_value(L, m, g, dps=20)
+            kc = critical_lam_theta(L, m, g, dps=20)
             for k in (kc / 3, kc * mpmath.mpf("0.999"), kc * mpmath.mpf("1.001"), 3 * kc):
                 kq = sp.Rational(mpmath.nstr(k, 15))
                 vals = {mu: m, gamma: g, lam: kq, theta: 1}
@@ -191,15 +201,16 @@ def test_verify_bad_claims(claim, words):
 @pytest.mark.parametrize(
     ("kwargs", "words"),
     [
-        ({"mu_value": -1, "gamma_value": 1}, "mu must be positive"),
-        ({"mu_value": 1, "gamma_value": 0}, "gamma must be positive"),
-        ({"mu_value": 1, "gamma_value": 1, "dps": 4}, "dps must be an integer between 5"),
-        ({"mu_value": 1, "gamma_value": 1, "dps": 10001}, "dps must be an integer between 5"),
+        ({"mu": -1, "D": 1}, "mu must be positive"),
+        ({"mu": 1, "D": 0}, "D must be"),
+        ({"mu": 1, "D": 1, "dps": 4}, "dps must be an integer between 5"),
+        ({"mu": 1, "D": 1, "dps": 10001}, "dps must be an integer between 5"),
     ],
 )
 def test_numeric_route_bad_input(kwargs, words):
+    D, dps = kwargs.pop("D"), kwargs.pop("dps", 15)
     with pytest.raises(SymdelayInputError, match=words):
-        critical_lam_theta_value(2, **kwargs)
+        critical(FoundingModel(L=2, lam=1, **kwargs), at=[D], dps=dps)
 
 
 @pytest.mark.parametrize("L", [2, 3, 4, 5])

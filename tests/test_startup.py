@@ -66,7 +66,7 @@ def test_the_numeric_critical_path_needs_no_sympy_and_agrees_with_the_closed_for
     head, text = _numeric_run([*argv, "--json"])
     assert head == "0 True"  # the closed forms are symbolic
     record = json.loads(text)
-    assert record["theta_c_of_D"] == "8*(D + 3)**3/(D*(D + 9)**2)"
+    assert record["closed_forms"]["theta_c_of_D"] == "8*(D + 3)**3/(D*(D + 9)**2)"
     assert [p["theta_c"] for p in record["points"]] == [t for _, t in values]
 
 

@@ -210,7 +210,7 @@ def test_dde_theta_window_certified_numerics_against_closed_form():
     # are k_n = sqrt(mu^2 + w_n^2), w_n D in (2 pi n + pi/2, 2 pi n + pi), tan(w D) = -w/mu
     mu, D = 1, 1
     w = window(build_model("dde", mu=mu, lam=1, D=D), "theta", lo=0, hi=30)
-    assert not w.certified and "certified numerics" in w.method
+    assert not w.certified and "certified numerics" in w.algorithm and w.method == "generic"
     ks = []
     for n in range(5):
         a, b = 2 * math.pi * n + math.pi / 2, 2 * math.pi * n + math.pi
@@ -317,9 +317,11 @@ def test_kappa_star_L2_closed_form_and_L3_certified():
 def test_records_json_and_latex():
     w = window(build_model("erlang", L=3, mu=1, lam=1, theta=5), "D", method="generic")
     j = w.to_json()
-    assert j["model"] and j["param"] == "D" and j["values"] == {"mu": "1", "lam": "1", "theta": "5"}
-    assert j["dps"] == 15 and "exact" in j["method"]
-    lo = j["intervals"][0]["lo"]
+    assert j["model"] and j["param"] == "D"
+    assert j["parameters"] == {"L": 3, "mu": "1", "lam": "1", "theta": "5"}
+    assert j["dps"] == 15 and "exact" in j["method"]["algorithm"]
+    assert j["method"]["path"] == "generic"
+    lo = j["ends"][0]["lo"]
     assert isinstance(lo["value"], str) and float(lo["value"]) == pytest.approx(1.0554299011818343)
     assert w._repr_latex_().startswith("$") and r"\cup" not in w._repr_latex_()
     e = extremum(build_model("erlang", L=2, mu=1, lam=1), "D")

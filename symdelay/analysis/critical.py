@@ -9,56 +9,76 @@ for its fast path first (the founding model's Hopf parametrisation, to any preci
 :func:`symdelay.analysis.crossing.critical_parameter` (exact resultants, counts of unstable
 roots checked on both sides) and the smallest crossing among them is the critical value;
 when the equilibrium itself moves with the parameter, :func:`critical_by_verdicts`. Both
-paths return a :class:`CriticalCurve`.
+paths return one :class:`CriticalCurve` with one key set: the model's own options
+(``parameters``), the factors that carry the parameter (printed once, for the model as
+given), one row per point, and the closed forms the model's family knows (attached by
+both paths from the family, :func:`symdelay.analysis.entry.closed_forms`).
 
 >>> from symdelay.models import build_model
 >>> c = critical(build_model("erlang", L=2, mu=1, lam=1, D=1), method="generic")
 >>> c.to_json()["points"][0]["theta_c"], c.mode
 ('9.00000000000000', 'difference')
->>> critical(build_model("erlang", L=2, mu=1, lam=1), at=[1, 2]).to_json()["theta_c_of_D"]
+>>> critical(build_model("erlang", L=2, mu=1, lam=1), at=[1, 2]).to_json()["closed_forms"]["theta_c_of_D"]
 '(D + 2)**2/D'
 """
 
 from __future__ import annotations
 
+import decimal
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import mpmath
 
-from symdelay.analysis.entry import declined, require_table, specialisation
+from symdelay.analysis.entry import closed_forms, declined, require_table, specialisation
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps
 from symdelay.core.result import Result
 
-__all__ = ["CriticalCurve", "CriticalPoint", "critical", "critical_by_verdicts"]
+__all__ = [
+    "CriticalCurve",
+    "CriticalPoint",
+    "ColumnPoints",
+    "CurveFactor",
+    "critical",
+    "critical_by_verdicts",
+    "critical_record",
+    "point_label",
+    "shown_parameters",
+]
 
 
 @dataclass(frozen=True)
 class CriticalPoint:
     """One point of a critical curve: the swept value ``at`` (None: the model's own), the
     ``critical`` value (mpmath inf: no crossing for any value > 0), the crossing frequency
-    ``omega`` (None without a crossing), the ``mode`` it comes from, and, from the generic
-    path, every factor's :class:`~symdelay.analysis.crossing.CriticalParameter`
-    (``per_factor``: ``(Factor, CriticalParameter)`` pairs) and a ``note``."""
+    ``omega`` (None without a crossing), the ``mode`` it comes from, a ``note`` (what was
+    searched, where that bounds the answer) and ``label`` (the swept value as given). The
+    generic path keeps every factor's :class:`~symdelay.analysis.crossing.CriticalParameter`
+    in ``per_factor`` (``(Factor, CriticalParameter)`` pairs: its proof; not in the record).
+    ``param``, ``over``: the names, under which the point also reads as its record does
+    (``p.theta_c`` is ``p.critical`` and ``p.D`` is ``p.at`` for the critical theta over D).
+    """
 
     at: object
     critical: mpmath.mpf
     omega: mpmath.mpf | None
     mode: str | None = None
-    per_factor: tuple = ()
+    per_factor: tuple = field(default=(), compare=False)
     note: str = ""
-    label: str | None = None  # the swept value as given (printed as is)
+    label: str | None = None
+    param: str = "theta"
+    over: str = "D"
 
-    @property
-    def theta_c(self):
-        """The founding name of the critical value (the critical theta)."""
-        return self.critical
-
-    @property
-    def D(self):
-        """The founding name of the swept value (the mean delay)."""
-        return self.at
+    def __getattr__(self, name):
+        # only names the point lacks arrive here: its record's keys
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name == f"{self.param}_c":
+            return self.critical
+        if name == self.over:
+            return self.at
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def record(self, param: str, over: str, dps: int) -> dict:
         from symdelay.core.numbers import format_number
@@ -73,25 +93,55 @@ class CriticalPoint:
             "omega": format_number(self.omega, dps),
             "mode": self.mode,
         }
-        if self.note:
+        if self.note:  # what was searched (a crossing found by verdicts: no specialisation)
             out["note"] = self.note
-        if self.per_factor:
-            out["factors"] = [
-                {"factor": str(f.factor), "mode": f.mode, **c.to_json()} for f, c in self.per_factor
-            ]
         return out
+
+
+class ColumnPoints(Sequence):
+    """The points of a float64 run as its columns ``(at, critical, omega)`` (arrays; ``at``
+    None: the model's own), each :class:`CriticalPoint` made when read (a plot reads the
+    columns through :meth:`CriticalCurve.arrays`)."""
+
+    def __init__(self, at, critical, omega, mode, param="theta", over="D"):
+        self.columns, self._names = (at, critical, omega), (mode, param, over)
+
+    def __len__(self) -> int:
+        return len(self.columns[1])
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        at, crit, om = (None if c is None else float(c[i]) for c in self.columns)
+        mode, param, over = self._names
+        return CriticalPoint(at, crit, None if om != om else om, mode, param=param, over=over)
+
+
+@dataclass(frozen=True)
+class CurveFactor:
+    """A factor of the characteristic function that carries the parameter, for the model as
+    given (the swept option symbolic where the sweep substitutes it): ``text`` (SymPy
+    syntax, symdelay's names), its ``mode`` and ``multiplicity``."""
+
+    text: str
+    mode: str | None
+    multiplicity: int = 1
+
+    def record(self) -> dict:
+        return {"factor": self.text, "mode": self.mode, "multiplicity": self.multiplicity}
 
 
 @dataclass(frozen=True)
 class CriticalCurve(Result):
     """The critical ``param`` (and crossing frequency) at each value of ``over``.
 
-    ``L``, ``mu``, ``lam``: the model's options as shown (None where the model has no such
-    option); ``method``: the path that computed it (``"specialised"`` or ``"generic"``).
-    ``closed_forms``: set by the founding specialisation, a function giving ``(lam theta_c
-    (mu, gamma), theta_c(D))`` in closed form (None where there is none); read through
-    :attr:`critical_lam_theta`, :attr:`theta_c_of_D` and their ``_latex`` (None otherwise).
-    A one-point curve (``at=None``) also reads as its point: ``.critical``, ``.omega``, ...
+    ``parameters``: the model's own options as shown (text; ``L`` an int or ``"inf"``);
+    ``method``: the path that computed it (``"specialised"`` or ``"generic"``);
+    ``factors``: the factors (:class:`CurveFactor`) that carry ``param``, printed once;
+    ``closed_forms``: what the model's family knows in closed form (a mapping of SymPy
+    expressions, derived when first read; None where the family knows none), the same
+    from both paths. A one-point curve (``at=None``) also reads as its point:
+    ``.critical``, ``.omega``, ...
     """
 
     param: str
@@ -99,53 +149,10 @@ class CriticalCurve(Result):
     points: tuple[CriticalPoint, ...]
     dps: int
     model_name: str | None = None
-    L: object = None
-    mu: object = None
-    lam: object = None
+    parameters: dict = field(default_factory=dict)
     method: str = "generic"
+    factors: tuple = ()
     closed_forms: object = field(default=None, compare=False, repr=False)
-
-    # ------------------------------------------------------------ closed forms
-    def closed_form(self):
-        """``(lam*theta_c(mu, gamma), theta_c(D))`` in closed form, or ``(None, None)``."""
-        if self.closed_forms is None:
-            return None, None
-        return self._closed
-
-    @cached_property
-    def _closed(self):
-        return self.closed_forms()
-
-    @property
-    def critical_lam_theta(self):
-        """``lam*theta_c`` as a function of ``mu, gamma`` (founding model, 2 <= L <= 5)."""
-        return self.closed_form()[0]
-
-    @property
-    def theta_c_of_D(self):
-        """``theta_c(D)`` at this curve's ``mu, lam`` (None when its numbers are too long)."""
-        from symdelay.core.exact import printable
-
-        th = self.closed_form()[1]
-        return th if th is not None and printable(th) else None
-
-    @property
-    def critical_lam_theta_latex(self) -> str | None:
-        k = self.critical_lam_theta
-        if k is None:
-            return None
-        from symdelay.core.latex import tex  # loads SymPy: only when there is a formula
-
-        return tex(k)
-
-    @property
-    def theta_c_of_D_latex(self) -> str | None:
-        th = self.theta_c_of_D
-        if th is None:
-            return None
-        from symdelay.core.latex import tex
-
-        return tex(th)
 
     # ------------------------------------------------------------ one point
     def _only(self) -> CriticalPoint:
@@ -177,65 +184,65 @@ class CriticalCurve(Result):
         return self._only().note
 
     # ------------------------------------------------------------ records
-    def _text(self, v):
-        if v is None or isinstance(v, str):
-            return v
-        from symdelay.core.numbers import format_exact
-
-        return format_exact(v)
-
     @property
     def L_key(self):
-        """``L`` as printed: an int, ``"inf"``, text or None."""
-        from symdelay.core.params import is_infinite_L
-
-        if self.L is None or isinstance(self.L, str):
-            return self.L
-        return "inf" if is_infinite_L(self.L) else int(self.L)
+        """``L`` as printed (an int or ``"inf"``), None for a model without one."""
+        return self.parameters.get("L")
 
     def point_records(self) -> list[dict]:
-        """The points as in :meth:`record` (without deriving the closed forms)."""
+        """The points as in :meth:`record`."""
         return [p.record(self.param, self.over, self.dps) for p in self.points]
 
     def header(self) -> dict:
-        """``model``, ``L``, ``mu``, ``lam``, ``param``, ``over``, ``method`` as in :meth:`record`."""
+        """``model``, ``L``, ``parameters``, ``param``, ``over``, ``method`` as in
+        :meth:`record` (without the closed forms, which load SymPy)."""
         return {
             "model": self.model_name,
             "L": self.L_key,
-            "mu": self._text(self.mu),
-            "lam": self._text(self.lam),
+            "parameters": dict(self.parameters),
             "param": self.param,
             "over": self.over,
             "method": self.method,
         }
 
+    def closed_form_record(self) -> dict | None:
+        """The closed forms as text and LaTeX (``name`` and ``name_latex``; None where the
+        family has none for these options), or None where the family knows none."""
+        if self.closed_forms is None:
+            return None
+        out = {}
+        for name, expr in self.closed_forms.items():
+            if expr is None:
+                out[name] = out[f"{name}_latex"] = None
+                continue
+            from symdelay.core.latex import tex  # loads SymPy: only when there is a formula
+
+            out[name] = str(expr)
+            out[f"{name}_latex"] = tex(expr)
+        return out
+
     def record(self) -> dict:
-        k_c, th_c = self.critical_lam_theta, self.theta_c_of_D
         return {
             **self.header(),
+            "factors": [f.record() for f in self.factors],
             "points": self.point_records(),
-            # closed forms (null where none): lam*theta_c(mu, gamma) and theta_c(D) at
-            # these mu, lam, as text and as LaTeX (symdelay's names: lam -> \lambda)
-            "critical_lam_theta": None if k_c is None else str(k_c),
-            "critical_lam_theta_latex": self.critical_lam_theta_latex,
-            "theta_c_of_D": None if th_c is None else str(th_c),
-            "theta_c_of_D_latex": self.theta_c_of_D_latex,
+            "closed_forms": self.closed_form_record(),
         }
 
     def arrays(self):
         """``(at, critical, omega)`` as float64 numpy arrays (NaN where there is none)."""
         import numpy as np
 
+        if isinstance(self.points, ColumnPoints):
+            return tuple(np.array(c, dtype=float) for c in self.points.columns)
         at = np.array([np.nan if p.at is None else float(p.at) for p in self.points])
         cr = np.array([float(p.critical) for p in self.points])
         om = np.array([np.nan if p.omega is None else float(p.omega) for p in self.points])
         return at, cr, om
 
     def caption(self) -> str:
-        if self.L is not None and self.mu is not None and self.lam is not None:
-            head = f"L = {self.L_key}, mu = {self._text(self.mu)}, lam = {self._text(self.lam)}"
-        else:
-            head = str(self.model_name)
+        shown = ", ".join(f"{k} = {v}" for k, v in self.parameters.items())
+        head = shown or str(self.model_name)
         return f"{head}: critical {self.param} and frequency"
 
     def table(self):
@@ -244,46 +251,168 @@ class CriticalCurve(Result):
         return [self.over, key, "omega"], rows, self.caption()
 
     def latex(self) -> str:
-        """The closed form ``theta_c(D)`` (when there is one) and the table of points."""
-        import sympy as sp
-
+        """The closed forms (when the family has them) and the table of points."""
         from symdelay.core.display import latex_array, latex_number
         from symdelay.core.latex import tex
         from symdelay.model.core import _symbol
 
-        rec = self.to_json()
         key = f"{self.param}_c"
         sym = tex(_symbol(self.param))
         over = tex(_symbol(self.over))
         rows = [
             [latex_number(p[self.over]), latex_number(p[key]), latex_number(p["omega"])]
-            for p in rec["points"]
+            for p in self.point_records()
         ]
         lines = []
-        if self.L is not None and self.mu is not None and self.lam is not None:
+        if self.parameters:
             lines.append(
-                rf"L = {latex_number(rec['L'])},\ \mu = {tex(sp.sympify(self.mu))},\ "
-                rf"\lambda = {tex(sp.sympify(self.lam))}"
+                r",\ ".join(
+                    f"{tex(_symbol(k))} = {latex_number(v)}" for k, v in self.parameters.items()
+                )
             )
-        if rec["theta_c_of_D_latex"] is not None:
-            lines.append(rf"\theta_c(D) = {rec['theta_c_of_D_latex']}")
+        forms = self.closed_form_record() or {}
+        if forms.get("theta_c_of_D_latex") is not None:
+            lines.append(rf"{sym}_c({over}) = {forms['theta_c_of_D_latex']}")
         lines.append(latex_array([over, sym + "_c", r"\omega"], rows))
         if len(lines) == 1:
             return lines[0]
         return r"\begin{gathered}" + r" \\ ".join(lines) + r"\end{gathered}"
 
 
+def critical_record(model, param, over, points, dps, method, factors) -> CriticalCurve:
+    """The record both paths return: the model's shown options and its family's closed
+    forms attached here, once for both."""
+    return CriticalCurve(
+        param,
+        over,
+        points if isinstance(points, ColumnPoints) else tuple(points),
+        dps,
+        model.name,
+        shown_parameters(model, skip=(param, over)),
+        method,
+        tuple(factors),
+        closed_forms(model, "critical"),
+    )
+
+
+def shown_parameters(model, skip=()) -> dict:
+    """The model's own options as a record shows them (text; ``L`` an int or ``"inf"``),
+    without ``skip`` and those not given: a family's model object's checked options (the
+    founding model's numbers, without SymPy), the options a family built a transition table
+    from, else the values of its parameters."""
+    from symdelay.analysis.entry import family_options
+
+    # (vars: a family's model object builds its transition table for an attribute it lacks)
+    opts = vars(model).get("numbers")  # checked Fractions (no SymPy needed)
+    if isinstance(opts, dict):
+        opts = {"L": vars(model).get("phases"), **opts}
+    else:
+        opts = family_options(model)  # a family's model object: its checked options
+        if opts is None:  # a transition table built by a family: the options it was given
+            opts = getattr(vars(model).get("rebuild"), "options", None)
+        if opts is None:
+            opts = {str(k): v for k, v in model.values.items()}
+    out = {}
+    for k, v in opts.items():
+        if v is None or k in skip:
+            continue
+        out[k] = _L_text(v) if k == "L" else _text(v)
+    return out
+
+
+def _L_text(v):
+    from symdelay.core.params import is_infinite_L
+
+    if is_infinite_L(v):
+        return "inf"
+    text = str(v).strip()
+    return int(text) if text.isdigit() else text
+
+
+def _text(v):
+    """An option as text: a number as its exact decimal when short (``1``, ``0.05``,
+    ``1e+300``), else its exact form (``1/3``); an expression as written."""
+    from symdelay.core.exact import exact_fraction
+    from symdelay.core.numbers import format_exact
+
+    if isinstance(v, (list, tuple)):
+        return [_text(x) for x in v]
+    try:
+        f = exact_fraction("an option", v)
+    except (SymdelayInputError, TypeError, ValueError):
+        f = None
+    if f is None:  # an expression, a name
+        return v.strip() if isinstance(v, str) else str(v)
+    from symdelay.core.params import exact_decimal
+
+    d = exact_decimal(f)  # 0.05 as typed, whether given as text, Fraction or SymPy number
+    return d if d is not None and len(d) <= 20 else format_exact(f)
+
+
+def point_label(v) -> str:
+    """The swept value as the user wrote it (text, stripped; a float's repr) or, for an
+    exact number, its integer or a 20-digit decimal."""
+    from symdelay.core.exact import exact_fraction
+    from symdelay.core.numbers import format_exact
+
+    if isinstance(v, str):
+        return v.strip()
+    if isinstance(v, mpmath.mpf):
+        return mpmath.nstr(v, 20)
+    if isinstance(v, float) or type(v).__module__ == "numpy":
+        return repr(float(v))
+    try:
+        f = exact_fraction("a value", v)
+    except (SymdelayInputError, TypeError, ValueError):
+        return str(v)
+    if f is None:
+        return str(v)
+    if f.denominator == 1:
+        return str(f.numerator) if abs(f.numerator) < 10**20 else format_exact(f)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 20
+        return str(decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator))
+
+
 # ---------------------------------------------------------------- the entry
 def critical(
-    model, param: str = "theta", over: str = "D", at=None, dps: int = 15, method: str = "auto"
+    model,
+    param: str = "theta",
+    over: str = "D",
+    at=None,
+    dps: int = 15,
+    method: str = "auto",
+    *,
+    float64: bool = False,
 ) -> CriticalCurve:
     """The critical ``param`` (smallest value > 0 at which roots cross the imaginary axis)
-    and the crossing frequency, at each value of ``over`` in ``at`` (a list; ``None``: the
-    model as given, one point).
+    and the crossing frequency, at each value of ``over`` in ``at``.
 
-    The generic path rebuilds the model at each value (a parameter of the model: its value;
-    the option of the family that built it; ``D`` of an Erlang chain with a free phase rate
-    ``gamma``: ``gamma = L/D``) and refuses, in one line, a model that cannot vary ``over``.
+    Parameters
+    ----------
+    model : Model
+        The model, every parameter but ``param`` (and ``over``, when swept) a number.
+    param : str
+        The parameter whose critical value is sought (default ``"theta"``).
+    over : str
+        The option swept (default ``"D"``, the mean delay).
+    at : list or None
+        The values of ``over`` (numbers or their text); None: the model as given, one point.
+    dps : int
+        Significant digits of every printed number (5..10000).
+    method : {"auto", "generic", "specialised"}
+        The family's fast path first (``"auto"``), or one path only.
+    float64 : bool
+        For plots and scans over many values: a family's fast path may run in float64
+        (about 14 digits, no certificate; the record's ``dps`` says so). The generic path
+        answers exactly as always.
+
+    Returns
+    -------
+    CriticalCurve
+        One record whatever the path. The generic path varies ``over`` as the model allows
+        (its parameter, its family's option, ``gamma = L/D`` of an Erlang chain: the model
+        prepared once), or refuses in one line.
     """
     dps = as_dps(dps)
     if at is not None and (isinstance(at, (str, bytes)) or not hasattr(at, "__iter__")):
@@ -294,7 +423,7 @@ def critical(
             raise SymdelayInputError(f"give at least one value of {over} (at=[...])")
     fast = specialisation(model, "critical", method)
     if fast is not None:
-        result = fast(model, param=param, over=over, at=at, dps=dps)
+        result = fast(model, param=param, over=over, at=at, dps=dps, float64=float64)
         if result is not None:
             return result
         declined(model, "critical", method)
@@ -303,37 +432,28 @@ def critical(
 
     if at is None:
         check_analysis_cost(model)
-        points = (_critical_point(model, param, dps),)
-    else:
-        pts = []
-        swept = _swept(model, param, over, at[0])
-        for v in at:
-            if swept is not None:
-                p = swept(v, dps)
-            else:
-                m = _vary(model, over, v)
-                check_analysis_cost(m)
-                p = _critical_point(m, param, dps)
-            label = v.strip() if isinstance(v, str) else _label(v)
-            pts.append(CriticalPoint(_value(over, v), *_fields(p), label=label))
-        points = tuple(pts)
-    L, mu_v, lam_v = _shown(model)
-    return CriticalCurve(param, over, points, dps, model.name, L, mu_v, lam_v, "generic")
+        p = _critical_point(model, param, dps)
+        points = (CriticalPoint(None, *_fields(p), param=param, over=over),)
+        return critical_record(
+            model, param, over, points, dps, "generic", _factors_shown(model, param)
+        )
+    pts = []
+    swept = _swept(model, param, over, at[0])
+    for v in at:
+        if swept is not None:
+            p = swept.point(v, dps)
+        else:
+            m = _vary(model, over, v)
+            check_analysis_cost(m)
+            p = _critical_point(m, param, dps)
+        at_v = _value(over, v)
+        pts.append(CriticalPoint(at_v, *_fields(p), point_label(v), param, over))
+    factors = swept.factors if swept is not None else _factors_shown(model, param)
+    return critical_record(model, param, over, pts, dps, "generic", factors)
 
 
 def _fields(p: CriticalPoint) -> tuple:
     return p.critical, p.omega, p.mode, p.per_factor, p.note
-
-
-def _label(v) -> str:
-    from symdelay.core.numbers import format_exact
-
-    if isinstance(v, float):
-        return repr(v)
-    try:
-        return format_exact(v)
-    except (TypeError, ValueError, AttributeError):
-        return str(v)
 
 
 def _value(over: str, v):
@@ -345,18 +465,17 @@ def _value(over: str, v):
         return v
 
 
-def _shown(model):
-    """``(L, mu, lam)`` of the header: the options the model was built with when it carries
-    them (a founding model, a model built by its family), else ``mu, lam`` from its values."""
-    from symdelay.analysis.entry import family_options
+def _factors_shown(model, param: str) -> tuple:
+    """The factors of the model as given that carry ``param`` (none where its equilibrium
+    moves with ``param``: no closed-form factor)."""
+    from symdelay.model.core import _symbol
 
-    opts = getattr(vars(model).get("rebuild"), "options", None)
-    if opts is None:
-        opts = family_options(model)
-    if isinstance(opts, dict):
-        return opts.get("L"), opts.get("mu"), opts.get("lam")
-    values = {str(k): v for k, v in model.values.items()}
-    return None, values.get("mu"), values.get("lam")
+    p = _symbol(param)
+    if p not in model.domains or not model.equilibrium_is_closed_form_in(p):
+        return ()
+    return tuple(
+        CurveFactor(str(f.factor), f.mode, f.multiplicity) for f in model.factors if f.factor.has(p)
+    )
 
 
 def _vary(model, over: str, value):
@@ -414,7 +533,8 @@ def _swept_build(model, param: str, over: str, first):
     the roots of the factors: O(factors), not O(L^2); every crossing up to ``UPTO`` times
     the first, the counts on both sides by transversality); where that does not apply, the
     expanded coefficients go to :func:`symdelay.analysis.crossing.critical_linear` (the
-    positive roots of one polynomial in ``w^2`` by Descartes). Returns ``point(value, dps) -> CriticalPoint``, or None where
+    positive roots of one polynomial in ``w^2`` by Descartes). Returns a :class:`_Swept`
+    (``point(value, dps) -> CriticalPoint`` and the factors as printed), or None where
     this does not apply (another swept option, a factor not linear in ``param``, a family
     whose model at D is not this one with ``gamma = L/D``): the caller rebuilds per point.
     """
@@ -478,8 +598,10 @@ def _swept_build(model, param: str, over: str, first):
         top = max(d, default=0)
         return flint.fmpq_poly([d.get(e, 0) for e in range(top + 1)])
 
-    prepared = []
+    prepared, shown = [], []
+    names = ("r", param, "gamma")
     for mode, mult, terms in factors:
+        shown.append(CurveFactor(_poly_text(terms, names), mode, mult))
         if max(j for _k, j, _e in terms) != 1:
             return None
         n = max(k for k, _j, _e in terms) + 1
@@ -526,7 +648,24 @@ def _swept_build(model, param: str, over: str, first):
         fac, best = min(per, key=lambda fc: fc[1].p_c)
         return CriticalPoint(None, best.p_c, best.omega, fac.mode, tuple(per))
 
-    return point
+    return _Swept(point, tuple(shown))
+
+
+@dataclass(frozen=True)
+class _Swept:
+    """A model prepared for a sweep: ``point(value, dps)`` and its ``factors`` (printed)."""
+
+    point: object
+    factors: tuple
+
+
+def _poly_text(terms, names) -> str:
+    """``{(k, j, e): fmpq}`` (``c r^k p^j gamma^e``) as SymPy text, highest power of r first
+    (flint prints it: no SymPy expression is built)."""
+    import flint
+
+    ctx = flint.fmpq_mpoly_ctx.get(names, "lex")
+    return str(ctx.from_dict({m: c for m, c in terms.items() if c})).replace("^", "**")
 
 
 #: The swept path lists the crossings up to this multiple of the first (the rest need not be
@@ -898,9 +1037,9 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> CriticalCu
     was searched; no change found means ``inf`` *within the searched range*, not a proof
     beyond it. (:func:`critical` takes this branch by itself.)
     """
-    L, mu_v, lam_v = _shown(model)
-    point = _point_by_verdicts(model, param, search)
-    return CriticalCurve(param, "D", (point,), 15, model.name, L, mu_v, lam_v, "generic")
+    p = _point_by_verdicts(model, param, search)
+    point = CriticalPoint(None, *_fields(p), param=param)
+    return critical_record(model, param, "D", (point,), 15, "generic", ())
 
 
 def _point_by_verdicts(model, param: str = "theta", search=None) -> CriticalPoint:

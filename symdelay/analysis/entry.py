@@ -25,9 +25,19 @@ symdelay.core.errors.SymdelayInputError: method must be one of auto, generic, sp
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cached_property
+
 from symdelay.core.errors import SymdelayInputError
 
-__all__ = ["METHODS", "specialisation", "declined", "require_table"]
+__all__ = [
+    "METHODS",
+    "ClosedForms",
+    "closed_forms",
+    "specialisation",
+    "declined",
+    "require_table",
+]
 
 METHODS = ("auto", "generic", "specialised")
 
@@ -72,3 +82,49 @@ def family_options(model) -> dict | None:
     models: ``L``, ``mu``, ...; None for a plain transition table)."""
     options = getattr(model, "options", None)
     return options if isinstance(options, dict) else None
+
+
+class ClosedForms(Mapping):
+    """What a model's family knows of one quantity in closed form: ``{name: SymPy
+    expression or None}``, derived when first read (a numeric answer printed as text never
+    pays for SymPy)."""
+
+    def __init__(self, compute):
+        self._compute = compute
+
+    @cached_property
+    def _forms(self) -> dict:
+        return dict(self._compute())
+
+    def __getitem__(self, name):
+        return self._forms[name]
+
+    def __iter__(self):
+        return iter(self._forms)
+
+    def __len__(self) -> int:
+        return len(self._forms)
+
+    def __repr__(self) -> str:
+        return f"ClosedForms({self._forms!r})"
+
+
+def closed_forms(model, quantity: str) -> ClosedForms | None:
+    """The closed forms of ``quantity`` that the model's family knows, the same for every
+    path: the family's function named in its model class's ``CLOSED_FORMS`` (``{quantity:
+    "module:function"}``, the function taking the model), cached on the model; None where
+    the family knows none. Both paths of an entry attach them to its record, so that the
+    specialised and the generic record of one model carry the same closed forms."""
+    target = getattr(type(model), "CLOSED_FORMS", {}).get(quantity)
+    if target is None:
+        return None
+
+    def build():
+        import importlib
+
+        module, _, attr = target.partition(":")
+        fn = getattr(importlib.import_module(module), attr)
+        return ClosedForms(lambda: fn(model))
+
+    cached = getattr(model, "cached", None)
+    return build() if cached is None else cached(f"closed forms:{quantity}", build)

@@ -58,12 +58,13 @@ Special cases: :func:`unstable_theta` (the window in theta from 0), :func:`worst
 
 >>> from symdelay.models import build_model
 >>> w = window(build_model("erlang", L=2, mu=1, lam=1, D=1), "theta", lo=0)
->>> [(e["lo"]["value"], e["hi"]["value"]) for e in w.to_json()["intervals"]]
-[('9.00000000000000', 'inf')]
+>>> w.to_json()["intervals"]
+[['9.00000000000000', 'inf']]
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
@@ -120,12 +121,13 @@ class WindowEnd:
     """One end of an interval (or one breakpoint).
 
     ``value`` (mpmath, ``+-inf`` allowed); ``lower``/``upper``: an exact rational bracket
-    (None at a domain end given exactly: then ``value`` is exact); ``omega``: the crossing
-    frequencies there (0 for a real root); ``kind``: ``"r = 0"``, ``"r = i omega"``,
-    ``"r = i omega (not isolated)"`` (Arb could not resolve the roots on the axis there),
-    ``"degree drop"`` (a root through infinity), ``"singular"`` (a rate's denominator
-    vanishes), ``"domain end"`` or ``"infinite"``. Quasi-polynomial windows give no
-    bracket (certified numerics, see :func:`window`).
+    (None at a domain end given exactly, or where the path gives no bracket: the founding
+    closed form, certified numerics); ``omega``: the crossing frequencies there (0 for a
+    real root); ``kind``: ``"r = 0"``, ``"r = i omega"``, ``"r = i omega (not isolated)"``
+    (Arb could not resolve the roots on the axis there), ``"degree drop"`` (a root through
+    infinity), ``"singular"`` (a rate's denominator vanishes), ``"domain end"`` or
+    ``"infinite"``. The record gives value, frequencies and kind (the bracket is the
+    generic path's certificate, kept on the object).
     """
 
     value: mpmath.mpf
@@ -137,23 +139,16 @@ class WindowEnd:
     def to_json(self, dps: int) -> dict:
         return {
             "value": _decimal(self.value, dps),
-            "bracket": None
-            if self.lower is None
-            else [_bracket_text(self.lower), _bracket_text(self.upper)],
             "omega": [_decimal(w, dps) for w in self.omega],
             "kind": self.kind,
         }
-
-
-def _bracket_text(q: sp.Rational) -> str:
-    return str(q)
 
 
 @dataclass(frozen=True)
 class WindowInterval:
     """An open interval ``(lo, hi)`` of instability; ``unstable_roots``: the number of
     roots with ``Re r > 0`` on each piece between the breakpoints inside it (usually one
-    piece)."""
+    piece; empty where the path does not count them)."""
 
     lo: WindowEnd
     hi: WindowEnd
@@ -170,84 +165,78 @@ class WindowInterval:
         return 2
 
     def to_json(self, dps: int) -> dict:
-        return {
-            "lo": self.lo.to_json(dps),
-            "hi": self.hi.to_json(dps),
-            "unstable_roots": list(self.unstable_roots),
-        }
+        return {"lo": self.lo.to_json(dps), "hi": self.hi.to_json(dps)}
 
 
-class _Details:
-    """What a family's specialisation adds to a generic record: ``extra`` (JSON keys of its
-    own, which take precedence in :meth:`record`) and ``details`` (its own values, read as
-    attributes: ``w.explanation``, ``e.theta_star``)."""
-
-    def __getattr__(self, name):
-        details = self.__dict__.get("details") or {}
-        if name in details:
-            return details[name]
-        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
-
-    def _with_extra(self, out: dict) -> dict:
-        out.update(self.extra or {})
-        return out
+def _method(path: str, algorithm: str, notes) -> dict:
+    """The record's one key that names the path: which, how, and what it noted."""
+    return {"path": path, "algorithm": algorithm, "notes": list(notes)}
 
 
 @dataclass(frozen=True)
-class Window(_Details, Result):
+class Window(Result):
     """The values of ``param`` in ``(range_lo, range_hi)`` at which the equilibrium is
     unstable: maximal open ``intervals``; ``breakpoints`` every value where the count of
     unstable roots may change and ``counts[i]`` the count on the gap before
     ``breakpoints[i]`` (one more count than breakpoints; empty when a closed form gives the
-    intervals alone). ``extra``/``details``: what a family's specialisation adds (the
-    founding model's D-window: ``L``, ``theta``, ``explanation``)."""
+    intervals alone: the generic path's proof, kept on the object). ``parameters``: the
+    model's own options as shown (set by the entry, the same for both paths);
+    ``algorithm`` and ``notes``: how the path found it; ``method``: the path.
+
+    The record (one key set for every model and path): ``intervals`` as ``[lo, hi]``
+    pairs of decimals, ``ends`` (each interval's ends: value, crossing frequencies, kind),
+    ``parameters``, ``range``, ``certified``, and ``method`` (``{"path", "algorithm",
+    "notes"}``, the one key that may differ between the paths).
+    """
 
     model_name: str = field()  # (Result declares a class default: keep this one required)
     param: str
-    values: dict
+    parameters: dict
     dps: int
     range_lo: object
     range_hi: object
     intervals: tuple
     breakpoints: tuple
     counts: tuple
-    method: str
+    algorithm: str
     certified: bool = True
     notes: tuple = field(default=())
-    extra: dict = field(default_factory=dict)
-    details: dict = field(default_factory=dict)
+    method: str = "generic"
 
     def record(self) -> dict:
-        return self._with_extra(
-            {
-                "model": self.model_name,
-                "param": self.param,
-                "values": dict(self.values),
-                "dps": self.dps,
-                "range": [
-                    _range_text(self.range_lo, self.dps),
-                    _range_text(self.range_hi, self.dps),
-                ],
-                "intervals": [iv.to_json(self.dps) for iv in self.intervals],
-                "breakpoints": [b.to_json(self.dps) for b in self.breakpoints],
-                "unstable_counts": list(self.counts),
-                "method": self.method,
-                "certified": self.certified,
-                "notes": list(self.notes),
-            }
-        )
+        d = self.dps
+        return {
+            "model": self.model_name,
+            "param": self.param,
+            "parameters": dict(self.parameters),
+            "dps": d,
+            "range": [_range_text(self.range_lo, d), _range_text(self.range_hi, d)],
+            "intervals": [
+                [_decimal(iv.lo.value, d), _decimal(iv.hi.value, d)] for iv in self.intervals
+            ],
+            "ends": [iv.to_json(d) for iv in self.intervals],
+            "certified": self.certified,
+            "method": _method(self.method, self.algorithm, self.notes),
+        }
 
     def latex(self) -> str:
-        if "latex" in self.details:
-            return self.details["latex"]
+        """The unstable set as a union of open intervals (``\\emptyset`` when there is
+        none), the model's options beside."""
+        from symdelay.core.display import latex_number
         from symdelay.core.latex import tex
         from symdelay.model.core import _symbol
 
         name = tex(_symbol(self.param))
-        if not self.intervals:
-            return rf"\text{{stable for every }} {name} \in ({_tex_num(self.range_lo)}, {_tex_num(self.range_hi)})"
-        parts = [rf"({_tex_num(iv.lo.value)}, {_tex_num(iv.hi.value)})" for iv in self.intervals]
-        return rf"{name} \in " + r" \cup ".join(parts)
+        pairs = self.record()["intervals"]
+        parts = [rf"\left({latex_number(a)},\ {latex_number(b)}\right)" for a, b in pairs]
+        body = r" \cup ".join(parts) or r"\emptyset"
+        shown = r",\ ".join(
+            f"{tex(_symbol(k))} = {latex_number(v)}"
+            for k, v in self.parameters.items()
+            if isinstance(v, str | int)
+        )
+        text = rf"\{{{name} : \text{{unstable}}\}} = {body}"
+        return text + (rf" \quad ({shown})" if shown else "")
 
 
 def _range_text(v, dps):
@@ -259,19 +248,13 @@ def _range_text(v, dps):
 
 
 def _tex_num(x) -> str:
-    if isinstance(x, sp.Basic):
-        if x is sp.oo:
-            return r"\infty"
-        if x is -sp.oo:
-            return r"-\infty"
-        x = mpmath.mpf(int(x.p)) / int(x.q) if x.is_Rational else mpmath.mpf(str(sp.N(x, 20)))
     if mpmath.isinf(x):
         return r"\infty" if x > 0 else r"-\infty"
     return mpmath.nstr(x, 12)
 
 
 @dataclass(frozen=True)
-class Extremum(_Details, Result):
+class Extremum(Result):
     """Where the critical value of ``param`` is extreme as ``over`` varies.
 
     ``kind``: ``"min"``/``"max"`` of ``critical`` (``p_c(x)``, the first ``param`` above
@@ -279,17 +262,28 @@ class Extremum(_Details, Result):
     ``"stable"``: the smallest ``x`` from which the equilibrium is stable for every
     ``param`` in range (``stable_set`` holds every such gap). ``x_star`` (an Arb-isolated
     root of an exact polynomial, ``lower``/``upper`` its exact bracket, or a range end),
-    ``critical`` (``p_c(x_star)``), ``attained`` (False when only approached at an open
-    end), ``candidates``: ``(x, p_c(x))`` at every value examined. ``extra``/``details``:
-    what a family's specialisation adds (the founding worst delay: ``D_star``,
-    ``theta_star``, ``closed_form``, ...; the in-flight ``kappa_star``).
+    ``critical`` (``p_c(x_star)``), ``omega`` (the crossing frequencies there),
+    ``attained`` (False when only approached at an open end), ``candidates``: ``(x,
+    p_c(x))`` at every value examined (the generic path's proof, kept on the object);
+    ``turning``: where a ``"stable"`` boundary turns in the ``(over, param)`` plane, when the
+    path knows it (the in-flight crossing curve: ``{"omega", "lam_theta"}``; None from the
+    generic path, which does not compute it: not in the record).
+    ``closed_form``: what the model's family knows of this extremum in closed form
+    (``{name: SymPy expression}``, attached by the entry for both paths; None where it
+    knows none). The point also reads under its record's names: ``e.D_star`` is ``x_star``
+    and ``e.theta_star`` is ``critical`` for the worst delay, ``e.kappa_star`` for kappa*.
+
+    The record (one key set for every model and path): ``L`` and ``parameters`` (the
+    model's options), ``x_star`` and ``<over>_star``, ``critical`` and ``<param>_star``,
+    ``omega``, ``attained``, ``stable_set``, ``closed_form`` and ``method``
+    (``{"path", "algorithm", "notes"}``, the one key that may differ between the paths).
     """
 
     model_name: str = field()  # (Result declares a class default: keep this one required)
     over: str
     param: str
     kind: str
-    values: dict
+    parameters: dict
     dps: int
     x_star: object
     lower: sp.Rational | None
@@ -299,46 +293,103 @@ class Extremum(_Details, Result):
     attained: bool
     candidates: tuple
     stable_set: tuple
-    method: str
+    algorithm: str
     notes: tuple = field(default=())
-    extra: dict = field(default_factory=dict)
-    details: dict = field(default_factory=dict)
+    method: str = "generic"
+    closed_form: object = field(default=None, compare=False, repr=False)
+    turning: object = field(default=None, compare=False, repr=False)
+
+    def __getattr__(self, name):
+        # only names the record lacks arrive here: its record's <over>_star, <param>_star
+        if name.startswith("_"):
+            raise AttributeError(name)
+        fields = self.__dict__
+        if name == f"{fields.get('over')}_star":
+            return self.x_star
+        if name == f"{fields.get('param')}_star":
+            return self.critical
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def record(self) -> dict:
         d = self.dps
-        return self._with_extra(
-            {
-                "model": self.model_name,
-                "over": self.over,
-                "param": self.param,
-                "kind": self.kind,
-                "values": dict(self.values),
-                "dps": d,
-                "x_star": None if self.x_star is None else _decimal(self.x_star, d),
-                "bracket": None if self.lower is None else [str(self.lower), str(self.upper)],
-                "critical": None if self.critical is None else _decimal(self.critical, d),
-                "omega": [_decimal(w, d) for w in self.omega],
-                "attained": self.attained,
-                "candidates": [[_decimal(x, d), _decimal(v, d)] for x, v in self.candidates],
-                "stable_set": [[_decimal(a, d), _decimal(b, d)] for a, b in self.stable_set],
-                "method": self.method,
-                "notes": list(self.notes),
-            }
-        )
+        x = None if self.x_star is None else _decimal(self.x_star, d)
+        crit = None if self.critical is None else _decimal(self.critical, d)
+        forms = None
+        if self.closed_form is not None:
+            forms = {k: _form_text(v) for k, v in self.closed_form.items()}
+        return {
+            "model": self.model_name,
+            "over": self.over,
+            "param": self.param,
+            "kind": self.kind,
+            "L": self.parameters.get("L"),
+            "parameters": dict(self.parameters),
+            "dps": d,
+            "x_star": x,
+            f"{self.over}_star": x,
+            "critical": crit,
+            f"{self.param}_star": crit,
+            "omega": [_decimal(w, d) for w in self.omega],
+            "attained": self.attained,
+            "stable_set": [[_decimal(a, d), _decimal(b, d)] for a, b in self.stable_set],
+            "closed_form": forms,
+            "method": _method(self.method, self.algorithm, self.notes),
+        }
 
     def latex(self) -> str:
-        if "latex" in self.details:
-            return self.details["latex"]
         from symdelay.core.latex import tex
         from symdelay.model.core import _symbol
 
         x, p = tex(_symbol(self.over)), tex(_symbol(self.param))
         if self.x_star is None:
             return rf"\text{{no {self.kind} of }} {p}_c \text{{ over }} {x}"
-        head = rf"{x}^* = {_tex_num(self.x_star)}"
+        forms = self.closed_form or {}
+
+        def closed(name):
+            cf = forms.get(name)
+            return "" if cf is None else f"{tex(cf)} = "
+
+        head = rf"{x}^* = {closed(self.over + '_star')}{_tex_num(self.x_star)}"
         if self.kind == "stable":
             return head + rf",\quad \text{{stable for every }} {p} \text{{ from there}}"
-        return head + rf",\quad {p}_c({x}^*) = {_tex_num(self.critical)}"
+        tail = rf",\quad {p}_c({x}^*) = {closed(self.param + '_star')}{_tex_num(self.critical)}"
+        if not self.attained:
+            tail += r"\quad \text{(an infimum, not attained)}"
+        return head + tail
+
+
+def _form_text(v):
+    """A closed form as text, infinity spelled ``inf`` like every number symdelay prints."""
+    return None if v is None else ("inf" if v == sp.oo else str(v))
+
+
+#: The extrema with a name, whose closed forms a family may know (its ``CLOSED_FORMS``).
+NAMED_EXTREMA = {("min", "D", "theta"): "worst_delay", ("stable", "kappa", "theta"): "kappa_star"}
+
+
+def _finish_window(result: Window, model, vary: str, path: str) -> Window:
+    """The record both paths return: the model's options as shown, and the path."""
+    from symdelay.analysis.critical import shown_parameters
+
+    return dataclasses.replace(
+        result, parameters=shown_parameters(model, skip=(vary,)), method=path
+    )
+
+
+def _finish_extremum(result: Extremum, model, ranged: bool, path: str) -> Extremum:
+    """The record both paths return: the model's options as shown, the family's closed
+    forms of a named extremum over its whole range, and the path."""
+    from symdelay.analysis.critical import shown_parameters
+    from symdelay.analysis.entry import closed_forms
+
+    name = NAMED_EXTREMA.get((result.kind, result.over, result.param))
+    forms = None if name is None or ranged else closed_forms(model, name)
+    return dataclasses.replace(
+        result,
+        parameters=shown_parameters(model, skip=(result.over, result.param)),
+        method=path,
+        closed_form=forms,
+    )
 
 
 # ====================================================================== model -> polys
@@ -423,10 +474,6 @@ def _resolve(model, name: str):
         f"'{name}' is not a parameter of {model.name}: use one of "
         + ", ".join(str(q) for q in model.free_parameters)
     )
-
-
-def _values_json(model, skip) -> dict:
-    return {str(k): str(v) for k, v in model.values.items() if str(k) not in skip}
 
 
 def _factors(model, syms, reparams):
@@ -933,9 +980,10 @@ def window(
     if fast is not None:
         result = fast(model, vary, lo=lo, hi=hi, dps=dps, force=force)
         if result is not None:
-            return result
+            return _finish_window(result, model, vary, "specialised")
         declined(model, "window", method)
-    return _window(model, vary, lo=lo, hi=hi, dps=dps, force=force)
+    result = _window(model, vary, lo=lo, hi=hi, dps=dps, force=force)
+    return _finish_window(result, model, vary, "generic")
 
 
 def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool = False) -> Window:
@@ -951,11 +999,10 @@ def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool =
     intervals, ends, counts, notes = _window_core(polys, mults, const, a, b, dps)
     if rp is not None:
         notes.insert(0, rp.note())
-    skip = {param} | ({str(rp.base)} if rp is not None else set())
     return Window(
         model.name,
         param,
-        _values_json(model, skip),
+        {},  # the model's options: set by the entry
         dps,
         sp.oo * -1 if a is None else _q_to_sp(a),
         sp.oo if b is None else _q_to_sp(b),
@@ -1068,11 +1115,10 @@ def _window_quasi(model, param, lo, hi, dps):
                 "pieces; the point itself is not proved unstable and is left out"
             )
         intervals.append(WindowInterval(left, right, (n,)))
-    values = {str(k): str(v) for k, v in getattr(model, "values", {}).items()}
     return Window(
         model.name,
         param,
-        values,
+        {},  # the model's options: set by the entry
         dps,
         a,
         b,
@@ -1234,8 +1280,23 @@ def extremum(
             param_hi=param_hi, dps=dps, force=force,
         )  # fmt: skip
         if result is not None:
-            return result
+            ranged = not (lo is None and hi is None and _is_zero(param_lo) and param_hi is None)
+            return _finish_extremum(result, model, ranged, "specialised")
         declined(model, "extremum", method)
+    ranged = not (lo is None and hi is None and _is_zero(param_lo) and param_hi is None)
+    result = _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force)
+    return _finish_extremum(result, model, ranged, "generic")
+
+
+def _is_zero(v) -> bool:
+    try:
+        return as_parameter("lo", v, positive=False) == 0
+    except SymdelayInputError:
+        return False
+
+
+def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) -> Extremum:
+    """The generic extremum (exact candidates in ``over``, see the module docstring)."""
     dps = as_dps(dps)
     if kind not in ("min", "max", "stable"):
         raise SymdelayInputError(f"kind must be min, max or stable, got {kind!r}")
@@ -1284,8 +1345,7 @@ def extremum(
         notes.append(rx.note())
     if rp is not None:
         notes.append(rp.note())
-    skip = {over, param} | {str(q.base) for q in (rx, rp) if q is not None}
-    values = _values_json(model, skip)
+    values = {}  # the model's options: set by the entry
     with mpmath.workdps(dps + GUARD):
         cand = []  # (x value, xq rational, p_c, omegas, ball or None, kind)
         for ball, _tags, exact in pts:
@@ -1432,7 +1492,7 @@ def worst_delay(
     if fast is not None:
         result = fast(model, over, param=param, lo=lo, hi=hi, dps=dps, force=force)
         if result is not None:
-            return result
+            return _finish_extremum(result, model, lo is not None or hi is not None, "specialised")
         declined(model, "worst_delay", method)
     return extremum(
         model, over, param=param, kind="min", lo=lo, hi=hi, dps=dps, force=force, method=method

@@ -4,7 +4,7 @@ each numeric parameter of a model and three panels that follow them.
 1. **Stability map** in two chosen parameters (default ``D`` and ``theta``), the current
    point marked and coloured by its certified verdict (the roots panel's counts). For the
    founding model the Hopf boundary ``theta_c`` comes from the vectorised float solver
-   :func:`~symdelay.models.erlang.hopf.curve.critical_curve_float` (a log-spaced ``D``
+   :func:`~symdelay.analysis.critical.critical` (``float64=True``, a log-spaced ``D``
    grid) and the unstable side is shaded: the founding model is stable exactly for
    ``theta < theta_c``, and its characteristic equation holds ``lam`` and ``theta`` only as
    the product ``lam theta``, so ``theta_c = (lam theta)_c / lam`` (one solver call per
@@ -414,7 +414,8 @@ class Explorer:
         """``theta_c`` of the founding model at the broadcast arrays ``L, mu, lam, D``."""
         import numpy as np
 
-        from symdelay.models.erlang.hopf.curve import critical_curve_float
+        from symdelay.analysis.critical import critical
+        from symdelay.models.erlang.founding import FoundingModel
 
         L, mu, lam, D = np.broadcast_arrays(
             *(np.asarray(arrays[k], float) for k in ["L", "mu", "lam", "D"])
@@ -423,7 +424,8 @@ class Explorer:
         pairs = np.stack([L.ravel(), mu.ravel()], axis=1)
         for l_v, mu_v in np.unique(pairs, axis=0):
             idx = (l_v == L) & (mu == mu_v)
-            k, _ = critical_curve_float(int(l_v), Fraction(repr(float(mu_v))), 1, D[idx])
+            m = FoundingModel(L=int(l_v), mu=Fraction(repr(float(mu_v))), lam=1)
+            _, k, _ = critical(m, at=D[idx], float64=True).arrays()
             out[idx] = k / lam[idx]
         return out
 
@@ -449,7 +451,7 @@ class Explorer:
                 out["shade"] = {"x": grid.tolist(), "y1": clipped.tolist(), "y2": [top] * grid.size}
             crossing = bool(np.any(np.isfinite(th) & (th < top)))
             out["note"] = (
-                "Hopf boundary theta_c (critical_curve_float); shaded: unstable"
+                "Hopf boundary theta_c (critical, float64); shaded: unstable"
                 if crossing
                 else "no Hopf crossing in this box (L = 1 never destabilises)"
                 if cur.get("L") == 1

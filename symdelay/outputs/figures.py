@@ -30,7 +30,7 @@ def _roots(r, ax=None):
 @plotter(CriticalCurve)
 def _critical(c, ax=None):
     Ds, th, _ = c.arrays()
-    title = f"L = {c.L_key}" if c.L is not None else str(c.model_name)
+    title = f"L = {c.L_key}" if c.L_key is not None else str(c.model_name)
     return plot_critical_curve(Ds, th, title, ax)
 
 

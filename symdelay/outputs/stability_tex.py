@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import mpmath
 
+from symdelay.analysis.critical import critical
 from symdelay.analysis.routh import RouthResult
 from symdelay.analysis.stability import Stability
 from symdelay.core.latex import escape, tex
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import theta
-from symdelay.models.erlang.stability import critical_lam_theta_value
+from symdelay.models.erlang.founding import FoundingModel
 
 __all__ = [
     "routh_table",
@@ -110,7 +111,9 @@ def critical_block(res: Stability, digits: int = 20) -> str:
             + "and with $\\gamma = L/D$\n"
             + _eq(_K, res.critical_lam_theta_in_D)
         )
-    value = critical_lam_theta_value(res.L, 1, 1, dps=digits)
+    # lam*theta_c at mu = gamma = 1: the critical theta at lam = 1, D = L
+    at = FoundingModel(L=res.L, mu=1, lam=1)
+    value = critical(at, at=[res.L], dps=digits).critical
     return (
         f"$\\Delta_L$ has degree {sp.degree(res.hopf_polynomial, theta)} in "
         "$\\lambda\\theta$ and SymPy gives no usable closed form; $k_c$ is its smallest "

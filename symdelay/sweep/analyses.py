@@ -259,25 +259,28 @@ def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> 
 
 
 def stability(L, mu, lam, theta, D) -> dict:
-    """The exact Routh verdict at these numbers and the critical ``lam*theta``
-    (:func:`symdelay.models.erlang.stability.critical_lam_theta_value`); ``margin`` is
+    """The certified verdict at these numbers (the roots' exact counts: stable when none is
+    to the right of the axis or on it) and the critical ``lam*theta`` (the entry
+    :func:`symdelay.analysis.critical.critical` at ``lam = 1``); ``margin`` is
     ``lam*theta / (lam*theta)_c`` (< 1 stable, inf when L = 1 never loses stability).
 
     >>> stability(2, 1, 1, 3, 1)
     {'stable': True, 'critical_lam_theta': 9.0, 'margin': 0.3333333333333333}
     """
+    from symdelay.analysis.critical import critical
+    from symdelay.analysis.roots import roots
     from symdelay.core.params import as_L, as_parameter
-    from symdelay.models.erlang.stability import critical_lam_theta_value, is_stable_at
+    from symdelay.models.erlang.founding import FoundingModel
 
     n = as_L(L, allow_symbol=False)
     m, lm, th, d = (
         as_parameter(k, v) for k, v in (("mu", mu), ("lam", lam), ("theta", theta), ("D", D))
     )
-    g = n / d
     k = lm * th
-    kc = critical_lam_theta_value(n, m, g, dps=15)
+    kc = critical(FoundingModel(L=n, mu=m, lam=1), at=[d]).critical  # lam*theta_c
+    rs = roots(FoundingModel(L=n, mu=m, lam=lm, theta=th, D=d))
     return {
-        "stable": bool(is_stable_at(n, m, g, k)),
+        "stable": rs.unstable_count == 0 and rs.axis_count == 0,
         "critical_lam_theta": float(kc),
         "margin": 0.0 if math.isinf(kc) else float(k) / float(kc),
     }

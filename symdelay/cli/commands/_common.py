@@ -39,12 +39,3 @@ def emit_json(obj) -> None:
 def emit(text: str) -> None:
     """Print human-readable output."""
     sys.stdout.write(text.rstrip("\n") + "\n")
-
-
-def intervals_as_pairs(record: dict) -> dict:
-    """A window record with ``intervals`` as ``[lo, hi]`` pairs of decimal ends: the JSON
-    contract of ``unstable-theta`` and of the founding model's ``window`` (the Python
-    record, and ``window`` for any other model, give every end with its bracket and
-    frequency)."""
-    pairs = [[iv["lo"]["value"], iv["hi"]["value"]] for iv in record["intervals"]]
-    return {**record, "intervals": pairs}

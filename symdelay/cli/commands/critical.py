@@ -42,7 +42,7 @@ def text_lines(curve) -> list[str]:
     record = {**curve.header(), "points": curve.point_records()}  # no closed forms needed
     if curve.method == "specialised":
         dps = curve.dps
-        lines = [f"L = {record['L']}, mu = {record['mu']}, lam = {record['lam']}"]
+        lines = [", ".join(f"{k} = {v}" for k, v in record["parameters"].items())]
         lines.append(f"{'D':>12}  {'theta_c':>{dps + 7}}  omega")
         for pt in record["points"]:
             om = pt["omega"] if pt["omega"] is not None else "- (stable for every theta >= 0)"

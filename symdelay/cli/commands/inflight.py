@@ -7,7 +7,7 @@ weights); see :mod:`symdelay.models.inflight`.
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json, intervals_as_pairs
+from symdelay.cli.commands._common import emit, emit_json
 from symdelay.core.budget import honour_force
 from symdelay.core.errors import SymdelayInputError
 
@@ -138,13 +138,9 @@ def _run_unstable_any(args) -> int:
     if args.json:
         emit_json(record)
         return 0
-    if not record["intervals"]:
-        body = "stable for every theta >= 0"
-    else:
-        parts = [f"({iv['lo']['value']}, {iv['hi']['value']})" for iv in record["intervals"]]
-        body = "unstable for theta in " + " U ".join(parts)
-    lines = [f"{record['model']}: {body}", f"method: {record['method']}"]
-    emit("\n".join(lines + [f"note: {n}" for n in record["notes"]]))
+    from symdelay.cli.commands.window import text_lines
+
+    emit("\n".join(text_lines(record, "theta")))
     return 0
 
 
@@ -169,7 +165,11 @@ def _run_kappa_star_any(args) -> int:
     if record["x_star"] is None:
         emit(f"{record['model']}: no kappa keeps the equilibrium stable for every theta > 0")
         return 0
-    emit(f"{record['model']}: kappa* = {record['x_star']}\nmethod: {record['method']}")
+    method = record["method"]
+    emit(
+        f"{record['model']}: kappa* = {record['x_star']}\n"
+        f"method: {method['path']}: {method['algorithm']}"
+    )
     return 0
 
 
@@ -189,17 +189,17 @@ def _run_unstable(args) -> int:
         )
     model = _numbers(door.model_from_args(args), ("mu", "lam", "D"))
     res = unstable_theta(model, lo=0, dps=as_dps(args.dps))
-    record = intervals_as_pairs(res.to_json())
+    record = res.to_json()
     if args.json:
         emit_json(record)
         return 0
+    o = record["parameters"]
+    head = f"L = {o['L']}, kappa = {o['kappa']}"
     if not record["intervals"]:
-        emit(f"L = {record['L']}, kappa = {record['kappa']}: stable for every theta >= 0")
+        emit(f"{head}: stable for every theta >= 0")
         return 0
     parts = [f"({lo}, {hi})" for lo, hi in record["intervals"]]
-    emit(
-        f"L = {record['L']}, kappa = {record['kappa']}: unstable for theta in " + " U ".join(parts)
-    )
+    emit(f"{head}: unstable for theta in " + " U ".join(parts))
     return 0
 
 
@@ -232,9 +232,6 @@ def _run_kappa_star(args) -> int:
         _numbers(model, ("mu", "D"))
     res = kappa_star(model, dps=as_dps(args.dps))
     record = res.to_json()
-    # this command's JSON (its contract): the crossing frequency where the curve turns as
-    # one number (the extremum record's ``omega`` lists it)
-    record["omega"] = record["omega"][0] if record["omega"] else None
     if args.json:
         emit_json(record)
         return 0
@@ -242,8 +239,9 @@ def _run_kappa_star(args) -> int:
         emit(f"L = {record['L']}: no weight keeps the equilibrium stable for every theta")
         return 0
     text = f"L = {record['L']}, mu = {args.mu}, D = {args.D}: kappa* = {record['kappa_star']}"
-    if record["closed_form"]:
-        text += f"  (closed form: {record['closed_form']})"
+    closed = (record["closed_form"] or {}).get("kappa_star")
+    if closed:
+        text += f"  (closed form: {closed})"
     emit(text)
     return 0
 

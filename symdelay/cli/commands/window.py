@@ -6,7 +6,7 @@ other model or parameter from the exact crossing polynomials of its characterist
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json, intervals_as_pairs
+from symdelay.cli.commands._common import emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -50,27 +50,24 @@ def run(args) -> int:
     model = door.model_free_in(args, vary)
     w = window(model, vary, lo=args.lo, hi=args.hi, dps=as_dps(args.dps), force=args.force)
     record = w.to_json()
-    founding = "explanation" in w.details  # the founding model's closed form
-    if founding:
-        record = intervals_as_pairs(record)  # its JSON contract
     if args.json:
         emit_json(record)
         return 0
-    if founding:
-        if not record["intervals"]:
-            body = "stable for every D > 0 (no delay destabilises)"
-        else:
-            parts = [f"({a}, {b})" for a, b in record["intervals"]]
-            body = "unstable for D in " + " U ".join(parts)
-        emit(f"L = {record['L']}, theta = {record['theta']}: {body}\n{record['explanation']}")
-        return 0
+    emit("\n".join(text_lines(record, vary)))
+    return 0
+
+
+def text_lines(record: dict, vary: str) -> list[str]:
+    """The window as text: the unstable intervals (or the range where it is stable), the
+    model's options, and how the path found it."""
     lo, hi = record["range"]
     if not record["intervals"]:
         body = f"stable for every {vary} in ({lo}, {hi})"
     else:
-        parts = [f"({iv['lo']['value']}, {iv['hi']['value']})" for iv in record["intervals"]]
+        parts = [f"({a}, {b})" for a, b in record["intervals"]]
         body = f"unstable for {vary} in " + " U ".join(parts)
-    lines = [f"{record['model']}: {body}", f"method: {record['method']}"]
-    lines += [f"note: {n}" for n in record["notes"]]
-    emit("\n".join(lines))
-    return 0
+    shown = ", ".join(f"{k} = {v}" for k, v in record["parameters"].items())
+    method = record["method"]
+    lines = [f"{record['model']}" + (f" ({shown})" if shown else "") + f": {body}"]
+    lines.append(f"method: {method['path']}: {method['algorithm']}")
+    return lines + [f"note: {n}" for n in method["notes"]]

@@ -46,36 +46,33 @@ def run(args) -> int:
     if args.json:
         emit_json(record)
         return 0
-    if "explanation" in res.details:  # the founding model's closed form
-        return _founding_text(record)
+    emit("\n".join(text_lines(record)))
+    return 0
+
+
+def text_lines(record: dict) -> list[str]:
+    """The extremum as text: where, the critical value there (with the family's closed
+    forms beside), and how the path found it."""
+    over, param = record["over"], record["param"]
+    shown = ", ".join(f"{k} = {v}" for k, v in record["parameters"].items())
+    head = f"{record['model']}" + (f" ({shown})" if shown else "")
+    method = record["method"]
+    how = [f"method: {method['path']}: {method['algorithm']}"]
+    how += [f"note: {n}" for n in method["notes"]]
     if record["x_star"] is None:
-        emit(f"{record['model']}: theta_c has no minimum over {over} (no theta destabilises)")
-        return 0
+        return [f"{head}: {param}_c has no minimum over {over} (no {param} destabilises)", *how]
+    forms = record["closed_form"] or {}
+
+    def closed(name):
+        cf = forms.get(name)
+        return "" if cf is None else f"   (closed form: {cf})"
+
     where = "" if record["attained"] else " (approached at the end of the range, not attained)"
     lines = [
-        f"{record['model']}",
-        f"{over}*     = {record['x_star']}{where}",
-        f"theta*  = {record['critical']}",
-        f"method: {record['method']}",
+        head,
+        f"{over}* = {record['x_star']}{where}{closed(over + '_star')}",
+        f"{param}* = {record['critical']}{closed(param + '_star')}",
     ]
-    lines += [f"note: {n}" for n in record["notes"]]
-    emit("\n".join(lines))
-    return 0
-
-
-def _founding_text(record) -> int:
-    cf = record["closed_form"]
-    if record["D_star"] is None:
-        emit(
-            f"L = {record['L']}: no theta >= 0 destabilises, so there is no worst delay\n"
-            f"{record['explanation']}"
-        )
-        return 0
-    emit(
-        f"L = {record['L']}\n"
-        f"D*      = {record['D_star']}   (closed form: {cf['D_star']})\n"
-        f"theta*  = {record['theta_star']}   (closed form: {cf['theta_star']})\n"
-        f"omega*  = {record['omega_star']}\n"
-        f"{record['explanation']}"
-    )
-    return 0
+    if record["omega"]:
+        lines.append(f"omega* = {', '.join(record['omega'])}")
+    return lines + how

@@ -341,17 +341,17 @@ def _claim_margins(space, cond, m, x, lm, th):
 
 def _kappa(space: _Space, s):
     """k_c/mu as a function of the scale s (gamma/mu, or mu*D for L = inf); floats."""
-    from symdelay.models.erlang.hopf import critical_curve_float
+    from symdelay.analysis.critical import critical
+    from symdelay.models.erlang.founding import FoundingModel
 
     s = np.asarray(s, dtype=float)
     if not space.infinite and space.L == 1:
         return np.full(s.shape, np.inf)
     with np.errstate(all="ignore"):
-        if space.infinite:
-            kc, _ = critical_curve_float(INFINITE_L, 1, 1, s)
-        else:
-            kc, _ = critical_curve_float(space.L, 1, 1, space.L / s)
-    return kc
+        L = INFINITE_L if space.infinite else space.L
+        D = s if space.infinite else space.L / s
+        _, kc, _ = critical(FoundingModel(L=L, mu=1, lam=1), at=D.ravel(), float64=True).arrays()
+    return kc.reshape(s.shape)
 
 
 @cache

@@ -63,6 +63,12 @@ class FoundingModel(TableOnDemand):
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
         "stability_map": _S + "hopf.map:specialised_stability_map",
     }
+    #: quantity -> the family's closed forms (a function of the model), which both paths of
+    #: the entry attach to their record (:func:`symdelay.analysis.entry.closed_forms`)
+    CLOSED_FORMS: ClassVar[dict] = {
+        "critical": _S + "hopf.curve:critical_closed_forms",
+        "worst_delay": _S + "hopf.worst:worst_delay_closed_forms",
+    }
 
     def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):
         self.infinite = is_infinite_L(L)

@@ -35,13 +35,11 @@ from __future__ import annotations
 import dataclasses
 from functools import cache
 
-import mpmath
-
 from symdelay.analysis.routh import routh_hurwitz
 from symdelay.analysis.stability import Stability
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import as_dps, as_L, as_parameter
+from symdelay.core.params import as_L
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import characteristic_polynomial, special_case
 
@@ -49,8 +47,6 @@ __all__ = [
     "Stability",
     "stability_conditions",
     "specialised_stability",
-    "critical_lam_theta_value",
-    "is_stable_at",
     "is_oscillatory_at",
     "oscillation_threshold",
     "ASSUMPTIONS",
@@ -234,7 +230,7 @@ def specialised_stability(model, force=None) -> Stability:
         return res
     verdict = None
     if len(given) == 4:
-        verdict = is_stable_at(n, o["mu"], sp.Integer(n) / o["D"], o["lam"] * o["theta"])
+        verdict = _stable_at(n, o["mu"], sp.Integer(n) / o["D"], o["lam"] * o["theta"])
     return dataclasses.replace(res, stable=verdict, values=given, model_name=model.name)
 
 
@@ -276,38 +272,13 @@ def _stability_conditions(n: int) -> Stability:
     )
 
 
-def critical_lam_theta_value(L, mu_value, gamma_value, dps: int = 30):
-    """``k_c`` at numeric ``mu, gamma``: the smallest positive root of the Hopf polynomial.
-
-    The root is isolated exactly (SymPy's real-root isolation on a polynomial with rational
-    coefficients) and refined to ``dps`` digits; returns an ``mpmath.mpf`` computed at
-    ``dps`` digits, or ``mpmath.inf`` for ``L = 1``.
-
-    >>> critical_lam_theta_value(2, 1, 1, dps=20)
-    mpf('8.0')
-    """
-    n = as_L(L, allow_symbol=False)
-    dps = as_dps(dps)
-    m = as_parameter("mu", mu_value)
-    g = as_parameter("gamma", gamma_value)
-    if not (m.is_number and g.is_number):
-        raise SymdelayInputError("mu and gamma must be numbers for a numeric critical value")
-    res = stability_conditions(n)
-    if res.hopf_polynomial is None:
-        return mpmath.inf
-    f = sp.Poly(_in_k(res.hopf_polynomial).subs({mu: m, gamma: g}), _k)
-    roots = [x for x in f.real_roots() if x.is_positive]
-    value = sp.Float(min(roots).evalf(dps + 5), dps + 5)
-    with mpmath.workdps(dps):
-        return +mpmath.mpf(value._mpf_)
-
-
 def _poly_at(L, m, g, k):
     return sp.Poly(characteristic_polynomial(L).subs({mu: m, gamma: g, lam: k, theta: 1}), r)
 
 
-def is_stable_at(L, mu_value, gamma_value, lam_theta) -> bool:
-    """Exact: Routh count on the rational polynomial (no roots with Re >= 0)."""
+def _stable_at(L, mu_value, gamma_value, lam_theta) -> bool:
+    """The specialisation's verdict, exact: Routh count on the rational polynomial (no
+    roots with Re >= 0)."""
     res = routh_hurwitz(_poly_at(L, mu_value, gamma_value, lam_theta).as_expr(), r)
     return res.rhp_count == 0 and res.imaginary_axis_count == 0
 

@@ -40,11 +40,11 @@ so ``kappa(w) < 1/2`` with ``sup = 1/2`` approached where ``a(w) -> oo``:
 ``kappa*_oo = 1/2`` for every ``mu D`` (:func:`kappa_star_limit` checks the identity).
 
 >>> ks = kappa_star(2, mu=1, D=1, dps=15)
->>> ks.to_json()["kappa_star"], ks.to_json()["closed_form"]
+>>> ks.to_json()["kappa_star"], ks.to_json()["closed_form"]["kappa_star"]
 ('0.0716424552066950', 'gamma**2/(sqrt(2)*sqrt(gamma)*sqrt(2*gamma + mu) + gamma + mu)**2')
 >>> w = unstable_theta(2, kappa=sp.Rational(1, 20), mu=1, lam=1, D=1, dps=6).to_json()
->>> [(iv["lo"]["value"], iv["hi"]["value"]) for iv in w["intervals"]], w["crossings"]
-([('15.2590', '188.741')], ['15.2590', '188.741'])
+>>> w["intervals"], [e["lo"]["omega"] for e in w["ends"]]
+([['15.2590', '188.741']], [['3.43726']])
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from symdelay.analysis.polyroots import exact_counts
 from symdelay.analysis.window import Extremum, Window, WindowEnd, WindowInterval
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import as_dps, as_L, as_parameter, exact_decimal, printable
+from symdelay.core.params import as_dps, as_L, as_parameter
 from symdelay.models.erlang.hopf.curve import format_number
 from symdelay.models.inflight.model import PATTERNS, InflightModel, observation_pattern
 
@@ -205,44 +205,14 @@ def hopf_curve(L, mu, D, pattern="all") -> HopfCurve:
 
 
 # ------------------------------------------------------------------------- kappa star
-def _kappa_extremum(
-    L, mu, D, pattern, dps, kstar, unstable, omega, lam_theta, closed, method, checks,
-    *, name=None, values=None,
-):  # fmt: skip
-    """kappa* as the generic :class:`~symdelay.analysis.window.Extremum` (``kind="stable"``
-    over ``kappa``, of ``theta``: ``x_star`` is kappa*, ``critical`` inf there, ``omega`` the
-    crossing frequency where the curve turns, ``stable_set`` the weights stable for every
-    theta), with the in-flight record's own keys besides the generic ones.
-
-    ``unstable_kappas``: the weights ``kappa >= 0`` for which some ``theta > 0``
-    destabilises (closed intervals with decimal ends; "inf" if unbounded); ``kappa_star``
-    is the infimum of their complement, ``None`` if no weight works. ``omega``/``lam_theta``:
-    where the curve attains ``kappa_star`` (``lam_theta`` "inf" when it is only approached
-    as ``theta -> oo``). ``closed_form``: a SymPy expression in ``gamma, mu`` (None if not
-    found)."""
-    f = lambda x: format_number(x, dps)  # noqa: E731
-    extra = {
-        "L": L,
-        "mu": mu,
-        "D": D,
-        "pattern": [str(e) for e in pattern],
-        "kappa_star": f(kstar),
-        "closed_form": None if closed is None else str(closed),
-        "unstable_kappas": [[f(lo), f(hi)] for lo, hi in unstable],
-        "lam_theta": f(lam_theta),
-        "checks": list(checks),
-    }
-    details = {
-        "L": L,
-        "mu": mu,
-        "D": D,
-        "pattern": pattern,
-        "kappa_star": kstar,
-        "unstable_kappas": unstable,
-        "lam_theta": lam_theta,
-        "closed_form": closed,
-        "checks": checks,
-    }
+def _kappa_extremum(dps, kstar, unstable, where, method, checks, name) -> Extremum:
+    """kappa* as the one :class:`~symdelay.analysis.window.Extremum` (``kind="stable"``
+    over ``kappa``, of ``theta``): ``x_star`` is kappa* (None if no weight works),
+    ``critical`` inf there, ``stable_set`` the weights stable for every theta (the
+    complement of the ``unstable`` weights, closed intervals). ``where``: ``(omega, lam
+    theta)`` at which the Hopf curve turns (``lam theta`` inf when only approached as
+    ``theta -> oo``): the record's ``turning`` and a note (the generic path does not
+    compute the turning point: the record's ``omega`` is empty on both paths)."""
     stable, pos = [], mpmath.mpf(0)  # the complement of the unstable weights in [0, oo)
     for lo, hi in unstable:
         if lo > pos:
@@ -250,25 +220,32 @@ def _kappa_extremum(
         pos = hi
     if not mpmath.isinf(pos):
         stable.append((pos, mpmath.inf))
+    omega, lam_theta = where
+    notes = list(checks)
+    if omega is not None:
+        notes.append(
+            f"the Hopf curve turns at kappa* with omega = {format_number(omega, dps)}, "
+            f"lam*theta = {format_number(lam_theta, dps)}"
+        )
+    turning = None if omega is None else {"omega": omega, "lam_theta": lam_theta}
     return Extremum(
-        name or f"two queues, routing on jobs in service and in flight, Erlang({L}) delay",
+        name,
         "kappa",
         "theta",
         "stable",
-        {"mu": mu} if values is None else values,
+        {},  # the model's options: set by the entry
         dps,
         kstar,
         None,
         None,
         None if kstar is None else mpmath.inf,  # p_c(kappa*): stable for every theta
-        () if omega is None else (omega,),
+        (),
         kstar is not None,
         (),
         tuple(stable),
         method,
-        tuple(checks),
-        extra,
-        details,
+        tuple(notes),
+        turning=turning,
     )
 
 
@@ -480,14 +457,6 @@ FAST_CHECKS = (
 )
 
 
-@dataclass(frozen=True)
-class _Inputs:
-    L: int
-    mu: sp.Rational
-    D: sp.Rational
-    pattern: tuple
-
-
 def _checked(L, mu, D, pattern):
     """``hopf_curve``'s checks, without building the exact polynomials."""
     L = as_L(L, allow_symbol=False)
@@ -553,15 +522,25 @@ def specialised_extremum(
         return None
     if not isinstance(o["kappa"], sp.Symbol) or o["theta"] is not None:
         return None
-    values = {k: str(o[k]) for k in ("mu", "lam") if o[k] is not None}
     if model.infinite:
-        return kappa_star_limit(
-            1 if o["mu"] is None else o["mu"], 1 if o["D"] is None else o["D"], dps=dps,
-            name=model.name, values=values,
-        )  # fmt: skip
+        mu, D = (1 if o[k] is None else o[k] for k in ("mu", "D"))
+        return kappa_star_limit(mu, D, dps=dps, name=model.name)
     if any(o[k] is None or not o[k].is_Rational for k in ("mu", "D")):
         return None
-    return _kappa_star(model.L, o["mu"], o["D"], o["pattern"], dps, model.name, values)
+    return _kappa_star(model.L, o["mu"], o["D"], o["pattern"], dps, model.name)
+
+
+def kappa_star_closed_forms(model) -> dict:
+    """The in-flight family's closed form of kappa* (its ``CLOSED_FORMS`` entry, attached
+    by both paths of :func:`symdelay.analysis.window.kappa_star`): ``kappa_star`` in
+    ``gamma, mu`` for L = 2 with the weight on every phase, ``1/2`` for L = inf (every
+    ``mu D``), None otherwise."""
+    o = model.options
+    if model.infinite:
+        return {"kappa_star": sp.Rational(1, 2)}
+    if model.L == 2 and all(e == 1 for e in o["pattern"]):
+        return {"kappa_star": _closed_form_L2()}
+    return {"kappa_star": None}
 
 
 def _is_zero(v) -> bool:
@@ -571,7 +550,7 @@ def _is_zero(v) -> bool:
         return False
 
 
-def _kappa_star(L, mu, D, pattern, dps, name=None, values=None) -> Extremum:
+def _kappa_star(L, mu, D, pattern, dps, name) -> Extremum:
     """kappa* for checked ``L`` (an int), exact ``mu``, ``D`` and a pattern tuple."""
     dps = as_dps(dps)
     L, mu, D, pattern = _checked(L, mu, D, pattern)
@@ -589,39 +568,21 @@ def _kappa_star(L, mu, D, pattern, dps, name=None, values=None) -> Extremum:
         checks = list(FAST_CHECKS)
     else:
         kstar, unstable, where = _kappa_star_exact(_curve(L, mu, D, pattern), dps)
-    cv = _Inputs(L, mu, D, pattern)
-    closed = None
-    if cv.L == 2 and all(e == 1 for e in cv.pattern):
-        closed = _closed_form_L2()
-    if closed is not None:
-        g = sp.Rational(cv.L) / cv.D
+    closed = _closed_form_L2() if L == 2 and all(e == 1 for e in pattern) else None
+    if closed is not None:  # the family's closed form, checked against the certified value
+        g = sp.Rational(L) / D
         # evaluated by mpmath from the exact rationals: SymPy's own evaluation of the
         # radicals factors their (huge) arguments at D = 1e100
         f = sp.lambdify((sp.Symbol("gamma"), sp.Symbol("mu")), closed, "mpmath")
         with mpmath.workdps(dps + GUARD):
-            cf = f(mpmath.mpf(int(g.p)) / int(g.q), mpmath.mpf(int(cv.mu.p)) / int(cv.mu.q))
+            cf = f(mpmath.mpf(int(g.p)) / int(g.q), mpmath.mpf(int(mu.p)) / int(mu.q))
             if kstar is None or abs(cf - kstar) > abs(cf) * mpmath.mpf(10) ** (-dps):
                 raise VerificationError("closed form and certified kappa* disagree")
         checks.append("closed form (SymPy) equals the certified value")
-    return _kappa_extremum(
-        int(cv.L),
-        _decimal(cv.mu),
-        _decimal(cv.D),
-        cv.pattern,
-        dps,
-        kstar,
-        tuple(unstable),
-        where[0],
-        where[1],
-        closed,
-        method,
-        tuple(checks),
-        name=name,
-        values=values,
-    )
+    return _kappa_extremum(dps, kstar, tuple(unstable), where, method, checks, name)
 
 
-def kappa_star_limit(mu=1, D=1, dps: int = 30, *, name=None, values=None) -> Extremum:
+def kappa_star_limit(mu=1, D=1, dps: int = 30, *, name=None) -> Extremum:
     """``L -> oo`` (the delayed-information model counting jobs sent in the last ``D``):
     ``kappa* = 1/2`` for every ``mu D``. SymPy checks the identity
     ``kappa(w) - 1/2 = -(w c + mu s)^2/(2 s^2 (mu^2 + w^2))`` (so ``kappa(w) <= 1/2``), and
@@ -655,45 +616,24 @@ def kappa_star_limit(mu=1, D=1, dps: int = 30, *, name=None, values=None) -> Ext
     with mpmath.workdps(dps + GUARD):
         half = mpmath.mpf(1) / 2
     return _kappa_extremum(
-        "inf",
-        _decimal(mu) if mu.is_Rational else str(mu),
-        _decimal(D) if D.is_Rational else str(D),
-        ("all",),
         dps,
         half,
         ((mpmath.mpf(0), half),),
-        None,
-        mpmath.inf,
-        sp.Rational(1, 2),
+        (None, mpmath.inf),
         "identity kappa(w) - 1/2 = -(w c + mu s)^2/(2 s^2 (mu^2 + w^2)) (SymPy)",
         ("kappa(w) <= 1/2 with equality only where a(w) is infinite",),
-        name=name or "two queues, routing on jobs in service and in flight, Erlang(inf) delay",
-        values=values,
+        name or "two queues, routing on jobs in service and in flight, Erlang(inf) delay",
     )
 
 
 # ---------------------------------------------------------------------- unstable theta
-def _theta_window(
-    L, kap, pattern, dps, pieces, crossings, counts, mu, lam, D, *, name=None, values=None
-) -> Window:
-    """The unstable theta as the generic :class:`~symdelay.analysis.window.Window` (in
-    ``theta`` from 0), with the in-flight record's own keys besides the generic ones.
-
-    ``pieces``: the open intervals ``(i, j)`` of instability as indices into the gaps
-    between ``crossings`` (the gap ``i`` is ``(crossings[i-1], crossings[i])``); ``crossings``:
-    ``(value, bracket, omega)`` at every ``theta`` where a root is on the axis, with the exact
-    unstable-root counts between consecutive crossings (``counts[i]`` on gap ``i``)."""
-    f = lambda x: format_number(x, dps)  # noqa: E731
-    method = "exact crossing curve; exact right-half-plane counts between crossings"
-    extra = {
-        "L": L,
-        "kappa": _decimal(kap),
-        "mu": mu,
-        "lam": lam,
-        "D": D,
-        "pattern": [str(e) for e in pattern],
-        "crossings": [f(c[0]) for c in crossings],
-    }
+def _theta_window(name, dps, pieces, crossings, counts) -> Window:
+    """The unstable theta as the one :class:`~symdelay.analysis.window.Window` (in
+    ``theta`` from 0). ``pieces``: the open intervals ``(i, j)`` of instability as indices
+    into the gaps between ``crossings`` (the gap ``i`` is ``(crossings[i-1],
+    crossings[i])``); ``crossings``: ``(value, lower, upper, omega)`` at every ``theta``
+    where a root is on the axis, with the exact unstable-root counts between consecutive
+    crossings (``counts[i]`` on gap ``i``)."""
     ends = tuple(WindowEnd(v, lo, hi, (w,), "r = i omega") for v, lo, hi, w in crossings)
     zero = WindowEnd(mpmath.mpf(0), None, None, (), "domain end")
     infinite = WindowEnd(mpmath.inf, None, None, (), "infinite")
@@ -706,39 +646,19 @@ def _theta_window(
         for i, j in pieces
     )
     return Window(
-        name or f"two queues, routing on jobs in service and in flight, Erlang({L}) delay",
+        name,
         "theta",
-        {"mu": mu, "lam": lam} if values is None else values,
+        {},  # the model's options: set by the entry
         dps,
         sp.Integer(0),
         sp.oo,
         ivs,
         ends,
         tuple(counts),
-        method,
+        "exact crossing curve; exact right-half-plane counts between crossings",
         True,
         (),
-        extra,
-        {"L": L, "kappa": kap, "pattern": pattern, "crossings": tuple(c[0] for c in crossings)},
     )
-
-
-def _decimal(x: sp.Rational) -> str:
-    """An exact rational as written by a user: a terminating decimal when it is one (in
-    exact scientific notation when much shorter: ``1e+200``, ``3e-40``), else ``p/q``.
-
-    >>> _decimal(sp.Rational(1, 20)), _decimal(sp.Integer(10) ** 200), _decimal(sp.Rational(1, 3))
-    ('0.05', '1e+200', '1/3')
-    """
-    x = sp.Rational(x)
-    text = exact_decimal(x)
-    if text is None:
-        if printable(x):
-            text = str(x)
-        else:
-            with mpmath.workdps(40):
-                text = mpmath.nstr(mpmath.mpf(int(x.p)) / int(x.q), 30)
-    return text
 
 
 def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> Window:
@@ -775,13 +695,10 @@ def specialised_window(model, vary="D", *, lo=None, hi=None, dps=15, force=False
             kap, pattern = sp.Integer(0), o["pattern"]
     else:
         kap, pattern = o["kappa"], o["pattern"]
-    values = {k: str(o[k]) for k in ("mu", "lam")}
-    return _unstable_theta(
-        model.L, kap, o["mu"], o["lam"], o["D"], pattern, dps, model.name, values
-    )
+    return _unstable_theta(model.L, kap, o["mu"], o["lam"], o["D"], pattern, dps, model.name)
 
 
-def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name=None, values=None) -> Window:
+def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
     """The window in theta from 0 for checked inputs (``kap`` rational >= 0)."""
     dps = as_dps(dps)
     cv = hopf_curve(L, mu, D, pattern)
@@ -831,20 +748,7 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name=None, values=None) 
             (_mp(b), _sp_q(_exact(b, "lower")), _sp_q(_exact(b, "upper")), _mp(w))
             for b, w in zip(balls, omegas, strict=True)
         ]
-    return _theta_window(
-        int(cv.L),
-        kap,
-        cv.pattern,
-        dps,
-        tuple(pieces),
-        tuple(cr),
-        tuple(counts),
-        _decimal(cv.mu),
-        _decimal(lam_v),
-        _decimal(cv.D),
-        name=name,
-        values=values,
-    )
+    return _theta_window(name, dps, tuple(pieces), tuple(cr), tuple(counts))
 
 
 def _sp_q(q: flint.fmpq) -> sp.Rational:

@@ -106,6 +106,8 @@ class InflightModel(TableOnDemand):
         "window": _S + "specialised_window",
         "extremum": _S + "specialised_extremum",
     }
+    #: quantity -> the family's closed forms, attached by both paths of the entry
+    CLOSED_FORMS: ClassVar[dict] = {"kappa_star": _S + "kappa_star_closed_forms"}
 
     _OWN = ("L", "infinite", "options", "name", "weights")
 

@@ -55,7 +55,7 @@ def _curve_L2() -> str:
     """The crossing curve at L = 2 in (t = omega^2), and kappa* in closed form."""
     cv = symbolic_crossing_curve(2)
     kap, a, crit = cv["kappa"], cv["a"], cv["critical"]
-    closed = kappa_star(2, 1, 1, dps=15).closed_form
+    closed = kappa_star(2, 1, 1, dps=15).closed_form["kappa_star"]
     return "".join(
         [
             "At $L = 2$ (with $t = \\omega^2$) the curve is\n",

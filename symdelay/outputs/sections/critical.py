@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from symdelay.analysis.critical import critical
 from symdelay.core.latex import tex
 from symdelay.core.symbols import mu as MU
+from symdelay.models.erlang.founding import FoundingModel
 from symdelay.models.erlang.hopf import (
-    critical_curve_float,
     delay_limits,
     instability_window,
     worst_delay,
@@ -32,6 +33,12 @@ PARAMETERS = {"mu": 1, "lam": 1}
 CURVE_L = (1, 2, 3, 5, 10, "inf")
 #: The stability-region figure: L and the theta whose instability window is marked.
 REGION = {"L": 4, "theta": 3}
+
+
+def _curve(L, m, lm, D):
+    """``(theta_c, omega)`` float arrays over ``D`` (the entry's float64 run)."""
+    _, th, om = critical(FoundingModel(L=L, mu=m, lam=lm), at=D, float64=True).arrays()
+    return th, om
 
 
 def _label(L) -> str:
@@ -62,7 +69,7 @@ def build(ctx) -> Section:
     D = np.logspace(-2, 2, n)
     curves, omegas, stable_all = {}, {}, []
     for L in CURVE_L:
-        th, om = critical_curve_float(L, m, lm, D)
+        th, om = _curve(L, m, lm, D)
         if np.all(np.isinf(th)):
             stable_all.append(_label(L))
             continue
@@ -77,7 +84,7 @@ def build(ctx) -> Section:
     ]
     L_reg, th_reg = REGION["L"], REGION["theta"]
     win = instability_window(L_reg, th_reg, m, lm)
-    th_r, _ = critical_curve_float(L_reg, m, lm, D)
+    th_r, _ = _curve(L_reg, m, lm, D)
     ivs = [(float(a), float(b)) for a, b in win.intervals]
     wd = worst_delay(L_reg, m, lm)
     figs.append(

@@ -183,14 +183,14 @@ def _simulation(quick, k_opt):
 
 def _pairs(w) -> list:
     """The intervals of a window as ``[lo, hi]`` pairs of their printed ends."""
-    return [[iv["lo"]["value"], iv["hi"]["value"]] for iv in w.to_json()["intervals"]]
+    return w.to_json()["intervals"]
 
 
 def build(ctx) -> Section:
     quick = ctx.quick
     Ls = (1, 2, 3, 5, 10) if quick else (1, 2, 3, 4, 5, 7, 10, 20, 50)
     ktable, kvalues, kinf = _kstar_table(Ls)
-    half = kinf.closed_form  # kappa* at L = oo, exact
+    half = kinf.closed_form["kappa_star"]  # kappa* at L = oo, exact
     fig = kappa_star_figure(list(Ls), kvalues, limit=half)
     fig.savefig(ctx.figures_dir / "inflight_kappa_star.pdf")
     # the L = 2 window at kappa = 0.05
@@ -222,7 +222,7 @@ def build(ctx) -> Section:
         raise VerificationError("kappa*(L) is no longer increasing in L at mu D = 1")
     if any(v >= float(half) for vs in kvalues.values() for v in vs):
         raise VerificationError("a finite-L kappa* reached the L = oo value")
-    two = kappa_star(2, mu=1, D=1, dps=15).closed_form  # in gamma, mu
+    two = kappa_star(2, mu=1, D=1, dps=15).closed_form["kappa_star"]  # in gamma, mu
     if two is None:
         raise VerificationError("the L = 2 closed form of kappa* is missing")
     two_at_0 = sp.simplify(two.subs({S.gamma: 1, S.mu: 0}))  # kappa* depends on mu/gamma only

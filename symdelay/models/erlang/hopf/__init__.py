@@ -35,14 +35,7 @@ from symdelay.core.lazy import exports
 #: public name -> the module that defines it (imported when first asked for; the numeric
 #: critical path then needs neither the derivation nor SymPy)
 _PUBLIC = {
-    "CriticalParameter": "symdelay.analysis.crossing",
-    "critical_parameter": "symdelay.analysis.crossing",
-    "INFINITE_L": "symdelay.core.params",
-    "as_L_or_inf": "symdelay.core.params",
-    "critical_curve_float": "symdelay.models.erlang.hopf.curve",
     "critical_theta": "symdelay.models.erlang.hopf.curve",
-    "format_exact": "symdelay.models.erlang.hopf.curve",
-    "format_number": "symdelay.models.erlang.hopf.curve",
     "DelayLimits": "symdelay.models.erlang.hopf.derivation",
     "HopfConditions": "symdelay.models.erlang.hopf.derivation",
     "HopfParametrisation": "symdelay.models.erlang.hopf.derivation",
@@ -60,8 +53,6 @@ _PUBLIC = {
 }
 
 __all__ = [
-    "INFINITE_L",
-    "as_L_or_inf",
     "HopfConditions",
     "hopf_conditions",
     "real_imaginary_parts",
@@ -72,16 +63,11 @@ __all__ = [
     "delay_limits",
     "general_delay_limits",
     "critical_theta",
-    "critical_curve_float",
     "instability_window",
     "worst_delay",
     "worst_delay_closed_form",
     "WorstDelayTrend",
     "worst_delay_trend",
-    "format_number",
-    "format_exact",
-    "CriticalParameter",
-    "critical_parameter",
 ]
 
 __getattr__, __dir__ = exports(globals(), _PUBLIC)

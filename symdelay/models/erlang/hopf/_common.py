@@ -6,7 +6,6 @@ import mpmath
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import INFINITE_L
 from symdelay.core.symbols import D, gamma, lam, mu, theta
 
 _MU, _LAM = mu, lam  # the symbols, for functions whose arguments are named mu, lam
@@ -39,7 +38,3 @@ def _require_rational(name, x):
             f"{name} must be a rational number here (a decimal or a fraction), got {x}"
         )
     return x
-
-
-def _Lkey(L):
-    return "inf" if L is INFINITE_L else L

@@ -17,8 +17,8 @@ bisection in a proved bracket; then ``lam theta_c = prod_i |i omega + a_i|^{m_i}
 
 :func:`specialised_critical` (the founding model's fast path of
 :func:`symdelay.analysis.critical.critical`, and so of :func:`critical_theta`) runs it in
-mpmath at ``dps`` + guard digits and rounds once, when printing; :func:`critical_curve_float` runs the same code on float64 numpy arrays (for plots
-and sweeps), and recomputes in mpmath the points whose numbers leave the float range.
+mpmath at ``dps`` + guard digits and rounds once, when printing; with ``float64=True`` it runs the same code on float64 numpy arrays (for plots and
+scans), and recomputes in mpmath the points whose numbers leave the float range.
 
 >>> p = critical_theta(2, 1, 1, ["1e6"]).points[0]
 >>> format_number(p.theta_c, 15), format_number(p.omega, 15)
@@ -27,21 +27,27 @@ and sweeps), and recomputes in mpmath the points whose numbers leave the float r
 
 from __future__ import annotations
 
-import decimal
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from functools import cache, partial
+from functools import cache
 
 import mpmath
 
-from symdelay.analysis.critical import CriticalCurve, CriticalPoint
+from symdelay.analysis.critical import (
+    ColumnPoints,
+    CriticalCurve,
+    CriticalPoint,
+    CurveFactor,
+    critical_record,
+    point_label,
+)
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.exact import exact_fraction
 from symdelay.core.lazy import loaded, module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import GUARD, format_exact, format_number  # noqa: F401
-from symdelay.core.params import as_dps, as_L_or_inf, as_positive_number, is_infinite_L
+from symdelay.core.params import as_dps, as_positive_number, is_infinite_L
 
 np = module("numpy")  # imported at first use: a few delays are solved in mpmath alone
 
@@ -240,28 +246,37 @@ def _crosses(L) -> bool:
     return is_infinite_L(L) or L >= 2
 
 
-def closed_forms(L, mu_value, lam_value):
-    """``(lam*theta_c(mu, gamma), theta_c(D))`` in closed form, or ``(None, None)``.
+def critical_closed_forms(model) -> dict:
+    """The founding family's closed forms of the critical theta (its ``CLOSED_FORMS``
+    entry, attached by both paths of :func:`symdelay.analysis.critical.critical`):
+    ``critical_lam_theta``, ``lam*theta_c(mu, gamma)``, the smallest positive root of the
+    Hopf polynomial when SymPy gives it in radicals (``2 <= L <= 5``, see
+    :attr:`symdelay.analysis.stability.Stability.critical_lam_theta`), and ``theta_c_of_D``,
+    it at ``gamma = L/D`` and this model's ``mu``, divided by its ``lam`` (None when its
+    numbers are too long to print). None for ``L = 1`` (no crossing), ``L >= 6`` and
+    ``L = inf`` (no closed form).
 
-    ``lam*theta_c`` is the smallest positive root of the Hopf polynomial when SymPy
-    gives it in radicals (``2 <= L <= 5``, see
-    :attr:`symdelay.models.erlang.stability.StabilityResult.critical_lam_theta`); ``theta_c(D)`` is
-    it at ``gamma = L/D`` and this ``mu``, divided by ``lam``. None for ``L = 1``
-    (no crossing), ``L >= 6`` and ``L = inf`` (no closed form).
-
-    >>> critical_theta(2, 1, 1, [2]).closed_form()
+    >>> f = critical_theta(2, 1, 1, [2]).closed_forms
+    >>> f["critical_lam_theta"], f["theta_c_of_D"]
     (2*(gamma + mu)**2/gamma, (D + 2)**2/D)
     """
-    if is_infinite_L(L) or not 2 <= L <= _CLOSED_MAX_L:
-        return None, None
-    from symdelay.core.symbols import D, gamma, mu
+    from symdelay.core.exact import printable
+
+    L = model.phases
+    none = {"critical_lam_theta": None, "theta_c_of_D": None}
+    if is_infinite_L(L) or not isinstance(L, int) or not 2 <= L <= _CLOSED_MAX_L:
+        return none
+    from symdelay.core.symbols import D, gamma, lam, mu
     from symdelay.models.erlang.stability import stability_conditions
 
     k_c = stability_conditions(L).critical_lam_theta
     if k_c is None:  # pragma: no cover - a closed form exists for 2 <= L <= 5
-        return None, None
-    mu_value, lam_value = (_sympy_number(v) for v in (mu_value, lam_value))
-    return k_c, sp.factor(k_c.subs({gamma: L / D, mu: mu_value}) / lam_value)
+        return none
+    o = model.numbers
+    m = mu if o["mu"] is None else _sympy_number(o["mu"])
+    lm = lam if o["lam"] is None else _sympy_number(o["lam"])
+    th = sp.factor(k_c.subs({gamma: L / D, mu: m}) / lm)
+    return {"critical_lam_theta": k_c, "theta_c_of_D": th if printable(th) else None}
 
 
 def _sympy_number(v):
@@ -323,48 +338,17 @@ def _as_D_list(Dv):
     return out
 
 
-def _D_text(d) -> str:
-    """The delay as the user wrote it (strings) or a short decimal."""
-    if isinstance(d, str):
-        return d.strip()
-    if isinstance(d, mpmath.mpf):
-        return mpmath.nstr(d, 20)
-    if isinstance(d, float) or (loaded("numpy") and isinstance(d, np.floating)):
-        return repr(float(d))
-    if isinstance(d, Fraction | int) and not isinstance(d, bool):
-        d = Fraction(d)
-        if d.denominator == 1:
-            return str(d.numerator) if d.numerator < 10**20 else format_exact(d)
-        with decimal.localcontext() as ctx:
-            ctx.prec = 20
-            return str(decimal.Decimal(d.numerator) / decimal.Decimal(d.denominator))
-    v = sp.sympify(d)
-    if v.is_Integer:
-        return str(v) if len(str(v)) <= 20 else format_exact(v)
-    if v.is_Rational:
-        with decimal.localcontext() as ctx:
-            ctx.prec = 20
-            return str(decimal.Decimal(int(v.p)) / decimal.Decimal(int(v.q)))
-    return str(v)
-
-
 def _solve_mp(L, m, g, Dv, w0=None):
     """The mpmath run of :func:`_solve` at the current working precision (scalars)."""
     return _solve(L, m, g, Dv, _Mp(), w0)
 
 
-def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, np.ndarray]:
-    """Fast float64 ``(theta_c, omega)`` arrays for a numpy array of delays.
-
-    The same solver as :func:`critical_theta`, vectorised in float64 (about 15 digits);
-    points whose numbers leave the float range are recomputed in mpmath and rounded to
-    float (``inf`` if theta_c itself exceeds it). ``theta_c = inf``, ``omega = nan`` where
-    no theta destabilises (L = 1).
-    """
-    L = as_L_or_inf(L)
-    mq = _positive("mu", mu_value)
-    lq = _positive("lam", lam_value)
-    Dv = np.asarray(D_values, dtype=float)
+def _float_curve(L, mq, lq, Dv):
+    """float64 ``(theta_c, omega)`` arrays at the delays ``Dv`` (a float array): the same
+    solver vectorised in float64 (about 14 digits, no certificate); points whose numbers
+    leave the float range are recomputed in mpmath and rounded to float (``inf`` if
+    theta_c itself exceeds it). ``theta_c = inf``, ``omega = nan`` where no theta
+    destabilises (L = 1)."""
     if not (np.all(np.isfinite(Dv)) and np.all(Dv > 0)):
         raise SymdelayInputError("D must be positive and finite")
     if not _crosses(L):
@@ -387,12 +371,13 @@ def critical_curve_float(L, mu_value, lam_value, D_values) -> tuple[np.ndarray, 
     return th, w
 
 
-def specialised_critical(model, param="theta", over="D", at=None, dps=15):
+def specialised_critical(model, param="theta", over="D", at=None, dps=15, float64=False):
     """The founding model's critical theta at each mean delay (``at``; None: the model's
     own ``D``): the Hopf phase solved by Newton in mpmath at ``dps`` + guard digits (seeded
     by the float64 run of the same solver), rounded once when printed, so every printed
-    digit is right; ``L = inf`` too. The record carries the closed forms (2 <= L <= 5),
-    derived when first read. Declines (None) another parameter or another swept option.
+    digit is right; ``L = inf`` too. ``float64``: the same solver run in float64 over all
+    the delays at once (plots, scans; about 14 digits, the record's ``dps`` says 14).
+    Declines (None) another parameter or another swept option.
     """
     if param != "theta" or over != "D":
         return None
@@ -410,29 +395,27 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
     dps = as_dps(dps)
     m = _positive("mu", o["mu"])
     lm = _positive("lam", o["lam"])
+    factor = (_difference_factor(Lv, m, lm, o["D"]),)
+    if float64:
+        Dv = np.asarray([float(o["D"])] if at is None else at, dtype=float)
+        th, w = _float_curve(Lv, m, lm, Dv)
+        pts = ColumnPoints(None if at is None else Dv, th, w, "difference")
+        return critical_record(model, "theta", "D", pts, 14, "specialised", factor)
     given = [o["D"]] if at is None else list(at)
     Ds = _as_D_list(given)
-    texts = [_D_text(d) for d in given]
+    texts = [point_label(d) for d in given]
+    if at is None:  # the model's own delay: a point without a swept value, as every path's
+        texts = [None]
 
     def curve(points):
-        return CriticalCurve(
-            "theta",
-            "D",
-            tuple(points),
-            dps,
-            model.name,
-            Lv,
-            m,
-            lm,
-            "specialised",
-            partial(closed_forms, Lv, m, lm),
-        )
+        return critical_record(model, "theta", "D", points, dps, "specialised", factor)
 
     with mpmath.workdps(dps + GUARD):
         Dm = [_mpf(d) for d in Ds]
         if not _crosses(Lv):
             return curve(
-                CriticalPoint(d, mpmath.inf, None, "difference", label=t) for d, t in zip(Dm, texts)
+                CriticalPoint(None if t is None else d, mpmath.inf, None, "difference", label=t)
+                for d, t in zip(Dm, texts)
             )
         mm, lmm = _mpf(m), _mpf(lm)
         seeds = [None] * len(Dm)
@@ -453,37 +436,47 @@ def specialised_critical(model, param="theta", over="D", at=None, dps=15):
         for i, d in enumerate(Dm):
             w0 = seeds[i]
             w, k = _solve_mp(Lv, mm, None if is_infinite_L(Lv) else Lv / d, d, w0)
-            pts.append(CriticalPoint(d, k / lmm, w, "difference", label=texts[i]))
+            at_d = None if texts[i] is None else d
+            pts.append(CriticalPoint(at_d, k / lmm, w, "difference", label=texts[i]))
         return curve(pts)
 
 
-def critical_theta(L, mu, lam, D, dps: int = 15, kappa=None) -> CriticalCurve:
-    """Critical ``theta_c`` and Hopf frequency at each delay ``D`` (a number or a sequence):
-    the founding model's :func:`symdelay.analysis.critical.critical` over ``D``.
+def _exact_text(x) -> str:
+    """An exact number as SymPy text, also beyond Python's printing of long integers."""
+    try:
+        return str(x)
+    except ValueError:  # 1e20000: flint prints it
+        import flint
 
-    ``kappa`` (a weight, or one per delay phase): the in-flight model instead (routing on
-    queue plus ``kappa`` times the jobs in flight; one delay, finite L), generic path.
+        return str(flint.fmpq(x.numerator, x.denominator))
+
+
+def _difference_factor(L, mu, lam, D) -> CurveFactor:
+    """The difference mode's characteristic function as text (no SymPy): ``(r + mu)(r +
+    gamma)^L + lam theta gamma^L`` (``gamma = L/D`` when ``D`` is given), ``r + mu + lam
+    theta exp(-r D)`` for ``L = inf``."""
+
+    def num(x):
+        plain = isinstance(x, int | Fraction) and x >= 0 and Fraction(x).denominator == 1
+        return _exact_text(x) if plain else f"({_exact_text(x)})"
+
+    if is_infinite_L(L):
+        d = "D" if D is None else num(D)
+        return CurveFactor(f"r + {num(mu)} + {num(lam)}*theta*exp(-{d}*r)", "difference")
+    g = "gamma" if D is None else num(Fraction(L) / D)
+    text = f"(r + {num(mu)})*(r + {g})**{L} + {num(lam)}*theta*{g}**{L}"
+    return CurveFactor(text, "difference")
+
+
+def critical_theta(L, mu, lam, D, dps: int = 15) -> CriticalCurve:
+    """Critical ``theta_c`` and Hopf frequency at each delay ``D`` (a number or a sequence):
+    the founding model's :func:`symdelay.analysis.critical.critical` over ``D`` (another
+    model: ``critical(build_model(name, ...), at=D)``).
 
     >>> critical_theta(2, 1, 1, [2], dps=20).points[0].theta_c
     mpf('8.0')
-    >>> critical_theta(2, 1, 1, [1], kappa=0.05).to_json()["points"][0]["theta_c"][:8]
-    '15.25900'
     """
     from symdelay.analysis.critical import critical
     from symdelay.models.erlang.founding import FoundingModel
 
-    if kappa is None:
-        return critical(FoundingModel(L=L, mu=mu, lam=lam), at=D, dps=dps)
-    from symdelay.models import build_model
-
-    if (isinstance(D, Sequence) or _is_array(D)) and not isinstance(D, str):
-        if len(D) != 1:
-            raise SymdelayInputError(f"critical_theta(kappa=...) takes one delay D, got {len(D)}")
-        D = D[0]
-    if str(L).strip().lower() in ("inf", "oo"):
-        raise SymdelayInputError(
-            "kappa= needs a finite L (for L = inf see symdelay.models.inflight.kappa_star_limit)"
-        )
-    weights = list(kappa) if isinstance(kappa, (list, tuple)) else kappa
-    model = build_model("inflight", L=int(L), kappa=weights, mu=mu, lam=lam, D=D)
-    return critical(model, dps=dps)
+    return critical(FoundingModel(L=L, mu=mu, lam=lam), at=D, dps=dps)

@@ -10,37 +10,26 @@ from sympy.polys.polytools import intervals as _isolate
 from symdelay.analysis.window import Window, WindowEnd, WindowInterval
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.numbers import GUARD, format_exact, format_number
+from symdelay.core.numbers import GUARD
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_parameter, as_positive_number
-from symdelay.models.erlang.hopf._common import _Lkey, _require_rational
+from symdelay.models.erlang.hopf._common import _require_rational
 from symdelay.models.erlang.hopf.derivation import hopf_conditions
 
 
-def _founding_window(model_name, Lv, th, m, lm, dps, ivs, why) -> Window:
-    """The closed-form D-window as the generic :class:`~symdelay.analysis.window.Window`
-    (its ``intervals`` as every window's), with the founding record's own keys (``L``,
-    ``theta``, ``explanation``)."""
+def _founding_window(model_name, dps, ivs, why) -> Window:
+    """The closed-form D-window as the one :class:`~symdelay.analysis.window.Window`:
+    ``ivs`` the intervals as ``((lo, omega_lo), (hi, omega_hi))`` (``omega`` None at a
+    domain end), ``why`` how the closed form decides it (the record's notes)."""
 
-    def end(v):
+    def end(v, w):
         kind = "domain end" if v == 0 else ("infinite" if mpmath.isinf(v) else "r = i omega")
-        return WindowEnd(v, None, None, (), kind)
+        return WindowEnd(v, None, None, () if w is None else (w,), kind)
 
-    intervals = tuple(WindowInterval(end(a), end(b), ()) for a, b in ivs)
-    pairs = [[format_number(a, dps), format_number(b, dps)] for a, b in ivs]
-    extra = {
-        "L": _Lkey(Lv),
-        "theta": format_exact(th, dps),
-        "explanation": why,
-    }
-    values = {
-        "mu": format_exact(m, dps),
-        "lam": format_exact(lm, dps),
-        "theta": format_exact(th, dps),
-    }
+    intervals = tuple(WindowInterval(end(*a), end(*b), ()) for a, b in ivs)
     return Window(
         model_name,
         "D",
-        values,
+        {},  # the model's options: set by the entry
         dps,
         sp.Integer(0),
         sp.oo,
@@ -51,29 +40,6 @@ def _founding_window(model_name, Lv, th, m, lm, dps, ivs, why) -> Window:
         "t = omega/gamma)",
         True,
         (why,),
-        extra,
-        {
-            "L": Lv,
-            "theta": th,
-            "mu": m,
-            "lam": lm,
-            "explanation": why,
-            "latex": _latex(pairs, extra["L"], th, m, lm),
-        },
-    )
-
-
-def _latex(pairs, Lkey, th, m, lm) -> str:
-    """The set of unstable delays as a union of intervals."""
-    from symdelay.core.display import latex_number
-    from symdelay.core.latex import tex as _tex
-
-    parts = [rf"\left({latex_number(a)},\ {latex_number(b)}\right)" for a, b in pairs]
-    body = r" \cup ".join(parts) or r"\emptyset"
-    return (
-        rf"\{{D : \text{{unstable}}\}} = {body} \quad "
-        rf"(L = {latex_number(Lkey)},\ \theta = {_tex(th)},\ "
-        rf"\mu = {_tex(m)},\ \lambda = {_tex(lm)})"
     )
 
 
@@ -136,7 +102,7 @@ def _window_finite(L, k, m, dps):
         # no cancellation when mu << k (the form with A/mu loses every digit there)
         with mpmath.workdps(work):
             k_mp = mpmath.mpf(k.p) / k.q
-            out = [mpmath.mpf(0)]
+            out = [(mpmath.mpf(0), None)]
             for a, b in roots:
                 a_, b_ = mpmath.mpf(a.p) / a.q, mpmath.mpf(b.p) / b.q
                 tv = (
@@ -144,8 +110,9 @@ def _window_finite(L, k, m, dps):
                     if a_ == b_
                     else mpmath.findroot(Qf, (a_, b_), solver="anderson", verify=False)
                 )
-                out.append(L * tv * (1 + tv**2) ** L / (k_mp * Bf(tv)))
-            return [*out, mpmath.inf]
+                d = L * tv * (1 + tv**2) ** L / (k_mp * Bf(tv))
+                out.append((d, L * tv / d))  # omega = gamma t, gamma = L/D
+            return [*out, (mpmath.inf, None)]
 
     # near the end of the branch (D -> oo) B(t) is small and the root t must carry more
     # digits: raise the precision until two runs agree to dps + 2 digits
@@ -154,17 +121,14 @@ def _window_finite(L, k, m, dps):
     for _ in range(12):
         finer = edges_at(work + 20)
         tol = mpmath.mpf(10) ** (-(dps + 2))
-        if all(e == f or abs(e - f) <= tol * abs(f) for e, f in zip(edges[1:-1], finer[1:-1])):
+        pairs = zip(edges[1:-1], finer[1:-1])
+        if all(e == f or abs(e - f) <= tol * abs(f) for (e, _), (f, _) in pairs):
             edges = finer
             break
         work, edges = 2 * work, finer
     else:
         raise VerificationError("window end points did not converge in precision")
-    out = []
-    for j, neg in enumerate(negative):
-        if neg:
-            out.append((edges[j], edges[j + 1]))
-    return out
+    return [(edges[j], edges[j + 1]) for j, neg in enumerate(negative) if neg]
 
 
 def instability_window(L, theta, mu, lam, dps: int = 15) -> Window:
@@ -178,8 +142,7 @@ def instability_window(L, theta, mu, lam, dps: int = 15) -> Window:
     crosses zero at ``lam theta = -mu`` for every D, so the window is all D > 0 when
     ``lam theta < -mu`` and empty otherwise.
 
-    >>> w = instability_window(3, 5, 1, 1)
-    >>> [[format_number(a, 6), format_number(b, 6)] for a, b in w.intervals]
+    >>> instability_window(3, 5, 1, 1, dps=6).to_json()["intervals"]
     [['1.05543', '11.0938']]
     """
     from symdelay.analysis.window import window
@@ -220,7 +183,7 @@ def _closed(model_name, L, theta, mu, lam, dps):
     Lname = "L = oo" if Lv is INFINITE_L else f"L = {Lv}"
     if th < 0:
         if k < -m:
-            ivs = ((mpmath.mpf(0), mpmath.inf),)
+            ivs = (((mpmath.mpf(0), None), (mpmath.inf, None)),)
             why = (
                 "theta < 0 routes jobs towards the longer queue; lam*theta < -mu, so P(0) = "
                 "(mu + lam theta) gamma^L < 0 and a real root is positive for every D"
@@ -233,15 +196,11 @@ def _closed(model_name, L, theta, mu, lam, dps):
                 "|F(i omega)| >= mu gamma^L excludes other crossings: stable for every D"
                 + (" (r = 0 is a root: marginal)" if k == -m else "")
             )
-        return _founding_window(model_name, Lv, th, m, lm, dps, ivs, why)
+        return _founding_window(model_name, dps, ivs, why)
     if Lv is INFINITE_L:
         if k <= m:
             return _founding_window(
                 model_name,
-                Lv,
-                th,
-                m,
-                lm,
                 dps,
                 (),
                 f"{Lname}: theta_c(D) decreases from oo to mu/lam; lam*theta <= mu: stable for all D",
@@ -249,14 +208,11 @@ def _closed(model_name, L, theta, mu, lam, dps):
         w1 = sp.sqrt(k**2 - m**2)
         D1 = (sp.pi - sp.atan(w1 / m)) / w1
         with mpmath.workdps(dps + GUARD):
-            d1 = sp.N(D1, dps + GUARD)
-            ivs = ((mpmath.mpf(str(d1)), mpmath.inf),)
+            d1 = mpmath.mpf(str(sp.N(D1, dps + GUARD)))
+            om = mpmath.mpf(str(sp.N(w1, dps + GUARD)))
+            ivs = (((d1, om), (mpmath.inf, None)),)
         return _founding_window(
             model_name,
-            Lv,
-            th,
-            m,
-            lm,
             dps,
             ivs,
             f"{Lname}: theta_c(D) decreases from oo to mu/lam; unstable for D > {D1}",
@@ -264,10 +220,6 @@ def _closed(model_name, L, theta, mu, lam, dps):
     if not hopf_conditions(Lv).crosses:
         return _founding_window(
             model_name,
-            Lv,
-            th,
-            m,
-            lm,
             dps,
             (),
             f"{Lname}: the phase never reaches pi; stable for all D",
@@ -275,10 +227,6 @@ def _closed(model_name, L, theta, mu, lam, dps):
     ivs = tuple(_window_finite(Lv, k, m, dps))
     return _founding_window(
         model_name,
-        Lv,
-        th,
-        m,
-        lm,
         dps,
         ivs,
         f"{Lname}: endpoints are the roots t of theta*lam*A(t) + mu*(1+t^2)^L on the first "

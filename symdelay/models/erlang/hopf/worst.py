@@ -8,7 +8,6 @@ from functools import cache
 import mpmath
 
 from symdelay.analysis.window import Extremum
-from symdelay.core.display import latex_number
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import GUARD
@@ -17,13 +16,11 @@ from symdelay.core.params import (
     as_dps,
     as_L_or_inf,
     as_positive_number,
-    exact_decimal,
     printable,
 )
 from symdelay.core.result import Result
-from symdelay.core.symbols import lam, mu
-from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _Lkey, _to_mpf, alpha
-from symdelay.models.erlang.hopf.curve import format_exact, format_number
+from symdelay.core.symbols import lam
+from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _to_mpf, alpha
 from symdelay.models.erlang.hopf.derivation import (
     delay_limits,
     hopf_conditions,
@@ -31,81 +28,21 @@ from symdelay.models.erlang.hopf.derivation import (
 )
 
 
-def _json_expr(v):
-    """A SymPy value for JSON, infinity spelled ``inf`` like every number symdelay prints."""
-    if v is None:
-        return None
-    if v in (sp.oo, -sp.oo):
-        return "inf" if v == sp.oo else "-inf"
-    return str(v)
-
-
-def _exact_text(v, dps: int):
-    """A closed form at exact parameters: exactly when short (``3e-40``, ``3/4``,
-    ``4*sqrt(2)``), else its value to ``dps`` significant digits (all shown, so a rounded
-    value never looks exact) computed from the exact expression, never through a float."""
-    v = sp.sympify(v)
-    if v in (sp.oo, -sp.oo):
-        return _json_expr(v)
-    if v.is_Rational:
-        d = exact_decimal(v)
-        if d is not None and len(d) <= 40:
-            return d
-    text = str(v) if printable(v, 60) else ""
-    if text and len(text) <= 60:
-        return text
-    with mpmath.workdps(dps + GUARD):
-        x = _to_mpf(v) if v.is_Rational else mpmath.mpf(str(sp.N(v, dps + GUARD)))
-        return mpmath.nstr(x, dps, strip_zeros=False, min_fixed=-4, max_fixed=dps)
-
-
-def _founding_extremum(
-    name, L, m, lm, dps, D_star, theta_star, omega_star, attained, closed_form, why
-):
-    """The worst delay as the generic :class:`~symdelay.analysis.window.Extremum` (over
-    ``D``, of ``theta``), with the founding record's own keys: ``L``, ``D_star``,
-    ``theta_star``, ``omega_star``, ``closed_form`` (SymPy expressions in ``mu, lam``),
-    ``closed_form_at_parameters``, ``explanation``. ``attained`` is False when the infimum
-    is approached only as D -> oo (L = oo) or when no theta destabilises (L = 1:
-    ``theta_star`` inf, ``D_star`` None)."""
-    cf = {k: _json_expr(v) for k, v in closed_form.items()}
-    exact = {
-        key: None if v is None else _exact_text(v.subs({mu: m, lam: lm}), dps)
-        for key, v in closed_form.items()
-    }
-    extra = {
-        "L": _Lkey(L),
-        "D_star": None if D_star is None else format_number(D_star, dps),
-        "theta_star": format_number(theta_star, dps),
-        "omega_star": format_number(omega_star, dps),
-        "attained": attained,
-        "closed_form": cf,
-        "closed_form_at_parameters": exact,
-        "explanation": why,
-    }
+def _founding_extremum(name, L, m, lm, dps, D_star, theta_star, omega_star, attained, why):
+    """The worst delay as the one :class:`~symdelay.analysis.window.Extremum` (over ``D``,
+    of ``theta``; the family's closed forms are attached by the entry). ``attained`` is
+    False when the infimum is approached only as D -> oo (L = oo) or when no theta
+    destabilises (L = 1: ``critical`` inf, ``x_star`` None). An attained D* is ``L/mu``,
+    exact: its bracket is the point itself."""
     lower = upper = None
-    D_cf = closed_form.get("D_star")
-    if attained and D_cf is not None:
-        exact_D = sp.Rational(D_cf.subs({mu: m, lam: lm}))
-        if printable(exact_D):  # a bracket of exact rationals (1e20000: its value only)
-            lower = upper = exact_D
-    details = {
-        "L": L,
-        "mu": m,
-        "lam": lm,
-        "D_star": D_star,
-        "theta_star": theta_star,
-        "omega_star": omega_star,
-        "closed_form": closed_form,
-        "explanation": why,
-    }
-    details["latex"] = _latex(extra, closed_form, attained)
+    if attained and printable(L / m):
+        lower = upper = sp.Rational(L) / m
     return Extremum(
         name,
         "D",
         "theta",
         "min",
-        {"mu": format_exact(m, dps), "lam": format_exact(lm, dps)},
+        {},  # the model's options: set by the entry
         dps,
         D_star,
         lower,
@@ -117,28 +54,25 @@ def _founding_extremum(
         (),
         "closed form: the founding model's Hopf parametrisation (sin((L+1) alpha) = 0)",
         (why,),
-        extra,
-        details,
     )
 
 
-def _latex(rec, closed_form, attained) -> str:
-    """The worst delay and the smallest critical theta, closed forms beside."""
-    from symdelay.core.latex import tex as _tex
+def worst_delay_closed_forms(model) -> dict:
+    """The founding family's closed forms of the worst delay (its ``CLOSED_FORMS`` entry,
+    attached by both paths of :func:`symdelay.analysis.window.worst_delay`): ``D_star``
+    and ``theta_star`` in ``mu, lam`` (``D_star = oo`` for L = inf, an infimum; None for
+    L = 1, where no theta destabilises).
 
-    def line(name, key):
-        cf = closed_form.get(key)
-        closed = "" if cf is None else f"{_tex(cf)} = "
-        return rf"{name} = {closed}{latex_number(rec[key])}"
-
-    lines = [
-        line("D^*", "D_star"),
-        line(r"\theta^*", "theta_star"),
-        rf"\omega^* = {latex_number(rec['omega_star'])}",
-    ]
-    if not attained:
-        lines.append(r"\text{(an infimum, not attained)}")
-    return r"\begin{gathered}" + r" \\ ".join(lines) + r"\end{gathered}"
+    >>> worst_delay(3, 1, 1).closed_form
+    ClosedForms({'D_star': 3/mu, 'theta_star': 4*mu/lam})
+    """
+    L = model.L
+    if L is INFINITE_L or sp.oo == L:
+        return {"D_star": sp.oo, "theta_star": delay_limits(INFINITE_L).large_D_limit / _LAM}
+    if not isinstance(L, int) or not hopf_conditions(L).crosses:
+        return {"D_star": None, "theta_star": None}
+    _a, D_cf, th_cf, _w = worst_delay_closed_form(L)
+    return {"D_star": D_cf, "theta_star": th_cf}
 
 
 @cache
@@ -167,8 +101,8 @@ def worst_delay(L, mu, lam, dps: int = 15) -> Extremum:
     closed form, and the two must agree.
 
     >>> w = worst_delay(3, 1, 1)
-    >>> w.closed_form["D_star"], w.closed_form["theta_star"]
-    (3/mu, 4*mu/lam)
+    >>> w.closed_form["D_star"], w.closed_form["theta_star"], w.to_json()["D_star"]
+    (3/mu, 4*mu/lam, '3.00000000000000')
     """
     from symdelay.analysis.window import worst_delay as entry
     from symdelay.models.erlang.family import model
@@ -206,7 +140,6 @@ def _closed(name, L, mu, lam, dps):
     with mpmath.workdps(dps + GUARD):
         mm, lmm = _to_mpf(m), _to_mpf(lm)
         if Lv is INFINITE_L:
-            lim = delay_limits(Lv).large_D_limit
             return _founding_extremum(
                 name,
                 Lv,
@@ -217,7 +150,6 @@ def _closed(name, L, mu, lam, dps):
                 mm / lmm,
                 mpmath.mpf(0),
                 False,
-                {"D_star": sp.oo, "theta_star": lim / _LAM},
                 "L = inf: theta_c(D) decreases strictly in D; the infimum mu/lam is approached "
                 "as D -> inf (omega -> 0) and not attained",
             )
@@ -232,7 +164,6 @@ def _closed(name, L, mu, lam, dps):
                 mpmath.inf,
                 None,
                 False,
-                {"D_star": None, "theta_star": None},
                 f"L = {Lv}: the Hopf phase never reaches pi, stable for every theta >= 0 and D > 0",
             )
         p = hopf_parametrisation(Lv)
@@ -261,7 +192,6 @@ def _closed(name, L, mu, lam, dps):
             th_num,
             w_num,
             True,
-            {"D_star": D_cf, "theta_star": th_cf},
             f"L = {Lv}: d log(lam theta_c)/d alpha = L sin((L+1) alpha)/(cos alpha cos L alpha) "
             f"vanishes once on the branch, at alpha = {a_star} (gamma = mu): a global minimum",
         )
@@ -269,7 +199,10 @@ def _closed(name, L, mu, lam, dps):
 
 @dataclass(frozen=True)
 class WorstDelayTrend(Result):
-    """The worst delay for symbolic L and its behaviour as L -> oo (SymPy expressions).
+    """The worst delay for symbolic L and its behaviour as L -> oo (SymPy expressions): a
+    derivation of the founding family for every L at once (another question than the
+    :class:`~symdelay.analysis.window.Extremum` of one model, whose closed forms it
+    explains; the committed derivation and the report print it).
 
     ``alpha_star = pi/(L+1)`` solves ``sin((L+1) alpha) = 0`` on the branch; there
     ``L alpha = pi - alpha``, which gives ``gamma_star``, ``D_star``, ``theta_star``;
