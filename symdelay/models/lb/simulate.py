@@ -14,27 +14,40 @@ Cost. The expected number of events (``2 lam T``: each arrival and its departure
 estimated before the run, at :data:`SPEED` events per second (slower with many stations), and
 a run over the budget of :mod:`symdelay.models.sqd._budget` is refused unless ``force``.
 
+The record is a :class:`~symdelay.analysis.timeseries.TimeSeries`: the scaled numbers
+``x_j = X_j / n`` of the lb model (``n = sum_j N_j``) at the batch boundaries, with the
+estimates (:class:`BatchEstimate`: ``p_wait``, ``mean_wait``, ``mean_queue``, ``mean_idle``,
+per station ``stations``) in its ``info``. Behind the ``simulate`` entry
+(:func:`specialised_simulate`) the same kernel runs the lb model on the entry's time grid.
+
 >>> from symdelay.models.lb.policy import LBPolicy
 >>> p = LBPolicy.from_text("N=20,mu=1;N=20,mu=1", xi="2")
 >>> r = simulate(p, lam=36, T=200, seed=1)
->>> 0.1 < r.p_wait.value < 0.6 and r.events > 10000
+>>> 0.1 < r.info["p_wait"].value < 0.6 and int(r.events.sum()) > 10000
 True
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 from symdelay.models.lb._kernel import NSTAT, load_c_kernel, run_python
 from symdelay.models.lb.policy import LBPolicy, as_rational
 from symdelay.models.sqd._budget import check_budget, check_memory, count
 
-__all__ = ["simulate", "LBSimulation", "POLICIES", "BatchEstimate", "estimate_seconds"]
+__all__ = [
+    "simulate",
+    "specialised_simulate",
+    "scaled",
+    "POLICIES",
+    "BatchEstimate",
+    "estimate_seconds",
+]
 
 #: Routing policies the simulator runs: name -> kernel code.
 POLICIES = {"lb": 0, "shortest": 1, "random": 2}
@@ -91,91 +104,32 @@ def _ratio(num: np.ndarray, den: np.ndarray, hi: float = np.inf) -> BatchEstimat
     return _estimate(per, tot, hi=hi)
 
 
-@dataclass
-class LBSimulation(Result):
-    """Estimates of one run (every interval is a 95 % batch-means interval)."""
-
-    policy: LBPolicy
-    routing: str
-    lam: sp.Rational
-    T: float
-    warmup: float
-    seed: int
-    events: int
-    backend: str
-    p_wait: BatchEstimate
-    mean_wait: BatchEstimate
-    mean_queue: BatchEstimate
-    mean_idle: BatchEstimate
-    stations: list
-    batches: int
-    notes: list = field(default_factory=list)
-
-    @property
-    def n(self) -> int:
-        return self.policy.n
-
-    def scaled(self) -> dict:
-        """The sqrt(n)-scaled estimates the diffusion predicts (same keys as LBDiffusion)."""
-        rn = float(np.sqrt(self.n))
-        return {
-            "p_wait": self.p_wait,
-            "mean_queue_scaled": _scale(self.mean_queue, 1 / rn),
-            "mean_idle_scaled": _scale(self.mean_idle, 1 / rn),
-            "mean_delay_scaled": _scale(self.mean_wait, rn),
-            "stations": [
-                {
-                    "idle_ratio_scaled": _scale(s["idle_ratio"], rn),
-                    "mean_delay_scaled": _scale(s["mean_wait"], rn),
-                }
-                for s in self.stations
-            ],
-        }
-
-    def record(self) -> dict:
-        def e(x: BatchEstimate):
-            return repr(x.value)
-
-        def ci(x: BatchEstimate):
-            return [repr(x.lo), repr(x.hi)]
-
-        return {
-            "p_wait": e(self.p_wait),
-            "p_wait_ci95": ci(self.p_wait),
-            "mean_wait": e(self.mean_wait),
-            "mean_wait_ci95": ci(self.mean_wait),
-            "mean_queue": e(self.mean_queue),
-            "mean_queue_ci95": ci(self.mean_queue),
-            "mean_idle": e(self.mean_idle),
-            "mean_idle_ci95": ci(self.mean_idle),
-            "stations": [
-                {k: (e(v) if isinstance(v, BatchEstimate) else v) for k, v in s.items()}
-                | {
-                    f"{k}_ci95": ci(v)
-                    for k, v in s.items()
-                    if isinstance(v, BatchEstimate) and k in ("utilisation", "mean_wait")
-                }
-                for s in self.stations
-            ],
-            "events": self.events,
-            "lam": str(self.lam),
-            "n": self.n,
-            "T": self.T,
-            "warmup": self.warmup,
-            "batches": self.batches,
-            "seed": self.seed,
-            "routing": self.routing,
-            "backend": self.backend,
-            "policy": self.policy.to_json(),
-            "notes": list(self.notes),
-        }
+def scaled(sim: TimeSeries) -> dict:
+    """The sqrt(n)-scaled estimates of a simulation the diffusion predicts (the keys of
+    :class:`~symdelay.models.lb.diffusion.LBDiffusion`)."""
+    i = sim.info
+    rn = float(np.sqrt(sim.parameters["n"]))
+    return {
+        "p_wait": i["p_wait"],
+        "mean_queue_scaled": _scale(i["mean_queue"], 1 / rn),
+        "mean_idle_scaled": _scale(i["mean_idle"], 1 / rn),
+        "mean_delay_scaled": _scale(i["mean_wait"], rn),
+        "stations": [
+            {
+                "idle_ratio_scaled": _scale(s["idle_ratio"], rn),
+                "mean_delay_scaled": _scale(s["mean_wait"], rn),
+            }
+            for s in i["stations"]
+        ],
+    }
 
 
 def _scale(x: BatchEstimate, k: float) -> BatchEstimate:
     return BatchEstimate(x.value * k, x.lo * k, x.hi * k)
 
 
-def _seed_state(seed: int) -> np.ndarray:
+def _seed_state(seed) -> np.ndarray:
+    """The xoshiro256** state of a run from anything ``numpy.random.default_rng`` takes."""
     rng = np.random.default_rng(seed)
     s = rng.integers(0, 2**64 - 1, size=4, dtype=np.uint64, endpoint=True)
     if not s.any():
@@ -197,8 +151,10 @@ def simulate(
     backend: str = "auto",
     max_events: int | None = 2_000_000_000,
     force: bool = False,
-) -> LBSimulation:
-    """One path of the finite system at arrival rate ``lam`` on ``[0, T]``.
+) -> TimeSeries:
+    """One path of the finite system at total arrival rate ``lam`` on ``[0, T]``: a
+    :class:`~symdelay.analysis.timeseries.TimeSeries` of the scaled numbers ``x_j`` at the
+    batch boundaries, the batch estimates in ``info``.
 
     ``routing``: ``"lb"`` (the policy's xi, c, d), ``"shortest"`` (the policy's xi stations
     sampled, the one with the fewest customers joined), ``"random"`` (station j with
@@ -242,15 +198,9 @@ def simulate(
     route_cum = np.cumsum([float(r) for r in route]) / float(sum(float(r) for r in route))
     c = np.array([float(v) for v in policy.c])
     d = np.array([float(v) for v in policy.d])
-    X = N.copy() if initial is None else np.array(initial, dtype=np.int64)
-    if X.shape != (J,) or np.any(X < 0):
-        raise SymdelayInputError(f"initial needs {J} whole numbers >= 0")
-    perm = np.arange(J, dtype=np.int64)
-    rng = _seed_state(int(seed))
-    clock = np.zeros(1)
+    X = N.copy() if initial is None else _initial(initial, J)
     blen = (T - warm) / batches
     acc = np.zeros((batches, J, NSTAT))
-    counts = np.zeros(3, dtype=np.int64)
     fn = None if backend == "python" else load_c_kernel()
     if backend == "c" and fn is None:
         raise SymdelayInputError("the C backend is not available (no working C compiler?)")
@@ -276,9 +226,51 @@ def simulate(
         force=force,
         shrink="--T (or the arrival rate)",
     )
+    snap, counts = _run_kernel(
+        fn, J, N, mu, float(lr), routing, xs, xi_val, xi_cum, c, d, route_cum, X, int(seed),
+        warm, batches, blen, acc, max_events,
+    )  # fmt: skip
+    est = _summarise(policy, acc, blen)
+    n = policy.n
+    params = {"policy": policy.record(), "n": n, "lam": str(lr), "T": T, "warmup": warm}
+    params.update(batches=batches, seed=int(seed), routing=routing)
+    if initial is not None:
+        params["initial"] = [int(v) for v in np.asarray(initial).tolist()]
+    info = {**est, "backend": "c" if fn is not None else "python", "notes": []}
+    bounds = np.array([warm + b * blen for b in range(batches + 1)])
+    return TimeSeries(
+        tuple(f"x{j + 1}" for j in range(J)), bounds, snap / float(n), params,
+        kind="simulation", model_name=f"LB(xi, c, d), {J} stations", events=[int(counts[0])],
+        info=info,
+    )  # fmt: skip
+
+
+def _initial(initial, J: int) -> np.ndarray:
+    """Whole counts ``X_j >= 0``, one per station."""
+    try:
+        X = np.asarray(initial, dtype=float)
+    except (TypeError, ValueError):
+        X = None
+    if X is None or X.shape != (J,) or not np.all(np.isfinite(X)) or np.any(X < 0):
+        raise SymdelayInputError(f"initial needs {J} whole numbers >= 0 (one per station)")
+    if np.any(np.round(X) != X) or np.any(X > 2**52):
+        raise SymdelayInputError(f"initial needs {J} whole numbers >= 0 (one per station)")
+    return X.astype(np.int64)
+
+
+def _run_kernel(fn, J, N, mu, lam, routing, xs, xi_val, xi_cum, c, d, route_cum, X, seed,
+                warm, batches, blen, acc, max_events):  # fmt: skip
+    """Drive the kernel in chunks to the end; ``(the counts at the batch boundaries, the
+    event counters)``."""
+    perm = np.arange(J, dtype=np.int64)
+    rng = _seed_state(seed)
+    clock = np.zeros(1)
+    counts = np.zeros(3, dtype=np.int64)
+    snap = np.zeros((batches + 1, J), dtype=np.int64)
+    pos = np.zeros(1, dtype=np.int64)
     args = (
-        J, N, mu, float(lr), POLICIES[routing], len(xs), xi_val, xi_cum, c, d, route_cum,
-        X, perm, rng, clock, warm, batches, blen, acc,
+        J, N, mu, lam, POLICIES[routing], len(xs), xi_val, xi_cum, c, d, route_cum,
+        X, perm, rng, clock, warm, batches, blen, acc, snap.reshape(-1), pos,
     )  # fmt: skip
     done = False
     while not done:
@@ -291,12 +283,11 @@ def simulate(
         runner = fn if fn is not None else run_python
         status = runner(*args, counts, chunk)
         done = status == 0
-    return _summarise(
-        policy, routing, lr, T, warm, int(seed), int(counts[0]), fn, acc, blen, batches
-    )
+    return snap, counts
 
 
-def _summarise(policy, routing, lam, T, warm, seed, events, fn, acc, blen, batches):
+def _summarise(policy, acc, blen) -> dict:
+    """The batch estimates of a run (every interval a 95 % batch-means interval)."""
     N = np.array([s.N for s in policy.stations], dtype=float)
     busy, queue, arr, waits, wsum = (acc[:, :, k] for k in range(NSTAT))
     stations = []
@@ -316,19 +307,114 @@ def _summarise(policy, routing, lam, T, warm, seed, events, fn, acc, blen, batch
             }
         )
     idle = (N[None, :] * blen - busy).sum(axis=1) / blen
-    return LBSimulation(
-        policy=policy,
-        routing=routing,
-        lam=lam,
-        T=T,
-        warmup=warm,
-        seed=seed,
-        events=events,
-        backend="c" if fn is not None else "python",
-        p_wait=_ratio(waits.sum(axis=1), tot_arr, hi=1.0),
-        mean_wait=_ratio(wsum.sum(axis=1), tot_arr),
-        mean_queue=_estimate(queue.sum(axis=1) / blen),
-        mean_idle=_estimate(idle),
-        stations=stations,
-        batches=batches,
+    return {
+        "p_wait": _ratio(waits.sum(axis=1), tot_arr, hi=1.0),
+        "mean_wait": _ratio(wsum.sum(axis=1), tot_arr),
+        "mean_queue": _estimate(queue.sum(axis=1) / blen),
+        "mean_idle": _estimate(idle),
+        "stations": stations,
+    }
+
+
+def specialised_simulate(
+    model, *, eta, T, dt, initial, seed, replications, backend="auto", threads=None,
+    progress=None, monitor=None, force=False, chunk_events=None,
+) -> TimeSeries | None:  # fmt: skip
+    """The simulate entry's specialisation for the lb model: the LB kernel (routing by the
+    model's policy) on the grid ``0, dt, ..., T``, the scaled numbers ``x_j = X_j / n``.
+    ``eta`` is the total number of servers ``n`` (default: the stations' own; another value
+    scales every station to ``N_j = w_j eta``, which must be whole); ``initial``: whole
+    counts ``X_j`` (default ``n`` times the model's start, rounded). Declines (``None``)
+    while ``lam`` is symbolic."""
+    from symdelay.analysis.stochastic import check_seed, run_parameters
+    from symdelay.core.checks import check_horizon, check_replications, time_grid
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.core.symbols import lam as LAM
+    from symdelay.models.lb.policy import LBPolicy, Station
+
+    if model.free_parameters:
+        return None
+    if threads not in (None, 1) or chunk_events is not None:
+        raise SymdelayInputError(
+            "the LB kernel runs one replication at a time in chunks of its own: threads and "
+            "chunk_events do not apply (leave them out)"
+        )
+    policy = model.policy
+    if eta is not None:
+        from symdelay.core.checks import check_eta
+
+        n = check_eta(eta)
+        sizes = [sp.Rational(s.N * n, policy.n) for s in policy.stations]
+        if any(not v.is_integer for v in sizes):
+            raise SymdelayInputError(
+                f"eta = {n} servers cannot keep the stations' shares "
+                f"{', '.join(str(w) for w in policy.shares)} in whole servers: choose a "
+                f"multiple of {policy.n // np.gcd.reduce([s.N for s in policy.stations])}"
+            )
+        stations = tuple(Station(int(v), s.mu) for v, s in zip(sizes, policy.stations))
+        policy = LBPolicy(stations, policy.xi, policy.c, policy.d)
+    n, J = policy.n, policy.J
+    T, dt = check_horizon(T, dt)
+    R = check_replications(replications)
+    rng_seed, seed_record = check_seed(seed)
+    grid = time_grid(T, dt)
+    lam_total = float(model.values[LAM] * n)
+    if initial is None:
+        X0 = np.rint(np.asarray(model.default_start(), dtype=float) * n).astype(np.int64)
+    else:
+        X0 = _initial(initial, J)
+    fn = None if backend == "python" else load_c_kernel()
+    if backend == "c" and fn is None:
+        raise SymdelayInputError("the C backend is not available (no working C compiler?)")
+    if backend not in ("auto", "c", "python"):
+        raise SymdelayInputError(f"backend must be auto, c or python, got {backend!r}")
+    served = float(sum(s.N * s.mu for s in policy.stations))
+    check_budget(
+        f"this run (about {count(R * (lam_total + served) * T)} events: n = {n}, T = {T:g}, "
+        f"{R} replication(s))",
+        R * estimate_seconds(J, (lam_total + served) / 2, T, "c" if fn is not None else "python"),
+        force=force,
+        shrink="--T or --replications",
     )
+    Nv = np.array([s.N for s in policy.stations], dtype=np.int64)
+    mu = np.array([float(s.mu) for s in policy.stations])
+    xs = sorted(policy.xi)
+    xi_val = np.array(xs, dtype=np.int64)
+    xi_cum = np.cumsum([float(policy.xi[k]) for k in xs])
+    xi_cum[-1] = 1.0
+    route_cum = np.cumsum([float(r) for r in policy.capacity_shares])
+    c = np.array([float(v) for v in policy.c])
+    d = np.array([float(v) for v in policy.d])
+    batches = grid.size - 1
+    blen = float(grid[-1]) / batches if batches else 1.0
+    ss = rng_seed if isinstance(rng_seed, np.random.SeedSequence) else None
+    if ss is None:
+        ss = np.random.SeedSequence(
+            int(rng_seed.integers(0, 2**63))
+            if isinstance(rng_seed, np.random.Generator)
+            else rng_seed
+        )
+    else:
+        ss = np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key)
+    out = np.zeros((R, grid.size, J))
+    events = np.zeros(R, dtype=np.int64)
+    for r, child in enumerate(ss.spawn(R)):
+        acc = np.zeros((max(batches, 1), J, NSTAT))
+        snap, counts = _run_kernel(
+            fn, J, Nv, mu, lam_total, "lb", xs, xi_val, xi_cum, c, d, route_cum, X0.copy(),
+            child, 0.0, max(batches, 1), blen, acc, None,
+        )  # fmt: skip
+        out[r] = snap[: grid.size] / float(n)
+        events[r] = counts[0]
+        if progress is not None:
+            progress(1)
+        if monitor is not None:
+            monitor(float(T) * (r + 1), int(events[: r + 1].sum()))
+    params = run_parameters(model)
+    params.update(eta=n, T=T, dt=dt, seed=seed_record, replications=R)
+    params["initial"] = X0.tolist()
+    return TimeSeries(
+        tuple(s.name for s in model.states), grid, out, params, kind="simulation",
+        model_name=model.name, events=events,
+        info={"backend": "c" if fn is not None else "python", "routing": "lb"},
+    )  # fmt: skip
