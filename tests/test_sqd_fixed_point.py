@@ -10,8 +10,8 @@ import pytest
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models.sqd import fixed_point, fluid
-from symdelay.models.sqd.fluid import tails
 from symdelay.models.sqd.fixed_point import geometric_certificate, tail_bound, truncation_level
+from symdelay.models.sqd.fluid import tails
 from symdelay.models.sqd.service import exponential, mp_moment, residual_means, service_from_options
 
 ERL2 = service_from_options("erlang", k=2)

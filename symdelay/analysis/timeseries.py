@@ -323,7 +323,9 @@ class TimeSeries(Result):
         attrs.update({str(k): str(v) for k, v in jsonable(self.parameters).items()})
         if self.simulated:
             coords = {"replication": np.arange(self.replications), "t": self.t}
-            data = {s: (("replication", "t"), self.values[:, :, i]) for i, s in enumerate(self.states)}
+            data = {
+                s: (("replication", "t"), self.values[:, :, i]) for i, s in enumerate(self.states)
+            }
         else:
             coords = {"t": self.t}
             data = {s: (("t",), self.values[0, :, i]) for i, s in enumerate(self.states)}
@@ -345,9 +347,7 @@ class TimeSeries(Result):
             R = self.replications
             seed = self.parameters.get("seed")
             events = "" if self.events is None else f", {int(self.events.sum())} events"
-            head = f"simulated {R} path(s) of {what}" + (
-                "" if seed is None else f" (seed {seed})"
-            )
+            head = f"simulated {R} path(s) of {what}" + ("" if seed is None else f" (seed {seed})")
             mean = f" (mean over the {R} replications)" if R > 1 else ""
             return f"{head}{events}; {at}{mean}: {self._end()} (use --json or --csv)"
         solver = self.info.get("solver")

@@ -322,8 +322,10 @@ class DelayedInformationModel:
             info = {"solver": record, "breakpoints": list(steps.breakpoints)}
 
             def dense(times):
-                if np.any(~np.isfinite(times)) or np.any(times < -D - 1e-12) or np.any(
-                    times > T + 1e-9
+                if (
+                    np.any(~np.isfinite(times))
+                    or np.any(times < -D - 1e-12)
+                    or np.any(times > T + 1e-9)
                 ):
                     raise SymdelayInputError(f"times must lie in [-D, T] = [{-D:g}, {T:g}]")
                 return np.column_stack([*steps(times), steps.x(times)])

@@ -49,7 +49,13 @@ def time_series_axes(ts, ax=None, states=None, replications=None):
     from symdelay.outputs.notebook import axes
 
     ax = axes(ax)
-    names = _default_states(ts) if states is None else [states] if isinstance(states, str) else list(states)
+    names = (
+        _default_states(ts)
+        if states is None
+        else [states]
+        if isinstance(states, str)
+        else list(states)
+    )
     reps = range(ts.replications) if replications is None else list(replications)
     for k, name in enumerate(names):
         y = ts.state(name)

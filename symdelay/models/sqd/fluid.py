@@ -26,6 +26,7 @@ estimated from ``K``, ``m`` and ``T`` first and a run over the budget of
 from __future__ import annotations
 
 import itertools
+
 import numpy as np
 
 from symdelay.analysis.timeseries import TimeSeries

@@ -351,7 +351,11 @@ def _phase_part(ctx, budget: _Budget) -> Part:
     d2 = fluid_difference(L=2, **q, T=budget.phase_T, dt=0.02, initial=(0.5, 0))
     panels = [
         ("L = 1 (stable focus)", [("L = 1", d1["x"], d1["w"][-1])], "$w_1$"),
-        ("L = 2 (unstable: spirals out to a limit cycle)", [("L = 2", d2["x"], d2["w"][-1])], "$w_2$"),
+        (
+            "L = 2 (unstable: spirals out to a limit cycle)",
+            [("L = 2", d2["x"], d2["w"][-1])],
+            "$w_2$",
+        ),
     ]
     title = f"phase plots $(x, w_L)$, D = {q['D']}, start (0.5, 0)"
     wl = _save(phase_plane_figure(panels, title), ctx, "stochastic_phase_wL.pdf")
