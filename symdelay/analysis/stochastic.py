@@ -36,6 +36,7 @@ __all__ = [
     "check_simulation_cost",
     "check_seed",
     "check_table_cost",
+    "expected_events",
     "run_parameters",
     "state_count",
     "need_table",
@@ -117,17 +118,25 @@ def _rate_data(model) -> tuple[float, int]:
     return model.cached("simulation cost", compute)
 
 
+def expected_events(model, eta: int, T: float, replications: int = 1) -> float:
+    """The events a simulation is expected to take: ``eta T replications`` times the total
+    rate at the equilibrium (per unit eta). Exact to leading order once the start has
+    relaxed (a time of the order of the slowest relaxation), which is how long runs go."""
+    total, _ = _rate_data(model)
+    try:
+        return eta * T * float(replications) * total
+    except OverflowError:
+        return float("inf")
+
+
 def check_simulation_cost(model, eta: int, T: float, replications: int, force=False) -> None:
     """Refuse, before compiling, a generated simulation expected to take longer than the
     shared budget (compiling grows with the size of the rate expressions, running like the
-    events: eta T replications times the total rate at the equilibrium)."""
+    events: :func:`expected_events`)."""
     from symdelay.core.budget import check_budget
 
     total, ops = _rate_data(model)
-    try:
-        events = eta * T * float(replications) * total
-    except OverflowError:
-        events = float("inf")
+    events = expected_events(model, eta, T, replications)
     if "kernel" not in model.__dict__.get("_analyses", {}):
         check_budget(
             f"generating and compiling the simulator of {model.name} ({len(model.states)} "

@@ -333,9 +333,15 @@ class TimeSeries(Result):
 
     # -- display ---------------------------------------------------------------------------
     def _end(self) -> str:
-        """The states at the last time (the mean over the replications of a simulation)."""
-        end = self.values[:, -1, :].mean(axis=0)
-        shown = [f"{s}={v:.6g}" for s, v in zip(self.states[:_SHOWN], end[:_SHOWN])]
+        """The states at the last time (the mean and the standard deviation over the
+        replications of a simulation)."""
+        last = self.values[:, -1, :]
+        end = last.mean(axis=0)
+        sd = last.std(axis=0, ddof=1) if self.replications > 1 else None
+        shown = [
+            f"{s}={v:.6g}" + ("" if sd is None else f" (sd {sd[i]:.3g})")
+            for i, (s, v) in enumerate(zip(self.states[:_SHOWN], end[:_SHOWN]))
+        ]
         more = len(self.states) - _SHOWN
         return ", ".join(shown) + (f", ... ({more} more states)" if more > 0 else "")
 
@@ -348,7 +354,7 @@ class TimeSeries(Result):
             seed = self.parameters.get("seed")
             events = "" if self.events is None else f", {int(self.events.sum())} events"
             head = f"simulated {R} path(s) of {what}" + ("" if seed is None else f" (seed {seed})")
-            mean = f" (mean over the {R} replications)" if R > 1 else ""
+            mean = f", mean and standard deviation over the {R} replications" if R > 1 else ""
             return f"{head}{events}; {at}{mean}: {self._end()} (use --json or --csv)"
         solver = self.info.get("solver")
         how = ""
