@@ -102,7 +102,10 @@ def _softmax_form(exprs):
         return list(exprs), []
     groups, table = [], {}
     for g, (den, terms) in enumerate(found.items()):
-        P = [sp.Dummy(f"P{g}_{k}") for k in range(len(terms))]
+        # names no state or parameter can have (a model's names never start with "__"),
+        # plain symbols: lambdify prints them as they are (a Dummy costs a rewrite of every
+        # expression per argument)
+        P = [sp.Symbol(f"__softmax{g}_{k}") for k in range(len(terms))]
         c = [t[0] for t in terms]
         d = [sp.expand(t[1] - terms[0][1]) for t in terms]
         groups.append((P, c, d))
@@ -153,21 +156,40 @@ def compile_rhs(states, rhs) -> CompiledRHS:
     P = [p for g in groups for p in g[0]]
     args = (*states, *P)
     f_l = sp.lambdify(args, exprs, modules="numpy")
-    d_l = [sp.lambdify(states, g[2], modules="math") for g in groups]
+    # every group's differences d_1.. (d_0 = 0) in one call, then the softmax per group
+    d_all = sp.lambdify(states, [d for g in groups for d in g[2][1:]] or [0], modules="math")
     coef = [[float(c) for c in g[1]] for g in groups]
-    inf = math.inf
+    sizes = [len(c) for c in coef]
+    pairs = all(k == 2 for k in sizes)
+    exp, inf = math.exp, math.inf
+
+    def softmax(d, c) -> list:
+        m = max(d)  # d[0] = 0: m in [0, inf]
+        if m == inf:
+            w = [ck if dk == inf else 0.0 for ck, dk in zip(c, d)]
+        else:
+            w = [ck * exp(dk - m) for ck, dk in zip(c, d)]
+        s = sum(w)
+        return [wk / s for wk in w]
 
     def probs(y) -> list:
-        out = []
-        for dl, c in zip(d_l, coef):
-            d = dl(*y)
-            m = max(d)  # d[0] = 0: m in [0, inf]
-            if m == inf:
-                w = [ck if dk == inf else 0.0 for ck, dk in zip(c, d)]
-            else:
-                w = [ck * math.exp(dk - m) for ck, dk in zip(c, d)]
-            s = sum(w)
-            out += [wk / s for wk in w]
+        d = d_all(*y)
+        if pairs:  # two choices (two servers): the exponent on the smaller side only
+            out = []
+            for (c0, c1), dk in zip(coef, d):
+                if dk > 0:
+                    e = exp(-dk)  # <= 1
+                    s = c0 * e + c1
+                    out += [c0 * e / s, c1 / s]
+                else:
+                    e = exp(dk)
+                    s = c0 + c1 * e
+                    out += [c0 / s, c1 * e / s]
+            return out
+        out, at = [], 0
+        for c, k in zip(coef, sizes):
+            out += softmax([0.0, *d[at : at + k - 1]], c)
+            at += k - 1
         return out
 
     def f(t, y):

@@ -108,8 +108,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from sympy.printing.c import C99CodePrinter
-from sympy.printing.pycode import PythonCodePrinter
 
 from symdelay.core.cbuild import cache_dir, load_library
 from symdelay.core.checks import check_eta
@@ -151,22 +149,29 @@ def _int_power(base: str, n: int) -> str | None:
     return f"({prod})" if n > 0 else f"(1.0/({prod}))"
 
 
-class _CPrinter(C99CodePrinter):
-    def _print_Pow(self, expr):
-        if expr.exp.is_Integer:
-            out = _int_power(self.parenthesize(expr.base, 1000), int(expr.exp))
-            if out is not None:
-                return out
-        return super()._print_Pow(expr)
+def _printers():
+    """``(Python printer, C printer)``: SymPy's, with integer powers as products (imported
+    when a table is generated: a kernel loaded from the cache needs no printer)."""
+    from sympy.printing.c import C99CodePrinter
+    from sympy.printing.pycode import PythonCodePrinter
 
+    class _CPrinter(C99CodePrinter):
+        def _print_Pow(self, expr):
+            if expr.exp.is_Integer:
+                out = _int_power(self.parenthesize(expr.base, 1000), int(expr.exp))
+                if out is not None:
+                    return out
+            return super()._print_Pow(expr)
 
-class _PyPrinter(PythonCodePrinter):
-    def _print_Pow(self, expr, rational=False):
-        if expr.exp.is_Integer:
-            out = _int_power(self.parenthesize(expr.base, 1000), int(expr.exp))
-            if out is not None:
-                return out
-        return super()._print_Pow(expr, rational=rational)
+    class _PyPrinter(PythonCodePrinter):
+        def _print_Pow(self, expr, rational=False):
+            if expr.exp.is_Integer:
+                out = _int_power(self.parenthesize(expr.base, 1000), int(expr.exp))
+                if out is not None:
+                    return out
+            return super()._print_Pow(expr, rational=rational)
+
+    return _PyPrinter({"standard": "python3"}), _CPrinter()
 
 
 # ---------------------------------------------------------------------------------------
@@ -762,8 +767,7 @@ class GeneratedKernel:
         order = general + singles + [js[0] for js in cls_members]
         H0, Mt = len(general) + len(singles), len(order)
         order += [j for js in cls_members for j in js[1:]]
-        ppr = _PyPrinter({"standard": "python3"})
-        cpr = _CPrinter()
+        ppr, cpr = _printers()
 
         def pr(printer, e, what):
             try:

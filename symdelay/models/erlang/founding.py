@@ -52,7 +52,30 @@ def _table_of(L, numbers: tuple, name: str) -> Model:
     options = {"L": L}
     for k, v in numbers:
         options[k] = sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
-    return two_queue_erlang(L, options, name)
+    table = two_queue_erlang(L, options, name)
+    _closed_equilibrium(table)
+    return table
+
+
+def _closed_equilibrium(table: Model) -> None:
+    """The symmetric equilibrium ``q_i = lam/mu``, ``z_{i,l} = lam D/L`` set as the table's,
+    once its drift is checked to vanish there identically (otherwise the table solves for
+    it): the same point SymPy's solve finds, without the solve."""
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.model.records import Equilibrium
+
+    sym = {p.name: p for p in table.parameters}
+    val = {p.name: v for p, v in table.values.items()}
+    mu, lam = val.get("mu", sym.get("mu")), val.get("lam", sym.get("lam"))
+    # the phase rate gamma = L/D: the rate of the step out of server 1's first phase over z1_1
+    z11 = sp.Symbol("z1_1")
+    first = table.states.index(z11)
+    phase = next(t.rate for t in table.transitions if t.change[first] == -1)
+    gamma = sp.cancel(phase / z11).xreplace(table.values)
+    point = {s: lam / mu if s.name[0] == "q" else lam / gamma for s in table.states}
+    at = {**point, **table.values}
+    if all(sp.expand(sp.sympify(d).xreplace(at)) == 0 for d in table.drift):
+        table.__dict__["equilibrium"] = Equilibrium(point, True, 0, "closed form, drift zero")
 
 
 class FoundingModel(TableOnDemand):
@@ -146,6 +169,15 @@ class FoundingModel(TableOnDemand):
         if self.infinite or self.symbolic:
             return Model.cached(self, key, compute)
         return self._table().cached(key, compute)
+
+    @property
+    def equilibrium(self):
+        """The table's equilibrium (its closed form, checked on the drift: see
+        :func:`_closed_equilibrium`), shared by equal models."""
+        why = self._no_table("its equilibrium")
+        if why is not None:
+            raise NoTable(why)
+        return self._table().equilibrium
 
     def state_count(self) -> int:
         """``2 (L + 1)``, known without building the table."""

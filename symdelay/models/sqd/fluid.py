@@ -192,7 +192,6 @@ def fluid(
     from fractions import Fraction
 
     from symdelay.analysis.fluid import fluid as entry
-    from symdelay.models.sqd.meanfield import sqd_model
     from symdelay.models.sqd.service import exponential
 
     d = as_d(d)
@@ -218,9 +217,27 @@ def fluid(
 
         fp = fixed_point(d, lamv, service, method="newton")
     u0 = np.array(_start_u(service, start, K, fp), dtype=float)
-    model = sqd_model(service, d=d, K=K, lam_value=lamv)
+    model = _model(service, d, K, lamv)
     dt = Fraction(T) / (points - 1)
     return entry(model, T=T, dt=dt, initial=to_states(u0).ravel(), force=force)
+
+
+#: The models :func:`fluid` built, by service, d, K and lam (building one costs SymPy time).
+_MODELS: dict = {}
+
+
+def _model(service, d: int, K: int, lam):
+    """The sqd model of these options, built once (a path integrated to longer and longer
+    horizons asks for the same model each time)."""
+    from symdelay.models.sqd.meanfield import sqd_model
+
+    key = (service.kind, tuple(service.alpha), tuple(service.S), d, K, lam)
+    found = _MODELS.get(key)
+    if found is None:
+        if len(_MODELS) >= 16:
+            _MODELS.pop(next(iter(_MODELS)))
+        found = _MODELS[key] = sqd_model(service, d=d, K=K, lam_value=lam)
+    return found
 
 
 def proved_levels(service, d, lam) -> int:
