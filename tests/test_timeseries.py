@@ -44,7 +44,7 @@ def test_state_keys_group_numbered_states_and_never_collide():
     assert state_keys(["x", "x_1", "x_2"]) == [("x", 0), ("x_1", 1), ("x_2", 2)]
     # a state named like one of the record's own keys
     assert state_keys(["t_1", "info", "events_1"]) == [
-        ("t", [0]), ("state:info", 1), ("events_1", 2),
+        ("t_1", 0), ("state:info", 1), ("events_1", 2),
     ]  # fmt: skip
 
 
