@@ -9,6 +9,7 @@ import pytest
 import sympy as sp
 from scipy.linalg import expm, solve_continuous_lyapunov
 
+from symdelay.analysis.waves import fluid_wave_peaks
 from symdelay.core import symbols as S
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models import ActionDelayModel
@@ -17,7 +18,6 @@ from symdelay.models.erlang.stochastic import (
     fluid,
     fluid_difference,
     fluid_limit_study,
-    fluid_wave_peaks,
     hopf_theta,
     lna_matrices,
     minimising_theta,

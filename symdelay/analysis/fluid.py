@@ -36,6 +36,7 @@ __all__ = [
     "fluid",
     "check_fluid_cost",
     "compile_rhs",
+    "check_tolerance",
     "CompiledRHS",
     "integrate",
     "DEFAULT_RTOL",
@@ -253,8 +254,8 @@ def integrate(rhs: CompiledRHS, y0, grid, solver="auto", rtol=None, atol=None) -
     ``solver``: ``"auto"`` (the module docstring's rule) or a ``solve_ivp`` method."""
     from scipy.integrate import solve_ivp  # imported on use: it is slow to import
 
-    rtol = DEFAULT_RTOL if rtol is None else _tolerance("rtol", rtol)
-    atol = DEFAULT_ATOL if atol is None else _tolerance("atol", atol, zero=True)
+    rtol = DEFAULT_RTOL if rtol is None else check_tolerance("rtol", rtol)
+    atol = DEFAULT_ATOL if atol is None else check_tolerance("atol", atol, zero=True)
     T = float(grid[-1])
     if solver == "auto":
         with np.errstate(all="ignore"):
@@ -285,7 +286,9 @@ def integrate(rhs: CompiledRHS, y0, grid, solver="auto", rtol=None, atol=None) -
     return y, {"method": method, "rtol": rtol, "atol": atol}
 
 
-def _tolerance(name: str, value, zero: bool = False) -> float:
+def check_tolerance(name: str, value, zero: bool = False) -> float:
+    """A solver tolerance (or another positive number): finite and > 0 (>= 0 with
+    ``zero``), else one line naming it."""
     try:
         x = float(value)
     except (TypeError, ValueError):

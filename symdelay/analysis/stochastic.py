@@ -36,7 +36,9 @@ __all__ = [
     "check_simulation_cost",
     "check_seed",
     "check_table_cost",
+    "check_counts",
     "expected_events",
+    "replication_seeds",
     "run_parameters",
     "state_count",
     "need_table",
@@ -154,7 +156,7 @@ def check_simulation_cost(model, eta: int, T: float, replications: int, force=Fa
     )
 
 
-def check_seed(seed):
+def check_seed(seed, name: str = "seed"):
     """``(seed for numpy.random.default_rng, value to record)``.
 
     An integer >= 0 (or its decimal text), a ``SeedSequence`` or a ``Generator`` (not
@@ -172,7 +174,7 @@ def check_seed(seed):
     if seed is None:
         ss = np.random.SeedSequence()
         return ss, int(ss.entropy)
-    msg = f"seed must be an integer >= 0, got {seed!r}"
+    msg = f"{name} must be an integer >= 0, got {seed!r}"
     if isinstance(seed, bool):
         raise SymdelayInputError(msg)
     if isinstance(seed, str):
@@ -185,6 +187,19 @@ def check_seed(seed):
     if not isinstance(seed, numbers.Integral) or seed < 0:
         raise SymdelayInputError(msg)
     return int(seed), int(seed)
+
+
+def replication_seeds(seed, R: int) -> list:
+    """One seed sequence per replication from a checked seed (:func:`check_seed`: an integer,
+    a SeedSequence, copied so the caller's is not advanced, or a Generator, consumed): the
+    seeds of the families' kernels that run one replication at a time (SQ(d), LB)."""
+    if isinstance(seed, np.random.SeedSequence):
+        seed = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
+    elif isinstance(seed, np.random.Generator):
+        seed = np.random.SeedSequence(int(seed.integers(0, 2**63)))
+    else:
+        seed = np.random.SeedSequence(seed)
+    return seed.spawn(R)
 
 
 def run_parameters(model) -> dict:
@@ -285,10 +300,14 @@ def simulate(
 def _initial_counts(model, initial, eta: int) -> np.ndarray:
     from symdelay.analysis.roots import default_initial
 
-    n = len(model.states)
-    names = [s.name for s in model.states]
     if initial is None:
         return np.rint(default_initial(model) * eta).astype(np.int64)
+    return check_counts(initial, [s.name for s in model.states])
+
+
+def check_counts(initial, names) -> np.ndarray:
+    """Job counts at time 0: whole numbers >= 0 (below 2^52), one per name."""
+    n = len(names)
     try:
         arr = np.asarray(initial, dtype=float)
     except (TypeError, ValueError):

@@ -1,26 +1,18 @@
-"""One record for every path in time: :class:`TimeSeries`.
-
-A simulation (the generated kernel, the SQ(d) and LB kernels), a fluid path (the drift ODE
-of any model, the SQ(d) mean field, the LB sliding fluid), the exact difference dynamics of
-the founding model and the delay-differential model's solution are all one record, in the
-manner of python-control's ``TimeResponseData``: the states by name, the times ``t``, the
-values ``values[k, j, i]`` (replication ``k``, time ``t[j]``, state ``i``) in the scaled
-units the record prints (counts / eta for a simulation), and what only one kind of run knows
-in generic fields: ``events`` (per replication, simulations) and ``info`` (the solver and
-its error control, the backend, the transition counts, the batch estimates of a steady-state
-run, ...), never in fields of their own.
+"""One record for every path in time: :class:`TimeSeries`, in the manner of python-control's
+``TimeResponseData``. Simulations (the generated kernel, the SQ(d) and LB kernels), fluid
+paths (any model's drift, the SQ(d) mean field, the LB sliding fluid), the founding model's
+difference dynamics and the DDE's solution: the states by name, the times ``t``, the values
+``values[k, j, i]`` (replication ``k``, time ``t[j]``, state ``i``) in the scaled units the
+record prints (counts / eta for a simulation); what only one kind of run knows goes in
+``events`` (per replication) and ``info`` (solver, backend, transition counts, estimates).
 
 JSON (:meth:`TimeSeries.record`): ``{"model", "parameters", "kind", "states", "t", "info",
-...}`` plus one key per state path, where the states named ``base_1 .. base_n`` are given
-together as ``base`` (a list of ``n`` paths): the founding model's states ``q1, q2,
-z1_1..z1_L, z2_1..z2_L`` give its contract keys ``q1, q2, z1, z2``. A simulation adds
-``"events"``; with more than one replication the paths are under ``"replications"``, one
-object ``{"events", "t", <state keys>}`` each, and ``"events"`` is their total. A state whose
-key would be one of the record's own keys is written ``"state:<name>"``.
-
-Tables: :meth:`~TimeSeries.to_pandas` (one row per time and replication: columns ``t``,
-``replication`` for a simulation, one column per state), :meth:`~TimeSeries.to_xarray`,
-:meth:`~TimeSeries.csv_table` and :meth:`~TimeSeries.to_csv` (the same table).
+...}`` and one key per state path, the states ``base_1 .. base_n`` given together as
+``base`` (the founding model's contract keys ``q1, q2, z1, z2``); a simulation adds
+``"events"``, and with several replications the paths are under ``"replications"`` (one
+``{"events", "t", <state keys>}`` each; ``"events"`` their total). A state whose key would
+be one of the record's own is written ``"state:<name>"``. Tables: :meth:`~TimeSeries.to_pandas`
+(columns ``t``, ``replication`` for a simulation, one per state), ``to_xarray``, ``to_csv``.
 
 >>> import numpy as np
 >>> ts = TimeSeries(("q1", "q2", "z1_1", "z2_1"), np.array([0.0, 1.0]),
@@ -266,31 +258,29 @@ class TimeSeries(Result):
         cols.append(self.values.reshape(R * n, d))
         return header + list(self.states), np.hstack(cols), fmt + ["%.17g"] * d
 
-    def to_csv(self, path=None, *, comment: str | None = None) -> str | None:
-        """The table as CSV: a ``# comment`` line (default: symdelay's version and the
-        parameters as JSON), the header, the rows (numbers as their shortest round-trip
-        text). Written to ``path`` (a file name or an open text file); ``None`` returns it."""
-        import io
+    def to_csv(self, path=None, *, command: str | None = None) -> str | None:
+        """The table as CSV: a ``# symdelay <version> <command>; parameters: <JSON>`` line
+        (``command`` default: the kind), the header, the rows (numbers as their shortest
+        round-trip text). Written to ``path`` (a file name or an open text file); ``None``
+        returns it."""
         import json
 
         from symdelay.core.version import __version__
 
-        if comment is None:
-            comment = f"symdelay {__version__} {self.kind}; parameters: " + json.dumps(
-                jsonable(self.parameters)
-            )
+        params = json.dumps(jsonable(self.parameters))
         header, rows, fmt = self.csv_table()
-        buf = io.StringIO()
-        buf.write(f"# {comment}\n" + ",".join(header) + "\n")
-        for row in rows:
-            buf.write(",".join(_cell(f, x) for f, x in zip(fmt, row)) + "\n")
+        lines = [f"# symdelay {__version__} {command or self.kind}; parameters: {params}"]
+        lines += [",".join(header)] + [",".join(map(_cell, fmt, row)) for row in rows]
+        text = "\n".join(lines) + "\n"
         if path is None:
-            return buf.getvalue()
+            return text
         if hasattr(path, "write"):
-            path.write(buf.getvalue())
-            return None
-        with open(path, "w", newline="") as fh:
-            fh.write(buf.getvalue())
+            return path.write(text) and None
+        try:
+            with open(path, "w", newline="") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise SymdelayInputError(f"cannot write {path}: {exc.strerror}") from None
         return None
 
     def to_pandas(self):

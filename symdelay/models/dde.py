@@ -68,6 +68,7 @@ from functools import cached_property
 
 import numpy as np
 
+from symdelay.analysis.fluid import check_tolerance
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.display import ReadOnlyDict
 from symdelay.core.errors import SymdelayInputError, VerificationError
@@ -301,7 +302,7 @@ class DelayedInformationModel:
 
         mu, lam, theta, D = self._numbers("integrate")
         T, dt = check_horizon(T, dt)
-        rtol, atol = _tolerance("rtol", rtol), _tolerance("atol", atol, zero=True)
+        rtol, atol = check_tolerance("rtol", rtol), check_tolerance("atol", atol, zero=True)
         if solver not in _SOLVERS:
             raise SymdelayInputError(
                 f"unknown solver {solver!r}: use one of " + ", ".join(_SOLVERS)
@@ -385,18 +386,6 @@ def _eigenvalue(M: sp.Matrix, v: sp.Matrix) -> sp.Expr:
     if (M * v - c * v).applyfunc(sp.simplify) != sp.zeros(*v.shape):
         raise VerificationError(f"{list(v)} is not an eigenvector of the linearisation")
     return c
-
-
-def _tolerance(name: str, value, zero: bool = False) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise SymdelayInputError(f"{name} must be a number, got {value!r}") from None
-    if isinstance(value, bool) or not math.isfinite(x) or x < 0 or (x == 0 and not zero):
-        raise SymdelayInputError(
-            f"{name} must be a finite number {'>=' if zero else '>'} 0, got {value!r}"
-        )
-    return x
 
 
 # ---------------------------------------------------------------- history
@@ -704,7 +693,7 @@ def compare_with_action_delay(
         raise SymdelayInputError("L_values is empty: give phase counts such as 1, 2, 4, 8")
     if pipeline not in ("matched", "empty"):
         raise SymdelayInputError(f"pipeline must be 'matched' or 'empty', got {pipeline!r}")
-    w = _tolerance("window", window)
+    w = check_tolerance("window", window)
     if not 0 < w <= 1:
         raise SymdelayInputError(f"window must be a fraction in (0, 1], got {window!r}")
     m = model(mu=mu, lam=lam, theta=theta, D=D)

@@ -10,15 +10,13 @@ then the columns ``t`` and one per state.
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import emit
 from symdelay.cli.commands._io import (
     RATE_DEFAULTS,
     add_horizon_arguments,
-    check_output_choice,
-    check_output_file,
-    command_line,
+    check_outputs,
+    emit_series,
     parse_initial,
-    write_csv,
 )
 from symdelay.core.budget import honour_force
 
@@ -64,16 +62,9 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from symdelay.analysis.fluid import fluid
 
-    check_output_choice(args)
-    if args.csv is not None:
-        check_output_file(args.csv)
+    check_outputs(args)
     model = door.model_from_args(args)
     res = fluid(model, T=args.T, dt=args.dt, initial=parse_initial(args.initial), force=args.force)
-    if args.csv is not None:
-        header, rows, fmt = res.csv_table()
-        write_csv(args.csv, [command_line("fluid", res.to_json()["parameters"])], header, rows, fmt)
-    if args.json:
-        emit_json(res.to_json())
-    elif args.csv is None:
+    if not emit_series(args, res, "fluid"):
         emit(res.summary())
     return 0

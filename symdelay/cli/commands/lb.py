@@ -138,31 +138,18 @@ def run_diffusion(args) -> int:
 
 
 def run_simulate(args) -> int:
-    from symdelay.cli.commands._io import (
-        check_output_choice,
-        check_output_file,
-        command_line,
-        write_csv,
-    )
+    from symdelay.cli.commands._io import check_outputs, emit_series
     from symdelay.models.lb.diffusion import simulation_rate
     from symdelay.models.lb.simulate import simulate
 
-    check_output_choice(args)
-    if args.csv is not None:
-        check_output_file(args.csv)
+    check_outputs(args)
     pol = _policy(args)
     lam = args.lam if args.lam is not None else simulation_rate(pol, args.beta)
     res = simulate(
         pol, lam, args.T, seed=_int("seed", args.seed), warmup=args.warmup,
         batches=_int("batches", args.batches), routing=args.routing, force=args.force,
     )  # fmt: skip
-    if args.csv is not None:
-        header, rows, fmt = res.csv_table()
-        params = res.to_json()["parameters"]
-        write_csv(args.csv, [command_line("lb simulate", params)], header, rows, fmt)
-    if args.json:
-        emit_json(res.to_json())
-    if args.json or args.csv is not None:
+    if emit_series(args, res, "lb simulate"):
         return 0
     i = res.info
     p_wait, mean_wait = i["p_wait"], i["mean_wait"]

@@ -15,26 +15,17 @@ from __future__ import annotations
 import sys
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import emit
 from symdelay.cli.commands._io import (
     RATE_DEFAULTS,
     add_horizon_arguments,
-    check_output_choice,
-    check_output_file,
-    command_line,
+    check_outputs,
+    emit_series,
     parse_initial,
-    write_csv,
 )
 from symdelay.core.budget import honour_force
 
-__all__ = [
-    "register",
-    "run",
-    "parse_initial",
-    "check_output_file",
-    "check_output_choice",
-    "write_csv",
-]
+__all__ = ["register", "run"]
 
 DESCRIPTION = (
     "Simulate the two-queue jump process exactly (every arrival, delay phase and service "
@@ -115,9 +106,7 @@ def run(args) -> int:
 
     from symdelay.analysis.stochastic import simulate
 
-    check_output_choice(args)
-    if args.csv is not None:
-        check_output_file(args.csv)
+    check_outputs(args)
     model = door.model_from_args(args)
     bar = None
     if not args.json and sys.stderr.isatty():
@@ -136,13 +125,6 @@ def run(args) -> int:
     finally:
         if bar is not None:
             bar.close()
-    if args.csv is not None:
-        header, rows, fmt = res.csv_table()
-        write_csv(
-            args.csv, [command_line("simulate", res.to_json()["parameters"])], header, rows, fmt
-        )
-    if args.json:
-        emit_json(res.to_json())
-    elif args.csv is None:
+    if not emit_series(args, res, "simulate"):
         emit(res.summary())
     return 0

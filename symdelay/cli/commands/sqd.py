@@ -10,6 +10,7 @@ sqd`` prints (the states ``x_k``, fraction of servers with k jobs).
 from __future__ import annotations
 
 from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._io import check_outputs, emit_series
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -146,31 +147,11 @@ def run_fixed_point(args) -> int:
     return 0
 
 
-def _emit_series(args, res, name: str) -> bool:
-    """``--csv`` and ``--json`` of a time series; True when one of them printed."""
-    from symdelay.cli.commands._io import command_line, write_csv
-
-    if args.csv is not None:
-        header, rows, fmt = res.csv_table()
-        write_csv(args.csv, [command_line(name, res.to_json()["parameters"])], header, rows, fmt)
-    if args.json:
-        emit_json(res.to_json())
-    return args.json or args.csv is not None
-
-
-def _check_outputs(args) -> None:
-    from symdelay.cli.commands._io import check_output_choice, check_output_file
-
-    check_output_choice(args)
-    if args.csv is not None:
-        check_output_file(args.csv)
-
-
 def run_simulate(args) -> int:
     from symdelay.models.sqd.service import parse_service_dist
     from symdelay.models.sqd.simulate import simulate
 
-    _check_outputs(args)
+    check_outputs(args)
     service = (
         parse_service_dist(args.service_dist, args.mean) if args.service_dist else _service(args)
     )
@@ -190,7 +171,7 @@ def run_simulate(args) -> int:
         backend=args.backend,
         force=args.force,
     )
-    if _emit_series(args, r, "sqd simulate"):
+    if emit_series(args, r, "sqd simulate"):
         return 0
     p, i = r.parameters, r.info
     events = int(r.events.sum())
@@ -208,12 +189,12 @@ def run_simulate(args) -> int:
 def run_fluid(args) -> int:
     from symdelay.models.sqd.fluid import fluid, tails
 
-    _check_outputs(args)
+    check_outputs(args)
     tr = fluid(
         args.d, args.lam, _service(args), T=args.T, start=args.start, K=args.K,
         points=args.points, force=args.force,
     )  # fmt: skip
-    if _emit_series(args, tr, "sqd fluid"):
+    if emit_series(args, tr, "sqd fluid"):
         return 0
     p = tr.parameters
     s = tails(tr)

@@ -33,12 +33,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from symdelay.analysis.stochastic import check_counts
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
 from symdelay.models.lb._kernel import NSTAT, load_c_kernel, run_python
 from symdelay.models.lb.policy import LBPolicy, as_rational
 from symdelay.models.sqd._budget import check_budget, check_memory, count
+from symdelay.models.sqd.batches import batch_interval
 
 __all__ = [
     "simulate",
@@ -86,15 +88,7 @@ def _estimate(
 ) -> BatchEstimate:
     """Point value and Student-t 95 % interval over the batches, cut to ``[lo, hi]`` (the
     range of the quantity: every quantity estimated here is >= 0)."""
-    from scipy.stats import t as student
-
-    v = np.asarray(per_batch, dtype=float)
-    m = float(np.mean(v)) if point is None else float(point)
-    m = min(max(m, lo), hi)  # a busy fraction of 1 + 1e-16 is rounding
-    if len(v) < 2:
-        return BatchEstimate(m, float("nan"), float("nan"))
-    h = float(student.ppf(0.975, len(v) - 1) * np.std(v, ddof=1) / np.sqrt(len(v)))
-    return BatchEstimate(m, max(m - h, lo), min(m + h, hi))
+    return BatchEstimate(*batch_interval(per_batch, point, lo, hi))
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, hi: float = np.inf) -> BatchEstimate:
@@ -185,27 +179,13 @@ def simulate(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise SymdelayInputError(f"seed must be a whole number >= 0, got {seed!r}")
     J = policy.J
-    N = np.array([s.N for s in policy.stations], dtype=np.int64)
-    mu = np.array([float(s.mu) for s in policy.stations])
-    xs = sorted(policy.xi)
-    xi_val = np.array(xs, dtype=np.int64)
-    xi_cum = np.cumsum([float(policy.xi[k]) for k in xs])
-    xi_cum[-1] = 1.0
-    if route is None:
-        route = policy.capacity_shares
-    if len(route) != J or any(not float(r) >= 0 for r in route):
+    if route is not None and (len(route) != J or any(not float(r) >= 0 for r in route)):
         raise SymdelayInputError(f"route needs {J} probabilities >= 0")
-    route_cum = np.cumsum([float(r) for r in route]) / float(sum(float(r) for r in route))
-    c = np.array([float(v) for v in policy.c])
-    d = np.array([float(v) for v in policy.d])
-    X = N.copy() if initial is None else _initial(initial, J)
+    X = np.array([s.N for s in policy.stations], dtype=np.int64)
+    X = X if initial is None else check_counts(initial, [f"x{j + 1}" for j in range(J)])
     blen = (T - warm) / batches
     acc = np.zeros((batches, J, NSTAT))
-    fn = None if backend == "python" else load_c_kernel()
-    if backend == "c" and fn is None:
-        raise SymdelayInputError("the C backend is not available (no working C compiler?)")
-    if backend not in ("auto", "c", "python"):
-        raise SymdelayInputError(f"backend must be auto, c or python, got {backend!r}")
+    fn = _kernel(backend)
     per_batch = float(lr) * (T - warm) / batches
     if per_batch < MIN_ARRIVALS_PER_BATCH:
         most = int(float(lr) * (T - warm) // MIN_ARRIVALS_PER_BATCH)
@@ -227,9 +207,8 @@ def simulate(
         shrink="--T (or the arrival rate)",
     )
     snap, counts = _run_kernel(
-        fn, J, N, mu, float(lr), routing, xs, xi_val, xi_cum, c, d, route_cum, X, int(seed),
-        warm, batches, blen, acc, max_events,
-    )  # fmt: skip
+        fn, policy, float(lr), routing, route, X, int(seed), warm, batches, blen, acc, max_events
+    )
     est = _summarise(policy, acc, blen)
     n = policy.n
     params = {"policy": policy.record(), "n": n, "lam": str(lr), "T": T, "warmup": warm}
@@ -245,23 +224,31 @@ def simulate(
     )  # fmt: skip
 
 
-def _initial(initial, J: int) -> np.ndarray:
-    """Whole counts ``X_j >= 0``, one per station."""
-    try:
-        X = np.asarray(initial, dtype=float)
-    except (TypeError, ValueError):
-        X = None
-    if X is None or X.shape != (J,) or not np.all(np.isfinite(X)) or np.any(X < 0):
-        raise SymdelayInputError(f"initial needs {J} whole numbers >= 0 (one per station)")
-    if np.any(np.round(X) != X) or np.any(X > 2**52):
-        raise SymdelayInputError(f"initial needs {J} whole numbers >= 0 (one per station)")
-    return X.astype(np.int64)
+def _kernel(backend: str):
+    """The compiled kernel, or None for the Python twin (``backend``: auto, c, python)."""
+    if backend not in ("auto", "c", "python"):
+        raise SymdelayInputError(f"backend must be auto, c or python, got {backend!r}")
+    fn = None if backend == "python" else load_c_kernel()
+    if backend == "c" and fn is None:
+        raise SymdelayInputError("the C backend is not available (no working C compiler?)")
+    return fn
 
 
-def _run_kernel(fn, J, N, mu, lam, routing, xs, xi_val, xi_cum, c, d, route_cum, X, seed,
-                warm, batches, blen, acc, max_events):  # fmt: skip
-    """Drive the kernel in chunks to the end; ``(the counts at the batch boundaries, the
-    event counters)``."""
+def _run_kernel(fn, policy, lam, routing, route, X, seed, warm, batches, blen, acc, max_events):
+    """Drive the kernel in chunks to the end from the counts ``X`` (``route``: the random
+    routing's probabilities, default the capacity shares); ``(the counts at the batch
+    boundaries, the event counters)``."""
+    J = policy.J
+    N = np.array([s.N for s in policy.stations], dtype=np.int64)
+    mu = np.array([float(s.mu) for s in policy.stations])
+    xs = sorted(policy.xi)
+    xi_val = np.array(xs, dtype=np.int64)
+    xi_cum = np.cumsum([float(policy.xi[k]) for k in xs])
+    xi_cum[-1] = 1.0
+    route = [float(r) for r in (policy.capacity_shares if route is None else route)]
+    route_cum = np.cumsum(route) / sum(route)
+    c = np.array([float(v) for v in policy.c])
+    d = np.array([float(v) for v in policy.d])
     perm = np.arange(J, dtype=np.int64)
     rng = _seed_state(seed)
     clock = np.zeros(1)
@@ -326,8 +313,8 @@ def specialised_simulate(
     scales every station to ``N_j = w_j eta``, which must be whole); ``initial``: whole
     counts ``X_j`` (default ``n`` times the model's start, rounded). Declines (``None``)
     while ``lam`` is symbolic."""
-    from symdelay.analysis.stochastic import check_seed, run_parameters
-    from symdelay.core.checks import check_horizon, check_replications, time_grid
+    from symdelay.analysis.stochastic import check_seed, replication_seeds, run_parameters
+    from symdelay.core.checks import check_eta, check_horizon, check_replications, time_grid
     from symdelay.core.lazy import sympy as sp
     from symdelay.core.symbols import lam as LAM
     from symdelay.models.lb.policy import LBPolicy, Station
@@ -341,8 +328,6 @@ def specialised_simulate(
         )
     policy = model.policy
     if eta is not None:
-        from symdelay.core.checks import check_eta
-
         n = check_eta(eta)
         sizes = [sp.Rational(s.N * n, policy.n) for s in policy.stations]
         if any(not v.is_integer for v in sizes):
@@ -362,12 +347,8 @@ def specialised_simulate(
     if initial is None:
         X0 = np.rint(np.asarray(model.default_start(), dtype=float) * n).astype(np.int64)
     else:
-        X0 = _initial(initial, J)
-    fn = None if backend == "python" else load_c_kernel()
-    if backend == "c" and fn is None:
-        raise SymdelayInputError("the C backend is not available (no working C compiler?)")
-    if backend not in ("auto", "c", "python"):
-        raise SymdelayInputError(f"backend must be auto, c or python, got {backend!r}")
+        X0 = check_counts(initial, [s.name for s in model.states])
+    fn = _kernel(backend)
     served = float(sum(s.N * s.mu for s in policy.stations))
     check_budget(
         f"this run (about {count(R * (lam_total + served) * T)} events: n = {n}, T = {T:g}, "
@@ -376,34 +357,15 @@ def specialised_simulate(
         force=force,
         shrink="--T or --replications",
     )
-    Nv = np.array([s.N for s in policy.stations], dtype=np.int64)
-    mu = np.array([float(s.mu) for s in policy.stations])
-    xs = sorted(policy.xi)
-    xi_val = np.array(xs, dtype=np.int64)
-    xi_cum = np.cumsum([float(policy.xi[k]) for k in xs])
-    xi_cum[-1] = 1.0
-    route_cum = np.cumsum([float(r) for r in policy.capacity_shares])
-    c = np.array([float(v) for v in policy.c])
-    d = np.array([float(v) for v in policy.d])
-    batches = grid.size - 1
-    blen = float(grid[-1]) / batches if batches else 1.0
-    ss = rng_seed if isinstance(rng_seed, np.random.SeedSequence) else None
-    if ss is None:
-        ss = np.random.SeedSequence(
-            int(rng_seed.integers(0, 2**63))
-            if isinstance(rng_seed, np.random.Generator)
-            else rng_seed
-        )
-    else:
-        ss = np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key)
+    batches = max(grid.size - 1, 1)
+    blen = float(grid[-1]) / batches
     out = np.zeros((R, grid.size, J))
     events = np.zeros(R, dtype=np.int64)
-    for r, child in enumerate(ss.spawn(R)):
-        acc = np.zeros((max(batches, 1), J, NSTAT))
+    for r, child in enumerate(replication_seeds(rng_seed, R)):
+        acc = np.zeros((batches, J, NSTAT))
         snap, counts = _run_kernel(
-            fn, J, Nv, mu, lam_total, "lb", xs, xi_val, xi_cum, c, d, route_cum, X0.copy(),
-            child, 0.0, max(batches, 1), blen, acc, None,
-        )  # fmt: skip
+            fn, policy, lam_total, "lb", None, X0.copy(), child, 0.0, batches, blen, acc, None
+        )
         out[r] = snap[: grid.size] / float(n)
         events[r] = counts[0]
         if progress is not None:

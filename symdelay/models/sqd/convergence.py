@@ -34,10 +34,11 @@ import numpy as np
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
+from symdelay.models.sqd.batches import t975
 from symdelay.models.sqd.fixed_point import fixed_point
 from symdelay.models.sqd.meanfield import as_d
 from symdelay.models.sqd.service import exponential
-from symdelay.models.sqd.simulate import simulate, t975
+from symdelay.models.sqd.simulate import simulate
 
 __all__ = ["convergence_in_N", "ConvergenceResult", "NRow", "power_fit"]
 

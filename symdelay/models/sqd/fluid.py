@@ -272,7 +272,7 @@ def specialised_fluid(
     (``None``) while ``lam`` is symbolic."""
     from scipy.integrate import solve_ivp
 
-    from symdelay.analysis.fluid import _tolerance
+    from symdelay.analysis.fluid import check_tolerance
     from symdelay.analysis.stochastic import run_parameters
     from symdelay.core.checks import check_horizon, time_grid
     from symdelay.core.symbols import lam as LAM
@@ -299,8 +299,8 @@ def specialised_fluid(
                 f"the initial state needs {n} finite values >= 0, one per state x_k_j"
             )
     method = "BDF" if solver == "auto" else solver
-    rtol = 1e-10 if rtol is None else _tolerance("rtol", rtol)
-    atol = 1e-13 if atol is None else _tolerance("atol", atol, zero=True)
+    rtol = 1e-10 if rtol is None else check_tolerance("rtol", rtol)
+    atol = 1e-13 if atol is None else check_tolerance("atol", atol, zero=True)
     arrays = _Arrays(service, d, lamv, K)
     u0 = np.cumsum(x0.reshape(K, m)[::-1], axis=0)[::-1].ravel()  # the tails by phase
 

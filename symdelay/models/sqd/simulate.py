@@ -44,6 +44,7 @@ import math
 
 import numpy as np
 
+from symdelay.analysis.stochastic import check_seed
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models.phase_type import PhaseType
@@ -60,7 +61,7 @@ from symdelay.models.sqd._kernel import (
     load_c_kernel,
     run_python,
 )
-from symdelay.models.sqd.batches import BLOCK, _finish
+from symdelay.models.sqd.batches import BLOCK, _finish, batch_interval
 from symdelay.models.sqd.fixed_point import as_lam, exact_text
 from symdelay.models.sqd.meanfield import as_d
 from symdelay.models.sqd.service import GeneralService, exponential, ph_sampler
@@ -70,8 +71,6 @@ __all__ = [
     "specialised_simulate",
     "service_draw",
     "as_N",
-    "as_seed",
-    "t975",
     "kernel_for",
     "estimate_events",
     "estimate_seconds",
@@ -91,13 +90,6 @@ MIN_ARRIVALS_PER_BATCH = 10
 DELAYED_BYTES_PER_SERVER = 1024
 
 
-def t975(dof: int) -> float:
-    """Student-t 97.5% quantile."""
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, dof))
-
-
 def as_N(N, d: int) -> int:
     try:
         v = int(str(N).strip())
@@ -106,26 +98,6 @@ def as_N(N, d: int) -> int:
     if v < d:
         raise SymdelayInputError(f"N = {v} < d = {d}: need at least d servers to sample from")
     return v
-
-
-def as_seed(seed):
-    """A seed for ``numpy.random.default_rng``: a whole number >= 0 (or its text), or a
-    numpy ``Generator`` / ``SeedSequence`` (passed through)."""
-    if isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
-        return seed
-    msg = f"--seed must be a whole number >= 0, got {seed!r}"
-    if isinstance(seed, bool):
-        raise SymdelayInputError(msg)
-    if isinstance(seed, np.integer):
-        seed = int(seed)
-    if isinstance(seed, str):
-        try:
-            seed = int(seed.strip())
-        except ValueError:
-            raise SymdelayInputError(msg) from None
-    if not isinstance(seed, int) or seed < 0:
-        raise SymdelayInputError(msg)
-    return seed
 
 
 def as_batches(batches) -> int:
@@ -179,16 +151,6 @@ def _mean(service) -> float:
     return float(service.mean)
 
 
-def _ci(values: list, lo: float = -math.inf, hi: float = math.inf) -> tuple[float, float, float]:
-    """Batch mean and Student-t 95% interval, cut to ``[lo, hi]`` (the range of the value)."""
-    a = np.asarray(values, dtype=float)
-    m = min(max(float(a.mean()), lo), hi)  # a fraction of 1 + 1e-16 is rounding
-    if a.size < 2:
-        return m, float("nan"), float("nan")
-    h = t975(a.size - 1) * float(a.std(ddof=1)) / math.sqrt(a.size)
-    return m, max(m - h, lo), min(m + h, hi)
-
-
 def simulate(
     N=1000,
     d=2,
@@ -231,7 +193,7 @@ def simulate(
             f"need a finite T > 0 and 0 <= warmup < T, got T={T}, warmup={warmup}"
         )
     batches = as_batches(batches)
-    seed = as_seed(seed)
+    seed, seed_record = check_seed(seed, "--seed")
     levels = int(levels) if levels is not None else 40
     lamf = float(lamv)
     arrivals = lamf * N * (T - warmup) / batches
@@ -280,10 +242,10 @@ def simulate(
             f"out of memory for N = {N}, {batches} batches: lower --N, --batches or --lam"
         ) from None
     seconds = time.perf_counter() - t0
-    m, lo, hi = _ci(soj, 0.0)
+    m, lo, hi = batch_interval(soj, lo=0.0)
     tails, cis = [], []
     for k in range(levels):
-        tm, tl, th = _ci([b[k] for b in occ], 0.0, 1.0)
+        tm, tl, th = batch_interval([b[k] for b in occ], lo=0.0, hi=1.0)
         tails.append(tm)
         cis.append((tl, th))
     label = service.label() if isinstance(service, GeneralService) else service.kind
@@ -292,7 +254,7 @@ def simulate(
     reached = [k for k in range(levels) if tails[k] > 0 or snaps[:, k].any()]
     K = max(reached[-1] + 1 if reached else 1, 1)
     params = {"N": N, "d": d, "lam": exact_text(lamv), "service": label, "T": T}
-    params.update(warmup=warmup, batches=batches, levels=levels, seed=_seed_record(seed))
+    params.update(warmup=warmup, batches=batches, levels=levels, seed=seed_record)
     params["delay"] = None if delay is None else [str(v) for v in delay]
     info = {
         "mean_sojourn": m,
@@ -312,11 +274,6 @@ def simulate(
     )  # fmt: skip
 
 
-def _seed_record(seed):
-    """An integer seed as given; a generator or seed sequence is not repeatable (None)."""
-    return seed if isinstance(seed, int) else None
-
-
 def specialised_simulate(
     model, *, eta, T, dt, initial, seed, replications, backend="auto", threads=None,
     progress=None, monitor=None, force=False, chunk_events=None,
@@ -328,7 +285,7 @@ def specialised_simulate(
     loses, are counted in ``info["beyond_K"]``). Declines (``None``: the generated kernel
     runs the table) with phase-type service of several phases (the kernel does not track
     phases) or a start other than the empty system."""
-    from symdelay.analysis.stochastic import check_seed, run_parameters
+    from symdelay.analysis.stochastic import replication_seeds, run_parameters
     from symdelay.core.checks import check_horizon, check_replications, time_grid
     from symdelay.core.symbols import lam as LAM
 
@@ -371,7 +328,7 @@ def specialised_simulate(
     out = np.zeros((R, grid.size, K))
     beyond = np.zeros((R, grid.size))
     events = np.zeros(R, dtype=np.int64)
-    for r, child in enumerate(_children(rng_seed, R)):
+    for r, child in enumerate(replication_seeds(rng_seed, R)):
         rng = np.random.default_rng(child)
         draw = service_draw(model.service, rng)
         _, _, events[r], snaps, used = _run(N, d, lamf, draw, rng, grid, levels, backend)
@@ -390,18 +347,6 @@ def specialised_simulate(
         tuple(s.name for s in model.states), grid, out, params, kind="simulation",
         model_name=model.name, events=events, info=info,
     )  # fmt: skip
-
-
-def _children(seed, R: int) -> list:
-    """One seed sequence per replication from the entry's checked seed (an integer, a
-    SeedSequence, copied so the caller's is not advanced, or a Generator, consumed)."""
-    if isinstance(seed, np.random.SeedSequence):
-        seed = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
-    elif isinstance(seed, np.random.Generator):
-        seed = np.random.SeedSequence(int(seed.integers(0, 2**63)))
-    else:
-        seed = np.random.SeedSequence(seed)
-    return seed.spawn(R)
 
 
 def _seed_state(rng: np.random.Generator) -> np.ndarray:

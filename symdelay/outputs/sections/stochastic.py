@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
+from symdelay.analysis.waves import fluid_wave_peaks
 from symdelay.core import symbols as S
 from symdelay.core.latex import Equation, tex
 from symdelay.core.lazy import sympy as sp
@@ -33,7 +34,6 @@ from symdelay.models.erlang.stochastic import (
     fluid,
     fluid_difference,
     fluid_limit_study,
-    fluid_wave_peaks,
     hopf_theta,
     lna_matrices,
     minimising_theta,

@@ -6,13 +6,10 @@ Analysis only (no plotting). The founding model's loose conveniences :func:`simu
 fluid path run the generic machinery on its transition table, the variance its
 specialisation: the difference-mode Lyapunov solve and closed form);
 :func:`fluid_difference` (the exact difference dynamics); :func:`fluid_limit_study` (the
-eta^(-1/2) rate). For any transition table: :class:`GeneratedKernel` (a simulator generated
-from the table) and :func:`linear_noise` (the generic LNA covariance).
+eta^(-1/2) rate). For any transition table the simulator and the LNA live in
+:mod:`symdelay.analysis` (``simulate``, ``lna``).
 """
 
-from symdelay.analysis.lna import LinearNoise, linear_noise, stationary_covariance
-from symdelay.analysis.simulate import GeneratedKernel
-from symdelay.analysis.waves import fluid_wave_peaks, local_maxima, wave_peaks
 from symdelay.models.erlang.stochastic.convergence import (
     FluidLimitStudy,
     fluid_limit_study,
@@ -40,8 +37,6 @@ from symdelay.models.erlang.stochastic.variance import (
 
 __all__ = [
     "FluidLimitStudy",
-    "GeneratedKernel",
-    "LinearNoise",
     "SimulatedVariance",
     "StationaryVariance",
     "closed_form_singularity",
@@ -50,19 +45,14 @@ __all__ = [
     "fluid",
     "fluid_difference",
     "fluid_limit_study",
-    "fluid_wave_peaks",
     "hopf_theta",
-    "linear_noise",
     "lna_matrices",
-    "local_maxima",
     "loglog_slope",
     "minimising_theta",
     "simulate",
     "simulated_variance",
     "spectral_abscissa",
-    "stationary_covariance",
     "sup_distance",
     "variance",
     "variance_curve",
-    "wave_peaks",
 ]

@@ -81,11 +81,21 @@ def fluid_difference(
     paper's phase-plot start): a :class:`~symdelay.analysis.timeseries.TimeSeries` of
     ``kind="ode"`` with states ``x, w_1..w_L`` (JSON keys ``x``, ``w``)."""
     from symdelay.analysis.fluid import integrate
+    from symdelay.analysis.stochastic import run_parameters
     from symdelay.core.checks import check_horizon, time_grid
+    from symdelay.models import build_model
 
-    model = _founding_checked(L, mu, lam, theta, D)
+    model = build_model("erlang", L=L, mu=mu, lam=lam, theta=theta, D=D)
+    o, names = model.options, ("mu", "lam", "theta", "D")
+    if (
+        model.infinite
+        or model.symbolic
+        or not all(o[k] is not None and o[k].is_number for k in names)
+    ):
+        raise SymdelayInputError(
+            "the difference dynamics need a finite integer L and numbers for mu, lam, theta, D"
+        )
     L = model.phases
-    o = model.options
     T, dt = check_horizon(T, dt)
     grid = time_grid(T, dt)
     try:
@@ -100,23 +110,10 @@ def fluid_difference(
     y0[: init.size] = init
     _, rhs = _difference_rhs(L, o["mu"], o["lam"], o["theta"], o["D"])
     y, record = integrate(rhs, y0, grid, method, rtol, atol)
-    params = {"L": L, **{k: str(o[k]) for k in ("mu", "lam", "theta", "D")}}
+    params = run_parameters(model)
     params.update(T=T, dt=dt, initial=y0.tolist())
     states = ("x", *(f"w_{ell}" for ell in range(1, L + 1)))
     return TimeSeries(
         states, grid, y, params, kind="ode", model_name=f"{model.name}, difference mode",
         info={"solver": record},
     )  # fmt: skip
-
-
-def _founding_checked(L, mu, lam, theta, D):
-    """The founding model with every option a number (checked at its door)."""
-    from symdelay.models import build_model
-
-    model = build_model("erlang", L=L, mu=mu, lam=lam, theta=theta, D=D)
-    if model.infinite or model.symbolic:
-        raise SymdelayInputError("the difference dynamics need a finite integer L")
-    missing = [k for k in ("mu", "lam", "theta", "D") if model.options[k] is None]
-    if missing or not all(model.options[k].is_number for k in ("mu", "lam", "theta", "D")):
-        raise SymdelayInputError("the difference dynamics need numbers for mu, lam, theta, D")
-    return model
