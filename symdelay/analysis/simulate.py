@@ -6,10 +6,10 @@ scaled state ``s = X/eta`` and the parameters. The jump process ``X`` (integer c
 by ``nu`` at rate ``eta * beta_nu(X/eta)`` (Kurtz). :class:`GeneratedKernel` prints the rates
 with SymPy's C99 printer (one global common-subexpression elimination, :func:`sympy.cse`),
 writes a Gillespie direct-method kernel around them (below), compiles it with the system C compiler
-into the cache directory of :mod:`._kernel` (file name = hash of the source, so equal tables
+into the cache directory of :mod:`symdelay.core.cbuild` (file name = hash of the source, so equal tables
 reuse one library whatever the parameter values: those are passed at run time) and loads it
 with :mod:`ctypes`. A pure-Python twin is generated from the same printed expressions and
-draws from the same xoshiro256** stream (that of the hand-written kernel), so for equal seeds
+draws from the same xoshiro256** stream (:mod:`symdelay.core.rng`), so for equal seeds
 both backends give identical paths (tests check it). Waiting times are Exp(1)/R with Exp(1)
 by the ziggurat of Marsaglia and Tsang (one 64-bit output and one product in 98.9% of the
 draws; the tables are computed once and pasted into the C source as hex literals).
@@ -23,7 +23,7 @@ When a few general rates (up to ``_LAZY_MAX``) sum to an expression free of the 
 (SymPy's assumptions: counts >= 0, parameters real), they form one *lazy class* instead: one leaf holds their constant total,
 and they are evaluated only when that leaf is drawn, one of them then chosen by a new
 uniform (e.g. arrivals routed with probabilities that sum to one: no exponential per
-service, as in the hand-written kernel). Their factors are checked >= 0 at every call and the
+service). Their factors are checked >= 0 at every call and the
 rates at the start of every call and whenever the class is drawn. More such rates of the form
 ``k * w_g / sum_h w_h`` (one denominator, the sum of the numerators: the logit routing of N
 servers) form a *weighted class*: one leaf holds the constant ``k``, and the weights ``w_g``
@@ -32,8 +32,8 @@ event changed (one exponential, not N rates and divisions); the class drawn, one
 found by descending that tree.
 
 Linear rates of one coefficient (the same expression, so the same double at run time), at
-least ``_COUNT_CLASS_MIN`` of them, form a *count class*, as the hand-written kernel keeps its
-delay phases and its servers: one leaf holds ``c * S``, ``S`` the sum of the members' counts,
+least ``_COUNT_CLASS_MIN`` of them, form a *count class* (the delay phases of one rate, the
+servers of one rate): one leaf holds ``c * S``, ``S`` the sum of the members' counts,
 kept exact in an integer sum tree of the class (in the kernel's integer workspace, after the
 counts of the state). The class drawn with the rest ``v`` of the draw in its leaf,
 ``m = floor(v * (1/c))`` (clamped to ``S - 1``) is a uniform job of the class, and the member
@@ -1978,7 +1978,7 @@ class GeneratedKernel:
 
 
 # ---------------------------------------------------------------------------------------
-# compiling and loading (cache dir shared with the hand-written kernel)
+# compiling and loading (the cache directory of symdelay.core.cbuild)
 
 
 def _bind(lib):
