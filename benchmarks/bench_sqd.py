@@ -26,6 +26,7 @@ import simpy
 
 from symdelay.models.sqd import fixed_point, fluid
 from symdelay.models.sqd.convergence import convergence_in_N
+from symdelay.models.sqd.fluid import tails
 from symdelay.models.sqd.service import service_from_options
 from symdelay.models.sqd.simulate import simulate
 
@@ -64,6 +65,17 @@ def simpy_sqd(N, d, lam, T, seed):
     return count
 
 
+def _record(r):
+    """The figures of a run: its events, backend, seconds, events per second, mean sojourn."""
+    from types import SimpleNamespace
+
+    i = r.info
+    return SimpleNamespace(
+        events=int(r.events.sum()), backend=i["backend"], seconds=i["seconds"],
+        events_per_second=i["events_per_second"], mean_sojourn=i["mean_sojourn"],
+    )  # fmt: skip
+
+
 def main() -> None:
     load = os.getloadavg()[0]
     lines = [
@@ -85,8 +97,8 @@ def main() -> None:
         t0 = time.perf_counter()
         T = 50.0
         while True:  # integrate until the tail stops moving (1e-10)
-            tr = fluid(2, "0.99", svc, T=T, K=fp.truncation, points=3)
-            if max(abs(tr.tail[-1][k] - float(fp.tail[k])) for k in range(fp.truncation)) < 1e-10:
+            end = tails(fluid(2, "0.99", svc, T=T, K=fp.truncation, points=3))[-1]
+            if max(abs(end[k] - float(fp.tail[k])) for k in range(fp.truncation)) < 1e-10:
                 break
             T *= 2
         t_ode = time.perf_counter() - t0
@@ -103,7 +115,7 @@ def main() -> None:
     )
     for N in (10**3, 10**4, 10**5):
         T_sim = 2.0e7 / (1.9 * 0.9 * N)  # ~2e7 events after warm-up
-        r = simulate(N, 2, "0.9", T=T_sim, seed=1)
+        r = _record(simulate(N, 2, "0.9", T=T_sim, seed=1))
         T_py = 1.0e6 / (1.9 * 0.9 * N)
         t0 = time.perf_counter()
         c = simpy_sqd(N, 2, 0.9, T_py, 1)
@@ -119,7 +131,7 @@ def main() -> None:
             f"{r.mean_sojourn:.4f} (after warm-up)"
         )
         if N == 10**4:
-            rp = simulate(N, 2, "0.9", T=T_py, seed=1, backend="python")
+            rp = _record(simulate(N, 2, "0.9", T=T_py, seed=1, backend="python"))
             lines.append(
                 f"  {N:>7}  {'  same, pure-Python twin':<30} {T_py:>6.3g} {rp.events:>12,} "
                 f"{rp.seconds:>8.2f} {rp.events_per_second:>12,.0f}  (fallback without a "

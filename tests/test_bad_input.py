@@ -94,7 +94,7 @@ def test_numpy_scalars_are_exact():
         (["simulate", "--csv", "/nonexistent/x.csv"], 2, "/nonexistent/x.csv"),
         (["derive", "--out", "/proc/forbidden"], 2, "/proc/forbidden"),
         (["report", "--out", "/proc/forbidden"], 2, "/proc/forbidden"),
-        (["fluid", "--theta", "1e308", "--T", "2"], 0, ""),
+        (["fluid", "--theta", "1e308", "--T", "2"], 2, "theta"),
     ],
 )
 def test_reported_tracebacks_are_one_line_or_an_answer(argv, status, words):

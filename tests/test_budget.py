@@ -60,7 +60,7 @@ HOSTILE = [
     (["stability", "--L", "40"], "L = 40"),
     (["variance", "--L", "100000"], "L = 100000"),
     (["fluid", "--L", "1000000000"], "memory"),
-    (["simulate", "--L", "1000000000"], "2 GB"),
+    (["simulate", "--L", "1000000000"], "transition table"),
     (["simulate", "--model", "nserver", "--N", "1000000"], "--N"),
     (["analyze", "--model", "nserver", "--N", "1000"], "--N"),
     (

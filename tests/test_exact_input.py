@@ -276,7 +276,7 @@ def test_kappa_star_agrees_with_unstable_theta(n, m, d):
 def test_simulate_huge_rate_is_refused_as_written():
     status, out, err = _run("simulate", "--L", "1", "--lam", "1e308", "--eta", "10")
     assert status == 2 and out == ""
-    assert "lam=1e+308" in err and "0" * 30 not in err
+    assert "lam" in err and err.count("\n") == 1 and "0" * 30 not in err
 
 
 def test_csv_and_json_grids_are_shortest_reprs():

@@ -11,14 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from _founding_law import founding, kind, table
 from _kernel_helpers import one_event_counts
 from scipy.stats import chisquare
 
-import symdelay
 from symdelay.analysis import simulate as gen
 from symdelay.analysis.simulate import GeneratedKernel
 from symdelay.core.errors import SymdelayInputError
-from symdelay.models.erlang.stochastic.transitions import transition_table
 
 P = dict(mu=1, lam=1, theta=2, D=1)
 
@@ -79,8 +78,7 @@ def test_founding_model_counts_its_phases_and_servers():
     four leaves in the sum tree (the arrivals' lazy class keeps two slots) for 2L + 4
     transitions."""
     for L in (2, 8, 32):
-        m = symdelay.ActionDelayModel(L=L, **P)
-        k = GeneratedKernel(m.state, transition_table(m), {})
+        k = GeneratedKernel(*table(founding(L, **P)))
         assert k.classes["count"] == 2 * L + 2 and k.classes["count_classes"] == 2
         assert (k._H0, k._Mt, k._P2) == (2, 4, 4)
 
@@ -89,26 +87,25 @@ def test_the_kernel_with_and_without_count_classes_has_one_law(monkeypatch):
     """Founding model, L = 4: the number of events of each kind per path (arrival, phase,
     entering service, service) has the same mean with count classes and with one leaf per
     rate (two-sample z < 4.5 on 300 paths each)."""
-    m = symdelay.ActionDelayModel(L=4, **P)
-    table = transition_table(m)
-    k1 = GeneratedKernel(m.state, table, {})
+    m = founding(4, **P)
+    k1 = GeneratedKernel(*table(m))
     monkeypatch.setenv("SYMDELAY_NO_GEN_CACHE", "1")
     monkeypatch.setattr(gen, "_COUNT_CLASS_MIN", 10**9)
-    k0 = GeneratedKernel(m.state, table, {})
+    k0 = GeneratedKernel(*table(m))
     assert k1.classes["count_classes"] == 2 and k0.classes["count_classes"] == 0
     eta, R = 40, 300
-    init = np.zeros(len(m.state), dtype=np.int64)
+    init = np.zeros(len(m.states), dtype=np.int64)
     init[1] = eta
     grid = np.linspace(0, 4, 9)
     a = k1.run_replications(eta, init, grid, seed=31, replications=R)
     b = k0.run_replications(eta, init, grid, seed=32, replications=R)
-    for kind in ("arrival", "phase", "enter_service", "service"):
-        cols = [j for j, nm in enumerate(k1.names) if nm.startswith(kind + "_")]
-        assert cols, kind
+    for what in ("arrival", "phase", "enter_service", "service"):
+        cols = [j for j, nm in enumerate(k1.names) if kind(nm) == what]
+        assert cols, what
         x = a.transition_counts[:, cols].sum(axis=1).astype(float)
         y = b.transition_counts[:, cols].sum(axis=1).astype(float)
         z = (x.mean() - y.mean()) / np.sqrt(x.var(ddof=1) / R + y.var(ddof=1) / R)
-        assert abs(z) < 4.5, (kind, x.mean(), y.mean())
+        assert abs(z) < 4.5, (what, x.mean(), y.mean())
     # and the law is not trivially shared: another arrival rate moves the counts
     assert a.paths[:, -1].sum() != b.paths[:, -1].sum()
 

@@ -1,5 +1,6 @@
-"""The simulator generated from a transition table: C = Python twin bit for bit, the same law
-as the hand-written kernel, the fluid limit of a hyperexponential-delay model, clear errors."""
+"""The simulator generated from a transition table: C = Python twin bit for bit, the LNA law
+of the founding model's table, the fluid limit of a hyperexponential-delay model, clear
+errors."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
+from _founding_law import founding, table
 
 # ---- the hyperexponential-delay model, written here from its definition -----------------
 from _hyperexp import (
@@ -21,22 +23,19 @@ from _hyperexp import (
 )
 from scipy.integrate import solve_ivp
 
-import symdelay
 from symdelay.analysis.lna import diffusion_matrix, drift, jacobian
 from symdelay.analysis.simulate import GeneratedKernel
 from symdelay.core.checks import time_grid
 from symdelay.core.errors import SymdelayInputError
-from symdelay.models.erlang.stochastic import simulate
-from symdelay.models.erlang.stochastic.transitions import transition_table
 
 
 def hyperexp_kernel():
     return GeneratedKernel(HX_STATES, hyperexp_table(), HX_PARAMS)
 
 
-def founding(L, **p):
-    m = symdelay.ActionDelayModel(L=L, **p)
-    return m, GeneratedKernel(m.state, transition_table(m), {})
+def founding_kernel(L, **p):
+    m = founding(L, **p)
+    return m, GeneratedKernel(*table(m))
 
 
 # ---- two backends, one path ---------------------------------------------------------------
@@ -44,7 +43,7 @@ def founding(L, **p):
 
 @pytest.mark.parametrize("L", [1, 2, 3])
 def test_c_equals_python_twin_founding(L):
-    _, k = founding(L, mu=sp.Rational(3, 2), lam=sp.Rational(7, 10), theta=3, D=2)
+    _, k = founding_kernel(L, mu=sp.Rational(3, 2), lam=sp.Rational(7, 10), theta=3, D=2)
     init = np.zeros(2 + 2 * L, dtype=np.int64)
     init[1] = 30
     grid = time_grid(4, 0.25)
@@ -80,7 +79,7 @@ def test_c_equals_python_twin_hyperexp_and_chunks_do_not_matter():
 
 
 def test_reproducible_by_seed_and_thread_count():
-    _, k = founding(2, mu=1, lam=1, theta=2, D=1)
+    _, k = founding_kernel(2, mu=1, lam=1, theta=2, D=1)
     init = [0, 200, 0, 0, 0, 0]
     grid = time_grid(5, 0.1)
     a = k.run_replications(200, init, grid, seed=42, replications=3)
@@ -100,52 +99,45 @@ def test_absorbing_state_fills_the_grid():
         assert events == 5 and path[-1, 0] == 0 and path[0, 0] == 5
 
 
-# ---- the same law as the hand-written kernel ------------------------------------------------
+# ---- the founding model: the law of its table --------------------------------------------
 
 
-def _z(a, b):
-    """Two-sample statistics of means and of variances (normal approximation)."""
-    ma, mb = a.mean(), b.mean()
-    va, vb = a.var(ddof=1), b.var(ddof=1)
-    na, nb = a.size, b.size
-    z_mean = (ma - mb) / np.sqrt(va / na + vb / nb)
-    se_var = np.sqrt(2 * va**2 / (na - 1) + 2 * vb**2 / (nb - 1))
-    return z_mean, (va - vb) / se_var
-
-
-def test_generated_and_hand_written_kernels_agree_in_distribution():
-    L, eta, R = 2, 100, 400
-    params = dict(mu=1, lam=1, theta=2, D=1)
-    _, k = founding(L, **params)
-    hand = simulate(L=L, eta=eta, T=10, dt=0.5, seed=11, replications=R, **params)
-    gen = k.run_replications(eta, hand.initial, hand.t, seed=12, replications=R)
-    assert gen.paths.shape == hand.paths.shape
-    g = gen.paths / eta
-    for t_idx in (3, 20):  # t = 1.5 (transient, x far from 0) and t = 10 (near stationary)
-        xs_h = hand.paths[:, t_idx, 0] - hand.paths[:, t_idx, 1]
-        xs_g = g[:, t_idx, 0] - g[:, t_idx, 1]
-        zm, zv = _z(xs_h, xs_g)
-        assert abs(zm) < 4.5 and abs(zv) < 4.5, (t_idx, zm, zv)
-        for comp in range(2 + 2 * L):
-            zm, _ = _z(hand.paths[:, t_idx, comp], g[:, t_idx, comp])
-            assert abs(zm) < 4.5, (t_idx, comp, zm)
-    # events per unit time: same process, same mean count
-    zm, _ = _z(hand.events_per_replication.astype(float), gen.events_per_replication.astype(float))
-    assert abs(zm) < 4.5
+def test_founding_kernel_has_the_lna_law_of_its_table():
+    """The founding model (its table, L = 2) from the paper's start: the imbalance
+    x = q1 - q2 at t = 1.5 (transient, x far from 0) and t = 10 (near stationary) has the
+    mean of the fluid path and the variance of the time-dependent LNA along it (computed by
+    SciPy from the table: an independent path), two z-tests < 4.5 over 200 paths each."""
+    L, eta, R = 2, 2000, 200
+    m = founding(L, mu=1, lam=1, theta=2, D=1)
+    states, tab, values = table(m)
+    k = GeneratedKernel(states, tab, values)
+    init = np.zeros(2 + 2 * L, dtype=np.int64)
+    init[1] = eta
+    grid = time_grid(10, 0.5)
+    fl, cov = _fluid_and_lna(states, tab, values, init / eta, grid)
+    run = k.run_replications(eta, init, grid, seed=12, replications=R)
+    for t_idx in (3, 20):
+        x = (run.paths[:, t_idx, 0] - run.paths[:, t_idx, 1]) / eta
+        C = cov[t_idx]
+        mean, var = fl[t_idx, 0] - fl[t_idx, 1], (C[0, 0] + C[1, 1] - 2 * C[0, 1]) / eta
+        z_mean = (x.mean() - mean) / np.sqrt(var / R)
+        z_var = (x.var(ddof=1) / var - 1) / np.sqrt(2 / (R - 1))
+        assert abs(z_mean) < 4.5 and abs(z_var) < 4.5, (t_idx, z_mean, z_var)
+    assert abs(fl[3, 0] - fl[3, 1]) > 0.1  # the transient point is not trivial
 
 
 # ---- fluid limit of the hyperexponential-delay model -----------------------------------------
 
 
-def _fluid_and_lna_variance(init_scaled, grid):
+def _fluid_and_lna(states, table, params, init_scaled, grid):
     """The fluid ODE F(s) = sum nu beta_nu(s) and the time-dependent LNA covariance
-    dSigma/dt = A Sigma + Sigma A^T + B along it (Sigma(0) = 0), by SciPy."""
-    table = hyperexp_table()
-    n = len(HX_STATES)
-    F = drift(HX_STATES, table).xreplace(HX_PARAMS)
-    J = jacobian(HX_STATES, table).xreplace(HX_PARAMS)
-    B = diffusion_matrix(HX_STATES, table).xreplace(HX_PARAMS)
-    f, jf, bf = (sp.lambdify([HX_STATES], M, "numpy") for M in (F, J, B))
+    dSigma/dt = A Sigma + Sigma A^T + B along it (Sigma(0) = 0), by SciPy:
+    ``(fluid (len(grid), n), covariances (len(grid), n, n))``."""
+    n = len(states)
+    F = drift(states, table).xreplace(params)
+    J = jacobian(states, table).xreplace(params)
+    B = diffusion_matrix(states, table).xreplace(params)
+    f, jf, bf = (sp.lambdify([states], M, "numpy") for M in (F, J, B))
 
     def rhs(_t, y):
         s, S = y[:n], y[n:].reshape(n, n)
@@ -157,8 +149,12 @@ def _fluid_and_lna_variance(init_scaled, grid):
     sol = solve_ivp(rhs, (grid[0], grid[-1]), y0, t_eval=grid, rtol=1e-10, atol=1e-12)
     assert sol.success
     fl = sol.y[:n].T
-    var = np.stack([np.diag(sol.y[n:, k].reshape(n, n)) for k in range(grid.size)])
-    return fl, var
+    return fl, np.stack([sol.y[n:, k].reshape(n, n) for k in range(grid.size)])
+
+
+def _fluid_and_lna_variance(init_scaled, grid):
+    fl, cov = _fluid_and_lna(HX_STATES, hyperexp_table(), HX_PARAMS, init_scaled, grid)
+    return fl, np.stack([np.diag(c) for c in cov])
 
 
 def test_hyperexp_tracks_its_fluid_limit_at_the_eta_half_rate():

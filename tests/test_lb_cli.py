@@ -38,10 +38,13 @@ def test_simulate_json_contract(run_cli):
     )  # fmt: skip
     assert status == 0, err
     rec = json.loads(out)
-    assert {"p_wait", "p_wait_ci95", "mean_wait", "stations", "events"} <= set(rec)
-    lo, hi = map(float, rec["p_wait_ci95"])
-    assert lo <= float(rec["p_wait"]) <= hi and rec["events"] > 10000
-    assert len(rec["stations"]) == 2
+    assert {"parameters", "states", "t", "x1", "x2", "info", "events"} <= set(rec)
+    info = rec["info"]
+    assert {"p_wait", "mean_wait", "stations", "backend"} <= set(info)
+    pw = info["p_wait"]
+    assert pw["lo"] <= pw["value"] <= pw["hi"] and rec["events"] > 10000
+    assert len(info["stations"]) == 2 and len(rec["x1"]) == len(rec["t"]) == 21
+    assert rec["parameters"]["n"] == 150 and rec["parameters"]["lam"] == "90"
 
 
 def test_design_json_contract(run_cli):

@@ -8,6 +8,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from _founding_law import founding, numeric_table
 from scipy.linalg import solve_continuous_lyapunov
 
 import symdelay
@@ -23,7 +24,6 @@ from symdelay.core.checks import time_grid
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models.erlang.stochastic import closed_form_variance
 from symdelay.models.erlang.stochastic import variance as founding_variance
-from symdelay.models.erlang.stochastic.transitions import transition_table
 
 R = sp.Rational
 PARAMETER_SETS = [
@@ -38,7 +38,9 @@ PARAMETER_SETS = [
 @pytest.mark.parametrize("params", PARAMETER_SETS)
 def test_full_state_lna_equals_closed_form_variance(L, params):
     m = symdelay.ActionDelayModel(L=L, **params)
-    table = transition_table(m)
+    f = founding(L, **params)  # the founding table (its order of states is m.state's)
+    table = numeric_table(f)
+    assert tuple(f.states) == tuple(m.state)
     assert (drift(m.state, table) - sp.Matrix(m.fluid_rhs())).applyfunc(sp.simplify) == sp.zeros(
         len(m.state), 1
     )
@@ -81,8 +83,9 @@ def test_numeric_path_agrees_with_exact_and_with_scipy():
 def test_not_hurwitz_is_rejected():
     # founding model L=2 above the Hopf threshold lam*theta = 2(mu+gamma)^2/gamma = 9
     m = symdelay.ActionDelayModel(L=2, mu=1, lam=1, theta=10, D=1)
+    m_table = founding(2, mu=1, lam=1, theta=10, D=1)
     with pytest.raises(SymdelayInputError, match="not Hurwitz") as e:
-        linear_noise(m.state, transition_table(m), m.equilibrium())
+        linear_noise(m.state, numeric_table(m_table), m.equilibrium())
     assert "\n" not in str(e.value)
     with pytest.raises(SymdelayInputError, match="not Hurwitz"):  # exactly on the boundary
         stationary_covariance(sp.Matrix([[0, 1], [-1, 0]]), sp.eye(2))

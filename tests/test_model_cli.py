@@ -39,7 +39,7 @@ def test_fluid_model_matches_api(run_cli):
     m = build_model("phase_type", delay=d, mu=1, lam=1, theta=2)
     ref = fluid(m, 5, 0.5)
     assert rec["parameters"]["theta"] == "2"
-    assert np.allclose(rec["states"]["q1"], ref["q1"], atol=1e-9)
+    assert np.allclose(rec["q1"], ref["q1"], atol=1e-9) and rec["states"][0] == "q1"
 
 
 def test_simulate_model_json_and_csv(run_cli, tmp_path):
@@ -55,9 +55,9 @@ def test_simulate_model_json_and_csv(run_cli, tmp_path):
     )
     assert status == 0, err
     lines = csv.read_text().splitlines()
-    assert lines[0].startswith("# symdelay") and lines[1].startswith("replication,t,q1,q2")
+    assert lines[0].startswith("# symdelay") and lines[1].startswith("t,replication,q1,q2")
     first = np.array(lines[2].split(","), dtype=float)
-    assert first[2] == rec["paths"][0]["q1"][0]
+    assert first[2] == rec["q1"][0]
 
 
 def test_variance_model_equals_api_and_founding(run_cli):

@@ -154,11 +154,11 @@ def test_sqd_fraction_intervals_stay_in_the_unit_interval():
     """A short run near saturation: the t-intervals of s_k would pass 1; they are cut."""
     from symdelay.models.sqd.simulate import simulate
 
-    r = simulate(20, 2, "0.95", None, T=100, seed=1, batches=3)
-    for v, (lo, hi) in zip(r.tail, r.tail_ci95):
+    r = simulate(20, 2, "0.95", None, T=100, seed=1, batches=3).info
+    for v, (lo, hi) in zip(r["tail"], r["tail_ci95"]):
         assert 0 <= lo <= v <= hi <= 1
-    lo, hi = r.tail_ci95[0]
-    assert hi == 1.0 and hi - r.tail[0] < r.tail[0] - lo  # cut at 1, not symmetric
+    lo, hi = r["tail_ci95"][0]
+    assert hi == 1.0 and hi - r["tail"][0] < r["tail"][0] - lo  # cut at 1, not symmetric
 
 
 # ------------------------------------------------------------------ LB(xi, c, d)
@@ -230,10 +230,10 @@ def test_lb_intervals_of_probabilities_stay_in_the_unit_interval():
     from symdelay.models.lb.simulate import simulate
 
     p = LBPolicy.from_text("N=5,mu=1;N=5,mu=1", xi="2")
-    r = simulate(p, "9.9", 60, seed=2, batches=3)
-    pw = r.p_wait
+    r = simulate(p, "9.9", 60, seed=2, batches=3).info
+    pw = r["p_wait"]
     assert 0 <= pw.lo <= pw.value <= pw.hi == 1.0 and pw.value - pw.lo > 1 - pw.value
-    for s in r.stations:
+    for s in r["stations"]:
         for key in ("utilisation", "idle_ratio", "p_wait", "arrival_share"):
             e = s[key]
             assert 0 <= e.lo <= e.value <= e.hi <= 1, (key, e)

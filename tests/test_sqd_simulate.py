@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 
+import numpy as np
 import pytest
 
 from symdelay.models.sqd import fixed_point, parse_service_dist
@@ -20,31 +21,34 @@ def test_d1_is_mg1_pollaczek_khinchine(text):
     dist = parse_service_dist(text)
     lam = 0.6
     pk = 1 + lam * (1 + float(dist.scv)) / (2 * (1 - lam))
-    r = simulate(400, 1, "0.6", dist, T=3000, seed=3)
-    lo, hi = r.ci95
+    r = simulate(400, 1, "0.6", dist, T=3000, seed=3).info
+    lo, hi = r["ci95"]
     slack = 0.25 * (hi - lo)
-    assert lo - slack < pk < hi + slack, (pk, r.ci95)
-    assert abs(r.tail[0] - lam) < 0.01
+    assert lo - slack < pk < hi + slack, (pk, r["ci95"])
+    assert abs(r["tail"][0] - lam) < 0.01
 
 
 @pytest.mark.slow
 def test_large_N_matches_mean_field_exponential_and_phase_type():
     for svc in (None, service_from_options("hyperexp", probs="0.3,0.7", rates="0.5,2")):
         fp = fixed_point(2, "0.9", svc)
-        r = simulate(5000, 2, "0.9", svc, T=300, seed=11)
-        lo, hi = r.ci95
+        r = simulate(5000, 2, "0.9", svc, T=300, seed=11).info
+        lo, hi = r["ci95"]
         bias = 0.02 * float(fp.mean_sojourn)  # O(1/N) finite-N bias allowance
-        assert lo - bias < float(fp.mean_sojourn) < hi + bias, (fp.mean_sojourn, r.ci95)
+        assert lo - bias < float(fp.mean_sojourn) < hi + bias, (fp.mean_sojourn, r["ci95"])
         for k in range(3):
-            assert abs(r.tail[k] - float(fp.tail[k])) < 0.01
+            assert abs(r["tail"][k] - float(fp.tail[k])) < 0.01
 
 
 def test_delayed_simulation_matches_delayed_mean_field():
     mf = delayed_fixed_point(2, "0.8", L=1, D="1", K=20, M=10)
-    r = simulate(3000, 2, "0.8", None, T=250, seed=5, delay=(1, 1))
-    lo, hi = r.ci95
+    sim = simulate(3000, 2, "0.8", None, T=250, seed=5, delay=(1, 1))
+    r = sim.info
+    lo, hi = r["ci95"]
     bias = 0.02 * mf.mean_sojourn
-    assert lo - bias < mf.mean_sojourn < hi + bias, (mf.mean_sojourn, r.ci95)
+    assert lo - bias < mf.mean_sojourn < hi + bias, (mf.mean_sojourn, r["ci95"])
+    # the delayed loop records the tails at the batch boundaries too (their mean: s_1 ~ lam)
+    assert sim.values.shape == (1, 21, len(sim.states)) and abs(sim["s_1"][1:].mean() - 0.8) < 0.03
     assert mf.edge_mass < 1e-6
     # herding: the delay makes the station sojourn longer than plain SQ(2)
     assert mf.mean_sojourn > float(fixed_point(2, "0.8").mean_sojourn)
@@ -57,9 +61,12 @@ def test_cli_contract_and_bad_input(run_cli):
     )  # fmt: skip
     assert status == 0
     rec = json.loads(out)
-    for key in ("mean_sojourn", "ci95", "tail", "events"):
-        assert key in rec
-    assert float(rec["ci95"][0]) <= float(rec["mean_sojourn"]) <= float(rec["ci95"][1])
+    info = rec["info"]
+    for key in ("mean_sojourn", "ci95", "tail"):
+        assert key in info
+    assert rec["events"] > 0 and rec["states"][0] == "s_1" and len(rec["s"]) == len(rec["states"])
+    assert all(len(row) == 21 == len(rec["t"]) for row in rec["s"])
+    assert float(info["ci95"][0]) <= float(info["mean_sojourn"]) <= float(info["ci95"][1])
     for argv, words in (
         (["--N", "1", "--d", "2"], "N = 1 < d = 2"),
         (["--lam", "1"], "unstable"),
@@ -87,10 +94,11 @@ def test_c_kernel_and_python_twin_make_the_same_path(N, d, lam, text, monkeypatc
     monkeypatch.setattr(sim, "POOL_PER_SERVER", 0)
     monkeypatch.setattr(sim, "POOL_EXTRA", 2)
     c = simulate(N, d, lam, svc, T=300, seed=9, backend="c")
-    assert (a.backend, b.backend) == ("c", "python")
-    assert a.events == b.events == c.events > 1000
-    assert a.sojourn_batches == b.sojourn_batches == c.sojourn_batches
-    assert a.tail == b.tail == c.tail and a.snapshots == b.snapshots == c.snapshots
+    assert (a.info["backend"], b.info["backend"]) == ("c", "python")
+    assert a.events[0] == b.events[0] == c.events[0] > 1000
+    assert a.info["sojourn_batches"] == b.info["sojourn_batches"] == c.info["sojourn_batches"]
+    assert a.info["tail"] == b.info["tail"] == c.info["tail"]
+    assert np.array_equal(a.values, b.values) and np.array_equal(a.values, c.values)
 
 
 def test_snapshots_are_fractions_and_lengths_are_consistent():
@@ -98,11 +106,12 @@ def test_snapshots_are_fractions_and_lengths_are_consistent():
     multiples of 1/N; their average over boundaries estimates the same s_k as the time
     average (Little: s_1 -> lam)."""
     r = simulate(200, 2, "0.7", None, T=2000, seed=2, batches=40)
-    for snap in r.snapshots:
+    assert r.t.tolist() == [200.0 + 45.0 * b for b in range(41)]  # the batch boundaries
+    for snap in r.values[0]:
         assert all(a >= b for a, b in itertools.pairwise(snap))
         assert all(abs(v * 200 - round(v * 200)) < 1e-9 for v in snap)
-    mean_s1 = sum(s[0] for s in r.snapshots[1:]) / (len(r.snapshots) - 1)
-    assert abs(mean_s1 - 0.7) < 0.03 and abs(r.tail[0] - 0.7) < 0.01
+    mean_s1 = r["s_1"][1:].mean()
+    assert abs(mean_s1 - 0.7) < 0.03 and abs(r.info["tail"][0] - 0.7) < 0.01
 
 
 def test_cli_backends_agree(run_cli):
@@ -112,6 +121,30 @@ def test_cli_backends_agree(run_cli):
         status, out, _ = run_cli(*argv, "--backend", be)
         assert status == 0
         recs.append(json.loads(out))
-    assert [r["backend"] for r in recs] == ["c", "python"]
-    for key in ("mean_sojourn", "ci95", "tail", "events"):
-        assert recs[0][key] == recs[1][key]
+    assert [r["info"]["backend"] for r in recs] == ["c", "python"]
+    for key in ("mean_sojourn", "ci95", "tail"):
+        assert recs[0]["info"][key] == recs[1]["info"][key]
+    assert recs[0]["events"] == recs[1]["events"] and recs[0]["s"] == recs[1]["s"]
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_the_sqd_model_simulates_through_the_entry_with_the_generic_law(seed):
+    """The sqd model behind the simulate entry: its own kernel (untruncated, from the empty
+    system) and the kernel generated from its transition table (truncated at K = 6, where
+    the tail beyond is of order lam^63) give one record (same keys, same parameters) and the
+    same law: the mean of each state x_k at t = 4 agrees, z < 4.5 over 40 replications."""
+    from symdelay.analysis.stochastic import simulate as entry
+    from symdelay.models import build_model
+
+    m = build_model("sqd", d=2, K=6, lam="0.5")
+    kw = dict(eta=500, T=4, dt=2, seed=seed, replications=40)
+    a = entry(m, **kw)
+    b = entry(m, **kw, method="generic")
+    assert a.info["backend"] in ("c", "python") and "transitions" in b.info
+    assert set(a.to_json()) == set(b.to_json()) and a.parameters == b.parameters
+    assert a.states == b.states == tuple(f"x_{k}" for k in range(1, 7))
+    for k in range(3):
+        x, y = a.values[:, -1, k], b.values[:, -1, k]
+        se = np.hypot(x.std(ddof=1), y.std(ddof=1)) / np.sqrt(40)
+        assert abs(x.mean() - y.mean()) < 4.5 * se + 1e-12, (k, x.mean(), y.mean())
+    assert a.values[:, -1, 0].mean() > 0.3  # the path is not trivial

@@ -18,22 +18,21 @@ def test_simulate_json_contract(run_cli):
     st, out, err = run_cli("simulate", *BASE, "--T", "2", "--seed", "1", "--dt", "0.5", "--json")
     assert st == 0 and err == ""
     d = json.loads(out)
-    assert set(d) == {"parameters", "events", "t", "q1", "q2", "z1", "z2"} | {
-        "model",
-        "symdelay_version",
-    }
+    contract = {"parameters", "events", "t", "q1", "q2", "z1", "z2"}  # issue 2's keys
+    assert set(d) == contract | {"model", "symdelay_version", "kind", "states", "info"}
     assert d["parameters"] == {
-        "L": 2, "eta": 100, "mu": "1", "lam": "1", "theta": "2", "D": "1", "gamma": "2",
+        "L": 2, "eta": 100, "mu": "1", "lam": "1", "theta": "2", "D": "1",
         "T": 2.0, "dt": 0.5, "seed": 1, "replications": 1, "initial": [0, 100, 0, 0, 0, 0],
-        "backend": "c",
     }  # fmt: skip
+    assert d["kind"] == "simulation" and d["info"]["backend"] == "c"
+    assert d["states"] == ["q1", "q2", "z1_1", "z1_2", "z2_1", "z2_2"]
     assert d["t"] == [0.0, 0.5, 1.0, 1.5, 2.0]
     assert d["q2"][0] == 1.0 and d["q1"][0] == 0.0
     assert len(d["z1"]) == 2 and all(len(z) == 5 for z in d["z1"] + d["z2"])
     assert isinstance(d["events"], int) and d["events"] > 0
 
     r = founding_simulate(L=2, eta=100, mu=1, lam=1, theta=2, D=1, T=2, seed=1, dt=0.5)
-    assert r.to_json() == d and r["events"] == d["events"]
+    assert r.to_json() == d and r.events[0] == d["events"]
 
 
 def test_simulate_replications_json_and_csv(run_cli, tmp_path):
@@ -42,7 +41,9 @@ def test_simulate_replications_json_and_csv(run_cli, tmp_path):
     st, out, _ = run_cli(*args, "--json", "--csv", str(f))
     assert st == 0
     d = json.loads(out)
-    assert set(d) == {"parameters", "events", "replications"} | {"model", "symdelay_version"}
+    assert set(d) == {"parameters", "events", "replications"} | {
+        "model", "symdelay_version", "kind", "states", "t", "info",
+    }  # fmt: skip
     assert len(d["replications"]) == 3
     assert d["parameters"]["replications"] == 3 and d["parameters"]["seed"] == 1
     assert d["events"] == sum(r["events"] for r in d["replications"])
@@ -51,18 +52,17 @@ def test_simulate_replications_json_and_csv(run_cli, tmp_path):
     assert lines[0].startswith("# symdelay ") and "simulate; parameters: {" in lines[0]
     assert json.loads(lines[0].split("parameters: ", 1)[1]) == d["parameters"]
     rows = list(csv.reader(lines[1:]))
-    assert rows[0] == ["replication", "t", "q1", "q2", "z1_1", "z1_2", "z2_1", "z2_2"]
+    assert rows[0] == ["t", "replication", "q1", "q2", "z1_1", "z1_2", "z2_1", "z2_2"]
     assert len(rows) == 1 + 3 * 3
-    assert float(rows[4][3]) == d["replications"][1]["q2"][0]
+    assert rows[4][:2] == ["0", "1"] and float(rows[4][3]) == d["replications"][1]["q2"][0]
 
 
 def test_fluid_json_contract(run_cli):
     st, out, _ = run_cli("fluid", "--L", "1", "--T", "1", "--dt", "0.5", "--json")
     d = json.loads(out)
-    assert st == 0 and set(d) == {"parameters", "t", "q1", "q2", "z1", "z2"} | {
-        "model",
-        "symdelay_version",
-    }
+    contract = {"parameters", "t", "q1", "q2", "z1", "z2"}
+    assert st == 0 and set(d) == contract | {"model", "symdelay_version", "kind", "states", "info"}
+    assert d["kind"] == "fluid" and d["info"]["solver"]["method"] == "DOP853"
     assert d["parameters"]["L"] == 1 and d["parameters"]["theta"] == "2"
     assert d["t"] == [0.0, 0.5, 1.0] and d["q2"][0] == 1.0 and len(d["z1"]) == 1
 
@@ -90,8 +90,8 @@ def test_variance_json_contract(run_cli):
         (["simulate", "--dt", "0"], "dt"),
         (["simulate", "--T", "1", "--dt", "2"], "dt"),
         (["simulate", "--replications", "0"], "replications"),
-        (["simulate", "--L", "1", "--initial", "0,-1,0,0"], "negative"),
-        (["simulate", "--L", "1", "--initial", "0,1,0"], "entries"),
+        (["simulate", "--L", "1", "--initial", "0,-1,0,0"], "counts >= 0"),
+        (["simulate", "--L", "1", "--initial", "0,1,0"], "needs 4 job counts"),
         (["simulate", "--L", "1", "--initial", "0,1.5,0,0"], "whole"),
         (["simulate", "--mu", "0"], "mu"),
         (["simulate", "--lam", "-1"], "lam"),
@@ -100,14 +100,15 @@ def test_variance_json_contract(run_cli):
         (["simulate", "--mu", "nan"], "mu"),
         (["fluid", "--T", "0"], "T"),
         (["fluid", "--D", "-2"], "D"),
-        (["fluid", "--L", "1", "--initial", "0,1"], "entries"),
+        (["fluid", "--L", "1", "--initial", "0,1"], "needs 4 finite values"),
         (["variance", "--L", "2", "--theta", "10"], "Hopf"),
         (["variance", "--mu", "nan"], "mu"),
         (["simulate", "--seed", "-1"], "seed must be an integer >= 0"),
         (["simulate", "--seed", "1.5"], "seed"),
         (["simulate", "--eta", "1e11", "--T", "100"], "--force"),
         (["simulate", "--eta", "1e16"], "eta"),
-        (["simulate", "--D", "1e-320"], "double precision"),
+        (["simulate", "--D", "1e-320"], "digits"),
+        (["fluid", "--theta", "1e308"], "theta"),
         (["simulate", "--json", "--csv", "-"], "standard output"),
         (["fluid", "--json", "--csv", "-"], "standard output"),
         (["fluid", "--theta", "1e400"], "theta"),
@@ -134,9 +135,10 @@ def test_report_section_quick(tmp_path):
     assert "slope" in sec.body and "Hopf" in sec.body and "\\begin{tabular}" in sec.body
 
 
-def test_fluid_theta_1e308_is_a_right_answer(run_cli):
-    """Join-the-shortest-queue in the limit: finite paths, the same as theta = 1e20."""
-    a = json.loads(run_cli("fluid", "--theta", "1e308", "--T", "5", "--json")[1])
+def test_fluid_huge_theta_is_a_right_answer(run_cli):
+    """Join-the-shortest-queue in the limit: finite paths, the same at theta = 1e90 as at
+    theta = 1e20 (the softmax routing evaluated with the largest exponent subtracted)."""
+    a = json.loads(run_cli("fluid", "--theta", "1e90", "--T", "5", "--json")[1])
     b = json.loads(run_cli("fluid", "--theta", "1e20", "--T", "5", "--json")[1])
     assert all(abs(x - y) < 1e-6 for x, y in zip(a["q1"], b["q1"]))
 
@@ -158,7 +160,7 @@ def test_csv_to_standard_output(run_cli, argv):
         assert params["seed"] == 1 and params["eta"] == 50
     rows = list(csv.reader(lines[1:]))
     assert rows[0][:3] == (
-        ["replication", "t", "q1"] if command == "simulate" else ["t", "q1", "q2"]
+        ["t", "replication", "q1"] if command == "simulate" else ["t", "q1", "q2"]
     )
     assert len(rows) == 4
 
@@ -180,7 +182,10 @@ def test_summary_says_what_it_shows(run_cli):
     st, out, _ = run_cli("simulate", *BASE, "--T", "1", "--replications", "4", "--seed", "3")
     assert st == 0 and "(seed 3)" in out and "over the 4 replications" in out and "sd" in out
     st, out, _ = run_cli("simulate", *BASE, "--T", "1")
-    assert st == 0 and "simulated 1 path(s) (seed 1)" in out and "at t=1: q1=" in out
+    assert st == 0 and "simulated 1 path(s) of two queues" in out and "(seed 1)" in out
+    assert "at t=1: q1=" in out and "sd" not in out
+    st, out, _ = run_cli("fluid", "--L", "2", "--T", "1")
+    assert st == 0 and "fluid path of two queues" in out and "(DOP853, rtol=1e-10" in out
 
 
 @pytest.mark.parametrize("command", ["simulate", "fluid", "variance"])

@@ -1,7 +1,11 @@
-"""``simulate``, ``fluid`` and ``variance`` keep the outputs they had before the entries took
-the model first (issue 18): the founding model's and the generic paths' JSON (every key and
-value recorded then; keys may only be added), CSV, text and refusals, recorded from the
-commands as they were (tests/fixtures/stochastic_cli/main_outputs.json)."""
+"""``simulate``, ``fluid`` and ``variance`` keep their outputs: the founding model's and the
+generic paths' JSON (every key and value recorded; keys may only be added), CSV, text and
+refusals (tests/fixtures/stochastic_cli/main_outputs.json). The ``variance`` cases were
+recorded before the entries took the model first (issue 18); the ``simulate`` and ``fluid``
+cases were recorded again when every model's paths became one time-series record (issue 31:
+the generic JSON's ``paths`` became one key per state, as the founding model's
+``q1, q2, z1, z2``, and the founding model's simulation runs the kernel generated from its
+table, whose law tests/test_stochastic_simulate.py checks against the exact means)."""
 
 from __future__ import annotations
 

@@ -76,8 +76,8 @@ def test_replication_example_reduced_seeds_and_summary(tmp_path):
         res = simulate(
             L=2, eta=100, mu=1, lam=1, theta=row.theta, D=1, T=4, seed=int(row.seed), threads=1
         )
-        x = res.x
-        assert row.x_final == float(x[-1]) and row.events == res.events
+        x = res["q1"] - res["q2"]
+        assert row.x_final == float(x[-1]) and row.events == int(res.events.sum())
         tail = x[res.t >= 2.0]
         assert row.x_abs_max_tail == float(np.max(np.abs(tail)))
     assert df["seed"].nunique() == 4

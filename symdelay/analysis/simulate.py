@@ -6,10 +6,10 @@ scaled state ``s = X/eta`` and the parameters. The jump process ``X`` (integer c
 by ``nu`` at rate ``eta * beta_nu(X/eta)`` (Kurtz). :class:`GeneratedKernel` prints the rates
 with SymPy's C99 printer (one global common-subexpression elimination, :func:`sympy.cse`),
 writes a Gillespie direct-method kernel around them (below), compiles it with the system C compiler
-into the cache directory of :mod:`._kernel` (file name = hash of the source, so equal tables
+into the cache directory of :mod:`symdelay.core.cbuild` (file name = hash of the source, so equal tables
 reuse one library whatever the parameter values: those are passed at run time) and loads it
 with :mod:`ctypes`. A pure-Python twin is generated from the same printed expressions and
-draws from the same xoshiro256** stream (that of the hand-written kernel), so for equal seeds
+draws from the same xoshiro256** stream (:mod:`symdelay.core.rng`), so for equal seeds
 both backends give identical paths (tests check it). Waiting times are Exp(1)/R with Exp(1)
 by the ziggurat of Marsaglia and Tsang (one 64-bit output and one product in 98.9% of the
 draws; the tables are computed once and pasted into the C source as hex literals).
@@ -23,7 +23,7 @@ When a few general rates (up to ``_LAZY_MAX``) sum to an expression free of the 
 (SymPy's assumptions: counts >= 0, parameters real), they form one *lazy class* instead: one leaf holds their constant total,
 and they are evaluated only when that leaf is drawn, one of them then chosen by a new
 uniform (e.g. arrivals routed with probabilities that sum to one: no exponential per
-service, as in the hand-written kernel). Their factors are checked >= 0 at every call and the
+service). Their factors are checked >= 0 at every call and the
 rates at the start of every call and whenever the class is drawn. More such rates of the form
 ``k * w_g / sum_h w_h`` (one denominator, the sum of the numerators: the logit routing of N
 servers) form a *weighted class*: one leaf holds the constant ``k``, and the weights ``w_g``
@@ -32,8 +32,8 @@ event changed (one exponential, not N rates and divisions); the class drawn, one
 found by descending that tree.
 
 Linear rates of one coefficient (the same expression, so the same double at run time), at
-least ``_COUNT_CLASS_MIN`` of them, form a *count class*, as the hand-written kernel keeps its
-delay phases and its servers: one leaf holds ``c * S``, ``S`` the sum of the members' counts,
+least ``_COUNT_CLASS_MIN`` of them, form a *count class* (the delay phases of one rate, the
+servers of one rate): one leaf holds ``c * S``, ``S`` the sum of the members' counts,
 kept exact in an integer sum tree of the class (in the kernel's integer workspace, after the
 counts of the state). The class drawn with the rest ``v`` of the draw in its leaf,
 ``m = floor(v * (1/c))`` (clamped to ``S - 1``) is a uniform job of the class, and the member
@@ -102,24 +102,21 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from fractions import Fraction
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
-from sympy.printing.c import C99CodePrinter
-from sympy.printing.pycode import PythonCodePrinter
 
 from symdelay.core.cbuild import cache_dir, load_library
 from symdelay.core.checks import check_eta
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.result import Result
 from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
 from symdelay.core.rng import MASK, rotl
 
-__all__ = ["GeneratedKernel", "GeneratedRun", "check_table", "generated_kernel"]
+__all__ = ["GeneratedKernel", "check_table", "generated_kernel"]
 
 #: Up to this many transitions the C kernel has one case of constant indices per transition;
 #: above, one table-driven path (the source stays small and gcc fast).
@@ -152,22 +149,29 @@ def _int_power(base: str, n: int) -> str | None:
     return f"({prod})" if n > 0 else f"(1.0/({prod}))"
 
 
-class _CPrinter(C99CodePrinter):
-    def _print_Pow(self, expr):
-        if expr.exp.is_Integer:
-            out = _int_power(self.parenthesize(expr.base, 1000), int(expr.exp))
-            if out is not None:
-                return out
-        return super()._print_Pow(expr)
+def _printers():
+    """``(Python printer, C printer)``: SymPy's, with integer powers as products (imported
+    when a table is generated: a kernel loaded from the cache needs no printer)."""
+    from sympy.printing.c import C99CodePrinter
+    from sympy.printing.pycode import PythonCodePrinter
 
+    class _CPrinter(C99CodePrinter):
+        def _print_Pow(self, expr):
+            if expr.exp.is_Integer:
+                out = _int_power(self.parenthesize(expr.base, 1000), int(expr.exp))
+                if out is not None:
+                    return out
+            return super()._print_Pow(expr)
 
-class _PyPrinter(PythonCodePrinter):
-    def _print_Pow(self, expr, rational=False):
-        if expr.exp.is_Integer:
-            out = _int_power(self.parenthesize(expr.base, 1000), int(expr.exp))
-            if out is not None:
-                return out
-        return super()._print_Pow(expr, rational=rational)
+    class _PyPrinter(PythonCodePrinter):
+        def _print_Pow(self, expr, rational=False):
+            if expr.exp.is_Integer:
+                out = _int_power(self.parenthesize(expr.base, 1000), int(expr.exp))
+                if out is not None:
+                    return out
+            return super()._print_Pow(expr, rational=rational)
+
+    return _PyPrinter({"standard": "python3"}), _CPrinter()
 
 
 # ---------------------------------------------------------------------------------------
@@ -558,12 +562,12 @@ def _refresh_c(lo: int, hi: int, arr: str = "tree") -> str:
     return " ".join(out)
 
 
-@dataclass
-class GeneratedRun(Result):
-    """Paths of ``replications`` runs: ``paths`` (R, len(grid), n) int64 COUNTS (divide by
-    ``eta`` for the scaled state), ``events_per_replication`` (R,), ``transition_counts``
-    (R, number of transitions; order of the table), ``final`` (R, n) the counts at the end
-    (after the last grid time: the state when the next event falls beyond it)."""
+class KernelRun(NamedTuple):
+    """A kernel's raw output (internal: :func:`symdelay.analysis.stochastic.simulate` turns it
+    into a :class:`~symdelay.analysis.timeseries.TimeSeries`): ``paths`` (R, len(grid), n)
+    int64 COUNTS, ``events_per_replication`` (R,), ``transition_counts`` (R, number of
+    transitions; order of the table), ``final`` (R, n) the counts at the end (after the last
+    grid time: the state when the next event falls beyond it)."""
 
     eta: int
     grid: np.ndarray
@@ -576,11 +580,6 @@ class GeneratedRun(Result):
     @property
     def events(self) -> int:
         return int(self.events_per_replication.sum())
-
-    @property
-    def scaled(self) -> np.ndarray:
-        """``paths / eta`` (float)."""
-        return self.paths / float(self.eta)
 
 
 class GeneratedKernel:
@@ -768,8 +767,7 @@ class GeneratedKernel:
         order = general + singles + [js[0] for js in cls_members]
         H0, Mt = len(general) + len(singles), len(order)
         order += [j for js in cls_members for j in js[1:]]
-        ppr = _PyPrinter({"standard": "python3"})
-        cpr = _CPrinter()
+        ppr, cpr = _printers()
 
         def pr(printer, e, what):
             try:
@@ -1811,10 +1809,14 @@ class GeneratedKernel:
         threads: int | None = None,
         chunk_events: int | None = None,
         progress: Callable[[int], None] | None = None,
-    ) -> GeneratedRun:
+        monitor: Callable[[float, int], None] | None = None,
+    ) -> KernelRun:
         """``replications`` independent paths (threads for the C backend; the results do not
         depend on the number of threads). ``chunk_events``: events per call into the kernel
-        between checks for Ctrl-C (default 2^20 for C, 2^14 for Python)."""
+        between checks for Ctrl-C (default 2^20 for C, 2^14 for Python). ``monitor(time,
+        events)`` is called in the calling thread between chunks: the simulated time summed
+        over the replications (each counted up to the last grid time) and the events so far;
+        an exception it raises (Ctrl-C) stops the workers after their current chunk."""
         eta = check_eta(eta)
         init = self._check_initial(initial)
         g = self._check_grid(grid)
@@ -1832,44 +1834,67 @@ class GeneratedKernel:
         name, fn = self._backend(backend)
         if chunk_events is None:
             chunk_events = 2**20 if name == "c" else 2**14
-        if not isinstance(chunk_events, numbers.Integral) or chunk_events < 1:
+        if (
+            isinstance(chunk_events, bool)
+            or not isinstance(chunk_events, numbers.Integral)
+            or chunk_events < 1
+        ):
             raise SymdelayInputError(f"chunk_events must be an integer >= 1, got {chunk_events!r}")
+        chunk = int(min(chunk_events, 2**62))
         rng = np.random.default_rng(seed)
         states = rng.integers(0, 2**64 - 1, size=(R, 4), dtype=np.uint64, endpoint=True)
         states[np.all(states == 0, axis=1), 0] = 1  # xoshiro must not start at 0
         out = np.zeros((R, g.size, n), dtype=np.int64)
         counts = np.zeros((R, M), dtype=np.int64)
         final = np.tile(init, (R, 1))
+        done = np.zeros(R)  # simulated time of each replication so far
+        events = np.zeros(R, dtype=np.int64)
         cancel = threading.Event()
+        end = float(g[-1])
 
-        def one(i: int) -> None:
+        def report() -> None:
+            if monitor is not None:
+                monitor(float(np.minimum(done, end).sum()), int(events.sum()))
+
+        def one(i: int, serial: bool) -> None:
             X = np.ascontiguousarray(final[i])
             rs = np.ascontiguousarray(states[i])
             o = np.zeros((g.size, n), dtype=np.int64)
             c = np.zeros(M, dtype=np.int64)
-            self._drive(fn, name, float(eta), X, rs, g, o, c, int(chunk_events), cancel)
+
+            def step(t: float, ev: int) -> None:
+                done[i], events[i] = t, ev
+                if serial:
+                    report()
+
+            self._drive(fn, name, float(eta), X, rs, g, o, c, chunk, cancel, step)
             out[i], counts[i], final[i] = o, c, X
+            done[i] = end
             if progress is not None:
                 progress(1)
 
         nthreads = threads or min(R, os.cpu_count() or 1)
         if name == "python" or nthreads <= 1 or R == 1:
             for i in range(R):
-                one(i)
+                one(i, True)
         else:
             with ThreadPoolExecutor(max_workers=nthreads) as pool:
-                futures = [pool.submit(one, i) for i in range(R)]
+                futures = [pool.submit(one, i, False) for i in range(R)]
                 try:
-                    for f in futures:
-                        f.result()
+                    pending = set(futures)
+                    while pending:
+                        finished, pending = wait(pending, timeout=0.2, return_when=FIRST_EXCEPTION)
+                        for f in finished:
+                            f.result()
+                        report()
                 except BaseException:
                     cancel.set()  # workers stop at their next chunk boundary
                     for f in futures:
                         f.cancel()
                     raise
-        return GeneratedRun(eta, g, out, counts.sum(axis=1), counts, final, name)
+        return KernelRun(eta, g, out, counts.sum(axis=1), counts, final, name)
 
-    def _drive(self, fn, name, eta, X, rs, g, o, c, chunk, cancel) -> None:
+    def _drive(self, fn, name, eta, X, rs, g, o, c, chunk, cancel, step=None) -> None:
         clock = np.zeros(4, dtype=np.float64)  # t, next event time, pending, total rate
         status = np.zeros(3, dtype=np.int64)
         bad = np.zeros(1, dtype=np.float64)
@@ -1888,6 +1913,8 @@ class GeneratedKernel:
             if r < 0:
                 raise self._run_error(status, bad, X, eta)
             k += r
+            if step is not None:
+                step(float(g[-1]) if k >= ng else float(clock[0]), int(cs.sum()))
         c[self._order] = cs
 
     def _state_text(self, X) -> str:
@@ -1951,7 +1978,7 @@ class GeneratedKernel:
 
 
 # ---------------------------------------------------------------------------------------
-# compiling and loading (cache dir shared with the hand-written kernel)
+# compiling and loading (the cache directory of symdelay.core.cbuild)
 
 
 def _bind(lib):

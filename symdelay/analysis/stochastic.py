@@ -1,10 +1,11 @@
 """The stochastic system of any model: exact simulation and the linear-noise (LNA) stationary
 variance, each behind one entry that takes the model first.
 
-- :func:`simulate` -> :class:`Simulation`: exact (Gillespie) sample paths. The model's
-  specialisation runs first (the founding model's hand-written kernel); otherwise the
-  simulator generated from the transition table
-  (:func:`symdelay.analysis.simulate.generated_kernel`, cached on the model) runs.
+- :func:`simulate` -> :class:`~symdelay.analysis.timeseries.TimeSeries`: exact (Gillespie)
+  sample paths. A family with a kernel of its own runs it (SQ(d), LB: their
+  specialisations); every other model, the founding model included, runs the simulator
+  generated from its transition table (:func:`symdelay.analysis.simulate.generated_kernel`,
+  cached on the model).
 - :func:`variance` -> :class:`StationaryVariance`: ``lim Var(w . X)/eta`` from the
   Lyapunov equation at the equilibrium (the founding model's difference-mode solve and
   closed form first; otherwise :func:`symdelay.analysis.lna.linear_noise` on the table).
@@ -17,22 +18,29 @@ the inputs is estimated first and refused over the shared budget unless ``force`
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from symdelay.analysis.entry import declined, specialisation
+from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 
 __all__ = [
-    "Simulation",
     "simulate",
     "StationaryVariance",
     "variance",
     "difference_weights",
     "check_simulation_cost",
+    "check_seed",
+    "check_table_cost",
+    "check_counts",
+    "expected_events",
+    "replication_seeds",
+    "run_parameters",
+    "state_count",
     "need_table",
     "EVENTS_PER_SECOND",
     "COMPILE_SECONDS_PER_OP",
@@ -41,198 +49,6 @@ __all__ = [
 
 # ---------------------------------------------------------------------------------------
 # simulation
-
-
-@dataclass(frozen=True, eq=False)
-class Simulation(Result):
-    """Scaled sample paths ``paths[k, j, i]``: replication ``k``, time ``t[j]``, state ``i``
-    (counts / eta), and what it took to make them.
-
-    ``run`` is everything needed to repeat the run (the model's parameters, ``eta``, the
-    grid, the seed, the number of replications): the JSON's ``"parameters"``. ``L`` is set
-    by the founding model's kernel (states ``q1, q2, z1_1..z1_L, z2_1..z2_L``): its JSON then
-    has the founding keys ``{"parameters", "events", "t", "q1", "q2", "z1", "z2"}`` (or
-    ``"replications"``, one path object each, when R > 1), and ``transition_counts``
-    (``R x 4``: arrival, phase, enter_service, service), ``initial`` (counts) and
-    ``backend`` are known. Otherwise the JSON is ``{"model", "parameters", "eta", "seed",
-    "events", "t", "paths": [{state: path}, ...]}``.
-    """
-
-    states: tuple  # state names
-    eta: int
-    t: np.ndarray
-    paths: np.ndarray
-    events_per_replication: np.ndarray
-    seed: object
-    parameters: dict  # the model's parameter values (name -> exact number)
-    model_name: str | None = None
-    run: dict = field(default_factory=dict)
-    L: int | None = None
-    transition_counts: np.ndarray | None = None
-    initial: np.ndarray | None = None
-    backend: str | None = None
-    final_counts: np.ndarray | None = field(default=None, repr=False)
-    T: float | None = None
-    dt: float | None = None
-
-    # -- shape ---------------------------------------------------------------------------
-    @property
-    def grid(self) -> np.ndarray:
-        return self.t
-
-    @property
-    def replications(self) -> int:
-        return self.paths.shape[0]
-
-    @property
-    def events(self) -> int:
-        return int(np.sum(self.events_per_replication))
-
-    @property
-    def founding(self) -> bool:
-        """True for the founding model's record (its JSON keys, its views)."""
-        return self.L is not None
-
-    def _index(self, name: str) -> int:
-        if name not in self.states:
-            raise KeyError(f"no state {name!r}: the states are {', '.join(self.states)}")
-        return self.states.index(name)
-
-    def state(self, name: str) -> np.ndarray:
-        """The path of state ``name``: ``(R, len(t))``."""
-        return self.paths[:, :, self._index(name)]
-
-    def __getitem__(self, key):
-        if self.founding:
-            if key in ("events", "t", "q1", "q2", "z1", "z2"):
-                return getattr(self, key)
-            raise KeyError(key)
-        return self.state(key)
-
-    def _view(self, arr):
-        return arr[0] if self.replications == 1 else arr
-
-    @property
-    def q1(self) -> np.ndarray:
-        return self._view(self.state("q1"))
-
-    @property
-    def q2(self) -> np.ndarray:
-        return self._view(self.state("q2"))
-
-    @property
-    def z1(self) -> np.ndarray:
-        """``z1[l-1]`` is the path of ``z_{1,l}`` (``z1[r, l-1]`` when R > 1)."""
-        return self._view(np.moveaxis(self.paths[:, :, 2 : 2 + self._L()], 2, 1))
-
-    @property
-    def z2(self) -> np.ndarray:
-        return self._view(np.moveaxis(self.paths[:, :, 2 + self._L() :], 2, 1))
-
-    def _L(self) -> int:
-        if self.L is None:
-            raise AttributeError("z1 and z2 are the founding model's views: use state(name)")
-        return self.L
-
-    @property
-    def x(self) -> np.ndarray:
-        """The scaled imbalance ``q1 - q2``."""
-        return self.q1 - self.q2
-
-    def replication(self, i: int) -> Simulation:
-        """Replication ``i`` alone (a result with R = 1)."""
-        import dataclasses
-
-        sl = slice(i, i + 1)
-
-        def cut(a):
-            return None if a is None else a[sl]
-
-        return dataclasses.replace(
-            self,
-            paths=self.paths[sl],
-            events_per_replication=self.events_per_replication[sl],
-            transition_counts=cut(self.transition_counts),
-            final_counts=cut(self.final_counts),
-        )
-
-    # -- records -----------------------------------------------------------------------
-    def run_parameters(self) -> dict:
-        """Everything needed to repeat the run (the JSON's ``"parameters"``)."""
-        return dict(self.run)
-
-    def _path_json(self, i: int) -> dict:
-        p = self.paths[i]
-        L = self.L
-        return {
-            "events": int(self.events_per_replication[i]),
-            "t": self.t.tolist(),
-            "q1": p[:, 0].tolist(),
-            "q2": p[:, 1].tolist(),
-            "z1": p[:, 2 : 2 + L].T.tolist(),
-            "z2": p[:, 2 + L :].T.tolist(),
-        }
-
-    def record(self) -> dict:
-        head = {"parameters": self.run_parameters()}
-        if self.founding:
-            if self.replications == 1:
-                return {**head, **self._path_json(0)}
-            return {
-                **head,
-                "events": self.events,
-                "replications": [self._path_json(i) for i in range(self.replications)],
-            }
-        return {
-            "model": self.model_name,
-            **head,
-            "eta": self.eta,
-            "seed": self.seed,
-            "events": self.events,
-            "t": self.t.tolist(),
-            "paths": [{s: p[:, i].tolist() for i, s in enumerate(self.states)} for p in self.paths],
-        }
-
-    def csv_table(self) -> tuple[list[str], np.ndarray, list[str]]:
-        """Header, rows ``replication, t, <states>`` and the number formats (for CSV)."""
-        R, n, d = self.paths.shape
-        rep = np.repeat(np.arange(R), n)[:, None]
-        tt = np.tile(self.t, R)[:, None]
-        rows = np.hstack([rep, tt, self.paths.reshape(R * n, d)])
-        header = ["replication", "t", *self.states]
-        fmt = ["%d"] + ["%.10g"] * (d + 1) if self.founding else ["%.17g"] * (d + 2)
-        return header, rows, fmt
-
-    def table(self):
-        """The state at the end of the run, per replication (the notebook's table)."""
-        rows = [[k, *(f"{v:.6g}" for v in p[-1])] for k, p in enumerate(self.paths)]
-        return ["replication", *self.states], rows, f"{self.model_name}, t = {self.t[-1]:g}"
-
-    def summary(self) -> str:
-        """One line: the run and the state at its end (the command's text output)."""
-        if not self.founding:
-            end = ", ".join(
-                f"{s}={self.paths[:, -1, i].mean():.6g}" for i, s in enumerate(self.states)
-            )
-            return (
-                f"simulated {self.replications} path(s) of {self.model_name} (seed "
-                f"{self.seed}), {self.events} events; at t={self.t[-1]:g} (mean over "
-                f"replications): {end} (use --json or --csv)"
-            )
-        counts = self.transition_counts.sum(axis=0).tolist()
-        head = (
-            f"simulated {self.replications} path(s) (seed {self.seed}), {self.events} events "
-            f"(arrival/phase/enter_service/service: {counts}); "
-        )
-        q1, q2 = self.paths[:, -1, 0], self.paths[:, -1, 1]
-        at = f"at t={self.t[-1]:g}"
-        if self.replications == 1:
-            return head + f"{at}: q1={q1[0]:g} q2={q2[0]:g} (use --json or --csv)"
-        return head + (
-            f"{at}, mean and standard deviation over the {self.replications} replications: "
-            f"q1={q1.mean():.6g} (sd {q1.std(ddof=1):.3g}), q2={q2.mean():.6g} "
-            f"(sd {q2.std(ddof=1):.3g}) (use --json or --csv for each path)"
-        )
 
 
 #: Events per second the generated kernel sustains (benchmarks/results/generated_simulator.txt,
@@ -244,6 +60,9 @@ EVENTS_PER_SECOND = 1.5e7
 #: L = 32 (1,616, 528 states) 0.67 s; N = 60, L = 1 (14,700) 8.7 s; N = 100 (40,500) 24 s:
 #: 0.4-0.8 ms each, so 1 ms is an upper estimate.
 COMPILE_SECONDS_PER_OP = 1e-3
+#: Default system scale of a transition table's simulation (a family may have its own:
+#: the LB model's servers).
+DEFAULT_ETA = 1000
 
 
 def need_table(model, what: str) -> None:
@@ -259,27 +78,75 @@ def need_table(model, what: str) -> None:
         )
 
 
+#: Building a transition table (SymPy: the rates parsed and checked, the symmetry checked)
+#: costs about this many seconds times the square of its number of states (the founding
+#: model: 66 states 0.05 s, 602 states 3.7 s, on this 2-core machine).
+TABLE_SECONDS_PER_STATE2 = 1e-5
+
+
+def state_count(model) -> int:
+    """The number of states, without building a table a family builds on demand (the
+    founding model knows it from L)."""
+    count = getattr(type(model), "state_count", None)
+    return int(count(model)) if count is not None else len(model.states)
+
+
+def check_table_cost(model, force=False) -> None:
+    """Refuse, before it is built, a transition table too large to build within the shared
+    budget (a family's model object builds its table on first use)."""
+    from symdelay.core.budget import check_budget
+
+    if "states" in model.__dict__ or getattr(type(model), "state_count", None) is None:
+        return  # built already, or a table given as such
+    n = state_count(model)
+    check_budget(
+        f"building the transition table of {model.name} ({n} states)",
+        TABLE_SECONDS_PER_STATE2 * n * n,
+        force=force,
+        shrink="a model with fewer states (a smaller --L or --N)",
+    )
+
+
+def _rate_data(model) -> tuple[float, int]:
+    """The total rate per unit eta at the equilibrium and the operations in the rates
+    (SymPy's count_ops), once per model."""
+
+    def compute():
+        point = {**model.equilibrium.point, **model.values}
+        total = float(sum(t.rate.xreplace(point) for t in model.transitions))
+        ops = sum(int(sp.count_ops(t.rate)) + 1 for t in model.transitions)
+        return total, ops
+
+    return model.cached("simulation cost", compute)
+
+
+def expected_events(model, eta: int, T: float, replications: int = 1) -> float:
+    """The events a simulation is expected to take: ``eta T replications`` times the total
+    rate at the equilibrium (per unit eta). Exact to leading order once the start has
+    relaxed (a time of the order of the slowest relaxation), which is how long runs go."""
+    total, _ = _rate_data(model)
+    try:
+        return eta * T * float(replications) * total
+    except OverflowError:
+        return float("inf")
+
+
 def check_simulation_cost(model, eta: int, T: float, replications: int, force=False) -> None:
     """Refuse, before compiling, a generated simulation expected to take longer than the
     shared budget (compiling grows with the size of the rate expressions, running like the
-    events)."""
+    events: :func:`expected_events`)."""
     from symdelay.core.budget import check_budget
 
-    point = {**model.equilibrium.point, **model.values}
-    total = float(sum(t.rate.xreplace(point) for t in model.transitions))
-    try:
-        events = eta * T * float(replications) * total
-    except OverflowError:
-        events = float("inf")
-    n = len(model.states)
-    ops = sum(int(sp.count_ops(t.rate)) + 1 for t in model.transitions)
-    check_budget(
-        f"generating and compiling the simulator of {model.name} ({n} states, {ops} "
-        "operations in its rates)",
-        COMPILE_SECONDS_PER_OP * ops,
-        force=force,
-        shrink="a model with fewer states (a smaller --N or --L)",
-    )
+    total, ops = _rate_data(model)
+    events = expected_events(model, eta, T, replications)
+    if "kernel" not in model.__dict__.get("_analyses", {}):
+        check_budget(
+            f"generating and compiling the simulator of {model.name} ({len(model.states)} "
+            f"states, {ops} operations in its rates)",
+            COMPILE_SECONDS_PER_OP * ops,
+            force=force,
+            shrink="a model with fewer states (a smaller --N or --L)",
+        )
     check_budget(
         f"this run (about {events:.1g} events; total rate at the equilibrium {total:.3g} per "
         "unit eta)",
@@ -289,13 +156,69 @@ def check_simulation_cost(model, eta: int, T: float, replications: int, force=Fa
     )
 
 
-def _text(v):
-    return v if isinstance(v, (str, int)) and not isinstance(v, bool) else str(v)
+def check_seed(seed, name: str = "seed"):
+    """``(seed for numpy.random.default_rng, value to record)``.
+
+    An integer >= 0 (or its decimal text), a ``SeedSequence`` or a ``Generator`` (not
+    recorded: it cannot be repeated); ``None`` draws fresh entropy from the operating system
+    and records it, so the run can be repeated.
+    """
+    import numbers
+
+    if isinstance(seed, np.random.Generator):
+        return seed, None
+    if isinstance(seed, np.random.SeedSequence):
+        if not seed.spawn_key:
+            return seed, int(seed.entropy)
+        return seed, {"entropy": int(seed.entropy), "spawn_key": [int(k) for k in seed.spawn_key]}
+    if seed is None:
+        ss = np.random.SeedSequence()
+        return ss, int(ss.entropy)
+    msg = f"{name} must be an integer >= 0, got {seed!r}"
+    if isinstance(seed, bool):
+        raise SymdelayInputError(msg)
+    if isinstance(seed, str):
+        try:
+            seed = int(seed.strip())
+        except ValueError:
+            raise SymdelayInputError(msg) from None
+    if isinstance(seed, float) and seed.is_integer():
+        seed = int(seed)
+    if not isinstance(seed, numbers.Integral) or seed < 0:
+        raise SymdelayInputError(msg)
+    return int(seed), int(seed)
+
+
+def replication_seeds(seed, R: int) -> list:
+    """One seed sequence per replication from a checked seed (:func:`check_seed`: an integer,
+    a SeedSequence, copied so the caller's is not advanced, or a Generator, consumed): the
+    seeds of the families' kernels that run one replication at a time (SQ(d), LB)."""
+    if isinstance(seed, np.random.SeedSequence):
+        seed = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
+    elif isinstance(seed, np.random.Generator):
+        seed = np.random.SeedSequence(int(seed.integers(0, 2**63)))
+    else:
+        seed = np.random.SeedSequence(seed)
+    return seed.spawn(R)
+
+
+def run_parameters(model) -> dict:
+    """The model's parameters as a record shows them: a family's checked options (the
+    founding model's ``L, mu, lam, theta, D``) or the table's parameter values, as text."""
+    from symdelay.analysis.entry import family_options
+
+    found = family_options(model)
+    values = found if found is not None else {str(k): v for k, v in model.values.items()}
+    extra = getattr(type(model), "record_options", None)
+    if extra is not None:  # what a family names besides its values (SQ(d): d, K, service)
+        values = {**extra(model), **values}
+    return {k: (v if isinstance(v, (int, dict)) and not isinstance(v, bool) else str(v))
+            for k, v in values.items() if v is not None}  # fmt: skip
 
 
 def simulate(
     model,
-    eta=1000,
+    eta=None,
     T=20,
     dt=0.1,
     initial=None,
@@ -309,20 +232,54 @@ def simulate(
     monitor: Callable[[float, int], None] | None = None,
     force: bool = False,
     chunk_events: int | None = None,
-) -> Simulation:
-    """Exact (Gillespie) sample paths of ``model``'s jump process at scale ``eta`` on the
-    grid ``0, dt, ..., floor(T/dt) dt``.
+) -> TimeSeries:
+    """Exact (Gillespie) sample paths of ``model``'s jump process at scale ``eta``, recorded
+    on the grid ``0, dt, ..., floor(T/dt) dt`` (the state at each time, events at that time
+    included), scaled by ``1/eta``.
 
-    ``initial``: the job counts at time 0, one per state in the model's order of states
-    (default: the model's own start; for a generic table ``eta`` times the equilibrium with
-    its first state raised by half, rounded). ``seed``: an integer >= 0 (recorded).
-    ``backend``: ``"auto"`` (C if it compiles), ``"c"`` or ``"python"`` (same draws).
-    A run over the shared budget is refused unless ``force``.
+    Parameters
+    ----------
+    model : Model
+        The model (its transition table, every parameter a number).
+    eta : int, optional
+        The system scale (jobs ~ eta); default 1000 (the LB model: its own servers).
+    T, dt : number
+        The horizon and the grid step.
+    initial : sequence of int, optional
+        The job counts at time 0, one per state in the model's order; default ``eta`` times
+        the model's start (:meth:`~symdelay.model.Model.default_start`), rounded.
+    seed : int, SeedSequence, Generator or None
+        An integer >= 0 (recorded; ``None``: fresh entropy, recorded).
+    replications : int
+        Independent paths (threads for the C backend; results do not depend on them).
+    method : {"auto", "generic", "specialised"}
+        ``"auto"``: the family's own kernel where it has one (SQ(d), LB), else the kernel
+        generated from the transition table.
+    backend : {"auto", "c", "python"}
+        The compiled kernel (``"auto"``: when it compiles) or its Python twin (same draws).
+    threads : int, optional
+        Worker threads for the replications (default: one per core).
+    progress : callable, optional
+        Called with 1 after each finished replication.
+    monitor : callable, optional
+        ``monitor(time, events)`` in the calling thread while the kernel runs: the simulated
+        time summed over the replications and the events so far.
+    force : bool
+        Run even when the estimated cost is over the shared budget.
+    chunk_events : int, optional
+        Events per call into the kernel (Ctrl-C is checked between calls; the result does
+        not depend on it).
+
+    Returns
+    -------
+    TimeSeries
+        ``kind="simulation"``: the scaled paths, ``events`` per replication, ``info`` with
+        the backend, the transition names and counts and the final counts.
 
     >>> from symdelay.models import build_model
     >>> m = build_model("nserver", N=2, L=1, mu=1, lam=1, theta=2, D=1)
     >>> s = simulate(m, eta=50, T=1, dt=0.5, seed=3)
-    >>> s.t.tolist(), s.paths.shape
+    >>> s.t.tolist(), s.values.shape
     ([0.0, 0.5, 1.0], (1, 3, 4))
     """
     kw = dict(
@@ -340,72 +297,73 @@ def simulate(
     return _generic_simulate(model, **kw)
 
 
+def _initial_counts(model, initial, eta: int) -> np.ndarray:
+    from symdelay.analysis.roots import default_initial
+
+    if initial is None:
+        return np.rint(default_initial(model) * eta).astype(np.int64)
+    return check_counts(initial, [s.name for s in model.states])
+
+
+def check_counts(initial, names) -> np.ndarray:
+    """Job counts at time 0: whole numbers >= 0 (below 2^52), one per name."""
+    n = len(names)
+    try:
+        arr = np.asarray(initial, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (n,):
+        raise SymdelayInputError(
+            f"the initial state needs {n} job counts, one per state: {', '.join(names[:12])}"
+            + (" ..." if n > 12 else "")
+        )
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.round(arr)):
+        raise SymdelayInputError("the initial state needs whole job counts >= 0")
+    if np.any(arr > 2**52):
+        raise SymdelayInputError("the initial job counts must be below 2^52")
+    return arr.astype(np.int64)
+
+
 def _generic_simulate(
     model, *, eta, T, dt, initial, seed, replications, backend, threads, progress, monitor,
     force, chunk_events,
-) -> Simulation:  # fmt: skip
-    from symdelay.analysis.roots import default_initial, require_values
+) -> TimeSeries:  # fmt: skip
+    from symdelay.analysis.roots import require_values
     from symdelay.analysis.simulate import generated_kernel
-    from symdelay.core.checks import check_eta, check_horizon, time_grid
+    from symdelay.core.checks import check_eta, check_horizon, check_replications, time_grid
 
-    require_values(model, "simulation")
     Tf, dtf = check_horizon(T, dt)
-    if isinstance(seed, str) and seed.strip().isdigit():
-        seed = int(seed.strip())
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise SymdelayInputError(f"seed must be an integer >= 0, got {seed!r}")
-    seed = int(seed)
-    if isinstance(replications, str):
-        try:
-            replications = int(replications.strip())
-        except ValueError:
-            raise SymdelayInputError(
-                f"replications must be an integer >= 1, got {replications!r}"
-            ) from None
-    if isinstance(replications, bool) or not isinstance(replications, (int, np.integer)):
-        raise SymdelayInputError(f"replications must be an integer >= 1, got {replications!r}")
-    if replications < 1:
-        raise SymdelayInputError(f"replications must be >= 1, got {replications}")
-    eta = check_eta(eta)
-    n = len(model.states)
-    names = [s.name for s in model.states]
-    if initial is None:
-        counts = np.rint(default_initial(model) * eta).astype(np.int64)
-    else:
-        try:
-            arr = np.asarray(initial, dtype=float)
-        except (TypeError, ValueError):
-            raise SymdelayInputError(
-                f"the initial state needs {n} job counts: {', '.join(names)}"
-            ) from None
-        if arr.shape != (n,):
-            raise SymdelayInputError(f"the initial state needs {n} job counts: {', '.join(names)}")
-        if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.round(arr)):
-            raise SymdelayInputError("the initial state needs whole job counts >= 0")
-        counts = arr.astype(np.int64)
-    check_simulation_cost(model, eta, Tf, int(replications), force=force)
+    check_table_cost(model, force)
+    require_values(model, "simulation")
+    rng_seed, seed_record = check_seed(seed)
+    R = check_replications(replications)
+    eta = check_eta(DEFAULT_ETA if eta is None else eta)
+    counts = _initial_counts(model, initial, eta)
+    check_simulation_cost(model, eta, Tf, R, force=force)
     kernel = generated_kernel(model)
     grid = time_grid(Tf, dtf)
     opts = {"threads": threads, "chunk_events": chunk_events, "progress": progress}
     run = kernel.run_replications(
-        eta, counts, grid, seed, int(replications), backend=backend, **opts
+        eta, counts, grid, rng_seed, R, backend=backend, monitor=monitor, **opts
     )
-    params = {"model": model.name, **{str(k): str(v) for k, v in model.values.items()}}
-    params.update(eta=eta, seed=seed, T=_text(T), dt=_text(dt), replications=int(replications))
-    return Simulation(
+    params = run_parameters(model)
+    params.update(eta=eta, T=Tf, dt=dtf, seed=seed_record, replications=R)
+    params["initial"] = counts.tolist()
+    info = {
+        "backend": run.backend,
+        "transitions": list(kernel.names),
+        "transition_counts": run.transition_counts,
+        "final": run.final,
+    }
+    return TimeSeries(
+        tuple(s.name for s in model.states),
+        grid,
+        run.paths / float(eta),
+        params,
+        kind="simulation",
         model_name=model.name,
-        states=tuple(names),
-        eta=eta,
-        t=grid,
-        paths=run.scaled,
-        events_per_replication=run.events_per_replication,
-        seed=seed,
-        parameters={str(k): v for k, v in model.values.items()},
-        run=params,
-        initial=counts,
-        backend=run.backend,
-        T=Tf,
-        dt=dtf,
+        events=run.events_per_replication,
+        info=info,
     )
 
 

@@ -46,4 +46,4 @@ def wave_peaks(t, series, t_from: float = 0.0) -> tuple:
 
 def fluid_wave_peaks(flu, t_from: float = 0.0) -> tuple:
     """Peak times of ``z_{1,1}, .., z_{1,L}, q_1`` for one swing of a fluid solution."""
-    return wave_peaks(flu.t, [*flu.z1, flu.q1], t_from)
+    return wave_peaks(flu.t, [*flu["z1"], flu["q1"]], t_from)

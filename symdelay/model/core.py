@@ -171,7 +171,7 @@ def _exact_value(name: str, value, domain: str, where: str) -> sp.Expr:
 class Specialisable:
     """What a model offers an analysis entry besides its data: fast paths by quantity."""
 
-    #: quantity -> ``"module:function"``: the fast paths (closed forms, hand-written kernels)
+    #: quantity -> ``"module:function"``: the fast paths (closed forms, a family's own kernels)
     #: this model's family offers. Each analysis entry asks for its quantity first
     #: (:func:`symdelay.analysis.entry.specialisation`) and runs the generic machinery when
     #: there is none or it declines. Names, resolved when asked for: the model layer imports

@@ -53,7 +53,7 @@ r + 1 + 2*exp(-r)
 >>> m.equilibrium.point
 {q1: 1, q2: 1}
 >>> res = m.integrate(T=2, history=(0, 1), dt=1)
->>> [round(float(v), 9) for v in res.q1]
+>>> [round(float(v), 9) for v in res["q1"]]
 [0.0, 1.113539882, 1.003667987]
 """
 
@@ -63,11 +63,13 @@ import bisect
 import itertools
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
+from symdelay.analysis.fluid import check_tolerance
+from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.display import ReadOnlyDict
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
@@ -82,7 +84,6 @@ __all__ = [
     "INFO",
     "model",
     "DelayedInformationModel",
-    "DDEResult",
     "ActionDelayComparison",
     "compare_with_action_delay",
     "DEFAULT_SOLVER",
@@ -283,18 +284,25 @@ class DelayedInformationModel:
         method: str = DEFAULT_SOLVER["method"],
         rtol: float = DEFAULT_SOLVER["rtol"],
         atol: float = DEFAULT_SOLVER["atol"],
-    ) -> DDEResult:
+    ) -> TimeSeries:
         """Integrate the nonlinear DDE on ``[0, T]``; values on ``0, dt, ..., floor(T/dt) dt``.
 
         ``history``: ``(q1, q2)`` (a constant history; default ``(0, 1)``, the paper's start)
         or a function ``h(s) -> (q1, q2)`` for ``-D <= s <= 0``. ``solver``: ``"steps"``
         (method of steps with ``solve_ivp(method, rtol, atol)``) or ``"jitcdde"``.
+
+        Returns a :class:`~symdelay.analysis.timeseries.TimeSeries` (``kind="dde"``) of the
+        states ``q1, q2`` and the difference ``x``: with the method of steps ``x`` is the
+        integrated difference itself (full relative precision when it is small, unlike
+        ``q1 - q2``), ``info["breakpoints"]`` the ends ``0, D, 2D, ..., T`` of its
+        intervals, and ``res.at(times)`` the dense solution ``(q1, q2, x)`` at any times in
+        ``[-D, T]`` (the history for ``t < 0``).
         """
         from symdelay.core.checks import check_horizon, time_grid
 
         mu, lam, theta, D = self._numbers("integrate")
         T, dt = check_horizon(T, dt)
-        rtol, atol = _tolerance("rtol", rtol), _tolerance("atol", atol, zero=True)
+        rtol, atol = check_tolerance("rtol", rtol), check_tolerance("atol", atol, zero=True)
         if solver not in _SOLVERS:
             raise SymdelayInputError(
                 f"unknown solver {solver!r}: use one of " + ", ".join(_SOLVERS)
@@ -305,15 +313,33 @@ class DelayedInformationModel:
             )
         hist = _History.make(history, D)
         grid = time_grid(T, dt)
-        params = {"mu": mu, "lam": lam, "theta": theta, "D": D}
+        params = {k: str(v) for k, v in self.values.items()}
+        params.update(T=T, dt=dt, history=hist.to_json())
         if solver == "steps":
-            dense = _MethodOfSteps(mu, lam, theta, D, T, hist, method, rtol, atol)
-            q = dense(grid)
-            info = {"solver": "steps", "method": method, "rtol": rtol, "atol": atol}
-            return DDEResult(params, grid, q[0], q[1], dense.x(grid), info, hist, dense)
-        q = _jitcdde(mu, lam, theta, D, T, hist, grid, rtol, atol)
-        info = {"solver": "jitcdde", "method": "Bogacki-Shampine", "rtol": rtol, "atol": atol}
-        return DDEResult(params, grid, q[0], q[1], q[0] - q[1], info, hist, None)
+            steps = _MethodOfSteps(mu, lam, theta, D, T, hist, method, rtol, atol)
+            q = steps(grid)
+            values = np.column_stack([q[0], q[1], steps.x(grid)])
+            record = {"solver": "steps", "method": method, "rtol": rtol, "atol": atol}
+            info = {"solver": record, "breakpoints": list(steps.breakpoints)}
+
+            def dense(times):
+                if (
+                    np.any(~np.isfinite(times))
+                    or np.any(times < -D - 1e-12)
+                    or np.any(times > T + 1e-9)
+                ):
+                    raise SymdelayInputError(f"times must lie in [-D, T] = [{-D:g}, {T:g}]")
+                return np.column_stack([*steps(times), steps.x(times)])
+
+        else:
+            q = _jitcdde(mu, lam, theta, D, T, hist, grid, rtol, atol)
+            values = np.column_stack([q[0], q[1], q[0] - q[1]])
+            record = {"solver": "jitcdde", "method": "Bogacki-Shampine", "rtol": rtol}
+            info, dense = {"solver": {**record, "atol": atol}}, None
+        return TimeSeries(
+            ("q1", "q2", "x"), grid, values, params, kind="dde", model_name=self.name,
+            info=info, dense=dense,
+        )  # fmt: skip
 
     # ------------------------------------------------------------ display
     def to_json(self) -> dict:
@@ -360,18 +386,6 @@ def _eigenvalue(M: sp.Matrix, v: sp.Matrix) -> sp.Expr:
     if (M * v - c * v).applyfunc(sp.simplify) != sp.zeros(*v.shape):
         raise VerificationError(f"{list(v)} is not an eigenvector of the linearisation")
     return c
-
-
-def _tolerance(name: str, value, zero: bool = False) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise SymdelayInputError(f"{name} must be a number, got {value!r}") from None
-    if isinstance(value, bool) or not math.isfinite(x) or x < 0 or (x == 0 and not zero):
-        raise SymdelayInputError(
-            f"{name} must be a finite number {'>=' if zero else '>'} 0, got {value!r}"
-        )
-    return x
 
 
 # ---------------------------------------------------------------- history
@@ -577,64 +591,6 @@ def _jitcdde(mu, lam, theta, D, T, hist, grid, rtol, atol) -> np.ndarray:
             dde.integrate(end)
 
 
-# ---------------------------------------------------------------- results
-@dataclass
-class DDEResult:
-    """The DDE solution on the grid ``t``: ``q1, q2``, the difference ``x`` and sum ``s``.
-
-    With the method of steps ``x`` is the integrated difference itself (full relative
-    precision when it is small, unlike ``q1 - q2``). ``res(times)`` gives the dense
-    solution ``(q1, q2)`` and ``res.difference(times)`` the dense ``x`` at any times in
-    ``[-D, T]`` (the history for ``t < 0``; method of steps only).
-    """
-
-    parameters: dict
-    t: np.ndarray
-    q1: np.ndarray
-    q2: np.ndarray
-    x: np.ndarray
-    solver: dict
-    history: _History = field(repr=False)
-    dense: object = field(default=None, repr=False)
-
-    @property
-    def s(self) -> np.ndarray:
-        return self.q1 + self.q2
-
-    @property
-    def breakpoints(self) -> list:
-        """The ends of the method-of-steps intervals: ``0, D, 2D, ..., T``."""
-        return list(self.dense.breakpoints) if self.dense is not None else []
-
-    def _times(self, times) -> np.ndarray:
-        if self.dense is None:
-            raise SymdelayInputError("dense output needs solver='steps': integrate with it")
-        times = np.atleast_1d(np.asarray(times, dtype=float))
-        lo, hi = -self.parameters["D"], self.dense.T
-        if np.any(~np.isfinite(times)) or np.any(times < lo - 1e-12) or np.any(times > hi + 1e-9):
-            raise SymdelayInputError(f"times must lie in [-D, T] = [{lo:g}, {hi:g}]")
-        return times
-
-    def __call__(self, times) -> np.ndarray:
-        """``(q1, q2)`` at ``times`` (shape ``(2, n)``)."""
-        return self.dense(self._times(times))
-
-    def difference(self, times) -> np.ndarray:
-        """``x = q1 - q2`` at ``times``, from the integrated difference equation."""
-        return self.dense.x(self._times(times))
-
-    def to_json(self) -> dict:
-        return {
-            "parameters": self.parameters,
-            "history": self.history.to_json(),
-            "solver": self.solver,
-            "t": self.t.tolist(),
-            "q1": self.q1.tolist(),
-            "q2": self.q2.tolist(),
-            "x": self.x.tolist(),
-        }
-
-
 # ---------------------------------------------------------------- comparison
 @dataclass
 class ActionDelayComparison:
@@ -737,7 +693,7 @@ def compare_with_action_delay(
         raise SymdelayInputError("L_values is empty: give phase counts such as 1, 2, 4, 8")
     if pipeline not in ("matched", "empty"):
         raise SymdelayInputError(f"pipeline must be 'matched' or 'empty', got {pipeline!r}")
-    w = _tolerance("window", window)
+    w = check_tolerance("window", window)
     if not 0 < w <= 1:
         raise SymdelayInputError(f"window must be a fraction in (0, 1], got {window!r}")
     m = model(mu=mu, lam=lam, theta=theta, D=D)
@@ -758,9 +714,10 @@ def compare_with_action_delay(
         f = fluid(L, m.mu, m.lam, m.theta, m.D, T=T, dt=dt, initial=y0, rtol=rtol, atol=atol)
         if f.t.shape != res.t.shape:
             raise VerificationError("the fluid and DDE grids differ")
-        xs[L] = f.x
-        dists.append(float(np.max(np.abs(f.x - res.x))))
-        amps.append(float(_amplitude(f.t, f.x, w)))
+        fx = f["q1"] - f["q2"]
+        xs[L] = fx
+        dists.append(float(np.max(np.abs(fx - res["x"]))))
+        amps.append(float(_amplitude(f.t, fx, w)))
         tcs.append(float(critical_theta(L, m.mu, m.lam, m.D).points[0].theta_c))
     tc_inf = float(critical_theta("inf", m.mu, m.lam, m.D).points[0].theta_c)
     return ActionDelayComparison(
@@ -769,11 +726,11 @@ def compare_with_action_delay(
         pipeline=pipeline,
         history=hist.constant,
         t=res.t,
-        x_dde=res.x,
+        x_dde=res["x"],
         x_L=xs,
         sup_distance=tuple(dists),
         amplitude=tuple(amps),
-        amplitude_dde=float(_amplitude(res.t, res.x, w)),
+        amplitude_dde=float(_amplitude(res.t, res["x"], w)),
         window=w,
         theta_c=tuple(tcs),
         theta_c_dde=tc_inf,

@@ -350,7 +350,7 @@ class Explorer:
                 rtol=1e-8,
                 atol=1e-10,
             )
-            t, x = res.t, res.x
+            t, x = res.t, res["x"]
             label = f"q1 - q2 from {x0:.3g}"
         else:
             from symdelay.analysis.fluid import fluid
@@ -364,13 +364,13 @@ class Explorer:
                 y0[i] += eps
                 y0[j] = max(y0[j] - eps, 0.0)
                 res = fluid(m, T=FLUID_T, dt=FLUID_DT, initial=y0)
-                t, x = res.t, res.state("q1") - res.state("q2")
+                t, x = res.t, res["q1"] - res["q2"]
                 label = f"q1 - q2 from {y0[i] - y0[j]:.3g}"
             else:
                 first, e0 = names[0], y0[0]
                 y0[0] = e0 * (1 + 2 * PERTURBATION) if e0 > 0 else 2 * PERTURBATION
                 res = fluid(m, T=FLUID_T, dt=FLUID_DT, initial=y0)
-                t, x = res.t, res.state(first) - e0
+                t, x = res.t, res[first] - e0
                 label = f"{first} - {first}* (no states q1, q2)"
         return {
             "t": np.asarray(t, float).tolist(),

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 from symdelay.analysis.critical import CriticalCurve
 from symdelay.analysis.cycles import CycleFamily, LimitCycle
-from symdelay.analysis.fluid import FluidSolution
 from symdelay.analysis.normal_form import NormalForm
 from symdelay.analysis.rootset import RootSet
 from symdelay.analysis.stability_map import StabilityMap
-from symdelay.analysis.stochastic import Simulation
+from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.display import plotter
 from symdelay.models.erlang.nonlinear.spectrum import Spectrum
 from symdelay.models.sqd.convergence import ConvergenceResult
 from symdelay.models.sqd.fixed_point import FixedPoint
-from symdelay.models.sqd.fluid import FluidPath as SqdFluidPath
-from symdelay.models.sqd.simulate import SimulationResult as SqdSimulationResult
-from symdelay.outputs import plots_map, plots_nonlinear, plots_sqd
-from symdelay.outputs.notebook import plot_critical_curve, plot_paths, plot_roots
+from symdelay.outputs import plots_map, plots_nonlinear, plots_sqd, plots_stochastic
+from symdelay.outputs.notebook import plot_critical_curve, plot_roots
 
 __all__: list[str] = []
 
@@ -34,22 +31,9 @@ def _critical(c, ax=None):
     return plot_critical_curve(Ds, th, title, ax)
 
 
-@plotter(FluidSolution)
-def _fluid(p, ax=None):
-    if p.founding:
-        paths = {"q1": p.q1, "q2": p.q2, "x = q1 - q2": p.x}
-        return plot_paths(p.t, paths, f"fluid limit, L = {p.L}", ax)
-    paths = {s: p.y[:, i] for i, s in enumerate(p.states)}
-    return plot_paths(p.t, paths, f"fluid limit, {p.model_name}", ax)
-
-
-@plotter(Simulation)
-def _simulation(s, ax=None):
-    if s.founding:
-        title = f"simulation, L = {s.L}, eta = {s.eta}"
-        return plot_paths(s.t, {"x = q1 - q2": s.x}, title, ax)
-    paths = {n: s.paths[0, :, i] for i, n in enumerate(s.states)}
-    return plot_paths(s.t, paths, f"simulation, {s.model_name}, eta = {s.eta}", ax)
+@plotter(TimeSeries)
+def _time_series(ts, ax=None, states=None, replications=None):
+    return plots_stochastic.time_series_axes(ts, ax=ax, states=states, replications=replications)
 
 
 @plotter(StabilityMap)
@@ -85,13 +69,3 @@ def _convergence(study):
 @plotter(FixedPoint)
 def _tail(fp, ax=None):
     return plots_sqd.plot_tail(fp, ax=ax)
-
-
-@plotter(SqdFluidPath)
-def _sqd_fluid(p, ax=None, levels=(1, 2, 3, 4)):
-    return plots_sqd.plot_fluid(p, ax=ax, levels=levels)
-
-
-@plotter(SqdSimulationResult)
-def _sqd_simulation(s, ax=None, fixed=None):
-    return plots_sqd.plot_simulation(s, ax=ax, fixed=fixed)

@@ -16,7 +16,6 @@ __all__ = [
     "plot_critical_curve",
     "shade_above",
     "plot_roots",
-    "plot_paths",
 ]
 
 
@@ -79,20 +78,4 @@ def plot_roots(values, title: str, ax=None):
     ax.set_xlabel("Re r")
     ax.set_ylabel("Im r")
     ax.set_title(title)
-    return ax
-
-
-def plot_paths(t, columns: dict, title: str, ax=None):
-    """Paths against time: ``columns`` maps a label to one path or to rows of paths."""
-    ax = axes(ax)
-    for label, y in columns.items():
-        y = np.asarray(y, float)
-        if y.ndim == 1:
-            ax.plot(t, y, label=label)
-        else:
-            lines = ax.plot(t, y.T, lw=0.8, alpha=0.7)
-            lines[0].set_label(label)
-    ax.set_xlabel("t")
-    ax.set_title(title)
-    ax.legend()
     return ax

@@ -6,8 +6,6 @@ from matplotlib.figure import Figure
 
 __all__ = [
     "plot_tail",
-    "plot_fluid",
-    "plot_simulation",
     "power_of_d_figure",
     "fit_convergence_figure",
     "herding_figure",
@@ -30,33 +28,6 @@ def plot_tail(fp, ax=None):
     ax.set_xlabel("k")
     ax.set_ylabel("$s_k$")
     ax.set_title(f"SQ({fp.d}), $\\lambda$ = {float(fp.lam):g}")
-    return fig
-
-
-def plot_fluid(path, ax=None, levels=(1, 2, 3, 4)):
-    fig, ax = _ax(ax)
-    for k in levels:
-        if k <= path.tail.shape[1]:
-            ax.plot(path.t, path.tail[:, k - 1], label=f"$s_{k}$")
-    ax.set_xlabel("t")
-    ax.legend()
-    return fig
-
-
-def plot_simulation(res, ax=None, fixed=None):
-    fig, ax = _ax(ax)
-    ks = range(1, len(res.tail) + 1)
-    lo = [max(a, 1e-12) for a, _ in res.tail_ci95]
-    hi = [max(b, 1e-12) for _, b in res.tail_ci95]
-    ax.fill_between(ks, lo, hi, alpha=0.3, label="simulation 95% CI")
-    ax.semilogy(ks, [max(v, 1e-12) for v in res.tail], "o", label=f"simulation N={res.N}")
-    if fixed is not None:
-        ax.semilogy(
-            range(1, len(fixed.tail) + 1), [float(v) for v in fixed.tail], "-", label="mean field"
-        )
-    ax.set_xlabel("k")
-    ax.set_ylabel("$s_k$")
-    ax.legend()
     return fig
 
 

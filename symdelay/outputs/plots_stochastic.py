@@ -1,7 +1,8 @@
 """Figures of the stochastic system (matplotlib ``Figure`` API, no pyplot state).
 
-Every function takes computed objects from :mod:`symdelay.models.erlang.stochastic` and returns a
-``Figure``; nothing here computes mathematics.
+Every function takes computed records (:class:`~symdelay.analysis.timeseries.TimeSeries`
+and the studies of :mod:`symdelay.models.erlang.stochastic`) and returns a ``Figure`` (or
+draws on the Axes given); nothing here computes mathematics.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 __all__ = [
+    "time_series_axes",
     "paths_figure",
     "wave_figure",
     "phase_plane_figure",
@@ -28,15 +30,59 @@ SCALED = "scaled number of jobs (jobs / $\\eta$)"
 TIME = "time $t$ (model time units)"
 
 
+#: Paths drawn by default: the states that are not numbered members of a group (q1, q2 of
+#: the queueing models; x of the difference mode), else the first few.
+_DEFAULT_STATES = 6
+
+
+def _default_states(ts) -> list:
+    from symdelay.analysis.timeseries import state_keys
+
+    alone = [ts.states[i] for _, i in state_keys(ts.states) if not isinstance(i, list)]
+    return (alone or list(ts.states))[:_DEFAULT_STATES]
+
+
+def time_series_axes(ts, ax=None, states=None, replications=None):
+    """The paths of ``states`` (default: see :data:`_DEFAULT_STATES`) against time, every
+    replication of a simulation (or those listed in ``replications``) as a thin line; the
+    Axes (a new figure's when ``ax`` is None)."""
+    from symdelay.outputs.notebook import axes
+
+    ax = axes(ax)
+    names = (
+        _default_states(ts)
+        if states is None
+        else [states]
+        if isinstance(states, str)
+        else list(states)
+    )
+    reps = range(ts.replications) if replications is None else list(replications)
+    for k, name in enumerate(names):
+        y = ts.state(name)
+        for j, r in enumerate(reps):
+            thin = ts.replications > 1
+            ax.plot(ts.t, y[r], color=f"C{k % 10}", lw=0.8 if thin else 1.2,
+                    alpha=0.7 if thin else 1.0, label=name if j == 0 else None)  # fmt: skip
+    eta = ts.parameters.get("eta") if ts.simulated else None
+    what = f"{ts.kind}, {ts.model_name}" + ("" if eta is None else f", eta = {eta}")
+    ax.set_xlabel(TIME)
+    ax.set_ylabel(SCALED if ts.simulated or ts.kind == "fluid" else "value")
+    ax.set_title(what, fontsize=9)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return ax
+
+
 def paths_figure(panels, flu, title: str) -> Figure:
-    """``panels``: list of ``(label, Simulation)``; ``flu`` the fluid solution."""
+    """``panels``: list of ``(label, simulation)``; ``flu`` the fluid path (time series of
+    the founding model)."""
     fig = Figure(figsize=(4.2 * len(panels), 3.4))
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     for ax, (label, sim) in zip(axes, panels):
-        ax.plot(sim.t, sim.q1, color="C0", lw=0.8, label="$q_1$ simulation")
-        ax.plot(sim.t, sim.q2, color="C1", lw=0.8, label="$q_2$ simulation")
-        ax.plot(flu.t, flu.q1, "k--", lw=1.0, label="$q_1$ fluid")
-        ax.plot(flu.t, flu.q2, "k:", lw=1.2, label="$q_2$ fluid")
+        ax.plot(sim.t, sim["q1"], color="C0", lw=0.8, label="$q_1$ simulation")
+        ax.plot(sim.t, sim["q2"], color="C1", lw=0.8, label="$q_2$ simulation")
+        ax.plot(flu.t, flu["q1"], "k--", lw=1.0, label="$q_1$ fluid")
+        ax.plot(flu.t, flu["q2"], "k:", lw=1.2, label="$q_2$ fluid")
         ax.set_title(label, fontsize=9)
         ax.set_xlabel(TIME)
         ax.grid(alpha=0.3)
@@ -51,10 +97,10 @@ def wave_figure(sim, flu, peaks, window) -> Figure:
     """``z_{1,1}, .., z_{1,L}, q_1`` (simulation and fluid) and the fluid peak times."""
     fig = Figure(figsize=(7.5, 3.6))
     ax = fig.subplots()
-    L = flu.L
+    L = len(flu["z1"])
     names = [f"$z_{{1,{l}}}$" for l in range(1, L + 1)] + ["$q_1$"]
-    sims = [*(sim.z1 if L > 1 else [sim.z1[0]]), sim.q1]
-    flus = [*flu.z1, flu.q1]
+    sims = [*sim["z1"], sim["q1"]]
+    flus = [*flu["z1"], flu["q1"]]
     lo, hi = window
     ms, mf = (sim.t >= lo) & (sim.t <= hi), (flu.t >= lo) & (flu.t <= hi)
     for k, (nm, ys, yf) in enumerate(zip(names, sims, flus)):

@@ -320,14 +320,14 @@ def simulate(L=2, eta=1000, mu=1, lam=1, theta=2, D=1, T=20, dt=0.1, seed=0) -> 
     res = _simulate(
         L=L, eta=eta, mu=mu, lam=lam, theta=theta, D=D, T=T, dt=dt, seed=seed, threads=1
     )
-    x = np.asarray(res.x, dtype=float)
+    x = np.asarray(res["q1"] - res["q2"], dtype=float)
     tail = x[res.t >= res.t[-1] / 2]
     return {
         "x_final": float(x[-1]),
         "x_abs_max_tail": float(np.max(np.abs(tail))),
         "x_rms_tail": float(np.sqrt(np.mean(tail**2))),
         "x_tail_mean": float(np.mean(tail)),
-        "events": int(res.events),
+        "events": int(res.events.sum()),
     }
 
 

@@ -14,10 +14,8 @@ __all__ = [
     "add_horizon_arguments",
     "RATE_DEFAULTS",
     "parse_initial",
-    "check_output_choice",
-    "check_output_file",
-    "write_csv",
-    "command_line",
+    "check_outputs",
+    "emit_series",
 ]
 
 
@@ -44,16 +42,19 @@ def parse_initial(text):
         ) from None
 
 
-def check_output_choice(args) -> None:
-    """``--csv -`` and ``--json`` cannot both have standard output."""
+def check_outputs(args) -> None:
+    """Before the work: ``--csv -`` and ``--json`` cannot both have standard output, and a
+    ``--csv`` file must be writable."""
     if args.json and args.csv == "-":
         raise SymdelayInputError(
             "--json and --csv - both write to standard output: choose one, "
             "or give --csv a file name"
         )
+    if args.csv is not None:
+        _check_output_file(args.csv)
 
 
-def check_output_file(path: str) -> None:
+def _check_output_file(path: str) -> None:
     """Make sure ``path`` can be written before a long computation (``-`` is stdout)."""
     if path == "-":
         return
@@ -74,38 +75,14 @@ def check_output_file(path: str) -> None:
         os.unlink(target)
 
 
-def write_csv(path: str, comments: list[str], header: list[str], rows, fmt) -> None:
-    """``# comment`` lines, a header line and the rows; ``path == "-"`` is standard output."""
-    import numpy as np
+def emit_series(args, res, command: str) -> bool:
+    """``--csv FILE`` (``-``: standard output) and ``--json`` of a time series: its table
+    (:meth:`~symdelay.analysis.timeseries.TimeSeries.to_csv`, the parameters on a ``#``
+    line) and its record; True when one of them was written."""
+    from symdelay.cli.commands._common import emit_json
 
-    rows = np.asarray(rows)
-    fmts = [fmt] * (rows.shape[1] if rows.ndim == 2 else 0) if isinstance(fmt, str) else fmt
-
-    def cell(f, v) -> str:
-        # "%.17g" prints 0.59999999999999998 for 0.6: the shortest round-trip repr instead
-        return repr(float(v)).removesuffix(".0") if f == "%.17g" else f % v
-
-    def put(fh) -> None:
-        for line in comments:
-            fh.write(f"# {line}\n")
-        fh.write(",".join(header) + "\n")
-        for row in rows:
-            fh.write(",".join(cell(f, v) for f, v in zip(fmts, row)) + "\n")
-
-    if path == "-":
-        put(sys.stdout)
-        return
-    try:
-        with open(path, "w", newline="") as fh:
-            put(fh)
-    except OSError as exc:
-        raise SymdelayInputError(
-            f"cannot write --csv {path}: {exc.strerror}; choose a writable file"
-        ) from None
-
-
-def command_line(name: str, parameters: dict) -> str:
-    """The parameters as JSON on one line, for the comment lines of a CSV file."""
-    from symdelay import __version__
-
-    return f"symdelay {__version__} {name}; parameters: " + json.dumps(parameters)
+    if args.csv is not None:
+        res.to_csv(sys.stdout if args.csv == "-" else args.csv, command=command)
+    if args.json:
+        emit_json(res.to_json())
+    return args.json or args.csv is not None

@@ -1,35 +1,38 @@
 """``symdelay fluid``: the fluid ODEs integrated on the simulation grid (same keys).
 
-JSON: ``{"parameters", "t", "q1", "q2", "z1", "z2"}``. ``--csv FILE`` (``-`` for standard
-output) writes a ``#`` comment line with the parameters, then columns
-``t, q1, q2, z1_1.., z2_1..``.
+The record is a :class:`~symdelay.analysis.timeseries.TimeSeries` of ``kind="fluid"``: JSON
+``{"model", "parameters", "kind", "states", "t", "info", <state keys>}`` (the founding model:
+``q1, q2, z1, z2``, as its simulation); ``info["solver"]`` the integrator and tolerances.
+``--csv FILE`` (``-`` for standard output) writes a ``#`` comment line with the parameters,
+then the columns ``t`` and one per state.
 """
 
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import emit
 from symdelay.cli.commands._io import (
     RATE_DEFAULTS,
     add_horizon_arguments,
-    check_output_choice,
-    check_output_file,
-    command_line,
+    check_outputs,
+    emit_series,
     parse_initial,
-    write_csv,
 )
 from symdelay.core.budget import honour_force
 
 __all__ = ["register", "run"]
 
 DESCRIPTION = (
-    "Integrate the 2(L+1) fluid ODEs (the eta -> infinity limit of the scaled jump process) "
-    "with SciPy's solve_ivp on the grid 0, dt, ..., T: DOP853 with rtol 1e-10, atol 1e-12, "
-    "or LSODA when the rates make the problem stiff. Default start: for the founding model "
-    "(no --model, or --model erlang) q1=0, q2=1, every delay phase empty (the paper's "
-    "Q1=0, Q2=eta, scaled); for a --model-file, another built-in model or --kappa, the "
-    "model's equilibrium with its first state raised by half (set to 1 if it is 0), "
-    "integrated with LSODA and the exact Jacobian. --initial sets the start."
+    "Integrate the fluid ODEs (the eta -> infinity limit of the scaled jump process: the "
+    "drift of the model's transition table) with SciPy's solve_ivp on the grid 0, dt, ..., "
+    "T: DOP853 with rtol 1e-10, atol 1e-12, or LSODA with the exact Jacobian when the "
+    "rates make the problem stiff; the logit routing is evaluated without overflow for any "
+    "theta. The sqd model integrates its mean field by BDF in tail variables, the lb model "
+    "its sliding fluid by Euler steps (the same record). Default start: for the founding "
+    "model (no --model, or --model erlang) q1=0, q2=1, every delay phase empty (the paper's "
+    "Q1=0, Q2=eta, scaled); for the sqd model the empty system; for another model its "
+    "equilibrium with its first state raised by half (set to 1 if it is 0). --initial "
+    "sets the start."
 )
 
 
@@ -59,16 +62,9 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from symdelay.analysis.fluid import fluid
 
-    check_output_choice(args)
-    if args.csv is not None:
-        check_output_file(args.csv)
+    check_outputs(args)
     model = door.model_from_args(args)
     res = fluid(model, T=args.T, dt=args.dt, initial=parse_initial(args.initial), force=args.force)
-    if args.csv is not None:
-        header, rows, fmt = res.csv_table()
-        write_csv(args.csv, [command_line("fluid", res.run_parameters())], header, rows, fmt)
-    if args.json:
-        emit_json(res.to_json())
-    elif args.csv is None:
+    if not emit_series(args, res, "fluid"):
         emit(res.summary())
     return 0

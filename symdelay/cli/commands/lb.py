@@ -1,7 +1,10 @@
 """``symdelay lb``: LB(xi, c, d) routing across many-server stations (docs/lb.md).
 
 Sub-commands: ``diffusion`` (Halfin–Whitt stationary values), ``simulate`` (exact CTMC with
-95 % intervals), ``design`` (weights c, d for a target), ``fluid`` (fluid equilibrium).
+95 % intervals: a :class:`~symdelay.analysis.timeseries.TimeSeries` of the scaled numbers
+``x_j`` at the batch boundaries, the estimates in its ``info``; ``--csv FILE`` the table),
+``design`` (weights c, d for a target), ``fluid`` (fluid equilibrium; the fluid path is
+``symdelay fluid --model lb``).
 """
 
 from __future__ import annotations
@@ -64,6 +67,9 @@ def register(subparsers) -> None:
         choices=("lb", "shortest", "random"),
         help="lb (default), shortest of the xi sampled by number present (JSQ when xi = J), "
         "or random in proportion to capacity",
+    )
+    q.add_argument(
+        "--csv", metavar="FILE", help="write the paths as a CSV table ('-': standard output)"
     )
     q.set_defaults(func=run_simulate)
 
@@ -132,25 +138,27 @@ def run_diffusion(args) -> int:
 
 
 def run_simulate(args) -> int:
+    from symdelay.cli.commands._io import check_outputs, emit_series
     from symdelay.models.lb.diffusion import simulation_rate
     from symdelay.models.lb.simulate import simulate
 
+    check_outputs(args)
     pol = _policy(args)
     lam = args.lam if args.lam is not None else simulation_rate(pol, args.beta)
     res = simulate(
         pol, lam, args.T, seed=_int("seed", args.seed), warmup=args.warmup,
         batches=_int("batches", args.batches), routing=args.routing, force=args.force,
     )  # fmt: skip
-    if args.json:
-        emit_json(res.to_json())
+    if emit_series(args, res, "lb simulate"):
         return 0
+    i = res.info
+    p_wait, mean_wait = i["p_wait"], i["mean_wait"]
     lines = [
-        f"events {res.events} ({res.backend})",
-        f"P(wait) {res.p_wait.value:.5g}  95% [{res.p_wait.lo:.5g}, {res.p_wait.hi:.5g}]",
-        f"mean wait {res.mean_wait.value:.5g}  95% [{res.mean_wait.lo:.5g}, "
-        f"{res.mean_wait.hi:.5g}]",
+        f"events {int(res.events.sum())} ({i['backend']})",
+        f"P(wait) {p_wait.value:.5g}  95% [{p_wait.lo:.5g}, {p_wait.hi:.5g}]",
+        f"mean wait {mean_wait.value:.5g}  95% [{mean_wait.lo:.5g}, {mean_wait.hi:.5g}]",
     ]
-    for k, s in enumerate(res.stations, 1):
+    for k, s in enumerate(i["stations"], 1):
         u, w = s["utilisation"], s["mean_wait"]
         lines.append(
             f"station {k}: utilisation {u.value:.5g} [{u.lo:.5g}, {u.hi:.5g}], "

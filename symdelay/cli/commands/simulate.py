@@ -1,11 +1,13 @@
 """``symdelay simulate``: exact sample paths of the stochastic system (scaled by eta).
 
-JSON: one replication -> ``{"parameters", "events", "t", "q1", "q2", "z1", "z2"}``
-(``z1[l-1]`` is the path of ``z_{1,l}``); R > 1 -> ``{"parameters", "events": total,
-"replications": [one path object each]}``. ``parameters`` holds everything needed to repeat
-the run, seed included. ``--csv FILE`` (``-`` for standard output) writes a ``#`` comment
-line (symdelay's version and the parameters as JSON), then columns
-``replication, t, q1, q2, z1_1.., z2_1..``.
+The record is a :class:`~symdelay.analysis.timeseries.TimeSeries`. JSON: one replication ->
+``{"model", "parameters", "kind", "states", "t", "info", "events", <state keys>}``, the
+states ``base_1..base_n`` given together as ``base`` (the founding model: ``q1, q2, z1, z2``,
+``z1[l-1]`` the path of ``z_{1,l}``); R > 1 -> ``{..., "events": total, "replications": [one
+object {"events", "t", <state keys>} each]}``. ``parameters`` holds everything needed to
+repeat the run, seed included. ``--csv FILE`` (``-`` for standard output) writes a ``#``
+comment line (symdelay's version and the parameters as JSON), then the columns ``t,
+replication`` and one per state (the table of ``TimeSeries.to_pandas``).
 """
 
 from __future__ import annotations
@@ -13,34 +15,27 @@ from __future__ import annotations
 import sys
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import emit
 from symdelay.cli.commands._io import (
     RATE_DEFAULTS,
     add_horizon_arguments,
-    check_output_choice,
-    check_output_file,
-    command_line,
+    check_outputs,
+    emit_series,
     parse_initial,
-    write_csv,
 )
 from symdelay.core.budget import honour_force
 
-__all__ = [
-    "register",
-    "run",
-    "parse_initial",
-    "check_output_file",
-    "check_output_choice",
-    "write_csv",
-]
+__all__ = ["register", "run"]
 
 DESCRIPTION = (
     "Simulate the two-queue jump process exactly (every arrival, delay phase and service "
     "completion; Gillespie's direct method in a compiled kernel) and record the state "
-    "scaled by 1/eta on the grid 0, dt, ..., T. Default start: for the founding model "
-    "(no --model, or --model erlang) the paper's Q1=0, Q2=eta, every delay phase empty; for "
-    "a --model-file, another built-in model or --kappa, eta times the model's equilibrium "
-    "with its first state raised by half (set to 1 if it is 0), rounded to counts. "
+    "scaled by 1/eta on the grid 0, dt, ..., T: a kernel generated from the model's "
+    "transition table (the SQ(d) and LB models: their own kernels). Default start: for the "
+    "founding model (no --model, or --model erlang) the paper's Q1=0, Q2=eta, every delay "
+    "phase empty; for the sqd model the empty system; for another model, eta times its "
+    "equilibrium with its first state raised by half (set to 1 if it is 0), rounded to "
+    "counts. "
     "--initial sets the start. The expected number of "
     "events is estimated first: a run of more than about a minute (the shared budget) is refused "
     "unless --force. A progress bar shows on a terminal; Ctrl-C stops the run (exit status "
@@ -54,7 +49,11 @@ def register(subparsers) -> None:
     )
     door.add_model(p, defaults=RATE_DEFAULTS)
     add_horizon_arguments(p)
-    p.add_argument("--eta", default="1000", help="system scale (integer >= 1, default 1000)")
+    p.add_argument(
+        "--eta",
+        default=None,
+        help="system scale (integer >= 1; default 1000, for the lb model its stations' servers)",
+    )
     p.add_argument("--seed", default="1", help="random seed, an integer >= 0 (default 1)")
     p.add_argument("--replications", default="1", help="independent paths (default 1)")
     p.add_argument(
@@ -107,9 +106,7 @@ def run(args) -> int:
 
     from symdelay.analysis.stochastic import simulate
 
-    check_output_choice(args)
-    if args.csv is not None:
-        check_output_file(args.csv)
+    check_outputs(args)
     model = door.model_from_args(args)
     bar = None
     if not args.json and sys.stderr.isatty():
@@ -128,11 +125,6 @@ def run(args) -> int:
     finally:
         if bar is not None:
             bar.close()
-    if args.csv is not None:
-        header, rows, fmt = res.csv_table()
-        write_csv(args.csv, [command_line("simulate", res.run_parameters())], header, rows, fmt)
-    if args.json:
-        emit_json(res.to_json())
-    elif args.csv is None:
+    if not emit_series(args, res, "simulate"):
         emit(res.summary())
     return 0

@@ -1,8 +1,16 @@
-"""``symdelay sqd``: the supermarket model SQ(d) — fixed point, simulation, fluid transient."""
+"""``symdelay sqd``: the supermarket model SQ(d) — fixed point, simulation, fluid transient.
+
+``simulate`` and ``fluid`` print a :class:`~symdelay.analysis.timeseries.TimeSeries` (JSON
+``{"model", "parameters", "kind", "states", "t", "info", ...}``; ``--csv FILE`` the table):
+the simulation's instantaneous tails ``s`` at the batch boundaries with the estimates in
+``info``; the fluid path through the ``fluid`` entry, the record ``symdelay fluid --model
+sqd`` prints (the states ``x_k``, fraction of servers with k jobs).
+"""
 
 from __future__ import annotations
 
 from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._io import check_outputs, emit_series
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -24,10 +32,14 @@ def _service_args(p) -> None:
     g.add_argument("--mean", default="1", help="mean service time (default 1)")
 
 
-def _common(p) -> None:
+def _common(p, csv: bool = False) -> None:
     p.add_argument("--d", default="2", help="number of queues sampled (integer >= 1)")
     p.add_argument("--lam", default="0.9", help="arrival rate per server (lam * mean < 1)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    if csv:
+        p.add_argument(
+            "--csv", metavar="FILE", help="write the paths as a CSV table ('-': standard output)"
+        )
     p.add_argument(
         "--force",
         action="store_true",
@@ -50,7 +62,7 @@ def register(subparsers) -> None:
     fp.set_defaults(func=run_fixed_point)
     sm = sub.add_parser("simulate", help="exact discrete-event simulation of N servers")
     sm.add_argument("--N", default="1000", help="number of servers (>= d)")
-    _common(sm)
+    _common(sm, csv=True)
     _service_args(sm)
     sm.add_argument(
         "--service-dist",
@@ -73,7 +85,7 @@ def register(subparsers) -> None:
     sm.add_argument("--delay-D", default=None, help="Erlang action delay: mean D")
     sm.set_defaults(func=run_simulate)
     fl = sub.add_parser("fluid", help="transient of the mean field from a start")
-    _common(fl)
+    _common(fl, csv=True)
     _service_args(fl)
     fl.add_argument("--T", default="50", help="time horizon")
     fl.add_argument(
@@ -139,6 +151,7 @@ def run_simulate(args) -> int:
     from symdelay.models.sqd.service import parse_service_dist
     from symdelay.models.sqd.simulate import simulate
 
+    check_outputs(args)
     service = (
         parse_service_dist(args.service_dist, args.mean) if args.service_dist else _service(args)
     )
@@ -158,38 +171,38 @@ def run_simulate(args) -> int:
         backend=args.backend,
         force=args.force,
     )
-    rec = r.to_json()
-    if args.json:
-        emit_json(rec)
+    if emit_series(args, r, "sqd simulate"):
         return 0
+    p, i = r.parameters, r.info
+    events = int(r.events.sum())
     lines = [
-        f"SQ({r.d}), N = {r.N}, lam = {r.lam}, service {r.service}, T = {r.T}",
-        f"mean sojourn {r.mean_sojourn:.6g}  95% CI [{r.ci95[0]:.6g}, {r.ci95[1]:.6g}] "
-        f"({rec['ci_method']})",
-        f"events {r.events:,} in {r.seconds:.2f} s ({r.events_per_second:,.0f} events/s)",
+        f"SQ({p['d']}), N = {p['N']}, lam = {p['lam']}, service {p['service']}, T = {p['T']}",
+        f"mean sojourn {i['mean_sojourn']:.6g}  95% CI [{i['ci95'][0]:.6g}, {i['ci95'][1]:.6g}] "
+        f"({i['ci_method']})",
+        f"events {events:,} in {i['seconds']:.2f} s ({i['events_per_second'] or 0:,.0f} events/s)",
     ]
-    lines += [f"s_{k + 1:<3} {v:.6g}" for k, v in enumerate(r.tail[:10])]
+    lines += [f"s_{k + 1:<3} {v:.6g}" for k, v in enumerate(i["tail"][:10])]
     emit("\n".join(lines))
     return 0
 
 
 def run_fluid(args) -> int:
-    from symdelay.models.sqd.fluid import fluid
+    from symdelay.models.sqd.fluid import fluid, tails
 
-    start = args.start
+    check_outputs(args)
     tr = fluid(
-        args.d, args.lam, _service(args), T=args.T, start=start, K=args.K, points=args.points,
-        force=args.force,
+        args.d, args.lam, _service(args), T=args.T, start=args.start, K=args.K,
+        points=args.points, force=args.force,
     )  # fmt: skip
-    rec = tr.to_json()
-    if args.json:
-        emit_json(rec)
+    if emit_series(args, tr, "sqd fluid"):
         return 0
-    cols = min(3, tr.truncation)  # as many columns as the path has levels
+    p = tr.parameters
+    s = tails(tr)
+    cols = min(3, p["K"])  # as many columns as the path has levels
     header = f"{'t':>8} " + " ".join(f"{f's_{k}':>8}" for k in range(1, cols + 1))
-    lines = [f"SQ({tr.d}), lam = {tr.lam}, K = {tr.truncation}", header]
-    for t, row in zip(tr.t, tr.tail):
+    lines = [f"SQ({p['d']}), lam = {p['lam']}, K = {p['K']}", header]
+    for t, row in zip(tr.t, s):
         lines.append(f"{t:8.3f} " + " ".join(f"{v:8.6f}" for v in row[:cols]))
-    lines += [f"note: {n}" for n in tr.notes]
+    lines += [f"note: {n}" for n in tr.info.get("notes", [])]
     emit("\n".join(lines))
     return 0

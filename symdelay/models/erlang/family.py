@@ -2,8 +2,8 @@
 
 ``model(L, mu, lam, theta, D)`` checks its options once and returns a
 :class:`FoundingModel`. Every analysis takes it like any other model; the fast paths of the
-symbolic-L derivation (closed-form Hopf curves, trinomial and Lambert-W roots, the
-hand-written simulation kernel, the claims engine's exact branch) are its
+symbolic-L derivation (closed-form Hopf curves, trinomial and Lambert-W roots, the claims
+engine's exact branch) are its
 :attr:`~FoundingModel.SPECIALISATIONS`, which each analysis entry asks for first. The
 transition table (2(L+1) states) is built only when a generic analysis asks for it, so that a
 closed-form answer at L = 10^4 never builds a 20,002-state table; ``L = inf`` (the

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from typing import ClassVar
 
 from symdelay.core.errors import SymdelayInputError
@@ -41,6 +42,42 @@ def _checked(name: str, value, positive: bool):
     return as_parameter(name, value, positive=positive)
 
 
+@lru_cache(maxsize=16)
+def _table_of(L, numbers: tuple, name: str) -> Model:
+    """The transition table of the founding model with these checked options, built once
+    per options (models are data: equal options, equal tables)."""
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.models.delayed_routing import two_queue_erlang
+
+    options = {"L": L}
+    for k, v in numbers:
+        options[k] = sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
+    table = two_queue_erlang(L, options, name)
+    _closed_equilibrium(table)
+    return table
+
+
+def _closed_equilibrium(table: Model) -> None:
+    """The symmetric equilibrium ``q_i = lam/mu``, ``z_{i,l} = lam D/L`` set as the table's,
+    once its drift is checked to vanish there identically (otherwise the table solves for
+    it): the same point SymPy's solve finds, without the solve."""
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.model.records import Equilibrium
+
+    sym = {p.name: p for p in table.parameters}
+    val = {p.name: v for p, v in table.values.items()}
+    mu, lam = val.get("mu", sym.get("mu")), val.get("lam", sym.get("lam"))
+    # the phase rate gamma = L/D: the rate of the step out of server 1's first phase over z1_1
+    z11 = sp.Symbol("z1_1")
+    first = table.states.index(z11)
+    phase = next(t.rate for t in table.transitions if t.change[first] == -1)
+    gamma = sp.cancel(phase / z11).xreplace(table.values)
+    point = {s: lam / mu if s.name[0] == "q" else lam / gamma for s in table.states}
+    at = {**point, **table.values}
+    if all(sp.expand(sp.sympify(d).xreplace(at)) == 0 for d in table.drift):
+        table.__dict__["equilibrium"] = Equilibrium(point, True, 0, "closed form, drift zero")
+
+
 class FoundingModel(TableOnDemand):
     """The founding model with checked options ``L, mu, lam, theta, D`` (exact; ``None``:
     symbolic). It is a :class:`~symdelay.model.Model`: the transition table's attributes
@@ -53,8 +90,6 @@ class FoundingModel(TableOnDemand):
         "roots": _S + "roots.solve:specialised_roots",
         "stability": _S + "stability:specialised_stability",
         "charpoly": _S + "charpoly:specialised_charpoly",
-        "simulate": _S + "stochastic.simulate:specialised_simulate",
-        "fluid": _S + "stochastic.fluid:specialised_fluid",
         "variance": _S + "stochastic.variance:specialised_variance",
         "window": _S + "hopf.window:specialised_window",
         "worst_delay": _S + "hopf.worst:specialised_worst_delay",
@@ -131,9 +166,31 @@ class FoundingModel(TableOnDemand):
         return None
 
     def _table(self) -> Model:
-        from symdelay.models.delayed_routing import two_queue_erlang
+        return _table_of(self.L, tuple(self.numbers.items()), self.name)
 
-        return two_queue_erlang(self.L, self.options, self.name)
+    def cached(self, key: str, compute):
+        """Equal founding models share one transition table and what was computed from it
+        (a kernel generated from the table, a compiled drift): the analyses of a model
+        rebuilt from the same options are not repeated."""
+        if self.infinite or self.symbolic:
+            return Model.cached(self, key, compute)
+        return self._table().cached(key, compute)
+
+    @property
+    def equilibrium(self):
+        """The table's equilibrium (its closed form, checked on the drift: see
+        :func:`_closed_equilibrium`), shared by equal models."""
+        why = self._no_table("its equilibrium")
+        if why is not None:
+            raise NoTable(why)
+        return self._table().equilibrium
+
+    def state_count(self) -> int:
+        """``2 (L + 1)``, known without building the table."""
+        why = self._no_table("its states")
+        if why is not None:
+            raise NoTable(why)
+        return 2 * self.L + 2
 
     def default_start(self) -> list:
         """The paper's start, on every path: ``q1 = 0``, ``q2 = 1``, all delay phases empty."""

@@ -276,9 +276,8 @@ def simulated_variance(
     initial = [q, q] + [z] * (2 * p.L)
     counts = [round(float(v) * eta) for v in initial]  # the rounded equilibrium
     sim = simulate(model, eta, T, dt=dt, initial=counts, seed=seed, force=True)
-    names = [s.name for s in model.states]
-    X = (sim.paths[0, :, names.index("q1")] - sim.paths[0, :, names.index("q2")]) * eta
-    X = X[sim.grid >= burn_in]
+    X = (sim["q1"] - sim["q2"]) * eta
+    X = X[sim.t >= burn_in]
     n = X.size // batches
     if n < 2:
         raise SymdelayInputError("too few samples per batch: increase T or decrease dt")

@@ -17,7 +17,9 @@ Ties are broken uniformly (reservoir: the k-th tied station replaces the choice 
 ``batch_len`` time units after ``t_warm``: per station, time integrals of busy servers and of
 the queue, arrivals routed there, arrivals that found no idle server there, and the sum of
 their expected waits ``(X_j - N_j + 1)/(N_j mu_j)`` (FCFS, exponential service: the exact
-conditional mean of the wait given the state at arrival).
+conditional mean of the wait given the state at arrival). The state ``X`` is recorded at
+every batch boundary ``t_warm + b batch_len``, ``b = 0..nbatch`` (``snap``, right-continuous:
+an event at a boundary is included; ``pos[0]`` the next boundary to record).
 """
 
 from __future__ import annotations
@@ -71,15 +73,22 @@ int64_t lb_run(int64_t J, const int64_t *N, const double *mu, double lam, int64_
                int64_t K, const int64_t *xi_val, const double *xi_cum, const double *c,
                const double *d, const double *route_cum, int64_t *X, int64_t *perm,
                uint64_t *rng, double *clock, double t_warm, int64_t nbatch, double blen,
-               double *acc, int64_t *counts, int64_t max_events) {
+               double *acc, int64_t *snap, int64_t *pos, int64_t *counts,
+               int64_t max_events) {
     double t = clock[0];
     double t_end = t_warm + (double)nbatch * blen;
     for (int64_t ev = 0; ev < max_events; ev++) {
         double R = lam;
         for (int64_t j = 0; j < J; j++) R += mu[j] * (double)(X[j] < N[j] ? X[j] : N[j]);
         double tn = t - log(1.0 - unif(rng)) / R;
+        while (pos[0] <= nbatch && t_warm + (double)pos[0] * blen < tn) {
+            for (int64_t j = 0; j < J; j++) snap[pos[0] * J + j] = X[j];
+            pos[0]++;
+        }
         if (tn >= t_end) {
             integ(t, t_end, J, N, X, t_warm, nbatch, blen, acc);
+            for (; pos[0] <= nbatch; pos[0]++)
+                for (int64_t j = 0; j < J; j++) snap[pos[0] * J + j] = X[j];
             clock[0] = t_end;
             return 0;
         }
@@ -172,7 +181,7 @@ def _bind(lib):
     f64 = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
     I, D = ctypes.c_int64, ctypes.c_double
     fn.argtypes = [I, i64, f64, D, I, I, i64, f64, f64, f64, f64, i64, i64, u64, f64]
-    fn.argtypes += [D, I, D, f64, i64, I]
+    fn.argtypes += [D, I, D, f64, i64, i64, i64, I]
     fn.restype = I
     return fn
 
@@ -187,7 +196,7 @@ def load_c_kernel():
 
 def run_python(
     J, N, mu, lam, policy, K, xi_val, xi_cum, c, d, route_cum, X, perm, rng, clock,
-    t_warm, nbatch, blen, acc, counts, max_events,
+    t_warm, nbatch, blen, acc, snap, pos, counts, max_events,
 ):  # fmt: skip
     """The pure-Python twin of ``lb_run`` (same arguments, same draws, same arithmetic)."""
     s = [int(v) for v in rng]
@@ -222,14 +231,20 @@ def run_python(
 
     t = float(clock[0])
     t_end = t_warm + float(nbatch) * blen
-    status = 1
+    status, p = 1, int(pos[0])
     for _ in range(max_events):
         R = lam
         for j in range(J):
             R += mu[j] * float(min(Xl[j], N[j]))
         tn = t - math.log(1.0 - unif()) / R
+        while p <= nbatch and t_warm + float(p) * blen < tn:
+            snap[p * J : (p + 1) * J] = Xl
+            p += 1
         if tn >= t_end:
             integ(t, t_end)
+            while p <= nbatch:
+                snap[p * J : (p + 1) * J] = Xl
+                p += 1
             t = t_end
             status = 0
             break
@@ -311,6 +326,7 @@ def run_python(
             Xl[j] -= 1
             counts[2] += 1
     clock[0] = t
+    pos[0] = p
     X[:] = Xl
     perm[:] = P
     rng[:] = np.array(s, dtype=np.uint64)

@@ -18,7 +18,7 @@ from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 from symdelay.models.lb.diffusion import diffusion, simulation_rate
 from symdelay.models.lb.policy import LBPolicy, Station, as_rational
-from symdelay.models.lb.simulate import simulate
+from symdelay.models.lb.simulate import scaled, simulate
 
 __all__ = ["erlang_c_random", "comparison", "convergence", "ROUTINGS", "scaled_policy"]
 
@@ -81,7 +81,7 @@ def comparison(policy: LBPolicy, betas, T=2000.0, seed=1, routings=ROUTINGS) -> 
         for k, name in enumerate(routings):
             pol, routing = _variant(policy, name)
             sim = simulate(pol, lam, T, seed=seed + 7919 * k, routing=routing)
-            sc = sim.scaled()
+            sc = scaled(sim)
             th_p = th_w = None
             if routing == "lb":
                 dif = diffusion(pol, b, dps=15)
@@ -93,7 +93,7 @@ def comparison(policy: LBPolicy, betas, T=2000.0, seed=1, routings=ROUTINGS) -> 
                 ComparisonRow(
                     name,
                     sp.Rational(b),
-                    sim.p_wait,
+                    sim.info["p_wait"],
                     sc["mean_delay_scaled"],
                     th_p,
                     th_w,
@@ -125,12 +125,12 @@ def convergence(shape: LBPolicy, beta, ns, T=2000.0, seed=1) -> list:
         pol = scaled_policy(shape, n)
         lam = simulation_rate(pol, beta)
         sim = simulate(pol, lam, T, seed=seed + 104729 * i)
-        sc = sim.scaled()
+        sc = scaled(sim)
         dif = diffusion(pol, beta, dps=15)
         out.append(
             ConvergencePoint(
                 pol.n,
-                sim.events,
+                int(sim.events.sum()),
                 sc["p_wait"],
                 sc["mean_delay_scaled"],
                 [s["idle_ratio_scaled"] for s in sc["stations"]],

@@ -30,6 +30,7 @@ r + 2/3
 from __future__ import annotations
 
 from functools import cached_property
+from typing import ClassVar
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
@@ -60,7 +61,18 @@ class LBFluidModel(Model):
 
     The equilibrium, Jacobian and characteristic factor are those of the sliding motion on
     the balanced set (see the module docstring), not of the non-smooth drift's derivative.
+    Its fluid path (Euler steps) and its simulation (the LB kernel) are the family's own,
+    behind the ``fluid`` and ``simulate`` entries.
     """
+
+    SPECIALISATIONS: ClassVar[dict] = {
+        "fluid": "symdelay.models.lb.fluid:specialised_fluid",
+        "simulate": "symdelay.models.lb.simulate:specialised_simulate",
+    }
+
+    def record_options(self) -> dict:
+        """What a record names besides ``lam``: the policy (stations, xi, c, d)."""
+        return {"policy": self.policy.record(), "n": self.policy.n}
 
     def __init__(self, policy, lam=None):
         self.policy = policy
@@ -167,10 +179,10 @@ class LBFluidModel(Model):
     @property
     def drift_jacobian(self) -> sp.Matrix:
         """Refused: the drift is non-smooth (it slides on the balanced set), so stiff ODE
-        solvers stall on it; :func:`symdelay.models.lb.fluid.fluid_path` integrates it instead."""
+        solvers stall on it; the fluid entry integrates it by Euler steps instead."""
         raise SymdelayInputError(
             "the LB fluid drift switches with the stations' order (a sliding motion): "
-            "integrate it with symdelay.models.lb.fluid.fluid_path, not a stiff ODE solver"
+            "its fluid path takes Euler steps (symdelay fluid --model lb), not a stiff solver"
         )
 
     @cached_property

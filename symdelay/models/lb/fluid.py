@@ -7,8 +7,9 @@ the weighted idleness ratios ``d_j (1 - x_j/w_j)`` are equal, so station j's uti
 the fluid scale below capacity; above it the queues share ``c_j q_j/(w_j mu_j)`` equal).
 
 The drift switches with the stations' preference order, so an explicit Euler step chatters
-across the balanced set with amplitude ``O(h)``; :func:`fluid_path` reports the time average
-over the last quarter, whose distance to the equilibrium is ``O(h)``.
+across the balanced set with amplitude ``O(h)``; :func:`fluid_path` (and the fluid entry's
+specialisation :func:`specialised_fluid`, ``symdelay fluid --model lb``) reports the time
+average over the last quarter, whose distance to the equilibrium is ``O(h)``.
 
 >>> from symdelay.models.lb.policy import LBPolicy
 >>> p = LBPolicy.from_text("N=50,mu=1;N=100,mu=1/2", xi="2", d="1,2")
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
@@ -32,7 +34,7 @@ __all__ = [
     "fluid_equilibrium",
     "FluidEquilibrium",
     "fluid_path",
-    "LBFluidPath",
+    "specialised_fluid",
     "routing_probabilities",
 ]
 
@@ -114,44 +116,109 @@ def routing_probabilities(policy: LBPolicy, x) -> np.ndarray:
     return out
 
 
-@dataclass
-class LBFluidPath(Result):
-    """Euler path of the fluid drift: ``t``, ``x[k, j]``, and the late time average."""
-
-    t: np.ndarray
-    x: np.ndarray
-    average: np.ndarray
-    h: float
-
-    def record(self) -> dict:
-        return {
-            "t": self.t.tolist(),
-            "x": self.x.tolist(),
-            "average": self.average.tolist(),
-            "h": self.h,
-        }
-
-
-def fluid_path(policy: LBPolicy, lam, x0, T=40.0, h=1e-3, record_every: int = 50):
-    """Integrate the model's drift from ``x0`` (scaled numbers) with Euler steps ``h``."""
-    from symdelay.models.lb.family import lb_fluid_model
-
-    m = lb_fluid_model(policy, lam)
+def _euler(model, x0, grid, h: float):
+    """Euler steps ``x <- max(x + h F(x), 0)`` of the model's drift from ``x0``, recorded on
+    ``grid`` (multiples of the step); the time average over the last quarter of the steps."""
+    F = sp.lambdify([model.states], list(model.drift), "numpy")
     x = np.asarray(x0, dtype=float)
-    if x.shape != (policy.J,) or not np.all(np.isfinite(x)) or np.any(x < 0):
-        raise SymdelayInputError(f"x0 needs {policy.J} finite values >= 0")
-    if not (float(T) > 0 and 0 < float(h) < float(T)):
-        raise SymdelayInputError("T must be positive and h in (0, T)")
-    F = sp.lambdify([m.states], list(m.drift), "numpy")
-    steps = round(float(T) / float(h))
-    ts, xs = [0.0], [x.copy()]
+    every = max(1, round(float(grid[1] - grid[0]) / h)) if grid.size > 1 else 1
+    steps = every * (grid.size - 1)
+    out = np.empty((grid.size, x.size))
+    out[0] = x
     tail = np.zeros_like(x)
     start = steps - steps // 4
     for k in range(steps):
         x = np.maximum(x + h * np.asarray(F(x), dtype=float), 0.0)
         if k >= start:
             tail += x
-        if (k + 1) % record_every == 0:
-            ts.append((k + 1) * h)
-            xs.append(x.copy())
-    return LBFluidPath(np.array(ts), np.array(xs), tail / (steps - start), float(h))
+        if (k + 1) % every == 0:
+            out[(k + 1) // every] = x
+    return out, tail / max(steps - start, 1)
+
+
+def _check_start(x0, J: int) -> np.ndarray:
+    try:
+        x = np.asarray(x0, dtype=float)
+    except (TypeError, ValueError):
+        x = None
+    if x is None or x.shape != (J,) or not np.all(np.isfinite(x)) or np.any(x < 0):
+        raise SymdelayInputError(f"x0 needs {J} finite values >= 0")
+    return x
+
+
+def _series(model, grid, y, x0, h, average, extra=None) -> TimeSeries:
+    from symdelay.analysis.stochastic import run_parameters
+
+    params = run_parameters(model)
+    params.update(extra or {})
+    params["initial"] = x0.tolist()
+    info = {"solver": {"method": "Euler", "h": h}, "average": average}
+    return TimeSeries(
+        tuple(s.name for s in model.states), grid, y, params, kind="fluid",
+        model_name=model.name, info=info,
+    )  # fmt: skip
+
+
+def fluid_path(policy: LBPolicy, lam, x0, T=40.0, h=1e-3, record_every: int = 50) -> TimeSeries:
+    """Integrate the model's drift from ``x0`` (scaled numbers) with Euler steps ``h``,
+    recorded every ``record_every`` steps: a :class:`~symdelay.analysis.timeseries.TimeSeries`
+    with the time average over the last quarter in ``info["average"]`` (its distance to the
+    equilibrium is ``O(h)``)."""
+    from symdelay.models.lb.family import lb_fluid_model
+
+    m = lb_fluid_model(policy, lam)
+    x = _check_start(x0, policy.J)
+    if not (float(T) > 0 and 0 < float(h) < float(T)):
+        raise SymdelayInputError("T must be positive and h in (0, T)")
+    if isinstance(record_every, bool) or not isinstance(record_every, int) or record_every < 1:
+        raise SymdelayInputError(f"record_every must be a whole number >= 1, got {record_every!r}")
+    h = float(h)
+    n = round(float(T) / h) // record_every
+    grid = np.arange(n + 1) * (h * record_every)
+    y, average = _euler(m, x, grid, h)
+    return _series(m, grid, y, x, h, average, {"T": float(grid[-1]), "dt": h * record_every})
+
+
+#: The largest Euler step of the entry's LB fluid path.
+EULER_STEP = 1e-3
+
+
+def specialised_fluid(
+    model, *, T, dt, initial=None, solver="auto", rtol=None, atol=None, force=False
+) -> TimeSeries | None:
+    """The fluid entry's specialisation for the lb model: the drift switches with the
+    stations' order (a sliding motion on the balanced set), where a stiff solver stalls, so
+    it is integrated by Euler steps of ``h = dt / ceil(dt / 1e-3)`` (the largest step up
+    to :data:`EULER_STEP` that divides ``dt``) on the grid ``0, dt, ..., T``; the time
+    average over the last quarter is ``info["average"]``. ``solver`` ``"auto"`` or
+    ``"euler"``; tolerances do not apply (refused). Declines while ``lam`` is symbolic."""
+    import math
+
+    from symdelay.core.budget import check_budget
+    from symdelay.core.checks import check_horizon, time_grid
+
+    if model.free_parameters:
+        return None
+    if solver not in ("auto", "euler"):
+        raise SymdelayInputError(
+            f"the lb model's fluid is integrated by Euler steps (its drift slides on the "
+            f"balanced set): solver {solver!r} does not apply; use auto"
+        )
+    if rtol is not None or atol is not None:
+        raise SymdelayInputError(
+            "the lb model's fluid path takes Euler steps of a fixed size: rtol and atol do "
+            "not apply (leave them out; a smaller dt gives smaller steps)"
+        )
+    T, dt = check_horizon(T, dt)
+    grid = time_grid(T, dt)
+    h = dt / math.ceil(dt / EULER_STEP - 1e-9)
+    check_budget(
+        f"the Euler path of {model.name} ({round(T / h)} steps)",
+        2e-5 * T / h,
+        force=force,
+        shrink="a smaller --T or a larger --dt",
+    )
+    x0 = np.asarray(model.default_start(), dtype=float) if initial is None else initial
+    x = _check_start(x0, len(model.states))
+    y, average = _euler(model, x, grid, h)
+    return _series(model, grid, y, x, h, average, {"T": T, "dt": dt})

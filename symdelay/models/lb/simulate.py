@@ -14,27 +14,42 @@ Cost. The expected number of events (``2 lam T``: each arrival and its departure
 estimated before the run, at :data:`SPEED` events per second (slower with many stations), and
 a run over the budget of :mod:`symdelay.models.sqd._budget` is refused unless ``force``.
 
+The record is a :class:`~symdelay.analysis.timeseries.TimeSeries`: the scaled numbers
+``x_j = X_j / n`` of the lb model (``n = sum_j N_j``) at the batch boundaries, with the
+estimates (:class:`BatchEstimate`: ``p_wait``, ``mean_wait``, ``mean_queue``, ``mean_idle``,
+per station ``stations``) in its ``info``. Behind the ``simulate`` entry
+(:func:`specialised_simulate`) the same kernel runs the lb model on the entry's time grid.
+
 >>> from symdelay.models.lb.policy import LBPolicy
 >>> p = LBPolicy.from_text("N=20,mu=1;N=20,mu=1", xi="2")
 >>> r = simulate(p, lam=36, T=200, seed=1)
->>> 0.1 < r.p_wait.value < 0.6 and r.events > 10000
+>>> 0.1 < r.info["p_wait"].value < 0.6 and int(r.events.sum()) > 10000
 True
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from symdelay.analysis.stochastic import check_counts
+from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 from symdelay.models.lb._kernel import NSTAT, load_c_kernel, run_python
 from symdelay.models.lb.policy import LBPolicy, as_rational
 from symdelay.models.sqd._budget import check_budget, check_memory, count
+from symdelay.models.sqd.batches import batch_interval
 
-__all__ = ["simulate", "LBSimulation", "POLICIES", "BatchEstimate", "estimate_seconds"]
+__all__ = [
+    "simulate",
+    "specialised_simulate",
+    "scaled",
+    "POLICIES",
+    "BatchEstimate",
+    "estimate_seconds",
+]
 
 #: Routing policies the simulator runs: name -> kernel code.
 POLICIES = {"lb": 0, "shortest": 1, "random": 2}
@@ -73,15 +88,7 @@ def _estimate(
 ) -> BatchEstimate:
     """Point value and Student-t 95 % interval over the batches, cut to ``[lo, hi]`` (the
     range of the quantity: every quantity estimated here is >= 0)."""
-    from scipy.stats import t as student
-
-    v = np.asarray(per_batch, dtype=float)
-    m = float(np.mean(v)) if point is None else float(point)
-    m = min(max(m, lo), hi)  # a busy fraction of 1 + 1e-16 is rounding
-    if len(v) < 2:
-        return BatchEstimate(m, float("nan"), float("nan"))
-    h = float(student.ppf(0.975, len(v) - 1) * np.std(v, ddof=1) / np.sqrt(len(v)))
-    return BatchEstimate(m, max(m - h, lo), min(m + h, hi))
+    return BatchEstimate(*batch_interval(per_batch, point, lo, hi))
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, hi: float = np.inf) -> BatchEstimate:
@@ -91,91 +98,32 @@ def _ratio(num: np.ndarray, den: np.ndarray, hi: float = np.inf) -> BatchEstimat
     return _estimate(per, tot, hi=hi)
 
 
-@dataclass
-class LBSimulation(Result):
-    """Estimates of one run (every interval is a 95 % batch-means interval)."""
-
-    policy: LBPolicy
-    routing: str
-    lam: sp.Rational
-    T: float
-    warmup: float
-    seed: int
-    events: int
-    backend: str
-    p_wait: BatchEstimate
-    mean_wait: BatchEstimate
-    mean_queue: BatchEstimate
-    mean_idle: BatchEstimate
-    stations: list
-    batches: int
-    notes: list = field(default_factory=list)
-
-    @property
-    def n(self) -> int:
-        return self.policy.n
-
-    def scaled(self) -> dict:
-        """The sqrt(n)-scaled estimates the diffusion predicts (same keys as LBDiffusion)."""
-        rn = float(np.sqrt(self.n))
-        return {
-            "p_wait": self.p_wait,
-            "mean_queue_scaled": _scale(self.mean_queue, 1 / rn),
-            "mean_idle_scaled": _scale(self.mean_idle, 1 / rn),
-            "mean_delay_scaled": _scale(self.mean_wait, rn),
-            "stations": [
-                {
-                    "idle_ratio_scaled": _scale(s["idle_ratio"], rn),
-                    "mean_delay_scaled": _scale(s["mean_wait"], rn),
-                }
-                for s in self.stations
-            ],
-        }
-
-    def record(self) -> dict:
-        def e(x: BatchEstimate):
-            return repr(x.value)
-
-        def ci(x: BatchEstimate):
-            return [repr(x.lo), repr(x.hi)]
-
-        return {
-            "p_wait": e(self.p_wait),
-            "p_wait_ci95": ci(self.p_wait),
-            "mean_wait": e(self.mean_wait),
-            "mean_wait_ci95": ci(self.mean_wait),
-            "mean_queue": e(self.mean_queue),
-            "mean_queue_ci95": ci(self.mean_queue),
-            "mean_idle": e(self.mean_idle),
-            "mean_idle_ci95": ci(self.mean_idle),
-            "stations": [
-                {k: (e(v) if isinstance(v, BatchEstimate) else v) for k, v in s.items()}
-                | {
-                    f"{k}_ci95": ci(v)
-                    for k, v in s.items()
-                    if isinstance(v, BatchEstimate) and k in ("utilisation", "mean_wait")
-                }
-                for s in self.stations
-            ],
-            "events": self.events,
-            "lam": str(self.lam),
-            "n": self.n,
-            "T": self.T,
-            "warmup": self.warmup,
-            "batches": self.batches,
-            "seed": self.seed,
-            "routing": self.routing,
-            "backend": self.backend,
-            "policy": self.policy.to_json(),
-            "notes": list(self.notes),
-        }
+def scaled(sim: TimeSeries) -> dict:
+    """The sqrt(n)-scaled estimates of a simulation the diffusion predicts (the keys of
+    :class:`~symdelay.models.lb.diffusion.LBDiffusion`)."""
+    i = sim.info
+    rn = float(np.sqrt(sim.parameters["n"]))
+    return {
+        "p_wait": i["p_wait"],
+        "mean_queue_scaled": _scale(i["mean_queue"], 1 / rn),
+        "mean_idle_scaled": _scale(i["mean_idle"], 1 / rn),
+        "mean_delay_scaled": _scale(i["mean_wait"], rn),
+        "stations": [
+            {
+                "idle_ratio_scaled": _scale(s["idle_ratio"], rn),
+                "mean_delay_scaled": _scale(s["mean_wait"], rn),
+            }
+            for s in i["stations"]
+        ],
+    }
 
 
 def _scale(x: BatchEstimate, k: float) -> BatchEstimate:
     return BatchEstimate(x.value * k, x.lo * k, x.hi * k)
 
 
-def _seed_state(seed: int) -> np.ndarray:
+def _seed_state(seed) -> np.ndarray:
+    """The xoshiro256** state of a run from anything ``numpy.random.default_rng`` takes."""
     rng = np.random.default_rng(seed)
     s = rng.integers(0, 2**64 - 1, size=4, dtype=np.uint64, endpoint=True)
     if not s.any():
@@ -197,8 +145,10 @@ def simulate(
     backend: str = "auto",
     max_events: int | None = 2_000_000_000,
     force: bool = False,
-) -> LBSimulation:
-    """One path of the finite system at arrival rate ``lam`` on ``[0, T]``.
+) -> TimeSeries:
+    """One path of the finite system at total arrival rate ``lam`` on ``[0, T]``: a
+    :class:`~symdelay.analysis.timeseries.TimeSeries` of the scaled numbers ``x_j`` at the
+    batch boundaries, the batch estimates in ``info``.
 
     ``routing``: ``"lb"`` (the policy's xi, c, d), ``"shortest"`` (the policy's xi stations
     sampled, the one with the fewest customers joined), ``"random"`` (station j with
@@ -229,33 +179,13 @@ def simulate(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise SymdelayInputError(f"seed must be a whole number >= 0, got {seed!r}")
     J = policy.J
-    N = np.array([s.N for s in policy.stations], dtype=np.int64)
-    mu = np.array([float(s.mu) for s in policy.stations])
-    xs = sorted(policy.xi)
-    xi_val = np.array(xs, dtype=np.int64)
-    xi_cum = np.cumsum([float(policy.xi[k]) for k in xs])
-    xi_cum[-1] = 1.0
-    if route is None:
-        route = policy.capacity_shares
-    if len(route) != J or any(not float(r) >= 0 for r in route):
+    if route is not None and (len(route) != J or any(not float(r) >= 0 for r in route)):
         raise SymdelayInputError(f"route needs {J} probabilities >= 0")
-    route_cum = np.cumsum([float(r) for r in route]) / float(sum(float(r) for r in route))
-    c = np.array([float(v) for v in policy.c])
-    d = np.array([float(v) for v in policy.d])
-    X = N.copy() if initial is None else np.array(initial, dtype=np.int64)
-    if X.shape != (J,) or np.any(X < 0):
-        raise SymdelayInputError(f"initial needs {J} whole numbers >= 0")
-    perm = np.arange(J, dtype=np.int64)
-    rng = _seed_state(int(seed))
-    clock = np.zeros(1)
+    X = np.array([s.N for s in policy.stations], dtype=np.int64)
+    X = X if initial is None else check_counts(initial, [f"x{j + 1}" for j in range(J)])
     blen = (T - warm) / batches
     acc = np.zeros((batches, J, NSTAT))
-    counts = np.zeros(3, dtype=np.int64)
-    fn = None if backend == "python" else load_c_kernel()
-    if backend == "c" and fn is None:
-        raise SymdelayInputError("the C backend is not available (no working C compiler?)")
-    if backend not in ("auto", "c", "python"):
-        raise SymdelayInputError(f"backend must be auto, c or python, got {backend!r}")
+    fn = _kernel(backend)
     per_batch = float(lr) * (T - warm) / batches
     if per_batch < MIN_ARRIVALS_PER_BATCH:
         most = int(float(lr) * (T - warm) // MIN_ARRIVALS_PER_BATCH)
@@ -276,9 +206,58 @@ def simulate(
         force=force,
         shrink="--T (or the arrival rate)",
     )
+    snap, counts = _run_kernel(
+        fn, policy, float(lr), routing, route, X, int(seed), warm, batches, blen, acc, max_events
+    )
+    est = _summarise(policy, acc, blen)
+    n = policy.n
+    params = {"policy": policy.record(), "n": n, "lam": str(lr), "T": T, "warmup": warm}
+    params.update(batches=batches, seed=int(seed), routing=routing)
+    if initial is not None:
+        params["initial"] = [int(v) for v in np.asarray(initial).tolist()]
+    info = {**est, "backend": "c" if fn is not None else "python", "notes": []}
+    bounds = np.array([warm + b * blen for b in range(batches + 1)])
+    return TimeSeries(
+        tuple(f"x{j + 1}" for j in range(J)), bounds, snap / float(n), params,
+        kind="simulation", model_name=f"LB(xi, c, d), {J} stations", events=[int(counts[0])],
+        info=info,
+    )  # fmt: skip
+
+
+def _kernel(backend: str):
+    """The compiled kernel, or None for the Python twin (``backend``: auto, c, python)."""
+    if backend not in ("auto", "c", "python"):
+        raise SymdelayInputError(f"backend must be auto, c or python, got {backend!r}")
+    fn = None if backend == "python" else load_c_kernel()
+    if backend == "c" and fn is None:
+        raise SymdelayInputError("the C backend is not available (no working C compiler?)")
+    return fn
+
+
+def _run_kernel(fn, policy, lam, routing, route, X, seed, warm, batches, blen, acc, max_events):
+    """Drive the kernel in chunks to the end from the counts ``X`` (``route``: the random
+    routing's probabilities, default the capacity shares); ``(the counts at the batch
+    boundaries, the event counters)``."""
+    J = policy.J
+    N = np.array([s.N for s in policy.stations], dtype=np.int64)
+    mu = np.array([float(s.mu) for s in policy.stations])
+    xs = sorted(policy.xi)
+    xi_val = np.array(xs, dtype=np.int64)
+    xi_cum = np.cumsum([float(policy.xi[k]) for k in xs])
+    xi_cum[-1] = 1.0
+    route = [float(r) for r in (policy.capacity_shares if route is None else route)]
+    route_cum = np.cumsum(route) / sum(route)
+    c = np.array([float(v) for v in policy.c])
+    d = np.array([float(v) for v in policy.d])
+    perm = np.arange(J, dtype=np.int64)
+    rng = _seed_state(seed)
+    clock = np.zeros(1)
+    counts = np.zeros(3, dtype=np.int64)
+    snap = np.zeros((batches + 1, J), dtype=np.int64)
+    pos = np.zeros(1, dtype=np.int64)
     args = (
-        J, N, mu, float(lr), POLICIES[routing], len(xs), xi_val, xi_cum, c, d, route_cum,
-        X, perm, rng, clock, warm, batches, blen, acc,
+        J, N, mu, lam, POLICIES[routing], len(xs), xi_val, xi_cum, c, d, route_cum,
+        X, perm, rng, clock, warm, batches, blen, acc, snap.reshape(-1), pos,
     )  # fmt: skip
     done = False
     while not done:
@@ -291,12 +270,11 @@ def simulate(
         runner = fn if fn is not None else run_python
         status = runner(*args, counts, chunk)
         done = status == 0
-    return _summarise(
-        policy, routing, lr, T, warm, int(seed), int(counts[0]), fn, acc, blen, batches
-    )
+    return snap, counts
 
 
-def _summarise(policy, routing, lam, T, warm, seed, events, fn, acc, blen, batches):
+def _summarise(policy, acc, blen) -> dict:
+    """The batch estimates of a run (every interval a 95 % batch-means interval)."""
     N = np.array([s.N for s in policy.stations], dtype=float)
     busy, queue, arr, waits, wsum = (acc[:, :, k] for k in range(NSTAT))
     stations = []
@@ -316,19 +294,89 @@ def _summarise(policy, routing, lam, T, warm, seed, events, fn, acc, blen, batch
             }
         )
     idle = (N[None, :] * blen - busy).sum(axis=1) / blen
-    return LBSimulation(
-        policy=policy,
-        routing=routing,
-        lam=lam,
-        T=T,
-        warmup=warm,
-        seed=seed,
-        events=events,
-        backend="c" if fn is not None else "python",
-        p_wait=_ratio(waits.sum(axis=1), tot_arr, hi=1.0),
-        mean_wait=_ratio(wsum.sum(axis=1), tot_arr),
-        mean_queue=_estimate(queue.sum(axis=1) / blen),
-        mean_idle=_estimate(idle),
-        stations=stations,
-        batches=batches,
+    return {
+        "p_wait": _ratio(waits.sum(axis=1), tot_arr, hi=1.0),
+        "mean_wait": _ratio(wsum.sum(axis=1), tot_arr),
+        "mean_queue": _estimate(queue.sum(axis=1) / blen),
+        "mean_idle": _estimate(idle),
+        "stations": stations,
+    }
+
+
+def specialised_simulate(
+    model, *, eta, T, dt, initial, seed, replications, backend="auto", threads=None,
+    progress=None, monitor=None, force=False, chunk_events=None,
+) -> TimeSeries | None:  # fmt: skip
+    """The simulate entry's specialisation for the lb model: the LB kernel (routing by the
+    model's policy) on the grid ``0, dt, ..., T``, the scaled numbers ``x_j = X_j / n``.
+    ``eta`` is the total number of servers ``n`` (default: the stations' own; another value
+    scales every station to ``N_j = w_j eta``, which must be whole); ``initial``: whole
+    counts ``X_j`` (default ``n`` times the model's start, rounded). Declines (``None``)
+    while ``lam`` is symbolic."""
+    from symdelay.analysis.stochastic import check_seed, replication_seeds, run_parameters
+    from symdelay.core.checks import check_eta, check_horizon, check_replications, time_grid
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.core.symbols import lam as LAM
+    from symdelay.models.lb.policy import LBPolicy, Station
+
+    if model.free_parameters:
+        return None
+    if threads not in (None, 1) or chunk_events is not None:
+        raise SymdelayInputError(
+            "the LB kernel runs one replication at a time in chunks of its own: threads and "
+            "chunk_events do not apply (leave them out)"
+        )
+    policy = model.policy
+    if eta is not None:
+        n = check_eta(eta)
+        sizes = [sp.Rational(s.N * n, policy.n) for s in policy.stations]
+        if any(not v.is_integer for v in sizes):
+            raise SymdelayInputError(
+                f"eta = {n} servers cannot keep the stations' shares "
+                f"{', '.join(str(w) for w in policy.shares)} in whole servers: choose a "
+                f"multiple of {policy.n // np.gcd.reduce([s.N for s in policy.stations])}"
+            )
+        stations = tuple(Station(int(v), s.mu) for v, s in zip(sizes, policy.stations))
+        policy = LBPolicy(stations, policy.xi, policy.c, policy.d)
+    n, J = policy.n, policy.J
+    T, dt = check_horizon(T, dt)
+    R = check_replications(replications)
+    rng_seed, seed_record = check_seed(seed)
+    grid = time_grid(T, dt)
+    lam_total = float(model.values[LAM] * n)
+    if initial is None:
+        X0 = np.rint(np.asarray(model.default_start(), dtype=float) * n).astype(np.int64)
+    else:
+        X0 = check_counts(initial, [s.name for s in model.states])
+    fn = _kernel(backend)
+    served = float(sum(s.N * s.mu for s in policy.stations))
+    check_budget(
+        f"this run (about {count(R * (lam_total + served) * T)} events: n = {n}, T = {T:g}, "
+        f"{R} replication(s))",
+        R * estimate_seconds(J, (lam_total + served) / 2, T, "c" if fn is not None else "python"),
+        force=force,
+        shrink="--T or --replications",
     )
+    batches = max(grid.size - 1, 1)
+    blen = float(grid[-1]) / batches
+    out = np.zeros((R, grid.size, J))
+    events = np.zeros(R, dtype=np.int64)
+    for r, child in enumerate(replication_seeds(rng_seed, R)):
+        acc = np.zeros((batches, J, NSTAT))
+        snap, counts = _run_kernel(
+            fn, policy, lam_total, "lb", None, X0.copy(), child, 0.0, batches, blen, acc, None
+        )
+        out[r] = snap[: grid.size] / float(n)
+        events[r] = counts[0]
+        if progress is not None:
+            progress(1)
+        if monitor is not None:
+            monitor(float(T) * (r + 1), int(events[: r + 1].sum()))
+    params = run_parameters(model)
+    params.update(eta=n, T=T, dt=dt, seed=seed_record, replications=R)
+    params["initial"] = X0.tolist()
+    return TimeSeries(
+        tuple(s.name for s in model.states), grid, out, params, kind="simulation",
+        model_name=model.name, events=events,
+        info={"backend": "c" if fn is not None else "python", "routing": "lb"},
+    )  # fmt: skip

@@ -15,7 +15,6 @@ _PUBLIC = {
     "fit": "symdelay.models.sqd.fitting",
     "FixedPoint": "symdelay.models.sqd.fixed_point",
     "fixed_point": "symdelay.models.sqd.fixed_point",
-    "FluidPath": "symdelay.models.sqd.fluid",
     "fluid": "symdelay.models.sqd.fluid",
     "exponential_fixed_point": "symdelay.models.sqd.meanfield",
     "exponential_reduction": "symdelay.models.sqd.meanfield",
@@ -29,7 +28,6 @@ _PUBLIC = {
 
 __all__ = [
     "FixedPoint",
-    "FluidPath",
     "convergence_in_N",
     "GeneralService",
     "exponential",

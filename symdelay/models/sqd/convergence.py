@@ -34,10 +34,11 @@ import numpy as np
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
+from symdelay.models.sqd.batches import t975
 from symdelay.models.sqd.fixed_point import fixed_point
 from symdelay.models.sqd.meanfield import as_d
 from symdelay.models.sqd.service import exponential
-from symdelay.models.sqd.simulate import simulate, t975
+from symdelay.models.sqd.simulate import simulate
 
 __all__ = ["convergence_in_N", "ConvergenceResult", "NRow", "power_fit"]
 
@@ -259,12 +260,14 @@ def convergence_in_N(
                 N, d, fp.lam, service, T=warmup + T_meas, warmup=warmup, seed=rng,
                 batches=batches, backend=backend,
             )  # fmt: skip
-            tail = list(res.tail) + [0.0] * (40 - len(res.tail))
-            little.append(sum(res.tail) / lamf)
+            info = res.info
+            tail = list(info["tail"]) + [0.0] * (40 - len(info["tail"]))
+            little.append(sum(info["tail"]) / lamf)
             s.append(tail[:levels])
-            snaps.append(np.array([row[:levels] for row in res.snapshots[1:]]))
-            events += res.events
-            secs += res.seconds
+            snap = res.values[0, 1:, :levels]  # the boundaries after the warm-up
+            snaps.append(np.pad(snap, ((0, 0), (0, levels - snap.shape[1]))))
+            events += int(res.events.sum())
+            secs += info["seconds"]
         little, s = np.array(little), np.array(s)
         bias = _control_ci(little - mf_T, s[:, 0], rho)
         tb = [_mean_ci(s[:, 0] - mf_tail[0])]

@@ -50,7 +50,8 @@ def as_delay(L, D) -> tuple[int, float]:
 
 
 def run_delayed(N, d, lam, draw, rng, T, warmup, batches, levels, delay):
-    """Event loop with in-flight jobs (a heap of landings); sojourn = landing to departure."""
+    """Event loop with in-flight jobs (a heap of landings); sojourn = landing to departure.
+    Returns (batch mean sojourns, batch tails, events, the tails at each batch boundary)."""
     L, D = as_delay(*delay)
     rate = lam * N
     queues = [deque() for _ in range(N)]
@@ -60,7 +61,7 @@ def run_delayed(N, d, lam, draw, rng, T, warmup, batches, levels, delay):
     width = (T - warmup) / batches
     bounds = [warmup + (b + 1) * width for b in range(batches)]
     soj_sum, soj_n = [0.0] * batches, [0] * batches
-    occ_batches = []
+    occ_batches, snaps = [], []
     flight: list = []  # (landing time, seq, server, batch of its dispatch)
     seq = itertools.count()
     events, t, b, next_bound, cap = 0, 0.0, -1, warmup, levels
@@ -106,19 +107,23 @@ def run_delayed(N, d, lam, draw, rng, T, warmup, batches, levels, delay):
                     soj_n[bb] += 1
             while t >= next_bound:
                 tb = next_bound
+                snap = [0] * levels
                 for i in range(N):
                     pop_until(i, tb, b)
+                    Lq = len(queues[i])
                     if b >= 0:
-                        Lq = len(queues[i])
                         occ[Lq if Lq < cap else cap] += tb - last[i]
                     last[i] = tb
+                    for k in range(min(Lq, levels)):
+                        snap[k] += 1
+                snaps.append([v / N for v in snap])
                 if b >= 0:
                     occ_batches.append(occ)
                     occ = [0.0] * (levels + 1)
 
                 b += 1
                 if b >= batches:
-                    return _finish(soj_sum, soj_n, occ_batches, levels, N, width, events)
+                    return (*_finish(soj_sum, soj_n, occ_batches, levels, N, width, events), snaps)
                 next_bound = bounds[b]
             best, bl = -1, 1 << 62
             for i in picks[n]:

@@ -1,8 +1,13 @@
-"""The transient of the SQ(d) mean field from a given start (``symdelay sqd fluid``).
+"""The transient of the SQ(d) mean field from a given start (``symdelay sqd fluid``, and
+``symdelay fluid --model sqd``): :func:`specialised_fluid`, the fluid entry's
+specialisation for the sqd model, and :func:`fluid`, the convenience that builds the model.
 
 The truncated drift of :mod:`.fixed_point` integrated by SciPy's stiff solver (BDF with the
-analytic Jacobian). A start is ``"empty"``, ``"fixed"`` (the fixed point) or a list of tail
-fractions ``s_1 >= s_2 >= ...`` with every busy server at the stationary residual phase mix.
+analytic Jacobian) in the phase-wise tails ``u_{k,j}``, and returned in the model's states
+``x_{k,j} = u_{k,j} - u_{k+1,j}`` (a :class:`~symdelay.analysis.timeseries.TimeSeries`, the
+record of the generic path too). A start is ``"empty"``, ``"fixed"`` (the fixed point) or a
+list of tail fractions ``s_1 >= s_2 >= ...`` with every busy server at the stationary
+residual phase mix.
 
 The drift and its block-tridiagonal Jacobian are evaluated here with numpy on the arrays
 (``K`` levels of ``m`` phases; :func:`drift_array`, :func:`jacobian_sparse`), the Jacobian
@@ -14,27 +19,29 @@ estimated from ``K``, ``m`` and ``T`` first and a run over the budget of
 
 >>> from symdelay.models.sqd.service import exponential
 >>> tr = fluid(2, "0.9", exponential(), T=60, K=10)
->>> round(float(tr.tail[-1][0]), 2)
+>>> round(float(tails(tr)[-1][0]), 2)
 0.9
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.result import Result
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget, check_memory
 from symdelay.models.sqd.fixed_point import as_lam, truncation_level
 from symdelay.models.sqd.meanfield import as_d
 
 __all__ = [
-    "FluidPath",
     "fluid",
+    "specialised_fluid",
+    "tails",
+    "to_states",
+    "proved_levels",
     "drift_array",
     "jacobian_sparse",
     "estimate_seconds",
@@ -142,33 +149,6 @@ def _whole(name: str, value, least: int) -> int:
     return v
 
 
-@dataclass
-class FluidPath(Result):
-    """Times and the tails ``s_k(t)`` (rows: times, columns: k = 1..K)."""
-
-    d: int
-    lam: object
-    t: np.ndarray
-    tail: np.ndarray
-    truncation: int
-    notes: list = field(default_factory=list)
-
-    def record(self) -> dict:
-        return {
-            "d": self.d,
-            "lam": str(self.lam),
-            "t": [float(v) for v in self.t],
-            "tail": [[float(v) for v in row] for row in self.tail],
-            "truncation": self.truncation,
-            "notes": list(self.notes),
-        }
-
-    def plot(self, ax=None, levels=(1, 2, 3, 4)):
-        from symdelay.core.display import draw
-
-        return draw(self, ax=ax, levels=levels)
-
-
 def _start_u(service: PhaseType, start, K: int, fp=None) -> list:
     m = service.phases
     pi = list(service.alpha * (-service.S).inv())
@@ -202,11 +182,16 @@ def fluid(
     K=None,
     points=201,
     force=False,
-):
-    """Integrate the truncated mean field on ``[0, T]`` at ``points`` equally spaced times
-    (``points >= 2``, both ends included); ``K`` levels (default: from the proved bound)."""
-    from scipy.integrate import solve_ivp
+) -> TimeSeries:
+    """The mean field's path on ``[0, T]`` at ``points`` equally spaced times (``points >=
+    2``, both ends included), ``K`` levels (default: from the proved bound): the model
+    :func:`~symdelay.models.sqd.meanfield.sqd_model` and the entry
+    :func:`symdelay.analysis.fluid.fluid` (its specialisation :func:`specialised_fluid`).
+    ``start``: ``"empty"``, ``"fixed"`` (the fixed point) or tail fractions ``s_1 >= s_2 >=
+    ...`` with every busy server at the stationary residual phase mix."""
+    from fractions import Fraction
 
+    from symdelay.analysis.fluid import fluid as entry
     from symdelay.models.sqd.service import exponential
 
     d = as_d(d)
@@ -221,15 +206,7 @@ def fluid(
     points = _whole("points", points, 2)
     if points > POINTS_MAX:
         raise SymdelayInputError(f"--points must be at most {POINTS_MAX}, got {points}")
-    proved = max(truncation_level(service, d, lamv, 12), 4)
-    K = _whole("K", K, 1) if K is not None else proved
-    notes = []
-    if proved > K:
-        notes.append(
-            f"K = {K} is below the level {proved} at which the proved tail bound of the fixed "
-            "point falls below 1e-15: this is the path of the truncated system (no jobs "
-            f"beyond {K} per queue), which can differ from the mean field"
-        )
+    K = _whole("K", K, 1) if K is not None else proved_levels(service, d, lamv)
     m = service.phases
     size = f"the fluid path at K = {K} levels, {m} phase(s), {points} points"
     check_memory(size, estimate_bytes(K, m, points), force=force, shrink="--K or --points")
@@ -239,8 +216,93 @@ def fluid(
         from symdelay.models.sqd.fixed_point import fixed_point
 
         fp = fixed_point(d, lamv, service, method="newton")
+    u0 = np.array(_start_u(service, start, K, fp), dtype=float)
+    model = _model(service, d, K, lamv)
+    dt = Fraction(T) / (points - 1)
+    return entry(model, T=T, dt=dt, initial=to_states(u0).ravel(), force=force)
+
+
+#: The models :func:`fluid` built, by service, d, K and lam (building one costs SymPy time).
+_MODELS: dict = {}
+
+
+def _model(service, d: int, K: int, lam):
+    """The sqd model of these options, built once (a path integrated to longer and longer
+    horizons asks for the same model each time)."""
+    from symdelay.models.sqd.meanfield import sqd_model
+
+    key = (service.kind, tuple(service.alpha), tuple(service.S), d, K, lam)
+    found = _MODELS.get(key)
+    if found is None:
+        if len(_MODELS) >= 16:
+            _MODELS.pop(next(iter(_MODELS)))
+        found = _MODELS[key] = sqd_model(service, d=d, K=K, lam_value=lam)
+    return found
+
+
+def proved_levels(service, d, lam) -> int:
+    """The level at which the proved tail bound of the fixed point falls below 1e-15 (at
+    least 4): the default truncation of a fluid path."""
+    return max(truncation_level(service, d, lam, 12), 4)
+
+
+def to_states(u: np.ndarray) -> np.ndarray:
+    """The model's states ``x_{k,j}`` from the phase-wise tails ``u_{k,j}`` (the last two
+    axes ``(K, m)``): ``x_k = u_k - u_{k+1}``."""
+    x = u.copy()
+    x[..., :-1, :] -= u[..., 1:, :]
+    return x
+
+
+def tails(ts) -> np.ndarray:
+    """The tail fractions ``s_k(t) = sum_{n >= k} sum_j x_{n,j}(t)`` of an SQ(d) time series
+    (rows: times of the first replication, columns: k = 1..K)."""
+    K = max(int(s.split("_")[1]) for s in ts.states)
+    per_level = ts.values[0].reshape(ts.t.size, K, -1).sum(axis=2)
+    return np.cumsum(per_level[:, ::-1], axis=1)[:, ::-1]
+
+
+def specialised_fluid(
+    model, *, T, dt, initial=None, solver="auto", rtol=None, atol=None, force=False
+) -> TimeSeries | None:
+    """The SQ(d) model's fluid path, the fluid entry's specialisation: the drift in the
+    phase-wise tails (block tridiagonal, :func:`drift_array`), integrated by SciPy's BDF
+    with the analytic sparse Jacobian (:func:`jacobian_sparse`), ``rtol = 1e-10``,
+    ``atol = 1e-13`` by default; the path is returned in the model's states. Declines
+    (``None``) while ``lam`` is symbolic."""
+    from scipy.integrate import solve_ivp
+
+    from symdelay.analysis.fluid import check_tolerance
+    from symdelay.analysis.stochastic import run_parameters
+    from symdelay.core.checks import check_horizon, time_grid
+    from symdelay.core.symbols import lam as LAM
+
+    if model.free_parameters:
+        return None
+    T, dt = check_horizon(T, dt)
+    grid = time_grid(T, dt)
+    service, d, K, lamv = model.service, model.d, model.K, model.values[LAM]
+    m = service.phases
+    size = f"the fluid path at K = {K} levels, {m} phase(s), {grid.size} points"
+    check_memory(size, estimate_bytes(K, m, grid.size), force=force, shrink="--K or --points")
+    check_budget(size, estimate_seconds(K, m, grid.size), force=force, shrink="--K or --points")
+    n = K * m
+    if initial is None:
+        x0 = np.asarray(model.default_start(), dtype=float)
+    else:
+        try:
+            x0 = np.asarray(initial, dtype=float)
+        except (TypeError, ValueError):
+            x0 = None
+        if x0 is None or x0.shape != (n,) or not np.all(np.isfinite(x0)) or np.any(x0 < 0):
+            raise SymdelayInputError(
+                f"the initial state needs {n} finite values >= 0, one per state x_k_j"
+            )
+    method = "BDF" if solver == "auto" else solver
+    rtol = 1e-10 if rtol is None else check_tolerance("rtol", rtol)
+    atol = 1e-13 if atol is None else check_tolerance("atol", atol, zero=True)
     arrays = _Arrays(service, d, lamv, K)
-    u0 = np.array(_start_u(service, start, K, fp), dtype=float).ravel()
+    u0 = np.cumsum(x0.reshape(K, m)[::-1], axis=0)[::-1].ravel()  # the tails by phase
 
     def f(_t, y):
         return drift_array(arrays, y.reshape(K, m)).ravel()
@@ -248,9 +310,27 @@ def fluid(
     def jac(_t, y):
         return jacobian_sparse(arrays, y.reshape(K, m))
 
-    ts = np.linspace(0, T, points)
-    sol = solve_ivp(f, (0, T), u0, method="BDF", jac=jac, t_eval=ts, rtol=1e-10, atol=1e-13)
+    kw = {"jac": jac} if method in ("Radau", "BDF", "LSODA") else {}
+    try:
+        sol = solve_ivp(f, (0, float(grid[-1])), u0, method=method, t_eval=grid, rtol=rtol,
+                        atol=atol, **kw)  # fmt: skip
+    except ValueError as exc:  # an unknown method
+        raise SymdelayInputError(f"solver {solver!r}: {exc}") from None
     if not sol.success:
         raise SymdelayInputError(f"the integration failed at T = {T:g} ({sol.message}): lower --T")
-    tails = sol.y.reshape(K, m, -1).sum(axis=1).T
-    return FluidPath(d, lamv, sol.t, tails, K, notes)
+    x = to_states(sol.y.T.reshape(grid.size, K, m)).reshape(grid.size, n)
+    notes = []
+    proved = proved_levels(service, d, lamv)
+    if proved > K:
+        notes.append(
+            f"K = {K} is below the level {proved} at which the proved tail bound of the fixed "
+            "point falls below 1e-15: this is the path of the truncated system (no jobs "
+            f"beyond {K} per queue), which can differ from the mean field"
+        )
+    params = run_parameters(model)
+    params.update(T=T, dt=dt, initial=x0.tolist())
+    info = {"solver": {"method": method, "rtol": rtol, "atol": atol}, "notes": notes}
+    return TimeSeries(
+        tuple(s.name for s in model.states), grid, x, params, kind="fluid",
+        model_name=model.name, info=info,
+    )  # fmt: skip

@@ -28,6 +28,7 @@ True
 from __future__ import annotations
 
 from functools import cache
+from typing import ClassVar
 
 from symdelay.core.derivation import Derivation, require_equal, require_zero
 from symdelay.core.errors import SymdelayInputError
@@ -74,6 +75,20 @@ class SQDModel(Model):
     service: PhaseType
     d: int
     K: int
+
+    #: the family's own fluid integrator and simulator, behind the entries
+    SPECIALISATIONS: ClassVar[dict] = {
+        "fluid": "symdelay.models.sqd.fluid:specialised_fluid",
+        "simulate": "symdelay.models.sqd.simulate:specialised_simulate",
+    }
+
+    def default_start(self) -> list:
+        """The empty system (every server idle): SQ(d)'s conventional start."""
+        return [0.0] * len(self.states)
+
+    def record_options(self) -> dict:
+        """What a record names besides the parameter values: ``d``, ``K`` and the service."""
+        return {"d": self.d, "K": self.K, "service": self.service.kind}
 
     def _check_rates_nonnegative(self) -> None:
         """Rates checked on the state space of this model: the simplex ``sum x <= 1``.

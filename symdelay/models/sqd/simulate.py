@@ -27,20 +27,26 @@ sizes before anything is allocated; a run over the budget of :mod:`symdelay.mode
 refused unless ``force``. Each batch must expect at least :data:`MIN_ARRIVALS_PER_BATCH`
 arrivals (more batches than the run can fill give no interval worth the name).
 
+The record is a :class:`~symdelay.analysis.timeseries.TimeSeries` of the instantaneous tail
+fractions ``s_1, s_2, ...`` at the batch boundaries (JSON key ``s``), with the estimates
+(mean sojourn and tails with their intervals) in its ``info``. Behind the ``simulate`` entry
+(:func:`specialised_simulate`) the same kernel runs the sqd model from the empty system and
+records the model's states ``x_k = s_k - s_{k+1}`` on the entry's time grid.
+
 >>> r = simulate(N=200, d=2, lam="0.5", T=200, seed=1)
->>> 1.0 < r.mean_sojourn < 1.3
+>>> 1.0 < r.info["mean_sojourn"] < 1.3
 True
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from symdelay.analysis.stochastic import check_seed
+from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.result import Result
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget, check_memory, count
 from symdelay.models.sqd._kernel import (
@@ -55,18 +61,16 @@ from symdelay.models.sqd._kernel import (
     load_c_kernel,
     run_python,
 )
-from symdelay.models.sqd.batches import BLOCK, _finish
+from symdelay.models.sqd.batches import BLOCK, _finish, batch_interval
 from symdelay.models.sqd.fixed_point import as_lam, exact_text
 from symdelay.models.sqd.meanfield import as_d
 from symdelay.models.sqd.service import GeneralService, exponential, ph_sampler
 
 __all__ = [
-    "SimulationResult",
     "simulate",
+    "specialised_simulate",
     "service_draw",
     "as_N",
-    "as_seed",
-    "t975",
     "kernel_for",
     "estimate_events",
     "estimate_seconds",
@@ -86,13 +90,6 @@ MIN_ARRIVALS_PER_BATCH = 10
 DELAYED_BYTES_PER_SERVER = 1024
 
 
-def t975(dof: int) -> float:
-    """Student-t 97.5% quantile."""
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, dof))
-
-
 def as_N(N, d: int) -> int:
     try:
         v = int(str(N).strip())
@@ -101,26 +98,6 @@ def as_N(N, d: int) -> int:
     if v < d:
         raise SymdelayInputError(f"N = {v} < d = {d}: need at least d servers to sample from")
     return v
-
-
-def as_seed(seed):
-    """A seed for ``numpy.random.default_rng``: a whole number >= 0 (or its text), or a
-    numpy ``Generator`` / ``SeedSequence`` (passed through)."""
-    if isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
-        return seed
-    msg = f"--seed must be a whole number >= 0, got {seed!r}"
-    if isinstance(seed, bool):
-        raise SymdelayInputError(msg)
-    if isinstance(seed, np.integer):
-        seed = int(seed)
-    if isinstance(seed, str):
-        try:
-            seed = int(seed.strip())
-        except ValueError:
-            raise SymdelayInputError(msg) from None
-    if not isinstance(seed, int) or seed < 0:
-        raise SymdelayInputError(msg)
-    return seed
 
 
 def as_batches(batches) -> int:
@@ -174,65 +151,6 @@ def _mean(service) -> float:
     return float(service.mean)
 
 
-@dataclass
-class SimulationResult(Result):
-    """Mean sojourn time with a 95% CI (batch means), time-average tails ``s_k`` with CIs."""
-
-    N: int
-    d: int
-    lam: object
-    T: float
-    warmup: float
-    mean_sojourn: float
-    ci95: tuple
-    tail: list  # the time-average fractions s_k; their intervals tail_ci95 lie in [0, 1]
-    tail_ci95: list
-    events: int
-    seconds: float
-    batches: int
-    service: str
-    sojourn_batches: list = field(default_factory=list, repr=False)
-    snapshots: list = field(default_factory=list, repr=False)  # s_k(t) at batch boundaries
-    backend: str = "c"
-
-    @property
-    def events_per_second(self) -> float:
-        return self.events / self.seconds if self.seconds > 0 else float("nan")
-
-    def record(self) -> dict:
-        return {
-            "N": self.N,
-            "d": self.d,
-            "lam": exact_text(self.lam),
-            "service": self.service,
-            "T": self.T,
-            "warmup": self.warmup,
-            "mean_sojourn": repr(self.mean_sojourn),
-            "ci95": [repr(self.ci95[0]), repr(self.ci95[1])],
-            "ci_method": f"batch means, {self.batches} batches after warm-up",
-            "tail": [repr(v) for v in self.tail],
-            "tail_ci95": [[repr(a), repr(b)] for a, b in self.tail_ci95],
-            "events": self.events,
-            "events_per_second": round(self.events_per_second),
-            "backend": self.backend,
-        }
-
-    def plot(self, ax=None, fixed=None):
-        from symdelay.core.display import draw
-
-        return draw(self, ax=ax, fixed=fixed)
-
-
-def _ci(values: list, lo: float = -math.inf, hi: float = math.inf) -> tuple[float, float, float]:
-    """Batch mean and Student-t 95% interval, cut to ``[lo, hi]`` (the range of the value)."""
-    a = np.asarray(values, dtype=float)
-    m = min(max(float(a.mean()), lo), hi)  # a fraction of 1 + 1e-16 is rounding
-    if a.size < 2:
-        return m, float("nan"), float("nan")
-    h = t975(a.size - 1) * float(a.std(ddof=1)) / math.sqrt(a.size)
-    return m, max(m - h, lo), min(m + h, hi)
-
-
 def simulate(
     N=1000,
     d=2,
@@ -247,11 +165,18 @@ def simulate(
     delay=None,
     backend="auto",
     force=False,
-) -> SimulationResult:
+) -> TimeSeries:
     """One long run; ``warmup`` defaults to T/10; ``delay`` = ``(L, D)``: Erlang action
     delay (the job reaches the chosen server after it, see :mod:`.delayed`, Python loop);
     ``backend``: ``auto`` (the C kernel when it compiles), ``c`` or ``python`` (the twin).
-    A run estimated over the time or memory budget is refused unless ``force``."""
+    A run estimated over the time or memory budget is refused unless ``force``.
+
+    Returns a :class:`~symdelay.analysis.timeseries.TimeSeries`: the instantaneous tails
+    ``s_k`` (fraction of servers with at least k jobs) at the ``batches + 1`` batch
+    boundaries ``warmup, ..., T``, up to the last level reached; ``info``: the mean sojourn
+    ``mean_sojourn`` with its 95% interval ``ci95`` (batch means), the time-average tails
+    ``tail`` with ``tail_ci95`` (cut to [0, 1]), the batch means ``sojourn_batches``, the
+    ``backend``, ``seconds`` and ``events_per_second``."""
     import time
 
     d = as_d(d)
@@ -268,7 +193,7 @@ def simulate(
             f"need a finite T > 0 and 0 <= warmup < T, got T={T}, warmup={warmup}"
         )
     batches = as_batches(batches)
-    seed = as_seed(seed)
+    seed, seed_record = check_seed(seed, "--seed")
     levels = int(levels) if levels is not None else 40
     lamf = float(lamv)
     arrivals = lamf * N * (T - warmup) / batches
@@ -299,35 +224,128 @@ def simulate(
     )
     rng = np.random.default_rng(seed)
     draw = service_draw(service, rng)
+    width = (T - warmup) / batches
+    bounds = np.array([warmup + b * width for b in range(batches + 1)])
     t0 = time.perf_counter()
     try:
         if delay is None:
-            soj, occ, events, snaps, used = _run(
-                N, d, lamf, draw, rng, T, warmup, batches, levels, backend
-            )
+            soj, occ, events, snaps, used = _run(N, d, lamf, draw, rng, bounds, levels, backend)
         else:
             from symdelay.models.sqd.delayed import run_delayed
 
-            soj, occ, events = run_delayed(N, d, lamf, draw, rng, T, warmup, batches, levels, delay)
-            snaps, used = [], "python"
+            soj, occ, events, snaps = run_delayed(
+                N, d, lamf, draw, rng, T, warmup, batches, levels, delay
+            )
+            used = "python"
     except MemoryError:
         raise SymdelayInputError(
             f"out of memory for N = {N}, {batches} batches: lower --N, --batches or --lam"
         ) from None
     seconds = time.perf_counter() - t0
-    m, lo, hi = _ci(soj, 0.0)
+    m, lo, hi = batch_interval(soj, lo=0.0)
     tails, cis = [], []
     for k in range(levels):
-        tm, tl, th = _ci([b[k] for b in occ], 0.0, 1.0)
+        tm, tl, th = batch_interval([b[k] for b in occ], lo=0.0, hi=1.0)
         tails.append(tm)
         cis.append((tl, th))
     label = service.label() if isinstance(service, GeneralService) else service.kind
-    while len(tails) > 1 and tails[-1] == 0:
-        tails.pop()
-        cis.pop()
-    return SimulationResult(
-        N, d, lamv, T, warmup, m, (lo, hi), tails, cis, events, seconds, batches, label, soj,
-        snaps, used,
+    snaps = np.asarray(snaps, dtype=float).reshape(batches + 1, levels)
+    # the levels any run reached: the last nonzero time-average or snapshot tail
+    reached = [k for k in range(levels) if tails[k] > 0 or snaps[:, k].any()]
+    K = max(reached[-1] + 1 if reached else 1, 1)
+    params = {"N": N, "d": d, "lam": exact_text(lamv), "service": label, "T": T}
+    params.update(warmup=warmup, batches=batches, levels=levels, seed=seed_record)
+    params["delay"] = None if delay is None else [str(v) for v in delay]
+    info = {
+        "mean_sojourn": m,
+        "ci95": [lo, hi],
+        "ci_method": f"batch means, {batches} batches after warm-up",
+        "tail": tails[:K],
+        "tail_ci95": [list(c) for c in cis[:K]],
+        "sojourn_batches": soj,
+        "backend": used,
+        "seconds": seconds,
+        "events_per_second": round(events / seconds) if seconds > 0 else None,
+    }
+    return TimeSeries(
+        tuple(f"s_{k}" for k in range(1, K + 1)), bounds, snaps[:, :K], params,
+        kind="simulation", model_name=f"SQ({d}), N = {N}, {label} service",
+        events=[events], info=info,
+    )  # fmt: skip
+
+
+def specialised_simulate(
+    model, *, eta, T, dt, initial, seed, replications, backend="auto", threads=None,
+    progress=None, monitor=None, force=False, chunk_events=None,
+) -> TimeSeries | None:  # fmt: skip
+    """The simulate entry's specialisation for the sqd model: the SQ(d) kernel (N = eta
+    servers, default 1000, exponential service) from the empty system, the tails recorded on
+    the grid ``0, dt, ..., T`` and returned as the model's states ``x_k = s_k - s_{k+1}``
+    (``x_K`` the servers with exactly K jobs; longer queues, which the truncated model
+    loses, are counted in ``info["beyond_K"]``). Declines (``None``: the generated kernel
+    runs the table) with phase-type service of several phases (the kernel does not track
+    phases) or a start other than the empty system."""
+    from symdelay.analysis.stochastic import replication_seeds, run_parameters
+    from symdelay.core.checks import check_horizon, check_replications, time_grid
+    from symdelay.core.symbols import lam as LAM
+
+    if model.free_parameters or model.service.phases != 1:
+        return None
+    if initial is not None:
+        try:
+            empty = not np.any(np.asarray(initial, dtype=float))
+        except (TypeError, ValueError):
+            empty = False
+        if not empty:
+            return None
+    if threads not in (None, 1) or chunk_events is not None:
+        raise SymdelayInputError(
+            "the SQ(d) kernel runs one replication at a time in blocks of its own: threads "
+            "and chunk_events do not apply (leave them out)"
+        )
+    T, dt = check_horizon(T, dt)
+    R = check_replications(replications)
+    rng_seed, seed_record = check_seed(seed)
+    N = as_N(1000 if eta is None else eta, model.d)
+    grid = time_grid(T, dt)
+    K, d, lamf = model.K, model.d, float(model.values[LAM])
+    kernel_for(backend)
+    used = "c" if backend != "python" and load_c_kernel() is not None else "python"
+    levels = K + 1
+    check_memory(
+        f"a run with N = {N} and {grid.size} grid times",
+        R * estimate_bytes(N, grid.size, levels),
+        force=force,
+        shrink="--eta or --dt",
+    )
+    check_budget(
+        f"this run ({count(R * estimate_events(N, lamf, T))} events: N = {N}, T = {T:g}, "
+        f"{R} replication(s))",
+        R * estimate_seconds(N, lamf, T, used),
+        force=force,
+        shrink="--eta, --T or --replications",
+    )
+    out = np.zeros((R, grid.size, K))
+    beyond = np.zeros((R, grid.size))
+    events = np.zeros(R, dtype=np.int64)
+    for r, child in enumerate(replication_seeds(rng_seed, R)):
+        rng = np.random.default_rng(child)
+        draw = service_draw(model.service, rng)
+        _, _, events[r], snaps, used = _run(N, d, lamf, draw, rng, grid, levels, backend)
+        s = np.asarray(snaps).reshape(grid.size, levels)
+        out[r] = s[:, :K] - s[:, 1:]
+        beyond[r] = s[:, K]
+        if progress is not None:
+            progress(1)
+        if monitor is not None:
+            monitor(float(T) * (r + 1), int(events[: r + 1].sum()))
+    params = run_parameters(model)
+    params.update(eta=N, T=T, dt=dt, seed=seed_record, replications=R)
+    params["initial"] = [0] * K
+    info = {"backend": used, "beyond_K": beyond}
+    return TimeSeries(
+        tuple(s.name for s in model.states), grid, out, params, kind="simulation",
+        model_name=model.name, events=events, info=info,
     )  # fmt: skip
 
 
@@ -349,14 +367,17 @@ def kernel_for(backend: str):
     return (fn, "c") if fn is not None else (run_python, "python")
 
 
-def _run(N, d, lam, draw, rng, T, warmup, batches, levels, backend="auto"):
-    """Drive the kernel of :mod:`._kernel`: refill the service block, grow the node pool.
+def _run(N, d, lam, draw, rng, bounds, levels, backend="auto"):
+    """Drive the kernel of :mod:`._kernel` over the batches between the times ``bounds``
+    (equally spaced): refill the service block, grow the node pool.
 
-    Returns (batch mean sojourns, batch tails, events, snapshots, backend name)."""
+    Returns (batch mean sojourns, batch tails, events, snapshots at the bounds, backend)."""
     kernel, name = kernel_for(backend)
     state = _seed_state(rng)
-    width = (T - warmup) / batches
-    bounds = np.array([warmup + b * width for b in range(batches + 1)])
+    bounds = np.ascontiguousarray(bounds, dtype=float)
+    batches = bounds.size - 1
+    width = (bounds[-1] - bounds[0]) / batches
+    warmup = float(bounds[0])
     P = POOL_PER_SERVER * N + POOL_EXTRA
     pool = np.zeros(P, dtype=NODE_DTYPE)
     pool["nxt"] = np.arange(1, P + 1)

@@ -13,7 +13,7 @@ from symdelay.models.lb import LBPolicy, arrival_rate, diffusion
 from symdelay.models.lb.compare import ROUTINGS, comparison, convergence, erlang_c_random
 from symdelay.models.lb.design import design
 from symdelay.models.lb.fluid import fluid_equilibrium, fluid_path
-from symdelay.models.lb.simulate import simulate
+from symdelay.models.lb.simulate import scaled, simulate
 from symdelay.outputs.documents.lb import DESIGN_BETA, EXAMPLE, body, stations_tex
 from symdelay.outputs.plots_lb import comparison_figure, convergence_figure, routing_label
 from symdelay.outputs.report import Section
@@ -46,7 +46,7 @@ def _fluid_part(quick: bool) -> str:
     rows = []
     for h in (4e-3,) if quick else (4e-3, 2e-3):
         path = fluid_path(p, lam, [0.0, 0.6, 0.1], T=20, h=h)
-        err = np.max(np.abs(path.average - np.array([float(v) for v in e.point])))
+        err = np.max(np.abs(path.info["average"] - np.array([float(v) for v in e.point])))
         rows.append(f"{h:g} & {err:.2e} \\\\")
     return (
         "\\subsection*{Fluid equilibrium against long integration}\n"
@@ -68,12 +68,12 @@ def _design_part(quick: bool) -> str:
         r = design(p, DESIGN_BETA, target, ratio=ratio, dps=15)
         lam = sp.Rational(repr(float(arrival_rate(p, DESIGN_BETA).evalf())))
         sim = simulate(r.policy, lam, T, seed=21)
-        sc = sim.scaled()
+        sc, p_wait = scaled(sim), sim.info["p_wait"]
         pred = r.predicted
         cells = [
             escape(target + (f" {ratio}" if ratio else "")),
             f"{float(pred.p_wait):.4f}",
-            f"{sim.p_wait.value:.4f} $\\pm$ {sim.p_wait.half_width:.4f}",
+            f"{p_wait.value:.4f} $\\pm$ {p_wait.half_width:.4f}",
             ", ".join(f"{float(s['idle_ratio_scaled']):.3f}" for s in pred.stations),
             ", ".join(
                 f"{s['idle_ratio_scaled'].value:.3f}$\\pm${s['idle_ratio_scaled'].half_width:.3f}"

@@ -122,11 +122,11 @@ def _fits(ctx):
                 skipped.append(f"{name} of order {n}")
                 continue
             rows[name].append((n, float(fp.mean_sojourn)))
-        r = simulate(1000, d, lam, dist, T=T, seed=7)
-        sims[name] = r.ci95
+        r = simulate(1000, d, lam, dist, T=T, seed=7).info
+        sims[name] = r["ci95"]
         lines.append(
             f"{name} & " + ", ".join(f"{t:.4f}" for _, t in rows[name])
-            + f" & {r.mean_sojourn:.4f} [{r.ci95[0]:.4f}, {r.ci95[1]:.4f}] \\\\"
+            + f" & {r['mean_sojourn']:.4f} [{r['ci95'][0]:.4f}, {r['ci95'][1]:.4f}] \\\\"
         )  # fmt: skip
     fig = fit_convergence_figure(rows, sims)
     fig.savefig(ctx.figures_dir / "sqd_fits.pdf")
@@ -164,8 +164,9 @@ def _table(ctx):
         mf = float(fixed_point(2, "0.9", svc).mean_sojourn)
         cells = []
         for N in Ns:
-            r = simulate(N, 2, "0.9", svc, T=T[N], seed=N)
-            cells.append(f"{r.mean_sojourn:.4f} $\\pm$ {(r.ci95[1] - r.ci95[0]) / 2:.4f}")
+            r = simulate(N, 2, "0.9", svc, T=T[N], seed=N).info
+            ci = r["ci95"]
+            cells.append(f"{r['mean_sojourn']:.4f} $\\pm$ {(ci[1] - ci[0]) / 2:.4f}")
         lines.append(f"{label} & {mf:.4f} & " + " & ".join(cells) + " \\\\")
     return (
         "\\subsection*{Mean field against simulation}\n"
@@ -310,8 +311,8 @@ def _herding(ctx):
     for d in (2,) if ctx.quick else (2, 5):
         sims[d] = []
         for D in Ds:
-            r = simulate(1000, d, "0.8", None, T=T, seed=3, delay=(1, D))
-            sims[d].append((r.mean_sojourn, *r.ci95))
+            r = simulate(1000, d, "0.8", None, T=T, seed=3, delay=(1, D)).info
+            sims[d].append((r["mean_sojourn"], *r["ci95"]))
         mf[d] = [(0.0, float(fixed_point(d, "0.8").mean_sojourn))]
         for D in Ds[1:]:
             mf[d].append((D, delayed_fixed_point(d, "0.8", L=1, D=D, K=20, M=10).mean_sojourn))

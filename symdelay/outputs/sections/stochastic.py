@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
+from symdelay.analysis.waves import fluid_wave_peaks
 from symdelay.core import symbols as S
 from symdelay.core.latex import Equation, tex
 from symdelay.core.lazy import sympy as sp
@@ -33,7 +34,6 @@ from symdelay.models.erlang.stochastic import (
     fluid,
     fluid_difference,
     fluid_limit_study,
-    fluid_wave_peaks,
     hopf_theta,
     lna_matrices,
     minimising_theta,
@@ -115,8 +115,8 @@ FULL = _Budget(
 class _Runs:
     """The sample paths and fluid solutions shared by Figs. 2-4 and 7."""
 
-    flu: dict  # L -> FluidSolution
-    sims: dict  # L -> [(panel label, Simulation), ...], one per eta
+    flu: dict  # L -> the fluid path (a TimeSeries)
+    sims: dict  # L -> [(panel label, simulation), ...], one per eta
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -161,6 +161,11 @@ def _progress(budget: _Budget, quick: bool):
         yield bar.update
     finally:
         bar.close()
+
+
+def _x(ts):
+    """The imbalance ``x = q1 - q2`` of a founding-model time series."""
+    return ts["q1"] - ts["q2"]
 
 
 def _time_runs(budget: _Budget, tick) -> _Runs:
@@ -241,10 +246,10 @@ def _amplitude_text(p) -> str:
         if term.has(sp.tanh)
     )
     ratio = q_star.subs(_values(2, **p))
-    peaks = _swing_peaks(fluid(L=2, **p, T=60, dt=0.01).x)
+    peaks = _swing_peaks(_x(fluid(L=2, **p, T=60, dt=0.01)))
     lt = p["lam"] * p["theta"]
     same = fluid(L=2, mu=p["mu"], lam=p["mu"], theta=lt / p["mu"], D=p["D"], T=60, dt=0.01)
-    cycle = _swing_peaks(same.x)[-1]
+    cycle = _swing_peaks(_x(same))[-1]
     return (
         f"Successive peaks of $|x|$ of the fluid solution ($L=2$) grow from {_fmt(peaks[0])} "
         f"to {_fmt(peaks[-1])} and level off (the routing term ${tex(routing)}$ of the "
@@ -335,7 +340,7 @@ def _theta_curves(key: str) -> list:
     curves = []
     for th in PHASE_THETAS[key]:
         r = fluid_difference(L=1, **s, theta=th, T=60, dt=0.02, initial=(0.5, 0))
-        curves.append((f"$\\theta$ = {th}", r.x, r.w[0]))
+        curves.append((f"$\\theta$ = {th}", r["x"], r["w"][0]))
     return curves
 
 
@@ -345,8 +350,12 @@ def _phase_part(ctx, budget: _Budget) -> Part:
     d1 = fluid_difference(L=1, **q, T=budget.phase_T, dt=0.02, initial=(0.5, 0))
     d2 = fluid_difference(L=2, **q, T=budget.phase_T, dt=0.02, initial=(0.5, 0))
     panels = [
-        ("L = 1 (stable focus)", [("L = 1", d1.x, d1.w[-1])], "$w_1$"),
-        ("L = 2 (unstable: spirals out to a limit cycle)", [("L = 2", d2.x, d2.w[-1])], "$w_2$"),
+        ("L = 1 (stable focus)", [("L = 1", d1["x"], d1["w"][-1])], "$w_1$"),
+        (
+            "L = 2 (unstable: spirals out to a limit cycle)",
+            [("L = 2", d2["x"], d2["w"][-1])],
+            "$w_2$",
+        ),
     ]
     title = f"phase plots $(x, w_L)$, D = {q['D']}, start (0.5, 0)"
     wl = _save(phase_plane_figure(panels, title), ctx, "stochastic_phase_wL.pdf")
@@ -366,9 +375,10 @@ def _imbalance_part(ctx, runs: _Runs) -> Part:
     curves = []
     for L, style in ((1, "C0"), (2, "C3")):
         sim = runs.sims[L][-1][1]
-        curves.append((f"L = {L} simulation ($\\eta$ = {sim.eta})", sim.t, sim.x, style + "-"))
+        eta = sim.parameters["eta"]
+        curves.append((f"L = {L} simulation ($\\eta$ = {eta})", sim.t, _x(sim), style + "-"))
         flu = runs.flu[L]
-        curves.append((f"L = {L} fluid", flu.t, flu.x, "k--" if L == 1 else "k:"))
+        curves.append((f"L = {L} fluid", flu.t, _x(flu), "k--" if L == 1 else "k:"))
     path = _save(imbalance_figure(curves, "imbalance x(t)"), ctx, "stochastic_imbalance.pdf")
     caption = (
         "The imbalance $x=q_1-q_2$: damped for $L=1$, bounded limit cycle for $L=2$ "

@@ -119,9 +119,7 @@ def simulated_oscillation(
         initial=init,
     )
     t = np.asarray(sim.t)
-    xs = np.asarray(sim.x)
-    if xs.ndim == 1:
-        xs = xs[None, :]
+    xs = sim.state("q1") - sim.state("q2")  # (replications, len(t))
     per, amp, n = [], [], 0
     for row in xs:
         p, a, k = cycle_statistics(t, row, cyc.period, cyc.amplitude_x)

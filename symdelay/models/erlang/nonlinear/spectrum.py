@@ -296,16 +296,14 @@ def spectrum(
 
 def periodogram(sim, eta: int, burn_in: float = 20.0, segment: float = 100.0):
     """``(omega, S_hat)``: Welch estimate of the spectrum of ``sqrt(eta) x`` from simulated
-    paths (a :class:`~symdelay.analysis.stochastic.Simulation`, replications averaged), in the
+    paths (a :class:`~symdelay.analysis.timeseries.TimeSeries` of the founding model, replications averaged), in the
     normalisation of :class:`Spectrum` (two-sided, angular: ``S_hat(2 pi f) = P(f)/2`` for
     the one-sided Welch density ``P``), with the standard error across replications."""
     from scipy.signal import welch
 
     t = np.asarray(sim.t)
     dt = float(t[1] - t[0])
-    x = np.asarray(sim.x)
-    if x.ndim == 1:
-        x = x[None, :]
+    x = sim.state("q1") - sim.state("q2")  # (replications, len(t))
     keep = t >= burn_in
     xs = np.sqrt(eta) * (x[:, keep] - x[:, keep].mean(axis=1, keepdims=True))
     nper = min(int(segment / dt), xs.shape[1])

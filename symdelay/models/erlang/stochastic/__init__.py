@@ -1,31 +1,23 @@
 """The stochastic system: exact simulation, the fluid limit, and the linear-noise variance.
 
-Analysis only (no plotting). The founding model's fast paths, each the specialisation of an
-analysis entry (``specialised_simulate``: the hand-written C kernel; ``specialised_fluid``;
-``specialised_variance``: the difference-mode Lyapunov solve and closed form), and the loose
-conveniences :func:`simulate`, :func:`fluid`, :func:`variance` that build the founding model
-and call the entry (:mod:`symdelay.analysis.stochastic`, :mod:`symdelay.analysis.fluid`);
-:func:`fluid_limit_study` (the eta^(-1/2) rate).
-For any transition table: :class:`GeneratedKernel` (a simulator generated from the table)
-and :func:`linear_noise` (the generic LNA covariance).
+Analysis only (no plotting). The founding model's loose conveniences :func:`simulate`,
+:func:`fluid`, :func:`variance` build the model and call the entries
+(:mod:`symdelay.analysis.stochastic`, :mod:`symdelay.analysis.fluid`; the simulation and the
+fluid path run the generic machinery on its transition table, the variance its
+specialisation: the difference-mode Lyapunov solve and closed form);
+:func:`fluid_difference` (the exact difference dynamics); :func:`fluid_limit_study` (the
+eta^(-1/2) rate). For any transition table the simulator and the LNA live in
+:mod:`symdelay.analysis` (``simulate``, ``lna``).
 """
 
-from symdelay.analysis.lna import LinearNoise, linear_noise, stationary_covariance
-from symdelay.analysis.simulate import GeneratedKernel, GeneratedRun
-from symdelay.analysis.waves import fluid_wave_peaks, local_maxima, wave_peaks
 from symdelay.models.erlang.stochastic.convergence import (
     FluidLimitStudy,
     fluid_limit_study,
     loglog_slope,
     sup_distance,
 )
-from symdelay.models.erlang.stochastic.fluid import (
-    DifferenceResult,
-    FluidSolution,
-    fluid,
-    fluid_difference,
-)
-from symdelay.models.erlang.stochastic.simulate import Simulation, simulate
+from symdelay.models.erlang.stochastic.fluid import fluid, fluid_difference
+from symdelay.models.erlang.stochastic.simulate import simulate
 from symdelay.models.erlang.stochastic.stationary import (
     SimulatedVariance,
     hopf_theta,
@@ -34,7 +26,6 @@ from symdelay.models.erlang.stochastic.stationary import (
     spectral_abscissa,
     variance_curve,
 )
-from symdelay.models.erlang.stochastic.transitions import check_drift, transition_table
 from symdelay.models.erlang.stochastic.variance import (
     StationaryVariance,
     closed_form_singularity,
@@ -45,36 +36,23 @@ from symdelay.models.erlang.stochastic.variance import (
 )
 
 __all__ = [
-    "DifferenceResult",
     "FluidLimitStudy",
-    "FluidSolution",
-    "GeneratedKernel",
-    "GeneratedRun",
-    "LinearNoise",
     "SimulatedVariance",
-    "Simulation",
     "StationaryVariance",
-    "check_drift",
     "closed_form_singularity",
     "closed_form_theta_limit",
     "closed_form_variance",
     "fluid",
     "fluid_difference",
     "fluid_limit_study",
-    "fluid_wave_peaks",
     "hopf_theta",
-    "linear_noise",
     "lna_matrices",
-    "local_maxima",
     "loglog_slope",
     "minimising_theta",
     "simulate",
     "simulated_variance",
     "spectral_abscissa",
-    "stationary_covariance",
     "sup_distance",
-    "transition_table",
     "variance",
     "variance_curve",
-    "wave_peaks",
 ]

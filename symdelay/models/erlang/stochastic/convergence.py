@@ -21,8 +21,9 @@ __all__ = ["sup_distance", "loglog_slope", "fluid_limit_study", "FluidLimitStudy
 
 
 def sup_distance(sim, flu) -> np.ndarray:
-    """Per replication: ``max`` over grid times and coordinates of ``|sim - fluid|``."""
-    return np.max(np.abs(sim.paths - flu.y[None, :, :]), axis=(1, 2))
+    """Per replication: ``max`` over grid times and coordinates of ``|sim - fluid|`` (two
+    time series of one model on one grid)."""
+    return np.max(np.abs(sim.values - flu.values[0][None, :, :]), axis=(1, 2))
 
 
 def loglog_slope(etas, distances, *, n_boot=2000, seed=0, level=0.95) -> tuple:
@@ -109,7 +110,7 @@ def fluid_limit_study(
                 L=L, eta=eta, mu=mu, lam=lam, theta=theta, D=D, T=T, dt=dt,
                 replications=replications, seed=next(children), progress=progress,
             )  # fmt: skip
-            events += sim.events
+            events += int(sim.events.sum())
             ds.append(sup_distance(sim, flu))
         distances[L] = ds
         slopes[L] = loglog_slope(etas, ds, n_boot=n_boot, seed=seed)

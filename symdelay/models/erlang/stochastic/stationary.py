@@ -68,7 +68,7 @@ def simulated_variance(
     )  # fmt: skip
     if progress is not None:
         progress(1)
-    X = (sim.paths[0, :, 0] - sim.paths[0, :, 1]) * eta  # Q1 - Q2
+    X = (sim["q1"] - sim["q2"]) * eta  # Q1 - Q2
     X = X[sim.t >= burn_in]
     n = X.size // batches
     if n < 2:
@@ -80,7 +80,8 @@ def simulated_variance(
 
     est = float(est_b.mean())
     half = float(stats.t.ppf((1 + level) / 2, batches - 1) * est_b.std(ddof=1) / np.sqrt(batches))
-    return SimulatedVariance(est, (est - half, est + half), batches, n * batches, sim.events)
+    events = int(sim.events.sum())
+    return SimulatedVariance(est, (est - half, est + half), batches, n * batches, events)
 
 
 def spectral_abscissa(L, mu, lam, theta, D) -> float:

@@ -37,7 +37,6 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_parameter
 from symdelay.models.erlang.stochastic._models import symbolic_model
-from symdelay.models.erlang.stochastic.transitions import transition_table
 
 __all__ = [
     "variance",
@@ -62,13 +61,15 @@ def lna_matrices(L: int) -> tuple[sp.Matrix, sp.Matrix]:
 
     ``B`` is derived from the transition table at the equilibrium; ``P J = A P`` is checked.
     """
+    from symdelay.models import build_model
+
     m = symbolic_model(L)
     eq = m.equilibrium()
     n = len(m.state)
     B_full = sp.zeros(n, n)
-    for _, change, rate in transition_table(m):
-        nu = sp.Matrix(change)
-        B_full += nu * nu.T * sp.simplify(rate.subs(eq))
+    for t in build_model("erlang", L=L).transitions:  # the founding table, gamma symbolic
+        nu = sp.Matrix(t.change)
+        B_full += nu * nu.T * sp.simplify(t.rate.subs(eq))
     P = sp.zeros(L + 1, n)
     P[0, 0], P[0, 1] = 1, -1
     for ell in range(L):
