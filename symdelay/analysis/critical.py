@@ -30,7 +30,13 @@ from dataclasses import dataclass, field
 
 import mpmath
 
-from symdelay.analysis.entry import closed_forms, declined, require_table, specialisation
+from symdelay.analysis.entry import (
+    closed_forms,
+    declined,
+    require_table,
+    shown_parameters,
+    specialisation,
+)
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps
 from symdelay.core.result import Result
@@ -44,7 +50,6 @@ __all__ = [
     "critical_by_verdicts",
     "critical_record",
     "point_label",
-    "shown_parameters",
 ]
 
 
@@ -293,60 +298,6 @@ def critical_record(model, param, over, points, dps, method, factors) -> Critica
         tuple(factors),
         closed_forms(model, "critical"),
     )
-
-
-def shown_parameters(model, skip=()) -> dict:
-    """The model's own options as a record shows them (text; ``L`` an int or ``"inf"``),
-    without ``skip`` and those not given: a family's model object's checked options (the
-    founding model's numbers, without SymPy), the options a family built a transition table
-    from, else the values of its parameters."""
-    from symdelay.analysis.entry import family_options
-
-    # (vars: a family's model object builds its transition table for an attribute it lacks)
-    opts = vars(model).get("numbers")  # checked Fractions (no SymPy needed)
-    if isinstance(opts, dict):
-        opts = {"L": vars(model).get("phases"), **opts}
-    else:
-        opts = family_options(model)  # a family's model object: its checked options
-        if opts is None:  # a transition table built by a family: the options it was given
-            opts = getattr(vars(model).get("rebuild"), "options", None)
-        if opts is None:
-            opts = {str(k): v for k, v in model.values.items()}
-    out = {}
-    for k, v in opts.items():
-        if v is None or k in skip:
-            continue
-        out[k] = _L_text(v) if k == "L" else _text(v)
-    return out
-
-
-def _L_text(v):
-    from symdelay.core.params import is_infinite_L
-
-    if is_infinite_L(v):
-        return "inf"
-    text = str(v).strip()
-    return int(text) if text.isdigit() else text
-
-
-def _text(v):
-    """An option as text: a number as its exact decimal when short (``1``, ``0.05``,
-    ``1e+300``), else its exact form (``1/3``); an expression as written."""
-    from symdelay.core.exact import exact_fraction
-    from symdelay.core.numbers import format_exact
-
-    if isinstance(v, (list, tuple)):
-        return [_text(x) for x in v]
-    try:
-        f = exact_fraction("an option", v)
-    except (SymdelayInputError, TypeError, ValueError):
-        f = None
-    if f is None:  # an expression, a name
-        return v.strip() if isinstance(v, str) else str(v)
-    from symdelay.core.params import exact_decimal
-
-    d = exact_decimal(f)  # 0.05 as typed, whether given as text, Fraction or SymPy number
-    return d if d is not None and len(d) <= 20 else format_exact(f)
 
 
 def point_label(v) -> str:

@@ -369,7 +369,7 @@ NAMED_EXTREMA = {("min", "D", "theta"): "worst_delay", ("stable", "kappa", "thet
 
 def _finish_window(result: Window, model, vary: str, path: str) -> Window:
     """The record both paths return: the model's options as shown, and the path."""
-    from symdelay.analysis.critical import shown_parameters
+    from symdelay.analysis.entry import shown_parameters
 
     return dataclasses.replace(
         result, parameters=shown_parameters(model, skip=(vary,)), method=path
@@ -379,8 +379,7 @@ def _finish_window(result: Window, model, vary: str, path: str) -> Window:
 def _finish_extremum(result: Extremum, model, ranged: bool, path: str) -> Extremum:
     """The record both paths return: the model's options as shown, the family's closed
     forms of a named extremum over its whole range, and the path."""
-    from symdelay.analysis.critical import shown_parameters
-    from symdelay.analysis.entry import closed_forms
+    from symdelay.analysis.entry import closed_forms, shown_parameters
 
     name = NAMED_EXTREMA.get((result.kind, result.over, result.param))
     forms = None if name is None or ranged else closed_forms(model, name)
