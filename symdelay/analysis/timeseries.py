@@ -32,9 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symdelay.core.display import jsonable
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.result import Result
+from symdelay.core.result import Result, jsonable
 
 __all__ = ["TimeSeries", "state_keys", "KINDS"]
 
