@@ -70,9 +70,9 @@ from symdelay.core.parsing import parse_relational
 from symdelay.core.symbols import D, gamma, lam, mu, theta
 from symdelay.models.erlang.stability import (
     _in_k,
+    founding_closed_forms,
     is_oscillatory_at,
     oscillation_threshold,
-    stability_conditions,
 )
 
 __all__ = ["ClaimResult", "verify", "CLAIM_SYMBOLS", "MAX_L", "SEARCH_RANGES", "DECIDE_MAX_L"]
@@ -809,7 +809,7 @@ def _exact_directions_nonneg(space, cond, target):
                 if ok:
                     out["claim_implies_target"] = (PROVEN, None)
             return out
-        hopf_k = _in_k(stability_conditions(L).hopf_polynomial)
+        hopf_k = _in_k(founding_closed_forms(L)["hopf_polynomial"])
         if side == "upper":
             # claim in target: f <= k_c (f < k_c if not strict); target in claim: k_c <= f
             ok, w = _kappa_always(L, hopf_k, phi, True, not strict)

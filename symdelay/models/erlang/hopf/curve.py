@@ -245,7 +245,7 @@ def closed_forms(L, mu_value, lam_value):
 
     ``lam*theta_c`` is the smallest positive root of the Hopf polynomial when SymPy
     gives it in radicals (``2 <= L <= 5``, see
-    :attr:`symdelay.models.erlang.stability.StabilityResult.critical_lam_theta`); ``theta_c(D)`` is
+    :func:`symdelay.models.erlang.stability.founding_closed_forms`); ``theta_c(D)`` is
     it at ``gamma = L/D`` and this ``mu``, divided by ``lam``. None for ``L = 1``
     (no crossing), ``L >= 6`` and ``L = inf`` (no closed form).
 
@@ -255,9 +255,9 @@ def closed_forms(L, mu_value, lam_value):
     if is_infinite_L(L) or not 2 <= L <= _CLOSED_MAX_L:
         return None, None
     from symdelay.core.symbols import D, gamma, mu
-    from symdelay.models.erlang.stability import stability_conditions
+    from symdelay.models.erlang.stability import founding_closed_forms
 
-    k_c = stability_conditions(L).critical_lam_theta
+    k_c = founding_closed_forms(L)["critical_lam_theta"]
     if k_c is None:  # pragma: no cover - a closed form exists for 2 <= L <= 5
         return None, None
     mu_value, lam_value = (_sympy_number(v) for v in (mu_value, lam_value))
