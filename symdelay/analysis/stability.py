@@ -27,6 +27,8 @@ __all__ = [
     "stability",
     "is_stable",
     "verdict_at",
+    "require_stable",
+    "point_text",
     "model_record",
     "VERDICTS",
     "EXACT_COUNTS",
@@ -35,11 +37,12 @@ __all__ = [
 #: The verdicts at a point ("undecided": certified intervals could not separate, said why).
 VERDICTS = ("stable", "marginal", "unstable", "undecided")
 
-#: How a verdict at numbers is decided on a polynomial characteristic function (both paths).
+#: How a verdict at numbers is decided on a polynomial characteristic function (both paths:
+#: :func:`factor_counts`).
 EXACT_COUNTS = (
-    "exact Routh-Hurwitz counts of each factor's roots in Re r > 0 and on Re r = 0 "
-    "(rational coefficients); the roots on the axis are i w for the real roots w of "
-    "gcd(Re P(i w), Im P(i w))"
+    "exact counts of each factor's roots in Re r > 0 and on Re r = 0 (rational arithmetic: "
+    "the roots on the axis are i w for the real roots w of gcd(Re P(i w), Im P(i w)), the "
+    "others counted by the Cauchy index, as Routh-Hurwitz counts them)"
 )
 
 #: Closed forms an earlier release printed at the top of the founding model's record (the
@@ -136,13 +139,16 @@ class Stability(Result):
             }[self.stable]
         if self.verdict != "marginal":
             return self.verdict
-        from symdelay.core.numbers import complex_text, format_ball
+        from symdelay.core.numbers import format_ball
 
-        where = ", ".join(
-            f"r = {complex_text('0', format_ball(w, rad, 10)['value'])} ({mode})"
-            for mode, w, rad, _ in self.axis_roots
-        )
-        return f"marginal: no root in Re r > 0; on the imaginary axis {where}"
+        shown = [(mode, format_ball(w, rad, 10)["value"]) for mode, w, rad, _ in self.axis_roots]
+        parts = []
+        for mode, w in shown:
+            if w.startswith("-") and (mode, w[1:]) in shown:
+                continue  # printed with its conjugate
+            pair = w != "0" and (mode, "-" + w) in shown
+            parts.append(f"r = {'+-' if pair else ''}{w}{'i' if w != '0' else ''} ({mode})")
+        return f"marginal (no root in Re r > 0; on the imaginary axis {', '.join(parts)})"
 
     def text(self) -> str:
         """What ``symdelay stability`` prints: conditions, closed forms, the verdict."""
@@ -289,6 +295,34 @@ def verdict_at(model, **values) -> Stability:
     return res
 
 
+def point_text(res: Stability) -> str:
+    """The point a verdict is at: ``L = 2, mu = 1, ...`` (the model's own options)."""
+    from symdelay.analysis.charpoly import parameters_text
+
+    given = {k: v for k, v in parameters_text(res.parameters).items() if v is not None}
+    return ", ".join(f"{k} = {v}" for k, v in given.items()) or str(res.model_name)
+
+
+def require_stable(model, what: str) -> Stability:
+    """The verdict at ``model``'s numbers (:func:`stability`), when it is ``"stable"``; else
+    a one-line refusal naming it (and the roots on the imaginary axis when marginal):
+    ``what`` (e.g. "a stationary variance") needs a stable equilibrium."""
+    from symdelay.core.errors import SymdelayInputError
+
+    res = stability(model)
+    if res.verdict == "stable":
+        return res
+    if res.verdict is None:
+        free = [str(p) for p in getattr(model, "free_parameters", ())]
+        raise SymdelayInputError(
+            f"{what} needs a number for every parameter: give {', '.join(free)}"
+        )
+    raise SymdelayInputError(
+        f"no {what} at {point_text(res)}: the equilibrium is {res.verdict_text()} "
+        "(it needs a stable one; choose parameters inside the stability region)"
+    )
+
+
 def model_record(model) -> dict:
     """The record of ``symdelay analyze --json``: the model's derived data and its stability
     (:func:`stability`, the same record as ``symdelay stability``)."""
@@ -332,6 +366,24 @@ def axis_frequencies(coeffs_high_first, prec: int):
     return out
 
 
+def factor_counts(coeffs_high_first, multiplicity: int, mode: str, prec: int):
+    """The exact counts of one rational factor at numbers: ``(unstable, axis, axis_roots)``
+    with ``axis_roots`` ``(mode, omega, radius, multiplicity)``, each count times
+    ``multiplicity`` (the one decision every verdict at a point rests on)."""
+    from symdelay.analysis.polyroots import exact_counts
+
+    coeffs = [sp.Rational(c) for c in coeffs_high_first]
+    if len(coeffs) < 2:
+        return 0, 0, ()
+    counts = exact_counts(coeffs)
+    axis = ()
+    if counts.axis:
+        axis = tuple(
+            (mode, w, rad, m * multiplicity) for w, rad, m in axis_frequencies(coeffs, prec)
+        )
+    return counts.rhp * multiplicity, counts.axis * multiplicity, axis
+
+
 def counts_verdict(verdicts) -> str:
     """The verdict from per-factor ``(stable, unstable, axis)`` at numbers."""
     from symdelay.analysis.rootset import verdict_of
@@ -358,16 +410,14 @@ def _stability(model, dps: int) -> Stability:
     for mf in factors:
         stable_parts, rhp, on_axis = [], 0, 0
         for f, e in mf.parts:
+            if at_numbers:
+                u, a, ax = factor_counts(sp.Poly(f.factor, r).all_coeffs(), e, mf.mode, prec)
+                rhp, on_axis = rhp + u, on_axis + a
+                axis += [(m_, w, rad, k * mf.multiplicity) for m_, w, rad, k in ax]
+                stable_parts.append(u == 0 and a == 0)
+                continue
             res = routh_hurwitz(f.factor.xreplace(assume), r)
             stable_parts.append(res.is_stable)
-            if at_numbers:
-                rhp += res.rhp_count * e
-                on_axis += res.imaginary_axis_count * e
-                if res.imaginary_axis_count:
-                    coeffs = sp.Poly(f.factor, r).all_coeffs()
-                    for w, rad, m in axis_frequencies(coeffs, prec):
-                        axis.append((mf.mode, w, rad, m * e * mf.multiplicity))
-                continue
             for c in res.lienard_chipart:
                 lhs = sp.factor(c.lhs)
                 if lhs.is_positive:

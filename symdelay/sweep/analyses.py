@@ -237,7 +237,8 @@ def critical(L, mu, lam, D, dps: int = 15) -> dict:
 def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> dict:
     """Certified roots summarised (:func:`symdelay.characteristic_roots`): the spectral
     abscissa (rightmost real part), the frequency there, the certified count of unstable
-    roots and the largest error radius.
+    roots, the verdict of the certified counts (:attr:`RootSet.verdict`) and the largest
+    error radius.
 
     >>> roots(2, 1, 1, 3, 1, dps=15)["spectral_abscissa"]
     -0.5
@@ -252,22 +253,28 @@ def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> 
         "frequency": abs(float(top.value.imag)),
         "unstable_count": int(rs.unstable_count),
         "axis_count": int(rs.axis_count),
-        "stable": bool(rs.unstable_count == 0 and rs.axis_count == 0),
+        "stable": rs.verdict == "stable",
+        "verdict": rs.verdict,
         "max_radius": max(float(z.radius) for z in rs.roots),
         "spectral_abscissa_text": rec["spectral_abscissa"],
     }
 
 
 def stability(L, mu, lam, theta, D) -> dict:
-    """The exact Routh verdict at these numbers and the critical ``lam*theta``
+    """The verdict at these numbers (:func:`symdelay.analysis.stability.verdict_at`: stable,
+    marginal or unstable, exact) and the critical ``lam*theta``
     (:func:`symdelay.models.erlang.stability.critical_lam_theta_value`); ``margin`` is
     ``lam*theta / (lam*theta)_c`` (< 1 stable, inf when L = 1 never loses stability).
 
     >>> stability(2, 1, 1, 3, 1)
-    {'stable': True, 'critical_lam_theta': 9.0, 'margin': 0.3333333333333333}
+    {'stable': True, 'verdict': 'stable', 'critical_lam_theta': 9.0, 'margin': 0.3333333333333333}
+    >>> stability(2, 1, 1, 9, 1)["verdict"]
+    'marginal'
     """
+    from symdelay.analysis.stability import verdict_at
     from symdelay.core.params import as_L, as_parameter
-    from symdelay.models.erlang.stability import critical_lam_theta_value, is_stable_at
+    from symdelay.models.erlang.founding import FoundingModel
+    from symdelay.models.erlang.stability import critical_lam_theta_value
 
     n = as_L(L, allow_symbol=False)
     m, lm, th, d = (
@@ -276,8 +283,10 @@ def stability(L, mu, lam, theta, D) -> dict:
     g = n / d
     k = lm * th
     kc = critical_lam_theta_value(n, m, g, dps=15)
+    at = verdict_at(FoundingModel(L=n, mu=m, lam=lm, theta=th, D=d))
     return {
-        "stable": bool(is_stable_at(n, m, g, k)),
+        "stable": at.verdict == "stable",
+        "verdict": at.verdict,
         "critical_lam_theta": float(kc),
         "margin": 0.0 if math.isinf(kc) else float(k) / float(kc),
     }
@@ -466,7 +475,9 @@ def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dic
     >>> rec["stable"], rec["unstable_count"]
     (True, 0)
     """
-    from symdelay.analysis.polyroots import exact_counts, polynomial_roots
+    from symdelay.analysis.polyroots import polynomial_roots
+    from symdelay.analysis.rootset import verdict_of
+    from symdelay.analysis.stability import factor_counts
     from symdelay.core.lazy import sympy as sp
     from symdelay.core.symbols import r
 
@@ -481,9 +492,9 @@ def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dic
             raise SymdelayInputError(
                 f"analysis 'model-stability': the {f.mode} factor is not rational at this point"
             )
-        counts = exact_counts(coeffs)
-        unstable += counts.rhp * f.multiplicity
-        axis += counts.axis * f.multiplicity
+        # the counts every verdict at a point rests on (symdelay.analysis.stability)
+        u, a, _ = factor_counts(coeffs, f.multiplicity, f.mode, 64)
+        unstable, axis = unstable + u, axis + a
         if poly.degree() >= 1:
             rs = polynomial_roots(poly.as_expr(), r, dps=dps)
             z = max(rs.roots, key=lambda q: (float(q.value.real), abs(float(q.value.imag))))
@@ -491,6 +502,7 @@ def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dic
                 top = z
     return {
         "stable": unstable == 0 and axis == 0,
+        "verdict": verdict_of(unstable, axis),
         "unstable_count": int(unstable),
         "axis_count": int(axis),
         "spectral_abscissa": None if top is None else float(top.value.real),

@@ -241,7 +241,7 @@ def specialised_stability(model, force=None, dps: int = 20) -> Stability:
     the rational polynomial, any sign of theta; L = inf by Hayes' region in certified
     intervals, :func:`infinite_L_verdict`). It never declines; symbolic L is refused."""
     from symdelay.analysis.charpoly import model_parameters
-    from symdelay.analysis.stability import EXACT_COUNTS, axis_frequencies, counts_verdict
+    from symdelay.analysis.stability import EXACT_COUNTS, counts_verdict, factor_counts
     from symdelay.models.erlang.charpoly import founding_factors, model_values
 
     if model.symbolic:
@@ -265,7 +265,7 @@ def specialised_stability(model, force=None, dps: int = 20) -> Stability:
         if model.infinite:
             found = infinite_L_verdict(values, dps)
             diff_stable = {"stable": True, "undecided": None}.get(found.verdict, False)
-            verdicts = ((True, 0, 0), (diff_stable, found.unstable, found.axis))
+            verdicts = ((True, 0, 0), (diff_stable, found.unstable, found.axis))[-len(factors) :]
             axis = tuple(("difference", w, rad, m) for w, rad, m in found.axis_roots)
             return Stability(
                 (),
@@ -278,15 +278,9 @@ def specialised_stability(model, force=None, dps: int = 20) -> Stability:
             )
         n = model.L
         P = _poly_at(n, values["mu"], sp.Integer(n) / values["D"], values["lam"] * values["theta"])
-        res = routh_hurwitz(P.as_expr(), r)
-        rhp, on_axis = res.rhp_count, res.imaginary_axis_count
-        verdicts = ((True, 0, 0), (rhp == 0 and on_axis == 0, rhp, on_axis))
-        axis = ()
-        if on_axis:
-            prec = int(dps * 3.33) + 30
-            axis = tuple(
-                ("difference", w, rad, m) for w, rad, m in axis_frequencies(P.all_coeffs(), prec)
-            )
+        prec = int(dps * 3.33) + 30
+        rhp, on_axis, axis = factor_counts(P.all_coeffs(), 1, "difference", prec)
+        verdicts = ((True, 0, 0), (rhp == 0 and on_axis == 0, rhp, on_axis))[-len(factors) :]
         verdict = counts_verdict(verdicts)
         return Stability(
             (),
@@ -302,7 +296,7 @@ def specialised_stability(model, force=None, dps: int = 20) -> Stability:
     conds, known = free_conditions(
         [c.subs(subs) for c in conditions], positive={mu: _mp, gamma: _gp, lam: _lp}
     )
-    verdicts = ((True, None, None), (known, None, None))
+    verdicts = ((True, None, None), (known, None, None))[-len(factors) :]
     return Stability(conds, known, None, factor_verdicts=verdicts, **common)
 
 
