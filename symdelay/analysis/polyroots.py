@@ -434,6 +434,7 @@ def polynomial_roots(poly, var=None, dps: int = 30, method: str = "auto") -> Roo
         roots,
         (ModeFactor(expr, "polynomial"),),
         ((rhp, axis),),
+        parameters={"var": str(var), "degree": n},
         count_methods=tuple(methods),
     )
 

@@ -163,7 +163,7 @@ class Stability(Result):
         elif "characteristic_function" in cf:
             lines.append(f"{head}: characteristic function {cf['characteristic_function']}")
         else:
-            lines.append(f"{head}:")
+            lines.append(f"{self.model_name}:")
         if cf.get("conditions_under_assumptions") is not None:
             lines.append(f"under {cf['assumptions']}:")
             under = cf["conditions_under_assumptions"]

@@ -269,10 +269,11 @@ def _founding_factor(L, items, difference: bool):
     if not difference:
         same = g.is_number and m.is_number and g == m
         return (r + m) ** (L + 1) if same else (r + m) * (r + g) ** L
-    power = g**L
     if isinstance(L, int) and g.is_Rational and L * len(str(max(abs(g.p), g.q))) > _POWER_DIGITS:
-        power = sp.Pow(g, L, evaluate=False)
-    return (r + m) * (r + g) ** L + lt * power
+        # lam theta gamma^L left unevaluated: its digits would not print
+        tail = sp.Mul(lt, sp.Pow(g, L, evaluate=False), evaluate=False)
+        return sp.Add((r + m) * (r + g) ** L, tail, evaluate=False)
+    return (r + m) * (r + g) ** L + lt * g**L
 
 
 def closed_forms(model) -> dict:

@@ -485,7 +485,8 @@ def infinite_L_verdict(values: dict, dps: int = 20) -> InfiniteVerdict:
     algebraic and non-zero, which Lindemann's theorem excludes). ``|k| <= mu``: no root
     crosses the axis as D grows from 0 (``|i w + mu| > |k|`` for ``w != 0``), so all stay in
     ``Re r < 0``. ``|k| > mu``: roots cross at ``w = sqrt(k^2 - mu^2)`` when
-    ``D = D_n = (acos(-mu/k) + 2 pi n)/w``, each pair to the right (``|P(i w)|^2 - |Q(i w)|^2
+    ``D = D_n = (phi + 2 pi n)/w``, ``phi = acos(-mu/k)`` (``k > 0``) or ``2 pi - acos(-mu/k)``
+    (``k < 0``: ``sin(w D) = w/k < 0``), each pair to the right (``|P(i w)|^2 - |Q(i w)|^2
     = w^2 + mu^2 - k^2`` increases in ``w^2``), so the count in ``Re r > 0`` is
     ``[k < -mu] + 2 #{n >= 0 : D_n < D}``; ``D`` is compared with the ``D_n`` in Arb balls,
     with more bits until they separate (they are never equal: Lindemann again).
@@ -526,7 +527,11 @@ def infinite_L_verdict(values: dict, dps: int = 20) -> InfiniteVerdict:
         with flint.ctx.workprec(bits):
             K, M, Dd = (flint.arb(flint.fmpq(x.numerator, x.denominator)) for x in (k, m, d))
             w = (K * K - M * M).sqrt()
+            # e^{-i w D} = -(mu + i w)/k: sin(w D) = w/k, so w D is acos(-mu/k) (k > 0) or
+            # 2 pi - acos(-mu/k) (k < 0), plus 2 pi n
             phase = (-M / K).acos()
+            if k < 0:
+                phase = 2 * flint.arb.pi() - phase
             x = (Dd * w - phase) / (2 * flint.arb.pi())  # the crossings passed: n < x
             passed = None
             if x.upper() < 0:
@@ -544,7 +549,8 @@ def infinite_L_verdict(values: dict, dps: int = 20) -> InfiniteVerdict:
                     0,
                     (),
                     f"certified intervals (Arb, {bits} bits): D = {d} against the Hopf delays "
-                    "D_n = (acos(-mu/(lam theta)) + 2 pi n)/sqrt((lam theta)^2 - mu^2), "
+                    "D_n = (phi + 2 pi n)/sqrt((lam theta)^2 - mu^2), phi = acos(-mu/(lam theta))"
+                    f"{' (2 pi minus it: lam theta < 0)' if k < 0 else ''}, "
                     f"D_0 = {d0}: {passed} of them below D, each a pair crossing to the right"
                     + ("; and a real root r > 0 (lam*theta < -mu)" if base else ""),
                 )
