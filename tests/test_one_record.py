@@ -213,6 +213,26 @@ def test_json_size_at_large_L_is_one_list_of_roots():
     assert len(text) < 10_003 * 120 + 20_000
 
 
+def test_the_founding_factors_are_the_derived_forms():
+    """The closed forms the founding path writes for every L: the difference mode's is the
+    derived polynomial (Schur complement, rsolve), and the product of both modes is the
+    explicit determinant of the full system at concrete L."""
+    from symdelay.core.symbols import L, gamma, mu
+    from symdelay.models.erlang.charpoly import (
+        derive_characteristic_equation,
+        founding_factors,
+        verify_full_factorisation,
+    )
+
+    free = dict.fromkeys(("mu", "lam", "theta", "D"))
+    sym = founding_factors(L, free)
+    assert sp.simplify(sym[1].factor - derive_characteristic_equation().result) == 0
+    assert sp.simplify(sym[0].factor - (r + mu) * (r + gamma) ** L) == 0
+    for n in (1, 2, 4):
+        f = founding_factors(n, free)
+        assert sp.expand(f[0].factor * f[1].factor - verify_full_factorisation(n).explicit) == 0
+
+
 def test_loose_conveniences():
     res = symdelay.characteristic_roots(2, 1, 1, 3, 1, dps=15)  # the difference polynomial's
     assert isinstance(res, RootSet) and [f.mode for f in res.factors] == ["difference"]

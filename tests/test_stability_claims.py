@@ -14,7 +14,6 @@ from symdelay.models.erlang.claims import verify  # the founding convenience ver
 from symdelay.models.erlang.stability import (
     critical_lam_theta_value,
     is_oscillatory_at,
-    is_stable_at,
     oscillation_threshold,
 )
 
@@ -47,6 +46,15 @@ def rightmost_real_part(L, m, g, k):
         if i >= 2:
             J[i, i - 1] = g
     return max(np.linalg.eigvals(J).real)
+
+
+def is_stable_at(L, m, g, k) -> bool:
+    """The one verdict at ``mu = m``, ``gamma = g``, ``lam theta = k`` (lam = 1)."""
+    from symdelay.analysis.stability import stability
+    from symdelay.models.erlang.founding import FoundingModel
+
+    model = FoundingModel(L=L, mu=m, lam=1, theta=k, D=sp.Integer(L) / sp.Rational(g))
+    return stability(model).verdict == "stable"
 
 
 def test_L1_never_destabilises_and_oscillation_is_the_paper_inequality():

@@ -237,13 +237,23 @@ class RootSet(Result):
         return "\n".join(lines)
 
     def latex(self) -> str:
-        """The counts and the verdict, and the first 10 roots (real part, imaginary part,
-        radius, mode)."""
+        """The counts and the verdict, the factors, and the first 10 roots (real part,
+        imaginary part, radius, mode)."""
         from symdelay.core.display import latex_array, latex_number, latex_text
+        from symdelay.core.latex import tex
 
         rec = self.record()
+        factors = [
+            [tex(f.factor), latex_text(f.mode), str(f.multiplicity), str(u), str(a)]
+            for f, (u, a) in zip(self.factors, self.factor_counts)
+        ]
         rows = [
-            [latex_number(z["re"]), latex_number(z["im"]), latex_number(z["radius"]), z["mode"]]
+            [
+                latex_number(z["re"]),
+                latex_number(z["im"]),
+                latex_number(z["radius"]),
+                latex_text(z["mode"]),
+            ]
             for z in rec["roots"][:10]
         ]
         more = f" (first 10 of {len(rec['roots'])})" if len(rec["roots"]) > 10 else ""
@@ -253,6 +263,10 @@ class RootSet(Result):
                 f"{rec['axis_count']} on the axis ({rec['verdict']})"
             )
             + rf",\ \max \operatorname{{Re}} r = {latex_number(rec['spectral_abscissa'])}",
+            latex_array(
+                [r"\text{factor}", r"\text{mode}", r"\times", r"\text{unstable}", r"\text{axis}"],
+                factors,
+            ),
             latex_array(
                 [r"\operatorname{Re} r", r"\operatorname{Im} r", r"\text{radius}", r"\text{mode}"],
                 rows,

@@ -7,8 +7,7 @@ root of the characteristic function to lie in ``Re r < 0``; ``stable`` True / Fa
 and, at numbers, the **verdict** ``"stable"``, ``"marginal"`` (no root in ``Re r > 0``, some
 on the imaginary axis: the linearisation decides nothing there) or ``"unstable"``, decided
 exactly, with the roots on the axis (factor and frequency) and what was compared
-(``decided_by``). Every command that states a verdict takes it from here
-(:func:`verdict_at`).
+(``decided_by``). Every command that states a verdict takes it from here.
 
 Generic path: Routh–Hurwitz on every irreducible factor of ``det(rI - J)``, per mode.
 Parameters carry their declared domains while signs are decided (``mu > 0`` is dropped as a
@@ -26,7 +25,6 @@ __all__ = [
     "Stability",
     "stability",
     "is_stable",
-    "verdict_at",
     "require_stable",
     "point_text",
     "model_record",
@@ -46,8 +44,9 @@ EXACT_COUNTS = (
 )
 
 #: Closed forms an earlier release printed at the top of the founding model's record (the
-#: contract of ``stability --json``): both paths print them there for that model.
-CONTRACT_KEYS = ("critical_lam_theta",)
+#: contract of ``stability --json``, and its LaTeX): both paths print them there for that
+#: model (and, with the others, under ``closed_forms``).
+CONTRACT_KEYS = ("critical_lam_theta", "critical_lam_theta_latex")
 
 
 @dataclass(frozen=True)
@@ -192,7 +191,7 @@ class Stability(Result):
         given = {k: v for k, v in p.items() if k != "L" and v is not None}
         at = "at " + ", ".join(f"{k} = {v}" for k, v in given.items()) + ": " if given else ""
         if self.conditions:
-            lines.append(f"{at}stable exactly when (theta of either sign)")
+            lines.append(f"{at}stable exactly when (on the model's domain)")
             lines += [f"  {c}" for c in self.conditions]
         if self.verdict is not None:
             lines.append(f"{at}{self.verdict_text()}")
@@ -277,22 +276,6 @@ def stability(
 def is_stable(model) -> bool | None:
     """True / False, or None when the answer depends on the free parameters."""
     return stability(model).stable
-
-
-def verdict_at(model, **values) -> Stability:
-    """The one verdict at a point: :func:`stability` of ``model`` with ``values`` given
-    (``model.with_values``), which must leave no parameter free. Every command that states
-    a verdict (``stable``, ``marginal``, ``unstable``) reads it from this record."""
-    from symdelay.core.errors import SymdelayInputError
-
-    m = model.with_values(**values) if values else model
-    res = stability(m)
-    if res.verdict is None:
-        free = [str(p) for p in getattr(m, "free_parameters", ())]
-        raise SymdelayInputError(
-            "a verdict needs a number for every parameter: give " + ", ".join(free or ["them"])
-        )
-    return res
 
 
 def point_text(res: Stability) -> str:

@@ -261,7 +261,7 @@ def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> 
 
 
 def stability(L, mu, lam, theta, D) -> dict:
-    """The verdict at these numbers (:func:`symdelay.analysis.stability.verdict_at`: stable,
+    """The verdict at these numbers (:func:`symdelay.analysis.stability.stability`: stable,
     marginal or unstable, exact) and the critical ``lam*theta``
     (:func:`symdelay.models.erlang.stability.critical_lam_theta_value`); ``margin`` is
     ``lam*theta / (lam*theta)_c`` (< 1 stable, inf when L = 1 never loses stability).
@@ -271,7 +271,7 @@ def stability(L, mu, lam, theta, D) -> dict:
     >>> stability(2, 1, 1, 9, 1)["verdict"]
     'marginal'
     """
-    from symdelay.analysis.stability import verdict_at
+    from symdelay.analysis.stability import stability as verdict
     from symdelay.core.params import as_L, as_parameter
     from symdelay.models.erlang.founding import FoundingModel
     from symdelay.models.erlang.stability import critical_lam_theta_value
@@ -283,7 +283,7 @@ def stability(L, mu, lam, theta, D) -> dict:
     g = n / d
     k = lm * th
     kc = critical_lam_theta_value(n, m, g, dps=15)
-    at = verdict_at(FoundingModel(L=n, mu=m, lam=lm, theta=th, D=d))
+    at = verdict(FoundingModel(L=n, mu=m, lam=lm, theta=th, D=d))
     return {
         "stable": at.verdict == "stable",
         "verdict": at.verdict,

@@ -204,7 +204,11 @@ def specialised_charpoly(model, full: bool = False):
             )
         eq = factors[1].factor
         return CharPoly(None, tex(eq) + " = 0", factors, equation=eq, **common)
-    if full and isinstance(model.L, int):
+    if full:
+        if not isinstance(model.L, int):
+            raise SymdelayInputError(
+                "the full polynomial needs a concrete L: give L as an integer >= 1"
+            )
         verify_full_factorisation(model.L)  # the modes' product is det(rI - J): checked
     params = {k: o[k] for k in ("mu", "lam", "theta", "D")}
     _parameter_values(model.L, **params)  # the values, checked as before
@@ -226,7 +230,12 @@ def founding_factors(L, values: dict) -> tuple:
     ``(r + mu)(r + gamma)^L`` (``(r + mu)^(L+1)`` when ``mu = gamma``) and the difference
     mode ``(r + mu)(r + gamma)^L + lam theta gamma^L``, with ``gamma = L/D``; ``L = oo``:
     ``r + mu`` and ``r + mu + lam theta e^{-D r}``; for ``theta = 0`` the two are one
-    factor twice. ``values``: ``mu, lam, theta, D`` -> exact number or None (the symbol)."""
+    factor twice. ``values``: ``mu, lam, theta, D`` -> exact number or None (the symbol).
+
+    The difference mode's form is the derived one (:func:`derive_characteristic_equation`,
+    and its limit); the sum mode's block is triangular (the routing probabilities add up to
+    one), so its polynomial is the product of its diagonal. Both are compared with the
+    transition table's factors in the tests (``tests/test_one_record.py``)."""
     items = tuple(values.items())
     if any(_zero(values[k]) for k in ("lam", "theta")):
         # lam theta = 0: the difference mode's polynomial is the sum mode's, one factor

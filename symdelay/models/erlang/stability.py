@@ -40,7 +40,7 @@ certified intervals (:func:`infinite_L_verdict`).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 import mpmath
@@ -61,7 +61,6 @@ __all__ = [
     "difference_routh",
     "infinite_L_verdict",
     "critical_lam_theta_value",
-    "is_stable_at",
     "is_oscillatory_at",
     "oscillation_threshold",
     "ASSUMPTIONS",
@@ -291,10 +290,8 @@ def specialised_stability(model, force=None, dps: int = 20) -> Stability:
             decided_by=EXACT_COUNTS,
             **common,
         )
-    conditions = _domain_conditions(model)
-    subs = _substitution(model, values)
-    conds, known = free_conditions(
-        [c.subs(subs) for c in conditions], positive={mu: _mp, gamma: _gp, lam: _lp}
+    conds, known = _conditions_at(
+        "inf" if model.infinite else model.L, tuple(_substitution(model, values).items())
     )
     verdicts = ((True, None, None), (known, None, None))[-len(factors) :]
     return Stability(conds, known, None, factor_verdicts=verdicts, **common)
@@ -317,11 +314,16 @@ def _substitution(model, values) -> dict:
     return out
 
 
-def _domain_conditions(model) -> tuple:
-    """The founding conditions on the model's domain (theta real), symbolic."""
-    if model.infinite:
-        return infinite_L_conditions()
-    return _stability_conditions(as_L(model.L, allow_symbol=False))["conditions"]
+@lru_cache(maxsize=512)
+def _conditions_at(L, subs: tuple):
+    """The founding conditions on the model's domain (theta real) with the numbers ``subs``
+    put in: ``(conditions left, known)`` (:func:`free_conditions`), cached."""
+    found = infinite_L_conditions() if L == "inf" else _stability_conditions(L)["conditions"]
+    values = dict(subs)
+    return free_conditions(
+        [c.subs(values) if values else c for c in found],
+        positive={mu: _mp, gamma: _gp, lam: _lp},
+    )
 
 
 def closed_forms(model, quantity: str, force=None) -> dict | None:
@@ -593,12 +595,6 @@ def critical_lam_theta_value(L, mu_value, gamma_value, dps: int = 30):
 
 def _poly_at(L, m, g, k):
     return sp.Poly(characteristic_polynomial(L).subs({mu: m, gamma: g, lam: k, theta: 1}), r)
-
-
-def is_stable_at(L, mu_value, gamma_value, lam_theta) -> bool:
-    """Exact: Routh count on the rational polynomial (no roots with Re >= 0)."""
-    res = routh_hurwitz(_poly_at(L, mu_value, gamma_value, lam_theta).as_expr(), r)
-    return res.rhp_count == 0 and res.imaginary_axis_count == 0
 
 
 def is_oscillatory_at(L, mu_value, gamma_value, lam_theta, max_refinements: int = 40):
