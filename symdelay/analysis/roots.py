@@ -97,8 +97,8 @@ def roots(
     branches : tuple of two ints, optional
         ``L = inf``: the Lambert-W branches ``(k1, k2)`` to list (default -3..3).
     force : bool, optional
-        None (the API) runs the generic path unguarded; ``True``/``False`` (``--force``)
-        estimates its cost first (:func:`check_analysis_cost`).
+        None (the API) runs the generic path unguarded; True or False (the command line's
+        ``--force``) estimates its cost first (:func:`check_analysis_cost`).
     method : {"auto", "generic", "specialised"}
         The path (:mod:`symdelay.analysis.entry`); both give the same record.
 

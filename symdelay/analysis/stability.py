@@ -211,9 +211,11 @@ class Stability(Result):
             body = rf"\text{{{word}}}"
         else:
             body = r" \;\wedge\; ".join(tex(c) for c in self.conditions)
-        crit = (self.closed_forms or {}).get("critical_lam_theta")
-        if crit is not None:
-            body += rf", \qquad (\lambda\theta)_c = {tex(crit)}"
+        cf = self.closed_forms or {}
+        if cf.get("stable_for_all_theta"):
+            body += r", \qquad \text{stable for every } \theta \ge 0"
+        if cf.get("critical_lam_theta") is not None:
+            body += rf", \qquad (\lambda\theta)_c = {tex(cf['critical_lam_theta'])}"
         from symdelay.analysis.charpoly import parameters_text
 
         p = parameters_text(self.parameters)
@@ -239,14 +241,14 @@ def stability(
         The path (:mod:`symdelay.analysis.entry`); both give the same record.
     force : bool, optional
         None (the API) runs the generic path unguarded and estimates the founding model's
-        symbolic work (refused over the budget); ``True``/``False`` (``--force``) estimates
-        both first.
+        symbolic work (refused over the budget); True or False (the command line's
+        ``--force``) estimates both first.
     dps : int
         Digits of the frequencies of the roots on the axis in the record.
 
-    The family's closed forms first (the founding model: its conditions in ``mu, gamma,
-    lam*theta`` for one L, ``L = inf`` by Hayes' region), else Routh–Hurwitz on every factor
-    (computed once per model).
+    The family's closed forms first (the founding model: its conditions in ``mu``,
+    ``gamma`` and ``lam*theta`` for one L, ``L = inf`` by Hayes' region), else Routh–Hurwitz
+    on every factor (computed once per model).
 
     >>> from symdelay.models import build_model
     >>> stability(build_model("nserver", N=3, L=1, mu=1, lam=1, theta=3, D=1)).verdict
@@ -320,11 +322,10 @@ def free_conditions(conditions, positive=()) -> tuple[tuple, bool | None]:
     versions for deciding signs."""
     keep = []
     for c in conditions:
-        if not c.free_symbols:
-            value = bool(c)
-        else:
-            decided = c.xreplace(dict(positive)) if positive else c
-            value = decided if decided in (sp.true, sp.false) else None
+        decided = c.xreplace(dict(positive)) if positive else c
+        if isinstance(decided, sp.core.relational.Relational):  # evaluated again (numbers)
+            decided = decided.func(*decided.args)
+        value = decided if decided in (sp.true, sp.false) else None
         if value is None:
             if c not in keep:
                 keep.append(c)
