@@ -186,7 +186,9 @@ def closed_forms_json(forms) -> dict | None:
 
     out = {}
     for k, v in forms.items():
-        if v is None or isinstance(v, bool | int | str):
+        if v is None:  # a formula that does not exist here (no closed form): both null
+            out[k], out[f"{k}_latex"] = None, None
+        elif isinstance(v, bool | int | str):
             out[k] = v
         elif isinstance(v, tuple | list):
             out[k] = [str(c) for c in v]

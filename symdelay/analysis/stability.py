@@ -414,12 +414,7 @@ def _stability(model, dps: int) -> Stability:
                 cond = sp.StrictGreaterThan(lhs.xreplace(back), 0, evaluate=False)
                 if cond not in conditions:
                     conditions.append(cond)
-        if all(v is True for v in stable_parts):
-            st = True
-        elif any(v is False for v in stable_parts):
-            st = False
-        else:
-            st = None
+        st = _combine(stable_parts)
         verdicts.append((st, rhp, on_axis) if at_numbers else (st, None, None))
     verdict = decided = None
     if at_numbers:
