@@ -223,14 +223,24 @@ def stability_conditions(L, *, force: bool = False, kappa=None) -> Stability:
     8*(gamma + mu)**3/(3*gamma + mu)**2
     """
     from symdelay.analysis.stability import stability
-    from symdelay.models.erlang.founding import FoundingModel
 
     if kappa is not None:
         from symdelay.models.erlang.kappa import inflight_model
 
         return stability(inflight_model(as_L(L, allow_symbol=False), kappa))
-    model = FoundingModel(L=as_L(L, allow_symbol=False))
-    return stability(model, method="specialised", force=force)
+    n = as_L(L, allow_symbol=False)
+    founding_closed_forms(n, force=force)  # the estimate (refused over the budget), once
+    return _symbolic(n)
+
+
+@cache
+def _symbolic(n: int) -> Stability:
+    """:func:`stability_conditions` at ``L = n``, one record per process (``2`` and
+    ``"2"`` are one entry)."""
+    from symdelay.analysis.stability import stability
+    from symdelay.models.erlang.founding import FoundingModel
+
+    return stability(FoundingModel(L=n), method="specialised")
 
 
 def specialised_stability(model, force=None, dps: int = 20) -> Stability:
