@@ -43,10 +43,8 @@ def _critical(L, method):
 
 
 def _roots(L, method):
-    rs = symdelay.roots(founding(L, theta=3), dps=30, method=method)
-    if method == "generic":
-        rs = rs.mode_roots("difference")
-    return max(mpmath.re(z.value) for z in rs.roots)  # the spectral abscissa
+    # one record on both paths: every factor's roots (the spectral abscissa over them all)
+    return symdelay.roots(founding(L, theta=3), dps=30, method=method).spectral_abscissa
 
 
 def _stability(L, method):

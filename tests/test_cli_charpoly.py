@@ -24,7 +24,11 @@ def test_charpoly_json_equals_determinant(run_cli, n):
     status, out, err = run_cli("charpoly", "--L", str(n), "--json")
     assert status == 0 and err == ""
     rec = json.loads(out)
-    assert set(rec) == {"L", "polynomial", "latex"} and rec["L"] == n
+    assert {"L", "polynomial", "latex"} <= set(rec) and rec["L"] == n  # the contract
+    assert [f["mode"] for f in rec["factors"]] == ["sum", "difference"]
+    prod = sp.Mul(*[_parse(f["factor"]) ** f["multiplicity"] for f in rec["factors"]])
+    full = ActionDelayModel(L=n).jacobian().charpoly(r).as_expr()
+    assert sp.expand(prod - full) == 0  # the factors by mode multiply to det(rI - J)
     J = ActionDelayModel(L=n).difference_jacobian()
     det = (r * sp.eye(n + 1) - J).det(method="berkowitz")
     assert sp.expand(_parse(rec["polynomial"]) - det) == 0

@@ -127,7 +127,7 @@ def test_results_display_in_jupyter():
     st = symdelay.stability_conditions(2)._repr_latex_()
     assert (
         st.startswith("$")
-        and symdelay.tex(symdelay.stability_conditions(2).critical_lam_theta) in st
+        and symdelay.tex(symdelay.stability_conditions(2).closed_forms["critical_lam_theta"]) in st
     )
     assert "stable for every" in symdelay.stability_conditions(1)._repr_latex_()
     founding = symdelay.build_model("erlang", L=1, mu=1, lam=1, theta=2, D=1)

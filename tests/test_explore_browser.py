@@ -169,9 +169,10 @@ def test_moving_a_slider_redraws_the_rightmost_root_the_library_computes(tmp_pat
         )
         assert marker == [1.0, 10.35]
 
-        # and L: an integer slider (five delay phases: six roots of the difference mode)
+        # and L: an integer slider (five delay phases: six roots of the difference mode, and
+        # the sum mode's -mu and -gamma)
         drv.execute_script(f"{DOC}.get_model_by_name('L').value = 5")
-        wait_for(drv, f"{ROOTS}.re.length == 6")
+        wait_for(drv, f"{ROOTS}.re.length == 8")
         got = rightmost(drv)
         want = library_rightmost(L=5, mu=1, lam=1, theta="10.35", D=1)
         assert abs(got[0] - want[0]) < 1e-9 and abs(got[1] - want[1]) < 1e-9, (got, want)

@@ -17,7 +17,7 @@ from symdelay.models.erlang.stability import stability_conditions
 def test_closed_forms_agree(L):
     """Eliminating omega from Re/Im of P(i omega) (hopf) = last Hurwitz determinant (stability)."""
     mine, _ = critical_closed_form(L)
-    theirs = stability_conditions(L).critical_lam_theta
+    theirs = stability_conditions(L).closed_forms["critical_lam_theta"]
     assert sp.simplify(mine - theirs) == 0
 
 
@@ -35,7 +35,7 @@ def test_numeric_boundary_agrees(L):
 
 def test_worst_delay_on_closed_form_L4():
     """L = 4: minimise the Hurwitz closed form k_c(mu, gamma) over gamma numerically."""
-    kc = stability_conditions(4).critical_lam_theta.subs(mu, 1)
+    kc = stability_conditions(4).closed_forms["critical_lam_theta"].subs(mu, 1)
     f = sp.lambdify(gamma, kc, "mpmath")
     with mpmath.workdps(30):
         g_star = mpmath.findroot(lambda g: mpmath.diff(f, g), 1.2)

@@ -85,28 +85,34 @@ def test_tex_is_public():
 def test_stability_latex(run_cli, L):
     rec = _json(run_cli, "stability", "--L", L)
     res = stability_conditions(int(L))
+    cf = res.closed_forms
+    assert _check(rec, {"conditions_latex": ("conditions", res.conditions)}) >= 1
+    assert _check(
+        rec, {"critical_lam_theta_latex": ("critical_lam_theta", cf["critical_lam_theta"])}
+    ) == (L != "1")
     pairs = {
-        "conditions_latex": ("conditions", res.conditions),
-        "critical_lam_theta_latex": ("critical_lam_theta", res.critical_lam_theta),
-        "critical_lam_theta_in_D_latex": ("critical_lam_theta_in_D", res.critical_lam_theta_in_D),
-        "hopf_polynomial_latex": ("hopf_polynomial", res.hopf_polynomial),
-        "oscillation_condition_latex": ("oscillation_condition", res.oscillation_condition),
+        "critical_lam_theta_latex": ("critical_lam_theta", cf["critical_lam_theta"]),
+        "critical_lam_theta_in_D_latex": ("critical_lam_theta_in_D", cf["critical_lam_theta_in_D"]),
+        "hopf_polynomial_latex": ("hopf_polynomial", cf["hopf_polynomial"]),
+        "oscillation_condition_latex": ("oscillation_condition", cf["oscillation_condition"]),
         "oscillation_lam_theta_latex": ("oscillation_lam_theta", oscillation_threshold(int(L))),
-        "routh_conditions_latex": ("routh_conditions", res.routh.conditions),
+        "routh_conditions_latex": ("routh_conditions", cf["routh_conditions"]),
     }
-    assert _check(rec, pairs) >= 4
+    assert _check(rec["closed_forms"], pairs) >= 4
     if L == "1":  # no theta >= 0 destabilises: no critical formula, null LaTeX
-        assert rec["critical_lam_theta_latex"] is None and rec["conditions_latex"] == []
+        assert rec["critical_lam_theta_latex"] is None
+        assert rec["conditions_latex"] == [r"\lambda \theta > - \mu"]  # theta of either sign
     else:
         assert all(r"\lambda" in c for c in rec["conditions_latex"])
-    assert r"\lambda \theta" in rec["oscillation_condition_latex"]
+    assert r"\lambda \theta" in rec["closed_forms"]["oscillation_condition_latex"]
 
 
 def test_stability_latex_L2_exact(run_cli):
     rec = _json(run_cli, "stability", "--L", "2")
     assert rec["critical_lam_theta_latex"] == r"\frac{2 \left(\gamma + \mu\right)^{2}}{\gamma}"
     assert rec["conditions_latex"] == [
-        r"\lambda \theta < \frac{2 \left(\gamma + \mu\right)^{2}}{\gamma}"
+        r"\lambda \theta < \frac{2 \left(\gamma + \mu\right)^{2}}{\gamma}",
+        r"\lambda \theta > - \mu",
     ]
 
 

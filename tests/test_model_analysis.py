@@ -21,7 +21,7 @@ def test_generic_roots_equal_the_erlang_fast_path(L):
     pars = {"mu": 1, "lam": 1, "theta": sp.Rational(5, 2), "D": sp.Rational(3, 2)}
     m = build_model("erlang", L=L, **pars)
     generic = roots(m, dps=30, method="generic")
-    diff = next(rs for f, rs in generic.per_factor if f.mode == "difference")
+    diff = generic.mode_roots("difference")
     fast = symdelay.characteristic_roots(
         L, pars["mu"], pars["lam"], pars["theta"], pars["D"], dps=30
     )

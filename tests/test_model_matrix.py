@@ -102,12 +102,9 @@ def test_roots_vs_numpy(name, run_cli):
     status, out, err = run_cli("roots", *opts(name), "--dps", "20", "--json")
     assert status == 0, err
     rec = json.loads(out)
-    roots = []
-    for f in rec["factors"]:
-        for z in f["roots"]:
-            roots += [complex(float(z["re"]), float(z["im"]))] * (
-                z.get("multiplicity", 1) * f["multiplicity"]
-            )
+    roots = []  # every root once, with its multiplicity in det(rI - J)
+    for z in rec["roots"]:
+        roots += [complex(float(z["re"]), float(z["im"]))] * z.get("multiplicity", 1)
     eig = np.linalg.eigvals(numeric_jacobian(model_at(name)))
     assert len(roots) == len(eig)
     for z in roots:

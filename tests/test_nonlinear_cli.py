@@ -169,7 +169,7 @@ def test_spectrum_json_contract(run_cli):
         (["normal-form", "--L", "2", "--mu", "1", "--lam", "1"], "--D"),
         (
             ["spectrum", "--L", "2", "--mu", "1", "--lam", "1", "--theta", "10", "--D", "1"],
-            "not below theta_c",
+            "the equilibrium is unstable",
         ),
         (
             [

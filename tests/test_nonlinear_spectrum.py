@@ -108,7 +108,7 @@ def test_periodogram_of_simulated_paths_matches_the_lna():
 
 
 def test_spectrum_refuses_unstable_theta():
-    with pytest.raises(SymdelayInputError, match="not below theta_c = 9"):
+    with pytest.raises(SymdelayInputError, match="theta = 10, D = 1: the equilibrium is unstable"):
         spectrum(2, 1, 1, 10, 1)
 
 

@@ -14,6 +14,7 @@ import sympy as sp
 
 from symdelay import characteristic_roots
 from symdelay.analysis.certify import to_acb
+from symdelay.analysis.rootset import order_key
 from symdelay.core.errors import CertificationError
 from symdelay.models.erlang.roots import arbpath, solve
 
@@ -82,7 +83,7 @@ def test_mirrored_conjugates_are_exact():
 def test_disjoint_discs_cover_every_root_of_the_exact_polynomial():
     # independent: flint's own isolation on the exact integer polynomial
     L, mu, lam, theta, D = 12, 1, 2, -3, 1
-    res = characteristic_roots(L, mu, lam, theta, D, dps=40)
+    res = characteristic_roots(L, mu, lam, theta, D, dps=40).mode_roots("difference")
     g = L // D
     coeffs = [0] * (L + 2)  # (r + mu)(r + g)^L + lam theta g^L, lowest first
     from math import comb
@@ -120,14 +121,15 @@ def test_tiny_delay_all_roots(run_cli):
     status, out, err = run_cli(*args, "--json")
     assert status == 0, err
     rec = json.loads(out)
-    assert len(rec["roots"]) == 4 and rec["unstable_count"] == 0
+    diff = [z for z in rec["roots"] if rec["factors"][z["factor"]]["mode"] == "difference"]
+    assert len(diff) == 4 and rec["unstable_count"] == 0
     # against the exact polynomial in s = r/gamma: (s + mu/gamma)(s + 1)^3 + lam theta/gamma
     gq = sp.Rational(3) / sp.Rational("1e-40")
     _, co = solve._scaled_coefficients(3, _params(1, 1, "1/2", "1e-40"))
     with flint.ctx.workprec(600):
         P = flint.acb_poly([flint.acb(flint.fmpq(int(c.p), int(c.q))) for c in reversed(co)])
         ref = [w * flint.acb(flint.fmpq(int(gq.p), int(gq.q))) for w in P.roots()]
-        for item in rec["roots"]:
+        for item in diff:
             z = flint.acb(flint.arb(item["re"]), flint.arb(item["im"]))
             rad = flint.arb(item["radius"])
             near = [w for w in ref if (w - z).abs_lower() <= rad + w.rad()]
@@ -164,7 +166,7 @@ def _reference(L, p, dps, roots):
     work = solve._work(dps, L)
     with mpmath.workdps(work):
         roots, axis = solve._mark_axis_roots(list(roots), L, p, solve._bits(work))
-    roots.sort(key=solve._sort_key)
+    roots.sort(key=order_key)
     count = sum(1 for z in roots if not z.on_axis and z.value.real > 0)
     if not axis:
         count = solve._disc_count(roots)
@@ -203,10 +205,10 @@ def _same_root(a, b, dps):
 def test_ordered_arb_path_against_the_existing_pipeline(case, dps):
     L, *rest = case
     p = _params(*rest)
-    res = characteristic_roots(L, *rest, dps=dps)
+    res = characteristic_roots(L, *rest, dps=dps).mode_roots("difference")
     roots = list(res.roots)
     assert len(roots) == L + 1
-    assert roots == sorted(roots, key=solve._sort_key)  # rightmost first, _sort_key's order
+    assert roots == sorted(roots, key=order_key)  # rightmost first, the records' order
     # the general path (SymPy-derived F, contraction proofs), through the old pipeline
     work = solve._work(dps, L)
     scaled = _solved_parameters(L, p)

@@ -24,26 +24,45 @@ def test_json_contract_L200(run_cli):
     status, out, err = run_cli(*BASE, "--L", "200", "--dps", "50", "--json")
     assert status == 0 and err == ""
     rec = json.loads(out)
+    # the contract's keys (issue 4), and the one record's (issue 31)
+    assert {"L", "dps", "roots", "spectral_abscissa", "unstable_count"} <= set(rec)
     assert set(rec) == {
         "L",
+        "parameters",
         "dps",
         "roots",
+        "factors",
         "spectral_abscissa",
         "unstable_count",
         "axis_count",
         "listed_unstable",
         "count_scope",
+        "stable",
+        "verdict",
+        "axis_roots",
+        "method",
         "model",
         "symdelay_version",
     }
     assert rec["axis_count"] == 0 and rec["count_scope"] == "all roots"
-    assert rec["L"] == 200 and rec["dps"] == 50 and len(rec["roots"]) == 201
+    assert rec["verdict"] == "unstable" and rec["stable"] is False
+    assert [f["mode"] for f in rec["factors"]] == ["sum", "difference"]
+    # every root once: the sum mode's -1 and -200 (200-fold), the difference mode's 201
+    assert rec["L"] == 200 and rec["dps"] == 50 and len(rec["roots"]) == 203
+    assert sum(t.get("multiplicity", 1) for t in rec["roots"]) == 2 * 201
     for item in rec["roots"]:
-        assert set(item) == {"re", "im", "radius"}
+        assert {"re", "im", "radius", "mode"} <= set(item) <= {"re", "im", "radius", "mode",
+                                                             "multiplicity"}  # fmt: skip
         assert _digits(item["re"]) == 50 or float(item["re"]) == 0
         assert float(item["radius"]) < 1e-45
+    sums = [t for t in rec["roots"] if t["mode"] == "sum"]
+    assert [(t["re"], t["im"], t["radius"], t.get("multiplicity", 1)) for t in sums] == [
+        ("-1." + "0" * 49, "0", "0", 1),
+        ("-200." + "0" * 47, "0", "0", 200),
+    ]
+    diff = [t for t in rec["roots"] if t["mode"] == "difference"]
     # against double-precision eigenvalues of the Jacobian (independent path)
-    vals = np.array([complex(float(t["re"]), float(t["im"])) for t in rec["roots"]])
+    vals = np.array([complex(float(t["re"]), float(t["im"])) for t in diff])
     eig = np.linalg.eigvals(difference_jacobian_numeric(200, 1, 1, 5, 1))
     assert np.max(np.min(np.abs(vals[:, None] - eig[None, :]), axis=1)) < 1e-9
     assert rec["unstable_count"] == int(np.sum(eig.real > 0)) == 2
@@ -68,16 +87,21 @@ def test_rightmost_json(run_cli):
 def test_inf_branches(run_cli):
     status, out, _ = run_cli(*BASE, "--L", "inf", "--dps", "30", "--branches", "-3..3", "--json")
     rec = json.loads(out)
-    assert status == 0 and rec["L"] == "inf" and len(rec["roots"]) == 7
+    assert status == 0 and rec["L"] == "inf" and len(rec["roots"]) == 8
+    assert [t for t in rec["roots"] if t["mode"] == "sum"] == [
+        {"re": "-1." + "0" * 29, "im": "0", "radius": "0", "mode": "sum"}
+    ]
     with mpmath.workdps(40):
-        for t in rec["roots"]:
+        for t in [t for t in rec["roots"] if t["mode"] == "difference"]:
             z = mpmath.mpc(mpmath.mpf(t["re"]), mpmath.mpf(t["im"]))
             assert abs(z + 1 + 5 * mpmath.exp(-z)) < 1e-25
 
 
 def test_text_output(run_cli):
     status, out, _ = run_cli(*BASE, "--L", "3", "--dps", "10")
-    assert status == 0 and out.startswith("L = 3: 4 roots") and "unstable_count = 0" in out
+    assert status == 0 and out.startswith("L = 3: 8 roots (all), 0 with Re r > 0")
+    assert ": stable" in out.splitlines()[0]
+    assert "-3.000000000  +- 0   [sum, x3]" in out  # gamma = 3, three-fold, exact
 
 
 BAD = [
@@ -106,7 +130,6 @@ def test_bad_input_cli(run_cli, extra, words):
         ("mu", "-1", "mu must be positive"),
         ("D", "0", "D must be positive"),
         ("lam", "inf", "lam must be a finite number"),
-        ("theta", "0", "theta = 0"),
         ("theta", "nan", "theta must be a finite number"),
     ],
 )
@@ -156,10 +179,15 @@ def test_roots_on_the_imaginary_axis(run_cli, args, axis, expected):
     assert status == 0 and err == ""
     rec = json.loads(out)
     assert rec["axis_count"] == axis and rec["unstable_count"] == 0
-    got = [complex(float(t["re"]), float(t["im"])) for t in rec["roots"]]
+    assert rec["verdict"] == "marginal" and rec["stable"] is False
+    assert len(rec["axis_roots"]) == axis
+    diff = [t for t in rec["roots"] if t["mode"] == "difference"]
+    got = [complex(float(t["re"]), float(t["im"])) for t in diff]
     assert np.allclose(got, [complex(e) for e in expected], atol=1e-14)
     on = [t for t in rec["roots"] if t["re"] == "0"]
     assert len(on) == axis  # real part proved to be exactly zero
+    for t, a in zip(on, rec["axis_roots"]):
+        assert a["omega"]["value"] == t["im"] and a["mode"] == "difference"
 
 
 def test_dde_root_at_zero(run_cli):
@@ -206,8 +234,8 @@ def test_dde_root_at_zero(run_cli):
 def test_listed_roots_vs_whole_spectrum_count(run_cli):
     status, out, _ = run_cli(*BASE, "--L", "inf", "--branches", "0..0")
     assert status == 0
-    assert "1 roots listed" in out and "1 of them unstable" in out
-    assert "whole spectrum: unstable_count = 2" in out
+    head = out.splitlines()[0]
+    assert "2 roots (branches; counts over the whole spectrum), 2 with Re r > 0" in head
     rec = json.loads(run_cli(*BASE, "--L", "inf", "--branches", "0..0", "--json")[1])
     assert rec["listed_unstable"] == 1 and rec["unstable_count"] == 2
     assert rec["count_scope"] == "whole spectrum"
@@ -238,3 +266,23 @@ def test_root_at_zero_for_large_L(run_cli, L):
     rec = json.loads(out)
     assert rec["axis_count"] == 1 and rec["unstable_count"] == 0
     assert rec["roots"][0]["re"] == "0" and float(rec["roots"][0]["im"]) == 0
+
+
+def test_theta_zero_gives_the_exact_roots(run_cli):
+    """theta = 0 (allowed by --help): the difference mode is the sum mode, the roots are
+    exactly -mu and -L/D (L-fold), each twice; the verdict is stable."""
+    status, out, err = run_cli(
+        "roots", "--L", "3", "--mu", "2", "--lam", "1", "--theta", "0", "--D", "1", "--json"
+    )
+    assert status == 0 and err == ""
+    rec = json.loads(out)
+    assert [(f["factor"], f["mode"], f["multiplicity"]) for f in rec["factors"]] == [
+        ("(r + 2)*(r + 3)**3", "sum", 2)
+    ]
+    assert [
+        (t["re"][:6], t["im"], t["radius"], t.get("multiplicity", 1)) for t in rec["roots"]
+    ] == [
+        ("-2.000", "0", "0", 2),
+        ("-3.000", "0", "0", 6),
+    ]
+    assert rec["verdict"] == "stable" and rec["unstable_count"] == rec["axis_count"] == 0

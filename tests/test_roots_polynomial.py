@@ -121,8 +121,10 @@ def test_erlang_on_axis_by_the_generic_path():
 def test_json_and_string_input():
     res = polynomial_roots("s**2 + 2*s + 5", "s", dps=10)
     rec = res.to_json()
-    assert rec["degree"] == 2 and rec["unstable_count"] == 0 and len(rec["roots"]) == 2
+    assert rec["parameters"] == {"var": "s", "degree": "2"}
+    assert rec["unstable_count"] == 0 and len(rec["roots"]) == 2 and rec["verdict"] == "stable"
     assert rec["roots"][0]["re"] == "-1.000000000"
+    assert rec["factors"][0]["factor"] == "s**2 + 2*s + 5"
 
 
 @pytest.mark.parametrize(

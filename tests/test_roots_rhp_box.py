@@ -37,7 +37,8 @@ def test_disc_count_equals_argument_principle_and_routh(L):
     for th in ("0.35", "1", "3", "7", "30"):
         for Dv in ("0.3", "1", "4"):
             res = characteristic_roots(L, 1, 1, sp.Rational(th), sp.Rational(Dv), dps=20)
-            p = res.params
+            p = {"mu": sp.Integer(1), "lam": sp.Integer(1), "theta": sp.Rational(th),
+                 "D": sp.Rational(Dv)}  # fmt: skip
             F, _dF, _both = _arb_functions(p, L, _bits(40))
             assert _rhp_count(F, p, L) == res.unstable_count
             if L <= 12:

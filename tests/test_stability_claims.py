@@ -61,20 +61,22 @@ def rightmost_real_part(L, m, g, k):
 
 def test_L1_never_destabilises_and_oscillation_is_the_paper_inequality():
     res = stability_conditions(1)
-    assert res.conditions == () and res.stable_for_all_theta
-    assert res.critical_lam_theta is None
-    assert res.oscillation_condition == special_case(1).oscillation_condition
+    cf = res.closed_forms
+    assert cf["conditions_under_assumptions"] == () and cf["stable_for_all_theta"]
+    assert [str(c) for c in res.conditions] == ["lam*theta > -mu"]  # theta of either sign
+    assert cf["critical_lam_theta"] is None
+    assert cf["oscillation_condition"] == special_case(1).oscillation_condition
 
 
 def test_L2_boundary_found_not_typed():
-    res = stability_conditions(2)
-    assert sp.simplify(res.critical_lam_theta - 2 * (mu + gamma) ** 2 / gamma) == 0
-    assert sp.simplify(res.critical_lam_theta_in_D - (mu * D + 2) ** 2 / D) == 0
+    cf = stability_conditions(2).closed_forms
+    assert sp.simplify(cf["critical_lam_theta"] - 2 * (mu + gamma) ** 2 / gamma) == 0
+    assert sp.simplify(cf["critical_lam_theta_in_D"] - (mu * D + 2) ** 2 / D) == 0
 
 
 @pytest.mark.parametrize("L", [2, 3, 4, 5])
 def test_closed_forms_equal_frequency_route(L):
-    crit = stability_conditions(L).critical_lam_theta
+    crit = stability_conditions(L).closed_forms["critical_lam_theta"]
     assert crit is not None
     for m, g in POINTS:
         value = crit.subs({mu: m, gamma: g}).evalf(35)
@@ -132,7 +134,7 @@ def test_negative_theta_real_root_crosses_at_minus_mu():
 
 
 def test_L2_oscillation_condition_agrees_with_exact_oracle():
-    cond = stability_conditions(2).oscillation_condition
+    cond = stability_conditions(2).closed_forms["oscillation_condition"]
     for m, g in POINTS:
         for k in (sp.Rational(1, 100), sp.Rational(1, 2), 2, 30):
             vals = {mu: m, gamma: g, lam: k, theta: 1}
@@ -218,7 +220,7 @@ def test_closed_form_exact_at_rational_hopf_points(L):
     """Rational points on the boundary (from P(i w) = 0, linear in mu) satisfy k = k_c exactly."""
     from symdelay.models.erlang.claims import _hopf_points
 
-    crit = stability_conditions(L).critical_lam_theta
+    crit = stability_conditions(L).closed_forms["critical_lam_theta"]
     points = list(_hopf_points(L))
     assert points
     for m, g, k in points:
@@ -228,7 +230,7 @@ def test_closed_form_exact_at_rational_hopf_points(L):
 @pytest.mark.parametrize("L", [1, 2, 3, 4, 5, 6])
 def test_oscillation_threshold_against_exact_isolation_and_numpy(L):
     """k > k_o(mu, gamma) (closed form) against exact root isolation and numpy eigenvalues."""
-    cond = stability_conditions(L).oscillation_condition
+    cond = stability_conditions(L).closed_forms["oscillation_condition"]
     ko = oscillation_threshold(L)
     for m, g in [*POINTS, (1, 3), (2, 1), (1, 1)]:
         base = ko.subs({mu: m, gamma: g})
@@ -252,9 +254,9 @@ def test_oscillation_threshold_against_exact_isolation_and_numpy(L):
 def test_oscillation_condition_is_one_minimal_inequality():
     """#8: the L = 2 condition is lam*theta > max(0, 4(gamma-mu)^3/(27 gamma^2)), one bound."""
     for L in range(1, 6):
-        cond = stability_conditions(L).oscillation_condition
+        cond = stability_conditions(L).closed_forms["oscillation_condition"]
         assert isinstance(cond, sp.StrictGreaterThan)
-    cond = stability_conditions(2).oscillation_condition
+    cond = stability_conditions(2).closed_forms["oscillation_condition"]
     d = sp.Symbol("d", positive=True)
     assert sp.simplify(cond.rhs.subs(mu, gamma + d)) == 0  # gamma < mu: every k > 0
     assert sp.simplify(cond.rhs.subs(mu, gamma - d) - 4 * d**3 / (27 * gamma**2)) == 0

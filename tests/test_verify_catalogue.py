@@ -27,7 +27,7 @@ MARGIN = 1e-9
 
 
 def _kc(L) -> str:
-    return str(stability_conditions(L).critical_lam_theta)
+    return str(stability_conditions(L).closed_forms["critical_lam_theta"])
 
 
 # (L, claim, stability relation, oscillation relation, reason)

@@ -481,21 +481,49 @@ def limit_cycle(
 
     method_text = "Newton-shooting (full drift of the model, DOP853 variational equations)"
     return run_cycles(
-        nf, make, targets, _single(theta), method_text, None, start_fraction, model.name
+        nf,
+        make,
+        targets,
+        _single(theta),
+        method_text,
+        None,
+        start_fraction,
+        model.name,
+        at=lambda text: model.with_values(theta=text),
     )
 
 
-def run_cycles(nf, make, targets, single, method, Lkey, start_fraction, model_name, direct=None):
+def not_above_critical(text: str, th_c: float, point) -> SymdelayInputError:
+    """The refusal of a ``theta`` not above ``theta_c`` (a cycle is continued from above it),
+    naming the one verdict there (:func:`symdelay.analysis.stability.stability` of the model
+    ``point`` at that theta: stable, marginal with its roots on the axis, or unstable but too
+    close to ``theta_c`` for the continuation)."""
+    from symdelay.analysis.stability import stability
+
+    res = stability(point)
+    if res.verdict == "unstable":
+        return SymdelayInputError(
+            f"theta = {text} is within 1e-12 of theta_c = {th_c:.12g}: the equilibrium is "
+            "unstable there (decided exactly) but the cycle is too small to continue; give "
+            "theta further above theta_c"
+        )
+    return SymdelayInputError(
+        f"theta = {text} is not above theta_c = {th_c:.12g}: the equilibrium is "
+        f"{res.verdict_text()} there, and a cycle is continued from above theta_c"
+    )
+
+
+def run_cycles(
+    nf, make, targets, single, method, Lkey, start_fraction, model_name, direct=None, at=None
+):
     """From the normal form ``nf`` and the field builder ``make``: the cycles at
     ``targets`` (checked against ``theta_c``); ``direct(nf, make, th_c, theta)`` an optional
-    first guess at the smallest target."""
+    first guess at the smallest target; ``at(theta_text)``: the model at that theta (the
+    verdict a refusal names)."""
     th_c = float(nf.theta_c)
     for v, text in targets:
         if not v > th_c * (1 + 1e-12):
-            raise SymdelayInputError(
-                f"theta = {text} is not above theta_c = {th_c:.12g}: the equilibrium is "
-                "stable there and there is no cycle (the bifurcation is supercritical)"
-            )
+            raise not_above_critical(text, th_c, at(text))
         if not v < th_c * MAX_THETA_OVER_CRITICAL:
             raise SymdelayInputError(
                 f"theta = {text} is more than {MAX_THETA_OVER_CRITICAL:g} theta_c (theta_c = "

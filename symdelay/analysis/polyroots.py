@@ -38,6 +38,7 @@ Method.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import flint
 import mpmath
@@ -46,10 +47,11 @@ from symdelay.analysis.certify import (
     arb_to_mpf_upper,
     check_disjoint,
     mpc_from_acb_mid,
+    mpf_value,
     to_acb,
     to_arb,
 )
-from symdelay.analysis.rootset import CertifiedRoot, RootSet
+from symdelay.analysis.rootset import CertifiedRoot, RootSet, order_key
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
@@ -374,24 +376,28 @@ def polynomial_roots(poly, var=None, dps: int = 30, method: str = "auto") -> Roo
             )
         with mpmath.workprec(prec + 20):
             discs = [(*_disc(z), m) for z, m in raw]
+        # Arb returns a real root of an integer polynomial with an exact zero imaginary part
+        exact_real = [bool(z.imag.is_exact() and z.imag == 0) for z, _ in raw]
         touching = [i for i, (c, rad, _) in enumerate(discs) if abs(c.real) <= rad]
         if touching and G_roots is None:
             G_roots = _axis_roots(coeffs, kind, prec)
         roots, unresolved = [], False
-        for i, (c, rad, m) in enumerate(discs):
-            on_axis = False
-            if i in touching:
-                match = [w for w, _ in G_roots if _meets(c, rad, w, prec)]
-                if len(match) == 1:
-                    on_axis = True
-                    w_mid = mpc_from_acb_mid(flint.acb(match[0])).real
-                    c = mpmath.mpc(0, w_mid)
-                    rad = max(rad, arb_to_mpf_upper(match[0].rad() * 2 + flint.arb(2) ** -prec))
-                elif len(match) > 1:
-                    unresolved = True
-                else:
-                    unresolved = True  # real part is not 0: more precision separates it
-            roots.append(CertifiedRoot(c, rad, None, m, on_axis))
+        with mpmath.workprec(prec + 20):  # the centres keep their digits
+            for i, (c, rad, m) in enumerate(discs):
+                on_axis = False
+                if i in touching:
+                    match = [w for w, _ in G_roots if _meets(c, rad, w, prec)]
+                    if len(match) == 1:
+                        on_axis = True
+                        w_mid = mpmath.mp.make_mpf(mpf_value(match[0].mid()))  # exact
+                        c = mpmath.mpc(0, w_mid)
+                        rad = max(rad, arb_to_mpf_upper(match[0].rad() * 2 + flint.arb(2) ** -prec))
+                    elif len(match) > 1:
+                        unresolved = True
+                    else:
+                        unresolved = True  # real part is not 0: more precision separates it
+                real = exact_real[i] and (not on_axis or c.imag == 0)
+                roots.append(CertifiedRoot(c, rad, None, m, on_axis, real))
         if not unresolved:
             break
         prec *= 2
@@ -399,6 +405,9 @@ def polynomial_roots(poly, var=None, dps: int = 30, method: str = "auto") -> Roo
         raise CertificationError(
             "could not decide the sign of the real part of a root near the imaginary axis"
         )
+    if kind != "QQ_I" and all(_is_real(c) for c in coeffs):
+        with mpmath.workprec(prec + 20):
+            roots = _real_symmetry(roots)
     with mpmath.workprec(prec + 20):
         check_disjoint([z.value for z in roots], [z.radius for z in roots])
     axis = sum(z.multiplicity for z in roots if z.on_axis)
@@ -417,9 +426,56 @@ def polynomial_roots(poly, var=None, dps: int = 30, method: str = "auto") -> Roo
                 f"roots (rhp {rhp}, axis {axis})"
             )
         methods.append("Cauchy index (exact)")
-    roots.sort(key=lambda z: (-z.value.real, -z.value.imag))
-    params = {"polynomial": str(expr), "var": str(var), "degree": n}
-    return RootSet(None, params, dps, roots, rhp, "all", tuple(methods), axis_count=axis)
+    roots.sort(key=order_key)
+    from symdelay.analysis.charpoly import ModeFactor
+
+    return RootSet(
+        dps,
+        roots,
+        (ModeFactor(expr, "polynomial"),),
+        ((rhp, axis),),
+        parameters={"var": str(var), "degree": n},
+        count_methods=tuple(methods),
+    )
+
+
+def _is_real(c) -> bool:
+    return c.is_real is True
+
+
+def _real_symmetry(roots: list) -> list:
+    """Real coefficients: the roots are closed under conjugation. A disc ``D`` whose mirror
+    image meets no other disc holds the conjugate of its root (the conjugate lies in the
+    mirror image and in some disc), so that root is real when ``D`` meets the real axis
+    (each disc holds one root); a disc whose mirror image meets exactly one other disc is
+    the pair of its root, and that disc becomes the mirror image (the same radius), so a
+    pair is printed and ordered as conjugates."""
+    out = list(roots)
+    centres = [z.value for z in roots]
+    radii = [z.radius for z in roots]
+    done = set()
+    for i, z in enumerate(roots):
+        if i in done or (z.on_axis and z.value.imag == 0):
+            continue
+        mirror = mpmath.conj(z.value)
+        meets = [
+            j
+            for j in range(len(roots))
+            if j != i and abs(centres[j] - mirror) <= radii[j] + radii[i]
+        ]
+        if not meets and abs(z.value.imag) <= z.radius:
+            # on the real axis: the disc around Re c of radius radius + |Im c| (it holds
+            # the root), unless that larger disc meets another one
+            c, rho = mpmath.mpc(z.value.real, 0), z.radius + abs(z.value.imag)
+            if any(abs(centres[j] - c) <= radii[j] + rho for j in range(len(roots)) if j != i):
+                c, rho = z.value, z.radius
+            out[i] = replace(z, value=c, radius=rho, is_real=True)
+            done.add(i)
+        elif len(meets) == 1 and not z.on_axis and z.value.imag > 0:
+            j = meets[0]
+            out[j] = replace(roots[j], value=mirror, radius=z.radius)
+            done |= {i, j}
+    return out
 
 
 def _meets(c, rad, w: flint.arb, prec: int) -> bool:

@@ -83,21 +83,35 @@ def roots(
     force: bool | None = None,
     method: str = "auto",
 ) -> RootSet:
-    """Certified characteristic roots of ``model``, with the certified unstable count.
+    """Certified characteristic roots of ``model``, with the certified counts and verdict.
 
-    The family's specialisation first (the founding model: its difference mode, by the
-    Erlang branch structure, up to L = 10^4 all roots, ``rightmost=K`` for the K rightmost up
-    to L = 10^7, ``L = inf`` on the Lambert-W ``branches``); otherwise every root of
-    ``det(rI - J)``, certified factor by factor (:class:`RootSet` with ``per_factor``).
-    ``rightmost`` and ``branches`` exist only on the founding model's path. ``force``: None
-    (the API) runs the generic path unguarded; ``True``/``False`` (``--force``) estimates its
-    cost first (:func:`check_analysis_cost`).
+    Parameters
+    ----------
+    model : Model
+        The model, every parameter a number.
+    dps : int
+        Significant digits of the roots (5..10000).
+    rightmost : int, optional
+        Only the K rightmost roots (the founding model, up to L = 10^7); the counts stay
+        those of the whole spectrum.
+    branches : tuple of two ints, optional
+        ``L = inf``: the Lambert-W branches ``(k1, k2)`` to list (default -3..3).
+    force : bool, optional
+        None (the API) runs the generic path unguarded; True or False (the command line's
+        ``--force``) estimates its cost first (:func:`check_analysis_cost`).
+    method : {"auto", "generic", "specialised"}
+        The path (:mod:`symdelay.analysis.entry`); both give the same record.
+
+    The family's specialisation first (the founding model: the sum mode's roots ``-mu``,
+    ``-gamma`` exactly and the difference mode's by the Erlang branch structure, up to
+    L = 10^4 all roots, ``rightmost=K`` up to L = 10^7, ``L = inf`` by Lambert W); otherwise
+    every root of ``det(rI - J)``, certified factor by factor and listed by mode.
 
     >>> from symdelay.models import build_model
     >>> m = build_model("nserver", N=2, L=1, mu=1, lam=1, theta=2, D=2)
     >>> res = roots(m, dps=15)
-    >>> res.unstable_count, [f.mode for f, _ in res.per_factor]
-    (0, ['sum', 'sum', 'difference'])
+    >>> res.unstable_count, res.verdict, [f.mode for f in res.factors]
+    (0, 'stable', ['sum', 'difference'])
     """
     from symdelay.analysis.entry import declined, require_table, specialisation
 
@@ -120,8 +134,12 @@ def roots(
 
 
 def _model_roots(model, dps: int) -> RootSet:
-    """All roots of ``det(rI - J)``, certified, factor by factor."""
+    """All roots of ``det(rI - J)``, certified per irreducible factor, listed by mode."""
+    from dataclasses import replace
+
+    from symdelay.analysis.charpoly import mode_factors, model_parameters
     from symdelay.analysis.polyroots import polynomial_roots
+    from symdelay.analysis.rootset import order_key
 
     require_values(model, "roots")
     notes = []
@@ -131,14 +149,35 @@ def _model_roots(model, dps: int) -> RootSet:
             f"{mpmath.nstr(model.equilibrium.radius, 3)}): roots are those of the polynomial "
             "at its midpoint"
         )
-    per = []
-    for f in model.factors:
-        poly = f.factor
-        floats = poly.atoms(sp.Float)
-        if floats:
-            poly = poly.xreplace({x: sp.Rational(x) for x in floats})
-        per.append((f, polynomial_roots(poly, _symbols.r, dps=dps)))
-    return RootSet.of_factors(model.name, per, dps, notes)
+    factors = mode_factors(model)
+    found, counts, methods = [], [], {}
+    for mf in factors:
+        unstable = axis = 0
+        for f, e in mf.parts:
+            poly = f.factor
+            floats = poly.atoms(sp.Float)
+            if floats:
+                poly = poly.xreplace({x: sp.Rational(x) for x in floats})
+            rs = polynomial_roots(poly, _symbols.r, dps=dps)
+            methods.update(dict.fromkeys(rs.count_methods))
+            found += [
+                replace(z, multiplicity=z.multiplicity * e * mf.multiplicity, mode=mf.mode)
+                for z in rs
+            ]
+            unstable += rs.unstable_count * e
+            axis += rs.axis_count * e
+        counts.append((unstable, axis))
+    found.sort(key=order_key)
+    return RootSet(
+        dps,
+        found,
+        factors,
+        tuple(counts),
+        parameters=model_parameters(model),
+        count_methods=tuple(methods),
+        notes=tuple(notes),
+        model_name=model.name,
+    )
 
 
 def default_initial(model) -> np.ndarray:

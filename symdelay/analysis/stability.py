@@ -1,205 +1,269 @@
-"""Local stability of a model's equilibrium: Routh–Hurwitz on every factor.
+"""Local stability of a model's equilibrium, and the one verdict at a point.
 
+:func:`stability` answers with one record, :class:`Stability`, whatever path produced it:
+the conditions (a conjunction, on the free parameters, on the model's own domain) for every
+root of the characteristic function to lie in ``Re r < 0``; ``stable`` True / False / None
+(None: depends on the free parameters), as SymPy's ``TransferFunction.is_stable`` answers;
+and, at numbers, the **verdict** ``"stable"``, ``"marginal"`` (no root in ``Re r > 0``, some
+on the imaginary axis: the linearisation decides nothing there) or ``"unstable"``, decided
+exactly, with the roots on the axis (factor and frequency) and what was compared
+(``decided_by``). Every command that states a verdict takes it from here.
+
+Generic path: Routh–Hurwitz on every irreducible factor of ``det(rI - J)``, per mode.
 Parameters carry their declared domains while signs are decided (``mu > 0`` is dropped as a
 condition when ``mu`` is declared positive); the conditions are printed in the plain symbols.
-``stable`` is True / False / None (None: depends on the free parameters), as SymPy's
-``TransferFunction.is_stable`` answers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from symdelay.analysis.routh import routh_hurwitz
-from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
-from symdelay.core.symbols import r
-from symdelay.model.equilibrium import _with_domains
 
-__all__ = ["Stability", "stability", "is_stable", "model_record"]
+__all__ = [
+    "Stability",
+    "stability",
+    "is_stable",
+    "require_stable",
+    "point_text",
+    "model_record",
+    "VERDICTS",
+    "EXACT_COUNTS",
+]
+
+#: The verdicts at a point ("undecided": certified intervals could not separate, said why).
+VERDICTS = ("stable", "marginal", "unstable", "undecided")
+
+#: How a verdict at numbers is decided on a polynomial characteristic function (both paths:
+#: :func:`factor_counts`).
+EXACT_COUNTS = (
+    "exact counts of each factor's roots in Re r > 0 and on Re r = 0 (rational arithmetic: "
+    "the roots on the axis are i w for the real roots w of gcd(Re P(i w), Im P(i w)), the "
+    "others counted by the Cauchy index, as Routh-Hurwitz counts them)"
+)
+
+#: Closed forms an earlier release printed at the top of the founding model's record (the
+#: contract of ``stability --json``, and its LaTeX): both paths print them there for that
+#: model (and, with the others, under ``closed_forms``).
+CONTRACT_KEYS = ("critical_lam_theta", "critical_lam_theta_latex")
 
 
 @dataclass(frozen=True)
 class Stability(Result):
-    """Conditions (a conjunction) for every root of the characteristic polynomial to lie in
-    ``Re r < 0``, and the verdict ``stable`` (True / False / None: depends on parameters).
+    """The stability of a model's equilibrium: one record for every path.
 
-    Generic path: Routh–Hurwitz on every factor (``per_factor``: ``(Factor, RouthResult)``).
-    The founding model's path (``L`` set) adds its closed forms: ``polynomial`` (the
-    difference mode), ``routh`` (its Routh–Hurwitz result, unsimplified), ``conditions``
-    simplified under ``assumptions``, the Hopf polynomial ``Delta_L`` in ``lam*theta`` and
-    its closed-form root ``critical_lam_theta`` (None for L = 1 and where SymPy's root is no
-    usable closed form), the ``oscillation_condition`` (rightmost roots non-real; a different
-    set) and its threshold ``oscillation_lam_theta``; ``values``: the numbers the verdict was
-    decided at (exactly, by Routh–Hurwitz on the rational polynomial).
+    ``conditions``: relations on the free parameters whose conjunction is stability (empty
+    at numbers: the verdict answers); ``stable``: True / False / None (depends on the free
+    parameters); ``verdict``: at numbers ``"stable"``, ``"marginal"``, ``"unstable"`` (or
+    ``"undecided"``, with the reason in ``decided_by``), None otherwise; ``factors``: the
+    characteristic function by mode (:class:`~symdelay.analysis.charpoly.ModeFactor`) and
+    ``factor_verdicts`` per factor ``(stable, unstable_count, axis_count)`` (the counts at
+    numbers only); ``axis_roots``: ``(mode, omega, radius, multiplicity)`` of each root
+    ``i omega`` on the axis (the mode of its factor); ``parameters``: the model's own options;
+    ``closed_forms``: what its family knows in closed form (the founding model: the Hopf
+    polynomial and ``critical_lam_theta``, the oscillation condition, ...).
     """
 
     conditions: tuple
     stable: bool | None
-    per_factor: tuple = ()
+    verdict: str | None = None
+    factors: tuple = ()
+    factor_verdicts: tuple = ()
+    axis_roots: tuple = ()
+    decided_by: str | None = None
+    parameters: dict = field(default_factory=dict)
+    closed_forms: dict | None = None
+    dps: int = 20
     model_name: str | None = None
-    L: int | None = None
-    polynomial: sp.Expr | None = None
-    routh: object = None
-    hopf_polynomial: sp.Expr | None = None
-    critical_lam_theta: sp.Expr | None = None
-    oscillation_condition: sp.Basic | None = None
-    oscillation_lam_theta: sp.Expr | None = None
-    stable_for_all_theta: bool | None = None
-    assumptions: str | None = None
-    values: dict = field(default_factory=dict)
 
     @property
     def condition(self) -> sp.Basic:
         return sp.And(*self.conditions)
 
     @property
-    def critical_lam_theta_in_D(self) -> sp.Expr | None:
-        """``k_c`` with ``gamma = L/D`` (the founding model)."""
-        from symdelay.core.symbols import D, gamma
+    def unstable_count(self) -> int | None:
+        """Roots with ``Re r > 0`` (with multiplicity), at numbers."""
+        return _total(self.factors, self.factor_verdicts, 1)
 
-        if self.critical_lam_theta is None:
-            return None
-        return sp.factor(self.critical_lam_theta.subs(gamma, self.L / D))
-
-    def critical_value(self, mu_value, gamma_value, dps: int = 30):
-        """``k_c = (lam*theta)_c`` at numbers ``mu, gamma``: the smallest positive root of the
-        Hopf polynomial (a founding record's), isolated exactly and refined to ``dps`` digits
-        (``mpmath.inf`` when there is no Hopf polynomial: L = 1 never crosses).
-
-        >>> import symdelay
-        >>> symdelay.stability_conditions(2).critical_value(1, 2, dps=20)
-        mpf('9.0')
-        """
-        import mpmath
-
-        from symdelay.core.params import as_dps, as_parameter
-        from symdelay.core.symbols import gamma, lam, mu, theta
-
-        if self.L is None:
-            raise SymdelayInputError(
-                "critical_value reads the founding model's Hopf polynomial in lam*theta; for "
-                "another model use symdelay.critical(model, ...)"
-            )
-        dps = as_dps(dps)
-        m, g = as_parameter("mu", mu_value), as_parameter("gamma", gamma_value)
-        if self.hopf_polynomial is None:
-            return mpmath.inf
-        k = sp.Symbol("k")
-        f = sp.Poly(
-            sp.expand(sp.sympify(self.hopf_polynomial).subs(lam, k / theta)).subs(
-                {mu: m, gamma: g}
-            ),
-            k,
-        )
-        positive = [x for x in f.real_roots() if x.is_positive]
-        if not positive:
-            return mpmath.inf
-        value = sp.Float(min(positive).evalf(dps + 5), dps + 5)
-        with mpmath.workdps(dps):
-            return +mpmath.mpf(value._mpf_)
+    @property
+    def axis_count(self) -> int | None:
+        """Roots on the imaginary axis (with multiplicity), at numbers."""
+        return _total(self.factors, self.factor_verdicts, 2)
 
     def record(self) -> dict:
-        if self.L is None:
-            return self._generic_record()
-        return self._founding_record()
-
-    def _generic_record(self) -> dict:
+        from symdelay.analysis.charpoly import closed_forms_json, head_keys
+        from symdelay.analysis.rootset import axis_root_json
         from symdelay.core.latex import tex
 
-        return {
+        cf = closed_forms_json(self.closed_forms)
+        out = {
+            **head_keys(self.parameters),
             "conditions": [str(c) for c in self.conditions],
             "conditions_latex": [tex(c) for c in self.conditions],
             "stable": self.stable,
+            "verdict": self.verdict,
+            "unstable_count": self.unstable_count,
+            "axis_count": self.axis_count,
+            "axis_roots": [
+                axis_root_json(mode, w, rad, m, self.dps) for mode, w, rad, m in self.axis_roots
+            ],
+            "decided_by": self.decided_by,
             "factors": [
                 {
-                    "factor": str(f.factor),
+                    "factor": str(f),
                     "mode": f.mode,
-                    "stable": res.is_stable,
-                    "rhp_count": res.rhp_count,
+                    "multiplicity": f.multiplicity,
+                    "stable": st,
+                    "unstable_count": u,
+                    "axis_count": a,
                 }
-                for f, res in self.per_factor
+                for f, (st, u, a) in zip(self.factors, self.factor_verdicts)
             ],
+            "closed_forms": cf,
         }
-
-    def _founding_record(self) -> dict:
-        from symdelay.core.latex import tex
-
-        crit = self.critical_lam_theta
-        osc = self.oscillation_condition
-
-        def text(x):
-            return None if x is None else str(x)
-
-        def latex(x):
-            return None if x is None else tex(x)
-
-        out = {
-            "L": self.L,
-            "assumptions": self.assumptions,
-            "conditions": [str(c) for c in self.conditions],
-            "critical_lam_theta": text(crit),
-            "critical_lam_theta_in_D": None if crit is None else str(self.critical_lam_theta_in_D),
-            "hopf_polynomial": text(self.hopf_polynomial),
-            "stable_for_all_theta": self.stable_for_all_theta,
-            "oscillation_condition": text(osc),
-            "oscillation_lam_theta": str(self.oscillation_lam_theta),
-            "routh_conditions": [str(c) for c in self.routh.conditions],
-            "theta_negative": (
-                "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
-                "lam*theta = -mu, so then stability also needs lam*theta > -mu"
-            ),
-            # the same formulas as LaTeX (symdelay's names: lam -> \lambda)
-            "conditions_latex": [tex(c) for c in self.conditions],
-            "critical_lam_theta_latex": latex(crit),
-            "critical_lam_theta_in_D_latex": (
-                None if crit is None else tex(self.critical_lam_theta_in_D)
-            ),
-            "hopf_polynomial_latex": latex(self.hopf_polynomial),
-            "oscillation_condition_latex": latex(osc),
-            "oscillation_lam_theta_latex": tex(self.oscillation_lam_theta),
-            "routh_conditions_latex": [tex(c) for c in self.routh.conditions],
-            "stable": self.stable,
-        }
-        if self.values:
-            out["values"] = {k: str(v) for k, v in self.values.items()}
+        for k in CONTRACT_KEYS:
+            if cf is not None and k in cf:
+                out[k] = cf[k]
         return out
+
+    def verdict_text(self) -> str:
+        """The verdict in words, with the roots on the axis when marginal (without numbers:
+        what the conditions say)."""
+        if self.verdict is None:
+            return {
+                True: "stable",
+                False: "unstable",
+                None: "stable exactly when the conditions hold",
+            }[self.stable]
+        if self.verdict != "marginal":
+            return self.verdict
+        from symdelay.core.numbers import format_ball
+
+        shown = [(mode, format_ball(w, rad, 10)["value"]) for mode, w, rad, _ in self.axis_roots]
+        parts = []
+        for mode, w in shown:
+            if w.startswith("-") and (mode, w[1:]) in shown:
+                continue  # printed with its conjugate
+            pair = w != "0" and (mode, "-" + w) in shown
+            parts.append(f"r = {'+-' if pair else ''}{w}{'i' if w != '0' else ''} ({mode})")
+        return f"marginal (no root in Re r > 0; on the imaginary axis {', '.join(parts)})"
+
+    def text(self) -> str:
+        """What ``symdelay stability`` prints: conditions, closed forms, the verdict."""
+        from symdelay.analysis.charpoly import parameters_text
+
+        p = parameters_text(self.parameters)
+        head = f"L = {p['L']}" if "L" in p else str(self.model_name)
+        cf = self.closed_forms or {}
+        lines = []
+        if "characteristic_polynomial" in cf:
+            lines.append(f"{head}: characteristic polynomial {cf['characteristic_polynomial']}")
+        elif "characteristic_function" in cf:
+            lines.append(f"{head}: characteristic function {cf['characteristic_function']}")
+        else:
+            lines.append(f"{self.model_name}:")
+        if cf.get("conditions_under_assumptions") is not None:
+            lines.append(f"under {cf['assumptions']}:")
+            under = cf["conditions_under_assumptions"]
+            if not under:
+                lines.append("  stable for every theta >= 0 (no condition remains)")
+            lines += [f"  stable iff {c}" if len(under) == 1 else f"  {c}" for c in under]
+        for k, label in (
+            ("critical_lam_theta", "critical lam*theta (Hopf)"),
+            ("critical_delay", "critical delay (Hopf)"),
+        ):
+            if k in cf and (cf[k] is not None or cf.get("hopf_polynomial") is not None):
+                value = (
+                    cf[k]
+                    if cf[k] is not None
+                    else (
+                        f"no closed form; smallest positive root of {cf['hopf_polynomial']} = 0 "
+                        "(lam*theta)"
+                    )
+                )
+                lines.append(f"{label}: {value}")
+        if "oscillation_condition" in cf:
+            lines.append(
+                "oscillation (rightmost roots non-real, not a stability boundary): "
+                + str(cf["oscillation_condition"])
+            )
+        given = {k: v for k, v in p.items() if k != "L" and v is not None}
+        at = "at " + ", ".join(f"{k} = {v}" for k, v in given.items()) + ": " if given else ""
+        if self.conditions:
+            lines.append(f"{at}stable exactly when (on the model's domain)")
+            lines += [f"  {c}" for c in self.conditions]
+        if self.verdict is not None:
+            lines.append(f"{at}{self.verdict_text()}")
+            if self.decided_by:
+                lines.append(f"  decided by {self.decided_by}")
+        elif self.stable is not None:
+            lines.append(f"{at}{self.verdict_text()}")
+        return "\n".join(lines)
 
     def latex(self) -> str:
         from symdelay.core.latex import tex
 
-        if self.L is None:
-            if not self.conditions:
-                return r"\text{stable}" if self.stable else r"\text{unstable}"
-            return r" \;\wedge\; ".join(tex(c) for c in self.conditions)
         if not self.conditions:
-            body = r"\text{stable for every } \theta \ge 0"
+            word = (
+                self.verdict or {True: "stable", False: "unstable", None: "undecided"}[self.stable]
+            )
+            body = rf"\text{{{word}}}"
         else:
             body = r" \;\wedge\; ".join(tex(c) for c in self.conditions)
-        if self.critical_lam_theta is not None:
-            body += rf", \qquad (\lambda\theta)_c = {tex(self.critical_lam_theta)}"
-        return f"L = {self.L}:\\quad {body}"
+        cf = self.closed_forms or {}
+        if cf.get("stable_for_all_theta"):
+            body += r", \qquad \text{stable for every } \theta \ge 0"
+        if cf.get("critical_lam_theta") is not None:
+            body += rf", \qquad (\lambda\theta)_c = {tex(cf['critical_lam_theta'])}"
+        from symdelay.analysis.charpoly import parameters_text
+
+        p = parameters_text(self.parameters)
+        return f"L = {p['L']}:\\quad {body}" if "L" in p else body
 
 
-def stability(model, method: str = "auto", *, force: bool | None = None) -> Stability:
-    """Stability of ``model``'s equilibrium: the family's closed forms first (the founding
-    model: its conditions in ``mu, gamma, lam*theta`` for one L, and the exact verdict at the
-    numbers it has), else Routh–Hurwitz on every factor (computed once per model).
+def _total(factors, verdicts, k):
+    if not verdicts or any(v[k] is None for v in verdicts):
+        return None
+    return sum(v[k] * f.multiplicity for f, v in zip(factors, verdicts))
 
-    ``force``: None (the API) runs the generic path unguarded and estimates the founding
-    model's symbolic work (refused over the budget); ``True``/``False`` (``--force``)
-    estimates both first.
+
+def stability(
+    model, method: str = "auto", *, force: bool | None = None, dps: int = 20
+) -> Stability:
+    """Stability of ``model``'s equilibrium, and at numbers the verdict.
+
+    Parameters
+    ----------
+    model : Model
+        The model; parameters left symbolic give conditions, numbers give the verdict.
+    method : {"auto", "generic", "specialised"}
+        The path (:mod:`symdelay.analysis.entry`); both give the same record.
+    force : bool, optional
+        None (the API) runs the generic path unguarded and estimates the founding model's
+        symbolic work (refused over the budget); True or False (the command line's
+        ``--force``) estimates both first.
+    dps : int
+        Digits of the frequencies of the roots on the axis in the record.
+
+    The family's closed forms first (the founding model: its conditions in ``mu``,
+    ``gamma`` and ``lam*theta`` for one L, ``L = inf`` by Hayes' region), else Routh–Hurwitz
+    on every factor (computed once per model).
 
     >>> from symdelay.models import build_model
-    >>> stability(build_model("nserver", N=3, L=1, mu=1, lam=1, theta=3, D=1)).stable
-    True
+    >>> stability(build_model("nserver", N=3, L=1, mu=1, lam=1, theta=3, D=1)).verdict
+    'stable'
+    >>> res = stability(build_model("erlang", L=2, mu=1, lam=1, theta=9, D=1))
+    >>> res.verdict, res.stable, res.axis_count
+    ('marginal', False, 2)
     """
     from symdelay.analysis.entry import declined, require_table, specialisation
+    from symdelay.core.params import as_dps
 
+    dps = as_dps(dps)
     fast = specialisation(model, "stability", method)
     if fast is not None:
-        result = fast(model, force=force)
+        result = fast(model, force=force, dps=dps)
         if result is not None:
             return result
         declined(model, "stability", method)
@@ -208,7 +272,7 @@ def stability(model, method: str = "auto", *, force: bool | None = None) -> Stab
         from symdelay.analysis.roots import check_analysis_cost
 
         check_analysis_cost(model, force=force)
-    return model.cached("stability", lambda: _stability(model))
+    return model.cached(("stability", dps), lambda: _stability(model, dps))
 
 
 def is_stable(model) -> bool | None:
@@ -216,38 +280,172 @@ def is_stable(model) -> bool | None:
     return stability(model).stable
 
 
+def point_text(res: Stability) -> str:
+    """The point a verdict is at: ``L = 2, mu = 1, ...`` (the model's own options)."""
+    from symdelay.analysis.charpoly import parameters_text
+
+    given = {k: v for k, v in parameters_text(res.parameters).items() if v is not None}
+    return ", ".join(f"{k} = {v}" for k, v in given.items()) or str(res.model_name)
+
+
+def require_stable(model, what: str) -> Stability:
+    """The verdict at ``model``'s numbers (:func:`stability`), when it is ``"stable"``; else
+    a one-line refusal naming it (and the roots on the imaginary axis when marginal):
+    ``what`` (e.g. "a stationary variance") needs a stable equilibrium."""
+    from symdelay.core.errors import SymdelayInputError
+
+    res = stability(model)
+    if res.verdict == "stable":
+        return res
+    if res.verdict is None:
+        free = [str(p) for p in getattr(model, "free_parameters", ())]
+        raise SymdelayInputError(
+            f"{what} needs a number for every parameter: give {', '.join(free)}"
+        )
+    raise SymdelayInputError(
+        f"no {what} at {point_text(res)}: the equilibrium is {res.verdict_text()} "
+        "(it needs a stable one; choose parameters inside the stability region)"
+    )
+
+
 def model_record(model) -> dict:
     """The record of ``symdelay analyze --json``: the model's derived data and its stability
-    (Routh–Hurwitz on the transition table's factors)."""
-    return {**model.to_json(), "stability": stability(model, method="generic").record()}
+    (:func:`stability`, the same record as ``symdelay stability``)."""
+    return {**model.to_json(), "stability": stability(model).record()}
 
 
-def _stability(model) -> Stability:
+# --------------------------------------------------------------------- shared machinery
+def free_conditions(conditions, positive=()) -> tuple[tuple, bool | None]:
+    """The conditions that still depend on free parameters, and what the others say:
+    ``(conditions, known)`` with ``known`` False when one fails (then ``(false,)``), True
+    when all hold and none is left, else None. ``positive``: symbols -> their positive
+    versions for deciding signs."""
+    keep = []
+    for c in conditions:
+        decided = c.xreplace(dict(positive)) if positive else c
+        if isinstance(decided, sp.core.relational.Relational):  # evaluated again (numbers)
+            decided = decided.func(*decided.args)
+        value = decided if decided in (sp.true, sp.false) else None
+        if value is None:
+            if c not in keep:
+                keep.append(c)
+        elif not value:
+            return (sp.false,), False
+    return tuple(keep), (True if not keep else None)
+
+
+def axis_frequencies(coeffs_high_first, prec: int):
+    """``[(omega, radius, multiplicity)]`` of the roots ``i omega`` of a real rational
+    polynomial on the imaginary axis (exact: the real roots of ``gcd(Re, Im)``)."""
+    import mpmath
+
+    from symdelay.analysis.certify import arb_to_mpf_upper, mpf_value
+    from symdelay.analysis.polyroots import axis_roots
+
+    out = []
+    for w, m in axis_roots(coeffs_high_first, prec):
+        mid = mpmath.mp.make_mpf(mpf_value(w.mid()))  # exact: the ball's midpoint
+        out.append((mid, arb_to_mpf_upper(w.rad()), int(m)))
+    out.sort(key=lambda t: -t[0])
+    return out
+
+
+def factor_counts(coeffs_high_first, multiplicity: int, mode: str, prec: int):
+    """The exact counts of one rational factor at numbers: ``(unstable, axis, axis_roots)``
+    with ``axis_roots`` ``(mode, omega, radius, multiplicity)``, each count times
+    ``multiplicity`` (the one decision every verdict at a point rests on)."""
+    from symdelay.analysis.polyroots import exact_counts
+
+    coeffs = [sp.Rational(c) for c in coeffs_high_first]
+    if len(coeffs) < 2:
+        return 0, 0, ()
+    counts = exact_counts(coeffs)
+    axis = ()
+    if counts.axis:
+        axis = tuple(
+            (mode, w, rad, m * multiplicity) for w, rad, m in axis_frequencies(coeffs, prec)
+        )
+    return counts.rhp * multiplicity, counts.axis * multiplicity, axis
+
+
+def counts_verdict(verdicts) -> str:
+    """The verdict from per-factor ``(stable, unstable, axis)`` at numbers."""
+    from symdelay.analysis.rootset import verdict_of
+
+    return verdict_of(sum(v[1] for v in verdicts), sum(v[2] for v in verdicts))
+
+
+def _stability(model, dps: int) -> Stability:
+    import mpmath
+
+    from symdelay.analysis.charpoly import family_closed_forms, mode_factors, model_parameters
+    from symdelay.analysis.routh import routh_hurwitz
+    from symdelay.core.symbols import r
+    from symdelay.model.equilibrium import _with_domains
+
     assume = _with_domains(model)
     back = {v: k for k, v in assume.items()}
+    at_numbers = not model.free_parameters
+    factors = mode_factors(model)
     conditions: list = []
-    per: list = []
     verdicts = []
-    for f in model.factors:
-        res = routh_hurwitz(f.factor.xreplace(assume), r)
-        per.append((f, res))
-        verdicts.append(res.is_stable)
-        for c in res.lienard_chipart:
-            lhs = sp.factor(c.lhs)
-            if lhs.is_positive:
+    axis = []
+    prec = int(dps * 3.33) + 30
+    for mf in factors:
+        stable_parts, rhp, on_axis = [], 0, 0
+        for f, e in mf.parts:
+            if at_numbers:
+                u, a, ax = factor_counts(sp.Poly(f.factor, r).all_coeffs(), e, mf.mode, prec)
+                rhp, on_axis = rhp + u, on_axis + a
+                axis += [(m_, w, rad, k * mf.multiplicity) for m_, w, rad, k in ax]
+                stable_parts.append(u == 0 and a == 0)
                 continue
-            # drop positive factors known from the domains
-            if isinstance(lhs, sp.Mul):
-                keep = [a for a in lhs.args if not a.is_positive]
-                sign = sp.Mul(*[a for a in lhs.args if a.is_number])
-                lhs = sp.Mul(*keep) if sign.is_positive or not keep else lhs
-            cond = sp.StrictGreaterThan(lhs.xreplace(back), 0, evaluate=False)
-            if cond not in conditions:
-                conditions.append(cond)
-    if all(v is True for v in verdicts):
-        stable = True
-    elif any(v is False for v in verdicts):
-        stable = False
+            res = routh_hurwitz(f.factor.xreplace(assume), r)
+            stable_parts.append(res.is_stable)
+            for c in res.lienard_chipart:
+                lhs = sp.factor(c.lhs)
+                if lhs.is_positive:
+                    continue
+                # drop positive factors known from the domains
+                if isinstance(lhs, sp.Mul):
+                    keep = [a for a in lhs.args if not a.is_positive]
+                    sign = sp.Mul(*[a for a in lhs.args if a.is_number])
+                    lhs = sp.Mul(*keep) if sign.is_positive or not keep else lhs
+                cond = sp.StrictGreaterThan(lhs.xreplace(back), 0, evaluate=False)
+                if cond not in conditions:
+                    conditions.append(cond)
+        st = _combine(stable_parts)
+        verdicts.append((st, rhp, on_axis) if at_numbers else (st, None, None))
+    verdict = decided = None
+    if at_numbers:
+        verdict = counts_verdict(verdicts)
+        decided = EXACT_COUNTS
+        stable = verdict == "stable"
+        conds: tuple = ()
+        with mpmath.workprec(prec):
+            axis.sort(key=lambda t: (-t[1], t[0]))
     else:
-        stable = None
-    return Stability(tuple(conditions), stable, tuple(per), model_name=model.name)
+        conds, known = free_conditions(conditions)
+        stable = known if known is not None else _combine(v[0] for v in verdicts)
+    return Stability(
+        conds,
+        stable,
+        verdict,
+        factors,
+        tuple(verdicts),
+        tuple(axis),
+        decided,
+        model_parameters(model),
+        family_closed_forms(model, "stability"),
+        dps,
+        model_name=model.name,
+    )
+
+
+def _combine(values) -> bool | None:
+    values = list(values)
+    if all(v is True for v in values):
+        return True
+    if any(v is False for v in values):
+        return False
+    return None

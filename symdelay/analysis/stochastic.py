@@ -522,15 +522,11 @@ def variance(
 def _generic_variance(model, dps, weights, force) -> StationaryVariance:
     from symdelay.analysis.lna import linear_noise
     from symdelay.analysis.roots import check_analysis_cost, require_values
-    from symdelay.analysis.stability import is_stable
+    from symdelay.analysis.stability import require_stable
 
     require_values(model, "the linear-noise variance")
     check_analysis_cost(model, force=force)
-    if is_stable(model) is not True:
-        raise SymdelayInputError(
-            "the equilibrium is not stable: the linear-noise approximation has no stationary "
-            "covariance there"
-        )
+    require_stable(model, "stationary variance (linear-noise approximation)")
     w = difference_weights(model) if weights is None else list(weights)
     if w is None:
         raise SymdelayInputError(

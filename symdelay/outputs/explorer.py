@@ -14,8 +14,10 @@ each numeric parameter of a model and three panels that follow them.
    one point per tick of the server after the page is shown; the page says it is a coarse
    grid and shades nothing (a boundary can turn back).
 2. **Rightmost characteristic roots** in the complex plane:
-   :func:`symdelay.analysis.roots.roots` at the current point (the founding model: its
-   difference mode; the sum mode's roots ``-mu``, ``-gamma`` are always stable).
+   :func:`symdelay.analysis.roots.roots` at the current point (every factor; the founding
+   model's sum mode has the roots ``-mu``, ``-gamma``, always stable), and the verdict its
+   certified counts give (stable, marginal, unstable: the one verdict of
+   :func:`symdelay.analysis.stability.stability`).
 3. **Fluid path of the imbalance** ``q1 - q2`` over ``T = 20`` time units (201 points) from a
    small perturbation of the equilibrium: ``q1`` raised and ``q2`` lowered by 5 % of the
    equilibrium queue ``q1*``, the rest at equilibrium. For the founding model the sum mode
@@ -312,7 +314,6 @@ class Explorer:
             pair = [i for i in range(len(re)) if re[i] == re[top] and abs(im[i]) == abs(im[top])]
         else:
             pair = []
-        which = "difference mode" if self.founding else "all factors"
         return {
             "re": re,
             "im": im,
@@ -320,9 +321,11 @@ class Explorer:
             "rightmost_im": [im[i] for i in pair],
             "unstable_count": int(rs.unstable_count),
             "axis_count": int(rs.axis_count),
-            "stable": bool(rs.is_stable),
-            "title": f"characteristic roots ({which}): {rs.unstable_count} with Re r > 0"
-            + (f", {rs.axis_count} on the axis" if rs.axis_count else ""),
+            "stable": rs.verdict == "stable",
+            "verdict": rs.verdict,
+            "title": f"characteristic roots: {rs.unstable_count} with Re r > 0"
+            + (f", {rs.axis_count} on the axis" if rs.axis_count else "")
+            + f" ({rs.verdict})",
         }
 
     def fluid_data(self, state: dict) -> dict:
@@ -536,11 +539,11 @@ class Explorer:
                 out["map"], errors["map"] = None, str(exc)
         else:
             out["map"] = None
-        stable = None if out["roots"] is None else out["roots"]["stable"]
+        verdict = "unknown" if out["roots"] is None else out["roots"]["verdict"]
         out["marker"] = {
             "x": [float(Fraction(state[self.x]))],
             "y": [float(Fraction(state[self.y]))],
-            "verdict": ["unknown" if stable is None else "stable" if stable else "unstable"],
+            "verdict": [verdict],
         }
         out["errors"] = errors
         out["seconds"] = time.perf_counter() - t0
@@ -559,7 +562,12 @@ def _edge(grid, log: bool, end: int) -> float:
 
 
 # ---------------------------------------------------------------- the Bokeh page
-_COLOURS = {"stable": "#2a9d4b", "unstable": "#d62728", "unknown": "#7f7f7f"}
+_COLOURS = {
+    "stable": "#2a9d4b",
+    "marginal": "#e69f00",
+    "unstable": "#d62728",
+    "unknown": "#7f7f7f",
+}
 
 
 def build_document(doc, explorer: Explorer) -> dict:

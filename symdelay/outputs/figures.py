@@ -21,7 +21,11 @@ __all__: list[str] = []
 
 @plotter(RootSet)
 def _roots(r, ax=None):
-    return plot_roots(r.values, f"roots (L = {r.L}), unstable: {r.unstable_count}", ax)
+    from symdelay.analysis.charpoly import parameters_text
+
+    p = parameters_text(r.parameters)
+    head = f"L = {p['L']}" if "L" in p else str(r.model_name)
+    return plot_roots(r.values, f"roots ({head}), unstable: {r.unstable_count} ({r.verdict})", ax)
 
 
 @plotter(CriticalCurve)

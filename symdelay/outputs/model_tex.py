@@ -138,8 +138,7 @@ def model_body(model) -> str:
             " \\\\\n".join(f"&{long_lines(c, names)}" for c in stab.conditions)
             + "\n\\end{align*}\n"
         )
-    verdict = {True: "stable", False: "unstable", None: "stable exactly when the conditions hold"}
-    out.append(f"Verdict: {verdict[stab.stable]}.\n")
+    out.append(f"Verdict: {escape(stab.verdict_text())}.\n")
     return "".join(out)
 
 

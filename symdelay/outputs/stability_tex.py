@@ -6,7 +6,6 @@ import mpmath
 
 from symdelay.analysis.critical import critical
 from symdelay.analysis.routh import RouthResult
-from symdelay.analysis.stability import Stability
 from symdelay.core.latex import escape, tex
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import theta
@@ -90,40 +89,42 @@ def first_column(res: RouthResult) -> str:
     return "".join(out)
 
 
-def conditions_block(res: Stability) -> str:
-    if res.stable_for_all_theta:
+def conditions_block(forms: dict) -> str:
+    """The founding conditions under ``theta >= 0`` (its closed forms,
+    :func:`symdelay.models.erlang.stability.founding_closed_forms`)."""
+    if forms["stable_for_all_theta"]:
         return (
             "Every Routh condition holds on the domain: the equilibrium is stable for every "
             "$\\theta \\ge 0$ (and every $\\lambda\\theta > -\\mu$).\n"
         )
-    body = "".join(relation_display(c) for c in res.conditions)
+    body = "".join(relation_display(c) for c in forms["conditions_under_assumptions"])
     return "The Routh conditions not implied by the domain are\n" + body
 
 
-def critical_block(res: Stability, digits: int = 20) -> str:
+def critical_block(L: int, forms: dict, digits: int = 20) -> str:
     """The Hopf value of lam*theta: closed form (and in D), or the numeric route."""
-    if res.L == 1:
+    if L == 1:
         return "No $\\theta \\ge 0$ destabilises: there is no critical value.\n"
-    if res.critical_lam_theta is not None:
+    if forms["critical_lam_theta"] is not None:
         return (
             "The critical value (smallest positive root of $\\Delta_L$):\n"
-            + _eq(_K, res.critical_lam_theta)
+            + _eq(_K, forms["critical_lam_theta"])
             + "and with $\\gamma = L/D$\n"
-            + _eq(_K, res.critical_lam_theta_in_D)
+            + _eq(_K, forms["critical_lam_theta_in_D"])
         )
     # lam*theta_c at mu = gamma = 1: the critical theta at lam = 1, D = L
-    at = FoundingModel(L=res.L, mu=1, lam=1)
-    value = critical(at, at=[res.L], dps=digits).critical
+    at = FoundingModel(L=L, mu=1, lam=1)
+    value = critical(at, at=[L], dps=digits).critical
     return (
-        f"$\\Delta_L$ has degree {sp.degree(res.hopf_polynomial, theta)} in "
+        f"$\\Delta_L$ has degree {sp.degree(forms['hopf_polynomial'], theta)} in "
         "$\\lambda\\theta$ and SymPy gives no usable closed form; $k_c$ is its smallest "
         "positive root, isolated exactly and refined numerically. At $\\mu = \\gamma = 1$: "
         f"$k_c = {mpmath.nstr(value, digits)}$.\n"
     )
 
 
-def oscillation_block(res: Stability) -> str:
-    osc = res.oscillation_condition
+def oscillation_block(forms: dict) -> str:
+    osc = forms["oscillation_condition"]
     if osc is None:
         return (
             "The oscillation set (rightmost roots non-real) has no closed form here; "

@@ -237,7 +237,8 @@ def critical(L, mu, lam, D, dps: int = 15) -> dict:
 def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> dict:
     """Certified roots summarised (:func:`symdelay.characteristic_roots`): the spectral
     abscissa (rightmost real part), the frequency there, the certified count of unstable
-    roots and the largest error radius.
+    roots, the verdict of the certified counts (:attr:`RootSet.verdict`) and the largest
+    error radius.
 
     >>> roots(2, 1, 1, 3, 1, dps=15)["spectral_abscissa"]
     -0.5
@@ -252,23 +253,26 @@ def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> 
         "frequency": abs(float(top.value.imag)),
         "unstable_count": int(rs.unstable_count),
         "axis_count": int(rs.axis_count),
-        "stable": bool(rs.unstable_count == 0 and rs.axis_count == 0),
+        "stable": rs.verdict == "stable",
+        "verdict": rs.verdict,
         "max_radius": max(float(z.radius) for z in rs.roots),
         "spectral_abscissa_text": rec["spectral_abscissa"],
     }
 
 
 def stability(L, mu, lam, theta, D) -> dict:
-    """The certified verdict at these numbers (the roots' exact counts: stable when none is
-    to the right of the axis or on it) and the critical ``lam*theta`` (the entry
+    """The verdict at these numbers (:func:`symdelay.analysis.stability.stability`: stable,
+    marginal or unstable, exact) and the critical ``lam*theta`` (the entry
     :func:`symdelay.analysis.critical.critical` at ``lam = 1``); ``margin`` is
     ``lam*theta / (lam*theta)_c`` (< 1 stable, inf when L = 1 never loses stability).
 
     >>> stability(2, 1, 1, 3, 1)
-    {'stable': True, 'critical_lam_theta': 9.0, 'margin': 0.3333333333333333}
+    {'stable': True, 'verdict': 'stable', 'critical_lam_theta': 9.0, 'margin': 0.3333333333333333}
+    >>> stability(2, 1, 1, 9, 1)["verdict"]
+    'marginal'
     """
     from symdelay.analysis.critical import critical
-    from symdelay.analysis.roots import roots
+    from symdelay.analysis.stability import stability as verdict
     from symdelay.core.params import as_L, as_parameter
     from symdelay.models.erlang.founding import FoundingModel
 
@@ -278,9 +282,10 @@ def stability(L, mu, lam, theta, D) -> dict:
     )
     k = lm * th
     kc = critical(FoundingModel(L=n, mu=m, lam=1), at=[d]).critical  # lam*theta_c
-    rs = roots(FoundingModel(L=n, mu=m, lam=lm, theta=th, D=d))
+    at = verdict(FoundingModel(L=n, mu=m, lam=lm, theta=th, D=d))
     return {
-        "stable": rs.unstable_count == 0 and rs.axis_count == 0,
+        "stable": at.verdict == "stable",
+        "verdict": at.verdict,
         "critical_lam_theta": float(kc),
         "margin": 0.0 if math.isinf(kc) else float(k) / float(kc),
     }
@@ -469,7 +474,9 @@ def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dic
     >>> rec["stable"], rec["unstable_count"]
     (True, 0)
     """
-    from symdelay.analysis.polyroots import exact_counts, polynomial_roots
+    from symdelay.analysis.polyroots import polynomial_roots
+    from symdelay.analysis.rootset import verdict_of
+    from symdelay.analysis.stability import factor_counts
     from symdelay.core.lazy import sympy as sp
     from symdelay.core.symbols import r
 
@@ -484,9 +491,9 @@ def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dic
             raise SymdelayInputError(
                 f"analysis 'model-stability': the {f.mode} factor is not rational at this point"
             )
-        counts = exact_counts(coeffs)
-        unstable += counts.rhp * f.multiplicity
-        axis += counts.axis * f.multiplicity
+        # the counts every verdict at a point rests on (symdelay.analysis.stability)
+        u, a, _ = factor_counts(coeffs, f.multiplicity, f.mode, 64)
+        unstable, axis = unstable + u, axis + a
         if poly.degree() >= 1:
             rs = polynomial_roots(poly.as_expr(), r, dps=dps)
             z = max(rs.roots, key=lambda q: (float(q.value.real), abs(float(q.value.imag))))
@@ -494,6 +501,7 @@ def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dic
                 top = z
     return {
         "stable": unstable == 0 and axis == 0,
+        "verdict": verdict_of(unstable, axis),
         "unstable_count": int(unstable),
         "axis_count": int(axis),
         "spectral_abscissa": None if top is None else float(top.value.real),

@@ -37,7 +37,7 @@ def run(args) -> int:
             raise SymdelayInputError("give the model file once (positional or --model-file)")
         args.model_file = args.file
     from symdelay.analysis.roots import check_analysis_cost
-    from symdelay.analysis.stability import model_record
+    from symdelay.analysis.stability import model_record, stability
     from symdelay.model import Model
 
     model = door.model_from_args(args)
@@ -81,8 +81,7 @@ def run(args) -> int:
     st = record["stability"]
     lines.append("stability conditions:" if st["conditions"] else "stability conditions: none")
     lines += [f"  {c}" for c in st["conditions"]]
-    verdict = {True: "stable", False: "unstable", None: "stable exactly when the conditions hold"}
-    lines.append(f"verdict: {verdict[st['stable']]}")
+    lines.append(f"verdict: {stability(model).verdict_text()}")
     if args.tex:
         lines.append(f"wrote {args.tex}")
     emit("\n".join(lines))

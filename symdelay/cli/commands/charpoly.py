@@ -25,19 +25,8 @@ def run(args) -> int:
     from symdelay.analysis.charpoly import charpoly
 
     res = charpoly(door.model_from_args(args), full=args.full)
-    record = res.record()
     if args.json:
-        emit_json(record)
-        return 0
-    if res.L is None:
-        lines = [f"{record['model']}:  {record['polynomial']}"]
-        lines += [
-            f"  [{f['mode']}] {f['factor']}"
-            + (f" (x{f['multiplicity']})" if f["multiplicity"] > 1 else "")
-            for f in record["factors"]
-        ]
-        emit("\n".join(lines))
-        return 0
-    lhs = record.get("polynomial", record.get("equation"))
-    emit(f"L = {record['L']}:  {lhs}" + (" = 0" if "equation" in record else ""))
+        emit_json(res.to_json())
+    else:
+        emit(res.text())
     return 0

@@ -32,12 +32,17 @@ def run(args) -> int:
     from symdelay.core.params import as_dps
 
     dps = as_dps(args.dps)
+    at = None
     if getattr(args, "theta", None) is not None:
-        raise SymdelayInputError(
-            "normal-form works at theta_c, which it computes: leave --theta out"
-        )
+        at = _verdict_at_theta(args)  # the one verdict there: the Hopf point is marginal
+        args.theta = None
     nf = normal_form(door.model_from_args(args), dps=dps)
     rec = nf.to_json()
+    if at is not None:
+        theta, res = at
+        _same_point(theta, nf, res)
+        keys = res.record()
+        rec["at_theta"] = {"theta": theta, "verdict": res.verdict, "axis_roots": keys["axis_roots"]}
     if args.json:
         emit_json(rec)
         return 0
@@ -46,8 +51,12 @@ def run(args) -> int:
         if rec["L"] is None  # the founding model: its options
         else f"L = {rec['L']}, mu = {rec['mu']}, lam = {rec['lam']}, D = {rec['D']}"
     )
-    lines = [
-        head,
+    lines = [head]
+    if at is not None:
+        lines.append(
+            f"  at theta = {at[0]} the equilibrium is {at[1].verdict_text()}: the Hopf point"
+        )
+    lines += [
         f"  theta_c = {rec['theta_c']}, omega_c = {rec['omega']}, period = {rec['period']}",
         f"  l1 = {rec['l1']}  ({rec['criticality']}; normalised by {rec['l1_normalisation']})",
         f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt(theta - theta_c)",
@@ -61,3 +70,36 @@ def run(args) -> int:
     lines.append(f"  why: {rec['structural_reason']}")
     emit("\n".join(lines))
     return 0
+
+
+def _verdict_at_theta(args):
+    """``(theta, Stability)`` at the ``--theta`` given: the one verdict there
+    (:func:`symdelay.analysis.stability.stability`); the normal form belongs to the Hopf
+    point, where it is marginal, so any other verdict is refused in one line."""
+    from symdelay.analysis.stability import stability
+
+    theta = str(args.theta)
+    res = stability(door.model_from_args(args))
+    if res.verdict != "marginal":
+        raise SymdelayInputError(
+            f"theta = {theta}: the equilibrium is {res.verdict_text()} there; the normal form "
+            "is taken at the Hopf point theta_c, where it is marginal: leave --theta out (or "
+            "give theta_c)"
+        )
+    return theta, res
+
+
+def _same_point(theta: str, nf, res) -> None:
+    """The marginal point given is the Hopf point the normal form computed."""
+    import mpmath
+
+    from symdelay.core.exact import exact_fraction
+
+    q = exact_fraction("theta", res.parameters["theta"])
+    with mpmath.workdps(30):
+        value = mpmath.mpf(q.numerator) / q.denominator
+        if abs(value - nf.theta_c) > mpmath.mpf(10) ** -10 * (1 + abs(value)):
+            raise SymdelayInputError(
+                f"theta = {theta}: the equilibrium is {res.verdict_text()} there, but the Hopf "
+                f"point is theta_c = {mpmath.nstr(nf.theta_c, 15)}: leave --theta out"
+            )

@@ -48,9 +48,11 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "roots",
         help="certified characteristic roots (all for L <= 10^4, K rightmost, or L = inf)",
-        description="Roots of (r+mu)(r+gamma)^L + lam theta gamma^L (gamma = L/D), each with "
-        "a proved error radius, and the certified number of unstable roots; for another model "
-        "every root of det(rI - J), factor by factor.",
+        description="Every root of the characteristic function, factor by factor (the founding "
+        "model: the sum mode (r+mu)(r+gamma)^L and the difference mode (r+mu)(r+gamma)^L + "
+        "lam theta gamma^L, gamma = L/D), each with a proved error radius that covers the "
+        "digits printed, the certified counts in Re r > 0 and on the imaginary axis, and the "
+        "verdict (stable, marginal, unstable).",
     )
     # let '--branches -3..3' through (argparse would take '-3..3' for an option)
     p._negative_number_matcher = re.compile(r"^-\d+$|^-\d*\.\d+$|^-\d+\.\.-?\d+$")
@@ -71,59 +73,8 @@ def run(args) -> int:
     except CertificationError as exc:
         print(f"symdelay: certification failed: {exc}", file=sys.stderr)
         return 1
-    if res.per_factor:
-        return _print_factors(args, model, res)
-    return _print_roots(args, res)
-
-
-def _print_roots(args, res) -> int:
-    """The founding model's roots (its difference mode), as in every release."""
-    import mpmath
-
-    rec = res.to_json()
     if args.json:
-        emit_json(rec)
-        return 0
-    if res.mode == "all":
-        head = f"L = {rec['L']}: {len(res)} roots (all), unstable_count = {res.unstable_count}"
+        emit_json(res.to_json())
     else:
-        head = (
-            f"L = {rec['L']}: {len(res)} roots listed ({res.mode}), {rec['listed_unstable']} of "
-            f"them unstable; whole spectrum: unstable_count = {res.unstable_count}"
-        )
-    sa = "spectral abscissa" if res.mode == "all" else "largest Re of the listed roots"
-    emit(f"{head}, on the imaginary axis = {res.axis_count}, {sa} = {rec['spectral_abscissa']}")
-    with mpmath.workdps(8):
-        for z, item in zip(res, rec["roots"]):
-            emit(f"  {item['re']}  {item['im']}i   +- {mpmath.nstr(z.radius, 3)}")
-    return 0
-
-
-def _print_factors(args, model, res) -> int:
-    """A model's roots factor by factor, with its parameter values."""
-    record = res.to_json()
-    record["parameters"] = {
-        "model": model.name,
-        **{str(k): str(v) for k, v in model.values.items()},
-    }
-    if args.json:
-        emit_json(record)
-        return 0
-    lines = [
-        f"{res.model_name}: {res.unstable_count} root(s) with Re r > 0, {res.axis_count} on the "
-        f"imaginary axis (certified, counted with multiplicity)"
-    ]
-    for f in record["factors"]:
-        lines.append(
-            f"[{f['mode']}] {f['factor']}"
-            + (f" (x{f['multiplicity']})" if f["multiplicity"] > 1 else "")
-        )
-        for z in f["roots"]:
-            sign = "-" if z["im"].startswith("-") else "+"
-            mult = f", multiplicity {z['multiplicity']}" if "multiplicity" in z else ""
-            lines.append(
-                f"    {z['re']} {sign} {z['im'].lstrip('-')}i  (radius {z['radius']}{mult})"
-            )
-    lines += [f"note: {n}" for n in record["notes"]]
-    emit("\n".join(lines))
+        emit(res.text())
     return 0

@@ -19,8 +19,10 @@ def register(subparsers) -> None:
             "Routh–Hurwitz stability conditions of (r+mu)(r+gamma)^L + lam*theta*gamma^L, "
             f"simplified under {ASSUMPTIONS}; the Hopf boundary lam*theta = k_c(mu, gamma); "
             "the oscillation condition (rightmost roots non-real), which is a different set. "
-            "With numbers for mu, lam, theta and D, also the exact verdict there. For another "
-            "model: Routh–Hurwitz on every factor of det(rI - J)."
+            "With numbers for every parameter, the verdict there, decided exactly: stable, "
+            "marginal (no root in Re r > 0, some on the imaginary axis, named with their "
+            "frequencies) or unstable. For another model: Routh–Hurwitz on every factor of "
+            "det(rI - J)."
         ),
     )
     door.add_model(p)
@@ -44,51 +46,10 @@ def run(args) -> int:
     if args.minimal:
         return _print_minimal(args, model)
     res = stability(model, force=args.force)
-    if res.L is None:
-        return _print_generic(args, model, res)
-    return _print_founding(args, res)
-
-
-def _print_generic(args, model, res) -> int:
-    record = {"model": model.name, **res.record()}
-    record["factors_all"] = [f.to_json() for f in model.factors]
-    if args.json:
-        emit_json(record)
-        return 0
-    verdict = {True: "stable", False: "unstable", None: "stable exactly when:"}
-    lines = [f"{model.name}: {verdict[record['stable']]}"]
-    lines += [f"  {c}" for c in record["conditions"]]
-    emit("\n".join(lines))
-    return 0
-
-
-def _print_founding(args, res) -> int:
     if args.json:
         emit_json(res.to_json())
-        return 0
-    lines = [f"L = {res.L}: characteristic polynomial {res.polynomial}", f"under {ASSUMPTIONS}:"]
-    if res.stable_for_all_theta:
-        lines.append("  stable for every theta >= 0 (no condition remains)")
-    lines += [f"  stable iff {c}" if len(res.conditions) == 1 else f"  {c}" for c in res.conditions]
-    crit = res.critical_lam_theta
-    if res.L >= 2:
-        lines.append(
-            "critical lam*theta (Hopf): "
-            + (str(crit) if crit is not None else "no closed form; smallest positive root of")
-            + ("" if crit is not None else f" {res.hopf_polynomial} = 0 (lam*theta)")
-        )
-    lines.append(
-        "oscillation (rightmost roots non-real, not a stability boundary): "
-        + str(res.oscillation_condition)
-    )
-    if res.values:
-        at = ", ".join(f"{k} = {v}" for k, v in res.values.items())
-        if res.stable is None:
-            missing = [k for k in ("mu", "lam", "theta", "D") if k not in res.values]
-            lines.append(f"at {at}: the verdict needs " + ", ".join(missing) + " as well")
-        else:
-            lines.append(f"at {at}: {'stable' if res.stable else 'unstable'} (exact)")
-    emit("\n".join(lines))
+    else:
+        emit(res.text())
     return 0
 
 

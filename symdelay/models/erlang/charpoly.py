@@ -17,10 +17,12 @@ result from an independent path (:func:`verify_difference_determinant`,
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from functools import cache
 
+from symdelay.analysis.charpoly import ModeFactor
 from symdelay.core.derivation import Derivation, require_equal, require_zero
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
@@ -32,6 +34,7 @@ from symdelay.models.erlang.linearize import structured_difference_jacobian
 __all__ = [
     "characteristic_polynomial",
     "specialised_charpoly",
+    "founding_factors",
     "derive_characteristic_equation",
     "eigenvector",
     "explicit_characteristic_polynomial",
@@ -180,26 +183,119 @@ def specialised_charpoly(model, full: bool = False):
     """The founding model's characteristic polynomial
     (:func:`~symdelay.analysis.charpoly.charpoly`): the derived difference-mode polynomial at
     its L (an integer or the symbol L) with its numbers substituted, ``full``: the whole
-    polynomial factored by mode (and the table's factors); L = inf: the delay equation. It
-    never declines."""
-    from symdelay.analysis.charpoly import CharPoly
+    polynomial (the sum mode times the difference mode, checked against the explicit
+    determinant once per L); L = inf: the delay equation. Its factors are the two modes'
+    closed forms (:func:`founding_factors`). It never declines."""
+    from symdelay.analysis.charpoly import CharPoly, model_parameters, select
     from symdelay.core.latex import tex
-    from symdelay.core.symbols import SYMBOLS
 
     o = model.options
-    params = {k: o[k] for k in ("mu", "lam", "theta", "D")}
+    factors = founding_factors(model.L if not model.infinite else sp.oo, model_values(model))
+    common = {
+        "model_name": model.name,
+        "full": full,
+        "parameters": model_parameters(model),
+        "closed_forms": closed_forms(model),
+    }
     if model.infinite:
         if full:
             raise SymdelayInputError(
                 "--full needs a finite L: the limit L -> inf has no full polynomial"
             )
-        values = {SYMBOLS[k]: v for k, v in params.items() if v is not None}
-        eq = infinite_L_limit().result.subs(values)
-        return CharPoly(None, tex(eq) + " = 0", model_name=model.name, L="inf", equation=eq)
-    poly = characteristic_polynomial(model.L, full=full, **params)
+        eq = factors[1].factor
+        return CharPoly(None, tex(eq) + " = 0", factors, equation=eq, **common)
+    if full:
+        if not isinstance(model.L, int):
+            raise SymdelayInputError(
+                "the full polynomial needs a concrete L: give L as an integer >= 1"
+            )
+        verify_full_factorisation(model.L)  # the modes' product is det(rI - J): checked
+    params = {k: o[k] for k in ("mu", "lam", "theta", "D")}
+    _parameter_values(model.L, **params)  # the values, checked as before
+    poly = select(factors, full)
     _refuse_huge_numbers(poly, model.L)
-    factors = tuple(model.factors) if full and isinstance(model.L, int) else ()
-    return CharPoly(poly, tex(poly), factors, model_name=model.name, L=model.L)
+    return CharPoly(poly, tex(poly), factors, **common)
+
+
+def model_values(model) -> dict:
+    """The founding (or in-flight) model's numbers: ``mu, lam, theta, D`` -> exact value or
+    None (symbolic)."""
+    o = model.options
+    return {k: o[k] for k in ("mu", "lam", "theta", "D")}
+
+
+def founding_factors(L, values: dict) -> tuple:
+    """The founding model's characteristic function by mode, as its transition table gives
+    it (:class:`~symdelay.analysis.charpoly.ModeFactor`, built when first read): the sum mode
+    ``(r + mu)(r + gamma)^L`` (``(r + mu)^(L+1)`` when ``mu = gamma``) and the difference
+    mode ``(r + mu)(r + gamma)^L + lam theta gamma^L``, with ``gamma = L/D``; ``L = oo``:
+    ``r + mu`` and ``r + mu + lam theta e^{-D r}``; for ``theta = 0`` the two are one
+    factor twice. ``values``: ``mu, lam, theta, D`` -> exact number or None (the symbol).
+
+    The difference mode's form is the derived one (:func:`derive_characteristic_equation`,
+    and its limit); the sum mode's block is triangular (the routing probabilities add up to
+    one), so its polynomial is the product of its diagonal. Both are compared with the
+    transition table's factors in the tests (``tests/test_one_record.py``)."""
+    items = tuple(values.items())
+    if any(_zero(values[k]) for k in ("lam", "theta")):
+        # lam theta = 0: the difference mode's polynomial is the sum mode's, one factor
+        # twice (as the table merges equal modes)
+        return (ModeFactor(functools.partial(_founding_factor, L, items, False), "sum", 2),)
+    return (
+        ModeFactor(functools.partial(_founding_factor, L, items, False), "sum"),
+        ModeFactor(functools.partial(_founding_factor, L, items, True), "difference"),
+    )
+
+
+def _zero(v) -> bool:
+    """``v == 0`` for None (False), a Fraction or a SymPy number, without SymPy's ``==``."""
+    if v is None:
+        return False
+    p = getattr(v, "p", None)
+    return p == 0 if p is not None else v == 0
+
+
+#: Above this many digits gamma^L stays a power in a printed factor (Python prints no
+#: integer of more than 4300 digits).
+_POWER_DIGITS = 300
+
+
+def _founding_factor(L, items, difference: bool):
+    from fractions import Fraction
+
+    from symdelay.core.params import is_infinite_L
+
+    def exact(v):
+        return sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
+
+    v = {k: exact(x) for k, x in items}
+    m = mu if v["mu"] is None else v["mu"]
+    lt = (lam if v["lam"] is None else v["lam"]) * (theta if v["theta"] is None else v["theta"])
+    if is_infinite_L(L):
+        d = D if v["D"] is None else v["D"]
+        return r + m + lt * sp.exp(-d * r) if difference else r + m
+    g = gamma if v["D"] is None else sp.Integer(L) / v["D"] if isinstance(L, int) else L / v["D"]
+    if not difference:
+        same = g.is_number and m.is_number and g == m
+        return (r + m) ** (L + 1) if same else (r + m) * (r + g) ** L
+    if isinstance(L, int) and g.is_Rational and L * len(str(max(abs(g.p), g.q))) > _POWER_DIGITS:
+        # lam theta gamma^L left unevaluated: its digits would not print
+        tail = sp.Mul(lt, sp.Pow(g, L, evaluate=False), evaluate=False)
+        return sp.Add((r + m) * (r + g) ** L, tail, evaluate=False)
+    return (r + m) * (r + g) ** L + lt * g**L
+
+
+def closed_forms(model) -> dict:
+    """What the founding family knows in closed form about the characteristic polynomial:
+    the difference mode's for every L (derived, :func:`derive_characteristic_equation`) and
+    its limit L -> oo at fixed mean delay (the delay equation)."""
+    from symdelay.core.symbols import L as L_symbol
+
+    out = {"difference_every_L": derive_characteristic_equation().result}
+    if model.infinite:
+        out["limit_L_inf"] = infinite_L_limit().result
+    out["sum_every_L"] = (r + mu) * (r + gamma) ** L_symbol
+    return out
 
 
 def _parameter_values(n, **given) -> dict:

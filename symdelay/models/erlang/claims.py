@@ -70,9 +70,9 @@ from symdelay.core.parsing import parse_relational
 from symdelay.core.symbols import D, gamma, lam, mu, theta
 from symdelay.models.erlang.stability import (
     _in_k,
+    founding_closed_forms,
     is_oscillatory_at,
     oscillation_threshold,
-    stability_conditions,
 )
 
 __all__ = ["ClaimResult", "verify", "CLAIM_SYMBOLS", "MAX_L", "SEARCH_RANGES", "DECIDE_MAX_L"]
@@ -168,31 +168,6 @@ def _iv(x: sp.Rational):
     return mpmath.iv.mpf([x.p, x.p]) / x.q
 
 
-def _dde_stable_form(m, x, k):
-    """L = inf by the Hopf closed form (interval arithmetic): True, False or None.
-
-    ``r + mu + k e^{-rD}``: stable for ``-mu < k <= mu`` and every D; for ``k > mu``
-    stable iff ``D < D_1 = (pi - atan(w/mu))/w``, ``w = sqrt(k^2 - mu^2)``; unstable for
-    ``k < -mu`` (a real root crosses 0 at ``k = -mu``).
-    """
-    if k == -m:
-        return None
-    if k < -m:
-        return False
-    if k <= m:
-        return True
-    with mpmath.workdps(40):
-        iv = mpmath.iv
-        w = iv.sqrt(_iv(k) ** 2 - _iv(m) ** 2)
-        d1 = (iv.pi - iv.atan2(w, _iv(m))) / w
-        d = _iv(x)
-        if d.b < d1.a:
-            return True
-        if d.a > d1.b:
-            return False
-    return None
-
-
 def _dde_oscillatory_form(m, x, k):
     """L = inf: the principal (rightmost) Lambert-W root is non-real iff k D e^{mu D} > 1/e."""
     if k <= 0:
@@ -231,19 +206,21 @@ def _agree(a, b, what, m, x, k):
 
 
 def _stable_exact(space: _Space, m, x, k, lm, th):
-    """True (strictly stable), False (strictly unstable: a root in Re r > 0) or None."""
-    if space.infinite:
-        form = _dde_stable_form(m, x, k)
-        res = _dde_roots(m, x, lm, th)
-        return _agree(None if res is None else res.unstable_count == 0, form, "stability", m, x, k)
-    from symdelay.analysis.routh import routh_hurwitz
-    from symdelay.core.symbols import r
-    from symdelay.models.erlang.stability import _poly_at
+    """True (strictly stable), False (strictly unstable: a root in Re r > 0) or None
+    (marginal, or undecided): the one verdict at the point
+    (:func:`symdelay.analysis.stability.stability`); L = inf checked against the certified
+    roots as well."""
+    from symdelay.analysis.stability import stability
+    from symdelay.models.erlang.founding import FoundingModel
 
-    res = routh_hurwitz(_poly_at(space.L, m, x, k).as_expr(), r)
-    if res.rhp_count > 0:
-        return False
-    return True if res.imaginary_axis_count == 0 else None
+    D = x if space.infinite else sp.Integer(space.L) / x  # x is D (L = inf) or gamma
+    at = stability(FoundingModel(L=space.L, mu=m, lam=lm, theta=th, D=D))
+    form = {"stable": True, "unstable": False}.get(at.verdict)
+    if space.infinite:
+        res = _dde_roots(m, x, lm, th)
+        by_roots = None if res is None else {"stable": True, "unstable": False}.get(res.verdict)
+        return _agree(by_roots, form, "stability", m, x, k)
+    return form
 
 
 def _oscillatory_exact(space: _Space, m, x, k, lm, th):
@@ -809,7 +786,7 @@ def _exact_directions_nonneg(space, cond, target):
                 if ok:
                     out["claim_implies_target"] = (PROVEN, None)
             return out
-        hopf_k = _in_k(stability_conditions(L).hopf_polynomial)
+        hopf_k = _in_k(founding_closed_forms(L)["hopf_polynomial"])
         if side == "upper":
             # claim in target: f <= k_c (f < k_c if not strict); target in claim: k_c <= f
             ok, w = _kappa_always(L, hopf_k, phi, True, not strict)

@@ -97,6 +97,8 @@ class FoundingModel(TableOnDemand):
         "verify": _S + "claims:specialised_verify",
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
         "stability_map": _S + "hopf.map:specialised_stability_map",
+        # what the family knows in closed form, attached by every path's record
+        "closed_forms": _S + "stability:closed_forms",
     }
     #: quantity -> the family's closed forms (a function of the model), which both paths of
     #: the entry attach to their record (:func:`symdelay.analysis.entry.closed_forms`)
@@ -147,6 +149,11 @@ class FoundingModel(TableOnDemand):
                 found[k] = sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
             self.__dict__["_options"] = found
         return found
+
+    def record_options(self) -> dict:
+        """The options as the records print them, without SymPy: ``L`` (an int,
+        ``math.inf`` or the symbol) and the checked numbers."""
+        return {"L": self.phases, **self.numbers}
 
     _OWN: ClassVar[tuple] = ("phases", "infinite", "symbolic", "numbers", "name")
 

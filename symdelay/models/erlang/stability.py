@@ -14,29 +14,37 @@ Hurwitz determinant ``Delta_L`` (a polynomial in k of degree ``floor(L/2)``):
 * so the equilibrium is stable exactly for ``-mu < k < k_c`` (the lower end, reached only
   for theta < 0, is the real root crossing 0 at ``k = -mu``: ``a_n = gamma^L (mu + k)``).
 
+The record's conditions hold on the model's domain (``theta`` real); the conditions under
+``theta >= 0``, the Hopf polynomial and its root are the family's closed forms:
+
 >>> res = stability_conditions(2)
->>> res.critical_lam_theta
+>>> res.closed_forms["critical_lam_theta"]
 2*(gamma + mu)**2/gamma
->>> res.conditions
+>>> res.closed_forms["conditions_under_assumptions"]
 (lam*theta < 2*(gamma + mu)**2/gamma,)
->>> stability_conditions(1).critical_lam_theta is None
+>>> res.conditions
+(lam*theta < 2*(gamma + mu)**2/gamma, lam*theta > -mu)
+>>> stability_conditions(1).closed_forms["critical_lam_theta"] is None
 True
 
 The *oscillation* condition (the rightmost roots are non-real) is a different set: for
 ``L = 1`` it is ``4 gamma lam theta > (mu - gamma)^2``, which never destabilises; for every
 L it is one bound ``lam*theta > k_o(mu, gamma)`` (:func:`oscillation_threshold`).
 
->>> stability_conditions(2).oscillation_condition
+>>> stability_conditions(2).closed_forms["oscillation_condition"]
 lam*theta > 4*Max(0, gamma - mu)**3/(27*gamma**2)
+
+``L = oo``: Hayes' region of ``r + mu + lam theta e^{-rD} = 0``, the verdict at numbers in
+certified intervals (:func:`infinite_L_verdict`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from functools import cache
+from functools import cache, lru_cache
+from typing import NamedTuple
 
 from symdelay.analysis.routh import routh_hurwitz
-from symdelay.analysis.stability import Stability
+from symdelay.analysis.stability import Stability, free_conditions
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L
@@ -47,6 +55,9 @@ __all__ = [
     "Stability",
     "stability_conditions",
     "specialised_stability",
+    "founding_closed_forms",
+    "difference_routh",
+    "infinite_L_verdict",
     "is_oscillatory_at",
     "oscillation_threshold",
     "ASSUMPTIONS",
@@ -79,11 +90,25 @@ def _positive_on_domain(expr) -> bool:
     return bool(expr.xreplace({mu: _mp, gamma: _gp, _k: _kn}).is_positive)
 
 
-def _essential_factor(expr):
-    """``expr`` with the factors positive on the domain removed (sign preserved)."""
+def _essential_factor(expr, removed=None):
+    """``expr`` with the factors positive on the domain removed (sign preserved); the
+    removed factors are appended to ``removed``."""
     c, factors = sp.factor_list(expr)
-    keep = [f**e for f, e in factors if not _positive_on_domain(f)]
+    keep = []
+    for f, e in factors:
+        if _positive_on_domain(f):
+            if removed is not None:
+                removed.append(f)
+        else:
+            keep.append(f**e)
     return sp.sign(c) * sp.Mul(*keep)
+
+
+def _positive_above_minus_mu(f) -> bool:
+    """``f(mu, gamma, k) > 0`` for every ``k > -mu`` (``mu, gamma > 0``), proved by SymPy
+    (with ``k = t - mu``, ``t > 0``)."""
+    t = sp.Symbol("t", positive=True)
+    return bool(f.subs(_k, t - mu).xreplace({mu: _mp, gamma: _gp}).is_positive)
 
 
 def _as_k_inequality(poly):
@@ -182,39 +207,163 @@ SECONDS_PER_L4 = 4e-5
 
 
 def stability_conditions(L, *, force: bool = False, kappa=None) -> Stability:
-    """Routh–Hurwitz stability conditions of the difference mode for ``L`` phases: the
-    founding model's :func:`~symdelay.analysis.stability.stability` (a convenience).
-
-    ``conditions`` hold under ``mu, gamma, lam > 0`` and ``theta >= 0``. The work grows
-    like ``L^4``: over the shared budget (:mod:`symdelay.core.budget`) it is refused unless
+    """Routh–Hurwitz stability conditions of the founding model for ``L`` phases: its
+    :func:`~symdelay.analysis.stability.stability` with every parameter symbolic (a
+    convenience). The conditions hold for ``mu, gamma, lam > 0`` and ``theta`` real; the
+    record's ``closed_forms`` carry the Hopf polynomial, ``critical_lam_theta``, the
+    oscillation condition and the conditions under ``theta >= 0``. The work grows like
+    ``L^4``: over the shared budget (:mod:`symdelay.core.budget`) it is refused unless
     ``force``. ``kappa`` (weights of the jobs in flight) gives the ``inflight`` model's
     conditions (Routh–Hurwitz on its factors).
+
+    >>> stability_conditions(3).closed_forms["critical_lam_theta"]
+    8*(gamma + mu)**3/(3*gamma + mu)**2
     """
     from symdelay.analysis.stability import stability
-    from symdelay.models.erlang.founding import FoundingModel
 
     if kappa is not None:
         from symdelay.models.erlang.kappa import inflight_model
 
         return stability(inflight_model(as_L(L, allow_symbol=False), kappa))
-    model = FoundingModel(L=as_L(L, allow_symbol=False))
-    return stability(model, method="specialised", force=force)
+    n = as_L(L, allow_symbol=False)
+    founding_closed_forms(n, force=force)  # the estimate (refused over the budget), once
+    return _symbolic(n)
 
 
-def specialised_stability(model, force=None) -> Stability:
-    """The founding model's stability (:func:`~symdelay.analysis.stability.stability`): the
-    conditions for its L in closed form, and, when every option is a number, the exact
-    verdict there (Routh–Hurwitz on the rational polynomial, any sign of theta). It applies
-    to every finite L (it never declines); L = inf and symbolic L are refused."""
+@cache
+def _symbolic(n: int) -> Stability:
+    """:func:`stability_conditions` at ``L = n``, one record per process (``2`` and
+    ``"2"`` are one entry)."""
+    from symdelay.analysis.stability import stability
+    from symdelay.models.erlang.founding import FoundingModel
+
+    return stability(FoundingModel(L=n), method="specialised")
+
+
+def specialised_stability(model, force=None, dps: int = 20) -> Stability:
+    """The founding model's stability (:func:`~symdelay.analysis.stability.stability`), the
+    record of every path: the conditions for its L in closed form with its numbers put in,
+    and, when every option is a number, the verdict there, exactly (Routh–Hurwitz counts on
+    the rational polynomial, any sign of theta; L = inf by Hayes' region in certified
+    intervals, :func:`infinite_L_verdict`). It never declines; symbolic L is refused."""
+    from symdelay.analysis.charpoly import model_parameters
+    from symdelay.analysis.stability import EXACT_COUNTS, counts_verdict, factor_counts
+    from symdelay.models.erlang.charpoly import founding_factors, model_values
+
+    if model.symbolic:
+        raise SymdelayInputError(
+            f"L must be an integer >= 1 (number of delay phases) or inf, got '{model.L}': the "
+            "stability conditions are for one number of phases (the characteristic "
+            "polynomial for every L: 'symdelay charpoly --L L')"
+        )
+    cf = closed_forms(model, "stability", force=force)
+    values = model_values(model)
+    L = sp.oo if model.infinite else model.L
+    factors = founding_factors(L, values)
+    common = {
+        "factors": factors,
+        "parameters": model_parameters(model),
+        "closed_forms": cf,
+        "dps": dps,
+        "model_name": model.name,
+    }
+    if all(v is not None for v in values.values()):
+        if model.infinite:
+            found = infinite_L_verdict(values, dps)
+            diff_stable = {"stable": True, "undecided": None}.get(found.verdict, False)
+            verdicts = ((True, 0, 0), (diff_stable, found.unstable, found.axis))[-len(factors) :]
+            axis = tuple(("difference", w, rad, m) for w, rad, m in found.axis_roots)
+            return Stability(
+                (),
+                diff_stable,
+                found.verdict,
+                factor_verdicts=verdicts,
+                axis_roots=axis,
+                decided_by=found.decided_by,
+                **common,
+            )
+        n = model.L
+        P = _poly_at(n, values["mu"], sp.Integer(n) / values["D"], values["lam"] * values["theta"])
+        prec = int(dps * 3.33) + 30
+        rhp, on_axis, axis = factor_counts(P.all_coeffs(), 1, "difference", prec)
+        verdicts = ((True, 0, 0), (rhp == 0 and on_axis == 0, rhp, on_axis))[-len(factors) :]
+        verdict = counts_verdict(verdicts)
+        return Stability(
+            (),
+            verdict == "stable",
+            verdict,
+            factor_verdicts=verdicts,
+            axis_roots=axis,
+            decided_by=EXACT_COUNTS,
+            **common,
+        )
+    conds, known = _conditions_at(
+        "inf" if model.infinite else model.L, tuple(_substitution(model, values).items())
+    )
+    verdicts = ((True, None, None), (known, None, None))[-len(factors) :]
+    return Stability(conds, known, None, factor_verdicts=verdicts, **common)
+
+
+_lp = sp.Symbol("lam", positive=True)
+
+
+def _substitution(model, values) -> dict:
+    """The numbers given, as substitutions into the closed forms (``D`` -> ``gamma``)."""
+    out = {}
+    for name, sym in (("mu", mu), ("lam", lam), ("theta", theta)):
+        if values[name] is not None:
+            out[sym] = values[name]
+    if values["D"] is not None:
+        if model.infinite:
+            out[D] = values["D"]
+        else:
+            out[gamma] = sp.Integer(model.L) / values["D"]
+    return out
+
+
+@lru_cache(maxsize=512)
+def _conditions_at(L, subs: tuple):
+    """The founding conditions on the model's domain (theta real) with the numbers ``subs``
+    put in: ``(conditions left, known)`` (:func:`free_conditions`), cached."""
+    found = infinite_L_conditions() if L == "inf" else _stability_conditions(L)["conditions"]
+    values = dict(subs)
+    return free_conditions(
+        [c.subs(values) if values else c for c in found],
+        positive={mu: _mp, gamma: _gp, lam: _lp},
+    )
+
+
+def closed_forms(model, quantity: str, force=None) -> dict | None:
+    """What the founding family knows in closed form (the same for both paths; cached per
+    L): for ``stability`` the Hopf polynomial and ``critical_lam_theta``, the oscillation
+    condition, the conditions under ``theta >= 0`` and the Routh conditions (finite L), or
+    the critical delay (L = inf); for ``charpoly`` the polynomial for every L."""
+    if quantity == "charpoly":
+        from symdelay.models.erlang.charpoly import closed_forms as charpoly_forms
+
+        return charpoly_forms(model)
+    if quantity != "stability" or model.symbolic:
+        return None
+    if model.infinite:
+        return infinite_L_closed_forms()
+    return founding_closed_forms(model.L, force=force)
+
+
+def founding_closed_forms(L, force=None) -> dict:
+    """The founding stability's closed forms at ``L`` phases (a dict, cached): the
+    conditions under ``theta >= 0`` (``conditions_under_assumptions``), the Hopf polynomial
+    ``Delta_L`` in ``lam*theta`` and its closed-form root ``critical_lam_theta`` (None for
+    L = 1 and where SymPy's root is no usable closed form), ``critical_lam_theta_in_D``, the
+    oscillation condition and its threshold, the Routh conditions of the symbolic
+    polynomial. The work grows like ``L^4``: refused over the shared budget unless
+    ``force``.
+
+    >>> founding_closed_forms(2)["critical_lam_theta_in_D"]
+    (D*mu + 2)**2/D
+    """
     from symdelay.core.budget import check_budget, power_cost
 
-    if model.infinite or isinstance(model.L, sp.Symbol):
-        raise SymdelayInputError(
-            f"L must be an integer >= 1 (number of delay phases), got '{'inf' if model.infinite else model.L}': the "
-            "stability conditions are for a finite number of phases (for L = inf, "
-            "'symdelay roots --L inf' counts the unstable roots)"
-        )
-    n = as_L(model.L, allow_symbol=False)
+    n = as_L(L, allow_symbol=False)
     if n not in _DONE:
         check_budget(
             f"the symbolic stability conditions for L = {n}",
@@ -222,53 +371,206 @@ def specialised_stability(model, force=None) -> Stability:
             force=bool(force),
             shrink="a smaller --L (for numbers: 'symdelay roots' counts the unstable roots)",
         )
-    res = _stability_conditions(n)
+    found = _stability_conditions(n)
     _DONE.add(n)
-    o = model.options
-    given = {k: o[k] for k in ("mu", "lam", "theta", "D") if o[k] is not None}
-    if not given:
-        return res
-    verdict = None
-    if len(given) == 4:
-        verdict = _stable_at(n, o["mu"], sp.Integer(n) / o["D"], o["lam"] * o["theta"])
-    return dataclasses.replace(res, stable=verdict, values=given, model_name=model.name)
+    return {k: v for k, v in found.items() if k != "conditions"}
 
 
 _DONE: set = set()  # L already computed (cached): no estimate needed
 
 
 @cache
-def _stability_conditions(n: int) -> Stability:
-    """The cached work, keyed on the normalised ``n`` (``2`` and ``"2"`` are one entry)."""
+def _stability_conditions(n: int) -> dict:
+    """The closed forms at ``L = n`` and the conditions on the model's domain (cached,
+    keyed on the normalised ``n``)."""
     P = sp.expand(characteristic_polynomial(n))
-    res = routh_hurwitz(P, r, force=True)  # estimated by stability_conditions
-    conditions = []
+    res = routh_hurwitz(P, r, force=True)  # estimated by closed_forms
+    under, removed = [], []
     for cond in res.conditions:
         poly = _in_k(cond.lhs)
         if _positive_on_domain(poly):
-            continue
-        conditions.append(_to_lam_theta(_as_k_inequality(_essential_factor(poly))))
+            continue  # positive for lam*theta >= 0; a Routh condition holds when stable
+        under.append(_to_lam_theta(_as_k_inequality(_essential_factor(poly, removed))))
     hopf = crit = None
     if n >= 2:
         hopf_k = _essential_factor(_in_k(res.hurwitz_determinants[n - 1]))
         hopf = _to_lam_theta(hopf_k)
         crit = _closed_root(hopf_k)
-    osc = _oscillation_condition(n)
-    from symdelay.models.erlang.founding import FoundingModel
+    # theta real: stable exactly for -mu < lam*theta < k_c (the module docstring); the
+    # conditions for lam*theta >= 0 stay exact for -mu < lam*theta < 0 when every factor
+    # they dropped is positive there (a Routh condition holds while the roots are stable)
+    if all(_positive_above_minus_mu(f) for f in removed):
+        domain = (*under, sp.StrictGreaterThan(lam * theta, -mu, evaluate=False))
+    else:  # pragma: no cover - the dropped factors are powers of gamma, mu and gamma + mu
+        raise VerificationError(f"L = {n}: a dropped Routh factor changes sign above -mu")
+    crit_D = None if crit is None else sp.factor(crit.subs(gamma, n / D))
+    return {
+        "conditions": domain,
+        "assumptions": ASSUMPTIONS,
+        "characteristic_polynomial": P,
+        "conditions_under_assumptions": tuple(under),
+        "stable_for_all_theta": not under,
+        "hopf_polynomial": hopf,
+        "critical_lam_theta": crit,
+        "critical_lam_theta_in_D": crit_D,
+        "oscillation_condition": _oscillation_condition(n),
+        "oscillation_lam_theta": oscillation_threshold(n),
+        "routh_conditions": tuple(res.conditions),
+        "theta_negative": (
+            "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
+            "lam*theta = -mu, so then stability also needs lam*theta > -mu"
+        ),
+    }
 
-    return Stability(
-        conditions=tuple(conditions),
-        stable=None,
-        model_name=FoundingModel(L=n).name,
-        L=n,
-        polynomial=P,
-        routh=res,
-        hopf_polynomial=hopf,
-        critical_lam_theta=crit,
-        oscillation_condition=osc,
-        oscillation_lam_theta=oscillation_threshold(n),
-        stable_for_all_theta=not conditions,
-        assumptions=ASSUMPTIONS,
+
+@cache
+def difference_routh(n: int):
+    """The Routh–Hurwitz result of the symbolic difference polynomial at ``L = n`` (its
+    array, for the documents)."""
+    return routh_hurwitz(sp.expand(characteristic_polynomial(n)), r, force=True)
+
+
+# ------------------------------------------------------------------ L = oo (Hayes)
+def _kD():
+    return lam * theta
+
+
+@cache
+def infinite_L_conditions() -> tuple:
+    """``r + mu + lam theta e^{-rD} = 0`` has every root in ``Re r < 0`` exactly when
+    ``lam theta > -mu`` and (``lam theta <= mu`` or ``D`` below the critical delay) (Hayes,
+    1950, for ``mu > 0``)."""
+    k = _kD()
+    return (
+        sp.StrictGreaterThan(k, -mu, evaluate=False),
+        sp.Or(sp.LessThan(k, mu), sp.StrictLessThan(D, _critical_delay())),
+    )
+
+
+def _critical_delay():
+    k = _kD()
+    return sp.acos(-mu / k) / sp.sqrt(k**2 - mu**2)
+
+
+@cache
+def infinite_L_closed_forms() -> dict:
+    """The closed forms of the delay equation ``r + mu + lam theta e^{-rD} = 0``."""
+    return {
+        "assumptions": "mu > 0, D > 0, lam*theta real",
+        "characteristic_function": r + mu + lam * theta * sp.exp(-D * r),
+        "critical_lam_theta": None,
+        "critical_delay": _critical_delay(),
+        "hopf_frequency": sp.sqrt((lam * theta) ** 2 - mu**2),
+        "oscillation_condition": sp.StrictGreaterThan(
+            lam * theta, oscillation_threshold("inf"), evaluate=False
+        ),
+        "oscillation_lam_theta": oscillation_threshold("inf"),
+        "theta_negative": (
+            "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
+            "lam*theta = -mu, so then stability also needs lam*theta > -mu"
+        ),
+    }
+
+
+class InfiniteVerdict(NamedTuple):
+    verdict: str
+    unstable: int | None
+    axis: int
+    axis_roots: tuple
+    decided_by: str
+
+
+#: Arb precision (bits) beyond which the certified comparison of D with a Hopf delay
+#: gives up ("undecided"); equality cannot happen for rational numbers (Lindemann).
+MAX_VERDICT_BITS = 1 << 16
+
+
+def infinite_L_verdict(values: dict, dps: int = 20) -> InfiniteVerdict:
+    """The verdict of ``r + mu + k e^{-rD} = 0`` (``k = lam theta``) at exact numbers.
+
+    ``k < -mu``: ``F(0) = mu + k < 0`` and ``F(r) -> oo`` for real ``r -> oo``: a real root
+    ``r > 0``. ``k = -mu``: ``r = 0`` is a simple root (``F'(0) = 1 + mu D``), on the axis,
+    the only one there (``r = i w``, ``w != 0``, would need ``cos(w D) = -mu/k`` with ``w D``
+    algebraic and non-zero, which Lindemann's theorem excludes). ``|k| <= mu``: no root
+    crosses the axis as D grows from 0 (``|i w + mu| > |k|`` for ``w != 0``), so all stay in
+    ``Re r < 0``. ``|k| > mu``: roots cross at ``w = sqrt(k^2 - mu^2)`` when
+    ``D = D_n = (phi + 2 pi n)/w``, ``phi = acos(-mu/k)`` (``k > 0``) or ``2 pi - acos(-mu/k)``
+    (``k < 0``: ``sin(w D) = w/k < 0``), each pair to the right (``|P(i w)|^2 - |Q(i w)|^2
+    = w^2 + mu^2 - k^2`` increases in ``w^2``), so the count in ``Re r > 0`` is
+    ``[k < -mu] + 2 #{n >= 0 : D_n < D}``; ``D`` is compared with the ``D_n`` in Arb balls,
+    with more bits until they separate (they are never equal: Lindemann again).
+    """
+    from fractions import Fraction
+
+    import flint
+    import mpmath
+
+    def frac(v):
+        if isinstance(v, Fraction):
+            return v
+        return Fraction(int(v.p), int(v.q))
+
+    m, lm, th, d = (frac(values[k]) for k in ("mu", "lam", "theta", "D"))
+    k = lm * th
+    base = 1 if k + m < 0 else 0
+    if k + m == 0:
+        return InfiniteVerdict(
+            "marginal",
+            0,
+            1,
+            ((mpmath.mpf(0), mpmath.mpf(0), 1),),
+            "exact: lam*theta = -mu, so r = 0 is a simple root (F'(0) = 1 + mu D > 0) and the "
+            "only one on the imaginary axis (Lindemann); |lam theta| = mu: no pair crosses",
+        )
+    if abs(k) <= m:
+        return InfiniteVerdict(
+            "stable",
+            0,
+            0,
+            (),
+            "exact: -mu < lam*theta <= mu (rational comparison): no root reaches the "
+            "imaginary axis for any D (Hayes)",
+        )
+    bits = 64
+    while bits <= MAX_VERDICT_BITS:
+        with flint.ctx.workprec(bits):
+            K, M, Dd = (flint.arb(flint.fmpq(x.numerator, x.denominator)) for x in (k, m, d))
+            w = (K * K - M * M).sqrt()
+            # e^{-i w D} = -(mu + i w)/k: sin(w D) = w/k, so w D is acos(-mu/k) (k > 0) or
+            # 2 pi - acos(-mu/k) (k < 0), plus 2 pi n
+            phase = (-M / K).acos()
+            if k < 0:
+                phase = 2 * flint.arb.pi() - phase
+            x = (Dd * w - phase) / (2 * flint.arb.pi())  # the crossings passed: n < x
+            passed = None
+            if x.upper() < 0:
+                passed = 0
+            elif x.lower() > 0:
+                lo, hi = x.lower().floor(), x.upper().floor()
+                if lo == hi:
+                    passed = int(lo.unique_fmpz()) + 1
+            if passed is not None:
+                unstable = base + 2 * passed
+                d0 = (phase / w).str(15, radius=False)
+                return InfiniteVerdict(
+                    "unstable" if unstable else "stable",
+                    unstable,
+                    0,
+                    (),
+                    f"certified intervals (Arb, {bits} bits): D = {d} against the Hopf delays "
+                    "D_n = (phi + 2 pi n)/sqrt((lam theta)^2 - mu^2), phi = acos(-mu/(lam theta))"
+                    f"{' (2 pi minus it: lam theta < 0)' if k < 0 else ''}, "
+                    f"D_0 = {d0}: {passed} of them below D, each a pair crossing to the right"
+                    + ("; and a real root r > 0 (lam*theta < -mu)" if base else ""),
+                )
+        bits *= 4
+    return InfiniteVerdict(
+        "undecided",
+        None,
+        0,
+        (),
+        f"certified intervals up to {MAX_VERDICT_BITS} bits could not separate D = {d} from "
+        "a Hopf delay (acos(-mu/(lam theta)) + 2 pi n)/sqrt((lam theta)^2 - mu^2)",
     )
 
 

@@ -13,8 +13,9 @@ from symdelay.core.symbols import gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import special_case
 from symdelay.models.erlang.stability import (
     ASSUMPTIONS,
+    difference_routh,
+    founding_closed_forms,
     oscillation_threshold,
-    stability_conditions,
 )
 from symdelay.outputs.stability_tex import (
     conditions_block,
@@ -58,7 +59,7 @@ def _engine_section() -> str:
 def _arrays_section() -> str:
     out = ["\\section{Routh arrays of the difference mode}\n"]
     for L in TABLE_L + COLUMN_L:
-        res = stability_conditions(L).routh
+        res = difference_routh(L)
         out.append(f"\\subsection*{{$L = {L}$}}\n$P(r) = {tex(res.polynomial)}$.\n")
         out.append(routh_table(res) if L in TABLE_L else first_column(res))
     return "".join(out)
@@ -76,16 +77,16 @@ def _conditions_section() -> str:
         "loses stability when a real root crosses $0$ at $\\lambda\\theta = -\\mu$.\n",
     ]
     for L in CONDITION_L:
-        res = stability_conditions(L)
+        forms = founding_closed_forms(L)
         out.append(f"\\subsection*{{$L = {L}$}}\n")
         if L <= 5:
-            out.append(conditions_block(res))
+            out.append(conditions_block(forms))
         else:
             out.append(
-                f"{len(res.conditions)} Routh conditions remain (printed by "
-                f"\\texttt{{symdelay stability --L {L}}}).\n"
+                f"{len(forms['conditions_under_assumptions'])} Routh conditions remain "
+                f"(printed by \\texttt{{symdelay stability --L {L}}}).\n"
             )
-        out.append(critical_block(res))
+        out.append(critical_block(L, forms))
     return "".join(out)
 
 
@@ -112,7 +113,7 @@ def _oscillation_section() -> str:
         "$\\lambda\\theta > 0$. Hence (minimal form, printed from "
         "\\texttt{oscillation\\_threshold}):\n"
         + "".join(
-            f"\\paragraph{{$L = {L}$.}}\n" + oscillation_block(stability_conditions(L))
+            f"\\paragraph{{$L = {L}$.}}\n" + oscillation_block(founding_closed_forms(L))
             for L in OSCILLATION_L
         )
         + "\\paragraph{$L = \\infty$.} The rightmost root is $-\\mu + W_0(-\\lambda\\theta D "

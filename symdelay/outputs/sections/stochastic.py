@@ -4,7 +4,7 @@ section reproduced, and the stationary variance of the imbalance (LNA).
 One function per subsection, each returning ``(LaTeX, figure paths)``; :func:`build` only
 assembles them. Every formula is printed from the SymPy object the analysis code computed
 (the model's equilibrium and difference system,
-:func:`symdelay.models.erlang.stability.stability_conditions`, :func:`symdelay.models.erlang.charpoly.special_case`,
+:func:`symdelay.models.erlang.stability.founding_closed_forms`, :func:`symdelay.models.erlang.charpoly.special_case`,
 :func:`symdelay.models.erlang.stochastic.closed_form_variance`), and a number quoted for a formula is
 that object with the model's exact parameter values substituted.
 """
@@ -26,7 +26,7 @@ from symdelay.core.latex import Equation, tex
 from symdelay.core.lazy import sympy as sp
 from symdelay.models.erlang.action_delay import ActionDelayModel
 from symdelay.models.erlang.charpoly import special_case
-from symdelay.models.erlang.stability import stability_conditions
+from symdelay.models.erlang.stability import founding_closed_forms
 from symdelay.models.erlang.stochastic import (
     closed_form_singularity,
     closed_form_theta_limit,
@@ -201,7 +201,7 @@ def _l1_text(p) -> str:
         "For $L=1$ the spectral abscissa of the difference Jacobian (numpy eigenvalues) is "
         f"${_fmt(abscissa)}$ (damped oscillation); "
     )
-    if stability_conditions(1).stable_for_all_theta and not np.isfinite(theta_c):
+    if founding_closed_forms(1)["stable_for_all_theta"] and not np.isfinite(theta_c):
         return text + (
             "no $\\theta\\ge 0$ destabilises $L=1$ (Routh--Hurwitz leaves no condition, and "
             "the Hopf solver \\texttt{symdelay.models.erlang.hopf.critical\\_theta} finds no crossing). "
@@ -213,8 +213,8 @@ def _l2_text(p) -> str:
     """L = 2 at the figure parameters: the Hopf threshold, from the solver and in closed
     form (Routh--Hurwitz), with the numpy eigenvalues on either side as a check."""
     vals = _values(2, **p)
-    two = stability_conditions(2)
-    k_c = float(two.critical_lam_theta.subs(vals))
+    two = founding_closed_forms(2)
+    k_c = float(two["critical_lam_theta"].subs(vals))
     theta_c = hopf_theta(2, p["mu"], p["lam"], p["D"])
     lam_theta_c = p["lam"] * theta_c
     agree = math.isclose(lam_theta_c, k_c, rel_tol=1e-9)
@@ -225,8 +225,8 @@ def _l2_text(p) -> str:
         f"threshold $\\theta_c={_fmt(theta_c, 6)}$, i.e. $\\lambda\\theta_c="
         f"{_fmt(lam_theta_c, 6)}$, "
         + ("equal to" if agree else "whereas Routh--Hurwitz gives")
-        + f" the closed form $k_c={tex(two.critical_lam_theta)}="
-        f"{tex(two.critical_lam_theta_in_D)}={_fmt(k_c, 6)}$ (the paper's condition, from "
+        + f" the closed form $k_c={tex(two['critical_lam_theta'])}="
+        f"{tex(two['critical_lam_theta_in_D'])}={_fmt(k_c, 6)}$ (the paper's condition, from "
         "Routh--Hurwitz); the numpy eigenvalues of the difference Jacobian "
         + ("confirm it" if below < 0 < above else "do not confirm it")
         + f" (spectral abscissa ${_fmt(below, 4)}$ at $0.99\\,\\theta_c$, ${_fmt(above, 4)}$ "

@@ -267,9 +267,9 @@ def critical_closed_forms(model) -> dict:
     if is_infinite_L(L) or not isinstance(L, int) or not 2 <= L <= _CLOSED_MAX_L:
         return none
     from symdelay.core.symbols import D, gamma, lam, mu
-    from symdelay.models.erlang.stability import stability_conditions
+    from symdelay.models.erlang.stability import founding_closed_forms
 
-    k_c = stability_conditions(L).critical_lam_theta
+    k_c = founding_closed_forms(L)["critical_lam_theta"]
     if k_c is None:  # pragma: no cover - a closed form exists for 2 <= L <= 5
         return none
     o = model.numbers

@@ -114,6 +114,7 @@ def specialised_limit_cycle(
 
 
 def _founding(name, L, mu, lam, D, theta, system, start_fraction, max_modes):
+    from symdelay.models.erlang.founding import FoundingModel
     from symdelay.models.erlang.nonlinear.normal_form import normal_form
 
     targets = parse_theta_list(theta)
@@ -157,6 +158,7 @@ def _founding(name, L, mu, lam, D, theta, system, start_fraction, max_modes):
         start_fraction,
         name,
         direct=_harmonic_balance_start,
+        at=lambda text: FoundingModel(L=Lv, mu=nf.mu, lam=nf.lam, theta=text, D=nf.D),
     )
 
 

@@ -30,7 +30,6 @@ from symdelay.analysis.cycles import (
     ShootingError,
     parse_theta_list,
 )
-from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import INFINITE_L, as_positive_number
 from symdelay.models.erlang.nonlinear.fields import sech2 as _sech2
 
@@ -249,10 +248,11 @@ def dde_limit_cycle(mu=1, lam=1, D=1, theta=10, *, max_modes: int = N_MAX):
     th_c = float(nf.theta_c)
     for v, text in targets:
         if not v > th_c * (1 + 1e-12):
-            raise SymdelayInputError(
-                f"theta = {text} is not above theta_c = {th_c:.12g}: the equilibrium is "
-                "stable there and there is no cycle (the bifurcation is supercritical)"
-            )
+            from symdelay.analysis.cycles import not_above_critical
+            from symdelay.models.erlang.founding import FoundingModel
+
+            point = FoundingModel(L="inf", mu=nf.mu, lam=nf.lam, theta=text, D=nf.D)
+            raise not_above_critical(text, th_c, point)
     w = float(nf.omega)
     th0 = th_c + min(1e-3 * th_c, min(v for v, _ in targets) - th_c)
     amp0 = float(nf.amplitude_coefficient) * np.sqrt(th0 - th_c)

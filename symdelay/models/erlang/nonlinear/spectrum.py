@@ -218,14 +218,10 @@ def spectrum(
         L, mu, lam, theta, D = model.L, o["mu"], o["lam"], o["theta"], o["D"]
         model = None
     if model is not None:
-        from symdelay.analysis.stability import is_stable
+        from symdelay.analysis.stability import require_stable
         from symdelay.analysis.stochastic import difference_weights
 
-        if is_stable(model) is not True:
-            raise SymdelayInputError(
-                "the equilibrium is not stable: no stationary spectrum (the LNA needs theta "
-                "below theta_c)"
-            )
+        require_stable(model, "stationary spectrum")
         w = difference_weights(model)
         A = np.array(model.jacobian.evalf(), dtype=float)
         B = np.array(model.diffusion.evalf(), dtype=float)
@@ -251,14 +247,13 @@ def spectrum(
         A = np.array(As.subs(subs).evalf(), dtype=float)
         B = np.array(Bs.subs(subs).evalf(), dtype=float)
         _require_finite(A, B)
-        if np.max(np.linalg.eigvals(A).real) >= 0:
-            from symdelay.models.erlang.hopf import critical_theta
+        from symdelay.analysis.stability import require_stable
 
-            tc = critical_theta(Lv, vals[MU], vals[LAM], [vals[DD]]).points[0].theta_c
-            raise SymdelayInputError(
-                f"theta = {theta} is not below theta_c = {float(tc):.10g}: the equilibrium is "
-                "unstable and the imbalance has no stationary spectrum (see limit-cycle)"
-            )
+        # the one verdict at this point (exact; stable, marginal or unstable)
+        require_stable(
+            FoundingModel(L=Lv, mu=vals[MU], lam=vals[LAM], theta=th, D=vals[DD]),
+            "stationary spectrum",
+        )
         w = [1] + [0] * Lv
         Lkey = Lv
         params = {"mu": vals[MU], "lam": vals[LAM], "theta": th, "D": vals[DD]}

@@ -36,7 +36,7 @@ from symdelay.core.errors import VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models.erlang.action_delay import ActionDelayModel
-from symdelay.models.erlang.stability import stability_conditions
+from symdelay.models.erlang.stability import founding_closed_forms
 
 __all__ = [
     "SymbolicNormalForm",
@@ -172,8 +172,7 @@ def symbolic_normal_form(L: int) -> SymbolicNormalForm:
         raise VerificationError("c1 / r' depends on r")  # pragma: no cover
     omega2 = lam_theta_c = l1 = amplitude = None
     if L >= 2:
-        sc = stability_conditions(L)
-        lam_theta_c = sc.critical_lam_theta
+        lam_theta_c = founding_closed_forms(L)["critical_lam_theta"]
     if lam_theta_c is not None and L <= CLOSED_THETA_MAX_L:
         # c = 2 sqrt(-Re r'/Re c1) |q_x| = 2 sqrt(-1/ratio) at theta_c (ratio real): a
         # power of theta_c alone; theta_c = (lam theta_c)/lam substituted unexpanded

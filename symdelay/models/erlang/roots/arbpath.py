@@ -46,7 +46,10 @@ from symdelay.core.lazy import module as _lazy_module
 np = _lazy_module("numpy")  # imported at first use
 _make_mpc, _make_mpf = mpmath.mp.make_mpc, mpmath.mp.make_mpf
 
-__all__ = ["certified_roots", "Ordered", "MAX_L"]
+__all__ = ["certified_roots", "Ordered", "MAX_L", "DIFFERENCE"]
+
+#: The mode of the founding model's factor whose roots these are (their tag in the record).
+DIFFERENCE = "difference"
 
 #: Up to this L the seeds are the companion eigenvalues (O(L^3)) with the conjugates
 #: mirrored; above it the caller passes the branch-map seeds of
@@ -107,6 +110,7 @@ class Ordered(NamedTuple):
     roots: list
     meets_axis: bool
     rhp: int
+    by_doubles: bool = False  # sorted by the doubles of the parts (all in the normal range)
 
 
 def certified_roots(
@@ -205,13 +209,16 @@ def certified_roots(
             # the sector from the seed (as the general path reads it), on the real axis
             # from the root itself (a real seed has Im u = 0 exactly, a seed with noise not)
             u = complex(1 + x / gf, 0.0) if real else s0
-            discs.append((-x, -y, CertifiedRoot(_make_mpc((vre, vim)), rad, _sector(u, L)), z, ub))
+            root = CertifiedRoot(
+                _make_mpc((vre, vim)), rad, _sector(u, L), is_real=real, mode=DIFFERENCE
+            )
+            discs.append((-x, -y, root, z, ub))
             pair = mirror and not real
             if pair:  # the conjugate, exact: the same numbers, Im negated
                 # (still at ``prec``: Arb rounds even a conjugate to the working precision)
                 w = _make_mpc((vre, (1 - vim[0], *vim[1:])))
                 k = _sector(u.conjugate(), L)
-                discs.append((-x, y, CertifiedRoot(w, rad, k), z.conjugate(), ub))
+                discs.append((-x, y, CertifiedRoot(w, rad, k, mode=DIFFERENCE), z.conjugate(), ub))
             if re > 0:
                 rhp += 2 if pair else 1
         _check_disjoint(discs, rmax)
@@ -228,7 +235,7 @@ def certified_roots(
         else:  # a part outside the doubles' normal range: the same key in mpmath
             with mpmath.workprec(53):
                 discs.sort(key=lambda d: (-d[2].value.real, -d[2].value.imag))
-    return Ordered([d[2] for d in discs], meets_axis, rhp)
+    return Ordered([d[2] for d in discs], meets_axis, rhp, in_range)
 
 
 _ONE = flint.acb(1)  # exact at every precision

@@ -33,8 +33,10 @@ independently of the root finder, cross-checked against the certified roots. (Te
 the all-roots count with the argument principle and the exact Routh array.)
 
 >>> res = characteristic_roots(1, 1, 1, 5, 1, dps=20)
->>> len(res), res.unstable_count
-(2, 0)
+>>> [f"{f.mode}: {f}" for f in res.factors]
+['difference: (r + 1)**2 + 5']
+>>> len(res), res.unstable_count, res.verdict
+(2, 0, 'stable')
 >>> mpmath.nstr(res[0].value, 15)                     # r^2 + 2 r + 6 = 0: -1 + i sqrt(5)
 '(-1.0 + 2.23606797749979j)'
 >>> float(res[0].radius) < 1e-25
@@ -43,12 +45,14 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 import math
+from dataclasses import replace
 from fractions import Fraction
+from typing import NamedTuple
 
 import flint
 import mpmath
+from mpmath.libmp import from_int, from_rational, fzero, mpf_abs, mpf_shift
 
 from symdelay.analysis.certify import (
     arb_to_mpf_upper,
@@ -58,14 +62,17 @@ from symdelay.analysis.certify import (
     mpc_from_acb_mid,
     to_arb,
 )
-from symdelay.analysis.rootset import CertifiedRoot, RootSet
+from symdelay.analysis.rootset import CertifiedRoot, RootSet, order_key
 from symdelay.core.errors import CertificationError, SymdelayInputError
 from symdelay.core.lazy import module as _lazy_module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter, is_infinite_L
 from symdelay.models.erlang.roots import arbpath
+from symdelay.models.erlang.roots.arbpath import DIFFERENCE
 
 np = _lazy_module("numpy")  # imported at first use
+_make_mpf, _make_mpc = mpmath.mp.make_mpf, mpmath.mp.make_mpc
+_ZERO = mpmath.mpf(0)
 
 __all__ = [
     "CertifiedRoot",
@@ -127,11 +134,6 @@ def _params(mu, lam, theta, D, exact=None):
         p[name] = as_parameter(name, v, positive=name != "theta")
         if not p[name].is_number:
             raise SymdelayInputError(f"{name} must be a number for root finding, got '{v}'")
-    if p["theta"] == 0:
-        raise SymdelayInputError(
-            "theta = 0 decouples routing: the roots are exactly -mu and -L/D (L-fold); "
-            "give theta != 0"
-        )
     return p
 
 
@@ -326,6 +328,9 @@ def characteristic_roots(
     ``mu, lam, D > 0``, ``theta`` real and non-zero. Raises
     :class:`~symdelay.core.errors.CertificationError` if any certificate fails. ``kappa``
     (weights of the jobs in flight) gives the ``inflight`` model's roots, factor by factor.
+    The record is :func:`~symdelay.analysis.roots.roots`'s restricted to the difference mode
+    (``.mode_roots("difference")``): the roots of the polynomial named above (the model's
+    record, with the sum mode's roots, is ``symdelay.roots(model)``).
     """
     from symdelay.analysis.roots import roots
     from symdelay.models.erlang.founding import FoundingModel
@@ -334,17 +339,41 @@ def characteristic_roots(
         from symdelay.models.erlang.kappa import inflight_model
 
         m = inflight_model(L, kappa, mu=mu, lam=lam, theta=theta, D=D)
-        return roots(m, dps=dps)
+        return roots(m, dps=dps).mode_roots("difference")
     model = FoundingModel(L=L, mu=mu, lam=lam, theta=theta, D=D)
     branches = branches if model.infinite else None  # the branches of L = inf only
-    return roots(model, dps=dps, rightmost=rightmost, branches=branches, method="specialised")
+    if (model.numbers["theta"] or 0) == 0 or model.numbers["lam"] is None:  # the entry says
+        res = roots(model, dps=dps, rightmost=rightmost, branches=branches, method="specialised")
+        return res.mode_roots("difference")
+    return _founding_record(model, dps, rightmost, branches, with_sum=False)
+
+
+class _Solved(NamedTuple):
+    """The difference mode's certified roots (tagged ``DIFFERENCE``) and
+    its counts over the whole spectrum; ``scope``: ``"all"``, ``"rightmost"`` (the K
+    rightmost, or all of them to be cut to K) or ``"branches"`` (L = oo)."""
+
+    roots: list
+    unstable: int
+    axis: int
+    scope: str
+    methods: tuple
+    notes: tuple = ()
+    ordered: bool = False  # already in order_key's order (the Arb path's doubles)
 
 
 def specialised_roots(model, dps=30, rightmost=None, branches=None, force=None) -> RootSet:
-    """The founding model's roots (:func:`~symdelay.analysis.roots.roots`): its difference
-    mode by the Erlang branch structure (finite L) or Lambert W (L = inf); the record names
-    the model. It applies to every founding model with numbers (it never declines); the
-    sum mode's roots ``-mu`` and ``-gamma`` (L-fold) are not listed."""
+    """The founding model's roots (:func:`~symdelay.analysis.roots.roots`), the record of
+    every path: the sum mode ``(r + mu)(r + gamma)^L`` (L = oo: ``r + mu``), whose roots
+    ``-mu`` and ``-gamma`` (L-fold) are exact, and the difference mode by the Erlang branch
+    structure (finite L) or Lambert W (L = oo). It applies to every founding model with
+    numbers (it never declines)."""
+    return _founding_record(model, dps, rightmost, branches)
+
+
+def _founding_record(model, dps, rightmost, branches, with_sum: bool = True) -> RootSet:
+    """The record of :func:`specialised_roots`; without the sum mode (``with_sum=False``,
+    :func:`characteristic_roots`) the same record restricted to the difference mode."""
     o = model.numbers if model.infinite else model.options  # L = inf: Fractions, no SymPy
     if model.symbolic:
         raise SymdelayInputError(
@@ -361,31 +390,137 @@ def specialised_roots(model, dps=30, rightmost=None, branches=None, force=None) 
         )
     if branches is not None and not model.infinite:
         raise SymdelayInputError("--branches is for --L inf (Lambert-W branches); drop it")
-    res = _founding_roots(
-        model.phases,
-        o["mu"],
-        o["lam"],
-        o["theta"],
-        o["D"],
-        dps=dps,
-        rightmost=rightmost,
-        branches=(-3, 3) if branches is None else branches,
-        model_name=model.name,
-    )
-    if res.model_name != model.name:  # the paths that do not name it (L = inf, rightmost=K)
-        res = dataclasses.replace(res, model_name=model.name)
-    return res
-
-
-def _founding_roots(L, mu, lam, theta, D, dps, rightmost, branches, model_name=None) -> RootSet:
     dps = as_dps(dps)
-    p = _params(mu, lam, theta, D, exact=Fraction if is_infinite_L(L) else None)
+    L = model.phases
+    p = _params(o["mu"], o["lam"], o["theta"], o["D"], exact=Fraction if model.infinite else None)
     if rightmost is not None and (
         isinstance(rightmost, bool) or not isinstance(rightmost, int) or rightmost < 1
     ):
         raise SymdelayInputError(f"rightmost must be an integer >= 1, got {rightmost!r}")
+    factors = _factors(L, p)
+    if not with_sum:  # theta != 0 here: two factors
+        solved = _founding_roots(L, p, dps, rightmost, (-3, 3) if branches is None else branches)
+        roots = solved.roots if solved.ordered else sorted(solved.roots, key=order_key)
+        roots = roots[:rightmost]
+        return RootSet(
+            dps,
+            roots,
+            factors[1:],
+            ((solved.unstable, solved.axis),),
+            scope=solved.scope,
+            parameters=model.record_options(),  # what model_parameters reads for it
+            count_methods=solved.methods,
+            notes=solved.notes,
+            path="specialised",
+            model_name=model.name,
+        )
+    if len(factors) == 1:  # theta = 0: the difference mode is the sum mode, roots exact
+        scope = "all" if rightmost is None else "rightmost"
+        solved = _Solved([], 0, 0, scope, ("exact (theta = 0: -mu and -L/D)",))
+    else:
+        solved = _founding_roots(L, p, dps, rightmost, (-3, 3) if branches is None else branches)
+    roots = _with_sum_roots(solved, L, p, _work(dps, L if isinstance(L, int) else 1))
+    if len(factors) == 1:
+        roots = [replace(z, multiplicity=2 * z.multiplicity) for z in roots]
+    if rightmost is not None:
+        roots = roots[:rightmost]
+    return RootSet(
+        dps,
+        roots,
+        factors,
+        ((0, 0), (solved.unstable, solved.axis))[: len(factors)],
+        scope=solved.scope,
+        parameters=model.record_options(),  # what model_parameters reads for it
+        count_methods=solved.methods,
+        notes=solved.notes,
+        path="specialised",
+        model_name=model.name,
+    )
+
+
+def _exact_root(num: int, den: int, mult: int, prec: int) -> CertifiedRoot:
+    """The real root ``num/den`` (``den > 0``) at ``prec`` bits, its radius the rounding
+    (0 for an integer)."""
+    g = math.gcd(num, den)
+    num, den = num // g, den // g
+    if den == 1:
+        v, radius = _make_mpf(from_int(num)), _ZERO
+    else:
+        raw = from_rational(num, den, prec, "n")
+        v = _make_mpf(raw)
+        radius = _make_mpf(mpf_shift(mpf_abs(raw), 1 - prec))  # |error| <= 2^-prec |v|
+    return CertifiedRoot(_make_mpc((v._mpf_, fzero)), radius, None, mult, False, True, "sum")
+
+
+def _with_sum_roots(solved: _Solved, L, p, work) -> list:
+    """The difference mode's roots with the sum mode's (``-mu``, and ``-gamma`` L-fold;
+    one root ``-mu`` (L + 1)-fold when ``mu = gamma``), in :func:`order_key`'s order."""
+    import bisect
+
+    prec = _bits(work)
+    (mn, md), (dn, dd) = _pq(p["mu"]), _pq(p["D"])
+    if not isinstance(L, int):  # L = oo: the sum mode is r + mu
+        extra = [_exact_root(-mn, md, 1, prec)]
+    elif L * dd * md == mn * dn:  # gamma = L/D equals mu
+        extra = [_exact_root(-mn, md, L + 1, prec)]
+    else:  # -mu and -gamma = -L dd/dn (dn > 0: D > 0)
+        extra = [_exact_root(-mn, md, 1, prec), _exact_root(-L * dd, dn, L, prec)]
+    roots = list(solved.roots)
+    if not solved.ordered:
+        roots.sort(key=order_key)
+    for z in extra:
+        bisect.insort(roots, z, key=order_key)
+    return roots
+
+
+def _factors(L, p) -> tuple:
+    """The founding model's factors by mode
+    (:func:`~symdelay.models.erlang.charpoly.founding_factors`); L = oo with their text made
+    here, so that the path needs no SymPy until an expression is read."""
+    global _finite_factors
+    values = {"mu": p["mu"], "lam": p["lam"], "theta": p["theta"], "D": p["D"]}
+    if isinstance(L, int):
+        if _finite_factors is None:  # imported once (it loads SymPy: finite L only)
+            from symdelay.models.erlang.charpoly import founding_factors as _finite_factors
+        return _finite_factors(L, values)
+    import functools
+
+    from symdelay.analysis.charpoly import ModeFactor
+
+    mu, k, D = (Fraction(*_pq(v)) for v in (p["mu"], p["lam"] * p["theta"], p["D"]))
+    items = tuple(values.items())
+    if k == 0:
+        return (ModeFactor(functools.partial(_factor_later, items, 0), "sum", 2, f"r + {mu}"),)
+    return (
+        ModeFactor(functools.partial(_factor_later, items, 0), "sum", 1, f"r + {mu}"),
+        ModeFactor(
+            functools.partial(_factor_later, items, 1), "difference", 1, _dde_text(mu, k, D)
+        ),
+    )
+
+
+_finite_factors = None
+
+
+def _factor_later(items, index: int):
+    import math
+
+    from symdelay.models.erlang.charpoly import founding_factors
+
+    return founding_factors(math.inf, dict(items))[index].factor
+
+
+def _dde_text(mu, k, D) -> str:
+    """``r + mu + k*exp(-D*r)`` as text (no SymPy: the L = oo path has none)."""
+    sign, mag = ("-", -k) if k < 0 else ("+", k)
+    coef = "" if mag == 1 else f"{mag}*"
+    arg = "-r" if D == 1 else f"-{D}*r"
+    return f"r + {mu} {sign} {coef}exp({arg})"
+
+
+def _founding_roots(L, p, dps, rightmost, branches) -> _Solved:
     if is_infinite_L(L):
-        return _lambert_roots(p, dps, parse_branches(branches), rightmost)
+        return _lambert_roots(p, dps, parse_branches(branches))
     L = as_L(L, allow_symbol=False)
     if rightmost is None:
         if L > ALL_ROOTS_MAX_L:
@@ -394,12 +529,11 @@ def _founding_roots(L, mu, lam, theta, D, dps, rightmost, branches, model_name=N
                 f"use rightmost=K (--rightmost K) for the K rightmost roots, up to L = "
                 f"{RIGHTMOST_MAX_L}"
             )
-        return _rescaled(_all_roots, L, p, dps, model_name=model_name)
+        return _rescaled(_all_roots, L, p, dps)
     if L > RIGHTMOST_MAX_L:
         raise SymdelayInputError(f"L = {L} is too large (limit {RIGHTMOST_MAX_L} for --rightmost)")
     if rightmost >= L + 1 or L <= 256:
-        res = _rescaled(_all_roots, L, p, dps, model_name=model_name)
-        return dataclasses.replace(res, roots=res.roots[: min(rightmost, L + 1)], mode="rightmost")
+        return _rescaled(_all_roots, L, p, dps)._replace(scope="rightmost")
     return _rescaled(_rightmost_roots, L, p, dps, rightmost)
 
 
@@ -436,21 +570,20 @@ MAX_INFINITE_L_SCALE = 10_000
 RESCALE = 2**20
 
 
-def _rescaled(solve, L, p, dps, *extra, **named) -> RootSet:
+def _rescaled(solve, L, p, dps, *extra) -> _Solved:
     """``solve`` in the time unit ``1/gamma`` when gamma is far from 1 (``D = 1e40``,
     ``mu = 1e-300``): the roots scale with the rates. With ``r = gamma s`` the polynomial
     is ``gamma^(L+1)`` times the one of ``mu/gamma, lam/gamma, theta, D gamma = L``, so
     the roots are ``gamma`` times its roots (counts unchanged, gamma > 0 exact); each disc
-    is scaled and widened by the rounding of the product. ``named``: keywords of ``solve``
-    (the model's name for the record)."""
+    is scaled and widened by the rounding of the product."""
     Dn, Dd = _pq(p["D"])
     if Dn <= RESCALE * L * Dd and L * Dd <= RESCALE * Dn:  # 1/RESCALE <= L/D <= RESCALE
         _check_seed_range(p, L)
-        return solve(L, p, dps, *extra, **named)
+        return solve(L, p, dps, *extra)
     gq = sp.Rational(L) / p["D"]
     q = {"mu": p["mu"] / gq, "lam": p["lam"] / gq, "theta": p["theta"], "D": sp.Integer(L)}
     _check_seed_range(q, L)
-    res = solve(L, q, dps, *extra, **named)
+    res = solve(L, q, dps, *extra)
     work = _work(dps, L)
     with mpmath.workdps(work + 10):
         g = mpmath.mpf(gq.p) / gq.q
@@ -463,12 +596,12 @@ def _rescaled(solve, L, p, dps, *extra, **named) -> RootSet:
             elif z.value.imag == 0:
                 v = mpmath.mpc(v.real, 0)
             radius = z.radius * g * (1 + ulp) + abs(v) * ulp
-            out.append(CertifiedRoot(v, radius, z.branch, z.multiplicity, z.on_axis))
-    return dataclasses.replace(
-        res,
+            out.append(
+                CertifiedRoot(v, radius, z.branch, z.multiplicity, z.on_axis, z.is_real, DIFFERENCE)
+            )
+    return res._replace(
         roots=out,
-        params=p,
-        notes=[*res.notes, f"solved in the time unit 1/gamma (gamma = {gq}), then scaled back"],
+        notes=(*res.notes, f"solved in the time unit 1/gamma (gamma = {gq}), then scaled back"),
     )
 
 
@@ -496,7 +629,7 @@ def _certify_all(values, branches, F, dF, work_dps):
             with flint.ctx.workprec(prec):
                 radius = arb_to_mpf_upper(to_arb(radius) + abs(to_arb(v.imag)))
             v = mpmath.mpc(v.real, 0)
-        roots.append(CertifiedRoot(v, radius, k))
+        roots.append(CertifiedRoot(v, radius, k, is_real=v.imag == 0, mode=DIFFERENCE))
     check_disjoint([z.value for z in roots], [z.radius for z in roots])
     return roots
 
@@ -631,7 +764,7 @@ def _mark_axis_roots(roots, L, p, prec):
         with flint.ctx.workprec(prec + 64):
             im = mpc_from_acb_mid(flint.acb(hit[0])).real
             rad = arb_to_mpf_upper(to_arb(z.radius) + hit[0].rad() + abs(to_arb(z.value.imag - im)))
-        out[i] = CertifiedRoot(mpmath.mpc(0, im), rad, z.branch, 1, True)
+        out[i] = CertifiedRoot(mpmath.mpc(0, im), rad, z.branch, 1, True, im == 0, DIFFERENCE)
         found += 1
     if L is not None and found != sum(m for _, m in cands):  # every root with Re > x < 0 is here
         raise CertificationError(
@@ -669,7 +802,7 @@ def _pq(v) -> tuple[int, int]:
 _COMPLETE = ("certified roots (complete by degree)",)
 
 
-def _all_roots(L, p, dps, model_name=None) -> RootSet:
+def _all_roots(L, p, dps) -> _Solved:
     work = _work(dps, L)
     prec = _bits(work)
     mu_, D_ = flint.fmpq(*_pq(p["mu"])), flint.fmpq(*_pq(p["D"]))
@@ -688,7 +821,9 @@ def _all_roots(L, p, dps, model_name=None) -> RootSet:
         # the common case, decided on the Arb balls: no disc meets the imaginary axis, so
         # no root is on it (what _mark_axis_roots finds), the roots come rightmost first
         # (_sort_key's order) and the count is the discs' (_disc_count; see the end)
-        return RootSet(L, p, dps, solved.roots, solved.rhp, "all", _COMPLETE, model_name=model_name)
+        # sorted by the doubles of the parts when all are in the normal range: the order of
+        # order_key (the records' order)
+        return _Solved(solved.roots, solved.rhp, 0, "all", _COMPLETE, ordered=solved.by_doubles)
     roots = _general_all_roots(L, p, work) if solved is None else solved.roots
     with mpmath.workdps(work):
         roots, axis = _mark_axis_roots(roots, L, p, prec)
@@ -708,15 +843,13 @@ def _all_roots(L, p, dps, model_name=None) -> RootSet:
                     f"roots (rhp {count}, axis {axis})"
                 )
             methods.append("Cauchy index (exact)")
-        return RootSet(
-            L, p, dps, roots, count, "all", tuple(methods), axis_count=axis, model_name=model_name
-        )
+        return _Solved(roots, count, axis, "all", tuple(methods))
     # L + 1 pairwise disjoint discs, each proved to hold exactly one zero of a polynomial of
     # degree L + 1: the set is complete, so the unstable count is read off the discs once
     # none of them meets the axis (the argument principle and the Routh array, the two
     # independent counts, are compared with it in tests/test_roots_rhp_box.py)
     count = _disc_count(roots)
-    return RootSet(L, p, dps, roots, count, "all", _COMPLETE, model_name=model_name)
+    return _Solved(roots, count, 0, "all", _COMPLETE)
 
 
 def _lambert_seeds(p, m) -> list:
@@ -731,7 +864,7 @@ def _lambert_seeds(p, m) -> list:
     return [complex(v) for v in out if np.isfinite(v)]
 
 
-def _rightmost_roots(L, p, dps, K) -> RootSet:
+def _rightmost_roots(L, p, dps, K) -> _Solved:
     work = _work(dps, L)
     gq = sp.Rational(L) / p["D"]
     g, a, c = float(gq), float((p["mu"] - gq) / gq), float(p["lam"] * p["theta"] / gq)
@@ -786,19 +919,16 @@ def _rightmost_roots(L, p, dps, K) -> RootSet:
                 marked, axis = _mark_axis_roots(ahead, L, p, _bits(work))
                 marked.sort(key=_sort_key)
                 count = sum(1 for z in marked if not z.on_axis and z.value.real > 0)
-                return RootSet(
-                    L,
-                    p,
-                    dps,
+                return _Solved(
                     marked[:K],
                     count,
+                    axis,
                     "rightmost",
                     (
                         "argument principle (Re r > x)",
                         "certified roots",
                         "exact imaginary-axis test",
                     ),
-                    axis_count=axis,
                 )
             count = _rhp_count(F, p, L)
             top = roots[:K]
@@ -806,14 +936,14 @@ def _rightmost_roots(L, p, dps, K) -> RootSet:
             inside = sum(z.value.real > 0 for z in top)
             if count <= K and inside != count:
                 raise CertificationError("rightmost roots disagree with the unstable count")
-            return RootSet(L, p, dps, top, count, "rightmost", ("argument principle",))
+            return _Solved(top, count, 0, "rightmost", ("argument principle",))
     raise CertificationError(
         f"could not prove that the {K} rightmost roots were found (argument-principle count "
         "disagrees with the candidates)"
     )
 
 
-def _lambert_roots(p, dps, branches, rightmost) -> RootSet:
+def _lambert_roots(p, dps, branches) -> _Solved:
     work = dps + 12
     F, dF, _ = _arb_functions(p, None, _bits(work))
     k1, k2 = branches
@@ -825,12 +955,10 @@ def _lambert_roots(p, dps, branches, rightmost) -> RootSet:
         roots, axis = _mark_axis_roots(roots, None, p, _bits(work))
     if p["mu"] + p["lam"] * p["theta"] == 0 and not axis:
         axis = 1  # r = 0 is a root (on a branch not listed)
-    roots.sort(key=_sort_key)
-    if rightmost is not None:
-        roots = roots[:rightmost]
+    roots.sort(key=order_key)
     count = _punctured_rhp_count(F, p) if axis else _rhp_count(F, p, None)
     _confirm_rhp(roots, count)
-    return RootSet("inf", p, dps, roots, count, "lambert", ("argument principle",), axis_count=axis)
+    return _Solved(roots, count, axis, "branches", ("argument principle",))
 
 
 def _punctured_rhp_count(F, p):

@@ -248,6 +248,9 @@ def specialised_variance(
         force=force,
         shrink="a smaller --L",
     )
+    from symdelay.analysis.stability import require_stable
+
+    require_stable(model, "stationary variance")  # the one verdict at this point
     A_s, B_s = lna_matrices(L)
     values = {S.mu: p["mu"], S.lam: p["lam"], S.theta: p["theta"], S.gamma: p["gamma"]}
     A, B = A_s.subs(values), B_s.subs(values)
