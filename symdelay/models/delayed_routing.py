@@ -14,7 +14,9 @@ analysis derives what it needs from it.
 
 from __future__ import annotations
 
-from symdelay.core.errors import SymdelayInputError
+from dataclasses import dataclass
+
+from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
 from symdelay.core.symbols import lam as LAM
@@ -23,7 +25,7 @@ from symdelay.core.symbols import theta as THETA
 from symdelay.model import Model
 from symdelay.models.phase import PhaseType
 
-__all__ = ["delayed_routing_model"]
+__all__ = ["delayed_routing_model", "two_queue_erlang", "swap_mode", "LagLimit", "lag_limit"]
 
 #: a free in-flight weight: ``kappa`` entries may be ``c * KAPPA`` (``c >= 0`` rational)
 KAPPA = sp.Symbol("kappa")
@@ -49,10 +51,6 @@ def _value(name: str, value, positive: bool):
         if str(exc).startswith(name + " "):
             raise
         raise SymdelayInputError(f"{name}: {exc}") from None
-
-
-#: the in-flight weight left free (``kappa="kappa"``)
-KAPPA = sp.Symbol("kappa")
 
 
 def _is_kappa_name(k) -> bool:
@@ -197,8 +195,6 @@ def two_queue_erlang(L: int, options: dict, name: str, kappa=None) -> Model:
     and the other ``options`` (``mu``, ``lam``, ``theta``; None: symbolic), the jobs in
     flight weighted by ``kappa`` (one weight per phase; None: not observed): the table the
     founding and in-flight model objects build on first use."""
-    from symdelay.models.phase import PhaseType
-
     return delayed_routing_model(
         N=2,
         delay=PhaseType.erlang(L, options["D"]),
@@ -207,4 +203,161 @@ def two_queue_erlang(L: int, options: dict, name: str, kappa=None) -> Model:
         theta=options["theta"],
         kappa=kappa,
         name=name,
+    )
+
+
+def swap_mode(rows, pairs, kind: str) -> tuple:
+    """The exact (nonlinear) sum or difference dynamics of a system with a swap symmetry.
+
+    ``rows``: ``[(F_a, F_b)]``, the right-hand sides of the two members of each orbit whose
+    mode row is formed; ``pairs``: ``[(a, b, c)]``, each swapped symbol ``a``, its image
+    ``b`` and the mode coordinate ``c`` that replaces ``a``: ``a = b + c`` for the
+    ``"difference"`` (``c = a - b``), ``a = c - b`` for the ``"sum"`` (``c = a + b``). Every
+    row ``F_a -+ F_b`` is checked closed (no ``b`` is left after the substitution, once the
+    exponentials of the swapped symbols have cancelled); where exponentials remain (logit
+    routing) SymPy rewrites them as ``tanh`` (``exp(u) = (1 + tanh(u/2))/(1 - tanh(u/2))``)
+    and cancels, and the result is checked equal to the row by rewriting it back in
+    exponentials. Linear rows come with their common factors pulled out.
+
+    >>> q1, q2, x, th = sp.symbols("q1 q2 x theta")
+    >>> p1 = sp.exp(-th * q1) / (sp.exp(-th * q1) + sp.exp(-th * q2))
+    >>> swap_mode([(p1, p1.xreplace({q1: q2, q2: q1}))], [(q1, q2, x)], "difference")
+    (-tanh(theta*x/2),)
+    """
+    if kind not in ("sum", "difference"):
+        raise ValueError(f"kind must be 'sum' or 'difference', got {kind!r}")
+    sign = -1 if kind == "difference" else 1
+    shift = {a: (b + c if sign < 0 else c - b) for a, b, c in pairs}
+    others = {b for _, b, _ in pairs}
+    out = []
+    for Fa, Fb in rows:
+        raw = (Fa + sign * Fb).xreplace(shift)
+        row = sp.expand(raw)
+        if row.has(sp.exp):  # the exponentials of the swapped symbols cancel
+            row = sp.cancel(sp.powsimp(row))
+        if row.free_symbols & others:
+            raise VerificationError(f"the {kind} mode is not closed: {row}")
+        if not row.has(sp.exp):
+            out.append(sp.factor_terms(row))
+            continue
+        row = sp.cancel(row.rewrite(sp.tanh))
+        gap = (row - raw).rewrite(sp.exp)
+        if sp.cancel(sp.powsimp(sp.expand(gap))) != 0 and sp.simplify(gap) != 0:
+            raise VerificationError(f"the tanh form {row} of the {kind} row {raw} failed")
+        out.append(row)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class LagLimit:
+    """The family with every job's delay replaced by the constant mean delay ``D``.
+
+    ``queues``: the queue states; ``routed[i]``: the rate at which jobs are routed to queue
+    ``i`` (a function of the queues the dispatcher observes); ``served[i]``: the rate at
+    which they leave it. The delay-differential system is
+
+        q_i'(t) = routed_i(q(t - D)) - served_i(q(t)).
+    """
+
+    queues: tuple
+    routed: tuple
+    served: tuple
+
+    def drift(self, now, delayed) -> tuple:
+        """``q_i'(t)`` with the queues at ``t`` (``now``) and at ``t - D`` (``delayed``)."""
+        at_now, at_lag = dict(zip(self.queues, now)), dict(zip(self.queues, delayed))
+        return tuple(
+            a.xreplace(at_lag) - b.xreplace(at_now) for a, b in zip(self.routed, self.served)
+        )
+
+    def mode(self, kind: str) -> tuple:
+        """``(c, c_D, row)``: the ``"difference"`` ``x = q_1 - q_2`` (or the ``"sum"``) of two
+        queues obeys ``c'(t) = row(c(t), c(t - D))``, derived by :func:`swap_mode` (closed,
+        exact; the logit difference as ``tanh``).
+
+        >>> from symdelay.models.erlang.founding import symbolic_founding
+        >>> lag_limit(symbolic_founding(1)).mode("difference")
+        (x, x_D, -2*lam*tanh(theta*x_D/2) - mu*x)
+        """
+        if len(self.queues) != 2:
+            raise SymdelayInputError(f"the {kind} of two queues needs two queues, not {len(self.queues)}")
+        now, lag = sp.symbols("a1 a2", cls=sp.Dummy), sp.symbols("b1 b2", cls=sp.Dummy)
+        F = self.drift(now, lag)
+        c = sp.Symbol("x" if kind == "difference" else "s")
+        cd = sp.Symbol(f"{c.name}_D")
+        (row,) = swap_mode([F], [(now[0], now[1], c), (lag[0], lag[1], cd)], kind)
+        return c, cd, row
+
+
+def lag_limit(model: Model) -> LagLimit:
+    """The constant-lag limit of a table of the family (:class:`LagLimit`), read off its
+    transitions.
+
+    An Erlang(L) delay of mean ``D`` has variance ``D^2/L``: as ``L -> oo`` at fixed ``D`` a
+    job routed at time ``u`` enters service at ``u + D``, so the flow into queue ``i`` at
+    ``t`` is the routing rate at ``t - D`` (the characteristic polynomials tend to
+    ``r + mu + lam theta exp(-r D)``: :func:`symdelay.models.erlang.charpoly.infinite_L_limit`;
+    the fluid paths converge at rate ``O(1/L)``:
+    :func:`symdelay.models.dde.compare_with_action_delay`). The transitions are sorted by
+    their jumps: a new job (one ``+1``: an arrival into a delay phase), a move (one ``-1``,
+    one ``+1``: along the delay chain, or into service) and a departure (one ``-1``: a
+    service). Each arrival is followed along the moves to the queue it joins. The routing
+    must observe the queues alone (the in-flight weights ``kappa`` are 0).
+
+    >>> from symdelay.models.erlang.founding import symbolic_founding
+    >>> lim = lag_limit(symbolic_founding(1))
+    >>> lim.queues, lim.served
+    ((q1, q2), (mu*q1, mu*q2))
+    >>> lim.routed[0]
+    2*lam*exp(-q1*theta)/(exp(-q2*theta) + exp(-q1*theta))
+    """
+    states = model.states
+    new, moves, gone = [], {}, []
+    for t in model.transitions:
+        up = [i for i, c in enumerate(t.change) if c == 1]
+        down = [i for i, c in enumerate(t.change) if c == -1]
+        if len(up) + len(down) != sum(abs(c) for c in t.change) or len(up) > 1 or len(down) > 1:
+            raise SymdelayInputError(f"{model.name}: transition '{t.name}' moves more than one job")
+        rate = t.rate.xreplace(model.values)
+        if up and not down:
+            new.append((up[0], rate))
+        elif down and not up:
+            gone.append((down[0], rate))
+        else:
+            moves.setdefault(down[0], set()).add(up[0])
+    queues = sorted({i for i, _ in gone})
+
+    def joins(i: int) -> int:
+        seen, todo, found = {i}, [i], set()
+        while todo:
+            k = todo.pop()
+            if k in queues:
+                found.add(k)
+                continue
+            for j in moves.get(k, ()):
+                if j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+        if len(found) != 1:
+            raise SymdelayInputError(
+                f"{model.name}: a job routed to {states[i]} joins {len(found)} queues, not one"
+            )
+        return found.pop()
+
+    observed = {states[i] for i in queues}
+    routed = {i: sp.Integer(0) for i in queues}
+    for i, rate in new:
+        if rate.free_symbols & set(states) - observed:
+            raise SymdelayInputError(
+                f"{model.name}: the routing observes jobs in flight; the constant-lag limit "
+                "needs routing on the queues alone (kappa = 0)"
+            )
+        routed[joins(i)] += rate
+    served = {i: sp.Integer(0) for i in queues}
+    for i, rate in gone:
+        served[i] += rate
+    return LagLimit(
+        tuple(states[i] for i in queues),
+        tuple(routed[i] for i in queues),
+        tuple(served[i] for i in queues),
     )
