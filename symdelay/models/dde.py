@@ -483,8 +483,8 @@ class _MethodOfSteps:
         rhs = difference_functions("math")[0]
         self.D, self.T, self.hist = D, T, hist
         h0 = hist(0.0)
-        a, self.rate = sum_mode  # s' = a - rate * s
-        self.s0, self.s_star = float(h0[0] + h0[1]), a / self.rate
+        level, self.rate = sum_mode  # s' = level - rate * s
+        self.s0, self.s_star = float(h0[0] + h0[1]), level / self.rate
         n = _intervals(T, D)
         self.segments, self.breakpoints = [], [k * D for k in range(n)] + [T]
         x_a = float(h0[0] - h0[1])

@@ -280,7 +280,7 @@ class LagLimit:
         (x, x_D, -2*lam*tanh(theta*x_D/2) - mu*x)
         """
         if len(self.queues) != 2:
-            raise SymdelayInputError(f"the {kind} of two queues needs two queues, not {len(self.queues)}")
+            raise SymdelayInputError(f"a {kind} mode needs two queues, not {len(self.queues)}")
         now, lag = sp.symbols("a1 a2", cls=sp.Dummy), sp.symbols("b1 b2", cls=sp.Dummy)
         F = self.drift(now, lag)
         c = sp.Symbol("x" if kind == "difference" else "s")

@@ -93,7 +93,7 @@ class ActionDelayModel:
         if not self.concrete:
             raise SymdelayInputError(
                 f"{what} needs a concrete L: give L as an integer >= 1 "
-                "(for symbolic L use structured_difference_jacobian or the characteristic equation)"
+                "(for symbolic L use difference_jacobian or the characteristic equation)"
             )
 
     @cached_property
@@ -172,14 +172,6 @@ class ActionDelayModel:
         self._need_concrete("the fluid ODEs")
         return tuple(self._at(f) for f in self._table.drift)
 
-    def fluid_equations(self) -> list:
-        """The fluid ODEs as ``Eq(Derivative(s(t), t), rhs)`` (for display)."""
-        t = sp.Symbol("t")
-        return [
-            sp.Eq(sp.Derivative(sp.Function(s.name)(t), t), f)
-            for s, f in zip(self.state, self.fluid_rhs())
-        ]
-
     def equilibrium(self) -> dict:
         """The symmetric equilibrium ``{state symbol: value}`` of the table: solved on the
         symmetric subspace (where the logit probabilities are 1/2 and the drift linear) by
@@ -243,14 +235,10 @@ class ActionDelayModel:
 
     def difference_jacobian(self):
         """(L+1)x(L+1) Jacobian of the difference mode at 0 (rows x, w_1..w_L): the table's
-        difference block. For symbolic L the structured
-        :func:`~symdelay.models.erlang.linearize.structured_difference_jacobian`."""
-        if not self.concrete:
-            return self.structured_difference_jacobian()
-        return self._block("difference")
-
-    def structured_difference_jacobian(self):
-        """The bidiagonal-plus-corner pattern as a SymPy ``FunctionMatrix`` (any L)."""
+        difference block; for symbolic L the structured ``FunctionMatrix``
+        (:func:`~symdelay.models.erlang.linearize.structured_difference_jacobian`)."""
+        if self.concrete:
+            return self._block("difference")
         from symdelay.models.erlang.linearize import structured_difference_jacobian
 
         return structured_difference_jacobian(
@@ -296,13 +284,10 @@ def _derive_mode_system(table, kind: str) -> ModeSystem:
     head, phase = ("x", "w") if kind == "difference" else ("y", "s")
     coords = (sp.Symbol(head), *sp.symbols(f"{phase}1:{len(orbits)}"))
     sign = -1 if kind == "difference" else 1
-    rhs = swap_mode(
-        [(F[a], F[b]) for a, b in orbits],
-        [(states[a], states[b], c) for (a, b), c in zip(orbits, coords)],
-        kind,
-    )
-    definition = {c: states[a] + sign * states[b] for (a, b), c in zip(orbits, coords)}
-    point = {c: sp.simplify(eq[states[a]] + sign * eq[states[b]]) for (a, b), c in zip(orbits, coords)}
+    pairs = [(states[a], states[b], c) for (a, b), c in zip(orbits, coords)]
+    rhs = swap_mode([(F[a], F[b]) for a, b in orbits], pairs, kind)
+    definition = {c: a + sign * b for a, b, c in pairs}
+    point = {c: sp.simplify(eq[a] + sign * eq[b]) for a, b, c in pairs}
     checks = {"closed": True, "jacobian_is_mode_block": True}
     if kind == "difference":
         checks.update({"logit_identity": True, "n": len(coords)})

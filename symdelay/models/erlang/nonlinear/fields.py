@@ -27,7 +27,6 @@ import numpy as np
 from symdelay.analysis.cycles import VectorField, model_field
 from symdelay.core.errors import VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import exact_number
 from symdelay.models.erlang.action_delay import ActionDelayModel, routing_term
 from symdelay.models.erlang.linearize import difference_jacobian_numeric
 
@@ -71,12 +70,9 @@ def difference_field(L: int, mu, lam, D, theta) -> VectorField:
         return J
 
     if L <= CHECKED_L:  # the table's SymPy system (checked at a random point)
-        system = ActionDelayModel(L).difference_system()
-        vals = {"mu": mu, "lam": lam, "theta": theta, "gamma": sp.Rational(L) / exact_number("D", D)}
-        subs = {sp.Symbol(k): v for k, v in vals.items()}
+        system = ActionDelayModel(L, mu=mu, lam=lam, theta=theta, D=D).difference_system()
         y = np.linspace(0.3, -0.2, n)
-        point = dict(zip(system.state, y))
-        ref = np.array([float(e.subs(subs).subs(point)) for e in system.rhs])
+        ref = np.array([float(e.xreplace(dict(zip(system.state, y)))) for e in system.rhs])
         if not np.allclose(ref, f(y), rtol=1e-12, atol=1e-14):
             raise VerificationError("the numeric difference field differs from the SymPy system")
     w = np.zeros(n)
