@@ -133,21 +133,30 @@ class ActionDelayModel:
         return expr.xreplace(self._values) if self._values else expr
 
     # ------------------------------------------------------------------ state
+    @cached_property
+    def _names(self) -> tuple:
+        """The table's state symbols, named as the table names them (without building it)."""
+        from symdelay.models.delayed_routing import _state_names
+
+        q, z = _state_names(2, self.L if self.concrete else 1)
+        return tuple(sp.Symbol(s) for s in (*q, *z[0], *z[1]))
+
     @property
     def q(self) -> tuple:
         """Scaled numbers in service ``(q1, q2)``."""
-        return self._founding(self.L if self.concrete else 1).states[:2]
+        return self._names[:2]
 
     @cached_property
     def z(self) -> tuple:
         """``z[i][l-1]``: scaled numbers routed to server i+1 and in delay phase l."""
-        states = self._table.states
-        return (states[2 : 2 + self.L], states[2 + self.L :])
+        self._need_concrete("the state vector")
+        return (self._names[2 : 2 + self.L], self._names[2 + self.L :])
 
     @property
     def state(self) -> tuple:
-        """``(q1, q2, z1_1..z1_L, z2_1..z2_L)``: 2(L+1) coordinates, the table's states."""
-        return self._table.states
+        """``(q1, q2, z1_1..z1_L, z2_1..z2_L)``: the 2(L+1) states of the table."""
+        self._need_concrete("the state vector")
+        return self._names
 
     @cached_property
     def latex_names(self) -> dict:
