@@ -270,6 +270,24 @@ class LagLimit:
             a.xreplace(at_lag) - b.xreplace(at_now) for a, b in zip(self.routed, self.served)
         )
 
+    def linear_difference(self) -> tuple:
+        """``(a, b)``: the difference ``x = q_1 - q_2`` of two queues linearised at a symmetric
+        point, ``x'(t) = a x(t) + b x(t - D)`` (checked free of the point).
+
+        >>> from symdelay.models.erlang.founding import symbolic_founding
+        >>> lag_limit(symbolic_founding(1)).linear_difference()
+        (-mu, -lam*theta)
+        """
+        now, lag = sp.symbols("a1 a2", cls=sp.Dummy), sp.symbols("b1 b2", cls=sp.Dummy)
+        x, xd = sp.symbols("x x_D")
+        F = self.drift(now, lag)
+        raw = (F[0] - F[1]).xreplace({now[0]: now[1] + x, lag[0]: lag[1] + xd})
+        at = {x: 0, xd: 0}
+        slopes = tuple(sp.cancel(sp.powsimp(sp.diff(raw, v).xreplace(at))) for v in (x, xd))
+        if any(e.free_symbols & {*now, *lag} for e in slopes):
+            raise VerificationError(f"the linearised difference {slopes} depends on the point")
+        return slopes
+
     def mode(self, kind: str) -> tuple:
         """``(c, c_D, row)``: the ``"difference"`` ``x = q_1 - q_2`` (or the ``"sum"``) of two
         queues obeys ``c'(t) = row(c(t), c(t - D))``, derived by :func:`swap_mode` (closed,

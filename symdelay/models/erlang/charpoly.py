@@ -1,6 +1,7 @@
 """The characteristic equation of the difference mode, derived and machine-checked.
 
-For symbolic L, SymPy derives ``det(r I - J)`` by a Schur complement: the delay block of
+For symbolic L, SymPy derives ``det(r I - J)`` by a Schur complement of the structured
+difference Jacobian (:mod:`.linearize`, whose entries it reads): the delay block of
 ``r I - J`` is lower bidiagonal, its determinant is a ``Product`` that SymPy evaluates, and
 its inverse applied to the first column is the solution of a first-order recurrence that
 ``rsolve`` finds. Nothing in the result is typed in:
@@ -273,8 +274,9 @@ class DeterminantCheck(Result):
 def verify_difference_determinant(n: int, method: str = "berkowitz") -> DeterminantCheck:
     """Check the general formula at ``L = n`` against an explicit determinant.
 
-    The explicit matrix comes from the model (fluid ODEs -> difference system -> Jacobian),
-    independently of the structured matrix used in the general derivation; the two matrices
+    The explicit matrix is the difference block of the founding model's transition table
+    (the Jacobian of its drift at the equilibrium, restricted to the antisymmetric mode),
+    independent of the structured matrix used in the general derivation; the two matrices
     are compared too.
     """
     from symdelay.models import ActionDelayModel
@@ -308,7 +310,8 @@ class FullCheck(Result):
 def verify_full_factorisation(n: int) -> FullCheck:
     """Explicit ``det(r I - J_full)`` equals (sum-mode factor) x (difference-mode factor).
 
-    The sum-mode factor is itself computed from the sum Jacobian and factored by SymPy.
+    Both Jacobians are the transition table's (the full one and its sum block); the
+    sum-mode factor is computed from the sum block and factored by SymPy.
     """
     from symdelay.models import ActionDelayModel
 
@@ -437,9 +440,9 @@ def infinite_L_limit() -> Derivation:
 def delayed_information_equation() -> Derivation:
     """Characteristic equation of x'(t) = -mu x(t) - lam theta x(t - D), by the ansatz e^{rt}.
 
-    The delay equation is the linearisation at 0 of the difference mode of the founding
-    model's constant-lag limit (:meth:`symdelay.models.delayed_routing.LagLimit.mode`: the
-    transition table with the Erlang delay replaced by its mean D).
+    The delay equation is the difference mode, linearised, of the founding model's
+    constant-lag limit (:meth:`symdelay.models.delayed_routing.LagLimit.linear_difference`:
+    the transition table with the Erlang delay replaced by its mean D).
     """
     from symdelay.models.delayed_routing import lag_limit
     from symdelay.models.erlang.founding import symbolic_founding
@@ -447,9 +450,7 @@ def delayed_information_equation() -> Derivation:
     d = Derivation("Delayed-information model")
     t = sp.Symbol("t")
     x = sp.Function("x")
-    now, lagged, row = lag_limit(symbolic_founding(1)).mode("difference")
-    at_zero = {now: 0, lagged: 0}
-    slope_now, slope_lag = (sp.diff(row, v).subs(at_zero) for v in (now, lagged))
+    slope_now, slope_lag = lag_limit(symbolic_founding(1)).linear_difference()
     dde = sp.Eq(sp.Derivative(x(t), t), slope_now * x(t) + slope_lag * x(t - D))
     d.add("dde", "The delayed-information model", dde)
     ansatz = sp.Lambda(t, sp.exp(r * t))

@@ -147,7 +147,15 @@ def _trig(x, T):
 
 def dde_floquet(x, T, mu, lam, theta, D, m=M_CHEB):
     """Dominant Floquet multipliers (Chebyshev monodromy on ``m`` nodes), by modulus."""
-    xe = _trig(x, T)
+    N = x.size
+    k = np.fft.fftfreq(N, 1.0 / N)
+    X = np.fft.fft(x) / N
+    X_lag = X * np.exp(-2j * np.pi * k * D / T)  # the interpolant shifted by the delay
+
+    def now_and_lag(t):
+        e = np.exp(2j * np.pi * k * t / T)
+        return float(np.real(e @ X)), float(np.real(e @ X_lag))
+
     j = np.arange(m)
     nodes = -D / 2 * (1 + np.cos(np.pi * j / (m - 1)))  # in [-D, 0]
     wts = (-1.0) ** j
@@ -183,7 +191,7 @@ def dde_floquet(x, T, mu, lam, theta, D, m=M_CHEB):
         t1 = min(t0 + D, T)
 
         def rhs(t, y):
-            x, xd = (float(v) for v in xe([t, t - D]))
+            x, xd = now_and_lag(t)
             a, b = fx(x, xd, mu, lam, theta), fd(x, xd, mu, lam, theta)
             return a * y + b * delayed(t)
 

@@ -38,13 +38,13 @@ CHECKED_L = 4
 
 @cache
 def _routing():
-    """``(row, col, g, g')``: the routing term and its derivative as NumPy functions of
+    """``(row, col, g, g')``: the routing term and its derivative as functions of floats
     ``(x, mu, lam, theta, gamma)``."""
     from symdelay.core.symbols import gamma, lam, mu, theta
 
     row, col, x, g = routing_term()
     args = (x, mu, lam, theta, gamma)
-    return row, col, sp.lambdify(args, g, "numpy"), sp.lambdify(args, sp.diff(g, x), "numpy")
+    return row, col, sp.lambdify(args, g, "math"), sp.lambdify(args, sp.diff(g, x), "math")
 
 
 def difference_field(L: int, mu, lam, D, theta) -> VectorField:
@@ -61,12 +61,12 @@ def difference_field(L: int, mu, lam, D, theta) -> VectorField:
 
     def f(y):
         out = A @ y
-        out[row] += g(y[col], *p)
+        out[row] += g(float(y[col]), *p)
         return out
 
     def jac(y):
         J = A.copy()
-        J[row, col] += dg(y[col], *p)
+        J[row, col] += dg(float(y[col]), *p)
         return J
 
     if L <= CHECKED_L:  # the table's SymPy system (checked at a random point)
