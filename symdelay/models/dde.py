@@ -31,10 +31,11 @@ interval ``[kD, (k+1)D]`` the delayed term is a known function (the history, or 
 output of the previous interval), so the scalar DDE for ``x`` is an ODE, solved by SciPy
 ``solve_ivp`` (default ``DOP853``, ``rtol=1e-12``, ``atol=1e-14``) with dense output and
 with the breakpoints ``kD`` (where the derivative jumps of the history propagate) as
-interval ends. Both right-hand sides are compiled from the one statement
-(:func:`difference_functions`, SymPy's code printer). ``solver="jitcdde"`` (optional
-package ``jitcdde``) integrates the two-queue logit form directly with JiTCDDE's Bogacki--Shampine method, stepping on the
-propagated discontinuities: an independent second path.
+interval ends; its right-hand side is compiled from the statement
+(:func:`difference_functions`). ``solver="jitcdde"`` (optional package ``jitcdde``)
+integrates the two-queue logit form of the statement directly with JiTCDDE's
+Bogacki--Shampine method, stepping on the propagated discontinuities: an independent
+second path.
 
 **Action delay versus information delay** (:func:`compare_with_action_delay`): a job of the
 action-delay model routed at time ``u`` with ``p_i(q(u))`` enters queue ``i`` after an

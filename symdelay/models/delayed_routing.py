@@ -308,19 +308,17 @@ class LagLimit:
 
 
 def lag_limit(model: Model) -> LagLimit:
-    """The constant-lag limit of a table of the family (:class:`LagLimit`), read off its
-    transitions.
+    """The family's limit ``L -> oo`` at fixed mean delay ``D`` (:class:`LagLimit`), read off
+    a table of the family.
 
-    An Erlang(L) delay of mean ``D`` has variance ``D^2/L``: as ``L -> oo`` at fixed ``D`` a
-    job routed at time ``u`` enters service at ``u + D``, so the flow into queue ``i`` at
-    ``t`` is the routing rate at ``t - D`` (the characteristic polynomials tend to
-    ``r + mu + lam theta exp(-r D)``: :func:`symdelay.models.erlang.charpoly.infinite_L_limit`;
-    the fluid paths converge at rate ``O(1/L)``:
-    :func:`symdelay.models.dde.compare_with_action_delay`). The transitions are sorted by
-    their jumps: a new job (one ``+1``: an arrival into a delay phase), a move (one ``-1``,
-    one ``+1``: along the delay chain, or into service) and a departure (one ``-1``: a
-    service). Each arrival is followed along the moves to the queue it joins. The routing
-    must observe the queues alone (the in-flight weights ``kappa`` are 0).
+    An Erlang(L) delay of mean ``D`` has variance ``D^2/L``: in the limit a job routed at
+    ``u`` enters service at ``u + D``, so the flow into queue ``i`` at ``t`` is the routing
+    rate at ``t - D`` (the polynomials tend to ``r + mu + lam theta exp(-r D)``,
+    :func:`symdelay.models.erlang.charpoly.infinite_L_limit`; the fluid paths converge at rate
+    ``O(1/L)``, :func:`symdelay.models.dde.compare_with_action_delay`). A jump that adds a job
+    is an arrival into a delay phase, one that removes a job a service, one that moves a job a
+    step along the delay chain, followed to the queue the job joins. The routing must observe
+    the queues alone (in-flight weights ``kappa`` 0).
 
     >>> from symdelay.models.erlang.founding import symbolic_founding
     >>> lim = lag_limit(symbolic_founding(1))
@@ -329,53 +327,34 @@ def lag_limit(model: Model) -> LagLimit:
     >>> lim.routed[0]
     2*lam*exp(-q1*theta)/(exp(-q2*theta) + exp(-q1*theta))
     """
-    states = model.states
-    new, moves, gone = [], {}, []
+    states, arrivals, served, moves = model.states, [], {}, {}
     for t in model.transitions:
-        up = [i for i, c in enumerate(t.change) if c == 1]
-        down = [i for i, c in enumerate(t.change) if c == -1]
-        if len(up) + len(down) != sum(abs(c) for c in t.change) or len(up) > 1 or len(down) > 1:
+        up = [i for i, c in enumerate(t.change) if c > 0]
+        down = [i for i, c in enumerate(t.change) if c < 0]
+        if any(abs(c) > 1 for c in t.change) or len(up) > 1 or len(down) > 1:
             raise SymdelayInputError(f"{model.name}: transition '{t.name}' moves more than one job")
         rate = t.rate.xreplace(model.values)
-        if up and not down:
-            new.append((up[0], rate))
-        elif down and not up:
-            gone.append((down[0], rate))
-        else:
-            moves.setdefault(down[0], set()).add(up[0])
-    queues = sorted({i for i, _ in gone})
-
-    def joins(i: int) -> int:
-        seen, todo, found = {i}, [i], set()
-        while todo:
-            k = todo.pop()
-            if k in queues:
-                found.add(k)
-                continue
-            for j in moves.get(k, ()):
-                if j not in seen:
-                    seen.add(j)
-                    todo.append(j)
-        if len(found) != 1:
-            raise SymdelayInputError(
-                f"{model.name}: a job routed to {states[i]} joins {len(found)} queues, not one"
-            )
-        return found.pop()
-
-    observed = {states[i] for i in queues}
-    routed = {i: sp.Integer(0) for i in queues}
-    for i, rate in new:
-        if rate.free_symbols & set(states) - observed:
+        if not down:
+            arrivals.append((up[0], rate))
+        elif not up:
+            served[down[0]] = served.get(down[0], 0) + rate
+        elif moves.setdefault(down[0], up[0]) != up[0]:
+            raise SymdelayInputError(f"{model.name}: the lag limit needs delay phases in a chain")
+    queues = sorted(served)
+    routed = dict.fromkeys(queues, sp.Integer(0))
+    for i, rate in arrivals:
+        if rate.free_symbols & set(states) - {states[k] for k in queues}:
             raise SymdelayInputError(
                 f"{model.name}: the routing observes jobs in flight; the constant-lag limit "
                 "needs routing on the queues alone (kappa = 0)"
             )
-        routed[joins(i)] += rate
-    served = {i: sp.Integer(0) for i in queues}
-    for i, rate in gone:
-        served[i] += rate
+        seen = {i}
+        while i not in served:  # along the chain to the queue
+            i = moves.get(i)
+            if i is None or i in seen:
+                raise SymdelayInputError(f"{model.name}: a routed job reaches no queue")
+            seen.add(i)
+        routed[i] += rate
     return LagLimit(
-        tuple(states[i] for i in queues),
-        tuple(routed[i] for i in queues),
-        tuple(served[i] for i in queues),
+        tuple(states[k] for k in queues), tuple(routed.values()), tuple(served[k] for k in queues)
     )

@@ -194,12 +194,6 @@ class ActionDelayModel:
         """Imbalance ``x = q1 - q2``."""
         return sp.Symbol("x")
 
-    @cached_property
-    def w(self) -> tuple:
-        """``w_l = z1_l - z2_l``."""
-        self._need_concrete("the mode coordinates")
-        return sp.symbols(f"w1:{self.L + 1}")
-
     def logit_difference_identity(self) -> tuple:
         """``(p1 - p2, -tanh(theta x / 2))``: SymPy rewrites the logit difference with
         ``q1 = q2 + x`` as a ``tanh`` and checks it by rewriting back in exponentials."""
