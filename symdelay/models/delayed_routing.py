@@ -278,7 +278,7 @@ class LagLimit:
         >>> lag_limit(symbolic_founding(1)).linear_difference()
         (-mu, -lam*theta)
         """
-        now, lag = sp.symbols("a1 a2", cls=sp.Dummy), sp.symbols("b1 b2", cls=sp.Dummy)
+        now, lag = sp.symbols("now_1 now_2"), sp.symbols("lag_1 lag_2")
         x, xd = sp.symbols("x x_D")
         F = self.drift(now, lag)
         raw = (F[0] - F[1]).xreplace({now[0]: now[1] + x, lag[0]: lag[1] + xd})
@@ -299,7 +299,7 @@ class LagLimit:
         """
         if len(self.queues) != 2:
             raise SymdelayInputError(f"a {kind} mode needs two queues, not {len(self.queues)}")
-        now, lag = sp.symbols("a1 a2", cls=sp.Dummy), sp.symbols("b1 b2", cls=sp.Dummy)
+        now, lag = sp.symbols("now_1 now_2"), sp.symbols("lag_1 lag_2")
         F = self.drift(now, lag)
         c = sp.Symbol("x" if kind == "difference" else "s")
         cd = sp.Symbol(f"{c.name}_D")
