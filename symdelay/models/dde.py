@@ -7,10 +7,14 @@ service at once (no action delay). The fluid limit is the delay-differential sys
     q_i'(t) = 2 lam p_i(q(t - D)) - mu q_i(t),
     p_i(q) = exp(-theta q_i) / (exp(-theta q_1) + exp(-theta q_2)),
 
-with a history ``q(s)``, ``-D <= s <= 0``. Since ``p_1 + p_2 = 1`` and
-``p_1 - p_2 = -tanh(theta (q_1 - q_2) / 2)`` (checked by SymPy below), the sum
-``s = q_1 + q_2`` obeys the ODE ``s' = 2 lam - mu s`` (no delay: solved in closed form)
-and the difference ``x = q_1 - q_2`` the scalar DDE
+with a history ``q(s)``, ``-D <= s <= 0``. The system is not typed in: it is the founding
+model's transition table with every job's Erlang(L, mean D) delay replaced by its mean
+(:func:`symdelay.models.delayed_routing.lag_limit`: the flow into service at ``t`` is the
+routing at ``t - D``), the limit ``L -> oo``. Since ``p_1 + p_2 = 1`` and
+``p_1 - p_2 = -tanh(theta (q_1 - q_2) / 2)`` (derived and checked by SymPy,
+:meth:`~symdelay.models.delayed_routing.LagLimit.mode`), the sum ``s = q_1 + q_2`` obeys
+the ODE ``s' = 2 lam - mu s`` (no delay: solved in closed form) and the difference
+``x = q_1 - q_2`` the scalar DDE
 
     x'(t) = -mu x(t) - 2 lam tanh(theta x(t - D) / 2),
 
@@ -27,9 +31,11 @@ interval ``[kD, (k+1)D]`` the delayed term is a known function (the history, or 
 output of the previous interval), so the scalar DDE for ``x`` is an ODE, solved by SciPy
 ``solve_ivp`` (default ``DOP853``, ``rtol=1e-12``, ``atol=1e-14``) with dense output and
 with the breakpoints ``kD`` (where the derivative jumps of the history propagate) as
-interval ends. ``solver="jitcdde"`` (optional package ``jitcdde``) integrates the
-two-queue logit form directly with JiTCDDE's Bogacki--Shampine method, stepping on the
-propagated discontinuities: an independent second path.
+interval ends; its right-hand side is compiled from the statement
+(:func:`difference_functions`). ``solver="jitcdde"`` (optional package ``jitcdde``)
+integrates the two-queue logit form of the statement directly with JiTCDDE's
+Bogacki--Shampine method, stepping on the propagated discontinuities: an independent
+second path.
 
 **Action delay versus information delay** (:func:`compare_with_action_delay`): a job of the
 action-delay model routed at time ``u`` with ``p_i(q(u))`` enters queue ``i`` after an
@@ -64,7 +70,7 @@ import itertools
 import math
 import warnings
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -86,6 +92,7 @@ __all__ = [
     "DelayedInformationModel",
     "ActionDelayComparison",
     "compare_with_action_delay",
+    "difference_functions",
     "DEFAULT_SOLVER",
 ]
 
@@ -118,6 +125,39 @@ def _options():
 
 
 OPTIONS = _options()
+
+
+@cache
+def _lag():
+    """The founding model's constant-lag limit (:class:`~symdelay.models.delayed_routing.
+    LagLimit`, symbolic ``mu, lam, theta``) and its derived difference and sum modes."""
+    from symdelay.models.delayed_routing import lag_limit
+    from symdelay.models.erlang.founding import symbolic_founding
+
+    lim = lag_limit(symbolic_founding(1))
+    if lim.queues != (_q1, _q2):
+        raise VerificationError(f"the lag limit's queues are {lim.queues}, not (q1, q2)")
+    s, s_lag, total = lim.mode("sum")
+    if total.has(s_lag):
+        raise VerificationError(f"the sum mode {total} has a delayed term")
+    return lim, lim.mode("difference"), (s, total)
+
+
+@cache
+def difference_functions(module: str = "numpy") -> tuple:
+    """``(f, f_x, f_d)``: the difference equation ``x'(t) = f(x(t), x(t - D))`` and the
+    partial derivatives of ``f`` in its two arguments, as functions of
+    ``(x, x_delayed, mu, lam, theta)`` compiled by SymPy (``module``: ``"math"`` for
+    scalars, ``"numpy"`` for arrays). Every numeric DDE path (method of steps, Fourier
+    collocation and Floquet multipliers) evaluates these.
+
+    >>> f, f_x, f_d = difference_functions("math")
+    >>> round(f(0.5, 1.0, 1.0, 1.0, 2.0), 12), f_x(0.5, 1.0, 1.0, 1.0, 2.0)
+    (-2.023188311912, -1.0)
+    """
+    _, (x, xd, row), _ = _lag()
+    args = (x, xd, MU, LAM, THETA)
+    return tuple(sp.lambdify(args, e, module) for e in (row, sp.diff(row, x), sp.diff(row, xd)))
 
 
 def model(mu=None, lam=None, theta=None, D=None) -> DelayedInformationModel:
@@ -156,46 +196,42 @@ class DelayedInformationModel:
         )
 
     # ------------------------------------------------------------ equations
+    def _at(self, expr):
+        return expr.xreplace(self.values) if self.values else expr
+
     def routing(self, q1, q2) -> tuple:
-        """The logit probabilities ``(p_1, p_2)`` of observed lengths ``q1, q2``."""
-        e1, e2 = sp.exp(-self.theta * q1), sp.exp(-self.theta * q2)
-        return e1 / (e1 + e2), e2 / (e1 + e2)
+        """The logit probabilities ``(p_1, p_2)`` of observed lengths ``q1, q2``: the routing
+        rates of the statement over their sum (``2 lam``)."""
+        lim = _lag()[0]
+        total = sp.simplify(sp.Add(*lim.routed))
+        at = {_q1: q1, _q2: q2}
+        return tuple(self._at(p / total).xreplace(at) for p in lim.routed)
 
     @cached_property
     def equations(self) -> tuple:
         """The two DDEs ``q_i'(t) = 2 lam p_i(q(t - D)) - mu q_i(t)`` (SymPy ``Eq``)."""
-        t, D = _t, self.D
-        p = self.routing(_Q1(t - D), _Q2(t - D))
+        t = _t
+        now, lag = (_Q1(t), _Q2(t)), (_Q1(t - self.D), _Q2(t - self.D))
         return tuple(
-            sp.Eq(sp.Derivative(Q(t), t), 2 * self.lam * p[i] - self.mu * Q(t))
-            for i, Q in enumerate((_Q1, _Q2))
+            sp.Eq(sp.Derivative(Q(t), t), f)
+            for Q, f in zip((_Q1, _Q2), self._drift(now, lag), strict=True)
         )
 
     @cached_property
     def difference_equation(self) -> sp.Eq:
-        """``x' = -mu x - 2 lam tanh(theta x(t - D)/2)``, ``x = q_1 - q_2``, checked exactly."""
-        t, D = _t, self.D
-        a, b = sp.symbols("a b", real=True)  # q1(t-D), q2(t-D)
-        p1, p2 = self.routing(a, b)
-        if sp.simplify(p1 + p2 - 1) != 0:
-            raise VerificationError("logit probabilities do not sum to 1")
-        gap = sp.simplify((p1 - p2 + sp.tanh(self.theta * (a - b) / 2)).rewrite(sp.exp))
-        if gap != 0:
-            raise VerificationError(f"p1 - p2 + tanh(theta x/2) simplified to {gap}, not 0")
-        return sp.Eq(
-            sp.Derivative(_X(t), t),
-            -self.mu * _X(t) - 2 * self.lam * sp.tanh(self.theta * _X(t - D) / 2),
-        )
+        """``x' = -mu x - 2 lam tanh(theta x(t - D)/2)``, ``x = q_1 - q_2`` (derived exactly)."""
+        _, (x, xd, row), _ = _lag()
+        at = {x: _X(_t), xd: _X(_t - self.D)}
+        return sp.Eq(sp.Derivative(_X(_t), _t), self._at(row).xreplace(at))
 
     @cached_property
     def sum_equation(self) -> sp.Eq:
         """``s' = 2 lam - mu s``, ``s = q_1 + q_2``: no delay (``p_1 + p_2 = 1``)."""
-        _ = self.difference_equation  # runs the check of p1 + p2 = 1
-        return sp.Eq(sp.Derivative(_S(_t), _t), 2 * self.lam - self.mu * _S(_t))
+        _, _, (s, row) = _lag()
+        return sp.Eq(sp.Derivative(_S(_t), _t), self._at(row).xreplace({s: _S(_t)}))
 
     def _drift(self, now, delayed) -> tuple:
-        p = self.routing(*delayed)
-        return tuple(2 * self.lam * p[i] - self.mu * now[i] for i in range(2))
+        return tuple(self._at(f) for f in _lag()[0].drift(now, delayed))
 
     # ------------------------------------------------------------ equilibrium
     @cached_property
@@ -316,7 +352,7 @@ class DelayedInformationModel:
         params = {k: str(v) for k, v in self.values.items()}
         params.update(T=T, dt=dt, history=hist.to_json())
         if solver == "steps":
-            steps = _MethodOfSteps(mu, lam, theta, D, T, hist, method, rtol, atol)
+            steps = _MethodOfSteps(mu, lam, theta, D, T, hist, method, rtol, atol, self._sum_mode())
             q = steps(grid)
             values = np.column_stack([q[0], q[1], steps.x(grid)])
             record = {"solver": "steps", "method": method, "rtol": rtol, "atol": atol}
@@ -340,6 +376,14 @@ class DelayedInformationModel:
             ("q1", "q2", "x"), grid, values, params, kind="dde", model_name=self.name,
             info=info, dense=dense,
         )  # fmt: skip
+
+    def _sum_mode(self) -> tuple[float, float]:
+        """``(a, b)`` of the sum mode ``s' = a - b s`` (read off :attr:`sum_equation`)."""
+        _, _, (s, row) = _lag()
+        row = self._at(row)
+        if sp.diff(row, s, 2) != 0 or row.free_symbols - {s}:
+            raise VerificationError(f"the sum mode {row} is not linear with numbers")
+        return float(row.subs(s, 0)), float(-sp.diff(row, s))
 
     # ------------------------------------------------------------ display
     def to_json(self) -> dict:
@@ -448,13 +492,14 @@ class _History:
 class _MethodOfSteps:
     """Dense solution ``q(t)``, ``-D <= t <= T``: ``x`` by steps, ``s`` in closed form."""
 
-    def __init__(self, mu, lam, theta, D, T, hist, method, rtol, atol):
+    def __init__(self, mu, lam, theta, D, T, hist, method, rtol, atol, sum_mode):
         from scipy.integrate import solve_ivp  # imported on use: slow to import
 
-        self.mu, self.lam, self.D, self.T, self.hist = mu, lam, D, T, hist
+        rhs = difference_functions("math")[0]
+        self.D, self.T, self.hist = D, T, hist
         h0 = hist(0.0)
-        self.s0, self.s_star = float(h0[0] + h0[1]), 2.0 * lam / mu
-        c = 0.5 * theta
+        level, self.rate = sum_mode  # s' = level - rate * s
+        self.s0, self.s_star = float(h0[0] + h0[1]), level / self.rate
         n = _intervals(T, D)
         self.segments, self.breakpoints = [], [k * D for k in range(n)] + [T]
         x_a = float(h0[0] - h0[1])
@@ -463,7 +508,7 @@ class _MethodOfSteps:
             x_hist = self._x_history if k == 0 else _scalar_evaluator(self.segments[-1])
 
             def f(u, y, x_hist=x_hist):
-                return (-mu * y[0] - 2.0 * lam * math.tanh(c * x_hist(u - D)),)
+                return (rhs(y[0], x_hist(u - D), mu, lam, theta),)
 
             sol = solve_ivp(
                 f, (a, b), [x_a], method=method, rtol=rtol, atol=atol, dense_output=True
@@ -493,7 +538,7 @@ class _MethodOfSteps:
     def s(self, t) -> np.ndarray:
         t = np.atleast_1d(np.asarray(t, dtype=float))
         past = [float(np.sum(self.hist(v))) for v in t[t < 0]]
-        out = self.s_star + (self.s0 - self.s_star) * np.exp(-self.mu * np.maximum(t, 0.0))
+        out = self.s_star + (self.s0 - self.s_star) * np.exp(-self.rate * np.maximum(t, 0.0))
         out[t < 0] = past
         return out
 
@@ -563,8 +608,10 @@ def _jitcdde(mu, lam, theta, D, T, hist, grid, rtol, atol) -> np.ndarray:
             "solver='jitcdde' needs the optional package jitcdde (pip install jitcdde); "
             "or use solver='steps'"
         ) from None
-    e1, e2 = se.exp(-theta * y(0, t - D)), se.exp(-theta * y(1, t - D))
-    f = [2 * lam * e1 / (e1 + e2) - mu * y(0), 2 * lam * e2 / (e1 + e2) - mu * y(1)]
+    now, lag = sp.symbols("now_1 now_2"), sp.symbols("lag_1 lag_2")
+    at = {MU: mu, LAM: lam, THETA: theta}
+    to_se = {se.sympify(a): b for a, b in zip((*now, *lag), (y(0), y(1), y(0, t - D), y(1, t - D)))}
+    f = [se.sympify(e.xreplace(at)).subs(to_se) for e in _lag()[0].drift(now, lag)]
     out = np.empty((2, grid.size))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

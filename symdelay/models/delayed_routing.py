@@ -14,7 +14,9 @@ analysis derives what it needs from it.
 
 from __future__ import annotations
 
-from symdelay.core.errors import SymdelayInputError
+from dataclasses import dataclass
+
+from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
 from symdelay.core.symbols import lam as LAM
@@ -23,7 +25,7 @@ from symdelay.core.symbols import theta as THETA
 from symdelay.model import Model
 from symdelay.models.phase import PhaseType
 
-__all__ = ["delayed_routing_model"]
+__all__ = ["delayed_routing_model", "two_queue_erlang", "swap_mode", "LagLimit", "lag_limit"]
 
 #: a free in-flight weight: ``kappa`` entries may be ``c * KAPPA`` (``c >= 0`` rational)
 KAPPA = sp.Symbol("kappa")
@@ -49,10 +51,6 @@ def _value(name: str, value, positive: bool):
         if str(exc).startswith(name + " "):
             raise
         raise SymdelayInputError(f"{name}: {exc}") from None
-
-
-#: the in-flight weight left free (``kappa="kappa"``)
-KAPPA = sp.Symbol("kappa")
 
 
 def _is_kappa_name(k) -> bool:
@@ -197,8 +195,6 @@ def two_queue_erlang(L: int, options: dict, name: str, kappa=None) -> Model:
     and the other ``options`` (``mu``, ``lam``, ``theta``; None: symbolic), the jobs in
     flight weighted by ``kappa`` (one weight per phase; None: not observed): the table the
     founding and in-flight model objects build on first use."""
-    from symdelay.models.phase import PhaseType
-
     return delayed_routing_model(
         N=2,
         delay=PhaseType.erlang(L, options["D"]),
@@ -207,4 +203,158 @@ def two_queue_erlang(L: int, options: dict, name: str, kappa=None) -> Model:
         theta=options["theta"],
         kappa=kappa,
         name=name,
+    )
+
+
+def swap_mode(rows, pairs, kind: str) -> tuple:
+    """The exact (nonlinear) sum or difference dynamics of a system with a swap symmetry.
+
+    ``rows``: ``[(F_a, F_b)]``, the right-hand sides of the two members of each orbit whose
+    mode row is formed; ``pairs``: ``[(a, b, c)]``, each swapped symbol ``a``, its image
+    ``b`` and the mode coordinate ``c`` that replaces ``a``: ``a = b + c`` for the
+    ``"difference"`` (``c = a - b``), ``a = c - b`` for the ``"sum"`` (``c = a + b``). Every
+    row ``F_a -+ F_b`` is checked closed (no ``b`` is left after the substitution, once the
+    exponentials of the swapped symbols have cancelled); where exponentials remain (logit
+    routing) SymPy rewrites them as ``tanh`` (``exp(u) = (1 + tanh(u/2))/(1 - tanh(u/2))``)
+    and cancels, and the result is checked equal to the row by rewriting it back in
+    exponentials. Linear rows come with their common factors pulled out.
+
+    >>> q1, q2, x, th = sp.symbols("q1 q2 x theta")
+    >>> p1 = sp.exp(-th * q1) / (sp.exp(-th * q1) + sp.exp(-th * q2))
+    >>> swap_mode([(p1, p1.xreplace({q1: q2, q2: q1}))], [(q1, q2, x)], "difference")
+    (-tanh(theta*x/2),)
+    """
+    if kind not in ("sum", "difference"):
+        raise ValueError(f"kind must be 'sum' or 'difference', got {kind!r}")
+    sign = -1 if kind == "difference" else 1
+    shift = {a: (b + c if sign < 0 else c - b) for a, b, c in pairs}
+    others = {b for _, b, _ in pairs}
+    out = []
+    for Fa, Fb in rows:
+        raw = (Fa + sign * Fb).xreplace(shift)
+        row = sp.expand(raw)
+        if row.has(sp.exp):  # the exponentials of the swapped symbols cancel
+            row = sp.cancel(sp.powsimp(row))
+        if row.free_symbols & others:
+            raise VerificationError(f"the {kind} mode is not closed: {row}")
+        if not row.has(sp.exp):
+            out.append(sp.factor_terms(row))
+            continue
+        row = sp.cancel(row.rewrite(sp.tanh))
+        gap = (row - raw).rewrite(sp.exp)
+        if sp.cancel(sp.powsimp(sp.expand(gap))) != 0 and sp.simplify(gap) != 0:
+            raise VerificationError(f"the tanh form {row} of the {kind} row {raw} failed")
+        out.append(row)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class LagLimit:
+    """The family with every job's delay replaced by the constant mean delay ``D``.
+
+    ``queues``: the queue states; ``routed[i]``: the rate at which jobs are routed to queue
+    ``i`` (a function of the queues the dispatcher observes); ``served[i]``: the rate at
+    which they leave it. The delay-differential system is
+
+        q_i'(t) = routed_i(q(t - D)) - served_i(q(t)).
+    """
+
+    queues: tuple
+    routed: tuple
+    served: tuple
+
+    def drift(self, now, delayed) -> tuple:
+        """``q_i'(t)`` with the queues at ``t`` (``now``) and at ``t - D`` (``delayed``)."""
+        at_now, at_lag = dict(zip(self.queues, now)), dict(zip(self.queues, delayed))
+        return tuple(
+            a.xreplace(at_lag) - b.xreplace(at_now) for a, b in zip(self.routed, self.served)
+        )
+
+    def linear_difference(self) -> tuple:
+        """``(a, b)``: the difference ``x = q_1 - q_2`` of two queues linearised at a symmetric
+        point, ``x'(t) = a x(t) + b x(t - D)`` (checked free of the point).
+
+        >>> from symdelay.models.erlang.founding import symbolic_founding
+        >>> lag_limit(symbolic_founding(1)).linear_difference()
+        (-mu, -lam*theta)
+        """
+        now, lag = sp.symbols("now_1 now_2"), sp.symbols("lag_1 lag_2")
+        x, xd = sp.symbols("x x_D")
+        F = self.drift(now, lag)
+        raw = (F[0] - F[1]).xreplace({now[0]: now[1] + x, lag[0]: lag[1] + xd})
+        at = {x: 0, xd: 0}
+        slopes = tuple(sp.cancel(sp.powsimp(sp.diff(raw, v).xreplace(at))) for v in (x, xd))
+        if any(e.free_symbols & {*now, *lag} for e in slopes):
+            raise VerificationError(f"the linearised difference {slopes} depends on the point")
+        return slopes
+
+    def mode(self, kind: str) -> tuple:
+        """``(c, c_D, row)``: the ``"difference"`` ``x = q_1 - q_2`` (or the ``"sum"``) of two
+        queues obeys ``c'(t) = row(c(t), c(t - D))``, derived by :func:`swap_mode` (closed,
+        exact; the logit difference as ``tanh``).
+
+        >>> from symdelay.models.erlang.founding import symbolic_founding
+        >>> lag_limit(symbolic_founding(1)).mode("difference")
+        (x, x_D, -2*lam*tanh(theta*x_D/2) - mu*x)
+        """
+        if len(self.queues) != 2:
+            raise SymdelayInputError(f"a {kind} mode needs two queues, not {len(self.queues)}")
+        now, lag = sp.symbols("now_1 now_2"), sp.symbols("lag_1 lag_2")
+        F = self.drift(now, lag)
+        c = sp.Symbol("x" if kind == "difference" else "s")
+        cd = sp.Symbol(f"{c.name}_D")
+        (row,) = swap_mode([F], [(now[0], now[1], c), (lag[0], lag[1], cd)], kind)
+        return c, cd, row
+
+
+def lag_limit(model: Model) -> LagLimit:
+    """The family's limit ``L -> oo`` at fixed mean delay ``D`` (:class:`LagLimit`), read off
+    a table of the family.
+
+    An Erlang(L) delay of mean ``D`` has variance ``D^2/L``: in the limit a job routed at
+    ``u`` enters service at ``u + D``, so the flow into queue ``i`` at ``t`` is the routing
+    rate at ``t - D`` (the polynomials tend to ``r + mu + lam theta exp(-r D)``,
+    :func:`symdelay.models.erlang.charpoly.infinite_L_limit`; the fluid paths converge at rate
+    ``O(1/L)``, :func:`symdelay.models.dde.compare_with_action_delay`). A jump that adds a job
+    is an arrival into a delay phase, one that removes a job a service, one that moves a job a
+    step along the delay chain, followed to the queue the job joins. The routing must observe
+    the queues alone (in-flight weights ``kappa`` 0).
+
+    >>> from symdelay.models.erlang.founding import symbolic_founding
+    >>> lim = lag_limit(symbolic_founding(1))
+    >>> lim.queues, lim.served
+    ((q1, q2), (mu*q1, mu*q2))
+    >>> lim.routed[0]
+    2*lam*exp(-q1*theta)/(exp(-q2*theta) + exp(-q1*theta))
+    """
+    states, arrivals, served, moves = model.states, [], {}, {}
+    for t in model.transitions:
+        up = [i for i, c in enumerate(t.change) if c > 0]
+        down = [i for i, c in enumerate(t.change) if c < 0]
+        if any(abs(c) > 1 for c in t.change) or len(up) > 1 or len(down) > 1:
+            raise SymdelayInputError(f"{model.name}: transition '{t.name}' moves more than one job")
+        rate = t.rate.xreplace(model.values)
+        if not down:
+            arrivals.append((up[0], rate))
+        elif not up:
+            served[down[0]] = served.get(down[0], 0) + rate
+        elif moves.setdefault(down[0], up[0]) != up[0]:
+            raise SymdelayInputError(f"{model.name}: the lag limit needs delay phases in a chain")
+    queues = sorted(served)
+    routed = dict.fromkeys(queues, sp.Integer(0))
+    for i, rate in arrivals:
+        if rate.free_symbols & set(states) - {states[k] for k in queues}:
+            raise SymdelayInputError(
+                f"{model.name}: the routing observes jobs in flight; the constant-lag limit "
+                "needs routing on the queues alone (kappa = 0)"
+            )
+        seen = {i}
+        while i not in served:  # along the chain to the queue
+            i = moves.get(i)
+            if i is None or i in seen:
+                raise SymdelayInputError(f"{model.name}: a routed job reaches no queue")
+            seen.add(i)
+        routed[i] += rate
+    return LagLimit(
+        tuple(states[k] for k in queues), tuple(routed.values()), tuple(served[k] for k in queues)
     )

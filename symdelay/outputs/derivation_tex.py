@@ -1,7 +1,9 @@
 """LaTeX for the model-to-characteristic-equation derivation (shared by document and report).
 
 Every displayed formula is printed from an object that :mod:`symdelay.models.erlang.charpoly` or the
-model computed and checked; the prose around them is the only hand-written text.
+model computed and checked (the fluid ODEs, equilibrium and modes from the founding model's
+transition table, :class:`~symdelay.models.erlang.action_delay.ActionDelayModel`); the
+prose around them is the only hand-written text.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def model_section(example_L: int = 2) -> str:
         f"then spend an Erlang delay of $L$ phases of rate $\\gamma = L/D$ before service. "
         f"For $L = {example_L}$ the fluid limit has $2(L+1) = {len(m.state)}$ equations "
         "(the general-$L$ chain has the same shape):\n",
-        _equations(m, m.state, m.fluid_rhs()),
+        _equations(m, m.state, [sp.factor_terms(f) for f in m.fluid_rhs()]),
         "\\subsection{Symmetric equilibrium}\n",
         "Imposing $q_1 = q_2$, $z_{1,\\ell} = z_{2,\\ell}$ makes the routing probabilities "
         "$1/2$ and the system linear; SymPy solves it, and the solution makes every right-hand "

@@ -1,6 +1,7 @@
 """The characteristic equation of the difference mode, derived and machine-checked.
 
-For symbolic L, SymPy derives ``det(r I - J)`` by a Schur complement: the delay block of
+For symbolic L, SymPy derives ``det(r I - J)`` by a Schur complement of the structured
+difference Jacobian (:mod:`.linearize`, whose entries it reads): the delay block of
 ``r I - J`` is lower bidiagonal, its determinant is a ``Product`` that SymPy evaluates, and
 its inverse applied to the first column is the solution of a first-order recurrence that
 ``rsolve`` finds. Nothing in the result is typed in:
@@ -29,7 +30,10 @@ from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L, as_parameter
 from symdelay.core.result import Result
 from symdelay.core.symbols import D, L, gamma, lam, mu, positive_versions, r, theta
-from symdelay.models.erlang.linearize import structured_difference_jacobian
+from symdelay.models.erlang.linearize import (
+    difference_jacobian_entry,
+    structured_difference_jacobian,
+)
 
 __all__ = [
     "characteristic_polynomial",
@@ -70,10 +74,15 @@ def derive_characteristic_equation() -> Derivation:
     Lp = positive_versions(L)[L]
     J = structured_difference_jacobian(L)
     d.add("jacobian", "Difference Jacobian (rows x, w_1, ..., w_L)", J)
-    # blocks of A = rI - J: [[a, b^T], [c, M]]
-    a = r + mu
+
+    def A(i, j):  # an entry of rI - J, read off the structured Jacobian (i, j >= 0)
+        return (r if i == j else 0) - difference_jacobian_entry(i, j, Lp)
+
+    # blocks of A = rI - J: [[a, b^T], [c, M]]; M is lower bidiagonal, b = b_L e_L, c = c_1 e_1
+    a = A(0, 0)
     d.add("a", "Top-left entry of rI - J", sp.Eq(sp.Symbol("a"), a))
-    detM = sp.Product(r + gamma, (_k, 1, Lp))
+    diagonal, below, b_L, c_1 = A(_k, _k), A(_k + 1, _k), A(0, Lp), A(1, 0)
+    detM = sp.Product(diagonal, (_k, 1, Lp))
     detM_value = detM.doit()
     d.add(
         "detM",
@@ -83,8 +92,8 @@ def derive_characteristic_equation() -> Derivation:
         "Product(...).doit()",
     )
     y = sp.Function("y")
-    recurrence = (r + gamma) * y(_k) - gamma * y(_k - 1)
-    initial = lam * theta / (r + gamma)
+    recurrence = diagonal * y(_k) + below * y(_k - 1)
+    initial = c_1 / A(1, 1)
     d.add(
         "recurrence",
         "M y = c with c = (lam theta, 0, ..., 0) is the first-order recurrence",
@@ -108,7 +117,7 @@ def derive_characteristic_equation() -> Derivation:
         sp.Eq(sp.Function("v")(_k), v),
     )
     yL = sol.subs(_k, Lp)
-    schur = a - (-gamma) * yL  # b^T M^{-1} c = -gamma * y_L
+    schur = a - b_L * yL  # b^T M^{-1} c = b_L y_L
     det_expr = detM_value * schur
     d.add(
         "schur",
@@ -361,8 +370,9 @@ class DeterminantCheck(Result):
 def verify_difference_determinant(n: int, method: str = "berkowitz") -> DeterminantCheck:
     """Check the general formula at ``L = n`` against an explicit determinant.
 
-    The explicit matrix comes from the model (fluid ODEs -> difference system -> Jacobian),
-    independently of the structured matrix used in the general derivation; the two matrices
+    The explicit matrix is the difference block of the founding model's transition table
+    (the Jacobian of its drift at the equilibrium, restricted to the antisymmetric mode),
+    independent of the structured matrix used in the general derivation; the two matrices
     are compared too.
     """
     from symdelay.models import ActionDelayModel
@@ -396,7 +406,8 @@ class FullCheck(Result):
 def verify_full_factorisation(n: int) -> FullCheck:
     """Explicit ``det(r I - J_full)`` equals (sum-mode factor) x (difference-mode factor).
 
-    The sum-mode factor is itself computed from the sum Jacobian and factored by SymPy.
+    Both Jacobians are the transition table's (the full one and its sum block); the
+    sum-mode factor is computed from the sum block and factored by SymPy.
     """
     from symdelay.models import ActionDelayModel
 
@@ -523,11 +534,20 @@ def infinite_L_limit() -> Derivation:
 
 
 def delayed_information_equation() -> Derivation:
-    """Characteristic equation of x'(t) = -mu x(t) - lam theta x(t - D), by the ansatz e^{rt}."""
+    """Characteristic equation of x'(t) = -mu x(t) - lam theta x(t - D), by the ansatz e^{rt}.
+
+    The delay equation is the difference mode, linearised, of the founding model's
+    constant-lag limit (:meth:`symdelay.models.delayed_routing.LagLimit.linear_difference`:
+    the transition table with the Erlang delay replaced by its mean D).
+    """
+    from symdelay.models.delayed_routing import lag_limit
+    from symdelay.models.erlang.founding import symbolic_founding
+
     d = Derivation("Delayed-information model")
     t = sp.Symbol("t")
     x = sp.Function("x")
-    dde = sp.Eq(sp.Derivative(x(t), t), -mu * x(t) - lam * theta * x(t - D))
+    slope_now, slope_lag = lag_limit(symbolic_founding(1)).linear_difference()
+    dde = sp.Eq(sp.Derivative(x(t), t), slope_now * x(t) + slope_lag * x(t - D))
     d.add("dde", "The delayed-information model", dde)
     ansatz = sp.Lambda(t, sp.exp(r * t))
     residual = (dde.lhs - dde.rhs).subs(x, ansatz).doit()

@@ -20,7 +20,7 @@ from symdelay.core.exact import exact_fraction
 from symdelay.core.params import as_L_or_inf, is_infinite_L
 from symdelay.model.core import Model, NoTable, TableOnDemand
 
-__all__ = ["FoundingModel", "NoTable"]
+__all__ = ["FoundingModel", "NoTable", "symbolic_founding"]
 
 _S = "symdelay.models.erlang."
 
@@ -215,3 +215,16 @@ class FoundingModel(TableOnDemand):
     def __repr__(self) -> str:
         given = ", ".join(f"{k}={v}" for k, v in self.options.items() if v is not None)
         return f"FoundingModel({given})"
+
+
+@lru_cache(maxsize=32)
+def symbolic_founding(L: int) -> FoundingModel:
+    """The founding model with ``L`` phases and ``mu, lam, theta, gamma`` symbolic: one object
+    per L, whose transition table (with its equilibrium, Jacobian and modes, derived once)
+    the derivation views (:class:`~symdelay.models.erlang.action_delay.ActionDelayModel`) and
+    the delay-differential limit (:mod:`symdelay.models.dde`) read.
+
+    >>> symbolic_founding(1).drift[0]
+    gamma*z1_1 - mu*q1
+    """
+    return FoundingModel(L=L)

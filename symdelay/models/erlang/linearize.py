@@ -1,4 +1,13 @@
-"""Linearisation: Jacobians at an equilibrium, explicit or structured for symbolic L.
+"""The difference Jacobian for every L: the one structured statement of the founding model.
+
+A transition table has a concrete number of phases; the derivation for the symbol L needs
+the pattern of the difference Jacobian itself. :func:`difference_jacobian_entry` states it
+once (``-mu`` at (0, 0), the corner ``gamma`` at (0, L), the routing gain ``-lam*theta`` at
+(1, 0), ``-gamma`` on the diagonal of the delay block and ``gamma`` below it);
+:func:`structured_difference_jacobian` is it as a SymPy ``FunctionMatrix`` and
+:func:`difference_jacobian_numeric` evaluates it in floats. The tests and the derivation's
+check table compare it with the difference block of the transition table
+(:class:`~symdelay.models.erlang.action_delay.ActionDelayModel`) for concrete L.
 
 >>> J = structured_difference_jacobian(L)
 >>> J.shape
@@ -12,23 +21,18 @@ Matrix([
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import L, gamma, lam, mu, theta
 
 __all__ = [
-    "jacobian_at",
     "structured_difference_jacobian",
     "difference_jacobian_entry",
     "difference_jacobian_numeric",
 ]
-
-
-def jacobian_at(rhs, state, point) -> sp.Matrix:
-    """``d rhs / d state`` evaluated at ``point`` (a dict), simplified entrywise."""
-    J = sp.Matrix(list(rhs)).jacobian(sp.Matrix(list(state)))
-    return J.subs(point).applyfunc(sp.simplify)
 
 
 def difference_jacobian_entry(i, j, n_phases, mu=mu, lam=lam, theta=theta, gamma=gamma):
@@ -58,21 +62,23 @@ def structured_difference_jacobian(n_phases=L, *, mu=mu, lam=lam, theta=theta, g
     return sp.FunctionMatrix(n_phases + 1, n_phases + 1, sp.Lambda((i, j), entry))
 
 
+@cache
+def _entry_numpy():
+    """:func:`difference_jacobian_entry` as a NumPy function of index arrays and numbers."""
+    i, j = sp.symbols("i j", integer=True, nonnegative=True)
+    args = (i, j, L, mu, lam, theta, gamma)
+    return sp.lambdify(args, difference_jacobian_entry(i, j, L), "numpy")
+
+
 def difference_jacobian_numeric(L: int, mu, lam, theta, D) -> np.ndarray:
-    """The difference Jacobian in floats, filled from the pattern of
-    :func:`difference_jacobian_entry` in O(L) (``gamma = L/D``); for numerics at large L.
+    """The difference Jacobian in floats (``gamma = L/D``): :func:`difference_jacobian_entry`
+    evaluated on the index grid; for numerics at large L.
 
     >>> difference_jacobian_numeric(2, 1, 1, 5, 1)
     array([[-1.,  0.,  2.],
            [-5., -2.,  0.],
            [ 0.,  2., -2.]])
     """
-    g = L / float(D)
-    J = np.zeros((L + 1, L + 1))
-    J[0, 0] = -float(mu)
-    J[0, L] = g
-    J[1, 0] = -float(lam) * float(theta)
-    idx = np.arange(1, L + 1)
-    J[idx, idx] = -g
-    J[idx[1:], idx[:-1]] = g
-    return J
+    i, j = np.indices((L + 1, L + 1))
+    J = _entry_numpy()(i, j, L, float(mu), float(lam), float(theta), L / float(D))
+    return np.asarray(J, dtype=float)

@@ -2,7 +2,9 @@
 multipliers by a pseudospectral monodromy operator.
 
 The difference ``x = q1 - q2`` of :class:`~symdelay.models.dde.DelayedInformationModel`
-obeys ``x'(t) = -mu x(t) - 2 lam tanh(theta x(t - D) / 2)``. A ``T``-periodic solution is a
+obeys ``x'(t) = f(x(t), x(t - D)) = -mu x(t) - 2 lam tanh(theta x(t - D) / 2)`` (``f`` and
+its partial derivatives compiled from the model's one statement,
+:func:`~symdelay.models.dde.difference_functions`). A ``T``-periodic solution is a
 trigonometric polynomial in the phase ``phi = 2 pi t / T``; on ``N`` (odd) equispaced
 nodes the derivative is the spectral matrix ``(2 pi / T) D_1`` and the delay the exact
 spectral shift ``S_delta`` by ``delta = 2 pi D / T`` (diagonal in Fourier space). Newton
@@ -11,7 +13,8 @@ values and ``T``, with the exact Jacobian; ``N`` doubles until the Fourier tail 
 ``1e-11`` of the largest coefficient (the relay regime at large theta needs more modes).
 
 Floquet multipliers: the monodromy operator of the variational equation
-``y'(t) = -mu y(t) - a(t) y(t - D)``, ``a(t) = lam theta sech^2(theta x(t - D)/2)``, acting on
+``y'(t) = f_x y(t) + f_D y(t - D)`` (the partial derivatives of ``f`` along the cycle; here
+``f_x = -mu``, ``f_D = -lam theta sech^2(theta x(t - D)/2)``), acting on
 histories on ``[-D, 0]``, is discretised on ``m`` Chebyshev nodes (Breda, Maset and
 Vermiglio): each Lagrange basis history is integrated over one period by the method of
 steps (SciPy ``DOP853`` with dense output, one interval of length ``D`` at a time), and the
@@ -31,7 +34,7 @@ from symdelay.analysis.cycles import (
     parse_theta_list,
 )
 from symdelay.core.params import INFINITE_L, as_positive_number
-from symdelay.models.erlang.nonlinear.fields import sech2 as _sech2
+from symdelay.models.dde import difference_functions
 
 __all__ = ["dde_limit_cycle", "collocate", "dde_floquet", "DDE_METHOD", "ResolutionError"]
 
@@ -52,17 +55,22 @@ def _spectral(N, T, D):
     return D1, S
 
 
+def _partials(x, xd, mu, lam, theta):
+    """``f``, ``f_x``, ``f_D`` at the arrays ``x(t)``, ``x(t - D)`` (constants broadcast)."""
+    return (np.broadcast_to(F(x, xd, mu, lam, theta), x.shape) for F in difference_functions())
+
+
 def _residual(x, T, mu, lam, theta, D):
     N = x.size
     D1, S = _spectral(N, T, D)
     xd = S @ x
     dx = D1 @ x
-    sech2 = _sech2(theta * xd / 2)
-    R = (2 * np.pi / T) * dx + mu * x + 2 * lam * np.tanh(theta * xd / 2)
+    f, fx, fd = _partials(x, xd, mu, lam, theta)
+    R = (2 * np.pi / T) * dx - f
     J = np.empty((N + 1, N + 1))
-    J[:N, :N] = (2 * np.pi / T) * D1 + mu * np.eye(N) + (lam * theta * sech2)[:, None] * S
+    J[:N, :N] = (2 * np.pi / T) * D1 - np.diag(fx) - fd[:, None] * S
     dS = (2 * np.pi * D / T**2) * (S @ dx)  # d(S x)/dT
-    J[:N, N] = -(2 * np.pi / T**2) * dx + lam * theta * sech2 * dS
+    J[:N, N] = -(2 * np.pi / T**2) * dx - fd * dS
     J[N, :] = 0
     J[N, 0] = 1
     return np.concatenate([R, [x[0]]]), J
@@ -138,7 +146,15 @@ def _trig(x, T):
 
 def dde_floquet(x, T, mu, lam, theta, D, m=M_CHEB):
     """Dominant Floquet multipliers (Chebyshev monodromy on ``m`` nodes), by modulus."""
-    xe = _trig(x, T)
+    N = x.size
+    k = np.fft.fftfreq(N, 1.0 / N)
+    X = np.fft.fft(x) / N
+    X_lag = X * np.exp(-2j * np.pi * k * D / T)  # the interpolant shifted by the delay
+
+    def now_and_lag(t):
+        e = np.exp(2j * np.pi * k * t / T)
+        return float(np.real(e @ X)), float(np.real(e @ X_lag))
+
     j = np.arange(m)
     nodes = -D / 2 * (1 + np.cos(np.pi * j / (m - 1)))  # in [-D, 0]
     wts = (-1.0) ** j
@@ -157,6 +173,7 @@ def dde_floquet(x, T, mu, lam, theta, D, m=M_CHEB):
         return c / c.sum()
 
     segments = []  # (t0, t1, dense)
+    _, fx, fd = difference_functions("math")
 
     def delayed(t):
         s = t - D
@@ -173,8 +190,9 @@ def dde_floquet(x, T, mu, lam, theta, D, m=M_CHEB):
         t1 = min(t0 + D, T)
 
         def rhs(t, y):
-            a = lam * theta * _sech2(theta * xe(t - D)[0] / 2)
-            return -mu * y - a * delayed(t)
+            x, xd = now_and_lag(t)
+            a, b = fx(x, xd, mu, lam, theta), fd(x, xd, mu, lam, theta)
+            return a * y + b * delayed(t)
 
         sol = solve_ivp(
             rhs, (t0, t1), Y, method="DOP853", rtol=1e-10, atol=1e-13, dense_output=True

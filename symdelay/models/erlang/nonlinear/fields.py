@@ -6,10 +6,13 @@ A :class:`VectorField` is ``y' = f(y)`` with its Jacobian, the observed coordina
 difference mode are ``S``-symmetric, ``y(t + T/2) = S y(t)``, which halves the shooting
 interval. Two builders:
 
-* :func:`difference_field`: the exact difference system of the founding model
-  (``x' = gamma w_L - mu x``, ``w_1' = -2 lam tanh(theta x / 2) - gamma w_1``, ...), from
-  the SymPy system :meth:`ActionDelayModel.difference_system` (checked against it), with
-  ``S = -I``;
+* :func:`difference_field`: the exact difference system of the founding model, for any L:
+  the structured difference Jacobian without its routing gain
+  (:func:`~symdelay.models.erlang.linearize.difference_jacobian_numeric` at theta = 0) plus
+  the routing term read off the transition table
+  (:func:`~symdelay.models.erlang.action_delay.routing_term`, ``-2 lam tanh(theta x / 2)``),
+  compiled by SymPy's code printer; checked against the gain of the structured Jacobian and,
+  for small L, against the table's difference system; ``S = -I``;
 * :func:`model_field`: any model of the model layer, its full drift and Jacobian generated
   from the transition table by SymPy's code printer (``lambdify``), ``S`` the permutation
   of its symmetry. For the founding model this is the full ``2(L+1)`` fluid model.
@@ -24,58 +27,52 @@ import numpy as np
 from symdelay.analysis.cycles import VectorField, model_field
 from symdelay.core.errors import VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import exact_number
-from symdelay.models.erlang.action_delay import ActionDelayModel
+from symdelay.models.erlang.action_delay import ActionDelayModel, routing_term
+from symdelay.models.erlang.linearize import difference_jacobian_numeric
 
-__all__ = ["VectorField", "difference_field", "model_field", "sech2"]
+__all__ = ["VectorField", "difference_field", "model_field"]
+
+#: Largest L whose numeric field is also checked against the table's SymPy system.
+CHECKED_L = 4
 
 
 @cache
-def _difference_symbolic(L: int):
-    sysm = ActionDelayModel(L).difference_system()
-    return sysm.state, sysm.rhs
+def _routing():
+    """``(row, col, g, g')``: the routing term and its derivative as functions of floats
+    ``(x, mu, lam, theta, gamma)``."""
+    from symdelay.core.symbols import gamma, lam, mu, theta
 
-
-def sech2(u):
-    """``sech(u)^2`` without overflow: ``4 e^(-2|u|) / (1 + e^(-2|u|))^2``."""
-    e = np.exp(-2 * np.abs(u))
-    return 4 * e / (1 + e) ** 2
+    row, col, x, g = routing_term()
+    args = (x, mu, lam, theta, gamma)
+    return row, col, sp.lambdify(args, g, "math"), sp.lambdify(args, sp.diff(g, x), "math")
 
 
 def difference_field(L: int, mu, lam, D, theta) -> VectorField:
     """The exact difference system (``L + 1`` states ``x, w_1..w_L``), structured numpy."""
-    m, lm, th = float(mu), float(lam), float(theta)
-    g = L / float(D)
+    row, col, g, dg = _routing()
+    p = (float(mu), float(lam), float(theta), L / float(D))
     n = L + 1
-    A = np.zeros((n, n))
-    A[0, 0], A[0, L] = -m, g
-    for ell in range(1, n):
-        A[ell, ell] = -g
-        if ell > 1:
-            A[ell, ell - 1] = g
-    half = th / 2
+    A = difference_jacobian_numeric(L, p[0], p[1], 0.0, D)
+    gain = difference_jacobian_numeric(L, *p[:3], D) - A
+    expected = np.zeros((n, n))
+    expected[row, col] = dg(0.0, *p)
+    if not np.allclose(gain, expected, rtol=1e-14, atol=0.0):
+        raise VerificationError("the routing term's gain is not the structured Jacobian's")
 
     def f(y):
         out = A @ y
-        out[1] -= 2 * lm * np.tanh(half * y[0])
+        out[row] += g(float(y[col]), *p)
         return out
 
     def jac(y):
         J = A.copy()
-        J[1, 0] = -lm * th * sech2(half * y[0])
+        J[row, col] += dg(float(y[col]), *p)
         return J
 
-    if L <= 4:  # the structure is the SymPy system's (checked at a random point)
-        st, rhs = _difference_symbolic(L)
-        vals = {
-            "mu": mu,
-            "lam": lam,
-            "theta": theta,
-            "gamma": sp.Rational(L) / exact_number("D", D),
-        }
-        subs = {sp.Symbol(k): v for k, v in vals.items()}
+    if L <= CHECKED_L:  # the table's SymPy system (checked at a random point)
+        system = ActionDelayModel(L, mu=mu, lam=lam, theta=theta, D=D).difference_system()
         y = np.linspace(0.3, -0.2, n)
-        ref = np.array([float(e.subs(subs).subs(dict(zip(st, y)))) for e in rhs])
+        ref = np.array([float(e.xreplace(dict(zip(system.state, y)))) for e in system.rhs])
         if not np.allclose(ref, f(y), rtol=1e-12, atol=1e-14):
             raise VerificationError("the numeric difference field differs from the SymPy system")
     w = np.zeros(n)

@@ -93,18 +93,22 @@ def simulated_oscillation(
     period with 95 % intervals, and the fluid cycle's (:func:`.cycles.limit_cycle`)."""
     from scipy import stats
 
+    from symdelay.models.erlang.action_delay import ActionDelayModel
     from symdelay.models.erlang.nonlinear.cycles import limit_cycle
     from symdelay.models.erlang.stochastic import simulate
 
     if replications < 2:
         raise SymdelayInputError("intervals need at least 2 replications")
     cyc = limit_cycle(L, mu, lam, D, theta)
-    x0 = cyc.y0
-    m, lm, g = float(mu), float(lam), L / float(D)
-    q = [lm / m + x0[0] / 2, lm / m - x0[0] / 2]
-    z1 = [lm / g + x0[1 + k] / 2 for k in range(L)]
-    z2 = [lm / g - x0[1 + k] / 2 for k in range(L)]
-    init = np.rint(eta * np.array(q + z1 + z2)).astype(np.int64)
+    # the table's equilibrium, moved by the cycle's difference coordinates (x, w_1..w_L):
+    # half of each to the first server's state, half from the second's
+    view = ActionDelayModel(L, mu=mu, lam=lam, theta=theta, D=D)
+    eq = view.equilibrium()
+    pairs = [view.q, *zip(*view.z)]
+    init = dict.fromkeys(view.state, 0.0)
+    for (a, b), c in zip(pairs, cyc.y0, strict=True):
+        init[a], init[b] = float(eq[a]) + c / 2, float(eq[b]) - c / 2
+    init = np.rint(eta * np.array(list(init.values()))).astype(np.int64)
     sim = simulate(
         L=L,
         eta=eta,

@@ -35,7 +35,7 @@ from symdelay.core.display import LatexDisplay
 from symdelay.core.errors import VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
-from symdelay.models.erlang.action_delay import ActionDelayModel
+from symdelay.models.erlang.action_delay import ActionDelayModel, routing_term
 from symdelay.models.erlang.stability import founding_closed_forms
 
 __all__ = [
@@ -102,9 +102,15 @@ class SymbolicNormalForm(LatexDisplay):
 
 
 def cubic_coefficient():
-    """``g'''(0)`` of ``g(x) = -2 lam tanh(theta x / 2)``, derived: ``lam theta^3 / 2``."""
-    x = sp.Symbol("x")
-    return sp.diff(-2 * lam * sp.tanh(theta * x / 2), x, 3).subs(x, 0)
+    """``g'''(0)`` of the routing term ``g(x) = -2 lam tanh(theta x / 2)`` of the difference
+    system (:func:`~symdelay.models.erlang.action_delay.routing_term`), derived:
+    ``lam theta^3 / 2``.
+
+    >>> cubic_coefficient()
+    lam*theta**3/2
+    """
+    _, _, x, g = routing_term()
+    return sp.diff(g, x, 3).subs(x, 0)
 
 
 def describing_function_series():
