@@ -22,8 +22,9 @@ from symdelay.analysis.entry import declined, specialisation
 from symdelay.analysis.projection import eigenvectors, first_lyapunov
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.numbers import GUARD, format_exact, format_number
+from symdelay.core.numbers import format_exact, format_number
 from symdelay.core.params import INFINITE_L, as_dps
+from symdelay.core.precision import GUARD
 from symdelay.core.result import Result
 from symdelay.core.symbols import theta as TH
 

@@ -89,7 +89,6 @@ import numpy as np
 
 from symdelay.analysis.entry import declined, require_table, specialisation
 from symdelay.analysis.map_core import (
-    GUARD,
     MapCurve,
     StabilityMap,
     W,
@@ -107,6 +106,7 @@ from symdelay.analysis.map_core import (
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
+from symdelay.core.precision import GUARD
 from symdelay.core.symbols import r as R_SYMBOL
 
 __all__ = ["StabilityMap", "MapCurve", "stability_map", "estimate_seconds"]

@@ -15,11 +15,9 @@ import mpmath
 
 from symdelay.core.lazy import loaded
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.precision import GUARD
 
-__all__ = ["GUARD", "format_number", "format_exact"]
-
-#: Guard digits used on top of the requested precision.
-GUARD = 10
+__all__ = ["format_number", "format_exact"]
 
 
 def format_number(x, dps: int, strip: bool = False) -> str:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from symdelay.core.precision import workdps
 from symdelay.core.result import Result
 from symdelay.models.sqd.fixed_point import jacobian_matrix
 
@@ -51,7 +52,7 @@ def rightmost_eigenvalue(fp, dps: int | None = None) -> Rightmost:
     refined = n <= REFINE_MAX
     value = mpmath.mpc(lam0)
     if refined:
-        with mpmath.workdps(dps + 10):
+        with workdps(dps):
             Jc = mpmath.matrix(J) * mpmath.mpc(1)
             sigma = mpmath.mpc(lam0) + mpmath.mpf(10) ** (-8) * (1 + 1j)
             v = mpmath.matrix([mpmath.mpc(1)] * n)

@@ -11,7 +11,6 @@ from symdelay.analysis.window import Extremum
 from symdelay.core.display import latex_number
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.numbers import GUARD
 from symdelay.core.params import (
     INFINITE_L,
     as_dps,
@@ -20,6 +19,7 @@ from symdelay.core.params import (
     exact_decimal,
     printable,
 )
+from symdelay.core.precision import GUARD
 from symdelay.core.result import Result
 from symdelay.core.symbols import lam, mu
 from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _Lkey, _to_mpf, alpha

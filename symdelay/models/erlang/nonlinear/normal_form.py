@@ -45,8 +45,8 @@ import numpy as np
 from symdelay.analysis.normal_form import NormalForm
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.numbers import GUARD
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
+from symdelay.core.precision import GUARD
 from symdelay.models.erlang.hopf import critical_theta
 from symdelay.models.erlang.nonlinear.symbolic import (
     CLOSED_L1_MAX_L,
