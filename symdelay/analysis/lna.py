@@ -48,6 +48,10 @@ __all__ = [
     "stationary_covariance",
     "linear_noise",
     "LinearNoise",
+    "antisymmetric_pairs",
+    "imbalance_lna",
+    "ImbalanceLNA",
+    "float_lyapunov",
 ]
 
 
@@ -280,3 +284,120 @@ def linear_noise(states, transitions, point: Mapping, *, dps=30) -> LinearNoise:
     B = diffusion_matrix(states, transitions, point)
     S = stationary_covariance(A, B, dps=dps)
     return LinearNoise(A, B, S, all(e.is_Rational for e in S))
+
+
+# ---------------------------------------------------------------- a model's imbalance modes
+
+
+def antisymmetric_pairs(model) -> tuple | None:
+    """The pairs ``(a, P(a))`` of a model whose symmetry swaps states two by two (its
+    cycles all of length 2; fixed states allowed), one per 2-cycle in the order of the
+    states; ``None`` otherwise."""
+    perm = model.permutation
+    if perm is None:
+        return None
+    pairs = []
+    for a, b in enumerate(perm):
+        if a == b:
+            continue
+        if perm[b] != a:
+            return None  # a longer cycle
+        if a < b:
+            pairs.append((a, b))
+    return tuple(pairs) or None
+
+
+@dataclass(frozen=True)
+class ImbalanceLNA:
+    """The linear-noise data of a model restricted to the coordinates of its imbalances.
+
+    ``A``, ``B``: the Jacobian and the diffusion matrix at the equilibrium (SymPy, in the
+    model's free parameters) in ``coordinates``: ``y_k = s_a - s_P(a)`` for the pairs of a
+    symmetry made of 2-cycles (the antisymmetric subspace, invariant under the Jacobian:
+    ``V^T J = A V^T`` is checked, so ``y`` is a closed Ornstein-Uhlenbeck process), else the
+    states themselves. ``x``: the weights of the first imbalance (``q1 - q2``) in these
+    coordinates. ``parameters``: the free parameters, in the order :meth:`numeric` takes
+    them."""
+
+    A: sp.Matrix
+    B: sp.Matrix
+    coordinates: tuple
+    x: tuple
+    parameters: tuple
+    projected: bool
+
+    def numeric(self):
+        """``f(*values) -> (A, B)`` as float arrays (lambdified once)."""
+        import numpy as np
+
+        f = sp.lambdify(self.parameters, [self.A, self.B], "numpy")
+
+        def at(*values):
+            A, B = f(*values)
+            return np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+
+        return at
+
+    def exact(self, values: Mapping) -> tuple[sp.Matrix, sp.Matrix]:
+        """``(A, B)`` at exact ``values`` (parameter -> number)."""
+        return self.A.xreplace(values), self.B.xreplace(values)
+
+
+def imbalance_lna(model) -> ImbalanceLNA:
+    """The model's own Jacobian and diffusion at its equilibrium (:attr:`Model.jacobian`,
+    :attr:`Model.diffusion`) in the coordinates of its imbalances (:class:`ImbalanceLNA`),
+    derived once and cached on the model: the variance, the spectrum and the in-flight
+    criteria read them here."""
+    return model.cached("imbalance linear noise", lambda: _imbalance_lna(model))
+
+
+def _imbalance_lna(model) -> ImbalanceLNA:
+    from symdelay.core.errors import VerificationError
+
+    J, Bf = sp.Matrix(model.jacobian), sp.Matrix(model.diffusion)
+    names = [s.name for s in model.states]
+    params = tuple(model.free_parameters)
+    pairs = antisymmetric_pairs(model)
+    if pairs is None:  # the imbalance of the first state the symmetry moves and its image
+        perm = model.permutation
+        x = None
+        if perm is not None:
+            a = next(i for i, j in enumerate(perm) if i != j)
+            x = tuple(1 if i == a else -1 if i == perm[a] else 0 for i in range(len(names)))
+        return ImbalanceLNA(J, Bf, tuple(names), x, params, False)
+    n = len(names)
+    V = sp.zeros(n, len(pairs))
+    for k, (a, b) in enumerate(pairs):
+        V[a, k], V[b, k] = 1, -1
+    A = (V.T * J * V / 2).applyfunc(sp.expand)
+    B = (V.T * Bf * V).applyfunc(sp.expand)
+    if any(sp.expand(e) != 0 for e in V.T * J - A * V.T):
+        raise VerificationError(
+            f"{model.name}: the imbalances are not a closed linear subsystem (V^T J != A V^T)"
+        )
+    coords = tuple(f"{names[a]}-{names[b]}" for a, b in pairs)
+    x = (1,) + (0,) * (len(pairs) - 1)
+    return ImbalanceLNA(A, B, coords, x, params, True)
+
+
+def float_lyapunov(A, B):
+    """``Sigma`` with ``A Sigma + Sigma A^T + B = 0`` in double precision (SciPy), or
+    ``None`` where doubles cannot be trusted: a non-finite entry, or a residual above
+    ``1e-8 max |B|`` (the caller then solves exactly, :func:`stationary_covariance`). ``A``
+    must be Hurwitz (the caller checks)."""
+    import warnings
+
+    import numpy as np
+    from scipy.linalg import solve_continuous_lyapunov
+
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
+        return None
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # judged by the residual below
+        S = solve_continuous_lyapunov(A, -B)
+        if not np.all(np.isfinite(S)):
+            return None
+        residual = np.max(np.abs(A @ S + S @ A.T + B))
+    if not residual <= 1e-8 * max(float(np.max(np.abs(B))), 1e-300):
+        return None
+    return S

@@ -8,10 +8,10 @@ from symdelay.analysis.cycles import CycleFamily, LimitCycle
 from symdelay.analysis.fluid import FluidSolution
 from symdelay.analysis.normal_form import NormalForm
 from symdelay.analysis.rootset import RootSet
+from symdelay.analysis.spectrum import Spectrum
 from symdelay.analysis.stability_map import StabilityMap
 from symdelay.analysis.stochastic import Simulation
 from symdelay.core.display import plotter
-from symdelay.models.erlang.nonlinear.spectrum import Spectrum
 from symdelay.models.sqd.convergence import ConvergenceResult
 from symdelay.models.sqd.fixed_point import FixedPoint
 from symdelay.models.sqd.fluid import FluidPath as SqdFluidPath

@@ -56,11 +56,14 @@ class FoundingModel(TableOnDemand):
         "simulate": _S + "stochastic.simulate:specialised_simulate",
         "fluid": _S + "stochastic.fluid:specialised_fluid",
         "variance": _S + "stochastic.variance:specialised_variance",
+        "variance_closed_form": _S + "stochastic.variance:variance_closed_form",
         "window": _S + "hopf.window:specialised_window",
         "worst_delay": _S + "hopf.worst:specialised_worst_delay",
         "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
         "verify": _S + "claims:specialised_verify",
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
+        "spectrum": _S + "nonlinear.spectrum:specialised_spectrum",
+        "spectrum_closed_form": _S + "nonlinear.spectrum:family_spectrum_closed_form",
         "stability_map": _S + "hopf.map:specialised_stability_map",
     }
 

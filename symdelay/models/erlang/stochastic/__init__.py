@@ -12,6 +12,7 @@ and :func:`linear_noise` (the generic LNA covariance).
 
 from symdelay.analysis.lna import LinearNoise, linear_noise, stationary_covariance
 from symdelay.analysis.simulate import GeneratedKernel, GeneratedRun
+from symdelay.analysis.stochastic import StationaryVariance
 from symdelay.analysis.waves import fluid_wave_peaks, local_maxima, wave_peaks
 from symdelay.models.erlang.stochastic.convergence import (
     FluidLimitStudy,
@@ -36,7 +37,6 @@ from symdelay.models.erlang.stochastic.stationary import (
 )
 from symdelay.models.erlang.stochastic.transitions import check_drift, transition_table
 from symdelay.models.erlang.stochastic.variance import (
-    StationaryVariance,
     closed_form_singularity,
     closed_form_theta_limit,
     closed_form_variance,

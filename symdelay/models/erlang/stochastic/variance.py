@@ -1,13 +1,13 @@
-"""Stationary variance of the imbalance by the linear-noise approximation (LNA).
+"""The founding model's stationary variance of the imbalance (linear-noise approximation):
+its fast path and closed form, specialisations of :func:`symdelay.analysis.stochastic.variance`.
 
-Near the symmetric equilibrium ``s*`` the scaled state is ``s* + xi / sqrt(eta)`` with
-``d xi = J xi dt + B_full^{1/2} dW``, where ``J`` is the fluid Jacobian and
-``B_full = sum_nu nu nu^T beta_nu(s*)`` the diffusion matrix of the transition table
-(:mod:`.transitions`). The difference coordinates ``(x, w_1..w_L) = P s`` form a closed
-subsystem (``P J = A P`` with ``A`` the difference Jacobian, checked), so their stationary
-covariance ``Sigma`` solves the Lyapunov equation
+Near the symmetric equilibrium the fluctuations of the imbalances ``(x, w_1..w_L)`` (``x =
+q1 - q2``, ``w_l = z1_l - z2_l``) form a closed Ornstein-Uhlenbeck process whose matrices
+``A``, ``B`` are the model's own Jacobian and diffusion restricted to them
+(:func:`symdelay.analysis.lna.imbalance_lna` on the transition table with ``mu, lam, theta,
+gamma`` free, derived once per L: :func:`lna_matrices`). Their stationary covariance solves
 
-    A Sigma + Sigma A^T + B = 0,    B = P B_full P^T,
+    A Sigma + Sigma A^T + B = 0,
 
 and ``Var(Q1 - Q2) / eta -> Sigma[0, 0]`` as ``eta -> oo``. ``B`` is positive definite, so
 by Lyapunov's theorem a positive-definite solution exists iff ``A`` is Hurwitz: below the
@@ -30,19 +30,18 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
-from symdelay.analysis.stochastic import StationaryVariance
+from symdelay.analysis.stochastic import StationaryVariance, variance_parameters
 from symdelay.core import symbols as S
 from symdelay.core.checks import check_rates
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import as_dps, as_parameter
-from symdelay.models.erlang.stochastic._models import symbolic_model
-from symdelay.models.erlang.stochastic.transitions import transition_table
+from symdelay.core.params import as_dps
+from symdelay.core.precision import GUARD, workdps
 
 __all__ = [
     "variance",
     "specialised_variance",
-    "StationaryVariance",
+    "variance_closed_form",
     "lna_matrices",
     "closed_form_variance",
     "closed_form_singularity",
@@ -58,26 +57,15 @@ CLOSED_FORM_MAX_L = 2
 
 @lru_cache(maxsize=32)
 def lna_matrices(L: int) -> tuple[sp.Matrix, sp.Matrix]:
-    """``(A, B)`` of the difference mode, symbolic in ``mu, lam, theta, gamma``.
+    """``(A, B)`` of the imbalances ``(x, w_1..w_L)``, symbolic in ``mu, lam, theta,
+    gamma``: the founding transition table's Jacobian and diffusion at its equilibrium,
+    restricted to the antisymmetric subspace (:func:`symdelay.analysis.lna.imbalance_lna`,
+    which checks that it is invariant)."""
+    from symdelay.analysis.lna import imbalance_lna
+    from symdelay.models.erlang.founding import FoundingModel
 
-    ``B`` is derived from the transition table at the equilibrium; ``P J = A P`` is checked.
-    """
-    m = symbolic_model(L)
-    eq = m.equilibrium()
-    n = len(m.state)
-    B_full = sp.zeros(n, n)
-    for _, change, rate in transition_table(m):
-        nu = sp.Matrix(change)
-        B_full += nu * nu.T * sp.simplify(rate.subs(eq))
-    P = sp.zeros(L + 1, n)
-    P[0, 0], P[0, 1] = 1, -1
-    for ell in range(L):
-        P[1 + ell, 2 + ell], P[1 + ell, 2 + L + ell] = 1, -1
-    B = (P * B_full * P.T).applyfunc(sp.simplify)
-    A = m.difference_jacobian()
-    if (P * m.jacobian() - A * P).applyfunc(sp.simplify) != sp.zeros(L + 1, n):
-        raise VerificationError("the difference coordinates are not a closed linear subsystem")
-    return A, B
+    lin = imbalance_lna(FoundingModel(L=L))
+    return sp.ImmutableMatrix(lin.A), sp.ImmutableMatrix(lin.B)
 
 
 def _symmetric_unknowns(n):
@@ -154,7 +142,7 @@ def _refine(A: sp.Matrix, B: sp.Matrix, X0: np.ndarray, An: np.ndarray, dps: int
     from scipy.linalg import solve_continuous_lyapunov
 
     n = A.shape[0]
-    with mpmath.workdps(dps + 20):
+    with workdps(dps, 2 * GUARD):
 
         def mp(v):
             v = sp.Rational(v)
@@ -203,37 +191,36 @@ def variance(
     method="auto",
 ) -> StationaryVariance:  # fmt: skip
     """The LNA stationary variance ``Var(Q1 - Q2)/eta`` of the founding model
-    ``model(L, mu, lam, theta, D)``: :func:`symdelay.analysis.stochastic.variance`.
-    ``kappa=``: the ``inflight`` model with those in-flight weights (generic LNA; the
-    record also carries ``L``, ``D`` and ``kappa``).
+    ``model(L, mu, lam, theta, D)`` (with ``kappa=``: the ``inflight`` model with those
+    in-flight weights): a convenience calling :func:`symdelay.analysis.stochastic.variance`.
 
     Raises :class:`SymdelayInputError` at or above the Hopf threshold (the equilibrium is
     not stable, so there is no stationary variance).
     """
-    import dataclasses
-
     from symdelay.analysis.stochastic import variance as entry
     from symdelay.models.erlang.stochastic.simulate import _founding_or_inflight
 
     model = _founding_or_inflight(L, mu, lam, theta, D, kappa)
-    res = entry(model, dps=dps, method=method, closed_form=closed_form, force=force)
-    if kappa is None:
-        return res
-    D1 = D[0] if isinstance(D, (list, tuple)) else D
-    params = {**res.parameters, "D": str(as_parameter("D", D1)), "kappa": str(kappa)}
-    return dataclasses.replace(res, parameters=params, L=int(L))
+    return entry(model, dps=dps, method=method, closed_form=closed_form, force=force)
 
 
-def specialised_variance(
-    model, *, dps=30, closed_form=True, force=False
-) -> StationaryVariance | None:
-    """The founding model's variance: the Lyapunov equation of the difference coordinates
-    ``(x, w_1..w_L)`` (exact rational arithmetic for L <= 12, else double precision refined
-    to ``dps`` digits) and the closed form for L <= 2. Declines (``None``) where a parameter
-    is symbolic. The solve grows like L^2 (measured, L <= 100): refused over the shared
-    budget unless ``force``.
+def variance_closed_form(model):
+    """The founding family's closed form of ``Var(Q1 - Q2)/eta`` in ``mu, lam, theta, D``
+    (L <= 2; None otherwise): attached by the entry on every path."""
+    L = getattr(model, "L", None)
+    if not isinstance(L, int):
+        return None
+    return closed_form_variance(L)
+
+
+def specialised_variance(model, *, dps=30, force=False) -> StationaryVariance | None:
+    """The founding model's variance: the Lyapunov equation of the imbalances ``(x,
+    w_1..w_L)`` (exact rational arithmetic for L <= 12, else double precision refined to
+    ``dps`` digits). Declines (``None``) where a parameter is symbolic. The solve grows like
+    L^2 (measured, L <= 100): refused over the shared budget unless ``force``.
     """
     from symdelay.core.budget import check_budget, power_cost
+    from symdelay.models.delayed_routing import _state_names
 
     o = model.options
     if model.infinite or any(o[k] is None for k in ("mu", "lam", "theta", "D")):
@@ -250,7 +237,6 @@ def specialised_variance(
     A_s, B_s = lna_matrices(L)
     values = {S.mu: p["mu"], S.lam: p["lam"], S.theta: p["theta"], S.gamma: p["gamma"]}
     A, B = A_s.subs(values), B_s.subs(values)
-    params = {k: p[k] for k in ("mu", "lam", "theta", "D", "gamma")}
 
     def unstable(detail):
         raise SymdelayInputError(
@@ -266,6 +252,7 @@ def specialised_variance(
         if not _is_positive_definite(X):
             unstable(f"spectral abscissa of the difference Jacobian {_abscissa(A):.6g} >= 0")
         value, exact = X[0, 0], True
+        how = "exact rational arithmetic"
     else:
         from scipy.linalg import solve_continuous_lyapunov
 
@@ -275,18 +262,21 @@ def specialised_variance(
         An, Bn = (np.array(M.evalf(), dtype=float) for M in (A, B))
         X = _refine(A, B, solve_continuous_lyapunov(An, -Bn), An, dps, unstable)
         value, exact = X[0, 0], False
-    cf = closed_form_variance(L) if closed_form else None
+        how = f"double precision refined to {dps} digits"
+    q, z = _state_names(2, L)
     return StationaryVariance(
-        model_name=model.name,
-        parameters={"L": L, **{k: str(v) for k, v in params.items()}},
+        parameters=variance_parameters(model),
         value=value,
+        exact=exact,
+        weights=(1, -1) + (0,) * (2 * L),
+        states=tuple(q + [s for row in z for s in row]),
+        dps=dps,
         sigma=X,
         A=A,
         B=B,
-        exact=exact,
-        dps=dps,
-        closed_form=cf,
-        L=L,
+        coordinates=("q1-q2", *(f"z1_{ell}-z2_{ell}" for ell in range(1, L + 1))),
+        method=f"Lyapunov equation of the imbalances (x, w_1..w_L), {how}",
+        model_name=model.name,
     )
 
 
