@@ -17,7 +17,6 @@ import numpy as np
 from symdelay.core.checks import check_rates
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
-from symdelay.models.erlang.linearize import difference_jacobian_numeric
 from symdelay.models.erlang.stochastic.simulate import simulate
 from symdelay.models.erlang.stochastic.variance import variance
 
@@ -84,10 +83,13 @@ def simulated_variance(
 
 
 def spectral_abscissa(L, mu, lam, theta, D) -> float:
-    """Largest real part of the eigenvalues of the difference Jacobian."""
-    L = int(L)
-    A = difference_jacobian_numeric(L, float(mu), float(lam), float(theta), float(D))
-    return float(np.max(np.linalg.eigvals(A).real))
+    """Largest real part of the eigenvalues of the difference Jacobian: the rightmost
+    certified root of the difference mode (:func:`symdelay.analysis.roots.roots`)."""
+    from symdelay.analysis.roots import roots
+    from symdelay.models.erlang.family import model
+
+    rs = roots(model(L=L, mu=mu, lam=lam, theta=theta, D=D), dps=15, rightmost=1)
+    return float(rs.spectral_abscissa)
 
 
 def hopf_theta(L, mu, lam, D) -> float:
