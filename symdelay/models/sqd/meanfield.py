@@ -122,6 +122,17 @@ class SQDModel(Model):
             self.__dict__["_sqd_equilibrium"] = cached
         return cached
 
+    @property
+    def jacobian(self):  # type: ignore[override]
+        """The Jacobian at the fixed point from the family's block-tridiagonal one
+        (:func:`symdelay.models.sqd.stability.model_jacobian`)."""
+        cached = self.__dict__.get("_sqd_jacobian")
+        if cached is None:
+            from symdelay.models.sqd.stability import model_jacobian
+
+            cached = self.__dict__["_sqd_jacobian"] = model_jacobian(self)
+        return cached
+
 
 def sqd_model(service: PhaseType, d=2, K=6, lam_value=None) -> SQDModel:
     """The truncated SQ(d) model as a transition table (``lam`` symbolic unless given)."""

@@ -1,72 +1,83 @@
-"""Local stability of the SQ(d) fixed point: Jacobian of the truncated system, rightmost
-eigenvalue.
+"""Local stability of the SQ(d) fixed point: the family's Jacobian behind the entries.
 
-The Jacobian is taken in the tail variables ``u_{k,j}`` (block tridiagonal, see
-:mod:`.fixed_point`); it is similar to the Jacobian in the ``x_{k,j}`` of the model layer
-(``u = A x`` with A invertible), so the eigenvalues are the same — the tests compare the two.
-The rightmost eigenvalue is located with numpy (LAPACK) and refined at ``dps`` digits by
-inverse iteration with a Rayleigh shift in mpmath (for n <= ``REFINE_MAX``).
+``roots(model)`` and ``stability(model)`` answer for the truncated SQ(d) model
+(:class:`~symdelay.models.sqd.meanfield.SQDModel`, ``build_model("sqd", ...)``) like for
+every other model: certified roots and Routh-Hurwitz on its characteristic polynomial. What
+the family brings is the Jacobian at its fixed point (:func:`model_jacobian`, the model's
+``jacobian``): the block-tridiagonal Jacobian of the drift in the tail variables
+``u_{k,j} = sum_{n >= k} x_{n,j}`` (:func:`~symdelay.models.sqd.fixed_point.jacobian_u`)
+carried to the model's states by the similarity ``J_x = A^-1 J_u A`` (``u = A x``), in
+mpmath at the model's working precision; SymPy differentiating and evaluating the ``(K m)^2``
+entries took 13 s at K = 30. :func:`stability_at` is the entry on the model at a fixed
+point's truncation (``symdelay sqd fixed-point --stability``).
 
 >>> from symdelay.models.sqd.fixed_point import fixed_point
->>> r = rightmost_eigenvalue(fixed_point(2, "0.5", method="newton"))
->>> r.value.real < 0
-True
+>>> rs = stability_at(fixed_point(2, "0.5", method="newton"))
+>>> rs.unstable_count, float(rs.spectral_abscissa) < 0
+(0, True)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import mpmath
-import numpy as np
 
+from symdelay.core.lazy import sympy as sp
 from symdelay.core.precision import workdps
-from symdelay.core.result import Result
-from symdelay.models.sqd.fixed_point import jacobian_matrix
 
-__all__ = ["jacobian_matrix", "rightmost_eigenvalue", "Rightmost", "REFINE_MAX"]
-
-#: Largest dimension refined in mpmath (dense LU per step).
-REFINE_MAX = 120
+__all__ = ["model_jacobian", "stability_at", "relaxation_time"]
 
 
-@dataclass
-class Rightmost(Result):
-    """The rightmost eigenvalue, its numpy estimate, and whether it was refined."""
+def model_jacobian(model) -> sp.ImmutableMatrix:
+    """The Jacobian of the SQ(d) model's drift at its fixed point, in its states
+    ``x_{k,j}`` (Floats at the equilibrium's working precision)."""
+    from symdelay.model.equilibrium import EQUILIBRIUM_DPS
+    from symdelay.models.sqd.fixed_point import _system, jacobian_u
+    from symdelay.models.sqd.meanfield import state_name
 
-    value: object  # mpmath.mpc
-    numpy_value: complex
-    refined: bool
-    dimension: int
-    stable: bool
+    m, K = model.service.phases, model.K
+    point = model.equilibrium.point
+    with workdps(EQUILIBRIUM_DPS):
+        x = [[mpmath.mpf(point[sp.Symbol(state_name(k, j, m))]) for j in range(1, m + 1)]
+             for k in range(1, K + 1)]  # fmt: skip
+        u = [[mpmath.fsum(x[n][j] for n in range(k, K)) for j in range(m)] for k in range(K)]
+        lam = model.values[sp.Symbol("lam")]
+        conv = lambda v: mpmath.mpf(sp.Rational(v).p) / sp.Rational(v).q  # noqa: E731
+        Ls, Ds, Us = jacobian_u(_system(model.service, model.d, lam, K, conv), u)
+        n = K * m
+        Ju = [[mpmath.mpf(0)] * n for _ in range(n)]
+        for k in range(K):
+            for j in range(m):
+                for i in range(m):
+                    Ju[k * m + j][k * m + i] = Ds[k][j][i]
+                    if k > 0:
+                        Ju[k * m + j][(k - 1) * m + i] = Ls[k][j][i]
+                    if k < K - 1:
+                        Ju[k * m + j][(k + 1) * m + i] = Us[k][j][i]
+        # J_u A: column block c is the sum of the column blocks 0..c of J_u (A x: cumulative)
+        for row in Ju:
+            for c in range(m, n):
+                row[c] += row[c - m]
+        # A^-1 (J_u A): row block k minus row block k + 1
+        Jx = [[Ju[r][c] - (Ju[r + m][c] if r + m < n else 0) for c in range(n)] for r in range(n)]
+        return sp.ImmutableMatrix(n, n, [sp.Float(v, EQUILIBRIUM_DPS) for row in Jx for v in row])
 
 
-def rightmost_eigenvalue(fp, dps: int | None = None) -> Rightmost:
-    """Rightmost eigenvalue of the Jacobian at the fixed point ``fp``."""
-    dps = dps or fp.dps
-    J = jacobian_matrix(fp, dps)
-    n = J.rows
-    A = np.array(J.tolist(), dtype=float)
-    ev = np.linalg.eigvals(A)
-    lam0 = complex(ev[np.argmax(ev.real)])
-    refined = n <= REFINE_MAX
-    value = mpmath.mpc(lam0)
-    if refined:
-        with workdps(dps):
-            Jc = mpmath.matrix(J) * mpmath.mpc(1)
-            sigma = mpmath.mpc(lam0) + mpmath.mpf(10) ** (-8) * (1 + 1j)
-            v = mpmath.matrix([mpmath.mpc(1)] * n)
-            for _ in range(40):
-                M = Jc - sigma * mpmath.eye(n)
-                w = mpmath.lu_solve(M, v)
-                v = w / mpmath.norm(w)
-                Jv = Jc * v
-                new = sum(mpmath.conj(v[i]) * Jv[i] for i in range(n))
-                done = abs(new - sigma) < mpmath.mpf(10) ** (-(dps + 3)) * (1 + abs(new))
-                sigma = new
-                if done:
-                    break
-            value = sigma
-    with mpmath.workdps(dps):
-        value = +value
-    return Rightmost(value, lam0, refined, n, bool(mpmath.re(value) < 0))
+def stability_at(fp, *, force: bool | None = None):
+    """The certified roots (:func:`symdelay.analysis.roots.roots`) of the SQ(d) model at the
+    fixed point ``fp``'s truncation, service and load, at its digits."""
+    from symdelay.analysis.roots import roots
+    from symdelay.models.sqd.meanfield import sqd_model
+
+    model = sqd_model(fp.service, d=fp.d, K=fp.truncation, lam_value=fp.lam)
+    return roots(model, dps=fp.dps, force=force)
+
+
+def relaxation_time(fp) -> float:
+    """``-1 / Re r`` of the rightmost eigenvalue of the truncated Jacobian at ``fp`` in
+    double precision: a time scale (the simulation's warm-up), not a verdict."""
+    import numpy as np
+
+    from symdelay.models.sqd.fixed_point import jacobian_matrix
+
+    J = np.array(jacobian_matrix(fp).tolist(), dtype=float)
+    return -1 / float(np.max(np.linalg.eigvals(J).real))
