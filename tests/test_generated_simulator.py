@@ -22,7 +22,6 @@ from _hyperexp import (
 from scipy.integrate import solve_ivp
 
 import symdelay
-from symdelay.analysis.lna import diffusion_matrix, drift, jacobian
 from symdelay.analysis.simulate import GeneratedKernel
 from symdelay.core.checks import time_grid
 from symdelay.core.errors import SymdelayInputError
@@ -142,9 +141,12 @@ def _fluid_and_lna_variance(init_scaled, grid):
     dSigma/dt = A Sigma + Sigma A^T + B along it (Sigma(0) = 0), by SciPy."""
     table = hyperexp_table()
     n = len(HX_STATES)
-    F = drift(HX_STATES, table).xreplace(HX_PARAMS)
-    J = jacobian(HX_STATES, table).xreplace(HX_PARAMS)
-    B = diffusion_matrix(HX_STATES, table).xreplace(HX_PARAMS)
+    nus = [sp.Matrix(list(nu)) for _, nu, _ in table]
+    F = sum((nu * rate for nu, (_, _, rate) in zip(nus, table)), sp.zeros(n, 1))
+    F = F.xreplace(HX_PARAMS)
+    J = F.jacobian(list(HX_STATES))
+    B = sum((nu * nu.T * rate for nu, (_, _, rate) in zip(nus, table)), sp.zeros(n, n))
+    B = B.xreplace(HX_PARAMS)
     f, jf, bf = (sp.lambdify([HX_STATES], M, "numpy") for M in (F, J, B))
 
     def rhs(_t, y):

@@ -187,16 +187,15 @@ def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
 
 
 def _with_closed_forms(model, result: NormalForm) -> NormalForm:
-    """The family's closed forms of ``l1`` and the amplitude (where it states them),
-    attached whichever path computed the numbers."""
+    """The family's closed forms of ``l1`` and the amplitude, whichever path computed."""
     import dataclasses
 
-    special = getattr(model, "special", None)
-    fn = special("normal_form_closed_forms") if special is not None else None
-    if fn is None:
+    from symdelay.analysis.entry import closed_form
+
+    found = closed_form(model, "normal_form")
+    if found is None:
         return result
-    l1, amp = model.cached("normal form closed forms", lambda: fn(model))
-    return dataclasses.replace(result, closed_l1=l1, closed_amplitude=amp)
+    return dataclasses.replace(result, closed_l1=found[0], closed_amplitude=found[1])
 
 
 def model_normal_form(model, dps: int = 15) -> NormalForm:

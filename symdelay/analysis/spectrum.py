@@ -213,11 +213,9 @@ def spectrum(
 def _with_closed_form(model, result: Spectrum, weights=None) -> Spectrum:
     import dataclasses
 
-    special = getattr(model, "special", None)
-    fn = special("spectrum_closed_form") if special is not None and weights is None else None
-    if fn is None:
-        return result
-    cf = model.cached("spectrum closed form", lambda: fn(model))
+    from symdelay.analysis.entry import closed_form
+
+    cf = closed_form(model, "spectrum") if weights is None else None
     return dataclasses.replace(result, closed_form=cf) if cf is not None else result
 
 

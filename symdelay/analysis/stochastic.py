@@ -32,9 +32,10 @@ __all__ = [
     "simulate",
     "StationaryVariance",
     "variance",
+    "SimulatedVariance",
+    "simulated_variance",
     "difference_weights",
     "variance_parameters",
-    "variance_closed_form",
     "check_simulation_cost",
     "need_table",
     "EVENTS_PER_SECOND",
@@ -507,6 +508,57 @@ class StationaryVariance(Result):
         )
 
 
+@dataclass(frozen=True, eq=False)
+class SimulatedVariance(Result):
+    """Time-average estimate of ``Var(w . X)/eta`` with a batch-means interval."""
+
+    estimate: float
+    interval: tuple
+    batches: int
+    samples: int
+    events: int
+    model_name: str | None = None
+
+    @property
+    def halfwidth(self) -> float:
+        return (self.interval[1] - self.interval[0]) / 2
+
+
+def simulated_variance(
+    model, eta=1000, *, T=2000, burn_in=50, dt=0.25, batches=20, seed=7, level=0.95,
+    weights=None, progress: Callable[[int], None] | None = None, force=False,
+) -> SimulatedVariance:  # fmt: skip
+    """``Var(w . X)/eta`` from one long exact path of ``model`` (:func:`simulate`) started
+    at its rounded equilibrium, the simulated counterpart of :func:`variance` (``w``
+    default :func:`difference_weights`). Samples on the grid after ``burn_in`` are cut
+    into ``batches`` consecutive batches; each gives ``mean((X - mean X)^2)/eta``; the
+    interval is Student-t on the batch estimates at ``level``."""
+    from scipy import stats
+
+    if not 0 <= burn_in < T:
+        raise SymdelayInputError(f"burn_in must satisfy 0 <= burn_in < T, got {burn_in}")
+    if isinstance(batches, bool) or not isinstance(batches, int) or batches < 2:
+        raise SymdelayInputError(f"batches must be an integer >= 2, got {batches}")
+    w = np.asarray(difference_weights(model) if weights is None else weights, dtype=float)
+    point = model.equilibrium.point
+    init = [round(float(point[s]) * eta) for s in model.states]
+    sim = simulate(model, eta, T, dt=dt, initial=init, seed=seed, force=force)
+    if progress is not None:
+        progress(1)
+    X = (sim.paths[0] @ w) * eta
+    X = X[np.asarray(sim.t) >= burn_in]
+    n = X.size // batches
+    if n < 2:
+        raise SymdelayInputError("too few samples per batch: increase T or decrease dt")
+    X = X[: n * batches].reshape(batches, n)
+    est_b = ((X - X.mean()) ** 2).mean(axis=1) / eta
+    est = float(est_b.mean())
+    half = float(stats.t.ppf((1 + level) / 2, batches - 1) * est_b.std(ddof=1) / np.sqrt(batches))
+    return SimulatedVariance(
+        est, (est - half, est + half), batches, n * batches, sim.events, model_name=model.name
+    )
+
+
 def difference_weights(model) -> list | None:
     """``e_a - e_P(a)`` for the first state ``a`` the symmetry moves (``q1 - q2``): the
     imbalance between a state and its image; None without a symmetry."""
@@ -534,16 +586,6 @@ def variance_parameters(model) -> dict:
             v = ",".join(str(x) for x in v)
         out[str(k)] = v if isinstance(v, int) and not isinstance(v, bool) else str(v)
     return out
-
-
-def variance_closed_form(model):
-    """The closed form of the default imbalance's variance the model's family states (None
-    where it states none), cached on the model: every path attaches the same one."""
-    special = getattr(model, "special", None)
-    fn = special("variance_closed_form") if special is not None else None
-    if fn is None:
-        return None
-    return model.cached("variance closed form", lambda: fn(model))
 
 
 def variance(
@@ -602,12 +644,14 @@ def variance(
 def _with_closed_form(model, result: StationaryVariance, attach: bool) -> StationaryVariance:
     import dataclasses
 
-    cf = variance_closed_form(model) if attach else None
+    from symdelay.analysis.entry import closed_form
+
+    cf = closed_form(model, "variance") if attach else None
     return dataclasses.replace(result, closed_form=cf) if cf is not None else result
 
 
 def _generic_variance(model, dps, weights, force) -> StationaryVariance:
-    from symdelay.analysis.lna import linear_noise
+    from symdelay.analysis.lna import stationary_covariance
     from symdelay.analysis.roots import check_analysis_cost, require_values
     from symdelay.analysis.stability import is_stable
 
@@ -624,22 +668,26 @@ def _generic_variance(model, dps, weights, force) -> StationaryVariance:
             "this model declares no symmetry, so there is no imbalance to default to: give "
             "weights (one per state)"
         )
-    point = {**model.equilibrium.point, **model.values}
-    transitions = [(t.name, t.change, t.rate) for t in model.transitions]
-    ln = linear_noise(model.states, transitions, point, dps=dps)
     names = tuple(s.name for s in model.states)
+    if len(w) != len(names):
+        raise SymdelayInputError(f"weights must have {len(names)} entries, got {len(w)}")
+    A, B = sp.Matrix(model.jacobian), sp.Matrix(model.diffusion)
+    sigma = stationary_covariance(A, B, dps=dps)
+    wv = sp.Matrix(w)
+    value = (wv.T * sigma * wv)[0, 0]
+    exact = all(e.is_Rational for e in sigma)
     return StationaryVariance(
         parameters=variance_parameters(model),
-        value=ln.variance_of(w),
-        exact=ln.exact,
+        value=value,
+        exact=exact,
         weights=tuple(w),
         states=names,
         dps=dps,
-        sigma=ln.sigma,
-        A=ln.A,
-        B=ln.B,
+        sigma=sigma,
+        A=A,
+        B=B,
         coordinates=names,
-        method="Lyapunov equation of the full transition table"
-        + (" (exact rational arithmetic)" if ln.exact else f" ({dps} digits)"),
+        method="Lyapunov equation of the model's Jacobian and diffusion"
+        + (" (exact rational arithmetic)" if exact else f" ({dps} digits)"),
         model_name=model.name,
     )

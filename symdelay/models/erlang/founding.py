@@ -62,7 +62,7 @@ class FoundingModel(TableOnDemand):
         "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
         "verify": _S + "claims:specialised_verify",
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
-        "normal_form_closed_forms": _S + "nonlinear.normal_form:family_closed_forms",
+        "normal_form_closed_form": _S + "nonlinear.normal_form:family_closed_forms",
         "spectrum": _S + "nonlinear.spectrum:specialised_spectrum",
         "spectrum_closed_form": _S + "nonlinear.spectrum:family_spectrum_closed_form",
         "stability_map": _S + "hopf.map:specialised_stability_map",

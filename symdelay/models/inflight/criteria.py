@@ -288,39 +288,18 @@ def tolerance_time(p: Rates, kappa, *, eps=0.05, x0=None, nonlinear=True) -> flo
 def simulated_variance(
     p: Rates, kappa, *, eta=500, T=2000.0, burn_in=50.0, dt=0.25, batches=20, seed=7, level=0.95
 ):
-    """Simulated ``Var(Q1 - Q2)/eta`` of the exact jump process (the ``inflight`` model's
-    generated kernel), one long path from the rounded equilibrium, batch means with a
-    Student-t interval. Returns ``(estimate, (lo, hi))``."""
-    from scipy import stats
-
-    from symdelay.analysis.stochastic import simulate
+    """Simulated ``Var(Q1 - Q2)/eta`` of the ``inflight`` model with weights ``kappa``
+    (:func:`symdelay.analysis.stochastic.simulated_variance`). Returns ``(estimate, (lo,
+    hi))``."""
+    from symdelay.analysis.stochastic import simulated_variance as entry
     from symdelay.models import build_model
 
     k = _weights(p, kappa)
-    model = build_model(
-        "inflight",
-        L=p.L,
-        mu=_exact(p.mu),
-        lam=_exact(p.lam),
-        theta=_exact(p.theta),
-        D=_exact(p.D),
-        kappa=[_exact(v) for v in k],
-    )
-    q, z = p.lam / p.mu, p.lam / p.gamma
-    initial = [q, q] + [z] * (2 * p.L)
-    counts = [round(float(v) * eta) for v in initial]  # the rounded equilibrium
-    sim = simulate(model, eta, T, dt=dt, initial=counts, seed=seed, force=True)
-    names = [s.name for s in model.states]
-    X = (sim.paths[0, :, names.index("q1")] - sim.paths[0, :, names.index("q2")]) * eta
-    X = X[sim.grid >= burn_in]
-    n = X.size // batches
-    if n < 2:
-        raise SymdelayInputError("too few samples per batch: increase T or decrease dt")
-    X = X[: n * batches].reshape(batches, n)
-    est_b = ((X - X.mean()) ** 2).mean(axis=1) / eta
-    est = float(est_b.mean())
-    half = float(stats.t.ppf((1 + level) / 2, batches - 1) * est_b.std(ddof=1) / math.sqrt(batches))
-    return est, (est - half, est + half)
+    values = {n: _exact(getattr(p, n)) for n in ("mu", "lam", "theta", "D")}
+    model = build_model("inflight", L=p.L, kappa=[_exact(v) for v in k], **values)
+    sv = entry(model, eta, T=T, burn_in=burn_in, dt=dt, batches=batches, seed=seed,
+               level=level, force=True)  # fmt: skip
+    return sv.estimate, sv.interval
 
 
 def _exact(x: float):

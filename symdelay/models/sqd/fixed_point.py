@@ -633,14 +633,12 @@ def _matrix_geometric(service: PhaseType, lamv, dps: int) -> FixedPoint:
     )  # fmt: skip
 
 
-def jacobian_matrix(fp, dps: int | None = None) -> mpmath.matrix:
-    """Dense Jacobian (K m x K m, mpmath) of the truncated drift at the fixed point."""
+def jacobian_matrix(fp, dps: int | None = None, u=None) -> mpmath.matrix:
+    """Dense Jacobian (K m x K m, mpmath) of the truncated drift in the tail variables at
+    the fixed point (or at the tails ``u``, K lists of m)."""
     dps = dps or fp.dps
-    if not fp.u:
-        solved = truncated_fixed_point(fp.service, fp.d, fp.lam, fp.truncation, dps)
-        u = solved.u
-    else:
-        u = fp.u
+    if u is None:
+        u = fp.u or truncated_fixed_point(fp.service, fp.d, fp.lam, fp.truncation, dps).u
     with workdps(dps):
         conv = lambda v: mpmath.mpf(sp.Rational(v).p) / sp.Rational(v).q  # noqa: E731
         sys = _system(fp.service, fp.d, fp.lam, fp.truncation, conv)

@@ -30,29 +30,22 @@ __all__ = ["model_jacobian", "stability_at", "relaxation_time"]
 def model_jacobian(model) -> sp.ImmutableMatrix:
     """The Jacobian of the SQ(d) model's drift at its fixed point, in its states
     ``x_{k,j}`` (Floats at the equilibrium's working precision)."""
+    from types import SimpleNamespace
+
     from symdelay.model.equilibrium import EQUILIBRIUM_DPS
-    from symdelay.models.sqd.fixed_point import _system, jacobian_u
+    from symdelay.models.sqd.fixed_point import jacobian_matrix
     from symdelay.models.sqd.meanfield import state_name
 
     m, K = model.service.phases, model.K
     point = model.equilibrium.point
+    lam = model.values[sp.Symbol("lam")]
+    at = SimpleNamespace(service=model.service, d=model.d, lam=lam, truncation=K)
     with workdps(EQUILIBRIUM_DPS):
         x = [[mpmath.mpf(point[sp.Symbol(state_name(k, j, m))]) for j in range(1, m + 1)]
              for k in range(1, K + 1)]  # fmt: skip
         u = [[mpmath.fsum(x[n][j] for n in range(k, K)) for j in range(m)] for k in range(K)]
-        lam = model.values[sp.Symbol("lam")]
-        conv = lambda v: mpmath.mpf(sp.Rational(v).p) / sp.Rational(v).q  # noqa: E731
-        Ls, Ds, Us = jacobian_u(_system(model.service, model.d, lam, K, conv), u)
+        Ju = jacobian_matrix(at, EQUILIBRIUM_DPS, u=u).tolist()
         n = K * m
-        Ju = [[mpmath.mpf(0)] * n for _ in range(n)]
-        for k in range(K):
-            for j in range(m):
-                for i in range(m):
-                    Ju[k * m + j][k * m + i] = Ds[k][j][i]
-                    if k > 0:
-                        Ju[k * m + j][(k - 1) * m + i] = Ls[k][j][i]
-                    if k < K - 1:
-                        Ju[k * m + j][(k + 1) * m + i] = Us[k][j][i]
         # J_u A: column block c is the sum of the column blocks 0..c of J_u (A x: cumulative)
         for row in Ju:
             for c in range(m, n):

@@ -10,7 +10,7 @@ For any transition table: :class:`GeneratedKernel` (a simulator generated from t
 and :func:`linear_noise` (the generic LNA covariance).
 """
 
-from symdelay.analysis.lna import LinearNoise, linear_noise, stationary_covariance
+from symdelay.analysis.lna import stationary_covariance
 from symdelay.analysis.simulate import GeneratedKernel, GeneratedRun
 from symdelay.analysis.stochastic import StationaryVariance
 from symdelay.analysis.waves import fluid_wave_peaks, local_maxima, wave_peaks
@@ -50,7 +50,6 @@ __all__ = [
     "FluidSolution",
     "GeneratedKernel",
     "GeneratedRun",
-    "LinearNoise",
     "SimulatedVariance",
     "Simulation",
     "StationaryVariance",
@@ -63,7 +62,6 @@ __all__ = [
     "fluid_limit_study",
     "fluid_wave_peaks",
     "hopf_theta",
-    "linear_noise",
     "lna_matrices",
     "local_maxima",
     "loglog_slope",

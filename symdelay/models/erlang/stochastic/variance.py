@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import mpmath
 import numpy as np
 
 from symdelay.analysis.stochastic import StationaryVariance, variance_parameters
@@ -36,7 +35,6 @@ from symdelay.core.checks import check_rates
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
-from symdelay.core.precision import GUARD, workdps
 
 __all__ = [
     "variance",
@@ -96,96 +94,6 @@ def closed_form_variance(L: int):
     return sp.factor(sp.simplify(expr))
 
 
-def _exact_solve(A: sp.Matrix, B: sp.Matrix):
-    """Solve ``A X + X A^T = -B`` exactly; ``None`` if the operator is singular."""
-    import flint
-
-    n = A.shape[0]
-    K = flint.fmpq_mat(n * n, n * n)
-    rhs = flint.fmpq_mat(n * n, 1)
-
-    def q(v):
-        v = sp.Rational(v)
-        return flint.fmpq(int(v.p), int(v.q))
-
-    for i in range(n):
-        for j in range(n):
-            row = i * n + j
-            rhs[row, 0] = q(-B[i, j])
-            for k in range(n):
-                if A[i, k] != 0:  # (A X)_{ij} = sum_k A_ik X_kj
-                    K[row, k * n + j] += q(A[i, k])
-                if A[j, k] != 0:  # (X A^T)_{ij} = sum_k X_ik A_jk
-                    K[row, i * n + k] += q(A[j, k])
-    if K.det() == 0:
-        return None
-    x = K.solve(rhs)
-    X = sp.Matrix(n, n, lambda i, j: sp.Rational(int(x[i * n + j, 0].p), int(x[i * n + j, 0].q)))
-    return X
-
-
-def _is_positive_definite(X: sp.Matrix) -> bool:
-    return all(X[:k, :k].det() > 0 for k in range(1, X.shape[0] + 1))
-
-
-def _abscissa(A: sp.Matrix) -> float:
-    return float(np.max(np.linalg.eigvals(np.array(A.evalf(), dtype=float)).real))
-
-
-def _refine(A: sp.Matrix, B: sp.Matrix, X0: np.ndarray, An: np.ndarray, dps: int, unstable):
-    """Iterative refinement of a double-precision solution of ``A X + X A^T + B = 0``.
-
-    Residuals are computed at ``dps + 20`` digits from the exact rational ``A`` and ``B``
-    (``A`` is sparse: O(n^2) work), corrections solved in double precision; stops when the
-    last correction is below ``10^-(dps+5)`` of ``max |X|``. Returns an mpmath matrix.
-    """
-    from scipy.linalg import solve_continuous_lyapunov
-
-    n = A.shape[0]
-    with workdps(dps, 2 * GUARD):
-
-        def mp(v):
-            v = sp.Rational(v)
-            return mpmath.mpf(int(v.p)) / int(v.q)
-
-        nz = [(i, k, mp(A[i, k])) for i in range(n) for k in range(n) if A[i, k] != 0]
-        Bm = [[mp(B[i, j]) for j in range(n)] for i in range(n)]
-        X0 = (X0 + X0.T) / 2  # X is symmetric (the residual below relies on it)
-        X = [[mpmath.mpf(float(X0[i, j])) for j in range(n)] for i in range(n)]
-        tol = mpmath.mpf(10) ** (-(dps + 5))
-        previous = None
-        for _ in range(4 + dps // 5):
-            AX = [[mpmath.mpf(0)] * n for _ in range(n)]
-            for i, k, a in nz:
-                row, xk = AX[i], X[k]
-                for j in range(n):
-                    row[j] += a * xk[j]
-            Rm = [[AX[i][j] + AX[j][i] + Bm[i][j] for j in range(n)] for i in range(n)]
-            rmax = max(abs(v) for row in Rm for v in row)
-            if rmax == 0:
-                return mpmath.matrix(X)
-            scale = 1 / rmax  # keep the double-precision solve away from underflow
-            Rf = np.array([[float(v * scale) for v in row] for row in Rm])
-            E = solve_continuous_lyapunov(An, -Rf)
-            E = (E + E.T) / 2
-            if not np.all(np.isfinite(E)):
-                break
-            for i in range(n):
-                for j in range(n):
-                    X[i][j] += mpmath.mpf(float(E[i, j])) * rmax
-            size = max(abs(X[i][j]) for i in range(n) for j in range(n))
-            step = mpmath.mpf(float(np.max(np.abs(E)))) * rmax
-            if step <= tol * size:
-                return mpmath.matrix(X)
-            if previous is not None and step > previous / 2:
-                break  # not contracting: too close to the threshold for double corrections
-            previous = step
-    raise SymdelayInputError(
-        f"the Lyapunov equation is too ill-conditioned here (L={n - 1}) to give {dps} digits: "
-        "choose a smaller --dps, or theta or lam further below the Hopf threshold"
-    )
-
-
 def variance(
     L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True, force=False, kappa=None,
     method="auto",
@@ -219,6 +127,7 @@ def specialised_variance(model, *, dps=30, force=False) -> StationaryVariance | 
     ``dps`` digits). Declines (``None``) where a parameter is symbolic. The solve grows like
     L^2 (measured, L <= 100): refused over the shared budget unless ``force``.
     """
+    from symdelay.analysis.lna import stationary_covariance
     from symdelay.core.budget import check_budget, power_cost
     from symdelay.models.delayed_routing import _state_names
 
@@ -236,33 +145,25 @@ def specialised_variance(model, *, dps=30, force=False) -> StationaryVariance | 
     )
     A_s, B_s = lna_matrices(L)
     values = {S.mu: p["mu"], S.lam: p["lam"], S.theta: p["theta"], S.gamma: p["gamma"]}
-    A, B = A_s.subs(values), B_s.subs(values)
-
-    def unstable(detail):
+    A, B = A_s.xreplace(values), B_s.xreplace(values)
+    exact = L <= EXACT_MAX_L
+    try:
+        X = stationary_covariance(A, B, dps=dps, exact=exact)
+    except SymdelayInputError as exc:
+        if "Hurwitz" not in str(exc):
+            raise
+        if "singular" in str(exc):
+            detail = "the Lyapunov equation is singular: eigenvalues on the imaginary axis"
+        else:
+            a = float(np.max(np.linalg.eigvals(np.array(A.evalf(), dtype=float)).real))
+            detail = f"spectral abscissa of the difference Jacobian {a:.6g} >= 0"
         raise SymdelayInputError(
             f"no stationary variance for L={L}, mu={p['mu']}, lam={p['lam']}, "
             f"theta={p['theta']}, D={p['D']}: the equilibrium is at or above the Hopf "
             f"threshold ({detail}); choose a smaller theta or lam"
-        )
-
-    if L <= EXACT_MAX_L:
-        X = _exact_solve(A, B)
-        if X is None:
-            unstable("the Lyapunov equation is singular: eigenvalues on the imaginary axis")
-        if not _is_positive_definite(X):
-            unstable(f"spectral abscissa of the difference Jacobian {_abscissa(A):.6g} >= 0")
-        value, exact = X[0, 0], True
-        how = "exact rational arithmetic"
-    else:
-        from scipy.linalg import solve_continuous_lyapunov
-
-        a = _abscissa(A)
-        if not a < 0:
-            unstable(f"spectral abscissa of the difference Jacobian {a:.6g} >= 0")
-        An, Bn = (np.array(M.evalf(), dtype=float) for M in (A, B))
-        X = _refine(A, B, solve_continuous_lyapunov(An, -Bn), An, dps, unstable)
-        value, exact = X[0, 0], False
-        how = f"double precision refined to {dps} digits"
+        ) from None
+    value = X[0, 0]
+    how = "exact rational arithmetic" if exact else f"double precision refined to {dps} digits"
     q, z = _state_names(2, L)
     return StationaryVariance(
         parameters=variance_parameters(model),
