@@ -297,15 +297,21 @@ class ImbalanceLNA:
     parameters: tuple
     projected: bool
 
-    def numeric(self):
-        """``f(*values) -> (A, B)`` as float arrays (lambdified once)."""
+    def numeric(self, order=None):
+        """``f(*values) -> (A, B)`` as float arrays, lambdified once; the values of the
+        parameters named in ``order`` (default :attr:`parameters`)."""
         import numpy as np
 
-        f = sp.lambdify(self.parameters, [self.A, self.B], "numpy")
+        syms = self.parameters
+        if order is not None:
+            by_name = {s.name: s for s in self.parameters}
+            syms = [by_name[name] for name in order]
+        n = self.A.rows
+        f = sp.lambdify(syms, list(self.A) + list(self.B), "math")
 
         def at(*values):
-            A, B = f(*values)
-            return np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+            flat = np.array(f(*values), dtype=float)
+            return flat[: n * n].reshape(n, n), flat[n * n :].reshape(n, n)
 
         return at
 
@@ -361,14 +367,13 @@ def float_lyapunov(A, B):
     import numpy as np
     from scipy.linalg import solve_continuous_lyapunov
 
-    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
-        return None
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # judged by the residual below
-        S = solve_continuous_lyapunov(A, -B)
-        if not np.all(np.isfinite(S)):
+        try:
+            S = solve_continuous_lyapunov(A, -B)
+        except (ValueError, np.linalg.LinAlgError):  # non-finite entries
             return None
-        residual = np.max(np.abs(A @ S + S @ A.T + B))
-    if not residual <= 1e-8 * max(float(np.max(np.abs(B))), 1e-300):
+        residual = np.abs(A @ S + S @ A.T + B).max()
+    if not residual <= 1e-8 * max(float(np.abs(B).max()), 1e-300):  # NaN fails too
         return None
     return S

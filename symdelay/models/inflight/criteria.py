@@ -125,25 +125,17 @@ def _imbalance_lna(L: int):
         weights = [sp.Symbol(f"kappa_{ell + 1}") for ell in range(L)]
         table = two_queue_erlang(L, free, f"in-flight weights, Erlang({L}) delay", weights)
         lin = imbalance_lna(table)
-        found = (table, lin, table.cached("imbalance lna, floats", lin.numeric))
+        order = ("mu", "lam", "theta", "gamma", *(w.name for w in weights))
+        found = (table, lin, table.cached("imbalance lna, floats", lambda: lin.numeric(order)))
         _TABLES[L] = found
     return found
-
-
-def _values(p: Rates, k) -> dict:
-    vals = {"mu": p.mu, "lam": p.lam, "theta": p.theta, "gamma": p.gamma}
-    vals.update({f"kappa_{ell + 1}": float(v) for ell, v in enumerate(k)})
-    return vals
 
 
 def imbalance_matrices(p: Rates, kappa) -> tuple[np.ndarray, np.ndarray]:
     """``(J, G)``: the Jacobian and the diffusion matrix of the imbalances ``(x,
     w_1..w_L)`` (``x = q1 - q2``, ``w_l = z1_l - z2_l``) with weights ``kappa`` (one, or one
     per phase), as floats: the in-flight model's own, lambdified once per L."""
-    k = _weights(p, kappa)
-    _, lin, f = _imbalance_lna(p.L)
-    vals = _values(p, k)
-    return f(*[vals[s.name] for s in lin.parameters])
+    return _imbalance_lna(p.L)[2](p.mu, p.lam, p.theta, p.gamma, *_weights(p, kappa))
 
 
 def decay_rate(p: Rates, kappa) -> float:
@@ -176,7 +168,8 @@ def _exact_variance(p: Rates, k) -> float:
     from symdelay.core.params import exact_number
 
     _, lin, _ = _imbalance_lna(p.L)
-    vals = {name: exact_number(name, v) for name, v in _values(p, k).items()}
+    vals = {n: exact_number(n, getattr(p, n)) for n in ("mu", "lam", "theta")}
+    vals.update({f"kappa_{ell + 1}": exact_number("kappa", v) for ell, v in enumerate(k)})
     vals["gamma"] = exact_number("L", p.L) / exact_number("D", p.D)
     A, B = lin.exact({s: vals[s.name] for s in lin.parameters})
     try:
