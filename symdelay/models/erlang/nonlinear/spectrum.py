@@ -19,7 +19,7 @@ from functools import cache
 
 import numpy as np
 
-from symdelay.analysis.spectrum import Spectrum, _require_finite, spectrum_of
+from symdelay.analysis.spectrum import _require_finite, spectrum_of
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import gamma as GAMMA
@@ -28,7 +28,6 @@ from symdelay.core.symbols import mu as MU
 from symdelay.core.symbols import theta as THETA
 
 __all__ = [
-    "Spectrum",
     "spectrum",
     "specialised_spectrum",
     "spectrum_closed_form",
@@ -140,7 +139,7 @@ def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001,
 def periodogram(sim, eta: int, burn_in: float = 20.0, segment: float = 100.0):
     """``(omega, S_hat)``: Welch estimate of the spectrum of ``sqrt(eta) x`` from simulated
     paths (a :class:`~symdelay.analysis.stochastic.Simulation`, replications averaged), in the
-    normalisation of :class:`Spectrum` (two-sided, angular: ``S_hat(2 pi f) = P(f)/2`` for
+    normalisation of :class:`~symdelay.analysis.spectrum.Spectrum` (two-sided, angular: ``S_hat(2 pi f) = P(f)/2`` for
     the one-sided Welch density ``P``), with the standard error across replications."""
     from scipy.signal import welch
 

@@ -12,7 +12,6 @@ and :func:`linear_noise` (the generic LNA covariance).
 
 from symdelay.analysis.lna import stationary_covariance
 from symdelay.analysis.simulate import GeneratedKernel, GeneratedRun
-from symdelay.analysis.stochastic import StationaryVariance
 from symdelay.analysis.waves import fluid_wave_peaks, local_maxima, wave_peaks
 from symdelay.models.erlang.stochastic.convergence import (
     FluidLimitStudy,
@@ -28,7 +27,6 @@ from symdelay.models.erlang.stochastic.fluid import (
 )
 from symdelay.models.erlang.stochastic.simulate import Simulation, simulate
 from symdelay.models.erlang.stochastic.stationary import (
-    SimulatedVariance,
     hopf_theta,
     minimising_theta,
     simulated_variance,
@@ -50,9 +48,7 @@ __all__ = [
     "FluidSolution",
     "GeneratedKernel",
     "GeneratedRun",
-    "SimulatedVariance",
     "Simulation",
-    "StationaryVariance",
     "check_drift",
     "closed_form_singularity",
     "closed_form_theta_limit",

@@ -19,7 +19,6 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.models.erlang.stochastic.variance import variance
 
 __all__ = [
-    "SimulatedVariance",
     "simulated_variance",
     "spectral_abscissa",
     "hopf_theta",
