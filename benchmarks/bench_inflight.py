@@ -23,7 +23,6 @@ import numpy as np
 from symdelay.models.inflight.criteria import (
     MAXIMISE,
     criterion_value,
-    difference_jacobian_numeric,
     optimize_weights,
     rates,
 )
@@ -31,6 +30,20 @@ from symdelay.models.inflight.curve import kappa_star
 
 OUT = Path(__file__).parent / "results" / "inflight.txt"
 THETAS = np.geomspace(1e-2, 1e6, 400)
+
+
+def difference_jacobian_numeric(p, kappa):
+    """The (L+1)x(L+1) Jacobian of the imbalances (x, w_1..w_L), written out by hand as a
+    user without symdelay would (the peer's own)."""
+    n, g, a = p.L, p.gamma, p.lam * p.theta
+    J = np.zeros((n + 1, n + 1))
+    J[0, 0], J[0, n] = -p.mu, g
+    J[1, 0] = -a
+    J[1, 1:] = -a * kappa
+    J[1, 1] -= g
+    for i in range(2, n + 1):
+        J[i, i - 1], J[i, i] = g, -g
+    return J
 
 
 def brute_kappa_star(L, D=1.0):

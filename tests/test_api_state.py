@@ -143,7 +143,7 @@ def test_variance_with_kappa_zero_is_the_founding_value():
         own = founding_variance(L, 1, 1, th, 1)
         assert isinstance(generic, VarianceResult)
         assert generic.var_x_over_eta == own.var_x_over_eta
-        assert generic.L == own.L == L
+        assert generic.parameters["L"] == own.parameters["L"] == L
 
 
 def test_variance_with_model_is_a_variance_result():

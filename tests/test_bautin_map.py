@@ -18,7 +18,7 @@ import json
 import mpmath
 import pytest
 
-from symdelay.analysis.normal_form import normal_form
+from symdelay.analysis.normal_form import first_lyapunov, normal_form
 from symdelay.analysis.stability_map import stability_map
 from symdelay.model import Model
 from symdelay.models import build_model
@@ -84,6 +84,26 @@ def test_l1_signs_match_the_generic_normal_form(cubic_map):
     assert abs(nf.l1) < 1e-20
 
 
+def test_map_l1_is_the_normal_form_l1(cubic_map):
+    """One l1: the map's value at a point of its Hopf curve (the double-precision scan) and
+    the one computation evaluated in mpmath there both equal the generic normal form's l1
+    (the same normalisation <q, q> = 1) at that point's b, where theta_c = 8 for every b."""
+    model, res = cubic_map
+    (curve,) = [c for c in res.curves if c.kind == "hopf"]
+    l1 = res._details["l1"][res.curves.index(curve)]
+    lyap = first_lyapunov(model, ("theta", "b"))
+    checked = 0
+    for p, v in list(zip(curve.points, l1))[::10]:
+        b = mpmath.nstr(p[1], 25)
+        nf = normal_form(model.with_values(b=b), dps=25)
+        assert float(nf.l1_unit) == pytest.approx(v, rel=1e-8, abs=1e-12)
+        with mpmath.workdps(35):
+            at = lyap(nf.theta_c, mpmath.mpf(b), nf.omega)
+            assert abs(at - nf.l1_unit) < mpmath.mpf(10) ** -20 * (1 + abs(at))
+        checked += 1
+    assert checked >= 3
+
+
 @pytest.mark.parametrize("L", [2, 3])
 def test_founding_map_has_no_bautin_point(L):
     """The founding model is supercritical on every Hopf curve (issue 10: c1 = -(theta^3/4)
@@ -102,6 +122,9 @@ def test_founding_map_has_no_bautin_point(L):
     for p in curve.points[:: len(curve.points) // 4]:
         nf = normal_form(FoundingModel(L=L, mu=1, lam=1, D=mpmath.nstr(p[0], 15)), dps=15)
         assert nf.l1 < 0 and abs(nf.theta_c - p[1]) < 1e-9 * p[1]
+        # the founding fast path's l1 (structured eigenvectors) is the map's, <q, q> = 1
+        v = values[curve.points.index(p)]
+        assert float(nf.l1_unit) == pytest.approx(v, rel=1e-8)
     # the explicit map says why, without computing l1
     fast = stability_map(model, x=("D", "0.5", 12), y=("theta", 0, 20), cells=6, bautin=True)
     assert any("no Bautin point" in n for n in fast.notes)
@@ -122,7 +145,7 @@ def test_the_bautin_proof_fails_where_l1_does_not_vanish(cubic_map):
 
     model, res = cubic_map
     (curve,) = [c for c in res.curves if c.kind == "hopf"]
-    lyap = model.cached("stability_map lyapunov theta b", lambda: None)
+    lyap = first_lyapunov(model, ("theta", "b"))
     system = res._details["systems"][(curve.factor, "hopf")]
     with mpmath.workdps(30):
         for p in (curve.points[5], curve.points[-5]):
@@ -167,7 +190,7 @@ def test_l1_with_quadratic_terms_matches_the_generic_normal_form():
     res = stability_map(model, x=("theta", 6, 10), y=("b", 0, 400), dps=15, cells=6)
     (curve,) = [c for c in res.curves if c.kind == "hopf"]
     l1 = res._details["l1"][res.curves.index(curve)]
-    lyap = model.cached("stability_map lyapunov theta b", lambda: None)
+    lyap = first_lyapunov(model, ("theta", "b"))
     signs = set()
     for p, v in list(zip(curve.points, l1))[::12]:
         nf = normal_form(model.with_values(b=mpmath.nstr(p[1], 15)), dps=15)

@@ -23,7 +23,6 @@ from _hyperexp import (
 )
 from scipy.integrate import solve_ivp
 
-from symdelay.analysis.lna import diffusion_matrix, drift, jacobian
 from symdelay.analysis.simulate import GeneratedKernel
 from symdelay.core.checks import time_grid
 from symdelay.core.errors import SymdelayInputError
@@ -132,11 +131,15 @@ def test_founding_kernel_has_the_lna_law_of_its_table():
 def _fluid_and_lna(states, table, params, init_scaled, grid):
     """The fluid ODE F(s) = sum nu beta_nu(s) and the time-dependent LNA covariance
     dSigma/dt = A Sigma + Sigma A^T + B along it (Sigma(0) = 0), by SciPy:
-    ``(fluid (len(grid), n), covariances (len(grid), n, n))``."""
+    ``(fluid (len(grid), n), covariances (len(grid), n, n))``; drift, Jacobian and
+    diffusion written here from the table (the test's own derivation)."""
     n = len(states)
-    F = drift(states, table).xreplace(params)
-    J = jacobian(states, table).xreplace(params)
-    B = diffusion_matrix(states, table).xreplace(params)
+    nus = [sp.Matrix(list(nu)) for _, nu, _ in table]
+    F = sum((nu * rate for nu, (_, _, rate) in zip(nus, table)), sp.zeros(n, 1))
+    F = F.xreplace(params)
+    J = F.jacobian(list(states))
+    B = sum((nu * nu.T * rate for nu, (_, _, rate) in zip(nus, table)), sp.zeros(n, n))
+    B = B.xreplace(params)
     f, jf, bf = (sp.lambdify([states], M, "numpy") for M in (F, J, B))
 
     def rhs(_t, y):

@@ -26,7 +26,7 @@ from symdelay.models.erlang.stochastic import variance as founding_variance
 from symdelay.models.inflight.charpoly import inflight_polynomial, verify_inflight_determinant
 from symdelay.models.inflight.criteria import (
     decay_rate,
-    difference_jacobian_numeric,
+    imbalance_matrices,
     lna_variance,
     optimize_weights,
     rates,
@@ -37,7 +37,7 @@ from symdelay.models.inflight.curve import kappa_star, unstable_theta
 
 def _abscissa(L, mu_, lam_, th, D, weights):
     p = rates(L, mu_, lam_, th, D)
-    return float(np.max(np.linalg.eigvals(difference_jacobian_numeric(p, weights)).real))
+    return float(np.max(np.linalg.eigvals(imbalance_matrices(p, weights)[0]).real))
 
 
 # ----------------------------------------------------------------------- derivation
@@ -163,7 +163,7 @@ def test_tolerance_linear_against_dense_expm_and_nonlinear_small_limit():
     from scipy.linalg import expm
 
     p = rates(2, 1, 1, 5, 1)
-    J = difference_jacobian_numeric(p, 0.3)
+    J = imbalance_matrices(p, 0.3)[0]
     T = tolerance_time(p, 0.3, nonlinear=False)
     dt = 1e-3
     step = expm(J * dt)  # exact propagator over dt: a path independent of the eigenvectors

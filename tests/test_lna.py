@@ -1,6 +1,7 @@
-"""The generic linear-noise approximation: the full-state Lyapunov solve of any transition
-table equals today's closed forms for the founding model (exactly), agrees with SciPy in the
-numeric case, rejects unstable A, and matches a long simulation of a hyperexponential model."""
+"""The linear-noise approximation: the full-state Lyapunov solve of the founding model's
+table equals its closed forms and its imbalance fast path (exactly), the numeric path agrees
+with SciPy, unstable A is rejected, and the LNA of a hyperexponential model written as a
+table of its own matches a long simulation."""
 
 from __future__ import annotations
 
@@ -8,22 +9,16 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from _founding_law import founding, numeric_table
 from scipy.linalg import solve_continuous_lyapunov
 
-import symdelay
-from symdelay.analysis.lna import (
-    diffusion_matrix,
-    drift,
-    jacobian,
-    linear_noise,
-    stationary_covariance,
-)
+from symdelay.analysis.lna import stationary_covariance
 from symdelay.analysis.simulate import GeneratedKernel
+from symdelay.analysis.stochastic import variance
 from symdelay.core.checks import time_grid
 from symdelay.core.errors import SymdelayInputError
+from symdelay.model import Model
+from symdelay.models import build_model
 from symdelay.models.erlang.stochastic import closed_form_variance
-from symdelay.models.erlang.stochastic import variance as founding_variance
 
 R = sp.Rational
 PARAMETER_SETS = [
@@ -37,25 +32,19 @@ PARAMETER_SETS = [
 @pytest.mark.parametrize("L", [1, 2])
 @pytest.mark.parametrize("params", PARAMETER_SETS)
 def test_full_state_lna_equals_closed_form_variance(L, params):
-    m = symdelay.ActionDelayModel(L=L, **params)
-    f = founding(L, **params)  # the founding table (its order of states is m.state's)
-    table = numeric_table(f)
-    assert tuple(f.states) == tuple(m.state)
-    assert (drift(m.state, table) - sp.Matrix(m.fluid_rhs())).applyfunc(sp.simplify) == sp.zeros(
-        len(m.state), 1
-    )
-    res = linear_noise(m.state, table, m.equilibrium())
-    assert res.exact
-    var_x = res.variance_of([1, -1] + [0] * (2 * L))  # x = q1 - q2 from the FULL covariance
-    expected = founding_variance(L=L, **params).var_x_over_eta  # difference mode, flint
-    assert var_x == expected and isinstance(var_x, sp.Rational)
+    m = build_model("erlang", L=L, **params)
+    A, B = sp.Matrix(m.jacobian), sp.Matrix(m.diffusion)
+    S = stationary_covariance(A, B)
+    w = sp.Matrix([1, -1] + [0] * (2 * L))  # x = q1 - q2 from the FULL covariance
+    var_x = (w.T * S * w)[0, 0]
+    fast = variance(m, method="specialised")  # the imbalances only, exact
+    assert var_x == fast.value and isinstance(var_x, sp.Rational)
     cf = closed_form_variance(L).subs({sp.Symbol(k): v for k, v in params.items()})
     assert cf == var_x  # and the SymPy closed form in mu, lam, theta, D
     if params["theta"] == 0:
         assert var_x == R(2 * params["lam"], params["mu"])
     # Sigma solves the Lyapunov equation and is symmetric positive definite
-    S = res.sigma
-    assert sp.zeros(*S.shape) == res.A * S + S * res.A.T + res.B
+    assert sp.zeros(*S.shape) == A * S + S * A.T + B
     assert S == S.T and all(S[:k, :k].det() > 0 for k in range(1, S.shape[0] + 1))
 
 
@@ -82,19 +71,35 @@ def test_numeric_path_agrees_with_exact_and_with_scipy():
 
 def test_not_hurwitz_is_rejected():
     # founding model L=2 above the Hopf threshold lam*theta = 2(mu+gamma)^2/gamma = 9
-    m = symdelay.ActionDelayModel(L=2, mu=1, lam=1, theta=10, D=1)
-    m_table = founding(2, mu=1, lam=1, theta=10, D=1)
+    m = build_model("erlang", L=2, mu=1, lam=1, theta=10, D=1)
     with pytest.raises(SymdelayInputError, match="not Hurwitz") as e:
-        linear_noise(m.state, numeric_table(m_table), m.equilibrium())
+        stationary_covariance(m.jacobian, m.diffusion)
     assert "\n" not in str(e.value)
     with pytest.raises(SymdelayInputError, match="not Hurwitz"):  # exactly on the boundary
         stationary_covariance(sp.Matrix([[0, 1], [-1, 0]]), sp.eye(2))
+    with pytest.raises(SymdelayInputError, match="not Hurwitz"):  # B only semidefinite
+        stationary_covariance(sp.Matrix([[1, 0], [0, -1]]), sp.Matrix([[0, 0], [0, 1]]))
     with pytest.raises(SymdelayInputError, match="not Hurwitz at 30 digits"):
         stationary_covariance(sp.Matrix([[sp.sqrt(2) - 1, 0], [0, -1]]), sp.eye(2))
 
 
+def test_refined_path_equals_the_exact_one():
+    """The double-precision solve refined to dps digits (large systems) against the exact
+    solve on the founding model's imbalances at L = 8."""
+    from symdelay.models.erlang.stochastic import lna_matrices
+
+    A_s, B_s = lna_matrices(8)
+    vals = {sp.Symbol("mu"): 1, sp.Symbol("lam"): R(1, 2), sp.Symbol("theta"): 3,
+            sp.Symbol("gamma"): 4}  # fmt: skip
+    A, B = A_s.xreplace(vals), B_s.xreplace(vals)
+    exact = stationary_covariance(A, B)
+    refined = stationary_covariance(A, B, dps=40, exact=False)
+    with mpmath.workdps(50):
+        assert max(abs(mpmath.mpf(sp.N(a - b, 50))) for a, b in zip(exact, refined)) < 1e-38
+
+
 def test_bad_input():
-    a, q = sp.symbols("a q")
+    a = sp.symbols("a")
     for A, B, msg in [
         (sp.Matrix([[a]]), sp.Matrix([[1]]), "substitute values for a"),
         (sp.Matrix([[-1, 0]]), sp.eye(2), "square"),
@@ -102,12 +107,12 @@ def test_bad_input():
     ]:
         with pytest.raises(SymdelayInputError, match=msg):
             stationary_covariance(A, B)
-    table = [("arrive", [1], 2), ("leave", [-1], q)]
-    with pytest.raises(SymdelayInputError, match="not an equilibrium"):
-        linear_noise([q], table, {q: 1})
-    assert linear_noise([q], table, {q: 2.0}).sigma == sp.Matrix([[2]])  # M/M/oo
-    assert diffusion_matrix([q], table, {q: 2}) == sp.Matrix([[4]])
-    assert jacobian([q], table) == sp.Matrix([[-1]])
+    mm = Model("M/M/oo", ["q"], {"lam": "positive", "mu": "positive"},
+               [("arrive", {"q": 1}, "lam"), ("leave", {"q": -1}, "mu*q")],
+               values={"lam": 2, "mu": 1})  # fmt: skip
+    assert variance(mm, weights=[1]).value == 2  # Var(Q)/eta = lam/mu
+    with pytest.raises(SymdelayInputError, match="weights must have 1 entries"):
+        variance(mm, weights=[1, 0])
 
 
 # ---- simulation of the hyperexponential-delay model vs its LNA -------------------------------
@@ -136,9 +141,18 @@ def test_hyperexp_stationary_variance_simulation_vs_lna():
     q = P[lam] / P[mu]
     za, zb = P[lam] * P[pa] / P[ga], P[lam] * P[pb] / P[gb]
     eq = {q1: q, q2: q, z1a: za, z1b: zb, z2a: za, z2b: zb} | P
-    res = linear_noise(HX, hyperexp_table(), eq)
-    assert res.exact
-    v_lna = res.variance_of([1, -1, 0, 0, 0, 0])
+    model = Model(
+        "hyperexp",
+        [s.name for s in HX],
+        {str(k): "real" for k in P},
+        hyperexp_table(),
+        symmetry=[["q1", "q2"], ["z1a", "z2a"], ["z1b", "z2b"]],
+        values={str(k): v for k, v in P.items()},
+    )
+    assert all(model.equilibrium.point[s] - eq[s] == 0 for s in HX)
+    lna = variance(model, weights=[1, -1, 0, 0, 0, 0])
+    assert lna.exact
+    v_lna = lna.value
     assert v_lna == R(5516, 5517)  # regression value of the exact solve (checked below)
     # one long path from the rounded equilibrium, batch means of (X - mean X)^2 / eta
     eta, T, burn, batches = 400, 3000, 50, 20

@@ -67,7 +67,7 @@ def test_variance_model_equals_api_and_founding(run_cli):
     rec = json.loads(out)
     status2, out2, _ = run_cli("variance", "--L", "2", "--theta", "2", "--json")
     assert status == status2 == 0
-    assert rec["var_over_eta"][:20] == json.loads(out2)["var_x_over_eta"][:20]
+    assert rec["var_x_over_eta"][:20] == json.loads(out2)["var_x_over_eta"][:20]
     v = variance(build_model("nserver", N=2, L=2, mu=1, lam=1, theta=2, D=1)).value
     assert sp.Rational(rec["exact_value"]) == v
 

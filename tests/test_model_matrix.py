@@ -177,7 +177,7 @@ def test_variance_vs_scipy_lyapunov(name, run_cli):
         B += np.outer(v, v) * float(t.rate.xreplace(m.values).xreplace(x))
     S = scipy.linalg.solve_continuous_lyapunov(A, -B)
     w = np.array([float(sp.sympify(c)) for c in rec["weights"]])
-    assert float(rec["var_over_eta"]) == pytest.approx(w @ S @ w, rel=1e-8)
+    assert float(rec["var_x_over_eta"]) == pytest.approx(w @ S @ w, rel=1e-8)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

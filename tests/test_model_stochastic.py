@@ -82,6 +82,22 @@ def test_founding_variance_specialised_equals_generic(L):
         and len(fast.decimal().replace(".", "").lstrip("0")) == 40
     )
     assert variance(m).closed_form is not None or L > 2  # auto: the founding record
+    # one record whatever the path: the same keys, and every value but the path's name equal
+    a, b = fast.to_json(), generic.to_json()
+    assert set(a) == set(b)
+    assert {k for k in a if a[k] != b[k]} == {"method"}
+    assert (fast.closed_form is None) == (L > 2) and fast.closed_form == generic.closed_form
+
+
+def test_founding_variance_beyond_exact_l_equals_generic():
+    """L = 13: the fast path's double-precision solve refined to dps digits against the
+    generic path's exact rational solve of the full table."""
+    m = build_model("erlang", L=13, mu=1, lam=1, theta=1, D=1)
+    fast = variance(m, dps=25, method="specialised")
+    generic = variance(m, dps=25, method="generic")
+    assert not fast.exact and generic.exact
+    assert fast.decimal() == generic.decimal()
+    assert set(fast.to_json()) == set(generic.to_json())
 
 
 @pytest.mark.parametrize("L", [1, 3])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay.analysis.projection import eigenvectors, first_lyapunov
+from symdelay.analysis.projection import c1_coefficient, eigenvectors
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models.erlang.linearize import difference_jacobian_numeric
 from symdelay.models.erlang.nonlinear import (
@@ -63,17 +63,12 @@ def test_fast_path_matches_general_projection_formula(L):
             A[ell, ell] = -g
             if ell > 1:
                 A[ell, ell - 1] = g
-        At = mpmath.matrix(n, n)
-        At[1, 0] = -2
         g3 = 2 * th**3 / 2
-
-        def C(u, v, x):
-            out = mpmath.matrix(n, 1)
-            out[1] = g3 * u[0] * v[0] * x[0]
-            return out
-
         eig = eigenvectors(A, w, pin=0)
-        c1, _, rp = first_lyapunov(A, eig, None, C, At)
+        q = [eig.q[i] for i in range(n)]
+        pc = [mpmath.conj(eig.p[i]) for i in range(n)]
+        c1 = c1_coefficient(q, pc, {}, {(1, 0, 0, 0): g3}, None)  # no quadratic terms
+        rp = pc[1] * -2 * q[0]  # <p, A_theta q>: A_theta has the one entry -lam = -2
         assert abs(c1 - nf.c1) < mpmath.mpf(10) ** -22 * abs(c1)
         assert abs(rp - nf.r_prime) < mpmath.mpf(10) ** -22 * abs(rp)
 
@@ -142,3 +137,26 @@ def test_harmonic_balance():
 def test_l1_has_no_hopf_point():
     with pytest.raises(SymdelayInputError, match="no Hopf point"):
         normal_form(1, 1, 1, 1)
+
+
+@pytest.mark.parametrize("L", [2, 3, 4])
+def test_one_normal_form_record_from_both_paths(L):
+    """The founding fast path (structured eigenvectors of the imbalances) and the generic
+    path (the one l1 computation on the full drift): the same keys, the same values to the
+    digits asked (the frequency's slope is zero up to rounding on both), the same closed
+    forms (attached from the family on both), l1 in both normalisations."""
+    import mpmath
+
+    from symdelay.analysis.normal_form import normal_form as entry
+    from symdelay.models import build_model
+
+    m = build_model("erlang", L=L, mu=1, lam="1/2", D=2)
+    a, b = entry(m, dps=25), entry(m, dps=25, method="generic")
+    ra, rb = a.to_json(), b.to_json()
+    assert set(ra) == set(rb)
+    differ = {k for k in ra if ra[k] != rb[k]}
+    assert differ <= {"method", "checks", "omega_slope"}
+    with mpmath.workdps(40):
+        assert abs(a.omega_slope - b.omega_slope) < mpmath.mpf(10) ** -25 * abs(a.omega)
+        assert abs(a.l1_unit - b.l1_unit) < mpmath.mpf(10) ** -24 * abs(a.l1_unit)
+    assert (ra["closed_form"]["l1"] is None) == (L > 3)

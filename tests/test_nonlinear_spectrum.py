@@ -9,11 +9,12 @@ import pytest
 import sympy as sp
 from scipy.integrate import quad
 
+from symdelay.analysis.spectrum import lna_spectrum_matrix
+from symdelay.analysis.spectrum import spectrum as spectrum_entry
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models import build_model
 from symdelay.models.erlang.nonlinear import periodogram, spectrum, spectrum_closed_form
 from symdelay.models.erlang.nonlinear.oscillation import simulated_oscillation
-from symdelay.models.erlang.nonlinear.spectrum import lna_spectrum_matrix
 from symdelay.models.erlang.stochastic import simulate, variance
 
 
@@ -64,12 +65,30 @@ def test_integral_is_the_exact_lyapunov_variance(L, theta):
     assert s.variance == pytest.approx(exact, rel=1e-9)
 
 
-def test_model_layer_spectrum_matches_founding():
-    m = build_model("erlang", L=2, mu=1, lam=1, D=1, theta=6)
-    a = spectrum(model=m, points=201)
-    b = spectrum(2, 1, 1, 6, 1, omegas=a.omega)
+@pytest.mark.parametrize("L,theta", [(1, 3), (2, 6), (3, 4)])
+def test_specialised_spectrum_equals_generic(L, theta):
+    """One record whatever the path: the founding fast path (imbalance matrices derived once
+    per L) against the generic path on the model's own table (and its generic variance)."""
+    m = build_model("erlang", L=L, mu=1, lam=1, D=1, theta=theta)
+    a = spectrum_entry(m, points=201, method="generic")
+    b = spectrum_entry(m, omegas=a.omega, method="specialised")
     assert np.allclose(a.S, b.S, rtol=1e-10)
     assert a.peak_frequency == pytest.approx(b.peak_frequency, rel=1e-8)
+    ra, rb = a.to_json(), b.to_json()
+    assert set(ra) == set(rb)
+    assert ra["variance_x_over_eta"] == rb["variance_x_over_eta"]  # both exact
+    same = {"L", "parameters", "closed_form", "closed_form_latex", "imbalance", "normalisation"}
+    assert all(ra[k] == rb[k] for k in same)
+    assert (ra["closed_form"] is None) == (L > 2)
+
+
+def test_spectrum_of_another_model_equals_the_founding_one():
+    """nserver with N = 2 is the founding model written as a table of its own."""
+    m = build_model("nserver", N=2, L=2, mu=1, lam=1, D=1, theta=6)
+    a = spectrum_entry(m, points=201)
+    b = spectrum(2, 1, 1, 6, 1, omegas=a.omega)
+    assert np.allclose(a.S, b.S, rtol=1e-10)
+    assert float(a.variance) == float(b.variance) and a.closed_form is None
 
 
 def test_peak_sharpens_towards_theta_c():

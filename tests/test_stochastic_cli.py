@@ -72,7 +72,7 @@ def test_variance_json_contract(run_cli):
                          "--D", "1", "--json")  # fmt: skip
     d = json.loads(out)
     keys = {"parameters", "dps", "exact", "var_x_over_eta", "closed_form"}
-    assert st == 0 and set(d) == keys | {"model", "symdelay_version"}
+    assert st == 0 and keys | {"model", "symdelay_version"} <= set(d)
     assert d["parameters"]["theta"] == "2" and d["dps"] == 30 and d["exact"] is True
     assert d["var_x_over_eta"].startswith("1.3333333333")  # 4/3 from the closed form
     assert "theta" in d["closed_form"]

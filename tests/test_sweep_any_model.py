@@ -100,3 +100,23 @@ def test_the_example_sweep_runs(tmp_path):
         poly = characteristic_polynomial(2).subs({mu: 1, gamma: 2 / D, lam: th, theta: 1})
         res = routh_hurwitz(sp.expand(poly), r)
         assert row["stable"] is (res.rhp_count == 0 and res.imaginary_axis_count == 0)
+
+
+@pytest.mark.parametrize("theta", ["3", "61/4"])
+def test_model_at_values_is_the_model_built_with_them(theta):
+    """The sweep's point model (the symbolic factors with the numbers substituted) has the
+    characteristic polynomial, equilibrium, verdict and roots of the model derived again
+    at those numbers (an independent derivation)."""
+    from symdelay.analysis.stability import stability
+
+    built = build_model("phase_type", delay="hypoexp", rates="1,2")
+    values = {sp.Symbol("mu"): 1, sp.Symbol("lam"): 2, sp.Symbol("theta"): sp.Rational(theta)}
+    fast = built.at_values(values)
+    slow = built.with_values(**{str(k): v for k, v in values.items()})
+    assert sp.expand(fast.charpoly - slow.charpoly) == 0
+    assert all(sp.simplify(fast.equilibrium.point[s] - slow.equilibrium.point[s]) == 0
+               for s in slow.states)  # fmt: skip
+    assert stability(fast).stable == stability(slow).stable
+    a, b = roots(fast, dps=20), roots(slow, dps=20)
+    assert a.unstable_count == b.unstable_count and a.axis_count == b.axis_count
+    assert abs(a.spectral_abscissa - b.spectral_abscissa) < 1e-18

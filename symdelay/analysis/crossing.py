@@ -44,10 +44,9 @@ from symdelay.core.errors import CertificationError, SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps
+from symdelay.core.precision import GUARD, work_bits
 
 __all__ = ["CriticalParameter", "critical_parameter"]
-
-GUARD = 10
 
 
 @dataclass(frozen=True)
@@ -156,10 +155,6 @@ def critical_parameter(
 
 
 # ----------------------------------------------------------------------- polynomials
-def _bits(dps):
-    return int((dps + GUARD) * 3.33) + 20
-
-
 def _real_positive_roots(poly_p: sp.Poly, prec):
     """Positive real roots of an exact polynomial in one variable (Arb balls, ascending)."""
     from symdelay.analysis.polyroots import _fmpq_poly, _fmpz_primitive
@@ -211,7 +206,7 @@ def _polynomial(F, var, param, dps, eps):
         fast = critical_linear(A, B, var, param, dps, eps=eps, expression=F)
         if fast is not None:
             return fast
-    prec = _bits(dps)
+    prec = work_bits(dps)
     s = sp.Symbol("s", real=True)
     pr = sp.Symbol(param.name, real=True)
     # F(i w) = sum c_kj (i w)^k p^j: even k -> U(s, p), odd k -> w V1(s, p), s = w^2
@@ -343,7 +338,7 @@ def critical_linear(
     h = RA * IB - IA * RB
     if h.is_zero():
         return None
-    prec = _bits(dps)
+    prec = work_bits(dps)
     from symdelay.analysis.polyroots import _fmpz_primitive
 
     hz = _fmpz_primitive(h) if h.degree() >= 1 else None
@@ -892,7 +887,7 @@ def _quasi(F, var, param, dps, eps, taus, omega_max):
     ab = _arb_AB(A_poly, Bj)
     fA = sp.lambdify(var, A, "mpmath")
     fB = sp.lambdify(var, B, "mpmath")
-    prec = _bits(dps)
+    prec = work_bits(dps)
     with mpmath.workdps(dps + GUARD):
 
         def h(wv):

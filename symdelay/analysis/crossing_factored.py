@@ -57,8 +57,9 @@ from dataclasses import dataclass
 import flint
 import mpmath
 
-from symdelay.analysis.crossing import GUARD, CriticalParameter, _bits, _mpf
+from symdelay.analysis.crossing import CriticalParameter, _mpf
 from symdelay.core.params import as_dps
+from symdelay.core.precision import GUARD, work_bits
 
 __all__ = ["critical_factored", "METHOD"]
 
@@ -323,7 +324,7 @@ def critical_factored(A, B, var, param, dps: int = 30, *, upto=2, expression=Non
     dps = as_dps(dps)
     if not upto > 1:
         return None
-    prec = _bits(dps) + 3 * GUARD + 64
+    prec = work_bits(dps) + 3 * GUARD + 64
     with flint.ctx.workprec(prec):
         got = _prepare(A, B, prec)
         if got is None:

@@ -34,6 +34,7 @@ __all__ = [
     "METHODS",
     "ClosedForms",
     "closed_forms",
+    "closed_form",
     "specialisation",
     "declined",
     "require_table",
@@ -76,6 +77,17 @@ def require_table(model, quantity: str) -> None:
             f"{getattr(model, 'name', model)} is not a transition table: the generic {quantity} "
             "needs one (this model answers only through its own closed forms)"
         )
+
+
+def closed_form(model, quantity: str):
+    """What the model's family states in closed form about ``quantity`` (its
+    ``SPECIALISATIONS["<quantity>_closed_form"]``, a function of the model), cached on the
+    model; None where it states nothing. Every path attaches the same one."""
+    special = getattr(model, "special", None)
+    fn = special(f"{quantity}_closed_form") if special is not None else None
+    if fn is None:
+        return None
+    return model.cached(f"{quantity} closed form", lambda: fn(model))
 
 
 def family_options(model) -> dict | None:

@@ -17,11 +17,9 @@ import numpy as np
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
+from symdelay.core.precision import GUARD, work_bits
 from symdelay.core.result import Result
 from symdelay.core.symbols import r as R_SYMBOL
-
-GUARD = 10
-
 
 W = sp.Symbol("w_", real=True)  # the crossing frequency (an internal unknown)
 
@@ -198,7 +196,7 @@ def _krawczyk(system, mid, free, fixed_vals, rel, *, boxes=None):
     F, Jf = system.arb()
     n = len(system.syms)
     k = len(free)
-    with flint.ctx.workprec(int((rel + 20) * 3.33) + 40):
+    with flint.ctx.workprec(work_bits(rel, guard=2 * GUARD)):
 
         def point(vals):
             z = [None] * n
@@ -575,7 +573,7 @@ def prove_zero_along(system, z, c, dps, value) -> bool:
     zb = _hopf_at(system, z, c, mpmath.mpf(qb.p) / qb.q)
     if za is None or zb is None:
         return False
-    bits = int((dps + 20) * 3.33) + 40
+    bits = work_bits(dps, guard=2 * GUARD)
     with flint.ctx.workprec(bits):
         # the ball [qa, qb]: its exact midpoint and a radius a little over the half-width
         m = (qa + qb) / 2

@@ -19,15 +19,21 @@ import mpmath
 import numpy as np
 
 from symdelay.analysis.entry import declined, specialisation
-from symdelay.analysis.projection import eigenvectors, first_lyapunov
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.numbers import GUARD, format_exact, format_number
+from symdelay.core.numbers import format_exact, format_number
 from symdelay.core.params import INFINITE_L, as_dps
+from symdelay.core.precision import GUARD
 from symdelay.core.result import Result
-from symdelay.core.symbols import theta as TH
 
-__all__ = ["NormalForm", "normal_form", "model_normal_form"]
+__all__ = [
+    "NormalForm",
+    "normal_form",
+    "model_normal_form",
+    "FirstLyapunov",
+    "HopfCoefficients",
+    "first_lyapunov",
+]
 
 
 STRUCTURAL_REASON = (
@@ -166,16 +172,6 @@ class NormalForm(Result):
         return draw(self, cycles, theta_max)
 
 
-def _num(e, subs, wp):
-    v = sp.N(sp.sympify(e).xreplace(subs), wp)
-    if not v.is_number:
-        raise SymdelayInputError(f"a value is missing: {e} does not evaluate to a number")
-    re, im = v.as_real_imag()
-    if im != 0:
-        return mpmath.mpc(str(re), str(im))
-    return mpmath.mpf(str(re))
-
-
 def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
     """The Hopf normal form of ``model`` at ``theta_c`` (``theta`` free, numbers for the
     rest): the family's specialisation first (the founding model's structured eigenvectors
@@ -185,14 +181,28 @@ def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
     if fast is not None:
         result = fast(model, dps=dps)
         if result is not None:
-            return result
+            return _with_closed_forms(model, result)
         declined(model, "normal_form", method)
-    return model_normal_form(model, dps=dps)
+    return _with_closed_forms(model, model_normal_form(model, dps=dps))
+
+
+def _with_closed_forms(model, result: NormalForm) -> NormalForm:
+    """The family's closed forms of ``l1`` and the amplitude, whichever path computed."""
+    import dataclasses
+
+    from symdelay.analysis.entry import closed_form
+
+    found = closed_form(model, "normal_form")
+    if found is None:
+        return result
+    return dataclasses.replace(result, closed_l1=found[0], closed_amplitude=found[1])
 
 
 def model_normal_form(model, dps: int = 15) -> NormalForm:
     """:class:`NormalForm` of a model with ``theta`` free and numbers for the rest (the
-    generic path of :func:`normal_form`)."""
+    generic path of :func:`normal_form`): the critical point from
+    :func:`symdelay.analysis.critical.critical`, ``c1`` and ``r'`` from
+    :class:`FirstLyapunov` there."""
     from symdelay.analysis.critical import critical
     from symdelay.analysis.stochastic import difference_weights
 
@@ -211,60 +221,12 @@ def model_normal_form(model, dps: int = 15) -> NormalForm:
     weights = difference_weights(model)
     if weights is None:
         raise SymdelayInputError(f"{model.name} declares no symmetry: no imbalance to follow")
-    states = model.states
-    n = len(states)
+    lyap = first_lyapunov(model, ("theta",), derivative=True)
     with mpmath.workdps(wp):
         th_c, w = +crit.critical, +crit.omega
-        th_sym = sp.Float(mpmath.nstr(th_c, wp + 5), wp + 5)
-        point = {
-            s: sp.sympify(v).xreplace({TH: th_sym}) for s, v in model.equilibrium.point.items()
-        }
-        subs = {**point, TH: th_sym}
-        Jsym = model.jacobian
-        A = mpmath.matrix(n, n)
-        At = mpmath.matrix(n, n)
-        dJ = Jsym.diff(TH)
-        for i, j in itertools.product(range(n), range(n)):
-            A[i, j] = _num(Jsym[i, j], {TH: th_sym}, wp)
-            At[i, j] = _num(dJ[i, j], {TH: th_sym}, wp)
-        # second and third derivatives of the drift at the equilibrium (sparse)
-        H, T3 = {}, {}
-        for i, F in enumerate(model.drift):
-            deps = [k for k, s in enumerate(states) if F.has(s)]
-            for j, k in itertools.combinations_with_replacement(deps, 2):
-                d2 = sp.diff(F, states[j], states[k])
-                if d2 == 0:
-                    continue
-                v = _num(d2, subs, wp)
-                if v != 0:
-                    for a, b in set(itertools.permutations((j, k))):
-                        H[(i, a, b)] = v
-                for ll in deps:
-                    if ll < k:
-                        continue
-                    d3 = sp.diff(d2, states[ll])
-                    if d3 == 0:
-                        continue
-                    v3 = _num(d3, subs, wp)
-                    if v3 != 0:
-                        for a, b, c in set(itertools.permutations((j, k, ll))):
-                            T3[(i, a, b, c)] = v3
-
-        def B(u, v):
-            out = mpmath.matrix(n, 1)
-            for (i, j, k), h in H.items():
-                out[i] += h * u[j] * v[k]
-            return out
-
-        def C(u, v, x):
-            out = mpmath.matrix(n, 1)
-            for (i, j, k, ll), t in T3.items():
-                out[i] += t * u[j] * v[k] * x[ll]
-            return out
-
-        eig = eigenvectors(A, w)
-        c1, _, rp = first_lyapunov(A, eig, B if H else None, C, At)
-        cq = mpmath.fsum(weights[j] * eig.q[j] for j in range(n))
+        hopf = lyap.hopf((th_c,), w)
+        c1, rp, q = hopf.c1, hopf.r_prime, hopf.q
+        cq = mpmath.fsum(weights[j] * q[j] for j in range(len(q)))
         c1x = c1 / abs(cq) ** 2  # the normalisation q_x = 1 (q -> q / q_x)
         l1 = mpmath.re(c1x) / w
         amp = (
@@ -273,24 +235,26 @@ def model_normal_form(model, dps: int = 15) -> NormalForm:
             else mpmath.nan
         )
         slope = mpmath.im(rp) - mpmath.im(c1) * mpmath.re(rp) / mpmath.re(c1)
-        res = mpmath.mnorm(A * eig.q - mpmath.mpc(0, w) * eig.q, 1)
         checks = {
-            "eigenvector_residual": res,
-            "quadratic_terms": bool(H),
+            "eigenvector_residual": hopf.residual,
+            "quadratic_terms": bool(lyap.H_idx),
             "c1_over_rprime": mpmath.re(c1x / rp),
         }
+    from symdelay.analysis.entry import family_options
+
+    own = family_options(model) or {}
     return NormalForm(
-        None,
-        None,
-        None,
-        None,
+        own.get("L"),
+        own.get("mu"),
+        own.get("lam"),
+        own.get("D"),
         dps,
         th_c,
         w,
         c1x,
         rp,
         l1,
-        None,
+        hopf.l1,
         amp,
         slope,
         None,
@@ -299,3 +263,262 @@ def model_normal_form(model, dps: int = 15) -> NormalForm:
         model.name,
         checks,
     )
+
+
+# ------------------------------------------------------------------------------ l1
+@dataclass(frozen=True)
+class HopfCoefficients:
+    """At one Hopf point: ``c1`` and ``r'`` for the critical eigenvector ``q`` (a column,
+    any scale: ``c1`` scales like ``|q|^2``, ``r'`` does not), ``l1`` (Kuznetsov's
+    normalisation ``<q, q> = 1``: ``Re c1 / (|q|^2 omega)``) and the eigenvector residual."""
+
+    c1: object
+    r_prime: object
+    q: object
+    l1: object
+    residual: object
+
+
+def first_lyapunov(model, names, *, derivative: bool = False) -> FirstLyapunov:
+    """The model's :class:`FirstLyapunov` in the parameters ``names``, cached on the model."""
+    key = f"first lyapunov {' '.join(names)}{' d' if derivative else ''}"
+    return model.cached(key, lambda: FirstLyapunov(model, names, derivative=derivative))
+
+
+class FirstLyapunov:
+    """The first Lyapunov coefficient ``l1`` of a model at its Hopf points, as a function of
+    the parameters ``names`` (every other one a number): the one computation of ``l1`` that
+    :func:`normal_form`, :func:`symdelay.analysis.stability_map.stability_map` (its
+    Bautin points) and the explorer read.
+
+    The drift's Jacobian, second and third derivatives at the equilibrium (in closed form)
+    are SymPy expressions in ``names``, evaluated in mpmath (:meth:`hopf`, ``__call__``), in
+    doubles (:meth:`fast`, the scan along a curve) or in Arb (:meth:`arb`, the proofs);
+    each evaluation finds the critical eigenvectors in its number type and applies
+    Kuznetsov's formula, :func:`symdelay.analysis.projection.c1_coefficient`.
+    ``derivative``: ``dA/d names[0]`` too, for ``r'`` (:meth:`hopf`)."""
+
+    def __init__(self, model, names, *, derivative: bool = False):
+        from symdelay.analysis.window import _resolve
+
+        eq = model.equilibrium
+        if not eq.exact:
+            raise SymdelayInputError("the equilibrium has no closed form")
+        subs = {}
+        syms = []
+        for name in names:
+            sym, rp = _resolve(model, name)
+            syms.append(sym)
+            if rp is not None:
+                subs[rp.base] = rp.L / sym
+        states = model.states
+        n = len(states)
+        point = dict(eq.point)
+
+        def at(e):
+            e = sp.sympify(e).xreplace(point)
+            return e.xreplace(subs) if subs else e
+
+        entries, self.A_idx, self.H_idx, self.T_idx, self.dA_idx = [], [], [], [], []
+        J = model.drift_jacobian
+        for i in range(n):
+            for j in range(n):
+                e = at(J[i, j])
+                if e != 0:
+                    self.A_idx.append((i, j))
+                    entries.append(e)
+        # the entries in the order _tensors reads them: A, every H, every T, then dA
+        second, third, dA = [], [], []
+        for i, F in enumerate(model.drift):
+            deps = [k for k, st in enumerate(states) if F.has(st)]
+            for a, b in itertools.combinations_with_replacement(deps, 2):
+                d2 = sp.diff(F, states[a], states[b])
+                if d2 == 0:
+                    continue
+                e = at(d2)
+                if e != 0:
+                    self.H_idx.append((i, a, b))
+                    second.append(e)
+                for c in deps:
+                    if c < b:
+                        continue
+                    d3 = sp.diff(d2, states[c])
+                    if d3 == 0:
+                        continue
+                    e3 = at(d3)
+                    if e3 != 0:
+                        self.T_idx.append((i, a, b, c))
+                        third.append(e3)
+        if derivative:
+            for (i, j), e in zip(self.A_idx, entries[: len(self.A_idx)]):
+                d = sp.diff(e, syms[0])
+                if d != 0:
+                    self.dA_idx.append((i, j))
+                    dA.append(d)
+        entries += second + third + dA
+        free = set().union(*(e.free_symbols for e in entries)) - set(syms)
+        if free:
+            raise SymdelayInputError(
+                "the normal form needs numbers for " + ", ".join(sorted(map(str, free)))
+            )
+        self.n = n
+        self._entries, self._syms = entries, syms
+        self._f_mp = self._f_np = self._f_arb = self._keys = None
+
+    # -------------------------------------------------------------- the tensors
+    def _tensors(self, vals):
+        """``(A, H, T3, dA)`` dicts from the evaluated entries (second and third derivatives
+        filled over every order of the indices)."""
+        if self._keys is None:
+            k = len(self.A_idx)
+            H = [((i, u, w), k + m) for m, (i, a, b) in enumerate(self.H_idx)
+                 for u, w in {(a, b), (b, a)}]  # fmt: skip
+            k += len(self.H_idx)
+            T = [((i, *perm), k + m) for m, (i, a, b, c) in enumerate(self.T_idx)
+                 for perm in set(itertools.permutations((a, b, c)))]  # fmt: skip
+            k += len(self.T_idx)
+            self._keys = (H, T, k)
+        H, T, k = self._keys
+        nA = len(self.A_idx)
+        return (
+            dict(zip(self.A_idx, vals[:nA])),
+            {key: vals[m] for key, m in H},
+            {key: vals[m] for key, m in T},
+            dict(zip(self.dA_idx, vals[k:])),
+        )
+
+    # -------------------------------------------------------------- mpmath
+    def hopf(self, values, w) -> HopfCoefficients:
+        """``c1``, ``r'`` (with ``derivative``), ``q`` and ``l1`` at the Hopf point
+        ``values``, frequency ``w``, in mpmath at the working precision in force."""
+        from symdelay.analysis.projection import c1_coefficient, eigenvectors
+
+        if self._f_mp is None:
+            self._f_mp = sp.lambdify(self._syms, self._entries, "mpmath")
+        n = self.n
+        Aent, H, T3, dA = self._tensors(self._f_mp(*values))
+        A = mpmath.matrix(n, n)
+        for (i, j), v in Aent.items():
+            A[i, j] = v
+        eig = eigenvectors(A, w, pin=None)
+        q = [eig.q[i] for i in range(n)]
+        pc = [mpmath.conj(eig.p[i]) for i in range(n)]
+
+        def solve(k, b):
+            M = A - mpmath.mpc(0, k * w) * mpmath.eye(n)
+            x = mpmath.lu_solve(M, mpmath.matrix(b))
+            return [x[i] for i in range(n)]
+
+        c1 = c1_coefficient(q, pc, H, T3, solve)
+        rp = None
+        if self.dA_idx:
+            Aq = [mpmath.mpf(0)] * n
+            for (i, j), v in dA.items():
+                Aq[i] += v * q[j]
+            rp = mpmath.fsum(pc[i] * Aq[i] for i in range(n))
+        norm2 = mpmath.fsum(abs(v) ** 2 for v in q)
+        residual = mpmath.mnorm(A * eig.q - mpmath.mpc(0, w) * eig.q, 1)
+        return HopfCoefficients(c1, rp, eig.q, mpmath.re(c1) / norm2 / w, residual)
+
+    def __call__(self, *args):
+        """``l1`` (``<q, q> = 1``) at ``(*values, omega)``, in mpmath."""
+        return self.hopf(args[:-1], args[-1]).l1
+
+    # -------------------------------------------------------------- doubles
+    def fast(self, *args) -> float:
+        """``l1`` (``<q, q> = 1``) at ``(*values, omega)`` in double precision (numpy): the
+        scan along a curve."""
+        from symdelay.analysis.projection import c1_coefficient
+
+        if self._f_np is None:
+            self._f_np = sp.lambdify(self._syms, self._entries, "numpy")
+        n, w = self.n, float(args[-1])
+        vals = np.asarray(self._f_np(*map(float, args[:-1])), dtype=float).tolist()
+        Aent, H, T3, _ = self._tensors(vals)
+        A = np.zeros((n, n))
+        for (i, j), v in Aent.items():
+            A[i, j] = v
+        ev, V = np.linalg.eig(A)
+        q = V[:, np.argmin(np.abs(ev - 1j * w))]
+        evl, U = np.linalg.eig(A.T)
+        p = U[:, np.argmin(np.abs(evl + 1j * w))]
+        q = q / np.linalg.norm(q)
+        p = p / np.conj(np.vdot(p, q))  # conj(p)^T q = 1
+
+        def solve(k, b):
+            return list(np.linalg.solve(A - k * 1j * w * np.eye(n), np.asarray(b, complex)))
+
+        c1 = c1_coefficient(list(q), list(np.conj(p)), H, T3, solve)
+        return float(complex(c1).real) / w
+
+    # -------------------------------------------------------------- Arb
+    def arb(self, *args):
+        """An Arb ball containing ``Re c1`` (``c1`` with the critical eigenvector scaled so
+        that one component is 1: a positive multiple of the unit-norm ``c1``, so the same
+        sign as ``l1``) for every point of the balls ``(*values, omega)`` that is a Hopf
+        point, or None where a linear solve cannot be certified over them (then ``l1`` is
+        not proved well defined there)."""
+        import flint
+
+        from symdelay.analysis.projection import c1_coefficient
+        from symdelay.model.arb_eval import arb_evaluator
+
+        if self._f_arb is None:
+            self._f_arb = arb_evaluator(self._entries, self._syms, cse=True)
+        n, w = self.n, args[-1]
+        vals = self._f_arb(list(args[:-1]))
+        # the index of the largest component of the eigenvector, the row to drop (largest
+        # component of the left eigenvector), from doubles
+        mids = [float(v.mid()) for v in vals]
+        A0 = np.zeros((n, n))
+        for k, (i, j) in enumerate(self.A_idx):
+            A0[i, j] = mids[k]
+        wf = float(w.mid())
+        ev, V = np.linalg.eig(A0)
+        col = int(np.argmin(np.abs(ev - 1j * wf)))
+        piv = int(np.argmax(np.abs(V[:, col])))
+        evl, U = np.linalg.eig(A0.T)
+        drop = int(np.argmax(np.abs(U[:, int(np.argmin(np.abs(evl + 1j * wf)))])))
+        A = [[flint.acb(0)] * n for _ in range(n)]
+        Aent, H, T3, _ = self._tensors(vals)
+        for (i, j), v in Aent.items():
+            A[i][j] = flint.acb(v)
+        iw = flint.acb(0, w)
+        try:
+            # q: (A - i w) q = 0 with q[piv] = 1, the row `drop` left out (implied at a
+            # Hopf point, the left eigenvector's component there being the largest)
+            rows = [r for r in range(n) if r != drop]
+            cols = [c for c in range(n) if c != piv]
+            M = flint.acb_mat(
+                n - 1, n - 1, [A[r][c] - (iw if r == c else 0) for r in rows for c in cols]
+            )
+            rhs = flint.acb_mat(n - 1, 1, [-(A[r][piv] - (iw if r == piv else 0)) for r in rows])
+            sol = M.solve(rhs)
+            q = [flint.acb(1)] * n
+            for t, c in enumerate(cols):
+                q[c] = sol[t, 0]
+            # conj(p): the left eigenvector, conj(p)^T (A - i w) = 0, component `drop` = 1
+            # (solved from the transposed system without the column `piv`)
+            Mt = flint.acb_mat(
+                n - 1, n - 1, [A[r][c] - (iw if r == c else 0) for c in cols for r in rows]
+            )
+            rt = flint.acb_mat(n - 1, 1, [-(A[drop][c] - (iw if c == drop else 0)) for c in cols])
+            solt = Mt.solve(rt)
+            pc = [flint.acb(1)] * n  # conj(p), unnormalised
+            for t, r in enumerate(rows):
+                pc[r] = solt[t, 0]
+            scale = sum((pc[i] * q[i] for i in range(n)), flint.acb(0))
+            pc = [v / scale for v in pc]
+
+            def solve(k, b):
+                M = flint.acb_mat(
+                    n, n, [A[i][j] - (k * iw if i == j else 0) for i in range(n) for j in range(n)]
+                )
+                x = M.solve(flint.acb_mat(n, 1, b))
+                return [x[i, 0] for i in range(n)]
+
+            c1 = c1_coefficient(q, pc, H, T3, solve)
+        except ZeroDivisionError:
+            return None
+        # |q|^2 > 0 and w > 0 scale l1 by a positive factor: the sign of Re c1 is l1's
+        return c1.real

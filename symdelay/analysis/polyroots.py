@@ -55,6 +55,7 @@ from symdelay.analysis.rootset import CertifiedRoot, RootSet, order_key
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
+from symdelay.core.precision import GUARD, digits, work_bits
 
 __all__ = ["polynomial_roots", "exact_counts", "axis_roots", "ExactCounts", "METHODS"]
 
@@ -253,10 +254,6 @@ def exact_counts(coeffs_high_first) -> ExactCounts:
 
 
 # ------------------------------------------------------------------------------ roots
-def _bits(dps: int) -> int:
-    return int(dps * 3.33) + 30
-
-
 def _acb_coeffs(coeffs, kind, prec):
     out = []
     with flint.ctx.workprec(prec):
@@ -265,9 +262,9 @@ def _acb_coeffs(coeffs, kind, prec):
                 re_, im_ = sp.Rational(sp.re(c)), sp.Rational(sp.im(c))
                 out.append(flint.acb(flint.arb(_fmpq(re_)), flint.arb(_fmpq(im_))))
             else:
-                digits = int(prec / 3.32) + 10
-                v = sp.N(c, digits)
-                re_, im_ = (sp.Float(x, digits) for x in v.as_real_imag())
+                ndigits = digits(prec) + GUARD
+                v = sp.N(c, ndigits)
+                re_, im_ = (sp.Float(x, ndigits) for x in v.as_real_imag())
                 rad = flint.arb(2) ** (-prec + 4) * (abs(float(re_)) + abs(float(im_)) + 1e-300)
                 out.append(
                     flint.acb(
@@ -367,7 +364,7 @@ def polynomial_roots(poly, var=None, dps: int = 30, method: str = "auto") -> Roo
             )
             method = "fmpz" if bits > 4 * n and n >= 80 else "acb"
     G_roots = None
-    prec = _bits(dps + 10)
+    prec = work_bits(dps)
     for _attempt in range(8):
         raw = _raw_roots(coeffs, kind, method, prec)
         if sum(m for _, m in raw) != n:

@@ -13,7 +13,10 @@ With a parameter ``p`` entering ``A``, the crossing eigenvalue moves at
 ``r'(p) = <p, A_p q>``; the cycle born at the crossing has ``|z|^2 = -Re r' (p - p_c)/Re c1``
 and frequency ``omega + (Im r' - Im c1 Re r' / Re c1) (p - p_c)``.
 
-The functions take mpmath matrices and callables at the working precision in force.
+:func:`eigenvectors` finds ``q``, ``p`` in mpmath at the working precision in force;
+:func:`c1_coefficient` is the formula itself, for vectors in any number type (mpmath,
+doubles, Arb balls), so that every evaluation of ``l1`` in the package
+(:class:`symdelay.analysis.normal_form.FirstLyapunov`) runs this one code.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import numpy as np
 
 from symdelay.core.errors import VerificationError
 
-__all__ = ["CriticalEigen", "eigenvectors", "first_lyapunov"]
+__all__ = ["CriticalEigen", "eigenvectors", "c1_coefficient"]
 
 
 @dataclass(frozen=True)
@@ -98,22 +101,36 @@ def eigenvectors(A, omega, pin: int = 0) -> CriticalEigen:
     return CriticalEigen(omega, q, p)
 
 
-def first_lyapunov(A, eig: CriticalEigen, B, C, A_param=None):
-    """``(c1, l1, r')``: Kuznetsov's formula; ``B(u, v)``, ``C(u, v, w)`` return columns
-    (``B`` may be None: no quadratic terms); ``A_param`` is ``dA/dp`` (None: ``r'`` None)."""
-    q, p, w = eig.q, eig.p, eig.omega
-    qb = q.conjugate()
-    n = A.rows
+def c1_coefficient(q, pc, H, T3, solve):
+    """Kuznetsov's ``c1`` for vectors given as lists, in any number type (mpmath, Python
+    complex, Arb): the one formula of the package.
 
-    def dot(u, v):
-        return (_H(u) * v)[0]
+    ``q``: ``A q = i w q``; ``pc``: ``conj(p)`` with ``conj(p)^T q = 1``; ``H``:
+    ``{(i, a, b): d^2 F_i / ds_a ds_b}`` and ``T3``: ``{(i, a, b, c): d^3 F_i / ...}`` (every
+    order of the indices present); ``solve(k, b)``: ``x`` with ``(A - k i w I) x = b`` for
+    ``k = 0`` and ``k = 2`` (called only where ``H`` has entries).
 
-    total = C(q, q, qb)
-    if B is not None:
-        b11 = B(q, qb)
-        b20 = B(q, q)
-        total = total - 2 * B(q, mpmath.lu_solve(A, b11))
-        total = total + B(qb, mpmath.lu_solve(mpmath.mpc(0, 2 * w) * mpmath.eye(n) - A, b20))
-    c1 = dot(p, total) / 2
-    rp = None if A_param is None else dot(p, A_param * q)
-    return c1, mpmath.re(c1) / w, rp
+        c1 = 1/2 <p, C(q, q, conj q) - 2 B(q, A^-1 B(q, conj q))
+                     + B(conj q, (2 i w - A)^-1 B(q, q))>
+    """
+    n = len(q)
+    qb = [v.conjugate() for v in q]
+
+    def Bf(u, v):
+        out = [0 * q[0]] * n
+        for (i, j, m), h in H.items():
+            out[i] = out[i] + h * u[j] * v[m]
+        return out
+
+    total = [0 * q[0]] * n
+    for (i, j, m, k), t in T3.items():
+        total[i] = total[i] + t * q[j] * q[m] * qb[k]
+    if H:
+        u = solve(0, Bf(q, qb))
+        v = solve(2, Bf(q, q))  # (A - 2iw) v = B(q, q): v = -(2iw - A)^-1 B(q, q)
+        t1, t2 = Bf(q, u), Bf(qb, v)
+        total = [total[i] - 2 * t1[i] - t2[i] for i in range(n)]
+    c1 = 0 * q[0]
+    for i in range(n):
+        c1 = c1 + pc[i] * total[i]
+    return c1 / 2

@@ -56,9 +56,10 @@ that ends on a fold with ``w -> 0`` is not one. ``cusp`` (and ``fold_crossing``,
 derivatives in ``(x, y)`` vanish, solved exactly (:func:`_fold_singular_points`).
 ``bautin`` (``bautin=True``; by default
 when the map has at most 4 Hopf curves and the model at most 12 states): where the first
-Lyapunov coefficient ``l1`` changes sign along a Hopf curve. ``l1`` (Kuznetsov's projection
-formula, :mod:`symdelay.analysis.projection`, on the drift's Jacobian, second and third
-derivatives at the closed-form equilibrium; the critical eigenvector of unit norm) is
+Lyapunov coefficient ``l1`` changes sign along a Hopf curve. ``l1`` (the one computation of
+:func:`symdelay.analysis.normal_form.first_lyapunov`, the normal form's: Kuznetsov's formula
+on the drift's Jacobian, second and third derivatives at the closed-form equilibrium; the
+critical eigenvector of unit norm, ``normal_form(...).l1_unit`` at the same point) is
 scanned in double precision at every certified point of the curve; a sign change between
 neighbours is checked again in mpmath and its zero located along the curve (the coordinate
 the curve moves along faster held fixed, the Hopf equations solved for the other two, the
@@ -89,7 +90,6 @@ import numpy as np
 
 from symdelay.analysis.entry import declined, require_table, specialisation
 from symdelay.analysis.map_core import (
-    GUARD,
     MapCurve,
     StabilityMap,
     W,
@@ -107,6 +107,7 @@ from symdelay.analysis.map_core import (
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
+from symdelay.core.precision import GUARD
 from symdelay.core.symbols import r as R_SYMBOL
 
 __all__ = ["StabilityMap", "MapCurve", "stability_map", "estimate_seconds"]
@@ -978,246 +979,16 @@ def _crossings(result, systems, xs, ys, dps, *, x=None, y=None):
 
 
 # ============================================================================ Bautin points
-class _Lyapunov:
-    """The first Lyapunov coefficient ``l1`` at a Hopf point ``(x, y, omega)`` of a map:
-    Kuznetsov's projection formula (:mod:`symdelay.analysis.projection`) on the drift's
-    Jacobian, second and third derivatives at the equilibrium, each a SymPy expression in
-    the two axes (the equilibrium in closed form), evaluated in mpmath. ``l1 = Re c1 /
-    omega`` with the critical eigenvector of unit norm (the sign does not depend on the
-    normalisation: a scale s of q multiplies c1 by |s|^2)."""
-
-    def __init__(self, model, names):
-        from symdelay.analysis.window import _resolve
-
-        eq = model.equilibrium
-        if not eq.exact:
-            raise SymdelayInputError("the equilibrium has no closed form")
-        subs = {}
-        syms = []
-        for name in names:
-            sym, rp = _resolve(model, name)
-            syms.append(sym)
-            if rp is not None:
-                subs[rp.base] = rp.L / sym
-        states = model.states
-        n = len(states)
-        point = dict(eq.point)
-
-        def at(e):
-            e = sp.sympify(e).xreplace(point)
-            return e.xreplace(subs) if subs else e
-
-        entries, self.A_idx, self.H_idx, self.T_idx = [], [], [], []
-        J = model.drift_jacobian
-        for i in range(n):
-            for j in range(n):
-                e = at(J[i, j])
-                if e != 0:
-                    self.A_idx.append((i, j))
-                    entries.append(e)
-        # the entries in the order _tensors and fast read them: A, then every H, then every T
-        second, third = [], []
-        for i, F in enumerate(model.drift):
-            deps = [k for k, st in enumerate(states) if F.has(st)]
-            for a, b in itertools.combinations_with_replacement(deps, 2):
-                d2 = sp.diff(F, states[a], states[b])
-                if d2 == 0:
-                    continue
-                e = at(d2)
-                if e != 0:
-                    self.H_idx.append((i, a, b))
-                    second.append(e)
-                for c in deps:
-                    if c < b:
-                        continue
-                    d3 = sp.diff(d2, states[c])
-                    if d3 == 0:
-                        continue
-                    e3 = at(d3)
-                    if e3 != 0:
-                        self.T_idx.append((i, a, b, c))
-                        third.append(e3)
-        entries += second + third
-        free = set().union(*(e.free_symbols for e in entries)) - set(syms)
-        if free:
-            raise SymdelayInputError(
-                "the normal form needs numbers for " + ", ".join(sorted(map(str, free)))
-            )
-        self.n = n
-        self.f = sp.lambdify(syms, entries, "mpmath")
-        self.f_np = sp.lambdify(syms, entries, "numpy")
-        self._entries, self._syms, self._f_arb = entries, syms, None
-
-    def _tensors(self, vals):
-        """``({(i, j): A_ij}, {(i, a, b): H}, {(i, a, b, c): T})`` from the evaluated
-        entries (second and third derivatives filled over every order of the indices)."""
-        it = iter(vals)
-        A = {ij: next(it) for ij in self.A_idx}
-        H, T3 = {}, {}
-        for i, a, b in self.H_idx:
-            v = next(it)
-            for u, w in {(a, b), (b, a)}:
-                H[(i, u, w)] = v
-        for i, a, b, c in self.T_idx:
-            v = next(it)
-            for u, w, t in set(itertools.permutations((a, b, c))):
-                T3[(i, u, w, t)] = v
-        return A, H, T3
-
-    def arb(self, x, y, w):
-        """An Arb ball containing ``Re c1`` (``c1`` with the critical eigenvector scaled so
-        that one component is 1: a positive multiple of the unit-norm ``c1``, so the same
-        sign as ``l1``) for every point of the balls ``x, y, w`` that is a Hopf point, or
-        None where a linear solve cannot be certified over them (then ``l1`` is not proved
-        well defined there)."""
-        from symdelay.model.arb_eval import arb_evaluator
-
-        if self._f_arb is None:
-            self._f_arb = arb_evaluator(self._entries, self._syms, cse=True)
-        n = self.n
-        vals = self._f_arb([x, y])
-        # the index of the largest component of the eigenvector, the row to drop (largest
-        # component of the left eigenvector), from doubles
-        mids = [float(v.mid()) for v in vals]
-        A0 = np.zeros((n, n))
-        for k, (i, j) in enumerate(self.A_idx):
-            A0[i, j] = mids[k]
-        wf = float(w.mid())
-        ev, V = np.linalg.eig(A0)
-        col = int(np.argmin(np.abs(ev - 1j * wf)))
-        piv = int(np.argmax(np.abs(V[:, col])))
-        evl, U = np.linalg.eig(A0.T)
-        drop = int(np.argmax(np.abs(U[:, int(np.argmin(np.abs(evl + 1j * wf)))])))
-        A = [[flint.acb(0)] * n for _ in range(n)]
-        Aent, H, T3 = self._tensors(vals)
-        for (i, j), v in Aent.items():
-            A[i][j] = flint.acb(v)
-        iw = flint.acb(0, w)
-        try:
-            # q: (A - i w) q = 0 with q[piv] = 1, the row `drop` left out (implied at a
-            # Hopf point, the left eigenvector's component there being the largest)
-            rows = [r for r in range(n) if r != drop]
-            cols = [c for c in range(n) if c != piv]
-            M = flint.acb_mat(
-                n - 1, n - 1, [A[r][c] - (iw if r == c else 0) for r in rows for c in cols]
-            )
-            rhs = flint.acb_mat(n - 1, 1, [-(A[r][piv] - (iw if r == piv else 0)) for r in rows])
-            sol = M.solve(rhs)
-            q = [flint.acb(1)] * n
-            for t, c in enumerate(cols):
-                q[c] = sol[t, 0]
-            # conj(p): the left eigenvector, conj(p)^T (A - i w) = 0, component `drop` = 1
-            # (solved from the transposed system without the column `piv`)
-            Mt = flint.acb_mat(
-                n - 1, n - 1, [A[r][c] - (iw if r == c else 0) for c in cols for r in rows]
-            )
-            rt = flint.acb_mat(n - 1, 1, [-(A[drop][c] - (iw if c == drop else 0)) for c in cols])
-            solt = Mt.solve(rt)
-            pc = [flint.acb(1)] * n  # conj(p), unnormalised
-            for t, r in enumerate(rows):
-                pc[r] = solt[t, 0]
-            scale = sum((pc[i] * q[i] for i in range(n)), flint.acb(0))
-            qb = [v.conjugate() for v in q]
-
-            def B(u, v):
-                out = [flint.acb(0)] * n
-                for (i, j, m), h in H.items():
-                    out[i] += h * u[j] * v[m]
-                return out
-
-            total = [flint.acb(0)] * n
-            for (i, j, m, l_), t in T3.items():
-                total[i] += t * q[j] * q[m] * qb[l_]
-            if H:
-                Am = flint.acb_mat(n, n, [A[i][j] for i in range(n) for j in range(n)])
-                b11 = B(q, qb)
-                u = Am.solve(flint.acb_mat(n, 1, b11))
-                t1 = B(q, [u[i, 0] for i in range(n)])
-                M2 = flint.acb_mat(
-                    n, n, [(2 * iw if i == j else 0) - A[i][j] for i in range(n) for j in range(n)]
-                )
-                v = M2.solve(flint.acb_mat(n, 1, B(q, q)))
-                t2 = B(qb, [v[i, 0] for i in range(n)])
-                total = [total[i] - 2 * t1[i] + t2[i] for i in range(n)]
-        except ZeroDivisionError:
-            return None
-        c1 = sum((pc[i] * total[i] for i in range(n)), flint.acb(0)) / scale / 2
-        # |q|^2 > 0 and w > 0 scale l1 by a positive factor: the sign of Re c1 is l1's
-        return c1.real
-
-    def fast(self, x, y, w):
-        """``l1`` in double precision (numpy): the scan along a curve."""
-        n = self.n
-        vals = np.asarray(self.f_np(float(x), float(y)), dtype=float)
-        w = float(w)
-        k = 0
-        A = np.zeros((n, n))
-        for i, j in self.A_idx:
-            A[i, j] = vals[k]
-            k += 1
-        H = np.zeros((n, n, n))
-        for i, a, b in self.H_idx:
-            H[i, a, b] = H[i, b, a] = vals[k]
-            k += 1
-        T = np.zeros((n, n, n, n))
-        for i, a, b, c in self.T_idx:
-            for u, v, t in set(itertools.permutations((a, b, c))):
-                T[i, u, v, t] = vals[k]
-            k += 1
-        ev, V = np.linalg.eig(A)
-        q = V[:, np.argmin(np.abs(ev - 1j * w))]
-        evl, U = np.linalg.eig(A.T)
-        p = U[:, np.argmin(np.abs(evl + 1j * w))]
-        q = q / np.linalg.norm(q)
-        p = p / np.conj(np.vdot(p, q))  # conj(p)^T q = 1
-        qb = np.conj(q)
-        total = np.einsum("iabc,a,b,c->i", T, q, q, qb)
-        if self.H_idx:
-            b11 = np.einsum("iab,a,b->i", H, q, qb)
-            b20 = np.einsum("iab,a,b->i", H, q, q)
-            total = total - 2 * np.einsum("iab,a,b->i", H, q, np.linalg.solve(A, b11))
-            M = 2j * w * np.eye(n) - A
-            total = total + np.einsum("iab,a,b->i", H, qb, np.linalg.solve(M, b20))
-        c1 = np.vdot(p, total) / 2
-        return float(c1.real) / w
-
-    def __call__(self, x, y, w):
-        from symdelay.analysis.projection import eigenvectors, first_lyapunov
-
-        n = self.n
-        Aent, H, T3 = self._tensors(self.f(x, y))
-        A = mpmath.matrix(n, n)
-        for (i, j), v in Aent.items():
-            A[i, j] = v
-
-        def B(u, v):
-            out = mpmath.matrix(n, 1)
-            for (i, j, m), h in H.items():
-                out[i] += h * u[j] * v[m]
-            return out
-
-        def C(u, v, z):
-            out = mpmath.matrix(n, 1)
-            for (i, j, m, l_), t in T3.items():
-                out[i] += t * u[j] * v[m] * z[l_]
-            return out
-
-        eig = eigenvectors(A, w, pin=None)
-        c1, _, _ = first_lyapunov(A, eig, B if H else None, C)
-        norm2 = mpmath.fsum(abs(eig.q[i]) ** 2 for i in range(n))
-        return mpmath.re(c1) / norm2 / w
-
-
 def _bautin_points(model, curves, systems, names, dps, box, notes):
     """Bautin points of the Hopf curves: ``l1`` at every certified point of each curve; where
     it changes sign between neighbours the zero is located along the curve (the coordinate
     the curve moves along faster held fixed, the Hopf system solved for the others, the
     Illinois method on that coordinate to ``dps`` digits) and the Hopf point there proved
     by Krawczyk. Returns ``(points, {curve index: [l1, ...]})``."""
+    from symdelay.analysis.normal_form import first_lyapunov
+
     try:
-        lyap = model.cached(
-            f"stability_map lyapunov {names[0]} {names[1]}", lambda: _Lyapunov(model, names)
-        )
+        lyap = first_lyapunov(model, tuple(names))
     except (SymdelayInputError, NotImplementedError) as exc:
         notes.append(f"no Bautin search: {exc}")
         return [], {}
@@ -1320,5 +1091,6 @@ def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps, box):
 
 def _bautin_proof(lyap, system, z, c, dps) -> bool:
     """Prove a zero of ``l1`` on the Hopf curve near the located point ``z``
-    (:func:`prove_zero_along` with ``Re c1`` in Arb, :meth:`_Lyapunov.arb`)."""
+    (:func:`prove_zero_along` with ``Re c1`` in Arb,
+    :meth:`symdelay.analysis.normal_form.FirstLyapunov.arb`)."""
     return prove_zero_along(system, z, c, dps, lambda pt: lyap.arb(*pt[:3]))

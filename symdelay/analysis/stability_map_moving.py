@@ -56,7 +56,6 @@ import mpmath
 import numpy as np
 
 from symdelay.analysis.map_core import (
-    GUARD,
     MapCurve,
     StabilityMap,
     W,
@@ -72,6 +71,7 @@ from symdelay.analysis.map_core import (
 )
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.precision import GUARD, workdps
 from symdelay.core.symbols import r as R_SYMBOL
 
 __all__ = ["moving_stability_map", "equilibrium_moves"]
@@ -513,7 +513,7 @@ def _turning_points(branches, systems, dps, box, notes):
     Jacobian) to ``dps`` digits, then proved (:func:`_slope_arb` changes sign)."""
 
     out = []
-    with mpmath.workdps(dps + 10):
+    with workdps(dps):
         for kind, pts, tans, _ends in branches:
             system = systems[(0, kind)]
             n = len(system.syms)
@@ -626,7 +626,7 @@ def _crossings(st, result, dps, eqs, *, x=None, y=None):
     seeds = _scan_line(st, fix, float(value), float(lo), float(hi), 4 * SCAN, s0)
     out = []
     box_exact = (xlo, xhi, ylo, yhi)
-    with mpmath.workdps(dps + 10):
+    with workdps(dps):
         for kind, z in seeds:
             system = st.hopf if kind == "hopf" else st.fold
             z = np.array(z, dtype=float)

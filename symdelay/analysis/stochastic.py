@@ -7,8 +7,9 @@ variance, each behind one entry that takes the model first.
   generated from its transition table (:func:`symdelay.analysis.simulate.generated_kernel`,
   cached on the model).
 - :func:`variance` -> :class:`StationaryVariance`: ``lim Var(w . X)/eta`` from the
-  Lyapunov equation at the equilibrium (the founding model's difference-mode solve and
-  closed form first; otherwise :func:`symdelay.analysis.lna.linear_noise` on the table).
+  Lyapunov equation at the equilibrium (the founding model's difference-mode solve first;
+  otherwise :func:`symdelay.analysis.lna.linear_noise` on the table); the family's closed
+  form is attached on both paths.
 
 Both paths of an entry return the same record; ``method="generic"`` forces the table's path
 (tests compare the two), ``method="specialised"`` the fast path only. Work that grows with
@@ -32,7 +33,10 @@ __all__ = [
     "simulate",
     "StationaryVariance",
     "variance",
+    "SimulatedVariance",
+    "simulated_variance",
     "difference_weights",
+    "variance_parameters",
     "check_simulation_cost",
     "check_seed",
     "check_table_cost",
@@ -375,27 +379,30 @@ def _generic_simulate(
 class StationaryVariance(Result):
     """The LNA stationary variance of an imbalance, ``lim Var(w . X)/eta = value``.
 
-    ``value`` is exact (a SymPy Rational) when ``exact``, else a number refined to ``dps``
-    digits; ``sigma`` is the stationary covariance (scaled by eta) whose ``A``, ``B`` are the
-    Lyapunov data. The founding model's record (``L`` set) is that of the difference
-    coordinates ``(x, w_1..w_L)`` and carries the ``closed_form`` in ``mu, lam, theta, D``
-    (L <= 2); a table's record carries the ``weights`` ``w`` of its states. JSON:
-    ``{"parameters", "dps", "exact", "var_x_over_eta", "closed_form"}``, and with weights
-    also ``"weights", "var_over_eta", "exact_value"``.
+    One record whatever path made it: ``value`` is exact (a SymPy Rational) when ``exact``,
+    else a number refined to ``dps`` digits; ``weights`` are ``w``, one per state of the
+    model (``states``); ``parameters`` the model's own options (or its parameter values);
+    ``closed_form`` the family's closed form of the value where it has one (the founding
+    model, L <= 2: in ``mu, lam, theta, D``), attached on every path. ``sigma`` is the
+    stationary covariance in ``coordinates`` (the states, or the imbalances ``a-b`` of a
+    symmetric model) and ``A``, ``B`` its Lyapunov data there; ``method`` says which path
+    solved it. JSON: ``{"parameters", "dps", "exact", "var_x_over_eta", "exact_value",
+    "weights", "imbalance", "closed_form", "method"}``.
     """
 
-    parameters: dict  # the JSON's "parameters"
+    parameters: dict
     value: object
-    sigma: object
-    A: object
-    B: object
     exact: bool
-    model_name: str | None = None
+    weights: tuple
+    states: tuple
     dps: int = 30
     closed_form: object = None
-    weights: tuple | None = None
-    states: tuple | None = None  # names, with weights
-    L: int | None = None
+    sigma: object = None
+    A: object = None
+    B: object = None
+    coordinates: tuple = ()
+    method: str = ""
+    model_name: str | None = None
 
     @property
     def var_x_over_eta(self):
@@ -408,7 +415,9 @@ class StationaryVariance(Result):
         """The value as a decimal string with ``dps`` significant digits."""
         import mpmath
 
-        with mpmath.workdps(self.dps):
+        from symdelay.core.precision import workdps
+
+        with workdps(self.dps):
             v = self.value
             if getattr(v, "is_Rational", False):
                 num = mpmath.mpf(int(v.p)) / int(v.q)
@@ -418,37 +427,21 @@ class StationaryVariance(Result):
                 num = mpmath.mpf(v)
             return mpmath.nstr(num, self.dps, strip_zeros=False)
 
-    def _short_decimal(self) -> str:
-        """As the generic command printed it (trailing zeros stripped)."""
-        import mpmath
-
-        with mpmath.workdps(self.dps + 10):
-            v = self.value
-            num = (
-                mpmath.mpf(v.p) / v.q
-                if getattr(v, "is_Rational", False)
-                else mpmath.mpf(str(v.evalf(self.dps + 10)) if hasattr(v, "evalf") else v)
-            )
-            return mpmath.nstr(num, self.dps)
-
     def record(self) -> dict:
-        out = {
+        return {
             "parameters": dict(self.parameters),
             "dps": self.dps,
             "exact": self.exact,
             "var_x_over_eta": self.decimal(),
+            "exact_value": str(self.value) if self.exact else None,
+            "weights": [str(w) for w in self.weights],
+            "imbalance": self.imbalance(),
             "closed_form": None if self.closed_form is None else str(self.closed_form),
+            "method": self.method,
         }
-        if self.weights is not None:
-            out["weights"] = [str(w) for w in self.weights]
-            out["var_over_eta"] = self._short_decimal()
-            out["exact_value"] = str(self.value) if self.exact else None
-        return out
 
     def imbalance(self) -> str:
-        """``Q1-Q2`` (founding) or the weighted sum of the states, e.g. ``q1 - q2``."""
-        if self.weights is None or self.states is None:
-            return "Q1-Q2"
+        """The weighted sum of the states, e.g. ``q1 - q2``."""
         terms = []
         for x, s in zip(self.weights, self.states):
             if x == 0:
@@ -459,19 +452,69 @@ class StationaryVariance(Result):
 
     def summary(self) -> str:
         """One line (the command's text output)."""
-        if self.weights is None:
-            cf = "" if self.closed_form is None else f"  closed form: {self.closed_form}"
-            return f"Var(Q1-Q2)/eta -> {self.decimal()}{cf}"
         exact = f" (= {self.value})" if self.exact else ""
-        return f"Var({self.imbalance()})/eta -> {self._short_decimal()}{exact}"
+        cf = "" if self.closed_form is None else f"  closed form: {self.closed_form}"
+        return f"Var({self.imbalance()})/eta -> {self.decimal()}{exact}{cf}"
 
     def latex(self) -> str:
         from symdelay.core.latex import tex
 
         value = tex(self.value) if self.exact else self.decimal()
         parts = ([] if self.closed_form is None else [tex(self.closed_form)]) + [value]
-        what = r"Q_1 - Q_2" if self.weights is None else self.imbalance()
-        return rf"\frac{{\operatorname{{Var}}({what})}}{{\eta}} \to " + " = ".join(parts)
+        return rf"\frac{{\operatorname{{Var}}({self.imbalance()})}}{{\eta}} \to " + " = ".join(
+            parts
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class SimulatedVariance(Result):
+    """Time-average estimate of ``Var(w . X)/eta`` with a batch-means interval."""
+
+    estimate: float
+    interval: tuple
+    batches: int
+    samples: int
+    events: int
+    model_name: str | None = None
+
+    @property
+    def halfwidth(self) -> float:
+        return (self.interval[1] - self.interval[0]) / 2
+
+
+def simulated_variance(
+    model, eta=1000, *, T=2000, burn_in=50, dt=0.25, batches=20, seed=7, level=0.95,
+    weights=None, progress: Callable[[int], None] | None = None, force=False,
+) -> SimulatedVariance:  # fmt: skip
+    """``Var(w . X)/eta`` from one long exact path of ``model`` (:func:`simulate`) started
+    at its rounded equilibrium, the simulated counterpart of :func:`variance` (``w``
+    default :func:`difference_weights`). Samples on the grid after ``burn_in`` are cut
+    into ``batches`` consecutive batches; each gives ``mean((X - mean X)^2)/eta``; the
+    interval is Student-t on the batch estimates at ``level``."""
+    from scipy import stats
+
+    if not 0 <= burn_in < T:
+        raise SymdelayInputError(f"burn_in must satisfy 0 <= burn_in < T, got {burn_in}")
+    if isinstance(batches, bool) or not isinstance(batches, int) or batches < 2:
+        raise SymdelayInputError(f"batches must be an integer >= 2, got {batches}")
+    w = np.asarray(difference_weights(model) if weights is None else weights, dtype=float)
+    point = model.equilibrium.point
+    init = [round(float(point[s]) * eta) for s in model.states]
+    sim = simulate(model, eta, T, dt=dt, initial=init, seed=seed, force=force)
+    if progress is not None:
+        progress(1)
+    X = (sim.paths[0] @ w) * eta
+    X = X[np.asarray(sim.t) >= burn_in]
+    n = X.size // batches
+    if n < 2:
+        raise SymdelayInputError("too few samples per batch: increase T or decrease dt")
+    X = X[: n * batches].reshape(batches, n)
+    est_b = ((X - X.mean()) ** 2).mean(axis=1) / eta
+    est = float(est_b.mean())
+    half = float(stats.t.ppf((1 + level) / 2, batches - 1) * est_b.std(ddof=1) / np.sqrt(batches))
+    return SimulatedVariance(
+        est, (est - half, est + half), batches, n * batches, sim.events, model_name=model.name
+    )
 
 
 def difference_weights(model) -> list | None:
@@ -485,6 +528,24 @@ def difference_weights(model) -> list | None:
     return w
 
 
+def variance_parameters(model) -> dict:
+    """The ``"parameters"`` of a variance (and spectrum) record: the model's name, its own
+    options (a family's model object) or parameter values, as text; the same on every
+    path."""
+    from symdelay.analysis.entry import family_options
+
+    options = family_options(model)
+    own = options if options is not None else {str(k): v for k, v in model.values.items()}
+    out = {"model": model.name}
+    for k, v in own.items():
+        if v is None:
+            continue
+        if isinstance(v, (list, tuple)):
+            v = ",".join(str(x) for x in v)
+        out[str(k)] = v if isinstance(v, int) and not isinstance(v, bool) else str(v)
+    return out
+
+
 def variance(
     model,
     dps: int = 30,
@@ -496,12 +557,30 @@ def variance(
 ) -> StationaryVariance:
     """The LNA stationary variance ``lim Var(w . X)/eta`` of the imbalance ``w``
     (default :func:`difference_weights`, ``q1 - q2``) at the equilibrium of ``model``;
-    exact when the data are. Refused where the equilibrium is not stable (no stationary
-    variance), and over the shared budget unless ``force``.
+    exact when the data are.
+
+    Parameters
+    ----------
+    model : Model
+        A model with numbers for every parameter and a stable equilibrium.
+    dps : int
+        Significant digits of the value (5..10000).
+    method : {"auto", "generic", "specialised"}
+        ``"auto"``: the family's fast path first (the founding model's difference-mode
+        Lyapunov solve), else the Lyapunov equation of the full table
+        (:func:`symdelay.analysis.lna.linear_noise`); the others force one path.
+    weights : sequence, optional
+        ``w``, one number per state (default: the first imbalance of the symmetry).
+    closed_form : bool
+        Attach the family's closed form (where it has one).
+    force : bool
+        Run even when the estimated cost is over the shared budget.
+
+    Refused where the equilibrium is not stable (no stationary variance).
 
     >>> from symdelay.models import build_model
     >>> v = variance(build_model("nserver", N=3, L=1, mu=1, lam=1, theta=2, D=1))
-    >>> v.value, v.to_json()["var_over_eta"]
+    >>> v.value, v.to_json()["var_x_over_eta"]
     (4/3, '1.33333333333333333333333333333')
     """
     from symdelay.core.params import as_dps
@@ -509,18 +588,28 @@ def variance(
     dps = as_dps(dps)
     fast = specialisation(model, "variance", method)
     if fast is not None and weights is None:
-        result = fast(model, dps=dps, closed_form=closed_form, force=force)
+        result = fast(model, dps=dps, force=force)
         if result is not None:
-            return result
+            return _with_closed_form(model, result, closed_form)
         declined(model, "variance", method)
     elif fast is not None:
         declined(model, "variance", method)  # the fast path knows only q1 - q2
     need_table(model, "linear-noise variance")
-    return _generic_variance(model, dps, weights, force)
+    result = _generic_variance(model, dps, weights, force)
+    return _with_closed_form(model, result, closed_form and weights is None)
+
+
+def _with_closed_form(model, result: StationaryVariance, attach: bool) -> StationaryVariance:
+    import dataclasses
+
+    from symdelay.analysis.entry import closed_form
+
+    cf = closed_form(model, "variance") if attach else None
+    return dataclasses.replace(result, closed_form=cf) if cf is not None else result
 
 
 def _generic_variance(model, dps, weights, force) -> StationaryVariance:
-    from symdelay.analysis.lna import linear_noise
+    from symdelay.analysis.lna import stationary_covariance
     from symdelay.analysis.roots import check_analysis_cost, require_values
     from symdelay.analysis.stability import require_stable
 
@@ -533,21 +622,26 @@ def _generic_variance(model, dps, weights, force) -> StationaryVariance:
             "this model declares no symmetry, so there is no imbalance to default to: give "
             "weights (one per state)"
         )
-    point = {**model.equilibrium.point, **model.values}
-    transitions = [(t.name, t.change, t.rate) for t in model.transitions]
-    ln = linear_noise(model.states, transitions, point, dps=dps)
-    value = ln.variance_of(w)
-    params = {"model": model.name, **{str(k): str(v) for k, v in model.values.items()}}
-    params["dps"] = dps
+    names = tuple(s.name for s in model.states)
+    if len(w) != len(names):
+        raise SymdelayInputError(f"weights must have {len(names)} entries, got {len(w)}")
+    A, B = sp.Matrix(model.jacobian), sp.Matrix(model.diffusion)
+    sigma = stationary_covariance(A, B, dps=dps)
+    wv = sp.Matrix(w)
+    value = (wv.T * sigma * wv)[0, 0]
+    exact = all(e.is_Rational for e in sigma)
     return StationaryVariance(
-        model_name=model.name,
-        parameters=params,
+        parameters=variance_parameters(model),
         value=value,
-        sigma=ln.sigma,
-        A=ln.A,
-        B=ln.B,
-        exact=ln.exact,
-        dps=dps,
+        exact=exact,
         weights=tuple(w),
-        states=tuple(s.name for s in model.states),
+        states=names,
+        dps=dps,
+        sigma=sigma,
+        A=A,
+        B=B,
+        coordinates=names,
+        method="Lyapunov equation of the model's Jacobian and diffusion"
+        + (" (exact rational arithmetic)" if exact else f" ({dps} digits)"),
+        model_name=model.name,
     )

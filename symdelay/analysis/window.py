@@ -77,6 +77,7 @@ from symdelay.core.errors import CertificationError, SymdelayInputError, Verific
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps, as_parameter
+from symdelay.core.precision import GUARD, work_bits
 from symdelay.core.result import Result
 from symdelay.core.symbols import r as R_SYMBOL
 
@@ -94,7 +95,6 @@ __all__ = [
     "MAX_ELIMINATION_DEGREE",
 ]
 
-GUARD = 10
 
 #: Budget: the largest degree of an elimination polynomial (in ``p`` for a window, in ``x``
 #: for an extremum) attempted without ``force=True``: measured on dense factors, degree 336
@@ -594,10 +594,6 @@ def estimate_cost(model, param: str) -> dict:
 
 
 # ============================================================================ breakpoints
-def _bits(dps):
-    return int((dps + GUARD) * 3.33) + 30
-
-
 def _exact_end(b: flint.arb, side: str) -> flint.fmpq:
     e = b.upper() if side == "upper" else b.lower()
     m, x = e.man_exp()
@@ -659,7 +655,7 @@ def _real_roots(g: flint.fmpq_poly, prec: int) -> list:
 def _breakpoints(irr, lo: flint.fmpq | None, hi: flint.fmpq | None, dps: int):
     """Sorted ``[(ball, tags, exact or None)]`` strictly inside (lo, hi), balls disjoint and
     narrower than ``10^-(dps+2)`` relative (or exact rationals)."""
-    prec = _bits(dps)
+    prec = work_bits(dps)
     for _attempt in range(10):
         pts, ok = [], True
         for g, tags in irr:

@@ -21,6 +21,7 @@ import mpmath
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import loaded
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.precision import bits
 
 __all__ = ["exact_fraction", "exact_number", "exact_decimal", "printable"]
 
@@ -181,7 +182,7 @@ def exact_decimal(x) -> str | None:
     m = abs(p) * 2 ** (k - twos) * 5 ** (k - fives)
     m, zeros = _strip_factor(m, 10)
     k -= zeros  # x = m * 10**(-k), m without trailing zeros
-    if m.bit_length() > MAX_EXACT_DIGITS * 3.33:
+    if m.bit_length() > bits(MAX_EXACT_DIGITS):
         return None  # too many significant digits to print (and to read)
     digits = str(m)
     sign = "-" if p < 0 else ""
@@ -213,7 +214,7 @@ def printable(expr, max_digits: int = MAX_EXACT_DIGITS) -> bool:
     """
     expr = sp.sympify(expr)
     atoms = [expr] if expr.is_Rational else expr.atoms(sp.Rational)
-    limit = int(max_digits * 3.3219)  # bits
+    limit = bits(max_digits)
     return all(max(int(q.p).bit_length(), int(q.q).bit_length()) <= limit for q in atoms)
 
 

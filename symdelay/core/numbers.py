@@ -29,9 +29,9 @@ import mpmath
 
 from symdelay.core.lazy import loaded
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.precision import GUARD
 
 __all__ = [
-    "GUARD",
     "format_number",
     "format_exact",
     "format_certified",
@@ -40,9 +40,6 @@ __all__ = [
     "format_ball",
     "complex_text",
 ]
-
-#: Guard digits used on top of the requested precision.
-GUARD = 10
 
 
 def format_number(x, dps: int, strip: bool = False) -> str:

@@ -552,6 +552,46 @@ class Model(Specialisable, LatexDisplay):
             mode_names=self.mode_names,
         )
 
+    def at_values(self, values: dict) -> Model:
+        """This model with numbers for some of its free parameters (``{symbol: number}``),
+        its equilibrium and factored characteristic polynomial those of this model with the
+        numbers substituted instead of derived again (a sweep over parameter values derives
+        them once; the rest is derived from the values when asked for). Needs this model's
+        equilibrium in closed form (else :meth:`with_values`); analyses cached on this model
+        are not carried over.
+        """
+        import copy
+
+        if type(self) is not Model:
+            raise SymdelayInputError(f"{self.name}: at_values is for a plain transition table")
+        exact = {}
+        for k, v in values.items():
+            if k not in self.domains or k in self.values:
+                raise SymdelayInputError(f"{k} is not a free parameter of {self.name}")
+            exact[k] = _exact_value(str(k), v, self.domains[k], self.source)
+        if not self.equilibrium.exact:
+            raise SymdelayInputError(
+                f"{self.name}: the equilibrium has no closed form; use with_values"
+            )
+        self.factors  # noqa: B018 - derived here once, with the parameters free
+        d = self.__dict__
+
+        def at(e):
+            return e.xreplace(exact)
+
+        new = copy.copy(self)
+        n = new.__dict__
+        for name in ("_analyses", "drift", "drift_jacobian", "jacobian", "diffusion", "modes"):
+            n.pop(name, None)  # derived again from the values if asked for
+        n["values"] = ReadOnlyDict({**self.values, **exact})
+        eq = self.equilibrium
+        n["equilibrium"] = Equilibrium({s: at(v) for s, v in eq.point.items()}, True, 0, eq.method)
+        n["factors"] = tuple(
+            Factor(sp.expand(at(f.factor)), f.multiplicity, f.mode) for f in d["factors"]
+        )
+        n.pop("charpoly", None)
+        return new
+
     def _perm_mapping(self) -> dict:
         return {self.states[i].name: self.states[j].name for i, j in enumerate(self.permutation)}
 

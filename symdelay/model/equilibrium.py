@@ -14,6 +14,7 @@ import mpmath
 
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.precision import work_dps, workdps, workprec
 from symdelay.model.arb_eval import arb_evaluator
 from symdelay.model.records import Equilibrium, _cycles
 
@@ -188,7 +189,7 @@ def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
     start = sol.y[:, -1] if sol.success and np.all(np.isfinite(sol.y[:, -1])) else np.ones(n)
     Fm = sp.lambdify([states], list(model.drift), "mpmath")
     Jm = sp.lambdify([states], model.drift_jacobian, "mpmath")
-    with mpmath.workdps(dps + 10):
+    with workdps(dps):
         try:
             x = mpmath.findroot(
                 lambda *v: Fm(list(v)),
@@ -214,13 +215,10 @@ def _krawczyk(model, x, dps: int):
     import flint
 
     n = len(x)
-    prec = int((dps + 10) * 3.33) + 16
-    old = flint.ctx.prec
-    flint.ctx.prec = prec
-    try:
+    with workprec(dps):
         Fa = arb_evaluator(list(model.drift), model.states)
         Ja = arb_evaluator(list(model.drift_jacobian), model.states)
-        mid = [flint.arb(mpmath.nstr(v, dps + 10)) for v in x]
+        mid = [flint.arb(mpmath.nstr(v, work_dps(dps))) for v in x]
         J0 = mpmath.matrix([[float(Ja(mid)[i * n + j].mid()) for j in range(n)] for i in range(n)])
         try:
             C = J0**-1
@@ -248,8 +246,6 @@ def _krawczyk(model, x, dps: int):
             if ok:
                 return mpmath.mpf(10) ** (-exp10)
         raise VerificationError("the numeric equilibrium could not be proved (Krawczyk test)")
-    finally:
-        flint.ctx.prec = old
 
 
 def _balanced(model) -> Equilibrium | None:

@@ -80,6 +80,7 @@ from symdelay.core.display import ReadOnlyDict
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_parameter
+from symdelay.core.precision import workdps
 from symdelay.core.symbols import D as D_
 from symdelay.core.symbols import lam as LAM
 from symdelay.core.symbols import mu as MU
@@ -302,7 +303,7 @@ class DelayedInformationModel:
 
         self._numbers("compute roots")
         dps = as_dps(dps)
-        with mpmath.workdps(dps + 10):
+        with workdps(dps):
             m, k, d = (
                 mpmath.mpf(str(sp.N(v, dps + 15))) for v in (self.mu, self.lam * self.theta, self.D)
             )

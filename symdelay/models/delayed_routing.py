@@ -32,7 +32,10 @@ KAPPA = sp.Symbol("kappa")
 
 
 def _weight(k):
-    """One in-flight weight: a number, or a non-negative rational times ``KAPPA``."""
+    """One in-flight weight: a number, a non-negative rational times ``KAPPA``, or a free
+    weight of its own (a symbol ``kappa_<phase>``: every phase weighted independently)."""
+    if isinstance(k, sp.Symbol) and k.name.startswith("kappa_"):
+        return k
     if isinstance(k, sp.Basic) and k.free_symbols == {KAPPA}:
         c = sp.cancel(k / KAPPA)
         if c.is_Rational and c >= 0:
@@ -122,8 +125,8 @@ def delayed_routing_model(
     # the name "kappa" (text or symbol) leaves the weight a free parameter (a map over kappa,
     # kappa*); c*kappa with a rational c >= 0 is one free weight times a pattern
     kap = [KAPPA if _is_kappa_name(k) else _weight(k) for k in kap]
-    if any(k.has(KAPPA) for k in kap):
-        params["kappa"] = "nonnegative"
+    for free in sorted(set().union(*(k.free_symbols for k in kap)), key=str):
+        params[free.name] = "nonnegative"
     qn, zn = _state_names(N, m)
     q = [sp.Symbol(s) for s in qn]
     z = [[sp.Symbol(s) for s in row] for row in zn]

@@ -7,10 +7,10 @@ from symdelay.analysis.critical import CriticalCurve
 from symdelay.analysis.cycles import CycleFamily, LimitCycle
 from symdelay.analysis.normal_form import NormalForm
 from symdelay.analysis.rootset import RootSet
+from symdelay.analysis.spectrum import Spectrum
 from symdelay.analysis.stability_map import StabilityMap
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.display import plotter
-from symdelay.models.erlang.nonlinear.spectrum import Spectrum
 from symdelay.models.sqd.convergence import ConvergenceResult
 from symdelay.models.sqd.fixed_point import FixedPoint
 from symdelay.outputs import plots_map, plots_nonlinear, plots_sqd, plots_stochastic

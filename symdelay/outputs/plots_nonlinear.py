@@ -120,7 +120,7 @@ def period_figure(curves: dict, hopf_periods: dict) -> Figure:
 
 
 def spectrum_figure(spectra, periodograms=None) -> Figure:
-    """LNA spectra (each a :class:`~symdelay.models.erlang.nonlinear.spectrum.Spectrum`) and simulated
+    """LNA spectra (each a :class:`~symdelay.analysis.spectrum.Spectrum`) and simulated
     periodograms ``(omega, S_hat, se, label)`` on a log scale."""
     fig = Figure(figsize=(6.6, 4.2), layout="tight")
     ax = fig.subplots()

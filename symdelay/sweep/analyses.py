@@ -214,17 +214,25 @@ def _f(x) -> float:
     return None if x is None else float(x)
 
 
+def _founding(L, **values):
+    """The founding model with these options (the entries take it first)."""
+    from symdelay.models.erlang.founding import FoundingModel
+
+    return FoundingModel(L=L, **values)
+
+
 def critical(L, mu, lam, D, dps: int = 15) -> dict:
-    """The critical ``theta_c`` and Hopf frequency at one delay (:func:`symdelay.critical_theta`).
+    """The critical ``theta_c`` and Hopf frequency at one delay: the entry
+    :func:`symdelay.analysis.critical.critical` on the founding model.
 
     ``theta_c`` is inf and ``omega`` None when no crossing exists (stable for every theta).
 
     >>> critical(2, 1, 1, 1)["theta_c"]
     9.0
     """
-    from symdelay.models.erlang.hopf import critical_theta
+    from symdelay.analysis.critical import critical as entry
 
-    curve = critical_theta(L, mu, lam, [D], dps=dps)
+    curve = entry(_founding(L, mu=mu, lam=lam), at=[D], dps=dps)
     pt = curve.points[0]
     rec = curve.to_json()["points"][0]
     return {
@@ -234,74 +242,82 @@ def critical(L, mu, lam, D, dps: int = 15) -> dict:
     }
 
 
-def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> dict:
-    """Certified roots summarised (:func:`symdelay.characteristic_roots`): the spectral
-    abscissa (rightmost real part), the frequency there, the certified count of unstable
-    roots, the verdict of the certified counts (:attr:`RootSet.verdict`) and the largest
-    error radius.
-
-    >>> roots(2, 1, 1, 3, 1, dps=15)["spectral_abscissa"]
-    -0.5
-    """
-    from symdelay.models.erlang.roots import characteristic_roots
-
-    rs = characteristic_roots(L, mu, lam, theta, D, dps=dps, rightmost=rightmost)
-    rec = rs.to_json()
-    top = max(rs.roots, key=lambda z: (z.value.real, abs(z.value.imag)))
+def _root_summary(rs) -> dict:
+    """The columns of a :class:`~symdelay.analysis.rootset.RootSet`: the spectral abscissa,
+    the frequency of the rightmost root, the certified counts."""
+    top = max(rs.roots, key=lambda z: (z.value.real, abs(z.value.imag)), default=None)
     return {
-        "spectral_abscissa": float(rs.spectral_abscissa),
-        "frequency": abs(float(top.value.imag)),
+        "spectral_abscissa": None if top is None else float(top.value.real),
+        "frequency": None if top is None else abs(float(top.value.imag)),
         "unstable_count": int(rs.unstable_count),
         "axis_count": int(rs.axis_count),
         "stable": rs.verdict == "stable",
         "verdict": rs.verdict,
+    }
+
+
+def roots(L, mu, lam, theta, D, dps: int = 30, rightmost: int | None = None) -> dict:
+    """Certified roots summarised: the entry :func:`symdelay.analysis.roots.roots` on the
+    founding model (the spectral abscissa, the frequency there, the certified count of
+    unstable roots and the largest error radius).
+
+    >>> roots(2, 1, 1, 3, 1, dps=15)["spectral_abscissa"]
+    -0.5
+    """
+    from symdelay.analysis.roots import roots as entry
+
+    rs = entry(_founding(L, mu=mu, lam=lam, theta=theta, D=D), dps=dps, rightmost=rightmost)
+    return {
+        **_root_summary(rs),
         "max_radius": max(float(z.radius) for z in rs.roots),
-        "spectral_abscissa_text": rec["spectral_abscissa"],
+        "spectral_abscissa_text": rs.to_json()["spectral_abscissa"],
     }
 
 
 def stability(L, mu, lam, theta, D) -> dict:
-    """The verdict at these numbers (:func:`symdelay.analysis.stability.stability`: stable,
-    marginal or unstable, exact) and the critical ``lam*theta`` (the entry
-    :func:`symdelay.analysis.critical.critical` at ``lam = 1``); ``margin`` is
-    ``lam*theta / (lam*theta)_c`` (< 1 stable, inf when L = 1 never loses stability).
+    """The exact verdict at these numbers (the entry :func:`symdelay.analysis.stability.
+    stability` on the founding model) and the critical ``lam*theta`` (``lam`` times the
+    entry :func:`symdelay.analysis.critical.critical`'s ``theta_c``); ``margin`` is
+    ``lam*theta / (lam*theta)_c`` (< 1 stable, 0 when L = 1 never loses stability).
 
     >>> stability(2, 1, 1, 3, 1)
     {'stable': True, 'verdict': 'stable', 'critical_lam_theta': 9.0, 'margin': 0.3333333333333333}
     >>> stability(2, 1, 1, 9, 1)["verdict"]
     'marginal'
     """
-    from symdelay.analysis.critical import critical
-    from symdelay.analysis.stability import stability as verdict
-    from symdelay.core.params import as_L, as_parameter
-    from symdelay.models.erlang.founding import FoundingModel
+    import mpmath
 
-    n = as_L(L, allow_symbol=False)
-    m, lm, th, d = (
-        as_parameter(k, v) for k, v in (("mu", mu), ("lam", lam), ("theta", theta), ("D", D))
-    )
-    k = lm * th
-    kc = critical(FoundingModel(L=n, mu=m, lam=1), at=[d]).critical  # lam*theta_c
-    at = verdict(FoundingModel(L=n, mu=m, lam=lm, theta=th, D=d))
+    from symdelay.analysis.critical import critical as crit
+    from symdelay.analysis.stability import stability as entry
+
+    model = _founding(L, mu=mu, lam=lam, theta=theta, D=D)
+    st = entry(model)
+    o = model.options
+    theta_c = crit(_founding(L, mu=mu, lam=lam), at=[D], dps=15).points[0].critical
+    if mpmath.isinf(theta_c):
+        kc, margin = math.inf, 0.0
+    else:
+        kc = float(o["lam"]) * float(theta_c)
+        margin = float(o["lam"] * o["theta"]) / kc
     return {
-        "stable": at.verdict == "stable",
-        "verdict": at.verdict,
-        "critical_lam_theta": float(kc),
-        "margin": 0.0 if math.isinf(kc) else float(k) / float(kc),
+        "stable": st.verdict == "stable",
+        "verdict": st.verdict,
+        "critical_lam_theta": kc,
+        "margin": margin,
     }
 
 
 def variance(L, mu, lam, theta, D, dps: int = 30) -> dict:
-    """The LNA stationary variance of the imbalance (the founding model's
-    :func:`symdelay.models.erlang.stochastic.variance`); raises
-    (a failed task) where the equilibrium is unstable.
+    """The LNA stationary variance of the imbalance: the entry
+    :func:`symdelay.analysis.stochastic.variance` on the founding model; raises (a failed
+    task) where the equilibrium is unstable.
 
     >>> variance(1, 1, 1, 2, 1)["var_x_over_eta_text"]
     '1.33333333333333333333333333333'
     """
-    from symdelay.models.erlang.stochastic import variance as _variance
+    from symdelay.analysis.stochastic import variance as entry
 
-    res = _variance(L, mu, lam, theta, D, dps=dps)
+    res = entry(_founding(L, mu=mu, lam=lam, theta=theta, D=D), dps=dps)
     return {
         "var_x_over_eta": float(res.var_x_over_eta),
         "exact": bool(res.exact),
@@ -400,7 +416,7 @@ def _sweep_model(model, model_file, values: dict):
     is ``gamma = L/D``; every other key is an option of the family (the model is built once
     per distinct set of them)."""
     from symdelay.core.exact import exact_number
-    from symdelay.model.core import _symbol
+    from symdelay.model.core import TableOnDemand, _symbol
 
     if (model is None) == (model_file is None):
         raise SymdelayInputError(
@@ -427,7 +443,10 @@ def _sweep_model(model, model_file, values: dict):
         options = {k: v for k, v in values.items() if k not in subs_keys}
         key = ("family", name, tuple(sorted((k, str(v)) for k, v in options.items())))
         if key not in _MODELS:
-            _MODELS[key] = build_model(name, **options)
+            built = build_model(name, **options)
+            if isinstance(built, TableOnDemand):  # a family's object: its transition table
+                built = built._table()
+            _MODELS[key] = built
         built = _MODELS[key]
         if "D" in subs_keys and _symbol("D") in built.domains:
             subs_keys.discard("D")  # a parameter of the model itself
@@ -462,48 +481,50 @@ def _sweep_model(model, model_file, values: dict):
 
 
 def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dict:
-    """Any model at one point: the exact count of characteristic roots with ``Re r > 0``
-    and on the axis (Sturm / Cauchy index on each rational factor, with multiplicity), the
-    certified spectral abscissa and the frequency of the rightmost root
-    (:func:`symdelay.analysis.polyroots.polynomial_roots`). ``model`` names a built-in
-    model, ``model_file`` a TOML model; the other keywords are its options and parameter
-    values (see :func:`_sweep_model`). The symbolic factors are derived once per process.
+    """Any model at one point: the entries :func:`symdelay.analysis.roots.roots` (the exact
+    count of characteristic roots with ``Re r > 0`` and on the axis, the certified spectral
+    abscissa and the frequency of the rightmost root) and
+    :func:`symdelay.analysis.stability.stability` (its verdict) on the model at these values.
+    ``model`` names a built-in model, ``model_file`` a TOML model; the other keywords are its
+    options and parameter values (see :func:`_sweep_model`). The symbolic factors are
+    derived once per process and the point's are theirs with the values substituted
+    (:meth:`symdelay.model.Model.at_values`).
 
     >>> rec = model_stability(model="phase_type", delay="hypoexp", rates="1,2", mu=1, lam=1,
     ...                       theta=3)
     >>> rec["stable"], rec["unstable_count"]
     (True, 0)
     """
-    from symdelay.analysis.polyroots import polynomial_roots
-    from symdelay.analysis.rootset import verdict_of
-    from symdelay.analysis.stability import factor_counts
-    from symdelay.core.lazy import sympy as sp
-    from symdelay.core.symbols import r
+    from symdelay.analysis.roots import roots as roots_entry
+    from symdelay.analysis.stability import stability as stability_entry
+    from symdelay.model.core import Model
 
     built, subs = _sweep_model(model, model_file, values)
-    unstable = axis = 0
-    top = None
-    for f in built.factors:
-        num = sp.fraction(sp.together(f.factor.xreplace(subs)))[0]
-        poly = sp.Poly(sp.expand(num), r)
-        coeffs = poly.all_coeffs()
-        if any(not sp.sympify(c).is_Rational for c in coeffs):
+    if type(built) is Model and built.equilibrium.exact:
+        point = built.at_values(subs)
+    else:
+        point = built.with_values(**{str(k): v for k, v in subs.items()})
+    for f in point.factors:
+        if any(not c.is_Rational for c in _coefficients(f.factor)):
             raise SymdelayInputError(
                 f"analysis 'model-stability': the {f.mode} factor is not rational at this point"
             )
-        # the counts every verdict at a point rests on (symdelay.analysis.stability)
-        u, a, _ = factor_counts(coeffs, f.multiplicity, f.mode, 64)
-        unstable, axis = unstable + u, axis + a
-        if poly.degree() >= 1:
-            rs = polynomial_roots(poly.as_expr(), r, dps=dps)
-            z = max(rs.roots, key=lambda q: (float(q.value.real), abs(float(q.value.imag))))
-            if top is None or float(z.value.real) > float(top.value.real):
-                top = z
+    rs = roots_entry(point, dps=dps)
+    st = stability_entry(point)
+    out = _root_summary(rs)
     return {
-        "stable": unstable == 0 and axis == 0,
-        "verdict": verdict_of(unstable, axis),
-        "unstable_count": int(unstable),
-        "axis_count": int(axis),
-        "spectral_abscissa": None if top is None else float(top.value.real),
-        "frequency": None if top is None else abs(float(top.value.imag)),
+        "stable": st.verdict == "stable",
+        "verdict": st.verdict,
+        "unstable_count": out["unstable_count"],
+        "axis_count": out["axis_count"],
+        "spectral_abscissa": out["spectral_abscissa"],
+        "frequency": out["frequency"],
     }
+
+
+def _coefficients(expr) -> list:
+    """The coefficients of ``expr`` as a polynomial in ``r``."""
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.core.symbols import r
+
+    return sp.Poly(expr, r).all_coeffs()

@@ -42,7 +42,7 @@ def _grid(args):
         raise SymdelayInputError(f"--points must be an integer >= 3, got {n}")
     if n > 10**9:
         raise SymdelayInputError(f"--points must be at most 10^9, got a {len(str(n))}-digit number")
-    from symdelay.models.erlang.nonlinear.spectrum import _check_grid_cost
+    from symdelay.analysis.spectrum import check_grid_cost
 
     try:  # before the grid is allocated (the smallest system: the difference mode)
         from symdelay.core.params import as_L
@@ -50,7 +50,7 @@ def _grid(args):
         states = as_L(getattr(args, "L", None), allow_symbol=False) + 1
     except SymdelayInputError:
         states = 2  # the analysis refuses the L itself
-    _check_grid_cost(max(states, 2), n, args.force)
+    check_grid_cost(max(states, 2), n, args.force)
     if args.omega_max is None:
         return n, None
     try:
@@ -63,10 +63,10 @@ def _grid(args):
 
 
 def run(args) -> int:
-    from symdelay.models.erlang.nonlinear import spectrum
+    from symdelay.analysis.spectrum import spectrum
 
     n, grid = _grid(args)
-    s = spectrum(model=door.model_from_args(args), omegas=grid, points=n, force=args.force)
+    s = spectrum(door.model_from_args(args), omegas=grid, points=n, force=args.force)
     rec = s.to_json()
     if args.json:
         emit_json(rec)

@@ -118,17 +118,19 @@ def _service(args):
 
 def run_fixed_point(args) -> int:
     from symdelay.core.params import as_dps
-    from symdelay.models.sqd import fixed_point, rightmost_eigenvalue
+    from symdelay.models.sqd import fixed_point
 
     fp = fixed_point(args.d, args.lam, _service(args), dps=as_dps(args.dps), force=args.force)
     rec = fp.to_json()
-    if args.stability:
-        from symdelay.models.sqd.fixed_point import fixed_point as fpn
+    if args.stability:  # the roots entry on the model at the fixed point's truncation
+        from symdelay.models.sqd.stability import stability_at
 
-        fpn = fpn(args.d, args.lam, fp.service, dps=fp.dps, method="newton", force=args.force)
-        r = rightmost_eigenvalue(fpn)
-        rec["rightmost_eigenvalue"] = str(r.value)
-        rec["stable"] = r.stable
+        rs = stability_at(fp, force=args.force)
+        import mpmath
+
+        rec["rightmost_eigenvalue"] = mpmath.nstr(rs.roots[0].value, fp.dps)  # rightmost first
+        rec["stable"] = rs.is_stable
+        rec["roots"] = rs.to_json()
     if args.json:
         emit_json(rec)
         return 0

@@ -15,9 +15,15 @@ per-phase weights ``kappa_l`` (see :mod:`symdelay.models.inflight.charpoly`):
    tolerances, dense output) to the same kind of horizon, recomputed from the state reached
    (so the linear bound holds from there on up to a factor ``1 + O(|x|)``).
 3. **variance** — the linear-noise stationary variance of ``Q1 - Q2`` per unit ``eta``:
-   ``J S + S J^T + G = 0`` with the difference-mode diffusion ``G`` (every jump of server 1
-   and of server 2 at its equilibrium rate ``lam``), and its simulated counterpart
-   (batch means on one long path of the exact jump process).
+   ``J S + S J^T + G = 0`` in the imbalances, and its simulated counterpart (batch means on
+   one long path of the exact jump process).
+
+The Jacobian ``J`` and the diffusion ``G`` of the imbalances ``(x, w_1..w_L)`` are the
+in-flight model's own: its transition table with every parameter and every phase's weight
+free, restricted to the imbalances (:func:`symdelay.analysis.lna.imbalance_lna`) and
+lambdified once per L (:func:`imbalance_matrices`). A variance that double precision cannot
+give (a non-finite or inaccurate Lyapunov solve, a value that is not positive) is solved
+exactly in rational arithmetic from the same matrices.
 
 :func:`optimize_weights` finds the best single weight (and, ``per_phase=True``, the best
 vector) for each criterion on ``[0, kappa_max]``.
@@ -38,7 +44,7 @@ __all__ = [
     "CRITERIA",
     "Rates",
     "rates",
-    "difference_jacobian_numeric",
+    "imbalance_matrices",
     "decay_rate",
     "tolerance_time",
     "lna_variance",
@@ -51,6 +57,10 @@ __all__ = [
 #: Criterion names accepted by :func:`optimize_weights` (``tolerance-linear``: the linear
 #: version of the tolerance time).
 CRITERIA = ("decay", "tolerance", "tolerance-linear", "variance")
+
+#: The largest step of the uniform grid of weights; a wider range of weights is also
+#: searched on a log-spaced grid (an optimum near 1 is not missed on [0, 1e300]).
+WIDE_STEP = 0.25
 
 #: Whether a larger value is better.
 MAXIMISE = {"decay": True, "tolerance": False, "tolerance-linear": False, "variance": False}
@@ -99,56 +109,73 @@ def _weights(p: Rates, kappa) -> np.ndarray:
     return k
 
 
-def difference_jacobian_numeric(p: Rates, kappa) -> np.ndarray:
-    """The (L+1)x(L+1) difference Jacobian (rows x, w_1..w_L) with weights ``kappa``."""
-    k = _weights(p, kappa)
-    n, g, a = p.L, p.gamma, p.lam * p.theta
-    J = np.zeros((n + 1, n + 1))
-    J[0, 0], J[0, n] = -p.mu, g
-    J[1, 0] = -a
-    J[1, 1:] = -a * k
-    J[1, 1] -= g
-    for i in range(2, n + 1):
-        J[i, i - 1], J[i, i] = g, -g
-    return J
+#: L -> (the in-flight transition table with every parameter and weight free, its
+#: imbalance LNA, the float function of it): built once per L and process
+_TABLES: dict = {}
 
 
-def _diffusion(p: Rates) -> np.ndarray:
-    """Difference-mode diffusion: twice one server's jumps at their equilibrium rate lam."""
-    n = p.L
-    G = np.zeros((n + 1, n + 1))
-    jumps = []
-    v = np.zeros(n + 1)
-    v[1] = 1
-    jumps.append(v)  # arrival into phase 1
-    for ell in range(1, n):
-        v = np.zeros(n + 1)
-        v[ell], v[ell + 1] = -1, 1
-        jumps.append(v)
-    v = np.zeros(n + 1)
-    v[n], v[0] = -1, 1
-    jumps.append(v)  # last phase -> service
-    v = np.zeros(n + 1)
-    v[0] = -1
-    jumps.append(v)  # service completion
-    for v in jumps:
-        G += np.outer(v, v)
-    return 2 * p.lam * G
+def _imbalance_lna(L: int):
+    found = _TABLES.get(L)
+    if found is None:
+        from symdelay.analysis.lna import imbalance_lna
+        from symdelay.core.lazy import sympy as sp
+        from symdelay.models.delayed_routing import two_queue_erlang
+
+        free = dict.fromkeys(("mu", "lam", "theta", "D"))
+        weights = [sp.Symbol(f"kappa_{ell + 1}") for ell in range(L)]
+        table = two_queue_erlang(L, free, f"in-flight weights, Erlang({L}) delay", weights)
+        lin = imbalance_lna(table)
+        order = ("mu", "lam", "theta", "gamma", *(w.name for w in weights))
+        found = (table, lin, table.cached("imbalance lna, floats", lambda: lin.numeric(order)))
+        _TABLES[L] = found
+    return found
+
+
+def imbalance_matrices(p: Rates, kappa) -> tuple[np.ndarray, np.ndarray]:
+    """``(J, G)``: the Jacobian and the diffusion matrix of the imbalances ``(x,
+    w_1..w_L)`` (``x = q1 - q2``, ``w_l = z1_l - z2_l``) with weights ``kappa`` (one, or one
+    per phase), as floats: the in-flight model's own, lambdified once per L."""
+    return _imbalance_lna(p.L)[2](p.mu, p.lam, p.theta, p.gamma, *_weights(p, kappa))
 
 
 def decay_rate(p: Rates, kappa) -> float:
     """``-alpha``: minus the spectral abscissa of the difference Jacobian."""
-    return float(-np.max(np.linalg.eigvals(difference_jacobian_numeric(p, kappa)).real))
+    return float(-np.max(np.linalg.eigvals(imbalance_matrices(p, kappa)[0]).real))
 
 
 def lna_variance(p: Rates, kappa) -> float:
-    """``Var(Q1 - Q2)/eta`` in the linear-noise approximation (``inf`` if unstable)."""
-    from scipy import linalg  # lazily: keeps ``import symdelay`` light
+    """``Var(Q1 - Q2)/eta`` in the linear-noise approximation (``inf`` if unstable): double
+    precision where it can be trusted, else exact (never negative)."""
+    from symdelay.analysis.lna import float_lyapunov
 
-    J = difference_jacobian_numeric(p, kappa)
-    if np.max(np.linalg.eigvals(J).real) >= 0:
+    J, G = imbalance_matrices(p, kappa)
+    if np.all(np.isfinite(J)):
+        with np.errstate(all="ignore"):
+            alpha = float(np.max(np.linalg.eigvals(J).real))
+        if alpha >= 0:
+            return math.inf
+        S = float_lyapunov(J, G)
+        if S is not None and S[0, 0] > 0:
+            return float(S[0, 0])
+    return _exact_variance(p, _weights(p, kappa))
+
+
+def _exact_variance(p: Rates, k) -> float:
+    """The variance from the exact rational values of the parameters and weights (their
+    decimal texts), where doubles fail; ``inf`` where the exact Routh-Hurwitz test finds the
+    equilibrium not stable."""
+    from symdelay.analysis.lna import stationary_covariance
+    from symdelay.core.params import exact_number
+
+    _, lin, _ = _imbalance_lna(p.L)
+    vals = {n: exact_number(n, getattr(p, n)) for n in ("mu", "lam", "theta")}
+    vals.update({f"kappa_{ell + 1}": exact_number("kappa", v) for ell, v in enumerate(k)})
+    vals["gamma"] = exact_number("L", p.L) / exact_number("D", p.D)
+    A, B = lin.exact({s: vals[s.name] for s in lin.parameters})
+    try:
+        S = stationary_covariance(A, B)
+    except SymdelayInputError:  # not Hurwitz
         return math.inf
-    S = linalg.solve_continuous_lyapunov(J, -_diffusion(p))
     return float(S[0, 0])
 
 
@@ -195,7 +222,7 @@ def tolerance_time(p: Rates, kappa, *, eps=0.05, x0=None, nonlinear=True) -> flo
     eps = float(eps)
     if not 0 < eps < 1:
         raise SymdelayInputError(f"eps must be in (0, 1), got {eps}")
-    J = difference_jacobian_numeric(p, kappa)
+    J = imbalance_matrices(p, kappa)[0]
     y0 = _initial(p, x0)
     band = eps * abs(y0[0])
     vals, coef = _linear_parts(J, y0)
@@ -254,38 +281,18 @@ def tolerance_time(p: Rates, kappa, *, eps=0.05, x0=None, nonlinear=True) -> flo
 def simulated_variance(
     p: Rates, kappa, *, eta=500, T=2000.0, burn_in=50.0, dt=0.25, batches=20, seed=7, level=0.95
 ):
-    """Simulated ``Var(Q1 - Q2)/eta`` of the exact jump process (the ``inflight`` model's
-    generated kernel), one long path from the rounded equilibrium, batch means with a
-    Student-t interval. Returns ``(estimate, (lo, hi))``."""
-    from scipy import stats
-
-    from symdelay.analysis.stochastic import simulate
+    """Simulated ``Var(Q1 - Q2)/eta`` of the ``inflight`` model with weights ``kappa``
+    (:func:`symdelay.analysis.stochastic.simulated_variance`). Returns ``(estimate, (lo,
+    hi))``."""
+    from symdelay.analysis.stochastic import simulated_variance as entry
     from symdelay.models import build_model
 
     k = _weights(p, kappa)
-    model = build_model(
-        "inflight",
-        L=p.L,
-        mu=_exact(p.mu),
-        lam=_exact(p.lam),
-        theta=_exact(p.theta),
-        D=_exact(p.D),
-        kappa=[_exact(v) for v in k],
-    )
-    q, z = p.lam / p.mu, p.lam / p.gamma
-    initial = [q, q] + [z] * (2 * p.L)
-    counts = [round(float(v) * eta) for v in initial]  # the rounded equilibrium
-    sim = simulate(model, eta, T, dt=dt, initial=counts, seed=seed, force=True)
-    X = (sim["q1"] - sim["q2"]) * eta
-    X = X[sim.t >= burn_in]
-    n = X.size // batches
-    if n < 2:
-        raise SymdelayInputError("too few samples per batch: increase T or decrease dt")
-    X = X[: n * batches].reshape(batches, n)
-    est_b = ((X - X.mean()) ** 2).mean(axis=1) / eta
-    est = float(est_b.mean())
-    half = float(stats.t.ppf((1 + level) / 2, batches - 1) * est_b.std(ddof=1) / math.sqrt(batches))
-    return est, (est - half, est + half)
+    values = {n: _exact(getattr(p, n)) for n in ("mu", "lam", "theta", "D")}
+    model = build_model("inflight", L=p.L, kappa=[_exact(v) for v in k], **values)
+    sv = entry(model, eta, T=T, burn_in=burn_in, dt=dt, batches=batches, seed=seed,
+               level=level, force=True)  # fmt: skip
+    return sv.estimate, sv.interval
 
 
 def _exact(x: float):
@@ -395,17 +402,21 @@ def optimize_weights(
         return sign * v if math.isfinite(v) else math.inf
 
     ks = np.linspace(0.0, kappa_max, int(grid))
+    method = f"grid of {int(grid)} on [0, {kappa_max:g}]"
+    if kappa_max / (int(grid) - 1) > WIDE_STEP:  # a wide range: every decade searched too
+        ks = np.union1d(ks, np.geomspace(WIDE_STEP / 10, kappa_max, int(grid)))
+        method += f" and {int(grid)} log-spaced from {WIDE_STEP / 10:g}"
     vals = np.array([cost(k) for k in ks])
     i = int(np.argmin(vals))
     lo, hi = ks[max(i - 1, 0)], ks[min(i + 1, ks.size - 1)]
     best_k, best = float(ks[i]), float(vals[i])
     if hi > lo and math.isfinite(best):
         res = optimize.minimize_scalar(
-            cost, bounds=(lo, hi), method="bounded", options={"xatol": 1e-9}
+            cost, bounds=(lo, hi), method="bounded", options={"xatol": 1e-9 * max(1.0, lo)}
         )
         if res.fun < best:
             best_k, best = float(res.x), float(res.fun)
-    method = f"grid of {int(grid)} on [0, {kappa_max:g}] + bounded Brent"
+    method += " + bounded Brent"
     result_k: float | tuple = best_k
     if per_phase and p.L > 1:
         starts = [np.full(p.L, best_k)]

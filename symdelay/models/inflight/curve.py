@@ -62,6 +62,7 @@ from symdelay.analysis.window import Extremum, Window, WindowEnd, WindowInterval
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter
+from symdelay.core.precision import GUARD, work_bits
 from symdelay.models.erlang.hopf.curve import format_number
 from symdelay.models.inflight.model import PATTERNS, InflightModel, observation_pattern
 
@@ -77,8 +78,6 @@ __all__ = [
     "specialised_window",
     "specialised_extremum",
 ]
-
-GUARD = 10
 
 
 def _q(x) -> flint.fmpq:
@@ -249,10 +248,6 @@ def _kappa_extremum(dps, kstar, unstable, where, method, checks, name) -> Extrem
     )
 
 
-def _bits(dps):
-    return int((dps + GUARD) * 3.33) + 30
-
-
 def _admissible_intervals(cv: HopfCurve, prec: int):
     """Open t-intervals with a(t) > 0: ends are balls (None = 0 or infinity)."""
     ends = _roots_positive(cv.C, prec) + _roots_positive(cv.IW, prec)
@@ -401,7 +396,7 @@ def _kappa_star_exact(cv: HopfCurve, dps: int):
     """``(kappa*, unstable weights, (omega, lam theta))`` from the expanded exact polynomials
     (any pattern): Arb isolation of all their complex roots, precision doubled until the
     extremes are known to ``dps`` digits."""
-    prec = _bits(dps)
+    prec = work_bits(dps)
     for _attempt in range(6):
         try:
             pieces = _image(cv, prec)
@@ -482,7 +477,7 @@ def _kappa_star_closed_factors(L, mu, D, dps):
 
     g = _q(sp.Rational(L) / D)
     try:
-        kb, ub, ab, prec = kappa_star_all(L, g, _q(mu), dps, _bits(dps))
+        kb, ub, ab, prec = kappa_star_all(L, g, _q(mu), dps, work_bits(dps))
     except ShapeError:
         return None
     with mpmath.workdps(dps + GUARD), flint.ctx.workprec(prec):
@@ -702,7 +697,7 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
     """The window in theta from 0 for checked inputs (``kap`` rational >= 0)."""
     dps = as_dps(dps)
     cv = hopf_curve(L, mu, D, pattern)
-    prec = _bits(dps)
+    prec = work_bits(dps)
     kq = _q(kap)
     F = cv.IA * cv.gamma_L - cv.C * kq  # kappa(t) = kappa
     for _attempt in range(4):

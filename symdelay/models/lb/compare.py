@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import mpmath
 
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.precision import workdps
 from symdelay.core.result import Result
 from symdelay.models.lb.diffusion import diffusion, simulation_rate
 from symdelay.models.lb.policy import LBPolicy, Station, as_rational
@@ -28,7 +29,7 @@ ROUTINGS = ("LB xi=2", "LB xi=J", "random", "JSQ", "power-of-2")
 
 def erlang_c_random(policy: LBPolicy, lam, dps: int = 30) -> tuple:
     """``(P(wait), mean wait)`` of random routing in proportion to capacity (exact formulas)."""
-    with mpmath.workdps(dps + 10):
+    with workdps(dps):
         lr = as_rational("lam", lam)
         lamf = mpmath.mpf(lr.p) / lr.q
         cap = mpmath.mpf(policy.capacity.p) / policy.capacity.q

@@ -38,6 +38,7 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.core.latex import Equation
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
+from symdelay.core.precision import workdps
 from symdelay.core.result import Result
 from symdelay.models.lb.policy import LBPolicy, as_rational
 
@@ -293,7 +294,7 @@ def diffusion(policy: LBPolicy, beta, dps: int = 30, force: bool = False) -> LBD
     b = as_rational("beta", beta)
     col = collapse(policy)
     closed = p_wait_closed_form(col.a)
-    with mpmath.workdps(dps + 10):
+    with workdps(dps):
         B = mpmath.mpf(b.p) / b.q
         a = mpmath.mpf(col.a.p) / col.a.q
         x = B / mpmath.sqrt(a)

@@ -4,7 +4,8 @@
 (exact discrete-event simulation of N servers with the true service distribution; a
 compiled kernel), ``convergence_in_N`` (the measured rate of convergence to the mean field),
 ``simulate_delayed`` (SQ(d) with an Erlang action delay), phase-type ``fit`` of general
-distributions, and ``rightmost_eigenvalue`` of the fixed point's Jacobian.
+distributions, and ``stability_at``: the roots entry on the model at a fixed point (the
+family supplies the model's Jacobian there, :mod:`symdelay.models.sqd.stability`).
 """
 
 from symdelay.core.lazy import exports
@@ -23,7 +24,7 @@ _PUBLIC = {
     "exponential": "symdelay.models.sqd.service",
     "parse_service_dist": "symdelay.models.sqd.service",
     "service_from_options": "symdelay.models.sqd.service",
-    "rightmost_eigenvalue": "symdelay.models.sqd.stability",
+    "stability_at": "symdelay.models.sqd.stability",
 }
 
 __all__ = [
@@ -37,8 +38,8 @@ __all__ = [
     "fixed_point",
     "fluid",
     "parse_service_dist",
-    "rightmost_eigenvalue",
     "service_from_options",
+    "stability_at",
     "sqd_model",
 ]
 

@@ -231,7 +231,7 @@ def convergence_in_N(
     replications (T_N = max(min_T, events / (R (1 + rho) lam N))); ``service``: a
     phase-type service (default Exp(1)), simulated exactly; ``batches``: boundaries per
     run where the instantaneous tail is recorded."""
-    from symdelay.models.sqd.stability import rightmost_eigenvalue
+    from symdelay.models.sqd.stability import relaxation_time
 
     d = as_d(d)
     service = service if service is not None else exponential()
@@ -247,7 +247,7 @@ def convergence_in_N(
     mf_T = float(fp.mean_sojourn)
     mf_tail = [float(v) for v in fp.tail[:levels]] + [0.0] * max(0, levels - len(fp.tail))
     if warmup is None:
-        tau = -1 / float(np.real(complex(rightmost_eigenvalue(fp).value)))
+        tau = relaxation_time(fp)
         warmup = round(20 * tau, 1)
     seeds = np.random.SeedSequence(seed).spawn(len(Ns) * R)
     rows = []

@@ -57,6 +57,7 @@ import mpmath
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
+from symdelay.core.precision import workdps
 from symdelay.core.result import Result
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget
@@ -469,8 +470,7 @@ def truncated_fixed_point(service: PhaseType, d: int, lam, K: int, dps: int = 15
         u, F, nF, steps = cand, Fc, nc, steps + 1
     else:  # pragma: no cover - the damped iteration converges on every case tested
         raise VerificationError(f"Newton did not converge for SQ({d}) at lam = {lam}")
-    guard = dps + 10
-    with mpmath.workdps(guard):
+    with workdps(dps):
         conv = lambda v: mpmath.mpf(sp.Rational(v).p) / sp.Rational(v).q  # noqa: E731
         sysm = _system(service, d, lam, K, conv)
         u = [[mpmath.mpf(v) for v in row] for row in u]
@@ -580,7 +580,7 @@ def fixed_point(
         what + f" (K = {K} levels)", cost, force=force, shrink="the phases (--k), lam or --dps"
     )
     closed = _closed_form(d, sp.Symbol("lam")) if is_exp else None
-    with mpmath.workdps(dps + 10):
+    with workdps(dps):
         if is_exp and method != "newton":
             kk = sp.Symbol("k", integer=True, positive=True)
             expr = _closed_form(d, rho)
@@ -620,7 +620,7 @@ def _matrix_geometric(service: PhaseType, lamv, dps: int) -> FixedPoint:
     inv = (sp.eye(m) - cert.R).inv()
     eq = (1 - rho) * (alpha * cert.R * inv * inv * sp.ones(m, 1))[0]
     levels = min(cert.levels, GEOMETRIC_LEVELS)
-    with mpmath.workdps(dps + 10):
+    with workdps(dps):
         tail = cert.exact_tail(levels, service, lamv, dps + 10)
         EQ = mpmath.mpf(eq.p) / eq.q
         ET = EQ / (mpmath.mpf(lamv.p) / lamv.q)
@@ -633,15 +633,13 @@ def _matrix_geometric(service: PhaseType, lamv, dps: int) -> FixedPoint:
     )  # fmt: skip
 
 
-def jacobian_matrix(fp, dps: int | None = None) -> mpmath.matrix:
-    """Dense Jacobian (K m x K m, mpmath) of the truncated drift at the fixed point."""
+def jacobian_matrix(fp, dps: int | None = None, u=None) -> mpmath.matrix:
+    """Dense Jacobian (K m x K m, mpmath) of the truncated drift in the tail variables at
+    the fixed point (or at the tails ``u``, K lists of m)."""
     dps = dps or fp.dps
-    if not fp.u:
-        solved = truncated_fixed_point(fp.service, fp.d, fp.lam, fp.truncation, dps)
-        u = solved.u
-    else:
-        u = fp.u
-    with mpmath.workdps(dps + 10):
+    if u is None:
+        u = fp.u or truncated_fixed_point(fp.service, fp.d, fp.lam, fp.truncation, dps).u
+    with workdps(dps):
         conv = lambda v: mpmath.mpf(sp.Rational(v).p) / sp.Rational(v).q  # noqa: E731
         sys = _system(fp.service, fp.d, fp.lam, fp.truncation, conv)
         Ls, Ds, Us = jacobian_u(sys, [[mpmath.mpf(v) for v in row] for row in u])

@@ -137,6 +137,46 @@ class SQDModel(Model):
             self.__dict__["_sqd_equilibrium"] = cached
         return cached
 
+    @property
+    def jacobian(self):  # type: ignore[override]
+        """The Jacobian at the fixed point from the family's block-tridiagonal one in the
+        tail variables ``u = A x`` (``u_{k,j} = sum_{n >= k} x_{n,j}``), carried to the
+        states by ``A^-1 J_u A`` (Floats at the equilibrium's working precision): no SymPy
+        derivative of the ``(K m)^2`` entries (13 s at K = 30)."""
+        cached = self.__dict__.get("_sqd_jacobian")
+        if cached is None:
+            cached = self.__dict__["_sqd_jacobian"] = _tail_jacobian(self)
+        return cached
+
+
+def _tail_jacobian(model) -> sp.ImmutableMatrix:
+    """:attr:`SQDModel.jacobian`."""
+    from types import SimpleNamespace
+
+    import mpmath
+
+    from symdelay.core.precision import workdps
+    from symdelay.model.equilibrium import EQUILIBRIUM_DPS
+    from symdelay.models.sqd.fixed_point import jacobian_matrix
+
+    m, K = model.service.phases, model.K
+    point = model.equilibrium.point
+    lam = model.values[sp.Symbol("lam")]
+    at = SimpleNamespace(service=model.service, d=model.d, lam=lam, truncation=K)
+    with workdps(EQUILIBRIUM_DPS):
+        x = [[mpmath.mpf(point[sp.Symbol(state_name(k, j, m))]) for j in range(1, m + 1)]
+             for k in range(1, K + 1)]  # fmt: skip
+        u = [[mpmath.fsum(x[n][j] for n in range(k, K)) for j in range(m)] for k in range(K)]
+        Ju = jacobian_matrix(at, EQUILIBRIUM_DPS, u=u).tolist()
+        n = K * m
+        # J_u A: column block c is the sum of the column blocks 0..c of J_u (A x: cumulative)
+        for row in Ju:
+            for c in range(m, n):
+                row[c] += row[c - m]
+        # A^-1 (J_u A): row block k minus row block k + 1
+        Jx = [[Ju[r][c] - (Ju[r + m][c] if r + m < n else 0) for c in range(n)] for r in range(n)]
+        return sp.ImmutableMatrix(n, n, [sp.Float(v, EQUILIBRIUM_DPS) for row in Jx for v in row])
+
 
 def sqd_model(service: PhaseType, d=2, K=6, lam_value=None) -> SQDModel:
     """The truncated SQ(d) model as a transition table (``lam`` symbolic unless given)."""

@@ -1,71 +1,40 @@
-"""Local stability of the SQ(d) fixed point: Jacobian of the truncated system, rightmost
-eigenvalue.
+"""Local stability of the SQ(d) fixed point, through the entries.
 
-The Jacobian is taken in the tail variables ``u_{k,j}`` (block tridiagonal, see
-:mod:`.fixed_point`); it is similar to the Jacobian in the ``x_{k,j}`` of the model layer
-(``u = A x`` with A invertible), so the eigenvalues are the same — the tests compare the two.
-The rightmost eigenvalue is located with numpy (LAPACK) and refined at ``dps`` digits by
-inverse iteration with a Rayleigh shift in mpmath (for n <= ``REFINE_MAX``).
+``roots(model)`` and ``stability(model)`` answer for the truncated SQ(d) model
+(:class:`~symdelay.models.sqd.meanfield.SQDModel`, ``build_model("sqd", ...)``) like for
+every other model: certified roots and Routh-Hurwitz on its characteristic polynomial; the
+family brings the Jacobian at its fixed point
+(:attr:`~symdelay.models.sqd.meanfield.SQDModel.jacobian`, from the block-tridiagonal one
+in the tail variables). :func:`stability_at` is the roots entry on the model at a fixed
+point's truncation (``symdelay sqd fixed-point --stability``).
 
 >>> from symdelay.models.sqd.fixed_point import fixed_point
->>> r = rightmost_eigenvalue(fixed_point(2, "0.5", method="newton"))
->>> r.value.real < 0
-True
+>>> rs = stability_at(fixed_point(2, "0.5", method="newton"))
+>>> rs.unstable_count, float(rs.spectral_abscissa) < 0
+(0, True)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import mpmath
-import numpy as np
-
-from symdelay.core.result import Result
-from symdelay.models.sqd.fixed_point import jacobian_matrix
-
-__all__ = ["jacobian_matrix", "rightmost_eigenvalue", "Rightmost", "REFINE_MAX"]
-
-#: Largest dimension refined in mpmath (dense LU per step).
-REFINE_MAX = 120
+__all__ = ["stability_at", "relaxation_time"]
 
 
-@dataclass
-class Rightmost(Result):
-    """The rightmost eigenvalue, its numpy estimate, and whether it was refined."""
+def stability_at(fp, *, force: bool | None = None):
+    """The certified roots (:func:`symdelay.analysis.roots.roots`) of the SQ(d) model at the
+    fixed point ``fp``'s truncation, service and load, at its digits."""
+    from symdelay.analysis.roots import roots
+    from symdelay.models.sqd.meanfield import sqd_model
 
-    value: object  # mpmath.mpc
-    numpy_value: complex
-    refined: bool
-    dimension: int
-    stable: bool
+    model = sqd_model(fp.service, d=fp.d, K=fp.truncation, lam_value=fp.lam)
+    return roots(model, dps=fp.dps, force=force)
 
 
-def rightmost_eigenvalue(fp, dps: int | None = None) -> Rightmost:
-    """Rightmost eigenvalue of the Jacobian at the fixed point ``fp``."""
-    dps = dps or fp.dps
-    J = jacobian_matrix(fp, dps)
-    n = J.rows
-    A = np.array(J.tolist(), dtype=float)
-    ev = np.linalg.eigvals(A)
-    lam0 = complex(ev[np.argmax(ev.real)])
-    refined = n <= REFINE_MAX
-    value = mpmath.mpc(lam0)
-    if refined:
-        with mpmath.workdps(dps + 10):
-            Jc = mpmath.matrix(J) * mpmath.mpc(1)
-            sigma = mpmath.mpc(lam0) + mpmath.mpf(10) ** (-8) * (1 + 1j)
-            v = mpmath.matrix([mpmath.mpc(1)] * n)
-            for _ in range(40):
-                M = Jc - sigma * mpmath.eye(n)
-                w = mpmath.lu_solve(M, v)
-                v = w / mpmath.norm(w)
-                Jv = Jc * v
-                new = sum(mpmath.conj(v[i]) * Jv[i] for i in range(n))
-                done = abs(new - sigma) < mpmath.mpf(10) ** (-(dps + 3)) * (1 + abs(new))
-                sigma = new
-                if done:
-                    break
-            value = sigma
-    with mpmath.workdps(dps):
-        value = +value
-    return Rightmost(value, lam0, refined, n, bool(mpmath.re(value) < 0))
+def relaxation_time(fp) -> float:
+    """``-1 / Re r`` of the rightmost eigenvalue of the truncated Jacobian at ``fp`` in
+    double precision: a time scale (the simulation's warm-up), not a verdict."""
+    import numpy as np
+
+    from symdelay.models.sqd.fixed_point import jacobian_matrix
+
+    J = np.array(jacobian_matrix(fp).tolist(), dtype=float)
+    return -1 / float(np.max(np.linalg.eigvals(J).real))

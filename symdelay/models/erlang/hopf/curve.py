@@ -46,8 +46,9 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.exact import exact_fraction
 from symdelay.core.lazy import loaded, module
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.numbers import GUARD, format_exact, format_number  # noqa: F401
+from symdelay.core.numbers import format_exact, format_number  # noqa: F401
 from symdelay.core.params import as_dps, as_positive_number, is_infinite_L
+from symdelay.core.precision import GUARD
 
 np = module("numpy")  # imported at first use: a few delays are solved in mpmath alone
 

@@ -59,12 +59,12 @@ import mpmath
 
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.precision import GUARD, work_bits
 
 __all__ = ["specialised_stability_map", "branch_point", "GRID"]
 
 #: log-spaced D values per branch (the box edges and D* = L/mu added)
 GRID = 200
-GUARD = 10
 #: the index of the difference factor in the founding model's factors ((r + mu), (r + gamma)^L,
 #: the difference mode), the same index the generic map reports
 FACTOR = 2
@@ -184,7 +184,7 @@ class _Branch:
         """``theta`` (mpf) proved at the exact ``Dq`` and the ``omega`` found, or None.
         ``refine``: ``w`` (a float) is first carried to the working precision by Newton steps
         in Arb's midpoints (returns ``(omega, theta)`` then, or None)."""
-        bits = int((dps + GUARD + 10) * 3.33) + 20
+        bits = work_bits(dps, guard=2 * GUARD)
         with flint.ctx.workprec(bits):
             D = flint.arb(flint.fmpq(Dq.numerator, Dq.denominator))
             m = flint.arb(flint.fmpq(self.mu.numerator, self.mu.denominator))

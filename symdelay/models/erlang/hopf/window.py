@@ -10,8 +10,8 @@ from sympy.polys.polytools import intervals as _isolate
 from symdelay.analysis.window import Window, WindowEnd, WindowInterval
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.numbers import GUARD
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_parameter, as_positive_number
+from symdelay.core.precision import GUARD
 from symdelay.models.erlang.hopf._common import _require_rational
 from symdelay.models.erlang.hopf.derivation import hopf_conditions
 

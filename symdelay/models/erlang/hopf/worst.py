@@ -10,7 +10,6 @@ import mpmath
 from symdelay.analysis.window import Extremum
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.numbers import GUARD
 from symdelay.core.params import (
     INFINITE_L,
     as_dps,
@@ -18,6 +17,7 @@ from symdelay.core.params import (
     as_positive_number,
     printable,
 )
+from symdelay.core.precision import GUARD
 from symdelay.core.result import Result
 from symdelay.core.symbols import lam
 from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _to_mpf, alpha

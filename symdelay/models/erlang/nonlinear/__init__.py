@@ -27,7 +27,6 @@ from symdelay.models.erlang.nonlinear.normal_form import (
     normal_form,
 )
 from symdelay.models.erlang.nonlinear.spectrum import (
-    Spectrum,
     periodogram,
     spectrum,
     spectrum_closed_form,
@@ -53,7 +52,6 @@ __all__ = [
     "VectorField",
     "difference_field",
     "model_field",
-    "Spectrum",
     "spectrum",
     "spectrum_closed_form",
     "periodogram",

@@ -39,14 +39,16 @@ first order: ``T = 2 pi / omega_c + O((theta - theta_c)^2)``. The describing fun
 
 from __future__ import annotations
 
+from functools import cache
+
 import mpmath
 import numpy as np
 
 from symdelay.analysis.normal_form import NormalForm
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.numbers import GUARD
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
+from symdelay.core.precision import GUARD
 from symdelay.models.erlang.hopf import critical_theta
 from symdelay.models.erlang.nonlinear.symbolic import (
     CLOSED_L1_MAX_L,
@@ -121,6 +123,24 @@ def normal_form(L=2, mu=1, lam=1, D=1, dps: int = 15) -> NormalForm:
     return entry(model(L=L, mu=mu, lam=lam, D=D), dps=dps, method="specialised")
 
 
+@cache
+def closed_forms(L) -> tuple:
+    """``(l1, amplitude_coefficient)`` of the founding model in closed form (in ``mu, lam,
+    D``): ``l1`` for L <= 3, the amplitude for L <= 5, None elsewhere."""
+    if not isinstance(L, int) or L > 5:
+        return None, None
+    sym = symbolic_normal_form(L)
+    amp = None if sym.amplitude is None else sym.in_D(sym.amplitude)
+    l1 = sym.in_D(sym.l1) if sym.l1 is not None and L <= CLOSED_L1_MAX_L else None
+    return l1, amp
+
+
+def family_closed_forms(model) -> tuple:
+    """The founding family's closed forms of the normal form (:func:`closed_forms` at the
+    model's L): attached by the entry on every path."""
+    return closed_forms(getattr(model, "L", None))
+
+
 def specialised_normal_form(model, dps: int = 15):
     """The founding model's normal form (structured eigenvectors, closed forms for
     L <= 5, the DDE for L = inf); ``None`` (the generic path) when theta is given."""
@@ -175,22 +195,21 @@ def _closed(model_name, L, mu, lam, D, dps):
             c1, rp, qn2, res = _structured(Lv, mm, lmm, g, k, w, g3)
             checks["characteristic_residual"] = res
             method = "Kuznetsov projection formula, structured eigenvectors (q_x = 1)"
-            closed_l1 = closed_amp = None
-            if Lv <= 5:
-                sym = symbolic_normal_form(Lv)
-                vals = {sp.Symbol("mu"): m, sp.Symbol("lam"): lm, sp.Symbol("D"): Dq}
-                if sym.amplitude is not None:
-                    closed_amp = sym.in_D(sym.amplitude)
-                    checks["closed_amplitude_error"] = abs(
-                        _mp(closed_amp.subs(vals)) - 4 / th_c ** mpmath.mpf(1.5)
-                    )
-                if sym.l1 is not None and Lv <= CLOSED_L1_MAX_L:
-                    closed_l1 = sym.in_D(sym.l1)
-                    checks["closed_l1_error"] = abs(_mp(closed_l1.subs(vals)) - mpmath.re(c1) / w)
+            closed_l1, closed_amp = closed_forms(Lv)
+            vals = {sp.Symbol("mu"): m, sp.Symbol("lam"): lm, sp.Symbol("D"): Dq}
+            if closed_amp is not None:
+                checks["closed_amplitude_error"] = abs(
+                    _mp(closed_amp.subs(vals)) - 4 / th_c ** mpmath.mpf(1.5)
+                )
+            if closed_l1 is not None:
+                checks["closed_l1_error"] = abs(_mp(closed_l1.subs(vals)) - mpmath.re(c1) / w)
         l1 = mpmath.re(c1) / w
         amp = 2 * mpmath.sqrt(-mpmath.re(rp) / mpmath.re(c1)) if mpmath.re(c1) < 0 else mpmath.nan
         slope = mpmath.im(rp) - mpmath.im(c1) * mpmath.re(rp) / mpmath.re(c1)
         checks["ratio_c1_over_rprime_plus_theta3_over_4"] = abs(c1 / rp + th_c**3 / 4)
+        # <q, q> = 1 in the model's state (q1, q2, z1_*, z2_*): the antisymmetric vector with
+        # imbalances q has half the squared norm of q, so l1 there is 2 Re c1 / (|q|^2 w)
+        l1_unit = None if qn2 is None else 2 * l1 / qn2
     return NormalForm(
         Lv,
         m,
@@ -202,7 +221,7 @@ def _closed(model_name, L, mu, lam, D, dps):
         c1,
         rp,
         l1,
-        None if qn2 is None else l1 / qn2,
+        l1_unit,
         amp,
         slope,
         closed_l1,

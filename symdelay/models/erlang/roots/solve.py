@@ -67,6 +67,7 @@ from symdelay.core.errors import CertificationError, SymdelayInputError
 from symdelay.core.lazy import module as _lazy_module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter, is_infinite_L
+from symdelay.core.precision import GUARD, work_bits
 from symdelay.models.erlang.roots import arbpath
 from symdelay.models.erlang.roots.arbpath import DIFFERENCE
 
@@ -606,12 +607,14 @@ def _rescaled(solve, L, p, dps, *extra) -> _Solved:
 
 
 def _work(dps, L):
-    guard = 10 + (len(str(L)) if isinstance(L, int) else 2)
-    return dps + guard
+    """The working digits: the guard digits and one more per digit of L (the roots cluster
+    more closely as L grows)."""
+    return dps + GUARD + (len(str(L)) if isinstance(L, int) else 2)
 
 
-def _bits(dps: int) -> int:
-    return int(dps * 3.33) + 20
+def _bits(work: int) -> int:
+    """The bits of the working digits ``work`` (:func:`_work`, guard digits included)."""
+    return work_bits(work, guard=0)
 
 
 def _sort_key(z: CertifiedRoot):

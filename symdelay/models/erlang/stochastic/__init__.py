@@ -19,7 +19,6 @@ from symdelay.models.erlang.stochastic.convergence import (
 from symdelay.models.erlang.stochastic.fluid import fluid, fluid_difference
 from symdelay.models.erlang.stochastic.simulate import simulate
 from symdelay.models.erlang.stochastic.stationary import (
-    SimulatedVariance,
     hopf_theta,
     minimising_theta,
     simulated_variance,
@@ -27,7 +26,6 @@ from symdelay.models.erlang.stochastic.stationary import (
     variance_curve,
 )
 from symdelay.models.erlang.stochastic.variance import (
-    StationaryVariance,
     closed_form_singularity,
     closed_form_theta_limit,
     closed_form_variance,
@@ -37,8 +35,6 @@ from symdelay.models.erlang.stochastic.variance import (
 
 __all__ = [
     "FluidLimitStudy",
-    "SimulatedVariance",
-    "StationaryVariance",
     "closed_form_singularity",
     "closed_form_theta_limit",
     "closed_form_variance",

@@ -10,19 +10,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
+from symdelay.analysis.stochastic import SimulatedVariance
 from symdelay.core.checks import check_rates
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.result import Result
-from symdelay.models.erlang.linearize import difference_jacobian_numeric
-from symdelay.models.erlang.stochastic.simulate import simulate
 from symdelay.models.erlang.stochastic.variance import variance
 
 __all__ = [
-    "SimulatedVariance",
     "simulated_variance",
     "spectral_abscissa",
     "hopf_theta",
@@ -31,64 +27,30 @@ __all__ = [
 ]
 
 
-@dataclass
-class SimulatedVariance(Result):
-    """Time-average estimate of ``Var(Q1 - Q2)/eta`` with a batch-means interval."""
-
-    estimate: float
-    interval: tuple
-    batches: int
-    samples: int
-    events: int
-
-    @property
-    def halfwidth(self) -> float:
-        return (self.interval[1] - self.interval[0]) / 2
-
-
 def simulated_variance(
     L=1, eta=1000, mu=1, lam=1, theta=2, D=1, *, T=2000, burn_in=50, dt=0.25, batches=20,
     seed=7, level=0.95, progress: Callable[[int], None] | None = None,
 ) -> SimulatedVariance:  # fmt: skip
-    """``Var(Q1 - Q2)/eta`` from one long path started at the (rounded) equilibrium.
+    """``Var(Q1 - Q2)/eta`` of the founding model from one long path: a convenience calling
+    :func:`symdelay.analysis.stochastic.simulated_variance`."""
+    from symdelay.analysis.stochastic import simulated_variance as entry
+    from symdelay.models.erlang.family import model
 
-    Samples on the grid after ``burn_in`` are cut into ``batches`` consecutive batches; each
-    gives ``mean((X - mean X)^2)/eta``; the interval is Student-t on the batch estimates.
-    """
-    p = check_rates(L, mu, lam, theta, D)
-    if not 0 <= burn_in < T:
-        raise SymdelayInputError(f"burn_in must satisfy 0 <= burn_in < T, got {burn_in}")
-    if not isinstance(batches, int) or batches < 2:
-        raise SymdelayInputError(f"batches must be an integer >= 2, got {batches}")
-    q = round(float(p["lam"] / p["mu"]) * eta)
-    z = round(float(p["lam"] / p["gamma"]) * eta)
-    init = [q, q] + [z] * (2 * p["L"])
-    sim = simulate(
-        L=L, eta=eta, mu=mu, lam=lam, theta=theta, D=D, T=T, dt=dt, seed=seed, initial=init,
+    check_rates(L, mu, lam, theta, D)
+    return entry(
+        model(L=L, mu=mu, lam=lam, theta=theta, D=D), eta, T=T, burn_in=burn_in, dt=dt,
+        batches=batches, seed=seed, level=level, progress=progress,
     )  # fmt: skip
-    if progress is not None:
-        progress(1)
-    X = (sim["q1"] - sim["q2"]) * eta  # Q1 - Q2
-    X = X[sim.t >= burn_in]
-    n = X.size // batches
-    if n < 2:
-        raise SymdelayInputError("too few samples per batch: increase T or decrease dt")
-    X = X[: n * batches].reshape(batches, n)
-    centre = X.mean()
-    est_b = ((X - centre) ** 2).mean(axis=1) / eta
-    from scipy import stats
-
-    est = float(est_b.mean())
-    half = float(stats.t.ppf((1 + level) / 2, batches - 1) * est_b.std(ddof=1) / np.sqrt(batches))
-    events = int(sim.events.sum())
-    return SimulatedVariance(est, (est - half, est + half), batches, n * batches, events)
 
 
 def spectral_abscissa(L, mu, lam, theta, D) -> float:
-    """Largest real part of the eigenvalues of the difference Jacobian."""
-    L = int(L)
-    A = difference_jacobian_numeric(L, float(mu), float(lam), float(theta), float(D))
-    return float(np.max(np.linalg.eigvals(A).real))
+    """Largest real part of the eigenvalues of the difference Jacobian: the rightmost
+    certified root of the difference mode (:func:`symdelay.analysis.roots.roots`)."""
+    from symdelay.analysis.roots import roots
+    from symdelay.models.erlang.family import model
+
+    rs = roots(model(L=L, mu=mu, lam=lam, theta=theta, D=D), dps=15, rightmost=1)
+    return float(rs.spectral_abscissa)
 
 
 def hopf_theta(L, mu, lam, D) -> float:

@@ -1,13 +1,13 @@
-"""Stationary variance of the imbalance by the linear-noise approximation (LNA).
+"""The founding model's stationary variance of the imbalance (linear-noise approximation):
+its fast path and closed form, specialisations of :func:`symdelay.analysis.stochastic.variance`.
 
-Near the symmetric equilibrium ``s*`` the scaled state is ``s* + xi / sqrt(eta)`` with
-``d xi = J xi dt + B_full^{1/2} dW``, where ``J`` is the fluid Jacobian and
-``B_full = sum_nu nu nu^T beta_nu(s*)`` the diffusion matrix of the transition table
-(:mod:`.transitions`). The difference coordinates ``(x, w_1..w_L) = P s`` form a closed
-subsystem (``P J = A P`` with ``A`` the difference Jacobian, checked), so their stationary
-covariance ``Sigma`` solves the Lyapunov equation
+Near the symmetric equilibrium the fluctuations of the imbalances ``(x, w_1..w_L)`` (``x =
+q1 - q2``, ``w_l = z1_l - z2_l``) form a closed Ornstein-Uhlenbeck process whose matrices
+``A``, ``B`` are the model's own Jacobian and diffusion restricted to them
+(:func:`symdelay.analysis.lna.imbalance_lna` on the transition table with ``mu, lam, theta,
+gamma`` free, derived once per L: :func:`lna_matrices`). Their stationary covariance solves
 
-    A Sigma + Sigma A^T + B = 0,    B = P B_full P^T,
+    A Sigma + Sigma A^T + B = 0,
 
 and ``Var(Q1 - Q2) / eta -> Sigma[0, 0]`` as ``eta -> oo``. ``B`` is positive definite, so
 by Lyapunov's theorem a positive-definite solution exists iff ``A`` is Hurwitz: below the
@@ -27,21 +27,19 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import mpmath
 import numpy as np
 
-from symdelay.analysis.stochastic import StationaryVariance
+from symdelay.analysis.stochastic import StationaryVariance, variance_parameters
 from symdelay.core import symbols as S
 from symdelay.core.checks import check_rates
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import as_dps, as_parameter
-from symdelay.models.erlang.stochastic._models import symbolic_model
+from symdelay.core.params import as_dps
 
 __all__ = [
     "variance",
     "specialised_variance",
-    "StationaryVariance",
+    "variance_closed_form",
     "lna_matrices",
     "closed_form_variance",
     "closed_form_singularity",
@@ -57,28 +55,15 @@ CLOSED_FORM_MAX_L = 2
 
 @lru_cache(maxsize=32)
 def lna_matrices(L: int) -> tuple[sp.Matrix, sp.Matrix]:
-    """``(A, B)`` of the difference mode, symbolic in ``mu, lam, theta, gamma``.
+    """``(A, B)`` of the imbalances ``(x, w_1..w_L)``, symbolic in ``mu, lam, theta,
+    gamma``: the founding transition table's Jacobian and diffusion at its equilibrium,
+    restricted to the antisymmetric subspace (:func:`symdelay.analysis.lna.imbalance_lna`,
+    which checks that it is invariant)."""
+    from symdelay.analysis.lna import imbalance_lna
+    from symdelay.models.erlang.founding import FoundingModel
 
-    ``B`` is derived from the transition table at the equilibrium; ``P J = A P`` is checked.
-    """
-    from symdelay.models import build_model
-
-    m = symbolic_model(L)
-    eq = m.equilibrium()
-    n = len(m.state)
-    B_full = sp.zeros(n, n)
-    for t in build_model("erlang", L=L).transitions:  # the founding table, gamma symbolic
-        nu = sp.Matrix(t.change)
-        B_full += nu * nu.T * sp.simplify(t.rate.subs(eq))
-    P = sp.zeros(L + 1, n)
-    P[0, 0], P[0, 1] = 1, -1
-    for ell in range(L):
-        P[1 + ell, 2 + ell], P[1 + ell, 2 + L + ell] = 1, -1
-    B = (P * B_full * P.T).applyfunc(sp.simplify)
-    A = m.difference_jacobian()
-    if (P * m.jacobian() - A * P).applyfunc(sp.simplify) != sp.zeros(L + 1, n):
-        raise VerificationError("the difference coordinates are not a closed linear subsystem")
-    return A, B
+    lin = imbalance_lna(FoundingModel(L=L))
+    return sp.ImmutableMatrix(lin.A), sp.ImmutableMatrix(lin.B)
 
 
 def _symmetric_unknowns(n):
@@ -109,132 +94,42 @@ def closed_form_variance(L: int):
     return sp.factor(sp.simplify(expr))
 
 
-def _exact_solve(A: sp.Matrix, B: sp.Matrix):
-    """Solve ``A X + X A^T = -B`` exactly; ``None`` if the operator is singular."""
-    import flint
-
-    n = A.shape[0]
-    K = flint.fmpq_mat(n * n, n * n)
-    rhs = flint.fmpq_mat(n * n, 1)
-
-    def q(v):
-        v = sp.Rational(v)
-        return flint.fmpq(int(v.p), int(v.q))
-
-    for i in range(n):
-        for j in range(n):
-            row = i * n + j
-            rhs[row, 0] = q(-B[i, j])
-            for k in range(n):
-                if A[i, k] != 0:  # (A X)_{ij} = sum_k A_ik X_kj
-                    K[row, k * n + j] += q(A[i, k])
-                if A[j, k] != 0:  # (X A^T)_{ij} = sum_k X_ik A_jk
-                    K[row, i * n + k] += q(A[j, k])
-    if K.det() == 0:
-        return None
-    x = K.solve(rhs)
-    X = sp.Matrix(n, n, lambda i, j: sp.Rational(int(x[i * n + j, 0].p), int(x[i * n + j, 0].q)))
-    return X
-
-
-def _is_positive_definite(X: sp.Matrix) -> bool:
-    return all(X[:k, :k].det() > 0 for k in range(1, X.shape[0] + 1))
-
-
-def _abscissa(A: sp.Matrix) -> float:
-    return float(np.max(np.linalg.eigvals(np.array(A.evalf(), dtype=float)).real))
-
-
-def _refine(A: sp.Matrix, B: sp.Matrix, X0: np.ndarray, An: np.ndarray, dps: int, unstable):
-    """Iterative refinement of a double-precision solution of ``A X + X A^T + B = 0``.
-
-    Residuals are computed at ``dps + 20`` digits from the exact rational ``A`` and ``B``
-    (``A`` is sparse: O(n^2) work), corrections solved in double precision; stops when the
-    last correction is below ``10^-(dps+5)`` of ``max |X|``. Returns an mpmath matrix.
-    """
-    from scipy.linalg import solve_continuous_lyapunov
-
-    n = A.shape[0]
-    with mpmath.workdps(dps + 20):
-
-        def mp(v):
-            v = sp.Rational(v)
-            return mpmath.mpf(int(v.p)) / int(v.q)
-
-        nz = [(i, k, mp(A[i, k])) for i in range(n) for k in range(n) if A[i, k] != 0]
-        Bm = [[mp(B[i, j]) for j in range(n)] for i in range(n)]
-        X0 = (X0 + X0.T) / 2  # X is symmetric (the residual below relies on it)
-        X = [[mpmath.mpf(float(X0[i, j])) for j in range(n)] for i in range(n)]
-        tol = mpmath.mpf(10) ** (-(dps + 5))
-        previous = None
-        for _ in range(4 + dps // 5):
-            AX = [[mpmath.mpf(0)] * n for _ in range(n)]
-            for i, k, a in nz:
-                row, xk = AX[i], X[k]
-                for j in range(n):
-                    row[j] += a * xk[j]
-            Rm = [[AX[i][j] + AX[j][i] + Bm[i][j] for j in range(n)] for i in range(n)]
-            rmax = max(abs(v) for row in Rm for v in row)
-            if rmax == 0:
-                return mpmath.matrix(X)
-            scale = 1 / rmax  # keep the double-precision solve away from underflow
-            Rf = np.array([[float(v * scale) for v in row] for row in Rm])
-            E = solve_continuous_lyapunov(An, -Rf)
-            E = (E + E.T) / 2
-            if not np.all(np.isfinite(E)):
-                break
-            for i in range(n):
-                for j in range(n):
-                    X[i][j] += mpmath.mpf(float(E[i, j])) * rmax
-            size = max(abs(X[i][j]) for i in range(n) for j in range(n))
-            step = mpmath.mpf(float(np.max(np.abs(E)))) * rmax
-            if step <= tol * size:
-                return mpmath.matrix(X)
-            if previous is not None and step > previous / 2:
-                break  # not contracting: too close to the threshold for double corrections
-            previous = step
-    raise SymdelayInputError(
-        f"the Lyapunov equation is too ill-conditioned here (L={n - 1}) to give {dps} digits: "
-        "choose a smaller --dps, or theta or lam further below the Hopf threshold"
-    )
-
-
 def variance(
     L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True, force=False, kappa=None,
     method="auto",
 ) -> StationaryVariance:  # fmt: skip
     """The LNA stationary variance ``Var(Q1 - Q2)/eta`` of the founding model
-    ``model(L, mu, lam, theta, D)``: :func:`symdelay.analysis.stochastic.variance`.
-    ``kappa=``: the ``inflight`` model with those in-flight weights (generic LNA; the
-    record also carries ``L``, ``D`` and ``kappa``).
+    ``model(L, mu, lam, theta, D)`` (with ``kappa=``: the ``inflight`` model with those
+    in-flight weights): a convenience calling :func:`symdelay.analysis.stochastic.variance`.
 
     Raises :class:`SymdelayInputError` at or above the Hopf threshold (the equilibrium is
     not stable, so there is no stationary variance).
     """
-    import dataclasses
-
     from symdelay.analysis.stochastic import variance as entry
     from symdelay.models.erlang.stochastic.simulate import _founding_or_inflight
 
     model = _founding_or_inflight(L, mu, lam, theta, D, kappa)
-    res = entry(model, dps=dps, method=method, closed_form=closed_form, force=force)
-    if kappa is None:
-        return res
-    D1 = D[0] if isinstance(D, (list, tuple)) else D
-    params = {**res.parameters, "D": str(as_parameter("D", D1)), "kappa": str(kappa)}
-    return dataclasses.replace(res, parameters=params, L=int(L))
+    return entry(model, dps=dps, method=method, closed_form=closed_form, force=force)
 
 
-def specialised_variance(
-    model, *, dps=30, closed_form=True, force=False
-) -> StationaryVariance | None:
-    """The founding model's variance: the Lyapunov equation of the difference coordinates
-    ``(x, w_1..w_L)`` (exact rational arithmetic for L <= 12, else double precision refined
-    to ``dps`` digits) and the closed form for L <= 2. Declines (``None``) where a parameter
-    is symbolic. The solve grows like L^2 (measured, L <= 100): refused over the shared
-    budget unless ``force``.
+def variance_closed_form(model):
+    """The founding family's closed form of ``Var(Q1 - Q2)/eta`` in ``mu, lam, theta, D``
+    (L <= 2; None otherwise): attached by the entry on every path."""
+    L = getattr(model, "L", None)
+    if not isinstance(L, int):
+        return None
+    return closed_form_variance(L)
+
+
+def specialised_variance(model, *, dps=30, force=False) -> StationaryVariance | None:
+    """The founding model's variance: the Lyapunov equation of the imbalances ``(x,
+    w_1..w_L)`` (exact rational arithmetic for L <= 12, else double precision refined to
+    ``dps`` digits). Declines (``None``) where a parameter is symbolic. The solve grows like
+    L^2 (measured, L <= 100): refused over the shared budget unless ``force``.
     """
+    from symdelay.analysis.lna import stationary_covariance
     from symdelay.core.budget import check_budget, power_cost
+    from symdelay.models.delayed_routing import _state_names
 
     o = model.options
     if model.infinite or any(o[k] is None for k in ("mu", "lam", "theta", "D")):
@@ -253,44 +148,39 @@ def specialised_variance(
     require_stable(model, "stationary variance")  # the one verdict at this point
     A_s, B_s = lna_matrices(L)
     values = {S.mu: p["mu"], S.lam: p["lam"], S.theta: p["theta"], S.gamma: p["gamma"]}
-    A, B = A_s.subs(values), B_s.subs(values)
-    params = {k: p[k] for k in ("mu", "lam", "theta", "D", "gamma")}
-
-    def unstable(detail):
+    A, B = A_s.xreplace(values), B_s.xreplace(values)
+    exact = L <= EXACT_MAX_L
+    try:
+        X = stationary_covariance(A, B, dps=dps, exact=exact)
+    except SymdelayInputError as exc:
+        if "Hurwitz" not in str(exc):
+            raise
+        if "singular" in str(exc):
+            detail = "the Lyapunov equation is singular: eigenvalues on the imaginary axis"
+        else:
+            a = float(np.max(np.linalg.eigvals(np.array(A.evalf(), dtype=float)).real))
+            detail = f"spectral abscissa of the difference Jacobian {a:.6g} >= 0"
         raise SymdelayInputError(
             f"no stationary variance for L={L}, mu={p['mu']}, lam={p['lam']}, "
             f"theta={p['theta']}, D={p['D']}: the equilibrium is at or above the Hopf "
             f"threshold ({detail}); choose a smaller theta or lam"
-        )
-
-    if L <= EXACT_MAX_L:
-        X = _exact_solve(A, B)
-        if X is None:
-            unstable("the Lyapunov equation is singular: eigenvalues on the imaginary axis")
-        if not _is_positive_definite(X):
-            unstable(f"spectral abscissa of the difference Jacobian {_abscissa(A):.6g} >= 0")
-        value, exact = X[0, 0], True
-    else:
-        from scipy.linalg import solve_continuous_lyapunov
-
-        a = _abscissa(A)
-        if not a < 0:
-            unstable(f"spectral abscissa of the difference Jacobian {a:.6g} >= 0")
-        An, Bn = (np.array(M.evalf(), dtype=float) for M in (A, B))
-        X = _refine(A, B, solve_continuous_lyapunov(An, -Bn), An, dps, unstable)
-        value, exact = X[0, 0], False
-    cf = closed_form_variance(L) if closed_form else None
+        ) from None
+    value = X[0, 0]
+    how = "exact rational arithmetic" if exact else f"double precision refined to {dps} digits"
+    q, z = _state_names(2, L)
     return StationaryVariance(
-        model_name=model.name,
-        parameters={"L": L, **{k: str(v) for k, v in params.items()}},
+        parameters=variance_parameters(model),
         value=value,
+        exact=exact,
+        weights=(1, -1) + (0,) * (2 * L),
+        states=tuple(q + [s for row in z for s in row]),
+        dps=dps,
         sigma=X,
         A=A,
         B=B,
-        exact=exact,
-        dps=dps,
-        closed_form=cf,
-        L=L,
+        coordinates=("q1-q2", *(f"z1_{ell}-z2_{ell}" for ell in range(1, L + 1))),
+        method=f"Lyapunov equation of the imbalances (x, w_1..w_L), {how}",
+        model_name=model.name,
     )
 
 

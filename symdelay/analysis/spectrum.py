@@ -1,0 +1,290 @@
+"""The linear-noise power spectrum of an imbalance, for any model: quasi-cycles below the
+Hopf point.
+
+Below the Hopf point the fluctuation ``xi = sqrt(eta) (s - s*)`` is, to leading order, the
+Ornstein--Uhlenbeck process ``d xi = A xi dt + B^(1/2) dW`` (``A``, ``B`` the model's
+Jacobian and diffusion matrix at its equilibrium). The stationary power spectrum of
+``x = c . xi`` (two-sided, angular frequency, ``Var(x) = (1/2 pi) int S d omega``) is
+
+    S(omega) = c^T (i omega - A)^-1 B (i omega - A)^-H c.
+
+As the equilibrium nears its Hopf point a pair of eigenvalues of ``A`` approaches
+``+-i omega_c``, so ``S`` grows a peak there whose width shrinks like the distance of the
+eigenvalues from the axis: noise-driven oscillations (quasi-cycles) with quality factor
+``Q = omega_peak / (full width at half maximum)`` -> inf.
+
+One entry, :func:`spectrum` -> :class:`Spectrum`. The generic path takes ``A``, ``B`` from
+the model's own table restricted to its imbalances
+(:func:`symdelay.analysis.lna.imbalance_lna`; the full state when weights are given); the
+founding model's fast path reads the same matrices derived once per L. ``Var(x)/eta`` is
+:func:`symdelay.analysis.stochastic.variance` (exact Lyapunov solve), not the integral.
+
+>>> from symdelay.models import build_model
+>>> s = spectrum(build_model("nserver", N=2, L=2, mu=1, lam=1, theta=8, D=1), points=51)
+>>> round(s.peak_frequency, 4), round(s.quality_factor, 2), s.to_json()["variance_x_over_eta"]
+(2.7178, 21.57, '9.11111111111111')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from symdelay.analysis.entry import declined, specialisation
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.result import Result
+
+__all__ = ["Spectrum", "spectrum", "lna_spectrum_matrix", "check_grid_cost", "spectrum_of"]
+
+NORMALISATION = "two-sided in angular frequency: Var(x)/eta = (1/(2 pi)) int S"
+
+
+@dataclass(frozen=True, eq=False)
+class Spectrum(Result):
+    """``S(omega)`` on ``omega`` (two-sided, angular) of the imbalance ``imbalance``, its
+    peak, quality factor and ``Var(x)/eta``. ``parameters``: the model's own options (or its
+    parameter values); ``L``: the model's number of delay phases where it has that option
+    (None otherwise); ``closed_form``: the family's closed form of ``S`` where it states one
+    (the founding model, L <= 2), attached on every path; ``method``: the path."""
+
+    L: object
+    parameters: dict
+    omega: np.ndarray
+    S: np.ndarray
+    peak_frequency: float
+    peak_value: float
+    quality_factor: float | None
+    variance: float
+    imbalance: str = "q1 - q2"
+    closed_form: object = None
+    method: str = ""
+    model_name: str | None = None
+
+    def record(self) -> dict:
+        from symdelay.core.latex import tex
+
+        cf = self.closed_form
+        return {
+            "L": self.L,
+            "parameters": dict(self.parameters),
+            "omega": [float(w) for w in self.omega],
+            "S": [float(s) for s in self.S],
+            "peak_frequency": repr(float(self.peak_frequency)),
+            "peak_value": repr(float(self.peak_value)),
+            "quality_factor": None if self.quality_factor is None else repr(self.quality_factor),
+            "variance_x_over_eta": repr(float(self.variance)),
+            "normalisation": NORMALISATION,
+            "imbalance": self.imbalance,
+            "closed_form": None if cf is None else str(cf),
+            "closed_form_latex": None if cf is None else tex(cf),
+            "method": self.method,
+        }
+
+    def latex(self) -> str:
+        q = "-" if self.quality_factor is None else f"{self.quality_factor:.4g}"
+        head = (
+            rf"\omega_{{peak}} = {self.peak_frequency:.6g},\ Q = {q},\ "
+            rf"\mathrm{{Var}}(x)/\eta = {self.variance:.6g}"
+        )
+        if self.closed_form is not None:
+            from symdelay.core.latex import tex
+
+            head += rf",\quad S(\omega) = {tex(self.closed_form)}"
+        return head
+
+
+def _require_finite(A, B) -> None:
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(np.asarray(B, float)))):
+        raise SymdelayInputError(
+            "the spectrum is computed in double precision and these rates leave its range "
+            "(about 1e308): give mu, lam, theta and D of moderate size"
+        )
+
+
+def lna_spectrum_matrix(A: np.ndarray, B: np.ndarray, weights, omegas) -> np.ndarray:
+    """``c^T (i w - A)^-1 B (i w - A)^-H c`` for each ``w`` (float numpy)."""
+    A = np.asarray(A, float)
+    _require_finite(A, B)
+    n = A.shape[0]
+    c = np.asarray(weights, float)
+    out = np.empty(len(omegas))
+    eye = np.eye(n)
+    for k, w in enumerate(omegas):
+        h = np.linalg.solve((1j * w * eye - A).T, c)  # h^T = c^T (i w - A)^-1
+        out[k] = float(np.real(h @ B @ h.conj()))
+    return out
+
+
+def _peak_and_q(A, B, w, scale):
+    """Peak frequency and value (grid of 4001 points on ``[0, 4 scale]``, refined by a
+    bounded scalar search) and ``Q = omega_peak / FWHM`` with both half-maximum points
+    found by Brent's method; ``Q`` None when the peak is at ``omega = 0`` or the spectrum
+    does not fall to half its peak above it."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    def S_at(v):
+        return lna_spectrum_matrix(A, B, w, [v])[0]
+
+    grid = np.linspace(0.0, 4 * scale, 4001)
+    S = lna_spectrum_matrix(A, B, w, grid)
+    k = int(np.argmax(S))
+    if k == 0:
+        return 0.0, float(S[0]), None
+    hi = grid[min(k + 1, len(grid) - 1)]
+    r = minimize_scalar(
+        lambda v: -S_at(v),
+        bounds=(grid[k - 1], hi),
+        method="bounded",
+        options={"xatol": 1e-12 * max(1.0, scale)},
+    )
+    wp, Sp = float(r.x), float(-r.fun)
+    half = Sp / 2
+    if S_at(0.0) >= half:
+        return wp, Sp, None
+    top = wp
+    while S_at(top) >= half:
+        top = 2 * top + scale
+        if top > 1e6 * scale:
+            return wp, Sp, None
+    wl = brentq(lambda v: S_at(v) - half, 0.0, wp, xtol=1e-14 * scale)
+    wr = brentq(lambda v: S_at(v) - half, wp, top, xtol=1e-14 * scale)
+    return wp, Sp, float(wp / (wr - wl))
+
+
+def check_grid_cost(n_states: int, points: int, force: bool) -> None:
+    """Each grid point is one ``n x n`` complex solve (measured: 10^5 points of a 3-state
+    system in about 2 s) and the grid holds ``(i w - A)^-1`` for every point."""
+    from symdelay.core.budget import check_budget, check_memory, power_cost
+
+    what = f"the spectrum on {points} grid points ({n_states} states)"
+    shrink = "fewer --points (or a smaller L)"
+    check_memory(what, 16.0 * points * (n_states * n_states + 4), force=force, shrink=shrink)
+    check_budget(what, points * power_cost(n_states, 7.4e-7, 3), force=force, shrink=shrink)
+
+
+def spectrum(
+    model,
+    *,
+    omegas=None,
+    points: int = 4001,
+    weights=None,
+    force: bool = False,
+    method: str = "auto",
+) -> Spectrum:
+    """The LNA spectrum of an imbalance of ``model`` below its Hopf point.
+
+    Parameters
+    ----------
+    model : Model
+        A model with numbers for every parameter and a stable equilibrium.
+    omegas : array_like, optional
+        The frequencies (default: ``points`` on ``0 .. 4 omega_scale``, ``omega_scale`` the
+        largest eigenvalue's imaginary part).
+    points : int
+        Grid points when ``omegas`` is not given.
+    weights : sequence, optional
+        ``c``, one number per state (default: the first imbalance of the symmetry, ``q1 -
+        q2``).
+    force : bool
+        Run even when the estimated cost is over the shared budget.
+    method : {"auto", "generic", "specialised"}
+        ``"auto"``: the family's fast path first (the founding model's imbalance matrices,
+        derived once per L), else the model's own table; the others force one path.
+
+    The peak frequency is refined, the quality factor found from the half-maximum points,
+    and ``Var(x)/eta`` is :func:`symdelay.analysis.stochastic.variance` of the same
+    imbalance. Refused where the equilibrium is not stable (no stationary spectrum).
+    """
+    fast = specialisation(model, "spectrum", method)
+    if fast is not None and weights is None:
+        result = fast(model, omegas=omegas, points=points, force=force)
+        if result is not None:
+            return _with_closed_form(model, result)
+        declined(model, "spectrum", method)
+    elif fast is not None:
+        declined(model, "spectrum", method)  # the fast path knows only q1 - q2
+    from symdelay.analysis.stochastic import need_table
+
+    need_table(model, "spectrum")
+    return _with_closed_form(model, _generic(model, omegas, points, weights, force), weights)
+
+
+def _with_closed_form(model, result: Spectrum, weights=None) -> Spectrum:
+    import dataclasses
+
+    from symdelay.analysis.entry import closed_form
+
+    cf = closed_form(model, "spectrum") if weights is None else None
+    return dataclasses.replace(result, closed_form=cf) if cf is not None else result
+
+
+def _generic(model, omegas, points, weights, force) -> Spectrum:
+    from symdelay.analysis.lna import imbalance_lna
+    from symdelay.analysis.roots import require_values
+    from symdelay.analysis.stability import is_stable
+    from symdelay.analysis.stochastic import variance
+
+    require_values(model, "the spectrum")
+    if is_stable(model) is not True:
+        raise SymdelayInputError(
+            "the equilibrium is not stable: no stationary spectrum (the LNA needs theta "
+            "below theta_c)"
+        )
+    if weights is None:
+        lin = imbalance_lna(model)
+        if lin.x is None:
+            raise SymdelayInputError(
+                "this model declares no symmetry, so there is no imbalance to default to: give "
+                "weights (one per state)"
+            )
+        A, B, c = lin.A, lin.B, lin.x
+        how = "its imbalances" if lin.projected else "its states"
+    else:
+        A, B, c = model.jacobian, model.diffusion, list(weights)
+        how = "its states"
+    A = np.array(A.evalf(), dtype=float)
+    B = np.array(B.evalf(), dtype=float)
+    var = variance(model, dps=20, weights=weights, closed_form=False, force=force, method="generic")
+    return spectrum_of(
+        model,
+        A,
+        B,
+        c,
+        var,
+        omegas=omegas,
+        points=points,
+        force=force,
+        method=f"LNA of the model's Jacobian and diffusion matrix on {how}",
+    )
+
+
+def spectrum_of(model, A, B, c, var, *, omegas, points, force, method) -> Spectrum:
+    """:class:`Spectrum` from float ``A``, ``B`` and the weights ``c`` in their coordinates
+    and the variance record ``var`` (both paths end here)."""
+    from symdelay.analysis.entry import family_options
+    from symdelay.analysis.stochastic import variance_parameters
+
+    _require_finite(A, B)
+    ev = np.linalg.eigvals(A)
+    scale = max(float(np.max(np.abs(ev.imag))), float(np.max(np.abs(ev))) / 4, 1e-6)
+    if omegas is None:
+        omegas = np.linspace(0.0, 4 * scale, points)
+    omegas = np.asarray(omegas, float)
+    check_grid_cost(A.shape[0], omegas.size, force)
+    S = lna_spectrum_matrix(A, B, c, omegas)
+    wp, Sp, Q = _peak_and_q(A, B, c, scale)
+    options = family_options(model) or {}
+    return Spectrum(
+        L=options.get("L"),
+        parameters=variance_parameters(model),
+        omega=omegas,
+        S=S,
+        peak_frequency=wp,
+        peak_value=Sp,
+        quality_factor=Q,
+        variance=float(var),
+        imbalance=var.imbalance(),
+        method=method,
+        model_name=model.name,
+    )
