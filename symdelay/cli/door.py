@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.exact import read_number
 
 __all__ = [
     "Selection",
@@ -27,6 +28,7 @@ __all__ = [
     "given_options",
     "CURRENT",
     "owner_of",
+    "blame",
 ]
 
 DEFAULT_FAMILY = "erlang"
@@ -141,6 +143,7 @@ def add_model(p, selection: Selection | None = None, *, own=(), defaults=None) -
         action="append",
         default=[],
         metavar="NAME=VALUE",
+        kind="setting",
         help="a parameter value of a --model-file model (repeatable, once per name)",
     )
     p.set_defaults(_door_selection=selection, _door_own=tuple(own), _door_defaults=defaults or {})
@@ -159,7 +162,11 @@ def add_model(p, selection: Selection | None = None, *, own=(), defaults=None) -
         default = defaults.get(o.name)
         shown = o.help + (f" (default {default})" if default is not None else "")
         kw = {"choices": o.choices} if o.choices else {}
-        h.add_argument(o.flag, dest=o.name, default=None, metavar=o.metavar, help=shown, **kw)
+        free = o.name if o.free or o.kind == "count" else None  # --kappa kappa, --L L
+        h.add_argument(
+            o.flag, dest=o.name, default=None, metavar=o.metavar, help=shown, kind=o.kind,
+            own=free, **kw,
+        )  # fmt: skip
 
 
 def add_family(p, family: str) -> None:
@@ -186,6 +193,7 @@ def parse_settings(items) -> dict:
             raise SymdelayInputError(f"--set takes NAME=VALUE, got '{item}'")
         if name in out:
             raise SymdelayInputError(f"--set {name} is given twice: give each parameter once")
+        read_number(f"--set {name}", value)  # a number, never a formula
         out[name] = value
     return out
 
@@ -326,3 +334,31 @@ def check(args) -> None:
             "--set is for --model-file models; a built-in model takes its options "
             f"(see 'symdelay {args.command} --model {family} --help')"
         )
+
+
+def blame(exc: SymdelayInputError, args) -> SymdelayInputError:
+    """The error to report for ``exc``: a model's refusal of a number too long for its
+    transition table (``exc.max_digits``) names the option the user typed that holds such
+    a number (``--S "[[-1e-300,0],[0,-1e300]]"``), not the transition it reached."""
+    limit = getattr(exc, "max_digits", None)
+    if limit is None or args is None:
+        return exc
+    import re
+
+    from symdelay.core.exact import _DECIMAL_TEXT, _FRACTION_TEXT, exact_fraction
+
+    given = getattr(args, "_given", {})
+    items = [(flag, value) for _, flag, value in given.values() if isinstance(value, str)]
+    items += [(f"--set {n}", v) for n, v in parse_settings(getattr(args, "set", None)).items()]
+    for flag, text in items:
+        for token in re.split(r"[\s,;:=\[\]]+", text):
+            if not (_DECIMAL_TEXT.fullmatch(token) or _FRACTION_TEXT.fullmatch(token)):
+                continue
+            q = exact_fraction(flag, token)
+            if max(abs(q.numerator), q.denominator) >= 10**limit:
+                return SymdelayInputError(
+                    f"{flag}: {token} has more than {limit} digits as an exact fraction "
+                    f"(numerator or denominator); a model with a transition table takes "
+                    f"numbers of at most {limit} digits: give a shorter one"
+                )
+    return exc

@@ -54,10 +54,20 @@ def register(subparsers) -> None:
     )
     # let '--branches -3..3' through (argparse would take '-3..3' for an option)
     p._negative_number_matcher = re.compile(r"^-\d+$|^-\d*\.\d+$|^-\d+\.\.-?\d+$")
-    p.add_argument("--dps", default="50", help="significant decimal digits (5..10000, default 50)")
-    p.add_argument("--rightmost", default=None, help="only the K rightmost roots (L <= 10^7)")
     p.add_argument(
-        "--branches", default=None, help="Lambert-W branches for --L inf (K1..K2, default -3..3)"
+        "--dps",
+        default="50",
+        kind="integer",
+        help="significant decimal digits (5..10000, default 50)",
+    )
+    p.add_argument(
+        "--rightmost", default=None, kind="integer", help="only the K rightmost roots (L <= 10^7)"
+    )
+    p.add_argument(
+        "--branches",
+        default=None,
+        kind="branches",
+        help="Lambert-W branches for --L inf (K1..K2, default -3..3)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     door.add_model(p)

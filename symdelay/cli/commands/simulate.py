@@ -54,9 +54,15 @@ def register(subparsers) -> None:
     )
     door.add_model(p, defaults=RATE_DEFAULTS)
     add_horizon_arguments(p)
-    p.add_argument("--eta", default="1000", help="system scale (integer >= 1, default 1000)")
-    p.add_argument("--seed", default="1", help="random seed, an integer >= 0 (default 1)")
-    p.add_argument("--replications", default="1", help="independent paths (default 1)")
+    p.add_argument(
+        "--eta", default="1000", kind="integer", help="system scale (integer >= 1, default 1000)"
+    )
+    p.add_argument(
+        "--seed", default="1", kind="integer", help="random seed, an integer >= 0 (default 1)"
+    )
+    p.add_argument(
+        "--replications", default="1", kind="integer", help="independent paths (default 1)"
+    )
     p.add_argument(
         "--initial",
         default=None,
