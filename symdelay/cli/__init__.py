@@ -220,8 +220,9 @@ EXIT_BUG = 70
 
 
 def main(argv=None) -> int:
-    """Run the CLI; returns the exit status (0 ok, 1 not certified, 2 bad input, 130
-    interrupted, 70 a bug of symdelay). Every error is one line on stderr."""
+    """Run the CLI; returns the exit status (0 ok; 2 refused: bad input, or a result that
+    could not be certified, with the cause; 130 interrupted; 70 a bug of symdelay; 1 only
+    for a failed external tool: pdflatex). Every error is one line on stderr."""
     args = None
     try:
         parser = build_parser(argv)
@@ -237,10 +238,21 @@ def main(argv=None) -> int:
 
         print(f"symdelay: error: {door.blame(exc, args)}", file=sys.stderr)
         return 2
-    except (CertificationError, VerificationError) as exc:
-        # a computation that could not prove its answer: say so, print no number
-        print(f"symdelay: could not certify the result: {exc}", file=sys.stderr)
-        return 1
+    except CertificationError as exc:
+        # a computation that could not prove its answer: no number is printed, the run is
+        # refused in one line with the cause (and what to change), as bad input is
+        print(f"symdelay: error: could not certify the result: {exc}", file=sys.stderr)
+        return 2
+    except VerificationError as exc:  # a check of symdelay's own result failed: a bug
+        if os.environ.get("SYMDELAY_DEBUG"):
+            raise
+        text = " ".join(str(exc).split())[:300]
+        print(
+            f"symdelay: internal error (a bug in symdelay): a check of its own result failed: "
+            f"{text}; please report it with the command line",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
     except KeyboardInterrupt:
         print("symdelay: interrupted", file=sys.stderr)
         return 130

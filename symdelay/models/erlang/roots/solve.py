@@ -127,11 +127,6 @@ def _params(mu, lam, theta, D, exact=None):
         p[name] = as_parameter(name, v, positive=name != "theta")
         if not p[name].is_number:
             raise SymdelayInputError(f"{name} must be a number for root finding, got '{v}'")
-    if p["theta"] == 0:
-        raise SymdelayInputError(
-            "theta = 0 decouples routing: the roots are exactly -mu and -L/D (L-fold); "
-            "give theta != 0"
-        )
     return p
 
 
@@ -384,6 +379,8 @@ def _founding_roots(L, mu, lam, theta, D, dps, rightmost, branches, model_name=N
         isinstance(rightmost, bool) or not isinstance(rightmost, int) or rightmost < 1
     ):
         raise SymdelayInputError(f"rightmost must be an integer >= 1, got {rightmost!r}")
+    if p["theta"] == 0:  # no routing: the polynomial factors exactly
+        return _decoupled_roots(L if is_infinite_L(L) else as_L(L), p, dps, rightmost, model_name)
     if is_infinite_L(L):
         return _lambert_roots(p, dps, parse_branches(branches), rightmost)
     L = as_L(L, allow_symbol=False)
@@ -394,16 +391,114 @@ def _founding_roots(L, mu, lam, theta, D, dps, rightmost, branches, model_name=N
                 f"use rightmost=K (--rightmost K) for the K rightmost roots, up to L = "
                 f"{RIGHTMOST_MAX_L}"
             )
-        return _rescaled(_all_roots, L, p, dps, model_name=model_name)
+        return _all_or_isolated(L, p, dps, model_name)
     if L > RIGHTMOST_MAX_L:
         raise SymdelayInputError(f"L = {L} is too large (limit {RIGHTMOST_MAX_L} for --rightmost)")
     if rightmost >= L + 1 or L <= 256:
-        res = _rescaled(_all_roots, L, p, dps, model_name=model_name)
+        res = _all_or_isolated(L, p, dps, model_name)
         return dataclasses.replace(res, roots=res.roots[: min(rightmost, L + 1)], mode="rightmost")
     return _rescaled(_rightmost_roots, L, p, dps, rightmost)
 
 
+#: The largest L whose L + 1 roots are isolated from the exact polynomial when the seeded
+#: path cannot separate them (a cluster, time scales far apart): Arb's isolation of a
+#: polynomial of degree L + 1 whose coefficients have hundreds of digits.
+ISOLATED_MAX_L = 1000
+
+
+def _all_or_isolated(L, p, dps, model_name) -> RootSet:
+    """All L + 1 roots: by the seeded path (double-precision seeds, Newton in Arb, proved
+    discs), or, where it cannot separate them (a cluster of roots closer than the seeds'
+    precision, ``theta = 1e-300``; rates whose time scales are more than 10^150 apart), by
+    Arb's isolation of the exact polynomial (:func:`_isolated_roots`)."""
+    try:
+        return _rescaled(_all_roots, L, p, dps, model_name=model_name)
+    except (CertificationError, _SeedRange) as exc:
+        if L > ISOLATED_MAX_L:
+            why = str(exc).rstrip(".")
+            raise CertificationError(
+                f"{why}; the exact isolation that separates clustered roots is limited to "
+                f"L <= {ISOLATED_MAX_L}: give a smaller L, or lam*theta and mu nearer L/D"
+            ) from None
+    return _isolated_roots(L, p, dps, model_name)
+
+
+def _isolated_roots(L, p, dps, model_name) -> RootSet:
+    """The L + 1 roots of the exact polynomial ``(s + mu/gamma)(s + 1)^L + lam theta/gamma``
+    (``r = gamma s``) isolated by Arb (:func:`symdelay.analysis.polyroots.polynomial_roots`:
+    ``fmpz_poly.complex_roots`` raises its precision until every root of a cluster has a
+    box of its own, and counts them with multiplicity; the right half-plane and the axis
+    decided exactly), scaled back by gamma."""
+    from symdelay.analysis.polyroots import polynomial_roots
+
+    gq, coeffs = _scaled_coefficients(L, p)
+    s = sp.Symbol("s")
+    work = _work(dps, L)
+    res = polynomial_roots(sp.Poly(coeffs, s), s, dps=work)
+    with mpmath.workdps(work + 10):
+        g = _mpq(gq)
+        ulp = mpmath.mpf(2) ** (-mpmath.mp.prec + 4)
+        out = []
+        for z in res.roots:
+            v = z.value * g
+            if z.on_axis:
+                v = mpmath.mpc(0, v.imag)
+            elif z.value.imag == 0:
+                v = mpmath.mpc(v.real, 0)
+            radius = z.radius * g * (1 + ulp) + abs(v) * ulp
+            out.append(CertifiedRoot(v, radius, None, z.multiplicity, z.on_axis))
+    out.sort(key=_sort_key)
+    return RootSet(
+        L,
+        p,
+        dps,
+        out,
+        res.unstable_count,
+        "all",
+        ("Arb isolation of the exact polynomial", *res.count_methods),
+        notes=["the roots were isolated from the exact polynomial (clustered or far apart)"],
+        axis_count=res.axis_count,
+        model_name=model_name,
+    )
+
+
+def _decoupled_roots(L, p, dps, rightmost, model_name) -> RootSet:
+    """theta = 0: ``(r + mu)(r + gamma)^L``, exact roots ``-mu`` and ``-gamma`` (L-fold; one
+    root of multiplicity L + 1 when mu = gamma); L = inf: ``r + mu``, the root ``-mu``."""
+    with mpmath.workdps(_work(dps, 2)):
+        mu = _mpq(p["mu"])
+        if is_infinite_L(L):
+            roots = [CertifiedRoot(mpmath.mpc(-mu, 0), mpmath.mpf(0), 0)]
+        else:
+            gq = sp.Rational(L) / p["D"] if not isinstance(p["D"], Fraction) else L / p["D"]
+            if gq == p["mu"]:
+                roots = [CertifiedRoot(mpmath.mpc(-mu, 0), mpmath.mpf(0), None, L + 1)]
+            else:
+                roots = [
+                    CertifiedRoot(mpmath.mpc(-mu, 0), mpmath.mpf(0), None, 1),
+                    CertifiedRoot(mpmath.mpc(-_mpq(gq), 0), mpmath.mpf(0), None, L),
+                ]
+    roots.sort(key=_sort_key)
+    if rightmost is not None:
+        roots = roots[:rightmost]
+    return RootSet(
+        "inf" if is_infinite_L(L) else L,
+        p,
+        dps,
+        roots,
+        0,
+        "all" if rightmost is None else "rightmost",
+        ("exact (theta = 0: the polynomial factors)",),
+        notes=["theta = 0: routing ignores the queues; the roots are exact"],
+        model_name=model_name,
+    )
+
+
 _SEED_A_MAX, _SEED_C_MAX = 10**150, 10**308
+
+
+class _SeedRange(SymdelayInputError):
+    """Rates beyond what the double-precision seeds resolve (the exact isolation may)."""
 
 
 def _check_seed_range(p, L) -> None:
@@ -419,8 +514,8 @@ def _check_seed_range(p, L) -> None:
     c_num, c_den = abs(ln * tn) * Dn, ld * td * Dd * L
     if a_num > _SEED_A_MAX * a_den or c_num > _SEED_C_MAX * c_den:
         a, c = Fraction(a_num, a_den), Fraction(c_num, c_den)
-        raise SymdelayInputError(
-            f"mu*D/L = {float(a):.3g} and lam*theta*D/L = {float(c):.3g}: the service and "
+        raise _SeedRange(
+            f"mu*D/L = {_float(a):.3g} and lam*theta*D/L = {_float(c):.3g}: the service and "
             "delay time scales differ by more than 10^150 (or lam*theta*D/L > 10^308), "
             "beyond the double-precision starting points; bring mu, D and lam*theta closer"
         )
