@@ -136,20 +136,32 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         prog = self.prog
         if prog == "symdelay" and _COMMAND[0]:
-            prog = f"symdelay {_COMMAND[0]}"
+            prog = _innermost(self).prog
         if message.startswith("unrecognized arguments:"):
-            message = _unrecognized(message, prog)
+            message = _unrecognized(message, prog, self)
         self.exit(2, f"symdelay: error: {message} (see '{prog} --help')\n")
 
 
-#: the command of the command line being parsed (for error messages)
+#: the command of the command line being parsed, and its words (for error messages)
 _COMMAND: list = [None]
+_ARGV: list = [()]
 
 #: what argparse must read as a value: a negative number, list of numbers or range
 _NEGATIVE = re.compile(r"^-(\d|\.\d|inf\b|oo\b)[\w.+\-:,/]*$", re.IGNORECASE)
 
 
-def _unrecognized(message: str, prog: str) -> str:
+def _innermost(parser):
+    """The (sub-)parser of the command line being parsed: ``symdelay lb fluid ...``."""
+    words = [t for t in _ARGV[0] if not t.startswith("-")]
+    for word in words:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or word not in subs[0].choices:
+            break
+        parser = subs[0].choices[word]
+    return parser
+
+
+def _unrecognized(message: str, prog: str, parser=None) -> str:
     """Say whose option an unknown flag is (another model family's, or nobody's)."""
     from symdelay.cli import door
 
@@ -157,6 +169,9 @@ def _unrecognized(message: str, prog: str) -> str:
     if not flags:
         return message
     flag = flags[0].split("=", 1)[0]
+    inner = _innermost(parser) if parser is not None else None
+    if inner is not None and "--model" not in inner._option_string_actions:
+        return f"'{inner.prog}' takes no {flag}"  # a command that runs no model of a family
     sel = door.CURRENT
     if sel.file is None:
         try:
@@ -188,6 +203,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     argv = sys.argv[1:] if argv is None else list(argv)
     door.CURRENT = door.select(argv)
     _COMMAND[0] = next((t for t in argv if not t.startswith("-")), None)
+    _ARGV[0] = tuple(argv)
     parser = _Parser(
         prog="symdelay",
         description="Symbolic and high-precision analysis of load balancing with action delay.",

@@ -11,7 +11,9 @@ from symdelay.cli.commands._common import emit, emit_json
 __all__ = ["register", "run"]
 
 
-def _system_arguments(p, *, weights=True) -> None:
+def _system_arguments(p, *, weights=True, delays=True) -> None:
+    """The stations, the sampling and the weights (``delays=False``: no c, the fluid
+    equilibrium below capacity, where delays vanish on the fluid scale)."""
     p.add_argument(
         "--stations",
         required=True,
@@ -25,7 +27,7 @@ def _system_arguments(p, *, weights=True) -> None:
         help="stations sampled per arrival, fixed (default J)",
     )
     p.add_argument("--xi-dist", default=None, help="law of xi, e.g. 2:0.5,3:0.5")
-    if weights:
+    if weights and delays:
         # the weights of LB routing: the other routings, and a design that solves for them,
         # do not read them
         p.add_argument(
@@ -38,6 +40,7 @@ def _system_arguments(p, *, weights=True) -> None:
             },
             help="delay weights c_j, e.g. 1,1 (default ones)",
         )
+    if weights:
         p.add_argument(
             "--d",
             default=None,
@@ -129,7 +132,7 @@ def register(subparsers) -> None:
     q.set_defaults(func=run_design)
 
     q = sub.add_parser("fluid", help="fluid equilibrium below capacity (exact)")
-    _system_arguments(q)
+    _system_arguments(q, delays=False)
     q.add_argument(
         "--lam", required=True, kind="number", help="arrival rate per server (below mu_bar)"
     )
