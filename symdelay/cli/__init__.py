@@ -283,6 +283,12 @@ def main(argv=None) -> int:
         )
         return 2
     except Exception as exc:  # the error boundary: a bug of ours, said in one line
+        from symdelay.cli import door
+
+        refused = door.beyond_range(exc, args)  # numbers the computation cannot hold
+        if refused is not None:
+            print(f"symdelay: error: {refused}", file=sys.stderr)
+            return 2
         if os.environ.get("SYMDELAY_DEBUG"):
             raise
         text = " ".join(str(exc).split())[:300]
