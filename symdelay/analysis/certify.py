@@ -142,7 +142,10 @@ def check_disjoint(centers: Sequence, radii: Sequence) -> None:
     rmax = float(max(radii))
     scale = 1.0 + max(max(abs(x), abs(y)) for x, y in pts)
     reach = 2 * rmax * (1 + 1e-9) + 1e-12 * scale
-    if n <= _DIRECT_PAIRS:  # every pair in doubles (no k-d tree to import for a few roots)
+    if not math.isfinite(reach):  # numbers beyond the double range: every pair, in Arb
+        pairs = {(i, j) for i in range(n) for j in range(i + 1, n)}
+        rmax = 0.0
+    elif n <= _DIRECT_PAIRS:  # every pair in doubles (no k-d tree to import for a few roots)
         pairs = {
             (i, j)
             for i in range(n)

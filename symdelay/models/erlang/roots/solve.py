@@ -438,7 +438,8 @@ def _digits_apart(mu, lt, gq, L) -> int:
     radius = (lc - la) / L if a != 0 else lc / (L + 1)
     spacing = min(radius, lc / (L + 1)) - math.log10(L + 1)
     near_one = _log10(gq) - min(_log10(mu), _log10(lt), _log10(gq))
-    return math.ceil(max(la, 0.0, lc / (L + 1)) - min(spacing, 0.0) + near_one) + 5
+    largest = max(la, 0.0, lc / (L + 1))  # |u| of the largest root, in decimal digits
+    return math.ceil(max(largest - spacing, 0.0) + near_one) + 5
 
 
 def _complete(us, A, C, L, tol):
@@ -486,6 +487,10 @@ def _complete(us, A, C, L, tol):
     return found
 
 
+#: the most digits :func:`_precise_roots` raises its precision to
+_MAX_PRECISE_DIGITS = 20_000
+
+
 def _precise_roots(L, p, dps, model_name) -> RootSet:
     """The L + 1 roots when double precision cannot tell them apart: in ``u = 1 + r/gamma``
     the branch map ``T_k(u) = e^{2 pi i k/L} (-c/(u + a))^{1/L}`` of each sector (see the
@@ -506,8 +511,7 @@ def _precise_roots(L, p, dps, model_name) -> RootSet:
         f"the {L + 1} roots at {work} digits", 2e-8 * L * work**1.6 * 40,
         shrink="a smaller L, or rates nearer each other",
     )  # fmt: skip
-    failure = None
-    for _ in range(3):
+    while True:  # a root near the axis, far from 0, needs the digits of |r| / |Re r|
         prec = _bits(work)
         F, dF, _both = _arb_functions(p, L, prec)
         try:
@@ -534,12 +538,15 @@ def _precise_roots(L, p, dps, model_name) -> RootSet:
                 count = _disc_count(roots) if not axis else None
             break
         except (CertificationError, ZeroDivisionError) as exc:
-            failure = exc
-            work *= 2
-    else:
-        raise CertificationError(
-            f"the roots could not be separated at {work // 2} digits: {failure}"
-        )
+            if 2 * work > _MAX_PRECISE_DIGITS:
+                raise CertificationError(
+                    f"the roots could not be separated at {work} digits: {exc}"
+                ) from None
+        work *= 2
+        check_budget(
+            f"the {L + 1} roots at {work} digits", 2e-8 * L * work**1.6 * 40,
+            shrink="a smaller L, or rates nearer each other",
+        )  # fmt: skip
     roots.sort(key=_sort_key)
     if count is None:
         count = sum(1 for z in roots if not z.on_axis and z.value.real > 0)
