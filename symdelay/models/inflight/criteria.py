@@ -498,10 +498,18 @@ def optimize_weights(
         J = difference_jacobian_numeric(p, k * e if k.ndim == 0 else k)
         return _PENALTY * (2 if v is None else 1) + max(0.0, float(np.linalg.eigvals(J).real.max()))
 
-    def cost_t(t):
-        ts = np.clip(np.asarray(t, dtype=float), 0.0, _t(kappa_max))
-        return cost(np.array([_kappa(float(x), kappa_max) for x in ts]) if ts.ndim else
-                    _kappa(float(ts), kappa_max))  # fmt: skip
+    # the searches' variable: kappa itself on [0, 2], kappa/(1 + kappa) for a larger range
+    wide = kappa_max > _UNIFORM_UP_TO
+
+    def to_x(k):
+        return _t(k) if wide else k
+
+    def to_k(x):
+        return _kappa(x, kappa_max) if wide else x
+
+    def cost_x(x):
+        xs = np.clip(np.asarray(x, dtype=float), 0.0, to_x(kappa_max))
+        return cost(np.array([to_k(float(v)) for v in xs]) if xs.ndim else to_k(float(xs)))
 
     n = int(grid)
     ks = list(np.linspace(0.0, min(kappa_max, _UNIFORM_UP_TO), n))
@@ -515,10 +523,13 @@ def optimize_weights(
     best_k, best = float(ks[i]), float(vals[i])
     if hi > lo and best < _PENALTY:
         res = optimize.minimize_scalar(
-            cost_t, bounds=(_t(lo), _t(hi)), method="bounded", options={"xatol": 1e-10}
+            cost_x,
+            bounds=(to_x(lo), to_x(hi)),
+            method="bounded",
+            options={"xatol": 1e-10 if wide else 1e-9},
         )
         if res.fun < best:
-            best_k, best = _kappa(float(res.x), kappa_max), float(res.fun)
+            best_k, best = to_k(float(res.x)), float(res.fun)
     shown = "inf" if math.isinf(kappa_max) else f"{kappa_max:g}"
     method = f"grid of {ks.size} on [0, {shown}]"
     if kappa_max > _UNIFORM_UP_TO:
@@ -526,17 +537,17 @@ def optimize_weights(
     method += " + bounded Brent"
     result_k: float | tuple = best_k
     if per_phase and p.L > 1:
-        t_best = _t(best_k)
-        starts = [np.full(p.L, t_best)]
+        x_best = to_x(best_k)
+        starts = [np.full(p.L, x_best)]
         for ell in range(p.L):
             s0 = np.zeros(p.L)
-            s0[ell] = t_best if best_k > 0 else _t(min(kappa_max, _UNIFORM_UP_TO) / 2)
+            s0[ell] = x_best if best_k > 0 else to_x(min(kappa_max, _UNIFORM_UP_TO) / 2)
             starts.append(s0)
         best_vec = np.full(p.L, best_k)
-        bound = _t(kappa_max) if math.isfinite(kappa_max) else ks[-1] / (1 + ks[-1])
+        bound = to_x(kappa_max) if math.isfinite(kappa_max) else _t(float(ks[-1]))
         for s0 in starts:
             res = optimize.minimize(
-                cost_t,
+                cost_x,
                 s0,
                 method="Powell",
                 bounds=[(0.0, bound)] * p.L,
@@ -544,7 +555,7 @@ def optimize_weights(
             )
             if res.fun < best:
                 best = float(res.fun)
-                best_vec = np.array([_kappa(float(t), kappa_max) for t in np.clip(res.x, 0, bound)])
+                best_vec = np.array([to_k(float(x)) for x in np.clip(res.x, 0, bound)])
         result_k = tuple(float(v) for v in best_vec)
         method += f"; per phase: Powell with bounds from {len(starts)} starts"
     if evaluate.exact:
