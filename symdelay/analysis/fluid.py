@@ -8,6 +8,7 @@ table is integrated with LSODA and its exact Jacobian. Both return :class:`Fluid
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -225,7 +226,8 @@ def _generic_fluid(model, *, T, dt, initial, solver, rtol, atol, force) -> Fluid
     kw = {"jac": lambda t, y: np.asarray(Jf(y), dtype=float)}
     if method not in ("Radau", "BDF", "LSODA"):
         kw = {}
-    with np.errstate(over="raise", invalid="raise"):
+    with np.errstate(over="raise", invalid="raise"), warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")  # what the solver says about its steps, kept
         try:
             sol = solve_ivp(
                 lambda t, y: np.asarray(F(y), dtype=float),
@@ -242,6 +244,12 @@ def _generic_fluid(model, *, T, dt, initial, solver, rtol, atol, force) -> Fluid
                 "the fluid path overflowed: the parameters are too extreme for double "
                 "precision; scale them down"
             ) from None
+    if said:  # LSODA's repeated convergence failures: its tolerances were not met
+        reason = " ".join(str(said[0].message).split())
+        raise SymdelayInputError(
+            f"the fluid ODE solver could not meet its tolerances ({reason}): the rates are "
+            "too far apart for double precision; give rates nearer each other"
+        )
     if not sol.success:
         raise SymdelayInputError(f"the fluid ODE solver failed ({sol.message}); shorten T")
     run = {"model": model.name, **{str(k): str(v) for k, v in model.values.items()}}
