@@ -347,10 +347,11 @@ def _kappa(space: _Space, s):
     if not space.infinite and space.L == 1:
         return np.full(s.shape, np.inf)
     with np.errstate(all="ignore"):
-        if space.infinite:
-            kc, _ = critical_curve_float(INFINITE_L, 1, 1, s)
-        else:
-            kc, _ = critical_curve_float(space.L, 1, 1, space.L / s)
+        D = s if space.infinite else space.L / s
+        ok = np.isfinite(D) & (D > 0)  # a scale beyond the double range has no float curve
+        kc = np.full(s.shape, np.nan)
+        if np.any(ok):
+            kc[ok] = critical_curve_float(INFINITE_L if space.infinite else space.L, 1, 1, D[ok])[0]
     return kc
 
 
@@ -1065,8 +1066,14 @@ def _certify_dde(phi, sufficient: bool, budget: int = 8000) -> bool:
 
 
 def _witness_points(space, target, gt, phi_bound):
-    """Float candidates at the exact ratio gt: k/mu spread around both boundaries."""
-    s = float(gt)
+    """Float candidates at the exact ratio gt: k/mu spread around both boundaries (none
+    when gt is beyond the double range)."""
+    try:
+        s = float(gt)
+    except OverflowError:
+        return []
+    if not (math.isfinite(s) and s > 0):
+        return []
     kap = float(_kappa(space, np.array([s]))[0])
     h = float(np.asarray(_h_fn(space.L)(np.array([s])), dtype=float).reshape(-1)[0])
     ph = float(phi_bound.subs(_g, gt))
