@@ -21,6 +21,7 @@ estimated from ``K``, ``m`` and ``T`` first and a run over the budget of
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -249,7 +250,23 @@ def fluid(
         return jacobian_sparse(arrays, y.reshape(K, m))
 
     ts = np.linspace(0, T, points)
-    sol = solve_ivp(f, (0, T), u0, method="BDF", jac=jac, t_eval=ts, rtol=1e-10, atol=1e-13)
+    with (
+        np.errstate(over="raise", invalid="raise", divide="raise"),
+        warnings.catch_warnings(record=True) as said,
+    ):
+        warnings.simplefilter("always")
+        try:
+            sol = solve_ivp(f, (0, T), u0, method="BDF", jac=jac, t_eval=ts, rtol=1e-10, atol=1e-13)
+        except (FloatingPointError, RuntimeError, np.linalg.LinAlgError) as exc:
+            raise SymdelayInputError(
+                f"the integration failed ({' '.join(str(exc).split())}): the rates (the service "
+                "mean, lam) are too far from 1 for double precision; give values nearer 1"
+            ) from None
+    if said:
+        raise SymdelayInputError(
+            f"the integration did not meet its tolerances ({said[0].message}): give a service "
+            "mean and lam nearer 1"
+        )
     if not sol.success:
         raise SymdelayInputError(f"the integration failed at T = {T:g} ({sol.message}): lower --T")
     tails = sol.y.reshape(K, m, -1).sum(axis=1).T
