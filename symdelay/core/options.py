@@ -42,6 +42,7 @@ KINDS = {
     "choice": "NAME",
     "text": "TEXT",
     "matrix": "[[..],[..]]",
+    "pattern": "NAME|P1,P2,...",  # a named pattern, or numbers
 }
 
 
@@ -129,6 +130,13 @@ def _numbers(flag, text, own=None) -> str:
 
 
 _MATRIX_TOKEN = re.compile(r"\s*(\[|\]|,|[^\[\],]+)")
+
+
+def _pattern(flag, text) -> str:
+    """A named pattern (letters and hyphens: ``first-half``), or numbers (``0,1``)."""
+    if text.replace("-", "").isalpha():
+        return text
+    return _numbers(flag, text)
 
 
 def _matrix(flag, text) -> str:
@@ -223,6 +231,7 @@ READERS = {
     "count": _count,
     "numbers": _numbers,
     "matrix": _matrix,
+    "pattern": _pattern,
     "range": _range,
     "range|name": lambda flag, text: _range(flag, text, optional=True),
     "setting": _setting,

@@ -33,6 +33,7 @@ def _pattern_argument(p):
     p.add_argument(
         "--pattern",
         default=None,
+        kind="pattern",
         help="observed phases: all (default), first, last, first-half, last-half, or one "
         "weight per phase (e.g. 0,1) multiplying kappa",
     )
