@@ -33,9 +33,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_option_walk import AGAIN, BASES, OTHER, command_parser  # noqa: E402
+from test_option_walk import AGAIN, BASES, OTHER, command_parser
 
-from symdelay.cli import main as cli_main  # noqa: E402
+from symdelay.cli import main as cli_main
 
 #: the values of the issue's hostile round, for every option that takes one
 HOSTILE = [
