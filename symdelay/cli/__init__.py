@@ -1,8 +1,11 @@
 """The ``symdelay`` command: a thin face over the public API.
 
 Each sub-command lives in ``symdelay/cli/commands/<name>.py`` and defines
-``register(subparsers)``; this module only collects them, runs one, and turns input errors
-into one line on stderr and exit status 2.
+``register(subparsers)``; this module collects them, runs one, and turns input errors into
+one line on stderr and exit status 2. Its parsers hold the rules every option follows (given
+twice: refused; its text read by the rule of its ``kind``; refused where it has no effect:
+:class:`_Option`), and its error boundary names the options that hold numbers a computation
+could not hold (:func:`symdelay.cli.door.beyond_range`).
 """
 
 from __future__ import annotations
