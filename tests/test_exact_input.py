@@ -375,3 +375,99 @@ def test_toml_values_are_the_decimals_written_in_the_file(tmp_path):
     path.write_text(base + "\n[values]\nmu = nan\n")
     status, out, err = _run("charpoly", "--model-file", str(path))
     assert status == 2 and out == "" and "mu must be a finite number: nan and inf" in err
+
+
+# ------------------------------------------------------- roots: clusters, theta = 0 (#36)
+def _roots_json(*argv):
+    rec = _json("roots", *argv)
+    with mpmath.workdps(rec["dps"] + 40):
+        vals = []
+        for z in rec["roots"]:
+            v = mpmath.mpc(mpmath.mpf(z["re"]), mpmath.mpf(z["im"]))
+            vals += [v] * z.get("multiplicity", 1)
+    return rec, vals
+
+
+@pytest.mark.parametrize(
+    ("L", "mu", "theta", "D", "dps"),
+    [
+        (3, "1", "1e-300", "1", 400),  # the issue's cluster: 3 roots within 2.4e-100 of -3
+        (3, "1", "1e-300", "1", 20),
+        (4, "3", "-1e-200", "2", 30),  # theta < 0, gamma = 2 != mu
+        (3, "3", "1e-300", "1", 30),  # mu = gamma: all 4 roots in one cluster at -3
+        (2, "1e400", "1", "1", 30),  # mu and gamma 1e400 apart
+        (2, "1", "1", "1e-400", 30),  # gamma = 2e400
+    ],
+)
+def test_clustered_and_far_apart_roots_are_certified(L, mu, theta, D, dps):
+    """Item 7: every root of (r + mu)(r + gamma)^L + lam theta gamma^L, L + 1 of them (with
+    multiplicity), checked against Vieta's sum and product (exact) and, for a cluster, the
+    first-order offsets (r + gamma)^L = lam theta gamma^L / (gamma - mu) (independent)."""
+    rec, roots = _roots_json("--L", L, "--mu", mu, "--lam", "1", "--theta", theta, "--D", D,
+                             "--dps", dps)  # fmt: skip
+    assert len(roots) == L + 1
+    m, th, g = sp.Rational(mu), sp.Rational(theta), L / sp.Rational(D)
+    with mpmath.workdps(dps + 40):
+        total = mpmath.fsum(roots)
+        prod = mpmath.fprod(roots)
+        want_sum, want_prod = _mp(-(m + L * g)), _mp((-1) ** (L + 1) * (m + th) * g**L)
+        assert abs(total - want_sum) <= abs(want_sum) * mpmath.mpf(10) ** (2 - dps)
+        assert abs(prod - want_prod) <= abs(want_prod) * mpmath.mpf(10) ** (2 - dps)
+        rho_L = _mp(th * g**L / (g - m)) if m != g else None
+        # the offsets are in the printed digits when dps reaches below the cluster's radius
+        if rho_L is not None and abs(th) < 1e-100 and -mpmath.log10(abs(rho_L)) / L < dps - 30:
+            offsets = sorted((r + _mp(g) for r in roots if abs(r + _mp(g)) < 1),
+                             key=lambda z: (float(mpmath.arg(z)),))  # fmt: skip
+            assert len(offsets) == L
+            for z in offsets:  # each offset an L-th root of rho_L, to first order
+                assert abs(z**L / rho_L - 1) < mpmath.mpf(10) ** -20
+    assert rec["unstable_count"] == 0 or th < 0 or m > 10**300  # stable or as counted
+
+
+def test_theta_zero_is_answered_exactly():
+    """``--help`` allows theta >= 0: at theta = 0 the polynomial factors, (r + mu)(r + gamma)^L."""
+    rec, _ = _roots_json("--L", 3, "--mu", 1, "--lam", 1, "--theta", 0, "--D", 1)
+    assert [(z["re"].startswith("-1."), z.get("multiplicity", 1)) for z in rec["roots"]] == [
+        (True, 1),
+        (False, 3),
+    ]
+    assert rec["unstable_count"] == 0 and rec["axis_count"] == 0
+    rec, _ = _roots_json("--L", 3, "--mu", 3, "--lam", 1, "--theta", 0, "--D", 1)
+    assert [z.get("multiplicity", 1) for z in rec["roots"]] == [4]  # mu = gamma = 3
+    rec, _ = _roots_json("--L", "inf", "--mu", 2, "--lam", 1, "--theta", 0, "--D", 1)
+    assert [z["re"][:4] for z in rec["roots"]] == ["-2.0"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["roots", "--L", "2", "--mu", "1e400", "--lam", "1", "--theta", "1", "--D", "1"],
+        ["roots", "--L", "2", "--mu", "1", "--lam", "1", "--D", "1", "--theta", "1e99999"],
+        ["map", "--L", "2", "--mu", "1", "--lam", "1", "--x", "D=0.1:1e400", "--y",
+         "theta=0:1e400", "--cells", "4", "--seeds", "3"],
+        ["stability", "--L", "2", "--mu", "1", "--lam", "1", "--D", "1", "--theta", "7e4999"],
+        ["verify", "--L", "2", "--claim", "lam*theta < 10**20*mu"],
+        ["sqd", "fixed-point", "--service", "hyperexp", "--probs", "0.5,0.5", "--rates", "1,3",
+         "--mean", "1e-400"],
+        ["sqd", "fluid", "--lam", "0.5", "--T", "2", "--points", "3", "--mean", "1e-300"],
+        ["fluid", "--model", "nserver", "--N", "3", "--L", "2", "--lam", "1", "--T", "2",
+         "--dt", "0.5", "--mu", "99999999999999999999"],
+        ["optimize-weights", "--L", "2", "--theta", "5", "--criterion", "variance",
+         "--kappa-max", "1e300"],
+    ],
+)  # fmt: skip
+def test_values_beyond_double_range_get_an_answer_or_one_line(argv):
+    """Item 6: an answer (exit 0), or one line naming the cause (exit 2); never exit 70, 1,
+    a traceback or a warning on stderr."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        status, out, err = _run(*argv)
+    shown = [w for w in said if not issubclass(w.category, DeprecationWarning)]
+    assert status in (0, 2), (argv, status, err)
+    assert "Traceback" not in err and "internal error" not in err and not shown, (err, shown)
+    if status:
+        assert err.count("\n") == 1 and err.startswith("symdelay: error:")
+    else:  # an answer, not a number made of rounding noise
+        assert " nan" not in out.lower() and '"nan"' not in out.lower(), out[:300]

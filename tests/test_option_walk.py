@@ -20,6 +20,8 @@ FOUND = ["--mu", "1", "--lam", "1"]
 MAP_GRID = ["--cells", "4", "--seeds", "3"]
 INFLIGHT_SET = ["--set", "mu=1", "--set", "gamma=1", "--set", "lam=1"]
 NSERVER = ["--model", "nserver", "--N", "3", "--L", "2", "--mu", "1", "--lam", "1"]
+SHAPE = ["--probs", "0.5,0.5", "--rates", "1,3"]
+STATIONS = "N=5,mu=1;N=10,mu=1/2"
 
 #: (command, base arguments): small, fast runs
 BASES = [
@@ -55,6 +57,16 @@ BASES = [
     # ... and for a model named on the command line (the generic entries)
     ("unstable-theta", [*NSERVER, "--D", "1"]),
     ("kappa-star", ["--model-file", "examples/models/inflight_erlang1.toml", *INFLIGHT_SET]),
+    ("optimize-weights", ["--L", "2", "--theta", "5", "--criterion", "decay", "--kappa-max", "1"]),
+    # the families with sub-commands of their own (service shapes, LB weights, designs)
+    ("sqd fixed-point", ["--d", "2", "--lam", "0.5"]),
+    ("sqd fixed-point", ["--d", "2", "--lam", "0.5", "--service", "hyperexp", *SHAPE]),
+    ("sqd fluid", ["--d", "2", "--lam", "0.5", "--T", "2", "--points", "3"]),
+    ("sqd simulate", ["--N", "20", "--d", "2", "--lam", "0.5", "--T", "300", "--batches", "5"]),
+    ("lb fluid", ["--stations", STATIONS, "--lam", "0.5"]),
+    ("lb diffusion", ["--stations", STATIONS, "--beta", "1", "--dps", "15"]),
+    ("lb design", ["--stations", STATIONS, "--beta", "1", "--target", "min-delay"]),
+    ("lb simulate", ["--stations", STATIONS, "--beta", "1", "--T", "300", "--batches", "5"]),
 ]
 
 #: commands the walk does not run, with the reason; each names the test that checks instead
@@ -106,17 +118,66 @@ OTHER = {
     "--fixed": "eta=2",
     "--cells": "5",
     "--seeds": "4",
+    "--criterion": "variance",
+    "--kappa-max": "2",
+    "--eps": "0.1",
+    "--d": "3",
+    "--K": "4",
+    "--k": "3",
+    "--mean": "2",
+    "--service": "erlang",
+    "--service-dist": "deterministic",
+    "--warmup": "5",
+    "--batches": "4",
+    "--backend": "python",
+    "--delay-L": "2",
+    "--delay-D": "0.5",
+    "--start": "fixed",
+    "--stations": "N=5,mu=1;N=10,mu=2",
+    "--xi": "1",
+    "--xi-dist": "1:1",
+    "--c": "1,2",
+    "--beta": "2",
+    "--target": "equal-delay",
+    "--ratio": "1,2",
+    "--d-max": "5",
+    "--routing": "random",
 }
 #: a second value, where the base run already has the first
-AGAIN = {"--L": "4", "--eta": "70", "--T": "4", "--dt": "0.2", "--set": "mu=2"}
+AGAIN = {
+    "--L": "4",
+    "--eta": "70",
+    "--T": "4",
+    "--dt": "0.2",
+    "--set": "mu=2",
+    "--criterion": "tolerance-linear",
+    "--kappa-max": "3",
+    "--d": "3",
+    "--lam": "0.6",
+    "--points": "4",
+    "--probs": "0.25,0.75",
+    "--rates": "1,2",
+    "--N": "5",
+    "--beta": "2",
+    "--target": "equal-delay",
+    "--dps": "20",
+}
 #: options checked elsewhere in this file (--json: the walk compares JSON where there is one)
 SPECIAL = {"--help", "--force", "--json"}
 
 
+def command_parser(command, argv=()):
+    """The parser of ``command`` (``"sqd fixed-point"``: a sub-command's own)."""
+    words = command.split()
+    p = build_parser([*words, *argv])
+    for word in words:
+        sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+        p = sub.choices[word]
+    return p
+
+
 def _parser_options(command, argv):
-    parser = build_parser([command, *argv])
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    p = sub.choices[command]
+    p = command_parser(command, argv)
     out = []
     for action in p._actions:
         flags = [s for s in action.option_strings if s.startswith("--")]
@@ -152,9 +213,7 @@ def _changed(argv, flag, takes_value, tmp_path):
 
 
 def _has_json(command):
-    parser = build_parser([command])
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return any("--json" in a.option_strings for a in sub.choices[command]._actions)
+    return any("--json" in a.option_strings for a in command_parser(command)._actions)
 
 
 _JSON = {c for c, _ in BASES if _has_json(c)}
@@ -184,9 +243,10 @@ for command, base in BASES:
 def test_every_option_takes_effect_or_is_refused(
     capsys, tmp_path, command, base, flag, takes_value
 ):
-    status0, out0, err0 = _run(capsys, [command, *base])
+    words = command.split()
+    status0, out0, err0 = _run(capsys, [*words, *base])
     assert status0 == 0, err0
-    argv = _changed([command, *base], flag, takes_value, tmp_path)
+    argv = _changed([*words, *base], flag, takes_value, tmp_path)
     status, out, err = _run(capsys, argv)
     if status == 2:
         assert err.count("\n") == 1 and err.startswith("symdelay: error:"), err

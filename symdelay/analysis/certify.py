@@ -142,7 +142,10 @@ def check_disjoint(centers: Sequence, radii: Sequence) -> None:
     rmax = float(max(radii))
     scale = 1.0 + max(max(abs(x), abs(y)) for x, y in pts)
     reach = 2 * rmax * (1 + 1e-9) + 1e-12 * scale
-    if n <= _DIRECT_PAIRS:  # every pair in doubles (no k-d tree to import for a few roots)
+    if not math.isfinite(reach):  # numbers beyond the double range: every pair, in Arb
+        pairs = {(i, j) for i in range(n) for j in range(i + 1, n)}
+        rmax = 0.0
+    elif n <= _DIRECT_PAIRS:  # every pair in doubles (no k-d tree to import for a few roots)
         pairs = {
             (i, j)
             for i in range(n)
@@ -153,14 +156,30 @@ def check_disjoint(centers: Sequence, radii: Sequence) -> None:
         from scipy.spatial import cKDTree
 
         pairs = cKDTree(np.array(pts)).query_pairs(reach)
-    with flint.ctx.workprec(64 + max(mpmath.mp.prec, 2 * int(-math.log2(rmax + 1e-300)) + 64)):
-        for i, j in sorted(pairs):
+    base = 64 + max(mpmath.mp.prec, 2 * int(-math.log2(rmax + 1e-300)) + 64)
+    for i, j in sorted(pairs):
+        # the centres are exact (binary) numbers: their difference exactly, at the precision
+        # their digits span (the roots of a tight cluster differ far below rmax)
+        with flint.ctx.workprec(max(base, _span(centers[i], centers[j]) + 64)):
             dist = (to_acb(centers[i]) - to_acb(centers[j])).abs_lower()
             if not dist > to_arb(radii[i]) + to_arb(radii[j]):
                 raise CertificationError(
                     f"inclusion discs of roots {i} and {j} overlap near "
                     f"{mpmath.nstr(centers[i], 15)}: the iteration found the same root twice"
                 )
+
+
+def _span(*zs) -> int:
+    """Bits from the highest to the lowest binary digit of the parts of mpc numbers ``zs``."""
+    tops, bottoms = [], []
+    for z in zs:
+        z = z if isinstance(z, mpmath.mpc) else mpmath.mpc(z)
+        for part in (z.real, z.imag):
+            _sign, man, exp, bc = part._mpf_
+            if man:
+                tops.append(exp + bc)
+                bottoms.append(exp)
+    return max(tops) - min(bottoms) if tops else 0
 
 
 def count_zeros(

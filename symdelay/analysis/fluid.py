@@ -24,6 +24,7 @@ method can be named (the implicit ones get the Jacobian). Defaults ``rtol = 1e-1
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -271,11 +272,21 @@ def integrate(rhs: CompiledRHS, y0, grid, solver="auto", rtol=None, atol=None) -
     if T == 0.0:
         y = np.asarray(y0, dtype=float)[None, :]
     else:
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        with (
+            np.errstate(over="ignore", invalid="ignore", divide="ignore"),
+            warnings.catch_warnings(record=True) as said,
+        ):
+            warnings.simplefilter("always")  # what the solver says about its steps, kept
             sol = solve_ivp(
                 rhs.f, (0.0, T), np.asarray(y0, float), method=method, t_eval=grid,
                 rtol=rtol, atol=atol, **kw,
             )  # fmt: skip
+        if said:  # e.g. LSODA's repeated convergence failures: its tolerances were not met
+            reason = " ".join(str(said[0].message).split())
+            raise SymdelayInputError(
+                f"the fluid ODE solver could not meet its tolerances ({reason}): the rates "
+                "are too far apart for double precision; give rates nearer each other"
+            )
         if not sol.success or not np.all(np.isfinite(sol.y)):
             raise SymdelayInputError(
                 f"the ODEs could not be integrated in double precision ({method}: "

@@ -279,7 +279,7 @@ def _apply_fixed(model, fixed, names):
     return model.with_values(**values), shown
 
 
-def _prepare(model, x, y, fixed):
+def _prepare(model, x, y, fixed, force=False):
     """``(model, (xname, xs, xlo, xhi), (yname, ...), factors, fixed_json, notes)``."""
     from symdelay.analysis.window import _factors, _range, _resolve
 
@@ -308,7 +308,8 @@ def _prepare(model, x, y, fixed):
             )
         return model, (xname, xs, rpx), (yname, ys, rpy), (a, b, c, d), fixed_json, None
     facs = model.cached(
-        f"stability_map factors {xname} {yname}", lambda: _factors(model, (xs, ys), (rpx, rpy))
+        f"stability_map factors {xname} {yname}",
+        lambda: _factors(model, (xs, ys), (rpx, rpy), force),
     )
     notes = [rp.note() for rp in (rpx, rpy) if rp is not None]
     # the characteristic function must be defined on the whole closed box
@@ -417,7 +418,7 @@ def stability_map(
         if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 4000:
             raise SymdelayInputError(f"{name} must be an integer in [{low}, 4000], got {v!r}")
     require_table(model, "stability map")
-    model, X, Y, facs, fixed_json, notes = _prepare(model, x, y, fixed)
+    model, X, Y, facs, fixed_json, notes = _prepare(model, x, y, fixed, force)
     if notes is None:  # the equilibrium moves with the axes and has no closed form
         from symdelay.analysis.stability_map_moving import moving_stability_map
 

@@ -475,8 +475,22 @@ def _resolve(model, name: str):
     )
 
 
-def _factors(model, syms, reparams):
+#: seconds per squared state of the model's characteristic factors (Jacobian, modes):
+#: measured 5 s at 63 states (3 servers, Erlang(20) delays); a model of thousands of states
+#: (--L 1000) is refused before it starts
+FACTOR_SECONDS = 1.3e-3
+
+
+def _factors(model, syms, reparams, force=False):
     """``[(numerator expr, multiplicity, mode)]`` with only ``syms`` free (and r)."""
+    from symdelay.core.budget import check_budget, power_cost
+
+    check_budget(
+        f"the characteristic factors of {model.name} ({len(model.states)} states)",
+        power_cost(len(model.states), FACTOR_SECONDS, 2),
+        force=force,
+        shrink="a model with fewer states (a smaller --N or --L)",
+    )
     missing = [
         str(q)
         for q in model.free_parameters
@@ -988,7 +1002,7 @@ def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool =
         return _window_quasi(model, param, lo, hi, dps)
     p, rp = _resolve(model, param)
     a, b = _range(model, p, rp, lo, hi)
-    facs = _factors(model, (p,), (rp,))
+    facs = _factors(model, (p,), (rp,), force)
     polys, mults, const = _prepared(facs, p)
     _check_budget(polys, force, param)
     intervals, ends, counts, notes = _window_core(polys, mults, const, a, b, dps)
@@ -1301,7 +1315,7 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
     p, rp = _resolve(model, param)
     xa, xb = _range(model, x, rx, lo, hi)
     pa, pb = _range(model, p, rp, param_lo, param_hi)
-    facs = _factors(model, (p, x), (rp, rx))
+    facs = _factors(model, (p, x), (rp, rx), force)
     depends = [(num, m) for num, _den, m, _mode in facs if num.has(p)]
     fixed = [(num, m) for num, _den, m, _mode in facs if not num.has(p)]
     polys3 = [_Poly3(num, p, x) for num, _ in depends if num.has(p)]

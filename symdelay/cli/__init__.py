@@ -1,8 +1,11 @@
 """The ``symdelay`` command: a thin face over the public API.
 
 Each sub-command lives in ``symdelay/cli/commands/<name>.py`` and defines
-``register(subparsers)``; this module only collects them, runs one, and turns input errors
-into one line on stderr and exit status 2.
+``register(subparsers)``; this module collects them, runs one, and turns input errors into
+one line on stderr and exit status 2. Its parsers hold the rules every option follows (given
+twice: refused; its text read by the rule of its ``kind``; refused where it has no effect:
+:class:`_Option`), and its error boundary names the options that hold numbers a computation
+could not hold (:func:`symdelay.cli.door.beyond_range`).
 """
 
 from __future__ import annotations
@@ -31,12 +34,96 @@ def _command_modules() -> tuple[str, ...]:
 COMMAND_MODULES = _command_modules()
 
 
+class _Option:
+    """What every option of symdelay's parsers shares (a mixin of the store actions).
+
+    * given twice on one command line, an option is refused (argparse would keep the last);
+    * ``kind=`` (a key of :data:`symdelay.core.options.READERS`): its text is read by the one
+      rule of that kind, and a bad value is refused naming the flag typed;
+    * ``only_with={"dest": (values...)}``: the option has an effect only when option
+      ``dest`` has one of these values; ``not_with=("dest", ...)``: none when one of these
+      options is given.
+
+    The last two are checked once the whole line is parsed (:func:`check_given`).
+    """
+
+    def __init__(self, *args, kind=None, own=None, only_with=None, not_with=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kind, self.own = kind, own
+        self.only_with, self.not_with = dict(only_with or {}), tuple(not_with)
+
+    def seen(self, parser, namespace, option_string, values):
+        given = namespace.__dict__.setdefault("_given", {})
+        if self.dest in given and given[self.dest][0] is self:
+            before = given[self.dest][2]
+            again = "" if values is None else f" ('{before}', then '{values}')"
+            parser.error(f"{option_string} is given twice{again}: give it once")
+        given[self.dest] = (self, option_string, values)
+
+
+class _Store(_Option, argparse._StoreAction):
+    def __call__(self, parser, namespace, values, option_string=None):
+        self.seen(parser, namespace, option_string, values)
+        setattr(namespace, self.dest, values)
+
+
+class _Flag(_Option, argparse._StoreTrueAction):
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given", {})
+        if self.dest not in given:  # a flag twice means the same: taken once
+            given[self.dest] = (self, option_string, None)
+        setattr(namespace, self.dest, True)
+
+
+class _Append(_Option, argparse._AppendAction):
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given", {})
+        given.setdefault(self.dest, (self, option_string, values))
+        super().__call__(parser, namespace, values, option_string)
+
+
+def check_given(args) -> None:
+    """What the parser leaves to the end of the line, in one line each (exit 2): every
+    option given is read by the rule of its ``kind`` (its text replaced by the checked one:
+    an integer by its digits), then refused where it has no effect (``only_with`` /
+    ``not_with`` of its declaration)."""
+    from symdelay.core.options import read_option
+
+    given = getattr(args, "_given", {})
+    for dest, (action, flag, _) in given.items():
+        if action.kind is None:
+            continue
+        value = getattr(args, dest)
+        if isinstance(value, list):
+            setattr(args, dest, [read_option(action.kind, flag, v, action.own) for v in value])
+        elif isinstance(value, str):
+            setattr(args, dest, read_option(action.kind, flag, value, action.own))
+    for action, flag, _ in given.values():
+        for other in action.not_with:
+            if other in given:
+                raise SymdelayInputError(
+                    f"{flag} has no effect with {given[other][1]}: give one of them"
+                )
+        for other, values in action.only_with.items():
+            if not hasattr(args, other):  # a condition of another sub-command's options
+                continue
+            value = getattr(args, other)
+            if value not in values:
+                other_flag = "--" + other.replace("_", "-")
+                which = " or ".join(f"{other_flag} {v}" for v in values)
+                default = "" if other in given else " (the default)"
+                raise SymdelayInputError(
+                    f"{flag} has no effect with {other_flag} {value}{default}: it is for {which}"
+                )
+
+
 class _Parser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line, exit status 2.
 
     Abbreviated options are refused: with many models' options, ``--mu`` must not silently
     become ``--mu1``. Negative numbers in any notation (``-1e308``, ``-0.3,1.3``) are values,
-    not options.
+    not options. Its options are :class:`_Option` s: given twice, refused; read by their
+    ``kind``; refused where they have no effect.
     """
 
     def __init__(self, *args, **kwargs):
@@ -44,24 +131,40 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = _NEGATIVE
         self._has_negative_number_optionals = []
+        self.register("action", None, _Store)
+        self.register("action", "store", _Store)
+        self.register("action", "store_true", _Flag)
+        self.register("action", "append", _Append)
 
     def error(self, message):
         prog = self.prog
         if prog == "symdelay" and _COMMAND[0]:
-            prog = f"symdelay {_COMMAND[0]}"
+            prog = _innermost(self).prog
         if message.startswith("unrecognized arguments:"):
-            message = _unrecognized(message, prog)
+            message = _unrecognized(message, prog, self)
         self.exit(2, f"symdelay: error: {message} (see '{prog} --help')\n")
 
 
-#: the command of the command line being parsed (for error messages)
+#: the command of the command line being parsed, and its words (for error messages)
 _COMMAND: list = [None]
+_ARGV: list = [()]
 
 #: what argparse must read as a value: a negative number, list of numbers or range
 _NEGATIVE = re.compile(r"^-(\d|\.\d|inf\b|oo\b)[\w.+\-:,/]*$", re.IGNORECASE)
 
 
-def _unrecognized(message: str, prog: str) -> str:
+def _innermost(parser):
+    """The (sub-)parser of the command line being parsed: ``symdelay lb fluid ...``."""
+    words = [t for t in _ARGV[0] if not t.startswith("-")]
+    for word in words:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or word not in subs[0].choices:
+            break
+        parser = subs[0].choices[word]
+    return parser
+
+
+def _unrecognized(message: str, prog: str, parser=None) -> str:
     """Say whose option an unknown flag is (another model family's, or nobody's)."""
     from symdelay.cli import door
 
@@ -69,6 +172,9 @@ def _unrecognized(message: str, prog: str) -> str:
     if not flags:
         return message
     flag = flags[0].split("=", 1)[0]
+    inner = _innermost(parser) if parser is not None else None
+    if inner is not None and "--model" not in inner._option_string_actions:
+        return f"'{inner.prog}' takes no {flag}"  # a command that runs no model of a family
     sel = door.CURRENT
     if sel.file is None:
         try:
@@ -77,6 +183,8 @@ def _unrecognized(message: str, prog: str) -> str:
             return str(exc)
     owners = door.owner_of(flag)
     current = f"--model-file {sel.file}" if sel.file else f"model {sel.family}"
+    if sel.file is None and sel.family in owners:  # the model has it, this command does not
+        return f"'{prog}' takes no {flag}"
     if owners:
         if sel.file:
             return (
@@ -98,6 +206,7 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     argv = sys.argv[1:] if argv is None else list(argv)
     door.CURRENT = door.select(argv)
     _COMMAND[0] = next((t for t in argv if not t.startswith("-")), None)
+    _ARGV[0] = tuple(argv)
     parser = _Parser(
         prog="symdelay",
         description="Symbolic and high-precision analysis of load balancing with action delay.",
@@ -130,23 +239,39 @@ EXIT_BUG = 70
 
 
 def main(argv=None) -> int:
-    """Run the CLI; returns the exit status (0 ok, 1 not certified, 2 bad input, 130
-    interrupted, 70 a bug of symdelay). Every error is one line on stderr."""
+    """Run the CLI; returns the exit status (0 ok; 2 refused: bad input, or a result that
+    could not be certified, with the cause; 130 interrupted; 70 a bug of symdelay; 1 only
+    for a failed external tool: pdflatex). Every error is one line on stderr."""
+    args = None
     try:
         parser = build_parser(argv)
         args = parser.parse_args(argv)
+        check_given(args)
         if hasattr(args, "_door_selection"):
             from symdelay.cli import door
 
             door.check(args)
         status = args.func(args)
     except SymdelayInputError as exc:
-        print(f"symdelay: error: {exc}", file=sys.stderr)
+        from symdelay.cli import door
+
+        print(f"symdelay: error: {door.blame(exc, args)}", file=sys.stderr)
         return 2
-    except (CertificationError, VerificationError) as exc:
-        # a computation that could not prove its answer: say so, print no number
-        print(f"symdelay: could not certify the result: {exc}", file=sys.stderr)
-        return 1
+    except CertificationError as exc:
+        # a computation that could not prove its answer: no number is printed, the run is
+        # refused in one line with the cause (and what to change), as bad input is
+        print(f"symdelay: error: could not certify the result: {exc}", file=sys.stderr)
+        return 2
+    except VerificationError as exc:  # a check of symdelay's own result failed: a bug
+        if os.environ.get("SYMDELAY_DEBUG"):
+            raise
+        text = " ".join(str(exc).split())[:300]
+        print(
+            f"symdelay: internal error (a bug in symdelay): a check of its own result failed: "
+            f"{text}; please report it with the command line",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
     except KeyboardInterrupt:
         print("symdelay: interrupted", file=sys.stderr)
         return 130
@@ -161,6 +286,12 @@ def main(argv=None) -> int:
         )
         return 2
     except Exception as exc:  # the error boundary: a bug of ours, said in one line
+        from symdelay.cli import door
+
+        refused = door.beyond_range(exc, args)  # numbers the computation cannot hold
+        if refused is not None:
+            print(f"symdelay: error: {refused}", file=sys.stderr)
+            return 2
         if os.environ.get("SYMDELAY_DEBUG"):
             raise
         text = " ".join(str(exc).split())[:300]

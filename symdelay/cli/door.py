@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.exact import read_number
 
 __all__ = [
     "Selection",
@@ -27,6 +28,8 @@ __all__ = [
     "given_options",
     "CURRENT",
     "owner_of",
+    "blame",
+    "beyond_range",
 ]
 
 DEFAULT_FAMILY = "erlang"
@@ -141,6 +144,7 @@ def add_model(p, selection: Selection | None = None, *, own=(), defaults=None) -
         action="append",
         default=[],
         metavar="NAME=VALUE",
+        kind="setting",
         help="a parameter value of a --model-file model (repeatable, once per name)",
     )
     p.set_defaults(_door_selection=selection, _door_own=tuple(own), _door_defaults=defaults or {})
@@ -159,7 +163,11 @@ def add_model(p, selection: Selection | None = None, *, own=(), defaults=None) -
         default = defaults.get(o.name)
         shown = o.help + (f" (default {default})" if default is not None else "")
         kw = {"choices": o.choices} if o.choices else {}
-        h.add_argument(o.flag, dest=o.name, default=None, metavar=o.metavar, help=shown, **kw)
+        free = o.name if o.free or o.kind == "count" else None  # --kappa kappa, --L L
+        h.add_argument(
+            o.flag, dest=o.name, default=None, metavar=o.metavar, help=shown, kind=o.kind,
+            own=free, **kw,
+        )  # fmt: skip
 
 
 def add_family(p, family: str) -> None:
@@ -186,6 +194,7 @@ def parse_settings(items) -> dict:
             raise SymdelayInputError(f"--set takes NAME=VALUE, got '{item}'")
         if name in out:
             raise SymdelayInputError(f"--set {name} is given twice: give each parameter once")
+        read_number(f"--set {name}", value)  # a number, never a formula
         out[name] = value
     return out
 
@@ -326,3 +335,80 @@ def check(args) -> None:
             "--set is for --model-file models; a built-in model takes its options "
             f"(see 'symdelay {args.command} --model {family} --help')"
         )
+
+
+def _given_numbers(args):
+    """``(flag, text, Fraction)`` for every number the command line gave (in an option
+    read by a number kind, or a --set value)."""
+    import re
+
+    from symdelay.core.exact import _DECIMAL_TEXT, _FRACTION_TEXT, exact_fraction
+
+    given = getattr(args, "_given", {})
+    items = [(flag, value) for _, flag, value in given.values() if isinstance(value, str)]
+    settings = [v for v in getattr(args, "set", None) or [] if isinstance(v, str)]
+    items += [(f"--set {n}", v) for n, _, v in (x.partition("=") for x in settings)]
+    out = []
+    for flag, text in items:
+        for token in re.split(r"[\s,;:=\[\]]+", text):
+            if _DECIMAL_TEXT.fullmatch(token) or _FRACTION_TEXT.fullmatch(token):
+                try:
+                    out.append((flag, token, exact_fraction(flag, token)))
+                except SymdelayInputError:
+                    continue
+    return out
+
+
+#: what a computation in double precision (or a conversion to one) raises on a number it
+#: cannot hold
+NUMERIC_RANGE_ERRORS = (OverflowError, ZeroDivisionError, FloatingPointError)
+
+
+def beyond_range(exc: BaseException, args) -> SymdelayInputError | None:
+    """A refusal naming the options the user typed for an arithmetic failure (an overflow,
+    a division by a number that underflowed, an integer too long to print) of a run given
+    numbers far from 1: the computation cannot hold them, which is said in one line naming
+    them (exit 2), not reported as a bug. ``None`` when no such number was given (a bug)."""
+    import math
+
+    arithmetic = isinstance(exc, NUMERIC_RANGE_ERRORS) or (
+        isinstance(exc, ValueError)
+        and any(w in str(exc) for w in ("Exceeds the limit", "math domain", "infs or NaNs"))
+    )
+    if args is None or not arithmetic:
+        return None
+
+    def digits(q):  # decimal exponent of |q| (q != 0)
+        return abs(math.log10(abs(q.numerator)) - math.log10(q.denominator))
+
+    far = [(flag, text, q) for flag, text, q in _given_numbers(args) if q != 0 and digits(q) >= 12]
+    if not far:
+        return None
+    far.sort(key=lambda item: -digits(item[2]))
+    named = ", ".join(
+        f"{flag} {text if len(text) <= 24 else text[:20] + '...'}" for flag, text, _ in far[:3]
+    )
+    if "Exceeds the limit" in str(exc):
+        where = "the exact numbers this computation builds from it have more digits than Python prints (4300)"
+    elif any(digits(q) > 307 for _, _, q in far):
+        where = "beyond the double-precision range (about 1e-308 to 1e308) this computation uses"
+    else:
+        where = "too far from 1 for this computation, which overflows double precision with it"
+    return SymdelayInputError(f"{named}: {where}; give values nearer 1")
+
+
+def blame(exc: SymdelayInputError, args) -> SymdelayInputError:
+    """The error to report for ``exc``: a model's refusal of a number too long for its
+    transition table (``exc.max_digits``) names the option the user typed that holds such
+    a number (``--S "[[-1e-300,0],[0,-1e300]]"``), not the transition it reached."""
+    limit = getattr(exc, "max_digits", None)
+    if limit is None or args is None:
+        return exc
+    for flag, token, q in _given_numbers(args):
+        if max(abs(q.numerator), q.denominator) >= 10**limit:
+            return SymdelayInputError(
+                f"{flag}: {token} has more than {limit} digits as an exact fraction "
+                f"(numerator or denominator); a model with a transition table takes "
+                f"numbers of at most {limit} digits: give a shorter one"
+            )
+    return exc

@@ -14,16 +14,22 @@ import decimal
 import math
 import numbers
 import re
+import sys
 from fractions import Fraction
-
-import mpmath
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import loaded
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.precision import bits
 
-__all__ = ["exact_fraction", "exact_number", "exact_decimal", "printable"]
+__all__ = [
+    "exact_fraction",
+    "exact_number",
+    "exact_decimal",
+    "printable",
+    "read_number",
+    "not_a_number",
+]
 
 
 _NONFINITE_WORDS = {
@@ -31,7 +37,7 @@ _NONFINITE_WORDS = {
     for sign in ("", "+", "-")
     for w in ("nan", "inf", "infinity", "oo", "zoo", "snan", "qnan")
 }
-_DIGITS = r"\d(?:_?\d)*"
+_DIGITS = r"[0-9](?:_?[0-9])*"
 _DECIMAL_TEXT = re.compile(
     rf"[+-]?(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE](?P<exp>[+-]?{_DIGITS}))?"
 )
@@ -49,24 +55,96 @@ def _nonfinite(name: str, value) -> SymdelayInputError:
     )
 
 
+def _shown(text: str) -> str:
+    """``text`` for a message: one line, at most 40 characters."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= 40 else f"{flat[:20]}...{flat[-8:]} ({len(flat)} characters)"
+
+
 def _from_decimal_text(name: str, text: str, original) -> Fraction | None:
     """The exact rational a decimal (``1e-40``, ``1.0000000000000000000001``) or fraction
     (``3/7``) text denotes; ``None`` if it is neither."""
     m = _DECIMAL_TEXT.fullmatch(text)
+    fraction = m is None and _FRACTION_TEXT.fullmatch(text) is not None
+    if m is None and not fraction:
+        return None
+    mantissa = text if m is None or m.group("exp") is None else text[: m.start("exp") - 1]
+    digits = sum(c.isdigit() for c in mantissa)
+    if digits > MAX_EXACT_DIGITS:  # Python reads and prints integers of <= 4300 digits
+        raise SymdelayInputError(
+            f"{name}: '{_shown(original)}' is written with {digits} digits; symdelay reads "
+            f"numbers of at most {MAX_EXACT_DIGITS} digits (write large or small values with "
+            "an exponent, e.g. 7.77e4999)"
+        )
     if m is not None:
         exp = m.group("exp")
         if exp is not None and abs(int(exp.replace("_", ""))) > MAX_DECIMAL_EXPONENT:
             raise SymdelayInputError(
-                f"{name}: the exponent of '{original}' is beyond +-{MAX_DECIMAL_EXPONENT}: "
-                "give a number of a representable size"
+                f"{name}: the exponent of '{_shown(original)}' is beyond "
+                f"+-{MAX_DECIMAL_EXPONENT}: give a number of a representable size"
             )
         return Fraction(text.replace("_", ""))
-    if _FRACTION_TEXT.fullmatch(text) is not None:
-        num, den = (int(part.strip().replace("_", "")) for part in text.split("/"))
-        if den == 0:
-            raise SymdelayInputError(f"{name}: '{original}' divides by zero")
-        return Fraction(num, den)
-    return None
+    num, den = (int(part.strip().replace("_", "")) for part in text.split("/"))
+    if den == 0:
+        raise SymdelayInputError(f"{name}: '{original}' divides by zero")
+    return Fraction(num, den)
+
+
+def not_a_number(name: str, value) -> SymdelayInputError:
+    """Why the text ``value`` is not a number, in one line naming ``name``: empty, a list,
+    two numbers, digits other than 0-9, or a formula where a number is asked for."""
+    text = str(value).strip()
+    shown = _shown(text)
+    if not text:
+        return SymdelayInputError(
+            f"{name} needs a value: a number such as 0.5, 1e-3 or 1/3, got an empty text"
+        )
+    if not text.isascii():
+        odd = next(c for c in text if not c.isascii())
+        if odd.isdigit():
+            return SymdelayInputError(
+                f"{name}: write the number with the digits 0-9, got '{shown}'"
+            )
+    if "," in text or ";" in text:
+        return SymdelayInputError(f"{name} takes one number, got a list '{shown}'")
+    if len(text.split()) > 1 and all(
+        _DECIMAL_TEXT.fullmatch(t) or _FRACTION_TEXT.fullmatch(t) for t in text.split()
+    ):
+        return SymdelayInputError(f"{name} takes one number, got several: '{shown}'")
+    formula = any(c.isalpha() or c in "*+()^" for c in text.lstrip("+-"))
+    return SymdelayInputError(
+        f"{name} must be a number (a decimal such as 0.5 or 1e-3, or a fraction such as "
+        f"1/3), got '{shown}'" + (": a formula is not read here" if formula else "")
+    )
+
+
+def read_number(name: str, text, *, inf: bool = False) -> Fraction | float:
+    """The number a user's text denotes, by :func:`exact_fraction`'s rule: an exact
+    :class:`~fractions.Fraction`, or (``inf=True``, where the domain allows it) ``+-inf`` as
+    a float. Anything else (a formula, a list, nan, an empty text) is refused in one line
+    naming ``name`` (the option the user typed).
+
+    >>> read_number("--mu", " 0.1 ")
+    Fraction(1, 10)
+    >>> read_number("--hi", "inf", inf=True)
+    inf
+    >>> read_number("--mu", "2*lam")
+    Traceback (most recent call last):
+    ...
+    symdelay.core.errors.SymdelayInputError: --mu must be a number (a decimal such as 0.5 or 1e-3, or a fraction such as 1/3), got '2*lam': a formula is not read here
+    """
+    stripped = str(text).strip()
+    word = stripped.lower()
+    if inf and word.lstrip("+-") in ("inf", "infinity", "oo"):
+        return -math.inf if word.startswith("-") else math.inf
+    if word in _NONFINITE_WORDS:
+        if inf and "inf" not in word and "oo" not in word:
+            raise SymdelayInputError(f"{name} must be a number or inf, got '{stripped}'")
+        raise _nonfinite(name, stripped)
+    out = _from_decimal_text(name, stripped, stripped)
+    if out is None:
+        raise not_a_number(name, stripped)
+    return out
 
 
 def _is_sympy(value) -> bool:
@@ -104,10 +182,7 @@ def exact_fraction(name: str, value) -> Fraction:
             raise _nonfinite(name, text)
         out = _from_decimal_text(name, text, value)
         if out is None:
-            raise SymdelayInputError(
-                f"{name} must be a number (a decimal such as 0.5 or 1e-3, or a fraction "
-                f"such as 1/3), got '{value}'"
-            )
+            raise not_a_number(name, text)
         return out
     if _is_sympy(value):
         if isinstance(value, sp.logic.boolalg.BooleanAtom):
@@ -131,8 +206,9 @@ def exact_fraction(name: str, value) -> Fraction:
         if not value.is_finite():
             raise _nonfinite(name, value)
         return Fraction(value)
-    if isinstance(value, (mpmath.mpf, numbers.Real)):  # mpf, numpy float32, longdouble
-        finite = mpmath.isfinite(value) if isinstance(value, mpmath.mpf) else None
+    mpf = sys.modules["mpmath"].mpf if loaded("mpmath") else ()  # no mpf before mpmath loads
+    if isinstance(value, (mpf, numbers.Real)):  # numpy float32, longdouble
+        finite = sys.modules["mpmath"].isfinite(value) if isinstance(value, mpf) else None
         if finite is None:
             finite = math.isfinite(float(value))
         if not finite:
@@ -200,8 +276,8 @@ def exact_decimal(x) -> str | None:
     return sign + plain
 
 
-#: The most significant digits :func:`exact_decimal` prints (Python refuses str() of an
-#: int beyond 4300 digits).
+#: The most significant digits :func:`exact_decimal` prints and a number may be written
+#: with (Python refuses str() of an int beyond 4300 digits).
 MAX_EXACT_DIGITS = 4000
 
 

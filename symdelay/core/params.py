@@ -203,6 +203,11 @@ def as_L_or_inf(value, *, allow_symbol: bool = False):
     """
     if is_infinite_L(value):
         return sp.oo
+    whole = isinstance(value, int) or (
+        isinstance(value, str) and value.strip().lstrip("+-").isdigit()
+    )
+    if whole:  # a whole number: its own message (below 1, or beyond every computation)
+        return as_L(value, allow_symbol=allow_symbol)
     try:
         return as_L(value, allow_symbol=allow_symbol)
     except SymdelayInputError:

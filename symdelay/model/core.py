@@ -118,9 +118,11 @@ def _check_number_size(expr, label: str) -> None:
     limit = 10**MAX_DIGITS
     for q in expr.atoms(sp.Rational):
         if abs(q.p) >= limit or q.q >= limit:
-            raise SymdelayInputError(
+            exc = SymdelayInputError(
                 f"{label}: a number with more than {MAX_DIGITS} digits: give a shorter one"
             )
+            exc.max_digits = MAX_DIGITS  # the command line names the option that gave it
+            raise exc
 
 
 def _symbol(name: str) -> sp.Symbol:

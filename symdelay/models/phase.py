@@ -120,6 +120,11 @@ class PhaseType(Result):
             raise SymdelayInputError(f"probs has {len(p)} entries and rates {len(g)}: match them")
         if any(not x > 0 for x in g):
             raise SymdelayInputError(f"rates must be positive, got {g}")
+        if any(not x >= 0 for x in p) or sum(p) != 1:
+            raise SymdelayInputError(
+                f"probs are branch probabilities: give numbers >= 0 summing to 1, got "
+                f"{', '.join(map(str, p))} (sum {sum(p)})"
+            )
         return cls(sp.Matrix([p]), sp.diag(*[-x for x in g]), "hyperexp")
 
     @classmethod

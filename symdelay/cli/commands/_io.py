@@ -3,7 +3,6 @@ paths alike): the time grid, the initial state, CSV files with their parameters.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from symdelay.core.errors import SymdelayInputError
 
 __all__ = [
     "add_horizon_arguments",
+    "double",
     "RATE_DEFAULTS",
     "parse_initial",
     "check_outputs",
@@ -25,21 +25,41 @@ RATE_DEFAULTS = {"L": "2", "mu": "1", "lam": "1", "theta": "2", "D": "1"}
 
 def add_horizon_arguments(p) -> None:
     """``--T --dt``: the time grid of simulate and fluid."""
-    p.add_argument("--T", default="20", help="time horizon (default 20)")
-    p.add_argument("--dt", default="0.1", help="grid step (default 0.1)")
+    p.add_argument("--T", default="20", kind="number", help="time horizon (default 20)")
+    p.add_argument("--dt", default="0.1", kind="number", help="grid step (default 0.1)")
 
 
 def parse_initial(text):
-    """A comma-separated list or a JSON list; ``None`` stays ``None``."""
+    """A comma-separated list, in brackets or not (``1,0,0`` or ``[1,0,0]``), each a number
+    by the one rule, as doubles; ``None`` stays ``None``."""
+    from symdelay.core.options import read_option
+
     if text is None:
         return None
+    body = text.strip()
+    if body.startswith("[") and body.endswith("]"):
+        body = body[1:-1]
+    read_option("numbers", "--initial", body)
+    return [double("--initial", v) for v in body.split(",")]
+
+
+def double(flag: str, text) -> float:
+    """An option's number (read by the one rule) as a double, for a computation done in
+    doubles; a value beyond the double range (or a non-zero one below it) is refused in one
+    line naming ``flag``."""
+    from symdelay.core.exact import read_number
+
+    x = read_number(flag, text, inf=False)
     try:
-        value = json.loads(text) if text.strip().startswith("[") else text.split(",")
-        return [float(v) for v in value]
-    except (ValueError, TypeError):
+        out = float(x)
+    except OverflowError:
+        out = float("inf")
+    if out in (float("inf"), float("-inf")) or (x != 0 and abs(out) < 2.2250738585072014e-308):
         raise SymdelayInputError(
-            f"--initial must be comma-separated numbers, got '{text}'"
-        ) from None
+            f"{flag} = {str(text).strip()} is outside the range of double precision "
+            "(about 1e-308 to 1e308), in which this computation runs: give a value inside it"
+        )
+    return out
 
 
 def check_outputs(args) -> None:

@@ -29,9 +29,13 @@ def register(subparsers) -> None:
             "crossing frequency omega. --L inf is the delay-differential limit."
         ),
     )
-    p.add_argument("--D", default=None, help="mean delays, comma-separated, e.g. 0.5,1,2,4")
+    p.add_argument(
+        "--D", default=None, kind="numbers", help="mean delays, comma-separated, e.g. 0.5,1,2,4"
+    )
     door.add_model(p, own=("D",))
-    p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
+    p.add_argument(
+        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

@@ -50,14 +50,22 @@ def register(subparsers) -> None:
     p.add_argument(
         "--x",
         default=None,
+        kind="range|name",
         metavar="NAME[=LO:HI]",
         help="the map's horizontal parameter, optionally with its range (also its slider's)",
     )
     p.add_argument(
-        "--y", default=None, metavar="NAME[=LO:HI]", help="the map's vertical parameter (as --x)"
+        "--y",
+        default=None,
+        kind="range|name",
+        metavar="NAME[=LO:HI]",
+        help="the map's vertical parameter (as --x)",
     )
     p.add_argument(
-        "--port", default="5006", help="port on 127.0.0.1 (default 5006; 0: a free port)"
+        "--port",
+        default="5006",
+        kind="integer",
+        help="port on 127.0.0.1 (default 5006; 0: a free port)",
     )
     p.add_argument(
         "--no-browser",

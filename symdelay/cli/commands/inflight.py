@@ -15,13 +15,17 @@ __all__ = ["register"]
 
 
 def _common(p, *, theta=False, lam=True):
-    p.add_argument("--L", required=True, help="number of Erlang delay phases (integer >= 1)")
-    p.add_argument("--mu", default="1", help="service rate (> 0, default 1)")
+    p.add_argument(
+        "--L", required=True, kind="count", help="number of Erlang delay phases (integer >= 1)"
+    )
+    p.add_argument("--mu", default="1", kind="number", help="service rate (> 0, default 1)")
     if lam:
-        p.add_argument("--lam", default="1", help="per-server arrival rate (> 0, default 1)")
+        p.add_argument(
+            "--lam", default="1", kind="number", help="per-server arrival rate (> 0, default 1)"
+        )
     if theta:
-        p.add_argument("--theta", required=True, help="routing sensitivity (>= 0)")
-    p.add_argument("--D", default="1", help="mean action delay (> 0, default 1)")
+        p.add_argument("--theta", required=True, kind="number", help="routing sensitivity (>= 0)")
+    p.add_argument("--D", default="1", kind="number", help="mean action delay (> 0, default 1)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -29,6 +33,7 @@ def _pattern_argument(p):
     p.add_argument(
         "--pattern",
         default=None,
+        kind="pattern",
         help="observed phases: all (default), first, last, first-half, last-half, or one "
         "weight per phase (e.g. 0,1) multiplying kappa",
     )
@@ -53,9 +58,13 @@ def register(subparsers) -> None:
     else:
         _common(p)
         _inflight_name(p)
-        p.add_argument("--kappa", required=True, help="weight of the jobs in flight (>= 0)")
+        p.add_argument(
+            "--kappa", required=True, kind="number", help="weight of the jobs in flight (>= 0)"
+        )
         _pattern_argument(p)
-        p.add_argument("--dps", default="15", help="significant digits (default 15)")
+        p.add_argument(
+            "--dps", default="15", kind="integer", help="significant digits (default 15)"
+        )
         door.add_family(p, "inflight")
         p.set_defaults(func=_run_unstable)
 
@@ -77,7 +86,9 @@ def register(subparsers) -> None:
         _common(p, lam=False)
         _inflight_name(p)
         _pattern_argument(p)
-        p.add_argument("--dps", default="30", help="significant digits (default 30)")
+        p.add_argument(
+            "--dps", default="30", kind="integer", help="significant digits (default 30)"
+        )
         p.add_argument(
             "--force", action="store_true", help="run even when the estimated cost is over budget"
         )
@@ -103,9 +114,27 @@ def register(subparsers) -> None:
         help="what 'better' means",
     )
     p.add_argument("--per-phase", action="store_true", help="one weight per delay phase")
-    p.add_argument("--kappa-max", default="2", help="search weights in [0, kappa-max] (default 2)")
-    p.add_argument("--eps", default="0.05", help="tolerance band eps (default 0.05)")
-    p.add_argument("--x0", default=None, help="tolerance: initial imbalance (default lam/mu)")
+    tolerance = {"criterion": ("tolerance", "tolerance-linear")}
+    p.add_argument(
+        "--kappa-max",
+        default="2",
+        kind="number|inf",
+        help="search weights in [0, kappa-max] (default 2; inf: every weight >= 0)",
+    )
+    p.add_argument(
+        "--eps",
+        default="0.05",
+        kind="number",
+        only_with=tolerance,
+        help="tolerance band eps (default 0.05)",
+    )
+    p.add_argument(
+        "--x0",
+        default=None,
+        kind="number",
+        only_with=tolerance,
+        help="tolerance: initial imbalance (default lam/mu)",
+    )
     p.set_defaults(func=_run_optimize)
 
 
@@ -120,7 +149,7 @@ def _inflight_name(p) -> None:
 
 def _any_model(p, dps="15") -> None:
     """The options of these commands for a model named by --model / --model-file."""
-    p.add_argument("--dps", default=dps, help=f"significant digits (default {dps})")
+    p.add_argument("--dps", default=dps, kind="integer", help=f"significant digits (default {dps})")
     p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     door.add_model(p)

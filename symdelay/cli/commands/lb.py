@@ -14,17 +14,43 @@ from symdelay.cli.commands._common import emit, emit_json
 __all__ = ["register", "run"]
 
 
-def _system_arguments(p, *, weights=True) -> None:
+def _system_arguments(p, *, weights=True, delays=True) -> None:
+    """The stations, the sampling and the weights (``delays=False``: no c, the fluid
+    equilibrium below capacity, where delays vanish on the fluid scale)."""
     p.add_argument(
         "--stations",
         required=True,
         help='stations, e.g. "N=50,mu=1;N=100,mu=0.5" (servers and service rate each)',
     )
-    p.add_argument("--xi", default=None, help="stations sampled per arrival, fixed (default J)")
+    p.add_argument(
+        "--xi",
+        default=None,
+        kind="integer",
+        not_with=("xi_dist",),
+        help="stations sampled per arrival, fixed (default J)",
+    )
     p.add_argument("--xi-dist", default=None, help="law of xi, e.g. 2:0.5,3:0.5")
+    if weights and delays:
+        # the weights of LB routing: the other routings, and a design that solves for them,
+        # do not read them
+        p.add_argument(
+            "--c",
+            default=None,
+            kind="numbers",
+            only_with={
+                "routing": ("lb",),
+                "target": ("equal-utilisation", "idle-ratio", "min-delay"),
+            },
+            help="delay weights c_j, e.g. 1,1 (default ones)",
+        )
     if weights:
-        p.add_argument("--c", default=None, help="delay weights c_j, e.g. 1,1 (default ones)")
-        p.add_argument("--d", default=None, help="idleness weights d_j, e.g. 1,1 (default ones)")
+        p.add_argument(
+            "--d",
+            default=None,
+            kind="numbers",
+            only_with={"routing": ("lb",), "target": ("equal-delay", "delay-ratio")},
+            help="idleness weights d_j, e.g. 1,1 (default ones)",
+        )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument(
         "--force", action="store_true", help="run even when the estimated time is over budget"
@@ -47,20 +73,32 @@ def register(subparsers) -> None:
     q.add_argument(
         "--beta",
         required=True,
+        kind="number",
         help="spare capacity: lam = sum N_j mu_j - beta sqrt(n) mu_bar, n = sum N_j",
     )
-    q.add_argument("--dps", default="30", help="decimal digits (default 30)")
+    q.add_argument("--dps", default="30", kind="integer", help="decimal digits (default 30)")
     q.set_defaults(func=run_diffusion)
 
     q = sub.add_parser("simulate", help="exact simulation with 95%% batch-means intervals")
     _system_arguments(q)
     g = q.add_mutually_exclusive_group(required=True)
-    g.add_argument("--lam", default=None, help="total arrival rate (below sum N_j mu_j)")
-    g.add_argument("--beta", default=None, help="or the spare capacity beta (as in diffusion)")
-    q.add_argument("--T", default="1000", help="simulated time (default 1000)")
-    q.add_argument("--warmup", default=None, help="warm-up time discarded (default T/10)")
-    q.add_argument("--batches", default="20", help="batches for the intervals (default 20)")
-    q.add_argument("--seed", default="1", help="random seed (default 1)")
+    g.add_argument(
+        "--lam", default=None, kind="number", help="total arrival rate (below sum N_j mu_j)"
+    )
+    g.add_argument(
+        "--beta",
+        default=None,
+        kind="number",
+        help="or the spare capacity beta (as in diffusion)",
+    )
+    q.add_argument("--T", default="1000", kind="number", help="simulated time (default 1000)")
+    q.add_argument(
+        "--warmup", default=None, kind="number", help="warm-up time discarded (default T/10)"
+    )
+    q.add_argument(
+        "--batches", default="20", kind="integer", help="batches for the intervals (default 20)"
+    )
+    q.add_argument("--seed", default="1", kind="integer", help="random seed (default 1)")
     q.add_argument(
         "--routing",
         default="lb",
@@ -75,21 +113,35 @@ def register(subparsers) -> None:
 
     q = sub.add_parser("design", help="weights c, d for a target, from the diffusion")
     _system_arguments(q)
-    q.add_argument("--beta", required=True, help="spare capacity beta")
+    q.add_argument("--beta", required=True, kind="number", help="spare capacity beta")
     q.add_argument(
         "--target",
         required=True,
         choices=("equal-utilisation", "equal-delay", "min-delay", "delay-ratio", "idle-ratio"),
         help="what the weights should achieve",
     )
-    q.add_argument("--ratio", default=None, help="delay-ratio / idle-ratio: e.g. 1,2")
-    q.add_argument("--d-max", default="10", help="min-delay: largest d_j / d_min (default 10)")
-    q.add_argument("--dps", default="30", help="decimal digits (default 30)")
+    q.add_argument(
+        "--ratio",
+        default=None,
+        kind="numbers",
+        only_with={"target": ("delay-ratio", "idle-ratio")},
+        help="delay-ratio / idle-ratio: e.g. 1,2",
+    )
+    q.add_argument(
+        "--d-max",
+        default="10",
+        kind="number",
+        only_with={"target": ("min-delay",)},
+        help="min-delay: largest d_j / d_min (default 10)",
+    )
+    q.add_argument("--dps", default="30", kind="integer", help="decimal digits (default 30)")
     q.set_defaults(func=run_design)
 
     q = sub.add_parser("fluid", help="fluid equilibrium below capacity (exact)")
-    _system_arguments(q)
-    q.add_argument("--lam", required=True, help="arrival rate per server (below mu_bar)")
+    _system_arguments(q, delays=False)
+    q.add_argument(
+        "--lam", required=True, kind="number", help="arrival rate per server (below mu_bar)"
+    )
     q.set_defaults(func=run_fluid)
     p.set_defaults(func=lambda args: p.error("give a sub-command"))
 

@@ -24,6 +24,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--theta",
         default=None,
+        kind="values",
         help="routing sensitivity above theta_c: 10, 10,12,15 or 9.5:180:100",
     )
     door.add_model(p, own=("theta",))

@@ -28,22 +28,33 @@ def register(subparsers) -> None:
             "branches (no seed lines: --seeds asks for the continuation)."
         ),
     )
-    p.add_argument("--x", required=True, metavar="NAME=LO:HI", help="first axis and its range")
-    p.add_argument("--y", required=True, metavar="NAME=LO:HI", help="second axis and its range")
+    p.add_argument(
+        "--x", required=True, metavar="NAME=LO:HI", kind="range", help="first axis and its range"
+    )
+    p.add_argument(
+        "--y", required=True, metavar="NAME=LO:HI", kind="range", help="second axis and its range"
+    )
     p.add_argument(
         "--fixed",
         action="append",
         default=[],
         metavar="NAME=VALUE",
+        kind="setting",
         help="a value for a parameter the model leaves free (repeatable)",
     )
-    p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
     p.add_argument(
-        "--cells", default="32", help="region grid: CELLS x CELLS exact counts (default 32)"
+        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
+    )
+    p.add_argument(
+        "--cells",
+        default="32",
+        kind="integer",
+        help="region grid: CELLS x CELLS exact counts (default 32)",
     )
     p.add_argument(
         "--seeds",
         default=None,
+        kind="integer",
         help="grid lines each way seeding the continuation (default 9); the founding model's "
         "explicit map takes none: giving it asks for the continuation",
     )

@@ -22,7 +22,9 @@ def register(subparsers) -> None:
         ),
     )
     door.add_model(p)
-    p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
+    p.add_argument(
+        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

@@ -52,10 +52,15 @@ def register(subparsers) -> None:
     p.add_argument(
         "--eta",
         default=None,
+        kind="integer",
         help="system scale (integer >= 1; default 1000, for the lb model its stations' servers)",
     )
-    p.add_argument("--seed", default="1", help="random seed, an integer >= 0 (default 1)")
-    p.add_argument("--replications", default="1", help="independent paths (default 1)")
+    p.add_argument(
+        "--seed", default="1", kind="integer", help="random seed, an integer >= 0 (default 1)"
+    )
+    p.add_argument(
+        "--replications", default="1", kind="integer", help="independent paths (default 1)"
+    )
     p.add_argument(
         "--initial",
         default=None,

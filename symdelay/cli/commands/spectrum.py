@@ -21,8 +21,8 @@ def register(subparsers) -> None:
             "L = 1, 2)."
         ),
     )
-    p.add_argument("--points", default="401", help="grid points (default 401)")
-    p.add_argument("--omega-max", default=None, help="largest frequency of the grid")
+    p.add_argument("--points", default="401", kind="integer", help="grid points (default 401)")
+    p.add_argument("--omega-max", default=None, kind="number", help="largest frequency of the grid")
     door.add_model(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(

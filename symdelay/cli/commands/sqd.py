@@ -16,25 +16,55 @@ from symdelay.core.errors import SymdelayInputError
 __all__ = ["register", "run"]
 
 
-def _service_args(p) -> None:
+#: the service options and the shapes each is for (given with another shape: refused)
+SHAPE_OPTIONS = {
+    "k": ("erlang",),
+    "probs": ("hyperexp", "coxian"),
+    "rates": ("hyperexp", "hypoexp", "coxian"),
+    "alpha": ("ph",),
+    "S": ("ph",),
+}
+
+
+def _service_args(p, *, general=False) -> None:
+    """The phase-type service options; ``general``: the command also takes
+    ``--service-dist``, which replaces them (given together: refused)."""
     g = p.add_argument_group("service (scaled to mean 1 unless --mean)")
+    other = ("service_dist",) if general else ()
     g.add_argument(
         "--service",
         default="exp",
         choices=("exp", "erlang", "hyperexp", "hypoexp", "coxian", "ph"),
+        not_with=other,
         help="phase-type service shape",
     )
-    g.add_argument("--k", default=None, help="erlang: number of phases")
-    g.add_argument("--probs", default=None, help="hyperexp: probabilities; coxian: continue")
-    g.add_argument("--rates", default=None, help="phase rates, e.g. 0.5,2")
-    g.add_argument("--alpha", default=None, help="ph: initial probabilities, e.g. 1,0")
-    g.add_argument("--S", default=None, help='ph: sub-generator, e.g. "[[-2,1],[0,-3]]"')
-    g.add_argument("--mean", default="1", help="mean service time (default 1)")
+    kinds = {"k": "integer", "probs": "numbers", "rates": "numbers", "alpha": "numbers"}
+    helps = {
+        "k": "erlang: number of phases",
+        "probs": "hyperexp: probabilities; coxian: continue",
+        "rates": "phase rates, e.g. 0.5,2",
+        "alpha": "ph: initial probabilities, e.g. 1,0",
+        "S": 'ph: sub-generator, e.g. "[[-2,1],[0,-3]]"',
+    }
+    for name, shapes in SHAPE_OPTIONS.items():
+        g.add_argument(
+            f"--{name}",
+            default=None,
+            kind=kinds.get(name, "matrix"),
+            only_with={"service": shapes},
+            not_with=other,
+            help=helps[name],
+        )
+    g.add_argument("--mean", default="1", kind="number", help="mean service time (default 1)")
 
 
 def _common(p, csv: bool = False) -> None:
-    p.add_argument("--d", default="2", help="number of queues sampled (integer >= 1)")
-    p.add_argument("--lam", default="0.9", help="arrival rate per server (lam * mean < 1)")
+    p.add_argument(
+        "--d", default="2", kind="integer", help="number of queues sampled (integer >= 1)"
+    )
+    p.add_argument(
+        "--lam", default="0.9", kind="number", help="arrival rate per server (lam * mean < 1)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     if csv:
         p.add_argument(
@@ -57,23 +87,25 @@ def register(subparsers) -> None:
     fp = sub.add_parser("fixed-point", help="mean-field fixed point (Newton, proved truncation)")
     _common(fp)
     _service_args(fp)
-    fp.add_argument("--dps", default="15", help="significant digits (default 15)")
+    fp.add_argument("--dps", default="15", kind="integer", help="significant digits (default 15)")
     fp.add_argument("--stability", action="store_true", help="also the rightmost eigenvalue")
     fp.set_defaults(func=run_fixed_point)
     sm = sub.add_parser("simulate", help="exact discrete-event simulation of N servers")
-    sm.add_argument("--N", default="1000", help="number of servers (>= d)")
+    sm.add_argument("--N", default="1000", kind="integer", help="number of servers (>= d)")
     _common(sm, csv=True)
-    _service_args(sm)
+    _service_args(sm, general=True)
     sm.add_argument(
         "--service-dist",
         default=None,
         help="true distribution instead of a phase type: deterministic, lognormal:scv=4, "
         "weibull:shape=0.5, pareto:alpha=3, gamma:scv=0.5",
     )
-    sm.add_argument("--T", default="2000", help="simulated time")
-    sm.add_argument("--warmup", default=None, help="warm-up time (default T/10)")
-    sm.add_argument("--batches", default="20", help="batches for batch means (default 20)")
-    sm.add_argument("--seed", default="1", help="random seed")
+    sm.add_argument("--T", default="2000", kind="number", help="simulated time")
+    sm.add_argument("--warmup", default=None, kind="number", help="warm-up time (default T/10)")
+    sm.add_argument(
+        "--batches", default="20", kind="integer", help="batches for batch means (default 20)"
+    )
+    sm.add_argument("--seed", default="1", kind="integer", help="random seed")
     sm.add_argument(
         "--backend",
         default="auto",
@@ -81,18 +113,20 @@ def register(subparsers) -> None:
         help="event loop: the compiled kernel (auto: when a C compiler is found) or the "
         "pure-Python twin (same path, slower)",
     )
-    sm.add_argument("--delay-L", default=None, help="Erlang action delay: phases L")
-    sm.add_argument("--delay-D", default=None, help="Erlang action delay: mean D")
+    sm.add_argument("--delay-L", default=None, kind="integer", help="Erlang action delay: phases L")
+    sm.add_argument("--delay-D", default=None, kind="number", help="Erlang action delay: mean D")
     sm.set_defaults(func=run_simulate)
     fl = sub.add_parser("fluid", help="transient of the mean field from a start")
     _common(fl, csv=True)
     _service_args(fl)
-    fl.add_argument("--T", default="50", help="time horizon")
+    fl.add_argument("--T", default="50", kind="number", help="time horizon")
     fl.add_argument(
         "--start", default="empty", help="empty, fixed, or tails s_1,s_2,... e.g. 0.5,0.2"
     )
-    fl.add_argument("--K", default=None, help="truncation level (default: from the bound)")
-    fl.add_argument("--points", default="51", help="output times")
+    fl.add_argument(
+        "--K", default=None, kind="integer", help="truncation level (default: from the bound)"
+    )
+    fl.add_argument("--points", default="51", kind="integer", help="output times")
     fl.set_defaults(func=run_fluid)
     p.set_defaults(func=run)
 

@@ -57,6 +57,7 @@ def register(subparsers) -> None:
     where.add_argument(
         "--workers",
         default=None,
+        kind="integer",
         help="embedded LocalCluster with N worker processes (the default, one per core)",
     )
     where.add_argument(

@@ -24,7 +24,9 @@ def register(subparsers) -> None:
         ),
     )
     door.add_model(p, defaults={**RATE_DEFAULTS, "L": "1"})
-    p.add_argument("--dps", default="30", help="decimal digits of the value (default 30)")
+    p.add_argument(
+        "--dps", default="30", kind="integer", help="decimal digits of the value (default 30)"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument(
         "--force", action="store_true", help="run even when the estimated cost is over budget"

@@ -51,6 +51,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--timeout",
         default=None,
+        kind="number",
         metavar="SECONDS",
         help="the decision procedure's budget per check (default 10)",
     )

@@ -30,13 +30,41 @@ def register(subparsers) -> None:
         help="the parameter whose unstable values are computed (default D); any parameter "
         "of the model, left out of its options",
     )
-    p.add_argument("--lo", default=None, help="lower end of the range searched (default: domain)")
-    p.add_argument("--hi", default=None, help="upper end of the range searched (default: domain)")
+    p.add_argument(
+        "--lo",
+        default=None,
+        kind="number|inf",
+        help="lower end of the range searched (default: domain)",
+    )
+    p.add_argument(
+        "--hi",
+        default=None,
+        kind="number|inf",
+        help="upper end of the range searched (default: domain)",
+    )
     p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
-    p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
+    p.add_argument(
+        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     door.add_model(p)
     p.set_defaults(func=run)
+
+
+def _end(flag, text, side):
+    """An end of the range searched: ``inf`` on its own side is no bound (the domain's)."""
+    import math
+
+    from symdelay.core.exact import read_number
+
+    if text is None:
+        return None
+    x = read_number(flag, text, inf=True)
+    if isinstance(x, float) and math.isinf(x):
+        if (x > 0) != (side > 0):
+            raise SymdelayInputError(f"{flag} {text.strip()} leaves no range to search")
+        return None
+    return text
 
 
 def run(args) -> int:
@@ -47,8 +75,9 @@ def run(args) -> int:
     if getattr(args, vary, None) is not None:
         flag = "--" + vary.replace("_", "-")
         raise SymdelayInputError(f"window varies {vary}: leave {flag} out")
+    lo, hi = _end("--lo", args.lo, -1), _end("--hi", args.hi, 1)
     model = door.model_free_in(args, vary)
-    w = window(model, vary, lo=args.lo, hi=args.hi, dps=as_dps(args.dps), force=args.force)
+    w = window(model, vary, lo=lo, hi=hi, dps=as_dps(args.dps), force=args.force)
     record = w.to_json()
     if args.json:
         emit_json(record)

@@ -25,7 +25,9 @@ def register(subparsers) -> None:
         help="the parameter varied (default D, the mean delay); left out of the model's options",
     )
     p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
-    p.add_argument("--dps", default="15", help="significant digits (5..10000, default 15)")
+    p.add_argument(
+        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     door.add_model(p)
     p.set_defaults(func=run)

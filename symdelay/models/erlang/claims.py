@@ -327,8 +327,12 @@ def _kappa(space: _Space, s):
     with np.errstate(all="ignore"):
         L = INFINITE_L if space.infinite else space.L
         D = s if space.infinite else space.L / s
-        _, kc, _ = critical(FoundingModel(L=L, mu=1, lam=1), at=D.ravel(), float64=True).arrays()
-    return kc.reshape(s.shape)
+        ok = np.isfinite(D) & (D > 0)  # a scale beyond the double range has no float curve
+        kc = np.full(s.shape, np.nan)
+        if np.any(ok):
+            model = FoundingModel(L=L, mu=1, lam=1)
+            kc[ok] = critical(model, at=D[ok].ravel(), float64=True).arrays()[1]
+    return kc
 
 
 @cache
@@ -1042,8 +1046,14 @@ def _certify_dde(phi, sufficient: bool, budget: int = 8000) -> bool:
 
 
 def _witness_points(space, target, gt, phi_bound):
-    """Float candidates at the exact ratio gt: k/mu spread around both boundaries."""
-    s = float(gt)
+    """Float candidates at the exact ratio gt: k/mu spread around both boundaries (none
+    when gt is beyond the double range)."""
+    try:
+        s = float(gt)
+    except OverflowError:
+        return []
+    if not (math.isfinite(s) and s > 0):
+        return []
     kap = float(_kappa(space, np.array([s]))[0])
     h = float(np.asarray(_h_fn(space.L)(np.array([s])), dtype=float).reshape(-1)[0])
     ph = float(phi_bound.subs(_g, gt))

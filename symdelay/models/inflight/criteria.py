@@ -351,6 +351,98 @@ def _fmt(x: float) -> str:
     return f"{x:.10g}"
 
 
+#: A double-precision value of a linear criterion is trusted when the difference
+#: Jacobian's largest entry is at most this many times its spectral abscissa (the rounding
+#: of the eigenvalues and of the Lyapunov solve is at most about 1e-16 times that ratio);
+#: beyond it (weights of 1e20, time scales far apart) the point is evaluated exactly.
+TRUSTED_RATIO = 1e10
+#: The objective the searches see where the criterion is undefined (unstable weights) or
+#: cannot be evaluated: finite, above every value (an infinite one turns Brent's parabolic
+#: steps into inf - inf); plus the spectral abscissa, so that the search is led back.
+_PENALTY = 1e100
+#: Weights up to this value are searched on a uniform grid; beyond it (a large or infinite
+#: kappa_max) the grid is uniform in kappa / (1 + kappa), which reaches every scale.
+_UNIFORM_UP_TO = 2.0
+
+
+def _t(k: float) -> float:
+    return 1.0 if math.isinf(k) else k / (1.0 + k)
+
+
+def _kappa(t: float, kappa_max: float) -> float:
+    return kappa_max if t >= _t(kappa_max) else t / (1.0 - t)
+
+
+class _Evaluator:
+    """One criterion at weights ``k`` (a vector, one per phase), where it can be trusted:
+    in double precision when the Jacobian is well scaled, else exactly by the generic entries
+    (the certified roots of the difference mode, the exact linear-noise variance). ``None``
+    where neither can (a nonlinear criterion, or an exact evaluation over its budget)."""
+
+    def __init__(self, criterion, p: Rates, opts):
+        self.criterion, self.p, self.opts = criterion, p, opts
+        self.evaluations = self.exact = 0
+        self.unevaluated: list = []
+        self.over_budget = False
+
+    def __call__(self, k) -> float | None:
+        self.evaluations += 1
+        J = imbalance_matrices(self.p, k)[0]
+        alpha = float(np.max(np.linalg.eigvals(J).real))
+        scale = float(np.max(np.abs(J)))
+        if scale <= TRUSTED_RATIO * abs(alpha):
+            if self.criterion != "decay" and alpha >= 0:
+                return math.inf  # unstable: no stationary variance, no settling time
+            v = criterion_value(self.criterion, self.p, k, **self.opts)
+            if self.criterion != "variance" or v > 0:
+                return v
+        return self.exactly(k)
+
+    def exactly(self, k) -> float | None:
+        if self.criterion not in ("decay", "variance"):
+            self.unevaluated.append(k)
+            return None
+        from symdelay.analysis.roots import check_analysis_cost, roots
+        from symdelay.analysis.stochastic import variance
+        from symdelay.models import build_model
+
+        p = self.p
+        if self.over_budget:  # the exact paths cost the same at every point of one L
+            self.unevaluated.append(k)
+            return None
+        try:
+            model = build_model(
+                "inflight",
+                L=p.L,
+                mu=_exact(p.mu),
+                lam=_exact(p.lam),
+                theta=_exact(p.theta),
+                D=_exact(p.D),
+                kappa=[_exact(float(v)) for v in np.broadcast_to(k, (p.L,))],
+            )
+            try:
+                check_analysis_cost(model)  # the exact paths below, within the shared budget
+            except SymdelayInputError:
+                self.over_budget = True
+                raise
+            diff = roots(model, dps=20).mode_roots("difference")
+            alpha = float(diff.spectral_abscissa)
+            self.exact += 1
+            if self.criterion == "decay":
+                return -alpha
+            if diff.unstable_count or diff.axis_count:
+                return math.inf
+            v = float(variance(model, dps=20).value)
+        except SymdelayInputError:  # beyond the model's number size, or over the budget
+            self.unevaluated.append(k)
+            return None
+        if not v > 0:
+            from symdelay.core.errors import VerificationError
+
+            raise VerificationError(f"the exact variance at kappa = {k} is {v}, not positive")
+        return v
+
+
 def optimize_weights(
     L,
     mu=1,
@@ -368,9 +460,14 @@ def optimize_weights(
 ) -> OptimalWeights:
     """The weight on ``[0, kappa_max]`` (or per-phase vector) that is best for ``criterion``.
 
-    One weight: the criterion on a uniform grid of ``grid`` points, then Brent's bounded
-    method on the bracket around the best grid point. Per phase: Powell's method with bounds
-    from the best single weight (and from the best one-phase pattern). ``eps``, ``x0``: the
+    One weight: the criterion on a grid of ``grid`` points uniform on ``[0, 2]`` (and, for a
+    larger or infinite ``kappa_max``, ``grid`` more uniform in ``kappa / (1 + kappa)`` up to
+    ``kappa_max``), then Brent's bounded method in ``kappa / (1 + kappa)`` on the bracket
+    around the best grid point. Per phase: Powell's method with bounds from the best single
+    weight (and from the best one-phase pattern). Every point is evaluated where the value
+    can be trusted (:class:`_Evaluator`): never a negative variance, never a value of
+    rounding noise; where the criterion is undefined (unstable weights) or cannot be
+    evaluated the searches see a finite penalty above every value. ``eps``, ``x0``: the
     tolerance criterion's band and initial imbalance. ``pattern``: observe only some phases
     (weights ``kappa * pattern``, see :func:`symdelay.models.inflight.curve.observation_pattern`).
     """
@@ -382,11 +479,11 @@ def optimize_weights(
         )
     p = rates(L, mu, lam, theta, D)
     kappa_max = float(kappa_max)
-    if not (math.isfinite(kappa_max) and kappa_max > 0):
-        raise SymdelayInputError(f"kappa_max must be a positive number, got {kappa_max}")
+    if not kappa_max > 0:  # nan too
+        raise SymdelayInputError(f"kappa_max must be a positive number or inf, got {kappa_max}")
     opts = {"eps": eps, "x0": x0} if criterion.startswith("tolerance") else {}
     sign = -1.0 if MAXIMISE[criterion] else 1.0
-    count = [0]
+    evaluate = _Evaluator(criterion, p, opts)
     e = np.ones(p.L)
     if pattern is not None:
         from symdelay.models.inflight.curve import observation_pattern
@@ -396,56 +493,94 @@ def optimize_weights(
             raise SymdelayInputError("give per_phase or a pattern, not both")
 
     def cost(k):
-        count[0] += 1
+        """The signed criterion (smaller is better), the penalty where it has no value."""
         k = np.clip(np.asarray(k, dtype=float), 0.0, kappa_max)  # Powell may step outside
-        v = criterion_value(criterion, p, k * e if k.ndim == 0 else k, **opts)
-        return sign * v if math.isfinite(v) else math.inf
+        if not np.all(np.isfinite(k)):
+            return 2 * _PENALTY
+        v = evaluate(k * e if k.ndim == 0 else k)
+        if v is not None and math.isfinite(v):
+            return sign * v
+        J = imbalance_matrices(p, k * e if k.ndim == 0 else k)[0]
+        return _PENALTY * (2 if v is None else 1) + max(0.0, float(np.linalg.eigvals(J).real.max()))
 
-    ks = np.linspace(0.0, kappa_max, int(grid))
-    method = f"grid of {int(grid)} on [0, {kappa_max:g}]"
-    if kappa_max / (int(grid) - 1) > WIDE_STEP:  # a wide range: every decade searched too
-        ks = np.union1d(ks, np.geomspace(WIDE_STEP / 10, kappa_max, int(grid)))
-        method += f" and {int(grid)} log-spaced from {WIDE_STEP / 10:g}"
+    # the searches' variable: kappa itself on [0, 2], kappa/(1 + kappa) for a larger range
+    wide = kappa_max > _UNIFORM_UP_TO
+
+    def to_x(k):
+        return _t(k) if wide else k
+
+    def to_k(x):
+        return _kappa(x, kappa_max) if wide else x
+
+    def cost_x(x):
+        xs = np.clip(np.asarray(x, dtype=float), 0.0, to_x(kappa_max))
+        return cost(np.array([to_k(float(v)) for v in xs]) if xs.ndim else to_k(float(xs)))
+
+    n = int(grid)
+    ks = list(np.linspace(0.0, min(kappa_max, _UNIFORM_UP_TO), n))
+    if kappa_max > _UNIFORM_UP_TO:
+        tail = np.linspace(_t(_UNIFORM_UP_TO), _t(kappa_max), n + 1)[1:]
+        ks += [_kappa(float(t), kappa_max) for t in tail if t < 1.0 or math.isfinite(kappa_max)]
+    ks = np.array(ks)
     vals = np.array([cost(k) for k in ks])
     i = int(np.argmin(vals))
     lo, hi = ks[max(i - 1, 0)], ks[min(i + 1, ks.size - 1)]
     best_k, best = float(ks[i]), float(vals[i])
-    if hi > lo and math.isfinite(best):
+    if hi > lo and best < _PENALTY:
         res = optimize.minimize_scalar(
-            cost, bounds=(lo, hi), method="bounded", options={"xatol": 1e-9 * max(1.0, lo)}
+            cost_x,
+            bounds=(to_x(lo), to_x(hi)),
+            method="bounded",
+            options={"xatol": 1e-10 if wide else 1e-9},
         )
         if res.fun < best:
-            best_k, best = float(res.x), float(res.fun)
+            best_k, best = to_k(float(res.x)), float(res.fun)
+    shown = "inf" if math.isinf(kappa_max) else f"{kappa_max:g}"
+    method = f"grid of {ks.size} on [0, {shown}]"
+    if kappa_max > _UNIFORM_UP_TO:
+        method += f" (uniform up to {_UNIFORM_UP_TO:g}, then in kappa/(1+kappa))"
     method += " + bounded Brent"
     result_k: float | tuple = best_k
     if per_phase and p.L > 1:
-        starts = [np.full(p.L, best_k)]
+        x_best = to_x(best_k)
+        starts = [np.full(p.L, x_best)]
         for ell in range(p.L):
-            e = np.zeros(p.L)
-            e[ell] = best_k if best_k > 0 else kappa_max / 2
-            starts.append(e)
+            s0 = np.zeros(p.L)
+            s0[ell] = x_best if best_k > 0 else to_x(min(kappa_max, _UNIFORM_UP_TO) / 2)
+            starts.append(s0)
         best_vec = np.full(p.L, best_k)
-        for s in starts:
+        bound = to_x(kappa_max) if math.isfinite(kappa_max) else _t(float(ks[-1]))
+        for s0 in starts:
             res = optimize.minimize(
-                cost,
-                s,
+                cost_x,
+                s0,
                 method="Powell",
-                bounds=[(0.0, kappa_max)] * p.L,
+                bounds=[(0.0, bound)] * p.L,
                 options={"xtol": 1e-8, "ftol": 1e-12, "maxfev": 4000},
             )
             if res.fun < best:
-                best, best_vec = float(res.fun), np.clip(res.x, 0, kappa_max)
+                best = float(res.fun)
+                best_vec = np.array([to_k(float(x)) for x in np.clip(res.x, 0, bound)])
         result_k = tuple(float(v) for v in best_vec)
         method += f"; per phase: Powell with bounds from {len(starts)} starts"
-    value = sign * best
+    if evaluate.exact:
+        method += f"; {evaluate.exact} point(s) beyond double precision evaluated exactly"
+    if evaluate.unevaluated:
+        method += (
+            f"; {len(evaluate.unevaluated)} point(s) (weights up to "
+            f"{max(float(np.max(k)) for k in evaluate.unevaluated):.3g}) beyond double "
+            "precision could not be evaluated exactly and were left out"
+        )
+    value = sign * best if best < _PENALTY else math.inf
+    at = [evaluate(np.zeros(p.L)), evaluate(e)]
     return OptimalWeights(
         criterion,
         result_k,
         value,
-        criterion_value(criterion, p, 0.0, **opts),
-        criterion_value(criterion, p, e, **opts),
+        math.nan if at[0] is None else at[0],
+        math.nan if at[1] is None else at[1],
         kappa_max,
-        count[0],
+        evaluate.evaluations,
         method,
         {"L": p.L, "mu": p.mu, "lam": p.lam, "theta": p.theta, "D": p.D, **opts},
     )

@@ -45,12 +45,13 @@ OPTIONS = (
         "weight of jobs in flight: one for every phase, or one per phase ('kappa': free)",
         "numbers",
         "1",
+        free=True,
     ),
     Option(
         "pattern",
         "observed phases, weighted by kappa: all (default), first, last, first-half, "
         "last-half, or one weight per phase (e.g. 0,1)",
-        "text",
+        "pattern",
         "all",
     ),
 )

@@ -26,7 +26,16 @@ def as_d(d) -> int:
         raise SymdelayInputError(f"d must be an integer >= 1, got '{d}'") from None
     if not v.is_integer or not v >= 1:
         raise SymdelayInputError(f"d must be an integer >= 1 (number of queues sampled), got {d}")
+    if v > MAX_D:
+        raise SymdelayInputError(
+            f"d = {d} queues sampled per arrival is beyond {MAX_D} (the mean field sums d terms "
+            "per level, the simulation samples d queues per arrival): give a smaller d"
+        )
     return int(v)
+
+
+#: the most queues sampled per arrival symdelay computes with
+MAX_D = 100_000
 
 
 @cache

@@ -26,6 +26,7 @@ estimated from ``K``, ``m`` and ``T`` first and a run over the budget of
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 
@@ -311,11 +312,26 @@ def specialised_fluid(
         return jacobian_sparse(arrays, y.reshape(K, m))
 
     kw = {"jac": jac} if method in ("Radau", "BDF", "LSODA") else {}
-    try:
-        sol = solve_ivp(f, (0, float(grid[-1])), u0, method=method, t_eval=grid, rtol=rtol,
-                        atol=atol, **kw)  # fmt: skip
-    except ValueError as exc:  # an unknown method
-        raise SymdelayInputError(f"solver {solver!r}: {exc}") from None
+    with (
+        np.errstate(over="raise", invalid="raise", divide="raise"),
+        warnings.catch_warnings(record=True) as said,
+    ):
+        warnings.simplefilter("always")
+        try:
+            sol = solve_ivp(f, (0, float(grid[-1])), u0, method=method, t_eval=grid, rtol=rtol,
+                            atol=atol, **kw)  # fmt: skip
+        except ValueError as exc:  # an unknown method
+            raise SymdelayInputError(f"solver {solver!r}: {exc}") from None
+        except (FloatingPointError, RuntimeError, np.linalg.LinAlgError) as exc:
+            raise SymdelayInputError(
+                f"the integration failed ({' '.join(str(exc).split())}): the rates (the service "
+                "mean, lam) are too far from 1 for double precision; give values nearer 1"
+            ) from None
+    if said:
+        raise SymdelayInputError(
+            f"the integration did not meet its tolerances ({said[0].message}): give a service "
+            "mean and lam nearer 1"
+        )
     if not sol.success:
         raise SymdelayInputError(f"the integration failed at T = {T:g} ({sol.message}): lower --T")
     x = to_states(sol.y.T.reshape(grid.size, K, m)).reshape(grid.size, n)

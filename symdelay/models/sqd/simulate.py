@@ -208,7 +208,15 @@ def simulate(
         kernel_for(backend)  # refuses an unknown or missing backend before estimating
         used = "c" if backend != "python" and load_c_kernel() is not None else "python"
     else:
+        from symdelay.models.sqd.delayed import as_delay
+
         used = "delayed"
+        if as_delay(*delay)[1] >= T - warmup:
+            raise SymdelayInputError(
+                f"the delay's mean D = {delay[1]} is not below the time measured (T - warmup "
+                f"= {T - warmup:g}): no job would land in it; give a shorter --delay-D or a "
+                "longer --T"
+            )
     check_memory(
         f"a run with N = {N} and {batches} batches",
         estimate_bytes(N, batches, levels, delay),
@@ -242,6 +250,11 @@ def simulate(
             f"out of memory for N = {N}, {batches} batches: lower --N, --batches or --lam"
         ) from None
     seconds = time.perf_counter() - t0
+    if len(soj) < 2:  # the delayed loop: batches whose jobs did not land before T
+        raise SymdelayInputError(
+            f"only {len(soj)} of {batches} batches saw a job land: the delay is too long for "
+            "the run; give a shorter --delay-D, a longer --T or fewer --batches"
+        )
     m, lo, hi = batch_interval(soj, lo=0.0)
     tails, cis = [], []
     for k in range(levels):

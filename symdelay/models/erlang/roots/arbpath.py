@@ -138,10 +138,14 @@ def certified_roots(
     Raises :class:`CertificationError`.
     """
     g = flint.fmpq(L * D.denominator, D.numerator)  # gamma = L/D (D > 0)
-    gf = float(g)
-    mirror = seeds_u is None
+    try:
+        gf = float(g)
+        mirror = seeds_u is None
+        if mirror:
+            a, c = float(mu) / gf - 1, float(lt) / gf
+    except (OverflowError, ZeroDivisionError):  # a rate beyond the double range
+        raise CertificationError("the double-precision seeds are out of range") from None
     if mirror:
-        a, c = float(mu) / gf - 1, float(lt) / gf
         if not (math.isfinite(a) and math.isfinite(c) and 0 < gf < math.inf):
             raise CertificationError("the double-precision seeds are out of range")
         seeds_u = _seeds(L, a, c)

@@ -530,15 +530,179 @@ def _founding_roots(L, p, dps, rightmost, branches) -> _Solved:
                 f"use rightmost=K (--rightmost K) for the K rightmost roots, up to L = "
                 f"{RIGHTMOST_MAX_L}"
             )
-        return _rescaled(_all_roots, L, p, dps)
+        return _all_or_isolated(L, p, dps)
     if L > RIGHTMOST_MAX_L:
         raise SymdelayInputError(f"L = {L} is too large (limit {RIGHTMOST_MAX_L} for --rightmost)")
     if rightmost >= L + 1 or L <= 256:
-        return _rescaled(_all_roots, L, p, dps)._replace(scope="rightmost")
+        return _all_or_isolated(L, p, dps)._replace(scope="rightmost")
     return _rescaled(_rightmost_roots, L, p, dps, rightmost)
 
 
+#: The largest L whose L + 1 roots are separated at raised precision when the seeded path
+#: cannot (a cluster, time scales far apart): L sectors iterated at hundreds of digits.
+ISOLATED_MAX_L = 1000
+
+
+def _all_or_isolated(L, p, dps) -> _Solved:
+    """All L + 1 roots: by the seeded path (double-precision seeds, Newton in Arb, proved
+    discs), or, where it cannot separate them (a cluster of roots closer than the seeds'
+    precision, ``theta = 1e-300``; rates whose time scales are more than 10^150 apart), by
+    the same branch maps iterated at a precision that resolves them (:func:`_precise_roots`)."""
+    try:
+        return _rescaled(_all_roots, L, p, dps)
+    except (CertificationError, _SeedRange) as exc:
+        if L > ISOLATED_MAX_L:
+            why = str(exc).rstrip(".")
+            raise CertificationError(
+                f"{why}; the raised-precision path that separates clustered roots is limited "
+                f"to L <= {ISOLATED_MAX_L}: give a smaller L, or lam*theta and mu nearer L/D"
+            ) from None
+    return _precise_roots(L, p, dps)
+
+
+def _log10(x: Fraction) -> float:
+    x = abs(x)
+    return 0.0 if x == 0 else math.log10(x.numerator) - math.log10(x.denominator)
+
+
+def _digits_apart(mu, lt, gq, L) -> int:
+    """Decimal digits, beyond those asked, that tell the roots of ``u^L (u + a) + c``
+    (``u = 1 + r/gamma``, ``a = mu/gamma - 1``, ``c = lam theta/gamma``) apart: a cluster of
+    L roots of radius about ``|c/a|^(1/L)`` near ``u = 0`` (``c`` small), a root near ``-a``
+    far from the others (``mu >> gamma``), roots ``r`` far below ``gamma`` (``u`` near 1:
+    ``gamma >> mu, lam theta``)."""
+    a, c = (mu - gq) / gq, lt / gq
+    la, lc = _log10(a), _log10(c)
+    radius = (lc - la) / L if a != 0 else lc / (L + 1)
+    spacing = min(radius, lc / (L + 1)) - math.log10(L + 1)
+    near_one = _log10(gq) - min(_log10(mu), _log10(lt), _log10(gq))
+    largest = max(la, 0.0, lc / (L + 1))  # |u| of the largest root, in decimal digits
+    return math.ceil(max(largest - spacing, 0.0) + near_one) + 5
+
+
+def _complete(us, A, C, L, tol):
+    """The L + 1 roots of ``u^L (u + A) + C`` from the branch-map fixed points ``us``: two
+    sectors may give one root on their common edge (``u = +-i 1e-200``), so the distinct
+    ones are kept, the conjugate of each non-real one added (real coefficients), Vieta's
+    last root (the roots sum to ``-A``) and, for any still missing, Newton deflated by the
+    roots known."""
+    found = []
+
+    def polished(u):
+        for _step in range(12):  # Newton on u + A + C u^-L
+            step = (u + A + C * u ** (-L)) / (1 - L * C * u ** (-L - 1))
+            u -= step
+            if abs(step) <= tol * abs(u):
+                break
+        return u
+
+    def add(u):
+        u = polished(u)
+        if all(abs(u - v) > tol**0.75 * (abs(u) + abs(v)) for v in found):
+            found.append(u)
+
+    for u in us:
+        add(u)
+    for u in list(found):
+        if abs(u.imag) > tol * abs(u):
+            add(mpmath.conj(u))
+    if len(found) == L:
+        add(-A - mpmath.fsum(found))
+    start = abs(C) ** (mpmath.mpf(1) / (L + 1)) or mpmath.mpf(1)
+    tries = 0
+    while len(found) < L + 1 and tries < 4 * (L + 1):
+        tries += 1
+        u = start * mpmath.expjpi(mpmath.mpf(2 * tries + 1) / (4 * L + 4)) * (1 + tries * tol**0.5)
+        for _step in range(200):  # f/prod(u - u_j), f = u^L (u + A) + C (implicit deflation)
+            f = u ** (L + 1) + A * u**L + C
+            df = (L + 1) * u**L + L * A * u ** (L - 1)
+            ratio = f / df
+            step = ratio / (1 - ratio * mpmath.fsum(1 / (u - v) for v in found))
+            u -= step
+            if abs(step) <= tol * abs(u):
+                break
+        add(u)
+    return found
+
+
+#: the most digits :func:`_precise_roots` raises its precision to
+_MAX_PRECISE_DIGITS = 20_000
+
+
+def _precise_roots(L, p, dps) -> _Solved:
+    """The L + 1 roots when double precision cannot tell them apart: in ``u = 1 + r/gamma``
+    the branch map ``T_k(u) = e^{2 pi i k/L} (-c/(u + a))^{1/L}`` of each sector (see the
+    module docstring) iterated in mpmath at a precision that resolves the closest roots
+    (:func:`_digits_apart`), completed by :func:`_complete`, every root refined by Newton
+    and certified in Arb (:func:`_certify_all`: proved discs, pairwise disjoint; L + 1 of
+    them for a polynomial of degree L + 1, so none is missing); the precision is doubled
+    when a certificate fails."""
+    from symdelay.core.budget import check_budget
+
+    gq = Fraction(*_pq(sp.Rational(L) / p["D"]))
+    mu, lt = Fraction(*_pq(p["mu"])), Fraction(*_pq(p["lam"] * p["theta"]))
+    a, c = (mu - gq) / gq, lt / gq
+    work = _work(dps, L) + _digits_apart(mu, lt, gq, L)
+    # L sectors, each a few dozen steps of a power at `work` digits (L = 1000 at 700 digits:
+    # about 20 s), then L + 1 certificates
+    check_budget(
+        f"the {L + 1} roots at {work} digits", 2e-8 * L * work**1.6 * 40,
+        shrink="a smaller L, or rates nearer each other",
+    )  # fmt: skip
+    while True:  # a root near the axis, far from 0, needs the digits of |r| / |Re r|
+        prec = _bits(work)
+        F, dF, _both = _arb_functions(p, L, prec)
+        try:
+            with mpmath.workdps(work):
+                A, C, g = (mpmath.mpf(x.numerator) / x.denominator for x in (a, c, gq))
+                tol = mpmath.mpf(10) ** (-work + 5)
+                us = []
+                start = abs(C) ** (mpmath.mpf(1) / (L + 1))
+                for k in range(-(L // 2), L - L // 2):
+                    w = mpmath.expjpi(mpmath.mpf(2 * k) / L)
+                    u = w * start
+                    for _step in range(200):
+                        nxt = w * ((-C) / (u + A)) ** (mpmath.mpf(1) / L)
+                        done = abs(nxt - u) <= tol * abs(nxt)
+                        u = nxt
+                        if done:
+                            break
+                    us.append(u)
+                values = [g * (u - 1) for u in _complete(us, A, C, L, tol)]
+                if len(values) != L + 1:
+                    raise CertificationError(f"found {len(values)} of the {L + 1} roots")
+                roots = _certify_all(values, [None] * len(values), F, dF, work)
+                roots, axis = _mark_axis_roots(roots, L, p, prec)
+                count = _disc_count(roots) if not axis else None
+            break
+        except (CertificationError, ZeroDivisionError) as exc:
+            if 2 * work > _MAX_PRECISE_DIGITS:
+                raise CertificationError(
+                    f"the roots could not be separated at {work} digits: {exc}"
+                ) from None
+        work *= 2
+        check_budget(
+            f"the {L + 1} roots at {work} digits", 2e-8 * L * work**1.6 * 40,
+            shrink="a smaller L, or rates nearer each other",
+        )  # fmt: skip
+    roots.sort(key=_sort_key)
+    if count is None:
+        count = sum(1 for z in roots if not z.on_axis and z.value.real > 0)
+    return _Solved(
+        roots,
+        count,
+        axis,
+        "all",
+        ("certified roots (complete by degree)",),
+        notes=(f"the roots were separated at {work} digits (a cluster, or rates far apart)",),
+    )
+
+
 _SEED_A_MAX, _SEED_C_MAX = 10**150, 10**308
+
+
+class _SeedRange(SymdelayInputError):
+    """Rates beyond what the double-precision seeds resolve (the exact isolation may)."""
 
 
 def _check_seed_range(p, L) -> None:
@@ -554,8 +718,8 @@ def _check_seed_range(p, L) -> None:
     c_num, c_den = abs(ln * tn) * Dn, ld * td * Dd * L
     if a_num > _SEED_A_MAX * a_den or c_num > _SEED_C_MAX * c_den:
         a, c = Fraction(a_num, a_den), Fraction(c_num, c_den)
-        raise SymdelayInputError(
-            f"mu*D/L = {float(a):.3g} and lam*theta*D/L = {float(c):.3g}: the service and "
+        raise _SeedRange(
+            f"mu*D/L = {_float(a):.3g} and lam*theta*D/L = {_float(c):.3g}: the service and "
             "delay time scales differ by more than 10^150 (or lam*theta*D/L > 10^308), "
             "beyond the double-precision starting points; bring mu, D and lam*theta closer"
         )
