@@ -14,6 +14,7 @@ Schema (keys beyond these are refused, so a typo does not pass silently)::
     name = "arrival to 1"
     change = { z11 = 1 }
     rate = "2*lam*exp(-theta*q1)/(exp(-theta*q1) + exp(-theta*q2))"
+    assume_nonnegative = true      # optional: the rate is >= 0 where symdelay cannot decide it
     [symmetry]                     # optional: a permutation of the state, as cycles
     swap = [["q1", "q2"], ["z11", "z21"]]
     [latex]                        # optional: LaTeX for names, e.g. z11 = "z_{1,1}"
@@ -133,14 +134,16 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
     if not all(isinstance(n, str) for n in names):
         raise SymdelayInputError(f"{source}: [state] names must be strings")
     raw = _need(data, "transitions", list, source)
-    transitions = []
+    transitions, assumed = [], []
     for k, t in enumerate(raw, start=1):
         where = f"{source}: transition {k}"
         if not isinstance(t, dict):
             raise SymdelayInputError(f"{where}: must be a [[transitions]] table")
-        extra = sorted(set(t) - {"name", "change", "rate"})
+        extra = sorted(set(t) - {"name", "change", "rate", "assume_nonnegative"})
         if extra:
-            raise SymdelayInputError(f"{where}: unknown key '{extra[0]}': use name, change, rate")
+            raise SymdelayInputError(
+                f"{where}: unknown key '{extra[0]}': use name, change, rate, assume_nonnegative"
+            )
         tname = t.get("name", f"transition {k}")
         where = f"{source}: transition '{tname}'"
         change = _need(t, "change", dict, where)
@@ -150,6 +153,11 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
         if not isinstance(rate, (str, int, float, decimal.Decimal)) or isinstance(rate, bool):
             raise SymdelayInputError(f"{where}: 'rate' must be a formula in quotes")
         transitions.append((tname, change, str(rate)))
+        asserted = t.get("assume_nonnegative", False)
+        if not isinstance(asserted, bool):
+            raise SymdelayInputError(f"{where}: assume_nonnegative must be true or false")
+        if asserted:
+            assumed.append(str(tname))
     symmetry = None
     if "symmetry" in data:
         sym = data["symmetry"]
@@ -178,4 +186,5 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
         description=str(data.get("description", "")),
         latex_names={_symbol(k): str(v) for k, v in latex.items()},
         source=source,
+        assume_nonnegative=assumed,
     )
