@@ -738,3 +738,28 @@ def test_a_spec_file_that_is_a_fifo_is_refused_not_waited_on(tmp_path, run_cli):
     status, _, stderr = run_cli("sweep", "run", str(fifo), "--out", str(tmp_path / "o.parquet"))
     assert status == 2 and "not a regular file" in one_line_error(stderr)
     assert time.monotonic() - t0 < 10
+
+
+def test_the_embedded_cluster_listens_on_loopback_only():
+    """Scheduler, workers and the dashboard (--dashboard) of the embedded LocalCluster: every
+    listening socket of this process and its workers is on 127.0.0.1 (the dashboard
+    listened on every interface)."""
+    import psutil
+
+    from symdelay.sweep.runner import _local_client
+
+    client, cluster = _local_client(2, dashboard=True)
+    try:
+        me = psutil.Process()
+        listening = [
+            c.laddr
+            for p in [me, *me.children(recursive=True)]
+            for c in p.net_connections(kind="inet")
+            if c.status == psutil.CONN_LISTEN
+        ]
+        dashboard = int(client.dashboard_link.split(":")[2].split("/")[0])
+        assert dashboard in {a.port for a in listening}
+        assert listening and all(a.ip == "127.0.0.1" for a in listening), listening
+    finally:
+        client.close()
+        cluster.close()

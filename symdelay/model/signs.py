@@ -447,6 +447,8 @@ def _term_sign(x, domains: dict) -> int | None:
         if not c.is_Rational:
             return None
         for f in sp.Mul.make_args(rest):
+            if f == 1:  # a constant term
+                continue
             base, e = f.as_base_exp()
             even = e.is_Integer and e % 2 == 0
             if not (even or (base.is_Symbol and domains.get(base) in _LOWER_ZERO)):

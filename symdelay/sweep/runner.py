@@ -247,7 +247,7 @@ def _quiet_distributed():
 def _local_client(workers: int | None, dashboard: bool):
     """Our own ``LocalCluster``: one single-threaded worker process per core (the analyses
     hold the GIL), no dashboard unless asked (its web server costs start-up time), logs kept
-    to errors."""
+    to errors; every server it starts listens on 127.0.0.1 only."""
     from distributed import Client, LocalCluster
 
     n = workers or os.cpu_count() or 1
@@ -257,7 +257,9 @@ def _local_client(workers: int | None, dashboard: bool):
         n_workers=n,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=":0",  # a free port for its HTTP server: no clash, no warning
+        host="127.0.0.1",  # scheduler and workers on the loopback interface only
+        # the dashboard too, on a free port (":0" listened on every interface)
+        dashboard_address="127.0.0.1:0",
         scheduler_kwargs={"dashboard": bool(dashboard)},
         silence_logs=logging.ERROR,
         preload=["symdelay.sweep._worker"],  # workers leave Ctrl-C to this process
