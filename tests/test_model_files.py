@@ -539,3 +539,54 @@ def test_number_signs_close_to_zero():
     assert number_sign(sp.sqrt(2) * sp.sqrt(3) - sp.sqrt(6)) == 0
     assert number_sign((sp.sqrt(2) + 1) ** 2 - 3 - 2 * sp.sqrt(2)) == 0
     assert number_sign(sp.exp(-100) - sp.Rational(1, 10**44)) == 1  # 3.7e-44
+
+
+@pytest.mark.parametrize(
+    "rate", ["q*sqrt(-lam)", "sqrt(-lam - q)", "log(-q - 1)", "sqrt(-1)", "log(0)*q"]
+)
+def test_a_rate_real_nowhere_is_refused(tmp_path, run_cli, rate):
+    """Nonnegative "wherever it is defined" holds of a rate defined nowhere: refused, and
+    not with the advice to assert it."""
+    status, _, err = run_cli("analyze", str(one_state(tmp_path, rate, asserted=True)))
+    assert status == 2 and err.count("\n") == 1, err
+    assert "not real at any point" in err or "not a finite real number" in err, err
+
+
+@pytest.mark.parametrize(
+    ("stations", "xi"),
+    [
+        ("N=10,mu=1;N=10,mu=1;N=10,mu=1", None),
+        ("N=10,mu=1;N=20,mu=1/2;N=10,mu=1;N=10,mu=2", None),
+        ("N=10,mu=1;N=10,mu=1;N=10,mu=1;N=10,mu=1", "3"),
+        ("N=50,mu=1;N=100,mu=0.5", "2"),
+    ],
+)
+def test_lb_routing_at_ties_is_a_probability_and_the_direct_one(stations, xi):
+    """The exact rate check found the LB table's arrival rates negative where stations tie
+    (C(m, k - 1) at a half-integer m): at ties, at random points and at the balanced
+    equilibrium (a tie), the table's routing equals the direct preference-order routing
+    (ties shared equally; an independent path) and sums to 1."""
+    import itertools
+
+    import numpy as np
+
+    from symdelay.models.lb import LBPolicy
+    from symdelay.models.lb.fluid import routing_probabilities
+
+    p = LBPolicy.from_text(stations, xi=xi)
+    m = build_model("lb", stations=stations, xi=xi, lam="1/2")
+    arrivals = [t.rate.xreplace(m.values) for t in m.transitions if t.name.startswith("arrive")]
+    w = [sp.Rational(v) for v in p.shares]
+    rng = np.random.default_rng(36)
+    levels = [sp.Rational(1, 2), sp.Rational(3, 4), 1, sp.Rational(5, 4)]
+    points = [
+        tuple(wj * f for wj, f in zip(w, fs)) for fs in itertools.product(levels, repeat=len(w))
+    ]
+    points += [tuple(wj * sp.Rational(int(rng.integers(1, 40)), 20) for wj in w) for _ in range(5)]
+    points.append(tuple(m.equilibrium.point[s] for s in m.states))
+    for x in points[:60]:
+        at = dict(zip(m.states, x))
+        table = [r.xreplace(at) / sp.Rational(1, 2) for r in arrivals]
+        assert sum(table) == 1 and all(v >= 0 for v in table), (x, table)
+        direct = routing_probabilities(p, [float(v) for v in x])
+        assert np.allclose([float(v) for v in table], direct, atol=1e-12), (x, table, direct)

@@ -53,6 +53,7 @@ __all__ = [
     "conjuncts",
     "domain_nodes",
     "impossible_by_signs",
+    "negative_somewhere",
     "nonnegative_on",
     "number_sign",
     "polynomial_form",
@@ -525,6 +526,12 @@ class _Translation:
             _rel(x - 1 - lg, ">=", self.nodes)  # log x <= x - 1
             _rel(lg - 1 + 1 / x, ">=", self.nodes)  # log x >= 1 - 1/x
             return lg
+        if isinstance(e, sp.Heaviside):
+            return self.heaviside(e)
+        if isinstance(e, sp.Piecewise):
+            return self.piecewise(e.args)
+        if isinstance(e, (sp.Min, sp.Max)):
+            return self.extremum(e)
         if isinstance(e, sp.NumberSymbol):  # pi, E: a rational interval
             import mpmath
 
@@ -537,6 +544,81 @@ class _Translation:
             _rel(sp.Rational(int(hi), 10**30) - c, ">=", self.nodes)
             return c
         raise Undecidable(f"{type(e).__name__} ({str(e)[:60]}) has no real-arithmetic form")
+
+    def condition(self, c):
+        """A node for the condition ``c`` (relations joined by And, Or, Not)."""
+        if c is sp.true:
+            return ("true",)
+        if c is sp.false:
+            return ("false",)
+        if isinstance(c, sp.And):
+            return ("and", [self.condition(a) for a in c.args])
+        if isinstance(c, sp.Or):
+            return ("or", [self.condition(a) for a in c.args])
+        if isinstance(c, sp.Not):
+            return ("not", self.condition(c.args[0]))
+        ops = {sp.StrictGreaterThan: ">", sp.GreaterThan: ">=", sp.Eq: "==", sp.Ne: "!="}
+        flip = {sp.StrictLessThan: ">", sp.LessThan: ">="}
+        if type(c) in ops:
+            return self.relation(self.rewrite(c.lhs) - self.rewrite(c.rhs), ops[type(c)])
+        if type(c) in flip:
+            return self.relation(self.rewrite(c.rhs) - self.rewrite(c.lhs), flip[type(c)])
+        raise Undecidable(f"the condition {str(c)[:60]} has no real-arithmetic form")
+
+    def relation(self, x, op: str):
+        """``x op 0`` as one node (false where ``x``'s denominator vanishes)."""
+        out: list = []
+        _rel(x, op, out)
+        if not out:
+            return ("true",)
+        return out[0] if len(out) == 1 else ("and", out)
+
+    def nonnegative(self, values) -> bool:
+        doms = {**self.domains, **self.aux}
+        return all(_term_sign(v, doms) in (0, 1) for v in values)
+
+    def heaviside(self, e):
+        """``H(x)``: 1 where ``x > 0``, 0 where ``x < 0``, its value at 0 (SymPy's second
+        argument, 1/2 by default) where ``x = 0`` — exact."""
+        x = self.rewrite(e.args[0])
+        at0 = e.args[1] if len(e.args) > 1 and e.args[1] is not None else sp.S.Half
+        if not at0.is_Rational:
+            raise Undecidable(f"the step {str(e)[:60]} has a value at 0 that is not a number")
+        h = self.new("step", "nonnegative" if at0 >= 0 else "real")
+        for op, value in ((">", 1), ("==", at0), ("<", 0)):
+            cond = self.relation(-x if op == "<" else x, ">" if op == "<" else op)
+            self.nodes.append(("or", [("not", cond), ("rel", h - value, "==")]))
+        return h
+
+    def piecewise(self, branches):
+        """``Piecewise``: the value of the first branch whose condition holds — exact
+        (undefined where none does)."""
+        values = [self.rewrite(v) for v, _ in branches]
+        p = self.new("piecewise", "nonnegative" if self.nonnegative(values) else "real")
+        before: list = []
+        active = []
+        for v, (_, c) in zip(values, branches):
+            cond = self.condition(c)
+            here = ("and", [cond, *[("not", b) for b in before]])
+            active.append(here)
+            before.append(cond)
+            self.nodes.append(("or", [("not", here), self.relation(p - v, "==")]))
+        self.nodes.append(("or", active))
+        return p
+
+    def extremum(self, e):
+        """``Min``/``Max``: below (above) every argument and equal to one — exact."""
+        values = [self.rewrite(a) for a in e.args]
+        m = self.new(type(e).__name__.lower(), "real")
+        if isinstance(e, sp.Min) and self.nonnegative(values):
+            self.aux[m] = "nonnegative"
+        if isinstance(e, sp.Max) and any(self.nonnegative([v]) for v in values):
+            self.aux[m] = "nonnegative"
+        sign = 1 if isinstance(e, sp.Min) else -1
+        for v in values:
+            self.nodes.append(self.relation(sign * (v - m), ">="))
+        self.nodes.append(("or", [self.relation(m - v, "==") for v in values]))
+        return m
 
     def power(self, e):
         base, ex = e.base, e.exp
@@ -671,10 +753,17 @@ def _solve(nodes, variables: dict, timeout_ms: int):
         return status, "decision procedure"
     if status == "sat":
         return status, {s: _z3_number(v) for s, v in got.items()}
-    short = domain_nodes(variables) + _bounds(nodes[:-1]) + list(nodes[-1:])
-    if impossible_by_signs(short, symbols, None, variables):
-        return "unsat", "sign certificate"
+    last = nodes[-1] if nodes else ("true",)
+    small = last[0] == "rel" and len(sp.Add.make_args(last[1])) <= _CERTIFY_MAX_TERMS
+    if small and len(symbols) <= _CERTIFY_MAX_VARIABLES:  # its cost grows fast past these
+        short = domain_nodes(variables) + _bounds(nodes[:-1]) + [last]
+        if impossible_by_signs(short, symbols, None, variables):
+            return "unsat", "sign certificate"
     return status, got
+
+
+#: the most variables of a question the certificate is tried on after nlsat
+_CERTIFY_MAX_VARIABLES = 12
 
 
 def _witness_sign(expr, values: dict) -> int | None:
@@ -708,17 +797,22 @@ def nonnegative_on(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) ->
     target: list = []
     _rel(-form.value, ">", target)
     variables = {**{s: domains[s] for s in expr.free_symbols}, **form.aux}
+    relaxed = f" (with {', '.join(form.relaxed)} bounded)" if form.relaxed else ""
     num, den = _fraction(form.value)
     if _term_sign(num * den, variables) in (0, 1):  # most rates: every term >= 0
-        relaxed = f" (with {', '.join(form.relaxed)} bounded)" if form.relaxed else ""
-        return Decision(True, "sign certificate" + relaxed)
-    status, got = _solve([*form.nodes, *(target or [("true",)])], variables, timeout_ms)
-    if status == "unsat":
-        relaxed = f" (with {', '.join(form.relaxed)} bounded)" if form.relaxed else ""
-        return Decision(True, got + relaxed)
+        how = "sign certificate" + relaxed
+    else:
+        status, got = _solve([*form.nodes, *(target or [("true",)])], variables, timeout_ms)
+        how = f"{got}{relaxed}" if status == "unsat" else None
+    if how is not None:  # >= 0 wherever defined: and defined somewhere?
+        if _defined_somewhere(expr, form, variables, timeout_ms) is False:
+            return Decision(False, "not real at any point of the domain")
+        return Decision(True, how)
     if status == "unknown":
         return Decision(
-            None, f"the decision procedure gave no answer within {timeout_ms / 1000:g} s ({got})"
+            None,
+            f"the decision procedure gave no answer within {timeout_ms / 1000:g} s ({got})",
+            timed_out=True,
         )
     point = {s: got[s] for s in expr.free_symbols if got.get(s) is not None}
     if not form.relaxed:
@@ -729,6 +823,30 @@ def nonnegative_on(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) ->
         None,
         f"{', '.join(form.relaxed)} replaced by bounds, and the bounds allow a negative value",
     )
+
+
+def negative_somewhere(expr, domains: dict) -> Decision:
+    """For a rate asserted ``>= 0``: not decided, only evaluated at a few points of the
+    domain in interval arithmetic; ``holds`` False with the point where it is negative,
+    else True (``how`` says it is the assertion)."""
+    expr = sp.sympify(expr)
+    free = {s: domains[s] for s in expr.free_symbols}
+    for point in _sample_points(free, 6) if free else [{}]:
+        if _arb_sign(expr, point) == -1:
+            return Decision(False, "evaluated in interval arithmetic", point)
+    return Decision(True, "asserted")
+
+
+def _defined_somewhere(expr, form, variables: dict, timeout_ms: int) -> bool | None:
+    """Is ``expr`` real at some point of the domain? At a sample point in interval
+    arithmetic, else by nlsat on the conditions of its form (None: no answer in time)."""
+    free = {s: variables[s] for s in expr.free_symbols}
+    if any(_arb_sign(expr, p) is not None for p in _sample_points(free)):
+        return True
+    if not form.nodes:
+        return True
+    status, _ = _solve([*form.nodes, ("true",)], variables, timeout_ms)
+    return {"sat": True, "unsat": False}.get(status)
 
 
 def _sample_points(variables: dict, count: int = 3) -> list:
