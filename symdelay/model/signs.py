@@ -794,15 +794,17 @@ def nonnegative_on(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) ->
         form = polynomial_form(expr, domains, timeout_ms)
     except Undecidable as exc:
         return Decision(None, str(exc))
-    target: list = []
-    _rel(-form.value, ">", target)
     variables = {**{s: domains[s] for s in expr.free_symbols}, **form.aux}
     relaxed = f" (with {', '.join(form.relaxed)} bounded)" if form.relaxed else ""
     num, den = _fraction(form.value)
-    if _term_sign(num * den, variables) in (0, 1):  # most rates: every term >= 0
+    num, den = sp.expand(num), sp.expand(den)
+    sign = num * den if not den.is_number else num * (1 if den > 0 else -1)
+    if _term_sign(sign, variables) in (0, 1):  # most rates: every term >= 0
         how = "sign certificate" + relaxed
     else:
-        status, got = _solve([*form.nodes, *(target or [("true",)])], variables, timeout_ms)
+        target = [] if den.is_number else [("rel", den, "!=")]
+        target.append(("rel", sp.expand(-sign), ">"))
+        status, got = _solve([*form.nodes, *target], variables, timeout_ms)
         how = f"{got}{relaxed}" if status == "unsat" else None
     if how is not None:  # >= 0 wherever defined: and defined somewhere?
         if _defined_somewhere(expr, form, variables, timeout_ms) is False:
