@@ -344,16 +344,20 @@ def _start_server():
     return proc, int(m.group(1))
 
 
-def _request(port: int, head: bytes, timeout: float = 30) -> bytes:
-    """Send ``head`` (a raw request) and read the answer until the server stops sending
-    for a moment (an upgraded socket stays open)."""
+def _request(port: int, head: bytes, until: bytes | None = None, timeout: float = 60) -> bytes:
+    """Send ``head`` (a raw request) and read the answer: a plain response until its body is
+    complete or the server closes; an upgraded socket until ``until`` arrives, or else
+    until the server is silent for 2 s."""
     import socket
+    import time
 
+    end = time.monotonic() + timeout
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
         s.sendall(head)
         data = b""
-        s.settimeout(timeout)
-        while True:
+        while time.monotonic() < end:
+            upgraded = data.startswith(b"HTTP/1.1 101 ")
+            s.settimeout(2 if upgraded and until is None else max(0.1, end - time.monotonic()))
             try:
                 chunk = s.recv(65536)
             except TimeoutError:
@@ -361,17 +365,17 @@ def _request(port: int, head: bytes, timeout: float = 30) -> bytes:
             if not chunk:
                 break
             data += chunk
-            if b"\r\n\r\n" in data and (b" 101 " not in data.split(b"\r\n", 1)[0]):
-                head_, _, body = data.partition(b"\r\n\r\n")
+            if until is not None and until in data.replace(b" ", b""):
+                break
+            head_, sep, body = data.partition(b"\r\n\r\n")
+            if sep and not data.startswith(b"HTTP/1.1 101 "):
                 length = [
                     int(h.split(b":")[1])
                     for h in head_.split(b"\r\n")
                     if h.lower().startswith(b"content-length:")
                 ]
-                if not length or len(body) >= length[0]:
+                if length and len(body) >= length[0]:
                     break
-            if b" 101 " in data.split(b"\r\n", 1)[0]:
-                s.settimeout(2)
         return data
 
 
@@ -482,12 +486,13 @@ def test_the_pages_own_websocket_opens(server):
     """The positive control: Bokeh's subprotocol with the page's token, from the page's
     origin, is switched and answered with Bokeh's ACK."""
     _, port = server
-    answer = _get(
-        port,
-        f"127.0.0.1:{port}",
-        "/ws",
-        _upgrade(f"http://127.0.0.1:{port}", f"bokeh, {_token(port)}"),
-    )
+    here = f"127.0.0.1:{port}"
+    head = [
+        "GET /ws HTTP/1.1",
+        f"Host: {here}",
+        *[f"{k}: {v}" for k, v in _upgrade(f"http://{here}", f"bokeh, {_token(port)}").items()],
+    ]
+    answer = _request(port, ("\r\n".join(head) + "\r\n\r\n").encode(), until=b'"msgtype":"ACK"')
     assert _status(answer) == 101 and b'"msgtype":"ACK"' in answer.replace(b" ", b"")
 
 
