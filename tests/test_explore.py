@@ -311,3 +311,243 @@ def test_a_generic_model_updates_its_panels():
     top = max(float(z.value.real) for z in rs.roots)
     assert abs(max(out["roots"]["re"]) - top) < 1e-12
     assert out["marker"]["verdict"] == ["stable" if rs.is_stable else "unstable"]
+
+
+# ------------------------------------------------------------ the server, over the wire
+def _start_server():
+    """``symdelay explore --port 0 --no-browser`` in a subprocess: ``(process, port)``."""
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"}
+    env.pop("SYMDELAY_DEBUG", None)
+    env.pop("BOKEH_ALLOW_WS_ORIGIN", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "symdelay", "explore", "--port", "0", "--no-browser"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=root,
+    )
+    line = proc.stdout.readline()
+    m = re.fullmatch(
+        r"symdelay explore: serving http://127\.0\.0\.1:(\d+)/ \(Ctrl-C stops\)\n", line
+    )
+    if m is None:
+        proc.kill()
+        pytest.fail(f"no address printed: {line!r} {proc.communicate()}")
+    return proc, int(m.group(1))
+
+
+def _request(port: int, head: bytes, until: bytes | None = None, timeout: float = 60) -> bytes:
+    """Send ``head`` (a raw request) and read the answer: a plain response until its body is
+    complete or the server closes; an upgraded socket until ``until`` arrives, or else
+    until the server is silent for 2 s."""
+    import socket
+    import time
+
+    end = time.monotonic() + timeout
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(head)
+        data = b""
+        while time.monotonic() < end:
+            upgraded = data.startswith(b"HTTP/1.1 101 ")
+            s.settimeout(2 if upgraded and until is None else max(0.1, end - time.monotonic()))
+            try:
+                chunk = s.recv(65536)
+            except TimeoutError:
+                break
+            if not chunk:
+                break
+            data += chunk
+            if until is not None and until in data.replace(b" ", b""):
+                break
+            head_, sep, body = data.partition(b"\r\n\r\n")
+            if sep and not data.startswith(b"HTTP/1.1 101 "):
+                length = [
+                    int(h.split(b":")[1])
+                    for h in head_.split(b"\r\n")
+                    if h.lower().startswith(b"content-length:")
+                ]
+                if length and len(body) >= length[0]:
+                    break
+        return data
+
+
+def _get(port: int, host: str, path: str = "/", extra: dict | None = None) -> bytes:
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host}", "Connection: close"]
+    lines += [f"{k}: {v}" for k, v in (extra or {}).items()]
+    return _request(port, ("\r\n".join(lines) + "\r\n\r\n").encode())
+
+
+def _status(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1])
+
+
+def _upgrade(origin=None, protocol=None) -> dict:
+    h = {
+        "Upgrade": "websocket",
+        "Connection": "Upgrade",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+    }
+    if origin is not None:
+        h["Origin"] = origin
+    if protocol is not None:
+        h["Sec-WebSocket-Protocol"] = protocol
+    return h
+
+
+def _frame(payload: bytes, opcode: int = 1) -> bytes:
+    """A masked client frame (RFC 6455), mask zero."""
+    n = len(payload)
+    head = bytes([0x80 | opcode])
+    if n < 126:
+        head += bytes([0x80 | n])
+    else:
+        head += bytes([0x80 | 126]) + n.to_bytes(2, "big")
+    return head + b"\0\0\0\0" + payload
+
+
+@pytest.fixture(scope="module")
+def server():
+    import signal
+
+    proc, port = _start_server()
+    yield proc, port
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.communicate(timeout=30)
+        except Exception:
+            proc.kill()
+
+
+def test_the_page_is_served_to_its_own_address(server):
+    _, port = server
+    ok = _get(port, f"127.0.0.1:{port}")
+    assert _status(ok) == 200 and b"Bokeh" in ok
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example:{port}",  # a name rebound to 127.0.0.1
+        "evil.example",
+        "localhost:{port}",  # the page is served at the printed address only
+        "127.0.0.1:{other}",
+        "127.0.0.1",
+        "127.0.0.1:{port}.evil.example",
+        "[::1]:{port}",
+        "0.0.0.0:{port}",
+    ],
+)
+def test_a_request_for_another_host_is_refused(server, host):
+    _, port = server
+    answer = _get(port, host.format(port=port, other=port + 1))
+    assert _status(answer) == 403 and b"Bokeh" not in answer
+    assert f"serves http://127.0.0.1:{port}/ only".encode() in answer
+
+
+@pytest.mark.parametrize(
+    ("host", "origin"),
+    [
+        ("evil.example:{port}", "http://evil.example:{port}"),  # DNS rebinding: both match
+        ("127.0.0.1:{port}", "http://evil.example:{port}"),
+        ("127.0.0.1:{port}", "http://localhost:{port}"),
+        ("127.0.0.1:{port}", "http://127.0.0.1:{other}"),
+        ("127.0.0.1:{port}", "null"),
+        ("127.0.0.1:{port}", "https://127.0.0.1:{port}"),
+        ("127.0.0.1:{port}", "http://127.0.0.1:{port}.evil.example"),
+    ],
+)
+def test_a_websocket_from_another_origin_is_refused(server, host, origin):
+    _, port = server
+    fmt = {"port": port, "other": port + 1}
+    answer = _get(port, host.format(**fmt), "/ws", _upgrade(origin.format(**fmt), "bokeh, x"))
+    assert _status(answer) == 403 and b"Switching Protocols" not in answer
+
+
+def _token(port: int) -> str:
+    import re
+
+    page = _get(port, f"127.0.0.1:{port}").decode()
+    m = re.search(r'"token":\s*"([^"]+)"', page)
+    assert m, page[:500]
+    return m.group(1)
+
+
+def test_the_pages_own_websocket_opens(server):
+    """The positive control: Bokeh's subprotocol with the page's token, from the page's
+    origin, is switched and answered with Bokeh's ACK."""
+    _, port = server
+    here = f"127.0.0.1:{port}"
+    head = [
+        "GET /ws HTTP/1.1",
+        f"Host: {here}",
+        *[f"{k}: {v}" for k, v in _upgrade(f"http://{here}", f"bokeh, {_token(port)}").items()],
+    ]
+    answer = _request(port, ("\r\n".join(head) + "\r\n\r\n").encode(), until=b'"msgtype":"ACK"')
+    assert _status(answer) == 101 and b'"msgtype":"ACK"' in answer.replace(b" ", b"")
+
+
+def test_malformed_websocket_clients_leave_one_line_each_and_no_traceback(server):
+    """Clients that break the protocol in several ways: each is closed, the server prints
+    at most one line for it and no traceback, and the page is still served."""
+    import signal
+    import subprocess
+
+    proc, port = server
+    here = f"127.0.0.1:{port}"
+    origin = f"http://{here}"
+    token = _token(port)
+    head = (
+        "\r\n".join(
+            ["GET /ws HTTP/1.1", f"Host: {here}"]
+            + [f"{k}: {v}" for k, v in _upgrade(origin, f"bokeh, {token}").items()]
+        )
+        + "\r\n\r\n"
+    ).encode()
+    attempts = [
+        _get(port, here, "/ws", _upgrade(origin)),  # no subprotocol
+        _get(port, here, "/ws", _upgrade(origin, "bokeh")),  # no token
+        _get(port, here, "/ws", _upgrade(origin, "bokeh, garbage")),  # not a token
+        _get(port, here, "/ws", _upgrade(origin, "bokeh, eyJzZXNzaW9uX2lkIjoieCJ9")),
+        _get(port, here, "/ws", _upgrade(origin, "bokeh, " + "A" * 5000)),
+        _get(
+            port,
+            here,
+            "/ws",
+            {**_upgrade(origin, f"bokeh, {token}"), "Sec-WebSocket-Version": "99"},
+        ),
+        _get(port, here, "/ws", {**_upgrade(origin, f"bokeh, {token}"), "Sec-WebSocket-Key": "x"}),
+        _request(port, head + _frame(b"\xff\xfe not utf-8")),  # invalid text frame
+        _request(port, head + _frame(b'{"not": "a bokeh message"}')),
+        _request(port, head + _frame(b"x" * 200, opcode=2)),  # a binary frame out of place
+        _request(port, head + b"\x81\xff" + b"\xff" * 8),  # a frame claiming 2^64 bytes
+        _request(port, head + b"\x0f\x80\0\0\0\0"),  # a reserved opcode
+        _request(port, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 TLS to a plain port\r\n\r\n"),
+        _request(
+            port, b"GET /ws HTTP/1.1\r\nHost: " + here.encode() + b"\r\nUpgrade: websocket\r\n\r\n"
+        ),
+    ]
+    assert all(isinstance(a, bytes) for a in attempts)
+    assert _status(_get(port, here)) == 200  # still serving
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+        pytest.fail(f"the server did not stop on Ctrl-C: {err[-2000:]}")
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    lines = err.splitlines()
+    assert lines[-1] == "symdelay: interrupted", err
+    assert all(line.startswith("symdelay") for line in lines), err
+    assert len(lines) <= len(attempts) + 1, err

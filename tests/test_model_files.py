@@ -247,3 +247,346 @@ def test_model_json_latex_matches_the_formulas(run_cli):
         assert "lam" not in f["latex"].replace("\\lambda", "")
     conds = rec["stability"]["conditions"]
     assert [tex(parse_output(c)) for c in conds] == rec["stability"]["conditions_latex"]
+
+
+# ------------------------------------------------------------- the sign of every rate
+ONE_STATE = """
+name = "one queue"
+[parameters]
+lam = "positive"
+mu = "positive"
+p = "probability"
+theta = "real"
+[state]
+names = ["q"]
+[[transitions]]
+name = "arrival"
+change = { q = 1 }
+rate = "RATE"
+ASSERT
+[[transitions]]
+name = "service"
+change = { q = -1 }
+rate = "mu*q"
+"""
+
+
+def one_state(tmp_path, rate, asserted=False):
+    text = ONE_STATE.replace("RATE", rate)
+    text = text.replace("ASSERT", "assume_nonnegative = true" if asserted else "")
+    return write(tmp_path, text)
+
+
+#: rates negative somewhere on q >= 0 (lam, mu > 0, 0 <= p <= 1, theta real); several
+#: negative only far out or on a sliver that sampling misses
+NEGATIVE = [
+    "lam*(1 - q/10**12)",  # the issue's: negative for q > 10^12
+    "lam - 2*q",
+    "lam*(q - 1)*(q - 1 - 1/10**6)",  # negative on (1, 1 + 10^-6) only
+    "lam*(q - 1)**2 - mu/10**9",  # negative near q = 1 when mu is small against lam
+    "sqrt(q) - 1",
+    "lam - mu*q",
+    "lam*(p - 1/2)",
+    "theta*q",  # theta may be negative
+    "lam*(exp(-q) - 2)",  # an exponential, bounded: negative everywhere
+    "lam*(1/(1 + q) - 1/2)",
+]
+
+#: rates >= 0 wherever they are defined, each for a reason the decision must find
+NONNEGATIVE = [
+    "2*lam*exp(-theta*q)/(exp(-theta*q) + exp(-theta*(lam - q)))",  # logit routing
+    "lam*(q**2 - 3*q + 3)",  # no real root: nlsat, not term signs
+    "lam*(1 - q/(1 + q))",
+    "mu*q*exp(-theta*q)",  # a positive exponential times a decidable factor
+    "sqrt(lam - q)",  # wherever it is real
+    "Abs(q - lam)",
+    "lam*tanh(q)",  # tanh has the sign of its argument
+    "lam*(cos(q) + 1)",
+    "lam*(exp(q) - q - 1/2)",  # exp(q) >= 1 + q
+    "p*(1 - p)*lam",
+    "lam*exp(-exp(-exp(q)))",
+    "(lam - q)**2",
+]
+
+
+def _negative_at(rate: str, witness: str) -> bool:
+    """The rate at the printed point, in 50-digit arithmetic (an independent check)."""
+    import mpmath
+
+    from symdelay.core.parsing import parse_expression
+
+    expr = parse_expression(rate, ["q", "lam", "mu", "p", "theta"])
+    point = {}
+    for item in witness.split(", "):
+        name, value = item.split("=")
+        point[sp.Symbol(name)] = sp.Rational(value)
+    with mpmath.workdps(50):
+        return sp.N(expr.xreplace(point), 50) < 0
+
+
+@pytest.mark.parametrize("rate", NEGATIVE)
+def test_a_rate_negative_somewhere_is_refused_with_a_point_where_it_is(tmp_path, run_cli, rate):
+    import re
+
+    path = one_state(tmp_path, rate)
+    status, out, err = run_cli("analyze", str(path))
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    m = re.search(r"is negative at (.*): a rate must be >= 0", err)
+    assert m and "transition 'arrival'" in err, err
+    assert _negative_at(rate, m.group(1))
+    # and asserting it does not make it so
+    status, _, err = run_cli("analyze", str(one_state(tmp_path, rate, asserted=True)))
+    assert status == 2 and "is negative at" in err
+
+
+@pytest.mark.parametrize("rate", NONNEGATIVE)
+def test_a_rate_nonnegative_on_the_state_space_is_accepted(rate):
+    from symdelay.model import Model
+
+    m = Model(
+        "one queue",
+        ["q"],
+        {"lam": "positive", "mu": "positive", "p": "probability", "theta": "real"},
+        [("arrival", {"q": 1}, rate), ("service", {"q": -1}, "mu*q")],
+    )
+    assert m.assumed_nonnegative == ()
+
+
+#: rates >= 0 that the relaxations cannot show, or that have no real-arithmetic form
+UNDECIDED = [
+    ("lam*(2 - 4*q*exp(-q))", "exp replaced by bounds"),  # q e^-q <= 1/e < 1/2
+    ("lam*q**theta", "exponent that is not a number"),
+    ("lam*(3/2 + sin(q) + cos(q))", "replaced by bounds"),  # sin + cos >= -sqrt(2)
+]
+
+
+@pytest.mark.parametrize(("rate", "why"), UNDECIDED)
+def test_an_undecided_rate_is_refused_in_one_line_unless_asserted(tmp_path, run_cli, rate, why):
+    status, _, err = run_cli("analyze", str(one_state(tmp_path, rate)))
+    assert status == 2 and err.count("\n") == 1, err
+    assert "cannot decide that it is >= 0 on the state space" in err and why in err
+    assert "assume_nonnegative = true" in err
+    m = load_toml(one_state(tmp_path, rate, asserted=True))
+    assert m.assumed_nonnegative == ("arrival",)
+
+
+def test_an_assertion_names_a_transition_and_is_true_or_false(tmp_path):
+    from symdelay.model import Model
+
+    with pytest.raises(SymdelayInputError, match="assume_nonnegative names no transition 'x'"):
+        Model("m", ["q"], {"a": "positive"}, [("in", {"q": 1}, "a")], assume_nonnegative=["x"])
+    path = write(
+        tmp_path, ONE_STATE.replace("RATE", "lam").replace("ASSERT", "assume_nonnegative = 1")
+    )
+    with pytest.raises(SymdelayInputError, match="assume_nonnegative must be true or false"):
+        load_toml(path)
+
+
+def test_a_rate_shape_is_decided_once(monkeypatch):
+    """200 delay phases share one shape (gamma*z), beside the logit arrivals and the
+    service: a handful of decisions, not one per transition."""
+    import symdelay.model.core as core
+    import symdelay.model.signs as signs
+
+    calls = []
+    real = signs.nonnegative_on
+
+    def counted(expr, *a, **k):
+        calls.append(expr)
+        return real(expr, *a, **k)
+
+    monkeypatch.setattr(signs, "nonnegative_on", counted)
+    monkeypatch.setattr(core, "_RATE_DECISIONS", {})
+    m = build_model("erlang", L=100)
+    assert len(m.transitions) == 204
+    assert 0 < len(calls) <= 6, calls
+
+
+# ------------------------------------------------------------- equilibria that zero the drift
+SQRT_ARRIVALS = [
+    # (arrival rate, the closed-form equilibrium q* of arrival = mu*q, derived by hand)
+    ("sqrt(lam - q)", "(sqrt(4*lam*mu**2 + 1) - 1)/(2*mu**2)"),  # the issue's model
+    ("sqrt(lam + q)", "(sqrt(4*lam*mu**2 + 1) + 1)/(2*mu**2)"),
+    ("sqrt(lam*q + 1)", "(lam + sqrt(lam**2 + 4*mu**2))/(2*mu**2)"),
+    # real only for lam < 2 mu (none otherwise): zero wherever it is defined
+    ("sqrt(1 + lam**2*q**2/4)", "2/sqrt(4*mu**2 - lam**2)"),
+]
+
+
+@pytest.mark.parametrize(("rate", "closed"), SQRT_ARRIVALS)
+def test_a_radical_equilibrium_is_certified_and_zeroes_the_drift(run_cli, tmp_path, rate, closed):
+    """The printed equilibrium is exact, and at random rational parameters it zeroes the
+    drift to 60 digits (mpmath, an independent evaluation) and equals the hand-derived
+    closed form."""
+    import mpmath
+
+    path = one_state(tmp_path, rate)
+    status, out, err = run_cli("analyze", str(path), "--json")
+    assert status == 0, err
+    rec = json.loads(out)
+    assert rec["equilibrium_exact"] is True
+    names = {n: sp.Symbol(n) for n in ("lam", "mu", "p", "theta")}
+    q = sp.sympify(rec["equilibrium"]["q"], locals=names)
+    want = sp.sympify(closed, locals=names)
+    rate_expr = sp.sympify(rate, locals={**names, "q": sp.Symbol("q")})
+    for lam_, mu_ in [(sp.Rational(7, 3), 2), (sp.Rational(1, 9), sp.Rational(2, 5)), (5, 3)]:
+        at = {names["lam"]: lam_, names["mu"]: mu_}
+        with mpmath.workdps(60):
+            qv = sp.N(q.xreplace(at), 60)
+            assert abs(qv - sp.N(want.xreplace(at), 60)) < 1e-50
+            drift = sp.N(rate_expr.xreplace({**at, sp.Symbol("q"): q.xreplace(at)}), 60)
+            assert abs(drift - mu_ * qv) < 1e-50
+
+
+def test_the_same_model_with_numbers_is_exact_too(run_cli, tmp_path):
+    path = one_state(tmp_path, "sqrt(lam - q)")
+    status, out, err = run_cli("analyze", str(path), "--set", "lam=2", "--set", "mu=1", "--json")
+    assert status == 0, err
+    rec = json.loads(out)
+    assert rec["equilibrium_exact"] is True and sp.sympify(rec["equilibrium"]["q"]) == 1
+
+
+def test_an_undecided_equilibrium_check_is_one_line_and_numbers_go_numeric(
+    run_cli, tmp_path, monkeypatch
+):
+    """Where the check of a closed form cannot be decided: one line naming the parameters
+    to give; with them, Newton and the Krawczyk test find the same point."""
+    import symdelay.model.equilibrium as eq
+
+    path = one_state(tmp_path, "sqrt(lam - q)")
+    monkeypatch.setattr(eq, "_is_zero", lambda *a, **k: None)
+    status, _, err = run_cli("analyze", str(path))
+    assert status == 2 and err.count("\n") == 1, err
+    assert "cannot decide that the closed-form equilibrium" in err and "give numbers for" in err
+    status, out, err = run_cli("analyze", str(path), "--set", "lam=2", "--set", "mu=1", "--json")
+    assert status == 0, err
+    rec = json.loads(out)
+    assert rec["equilibrium_exact"] is False and abs(float(rec["equilibrium"]["q"]) - 1) < 1e-25
+
+
+def test_a_symmetry_holds_when_the_rates_are_equal_as_functions(tmp_path):
+    """The swap maps sqrt(q1^2 + 2 q1 + 1) onto q2 + 1 on q >= 0 (equal there, not as
+    formulas); sqrt(q1^2 + 2 q1 + 2) it does not."""
+    base = GOOD.replace('rate = "lam"', 'rate = "RATE1"', 1)
+    base = base.replace('rate = "lam"', 'rate = "lam*(q2 + 1)"', 1)
+    ok = load_toml(write(tmp_path, base.replace("RATE1", "lam*sqrt(q1**2 + 2*q1 + 1)")))
+    assert ok.permutation is not None
+    with pytest.raises(SymdelayInputError, match="symmetry"):
+        load_toml(write(tmp_path, base.replace("RATE1", "lam*sqrt(q1**2 + 2*q1 + 2)"), "b.toml"))
+
+
+# ------------------------------------------------------------- the decisions themselves
+X, LAM = sp.symbols("x lam")
+POS = {X: "positive", LAM: "positive"}
+REAL = {X: "real", LAM: "real"}
+
+#: (expression, domains, zero wherever defined?): identities, and expressions a hair away
+#: from one (10^-40 off, or off only where a sign matters)
+ZEROES = [
+    (sp.sqrt(2) + sp.sqrt(3) - sp.sqrt(5 + 2 * sp.sqrt(6)), {}, True),
+    (sp.sqrt(2) + sp.sqrt(3) - sp.sqrt(5 + 2 * sp.sqrt(6)) + sp.Rational(1, 10**40), {}, False),
+    (sp.sqrt(LAM**2) - LAM, POS, True),
+    (sp.sqrt(LAM**2) - LAM, REAL, False),  # lam < 0
+    (sp.sqrt(X**2 + sp.Rational(1, 10**30)) - X, POS, False),
+    ((X**3) ** sp.Rational(1, 3) - X, POS, True),
+    (sp.Abs(X - LAM) - (X - LAM), POS, False),
+    (sp.sqrt(X + 2 * sp.sqrt(X) + 1) - sp.sqrt(X) - 1, POS, True),
+    (sp.sqrt(X + 2 * sp.sqrt(X) + 1) - sp.sqrt(X) - 1 + X / 10**40, POS, False),
+    (sp.tanh(X) - (sp.exp(2 * X) - 1) / (sp.exp(2 * X) + 1), REAL, True),
+    (sp.exp(X) - 1 - X - X**2 / 2, POS, False),
+    ((X**2 - LAM**2) / (X - LAM) - X - LAM, REAL, True),
+    ((X**2 - LAM**2) / (X - LAM) - X + LAM, REAL, False),
+]
+
+
+@pytest.mark.parametrize(("expr", "domains", "zero"), ZEROES, ids=lambda v: str(v)[:40])
+def test_zero_is_decided_exactly(expr, domains, zero):
+    from symdelay.model.signs import zero_on
+
+    assert zero_on(expr, domains) is zero
+
+
+def test_a_refuted_rate_comes_with_a_point_checked_exactly():
+    """Random quadratics a x^2 + b x + c in x >= 0: the decision agrees with the exact
+    answer (minimum over x >= 0 from the vertex or the end), and every refutation's point
+    gives a negative value in exact arithmetic."""
+    import random
+
+    from symdelay.model.signs import nonnegative_on
+
+    rng = random.Random(36)
+    for _ in range(40):
+        a, b, c = (sp.Rational(rng.randint(-9, 9), rng.randint(1, 9)) for _ in range(3))
+        poly = a * X**2 + b * X + c
+        if a < 0:
+            truth = False  # unbounded below
+        elif a == 0:
+            truth = c >= 0 and b >= 0
+        else:
+            vertex = max(sp.Integer(0), -b / (2 * a))
+            truth = poly.subs(X, vertex) >= 0
+        got = nonnegative_on(poly, {X: "nonnegative"})
+        assert got.holds is bool(truth), (poly, got)
+        if not truth:
+            assert poly.subs(got.witness) < 0
+
+
+def test_number_signs_close_to_zero():
+    from symdelay.model.signs import number_sign
+
+    assert number_sign(sp.pi - sp.Rational(355, 113)) == -1  # 2.7e-7 below
+    assert number_sign(sp.E - sp.Rational(2718281828459045, 10**15)) == 1
+    assert number_sign(sp.sqrt(2) * sp.sqrt(3) - sp.sqrt(6)) == 0
+    assert number_sign((sp.sqrt(2) + 1) ** 2 - 3 - 2 * sp.sqrt(2)) == 0
+    assert number_sign(sp.exp(-100) - sp.Rational(1, 10**44)) == 1  # 3.7e-44
+
+
+@pytest.mark.parametrize(
+    "rate", ["q*sqrt(-lam)", "sqrt(-lam - q)", "log(-q - 1)", "sqrt(-1)", "log(0)*q"]
+)
+def test_a_rate_real_nowhere_is_refused(tmp_path, run_cli, rate):
+    """Nonnegative "wherever it is defined" holds of a rate defined nowhere: refused, and
+    not with the advice to assert it."""
+    status, _, err = run_cli("analyze", str(one_state(tmp_path, rate, asserted=True)))
+    assert status == 2 and err.count("\n") == 1, err
+    assert "not real at any point" in err or "not a finite real number" in err, err
+
+
+@pytest.mark.parametrize(
+    ("stations", "xi"),
+    [
+        ("N=10,mu=1;N=10,mu=1;N=10,mu=1", None),
+        ("N=10,mu=1;N=20,mu=1/2;N=10,mu=1;N=10,mu=2", None),
+        ("N=10,mu=1;N=10,mu=1;N=10,mu=1;N=10,mu=1", "3"),
+        ("N=50,mu=1;N=100,mu=0.5", "2"),
+    ],
+)
+def test_lb_routing_at_ties_is_a_probability_and_the_direct_one(stations, xi):
+    """The exact rate check found the LB table's arrival rates negative where stations tie
+    (C(m, k - 1) at a half-integer m): at ties, at random points and at the balanced
+    equilibrium (a tie), the table's routing equals the direct preference-order routing
+    (ties shared equally; an independent path) and sums to 1."""
+    import itertools
+
+    import numpy as np
+
+    from symdelay.models.lb import LBPolicy
+    from symdelay.models.lb.fluid import routing_probabilities
+
+    p = LBPolicy.from_text(stations, xi=xi)
+    m = build_model("lb", stations=stations, xi=xi, lam="1/2")
+    arrivals = [t.rate.xreplace(m.values) for t in m.transitions if t.name.startswith("arrive")]
+    w = [sp.Rational(v) for v in p.shares]
+    rng = np.random.default_rng(36)
+    levels = [sp.Rational(1, 2), sp.Rational(3, 4), 1, sp.Rational(5, 4)]
+    points = [
+        tuple(wj * f for wj, f in zip(w, fs)) for fs in itertools.product(levels, repeat=len(w))
+    ]
+    points += [tuple(wj * sp.Rational(int(rng.integers(1, 40)), 20) for wj in w) for _ in range(5)]
+    points.append(tuple(m.equilibrium.point[s] for s in m.states))
+    for x in points[:60]:
+        at = dict(zip(m.states, x))
+        table = [r.xreplace(at) / sp.Rational(1, 2) for r in arrivals]
+        assert sum(table) == 1 and all(v >= 0 for v in table), (x, table)
+        direct = routing_probabilities(p, [float(v) for v in x])
+        assert np.allclose([float(v) for v in table], direct, atol=1e-12), (x, table, direct)

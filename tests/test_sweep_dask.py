@@ -75,7 +75,8 @@ def test_serial_localcluster_and_scheduler_agree_bit_for_bit(tmp_path, client, c
         cluster.scheduler_address,
         "--no-progress",
     )
-    assert status == 0, stderr
+    # the four failed tasks: exit 1, one line saying where they are
+    assert status == 1 and f"4 tasks failed: each is a row of {out}" in stderr, stderr
     assert "Dask dashboard" not in stderr or "http" in stderr
     assert_bitwise_equal(serial, sweep.read_results(out))
     # the embedded LocalCluster of the CLI (its own 2 worker processes)
@@ -83,7 +84,7 @@ def test_serial_localcluster_and_scheduler_agree_bit_for_bit(tmp_path, client, c
     status, _, stderr = run_cli(
         "sweep", "run", str(f), "--out", str(out), "--workers", "2", "--batch", "3"
     )
-    assert status == 0, stderr
+    assert status == 1 and "4 tasks failed" in stderr, stderr
     local = sweep.read_results(out)
     assert_bitwise_equal(serial, local)
     workers = set(local["worker"]) | set(on_client["worker"])

@@ -242,14 +242,67 @@ def test_malformed_scheduler_is_one_line_at_once(tmp_path, run_cli, address):
     assert "--scheduler" in one_line_error(stderr)
 
 
-def test_bad_scheduler_leaves_no_traceback_at_exit(tmp_path):
-    """The bug: a Client that failed to connect timed out again when collected at exit,
-    printing a TimeoutError traceback after the error line."""
+class _FakeScheduler:
+    """A TCP server on 127.0.0.1 that is not a Dask scheduler: ``kind`` says what it does
+    with each connection (the sandbox's transparent proxy accepted every connection and
+    answered HTTP, which a Client read as a frame length of exabytes)."""
+
+    def __init__(self, kind: str):
+        import socket
+        import threading
+
+        self.kind = kind
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.port = self.sock.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        import struct
+
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            if self.kind == "http":
+                conn.sendall(b"HTTP/1.0 426 Upgrade Required\r\nserver: x\r\n\r\n")
+            elif self.kind == "huge":
+                conn.sendall(struct.pack("Q", 2**62) + b"x" * 64)
+            elif self.kind == "close":
+                conn.close()
+            elif self.kind == "garbage":
+                conn.sendall(struct.pack("Q", 40) + b"not a handshake at all, forty bytes long")
+            # "silent": keep it open and say nothing
+
+    def close(self):
+        self.sock.close()
+        for c in self.conns:
+            c.close()
+
+
+@pytest.mark.parametrize("kind", ["closed", "silent", "http", "huge", "close", "garbage"])
+def test_no_scheduler_at_the_address_is_one_line_exit_2_in_bounded_time(tmp_path, kind):
+    """A closed port, a server that accepts and waits, one that answers HTTP, one that
+    announces an exabyte frame, one that hangs up, one that sends a frame that is no Dask
+    handshake: each one line naming the scheduler and what to do, exit 2, within the
+    connect timeout (twice: connecting, then the handshake), no traceback at exit (a
+    Client that failed used to time out again when collected)."""
     import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    from symdelay.sweep.runner import SCHEDULER_TIMEOUT
+
+    server = None
+    if kind == "closed":
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+    else:
+        server = _FakeScheduler(kind)
+        port = server.port
     f = write(
         tmp_path,
         "s.toml",
@@ -257,19 +310,61 @@ def test_bad_scheduler_leaves_no_traceback_at_exit(tmp_path):
         "[grid]\ntheta = [1]\n",
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    for address, words in (
-        ("bogus", "is not a scheduler address"),
-        (f"tcp://127.0.0.1:{port}", "cannot reach the Dask scheduler"),
-    ):
+    address = f"tcp://127.0.0.1:{port}"
+    try:
+        t0 = time.monotonic()
         proc = subprocess.run(
             [*CLI, "run", str(f), "--out", str(tmp_path / "o.parquet"), "--scheduler", address],
             capture_output=True,
             text=True,
             env=env,
-            timeout=60,
+            timeout=120,
         )
-        assert proc.returncode == 2
-        assert words in one_line_error(proc.stderr), proc.stderr
+        took = time.monotonic() - t0
+    finally:
+        if server is not None:
+            server.close()
+    assert proc.returncode == 2, proc.stderr
+    line = one_line_error(proc.stderr)
+    assert f"--scheduler {address}" in line and "cannot reach the Dask scheduler" in line
+    assert "dask scheduler" in line and "out of memory" not in line
+    assert not (tmp_path / "o.parquet").exists()
+    # Python's start-up and imports besides the two timeouts
+    assert took < 2 * SCHEDULER_TIMEOUT + 20, took
+
+
+def test_a_real_scheduler_passes_the_check():
+    """The handshake check accepts a Dask scheduler (a LocalCluster's) and refuses a
+    silent port in its time."""
+    import logging
+
+    from distributed import LocalCluster
+
+    from symdelay.sweep.runner import _no_scheduler, connect, parse_address
+
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=False,
+        host="127.0.0.1",
+        protocol="tcp",
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        scheme, host, port = parse_address(cluster.scheduler_address)
+        assert _no_scheduler(scheme, host, port, 5) is None
+        client = connect(cluster.scheduler_address)
+        try:
+            assert sum(client.nthreads().values()) == 1
+        finally:
+            client.close()
+    server = _FakeScheduler("silent")
+    try:
+        t0 = time.monotonic()
+        assert "no Dask scheduler spoke" in _no_scheduler("tcp", "127.0.0.1", server.port, 1)
+        assert time.monotonic() - t0 < 3
+    finally:
+        server.close()
 
 
 # ------------------------------------------------------------------------------- plot
@@ -453,3 +548,218 @@ def test_parameter_columns_print_shortest_reprs(tmp_path):
     back = pd.read_csv(io.StringIO(csv))
     assert back["D"].tolist() == df["D"].tolist()
     assert all(len(str(v)) <= 5 for v in back["theta"].tolist() + back["D"].tolist())
+
+
+# ------------------------------------------------------------------------ failed tasks
+STABILITY = 'analysis = "stability"\n[parameters]\nL = 2\nlam = 1\nD = 1\n'
+
+
+@pytest.mark.parametrize(
+    ("fixed", "grid", "failed", "total"),
+    [
+        # the issue's spec: a parameter that is code, every task fails
+        ("mu = \"__import__('os').system('true')\"\n", "theta = [1]", 1, 1),
+        ('mu = "abc"\n', "theta = [1, 2, 3]", 3, 3),
+        ("mu = 1\n", 'theta = [1, "-2", "nan"]', 2, 3),  # some fail, some do not
+        ("mu = 1\n", "theta = [1, 2]", 0, 2),
+    ],
+)
+def test_failed_tasks_make_exit_1_and_say_where_they_are(
+    tmp_path, run_cli, fixed, grid, failed, total
+):
+    f = write(tmp_path, "s.toml", STABILITY + fixed + "[grid]\n" + grid + "\n")
+    out = tmp_path / "o.parquet"
+    status, _, stderr = run_cli("sweep", "run", str(f), "--out", str(out), "--serial")
+    assert "Traceback" not in stderr
+    table = sweep.read_results(out)
+    assert len(table) == total and (table["status"] == "failed").sum() == failed
+    if not failed:
+        assert status == 0 and "failed:" not in stderr, stderr
+        return
+    assert status == 1, stderr
+    summary, line = stderr.splitlines()
+    assert f"({total - failed} ok, {failed} failed)" in summary
+    first = table[table["status"] == "failed"].sort_values("task").iloc[0]
+    assert line == (
+        f"symdelay: {failed} task{'s' if failed > 1 else ''} failed: each is a row of {out} "
+        f"with status 'failed' and its error in column 'error' (symdelay sweep status {out}); "
+        f"the first (task {first['task']}): {first['error'][:200]}"
+    )
+    # the status command says the same, exit 0 (it only reads)
+    status, stdout, _ = run_cli("sweep", "status", str(out))
+    assert status == 0 and f"{failed} failed" in stdout and f"task {first['task']}" in stdout
+    # resuming a file with failed rows computes nothing and still says so
+    status, _, stderr = run_cli("sweep", "run", str(f), "--out", str(out), "--serial", "--resume")
+    assert status == 1 and "0 computed" in stderr and "failed: each is a row" in stderr
+
+
+# ------------------------------------------------------------------------------ paths
+MODEL = ROOT / "examples" / "models" / "erlang2.toml"
+ANY = 'analysis = "model-stability"\n[parameters]\nmu = 1\nlam = 1\ntheta = 2\n'
+
+
+def any_model_spec(folder: Path, model_file: str, grid: str = "D = [1]") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return write(
+        folder, "s.toml", ANY + f"model_file = {_toml_string(model_file)}\n[grid]\n{grid}\n"
+    )
+
+
+def test_a_model_file_beside_the_spec_runs_wherever_the_sweep_is_started(
+    tmp_path, run_cli, monkeypatch
+):
+    """Relative to the spec's folder, not the current one; the result is the founding
+    model's verdict at the same point (D = 1, theta = 2: stable)."""
+    folder = tmp_path / "study"
+    (folder / "models").mkdir(parents=True)
+    (folder / "models" / "m.toml").write_text(MODEL.read_text())
+    f = any_model_spec(folder, "models/m.toml", "D = [1, 8]")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    status, _, stderr = run_cli("sweep", "run", str(f), "--out", "o.parquet", "--serial")
+    assert status == 0, stderr
+    table = sweep.read_results(elsewhere / "o.parquet")
+    from symdelay.models.erlang.stability import is_stable_at
+
+    for row in table.to_dict("records"):
+        assert row["status"] == "ok"
+        assert row["model_file"] == str((folder / "models" / "m.toml").resolve())
+        D = Fraction(str(row["D"]))
+        assert row["stable"] is bool(is_stable_at(2, 1, 2 / D, 2))
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["/etc/passwd", "../outside.toml", "link.toml", "sub/../../outside.toml", "fifo_outside"],
+)
+def test_a_path_outside_the_spec_folder_is_refused_before_anything_opens_it(
+    tmp_path, run_cli, where
+):
+    folder = tmp_path / "study"
+    folder.mkdir()
+    (folder / "sub").mkdir()
+    outside = tmp_path / "outside.toml"
+    outside.write_text(MODEL.read_text())
+    (folder / "link.toml").symlink_to(outside)  # inside by name, outside in fact
+    if where == "fifo_outside":
+        os.mkfifo(tmp_path / "fifo")  # opening it would block: it must not be opened
+        where = str(tmp_path / "fifo")
+    f = any_model_spec(folder, where)
+    out = tmp_path / "o.parquet"
+    t0 = time.monotonic()
+    status, _, stderr = run_cli("sweep", "run", str(f), "--out", str(out), "--serial")
+    assert status == 2 and time.monotonic() - t0 < 30
+    line = one_line_error(stderr)
+    assert "leads outside the spec's folder" in line and "--allow-path" in line
+    assert not out.exists()
+
+
+def test_allow_path_lets_a_folder_in_and_only_that_folder(tmp_path, run_cli):
+    folder, models, other = tmp_path / "study", tmp_path / "models", tmp_path / "other"
+    for d in (folder, models, other):
+        d.mkdir()
+    (models / "m.toml").write_text(MODEL.read_text())
+    (other / "m.toml").write_text(MODEL.read_text())
+    f = any_model_spec(folder, "../models/m.toml")
+    out = tmp_path / "o.parquet"
+    status, _, stderr = run_cli("sweep", "run", str(f), "--out", str(out), "--serial")
+    assert status == 2 and "--allow-path" in one_line_error(stderr)
+    status, _, stderr = run_cli(
+        "sweep", "run", str(f), "--out", str(out), "--serial", "--allow-path", str(models)
+    )
+    assert status == 0, stderr
+    assert sweep.read_results(out)["status"].tolist() == ["ok"]
+    # another folder allowed does not let this one in; a grid is checked value by value
+    g = any_model_spec(folder, "../models/m.toml")
+    g.write_text(ANY + '[grid]\nmodel_file = ["../models/m.toml", "../other/m.toml"]\nD = [1]\n')
+    status, _, stderr = run_cli(
+        "sweep", "run", str(g), "--out", str(tmp_path / "g.parquet"), "--allow-path", str(models)
+    )
+    assert status == 2 and "'../other/m.toml' leads outside" in one_line_error(stderr)
+    # a folder that does not exist is refused, not ignored
+    status, _, stderr = run_cli(
+        "sweep", "run", str(f), "--out", str(tmp_path / "h.parquet"), "--allow-path", "/nonexistent"
+    )
+    assert status == 2 and "--allow-path /nonexistent: no such folder" in one_line_error(stderr)
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ('"missing.toml"', "no such file"),
+        ('"."', "not a regular file"),
+        ("3", "give a file name"),
+        ('""', "give a file name"),
+        ('"fifo"', "not a regular file"),
+    ],
+)
+def test_a_path_that_names_no_file_is_refused_in_one_line(tmp_path, run_cli, value, words):
+    folder = tmp_path / "study"
+    folder.mkdir()
+    os.mkfifo(folder / "fifo")
+    f = write(folder, "s.toml", ANY + f"model_file = {value}\n[grid]\nD = [1]\n")
+    status, _, stderr = run_cli("sweep", "run", str(f), "--out", str(tmp_path / "o.parquet"))
+    assert status == 2 and words in one_line_error(stderr)
+
+
+def test_the_hash_covers_the_files_content_not_where_it_lies(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d in (a, b):
+        d.mkdir()
+        (d / "m.toml").write_text(MODEL.read_text())
+    spec_a = sweep.load_spec(any_model_spec(a, "m.toml"))
+    spec_b = sweep.load_spec(any_model_spec(b, "m.toml"))
+    assert spec_a.hash == spec_b.hash  # the same study moved: --resume still matches
+    (b / "m.toml").write_text(MODEL.read_text().replace("erlang", "Erlang", 1) + "\n")
+    assert sweep.load_spec(b / "s.toml").hash != spec_a.hash  # the model changed
+
+
+def test_a_dict_spec_is_relative_to_the_current_folder(tmp_path, monkeypatch):
+    (tmp_path / "m.toml").write_text(MODEL.read_text())
+    monkeypatch.chdir(tmp_path)
+    spec = {
+        "analysis": "model-stability",
+        "parameters": {"model_file": "m.toml", "mu": 1, "lam": 1, "theta": 2},
+        "grid": {"D": [1]},
+    }
+    assert sweep.Spec.from_dict(spec).task(0)["model_file"] == str(tmp_path / "m.toml")
+    spec["parameters"]["model_file"] = str(MODEL)  # outside the current folder
+    with pytest.raises(SymdelayInputError, match="leads outside"):
+        sweep.Spec.from_dict(spec)
+    ok = sweep.Spec.from_dict(spec, allow_paths=[MODEL.parent])
+    assert ok.task(0)["model_file"] == str(MODEL)
+
+
+def test_a_spec_file_that_is_a_fifo_is_refused_not_waited_on(tmp_path, run_cli):
+    fifo = tmp_path / "s.toml"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    status, _, stderr = run_cli("sweep", "run", str(fifo), "--out", str(tmp_path / "o.parquet"))
+    assert status == 2 and "not a regular file" in one_line_error(stderr)
+    assert time.monotonic() - t0 < 10
+
+
+def test_the_embedded_cluster_listens_on_loopback_only():
+    """Scheduler, workers and the dashboard (--dashboard) of the embedded LocalCluster: every
+    listening socket of this process and its workers is on 127.0.0.1 (the dashboard
+    listened on every interface)."""
+    import psutil
+
+    from symdelay.sweep.runner import _local_client
+
+    client, cluster = _local_client(2, dashboard=True)
+    try:
+        me = psutil.Process()
+        listening = [
+            c.laddr
+            for p in [me, *me.children(recursive=True)]
+            for c in p.net_connections(kind="inet")
+            if c.status == psutil.CONN_LISTEN
+        ]
+        dashboard = int(client.dashboard_link.split(":")[2].split("/")[0])
+        assert dashboard in {a.port for a in listening}
+        assert listening and all(a.ip == "127.0.0.1" for a in listening), listening
+    finally:
+        client.close()
+        cluster.close()

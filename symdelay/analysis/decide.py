@@ -71,6 +71,8 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 from symdelay.core.symbols import r
+from symdelay.model.signs import Nlsat
+from symdelay.model.signs import impossible_by_signs as _impossible_by_signs
 
 __all__ = [
     "decide_directions",
@@ -351,231 +353,6 @@ def _frame_symbols(symbols, products) -> list:
     return [s for s in symbols if s not in gone] + [k for _, _, k in products]
 
 
-# ------------------------------------------------------------------ sign certificates
-def _conjuncts(nodes) -> list:
-    out = []
-    for n in nodes:
-        if n[0] == "and":
-            out += _conjuncts(n[1])
-        else:
-            out.append(n)
-    return out
-
-
-#: polynomials with more terms are left to nlsat (the (1 + t)^deg expansions grow fast)
-_CERTIFY_MAX_TERMS = 120
-
-
-#: after a rational bound is substituted (the products of its pieces grow further)
-_CERTIFY_MAX_SUBSTITUTED = 600
-
-
-def _rational_bounds(conj_, one, lower, positive) -> list:
-    """Upper bounds by rational functions: conjuncts ``b - A v > 0`` (``>= 0``) linear in a
-    variable ``v`` that has a constant lower bound, with ``A > 0`` on the set by the sign
-    certificate ``positive``: ``(v, A, b, strict)`` for ``v < b/A`` (``<=`` when not
-    strict). A claim ``lam*theta < 8 (gamma + mu)^3/(3 gamma + mu)^2`` is such a bound."""
-    out = []
-    for n in conj_:
-        if n[0] != "rel" or n[2] not in (">", ">="):
-            continue
-        P = sp.expand(n[1].xreplace(one))
-        for v in sorted(P.free_symbols & set(lower), key=str):
-            if len(P.free_symbols) < 2:
-                break
-            Pv = sp.Poly(P, v)
-            if Pv.degree() != 1:
-                continue
-            A, b = -Pv.nth(1), Pv.nth(0)
-            if not positive(A):
-                continue
-            g = sp.gcd(A, b)  # the same bound in lowest terms: A/g > 0 when g > 0
-            if not g.is_number and positive(g):
-                A, b = sp.quo(A, g), sp.quo(b, g)
-            out.append((v, sp.expand(A), sp.expand(b), n[2] == ">"))
-            if len(out) >= 4:
-                return out
-    return out
-
-
-def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
-    """True if the last node cannot hold, by a sign certificate, under the bounds the
-    conjunction sets (then it is unsat, proven without nlsat).
-
-    Every variable gets its bounds from the domains and from the conjuncts ``a v + b > 0``
-    / ``>= 0``. A variable bounded below by ``c`` becomes ``c + t`` (``t >= 0``, ``> 0``
-    for a strict bound); one also bounded above by ``d`` becomes ``(c + d t)/(1 + t)``
-    (``t >= 0`` covers ``[c, d)``; a bound ``v <= d`` adds the polynomial at ``v = d``), the
-    polynomial multiplied by ``(1 + t)^deg``. A polynomial whose coefficients are then all
-    ``>= 0`` with a positive monomial in strictly positive variables alone (or a positive
-    constant) is ``> 0`` on the whole set, so a conjunct ``-S >= 0`` (or ``not S > 0``,
-    ``S == 0``) with such an ``S`` is impossible. (``kappa >= 1`` implies the in-flight
-    model's Hurwitz conditions this way, where nlsat needs over 30 s at L = 4.)"""
-    conj_ = _conjuncts(nodes)
-    one = {fixed: sp.Integer(1)} if fixed is not None else {}
-    lower, upper = {}, {}
-    for v in symbols:
-        dom = domains.get(v)
-        if v == fixed:
-            continue
-        if dom == "positive":
-            lower[v] = (sp.Integer(0), True)
-        elif dom in ("nonnegative", "probability"):
-            lower[v] = (sp.Integer(0), False)
-        if dom == "probability":
-            upper[v] = (sp.Integer(1), False)
-    for n in conj_:
-        if n[0] != "rel" or n[2] not in (">", ">="):
-            continue
-        P = sp.expand(n[1].xreplace(one))
-        if len(P.free_symbols) != 1:
-            continue
-        (v,) = P.free_symbols
-        poly = sp.Poly(P, v)
-        if poly.degree() != 1:
-            continue
-        c, strict = -poly.TC() / poly.LC(), n[2] == ">"
-        side, better = (lower, c.__gt__) if poly.LC() > 0 else (upper, c.__lt__)
-        old = side.get(v)
-        if old is None or better(old[0]) or (c == old[0] and strict):
-            side[v] = (c, strict)
-    ts = {v: sp.Dummy(v.name) for v in lower}
-    strict_t = {ts[v] for v, (_, st) in lower.items() if st}
-    boxed = {v: upper[v] for v in lower if v in upper and upper[v][0] > lower[v][0]}
-
-    def certified(S, at_end=(), strict=True) -> bool:
-        """``S > 0`` (``strict``, else ``S >= 0``) on the set by coefficient signs;
-        ``at_end``: boxed variables set to their upper end. Sparse polynomial arithmetic in
-        the new variables ``t``."""
-        S = sp.expand(S.xreplace(one).xreplace({v: boxed[v][0] for v in at_end}))
-        if S.is_number:
-            return S > 0 if strict else S >= 0
-        vs = sorted(S.free_symbols, key=str)
-        if not set(vs) <= set(lower):
-            return False  # a variable without a lower bound
-        gens = [ts[v] for v in vs]
-        P = sp.Poly(S, *vs)
-        deg = dict(zip(vs, P.degree_list(), strict=True))
-        cache = {}
-
-        def piece(v, e):
-            if (v, e) not in cache:
-                t, c = sp.Poly(ts[v], *gens), lower[v][0]
-                if v in boxed:
-                    d = boxed[v][0]
-                    q = (c + d * t) ** e * (1 + t) ** (deg[v] - e)  # times (1 + t)^deg > 0
-                else:
-                    q = (c + t) ** e
-                cache[v, e] = q
-            return cache[v, e]
-
-        total = sp.Poly(0, *gens)
-        for mon, coeff in P.terms():
-            term = sp.Poly(coeff, *gens)
-            for v, e in zip(vs, mon, strict=True):
-                term = term * piece(v, e)
-            total = total + term
-        if any(c < 0 for c in total.coeffs()):
-            return False
-        return not strict or any(
-            c > 0 and all(e == 0 or g in strict_t for g, e in zip(gens, mon, strict=True))
-            for mon, c in total.terms()
-        )
-
-    probe = {v: (c + boxed[v][0]) / 2 if v in boxed else c + 1 for v, (c, _) in lower.items()}
-
-    def plainly_positive(S, strict=True, max_terms=_CERTIFY_MAX_TERMS) -> bool:
-        if len(sp.Add.make_args(sp.expand(S))) > max_terms:
-            return False
-        # one exact value inside the set first: a polynomial not positive there cannot be
-        # certified, and most are not
-        at = S.xreplace(one).xreplace(probe)
-        if not at.is_number or not (at > 0 if strict else at >= 0):
-            return False
-        if not certified(S, (), strict):
-            return False
-        # a closed upper end v = d is in the set: the polynomial there too
-        return all(open_ or certified(S, (v,), strict) for v, (_, open_) in boxed.items())
-
-    bounds = _rational_bounds(conj_, one, lower, plainly_positive)
-    # the other conjuncts H > 0 / H >= 0 in two or more variables (see follows)
-    hyps_ = [
-        (sp.expand(n[1].xreplace(one)), n[2])
-        for n in _conjuncts(nodes[:-1])
-        if n[0] == "rel" and n[2] in (">", ">=") and len(n[1].xreplace(one).free_symbols) > 1
-    ]
-    for k, (v, _A, _b, _strict) in enumerate(bounds):
-        t = sp.Dummy(f"t{k}")
-        lower[t], ts[t], probe[t] = (sp.Integer(0), lower[v][1]), t, sp.Integer(1)
-        if lower[v][1]:
-            strict_t.add(t)
-        bounds[k] = (*bounds[k], t)
-
-    def positive(S, strict=True) -> bool:
-        """``S > 0`` (``S >= 0``) on the set: by signs, else after a rational bound."""
-        if plainly_positive(S, strict):
-            return True
-        S = sp.expand(S.xreplace(one))
-        for v, A, b, open_, t in bounds:
-            if not S.has(v):
-                continue
-            # c <= v < b/A (A > 0 on the set) is v = (c A + b t)/(A (1 + t)), t >= 0:
-            # every point of the set has such a t, so S (A (1 + t))^deg > 0 for all t >= 0
-            # proves S > 0 there; a closed end v = b/A is checked as well
-            c = lower[v][0]
-            Sv = sp.Poly(S, v)
-            d = Sv.degree()
-            inner = sp.expand(
-                sum(q * (c * A + b * t) ** j * (A * (1 + t)) ** (d - j) for (j,), q in Sv.terms())
-            )
-            if not plainly_positive(inner, strict, _CERTIFY_MAX_SUBSTITUTED):
-                continue
-            end = sp.expand(sum(q * b**j * A ** (d - j) for (j,), q in Sv.terms()))
-            if open_ or plainly_positive(end, strict, _CERTIFY_MAX_SUBSTITUTED):
-                return True
-        return False
-
-    def follows(R) -> bool:
-        """``R > 0`` on the set: by signs, or ``R - c H >= 0`` there for a conjunct
-        ``H > 0`` (``R - c H > 0`` for ``H >= 0``), ``c > 0`` a ratio of coefficients of a
-        monomial the two share (a stability condition a claim weakens by a positive
-        term)."""
-        if positive(R):
-            return True
-        R = sp.expand(R.xreplace(one))
-        if R.is_number:
-            return False
-        for H, op in hyps_:
-            if H.free_symbols - R.free_symbols:
-                continue
-            gens = sorted(R.free_symbols, key=str)
-            Rp, Hp = sp.Poly(R, *gens), sp.Poly(H, *gens)
-            ratios = []
-            for mon, c in Hp.terms():
-                q = Rp.coeff_monomial(mon)
-                if q != 0 and q / c > 0 and q / c not in ratios:
-                    ratios.append(q / c)
-            for c in sorted(ratios, key=lambda x: (abs(x.p) + x.q, x))[:3]:
-                if positive(sp.expand(R - c * H), strict=op == ">="):
-                    return True
-        return False
-
-    for n in _conjuncts(nodes[-1:]):
-        if n[0] == "rel":
-            _, Q, op = n
-            if op in (">", ">=") and follows(-Q):
-                return True
-            if op == "==" and (positive(Q) or positive(-Q)):
-                return True
-        elif n[0] == "not" and n[1][0] == "rel":
-            _, P, op = n[1]
-            if op in (">", ">=") and follows(P):
-                return True
-            if op == "!=" and (positive(P) or positive(-P)):
-                return True
-    return False
-
-
 # ------------------------------------------------------------------ positive factors
 #: relations with more terms are left as they are (factoring them costs more than it saves)
 _FACTOR_MAX_TERMS = 400
@@ -732,48 +509,6 @@ def _exact_holds(node, point) -> bool:
     return {">": v > 0, ">=": v >= 0, "==": v == 0, "!=": v != 0}[op]
 
 
-# ------------------------------------------------------------------ z3
-def _z3_poly(P, zvars, z3):
-    P = sp.expand(P)
-    gens = sorted(P.free_symbols, key=str)
-    if not gens:
-        q = sp.Rational(P)
-        return z3.RealVal(f"{q.p}/{q.q}")
-    poly = sp.Poly(P, *gens, domain="QQ")
-    terms = []
-    for mon, c in poly.terms():
-        c = sp.Rational(c)
-        factors = []
-        for g, e in zip(gens, mon):
-            factors += [zvars[g]] * e
-        coef = z3.RealVal(f"{c.p}/{c.q}")
-        if not factors:
-            terms.append(coef)
-        else:
-            prod = factors[0]
-            for x in factors[1:]:
-                prod = prod * x
-            terms.append(prod if c == 1 else coef * prod)
-    return terms[0] if len(terms) == 1 else z3.Sum(*terms)
-
-
-def _z3_node(node, zvars, z3):
-    kind = node[0]
-    if kind == "true":
-        return z3.BoolVal(True)
-    if kind == "false":
-        return z3.BoolVal(False)
-    if kind == "and":
-        return z3.And(*[_z3_node(c, zvars, z3) for c in node[1]])
-    if kind == "or":
-        return z3.Or(*[_z3_node(c, zvars, z3) for c in node[1]])
-    if kind == "not":
-        return z3.Not(_z3_node(node[1], zvars, z3))
-    _, P, op = node
-    e = _z3_poly(P, zvars, z3)
-    return {">": e > 0, ">=": e >= 0, "==": e == 0, "!=": e != 0}[op]
-
-
 def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify=False):
     """Decide the conjunction of ``nodes``: ``(status, model dict or None, smt2, seconds)``;
     ``products`` (:func:`_products`) are replaced by their variables first and a solution
@@ -792,14 +527,8 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify
         nodes = [_reduce(n, products) for n in nodes]
         symbols = _frame_symbols(symbols, products)
     nodes = [_strip_positive(n, symbols, fixed, domains) for n in nodes]
-    zvars = {s: z3.Real(s.name) for s in symbols}
-    if fixed is not None:
-        zvars[fixed] = z3.RealVal(1)
-    solver = z3.SolverFor("QF_NRA")
-    solver.set("timeout", int(timeout_ms))
-    for n in nodes:
-        solver.add(_z3_node(n, zvars, z3))
-    smt2 = solver.to_smt2()
+    problem = Nlsat(nodes, symbols, timeout_ms, fixed)
+    smt2 = problem.smt2
     first = certify in (True, "first")
     if first and _impossible_by_signs(nodes, symbols, fixed, domains):
         return "unsat", "sign certificate", smt2, time.perf_counter() - t0
@@ -810,27 +539,16 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify
         return "sat", hit, smt2, time.perf_counter() - t0
     if certify == "after" and _impossible_by_signs(nodes, symbols, fixed, domains):
         return "unsat", "sign certificate", smt2, time.perf_counter() - t0
-    answer = solver.check()
+    answer, got = problem.check()
     elapsed = time.perf_counter() - t0
-    if answer == z3.unsat:
-        return "unsat", None, smt2, elapsed
-    if answer == z3.sat:
-        m = solver.model()
-        values = {}
-        for s, v in zvars.items():
-            if s == fixed:
-                values[s] = sp.Integer(1)
-                continue
-            val = m.eval(v, model_completion=True)
-            values[s] = _exact_value(val, z3)
+    if answer == "sat":
+        values = {s: _exact_value(v, z3) for s, v in got.items()}
+        if fixed is not None:
+            values[fixed] = sp.Integer(1)
         for a, b, k in products:
             values[a], values[b] = sp.Integer(1), values.pop(k)
         return "sat", values, smt2, elapsed
-    reason = solver.reason_unknown()
-    if "interrupted" in reason:  # ('canceled' can be a timeout in some z3 versions)
-        # z3 turns Ctrl-C into 'unknown': a stop asked for, not a budget spent
-        raise KeyboardInterrupt
-    return "unknown", reason, smt2, elapsed
+    return answer, got, smt2, elapsed
 
 
 def _exact_value(val, z3):

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ast
 import math
-import random
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -205,6 +204,15 @@ class Model(Specialisable, LatexDisplay):
     ``rate`` a SymPy expression or text (parsed safely). ``symmetry``: a permutation of the
     states, as cycles (``[["q1", "q2"], ["z1", "z2"]]``) or a mapping. ``values``: numbers
     for some parameters (made exact); the rest stay symbolic.
+
+    Every rate must be ``>= 0`` on the state space (states ``>= 0``, parameters in their
+    domains) wherever it is defined: decided exactly (:func:`symdelay.model.signs.
+    nonnegative_on`), a rate that is negative somewhere refused with the point. A rate
+    whose sign cannot be decided (a function of unknown sign, the decision procedure's
+    time) is refused too, unless its transition is named in ``assume_nonnegative`` (the
+    user's assertion, kept in :attr:`assumed_nonnegative`: such a rate is refused where it
+    is shown negative, by the decision procedure given a short time, or for a large
+    expression by evaluation at a few points in interval arithmetic).
     """
 
     def __init__(
@@ -220,6 +228,7 @@ class Model(Specialisable, LatexDisplay):
         latex_names: dict | None = None,
         source: str = "model",
         mode_names: dict | None = None,
+        assume_nonnegative=(),
     ):
         where = source
         if not isinstance(name, str) or not name.strip():
@@ -271,6 +280,15 @@ class Model(Specialisable, LatexDisplay):
             raise SymdelayInputError(f"{where}: no [[transitions]]: list at least one")
         # ---- symmetry
         self.permutation: tuple | None = self._permutation(symmetry) if symmetry else None
+        names_ = [t.name for t in self.transitions]
+        for name_ in assume_nonnegative:
+            if name_ not in names_:
+                raise SymdelayInputError(
+                    f"{where}: assume_nonnegative names no transition '{name_}': use one of "
+                    + ", ".join(names_)
+                )
+        #: transitions whose rate is asserted (not proven) to be >= 0
+        self.assumed_nonnegative: tuple = tuple(dict.fromkeys(assume_nonnegative))
         self._check_rates_nonnegative()
         if self.permutation is not None:
             self._check_symmetry()
@@ -378,56 +396,60 @@ class Model(Specialisable, LatexDisplay):
             raise SymdelayInputError(f"{where}: the permutation moves no state")
         return tuple(perm)
 
-    def _domain_sample(self, rng: random.Random, scale: float) -> dict:
-        point = {}
-        for p, dom in self.domains.items():
-            if p in self.values:
-                continue
-            mag = sp.Rational(10) ** rng.randint(-2, 2) * sp.Rational(rng.randint(1, 99), 10)
-            if dom == "probability":
-                mag = sp.Rational(rng.randint(1, 999), 1000)
-            if dom == "real" and rng.random() < 0.5:
-                mag = -mag
-            point[p] = mag
-        for s in self.states:
-            point[s] = sp.Rational(rng.randint(1, 999), 100) * sp.Rational(10) ** rng.randint(-1, 1)
-        return point
+    @property
+    def variable_domains(self) -> dict:
+        """``{symbol: domain}`` of the states (``nonnegative``) and the free parameters:
+        where the model's sign and zero decisions quantify."""
+        out = {s: "nonnegative" for s in self.states}
+        out.update({p: d for p, d in self.domains.items() if p not in self.values})
+        return out
 
     def _check_rates_nonnegative(self) -> None:
-        """Search the interior for a point where a rate is negative (exact check of a witness).
+        """Every rate ``>= 0`` on the state space wherever it is defined, decided exactly
+        (one decision per rate shape: rates that differ only in the names of states and
+        parameters of the same domains share it, see :func:`_rate_decision`). The
+        decision procedure has :data:`_RATE_TIMEOUT_MS` per shape and the model
+        ``DEFAULT_SECONDS`` in all (most shapes take milliseconds)."""
+        import time
 
-        Rates are substituted at 24 random interior points (states > 0, parameters in their
-        domains, over four decades) in double precision, where an overflow skips the point
-        (``exp(exp(exp(mu)))`` must not grow without bound); a negative value is confirmed
-        exactly before the error.
-        """
-        rng = random.Random(20261130)
-        points = [self._domain_sample(rng, 1.0) for _ in range(24)]
+        from symdelay.core.budget import DEFAULT_SECONDS
+        from symdelay.model.signs import negative_somewhere
+
+        domains = self.variable_domains
+        deadline = time.monotonic() + DEFAULT_SECONDS
         for t in self.transitions:
             rate = t.rate.xreplace(self.values)
-            if rate.is_number:
-                if rate.is_negative:
-                    raise SymdelayInputError(
-                        f"{self.source}: transition '{t.name}': rate {t.rate} is negative"
-                    )
+            if rate.has(sp.I, sp.zoo, sp.nan, sp.oo):
+                raise SymdelayInputError(
+                    f"{self.source}: transition '{t.name}': rate {t.rate} is not a finite real "
+                    "number: a rate must be real and >= 0 on the state space"
+                )
+            left = int(1000 * (deadline - time.monotonic()))
+            asserted = t.name in self.assumed_nonnegative
+            if asserted and not _small(rate):  # taken as asserted, unless seen negative
+                d = negative_somewhere(rate, domains)
+            else:  # decided; an asserted rate briefly, and taken as asserted if undecided
+                most = _ASSERTED_TIMEOUT_MS if asserted else _RATE_TIMEOUT_MS
+                d = _rate_decision(rate, domains, max(1, min(most, left)))
+                if asserted and d.holds is None:
+                    continue
+            if d.holds:
                 continue
-            f = sp.lambdify(sorted(rate.free_symbols, key=str), rate, ["math", "mpmath"])
-            args = sorted(rate.free_symbols, key=str)
-            for pt in points:
-                try:
-                    val = f(*[float(pt[a]) for a in args])
-                except (ZeroDivisionError, OverflowError, ValueError):
-                    continue
-                if hasattr(val, "imag") and val.imag:
-                    continue
-                if val < 0:
-                    exact = rate.xreplace({a: pt[a] for a in args})
-                    if exact.is_negative or sp.N(exact, 50) < 0:
-                        shown = ", ".join(f"{a}={pt[a]}" for a in args)
-                        raise SymdelayInputError(
-                            f"{self.source}: transition '{t.name}': rate {t.rate} is negative "
-                            f"at {shown}: a rate must be >= 0 on the state space"
-                        )
+            shown = str(t.rate)
+            shown = shown if len(shown) <= 120 else shown[:100] + " ... " + shown[-15:]
+            label = f"{self.source}: transition '{t.name}': rate {shown}"
+            if d.holds is False and d.witness is None:
+                raise SymdelayInputError(f"{label} is {d.how}: a rate must be real and >= 0")
+            if d.holds is False:
+                at = ", ".join(f"{k}={v}" for k, v in sorted(d.witness.items(), key=str))
+                raise SymdelayInputError(
+                    f"{label} is negative{' at ' + at if at else ''}: a rate must be >= 0 on "
+                    "the state space (states >= 0, parameters in their domains)"
+                )
+            raise SymdelayInputError(
+                f"{label}: cannot decide that it is >= 0 on the state space ({d.how}); "
+                "if it is, assert it: assume_nonnegative = true in its [[transitions]] table"
+            )
 
     def _check_symmetry(self) -> None:
         """The permuted jump process equals the original: total rate per jump vector matches."""
@@ -442,11 +464,20 @@ class Model(Specialisable, LatexDisplay):
                 moved[perm[i]] = c
             target = by_change.get(tuple(moved))
             image = rate.xreplace(sub)
-            if target is None or not _is_zero(target - image, self.values):
-                name = next(t.name for t in self.transitions if t.change == change)
+            zero = None
+            if target is not None:
+                zero = _is_zero(target - image, self.values, self.variable_domains)
+            name = next(t.name for t in self.transitions if t.change == change)
+            if target is None or zero is False:
                 raise SymdelayInputError(
                     f"{self.source}: the declared symmetry is not one of the transitions: "
                     f"'{name}' has no image under the permutation; fix [symmetry] or the rates"
+                )
+            if zero is None:
+                raise SymdelayInputError(
+                    f"{self.source}: cannot decide that the declared symmetry maps '{name}' "
+                    "onto the rate of its image (an identity neither the decision procedure "
+                    "nor simplify settles): write the two rates alike, or drop [symmetry]"
                 )
 
     # ------------------------------------------------------------ derived, cached
@@ -552,6 +583,7 @@ class Model(Specialisable, LatexDisplay):
             latex_names=self.latex_names,
             source=self.source,
             mode_names=self.mode_names,
+            assume_nonnegative=self.assumed_nonnegative,
         )
 
     def at_values(self, values: dict) -> Model:
@@ -633,6 +665,51 @@ class Model(Specialisable, LatexDisplay):
     def __repr__(self) -> str:
         vals = ", ".join(f"{k}={v}" for k, v in self.values.items())
         return f"Model({self.name!r}, {len(self.states)} states, {len(self.transitions)} transitions{', ' + vals if vals else ''})"
+
+
+#: rate shape -> its Decision (bounded: cleared when full)
+_RATE_DECISIONS: dict = {}
+_RATE_DECISIONS_MAX = 4096
+
+#: the decision procedure's time for one rate shape (milliseconds); for an asserted one
+_RATE_TIMEOUT_MS = 2000
+_ASSERTED_TIMEOUT_MS = 500
+
+#: an asserted rate with more nodes than this is only evaluated, not decided
+_ASSERTED_MAX_NODES = 200
+
+
+def _small(rate) -> bool:
+    """At most :data:`_ASSERTED_MAX_NODES` nodes (counted with an early stop)."""
+    nodes = enumerate(sp.preorder_traversal(rate))
+    return all(n <= _ASSERTED_MAX_NODES for n, _ in nodes)
+
+
+def _rate_decision(rate, domains: dict, timeout_ms: int = _RATE_TIMEOUT_MS):
+    """:func:`~symdelay.model.signs.nonnegative_on` of ``rate``, cached by its shape: the
+    rate without a positive constant factor, its symbols renamed in the order of (domain,
+    name), so ``gamma*z_1_1`` and ``2*gamma*z_2_7`` (hundreds of delay phases) are decided
+    once per process."""
+    from symdelay.model.signs import Decision, nonnegative_on
+
+    syms = sorted(rate.free_symbols, key=lambda s: (domains[s], s.name))
+    canon = {s: sp.Symbol(f"v{i}") for i, s in enumerate(syms)}
+    c, rest = rate.as_coeff_Mul()
+    if c.is_Rational and c > 0 and syms:  # a positive factor does not change the sign
+        rate = rest
+    shape = rate.xreplace(canon)
+    key = (shape, tuple(domains[s] for s in syms))
+    got = _RATE_DECISIONS.get(key)
+    if got is None:
+        got = nonnegative_on(shape, {canon[s]: domains[s] for s in syms}, timeout_ms)
+        if len(_RATE_DECISIONS) >= _RATE_DECISIONS_MAX:
+            _RATE_DECISIONS.clear()
+        if not got.timed_out:  # more time may decide it: asked again next time
+            _RATE_DECISIONS[key] = got
+    if got.witness:
+        back = {v: s for s, v in canon.items()}
+        got = Decision(got.holds, got.how, {back[v]: x for v, x in got.witness.items()})
+    return got
 
 
 def _order(perm) -> int:

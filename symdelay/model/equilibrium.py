@@ -2,7 +2,11 @@
 
 With a declared symmetry the search starts in the fixed subspace (every orbit of the
 permutation at one value), where logit-type routing becomes constant and the equations are
-often linear. A solution is substituted back into the *full* drift, which must vanish.
+often linear. A solution is substituted back into the *full* drift, which must vanish on
+the parameters' domains, decided exactly (:func:`symdelay.model.signs.zero_on`: rational
+functions cancelled, radicals by the decision procedure, exponential identities by
+``simplify``); a candidate that does not zero it is no equilibrium and is dropped, and one
+whose check is undecided is said so in one line.
 Where no closed form is found and every parameter has a value, Newton's method at working
 precision gives a point and a Krawczyk interval test (python-flint ``arb``) proves that a
 unique zero lies in a small box around it.
@@ -16,7 +20,7 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.precision import work_dps, workdps, workprec
 from symdelay.model.arb_eval import arb_evaluator
-from symdelay.model.records import Equilibrium, _cycles
+from symdelay.model.records import Equilibrium, _cycles, _is_zero
 
 __all__ = ["find_equilibrium", "at_point", "EQUILIBRIUM_DPS"]
 
@@ -71,6 +75,20 @@ def _with_domains(model) -> dict:
 TIDY_MAX = 60
 
 
+def _zeroes_drift(model, point: dict) -> bool | None:
+    """Does ``point`` zero every component of the drift on the free parameters' domains?
+    False as soon as one component is proven nonzero; None if one is undecided."""
+    domains = {p: d for p, d in model.domains.items() if p not in model.values}
+    verdict = True
+    for f in model.drift:
+        zero = _is_zero(f.xreplace(point), None, domains)
+        if zero is False:
+            return False
+        if zero is None:
+            verdict = None
+    return verdict
+
+
 def _exact(model) -> Equilibrium | None:
     states = model.states
     sub: dict = {}
@@ -111,22 +129,43 @@ def _exact(model) -> Equilibrium | None:
         point = {u: sp.simplify(sol[u]) if tidy else sol[u] for u in unknowns}
         point.update({s: point[rep] for s, rep in sub.items()})
         full.append({s: point[s] for s in states})
-    ok = [p for p in full if _admissible(p, states) is not False]
+    ok = []
+    undecided = []
+    for p in full:
+        if _admissible(p, states) is False:
+            continue
+        zero = _zeroes_drift(model, {s: v.xreplace(back) for s, v in p.items()})
+        if zero is False:  # not a solution (a root brought in by squaring, say)
+            continue
+        ok.append(p)
+        if zero is None:
+            undecided.append(p)
     interior = [p for p in ok if all(p[s].is_positive for s in states)]
     pick = interior if len(interior) == 1 else ok
     if len(pick) != 1:
         if len(ok) > 1:
             shown = "; ".join(", ".join(f"{k}={v}" for k, v in p.items()) for p in ok[:3])
+            if all(_admissible(p, states) for p in ok):
+                what = f"{len(ok)} equilibria"
+            else:  # complex radicals (a cubic's roots) whose signs depend on the parameters
+                what = f"{len(ok)} closed-form solutions, not all proven real and >= 0"
             raise SymdelayInputError(
-                f"{model.source}: {len(ok)} equilibria ({shown}): the analyses need one; "
-                "give parameter values that single one out"
+                f"{model.source}: {what} ({shown[:300]}): the analyses need one; give "
+                "parameter values that single one out"
             )
         return None
+    if pick[0] in undecided:
+        free = _drift_parameters(model)
+        if not free:
+            return None  # every parameter has a number: Newton + Krawczyk decide
+        shown = ", ".join(f"{k}={v}" for k, v in pick[0].items())
+        raise SymdelayInputError(
+            f"{model.source}: cannot decide that the closed-form equilibrium {shown[:200]} "
+            "zeroes the drift for every value of the parameters (an identity neither the "
+            "decision procedure nor simplify settles): give numbers for "
+            + ", ".join(map(str, free))
+        )
     point = {s: v.xreplace(back) for s, v in pick[0].items()}
-    for f in model.drift:
-        res = f.xreplace(point)
-        if res != 0 and sp.simplify(res.rewrite(sp.exp)) != 0:
-            raise VerificationError(f"equilibrium does not zero the drift: {res}")
     how = "sympy.solve" if sols_by_solve else "exact linear elimination"
     return Equilibrium(point, True, 0, how + (" (symmetric subspace)" if sub else ""))
 
@@ -161,11 +200,16 @@ def _linear_solution(eqs, unknowns):
     return [sol]
 
 
+def _drift_parameters(model) -> list:
+    """The free parameters the drift depends on."""
+    return [p for p in model.free_parameters if any(f.has(p) for f in model.drift)]
+
+
 def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
     import numpy as np
     from scipy.integrate import solve_ivp
 
-    free = model.free_parameters
+    free = _drift_parameters(model)
     if free:
         raise SymdelayInputError(
             f"{model.source}: no closed-form equilibrium: give numbers for "
@@ -285,10 +329,8 @@ def _balanced(model) -> Equilibrium | None:
     if len(ok) != 1:
         return None
     point = {s: v.xreplace(back) for s, v in ok[0].items()}
-    for f in model.drift:
-        res = f.xreplace(point)
-        if res != 0 and sp.simplify(res.rewrite(sp.exp)) != 0:
-            return None
+    if _zeroes_drift(model, point) is not True:
+        return None
     return Equilibrium(point, True, 0, "sympy.solve (equal routing exponents)")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from symdelay.core.errors import VerificationError
+from symdelay.core.errors import CertificationError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import r
 from symdelay.model.records import Factor, _cycles, _is_zero
@@ -112,8 +112,15 @@ def decompose(model) -> tuple:
         weights = sp.diag(*[sum(abs(x) ** 2 for x in V.col(c)) for c in range(V.cols)])
         B = (weights.inv() * V.H * J * V).applyfunc(lambda e: _clean(e, exact))
         residual = (J * V - V * B).applyfunc(lambda e: _clean(e, exact))
-        if exact and any(not _is_zero(e) for e in residual):
-            raise VerificationError(f"mode {j} is not invariant under the Jacobian")
+        if exact:
+            zero = [_is_zero(e, None, model.variable_domains) for e in residual]
+            if False in zero:
+                raise VerificationError(f"mode {j} is not invariant under the Jacobian")
+            if None in zero:
+                raise CertificationError(
+                    f"cannot decide that mode {j} is invariant under the Jacobian (an "
+                    "identity neither the decision procedure nor simplify settles)"
+                )
         if not exact and any(abs(complex(e)) > 1e-20 for e in residual):
             raise VerificationError(f"mode {j} is not invariant under the Jacobian (numeric)")
         modes.append(Mode(_name(model, j, k), j, V, B, _charpoly(B, exact)))

@@ -79,12 +79,20 @@ def _cycles(perm) -> list[list[int]]:
     return out
 
 
-def _is_zero(expr, values=None) -> bool:
-    """Exact zero test (exp rewritten, simplified)."""
+def _is_zero(expr, values=None, domains=None) -> bool | None:
+    """Is ``expr`` (``values`` substituted) zero wherever it is defined on ``domains``
+    (``{symbol: domain}``; a symbol not named is real)? True or False when decided, None
+    when not (:func:`symdelay.model.signs.zero_on`). A complex ``expr`` (roots of unity of
+    a symmetry's modes) is zero when its real and imaginary parts are."""
+    from symdelay.model.signs import zero_on
+
     e = expr.xreplace(values or {})
     if e == 0:
         return True
-    e = sp.expand(e)
-    if e == 0:
-        return True
-    return sp.simplify(e.rewrite(sp.exp)) == 0
+    domains = domains or {}
+    if e.has(sp.I):
+        parts = sp.collect(sp.expand(e), sp.I, evaluate=False)
+        if set(parts) <= {sp.S.One, sp.I} and not any(p.has(sp.I) for p in parts.values()):
+            answers = [zero_on(p, domains) for p in parts.values()]
+            return False if False in answers else (True if all(answers) else None)
+    return zero_on(e, domains)

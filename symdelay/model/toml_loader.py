@@ -14,6 +14,7 @@ Schema (keys beyond these are refused, so a typo does not pass silently)::
     name = "arrival to 1"
     change = { z11 = 1 }
     rate = "2*lam*exp(-theta*q1)/(exp(-theta*q1) + exp(-theta*q2))"
+    assume_nonnegative = true      # optional: the rate is >= 0 where symdelay cannot decide it
     [symmetry]                     # optional: a permutation of the state, as cycles
     swap = [["q1", "q2"], ["z11", "z21"]]
     [latex]                        # optional: LaTeX for names, e.g. z11 = "z_{1,1}"
@@ -31,7 +32,7 @@ import tomllib
 from symdelay.core.errors import SymdelayInputError
 from symdelay.model.core import Model
 
-__all__ = ["load_toml", "model_from_dict"]
+__all__ = ["load_toml", "model_from_dict", "read_text_file"]
 
 _TOP = {"name", "description", "parameters", "values", "state", "transitions", "symmetry", "latex"}
 
@@ -40,8 +41,9 @@ _TOP = {"name", "description", "parameters", "values", "state", "transitions", "
 MAX_FILE_BYTES = 1_000_000
 
 
-def _read(path) -> str:
-    """The text of a model file: a regular file, at most ``MAX_FILE_BYTES``, UTF-8.
+def read_text_file(path, what: str = "model file", max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The text of a data file (a model file, a sweep spec): a regular file, at most
+    ``max_bytes``, UTF-8; every refusal is one line naming ``what`` it should be.
 
     The file is opened without blocking and checked on the open descriptor, so a FIFO or a
     device put in its place is refused, not waited on or read without end.
@@ -50,40 +52,37 @@ def _read(path) -> str:
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
-        raise SymdelayInputError(f"{path}: no such model file") from None
+        raise SymdelayInputError(f"{path}: no such {what}") from None
     except (OSError, ValueError, TypeError) as exc:
         raise SymdelayInputError(
-            f"{path}: cannot read the model file ({_reason(exc)}); give a TOML file"
+            f"{path}: cannot read the {what} ({_reason(exc)}); give a TOML file"
         ) from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-        raise SymdelayInputError(f"{path}: {kind}: give a model file (TOML)")
-    if info.st_size > MAX_FILE_BYTES:
+        raise SymdelayInputError(f"{path}: {kind}: give a {what} (TOML)")
+    if info.st_size > max_bytes:
         os.close(fd)
         raise SymdelayInputError(
-            f"{path}: the model file has {info.st_size} bytes, more than the "
-            f"{MAX_FILE_BYTES} allowed: a transition table is a few kilobytes"
+            f"{path}: the {what} has {info.st_size} bytes, more than the "
+            f"{max_bytes} allowed: a transition table is a few kilobytes"
         )
     with os.fdopen(fd, "rb") as fh:
         try:
-            raw = fh.read(MAX_FILE_BYTES + 1)
+            raw = fh.read(max_bytes + 1)
         except OSError as exc:
             raise SymdelayInputError(
-                f"{path}: cannot read the model file ({_reason(exc)}); give a TOML file"
+                f"{path}: cannot read the {what} ({_reason(exc)}); give a TOML file"
             ) from None
-    if len(raw) > MAX_FILE_BYTES:  # grew since fstat, or a file that lies about its size
-        raise SymdelayInputError(
-            f"{path}: the model file is larger than the {MAX_FILE_BYTES} bytes allowed"
-        )
+    if len(raw) > max_bytes:  # grew since fstat, or a file that lies about its size
+        raise SymdelayInputError(f"{path}: the {what} is larger than the {max_bytes} bytes allowed")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise SymdelayInputError(
-            f"{path}: not UTF-8 text (byte {exc.start + 1}, line {line}): save the model file "
-            "as UTF-8"
+            f"{path}: not UTF-8 text (byte {exc.start + 1}, line {line}): save the {what} as UTF-8"
         ) from None
 
 
@@ -97,7 +96,7 @@ def load_toml(path, **values) -> Model:
     The file must be a regular file of at most ``MAX_FILE_BYTES`` bytes of UTF-8 TOML; every
     formula in it is held to the parser's caps on length and nesting.
     """
-    text = _read(path)
+    text = read_text_file(path)
     try:
         # floats as Decimal: the exact decimal written in the file, never a binary float
         data = tomllib.loads(text, parse_float=decimal.Decimal)
@@ -135,14 +134,16 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
     if not all(isinstance(n, str) for n in names):
         raise SymdelayInputError(f"{source}: [state] names must be strings")
     raw = _need(data, "transitions", list, source)
-    transitions = []
+    transitions, assumed = [], []
     for k, t in enumerate(raw, start=1):
         where = f"{source}: transition {k}"
         if not isinstance(t, dict):
             raise SymdelayInputError(f"{where}: must be a [[transitions]] table")
-        extra = sorted(set(t) - {"name", "change", "rate"})
+        extra = sorted(set(t) - {"name", "change", "rate", "assume_nonnegative"})
         if extra:
-            raise SymdelayInputError(f"{where}: unknown key '{extra[0]}': use name, change, rate")
+            raise SymdelayInputError(
+                f"{where}: unknown key '{extra[0]}': use name, change, rate, assume_nonnegative"
+            )
         tname = t.get("name", f"transition {k}")
         where = f"{source}: transition '{tname}'"
         change = _need(t, "change", dict, where)
@@ -152,6 +153,11 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
         if not isinstance(rate, (str, int, float, decimal.Decimal)) or isinstance(rate, bool):
             raise SymdelayInputError(f"{where}: 'rate' must be a formula in quotes")
         transitions.append((tname, change, str(rate)))
+        asserted = t.get("assume_nonnegative", False)
+        if not isinstance(asserted, bool):
+            raise SymdelayInputError(f"{where}: assume_nonnegative must be true or false")
+        if asserted:
+            assumed.append(str(tname))
     symmetry = None
     if "symmetry" in data:
         sym = data["symmetry"]
@@ -180,4 +186,5 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
         description=str(data.get("description", "")),
         latex_names={_symbol(k): str(v) for k, v in latex.items()},
         source=source,
+        assume_nonnegative=assumed,
     )

@@ -33,12 +33,17 @@ each numeric parameter of a model and three panels that follow them.
 :class:`Explorer` holds the sliders and computes the panels' data for a slider state,
 without Bokeh (``benchmarks/bench_explore.py`` times :meth:`Explorer.update`);
 :func:`build_document` lays the page out in a Bokeh document, :func:`bind` binds the port
-(127.0.0.1 only) and :func:`serve` runs the server until Ctrl-C.
+(127.0.0.1 only) and :func:`serve` runs the server until Ctrl-C. The server answers only
+requests addressed to ``127.0.0.1:PORT`` (the ``Host`` header, and the ``Origin`` of a
+WebSocket when it has one): a page of another name resolved to the loopback address (DNS
+rebinding) gets 403. A client that breaks Bokeh's WebSocket protocol is closed with one log
+line, never a traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -899,38 +904,160 @@ def bind(port: int):
         raise
 
 
+def _loopback_app(applications: dict, port: int):
+    """A Bokeh Tornado application that answers only requests to ``127.0.0.1:PORT``.
+
+    ``Host`` must be that address, and a WebSocket's ``Origin`` (when a browser sends one)
+    ``http://127.0.0.1:PORT``: anything else is answered 403 before Bokeh sees it, whatever
+    ``BOKEH_ALLOW_WS_ORIGIN`` says. Bokeh's WebSocket handler is replaced by one that closes
+    a connection breaking the protocol (no subprotocol, a forged token) with one log line."""
+    from bokeh.server.tornado import BokehTornado
+    from bokeh.server.views.ws import WSHandler
+    from tornado.web import RequestHandler
+
+    host = f"{ADDRESS}:{port}"
+    origin = f"http://{host}"
+
+    class Refused(RequestHandler):
+        def initialize(self, reason: str) -> None:
+            self.reason = reason
+
+        def prepare(self) -> None:
+            self.set_status(403)
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            self.finish(f"{self.reason}: symdelay explore serves {origin}/ only\n")
+
+    class QuietWSHandler(WSHandler):
+        """Bokeh's handler, closing a client that breaks the protocol with one line."""
+
+        def refuse(self, what: str, exc: BaseException | None = None) -> None:
+            self.close(1002, "protocol error")
+            _LOG.warning("closed a WebSocket %s%s", what, f": {exc}" if exc else "")
+
+        def open(self) -> None:
+            try:
+                super().open()
+            except Exception as exc:  # no subprotocol, a token that is none
+                self.refuse("that broke the protocol", exc)
+
+        async def _async_open(self, token: str) -> None:
+            try:
+                await super()._async_open(token)
+            except Exception as exc:
+                self.refuse("whose session could not open", exc)
+
+        async def on_message(self, fragment) -> None:
+            if self.receiver is None:  # before its session opened (or after it failed)
+                self.refuse("that spoke before its session opened")
+                return
+            await super().on_message(fragment)
+
+        async def send_message(self, message) -> None:
+            from tornado.websocket import WebSocketClosedError
+
+            with contextlib.suppress(WebSocketClosedError):  # the client has gone: on_close
+                await message.send(self)
+
+    class LoopbackTornado(BokehTornado):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            for rule in self.wildcard_router.rules:
+                if rule.target is WSHandler:
+                    rule.target = QuietWSHandler
+
+        def find_handler(self, request, **kwargs):
+            reason = None
+            if (request.host or "").lower() != host:
+                reason = f"Host {request.host!r} refused"
+            else:
+                given = request.headers.get("Origin", request.headers.get("Sec-Websocket-Origin"))
+                upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
+                socket_ = upgrade or request.path.endswith("/ws")
+                if socket_ and given is not None and given.lower() != origin:
+                    reason = f"WebSocket Origin {given!r} refused"
+            if reason is not None:
+                return self.get_handler_delegate(request, Refused, {"reason": reason})
+            return super().find_handler(request, **kwargs)
+
+    return LoopbackTornado(applications, extra_websocket_origins=[host], absolute_url=origin)
+
+
+_LOG = logging.getLogger("symdelay.explore")
+
+#: the loggers of the server's libraries, printed one line each while it runs
+_SERVER_LOGGERS = ("tornado", "bokeh", "symdelay.explore")
+
+
+@contextlib.contextmanager
+def _one_line_logs():
+    """While the server runs, its libraries' warnings and errors are one line each on
+    stderr (an exception's type and message, never a traceback: a malformed request is
+    the client's doing; ``SYMDELAY_DEBUG=1`` shows tracebacks), and Tornado's access log of
+    refused requests is quiet. The loggers are restored afterwards."""
+    import os
+    import sys
+
+    class OneLine(logging.Formatter):
+        def format(self, record):
+            text = " ".join(record.getMessage().split())
+            exc = record.exc_info[1] if record.exc_info else None
+            if exc is not None:
+                text += f": {type(exc).__name__}: {' '.join(str(exc).split())}"
+            return f"symdelay explore: {text[:300]}"
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    if not os.environ.get("SYMDELAY_DEBUG"):
+        handler.setFormatter(OneLine())
+    saved = []
+    for name in (*_SERVER_LOGGERS, "tornado.access"):
+        log = logging.getLogger(name)
+        saved.append((log, log.handlers[:], log.propagate, log.level))
+        if name == "tornado.access":
+            log.setLevel(logging.ERROR)  # a 403 or 400 answered is not news
+            continue
+        log.handlers[:] = [handler]
+        log.propagate = False
+        if log.level == logging.NOTSET or log.level > logging.WARNING:
+            log.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        for log, handlers, propagate, level in saved:
+            log.handlers[:] = handlers
+            log.propagate = propagate
+            log.setLevel(level)
+
+
 def serve(explorer: Explorer, port: int = 5006, *, announce=print) -> None:
-    """Serve the explorer at ``http://127.0.0.1:PORT/`` (WebSocket connections only from
-    that origin) until interrupted; ``announce`` gets the one line with the address. A
-    browser tab is opened only with ``explorer.open_browser`` and a graphical display (a
-    console browser would take over the terminal)."""
+    """Serve the explorer at ``http://127.0.0.1:PORT/`` until interrupted (requests to
+    another host or from another origin are refused, see :func:`_loopback_app`);
+    ``announce`` gets the one line with the address. A browser tab is opened only with
+    ``explorer.open_browser`` and a graphical display (a console browser would take over
+    the terminal)."""
     from bokeh.application import Application
     from bokeh.application.handlers.function import FunctionHandler
     from bokeh.server.server import BaseServer
-    from bokeh.server.tornado import BokehTornado
     from tornado.httpserver import HTTPServer
     from tornado.ioloop import IOLoop
 
     sockets, port = bind(port)
     url = f"http://{ADDRESS}:{port}/"
     app = Application(FunctionHandler(lambda doc: build_document(doc, explorer)))
-    tornado_app = BokehTornado(
-        {"/": app},
-        extra_websocket_origins=[f"{ADDRESS}:{port}"],
-        absolute_url=url.rstrip("/"),
-    )
-    http = HTTPServer(tornado_app)
-    http.start(1)
-    http.add_sockets(sockets)
-    server = BaseServer(IOLoop.current(), tornado_app, http)
-    server.start()
-    announce(f"symdelay explore: serving {url} (Ctrl-C stops)")
-    if explorer.open_browser:
-        server.io_loop.add_callback(_open_browser, url, announce)
-    try:
-        server.io_loop.start()
-    finally:
-        server.stop()
+    with _one_line_logs():
+        tornado_app = _loopback_app({"/": app}, port)
+        http = HTTPServer(tornado_app)
+        http.start(1)
+        http.add_sockets(sockets)
+        server = BaseServer(IOLoop.current(), tornado_app, http)
+        server.start()
+        announce(f"symdelay explore: serving {url} (Ctrl-C stops)")
+        if explorer.open_browser:
+            server.io_loop.add_callback(_open_browser, url, announce)
+        try:
+            server.io_loop.start()
+        finally:
+            server.stop()
 
 
 def _open_browser(url: str, announce) -> None:

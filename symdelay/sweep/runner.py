@@ -155,31 +155,78 @@ def parse_address(address) -> tuple[str, str, int]:
     return scheme, m["host"].strip("[]"), port
 
 
+def _no_scheduler(scheme: str, host: str, port: int, timeout: float) -> str | None:
+    """Why no Dask scheduler answers at ``host:port`` within ``timeout`` seconds, or None.
+
+    A scheduler sends its side of Dask's handshake as soon as a connection opens: an
+    8-byte length, then a small message naming its compression and Python. Anything else
+    (a port that refuses, a proxy that accepts every connection and waits, an HTTP server, a
+    length of exabytes) is not a scheduler, said before a ``Client`` is made (a Client
+    reading an HTTP reply as a frame length asks for exabytes; one that failed hangs again
+    when it is collected). Over TLS only the connection is checked here."""
+    import struct
+
+    deadline = time.monotonic() + timeout
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except TimeoutError:
+        return "no connection"
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    if scheme != "tcp":
+        sock.close()
+        return None
+
+    def receive(n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            sock.settimeout(left)
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError
+            data += chunk
+        return data
+
+    with sock:
+        try:
+            (size,) = struct.unpack("Q", receive(8))  # distributed.comm.tcp's frame length
+            if not 0 < size <= 1 << 16:
+                return "a server answers there, not a Dask scheduler"
+            body = receive(size)
+        except TimeoutError:
+            return "a connection opened, but no Dask scheduler spoke"
+        except OSError:
+            return "the connection was closed before a Dask scheduler spoke"
+    if b"compression" not in body or b"python" not in body:
+        return "a server answers there, not a Dask scheduler"
+    return None
+
+
 def connect(address: str, timeout: float = SCHEDULER_TIMEOUT):
-    """A ``distributed.Client`` on the scheduler at ``address``; a clear error (not a hang,
-    not a traceback) when the address is malformed or nothing answers within ``timeout``
-    seconds. The address is checked and its port probed before a Client is made, since a
-    Client that failed to connect hangs again when it is garbage-collected."""
+    """A ``distributed.Client`` on the scheduler at ``address``; one line (not a hang, not
+    a traceback) when the address is malformed or no Dask scheduler answers within
+    ``timeout`` seconds (:func:`_no_scheduler` asks before a Client is made)."""
     scheme, host, port = parse_address(address)
     text = f"{scheme}://{address.strip().split('://')[-1]}"
 
     def unreachable(reason: str) -> SymdelayInputError:
         return SymdelayInputError(
-            f"cannot reach the Dask scheduler at {text} within {timeout:g} s ({reason}); "
-            "start one with 'dask scheduler' or check the address"
+            f"--scheduler {text}: cannot reach the Dask scheduler within {timeout:g} s ({reason}); "
+            "start one with 'dask scheduler' and give its address, or run without --scheduler"
         )
 
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            pass
-    except OSError as exc:
-        raise unreachable(exc.strerror or type(exc).__name__) from None
+    why = _no_scheduler(scheme, host, port, timeout)
+    if why is not None:
+        raise unreachable(why)
     from distributed import Client
 
     with _quiet_distributed():
         try:
             return Client(text, timeout=timeout, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except (OSError, TimeoutError, ValueError, MemoryError) as exc:
             raise unreachable(type(exc).__name__) from None
 
 
@@ -200,7 +247,7 @@ def _quiet_distributed():
 def _local_client(workers: int | None, dashboard: bool):
     """Our own ``LocalCluster``: one single-threaded worker process per core (the analyses
     hold the GIL), no dashboard unless asked (its web server costs start-up time), logs kept
-    to errors."""
+    to errors; every server it starts listens on 127.0.0.1 only."""
     from distributed import Client, LocalCluster
 
     n = workers or os.cpu_count() or 1
@@ -210,7 +257,9 @@ def _local_client(workers: int | None, dashboard: bool):
         n_workers=n,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=":0",  # a free port for its HTTP server: no clash, no warning
+        host="127.0.0.1",  # scheduler and workers on the loopback interface only
+        # the dashboard too, on a free port (":0" listened on every interface)
+        dashboard_address="127.0.0.1:0",
         scheduler_kwargs={"dashboard": bool(dashboard)},
         silence_logs=logging.ERROR,
         preload=["symdelay.sweep._worker"],  # workers leave Ctrl-C to this process
@@ -340,6 +389,7 @@ def run(
     allow_python=None,
     force: bool = False,
     dashboard: bool = False,
+    allow_paths=None,
 ):
     """Run a sweep and return its table (a pandas DataFrame, one row per task, by task).
 
@@ -376,6 +426,9 @@ def run(
         names is imported.
     force : bool
         Run a grid over :data:`~symdelay.sweep.grid.MAX_TASKS` tasks (``--force``).
+    allow_paths : str or list of str, optional
+        Folders the spec's paths (``model_file``) may lead to besides the spec's own folder
+        (``--allow-path``); a path leading anywhere else is refused.
     dashboard : bool
         Serve the Dask dashboard of the embedded ``LocalCluster`` (off by default: it
         costs start-up time).
@@ -389,7 +442,7 @@ def run(
         submitted to the last gathered, the workers' warm-up included), and for Dask the
         number of Dask tasks and the smallest and largest batch.
     """
-    spec = as_spec(spec, allow_python=allow_python, force=force)
+    spec = as_spec(spec, allow_python=allow_python, force=force, allow_paths=allow_paths)
     if sum(x is not None and x is not False for x in (client, scheduler, serial or None)) > 1:
         raise SymdelayInputError("give at most one of client, scheduler and serial")
     if workers is not None and (client is not None or scheduler or serial):

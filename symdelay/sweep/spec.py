@@ -22,6 +22,11 @@ where the sweep is started (``--allow-python``, ``allow_python=``), never from t
 The grid is sized before any value is made, and a sweep of more than
 :data:`~symdelay.sweep.grid.MAX_TASKS` tasks is refused unless forced (``--force``).
 
+A parameter whose name ends in ``_file`` or ``_path`` (``model_file``) is a path: relative to
+the spec's folder (a dict: the current folder), and refused when it leads outside that
+folder (symbolic links followed) unless its folder is allowed where the sweep is started
+(``--allow-path DIR``, ``allow_paths=``). The file must exist; the hash covers its content.
+
 ``[[grid]]`` tables instead of ``[grid]`` give one axis per table, the keys of a table
 zipped (advanced together). Task ``k`` is grid point ``k // replications``, replication
 ``k % replications``; its seed is the ``k``-th child of ``numpy.random.SeedSequence(seed)``
@@ -42,6 +47,7 @@ import functools
 import hashlib
 import json
 import math
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +58,7 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.sweep.analyses import AnalysisInfo, analysis_info
 from symdelay.sweep.grid import Axis, parse_grid
 
-__all__ = ["Spec", "load_spec", "as_spec", "task_seed"]
+__all__ = ["Spec", "load_spec", "as_spec", "task_seed", "is_path_parameter", "allowed_folders"]
 
 _TOP_KEYS = {"name", "description", "analysis", "seed", "replications", "parameters", "grid"}
 
@@ -87,6 +93,88 @@ def _check_fixed(parameters) -> dict:
     return dict(parameters)
 
 
+#: Parameters named so are paths (see the module docstring).
+PATH_SUFFIXES = ("_file", "_path")
+
+
+def is_path_parameter(name: str) -> bool:
+    """Is the parameter ``name`` a path (resolved against the spec's folder)?"""
+    return str(name).endswith(PATH_SUFFIXES)
+
+
+def allowed_folders(folders) -> tuple[Path, ...]:
+    """The folders a spec's paths may lead to besides its own (``--allow-path``), resolved;
+    one line for a folder that does not exist."""
+    if folders is None:
+        return ()
+    if isinstance(folders, str | os.PathLike):
+        folders = [folders]
+    out = []
+    for f in folders:
+        text = os.fspath(f) if isinstance(f, str | os.PathLike) else None
+        if not text or not text.strip() or "\x00" in text:
+            raise SymdelayInputError(f"--allow-path {f!r}: give a folder")
+        try:
+            real = Path(text).resolve(strict=True)
+        except (OSError, RuntimeError):
+            real = None
+        if real is None or not real.is_dir():
+            raise SymdelayInputError(f"--allow-path {text}: no such folder")
+        out.append(real)
+    return tuple(out)
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _resolve_path(name: str, text, base: Path, allowed: tuple, where: str) -> Path:
+    """The file a path parameter names: inside ``base`` or an allowed folder, regular."""
+    if not isinstance(text, str) or not text.strip() or "\x00" in text:
+        raise SymdelayInputError(f"{where}: {name} = {text!r}: give a file name (text)")
+    given = Path(text)
+    path = given if given.is_absolute() else base / given
+    try:
+        real = path.resolve(strict=True)
+    except FileNotFoundError:
+        raise SymdelayInputError(
+            f"{where}: {name} = {text!r}: no such file ({path}); paths in a spec are relative "
+            "to its folder"
+        ) from None
+    except (OSError, RuntimeError) as exc:  # a loop of links, a name too long
+        reason = getattr(exc, "strerror", None) or type(exc).__name__
+        raise SymdelayInputError(f"{where}: {name} = {text!r}: {reason}") from None
+    roots = (base.resolve(), *allowed)
+    if not any(real.is_relative_to(r) for r in roots):
+        raise SymdelayInputError(
+            f"{where}: {name} = {text!r} leads outside the spec's folder ({roots[0]}): move "
+            f"the file there, or allow its folder where you start the sweep (--allow-path "
+            f"{real.parent})"
+        )
+    if not real.is_file():
+        raise SymdelayInputError(f"{where}: {name} = {text!r}: not a regular file")
+    return real
+
+
+def _paths(fixed: dict, axes, base: Path, allowed: tuple, where: str) -> dict:
+    """``{text: resolved path}`` of every path parameter's value."""
+    out: dict = {}
+    values = [(k, v) for k, v in fixed.items()]
+    values += [(n, v[i]) for a in axes for i, n in enumerate(a.names) for v in a.values]
+    for name, text in values:
+        if not is_path_parameter(name):
+            continue
+        if not isinstance(text, str):
+            raise SymdelayInputError(f"{where}: {name} = {text!r}: give a file name (text)")
+        if text not in out:
+            out[text] = _resolve_path(name, text, base, allowed, where)
+    return out
+
+
 @dataclass(frozen=True)
 class Spec:
     """A parsed, checked sweep spec (see the module docstring for the file format)."""
@@ -99,16 +187,27 @@ class Spec:
     name: str = ""
     description: str = ""
     info: AnalysisInfo = field(default=None, compare=False, repr=False)
+    #: the path parameters' values as written -> the files they name (absolute)
+    files: dict = field(default_factory=dict, compare=False, repr=False)
 
     # ------------------------------------------------------------------ building
     @classmethod
     def from_dict(
-        cls, data: dict, *, where: str = "the spec", allow_python=None, force: bool = False
+        cls,
+        data: dict,
+        *,
+        where: str = "the spec",
+        allow_python=None,
+        force: bool = False,
+        base=None,
+        allow_paths=None,
     ) -> Spec:
         """Check a spec given as a dict (the parsed TOML).
 
         ``allow_python``: ``"module:function"`` names (one, or a list) the spec may name as
-        its analysis besides the registered ones; ``force``: accept a grid over the budget.
+        its analysis besides the registered ones; ``force``: accept a grid over the budget;
+        ``base``: the folder its paths are relative to and must stay in (default: the
+        current folder); ``allow_paths``: other folders they may lead to.
         """
         if not isinstance(data, dict):
             raise SymdelayInputError(f"{where} must be a table")
@@ -133,6 +232,8 @@ class Spec:
                 f"parameter(s) {both} are both fixed and on the grid: keep one"
             )
         info.check_parameters([*fixed, *grid_names])
+        base = Path.cwd() if base is None else Path(base)
+        files = _paths(fixed, axes, base, allowed_folders(allow_paths), where)
         spec = cls(
             analysis=name,
             parameters=fixed,
@@ -142,22 +243,34 @@ class Spec:
             name=str(data.get("name", "")),
             description=str(data.get("description", "")),
             info=info,
+            files=files,
         )
         return spec
 
     @classmethod
-    def from_toml(cls, path, *, allow_python=None, force: bool = False) -> Spec:
-        """Read and check a spec file (``allow_python``, ``force``: see :meth:`from_dict`)."""
-        p = Path(path)
-        try:
-            text = p.read_text()
-        except OSError as exc:
-            raise SymdelayInputError(f"cannot read sweep spec {path}: {exc.strerror}") from None
+    def from_toml(cls, path, *, allow_python=None, force: bool = False, allow_paths=None) -> Spec:
+        """Read and check a spec file; its paths are relative to its folder
+        (``allow_python``, ``force``, ``allow_paths``: see :meth:`from_dict`)."""
+        from symdelay.model.toml_loader import read_text_file
+
+        text = read_text_file(path, "sweep spec")
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise SymdelayInputError(f"{path} is not valid TOML: {exc}") from None
-        return cls.from_dict(data, where=str(path), allow_python=allow_python, force=force)
+            raise SymdelayInputError(
+                f"{path} is not valid TOML: {' '.join(str(exc).split())}"
+            ) from None
+        except (RecursionError, ValueError) as exc:  # nested too deeply, a huge integer
+            reason = " ".join(str(exc).split())[:200] or "nested too deeply"
+            raise SymdelayInputError(f"{path} is not valid TOML: {reason}") from None
+        return cls.from_dict(
+            data,
+            where=str(path),
+            allow_python=allow_python,
+            force=force,
+            base=Path(path).parent,
+            allow_paths=allow_paths,
+        )
 
     # ------------------------------------------------------------------- tasks
     @property
@@ -191,7 +304,11 @@ class Spec:
         """Every keyword argument of task ``k`` except the seed."""
         if not 0 <= k < len(self):
             raise IndexError(k)
-        return {**self.parameters, **self.point(k // self.replications)}
+        out = {**self.parameters, **self.point(k // self.replications)}
+        for name, value in out.items():
+            if is_path_parameter(name) and value in self.files:
+                out[name] = str(self.files[value])
+        return out
 
     def replication(self, k: int) -> int:
         return k % self.replications
@@ -205,13 +322,16 @@ class Spec:
         target = self.info.target if self.info else self.analysis
         if callable(target):  # a registered function: by its importable name
             target = f"{getattr(target, '__module__', '?')}:{getattr(target, '__qualname__', '?')}"
-        return {
+        out = {
             "analysis": target,
             "parameters": self.parameters,
             "axes": [a.to_json() for a in self.axes],
             "replications": self.replications,
             "seed": self.seed,
         }
+        if self.files:  # a file's content determines the results, not where it lies
+            out["files"] = {text: _digest(path) for text, path in sorted(self.files.items())}
+        return out
 
     @functools.cached_property  # the JSON of the whole grid: made once, not per task
     def hash(self) -> str:
@@ -232,21 +352,22 @@ class Spec:
         }
 
 
-def load_spec(path, *, allow_python=None, force: bool = False) -> Spec:
+def load_spec(path, *, allow_python=None, force: bool = False, allow_paths=None) -> Spec:
     """Read a sweep spec from a TOML file (see :class:`Spec` and :meth:`Spec.from_dict`)."""
-    return Spec.from_toml(path, allow_python=allow_python, force=force)
+    return Spec.from_toml(path, allow_python=allow_python, force=force, allow_paths=allow_paths)
 
 
-def as_spec(spec, *, allow_python=None, force: bool = False) -> Spec:
+def as_spec(spec, *, allow_python=None, force: bool = False, allow_paths=None) -> Spec:
     """A :class:`Spec` from a Spec, a dict or the path of a TOML file (``allow_python``,
-    ``force``: see :meth:`Spec.from_dict`). A Spec built by hand, without its analysis
-    looked up, is checked again like a dict."""
+    ``force``, ``allow_paths``: see :meth:`Spec.from_dict`). A Spec built by hand, without
+    its analysis looked up, is checked again like a dict."""
+    kw = {"allow_python": allow_python, "force": force, "allow_paths": allow_paths}
     if isinstance(spec, Spec):
         if spec.info is not None:
             return spec
-        return Spec.from_dict(spec.to_json(), allow_python=allow_python, force=force)
+        return Spec.from_dict(spec.to_json(), **kw)
     if isinstance(spec, dict):
-        return Spec.from_dict(spec, allow_python=allow_python, force=force)
+        return Spec.from_dict(spec, **kw)
     if isinstance(spec, str | Path):
-        return Spec.from_toml(spec, allow_python=allow_python, force=force)
+        return Spec.from_toml(spec, **kw)
     raise SymdelayInputError(f"a sweep spec is a path, a dict or a Spec, got {type(spec).__name__}")

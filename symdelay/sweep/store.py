@@ -24,7 +24,16 @@ from pathlib import Path
 
 from symdelay.core.errors import SymdelayInputError
 
-__all__ = ["Store", "read_results", "read_meta", "status", "ordered", "META_KEY", "BOOKKEEPING"]
+__all__ = [
+    "Store",
+    "read_results",
+    "read_meta",
+    "status",
+    "first_failure",
+    "ordered",
+    "META_KEY",
+    "BOOKKEEPING",
+]
 
 META_KEY = b"symdelay.sweep"
 
@@ -216,3 +225,14 @@ def status(path) -> dict:
         "failed": sum(1 for s in st if s == "failed"),
         "spec_hash": meta["spec_hash"],
     }
+
+
+def first_failure(path) -> dict | None:
+    """``{"task", "error"}`` of the failed task of lowest index in a results file, or None."""
+    table = Store(path).read()
+    failed = [i for i, s in enumerate(table.column("status").to_pylist()) if s == "failed"]
+    if not failed:
+        return None
+    tasks = table.column("task").to_pylist()
+    i = min(failed, key=lambda j: tasks[j])
+    return {"task": int(tasks[i]), "error": str(table.column("error")[i].as_py())}

@@ -77,6 +77,16 @@ def register(subparsers) -> None:
         ),
     )
     r.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help=(
+            "let the spec's paths (model_file) lead into this folder (repeatable); without "
+            "it a path is relative to the spec's folder and refused outside it"
+        ),
+    )
+    r.add_argument(
         "--force",
         action="store_true",
         help=f"run a grid of more than {_budget():,} tasks (refused otherwise)",
@@ -148,7 +158,9 @@ def run_sweep(args) -> int:
     from symdelay.sweep.spec import load_spec
     from symdelay.sweep.store import status
 
-    spec = load_spec(args.spec, allow_python=args.allow_python, force=args.force)
+    spec = load_spec(
+        args.spec, allow_python=args.allow_python, force=args.force, allow_paths=args.allow_path
+    )
     if spec.analysis in set(args.allow_python) and spec.analysis not in _registered():
         print(
             f"sweep: running your Python function {spec.analysis} (allowed by --allow-python)",
@@ -195,7 +207,23 @@ def run_sweep(args) -> int:
     print(_summary(st, counter["n"], time.perf_counter() - t0, args.out), file=sys.stderr)
     if args.json:
         emit_json(st)
+    if st["failed"]:
+        print(f"symdelay: {_failures(st, args.out)}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _failures(st: dict, out: str) -> str:
+    """One line: how many tasks failed, where their errors are, the first of them."""
+    from symdelay.sweep.store import first_failure
+
+    n = st["failed"]
+    first = first_failure(out)
+    shown = f"; the first (task {first['task']}): {first['error'][:200]}" if first else ""
+    return (
+        f"{n} task{'s' if n != 1 else ''} failed: each is a row of {out} with status "
+        f"'failed' and its error in column 'error' (symdelay sweep status {out}){shown}"
+    )
 
 
 def _registered() -> set:
@@ -215,6 +243,8 @@ def run_status(args) -> int:
             f"{st['done']}/{st['total']} tasks done, {st['failed']} failed, "
             f"{st['total'] - st['done']} missing; spec hash {st['spec_hash']}"
         )
+        if st["failed"]:
+            emit(_failures(st, args.results))
     return 0
 
 

@@ -10,7 +10,11 @@ preference order: the scores ``d_j (w_j - x_j)/w_j`` (an idle server) and
 density-dependent. With ``m_j`` the number of stations ranked below j (a sum of Heaviside
 steps of score differences), uniform sampling of ``xi`` stations gives
 
-    p_j(x) = sum_k P(xi = k) C(m_j, k - 1) / C(J, k).
+    p_j(x) = sum_k P(xi = k) C(m_j, k - 1) / C(J, k);
+
+where ``t_j`` stations tie with j (ties broken uniformly) ``C(m_j, k - 1)`` is its mean
+over ``m_j = b_j .. b_j + t_j``: its value at ``b_j + t_j/2`` for ``k <= 2``,
+``(C(b_j + t_j + 1, k) - C(b_j, k)) / (t_j + 1)`` for ``k >= 3``.
 
 The drift is piecewise constant in the routing, so the fluid slides (Filippov) on the
 balanced set ``d_j (1 - x_j/w_j) = kappa`` (every j). The equilibrium below capacity
@@ -105,13 +109,23 @@ class LBFluidModel(Model):
         ]
         transitions = []
         for j in range(J):
-            below = sum(
-                (sp.Heaviside(pref[j] - pref[i], sp.Rational(1, 2)) for i in range(J) if i != j),
-                sp.Integer(0),
-            )
+            # ties broken uniformly: j has b + U stations below it, U uniform on 0..t (t tied
+            # with j), so C(m, k - 1) is its mean over m = b..b + t: for k <= 2 (linear in
+            # m) its value at the mean b + t/2 (Heaviside 1/2 at 0), for k >= 3
+            # (C(b + t + 1, k) - C(b, k))/(t + 1) (at a half-integer m it went negative)
+            diffs = [pref[j] - pref[i] for i in range(J) if i != j]
+            half = sum((sp.Heaviside(g, sp.Rational(1, 2)) for g in diffs), sp.Integer(0))
+            b = sum((sp.Heaviside(g, 0) for g in diffs), sp.Integer(0))
+            t = sum((sp.Heaviside(g, 1) - sp.Heaviside(g, 0) for g in diffs), sp.Integer(0))
             pj = sum(
                 (
-                    p * _binomial_poly(below, k - 1) / sp.binomial(J, k)
+                    p
+                    * (
+                        _binomial_poly(half, k - 1)
+                        if k <= 2
+                        else (_binomial_poly(b + t + 1, k) - _binomial_poly(b, k)) / (t + 1)
+                    )
+                    / sp.binomial(J, k)
                     for k, p in policy.xi.items()
                 ),
                 sp.Integer(0),
@@ -127,6 +141,9 @@ class LBFluidModel(Model):
             values=values,
             description="LB(xi, c, d) fluid model: " + policy.describe(),
             source="lb model",
+            # p_j is a mean of C(m, k - 1) / C(J, k) over whole m >= 0: >= 0 by construction
+            # (past three stations the decision procedure needs more than its time for it)
+            assume_nonnegative=[f"arrive{j + 1}" for j in range(J)],
         )
 
     def with_values(self, **values) -> LBFluidModel:

@@ -93,7 +93,7 @@ class SQDModel(Model):
     def _check_rates_nonnegative(self) -> None:
         """Rates checked on the state space of this model: the simplex ``sum x <= 1``.
 
-        (The generic check samples the whole orthant, where ``1 - s_1^d`` is negative.) At
+        (The generic check decides on the whole orthant, where ``1 - s_1^d`` is negative.) At
         24 random points of the simplex each rate must be >= 0, exactly.
         """
         import random
