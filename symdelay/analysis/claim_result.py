@@ -9,15 +9,43 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from symdelay.core.errors import VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 
-__all__ = ["ClaimResult", "DIRECTIONS", "TARGETS", "METHODS", "stability_result"]
+__all__ = [
+    "ClaimResult",
+    "Outcome",
+    "model_L",
+    "DIRECTIONS",
+    "TARGETS",
+    "METHODS",
+    "STATUSES",
+    "assemble",
+]
 
 TARGETS = ("stability", "oscillation")
 DIRECTIONS = ("claim_implies_target", "target_implies_claim")
 #: how a direction was decided (``methods[target][direction]``)
 METHODS = ("decision procedure", "exact class", "interval certificate", "search")
+PROVEN, REFUTED = "proven", "refuted"
+OPEN, UNDECIDED = "no counterexample found", "undecided within the budget"
+STATUSES = (PROVEN, REFUTED, OPEN, UNDECIDED)
+#: the search record when no search ran (every record has the same keys)
+NO_SEARCH = {
+    "points": 0,
+    "random_points": 0,
+    "boundary_points": 0,
+    "line_points": 0,
+    "exact_points": 0,
+    "skipped": 0,
+    "outside_assumptions": 0,
+    "ranges": {},
+    "structure": [],
+    "claim": None,
+    "seed": None,
+    "seconds": 0.0,
+}
 
 
 @dataclass(frozen=True)
@@ -144,61 +172,160 @@ class ClaimResult(Result):
         return out
 
 
-def relation(sa: str, sb: str, open_status: str) -> tuple[str, bool]:
+def relation(sa: str, sb: str) -> tuple[str, bool]:
     """The relation of a claim to a target from the statuses of its two directions (claim =>
     target, target => claim): a word and True when both are "proven" or "refuted", else what is
-    known, with ``open_status`` (the status of a direction left open) for the rest."""
-    if sa != open_status and sb != open_status:
+    known, with the status of each direction left open."""
+    if sa in (PROVEN, REFUTED) and sb in (PROVEN, REFUTED):
         words = {
-            ("proven", "proven"): "equivalent",
-            ("refuted", "proven"): "necessary",
-            ("proven", "refuted"): "sufficient",
-            ("refuted", "refuted"): "neither",
+            (PROVEN, PROVEN): "equivalent",
+            (REFUTED, PROVEN): "necessary",
+            (PROVEN, REFUTED): "sufficient",
+            (REFUTED, REFUTED): "neither",
         }
         return words[(sa, sb)], True
-    a = {"proven": "sufficient", "refuted": "not sufficient"}.get(sa)
-    b = {"proven": "necessary", "refuted": "not necessary"}.get(sb)
-    open_parts = [w for w, s in (("sufficiency", sa), ("necessity", sb)) if s == open_status]
-    decided = [w for w in (a, b) if w]
-    return "; ".join([*decided, f"{' and '.join(open_parts)}: {open_status}"]), False
+    a = {PROVEN: "sufficient", REFUTED: "not sufficient"}.get(sa)
+    b = {PROVEN: "necessary", REFUTED: "not necessary"}.get(sb)
+    parts = [w for w in (a, b) if w]
+    for status in (OPEN, UNDECIDED):
+        left = [w for w, s in (("sufficiency", sa), ("necessity", sb)) if s == status]
+        if left:
+            parts.append(f"{' and '.join(left)}: {status}")
+    return "; ".join(parts), False
 
 
-def stability_result(
+@dataclass
+class Outcome:
+    """One direction of one target: ``status`` (one of :data:`STATUSES`), ``method`` (one
+    of :data:`METHODS`), ``counterexample`` (name -> exact value, strings; never None when
+    refuted), ``formulas`` (SMT-LIB2 texts decided), ``kind`` of the counterexample
+    (``rational`` / ``algebraic``), the decision procedure's ``checks``, ``seconds``,
+    ``tried`` (when undecided) and ``note`` (how it was decided, in words)."""
+
+    status: str
+    method: str
+    counterexample: dict | None = None
+    formulas: list = field(default_factory=list)
+    kind: str | None = None
+    checks: list = field(default_factory=list)
+    seconds: float = 0.0
+    tried: str | None = None
+    note: str = ""
+
+    def __post_init__(self):
+        if self.status not in STATUSES or self.method not in METHODS:
+            raise VerificationError(f"unknown status or method: {self.status}, {self.method}")
+        if self.status == REFUTED and not self.counterexample:
+            raise VerificationError(f"a refuted direction without its counterexample ({self})")
+        if self.counterexample and self.kind is None:
+            self.kind = "rational"
+
+
+_ARROWS = {
+    "stability": ("claim => stable", "stable => claim"),
+    "oscillation": ("claim => oscillating", "oscillating => claim"),
+}
+
+
+def _say(target: str, d: str, o: Outcome) -> str:
+    words = _ARROWS.get(target, (f"claim => {target}", f"{target} => claim"))[DIRECTIONS.index(d)]
+    if o.status == REFUTED:
+        return f"{words}: refuted at {o.counterexample}"
+    if o.status == PROVEN:
+        return f"{words}: proven ({o.note})"
+    if o.status == OPEN:
+        return f"{words}: {OPEN} (search: not proven)"
+    return f"{words}: {UNDECIDED} ({o.tried or o.note})"
+
+
+def assemble(
     model,
-    claim,
-    cf,
+    claim: str,
+    condition,
+    outcomes: dict,
     *,
-    theta_real,
-    statuses,
-    counterexamples,
-    explanation,
-    assume,
-    method,
-    open_status,
-    **extra,
+    L=None,
+    theta_real: bool = False,
+    assume=(),
+    search: dict | None = None,
+    scaling: str | None = None,
+    timeout_ms: int | None = None,
+    fallback: str | None = None,
+    notes=(),
 ) -> ClaimResult:
-    """The :class:`ClaimResult` of an engine that decides stability only (the decision
-    procedure, the search): ``statuses`` and ``counterexamples`` keyed by direction,
-    ``method`` the label of both directions; ``extra`` the engine's own fields."""
-    dirs = DIRECTIONS
-    rel, decided = relation(statuses[dirs[0]], statuses[dirs[1]], open_status)
-    fields = {"formulas": {}, "details": {}, "search": {}, "scaling": None, "timeout_ms": None}
-    fields.update(extra)
+    """The one :class:`ClaimResult` of every path: ``outcomes[target][direction]`` an
+    :class:`Outcome`; ``search`` the search's record (``None``: no search ran); ``notes``
+    further sentences of the explanation (after the verdicts)."""
+    rels, proven = {}, {}
+    for t, per in outcomes.items():
+        rels[t], proven[t] = relation(per[DIRECTIONS[0]].status, per[DIRECTIONS[1]].status)
+    ces = {t: {d: o.counterexample for d, o in per.items()} for t, per in outcomes.items()}
+
+    def first(t):
+        if t not in ces:
+            return None
+        return ces[t][DIRECTIONS[0]] or ces[t][DIRECTIONS[1]]
+
+    search = dict(NO_SEARCH) if search is None else search
+    parts = [fallback] if fallback else []
+    for t, per in outcomes.items():
+        head = f"{claim}: {rels[t]}" if proven[t] else f"{claim}: not decided ({rels[t]})"
+        parts.append(f"{t}: {head}; " + "; ".join(_say(t, d, o) for d, o in per.items()))
+    every = [o for per in outcomes.values() for o in per.values()]
+    for note in dict.fromkeys(o.note for o in every if o.status == REFUTED and o.note):
+        parts.append(f"counterexamples: {note}")
+    parts += list(notes)
+    if search["points"]:
+        ranges = ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in search["ranges"].items())
+        parts.append(
+            f"searched {search['points']} points ({ranges}; {search['exact_points']} decided "
+            f"exactly, {search['boundary_points'] + search['line_points']} near the "
+            f"boundaries), {search['skipped']} skipped (undecided there)"
+        )
+    if scaling:
+        parts.append(f"scaling: {scaling}")
     return ClaimResult(
         model_name=getattr(model, "name", None),
-        L=None,  # the founding engine sets its L
+        L=L,
         claim=claim,
-        condition=cf.condition,
+        condition=condition,
         theta_real=theta_real,
-        relation_to_stability=rel,
-        relation_to_oscillation=None,
-        counterexample=counterexamples[dirs[0]] or counterexamples[dirs[1]],
-        oscillation_counterexample=None,
-        explanation=explanation(rel, decided),
-        proven={"stability": decided},
-        directions={"stability": dict(statuses)},
-        counterexamples={"stability": dict(counterexamples)},
+        relation_to_stability=rels["stability"],
+        relation_to_oscillation=rels.get("oscillation"),
+        counterexample=first("stability"),
+        oscillation_counterexample=first("oscillation"),
+        explanation=". ".join(parts) + ".",
+        proven=proven,
+        directions={t: {d: o.status for d, o in per.items()} for t, per in outcomes.items()},
+        counterexamples=ces,
+        search=search,
         assume=tuple(assume),
-        methods={"stability": dict.fromkeys(dirs, method)},
-        **fields,
+        methods={t: {d: o.method for d, o in per.items()} for t, per in outcomes.items()},
+        formulas={t: {d: list(o.formulas) for d, o in per.items()} for t, per in outcomes.items()},
+        details={
+            t: {
+                d: {
+                    "counterexample_kind": o.kind,
+                    "checks": o.checks,
+                    "seconds": o.seconds,
+                    "timeout_ms": timeout_ms,
+                    "tried": o.tried,
+                }
+                for d, o in per.items()
+            }
+            for t, per in outcomes.items()
+        },
+        scaling=scaling,
+        timeout_ms=timeout_ms,
+        fallback=fallback,
     )
+
+
+def model_L(model):
+    """The ``L`` option of a family's model (an int, ``"inf"``), else None."""
+    from symdelay.analysis.entry import family_options
+
+    L = (family_options(model) or {}).get("L")
+    if L is None or isinstance(L, int):
+        return L
+    return "inf" if str(L) in ("oo", "inf") else str(L)

@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from symdelay.analysis.claim_formula import FALSE, TRUE, conj, neg, parse_claim, rel, walk_rels
-from symdelay.analysis.claim_result import stability_result
+from symdelay.analysis.claim_result import PROVEN, REFUTED, UNDECIDED, Outcome, assemble
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
@@ -74,6 +74,9 @@ from symdelay.core.symbols import r
 
 __all__ = [
     "decide_directions",
+    "targets_of",
+    "stable_test",
+    "present",
     "MinimalConditions",
     "StabilityFormula",
     "decide",
@@ -84,7 +87,6 @@ __all__ = [
 
 DEFAULT_TIMEOUT_MS = 10_000
 METHOD = "decision procedure"
-PROVEN, REFUTED, UNDECIDED = "proven", "refuted", "undecided within the budget"
 _DIRS = ("claim_implies_target", "target_implies_claim")
 
 
@@ -619,18 +621,15 @@ def _positive_factors_out(P, key):
 
 
 # ------------------------------------------------------------------ sampled witnesses
-_NICE = (1, 2, 1 / 2, 10, 1 / 10, 4, 1 / 4, 100, 1 / 100, 3, 1 / 3, 1000, 1 / 1000, 20, 1 / 20)
-
-
-def _witness(nodes, symbols, fixed, domains, n=2000, seed=20261202):
-    """A rational point where every node holds (checked exactly), or None.
-
-    Points drawn from simple rationals (powers of 2, 3 and 10, and log-uniform values over
-    six decades to two significant digits) by each variable's domain
-    (``positive``, ``nonnegative``, ``probability``, else real of either sign), screened in
-    floating point and the candidates confirmed in exact rational arithmetic; a hit is a
-    proof of satisfiability, so nlsat is asked only when none is found."""
+def _witness(nodes, symbols, fixed, domains):
+    """A rational point where every node holds (checked exactly), or None: the one search's
+    witness (:func:`symdelay.analysis.counterexample.witness`: simple rationals by each
+    variable's domain, screened in floating point, the simplest candidates confirmed in
+    exact arithmetic); a hit proves satisfiability, so nlsat is asked only when none is
+    found."""
     import numpy as np
+
+    from symdelay.analysis.counterexample import witness
 
     free = [s for s in symbols if s != fixed]
     if not free or len(free) > 12:
@@ -638,42 +637,31 @@ def _witness(nodes, symbols, fixed, domains, n=2000, seed=20261202):
     polys = _all_polys(nodes)
     if any(P.free_symbols - set(symbols) for P in polys):
         return None
-    rng = np.random.default_rng(seed)
-    nice = np.array(_NICE, dtype=float)
-    cols = {}
-    for v in free:
-        x = nice[rng.integers(0, len(nice), n)]
-        spread = 10 ** rng.uniform(-3, 3, n)
-        digits = 10.0 ** (np.floor(np.log10(spread)) - 1)
-        x = np.where(rng.random(n) < 0.5, x, np.round(spread / digits) * digits)
-        dom = domains.get(v, "real")
-        if dom == "nonnegative":
-            x = np.where(rng.random(n) < 0.15, 0.0, x)
-        elif dom == "probability":
-            x = np.array([0, 1, 1 / 2, 1 / 4, 3 / 4, 1 / 10, 9 / 10])[rng.integers(0, 7, n)]
-        elif dom != "positive":
-            x = np.where(rng.random(n) < 0.5, -x, x)
-            x = np.where(rng.random(n) < 0.1, 0.0, x)
-        cols[v] = x
-    if fixed is not None:
-        cols[fixed] = np.ones(n)
-    values = {}
-    with np.errstate(all="ignore"):
+    by_name = {s.name: s for s in free}
+
+    def screen(cols):
+        n = len(next(iter(cols.values())))
+        named = {by_name[k]: v for k, v in cols.items()}
+        if fixed is not None:
+            named[fixed] = np.ones(n)
+        values = {}
         for P in polys:
             gens, f = _numeric(P)
-            values[P] = np.broadcast_to(np.asarray(f(*[cols[g] for g in gens]), float), (n,))
-    ok = _float_holds(nodes, values, n)
+            values[P] = np.broadcast_to(np.asarray(f(*[named[g] for g in gens]), float), (n,))
+        return _float_holds(nodes, values, n)
 
-    def size(i):  # the simplest point first: short numerators and denominators
-        return sum(len(str(Fraction(float(cols[v][i])).limit_denominator(1000))) for v in free)
-
-    for i in sorted(np.flatnonzero(ok), key=size)[:8]:
-        point = {v: sp.Rational(Fraction(float(cols[v][i])).limit_denominator(1000)) for v in free}
+    def exact(point):
+        pt = {by_name[k]: sp.Rational(v.numerator, v.denominator) for k, v in point.items()}
         if fixed is not None:
-            point[fixed] = sp.Integer(1)
-        if all(_exact_holds(nd, point) for nd in nodes):
-            return point
-    return None
+            pt[fixed] = sp.Integer(1)
+        return pt
+
+    point = witness(
+        {s.name: domains.get(s, "real") for s in free},
+        screen,
+        lambda p: all(_exact_holds(nd, exact(p)) for nd in nodes),
+    )
+    return None if point is None else exact(point)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -916,7 +904,9 @@ def _is_counterexample(model, sf, claim, assumptions, direction, point, target=N
 
 
 def _rationalise(model, sf, claim, assumptions, direction, values, target=None):
-    """A short rational counterexample near Z3's point (each candidate re-checked)."""
+    """A short rational counterexample near Z3's point (each candidate re-checked): Z3's
+    point rounded to 1..40 digits, else the one search's exact lines through it (a sliver
+    along the boundary), else Z3's algebraic point itself."""
     params = list(model.free_parameters)
     approx = {}
     exact = True
@@ -934,6 +924,9 @@ def _rationalise(model, sf, claim, assumptions, direction, values, target=None):
             cand[p] = sp.Rational(f.numerator, f.denominator)
         if _is_counterexample(model, sf, claim, assumptions, direction, cand, target):
             return cand, "rational"
+    cand = _on_lines(model, sf, claim, assumptions, direction, approx, target)
+    if cand is not None:
+        return cand, "rational"
     if exact:
         cand = {p: values.get(p, sp.Integer(1)) for p in params}
         if _is_counterexample(model, sf, claim, assumptions, direction, cand, target):
@@ -953,11 +946,105 @@ def _rationalise(model, sf, claim, assumptions, direction, values, target=None):
     )
 
 
-def _point_record(point) -> dict:
+def stable_test(sf: StabilityFormula):
+    """Stability at exact points (name -> Fraction), fast: every factor's coefficients in
+    exact rationals, its roots in the closed right half-plane counted exactly. True
+    (asymptotically stable), False (a root in ``Re r >= 0``: unstable or marginal), None (a
+    coefficient undefined or the leading one zero: a degenerate point)."""
+    from symdelay.analysis.polyroots import exact_counts
+
+    params = list(sf.parameters)
+    factors = []
+    for f, _ in sf.per_factor:
+        coeffs = []
+        for c in sp.Poly(f.factor, r).all_coeffs():
+            num, den = sp.fraction(sp.together(c))
+            coeffs.append(tuple(_terms(x, params) for x in (num, den)))
+        factors.append(coeffs)
+
+    def at(point: dict):
+        values = [point[p.name] for p in params]
+        for coeffs in factors:
+            cs = []
+            for num, den in coeffs:
+                dv = _eval_terms(den, values)
+                if dv == 0:
+                    return None
+                cs.append(_eval_terms(num, values) / dv)
+            if cs[0] == 0:
+                return None
+            if len(cs) > 1:
+                counts = exact_counts(cs)
+                if counts.rhp or counts.axis:
+                    return False
+        return True
+
+    return at
+
+
+def _terms(expr, params):
+    if not params or sp.expand(expr).is_number:
+        q = sp.Rational(sp.expand(expr))
+        return [((0,) * len(params), Fraction(int(q.p), int(q.q)))]
+    P = sp.Poly(sp.expand(expr), *params, domain="QQ")
+    return [(m, Fraction(int(c.p), int(c.q))) for m, c in P.terms()]
+
+
+def _eval_terms(terms, values):
+    total = Fraction(0)
+    for mon, c in terms:
+        t = c
+        for x, e in zip(values, mon):
+            if e:
+                t *= x**e
+        total += t
+    return total
+
+
+def _on_lines(model, sf, claim, assumptions, direction, approx, target):
+    """The one search's exact lines through Z3's point rounded to 12 digits."""
+    from symdelay.analysis.counterexample import ClaimEvaluator, Goal, Problem, search
+
+    params = list(model.free_parameters)
+    names = [p.name for p in params]
+    base = {p.name: approx[p].limit_denominator(10**12) for p in params}
+    domains = {p.name: model.domains.get(p, "real") for p in params}
+    name = "stability" if target is None else target.name
+
+    stable = model.cached("decide:stable_test", lambda: stable_test(sf))
+
+    def test(point):
+        if target is None:
+            return stable(point)
+        return target.holds_at({p: sp.Rational(point[p.name]) for p in params})
+
+    problem = Problem(
+        domains=domains,
+        claim=ClaimEvaluator(claim, names),
+        targets={name: test},
+        assume=[ClaimEvaluator(a, names) for a in assumptions],
+        hints=[base],
+    )
+    goal = Goal(name, direction)
+    found, _ = search(problem, [goal], points=0)
+    for point in found[goal]:
+        cand = {p: sp.Rational(point[p.name].numerator, point[p.name].denominator) for p in params}
+        if _is_counterexample(model, sf, claim, assumptions, direction, cand, target):
+            return cand
+    return None
+
+
+def present(model, point: dict) -> dict:
+    """A point (symbol -> exact value) as the record gives it: every free parameter, then
+    every name a claim may use that depends on them (the founding model's ``D = L/gamma``),
+    as text (an algebraic number as SymPy text: parsable)."""
     out = {}
     for p, v in point.items():
-        # an algebraic number as SymPy text (sqrt(2), CRootOf(2*x**3 - 1, 0)): parsable
         out[str(p)] = str(v.root) if isinstance(v, _Algebraic) else str(v)
+    exact = {p: (v.root if isinstance(v, _Algebraic) else v) for p, v in point.items()}
+    for k, v in _aliases(model, None).items():
+        if isinstance(v, sp.Basic) and v.free_symbols and k not in out:
+            out[k] = str(v.xreplace(exact))
     return out
 
 
@@ -1018,6 +1105,16 @@ class Target:
     node: tuple
     holds_at: object
     recheck: str = "the model family's exact test"
+
+
+def targets_of(model) -> dict:
+    """The target sets a claim is compared with: ``{"stability": None}`` and the family's
+    own (:class:`Target`; the founding model's oscillation), from the family's
+    ``claim_targets`` specialisation (cached on the model)."""
+    special = getattr(model, "special", None)
+    fn = special("claim_targets") if special is not None else None
+    own = model.cached("claims:targets", lambda: fn(model)) if fn is not None else {}
+    return {"stability": None, **own}
 
 
 def _context(model, claim, assume, aliases, timeout_ms, target=None) -> _Context:
@@ -1156,30 +1253,35 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
         if answer == "unknown":
             log[-1]["reason"] = str(values)
             status = UNDECIDED
-    rec = {
-        "direction": direction,
-        "target": "stable" if tgt is None else tgt.name,
-        "recheck": "exact root count of the factors" if tgt is None else tgt.recheck,
-        "status": status,
-        "formula_smt2": formulas,
-        "counterexample": _point_record(point) if point is not None else None,
-        "counterexample_kind": kind,
-        "checks": log,
-        "seconds": round(time.perf_counter() - t0, 4),
-    }
-    if status == UNDECIDED:
-        rec["tried"] = (
+    how = "exact root count of the factors" if tgt is None else tgt.recheck
+    if status == PROVEN:
+        by = sorted({c.get("by", "z3 nlsat") for c in log if "unsat" in c["answer"]})
+        note = (
+            f"decision procedure (z3 nlsat, exact): {' and '.join(by) or 'z3 nlsat'}: unsat, "
+            f"{len(formulas)} formula(s)"
+        )
+    elif status == REFUTED:
+        note = f"decision procedure (z3 nlsat, exact); re-checked: {how}, the claim exactly"
+    else:
+        note = "decision procedure (z3 nlsat, exact)"
+    return Outcome(
+        status=status,
+        method=METHOD,
+        counterexample=present(ctx.model, point) if point is not None else None,
+        formulas=formulas,
+        kind=kind,
+        checks=log,
+        seconds=round(time.perf_counter() - t0, 4),
+        tried=(
             f"z3 nlsat (QF_NRA), {timeout_ms} ms per check, {ctx.scaling}; {len(checks)} check(s)"
-        )
-    return rec
+            if status == UNDECIDED
+            else None
+        ),
+        note=note,
+    )
 
 
-def _check_arguments(target, assume, timeout_ms):
-    if target not in ("stable", "stability"):
-        raise SymdelayInputError(
-            f"target {target!r}: the decision procedure decides 'stable' (oscillation is "
-            "not decided here)"
-        )
+def _check_arguments(assume, timeout_ms):
     if isinstance(assume, str):
         assume = (assume,)
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
@@ -1199,13 +1301,12 @@ def decide_directions(
 ) -> tuple[dict, str, object]:
     """Decide only ``directions`` (some of ``claim_implies_target``,
     ``target_implies_claim``) against stability, or against ``target`` (a
-    :class:`Target` the family defines): ``({direction: record}, scaling note, the
-    claim's SymPy condition)``. The founding model's engine asks this for the directions
-    its own exact class leaves open."""
-    assume = _check_arguments("stable", assume, timeout_ms)
+    :class:`Target` the family defines): ``({direction: Outcome}, scaling note, the
+    parsed claim)``."""
+    assume = _check_arguments(assume, timeout_ms)
     ctx = _context(model, claim, assume, aliases, timeout_ms, target)
     recs = {d: _decide_direction(ctx, d, timeout_ms) for d in directions}
-    return recs, ctx.scaling, ctx.cf.condition
+    return recs, ctx.scaling, ctx.cf
 
 
 def decide(
@@ -1221,67 +1322,27 @@ def decide(
     """Decide ``claim => stable`` and ``stable => claim`` over the model's domains and
     ``assume`` (texts in the claim language): a
     :class:`~symdelay.analysis.claim_result.ClaimResult` (``methods`` all ``"decision
-    procedure"``; ``relation_to_oscillation`` None). ``aliases``: extra names for the claim
-    (``{"D": L/gamma}``; the founding model's ``D`` is known). ``timeout_ms`` per check.
+    procedure"``; stability only). ``aliases``: extra names for the claim (``{"D":
+    L/gamma}``; the founding model's ``D`` is known). ``timeout_ms`` per check.
     ``theta_real`` is only recorded (the domains are the model's)."""
-    assume = _check_arguments(target, assume, timeout_ms)
-    ctx = _context(model, claim, assume, aliases, timeout_ms)
-    recs = {d: _decide_direction(ctx, d, timeout_ms) for d in _DIRS}
-    return _result(model, claim, ctx.cf, assume, recs, ctx.scaling, timeout_ms, theta_real)
-
-
-def _result(model, claim, cf, assume, recs, scaling, timeout_ms, theta_real):
-    return stability_result(
+    if target not in ("stable", "stability"):
+        raise SymdelayInputError(
+            f"target {target!r}: the decision procedure decides 'stable' here (a family's "
+            "own targets go through symdelay.analysis.claims.verify)"
+        )
+    recs, scaling, cf = decide_directions(
+        model, claim, assume=assume, timeout_ms=timeout_ms, aliases=aliases
+    )
+    return assemble(
         model,
         claim,
-        cf,
+        cf.condition,
+        {"stability": recs},
         theta_real=theta_real,
-        statuses={d: recs[d]["status"] for d in _DIRS},
-        counterexamples={d: recs[d]["counterexample"] for d in _DIRS},
-        explanation=lambda rel, decided: _explain(
-            cf.text, [recs[d] for d in _DIRS], rel, decided, scaling
-        ),
-        assume=assume,
-        method=METHOD,
-        open_status=UNDECIDED,
-        formulas={"stability": {d: list(recs[d]["formula_smt2"]) for d in _DIRS}},
-        details={"stability": {d: _detail(recs[d], timeout_ms) for d in _DIRS}},
+        assume=_check_arguments(assume, timeout_ms),
         scaling=scaling,
         timeout_ms=timeout_ms,
     )
-
-
-def _detail(rec: dict, timeout_ms: int) -> dict:
-    out = {k: rec[k] for k in ("counterexample_kind", "checks", "seconds")}
-    out["timeout_ms"] = timeout_ms
-    if "tried" in rec:
-        out["tried"] = rec["tried"]
-    return out
-
-
-def explain_direction(rec: dict) -> str:
-    """One direction's verdict in words (``claim => stable: proven (...)``)."""
-    target = rec.get("target", "stable")
-    words = f"claim => {target}" if rec["direction"] == _DIRS[0] else f"{target} => claim"
-    if rec["status"] == PROVEN:
-        by = sorted({c.get("by", "z3 nlsat") for c in rec["checks"] if "unsat" in c["answer"]})
-        return (
-            f"{words}: proven ({' and '.join(by) or 'z3 nlsat'}: unsat, "
-            f"{len(rec['formula_smt2'])} formula(s))"
-        )
-    if rec["status"] == REFUTED:
-        how = rec.get("recheck", "exact root count of the factors")
-        return (
-            f"{words}: refuted at {rec['counterexample']} (re-checked: {how}, exact "
-            "evaluation of the claim)"
-        )
-    return f"{words}: {UNDECIDED} ({rec.get('tried', '')})"
-
-
-def _explain(text, directions, relation, decided, scaling) -> str:
-    parts = [explain_direction(d) for d in directions]
-    head = f"{text}: {relation}" if decided else f"{text}: not decided ({relation})"
-    return head + ". " + "; ".join(parts) + f". Scaling: {scaling}."
 
 
 # ------------------------------------------------------------------ minimal conditions

@@ -123,22 +123,18 @@ def run(args) -> int:
             how = res.methods.get(target, {}).get(direction)
             if pt:
                 lines.append(f"  {word}: {_point(pt)}")
-            elif status == "refuted":
-                lines.append(f"  {word}: somewhere (exact sign analysis)")
             elif how == "decision procedure":
                 lines.append(f"  {arrow}: {status} (decision procedure)")
             elif how == "search":
                 lines.append(f"  {arrow}: {status} (search: not proven)")
     s = res.search
-    if s:
+    if s["points"]:
         ranges = ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in s["ranges"].items())
-        tail = (
-            f" and {s['optimisations']} local optimisations"
-            if "optimisations" in s
-            else f", {s.get('boundary_points', 0)} of them near the boundaries; "
-            f"{s.get('skipped', 0)} skipped"
+        lines.append(
+            f"searched: {s['points']} points ({ranges}), {s['exact_points']} decided exactly, "
+            f"{s['boundary_points'] + s['line_points']} of them near the boundaries; "
+            f"{s['skipped']} skipped"
         )
-        lines.append(f"searched: {s['points']} points ({ranges}){tail}")
     lines.append(res.explanation)
     emit("\n".join(lines))
     return _fallback_exit(res)

@@ -60,6 +60,7 @@ class FoundingModel(TableOnDemand):
         "worst_delay": _S + "hopf.worst:specialised_worst_delay",
         "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
         "verify": _S + "claims:specialised_verify",
+        "claim_targets": _S + "claims:claim_targets",
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
         "stability_map": _S + "hopf.map:specialised_stability_map",
     }
