@@ -54,6 +54,7 @@ __all__ = [
     "Points",
     "Goal",
     "GOALS",
+    "MARGINAL",
     "sample",
     "simplest_between",
     "witness",
@@ -67,6 +68,8 @@ __all__ = [
 
 DEFAULT_SEED = 20261202
 DIRECTIONS = ("claim_implies_target", "target_implies_claim")
+#: a target test's value at a point on the stability boundary (not stable, not unstable)
+MARGINAL = "marginal"
 _NICE = tuple(
     Fraction(x)
     for x in (
@@ -524,6 +527,22 @@ class Goal:
     def met(self, sig) -> bool:
         return sig is not None and (sig["claim"], sig[self.target]) == self.want
 
+    def weak(self, sig) -> bool:
+        """A marginal point (roots on the axis, none to the right) where the claim holds:
+        not asymptotically stable, so it refutes claim => stable, but it is kept only when
+        no strictly unstable point is found (a claim about the boundary itself)."""
+        return (
+            sig is not None
+            and self.direction == DIRECTIONS[0]
+            and sig["claim"] is True
+            and sig[self.target] == MARGINAL
+        )
+
+    def side(self, sig) -> tuple:
+        """(claim, target) with a marginal target on the side the goal does not want."""
+        t = sig[self.target]
+        return sig["claim"], (not self.want[1]) if t == MARGINAL else t
+
 
 def GOALS(targets) -> list:
     """Every goal of ``targets`` (names), in the order of the record."""
@@ -555,6 +574,7 @@ class _State:
         self.p = problem
         self.goals = list(goals)
         self.found = {g: [] for g in self.goals}
+        self.weak = {g: [] for g in self.goals}
         self.evaluated = self.skipped = self.rejected = 0
         self.line_points = self.boundary_points = 0
         self.lo, self.hi = {}, {}
@@ -599,10 +619,11 @@ class _State:
                 if k not in self.hi or v > self.hi[k]:
                     self.hi[k] = v
             for g in self.goals:
-                if g.met(sig):
-                    self.found[g].append(dict(point))
-                    self.found[g].sort(key=_size)
-                    del self.found[g][6:]
+                kept = self.found if g.met(sig) else (self.weak if g.weak(sig) else None)
+                if kept is not None:
+                    kept[g].append(dict(point))
+                    kept[g].sort(key=_size)
+                    del kept[g][6:]
         return sig
 
 
@@ -667,7 +688,8 @@ def search(
         "seed": int(seed),
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    return st.found, record
+    found = {g: st.found[g] or st.weak[g] for g in st.goals}
+    return found, record
 
 
 def _short(v: Fraction) -> str:
@@ -735,8 +757,8 @@ def _bisect_pairs(st: _State, decided, rng, pairs: int, steps: int = 12):
     """Phase 2: bisect segments between decided points on the two sides of a target's or
     the claim's boundary."""
     for key in ["claim", *{g.target for g in st.open()}]:
-        yes = [p for p, s in decided if s[key]]
-        no = [p for p, s in decided if not s[key]]
+        yes = [p for p, s in decided if s[key] is True]
+        no = [p for p, s in decided if s[key] is False]
         if not yes or not no:
             continue
         for i in range(pairs):
@@ -749,7 +771,7 @@ def _bisect_pairs(st: _State, decided, rng, pairs: int, steps: int = 12):
                 h = {**a, j: b[j]}
                 st.boundary_points += 1
                 sig = st.signature(h)
-                if sig is None or sig[key]:
+                if sig is None or sig[key] is not False:
                     continue
                 b = h
             lo, hi = Fraction(0), Fraction(1)
@@ -761,7 +783,7 @@ def _bisect_pairs(st: _State, decided, rng, pairs: int, steps: int = 12):
                 sig = st.signature({k: a[k] + t * (b[k] - a[k]) for k in a})
                 if sig is None:
                     break
-                lo, hi = (t, hi) if sig[key] else (lo, t)
+                lo, hi = (t, hi) if sig[key] is True else (lo, t)
 
 
 def _grid(dom: str, decades: int) -> list:
@@ -782,8 +804,8 @@ def _lines(st: _State, decided, rng, budget: int):
     bases = [*p.hints, ones, *getattr(st, "near", [])]
     for g in st.open():  # without a screen: points that meet half of the goal
         want_c, want_t = g.want
-        bases += [q for q, s in decided if s["claim"] == want_c][:1]
-        bases += [q for q, s in decided if s[g.target] == want_t][:1]
+        bases += [q for q, s in decided if s["claim"] is want_c][:1]
+        bases += [q for q, s in decided if s[g.target] is want_t][:1]
     seen = []
     for b in bases:
         if b not in seen and _in_domains(b, p.domains):
@@ -815,13 +837,15 @@ def _line(st: _State, base: dict, name: str, goals, stop: int):
                 return
             if sa is None or sb is None:
                 continue
-            if sa["claim"] != sb["claim"] and sa[g.target] != sb[g.target]:
-                _bisect_line(st, base, name, g, a, b, sa, stop)
+            (ca, ta), (cb, tb) = g.side(sa), g.side(sb)
+            if ca != cb and ta != tb:
+                _bisect_line(st, base, name, g, a, b, g.side(sa), stop)
 
 
 def _bisect_line(st, base, name, g, a, b, sa, stop):
     """A grid step where the claim and the target both change: the goal, if anywhere on
-    it, lies between the two crossings; bisect towards it, then simplify."""
+    it, lies between the two crossings; bisect towards it, then simplify (``sa``: the
+    side of ``a``; a marginal point counts on the side the goal does not want)."""
     lo, hi = a, b
     for _ in range(_LINE_STEPS):
         if st.evaluated > stop:
@@ -835,8 +859,9 @@ def _bisect_line(st, base, name, g, a, b, sa, stop):
         if g.met(sig):
             _simplify(st, base, name, g, lo, hi, sa)
             return
-        same = sig["claim"] == sa["claim"] and sig[g.target] == sa[g.target]
-        other = sig["claim"] != sa["claim"] and sig[g.target] != sa[g.target]
+        side = g.side(sig)
+        same = side == sa
+        other = side[0] != sa[0] and side[1] != sa[1]
         if same:
             lo = m
         elif other:
@@ -852,7 +877,7 @@ def _simplify(st, base, name, g, lo, hi, sa):
         sig = st.signature({**base, name: q})
         if sig is None or g.met(sig):
             return
-        if sig["claim"] == sa["claim"] and sig[g.target] == sa[g.target]:
+        if g.side(sig) == sa:
             lo = q
         else:
             hi = q

@@ -949,8 +949,10 @@ def _rationalise(model, sf, claim, assumptions, direction, values, target=None):
 def stable_test(sf: StabilityFormula):
     """Stability at exact points (name -> Fraction), fast: every factor's coefficients in
     exact rationals, its roots in the closed right half-plane counted exactly. True
-    (asymptotically stable), False (a root in ``Re r >= 0``: unstable or marginal), None (a
-    coefficient undefined or the leading one zero: a degenerate point)."""
+    (asymptotically stable), False (a root in ``Re r > 0``), ``"marginal"`` (roots on the
+    axis, none to the right), None (a coefficient undefined or the leading one zero: a
+    degenerate point)."""
+    from symdelay.analysis.counterexample import MARGINAL
     from symdelay.analysis.polyroots import exact_counts
 
     params = list(sf.parameters)
@@ -964,6 +966,7 @@ def stable_test(sf: StabilityFormula):
 
     def at(point: dict):
         values = [point[p.name] for p in params]
+        marginal = False
         for coeffs in factors:
             cs = []
             for num, den in coeffs:
@@ -975,9 +978,10 @@ def stable_test(sf: StabilityFormula):
                 return None
             if len(cs) > 1:
                 counts = exact_counts(cs)
-                if counts.rhp or counts.axis:
+                if counts.rhp:
                     return False
-        return True
+                marginal = marginal or counts.axis > 0
+        return MARGINAL if marginal else True
 
     return at
 

@@ -184,6 +184,7 @@ def _dde_roots(m, x, lm, th):
 def _tests(space: _Space) -> dict:
     """The exact test of each target at a point (name -> Fraction): True, False, or None
     (cannot tell: a tie on a boundary of the interval tests)."""
+    from symdelay.analysis.counterexample import MARGINAL
     from symdelay.analysis.polyroots import exact_counts
 
     xn = str(space.x)
@@ -205,7 +206,7 @@ def _tests(space: _Space) -> dict:
             coeffs[j + 1] += c * m
         coeffs[-1] += k * g**L
         counts = exact_counts(coeffs)
-        return not (counts.rhp or counts.axis)
+        return MARGINAL if counts.axis and not counts.rhp else not (counts.rhp or counts.axis)
 
     return {
         "stability": stable,
