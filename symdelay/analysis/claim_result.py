@@ -68,8 +68,8 @@ class ClaimResult(Result):
     SMT-LIB2 text of every formula the decision procedure decided for ``d`` (re-run with
     ``z3 file.smt2``). ``counterexamples[target][d]``: the exact point refuting ``d``
     (strings), or None. ``counterexample`` / ``oscillation_counterexample``: the first of
-    these for each target. ``search``: what was searched (the founding model's search, or the search a
-    claim the decision procedure cannot decide falls back to), else ``{}``.
+    these for each target. ``search``: what the one counterexample search searched (the same
+    keys on every path; ``points`` 0 when no search ran).
     ``details[target][d]``: the decision procedure's checks (what, answer, seconds), the
     kind of counterexample (rational / algebraic) and, when undecided, what was tried.
     ``fallback``: why the decision procedure did not decide the claim and what was done
