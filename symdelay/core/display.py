@@ -16,7 +16,6 @@ from __future__ import annotations
 __all__ = [
     "LatexDisplay",
     "ReadOnlyDict",
-    "jsonable",
     "tex",
     "latex_text",
     "latex_number",
@@ -148,44 +147,6 @@ class LatexDisplay:
 
     def _repr_latex_(self) -> str:
         return f"$\\displaystyle {self.latex()}$"
-
-
-def jsonable(value):
-    """A JSON-ready copy: SymPy and mpmath numbers as text (exact, re-parsable with
-    :func:`symdelay.parse_output`), arrays as lists, nested results through their
-    ``record`` (no version stamp), other objects through their ``to_json``."""
-    import dataclasses
-    import numbers
-
-    import mpmath
-    import numpy as np
-    import sympy as sp
-
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    from symdelay.core.result import Result
-
-    if isinstance(value, Result):  # a nested record: its own keys, no version stamp
-        return value.record()
-    if hasattr(value, "to_json") and not isinstance(value, type):
-        return value.to_json()
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value
-    if isinstance(value, (sp.Basic, sp.MatrixBase)):
-        return str(value)
-    if isinstance(value, (mpmath.mpf, mpmath.mpc)):
-        return mpmath.nstr(value, mpmath.mp.dps)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, numbers.Number):
-        return str(value)
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if dataclasses.is_dataclass(value):
-        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    return str(value)
 
 
 def html_table(header, rows, caption: str | None = None) -> str:

@@ -2,7 +2,7 @@
 
 A result is a frozen dataclass that subclasses :class:`Result`; its :meth:`record` (its own
 JSON keys) is by default every field but ``model_name`` (see
-:func:`~symdelay.core.display.jsonable`), and a result with a shape of its own defines it.
+:func:`jsonable`), and a result with a shape of its own defines it.
 A record nested in another (a row, a station, a transition) is a :class:`Result` too and
 appears in its parent's JSON through its :meth:`record`. The base gives what every result has:
 
@@ -35,7 +35,7 @@ from __future__ import annotations
 from symdelay.core.display import LatexDisplay, draw, html_table
 from symdelay.core.version import __version__
 
-__all__ = ["Result"]
+__all__ = ["Result", "jsonable"]
 
 
 class Result(LatexDisplay):
@@ -48,8 +48,6 @@ class Result(LatexDisplay):
         """The result's own JSON keys: by default its fields (``model_name`` is the base's
         ``"model"``)."""
         import dataclasses
-
-        from symdelay.core.display import jsonable
 
         return {
             f.name: jsonable(getattr(self, f.name))
@@ -89,3 +87,39 @@ class Result(LatexDisplay):
     def plot(self, *args, **kwargs):
         """The result's figure (matplotlib Axes); a result without one raises ``TypeError``."""
         return draw(self, *args, **kwargs)
+
+
+def jsonable(value):
+    """A JSON-ready copy: SymPy and mpmath numbers as text (exact, re-parsable with
+    :func:`symdelay.parse_output`), arrays as lists, nested results through their
+    ``record`` (no version stamp), other objects through their ``to_json``."""
+    import dataclasses
+    import numbers
+
+    import mpmath
+    import numpy as np
+    import sympy as sp
+
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, Result):  # a nested record: its own keys, no version stamp
+        return value.record()
+    if hasattr(value, "to_json") and not isinstance(value, type):
+        return value.to_json()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, (sp.Basic, sp.MatrixBase)):
+        return str(value)
+    if isinstance(value, (mpmath.mpf, mpmath.mpc)):
+        return mpmath.nstr(value, mpmath.mp.dps)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, numbers.Number):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if dataclasses.is_dataclass(value):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return str(value)
