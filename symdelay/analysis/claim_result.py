@@ -21,6 +21,7 @@ __all__ = [
     "TARGETS",
     "METHODS",
     "STATUSES",
+    "VERDICTS",
     "assemble",
 ]
 
@@ -31,20 +32,13 @@ METHODS = ("decision procedure", "exact class", "interval certificate", "search"
 PROVEN, REFUTED = "proven", "refuted"
 OPEN, UNDECIDED = "no counterexample found", "undecided within the budget"
 STATUSES = (PROVEN, REFUTED, OPEN, UNDECIDED)
+#: the model's verdict at a counterexample (``counterexample_verdicts``)
+VERDICTS = ("stable", "marginal", "unstable")
+_COUNTS = ("points", "random_points", "boundary_points", "line_points", "exact_points")
 #: the search record when no search ran (every record has the same keys)
 NO_SEARCH = {
-    "points": 0,
-    "random_points": 0,
-    "boundary_points": 0,
-    "line_points": 0,
-    "exact_points": 0,
-    "skipped": 0,
-    "outside_assumptions": 0,
-    "ranges": {},
-    "structure": [],
-    "claim": None,
-    "seed": None,
-    "seconds": 0.0,
+    **dict.fromkeys((*_COUNTS, "skipped", "outside_assumptions"), 0),
+    **{"ranges": {}, "structure": [], "claim": None, "seed": None, "seconds": 0.0},
 }
 
 
@@ -67,9 +61,11 @@ class ClaimResult(Result):
     direction it leaves open is never called proven). ``formulas[target][d]``: the
     SMT-LIB2 text of every formula the decision procedure decided for ``d`` (re-run with
     ``z3 file.smt2``). ``counterexamples[target][d]``: the exact point refuting ``d``
-    (strings), or None. ``counterexample`` / ``oscillation_counterexample``: the first of
-    these for each target. ``search``: what the one counterexample search searched (the same
-    keys on every path; ``points`` 0 when no search ran).
+    (strings), or None; ``verdicts[target][d]`` the model's verdict there (``stable``,
+    ``marginal`` or ``unstable``: JSON ``counterexample_verdicts``), computed by the second
+    path that checked the point. ``counterexample`` / ``oscillation_counterexample``: the
+    first of these for each target. ``search``: what the one counterexample search
+    searched (the same keys on every path; ``points`` 0 when no search ran).
     ``details[target][d]``: the decision procedure's checks (what, answer, seconds), the
     kind of counterexample (rational / algebraic) and, when undecided, what was tried.
     ``fallback``: why the decision procedure did not decide the claim and what was done
@@ -89,6 +85,7 @@ class ClaimResult(Result):
     proven: dict = field(default_factory=dict)
     directions: dict = field(default_factory=dict)
     counterexamples: dict = field(default_factory=dict)
+    verdicts: dict = field(default_factory=dict)
     search: dict = field(default_factory=dict)
     model_name: str | None = None
     assume: tuple = ()
@@ -101,7 +98,8 @@ class ClaimResult(Result):
 
     def direction_records(self, target: str = "stability") -> list[dict]:
         """One flat record per direction of ``target`` (direction, status, method,
-        formula_smt2, counterexample and the decision procedure's details)."""
+        formula_smt2, counterexample, the verdict there and the decision procedure's
+        details)."""
         out = []
         for d in self.directions.get(target, {}):
             out.append(
@@ -112,6 +110,7 @@ class ClaimResult(Result):
                     "method": self.methods.get(target, {}).get(d),
                     "formula_smt2": list(self.formulas.get(target, {}).get(d, [])),
                     "counterexample": self.counterexamples.get(target, {}).get(d),
+                    "verdict": self.verdicts.get(target, {}).get(d),
                     **self.details.get(target, {}).get(d, {}),
                 }
             )
@@ -146,7 +145,7 @@ class ClaimResult(Result):
     def record(self) -> dict:
         from symdelay.core.latex import tex
 
-        out = {
+        return {
             "L": self.L,
             "claim": self.claim,
             "theta_real": self.theta_real,
@@ -158,6 +157,7 @@ class ClaimResult(Result):
             "explanation": self.explanation,
             "directions": self.directions,
             "counterexamples": self.counterexamples,
+            "counterexample_verdicts": self.verdicts,
             "search": self.search,
             # the claim as LaTeX (symdelay's names: lam -> \lambda)
             "latex": tex(self.condition),
@@ -169,21 +169,20 @@ class ClaimResult(Result):
             "timeout_seconds": None if self.timeout_ms is None else self.timeout_ms / 1000,
             "fallback": self.fallback,
         }
-        return out
 
 
 def relation(sa: str, sb: str) -> tuple[str, bool]:
     """The relation of a claim to a target from the statuses of its two directions (claim =>
     target, target => claim): a word and True when both are "proven" or "refuted", else what is
     known, with the status of each direction left open."""
-    if sa in (PROVEN, REFUTED) and sb in (PROVEN, REFUTED):
-        words = {
-            (PROVEN, PROVEN): "equivalent",
-            (REFUTED, PROVEN): "necessary",
-            (PROVEN, REFUTED): "sufficient",
-            (REFUTED, REFUTED): "neither",
-        }
-        return words[(sa, sb)], True
+    words = {
+        (PROVEN, PROVEN): "equivalent",
+        (REFUTED, PROVEN): "necessary",
+        (PROVEN, REFUTED): "sufficient",
+        (REFUTED, REFUTED): "neither",
+    }
+    if (sa, sb) in words:
+        return words[sa, sb], True
     a = {PROVEN: "sufficient", REFUTED: "not sufficient"}.get(sa)
     b = {PROVEN: "necessary", REFUTED: "not necessary"}.get(sb)
     parts = [w for w in (a, b) if w]
@@ -198,13 +197,15 @@ def relation(sa: str, sb: str) -> tuple[str, bool]:
 class Outcome:
     """One direction of one target: ``status`` (one of :data:`STATUSES`), ``method`` (one
     of :data:`METHODS`), ``counterexample`` (name -> exact value, strings; never None when
-    refuted), ``formulas`` (SMT-LIB2 texts decided), ``kind`` of the counterexample
+    refuted), ``verdict`` (the model's there, one of :data:`VERDICTS`; given with every
+    counterexample, by the second path that checked it), ``formulas`` (SMT-LIB2 texts decided), ``kind`` of the counterexample
     (``rational`` / ``algebraic``), the decision procedure's ``checks``, ``seconds``,
     ``tried`` (when undecided) and ``note`` (how it was decided, in words)."""
 
     status: str
     method: str
     counterexample: dict | None = None
+    verdict: str | None = None
     formulas: list = field(default_factory=list)
     kind: str | None = None
     checks: list = field(default_factory=list)
@@ -217,6 +218,8 @@ class Outcome:
             raise VerificationError(f"unknown status or method: {self.status}, {self.method}")
         if self.status == REFUTED and not self.counterexample:
             raise VerificationError(f"a refuted direction without its counterexample ({self})")
+        if bool(self.counterexample) != (self.verdict in VERDICTS):
+            raise VerificationError(f"a counterexample without the verdict there ({self})")
         if self.counterexample and self.kind is None:
             self.kind = "rational"
 
@@ -230,7 +233,7 @@ _ARROWS = {
 def _say(target: str, d: str, o: Outcome) -> str:
     words = _ARROWS.get(target, (f"claim => {target}", f"{target} => claim"))[DIRECTIONS.index(d)]
     if o.status == REFUTED:
-        return f"{words}: refuted at {o.counterexample}"
+        return f"{words}: refuted at {o.counterexample} ({o.verdict} there)"
     if o.status == PROVEN:
         return f"{words}: proven ({o.note})"
     if o.status == OPEN:
@@ -256,16 +259,15 @@ def assemble(
     """The one :class:`ClaimResult` of every path: ``outcomes[target][direction]`` an
     :class:`Outcome`; ``search`` the search's record (``None``: no search ran); ``notes``
     further sentences of the explanation (after the verdicts)."""
+
+    def each(f):
+        return {t: {d: f(o) for d, o in per.items()} for t, per in outcomes.items()}
+
     rels, proven = {}, {}
     for t, per in outcomes.items():
         rels[t], proven[t] = relation(per[DIRECTIONS[0]].status, per[DIRECTIONS[1]].status)
-    ces = {t: {d: o.counterexample for d, o in per.items()} for t, per in outcomes.items()}
-
-    def first(t):
-        if t not in ces:
-            return None
-        return ces[t][DIRECTIONS[0]] or ces[t][DIRECTIONS[1]]
-
+    ces = each(lambda o: o.counterexample)
+    first = {t: c[DIRECTIONS[0]] or c[DIRECTIONS[1]] for t, c in ces.items()}
     search = dict(NO_SEARCH) if search is None else search
     parts = [fallback] if fallback else []
     for t, per in outcomes.items():
@@ -292,29 +294,26 @@ def assemble(
         theta_real=theta_real,
         relation_to_stability=rels["stability"],
         relation_to_oscillation=rels.get("oscillation"),
-        counterexample=first("stability"),
-        oscillation_counterexample=first("oscillation"),
+        counterexample=first["stability"],
+        oscillation_counterexample=first.get("oscillation"),
         explanation=". ".join(parts) + ".",
         proven=proven,
-        directions={t: {d: o.status for d, o in per.items()} for t, per in outcomes.items()},
+        directions=each(lambda o: o.status),
         counterexamples=ces,
+        verdicts=each(lambda o: o.verdict),
         search=search,
         assume=tuple(assume),
-        methods={t: {d: o.method for d, o in per.items()} for t, per in outcomes.items()},
-        formulas={t: {d: list(o.formulas) for d, o in per.items()} for t, per in outcomes.items()},
-        details={
-            t: {
-                d: {
-                    "counterexample_kind": o.kind,
-                    "checks": o.checks,
-                    "seconds": o.seconds,
-                    "timeout_ms": timeout_ms,
-                    "tried": o.tried,
-                }
-                for d, o in per.items()
+        methods=each(lambda o: o.method),
+        formulas=each(lambda o: list(o.formulas)),
+        details=each(
+            lambda o: {
+                "counterexample_kind": o.kind,
+                "checks": o.checks,
+                "seconds": o.seconds,
+                "timeout_ms": timeout_ms,
+                "tried": o.tried,
             }
-            for t, per in outcomes.items()
-        },
+        ),
         scaling=scaling,
         timeout_ms=timeout_ms,
         fallback=fallback,

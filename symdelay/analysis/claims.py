@@ -26,7 +26,6 @@ __all__ = [
     "verify_generic",
     "DEFAULT_TIMEOUT_MS",
     "theta_assumption",
-    "fallback_reason",
 ]
 
 #: the decision procedure's budget per check (milliseconds)
@@ -120,12 +119,10 @@ def verify_generic(model, claim, *, assume, theta_real, timeout_ms) -> ClaimResu
             outcomes[name], scaling, cf = decide_directions(
                 model, claim, assume=assume, timeout_ms=timeout_ms, target=target
             )
-    except TranscendentalClaimError as exc:
+    except TranscendentalClaimError:
         from symdelay.analysis.claim_search import search_claim
 
-        return search_claim(
-            model, claim, assume=assume, theta_real=theta_real, reason=fallback_reason(exc)
-        )
+        return search_claim(model, claim, assume=assume, theta_real=theta_real)
     return assemble(
         model,
         claim,
@@ -136,13 +133,4 @@ def verify_generic(model, claim, *, assume, theta_real, timeout_ms) -> ClaimResu
         assume=assume,
         scaling=scaling,
         timeout_ms=timeout_ms,
-    )
-
-
-def fallback_reason(exc: TranscendentalClaimError) -> str:
-    """The one line a result records when the decision procedure refused a transcendental
-    claim and the search took over."""
-    return (
-        f"the decision procedure cannot decide {exc.function} ({exc.expression}), a "
-        "transcendental function: checked by search"
     )

@@ -41,6 +41,8 @@ never that the direction holds.
 
 from __future__ import annotations
 
+import functools
+import operator
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -54,6 +56,7 @@ __all__ = [
     "Points",
     "Goal",
     "GOALS",
+    "first_confirmed",
     "MARGINAL",
     "sample",
     "simplest_between",
@@ -151,7 +154,7 @@ def simplest_between(a: Fraction, b: Fraction) -> Fraction:
     ``a < b``.
 
     >>> simplest_between(Fraction(28854381999832, 10**13), Fraction(28854382, 10**7))
-    Fraction(1292269, 447860)
+    Fraction(1376279, 476974)
     """
     if not a < b:
         raise VerificationError(f"simplest_between needs a < b, got {a}, {b}")
@@ -199,145 +202,106 @@ class _Undecided(Exception):
 
 
 def _divide(a, b):
-    if b.is_exact() and b == 0:
+    if b == 0:
         raise _Undefined
-    if 0 in b:
+    if not isinstance(b, Fraction) and 0 in b:
         raise _Undecided
     return a / b
 
 
-def _compile(expr, names):
-    """``vals -> arb``: ``expr`` in interval arithmetic at the current precision."""
+def _rpow(b, p, q):
+    """The real ``b**(p/q)`` of an arb (an odd root of a negative number is negative)."""
+    if b == 0:
+        if p < 0:
+            raise _Undefined
+        return b
+    if not (b > 0 or b < 0):
+        raise _Undecided
+    if b < 0 and q % 2 == 0:
+        raise _Undefined
+    y = b.root(q) if b > 0 else -((-b).root(q))
+    return y**p if p >= 0 else _divide(1, y**-p)
+
+
+def _log(x):
+    if x > 0:
+        return x.log()
+    if x <= 0:
+        raise _Undefined
+    raise _Undecided
+
+
+_UNARY = {
+    "exp": lambda x: x.exp(),
+    "sin": lambda x: x.sin(),
+    "cos": lambda x: x.cos(),
+    "sinh": lambda x: x.sinh(),
+    "cosh": lambda x: x.cosh(),
+    "tanh": lambda x: x.tanh(),
+    "Abs": abs,
+    "tan": lambda x: _divide(x.sin(), x.cos()),
+    "log": _log,
+}
+
+
+def _compile(expr, names, exact: bool = False):
+    """``vals -> value``: ``expr`` at a point (``vals``: name -> Fraction, or name -> arb),
+    in exact rationals (``exact``: None unless ``expr`` is a rational function) or in
+    interval arithmetic (Arb) at the current precision; ``names`` the names it may use
+    (None: any)."""
     import flint
 
-    if expr.is_Rational:
-        p, q = int(expr.p), int(expr.q)
-        return lambda v: flint.arb(flint.fmpq(p, q))
+    if expr.is_Rational or isinstance(expr, sp.Float):
+        c = (
+            Fraction(str(expr))
+            if isinstance(expr, sp.Float)
+            else Fraction(int(expr.p), int(expr.q))
+        )
+        return (
+            (lambda v: c)
+            if exact
+            else (lambda v: flint.arb(flint.fmpq(c.numerator, c.denominator)))
+        )
     if expr.is_Symbol:
         name = expr.name
-        if name not in names:
+        if names is not None and name not in names:
             raise SymdelayInputError(f"unknown name '{name}' in the claim")
         return lambda v: v[name]
-    if expr is sp.pi:
-        return lambda v: flint.arb.pi()
-    if expr is sp.E:
-        return lambda v: flint.arb(1).exp()
-    if isinstance(expr, sp.Float):
-        return _compile(sp.Rational(str(expr)), names)
-    args = [_compile(a, names) for a in expr.args]
-    if isinstance(expr, (sp.Add, sp.Mul)):
-        add = isinstance(expr, sp.Add)
-
-        def combine(v):
-            out = args[0](v)
-            for a in args[1:]:
-                out = out + a(v) if add else out * a(v)
-            return out
-
-        return combine
-    if isinstance(expr, sp.Pow):
+    integer_power = isinstance(expr, sp.Pow) and expr.exp.is_Integer
+    if exact and not (integer_power or isinstance(expr, (sp.Add, sp.Mul))):
+        return None
+    if expr in (sp.pi, sp.E):
+        return lambda v: flint.arb.pi() if expr is sp.pi else flint.arb(1).exp()
+    args = [_compile(a, names, exact) for a in expr.args]
+    if None in args:
+        return None
+    if isinstance(expr, sp.Add):
+        return lambda v: functools.reduce(operator.add, [a(v) for a in args])
+    if isinstance(expr, sp.Mul):
+        return lambda v: functools.reduce(operator.mul, [a(v) for a in args])
+    if integer_power:
+        base, k = args[0], int(expr.exp)
+        return lambda v: base(v) ** k if k >= 0 else _divide(1, base(v) ** -k)
+    if isinstance(expr, sp.Pow) and expr.exp.is_Rational:
+        base, p, q = args[0], int(expr.exp.p), int(expr.exp.q)
+        return lambda v: _rpow(base(v), p, q)
+    if isinstance(expr, sp.Pow):  # b**x with a symbolic exponent: b > 0
         base, ex = args
-        e = expr.exp
-        if e.is_Integer:
-            k = int(e)
-            return lambda v: base(v) ** k if k >= 0 else _divide(flint.arb(1), base(v) ** -k)
-        if e.is_Rational:
-            p, q = int(e.p), int(e.q)
-
-            def rpow(v):
-                b = base(v)
-                if b.is_exact() and b == 0:
-                    if p < 0:
-                        raise _Undefined
-                    return flint.arb(0)
-                if b > 0:
-                    y = b.root(q)
-                elif b < 0:
-                    if q % 2 == 0:
-                        raise _Undefined
-                    y = -((-b).root(q))
-                else:
-                    raise _Undecided
-                return y**p if p >= 0 else _divide(flint.arb(1), y**-p)
-
-            return rpow
-
-        def gpow(v):  # b**x with a symbolic exponent: b > 0
-            b = base(v)
-            if b > 0:
-                return (ex(v) * b.log()).exp()
-            if b <= 0:
-                raise _Undefined
-            raise _Undecided
-
-        return gpow
-    unary = {
-        sp.exp: lambda x: x.exp(),
-        sp.sin: lambda x: x.sin(),
-        sp.cos: lambda x: x.cos(),
-        sp.sinh: lambda x: x.sinh(),
-        sp.cosh: lambda x: x.cosh(),
-        sp.tanh: lambda x: x.tanh(),
-        sp.Abs: lambda x: abs(x),
-        sp.tan: lambda x: _divide(x.sin(), x.cos()),
-    }
-    for kind, f in unary.items():
-        if isinstance(expr, kind):
-            (a,) = args
-            return lambda v, a=a, f=f: f(a(v))
-    if isinstance(expr, sp.log) and len(args) == 1:
+        return lambda v: (ex(v) * _log(base(v))).exp()
+    f = _UNARY.get(type(expr).__name__)
+    if f is not None and len(args) == 1:
         (a,) = args
-
-        def log(v):
-            x = a(v)
-            if x > 0:
-                return x.log()
-            if x <= 0:
-                raise _Undefined
-            raise _Undecided
-
-        return log
+        return lambda v: f(a(v))
     raise SymdelayInputError(
         f"the search cannot evaluate {type(expr).__name__} ({expr}) in the claim: use "
         "arithmetic, powers, sqrt, Abs, exp, log, sin, cos, tan, sinh, cosh, tanh, pi, E"
     )
 
 
-def exact_function(expr):
+def exact_function(expr, names=None):
     """``vals -> Fraction`` (``vals``: name -> Fraction) for a rational function of the
-    parameters, exact; None for anything else."""
-    if expr.is_Rational:
-        q = Fraction(int(expr.p), int(expr.q))
-        return lambda v: q
-    if expr.is_Symbol:
-        name = expr.name
-        return lambda v: v[name]
-    if isinstance(expr, sp.Pow) and expr.exp.is_Integer:
-        base, k = exact_function(expr.base), int(expr.exp)
-        if base is None:
-            return None
-
-        def ipow(v):
-            b = base(v)
-            if k < 0 and b == 0:
-                raise _Undefined
-            return b**k
-
-        return ipow
-    if isinstance(expr, (sp.Add, sp.Mul)):
-        args = [exact_function(a) for a in expr.args]
-        if any(a is None for a in args):
-            return None
-        add = isinstance(expr, sp.Add)
-
-        def combine(v):
-            out = args[0](v)
-            for a in args[1:]:
-                out = out + a(v) if add else out * a(v)
-            return out
-
-        return combine
-    return None
+    parameters, exact (a zero denominator raises); None for anything else."""
+    return _compile(expr, names, exact=True)
 
 
 _EXACT_TEST = {
@@ -365,12 +329,6 @@ def _interval_test(d, op):
     return None
 
 
-def _combine(kind, xs):
-    if kind == "and":
-        return False if False in xs else (True if all(x is True for x in xs) else None)
-    return True if True in xs else (False if all(x is False for x in xs) else None)
-
-
 class ClaimEvaluator:
     """A parsed claim (``leaves`` and ``tree`` of a
     :class:`~symdelay.analysis.claim_formula.ClaimFormula`) at exact points: rational
@@ -382,17 +340,17 @@ class ClaimEvaluator:
     def __init__(self, cf, names):
         from symdelay.analysis.claim_formula import RELATION_OPS
 
-        self.cf, self.names = cf, set(names)
+        self.tree, self.names = cf.tree, set(names)
         self.leaves = []
         for leaf in cf.leaves:
             if leaf in (sp.true, sp.false):
                 self.leaves.append(bool(leaf))
                 continue
             diff = leaf.lhs - leaf.rhs
-            exact = exact_function(diff)
+            exact = _compile(diff, self.names, exact=True)
             f = _compile(diff, self.names) if exact is None else None
-            self.leaves.append((f, RELATION_OPS[type(leaf)], exact, diff))
-        self._float = None
+            self.leaves.append((f, RELATION_OPS[type(leaf)], exact, leaf))
+        self._float = {}
 
     def _leaf(self, i, vals, point):
         leaf = self.leaves[i]
@@ -409,20 +367,14 @@ class ClaimEvaluator:
             return None
         return _interval_test(d, op) if d.is_finite() else None
 
-    def _tree(self, t, vals, point):
-        if t[0] == "leaf":
-            return self._leaf(t[1], vals, point)
-        if t[0] == "not":
-            x = self._tree(t[1], vals, point)
-            return None if x is None else not x
-        return _combine(t[0], [self._tree(c, vals, point) for c in t[1]])
-
     def at(self, point: dict):
         """True, False, or None when no precision up to :data:`MAX_BITS` decides."""
         import flint
 
+        from symdelay.analysis.claim_formula import THREE_VALUED, fold
+
         if all(isinstance(x, bool) or x[2] is not None for x in self.leaves):
-            return self._tree(self.cf.tree, None, point)
+            return fold(self.tree, lambda t: self._leaf(t[1], None, point), *THREE_VALUED)
         old = flint.ctx.prec
         try:
             for bits in _BITS:
@@ -430,7 +382,7 @@ class ClaimEvaluator:
                 vals = {
                     k: flint.arb(flint.fmpq(v.numerator, v.denominator)) for k, v in point.items()
                 }
-                out = self._tree(self.cf.tree, vals, point)
+                out = fold(self.tree, lambda t, v=vals: self._leaf(t[1], v, point), *THREE_VALUED)
                 if out is not None:
                     return out
             return None
@@ -440,61 +392,34 @@ class ClaimEvaluator:
     def margins(self, cols: dict):
         """The claim in floating point at every column point: > 0 where it holds, < 0
         where it fails (relative), nan where not finite."""
-        if self._float is None:
-            self._float = self._float_tree(self.cf.tree)
+        from symdelay.analysis.claim_formula import fold
+
         n = len(next(iter(cols.values())))
         with np.errstate(all="ignore"):
-            out = np.asarray(self._float(cols, n), dtype=float)
+            out = fold(
+                self.tree,
+                lambda t: self._margin(t[1], cols, n),
+                lambda xs: np.minimum.reduce(xs),
+                lambda xs: np.maximum.reduce(xs),
+                lambda x: -x,
+            )
+            out = np.asarray(out, dtype=float)
         return np.where(np.isfinite(out), out, np.nan)
 
-    def _float_tree(self, t):
-        if t[0] in ("and", "or"):
-            fs = [self._float_tree(c) for c in t[1]]
-            red = np.minimum if t[0] == "and" else np.maximum
-            return lambda c, n: red.reduce([f(c, n) for f in fs])
-        if t[0] == "not":
-            f = self._float_tree(t[1])
-            return lambda c, n: -f(c, n)
-        leaf = self.leaves[t[1]]
+    def _margin(self, i, cols, n):
+        leaf = self.leaves[i]
         if isinstance(leaf, bool):
-            return lambda c, n: np.full(n, 1.0 if leaf else -1.0)
-        _, op, _, diff = leaf
-        lhs, rhs = self.cf.leaves[t[1]].lhs, self.cf.leaves[t[1]].rhs
-        names = sorted(self.names)
-        own = {s.name: s for s in diff.free_symbols}
-        args = [own.get(x, sp.Symbol(x)) for x in names]
-        fl, fr = sp.lambdify(args, lhs, "numpy"), sp.lambdify(args, rhs, "numpy")
-
-        def margin(c, n):
-            args = [c[x] for x in names]
-            a = np.broadcast_to(np.asarray(fl(*args), dtype=float), (n,))
-            b = np.broadcast_to(np.asarray(fr(*args), dtype=float), (n,))
-            d = (a - b) / (np.abs(a) + np.abs(b) + 1e-300)
-            if op in ("<", "<="):
-                return -d
-            if op == "==":
-                return -np.abs(d)
-            if op == "!=":
-                return np.abs(d)
-            return d
-
-        return margin
-
-
-class _Condition:
-    """A SymPy Boolean combination of relations as ``leaves`` and ``tree``."""
-
-    def __init__(self, condition):
-        self.leaves = []
-        self.tree = self._walk(condition)
-
-    def _walk(self, c):
-        if isinstance(c, (sp.And, sp.Or)):
-            return ("and" if isinstance(c, sp.And) else "or", [self._walk(a) for a in c.args])
-        if isinstance(c, sp.Not):
-            return ("not", self._walk(c.args[0]))
-        self.leaves.append(c)
-        return ("leaf", len(self.leaves) - 1)
+            return np.full(n, 1.0 if leaf else -1.0)
+        op, rel = leaf[1], leaf[3]
+        if i not in self._float:
+            names = sorted(self.names)
+            own = {s.name: s for s in rel.free_symbols}
+            args = [own.get(x, sp.Symbol(x)) for x in names]
+            self._float[i] = names, [sp.lambdify(args, e, "numpy") for e in (rel.lhs, rel.rhs)]
+        names, fs = self._float[i]
+        a, b = (np.broadcast_to(np.asarray(f(*[cols[x] for x in names]), float), (n,)) for f in fs)
+        d = (a - b) / (np.abs(a) + np.abs(b) + 1e-300)
+        return {"<": -d, "<=": -d, "==": -np.abs(d), "!=": np.abs(d)}.get(op, d)
 
 
 def claim_truth(condition, point: dict):
@@ -506,8 +431,20 @@ def claim_truth(condition, point: dict):
     >>> claim_truth(sympy.sympify("exp(lam) < 3"), {"lam": 1})
     True
     """
-    names = {s.name for s in condition.free_symbols}
-    ev = ClaimEvaluator(_Condition(condition), names)
+    from types import SimpleNamespace
+
+    leaves = []
+
+    def walk(c):
+        if isinstance(c, (sp.And, sp.Or)):
+            return ("and" if isinstance(c, sp.And) else "or", [walk(a) for a in c.args])
+        if isinstance(c, sp.Not):
+            return ("not", walk(c.args[0]))
+        leaves.append(c)
+        return ("leaf", len(leaves) - 1)
+
+    cf = SimpleNamespace(tree=walk(condition), leaves=leaves)
+    ev = ClaimEvaluator(cf, {s.name for s in condition.free_symbols})
     return ev.at({k: Fraction(str(sp.Rational(v))) for k, v in point.items()})
 
 
@@ -549,6 +486,24 @@ def GOALS(targets) -> list:
     return [Goal(t, d) for t in targets for d in DIRECTIONS]
 
 
+def first_confirmed(goal: Goal, points, second) -> tuple:
+    """The first of ``points`` (the search's, meeting ``goal``) that the caller's second
+    path confirms: ``second(point)`` is ``(claim, target, verdict)`` there, or None where it
+    cannot tell (the point is dropped); a contradiction is a bug. ``(point, verdict)``, or
+    ``(None, None)``."""
+    for point in points:
+        checked = second(point)
+        if checked is None:
+            continue
+        if tuple(checked[:2]) != goal.want:
+            raise VerificationError(
+                f"the counterexample {point} to {goal.target} ({goal.direction}) fails the "
+                f"second path (claim {checked[0]}, {goal.target} {checked[1]}): a bug"
+            )
+        return point, checked[2]
+    return None, None
+
+
 @dataclass
 class Problem:
     """What the search asks of its caller.
@@ -570,61 +525,61 @@ class Problem:
 
 
 class _State:
+    """The search's memory: every point decided (``cache``: key -> (point, signature);
+    None where undecided or outside the assumptions), the goals met, and what each phase
+    cost."""
+
     def __init__(self, problem: Problem, goals):
-        self.p = problem
-        self.goals = list(goals)
-        self.found = {g: [] for g in self.goals}
-        self.weak = {g: [] for g in self.goals}
-        self.evaluated = self.skipped = self.rejected = 0
-        self.line_points = self.boundary_points = 0
-        self.lo, self.hi = {}, {}
-        self.cache = {}
+        self.p, self.goals = problem, list(goals)
+        self.targets = {g.target for g in self.goals}
+        self.cache, self.met = {}, set()
+        self.skipped = self.rejected = 0
+        self.cost = {"random": 0, "boundary": 0, "line": 0}
 
     def open(self):
-        return [g for g in self.goals if not self.found[g]]
+        return [g for g in self.goals if g not in self.met]
 
-    def signature(self, point: dict):
-        """``{"claim": .., target: ..}`` for the targets of the open goals, or None."""
+    def signature(self, point: dict, phase: str = "random"):
+        """``{"claim": .., target: ..}`` for the targets of the goals, or None."""
         key = tuple(sorted(point.items()))
         if key in self.cache:
-            return self.cache[key]
-        self.evaluated += 1
-        sig = None
+            return self.cache[key][1]
+        self.cost[phase] += 1
+        sig = self._decide(point)
+        self.cache[key] = (dict(point), sig)
+        self.met.update(g for g in self.goals if g.met(sig))
+        return sig
+
+    def _decide(self, point):
         for a in self.p.assume:
             t = a.at(point)
             if t is not True:
-                if t is None:
-                    self.skipped += 1
-                else:
-                    self.rejected += 1
-                self.cache[key] = None
+                self.skipped += t is None
+                self.rejected += t is False
                 return None
-        c = self.p.claim.at(point)
-        if c is None:
+        sig = {"claim": self.p.claim.at(point)}
+        for t in self.targets:
+            if None in sig.values():
+                break
+            sig[t] = self.p.targets[t](point)
+        if None in sig.values():
             self.skipped += 1
-        else:
-            sig = {"claim": c}
-            for t in {g.target for g in self.goals}:
-                v = self.p.targets[t](point)
-                if v is None:
-                    sig = None
-                    self.skipped += 1
-                    break
-                sig[t] = v
-        self.cache[key] = sig
-        if sig is not None:
-            for k, v in point.items():
-                if k not in self.lo or v < self.lo[k]:
-                    self.lo[k] = v
-                if k not in self.hi or v > self.hi[k]:
-                    self.hi[k] = v
-            for g in self.goals:
-                kept = self.found if g.met(sig) else (self.weak if g.weak(sig) else None)
-                if kept is not None:
-                    kept[g].append(dict(point))
-                    kept[g].sort(key=_size)
-                    del kept[g][6:]
+            return None
         return sig
+
+    def found(self, g: Goal) -> list:
+        """The simplest points (at most 6) meeting ``g``, else its weak ones."""
+        pts = [p for p, sig in self.cache.values() if g.met(sig)]
+        pts = pts or [p for p, sig in self.cache.values() if g.weak(sig)]
+        return sorted(pts, key=_size)[:6]
+
+    def ranges(self) -> dict:
+        decided = [p for p, sig in self.cache.values() if sig is not None]
+        return {
+            k: [_short(min(p[k] for p in decided)), _short(max(p[k] for p in decided))]
+            for k in self.p.domains
+            if decided and k in decided[0]
+        }
 
 
 def search(
@@ -643,10 +598,9 @@ def search(
     st = _State(problem, goals)
     rng = np.random.default_rng(seed)
     pts = sample(problem.domains, points, rng, decades)
-    decided = []
+    decided, near = [], []
     if problem.screen is not None:
-        _screened(st, pts, problem, rng)
-        n_random = points
+        near = _screened(st, pts, problem)
     else:
         for i in range(points):
             if not st.open():
@@ -655,21 +609,20 @@ def search(
             sig = st.signature(point)
             if sig is not None:
                 decided.append((point, sig))
-        n_random = st.evaluated
     if st.open() and decided:
         _bisect_pairs(st, decided, rng, max(4, points // 60))
     if st.open():
-        _lines(st, decided, rng, line_budget)
-    ranges = {k: [_short(st.lo[k]), _short(st.hi[k])] for k in problem.domains if k in st.lo}
+        _lines(st, decided, near, line_budget)
+    screened = points if problem.screen is not None else 0
     record = {
-        "points": int(st.evaluated + (points if problem.screen is not None else 0)),
-        "random_points": int(n_random),
-        "boundary_points": int(st.boundary_points),
-        "line_points": int(st.line_points),
-        "exact_points": int(st.evaluated),
+        "points": len(st.cache) + screened,
+        "random_points": screened or st.cost["random"],
+        "boundary_points": st.cost["boundary"],
+        "line_points": st.cost["line"],
+        "exact_points": len(st.cache),
         "skipped": int(st.skipped),
         "outside_assumptions": int(st.rejected),
-        "ranges": ranges,
+        "ranges": st.ranges(),
         "structure": [
             "simple values 1/1000 .. 1000",
             f"log-uniform over 1e-{decades} .. 1e{decades}, two significant digits",
@@ -688,8 +641,7 @@ def search(
         "seed": int(seed),
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    found = {g: st.found[g] or st.weak[g] for g in st.goals}
-    return found, record
+    return {g: st.found(g) for g in st.goals}, record
 
 
 def _short(v: Fraction) -> str:
@@ -700,8 +652,9 @@ def _goal_score(g: Goal, mc, mt):
     return np.minimum(mc, -mt) if g.direction == DIRECTIONS[0] else np.minimum(-mc, mt)
 
 
-def _screened(st: _State, pts: Points, problem: Problem, rng):
-    """Phase 1 with a float screen: candidates per goal, rounded and decided exactly."""
+def _screened(st: _State, pts: Points, problem: Problem) -> list:
+    """Phase 1 with a float screen: candidates per goal, rounded and decided exactly; the
+    best near misses (rounded to 3 digits) for the line phase."""
     cols = dict(pts.cols)
     if problem.extra is not None:
         extra = problem.extra()
@@ -709,23 +662,19 @@ def _screened(st: _State, pts: Points, problem: Problem, rng):
     mc = problem.claim.margins(cols)
     with np.errstate(all="ignore"):
         mts = problem.screen(cols)
-    best = {}
+    near = []
     for g in st.goals:
         sc = _goal_score(g, mc, mts[g.target])
         sc = np.where(np.isnan(sc), -np.inf, sc)
-        best[g] = [i for i in np.argsort(-sc)[:3] if np.isfinite(sc[i])]
-        if st.found[g]:
-            continue
-        for i in _simple_first(sc, cols):
-            if st.found[g]:
-                break
+        near += [i for i in np.argsort(-sc)[:3] if np.isfinite(sc[i])]
+        for i in [] if g in st.met else _simple_first(sc, cols):
             for digits in (1, 2, 3, 4, 6, 9):
                 point = {k: _round(float(cols[k][i]), digits) for k in cols}
-                if not _in_domains(point, problem.domains):
-                    continue
-                if g.met(st.signature(point)):
+                if _in_domains(point, problem.domains) and g.met(st.signature(point)):
                     break
-    st.near = [{k: _round(float(cols[k][i]), 3) for k in cols} for g in best for i in best[g]]
+            if g in st.met:
+                break
+    return [{k: _round(float(cols[k][i]), 3) for k in cols} for i in near]
 
 
 def _simple_first(sc, cols, top: int = 6) -> list:
@@ -744,6 +693,7 @@ def _simple_first(sc, cols, top: int = 6) -> list:
 
 
 def _in_domains(point, domains) -> bool:
+    """``point`` (name -> value) in every variable's domain."""
     for k, dom in domains.items():
         v = point[k]
         if (dom == "positive" and not v > 0) or (dom == "nonnegative" and v < 0):
@@ -769,8 +719,7 @@ def _bisect_pairs(st: _State, decided, rng, pairs: int, steps: int = 12):
             if i % 2 and len(a) > 1:  # along one parameter only
                 j = list(a)[int(rng.integers(0, len(a)))]
                 h = {**a, j: b[j]}
-                st.boundary_points += 1
-                sig = st.signature(h)
+                sig = st.signature(h, "boundary")
                 if sig is None or sig[key] is not False:
                     continue
                 b = h
@@ -779,8 +728,7 @@ def _bisect_pairs(st: _State, decided, rng, pairs: int, steps: int = 12):
                 if not st.open():
                     return
                 t = (lo + hi) / 2
-                st.boundary_points += 1
-                sig = st.signature({k: a[k] + t * (b[k] - a[k]) for k in a})
+                sig = st.signature({k: a[k] + t * (b[k] - a[k]) for k in a}, "boundary")
                 if sig is None:
                     break
                 lo, hi = (t, hi) if sig[key] is True else (lo, t)
@@ -797,11 +745,11 @@ def _grid(dom: str, decades: int) -> list:
     return [*[-v for v in reversed(pos)], Fraction(0), *pos]
 
 
-def _lines(st: _State, decided, rng, budget: int):
+def _lines(st: _State, decided, near, budget: int):
     """Phase 3: exact lines through the hints, the all-ones point and the near misses."""
     p = st.p
     ones = {k: Fraction(1, 2) if d == "probability" else Fraction(1) for k, d in p.domains.items()}
-    bases = [*p.hints, ones, *getattr(st, "near", [])]
+    bases = [*p.hints, ones, *near]
     for g in st.open():  # without a screen: points that meet half of the goal
         want_c, want_t = g.want
         bases += [q for q, s in decided if s["claim"] is want_c][:1]
@@ -810,30 +758,27 @@ def _lines(st: _State, decided, rng, budget: int):
     for b in bases:
         if b not in seen and _in_domains(b, p.domains):
             seen.append(b)
-    start = st.evaluated
-    limit = budget * max(1, len(st.open()))
+    stop = len(st.cache) + budget * max(1, len(st.open()))
     for base in seen:
         goals = st.open()
         if not goals:
             return
         for name in p.domains:  # every line through the base: the simplest point is kept
-            if st.evaluated - start > limit:
+            if len(st.cache) > stop:
                 return
-            _line(st, base, name, goals, limit + start)
+            _line(st, base, name, goals, stop)
 
 
 def _line(st: _State, base: dict, name: str, goals, stop: int):
     grid = sorted({*_grid(st.p.domains[name], 4), base[name]})
     sigs = []
     for v in grid:
-        if st.evaluated > stop:
+        if len(st.cache) > stop:
             return
-        before = st.evaluated
-        sigs.append(st.signature({**base, name: v}))
-        st.line_points += st.evaluated - before
+        sigs.append(st.signature({**base, name: v}, "line"))
     for g in goals:
         for (a, sa), (b, sb) in zip(zip(grid, sigs), zip(grid[1:], sigs[1:])):
-            if st.evaluated > stop:
+            if len(st.cache) > stop:
                 return
             if sa is None or sb is None:
                 continue
@@ -848,23 +793,19 @@ def _bisect_line(st, base, name, g, a, b, sa, stop):
     side of ``a``; a marginal point counts on the side the goal does not want)."""
     lo, hi = a, b
     for _ in range(_LINE_STEPS):
-        if st.evaluated > stop:
+        if len(st.cache) > stop:
             return
         m = (lo + hi) / 2
-        before = st.evaluated
-        sig = st.signature({**base, name: m})
-        st.line_points += st.evaluated - before
+        sig = st.signature({**base, name: m}, "line")
         if sig is None:
             return
         if g.met(sig):
             _simplify(st, base, name, g, lo, hi, sa)
             return
         side = g.side(sig)
-        same = side == sa
-        other = side[0] != sa[0] and side[1] != sa[1]
-        if same:
+        if side == sa:
             lo = m
-        elif other:
+        elif side[0] != sa[0] and side[1] != sa[1]:
             hi = m
         else:  # the other direction's counterexample: the two crossings are apart
             return
@@ -874,7 +815,7 @@ def _simplify(st, base, name, g, lo, hi, sa):
     """Replace the found point by the simplest rational meeting the goal in (lo, hi)."""
     for _ in range(60):
         q = simplest_between(lo, hi)
-        sig = st.signature({**base, name: q})
+        sig = st.signature({**base, name: q}, "line")
         if sig is None or g.met(sig):
             return
         if g.side(sig) == sa:

@@ -23,24 +23,29 @@ parameters, is refused.
 **Decision.** A direction (*claim => stable*, *stable => claim*) holds iff
 ``domains & assume & premise & not conclusion`` has no real solution. That sentence of
 nonlinear real arithmetic is decided by Z3's ``nlsat`` procedure (complete for it; rational
-coefficients only, from SymPy's rationals), with a timeout per check:
+coefficients only, from SymPy's rationals), with a budget per check in z3's resource units
+(``timeout_ms`` times :data:`RLIMIT_PER_MS`: the same answer whatever the machine's load;
+the wall clock stops a check at ten times ``timeout_ms`` in any case):
 
 * ``unsat``: *proven*; the SMT-LIB2 text of every formula decided is kept (``formula_smt2``)
   so that a user can re-run it (``z3 file.smt2``);
 * ``sat``: *refuted*; Z3's model is made exact (rationals as they are; an algebraic number
   is rounded to nearby rationals, each re-checked, else kept as its defining polynomial and
-  isolating interval) and re-checked by an independent path: the point substituted into the
-  model's factors, right half-plane roots counted exactly
-  (:func:`symdelay.analysis.polyroots.exact_counts`), and the original SymPy claim evaluated
-  exactly (:meth:`~symdelay.analysis.claim_formula.ClaimFormula.holds_at`);
-* ``unknown`` (the timeout): *undecided within the budget*, with what was tried; never a
-  relation.
+  isolating interval) and re-checked by an independent path (:func:`second_path`): the
+  point substituted into the model's factors, right half-plane and axis roots counted by
+  Routh's exact scheme (the model's verdict there, :func:`verdict_at`), and the original
+  SymPy claim evaluated (:meth:`~symdelay.analysis.claim_formula.ClaimFormula.holds_at`);
+* ``unknown`` (the budget spent): *undecided within the budget*, with what was tried;
+  never a relation.
 
 *claim => stable* splits into one check per condition of each factor; *stable => claim* is
-one check. Two shortcuts come before nlsat, each exact: a coefficient-sign certificate
+one check. Shortcuts come before nlsat, each exact: a coefficient-sign certificate
 (lower bounds shifted out, every coefficient nonnegative: a conjunct that cannot hold, so
-unsat; the check's ``by`` says ``sign certificate``) and a short search of simple rational
-points, each checked in exact arithmetic (a point where every conjunct holds: sat).
+unsat; the check's ``by`` says ``sign certificate``), a short search of simple rational
+points, each checked in exact arithmetic (a point where every conjunct holds: sat), and a
+monotone reduction (the last conjunct ``S <= 0`` with ``dS/dv >= 0`` certified on the box
+the bounds set: nlsat on ``S`` at ``v``'s lower bound, one variable fewer; ``by``:
+``monotone in v``).
 
 **Scale invariance.** If every factor is homogeneous when ``r`` and every ``positive``
 parameter are multiplied by ``c > 0`` (rates and eigenvalues share the unit of inverse
@@ -61,11 +66,21 @@ both directions are proven or refuted.
 from __future__ import annotations
 
 import functools
+import operator
 import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from symdelay.analysis.claim_formula import FALSE, TRUE, conj, neg, parse_claim, rel, walk_rels
+from symdelay.analysis.claim_formula import (
+    FALSE,
+    TRUE,
+    conj,
+    fold,
+    neg,
+    parse_claim,
+    rel,
+    walk_rels,
+)
 from symdelay.analysis.claim_result import PROVEN, REFUTED, UNDECIDED, Outcome, assemble
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
@@ -86,8 +101,16 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT_MS = 10_000
+#: z3's resource units per millisecond of a check's budget: deterministic, unlike the wall
+#: clock (nlsat counts 40k to 230k units per second of CPU on the checks of the tests)
+RLIMIT_PER_MS = 100
+#: the wall clock stops a check at this many times its budget whatever its units say
+_WALL_FACTOR = 10
 METHOD = "decision procedure"
 _DIRS = ("claim_implies_target", "target_implies_claim")
+_OPS = {">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
+#: ``and``, ``or``, ``not`` that rebuild a formula node (see ``claim_formula.fold``)
+_REBUILD = (lambda xs: ("and", tuple(xs)), lambda xs: ("or", tuple(xs)), lambda x: ("not", x))
 
 
 # ------------------------------------------------------------------ stability as a formula
@@ -101,25 +124,15 @@ class StabilityFormula:
 
     @property
     def conditions(self) -> tuple:
-        out = []
-        for _, conds in self.per_factor:
-            for c in conds:
-                if c not in out:
-                    out.append(c)
-        return tuple(out)
+        return tuple(dict.fromkeys(c for _, conds in self.per_factor for c in conds))
 
 
 def _domain_symbols(model) -> dict:
-    out = {}
-    for p in model.free_parameters:
-        dom = model.domains[p]
-        if dom == "positive":
-            out[p] = sp.Symbol(p.name, positive=True)
-        elif dom in ("nonnegative", "probability"):
-            out[p] = sp.Symbol(p.name, nonnegative=True)
-        else:
-            out[p] = sp.Symbol(p.name, real=True)
-    return out
+    kinds = {"positive": "positive", "nonnegative": "nonnegative", "probability": "nonnegative"}
+    return {
+        p: sp.Symbol(p.name, **{kinds.get(model.domains[p], "real"): True})
+        for p in model.free_parameters
+    }
 
 
 def _simplified(lhs, assume: dict, back: dict) -> list:
@@ -133,14 +146,10 @@ def _simplified(lhs, assume: dict, back: dict) -> list:
         if f.is_positive:
             continue
         if f.is_negative:
-            coeff = -coeff
-            if m % 2 == 0:
-                coeff = -coeff
+            coeff = -coeff if m % 2 else coeff
             continue
         (odd if m % 2 else even).append(f)
-    out = []
-    for f in even:
-        out.append(sp.Ne(f.xreplace(back), 0))
+    out = [sp.Ne(f.xreplace(back), 0) for f in even]
     if odd or coeff <= 0:
         body = sp.expand(sp.Mul(*odd).xreplace(back))
         if coeff < 0:
@@ -191,18 +200,11 @@ def _stability_formula(model) -> StabilityFormula:
                             f"{sub}, not rationally: the decision procedure cannot decide it"
                         )
         res = routh_hurwitz(f.factor.xreplace(assume), r)
-        conds = []
-        mult = sp.together(res.multiplier)
-        num, den = sp.fraction(mult)
-        for piece in (num, den):
-            if not sp.expand(piece).is_number:
-                for c in _simplified(piece**2, assume, back):
-                    if c not in conds:
-                        conds.append(c)
-        for c in res.lienard_chipart:
-            for s in _simplified(c.lhs - c.rhs, assume, back):
-                if s not in conds:
-                    conds.append(s)
+        pieces = [
+            x**2 for x in sp.fraction(sp.together(res.multiplier)) if not sp.expand(x).is_number
+        ]
+        pieces += [c.lhs - c.rhs for c in res.lienard_chipart]
+        conds = dict.fromkeys(c for x in pieces for c in _simplified(x, assume, back))
         per.append((f, tuple(conds)))
     return StabilityFormula(tuple(per), params, dict(model.domains))
 
@@ -241,10 +243,11 @@ def _weighted_degree(P, weights: dict):
     return degs.pop() if len(degs) == 1 else None
 
 
-def _scale_variable(model, sf: StabilityFormula, claims, exclude=()) -> tuple:
-    """``(parameter fixed to 1, note)`` when every factor and every claim formula is
-    invariant under scaling ``r`` and the positive parameters; else ``(None, note)``.
-    ``exclude``: rates that may not be the one fixed (replaced by a product)."""
+def _scale_variable(model, sf: StabilityFormula, claims, exclude=(), targets=()) -> tuple:
+    """``(parameter fixed to 1, note)`` when every factor, every claim formula and every
+    target node is invariant under scaling ``r`` and the positive parameters; else
+    ``(None, note)``. ``exclude``: rates that may not be the one fixed (replaced by a
+    product)."""
     rates = [p for p in sf.parameters if model.domains[p] == "positive"]
     if not rates:
         return None, "no positive rate parameter: no scaling"
@@ -254,22 +257,17 @@ def _scale_variable(model, sf: StabilityFormula, claims, exclude=()) -> tuple:
         num = sp.fraction(sp.together(sp.expand(f.factor)))[0]
         if _weighted_degree(sp.expand(num), weights) is None:
             return None, f"the {f.mode} factor is not homogeneous in r and the rates: no scaling"
-    for cf in claims:
+    checks = [(f"'{cf.text}'", cf.aux, [cf.node, *cf.definitions]) for cf in claims]
+    for text, aux, nodes in [*checks, ("the target set", (), list(targets))]:
         w = dict(weights)
-        for a in cf.aux:
-            if a.base[0] == "abs":
-                _, n, d = a.base
-                q = 1
-            else:
-                n, d, q = a.base
+        for a in aux:
+            n, d, q = (*a.base[1:], 1) if a.base[0] == "abs" else a.base
             dn, dd = _weighted_degree(n, w), _weighted_degree(d, w)
             if dn is None or dd is None:
-                return None, f"'{cf.text}' is not invariant under scaling the rates"
+                return None, f"{text} is not invariant under scaling the rates"
             w[a.symbol] = sp.Rational(dn - dd) / q
-        for node in [cf.node, *cf.definitions]:
-            for _, P, _op in walk_rels(node):
-                if _weighted_degree(P, w) is None:
-                    return None, f"'{cf.text}' is not invariant under scaling the rates"
+        if any(_weighted_degree(P, w) is None for n in nodes for _, P, _op in walk_rels(n)):
+            return None, f"{text} is not invariant under scaling the rates"
     degree = {p: 0 for p in rates}
     for c in sf.conditions:
         for p in rates:
@@ -288,12 +286,7 @@ def _scale_variable(model, sf: StabilityFormula, claims, exclude=()) -> tuple:
 
 # ------------------------------------------------------------------ products
 def _all_polys(nodes) -> list:
-    out = []
-    for n in nodes:
-        for _, P, _op in walk_rels(n):
-            if P not in out:
-                out.append(P)
-    return out
+    return list(dict.fromkeys(P for n in nodes for _, P, _op in walk_rels(n)))
 
 
 def _products(model, nodes, symbols) -> tuple:
@@ -312,14 +305,10 @@ def _products(model, nodes, symbols) -> tuple:
             k = sp.Symbol(f"{a.name}*{b.name}", real=True)
             if not any(P.has(a) and P.has(b) for P in polys):
                 continue
-            ok = True
-            for P in polys:
-                if P in (a, b) or not (P.has(a) or P.has(b)):
-                    continue
-                if sp.expand(P.xreplace({b: k / a})).has(a):
-                    ok = False
-                    break
-            if ok:
+            if all(
+                P in (a, b) or not P.has(a, b) or not sp.expand(P.xreplace({b: k / a})).has(a)
+                for P in polys
+            ):
                 out.append((a, b, k))
                 used |= {a, b}
                 break
@@ -328,24 +317,21 @@ def _products(model, nodes, symbols) -> tuple:
 
 def _reduce(node, products):
     """``node`` with every product pair replaced by its variable (see :func:`_products`)."""
-    if not products:
-        return node
-    kind = node[0]
-    if kind in ("and", "or"):
-        return (kind, tuple(_reduce(c, products) for c in node[1]))
-    if kind == "not":
-        return ("not", _reduce(node[1], products))
-    if kind != "rel":
-        return node
-    _, P, op = node
-    for a, b, k in products:
-        if a == P:  # a > 0 (its domain): true
-            return TRUE if op in (">", ">=", "!=") else FALSE
-        if b == P:  # sign(b) = sign(k) as a > 0
-            return ("rel", k, op)
-        if P.has(a) or P.has(b):
-            P = sp.expand(P.xreplace({b: k / a}))
-    return ("rel", P, op)
+
+    def leaf(n):
+        if n[0] != "rel":
+            return n
+        _, P, op = n
+        for a, b, k in products:
+            if a == P:  # a > 0 (its domain): true
+                return TRUE if op in (">", ">=", "!=") else FALSE
+            if b == P:  # sign(b) = sign(k) as a > 0
+                return ("rel", k, op)
+            if P.has(a) or P.has(b):
+                P = sp.expand(P.xreplace({b: k / a}))
+        return ("rel", P, op)
+
+    return fold(node, leaf, *_REBUILD) if products else node
 
 
 def _frame_symbols(symbols, products) -> list:
@@ -355,13 +341,7 @@ def _frame_symbols(symbols, products) -> list:
 
 # ------------------------------------------------------------------ sign certificates
 def _conjuncts(nodes) -> list:
-    out = []
-    for n in nodes:
-        if n[0] == "and":
-            out += _conjuncts(n[1])
-        else:
-            out.append(n)
-    return out
+    return [c for n in nodes for c in (_conjuncts(n[1]) if n[0] == "and" else [n])]
 
 
 #: polynomials with more terms are left to nlsat (the (1 + t)^deg expansions grow fast)
@@ -400,56 +380,78 @@ def _rational_bounds(conj_, one, lower, positive) -> list:
     return out
 
 
-def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
-    """True if the last node cannot hold, by a sign certificate, under the bounds the
-    conjunction sets (then it is unsat, proven without nlsat).
+class _Box:
+    """The box that the domains and the single-variable conjuncts of ``nodes`` set
+    (``lower``, ``upper``: variable -> (bound, strict)): ``a v + b > 0`` / ``>= 0``, and
+    ``P(v) > 0`` / ``>= 0`` with one real root above a known lower bound; and the sign
+    certificate on it (:meth:`positive`).
 
-    Every variable gets its bounds from the domains and from the conjuncts ``a v + b > 0``
-    / ``>= 0``. A variable bounded below by ``c`` becomes ``c + t`` (``t >= 0``, ``> 0``
-    for a strict bound); one also bounded above by ``d`` becomes ``(c + d t)/(1 + t)``
-    (``t >= 0`` covers ``[c, d)``; a bound ``v <= d`` adds the polynomial at ``v = d``), the
-    polynomial multiplied by ``(1 + t)^deg``. A polynomial whose coefficients are then all
-    ``>= 0`` with a positive monomial in strictly positive variables alone (or a positive
-    constant) is ``> 0`` on the whole set, so a conjunct ``-S >= 0`` (or ``not S > 0``,
-    ``S == 0``) with such an ``S`` is impossible. (``kappa >= 1`` implies the in-flight
-    model's Hurwitz conditions this way, where nlsat needs over 30 s at L = 4.)"""
-    conj_ = _conjuncts(nodes)
-    one = {fixed: sp.Integer(1)} if fixed is not None else {}
-    lower, upper = {}, {}
-    for v in symbols:
-        dom = domains.get(v)
-        if v == fixed:
-            continue
-        if dom == "positive":
-            lower[v] = (sp.Integer(0), True)
-        elif dom in ("nonnegative", "probability"):
-            lower[v] = (sp.Integer(0), False)
-        if dom == "probability":
-            upper[v] = (sp.Integer(1), False)
-    for n in conj_:
-        if n[0] != "rel" or n[2] not in (">", ">="):
-            continue
-        P = sp.expand(n[1].xreplace(one))
-        if len(P.free_symbols) != 1:
-            continue
-        (v,) = P.free_symbols
-        poly = sp.Poly(P, v)
-        if poly.degree() != 1:
-            continue
-        c, strict = -poly.TC() / poly.LC(), n[2] == ">"
-        side, better = (lower, c.__gt__) if poly.LC() > 0 else (upper, c.__lt__)
-        old = side.get(v)
-        if old is None or better(old[0]) or (c == old[0] and strict):
-            side[v] = (c, strict)
-    ts = {v: sp.Dummy(v.name) for v in lower}
-    strict_t = {ts[v] for v, (_, st) in lower.items() if st}
-    boxed = {v: upper[v] for v in lower if v in upper and upper[v][0] > lower[v][0]}
+    A variable bounded below by ``c`` becomes ``c + t`` (``t >= 0``, ``> 0`` for a strict
+    bound); one also bounded above by ``d`` becomes ``(c + d t)/(1 + t)`` (``t >= 0`` covers
+    ``[c, d)``; a bound ``v <= d`` adds the polynomial at ``v = d``), the polynomial
+    multiplied by ``(1 + t)^deg``. A polynomial whose coefficients are then all ``>= 0``
+    with a positive monomial in strictly positive variables alone (or a positive constant)
+    is ``> 0`` on the whole box (all ``>= 0``: ``>= 0`` there)."""
 
-    def certified(S, at_end=(), strict=True) -> bool:
-        """``S > 0`` (``strict``, else ``S >= 0``) on the set by coefficient signs;
+    def __init__(self, nodes, symbols, fixed, domains):
+        self.one = one = {fixed: sp.Integer(1)} if fixed is not None else {}
+        self.lower, self.upper = {}, {}
+        for v in symbols:
+            dom = domains.get(v)
+            if v != fixed and dom in ("positive", "nonnegative", "probability"):
+                self.lower[v] = (sp.Integer(0), dom == "positive")
+            if v != fixed and dom == "probability":
+                self.upper[v] = (sp.Integer(1), False)
+        single = []
+        for n in _conjuncts(nodes):
+            if n[0] == "rel" and n[2] in (">", ">="):
+                P = sp.expand(n[1].xreplace(one))
+                if len(P.free_symbols) == 1:
+                    single.append((n[2] == ">", sp.Poly(P, *P.free_symbols)))
+        for strict, poly in sorted(single, key=lambda x: x[1].degree() != 1):  # linear first
+            v, upper = poly.gen, poly.LC() < 0 and poly.degree() == 1
+            if poly.degree() == 1:
+                c = -poly.TC() / poly.LC()
+            else:  # a lower bound from its real roots above the one known
+                c, strict = self._root_bound(poly, strict, self.lower.get(v)) or (None, strict)
+                if c is None:
+                    continue
+            side = self.upper if upper else self.lower
+            old = side.get(v)
+            if old is None or (c < old[0] if upper else c > old[0]) or (c == old[0] and strict):
+                side[v] = (c, strict)
+        self.ts = {v: sp.Dummy(v.name) for v in self.lower}
+        self.strict_t = {self.ts[v] for v, (_, st) in self.lower.items() if st}
+        self.boxed = {
+            v: self.upper[v]
+            for v in self.lower
+            if v in self.upper and self.upper[v][0] > self.lower[v][0]
+        }
+        self.probe = {
+            v: (c + self.boxed[v][0]) / 2 if v in self.boxed else c + 1
+            for v, (c, _) in self.lower.items()
+        }
+
+    @staticmethod
+    def _root_bound(poly, strict, low):
+        """``(c, strict)``: the lower bound that ``poly(v) > 0`` (``strict``; else ``>= 0``)
+        and ``v >= low`` give when ``poly``, negative at ``low``, has one real root ``r`` above
+        it (``c = r`` if rational, else a rational just below); else None."""
+        if low is None or poly.LC() < 0 or not poly.eval(low[0]) < 0:
+            return None
+        above = poly.intervals(inf=low[0])
+        if len(above) != 1:
+            return None
+        (a, b), _ = above[0]
+        exact = [x for x in poly.ground_roots() if a <= x <= b]
+        return (exact[0], strict) if exact else (poly.refine_root(a, b, eps=1e-12)[0], True)
+
+    def certified(self, S, at_end=(), strict=True) -> bool:
+        """``S > 0`` (``strict``, else ``S >= 0``) on the box by coefficient signs;
         ``at_end``: boxed variables set to their upper end. Sparse polynomial arithmetic in
         the new variables ``t``."""
-        S = sp.expand(S.xreplace(one).xreplace({v: boxed[v][0] for v in at_end}))
+        lower, boxed, ts = self.lower, self.boxed, self.ts
+        S = sp.expand(S.xreplace(self.one).xreplace({v: boxed[v][0] for v in at_end}))
         if S.is_number:
             return S > 0 if strict else S >= 0
         vs = sorted(S.free_symbols, key=str)
@@ -480,25 +482,38 @@ def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
         if any(c < 0 for c in total.coeffs()):
             return False
         return not strict or any(
-            c > 0 and all(e == 0 or g in strict_t for g, e in zip(gens, mon, strict=True))
+            c > 0 and all(e == 0 or g in self.strict_t for g, e in zip(gens, mon, strict=True))
             for mon, c in total.terms()
         )
 
-    probe = {v: (c + boxed[v][0]) / 2 if v in boxed else c + 1 for v, (c, _) in lower.items()}
-
-    def plainly_positive(S, strict=True, max_terms=_CERTIFY_MAX_TERMS) -> bool:
+    def positive(self, S, strict=True, max_terms=_CERTIFY_MAX_TERMS) -> bool:
+        """``S > 0`` (``strict``; else ``S >= 0``) on the box, by the sign certificate."""
         if len(sp.Add.make_args(sp.expand(S))) > max_terms:
             return False
         # one exact value inside the set first: a polynomial not positive there cannot be
         # certified, and most are not
-        at = S.xreplace(one).xreplace(probe)
+        at = S.xreplace(self.one).xreplace(self.probe)
         if not at.is_number or not (at > 0 if strict else at >= 0):
             return False
-        if not certified(S, (), strict):
+        if not self.certified(S, (), strict):
             return False
         # a closed upper end v = d is in the set: the polynomial there too
-        return all(open_ or certified(S, (v,), strict) for v, (_, open_) in boxed.items())
+        return all(open_ or self.certified(S, (v,), strict) for v, (_, open_) in self.boxed.items())
 
+
+def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
+    """True if the last node cannot hold, by a sign certificate, under the bounds the
+    conjunction sets (then it is unsat, proven without nlsat).
+
+    The certificate of :class:`_Box` on the box the bounds set, and beyond it: a
+    polynomial ``> 0`` on the box, or after a rational bound ``v < b/A`` of a conjunct,
+    or exceeding a positive multiple of another conjunct, is ``> 0`` on the set, so a
+    conjunct ``-S >= 0`` (or ``not S > 0``, ``S == 0``) with such an ``S`` is impossible.
+    (``kappa >= 1`` implies the in-flight model's Hurwitz conditions this way, where nlsat
+    needs over 30 s at L = 4.)"""
+    box = _Box(nodes, symbols, fixed, domains)
+    conj_, one, lower, ts, probe = _conjuncts(nodes), box.one, box.lower, box.ts, box.probe
+    strict_t, plainly_positive = box.strict_t, box.positive
     bounds = _rational_bounds(conj_, one, lower, plainly_positive)
     # the other conjuncts H > 0 / H >= 0 in two or more variables (see follows)
     hyps_ = [
@@ -578,6 +593,29 @@ def _impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
     return False
 
 
+def _monotone(nodes, symbols, fixed, domains):
+    """``(v, c, reduced)``: a formula in one variable fewer that is satisfiable if the
+    conjunction of ``nodes`` is, or None. The last node says ``S <= 0`` (``not S > 0``;
+    ``S < 0`` for ``not S >= 0``), a variable ``v`` of ``S`` is bounded below by ``c`` and
+    ``dS/dv >= 0`` on the box the single-variable bounds set (:class:`_Box`): a solution
+    moved along ``v`` down to ``c`` stays in the box and keeps ``S <= 0``, so the conjuncts
+    free of ``v`` and ``S(v = c) <= 0`` hold there. (``kappa >= 1/5`` implies the
+    in-flight model's third Hurwitz condition at L = 3, tangent to it as ``mu -> 0``:
+    nlsat needs minutes, and seconds at ``kappa = 1/5``.)"""
+    last = nodes[-1]
+    if last[0] != "not" or last[1][0] != "rel" or last[1][2] not in (">", ">="):
+        return None
+    box = _Box(nodes[:-1], symbols, fixed, domains)
+    S = sp.expand(last[1][1].xreplace(box.one))
+    for v in sorted(S.free_symbols & set(box.lower), key=str):
+        dS = sp.diff(S, v)
+        if not dS.is_number and box.positive(dS, strict=False):
+            c = box.lower[v][0]
+            rest = [n for n in _conjuncts(nodes[:-1]) if not any(P.has(v) for P in _all_polys([n]))]
+            return v, c, [*rest, ("not", rel(S.xreplace({v: c}), last[1][2]))]
+    return None
+
+
 # ------------------------------------------------------------------ positive factors
 #: relations with more terms are left as they are (factoring them costs more than it saves)
 _FACTOR_MAX_TERMS = 400
@@ -588,17 +626,15 @@ def _strip_positive(node, symbols, fixed, domains):
     (by the sign certificate) divided out: ``P f > 0`` with ``f > 0`` is ``P > 0``, and the
     same for ``>=``, ``==`` and ``!=``. A claim written as a condition times or over a
     positive expression then meets the condition itself."""
-    kind = node[0]
-    if kind in ("and", "or"):
-        return (kind, tuple(_strip_positive(c, symbols, fixed, domains) for c in node[1]))
-    if kind == "not":
-        return ("not", _strip_positive(node[1], symbols, fixed, domains))
-    if kind != "rel":
-        return node
-    _, P, op = node
     key = (tuple(symbols), fixed, tuple(sorted((str(k), v) for k, v in domains.items())))
-    Q = _positive_factors_out(P, key)
-    return node if Q is P else rel(Q, op)
+
+    def leaf(n):
+        if n[0] != "rel":
+            return n
+        Q = _positive_factors_out(n[1], key)
+        return n if Q is n[1] else rel(Q, n[2])
+
+    return fold(node, leaf, *_REBUILD)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -672,52 +708,35 @@ def _numeric(P):
     return gens, sp.lambdify(gens, P, "numpy")
 
 
-def _float_holds(node, values, n):
+def _float_holds(nodes, values, n):
+    """The conjunction of ``nodes`` in floating point (``values``: each polynomial's
+    column), with a margin so that rounding does not decide: the exact check comes after."""
     import numpy as np
 
-    if isinstance(node, list):
-        out = np.ones(n, dtype=bool)
-        for nd in node:
-            out &= _float_holds(nd, values, n)
-        return out
-    kind = node[0]
-    if kind == "true":
-        return np.ones(n, dtype=bool)
-    if kind == "false":
-        return np.zeros(n, dtype=bool)
-    if kind == "and":
-        return _float_holds(list(node[1]), values, n)
-    if kind == "or":
-        out = np.zeros(n, dtype=bool)
-        for c in node[1]:
-            out |= _float_holds(c, values, n)
-        return out
-    if kind == "not":
-        return ~_float_holds(node[1], values, n)
-    _, P, op = node
-    v = values[P]
-    # a margin so that float rounding does not decide: the exact check comes after
-    tol = 1e-9 * (1 + np.abs(v))
-    return {">": v > tol, ">=": v > -tol, "==": np.abs(v) <= tol, "!=": np.abs(v) > tol}[op]
+    def leaf(nd):
+        if nd[0] in ("true", "false"):
+            return np.full(n, nd[0] == "true")
+        v = values[nd[1]]
+        tol = 1e-9 * (1 + np.abs(v))
+        return {">": v > tol, ">=": v > -tol, "==": np.abs(v) <= tol, "!=": np.abs(v) > tol}[nd[2]]
+
+    return fold(
+        ("and", [TRUE, *nodes]),
+        leaf,
+        lambda xs: np.logical_and.reduce(xs),
+        lambda xs: np.logical_or.reduce(xs),
+        np.logical_not,
+    )
 
 
 def _exact_holds(node, point) -> bool:
-    kind = node[0]
-    if kind == "true":
-        return True
-    if kind == "false":
-        return False
-    if kind == "and":
-        return all(_exact_holds(c, point) for c in node[1])
-    if kind == "or":
-        return any(_exact_holds(c, point) for c in node[1])
-    if kind == "not":
-        return not _exact_holds(node[1], point)
-    _, P, op = node
-    v = P.xreplace(point)
-    if not v.is_Rational:
-        return False
-    return {">": v > 0, ">=": v >= 0, "==": v == 0, "!=": v != 0}[op]
+    def leaf(nd):
+        if nd[0] in ("true", "false"):
+            return nd[0] == "true"
+        v = nd[1].xreplace(point)
+        return v.is_Rational and bool(_OPS[nd[2]](v, 0))
+
+    return fold(node, leaf, all, any, operator.not_)
 
 
 # ------------------------------------------------------------------ z3
@@ -746,20 +765,12 @@ def _z3_poly(P, zvars, z3):
 
 
 def _z3_node(node, zvars, z3):
-    kind = node[0]
-    if kind == "true":
-        return z3.BoolVal(True)
-    if kind == "false":
-        return z3.BoolVal(False)
-    if kind == "and":
-        return z3.And(*[_z3_node(c, zvars, z3) for c in node[1]])
-    if kind == "or":
-        return z3.Or(*[_z3_node(c, zvars, z3) for c in node[1]])
-    if kind == "not":
-        return z3.Not(_z3_node(node[1], zvars, z3))
-    _, P, op = node
-    e = _z3_poly(P, zvars, z3)
-    return {">": e > 0, ">=": e >= 0, "==": e == 0, "!=": e != 0}[op]
+    def leaf(nd):
+        if nd[0] in ("true", "false"):
+            return z3.BoolVal(nd[0] == "true")
+        return _OPS[nd[2]](_z3_poly(nd[1], zvars, z3), 0)
+
+    return fold(node, leaf, lambda xs: z3.And(*xs), lambda xs: z3.Or(*xs), z3.Not)
 
 
 def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify=False):
@@ -784,7 +795,8 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify
     if fixed is not None:
         zvars[fixed] = z3.RealVal(1)
     solver = z3.SolverFor("QF_NRA")
-    solver.set("timeout", int(timeout_ms))
+    solver.set("rlimit", min(int(timeout_ms) * RLIMIT_PER_MS, 2**32 - 1))
+    solver.set("timeout", min(int(timeout_ms) * _WALL_FACTOR, 2**32 - 1))
     for n in nodes:
         solver.add(_z3_node(n, zvars, z3))
     smt2 = solver.to_smt2()
@@ -798,19 +810,23 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify
         return "sat", hit, smt2, time.perf_counter() - t0
     if certify == "after" and _impossible_by_signs(nodes, symbols, fixed, domains):
         return "unsat", "sign certificate", smt2, time.perf_counter() - t0
+    reduced = _monotone(nodes, symbols, fixed, domains) if certify else None
+    if reduced is not None:  # nlsat on the cheaper formula first (its own budget)
+        v, c, nodes_c = reduced
+        rest = [x for x in symbols if x != v]
+        if _solve(nodes_c, rest, fixed, timeout_ms, (), domains)[0] == "unsat":
+            by = f"monotone in {v} from {c}, then z3 nlsat"
+            return "unsat", by, smt2, time.perf_counter() - t0
     answer = solver.check()
     elapsed = time.perf_counter() - t0
     if answer == z3.unsat:
         return "unsat", None, smt2, elapsed
     if answer == z3.sat:
         m = solver.model()
-        values = {}
-        for s, v in zvars.items():
-            if s == fixed:
-                values[s] = sp.Integer(1)
-                continue
-            val = m.eval(v, model_completion=True)
-            values[s] = _exact_value(val, z3)
+        values = {
+            s: sp.Integer(1) if s == fixed else _exact_value(m.eval(v, model_completion=True), z3)
+            for s, v in zvars.items()
+        }
         for a, b, k in products:
             values[a], values[b] = sp.Integer(1), values.pop(k)
         return "sat", values, smt2, elapsed
@@ -839,6 +855,11 @@ def _exact_value(val, z3):
     raise VerificationError(f"z3 returned a value that is not a real number: {val}")
 
 
+def _exact(v):
+    """A value of z3's model as a SymPy number."""
+    return v.root if isinstance(v, _Algebraic) else v
+
+
 @dataclass(frozen=True)
 class _Algebraic:
     """A real algebraic number from Z3: its ``root-obj`` text and a rational approximation."""
@@ -850,99 +871,91 @@ class _Algebraic:
 
 
 # ------------------------------------------------------------------ exact re-check
-def _stable_at(model, sf: StabilityFormula, point: dict) -> bool:
-    """Independent path: every factor at the rational point, its RHP and axis roots counted
-    exactly (Cauchy index, :func:`~symdelay.analysis.polyroots.exact_counts`)."""
-    from symdelay.analysis.polyroots import exact_counts
+def verdict_at(sf: StabilityFormula, point: dict) -> str | None:
+    """The model's verdict at an exact point (a name or symbol -> a rational or algebraic
+    number), by the second path: every factor substituted by SymPy, its roots in the
+    closed right half-plane counted by Routh's exact scheme. ``"stable"``, ``"marginal"``
+    (roots on the axis, none to the right), ``"unstable"``; None at a degenerate point (a
+    factor's leading coefficient vanishes)."""
     from symdelay.analysis.routh import routh_hurwitz
 
+    values = {str(k): sp.sympify(v) for k, v in point.items()}
+    axis = False
     for f, _ in sf.per_factor:
-        poly = sp.Poly(sp.together(f.factor.xreplace(point)), r)
-        coeffs = poly.all_coeffs()
-        if any(not c.is_Rational for c in coeffs):
-            # an algebraic point: exact Routh-Hurwitz over the algebraic numbers
-            res = routh_hurwitz(poly.as_expr(), r)
-            if res.is_stable is None:
-                raise VerificationError(f"stability undecided at an algebraic point: {point}")
-            if not res.is_stable:
-                return False
+        poly = sp.Poly(
+            sp.together(f.factor.xreplace({p: values[p.name] for p in sf.parameters})), r
+        )
+        if poly.degree() < sp.degree(f.factor, r):
+            return None
+        if poly.degree() < 1:
             continue
-        if coeffs[0] == 0:
-            return False
-        counts = exact_counts(coeffs)
-        if counts.rhp or counts.axis:
-            return False
-    return True
+        res = routh_hurwitz(poly.as_expr(), r)
+        if res.rhp_count is None:
+            raise VerificationError(f"Routh's scheme cannot count the roots at {point}")
+        if res.rhp_count:
+            return "unstable"
+        axis = axis or res.imaginary_axis_count > 0
+    return "marginal" if axis else "stable"
 
 
-def _in_domain(model, point) -> bool:
-    for p in model.free_parameters:
-        v, dom = point[p], model.domains[p]
-        if dom == "positive" and not v > 0:
-            return False
-        if dom == "nonnegative" and not v >= 0:
-            return False
-        if dom == "probability" and not (0 <= v <= 1):
-            return False
-    return True
+def second_path(sf, claim, assumptions, target, point):
+    """``(claim, target, verdict)`` at an exact point (symbol -> value) by the second path,
+    or None where it cannot tell or the point is outside the domains or the assumptions:
+    the claim by SymPy (:meth:`~symdelay.analysis.claim_formula.ClaimFormula.holds_at`),
+    the verdict by Routh's scheme (:func:`verdict_at`; stable is the target stability),
+    a family's ``target`` (:class:`Target`) by its own exact test."""
+    from symdelay.analysis.counterexample import _in_domains
 
-
-def _is_counterexample(model, sf, claim, assumptions, direction, point, target=None) -> bool:
-    """``point`` refutes ``direction``: re-checked by exact root counts (stability) or by
-    the family's own exact test of ``target`` (:class:`Target`)."""
-    if not _in_domain(model, point) or not all(a.holds_at(point) for a in assumptions):
-        return False
-    holds = claim.holds_at(point)
-    if direction == "claim_implies_target" and not holds:
-        return False
-    if direction != "claim_implies_target" and holds:
-        return False
-    inside = _stable_at(model, sf, point) if target is None else target.holds_at(point)
-    if inside is None:  # the family's test cannot tell (a tie on its boundary)
-        return False
-    return not inside if direction == "claim_implies_target" else inside
+    named = {str(k): v for k, v in point.items()}
+    if not _in_domains(named, {p.name: sf.domains[p] for p in sf.parameters}):
+        return None
+    if any(a.holds_at(point) is not True for a in assumptions):
+        return None
+    holds, verdict = claim.holds_at(point), verdict_at(sf, point)
+    inside = verdict == "stable" if target is None else target.holds_at(point)
+    if None in (holds, verdict, inside):
+        return None
+    return holds, inside, verdict
 
 
 def _rationalise(model, sf, claim, assumptions, direction, values, target=None):
-    """A short rational counterexample near Z3's point (each candidate re-checked): Z3's
-    point rounded to 1..40 digits, else the one search's exact lines through it (a sliver
-    along the boundary), else Z3's algebraic point itself."""
+    """A short rational counterexample near Z3's point (each candidate re-checked by the
+    second path): Z3's point rounded to 1..40 digits, else the one search's exact lines
+    through it (a sliver along the boundary), else Z3's algebraic point itself.
+    ``(point, kind, verdict)``, or Nones."""
+    from symdelay.analysis.counterexample import Goal
+
+    goal = Goal("stability" if target is None else target.name, direction)
     params = list(model.free_parameters)
     approx = {}
-    exact = True
     for p in params:
         v = values.get(p, sp.Integer(1))
-        if isinstance(v, _Algebraic):
-            exact = False
-            approx[p] = v.approx
-        else:
-            approx[p] = Fraction(int(v.p), int(v.q))
+        approx[p] = v.approx if isinstance(v, _Algebraic) else Fraction(int(v.p), int(v.q))
+
+    def check(cand):
+        res = second_path(sf, claim, assumptions, target, cand)
+        return res[2] if res is not None and res[:2] == goal.want else None
+
     for digits in (1, 2, 3, 4, 6, 9, 12, 18, 25, 40):
-        cand = {}
-        for p in params:
-            f = approx[p].limit_denominator(10**digits)
-            cand[p] = sp.Rational(f.numerator, f.denominator)
-        if _is_counterexample(model, sf, claim, assumptions, direction, cand, target):
-            return cand, "rational"
-    cand = _on_lines(model, sf, claim, assumptions, direction, approx, target)
+        cand = {p: sp.Rational(approx[p].limit_denominator(10**digits)) for p in params}
+        verdict = check(cand)
+        if verdict:
+            return cand, "rational", verdict
+    cand, verdict = _on_lines(model, sf, claim, assumptions, goal, approx, target)
     if cand is not None:
-        return cand, "rational"
-    if exact:
-        cand = {p: values.get(p, sp.Integer(1)) for p in params}
-        if _is_counterexample(model, sf, claim, assumptions, direction, cand, target):
-            return cand, "rational"
-        if target is not None:  # e.g. a tie on the target's boundary: left undecided
-            return None, None
-        raise VerificationError(
-            f"z3's counterexample {cand} fails the independent exact re-check: a bug"
-        )
-    cand = {p: values[p].root if isinstance(values[p], _Algebraic) else values[p] for p in params}
-    if target is not None:  # the family's test takes rational points: left undecided
-        return None, None
-    if _is_counterexample(model, sf, claim, assumptions, direction, cand):
-        return {p: values[p] for p in params}, "algebraic"
+        return cand, "rational", verdict
+    algebraic = any(isinstance(v, _Algebraic) for v in values.values())
+    if algebraic and target is not None:  # the family's test takes rational points
+        return None, None, None
+    cand = {p: _exact(values.get(p, sp.Integer(1))) for p in params}
+    verdict = check(cand)
+    if verdict:
+        kind = "algebraic" if algebraic else "rational"
+        return ({p: values[p] for p in params} if algebraic else cand), kind, verdict
+    if target is not None:  # a tie on the target's boundary: left undecided
+        return None, None, None
     raise VerificationError(
-        f"z3's algebraic counterexample {cand} fails the independent exact re-check: a bug"
+        f"z3's counterexample {cand} fails the independent exact re-check: a bug"
     )
 
 
@@ -952,28 +965,21 @@ def stable_test(sf: StabilityFormula):
     (asymptotically stable), False (a root in ``Re r > 0``), ``"marginal"`` (roots on the
     axis, none to the right), None (a coefficient undefined or the leading one zero: a
     degenerate point)."""
-    from symdelay.analysis.counterexample import MARGINAL
+    from symdelay.analysis.counterexample import MARGINAL, exact_function
     from symdelay.analysis.polyroots import exact_counts
 
-    params = list(sf.parameters)
-    factors = []
-    for f, _ in sf.per_factor:
-        coeffs = []
-        for c in sp.Poly(f.factor, r).all_coeffs():
-            num, den = sp.fraction(sp.together(c))
-            coeffs.append(tuple(_terms(x, params) for x in (num, den)))
-        factors.append(coeffs)
+    factors = [
+        [exact_function(sp.together(c)) for c in sp.Poly(f.factor, r).all_coeffs()]
+        for f, _ in sf.per_factor
+    ]
 
     def at(point: dict):
-        values = [point[p.name] for p in params]
         marginal = False
         for coeffs in factors:
-            cs = []
-            for num, den in coeffs:
-                dv = _eval_terms(den, values)
-                if dv == 0:
-                    return None
-                cs.append(_eval_terms(num, values) / dv)
+            try:
+                cs = [c(point) for c in coeffs]
+            except ArithmeticError:  # a zero denominator
+                return None
             if cs[0] == 0:
                 return None
             if len(cs) > 1:
@@ -986,66 +992,42 @@ def stable_test(sf: StabilityFormula):
     return at
 
 
-def _terms(expr, params):
-    if not params or sp.expand(expr).is_number:
-        q = sp.Rational(sp.expand(expr))
-        return [((0,) * len(params), Fraction(int(q.p), int(q.q)))]
-    P = sp.Poly(sp.expand(expr), *params, domain="QQ")
-    return [(m, Fraction(int(c.p), int(c.q))) for m, c in P.terms()]
-
-
-def _eval_terms(terms, values):
-    total = Fraction(0)
-    for mon, c in terms:
-        t = c
-        for x, e in zip(values, mon):
-            if e:
-                t *= x**e
-        total += t
-    return total
-
-
-def _on_lines(model, sf, claim, assumptions, direction, approx, target):
-    """The one search's exact lines through Z3's point rounded to 12 digits."""
-    from symdelay.analysis.counterexample import ClaimEvaluator, Goal, Problem, search
+def _on_lines(model, sf, claim, assumptions, goal, approx, target):
+    """The one search's exact lines through Z3's point rounded to 12 digits: ``(point,
+    verdict)`` re-checked by the second path, or Nones."""
+    from symdelay.analysis.counterexample import ClaimEvaluator, Problem, first_confirmed, search
 
     params = list(model.free_parameters)
     names = [p.name for p in params]
-    base = {p.name: approx[p].limit_denominator(10**12) for p in params}
-    domains = {p.name: model.domains.get(p, "real") for p in params}
-    name = "stability" if target is None else target.name
-
     stable = model.cached("decide:stable_test", lambda: stable_test(sf))
 
-    def test(point):
-        if target is None:
-            return stable(point)
-        return target.holds_at({p: sp.Rational(point[p.name]) for p in params})
-
     problem = Problem(
-        domains=domains,
+        domains={p.name: model.domains.get(p, "real") for p in params},
         claim=ClaimEvaluator(claim, names),
-        targets={name: test},
+        targets={goal.target: stable if target is None else target.search_test(params)},
         assume=[ClaimEvaluator(a, names) for a in assumptions],
-        hints=[base],
+        hints=[{p.name: approx[p].limit_denominator(10**12) for p in params}],
     )
-    goal = Goal(name, direction)
     found, _ = search(problem, [goal], points=0)
-    for point in found[goal]:
-        cand = {p: sp.Rational(point[p.name].numerator, point[p.name].denominator) for p in params}
-        if _is_counterexample(model, sf, claim, assumptions, direction, cand, target):
-            return cand
-    return None
+    point, verdict = first_confirmed(
+        goal,
+        found[goal],
+        lambda pt: second_path(sf, claim, assumptions, target, _symbolic(params, pt)),
+    )
+    return (None, None) if point is None else (_symbolic(params, point), verdict)
+
+
+def _symbolic(params, point: dict) -> dict:
+    """A search point (name -> Fraction) keyed by the parameters, in SymPy rationals."""
+    return {p: sp.Rational(point[p.name].numerator, point[p.name].denominator) for p in params}
 
 
 def present(model, point: dict) -> dict:
     """A point (symbol -> exact value) as the record gives it: every free parameter, then
     every name a claim may use that depends on them (the founding model's ``D = L/gamma``),
     as text (an algebraic number as SymPy text: parsable)."""
-    out = {}
-    for p, v in point.items():
-        out[str(p)] = str(v.root) if isinstance(v, _Algebraic) else str(v)
-    exact = {p: (v.root if isinstance(v, _Algebraic) else v) for p, v in point.items()}
+    exact = {p: _exact(v) for p, v in point.items()}
+    out = {str(p): str(v) for p, v in exact.items()}
     for k, v in _aliases(model, None).items():
         if isinstance(v, sp.Basic) and v.free_symbols and k not in out:
             out[k] = str(v.xreplace(exact))
@@ -1092,7 +1074,6 @@ class _Context:
     scaling: str
     symbols: list
     hyps: list
-    stable_nodes: list
     products: tuple = ()
     target: object = None
 
@@ -1103,12 +1084,19 @@ class Target:
     model's oscillation): ``name`` for the check log, ``node`` the set as a formula of the
     claim language in the model's parameters (exact: polynomial relations), and
     ``holds_at(point)`` the family's own exact test at a rational point (True, False, or
-    None when it cannot tell), the independent re-check of every counterexample."""
+    None when it cannot tell), the independent re-check of every counterexample;
+    ``test(point)`` (name -> Fraction) a fast exact test for the search (None: it uses
+    ``holds_at``)."""
 
     name: str
     node: tuple
     holds_at: object
     recheck: str = "the model family's exact test"
+    test: object = None
+
+    def search_test(self, params):
+        """The test the search decides points with (name -> Fraction)."""
+        return self.test or (lambda point: self.holds_at(_symbolic(params, point)))
 
 
 def targets_of(model) -> dict:
@@ -1126,39 +1114,22 @@ def _context(model, claim, assume, aliases, timeout_ms, target=None) -> _Context
     names = _aliases(model, aliases)
     cf = _claim_formula(model, claim, "claim", names)
     assumptions = [_claim_formula(model, a, "assumption", names) for a in assume]
-    symbols = [*sf.parameters, *cf.aux_symbols]
-    for a in assumptions:
-        symbols += a.aux_symbols
+    symbols = [*sf.parameters, *[s for f in (cf, *assumptions) for s in f.aux_symbols]]
     hyps = [_domain_node(model), *cf.definitions]
     for a in assumptions:
         hyps += [a.node, *a.definitions]
-    stable_nodes = [(f, _factor_node(conds)) for f, conds in sf.per_factor]
-    extra = [] if target is None else [target.node]
-    products = _products(model, [*hyps, cf.node, *[n for _, n in stable_nodes], *extra], symbols)
+    extra = [] if target is None else [target.node]  # the target set must scale too
+    stable = [_factor_node(conds) for _, conds in sf.per_factor]
+    products = _products(model, [*hyps, cf.node, *stable, *extra], symbols)
     exclude = {s for a, b, _ in products for s in (a, b)}
-    as_claims = [cf, *assumptions]
-    if target is not None:  # the target set must be scale invariant too
-        as_claims.append(_TargetAsClaim(target.node, target.name))
-    fixed, scaling = _scale_variable(model, sf, as_claims, exclude)
+    fixed, scaling = _scale_variable(model, sf, [cf, *assumptions], exclude, extra)
     if products:
         scaling += "; " + ", ".join(f"{a}*{b} one variable" for a, b, _ in products)
     if _solve(hyps, symbols, fixed, timeout_ms, products, model.domains)[0] == "unsat":
         raise SymdelayInputError(
             "the assumptions contradict the parameter domains: nothing to decide"
         )
-    return _Context(
-        model, sf, cf, assumptions, fixed, scaling, symbols, hyps, stable_nodes, products, target
-    )
-
-
-@dataclass(frozen=True)
-class _TargetAsClaim:
-    """A target set seen by :func:`_scale_variable` like a claim formula."""
-
-    node: tuple
-    text: str
-    aux: tuple = ()
-    definitions: tuple = ()
+    return _Context(model, sf, cf, assumptions, fixed, scaling, symbols, hyps, products, target)
 
 
 #: a claim with more disjuncts is decided as one formula per condition
@@ -1180,46 +1151,38 @@ def _disjuncts(node) -> list:
     return out if 1 < len(out) <= _MAX_DISJUNCTS else [node]
 
 
-def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
-    """One direction: ``status``, ``formula_smt2``, ``counterexample`` (exact, re-checked),
-    ``counterexample_kind``, ``checks``, ``seconds`` and, when undecided, ``tried``."""
+def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> Outcome:
+    """One direction as an :class:`~symdelay.analysis.claim_result.Outcome`: its checks,
+    their SMT-LIB2 texts, and a counterexample (exact, re-checked) when one is sat.
+
+    claim => target is one check per disjunct of the claim and per condition of each
+    factor (stability) or per target: not (c_1 and ... and c_m) is the disjunction of
+    the not c_i, and nlsat decides the pieces far faster; (A or B) and not c is unsat iff
+    both A and not c and B and not c are. target => claim is one check."""
     t0 = time.perf_counter()
     hyps, cf, tgt = ctx.hyps, ctx.cf, ctx.target
-    if tgt is not None:
-        parts = _disjuncts(cf.node) if direction == "claim_implies_target" else [cf.node]
-        checks = (
-            [
-                (
-                    f"claim{f' (disjunct {j + 1})' if len(parts) > 1 else ''} and not {tgt.name}",
-                    [*hyps, part, neg(tgt.node)],
-                )
-                for j, part in enumerate(parts)
-            ]
-            if direction == "claim_implies_target"
-            else [(f"{tgt.name} and not claim", [*hyps, tgt.node, neg(cf.node)])]
-        )
-    elif direction == "claim_implies_target":
-        # one check per condition of each factor: not (c_1 and ... and c_m) is the
-        # disjunction of the not c_i, and nlsat decides the pieces far faster
-        # a disjunctive claim the same way: (A or B) and not c is unsat iff both
-        # A and not c and B and not c are
+    if tgt is None:
+        name, whole = "stable", [_factor_node(conds) for _, conds in ctx.sf.per_factor]
+        pieces = [
+            (f"condition {i + 1} ({f.mode} factor)", _cond_node(c))
+            for f, conds in ctx.sf.per_factor
+            for i, c in enumerate(conds)
+        ]
+    else:
+        name, whole, pieces = tgt.name, [tgt.node], [(tgt.name, tgt.node)]
+    if direction == _DIRS[0]:
         parts = _disjuncts(cf.node)
         checks = [
             (
-                f"claim{f' (disjunct {j + 1})' if len(parts) > 1 else ''} and not condition "
-                f"{i + 1} ({f.mode} factor)",
+                f"claim{f' (disjunct {j + 1})' if len(parts) > 1 else ''} and not {label}",
                 [*hyps, part, neg(c)],
             )
             for j, part in enumerate(parts)
-            for (f, node), (_, conds) in zip(ctx.stable_nodes, ctx.sf.per_factor, strict=True)
-            if node != TRUE
-            for i, c in enumerate(map(_cond_node, conds))
+            for label, c in pieces
         ]
     else:
-        checks = [
-            ("stable and not claim", [*hyps, *[n for _, n in ctx.stable_nodes], neg(cf.node)])
-        ]
-    formulas, log, status, point, kind = [], [], PROVEN, None, None
+        checks = [(f"{name} and not claim", [*hyps, *whole, neg(cf.node)])]
+    formulas, log, status, point, kind, verdict = [], [], PROVEN, None, None, None
     for what, nodes in checks:
         if any(n == FALSE for n in nodes):
             log.append(
@@ -1238,46 +1201,42 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
             timeout_ms,
             ctx.products,
             ctx.model.domains,
-            certify="first" if direction == "claim_implies_target" else "after",
+            certify="first" if direction == _DIRS[0] else "after",
         )
         formulas.append(smt2)
         log.append({"check": what, "answer": answer, "seconds": round(sec, 4)})
         if answer == "unsat":
             log[-1]["by"] = values or "z3 nlsat"
-        if answer == "sat":
-            point, kind = _rationalise(
+        elif answer == "unknown":
+            log[-1]["reason"] = str(values)
+            status = UNDECIDED
+        else:  # sat
+            point, kind, verdict = _rationalise(
                 ctx.model, ctx.sf, cf, ctx.assumptions, direction, values, tgt
             )
             if point is None:
                 log[-1]["reason"] = "no rational point near z3's model passed the exact re-check"
-                status = UNDECIDED
-                break
-            status = REFUTED
+            status = UNDECIDED if point is None else REFUTED
             break
-        if answer == "unknown":
-            log[-1]["reason"] = str(values)
-            status = UNDECIDED
-    how = "exact root count of the factors" if tgt is None else tgt.recheck
+    how = "Routh's exact scheme on the factors" if tgt is None else tgt.recheck
+    note = "decision procedure (z3 nlsat, exact)"
     if status == PROVEN:
         by = sorted({c.get("by", "z3 nlsat") for c in log if "unsat" in c["answer"]})
-        note = (
-            f"decision procedure (z3 nlsat, exact): {' and '.join(by) or 'z3 nlsat'}: unsat, "
-            f"{len(formulas)} formula(s)"
-        )
+        note += f": {' and '.join(by) or 'z3 nlsat'}: unsat, {len(formulas)} formula(s)"
     elif status == REFUTED:
-        note = f"decision procedure (z3 nlsat, exact); re-checked: {how}, the claim exactly"
-    else:
-        note = "decision procedure (z3 nlsat, exact)"
+        note += f"; re-checked: {how}, the claim by SymPy"
     return Outcome(
         status=status,
         method=METHOD,
         counterexample=present(ctx.model, point) if point is not None else None,
+        verdict=verdict,
         formulas=formulas,
         kind=kind,
         checks=log,
         seconds=round(time.perf_counter() - t0, 4),
         tried=(
-            f"z3 nlsat (QF_NRA), {timeout_ms} ms per check, {ctx.scaling}; {len(checks)} check(s)"
+            f"z3 nlsat (QF_NRA), {timeout_ms} ms per check ({timeout_ms * RLIMIT_PER_MS} "
+            f"resource units), {ctx.scaling}; {len(checks)} check(s)"
             if status == UNDECIDED
             else None
         ),

@@ -8,7 +8,7 @@ from symdelay.cli.commands._common import emit, emit_json
 __all__ = ["register", "run"]
 
 _WORDS = {
-    "stability": ("claim holds but unstable", "stable but claim fails"),
+    "stability": (None, "stable but claim fails"),  # claim holds but (the verdict there)
     "oscillation": ("claim holds but not oscillating", "oscillating but claim fails"),
 }
 _ARROWS = {
@@ -52,7 +52,9 @@ def register(subparsers) -> None:
         "--timeout",
         default=None,
         metavar="SECONDS",
-        help="the decision procedure's budget per check (default 10)",
+        help="the decision procedure's budget per check (default 10): z3 resource units "
+        "worth SECONDS of its work, the same answer however loaded the machine; the wall "
+        "clock stops a check at ten times SECONDS",
     )
     p.add_argument("--theta-real", action="store_true", help="allow theta < 0 too")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -121,8 +123,12 @@ def run(args) -> int:
             status = res.directions[target][direction]
             pt = res.counterexamples[target][direction]
             how = res.methods.get(target, {}).get(direction)
-            if pt:
+            verdict = res.verdicts[target][direction]  # the model's at the point
+            if pt and target == "stability":
+                word = f"claim holds but {verdict}" if direction == _DIRS[0] else word
                 lines.append(f"  {word}: {_point(pt)}")
+            elif pt:
+                lines.append(f"  {word}: {_point(pt)}   ({verdict} there)")
             elif how == "decision procedure":
                 lines.append(f"  {arrow}: {status} (decision procedure)")
             elif how == "search":

@@ -42,7 +42,9 @@ record is the generic one (:func:`symdelay.analysis.claim_result.assemble`).
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -58,7 +60,6 @@ from symdelay.core.symbols import D, gamma, lam, mu, theta
 from symdelay.models.erlang.stability import (
     _in_k,
     is_oscillatory_at,
-    is_stable_at,
     oscillation_threshold,
     stability_conditions,
 )
@@ -226,25 +227,36 @@ def _ko_fn(L: int):
     return lambda m, g: f({"mu": m, "gamma": g}) if g > m else Fraction(0)
 
 
-def _recheck(space: _Space, target: str, point: dict):
-    """The second path for a target at a point: an exact Routh count (finite L), exact
-    real-root isolation (oscillation), certified roots (L = inf, moderate parameters; the
-    interval closed form otherwise). True, False, or None (cannot tell)."""
+def _second_path(space: _Space, cf, target: str, point: dict):
+    """``(claim, target, verdict)`` at a point (name -> Fraction) by the second path, or
+    None where it cannot tell: the claim by SymPy
+    (:meth:`~symdelay.analysis.claim_formula.ClaimFormula.holds_at`); the verdict by an
+    exact Routh count (finite L) or certified roots (L = inf, moderate parameters; the
+    interval closed form otherwise); oscillation by exact real-root isolation (finite L)
+    or the certified rightmost root."""
     q = {k: sp.Rational(v.numerator, v.denominator) for k, v in point.items()}
     m, x, k = q["mu"], q[str(space.x)], q["lam"] * q["theta"]
-    if not space.infinite:
-        if target == "stability":
-            return is_stable_at(space.L, m, x, k)
-        return is_oscillatory_at(space.L, m, x, k)
-    res = _dde_roots(point["mu"], point["D"], point["lam"], point["theta"])
-    if res is None:
-        return _tests(space)[target](point)
-    if target == "stability":
-        return res.unstable_count == 0
-    top = res[0]
-    if top.imag == 0:
-        return False
-    return True if abs(top.imag) > top.radius else None
+    if space.infinite:
+        res = _dde_roots(point["mu"], point["D"], point["lam"], point["theta"])
+        if res is None:
+            stable, osc = (f(point) for f in _tests(space).values())
+        else:
+            top = res[0]
+            stable = not res.unstable_count
+            osc = False if top.imag == 0 else (True if abs(top.imag) > top.radius else None)
+        verdict = "marginal" if k == -m else {True: "stable", False: "unstable"}.get(stable)
+    else:
+        from symdelay.analysis.routh import routh_hurwitz
+        from symdelay.core.symbols import r
+        from symdelay.models.erlang.stability import _poly_at
+
+        counts = routh_hurwitz(_poly_at(space.L, m, x, k).as_expr(), r)
+        axis = "marginal" if counts.imaginary_axis_count else "stable"
+        verdict = "unstable" if counts.rhp_count else axis
+        osc = is_oscillatory_at(space.L, m, x, k) if target == "oscillation" else None
+    inside = (verdict and verdict == "stable") if target == "stability" else osc
+    holds = cf.holds_at(q)
+    return None if None in (holds, inside, verdict) else (holds, inside, verdict)
 
 
 def _kappa(space: _Space, s):
@@ -683,13 +695,13 @@ def _exact_directions_dde(space, cond, target):
         _rational_always(phi - 1 - 4 / (_g + 1) ** 2, x_lo, oo, False, False)[0]
         and _rational_always(_g * phi - sp.Rational(157, 100), zero, x_hi, False, False)[0]
     )
-    if ends_in and _certify_dde(phi, sufficient=True):
+    if ends_in and _certify(phi, _hopf_cell, False, *_T_RANGE, 512):
         out["claim_implies_target"] = (PROVEN, None)
     ends_out = (
         _rational_always(phi - 1 - 5 / _g**2, x_lo, oo, True, False)[0]
         and _rational_always(phi - sp.Rational(15709, 10000) / _g - 1, zero, x_hi, True, False)[0]
     )
-    if ends_out and _certify_dde(phi, sufficient=False):
+    if ends_out and _certify(phi, _hopf_cell, True, *_T_RANGE, 512):
         out["target_implies_claim"] = (PROVEN, None)
     return out
 
@@ -711,13 +723,13 @@ def _dde_oscillation_directions(phi, side, strict):
         _rational_always(phi - sp.Rational(3679, 10000) / _g, zero, x0, True, False)[0]
         and _rational_always(phi - 1335000 / _g**11, x1, oo, True, False)[0]
     )
-    if ends_in and _certify_osc(phi, above=True, lo=x0, hi=x1):
+    if ends_in and _certify(phi, _osc_cell, True, x0, x1, 256):
         out["claim_implies_target"] = (PROVEN, None)
     ends_out = (
         _rational_always(phi - sp.Rational(3675, 10000) / _g, zero, x0, False, False)[0]
         and _rational_always(phi, x1, oo, False, False)[0]
     )
-    if ends_out and _certify_osc(phi, above=False, lo=x0, hi=x1):
+    if ends_out and _certify(phi, _osc_cell, False, x0, x1, 256):
         out["target_implies_claim"] = (PROVEN, None)
     return out
 
@@ -733,41 +745,50 @@ def _phi_range(phi, dphi, xl, xr):
     return _iv_eval(phi, x)
 
 
-def _certify_osc(phi, above: bool, lo, hi, budget: int = 8000) -> bool:
-    """phi(x) > e^{-1-x}/x (above) or < (not above) for every x in [lo, hi]."""
-    iv = mpmath.iv
+def _certify(phi, cell, above: bool, lo, hi, n0: int, budget: int = 8000) -> bool:
+    """``phi(x) > f`` (``above``; else ``<``) at every point of a curve, by adaptive
+    bisection of a log grid of ``n0`` cells over ``[lo, hi]`` (rationals) in interval
+    arithmetic: ``cell(a, b)`` gives intervals containing the values of ``x`` at the two
+    ends of the cell and an interval containing ``f`` on it."""
     dphi = sp.cancel(sp.diff(phi, _g))
     with mpmath.workdps(30):
-        la, lb = mpmath.log(mpmath.mpf(lo.p) / lo.q), mpmath.log(mpmath.mpf(hi.p) / hi.q)
-        n0 = 256
-        stack = [
-            (mpmath.exp(la + (lb - la) * i / n0), mpmath.exp(la + (lb - la) * (i + 1) / n0), 0)
-            for i in range(n0)
-        ]
-        stack[0] = (_iv_eval(lo, None).a, stack[0][1], 0)  # cover the ends exactly
-        stack[-1] = (stack[-1][0], _iv_eval(hi, None).b, 0)
-        evals = 0
-        while stack:
+        ends = [_iv_eval(lo, None).a, _iv_eval(hi, None).b]  # cover the ends exactly
+        la, lb = (mpmath.log(e) for e in ends)
+        grid = [ends[0], *(mpmath.exp(la + (lb - la) * i / n0) for i in range(1, n0)), ends[1]]
+        stack = [(grid[i], grid[i + 1], 0) for i in range(n0)]
+        for _ in range(budget):
+            if not stack:
+                return True
             a, b, depth = stack.pop()
-            evals += 1
-            if evals > budget:
-                return False
-            xl, xr = iv.mpf([a, a]), iv.mpf([b, b])
-            h = iv.mpf([(iv.exp(-1 - xr) / xr).a, (iv.exp(-1 - xl) / xl).b])  # decreasing
             try:
+                xl, xr, f = cell(a, b)
                 ph = _phi_range(phi, dphi, xl, xr)
             except (ValueError, ZeroDivisionError):
                 return False
-            if (ph.a > h.b) if above else (ph.b < h.a):
+            if (ph.a > f.b) if above else (ph.b < f.a):
                 continue
             if depth >= 20:
                 return False
             mid = mpmath.sqrt(a * b)
             stack += [(a, mid, depth + 1), (mid, b, depth + 1)]
-    return True
+    return not stack
 
 
-_T_RANGE = (mpmath.mpf("1e-3"), mpmath.mpf("1e4"))
+def _osc_cell(a, b):
+    """x in [a, b]: the oscillation threshold e^{-1-x}/x (decreasing) there."""
+    iv = mpmath.iv
+    xl, xr = iv.mpf([a, a]), iv.mpf([b, b])
+    return xl, xr, iv.mpf([(iv.exp(-1 - xr) / xr).a, (iv.exp(-1 - xl) / xl).b])
+
+
+def _hopf_cell(a, b):
+    """t in [a, b]: x = X(t) (decreasing) and lam*theta/mu = sqrt(1+t^2) on the Hopf curve."""
+    iv = mpmath.iv
+    q = iv.mpf([iv.sqrt(1 + iv.mpf([a, a]) ** 2).a, iv.sqrt(1 + iv.mpf([b, b]) ** 2).b])
+    return _X_iv(b), _X_iv(a), q
+
+
+_T_RANGE = (sp.Rational(1, 1000), sp.Integer(10**4))
 
 
 def _X_iv(t):
@@ -781,6 +802,7 @@ def _x_bounds():
     with mpmath.workdps(30):  # 0.1% margins dwarf the rounding of 30-digit arithmetic
 
         def X(t):
+            t = mpmath.mpf(t.p) / t.q
             return (mpmath.pi - mpmath.atan(t)) / t
 
         lo, hi = X(_T_RANGE[0]) * mpmath.mpf("0.999"), X(_T_RANGE[1]) * mpmath.mpf("1.001")
@@ -797,64 +819,14 @@ def _iv_eval(expr, x):
         return iv.mpf([expr.p, expr.p]) / expr.q
     if expr == _g:
         return x
-    if expr.is_Add:
-        out = iv.mpf(0)
-        for a in expr.args:
-            out = out + _iv_eval(a, x)
-        return out
-    if expr.is_Mul:
-        out = iv.mpf(1)
-        for a in expr.args:
-            out = out * _iv_eval(a, x)
-        return out
+    if expr.is_Add or expr.is_Mul:
+        values = [_iv_eval(a, x) for a in expr.args]
+        return functools.reduce(operator.add if expr.is_Add else operator.mul, values)
     if expr.is_Pow and expr.exp.is_Integer:
         b = _iv_eval(expr.base, x)
         n = int(expr.exp)
         return b**n if n >= 0 else 1 / b ** (-n)
     raise ValueError(f"no interval evaluation for {expr}")
-
-
-def _certify_dde(phi, sufficient: bool, budget: int = 8000) -> bool:
-    """phi(X(t)) < sqrt(1+t^2) (sufficient) or > (necessary) on every t in _T_RANGE.
-
-    On each t-interval, x lies between the values of the decreasing X at its ends and q
-    between those of the increasing sqrt(1+t^2); phi's range is bounded by its end values
-    when the interval value of phi' has one sign, else by naive interval evaluation."""
-    iv = mpmath.iv
-    dphi = sp.cancel(sp.diff(phi, _g))
-    with mpmath.workdps(30):
-        la, lb = mpmath.log(_T_RANGE[0]), mpmath.log(_T_RANGE[1])
-        n0 = 512
-        stack = [
-            (mpmath.exp(la + (lb - la) * i / n0), mpmath.exp(la + (lb - la) * (i + 1) / n0), 0)
-            for i in range(n0)
-        ]
-        evals = 0
-        while stack:
-            a, b, depth = stack.pop()
-            evals += 1
-            if evals > budget:
-                return False
-            xl, xr = _X_iv(b), _X_iv(a)
-            x = iv.mpf([xl.a, xr.b])
-            q = iv.mpf([iv.sqrt(1 + iv.mpf([a, a]) ** 2).a, iv.sqrt(1 + iv.mpf([b, b]) ** 2).b])
-            try:
-                slope = _iv_eval(dphi, x)
-                if slope.a > 0 or slope.b < 0:  # monotone: the range is the end values
-                    e1, e2 = _iv_eval(phi, xl), _iv_eval(phi, xr)
-                    ph = iv.mpf([min(e1.a, e2.a), max(e1.b, e2.b)])
-                else:
-                    ph = _iv_eval(phi, x)
-            except (ValueError, ZeroDivisionError):
-                return False
-            good = (q.a > ph.b) if sufficient else (ph.a > q.b)
-            if good:
-                continue
-            if depth >= 20:
-                return False
-            mid = mpmath.sqrt(a * b)
-            stack += [(a, mid, depth + 1), (mid, b, depth + 1)]
-    return True
 
 
 def _hopf_points(L: int):
@@ -1015,6 +987,7 @@ def claim_targets(model) -> dict:
             node,
             holds_at,
             "exact real-root isolation of the characteristic polynomial",
+            _tests(_Space(L, gamma))["oscillation"],  # the closed form, for the search
         )
     }
 
@@ -1066,62 +1039,41 @@ def specialised_verify(
 
 
 def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: int):
-    from symdelay.analysis.claim_formula import transcendental_in
+    from symdelay.analysis.claim_formula import fallback_reason
     from symdelay.analysis.claim_result import Outcome, assemble
-    from symdelay.analysis.claim_search import recheck_claim
-    from symdelay.analysis.counterexample import GOALS, search
+    from symdelay.analysis.counterexample import GOALS, first_confirmed, search
 
-    cond = cf.condition
-    found_t = transcendental_in(cond)
-    fallback = (
-        None
-        if found_t is None
-        else f"the decision procedure cannot decide {found_t[0]} ({found_t[1]}), a "
-        "transcendental function: checked by search"
-    )
-    exact = {}
+    cond, fallback, exact = cf.condition, fallback_reason(cf), {}
     for target in _TARGETS:
         try:
             exact[target] = _exact_directions(space, cond, target, theta_real)
         except (sp.polys.polyerrors.BasePolynomialError, NotImplementedError):
             exact[target] = {}  # outside what the exact route handles: search only
-    exact_word = "interval certificate" if space.infinite else "exact class"
+    word = "interval certificate" if space.infinite else "exact class"
     goals = [g for g in GOALS(_TARGETS) if exact[g.target].get(g.direction, (None,))[0] != PROVEN]
     problem = _problem(space, cf, theta_real, _hints(space, cf, exact))
     found, record = search(problem, goals, points=_POINTS) if goals else ({}, None)
-
-    def confirmed(g, point):
-        holds = recheck_claim(cf, point)
-        inside = _recheck(space, g.target, point)
-        if holds is None or inside is None:
-            return False
-        if (holds, inside) != g.want:
-            raise VerificationError(
-                f"claim '{claim}': the counterexample {point} to {g.target} ({g.direction}) "
-                f"fails the second path (claim {holds}, {g.target} {inside}): a bug"
-            )
-        return True
-
-    outcomes = {t: {} for t in _TARGETS}
-    left = {t: [] for t in _TARGETS}
-    notes = []
+    outcomes, left, notes = {t: {} for t in _TARGETS}, {t: [] for t in _TARGETS}, []
     for g in GOALS(_TARGETS):
         status, _ = exact[g.target].get(g.direction, (None, None))
-        point = next((p for p in found.get(g, []) if confirmed(g, p)), None)
+        point, verdict = first_confirmed(
+            g, found.get(g, []), lambda pt, g=g: _second_path(space, cf, g.target, pt)
+        )
+        if point is not None and status == PROVEN:
+            raise VerificationError(
+                f"claim '{claim}': the exact route proved {g.direction} for {g.target} but "
+                f"{point} refutes it"
+            )
         if point is not None:
-            if status == PROVEN:
-                raise VerificationError(
-                    f"claim '{claim}': the exact route proved {g.direction} for {g.target} "
-                    f"but {point} refutes it"
-                )
             outcomes[g.target][g.direction] = Outcome(
                 REFUTED,
-                exact_word if status == REFUTED else "search",
+                word if status == REFUTED else "search",
                 counterexample=_present(space, point),
+                verdict=verdict,
                 note="exact point, re-checked by " + _SECOND_PATH[space.infinite],
             )
         elif status == PROVEN:
-            outcomes[g.target][g.direction] = Outcome(PROVEN, exact_word, note=_HOW[space.infinite])
+            outcomes[g.target][g.direction] = Outcome(PROVEN, word, note=_HOW[space.infinite])
         else:
             left[g.target].append(g.direction)
             if status == REFUTED:
@@ -1129,35 +1081,30 @@ def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: 
                     f"{g.target} ({g.direction}): the exact sign analysis says it fails, but "
                     "no exact point was found"
                 )
-    formulas_scaling = None
-    for target in _TARGETS:
-        if not left[target]:
-            continue
-        if space.infinite or fallback:
-            recs = {}
-        elif space.L > DECIDE_MAX_L:
+    scaling, decided = None, {t: {} for t in _TARGETS}
+    for target in () if space.infinite or fallback else [t for t in _TARGETS if left[t]]:
+        if space.L > DECIDE_MAX_L:
             notes.append(
                 f"the decision procedure is run for L <= {DECIDE_MAX_L} (its Hurwitz "
                 f"conditions grow fast with L): {target} left to the search"
             )
-            recs = {}
-        else:
-            from symdelay.analysis.decide import decide_directions, targets_of
+            continue
+        from symdelay.analysis.decide import decide_directions, targets_of
 
-            try:
-                recs, formulas_scaling, _ = decide_directions(
-                    model,
-                    claim,
-                    left[target],
-                    assume=() if theta_real else ("theta >= 0",),
-                    timeout_ms=timeout_ms,
-                    target=targets_of(model)[target],
-                )
-            except SymdelayInputError as exc:
-                notes.append(f"the decision procedure cannot decide this claim ({exc})")
-                recs = {}
-        for d in left[target]:
-            outcomes[target][d] = recs.get(d) or Outcome(OPEN, "search")
+        try:
+            decided[target], scaling, _ = decide_directions(
+                model,
+                claim,
+                left[target],
+                assume=() if theta_real else ("theta >= 0",),
+                timeout_ms=timeout_ms,
+                target=targets_of(model)[target],
+            )
+        except SymdelayInputError as exc:
+            notes.append(f"the decision procedure cannot decide this claim ({exc})")
+    for t in _TARGETS:
+        for d in left[t]:
+            outcomes[t][d] = decided[t].get(d) or Outcome(OPEN, "search")
     if theta_real:
         notes.append(
             "theta ranges over all reals: theta < 0 routes jobs towards the longer queue, and "
@@ -1176,7 +1123,7 @@ def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: 
         L=space.L,
         theta_real=theta_real,
         search=record,
-        scaling=formulas_scaling,
+        scaling=scaling,
         timeout_ms=timeout_ms,
         fallback=fallback,
         notes=notes,
@@ -1185,9 +1132,9 @@ def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: 
 
 _SECOND_PATH = {
     False: "an exact Routh count (stability) or exact real-root isolation (oscillation), "
-    "and the claim by SymPy at 60 digits",
+    "and the claim by SymPy",
     True: "certified roots (moderate lam*theta*D) or the Hopf closed form in interval "
-    "arithmetic, and the claim by SymPy at 60 digits",
+    "arithmetic, and the claim by SymPy",
 }
 _HOW = {
     False: "L = 1: positive coefficients; otherwise one bound on lam*theta, homogeneous in "
