@@ -303,7 +303,7 @@ def test_cli_founding_exit_2_and_exact_claim_exit_0():
 
 
 def test_claim_truth_exact_where_rational_interval_elsewhere():
-    from symdelay.analysis.claim_search import claim_truth
+    from symdelay.analysis.counterexample import claim_truth
 
     mu, gamma, lam = sp.symbols("mu gamma lam")
     third = sp.Rational(1, 3)

@@ -308,8 +308,14 @@ def _exact_claim(model, text, point) -> bool:
 
 
 def _point(model, rec):
+    """The free parameters of a counterexample; the names a claim may use besides them
+    (``D = L/gamma``) are given too and must agree."""
     by_name = {p.name: p for p in model.free_parameters}
-    return {by_name[k]: sp.Rational(v) for k, v in rec.items()}
+    point = {by_name[k]: sp.Rational(v) for k, v in rec.items() if k in by_name}
+    for k, v in _names(model).items():
+        if k in rec:
+            assert sp.Rational(rec[k]) == v.xreplace(point), (k, rec)
+    return point
 
 
 def _confirm(model, key, assume, claim, d):

@@ -187,7 +187,7 @@ def test_verify_in_D():
 @pytest.mark.parametrize(
     ("claim", "words"),
     [
-        ("mu + lam", "not an inequality"),
+        ("mu + lam", "is not a relation"),
         ("eta < 1", "unknown symbol 'eta'"),
         ("q < 1", "unknown symbol 'q'"),
         ("mu <", "cannot parse"),

@@ -123,7 +123,10 @@ def _claim(L, claim, p) -> bool:
     if L != "inf":
         vals[gamma] = p["gamma"]
         assert p["gamma"] * p["D"] == L
-    return bool(cond.subs(vals))
+    try:
+        return bool(cond.subs(vals))
+    except TypeError:  # a relation undefined at the point (1/0) is false: the claim language
+        return False
 
 
 def _check_point(L, claim, target, direction, pt, on_boundary_ok=False):
@@ -188,8 +191,8 @@ def test_unproven_is_never_called_sufficient():
     rel = res.relation_to_stability
     assert rel.startswith("not necessary") and "no counterexample found" in rel
     assert rel not in ("sufficient", "equivalent")
-    assert res.search["points"] > 20000 and res.search["optimisations"] >= 1
-    assert "mu*D" in res.search["ranges"]
+    assert res.search["points"] > 20000 and res.search["line_points"] > 0
+    assert set(res.search["ranges"]) == {"lam", "theta", "mu", "D"}
     assert "no counterexample found" in res.explanation and "not proven" in res.explanation
 
 
@@ -240,10 +243,10 @@ def test_cli_text_shows_both_counterexamples_each_way():
     for words in (
         "relation to stability: neither",
         "relation to oscillation: neither",
-        "claim holds but unstable: mu=",
-        "stable but claim fails: mu=",
-        "claim holds but not oscillating: mu=",
-        "oscillating but claim fails: mu=",
+        "claim holds but unstable: lam=",
+        "stable but claim fails: lam=",
+        "claim holds but not oscillating: lam=",
+        "oscillating but claim fails: lam=",
         "searched: ",
     ):
         assert words in out, out

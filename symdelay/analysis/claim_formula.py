@@ -46,6 +46,9 @@ __all__ = [
     "ClaimFormula",
     "parse_claim",
     "transcendental_in",
+    "fallback_reason",
+    "fold",
+    "THREE_VALUED",
     "TRUE",
     "FALSE",
     "conj",
@@ -116,6 +119,30 @@ def walk_rels(node):
         yield from walk_rels(node[1])
 
 
+def fold(node, leaf, and_, or_, not_):
+    """``node`` (a formula node or a claim's tree over leaf indices) evaluated bottom-up:
+    ``leaf(n)`` for every node that is not ``and`` / ``or`` / ``not``, ``and_(values)``,
+    ``or_(values)``, ``not_(value)`` for the others."""
+    kind = node[0]
+    if kind in ("and", "or"):
+        return (and_ if kind == "and" else or_)([fold(c, leaf, and_, or_, not_) for c in node[1]])
+    if kind == "not":
+        return not_(fold(node[1], leaf, and_, or_, not_))
+    return leaf(node)
+
+
+def _and3(xs):
+    return False if False in xs else (True if all(x is True for x in xs) else None)
+
+
+def _or3(xs):
+    return True if True in xs else (False if all(x is False for x in xs) else None)
+
+
+#: ``and``, ``or``, ``not`` of truth values that may be None (undecided)
+THREE_VALUED = (_and3, _or3, lambda x: None if x is None else not x)
+
+
 @dataclass
 class _Aux:
     symbol: sp.Symbol
@@ -149,52 +176,60 @@ class ClaimFormula:
     def free_symbols(self) -> set:
         return set().union(*[leaf.free_symbols for leaf in self.leaves]) if self.leaves else set()
 
-    def holds_at(self, point: dict) -> bool:
-        """The claim's truth at an exact point (SymPy on the original relations; a relation
-        that is undefined there — a zero denominator, an even root of a negative — is false)."""
-        values = [_leaf_at(leaf, point) for leaf in self.leaves]
-
-        def ev(t):
-            if t[0] == "leaf":
-                return values[t[1]]
-            if t[0] == "and":
-                return all(ev(c) for c in t[1])
-            if t[0] == "or":
-                return any(ev(c) for c in t[1])
-            return not ev(t[1])
-
-        return ev(self.tree)
+    def holds_at(self, point: dict) -> bool | None:
+        """The claim's truth at an exact point (a name or symbol -> a rational or algebraic
+        number), by SymPy on the original relations, the second path beside the
+        evaluator of :mod:`symdelay.analysis.counterexample`: a relation's value exactly
+        where it is rational, else its sign at 60 digits, a value within 1e-45 of 0 zero
+        only when SymPy simplifies it to 0 (else None: undecided). A relation undefined
+        at the point (a zero denominator, an even root of a negative number) is false; an
+        odd root of a negative number is the real root, as the procedure reads it."""
+        values = {str(k): sp.sympify(v) for k, v in point.items()}
+        subs = {s: values[s.name] for s in self.free_symbols if s.name in values}
+        return fold(self.tree, lambda t: _leaf_at(self.leaves[t[1]], subs), *THREE_VALUED)
 
 
-def _leaf_at(leaf, point) -> bool:
+def _sign(value):
+    """-1, 0, 1 for an exact real number, False where it is not real, None undecided."""
+    if value.is_Rational:
+        return 1 if value > 0 else (-1 if value < 0 else 0)
+    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        return False
+    v = sp.N(value, 60)
+    if not v.is_number or v.has(sp.zoo, sp.nan) or sp.im(v) != 0:
+        return False
+    v = sp.re(v)
+    if abs(v) > sp.Float("1e-45", 60):
+        return 1 if v > 0 else -1
+    return 0 if sp.simplify(value) == 0 else None
+
+
+def _real_roots(e):
+    """``b**(p/q)`` with ``q`` odd as the real root ``sign(b)**p |b|**(p/q)``."""
+    return e.replace(
+        lambda x: x.is_Pow and x.exp.is_Rational and not x.exp.is_Integer and x.exp.q % 2 == 1,
+        lambda x: sp.sign(x.base) ** x.exp.p * sp.Abs(x.base) ** x.exp,
+    )
+
+
+def _leaf_at(leaf, subs):
     if leaf in (sp.true, sp.false):
         return bool(leaf)
-    diff = leaf.lhs - leaf.rhs
-    # undefined: a zero denominator or an even root of a negative number anywhere inside
-    for sub in sp.preorder_traversal(diff):
-        if not isinstance(sub, sp.Pow):
+    diff = _real_roots(leaf.lhs - leaf.rhs)
+    for sub in sp.preorder_traversal(diff):  # undefined: a zero denominator, an even root
+        e = sub.exp if isinstance(sub, sp.Pow) else None
+        if e is None or not e.is_Rational or (e.is_Integer and e > 0):
             continue
-        if sub.exp.is_negative and sp.simplify(sub.base.xreplace(point)) == 0:
+        s = _sign(sub.base.xreplace(subs))
+        if s is False or (s == 0 and e < 0) or (s == -1 and e.q % 2 == 0):
             return False
-        even_root = isinstance(sub.exp, sp.Rational) and sub.exp.q % 2 == 0
-        if even_root and sub.base.xreplace(point).is_negative:
-            return False
-    value = diff.xreplace(point)
-    value = sp.nsimplify(value) if value.has(sp.Float) else value
-    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or value.is_real is False:
-        return False
-    ops = {
-        sp.StrictLessThan: lambda v: v < 0,
-        sp.LessThan: lambda v: v <= 0,
-        sp.StrictGreaterThan: lambda v: v > 0,
-        sp.GreaterThan: lambda v: v >= 0,
-        sp.Equality: lambda v: sp.simplify(v) == 0,
-        sp.Unequality: lambda v: sp.simplify(v) != 0,
-    }
-    try:
-        return bool(ops[type(leaf)](value))
-    except TypeError:
-        return False
+        if s is None:
+            return None
+    s = _sign(diff.xreplace(subs))
+    if s is None or s is False:
+        return s
+    op = RELATION_OPS[type(leaf)]
+    return {"<": s < 0, "<=": s <= 0, ">": s > 0, ">=": s >= 0, "==": s == 0, "!=": s != 0}[op]
 
 
 # ------------------------------------------------------------------ parsing
@@ -277,43 +312,30 @@ def parse_claim(
         return leaf(ast.unparse(node))
 
     structure = build(tree)
-
-    def to_sympy(t):
-        if t[0] == "leaf":
-            return leaves[t[1]]
-        if t[0] == "and":
-            return sp.And(*[to_sympy(c) for c in t[1]])
-        if t[0] == "or":
-            return sp.Or(*[to_sympy(c) for c in t[1]])
-        return sp.Not(to_sympy(t[1]))
-
-    translator = _Translator(set(parameters))
+    condition = fold(structure, lambda t: leaves[t[1]], _args(sp.And), _args(sp.Or), sp.Not)
     if transcendental and any(transcendental_in(x) for x in leaves):
-        return ClaimFormula(
-            text=text,
-            condition=to_sympy(structure),
-            node=None,
-            leaves=tuple(leaves),
-            tree=structure,
-        )
+        return ClaimFormula(text, condition, None, tuple(leaves), structure)
+    translator = _Translator(set(parameters))
     nodes = [translator.relation(x) for x in leaves]
+    node = fold(structure, lambda t: nodes[t[1]], _args(conj), _args(disj), neg)
+    return ClaimFormula(text, condition, node, tuple(leaves), structure, translator.aux)
 
-    def to_node(t):
-        if t[0] == "leaf":
-            return nodes[t[1]]
-        if t[0] == "and":
-            return conj(*[to_node(c) for c in t[1]])
-        if t[0] == "or":
-            return disj(*[to_node(c) for c in t[1]])
-        return neg(to_node(t[1]))
 
-    return ClaimFormula(
-        text=text,
-        condition=to_sympy(structure),
-        node=to_node(structure),
-        leaves=tuple(leaves),
-        tree=structure,
-        aux=translator.aux,
+def _args(f):
+    return lambda xs: f(*xs)
+
+
+def fallback_reason(*formulas) -> str | None:
+    """Why the decision procedure cannot decide the claim and its assumptions (parsed
+    with ``transcendental=True``): the first transcendental function of their relations, in
+    the order the procedure reads them; None when there is none."""
+    found = [transcendental_in(x) for f in formulas for x in f.leaves]
+    name, text = next((x for x in found if x), (None, None))
+    return (
+        None
+        if name is None
+        else f"the decision procedure cannot decide {name} ({text}), a transcendental "
+        "function: checked by search"
     )
 
 

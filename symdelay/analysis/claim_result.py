@@ -9,15 +9,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from symdelay.core.errors import VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 
-__all__ = ["ClaimResult", "DIRECTIONS", "TARGETS", "METHODS", "stability_result"]
+__all__ = [
+    "ClaimResult",
+    "Outcome",
+    "model_L",
+    "DIRECTIONS",
+    "TARGETS",
+    "METHODS",
+    "STATUSES",
+    "VERDICTS",
+    "assemble",
+]
 
 TARGETS = ("stability", "oscillation")
 DIRECTIONS = ("claim_implies_target", "target_implies_claim")
 #: how a direction was decided (``methods[target][direction]``)
 METHODS = ("decision procedure", "exact class", "interval certificate", "search")
+PROVEN, REFUTED = "proven", "refuted"
+OPEN, UNDECIDED = "no counterexample found", "undecided within the budget"
+STATUSES = (PROVEN, REFUTED, OPEN, UNDECIDED)
+#: the model's verdict at a counterexample (``counterexample_verdicts``)
+VERDICTS = ("stable", "marginal", "unstable")
+_COUNTS = ("points", "random_points", "boundary_points", "line_points", "exact_points")
+#: the search record when no search ran (every record has the same keys)
+NO_SEARCH = {
+    **dict.fromkeys((*_COUNTS, "skipped", "outside_assumptions"), 0),
+    **{"ranges": {}, "structure": [], "claim": None, "seed": None, "seconds": 0.0},
+}
 
 
 @dataclass(frozen=True)
@@ -39,9 +61,11 @@ class ClaimResult(Result):
     direction it leaves open is never called proven). ``formulas[target][d]``: the
     SMT-LIB2 text of every formula the decision procedure decided for ``d`` (re-run with
     ``z3 file.smt2``). ``counterexamples[target][d]``: the exact point refuting ``d``
-    (strings), or None. ``counterexample`` / ``oscillation_counterexample``: the first of
-    these for each target. ``search``: what was searched (the founding model's search, or the search a
-    claim the decision procedure cannot decide falls back to), else ``{}``.
+    (strings), or None; ``verdicts[target][d]`` the model's verdict there (``stable``,
+    ``marginal`` or ``unstable``: JSON ``counterexample_verdicts``), computed by the second
+    path that checked the point. ``counterexample`` / ``oscillation_counterexample``: the
+    first of these for each target. ``search``: what the one counterexample search
+    searched (the same keys on every path; ``points`` 0 when no search ran).
     ``details[target][d]``: the decision procedure's checks (what, answer, seconds), the
     kind of counterexample (rational / algebraic) and, when undecided, what was tried.
     ``fallback``: why the decision procedure did not decide the claim and what was done
@@ -61,6 +85,7 @@ class ClaimResult(Result):
     proven: dict = field(default_factory=dict)
     directions: dict = field(default_factory=dict)
     counterexamples: dict = field(default_factory=dict)
+    verdicts: dict = field(default_factory=dict)
     search: dict = field(default_factory=dict)
     model_name: str | None = None
     assume: tuple = ()
@@ -73,7 +98,8 @@ class ClaimResult(Result):
 
     def direction_records(self, target: str = "stability") -> list[dict]:
         """One flat record per direction of ``target`` (direction, status, method,
-        formula_smt2, counterexample and the decision procedure's details)."""
+        formula_smt2, counterexample, the verdict there and the decision procedure's
+        details)."""
         out = []
         for d in self.directions.get(target, {}):
             out.append(
@@ -84,6 +110,7 @@ class ClaimResult(Result):
                     "method": self.methods.get(target, {}).get(d),
                     "formula_smt2": list(self.formulas.get(target, {}).get(d, [])),
                     "counterexample": self.counterexamples.get(target, {}).get(d),
+                    "verdict": self.verdicts.get(target, {}).get(d),
                     **self.details.get(target, {}).get(d, {}),
                 }
             )
@@ -118,7 +145,7 @@ class ClaimResult(Result):
     def record(self) -> dict:
         from symdelay.core.latex import tex
 
-        out = {
+        return {
             "L": self.L,
             "claim": self.claim,
             "theta_real": self.theta_real,
@@ -130,6 +157,7 @@ class ClaimResult(Result):
             "explanation": self.explanation,
             "directions": self.directions,
             "counterexamples": self.counterexamples,
+            "counterexample_verdicts": self.verdicts,
             "search": self.search,
             # the claim as LaTeX (symdelay's names: lam -> \lambda)
             "latex": tex(self.condition),
@@ -141,64 +169,162 @@ class ClaimResult(Result):
             "timeout_seconds": None if self.timeout_ms is None else self.timeout_ms / 1000,
             "fallback": self.fallback,
         }
-        return out
 
 
-def relation(sa: str, sb: str, open_status: str) -> tuple[str, bool]:
+def relation(sa: str, sb: str) -> tuple[str, bool]:
     """The relation of a claim to a target from the statuses of its two directions (claim =>
     target, target => claim): a word and True when both are "proven" or "refuted", else what is
-    known, with ``open_status`` (the status of a direction left open) for the rest."""
-    if sa != open_status and sb != open_status:
-        words = {
-            ("proven", "proven"): "equivalent",
-            ("refuted", "proven"): "necessary",
-            ("proven", "refuted"): "sufficient",
-            ("refuted", "refuted"): "neither",
-        }
-        return words[(sa, sb)], True
-    a = {"proven": "sufficient", "refuted": "not sufficient"}.get(sa)
-    b = {"proven": "necessary", "refuted": "not necessary"}.get(sb)
-    open_parts = [w for w, s in (("sufficiency", sa), ("necessity", sb)) if s == open_status]
-    decided = [w for w in (a, b) if w]
-    return "; ".join([*decided, f"{' and '.join(open_parts)}: {open_status}"]), False
+    known, with the status of each direction left open."""
+    words = {
+        (PROVEN, PROVEN): "equivalent",
+        (REFUTED, PROVEN): "necessary",
+        (PROVEN, REFUTED): "sufficient",
+        (REFUTED, REFUTED): "neither",
+    }
+    if (sa, sb) in words:
+        return words[sa, sb], True
+    a = {PROVEN: "sufficient", REFUTED: "not sufficient"}.get(sa)
+    b = {PROVEN: "necessary", REFUTED: "not necessary"}.get(sb)
+    parts = [w for w in (a, b) if w]
+    for status in (OPEN, UNDECIDED):
+        left = [w for w, s in (("sufficiency", sa), ("necessity", sb)) if s == status]
+        if left:
+            parts.append(f"{' and '.join(left)}: {status}")
+    return "; ".join(parts), False
 
 
-def stability_result(
+@dataclass
+class Outcome:
+    """One direction of one target: ``status`` (one of :data:`STATUSES`), ``method`` (one
+    of :data:`METHODS`), ``counterexample`` (name -> exact value, strings; never None when
+    refuted), ``verdict`` (the model's there, one of :data:`VERDICTS`; given with every
+    counterexample, by the second path that checked it), ``formulas`` (SMT-LIB2 texts decided), ``kind`` of the counterexample
+    (``rational`` / ``algebraic``), the decision procedure's ``checks``, ``seconds``,
+    ``tried`` (when undecided) and ``note`` (how it was decided, in words)."""
+
+    status: str
+    method: str
+    counterexample: dict | None = None
+    verdict: str | None = None
+    formulas: list = field(default_factory=list)
+    kind: str | None = None
+    checks: list = field(default_factory=list)
+    seconds: float = 0.0
+    tried: str | None = None
+    note: str = ""
+
+    def __post_init__(self):
+        if self.status not in STATUSES or self.method not in METHODS:
+            raise VerificationError(f"unknown status or method: {self.status}, {self.method}")
+        if self.status == REFUTED and not self.counterexample:
+            raise VerificationError(f"a refuted direction without its counterexample ({self})")
+        if bool(self.counterexample) != (self.verdict in VERDICTS):
+            raise VerificationError(f"a counterexample without the verdict there ({self})")
+        if self.counterexample and self.kind is None:
+            self.kind = "rational"
+
+
+_ARROWS = {
+    "stability": ("claim => stable", "stable => claim"),
+    "oscillation": ("claim => oscillating", "oscillating => claim"),
+}
+
+
+def _say(target: str, d: str, o: Outcome) -> str:
+    words = _ARROWS.get(target, (f"claim => {target}", f"{target} => claim"))[DIRECTIONS.index(d)]
+    if o.status == REFUTED:
+        return f"{words}: refuted at {o.counterexample} ({o.verdict} there)"
+    if o.status == PROVEN:
+        return f"{words}: proven ({o.note})"
+    if o.status == OPEN:
+        return f"{words}: {OPEN} (search: not proven)"
+    return f"{words}: {UNDECIDED} ({o.tried or o.note})"
+
+
+def assemble(
     model,
-    claim,
-    cf,
+    claim: str,
+    condition,
+    outcomes: dict,
     *,
-    theta_real,
-    statuses,
-    counterexamples,
-    explanation,
-    assume,
-    method,
-    open_status,
-    **extra,
+    L=None,
+    theta_real: bool = False,
+    assume=(),
+    search: dict | None = None,
+    scaling: str | None = None,
+    timeout_ms: int | None = None,
+    fallback: str | None = None,
+    notes=(),
 ) -> ClaimResult:
-    """The :class:`ClaimResult` of an engine that decides stability only (the decision
-    procedure, the search): ``statuses`` and ``counterexamples`` keyed by direction,
-    ``method`` the label of both directions; ``extra`` the engine's own fields."""
-    dirs = DIRECTIONS
-    rel, decided = relation(statuses[dirs[0]], statuses[dirs[1]], open_status)
-    fields = {"formulas": {}, "details": {}, "search": {}, "scaling": None, "timeout_ms": None}
-    fields.update(extra)
+    """The one :class:`ClaimResult` of every path: ``outcomes[target][direction]`` an
+    :class:`Outcome`; ``search`` the search's record (``None``: no search ran); ``notes``
+    further sentences of the explanation (after the verdicts)."""
+
+    def each(f):
+        return {t: {d: f(o) for d, o in per.items()} for t, per in outcomes.items()}
+
+    rels, proven = {}, {}
+    for t, per in outcomes.items():
+        rels[t], proven[t] = relation(per[DIRECTIONS[0]].status, per[DIRECTIONS[1]].status)
+    ces = each(lambda o: o.counterexample)
+    first = {t: c[DIRECTIONS[0]] or c[DIRECTIONS[1]] for t, c in ces.items()}
+    search = dict(NO_SEARCH) if search is None else search
+    parts = [fallback] if fallback else []
+    for t, per in outcomes.items():
+        head = f"{claim}: {rels[t]}" if proven[t] else f"{claim}: not decided ({rels[t]})"
+        parts.append(f"{t}: {head}; " + "; ".join(_say(t, d, o) for d, o in per.items()))
+    every = [o for per in outcomes.values() for o in per.values()]
+    for note in dict.fromkeys(o.note for o in every if o.status == REFUTED and o.note):
+        parts.append(f"counterexamples: {note}")
+    parts += list(notes)
+    if search["points"]:
+        ranges = ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in search["ranges"].items())
+        parts.append(
+            f"searched {search['points']} points ({ranges}; {search['exact_points']} decided "
+            f"exactly, {search['boundary_points'] + search['line_points']} near the "
+            f"boundaries), {search['skipped']} skipped (undecided there)"
+        )
+    if scaling:
+        parts.append(f"scaling: {scaling}")
     return ClaimResult(
         model_name=getattr(model, "name", None),
-        L=None,  # the founding engine sets its L
+        L=L,
         claim=claim,
-        condition=cf.condition,
+        condition=condition,
         theta_real=theta_real,
-        relation_to_stability=rel,
-        relation_to_oscillation=None,
-        counterexample=counterexamples[dirs[0]] or counterexamples[dirs[1]],
-        oscillation_counterexample=None,
-        explanation=explanation(rel, decided),
-        proven={"stability": decided},
-        directions={"stability": dict(statuses)},
-        counterexamples={"stability": dict(counterexamples)},
+        relation_to_stability=rels["stability"],
+        relation_to_oscillation=rels.get("oscillation"),
+        counterexample=first["stability"],
+        oscillation_counterexample=first.get("oscillation"),
+        explanation=". ".join(parts) + ".",
+        proven=proven,
+        directions=each(lambda o: o.status),
+        counterexamples=ces,
+        verdicts=each(lambda o: o.verdict),
+        search=search,
         assume=tuple(assume),
-        methods={"stability": dict.fromkeys(dirs, method)},
-        **fields,
+        methods=each(lambda o: o.method),
+        formulas=each(lambda o: list(o.formulas)),
+        details=each(
+            lambda o: {
+                "counterexample_kind": o.kind,
+                "checks": o.checks,
+                "seconds": o.seconds,
+                "timeout_ms": timeout_ms,
+                "tried": o.tried,
+            }
+        ),
+        scaling=scaling,
+        timeout_ms=timeout_ms,
+        fallback=fallback,
     )
+
+
+def model_L(model):
+    """The ``L`` option of a family's model (an int, ``"inf"``), else None."""
+    from symdelay.analysis.entry import family_options
+
+    L = (family_options(model) or {}).get("L")
+    if L is None or isinstance(L, int):
+        return L
+    return "inf" if str(L) in ("oo", "inf") else str(L)

@@ -1,16 +1,17 @@
 """Is a claimed relation a stability (or oscillation) condition? The entry.
 
-:func:`verify` asks the model's family for its claims engine first: the founding model's
-(:mod:`symdelay.models.erlang.claims`: its exact homogeneous class, the interval
-certificate at ``L = inf``, a documented search, and the decision procedure for every
-finite-L stability direction the exact class leaves open). Every other model with
-polynomial characteristic factors goes to the decision procedure
-(:func:`symdelay.analysis.decide.decide`, z3 nlsat: exact, complete). A claim (or an
-assumption) with a transcendental function (``exp``, ``sin``, ``pi``, ...), which the
-decision procedure cannot decide, falls back to a search labelled as such
+:func:`verify` reads the claim once for every model
+(:func:`symdelay.analysis.claim_formula.parse_claim`) and decides each direction of each
+target: stability, and the targets the model's family defines (the founding model's
+oscillation, :func:`symdelay.analysis.decide.targets_of`). The founding model's specialisation comes first (its exact
+class, the interval certificate at ``L = inf``); the generic path decides every direction by
+the decision procedure (:func:`symdelay.analysis.decide.decide_directions`, z3 nlsat: exact,
+complete). A claim (or an assumption) with a transcendental function (``exp``, ``sin``,
+``pi``, ...), which the procedure cannot decide, goes to the one counterexample search
 (:func:`symdelay.analysis.claim_search.search_claim`: exact counterexamples, or ``no
-counterexample found``; never a relation on the strength of sampling; ``fallback`` says
-why). All return :class:`~symdelay.analysis.claim_result.ClaimResult`.
+counterexample found``; never a relation on the strength of sampling; ``fallback`` says why).
+Every path returns the same :class:`~symdelay.analysis.claim_result.ClaimResult`, whose
+refuted directions each carry an exact counterexample checked by a second path.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from symdelay.core.errors import SymdelayInputError, TranscendentalClaimError
 __all__ = [
     "ClaimResult",
     "verify",
+    "verify_generic",
     "DEFAULT_TIMEOUT_MS",
     "theta_assumption",
-    "fallback_reason",
 ]
 
 #: the decision procedure's budget per check (milliseconds)
@@ -60,14 +61,35 @@ def verify(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     method: str = "auto",
 ) -> ClaimResult:
-    """Is ``claim`` (a relation in the model's parameters) equivalent, necessary, sufficient
-    or neither for stability (and, for the founding model, for oscillation) of ``model``,
-    over the parameters' domains and ``assume`` (relations, texts)? Each direction is
-    proven, refuted (an exact counterexample, re-checked) or left open (``no
-    counterexample found`` after a search; ``undecided within the budget`` after a
-    timeout), never a relation then. ``theta_real``: allow ``theta < 0`` too (a model
-    whose ``theta`` ranges over the reals; otherwise ``theta >= 0``). ``timeout_ms``: the
-    decision procedure's budget per check."""
+    """Is ``claim`` equivalent, necessary, sufficient or neither for stability (and for the
+    targets the model's family defines: the founding model's oscillation) of ``model``?
+
+    Parameters
+    ----------
+    model : Model
+        The model (its free parameters are the claim's names; the founding model also
+        reads ``D = L/gamma``).
+    claim : str
+        Relations joined by ``and`` / ``or`` / ``not`` (``&``, ``|``, ``~``), chains
+        ``a < b < c``; arithmetic, powers, ``sqrt``, ``Abs``; ``exp``, ``log``, ``sin``,
+        ``cos``, ``tan``, ``sinh``, ``cosh``, ``tanh``, ``pi``, ``E`` make it a search.
+    assume : str or sequence of str
+        Relations the parameters satisfy (the same language).
+    theta_real : bool
+        Allow ``theta < 0`` too (a model whose ``theta`` ranges over the reals; otherwise
+        ``theta >= 0``).
+    timeout_ms : int
+        The decision procedure's budget per check.
+    method : {"auto", "generic", "specialised"}
+        The family's specialisation, or the generic path only.
+
+    Returns
+    -------
+    ClaimResult
+        Each direction proven, refuted (an exact counterexample, re-checked by a second
+        path) or left open (``no counterexample found`` after a search; ``undecided within
+        the budget`` after a timeout), never a relation then.
+    """
     if isinstance(assume, str):
         assume = (assume,)
     assume = tuple(assume)
@@ -80,24 +102,35 @@ def verify(
             return result
         declined(model, "verify", method)
     require_table(model, "verify")
-    from symdelay.analysis.decide import decide
+    return verify_generic(model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms)
 
-    extra = theta_assumption(model, theta_real)
-    assume = (*assume, *[a for a in extra if a not in assume])
+
+def verify_generic(model, claim, *, assume, theta_real, timeout_ms) -> ClaimResult:
+    """The generic path: the decision procedure for every target, the search when the
+    claim is transcendental."""
+    from symdelay.analysis.claim_result import assemble, model_L
+    from symdelay.analysis.decide import decide_directions, targets_of
+
+    assume = (*assume, *[a for a in theta_assumption(model, theta_real) if a not in assume])
+    targets = targets_of(model)
     try:
-        return decide(model, claim, assume=assume, timeout_ms=timeout_ms, theta_real=theta_real)
-    except TranscendentalClaimError as exc:
+        outcomes, scaling, cf = {}, None, None
+        for name, target in targets.items():
+            outcomes[name], scaling, cf = decide_directions(
+                model, claim, assume=assume, timeout_ms=timeout_ms, target=target
+            )
+    except TranscendentalClaimError:
         from symdelay.analysis.claim_search import search_claim
 
-        return search_claim(
-            model, claim, assume=assume, theta_real=theta_real, reason=fallback_reason(exc)
-        )
-
-
-def fallback_reason(exc: TranscendentalClaimError) -> str:
-    """The one line a result records when the decision procedure refused a transcendental
-    claim and the search took over."""
-    return (
-        f"the decision procedure cannot decide {exc.function} ({exc.expression}), a "
-        "transcendental function: checked by search"
+        return search_claim(model, claim, assume=assume, theta_real=theta_real)
+    return assemble(
+        model,
+        claim,
+        cf.condition,
+        outcomes,
+        L=model_L(model),
+        theta_real=theta_real,
+        assume=assume,
+        scaling=scaling,
+        timeout_ms=timeout_ms,
     )

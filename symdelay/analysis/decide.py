@@ -23,24 +23,29 @@ parameters, is refused.
 **Decision.** A direction (*claim => stable*, *stable => claim*) holds iff
 ``domains & assume & premise & not conclusion`` has no real solution. That sentence of
 nonlinear real arithmetic is decided by Z3's ``nlsat`` procedure (complete for it; rational
-coefficients only, from SymPy's rationals), with a timeout per check:
+coefficients only, from SymPy's rationals), with a budget per check in z3's resource units
+(``timeout_ms`` times :data:`RLIMIT_PER_MS`: the same answer whatever the machine's load;
+the wall clock stops a check at ten times ``timeout_ms`` in any case):
 
 * ``unsat``: *proven*; the SMT-LIB2 text of every formula decided is kept (``formula_smt2``)
   so that a user can re-run it (``z3 file.smt2``);
 * ``sat``: *refuted*; Z3's model is made exact (rationals as they are; an algebraic number
   is rounded to nearby rationals, each re-checked, else kept as its defining polynomial and
-  isolating interval) and re-checked by an independent path: the point substituted into the
-  model's factors, right half-plane roots counted exactly
-  (:func:`symdelay.analysis.polyroots.exact_counts`), and the original SymPy claim evaluated
-  exactly (:meth:`~symdelay.analysis.claim_formula.ClaimFormula.holds_at`);
-* ``unknown`` (the timeout): *undecided within the budget*, with what was tried; never a
-  relation.
+  isolating interval) and re-checked by an independent path (:func:`second_path`): the
+  point substituted into the model's factors, right half-plane and axis roots counted by
+  Routh's exact scheme (the model's verdict there, :func:`verdict_at`), and the original
+  SymPy claim evaluated (:meth:`~symdelay.analysis.claim_formula.ClaimFormula.holds_at`);
+* ``unknown`` (the budget spent): *undecided within the budget*, with what was tried;
+  never a relation.
 
 *claim => stable* splits into one check per condition of each factor; *stable => claim* is
-one check. Two shortcuts come before nlsat, each exact: a coefficient-sign certificate
+one check. Shortcuts come before nlsat, each exact: a coefficient-sign certificate
 (lower bounds shifted out, every coefficient nonnegative: a conjunct that cannot hold, so
-unsat; the check's ``by`` says ``sign certificate``) and a short search of simple rational
-points, each checked in exact arithmetic (a point where every conjunct holds: sat).
+unsat; the check's ``by`` says ``sign certificate``), a short search of simple rational
+points, each checked in exact arithmetic (a point where every conjunct holds: sat), and a
+monotone reduction (the last conjunct ``S <= 0`` with ``dS/dv >= 0`` certified on the box
+the bounds set: nlsat on ``S`` at ``v``'s lower bound, one variable fewer; ``by``:
+``monotone in v``).
 
 **Scale invariance.** If every factor is homogeneous when ``r`` and every ``positive``
 parameter are multiplied by ``c > 0`` (rates and eigenvalues share the unit of inverse
@@ -61,21 +66,34 @@ both directions are proven or refuted.
 from __future__ import annotations
 
 import functools
+import operator
 import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from symdelay.analysis.claim_formula import FALSE, TRUE, conj, neg, parse_claim, rel, walk_rels
-from symdelay.analysis.claim_result import stability_result
+from symdelay.analysis.claim_formula import (
+    FALSE,
+    TRUE,
+    conj,
+    fold,
+    neg,
+    parse_claim,
+    rel,
+    walk_rels,
+)
+from symdelay.analysis.claim_result import PROVEN, REFUTED, UNDECIDED, Outcome, assemble
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 from symdelay.core.symbols import r
-from symdelay.model.signs import Nlsat
+from symdelay.model.signs import Nlsat, SignBox, conjuncts
 from symdelay.model.signs import impossible_by_signs as _impossible_by_signs
 
 __all__ = [
     "decide_directions",
+    "targets_of",
+    "stable_test",
+    "present",
     "MinimalConditions",
     "StabilityFormula",
     "decide",
@@ -85,9 +103,14 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT_MS = 10_000
+#: z3's resource units per millisecond of a check's budget: deterministic, unlike the wall
+#: clock (nlsat counts 40k to 230k units per second of CPU on the checks of the tests)
+RLIMIT_PER_MS = 100
 METHOD = "decision procedure"
-PROVEN, REFUTED, UNDECIDED = "proven", "refuted", "undecided within the budget"
 _DIRS = ("claim_implies_target", "target_implies_claim")
+_OPS = {">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
+#: ``and``, ``or``, ``not`` that rebuild a formula node (see ``claim_formula.fold``)
+_REBUILD = (lambda xs: ("and", tuple(xs)), lambda xs: ("or", tuple(xs)), lambda x: ("not", x))
 
 
 # ------------------------------------------------------------------ stability as a formula
@@ -101,25 +124,15 @@ class StabilityFormula:
 
     @property
     def conditions(self) -> tuple:
-        out = []
-        for _, conds in self.per_factor:
-            for c in conds:
-                if c not in out:
-                    out.append(c)
-        return tuple(out)
+        return tuple(dict.fromkeys(c for _, conds in self.per_factor for c in conds))
 
 
 def _domain_symbols(model) -> dict:
-    out = {}
-    for p in model.free_parameters:
-        dom = model.domains[p]
-        if dom == "positive":
-            out[p] = sp.Symbol(p.name, positive=True)
-        elif dom in ("nonnegative", "probability"):
-            out[p] = sp.Symbol(p.name, nonnegative=True)
-        else:
-            out[p] = sp.Symbol(p.name, real=True)
-    return out
+    kinds = {"positive": "positive", "nonnegative": "nonnegative", "probability": "nonnegative"}
+    return {
+        p: sp.Symbol(p.name, **{kinds.get(model.domains[p], "real"): True})
+        for p in model.free_parameters
+    }
 
 
 def _simplified(lhs, assume: dict, back: dict) -> list:
@@ -133,14 +146,10 @@ def _simplified(lhs, assume: dict, back: dict) -> list:
         if f.is_positive:
             continue
         if f.is_negative:
-            coeff = -coeff
-            if m % 2 == 0:
-                coeff = -coeff
+            coeff = -coeff if m % 2 else coeff
             continue
         (odd if m % 2 else even).append(f)
-    out = []
-    for f in even:
-        out.append(sp.Ne(f.xreplace(back), 0))
+    out = [sp.Ne(f.xreplace(back), 0) for f in even]
     if odd or coeff <= 0:
         body = sp.expand(sp.Mul(*odd).xreplace(back))
         if coeff < 0:
@@ -191,18 +200,11 @@ def _stability_formula(model) -> StabilityFormula:
                             f"{sub}, not rationally: the decision procedure cannot decide it"
                         )
         res = routh_hurwitz(f.factor.xreplace(assume), r)
-        conds = []
-        mult = sp.together(res.multiplier)
-        num, den = sp.fraction(mult)
-        for piece in (num, den):
-            if not sp.expand(piece).is_number:
-                for c in _simplified(piece**2, assume, back):
-                    if c not in conds:
-                        conds.append(c)
-        for c in res.lienard_chipart:
-            for s in _simplified(c.lhs - c.rhs, assume, back):
-                if s not in conds:
-                    conds.append(s)
+        pieces = [
+            x**2 for x in sp.fraction(sp.together(res.multiplier)) if not sp.expand(x).is_number
+        ]
+        pieces += [c.lhs - c.rhs for c in res.lienard_chipart]
+        conds = dict.fromkeys(c for x in pieces for c in _simplified(x, assume, back))
         per.append((f, tuple(conds)))
     return StabilityFormula(tuple(per), params, dict(model.domains))
 
@@ -241,10 +243,11 @@ def _weighted_degree(P, weights: dict):
     return degs.pop() if len(degs) == 1 else None
 
 
-def _scale_variable(model, sf: StabilityFormula, claims, exclude=()) -> tuple:
-    """``(parameter fixed to 1, note)`` when every factor and every claim formula is
-    invariant under scaling ``r`` and the positive parameters; else ``(None, note)``.
-    ``exclude``: rates that may not be the one fixed (replaced by a product)."""
+def _scale_variable(model, sf: StabilityFormula, claims, exclude=(), targets=()) -> tuple:
+    """``(parameter fixed to 1, note)`` when every factor, every claim formula and every
+    target node is invariant under scaling ``r`` and the positive parameters; else
+    ``(None, note)``. ``exclude``: rates that may not be the one fixed (replaced by a
+    product)."""
     rates = [p for p in sf.parameters if model.domains[p] == "positive"]
     if not rates:
         return None, "no positive rate parameter: no scaling"
@@ -254,22 +257,17 @@ def _scale_variable(model, sf: StabilityFormula, claims, exclude=()) -> tuple:
         num = sp.fraction(sp.together(sp.expand(f.factor)))[0]
         if _weighted_degree(sp.expand(num), weights) is None:
             return None, f"the {f.mode} factor is not homogeneous in r and the rates: no scaling"
-    for cf in claims:
+    checks = [(f"'{cf.text}'", cf.aux, [cf.node, *cf.definitions]) for cf in claims]
+    for text, aux, nodes in [*checks, ("the target set", (), list(targets))]:
         w = dict(weights)
-        for a in cf.aux:
-            if a.base[0] == "abs":
-                _, n, d = a.base
-                q = 1
-            else:
-                n, d, q = a.base
+        for a in aux:
+            n, d, q = (*a.base[1:], 1) if a.base[0] == "abs" else a.base
             dn, dd = _weighted_degree(n, w), _weighted_degree(d, w)
             if dn is None or dd is None:
-                return None, f"'{cf.text}' is not invariant under scaling the rates"
+                return None, f"{text} is not invariant under scaling the rates"
             w[a.symbol] = sp.Rational(dn - dd) / q
-        for node in [cf.node, *cf.definitions]:
-            for _, P, _op in walk_rels(node):
-                if _weighted_degree(P, w) is None:
-                    return None, f"'{cf.text}' is not invariant under scaling the rates"
+        if any(_weighted_degree(P, w) is None for n in nodes for _, P, _op in walk_rels(n)):
+            return None, f"{text} is not invariant under scaling the rates"
     degree = {p: 0 for p in rates}
     for c in sf.conditions:
         for p in rates:
@@ -288,12 +286,7 @@ def _scale_variable(model, sf: StabilityFormula, claims, exclude=()) -> tuple:
 
 # ------------------------------------------------------------------ products
 def _all_polys(nodes) -> list:
-    out = []
-    for n in nodes:
-        for _, P, _op in walk_rels(n):
-            if P not in out:
-                out.append(P)
-    return out
+    return list(dict.fromkeys(P for n in nodes for _, P, _op in walk_rels(n)))
 
 
 def _products(model, nodes, symbols) -> tuple:
@@ -312,14 +305,10 @@ def _products(model, nodes, symbols) -> tuple:
             k = sp.Symbol(f"{a.name}*{b.name}", real=True)
             if not any(P.has(a) and P.has(b) for P in polys):
                 continue
-            ok = True
-            for P in polys:
-                if P in (a, b) or not (P.has(a) or P.has(b)):
-                    continue
-                if sp.expand(P.xreplace({b: k / a})).has(a):
-                    ok = False
-                    break
-            if ok:
+            if all(
+                P in (a, b) or not P.has(a, b) or not sp.expand(P.xreplace({b: k / a})).has(a)
+                for P in polys
+            ):
                 out.append((a, b, k))
                 used |= {a, b}
                 break
@@ -328,29 +317,49 @@ def _products(model, nodes, symbols) -> tuple:
 
 def _reduce(node, products):
     """``node`` with every product pair replaced by its variable (see :func:`_products`)."""
-    if not products:
-        return node
-    kind = node[0]
-    if kind in ("and", "or"):
-        return (kind, tuple(_reduce(c, products) for c in node[1]))
-    if kind == "not":
-        return ("not", _reduce(node[1], products))
-    if kind != "rel":
-        return node
-    _, P, op = node
-    for a, b, k in products:
-        if a == P:  # a > 0 (its domain): true
-            return TRUE if op in (">", ">=", "!=") else FALSE
-        if b == P:  # sign(b) = sign(k) as a > 0
-            return ("rel", k, op)
-        if P.has(a) or P.has(b):
-            P = sp.expand(P.xreplace({b: k / a}))
-    return ("rel", P, op)
+
+    def leaf(n):
+        if n[0] != "rel":
+            return n
+        _, P, op = n
+        for a, b, k in products:
+            if a == P:  # a > 0 (its domain): true
+                return TRUE if op in (">", ">=", "!=") else FALSE
+            if b == P:  # sign(b) = sign(k) as a > 0
+                return ("rel", k, op)
+            if P.has(a) or P.has(b):
+                P = sp.expand(P.xreplace({b: k / a}))
+        return ("rel", P, op)
+
+    return fold(node, leaf, *_REBUILD) if products else node
 
 
 def _frame_symbols(symbols, products) -> list:
     gone = {s for a, b, _ in products for s in (a, b)}
     return [s for s in symbols if s not in gone] + [k for _, _, k in products]
+
+
+def _monotone(nodes, symbols, fixed, domains):
+    """``(v, c, reduced)``: a formula in one variable fewer that is satisfiable if the
+    conjunction of ``nodes`` is, or None. The last node says ``S <= 0`` (``not S > 0``;
+    ``S < 0`` for ``not S >= 0``), a variable ``v`` of ``S`` is bounded below by ``c`` and
+    ``dS/dv >= 0`` on the box the single-variable bounds set (:class:`~symdelay.model.signs.SignBox`): a solution
+    moved along ``v`` down to ``c`` stays in the box and keeps ``S <= 0``, so the conjuncts
+    free of ``v`` and ``S(v = c) <= 0`` hold there. (``kappa >= 1/5`` implies the
+    in-flight model's third Hurwitz condition at L = 3, tangent to it as ``mu -> 0``:
+    nlsat needs minutes, and seconds at ``kappa = 1/5``.)"""
+    last = nodes[-1]
+    if last[0] != "not" or last[1][0] != "rel" or last[1][2] not in (">", ">="):
+        return None
+    box = SignBox(nodes[:-1], symbols, fixed, domains)
+    S = sp.expand(last[1][1].xreplace(box.one))
+    for v in sorted(S.free_symbols & set(box.lower), key=str):
+        dS = sp.diff(S, v)
+        if not dS.is_number and box.positive(dS, strict=False):
+            c = box.lower[v][0]
+            rest = [n for n in conjuncts(nodes[:-1]) if not any(P.has(v) for P in _all_polys([n]))]
+            return v, c, [*rest, ("not", rel(S.xreplace({v: c}), last[1][2]))]
+    return None
 
 
 # ------------------------------------------------------------------ positive factors
@@ -363,17 +372,15 @@ def _strip_positive(node, symbols, fixed, domains):
     (by the sign certificate) divided out: ``P f > 0`` with ``f > 0`` is ``P > 0``, and the
     same for ``>=``, ``==`` and ``!=``. A claim written as a condition times or over a
     positive expression then meets the condition itself."""
-    kind = node[0]
-    if kind in ("and", "or"):
-        return (kind, tuple(_strip_positive(c, symbols, fixed, domains) for c in node[1]))
-    if kind == "not":
-        return ("not", _strip_positive(node[1], symbols, fixed, domains))
-    if kind != "rel":
-        return node
-    _, P, op = node
     key = (tuple(symbols), fixed, tuple(sorted((str(k), v) for k, v in domains.items())))
-    Q = _positive_factors_out(P, key)
-    return node if Q is P else rel(Q, op)
+
+    def leaf(n):
+        if n[0] != "rel":
+            return n
+        Q = _positive_factors_out(n[1], key)
+        return n if Q is n[1] else rel(Q, n[2])
+
+    return fold(node, leaf, *_REBUILD)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -396,18 +403,15 @@ def _positive_factors_out(P, key):
 
 
 # ------------------------------------------------------------------ sampled witnesses
-_NICE = (1, 2, 1 / 2, 10, 1 / 10, 4, 1 / 4, 100, 1 / 100, 3, 1 / 3, 1000, 1 / 1000, 20, 1 / 20)
-
-
-def _witness(nodes, symbols, fixed, domains, n=2000, seed=20261202):
-    """A rational point where every node holds (checked exactly), or None.
-
-    Points drawn from simple rationals (powers of 2, 3 and 10, and log-uniform values over
-    six decades to two significant digits) by each variable's domain
-    (``positive``, ``nonnegative``, ``probability``, else real of either sign), screened in
-    floating point and the candidates confirmed in exact rational arithmetic; a hit is a
-    proof of satisfiability, so nlsat is asked only when none is found."""
+def _witness(nodes, symbols, fixed, domains):
+    """A rational point where every node holds (checked exactly), or None: the one search's
+    witness (:func:`symdelay.analysis.counterexample.witness`: simple rationals by each
+    variable's domain, screened in floating point, the simplest candidates confirmed in
+    exact arithmetic); a hit proves satisfiability, so nlsat is asked only when none is
+    found."""
     import numpy as np
+
+    from symdelay.analysis.counterexample import witness
 
     free = [s for s in symbols if s != fixed]
     if not free or len(free) > 12:
@@ -415,42 +419,31 @@ def _witness(nodes, symbols, fixed, domains, n=2000, seed=20261202):
     polys = _all_polys(nodes)
     if any(P.free_symbols - set(symbols) for P in polys):
         return None
-    rng = np.random.default_rng(seed)
-    nice = np.array(_NICE, dtype=float)
-    cols = {}
-    for v in free:
-        x = nice[rng.integers(0, len(nice), n)]
-        spread = 10 ** rng.uniform(-3, 3, n)
-        digits = 10.0 ** (np.floor(np.log10(spread)) - 1)
-        x = np.where(rng.random(n) < 0.5, x, np.round(spread / digits) * digits)
-        dom = domains.get(v, "real")
-        if dom == "nonnegative":
-            x = np.where(rng.random(n) < 0.15, 0.0, x)
-        elif dom == "probability":
-            x = np.array([0, 1, 1 / 2, 1 / 4, 3 / 4, 1 / 10, 9 / 10])[rng.integers(0, 7, n)]
-        elif dom != "positive":
-            x = np.where(rng.random(n) < 0.5, -x, x)
-            x = np.where(rng.random(n) < 0.1, 0.0, x)
-        cols[v] = x
-    if fixed is not None:
-        cols[fixed] = np.ones(n)
-    values = {}
-    with np.errstate(all="ignore"):
+    by_name = {s.name: s for s in free}
+
+    def screen(cols):
+        n = len(next(iter(cols.values())))
+        named = {by_name[k]: v for k, v in cols.items()}
+        if fixed is not None:
+            named[fixed] = np.ones(n)
+        values = {}
         for P in polys:
             gens, f = _numeric(P)
-            values[P] = np.broadcast_to(np.asarray(f(*[cols[g] for g in gens]), float), (n,))
-    ok = _float_holds(nodes, values, n)
+            values[P] = np.broadcast_to(np.asarray(f(*[named[g] for g in gens]), float), (n,))
+        return _float_holds(nodes, values, n)
 
-    def size(i):  # the simplest point first: short numerators and denominators
-        return sum(len(str(Fraction(float(cols[v][i])).limit_denominator(1000))) for v in free)
-
-    for i in sorted(np.flatnonzero(ok), key=size)[:8]:
-        point = {v: sp.Rational(Fraction(float(cols[v][i])).limit_denominator(1000)) for v in free}
+    def exact(point):
+        pt = {by_name[k]: sp.Rational(v.numerator, v.denominator) for k, v in point.items()}
         if fixed is not None:
-            point[fixed] = sp.Integer(1)
-        if all(_exact_holds(nd, point) for nd in nodes):
-            return point
-    return None
+            pt[fixed] = sp.Integer(1)
+        return pt
+
+    point = witness(
+        {s.name: domains.get(s, "real") for s in free},
+        screen,
+        lambda p: all(_exact_holds(nd, exact(p)) for nd in nodes),
+    )
+    return None if point is None else exact(point)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -461,52 +454,35 @@ def _numeric(P):
     return gens, sp.lambdify(gens, P, "numpy")
 
 
-def _float_holds(node, values, n):
+def _float_holds(nodes, values, n):
+    """The conjunction of ``nodes`` in floating point (``values``: each polynomial's
+    column), with a margin so that rounding does not decide: the exact check comes after."""
     import numpy as np
 
-    if isinstance(node, list):
-        out = np.ones(n, dtype=bool)
-        for nd in node:
-            out &= _float_holds(nd, values, n)
-        return out
-    kind = node[0]
-    if kind == "true":
-        return np.ones(n, dtype=bool)
-    if kind == "false":
-        return np.zeros(n, dtype=bool)
-    if kind == "and":
-        return _float_holds(list(node[1]), values, n)
-    if kind == "or":
-        out = np.zeros(n, dtype=bool)
-        for c in node[1]:
-            out |= _float_holds(c, values, n)
-        return out
-    if kind == "not":
-        return ~_float_holds(node[1], values, n)
-    _, P, op = node
-    v = values[P]
-    # a margin so that float rounding does not decide: the exact check comes after
-    tol = 1e-9 * (1 + np.abs(v))
-    return {">": v > tol, ">=": v > -tol, "==": np.abs(v) <= tol, "!=": np.abs(v) > tol}[op]
+    def leaf(nd):
+        if nd[0] in ("true", "false"):
+            return np.full(n, nd[0] == "true")
+        v = values[nd[1]]
+        tol = 1e-9 * (1 + np.abs(v))
+        return {">": v > tol, ">=": v > -tol, "==": np.abs(v) <= tol, "!=": np.abs(v) > tol}[nd[2]]
+
+    return fold(
+        ("and", [TRUE, *nodes]),
+        leaf,
+        lambda xs: np.logical_and.reduce(xs),
+        lambda xs: np.logical_or.reduce(xs),
+        np.logical_not,
+    )
 
 
 def _exact_holds(node, point) -> bool:
-    kind = node[0]
-    if kind == "true":
-        return True
-    if kind == "false":
-        return False
-    if kind == "and":
-        return all(_exact_holds(c, point) for c in node[1])
-    if kind == "or":
-        return any(_exact_holds(c, point) for c in node[1])
-    if kind == "not":
-        return not _exact_holds(node[1], point)
-    _, P, op = node
-    v = P.xreplace(point)
-    if not v.is_Rational:
-        return False
-    return {">": v > 0, ">=": v >= 0, "==": v == 0, "!=": v != 0}[op]
+    def leaf(nd):
+        if nd[0] in ("true", "false"):
+            return nd[0] == "true"
+        v = nd[1].xreplace(point)
+        return v.is_Rational and bool(_OPS[nd[2]](v, 0))
+
+    return fold(node, leaf, all, any, operator.not_)
 
 
 def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify=False):
@@ -527,7 +503,7 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify
         nodes = [_reduce(n, products) for n in nodes]
         symbols = _frame_symbols(symbols, products)
     nodes = [_strip_positive(n, symbols, fixed, domains) for n in nodes]
-    problem = Nlsat(nodes, symbols, timeout_ms, fixed)
+    problem = Nlsat(nodes, symbols, timeout_ms, fixed, rlimit=int(timeout_ms) * RLIMIT_PER_MS)
     smt2 = problem.smt2
     first = certify in (True, "first")
     if first and _impossible_by_signs(nodes, symbols, fixed, domains):
@@ -539,6 +515,13 @@ def _solve(nodes, symbols, fixed, timeout_ms, products=(), domains=None, certify
         return "sat", hit, smt2, time.perf_counter() - t0
     if certify == "after" and _impossible_by_signs(nodes, symbols, fixed, domains):
         return "unsat", "sign certificate", smt2, time.perf_counter() - t0
+    reduced = _monotone(nodes, symbols, fixed, domains) if certify else None
+    if reduced is not None:  # nlsat on the cheaper formula first (its own budget)
+        v, c, nodes_c = reduced
+        rest = [x for x in symbols if x != v]
+        if _solve(nodes_c, rest, fixed, timeout_ms, (), domains)[0] == "unsat":
+            by = f"monotone in {v} from {c}, then z3 nlsat"
+            return "unsat", by, smt2, time.perf_counter() - t0
     answer, got = problem.check()
     elapsed = time.perf_counter() - t0
     if answer == "sat":
@@ -569,6 +552,11 @@ def _exact_value(val, z3):
     raise VerificationError(f"z3 returned a value that is not a real number: {val}")
 
 
+def _exact(v):
+    """A value of z3's model as a SymPy number."""
+    return v.root if isinstance(v, _Algebraic) else v
+
+
 @dataclass(frozen=True)
 class _Algebraic:
     """A real algebraic number from Z3: its ``root-obj`` text and a rational approximation."""
@@ -580,102 +568,166 @@ class _Algebraic:
 
 
 # ------------------------------------------------------------------ exact re-check
-def _stable_at(model, sf: StabilityFormula, point: dict) -> bool:
-    """Independent path: every factor at the rational point, its RHP and axis roots counted
-    exactly (Cauchy index, :func:`~symdelay.analysis.polyroots.exact_counts`)."""
-    from symdelay.analysis.polyroots import exact_counts
+def verdict_at(sf: StabilityFormula, point: dict) -> str | None:
+    """The model's verdict at an exact point (a name or symbol -> a rational or algebraic
+    number), by the second path: every factor substituted by SymPy, its roots in the
+    closed right half-plane counted by Routh's exact scheme. ``"stable"``, ``"marginal"``
+    (roots on the axis, none to the right), ``"unstable"``; None at a degenerate point (a
+    factor's leading coefficient vanishes)."""
     from symdelay.analysis.routh import routh_hurwitz
 
+    values = {str(k): sp.sympify(v) for k, v in point.items()}
+    axis = False
     for f, _ in sf.per_factor:
-        poly = sp.Poly(sp.together(f.factor.xreplace(point)), r)
-        coeffs = poly.all_coeffs()
-        if any(not c.is_Rational for c in coeffs):
-            # an algebraic point: exact Routh-Hurwitz over the algebraic numbers
-            res = routh_hurwitz(poly.as_expr(), r)
-            if res.is_stable is None:
-                raise VerificationError(f"stability undecided at an algebraic point: {point}")
-            if not res.is_stable:
-                return False
+        poly = sp.Poly(
+            sp.together(f.factor.xreplace({p: values[p.name] for p in sf.parameters})), r
+        )
+        if poly.degree() < sp.degree(f.factor, r):
+            return None
+        if poly.degree() < 1:
             continue
-        if coeffs[0] == 0:
-            return False
-        counts = exact_counts(coeffs)
-        if counts.rhp or counts.axis:
-            return False
-    return True
+        res = routh_hurwitz(poly.as_expr(), r)
+        if res.rhp_count is None:
+            raise VerificationError(f"Routh's scheme cannot count the roots at {point}")
+        if res.rhp_count:
+            return "unstable"
+        axis = axis or res.imaginary_axis_count > 0
+    return "marginal" if axis else "stable"
 
 
-def _in_domain(model, point) -> bool:
-    for p in model.free_parameters:
-        v, dom = point[p], model.domains[p]
-        if dom == "positive" and not v > 0:
-            return False
-        if dom == "nonnegative" and not v >= 0:
-            return False
-        if dom == "probability" and not (0 <= v <= 1):
-            return False
-    return True
+def second_path(sf, claim, assumptions, target, point):
+    """``(claim, target, verdict)`` at an exact point (symbol -> value) by the second path,
+    or None where it cannot tell or the point is outside the domains or the assumptions:
+    the claim by SymPy (:meth:`~symdelay.analysis.claim_formula.ClaimFormula.holds_at`),
+    the verdict by Routh's scheme (:func:`verdict_at`; stable is the target stability),
+    a family's ``target`` (:class:`Target`) by its own exact test."""
+    from symdelay.analysis.counterexample import _in_domains
 
-
-def _is_counterexample(model, sf, claim, assumptions, direction, point, target=None) -> bool:
-    """``point`` refutes ``direction``: re-checked by exact root counts (stability) or by
-    the family's own exact test of ``target`` (:class:`Target`)."""
-    if not _in_domain(model, point) or not all(a.holds_at(point) for a in assumptions):
-        return False
-    holds = claim.holds_at(point)
-    if direction == "claim_implies_target" and not holds:
-        return False
-    if direction != "claim_implies_target" and holds:
-        return False
-    inside = _stable_at(model, sf, point) if target is None else target.holds_at(point)
-    if inside is None:  # the family's test cannot tell (a tie on its boundary)
-        return False
-    return not inside if direction == "claim_implies_target" else inside
+    named = {str(k): v for k, v in point.items()}
+    if not _in_domains(named, {p.name: sf.domains[p] for p in sf.parameters}):
+        return None
+    if any(a.holds_at(point) is not True for a in assumptions):
+        return None
+    holds, verdict = claim.holds_at(point), verdict_at(sf, point)
+    inside = verdict == "stable" if target is None else target.holds_at(point)
+    if None in (holds, verdict, inside):
+        return None
+    return holds, inside, verdict
 
 
 def _rationalise(model, sf, claim, assumptions, direction, values, target=None):
-    """A short rational counterexample near Z3's point (each candidate re-checked)."""
+    """A short rational counterexample near Z3's point (each candidate re-checked by the
+    second path): Z3's point rounded to 1..40 digits, else the one search's exact lines
+    through it (a sliver along the boundary), else Z3's algebraic point itself.
+    ``(point, kind, verdict)``, or Nones."""
+    from symdelay.analysis.counterexample import Goal
+
+    goal = Goal("stability" if target is None else target.name, direction)
     params = list(model.free_parameters)
     approx = {}
-    exact = True
     for p in params:
         v = values.get(p, sp.Integer(1))
-        if isinstance(v, _Algebraic):
-            exact = False
-            approx[p] = v.approx
-        else:
-            approx[p] = Fraction(int(v.p), int(v.q))
+        approx[p] = v.approx if isinstance(v, _Algebraic) else Fraction(int(v.p), int(v.q))
+
+    def check(cand):
+        res = second_path(sf, claim, assumptions, target, cand)
+        return res[2] if res is not None and res[:2] == goal.want else None
+
     for digits in (1, 2, 3, 4, 6, 9, 12, 18, 25, 40):
-        cand = {}
-        for p in params:
-            f = approx[p].limit_denominator(10**digits)
-            cand[p] = sp.Rational(f.numerator, f.denominator)
-        if _is_counterexample(model, sf, claim, assumptions, direction, cand, target):
-            return cand, "rational"
-    if exact:
-        cand = {p: values.get(p, sp.Integer(1)) for p in params}
-        if _is_counterexample(model, sf, claim, assumptions, direction, cand, target):
-            return cand, "rational"
-        if target is not None:  # e.g. a tie on the target's boundary: left undecided
-            return None, None
-        raise VerificationError(
-            f"z3's counterexample {cand} fails the independent exact re-check: a bug"
-        )
-    cand = {p: values[p].root if isinstance(values[p], _Algebraic) else values[p] for p in params}
-    if target is not None:  # the family's test takes rational points: left undecided
-        return None, None
-    if _is_counterexample(model, sf, claim, assumptions, direction, cand):
-        return {p: values[p] for p in params}, "algebraic"
+        cand = {p: sp.Rational(approx[p].limit_denominator(10**digits)) for p in params}
+        verdict = check(cand)
+        if verdict:
+            return cand, "rational", verdict
+    cand, verdict = _on_lines(model, sf, claim, assumptions, goal, approx, target)
+    if cand is not None:
+        return cand, "rational", verdict
+    algebraic = any(isinstance(v, _Algebraic) for v in values.values())
+    if algebraic and target is not None:  # the family's test takes rational points
+        return None, None, None
+    cand = {p: _exact(values.get(p, sp.Integer(1))) for p in params}
+    verdict = check(cand)
+    if verdict:
+        kind = "algebraic" if algebraic else "rational"
+        return ({p: values[p] for p in params} if algebraic else cand), kind, verdict
+    if target is not None:  # a tie on the target's boundary: left undecided
+        return None, None, None
     raise VerificationError(
-        f"z3's algebraic counterexample {cand} fails the independent exact re-check: a bug"
+        f"z3's counterexample {cand} fails the independent exact re-check: a bug"
     )
 
 
-def _point_record(point) -> dict:
-    out = {}
-    for p, v in point.items():
-        # an algebraic number as SymPy text (sqrt(2), CRootOf(2*x**3 - 1, 0)): parsable
-        out[str(p)] = str(v.root) if isinstance(v, _Algebraic) else str(v)
+def stable_test(sf: StabilityFormula):
+    """Stability at exact points (name -> Fraction), fast: every factor's coefficients in
+    exact rationals, its roots in the closed right half-plane counted exactly. True
+    (asymptotically stable), False (a root in ``Re r > 0``), ``"marginal"`` (roots on the
+    axis, none to the right), None (a coefficient undefined or the leading one zero: a
+    degenerate point)."""
+    from symdelay.analysis.counterexample import MARGINAL, exact_function
+    from symdelay.analysis.polyroots import exact_counts
+
+    factors = [
+        [exact_function(sp.together(c)) for c in sp.Poly(f.factor, r).all_coeffs()]
+        for f, _ in sf.per_factor
+    ]
+
+    def at(point: dict):
+        marginal = False
+        for coeffs in factors:
+            try:
+                cs = [c(point) for c in coeffs]
+            except ArithmeticError:  # a zero denominator
+                return None
+            if cs[0] == 0:
+                return None
+            if len(cs) > 1:
+                counts = exact_counts(cs)
+                if counts.rhp:
+                    return False
+                marginal = marginal or counts.axis > 0
+        return MARGINAL if marginal else True
+
+    return at
+
+
+def _on_lines(model, sf, claim, assumptions, goal, approx, target):
+    """The one search's exact lines through Z3's point rounded to 12 digits: ``(point,
+    verdict)`` re-checked by the second path, or Nones."""
+    from symdelay.analysis.counterexample import ClaimEvaluator, Problem, first_confirmed, search
+
+    params = list(model.free_parameters)
+    names = [p.name for p in params]
+    stable = model.cached("decide:stable_test", lambda: stable_test(sf))
+
+    problem = Problem(
+        domains={p.name: model.domains.get(p, "real") for p in params},
+        claim=ClaimEvaluator(claim, names),
+        targets={goal.target: stable if target is None else target.search_test(params)},
+        assume=[ClaimEvaluator(a, names) for a in assumptions],
+        hints=[{p.name: approx[p].limit_denominator(10**12) for p in params}],
+    )
+    found, _ = search(problem, [goal], points=0)
+    point, verdict = first_confirmed(
+        goal,
+        found[goal],
+        lambda pt: second_path(sf, claim, assumptions, target, _symbolic(params, pt)),
+    )
+    return (None, None) if point is None else (_symbolic(params, point), verdict)
+
+
+def _symbolic(params, point: dict) -> dict:
+    """A search point (name -> Fraction) keyed by the parameters, in SymPy rationals."""
+    return {p: sp.Rational(point[p.name].numerator, point[p.name].denominator) for p in params}
+
+
+def present(model, point: dict) -> dict:
+    """A point (symbol -> exact value) as the record gives it: every free parameter, then
+    every name a claim may use that depends on them (the founding model's ``D = L/gamma``),
+    as text (an algebraic number as SymPy text: parsable)."""
+    exact = {p: _exact(v) for p, v in point.items()}
+    out = {str(p): str(v) for p, v in exact.items()}
+    for k, v in _aliases(model, None).items():
+        if isinstance(v, sp.Basic) and v.free_symbols and k not in out:
+            out[k] = str(v.xreplace(exact))
     return out
 
 
@@ -719,7 +771,6 @@ class _Context:
     scaling: str
     symbols: list
     hyps: list
-    stable_nodes: list
     products: tuple = ()
     target: object = None
 
@@ -730,12 +781,29 @@ class Target:
     model's oscillation): ``name`` for the check log, ``node`` the set as a formula of the
     claim language in the model's parameters (exact: polynomial relations), and
     ``holds_at(point)`` the family's own exact test at a rational point (True, False, or
-    None when it cannot tell), the independent re-check of every counterexample."""
+    None when it cannot tell), the independent re-check of every counterexample;
+    ``test(point)`` (name -> Fraction) a fast exact test for the search (None: it uses
+    ``holds_at``)."""
 
     name: str
     node: tuple
     holds_at: object
     recheck: str = "the model family's exact test"
+    test: object = None
+
+    def search_test(self, params):
+        """The test the search decides points with (name -> Fraction)."""
+        return self.test or (lambda point: self.holds_at(_symbolic(params, point)))
+
+
+def targets_of(model) -> dict:
+    """The target sets a claim is compared with: ``{"stability": None}`` and the family's
+    own (:class:`Target`; the founding model's oscillation), from the family's
+    ``claim_targets`` specialisation (cached on the model)."""
+    special = getattr(model, "special", None)
+    fn = special("claim_targets") if special is not None else None
+    own = model.cached("claims:targets", lambda: fn(model)) if fn is not None else {}
+    return {"stability": None, **own}
 
 
 def _context(model, claim, assume, aliases, timeout_ms, target=None) -> _Context:
@@ -743,39 +811,22 @@ def _context(model, claim, assume, aliases, timeout_ms, target=None) -> _Context
     names = _aliases(model, aliases)
     cf = _claim_formula(model, claim, "claim", names)
     assumptions = [_claim_formula(model, a, "assumption", names) for a in assume]
-    symbols = [*sf.parameters, *cf.aux_symbols]
-    for a in assumptions:
-        symbols += a.aux_symbols
+    symbols = [*sf.parameters, *[s for f in (cf, *assumptions) for s in f.aux_symbols]]
     hyps = [_domain_node(model), *cf.definitions]
     for a in assumptions:
         hyps += [a.node, *a.definitions]
-    stable_nodes = [(f, _factor_node(conds)) for f, conds in sf.per_factor]
-    extra = [] if target is None else [target.node]
-    products = _products(model, [*hyps, cf.node, *[n for _, n in stable_nodes], *extra], symbols)
+    extra = [] if target is None else [target.node]  # the target set must scale too
+    stable = [_factor_node(conds) for _, conds in sf.per_factor]
+    products = _products(model, [*hyps, cf.node, *stable, *extra], symbols)
     exclude = {s for a, b, _ in products for s in (a, b)}
-    as_claims = [cf, *assumptions]
-    if target is not None:  # the target set must be scale invariant too
-        as_claims.append(_TargetAsClaim(target.node, target.name))
-    fixed, scaling = _scale_variable(model, sf, as_claims, exclude)
+    fixed, scaling = _scale_variable(model, sf, [cf, *assumptions], exclude, extra)
     if products:
         scaling += "; " + ", ".join(f"{a}*{b} one variable" for a, b, _ in products)
     if _solve(hyps, symbols, fixed, timeout_ms, products, model.domains)[0] == "unsat":
         raise SymdelayInputError(
             "the assumptions contradict the parameter domains: nothing to decide"
         )
-    return _Context(
-        model, sf, cf, assumptions, fixed, scaling, symbols, hyps, stable_nodes, products, target
-    )
-
-
-@dataclass(frozen=True)
-class _TargetAsClaim:
-    """A target set seen by :func:`_scale_variable` like a claim formula."""
-
-    node: tuple
-    text: str
-    aux: tuple = ()
-    definitions: tuple = ()
+    return _Context(model, sf, cf, assumptions, fixed, scaling, symbols, hyps, products, target)
 
 
 #: a claim with more disjuncts is decided as one formula per condition
@@ -797,46 +848,38 @@ def _disjuncts(node) -> list:
     return out if 1 < len(out) <= _MAX_DISJUNCTS else [node]
 
 
-def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
-    """One direction: ``status``, ``formula_smt2``, ``counterexample`` (exact, re-checked),
-    ``counterexample_kind``, ``checks``, ``seconds`` and, when undecided, ``tried``."""
+def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> Outcome:
+    """One direction as an :class:`~symdelay.analysis.claim_result.Outcome`: its checks,
+    their SMT-LIB2 texts, and a counterexample (exact, re-checked) when one is sat.
+
+    claim => target is one check per disjunct of the claim and per condition of each
+    factor (stability) or per target: not (c_1 and ... and c_m) is the disjunction of
+    the not c_i, and nlsat decides the pieces far faster; (A or B) and not c is unsat iff
+    both A and not c and B and not c are. target => claim is one check."""
     t0 = time.perf_counter()
     hyps, cf, tgt = ctx.hyps, ctx.cf, ctx.target
-    if tgt is not None:
-        parts = _disjuncts(cf.node) if direction == "claim_implies_target" else [cf.node]
-        checks = (
-            [
-                (
-                    f"claim{f' (disjunct {j + 1})' if len(parts) > 1 else ''} and not {tgt.name}",
-                    [*hyps, part, neg(tgt.node)],
-                )
-                for j, part in enumerate(parts)
-            ]
-            if direction == "claim_implies_target"
-            else [(f"{tgt.name} and not claim", [*hyps, tgt.node, neg(cf.node)])]
-        )
-    elif direction == "claim_implies_target":
-        # one check per condition of each factor: not (c_1 and ... and c_m) is the
-        # disjunction of the not c_i, and nlsat decides the pieces far faster
-        # a disjunctive claim the same way: (A or B) and not c is unsat iff both
-        # A and not c and B and not c are
+    if tgt is None:
+        name, whole = "stable", [_factor_node(conds) for _, conds in ctx.sf.per_factor]
+        pieces = [
+            (f"condition {i + 1} ({f.mode} factor)", _cond_node(c))
+            for f, conds in ctx.sf.per_factor
+            for i, c in enumerate(conds)
+        ]
+    else:
+        name, whole, pieces = tgt.name, [tgt.node], [(tgt.name, tgt.node)]
+    if direction == _DIRS[0]:
         parts = _disjuncts(cf.node)
         checks = [
             (
-                f"claim{f' (disjunct {j + 1})' if len(parts) > 1 else ''} and not condition "
-                f"{i + 1} ({f.mode} factor)",
+                f"claim{f' (disjunct {j + 1})' if len(parts) > 1 else ''} and not {label}",
                 [*hyps, part, neg(c)],
             )
             for j, part in enumerate(parts)
-            for (f, node), (_, conds) in zip(ctx.stable_nodes, ctx.sf.per_factor, strict=True)
-            if node != TRUE
-            for i, c in enumerate(map(_cond_node, conds))
+            for label, c in pieces
         ]
     else:
-        checks = [
-            ("stable and not claim", [*hyps, *[n for _, n in ctx.stable_nodes], neg(cf.node)])
-        ]
-    formulas, log, status, point, kind = [], [], PROVEN, None, None
+        checks = [(f"{name} and not claim", [*hyps, *whole, neg(cf.node)])]
+    formulas, log, status, point, kind, verdict = [], [], PROVEN, None, None, None
     for what, nodes in checks:
         if any(n == FALSE for n in nodes):
             log.append(
@@ -855,49 +898,50 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> dict:
             timeout_ms,
             ctx.products,
             ctx.model.domains,
-            certify="first" if direction == "claim_implies_target" else "after",
+            certify="first" if direction == _DIRS[0] else "after",
         )
         formulas.append(smt2)
         log.append({"check": what, "answer": answer, "seconds": round(sec, 4)})
         if answer == "unsat":
             log[-1]["by"] = values or "z3 nlsat"
-        if answer == "sat":
-            point, kind = _rationalise(
+        elif answer == "unknown":
+            log[-1]["reason"] = str(values)
+            status = UNDECIDED
+        else:  # sat
+            point, kind, verdict = _rationalise(
                 ctx.model, ctx.sf, cf, ctx.assumptions, direction, values, tgt
             )
             if point is None:
                 log[-1]["reason"] = "no rational point near z3's model passed the exact re-check"
-                status = UNDECIDED
-                break
-            status = REFUTED
+            status = UNDECIDED if point is None else REFUTED
             break
-        if answer == "unknown":
-            log[-1]["reason"] = str(values)
-            status = UNDECIDED
-    rec = {
-        "direction": direction,
-        "target": "stable" if tgt is None else tgt.name,
-        "recheck": "exact root count of the factors" if tgt is None else tgt.recheck,
-        "status": status,
-        "formula_smt2": formulas,
-        "counterexample": _point_record(point) if point is not None else None,
-        "counterexample_kind": kind,
-        "checks": log,
-        "seconds": round(time.perf_counter() - t0, 4),
-    }
-    if status == UNDECIDED:
-        rec["tried"] = (
-            f"z3 nlsat (QF_NRA), {timeout_ms} ms per check, {ctx.scaling}; {len(checks)} check(s)"
-        )
-    return rec
+    how = "Routh's exact scheme on the factors" if tgt is None else tgt.recheck
+    note = "decision procedure (z3 nlsat, exact)"
+    if status == PROVEN:
+        by = sorted({c.get("by", "z3 nlsat") for c in log if "unsat" in c["answer"]})
+        note += f": {' and '.join(by) or 'z3 nlsat'}: unsat, {len(formulas)} formula(s)"
+    elif status == REFUTED:
+        note += f"; re-checked: {how}, the claim by SymPy"
+    return Outcome(
+        status=status,
+        method=METHOD,
+        counterexample=present(ctx.model, point) if point is not None else None,
+        verdict=verdict,
+        formulas=formulas,
+        kind=kind,
+        checks=log,
+        seconds=round(time.perf_counter() - t0, 4),
+        tried=(
+            f"z3 nlsat (QF_NRA), {timeout_ms} ms per check ({timeout_ms * RLIMIT_PER_MS} "
+            f"resource units), {ctx.scaling}; {len(checks)} check(s)"
+            if status == UNDECIDED
+            else None
+        ),
+        note=note,
+    )
 
 
-def _check_arguments(target, assume, timeout_ms):
-    if target not in ("stable", "stability"):
-        raise SymdelayInputError(
-            f"target {target!r}: the decision procedure decides 'stable' (oscillation is "
-            "not decided here)"
-        )
+def _check_arguments(assume, timeout_ms):
     if isinstance(assume, str):
         assume = (assume,)
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
@@ -917,13 +961,12 @@ def decide_directions(
 ) -> tuple[dict, str, object]:
     """Decide only ``directions`` (some of ``claim_implies_target``,
     ``target_implies_claim``) against stability, or against ``target`` (a
-    :class:`Target` the family defines): ``({direction: record}, scaling note, the
-    claim's SymPy condition)``. The founding model's engine asks this for the directions
-    its own exact class leaves open."""
-    assume = _check_arguments("stable", assume, timeout_ms)
+    :class:`Target` the family defines): ``({direction: Outcome}, scaling note, the
+    parsed claim)``."""
+    assume = _check_arguments(assume, timeout_ms)
     ctx = _context(model, claim, assume, aliases, timeout_ms, target)
     recs = {d: _decide_direction(ctx, d, timeout_ms) for d in directions}
-    return recs, ctx.scaling, ctx.cf.condition
+    return recs, ctx.scaling, ctx.cf
 
 
 def decide(
@@ -939,67 +982,27 @@ def decide(
     """Decide ``claim => stable`` and ``stable => claim`` over the model's domains and
     ``assume`` (texts in the claim language): a
     :class:`~symdelay.analysis.claim_result.ClaimResult` (``methods`` all ``"decision
-    procedure"``; ``relation_to_oscillation`` None). ``aliases``: extra names for the claim
-    (``{"D": L/gamma}``; the founding model's ``D`` is known). ``timeout_ms`` per check.
+    procedure"``; stability only). ``aliases``: extra names for the claim (``{"D":
+    L/gamma}``; the founding model's ``D`` is known). ``timeout_ms`` per check.
     ``theta_real`` is only recorded (the domains are the model's)."""
-    assume = _check_arguments(target, assume, timeout_ms)
-    ctx = _context(model, claim, assume, aliases, timeout_ms)
-    recs = {d: _decide_direction(ctx, d, timeout_ms) for d in _DIRS}
-    return _result(model, claim, ctx.cf, assume, recs, ctx.scaling, timeout_ms, theta_real)
-
-
-def _result(model, claim, cf, assume, recs, scaling, timeout_ms, theta_real):
-    return stability_result(
+    if target not in ("stable", "stability"):
+        raise SymdelayInputError(
+            f"target {target!r}: the decision procedure decides 'stable' here (a family's "
+            "own targets go through symdelay.analysis.claims.verify)"
+        )
+    recs, scaling, cf = decide_directions(
+        model, claim, assume=assume, timeout_ms=timeout_ms, aliases=aliases
+    )
+    return assemble(
         model,
         claim,
-        cf,
+        cf.condition,
+        {"stability": recs},
         theta_real=theta_real,
-        statuses={d: recs[d]["status"] for d in _DIRS},
-        counterexamples={d: recs[d]["counterexample"] for d in _DIRS},
-        explanation=lambda rel, decided: _explain(
-            cf.text, [recs[d] for d in _DIRS], rel, decided, scaling
-        ),
-        assume=assume,
-        method=METHOD,
-        open_status=UNDECIDED,
-        formulas={"stability": {d: list(recs[d]["formula_smt2"]) for d in _DIRS}},
-        details={"stability": {d: _detail(recs[d], timeout_ms) for d in _DIRS}},
+        assume=_check_arguments(assume, timeout_ms),
         scaling=scaling,
         timeout_ms=timeout_ms,
     )
-
-
-def _detail(rec: dict, timeout_ms: int) -> dict:
-    out = {k: rec[k] for k in ("counterexample_kind", "checks", "seconds")}
-    out["timeout_ms"] = timeout_ms
-    if "tried" in rec:
-        out["tried"] = rec["tried"]
-    return out
-
-
-def explain_direction(rec: dict) -> str:
-    """One direction's verdict in words (``claim => stable: proven (...)``)."""
-    target = rec.get("target", "stable")
-    words = f"claim => {target}" if rec["direction"] == _DIRS[0] else f"{target} => claim"
-    if rec["status"] == PROVEN:
-        by = sorted({c.get("by", "z3 nlsat") for c in rec["checks"] if "unsat" in c["answer"]})
-        return (
-            f"{words}: proven ({' and '.join(by) or 'z3 nlsat'}: unsat, "
-            f"{len(rec['formula_smt2'])} formula(s))"
-        )
-    if rec["status"] == REFUTED:
-        how = rec.get("recheck", "exact root count of the factors")
-        return (
-            f"{words}: refuted at {rec['counterexample']} (re-checked: {how}, exact "
-            "evaluation of the claim)"
-        )
-    return f"{words}: {UNDECIDED} ({rec.get('tried', '')})"
-
-
-def _explain(text, directions, relation, decided, scaling) -> str:
-    parts = [explain_direction(d) for d in directions]
-    head = f"{text}: {relation}" if decided else f"{text}: not decided ({relation})"
-    return head + ". " + "; ".join(parts) + f". Scaling: {scaling}."
 
 
 # ------------------------------------------------------------------ minimal conditions

@@ -68,13 +68,7 @@ DEFAULT_TIMEOUT_MS = 2000
 
 
 def conjuncts(nodes) -> list:
-    out = []
-    for n in nodes:
-        if n[0] == "and":
-            out += conjuncts(n[1])
-        else:
-            out.append(n)
-    return out
+    return [c for n in nodes for c in (conjuncts(n[1]) if n[0] == "and" else [n])]
 
 
 #: polynomials with more terms are left to nlsat (the (1 + t)^deg expansions grow fast)
@@ -113,56 +107,78 @@ def _rational_bounds(conj_, one, lower, positive) -> list:
     return out
 
 
-def impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
-    """True if the last node cannot hold, by a sign certificate, under the bounds the
-    conjunction sets (then it is unsat, proven without nlsat).
+class SignBox:
+    """The box that the domains and the single-variable conjuncts of ``nodes`` set
+    (``lower``, ``upper``: variable -> (bound, strict)): ``a v + b > 0`` / ``>= 0``, and
+    ``P(v) > 0`` / ``>= 0`` with one real root above a known lower bound; and the sign
+    certificate on it (:meth:`positive`).
 
-    Every variable gets its bounds from the domains and from the conjuncts ``a v + b > 0``
-    / ``>= 0``. A variable bounded below by ``c`` becomes ``c + t`` (``t >= 0``, ``> 0``
-    for a strict bound); one also bounded above by ``d`` becomes ``(c + d t)/(1 + t)``
-    (``t >= 0`` covers ``[c, d)``; a bound ``v <= d`` adds the polynomial at ``v = d``), the
-    polynomial multiplied by ``(1 + t)^deg``. A polynomial whose coefficients are then all
-    ``>= 0`` with a positive monomial in strictly positive variables alone (or a positive
-    constant) is ``> 0`` on the whole set, so a conjunct ``-S >= 0`` (or ``not S > 0``,
-    ``S == 0``) with such an ``S`` is impossible. (``kappa >= 1`` implies the in-flight
-    model's Hurwitz conditions this way, where nlsat needs over 30 s at L = 4.)"""
-    conj_ = conjuncts(nodes)
-    one = {fixed: sp.Integer(1)} if fixed is not None else {}
-    lower, upper = {}, {}
-    for v in symbols:
-        dom = domains.get(v)
-        if v == fixed:
-            continue
-        if dom == "positive":
-            lower[v] = (sp.Integer(0), True)
-        elif dom in ("nonnegative", "probability"):
-            lower[v] = (sp.Integer(0), False)
-        if dom == "probability":
-            upper[v] = (sp.Integer(1), False)
-    for n in conj_:
-        if n[0] != "rel" or n[2] not in (">", ">="):
-            continue
-        P = sp.expand(n[1].xreplace(one))
-        if len(P.free_symbols) != 1:
-            continue
-        (v,) = P.free_symbols
-        poly = sp.Poly(P, v)
-        if poly.degree() != 1:
-            continue
-        c, strict = -poly.TC() / poly.LC(), n[2] == ">"
-        side, better = (lower, c.__gt__) if poly.LC() > 0 else (upper, c.__lt__)
-        old = side.get(v)
-        if old is None or better(old[0]) or (c == old[0] and strict):
-            side[v] = (c, strict)
-    ts = {v: sp.Dummy(v.name) for v in lower}
-    strict_t = {ts[v] for v, (_, st) in lower.items() if st}
-    boxed = {v: upper[v] for v in lower if v in upper and upper[v][0] > lower[v][0]}
+    A variable bounded below by ``c`` becomes ``c + t`` (``t >= 0``, ``> 0`` for a strict
+    bound); one also bounded above by ``d`` becomes ``(c + d t)/(1 + t)`` (``t >= 0`` covers
+    ``[c, d)``; a bound ``v <= d`` adds the polynomial at ``v = d``), the polynomial
+    multiplied by ``(1 + t)^deg``. A polynomial whose coefficients are then all ``>= 0``
+    with a positive monomial in strictly positive variables alone (or a positive constant)
+    is ``> 0`` on the whole box (all ``>= 0``: ``>= 0`` there)."""
 
-    def certified(S, at_end=(), strict=True) -> bool:
-        """``S > 0`` (``strict``, else ``S >= 0``) on the set by coefficient signs;
+    def __init__(self, nodes, symbols, fixed, domains):
+        self.one = one = {fixed: sp.Integer(1)} if fixed is not None else {}
+        self.lower, self.upper = {}, {}
+        for v in symbols:
+            dom = domains.get(v)
+            if v != fixed and dom in ("positive", "nonnegative", "probability"):
+                self.lower[v] = (sp.Integer(0), dom == "positive")
+            if v != fixed and dom == "probability":
+                self.upper[v] = (sp.Integer(1), False)
+        single = []
+        for n in conjuncts(nodes):
+            if n[0] == "rel" and n[2] in (">", ">="):
+                P = sp.expand(n[1].xreplace(one))
+                if len(P.free_symbols) == 1:
+                    single.append((n[2] == ">", sp.Poly(P, *P.free_symbols)))
+        for strict, poly in sorted(single, key=lambda x: x[1].degree() != 1):  # linear first
+            v, upper = poly.gen, poly.LC() < 0 and poly.degree() == 1
+            if poly.degree() == 1:
+                c = -poly.TC() / poly.LC()
+            else:  # a lower bound from its real roots above the one known
+                c, strict = self._root_bound(poly, strict, self.lower.get(v)) or (None, strict)
+                if c is None:
+                    continue
+            side = self.upper if upper else self.lower
+            old = side.get(v)
+            if old is None or (c < old[0] if upper else c > old[0]) or (c == old[0] and strict):
+                side[v] = (c, strict)
+        self.ts = {v: sp.Dummy(v.name) for v in self.lower}
+        self.strict_t = {self.ts[v] for v, (_, st) in self.lower.items() if st}
+        self.boxed = {
+            v: self.upper[v]
+            for v in self.lower
+            if v in self.upper and self.upper[v][0] > self.lower[v][0]
+        }
+        self.probe = {
+            v: (c + self.boxed[v][0]) / 2 if v in self.boxed else c + 1
+            for v, (c, _) in self.lower.items()
+        }
+
+    @staticmethod
+    def _root_bound(poly, strict, low):
+        """``(c, strict)``: the lower bound that ``poly(v) > 0`` (``strict``; else ``>= 0``)
+        and ``v >= low`` give when ``poly``, negative at ``low``, has one real root ``r`` above
+        it (``c = r`` if rational, else a rational just below); else None."""
+        if low is None or poly.LC() < 0 or not poly.eval(low[0]) < 0:
+            return None
+        above = poly.intervals(inf=low[0])
+        if len(above) != 1:
+            return None
+        (a, b), _ = above[0]
+        exact = [x for x in poly.ground_roots() if a <= x <= b]
+        return (exact[0], strict) if exact else (poly.refine_root(a, b, eps=1e-12)[0], True)
+
+    def certified(self, S, at_end=(), strict=True) -> bool:
+        """``S > 0`` (``strict``, else ``S >= 0``) on the box by coefficient signs;
         ``at_end``: boxed variables set to their upper end. Sparse polynomial arithmetic in
         the new variables ``t``."""
-        S = sp.expand(S.xreplace(one).xreplace({v: boxed[v][0] for v in at_end}))
+        lower, boxed, ts = self.lower, self.boxed, self.ts
+        S = sp.expand(S.xreplace(self.one).xreplace({v: boxed[v][0] for v in at_end}))
         if S.is_number:
             return S > 0 if strict else S >= 0
         vs = sorted(S.free_symbols, key=str)
@@ -193,25 +209,38 @@ def impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
         if any(c < 0 for c in total.coeffs()):
             return False
         return not strict or any(
-            c > 0 and all(e == 0 or g in strict_t for g, e in zip(gens, mon, strict=True))
+            c > 0 and all(e == 0 or g in self.strict_t for g, e in zip(gens, mon, strict=True))
             for mon, c in total.terms()
         )
 
-    probe = {v: (c + boxed[v][0]) / 2 if v in boxed else c + 1 for v, (c, _) in lower.items()}
-
-    def plainly_positive(S, strict=True, max_terms=_CERTIFY_MAX_TERMS) -> bool:
+    def positive(self, S, strict=True, max_terms=_CERTIFY_MAX_TERMS) -> bool:
+        """``S > 0`` (``strict``; else ``S >= 0``) on the box, by the sign certificate."""
         if len(sp.Add.make_args(sp.expand(S))) > max_terms:
             return False
         # one exact value inside the set first: a polynomial not positive there cannot be
         # certified, and most are not
-        at = S.xreplace(one).xreplace(probe)
+        at = S.xreplace(self.one).xreplace(self.probe)
         if not at.is_number or not (at > 0 if strict else at >= 0):
             return False
-        if not certified(S, (), strict):
+        if not self.certified(S, (), strict):
             return False
         # a closed upper end v = d is in the set: the polynomial there too
-        return all(open_ or certified(S, (v,), strict) for v, (_, open_) in boxed.items())
+        return all(open_ or self.certified(S, (v,), strict) for v, (_, open_) in self.boxed.items())
 
+
+def impossible_by_signs(nodes, symbols, fixed, domains) -> bool:
+    """True if the last node cannot hold, by a sign certificate, under the bounds the
+    conjunction sets (then it is unsat, proven without nlsat).
+
+    The certificate of :class:`SignBox` on the box the bounds set, and beyond it: a
+    polynomial ``> 0`` on the box, or after a rational bound ``v < b/A`` of a conjunct,
+    or exceeding a positive multiple of another conjunct, is ``> 0`` on the set, so a
+    conjunct ``-S >= 0`` (or ``not S > 0``, ``S == 0``) with such an ``S`` is impossible.
+    (``kappa >= 1`` implies the in-flight model's Hurwitz conditions this way, where nlsat
+    needs over 30 s at L = 4.)"""
+    box = SignBox(nodes, symbols, fixed, domains)
+    conj_, one, lower, ts, probe = conjuncts(nodes), box.one, box.lower, box.ts, box.probe
+    strict_t, plainly_positive = box.strict_t, box.positive
     bounds = _rational_bounds(conj_, one, lower, plainly_positive)
     # the other conjuncts H > 0 / H >= 0 in two or more variables (see follows)
     hyps_ = [
@@ -333,13 +362,17 @@ def z3_node(node, zvars, z3):
     return {">": e > 0, ">=": e >= 0, "==": e == 0, "!=": e != 0}[op]
 
 
+#: the wall-clock backstop of a resource-limited check, in units of its nominal timeout
+WALL_FACTOR = 10
+
+
 class Nlsat:
     """The conjunction of ``nodes`` in Z3's ``nlsat`` (``QF_NRA``) over ``symbols`` (``fixed``,
     if given, is 1), with a timeout in milliseconds. ``smt2``: the SMT-LIB2 text;
     :meth:`check` -> ``("unsat", None)``, ``("sat", {symbol: z3 value})`` or
     ``("unknown", reason)``; Ctrl-C during the check is a ``KeyboardInterrupt``."""
 
-    def __init__(self, nodes, symbols, timeout_ms: int, fixed=None):
+    def __init__(self, nodes, symbols, timeout_ms: int, fixed=None, rlimit: int | None = None):
         import z3
 
         self._z3 = z3
@@ -348,7 +381,12 @@ class Nlsat:
             self.zvars[fixed] = z3.RealVal(1)
         self.fixed = fixed
         self.solver = z3.SolverFor("QF_NRA")
-        self.solver.set("timeout", int(timeout_ms))
+        if rlimit is None:
+            self.solver.set("timeout", int(timeout_ms))
+        else:  # a budget in z3's resource units (the same answer on a loaded machine), the
+            # wall clock only as a backstop
+            self.solver.set("rlimit", min(int(rlimit), 2**32 - 1))
+            self.solver.set("timeout", min(int(timeout_ms) * WALL_FACTOR, 2**32 - 1))
         for n in nodes:
             self.solver.add(z3_node(n, self.zvars, z3))
 

@@ -8,7 +8,7 @@ from symdelay.cli.commands._common import emit, emit_json
 __all__ = ["register", "run"]
 
 _WORDS = {
-    "stability": ("claim holds but unstable", "stable but claim fails"),
+    "stability": (None, "stable but claim fails"),  # claim holds but (the verdict there)
     "oscillation": ("claim holds but not oscillating", "oscillating but claim fails"),
 }
 _ARROWS = {
@@ -53,7 +53,9 @@ def register(subparsers) -> None:
         default=None,
         kind="number",
         metavar="SECONDS",
-        help="the decision procedure's budget per check (default 10)",
+        help="the decision procedure's budget per check (default 10): z3 resource units "
+        "worth SECONDS of its work, the same answer however loaded the machine; the wall "
+        "clock stops a check at ten times SECONDS",
     )
     p.add_argument("--theta-real", action="store_true", help="allow theta < 0 too")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -122,24 +124,24 @@ def run(args) -> int:
             status = res.directions[target][direction]
             pt = res.counterexamples[target][direction]
             how = res.methods.get(target, {}).get(direction)
-            if pt:
+            verdict = res.verdicts[target][direction]  # the model's at the point
+            if pt and target == "stability":
+                word = f"claim holds but {verdict}" if direction == _DIRS[0] else word
                 lines.append(f"  {word}: {_point(pt)}")
-            elif status == "refuted":
-                lines.append(f"  {word}: somewhere (exact sign analysis)")
+            elif pt:
+                lines.append(f"  {word}: {_point(pt)}   ({verdict} there)")
             elif how == "decision procedure":
                 lines.append(f"  {arrow}: {status} (decision procedure)")
             elif how == "search":
                 lines.append(f"  {arrow}: {status} (search: not proven)")
     s = res.search
-    if s:
+    if s["points"]:
         ranges = ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in s["ranges"].items())
-        tail = (
-            f" and {s['optimisations']} local optimisations"
-            if "optimisations" in s
-            else f", {s.get('boundary_points', 0)} of them near the boundaries; "
-            f"{s.get('skipped', 0)} skipped"
+        lines.append(
+            f"searched: {s['points']} points ({ranges}), {s['exact_points']} decided exactly, "
+            f"{s['boundary_points'] + s['line_points']} of them near the boundaries; "
+            f"{s['skipped']} skipped"
         )
-        lines.append(f"searched: {s['points']} points ({ranges}){tail}")
     lines.append(res.explanation)
     emit("\n".join(lines))
     return _fallback_exit(res)

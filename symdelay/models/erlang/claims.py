@@ -1,44 +1,37 @@
-"""Checking a claimed inequality against stability and against oscillation.
+"""The founding model's claims: its exact class and the interval certificate at L = inf.
 
-``verify(L, claim)`` compares the set where the claim holds with
+The specialisation of :func:`symdelay.analysis.claims.verify` for the founding model. The claim
+is read as for every model (:func:`symdelay.analysis.claim_formula.parse_claim`, in ``mu,
+gamma, lam, theta`` and ``D = L/gamma``; at ``L = inf`` in ``mu, lam, theta, D``) and compared
+with two target sets over ``mu, lam, gamma (or D) > 0`` and ``theta >= 0`` (``theta_real``:
+any real theta):
 
-* the stability set (asymptotic stability of the difference mode), and
-* the oscillation set (the rightmost roots are non-real),
+* stability: the difference mode ``(r + mu)(r + gamma)^L + k gamma^L`` (``k = lam*theta``)
+  has every root in ``Re r < 0`` (a point with roots on the axis is marginal: not stable);
+* oscillation: its rightmost roots are non-real (:func:`claim_targets`).
 
-over ``mu, lam > 0``, ``gamma > 0`` (or ``D = L/gamma``; for ``L = inf`` only ``D``) and
-``theta >= 0`` (``theta_real=True``: any real theta).
+Both depend on ``(mu, gamma, k)`` only and are invariant under scaling the rates: stability
+is ``-mu < k < k_c(mu, gamma) = mu kappa(gamma/mu)``, oscillation ``k > k_o(mu, gamma)`` in
+closed form (``L = inf``: ``k_c = mu kappa(mu D)``, ``k_o = e^{-1-mu D}/D``). What only this
+family knows decides a direction *exactly*:
 
-Both target sets depend on ``(mu, gamma, k = lam*theta)`` only and are invariant under
-scaling the rates: stability is ``-mu < k < k_c(mu, gamma) = mu kappa(gamma/mu)``
-(:mod:`symdelay.models.erlang.stability`), oscillation is ``k > k_o(mu, gamma)`` in closed form
-(:func:`symdelay.models.erlang.stability.oscillation_threshold`; ``L = inf``: ``k_c = mu kappa(mu D)``,
-``k_o = e^{-1-mu D}/D``). A claim need not be scale-invariant, so each of the two
-directions, *claim => target* and *target => claim*, gets one of three statuses:
+* the exact class: a claim that is one bound ``lam*theta < f`` (or ``>``, ``<=``, ``>=``)
+  with ``f`` homogeneous of degree 1 and rational in ``mu, gamma`` (or with one square
+  root): by homogeneity the question is the sign of ``f - k_c`` (or ``f - k_o``) as a
+  function of ``g = gamma/mu > 0``, which changes only at the real roots of a polynomial,
+  isolated exactly, the sign between them decided by exact root counts at rational points.
+  ``L = 1`` is stable for every ``theta >= 0`` (positive coefficients);
+* ``L = inf``: a bound ``lam*theta < f`` with ``f/mu`` rational in ``mu D``, certified with
+  interval arithmetic along the Hopf curve ``mu D = (pi - atan t)/t``, ``lam*theta = mu
+  sqrt(1 + t^2)``, the two ends by exact sign conditions.
 
-``refuted``
-    an exact counterexample was found and checked by an independent path (exact Routh
-    count, exact root isolation, or certified roots for ``L = inf``);
-``proven``
-    decided by exact reasoning: the claim is one bound ``lam*theta < f`` (or ``>``,
-    ``<=``, ``>=``) with ``f`` homogeneous of degree 1 and rational in ``mu, gamma``; by
-    homogeneity the question is the sign of ``f - k_c`` (or ``f - k_o``) as a function of
-    ``g = gamma/mu > 0``, which changes only at the real roots of a resultant-like
-    polynomial (``Delta_L(f(1, g), g)`` for stability), isolated exactly; the sign between
-    them is decided by exact root counting at rational points. ``L = 1`` is stable for
-    every ``theta >= 0`` (positive coefficients), so *claim => stable* is proven there;
-``no counterexample found``
-    a search over many decades of every parameter and along the boundaries' structure,
-    with local optimisation of near-counterexamples, found nothing; the report gives the
-    ranges and the number of points. This is never called *sufficient* or *necessary*.
-
-For ``L = inf`` the stability inclusions of a bound ``lam*theta < f`` with ``f/mu``
-rational in ``mu D`` are certified with interval arithmetic along the Hopf curve
-``mu D = (pi - atan t)/t``, ``lam*theta = mu sqrt(1 + t^2)`` (adaptive bisection in t),
-the two ends by exact sign conditions against elementary bounds of the curve.
-
-The relation (``equivalent``, ``necessary``, ``sufficient``, ``neither``) is given only when
-both directions are proven or refuted (``proven[target]`` is then True); otherwise it
-spells out what is known, e.g. ``"not necessary; sufficiency: no counterexample found"``.
+Every other direction, and every refuted one's counterexample, comes from the one search
+(:func:`symdelay.analysis.counterexample.search`) with this family's exact tests at a point
+and its closed-form boundaries as the float screen; the exact class hands it the ratio
+``gamma/mu`` where its sign analysis failed, so a sliver between the boundary and the claim
+is found exactly. Finite-L directions still open then go to the decision procedure
+(:func:`symdelay.analysis.decide.decide_directions`, L up to :data:`DECIDE_MAX_L`). The
+record is the generic one (:func:`symdelay.analysis.claim_result.assemble`).
 
 >>> res = verify(1, "4*gamma*lam*theta > (mu-gamma)**2")
 >>> res.relation_to_stability, res.relation_to_oscillation
@@ -49,24 +42,20 @@ spells out what is known, e.g. ``"not necessary; sufficiency: no counterexample 
 
 from __future__ import annotations
 
-import itertools
+import functools
 import math
+import operator
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 
 import mpmath
 import numpy as np
 
-from symdelay.analysis.claims import ClaimResult
-from symdelay.core.errors import (
-    CertificationError,
-    SymdelayInputError,
-    TranscendentalClaimError,
-    VerificationError,
-)
+from symdelay.analysis.claim_result import OPEN, PROVEN, REFUTED, ClaimResult
+from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_L_or_inf
-from symdelay.core.parsing import parse_relational
 from symdelay.core.symbols import D, gamma, lam, mu, theta
 from symdelay.models.erlang.stability import (
     _in_k,
@@ -75,29 +64,20 @@ from symdelay.models.erlang.stability import (
     oscillation_threshold,
 )
 
-__all__ = ["ClaimResult", "verify", "CLAIM_SYMBOLS", "MAX_L", "SEARCH_RANGES", "DECIDE_MAX_L"]
+__all__ = ["ClaimResult", "verify", "claim_targets", "specialised_verify", "MAX_L", "DECIDE_MAX_L"]
 
-CLAIM_SYMBOLS = ("mu", "gamma", "lam", "theta", "D")
-#: Largest finite L accepted (exact Routh counts on degree L + 1 at every checked point).
+#: Largest finite L accepted (exact root counts on degree L + 1 at every checked point).
 MAX_L = 64
 #: Largest L for which the exact (resultant) route is attempted for stability.
 _EXACT_MAX_L = 8
-#: Decades searched (log10 ranges); "scale" is gamma/mu (finite L) or mu*D (L = inf).
-SEARCH_RANGES = {
-    "mu": (-3, 3),
-    "scale": (-3, 3),
-    "lam*theta/mu": (-4, 5),
-    "lam": (-3, 3),
-}
-_RANDOM_POINTS = 24000
-_TOP = 6  # candidates per direction confirmed exactly / optimised
+#: random points screened by the closed-form boundaries (plus their structure)
+_POINTS = 24000
 #: Largest finite L for which the decision procedure decides the directions left open.
 DECIDE_MAX_L = 12
 _DEFAULT_TIMEOUT_MS = 10_000
 _k = sp.Symbol("k")
 _g = sp.Symbol("g")
 
-PROVEN, REFUTED, OPEN = "proven", "refuted", "no counterexample found"
 _TARGETS = ("stability", "oscillation")
 _DIRS = ("claim_implies_target", "target_implies_claim")
 
@@ -114,58 +94,50 @@ class _Space:
     def infinite(self) -> bool:
         return self.L == "inf"
 
+    @property
+    def names(self) -> tuple:
+        """The parameters in the order of the record (the transition table's)."""
+        return ("lam", "theta", "mu", str(self.x))
+
 
 def _parse_claim(space: _Space, text: str):
-    cond = parse_relational(text, variables=())
-    allowed = {mu, gamma, lam, theta, D}
-    unknown = sorted(str(s) for s in cond.free_symbols - allowed)
-    if unknown:
-        raise SymdelayInputError(
-            f"unknown symbol '{unknown[0]}' in the claim: use only {', '.join(CLAIM_SYMBOLS)}"
-        )
+    """The claim read as for every model, in the founding model's names."""
+    from symdelay.analysis.claim_formula import parse_claim
+
     if space.infinite:
-        if gamma in cond.free_symbols:
+        cf = parse_claim(text, (lam, theta, mu, D, gamma), transcendental=True)
+        if gamma in cf.free_symbols:
             raise SymdelayInputError(
                 "gamma = L/D is not defined for L = inf: write the claim in mu, lam, theta, D"
             )
-        return cond
-    return cond.subs(D, sp.Integer(space.L) / gamma)
-
-
-# ------------------------------------------------------------- exact checks
-def _point_dict(space: _Space, m, x, lm, th) -> dict:
-    out = {"mu": str(m), "lam": str(lm), "theta": str(th)}
-    if space.infinite:
-        out["D"] = str(x)
-    else:
-        out["gamma"] = str(x)
-        out["D"] = str(sp.Integer(space.L) / x)
-    return out
-
-
-def _claim_at(space: _Space, cond, m, x, lm, th) -> bool:
-    try:
-        val = cond.subs({mu: m, space.x: x, lam: lm, theta: th})
-    except (TypeError, ValueError):  # e.g. a division by zero: zoo cannot be compared
-        raise SymdelayInputError(
-            f"the claim is undefined at mu={m}, {space.x}={x}, lam={lm}, theta={th}"
-        ) from None
-    if val in (sp.true, sp.false):
-        return bool(val)
-    raise SymdelayInputError(
-        f"the claim cannot be decided at mu={m}, {space.x}={x}, lam={lm}, theta={th}: "
-        "write it with arithmetic and comparisons only"
+        return cf
+    return parse_claim(
+        text, (lam, theta, mu, gamma), {"D": sp.Integer(space.L) / gamma}, transcendental=True
     )
 
 
+# ------------------------------------------------------------- exact tests at a point
 #: L = inf: certified roots (argument principle on a box of size ~ |k|) are the second
 #: path when |lam*theta|*D and |lam*theta|/mu stay below these; beyond, the box is too large.
 _ROOTS_MAX_KD = 60
 _ROOTS_MAX_K = 2000
 
 
-def _iv(x: sp.Rational):
-    return mpmath.iv.mpf([x.p, x.p]) / x.q
+def _iv(x):
+    x = Fraction(x)
+    return mpmath.iv.mpf([x.numerator, x.numerator]) / x.denominator
+
+
+def _dde_verdict(m, D, lm, th):
+    """L = inf: the one verdict at the point (:func:`symdelay.analysis.stability.stability`,
+    Hayes' region in certified intervals): True, False or MARGINAL."""
+    from symdelay.analysis.stability import stability
+    from symdelay.models.erlang.founding import FoundingModel
+
+    from symdelay.analysis.counterexample import MARGINAL
+
+    at = stability(FoundingModel(L=INFINITE_L, mu=m, lam=lm, theta=th, D=D))
+    return {"stable": True, "unstable": False}.get(at.verdict, MARGINAL)
 
 
 def _dde_oscillatory_form(m, x, k):
@@ -190,130 +162,88 @@ def _dde_roots(m, x, lm, th):
         return None
     from symdelay.models.erlang.roots import characteristic_roots
 
+    q = [sp.Rational(v.numerator, v.denominator) for v in (m, lm, th, x)]
     try:
-        return characteristic_roots("inf", m, lm, th, x, dps=30, rightmost=1, branches=(-1, 1))
+        return characteristic_roots("inf", *q, dps=30, rightmost=1, branches=(-1, 1))
     except CertificationError:
         return None
 
 
-def _agree(a, b, what, m, x, k):
-    if a is not None and b is not None and a != b:
-        raise VerificationError(
-            f"L = inf at mu={m}, D={x}, lam*theta={k}: certified roots and the closed form "
-            f"disagree on {what}"
-        )
-    return a if b is None else b
+def _tests(space: _Space) -> dict:
+    """The exact test of each target at a point (name -> Fraction): True, False, or None
+    (cannot tell: a tie on a boundary of the interval tests)."""
+    from symdelay.analysis.counterexample import MARGINAL
+    from symdelay.analysis.polyroots import exact_counts
 
-
-def _stable_exact(space: _Space, m, x, k, lm, th):
-    """True (strictly stable), False (strictly unstable: a root in Re r > 0) or None
-    (marginal, or undecided): the one verdict at the point
-    (:func:`symdelay.analysis.stability.stability`); L = inf checked against the certified
-    roots as well."""
-    from symdelay.analysis.stability import stability
-    from symdelay.models.erlang.founding import FoundingModel
-
-    D = x if space.infinite else sp.Integer(space.L) / x  # x is D (L = inf) or gamma
-    at = stability(FoundingModel(L=space.L, mu=m, lam=lm, theta=th, D=D))
-    form = {"stable": True, "unstable": False}.get(at.verdict)
+    xn = str(space.x)
     if space.infinite:
-        res = _dde_roots(m, x, lm, th)
-        by_roots = None if res is None else {"stable": True, "unstable": False}.get(res.verdict)
-        return _agree(by_roots, form, "stability", m, x, k)
-    return form
+        return {
+            "stability": lambda p: _dde_verdict(p["mu"], p[xn], p["lam"], p["theta"]),
+            "oscillation": lambda p: _dde_oscillatory_form(p["mu"], p[xn], p["lam"] * p["theta"]),
+        }
+    L = space.L
+    binom = [math.comb(L, j) for j in range(L + 1)]
+    ko = _ko_fn(L)
+
+    def stable(p):
+        m, g, k = p["mu"], p[xn], p["lam"] * p["theta"]
+        power = [c * g**j for j, c in enumerate(binom)]  # (r + g)^L, highest first
+        coeffs = [Fraction(0)] * (L + 2)
+        for j, c in enumerate(power):
+            coeffs[j] += c
+            coeffs[j + 1] += c * m
+        coeffs[-1] += k * g**L
+        counts = exact_counts(coeffs)
+        return MARGINAL if counts.axis and not counts.rhp else not (counts.rhp or counts.axis)
+
+    return {
+        "stability": stable,
+        "oscillation": lambda p: p["lam"] * p["theta"] > ko(p["mu"], p[xn]),
+    }
 
 
-def _oscillatory_exact(space: _Space, m, x, k, lm, th):
-    """Rightmost roots non-real? Exact / certified; None when undecided (a tie)."""
-    if space.infinite:
-        form = _dde_oscillatory_form(m, x, k)
-        res = None if k <= 0 else _dde_roots(m, x, lm, th)
-        by_roots = None
-        if res is not None:
-            top = res[0]
-            if top.imag == 0:
-                by_roots = False
-            elif abs(top.imag) > top.radius:
-                by_roots = True
-        return _agree(by_roots, form, "oscillation", m, x, k)
-    o = is_oscillatory_at(space.L, m, x, k)
-    if o is not None:
-        form = bool(k > oscillation_threshold(space.L).subs({mu: m, gamma: x}))
-        if form != o:
-            raise VerificationError(
-                f"L = {space.L} at mu={m}, gamma={x}, lam*theta={k}: exact root isolation and "
-                "the oscillation threshold disagree"
-            )
-    return o
-
-
-def _target_exact(space, target, m, x, lm, th):
-    k = lm * th
-    if target == "stability":
-        return _stable_exact(space, m, x, k, lm, th)
-    return _oscillatory_exact(space, m, x, k, lm, th)
-
-
-def _confirm(space, cond, target, direction, m, x, lm, th) -> bool:
-    """Is (m, x, lm, th) an exact counterexample to ``direction``, strictly inside?"""
-    if not (m > 0 and x > 0 and lm > 0):
-        return False
-    try:
-        c = _claim_at(space, cond, m, x, lm, th)
-    except SymdelayInputError:
-        return False
-    want_claim = direction == "claim_implies_target"
-    if c is not want_claim:
-        return False
-    if _transcendental_note(cond) and not _interval_agrees(space, cond, c, m, x, lm, th):
-        return False
-    t = _target_exact(space, target, m, x, lm, th)
-    return t is (not want_claim)
-
-
-# ----------------------------------------------------------- float margins
 @cache
-def _claim_margin_fn(cond, x_sym):
-    """numpy margin of the claim: > 0 where it holds, < 0 where it fails (scaled)."""
-    args = (mu, x_sym, lam, theta)
+def _ko_fn(L: int):
+    """k_o(mu, gamma) exactly at rationals (:func:`oscillation_threshold`)."""
+    e = oscillation_threshold(L)
+    if L == 1:
+        return lambda m, g: (g - m) ** 2 / (4 * g)
+    from symdelay.analysis.counterexample import exact_function
 
-    def build(c):
-        if isinstance(c, sp.And):
-            fs = [build(a) for a in c.args]
-            return lambda *v: np.minimum.reduce([f(*v) for f in fs])
-        if isinstance(c, sp.Or):
-            fs = [build(a) for a in c.args]
-            return lambda *v: np.maximum.reduce([f(*v) for f in fs])
-        if isinstance(c, sp.Not):
-            f = build(c.args[0])
-            return lambda *v: -f(*v)
-        if c in (sp.true, sp.false):
-            val = 1.0 if c is sp.true else -1.0
-            return lambda *v: np.full(np.shape(v[0]), val)
-        lhs = sp.lambdify(args, c.lhs, modules="numpy")
-        rhs = sp.lambdify(args, c.rhs, modules="numpy")
-        op = c.rel_op
-
-        def margin(*v):
-            a = np.broadcast_to(np.asarray(lhs(*v), dtype=float), np.shape(v[0]))
-            b = np.broadcast_to(np.asarray(rhs(*v), dtype=float), np.shape(v[0]))
-            d = (a - b) / (np.abs(a) + np.abs(b) + 1e-300)
-            if op in ("<", "<="):
-                return -d
-            if op == "!=":
-                return np.abs(d)
-            return d
-
-        return margin
-
-    return build(cond)
+    f = exact_function(sp.together(e.subs(sp.Max(0, gamma - mu), gamma - mu)))
+    return lambda m, g: f({"mu": m, "gamma": g}) if g > m else Fraction(0)
 
 
-def _claim_margins(space, cond, m, x, lm, th):
-    with np.errstate(all="ignore"):
-        out = _claim_margin_fn(cond, space.x)(m, x, lm, th)
-    out = np.asarray(out, dtype=float)
-    return np.where(np.isfinite(out), out, np.nan)
+def _second_path(space: _Space, cf, target: str, point: dict):
+    """``(claim, target, verdict)`` at a point (name -> Fraction) by the second path, or
+    None where it cannot tell: the claim by SymPy
+    (:meth:`~symdelay.analysis.claim_formula.ClaimFormula.holds_at`); the verdict by an
+    exact Routh count (finite L) or certified roots (L = inf, moderate parameters; the
+    interval closed form otherwise); oscillation by exact real-root isolation (finite L)
+    or the certified rightmost root."""
+    q = {k: sp.Rational(v.numerator, v.denominator) for k, v in point.items()}
+    m, x, k = q["mu"], q[str(space.x)], q["lam"] * q["theta"]
+    if space.infinite:
+        res = _dde_roots(point["mu"], point["D"], point["lam"], point["theta"])
+        if res is None:
+            stable, osc = (f(point) for f in _tests(space).values())
+        else:
+            top = res[0]
+            stable = not res.unstable_count
+            osc = False if top.imag == 0 else (True if abs(top.imag) > top.radius else None)
+        verdict = "marginal" if k == -m else {True: "stable", False: "unstable"}.get(stable)
+    else:
+        from symdelay.analysis.routh import routh_hurwitz
+        from symdelay.core.symbols import r
+        from symdelay.models.erlang.stability import _poly_at
+
+        counts = routh_hurwitz(_poly_at(space.L, m, x, k).as_expr(), r)
+        axis = "marginal" if counts.imaginary_axis_count else "stable"
+        verdict = "unstable" if counts.rhp_count else axis
+        osc = is_oscillatory_at(space.L, m, x, k) if target == "oscillation" else None
+    inside = (verdict and verdict == "stable") if target == "stability" else osc
+    holds = cf.holds_at(q)
+    return None if None in (holds, inside, verdict) else (holds, inside, verdict)
 
 
 def _kappa(space: _Space, s):
@@ -324,15 +254,14 @@ def _kappa(space: _Space, s):
     s = np.asarray(s, dtype=float)
     if not space.infinite and space.L == 1:
         return np.full(s.shape, np.inf)
-    with np.errstate(all="ignore"):
-        L = INFINITE_L if space.infinite else space.L
-        D = s if space.infinite else space.L / s
-        ok = np.isfinite(D) & (D > 0)  # a scale beyond the double range has no float curve
-        kc = np.full(s.shape, np.nan)
-        if np.any(ok):
-            model = FoundingModel(L=L, mu=1, lam=1)
-            kc[ok] = critical(model, at=D[ok].ravel(), float64=True).arrays()[1]
-    return kc
+    out = np.full(s.shape, np.nan)
+    ok = np.isfinite(s) & (s > 1e-300) & (s < 1e300)  # beyond: no float boundary (exact only)
+    if ok.any():
+        with np.errstate(all="ignore"):
+            x = s[ok] if space.infinite else space.L / s[ok]
+            model = FoundingModel(L=INFINITE_L if space.infinite else space.L, mu=1, lam=1)
+            out[ok] = critical(model, at=x, float64=True).arrays()[1]
+    return out
 
 
 @cache
@@ -356,122 +285,6 @@ def _target_margins(space, s, q):
         ms = np.where(pos, np.log(kap / qs), q + 1.0)
         mo = np.where(pos, np.where(h > 0, np.log(qs / np.where(h > 0, h, 1.0)), np.inf), -1.0)
     return ms, mo
-
-
-# ---------------------------------------------------------------- sampling
-def _samples(space: _Space, theta_real: bool):
-    """Float points (mu, s, q, lam): random log-uniform plus the boundaries' structure."""
-    rng = np.random.default_rng(20261130)
-    R = SEARCH_RANGES
-    n = _RANDOM_POINTS
-
-    def lu(lo_hi, size):
-        return 10.0 ** rng.uniform(lo_hi[0], lo_hi[1], size)
-
-    m, s, q, lm = lu(R["mu"], n), lu(R["scale"], n), lu(R["lam*theta/mu"], n), lu(R["lam"], n)
-    if theta_real:
-        neg = rng.random(n) < 0.25
-        q = np.where(neg, -(10.0 ** rng.uniform(-3, 1, n)), q)
-    # structure: a grid in mu, scale (with gamma = mu, i.e. D = D* = L/mu) and lam, and
-    # lam*theta placed just inside / outside both boundaries and over decades
-    mus = 10.0 ** np.arange(R["mu"][0], R["mu"][1] + 1)
-    scales = np.union1d(10.0 ** np.arange(R["scale"][0], R["scale"][1] + 0.25, 0.5), [1.0])
-    lams = 10.0 ** np.arange(R["lam"][0], R["lam"][1] + 1, 1.5)
-    kap = _kappa(space, scales)
-    h = np.asarray(_h_fn(space.L)(scales), dtype=float) * np.ones_like(scales)
-    grid = []
-    for si, sc in enumerate(scales):
-        qs = [1e-3, 1e-1, 1.0, 10.0, 1e3, 1e5]
-        for f in (0.02, 0.2, 1.0):
-            if np.isfinite(kap[si]):
-                qs += [kap[si] * math.exp(-f), kap[si] * math.exp(f)]
-            if h[si] > 0:
-                qs += [h[si] * math.exp(-f), h[si] * math.exp(f)]
-        if theta_real:
-            qs += [-0.5, -0.99, -1.01, -2.0]
-        grid += [(mm, sc, qq, ll) for mm in mus for qq in qs for ll in lams]
-    grid = np.array(grid, dtype=float)
-    return (
-        np.concatenate([m, grid[:, 0]]),
-        np.concatenate([s, grid[:, 1]]),
-        np.concatenate([q, grid[:, 2]]),
-        np.concatenate([lm, grid[:, 3]]),
-    )
-
-
-def _coords(space, m, s, q, lm):
-    """(mu, x, lam, theta) from (mu, scale, k/mu, lam)."""
-    x = s * m if not space.infinite else s / m
-    return m, x, lm, q * m / lm
-
-
-def _scores(space, cond, m, s, q, lm):
-    """Score per (target, direction): > 0 means a float counterexample."""
-    mc = _claim_margins(space, cond, *_coords(space, m, s, q, lm))
-    ms, mo = _target_margins(space, s, q)
-    out = {}
-    for target, mt in (("stability", ms), ("oscillation", mo)):
-        out[(target, "claim_implies_target")] = np.minimum(mc, -mt)
-        out[(target, "target_implies_claim")] = np.minimum(-mc, mt)
-    return out
-
-
-def _optimise(space, cond, key, start):
-    """Nelder-Mead on (log mu, log scale, log|q|, log lam) maximising the score of key."""
-    from scipy.optimize import minimize
-
-    sign = 1.0 if start[2] > 0 else -1.0
-
-    def f(v):
-        v = np.clip(v, -9.0, 9.0)
-        m, s, q, lm = (np.array([10.0**t]) for t in v)
-        val = _scores(space, cond, m, s, sign * q, lm)[key][0]
-        return 10.0 if not np.isfinite(val) else -min(val, 1.0)
-
-    x0 = np.log10(np.abs(np.asarray(start, dtype=float)))
-    res = minimize(
-        f, x0, method="Nelder-Mead", options={"maxfev": 300, "xatol": 1e-4, "fatol": 1e-6}
-    )
-    v = np.clip(res.x, -9.0, 9.0)
-    return -res.fun, (10.0 ** v[0], 10.0 ** v[1], sign * 10.0 ** v[2], 10.0 ** v[3])
-
-
-def _simple_first(space, sc, m, s, q, lm):
-    """Indices of float counterexamples, clear ones (score >= min(0.05, best/2)) first,
-    each group ordered by how close to 1 the printed parameters are."""
-    pos = np.flatnonzero(sc > 0)
-    if pos.size == 0:
-        return []
-    best = sc[pos].max()
-    clear = pos[sc[pos] >= min(0.05, best / 2)]
-    mu_, x_, lam_, th_ = _coords(space, m[clear], s[clear], q[clear], lm[clear])
-    d_ = x_ if space.infinite else space.L / x_
-    with np.errstate(all="ignore"):
-        size = sum(np.abs(np.log10(np.abs(v))) for v in (mu_, d_, lam_, th_))
-    size = np.where(np.isfinite(size), size, np.inf)
-    first = list(clear[np.argsort(size, kind="stable")][:_TOP])
-    rest = [i for i in pos[np.argsort(-sc[pos])][:_TOP] if i not in first]
-    return first + rest
-
-
-def _round(v: float, digits: int) -> sp.Rational:
-    return sp.Rational(f"{v:.{digits - 1}e}")
-
-
-def _rationalise(space, cond, target, direction, point):
-    """Simple exact rationals near a float point that still refute ``direction``."""
-    m, s, q, lm = point
-    mu_f, x_f, lm_f, th_f = (float(v) for v in _coords(space, m, s, q, lm))
-    d_f = x_f if space.infinite else space.L / x_f
-    if not all(np.isfinite([mu_f, d_f, lm_f, th_f])) or min(mu_f, d_f, lm_f) <= 0:
-        return None
-    for digits in (1, 2, 3, 4, 6, 9):
-        mm, dd, ll = (_round(v, digits) for v in (mu_f, d_f, lm_f))
-        tt = _round(th_f, digits) if th_f != 0 else sp.Integer(0)
-        xx = dd if space.infinite else sp.Integer(space.L) / dd
-        if _confirm(space, cond, target, direction, mm, xx, ll, tt):
-            return (mm, xx, ll, tt)
-    return None
 
 
 # --------------------------------------------------------------- exact route
@@ -575,15 +388,15 @@ def _separated(polys, lo, hi):
 
 
 def _test_points(roots, lo, hi):
-    """One rational point in each open gap between the isolated roots, inside (lo, hi)."""
+    """The simplest rational in each open gap between the isolated roots, inside (lo, hi)."""
+    from symdelay.analysis.counterexample import simplest_between
+
     ends = [lo] + [v for iv in roots for v in iv] + [hi]
     pts = []
     for i in range(0, len(ends), 2):
-        a, b = ends[i], ends[i + 1]
-        if b is sp.oo:
-            pts.append(a + 1)
-        else:
-            pts.append((a + b) / 2)
+        a, b = Fraction(str(ends[i])), ends[i + 1]
+        b = a + 2 if b is sp.oo else Fraction(str(b))
+        pts.append(sp.Rational(simplest_between(a, b)))
     return pts
 
 
@@ -871,13 +684,13 @@ def _exact_directions_dde(space, cond, target):
         _rational_always(phi - 1 - 4 / (_g + 1) ** 2, x_lo, oo, False, False)[0]
         and _rational_always(_g * phi - sp.Rational(157, 100), zero, x_hi, False, False)[0]
     )
-    if ends_in and _certify_dde(phi, sufficient=True):
+    if ends_in and _certify(phi, _hopf_cell, False, *_T_RANGE, 512):
         out["claim_implies_target"] = (PROVEN, None)
     ends_out = (
         _rational_always(phi - 1 - 5 / _g**2, x_lo, oo, True, False)[0]
         and _rational_always(phi - sp.Rational(15709, 10000) / _g - 1, zero, x_hi, True, False)[0]
     )
-    if ends_out and _certify_dde(phi, sufficient=False):
+    if ends_out and _certify(phi, _hopf_cell, True, *_T_RANGE, 512):
         out["target_implies_claim"] = (PROVEN, None)
     return out
 
@@ -899,13 +712,13 @@ def _dde_oscillation_directions(phi, side, strict):
         _rational_always(phi - sp.Rational(3679, 10000) / _g, zero, x0, True, False)[0]
         and _rational_always(phi - 1335000 / _g**11, x1, oo, True, False)[0]
     )
-    if ends_in and _certify_osc(phi, above=True, lo=x0, hi=x1):
+    if ends_in and _certify(phi, _osc_cell, True, x0, x1, 256):
         out["claim_implies_target"] = (PROVEN, None)
     ends_out = (
         _rational_always(phi - sp.Rational(3675, 10000) / _g, zero, x0, False, False)[0]
         and _rational_always(phi, x1, oo, False, False)[0]
     )
-    if ends_out and _certify_osc(phi, above=False, lo=x0, hi=x1):
+    if ends_out and _certify(phi, _osc_cell, False, x0, x1, 256):
         out["target_implies_claim"] = (PROVEN, None)
     return out
 
@@ -921,41 +734,50 @@ def _phi_range(phi, dphi, xl, xr):
     return _iv_eval(phi, x)
 
 
-def _certify_osc(phi, above: bool, lo, hi, budget: int = 8000) -> bool:
-    """phi(x) > e^{-1-x}/x (above) or < (not above) for every x in [lo, hi]."""
-    iv = mpmath.iv
+def _certify(phi, cell, above: bool, lo, hi, n0: int, budget: int = 8000) -> bool:
+    """``phi(x) > f`` (``above``; else ``<``) at every point of a curve, by adaptive
+    bisection of a log grid of ``n0`` cells over ``[lo, hi]`` (rationals) in interval
+    arithmetic: ``cell(a, b)`` gives intervals containing the values of ``x`` at the two
+    ends of the cell and an interval containing ``f`` on it."""
     dphi = sp.cancel(sp.diff(phi, _g))
     with mpmath.workdps(30):
-        la, lb = mpmath.log(mpmath.mpf(lo.p) / lo.q), mpmath.log(mpmath.mpf(hi.p) / hi.q)
-        n0 = 256
-        stack = [
-            (mpmath.exp(la + (lb - la) * i / n0), mpmath.exp(la + (lb - la) * (i + 1) / n0), 0)
-            for i in range(n0)
-        ]
-        stack[0] = (_iv_eval(lo, None).a, stack[0][1], 0)  # cover the ends exactly
-        stack[-1] = (stack[-1][0], _iv_eval(hi, None).b, 0)
-        evals = 0
-        while stack:
+        ends = [_iv_eval(lo, None).a, _iv_eval(hi, None).b]  # cover the ends exactly
+        la, lb = (mpmath.log(e) for e in ends)
+        grid = [ends[0], *(mpmath.exp(la + (lb - la) * i / n0) for i in range(1, n0)), ends[1]]
+        stack = [(grid[i], grid[i + 1], 0) for i in range(n0)]
+        for _ in range(budget):
+            if not stack:
+                return True
             a, b, depth = stack.pop()
-            evals += 1
-            if evals > budget:
-                return False
-            xl, xr = iv.mpf([a, a]), iv.mpf([b, b])
-            h = iv.mpf([(iv.exp(-1 - xr) / xr).a, (iv.exp(-1 - xl) / xl).b])  # decreasing
             try:
+                xl, xr, f = cell(a, b)
                 ph = _phi_range(phi, dphi, xl, xr)
             except (ValueError, ZeroDivisionError):
                 return False
-            if (ph.a > h.b) if above else (ph.b < h.a):
+            if (ph.a > f.b) if above else (ph.b < f.a):
                 continue
             if depth >= 20:
                 return False
             mid = mpmath.sqrt(a * b)
             stack += [(a, mid, depth + 1), (mid, b, depth + 1)]
-    return True
+    return not stack
 
 
-_T_RANGE = (mpmath.mpf("1e-3"), mpmath.mpf("1e4"))
+def _osc_cell(a, b):
+    """x in [a, b]: the oscillation threshold e^{-1-x}/x (decreasing) there."""
+    iv = mpmath.iv
+    xl, xr = iv.mpf([a, a]), iv.mpf([b, b])
+    return xl, xr, iv.mpf([(iv.exp(-1 - xr) / xr).a, (iv.exp(-1 - xl) / xl).b])
+
+
+def _hopf_cell(a, b):
+    """t in [a, b]: x = X(t) (decreasing) and lam*theta/mu = sqrt(1+t^2) on the Hopf curve."""
+    iv = mpmath.iv
+    q = iv.mpf([iv.sqrt(1 + iv.mpf([a, a]) ** 2).a, iv.sqrt(1 + iv.mpf([b, b]) ** 2).b])
+    return _X_iv(b), _X_iv(a), q
+
+
+_T_RANGE = (sp.Rational(1, 1000), sp.Integer(10**4))
 
 
 def _X_iv(t):
@@ -969,6 +791,7 @@ def _x_bounds():
     with mpmath.workdps(30):  # 0.1% margins dwarf the rounding of 30-digit arithmetic
 
         def X(t):
+            t = mpmath.mpf(t.p) / t.q
             return (mpmath.pi - mpmath.atan(t)) / t
 
         lo, hi = X(_T_RANGE[0]) * mpmath.mpf("0.999"), X(_T_RANGE[1]) * mpmath.mpf("1.001")
@@ -985,617 +808,14 @@ def _iv_eval(expr, x):
         return iv.mpf([expr.p, expr.p]) / expr.q
     if expr == _g:
         return x
-    if expr.is_Add:
-        out = iv.mpf(0)
-        for a in expr.args:
-            out = out + _iv_eval(a, x)
-        return out
-    if expr.is_Mul:
-        out = iv.mpf(1)
-        for a in expr.args:
-            out = out * _iv_eval(a, x)
-        return out
+    if expr.is_Add or expr.is_Mul:
+        values = [_iv_eval(a, x) for a in expr.args]
+        return functools.reduce(operator.add if expr.is_Add else operator.mul, values)
     if expr.is_Pow and expr.exp.is_Integer:
         b = _iv_eval(expr.base, x)
         n = int(expr.exp)
         return b**n if n >= 0 else 1 / b ** (-n)
     raise ValueError(f"no interval evaluation for {expr}")
-
-
-def _certify_dde(phi, sufficient: bool, budget: int = 8000) -> bool:
-    """phi(X(t)) < sqrt(1+t^2) (sufficient) or > (necessary) on every t in _T_RANGE.
-
-    On each t-interval, x lies between the values of the decreasing X at its ends and q
-    between those of the increasing sqrt(1+t^2); phi's range is bounded by its end values
-    when the interval value of phi' has one sign, else by naive interval evaluation."""
-    iv = mpmath.iv
-    dphi = sp.cancel(sp.diff(phi, _g))
-    with mpmath.workdps(30):
-        la, lb = mpmath.log(_T_RANGE[0]), mpmath.log(_T_RANGE[1])
-        n0 = 512
-        stack = [
-            (mpmath.exp(la + (lb - la) * i / n0), mpmath.exp(la + (lb - la) * (i + 1) / n0), 0)
-            for i in range(n0)
-        ]
-        evals = 0
-        while stack:
-            a, b, depth = stack.pop()
-            evals += 1
-            if evals > budget:
-                return False
-            xl, xr = _X_iv(b), _X_iv(a)
-            x = iv.mpf([xl.a, xr.b])
-            q = iv.mpf([iv.sqrt(1 + iv.mpf([a, a]) ** 2).a, iv.sqrt(1 + iv.mpf([b, b]) ** 2).b])
-            try:
-                slope = _iv_eval(dphi, x)
-                if slope.a > 0 or slope.b < 0:  # monotone: the range is the end values
-                    e1, e2 = _iv_eval(phi, xl), _iv_eval(phi, xr)
-                    ph = iv.mpf([min(e1.a, e2.a), max(e1.b, e2.b)])
-                else:
-                    ph = _iv_eval(phi, x)
-            except (ValueError, ZeroDivisionError):
-                return False
-            good = (q.a > ph.b) if sufficient else (ph.a > q.b)
-            if good:
-                continue
-            if depth >= 20:
-                return False
-            mid = mpmath.sqrt(a * b)
-            stack += [(a, mid, depth + 1), (mid, b, depth + 1)]
-    return True
-
-
-def _witness_points(space, target, gt, phi_bound):
-    """Float candidates at the exact ratio gt: k/mu spread around both boundaries (none
-    when gt is beyond the double range)."""
-    try:
-        s = float(gt)
-    except OverflowError:
-        return []
-    if not (math.isfinite(s) and s > 0):
-        return []
-    kap = float(_kappa(space, np.array([s]))[0])
-    h = float(np.asarray(_h_fn(space.L)(np.array([s])), dtype=float).reshape(-1)[0])
-    ph = float(phi_bound.subs(_g, gt))
-    qs = set()
-    for base in (kap, h, ph, 1.0):
-        if np.isfinite(base) and base > 0:
-            qs.update(base * math.exp(f) for f in (-0.5, -0.05, -1e-3, 1e-3, 0.05, 0.5))
-    vals = sorted(v for v in (kap, h, ph) if np.isfinite(v) and v > 0)
-    qs.update((a + b) / 2 for a, b in itertools.pairwise(vals))
-    return [(1.0, s, q, 1.0) for q in sorted(qs)]
-
-
-# ------------------------------------------------------------------ verify
-def _relation(sa: str, sb: str) -> tuple[str, bool]:
-    from symdelay.analysis.claim_result import relation
-
-    return relation(sa, sb, OPEN)
-
-
-def _search_summary(space, n_points, n_opt, theta_real) -> dict:
-    R = SEARCH_RANGES
-    scale = "gamma/mu" if not space.infinite else "mu*D"
-    ranges = {
-        "mu": [f"1e{R['mu'][0]}", f"1e{R['mu'][1]}"],
-        scale: [f"1e{R['scale'][0]}", f"1e{R['scale'][1]}"],
-        "lam*theta/mu": [f"1e{R['lam*theta/mu'][0]}", f"1e{R['lam*theta/mu'][1]}"],
-        "lam": [f"1e{R['lam'][0]}", f"1e{R['lam'][1]}"],
-    }
-    if theta_real:
-        ranges["lam*theta/mu (negative)"] = ["-10", "-1e-3"]
-    structure = [
-        "log-uniform random points",
-        "lam*theta at exp(+-0.02, 0.2, 1) times k_c and k_o",
-        f"{scale} = 1 (D = D* = L/mu, the worst delay)" if not space.infinite else "mu*D = 1",
-        "D -> 0 and D -> oo (the ends of the scale range)",
-        "local optimisation (Nelder-Mead) of near-counterexamples",
-    ]
-    return {
-        "points": int(n_points),
-        "optimisations": int(n_opt),
-        "ranges": ranges,
-        "structure": structure,
-    }
-
-
-def verify(L, claim: str, theta_real: bool = False) -> ClaimResult:
-    """Is ``claim`` equivalent / necessary / sufficient for stability and for oscillation?
-
-    ``L``: an integer 1..MAX_L or ``"inf"``. See the module documentation for what is
-    proven, refuted (with an exact counterexample) or only searched. The founding model's
-    :func:`symdelay.analysis.claims.verify`.
-    """
-    from symdelay.analysis.claims import verify as entry
-    from symdelay.models.erlang.family import model
-
-    return entry(model(L=L), claim, theta_real=theta_real, method="specialised")
-
-
-def specialised_verify(
-    model,
-    claim: str,
-    *,
-    assume=(),
-    theta_real: bool = False,
-    timeout_ms: int = _DEFAULT_TIMEOUT_MS,
-) -> ClaimResult:
-    """The claims engine on the founding model (a claim is decided over every value of
-    ``mu, lam, theta, D``: the model must leave them free). With ``assume`` (finite L):
-    the decision procedure decides stability under the assumptions; oscillation is
-    decided over the whole domain only, so it is left out then."""
-    given = [n for n in ("mu", "lam", "theta", "D") if model.options[n] is not None]
-    if given:
-        raise SymdelayInputError(
-            "a claim is decided over all parameter values: build the model without "
-            + ", ".join(given)
-            + " and write values into the claim"
-        )
-    if assume:
-        return _with_assumptions(model, claim, tuple(assume), theta_real, timeout_ms)
-    return _decide(model, claim, theta_real, timeout_ms)
-
-
-def _oscillation_target(L: int):
-    """The oscillation set ``lam*theta > k_o(mu, gamma)`` (:func:`oscillation_threshold`)
-    as a formula the decision procedure decides: for ``L >= 2`` ``k_o`` is a monomial in
-    ``Max(0, gamma - mu)`` over a power of ``gamma``, so the set is ``(gamma > mu and
-    k den > num) or (gamma <= mu and k > 0)``; each counterexample is re-checked by exact
-    real-root isolation (:func:`_oscillatory_exact`)."""
-    from symdelay.analysis.claim_formula import conj, disj, rel
-    from symdelay.analysis.decide import Target
-
-    k = lam * theta
-    ko = oscillation_threshold(L)
-    num, den = sp.fraction(sp.together(ko.subs(sp.Max(0, gamma - mu), gamma - mu)))
-    dpoly = sp.Poly(den, gamma)
-    if den.free_symbols - {gamma} or not dpoly.is_monomial or not dpoly.LC() > 0:
-        raise VerificationError(f"k_o = {ko}: its denominator is not a positive power of gamma")
-    over = rel(k * den - num, ">")
-    node = (
-        over
-        if L == 1
-        else disj(conj(rel(gamma - mu, ">"), over), conj(rel(mu - gamma, ">="), rel(k, ">")))
-    )
-    space = _Space(L, gamma)
-
-    def holds_at(point):
-        m, g, lm, th = (sp.Rational(point[s]) for s in (mu, gamma, lam, theta))
-        return _oscillatory_exact(space, m, g, lm * th, lm, th)
-
-    return Target(
-        "oscillating",
-        node,
-        holds_at,
-        "exact real-root isolation of the characteristic polynomial and the closed-form k_o",
-    )
-
-
-def _founding_point(L, point: dict | None) -> dict | None:
-    """The decision procedure's point (mu, lam, theta, gamma) in the founding engine's
-    order, with ``D = L/gamma``."""
-    if point is None:
-        return None
-    out = {"mu": point["mu"], "lam": point["lam"], "theta": point["theta"]}
-    out["gamma"] = point["gamma"]
-    out["D"] = str(sp.Integer(L) / sp.sympify(point["gamma"]))
-    return out
-
-
-def _theta_assume(theta_real: bool) -> tuple:
-    return () if theta_real else ("theta >= 0",)
-
-
-def _with_assumptions(model, claim, assume, theta_real, timeout_ms) -> ClaimResult:
-    import dataclasses
-
-    from symdelay.analysis.decide import decide, decide_directions
-
-    if model.infinite or as_L_or_inf(model.L) is INFINITE_L:
-        raise SymdelayInputError(
-            "assumptions need the decision procedure, which decides finite L: at L = inf a "
-            "claim is decided over the whole domain (write the assumption into the claim)"
-        )
-    if model.L > DECIDE_MAX_L:
-        raise SymdelayInputError(
-            f"assumptions need the decision procedure, which is run for L <= {DECIDE_MAX_L} "
-            f"(its Hurwitz conditions grow fast with L), got L = {model.L}"
-        )
-    _parse_claim(_Space(model.L, gamma), claim)  # the founding engine's own checks first
-    assume = (*assume, *[a for a in _theta_assume(theta_real) if a not in assume])
-    try:
-        res = decide(model, claim, assume=assume, timeout_ms=timeout_ms, theta_real=theta_real)
-    except TranscendentalClaimError as exc:
-        from symdelay.analysis.claim_search import search_claim
-        from symdelay.analysis.claims import fallback_reason
-
-        res = search_claim(
-            model, claim, assume=assume, theta_real=theta_real, reason=fallback_reason(exc)
-        )
-    ces = {d: _founding_point(model.L, p) for d, p in res.counterexamples["stability"].items()}
-    fields = dict(
-        L=model.L,
-        counterexamples={"stability": ces},
-        counterexample=ces[_DIRS[0]] or ces[_DIRS[1]],
-    )
-    if res.fallback:
-        fields["explanation"] = res.explanation + (
-            " Oscillation: not searched under assumptions (a transcendental claim)."
-        )
-        return dataclasses.replace(res, **fields)
-    # oscillation under the same assumptions, by the same decision procedure
-    from symdelay.analysis.decide import PROVEN as D_PROVEN
-    from symdelay.analysis.decide import REFUTED as D_REFUTED
-    from symdelay.analysis.decide import UNDECIDED, explain_direction
-
-    recs, _, _ = decide_directions(
-        model,
-        claim,
-        _DIRS,
-        assume=assume,
-        timeout_ms=timeout_ms,
-        target=_oscillation_target(model.L),
-    )
-    status = {d: rec["status"] for d, rec in recs.items()}
-    oces = {d: _founding_point(model.L, rec["counterexample"]) for d, rec in recs.items()}
-    from symdelay.analysis.claim_result import relation
-
-    rel_o, proven_o = relation(status[_DIRS[0]], status[_DIRS[1]], UNDECIDED)
-    details = {
-        d: {k: rec[k] for k in ("counterexample_kind", "checks", "seconds")}
-        for d, rec in recs.items()
-    }
-    for d, rec in recs.items():
-        details[d]["timeout_ms"] = timeout_ms
-        if rec["status"] not in (D_PROVEN, D_REFUTED):
-            details[d]["tried"] = rec["tried"]
-    fields.update(
-        relation_to_oscillation=rel_o,
-        oscillation_counterexample=oces[_DIRS[0]] or oces[_DIRS[1]],
-        proven={**res.proven, "oscillation": proven_o},
-        directions={**res.directions, "oscillation": status},
-        counterexamples={"stability": ces, "oscillation": oces},
-        methods={**res.methods, "oscillation": dict.fromkeys(_DIRS, "decision procedure")},
-        formulas={
-            **res.formulas,
-            "oscillation": {d: list(rec["formula_smt2"]) for d, rec in recs.items()},
-        },
-        details={**res.details, "oscillation": details},
-        explanation=res.explanation
-        + " Oscillation (lam*theta > k_o, decision procedure): "
-        + "; ".join(explain_direction(rec) for rec in recs.values())
-        + ".",
-    )
-    return dataclasses.replace(res, **fields)
-
-
-def _decide(model, claim: str, theta_real: bool, timeout_ms: int = _DEFAULT_TIMEOUT_MS):
-    model_name, L = model.name, model.L
-    Lv = as_L_or_inf(L)
-    if Lv is INFINITE_L:
-        space = _Space("inf", D)
-    else:
-        if Lv > MAX_L:
-            raise SymdelayInputError(
-                f"verify supports L <= {MAX_L} or inf (exact Routh counts at every checked "
-                f"point), got L = {Lv}"
-            )
-        space = _Space(Lv, gamma)
-    cond = _parse_claim(space, claim)
-    fallback = _transcendental_note(cond)
-
-    # 1. search (floats), all four questions at once
-    m, s, q, lm = _samples(space, theta_real)
-    scores = _scores(space, cond, m, s, q, lm)
-    n_points, n_opt = len(m), 0
-
-    status = {t: {} for t in _TARGETS}
-    how = {t: {} for t in _TARGETS}
-    found = {t: {d: None for d in _DIRS} for t in _TARGETS}
-    for target in _TARGETS:
-        try:
-            exact = _exact_directions(space, cond, target, theta_real)
-        except (sp.polys.polyerrors.BasePolynomialError, NotImplementedError):
-            exact = {}  # outside what the exact route handles: search only
-        for direction in _DIRS:
-            key = (target, direction)
-            sc = np.where(np.isnan(scores[key]), -np.inf, scores[key])
-            order = np.argsort(-sc)[: 4 * _TOP]
-            cands = [(m[i], s[i], q[i], lm[i]) for i in _simple_first(space, sc, m, s, q, lm)]
-            point = None
-            for c in cands:
-                point = _rationalise(space, cond, target, direction, c)
-                if point:
-                    break
-            if point is None and direction in exact and exact[direction][0] == REFUTED:
-                gt = exact[direction][1]
-                if gt is not None:
-                    bound = _k_bound(cond, space)
-                    for c in _witness_points(space, target, gt, _phi(bound[2])):
-                        point = _rationalise(space, cond, target, direction, c)
-                        if point:
-                            break
-            if point is None and not (direction in exact and exact[direction][0] == PROVEN):
-                near = [(m[i], s[i], q[i], lm[i]) for i in order[:_TOP] if np.isfinite(sc[i])]
-                for start in near[:3]:
-                    n_opt += 1
-                    val, best = _optimise(space, cond, key, start)
-                    if val > 0:
-                        point = _rationalise(space, cond, target, direction, best)
-                        if point:
-                            break
-            if point is None and direction in exact and exact[direction][0] == REFUTED:
-                point = _boundary_witness(space, cond, target, direction)
-            exact_word = "interval certificate" if space.infinite else "exact class"
-            if point is not None:
-                found[target][direction] = _point_dict(space, *point)
-                if direction in exact and exact[direction][0] == PROVEN:
-                    raise VerificationError(
-                        f"claim '{claim}': exact route proved {direction} for {target} but "
-                        f"{found[target][direction]} refutes it"
-                    )
-                status[target][direction] = REFUTED
-                refuted_exactly = direction in exact and exact[direction][0] == REFUTED
-                how[target][direction] = exact_word if refuted_exactly else "search"
-            elif direction in exact:
-                status[target][direction] = exact[direction][0]
-                how[target][direction] = exact_word
-                if exact[direction][0] == REFUTED:
-                    found[target][direction] = None
-            else:
-                status[target][direction] = OPEN
-                how[target][direction] = "search"
-
-    # 2. the decision procedure for every finite-L direction still open
-    formulas, details, decided_notes = {}, {}, []
-    scaling = None
-    for target in _TARGETS:
-        opened = [d for d in _DIRS if status[target][d] == OPEN]
-        if opened and not space.infinite and not fallback:
-            formulas[target], details[target] = {}, {}
-            scaling = (
-                _decide_open(
-                    model,
-                    space,
-                    claim,
-                    opened,
-                    theta_real,
-                    timeout_ms,
-                    status,
-                    how,
-                    found,
-                    formulas[target],
-                    details[target],
-                    decided_notes,
-                    target,
-                )
-                or scaling
-            )
-
-    search = _search_summary(space, n_points, n_opt, theta_real)
-    rel, proven, notes = {}, {}, []
-    for target in _TARGETS:
-        rel[target], proven[target] = _relation(*(status[target][d] for d in _DIRS))
-    if fallback:
-        notes.append(fallback)
-    notes += _notes(space, status, found, search, theta_real)
-    notes += [n for n in decided_notes if not (fallback and "cannot decide" in n)]
-    ce = found["stability"]["claim_implies_target"] or found["stability"]["target_implies_claim"]
-    oce = (
-        found["oscillation"]["claim_implies_target"] or found["oscillation"]["target_implies_claim"]
-    )
-    return ClaimResult(
-        L=space.L,
-        claim=claim,
-        condition=cond,
-        theta_real=theta_real,
-        relation_to_stability=rel["stability"],
-        relation_to_oscillation=rel["oscillation"],
-        counterexample=ce,
-        oscillation_counterexample=oce,
-        explanation="; ".join(notes) + ".",
-        proven=proven,
-        directions=status,
-        counterexamples=found,
-        search=search,
-        model_name=model_name,
-        methods=how,
-        formulas={t: f for t, f in formulas.items() if f},
-        details={t: d for t, d in details.items() if d},
-        scaling=scaling,
-        timeout_ms=timeout_ms,
-        fallback=fallback,
-    )
-
-
-def _interval_agrees(space, cond, value, m, x, lm, th) -> bool:
-    """A transcendental claim's truth at the point by interval arithmetic (Arb), a second
-    path besides SymPy's evaluation: True when it agrees, False when it cannot decide (the
-    point is not used); a contradiction is a bug."""
-    from symdelay.analysis.claim_search import claim_truth
-
-    point = {"mu": m, str(space.x): x, "lam": lm, "theta": th}
-    got = claim_truth(cond, point)
-    if got is None:
-        return False
-    if got != value:
-        raise VerificationError(
-            f"the claim at {point}: SymPy says {value}, interval arithmetic says {got}"
-        )
-    return True
-
-
-@cache
-def _transcendental_note(cond) -> str | None:
-    """The fallback line for a claim with a transcendental function (the decision procedure
-    cannot decide it, at any L: this engine's search, exact class and certificates decide
-    what they can, the rest is labelled search), else None."""
-    from symdelay.analysis.claim_formula import transcendental_in
-
-    found = transcendental_in(cond)
-    if found is None:
-        return None
-    return (
-        f"the decision procedure cannot decide {found[0]} ({found[1]}), a transcendental "
-        "function: checked by search"
-    )
-
-
-def _decide_open(
-    model,
-    space,
-    claim,
-    opened,
-    theta_real,
-    timeout_ms,
-    status,
-    how,
-    found,
-    formulas,
-    details,
-    notes,
-    target_name="stability",
-):
-    """Decide the open directions of ``target_name`` (stability, or oscillation through
-    :func:`_oscillation_target`) with the decision procedure (finite L up to
-    :data:`DECIDE_MAX_L`); a direction it cannot decide stays as the search left it."""
-    from symdelay.analysis.decide import PROVEN as D_PROVEN
-    from symdelay.analysis.decide import REFUTED as D_REFUTED
-    from symdelay.analysis.decide import decide_directions, explain_direction
-
-    words = [
-        f"{target_name} ({'claim => target' if d == _DIRS[0] else 'target => claim'})"
-        for d in opened
-    ]
-    target = _oscillation_target(space.L) if target_name == "oscillation" else None
-    if space.L > DECIDE_MAX_L:
-        notes.append(
-            f"the decision procedure is run for L <= {DECIDE_MAX_L} (its Hurwitz conditions "
-            f"grow fast with L): {', '.join(words)} left to the search"
-        )
-        return None
-    try:
-        recs, scaling, _ = decide_directions(
-            model,
-            claim,
-            opened,
-            assume=_theta_assume(theta_real),
-            timeout_ms=timeout_ms,
-            target=target,
-        )
-    except SymdelayInputError as exc:
-        notes.append(f"the decision procedure cannot decide this claim ({exc})")
-        return None
-    for d, rec in recs.items():
-        formulas[d] = list(rec["formula_smt2"])
-        details[d] = {k: rec[k] for k in ("counterexample_kind", "checks", "seconds")}
-        details[d]["timeout_ms"] = timeout_ms
-        if rec["status"] in (D_PROVEN, D_REFUTED):
-            status[target_name][d] = PROVEN if rec["status"] == D_PROVEN else REFUTED
-            how[target_name][d] = "decision procedure"
-            found[target_name][d] = _founding_point(space.L, rec["counterexample"])
-        else:
-            details[d]["tried"] = rec["tried"]
-        notes.append(
-            f"decision procedure (z3 nlsat, exact), {target_name}: " + explain_direction(rec)
-        )
-    return scaling
-
-
-def _boundary_witness(space, cond, target, direction):
-    """A rational point on the Hopf boundary refuting a non-strict claim (finite L >= 2)."""
-    if target != "stability" or space.infinite or direction != "claim_implies_target":
-        return None
-    for m, g, k in _hopf_points(space.L):
-        try:
-            if _claim_at(space, cond, m, g, sp.Integer(1), k) and (
-                _stable_exact(space, m, g, k, 1, k) is None
-            ):
-                return (m, g, sp.Integer(1), k)
-        except SymdelayInputError:
-            continue
-    return None
-
-
-def _directions_with(status, state) -> list[str]:
-    """``"<target> (claim => target)"`` for every direction whose status is ``state``."""
-    return [
-        f"{t} ({'claim => target' if d == _DIRS[0] else 'target => claim'})"
-        for t in _TARGETS
-        for d in _DIRS
-        if status[t][d] == state
-    ]
-
-
-def _notes(space, status, found, search, theta_real) -> list[str]:
-    notes = []
-    if theta_real:
-        notes.append(
-            "theta ranges over all reals: theta < 0 routes jobs towards the longer queue, and "
-            "a real root crosses 0 at lam*theta = -mu, so stability needs -mu < lam*theta"
-        )
-    words = {
-        "stability": ("claim holds but unstable", "stable but claim fails"),
-        "oscillation": ("claim holds but not oscillating", "oscillating but claim fails"),
-    }
-    for target in _TARGETS:
-        for direction, word in zip(_DIRS, words[target]):
-            st = status[target][direction]
-            if st == REFUTED and found[target][direction] is None:
-                notes.append(f"{target}: {word} somewhere (exact sign analysis)")
-            elif st == REFUTED and _on_boundary(space, found[target][direction], target):
-                notes.append(f"{target}: the only counterexamples ({word}) are on the boundary")
-    if any(found[t][d] for t in _TARGETS for d in _DIRS):
-        notes.append(
-            "every counterexample is exact (small rationals) and was checked by a second "
-            + (
-                "path: the Hopf closed form in interval arithmetic and, for moderate "
-                "lam*theta*D, certified roots"
-                if space.infinite
-                else "path: an exact Routh count / exact real-root isolation of the rational "
-                "polynomial, and the closed-form oscillation threshold"
-            )
-        )
-    if space.L == 1 and not theta_real:
-        notes.append(
-            "for L = 1 every coefficient of r^2 + (mu+gamma) r + gamma (mu + lam theta) is "
-            "positive, so every point with theta >= 0 is stable"
-        )
-    opened = _directions_with(status, OPEN)
-    if opened:
-        r = search["ranges"]
-        notes.append(
-            "no counterexample found for "
-            + ", ".join(opened)
-            + f" among {search['points']} points ("
-            + ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in r.items())
-            + f"; near k_c and k_o, gamma = mu, both ends) and {search['optimisations']} "
-            "local optimisations: not proven"
-        )
-    proved = _directions_with(status, PROVEN)
-    if proved:
-        notes.append(
-            "proven exactly: "
-            + ", ".join(proved)
-            + (
-                " (L = inf: the bound on lam*theta against the Hopf curve mu D = (pi - atan t)/t,"
-                " lam*theta = mu sqrt(1+t^2), by interval arithmetic and exact end conditions)"
-                if space.infinite
-                else " (L = 1: positive coefficients; otherwise one bound on lam*theta, "
-                "homogeneous in mu, gamma: its sign against k_c or k_o decided on "
-                "g = gamma/mu > 0 by exact root isolation; for L > 8 against the minimum "
-                "of k_c at the worst delay)"
-            )
-        )
-    return notes
-
-
-def _on_boundary(space, point, target) -> bool:
-    if target != "stability" or point is None:
-        return False
-    m, lm, th = (sp.Rational(point[k]) for k in ("mu", "lam", "theta"))
-    x = sp.Rational(point["D"] if space.infinite else point["gamma"])
-    return _stable_exact(space, m, x, lm * th, lm, th) is None
 
 
 def _hopf_points(L: int):
@@ -1629,3 +849,293 @@ def _hopf_points(L: int):
             res = routh_hurwitz(_poly_at(L, m, g, k).as_expr(), r)
             if res.rhp_count == 0 and res.imaginary_axis_count == 2:
                 yield m, g, k
+
+
+# ------------------------------------------------------------------ the search's problem
+def _structure(space: _Space, theta_real: bool) -> dict:
+    """Float points on the boundaries' structure: a grid in mu, the scale (gamma/mu, or
+    mu*D; with gamma = mu, i.e. D = D* = L/mu, the worst delay) and lam, and lam*theta just
+    inside and outside both boundaries and over decades."""
+    mus = 10.0 ** np.arange(-3, 4)
+    scales = np.union1d(10.0 ** np.arange(-3, 3.25, 0.5), [1.0])
+    lams = 10.0 ** np.arange(-3, 4, 1.5)
+    kap = _kappa(space, scales)
+    h = np.asarray(_h_fn(space.L)(scales), dtype=float) * np.ones_like(scales)
+    grid = []
+    for si, sc in enumerate(scales):
+        qs = [1e-3, 1e-1, 1.0, 10.0, 1e3, 1e5]
+        for f in (0.02, 0.2, 1.0):
+            if np.isfinite(kap[si]):
+                qs += [kap[si] * math.exp(-f), kap[si] * math.exp(f)]
+            if h[si] > 0:
+                qs += [h[si] * math.exp(-f), h[si] * math.exp(f)]
+        if theta_real:
+            qs += [-0.5, -0.99, -1.01, -2.0]
+        grid += [(mm, sc, qq, ll) for mm in mus for qq in qs for ll in lams]
+    m, sc, q, lm = np.array(grid, dtype=float).T
+    x = sc / m if space.infinite else sc * m
+    return {"mu": m, str(space.x): x, "lam": lm, "theta": q * m / lm}
+
+
+def _problem(space: _Space, cf, theta_real: bool, hints):
+    from symdelay.analysis.counterexample import ClaimEvaluator, Problem
+
+    xn = str(space.x)
+
+    def screen(cols):
+        m = cols["mu"]
+        s = cols[xn] * m if space.infinite else cols[xn] / m
+        ms, mo = _target_margins(space, s, cols["lam"] * cols["theta"] / m)
+        return {"stability": ms, "oscillation": mo}
+
+    domains = {n: "positive" for n in space.names}
+    domains["theta"] = "real" if theta_real else "nonnegative"
+    return Problem(
+        domains=domains,
+        claim=ClaimEvaluator(cf, space.names),
+        targets=_tests(space),
+        screen=screen,
+        extra=lambda: _structure(space, theta_real),
+        hints=hints,
+    )
+
+
+def _hints(space: _Space, cf, exact: dict) -> list:
+    """Points to run the exact lines through: where the exact class found the sign of
+    ``f - k_c`` (or ``f - k_o``) wrong (mu = lam = 1, gamma or D at the ratio it gives,
+    theta at the claim's bound), the worst delay (gamma = mu), and rational points on the
+    Hopf boundary (finite L: where a non-strict bound fails)."""
+    one = Fraction(1)
+    out = []
+    bound = _k_bound(cf.condition, space)
+    for per in exact.values():
+        for status, gt in per.values():
+            if status != REFUTED or gt is None:
+                continue
+            th = one
+            if bound is not None:
+                v = sp.N(bound[2].subs({mu: 1, space.x: gt}), 30)
+                if v.is_real and v > 0:
+                    th = Fraction(str(sp.Rational(str(v)))).limit_denominator(10**12)
+            out.append({"lam": one, "theta": th, "mu": one, str(space.x): Fraction(str(gt))})
+    if not space.infinite and space.L >= 2:
+        out += [
+            {
+                "lam": one,
+                "theta": Fraction(str(k)),
+                "mu": Fraction(str(m)),
+                "gamma": Fraction(str(g)),
+            }
+            for m, g, k in list(_hopf_points(space.L))[:2]
+        ]
+    return out
+
+
+# ------------------------------------------------------------------ verify
+def verify(L, claim: str, theta_real: bool = False) -> ClaimResult:
+    """The founding model's :func:`symdelay.analysis.claims.verify` at ``L`` (an integer
+    1..MAX_L or ``"inf"``): a convenience that builds the model and calls the entry."""
+    from symdelay.analysis.claims import verify as entry
+    from symdelay.models.erlang.family import model
+
+    return entry(model(L=L), claim, theta_real=theta_real, method="specialised")
+
+
+def claim_targets(model) -> dict:
+    """The founding model's own target (finite L): oscillation, the set ``lam*theta >
+    k_o(mu, gamma)`` (:func:`oscillation_threshold`) as a formula the decision procedure
+    decides: for ``L >= 2`` ``k_o`` is a monomial in ``Max(0, gamma - mu)`` over a power of
+    ``gamma``, so the set is ``(gamma > mu and k den > num) or (gamma <= mu and k > 0)``;
+    each counterexample is re-checked by exact real-root isolation."""
+    from symdelay.analysis.claim_formula import conj, disj, rel
+    from symdelay.analysis.decide import Target
+
+    L = model.L
+    if not isinstance(L, int):
+        return {}
+    k = lam * theta
+    ko = oscillation_threshold(L)
+    num, den = sp.fraction(sp.together(ko.subs(sp.Max(0, gamma - mu), gamma - mu)))
+    dpoly = sp.Poly(den, gamma)
+    if den.free_symbols - {gamma} or not dpoly.is_monomial or not dpoly.LC() > 0:
+        raise VerificationError(f"k_o = {ko}: its denominator is not a positive power of gamma")
+    over = rel(k * den - num, ">")
+    node = (
+        over
+        if L == 1
+        else disj(conj(rel(gamma - mu, ">"), over), conj(rel(mu - gamma, ">="), rel(k, ">")))
+    )
+
+    def holds_at(point):
+        m, g, lm, th = (sp.Rational(point[s]) for s in (mu, gamma, lam, theta))
+        return is_oscillatory_at(L, m, g, lm * th)
+
+    return {
+        "oscillation": Target(
+            "oscillating",
+            node,
+            holds_at,
+            "exact real-root isolation of the characteristic polynomial",
+            _tests(_Space(L, gamma))["oscillation"],  # the closed form, for the search
+        )
+    }
+
+
+def specialised_verify(
+    model,
+    claim: str,
+    *,
+    assume=(),
+    theta_real: bool = False,
+    timeout_ms: int = _DEFAULT_TIMEOUT_MS,
+) -> ClaimResult:
+    """The founding model's verify (a claim is decided over every value of ``mu, lam,
+    theta, D``: the model must leave them free). With ``assume`` (finite L): the generic
+    path (the decision procedure decides stability and oscillation under the
+    assumptions)."""
+    given = [n for n in ("mu", "lam", "theta", "D") if model.options[n] is not None]
+    if given:
+        raise SymdelayInputError(
+            "a claim is decided over all parameter values: build the model without "
+            + ", ".join(given)
+            + " and write values into the claim"
+        )
+    Lv = as_L_or_inf(model.L)
+    if Lv is not INFINITE_L and Lv > MAX_L:
+        raise SymdelayInputError(
+            f"verify supports L <= {MAX_L} or inf (exact root counts at every checked "
+            f"point), got L = {Lv}"
+        )
+    space = _Space("inf", D) if Lv is INFINITE_L else _Space(Lv, gamma)
+    cf = _parse_claim(space, claim)
+    if assume:
+        if space.infinite:
+            raise SymdelayInputError(
+                "assumptions need the decision procedure, which decides finite L: at L = inf "
+                "a claim is decided over the whole domain (write the assumption into the claim)"
+            )
+        if Lv > DECIDE_MAX_L:
+            raise SymdelayInputError(
+                f"assumptions need the decision procedure, which is run for L <= "
+                f"{DECIDE_MAX_L} (its Hurwitz conditions grow fast with L), got L = {Lv}"
+            )
+        from symdelay.analysis.claims import verify_generic
+
+        return verify_generic(
+            model, claim, assume=tuple(assume), theta_real=theta_real, timeout_ms=timeout_ms
+        )
+    return _decide(model, space, cf, claim, theta_real, timeout_ms)
+
+
+def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: int):
+    from symdelay.analysis.claim_formula import fallback_reason
+    from symdelay.analysis.claim_result import Outcome, assemble
+    from symdelay.analysis.counterexample import GOALS, first_confirmed, search
+
+    cond, fallback, exact = cf.condition, fallback_reason(cf), {}
+    for target in _TARGETS:
+        try:
+            exact[target] = _exact_directions(space, cond, target, theta_real)
+        except (sp.polys.polyerrors.BasePolynomialError, NotImplementedError):
+            exact[target] = {}  # outside what the exact route handles: search only
+    word = "interval certificate" if space.infinite else "exact class"
+    goals = [g for g in GOALS(_TARGETS) if exact[g.target].get(g.direction, (None,))[0] != PROVEN]
+    problem = _problem(space, cf, theta_real, _hints(space, cf, exact))
+    found, record = search(problem, goals, points=_POINTS) if goals else ({}, None)
+    outcomes, left, notes = {t: {} for t in _TARGETS}, {t: [] for t in _TARGETS}, []
+    for g in GOALS(_TARGETS):
+        status, _ = exact[g.target].get(g.direction, (None, None))
+        point, verdict = first_confirmed(
+            g, found.get(g, []), lambda pt, g=g: _second_path(space, cf, g.target, pt)
+        )
+        if point is not None and status == PROVEN:
+            raise VerificationError(
+                f"claim '{claim}': the exact route proved {g.direction} for {g.target} but "
+                f"{point} refutes it"
+            )
+        if point is not None:
+            outcomes[g.target][g.direction] = Outcome(
+                REFUTED,
+                word if status == REFUTED else "search",
+                counterexample=_present(space, point),
+                verdict=verdict,
+                note="exact point, re-checked by " + _SECOND_PATH[space.infinite],
+            )
+        elif status == PROVEN:
+            outcomes[g.target][g.direction] = Outcome(PROVEN, word, note=_HOW[space.infinite])
+        else:
+            left[g.target].append(g.direction)
+            if status == REFUTED:
+                notes.append(
+                    f"{g.target} ({g.direction}): the exact sign analysis says it fails, but "
+                    "no exact point was found"
+                )
+    scaling, decided = None, {t: {} for t in _TARGETS}
+    for target in () if space.infinite or fallback else [t for t in _TARGETS if left[t]]:
+        if space.L > DECIDE_MAX_L:
+            notes.append(
+                f"the decision procedure is run for L <= {DECIDE_MAX_L} (its Hurwitz "
+                f"conditions grow fast with L): {target} left to the search"
+            )
+            continue
+        from symdelay.analysis.decide import decide_directions, targets_of
+
+        try:
+            decided[target], scaling, _ = decide_directions(
+                model,
+                claim,
+                left[target],
+                assume=() if theta_real else ("theta >= 0",),
+                timeout_ms=timeout_ms,
+                target=targets_of(model)[target],
+            )
+        except SymdelayInputError as exc:
+            notes.append(f"the decision procedure cannot decide this claim ({exc})")
+    for t in _TARGETS:
+        for d in left[t]:
+            outcomes[t][d] = decided[t].get(d) or Outcome(OPEN, "search")
+    if theta_real:
+        notes.append(
+            "theta ranges over all reals: theta < 0 routes jobs towards the longer queue, and "
+            "a real root crosses 0 at lam*theta = -mu, so stability needs -mu < lam*theta"
+        )
+    if space.L == 1 and not theta_real:
+        notes.append(
+            "for L = 1 every coefficient of r^2 + (mu+gamma) r + gamma (mu + lam theta) is "
+            "positive, so every point with theta >= 0 is stable"
+        )
+    return assemble(
+        model,
+        claim,
+        cond,
+        {t: {d: outcomes[t][d] for d in _DIRS} for t in _TARGETS},
+        L=space.L,
+        theta_real=theta_real,
+        search=record,
+        scaling=scaling,
+        timeout_ms=timeout_ms,
+        fallback=fallback,
+        notes=notes,
+    )
+
+
+_SECOND_PATH = {
+    False: "an exact Routh count (stability) or exact real-root isolation (oscillation), "
+    "and the claim by SymPy",
+    True: "certified roots (moderate lam*theta*D) or the Hopf closed form in interval "
+    "arithmetic, and the claim by SymPy",
+}
+_HOW = {
+    False: "L = 1: positive coefficients; otherwise one bound on lam*theta, homogeneous in "
+    "mu, gamma: its sign against k_c or k_o decided on g = gamma/mu > 0 by exact root "
+    "isolation; for L > 8 against the minimum of k_c at the worst delay",
+    True: "the bound on lam*theta against the Hopf curve mu D = (pi - atan t)/t, lam*theta "
+    "= mu sqrt(1+t^2), by interval arithmetic and exact end conditions",
+}
+
+
+def _present(space: _Space, point: dict) -> dict:
+    out = {k: str(point[k]) for k in space.names}
+    if not space.infinite:
+        out["D"] = str(Fraction(space.L) / point["gamma"])
+    return out

@@ -96,6 +96,7 @@ class FoundingModel(TableOnDemand):
         "worst_delay": _S + "hopf.worst:specialised_worst_delay",
         "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
         "verify": _S + "claims:specialised_verify",
+        "claim_targets": _S + "claims:claim_targets",
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
         "normal_form_closed_form": _S + "nonlinear.normal_form:family_closed_forms",
         "spectrum": _S + "nonlinear.spectrum:specialised_spectrum",
