@@ -131,10 +131,9 @@ def _iv(x):
 def _dde_verdict(m, D, lm, th):
     """L = inf: the one verdict at the point (:func:`symdelay.analysis.stability.stability`,
     Hayes' region in certified intervals): True, False or MARGINAL."""
+    from symdelay.analysis.counterexample import MARGINAL
     from symdelay.analysis.stability import stability
     from symdelay.models.erlang.founding import FoundingModel
-
-    from symdelay.analysis.counterexample import MARGINAL
 
     at = stability(FoundingModel(L=INFINITE_L, mu=m, lam=lm, theta=th, D=D))
     return {"stable": True, "unstable": False}.get(at.verdict, MARGINAL)
