@@ -4,26 +4,26 @@ of a model.
 Each function here takes the founding model's numbers (``L, mu, lam, theta, D``; with
 ``kappa``, the weights of the jobs in flight, the ``inflight`` model's) instead of a model,
 builds the model (``build_model("erlang", ...)`` or ``build_model("inflight", ...)``) and
-calls the one entry of the quantity at the top level of :mod:`symdelay`, which answers the
-same for any model; the record is the entry's. :class:`ActionDelayModel` and the derivation
-functions are the founding model's symbolic-L view and its derivation, step by step (the
-``derivations/`` documents print them).
+calls the one entry of its quantity at the top level of :mod:`symdelay`, which answers the
+same for any model and returns the same record:
 
-=================================  ==========================================================
-convenience                        the entry it calls
-=================================  ==========================================================
-``characteristic_polynomial``      :func:`symdelay.charpoly` (the polynomial itself)
-``stability_conditions``           :func:`symdelay.stability`, every parameter symbolic
-``characteristic_roots``           :func:`symdelay.roots` (the difference mode's roots)
-``critical_theta``                 :func:`symdelay.critical` over ``D``
-``instability_window``             :func:`symdelay.window` in ``D``
-``worst_delay``                    :func:`symdelay.worst_delay`
-``simulate``, ``fluid``            :func:`symdelay.simulate`, :func:`symdelay.fluid`
-``variance``                       :func:`symdelay.variance`
-``verify``                         :func:`symdelay.verify`
-``kappa_star``, ``unstable_theta`` :func:`symdelay.extremum`, :func:`symdelay.window` of the
-                                   in-flight model
-=================================  ==========================================================
+* :func:`characteristic_polynomial` -- :func:`symdelay.charpoly` (the polynomial itself);
+* :func:`stability_conditions` -- :func:`symdelay.stability` with every parameter symbolic;
+* :func:`characteristic_roots` -- :func:`symdelay.roots` (the difference mode's roots);
+* :func:`critical_theta` -- :func:`symdelay.critical` over ``D``;
+* :func:`instability_window` -- :func:`symdelay.window` in ``D``;
+* :func:`worst_delay` -- :func:`symdelay.worst_delay`;
+* :func:`simulate`, :func:`fluid`, :func:`variance`, :func:`spectrum`,
+  :func:`normal_form`, :func:`limit_cycle`, :func:`verify` -- the entries of the same
+  names;
+* :func:`kappa_star`, :func:`unstable_theta` -- :func:`symdelay.extremum` and
+  :func:`symdelay.window` of the in-flight model; :func:`optimize_weights` searches its
+  weights.
+
+:class:`ActionDelayModel` and the derivation functions (:func:`derive_characteristic_equation`
+and the others) are the founding model's symbolic-L view and its derivation step by step,
+which the documents in ``derivations/`` print; :func:`fluid_limit_study` measures the
+``eta^(-1/2)`` rate of the simulation's approach to the fluid limit.
 
 >>> from symdelay import founding
 >>> founding.critical_theta(2, 1, 1, [2], dps=20).points[0].theta_c
@@ -55,6 +55,9 @@ _PUBLIC = {
     "fluid": "symdelay.models.erlang.stochastic.fluid",
     "variance": "symdelay.models.erlang.stochastic.variance",
     "fluid_limit_study": "symdelay.models.erlang.stochastic.convergence",
+    "spectrum": "symdelay.models.erlang.nonlinear.spectrum",
+    "normal_form": "symdelay.models.erlang.nonlinear.normal_form",
+    "limit_cycle": "symdelay.models.erlang.nonlinear.cycles",
     "verify": "symdelay.models.erlang.claims",
     # the in-flight model
     "kappa_star": "symdelay.models.inflight.curve",

@@ -197,6 +197,9 @@ def test_no_helper_leaks_and_dir_lists_the_public_names():
         "fluid",
         "variance",
         "worst_delay",
+        "spectrum",
+        "normal_form",
+        "limit_cycle",
         "verify",
     }
 

@@ -327,35 +327,46 @@ def fluid(
     atol: float | None = None,
     force: bool = False,
 ) -> TimeSeries:
-    """Integrate the fluid ODEs of ``model`` on the grid ``0, dt, ..., floor(T/dt) dt``.
+    """Integrate the fluid ODEs of ``model`` (the drift of its transition table) on the grid
+    ``0, dt, ..., floor(T/dt) dt``.
 
     Parameters
     ----------
     model : Model
-        The model (its transition table, every parameter a number).
-    T, dt : number
-        The horizon and the grid step.
+        The model (its transition table), every parameter a number.
+    T : number, default 20
+        The horizon, in the model's time units; ``T > 0``.
+    dt : number, default 0.1
+        The step of the output grid (``0 < dt <= T``); the integrator chooses its own steps.
     initial : sequence of float, optional
         The scaled state at time 0, one value per state in the model's order; default the
         model's start (:meth:`~symdelay.model.Model.default_start`: the founding model's
         ``q1 = 0, q2 = 1``; a table's equilibrium with its first state raised by half; the
         SQ(d) model's empty system).
-    method : {"auto", "generic", "specialised"}
-        ``"auto"``: the family's own integrator where it has one (SQ(d), LB), else the
-        table's drift.
-    solver : str
-        ``"auto"`` (DOP853, or LSODA with the exact Jacobian when stiff) or a ``solve_ivp``
-        method.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+        Here ``"auto"`` is the family's own integrator where it has one (SQ(d), LB), else the
+        table's drift compiled once per model.
+    solver : str, default "auto"
+        ``"auto"`` (DOP853, or LSODA with the exact Jacobian when stiff) or a
+        :func:`scipy.integrate.solve_ivp` method name.
     rtol, atol : float, optional
-        The solver's tolerances (default 1e-10, 1e-12).
-    force : bool
+        The solver's relative and absolute tolerances (default 1e-10 and 1e-12).
+    force : bool, default False
         Run even when the estimated cost is over the shared budget.
 
     Returns
     -------
     TimeSeries
-        ``kind="fluid"``, ``info["solver"]`` the integrator and its tolerances.
+        ``kind="fluid"``: the path of every state on the grid, ``info["solver"]`` the
+        integrator and its tolerances.
 
+    Examples
+    --------
     >>> from symdelay.models import build_model
     >>> f = fluid(build_model("nserver", N=2, L=1, mu=1, lam=1, theta=2, D=1), T=1, dt=0.5)
     >>> f.t.tolist(), f.states

@@ -390,17 +390,55 @@ def stability_map(
     force: bool = False,
     bautin: bool | None = None,
 ) -> StabilityMap:
-    """The stability map of ``model`` over the box ``x = (name, lo, hi)``, ``y = (name, lo,
-    hi)`` (also ``"NAME=LO:HI"``), every other parameter a number (in the model or in
-    ``fixed``, ``{name: value}``). ``dps``: digits of every printed point. ``cells``: the
-    region grid (``cells x cells``), ``seeds``: grid lines in each direction seeding the
-    continuation (see the module docstring for what that guarantees; None: 9, and a family's
-    explicit map, which has no seed lines, is used only when it is None). ``force`` lifts
-    the cost budget. ``bautin``: look for Bautin points on the Hopf curves (None: when the
-    map has at most ``BAUTIN_CURVES`` Hopf curves and the model at most ``BAUTIN_STATES``
-    states). ``method``: ``"auto"`` (a family's fast path first: the founding model's
-    explicit (D, theta) map, :mod:`symdelay.models.erlang.hopf.map`, which also answers
-    L = inf), ``"generic"`` or ``"specialised"`` (:mod:`symdelay.analysis.entry`)."""
+    """The stability map of ``model`` in two parameters: the curves where roots cross the
+    imaginary axis, the regions between them with their exact unstable counts, and the
+    special points of the curves (see the module docstring for the method and what it
+    guarantees).
+
+    Parameters
+    ----------
+    model : Model
+        The model, every parameter but the two axes a number (in the model or in ``fixed``).
+    x, y : tuple or str, default ("D", None, None) and ("theta", None, None)
+        The axes of the box, each ``(name, lo, hi)`` or its text ``"NAME=LO:HI"``; the ends
+        are numbers or their decimal text (made exact), ``lo < hi``. The generic path needs
+        both ends; the founding model's explicit ``(D, theta)`` map has default ranges.
+    fixed : dict, optional
+        ``{name: value}``: numbers for parameters the model leaves free (not the axes).
+    dps : int, default 15
+        Significant digits (5..10000) of every printed point; each point of a curve is proved
+        within ``10^-(dps+2)`` (relative) of the printed values.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+        Here ``"auto"`` is the founding model's explicit ``(D, theta)`` map
+        (:mod:`symdelay.models.erlang.hopf.map`, which also answers ``L = inf``), else the
+        continuation of the crossing curves of the model's factors.
+    cells : int, default 32
+        The region grid: ``cells x cells`` rectangles, the unstable roots counted exactly at
+        each centre (2..4000).
+    seeds : int, optional
+        Grid lines in each direction on which every crossing is found exactly and from which
+        the curves are continued (2..4000; default 9). A family's explicit map, which needs no
+        seed lines, is used only when this is not given.
+    force : bool, default False
+        Lift the cost guard (refused over the shared budget otherwise).
+    bautin : bool, optional
+        Look for Bautin points (sign changes of the first Lyapunov coefficient) on the Hopf
+        curves. Default None: when the map has at most ``BAUTIN_CURVES`` Hopf curves and the
+        model at most ``BAUTIN_STATES`` states.
+
+    Returns
+    -------
+    StabilityMap
+        ``curves`` (Hopf and fold branches, certified points), ``regions`` (unstable count,
+        cells, a representative exact point), ``cell_counts``, ``special_points`` (turning
+        points, double Hopf, zero-Hopf, cusps, Bautin points), ``searched`` (the grid that
+        seeded the search) and ``notes``.
+    """
     from symdelay.core.budget import check_budget
 
     fast = specialisation(model, "stability_map", method)

@@ -977,13 +977,48 @@ def window(
     force: bool = False,
     method: str = "auto",
 ) -> Window:
-    """The maximal open intervals of ``vary`` (default the mean delay) in ``(lo, hi)``
-    (default: its declared domain; ``D`` for an Erlang delay written with ``gamma``:
-    ``D > 0``) where the equilibrium of ``model`` is unstable, with every other parameter a
-    number in ``model.values``. Exact: see the module docstring. ``force`` lifts the cost
-    budget (:data:`MAX_ELIMINATION_DEGREE`). ``method``: the family's specialisation first
-    (``"auto"``; the founding model's D-window from its Hopf parametrisation), or
-    ``"generic"`` / ``"specialised"`` only (:mod:`symdelay.analysis.entry`).
+    """The values of ``vary`` at which the equilibrium of ``model`` is unstable: the maximal
+    open intervals in ``(lo, hi)``, found exactly (see the module docstring).
+
+    Parameters
+    ----------
+    model : Model
+        The model, every parameter but ``vary`` a number (in ``model.values``).
+    vary : str, default "D"
+        The parameter (or family option) varied: the mean delay ``D`` by default (for an
+        Erlang delay written with its phase rate ``gamma``, ``gamma = L/D`` is substituted
+        exactly).
+    lo, hi : number or str, optional
+        The range searched, numbers or their decimal text (made exact). Default: the declared
+        domain of ``vary`` (``D > 0``; ``theta`` from 0). ``hi`` must be finite for a delay
+        equation (``exp(-r tau)`` terms).
+    dps : int, default 15
+        Significant digits (5..10000) of the interval ends (each an exact bracket isolated to
+        these digits) and their crossing frequencies.
+    force : bool, default False
+        Lift the cost guard: an elimination polynomial of degree above
+        :data:`MAX_ELIMINATION_DEGREE` is refused unless ``force``.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+
+    Returns
+    -------
+    Window
+        ``intervals`` (pairs of ends, ``inf`` for an unbounded one; empty when stable
+        throughout), ``ends`` (each end's crossing frequencies and kind), the breakpoints and
+        unstable counts between them (the generic path's proof), ``certified`` (False only for
+        a delay equation's certified numerics).
+
+    Examples
+    --------
+    >>> from symdelay.models import build_model
+    >>> w = window(build_model("erlang", L=2, mu=1, lam=1, D=1), "theta", lo=0)
+    >>> w.to_json()["intervals"]
+    [['9.00000000000000', 'inf']]
     """
     fast = specialisation(model, "window", method)
     if fast is not None:
@@ -1266,21 +1301,58 @@ def extremum(
 ) -> Extremum:
     """Where the critical value of ``param`` is extreme as ``over`` varies in ``(lo, hi)``.
 
-    ``p_c(x)`` is the first value of ``param`` above ``param_lo`` (default 0, as
-    :func:`~symdelay.analysis.critical.critical`; up to ``param_hi``) at which the
-    equilibrium is unstable, inf if none. ``kind``:
+    ``p_c(x)`` is the first value of ``param`` above ``param_lo`` (up to ``param_hi``) at which
+    the equilibrium is unstable, inf if none (:func:`~symdelay.analysis.critical.critical` at
+    ``param_lo = 0``). Exact candidates (see the module docstring), ``p_c`` by :func:`window`
+    at rationals within ``10^-(dps+10)`` of each.
 
-    * ``"min"``: ``x* = argmin p_c`` — the worst delay for ``over="D"``, ``param="theta"``;
-    * ``"max"``: ``x* = argmax p_c`` (the most robust value);
-    * ``"stable"``: ``x*`` = the smallest ``x`` in range from which the equilibrium is
-      stable for every ``param`` in ``(param_lo, param_hi)`` — ``kappa*`` for
-      ``over="kappa"``, ``param="theta"`` (the turning point of the Hopf curve). The
-      result lists the whole ``stable_set``.
+    Parameters
+    ----------
+    model : Model
+        The model, every parameter but ``over`` and ``param`` a number.
+    over : str
+        The parameter (or family option) varied: ``"D"`` for the worst delay, ``"kappa"`` for
+        the in-flight weight.
+    param : str, default "theta"
+        The parameter whose critical value ``p_c`` is extreme.
+    kind : {"min", "max", "stable"}, default "min"
+        ``"min"``: ``x* = argmin p_c`` (the worst delay for ``over="D"``, ``param="theta"``);
+        ``"max"``: ``x* = argmax p_c`` (the most robust value); ``"stable"``: the smallest
+        ``x`` in range from which the equilibrium is stable for every ``param`` in
+        ``(param_lo, param_hi)`` (``kappa*`` for ``over="kappa"``), with the whole
+        ``stable_set``.
+    lo, hi : number or str, optional
+        The range of ``over``, numbers or their decimal text (made exact). Default: its
+        declared domain.
+    param_lo : number or str, default 0
+        The lower end of the range of ``param``: ``p_c`` is the first unstable value above it.
+    param_hi : number or str, optional
+        The upper end of the range of ``param`` (default: unbounded).
+    dps : int, default 15
+        Significant digits (5..10000) of ``x_star``, ``p_c`` and the frequencies.
+    force : bool, default False
+        Lift the cost guard: an elimination polynomial of degree above
+        :data:`MAX_ELIMINATION_DEGREE` is refused unless ``force``.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
 
-    Every other parameter needs a number. Exact candidates (see the module docstring),
-    ``p_c`` by :func:`window` at rationals within ``10^-(dps+10)`` of each. ``method``: the
-    family's specialisation first (``"auto"``; the in-flight model's kappa* from its exact
-    Hopf curve), or ``"generic"`` / ``"specialised"`` only (:mod:`symdelay.analysis.entry`).
+    Returns
+    -------
+    Extremum
+        ``x_star`` (with its exact bracket), ``critical`` (``p_c(x_star)``), the crossing
+        frequencies ``omega``, ``attained`` (False when only approached at an open end), the
+        ``stable_set``, the candidates examined and the family's ``closed_form``.
+
+    Examples
+    --------
+    >>> from symdelay.models import build_model
+    >>> e = extremum(build_model("erlang", L=3, mu=1, lam=1), "D", method="generic")
+    >>> e.to_json()["D_star"], e.to_json()["theta_star"]
+    ('3.00000000000000', '4.00000000000000')
     """
     fast = specialisation(model, "extremum", method)
     if fast is not None:
@@ -1494,9 +1566,46 @@ def worst_delay(
     force=False,
     method: str = "auto",
 ) -> Extremum:
-    """The value of ``over`` (default the mean delay) minimising the critical ``param``:
-    ``extremum(kind="min")``. ``method="auto"`` asks the family first (the founding
-    model's closed form ``D* = L/mu``, :func:`symdelay.models.erlang.hopf.worst.worst_delay`)."""
+    """The value of ``over`` (default the mean delay) that minimises the critical value of
+    ``param``: :func:`extremum` with ``kind="min"``, the family's closed form first (the
+    founding model's ``D* = L/mu``, :func:`symdelay.models.erlang.hopf.worst.worst_delay`).
+
+    Parameters
+    ----------
+    model : Model
+        The model, every parameter but ``over`` and ``param`` a number.
+    over : str, default "D"
+        The parameter (or family option) varied: the mean delay by default.
+    param : str, default "theta"
+        The parameter whose critical value is minimised.
+    lo, hi : number or str, optional
+        The range of ``over``, numbers or their decimal text (made exact). Default: its
+        declared domain.
+    dps : int, default 15
+        Significant digits (5..10000) of ``x_star``, ``p_c`` and the frequencies.
+    force : bool, default False
+        Lift the cost guard: an elimination polynomial of degree above
+        :data:`MAX_ELIMINATION_DEGREE` is refused unless ``force``.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+
+    Returns
+    -------
+    Extremum
+        The worst value ``x_star`` (``D_star`` in the record), the minimal critical value
+        (``theta_star``), the frequencies there and the family's ``closed_form``.
+
+    Examples
+    --------
+    >>> from symdelay.models import build_model
+    >>> w = worst_delay(build_model("erlang", L=3, mu=1, lam=1))
+    >>> w.closed_form["D_star"], w.to_json()["theta_star"]
+    (3/mu, '4.00000000000000')
+    """
     fast = specialisation(model, "worst_delay", method)
     if fast is not None:
         result = fast(model, over, param=param, lo=lo, hi=hi, dps=dps, force=force)
