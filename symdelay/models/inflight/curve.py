@@ -487,13 +487,39 @@ def _kappa_star_closed_factors(L, mu, D, dps):
 
 
 def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> Extremum:
-    """The smallest weight ``kappa`` (times ``pattern``) that keeps the equilibrium stable
-    for every ``theta >= 0`` — certified (Arb balls from exact polynomials).
+    """The smallest in-flight weight ``kappa`` (times ``pattern``) that keeps the equilibrium
+    stable for every ``theta >= 0``, certified (Arb balls from exact polynomials): the
+    convenience of :func:`symdelay.extremum` with ``kind="stable"`` on the ``inflight`` model
+    with a free ``kappa``.
 
-    Depends on ``L`` and ``mu D`` only (time rescaling). ``L = "inf"``:
-    :func:`kappa_star_limit`. The convenience of the one entry: the in-flight model with a
-    free ``kappa`` and :func:`symdelay.analysis.window.kappa_star` (which takes this
-    family's specialisation, :func:`specialised_extremum`).
+    Depends on ``L`` and ``mu D`` only (time rescaling).
+
+    Parameters
+    ----------
+    L : int, str or float
+        The number of Erlang phases, an integer ``>= 1``, or ``"inf"`` / ``math.inf``
+        (:func:`symdelay.models.inflight.curve.kappa_star_limit`).
+    mu : number or str, default 1
+        The service rate (``> 0``), made exact.
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    pattern : str or sequence of numbers, default "all"
+        Which phases the dispatcher observes: ``"all"``, ``"first"``, ``"last"``,
+        ``"first-half"``, ``"last-half"``, or one weight ``>= 0`` per phase (the weights are
+        ``kappa`` times it).
+    dps : int, default 30
+        Significant digits (5..10000) of ``kappa*``.
+
+    Returns
+    -------
+    Extremum
+        ``kappa_star`` (None when no weight works), the crossing at the turning point, the
+        ``stable_set`` and the family's ``closed_form``.
+
+    Examples
+    --------
+    >>> kappa_star(2, dps=15).to_json()["kappa_star"]
+    '0.0716424552066950'
     """
     from symdelay.analysis.window import kappa_star as entry
 
@@ -657,12 +683,39 @@ def _theta_window(name, dps, pieces, crossings, counts) -> Window:
 
 
 def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> Window:
-    """Exact set of ``theta >= 0`` at which the equilibrium is unstable, for weights
-    ``kappa * pattern`` (``kappa = 0``: the founding model, a half-line for L >= 2).
+    """The exact set of ``theta >= 0`` at which the equilibrium of the ``inflight`` model is
+    unstable, for weights ``kappa * pattern`` (``kappa = 0``: the founding model, a half-line
+    ``theta > theta_c`` for ``L >= 2``): the convenience of :func:`symdelay.window` in
+    ``theta`` from 0.
 
-    The convenience of the one entry: the in-flight model and
-    :func:`symdelay.analysis.window.window` in theta from 0 (which takes this family's
-    specialisation, :func:`specialised_window`)."""
+    Parameters
+    ----------
+    L : int
+        The number of Erlang phases, an integer ``>= 1``.
+    kappa : number or str
+        The weight of the jobs in flight (``>= 0``), made exact.
+    mu : number or str, default 1
+        The service rate (``> 0``).
+    lam : number or str, default 1
+        The arrival rate per queue (``> 0``).
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    pattern : str or sequence of numbers, default "all"
+        Which phases the dispatcher observes (see :func:`kappa_star`).
+    dps : int, default 30
+        Significant digits (5..10000) of the interval ends.
+
+    Returns
+    -------
+    Window
+        ``intervals`` in ``theta`` (a bounded window for small positive weights) with their
+        crossing frequencies.
+
+    Examples
+    --------
+    >>> unstable_theta(2, 0, dps=15).to_json()["intervals"]
+    [['9.00000000000000', 'inf']]
+    """
     from symdelay.analysis.window import window
 
     if isinstance(kappa, str) and kappa.strip() == "kappa":

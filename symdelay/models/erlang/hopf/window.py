@@ -132,16 +132,36 @@ def _window_finite(L, k, m, dps):
 
 
 def instability_window(L, theta, mu, lam, dps: int = 15) -> Window:
-    """The set ``{D > 0 : the equilibrium has a root with Re r > 0}`` for fixed theta: the
-    founding model's window in D (:func:`symdelay.analysis.window.window` on
-    ``model(L, mu, lam, theta)``, its closed form).
+    """The set ``{D > 0 : the equilibrium has a root with Re r > 0}`` of the founding model at
+    fixed ``theta``: the convenience of :func:`symdelay.window` in ``D`` (its closed form).
 
-    For ``theta >= 0`` it is ``{D : theta > theta_c(D)}``: a union of open intervals found
-    exactly (finite L: real roots of a polynomial of degree 2L in ``t = omega/gamma``;
-    L = oo: closed form). ``theta < 0`` (routing *towards* longer queues): a real root
-    crosses zero at ``lam theta = -mu`` for every D, so the window is all D > 0 when
+    For ``theta >= 0`` it is ``{D : theta > theta_c(D)}``, a union of open intervals found
+    exactly (finite L: the real roots of a polynomial of degree 2L in ``t = omega/gamma``;
+    ``L = inf``: closed form). For ``theta < 0`` (routing towards longer queues) a real root
+    crosses zero at ``lam theta = -mu`` for every D, so the window is all ``D > 0`` when
     ``lam theta < -mu`` and empty otherwise.
 
+    Parameters
+    ----------
+    L : int, str or float
+        The number of Erlang phases, an integer ``>= 1``, or ``"inf"`` / ``math.inf``.
+    theta : number or str
+        The routing sensitivity (real), made exact.
+    mu : number or str
+        The service rate (``> 0``).
+    lam : number or str
+        The arrival rate per queue (``> 0``).
+    dps : int, default 15
+        Significant digits (5..10000) of the interval ends.
+
+    Returns
+    -------
+    Window
+        ``intervals`` in ``D`` (pairs of ends; empty when stable for every delay) and their
+        crossing frequencies.
+
+    Examples
+    --------
     >>> instability_window(3, 5, 1, 1, dps=6).to_json()["intervals"]
     [['1.05543', '11.0938']]
     """

@@ -93,13 +93,33 @@ def worst_delay_closed_form(L: int):
 
 
 def worst_delay(L, mu, lam, dps: int = 15) -> Extremum:
-    """The delay D that minimises theta_c(D), and the minimum (closed form and numeric): the
-    founding model's :func:`symdelay.analysis.window.worst_delay` (its closed form).
+    """The mean delay ``D*`` that minimises ``theta_c(D)`` for the founding model, and the
+    minimum, in closed form and numerically: the convenience of :func:`symdelay.worst_delay`.
 
     Numerically the stationarity condition ``d log(lam theta)/d alpha = 0`` is solved on the
-    branch by bracketed root finding; independently ``sin((L+1) alpha) = 0`` gives the
-    closed form, and the two must agree.
+    branch by bracketed root finding; independently ``sin((L+1) alpha) = 0`` gives the closed
+    form ``D* = L/mu``, and the two must agree.
 
+    Parameters
+    ----------
+    L : int, str or float
+        The number of Erlang phases, an integer ``>= 1`` (``L = 1`` has no Hopf crossing:
+        no worst delay), or ``"inf"`` / ``math.inf`` (``theta_c`` decreases towards
+        ``mu/lam`` as ``D -> inf``: approached, not attained).
+    mu : number or str
+        The service rate (``> 0``), made exact.
+    lam : number or str
+        The arrival rate per queue (``> 0``).
+    dps : int, default 15
+        Significant digits (5..10000) of ``D*`` and ``theta*``.
+
+    Returns
+    -------
+    Extremum
+        ``D_star``, ``theta_star`` and their ``closed_form``.
+
+    Examples
+    --------
     >>> w = worst_delay(3, 1, 1)
     >>> w.closed_form["D_star"], w.closed_form["theta_star"], w.to_json()["D_star"]
     (3/mu, 4*mu/lam, '3.00000000000000')
