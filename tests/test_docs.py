@@ -93,6 +93,8 @@ def test_site_builds_warning_free_with_every_notebook_executed():
     assert "The model symdelay is built around" in model
     api = (out / "api.html").read_text()
     for name in (
+        "symdelay.critical",
+        "symdelay.charpoly",
         "symdelay.founding.critical_theta",
         "symdelay.sweep.runner.run",
         "symdelay.sweep.to_xarray",
