@@ -91,25 +91,25 @@ class FoundingModel(TableOnDemand):
         "stability": _S + "stability:specialised_stability",
         "charpoly": _S + "charpoly:specialised_charpoly",
         "variance": _S + "stochastic.variance:specialised_variance",
-        "variance_closed_form": _S + "stochastic.variance:variance_closed_form",
         "window": _S + "hopf.window:specialised_window",
         "worst_delay": _S + "hopf.worst:specialised_worst_delay",
         "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
         "verify": _S + "claims:specialised_verify",
         "claim_targets": _S + "claims:claim_targets",
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
-        "normal_form_closed_form": _S + "nonlinear.normal_form:family_closed_forms",
         "spectrum": _S + "nonlinear.spectrum:specialised_spectrum",
-        "spectrum_closed_form": _S + "nonlinear.spectrum:family_spectrum_closed_form",
         "stability_map": _S + "hopf.map:specialised_stability_map",
-        # what the family knows in closed form, attached by every path's record
-        "closed_forms": _S + "stability:closed_forms",
     }
     #: quantity -> the family's closed forms (a function of the model), which both paths of
     #: the entry attach to their record (:func:`symdelay.analysis.entry.closed_forms`)
     CLOSED_FORMS: ClassVar[dict] = {
         "critical": _S + "hopf.curve:critical_closed_forms",
         "worst_delay": _S + "hopf.worst:worst_delay_closed_forms",
+        "stability": _S + "stability:stability_closed_forms",
+        "charpoly": _S + "charpoly:closed_forms",
+        "variance": _S + "stochastic.variance:variance_closed_form",
+        "normal_form": _S + "nonlinear.normal_form:family_closed_forms",
+        "spectrum": _S + "nonlinear.spectrum:family_spectrum_closed_form",
     }
 
     def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):
