@@ -170,14 +170,6 @@ def head_keys(parameters: dict) -> dict:
     return {**head, "parameters": text}
 
 
-def family_closed_forms(model, quantity: str):
-    """What the model's family knows in closed form about ``quantity`` (a dict), or None:
-    the family's ``closed_forms`` offer, the same whichever path answers."""
-    special = getattr(model, "special", None)
-    fn = special("closed_forms") if special is not None else None
-    return None if fn is None else fn(model, quantity)
-
-
 def closed_forms_json(forms) -> dict | None:
     """Closed forms as text, each with its LaTeX beside it (``<name>_latex``)."""
     if forms is None:
@@ -292,7 +284,7 @@ def charpoly(model, full: bool = False, method: str = "auto") -> CharPoly:
     >>> charpoly(build_model("erlang", L=2)).polynomial
     gamma**2*lam*theta + (gamma + r)**2*(mu + r)
     """
-    from symdelay.analysis.entry import declined, require_table, specialisation
+    from symdelay.analysis.entry import closed_forms, declined, require_table, specialisation
 
     fast = specialisation(model, "charpoly", method)
     if fast is not None:
@@ -312,5 +304,5 @@ def charpoly(model, full: bool = False, method: str = "auto") -> CharPoly:
         model_name=model.name,
         full=full,
         parameters=model_parameters(model),
-        closed_forms=family_closed_forms(model, "charpoly"),
+        closed_forms=closed_forms(model, "charpoly"),
     )

@@ -296,7 +296,7 @@ def critical_record(model, param, over, points, dps, method, factors) -> Critica
         shown_parameters(model, skip=(param, over)),
         method,
         tuple(factors),
-        closed_forms(model, "critical"),
+        closed_forms(model, "critical", lazy=True),
     )
 
 

@@ -34,7 +34,6 @@ __all__ = [
     "METHODS",
     "ClosedForms",
     "closed_forms",
-    "closed_form",
     "specialisation",
     "declined",
     "require_table",
@@ -79,17 +78,6 @@ def require_table(model, quantity: str) -> None:
         )
 
 
-def closed_form(model, quantity: str):
-    """What the model's family states in closed form about ``quantity`` (its
-    ``SPECIALISATIONS["<quantity>_closed_form"]``, a function of the model), cached on the
-    model; None where it states nothing. Every path attaches the same one."""
-    special = getattr(model, "special", None)
-    fn = special(f"{quantity}_closed_form") if special is not None else None
-    if fn is None:
-        return None
-    return model.cached(f"{quantity} closed form", lambda: fn(model))
-
-
 def family_options(model) -> dict | None:
     """The checked options a family's model object carries (the founding and in-flight
     models: ``L``, ``mu``, ...; None for a plain transition table)."""
@@ -122,25 +110,32 @@ class ClosedForms(Mapping):
         return f"ClosedForms({self._forms!r})"
 
 
-def closed_forms(model, quantity: str) -> ClosedForms | None:
-    """The closed forms of ``quantity`` that the model's family knows, the same for every
+def closed_forms(model, quantity: str, lazy: bool = False):
+    """What the model's family knows in closed form about ``quantity``, the same for every
     path: the family's function named in its model class's ``CLOSED_FORMS`` (``{quantity:
     "module:function"}``, the function taking the model), cached on the model; None where
-    the family knows none. Both paths of an entry attach them to its record, so that the
-    specialised and the generic record of one model carry the same closed forms."""
+    the family knows none. Both paths of an entry attach it to their record, so that the
+    specialised and the generic record of one model carry the same closed forms.
+    ``lazy``: a :class:`ClosedForms` mapping derived when first read (a numeric answer
+    printed as text never pays for SymPy)."""
     target = getattr(type(model), "CLOSED_FORMS", {}).get(quantity)
     if target is None:
         return None
 
-    def build():
+    def compute():
         import importlib
 
         module, _, attr = target.partition(":")
-        fn = getattr(importlib.import_module(module), attr)
-        return ClosedForms(lambda: fn(model))
+        return getattr(importlib.import_module(module), attr)(model)
 
     cached = getattr(model, "cached", None)
-    return build() if cached is None else cached(f"closed forms:{quantity}", build)
+    if cached is not None:
+        compute_once = compute
+
+        def compute():
+            return cached(f"closed forms:{quantity}", compute_once)
+
+    return ClosedForms(compute) if lazy else compute()
 
 
 def shown_parameters(model, skip=()) -> dict:

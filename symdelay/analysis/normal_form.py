@@ -224,9 +224,9 @@ def _with_closed_forms(model, result: NormalForm) -> NormalForm:
     """The family's closed forms of ``l1`` and the amplitude, whichever path computed."""
     import dataclasses
 
-    from symdelay.analysis.entry import closed_form
+    from symdelay.analysis.entry import closed_forms
 
-    found = closed_form(model, "normal_form")
+    found = closed_forms(model, "normal_form")
     if found is None:
         return result
     return dataclasses.replace(result, closed_l1=found[0], closed_amplitude=found[1])

@@ -219,7 +219,10 @@ def spectrum(
     >>> round(s.peak_frequency, 4), s.to_json()["variance_x_over_eta"]
     (2.7178, '9.11111111111111')
     """
+    from symdelay.analysis.stability import require_stable
+
     fast = specialisation(model, "spectrum", method)
+    require_stable(model, "stationary spectrum")  # the one verdict at this point
     if fast is not None and weights is None:
         result = fast(model, omegas=omegas, points=points, force=force)
         if result is not None:
@@ -236,24 +239,18 @@ def spectrum(
 def _with_closed_form(model, result: Spectrum, weights=None) -> Spectrum:
     import dataclasses
 
-    from symdelay.analysis.entry import closed_form
+    from symdelay.analysis.entry import closed_forms
 
-    cf = closed_form(model, "spectrum") if weights is None else None
+    cf = closed_forms(model, "spectrum") if weights is None else None
     return dataclasses.replace(result, closed_form=cf) if cf is not None else result
 
 
 def _generic(model, omegas, points, weights, force) -> Spectrum:
     from symdelay.analysis.lna import imbalance_lna
     from symdelay.analysis.roots import require_values
-    from symdelay.analysis.stability import is_stable
     from symdelay.analysis.stochastic import variance
 
     require_values(model, "the spectrum")
-    if is_stable(model) is not True:
-        raise SymdelayInputError(
-            "the equilibrium is not stable: no stationary spectrum (the LNA needs theta "
-            "below theta_c)"
-        )
     if weights is None:
         lin = imbalance_lna(model)
         if lin.x is None:

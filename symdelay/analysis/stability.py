@@ -398,7 +398,8 @@ def counts_verdict(verdicts) -> str:
 def _stability(model, dps: int) -> Stability:
     import mpmath
 
-    from symdelay.analysis.charpoly import family_closed_forms, mode_factors, model_parameters
+    from symdelay.analysis.charpoly import mode_factors, model_parameters
+    from symdelay.analysis.entry import closed_forms
     from symdelay.analysis.routh import routh_hurwitz
     from symdelay.core.symbols import r
     from symdelay.model.equilibrium import _with_domains
@@ -456,7 +457,7 @@ def _stability(model, dps: int) -> Stability:
         tuple(axis),
         decided,
         model_parameters(model),
-        family_closed_forms(model, "stability"),
+        closed_forms(model, "stability"),
         dps,
         model_name=model.name,
     )

@@ -522,7 +522,7 @@ def simulated_variance(
     sim = simulate(model, eta, T, dt=dt, initial=init, seed=seed, force=force)
     if progress is not None:
         progress(1)
-    X = (sim.paths[0] @ w) * eta
+    X = (sim.values[0] @ w) * eta  # values in 1/eta units
     X = X[np.asarray(sim.t) >= burn_in]
     n = X.size // batches
     if n < 2:
@@ -532,7 +532,12 @@ def simulated_variance(
     est = float(est_b.mean())
     half = float(stats.t.ppf((1 + level) / 2, batches - 1) * est_b.std(ddof=1) / np.sqrt(batches))
     return SimulatedVariance(
-        est, (est - half, est + half), batches, n * batches, sim.events, model_name=model.name
+        est,
+        (est - half, est + half),
+        batches,
+        n * batches,
+        int(np.sum(sim.events)),
+        model_name=model.name,
     )
 
 
@@ -634,9 +639,9 @@ def variance(
 def _with_closed_form(model, result: StationaryVariance, attach: bool) -> StationaryVariance:
     import dataclasses
 
-    from symdelay.analysis.entry import closed_form
+    from symdelay.analysis.entry import closed_forms
 
-    cf = closed_form(model, "variance") if attach else None
+    cf = closed_forms(model, "variance") if attach else None
     return dataclasses.replace(result, closed_form=cf) if cf is not None else result
 
 

@@ -382,7 +382,7 @@ def _finish_extremum(result: Extremum, model, ranged: bool, path: str) -> Extrem
     from symdelay.analysis.entry import closed_forms, shown_parameters
 
     name = NAMED_EXTREMA.get((result.kind, result.over, result.param))
-    forms = None if name is None or ranged else closed_forms(model, name)
+    forms = None if name is None or ranged else closed_forms(model, name, lazy=True)
     return dataclasses.replace(
         result,
         parameters=shown_parameters(model, skip=(result.over, result.param)),

@@ -57,6 +57,13 @@ def _table_of(L, numbers: tuple, name: str) -> Model:
     return table
 
 
+@lru_cache(maxsize=16)
+def _store_of(L, numbers: tuple, name: str) -> dict:
+    """What was computed for the founding model with these checked options (one store per
+    options, as :func:`_table_of` gives one table)."""
+    return {}
+
+
 def _closed_equilibrium(table: Model) -> None:
     """The symmetric equilibrium ``q_i = lam/mu``, ``z_{i,l} = lam D/L`` set as the table's,
     once its drift is checked to vanish there identically (otherwise the table solves for
@@ -91,25 +98,25 @@ class FoundingModel(TableOnDemand):
         "stability": _S + "stability:specialised_stability",
         "charpoly": _S + "charpoly:specialised_charpoly",
         "variance": _S + "stochastic.variance:specialised_variance",
-        "variance_closed_form": _S + "stochastic.variance:variance_closed_form",
         "window": _S + "hopf.window:specialised_window",
         "worst_delay": _S + "hopf.worst:specialised_worst_delay",
         "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
         "verify": _S + "claims:specialised_verify",
         "claim_targets": _S + "claims:claim_targets",
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
-        "normal_form_closed_form": _S + "nonlinear.normal_form:family_closed_forms",
         "spectrum": _S + "nonlinear.spectrum:specialised_spectrum",
-        "spectrum_closed_form": _S + "nonlinear.spectrum:family_spectrum_closed_form",
         "stability_map": _S + "hopf.map:specialised_stability_map",
-        # what the family knows in closed form, attached by every path's record
-        "closed_forms": _S + "stability:closed_forms",
     }
     #: quantity -> the family's closed forms (a function of the model), which both paths of
     #: the entry attach to their record (:func:`symdelay.analysis.entry.closed_forms`)
     CLOSED_FORMS: ClassVar[dict] = {
         "critical": _S + "hopf.curve:critical_closed_forms",
         "worst_delay": _S + "hopf.worst:worst_delay_closed_forms",
+        "stability": _S + "stability:stability_closed_forms",
+        "charpoly": _S + "charpoly:closed_forms",
+        "variance": _S + "stochastic.variance:variance_closed_form",
+        "normal_form": _S + "nonlinear.normal_form:family_closed_forms",
+        "spectrum": _S + "nonlinear.spectrum:family_spectrum_closed_form",
     }
 
     def __init__(self, L=2, mu=None, lam=None, theta=None, D=None):
@@ -181,12 +188,16 @@ class FoundingModel(TableOnDemand):
         return _table_of(self.L, tuple(self.numbers.items()), self.name)
 
     def cached(self, key: str, compute):
-        """Equal founding models share one transition table and what was computed from it
-        (a kernel generated from the table, a compiled drift): the analyses of a model
-        rebuilt from the same options are not repeated."""
+        """Equal founding models share what was computed from them (a kernel generated from
+        the table, a compiled drift, closed forms): the analyses of a model rebuilt from the
+        same options are not repeated. The store does not build the table (a number too
+        long for a table is still answered by the closed forms and the fast paths)."""
         if self.infinite or self.symbolic:
             return Model.cached(self, key, compute)
-        return self._table().cached(key, compute)
+        store = _store_of(self.L, tuple(self.numbers.items()), self.name)
+        if key not in store:
+            store[key] = compute()
+        return store[key]
 
     @property
     def equilibrium(self):

@@ -277,7 +277,7 @@ def specialised_stability(model, force=None, dps: int = 20) -> Stability:
             "stability conditions are for one number of phases (the characteristic "
             "polynomial for every L: 'symdelay charpoly --L L')"
         )
-    cf = closed_forms(model, "stability", force=force)
+    cf = stability_closed_forms(model, force=force)
     values = model_values(model)
     L = sp.oo if model.infinite else model.L
     factors = founding_factors(L, values)
@@ -354,16 +354,12 @@ def _conditions_at(L, subs: tuple):
     )
 
 
-def closed_forms(model, quantity: str, force=None) -> dict | None:
-    """What the founding family knows in closed form (the same for both paths; cached per
-    L): for ``stability`` the Hopf polynomial and ``critical_lam_theta``, the oscillation
+def stability_closed_forms(model, force=None) -> dict | None:
+    """What the founding family knows in closed form about stability (the same for both
+    paths; cached per L): the Hopf polynomial and ``critical_lam_theta``, the oscillation
     condition, the conditions under ``theta >= 0`` and the Routh conditions (finite L), or
-    the critical delay (L = inf); for ``charpoly`` the polynomial for every L."""
-    if quantity == "charpoly":
-        from symdelay.models.erlang.charpoly import closed_forms as charpoly_forms
-
-        return charpoly_forms(model)
-    if quantity != "stability" or model.symbolic:
+    the critical delay (L = inf); None for the symbol L."""
+    if model.symbolic:
         return None
     if model.infinite:
         return infinite_L_closed_forms()

@@ -101,14 +101,6 @@ def specialised_spectrum(model, *, omegas=None, points=4001, force=False):
     A = np.array(As.subs(subs).evalf(), dtype=float)
     B = np.array(Bs.subs(subs).evalf(), dtype=float)
     _require_finite(A, B)
-    if np.max(np.linalg.eigvals(A).real) >= 0:
-        from symdelay.models.erlang.hopf import critical_theta
-
-        tc = critical_theta(L, o["mu"], o["lam"], [o["D"]]).points[0].theta_c
-        raise SymdelayInputError(
-            f"theta = {th} is not below theta_c = {float(tc):.10g}: the equilibrium is "
-            "unstable and the imbalance has no stationary spectrum (see limit-cycle)"
-        )
     # Var(x)/eta from the exact rates (exact Lyapunov solve for small L, refined
     # otherwise): a float solve gave Var = -6e23 at D = 1e40, where the eigenvalues span
     # 40 decades
