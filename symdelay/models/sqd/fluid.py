@@ -34,7 +34,14 @@ from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget, check_memory
-from symdelay.models.sqd.fixed_point import as_lam, truncation_level
+from symdelay.models.sqd.fixed_point import (
+    _P,
+    _Px,
+    _Py,
+    as_lam,
+    stationary_phases,
+    truncation_level,
+)
 from symdelay.models.sqd.meanfield import as_d
 
 __all__ = [
@@ -83,18 +90,6 @@ class _Arrays:
             [[float(service.S[i, j]) for j in range(m)] for i in range(m)], dtype=float
         )
         self.e = np.array([float(v) for v in service.exit_rates], dtype=float)
-
-
-def _P(x, y, d):
-    return sum(x**i * y ** (d - 1 - i) for i in range(d))
-
-
-def _Px(x, y, d):
-    return sum(i * x ** (i - 1) * y ** (d - 1 - i) for i in range(1, d))
-
-
-def _Py(x, y, d):
-    return sum((d - 1 - i) * x**i * y ** (d - 2 - i) for i in range(d - 1))
 
 
 def drift_array(a: _Arrays, u: np.ndarray) -> np.ndarray:
@@ -152,9 +147,7 @@ def _whole(name: str, value, least: int) -> int:
 
 def _start_u(service: PhaseType, start, K: int, fp=None) -> list:
     m = service.phases
-    pi = list(service.alpha * (-service.S).inv())
-    tot = float(sum(pi))
-    pi = [float(v) / tot for v in pi]
+    pi = stationary_phases(service)
     if isinstance(start, str):
         if start == "empty":
             return [[0.0] * m for _ in range(K)]
