@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import os
 
 import numpy as np
 
@@ -183,8 +182,6 @@ def _bind(lib):
 def load_c_kernel():
     """The compiled kernel (cached by a hash of the source), or ``None`` (no compiler, or
     ``SYMDELAY_NO_C`` set)."""
-    if os.environ.get("SYMDELAY_NO_C"):
-        return None
     return load_library(C_SOURCE, "lbkernel", "the LB kernel", _bind)
 
 
