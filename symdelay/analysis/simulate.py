@@ -111,7 +111,7 @@ from typing import NamedTuple
 import numpy as np
 
 from symdelay.core.cbuild import cache_dir, choose_backend, load_library
-from symdelay.core.checks import check_eta
+from symdelay.core.checks import check_eta, check_replications
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
@@ -131,8 +131,6 @@ _COUNT_CLASS_MIN = 2
 #: transition drawn comes out of an integer descent, and above a few dozen transitions a jump
 #: to one of them is unpredictable where a jump to one of a few shape classes is not.
 _COUNT_SPECIALIZE_MAX_M = 32
-#: Largest count the simulator accepts in a state (doubles hold integers exactly below 2^53).
-MAX_COUNT = 2**52
 _DBL_MAX = sys.float_info.max
 _FUNC = "symdelay_generated"
 #: This generator's own source: part of every cache key (an edited generator regenerates).
@@ -1749,7 +1747,7 @@ class GeneratedKernel:
             )
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 0):
             raise SymdelayInputError("initial must contain whole counts >= 0")
-        if np.any(arr > MAX_COUNT):
+        if np.any(arr > 2**52):  # doubles hold integers exactly below 2^53
             raise SymdelayInputError("initial counts must be below 2^52")
         return arr.astype(np.int64)
 
@@ -1804,13 +1802,7 @@ class GeneratedKernel:
         eta = check_eta(eta)
         init = self._check_initial(initial)
         g = self._check_grid(grid)
-        if (
-            isinstance(replications, bool)
-            or not isinstance(replications, numbers.Integral)
-            or replications < 1
-        ):
-            raise SymdelayInputError(f"replications must be an integer >= 1, got {replications!r}")
-        R, n, M = int(replications), len(self.states), len(self.rates)
+        R, n, M = check_replications(replications), len(self.states), len(self.rates)
         if R * g.size * n > 250_000_000:
             raise SymdelayInputError(
                 "the recorded paths would exceed 2 GB: use fewer replications or grid points"
@@ -1818,13 +1810,7 @@ class GeneratedKernel:
         name, fn = self._backend(backend)
         if chunk_events is None:
             chunk_events = 2**20 if name == "c" else 2**14
-        if (
-            isinstance(chunk_events, bool)
-            or not isinstance(chunk_events, numbers.Integral)
-            or chunk_events < 1
-        ):
-            raise SymdelayInputError(f"chunk_events must be an integer >= 1, got {chunk_events!r}")
-        chunk = int(min(chunk_events, 2**62))
+        chunk = min(check_replications(chunk_events, "chunk_events"), 2**62)
         states = seed_states(np.random.default_rng(seed), R)
         out = np.zeros((R, g.size, n), dtype=np.int64)
         counts = np.zeros((R, M), dtype=np.int64)

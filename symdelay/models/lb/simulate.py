@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symdelay.analysis.stochastic import check_counts
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.cbuild import choose_backend
+from symdelay.core.checks import check_counts
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
 from symdelay.core.rng import seed_states

@@ -268,7 +268,7 @@ def specialised_fluid(
 
     from symdelay.analysis.fluid import check_tolerance
     from symdelay.analysis.stochastic import run_parameters
-    from symdelay.core.checks import check_horizon, time_grid
+    from symdelay.core.checks import check_horizon, check_state, time_grid
     from symdelay.core.symbols import lam as LAM
 
     if model.free_parameters:
@@ -281,17 +281,10 @@ def specialised_fluid(
     check_memory(size, estimate_bytes(K, m, grid.size), force=force, shrink="--K or --points")
     check_budget(size, estimate_seconds(K, m, grid.size), force=force, shrink="--K or --points")
     n = K * m
-    if initial is None:
-        x0 = np.asarray(model.default_start(), dtype=float)
-    else:
-        try:
-            x0 = np.asarray(initial, dtype=float)
-        except (TypeError, ValueError):
-            x0 = None
-        if x0 is None or x0.shape != (n,) or not np.all(np.isfinite(x0)) or np.any(x0 < 0):
-            raise SymdelayInputError(
-                f"the initial state needs {n} finite values >= 0, one per state x_k_j"
-            )
+    names = [s.name for s in model.states]
+    x0 = (
+        np.asarray(model.default_start(), float) if initial is None else check_state(initial, names)
+    )
     method = "BDF" if solver == "auto" else solver
     rtol = 1e-10 if rtol is None else check_tolerance("rtol", rtol)
     atol = 1e-13 if atol is None else check_tolerance("atol", atol, zero=True)
