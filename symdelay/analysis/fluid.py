@@ -400,7 +400,7 @@ def compiled_drift(model) -> CompiledRHS:
 def _generic_fluid(model, *, T, dt, initial, solver, rtol, atol, force) -> TimeSeries:
     from symdelay.analysis.roots import default_initial, require_values
     from symdelay.analysis.stochastic import check_table_cost, run_parameters, state_count
-    from symdelay.core.checks import check_horizon, time_grid
+    from symdelay.core.checks import check_horizon, check_state, time_grid
 
     Tf, dtf = check_horizon(T, dt)
     n = state_count(model)
@@ -408,19 +408,7 @@ def _generic_fluid(model, *, T, dt, initial, solver, rtol, atol, force) -> TimeS
     check_table_cost(model, force)
     require_values(model, "the fluid path")
     names = [s.name for s in model.states]
-    if initial is None:
-        y0 = default_initial(model)
-    else:
-        try:
-            y0 = np.asarray(initial, dtype=float)
-        except (TypeError, ValueError):
-            y0 = None
-        if y0 is None or y0.shape != (n,) or not np.all(np.isfinite(y0)) or np.any(y0 < 0):
-            raise SymdelayInputError(
-                f"the initial state needs {n} finite values >= 0, one per state: "
-                + ", ".join(names[:12])
-                + (" ..." if n > 12 else "")
-            )
+    y0 = default_initial(model) if initial is None else check_state(initial, names)
     grid = time_grid(Tf, dtf)
     y, record = integrate(compiled_drift(model), y0, grid, solver, rtol, atol)
     params = run_parameters(model)

@@ -25,6 +25,7 @@ import numpy as np
 
 from symdelay.analysis.entry import declined, specialisation
 from symdelay.analysis.timeseries import TimeSeries
+from symdelay.core.checks import check_counts
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
@@ -326,25 +327,6 @@ def _initial_counts(model, initial, eta: int) -> np.ndarray:
     if initial is None:
         return np.rint(default_initial(model) * eta).astype(np.int64)
     return check_counts(initial, [s.name for s in model.states])
-
-
-def check_counts(initial, names) -> np.ndarray:
-    """Job counts at time 0: whole numbers >= 0 (below 2^52), one per name."""
-    n = len(names)
-    try:
-        arr = np.asarray(initial, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.shape != (n,):
-        raise SymdelayInputError(
-            f"the initial state needs {n} job counts, one per state: {', '.join(names[:12])}"
-            + (" ..." if n > 12 else "")
-        )
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.round(arr)):
-        raise SymdelayInputError("the initial state needs whole job counts >= 0")
-    if np.any(arr > 2**52):
-        raise SymdelayInputError("the initial job counts must be below 2^52")
-    return arr.astype(np.int64)
 
 
 def _generic_simulate(
