@@ -71,8 +71,10 @@ def test_no_hand_typed_formulas_or_stale_wording(section):
 def test_critical_value_agrees_with_the_hopf_solver(section):
     """The text says 'equal to the closed form': the solver and k_c agree at its numbers."""
     p = stochastic.FIGURE_PARAMETERS
-    k_c = stability_conditions(2).closed_forms["critical_lam_theta_in_D"].subs(
-        {S.mu: sp.Rational(1, 5), S.D: sp.Rational(5, 2)}
+    k_c = (
+        stability_conditions(2)
+        .closed_forms["critical_lam_theta_in_D"]
+        .subs({S.mu: sp.Rational(1, 5), S.D: sp.Rational(5, 2)})
     )
     assert k_c == sp.Rational(5, 2)
     assert p["lam"] * hopf_theta(2, p["mu"], p["lam"], p["D"]) == pytest.approx(2.5, rel=1e-12)
