@@ -450,20 +450,6 @@ def _root_exponent(cs) -> int:
     return best + 2
 
 
-def _positive_root_exponent(cs) -> int | None:
-    """``e`` with every positive root of ``sum cs[k] x^k`` (``cs[-1] > 0``) below ``2^e``
-    (Kioustelidis: ``2 max over c_k < 0 of (|c_k|/c_d)^(1/(d-k))``); None: no positive root."""
-    d = len(cs) - 1
-    bd = cs[d].bit_length()
-    best = None
-    for k in range(d):
-        c = cs[k]
-        if c < 0:
-            e = -(-(c.bit_length() - bd + 1) // (d - k))
-            best = e if best is None else max(best, e)
-    return None if best is None else best + 2
-
-
 def _variations(cs) -> int:
     signs = [c > 0 for c in cs if c]
     return sum(a != b for a, b in itertools.pairwise(signs))

@@ -401,9 +401,6 @@ class _Reparam:
     symbol: sp.Symbol
     L: int
 
-    def base_value(self, value: sp.Rational) -> sp.Rational:
-        return sp.Rational(self.L) / value
-
     def note(self) -> str:
         return (
             f"{self.name} = {self.L}/{self.base}: the transition table has a chain of "

@@ -36,6 +36,7 @@ from symdelay.analysis.cycles import (  # noqa: F401 - the names this module alw
 )
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import INFINITE_L, as_L_or_inf
+from symdelay.models.erlang.hopf._common import require_numbers
 from symdelay.models.erlang.nonlinear.fields import difference_field, model_field
 
 __all__ = [
@@ -91,15 +92,7 @@ def specialised_limit_cycle(
     o = model.options
     if o["theta"] is not None:
         return None
-    missing = [n for n in ("mu", "lam", "D") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the limit cycle of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("mu", "lam", "D"), "the limit cycle")
     return _founding(
         model.name,
         model.L,
