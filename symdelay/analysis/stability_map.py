@@ -329,7 +329,7 @@ def _prepare(model, x, y, fixed, force=False):
 def _line_crossings(num, den, fixed_sym, fixed_val, vary_sym, lo, hi, dps):
     """Exact crossings of one factor on the line ``fixed_sym = fixed_val`` for ``vary_sym``
     in (lo, hi): ``[(value, omega, kind)]`` (kind ``"hopf"`` or ``"fold"``)."""
-    from symdelay.analysis.window import _fq, _prepared, _window_core
+    from symdelay.analysis.window import _fmpq, _prepared, _window_core
 
     n = sp.expand(num.subs(fixed_sym, fixed_val))
     dn = sp.expand(den.subs(fixed_sym, fixed_val))
@@ -339,7 +339,7 @@ def _line_crossings(num, den, fixed_sym, fixed_val, vary_sym, lo, hi, dps):
     if not polys:
         return [], []
     try:
-        _, ends, _, _ = _window_core(polys, mults, 0, _fq(lo), _fq(hi), dps)
+        _, ends, _, _ = _window_core(polys, mults, 0, _fmpq(lo), _fmpq(hi), dps)
     except SymdelayInputError as exc:
         return [], [f"{vary_sym} on the line {fixed_sym} = {fixed_val}: {exc}"]
     out, notes = [], []
