@@ -100,6 +100,7 @@ from symdelay.analysis.map_core import (
     _segments_cross,
     _split,
     certify_branches,
+    certify_point,
     decimal,
     note_unexplained,
     prove_zero_along,
@@ -1018,16 +1019,11 @@ def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps, box):
     else:
         return None
     q = decimal(z[c]) if dps <= 15 else sp.Rational(mpmath.nstr(z[c], dps + GUARD))
-    free = [i for i in range(3) if i != c]
-    fixed_vals = [None] * 3
-    fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
-    ok, refined = _krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
-    sol = list(z)
-    sol[c] = mpmath.mpf(q.p) / q.q
-    if ok is not None:
-        for i, v in zip(free, refined):
-            sol[i] = v
-    proved = ok is not None and _bautin_proof(lyap, system, z, c, dps)
+    sol = certify_point(system, z, c, dps, None, exact=q)
+    proved = sol is not None and _bautin_proof(lyap, system, z, c, dps)
+    if sol is None:
+        sol = list(z)
+        sol[c] = mpmath.mpf(q.p) / q.q
     return (sol[0], sol[1], sol[2]), proved
 
 

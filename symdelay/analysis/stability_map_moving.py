@@ -545,8 +545,6 @@ def _crossings(st, result, dps, eqs, *, x=None, y=None):
     crossing in the box proved by Krawczyk with its equilibrium."""
     from symdelay.core.params import as_parameter
 
-    if (x is None) == (y is None):
-        raise SymdelayInputError("give x= or y= (one line)")
     fix = 0 if x is not None else 1
     value = sp.Rational(as_parameter("value", x if x is not None else y, positive=False))
     xlo, xhi = result.x[1], result.x[2]

@@ -1247,6 +1247,7 @@ def extremum(
     family's specialisation first (``"auto"``; the in-flight model's kappa* from its exact
     Hopf curve), or ``"generic"`` / ``"specialised"`` only (:mod:`symdelay.analysis.entry`).
     """
+    ranged = not (lo is None and hi is None and _is_zero(param_lo) and param_hi is None)
     fast = specialisation(model, "extremum", method)
     if fast is not None:
         result = fast(
@@ -1254,10 +1255,8 @@ def extremum(
             param_hi=param_hi, dps=dps, force=force,
         )  # fmt: skip
         if result is not None:
-            ranged = not (lo is None and hi is None and _is_zero(param_lo) and param_hi is None)
             return _finish_extremum(result, model, ranged, "specialised")
         declined(model, "extremum", method)
-    ranged = not (lo is None and hi is None and _is_zero(param_lo) and param_hi is None)
     result = _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force)
     return _finish_extremum(result, model, ranged, "generic")
 

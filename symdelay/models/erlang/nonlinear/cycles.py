@@ -16,20 +16,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from symdelay.analysis.cycles import (  # noqa: F401 - the names this module always gave
-    MAX_NEWTON,
-    MAX_THETA_OVER_CRITICAL,
-    NEWTON_TOL,
-    RESIDUAL_TOL,
+from symdelay.analysis.cycles import (  # noqa: F401 - RTOL, shoot, _flow: read here too
     RTOL,
     CycleFamily,
     LimitCycle,
     ShootingError,
-    _finish,
     _flow,
-    _predict,
     _single,
-    continue_cycles,
     parse_theta_list,
     run_cycles,
     shoot,
