@@ -395,7 +395,8 @@ def _test_points(roots, lo, hi):
     for i in range(0, len(ends), 2):
         a, b = Fraction(str(ends[i])), ends[i + 1]
         b = a + 2 if b is sp.oo else Fraction(str(b))
-        pts.append(sp.Rational(simplest_between(a, b)))
+        if a < b:  # a root at an end of (lo, hi) leaves no gap before or after it
+            pts.append(sp.Rational(simplest_between(a, b)))
     return pts
 
 
