@@ -1027,9 +1027,3 @@ def _point_by_verdicts(model, param: str = "theta", search=None) -> CriticalPoin
     if value is None:
         return CriticalPoint(None, mpmath.inf, None, None, (), note)
     return CriticalPoint(None, value, omega, "full", (), note)
-
-
-def _logspace(low: float, high: float, n: int):
-    import numpy as np
-
-    return np.logspace(np.log10(low), np.log10(high), n)

@@ -12,7 +12,7 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_parameter, as_positive_number
 from symdelay.core.precision import GUARD
-from symdelay.models.erlang.hopf._common import _require_rational
+from symdelay.models.erlang.hopf._common import _require_rational, require_numbers
 from symdelay.models.erlang.hopf.derivation import hopf_conditions
 
 
@@ -177,15 +177,7 @@ def specialised_window(model, vary="D", *, lo=None, hi=None, dps=15, force=False
     o = model.options
     if vary != "D" or lo is not None or hi is not None or force or o["D"] is not None:
         return None
-    missing = [n for n in ("theta", "mu", "lam") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the window in D of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("theta", "mu", "lam"), "the window in D")
     return _closed(model.name, model.L, o["theta"], o["mu"], o["lam"], dps)
 
 

@@ -8,7 +8,7 @@ from functools import cache
 import mpmath
 
 from symdelay.analysis.window import Extremum
-from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.errors import VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import (
     INFINITE_L,
@@ -20,7 +20,7 @@ from symdelay.core.params import (
 from symdelay.core.precision import GUARD
 from symdelay.core.result import Result
 from symdelay.core.symbols import lam
-from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _to_mpf, alpha
+from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _to_mpf, alpha, require_numbers
 from symdelay.models.erlang.hopf.derivation import (
     delay_limits,
     hopf_conditions,
@@ -140,15 +140,7 @@ def specialised_worst_delay(
         return None
     if o["D"] is not None or o["theta"] is not None:
         return None
-    missing = [n for n in ("mu", "lam") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the worst delay of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("mu", "lam"), "the worst delay")
     return _closed(model.name, model.L, o["mu"], o["lam"], dps)
 
 

@@ -16,26 +16,20 @@ from dataclasses import replace
 
 import numpy as np
 
-from symdelay.analysis.cycles import (  # noqa: F401 - the names this module always gave
-    MAX_NEWTON,
-    MAX_THETA_OVER_CRITICAL,
-    NEWTON_TOL,
-    RESIDUAL_TOL,
+from symdelay.analysis.cycles import (  # noqa: F401 - RTOL, shoot, _flow: read here too
     RTOL,
     CycleFamily,
     LimitCycle,
     ShootingError,
-    _finish,
     _flow,
-    _predict,
     _single,
-    continue_cycles,
     parse_theta_list,
     run_cycles,
     shoot,
 )
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import INFINITE_L, as_L_or_inf
+from symdelay.models.erlang.hopf._common import require_numbers
 from symdelay.models.erlang.nonlinear.fields import difference_field, model_field
 
 __all__ = [
@@ -112,15 +106,7 @@ def specialised_limit_cycle(
     o = model.options
     if o["theta"] is not None:
         return None
-    missing = [n for n in ("mu", "lam", "D") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the limit cycle of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("mu", "lam", "D"), "the limit cycle")
     return _founding(
         model.name,
         model.L,

@@ -50,6 +50,7 @@ from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
 from symdelay.core.precision import GUARD
 from symdelay.models.erlang.hopf import critical_theta
+from symdelay.models.erlang.hopf._common import require_numbers
 from symdelay.models.erlang.nonlinear.symbolic import (
     CLOSED_L1_MAX_L,
     cubic_coefficient,
@@ -168,15 +169,7 @@ def specialised_normal_form(model, dps: int = 15):
     o = model.options
     if o["theta"] is not None:
         return None
-    missing = [n for n in ("mu", "lam", "D") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the normal form of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("mu", "lam", "D"), "the normal form")
     return _closed(model.name, model.L, o["mu"], o["lam"], o["D"], as_dps(dps))
 
 

@@ -26,6 +26,7 @@ from symdelay.core.symbols import gamma as GAMMA
 from symdelay.core.symbols import lam as LAM
 from symdelay.core.symbols import mu as MU
 from symdelay.core.symbols import theta as THETA
+from symdelay.models.erlang.hopf._common import require_numbers
 
 __all__ = [
     "spectrum",
@@ -80,15 +81,7 @@ def specialised_spectrum(model, *, omegas=None, points=4001, force=False):
     from symdelay.models.erlang.stochastic.variance import lna_matrices
 
     o = model.options
-    missing = [n for n in ("mu", "lam", "theta", "D") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the spectrum of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("mu", "lam", "theta", "D"), "the spectrum")
     if model.infinite:
         return None
     L, th = model.L, o["theta"]
