@@ -113,7 +113,8 @@ def _strings(obj):
             yield from _strings(x)
     elif isinstance(obj, dict):
         for k, x in obj.items():
-            if not str(k).endswith("latex"):  # LaTeX is for typesetting, not for parsing
+            # LaTeX is for typesetting and theta_negative is prose, neither for parsing
+            if not str(k).endswith("latex") and k != "theta_negative":
                 yield from _strings(x)
 
 

@@ -48,7 +48,8 @@ def test_stability_map_example_reduced_matches_direct_calls(tmp_path):
     df = sweep.run(spec, out=out, serial=True)
     assert len(df) == 4 and (df["status"] == "ok").all() and df["task"].tolist() == [0, 1, 2, 3]
     for row in df.itertuples():
-        rs = symdelay.founding.characteristic_roots(3, 1, 1, str(row.theta), str(row.D), dps=15)
+        model = symdelay.build_model("erlang", L=3, mu=1, lam=1, theta=str(row.theta), D=str(row.D))
+        rs = symdelay.roots(model, dps=15)  # the whole spectrum: both modes
         assert row.spectral_abscissa == float(rs.spectral_abscissa)
         assert row.unstable_count == rs.unstable_count
         assert row.stable == (rs.unstable_count == 0)
@@ -86,13 +87,13 @@ def test_replication_example_reduced_seeds_and_summary(tmp_path):
 def test_failing_task_is_recorded_and_the_sweep_goes_on(tmp_path):
     spec = {
         "analysis": "roots",
-        "parameters": {"L": 2, "mu": 1, "lam": 1, "D": 1, "dps": 15},
-        "grid": {"theta": [-1, 0, 2]},
+        "parameters": {"L": 2, "mu": 1, "lam": 1, "theta": 2, "dps": 15},
+        "grid": {"D": [1, 0, 2]},
     }
     df = sweep.run(spec, out=tmp_path / "f.parquet", serial=True)
     assert df["status"].tolist() == ["ok", "failed", "ok"]
     err = df["error"].iloc[1]
-    assert err.startswith("SymdelayInputError: theta = 0 decouples routing") and "\n" not in err
+    assert err.startswith("SymdelayInputError: D must be positive") and "\n" not in err
     assert pd.isna(df["spectral_abscissa"].iloc[1]) and df["error"].isna().tolist() == [
         True,
         False,
