@@ -159,11 +159,11 @@ def test_spectrum_json_contract(run_cli):
         ),
         (
             ["limit-cycle", "--L", "2", "--mu", "1", "--lam", "1", "--D", "1", "--theta", "10,ten"],
-            "positive numbers",
+            "(item 2) must be a number",
         ),
         (
             ["limit-cycle", "--L", "2", "--mu", "1", "--lam", "1", "--D", "1", "--theta", "1:x:3"],
-            "start:stop:count",
+            "(range stop) must be a number",
         ),
         (["normal-form", "--L", "1", "--mu", "1", "--lam", "1", "--D", "1"], "no Hopf point"),
         (["normal-form", "--L", "2", "--mu", "1", "--lam", "1"], "--D"),

@@ -51,7 +51,9 @@ def test_stability_json_contract(run_cli):
     assert data["conditions"] and data["oscillation_condition"]
     status, out, _ = run_cli("stability", "--L", "1", "--json")
     data = json.loads(out)
-    assert data["critical_lam_theta"] is None and data["conditions"] == []
+    # theta of either sign: lam*theta > -mu; under theta >= 0 (the paper's domain) none
+    assert data["critical_lam_theta"] is None and data["conditions"] == ["lam*theta > -mu"]
+    assert data["closed_forms"]["conditions_under_assumptions"] == []
     assert "4*gamma*lam*theta" in data["oscillation_condition"]
 
 
@@ -90,7 +92,7 @@ def test_verify_json_contract(run_cli):
         (["routh", "s**2 + 1", "--var", "2s"], "invalid variable name"),
         (["routh", "s**2 +"], "cannot parse"),
         (["stability", "--L", "0"], "L must be an integer >= 1"),
-        (["verify", "--L", "1", "--claim", "mu + 1"], "not an inequality"),
+        (["verify", "--L", "1", "--claim", "mu + 1"], "not a relation"),
         (["verify", "--L", "1", "--claim", "foo < 1"], "unknown symbol 'foo'"),
         (["verify", "--L", "1", "--claim", "mu <"], "cannot parse"),
         (["verify", "--L", "-1", "--claim", "mu < 1"], "L must be an integer >= 1"),

@@ -560,7 +560,7 @@ STABILITY = 'analysis = "stability"\n[parameters]\nL = 2\nlam = 1\nD = 1\n'
         # the spec: a parameter that is code, every task fails
         ("mu = \"__import__('os').system('true')\"\n", "theta = [1]", 1, 1),
         ('mu = "abc"\n', "theta = [1, 2, 3]", 3, 3),
-        ("mu = 1\n", 'theta = [1, "-2", "nan"]', 2, 3),  # some fail, some do not
+        ("mu = 1\n", 'theta = [1, "abc", "nan"]', 2, 3),  # some fail, some do not
         ("mu = 1\n", "theta = [1, 2]", 0, 2),
     ],
 )
@@ -620,13 +620,20 @@ def test_a_model_file_beside_the_spec_runs_wherever_the_sweep_is_started(
     status, _, stderr = run_cli("sweep", "run", str(f), "--out", "o.parquet", "--serial")
     assert status == 0, stderr
     table = sweep.read_results(elsewhere / "o.parquet")
-    from symdelay.models.erlang.stability import is_stable_at
+    import sympy as sp
+
+    from symdelay.analysis.routh import routh_hurwitz
+    from symdelay.core.symbols import gamma, lam, mu, r, theta
+    from symdelay.models.erlang.charpoly import characteristic_polynomial
 
     for row in table.to_dict("records"):
         assert row["status"] == "ok"
         assert row["model_file"] == str((folder / "models" / "m.toml").resolve())
-        D = Fraction(str(row["D"]))
-        assert row["stable"] is bool(is_stable_at(2, 1, 2 / D, 2))
+        D = sp.Rational(str(row["D"]))
+        # the test's own oracle: Routh on the founding polynomial, nothing on the axis
+        poly = characteristic_polynomial(2).subs({mu: 1, gamma: 2 / D, lam: 2, theta: 1})
+        res = routh_hurwitz(sp.expand(poly), r)
+        assert row["stable"] is (res.rhp_count == 0 and res.imaginary_axis_count == 0)
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,12 @@ EXACT_COUNTS = (
 #: Closed forms an earlier release printed at the top of the founding model's record (the
 #: contract of ``stability --json``, and its LaTeX): both paths print them there for that
 #: model (and, with the others, under ``closed_forms``).
-CONTRACT_KEYS = ("critical_lam_theta", "critical_lam_theta_latex")
+CONTRACT_KEYS = (
+    "critical_lam_theta",
+    "critical_lam_theta_latex",
+    "oscillation_condition",
+    "oscillation_condition_latex",
+)
 
 
 @dataclass(frozen=True)
