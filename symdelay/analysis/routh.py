@@ -60,6 +60,7 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.latex import tex
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.parsing import parse_expression
+from symdelay.model.arb_eval import to_arb
 
 __all__ = ["RouthResult", "routh_hurwitz", "hurwitz_matrix", "EPSILON"]
 
@@ -441,56 +442,6 @@ def _fraction_free(ring, coeffs):
 _ARB_PRECISIONS = (64, 256, 1024, 4096)
 
 
-class _NoBall(Exception):
-    """An expression :func:`_ball` cannot enclose."""
-
-
-_ARB_FUNCTIONS = {
-    sp.exp: "exp",
-    sp.log: "log",
-    sp.sin: "sin",
-    sp.cos: "cos",
-    sp.tan: "tan",
-    sp.tanh: "tanh",
-    sp.sinh: "sinh",
-    sp.cosh: "cosh",
-    sp.atan: "atan",
-}
-
-
-def _ball(expr, prec: int):
-    """A proven enclosure of the real constant ``expr`` (an arb ball at ``prec`` bits)."""
-    if expr.is_Rational:
-        return flint.arb(flint.fmpq(int(expr.p), int(expr.q)))
-    if expr is sp.pi:
-        return flint.arb.pi()
-    if expr is sp.E:
-        return flint.arb(1).exp()
-    if expr.is_Add:
-        out = flint.arb(0)
-        for a in expr.args:
-            out += _ball(a, prec)
-        return out
-    if expr.is_Mul:
-        out = flint.arb(1)
-        for a in expr.args:
-            out *= _ball(a, prec)
-        return out
-    if expr.is_Pow:
-        base, e = _ball(expr.base, prec), expr.exp
-        if e.is_Integer:
-            return base ** int(e)
-        if e.is_Rational:
-            return base.root(int(e.q)) ** int(e.p)
-        return (base.log() * _ball(e, prec)).exp()
-    if isinstance(expr, sp.Abs):
-        return abs(_ball(expr.args[0], prec))
-    name = _ARB_FUNCTIONS.get(type(expr))
-    if name is not None:
-        return getattr(_ball(expr.args[0], prec), name)()
-    raise _NoBall(type(expr).__name__)
-
-
 def _number_sign(expr, nonzero: bool = False):
     """Sign of a real constant, proven: arb balls at rising precision; None if undecided.
 
@@ -503,14 +454,14 @@ def _number_sign(expr, nonzero: bool = False):
     for prec in _ARB_PRECISIONS:
         try:
             with flint.ctx.workprec(prec):
-                x = _ball(expr, prec)
+                x = to_arb(expr, {})
                 if x > 0:
                     return 1
                 if x < 0:
                     return -1
                 if x.is_exact() and x.is_zero():
                     return 0
-        except _NoBall:
+        except NotImplementedError:  # a function arb does not know
             break
     else:
         if not nonzero and expr.is_algebraic:
@@ -790,72 +741,6 @@ def _rational_special(coeffs, var, max_size: float = float("inf"), printed=None)
         for k, A in auxes
     ]
     return exprs, eps_rows, aux_exprs, signs
-
-
-def _real_part_signs(f) -> tuple[int, int]:
-    """``(roots with Re > 0, roots with Re < 0)`` of a square-free ``fmpz_poly`` none of
-    whose roots is on the imaginary axis: arb root isolation at rising precision (every
-    ball's real part eventually excludes 0, since no real part is 0)."""
-    prec = 64
-    while True:
-        with flint.ctx.workprec(prec):
-            roots = f.complex_roots()
-            pos = sum(m for z, m in roots if z.real > 0)
-            neg = sum(m for z, m in roots if z.real < 0)
-        if pos + neg == f.degree():
-            return pos, neg
-        prec *= 4
-
-
-def _negative_real_roots(h) -> int:
-    """The number of negative real roots of an irreducible ``fmpz_poly`` ``h != t``.
-
-    arb returns the real roots of an integer polynomial with exactly zero imaginary part;
-    none of them is 0, so refining decides the sign of each.
-    """
-    prec = 64
-    while True:
-        with flint.ctx.workprec(prec):
-            real = [z.real for z, m in h.complex_roots() if z.imag == 0]
-            if all(x < 0 or x > 0 for x in real):
-                return sum(1 for x in real if x < 0)
-        prec *= 4
-
-
-def _isolated_counts(coeffs) -> tuple[int, int]:
-    """``(rhp, imaginary axis)`` root counts of a rational polynomial, with multiplicity,
-    by exact factorisation (flint) and root isolation: independent of the Routh array.
-
-    For an irreducible factor ``f``: ``f = s`` has its root on the axis. A root ``i y`` on
-    the axis makes ``-i y`` one too, so ``f(-s)`` shares a root with ``f(s)`` and (both
-    irreducible) ``f(-s) = +-f(s)``; an odd irreducible ``f`` is ``s``, so ``f(s) = h(s^2)``
-    with ``h`` irreducible: the roots are ``+-sqrt(t)`` over the roots ``t`` of ``h``, on
-    the axis exactly for real ``t < 0`` (two each), the others in ``+-`` pairs off the axis
-    (half of them in ``Re > 0``). Every other ``f`` has no root on the axis; arb balls
-    decide the sign of each real part.
-    """
-    den = 1
-    qs = [sp.Rational(c) for c in coeffs]
-    for q in qs:
-        den = sp.ilcm(den, q.q)
-    ints = [int(q * den) for q in reversed(qs)]  # low -> high
-    _, factors = flint.fmpz_poly(ints).factor()
-    rhp = axis = 0
-    for f, e in factors:
-        d = f.degree()
-        cs = f.coeffs()
-        if d == 1 and cs[0] == 0:
-            axis += e
-            continue
-        if all(cs[k] == 0 for k in range(1, d + 1, 2)):  # even: f = h(s^2)
-            h = flint.fmpz_poly(cs[0::2])
-            on_axis = 2 * _negative_real_roots(h)
-            axis += e * on_axis
-            rhp += e * (d - on_axis) // 2
-            continue
-        pos, _ = _real_part_signs(f)
-        rhp += e * pos
-    return rhp, axis
 
 
 def _rational_hurwitz_minors(coeffs) -> list:
@@ -1140,15 +1025,18 @@ def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
                 shrink="a polynomial of lower degree",
             )
             fast = _rational_special(coeffs, var, _MAX_EPSILON_TABLE, ring.printed)
-            counts = _isolated_counts(coeffs)
+            from symdelay.analysis.polyroots import exact_counts
+
+            ex = exact_counts(coeffs)  # independent of the array: compared with it below
+            counts = (ex.rhp, ex.axis)
         if fast == "too large":
             # the epsilon entries grow without bound (s**200 + 1): the counts come from
-            # exact factorisation and root isolation, and the array is not printed
+            # exact arithmetic, and the array is not printed
             table, eps_rows, auxes, signs = (), [], [], ()
             table_note = (
                 f"the epsilon-rule array has entries of growing degree in epsilon (over "
                 f"{_MAX_EPSILON_TABLE} coefficients): not formed; the root counts come from "
-                "exact factorisation and root isolation (flint)"
+                "exact arithmetic (gcd and Cauchy index, flint)"
             )
             deltas = _rational_hurwitz_minors(coeffs)
         elif fast is not None:
@@ -1204,7 +1092,7 @@ def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
             is_stable = rhp == 0 and imag == 0
         if fast is not None and (rhp, imag) != counts:  # pragma: no cover - a bug
             raise VerificationError(
-                f"Routh array counts {(rhp, imag)} but root isolation {counts} for {expr}"
+                f"Routh array counts {(rhp, imag)} but exact arithmetic {counts} for {expr}"
             )
     return RouthResult(
         polynomial=expr,

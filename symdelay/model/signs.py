@@ -695,18 +695,6 @@ def polynomial_form(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) -
 
 
 # ------------------------------------------------------------------ numbers
-@contextlib.contextmanager
-def _arb_prec(bits: int):
-    import flint
-
-    old = flint.ctx.prec
-    flint.ctx.prec = bits
-    try:
-        yield
-    finally:
-        flint.ctx.prec = old
-
-
 def _arb_sign(expr, point: dict) -> int | None:
     """The sign of ``expr`` at ``point`` proven in interval arithmetic (``arb``): 1 or -1;
     0 when the value is real but its ball holds 0 at 2048 bits; None when it is not real
@@ -716,7 +704,7 @@ def _arb_sign(expr, point: dict) -> int | None:
     from symdelay.model.arb_eval import to_arb
 
     for bits in (64, 256, 2048):
-        with _arb_prec(bits):
+        with flint.ctx.workprec(bits):
             env = {s: flint.arb(flint.fmpq(int(v.p), int(v.q))) for s, v in point.items()}
             try:
                 ball = to_arb(expr, env)
