@@ -511,60 +511,41 @@ def _lowest_sign(expr):
     return signs[0] * signs[1]
 
 
-def _classical_special(coeffs, var):
-    """The classical array with the epsilon and auxiliary-polynomial rules (exact, cancelled).
+class _EpsExpr:
+    """An entry of the special-case array as an exact SymPy expression in the coefficients
+    and epsilon, cancelled at every step (any coefficients); the interface of
+    :class:`_EpsFraction`."""
 
-    Returns ``(rows, epsilon_rows, auxiliaries)``; ``auxiliaries`` holds ``(row, A(s))``.
-    """
-    n = len(coeffs) - 1
-    length = [(n - k) // 2 + 1 for k in range(n + 1)]
+    __slots__ = ("e",)
 
-    def pad(row, k):
-        return list(row) + [sp.Integer(0)] * (length[k] - len(row))
+    def __init__(self, e):
+        self.e = e
 
-    rows = [pad(coeffs[0::2], 0), pad(coeffs[1::2], 1)]
-    eps_rows, auxes = [], []
-    segment_start = 0
-    common = {}  # segment start -> G(s) shared by its two first rows
+    @classmethod
+    def const(cls, q):
+        return cls(q)
 
-    def fix(k):
-        nonlocal segment_start
-        row = rows[k]
-        if all(sp.cancel(c) == 0 for c in row):
-            A = _row_poly(rows[k - 1], n - k + 1, var)
-            auxes.append((k - 1, sp.expand(A)))
-            dA = sp.Poly(sp.diff(A, var), var)
-            deg = n - k
-            rows[k] = pad([dA.coeff_monomial(var ** (deg - 2 * j)) for j in range(length[k])], k)
-            segment_start = k - 1
-        if sp.cancel(rows[k][0]) == 0:
-            if segment_start not in common:
-                d0 = n - segment_start
-                p0 = _row_poly(rows[segment_start], d0, var)
-                p1 = _row_poly(rows[segment_start + 1], d0 - 1, var)
-                common[segment_start] = sp.Poly(sp.gcd(p0, p1), var)
-            row = rows[k]
-            G = common[segment_start]
-            g = G.degree()
-            gc = [G.coeff_monomial(var ** (g - 2 * j)) / G.LC() for j in range(g // 2 + 1)]
-            rows[k] = [
-                sp.cancel(c + (EPSILON * gc[j] if j < len(gc) else 0)) for j, c in enumerate(row)
-            ]
-            eps_rows.append(k)
+    def __bool__(self):
+        return sp.cancel(self.e) != 0
 
-    fix(1)
-    for k in range(1, n):
-        prev, cur = rows[k - 1], rows[k]
-        new = []
-        for j in range(length[k + 1]):
-            nxt = cur[j + 1] if j + 1 < len(cur) else 0
-            new.append(sp.cancel((cur[0] * prev[j + 1] - prev[0] * nxt) / cur[0]))
-        rows.append(new)
-        fix(k + 1)
-    return rows, eps_rows, auxes
+    def is_constant(self) -> bool:
+        return True  # a row with epsilon in it is a polynomial in var all the same
+
+    def plus_epsilon(self, c):
+        return _EpsExpr(sp.cancel(self.e + EPSILON * c))
+
+    @staticmethod
+    def step(c0, a, p0, b):
+        """The next entry ``(c0 a - p0 b) / c0``."""
+        return _EpsExpr(sp.cancel((c0.e * a.e - p0.e * b.e) / c0.e))
+
+    def sign(self):
+        return _lowest_sign(self.e)
+
+    def to_expr(self, printed=None) -> sp.Expr:
+        return self.e
 
 
-# ------------------------------------------- special cases, rational coefficients
 class _EpsFraction:
     """An element of Q(epsilon): ``num / den`` (``fmpq_poly`` in epsilon, in lowest terms,
     ``den`` monic). The special-case array of a rational polynomial in this exact arithmetic
@@ -612,6 +593,18 @@ class _EpsFraction:
     def is_constant(self) -> bool:
         return self.num.degree() <= 0 and self.den.degree() == 0
 
+    def plus_epsilon(self, c):
+        return (
+            self + _EpsFraction(flint.fmpq_poly([0, flint.fmpq(int(c.p), int(c.q))])) if c else self
+        )
+
+    @staticmethod
+    def step(c0, a, p0, b):
+        """The next entry ``a - p0 b / c0`` (``(c0 a - p0 b) / c0``)."""
+        if not b:
+            return a
+        return a - p0 * b / c0
+
     def sign(self) -> int:
         """Sign as epsilon -> 0+: that of the lowest terms of ``num`` and ``den``."""
         if not self.num:
@@ -649,68 +642,60 @@ class _EpsFraction:
         return str(p).replace("^", "**").replace("x", "epsilon")
 
 
-def _rational_special(coeffs, var, max_size: float = float("inf"), printed=None):
-    """:func:`_classical_special` for rational coefficients, in flint's Q(epsilon).
+def _special(coeffs, var, F, max_size: float = float("inf"), printed=None):
+    """The classical array with the epsilon and auxiliary-polynomial rules, exact, its
+    entries in the arithmetic ``F``: :class:`_EpsExpr` (SymPy, any coefficients) or
+    :class:`_EpsFraction` (rational coefficients: the same array at flint speed).
 
-    Returns ``(rows as expressions, epsilon_rows, auxiliaries, first-column signs)``, or
-    ``None`` when a common factor ``G`` would have coefficients in epsilon (then the
-    general path handles it), or ``"too large"`` when the entries (rational functions of
-    epsilon whose degrees grow row by row) pass ``max_size`` coefficients in all. Same rules,
-    same array as :func:`_classical_special`.
+    Returns ``(rows as expressions, epsilon_rows, auxiliaries, first-column signs)``
+    (``auxiliaries`` holds ``(row, A(s))``), or ``None`` when a common factor ``G`` would
+    have coefficients in epsilon in ``Q(epsilon)`` (then SymPy's arithmetic handles it), or
+    ``"too large"`` when the entries (rational functions of epsilon whose degrees grow row
+    by row) pass ``max_size`` coefficients in all.
     """
-    F = _EpsFraction
-    zero = F(flint.fmpq_poly([]))
     n = len(coeffs) - 1
     length = [(n - k) // 2 + 1 for k in range(n + 1)]
+    zero = F.const(sp.Integer(0))
 
     def pad(row, k):
         return list(row) + [zero] * (length[k] - len(row))
 
-    a = [F.const(sp.Rational(c)) for c in coeffs]
+    def poly(k):
+        """Row ``k`` as a polynomial in ``var`` (None if ``F`` cannot take it)."""
+        if not all(c.is_constant() for c in rows[k]):
+            return None
+        return _row_poly([c.to_expr() for c in rows[k]], n - k, var)
+
+    a = [F.const(c) for c in coeffs]
     rows = [pad(a[0::2], 0), pad(a[1::2], 1)]
     eps_rows, auxes = [], []
     segment_start = 0
-    common = {}
+    common = {}  # segment start -> G(s) shared by its two first rows
     size = 0
-
-    def row_poly(row, degree):
-        """The row as a polynomial in s (constant entries only), or None."""
-        if not all(c.is_constant() for c in row):
-            return None
-        cs = [flint.fmpq(0)] * (degree + 1)
-        for j, c in enumerate(row):
-            if degree - 2 * j >= 0:
-                cs[degree - 2 * j] = c.num[0]
-        return flint.fmpq_poly(cs)
 
     def fix(k):
         nonlocal segment_start
-        row = rows[k]
-        if not any(row):
-            deg_a = n - k + 1
-            A = row_poly(rows[k - 1], deg_a)
+        if not any(rows[k]):
+            A = poly(k - 1)
             if A is None:
                 return False
-            auxes.append((k - 1, A))
-            dA = A.derivative()
+            auxes.append((k - 1, sp.expand(A)))
+            dA = sp.Poly(sp.diff(A, var), var)
             deg = n - k
-            rows[k] = pad([F(flint.fmpq_poly([dA[deg - 2 * j]])) for j in range(length[k])], k)
+            rows[k] = pad(
+                [F.const(dA.coeff_monomial(var ** (deg - 2 * j))) for j in range(length[k])], k
+            )
             segment_start = k - 1
         if not rows[k][0]:
             if segment_start not in common:
-                d0 = n - segment_start
-                p0 = row_poly(rows[segment_start], d0)
-                p1 = row_poly(rows[segment_start + 1], d0 - 1)
+                p0, p1 = poly(segment_start), poly(segment_start + 1)
                 if p0 is None or p1 is None:
                     return False
-                common[segment_start] = p0.gcd(p1)  # monic
+                common[segment_start] = sp.Poly(sp.gcd(p0, p1), var)
             G = common[segment_start]
             g = G.degree()
-            gc = [G[g - 2 * j] for j in range(g // 2 + 1)]
-            rows[k] = [
-                c + F(flint.fmpq_poly([0, gc[j]])) if j < len(gc) else c
-                for j, c in enumerate(rows[k])
-            ]
+            gc = [G.coeff_monomial(var ** (g - 2 * j)) / G.LC() for j in range(g // 2 + 1)]
+            rows[k] = [c.plus_epsilon(gc[j] if j < len(gc) else 0) for j, c in enumerate(rows[k])]
             eps_rows.append(k)
         return True
 
@@ -719,28 +704,18 @@ def _rational_special(coeffs, var, max_size: float = float("inf"), printed=None)
     for k in range(1, n):
         prev, cur = rows[k - 1], rows[k]
         new = []
-        c0 = cur[0]
         for j in range(length[k + 1]):
             nxt = cur[j + 1] if j + 1 < len(cur) else zero
-            if not nxt and not prev[j + 1]:
-                new.append(zero)
-            elif not nxt:
-                new.append(prev[j + 1])
-            else:
-                new.append(prev[j + 1] - prev[0] * nxt / c0)
+            new.append(F.step(cur[0], prev[j + 1], prev[0], nxt))
         rows.append(new)
-        size += sum(c.num.degree() + c.den.degree() + 2 for c in new)
-        if size > max_size:
-            return "too large"
+        if F is _EpsFraction:
+            size += sum(c.num.degree() + c.den.degree() + 2 for c in new)
+            if size > max_size:
+                return "too large"
         if not fix(k + 1):
             return None
     signs = [row[0].sign() for row in rows]
-    exprs = [tuple(c.to_expr(printed) for c in row) for row in rows]
-    aux_exprs = [
-        (k, sp.Add(*(sp.Rational(int(c.p), int(c.q)) * var**i for i, c in enumerate(A.coeffs()))))
-        for k, A in auxes
-    ]
-    return exprs, eps_rows, aux_exprs, signs
+    return [tuple(c.to_expr(printed) for c in row) for row in rows], eps_rows, auxes, signs
 
 
 def _rational_hurwitz_minors(coeffs) -> list:
@@ -1024,7 +999,7 @@ def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
                 force=force,
                 shrink="a polynomial of lower degree",
             )
-            fast = _rational_special(coeffs, var, _MAX_EPSILON_TABLE, ring.printed)
+            fast = _special(coeffs, var, _EpsFraction, _MAX_EPSILON_TABLE, ring.printed)
             from symdelay.analysis.polyroots import exact_counts
 
             ex = exact_counts(coeffs)  # independent of the array: compared with it below
@@ -1043,11 +1018,9 @@ def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
             table, eps_rows, auxes, signs = fast
             deltas = _rational_hurwitz_minors(coeffs)
         else:
-            rows, eps_rows, auxes = _classical_special(coeffs, var)
-            table = [tuple(row) for row in rows]
+            table, eps_rows, auxes, signs = _special(coeffs, var, _EpsExpr)
             H = hurwitz_matrix(coeffs)
             deltas = [sp.expand(H[:k, :k].det(method="berkowitz")) for k in range(1, n + 1)]
-            signs = [_lowest_sign(row[0]) for row in rows]
             if signs[0] is None:  # a0 != 0 exactly, but of a sign the symbols leave open
                 signs = [None] * len(signs)
 
