@@ -6,7 +6,7 @@ cached derivations), then the median of 15 calls, in-process seconds; plus the w
 of the same command line (CPU seconds, start-up included). Results:
 ``benchmarks/results/before_after.txt``.
 
-    python benchmarks/bench_before_after.py --ref 19a518b
+    python benchmarks/bench_before_after.py --ref ed2f9b4
 """
 
 from __future__ import annotations
@@ -66,6 +66,14 @@ CASES = {
         "variance(build_model('nserver', N=3, L=1, mu=1, lam=1, theta=1, D=1))",
         "variance --model nserver --N 3 --L 1 --mu 1 --lam 1 --theta 1 --D 1",
     ),
+    "variance, founding L=2": (
+        "variance(build_model('erlang', L=2, mu=1, lam=1, theta=2, D=1))",
+        "variance --L 2 --mu 1 --lam 1 --theta 2 --D 1",
+    ),
+    "roots, nserver N=3 L=2 (generic)": (
+        "roots(build_model('nserver', N=3, L=2, mu=1, lam=1, theta=1, D=1))",
+        "roots --model nserver --N 3 --L 2 --mu 1 --lam 1 --theta 1 --D 1",
+    ),
     "kappa-star, in-flight L=10": (
         "kappa_star(10, 1, 1)",
         "kappa-star --L 10 --mu 1 --D 1",
@@ -119,7 +127,7 @@ def _process(tree: Path, argv: str) -> float:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ref", default="19a518b", help="the earlier commit (default 19a518b)")
+    ap.add_argument("--ref", default="ed2f9b4", help="the earlier commit (default ed2f9b4)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp) / "before"

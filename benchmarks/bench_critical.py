@@ -2,7 +2,7 @@
 
 The phase solver is the entry :func:`symdelay.analysis.critical.critical` with
 ``float64=True`` (vectorised safeguarded Newton on the derived phase, float64, returning the
-one record) and the public :func:`symdelay.critical_theta` at ``dps=15`` (same path plus exact parsing of every D and mpmath result objects). The peer is
+one record) and the public :func:`symdelay.founding.critical_theta` at ``dps=15`` (same path plus exact parsing of every D and mpmath result objects). The peer is
 bisection in theta on the sign of the spectral abscissa of the numeric (L+1)x(L+1)
 difference Jacobian (``numpy.linalg.eigvals``), bracketed in [0, 2 theta_hi] and run to the
 same relative tolerance (1e-14) — the generic method a user would otherwise write.

@@ -24,7 +24,7 @@ import mpmath
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from symdelay import characteristic_roots
+from symdelay.founding import characteristic_roots
 from symdelay.models.erlang.roots.crosscheck import (
     lambert_convergence,
     numpy_discrepancy,

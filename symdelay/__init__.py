@@ -1,154 +1,87 @@
 """symdelay: symbolic and high-precision analysis of load balancing with action delay.
 
-The public names load on first use (``symdelay.critical_theta`` imports the Hopf code when it
-is first asked for), so that ``import symdelay`` and the command line start fast.
+One name per quantity, model first: build a model (:func:`build_model`, :func:`load_toml`,
+:class:`Model`) and ask it a question (:func:`charpoly`, :func:`stability`, :func:`roots`,
+:func:`critical`, :func:`window`, :func:`extremum`, :func:`worst_delay`, :func:`simulate`,
+:func:`fluid`, :func:`variance`, :func:`spectrum`, :func:`normal_form`, :func:`limit_cycle`,
+:func:`stability_map`, :func:`verify`, :func:`minimal_conditions`); each returns one record,
+whichever path (the family's fast path or the generic machinery) answered. The founding
+model's loose-argument conveniences (``critical_theta(L, mu, lam, D)``, the symbolic-L
+derivation, ...) are in :mod:`symdelay.founding`.
+
+The public names load on first use (``symdelay.critical`` imports the critical-parameter
+code when it is first asked for), so that ``import symdelay`` and the command line start
+fast.
 
 >>> import symdelay
 >>> symdelay.routh_hurwitz.__module__
 'symdelay.analysis.routh'
+>>> symdelay.founding.critical_theta.__module__
+'symdelay.models.erlang.hopf.curve'
 """
 
-import importlib
-
+from symdelay.core.lazy import exports as _exports
 from symdelay.core.version import __version__  # noqa: F401
 
-#: public name -> (module, attribute)
+#: public name -> the module that defines it (imported when the name is first asked for)
 _PUBLIC = {
-    "stability": ("symdelay.analysis.stability", "stability"),
-    "Stability": ("symdelay.analysis.stability", "Stability"),
-    "roots": ("symdelay.analysis.roots", "roots"),
-    "critical": ("symdelay.analysis.critical", "critical"),
-    "is_stable": ("symdelay.analysis.stability", "is_stable"),
-    "window": ("symdelay.analysis.window", "window"),
-    "extremum": ("symdelay.analysis.window", "extremum"),
-    "stability_map": ("symdelay.analysis.stability_map", "stability_map"),
-    "StabilityMap": ("symdelay.analysis.stability_map", "StabilityMap"),
-    "critical_parameter": ("symdelay.analysis.crossing", "critical_parameter"),
-    "polynomial_roots": ("symdelay.analysis.polyroots", "polynomial_roots"),
-    "routh_hurwitz": ("symdelay.analysis.routh", "routh_hurwitz"),
-    "CertificationError": ("symdelay.core.errors", "CertificationError"),
-    "SymdelayInputError": ("symdelay.core.errors", "SymdelayInputError"),
-    "VerificationError": ("symdelay.core.errors", "VerificationError"),
-    "tex": ("symdelay.core.latex", "tex"),
-    "parse_output": ("symdelay.core.parsing", "parse_output"),
-    "Model": ("symdelay.model", "Model"),
-    "load_toml": ("symdelay.model", "load_toml"),
-    "ActionDelayModel": ("symdelay.models", "ActionDelayModel"),
-    "build_model": ("symdelay.models", "build_model"),
-    "builtin_models": ("symdelay.models", "builtin_models"),
-    "charpoly": ("symdelay.models.erlang", "charpoly"),
-    "CharPoly": ("symdelay.analysis.charpoly", "CharPoly"),
-    "characteristic_polynomial": ("symdelay.models.erlang.charpoly", "characteristic_polynomial"),
-    "delayed_information_equation": (
-        "symdelay.models.erlang.charpoly",
-        "delayed_information_equation",
-    ),
-    "derive_characteristic_equation": (
-        "symdelay.models.erlang.charpoly",
-        "derive_characteristic_equation",
-    ),
-    "eigenvector": ("symdelay.models.erlang.charpoly", "eigenvector"),
-    "erlang_information_equation": (
-        "symdelay.models.erlang.charpoly",
-        "erlang_information_equation",
-    ),
-    "infinite_L_limit": ("symdelay.models.erlang.charpoly", "infinite_L_limit"),
-    "special_case": ("symdelay.models.erlang.charpoly", "special_case"),
-    "verify_difference_determinant": (
-        "symdelay.models.erlang.charpoly",
-        "verify_difference_determinant",
-    ),
-    "verify_full_factorisation": ("symdelay.models.erlang.charpoly", "verify_full_factorisation"),
-    "verify": ("symdelay.analysis.claims", "verify"),
-    "minimal_conditions": ("symdelay.analysis.decide", "minimal_conditions"),
-    "MinimalConditions": ("symdelay.analysis.decide", "MinimalConditions"),
-    "ClaimResult": ("symdelay.analysis.claim_result", "ClaimResult"),
-    "critical_theta": ("symdelay.models.erlang.hopf", "critical_theta"),
-    "instability_window": ("symdelay.models.erlang.hopf", "instability_window"),
-    "worst_delay": ("symdelay.analysis.window", "worst_delay"),
-    "normal_form": ("symdelay.analysis.normal_form", "normal_form"),
-    "limit_cycle": ("symdelay.analysis.cycles", "limit_cycle"),
-    "CertifiedRoot": ("symdelay.models.erlang.roots", "CertifiedRoot"),
-    "RootSet": ("symdelay.analysis.rootset", "RootSet"),
-    "characteristic_roots": ("symdelay.models.erlang.roots", "characteristic_roots"),
-    "stability_conditions": ("symdelay.models.erlang.stability", "stability_conditions"),
-    "fluid": ("symdelay.analysis.fluid", "fluid"),
-    "fluid_limit_study": ("symdelay.models.erlang.stochastic", "fluid_limit_study"),
-    "simulate": ("symdelay.analysis.stochastic", "simulate"),
-    "variance": ("symdelay.analysis.stochastic", "variance"),
-    "kappa_star": ("symdelay.models.inflight", "kappa_star"),
-    "optimize_weights": ("symdelay.models.inflight", "optimize_weights"),
-    "unstable_theta": ("symdelay.models.inflight", "unstable_theta"),
-    "PhaseType": ("symdelay.models.phase_type", "PhaseType"),
+    # the entries: f(model, ...) -> one record per quantity
+    "charpoly": "symdelay.analysis.charpoly",
+    "stability": "symdelay.analysis.stability",
+    "roots": "symdelay.analysis.roots",
+    "critical": "symdelay.analysis.critical",
+    "window": "symdelay.analysis.window",
+    "extremum": "symdelay.analysis.window",
+    "worst_delay": "symdelay.analysis.window",
+    "simulate": "symdelay.analysis.stochastic",
+    "fluid": "symdelay.analysis.fluid",
+    "variance": "symdelay.analysis.stochastic",
+    "spectrum": "symdelay.analysis.spectrum",
+    "normal_form": "symdelay.analysis.normal_form",
+    "limit_cycle": "symdelay.analysis.cycles",
+    "stability_map": "symdelay.analysis.stability_map",
+    "verify": "symdelay.analysis.claims",
+    "minimal_conditions": "symdelay.analysis.decide",
+    # models
+    "Model": "symdelay.model.core",
+    "load_toml": "symdelay.model.toml_loader",
+    "build_model": "symdelay.models",
+    "builtin_models": "symdelay.models",
+    "PhaseType": "symdelay.models.phase",
+    # records
+    "CharPoly": "symdelay.analysis.charpoly",
+    "Stability": "symdelay.analysis.stability",
+    "RootSet": "symdelay.analysis.rootset",
+    "CertifiedRoot": "symdelay.analysis.rootset",
+    "StabilityMap": "symdelay.analysis.map_core",
+    "ClaimResult": "symdelay.analysis.claim_result",
+    "MinimalConditions": "symdelay.analysis.decide",
+    # a polynomial's Routh-Hurwitz table, formulas in and out
+    "routh_hurwitz": "symdelay.analysis.routh",
+    "tex": "symdelay.core.latex",
+    "parse_output": "symdelay.core.parsing",
+    # errors
+    "SymdelayInputError": "symdelay.core.errors",
+    "CertificationError": "symdelay.core.errors",
+    "VerificationError": "symdelay.core.errors",
 }
 
-__all__ = [
-    "stability",
-    "Stability",
-    "roots",
-    "critical",
-    "is_stable",
-    "window",
-    "extremum",
-    "stability_map",
-    "StabilityMap",
-    "ActionDelayModel",
-    "Model",
-    "PhaseType",
-    "build_model",
-    "builtin_models",
-    "load_toml",
-    "CertifiedRoot",
-    "RootSet",
-    "characteristic_roots",
-    "critical_parameter",
-    "kappa_star",
-    "optimize_weights",
-    "unstable_theta",
-    "parse_output",
-    "polynomial_roots",
-    "critical_theta",
-    "instability_window",
-    "worst_delay",
-    "normal_form",
-    "limit_cycle",
-    "characteristic_polynomial",
-    "charpoly",
-    "CharPoly",
-    "delayed_information_equation",
-    "derive_characteristic_equation",
-    "eigenvector",
-    "erlang_information_equation",
-    "infinite_L_limit",
-    "special_case",
-    "verify_difference_determinant",
-    "verify_full_factorisation",
-    "CertificationError",
-    "SymdelayInputError",
-    "VerificationError",
-    "fluid",
-    "fluid_limit_study",
-    "simulate",
-    "variance",
-    "routh_hurwitz",
-    "stability_conditions",
-    "tex",
-    "verify",
-    "minimal_conditions",
-    "MinimalConditions",
-    "ClaimResult",
-]
+__all__ = list(_PUBLIC)
+
+#: subpackages reached as attributes without an import of their own
+#: (``symdelay.founding.critical_theta``, ``symdelay.sweep.run``)
+_NAMESPACES = ("founding", "sweep")
+
+_public_attr, _ = _exports(globals(), _PUBLIC)
 
 
 def __getattr__(name):
-    try:
-        module, attr = _PUBLIC[name]
-    except KeyError:
-        raise AttributeError(f"module 'symdelay' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), attr)
-    globals()[name] = value
-    return value
+    if name in _NAMESPACES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    return _public_attr(name)
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_PUBLIC))
+    return sorted([*__all__, *_NAMESPACES, "__version__"])

@@ -175,19 +175,19 @@ def rendered(obj) -> str:
 
 def test_critical_curve_latex():
     # L = 2: theta_c(D) = (D + 2)^2 / D (mu = lam = 1): 9 at D = 1, 8 at D = 2
-    body = rendered(symdelay.critical_theta(2, 1, 1, [1, 2]))
+    body = rendered(symdelay.founding.critical_theta(2, 1, 1, [1, 2]))
     assert "9.0000" in body and "8.0000" in body and r"\theta_c" in body
 
 
 def test_root_set_latex():
     # L = 1: r^2 + (mu + gamma) r + gamma (mu + lam theta) = r^2 + 2 r + 3: -1 +- i sqrt(2)
-    body = rendered(symdelay.characteristic_roots(1, 1, 1, 2, 1, dps=20))
+    body = rendered(symdelay.founding.characteristic_roots(1, 1, 1, 2, 1, dps=20))
     assert "-1.0000" in body and str(mpmath.sqrt(2))[:8] in body
 
 
 def test_instability_window_latex():
     # theta_c(D) = (D + 2)^2 / D = 10 at D = 3 -+ sqrt(5)
-    body = rendered(symdelay.instability_window(2, 10, 1, 1))
+    body = rendered(symdelay.founding.instability_window(2, 10, 1, 1))
     with mpmath.workdps(20):
         lo, hi = 3 - mpmath.sqrt(5), 3 + mpmath.sqrt(5)
     ends = [mpmath.mpf(x) for x in re.findall(r"\d+\.\d+", body)]
@@ -196,7 +196,7 @@ def test_instability_window_latex():
 
 
 def test_empty_instability_window_latex():
-    assert r"\emptyset" in rendered(symdelay.instability_window(2, 1, 1, 1))
+    assert r"\emptyset" in rendered(symdelay.founding.instability_window(2, 1, 1, 1))
 
 
 def test_routh_latex():
@@ -219,7 +219,7 @@ def test_worst_delay_latex():
     body = rendered(w)
     # second path: theta_c(D) on the critical curve is smallest at D_star among its neighbours
     D_star = float(w.D_star)
-    curve = symdelay.critical_theta(3, 1, 1, [D_star * 0.9, D_star, D_star * 1.1])
+    curve = symdelay.founding.critical_theta(3, 1, 1, [D_star * 0.9, D_star, D_star * 1.1])
     th = [float(p.theta_c) for p in curve.points]
     assert th[1] < th[0] and th[1] < th[2]
     shown = [float(x) for x in re.findall(r"\d+\.\d+", body)]

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from symdelay import ActionDelayModel, SymdelayInputError, characteristic_polynomial
+from symdelay import SymdelayInputError
 from symdelay.core.parsing import parse_expression
+from symdelay.founding import ActionDelayModel, characteristic_polynomial
 
 CASES = [
     # (API kwargs, CLI args, words in the message)

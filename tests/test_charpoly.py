@@ -8,8 +8,9 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symdelay import ActionDelayModel, charpoly
 from symdelay.core.symbols import D, L, gamma, lam, mu, r, theta
+from symdelay.founding import ActionDelayModel
+from symdelay.models.erlang import charpoly
 
 
 def test_general_formula_is_the_published_closed_form():

@@ -9,8 +9,8 @@ import sys
 import pytest
 import sympy as sp
 
-from symdelay import ActionDelayModel
 from symdelay.core.symbols import D, L, gamma, lam, mu, r, theta
+from symdelay.founding import ActionDelayModel
 
 NAMES = {"r": r, "mu": mu, "gamma": gamma, "lam": lam, "theta": theta, "L": L, "D": D}
 

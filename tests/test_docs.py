@@ -93,10 +93,12 @@ def test_site_builds_warning_free_with_every_notebook_executed():
     assert "The model symdelay is built around" in model
     api = (out / "api.html").read_text()
     for name in (
-        "symdelay.critical_theta",
+        "symdelay.critical",
+        "symdelay.charpoly",
+        "symdelay.founding.critical_theta",
         "symdelay.sweep.runner.run",
         "symdelay.sweep.to_xarray",
-        "symdelay.characteristic_roots",
+        "symdelay.founding.characteristic_roots",
     ):
         assert f'id="{name}"' in api, name
 
@@ -111,25 +113,28 @@ def test_pages_doctests_pass(tmp_path):
 
 
 def test_results_display_in_jupyter():
-    curve = symdelay.critical_theta(2, 1, 1, [1, 2])
+    curve = symdelay.founding.critical_theta(2, 1, 1, [1, 2])
     html = curve._repr_html_()
     assert html.startswith("<table>") and "<td>9.00000000000000</td>" in html
     ax = curve.plot()
     assert isinstance(ax, matplotlib.axes.Axes)
     assert list(ax.get_lines()[0].get_ydata()) == [9.0, 8.0]
 
-    rs = symdelay.characteristic_roots(2, 1, 1, 3, 1, dps=15)
+    rs = symdelay.founding.characteristic_roots(2, 1, 1, 3, 1, dps=15)
     assert rs.to_json()["roots"][0]["re"] in rs._repr_html_()
     ax = rs.plot()
     xs = sorted(ax.get_lines()[-1].get_xdata())
     assert xs == sorted(float(z.value.real) for z in rs)
 
-    st = symdelay.stability_conditions(2)._repr_latex_()
+    st = symdelay.founding.stability_conditions(2)._repr_latex_()
     assert (
         st.startswith("$")
-        and symdelay.tex(symdelay.stability_conditions(2).closed_forms["critical_lam_theta"]) in st
+        and symdelay.tex(
+            symdelay.founding.stability_conditions(2).closed_forms["critical_lam_theta"]
+        )
+        in st
     )
-    assert "stable for every" in symdelay.stability_conditions(1)._repr_latex_()
+    assert "stable for every" in symdelay.founding.stability_conditions(1)._repr_latex_()
     founding = symdelay.build_model("erlang", L=1, mu=1, lam=1, theta=2, D=1)
     v = symdelay.variance(founding)
     assert v._repr_latex_().endswith(symdelay.tex(v.var_x_over_eta) + "$")
@@ -147,8 +152,8 @@ def test_critical_curve_shading_reaches_the_top_of_the_axes():
     # the top of the axes however high that is (another curve drawn, set_ylim), never stop
     # at a fixed multiple of the curve, and must not widen the axes itself
     D = np.logspace(-1, 2, 60)
-    low = symdelay.critical_theta(8, 1, 1, D)
-    high = symdelay.critical_theta(2, 1, 1, D)
+    low = symdelay.founding.critical_theta(8, 1, 1, D)
+    high = symdelay.founding.critical_theta(2, 1, 1, D)
     th_low = np.array([float(p.theta_c) for p in low.points])
     ax = low.plot()
     ax.figure.canvas.draw()

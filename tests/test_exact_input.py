@@ -209,16 +209,19 @@ def _exact_or_rounded(text: str, exact, dps: int) -> bool:
 def test_worst_delay_is_L_over_mu_exactly(n, m, lm, dps):
     rec = _json("worst-delay", "--L", n, "--mu", m[0], "--lam", lm[0], "--dps", dps)
     D_star = sp.Integer(n) / m[1]
-    assert _exact_or_rounded(rec["closed_form_at_parameters"]["D_star"], D_star, dps)
+    # the family's closed form D* = L/mu, read back and evaluated at the exact input
+    closed = sp.sympify(rec["closed_form"]["D_star"]).subs(sp.Symbol("mu"), m[1])
+    assert closed == D_star
     assert _close(rec["D_star"], D_star, dps)
     with mpmath.workdps(dps + 30):
         # theta* = (mu/lam) / cos(pi/(L+1))**(L+1), at the Hopf point gamma = mu
         th = _mp(m[1] / lm[1]) / mpmath.cos(mpmath.pi / (n + 1)) ** (n + 1)
         assert _close(rec["theta_star"], th, dps)
-        assert _close(rec["omega_star"], _mp(m[1]) * mpmath.tan(mpmath.pi / (n + 1)), dps)
-    th_exact = rec["closed_form_at_parameters"]["theta_star"]
+        assert _close(rec["omega"][0], _mp(m[1]) * mpmath.tan(mpmath.pi / (n + 1)), dps)
+    th_exact = sp.sympify(rec["closed_form"]["theta_star"]).subs(
+        {sp.Symbol("mu"): m[1], sp.Symbol("lam"): lm[1]})  # fmt: skip
     if n in (2, 3):  # cos(pi/3)**-3 = 8, cos(pi/4)**-4 = 4: rational
-        assert _exact_or_rounded(th_exact, {2: 8, 3: 4}[n] * m[1] / lm[1], dps)
+        assert th_exact == {2: 8, 3: 4}[n] * m[1] / lm[1]
 
 
 # ------------------------------------------------------------------------ critical
@@ -304,7 +307,8 @@ def test_csv_and_json_grids_are_shortest_reprs():
 
 def test_kappa_star_prints_the_inputs_as_written():
     rec = _json("kappa-star", "--L", "2", "--D", "1e200")
-    assert rec["D"] == "1e+200" and exact_number("D", rec["D"]) == sp.Integer(10) ** 200
+    D = rec["parameters"]["D"]
+    assert D == "1e+200" and exact_number("D", D) == sp.Integer(10) ** 200
 
 
 def test_symbols_stay_symbols_and_floats_inside_become_exact():
@@ -378,11 +382,14 @@ def test_toml_values_are_the_decimals_written_in_the_file(tmp_path):
 
 
 # ------------------------------------------------------- roots: clusters, theta = 0 (#36)
-def _roots_json(*argv):
+def _roots_json(*argv, mode=None):
+    """The record and its roots with multiplicity (only those of ``mode``, if given)."""
     rec = _json("roots", *argv)
     with mpmath.workdps(rec["dps"] + 40):
         vals = []
         for z in rec["roots"]:
+            if mode is not None and z["mode"] != mode:
+                continue
             v = mpmath.mpc(mpmath.mpf(z["re"]), mpmath.mpf(z["im"]))
             vals += [v] * z.get("multiplicity", 1)
     return rec, vals
@@ -404,8 +411,19 @@ def test_clustered_and_far_apart_roots_are_certified(L, mu, theta, D, dps):
     multiplicity), checked against Vieta's sum and product (exact) and, for a cluster, the
     first-order offsets (r + gamma)^L = lam theta gamma^L / (gamma - mu) (independent)."""
     rec, roots = _roots_json("--L", L, "--mu", mu, "--lam", "1", "--theta", theta, "--D", D,
-                             "--dps", dps)  # fmt: skip
+                             "--dps", dps, mode="difference")  # fmt: skip
     assert len(roots) == L + 1
+    # the sum mode (r + mu)(r + gamma)^L beside it, exact
+    with mpmath.workdps(dps + 40):
+        sums = sorted((mpmath.mpf(z["re"]), z.get("multiplicity", 1)) for z in rec["roots"]
+                      if z["mode"] == "sum")  # fmt: skip
+    g_ = L / sp.Rational(D)
+    want = {-sp.Rational(mu): 1}
+    want[-g_] = want.get(-g_, 0) + L
+    assert [m for _, m in sums] == [want[k] for k in sorted(want)]
+    with mpmath.workdps(dps + 40):
+        for (v, _), k in zip(sums, sorted(want)):
+            assert abs(v - _mp(k)) <= abs(_mp(k)) * mpmath.mpf(10) ** (1 - dps)
     m, th, g = sp.Rational(mu), sp.Rational(theta), L / sp.Rational(D)
     with mpmath.workdps(dps + 40):
         total = mpmath.fsum(roots)
@@ -425,15 +443,16 @@ def test_clustered_and_far_apart_roots_are_certified(L, mu, theta, D, dps):
 
 
 def test_theta_zero_is_answered_exactly():
-    """``--help`` allows theta >= 0: at theta = 0 the polynomial factors, (r + mu)(r + gamma)^L."""
+    """``--help`` allows theta >= 0: at theta = 0 both modes are (r + mu)(r + gamma)^L, so
+    the spectrum is -mu twice and -gamma 2L times, exactly."""
     rec, _ = _roots_json("--L", 3, "--mu", 1, "--lam", 1, "--theta", 0, "--D", 1)
     assert [(z["re"].startswith("-1."), z.get("multiplicity", 1)) for z in rec["roots"]] == [
-        (True, 1),
-        (False, 3),
+        (True, 2),
+        (False, 6),
     ]
     assert rec["unstable_count"] == 0 and rec["axis_count"] == 0
     rec, _ = _roots_json("--L", 3, "--mu", 3, "--lam", 1, "--theta", 0, "--D", 1)
-    assert [z.get("multiplicity", 1) for z in rec["roots"]] == [4]  # mu = gamma = 3
+    assert [z.get("multiplicity", 1) for z in rec["roots"]] == [8]  # mu = gamma = 3
     rec, _ = _roots_json("--L", "inf", "--mu", 2, "--lam", 1, "--theta", 0, "--D", 1)
     assert [z["re"][:4] for z in rec["roots"]] == ["-2.0"]
 

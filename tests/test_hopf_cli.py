@@ -114,7 +114,7 @@ BAD = [
     (("critical", "--L", "3", "--mu", "1", "--lam", "1", "--D", "0"), "D must be positive"),
     (("critical", "--L", "3", "--mu", "1", "--lam", "1", "--D", "1,-2"), "D must be positive"),
     (("critical", "--L", "3", "--mu", "1", "--lam", "1", "--D", "nan"), "D must be"),
-    (("critical", "--L", "3", "--mu", "1", "--lam", "1", "--D", "1,,2"), "--D must be"),
+    (("critical", "--L", "3", "--mu", "1", "--lam", "1", "--D", "1,,2"), "--D takes numbers"),
     (("critical", "--L", "3", "--mu", "1", "--lam", "1", "--D", "1", "--dps", "4"), "dps"),
     (("critical", "--L", "3", "--mu", "1", "--lam", "1", "--D", "1", "--dps", "10001"), "dps"),
     (("worst-delay", "--L", "0", "--mu", "1", "--lam", "1"), "L must be"),

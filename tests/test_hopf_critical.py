@@ -10,9 +10,9 @@ from _hopf_helpers import float_curve, lambert_rightmost, rightmost_eigenvalue
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symdelay import ActionDelayModel
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.symbols import gamma, lam, mu, r, theta
+from symdelay.founding import ActionDelayModel
 from symdelay.models.erlang.charpoly import characteristic_polynomial
 from symdelay.models.erlang.hopf import (
     critical_closed_form,

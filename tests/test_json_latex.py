@@ -16,10 +16,11 @@ import pytest
 import sympy as sp
 
 import symdelay
-from symdelay import critical_theta, parse_output, routh_hurwitz, stability_conditions
+from symdelay import parse_output, routh_hurwitz
 from symdelay.core.latex import tex
 from symdelay.core.parsing import parse_relational
 from symdelay.core.symbols import D
+from symdelay.founding import critical_theta, stability_conditions
 from symdelay.models.erlang.hopf import critical_closed_form
 from symdelay.models.erlang.stability import oscillation_threshold
 

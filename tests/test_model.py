@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay import ActionDelayModel
 from symdelay.core.symbols import L, gamma, lam, mu, theta
+from symdelay.founding import ActionDelayModel
 from symdelay.models.erlang.linearize import structured_difference_jacobian
 
 

@@ -22,7 +22,7 @@ def test_generic_roots_equal_the_erlang_fast_path(L):
     m = build_model("erlang", L=L, **pars)
     generic = roots(m, dps=30, method="generic")
     diff = generic.mode_roots("difference")
-    fast = symdelay.characteristic_roots(
+    fast = symdelay.founding.characteristic_roots(
         L, pars["mu"], pars["lam"], pars["theta"], pars["D"], dps=30
     )
     assert len(diff) == len(fast) == L + 1
@@ -85,7 +85,7 @@ def test_generic_critical_theta_equals_the_hopf_parametrisation(L, D):
 
     m = build_model("erlang", L=L, mu=1, lam=2, D=D)
     generic = critical(m, "theta", dps=25, method="generic")
-    fast = symdelay.critical_theta(L, 1, 2, [D], dps=25).to_json()["points"][0]
+    fast = symdelay.founding.critical_theta(L, 1, 2, [D], dps=25).to_json()["points"][0]
     assert generic.mode == "difference"
     with mpmath.workdps(30):
         tol = mpmath.mpf(10) ** -20
@@ -163,7 +163,7 @@ def test_founding_functions_take_model_and_agree_with_their_own_path():
 
     m = build_model("erlang", L=2, mu=1, lam=1, D=1)
     via_model = critical(m, dps=20, method="generic")
-    own = symdelay.critical_theta(2, 1, 1, [1], dps=20).to_json()["points"][0]
+    own = symdelay.founding.critical_theta(2, 1, 1, [1], dps=20).to_json()["points"][0]
     with mpmath.workdps(25):
         assert abs(via_model.critical - mpmath.mpf(own["theta_c"])) < mpmath.mpf(10) ** -18
     mt = m.with_values(theta=2)
@@ -175,7 +175,7 @@ def test_founding_functions_take_model_and_agree_with_their_own_path():
         )
         or abs(float(generic) - float(founding.variance(L=2, theta=2))) < 1e-14
     )
-    assert symdelay.stability_conditions(2) is symdelay.stability_conditions("2")
+    assert symdelay.founding.stability_conditions(2) is symdelay.founding.stability_conditions("2")
     assert symdelay.roots(mt, dps=15).unstable_count == 0
     with pytest.raises(TypeError):  # the model goes to the entry, critical(model)
-        symdelay.critical_theta(2, model=m)
+        symdelay.founding.critical_theta(2, model=m)

@@ -234,15 +234,17 @@ def test_the_founding_factors_are_the_derived_forms():
 
 
 def test_loose_conveniences():
-    res = symdelay.characteristic_roots(2, 1, 1, 3, 1, dps=15)  # the difference polynomial's
+    res = symdelay.founding.characteristic_roots(
+        2, 1, 1, 3, 1, dps=15
+    )  # the difference polynomial's
     assert isinstance(res, RootSet) and [f.mode for f in res.factors] == ["difference"]
     full = roots(_founding(2, 1, 1, 3, 1), dps=15)
     assert res.to_json()["roots"] == [
         z for z in full.to_json()["roots"] if z["mode"] == "difference"
     ]
-    k = symdelay.characteristic_roots(2, 1, 1, 3, 1, dps=15, kappa="1/2")
+    k = symdelay.founding.characteristic_roots(2, 1, 1, 3, 1, dps=15, kappa="1/2")
     assert [f.mode for f in k.factors] == ["difference"]
-    st = symdelay.stability_conditions(1, kappa=1)
+    st = symdelay.founding.stability_conditions(1, kappa=1)
     assert isinstance(st, Stability) and st.closed_forms is None
     sym = charpoly(FoundingModel(L="L"))
     assert sym.record()["L"] == "L"

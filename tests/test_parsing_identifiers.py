@@ -10,10 +10,11 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symdelay import SymdelayInputError, characteristic_polynomial, routh_hurwitz
+from symdelay import SymdelayInputError, routh_hurwitz
 from symdelay.analysis.routh import EPSILON
 from symdelay.core.parsing import parse_expression, parse_output
 from symdelay.core.symbols import SYMBOLS, gamma, lam
+from symdelay.founding import characteristic_polynomial
 
 
 # ------------------------------------------------------------ any identifier
@@ -158,7 +159,7 @@ def test_routh_json_parses_back_to_the_objects():
 
 
 def test_stability_json_parses_back_to_the_objects(run_cli):
-    from symdelay import stability_conditions
+    from symdelay.founding import stability_conditions
 
     res = stability_conditions(2)
     data = json.loads(run_cli("stability", "--L", "2", "--json")[1])

@@ -9,9 +9,10 @@ import pytest
 import sympy as sp
 from scipy.optimize import linear_sum_assignment
 
-from symdelay import ActionDelayModel, CertificationError, characteristic_roots
+from symdelay import CertificationError
 from symdelay.analysis.certify import to_acb, to_arb
 from symdelay.core.symbols import L, gamma, lam, mu, r, theta
+from symdelay.founding import ActionDelayModel, characteristic_roots
 from symdelay.models.erlang.charpoly import characteristic_polynomial
 from symdelay.models.erlang.roots.crosscheck import (
     difference_jacobian_numeric,

@@ -12,10 +12,10 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symdelay import characteristic_roots
 from symdelay.analysis.certify import to_acb
 from symdelay.analysis.rootset import order_key
 from symdelay.core.errors import CertificationError
+from symdelay.founding import characteristic_roots
 from symdelay.models.erlang.roots import arbpath, solve
 
 CASES = [

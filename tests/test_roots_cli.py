@@ -9,7 +9,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from symdelay import SymdelayInputError, characteristic_roots
+from symdelay import SymdelayInputError
+from symdelay.founding import characteristic_roots
 from symdelay.models.erlang.roots.crosscheck import difference_jacobian_numeric
 
 BASE = ["roots", "--mu", "1", "--lam", "1", "--theta", "5", "--D", "1"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from symdelay import characteristic_roots
+from symdelay.founding import characteristic_roots
 
 
 @pytest.mark.parametrize("L", [1, 3, 20])

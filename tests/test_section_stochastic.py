@@ -45,8 +45,8 @@ def test_formulas_come_from_the_analysis_objects(section):
     two = stability_conditions(2)
     oscillation = special_case(1).oscillation_condition
     for expr in (
-        two.critical_lam_theta,  # 2*(gamma + mu)**2/gamma
-        two.critical_lam_theta_in_D,
+        two.closed_forms["critical_lam_theta"],  # 2*(gamma + mu)**2/gamma
+        two.closed_forms["critical_lam_theta_in_D"],
         sp.Not(oscillation),  # the L = 1 roots are real
         closed_form_variance(1),
         closed_form_variance(2),
@@ -71,8 +71,10 @@ def test_no_hand_typed_formulas_or_stale_wording(section):
 def test_critical_value_agrees_with_the_hopf_solver(section):
     """The text says 'equal to the closed form': the solver and k_c agree at its numbers."""
     p = stochastic.FIGURE_PARAMETERS
-    k_c = stability_conditions(2).critical_lam_theta_in_D.subs(
-        {S.mu: sp.Rational(1, 5), S.D: sp.Rational(5, 2)}
+    k_c = (
+        stability_conditions(2)
+        .closed_forms["critical_lam_theta_in_D"]
+        .subs({S.mu: sp.Rational(1, 5), S.D: sp.Rational(5, 2)})
     )
     assert k_c == sp.Rational(5, 2)
     assert p["lam"] * hopf_theta(2, p["mu"], p["lam"], p["D"]) == pytest.approx(2.5, rel=1e-12)
@@ -82,7 +84,7 @@ def test_critical_value_agrees_with_the_hopf_solver(section):
 
 def test_variance_singularity_is_the_routh_hurwitz_boundary():
     """Claimed in the section: the L = 2 variance blows up at lam*theta = k_c."""
-    k_c = stability_conditions(2).critical_lam_theta_in_D
+    k_c = stability_conditions(2).closed_forms["critical_lam_theta_in_D"]
     assert sp.simplify(S.lam * closed_form_singularity(2) - k_c) == 0
 
 

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symdelay import SymdelayInputError, routh_hurwitz, stability_conditions
+from symdelay import SymdelayInputError, routh_hurwitz
 from symdelay.analysis.critical import critical
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
+from symdelay.founding import stability_conditions
 from symdelay.models.erlang.charpoly import characteristic_polynomial, special_case
 from symdelay.models.erlang.claims import verify  # the founding convenience verify(L, claim)
 from symdelay.models.erlang.founding import FoundingModel

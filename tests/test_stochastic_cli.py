@@ -101,7 +101,7 @@ def test_variance_json_contract(run_cli):
         (["fluid", "--T", "0"], "T"),
         (["fluid", "--D", "-2"], "D"),
         (["fluid", "--L", "1", "--initial", "0,1"], "needs 4 finite values"),
-        (["variance", "--L", "2", "--theta", "10"], "Hopf"),
+        (["variance", "--L", "2", "--theta", "10"], "unstable"),
         (["variance", "--mu", "nan"], "mu"),
         (["simulate", "--seed", "-1"], "seed must be an integer >= 0"),
         (["simulate", "--seed", "1.5"], "seed"),

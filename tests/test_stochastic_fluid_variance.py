@@ -134,9 +134,9 @@ def test_random_routing_variance_is_poisson():
 
 def test_variance_above_hopf_threshold_is_refused():
     # exactly at the threshold: the one verdict says marginal (two roots on the axis)
-    with pytest.raises(SymdelayInputError, match="no stationary variance.*marginal"):
+    with pytest.raises(SymdelayInputError, match=r"no stationary variance.*marginal"):
         variance(L=2, mu=1, lam=1, theta=9, D=1)
-    with pytest.raises(SymdelayInputError, match="no stationary variance.*unstable"):
+    with pytest.raises(SymdelayInputError, match=r"no stationary variance.*unstable"):
         variance(L=3, mu=1, lam=1, theta=6, D=1)
     assert float(variance(L=2, mu=1, lam=1, theta=8.9, D=1)) > 10
 

@@ -48,7 +48,7 @@ def test_stability_map_example_reduced_matches_direct_calls(tmp_path):
     df = sweep.run(spec, out=out, serial=True)
     assert len(df) == 4 and (df["status"] == "ok").all() and df["task"].tolist() == [0, 1, 2, 3]
     for row in df.itertuples():
-        rs = symdelay.characteristic_roots(3, 1, 1, str(row.theta), str(row.D), dps=15)
+        rs = symdelay.founding.characteristic_roots(3, 1, 1, str(row.theta), str(row.D), dps=15)
         assert row.spectral_abscissa == float(rs.spectral_abscissa)
         assert row.unstable_count == rs.unstable_count
         assert row.stable == (rs.unstable_count == 0)

@@ -248,17 +248,41 @@ def select(factors, full: bool):
 
 
 def charpoly(model, full: bool = False, method: str = "auto") -> CharPoly:
-    """The characteristic polynomial of ``model``: the family's closed form first (the
-    founding model at any L, symbolic L and L = inf), else the transition table's factors.
+    """The characteristic polynomial of ``model``'s linearisation at its equilibrium, one factor
+    per mode of its symmetry.
+
+    The family's closed form first (the founding model at any L, the symbol L and L = inf),
+    else the factors of the transition table's ``det(r I - J)``.
 
     Parameters
     ----------
     model : Model
-        The model (its parameters numbers or symbols).
-    full : bool
-        The whole polynomial rather than the difference mode's.
-    method : {"auto", "generic", "specialised"}
-        The path (see :mod:`symdelay.analysis.entry`); both give the same record.
+        The model (:func:`symdelay.build_model`, :func:`symdelay.load_toml`); its parameters
+        may be numbers (made exact) or left symbolic.
+    full : bool, default False
+        Name the whole polynomial (the product of every factor) in ``polynomial`` rather than
+        the difference mode's; a model without a difference mode names the whole one either
+        way. ``factors`` lists every factor in both cases.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+
+    Returns
+    -------
+    CharPoly
+        ``polynomial`` (None at ``L = inf``, where ``equation`` is the characteristic
+        function), its LaTeX ``tex``, ``factors`` (one
+        :class:`~symdelay.analysis.charpoly.ModeFactor` per mode, with its multiplicity) and
+        the family's ``closed_forms``.
+
+    Examples
+    --------
+    >>> from symdelay.models import build_model
+    >>> charpoly(build_model("erlang", L=2)).polynomial
+    gamma**2*lam*theta + (gamma + r)**2*(mu + r)
     """
     from symdelay.analysis.entry import closed_forms, declined, require_table, specialisation
 

@@ -73,15 +73,21 @@ def verify(
         Relations joined by ``and`` / ``or`` / ``not`` (``&``, ``|``, ``~``), chains
         ``a < b < c``; arithmetic, powers, ``sqrt``, ``Abs``; ``exp``, ``log``, ``sin``,
         ``cos``, ``tan``, ``sinh``, ``cosh``, ``tanh``, ``pi``, ``E`` make it a search.
-    assume : str or sequence of str
-        Relations the parameters satisfy (the same language).
-    theta_real : bool
-        Allow ``theta < 0`` too (a model whose ``theta`` ranges over the reals; otherwise
-        ``theta >= 0``).
-    timeout_ms : int
-        The decision procedure's budget per check.
-    method : {"auto", "generic", "specialised"}
-        The family's specialisation, or the generic path only.
+    assume : str or sequence of str, default ()
+        Relations the parameters satisfy besides their domains (the same language), e.g.
+        ``"theta >= 0"``.
+    theta_real : bool, default False
+        Let ``theta`` range over the reals (routing towards longer queues too); otherwise
+        ``theta >= 0``.
+    timeout_ms : int, default 10000
+        The decision procedure's budget per check, in milliseconds (a positive integer); a
+        check that runs out leaves its direction ``undecided within the budget``.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
 
     Returns
     -------

@@ -336,34 +336,53 @@ def critical(
     *,
     float64: bool = False,
 ) -> CriticalCurve:
-    """The critical ``param`` (smallest value > 0 at which roots cross the imaginary axis)
-    and the crossing frequency, at each value of ``over`` in ``at``.
+    """The critical value of ``param`` (the smallest value > 0 at which roots of the
+    characteristic equation cross the imaginary axis: a Hopf or a real crossing) and the
+    crossing frequency, at each value of ``over`` in ``at``.
 
     Parameters
     ----------
     model : Model
-        The model, every parameter but ``param`` (and ``over``, when swept) a number.
-    param : str
-        The parameter whose critical value is sought (default ``"theta"``).
-    over : str
-        The option swept (default ``"D"``, the mean delay).
-    at : list or None
-        The values of ``over`` (numbers or their text); None: the model as given, one point.
-    dps : int
-        Significant digits of every printed number (5..10000).
-    method : {"auto", "generic", "specialised"}
-        The family's fast path first (``"auto"``), or one path only.
-    float64 : bool
-        For plots and scans over many values: a family's fast path may run in float64
-        (about 14 digits, no certificate; the record's ``dps`` says so). The generic path
-        answers exactly as always.
+        The model, every parameter a number except ``param``, which is left free (and
+        ``over`` when ``at`` sweeps it).
+    param : str, default "theta"
+        The parameter whose critical value is sought: one of the model's parameters (the
+        routing sensitivity ``theta`` by default).
+    over : str, default "D"
+        The parameter or family option swept by ``at``: the mean delay ``D`` by default (for
+        an Erlang delay written with its phase rate, ``gamma = L/D`` is substituted exactly).
+    at : number, str or sequence of them, optional
+        The values of ``over``, each a number or its decimal text (made exact: ``"0.1"`` is
+        1/10). Default None: the model as given, one point.
+    dps : int, default 15
+        Significant digits (5..10000) of every critical value and frequency; the crossing is
+        computed with guard digits beyond them.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+    float64 : bool, default False
+        For plots and scans over many values: a family's fast path may run in float64 (about
+        14 digits, no certificate; the record's ``dps`` says so). The generic path answers
+        exactly at ``dps`` whatever this says.
 
     Returns
     -------
     CriticalCurve
-        One record whatever the path. The generic path varies ``over`` as the model allows
-        (its parameter, its family's option, ``gamma = L/D`` of an Erlang chain: the model
-        prepared once), or refuses in one line.
+        One point per value of ``at`` (the value, ``critical``, the frequency ``omega``, the
+        mode of the factor that crosses first; ``inf`` where no value destabilises), the
+        factors and the family's ``closed_forms``. The generic path varies ``over`` as the
+        model allows (its parameter, its family's option, ``gamma = L/D`` of an Erlang chain:
+        the model prepared once), or refuses in one line.
+
+    Examples
+    --------
+    >>> from symdelay.models import build_model
+    >>> curve = critical(build_model("erlang", L=3, mu=1, lam=1), at=[3], dps=20)
+    >>> curve.points[0].critical
+    mpf('4.0')
     """
     dps = as_dps(dps)
     if at is not None and (isinstance(at, (str, bytes)) or not hasattr(at, "__iter__")):
@@ -1008,9 +1027,3 @@ def _point_by_verdicts(model, param: str = "theta", search=None) -> CriticalPoin
     if value is None:
         return CriticalPoint(None, mpmath.inf, None, None, (), note)
     return CriticalPoint(None, value, omega, "full", (), note)
-
-
-def _logspace(low: float, high: float, n: int):
-    import numpy as np
-
-    return np.logspace(np.log10(low), np.log10(high), n)

@@ -157,18 +157,10 @@ def critical_parameter(
 # ----------------------------------------------------------------------- polynomials
 def _real_positive_roots(poly_p: sp.Poly, prec):
     """Positive real roots of an exact polynomial in one variable (Arb balls, ascending)."""
-    from symdelay.analysis.polyroots import _fmpq_poly, _fmpz_primitive
+    from symdelay.analysis.polyroots import _fmpq_poly, _real_roots
 
-    if poly_p.degree() < 1:
-        return []
     q = _fmpq_poly([sp.Rational(c) for c in poly_p.all_coeffs()])
-    with flint.ctx.workprec(prec):
-        out = [
-            c.real
-            for c, _ in _fmpz_primitive(q).complex_roots()
-            if c.imag.is_exact() and c.imag == 0 and c.real > 0
-        ]
-    return sorted(out, key=lambda b: float(b.mid()))
+    return sorted((b for b, _m in _real_roots(q, prec) if b > 0), key=lambda b: float(b.mid()))
 
 
 def _eval_arb(poly: sp.Poly, x: flint.arb):
@@ -448,20 +440,6 @@ def _root_exponent(cs) -> int:
         if c:
             best = max(best, -(-(c.bit_length() - bd + 1) // k))
     return best + 2
-
-
-def _positive_root_exponent(cs) -> int | None:
-    """``e`` with every positive root of ``sum cs[k] x^k`` (``cs[-1] > 0``) below ``2^e``
-    (Kioustelidis: ``2 max over c_k < 0 of (|c_k|/c_d)^(1/(d-k))``); None: no positive root."""
-    d = len(cs) - 1
-    bd = cs[d].bit_length()
-    best = None
-    for k in range(d):
-        c = cs[k]
-        if c < 0:
-            e = -(-(c.bit_length() - bd + 1) // (d - k))
-            best = e if best is None else max(best, e)
-    return None if best is None else best + 2
 
 
 def _variations(cs) -> int:
@@ -850,7 +828,9 @@ def _decide(F, var, param, dps, eps, found, count, method, checks):
 
 
 # ----------------------------------------------------------------- quasi-polynomials
-def _quasi(F, var, param, dps, eps, taus, omega_max):
+def _quasi_parts(F, var, param):
+    """``(A, B, A as a Poly, {tau: B_tau as a Poly})`` of a retarded ``F = A(var) + param
+    sum_tau B_tau(var) exp(-var tau)`` with rational coefficients, or refuse in one line."""
     F = sp.expand(F)
     if sp.diff(F, param, 2) != 0:
         raise SymdelayInputError(
@@ -884,6 +864,11 @@ def _quasi(F, var, param, dps, eps, taus, omega_max):
             "only retarded quasi-polynomials are supported: deg A must exceed the degree of "
             "every polynomial multiplying a delay"
         )
+    return A, B, A_poly, Bj
+
+
+def _quasi(F, var, param, dps, eps, taus, omega_max):
+    A, B, A_poly, Bj = _quasi_parts(F, var, param)
     ab = _arb_AB(A_poly, Bj)
     fA = sp.lambdify(var, A, "mpmath")
     fB = sp.lambdify(var, B, "mpmath")
@@ -958,21 +943,25 @@ def _scale(A_poly):
     return max(cs[1:], default=0) / cs[0]
 
 
-def _beyond(A_poly, Bj, pmax):
-    """R with |A(i w)| > pmax sum_j |B_j(i w)| for every w >= R (Cauchy bound of the majorant
-    ``|a_n| w^n - sum_k (|a_k| + 2 pmax sum_j |b_jk|) w^k``)."""
+def _majorant_radius(A_poly, Bj, p):
+    """``R`` with ``|A(z)| > |p| sum_j |B_j(z)|`` for ``|z| >= R`` (the Cauchy bound of the
+    majorant ``|a_n| w^n - sum_k (|a_k| + |p| sum_j |b_jk|) w^k``), an exact rational."""
     cA = [abs(sp.Rational(c)) for c in A_poly.all_coeffs()]
     n = len(cA) - 1
     major = [sp.Integer(0)] * n
     for k in range(1, n + 1):
         major[k - 1] += cA[k]
-    pm = sp.Rational(mpmath.nstr(pmax, 15)) * 2
     for b in Bj.values():
         cb = [abs(sp.Rational(c)) for c in b.all_coeffs()]
         for j, c in enumerate(cb):
-            deg = len(cb) - 1 - j
-            major[n - 1 - deg] += pm * c
-    return float(1 + max(m / cA[0] for m in major))
+            major[n - 1 - (len(cb) - 1 - j)] += abs(p) * c
+    return 1 + max(m / cA[0] for m in major)
+
+
+def _beyond(A_poly, Bj, pmax):
+    """R with |A(i w)| > pmax sum_j |B_j(i w)| for every w >= R (:func:`_majorant_radius`
+    at ``2 pmax``)."""
+    return float(_majorant_radius(A_poly, Bj, sp.Rational(mpmath.nstr(pmax, 15)) * 2))
 
 
 def _arb_AB(A_poly, Bj):
@@ -1025,16 +1014,7 @@ def _prove_sign_change(ab, root, prec):
 def _count_quasi(A_poly, Bj, var, pv):
     """Roots with Re r > 0 of A + p B: argument principle on ``[0, R] x [-R, R]``, R from the
     Cauchy bound of the majorant (for Re r >= 0, |e^{-r tau}| <= 1)."""
-    cA = [abs(sp.Rational(c)) for c in A_poly.all_coeffs()]
-    n = len(cA) - 1
-    major = [sp.Integer(0)] * n
-    for k in range(1, n + 1):
-        major[k - 1] += cA[k]
-    for b in Bj.values():
-        cb = [abs(sp.Rational(c)) for c in b.all_coeffs()]
-        for j, c in enumerate(cb):
-            major[n - 1 - (len(cb) - 1 - j)] += abs(pv) * c
-    R = float(1 + max(m / cA[0] for m in major)) + 1
+    R = float(_majorant_radius(A_poly, Bj, pv)) + 1
     ab = _arb_AB(A_poly, Bj)
     pz = to_arb(pv)
 

@@ -450,13 +450,44 @@ def limit_cycle(
     max_modes: int | None = None,
     method: str = "auto",
 ) -> LimitCycle | CycleFamily:
-    """The limit cycle of ``model`` at ``theta`` (one number: a :class:`LimitCycle`; a list
-    or a range ``"a:b:count"``: a :class:`CycleFamily` continued from ``theta_c``).
+    """The limit cycle of ``model`` at ``theta``, or the family of cycles continued from
+    ``theta_c`` to each value of ``theta``.
 
-    ``method="auto"``: the family's specialisation first (the founding model: ``system``
-    ``"difference"`` (default) or ``"full"``, ``L = inf`` by Fourier collocation with at most
-    ``max_modes`` modes); the generic path integrates the model's full drift (``theta``
-    free, numbers for the rest) and takes no ``system``.
+    Newton shooting from the normal form's prediction just above ``theta_c``, continued in
+    ``theta``; each cycle with its Floquet multipliers. The family's specialisation first (the
+    founding model: its exact difference system, ``L = inf`` by Fourier collocation of the
+    delay equation), else the model's full drift.
+
+    Parameters
+    ----------
+    model : Model
+        The model with ``theta`` free and a number for every other parameter.
+    theta : number, str or sequence
+        One value above ``theta_c`` (a :class:`LimitCycle`), a list of values or the text of
+        a range ``"start:stop:count"`` (count values, ends included): a :class:`CycleFamily`.
+    system : {"difference", "full"}, optional
+        The founding model only: its exact ``L + 1``-dimensional difference system (the
+        default) or the ``2(L+1)``-dimensional fluid model. The generic path always integrates
+        the full drift and refuses this option.
+    start_fraction : float, default 1e-3
+        Where the continuation starts: ``theta_c (1 + start_fraction)`` (or the smallest
+        ``theta`` asked, if nearer), with the normal form's amplitude there.
+    max_modes : int, optional
+        The founding model at ``L = inf`` only: the largest number of Fourier modes of the
+        collocation (default :data:`symdelay.models.erlang.nonlinear.dde_cycles.N_MAX`).
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+
+    Returns
+    -------
+    LimitCycle or CycleFamily
+        One cycle (amplitude of ``x``, period, Floquet multipliers, ``stable``, the orbit over
+        one period), or the cycles at the values asked (``points``) and along the
+        continuation (``path``) with the normal form.
     """
     fast = specialisation(model, "limit_cycle", method)
     if fast is not None:

@@ -1053,12 +1053,35 @@ class MinimalConditions(Result):
 def minimal_conditions(
     model, *, assume=(), timeout_ms: int = DEFAULT_TIMEOUT_MS, aliases: dict | None = None
 ) -> MinimalConditions:
-    """The Liénard–Chipart conditions of every factor with the redundant ones dropped
-    (implied by the others over the domains and ``assume``, texts in the claim language).
+    """The Liénard–Chipart stability conditions of every factor with the redundant ones
+    dropped: each dropped condition is proven implied by the others over the parameters'
+    domains and ``assume`` (the decision procedure, z3 nlsat).
 
     Greedy, largest condition first: ``c`` is dropped when ``domains & (the others still
     kept) & not c`` is unsat. Every kept condition is then not implied by the final others
     (they are a subset of the set it was checked against), so the list is irredundant.
+
+    Parameters
+    ----------
+    model : Model
+        The model, its parameters left symbolic (the conditions are relations on them).
+    assume : str or sequence of str, default ()
+        Relations the parameters satisfy besides their domains, in the claim language of
+        :func:`verify` (e.g. ``"theta >= 0"``).
+    timeout_ms : int, default 10000
+        The decision procedure's budget per check, in milliseconds; a condition whose check
+        runs out is kept and listed in ``kept_undecided`` (the list is then not proven
+        minimal).
+    aliases : dict, optional
+        ``{name: expression}``: further names ``assume`` may use (the founding model already
+        reads its options and ``D = L/gamma``).
+
+    Returns
+    -------
+    MinimalConditions
+        ``conditions`` (kept, with their LaTeX), ``dropped`` (each with the SMT-LIB2 text of
+        the unsat formula that proves it redundant), ``kept_undecided`` and
+        ``all_conditions``.
     """
     from symdelay.core.latex import tex
 

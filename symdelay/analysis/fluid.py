@@ -327,35 +327,46 @@ def fluid(
     atol: float | None = None,
     force: bool = False,
 ) -> TimeSeries:
-    """Integrate the fluid ODEs of ``model`` on the grid ``0, dt, ..., floor(T/dt) dt``.
+    """Integrate the fluid ODEs of ``model`` (the drift of its transition table) on the grid
+    ``0, dt, ..., floor(T/dt) dt``.
 
     Parameters
     ----------
     model : Model
-        The model (its transition table, every parameter a number).
-    T, dt : number
-        The horizon and the grid step.
+        The model (its transition table), every parameter a number.
+    T : number, default 20
+        The horizon, in the model's time units; ``T > 0``.
+    dt : number, default 0.1
+        The step of the output grid (``0 < dt <= T``); the integrator chooses its own steps.
     initial : sequence of float, optional
         The scaled state at time 0, one value per state in the model's order; default the
         model's start (:meth:`~symdelay.model.Model.default_start`: the founding model's
         ``q1 = 0, q2 = 1``; a table's equilibrium with its first state raised by half; the
         SQ(d) model's empty system).
-    method : {"auto", "generic", "specialised"}
-        ``"auto"``: the family's own integrator where it has one (SQ(d), LB), else the
-        table's drift.
-    solver : str
-        ``"auto"`` (DOP853, or LSODA with the exact Jacobian when stiff) or a ``solve_ivp``
-        method.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+        Here ``"auto"`` is the family's own integrator where it has one (SQ(d), LB), else the
+        table's drift compiled once per model.
+    solver : str, default "auto"
+        ``"auto"`` (DOP853, or LSODA with the exact Jacobian when stiff) or a
+        :func:`scipy.integrate.solve_ivp` method name.
     rtol, atol : float, optional
-        The solver's tolerances (default 1e-10, 1e-12).
-    force : bool
+        The solver's relative and absolute tolerances (default 1e-10 and 1e-12).
+    force : bool, default False
         Run even when the estimated cost is over the shared budget.
 
     Returns
     -------
     TimeSeries
-        ``kind="fluid"``, ``info["solver"]`` the integrator and its tolerances.
+        ``kind="fluid"``: the path of every state on the grid, ``info["solver"]`` the
+        integrator and its tolerances.
 
+    Examples
+    --------
     >>> from symdelay.models import build_model
     >>> f = fluid(build_model("nserver", N=2, L=1, mu=1, lam=1, theta=2, D=1), T=1, dt=0.5)
     >>> f.t.tolist(), f.states
@@ -389,7 +400,7 @@ def compiled_drift(model) -> CompiledRHS:
 def _generic_fluid(model, *, T, dt, initial, solver, rtol, atol, force) -> TimeSeries:
     from symdelay.analysis.roots import default_initial, require_values
     from symdelay.analysis.stochastic import check_table_cost, run_parameters, state_count
-    from symdelay.core.checks import check_horizon, time_grid
+    from symdelay.core.checks import check_horizon, check_state, time_grid
 
     Tf, dtf = check_horizon(T, dt)
     n = state_count(model)
@@ -397,19 +408,7 @@ def _generic_fluid(model, *, T, dt, initial, solver, rtol, atol, force) -> TimeS
     check_table_cost(model, force)
     require_values(model, "the fluid path")
     names = [s.name for s in model.states]
-    if initial is None:
-        y0 = default_initial(model)
-    else:
-        try:
-            y0 = np.asarray(initial, dtype=float)
-        except (TypeError, ValueError):
-            y0 = None
-        if y0 is None or y0.shape != (n,) or not np.all(np.isfinite(y0)) or np.any(y0 < 0):
-            raise SymdelayInputError(
-                f"the initial state needs {n} finite values >= 0, one per state: "
-                + ", ".join(names[:12])
-                + (" ..." if n > 12 else "")
-            )
+    y0 = default_initial(model) if initial is None else check_state(initial, names)
     grid = time_grid(Tf, dtf)
     y, record = integrate(compiled_drift(model), y0, grid, solver, rtol, atol)
     params = run_parameters(model)

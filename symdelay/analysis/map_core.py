@@ -614,3 +614,89 @@ def prove_zero_along(system, z, c, dps, value) -> bool:
                 return False
             signs.append(v > 0)
     return signs[0] != signs[1]
+
+
+def decimal(v: float) -> sp.Rational:
+    """The exact rational a double prints as (its shortest repr)."""
+    return sp.Rational(repr(float(v)))
+
+
+def certify_point(system, z, c, dps, box_exact, exact=None):
+    """The branch point near ``z`` with coordinate ``c`` exact (``exact``, or ``z[c]``'s
+    decimal clipped to the box ``(xlo, xhi, ylo, yhi)``) and the other unknowns proved by
+    Krawczyk: the point as a list of mpf, or None."""
+    n = len(system.syms)
+    if exact is None:
+        lo, hi = (box_exact[0], box_exact[1]) if c == 0 else (box_exact[2], box_exact[3])
+        q = min(max(decimal(z[c]), sp.Rational(lo)), sp.Rational(hi))
+    else:
+        q = sp.Rational(exact)
+    free = [i for i in range(n) if i != c]
+    fixed_vals = [None] * n
+    fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
+    ok, refined = _krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
+    if ok is None:
+        return None
+    sol = [mpmath.mpf(q.p) / q.q] * n
+    for i, v in zip(free, refined):
+        sol[i] = v
+    return sol
+
+
+def trace_seeds(branches, systems, box, seeds):
+    """Trace every seed ``(factor, kind, z)`` that lies on no branch already traced, both
+    ways from it; each branch is appended to ``branches`` as ``(factor, kind, points,
+    tangents, ends)``."""
+    Sxy = np.array([box[1] - box[0], box[3] - box[2]])
+    for i, kind, z in seeds:
+        hopf = kind == "hopf"
+        zk, S = (z[:3], np.append(Sxy, max(abs(z[2]), 1e-6))) if hopf else (z[:2], Sxy)
+        if any(_on_branch(zk, b[2], S) for b in branches if b[0] == i and b[1] == kind):
+            continue
+        tr = _Tracer(systems[(i, kind)], kind, box, z[2] if hopf else 1.0)
+        fw, tf, why_f = tr.trace(z, +1)
+        if why_f == "closed":
+            branches.append((i, kind, fw, tf, ("closed", "closed")))
+            continue
+        bw, tb, why_b = tr.trace(z, -1)
+        pts = bw[::-1] + fw[1:]
+        tans = [None if t is None else -t for t in tb[::-1]] + tf[1:]
+        branches.append((i, kind, pts, tans, (why_b, why_f)))
+
+
+def certify_branches(branches, systems, dps, box_exact, notes):
+    """``(curves, full)``: each traced branch's points certified (:func:`certify_point`,
+    the coordinate the branch moves along faster held exact) as a :class:`MapCurve` (two
+    points at least), and its certified points in every unknown (``(kind, points)``)."""
+    curves, full, failed = [], [], 0
+    with mpmath.workdps(dps + GUARD):
+        for i, kind, pts, tans, ends in branches:
+            system = systems[(i, kind)]
+            out, outz = [], []
+            for z, t in zip(pts, tans):
+                c = 0 if (t is None or abs(t[0]) >= abs(t[1])) else 1
+                sol = certify_point(system, z, c, dps, box_exact)
+                if sol is None:
+                    failed += 1
+                    continue
+                out.append((sol[0], sol[1], sol[2] if kind == "hopf" else mpmath.mpf(0)))
+                outz.append(sol)
+            if len(out) >= 2:
+                curves.append(MapCurve(kind, i, tuple(out), ends))
+                full.append((kind, outz))
+    if failed:
+        notes.append(f"{failed} branch points could not be certified and were left out")
+    return curves, full
+
+
+def note_unexplained(notes, missing, counts, cx, cy, why=""):
+    """A note for each of the first five pairs of cells whose count change no traced
+    boundary explains (``why``: what may cause it), and how many more there are."""
+    for j, k, j2, k2 in missing[:5]:
+        notes.append(
+            f"the unstable count changes between the cells at ({cx[k]}, {cy[j]}) and "
+            f"({cx[k2]}, {cy[j2]}) ({counts[j][k]} -> {counts[j2][k2]}) and no traced "
+            f"boundary crosses there{why}"
+        )
+    if len(missing) > 5:
+        notes.append(f"... and {len(missing) - 5} more such pairs of cells")

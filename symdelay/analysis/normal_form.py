@@ -173,10 +173,44 @@ class NormalForm(Result):
 
 
 def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
-    """The Hopf normal form of ``model`` at ``theta_c`` (``theta`` free, numbers for the
-    rest): the family's specialisation first (the founding model's structured eigenvectors
-    and closed forms), else the generic projection formula on the full drift
-    (:func:`model_normal_form`)."""
+    """The Hopf normal form of ``model`` at the critical ``theta_c``: the first Lyapunov
+    coefficient, criticality, amplitude and period laws of the cycles born there.
+
+    The family's specialisation first (the founding model's structured eigenvectors and
+    closed forms), else the projection formula on the full drift
+    (:func:`model_normal_form`: ``theta_c`` from :func:`~symdelay.analysis.critical.critical`,
+    ``c1`` and ``r'`` from :class:`FirstLyapunov` there).
+
+    Parameters
+    ----------
+    model : Model
+        The model with ``theta`` free and a number for every other parameter; it must have a
+        Hopf point in ``theta`` (refused when it is stable for every ``theta > 0``).
+    dps : int, default 15
+        Significant digits (5..10000) of ``theta_c``, ``omega``, ``c1`` and ``l1``; the
+        computation carries guard digits beyond them.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+
+    Returns
+    -------
+    NormalForm
+        ``theta_c`` and the frequency ``omega``, ``c1``, ``l1`` (normalised by the imbalance
+        ``x``; negative: supercritical), the amplitude coefficient ``c`` of
+        ``A(theta) ~ c sqrt(theta - theta_c)``, the frequency slope and the family's closed
+        forms.
+
+    Examples
+    --------
+    >>> from symdelay.models import build_model
+    >>> nf = normal_form(build_model("erlang", L=2, mu=1, lam=1, D=1))
+    >>> nf.theta_c, nf.l1 < 0
+    (mpf('9.0'), True)
+    """
     fast = specialisation(model, "normal_form", method)
     if fast is not None:
         result = fast(model, dps=dps)

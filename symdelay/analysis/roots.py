@@ -83,30 +83,52 @@ def roots(
     force: bool | None = None,
     method: str = "auto",
 ) -> RootSet:
-    """Certified characteristic roots of ``model``, with the certified counts and verdict.
+    """Certified characteristic roots of ``model``, with the certified counts and the verdict.
+
+    The family's specialisation first (the founding model: the sum mode's roots ``-mu``,
+    ``-gamma`` exactly and the difference mode's by the Erlang branch structure, up to
+    L = 10^4 all roots, ``rightmost=K`` up to L = 10^7, ``L = inf`` by Lambert W); otherwise
+    every root of ``det(r I - J)``, certified factor by factor and listed by mode.
 
     Parameters
     ----------
     model : Model
         The model, every parameter a number.
-    dps : int
-        Significant digits of the roots (5..10000).
+    dps : int, default 30
+        Significant digits of every root (5..10000); each root carries a proved error radius.
     rightmost : int, optional
-        Only the K rightmost roots (the founding model, up to L = 10^7); the counts stay
-        those of the whole spectrum.
+        The founding model only (up to L = 10^7): list only the ``rightmost`` roots of
+        largest real part; the counts and the verdict stay those of the whole spectrum.
+        Default: every root.
     branches : tuple of two ints, optional
-        ``L = inf``: the Lambert-W branches ``(k1, k2)`` to list (default -3..3).
-    force : bool, optional
-        None (the API) runs the generic path unguarded; True or False (the command line's
-        ``--force``) estimates its cost first (:func:`check_analysis_cost`).
-    method : {"auto", "generic", "specialised"}
-        The path (:mod:`symdelay.analysis.entry`); both give the same record.
+        The founding model at ``L = inf`` only (a delay equation, infinitely many roots):
+        the Lambert-W branches ``(k1, k2)``, ``k1 <= k2``, whose roots are listed (default
+        ``(-3, 3)``).
+    force : bool or None, default None
+        The cost guard: None (the API's default) runs unguarded; True or False (the command
+        line's ``--force`` given or not) estimates the cost first
+        (:func:`check_analysis_cost`) and True runs whatever the estimate.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
 
-    The family's specialisation first (the founding model: the sum mode's roots ``-mu``,
-    ``-gamma`` exactly and the difference mode's by the Erlang branch structure, up to
-    L = 10^4 all roots, ``rightmost=K`` up to L = 10^7, ``L = inf`` by Lambert W); otherwise
-    every root of ``det(rI - J)``, certified factor by factor and listed by mode.
+    Returns
+    -------
+    RootSet
+        The certified roots (value and radius, tagged with their factor's mode), the exact
+        counts of roots in the right half-plane (``unstable_count``) and on the axis, the
+        ``spectral_abscissa`` and the ``verdict``.
 
+    Raises
+    ------
+    CertificationError
+        When a root cannot be certified at the digits asked.
+
+    Examples
+    --------
     >>> from symdelay.models import build_model
     >>> m = build_model("nserver", N=2, L=1, mu=1, lam=1, theta=2, D=2)
     >>> res = roots(m, dps=15)

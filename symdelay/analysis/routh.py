@@ -944,11 +944,36 @@ def _check_cost(ring, n: int, force: bool) -> None:
 
 
 def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
-    """Routh array, Hurwitz determinants, conditions and root counts of ``poly`` in ``var``.
+    """The Routh array, Hurwitz determinants, stability conditions and root counts of a
+    polynomial (the ``symdelay routh`` command): the building block behind
+    :func:`stability`, for a polynomial given directly.
 
-    ``poly``: a SymPy expression or ``Poly``, or text (parsed safely, never evaluated);
-    ``var``: the polynomial variable (a symbol or its name).
+    Coefficients may be any exact real numbers (rationals, ``sqrt(2)``, ``pi``; decimals
+    are made exact) and polynomials or rational functions of parameters (then multiplied by
+    their common denominator, the record's ``multiplier``).
 
+    Parameters
+    ----------
+    poly : sympy.Expr, sympy.Poly or str
+        The polynomial, of degree 1..10^6 in ``var``; text is parsed safely (any parameter
+        names, never evaluated).
+    var : sympy.Symbol or str, optional
+        The polynomial variable (a symbol or its name). Default: the generator of a ``Poly``,
+        or the only symbol of the expression (refused when there are others).
+    force : bool, default False
+        Run even when the array is estimated over the shared budget (about ``n^3`` big-number
+        operations for rational coefficients, ``n^4`` polynomial products for symbolic ones).
+
+    Returns
+    -------
+    RouthResult
+        ``table`` (exact rows, ``epsilon`` where the zero-first-entry rule was used),
+        ``hurwitz_determinants``, ``conditions`` and the reduced ``lienard_chipart`` set,
+        ``is_stable`` (True / False / None when it depends on the symbols), ``rhp_count`` and
+        ``imaginary_axis_count`` (None when symbols leave the signs open).
+
+    Examples
+    --------
     >>> from sympy.abc import s, k
     >>> res = routh_hurwitz(s**3 + 3*s**2 + 3*s + 1 + k, s)
     >>> res.conditions

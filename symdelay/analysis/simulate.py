@@ -94,6 +94,7 @@ returns to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) i
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import json
 import math
@@ -109,12 +110,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from symdelay.core.cbuild import cache_dir, load_library
-from symdelay.core.checks import check_eta
+from symdelay.core.cbuild import cache_dir, choose_backend, load_library
+from symdelay.core.checks import check_eta, check_replications
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
-from symdelay.core.rng import MASK, rotl
+from symdelay.core.rng import next_u64, seed_states, unif
 
 __all__ = ["GeneratedKernel", "check_table", "generated_kernel"]
 
@@ -130,8 +131,6 @@ _COUNT_CLASS_MIN = 2
 #: transition drawn comes out of an integer descent, and above a few dozen transitions a jump
 #: to one of them is unpredictable where a jump to one of a few shape classes is not.
 _COUNT_SPECIALIZE_MAX_M = 32
-#: Largest count the simulator accepts in a state (doubles hold integers exactly below 2^53).
-MAX_COUNT = 2**52
 _DBL_MAX = sys.float_info.max
 _FUNC = "symdelay_generated"
 #: This generator's own source: part of every cache key (an edited generator regenerates).
@@ -1434,19 +1433,7 @@ class GeneratedKernel:
         w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
         w("        status, bad, work, iwork):")
         w("    st = [int(v) for v in rng]")
-        w("    def u64():")
-        w("        s0, s1, s2, s3 = st")
-        w("        result = (_rotl((s1 * 5) & _MASK, 7) * 9) & _MASK")
-        w("        t = (s1 << 17) & _MASK")
-        w("        s2 ^= s0")
-        w("        s3 ^= s1")
-        w("        s1 ^= s2")
-        w("        s0 ^= s3")
-        w("        s2 ^= t")
-        w("        st[:] = (s0, s1, s2, _rotl(s3, 45))")
-        w("        return result")
-        w("    def unif():")
-        w("        return float(u64() >> 11) * 2.0**-53")
+        w("    u64, unif = _partial(_next_u64, st), _partial(_unif, st)  # the C kernel's stream")
         w("    ixl = ix.tolist()")
         names = ["jp", "jx", "jd", "ls", "lp", "ld", "gr", "rp", "rr", "ro", "rec"]
         names += ["cp", "cx", "cd", "cb", "cm", "cs"]
@@ -1722,8 +1709,9 @@ class GeneratedKernel:
             ns = {
                 "math": math,
                 "_np": np,
-                "_rotl": rotl,
-                "_MASK": MASK,
+                "_partial": functools.partial,
+                "_next_u64": next_u64,
+                "_unif": unif,
                 "_DBL_MAX": _DBL_MAX,
                 "_expo": _exp_variate,
                 "_Fail": _Fail,
@@ -1735,8 +1723,6 @@ class GeneratedKernel:
     def c_function(self):
         """The compiled kernel (compiled into the cache dir at first use), or ``None`` when no
         C compiler works or ``SYMDELAY_NO_C`` is set."""
-        if os.environ.get("SYMDELAY_NO_C"):
-            return None
         with self._lock:
             if self._c_tried:
                 return self._c_fn
@@ -1761,7 +1747,7 @@ class GeneratedKernel:
             )
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)) or np.any(arr < 0):
             raise SymdelayInputError("initial must contain whole counts >= 0")
-        if np.any(arr > MAX_COUNT):
+        if np.any(arr > 2**52):  # doubles hold integers exactly below 2^53
             raise SymdelayInputError("initial counts must be below 2^52")
         return arr.astype(np.int64)
 
@@ -1778,11 +1764,7 @@ class GeneratedKernel:
         return np.ascontiguousarray(g)
 
     def _backend(self, backend: str):
-        if backend not in ("auto", "c", "python"):
-            raise SymdelayInputError(f"backend must be 'auto', 'c' or 'python', got {backend!r}")
-        fn = None if backend == "python" else self.c_function()
-        if backend == "c" and fn is None:
-            raise SymdelayInputError("the C backend is not available (no working C compiler?)")
+        fn = choose_backend(backend, self.c_function)
         if fn is None:
             return "python", self.python_function()
         return "c", fn
@@ -1820,13 +1802,7 @@ class GeneratedKernel:
         eta = check_eta(eta)
         init = self._check_initial(initial)
         g = self._check_grid(grid)
-        if (
-            isinstance(replications, bool)
-            or not isinstance(replications, numbers.Integral)
-            or replications < 1
-        ):
-            raise SymdelayInputError(f"replications must be an integer >= 1, got {replications!r}")
-        R, n, M = int(replications), len(self.states), len(self.rates)
+        R, n, M = check_replications(replications), len(self.states), len(self.rates)
         if R * g.size * n > 250_000_000:
             raise SymdelayInputError(
                 "the recorded paths would exceed 2 GB: use fewer replications or grid points"
@@ -1834,16 +1810,8 @@ class GeneratedKernel:
         name, fn = self._backend(backend)
         if chunk_events is None:
             chunk_events = 2**20 if name == "c" else 2**14
-        if (
-            isinstance(chunk_events, bool)
-            or not isinstance(chunk_events, numbers.Integral)
-            or chunk_events < 1
-        ):
-            raise SymdelayInputError(f"chunk_events must be an integer >= 1, got {chunk_events!r}")
-        chunk = int(min(chunk_events, 2**62))
-        rng = np.random.default_rng(seed)
-        states = rng.integers(0, 2**64 - 1, size=(R, 4), dtype=np.uint64, endpoint=True)
-        states[np.all(states == 0, axis=1), 0] = 1  # xoshiro must not start at 0
+        chunk = min(check_replications(chunk_events, "chunk_events"), 2**62)
+        states = seed_states(np.random.default_rng(seed), R)
         out = np.zeros((R, g.size, n), dtype=np.int64)
         counts = np.zeros((R, M), dtype=np.int64)
         final = np.tile(init, (R, 1))

@@ -172,29 +172,52 @@ def spectrum(
     force: bool = False,
     method: str = "auto",
 ) -> Spectrum:
-    """The LNA spectrum of an imbalance of ``model`` below its Hopf point.
+    """The linear-noise power spectrum of an imbalance of ``model`` below its Hopf point
+    (quasi-cycles), with its peak, quality factor and variance.
+
+    The peak frequency is refined, the quality factor found from the half-maximum points,
+    and ``Var(x)/eta`` is :func:`symdelay.analysis.stochastic.variance` of the same imbalance
+    (an exact Lyapunov solve, not the integral of ``S``).
 
     Parameters
     ----------
     model : Model
-        A model with numbers for every parameter and a stable equilibrium.
-    omegas : array_like, optional
-        The frequencies (default: ``points`` on ``0 .. 4 omega_scale``, ``omega_scale`` the
-        largest eigenvalue's imaginary part).
-    points : int
-        Grid points when ``omegas`` is not given.
-    weights : sequence, optional
-        ``c``, one number per state (default: the first imbalance of the symmetry, ``q1 -
-        q2``).
-    force : bool
-        Run even when the estimated cost is over the shared budget.
-    method : {"auto", "generic", "specialised"}
-        ``"auto"``: the family's fast path first (the founding model's imbalance matrices,
-        derived once per L), else the model's own table; the others force one path.
+        The model, every parameter a number, its equilibrium stable (refused otherwise: no
+        stationary spectrum, the message names the verdict).
+    omegas : array_like of float, optional
+        The angular frequencies ``omega >= 0`` at which ``S`` is evaluated. Default: ``points``
+        evenly spaced on ``0 .. 4 omega_scale``, ``omega_scale`` the largest imaginary part of
+        the Jacobian's eigenvalues.
+    points : int, default 4001
+        The number of grid points when ``omegas`` is not given.
+    weights : sequence of numbers, optional
+        ``c`` of the imbalance ``x = c . xi``, one number per state in the model's order.
+        Default: the first imbalance of the symmetry (``q1 - q2``).
+    force : bool, default False
+        Run even when the estimated cost of the grid is over the shared budget.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+        Here ``"auto"`` is the founding model's imbalance matrices (derived once per L; only
+        for the default ``weights``), else the model's own table.
 
-    The peak frequency is refined, the quality factor found from the half-maximum points,
-    and ``Var(x)/eta`` is :func:`symdelay.analysis.stochastic.variance` of the same
-    imbalance. Refused where the equilibrium is not stable (no stationary spectrum).
+    Returns
+    -------
+    Spectrum
+        ``omega`` and ``S`` (two-sided, angular: ``Var(x)/eta = (1/2 pi) int S d omega``),
+        ``peak_frequency``, ``peak_value``, ``quality_factor`` (None without a peak),
+        ``variance`` (``Var(x)/eta``) and the family's ``closed_form`` of ``S`` (the founding
+        model at ``L <= 2``).
+
+    Examples
+    --------
+    >>> from symdelay.models import build_model
+    >>> s = spectrum(build_model("nserver", N=2, L=2, mu=1, lam=1, theta=8, D=1), points=51)
+    >>> round(s.peak_frequency, 4), s.to_json()["variance_x_over_eta"]
+    (2.7178, '9.11111111111111')
     """
     from symdelay.analysis.stability import require_stable
 

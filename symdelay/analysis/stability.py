@@ -231,25 +231,45 @@ def _total(factors, verdicts, k):
 def stability(
     model, method: str = "auto", *, force: bool | None = None, dps: int = 20
 ) -> Stability:
-    """Stability of ``model``'s equilibrium, and at numbers the verdict.
+    """The stability of ``model``'s equilibrium: conditions on its free parameters, and at
+    numbers the verdict.
+
+    The family's closed forms first (the founding model: its conditions in ``mu``, ``gamma``
+    and ``lam*theta`` for one L, ``L = inf`` by Hayes' region), else Routh–Hurwitz on every
+    factor of the characteristic polynomial (computed once per model and cached on it). Every
+    command that states a verdict takes it from here.
 
     Parameters
     ----------
     model : Model
-        The model; parameters left symbolic give conditions, numbers give the verdict.
-    method : {"auto", "generic", "specialised"}
-        The path (:mod:`symdelay.analysis.entry`); both give the same record.
-    force : bool, optional
-        None (the API) runs the generic path unguarded and estimates the founding model's
-        symbolic work (refused over the budget); True or False (the command line's
-        ``--force``) estimates both first.
-    dps : int
-        Digits of the frequencies of the roots on the axis in the record.
+        The model; parameters left symbolic give conditions on them, numbers for every
+        parameter give the verdict.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+    force : bool or None, default None
+        The cost guard (:mod:`symdelay.core.budget`). None (the API's default) runs the generic
+        path unguarded and refuses the founding model's symbolic work when it is estimated over
+        the shared budget; True or False (the command line's ``--force`` given or not)
+        estimates both paths first, and True runs them whatever the estimate.
+    dps : int, default 20
+        Significant digits (5..10000) of the frequencies ``omega`` of the roots on the
+        imaginary axis that the record lists when the verdict is marginal; the verdict itself
+        is exact.
 
-    The family's closed forms first (the founding model: its conditions in ``mu``,
-    ``gamma`` and ``lam*theta`` for one L, ``L = inf`` by Hayes' region), else Routh–Hurwitz
-    on every factor (computed once per model).
+    Returns
+    -------
+    Stability
+        ``conditions`` (relations whose conjunction is stability; empty at numbers),
+        ``stable`` (True / False / None when it depends on the free parameters), ``verdict``
+        at numbers (``"stable"``, ``"marginal"`` with ``axis_roots``, ``"unstable"``), the
+        factors with their own verdicts and the family's ``closed_forms``.
 
+    Examples
+    --------
     >>> from symdelay.models import build_model
     >>> stability(build_model("nserver", N=3, L=1, mu=1, lam=1, theta=3, D=1)).verdict
     'stable'

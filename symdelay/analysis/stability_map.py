@@ -96,12 +96,15 @@ from symdelay.analysis.map_core import (
     _hopf_at,
     _krawczyk,
     _newton_mp,
-    _on_branch,
     _regions,
     _segments_cross,
     _split,
-    _Tracer,
+    certify_branches,
+    certify_point,
+    decimal,
+    note_unexplained,
     prove_zero_along,
+    trace_seeds,
     unexplained_pairs,
 )
 from symdelay.core.errors import SymdelayInputError, VerificationError
@@ -327,7 +330,7 @@ def _prepare(model, x, y, fixed, force=False):
 def _line_crossings(num, den, fixed_sym, fixed_val, vary_sym, lo, hi, dps):
     """Exact crossings of one factor on the line ``fixed_sym = fixed_val`` for ``vary_sym``
     in (lo, hi): ``[(value, omega, kind)]`` (kind ``"hopf"`` or ``"fold"``)."""
-    from symdelay.analysis.window import _fq, _prepared, _window_core
+    from symdelay.analysis.window import _fmpq, _prepared, _window_core
 
     n = sp.expand(num.subs(fixed_sym, fixed_val))
     dn = sp.expand(den.subs(fixed_sym, fixed_val))
@@ -337,7 +340,7 @@ def _line_crossings(num, den, fixed_sym, fixed_val, vary_sym, lo, hi, dps):
     if not polys:
         return [], []
     try:
-        _, ends, _, _ = _window_core(polys, mults, 0, _fq(lo), _fq(hi), dps)
+        _, ends, _, _ = _window_core(polys, mults, 0, _fmpq(lo), _fmpq(hi), dps)
     except SymdelayInputError as exc:
         return [], [f"{vary_sym} on the line {fixed_sym} = {fixed_val}: {exc}"]
     out, notes = [], []
@@ -390,17 +393,55 @@ def stability_map(
     force: bool = False,
     bautin: bool | None = None,
 ) -> StabilityMap:
-    """The stability map of ``model`` over the box ``x = (name, lo, hi)``, ``y = (name, lo,
-    hi)`` (also ``"NAME=LO:HI"``), every other parameter a number (in the model or in
-    ``fixed``, ``{name: value}``). ``dps``: digits of every printed point. ``cells``: the
-    region grid (``cells x cells``), ``seeds``: grid lines in each direction seeding the
-    continuation (see the module docstring for what that guarantees; None: 9, and a family's
-    explicit map, which has no seed lines, is used only when it is None). ``force`` lifts
-    the cost budget. ``bautin``: look for Bautin points on the Hopf curves (None: when the
-    map has at most ``BAUTIN_CURVES`` Hopf curves and the model at most ``BAUTIN_STATES``
-    states). ``method``: ``"auto"`` (a family's fast path first: the founding model's
-    explicit (D, theta) map, :mod:`symdelay.models.erlang.hopf.map`, which also answers
-    L = inf), ``"generic"`` or ``"specialised"`` (:mod:`symdelay.analysis.entry`)."""
+    """The stability map of ``model`` in two parameters: the curves where roots cross the
+    imaginary axis, the regions between them with their exact unstable counts, and the
+    special points of the curves (see the module docstring for the method and what it
+    guarantees).
+
+    Parameters
+    ----------
+    model : Model
+        The model, every parameter but the two axes a number (in the model or in ``fixed``).
+    x, y : tuple or str, default ("D", None, None) and ("theta", None, None)
+        The axes of the box, each ``(name, lo, hi)`` or its text ``"NAME=LO:HI"``; the ends
+        are numbers or their decimal text (made exact), ``lo < hi``. The generic path needs
+        both ends; the founding model's explicit ``(D, theta)`` map has default ranges.
+    fixed : dict, optional
+        ``{name: value}``: numbers for parameters the model leaves free (not the axes).
+    dps : int, default 15
+        Significant digits (5..10000) of every printed point; each point of a curve is proved
+        within ``10^-(dps+2)`` (relative) of the printed values.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+        Here ``"auto"`` is the founding model's explicit ``(D, theta)`` map
+        (:mod:`symdelay.models.erlang.hopf.map`, which also answers ``L = inf``), else the
+        continuation of the crossing curves of the model's factors.
+    cells : int, default 32
+        The region grid: ``cells x cells`` rectangles, the unstable roots counted exactly at
+        each centre (2..4000).
+    seeds : int, optional
+        Grid lines in each direction on which every crossing is found exactly and from which
+        the curves are continued (2..4000; default 9). A family's explicit map, which needs no
+        seed lines, is used only when this is not given.
+    force : bool, default False
+        Lift the cost guard (refused over the shared budget otherwise).
+    bautin : bool, optional
+        Look for Bautin points (sign changes of the first Lyapunov coefficient) on the Hopf
+        curves. Default None: when the map has at most ``BAUTIN_CURVES`` Hopf curves and the
+        model at most ``BAUTIN_STATES`` states.
+
+    Returns
+    -------
+    StabilityMap
+        ``curves`` (Hopf and fold branches, certified points), ``regions`` (unstable count,
+        cells, a representative exact point), ``cell_counts``, ``special_points`` (turning
+        points, double Hopf, zero-Hopf, cusps, Bautin points), ``searched`` (the grid that
+        seeded the search) and ``notes``.
+    """
     from symdelay.core.budget import check_budget
 
     fast = specialisation(model, "stability_map", method)
@@ -477,22 +518,10 @@ def stability_map(
 
     branches = []  # (factor, kind, pts, tans, ends)
 
-    def trace_seeds(seed_items):
-        for i, kind, z in seed_items:
-            S = np.append(Sxy, max(abs(z[2]), 1e-6)) if kind == "hopf" else Sxy
-            if any(_on_branch(z, b[2], S) for b in branches if b[0] == i and b[1] == kind):
-                continue
-            tr = _Tracer(systems[(i, kind)], kind, box, z[2] if kind == "hopf" else 1.0)
-            fw, tf, why_f = tr.trace(z, +1)
-            if why_f == "closed":
-                branches.append((i, kind, fw, tf, ("closed", "closed")))
-                continue
-            bw, tb, why_b = tr.trace(z, -1)
-            pts = bw[::-1] + fw[1:]
-            tans = [None if t is None else -t for t in tb[::-1]] + tf[1:]
-            branches.append((i, kind, pts, tans, (why_b, why_f)))
+    def trace(items):
+        trace_seeds(branches, systems, box, items)
 
-    trace_seeds(seed_list)
+    trace(seed_list)
 
     # ---- regions: exact counts at the cell centres
     const = 0
@@ -531,37 +560,15 @@ def stability_map(
                 crossed.add((j, k, j2, k2))
             more += found
             extra_lines += 1
-        trace_seeds(more)
+        trace(more)
         missing = [m for m in unexplained() if m not in crossed]
-    for j, k, j2, k2 in missing[:5]:
-        notes.append(
-            f"the unstable count changes between the cells at ({cx[k]}, {cy[j]}) and "
-            f"({cx[k2]}, {cy[j2]}) ({counts[j][k]} -> {counts[j2][k2]}) and no traced "
-            "boundary crosses there (a degree drop, or a branch not resolved)"
-        )
-    if len(missing) > 5:
-        notes.append(f"... and {len(missing) - 5} more such pairs of cells")
+    note_unexplained(notes, missing, counts, cx, cy, " (a degree drop, or a branch not resolved)")
 
     regions, labels = _regions(counts, cx, cy)
 
     # ---- certify the branch points at dps
-    curves = []
-    failed = 0
-    with mpmath.workdps(dps + GUARD):
-        for i, kind, pts, tans, ends in branches:
-            system = systems[(i, kind)]
-            out = []
-            for z, t in zip(pts, tans):
-                c = 0 if (t is None or abs(t[0]) >= abs(t[1])) else 1
-                pz = _certify_point(system, z, c, dps, box)
-                if pz is None:
-                    failed += 1
-                    continue
-                out.append(pz)
-            if len(out) >= 2:
-                curves.append(MapCurve(kind, i, tuple(out), ends))
-    if failed:
-        notes.append(f"{failed} branch points could not be certified and were left out")
+    box_exact = tuple(decimal(v) for v in box)
+    curves, _full = certify_branches(branches, systems, dps, box_exact, notes)
 
     # ---- special points
     specials = _special_points(branches, systems, dps, box, notes)
@@ -625,8 +632,6 @@ def stability_map(
         {
             "crossings": lambda x=None, y=None: _crossings(result, systems, xs, ys, dps, x=x, y=y),
             "systems": systems,
-            "counter": counter,
-            "symbols": (xs, ys),
             "l1": l1_values,
         },
     )
@@ -689,31 +694,6 @@ def _routh_rhp(cs):
     if len(first) != n + 1:
         return None
     return sum(1 for u, v in itertools.pairwise(first) if (u > 0) != (v > 0))
-
-
-def _exact_decimal(v: float) -> sp.Rational:
-    return sp.Rational(repr(float(v)))
-
-
-def _certify_point(system, z, c, dps, box):
-    """``(x, y, omega)`` mpf with coordinate ``c`` exact and the rest proved, or None."""
-    n = len(system.syms)
-    q = _exact_decimal(z[c])
-    if c == 0:
-        q = min(max(q, _exact_decimal(box[0])), _exact_decimal(box[1]))
-    else:
-        q = min(max(q, _exact_decimal(box[2])), _exact_decimal(box[3]))
-    free = [i for i in range(n) if i != c]
-    fixed_vals = [None] * n
-    fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
-    ok, refined = _krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
-    if ok is None:
-        return None
-    sol = [mpmath.mpf(q.p) / q.q] * n
-    for i, v in zip(free, refined):
-        sol[i] = v
-    w = sol[2] if n == 3 else mpmath.mpf(0)
-    return (sol[0], sol[1], w)
 
 
 def _turning_system(system, kind, which):
@@ -1076,17 +1056,12 @@ def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps, box):
             break
     else:
         return None
-    q = _exact_decimal(z[c]) if dps <= 15 else sp.Rational(mpmath.nstr(z[c], dps + GUARD))
-    free = [i for i in range(3) if i != c]
-    fixed_vals = [None] * 3
-    fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
-    ok, refined = _krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
-    sol = list(z)
-    sol[c] = mpmath.mpf(q.p) / q.q
-    if ok is not None:
-        for i, v in zip(free, refined):
-            sol[i] = v
-    proved = ok is not None and _bautin_proof(lyap, system, z, c, dps)
+    q = decimal(z[c]) if dps <= 15 else sp.Rational(mpmath.nstr(z[c], dps + GUARD))
+    sol = certify_point(system, z, c, dps, None, exact=q)
+    proved = sol is not None and _bautin_proof(lyap, system, z, c, dps)
+    if sol is None:
+        sol = list(z)
+        sol[c] = mpmath.mpf(q.p) / q.q
     return (sol[0], sol[1], sol[2]), proved
 
 

@@ -56,17 +56,19 @@ import mpmath
 import numpy as np
 
 from symdelay.analysis.map_core import (
-    MapCurve,
     StabilityMap,
     W,
     _krawczyk,
     _newton_mp,
-    _on_branch,
     _regions,
     _solve,
     _split,
-    _Tracer,
+    certify_branches,
+    certify_point,
+    decimal,
+    note_unexplained,
     prove_zero_along,
+    trace_seeds,
     unexplained_pairs,
 )
 from symdelay.core.errors import SymdelayInputError, VerificationError
@@ -201,7 +203,7 @@ class _Setup:
     def equilibrium(self, guess, *vals, exact=None):
         s = None if guess is None else self.newton(guess, *vals)
         if s is None:
-            ex = exact if exact is not None else tuple(_decimal(v) for v in vals)
+            ex = exact if exact is not None else tuple(decimal(v) for v in vals)
             s = self.newton(self.proved(*ex), *vals)
         if s is None:
             where = ", ".join(f"{n} = {v}" for n, v in zip(self.names, vals))
@@ -223,10 +225,6 @@ def _finite(fast, exact_range, args):
     with mpmath.workdps(20):
         vals = exact_range(*(mpmath.mpf(float(a)) for a in args))
         return np.array([float(v) for v in np.ravel(np.array(vals, dtype=object))], dtype=float)
-
-
-def _decimal(v: float) -> sp.Rational:
-    return sp.Rational(repr(float(v)))
 
 
 def _count(ev):
@@ -340,27 +338,10 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
         s0 = st.equilibrium(start, box[0], yv)
         seed_list += _scan_line(st, 1, yv, box[0], box[1], start=s0)
 
-    branches = []  # (kind, pts, tans, ends)
-
-    def key(kind, z):
-        return (z[:3], np.append(Sxy, max(abs(z[2]), 1e-6))) if kind == "hopf" else (z[:2], Sxy)
+    branches = []  # (0, kind, pts, tans, ends): the one factor of the full polynomial
 
     def trace(items):
-        for kind, z in items:
-            zk, S = key(kind, z)
-            if any(
-                _on_branch(zk, [p[: len(zk)] for p in b[1]], S) for b in branches if b[0] == kind
-            ):
-                continue
-            tr = _Tracer(systems[(0, kind)], kind, box, z[2] if kind == "hopf" else 1.0)
-            fw, tf, why_f = tr.trace(z, +1)
-            if why_f == "closed":
-                branches.append((kind, fw, tf, ("closed", "closed")))
-                continue
-            bw, tb, why_b = tr.trace(z, -1)
-            pts = bw[::-1] + fw[1:]
-            tans = [None if t is None else -t for t in tb[::-1]] + tf[1:]
-            branches.append((kind, pts, tans, (why_b, why_f)))
+        trace_seeds(branches, systems, box, [(0, kind, z) for kind, z in items])
 
     trace(seed_list)
 
@@ -388,7 +369,7 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
 
     # ---- second net: count changes no traced curve explains, scanned on their segment
     def unexplained():
-        return unexplained_pairs(counts, cx, cy, [b[1] for b in branches], Sxy)
+        return unexplained_pairs(counts, cx, cy, [b[2] for b in branches], Sxy)
 
     missing = unexplained()
     extra = 0
@@ -400,12 +381,7 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
             trace(_scan_line(st, 0, float(cx[k]), float(cy[j]), float(cy[j2]), 16, eqs[j][k]))
     if missing:
         missing = unexplained()
-    for j, k, j2, k2 in missing[:5]:
-        notes.append(
-            f"the unstable count changes between the cells at ({cx[k]}, {cy[j]}) and "
-            f"({cx[k2]}, {cy[j2]}) ({counts[j][k]} -> {counts[j2][k2]}) and no traced "
-            "boundary crosses there"
-        )
+    note_unexplained(notes, missing, counts, cx, cy)
     regions, labels = _regions(counts, cx, cy)
     for g in regions:
         a, b = g["point"]
@@ -418,25 +394,7 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
 
     # ---- certify the curve points (one coordinate exact, the rest with the equilibrium)
 
-    curves, full, failed = [], [], 0
-    with mpmath.workdps(dps + GUARD):
-        for kind, pts, tans, ends in branches:
-            system = systems[(0, kind)]
-            out, outz = [], []
-            for z, t in zip(pts, tans):
-                c = 0 if (t is None or abs(t[0]) >= abs(t[1])) else 1
-                sol = _certify(system, z, c, dps, box_exact, _krawczyk)
-                if sol is None:
-                    failed += 1
-                    continue
-                w = sol[2] if kind == "hopf" else mpmath.mpf(0)
-                out.append((sol[0], sol[1], w))
-                outz.append(sol)
-            if len(out) >= 2:
-                curves.append(MapCurve(kind, 0, tuple(out), ends))
-                full.append((kind, outz, [t for t in tans]))
-    if failed:
-        notes.append(f"{failed} branch points could not be certified and were left out")
+    curves, full = certify_branches(branches, systems, dps, box_exact, notes)
     specials = _turning_points(branches, systems, dps, box, notes)
     notes.append(
         "the equilibrium moves with the axes (no closed form): it is continued with every "
@@ -477,33 +435,10 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
         {
             "crossings": lambda x=None, y=None: _crossings(st, result, dps, eqs, x=x, y=y),
             "systems": systems,
-            "full": [(kind, pts) for kind, pts, _tans in full],
+            "full": full,
         },
     )
     return result
-
-
-def _certify(system, z, c, dps, box_exact, krawczyk, exact=None):
-    """The point with coordinate ``c`` exact (``exact``, or ``z[c]``'s decimal clipped to
-    the box) and the rest (the other coordinate, ``w``, the states) proved by Krawczyk: mpf
-    list, or None."""
-    n = len(system.syms)
-    if exact is None:
-        q = _decimal(z[c])
-        lo, hi = (box_exact[0], box_exact[1]) if c == 0 else (box_exact[2], box_exact[3])
-        q = min(max(q, sp.Rational(lo)), sp.Rational(hi))
-    else:
-        q = sp.Rational(exact)
-    free = [i for i in range(n) if i != c]
-    fixed_vals = [None] * n
-    fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
-    ok, refined = krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
-    if ok is None:
-        return None
-    sol = [mpmath.mpf(q.p) / q.q] * n
-    for i, v in zip(free, refined):
-        sol[i] = v
-    return sol
 
 
 def _turning_points(branches, systems, dps, box, notes):
@@ -514,7 +449,7 @@ def _turning_points(branches, systems, dps, box, notes):
 
     out = []
     with workdps(dps):
-        for kind, pts, tans, _ends in branches:
+        for _i, kind, pts, tans, _ends in branches:
             system = systems[(0, kind)]
             n = len(system.syms)
             for which, name in ((0, "turning_x"), (1, "turning_y")):
@@ -610,8 +545,6 @@ def _crossings(st, result, dps, eqs, *, x=None, y=None):
     crossing in the box proved by Krawczyk with its equilibrium."""
     from symdelay.core.params import as_parameter
 
-    if (x is None) == (y is None):
-        raise SymdelayInputError("give x= or y= (one line)")
     fix = 0 if x is not None else 1
     value = sp.Rational(as_parameter("value", x if x is not None else y, positive=False))
     xlo, xhi = result.x[1], result.x[2]
@@ -631,7 +564,7 @@ def _crossings(st, result, dps, eqs, *, x=None, y=None):
             system = st.hopf if kind == "hopf" else st.fold
             z = np.array(z, dtype=float)
             z[fix] = float(value)
-            sol = _certify(system, z, fix, dps, box_exact, _krawczyk, exact=value)
+            sol = certify_point(system, z, fix, dps, box_exact, exact=value)
             ok = sol is not None
             if sol is None:
                 sol = [mpmath.mpf(v) for v in z]

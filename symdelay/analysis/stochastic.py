@@ -25,6 +25,7 @@ import numpy as np
 
 from symdelay.analysis.entry import declined, specialisation
 from symdelay.analysis.timeseries import TimeSeries
+from symdelay.core.checks import check_counts
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
@@ -244,42 +245,61 @@ def simulate(
     Parameters
     ----------
     model : Model
-        The model (its transition table, every parameter a number).
+        The model (its transition table), every parameter a number.
     eta : int, optional
-        The system scale (jobs ~ eta); default 1000 (the LB model: its own servers).
-    T, dt : number
-        The horizon and the grid step.
+        The system scale, an integer ``1 <= eta <= 10^15`` (jobs ~ eta: rates are ``eta``
+        times the table's, the paths ``1/eta`` times the job counts). Default 1000; the LB
+        model's default is its stations' own number of servers (another value rescales
+        them).
+    T : number, default 20
+        The horizon, in the model's time units (``1/mu`` for the founding model at
+        ``mu = 1``); ``T > 0``.
+    dt : number, default 0.1
+        The step of the recording grid (``0 < dt <= T``); the simulation itself is exact
+        between grid points.
     initial : sequence of int, optional
         The job counts at time 0, one per state in the model's order; default ``eta`` times
         the model's start (:meth:`~symdelay.model.Model.default_start`), rounded.
-    seed : int, SeedSequence, Generator or None
-        An integer >= 0 (recorded; ``None``: fresh entropy, recorded).
-    replications : int
-        Independent paths (threads for the C backend; results do not depend on them).
-    method : {"auto", "generic", "specialised"}
-        ``"auto"``: the family's own kernel where it has one (SQ(d), LB), else the kernel
-        generated from the transition table.
-    backend : {"auto", "c", "python"}
-        The compiled kernel (``"auto"``: when it compiles) or its Python twin (same draws).
+    seed : int, SeedSequence, Generator or None, default 1
+        The random stream: an integer >= 0 or a ``SeedSequence`` (recorded: the same seed
+        gives the same paths), a ``Generator`` (consumed, not recorded) or ``None`` (fresh
+        entropy, recorded so that the run can be repeated).
+    replications : int, default 1
+        Independent paths. The results do not depend on the number of threads.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+        Here ``"auto"`` is the family's own kernel where it has one (SQ(d), LB), else the C
+        kernel generated from the transition table.
+    backend : {"auto", "c", "python"}, default "auto"
+        The generated C kernel (``"auto"``: when a compiler is there) or its Python twin,
+        which draws the same numbers (slower, same paths).
     threads : int, optional
         Worker threads for the replications (default: one per core).
     progress : callable, optional
-        Called with 1 after each finished replication.
+        ``progress(1)`` after each finished replication (a progress bar's update).
     monitor : callable, optional
         ``monitor(time, events)`` in the calling thread while the kernel runs: the simulated
         time summed over the replications and the events so far.
-    force : bool
-        Run even when the estimated cost is over the shared budget.
+    force : bool, default False
+        Run even when the estimated number of events is over the shared budget
+        (:mod:`symdelay.core.budget`).
     chunk_events : int, optional
-        Events per call into the kernel (Ctrl-C is checked between calls; the result does
-        not depend on it).
+        Events per call into the kernel (Ctrl-C is checked between calls; the result does not
+        depend on it).
 
     Returns
     -------
     TimeSeries
-        ``kind="simulation"``: the scaled paths, ``events`` per replication, ``info`` with
-        the backend, the transition names and counts and the final counts.
+        ``kind="simulation"``: the scaled paths (``values`` of shape ``(replications,
+        len(t), states)``), ``events`` per replication, ``info`` with the backend, the
+        transition names and counts and the final counts.
 
+    Examples
+    --------
     >>> from symdelay.models import build_model
     >>> m = build_model("nserver", N=2, L=1, mu=1, lam=1, theta=2, D=1)
     >>> s = simulate(m, eta=50, T=1, dt=0.5, seed=3)
@@ -307,25 +327,6 @@ def _initial_counts(model, initial, eta: int) -> np.ndarray:
     if initial is None:
         return np.rint(default_initial(model) * eta).astype(np.int64)
     return check_counts(initial, [s.name for s in model.states])
-
-
-def check_counts(initial, names) -> np.ndarray:
-    """Job counts at time 0: whole numbers >= 0 (below 2^52), one per name."""
-    n = len(names)
-    try:
-        arr = np.asarray(initial, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.shape != (n,):
-        raise SymdelayInputError(
-            f"the initial state needs {n} job counts, one per state: {', '.join(names[:12])}"
-            + (" ..." if n > 12 else "")
-        )
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.round(arr)):
-        raise SymdelayInputError("the initial state needs whole job counts >= 0")
-    if np.any(arr > 2**52):
-        raise SymdelayInputError("the initial job counts must be below 2^52")
-    return arr.astype(np.int64)
 
 
 def _generic_simulate(
@@ -560,29 +561,42 @@ def variance(
     closed_form: bool = True,
     force: bool = False,
 ) -> StationaryVariance:
-    """The LNA stationary variance ``lim Var(w . X)/eta`` of the imbalance ``w``
-    (default :func:`difference_weights`, ``q1 - q2``) at the equilibrium of ``model``;
-    exact when the data are.
+    """The linear-noise (LNA) stationary variance ``lim Var(w . X)/eta`` of the imbalance
+    ``w . X`` at the equilibrium of ``model``; exact when the data are.
 
     Parameters
     ----------
     model : Model
-        A model with numbers for every parameter and a stable equilibrium.
-    dps : int
-        Significant digits of the value (5..10000).
-    method : {"auto", "generic", "specialised"}
-        ``"auto"``: the family's fast path first (the founding model's difference-mode
-        Lyapunov solve), else the Lyapunov equation of the full table
-        (:func:`symdelay.analysis.lna.linear_noise`); the others force one path.
-    weights : sequence, optional
-        ``w``, one number per state (default: the first imbalance of the symmetry).
-    closed_form : bool
-        Attach the family's closed form (where it has one).
-    force : bool
-        Run even when the estimated cost is over the shared budget.
+        The model, every parameter a number, its equilibrium stable (refused otherwise: no
+        stationary variance, the message names the verdict).
+    dps : int, default 30
+        Significant digits (5..10000) of the value in the record (the value itself is exact
+        where the model's numbers are).
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+        Here ``"auto"`` is the founding model's difference-mode Lyapunov solve, else the
+        Lyapunov equation of the full table
+        (:func:`symdelay.analysis.lna.stationary_covariance`).
+    weights : sequence of numbers, optional
+        ``w``, one number per state in the model's order. Default: the first imbalance of the
+        symmetry (:func:`difference_weights`, ``q1 - q2``).
+    closed_form : bool, default True
+        Attach the family's closed form (the founding model at ``L <= 2``) where it has one.
+    force : bool, default False
+        Run even when the estimated cost of the Lyapunov solve is over the shared budget.
 
-    Refused where the equilibrium is not stable (no stationary variance).
+    Returns
+    -------
+    StationaryVariance
+        ``value`` (exact, a SymPy number, or a float where the data are), its decimal
+        ``var_x_over_eta`` at ``dps`` digits, the weights and the family's closed form.
 
+    Examples
+    --------
     >>> from symdelay.models import build_model
     >>> v = variance(build_model("nserver", N=3, L=1, mu=1, lam=1, theta=2, D=1))
     >>> v.value, v.to_json()["var_x_over_eta"]

@@ -72,7 +72,7 @@ import flint
 import mpmath
 
 from symdelay.analysis.entry import declined, specialisation
-from symdelay.analysis.polyroots import exact_counts
+from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
@@ -401,9 +401,6 @@ class _Reparam:
     symbol: sp.Symbol
     L: int
 
-    def base_value(self, value: sp.Rational) -> sp.Rational:
-        return sp.Rational(self.L) / value
-
     def note(self) -> str:
         return (
             f"{self.name} = {self.L}/{self.base}: the transition table has a chain of "
@@ -526,11 +523,6 @@ def _factors(model, syms, reparams, force=False):
     return out
 
 
-def _fq(c) -> flint.fmpq:
-    c = sp.Rational(c)
-    return flint.fmpq(int(c.p), int(c.q))
-
-
 class _Poly2:
     """A factor ``F(r; p)`` (exact) as flint objects: coefficients in r (fmpq_poly in p),
     and ``U, V`` in ``Q[s, p]`` with ``F(i w) = U(w^2) + i w V(w^2)``."""
@@ -582,7 +574,7 @@ def _poly2(num: sp.Expr, p: sp.Symbol) -> _Poly2 | None:
     P = sp.Poly(num, R_SYMBOL, p)
     if not all(c.is_Rational for c in P.coeffs()):
         raise SymdelayInputError("the characteristic polynomial must have rational coefficients")
-    terms = {m: _fq(c) for m, c in P.terms()}
+    terms = {m: _fmpq(c) for m, c in P.terms()}
     if all(j == 0 for _, j in terms):
         return None
     return _Poly2(terms, P.degree(R_SYMBOL))
@@ -659,13 +651,6 @@ def _irreducibles(comps):
     return list(found.values())
 
 
-def _real_roots(g: flint.fmpq_poly, prec: int) -> list:
-    num = g.numer()
-    num = num if isinstance(num, flint.fmpz_poly) else flint.fmpz_poly(num)
-    with flint.ctx.workprec(prec):
-        return [c.real for c, _ in num.complex_roots() if c.imag.is_exact() and c.imag == 0]
-
-
 def _breakpoints(irr, lo: flint.fmpq | None, hi: flint.fmpq | None, dps: int):
     """Sorted ``[(ball, tags, exact or None)]`` strictly inside (lo, hi), balls disjoint and
     narrower than ``10^-(dps+2)`` relative (or exact rationals)."""
@@ -681,7 +666,7 @@ def _breakpoints(irr, lo: flint.fmpq | None, hi: flint.fmpq | None, dps: int):
                 if (lo is None or x > lo) and (hi is None or x < hi):
                     pts.append((flint.arb(x), tags, x))
                 continue
-            for b in _real_roots(g, prec):
+            for b, _m in _real_roots(g, prec):
                 inside = (lo is None or b > lo) and (hi is None or b < hi)
                 outside = (lo is not None and b < lo) or (hi is not None and b > hi)
                 if outside:
@@ -933,7 +918,7 @@ def _range(model, p, rp, lo, hi):
     b = dhi if b is None else b
     if a is not None and b is not None and not a < b:
         raise SymdelayInputError(f"the range of {name} is empty: give lo < hi (got {a}, {b})")
-    return (None if a is None else _fq(a)), (None if b is None else _fq(b))
+    return (None if a is None else _fmpq(a)), (None if b is None else _fmpq(b))
 
 
 def _prepared(facs, p):
@@ -942,7 +927,7 @@ def _prepared(facs, p):
         P = _poly2(num, p)
         if P is not None and den.has(p):
             # the factor is singular where its cleared denominator vanishes: a breakpoint
-            P.den = _from_dict1({j: _fq(c) for (j,), c in sp.Poly(den, p).terms()})
+            P.den = _from_dict1({j: _fmpq(c) for (j,), c in sp.Poly(den, p).terms()})
         if P is None:
             coeffs = [sp.Rational(c) for c in sp.Poly(num, R_SYMBOL).all_coeffs()]
             if len(coeffs) > 1:
@@ -977,13 +962,48 @@ def window(
     force: bool = False,
     method: str = "auto",
 ) -> Window:
-    """The maximal open intervals of ``vary`` (default the mean delay) in ``(lo, hi)``
-    (default: its declared domain; ``D`` for an Erlang delay written with ``gamma``:
-    ``D > 0``) where the equilibrium of ``model`` is unstable, with every other parameter a
-    number in ``model.values``. Exact: see the module docstring. ``force`` lifts the cost
-    budget (:data:`MAX_ELIMINATION_DEGREE`). ``method``: the family's specialisation first
-    (``"auto"``; the founding model's D-window from its Hopf parametrisation), or
-    ``"generic"`` / ``"specialised"`` only (:mod:`symdelay.analysis.entry`).
+    """The values of ``vary`` at which the equilibrium of ``model`` is unstable: the maximal
+    open intervals in ``(lo, hi)``, found exactly (see the module docstring).
+
+    Parameters
+    ----------
+    model : Model
+        The model, every parameter but ``vary`` a number (in ``model.values``).
+    vary : str, default "D"
+        The parameter (or family option) varied: the mean delay ``D`` by default (for an
+        Erlang delay written with its phase rate ``gamma``, ``gamma = L/D`` is substituted
+        exactly).
+    lo, hi : number or str, optional
+        The range searched, numbers or their decimal text (made exact). Default: the declared
+        domain of ``vary`` (``D > 0``; ``theta`` from 0). ``hi`` must be finite for a delay
+        equation (``exp(-r tau)`` terms).
+    dps : int, default 15
+        Significant digits (5..10000) of the interval ends (each an exact bracket isolated to
+        these digits) and their crossing frequencies.
+    force : bool, default False
+        Lift the cost guard: an elimination polynomial of degree above
+        :data:`MAX_ELIMINATION_DEGREE` is refused unless ``force``.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+
+    Returns
+    -------
+    Window
+        ``intervals`` (pairs of ends, ``inf`` for an unbounded one; empty when stable
+        throughout), ``ends`` (each end's crossing frequencies and kind), the breakpoints and
+        unstable counts between them (the generic path's proof), ``certified`` (False only for
+        a delay equation's certified numerics).
+
+    Examples
+    --------
+    >>> from symdelay.models import build_model
+    >>> w = window(build_model("erlang", L=2, mu=1, lam=1, D=1), "theta", lo=0)
+    >>> w.to_json()["intervals"]
+    [['9.00000000000000', 'inf']]
     """
     fast = specialisation(model, "window", method)
     if fast is not None:
@@ -1026,26 +1046,6 @@ def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool =
 
 
 # ================================================================= quasi-polynomials
-def _quasi_parts(F, p):
-    """``A`` (Poly in r) and ``{tau: Poly B_tau}`` of ``F = A(r) + p sum_tau B_tau e^{-r tau}``."""
-    F = sp.expand(F)
-    if sp.diff(F, p, 2) != 0:
-        raise SymdelayInputError(
-            f"a quasi-polynomial window needs F linear in {p}: A(r) + {p}*B(r)"
-        )
-    A = sp.expand(F.subs(p, 0))
-    B = sp.expand(sp.diff(F, p))
-    if A.has(sp.exp):
-        raise SymdelayInputError(f"the delay terms must carry {p}: F = A(r) + {p}*B(r)")
-    parts = {}
-    for term in sp.Add.make_args(B):
-        ex = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.exp)]
-        tau = sp.cancel(-sp.Add(*[e.args[0] for e in ex]) / R_SYMBOL) if ex else sp.Integer(0)
-        coeff = sp.cancel(term / sp.Mul(*ex)) if ex else term
-        parts[tau] = parts.get(tau, 0) + coeff
-    return sp.Poly(A, R_SYMBOL), {t: sp.Poly(sp.expand(b), R_SYMBOL) for t, b in parts.items()}
-
-
 def _window_quasi(model, param, lo, hi, dps):
     """Certified numerics for a retarded quasi-polynomial ``A + p B`` (delay models):
     crossings by :mod:`symdelay.analysis.crossing` (frequency scan up to the bound beyond
@@ -1084,7 +1084,7 @@ def _window_quasi(model, param, lo, hi, dps):
     if len(quasi) != 1:
         raise SymdelayInputError(f"expected one factor of {model.name} depending on {param}")
     F = quasi[0]
-    A_poly, Bj = _quasi_parts(F, p)
+    _A, _B, A_poly, Bj = cr._quasi_parts(F, R_SYMBOL, p)
     taus = sorted(t for t in Bj if t != 0)
     with mpmath.workdps(dps + GUARD):
         bmp = mpmath.mpf(int(b.p)) / int(b.q)
@@ -1159,7 +1159,7 @@ class _Poly3:
         u, v, f0, lc = {}, {}, {}, {}
         n = P.degree(R_SYMBOL)
         for (k, j, i), c in P.terms():
-            c = _fq(c)
+            c = _fmpq(c)
             sign = -1 if (k // 2) % 2 else 1
             target = u if k % 2 == 0 else v
             key = (k // 2, j, i)
@@ -1266,22 +1266,60 @@ def extremum(
 ) -> Extremum:
     """Where the critical value of ``param`` is extreme as ``over`` varies in ``(lo, hi)``.
 
-    ``p_c(x)`` is the first value of ``param`` above ``param_lo`` (default 0, as
-    :func:`~symdelay.analysis.critical.critical`; up to ``param_hi``) at which the
-    equilibrium is unstable, inf if none. ``kind``:
+    ``p_c(x)`` is the first value of ``param`` above ``param_lo`` (up to ``param_hi``) at which
+    the equilibrium is unstable, inf if none (:func:`~symdelay.analysis.critical.critical` at
+    ``param_lo = 0``). Exact candidates (see the module docstring), ``p_c`` by :func:`window`
+    at rationals within ``10^-(dps+10)`` of each.
 
-    * ``"min"``: ``x* = argmin p_c`` — the worst delay for ``over="D"``, ``param="theta"``;
-    * ``"max"``: ``x* = argmax p_c`` (the most robust value);
-    * ``"stable"``: ``x*`` = the smallest ``x`` in range from which the equilibrium is
-      stable for every ``param`` in ``(param_lo, param_hi)`` — ``kappa*`` for
-      ``over="kappa"``, ``param="theta"`` (the turning point of the Hopf curve). The
-      result lists the whole ``stable_set``.
+    Parameters
+    ----------
+    model : Model
+        The model, every parameter but ``over`` and ``param`` a number.
+    over : str
+        The parameter (or family option) varied: ``"D"`` for the worst delay, ``"kappa"`` for
+        the in-flight weight.
+    param : str, default "theta"
+        The parameter whose critical value ``p_c`` is extreme.
+    kind : {"min", "max", "stable"}, default "min"
+        ``"min"``: ``x* = argmin p_c`` (the worst delay for ``over="D"``, ``param="theta"``);
+        ``"max"``: ``x* = argmax p_c`` (the most robust value); ``"stable"``: the smallest
+        ``x`` in range from which the equilibrium is stable for every ``param`` in
+        ``(param_lo, param_hi)`` (``kappa*`` for ``over="kappa"``), with the whole
+        ``stable_set``.
+    lo, hi : number or str, optional
+        The range of ``over``, numbers or their decimal text (made exact). Default: its
+        declared domain.
+    param_lo : number or str, default 0
+        The lower end of the range of ``param``: ``p_c`` is the first unstable value above it.
+    param_hi : number or str, optional
+        The upper end of the range of ``param`` (default: unbounded).
+    dps : int, default 15
+        Significant digits (5..10000) of ``x_star``, ``p_c`` and the frequencies.
+    force : bool, default False
+        Lift the cost guard: an elimination polynomial of degree above
+        :data:`MAX_ELIMINATION_DEGREE` is refused unless ``force``.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
 
-    Every other parameter needs a number. Exact candidates (see the module docstring),
-    ``p_c`` by :func:`window` at rationals within ``10^-(dps+10)`` of each. ``method``: the
-    family's specialisation first (``"auto"``; the in-flight model's kappa* from its exact
-    Hopf curve), or ``"generic"`` / ``"specialised"`` only (:mod:`symdelay.analysis.entry`).
+    Returns
+    -------
+    Extremum
+        ``x_star`` (with its exact bracket), ``critical`` (``p_c(x_star)``), the crossing
+        frequencies ``omega``, ``attained`` (False when only approached at an open end), the
+        ``stable_set``, the candidates examined and the family's ``closed_form``.
+
+    Examples
+    --------
+    >>> from symdelay.models import build_model
+    >>> e = extremum(build_model("erlang", L=3, mu=1, lam=1), "D", method="generic")
+    >>> e.to_json()["D_star"], e.to_json()["theta_star"]
+    ('3.00000000000000', '4.00000000000000')
     """
+    ranged = not (lo is None and hi is None and _is_zero(param_lo) and param_hi is None)
     fast = specialisation(model, "extremum", method)
     if fast is not None:
         result = fast(
@@ -1289,10 +1327,8 @@ def extremum(
             param_hi=param_hi, dps=dps, force=force,
         )  # fmt: skip
         if result is not None:
-            ranged = not (lo is None and hi is None and _is_zero(param_lo) and param_hi is None)
             return _finish_extremum(result, model, ranged, "specialised")
         declined(model, "extremum", method)
-    ranged = not (lo is None and hi is None and _is_zero(param_lo) and param_hi is None)
     result = _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force)
     return _finish_extremum(result, model, ranged, "generic")
 
@@ -1494,9 +1530,46 @@ def worst_delay(
     force=False,
     method: str = "auto",
 ) -> Extremum:
-    """The value of ``over`` (default the mean delay) minimising the critical ``param``:
-    ``extremum(kind="min")``. ``method="auto"`` asks the family first (the founding
-    model's closed form ``D* = L/mu``, :func:`symdelay.models.erlang.hopf.worst.worst_delay`)."""
+    """The value of ``over`` (default the mean delay) that minimises the critical value of
+    ``param``: :func:`extremum` with ``kind="min"``, the family's closed form first (the
+    founding model's ``D* = L/mu``, :func:`symdelay.models.erlang.hopf.worst.worst_delay`).
+
+    Parameters
+    ----------
+    model : Model
+        The model, every parameter but ``over`` and ``param`` a number.
+    over : str, default "D"
+        The parameter (or family option) varied: the mean delay by default.
+    param : str, default "theta"
+        The parameter whose critical value is minimised.
+    lo, hi : number or str, optional
+        The range of ``over``, numbers or their decimal text (made exact). Default: its
+        declared domain.
+    dps : int, default 15
+        Significant digits (5..10000) of ``x_star``, ``p_c`` and the frequencies.
+    force : bool, default False
+        Lift the cost guard: an elimination polynomial of degree above
+        :data:`MAX_ELIMINATION_DEGREE` is refused unless ``force``.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
+        it has one and it applies, else the generic machinery; ``"generic"`` the generic
+        machinery only; ``"specialised"`` the specialisation only (refused when the family has
+        none or it declines). Both paths give the same record
+        (:mod:`symdelay.analysis.entry`).
+
+    Returns
+    -------
+    Extremum
+        The worst value ``x_star`` (``D_star`` in the record), the minimal critical value
+        (``theta_star``), the frequencies there and the family's ``closed_form``.
+
+    Examples
+    --------
+    >>> from symdelay.models import build_model
+    >>> w = worst_delay(build_model("erlang", L=3, mu=1, lam=1))
+    >>> w.closed_form["D_star"], w.to_json()["theta_star"]
+    (3/mu, '4.00000000000000')
+    """
     fast = specialisation(model, "worst_delay", method)
     if fast is not None:
         result = fast(model, over, param=param, lo=lo, hi=hi, dps=dps, force=force)

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["cache_dir", "compile_library", "load_library", "machine_id"]
+__all__ = ["cache_dir", "choose_backend", "compile_library", "load_library", "machine_id"]
 
 
 def cache_dir() -> Path:
@@ -121,9 +121,12 @@ def load_library(source: str, prefix: str, label: str, bind: Callable, *, native
     """The kernel function of the C ``source``: compiled at first use into
     ``cache_dir()/PREFIX-HASH.so`` (the hash of the source, so an edited kernel is rebuilt),
     loaded with :mod:`ctypes` and handed to ``bind(lib)``, which returns the function with its
-    argument types set. ``None`` when it cannot be built (no compiler); loaded once per
-    process. ``native``: tuned to this processor (the hash then covers the flags, the
-    compiler and :func:`machine_id`); the portable build when the compiler refuses."""
+    argument types set. ``None`` when it cannot be built (no compiler) or ``SYMDELAY_NO_C``
+    is set; loaded once per process. ``native``: tuned to this processor (the hash then
+    covers the flags, the compiler and :func:`machine_id`); the portable build when the
+    compiler refuses."""
+    if os.environ.get("SYMDELAY_NO_C"):
+        return None
     attempts = [NATIVE_FLAGS, ()] if native else [()]
     for flags in attempts:
         h = hashlib.sha256(source.encode())
@@ -149,3 +152,19 @@ def load_library(source: str, prefix: str, label: str, bind: Callable, *, native
         if fn is not None:
             return fn
     return None
+
+
+def choose_backend(backend: str, load: Callable):
+    """The compiled kernel a simulator runs for ``backend``, or ``None`` for its Python
+    twin: ``"auto"`` (the compiled one when ``load()`` gives it), ``"c"`` (refused without
+    one) or ``"python"``."""
+    from symdelay.core.errors import SymdelayInputError
+
+    if backend not in ("auto", "c", "python"):
+        raise SymdelayInputError(f"backend must be auto, c or python, got {backend!r}")
+    fn = None if backend == "python" else load()
+    if backend == "c" and fn is None:
+        raise SymdelayInputError(
+            "the C backend is not available (no working C compiler, or SYMDELAY_NO_C set)"
+        )
+    return fn

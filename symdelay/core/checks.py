@@ -17,6 +17,8 @@ __all__ = [
     "check_eta",
     "check_horizon",
     "check_replications",
+    "check_counts",
+    "check_state",
     "time_grid",
     "exact_multiples",
 ]
@@ -88,9 +90,9 @@ def check_horizon(T, dt) -> tuple[float, float]:
     return T, dt
 
 
-def check_replications(replications) -> int:
-    """Number of independent replications: an integer >= 1."""
-    msg = f"replications must be an integer >= 1, got {replications!r}"
+def check_replications(replications, name: str = "replications") -> int:
+    """Number of independent replications (or another count ``name``): an integer >= 1."""
+    msg = f"{name} must be an integer >= 1, got {replications!r}"
     if isinstance(replications, bool):
         raise SymdelayInputError(msg)
     if isinstance(replications, str):
@@ -103,6 +105,40 @@ def check_replications(replications) -> int:
     if not isinstance(replications, numbers.Integral) or replications < 1:
         raise SymdelayInputError(msg)
     return int(replications)
+
+
+def check_counts(initial, names) -> np.ndarray:
+    """Job counts at time 0: whole numbers >= 0 (below 2^52), one per name."""
+    n = len(names)
+    try:
+        arr = np.asarray(initial, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (n,):
+        raise SymdelayInputError(
+            f"the initial state needs {n} job counts, one per state: {', '.join(names[:12])}"
+            + (" ..." if n > 12 else "")
+        )
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.round(arr)):
+        raise SymdelayInputError("the initial state needs whole job counts >= 0")
+    if np.any(arr > 2**52):  # doubles hold integers exactly below 2^53
+        raise SymdelayInputError("the initial job counts must be below 2^52")
+    return arr.astype(np.int64)
+
+
+def check_state(initial, names, what: str = "the initial state") -> np.ndarray:
+    """A scaled state (of a fluid path): finite values >= 0, one per name."""
+    n = len(names)
+    try:
+        y0 = np.asarray(initial, dtype=float)
+    except (TypeError, ValueError):
+        y0 = None
+    if y0 is None or y0.shape != (n,) or not np.all(np.isfinite(y0)) or np.any(y0 < 0):
+        raise SymdelayInputError(
+            f"{what} needs {n} finite values >= 0, one per state: {', '.join(names[:12])}"
+            + (" ..." if n > 12 else "")
+        )
+    return y0
 
 
 def exact_multiples(step, n: int) -> np.ndarray:

@@ -41,10 +41,37 @@ class Equation:
 
 
 def tex(expr, names: dict | None = None, **settings) -> str:
-    """LaTeX of ``expr`` with canonical symbol names plus ``names`` (symbol -> LaTeX).
+    r"""LaTeX of a SymPy object with symdelay's names: ``lam`` is ``\lambda``, ``theta`` is
+    ``\theta`` (plain ``sympy.latex`` would print ``lam \theta``).
 
     A bare ``True``/``False`` (an equation SymPy evaluated away) is refused: it would print
-    ``\\text{True}`` where a formula belongs. Use :class:`Equation` for ``lhs = rhs``.
+    ``\text{True}`` where a formula belongs. Use :class:`Equation` for ``lhs = rhs``.
+
+    Parameters
+    ----------
+    expr : sympy.Basic or Equation
+        The expression, relation, matrix or :class:`Equation` to print.
+    names : dict, optional
+        ``{symbol: LaTeX}`` for further symbols (a model's own parameters), on top of the
+        canonical names.
+    **settings
+        Passed to :func:`sympy.latex` (``fold_short_frac=True``, ``mul_symbol="dot"``, ...).
+
+    Returns
+    -------
+    str
+        The LaTeX, without surrounding ``$``.
+
+    Raises
+    ------
+    VerificationError
+        When ``expr`` is a bare ``True`` or ``False``.
+
+    Examples
+    --------
+    >>> from symdelay.core.symbols import gamma, lam, mu, theta
+    >>> tex(lam * theta < 2 * (gamma + mu) ** 2 / gamma)
+    '\\lambda \\theta < \\frac{2 \\left(\\gamma + \\mu\\right)^{2}}{\\gamma}'
     """
     symbol_names = dict(LATEX_NAMES)
     if names:

@@ -478,14 +478,29 @@ def parse_relational(text: str, variables=(), any_identifier: bool = False) -> s
 def parse_output(text: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp.Basic:
     """A string symdelay printed (JSON, text output) back as the SymPy object.
 
-    The canonical names are the plain canonical symbols (``gamma`` is not the Gamma
-    function, ``lam`` not a lambda); every other name is a plain symbol of that name;
-    ``pi``, ``E``, ``I``, ``oo`` are SymPy's constants. Relations stay unevaluated as printed
-    (``3 > 0``), ``&``/``|``/``~`` are ``And``/``Or``/``Not``, ``a, b`` is a ``Tuple``;
-    decimals are Floats of the printed digits. ``symbols`` maps further names to objects
-    of your choice (e.g. ``{"epsilon": symdelay.analysis.routh.EPSILON}``). The text is parsed with the
-    same AST whitelist as user input (nothing is evaluated), without a length limit.
+    The canonical names are the plain canonical symbols (``gamma`` is not the Gamma function,
+    ``lam`` not a lambda); every other name is a plain symbol of that name; ``pi``, ``E``,
+    ``I``, ``oo`` are SymPy's constants. Relations stay unevaluated as printed (``3 > 0``),
+    ``&``/``|``/``~`` are ``And``/``Or``/``Not``, ``a, b`` is a ``Tuple``; decimals are
+    Floats of the printed digits. The text is parsed with the same AST whitelist as user
+    input (nothing is evaluated), without a length limit.
 
+    Parameters
+    ----------
+    text : str
+        The printed formula (a ``--json`` value, a line of text output).
+    symbols : mapping of str to sympy.Basic, optional
+        Further names and the objects they stand for (e.g. ``{"epsilon":
+        symdelay.analysis.routh.EPSILON}`` for the Routh table's epsilon); they take
+        precedence over the canonical names.
+
+    Returns
+    -------
+    sympy.Basic
+        The expression, relation or tuple the text denotes.
+
+    Examples
+    --------
     >>> from symdelay.core.symbols import gamma, lam, theta, mu
     >>> parse_output("gamma**3*lam*theta + (gamma + r)**3*(mu + r)").coeff(lam)
     gamma**3*theta

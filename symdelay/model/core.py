@@ -196,23 +196,61 @@ class Specialisable:
 
 
 class Model(Specialisable, LatexDisplay):
-    """A density-dependent family of jump processes, checked at the door.
-
-    ``states``: names (or symbols) of the scaled state variables. ``parameters``: ``{name:
-    domain}`` with domain in :data:`DOMAINS`. ``transitions``: ``(name, change, rate)``
-    triples (or :class:`Transition`), ``change`` a ``{state: int}`` mapping or a tuple,
-    ``rate`` a SymPy expression or text (parsed safely). ``symmetry``: a permutation of the
-    states, as cycles (``[["q1", "q2"], ["z1", "z2"]]``) or a mapping. ``values``: numbers
-    for some parameters (made exact); the rest stay symbolic.
+    """A density-dependent family of jump processes, checked at the door: the transition table
+    every analysis reads.
 
     Every rate must be ``>= 0`` on the state space (states ``>= 0``, parameters in their
-    domains) wherever it is defined: decided exactly (:func:`symdelay.model.signs.
-    nonnegative_on`), a rate that is negative somewhere refused with the point. A rate
-    whose sign cannot be decided (a function of unknown sign, the decision procedure's
-    time) is refused too, unless its transition is named in ``assume_nonnegative`` (the
-    user's assertion, kept in :attr:`assumed_nonnegative`: such a rate is refused where it
-    is shown negative, by the decision procedure given a short time, or for a large
-    expression by evaluation at a few points in interval arithmetic).
+    domains) wherever it is defined: decided exactly
+    (:func:`symdelay.model.signs.nonnegative_on`), a rate that is negative somewhere refused
+    with the point. A rate whose sign cannot be decided (a function of unknown sign, the
+    decision procedure's time) is refused too, unless its transition is named in
+    ``assume_nonnegative``. A declared symmetry must map the table to itself.
+
+    Parameters
+    ----------
+    name : str
+        The model's name (non-empty), shown in records and messages.
+    states : sequence of str or Symbol
+        The scaled state variables, in order (identifiers; not ``r`` or ``t``).
+    parameters : dict
+        ``{name: domain}`` with domain in :data:`DOMAINS` (``"positive"``,
+        ``"nonnegative"``, ``"real"``, ``"probability"``); canonical names (``mu``, ``lam``,
+        ``theta``, ``gamma``, ``D``, ...) print as their Greek letters.
+    transitions : sequence
+        ``(name, change, rate)`` triples (or :class:`Transition`): ``change`` a ``{state:
+        int}`` mapping or a tuple with one integer per state, ``rate`` the scaled rate as a
+        SymPy expression or its text (parsed safely, never evaluated).
+    symmetry : sequence of sequences or dict, optional
+        A permutation of the states that maps the table to itself, as cycles (``[["q1",
+        "q2"], ["z1", "z2"]]``) or a mapping ``{state: image}``; it splits the linearisation
+        into modes (sum and difference for a swap). Default: none.
+    values : dict, optional
+        ``{parameter: number}`` for some parameters (numbers or their decimal text, made
+        exact and checked against the domain); the rest stay symbolic
+        (:meth:`with_values` sets more later).
+    description : str, default ""
+        One line saying what the model is (``symdelay models`` prints it).
+    latex_names : dict, optional
+        ``{symbol: LaTeX}`` for names that are not canonical.
+    source : str, default "model"
+        Where the model came from (a file's path), the prefix of every refusal.
+    mode_names : dict, optional
+        ``{str(j): name}``: the name of the ``j``-th mode of the symmetry (default ``"sum"`` /
+        ``"difference"`` for a swap, ``"symmetric"`` / ``"fourier j"`` otherwise).
+    assume_nonnegative : sequence of str, default ()
+        Names of transitions whose rate the user asserts ``>= 0`` where the sign cannot be
+        decided (kept in :attr:`assumed_nonnegative`; such a rate is still refused where it is
+        shown negative: by the decision procedure given a short time or, for a large
+        expression, by evaluation at a few points in interval arithmetic).
+
+    Examples
+    --------
+    >>> m = Model(
+    ...     "birth-death", ["x"], {"lam": "positive", "mu": "positive"},
+    ...     [("arrive", {"x": 1}, "lam"), ("leave", {"x": -1}, "mu*x")],
+    ... )
+    >>> m.equilibrium.point, m.jacobian
+    ({x: lam/mu}, Matrix([[-mu]]))
     """
 
     def __init__(

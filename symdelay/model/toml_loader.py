@@ -91,10 +91,25 @@ def _reason(exc: BaseException) -> str:
 
 
 def load_toml(path, **values) -> Model:
-    """Read ``path`` into a :class:`Model`; ``values`` give numbers for parameters.
+    """Read a model file (TOML: states, parameters, transitions, symmetry) into a
+    :class:`Model`.
 
-    The file must be a regular file of at most ``MAX_FILE_BYTES`` bytes of UTF-8 TOML; every
-    formula in it is held to the parser's caps on length and nesting.
+    The file is data: its formulas are parsed with the expression whitelist, never evaluated,
+    each held to the parser's caps on length and nesting; decimals in it are the exact
+    rationals they denote. See ``examples/models/`` and the tutorial "Your own model".
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file: a regular file of at most ``MAX_FILE_BYTES`` bytes of UTF-8 TOML.
+    **values
+        Numbers for parameters the file declares (``mu=1``, ``lam="0.5"``), made exact and
+        checked against their domains; the others stay symbolic.
+
+    Returns
+    -------
+    Model
+        The model, checked at the door (rates ``>= 0``, the symmetry a symmetry of the table).
     """
     text = read_text_file(path)
     try:

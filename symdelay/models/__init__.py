@@ -22,7 +22,20 @@ __all__ = [
 
 
 def builtin_models() -> dict:
-    """``{name: module}`` of every built-in model family (the modules defining ``INFO``)."""
+    """Every built-in model family, by name.
+
+    Returns
+    -------
+    dict
+        ``{name: module}`` of the modules under ``symdelay/models/`` that define ``INFO``
+        (a package's ``family`` module), sorted by name: each has ``INFO``, ``OPTIONS`` and
+        ``model(**options)`` (see :func:`build_model`).
+
+    Examples
+    --------
+    >>> {"dde", "erlang", "inflight", "nserver", "phase_type"} <= set(builtin_models())
+    True
+    """
     found = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
@@ -54,10 +67,31 @@ def _unknown_model(name, found):
 
 
 def build_model(name: str, **options):
-    """The built-in model ``name`` built with ``options`` (see each module's ``model``).
+    """The built-in model family ``name`` built with ``options``.
 
-    An option the model does not have is refused, with the list of those it has:
+    Parameters
+    ----------
+    name : str
+        The family: one of :func:`builtin_models` (``"erlang"``, the founding model;
+        ``"phase_type"``, ``"nserver"``, ``"hetero"``, ``"inflight"``, ``"dde"``, ``"sqd"``,
+        ``"lb"``); ``symdelay models`` lists them with their options.
+    **options
+        The family's options (its module's ``OPTIONS``; the founding model's ``L, mu, lam,
+        theta, D``): numbers or their decimal text, made exact and checked at the door; an
+        option left out stays a symbol where the family allows it. An option the family does
+        not have is refused, with the list of those it has.
 
+    Returns
+    -------
+    Model
+        The family's model object (a :class:`~symdelay.model.Model`, or the family's subclass
+        with its specialisations), which can be built again with some options changed
+        (``model.rebuild(D=2)``).
+
+    Examples
+    --------
+    >>> build_model("erlang", L=2, mu=1, lam=1, theta=2, D=1)
+    FoundingModel(L=2, mu=1, lam=1, theta=2, D=1)
     >>> build_model("erlang", frob=1)
     Traceback (most recent call last):
     ...

@@ -43,11 +43,36 @@ def _list(name: str, values) -> list:
 
 @dataclass(frozen=True)
 class PhaseType(Result):
-    """A phase-type distribution: initial row vector ``alpha``, sub-generator ``S``.
+    """A phase-type distribution: the absorption time of a Markov chain on ``m`` transient
+    phases started in ``alpha``, with sub-generator ``S`` (exit rates ``s = -S 1``): the delay
+    of the ``phase_type`` model (``build_model("phase_type", delay=...)``).
 
-    Entries may be numbers (exact) or expressions in parameter symbols (Erlang with symbolic
-    ``gamma``). Checked at construction: ``alpha >= 0`` summing to 1, ``S`` with nonnegative
-    off-diagonal entries and row sums <= 0, and (for numeric ``S``) absorption certain.
+    Build one with :meth:`erlang`, :meth:`hypoexp`, :meth:`hyperexp`, :meth:`coxian` or
+    :meth:`general`; the constructor takes the matrices themselves. Checked at construction:
+    ``alpha >= 0`` summing to 1, ``S`` with nonnegative off-diagonal entries and row sums
+    ``<= 0``, and (for numeric ``S``) absorption certain.
+
+    Parameters
+    ----------
+    alpha : sympy.Matrix
+        The initial distribution, a ``1 x m`` row of exact numbers (or expressions in
+        parameter symbols).
+    S : sympy.Matrix
+        The ``m x m`` sub-generator: the rates between phases off the diagonal, minus the
+        total rate out of each phase on it.
+    kind : str, default "ph"
+        The shape's name as records print it (``"erlang(3)"``, ``"hypoexp"``, ...).
+    parameters : dict, optional
+        ``{symbol: domain}`` of the symbols the entries use (an Erlang delay with symbolic
+        phase rate ``gamma``: ``{gamma: "positive"}``). Default: none.
+
+    Examples
+    --------
+    >>> d = PhaseType.erlang(2, D=1)
+    >>> d.mean, d.scv
+    (1, 1/2)
+    >>> PhaseType.hyperexp([0.5, 0.5], [1, 3]).mean
+    2/3
     """
 
     alpha: sp.Matrix
@@ -82,7 +107,22 @@ class PhaseType(Result):
     # ------------------------------------------------------------------ constructors
     @classmethod
     def erlang(cls, L: int, D=None) -> PhaseType:
-        """Erlang(L) with mean ``D`` (phase rate ``L/D``), or symbolic rate ``gamma``."""
+        """The Erlang(``L``) distribution: ``L`` phases in series, each of rate ``L/D``.
+
+        Parameters
+        ----------
+        L : int
+            The number of phases, an integer ``>= 1`` (above 50 the dense ``L x L`` matrix is
+            held to the cost guard).
+        D : number or str, optional
+            The mean (``> 0``): a number, its decimal text, or ``"D"`` to leave the mean a
+            symbol. Default None: the phase rate is the symbol ``gamma`` (mean ``L/gamma``).
+
+        Returns
+        -------
+        PhaseType
+            ``kind = "erlang(L)"``.
+        """
         from symdelay.core.params import as_L
 
         L = as_L(L, allow_symbol=False)
@@ -104,7 +144,18 @@ class PhaseType(Result):
 
     @classmethod
     def hypoexp(cls, rates) -> PhaseType:
-        """Phases in series with the given rates."""
+        """The hypoexponential distribution: phases in series with the given rates.
+
+        Parameters
+        ----------
+        rates : sequence of numbers or str
+            The rate of each phase in order (each ``> 0``), or their text ``"1,2,3"``.
+
+        Returns
+        -------
+        PhaseType
+            ``kind = "hypoexp"``, mean ``sum(1/rate)``.
+        """
         g = _list("rates", rates)
         if any(not x > 0 for x in g):
             raise SymdelayInputError(f"rates must be positive, got {g}")
@@ -114,7 +165,20 @@ class PhaseType(Result):
 
     @classmethod
     def hyperexp(cls, probs, rates) -> PhaseType:
-        """A mixture: phase ``i`` with probability ``probs[i]``, rate ``rates[i]``."""
+        """The hyperexponential distribution: a mixture of exponentials.
+
+        Parameters
+        ----------
+        probs : sequence of numbers or str
+            The probability of each branch (each ``>= 0``, summing to 1), or their text.
+        rates : sequence of numbers or str
+            The rate of each branch (each ``> 0``), as many as ``probs``.
+
+        Returns
+        -------
+        PhaseType
+            ``kind = "hyperexp"``, mean ``sum(prob/rate)``.
+        """
         p, g = _list("probs", probs), _list("rates", rates)
         if len(p) != len(g):
             raise SymdelayInputError(f"probs has {len(p)} entries and rates {len(g)}: match them")
@@ -129,7 +193,21 @@ class PhaseType(Result):
 
     @classmethod
     def coxian(cls, rates, continue_probs) -> PhaseType:
-        """Phases in series; after phase ``i`` go on with ``continue_probs[i]``, else exit."""
+        """The Coxian distribution: phases in series, leaving after phase ``i`` with probability
+        ``1 - continue_probs[i]``.
+
+        Parameters
+        ----------
+        rates : sequence of numbers or str
+            The rate of each of the ``m`` phases (each ``> 0``).
+        continue_probs : sequence of numbers or str
+            The ``m - 1`` probabilities (each in ``[0, 1]``) of going on to the next phase.
+
+        Returns
+        -------
+        PhaseType
+            ``kind = "coxian"``.
+        """
         g, c = _list("rates", rates), _list("continue_probs", continue_probs)
         m = len(g)
         if len(c) != m - 1:
@@ -145,7 +223,21 @@ class PhaseType(Result):
 
     @classmethod
     def general(cls, alpha, S) -> PhaseType:
-        """Any ``(alpha, S)``: ``alpha`` a list, ``S`` a list of rows (or text ``[[..],[..]]``)."""
+        """Any phase-type distribution ``(alpha, S)``.
+
+        Parameters
+        ----------
+        alpha : sequence of numbers or str
+            The initial distribution over the ``m`` phases (``>= 0``, summing to 1).
+        S : sequence of sequences, or str
+            The ``m x m`` sub-generator as a list of rows, or its text ``"[[-2, 1], [0, -3]]"``
+            (parsed, never evaluated).
+
+        Returns
+        -------
+        PhaseType
+            ``kind = "ph"``.
+        """
         if isinstance(S, str):
             S = parse_matrix(S)
         rows = [_list("S row", row) for row in S]

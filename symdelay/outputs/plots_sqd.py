@@ -25,8 +25,7 @@ def plot_tail(fp, ax=None):
     fig, ax = _ax(ax)
     ks = range(1, len(fp.tail) + 1)
     ax.semilogy(ks, [max(float(v), 1e-300) for v in fp.tail], "o-")
-    ax.set_xlabel("k")
-    ax.set_ylabel("$s_k$")
+    ax.set(xlabel="k", ylabel="$s_k$")
     ax.set_title(f"SQ({fp.d}), $\\lambda$ = {float(fp.lam):g}")
     return fig
 
@@ -40,9 +39,7 @@ def power_of_d_figure(curves: dict, tails: dict) -> Figure:
         st = styles.setdefault(label, ["-", "--", ":", "-."][len(styles) % 4])
         a1.plot(lams, ts, st, color=f"C{[1, 2, 3, 5].index(d) if d in (1, 2, 3, 5) else 0}",
                 label=f"d={d}, {label}")  # fmt: skip
-    a1.set_yscale("log")
-    a1.set_xlabel("$\\lambda$")
-    a1.set_ylabel("mean sojourn time")
+    a1.set(yscale="log", xlabel="$\\lambda$", ylabel="mean sojourn time")
     # colour = d, line style = service: two short legends, not one entry per pair (12 at
     # 6 pt, unreadable once the figure is scaled to the text width)
     from matplotlib.lines import Line2D
@@ -60,10 +57,7 @@ def power_of_d_figure(curves: dict, tails: dict) -> Figure:
         a2.semilogy(range(1, len(tail) + 1), tail, st + "o", ms=3,
                     color=f"C{[1, 2, 3, 5].index(d) if d in (1, 2, 3, 5) else 0}",
                     label=f"d={d}, {label}")  # fmt: skip
-    a2.set_ylim(1e-12, 1.5)
-    a2.set_xlim(0.5, 12.5)
-    a2.set_xlabel("$k$")
-    a2.set_ylabel("$s_k$")
+    a2.set(ylim=(1e-12, 1.5), xlim=(0.5, 12.5), xlabel="$k$", ylabel="$s_k$")
     a2.legend(handles=s_handles, fontsize=9, title="service", title_fontsize=9)
     return fig
 
@@ -78,8 +72,7 @@ def fit_convergence_figure(rows: dict, sims: dict) -> Figure:
             lo, hi = sims[name]
             ax.axhspan(lo, hi, color=f"C{i}", alpha=0.2)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("fit order (phases)")
-    ax.set_ylabel("mean sojourn time (mean field)")
+    ax.set(xlabel="fit order (phases)", ylabel="mean sojourn time (mean field)")
     ax.legend(fontsize=7)
     return fig
 
@@ -94,8 +87,7 @@ def herding_figure(Ds, sims: dict, mf: dict) -> Figure:
         if d in mf:
             ax.plot([x for x, _ in mf[d]], [y for _, y in mf[d]], "-", color=f"C{i}",
                     label=f"mean field d={d}")  # fmt: skip
-    ax.set_xlabel("mean action delay D")
-    ax.set_ylabel("mean sojourn at the server")
+    ax.set(xlabel="mean action delay D", ylabel="mean sojourn at the server")
     ax.legend(fontsize=7)
     return fig
 
@@ -124,10 +116,7 @@ def convergence_figure(res) -> Figure:
                     mfc="none", color=f"C{i}", ms=4)  # fmt: skip
         if fit is not None and fit.C > 0:
             a1.plot(grid, fit.C * grid ** (-fit.p), "-", color=f"C{i}", lw=0.8)
-    a1.set_xscale("log")
-    a1.set_yscale("log")
-    a1.set_xlabel("N")
-    a1.set_ylabel("|simulation - mean field|")
+    a1.set(xscale="log", yscale="log", xlabel="N", ylabel="|simulation - mean field|")
     a1.set_title("bias (hollow: 95% CI contains 0)", fontsize=9)
     a1.legend(fontsize=7)
     for k in range(len(res.rows[0].fluct_sd)):
@@ -139,10 +128,7 @@ def convergence_figure(res) -> Figure:
         a2.errorbar(Ns, v, yerr=h, fmt="s", color=f"C{k}", ms=4, label=lab)
         if fit is not None:
             a2.plot(grid, fit.C * grid ** (-fit.p), "-", color=f"C{k}", lw=0.8)
-    a2.set_xscale("log")
-    a2.set_yscale("log")
-    a2.set_xlabel("N")
-    a2.set_ylabel("sd of the instantaneous $s_k(t)$")
+    a2.set(xscale="log", yscale="log", xlabel="N", ylabel="sd of the instantaneous $s_k(t)$")
     a2.set_title("fluctuations", fontsize=9)
     a2.legend(fontsize=7)
     return fig

@@ -65,8 +65,7 @@ def time_series_axes(ts, ax=None, states=None, replications=None):
                     alpha=0.7 if thin else 1.0, label=name if j == 0 else None)  # fmt: skip
     eta = ts.parameters.get("eta") if ts.simulated else None
     what = f"{ts.kind}, {ts.model_name}" + ("" if eta is None else f", eta = {eta}")
-    ax.set_xlabel(TIME)
-    ax.set_ylabel(SCALED if ts.simulated or ts.kind == "fluid" else "value")
+    ax.set(xlabel=TIME, ylabel=SCALED if ts.simulated or ts.kind == "fluid" else "value")
     ax.set_title(what, fontsize=9)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
@@ -108,8 +107,7 @@ def wave_figure(sim, flu, peaks, window) -> Figure:
         ax.plot(flu.t[mf], yf[mf], color=f"C{k}", lw=1.6, ls="--", label=f"{nm} fluid")
         if peaks[k] is not None:
             ax.axvline(peaks[k], color=f"C{k}", lw=0.8, ls=":")
-    ax.set_xlabel(TIME)
-    ax.set_ylabel(SCALED)
+    ax.set(xlabel=TIME, ylabel=SCALED)
     ax.set_title("wave through the delay phases (dotted: fluid peak times)", fontsize=9)
     ax.legend(fontsize=7, ncol=2, loc="best")
     ax.grid(alpha=0.3)
@@ -126,8 +124,7 @@ def phase_plane_figure(panels, title: str) -> Figure:
             ax.plot(x, w, color=f"C{k}", lw=1.0, label=label)
             ax.plot(x[0], w[0], "o", color=f"C{k}", ms=3)
         ax.plot(0, 0, "k+", ms=8, label="equilibrium")
-        ax.set_xlabel("imbalance $x = q_1 - q_2$ (scaled jobs)")
-        ax.set_ylabel(f"{wlabel} (scaled jobs)")
+        ax.set(xlabel="imbalance $x = q_1 - q_2$ (scaled jobs)", ylabel=f"{wlabel} (scaled jobs)")
         ax.set_title(ptitle, fontsize=9)
         ax.legend(fontsize=7, loc="best")
         ax.grid(alpha=0.3)
@@ -143,8 +140,7 @@ def imbalance_figure(curves, title: str) -> Figure:
     for label, t, x, style in curves:
         ax.plot(t, x, style, lw=1.0, label=label)
     ax.axhline(0, color="k", lw=0.5)
-    ax.set_xlabel(TIME)
-    ax.set_ylabel("imbalance $x = q_1 - q_2$ (scaled jobs)")
+    ax.set(xlabel=TIME, ylabel="imbalance $x = q_1 - q_2$ (scaled jobs)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="best")
     ax.grid(alpha=0.3)

@@ -23,10 +23,19 @@ __all__ = [
 RATE_DEFAULTS = {"L": "2", "mu": "1", "lam": "1", "theta": "2", "D": "1"}
 
 
-def add_horizon_arguments(p) -> None:
-    """``--T --dt``: the time grid of simulate and fluid."""
+def add_horizon_arguments(p, what: str, initial: str) -> None:
+    """``--T --dt``: the time grid of simulate and fluid; ``--initial`` (its help
+    ``initial``), ``--json``, ``--csv`` (printing and writing ``what``) and ``--force``."""
     p.add_argument("--T", default="20", kind="number", help="time horizon (default 20)")
     p.add_argument("--dt", default="0.1", kind="number", help="grid step (default 0.1)")
+    p.add_argument("--initial", default=None, help=initial)
+    p.add_argument("--json", action="store_true", help=f"print the {what} as JSON")
+    p.add_argument(
+        "--csv", metavar="FILE", help=f"write the {what} as a CSV table ('-': standard output)"
+    )
+    p.add_argument(
+        "--force", action="store_true", help="run even when the estimated cost is over budget"
+    )
 
 
 def parse_initial(text):

@@ -41,20 +41,12 @@ def register(subparsers) -> None:
         "fluid", help="the fluid limit on a time grid (solve_ivp)", description=DESCRIPTION
     )
     door.add_model(p, defaults=RATE_DEFAULTS)
-    add_horizon_arguments(p)
-    p.add_argument(
-        "--initial",
-        default=None,
-        help="scaled initial state: for the founding model q1,q2,z1_1..z1_L,z2_1..z2_L "
+    add_horizon_arguments(
+        p,
+        "solution",
+        "scaled initial state: for the founding model q1,q2,z1_1..z1_L,z2_1..z2_L "
         "(default 0,1,0,...); for another model one value per state, in the model's order "
         "of states (default: see above)",
-    )
-    p.add_argument("--json", action="store_true", help="print the solution as JSON")
-    p.add_argument(
-        "--force", action="store_true", help="run even when the estimated cost is over budget"
-    )
-    p.add_argument(
-        "--csv", metavar="FILE", help="write the solution as a CSV table ('-': standard output)"
     )
     p.set_defaults(func=honour_force(run))
 

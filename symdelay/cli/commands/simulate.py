@@ -48,7 +48,13 @@ def register(subparsers) -> None:
         "simulate", help="exact simulation of the jump process", description=DESCRIPTION
     )
     door.add_model(p, defaults=RATE_DEFAULTS)
-    add_horizon_arguments(p)
+    add_horizon_arguments(
+        p,
+        "paths",
+        "initial job counts: for the founding model Q1,Q2,Z1_1..Z1_L,Z2_1..Z2_L "
+        "(default 0,eta,0,...); for another model one count per state, in the model's order "
+        "of states (default: see above)",
+    )
     p.add_argument(
         "--eta",
         default=None,
@@ -60,22 +66,6 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--replications", default="1", kind="integer", help="independent paths (default 1)"
-    )
-    p.add_argument(
-        "--initial",
-        default=None,
-        help="initial job counts: for the founding model Q1,Q2,Z1_1..Z1_L,Z2_1..Z2_L "
-        "(default 0,eta,0,...); for another model one count per state, in the model's order "
-        "of states (default: see above)",
-    )
-    p.add_argument("--json", action="store_true", help="print the paths as JSON")
-    p.add_argument(
-        "--csv", metavar="FILE", help="write the paths as a CSV table ('-': standard output)"
-    )
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="run even when the estimated running time is above the limit",
     )
     p.set_defaults(func=honour_force(run))
 

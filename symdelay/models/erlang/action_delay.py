@@ -60,11 +60,43 @@ class ModeSystem(Result):
 
 
 class ActionDelayModel:
-    """Two queues, logit routing on current queue lengths, Erlang(L, mean D) action delay.
+    """The founding model as the derivation reads it: two queues, logit routing on current
+    queue lengths, Erlang(L, mean D) action delay.
 
-    ``L`` is an integer >= 1 or the symbol ``L`` (then only the structured difference
-    Jacobian and the characteristic equation are available: explicit state vectors need
-    a concrete L).
+    A view of the founding model's transition table: the fluid ODEs (:meth:`fluid_rhs`),
+    the symmetric equilibrium, the Jacobian and the sum and difference systems are read off
+    the table for a concrete L; for the symbol ``L`` only the structured difference Jacobian
+    (:meth:`difference_jacobian`) and the characteristic equation are available.
+    :attr:`model` is the founding model object itself, for the analyses.
+
+    Parameters
+    ----------
+    L : int or Symbol
+        The number of Erlang phases of the delay, an integer ``>= 1``, or the symbol ``L``
+        (``symdelay.core.symbols.L``) for the general-L derivation.
+    mu : number, str or sympy.Expr, optional
+        The service rate (``> 0``); numbers and their decimal text are made exact. Default: the
+        symbol ``mu``.
+    lam : number, str or sympy.Expr, optional
+        The arrival rate per queue (``> 0``). Default: the symbol ``lam``.
+    theta : number, str or sympy.Expr, optional
+        The routing sensitivity of the logit rule (real; ``theta > 0`` favours the shorter
+        queue). Default: the symbol ``theta``.
+    D : number, str or sympy.Expr, optional
+        The mean delay (``> 0``); the phase rate is then ``gamma = L/D``. Give ``D`` or
+        ``gamma``, not both. Default: neither, the symbol ``gamma``.
+    gamma : number, str or sympy.Expr, optional
+        The phase rate of the delay (``> 0``) instead of its mean (``D = L/gamma``).
+
+    Examples
+    --------
+    >>> m = ActionDelayModel(L=1)
+    >>> m.difference_jacobian()
+    Matrix([
+    [       -mu,  gamma],
+    [-lam*theta, -gamma]])
+    >>> ActionDelayModel(L=2, mu=1, lam=1, theta=2, D=1).model
+    FoundingModel(L=2, mu=1, lam=1, theta=2, D=1)
     """
 
     def __init__(self, L, mu=None, lam=None, theta=None, D=None, *, gamma=None):

@@ -63,12 +63,24 @@ DETERMINANT_METHODS = ("berkowitz", "bareiss", "block")
 # ---------------------------------------------------------------- general L
 @cache
 def derive_characteristic_equation() -> Derivation:
-    """Derive ``det(r I - J)`` for symbolic L; returns the :class:`Derivation`.
+    """Derive ``det(r I - J)`` of the difference mode for symbolic L, step by step.
 
-    Steps: the structured Jacobian; the Schur complement of the delay block
-    ``M`` (lower bidiagonal); ``det M`` as a ``Product``; ``y = M^{-1} c`` from the
-    recurrence ``(r+gamma) y_k = gamma y_{k-1}``, ``y_1 = lam theta/(r+gamma)``, solved by
-    ``rsolve``; the eigenvector ``v = (1, -y_1, ..., -y_L)``; the determinant.
+    Steps: the structured Jacobian; the Schur complement of the delay block ``M`` (lower
+    bidiagonal); ``det M`` as a ``Product``; ``y = M^{-1} c`` from the recurrence
+    ``(r+gamma) y_k = gamma y_{k-1}``, ``y_1 = lam theta/(r+gamma)``, solved by ``rsolve``;
+    the eigenvector ``v = (1, -y_1, ..., -y_L)``; the determinant. Computed once (cached).
+
+    Returns
+    -------
+    Derivation
+        The steps (``d["jacobian"]``, ``d["recurrence"]``, ...; each a SymPy object with how
+        it was obtained) and ``d.result``, ``(r + mu)(r + gamma)^L + lam theta gamma^L``.
+
+    Examples
+    --------
+    >>> d = derive_characteristic_equation()
+    >>> d.result
+    gamma**L*lam*theta + (gamma + r)**L*(mu + r)
     """
     d = Derivation("Characteristic equation of the difference mode, general L")
     Lp = positive_versions(L)[L]
@@ -135,20 +147,43 @@ def derive_characteristic_equation() -> Derivation:
 def characteristic_polynomial(
     L_value=L, *, full: bool = False, mu=None, lam=None, theta=None, D=None, kappa=None
 ) -> sp.Expr:
-    """The characteristic polynomial in ``r`` of the difference mode (``full``: whole system).
+    """The characteristic polynomial in ``r`` of the founding model's difference mode (or, with
+    ``full``, of the whole system): the convenience of :func:`symdelay.charpoly`, which gives
+    the record with its factors.
 
-    ``L_value`` is an integer >= 1 or the symbol ``L``. Parameters left out stay symbols;
-    given ones are made exact and substituted (``D`` sets ``gamma = L/D``). The full
-    2(L+1) polynomial is returned factored as the sum-mode factor times the difference-mode
-    factor, after :func:`verify_full_factorisation` has checked it against the explicit
-    determinant (concrete L only).
+    Parameters left out stay symbols; given ones are made exact and substituted. The full
+    ``2(L+1)`` polynomial is returned factored as the sum-mode factor times the
+    difference-mode factor, after :func:`verify_full_factorisation` has checked it against the
+    explicit determinant.
 
+    Parameters
+    ----------
+    L_value : int or Symbol, default L
+        The number of Erlang phases, an integer ``>= 1``, or the symbol ``L`` for the general
+        form ``(r + mu)(r + gamma)^L + lam theta gamma^L``.
+    full : bool, default False
+        The whole system's polynomial (concrete L only) rather than the difference mode's.
+    mu, lam, theta : number or str, optional
+        The service rate, the arrival rate per queue and the routing sensitivity, made exact;
+        default: the symbols.
+    D : number or str, optional
+        The mean delay (``> 0``), substituted as ``gamma = L/D``; default: ``gamma`` stays.
+    kappa : number, str or sequence, optional
+        Weights of the jobs in flight (one number for every phase, or one per phase): the
+        ``inflight`` model's polynomial instead (routing on ``q_i + sum_l kappa_l z_{i,l}``).
+
+    Returns
+    -------
+    sympy.Expr
+        The polynomial in ``r``.
+
+    Examples
+    --------
+    >>> from symdelay.core.symbols import L
+    >>> characteristic_polynomial(L)
+    gamma**L*lam*theta + (gamma + r)**L*(mu + r)
     >>> characteristic_polynomial(2, mu=1, lam=1, theta=2, D="1/2")
     (r + 1)*(r + 4)**2 + 32
-
-    ``kappa`` (weights of the jobs in flight) gives the ``inflight`` model's polynomial
-    (:attr:`~symdelay.model.Model.charpoly`). The record with the factors is
-    :func:`symdelay.analysis.charpoly.charpoly` of the model.
     """
     if kappa is not None:
         from symdelay.models.erlang.kappa import inflight_model
@@ -320,7 +355,26 @@ def _parameter_values(n, **given) -> dict:
 
 
 def eigenvector(L_value=L) -> list | sp.Expr:
-    """The eigenvector v(r) (first component 1) for concrete L, or its general term."""
+    """The eigenvector ``v(r)`` of the difference Jacobian (first component 1) at a root ``r``
+    of the characteristic polynomial.
+
+    Parameters
+    ----------
+    L_value : int or Symbol, default L
+        The number of phases: an integer ``>= 1`` gives the ``L + 1`` components, the symbol
+        ``L`` the general term ``v_k``.
+
+    Returns
+    -------
+    list of sympy.Expr or sympy.Expr
+        ``[1, v_1, ..., v_L]`` in ``r`` and the parameters (concrete L), or the general term
+        in ``k``.
+
+    Examples
+    --------
+    >>> eigenvector(1)
+    [1, -lam*theta/(gamma + r)]
+    """
     d = derive_characteristic_equation()
     term = d["eigenvector"].expr.rhs
     n = as_L(L_value)
@@ -368,12 +422,32 @@ class DeterminantCheck(Result):
 
 
 def verify_difference_determinant(n: int, method: str = "berkowitz") -> DeterminantCheck:
-    """Check the general formula at ``L = n`` against an explicit determinant.
+    """Check the general-L characteristic polynomial at ``L = n`` against an explicit
+    determinant.
 
     The explicit matrix is the difference block of the founding model's transition table
     (the Jacobian of its drift at the equilibrium, restricted to the antisymmetric mode),
     independent of the structured matrix used in the general derivation; the two matrices
     are compared too.
+
+    Parameters
+    ----------
+    n : int
+        The number of phases, an integer ``>= 1``.
+    method : {"berkowitz", "bareiss", "block"}, default "berkowitz"
+        How the explicit determinant is computed (:data:`DETERMINANT_METHODS`; see
+        ``benchmarks/bench_charpoly.py``).
+
+    Returns
+    -------
+    DeterminantCheck
+        The explicit and the general polynomial, ``agrees`` (their difference expands to 0),
+        ``structured_agrees`` (the structured matrix equals the table's) and the time taken.
+
+    Examples
+    --------
+    >>> verify_difference_determinant(3).agrees
+    True
     """
     from symdelay.models import ActionDelayModel
 
@@ -404,10 +478,27 @@ class FullCheck(Result):
 
 @cache
 def verify_full_factorisation(n: int) -> FullCheck:
-    """Explicit ``det(r I - J_full)`` equals (sum-mode factor) x (difference-mode factor).
+    """Check that the explicit ``det(r I - J_full)`` of the whole ``2(L+1)`` system equals the
+    sum-mode factor times the difference-mode factor.
 
-    Both Jacobians are the transition table's (the full one and its sum block); the
-    sum-mode factor is computed from the sum block and factored by SymPy.
+    Both Jacobians are the transition table's (the full one and its sum block); the sum-mode
+    factor is computed from the sum block and factored by SymPy. Computed once per ``n``.
+
+    Parameters
+    ----------
+    n : int
+        The number of phases, an integer ``>= 1``.
+
+    Returns
+    -------
+    FullCheck
+        The explicit polynomial, the two factors, their product unevaluated (``factored``)
+        and ``agrees``.
+
+    Raises
+    ------
+    VerificationError
+        When the product is not the explicit polynomial (a bug).
     """
     from symdelay.models import ActionDelayModel
 
@@ -466,12 +557,28 @@ def _coefficients(poly_expr) -> tuple:
 
 
 def special_case(n: int) -> SpecialCase:
-    """Characteristic polynomial at ``L = n`` with coefficients factored.
+    """The characteristic polynomial at ``L = n`` with its coefficients factored.
 
-    For ``n == 1`` the discriminant is split by SymPy into the theta-free part (factored,
-    a square) and the rest, which yields the oscillation condition
-    ``4 gamma lam theta > (gamma - mu)**2``; positivity of the two coefficients
-    (Hurwitz for a quadratic) shows it is stable for every theta >= 0 all the same.
+    For ``n == 1`` the discriminant is split by SymPy into the theta-free part (factored, a
+    square) and the rest, which yields the oscillation condition
+    ``4 gamma lam theta > (gamma - mu)**2``; positivity of the two coefficients (Hurwitz for
+    a quadratic) shows it is stable for every ``theta >= 0`` all the same.
+
+    Parameters
+    ----------
+    n : int
+        The number of phases, an integer ``>= 1``.
+
+    Returns
+    -------
+    SpecialCase
+        ``polynomial``, ``coefficients`` (leading power first); for ``n == 1`` also
+        ``discriminant``, ``oscillation_condition`` and ``stable_for_all_nonnegative_theta``.
+
+    Examples
+    --------
+    >>> special_case(1).oscillation_condition
+    4*gamma*lam*theta > (gamma - mu)**2
     """
     n = as_L(n, allow_symbol=False)
     coeffs = _coefficients(characteristic_polynomial(n))
@@ -493,10 +600,21 @@ def special_case(n: int) -> SpecialCase:
 # ------------------------------------------------------------------ L -> infinity
 @cache
 def infinite_L_limit() -> Derivation:
-    """The limit L -> oo at fixed mean delay D (gamma = L/D), computed by SymPy.
+    """The limit ``L -> oo`` of the characteristic equation at fixed mean delay D
+    (``gamma = L/D``), computed by SymPy.
 
-    Divide the characteristic polynomial by ``(r+gamma)^L``, substitute ``gamma = L/D``,
-    and take ``limit(..., L, oo)``: the result is ``r + mu + lam theta exp(-r D)``.
+    Divide the characteristic polynomial by ``(r+gamma)^L``, substitute ``gamma = L/D``, and
+    take ``limit(..., L, oo)``. Computed once (cached).
+
+    Returns
+    -------
+    Derivation
+        The steps and ``result``, ``r + mu + lam theta exp(-r D)``.
+
+    Examples
+    --------
+    >>> infinite_L_limit().result
+    lam*theta*exp(-D*r) + mu + r
     """
     d = Derivation("The limit L -> infinity at fixed mean delay D")
     P = characteristic_polynomial(L)
@@ -534,11 +652,18 @@ def infinite_L_limit() -> Derivation:
 
 
 def delayed_information_equation() -> Derivation:
-    """Characteristic equation of x'(t) = -mu x(t) - lam theta x(t - D), by the ansatz e^{rt}.
+    """The characteristic equation of the delayed-information model
+    ``x'(t) = -mu x(t) - lam theta x(t - D)``, by the ansatz ``e^{rt}``.
 
     The delay equation is the difference mode, linearised, of the founding model's
     constant-lag limit (:meth:`symdelay.models.delayed_routing.LagLimit.linear_difference`:
-    the transition table with the Erlang delay replaced by its mean D).
+    the transition table with the Erlang delay replaced by its mean D); the result is checked
+    equal to :func:`infinite_L_limit`.
+
+    Returns
+    -------
+    Derivation
+        The delay equation, the ansatz and ``result``, ``r + mu + lam theta exp(-r D)``.
     """
     from symdelay.models.delayed_routing import lag_limit
     from symdelay.models.erlang.founding import symbolic_founding
@@ -560,10 +685,18 @@ def delayed_information_equation() -> Derivation:
 
 
 def erlang_information_equation() -> Derivation:
-    """The same model with an Erlang(L, mean D)-distributed information delay.
+    """The characteristic equation of the same model with an Erlang(L, mean D)-distributed
+    information delay.
 
-    x'(t) = -mu x(t) - lam theta Int_0^oo f_L(s) x(t - s) ds, f_L the Erlang density of rate
-    gamma; the ansatz gives the Laplace transform of f_L, computed by SymPy.
+    ``x'(t) = -mu x(t) - lam theta Int_0^oo f_L(s) x(t - s) ds``, ``f_L`` the Erlang density
+    of rate ``gamma``; the ansatz gives the Laplace transform of ``f_L``, computed by SymPy,
+    and the result times ``(r + gamma)^L`` is checked equal to the action-delay polynomial.
+
+    Returns
+    -------
+    Derivation
+        The density, its Laplace transform, ``result`` and the equivalence with
+        :func:`characteristic_polynomial`.
     """
     d = Derivation("Erlang-distributed information delay")
     s = sp.Symbol("s", positive=True)

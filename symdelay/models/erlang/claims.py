@@ -395,7 +395,8 @@ def _test_points(roots, lo, hi):
     for i in range(0, len(ends), 2):
         a, b = Fraction(str(ends[i])), ends[i + 1]
         b = a + 2 if b is sp.oo else Fraction(str(b))
-        pts.append(sp.Rational(simplest_between(a, b)))
+        if a < b:  # a root at an end of (lo, hi) leaves no gap before or after it
+            pts.append(sp.Rational(simplest_between(a, b)))
     return pts
 
 
@@ -932,8 +933,31 @@ def _hints(space: _Space, cf, exact: dict) -> list:
 
 # ------------------------------------------------------------------ verify
 def verify(L, claim: str, theta_real: bool = False) -> ClaimResult:
-    """The founding model's :func:`symdelay.analysis.claims.verify` at ``L`` (an integer
-    1..MAX_L or ``"inf"``): a convenience that builds the model and calls the entry."""
+    """Is ``claim`` equivalent, necessary, sufficient or neither for the stability (and the
+    oscillation) of the founding model with ``L`` phases: the convenience of
+    :func:`symdelay.verify` on ``build_model("erlang", L=L)`` (its exact specialisation).
+
+    Parameters
+    ----------
+    L : int, str or float
+        The number of Erlang phases, an integer from 1 to :data:`MAX_L` (64), or ``"inf"`` /
+        ``math.inf``.
+    claim : str
+        Relations in ``mu``, ``gamma`` (or ``D = L/gamma``), ``lam`` and ``theta`` joined by
+        ``and`` / ``or`` / ``not`` (the language of :func:`symdelay.verify`).
+    theta_real : bool, default False
+        Let ``theta`` range over the reals; otherwise ``theta >= 0``.
+
+    Returns
+    -------
+    ClaimResult
+        Each direction proven, refuted (with an exact counterexample) or left open.
+
+    Examples
+    --------
+    >>> verify(1, "lam*theta < 3*mu").relation_to_stability
+    'sufficient'
+    """
     from symdelay.analysis.claims import verify as entry
     from symdelay.models.erlang.family import model
 

@@ -57,6 +57,13 @@ def _table_of(L, numbers: tuple, name: str) -> Model:
     return table
 
 
+@lru_cache(maxsize=16)
+def _store_of(L, numbers: tuple, name: str) -> dict:
+    """What was computed for the founding model with these checked options (one store per
+    options, as :func:`_table_of` gives one table)."""
+    return {}
+
+
 def _closed_equilibrium(table: Model) -> None:
     """The symmetric equilibrium ``q_i = lam/mu``, ``z_{i,l} = lam D/L`` set as the table's,
     once its drift is checked to vanish there identically (otherwise the table solves for
@@ -181,12 +188,16 @@ class FoundingModel(TableOnDemand):
         return _table_of(self.L, tuple(self.numbers.items()), self.name)
 
     def cached(self, key: str, compute):
-        """Equal founding models share one transition table and what was computed from it
-        (a kernel generated from the table, a compiled drift): the analyses of a model
-        rebuilt from the same options are not repeated."""
+        """Equal founding models share what was computed from them (a kernel generated from
+        the table, a compiled drift, closed forms): the analyses of a model rebuilt from the
+        same options are not repeated. The store does not build the table (a number too
+        long for a table is still answered by the closed forms and the fast paths)."""
         if self.infinite or self.symbolic:
             return Model.cached(self, key, compute)
-        return self._table().cached(key, compute)
+        store = _store_of(self.L, tuple(self.numbers.items()), self.name)
+        if key not in store:
+            store[key] = compute()
+        return store[key]
 
     @property
     def equilibrium(self):

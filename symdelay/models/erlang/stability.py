@@ -207,15 +207,36 @@ SECONDS_PER_L4 = 4e-5
 
 
 def stability_conditions(L, *, force: bool = False, kappa=None) -> Stability:
-    """Routh–Hurwitz stability conditions of the founding model for ``L`` phases: its
-    :func:`~symdelay.analysis.stability.stability` with every parameter symbolic (a
-    convenience). The conditions hold for ``mu, gamma, lam > 0`` and ``theta`` real; the
-    record's ``closed_forms`` carry the Hopf polynomial, ``critical_lam_theta``, the
-    oscillation condition and the conditions under ``theta >= 0``. The work grows like
-    ``L^4``: over the shared budget (:mod:`symdelay.core.budget`) it is refused unless
-    ``force``. ``kappa`` (weights of the jobs in flight) gives the ``inflight`` model's
-    conditions (Routh–Hurwitz on its factors).
+    """The Routh–Hurwitz stability conditions of the founding model with ``L`` phases, every
+    parameter symbolic: the convenience of :func:`symdelay.stability` on
+    ``build_model("erlang", L=L)``.
 
+    The conditions hold for ``mu, gamma, lam > 0`` and ``theta`` real; the record's
+    ``closed_forms`` carry the Hopf polynomial, ``critical_lam_theta``, the oscillation
+    condition and the conditions under ``theta >= 0``. The work grows like ``L^4``.
+
+    Parameters
+    ----------
+    L : int or str
+        The number of Erlang phases, an integer ``>= 1`` (or its text). The delay equation
+        (``L = inf``) has no finite list of conditions: ask :func:`symdelay.stability` of
+        ``build_model("erlang", L="inf", ...)`` at numbers (Hayes' region).
+    force : bool, default False
+        Run even when the symbolic work is estimated over the shared budget
+        (:mod:`symdelay.core.budget`).
+    kappa : number, str or sequence, optional
+        Weights of the jobs in flight (one number for every phase, or one per phase): the
+        ``inflight`` model's conditions (Routh–Hurwitz on its factors) instead.
+
+    Returns
+    -------
+    Stability
+        ``conditions`` in ``mu``, ``gamma``, ``lam`` and ``theta``, ``stable`` (None: depends
+        on them) and the family's ``closed_forms``. Cached: the same ``L`` gives the same
+        object.
+
+    Examples
+    --------
     >>> stability_conditions(3).closed_forms["critical_lam_theta"]
     8*(gamma + mu)**3/(3*gamma + mu)**2
     """

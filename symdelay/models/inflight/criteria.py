@@ -458,18 +458,55 @@ def optimize_weights(
     x0=None,
     pattern=None,
 ) -> OptimalWeights:
-    """The weight on ``[0, kappa_max]`` (or per-phase vector) that is best for ``criterion``.
+    """The in-flight weight on ``[0, kappa_max]`` (or the per-phase weights) that is best for
+    ``criterion``.
 
     One weight: the criterion on a grid of ``grid`` points uniform on ``[0, 2]`` (and, for a
     larger or infinite ``kappa_max``, ``grid`` more uniform in ``kappa / (1 + kappa)`` up to
     ``kappa_max``), then Brent's bounded method in ``kappa / (1 + kappa)`` on the bracket
     around the best grid point. Per phase: Powell's method with bounds from the best single
-    weight (and from the best one-phase pattern). Every point is evaluated where the value
-    can be trusted (:class:`_Evaluator`): never a negative variance, never a value of
-    rounding noise; where the criterion is undefined (unstable weights) or cannot be
-    evaluated the searches see a finite penalty above every value. ``eps``, ``x0``: the
-    tolerance criterion's band and initial imbalance. ``pattern``: observe only some phases
-    (weights ``kappa * pattern``, see :func:`symdelay.models.inflight.curve.observation_pattern`).
+    weight (and from the best one-phase pattern). Every point is evaluated where the value can
+    be trusted: never a negative variance, never a value of rounding noise; where the
+    criterion is undefined (unstable weights) or cannot be evaluated the searches see a finite
+    penalty above every value.
+
+    Parameters
+    ----------
+    L : int
+        The number of Erlang phases, an integer ``>= 1``.
+    mu : number or str, default 1
+        The service rate (``> 0``).
+    lam : number or str, default 1
+        The arrival rate per queue (``> 0``).
+    theta : number or str, default 1
+        The routing sensitivity.
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    criterion : {"variance", "decay", "tolerance", "tolerance-linear"}, default "variance"
+        What is optimised (:data:`CRITERIA`): the linear-noise variance of ``Q1 - Q2`` per
+        ``eta`` (smaller is better), the decay rate ``-alpha`` (larger), the time ``T_eps``
+        after which the imbalance stays within ``eps`` of its start (smaller; nonlinear, or
+        from the linearisation).
+    per_phase : bool, default False
+        Optimise one weight per phase instead of one for all (not with ``pattern``).
+    kappa_max : float, default 2.0
+        The largest weight searched (``> 0``, may be ``inf``).
+    grid : int, default 81
+        Points of the initial grid.
+    eps : float, default 0.05
+        The tolerance criteria's band, in ``(0, 1)``: ``|x(t)| <= eps |x(0)|``.
+    x0 : float, optional
+        The tolerance criteria's initial imbalance ``x(0)`` (default ``lam/mu``, the load of
+        one queue), the jobs in flight balanced.
+    pattern : str or sequence of numbers, optional
+        Observe only some phases (weights ``kappa * pattern``, see
+        :func:`symdelay.models.inflight.model.observation_pattern`).
+
+    Returns
+    -------
+    OptimalWeights
+        The best ``kappa`` (a number, or a tuple per phase), the criterion there and at
+        ``kappa = 0`` and ``1``, the evaluations and the method.
     """
     from scipy import optimize
 

@@ -57,8 +57,17 @@ from functools import cache
 import flint
 import mpmath
 
-from symdelay.analysis.polyroots import exact_counts
-from symdelay.analysis.window import Extremum, Window, WindowEnd, WindowInterval
+from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
+from symdelay.analysis.window import (
+    Extremum,
+    Window,
+    WindowEnd,
+    WindowInterval,
+    _eval_ball,
+    _exact_end,
+    _is_zero,
+    _q_to_sp,
+)
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter
@@ -80,11 +89,6 @@ __all__ = [
 ]
 
 
-def _q(x) -> flint.fmpq:
-    x = sp.Rational(x)
-    return flint.fmpq(int(x.p), int(x.q))
-
-
 def _split(p: flint.fmpq_poly) -> tuple[flint.fmpq_poly, flint.fmpq_poly]:
     """``R, I`` with ``p(i w) = R(w^2) + i w I(w^2)``."""
     re, im = [], []
@@ -97,40 +101,15 @@ def _split(p: flint.fmpq_poly) -> tuple[flint.fmpq_poly, flint.fmpq_poly]:
 
 
 def _roots_positive(p: flint.fmpq_poly, prec: int) -> list[flint.arb]:
-    if p.degree() < 1:
-        return []
-    num = p.numer()
-    num = num if isinstance(num, flint.fmpz_poly) else flint.fmpz_poly(num)
-    with flint.ctx.workprec(prec):
-        out = [
-            c.real
-            for c, _ in num.complex_roots()
-            if c.imag.is_exact() and c.imag == 0 and c.real > 0
-        ]
-    return sorted(out, key=lambda b: b.mid())
-
-
-def _arb_eval(p: flint.fmpq_poly, x: flint.arb) -> flint.arb:
-    acc = flint.arb(0)
-    for c in reversed(p.coeffs()):
-        acc = acc * x + flint.arb(c)
-    return acc
-
-
-def _exact(b: flint.arb, side: str) -> flint.fmpq:
-    """An exact rational at the upper or lower end of a ball."""
-    e = b.upper() if side == "upper" else b.lower()
-    m, x = e.man_exp()
-    m, x = int(m), int(x)
-    return flint.fmpq(m * 2**x) if x >= 0 else flint.fmpq(m, 2 ** (-x))
+    return sorted((b for b, _m in _real_roots(p, prec) if b > 0), key=lambda b: b.mid())
 
 
 def _between(lo: flint.arb | None, hi: flint.arb | None) -> flint.fmpq:
     """A rational strictly between two disjoint balls (``None``: 0 resp. +infinity)."""
-    a = flint.fmpq(0) if lo is None else _exact(lo, "upper")
+    a = flint.fmpq(0) if lo is None else _exact_end(lo, "upper")
     if hi is None:
         return a * 2 + 1
-    b = _exact(hi, "lower")
+    b = _exact_end(hi, "lower")
     if not b > a:
         raise CertificationError("two crossing values are not separated: raise dps")
     return (a + b) / 2
@@ -154,13 +133,13 @@ class HopfCurve:
     def kappa_of(self, t):
         """``kappa(t)`` (exact for rationals, a ball for balls)."""
         if isinstance(t, flint.arb):
-            return self.gamma_L * _arb_eval(self.IA, t) / _arb_eval(self.C, t)
+            return self.gamma_L * _eval_ball(self.IA, t) / _eval_ball(self.C, t)
         return self.gamma_L * self.IA(t) / self.C(t)
 
     def a_of(self, t):
         """``a(t) = lam theta`` at the crossing."""
         if isinstance(t, flint.arb):
-            return -_arb_eval(self.C, t) / (self.gamma_L * _arb_eval(self.IW, t))
+            return -_eval_ball(self.C, t) / (self.gamma_L * _eval_ball(self.IW, t))
         return -self.C(t) / (self.gamma_L * self.IW(t))
 
     def polynomial(self, a, kappa) -> flint.fmpq_poly:
@@ -169,21 +148,21 @@ class HopfCurve:
 
     def unstable_count(self, a, kappa) -> int:
         """Exact number of right-half-plane roots (Cauchy index on exact rationals)."""
-        P = self.polynomial(_q(a), _q(kappa))
+        P = self.polynomial(_fmpq(a), _fmpq(kappa))
         coeffs = [sp.Rational(int(c.p), int(c.q)) for c in reversed(P.coeffs())]
         return exact_counts(coeffs).rhp
 
 
 @cache
 def _curve(L: int, mu: sp.Rational, D: sp.Rational, pattern: tuple) -> HopfCurve:
-    g = _q(sp.Rational(L) / D)
-    m = _q(mu)
+    g = _fmpq(sp.Rational(L) / D)
+    m = _fmpq(mu)
     rg = flint.fmpq_poly([g, 1])
     rm = flint.fmpq_poly([m, 1])
     A = rm * rg**L
     S = flint.fmpq_poly([0])
     for ell in range(1, L + 1):
-        e = _q(pattern[ell - 1])
+        e = _fmpq(pattern[ell - 1])
         if e != 0:
             S += e * g ** (ell - 1) * rg ** (L - ell)
     W = rm * S
@@ -281,10 +260,10 @@ def _kappa_limit(cv: HopfCurve, end: flint.arb | None, at_zero: bool, prec: int)
         sign = (cv.IA[dn] > 0) == (cv.C[dd] > 0)
         return math.inf if sign else -math.inf
     with flint.ctx.workprec(prec):
-        cval = _arb_eval(cv.C, end)
+        cval = _eval_ball(cv.C, end)
         if cval.contains(0):
             return "pole"
-        return cv.gamma_L * _arb_eval(cv.IA, end) / cval
+        return cv.gamma_L * _eval_ball(cv.IA, end) / cval
 
 
 def _image(cv: HopfCurve, prec: int):
@@ -475,9 +454,9 @@ def _kappa_star_closed_factors(L, mu, D, dps):
     does not apply: the exact path then decides)."""
     from symdelay.models.inflight.fastcurve import ShapeError, kappa_star_all
 
-    g = _q(sp.Rational(L) / D)
+    g = _fmpq(sp.Rational(L) / D)
     try:
-        kb, ub, ab, prec = kappa_star_all(L, g, _q(mu), dps, work_bits(dps))
+        kb, ub, ab, prec = kappa_star_all(L, g, _fmpq(mu), dps, work_bits(dps))
     except ShapeError:
         return None
     with mpmath.workdps(dps + GUARD), flint.ctx.workprec(prec):
@@ -487,13 +466,39 @@ def _kappa_star_closed_factors(L, mu, D, dps):
 
 
 def kappa_star(L, mu=1, D=1, pattern="all", dps: int = 30) -> Extremum:
-    """The smallest weight ``kappa`` (times ``pattern``) that keeps the equilibrium stable
-    for every ``theta >= 0`` — certified (Arb balls from exact polynomials).
+    """The smallest in-flight weight ``kappa`` (times ``pattern``) that keeps the equilibrium
+    stable for every ``theta >= 0``, certified (Arb balls from exact polynomials): the
+    convenience of :func:`symdelay.extremum` with ``kind="stable"`` on the ``inflight`` model
+    with a free ``kappa``.
 
-    Depends on ``L`` and ``mu D`` only (time rescaling). ``L = "inf"``:
-    :func:`kappa_star_limit`. The convenience of the one entry: the in-flight model with a
-    free ``kappa`` and :func:`symdelay.analysis.window.kappa_star` (which takes this
-    family's specialisation, :func:`specialised_extremum`).
+    Depends on ``L`` and ``mu D`` only (time rescaling).
+
+    Parameters
+    ----------
+    L : int, str or float
+        The number of Erlang phases, an integer ``>= 1``, or ``"inf"`` / ``math.inf``
+        (:func:`symdelay.models.inflight.curve.kappa_star_limit`).
+    mu : number or str, default 1
+        The service rate (``> 0``), made exact.
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    pattern : str or sequence of numbers, default "all"
+        Which phases the dispatcher observes: ``"all"``, ``"first"``, ``"last"``,
+        ``"first-half"``, ``"last-half"``, or one weight ``>= 0`` per phase (the weights are
+        ``kappa`` times it).
+    dps : int, default 30
+        Significant digits (5..10000) of ``kappa*``.
+
+    Returns
+    -------
+    Extremum
+        ``kappa_star`` (None when no weight works), the crossing at the turning point, the
+        ``stable_set`` and the family's ``closed_form``.
+
+    Examples
+    --------
+    >>> kappa_star(2, dps=15).to_json()["kappa_star"]
+    '0.0716424552066950'
     """
     from symdelay.analysis.window import kappa_star as entry
 
@@ -536,13 +541,6 @@ def kappa_star_closed_forms(model) -> dict:
     if model.L == 2 and all(e == 1 for e in o["pattern"]):
         return {"kappa_star": _closed_form_L2()}
     return {"kappa_star": None}
-
-
-def _is_zero(v) -> bool:
-    try:
-        return as_parameter("lo", v, positive=False) == 0
-    except SymdelayInputError:
-        return False
 
 
 def _kappa_star(L, mu, D, pattern, dps, name) -> Extremum:
@@ -657,12 +655,39 @@ def _theta_window(name, dps, pieces, crossings, counts) -> Window:
 
 
 def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> Window:
-    """Exact set of ``theta >= 0`` at which the equilibrium is unstable, for weights
-    ``kappa * pattern`` (``kappa = 0``: the founding model, a half-line for L >= 2).
+    """The exact set of ``theta >= 0`` at which the equilibrium of the ``inflight`` model is
+    unstable, for weights ``kappa * pattern`` (``kappa = 0``: the founding model, a half-line
+    ``theta > theta_c`` for ``L >= 2``): the convenience of :func:`symdelay.window` in
+    ``theta`` from 0.
 
-    The convenience of the one entry: the in-flight model and
-    :func:`symdelay.analysis.window.window` in theta from 0 (which takes this family's
-    specialisation, :func:`specialised_window`)."""
+    Parameters
+    ----------
+    L : int
+        The number of Erlang phases, an integer ``>= 1``.
+    kappa : number or str
+        The weight of the jobs in flight (``>= 0``), made exact.
+    mu : number or str, default 1
+        The service rate (``> 0``).
+    lam : number or str, default 1
+        The arrival rate per queue (``> 0``).
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    pattern : str or sequence of numbers, default "all"
+        Which phases the dispatcher observes (see :func:`kappa_star`).
+    dps : int, default 30
+        Significant digits (5..10000) of the interval ends.
+
+    Returns
+    -------
+    Window
+        ``intervals`` in ``theta`` (a bounded window for small positive weights) with their
+        crossing frequencies.
+
+    Examples
+    --------
+    >>> unstable_theta(2, 0, dps=15).to_json()["intervals"]
+    [['9.00000000000000', 'inf']]
+    """
     from symdelay.analysis.window import window
 
     if isinstance(kappa, str) and kappa.strip() == "kappa":
@@ -698,19 +723,19 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
     dps = as_dps(dps)
     cv = hopf_curve(L, mu, D, pattern)
     prec = work_bits(dps)
-    kq = _q(kap)
+    kq = _fmpq(kap)
     F = cv.IA * cv.gamma_L - cv.C * kq  # kappa(t) = kappa
     for _attempt in range(4):
         with flint.ctx.workprec(prec):
             ts = _roots_positive(F, prec)
             crossings = []  # (theta ball, t ball)
             for tb in ts:
-                iw = _arb_eval(cv.IW, tb)
+                iw = _eval_ball(cv.IW, tb)
                 if iw.contains(0):
                     continue  # a(t) infinite: the crossing is at theta = oo
                 a = cv.a_of(tb)
                 if a > 0:
-                    crossings.append((a / _q(lam_v), tb))
+                    crossings.append((a / _fmpq(lam_v), tb))
                 elif a.contains(0):
                     raise CertificationError("crossing at theta ~ 0: raise dps")
             crossings.sort(key=lambda c: c[0].mid())
@@ -729,7 +754,7 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
     counts = []
     for lo, hi in itertools.pairwise(bounds):
         th = _between(lo, hi)
-        counts.append(cv.unstable_count(th * _q(lam_v), kq))
+        counts.append(cv.unstable_count(th * _fmpq(lam_v), kq))
     pieces = []  # maximal runs of gaps with unstable roots
     for i, n in enumerate(counts):
         if n == 0:
@@ -740,11 +765,7 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
             pieces.append((i, i))
     with mpmath.workdps(dps + GUARD), flint.ctx.workprec(prec):
         cr = [
-            (_mp(b), _sp_q(_exact(b, "lower")), _sp_q(_exact(b, "upper")), _mp(w))
+            (_mp(b), _q_to_sp(_exact_end(b, "lower")), _q_to_sp(_exact_end(b, "upper")), _mp(w))
             for b, w in zip(balls, omegas, strict=True)
         ]
     return _theta_window(name, dps, tuple(pieces), tuple(cr), tuple(counts))
-
-
-def _sp_q(q: flint.fmpq) -> sp.Rational:
-    return sp.Rational(int(q.p), int(q.q))

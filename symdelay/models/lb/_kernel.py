@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import os
 
 import numpy as np
 
@@ -117,29 +116,23 @@ int64_t lb_run(int64_t J, const int64_t *N, const double *mu, double lam, int64_
                 }
                 double bs = 0.0;
                 int64_t ties = 0;
-                if (policy == 0) {
-                    for (int64_t i = 0; i < k; i++) {
-                        int64_t j = perm[i];
-                        if (X[j] >= N[j]) continue;
-                        double s = d[j] * ((double)(N[j] - X[j]) / (double)N[j]);
-                        if (best < 0 || s > bs) { best = j; bs = s; ties = 1; }
-                        else if (s == bs) { ties++; if (unif(rng) * (double)ties < 1.0) best = j; }
-                    }
-                    if (best < 0) {
-                        for (int64_t i = 0; i < k; i++) {
-                            int64_t j = perm[i];
-                            double s = c[j] * ((double)(X[j] - N[j] + 1) / ((double)N[j] * mu[j]));
-                            if (best < 0 || s < bs) { best = j; bs = s; ties = 1; }
-                            else if (s == bs) { ties++; if (unif(rng) * (double)ties < 1.0) best = j; }
-                        }
-                    }
-                } else {
-                    for (int64_t i = 0; i < k; i++) {
-                        int64_t j = perm[i];
-                        double s = (double)X[j];
-                        if (best < 0 || s < bs) { best = j; bs = s; ties = 1; }
-                        else if (s == bs) { ties++; if (unif(rng) * (double)ties < 1.0) best = j; }
-                    }
+                /* station j with score s: the best so far (the largest when up, else the
+                   least), a tie replacing it with probability 1/ties (a draw at ties only) */
+#define CONSIDER(up) \
+                if (best < 0 || ((up) ? s > bs : s < bs)) { best = j; bs = s; ties = 1; } \
+                else if (s == bs) { ties++; if (unif(rng) * (double)ties < 1.0) best = j; }
+                for (int64_t i = 0; policy == 0 && i < k; i++) {
+                    const int64_t j = perm[i];
+                    if (X[j] >= N[j]) continue;
+                    const double s = d[j] * ((double)(N[j] - X[j]) / (double)N[j]);
+                    CONSIDER(1)
+                }
+                const int full = best < 0; /* LB: every sampled station busy */
+                for (int64_t i = 0; (policy == 1 || full) && i < k; i++) {
+                    const int64_t j = perm[i];
+                    const double s = policy == 1 ? (double)X[j]
+                        : c[j] * ((double)(X[j] - N[j] + 1) / ((double)N[j] * mu[j]));
+                    CONSIDER(0)
                 }
             }
             counts[1]++;
@@ -189,8 +182,6 @@ def _bind(lib):
 def load_c_kernel():
     """The compiled kernel (cached by a hash of the source), or ``None`` (no compiler, or
     ``SYMDELAY_NO_C`` set)."""
-    if os.environ.get("SYMDELAY_NO_C"):
-        return None
     return load_library(C_SOURCE, "lbkernel", "the LB kernel", _bind)
 
 
@@ -209,6 +200,18 @@ def run_python(
 
     def unif() -> float:
         return _unif(s)
+
+    def pick(scored, up: bool) -> int:
+        """The C loop's choice among ``(station, score)`` (same draws at the same ties)."""
+        best, bs, ties = -1, 0.0, 0
+        for j, sc in scored:
+            if best < 0 or (sc > bs if up else sc < bs):
+                best, bs, ties = j, sc, 1
+            elif sc == bs:
+                ties += 1
+                if unif() * float(ties) < 1.0:
+                    best = j
+        return best
 
     def integ(t0, t1):
         if t1 <= t_warm:
@@ -271,39 +274,21 @@ def run_python(
                 for i in range(k):
                     r = min(i + int(unif() * float(J - i)), J - 1)
                     P[i], P[r] = P[r], P[i]
-                bs, ties = 0.0, 0
                 if policy == 0:
-                    for i in range(k):
-                        j = P[i]
-                        if Xl[j] >= N[j]:
-                            continue
-                        sc = d[j] * (float(N[j] - Xl[j]) / float(N[j]))
-                        if best < 0 or sc > bs:
-                            best, bs, ties = j, sc, 1
-                        elif sc == bs:
-                            ties += 1
-                            if unif() * float(ties) < 1.0:
-                                best = j
+                    idle = [
+                        (j, d[j] * (float(N[j] - Xl[j]) / float(N[j])))
+                        for j in P[:k]
+                        if Xl[j] < N[j]
+                    ]
+                    best = pick(idle, True)
                     if best < 0:
-                        for i in range(k):
-                            j = P[i]
-                            sc = c[j] * (float(Xl[j] - N[j] + 1) / (float(N[j]) * mu[j]))
-                            if best < 0 or sc < bs:
-                                best, bs, ties = j, sc, 1
-                            elif sc == bs:
-                                ties += 1
-                                if unif() * float(ties) < 1.0:
-                                    best = j
+                        best = pick(
+                            [(j, c[j] * (float(Xl[j] - N[j] + 1) / (float(N[j]) * mu[j])))
+                             for j in P[:k]],
+                            False,
+                        )  # fmt: skip
                 else:
-                    for i in range(k):
-                        j = P[i]
-                        sc = float(Xl[j])
-                        if best < 0 or sc < bs:
-                            best, bs, ties = j, sc, 1
-                        elif sc == bs:
-                            ties += 1
-                            if unif() * float(ties) < 1.0:
-                                best = j
+                    best = pick([(j, float(Xl[j])) for j in P[:k]], False)
             counts[1] += 1
             if t >= t_warm:
                 b = min(int((t - t_warm) / blen), nbatch - 1)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from symdelay.analysis.timeseries import TimeSeries
+from symdelay.core.checks import check_state
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
@@ -137,13 +138,7 @@ def _euler(model, x0, grid, h: float):
 
 
 def _check_start(x0, J: int) -> np.ndarray:
-    try:
-        x = np.asarray(x0, dtype=float)
-    except (TypeError, ValueError):
-        x = None
-    if x is None or x.shape != (J,) or not np.all(np.isfinite(x)) or np.any(x < 0):
-        raise SymdelayInputError(f"x0 needs {J} finite values >= 0")
-    return x
+    return check_state(x0, [f"x{j + 1}" for j in range(J)], "x0")
 
 
 def _series(model, grid, y, x0, h, average, extra=None) -> TimeSeries:

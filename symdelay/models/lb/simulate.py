@@ -33,10 +33,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symdelay.analysis.stochastic import check_counts
 from symdelay.analysis.timeseries import TimeSeries
+from symdelay.core.cbuild import choose_backend
+from symdelay.core.checks import check_counts
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
+from symdelay.core.rng import seed_states
 from symdelay.models.lb._kernel import NSTAT, load_c_kernel, run_python
 from symdelay.models.lb.policy import LBPolicy, as_rational
 from symdelay.models.sqd._budget import check_budget, check_memory, count
@@ -120,15 +122,6 @@ def scaled(sim: TimeSeries) -> dict:
 
 def _scale(x: BatchEstimate, k: float) -> BatchEstimate:
     return BatchEstimate(x.value * k, x.lo * k, x.hi * k)
-
-
-def _seed_state(seed) -> np.ndarray:
-    """The xoshiro256** state of a run from anything ``numpy.random.default_rng`` takes."""
-    rng = np.random.default_rng(seed)
-    s = rng.integers(0, 2**64 - 1, size=4, dtype=np.uint64, endpoint=True)
-    if not s.any():
-        s[0] = 1
-    return s
 
 
 def simulate(
@@ -226,12 +219,7 @@ def simulate(
 
 def _kernel(backend: str):
     """The compiled kernel, or None for the Python twin (``backend``: auto, c, python)."""
-    if backend not in ("auto", "c", "python"):
-        raise SymdelayInputError(f"backend must be auto, c or python, got {backend!r}")
-    fn = None if backend == "python" else load_c_kernel()
-    if backend == "c" and fn is None:
-        raise SymdelayInputError("the C backend is not available (no working C compiler?)")
-    return fn
+    return choose_backend(backend, load_c_kernel)
 
 
 def _run_kernel(fn, policy, lam, routing, route, X, seed, warm, batches, blen, acc, max_events):
@@ -250,7 +238,7 @@ def _run_kernel(fn, policy, lam, routing, route, X, seed, warm, batches, blen, a
     c = np.array([float(v) for v in policy.c])
     d = np.array([float(v) for v in policy.d])
     perm = np.arange(J, dtype=np.int64)
-    rng = _seed_state(seed)
+    rng = seed_states(np.random.default_rng(seed))
     clock = np.zeros(1)
     counts = np.zeros(3, dtype=np.int64)
     snap = np.zeros((batches + 1, J), dtype=np.int64)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import os
 
 import numpy as np
 
@@ -330,6 +329,4 @@ def _bind(lib):
 def load_c_kernel():
     """The compiled kernel as a Python callable with :func:`run_python`'s signature, or
     ``None`` (no compiler, or ``SYMDELAY_NO_C`` set)."""
-    if os.environ.get("SYMDELAY_NO_C"):
-        return None
     return load_library(C_SOURCE, "sqdkernel", "the SQ(d) kernel", _bind)

@@ -435,12 +435,18 @@ class _Solved:
     steps: int
 
 
+def stationary_phases(service: PhaseType) -> list:
+    """The phase mix of a busy server in the stationary regime, ``alpha (-S)^{-1}``
+    normalised (floats): where a start puts the servers it fills."""
+    pi = list(service.alpha * (-service.S).inv())
+    tot = float(sum(pi))
+    return [float(v) / tot for v in pi]
+
+
 def _start(service: PhaseType, d, lam, K) -> list:
     rho = float(lam) * float(service.mean)
     m = service.phases
-    pi = list(service.alpha * (-service.S).inv())
-    tot = float(sum(pi))
-    pi = [float(v) / tot for v in pi]
+    pi = stationary_phases(service)
     out = []
     for k in range(1, K + 1):
         e = k if d == 1 else (d**k - 1) / (d - 1)

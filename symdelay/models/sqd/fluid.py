@@ -34,7 +34,14 @@ from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget, check_memory
-from symdelay.models.sqd.fixed_point import as_lam, truncation_level
+from symdelay.models.sqd.fixed_point import (
+    _P,
+    _Px,
+    _Py,
+    as_lam,
+    stationary_phases,
+    truncation_level,
+)
 from symdelay.models.sqd.meanfield import as_d
 
 __all__ = [
@@ -83,18 +90,6 @@ class _Arrays:
             [[float(service.S[i, j]) for j in range(m)] for i in range(m)], dtype=float
         )
         self.e = np.array([float(v) for v in service.exit_rates], dtype=float)
-
-
-def _P(x, y, d):
-    return sum(x**i * y ** (d - 1 - i) for i in range(d))
-
-
-def _Px(x, y, d):
-    return sum(i * x ** (i - 1) * y ** (d - 1 - i) for i in range(1, d))
-
-
-def _Py(x, y, d):
-    return sum((d - 1 - i) * x**i * y ** (d - 2 - i) for i in range(d - 1))
 
 
 def drift_array(a: _Arrays, u: np.ndarray) -> np.ndarray:
@@ -152,9 +147,7 @@ def _whole(name: str, value, least: int) -> int:
 
 def _start_u(service: PhaseType, start, K: int, fp=None) -> list:
     m = service.phases
-    pi = list(service.alpha * (-service.S).inv())
-    tot = float(sum(pi))
-    pi = [float(v) / tot for v in pi]
+    pi = stationary_phases(service)
     if isinstance(start, str):
         if start == "empty":
             return [[0.0] * m for _ in range(K)]
@@ -275,7 +268,7 @@ def specialised_fluid(
 
     from symdelay.analysis.fluid import check_tolerance
     from symdelay.analysis.stochastic import run_parameters
-    from symdelay.core.checks import check_horizon, time_grid
+    from symdelay.core.checks import check_horizon, check_state, time_grid
     from symdelay.core.symbols import lam as LAM
 
     if model.free_parameters:
@@ -288,17 +281,10 @@ def specialised_fluid(
     check_memory(size, estimate_bytes(K, m, grid.size), force=force, shrink="--K or --points")
     check_budget(size, estimate_seconds(K, m, grid.size), force=force, shrink="--K or --points")
     n = K * m
-    if initial is None:
-        x0 = np.asarray(model.default_start(), dtype=float)
-    else:
-        try:
-            x0 = np.asarray(initial, dtype=float)
-        except (TypeError, ValueError):
-            x0 = None
-        if x0 is None or x0.shape != (n,) or not np.all(np.isfinite(x0)) or np.any(x0 < 0):
-            raise SymdelayInputError(
-                f"the initial state needs {n} finite values >= 0, one per state x_k_j"
-            )
+    names = [s.name for s in model.states]
+    x0 = (
+        np.asarray(model.default_start(), float) if initial is None else check_state(initial, names)
+    )
     method = "BDF" if solver == "auto" else solver
     rtol = 1e-10 if rtol is None else check_tolerance("rtol", rtol)
     atol = 1e-13 if atol is None else check_tolerance("atol", atol, zero=True)

@@ -46,7 +46,9 @@ import numpy as np
 
 from symdelay.analysis.stochastic import check_seed
 from symdelay.analysis.timeseries import TimeSeries
+from symdelay.core.cbuild import choose_backend
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.rng import seed_states
 from symdelay.models.phase_type import PhaseType
 from symdelay.models.sqd._budget import check_budget, check_memory, count
 from symdelay.models.sqd._kernel import (
@@ -362,21 +364,9 @@ def specialised_simulate(
     )  # fmt: skip
 
 
-def _seed_state(rng: np.random.Generator) -> np.ndarray:
-    """The xoshiro256** state of a run, drawn from its numpy generator (never all zero)."""
-    s = rng.integers(0, 2**64 - 1, size=4, dtype=np.uint64, endpoint=True)
-    if not s.any():
-        s[0] = 1
-    return s
-
-
 def kernel_for(backend: str):
     """``(kernel, name)`` for ``backend`` ``auto`` (C when it compiles), ``c`` or ``python``."""
-    if backend not in ("auto", "c", "python"):
-        raise SymdelayInputError(f"backend must be auto, c or python, got '{backend}'")
-    fn = None if backend == "python" else load_c_kernel()
-    if fn is None and backend == "c":
-        raise SymdelayInputError("the C kernel is not available (no C compiler, or SYMDELAY_NO_C)")
+    fn = choose_backend(backend, load_c_kernel)
     return (fn, "c") if fn is not None else (run_python, "python")
 
 
@@ -386,7 +376,7 @@ def _run(N, d, lam, draw, rng, bounds, levels, backend="auto"):
 
     Returns (batch mean sojourns, batch tails, events, snapshots at the bounds, backend)."""
     kernel, name = kernel_for(backend)
-    state = _seed_state(rng)
+    state = seed_states(rng)
     bounds = np.ascontiguousarray(bounds, dtype=float)
     batches = bounds.size - 1
     width = (bounds[-1] - bounds[0]) / batches

@@ -38,3 +38,14 @@ def _require_rational(name, x):
             f"{name} must be a rational number here (a decimal or a fraction), got {x}"
         )
     return x
+
+
+def require_numbers(options: dict, names, what: str) -> None:
+    """Refuse in one line, naming the options, when one that the founding model's ``what``
+    needs has no number."""
+    missing = [n for n in names if options[n] is None]
+    if missing:
+        raise SymdelayInputError(
+            f"{what} of the founding model needs numbers for {', '.join(missing)} "
+            f"(--{', --'.join(missing)})"
+        )

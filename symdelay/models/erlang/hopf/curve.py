@@ -470,12 +470,36 @@ def _difference_factor(L, mu, lam, D) -> CurveFactor:
 
 
 def critical_theta(L, mu, lam, D, dps: int = 15) -> CriticalCurve:
-    """Critical ``theta_c`` and Hopf frequency at each delay ``D`` (a number or a sequence):
-    the founding model's :func:`symdelay.analysis.critical.critical` over ``D`` (another
-    model: ``critical(build_model(name, ...), at=D)``).
+    """The critical routing sensitivity ``theta_c`` and the Hopf frequency of the founding model
+    at each mean delay ``D``: the convenience of :func:`symdelay.critical` over ``D``
+    (another model: ``critical(build_model(name, ...), at=D)``).
 
+    Parameters
+    ----------
+    L : int, str or float
+        The number of Erlang phases, an integer ``>= 1``, or ``"inf"`` / ``math.inf`` (the
+        delay equation). At ``L = 1`` no ``theta`` destabilises (``theta_c = inf``).
+    mu : number or str
+        The service rate (``> 0``), made exact.
+    lam : number or str
+        The arrival rate per queue (``> 0``).
+    D : number, str or sequence of them
+        The mean delay(s) (``> 0``), each made exact: one point per value.
+    dps : int, default 15
+        Significant digits (5..10000) of ``theta_c`` and ``omega``.
+
+    Returns
+    -------
+    CriticalCurve
+        One point per ``D`` (``theta_c``, ``omega``) and the family's closed forms
+        (``critical_lam_theta`` in ``mu, gamma``; ``theta_c_of_D`` for ``2 <= L <= 5``).
+
+    Examples
+    --------
     >>> critical_theta(2, 1, 1, [2], dps=20).points[0].theta_c
     mpf('8.0')
+    >>> critical_theta(1, 1, 1, 2).points[0].theta_c
+    mpf('+inf')
     """
     from symdelay.analysis.critical import critical
     from symdelay.models.erlang.founding import FoundingModel

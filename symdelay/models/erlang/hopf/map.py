@@ -683,8 +683,6 @@ def _crossings(result, L, mu, lam, branches, dps, x=None, y=None):
     theta (inside the theta range); on ``theta = value`` every D where a branch has it."""
     from symdelay.core.params import as_parameter
 
-    if (x is None) == (y is None):
-        raise SymdelayInputError("give x= or y= (one line)")
     swap = result.x[0] != "D"
     on_D = (x is not None) != swap
     value = as_parameter("value", x if x is not None else y, positive=False)

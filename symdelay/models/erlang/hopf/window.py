@@ -12,7 +12,7 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_parameter, as_positive_number
 from symdelay.core.precision import GUARD
-from symdelay.models.erlang.hopf._common import _require_rational
+from symdelay.models.erlang.hopf._common import _require_rational, require_numbers
 from symdelay.models.erlang.hopf.derivation import hopf_conditions
 
 
@@ -132,16 +132,36 @@ def _window_finite(L, k, m, dps):
 
 
 def instability_window(L, theta, mu, lam, dps: int = 15) -> Window:
-    """The set ``{D > 0 : the equilibrium has a root with Re r > 0}`` for fixed theta: the
-    founding model's window in D (:func:`symdelay.analysis.window.window` on
-    ``model(L, mu, lam, theta)``, its closed form).
+    """The set ``{D > 0 : the equilibrium has a root with Re r > 0}`` of the founding model at
+    fixed ``theta``: the convenience of :func:`symdelay.window` in ``D`` (its closed form).
 
-    For ``theta >= 0`` it is ``{D : theta > theta_c(D)}``: a union of open intervals found
-    exactly (finite L: real roots of a polynomial of degree 2L in ``t = omega/gamma``;
-    L = oo: closed form). ``theta < 0`` (routing *towards* longer queues): a real root
-    crosses zero at ``lam theta = -mu`` for every D, so the window is all D > 0 when
+    For ``theta >= 0`` it is ``{D : theta > theta_c(D)}``, a union of open intervals found
+    exactly (finite L: the real roots of a polynomial of degree 2L in ``t = omega/gamma``;
+    ``L = inf``: closed form). For ``theta < 0`` (routing towards longer queues) a real root
+    crosses zero at ``lam theta = -mu`` for every D, so the window is all ``D > 0`` when
     ``lam theta < -mu`` and empty otherwise.
 
+    Parameters
+    ----------
+    L : int, str or float
+        The number of Erlang phases, an integer ``>= 1``, or ``"inf"`` / ``math.inf``.
+    theta : number or str
+        The routing sensitivity (real), made exact.
+    mu : number or str
+        The service rate (``> 0``).
+    lam : number or str
+        The arrival rate per queue (``> 0``).
+    dps : int, default 15
+        Significant digits (5..10000) of the interval ends.
+
+    Returns
+    -------
+    Window
+        ``intervals`` in ``D`` (pairs of ends; empty when stable for every delay) and their
+        crossing frequencies.
+
+    Examples
+    --------
     >>> instability_window(3, 5, 1, 1, dps=6).to_json()["intervals"]
     [['1.05543', '11.0938']]
     """
@@ -157,15 +177,7 @@ def specialised_window(model, vary="D", *, lo=None, hi=None, dps=15, force=False
     o = model.options
     if vary != "D" or lo is not None or hi is not None or force or o["D"] is not None:
         return None
-    missing = [n for n in ("theta", "mu", "lam") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the window in D of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("theta", "mu", "lam"), "the window in D")
     return _closed(model.name, model.L, o["theta"], o["mu"], o["lam"], dps)
 
 

@@ -8,7 +8,7 @@ from functools import cache
 import mpmath
 
 from symdelay.analysis.window import Extremum
-from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.errors import VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import (
     INFINITE_L,
@@ -20,7 +20,7 @@ from symdelay.core.params import (
 from symdelay.core.precision import GUARD
 from symdelay.core.result import Result
 from symdelay.core.symbols import lam
-from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _to_mpf, alpha
+from symdelay.models.erlang.hopf._common import _LAM, _MU, _P, _to_mpf, alpha, require_numbers
 from symdelay.models.erlang.hopf.derivation import (
     delay_limits,
     hopf_conditions,
@@ -93,13 +93,33 @@ def worst_delay_closed_form(L: int):
 
 
 def worst_delay(L, mu, lam, dps: int = 15) -> Extremum:
-    """The delay D that minimises theta_c(D), and the minimum (closed form and numeric): the
-    founding model's :func:`symdelay.analysis.window.worst_delay` (its closed form).
+    """The mean delay ``D*`` that minimises ``theta_c(D)`` for the founding model, and the
+    minimum, in closed form and numerically: the convenience of :func:`symdelay.worst_delay`.
 
     Numerically the stationarity condition ``d log(lam theta)/d alpha = 0`` is solved on the
-    branch by bracketed root finding; independently ``sin((L+1) alpha) = 0`` gives the
-    closed form, and the two must agree.
+    branch by bracketed root finding; independently ``sin((L+1) alpha) = 0`` gives the closed
+    form ``D* = L/mu``, and the two must agree.
 
+    Parameters
+    ----------
+    L : int, str or float
+        The number of Erlang phases, an integer ``>= 1`` (``L = 1`` has no Hopf crossing:
+        no worst delay), or ``"inf"`` / ``math.inf`` (``theta_c`` decreases towards
+        ``mu/lam`` as ``D -> inf``: approached, not attained).
+    mu : number or str
+        The service rate (``> 0``), made exact.
+    lam : number or str
+        The arrival rate per queue (``> 0``).
+    dps : int, default 15
+        Significant digits (5..10000) of ``D*`` and ``theta*``.
+
+    Returns
+    -------
+    Extremum
+        ``D_star``, ``theta_star`` and their ``closed_form``.
+
+    Examples
+    --------
     >>> w = worst_delay(3, 1, 1)
     >>> w.closed_form["D_star"], w.closed_form["theta_star"], w.to_json()["D_star"]
     (3/mu, 4*mu/lam, '3.00000000000000')
@@ -120,15 +140,7 @@ def specialised_worst_delay(
         return None
     if o["D"] is not None or o["theta"] is not None:
         return None
-    missing = [n for n in ("mu", "lam") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the worst delay of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("mu", "lam"), "the worst delay")
     return _closed(model.name, model.L, o["mu"], o["lam"], dps)
 
 

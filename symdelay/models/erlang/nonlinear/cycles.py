@@ -16,26 +16,20 @@ from dataclasses import replace
 
 import numpy as np
 
-from symdelay.analysis.cycles import (  # noqa: F401 - the names this module always gave
-    MAX_NEWTON,
-    MAX_THETA_OVER_CRITICAL,
-    NEWTON_TOL,
-    RESIDUAL_TOL,
+from symdelay.analysis.cycles import (  # noqa: F401 - RTOL, shoot, _flow: read here too
     RTOL,
     CycleFamily,
     LimitCycle,
     ShootingError,
-    _finish,
     _flow,
-    _predict,
     _single,
-    continue_cycles,
     parse_theta_list,
     run_cycles,
     shoot,
 )
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import INFINITE_L, as_L_or_inf
+from symdelay.models.erlang.hopf._common import require_numbers
 from symdelay.models.erlang.nonlinear.fields import difference_field, model_field
 
 __all__ = [
@@ -60,14 +54,35 @@ def limit_cycle(
     start_fraction: float = 1e-3,
     max_modes: int | None = None,
 ) -> LimitCycle | CycleFamily:
-    """The founding model's limit cycle at ``theta`` (one number: a :class:`LimitCycle`; a
-    list or a range ``"a:b:count"``: a :class:`CycleFamily` continued from ``theta_c``):
-    :func:`symdelay.analysis.cycles.limit_cycle` on ``model(L, mu, lam, D)``.
+    """The founding model's limit cycle at ``theta`` (or the family continued from
+    ``theta_c``): the convenience of :func:`symdelay.limit_cycle` on
+    ``build_model("erlang", L=L, mu=mu, lam=lam, D=D)``.
 
-    ``system``: ``"difference"`` (the exact ``L + 1``-dimensional difference system) or
-    ``"full"`` (the ``2(L+1)`` fluid model, through the model layer); ``L = inf``: the
-    delay-differential equation (:mod:`.dde_cycles`). ``max_modes``: largest number of
-    Fourier modes of the DDE collocation (default :data:`.dde_cycles.N_MAX`).
+    Parameters
+    ----------
+    L : int, str or float, default 2
+        The number of Erlang phases, an integer ``>= 2``, or ``"inf"`` / ``math.inf`` (the
+        delay equation, by Fourier collocation).
+    mu : number or str, default 1
+        The service rate (``> 0``), made exact.
+    lam : number or str, default 1
+        The arrival rate per queue (``> 0``).
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    theta : number, str or sequence, default 10
+        One value above ``theta_c`` (a :class:`~symdelay.analysis.cycles.LimitCycle`), a list
+        or a range ``"start:stop:count"`` (a :class:`~symdelay.analysis.cycles.CycleFamily`).
+    system : {"difference", "full"}, default "difference"
+        The exact ``L + 1``-dimensional difference system or the ``2(L+1)`` fluid model.
+    start_fraction : float, default 1e-3
+        The continuation starts at ``theta_c (1 + start_fraction)``.
+    max_modes : int, optional
+        ``L = inf``: the largest number of Fourier modes of the collocation.
+
+    Returns
+    -------
+    LimitCycle or CycleFamily
+        The cycle(s): amplitude of ``x``, period, Floquet multipliers, stability.
     """
     from symdelay.analysis.cycles import limit_cycle as entry
     from symdelay.models.erlang.family import model
@@ -91,15 +106,7 @@ def specialised_limit_cycle(
     o = model.options
     if o["theta"] is not None:
         return None
-    missing = [n for n in ("mu", "lam", "D") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the limit cycle of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("mu", "lam", "D"), "the limit cycle")
     return _founding(
         model.name,
         model.L,

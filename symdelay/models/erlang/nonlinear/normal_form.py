@@ -50,6 +50,7 @@ from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_number
 from symdelay.core.precision import GUARD
 from symdelay.models.erlang.hopf import critical_theta
+from symdelay.models.erlang.hopf._common import require_numbers
 from symdelay.models.erlang.nonlinear.symbolic import (
     CLOSED_L1_MAX_L,
     cubic_coefficient,
@@ -114,9 +115,30 @@ def describing_function_amplitude(theta, theta_c):
 
 
 def normal_form(L=2, mu=1, lam=1, D=1, dps: int = 15) -> NormalForm:
-    """First Lyapunov coefficient, criticality, amplitude and period laws at ``theta_c``:
-    the founding model's :func:`symdelay.analysis.normal_form.normal_form` (its fast path;
-    another model: pass it to that entry)."""
+    """The first Lyapunov coefficient, criticality, amplitude and period laws of the founding
+    model at ``theta_c``: the convenience of :func:`symdelay.normal_form` on
+    ``build_model("erlang", L=L, mu=mu, lam=lam, D=D)`` (its fast path).
+
+    Parameters
+    ----------
+    L : int, str or float, default 2
+        The number of Erlang phases, an integer ``>= 2`` (``L = 1`` has no Hopf point), or
+        ``"inf"`` / ``math.inf`` (the delay equation).
+    mu : number or str, default 1
+        The service rate (``> 0``), made exact.
+    lam : number or str, default 1
+        The arrival rate per queue (``> 0``).
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    dps : int, default 15
+        Significant digits (5..10000) of ``theta_c``, ``omega``, ``c1`` and ``l1``.
+
+    Returns
+    -------
+    NormalForm
+        ``theta_c``, ``omega``, ``l1`` (negative: supercritical), the amplitude coefficient
+        and the closed forms.
+    """
     from symdelay.analysis.normal_form import normal_form as entry
     from symdelay.models.erlang.family import model
 
@@ -147,15 +169,7 @@ def specialised_normal_form(model, dps: int = 15):
     o = model.options
     if o["theta"] is not None:
         return None
-    missing = [n for n in ("mu", "lam", "D") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the normal form of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("mu", "lam", "D"), "the normal form")
     return _closed(model.name, model.L, o["mu"], o["lam"], o["D"], as_dps(dps))
 
 

@@ -26,6 +26,7 @@ from symdelay.core.symbols import gamma as GAMMA
 from symdelay.core.symbols import lam as LAM
 from symdelay.core.symbols import mu as MU
 from symdelay.core.symbols import theta as THETA
+from symdelay.models.erlang.hopf._common import require_numbers
 
 __all__ = [
     "spectrum",
@@ -80,15 +81,7 @@ def specialised_spectrum(model, *, omegas=None, points=4001, force=False):
     from symdelay.models.erlang.stochastic.variance import lna_matrices
 
     o = model.options
-    missing = [n for n in ("mu", "lam", "theta", "D") if o[n] is None]
-    if missing:
-        raise SymdelayInputError(
-            "the spectrum of the founding model needs numbers for "
-            + ", ".join(missing)
-            + " (--"
-            + ", --".join(missing)
-            + ")"
-        )
+    require_numbers(o, ("mu", "lam", "theta", "D"), "the spectrum")
     if model.infinite:
         return None
     L, th = model.L, o["theta"]
@@ -119,8 +112,33 @@ def specialised_spectrum(model, *, omegas=None, points=4001, force=False):
 
 
 def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001, force=False):
-    """The LNA spectrum of ``x = q1 - q2`` of the founding model ``model(L, mu, lam, theta,
-    D)``: a convenience calling :func:`symdelay.analysis.spectrum.spectrum`."""
+    """The linear-noise spectrum of ``x = q1 - q2`` of the founding model below its Hopf point:
+    the convenience of :func:`symdelay.spectrum` on ``build_model("erlang", L=L, ...)``.
+
+    Parameters
+    ----------
+    L : int, default 2
+        The number of Erlang phases of the delay, an integer ``>= 1``.
+    mu : number or str, default 1
+        The service rate (``> 0``), made exact.
+    lam : number or str, default 1
+        The arrival rate per queue (``> 0``).
+    theta : number or str, default 8
+        The routing sensitivity, below ``theta_c``.
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    omegas : array_like of float, optional
+        The angular frequencies (default: ``points`` on ``0 .. 4 omega_scale``).
+    points : int, default 4001
+        The number of grid points when ``omegas`` is not given.
+    force : bool, default False
+        Run even when the estimated cost is over the shared budget.
+
+    Returns
+    -------
+    Spectrum
+        ``omega``, ``S``, the peak, the quality factor and ``Var(x)/eta``.
+    """
     from symdelay.analysis.spectrum import spectrum as entry
     from symdelay.models.erlang.family import model
 

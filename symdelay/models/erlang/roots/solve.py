@@ -320,18 +320,54 @@ def _all_seeds(L, a, c):
 def characteristic_roots(
     L, mu, lam, theta, D, dps: int = 50, rightmost: int | None = None, branches=(-3, 3), kappa=None
 ) -> RootSet:
-    """Certified roots of ``(r+mu)(r+gamma)^L + lam theta gamma^L`` (gamma = L/D): the
-    founding model's :func:`~symdelay.analysis.roots.roots` (a convenience).
+    """Certified roots of the founding model's difference-mode characteristic function
+    ``(r + mu)(r + gamma)^L + lam theta gamma^L`` (``gamma = L/D``): the convenience of
+    :func:`symdelay.roots`, whose record (with the sum mode's roots) this one restricts to the
+    difference mode.
 
-    ``L`` is an integer (all L + 1 roots for L <= 10^4; with ``rightmost=K`` the K rightmost
-    for L <= 10^7) or ``"inf"``/``math.inf`` (the roots of ``r + mu + lam theta e^{-rD}``
-    on the Lambert-W branches ``branches = (k1, k2)``). Parameters are exact (Rationals);
-    ``mu, lam, D > 0``, ``theta`` real and non-zero. Raises
-    :class:`~symdelay.core.errors.CertificationError` if any certificate fails. ``kappa``
-    (weights of the jobs in flight) gives the ``inflight`` model's roots, factor by factor.
-    The record is :func:`~symdelay.analysis.roots.roots`'s restricted to the difference mode
-    (``.mode_roots("difference")``): the roots of the polynomial named above (the model's
-    record, with the sum mode's roots, is ``symdelay.roots(model)``).
+    All ``L + 1`` roots for ``L <= 10^4``; with ``rightmost=K`` the ``K`` rightmost for
+    ``L <= 10^7``; at ``L = inf`` the roots of ``r + mu + lam theta e^{-rD}`` on the Lambert-W
+    branches ``branches``.
+
+    Parameters
+    ----------
+    L : int, str or float
+        The number of Erlang phases, an integer ``>= 1``, or ``"inf"`` / ``math.inf``.
+    mu : number or str
+        The service rate (``> 0``), made exact.
+    lam : number or str
+        The arrival rate per queue (``> 0``).
+    theta : number or str
+        The routing sensitivity (real, non-zero).
+    D : number or str
+        The mean delay (``> 0``).
+    dps : int, default 50
+        Significant digits (5..10000) of every root; each carries a proved error radius.
+    rightmost : int, optional
+        Only the ``rightmost`` roots of largest real part; the counts stay those of the whole
+        spectrum. Default: every root.
+    branches : tuple of two ints, default (-3, 3)
+        ``L = inf`` only: the Lambert-W branches ``(k1, k2)``, ``k1 <= k2``, whose roots are
+        listed.
+    kappa : number, str or sequence, optional
+        Weights of the jobs in flight: the ``inflight`` model's roots, factor by factor.
+
+    Returns
+    -------
+    RootSet
+        The certified roots (value and radius), the exact counts of unstable roots and the
+        verdict.
+
+    Raises
+    ------
+    CertificationError
+        When a root cannot be certified at ``dps`` digits.
+
+    Examples
+    --------
+    >>> rs = characteristic_roots(2, 1, 1, 3, 1, dps=15)
+    >>> rs.unstable_count, rs.verdict
+    (0, 'stable')
     """
     from symdelay.analysis.roots import roots
     from symdelay.models.erlang.founding import FoundingModel

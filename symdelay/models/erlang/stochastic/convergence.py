@@ -97,8 +97,45 @@ def fluid_limit_study(
     n_boot=2000,
     progress: Callable[[int], None] | None = None,
 ) -> FluidLimitStudy:
-    """Simulate ``replications`` paths per ``(L, eta)`` from the paper's initial state and
-    measure their sup distance to the fluid solution; fit the log-log slope per ``L``."""
+    """How fast the founding model's scaled sample paths approach the fluid limit: simulate
+    ``replications`` paths per ``(L, eta)`` from the paper's initial state, measure their sup
+    distance to the fluid solution and fit the log-log slope per ``L`` (Kurtz's theorem
+    predicts ``-1/2``).
+
+    Parameters
+    ----------
+    Ls : sequence of int, default (1, 2)
+        The numbers of Erlang phases studied.
+    etas : sequence of int, default (100, 1000, 10000, 100000)
+        The system scales (at least two; with three or more the slope is also fitted without
+        the smallest).
+    replications : int, default 20
+        Paths per ``(L, eta)``.
+    mu : number or str, default 1
+        The service rate (``> 0``), made exact.
+    lam : number or str, default 1
+        The arrival rate per queue (``> 0``).
+    theta : number or str, default 10
+        The routing sensitivity.
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    T : number, default 20
+        The horizon.
+    dt : number, default 0.05
+        The step of the grid on which the distance is measured.
+    seed : int, default 2024
+        The root of the random streams (one spawned per ``(L, eta)``) and of the bootstrap.
+    n_boot : int, default 2000
+        Bootstrap resamples of the slope's percentile interval.
+    progress : callable, optional
+        ``progress(1)`` after each finished replication.
+
+    Returns
+    -------
+    FluidLimitStudy
+        The distances per ``(L, eta)``, the slope per ``L`` with its interval, and the number
+        of events simulated.
+    """
     ss = np.random.SeedSequence(seed)
     children = iter(ss.spawn(len(Ls) * len(etas)))
     distances, slopes, slopes2, events = {}, {}, {}, 0

@@ -36,9 +36,43 @@ def fluid(
     force: bool = False,
     kappa=None,
 ) -> TimeSeries:
-    """The founding model's fluid path, :func:`symdelay.analysis.fluid.fluid` of
-    ``build_model("erlang", L=L, ...)`` (``kappa=``: the ``inflight`` model). ``method`` is
-    the ``solve_ivp`` method (``"auto"``: DOP853, or LSODA when stiff)."""
+    """The founding model's fluid path: the convenience of :func:`symdelay.fluid` on
+    ``build_model("erlang", L=L, ...)``.
+
+    Parameters
+    ----------
+    L : int, default 2
+        The number of Erlang phases of the delay, an integer ``>= 1``.
+    mu : number or str, default 1
+        The service rate (``> 0``), made exact.
+    lam : number or str, default 1
+        The arrival rate per queue (``> 0``).
+    theta : number or str, default 2
+        The routing sensitivity (real).
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    T : number, default 20
+        The horizon (``T > 0``).
+    dt : number, default 0.1
+        The step of the output grid.
+    initial : sequence of float, optional
+        The scaled state ``q1, q2, z1_1..z1_L, z2_1..z2_L`` at time 0 (default ``q2 = 1``, the
+        rest 0: the paper's start).
+    method : str, default "auto"
+        The :func:`scipy.integrate.solve_ivp` method (``"auto"``: DOP853, or LSODA with the
+        exact Jacobian when stiff); the entry's ``solver``.
+    rtol, atol : float, optional
+        The solver's tolerances (default 1e-10 and 1e-12).
+    force : bool, default False
+        Run even when the estimated cost is over the shared budget.
+    kappa : number, str or sequence, optional
+        Weights of the jobs in flight: the ``inflight`` model instead.
+
+    Returns
+    -------
+    TimeSeries
+        ``kind="fluid"``: the path of every state on the grid.
+    """
     from symdelay.analysis.fluid import fluid as entry
     from symdelay.models.erlang.stochastic.simulate import _founding_or_inflight
 

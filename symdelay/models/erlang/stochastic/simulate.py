@@ -42,10 +42,59 @@ def simulate(
     kappa=None,
     method: str = "auto",
 ) -> TimeSeries:
-    """The founding model's simulation, :func:`symdelay.analysis.stochastic.simulate` of
-    ``build_model("erlang", L=L, mu=mu, lam=lam, theta=theta, D=D)`` (``kappa=``: the
-    ``inflight`` model with those in-flight weights). ``initial`` is job counts ``Q1, Q2,
-    Z1_1..Z1_L, Z2_1..Z2_L`` (default ``Q2 = eta``, the rest 0: the paper's start)."""
+    """Exact (Gillespie) sample paths of the founding model: the convenience of
+    :func:`symdelay.simulate` on ``build_model("erlang", L=L, mu=mu, lam=lam, theta=theta,
+    D=D)``.
+
+    Parameters
+    ----------
+    L : int, default 2
+        The number of Erlang phases of the delay, an integer ``>= 1``.
+    eta : int, default 1000
+        The system scale (jobs ~ eta), an integer ``1 <= eta <= 10^15``.
+    mu : number or str, default 1
+        The service rate (``> 0``), made exact.
+    lam : number or str, default 1
+        The arrival rate per queue (``> 0``).
+    theta : number or str, default 2
+        The routing sensitivity (real).
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    T : number, default 20
+        The horizon (``T > 0``).
+    seed : int, SeedSequence, Generator or None, default 1
+        The random stream (see :func:`symdelay.simulate`): the same integer gives the same
+        paths.
+    dt : number, default 0.1
+        The step of the recording grid.
+    replications : int, default 1
+        Independent paths.
+    initial : sequence of int, optional
+        Job counts ``Q1, Q2, Z1_1..Z1_L, Z2_1..Z2_L`` at time 0 (default ``Q2 = eta``, the rest
+        0: the paper's start).
+    backend : {"auto", "c", "python"}, default "auto"
+        The generated C kernel or its Python twin (same draws).
+    threads : int, optional
+        Worker threads for the replications (default: one per core).
+    progress : callable, optional
+        ``progress(1)`` after each finished replication.
+    monitor : callable, optional
+        ``monitor(time, events)`` while the kernel runs.
+    force : bool, default False
+        Run even when the estimated number of events is over the shared budget.
+    chunk_events : int, optional
+        Events per call into the kernel (Ctrl-C is checked between calls).
+    kappa : number, str or sequence, optional
+        Weights of the jobs in flight: the ``inflight`` model instead.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        The path of the entry (the founding model's simulation is the generic one, on its
+        transition table).
+
+    Returns
+    -------
+    TimeSeries
+        The scaled paths (states ``q1, q2, z1_1, ...``), events and the kernel's info.
+    """
     from symdelay.analysis.stochastic import simulate as entry
 
     kw = dict(

@@ -98,12 +98,47 @@ def variance(
     L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True, force=False, kappa=None,
     method="auto",
 ) -> StationaryVariance:  # fmt: skip
-    """The LNA stationary variance ``Var(Q1 - Q2)/eta`` of the founding model
-    ``model(L, mu, lam, theta, D)`` (with ``kappa=``: the ``inflight`` model with those
-    in-flight weights): a convenience calling :func:`symdelay.analysis.stochastic.variance`.
+    """The linear-noise stationary variance ``Var(Q1 - Q2)/eta`` of the founding model: the
+    convenience of :func:`symdelay.variance` on ``build_model("erlang", L=L, ...)``.
 
-    Raises :class:`SymdelayInputError` at or above the Hopf threshold (the equilibrium is
-    not stable, so there is no stationary variance).
+    Parameters
+    ----------
+    L : int, default 1
+        The number of Erlang phases of the delay, an integer ``>= 1``.
+    mu : number or str, default 1
+        The service rate (``> 0``), made exact.
+    lam : number or str, default 1
+        The arrival rate per queue (``> 0``).
+    theta : number or str, default 2
+        The routing sensitivity (real), below the Hopf threshold.
+    D : number or str, default 1
+        The mean delay (``> 0``).
+    dps : int, default 30
+        Significant digits (5..10000) of the value in the record.
+    closed_form : bool, default True
+        Attach the family's closed form (``L <= 2``).
+    force : bool, default False
+        Run even when the estimated cost is over the shared budget.
+    kappa : number, str or sequence, optional
+        Weights of the jobs in flight: the ``inflight`` model instead.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        The path of the entry (``"auto"``: the difference-mode Lyapunov solve).
+
+    Returns
+    -------
+    StationaryVariance
+        The exact value and its decimal ``var_x_over_eta``.
+
+    Raises
+    ------
+    SymdelayInputError
+        At or above the Hopf threshold (the equilibrium is not stable, so there is no
+        stationary variance).
+
+    Examples
+    --------
+    >>> variance(1, 1, 1, 2, 1).value
+    4/3
     """
     from symdelay.analysis.stochastic import variance as entry
     from symdelay.models.erlang.stochastic.simulate import _founding_or_inflight
