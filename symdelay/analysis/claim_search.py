@@ -3,38 +3,17 @@
 A claim with a transcendental function (``exp``, ``log``, ``sin``, ``cos``, ``tanh``, ``pi``,
 ``E``, ...) is outside real polynomial arithmetic, so :mod:`symdelay.analysis.decide` refuses
 it (:class:`~symdelay.core.errors.TranscendentalClaimError`). :func:`search_claim` looks for
-counterexamples instead with :func:`symdelay.analysis.counterexample.search`, on any model
-whose characteristic factors are polynomials in ``r`` with coefficients rational in the
-parameters (the models the decision procedure takes), against stability and the targets the
-model's family defines (the founding model's oscillation).
-
-**Exact at every point.** Stability: every factor's coefficients in exact rationals, its
-roots in ``Re r >= 0`` counted exactly (:func:`~symdelay.analysis.decide.stable_test`; a
-marginal point is not stable). The claim: exact where rational, else interval arithmetic
-(Arb) until decided (:class:`~symdelay.analysis.counterexample.ClaimEvaluator`). A point
-where either cannot be decided is skipped and counted.
-
-**Verdicts.** A counterexample is exact; it is re-checked by the second path
-(:func:`~symdelay.analysis.decide.second_path`: the factors substituted by SymPy and their
-right half-plane and axis roots counted by Routh's exact scheme, which gives the model's
-verdict there, or the family's own test of its target; the claim by
-:meth:`~symdelay.analysis.claim_formula.ClaimFormula.holds_at`), and refutes its
-direction: ``refuted``, method ``search``. A direction without one
-is ``no counterexample found`` (with the record of what was searched): never proven, so the
+exact counterexamples instead (:func:`symdelay.analysis.decide.search_confirmed`: the one
+search, every point decided exactly, each counterexample re-checked by the second path), on
+the models the decision procedure takes, against stability and the family's targets. A
+direction without a counterexample is ``no counterexample found``: never proven, so the
 relation is given only when both directions are refuted (``neither``).
 """
 
 from __future__ import annotations
 
 from symdelay.analysis.claim_result import OPEN, REFUTED, Outcome, assemble, model_L
-from symdelay.analysis.counterexample import (
-    DEFAULT_SEED,
-    GOALS,
-    ClaimEvaluator,
-    Problem,
-    first_confirmed,
-    search,
-)
+from symdelay.analysis.counterexample import DEFAULT_SEED, GOALS
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 
@@ -68,11 +47,9 @@ def search_claim(
     from symdelay.analysis.claim_formula import fallback_reason, parse_claim
     from symdelay.analysis.decide import (
         _aliases,
-        _symbolic,
         present,
-        second_path,
+        search_confirmed,
         stability_formula,
-        stable_test,
         targets_of,
     )
 
@@ -89,34 +66,28 @@ def search_claim(
 
     cf = parse(claim, "claim")
     assumptions = [parse(a, "assumption") for a in assume]
-    pnames = [p.name for p in params]
     targets = targets_of(model)
-    stable = model.cached("decide:stable_test", lambda: stable_test(sf))
-
-    def exact(point):
-        return _symbolic(params, point)
-
-    tests = {t: stable if tg is None else tg.search_test(params) for t, tg in targets.items()}
     lower = _lower_bounds(assumptions)
-    problem = Problem(
-        domains={p.name: _domain_of(model, p, lower) for p in params},
-        claim=ClaimEvaluator(cf, pnames),
-        targets=tests,
-        assume=[ClaimEvaluator(a, pnames) for a in assumptions],
-    )
     goals = GOALS(targets)
-    found, record = search(problem, goals, points=points, seed=seed, decades=DECADES)
+    found, record = search_confirmed(
+        model,
+        sf,
+        cf,
+        assumptions,
+        targets,
+        goals,
+        domains={p.name: _domain_of(model, p, lower) for p in params},
+        points=points,
+        seed=seed,
+        decades=DECADES,
+    )
     outcomes = {t: {} for t in targets}
     for g in goals:
-        point, verdict = first_confirmed(
-            g,
-            found[g],
-            lambda pt, t=targets[g.target]: second_path(sf, cf, assumptions, t, exact(pt)),
-        )
+        point, verdict = found[g]
         outcomes[g.target][g.direction] = Outcome(
             status=OPEN if point is None else REFUTED,
             method=METHOD,
-            counterexample=None if point is None else present(model, exact(point)),
+            counterexample=None if point is None else present(model, point),
             verdict=verdict,
             note="exact point: the target decided exactly, the claim exactly or in interval "
             "arithmetic; re-checked by Routh's scheme (or the family's test) and SymPy",

@@ -96,11 +96,9 @@ def verify(
         path) or left open (``no counterexample found`` after a search; ``undecided within
         the budget`` after a timeout), never a relation then.
     """
-    if isinstance(assume, str):
-        assume = (assume,)
-    assume = tuple(assume)
-    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
-        raise SymdelayInputError(f"timeout_ms must be a positive integer, got {timeout_ms!r}")
+    from symdelay.analysis.decide import _check_arguments
+
+    assume = _check_arguments(assume, timeout_ms)
     fast = specialisation(model, "verify", method)
     if fast is not None:
         result = fast(model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms)

@@ -86,7 +86,7 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 from symdelay.core.symbols import r
-from symdelay.model.signs import Nlsat, SignBox, conjuncts
+from symdelay.model.signs import Nlsat, SignBox, conjuncts, domain_nodes
 from symdelay.model.signs import impossible_by_signs as _impossible_by_signs
 
 __all__ = [
@@ -94,6 +94,7 @@ __all__ = [
     "targets_of",
     "stable_test",
     "present",
+    "search_confirmed",
     "MinimalConditions",
     "StabilityFormula",
     "decide",
@@ -220,16 +221,7 @@ def _factor_node(conds):
 
 
 def _domain_node(model):
-    parts = []
-    for p in model.free_parameters:
-        dom = model.domains[p]
-        if dom == "positive":
-            parts.append(rel(p, ">"))
-        elif dom == "nonnegative":
-            parts.append(rel(p, ">="))
-        elif dom == "probability":
-            parts += [rel(p, ">="), rel(1 - p, ">=")]
-    return conj(*parts)
+    return conj(*domain_nodes({p: model.domains[p] for p in model.free_parameters}))
 
 
 # ------------------------------------------------------------------ scaling
@@ -638,7 +630,12 @@ def _rationalise(model, sf, claim, assumptions, direction, values, target=None):
         verdict = check(cand)
         if verdict:
             return cand, "rational", verdict
-    cand, verdict = _on_lines(model, sf, claim, assumptions, goal, approx, target)
+    # the one search's exact lines through Z3's point rounded to 12 digits
+    hint = {p.name: approx[p].limit_denominator(10**12) for p in params}
+    found, _ = search_confirmed(
+        model, sf, claim, assumptions, {goal.target: target}, [goal], hints=[hint], points=0
+    )
+    cand, verdict = found[goal]
     if cand is not None:
         return cand, "rational", verdict
     algebraic = any(isinstance(v, _Algebraic) for v in values.values())
@@ -689,29 +686,38 @@ def stable_test(sf: StabilityFormula):
     return at
 
 
-def _on_lines(model, sf, claim, assumptions, goal, approx, target):
-    """The one search's exact lines through Z3's point rounded to 12 digits: ``(point,
-    verdict)`` re-checked by the second path, or Nones."""
+def search_confirmed(
+    model, sf, claim, assumptions, targets, goals, *, domains=None, hints=(), **kw
+):
+    """The one search (:func:`symdelay.analysis.counterexample.search`, keywords ``kw``) of
+    ``claim`` on ``model`` against ``targets`` (name -> None for stability, or a
+    :class:`Target`), the points it keeps re-checked by :func:`second_path`: ``({goal:
+    (point or None, verdict)}, record)``. ``domains``: where to draw each parameter (name
+    -> domain; the model's by default); ``hints``: exact points for the line phase."""
     from symdelay.analysis.counterexample import ClaimEvaluator, Problem, first_confirmed, search
 
     params = list(model.free_parameters)
     names = [p.name for p in params]
     stable = model.cached("decide:stable_test", lambda: stable_test(sf))
-
     problem = Problem(
-        domains={p.name: model.domains.get(p, "real") for p in params},
+        domains=domains or {p.name: model.domains.get(p, "real") for p in params},
         claim=ClaimEvaluator(claim, names),
-        targets={goal.target: stable if target is None else target.search_test(params)},
+        targets={t: stable if tg is None else tg.search_test(params) for t, tg in targets.items()},
         assume=[ClaimEvaluator(a, names) for a in assumptions],
-        hints=[{p.name: approx[p].limit_denominator(10**12) for p in params}],
+        hints=list(hints),
     )
-    found, _ = search(problem, [goal], points=0)
-    point, verdict = first_confirmed(
-        goal,
-        found[goal],
-        lambda pt: second_path(sf, claim, assumptions, target, _symbolic(params, pt)),
-    )
-    return (None, None) if point is None else (_symbolic(params, point), verdict)
+    found, record = search(problem, goals, **kw)
+    out = {}
+    for g in goals:
+        point, verdict = first_confirmed(
+            g,
+            found[g],
+            lambda pt, t=targets[g.target]: second_path(
+                sf, claim, assumptions, t, _symbolic(params, pt)
+            ),
+        )
+        out[g] = (None if point is None else _symbolic(params, point), verdict)
+    return out, record
 
 
 def _symbolic(params, point: dict) -> dict:

@@ -60,6 +60,7 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.latex import tex
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.parsing import parse_expression
+from symdelay.model.arb_eval import to_arb
 
 __all__ = ["RouthResult", "routh_hurwitz", "hurwitz_matrix", "EPSILON"]
 
@@ -441,56 +442,6 @@ def _fraction_free(ring, coeffs):
 _ARB_PRECISIONS = (64, 256, 1024, 4096)
 
 
-class _NoBall(Exception):
-    """An expression :func:`_ball` cannot enclose."""
-
-
-_ARB_FUNCTIONS = {
-    sp.exp: "exp",
-    sp.log: "log",
-    sp.sin: "sin",
-    sp.cos: "cos",
-    sp.tan: "tan",
-    sp.tanh: "tanh",
-    sp.sinh: "sinh",
-    sp.cosh: "cosh",
-    sp.atan: "atan",
-}
-
-
-def _ball(expr, prec: int):
-    """A proven enclosure of the real constant ``expr`` (an arb ball at ``prec`` bits)."""
-    if expr.is_Rational:
-        return flint.arb(flint.fmpq(int(expr.p), int(expr.q)))
-    if expr is sp.pi:
-        return flint.arb.pi()
-    if expr is sp.E:
-        return flint.arb(1).exp()
-    if expr.is_Add:
-        out = flint.arb(0)
-        for a in expr.args:
-            out += _ball(a, prec)
-        return out
-    if expr.is_Mul:
-        out = flint.arb(1)
-        for a in expr.args:
-            out *= _ball(a, prec)
-        return out
-    if expr.is_Pow:
-        base, e = _ball(expr.base, prec), expr.exp
-        if e.is_Integer:
-            return base ** int(e)
-        if e.is_Rational:
-            return base.root(int(e.q)) ** int(e.p)
-        return (base.log() * _ball(e, prec)).exp()
-    if isinstance(expr, sp.Abs):
-        return abs(_ball(expr.args[0], prec))
-    name = _ARB_FUNCTIONS.get(type(expr))
-    if name is not None:
-        return getattr(_ball(expr.args[0], prec), name)()
-    raise _NoBall(type(expr).__name__)
-
-
 def _number_sign(expr, nonzero: bool = False):
     """Sign of a real constant, proven: arb balls at rising precision; None if undecided.
 
@@ -503,14 +454,14 @@ def _number_sign(expr, nonzero: bool = False):
     for prec in _ARB_PRECISIONS:
         try:
             with flint.ctx.workprec(prec):
-                x = _ball(expr, prec)
+                x = to_arb(expr, {})
                 if x > 0:
                     return 1
                 if x < 0:
                     return -1
                 if x.is_exact() and x.is_zero():
                     return 0
-        except _NoBall:
+        except NotImplementedError:  # a function arb does not know
             break
     else:
         if not nonzero and expr.is_algebraic:
@@ -560,60 +511,41 @@ def _lowest_sign(expr):
     return signs[0] * signs[1]
 
 
-def _classical_special(coeffs, var):
-    """The classical array with the epsilon and auxiliary-polynomial rules (exact, cancelled).
+class _EpsExpr:
+    """An entry of the special-case array as an exact SymPy expression in the coefficients
+    and epsilon, cancelled at every step (any coefficients); the interface of
+    :class:`_EpsFraction`."""
 
-    Returns ``(rows, epsilon_rows, auxiliaries)``; ``auxiliaries`` holds ``(row, A(s))``.
-    """
-    n = len(coeffs) - 1
-    length = [(n - k) // 2 + 1 for k in range(n + 1)]
+    __slots__ = ("e",)
 
-    def pad(row, k):
-        return list(row) + [sp.Integer(0)] * (length[k] - len(row))
+    def __init__(self, e):
+        self.e = e
 
-    rows = [pad(coeffs[0::2], 0), pad(coeffs[1::2], 1)]
-    eps_rows, auxes = [], []
-    segment_start = 0
-    common = {}  # segment start -> G(s) shared by its two first rows
+    @classmethod
+    def const(cls, q):
+        return cls(q)
 
-    def fix(k):
-        nonlocal segment_start
-        row = rows[k]
-        if all(sp.cancel(c) == 0 for c in row):
-            A = _row_poly(rows[k - 1], n - k + 1, var)
-            auxes.append((k - 1, sp.expand(A)))
-            dA = sp.Poly(sp.diff(A, var), var)
-            deg = n - k
-            rows[k] = pad([dA.coeff_monomial(var ** (deg - 2 * j)) for j in range(length[k])], k)
-            segment_start = k - 1
-        if sp.cancel(rows[k][0]) == 0:
-            if segment_start not in common:
-                d0 = n - segment_start
-                p0 = _row_poly(rows[segment_start], d0, var)
-                p1 = _row_poly(rows[segment_start + 1], d0 - 1, var)
-                common[segment_start] = sp.Poly(sp.gcd(p0, p1), var)
-            row = rows[k]
-            G = common[segment_start]
-            g = G.degree()
-            gc = [G.coeff_monomial(var ** (g - 2 * j)) / G.LC() for j in range(g // 2 + 1)]
-            rows[k] = [
-                sp.cancel(c + (EPSILON * gc[j] if j < len(gc) else 0)) for j, c in enumerate(row)
-            ]
-            eps_rows.append(k)
+    def __bool__(self):
+        return sp.cancel(self.e) != 0
 
-    fix(1)
-    for k in range(1, n):
-        prev, cur = rows[k - 1], rows[k]
-        new = []
-        for j in range(length[k + 1]):
-            nxt = cur[j + 1] if j + 1 < len(cur) else 0
-            new.append(sp.cancel((cur[0] * prev[j + 1] - prev[0] * nxt) / cur[0]))
-        rows.append(new)
-        fix(k + 1)
-    return rows, eps_rows, auxes
+    def is_constant(self) -> bool:
+        return True  # a row with epsilon in it is a polynomial in var all the same
+
+    def plus_epsilon(self, c):
+        return _EpsExpr(sp.cancel(self.e + EPSILON * c))
+
+    @staticmethod
+    def step(c0, a, p0, b):
+        """The next entry ``(c0 a - p0 b) / c0``."""
+        return _EpsExpr(sp.cancel((c0.e * a.e - p0.e * b.e) / c0.e))
+
+    def sign(self):
+        return _lowest_sign(self.e)
+
+    def to_expr(self, printed=None) -> sp.Expr:
+        return self.e
 
 
-# ------------------------------------------- special cases, rational coefficients
 class _EpsFraction:
     """An element of Q(epsilon): ``num / den`` (``fmpq_poly`` in epsilon, in lowest terms,
     ``den`` monic). The special-case array of a rational polynomial in this exact arithmetic
@@ -661,6 +593,18 @@ class _EpsFraction:
     def is_constant(self) -> bool:
         return self.num.degree() <= 0 and self.den.degree() == 0
 
+    def plus_epsilon(self, c):
+        return (
+            self + _EpsFraction(flint.fmpq_poly([0, flint.fmpq(int(c.p), int(c.q))])) if c else self
+        )
+
+    @staticmethod
+    def step(c0, a, p0, b):
+        """The next entry ``a - p0 b / c0`` (``(c0 a - p0 b) / c0``)."""
+        if not b:
+            return a
+        return a - p0 * b / c0
+
     def sign(self) -> int:
         """Sign as epsilon -> 0+: that of the lowest terms of ``num`` and ``den``."""
         if not self.num:
@@ -698,68 +642,60 @@ class _EpsFraction:
         return str(p).replace("^", "**").replace("x", "epsilon")
 
 
-def _rational_special(coeffs, var, max_size: float = float("inf"), printed=None):
-    """:func:`_classical_special` for rational coefficients, in flint's Q(epsilon).
+def _special(coeffs, var, F, max_size: float = float("inf"), printed=None):
+    """The classical array with the epsilon and auxiliary-polynomial rules, exact, its
+    entries in the arithmetic ``F``: :class:`_EpsExpr` (SymPy, any coefficients) or
+    :class:`_EpsFraction` (rational coefficients: the same array at flint speed).
 
-    Returns ``(rows as expressions, epsilon_rows, auxiliaries, first-column signs)``, or
-    ``None`` when a common factor ``G`` would have coefficients in epsilon (then the
-    general path handles it), or ``"too large"`` when the entries (rational functions of
-    epsilon whose degrees grow row by row) pass ``max_size`` coefficients in all. Same rules,
-    same array as :func:`_classical_special`.
+    Returns ``(rows as expressions, epsilon_rows, auxiliaries, first-column signs)``
+    (``auxiliaries`` holds ``(row, A(s))``), or ``None`` when a common factor ``G`` would
+    have coefficients in epsilon in ``Q(epsilon)`` (then SymPy's arithmetic handles it), or
+    ``"too large"`` when the entries (rational functions of epsilon whose degrees grow row
+    by row) pass ``max_size`` coefficients in all.
     """
-    F = _EpsFraction
-    zero = F(flint.fmpq_poly([]))
     n = len(coeffs) - 1
     length = [(n - k) // 2 + 1 for k in range(n + 1)]
+    zero = F.const(sp.Integer(0))
 
     def pad(row, k):
         return list(row) + [zero] * (length[k] - len(row))
 
-    a = [F.const(sp.Rational(c)) for c in coeffs]
+    def poly(k):
+        """Row ``k`` as a polynomial in ``var`` (None if ``F`` cannot take it)."""
+        if not all(c.is_constant() for c in rows[k]):
+            return None
+        return _row_poly([c.to_expr() for c in rows[k]], n - k, var)
+
+    a = [F.const(c) for c in coeffs]
     rows = [pad(a[0::2], 0), pad(a[1::2], 1)]
     eps_rows, auxes = [], []
     segment_start = 0
-    common = {}
+    common = {}  # segment start -> G(s) shared by its two first rows
     size = 0
-
-    def row_poly(row, degree):
-        """The row as a polynomial in s (constant entries only), or None."""
-        if not all(c.is_constant() for c in row):
-            return None
-        cs = [flint.fmpq(0)] * (degree + 1)
-        for j, c in enumerate(row):
-            if degree - 2 * j >= 0:
-                cs[degree - 2 * j] = c.num[0]
-        return flint.fmpq_poly(cs)
 
     def fix(k):
         nonlocal segment_start
-        row = rows[k]
-        if not any(row):
-            deg_a = n - k + 1
-            A = row_poly(rows[k - 1], deg_a)
+        if not any(rows[k]):
+            A = poly(k - 1)
             if A is None:
                 return False
-            auxes.append((k - 1, A))
-            dA = A.derivative()
+            auxes.append((k - 1, sp.expand(A)))
+            dA = sp.Poly(sp.diff(A, var), var)
             deg = n - k
-            rows[k] = pad([F(flint.fmpq_poly([dA[deg - 2 * j]])) for j in range(length[k])], k)
+            rows[k] = pad(
+                [F.const(dA.coeff_monomial(var ** (deg - 2 * j))) for j in range(length[k])], k
+            )
             segment_start = k - 1
         if not rows[k][0]:
             if segment_start not in common:
-                d0 = n - segment_start
-                p0 = row_poly(rows[segment_start], d0)
-                p1 = row_poly(rows[segment_start + 1], d0 - 1)
+                p0, p1 = poly(segment_start), poly(segment_start + 1)
                 if p0 is None or p1 is None:
                     return False
-                common[segment_start] = p0.gcd(p1)  # monic
+                common[segment_start] = sp.Poly(sp.gcd(p0, p1), var)
             G = common[segment_start]
             g = G.degree()
-            gc = [G[g - 2 * j] for j in range(g // 2 + 1)]
-            rows[k] = [
-                c + F(flint.fmpq_poly([0, gc[j]])) if j < len(gc) else c
-                for j, c in enumerate(rows[k])
-            ]
+            gc = [G.coeff_monomial(var ** (g - 2 * j)) / G.LC() for j in range(g // 2 + 1)]
+            rows[k] = [c.plus_epsilon(gc[j] if j < len(gc) else 0) for j, c in enumerate(rows[k])]
             eps_rows.append(k)
         return True
 
@@ -768,94 +704,18 @@ def _rational_special(coeffs, var, max_size: float = float("inf"), printed=None)
     for k in range(1, n):
         prev, cur = rows[k - 1], rows[k]
         new = []
-        c0 = cur[0]
         for j in range(length[k + 1]):
             nxt = cur[j + 1] if j + 1 < len(cur) else zero
-            if not nxt and not prev[j + 1]:
-                new.append(zero)
-            elif not nxt:
-                new.append(prev[j + 1])
-            else:
-                new.append(prev[j + 1] - prev[0] * nxt / c0)
+            new.append(F.step(cur[0], prev[j + 1], prev[0], nxt))
         rows.append(new)
-        size += sum(c.num.degree() + c.den.degree() + 2 for c in new)
-        if size > max_size:
-            return "too large"
+        if F is _EpsFraction:
+            size += sum(c.num.degree() + c.den.degree() + 2 for c in new)
+            if size > max_size:
+                return "too large"
         if not fix(k + 1):
             return None
     signs = [row[0].sign() for row in rows]
-    exprs = [tuple(c.to_expr(printed) for c in row) for row in rows]
-    aux_exprs = [
-        (k, sp.Add(*(sp.Rational(int(c.p), int(c.q)) * var**i for i, c in enumerate(A.coeffs()))))
-        for k, A in auxes
-    ]
-    return exprs, eps_rows, aux_exprs, signs
-
-
-def _real_part_signs(f) -> tuple[int, int]:
-    """``(roots with Re > 0, roots with Re < 0)`` of a square-free ``fmpz_poly`` none of
-    whose roots is on the imaginary axis: arb root isolation at rising precision (every
-    ball's real part eventually excludes 0, since no real part is 0)."""
-    prec = 64
-    while True:
-        with flint.ctx.workprec(prec):
-            roots = f.complex_roots()
-            pos = sum(m for z, m in roots if z.real > 0)
-            neg = sum(m for z, m in roots if z.real < 0)
-        if pos + neg == f.degree():
-            return pos, neg
-        prec *= 4
-
-
-def _negative_real_roots(h) -> int:
-    """The number of negative real roots of an irreducible ``fmpz_poly`` ``h != t``.
-
-    arb returns the real roots of an integer polynomial with exactly zero imaginary part;
-    none of them is 0, so refining decides the sign of each.
-    """
-    prec = 64
-    while True:
-        with flint.ctx.workprec(prec):
-            real = [z.real for z, m in h.complex_roots() if z.imag == 0]
-            if all(x < 0 or x > 0 for x in real):
-                return sum(1 for x in real if x < 0)
-        prec *= 4
-
-
-def _isolated_counts(coeffs) -> tuple[int, int]:
-    """``(rhp, imaginary axis)`` root counts of a rational polynomial, with multiplicity,
-    by exact factorisation (flint) and root isolation: independent of the Routh array.
-
-    For an irreducible factor ``f``: ``f = s`` has its root on the axis. A root ``i y`` on
-    the axis makes ``-i y`` one too, so ``f(-s)`` shares a root with ``f(s)`` and (both
-    irreducible) ``f(-s) = +-f(s)``; an odd irreducible ``f`` is ``s``, so ``f(s) = h(s^2)``
-    with ``h`` irreducible: the roots are ``+-sqrt(t)`` over the roots ``t`` of ``h``, on
-    the axis exactly for real ``t < 0`` (two each), the others in ``+-`` pairs off the axis
-    (half of them in ``Re > 0``). Every other ``f`` has no root on the axis; arb balls
-    decide the sign of each real part.
-    """
-    den = 1
-    qs = [sp.Rational(c) for c in coeffs]
-    for q in qs:
-        den = sp.ilcm(den, q.q)
-    ints = [int(q * den) for q in reversed(qs)]  # low -> high
-    _, factors = flint.fmpz_poly(ints).factor()
-    rhp = axis = 0
-    for f, e in factors:
-        d = f.degree()
-        cs = f.coeffs()
-        if d == 1 and cs[0] == 0:
-            axis += e
-            continue
-        if all(cs[k] == 0 for k in range(1, d + 1, 2)):  # even: f = h(s^2)
-            h = flint.fmpz_poly(cs[0::2])
-            on_axis = 2 * _negative_real_roots(h)
-            axis += e * on_axis
-            rhp += e * (d - on_axis) // 2
-            continue
-        pos, _ = _real_part_signs(f)
-        rhp += e * pos
-    return rhp, axis
+    return [tuple(c.to_expr(printed) for c in row) for row in rows], eps_rows, auxes, signs
 
 
 def _rational_hurwitz_minors(coeffs) -> list:
@@ -1164,27 +1024,28 @@ def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
                 force=force,
                 shrink="a polynomial of lower degree",
             )
-            fast = _rational_special(coeffs, var, _MAX_EPSILON_TABLE, ring.printed)
-            counts = _isolated_counts(coeffs)
+            fast = _special(coeffs, var, _EpsFraction, _MAX_EPSILON_TABLE, ring.printed)
+            from symdelay.analysis.polyroots import exact_counts
+
+            ex = exact_counts(coeffs)  # independent of the array: compared with it below
+            counts = (ex.rhp, ex.axis)
         if fast == "too large":
             # the epsilon entries grow without bound (s**200 + 1): the counts come from
-            # exact factorisation and root isolation, and the array is not printed
+            # exact arithmetic, and the array is not printed
             table, eps_rows, auxes, signs = (), [], [], ()
             table_note = (
                 f"the epsilon-rule array has entries of growing degree in epsilon (over "
                 f"{_MAX_EPSILON_TABLE} coefficients): not formed; the root counts come from "
-                "exact factorisation and root isolation (flint)"
+                "exact arithmetic (gcd and Cauchy index, flint)"
             )
             deltas = _rational_hurwitz_minors(coeffs)
         elif fast is not None:
             table, eps_rows, auxes, signs = fast
             deltas = _rational_hurwitz_minors(coeffs)
         else:
-            rows, eps_rows, auxes = _classical_special(coeffs, var)
-            table = [tuple(row) for row in rows]
+            table, eps_rows, auxes, signs = _special(coeffs, var, _EpsExpr)
             H = hurwitz_matrix(coeffs)
             deltas = [sp.expand(H[:k, :k].det(method="berkowitz")) for k in range(1, n + 1)]
-            signs = [_lowest_sign(row[0]) for row in rows]
             if signs[0] is None:  # a0 != 0 exactly, but of a sign the symbols leave open
                 signs = [None] * len(signs)
 
@@ -1229,7 +1090,7 @@ def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
             is_stable = rhp == 0 and imag == 0
         if fast is not None and (rhp, imag) != counts:  # pragma: no cover - a bug
             raise VerificationError(
-                f"Routh array counts {(rhp, imag)} but root isolation {counts} for {expr}"
+                f"Routh array counts {(rhp, imag)} but exact arithmetic {counts} for {expr}"
             )
     return RouthResult(
         polynomial=expr,

@@ -17,6 +17,10 @@ from symdelay.core.lazy import sympy as sp
 __all__ = ["arb_evaluator", "to_arb"]
 
 
+#: SymPy's functions evaluated by the arb method of the same name
+_FUNCTIONS = ("exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "atan")
+
+
 def _const(e):
     import flint
 
@@ -58,13 +62,11 @@ def to_arb(e, env: dict):
         if isinstance(ex, sp.Integer):
             k = int(ex)
             return base**k if k >= 0 else 1 / base ** (-k)
-        if ex == sp.S.Half:
-            return base.sqrt()
+        if isinstance(ex, sp.Rational):  # b^(p/q) as (b^(1/q))^p: 0 stays 0
+            return base.root(int(ex.q)) ** int(ex.p)
         return (to_arb(ex, env) * base.log()).exp()
-    fn = {sp.exp: "exp", sp.log: "log", sp.tanh: "tanh", sp.sin: "sin", sp.cos: "cos"}
-    for cls, name in fn.items():
-        if isinstance(e, cls):
-            return getattr(to_arb(e.args[0], env), name)()
+    if type(e).__name__ in _FUNCTIONS:
+        return getattr(to_arb(e.args[0], env), type(e).__name__)()
     if isinstance(e, sp.Abs):
         return abs(to_arb(e.args[0], env))
     raise NotImplementedError(f"cannot evaluate {type(e).__name__} in interval arithmetic")

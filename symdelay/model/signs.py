@@ -16,17 +16,11 @@ claims engine (:mod:`symdelay.analysis.decide`). Formulas are nodes: ``("rel", P
   for it (``exp``: ``e > 0``, ``e >= 1 + x``, ``e <= 1`` where ``x <= 0``; ``tanh``, ``sin``,
   ``cos``: in ``[-1, 1]`` with the sign and ``|t| <= |x|``; ``log``: ``1 - 1/x <= l <= x - 1``;
   ``pi``, ``E``: a rational interval) — a *relaxation*.
-* :func:`nonnegative_on`: ``expr >= 0`` wherever it is defined on the domain: proven (the
-  negation has no solution, relaxed or not), refuted with a point (exact, or a relaxation's
-  solution checked on the expression itself in interval arithmetic), or undecided with the
-  reason (a function of unknown sign, the timeout). A rational rate is decided; an
-  exponential is bounded, so a product of a positive exponential and a decidable factor is.
-* :func:`zero_on`: ``expr == 0`` wherever it is defined: rational functions by
-  cancellation, algebraic expressions (radicals nested at will) by the decision procedure,
-  a nonzero value proven at a point in interval arithmetic (python-flint ``arb``), and
-  exponential identities by SymPy's ``simplify``; ``None`` where none of these decides.
-* :func:`number_sign`: the sign of a real constant: interval arithmetic, exactly ``0`` only
-  by the decision procedure.
+* :func:`nonnegative_on`: ``expr >= 0`` wherever it is defined on the domain: proven,
+  refuted with a point, or undecided with the reason (a rational rate is decided, and so is
+  a product of a positive exponential and a decidable factor).
+* :func:`zero_on`: ``expr == 0`` wherever it is defined (``None`` where not decided).
+* :func:`number_sign`: the sign of a real constant.
 
 >>> import sympy as sp
 >>> q, lam, mu = sp.symbols("q lam mu")
@@ -43,6 +37,8 @@ True
 from __future__ import annotations
 
 import contextlib
+import functools
+import operator
 from dataclasses import dataclass
 
 from symdelay.core.lazy import sympy as sp
@@ -327,20 +323,15 @@ def z3_poly(P, zvars, z3):
     if not gens:
         q = sp.Rational(P)
         return z3.RealVal(f"{q.p}/{q.q}")
-    poly = sp.Poly(P, *gens, domain="QQ")
     terms = []
-    for mon, c in poly.terms():
+    for mon, c in sp.Poly(P, *gens, domain="QQ").terms():
         c = sp.Rational(c)
-        factors = []
-        for g, e in zip(gens, mon):
-            factors += [zvars[g]] * e
+        factors = [zvars[g] for g, e in zip(gens, mon) for _ in range(e)]
         coef = z3.RealVal(f"{c.p}/{c.q}")
         if not factors:
             terms.append(coef)
         else:
-            prod = factors[0]
-            for x in factors[1:]:
-                prod = prod * x
+            prod = functools.reduce(operator.mul, factors)
             terms.append(prod if c == 1 else coef * prod)
     return terms[0] if len(terms) == 1 else z3.Sum(*terms)
 
@@ -695,18 +686,6 @@ def polynomial_form(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) -
 
 
 # ------------------------------------------------------------------ numbers
-@contextlib.contextmanager
-def _arb_prec(bits: int):
-    import flint
-
-    old = flint.ctx.prec
-    flint.ctx.prec = bits
-    try:
-        yield
-    finally:
-        flint.ctx.prec = old
-
-
 def _arb_sign(expr, point: dict) -> int | None:
     """The sign of ``expr`` at ``point`` proven in interval arithmetic (``arb``): 1 or -1;
     0 when the value is real but its ball holds 0 at 2048 bits; None when it is not real
@@ -716,7 +695,7 @@ def _arb_sign(expr, point: dict) -> int | None:
     from symdelay.model.arb_eval import to_arb
 
     for bits in (64, 256, 2048):
-        with _arb_prec(bits):
+        with flint.ctx.workprec(bits):
             env = {s: flint.arb(flint.fmpq(int(v.p), int(v.q))) for s, v in point.items()}
             try:
                 ball = to_arb(expr, env)
