@@ -140,11 +140,15 @@ def test_results_display_in_jupyter():
     assert v._repr_latex_().endswith(symdelay.tex(v.var_x_over_eta) + "$")
 
     sim = symdelay.simulate(founding, eta=50, T=1, seed=1, replications=2)
-    ax = sim.plot()
-    assert len(ax.get_lines()) == 2 and list(ax.get_lines()[1].get_ydata()) == list(sim.x[1])
+    ax = sim.plot()  # q1 and q2 (the states not in a numbered group), each replication
+    lines = ax.get_lines()
+    assert len(lines) == 4 and list(lines[1].get_ydata()) == list(sim["q1"][1])
+    assert list(lines[3].get_ydata()) == list(sim["q2"][1])
     fl = symdelay.fluid(founding, T=1)
     ax = fl.plot()
-    assert [ln.get_label() for ln in ax.get_lines()] == ["q1", "q2", "x = q1 - q2"]
+    assert [ln.get_label() for ln in ax.get_lines()] == ["q1", "q2"]
+    ax = fl.plot(states=["q1", "z1_1"])
+    assert list(ax.get_lines()[1].get_ydata()) == list(fl["z1_1"])
 
 
 def test_critical_curve_shading_reaches_the_top_of_the_axes():
