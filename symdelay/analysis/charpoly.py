@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from symdelay.analysis.entry import entry_doc
 from symdelay.core.errors import VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
@@ -247,6 +248,7 @@ def select(factors, full: bool):
     return sp.Mul(*[f.factor**f.multiplicity for f in (chosen or factors)])
 
 
+@entry_doc
 def charpoly(model, full: bool = False, method: str = "auto") -> CharPoly:
     """The characteristic polynomial of ``model``'s linearisation at its equilibrium, one factor
     per mode of its symmetry.
@@ -264,11 +266,7 @@ def charpoly(model, full: bool = False, method: str = "auto") -> CharPoly:
         the difference mode's; a model without a difference mode names the whole one either
         way. ``factors`` lists every factor in both cases.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
 
     Returns
     -------

@@ -17,7 +17,7 @@ refuted directions each carry an exact counterexample checked by a second path.
 from __future__ import annotations
 
 from symdelay.analysis.claim_result import ClaimResult
-from symdelay.analysis.entry import declined, require_table, specialisation
+from symdelay.analysis.entry import declined, entry_doc, require_table, specialisation
 from symdelay.core.errors import SymdelayInputError, TranscendentalClaimError
 
 __all__ = [
@@ -52,6 +52,7 @@ def theta_assumption(model, theta_real: bool) -> tuple:
     return ("theta >= 0",) if real and not theta_real else ()
 
 
+@entry_doc
 def verify(
     model,
     claim: str,
@@ -83,11 +84,7 @@ def verify(
         The decision procedure's budget per check, in milliseconds (a positive integer); a
         check that runs out leaves its direction ``undecided within the budget``.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
 
     Returns
     -------

@@ -33,6 +33,7 @@ import mpmath
 from symdelay.analysis.entry import (
     closed_forms,
     declined,
+    entry_doc,
     require_table,
     shown_parameters,
     specialisation,
@@ -326,6 +327,7 @@ def point_label(v) -> str:
 
 
 # ---------------------------------------------------------------- the entry
+@entry_doc
 def critical(
     model,
     param: str = "theta",
@@ -358,11 +360,7 @@ def critical(
         Significant digits (5..10000) of every critical value and frequency; the crossing is
         computed with guard digits beyond them.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
     float64 : bool, default False
         For plots and scans over many values: a family's fast path may run in float64 (about
         14 digits, no certificate; the record's ``dps`` says so). The generic path answers

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from symdelay.analysis.entry import declined, specialisation
+from symdelay.analysis.entry import declined, entry_doc, specialisation
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_positive_number
@@ -441,6 +441,7 @@ def _single(theta) -> bool:
     )
 
 
+@entry_doc
 def limit_cycle(
     model,
     theta,
@@ -476,11 +477,7 @@ def limit_cycle(
         The founding model at ``L = inf`` only: the largest number of Fourier modes of the
         collocation (default :data:`symdelay.models.erlang.nonlinear.dde_cycles.N_MAX`).
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
 
     Returns
     -------

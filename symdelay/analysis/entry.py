@@ -32,6 +32,8 @@ from symdelay.core.errors import SymdelayInputError
 
 __all__ = [
     "METHODS",
+    "METHOD_DOC",
+    "entry_doc",
     "ClosedForms",
     "closed_forms",
     "specialisation",
@@ -41,6 +43,24 @@ __all__ = [
 ]
 
 METHODS = ("auto", "generic", "specialised")
+
+
+#: The ``method`` parameter of every entry, documented once (:func:`entry_doc`).
+METHOD_DOC = (
+    'Which path answers: ``"auto"`` the model family\'s specialisation for this quantity when\n'
+    '        it has one and it applies, else the generic machinery; ``"generic"`` the generic\n'
+    '        machinery only; ``"specialised"`` the specialisation only (refused when the family has\n'
+    "        none or it declines). Both paths give the same record\n"
+    "        (:mod:`symdelay.analysis.entry`)."
+)
+
+
+def entry_doc(fn):
+    """Fill the shared parameter text of an entry's docstring (``%(method)s``: see
+    :data:`METHOD_DOC`), written once for every entry."""
+    if fn.__doc__:
+        fn.__doc__ = fn.__doc__.replace("%(method)s", METHOD_DOC)
+    return fn
 
 
 def specialisation(model, quantity: str, method: str = "auto"):

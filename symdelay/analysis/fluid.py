@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symdelay.analysis.entry import declined, specialisation
+from symdelay.analysis.entry import declined, entry_doc, specialisation
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
 
@@ -315,6 +315,7 @@ def check_tolerance(name: str, value, zero: bool = False) -> float:
 # the entry
 
 
+@entry_doc
 def fluid(
     model,
     T=20,
@@ -344,11 +345,7 @@ def fluid(
         ``q1 = 0, q2 = 1``; a table's equilibrium with its first state raised by half; the
         SQ(d) model's empty system).
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
         Here ``"auto"`` is the family's own integrator where it has one (SQ(d), LB), else the
         table's drift compiled once per model.
     solver : str, default "auto"

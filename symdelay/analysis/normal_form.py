@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from symdelay.analysis.entry import declined, specialisation
+from symdelay.analysis.entry import declined, entry_doc, specialisation
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_exact, format_number
@@ -172,6 +172,7 @@ class NormalForm(Result):
         return draw(self, cycles, theta_max)
 
 
+@entry_doc
 def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
     """The Hopf normal form of ``model`` at the critical ``theta_c``: the first Lyapunov
     coefficient, criticality, amplitude and period laws of the cycles born there.
@@ -190,11 +191,7 @@ def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
         Significant digits (5..10000) of ``theta_c``, ``omega``, ``c1`` and ``l1``; the
         computation carries guard digits beyond them.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
 
     Returns
     -------

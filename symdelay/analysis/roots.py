@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import mpmath
 
+from symdelay.analysis.entry import entry_doc
 from symdelay.analysis.rootset import RootSet
 from symdelay.core import symbols as _symbols
 from symdelay.core.errors import SymdelayInputError
@@ -74,6 +75,7 @@ def require_values(model, what: str) -> None:
         )
 
 
+@entry_doc
 def roots(
     model,
     dps: int = 30,
@@ -109,11 +111,7 @@ def roots(
         line's ``--force`` given or not) estimates the cost first
         (:func:`check_analysis_cost`) and True runs whatever the estimate.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
 
     Returns
     -------

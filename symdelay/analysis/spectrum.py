@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symdelay.analysis.entry import declined, specialisation
+from symdelay.analysis.entry import declined, entry_doc, specialisation
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
 
@@ -163,6 +163,7 @@ def check_grid_cost(n_states: int, points: int, force: bool) -> None:
     check_budget(what, points * power_cost(n_states, 7.4e-7, 3), force=force, shrink=shrink)
 
 
+@entry_doc
 def spectrum(
     model,
     *,
@@ -196,11 +197,7 @@ def spectrum(
     force : bool, default False
         Run even when the estimated cost of the grid is over the shared budget.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
         Here ``"auto"`` is the founding model's imbalance matrices (derived once per L; only
         for the default ``weights``), else the model's own table.
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from symdelay.analysis.entry import entry_doc
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 
@@ -233,6 +234,7 @@ def _total(factors, verdicts, k):
     return sum(v[k] * f.multiplicity for f, v in zip(factors, verdicts))
 
 
+@entry_doc
 def stability(
     model, method: str = "auto", *, force: bool | None = None, dps: int = 20
 ) -> Stability:
@@ -250,11 +252,7 @@ def stability(
         The model; parameters left symbolic give conditions on them, numbers for every
         parameter give the verdict.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
     force : bool or None, default None
         The cost guard (:mod:`symdelay.core.budget`). None (the API's default) runs the generic
         path unguarded and refuses the founding model's symbolic work when it is estimated over

@@ -88,7 +88,7 @@ import flint
 import mpmath
 import numpy as np
 
-from symdelay.analysis.entry import declined, require_table, specialisation
+from symdelay.analysis.entry import declined, entry_doc, require_table, specialisation
 from symdelay.analysis.map_core import (
     MapCurve,
     StabilityMap,
@@ -380,6 +380,7 @@ def moving_seconds(n_states, seeds, cells):
 
 
 # ============================================================================ entry
+@entry_doc
 def stability_map(
     model,
     x=("D", None, None),
@@ -412,11 +413,7 @@ def stability_map(
         Significant digits (5..10000) of every printed point; each point of a curve is proved
         within ``10^-(dps+2)`` (relative) of the printed values.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
         Here ``"auto"`` is the founding model's explicit ``(D, theta)`` map
         (:mod:`symdelay.models.erlang.hopf.map`, which also answers ``L = inf``), else the
         continuation of the crossing curves of the model's factors.

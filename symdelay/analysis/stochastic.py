@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symdelay.analysis.entry import declined, specialisation
+from symdelay.analysis.entry import declined, entry_doc, specialisation
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.checks import check_counts
 from symdelay.core.errors import SymdelayInputError
@@ -221,6 +221,7 @@ def run_parameters(model) -> dict:
             for k, v in values.items() if v is not None}  # fmt: skip
 
 
+@entry_doc
 def simulate(
     model,
     eta=None,
@@ -267,11 +268,7 @@ def simulate(
     replications : int, default 1
         Independent paths. The results do not depend on the number of threads.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
         Here ``"auto"`` is the family's own kernel where it has one (SQ(d), LB), else the C
         kernel generated from the transition table.
     backend : {"auto", "c", "python"}, default "auto"
@@ -552,6 +549,7 @@ def variance_parameters(model) -> dict:
     return out
 
 
+@entry_doc
 def variance(
     model,
     dps: int = 30,
@@ -573,11 +571,7 @@ def variance(
         Significant digits (5..10000) of the value in the record (the value itself is exact
         where the model's numbers are).
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
         Here ``"auto"`` is the founding model's difference-mode Lyapunov solve, else the
         Lyapunov equation of the full table
         (:func:`symdelay.analysis.lna.stationary_covariance`).

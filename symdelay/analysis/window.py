@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 import flint
 import mpmath
 
-from symdelay.analysis.entry import declined, specialisation
+from symdelay.analysis.entry import declined, entry_doc, specialisation
 from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
@@ -952,6 +952,7 @@ def _check_budget(polys, force, what):
     return deg
 
 
+@entry_doc
 def window(
     model,
     vary: str = "D",
@@ -984,11 +985,7 @@ def window(
         Lift the cost guard: an elimination polynomial of degree above
         :data:`MAX_ELIMINATION_DEGREE` is refused unless ``force``.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
 
     Returns
     -------
@@ -1250,6 +1247,7 @@ def _first_unstable(polys, mults, const, plo, phi, dps):
     return e.value, e.omega
 
 
+@entry_doc
 def extremum(
     model,
     over: str,
@@ -1299,11 +1297,7 @@ def extremum(
         Lift the cost guard: an elimination polynomial of degree above
         :data:`MAX_ELIMINATION_DEGREE` is refused unless ``force``.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
 
     Returns
     -------
@@ -1519,6 +1513,7 @@ def unstable_theta(
     return window(model, "theta", lo=lo, hi=hi, dps=dps, force=force, method=method)
 
 
+@entry_doc
 def worst_delay(
     model,
     over: str = "D",
@@ -1551,11 +1546,7 @@ def worst_delay(
         Lift the cost guard: an elimination polynomial of degree above
         :data:`MAX_ELIMINATION_DEGREE` is refused unless ``force``.
     method : {"auto", "generic", "specialised"}, default "auto"
-        Which path answers: ``"auto"`` the model family's specialisation for this quantity when
-        it has one and it applies, else the generic machinery; ``"generic"`` the generic
-        machinery only; ``"specialised"`` the specialisation only (refused when the family has
-        none or it declines). Both paths give the same record
-        (:mod:`symdelay.analysis.entry`).
+        %(method)s
 
     Returns
     -------
