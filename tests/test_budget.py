@@ -12,6 +12,7 @@ import pytest
 import sympy as sp
 
 import symdelay.core.budget as budget
+from symdelay.analysis.polyroots import exact_counts
 from symdelay.core.budget import Budget, check_budget, check_memory, duration, size_text
 from symdelay.core.errors import SymdelayInputError
 
@@ -177,8 +178,9 @@ def test_routh_special_cases_agree_with_numpy_and_the_classical_array():
         coeffs = sp.Poly(sp.expand(p), s).all_coeffs()
         fast = R.routh_hurwitz(sp.expand(p), s)
         assert _rhp_numpy(coeffs) == (fast.rhp_count, fast.imaginary_axis_count), p
-        assert R._isolated_counts(coeffs) == (fast.rhp_count, fast.imaginary_axis_count)
-        rows, _, _ = R._classical_special(coeffs, s)  # the SymPy path, same rules
+        ex = exact_counts(coeffs)  # gcd and Cauchy index, not the Routh array
+        assert (ex.rhp, ex.axis) == (fast.rhp_count, fast.imaginary_axis_count)
+        rows, _, _, _ = R._special(coeffs, s, R._EpsExpr)  # in SymPy, the same rules
         for a, b in zip(fast.table, rows):
             assert all(sp.cancel(x - y) == 0 for x, y in zip(a, b)), p
 

@@ -144,8 +144,11 @@ def cases():
             second = OTHER.get(flag) if flag in base else AGAIN.get(flag, OTHER.get(flag))
             if not repeatable and first is not None and second is not None:
                 out.append(("twice", _with(argv, flag, first, second)))
+        # --kappa with the founding model selects the in-flight family (cli.door.select):
+        # declared by every command that reads a family model, when no other model is named
+        founding = "--mu" in declared and not ({"--model", "--model-file"} & set(argv))
         for extra in FOREIGN:
-            if extra[0] not in declared:
+            if extra[0] not in declared and not (founding and extra[0] == "--kappa"):
                 out.append(("foreign", [*argv, *extra]))
     return out
 

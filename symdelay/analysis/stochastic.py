@@ -322,7 +322,14 @@ def _initial_counts(model, initial, eta: int) -> np.ndarray:
     from symdelay.analysis.roots import default_initial
 
     if initial is None:
-        return np.rint(default_initial(model) * eta).astype(np.int64)
+        start = np.rint(np.asarray(default_initial(model), dtype=float) * eta)
+        if not np.all(np.isfinite(start) & (start < 2.0**62)):
+            raise SymdelayInputError(
+                f"the default start of {model.name} (its equilibrium times eta = {eta}) has "
+                "counts beyond 2^62 jobs: give rates nearer each other, a smaller --eta, or "
+                "--initial"
+            )
+        return start.astype(np.int64)
     return check_counts(initial, [s.name for s in model.states])
 
 

@@ -472,22 +472,12 @@ def _resolve(model, name: str):
     )
 
 
-#: seconds per squared state of the model's characteristic factors (Jacobian, modes):
-#: measured 5 s at 63 states (3 servers, Erlang(20) delays); a model of thousands of states
-#: (--L 1000) is refused before it starts
-FACTOR_SECONDS = 1.3e-3
-
-
 def _factors(model, syms, reparams, force=False):
     """``[(numerator expr, multiplicity, mode)]`` with only ``syms`` free (and r)."""
-    from symdelay.core.budget import check_budget, power_cost
+    from symdelay.core.budget import forced
 
-    check_budget(
-        f"the characteristic factors of {model.name} ({len(model.states)} states)",
-        power_cost(len(model.states), FACTOR_SECONDS, 2),
-        force=force,
-        shrink="a model with fewer states (a smaller --N or --L)",
-    )
+    with forced(force):
+        model.check_cost("factors")
     missing = [
         str(q)
         for q in model.free_parameters

@@ -108,6 +108,13 @@ def _check_names(text: str, allowed, label: str) -> None:
             )
 
 
+#: Seconds per squared state of a model's symbolic Jacobian (measured 0.44 s at 93 states,
+#: 3 servers with Erlang(30) delays) and of its characteristic factors (the Jacobian, the
+#: modes and their determinants: 5 s at 63 states): a model of thousands of states (--L 1000)
+#: is refused before the work starts, unless forced (:func:`symdelay.core.budget.forced`)
+COST_SECONDS = {"jacobian": 5e-5, "factors": 1.3e-3}
+
+
 #: Most decimal digits of a number in a model (numerator or denominator): the factoring of
 #: the characteristic polynomial grows with the size of its coefficients.
 MAX_DIGITS = 100
@@ -344,7 +351,9 @@ class Model(Specialisable, LatexDisplay):
                     f"{where}: transition {k + 1} must be (name, change, rate)"
                 ) from None
         label = f"{where}: transition '{tname}'"
-        index = {s.name: i for i, s in enumerate(self.states)}
+        index = self.__dict__.get("_state_index")
+        if index is None or len(index) != len(self.states):  # built once per model
+            index = self.__dict__["_state_index"] = {s.name: i for i, s in enumerate(self.states)}
         if isinstance(change, dict):
             vec = [0] * len(self.states)
             for s, c in change.items():
@@ -494,8 +503,11 @@ class Model(Specialisable, LatexDisplay):
         perm = self.permutation
         sub = {self.states[i]: self.states[perm[i]] for i in range(len(perm))}
         by_change: dict = {}
+        first_name: dict = {}  # the first transition of each jump vector (for messages)
         for t in self.transitions:
             by_change[t.change] = by_change.get(t.change, 0) + t.rate
+            first_name.setdefault(t.change, t.name)
+        domains = self.variable_domains
         for change, rate in by_change.items():
             moved = [0] * len(change)
             for i, c in enumerate(change):
@@ -504,8 +516,8 @@ class Model(Specialisable, LatexDisplay):
             image = rate.xreplace(sub)
             zero = None
             if target is not None:
-                zero = _is_zero(target - image, self.values, self.variable_domains)
-            name = next(t.name for t in self.transitions if t.change == change)
+                zero = _is_zero(target - image, self.values, domains)
+            name = first_name[change]
             if target is None or zero is False:
                 raise SymdelayInputError(
                     f"{self.source}: the declared symmetry is not one of the transitions: "
@@ -533,6 +545,7 @@ class Model(Specialisable, LatexDisplay):
     @cached_property
     def drift_jacobian(self) -> sp.Matrix:
         """``dF/ds`` as a function of the state."""
+        self.check_cost("jacobian")
         return sp.ImmutableMatrix(sp.Matrix(self.drift).jacobian(self.states))
 
     @cached_property
@@ -566,7 +579,21 @@ class Model(Specialisable, LatexDisplay):
         """The modes: one per character of the symmetry (or one ``full`` mode)."""
         from symdelay.model.modes import decompose
 
+        self.check_cost("factors")
         return decompose(self)
+
+    def check_cost(self, work: str) -> None:
+        """Refuse, in one line, symbolic ``work`` (``"jacobian"`` or ``"factors"``, see
+        :data:`COST_SECONDS`) whose estimate for this many states is over the time budget."""
+        from symdelay.core.budget import check_budget, power_cost
+
+        n = len(self.states)
+        what = {"jacobian": "the symbolic Jacobian", "factors": "the characteristic factors"}
+        check_budget(
+            f"{what[work]} of {self.name} ({n} states)",
+            power_cost(n, COST_SECONDS[work], 2),
+            shrink="a model with fewer states (a smaller --N or --L)",
+        )
 
     @cached_property
     def factors(self) -> tuple:

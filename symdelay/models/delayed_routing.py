@@ -145,16 +145,19 @@ def delayed_routing_model(
                         N * LAM * a[ell] * weights[i] / total,
                     )
                 )
+        moves = [[] for _ in range(m)]  # the nonzero off-diagonal rates, row by row
+        for (ell, k), rate in sorted(S.todok().items()):
+            if k != ell and rate != 0:
+                moves[ell].append((k, rate))
         for ell in range(m):
-            for k in range(m):
-                if k != ell and S[ell, k] != 0:
-                    transitions.append(
-                        (
-                            f"phase {ell + 1} -> {k + 1} (server {i + 1})",
-                            {zn[i][ell]: -1, zn[i][k]: 1},
-                            S[ell, k] * z[i][ell],
-                        )
+            for k, rate in moves[ell]:
+                transitions.append(
+                    (
+                        f"phase {ell + 1} -> {k + 1} (server {i + 1})",
+                        {zn[i][ell]: -1, zn[i][k]: 1},
+                        rate * z[i][ell],
                     )
+                )
             if ex[ell] != 0:
                 transitions.append(
                     (

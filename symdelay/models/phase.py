@@ -91,13 +91,15 @@ class PhaseType(Result):
             raise SymdelayInputError(f"alpha must be >= 0, got {list(a)}")
         if sp.simplify(sum(a) - 1) != 0:
             raise SymdelayInputError(f"alpha must sum to 1, got {sum(a)}")
+        rows = [[] for _ in range(m)]  # the nonzero entries by row (S is sparse: Erlang(L))
+        for (i, j), v in sorted(S.todok().items()):
+            rows[i].append(v)
+            if i != j and v.is_negative:
+                raise SymdelayInputError(
+                    f"S[{i + 1},{j + 1}] = {v} is negative: off-diagonal rates must be >= 0"
+                )
         for i in range(m):
-            for j in range(m):
-                if i != j and S[i, j].is_negative:
-                    raise SymdelayInputError(
-                        f"S[{i + 1},{j + 1}] = {S[i, j]} is negative: off-diagonal rates must be >= 0"
-                    )
-            if sp.simplify(sum(S.row(i))).is_positive:
+            if sp.simplify(sp.Add(*rows[i])).is_positive:
                 raise SymdelayInputError(
                     f"row {i + 1} of S sums above 0: it is not a sub-generator"
                 )
@@ -138,7 +140,9 @@ class PhaseType(Result):
         else:  # a symbolic mean (D left free) is a parameter
             mean = as_parameter("D", D)
             g, params = L / mean, {s: "positive" for s in mean.free_symbols}
-        S = sp.Matrix(L, L, lambda i, j: -g if i == j else (g if j == i + 1 else 0))
+        # built from its 2L - 1 entries (a dense constructor visits all L^2)
+        entries = {(i, i): -g for i in range(L)} | {(i, i + 1): g for i in range(L - 1)}
+        S = sp.Matrix(sp.SparseMatrix(L, L, entries))
         alpha = sp.Matrix([[1] + [0] * (L - 1)])
         return cls(alpha, S, f"erlang({L})", params)
 

@@ -41,7 +41,7 @@ from symdelay.core.result import Result
 from symdelay.core.rng import seed_states
 from symdelay.models.lb._kernel import NSTAT, load_c_kernel, run_python
 from symdelay.models.lb.policy import LBPolicy, as_rational
-from symdelay.models.sqd._budget import check_budget, check_memory, count
+from symdelay.models.sqd._budget import check_budget, count
 from symdelay.models.sqd.batches import batch_interval
 
 __all__ = [
@@ -176,6 +176,12 @@ def simulate(
         raise SymdelayInputError(f"route needs {J} probabilities >= 0")
     X = np.array([s.N for s in policy.stations], dtype=np.int64)
     X = X if initial is None else check_counts(initial, [f"x{j + 1}" for j in range(J)])
+    from symdelay.core.budget import check_memory
+
+    check_memory(
+        f"the batch statistics of {batches} batches", 8.0 * batches * J * NSTAT, force=force,
+        shrink="fewer --batches",
+    )  # fmt: skip
     blen = (T - warm) / batches
     acc = np.zeros((batches, J, NSTAT))
     fn = _kernel(backend)

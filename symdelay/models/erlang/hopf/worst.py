@@ -86,10 +86,17 @@ def worst_delay_closed_form(L: int):
     if len(cands) != 1:
         raise VerificationError(f"expected one stationary point on the branch, got {cands}")
     a_star = cands[0]
-    g_star = sp.simplify(p.gamma_of_alpha.subs(alpha, a_star))
-    k_star = sp.simplify(p.lam_theta_of_alpha.subs(alpha, a_star))
-    w_star = sp.simplify(p.omega_of_alpha.subs(alpha, a_star))
-    return a_star, sp.simplify(L / g_star), sp.simplify(k_star / lam), w_star
+    # simplify's trigonometric rules expand cos(pi/(L+1))**(L+1) term by term: beyond a few
+    # thousand phases the substituted forms (already cos/tan powers) are kept as they are
+    tidy = sp.simplify if L <= SIMPLIFY_MAX_L else (lambda e: e)
+    g_star = tidy(p.gamma_of_alpha.subs(alpha, a_star))
+    k_star = tidy(p.lam_theta_of_alpha.subs(alpha, a_star))
+    w_star = tidy(p.omega_of_alpha.subs(alpha, a_star))
+    return a_star, tidy(L / g_star), tidy(k_star / lam), w_star
+
+
+#: the largest L whose closed forms of the worst delay go through SymPy's simplify
+SIMPLIFY_MAX_L = 1000
 
 
 def worst_delay(L, mu, lam, dps: int = 15) -> Extremum:
