@@ -146,7 +146,8 @@ def cases():
                 out.append(("twice", _with(argv, flag, first, second)))
         # --kappa with the founding model selects the in-flight family (cli.door.select):
         # declared by every command that reads a family model, when no other model is named
-        founding = "--mu" in declared and not ({"--model", "--model-file"} & set(argv))
+        named = argv[argv.index("--model") + 1] if "--model" in argv else "erlang"
+        founding = "--mu" in declared and named == "erlang" and "--model-file" not in argv
         for extra in FOREIGN:
             if extra[0] not in declared and not (founding and extra[0] == "--kappa"):
                 out.append(("foreign", [*argv, *extra]))
