@@ -45,7 +45,7 @@ def main() -> None:
         wall, res = timed(
             lambda rtol=rtol, atol=atol: m.integrate(50, dt=0.1, rtol=rtol, atol=atol)
         )
-        err = max(np.max(np.abs(res.q1 - ref.q1)), np.max(np.abs(res.q2 - ref.q2)))
+        err = max(np.max(np.abs(res["q1"] - ref["q1"])), np.max(np.abs(res["q2"] - ref["q2"])))
         lines.append(f"{'steps':<10} {rtol:>7.0e} {atol:>7.0e} {wall:>14.3f} {err:>10.2e}")
     try:
         import jitcdde  # noqa: F401
@@ -61,7 +61,7 @@ def main() -> None:
                     50, dt=0.1, solver="jitcdde", rtol=rtol, atol=atol
                 )
             )
-            err = max(np.max(np.abs(res.q1 - ref.q1)), np.max(np.abs(res.q2 - ref.q2)))
+            err = max(np.max(np.abs(res["q1"] - ref["q1"])), np.max(np.abs(res["q2"] - ref["q2"])))
             lines.append(f"{'jitcdde':<10} {rtol:>7.0e} {atol:>7.0e} {wall:>14.3f} {err:>10.2e}")
         lines.append("(jitcdde times include generating and compiling its C code on every call)")
 

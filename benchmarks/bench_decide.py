@@ -189,7 +189,7 @@ def main() -> None:
             break
         setup = time.process_time() - t0
         claims = [("lam*theta < mu", "lam*theta < mu"), ("lam*theta < 1", "lam*theta < 1")]
-        kc = stability_conditions(L).critical_lam_theta if 2 <= L <= 5 else None
+        kc = stability_conditions(L).closed_forms["critical_lam_theta"] if 2 <= L <= 5 else None
         if kc is not None:
             claims.append(("hopf bound lam*theta < k_c", f"lam*theta < {kc}"))
         for label, claim in claims:

@@ -148,13 +148,19 @@ def parse_critical(text):
     return mpmath.mpf(theta_c), mpmath.mpf(omega)
 
 
-def parse_roots(text):
-    """The roots listed by ``symdelay roots``: rows '  re  imi   +- radius'."""
+def parse_roots(text, mode: str = "difference"):
+    """The roots of ``mode`` listed by ``symdelay roots``: rows
+    '  re + imi  +- radius   [mode]' (a real root: '  re  +- radius   [mode]')."""
     out = []
     for ln in text.splitlines():
-        if ln.startswith("  ") and "+-" in ln:
-            re_, im_ = ln.split()[:2]
-            out.append(mpmath.mpc(mpmath.mpf(re_), mpmath.mpf(im_.removesuffix("i"))))
+        if not (ln.startswith("  ") and "+-" in ln and ln.rstrip().endswith(f"[{mode}]")):
+            continue
+        parts = ln.split("+-")[0].split()
+        re_ = mpmath.mpf(parts[0])
+        im_ = mpmath.mpf(0)
+        if len(parts) == 3:  # re, sign, im i
+            im_ = mpmath.mpf(parts[2].removesuffix("i")) * (-1 if parts[1] == "-" else 1)
+        out.append(mpmath.mpc(re_, im_))
     return out
 
 

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import flint
+import mpmath
 import numpy as np
 import sympy as sp
 
@@ -64,7 +65,13 @@ def slope(xs, ys):
 
 
 def kstar_new(L):
-    return curve.kappa_star(L, 1, 1, dps=DPS).to_json()
+    ks = curve.kappa_star(L, 1, 1, dps=DPS)
+    rec = ks.to_json()
+    if ks.turning is not None:  # where the Hopf curve turns at kappa* (the old path's)
+        with mpmath.workdps(DPS + 10):
+            rec["omega"] = format_number(ks.turning["omega"], DPS)
+            rec["lam_theta"] = format_number(ks.turning["lam_theta"], DPS)
+    return rec
 
 
 def kstar_old(L):
@@ -88,10 +95,9 @@ def part_a():
             t, n = timed(lambda L=L: kstar_new(L))
             tn.append(t)
         # the record lists the frequencies at kappa* (one here); the old path gives one
-        omega = n["omega"][0] if isinstance(n["omega"], list) and len(n["omega"]) == 1 else None
         same = (o["kappa_star"], o["omega"], o["lam_theta"]) == (
             n["kappa_star"],
-            omega,
+            n["omega"],
             n["lam_theta"],
         )
         olds[L], news[L] = statistics.median(to), statistics.median(tn)

@@ -156,7 +156,7 @@ def main() -> None:
         t_need = np.inf
         P = c.period
         for end in np.arange(10 * P, T_max, 10 * P):
-            amp = _half_ptp(lambda s, r=res: np.asarray(r.difference(s)), end - P, end)
+            amp = _half_ptp(lambda s, r=res: r.at(s)[:, r.states.index("x")], end - P, end)
             if abs(amp - c.amplitude_x) < tol:
                 t_need = end
                 break

@@ -55,12 +55,6 @@ def _variance(L, method):
     return mpmath.mpf(str(symdelay.variance(founding(L, theta=1), dps=30, method=method).value))
 
 
-def _fluid(L, method):
-    y0 = [0.2, 1.5] + [0.3] * L + [0.1] * L  # the same start for both
-    path = symdelay.fluid(founding(L, theta=1), T=10, dt=0.5, initial=y0, method=method)
-    return mpmath.mpf(float(path["q1"][-1]))
-
-
 def _window(L, method):
     from symdelay.analysis.window import window
 
@@ -116,7 +110,6 @@ CASES = [
     ("roots (spectral abscissa)", _roots, [2, 3, 6]),
     ("stability verdict", _stability, [2, 3, 6]),
     ("stationary variance", _variance, [1, 2, 3]),
-    ("fluid path q1(T)", _fluid, [2, 3, 6]),
     ("instability window in D", _window, [2, 3, 6]),
     ("worst delay (theta*)", _worst_delay, [2, 3, 6]),
     ("in-flight theta-window", _inflight_window, [2, 3, 6]),

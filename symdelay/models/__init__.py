@@ -6,6 +6,7 @@ and its specialisations).
 True
 """
 
+import functools
 import importlib
 import pkgutil
 
@@ -36,6 +37,13 @@ def builtin_models() -> dict:
     >>> {"dde", "erlang", "inflight", "nserver", "phase_type"} <= set(builtin_models())
     True
     """
+    return dict(_families())
+
+
+@functools.cache
+def _families() -> dict:
+    """The package's family modules, found once per process (a directory scan and an
+    import each: a few milliseconds that every ``build_model`` paid)."""
     found = {}
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
