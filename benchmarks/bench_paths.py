@@ -99,11 +99,6 @@ def _stability_map(L, method):
     return mpmath.mpf(s["y"])
 
 
-def _simulate(L, method):
-    symdelay.simulate(founding(L, theta=2), eta=200, T=50, seed=1, method=method)
-    return mpmath.mpf(0)  # two kernels, two streams: compared statistically in the tests
-
-
 #: (quantity, entry call, the L values); the entry call returns a number to compare
 CASES = [
     ("critical theta", _critical, [2, 3, 6, 10]),
@@ -116,7 +111,6 @@ CASES = [
     ("in-flight kappa*", _kappa_star, [2, 3, 6]),
     ("first Lyapunov coefficient", _normal_form, [2, 3]),
     ("stability map (D, theta)", _stability_map, [2, 3, 6]),
-    ("simulation, eta=200, T=50", _simulate, [2, 3, 6]),
 ]
 
 
