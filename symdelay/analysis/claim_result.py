@@ -17,7 +17,9 @@ __all__ = [
     "ClaimResult",
     "Outcome",
     "model_L",
+    "ARROWS",
     "DIRECTIONS",
+    "DEFAULT_TIMEOUT_MS",
     "TARGETS",
     "METHODS",
     "STATUSES",
@@ -25,6 +27,8 @@ __all__ = [
     "assemble",
 ]
 
+#: the decision procedure's budget per check (milliseconds)
+DEFAULT_TIMEOUT_MS = 10_000
 TARGETS = ("stability", "oscillation")
 DIRECTIONS = ("claim_implies_target", "target_implies_claim")
 #: how a direction was decided (``methods[target][direction]``)
@@ -224,14 +228,15 @@ class Outcome:
             self.kind = "rational"
 
 
-_ARROWS = {
+#: each target's two directions in words
+ARROWS = {
     "stability": ("claim => stable", "stable => claim"),
     "oscillation": ("claim => oscillating", "oscillating => claim"),
 }
 
 
 def _say(target: str, d: str, o: Outcome) -> str:
-    words = _ARROWS.get(target, (f"claim => {target}", f"{target} => claim"))[DIRECTIONS.index(d)]
+    words = ARROWS.get(target, (f"claim => {target}", f"{target} => claim"))[DIRECTIONS.index(d)]
     if o.status == REFUTED:
         return f"{words}: refuted at {o.counterexample} ({o.verdict} there)"
     if o.status == PROVEN:

@@ -34,7 +34,6 @@ def search_claim(
     points: int = DEFAULT_POINTS,
     seed: int = DEFAULT_SEED,
     theta_real: bool = False,
-    aliases: dict | None = None,
 ):
     """Search for counterexamples to ``claim => target`` and ``target => claim`` of
     ``model`` for stability and the family's targets, over its parameters' domains and
@@ -44,9 +43,10 @@ def search_claim(
     found``; the relation is given only when both are refuted. ``points``: random points
     decided exactly (plus those near the boundaries); ``seed``: the generator's seed (the
     search is deterministic). ``fallback`` says why the decision procedure was not used."""
-    from symdelay.analysis.claim_formula import fallback_reason, parse_claim
+    from symdelay.analysis.claim_formula import fallback_reason
     from symdelay.analysis.decide import (
         _aliases,
+        _claim_formula,
         present,
         search_confirmed,
         stability_formula,
@@ -57,15 +57,9 @@ def search_claim(
     if isinstance(points, bool) or not isinstance(points, int) or not 10 <= points <= 10**6:
         raise SymdelayInputError(f"points must be an integer in 10..1000000, got {points!r}")
     sf = stability_formula(model)
-    fixed = {p.name: v for p, v in model.values.items()}
-    params = tuple(model.free_parameters)
-
-    def parse(text, what):
-        names = {**_aliases(model, aliases), **fixed}
-        return parse_claim(text, params, names, what=what, transcendental=True)
-
-    cf = parse(claim, "claim")
-    assumptions = [parse(a, "assumption") for a in assume]
+    names = _aliases(model, None)
+    cf = _claim_formula(model, claim, "claim", names, transcendental=True)
+    assumptions = [_claim_formula(model, a, "assumption", names, True) for a in assume]
     targets = targets_of(model)
     lower = _lower_bounds(assumptions)
     goals = GOALS(targets)
@@ -76,7 +70,7 @@ def search_claim(
         assumptions,
         targets,
         goals,
-        domains={p.name: _domain_of(model, p, lower) for p in params},
+        domains={p.name: _domain_of(model, p, lower) for p in model.free_parameters},
         points=points,
         seed=seed,
         decades=DECADES,
@@ -106,10 +100,9 @@ def search_claim(
 
 
 def _domain_of(model, p, lower: dict) -> str:
+    """``p``'s domain, a real one narrowed by an assumption ``p >= 0`` / ``p > 0``."""
     dom = model.domains.get(p, "real")
-    if dom == "real" and p.name in lower:
-        return lower[p.name]
-    return dom
+    return lower.get(p.name, dom) if dom == "real" else dom
 
 
 def _lower_bounds(assumptions) -> dict:

@@ -1,22 +1,16 @@
-"""Is a claimed relation a stability (or oscillation) condition? The entry.
+"""Is a claimed relation a stability (or oscillation) condition? The entry :func:`verify`.
 
-:func:`verify` reads the claim once for every model
-(:func:`symdelay.analysis.claim_formula.parse_claim`) and decides each direction of each
-target: stability, and the targets the model's family defines (the founding model's
-oscillation, :func:`symdelay.analysis.decide.targets_of`). The founding model's specialisation comes first (its exact
-class, the interval certificate at ``L = inf``); the generic path decides every direction by
-the decision procedure (:func:`symdelay.analysis.decide.decide_directions`, z3 nlsat: exact,
-complete). A claim (or an assumption) with a transcendental function (``exp``, ``sin``,
-``pi``, ...), which the procedure cannot decide, goes to the one counterexample search
-(:func:`symdelay.analysis.claim_search.search_claim`: exact counterexamples, or ``no
-counterexample found``; never a relation on the strength of sampling; ``fallback`` says why).
-Every path returns the same :class:`~symdelay.analysis.claim_result.ClaimResult`, whose
-refuted directions each carry an exact counterexample checked by a second path.
+The family's specialisation comes first (the founding model's exact class and interval
+certificate, :mod:`symdelay.models.erlang.claims`); the generic path decides every target
+(stability and the family's own, :func:`symdelay.analysis.decide.targets_of`) by the
+decision procedure (:mod:`symdelay.analysis.decide`), or, for a claim with a transcendental
+function, by the one counterexample search (:mod:`symdelay.analysis.claim_search`). Every
+path returns one :class:`~symdelay.analysis.claim_result.ClaimResult`.
 """
 
 from __future__ import annotations
 
-from symdelay.analysis.claim_result import ClaimResult
+from symdelay.analysis.claim_result import DEFAULT_TIMEOUT_MS, ClaimResult
 from symdelay.analysis.entry import declined, entry_doc, require_table, specialisation
 from symdelay.core.errors import SymdelayInputError, TranscendentalClaimError
 
@@ -27,9 +21,6 @@ __all__ = [
     "DEFAULT_TIMEOUT_MS",
     "theta_assumption",
 ]
-
-#: the decision procedure's budget per check (milliseconds)
-DEFAULT_TIMEOUT_MS = 10_000
 
 
 def theta_assumption(model, theta_real: bool) -> tuple:
@@ -109,29 +100,16 @@ def verify(
 def verify_generic(model, claim, *, assume, theta_real, timeout_ms) -> ClaimResult:
     """The generic path: the decision procedure for every target, the search when the
     claim is transcendental."""
-    from symdelay.analysis.claim_result import assemble, model_L
-    from symdelay.analysis.decide import decide_directions, targets_of
+    from symdelay.analysis.claim_result import model_L
+    from symdelay.analysis.decide import decide_targets, targets_of
 
     assume = (*assume, *[a for a in theta_assumption(model, theta_real) if a not in assume])
-    targets = targets_of(model)
     try:
-        outcomes, scaling, cf = {}, None, None
-        for name, target in targets.items():
-            outcomes[name], scaling, cf = decide_directions(
-                model, claim, assume=assume, timeout_ms=timeout_ms, target=target
-            )
+        targets = targets_of(model)
+        return decide_targets(
+            model, claim, targets, assume, timeout_ms, theta_real, L=model_L(model)
+        )
     except TranscendentalClaimError:
         from symdelay.analysis.claim_search import search_claim
 
         return search_claim(model, claim, assume=assume, theta_real=theta_real)
-    return assemble(
-        model,
-        claim,
-        cf.condition,
-        outcomes,
-        L=model_L(model),
-        theta_real=theta_real,
-        assume=assume,
-        scaling=scaling,
-        timeout_ms=timeout_ms,
-    )

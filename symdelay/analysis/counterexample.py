@@ -49,6 +49,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from symdelay.analysis.claim_result import DIRECTIONS
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 
@@ -70,7 +71,6 @@ __all__ = [
 ]
 
 DEFAULT_SEED = 20261202
-DIRECTIONS = ("claim_implies_target", "target_implies_claim")
 #: a target test's value at a point on the stability boundary (not stable, not unstable)
 MARGINAL = "marginal"
 _NICE = tuple(

@@ -81,7 +81,15 @@ from symdelay.analysis.claim_formula import (
     rel,
     walk_rels,
 )
-from symdelay.analysis.claim_result import PROVEN, REFUTED, UNDECIDED, Outcome, assemble
+from symdelay.analysis.claim_result import (
+    DEFAULT_TIMEOUT_MS,
+    DIRECTIONS,
+    PROVEN,
+    REFUTED,
+    UNDECIDED,
+    Outcome,
+    assemble,
+)
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
@@ -91,6 +99,7 @@ from symdelay.model.signs import impossible_by_signs as _impossible_by_signs
 
 __all__ = [
     "decide_directions",
+    "decide_targets",
     "targets_of",
     "stable_test",
     "present",
@@ -103,12 +112,10 @@ __all__ = [
     "DEFAULT_TIMEOUT_MS",
 ]
 
-DEFAULT_TIMEOUT_MS = 10_000
 #: z3's resource units per millisecond of a check's budget: deterministic, unlike the wall
 #: clock (nlsat counts 40k to 230k units per second of CPU on the checks of the tests)
 RLIMIT_PER_MS = 100
 METHOD = "decision procedure"
-_DIRS = ("claim_implies_target", "target_implies_claim")
 _OPS = {">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 #: ``and``, ``or``, ``not`` that rebuild a formula node (see ``claim_formula.fold``)
 _REBUILD = (lambda xs: ("and", tuple(xs)), lambda xs: ("or", tuple(xs)), lambda x: ("not", x))
@@ -738,9 +745,10 @@ def present(model, point: dict) -> dict:
 
 
 # ------------------------------------------------------------------ the record
-def _claim_formula(model, text, what, aliases):
+def _claim_formula(model, text, what, aliases, transcendental=False):
     fixed = {p.name: v for p, v in model.values.items()}
-    return parse_claim(text, tuple(model.free_parameters), {**aliases, **fixed}, what=what)
+    params = tuple(model.free_parameters)
+    return parse_claim(text, params, {**aliases, **fixed}, what, transcendental)
 
 
 def _aliases(model, aliases):
@@ -812,23 +820,26 @@ def targets_of(model) -> dict:
     return {"stability": None, **own}
 
 
-def _context(model, claim, assume, aliases, timeout_ms, target=None) -> _Context:
+def _context(model, claim, assume, aliases, timeout_ms, target=None, check=True) -> _Context:
+    """The frame of every check: ``claim`` None for the stability conditions alone;
+    ``check``: refuse assumptions that contradict the domains."""
     sf = stability_formula(model)
     names = _aliases(model, aliases)
-    cf = _claim_formula(model, claim, "claim", names)
+    claims = [] if claim is None else [_claim_formula(model, claim, "claim", names)]
     assumptions = [_claim_formula(model, a, "assumption", names) for a in assume]
-    symbols = [*sf.parameters, *[s for f in (cf, *assumptions) for s in f.aux_symbols]]
-    hyps = [_domain_node(model), *cf.definitions]
+    symbols = [*sf.parameters, *[s for f in (*claims, *assumptions) for s in f.aux_symbols]]
+    hyps = [_domain_node(model), *[n for f in claims for n in f.definitions]]
     for a in assumptions:
         hyps += [a.node, *a.definitions]
     extra = [] if target is None else [target.node]  # the target set must scale too
     stable = [_factor_node(conds) for _, conds in sf.per_factor]
-    products = _products(model, [*hyps, cf.node, *stable, *extra], symbols)
+    products = _products(model, [*hyps, *[f.node for f in claims], *stable, *extra], symbols)
     exclude = {s for a, b, _ in products for s in (a, b)}
-    fixed, scaling = _scale_variable(model, sf, [cf, *assumptions], exclude, extra)
+    fixed, scaling = _scale_variable(model, sf, [*claims, *assumptions], exclude, extra)
     if products:
         scaling += "; " + ", ".join(f"{a}*{b} one variable" for a, b, _ in products)
-    if _solve(hyps, symbols, fixed, timeout_ms, products, model.domains)[0] == "unsat":
+    cf = claims[0] if claims else None
+    if check and _solve(hyps, symbols, fixed, timeout_ms, products, model.domains)[0] == "unsat":
         raise SymdelayInputError(
             "the assumptions contradict the parameter domains: nothing to decide"
         )
@@ -873,7 +884,7 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> Outcome
         ]
     else:
         name, whole, pieces = tgt.name, [tgt.node], [(tgt.name, tgt.node)]
-    if direction == _DIRS[0]:
+    if direction == DIRECTIONS[0]:
         parts = _disjuncts(cf.node)
         checks = [
             (
@@ -904,7 +915,7 @@ def _decide_direction(ctx: _Context, direction: str, timeout_ms: int) -> Outcome
             timeout_ms,
             ctx.products,
             ctx.model.domains,
-            certify="first" if direction == _DIRS[0] else "after",
+            certify="first" if direction == DIRECTIONS[0] else "after",
         )
         formulas.append(smt2)
         log.append({"check": what, "answer": answer, "seconds": round(sec, 4)})
@@ -958,7 +969,7 @@ def _check_arguments(assume, timeout_ms):
 def decide_directions(
     model,
     claim: str,
-    directions=_DIRS,
+    directions=DIRECTIONS,
     *,
     assume=(),
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
@@ -996,14 +1007,25 @@ def decide(
             f"target {target!r}: the decision procedure decides 'stable' here (a family's "
             "own targets go through symdelay.analysis.claims.verify)"
         )
-    recs, scaling, cf = decide_directions(
-        model, claim, assume=assume, timeout_ms=timeout_ms, aliases=aliases
+    return decide_targets(
+        model, claim, {"stability": None}, assume, timeout_ms, theta_real, aliases=aliases
     )
+
+
+def decide_targets(model, claim, targets, assume, timeout_ms, theta_real, *, aliases=None, L=None):
+    """Both directions of ``claim`` against every target of ``targets`` (name -> None for
+    stability, or a :class:`Target`): the record (``L``: the model's, as recorded)."""
+    outcomes = {}
+    for name, target in targets.items():
+        outcomes[name], scaling, cf = decide_directions(
+            model, claim, assume=assume, timeout_ms=timeout_ms, aliases=aliases, target=target
+        )
     return assemble(
         model,
         claim,
         cf.condition,
-        {"stability": recs},
+        outcomes,
+        L=L,
         theta_real=theta_real,
         assume=_check_arguments(assume, timeout_ms),
         scaling=scaling,
@@ -1085,27 +1107,20 @@ def minimal_conditions(
     """
     from symdelay.core.latex import tex
 
-    if isinstance(assume, str):
-        assume = (assume,)
-    sf = stability_formula(model)
-    names = _aliases(model, aliases)
-    assumptions = [_claim_formula(model, a, "assumption", names) for a in assume]
-    symbols = [*sf.parameters, *[s for a in assumptions for s in a.aux_symbols]]
-    hyps = [_domain_node(model), *[n for a in assumptions for n in (a.node, *a.definitions)]]
-    conds = list(sf.conditions)
-    products = _products(model, [*hyps, *map(_cond_node, conds)], symbols)
-    fixed, _ = _scale_variable(model, sf, assumptions, {s for p in products for s in p[:2]})
+    assume = (assume,) if isinstance(assume, str) else tuple(assume)
+    ctx = _context(model, None, assume, aliases, timeout_ms, check=False)
+    conds = list(ctx.sf.conditions)
     order = sorted(range(len(conds)), key=lambda i: -len(str(conds[i])))
     keep = [True] * len(conds)
     dropped, undecided = [], []
     for i in order:
         others = [_cond_node(conds[j]) for j in range(len(conds)) if keep[j] and j != i]
         answer, _, smt2, _ = _solve(
-            [*hyps, *others, neg(_cond_node(conds[i]))],
-            symbols,
-            fixed,
+            [*ctx.hyps, *others, neg(_cond_node(conds[i]))],
+            ctx.symbols,
+            ctx.fixed,
             timeout_ms,
-            products,
+            ctx.products,
             model.domains,
         )
         if answer == "unsat":

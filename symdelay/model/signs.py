@@ -752,12 +752,6 @@ def _z3_number(val):
     return sp.Rational(f.numerator, f.denominator)
 
 
-def _bounds(nodes) -> list:
-    """The relations of one variable (bounds the sign certificate reads; the others only
-    cost it time)."""
-    return [n for n in nodes if n[0] == "rel" and len(n[1].free_symbols) == 1]
-
-
 def _solve(nodes, variables: dict, timeout_ms: int):
     """nlsat on everything, and where it gives no answer in time the certificate (the last
     node cannot hold under the domains and the bounds of one variable): ``(status, values
@@ -773,7 +767,9 @@ def _solve(nodes, variables: dict, timeout_ms: int):
     last = nodes[-1] if nodes else ("true",)
     small = last[0] == "rel" and len(sp.Add.make_args(last[1])) <= _CERTIFY_MAX_TERMS
     if small and len(symbols) <= _CERTIFY_MAX_VARIABLES:  # its cost grows fast past these
-        short = domain_nodes(variables) + _bounds(nodes[:-1]) + [last]
+        # the bounds of one variable (the other relations only cost the certificate time)
+        bounds = [n for n in nodes[:-1] if n[0] == "rel" and len(n[1].free_symbols) == 1]
+        short = domain_nodes(variables) + bounds + [last]
         if impossible_by_signs(short, symbols, None, variables):
             return "unsat", "sign certificate"
     return status, got
@@ -781,15 +777,6 @@ def _solve(nodes, variables: dict, timeout_ms: int):
 
 #: the most variables of a question the certificate is tried on after nlsat
 _CERTIFY_MAX_VARIABLES = 12
-
-
-def _witness_sign(expr, values: dict) -> int | None:
-    """The sign of ``expr`` at a solution of its relaxed form (rationals; see
-    :func:`_arb_sign`; None if the point lacks a variable)."""
-    point = {s: values.get(s) for s in expr.free_symbols}
-    if any(v is None for v in point.values()):
-        return None
-    return _arb_sign(expr, point)
 
 
 def nonnegative_on(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Decision:
@@ -836,7 +823,8 @@ def nonnegative_on(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) ->
     point = {s: got[s] for s in expr.free_symbols if got.get(s) is not None}
     if not form.relaxed:
         return Decision(False, "decision procedure", point)
-    if _witness_sign(expr, got) == -1:
+    # the point checked on expr itself in interval arithmetic (when it has every variable)
+    if len(point) == len(expr.free_symbols) and _arb_sign(expr, point) == -1:
         return Decision(False, "a solution of its bounds, checked in interval arithmetic", point)
     return Decision(
         None,
@@ -911,12 +899,9 @@ def zero_on(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> bool |
     if _only_rational(e):
         return sp.cancel(sp.together(e)) == 0
     variables = {s: domains.get(s, "real") for s in e.free_symbols}
-    defined = False  # somewhere: else "zero wherever defined" would hold of nothing
     for point in _sample_points(variables) if variables else [{}]:
-        sign = _arb_sign(e, point)
-        if sign in (1, -1):
+        if _arb_sign(e, point) in (1, -1):
             return False
-        defined = defined or sign == 0
     try:
         form = polynomial_form(e, variables, timeout_ms)
     except Undecidable:
@@ -928,11 +913,8 @@ def zero_on(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> bool |
         status, _ = _solve([*form.nodes, *(target or [("true",)])], every, timeout_ms)
         if status == "sat":
             return False
-        if status == "unsat":
-            if not defined:  # is it defined anywhere?
-                some, _ = _solve([*form.nodes, ("true",)], every, timeout_ms)
-                return True if some == "sat" else None
-            return True
+        if status == "unsat":  # zero wherever defined: and defined somewhere?
+            return True if _defined_somewhere(e, form, every, timeout_ms) else None
     with contextlib.suppress(Exception):  # simplify may fail on what it cannot handle
         if sp.simplify(e.rewrite(sp.exp)) == 0:
             return True

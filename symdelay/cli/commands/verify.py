@@ -11,11 +11,6 @@ _WORDS = {
     "stability": (None, "stable but claim fails"),  # claim holds but (the verdict there)
     "oscillation": ("claim holds but not oscillating", "oscillating but claim fails"),
 }
-_ARROWS = {
-    "stability": ("claim => stable", "stable => claim"),
-    "oscillation": ("claim => oscillating", "oscillating => claim"),
-}
-_DIRS = ("claim_implies_target", "target_implies_claim")
 
 
 def register(subparsers) -> None:
@@ -83,6 +78,7 @@ def _timeout_ms(text) -> int:
 
 
 def run(args) -> int:
+    from symdelay.analysis.claim_result import ARROWS, DIRECTIONS
     from symdelay.analysis.claims import verify
 
     erlang_shape = getattr(args, "delay", None) in (None, "erlang")
@@ -120,13 +116,13 @@ def run(args) -> int:
         rel = getattr(res, f"relation_to_{target}")
         tag = "proven" if res.proven[target] else "not proven"
         lines.append(f"relation to {target}: {rel}   ({tag})")
-        for direction, word, arrow in zip(_DIRS, _WORDS[target], _ARROWS[target], strict=True):
+        for direction, word, arrow in zip(DIRECTIONS, _WORDS[target], ARROWS[target], strict=True):
             status = res.directions[target][direction]
             pt = res.counterexamples[target][direction]
             how = res.methods.get(target, {}).get(direction)
             verdict = res.verdicts[target][direction]  # the model's at the point
             if pt and target == "stability":
-                word = f"claim holds but {verdict}" if direction == _DIRS[0] else word
+                word = f"claim holds but {verdict}" if direction == DIRECTIONS[0] else word
                 lines.append(f"  {word}: {_point(pt)}")
             elif pt:
                 lines.append(f"  {word}: {_point(pt)}   ({verdict} there)")

@@ -52,12 +52,21 @@ from functools import cache
 import mpmath
 import numpy as np
 
-from symdelay.analysis.claim_result import OPEN, PROVEN, REFUTED, ClaimResult
+from symdelay.analysis.claim_result import (
+    DEFAULT_TIMEOUT_MS,
+    DIRECTIONS,
+    OPEN,
+    PROVEN,
+    REFUTED,
+    TARGETS,
+    ClaimResult,
+)
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_L_or_inf
 from symdelay.core.symbols import D, gamma, lam, mu, theta
 from symdelay.models.erlang.stability import (
+    _coefficients_at,
     _in_k,
     founding_closed_forms,
     is_oscillatory_at,
@@ -74,12 +83,8 @@ _EXACT_MAX_L = 8
 _POINTS = 24000
 #: Largest finite L for which the decision procedure decides the directions left open.
 DECIDE_MAX_L = 12
-_DEFAULT_TIMEOUT_MS = 10_000
 _k = sp.Symbol("k")
 _g = sp.Symbol("g")
-
-_TARGETS = ("stability", "oscillation")
-_DIRS = ("claim_implies_target", "target_implies_claim")
 
 
 # ------------------------------------------------------------------ the space
@@ -181,18 +186,10 @@ def _tests(space: _Space) -> dict:
             "oscillation": lambda p: _dde_oscillatory_form(p["mu"], p[xn], p["lam"] * p["theta"]),
         }
     L = space.L
-    binom = [math.comb(L, j) for j in range(L + 1)]
     ko = _ko_fn(L)
 
     def stable(p):
-        m, g, k = p["mu"], p[xn], p["lam"] * p["theta"]
-        power = [c * g**j for j, c in enumerate(binom)]  # (r + g)^L, highest first
-        coeffs = [Fraction(0)] * (L + 2)
-        for j, c in enumerate(power):
-            coeffs[j] += c
-            coeffs[j + 1] += c * m
-        coeffs[-1] += k * g**L
-        counts = exact_counts(coeffs)
+        counts = exact_counts(_coefficients_at(L, p["mu"], p[xn], p["lam"] * p["theta"]))
         return MARGINAL if counts.axis and not counts.rhp else not (counts.rhp or counts.axis)
 
     return {
@@ -465,24 +462,14 @@ def _kappa_always(L, hopf_k, phi, above: bool, strict: bool):
         polys.append(sp.Poly(N, _g))
     if R is not None:
         polys.append(sp.Poly(R, _g))
-    roots = _separated(polys, sp.Integer(0), sp.oo)
-    if roots is None:
-        return None, None
-    for a, b in roots:  # a pole of phi inside: the claim is undefined there
-        if den_p.count_roots(a, b) > 0:
-            return None, None
-    want = 1 if above else -1
-    for gt in _test_points(roots, sp.Integer(0), sp.oo):
+
+    def sign_at(gt):
         if R is not None and R.subs(_g, gt) < 0:
-            return None, None
-        sg = _sign_of_kappa_minus(L, hopf_k, phi, gt)
-        if sg is None:
-            return None, None
-        if sg == -want or (strict and sg == 0):
-            return False, gt
-    if strict and roots:
-        return None, None  # a touching point would need an algebraic comparison
-    return True, None
+            return None
+        return _sign_of_kappa_minus(L, hopf_k, phi, gt)
+
+    # strict with roots inside: a touching point would need an algebraic comparison
+    return _sign_between(polys, den_p, sp.Integer(0), sp.oo, sign_at, above, strict, None)
 
 
 def _kappa_min_lower(L):
@@ -501,20 +488,28 @@ def _rational_always(R, lo, hi, positive: bool, strict: bool):
     pn, pd = sp.Poly(num, _g), sp.Poly(den, _g)
     if pn.is_zero:
         return (not strict), ((lo + 1) if hi is sp.oo else (lo + hi) / 2)
-    roots = _separated([pn, pd], lo, hi)
-    if roots is None:
+    # strict with roots inside: R vanishes at a root of its numerator there
+    return _sign_between(
+        [pn, pd], pd, lo, hi, lambda gt: sp.sign(R.subs(_g, gt)), positive, strict, False
+    )
+
+
+def _sign_between(polys, den, lo, hi, sign_at, positive: bool, strict: bool, touching):
+    """Has ``sign_at`` (-1, 0, 1 or None: undecided) the sign wanted (``positive``: >= 0,
+    else <= 0; ``strict``: > / <) on (lo, hi), decided at one rational point between each
+    two real roots of ``polys`` (a root of ``den`` inside: undecided)? ``(True | False |
+    None, witness g or None)``; ``touching`` when strict and roots lie inside."""
+    roots = _separated(polys, lo, hi)
+    if roots is None or any(den.count_roots(a, b) > 0 for a, b in roots):
         return None, None
-    for a, b in roots:
-        if pd.count_roots(a, b) > 0:
-            return None, None
     want = 1 if positive else -1
     for gt in _test_points(roots, lo, hi):
-        sg = sp.sign(R.subs(_g, gt))
+        sg = sign_at(gt)
+        if sg is None:
+            return None, None
         if sg == -want or (strict and sg == 0):
             return False, gt
-    if strict and roots:
-        return False, None  # R vanishes at a root of its numerator inside
-    return True, None
+    return (touching if strict and roots else True), None
 
 
 def _h_pieces(L):
@@ -1010,7 +1005,7 @@ def specialised_verify(
     *,
     assume=(),
     theta_real: bool = False,
-    timeout_ms: int = _DEFAULT_TIMEOUT_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> ClaimResult:
     """The founding model's verify (a claim is decided over every value of ``mu, lam,
     theta, D``: the model must leave them free). With ``assume`` (finite L): the generic
@@ -1056,26 +1051,24 @@ def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: 
     from symdelay.analysis.counterexample import GOALS, first_confirmed, search
 
     cond, fallback, exact = cf.condition, fallback_reason(cf), {}
-    for target in _TARGETS:
+    for target in TARGETS:
         try:
             exact[target] = _exact_directions(space, cond, target, theta_real)
         except (sp.polys.polyerrors.BasePolynomialError, NotImplementedError):
             exact[target] = {}  # outside what the exact route handles: search only
     word = "interval certificate" if space.infinite else "exact class"
-    goals = [g for g in GOALS(_TARGETS) if exact[g.target].get(g.direction, (None,))[0] != PROVEN]
+    goals = [g for g in GOALS(TARGETS) if exact[g.target].get(g.direction, (None,))[0] != PROVEN]
     problem = _problem(space, cf, theta_real, _hints(space, cf, exact))
     found, record = search(problem, goals, points=_POINTS) if goals else ({}, None)
-    outcomes, left, notes = {t: {} for t in _TARGETS}, {t: [] for t in _TARGETS}, []
-    for g in GOALS(_TARGETS):
+    outcomes, left, notes = {t: {} for t in TARGETS}, {t: [] for t in TARGETS}, []
+    for g in GOALS(TARGETS):
         status, _ = exact[g.target].get(g.direction, (None, None))
+        if status == PROVEN:  # not searched
+            outcomes[g.target][g.direction] = Outcome(PROVEN, word, note=_HOW[space.infinite])
+            continue
         point, verdict = first_confirmed(
-            g, found.get(g, []), lambda pt, g=g: _second_path(space, cf, g.target, pt)
+            g, found[g], lambda pt, g=g: _second_path(space, cf, g.target, pt)
         )
-        if point is not None and status == PROVEN:
-            raise VerificationError(
-                f"claim '{claim}': the exact route proved {g.direction} for {g.target} but "
-                f"{point} refutes it"
-            )
         if point is not None:
             outcomes[g.target][g.direction] = Outcome(
                 REFUTED,
@@ -1084,8 +1077,6 @@ def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: 
                 verdict=verdict,
                 note="exact point, re-checked by " + _SECOND_PATH[space.infinite],
             )
-        elif status == PROVEN:
-            outcomes[g.target][g.direction] = Outcome(PROVEN, word, note=_HOW[space.infinite])
         else:
             left[g.target].append(g.direction)
             if status == REFUTED:
@@ -1093,8 +1084,8 @@ def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: 
                     f"{g.target} ({g.direction}): the exact sign analysis says it fails, but "
                     "no exact point was found"
                 )
-    scaling, decided = None, {t: {} for t in _TARGETS}
-    for target in () if space.infinite or fallback else [t for t in _TARGETS if left[t]]:
+    scaling, decided = None, {t: {} for t in TARGETS}
+    for target in () if space.infinite or fallback else [t for t in TARGETS if left[t]]:
         if space.L > DECIDE_MAX_L:
             notes.append(
                 f"the decision procedure is run for L <= {DECIDE_MAX_L} (its Hurwitz "
@@ -1114,7 +1105,7 @@ def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: 
             )
         except SymdelayInputError as exc:
             notes.append(f"the decision procedure cannot decide this claim ({exc})")
-    for t in _TARGETS:
+    for t in TARGETS:
         for d in left[t]:
             outcomes[t][d] = decided[t].get(d) or Outcome(OPEN, "search")
     if theta_real:
@@ -1131,7 +1122,7 @@ def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: 
         model,
         claim,
         cond,
-        {t: {d: outcomes[t][d] for d in _DIRS} for t in _TARGETS},
+        {t: {d: outcomes[t][d] for d in DIRECTIONS} for t in TARGETS},
         L=space.L,
         theta_real=theta_real,
         search=record,

@@ -595,10 +595,11 @@ def infinite_L_verdict(values: dict, dps: int = 20) -> InfiniteVerdict:
 
 def _coefficients_at(L: int, m, g, k) -> list:
     """The coefficients of ``(r + m)(r + g)^L + k g^L``, highest power first, by the
-    binomial theorem (exact: rational ``m, g, k``), without building the polynomial."""
+    binomial theorem (exact: rational ``m, g, k``, SymPy's or ``Fraction``), without
+    building the polynomial."""
     from math import comb
 
-    out = [sp.Integer(0)] * (L + 2)
+    out = [0] * (L + 2)
     for j in range(L + 1):  # (r + g)^L = sum C(L, j) g^j r^(L - j)
         c = comb(L, j) * g**j
         out[j] += c
