@@ -42,9 +42,7 @@ record is the generic one (:func:`symdelay.analysis.claim_result.assemble`).
 
 from __future__ import annotations
 
-import functools
 import math
-import operator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -719,14 +717,23 @@ def _dde_oscillation_directions(phi, side, strict):
 
 
 def _phi_range(phi, dphi, xl, xr):
-    """Interval containing phi on [xl.a, xr.b] (end values when phi' has one sign)."""
+    """Interval containing phi on [xl.a, xr.b] (end values when phi' has one sign);
+    ``phi``, ``dphi``: interval functions (:func:`_iv_function`)."""
     iv = mpmath.iv
     x = iv.mpf([xl.a, xr.b])
-    slope = _iv_eval(dphi, x)
+    slope = dphi(x)
     if slope.a > 0 or slope.b < 0:
-        e1, e2 = _iv_eval(phi, xl), _iv_eval(phi, xr)
+        e1, e2 = phi(xl), phi(xr)
         return iv.mpf([min(e1.a, e2.a), max(e1.b, e2.b)])
-    return _iv_eval(phi, x)
+    return phi(x)
+
+
+def _iv_function(expr):
+    """``x -> interval`` containing the rational function ``expr`` of ``_g`` on the interval
+    ``x``: SymPy's mpmath printer with ``mpf`` the interval type (a rational constant is
+    the quotient of two exact intervals; every operation rounds outwards)."""
+    f = sp.lambdify(_g, expr, modules=[{"mpf": mpmath.iv.mpf}, "mpmath"])
+    return lambda x: mpmath.iv.mpf(f(x))
 
 
 def _certify(phi, cell, above: bool, lo, hi, n0: int, budget: int = 8000) -> bool:
@@ -734,9 +741,10 @@ def _certify(phi, cell, above: bool, lo, hi, n0: int, budget: int = 8000) -> boo
     bisection of a log grid of ``n0`` cells over ``[lo, hi]`` (rationals) in interval
     arithmetic: ``cell(a, b)`` gives intervals containing the values of ``x`` at the two
     ends of the cell and an interval containing ``f`` on it."""
-    dphi = sp.cancel(sp.diff(phi, _g))
+    dphi = _iv_function(sp.cancel(sp.diff(phi, _g)))
+    phi = _iv_function(phi)
     with mpmath.workdps(30):
-        ends = [_iv_eval(lo, None).a, _iv_eval(hi, None).b]  # cover the ends exactly
+        ends = [_iv(lo).a, _iv(hi).b]  # cover the ends exactly
         la, lb = (mpmath.log(e) for e in ends)
         grid = [ends[0], *(mpmath.exp(la + (lb - la) * i / n0) for i in range(1, n0)), ends[1]]
         stack = [(grid[i], grid[i + 1], 0) for i in range(n0)]
@@ -794,23 +802,6 @@ def _x_bounds():
 
 
 _X_BOUNDS = _x_bounds()
-
-
-def _iv_eval(expr, x):
-    """Interval value of a rational expression in _g (exact rationals, outward rounding)."""
-    iv = mpmath.iv
-    if expr.is_Rational:
-        return iv.mpf([expr.p, expr.p]) / expr.q
-    if expr == _g:
-        return x
-    if expr.is_Add or expr.is_Mul:
-        values = [_iv_eval(a, x) for a in expr.args]
-        return functools.reduce(operator.add if expr.is_Add else operator.mul, values)
-    if expr.is_Pow and expr.exp.is_Integer:
-        b = _iv_eval(expr.base, x)
-        n = int(expr.exp)
-        return b**n if n >= 0 else 1 / b ** (-n)
-    raise ValueError(f"no interval evaluation for {expr}")
 
 
 def _hopf_points(L: int):
