@@ -172,6 +172,23 @@ def test_verify_L2_boundary_claims():
     assert loose.relation_to_stability == "necessary" and loose.proven["stability"]
 
 
+def test_verify_tests_the_gap_below_a_small_root():
+    """The exact class's sign analysis on g = gamma/mu: SymPy isolates a root near 0 in an
+    interval (0, b], which left (0, root) without a test point, so stable => claim and
+    oscillating => claim were 'proven' here; both are refuted (theta = 0 with gamma/mu below
+    1e-7 is stable and oscillates for small theta > 0, and the claim fails there)."""
+    res = verify(2, "lam*theta >= mu/10000000 - gamma")
+    assert res.relation_to_stability == "neither" and res.relation_to_oscillation == "neither"
+    for target in ("stability", "oscillation"):
+        pt = res.counterexamples[target]["target_implies_claim"]
+        ce = {k: sp.Rational(v) for k, v in pt.items()}
+        assert not ce["lam"] * ce["theta"] >= ce["mu"] / 10**7 - ce["gamma"]
+        if target == "stability":
+            assert is_stable_at(2, ce["mu"], ce["gamma"], ce["lam"] * ce["theta"])
+        else:
+            assert is_oscillatory_at(2, ce["mu"], ce["gamma"], ce["lam"] * ce["theta"])
+
+
 def test_verify_theta_real_widens_the_domain():
     res = verify(2, "lam*theta < 2*(mu+gamma)**2/gamma", theta_real=True)
     assert res.relation_to_stability == "necessary"

@@ -354,31 +354,44 @@ def _phi(f):
 
 
 def _separated(polys, lo, hi):
-    """Sorted disjoint rational isolating intervals of the real roots in (lo, hi)."""
+    """Sorted disjoint rational isolating intervals of the real roots in (lo, hi) (None:
+    not separated)."""
     prod = sp.Poly(sp.Mul(*[p.as_expr() for p in polys]), _g)
     if prod.degree() <= 0:
         return []
     sqf = sp.Poly(sp.quo(prod, sp.gcd(prod, prod.diff(_g))), _g)
     eps = sp.Rational(1, 10**6)
     for _ in range(6):
-        ivs = sorted(a for a, _m in sqf.intervals(eps=eps))
         keep = []
-        ok = True
-        for a, b in ivs:
-            if a == b:
-                if lo < a and (hi is sp.oo or a < hi):
-                    keep.append((a, b))
-                continue
-            if b <= lo or (hi is not sp.oo and a >= hi):
-                continue
-            if a < lo < b or (hi is not sp.oo and a < hi < b):
-                ok = False  # straddles an end: refine
-                break
-            keep.append((a, b))
-        if ok and all(keep[i][1] < keep[i + 1][0] for i in range(len(keep) - 1)):
+        for a, b in sorted(a for a, _m in sqf.intervals(eps=eps)):
+            iv = _off_ends(sqf, a, b, lo, hi)
+            if iv is False:
+                return None
+            if iv is not None and lo < iv[0] and (hi is sp.oo or iv[1] < hi):
+                keep.append(iv)
+        if all(keep[i][1] < keep[i + 1][0] for i in range(len(keep) - 1)):
             return keep
         eps /= 10**6
     return None
+
+
+def _off_ends(sqf, a, b, lo, hi, steps: int = 400):
+    """The isolating interval ``[a, b]`` of a root of ``sqf`` refined until neither end of
+    (lo, hi) lies in it (else the gap between that end and the root would have no test
+    point: SymPy isolates a small positive root in ``(0, b]``); None when the root is that
+    end, False when ``steps`` refinements do not separate them."""
+    for end in (lo, hi):
+        if end is sp.oo or a == b or not a <= end <= b:
+            continue
+        if sqf.eval(end) == 0:
+            return None
+        for _ in range(steps):
+            a, b = sqf.refine_root(a, b, steps=1)
+            if not a <= end <= b:
+                break
+        else:
+            return False
+    return a, b
 
 
 def _test_points(roots, lo, hi):
