@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit
-from symdelay.core.budget import check_budget, honour_force, power_cost
+from symdelay.cli.commands._common import add_common, emit
+from symdelay.core.budget import check_budget, power_cost
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -25,11 +25,7 @@ def register(subparsers) -> None:
     )
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--pdf", action="store_true", help="also compile with pdflatex")
-    p.add_argument(
-        "--force", action="store_true", help="run even when the estimated cost is over budget"
-    )
-    door.add_model(p)
-    p.set_defaults(func=honour_force(run))
+    add_common(p, run, force=True, json=False)
 
 
 def _progress(msg: str) -> None:

@@ -6,8 +6,7 @@ on the model the door builds."""
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
-from symdelay.core.budget import honour_force
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -43,9 +42,6 @@ def register(subparsers) -> None:
         help="a value for a parameter the model leaves free (repeatable)",
     )
     p.add_argument(
-        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
-    )
-    p.add_argument(
         "--cells",
         default="32",
         kind="integer",
@@ -58,10 +54,7 @@ def register(subparsers) -> None:
         help="grid lines each way seeding the continuation (default 9); the founding model's "
         "explicit map takes none: giving it asks for the continuation",
     )
-    p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    door.add_model(p)
-    p.set_defaults(func=honour_force(run))
+    add_common(p, run, dps="15", force=True)
 
 
 def _int(name, text):
