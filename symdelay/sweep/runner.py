@@ -246,8 +246,6 @@ def _local_client(workers: int | None, dashboard: bool):
     from distributed import Client, LocalCluster
 
     n = workers or os.cpu_count() or 1
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise SymdelayInputError(f"--workers must be an integer >= 1, got {workers!r}")
     cluster = LocalCluster(
         n_workers=n,
         threads_per_worker=1,
@@ -442,6 +440,10 @@ def run(
         raise SymdelayInputError("give at most one of client, scheduler and serial")
     if workers is not None and (client is not None or scheduler or serial):
         raise SymdelayInputError("workers is for the embedded LocalCluster only")
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
+        raise SymdelayInputError(f"--workers must be an integer >= 1, got {workers!r}")
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
         raise SymdelayInputError(f"batch must be an integer >= 1, got {batch!r}")
     meta = _meta(spec)

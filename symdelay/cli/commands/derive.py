@@ -40,35 +40,36 @@ def run(args) -> int:
 
     model = door.model_from_args(args)  # the founding model builds no table here
     if not isinstance(model, FoundingModel):
-        return _model_derivation(args, model)
-    door.refuse(
-        args,
-        "mu",
-        "lam",
-        "theta",
-        "D",
-        why="the founding model's documents are symbolic; for a model at numbers use "
-        "--model-file FILE --set NAME=VALUE",
-    )
-    n = None if args.L is None else as_L(args.L, allow_symbol=False)
-    if n is not None:  # the checked derivation grows like L^2 (L = 40: about 20 s)
-        check_budget(
-            f"the derivation for L = {n}",
-            power_cost(n, 0.013, 2),
-            force=args.force,
-            shrink="a smaller --L",
+        results = [_model_derivation(args, model)]
+    else:
+        door.refuse(
+            args,
+            "mu",
+            "lam",
+            "theta",
+            "D",
+            why="the founding model's documents are symbolic; for a model at numbers use "
+            "--model-file FILE --set NAME=VALUE",
         )
-    prepare_output_dir(args.out)
-    try:
-        if n is not None:
-            results = [write_concrete(n, args.out, pdf=args.pdf)]
-        else:
-            results = write_documents(args.out, pdf=args.pdf, progress=_progress)
-    except OSError as exc:
-        raise SymdelayInputError(
-            f"cannot write the documents in {args.out} ({exc.strerror}): "
-            "choose a writable directory with --out"
-        ) from None
+        n = None if args.L is None else as_L(args.L, allow_symbol=False)
+        if n is not None:  # the checked derivation grows like L^2 (L = 40: about 20 s)
+            check_budget(
+                f"the derivation for L = {n}",
+                power_cost(n, 0.013, 2),
+                force=args.force,
+                shrink="a smaller --L",
+            )
+        prepare_output_dir(args.out)
+        try:
+            if n is not None:
+                results = [write_concrete(n, args.out, pdf=args.pdf)]
+            else:
+                results = write_documents(args.out, pdf=args.pdf, progress=_progress)
+        except OSError as exc:
+            raise SymdelayInputError(
+                f"cannot write the documents in {args.out} ({exc.strerror}): "
+                "choose a writable directory with --out"
+            ) from None
     failed = [r for r in results if r.failed]
     missing = [r for r in results if args.pdf and r.pdf is None and not r.failed]
     for r in results:
@@ -81,14 +82,15 @@ def run(args) -> int:
     return 1 if failed else 0
 
 
-def _model_derivation(args, model) -> int:
-    """The derivation document of a transition-table model (its symbolic analysis)."""
+def _model_derivation(args, model):
+    """The derivation document of a transition-table model (its symbolic analysis), written
+    (and compiled with ``--pdf``): its :class:`~symdelay.outputs.pdf.PdfResult`."""
     from pathlib import Path
 
     from symdelay.analysis.entry import require_table
     from symdelay.analysis.roots import check_analysis_cost
     from symdelay.outputs.model_tex import model_document
-    from symdelay.outputs.pdf import compile_pdf
+    from symdelay.outputs.pdf import PdfResult, compile_pdf
     from symdelay.outputs.report import prepare_output_dir
 
     require_table(model, "derivation")
@@ -102,14 +104,4 @@ def _model_derivation(args, model) -> int:
         raise SymdelayInputError(
             f"cannot write {path} ({exc.strerror}): choose a writable directory with --out"
         ) from None
-    if not args.pdf:
-        emit(f"wrote {path}")
-        return 0
-    res = compile_pdf(path)
-    if res.failed:
-        print(f"symdelay: {res.message}", file=sys.stderr)
-        return 1
-    if res.pdf is None:
-        raise SymdelayInputError(res.message)
-    emit(res.message)
-    return 0
+    return compile_pdf(path) if args.pdf else PdfResult(path, None, f"wrote {path}")
