@@ -92,6 +92,7 @@ from symdelay.analysis.entry import declined, entry_doc, require_table, speciali
 from symdelay.analysis.map_core import (
     MapCurve,
     StabilityMap,
+    System,
     W,
     _hopf_at,
     _krawczyk,
@@ -99,13 +100,16 @@ from symdelay.analysis.map_core import (
     _regions,
     _segments_cross,
     _split,
+    cell_centres,
     certify_branches,
     certify_point,
     decimal,
+    illinois,
+    map_record,
     note_unexplained,
     prove_zero_along,
+    second_net,
     trace_seeds,
-    unexplained_pairs,
 )
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
@@ -121,95 +125,6 @@ SEEDS = 9
 #: ``bautin=None`` looks for Bautin points when the map has at most this many Hopf curves
 #: and the model at most this many states (l1 costs a few ms per curve point there)
 BAUTIN_CURVES, BAUTIN_STATES = 4, 12
-
-
-# ============================================================================ records
-
-
-# ============================================================================ systems
-class _System:
-    """Equations of one branch kind of one factor, in unknowns ``syms`` (x, y[, w]):
-    numpy, mpmath and Arb evaluators of the values and the Jacobian."""
-
-    def __init__(self, exprs, syms):
-        self.exprs = [sp.expand(e) for e in exprs]
-        self.syms = list(syms)
-        self.jac = [[sp.diff(e, s) for s in self.syms] for e in self.exprs]
-        self._np = sp.lambdify(self.syms, self.exprs, "numpy")
-        self._npj = sp.lambdify(self.syms, self.jac, "numpy")
-        self._arb = None
-
-    def f(self, z):
-        return np.array(self._np(*z), dtype=float)
-
-    def J(self, z):
-        return np.array(self._npj(*z), dtype=float)
-
-    def fm(self, z):
-        return [p.at(z, _mp_coeff) for p in self._polys()[0]]
-
-    def Jm(self, z):
-        polys = self._polys()[1]
-        k = len(self.syms)
-        flat = [p.at(z, _mp_coeff) for p in polys]
-        return [flat[i * k : (i + 1) * k] for i in range(len(self.exprs))]
-
-    def _polys(self):
-        if "_pe" not in self.__dict__:
-            flat = [e for row in self.jac for e in row]
-            self._pe = (
-                [_PolyEval(e, self.syms) for e in self.exprs],
-                [_PolyEval(e, self.syms) for e in flat],
-            )
-        return self._pe
-
-    def arb(self):
-        """``(F, J)``: values and the Jacobian (flattened by rows) on Arb balls."""
-        if self._arb is None:
-            fs, js = self._polys()
-            self._arb = (
-                lambda z: [p.at(z, flint.arb) for p in fs],
-                lambda z: [p.at(z, flint.arb) for p in js],
-            )
-        return self._arb
-
-
-def _mp_coeff(q: flint.fmpq):
-    return mpmath.mpf(int(q.p)) / int(q.q)
-
-
-class _PolyEval:
-    """A polynomial with exact rational coefficients, evaluated term by term in any ring
-    (Arb balls: rigorous, the coefficients exact ``fmpq`` made balls at the working
-    precision; mpmath: at the working precision)."""
-
-    def __init__(self, expr, syms):
-        P = sp.Poly(expr, *syms)
-        self.terms = [
-            (exps, flint.fmpq(int(sp.Rational(c).p), int(sp.Rational(c).q)))
-            for exps, c in P.terms()
-        ]
-        self.deg = [max((e[i] for e, _ in self.terms), default=0) for i in range(len(syms))]
-
-    def at(self, z, coeff):
-        powers = []
-        for v, d in zip(z, self.deg):
-            pw = [None] * (d + 1)
-            if d >= 0:
-                pw[0] = None  # the empty product
-            acc = None
-            for k in range(1, d + 1):
-                acc = v if acc is None else acc * v
-                pw[k] = acc
-            powers.append(pw)
-        total = None
-        for exps, c in self.terms:
-            t = coeff(c)
-            for i, e in enumerate(exps):
-                if e:
-                    t = t * powers[i][e]
-            total = t if total is None else total + t
-        return coeff(flint.fmpq(0)) if total is None else total
 
 
 # ============================================================================ setup
@@ -488,8 +403,8 @@ def stability_map(
     systems = {}
     for i, num, _den, _m in moving:
         re, im = _split(num, xs, ys)
-        systems[(i, "hopf")] = _System([re, im], [xs, ys, W])
-        systems[(i, "fold")] = _System([sp.expand(num.subs(R_SYMBOL, 0))], [xs, ys])
+        systems[(i, "hopf")] = System([re, im], [xs, ys, W])
+        systems[(i, "fold")] = System([sp.expand(num.subs(R_SYMBOL, 0))], [xs, ys])
 
     # ---- seeds: every exact crossing on the grid lines
     xk = [xlo + (xhi - xlo) * sp.Rational(k, seeds - 1) for k in range(seeds)]
@@ -531,34 +446,20 @@ def stability_map(
             if len(cs) > 1:
                 const += m * exact_counts(cs).rhp
     counter = _Counter(moving, xs, ys, const)
-    cx = [xlo + (xhi - xlo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
-    cy = [ylo + (yhi - ylo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
+    cx, cy = cell_centres(xlo, xhi, cells), cell_centres(ylo, yhi, cells)
     counts = [[counter(a, b) for a in cx] for b in cy]
 
     # ---- second net: count changes between neighbouring cells that no branch explains
-    def unexplained():
-        return unexplained_pairs(counts, cx, cy, [b[2] for b in branches], Sxy)
+    def segment_seeds(j, k, j2, k2):
+        found = []
+        for i, num, den, _m in moving:
+            if j == j2:  # horizontal neighbours: the line y = cy[j], x between centres
+                found += seeds_on(ys, cy[j], xs, cx[k], cx[k2], i, num, den)
+            else:
+                found += seeds_on(xs, cx[k], ys, cy[j], cy[j2], i, num, den)
+        return found
 
-    missing = unexplained()
-    extra_lines = 0
-    crossed = set()  # pairs whose joining segment has an exact crossing (explained)
-    if missing:
-        more = []
-        for j, k, j2, k2 in missing[:40]:
-            found = []
-            for i, num, den, _m in moving:
-                if j == j2:  # horizontal neighbours: the line y = cy[j], x between centres
-                    found += seeds_on(ys, cy[j], xs, cx[k], cx[k2], i, num, den)
-                else:
-                    found += seeds_on(xs, cx[k], ys, cy[j], cy[j2], i, num, den)
-            if found:
-                # a boundary crosses the segment between the two centres (the traced
-                # polyline may pass on the other side of a centre where the curve bends)
-                crossed.add((j, k, j2, k2))
-            more += found
-            extra_lines += 1
-        trace(more)
-        missing = [m for m in unexplained() if m not in crossed]
+    missing, extra_lines = second_net(counts, cx, cy, branches, Sxy, segment_seeds, trace)
     note_unexplained(notes, missing, counts, cx, cy, " (a degree drop, or a branch not resolved)")
 
     regions, labels = _regions(counts, cx, cy)
@@ -607,32 +508,23 @@ def stability_map(
         + f"; regions from exact counts at the centres of {cells}x{cells} cells. A branch "
         "that meets none of these lines (a closed curve or arc inside one cell) can be missed"
     )
-    result = StabilityMap(
-        model.name,
+    return map_record(
+        model,
         (xname, xlo, xhi),
         (yname, ylo, yhi),
         fixed_json,
         dps,
-        tuple(curves),
-        tuple(specials),
-        tuple(regions),
-        tuple(tuple(row) for row in counts),
-        tuple(tuple(row) for row in labels),
+        curves,
+        specials,
+        (counts, regions, labels),
         searched,
-        tuple(notes),
+        notes,
         "pseudo-arclength continuation (numpy) from exact grid-line crossings, points "
         "polished in mpmath and proved by Krawczyk (Arb); exact unstable counts per cell",
+        lambda result, x, y: _crossings(result, systems, dps, x=x, y=y),
+        systems=systems,
+        l1=l1_values,
     )
-    object.__setattr__(
-        result,
-        "_private",
-        {
-            "crossings": lambda x=None, y=None: _crossings(result, systems, xs, ys, dps, x=x, y=y),
-            "systems": systems,
-            "l1": l1_values,
-        },
-    )
-    return result
 
 
 class _Counter:
@@ -699,7 +591,7 @@ def _turning_system(system, kind, which):
     J = sp.Matrix(system.jac)
     other = [k for k in range(len(syms)) if k != which]
     det = sp.expand(J[:, other].det() if kind == "hopf" else J[0, other[0]])
-    return _System([*system.exprs, det], syms)
+    return System([*system.exprs, det], syms)
 
 
 def _special_points(branches, systems, dps, box, notes):
@@ -891,7 +783,7 @@ def _zero_hopf(systems, fh, ff, xy, w, dps):
     ``(x, y, w)`` and the fold equation ``P(0; x, y) = 0`` of factor ``ff``, three in three,
     by Newton in mpmath and proved by Krawczyk."""
     sa, sb = systems[(fh, "hopf")], systems[(ff, "fold")]
-    system = _System([*sa.exprs, *sb.exprs], list(sa.syms))
+    system = System([*sa.exprs, *sb.exprs], list(sa.syms))
     z0 = [float(xy[0]), float(xy[1]), float(w)]
     sol = _newton_mp(system, z0, [0, 1, 2], dps + GUARD - 2)
     if sol is None or sol[2] <= 0:
@@ -905,7 +797,7 @@ def _double_hopf(systems, fa, fb, xy, wa, wb, dps):
     xs, ys, _ = sa.syms
     w1, w2 = sp.Symbol("w1_", real=True), sp.Symbol("w2_", real=True)
     exprs = [e.subs(W, w1) for e in sa.exprs] + [e.subs(W, w2) for e in sb.exprs]
-    system = _System(exprs, [xs, ys, w1, w2])
+    system = System(exprs, [xs, ys, w1, w2])
     z0 = [float(xy[0]), float(xy[1]), float(wa), float(wb)]
     sol = _newton_mp(system, z0, [0, 1, 2, 3], dps + GUARD - 2)
     if sol is None or min(sol[2], sol[3]) <= 0:
@@ -914,7 +806,7 @@ def _double_hopf(systems, fa, fb, xy, wa, wb, dps):
     return (better or sol), ok is not None
 
 
-def _crossings(result, systems, xs, ys, dps, *, x=None, y=None):
+def _crossings(result, systems, dps, *, x=None, y=None):
     """See :meth:`StabilityMap.crossings`."""
     from symdelay.core.params import as_parameter
 
@@ -1025,33 +917,13 @@ def _bautin_points(model, curves, systems, names, dps, box, notes):
 
 def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps, box):
     """``((x, y, omega), certified)`` where ``l1`` vanishes between curve points pa, pb."""
-    a, b = pa[c], pb[c]
-    fa, fb = la, lb
-    za, zb = list(pa), list(pb)
-    tol = mpmath.mpf(10) ** (-(dps + 3)) * (1 + abs(a))
-    side = 0
-    z = None
-    for _ in range(200):
-        v = b - fb * (b - a) / (fb - fa)
-        t = (v - pa[c]) / (pb[c] - pa[c])
-        guess = [za[i] + t * (zb[i] - za[i]) for i in range(3)]
+
+    def at(v, guess):
         z = _hopf_at(system, guess, c, v)
-        if z is None:
-            return None
-        fv = lyap(*z)
-        if (fv > 0) == (fb > 0):
-            b, fb, zb = v, fv, z
-            if side == -1:
-                fa /= 2
-            side = -1
-        else:
-            a, fa, za = v, fv, z
-            if side == 1:
-                fb /= 2
-            side = 1
-        if abs(b - a) <= tol:
-            break
-    else:
+        return (None, None) if z is None else (z, lyap(*z))
+
+    z = illinois(at, list(pa), la, list(pb), lb, c, dps)
+    if z is None:
         return None
     q = decimal(z[c]) if dps <= 15 else sp.Rational(mpmath.nstr(z[c], dps + GUARD))
     sol = certify_point(system, z, c, dps, None, exact=q)
