@@ -641,75 +641,45 @@ def _special_points(branches, systems, dps, box, notes):
                         },
                         (which, float(sol[0]), float(sol[1]), float(w)),
                     )
-        # double Hopf: two Hopf polylines crossing in (x, y) at distinct omega
+        # double Hopf: two Hopf polylines crossing in (x, y) at distinct omega; zero-Hopf
+        # (fold-Hopf): a Hopf polyline crossing a fold polyline, the pair +-i w (w > 0) on the
+        # axis while a real root is at 0 (one factor or two)
         S = np.array([box[1] - box[0], box[3] - box[2]])
         hopf = [b for b in branches if b[1] == "hopf"]
-        for (ia, A), (ib, B) in itertools.combinations_with_replacement(list(enumerate(hopf)), 2):
-            PA, PB = np.array(A[2]), np.array(B[2])
-            if len(PA) < 2 or len(PB) < 2:
-                continue
-            a0, a1 = PA[:-1, :2] / S, PA[1:, :2] / S
-            for s in range(len(PA) - 1):
-                idx, t, u = _segments_cross(a0[s], a1[s], PB[:-1, :2] / S, PB[1:, :2] / S)
-                for j in idx:
-                    if ia == ib and abs(j - s) <= 1:
-                        continue
-                    if ia == ib and j < s:
-                        continue
-                    wa = PA[s, 2] + t[j] * (PA[s + 1, 2] - PA[s, 2])
-                    wb = PB[j, 2] + u[j] * (PB[j + 1, 2] - PB[j, 2])
-                    if abs(wa - wb) <= 1e-6 * (abs(wa) + abs(wb)):
-                        continue
-                    xy = PA[s, :2] + t[j] * (PA[s + 1, :2] - PA[s, :2])
-                    sol, ok = _double_hopf(systems, A[0], B[0], xy, wa, wb, dps)
-                    if sol is None:
-                        notes.append(f"a double Hopf point near {list(xy)} did not converge")
-                        continue
-                    add(
-                        {
-                            "type": "double_hopf",
-                            "x": sol[0],
-                            "y": sol[1],
-                            "omega": tuple(sorted((sol[2], sol[3]))),
-                            "factor": (A[0], B[0]),
-                            "kind": "hopf",
-                            "certified": ok,
-                        },
-                        (2, float(sol[0]), float(sol[1]), float(min(sol[2], sol[3]))),
-                    )
-        # zero-Hopf (fold-Hopf): a Hopf polyline crossing a fold polyline, the pair +-i w
-        # (w > 0) on the axis while a real root is at 0 (one factor or two)
-        fold = [b for b in branches if b[1] == "fold"]
-        for A, B in itertools.product(hopf, fold):
-            PA, PB = np.array(A[2], dtype=float), np.array(B[2], dtype=float)
-            if len(PA) < 2 or len(PB) < 2:
-                continue
-            a0, a1 = PA[:-1, :2] / S, PA[1:, :2] / S
-            for s in range(len(PA) - 1):
-                idx, t, _u = _segments_cross(a0[s], a1[s], PB[:-1, :2] / S, PB[1:, :2] / S)
-                for j in idx:
-                    w = PA[s, 2] + t[j] * (PA[s + 1, 2] - PA[s, 2])
-                    if w <= 1e-9 * (1 + abs(PA[:, 2]).max()):
-                        continue  # w -> 0 on the fold: the Hopf branch ends there
-                    xy = PA[s, :2] + t[j] * (PA[s + 1, :2] - PA[s, :2])
-                    sol, ok = _zero_hopf(systems, A[0], B[0], xy, w, dps)
-                    if sol is None:
-                        notes.append(f"a zero-Hopf point near {list(xy)} did not converge")
-                        continue
-                    if not (box[0] <= sol[0] <= box[1] and box[2] <= sol[1] <= box[3]):
-                        continue
-                    add(
-                        {
-                            "type": "zero_hopf",
-                            "x": sol[0],
-                            "y": sol[1],
-                            "omega": sol[2],
-                            "factor": (A[0], B[0]),
-                            "kind": "hopf",
-                            "certified": ok,
-                        },
-                        (3, float(sol[0]), float(sol[1]), float(sol[2])),
-                    )
+        pairs = [
+            (A, B, ia == ib)
+            for (ia, A), (ib, B) in itertools.combinations_with_replacement(enumerate(hopf), 2)
+        ]
+        pairs += [(A, B, False) for A in hopf for B in branches if B[1] == "fold"]
+        for A, B, same in pairs:
+            double = B[1] == "hopf"
+            name = "double_hopf" if double else "zero_hopf"
+            wmax = max(abs(float(z[2])) for z in A[2])
+            for xy, wa, wb in _polylines_cross(A[2], B[2], S, same):
+                if double and abs(wa - wb) <= 1e-6 * (abs(wa) + abs(wb)):
+                    continue
+                if not double and wa <= 1e-9 * (1 + wmax):
+                    continue  # w -> 0 on the fold: the Hopf branch ends there
+                sol, ok = _joint_point(systems, A[0], B[0], B[1], xy, wa, wb, dps)
+                if sol is None:
+                    what = "double Hopf" if double else "zero-Hopf"
+                    notes.append(f"a {what} point near {list(xy)} did not converge")
+                    continue
+                inside = box[0] <= sol[0] <= box[1] and box[2] <= sol[1] <= box[3]
+                if not (double or inside):
+                    continue
+                add(
+                    {
+                        "type": name,
+                        "x": sol[0],
+                        "y": sol[1],
+                        "omega": tuple(sorted(sol[2:])) if double else sol[2],
+                        "factor": (A[0], B[0]),
+                        "kind": "hopf",
+                        "certified": ok,
+                    },
+                    (2 if double else 3, float(sol[0]), float(sol[1]), float(min(sol[2:]))),
+                )
     out.sort(key=lambda s: (s["type"], float(s["x"]), float(s["y"])))
     return out
 
@@ -778,31 +748,43 @@ def _fold_singular_points(systems, box, notes):
     return out
 
 
-def _zero_hopf(systems, fh, ff, xy, w, dps):
-    """The zero-Hopf point near ``(xy, w)``: the Hopf equations of factor ``fh`` in
-    ``(x, y, w)`` and the fold equation ``P(0; x, y) = 0`` of factor ``ff``, three in three,
-    by Newton in mpmath and proved by Krawczyk."""
-    sa, sb = systems[(fh, "hopf")], systems[(ff, "fold")]
-    system = System([*sa.exprs, *sb.exprs], list(sa.syms))
-    z0 = [float(xy[0]), float(xy[1]), float(w)]
-    sol = _newton_mp(system, z0, [0, 1, 2], dps + GUARD - 2)
-    if sol is None or sol[2] <= 0:
-        return None, False
-    ok, better = _krawczyk(system, sol, [0, 1, 2], [None] * 3, dps + 2)
-    return (better or sol), ok is not None
+def _polylines_cross(A, B, S, same):
+    """``(xy, omega on A, omega on B)`` where the polylines ``A`` and ``B`` (points ``(x, y[,
+    omega])``; ``S`` the box's scale) cross in ``(x, y)``; ``same``: A is B, neighbouring
+    segments and each pair of segments taken once."""
+    PA, PB = np.array(A, dtype=float), np.array(B, dtype=float)
+    if len(PA) < 2 or len(PB) < 2:
+        return
+    a0, a1 = PA[:-1, :2] / S, PA[1:, :2] / S
+    for s in range(len(PA) - 1):
+        idx, t, u = _segments_cross(a0[s], a1[s], PB[:-1, :2] / S, PB[1:, :2] / S)
+        for j in idx:
+            if same and j <= s + 1:
+                continue
+            xy = PA[s, :2] + t[j] * (PA[s + 1, :2] - PA[s, :2])
+            wa = PA[s, 2] + t[j] * (PA[s + 1, 2] - PA[s, 2])
+            wb = PB[j, 2] + u[j] * (PB[j + 1, 2] - PB[j, 2]) if PB.shape[1] > 2 else 0.0
+            yield xy, wa, wb
 
 
-def _double_hopf(systems, fa, fb, xy, wa, wb, dps):
-    sa, sb = systems[(fa, "hopf")], systems[(fb, "hopf")]
-    xs, ys, _ = sa.syms
-    w1, w2 = sp.Symbol("w1_", real=True), sp.Symbol("w2_", real=True)
-    exprs = [e.subs(W, w1) for e in sa.exprs] + [e.subs(W, w2) for e in sb.exprs]
-    system = System(exprs, [xs, ys, w1, w2])
-    z0 = [float(xy[0]), float(xy[1]), float(wa), float(wb)]
-    sol = _newton_mp(system, z0, [0, 1, 2, 3], dps + GUARD - 2)
-    if sol is None or min(sol[2], sol[3]) <= 0:
+def _joint_point(systems, fa, fb, kind_b, xy, wa, wb, dps):
+    """``(point, certified)`` of a double Hopf point (``kind_b`` "hopf": the Hopf equations
+    of factors ``fa`` and ``fb`` in ``(x, y, w1, w2)``) or a zero-Hopf point (``kind_b``
+    "fold": the Hopf equations of ``fa`` and ``P(0; x, y) = 0`` of ``fb`` in ``(x, y, w)``)
+    near ``(xy, wa[, wb])``, by Newton in mpmath and proved by Krawczyk; ``(None, False)``
+    where Newton fails or a frequency is not positive."""
+    sa, sb = systems[(fa, "hopf")], systems[(fb, kind_b)]
+    if kind_b == "hopf":
+        w1, w2 = sp.Symbol("w1_", real=True), sp.Symbol("w2_", real=True)
+        exprs = [e.subs(W, w1) for e in sa.exprs] + [e.subs(W, w2) for e in sb.exprs]
+        system, z0 = System(exprs, [*sa.syms[:2], w1, w2]), [*xy, wa, wb]
+    else:
+        system, z0 = System([*sa.exprs, *sb.exprs], sa.syms), [*xy, wa]
+    free = list(range(len(z0)))
+    sol = _newton_mp(system, [float(v) for v in z0], free, dps + GUARD - 2)
+    if sol is None or min(sol[2:]) <= 0:
         return None, False
-    ok, better = _krawczyk(system, sol, [0, 1, 2, 3], [None] * 4, dps + 2)
+    ok, better = _krawczyk(system, sol, free, [None] * len(free), dps + 2)
     return (better or sol), ok is not None
 
 
