@@ -771,7 +771,7 @@ def certify_point(system, z, c, dps, box_exact, exact=None):
     free = [i for i in range(n) if i != c]
     fixed_vals = [None] * n
     fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
-    ok, refined = _krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
+    ok, refined = _krawczyk(system, [z[i] for i in free], free, fixed_vals, dps + 2)
     if ok is None:
         return None
     sol = [mpmath.mpf(q.p) / q.q] * n

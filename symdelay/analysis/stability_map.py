@@ -294,6 +294,11 @@ def moving_seconds(n_states, seeds, cells):
     )
 
 
+def _check_count(name, v):
+    if isinstance(v, bool) or not isinstance(v, int) or not 2 <= v <= 4000:
+        raise SymdelayInputError(f"{name} must be an integer in [2, 4000], got {v!r}")
+
+
 # ============================================================================ entry
 @entry_doc
 def stability_map(
@@ -356,6 +361,8 @@ def stability_map(
     """
     from symdelay.core.budget import check_budget
 
+    dps = as_dps(dps)
+    _check_count("cells", cells)
     fast = specialisation(model, "stability_map", method)
     if fast is not None:
         result = fast(
@@ -365,11 +372,8 @@ def stability_map(
         if result is not None:
             return result
         declined(model, "stability_map", method)
-    dps = as_dps(dps)
     seeds = SEEDS if seeds is None else seeds
-    for name, v, low in (("cells", cells, 2), ("seeds", seeds, 2)):
-        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 4000:
-            raise SymdelayInputError(f"{name} must be an integer in [{low}, 4000], got {v!r}")
+    _check_count("seeds", seeds)
     require_table(model, "stability map")
     model, X, Y, facs, fixed_json, notes = _prepare(model, x, y, fixed, force)
     if notes is None:  # the equilibrium moves with the axes and has no closed form
@@ -813,19 +817,15 @@ def _crossings(result, systems, dps, *, x=None, y=None):
                 sol = _newton_mp(system, z0, free, dps + GUARD - 2)
                 if sol is None:
                     continue
-                fixed_vals = [None] * n
-                fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
-                ok, better = _krawczyk(system, [sol[k] for k in free], free, fixed_vals, dps + 2)
-                if ok is not None:
-                    for k, v in zip(free, better):
-                        sol[k] = v
+                proved = certify_point(system, sol, c, dps, None, exact=q)
+                sol = proved or sol
                 w = sol[2] if n == 3 else mpmath.mpf(0)
                 other = sol[1 - c]
                 if any(
                     abs(other - o[0]) <= mpmath.mpf(10) ** (-dps) * (1 + abs(o[0])) for o in out
                 ):
                     continue
-                out.append((other, w, curve.kind, curve.factor, ok is not None))
+                out.append((other, w, curve.kind, curve.factor, proved is not None))
     out.sort(key=lambda t: t[0])
     return out
 

@@ -94,44 +94,23 @@ def _phase_terms(L):
     return tuple(terms), linear
 
 
-class _Float:
-    """float64 numpy arrays (NumPy imported at the first use)."""
+class _Doubles:
+    """float64 numpy arrays (NumPy imported at the first use): ``atan`` is numpy's
+    ``arctan``, every other function numpy's of the same name."""
 
     pi = math.pi
     tol = 1e-14
     maxit = 200
 
-    @staticmethod
-    def atan(x):
-        return np.arctan(x)
-
-    @staticmethod
-    def sqrt(x):
-        return np.sqrt(x)
-
-    @staticmethod
-    def exp(x):
-        return np.exp(x)
-
-    @staticmethod
-    def tan(x):
-        return np.tan(x)
-
-    @staticmethod
-    def where(c, a, b):
-        return np.where(c, a, b)
+    def __getattr__(self, name):
+        return getattr(np, "arctan" if name == "atan" else name)
 
     @staticmethod
     def all(x):
         return bool(np.all(x))
 
-    @staticmethod
-    def minimum(a, b):
-        return np.minimum(a, b)
 
-    @staticmethod
-    def maximum(a, b):
-        return np.maximum(a, b)
+_Float = _Doubles()
 
 
 class _Mp:

@@ -220,10 +220,11 @@ def specialised_stability_map(
     branch explicit, the fold line ``lam theta = -mu``, turning points in closed form,
     regions counted by the branch order and checked by the certified roots (see the module
     docstring). Declines (None) another pair of axes, ``seeds`` (the continuation's grid),
-    or input the generic path words the error for (L finite); L = inf refuses those itself."""
+    or input the generic path words the error for (L finite); L = inf refuses those itself.
+    ``dps`` and ``cells`` come checked by the entry."""
     from symdelay.analysis.stability_map import _axis, _box_range
     from symdelay.core.budget import check_budget
-    from symdelay.core.params import as_dps, as_parameter
+    from symdelay.core.params import as_parameter
 
     inf = bool(model.infinite)
     if model.symbolic:
@@ -285,10 +286,6 @@ def specialised_stability_map(
             if Dhi > 0
             else f"the range of D: {Dlo}:{Dhi} is below the domain (D > 0): give D > 0"
         )
-    dps = as_dps(dps)
-    for name, v, low in (("cells", cells, 2),):
-        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 4000:
-            raise SymdelayInputError(f"{name} must be an integer in [{low}, 4000], got {v!r}")
     L = math.inf if inf else int(model.phases)
     Dlo_q, Dhi_q = (Fraction(int(v.p), int(v.q)) for v in (Dlo, Dhi))
     tlo_q, thi_q = (Fraction(int(v.p), int(v.q)) for v in (tlo, thi))
