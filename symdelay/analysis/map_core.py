@@ -320,43 +320,36 @@ def _krawczyk(system, mid, free, fixed_vals, rel, *, boxes=None):
         fixed = [None if v is None else (v if isinstance(v, flint.arb) else flint.arb(v))
                  for v in fixed_vals]  # fmt: skip
 
-        m = [flint.arb(mpmath.nstr(mpmath.mpf(v), rel + 15)) for v in mid]
-        Jm = Jf(point(m))
-        J0 = np.array(
-            [[float(Jm[a * n + free[b]].mid()) for b in range(k)] for a in range(len(free))]
-        )
+        def matrix(flat):  # the free columns of a Jacobian flattened by rows
+            return flint.arb_mat(k, k, [flat[r * n + free[c]] for r in range(k) for c in range(k)])
+
+        m = flint.arb_mat(k, 1, [flint.arb(mpmath.nstr(mpmath.mpf(v), rel + 15)) for v in mid])
+        J0 = np.array(matrix(Jf(point(m.entries()))).mid().tolist(), float)
         try:
             C = np.linalg.inv(J0)  # any approximate inverse: the test stays rigorous
         except np.linalg.LinAlgError:
             return None, None
         if not np.all(np.isfinite(C)):
             return None, None
-        Cq = [[flint.arb(float(C[a, b])) for b in range(k)] for a in range(k)]
+        Cq = flint.arb_mat(C.tolist())
         for _ in range(2 + (rel + 10) // 12):
-            Fm = F(point(m))
-            m = [
-                (m[a] - sum((Cq[a][b] * Fm[b] for b in range(k)), flint.arb(0))).mid()
-                for a in range(k)
-            ]
-        Fm = F(point(m))
+            m = (m - Cq * flint.arb_mat(k, 1, F(point(m.entries())))).mid()
+        # K(X) = m - C F(m) + (I - C J(X)) (X - m) inside X proves one zero in X
+        base = m - Cq * flint.arb_mat(k, 1, F(point(m.entries())))
+        ms = m.entries()
         for exp10 in (rel + 2, rel, rel - 3):
             rad = [flint.arb(10) ** (-exp10) * (1 + abs(float(v))) for v in mid]
-            box = [mi + flint.arb(0, ri) for mi, ri in zip(m, rad)]
+            box = [mi + flint.arb(0, ri) for mi, ri in zip(ms, rad)]
             JX = Jf(point(box))
-            ok = True
-            for a in range(k):
-                val = m[a] - sum((Cq[a][b] * Fm[b] for b in range(k)), flint.arb(0))
-                for c in range(k):
-                    cj = sum((Cq[a][b] * JX[b * n + free[c]] for b in range(k)), flint.arb(0))
-                    val += ((1 if a == c else 0) - cj) * flint.arb(0, rad[c])
-                lo, hi = val.mid() - val.rad(), val.mid() + val.rad()
-                if not (lo > m[a] - rad[a] and hi < m[a] + rad[a]):
-                    ok = False
-                    break
-            if ok:
+            spread = flint.arb_mat(k, 1, [flint.arb(0, ri) for ri in rad])
+            K = (base + (1 - Cq * matrix(JX)) * spread).entries()
+            if all(
+                v.mid() - v.rad() > mi - ri and v.mid() + v.rad() < mi + ri
+                for v, mi, ri in zip(K, ms, rad)
+            ):
                 if boxes is not None:
                     boxes.extend(box)
-                return exp10, [mpmath.mpf(v.str(rel + 15, radius=False)) for v in m]
+                return exp10, [mpmath.mpf(v.str(rel + 15, radius=False)) for v in ms]
     return None, None
 
 
@@ -394,6 +387,24 @@ def _newton_mp(system, z0, free, dps):
         if max(abs(dz[j]) / (1 + abs(z[c])) for j, c in enumerate(free)) < tol:
             return z
     return None
+
+
+def newton_np(system, z, free, *, tol=1e-13, steps=40, accept=1e-9):
+    """Newton's method in doubles on ``system`` for the unknowns ``free`` (the others held
+    at ``z``): the point once a step is below ``tol`` (relative to the largest unknown), or
+    after ``steps`` if the residual is below ``accept``; else None."""
+    z = np.array(z, dtype=float)
+    for _ in range(steps):
+        try:
+            d = np.linalg.solve(system.J(z)[:, free], system.f(z))
+        except np.linalg.LinAlgError:
+            return None
+        z[free] -= d
+        if not np.all(np.isfinite(z)):
+            return None
+        if np.max(np.abs(d)) <= tol * (1 + np.max(np.abs(z))):
+            return z
+    return z if np.max(np.abs(system.f(z))) < accept else None
 
 
 class _Tracer:
@@ -475,17 +486,7 @@ class _Tracer:
         z = za + f * (zb - za)
         z[c] = edge
         free = [i for i in range(self.dim) if i != c]
-        for _ in range(20):
-            fv = self.s.f(z)
-            J = self.s.J(z)[:, free]
-            try:
-                dz = np.linalg.solve(J, -fv)
-            except np.linalg.LinAlgError:
-                return None
-            z[free] += dz
-            if np.max(np.abs(dz)) < 1e-14 * (1 + np.max(np.abs(z))):
-                return z
-        return z if np.max(np.abs(self.s.f(z))) < 1e-8 else None
+        return newton_np(self.s, z, free, tol=1e-14, steps=20, accept=1e-8)
 
     def trace(self, z0, direction):
         t = self.tangent(z0)

@@ -70,6 +70,7 @@ from symdelay.analysis.map_core import (
     decimal,
     illinois,
     map_record,
+    newton_np,
     note_unexplained,
     prove_zero_along,
     second_net,
@@ -245,27 +246,10 @@ def _locate(st, fix, fix_val, a, b, vary):
         system = st.hopf if kind == "hopf" else st.fold
         z = np.array([x, y, *([w] if kind == "hopf" else []), *s], dtype=float)
         free = [i for i in range(len(z)) if i != fix]
-        z = _newton_np(system, z, free)
+        z = newton_np(system, z, free)
         if z is not None:
             out.append((kind, z))
     return out
-
-
-def _newton_np(system, z, free):
-    z = np.array(z, dtype=float)
-    for _ in range(40):
-        f = system.f(z)
-        J = system.J(z)[:, free]
-        try:
-            d = np.linalg.solve(J, f)
-        except np.linalg.LinAlgError:
-            return None
-        z[free] -= d
-        if not np.all(np.isfinite(z)):
-            return None
-        if np.max(np.abs(d)) <= 1e-13 * (1 + np.max(np.abs(z))):
-            return z
-    return z if np.max(np.abs(system.f(z))) < 1e-9 else None
 
 
 # ============================================================================ the entry
@@ -547,7 +531,7 @@ def first_crossing(model, param: str, low: float, high: float, points: int, dps:
     else:
         z = np.array([v, *hi[1]])
         system = st.fold
-    z = _newton_np(system, z, list(range(len(z))))
+    z = newton_np(system, z, list(range(len(z))))
     if z is None:
         raise VerificationError(f"the crossing in {param} near {v:.6g} did not converge")
     with mpmath.workdps(dps + GUARD):
