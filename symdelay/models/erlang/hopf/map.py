@@ -61,7 +61,7 @@ import numpy as np
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.precision import GUARD, work_bits
-from symdelay.models.erlang.hopf.curve import _Float, _Mp, _solve
+from symdelay.models.erlang.hopf.curve import _Float, _Mp, _mpf, _solve
 
 __all__ = ["specialised_stability_map", "branch_point", "GRID"]
 
@@ -199,11 +199,6 @@ def branch_point(L, mu, lam, n, D, dps=15):
         b = _Branch(L, Fraction(mu), Fraction(lam), n)
         ((_, th, w, ok),) = b.points([exact_fraction("D", D)], dps)
         return th, w, ok
-
-
-def _mpf(q) -> mpmath.mpf:
-    q = Fraction(q)
-    return mpmath.mpf(q.numerator) / q.denominator
 
 
 def _short_fraction(v: mpmath.mpf, digits: int) -> Fraction:
