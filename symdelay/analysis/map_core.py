@@ -279,7 +279,7 @@ def _finite(fast, exact_range, args):
         return np.array([float(v) for v in np.ravel(np.array(vals, dtype=object))], dtype=float)
 
 
-def _split(num, x, y):
+def _split(num):
     """``(Re, Im1)``: ``P(i w) = Re + i w Im1`` for the real polynomial ``num`` in r."""
     P = sp.Poly(num, R_SYMBOL)
     re, im = sp.Integer(0), sp.Integer(0)

@@ -406,7 +406,7 @@ def stability_map(
     Sxy = np.array([box[1] - box[0], box[3] - box[2]])
     systems = {}
     for i, num, _den, _m in moving:
-        re, im = _split(num, xs, ys)
+        re, im = _split(num)
         systems[(i, "hopf")] = System([re, im], [xs, ys, W])
         systems[(i, "fold")] = System([sp.expand(num.subs(R_SYMBOL, 0))], [xs, ys])
 
@@ -875,7 +875,7 @@ def _bautin_points(model, curves, systems, names, dps, box, notes):
                 if (la > 0) == (lb > 0) or la == 0:
                     continue
                 cc = 0 if abs(pb[0] - pa[0]) / Sxy[0] >= abs(pb[1] - pa[1]) / Sxy[1] else 1
-                found = _bautin_zero(lyap, system, pa, pb, la, lb, cc, dps, box)
+                found = _bautin_zero(lyap, system, pa, pb, la, lb, cc, dps)
                 if found is None:
                     notes.append(
                         f"l1 changes sign between {mpmath.nstr(pa[0], 8)}, "
@@ -897,7 +897,7 @@ def _bautin_points(model, curves, systems, names, dps, box, notes):
     return out, values
 
 
-def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps, box):
+def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps):
     """``((x, y, omega), certified)`` where ``l1`` vanishes between curve points pa, pb."""
 
     def at(v, guess):

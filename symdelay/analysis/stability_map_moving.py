@@ -120,7 +120,7 @@ class _Setup:
             )
         P = (R_SYMBOL * sp.eye(self.n) - Jac).det(method="berkowitz")
         P = sp.expand(P)
-        re, im = _split(P, None, None)
+        re, im = _split(P)
         ax = list(self.syms)
         self.hopf = System([re, im, *drift], [*ax, W, *self.states], polynomial=False)
         self.fold = System(
