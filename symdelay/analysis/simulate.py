@@ -43,10 +43,10 @@ between two members (a phase step of an Erlang delay) changes no leaf of the rat
 the integer paths up stop where they meet.
 
 Selection: a sum tree of the rates (node ``p`` = ``tree[2p] + tree[2p+1]``, leaves from
-``P2``: the general rates first, or one leaf for their lazy or weighted class, the other
-linear ones along job chains so that the two rates of a move are neighbours, then one leaf
-per count class); the next transition is found by
-descending from the root, O(log M): up to ``_BRANCHY_MAX_P2`` leaves with plain branches (the
+``P2``: the general rates first (an event usually changes several: adjacent leaves share
+their ancestors), or one leaf for their lazy or weighted class, the other linear ones along
+job chains so that the two rates of a move are neighbours, then one leaf per count class);
+the next transition is found by descending from the root, O(log M): up to ``_BRANCHY_MAX_P2`` leaves with plain branches (the
 levels of a small tree are skewed and well predicted), above without a branch (SSE4.1 blends
 or SSE2 masks, the next left children loaded before the comparison decides).
 
@@ -847,23 +847,15 @@ class GeneratedKernel:
         )
         exprs = [r.xreplace(repl) for r in self.rates]
         index = {s: i for i, s in enumerate(sv)}
-        # classes: a rate c * s_i (c free of the state) is 'linear': eta * c * (X_i/eta) is
-        # computed as c * X_i from a coefficient array, in one loop shared by all of them;
-        # every other rate is 'general' (printed code, common subexpressions shared)
+        # the classes of the module docstring: 'linear' (c * s_i), 'general' (the rest)
         lin_state, lin_coef = [-1] * M, [sp.Integer(0)] * M
         for j, e in enumerate(exprs):
             c, rest = e.as_independent(*sv, as_Add=False)
             if rest in index:
                 lin_state[j], lin_coef[j] = index[rest], c
         general = [j for j in range(M) if lin_state[j] < 0]
-        # count classes: the linear rates of one coefficient (one expression, so one double
-        # at run time) c * X_i, c * X_i', ... are one leaf c * S of the sum tree, S the sum
-        # of their counts, kept exact in an integer sum tree of its own (the counts are in
-        # the kernel's integer workspace after the state). The class drawn, m = floor(v / c)
-        # (as v * (1/c)) of the rest v of the draw in that leaf (clamped to S - 1) picks the
-        # member whose counts hold the m-th job: P = X_i / S. A job moving between two
-        # members (a phase step of an Erlang delay) changes no rate of the tree; the integer
-        # paths up stop where the two meet
+        # count classes (module docstring): the linear rates of one coefficient expression
+        # (so one double at run time)
         lin_order = _chain_order(self.jumps, lin_state)
         by_coef: dict = {}
         for j in lin_order:
@@ -871,11 +863,8 @@ class GeneratedKernel:
         cls_members = [js for js in by_coef.values() if len(js) >= _COUNT_CLASS_MIN]
         in_class = {j for js in cls_members for j in js}
         singles = [j for j in lin_order if j not in in_class]
-        # leaves of the sum tree: the general rates first (one event usually changes many of
-        # them: adjacent leaves share their ancestors), then the other linear ones along
-        # chains (a transition moving a job from state a to b, then the one of state b: the
-        # two rates an event changes are neighbours), then one per count class (its first
-        # member's slot); the other members' slots have no leaf
+        # leaves of the sum tree in the order of the module docstring, a count class's at
+        # its first member's slot (the other members' slots have no leaf)
         order = general + singles + [js[0] for js in cls_members]
         H0, Mt = len(general) + len(singles), len(order)
         order += [j for js in cls_members for j in js[1:]]
