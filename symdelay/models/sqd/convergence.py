@@ -34,7 +34,7 @@ import numpy as np
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
-from symdelay.models.sqd.batches import t975
+from symdelay.models.sqd.batches import batch_interval, t975
 from symdelay.models.sqd.fixed_point import fixed_point
 from symdelay.models.sqd.meanfield import as_d
 from symdelay.models.sqd.service import exponential
@@ -144,9 +144,7 @@ def _t(dof: int) -> float:
 
 
 def _mean_ci(x: np.ndarray) -> Estimate:
-    m = float(x.mean())
-    h = _t(x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
-    return Estimate(m, m - h, m + h)
+    return Estimate(*batch_interval(x))
 
 
 def _control_ci(y: np.ndarray, x: np.ndarray, mu: float) -> Estimate:
