@@ -70,18 +70,6 @@ class NRow(Result):
     events: int
     seconds: float
 
-    def record(self) -> dict:
-        return {
-            "N": self.N,
-            "T": self.T,
-            "replications": self.replications,
-            "sojourn_bias": self.sojourn_bias.to_json(),
-            "tail_bias": [e.to_json() for e in self.tail_bias],
-            "fluct_sd": [e.to_json() for e in self.fluct_sd],
-            "events": self.events,
-            "seconds": self.seconds,
-        }
-
 
 @dataclass
 class PowerFit(Result):
@@ -117,26 +105,6 @@ class ConvergenceResult(Result):
     tail_bias_fits: list  # per k >= 2 (s_1 has no bias)
     fluct_fits: list  # per k
     notes: list = field(default_factory=list)
-
-    def record(self) -> dict:
-        return {
-            "d": self.d,
-            "lam": str(self.lam),
-            "service": self.service,
-            "mean_field_sojourn": self.mean_field_sojourn,
-            "mean_field_tail": self.mean_field_tail,
-            "warmup": self.warmup,
-            "rows": [r.to_json() for r in self.rows],
-            "bias_fit": None if self.bias_fit is None else self.bias_fit.to_json(),
-            "tail_bias_fits": [None if f is None else f.to_json() for f in self.tail_bias_fits],
-            "fluct_fits": [None if f is None else f.to_json() for f in self.fluct_fits],
-            "notes": list(self.notes),
-        }
-
-    def plot(self):
-        from symdelay.core.display import draw
-
-        return draw(self)
 
 
 def _t(dof: int) -> float:
