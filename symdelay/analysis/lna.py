@@ -336,10 +336,11 @@ def _imbalance_lna(model) -> ImbalanceLNA:
     params = tuple(model.free_parameters)
     pairs = antisymmetric_pairs(model)
     if pairs is None:  # the imbalance of the first state the symmetry moves and its image
-        from symdelay.analysis.stochastic import difference_weights
-
-        w = difference_weights(model)
-        x = None if w is None else tuple(w)
+        perm = model.permutation
+        x = None
+        if perm is not None:
+            a = next(i for i, j in enumerate(perm) if i != j)
+            x = tuple(1 if i == a else -1 if i == perm[a] else 0 for i in range(len(names)))
         return ImbalanceLNA(J, Bf, tuple(names), x, params, False)
     n = len(names)
     V = sp.zeros(n, len(pairs))
