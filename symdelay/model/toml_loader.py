@@ -146,6 +146,9 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
     params = _need(data, "parameters", dict, source)
     state = _need(data, "state", dict, source)
     names = _need(state, "names", list, f"{source}: [state]")
+    if set(state) != {"names"}:
+        extra = sorted(set(state) - {"names"})[0]
+        raise SymdelayInputError(f"{source}: [state] unknown key '{extra}': use names")
     if not all(isinstance(n, str) for n in names):
         raise SymdelayInputError(f"{source}: [state] names must be strings")
     raw = _need(data, "transitions", list, source)
@@ -160,6 +163,8 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
                 f"{where}: unknown key '{extra[0]}': use name, change, rate, assume_nonnegative"
             )
         tname = t.get("name", f"transition {k}")
+        if not isinstance(tname, str):
+            raise SymdelayInputError(f"{where}: 'name' must be a string")
         where = f"{source}: transition '{tname}'"
         change = _need(t, "change", dict, where)
         rate = t.get("rate")
@@ -189,6 +194,9 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
     latex = data.get("latex", {})
     if not isinstance(latex, dict) or not all(isinstance(v, str) for v in latex.values()):
         raise SymdelayInputError(f"{source}: [latex] must map names to LaTeX strings")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise SymdelayInputError(f"{source}: 'description' must be a string")
     from symdelay.model.core import _symbol
 
     return Model(
@@ -198,7 +206,7 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
         transitions,
         symmetry=symmetry,
         values=vals,
-        description=str(data.get("description", "")),
+        description=description,
         latex_names={_symbol(k): str(v) for k, v in latex.items()},
         source=source,
         assume_nonnegative=assumed,
