@@ -19,7 +19,8 @@ Schema (keys beyond these are refused, so a typo does not pass silently)::
     swap = [["q1", "q2"], ["z11", "z21"]]
     [latex]                        # optional: LaTeX for names, e.g. z11 = "z_{1,1}"
 
-Every error names the file and the entry.
+Every error names the file and the entry. The same format as a JSON Schema, for editors:
+:func:`schema_path`.
 """
 
 from __future__ import annotations
@@ -28,13 +29,29 @@ import decimal
 import os
 import stat
 import tomllib
+from pathlib import Path
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.model.core import Model
 
-__all__ = ["load_toml", "model_from_dict", "read_text_file"]
+__all__ = ["load_toml", "model_from_dict", "read_text_file", "schema_path"]
 
 _TOP = {"name", "description", "parameters", "values", "state", "transitions", "symmetry", "latex"}
+
+
+def schema_path() -> Path:
+    """The JSON Schema (draft 2020-12) of a model file, shipped in the package: editors that
+    read JSON Schema for TOML (taplo, Even Better TOML) check a model file against it.
+
+    Returns
+    -------
+    pathlib.Path
+        The file ``symdelay/data/model-file.schema.json``.
+
+    >>> schema_path().name
+    'model-file.schema.json'
+    """
+    return Path(__file__).resolve().parent.parent / "data" / "model-file.schema.json"
 
 
 #: Largest model file read (bytes): a transition table is a few kilobytes.
