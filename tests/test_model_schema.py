@@ -635,7 +635,27 @@ def test_models_schema_prints_it(run_cli, capsys):
 def test_the_reference_page_names_every_key_and_domain():
     page = (ROOT / "docs" / "model-file.md").read_text("utf-8")
     for path, _ in _properties(SCHEMA):
-        assert f"`{path.rsplit('.', 1)[-1]}`" in page, path
+        key = path.rsplit(".", 1)[-1]
+        assert any(f"`{form}`" in page for form in (key, f"[{key}]", f"[[{key}]]")), path
     for domain in SCHEMA["$defs"]["domain"]["enum"]:
         assert f"`{domain}`" in page, domain
     assert "model-file" in (ROOT / "docs" / "index.md").read_text("utf-8")
+
+
+def test_the_reference_pages_toml_is_right():
+    """Every TOML block of docs/model-file.md: a complete model file is accepted by the
+    loader and valid; a fragment, put into the first complete file, is valid (the taplo
+    configuration block aside)."""
+    import re
+
+    page = (ROOT / "docs" / "model-file.md").read_text("utf-8")
+    blocks = [tomllib.loads(b) for b in re.findall(r"```toml\n(.*?)```", page, re.S)]
+    complete = [b for b in blocks if {"name", "transitions"} <= set(b)]
+    assert len(complete) >= 2 and len(blocks) >= 15
+    for data in complete:
+        assert loader_verdict_of(as_loaded(data)) is None, data["name"]
+        assert schema_errors(data) == [], data["name"]
+    for data in blocks:
+        if "rule" in data:
+            continue
+        assert schema_errors({**complete[0], **data}) == [], data
