@@ -205,7 +205,7 @@ class Window(Result):
 
     def record(self) -> dict:
         d = self.dps
-        return {
+        out = {
             "model": self.model_name,
             "param": self.param,
             "parameters": dict(self.parameters),
@@ -218,6 +218,7 @@ class Window(Result):
             "certified": self.certified,
             "method": _method(self.method, self.algorithm, self.notes),
         }
+        return _with_options(out, self.parameters)
 
     def latex(self) -> str:
         """The unstable set as a union of open intervals (``\\emptyset`` when there is
@@ -321,7 +322,7 @@ class Extremum(Result):
             forms = {k: _form_text(v) for k, v in self.closed_form.items()}
             if self.kind == "stable":  # one value (critical is inf there): its expression
                 forms = forms.get(f"{self.over}_star")
-        return {
+        out = {
             "model": self.model_name,
             "over": self.over,
             "param": self.param,
@@ -339,6 +340,7 @@ class Extremum(Result):
             "closed_form": forms,
             "method": _method(self.method, self.algorithm, self.notes),
         }
+        return _with_options(out, self.parameters)
 
     def latex(self) -> str:
         from symdelay.core.latex import tex
@@ -360,6 +362,13 @@ class Extremum(Result):
         if not self.attained:
             tail += r"\quad \text{(an infimum, not attained)}"
         return head + tail
+
+
+def _with_options(out: dict, parameters: dict) -> dict:
+    """The record with the model's options also at its top level (the keys the earlier
+    contracts name, e.g. ``unstable-theta``'s ``{"L", "kappa", "intervals"}``); a record key
+    of the same name keeps its own value."""
+    return {**out, **{k: v for k, v in parameters.items() if k not in out}}
 
 
 def _form_text(v):

@@ -633,6 +633,21 @@ class Model(Specialisable, LatexDisplay):
         return y0
 
     # ------------------------------------------------------------ derived models
+    @classmethod
+    def from_toml(cls, path, **values) -> Model:
+        """A model file read into a model, as :func:`symdelay.load_toml` reads it.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The model file (TOML).
+        **values
+            Numbers for parameters the file declares; the others stay symbolic.
+        """
+        from symdelay.model.toml_loader import load_toml
+
+        return load_toml(path, **values)
+
     def with_values(self, **values) -> Model:
         """The same model with more parameters given numbers."""
         merged = {str(k): v for k, v in self.values.items()}
