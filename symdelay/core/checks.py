@@ -10,7 +10,7 @@ import numpy as np
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import as_L, as_parameter, exact_number
+from symdelay.core.params import as_L, as_number, exact_number
 
 __all__ = [
     "check_rates",
@@ -43,10 +43,7 @@ def _numeric(name, value, positive):
         raise SymdelayInputError(f"{name} must be given as a number for numerics")
     if isinstance(value, np.generic):  # numpy scalars -> Python numbers
         value = value.item()
-    expr = as_parameter(name, value, positive=positive)
-    if not expr.is_number:
-        raise SymdelayInputError(f"{name} must be a number, got '{value}'")
-    return expr
+    return as_number(name, value, positive=positive)
 
 
 def _as_real(name, value) -> float:

@@ -15,7 +15,7 @@ from functools import cached_property
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import as_parameter
+from symdelay.core.params import as_number, as_parameter
 from symdelay.core.result import Result
 from symdelay.core.symbols import gamma, r
 
@@ -23,10 +23,7 @@ __all__ = ["PhaseType", "parse_matrix"]
 
 
 def _number(name: str, value) -> sp.Expr:
-    expr = as_parameter(name, value, positive=False)
-    if not expr.is_number:
-        raise SymdelayInputError(f"{name} must be a number, got {value}")
-    return expr
+    return as_number(name, value, positive=False)
 
 
 def _list(name: str, values) -> list:

@@ -39,6 +39,7 @@ __all__ = [
     "characteristic_polynomial",
     "specialised_charpoly",
     "founding_factors",
+    "difference_coefficients",
     "derive_characteristic_equation",
     "eigenvector",
     "explicit_characteristic_polynomial",
@@ -289,6 +290,21 @@ def founding_factors(L, values: dict) -> tuple:
         ModeFactor(functools.partial(_founding_factor, L, items, False), "sum"),
         ModeFactor(functools.partial(_founding_factor, L, items, True), "difference"),
     )
+
+
+def difference_coefficients(L: int, m, g, k) -> list:
+    """The coefficients of ``(r + m)(r + g)^L + k g^L``, highest power first, by the
+    binomial theorem (exact for rational ``m, g, k``: ``Fraction`` or SymPy), without
+    building the polynomial."""
+    from math import comb
+
+    out = [0] * (L + 2)
+    for j in range(L + 1):  # (r + g)^L = sum C(L, j) g^j r^(L - j)
+        c = comb(L, j) * g**j
+        out[j] += c
+        out[j + 1] += c * m
+    out[-1] += k * g**L
+    return out
 
 
 def _zero(v) -> bool:

@@ -49,7 +49,11 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
-from symdelay.models.erlang.charpoly import characteristic_polynomial, special_case
+from symdelay.models.erlang.charpoly import (
+    characteristic_polynomial,
+    difference_coefficients,
+    special_case,
+)
 
 __all__ = [
     "Stability",
@@ -202,6 +206,12 @@ def _oscillation_condition(L: int):
     return sp.StrictGreaterThan(lam * theta, oscillation_threshold(L), evaluate=False)
 
 
+#: What theta < 0 adds to the conditions (both closed forms, finite L and L = inf).
+THETA_NEGATIVE = (
+    "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
+    "lam*theta = -mu, so then stability also needs lam*theta > -mu"
+)
+
 #: Seconds per L^4 of the symbolic conditions (measured: L = 20 in about 4 s, L = 30 in 21 s).
 SECONDS_PER_L4 = 4e-5
 
@@ -304,7 +314,7 @@ def specialised_stability(model, force=None, dps: int = 20) -> Stability:
                 **common,
             )
         n = model.L
-        coeffs = _coefficients_at(
+        coeffs = difference_coefficients(
             n, values["mu"], sp.Integer(n) / values["D"], values["lam"] * values["theta"]
         )
         prec = int(dps * 3.33) + 30
@@ -435,10 +445,7 @@ def _stability_conditions(n: int) -> dict:
         "oscillation_condition": _oscillation_condition(n),
         "oscillation_lam_theta": oscillation_threshold(n),
         "routh_conditions": tuple(res.conditions),
-        "theta_negative": (
-            "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
-            "lam*theta = -mu, so then stability also needs lam*theta > -mu"
-        ),
+        "theta_negative": THETA_NEGATIVE,
     }
 
 
@@ -484,10 +491,7 @@ def infinite_L_closed_forms() -> dict:
             lam * theta, oscillation_threshold("inf"), evaluate=False
         ),
         "oscillation_lam_theta": oscillation_threshold("inf"),
-        "theta_negative": (
-            "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
-            "lam*theta = -mu, so then stability also needs lam*theta > -mu"
-        ),
+        "theta_negative": THETA_NEGATIVE,
     }
 
 
@@ -593,29 +597,8 @@ def infinite_L_verdict(values: dict, dps: int = 20) -> InfiniteVerdict:
     )
 
 
-def _coefficients_at(L: int, m, g, k) -> list:
-    """The coefficients of ``(r + m)(r + g)^L + k g^L``, highest power first, by the
-    binomial theorem (exact: rational ``m, g, k``), without building the polynomial."""
-    from math import comb
-
-    out = [sp.Integer(0)] * (L + 2)
-    for j in range(L + 1):  # (r + g)^L = sum C(L, j) g^j r^(L - j)
-        c = comb(L, j) * g**j
-        out[j] += c
-        out[j + 1] += c * m
-    out[-1] += k * g**L
-    return out
-
-
 def _poly_at(L, m, g, k):
     return sp.Poly(characteristic_polynomial(L).subs({mu: m, gamma: g, lam: k, theta: 1}), r)
-
-
-def _stable_at(L, mu_value, gamma_value, lam_theta) -> bool:
-    """The specialisation's verdict, exact: Routh count on the rational polynomial (no
-    roots with Re >= 0)."""
-    res = routh_hurwitz(_poly_at(L, mu_value, gamma_value, lam_theta).as_expr(), r)
-    return res.rhp_count == 0 and res.imaginary_axis_count == 0
 
 
 def is_oscillatory_at(L, mu_value, gamma_value, lam_theta, max_refinements: int = 40):

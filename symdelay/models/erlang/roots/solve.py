@@ -435,37 +435,26 @@ def _founding_record(model, dps, rightmost, branches, with_sum: bool = True) -> 
     ):
         raise SymdelayInputError(f"rightmost must be an integer >= 1, got {rightmost!r}")
     factors = _factors(L, p)
-    if not with_sum:  # theta != 0 here: two factors
-        solved = _founding_roots(L, p, dps, rightmost, (-3, 3) if branches is None else branches)
-        roots = solved.roots if solved.ordered else sorted(solved.roots, key=order_key)
-        roots = roots[:rightmost]
-        return RootSet(
-            dps,
-            roots,
-            factors[1:],
-            ((solved.unstable, solved.axis),),
-            scope=solved.scope,
-            parameters=model.record_options(),  # what model_parameters reads for it
-            count_methods=solved.methods,
-            notes=solved.notes,
-            path="specialised",
-            model_name=model.name,
-        )
     if len(factors) == 1:  # theta = 0: the difference mode is the sum mode, roots exact
         scope = "all" if rightmost is None else "rightmost"
         solved = _Solved([], 0, 0, scope, ("exact (theta = 0: -mu and -L/D)",))
     else:
         solved = _founding_roots(L, p, dps, rightmost, (-3, 3) if branches is None else branches)
-    roots = _with_sum_roots(solved, L, p, _work(dps, L if isinstance(L, int) else 1))
-    if len(factors) == 1:
-        roots = [replace(z, multiplicity=2 * z.multiplicity) for z in roots]
+    if with_sum:
+        roots = _with_sum_roots(solved, L, p, _work(dps, L if isinstance(L, int) else 1))
+        if len(factors) == 1:
+            roots = [replace(z, multiplicity=2 * z.multiplicity) for z in roots]
+        counts = ((0, 0), (solved.unstable, solved.axis))[: len(factors)]
+    else:  # theta != 0 here (characteristic_roots): the difference mode alone
+        roots = solved.roots if solved.ordered else sorted(solved.roots, key=order_key)
+        factors, counts = factors[1:], ((solved.unstable, solved.axis),)
     if rightmost is not None:
         roots = roots[:rightmost]
     return RootSet(
         dps,
         roots,
         factors,
-        ((0, 0), (solved.unstable, solved.axis))[: len(factors)],
+        counts,
         scope=solved.scope,
         parameters=model.record_options(),  # what model_parameters reads for it
         count_methods=solved.methods,
@@ -897,16 +886,10 @@ def _confirm_rhp(roots, count):
 def _scaled_coefficients(L, p):
     """Rational coefficients (highest first) of ``P(gamma s)/gamma^(L+1) = (s + mu/gamma)
     (s + 1)^L + lam theta/gamma``: the imaginary axis in s is the imaginary axis in r."""
-    from math import comb
+    from symdelay.models.erlang.charpoly import difference_coefficients
 
     gq = sp.Rational(L) / p["D"]
-    a, c = p["mu"] / gq, p["lam"] * p["theta"] / gq
-    binom = [sp.Integer(comb(L, j)) for j in range(L + 1)]  # (s+1)^L, highest first
-    out = [*binom, sp.Integer(0)]
-    for j, b in enumerate(binom):
-        out[j + 1] += a * b
-    out[-1] += c
-    return gq, out
+    return gq, difference_coefficients(L, p["mu"] / gq, sp.Integer(1), p["lam"] * p["theta"] / gq)
 
 
 def _mark_axis_roots(roots, L, p, prec):
