@@ -277,14 +277,11 @@ def charpoly(model, full: bool = False, method: str = "auto") -> CharPoly:
     >>> charpoly(build_model("erlang", L=2)).polynomial
     gamma**2*lam*theta + (gamma + r)**2*(mu + r)
     """
-    from symdelay.analysis.entry import closed_forms, declined, require_table, specialisation
+    from symdelay.analysis.entry import closed_forms, require_table, specialised
 
-    fast = specialisation(model, "charpoly", method)
-    if fast is not None:
-        result = fast(model, full=full)
-        if result is not None:
-            return result
-        declined(model, "charpoly", method)
+    result = specialised(model, "charpoly", method, full=full)
+    if result is not None:
+        return result
     require_table(model, "charpoly")
     from symdelay.core.latex import tex
 

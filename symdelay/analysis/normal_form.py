@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from symdelay.analysis.entry import declined, entry_doc, specialisation
+from symdelay.analysis.entry import entry_doc, specialised
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_exact, format_number
@@ -208,13 +208,10 @@ def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
     >>> nf.theta_c, nf.l1 < 0
     (mpf('9.0'), True)
     """
-    fast = specialisation(model, "normal_form", method)
-    if fast is not None:
-        result = fast(model, dps=dps)
-        if result is not None:
-            return _with_closed_forms(model, result)
-        declined(model, "normal_form", method)
-    return _with_closed_forms(model, model_normal_form(model, dps=dps))
+    result = specialised(model, "normal_form", method, dps=dps)
+    if result is None:
+        result = model_normal_form(model, dps=dps)
+    return _with_closed_forms(model, result)
 
 
 def _with_closed_forms(model, result: NormalForm) -> NormalForm:

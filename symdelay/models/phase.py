@@ -65,9 +65,6 @@ class PhaseType(Result):
 
     Examples
     --------
-    >>> d = PhaseType.erlang(2, D=1)
-    >>> d.mean, d.scv
-    (1, 1/2)
     >>> PhaseType.hyperexp([0.5, 0.5], [1, 3]).mean
     2/3
     """

@@ -87,16 +87,6 @@ class ActionDelayModel:
         ``gamma``, not both. Default: neither, the symbol ``gamma``.
     gamma : number, str or sympy.Expr, optional
         The phase rate of the delay (``> 0``) instead of its mean (``D = L/gamma``).
-
-    Examples
-    --------
-    >>> m = ActionDelayModel(L=1)
-    >>> m.difference_jacobian()
-    Matrix([
-    [       -mu,  gamma],
-    [-lam*theta, -gamma]])
-    >>> ActionDelayModel(L=2, mu=1, lam=1, theta=2, D=1).model
-    FoundingModel(L=2, mu=1, lam=1, theta=2, D=1)
     """
 
     def __init__(self, L, mu=None, lam=None, theta=None, D=None, *, gamma=None):

@@ -180,9 +180,6 @@ def characteristic_polynomial(
 
     Examples
     --------
-    >>> from symdelay.core.symbols import L
-    >>> characteristic_polynomial(L)
-    gamma**L*lam*theta + (gamma + r)**L*(mu + r)
     >>> characteristic_polynomial(2, mu=1, lam=1, theta=2, D="1/2")
     (r + 1)*(r + 4)**2 + 32
     """
