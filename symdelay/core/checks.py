@@ -87,9 +87,10 @@ def check_horizon(T, dt) -> tuple[float, float]:
     return T, dt
 
 
-def check_replications(replications, name: str = "replications") -> int:
-    """Number of independent replications (or another count ``name``): an integer >= 1."""
-    msg = f"{name} must be an integer >= 1, got {replications!r}"
+def check_replications(replications, name: str = "replications", least: int = 1) -> int:
+    """Number of independent replications (or another count ``name``, or a seed): an
+    integer ``>= least``, or its decimal text."""
+    msg = f"{name} must be an integer >= {least}, got {replications!r}"
     if isinstance(replications, bool):
         raise SymdelayInputError(msg)
     if isinstance(replications, str):
@@ -99,7 +100,7 @@ def check_replications(replications, name: str = "replications") -> int:
             raise SymdelayInputError(msg) from None
     if isinstance(replications, float) and replications.is_integer():
         replications = int(replications)
-    if not isinstance(replications, numbers.Integral) or replications < 1:
+    if not isinstance(replications, numbers.Integral) or replications < least:
         raise SymdelayInputError(msg)
     return int(replications)
 

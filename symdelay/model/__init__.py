@@ -20,17 +20,6 @@ _PUBLIC = {
     "model_from_dict": "symdelay.model.toml_loader",
 }
 
-__all__ = [
-    "DOMAINS",
-    "Equilibrium",
-    "Factor",
-    "Mode",
-    "Model",
-    "NoTable",
-    "TableOnDemand",
-    "Transition",
-    "load_toml",
-    "model_from_dict",
-]
+__all__ = sorted(_PUBLIC)
 
 __getattr__, __dir__ = exports(globals(), _PUBLIC)

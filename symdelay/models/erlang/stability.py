@@ -301,33 +301,23 @@ def specialised_stability(model, force=None, dps: int = 20) -> Stability:
     if all(v is not None for v in values.values()):
         if model.infinite:
             found = infinite_L_verdict(values, dps)
-            diff_stable = {"stable": True, "undecided": None}.get(found.verdict, False)
-            verdicts = ((True, 0, 0), (diff_stable, found.unstable, found.axis))[-len(factors) :]
+            counts, verdict, decided = (found.unstable, found.axis), found.verdict, found.decided_by
             axis = tuple(("difference", w, rad, m) for w, rad, m in found.axis_roots)
-            return Stability(
-                (),
-                diff_stable,
-                found.verdict,
-                factor_verdicts=verdicts,
-                axis_roots=axis,
-                decided_by=found.decided_by,
-                **common,
-            )
-        n = model.L
-        coeffs = difference_coefficients(
-            n, values["mu"], sp.Integer(n) / values["D"], values["lam"] * values["theta"]
-        )
-        prec = int(dps * 3.33) + 30
-        rhp, on_axis, axis = factor_counts(coeffs, 1, "difference", prec)
-        verdicts = ((True, 0, 0), (rhp == 0 and on_axis == 0, rhp, on_axis))[-len(factors) :]
-        verdict = counts_verdict(verdicts)
+        else:
+            n, lt = model.L, values["lam"] * values["theta"]
+            coeffs = difference_coefficients(n, values["mu"], sp.Integer(n) / values["D"], lt)
+            rhp, on_axis, axis = factor_counts(coeffs, 1, "difference", int(dps * 3.33) + 30)
+            counts, decided = (rhp, on_axis), EXACT_COUNTS
+            verdict = counts_verdict([(None, rhp, on_axis)])
+        stable = {"stable": True, "undecided": None}.get(verdict, False)
+        verdicts = ((True, 0, 0), (stable, *counts))[-len(factors) :]
         return Stability(
             (),
-            verdict == "stable",
+            stable,
             verdict,
             factor_verdicts=verdicts,
             axis_roots=axis,
-            decided_by=EXACT_COUNTS,
+            decided_by=decided,
             **common,
         )
     conds, known = _conditions_at(
