@@ -910,16 +910,10 @@ def _mark_axis_roots(roots, L, p, prec):
     if not touching:
         return roots, 0
     out = list(roots)
-    if L is None:
-        if not all(isinstance(v, Fraction) or v.is_Rational for v in p.values()):
-            raise CertificationError(
-                "a root meets the imaginary axis and a parameter is irrational"
-            )
-        zero = p["mu"] + p["lam"] * p["theta"] == 0
-        cands = [(flint.arb(0), 1)] if zero else []
-        scale = 1
-    elif all(abs(roots[i].value.imag) <= roots[i].radius for i in touching):
-        # only r = 0 is in question: P(0) = (mu + lam theta) gamma^L, exact at any L
+    if L is None and not all(isinstance(v, Fraction) or v.is_Rational for v in p.values()):
+        raise CertificationError("a root meets the imaginary axis and a parameter is irrational")
+    if L is None or all(abs(roots[i].value.imag) <= roots[i].radius for i in touching):
+        # only r = 0 is in question (finite L: P(0) = (mu + lam theta) gamma^L, exact at any L)
         zero = p["mu"] + p["lam"] * p["theta"] == 0
         cands = [(flint.arb(0), 1)] if zero else []
         scale = 1
