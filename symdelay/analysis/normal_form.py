@@ -107,6 +107,10 @@ class NormalForm(Result):
         d = self.dps
         from symdelay.core.latex import tex
 
+        def parts(z):
+            return {"re": format_number(mpmath.re(z), d), "im": format_number(mpmath.im(z), d)}
+
+        closed = {"l1": self.closed_l1, "amplitude_coefficient": self.closed_amplitude}
         return {
             "L": "inf" if self.L is INFINITE_L else self.L,
             "model": self.model_name,
@@ -119,30 +123,14 @@ class NormalForm(Result):
             "l1": format_number(self.l1, d),
             "l1_normalisation": "q_x = 1 (x = q1 - q2)",
             "l1_unit_norm": None if self.l1_unit is None else format_number(self.l1_unit, d),
-            "c1": {
-                "re": format_number(mpmath.re(self.c1), d),
-                "im": format_number(mpmath.im(self.c1), d),
-            },
-            "r_prime": {
-                "re": format_number(mpmath.re(self.r_prime), d),
-                "im": format_number(mpmath.im(self.r_prime), d),
-            },
+            "c1": parts(self.c1),
+            "r_prime": parts(self.r_prime),
             "criticality": self.criticality,
             "amplitude_coefficient": format_number(self.amplitude_coefficient, d),
             "omega_slope": format_number(self.omega_slope, d),
             "describing_function_coefficient": format_number(self.describing_coefficient, d),
-            "closed_form": {
-                "l1": None if self.closed_l1 is None else str(self.closed_l1),
-                "amplitude_coefficient": None
-                if self.closed_amplitude is None
-                else str(self.closed_amplitude),
-            },
-            "closed_form_latex": {
-                "l1": None if self.closed_l1 is None else tex(self.closed_l1),
-                "amplitude_coefficient": None
-                if self.closed_amplitude is None
-                else tex(self.closed_amplitude),
-            },
+            "closed_form": {k: None if v is None else str(v) for k, v in closed.items()},
+            "closed_form_latex": {k: None if v is None else tex(v) for k, v in closed.items()},
             "structural_reason": STRUCTURAL_REASON,
             "method": self.method,
             "checks": {

@@ -231,7 +231,6 @@ def specialised_charpoly(model, full: bool = False):
     from symdelay.analysis.charpoly import CharPoly, model_parameters, select
     from symdelay.core.latex import tex
 
-    o = model.options
     factors = founding_factors(model.L if not model.infinite else sp.oo, model_values(model))
     common = {
         "model_name": model.name,
@@ -244,7 +243,7 @@ def specialised_charpoly(model, full: bool = False):
             raise SymdelayInputError(
                 "--full needs a finite L: the limit L -> inf has no full polynomial"
             )
-        eq = factors[1].factor
+        eq = factors[-1].factor  # theta = 0: one factor, the two modes alike
         return CharPoly(None, tex(eq) + " = 0", factors, equation=eq, **common)
     if full:
         if not isinstance(model.L, int):
@@ -252,8 +251,6 @@ def specialised_charpoly(model, full: bool = False):
                 "the full polynomial needs a concrete L: give L as an integer >= 1"
             )
         verify_full_factorisation(model.L)  # the modes' product is det(rI - J): checked
-    params = {k: o[k] for k in ("mu", "lam", "theta", "D")}
-    _parameter_values(model.L, **params)  # the values, checked as before
     poly = select(factors, full)
     _refuse_huge_numbers(poly, model.L)
     return CharPoly(poly, tex(poly), factors, **common)
