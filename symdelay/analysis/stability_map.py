@@ -88,7 +88,7 @@ import flint
 import mpmath
 import numpy as np
 
-from symdelay.analysis.entry import declined, entry_doc, require_table, specialisation
+from symdelay.analysis.entry import entry_doc, require_table, specialised
 from symdelay.analysis.map_core import (
     MapCurve,
     StabilityMap,
@@ -441,15 +441,12 @@ def stability_map(
     """
     from symdelay.core.budget import check_budget
 
-    fast = specialisation(model, "stability_map", method)
-    if fast is not None:
-        result = fast(
-            model, x=x, y=y, fixed=fixed, dps=dps, cells=cells, seeds=seeds, force=force,
-            bautin=bautin,
-        )  # fmt: skip
-        if result is not None:
-            return result
-        declined(model, "stability_map", method)
+    result = specialised(
+        model, "stability_map", method, x=x, y=y, fixed=fixed, dps=dps, cells=cells,
+        seeds=seeds, force=force, bautin=bautin,
+    )  # fmt: skip
+    if result is not None:
+        return result
     dps = as_dps(dps)
     seeds = SEEDS if seeds is None else seeds
     for name, v, low in (("cells", cells, 2), ("seeds", seeds, 2)):

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symdelay.analysis.entry import declined, entry_doc, specialisation
+from symdelay.analysis.entry import declined, entry_doc, specialisation, specialised
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.checks import check_counts, check_replications
 from symdelay.core.errors import SymdelayInputError
@@ -295,12 +295,9 @@ def simulate(
         backend=backend, threads=threads, progress=progress, monitor=monitor, force=force,
         chunk_events=chunk_events,
     )  # fmt: skip
-    fast = specialisation(model, "simulate", method)
-    if fast is not None:
-        result = fast(model, **kw)
-        if result is not None:
-            return result
-        declined(model, "simulate", method)
+    result = specialised(model, "simulate", method, **kw)
+    if result is not None:
+        return result
     need_table(model, "simulation")
     return _generic_simulate(model, **kw)
 
