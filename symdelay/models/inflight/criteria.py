@@ -469,14 +469,9 @@ def optimize_weights(
     ----------
     L : int
         The number of Erlang phases, an integer ``>= 1``.
-    mu : number or str, default 1
-        The service rate (``> 0``).
-    lam : number or str, default 1
-        The arrival rate per queue (``> 0``).
-    theta : number or str, default 1
-        The routing sensitivity.
-    D : number or str, default 1
-        The mean delay (``> 0``).
+    mu, lam, theta, D : number or str, default 1
+        The service rate, the arrival rate per queue, the routing sensitivity and the mean
+        delay (the others ``> 0``).
     criterion : {"variance", "decay", "tolerance", "tolerance-linear"}, default "variance"
         What is optimised (:data:`CRITERIA`): the linear-noise variance of ``Q1 - Q2`` per
         ``eta`` (smaller is better), the decay rate ``-alpha`` (larger), the time ``T_eps``

@@ -333,14 +333,9 @@ def characteristic_roots(
     ----------
     L : int, str or float
         The number of Erlang phases, an integer ``>= 1``, or ``"inf"`` / ``math.inf``.
-    mu : number or str
-        The service rate (``> 0``), made exact.
-    lam : number or str
-        The arrival rate per queue (``> 0``).
-    theta : number or str
-        The routing sensitivity (real, non-zero).
-    D : number or str
-        The mean delay (``> 0``).
+    mu, lam, theta, D : number or str
+        The service rate, the arrival rate per queue, the routing sensitivity (real,
+        non-zero) and the mean delay (the others ``> 0``), each made exact.
     dps : int, default 50
         Significant digits (5..10000) of every root; each carries a proved error radius.
     rightmost : int, optional
