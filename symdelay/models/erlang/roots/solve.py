@@ -659,16 +659,19 @@ def _precise_roots(L, p, dps) -> _Solved:
     when a certificate fails."""
     from symdelay.core.budget import check_budget
 
+    def budget(work):
+        # L sectors, each a few dozen steps of a power at `work` digits (L = 1000 at 700
+        # digits: about 20 s), then L + 1 certificates
+        check_budget(
+            f"the {L + 1} roots at {work} digits", 2e-8 * L * work**1.6 * 40,
+            shrink="a smaller L, or rates nearer each other",
+        )  # fmt: skip
+
     gq = Fraction(*_pq(sp.Rational(L) / p["D"]))
     mu, lt = Fraction(*_pq(p["mu"])), Fraction(*_pq(p["lam"] * p["theta"]))
     a, c = (mu - gq) / gq, lt / gq
     work = _work(dps, L) + _digits_apart(mu, lt, gq, L)
-    # L sectors, each a few dozen steps of a power at `work` digits (L = 1000 at 700 digits:
-    # about 20 s), then L + 1 certificates
-    check_budget(
-        f"the {L + 1} roots at {work} digits", 2e-8 * L * work**1.6 * 40,
-        shrink="a smaller L, or rates nearer each other",
-    )  # fmt: skip
+    budget(work)
     while True:  # a root near the axis, far from 0, needs the digits of |r| / |Re r|
         prec = _bits(work)
         F, dF, _both = _arb_functions(p, L, prec)
@@ -701,10 +704,7 @@ def _precise_roots(L, p, dps) -> _Solved:
                     f"the roots could not be separated at {work} digits: {exc}"
                 ) from None
         work *= 2
-        check_budget(
-            f"the {L + 1} roots at {work} digits", 2e-8 * L * work**1.6 * 40,
-            shrink="a smaller L, or rates nearer each other",
-        )  # fmt: skip
+        budget(work)
     roots.sort(key=_sort_key)
     if count is None:
         count = sum(1 for z in roots if not z.on_axis and z.value.real > 0)
@@ -781,9 +781,7 @@ def _rescaled(solve, L, p, dps, *extra) -> _Solved:
             elif z.value.imag == 0:
                 v = mpmath.mpc(v.real, 0)
             radius = z.radius * g * (1 + ulp) + abs(v) * ulp
-            out.append(
-                CertifiedRoot(v, radius, z.branch, z.multiplicity, z.on_axis, z.is_real, DIFFERENCE)
-            )
+            out.append(replace(z, value=v, radius=radius, mode=DIFFERENCE))
     return res._replace(
         roots=out,
         notes=(*res.notes, f"solved in the time unit 1/gamma (gamma = {gq}), then scaled back"),
