@@ -513,17 +513,12 @@ def infinite_L_verdict(values: dict, dps: int = 20) -> InfiniteVerdict:
     ``[k < -mu] + 2 #{n >= 0 : D_n < D}``; ``D`` is compared with the ``D_n`` in Arb balls,
     with more bits until they separate (they are never equal: Lindemann again).
     """
-    from fractions import Fraction
-
     import flint
     import mpmath
 
-    def frac(v):
-        if isinstance(v, Fraction):
-            return v
-        return Fraction(int(v.p), int(v.q))
+    from symdelay.core.exact import exact_fraction
 
-    m, lm, th, d = (frac(values[k]) for k in ("mu", "lam", "theta", "D"))
+    m, lm, th, d = (exact_fraction(k, values[k]) for k in ("mu", "lam", "theta", "D"))
     k = lm * th
     base = 1 if k + m < 0 else 0
     if k + m == 0:

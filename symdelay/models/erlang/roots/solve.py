@@ -64,6 +64,7 @@ from symdelay.analysis.certify import (
 )
 from symdelay.analysis.rootset import CertifiedRoot, RootSet, order_key
 from symdelay.core.errors import CertificationError, SymdelayInputError
+from symdelay.core.exact import to_float as _float
 from symdelay.core.lazy import module as _lazy_module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter, is_infinite_L
@@ -152,14 +153,6 @@ def _dde_balls(z, mu, lam, theta, D):
 def _lambert_root(mu, lam, theta, D, k):
     """``r_k = -mu + W_k(-lam theta D e^{mu D}) / D`` (mpmath, the working precision)."""
     return -mu + mpmath.lambertw(-lam * theta * D * mpmath.exp(mu * D), k) / D
-
-
-def _float(x) -> float:
-    """``float(x)``, ``inf`` beyond the double range (a ``Fraction`` raises there)."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
 
 
 def _mpq(v) -> mpmath.mpf:
