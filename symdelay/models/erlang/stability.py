@@ -403,7 +403,7 @@ def _stability_conditions(n: int) -> dict:
     """The closed forms at ``L = n`` and the conditions on the model's domain (cached,
     keyed on the normalised ``n``)."""
     P = sp.expand(characteristic_polynomial(n))
-    res = routh_hurwitz(P, r, force=True)  # estimated by closed_forms
+    res = difference_routh(n)  # estimated by closed_forms
     under, removed = [], []
     for cond in res.conditions:
         poly = _in_k(cond.lhs)
