@@ -447,16 +447,12 @@ def difference_routh(n: int):
 
 
 # ------------------------------------------------------------------ L = oo (Hayes)
-def _kD():
-    return lam * theta
-
-
 @cache
 def infinite_L_conditions() -> tuple:
     """``r + mu + lam theta e^{-rD} = 0`` has every root in ``Re r < 0`` exactly when
     ``lam theta > -mu`` and (``lam theta <= mu`` or ``D`` below the critical delay) (Hayes,
     1950, for ``mu > 0``)."""
-    k = _kD()
+    k = lam * theta
     return (
         sp.StrictGreaterThan(k, -mu, evaluate=False),
         sp.Or(sp.LessThan(k, mu), sp.StrictLessThan(D, _critical_delay())),
@@ -464,7 +460,7 @@ def infinite_L_conditions() -> tuple:
 
 
 def _critical_delay():
-    k = _kD()
+    k = lam * theta
     return sp.acos(-mu / k) / sp.sqrt(k**2 - mu**2)
 
 
