@@ -18,6 +18,7 @@ _PUBLIC = {
     "Mode": "symdelay.model.modes",
     "load_toml": "symdelay.model.toml_loader",
     "model_from_dict": "symdelay.model.toml_loader",
+    "schema_path": "symdelay.model.toml_loader",
 }
 
 __all__ = sorted(_PUBLIC)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -24,13 +24,7 @@ def register(subparsers) -> None:
         metavar="NAME",
         help="the parameter varied (default D, the mean delay); left out of the model's options",
     )
-    p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
-    p.add_argument(
-        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
-    )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    door.add_model(p)
-    p.set_defaults(func=run)
+    add_common(p, run, dps="15", force=True)
 
 
 def run(args) -> int:
