@@ -32,11 +32,10 @@ import mpmath
 
 from symdelay.analysis.entry import (
     closed_forms,
-    declined,
     entry_doc,
     require_table,
     shown_parameters,
-    specialisation,
+    specialised,
 )
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps
@@ -389,12 +388,10 @@ def critical(
         at = list(at)
         if not at:
             raise SymdelayInputError(f"give at least one value of {over} (at=[...])")
-    fast = specialisation(model, "critical", method)
-    if fast is not None:
-        result = fast(model, param=param, over=over, at=at, dps=dps, float64=float64)
-        if result is not None:
-            return result
-        declined(model, "critical", method)
+    kw = {"param": param, "over": over, "at": at, "dps": dps, "float64": float64}
+    result = specialised(model, "critical", method, **kw)
+    if result is not None:
+        return result
     require_table(model, "critical")
     from symdelay.analysis.roots import check_analysis_cost
 

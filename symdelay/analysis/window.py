@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 import flint
 import mpmath
 
-from symdelay.analysis.entry import declined, entry_doc, specialisation
+from symdelay.analysis.entry import entry_doc, specialised
 from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
@@ -1005,12 +1005,9 @@ def window(
     >>> w.to_json()["intervals"]
     [['9.00000000000000', 'inf']]
     """
-    fast = specialisation(model, "window", method)
-    if fast is not None:
-        result = fast(model, vary, lo=lo, hi=hi, dps=dps, force=force)
-        if result is not None:
-            return _finish_window(result, model, vary, "specialised")
-        declined(model, "window", method)
+    result = specialised(model, "window", method, vary, lo=lo, hi=hi, dps=dps, force=force)
+    if result is not None:
+        return _finish_window(result, model, vary, "specialised")
     result = _window(model, vary, lo=lo, hi=hi, dps=dps, force=force)
     return _finish_window(result, model, vary, "generic")
 
@@ -1317,15 +1314,12 @@ def extremum(
     ('3.00000000000000', '4.00000000000000')
     """
     ranged = not (lo is None and hi is None and _is_zero(param_lo) and param_hi is None)
-    fast = specialisation(model, "extremum", method)
-    if fast is not None:
-        result = fast(
-            model, over, param=param, kind=kind, lo=lo, hi=hi, param_lo=param_lo,
-            param_hi=param_hi, dps=dps, force=force,
-        )  # fmt: skip
-        if result is not None:
-            return _finish_extremum(result, model, ranged, "specialised")
-        declined(model, "extremum", method)
+    result = specialised(
+        model, "extremum", method, over, param=param, kind=kind, lo=lo, hi=hi,
+        param_lo=param_lo, param_hi=param_hi, dps=dps, force=force,
+    )  # fmt: skip
+    if result is not None:
+        return _finish_extremum(result, model, ranged, "specialised")
     result = _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force)
     return _finish_extremum(result, model, ranged, "generic")
 
@@ -1564,12 +1558,10 @@ def worst_delay(
     >>> w.closed_form["D_star"], w.to_json()["theta_star"]
     (3/mu, '4.00000000000000')
     """
-    fast = specialisation(model, "worst_delay", method)
-    if fast is not None:
-        result = fast(model, over, param=param, lo=lo, hi=hi, dps=dps, force=force)
-        if result is not None:
-            return _finish_extremum(result, model, lo is not None or hi is not None, "specialised")
-        declined(model, "worst_delay", method)
+    kw = {"param": param, "lo": lo, "hi": hi, "dps": dps, "force": force}
+    result = specialised(model, "worst_delay", method, over, **kw)
+    if result is not None:
+        return _finish_extremum(result, model, lo is not None or hi is not None, "specialised")
     return extremum(
         model, over, param=param, kind="min", lo=lo, hi=hi, dps=dps, force=force, method=method
     )

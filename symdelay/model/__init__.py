@@ -21,18 +21,6 @@ _PUBLIC = {
     "schema_path": "symdelay.model.toml_loader",
 }
 
-__all__ = [
-    "DOMAINS",
-    "Equilibrium",
-    "Factor",
-    "Mode",
-    "Model",
-    "NoTable",
-    "TableOnDemand",
-    "Transition",
-    "load_toml",
-    "model_from_dict",
-    "schema_path",
-]
+__all__ = sorted(_PUBLIC)
 
 __getattr__, __dir__ = exports(globals(), _PUBLIC)

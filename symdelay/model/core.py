@@ -804,7 +804,8 @@ class TableOnDemand(Model):
     """A family's model object (checked options, fast paths) whose transition table is
     built on first use: an attribute the instance lacks (``states``, ``factors``, ...) comes
     from ``_table()``, copied in once. ``_OWN``: the object's own attribute names (never
-    looked up in the table); ``_no_table(name)``: why there is none, or None."""
+    looked up in the table); ``_no_table(name)``: why there is none, or None; ``options``:
+    the checked options, which build the object again (:meth:`with_values`)."""
 
     _OWN: ClassVar[tuple] = ()
 
@@ -813,6 +814,17 @@ class TableOnDemand(Model):
 
     def _no_table(self, name: str) -> str | None:
         return None
+
+    def with_values(self, **values) -> Model:
+        """The same model with more options given numbers (the family's model object while
+        only its own options are given; otherwise the transition table's)."""
+        if set(values) <= set(self.options):
+            return type(self)(**{**self.options, **values})
+        return Model.with_values(self, **values)
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{k}={v}" for k, v in self.options.items() if v is not None)
+        return f"{type(self).__name__}({given})"
 
     def __getattr__(self, name):
         # only attributes the instance lacks arrive here: the transition table's
