@@ -16,8 +16,8 @@ _PUBLIC = {
     "NoTable": "symdelay.model.core",
     "TableOnDemand": "symdelay.model.core",
     "Mode": "symdelay.model.modes",
-    "load_toml": "symdelay.model.toml_loader",
-    "model_from_dict": "symdelay.model.toml_loader",
+    "load_toml": "symdelay.model.core",
+    "model_from_dict": "symdelay.model.core",
     "schema_path": "symdelay.model.toml_loader",
 }
 

@@ -50,6 +50,8 @@ __all__ = [
     "DOMAINS",
     "Equilibrium",
     "Factor",
+    "load_toml",
+    "model_from_dict",
 ]
 
 #: Parameter domains a model may declare.
@@ -643,10 +645,15 @@ class Model(Specialisable, LatexDisplay):
             The model file (TOML).
         **values
             Numbers for parameters the file declares; the others stay symbolic.
-        """
-        from symdelay.model.toml_loader import load_toml
 
-        return load_toml(path, **values)
+        Returns
+        -------
+        Model
+            The model, checked at the door.
+        """
+        from symdelay.model.toml_loader import read_model_file
+
+        return cls(**read_model_file(path, values))
 
     def with_values(self, **values) -> Model:
         """The same model with more parameters given numbers."""
@@ -836,3 +843,34 @@ class TableOnDemand(Model):
         for k, v in self._table().__dict__.items():
             self.__dict__.setdefault(k, v)
         return object.__getattribute__(self, name)
+
+
+def load_toml(path, **values) -> Model:
+    """Read a model file (TOML: states, parameters, transitions, symmetry) into a
+    :class:`Model`.
+
+    The file is data: its formulas are parsed with the expression whitelist, never evaluated,
+    each held to the parser's caps on length and nesting; decimals in it are the exact
+    rationals they denote. See ``examples/models/`` and the tutorial "Your own model".
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file: a regular file of at most ``MAX_FILE_BYTES`` bytes of UTF-8 TOML.
+    **values
+        Numbers for parameters the file declares (``mu=1``, ``lam="0.5"``), made exact and
+        checked against their domains; the others stay symbolic.
+
+    Returns
+    -------
+    Model
+        The model, checked at the door (rates ``>= 0``, the symmetry a symmetry of the table).
+    """
+    return Model.from_toml(path, **values)
+
+
+def model_from_dict(data: dict, *, source: str = "model", values: dict | None = None) -> Model:
+    """Build a :class:`Model` from a model file's parsed TOML tables (a dict)."""
+    from symdelay.model.toml_loader import model_arguments
+
+    return Model(**model_arguments(data, source=source, values=values))
