@@ -71,13 +71,30 @@ from dataclasses import dataclass, field
 import flint
 import mpmath
 
+from symdelay.analysis.crossing import (
+    P_NAME,
+    S_NAME,
+    X_NAME,
+    _axis_resultant,
+    _between,
+    _breakpoints,
+    _components,  # noqa: F401 (read by the tests with the window's other pieces)
+    _crossings,
+    _exact_end,
+    _from_dict1,
+    _irreducibles,
+    _mp_ball,
+    _mp_q,
+    _mpoly_to_poly1,
+    _Poly2,
+)
 from symdelay.analysis.entry import declined, entry_doc, specialisation
-from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
-from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.analysis.polyroots import _fmpq, exact_counts
+from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps, as_parameter
-from symdelay.core.precision import GUARD, work_bits
+from symdelay.core.precision import GUARD
 from symdelay.core.result import Result
 from symdelay.core.symbols import r as R_SYMBOL
 
@@ -100,8 +117,6 @@ __all__ = [
 #: for an extremum) attempted without ``force=True``: measured on dense factors, degree 336
 #: takes 2 s, 540 takes 7 s, 744 takes 19 s (about cubic), so 1000 is about 45 s.
 MAX_ELIMINATION_DEGREE = 1000
-
-S_NAME, P_NAME, X_NAME = "s", "p", "x"
 
 
 # ============================================================================ results
@@ -513,61 +528,16 @@ def _factors(model, syms, reparams, force=False):
     return out
 
 
-class _Poly2:
-    """A factor ``F(r; p)`` (exact) as flint objects: coefficients in r (fmpq_poly in p),
-    and ``U, V`` in ``Q[s, p]`` with ``F(i w) = U(w^2) + i w V(w^2)``."""
-
-    CTX = flint.fmpq_mpoly_ctx.get((S_NAME, P_NAME), "lex")
-
-    def __init__(self, terms: dict, n: int):
-        # terms: {(k, j): fmpq} with k the power of r, j of p
-        self.n = n
-        self.den = None  # the cleared denominator, when it depends on p
-        coeffs = [dict() for _ in range(n + 1)]
-        u, v = {}, {}
-        for (k, j), c in terms.items():
-            coeffs[k][j] = c
-            sign = -1 if (k // 2) % 2 else 1
-            target = u if k % 2 == 0 else v
-            key = (k // 2, j)
-            target[key] = target.get(key, flint.fmpq(0)) + sign * c
-        self.coeffs = [_from_dict1(d) for d in coeffs]
-        self.U = self.CTX.from_dict({kk: vv for kk, vv in u.items() if vv != 0} or {(0, 0): 0})
-        self.V = self.CTX.from_dict({kk: vv for kk, vv in v.items() if vv != 0} or {(0, 0): 0})
-
-    def at(self, pq: flint.fmpq) -> list:
-        """Coefficients in r (highest first) at an exact ``p``."""
-        cs = [c(pq) for c in self.coeffs]
-        while len(cs) > 1 and cs[-1] == 0:
-            cs.pop()
-        return [sp.Rational(int(c.p), int(c.q)) for c in reversed(cs)]
-
-
-def _from_dict1(d: dict) -> flint.fmpq_poly:
-    if not d:
-        return flint.fmpq_poly([0])
-    deg = max(d)
-    return flint.fmpq_poly([d.get(j, flint.fmpq(0)) for j in range(deg + 1)])
-
-
-def _mpoly_to_poly1(m, var_index: int) -> flint.fmpq_poly:
-    d = {}
-    for exps, c in m.to_dict().items():
-        if any(e for i, e in enumerate(exps) if i != var_index):
-            raise VerificationError("an elimination left another variable behind")
-        d[exps[var_index]] = d.get(exps[var_index], flint.fmpq(0)) + flint.fmpq(c)
-    return _from_dict1(d)
-
-
-def _poly2(num: sp.Expr, p: sp.Symbol) -> _Poly2 | None:
-    """``F(r; p)`` as :class:`_Poly2` (None when free of p)."""
-    P = sp.Poly(num, R_SYMBOL, p)
+def _poly2(num: sp.Expr, *params) -> _Poly2 | None:
+    """``F(r; p)`` (or ``F(r; p, x)``) as :class:`~symdelay.analysis.crossing._Poly2` (None
+    when free of p)."""
+    P = sp.Poly(num, R_SYMBOL, *params)
     if not all(c.is_Rational for c in P.coeffs()):
         raise SymdelayInputError("the characteristic polynomial must have rational coefficients")
     terms = {m: _fmpq(c) for m, c in P.terms()}
-    if all(j == 0 for _, j in terms):
+    if all(m[1] == 0 for m in terms):
         return None
-    return _Poly2(terms, P.degree(R_SYMBOL))
+    return _Poly2(terms, P.degree(R_SYMBOL), (S_NAME, P_NAME, X_NAME)[: len(params) + 1])
 
 
 def estimate_cost(model, param: str) -> dict:
@@ -589,283 +559,27 @@ def estimate_cost(model, param: str) -> dict:
     return {"degree": sum(f["elimination"] for f in per), "factors": per}
 
 
-# ============================================================================ breakpoints
-def _exact_end(b: flint.arb, side: str) -> flint.fmpq:
-    e = b.upper() if side == "upper" else b.lower()
-    m, x = e.man_exp()
-    m, x = int(m), int(x)
-    return flint.fmpq(m * 2**x) if x >= 0 else flint.fmpq(m, 2 ** (-x))
-
-
-def _components(polys: list) -> list:
-    """Breakpoint polynomials in p, each ``(fmpq_poly, kind, factor index)``."""
-    comps = []
-    for idx, P in enumerate(polys):
-        if P is None:
-            continue
-        comps.append((P.coeffs[0], "r = 0", idx))
-        comps.append((P.coeffs[P.n], "degree drop", idx))
-        if P.den is not None:
-            comps.append((P.den, "singular", idx))
-        du, dv = P.U.degrees()[0], P.V.degrees()[0]
-        if P.V.is_zero() or P.U.is_zero():
-            raise SymdelayInputError(
-                "F(i w) is real or imaginary for every w: roots stay on the axis; no window"
-            )
-        if du > 0 and dv > 0:
-            res = P.U.resultant(P.V, S_NAME)
-            if res.is_zero():
-                raise SymdelayInputError(
-                    "Re F(i w) and Im F(i w) share a factor: roots stay on the imaginary axis "
-                    "over a range of the parameter; no isolated crossings"
-                )
-            comps.append((_mpoly_to_poly1(res, 1), "r = i omega", idx))
-        else:
-            fixed = P.U if du == 0 else P.V
-            comps.append((_mpoly_to_poly1(fixed, 1), "r = i omega", idx))
-    return comps
-
-
-def _irreducibles(comps):
-    """Distinct irreducible factors over Q of every component, each with its tags."""
-    found = {}
-    for poly, kind, idx in comps:
-        if poly.degree() < 1:
-            continue
-        _, facs = poly.factor()
-        for g, _e in facs:
-            g = g / g[g.degree()]  # monic: the key
-            key = str(g)
-            entry = found.setdefault(key, [g, set()])
-            entry[1].add((kind, idx))
-    return list(found.values())
-
-
-def _breakpoints(irr, lo: flint.fmpq | None, hi: flint.fmpq | None, dps: int):
-    """Sorted ``[(ball, tags, exact or None)]`` strictly inside (lo, hi), balls disjoint and
-    narrower than ``10^-(dps+2)`` relative (or exact rationals)."""
-    prec = work_bits(dps)
-    for _attempt in range(10):
-        pts, ok = [], True
-        for g, tags in irr:
-            exact_roots = []
-            if g.degree() == 1:
-                exact_roots = [-g[0] / g[1]]
-            if exact_roots:
-                x = exact_roots[0]
-                if (lo is None or x > lo) and (hi is None or x < hi):
-                    pts.append((flint.arb(x), tags, x))
-                continue
-            for b, _m in _real_roots(g, prec):
-                inside = (lo is None or b > lo) and (hi is None or b < hi)
-                outside = (lo is not None and b < lo) or (hi is not None and b > hi)
-                if outside:
-                    continue
-                if not inside:
-                    ok = False  # meets an end: more precision separates them (irrational)
-                    break
-                if b.rad() > abs(b.mid()) * flint.arb(10) ** (-dps - 2):
-                    ok = False
-                    break
-                pts.append((b, tags, None))
-            if not ok:
-                break
-        if ok:
-            pts.sort(key=lambda t: t[0].mid())
-            if all(not x[0].overlaps(y[0]) for x, y in itertools.pairwise(pts)):
-                return pts, prec
-        prec *= 2
-    raise CertificationError("breakpoints could not be separated: raise dps")
-
-
-def _between(a, b) -> flint.fmpq:
-    """A rational strictly between two breakpoints (None: an open infinite end)."""
-    if a is None and b is None:
-        return flint.fmpq(0)
-    if a is None:
-        x = b if isinstance(b, flint.fmpq) else _exact_end(b, "lower")
-        return x - 1 - abs(x)
-    if b is None:
-        x = a if isinstance(a, flint.fmpq) else _exact_end(a, "upper")
-        return x + 1 + abs(x)
-    xa = a if isinstance(a, flint.fmpq) else _exact_end(a, "upper")
-    xb = b if isinstance(b, flint.fmpq) else _exact_end(b, "lower")
-    if not xb > xa:
-        raise CertificationError("two breakpoints are not separated: raise dps")
-    return (xa + xb) / 2
-
-
-def _eval_ball(poly: flint.fmpq_poly, b: flint.arb) -> flint.arb:
-    acc = flint.arb(0)
-    for c in reversed(poly.coeffs()):
-        acc = acc * b + flint.arb(c)
-    return acc
-
-
-def _coeffs_s(m, b: flint.arb) -> list:
-    """``m(s, p)`` at the ball ``p = b``: arb coefficients in s (ascending)."""
-    by = {}
-    for (es, ep), c in m.to_dict().items():
-        by.setdefault(es, {})[ep] = flint.fmpq(c)
-    deg = max(by) if by else 0
-    return [_eval_ball(_from_dict1(by.get(k, {})), b) for k in range(deg + 1)]
-
-
-def _isolate_s(coeffs: list, prec: int):
-    """Roots of a polynomial with ball coefficients (ascending), refined as far as the
-    balls allow; None when Arb cannot isolate them (a multiple root, too wide balls)."""
-    while len(coeffs) > 1 and coeffs[-1].is_exact() and coeffs[-1] == 0:
-        coeffs.pop()
-    if len(coeffs) == 1:
-        return []
-    if coeffs[-1].contains(0):
-        return None
-    a = flint.acb_poly([flint.acb(x) for x in coeffs])
-    for bits in (prec - 40, prec // 2, prec // 4, None):
-        try:
-            if bits is None:
-                return a.roots(maxprec=4 * prec)
-            return a.roots(tol=flint.arb(2) ** (-bits), maxprec=4 * prec)
-        except ValueError:
-            continue
-    return None
-
-
-def _axis_at(P: _Poly2, b: flint.arb, prec: int):
-    """``(ws, bound)`` for the factor at the ball ``p = b``: the frequencies ``w > 0`` of
-    the roots that may be on the axis, and an upper bound on how many roots (with
-    multiplicity) are on it; ``bound`` None when Arb could not isolate them."""
-    with flint.ctx.workprec(prec):
-        c = [_eval_ball(q, b) for q in P.coeffs]
-        z0 = 0
-        while z0 < len(c) and c[z0].contains(0):
-            z0 += 1
-        if z0 == len(c):
-            return (), None
-        cu, cv = _coeffs_s(P.U, b), _coeffs_s(P.V, b)
-        # w > 0 on the axis: a common root s > 0 of U and V; isolate the roots of one part
-        # of positive degree and keep those where the other part can vanish
-        first, other = (cu, cv) if len(cu) > 1 else (cv, cu)
-        if len(first) == 1:
-            return (), z0
-        roots = _isolate_s(list(first), prec)
-        if roots is None:
-            return (), None
-        ws, count = [], 0
-        for z in roots:
-            if not z.imag.contains(0) or z.real < 0:
-                continue
-            sb = z.real
-            val = flint.arb(0)
-            for x in reversed(other):
-                val = val * sb + x
-            if not val.contains(0):
-                continue  # the other part does not vanish there: no axis root at this s
-            count += 2
-            if sb > 0:
-                ws.append(sb.sqrt())
-        return tuple(ws), z0 + count
-
-
-def _mp_ball(b: flint.arb) -> mpmath.mpf:
-    return mpmath.mpf(b.mid().str(mpmath.mp.dps + 5, radius=False))
-
-
 def _window_core(polys, mults, const_rhp, lo, hi, dps):
     """The window of ``p`` in (lo, hi) for exact factor polynomials (see module docstring).
 
-    ``polys``: :class:`_Poly2` (None for factors free of p, whose count ``const_rhp`` is
-    added); ``lo``/``hi``: fmpq or None (infinite). Returns (intervals, ends, counts, notes).
+    ``polys``: :class:`~symdelay.analysis.crossing._Poly2` (None for factors free of p, whose
+    count ``const_rhp`` is added); ``lo``/``hi``: fmpq or None (infinite). Returns
+    (intervals, ends, counts, notes).
     """
-    comps = _components(polys)
-    irr = _irreducibles(comps)
-    pts, prec = _breakpoints(irr, lo, hi, dps)
-
-    def count(pq):
-        n = const_rhp
-        for P, m in zip(polys, mults):
-            if P is not None:
-                n += m * exact_counts(P.at(pq)).rhp
-        return n
-
-    bounds = [lo, *[b for b, _, _ in pts], hi]
-    counts = [count(_between(a, b)) for a, b in itertools.pairwise(bounds)]
-    notes = []
-    ends = []
-    with mpmath.workdps(dps + GUARD):
-        for b, tags, exact in pts:
-            kinds = {k for k, _ in tags}
-            omegas, drop, per = [], False, {}
-            for kind, idx in sorted(tags):
-                if kind in ("degree drop", "singular"):
-                    drop = kind
-                    continue
-                if kind == "r = 0":
-                    omegas.append(mpmath.mpf(0))
-                if idx not in per:
-                    per[idx] = _axis_at(polys[idx], b, prec + 64)
-                if kind == "r = i omega":
-                    omegas.extend(_mp_ball(w) for w in per[idx][0])
-            nbs = [nb for _, nb in per.values()]
-            bound = (
-                None if any(nb is None for nb in nbs) else sum(mults[i] * per[i][1] for i in per)
-            )
-            omegas = sorted(set(omegas))
-            if drop:
-                kind = drop
-            elif bound is None and not omegas:
-                kind = "r = i omega (not isolated)"
-            elif omegas and "r = 0" in kinds and omegas[0] == 0:
-                kind = "r = 0" if len(omegas) == 1 else "r = 0, r = i omega"
-            elif omegas:
-                kind = "r = i omega"
-            else:
-                kind = "no axis root" if bound == 0 else "r = i omega (not isolated)"
-            lower = exact if exact is not None else _exact_end(b, "lower")
-            upper = exact if exact is not None else _exact_end(b, "upper")
-            value = mpmath.mpf(int(exact.p)) / int(exact.q) if exact is not None else _mp_ball(b)
-            ends.append(
-                (WindowEnd(value, _q_to_sp(lower), _q_to_sp(upper), tuple(omegas), kind), bound)
-            )
-    # machine check: the count changes only where a root can be on the axis
-    for i, (e, _bound) in enumerate(ends):
-        if counts[i] != counts[i + 1] and e.kind == "no axis root":
-            raise VerificationError(
-                f"the unstable count changes at {e.value} but no root is on the axis there"
-            )
+    counts, points = _crossings(polys, mults, const_rhp, lo, hi, dps)
+    ends = [
+        (WindowEnd(v, _q_to_sp(a), _q_to_sp(b), om, kind), bound)
+        for v, a, b, om, kind, bound in points
+    ]
 
     def end_of(v, side):
         if v is None:
             inf = mpmath.inf if side == "hi" else -mpmath.inf
             return WindowEnd(inf, None, None, (), "infinite")
         with mpmath.workdps(dps + GUARD):
-            return WindowEnd(mpmath.mpf(int(v.p)) / int(v.q), None, None, (), "domain end")
+            return WindowEnd(_mp_q(v), None, None, (), "domain end")
 
-    intervals = []
-    cur_lo, cur_counts = None, []
-    for i, n in enumerate(counts):
-        left = end_of(lo, "lo") if i == 0 else ends[i - 1][0]
-        right = end_of(hi, "hi") if i == len(counts) - 1 else ends[i][0]
-        if n == 0:
-            continue
-        if cur_counts and i > 0 and counts[i - 1] > 0:
-            e, bound = ends[i - 1]
-            # the breakpoint is unstable when fewer roots can be on the axis there than are
-            # unstable on one side: rhp(p_k) >= max(n_left, n_right) - (roots on the axis),
-            # since roots off the axis at p_k keep their side nearby; or none is on it
-            if e.kind not in ("degree drop", "singular") and (
-                e.kind == "no axis root" or (bound is not None and bound < max(counts[i - 1], n))
-            ):
-                if e.kind != "no axis root":
-                    cur_counts.append(n)
-                intervals[-1] = WindowInterval(cur_lo, right, tuple(cur_counts))
-                continue
-            notes.append(
-                f"{format_number(e.value, dps)}: a root is on the axis between two unstable "
-                "pieces; the point itself is not proved unstable and is left out"
-            )
-        cur_lo, cur_counts = left, [n]
-        intervals.append(WindowInterval(left, right, (n,)))
+    intervals, notes = _assemble(counts, ends, end_of(lo, "lo"), end_of(hi, "hi"), dps)
     # drop breakpoints where nothing happens (no root on the axis)
     kept, kept_counts = [], [counts[0]]
     for i, (e, _) in enumerate(ends):
@@ -874,6 +588,38 @@ def _window_core(polys, mults, const_rhp, lo, hi, dps):
         kept.append(e)
         kept_counts.append(counts[i + 1])
     return tuple(intervals), tuple(kept), tuple(kept_counts), notes
+
+
+def _assemble(counts, ends, lo_end, hi_end, dps):
+    """``(intervals, notes)``: the maximal open intervals of instability from the unstable
+    ``counts`` on the gaps between the ``ends`` (``(WindowEnd, bound)``, ``bound`` an upper
+    bound on the roots on the axis there, None if unknown). A breakpoint between two
+    unstable gaps is unstable when fewer roots can be on the axis there than are unstable on
+    one side (``rhp(p_k) >= max(n_left, n_right) - (roots on the axis)``, since roots off the
+    axis keep their side nearby), or when none is on it; otherwise it is left out (a note)."""
+    intervals, notes = [], []
+    for i, n in enumerate(counts):
+        if n == 0:
+            continue
+        left = lo_end if i == 0 else ends[i - 1][0]
+        right = hi_end if i == len(counts) - 1 else ends[i][0]
+        if intervals and counts[i - 1] > 0:
+            e, bound = ends[i - 1]
+            if e.kind == "no axis root" or (
+                e.kind not in ("degree drop", "singular")
+                and bound is not None
+                and bound < max(counts[i - 1], n)
+            ):
+                prev = intervals[-1]
+                more = () if e.kind == "no axis root" else (n,)
+                intervals[-1] = WindowInterval(prev.lo, right, (*prev.unstable_roots, *more))
+                continue
+            notes.append(
+                f"{format_number(e.value, dps)}: a root is on the axis between two unstable "
+                "pieces; the point itself is not proved unstable and is left out"
+            )
+        intervals.append(WindowInterval(left, right, (n,)))
+    return intervals, notes
 
 
 def _range(model, p, rp, lo, hi):
@@ -1091,26 +837,13 @@ def _window_quasi(model, param, lo, hi, dps):
 
         edges = [a] + [sp.Rational(mpmath.nstr(g[0], dps + 5)) for g in groups] + [b]
         counts = [count((x + y) / 2) for x, y in itertools.pairwise(edges)]
-        ends = [WindowEnd(g[0], None, None, tuple(sorted(g[1])), "r = i omega") for g in groups]
-        lo_end = WindowEnd(mpmath.mpf(int(a.p)) / int(a.q), None, None, (), "domain end")
+        ends = [
+            (WindowEnd(g[0], None, None, tuple(sorted(g[1])), "r = i omega"), 2 * len(g[1]))
+            for g in groups
+        ]
+        lo_end = WindowEnd(_mp_q(_fmpq(a)), None, None, (), "domain end")
         hi_end = WindowEnd(bmp, None, None, (), "domain end")
-    intervals, notes = [], []
-    for i, n in enumerate(counts):
-        left = lo_end if i == 0 else ends[i - 1]
-        right = hi_end if i == len(counts) - 1 else ends[i]
-        if n == 0:
-            continue
-        if intervals and counts[i - 1] > 0:
-            on_axis = 2 * len(groups[i - 1][1])
-            if on_axis < max(counts[i - 1], n):
-                prev = intervals[-1]
-                intervals[-1] = WindowInterval(prev.lo, right, (*prev.unstable_roots, n))
-                continue
-            notes.append(
-                f"{format_number(left.value, dps)}: roots on the axis between two unstable "
-                "pieces; the point itself is not proved unstable and is left out"
-            )
-        intervals.append(WindowInterval(left, right, (n,)))
+    intervals, notes = _assemble(counts, ends, lo_end, hi_end, dps)
     return Window(
         model.name,
         param,
@@ -1119,7 +852,7 @@ def _window_quasi(model, param, lo, hi, dps):
         a,
         b,
         tuple(intervals),
-        tuple(ends),
+        tuple(e for e, _ in ends),
         tuple(counts),
         "certified numerics (quasi-polynomial): frequency scan up to the bound beyond which "
         "no crossing with param <= hi exists, sign changes of Im(A conj B) proved by Arb, "
@@ -1131,37 +864,6 @@ def _window_quasi(model, param, lo, hi, dps):
 
 
 # ============================================================================ extremum
-class _Poly3:
-    """A factor ``F(r; p, x)``: ``U, V`` in ``Q[s, p, x]`` and ``F(0; p, x)``."""
-
-    CTX = flint.fmpq_mpoly_ctx.get((S_NAME, P_NAME, X_NAME), "lex")
-
-    def __init__(self, num: sp.Expr, p, x):
-        P = sp.Poly(num, R_SYMBOL, p, x)
-        if not all(c.is_Rational for c in P.coeffs()):
-            raise SymdelayInputError(
-                "the characteristic polynomial must have rational coefficients"
-            )
-        self.num = num
-        u, v, f0, lc = {}, {}, {}, {}
-        n = P.degree(R_SYMBOL)
-        for (k, j, i), c in P.terms():
-            c = _fmpq(c)
-            sign = -1 if (k // 2) % 2 else 1
-            target = u if k % 2 == 0 else v
-            key = (k // 2, j, i)
-            target[key] = target.get(key, flint.fmpq(0)) + sign * c
-            if k == 0:
-                f0[(0, j, i)] = c
-            if k == n:
-                lc[(0, j, i)] = c
-        mk = self.CTX.from_dict
-        self.U = mk({k: c for k, c in u.items() if c != 0} or {(0, 0, 0): 0})
-        self.V = mk({k: c for k, c in v.items() if c != 0} or {(0, 0, 0): 0})
-        self.F0 = mk(f0 or {(0, 0, 0): 0})
-        self.LC = mk(lc or {(0, 0, 0): 0})
-
-
 def _x_candidates(polys3, dps, force, over, p_ends=()):
     """Exact polynomials in x whose real roots are every place where p_c(x) can have an
     extremum or change branch (see the module docstring); ``p_ends``: the finite ends of
@@ -1170,13 +872,7 @@ def _x_candidates(polys3, dps, force, over, p_ends=()):
     for P in polys3:
         if not P.F0.is_zero():
             curves.append(P.F0)
-        du, dv = P.U.degrees()[0], P.V.degrees()[0]
-        res = P.U.resultant(P.V, S_NAME) if du > 0 and dv > 0 else (P.U if du == 0 else P.V)
-        if res.is_zero():
-            raise SymdelayInputError(
-                "Re F(i w) and Im F(i w) share a factor: no isolated crossings"
-            )
-        curves.append(res)
+        curves.append(_axis_resultant(P.U, P.V))
         if not P.LC.is_constant():
             curves.append(P.LC)
     # irreducible pieces in (p, x)
@@ -1338,7 +1034,7 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
     facs = _factors(model, (p, x), (rp, rx), force)
     depends = [(num, m) for num, _den, m, _mode in facs if num.has(p)]
     fixed = [(num, m) for num, _den, m, _mode in facs if not num.has(p)]
-    polys3 = [_Poly3(num, p, x) for num, _ in depends if num.has(p)]
+    polys3 = [_poly2(num, p, x) for num, _ in depends]
     xpolys = _x_candidates(polys3, dps, force, over, tuple(e for e in (pa, pb) if e is not None))
     irr = _irreducibles([(q, "x", 0) for q in xpolys])
     pts, _prec = _breakpoints(irr, xa, xb, dps + GUARD)
@@ -1482,10 +1178,6 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
             model.name, over, param, kind, values, dps, xv, lower, upper, pc, tuple(om),
             attained, tuple(table), (), method, tuple(notes),
         )  # fmt: skip
-
-
-def _mp_q(q: flint.fmpq) -> mpmath.mpf:
-    return mpmath.mpf(int(q.p)) / int(q.q)
 
 
 def cand_values(pts, i):

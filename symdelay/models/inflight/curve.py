@@ -57,17 +57,9 @@ from functools import cache
 import flint
 import mpmath
 
+from symdelay.analysis.crossing import _eval_ball, _exact_end, _split_parts
 from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
-from symdelay.analysis.window import (
-    Extremum,
-    Window,
-    WindowEnd,
-    WindowInterval,
-    _eval_ball,
-    _exact_end,
-    _is_zero,
-    _q_to_sp,
-)
+from symdelay.analysis.window import Extremum, Window, WindowEnd, WindowInterval, _is_zero, _q_to_sp
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter
@@ -87,17 +79,6 @@ __all__ = [
     "specialised_window",
     "specialised_extremum",
 ]
-
-
-def _split(p: flint.fmpq_poly) -> tuple[flint.fmpq_poly, flint.fmpq_poly]:
-    """``R, I`` with ``p(i w) = R(w^2) + i w I(w^2)``."""
-    re, im = [], []
-    for k, c in enumerate(p.coeffs()):
-        if k % 2 == 0:
-            re.append(c * (-1) ** (k // 2))
-        else:
-            im.append(c * (-1) ** ((k - 1) // 2))
-    return flint.fmpq_poly(re), flint.fmpq_poly(im)
 
 
 def _roots_positive(p: flint.fmpq_poly, prec: int) -> list[flint.arb]:
@@ -166,8 +147,8 @@ def _curve(L: int, mu: sp.Rational, D: sp.Rational, pattern: tuple) -> HopfCurve
         if e != 0:
             S += e * g ** (ell - 1) * rg ** (L - ell)
     W = rm * S
-    RA, IA = _split(A)
-    RW, IW = _split(W)
+    RA, IA = _split_parts(A.coeffs())  # A(i w) = R_A(w^2) + i w I_A(w^2)
+    RW, IW = _split_parts(W.coeffs())
     return HopfCurve(L, mu, D, pattern, g**L, A, W, IA, RA * IW - IA * RW, IW)
 
 
