@@ -924,15 +924,6 @@ def _lc_in_p(g):
     return g.context().from_dict(d)
 
 
-def _first_unstable(polys, mults, const, plo, phi, dps):
-    """(p_c, omegas): the lower end of the first unstable interval of p in (plo, phi)."""
-    intervals, _, _, _ = _window_core(polys, mults, const, plo, phi, dps)
-    if not intervals:
-        return mpmath.inf, ()
-    e = intervals[0].lo
-    return e.value, e.omega
-
-
 @entry_doc
 def extremum(
     model,
@@ -1032,157 +1023,130 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
     xa, xb = _range(model, x, rx, lo, hi)
     pa, pb = _range(model, p, rp, param_lo, param_hi)
     facs = _factors(model, (p, x), (rp, rx), force)
-    depends = [(num, m) for num, _den, m, _mode in facs if num.has(p)]
-    fixed = [(num, m) for num, _den, m, _mode in facs if not num.has(p)]
-    polys3 = [_poly2(num, p, x) for num, _ in depends]
+    polys3 = [_poly2(num, p, x) for num, _den, _m, _mode in facs if num.has(p)]
     xpolys = _x_candidates(polys3, dps, force, over, tuple(e for e in (pa, pb) if e is not None))
     irr = _irreducibles([(q, "x", 0) for q in xpolys])
     pts, _prec = _breakpoints(irr, xa, xb, dps + GUARD)
 
-    def rat(v):  # an exact rational at the ball's centre (within its radius)
-        if isinstance(v, flint.fmpq):
-            return v
-        lo_, hi_ = _exact_end(v, "lower"), _exact_end(v, "upper")
-        return (lo_ + hi_) / 2
-
-    def at(xq: flint.fmpq):
+    def at(xq: flint.fmpq):  # (p_c, omegas) at x = xq, by the exact window in p
         xs = sp.Rational(int(xq.p), int(xq.q))
-        polys, mults = [], []
-        const = 0
-        for num, m in fixed:
-            e = sp.expand(num.subs(x, xs))
-            coeffs = [sp.Rational(c) for c in sp.Poly(e, R_SYMBOL).all_coeffs()]
-            if len(coeffs) > 1:
-                const += m * exact_counts(coeffs).rhp
-        for num, m in depends:
-            P = _poly2(sp.expand(num.subs(x, xs)), p)
-            if P is None:
-                e = sp.expand(num.subs(x, xs))
-                coeffs = [sp.Rational(c) for c in sp.Poly(e, R_SYMBOL).all_coeffs()]
-                const += m * exact_counts(coeffs).rhp
-                continue
-            polys.append(P)
-            mults.append(m)
-        return _first_unstable(polys, mults, const, pa, pb, dps)
+        one = sp.Integer(1)
+        at_x = [(sp.expand(num.subs(x, xs)), one, m, mode) for num, _den, m, mode in facs]
+        intervals, _, _, _ = _window_core(*_prepared(at_x, p), pa, pb, dps)
+        return (intervals[0].lo.value, intervals[0].lo.omega) if intervals else (mpmath.inf, ())
 
-    notes = []
-    if rx is not None:
-        notes.append(rx.note())
-    if rp is not None:
-        notes.append(rp.note())
-    values = {}  # the model's options: set by the entry
+    def bracket(ball, exact):
+        if exact is not None:
+            return _q_to_sp(exact), _q_to_sp(exact)
+        return _q_to_sp(_exact_end(ball, "lower")), _q_to_sp(_exact_end(ball, "upper"))
+
+    notes = [rp_.note() for rp_ in (rx, rp) if rp_ is not None]
     with mpmath.workdps(dps + GUARD):
-        cand = []  # (x value, xq rational, p_c, omegas, ball or None, kind)
+        cand = []  # (x value, xq rational, p_c, omegas, bracket, kind)
         for ball, _tags, exact in pts:
-            xq = exact if exact is not None else rat(ball)
+            # at an exact rational within the ball's radius of its centre
+            xq = exact
+            if exact is None:
+                xq = (_exact_end(ball, "lower") + _exact_end(ball, "upper")) / 2
             pc, om = at(xq)
-            xv = mpmath.mpf(int(xq.p)) / int(xq.q) if exact is not None else _mp_ball(ball)
-            cand.append((xv, xq, pc, om, ball, "candidate"))
+            cand.append((_point_value(ball, exact), xq, pc, om, bracket(ball, exact), "candidate"))
         # one point in every gap (and beyond an open end)
         bounds = [xa, *[b for b, _, _ in pts], xb]
         gaps = []
         for a_, b_ in itertools.pairwise(bounds):
             xq = _between(a_, b_)
-            pc, om = at(xq)
-            gaps.append((mpmath.mpf(int(xq.p)) / int(xq.q), xq, pc, om))
+            gaps.append((_mp_q(xq), xq, *at(xq)))
         # a finite end of the range is a candidate too, unless it is the excluded 0 of a
         # positive parameter (D = 0, mu = 0: not a model)
         x_positive = rx is not None or model.domains[x] == "positive"
         for e, name in ((xa, "lo"), (xb, "hi")):
-            if e is None or (e == 0 and x_positive):
-                continue
-            pc, om = at(e)
-            cand.append((mpmath.mpf(int(e.p)) / int(e.q), e, pc, om, None, name))
-        table = sorted(
-            [(c[0], c[2]) for c in cand] + [(g[0], g[2]) for g in gaps], key=lambda t: t[0]
-        )
-        method = (
-            "exact candidates in x (Res_p of the crossing curves with their derivatives, "
-            "their leading coefficients, pairwise Res_p; flint + Arb), p_c by the exact "
-            "window at each and in every gap between them"
+            if e is not None and not (e == 0 and x_positive):
+                cand.append((_mp_q(e), e, *at(e), (_q_to_sp(e), _q_to_sp(e)), name))
+        table = sorted([(c[0], c[2]) for c in cand] + [(g[0], g[2]) for g in gaps], key=_first)
+        ends = (
+            _mp_q(xa) if xa is not None else -mpmath.inf,
+            _mp_q(xb) if xb is not None else mpmath.inf,
         )
         if kind == "stable":
-            stable_set, x_star = [], None
-            for i, g in enumerate(gaps):
-                if g[2] == mpmath.inf:
-                    left = (
-                        _mp_q(xa)
-                        if i == 0 and xa is not None
-                        else (-mpmath.inf if i == 0 else cand_values(pts, i - 1))
-                    )
-                    right = (
-                        (_mp_q(xb) if xb is not None else mpmath.inf)
-                        if i == len(gaps) - 1
-                        else cand_values(pts, i)
-                    )
-                    if stable_set and stable_set[-1][1] == left:
-                        stable_set[-1] = (stable_set[-1][0], right)
-                    else:
-                        stable_set.append((left, right))
-            lower = upper = None
-            if stable_set:
-                x_star = stable_set[0][0]
-                first = next(i for i, g in enumerate(gaps) if g[2] == mpmath.inf)
-                if first > 0:
-                    ball, _, exact = pts[first - 1]
-                    lower = _q_to_sp(exact if exact is not None else _exact_end(ball, "lower"))
-                    upper = _q_to_sp(exact if exact is not None else _exact_end(ball, "upper"))
-            return Extremum(
-                model.name, over, param, kind, values, dps, x_star, lower, upper,
-                mpmath.inf if x_star is not None else None, (), x_star is not None,
-                tuple(table), tuple(stable_set), method, tuple(notes),
-            )  # fmt: skip
-        sign = 1 if kind == "min" else -1
-        allv = [(c[2], 0, c) for c in cand] + [(g[2], 1, g) for g in gaps]
-        if not any(v != mpmath.inf for v, _, _ in allv):
-            return Extremum(
-                model.name, over, param, kind, values, dps, None, None, None, mpmath.inf, (),
-                False, tuple(table), (), method,
-                (*notes, f"stable for every {param} in range at every {over} examined"),
-            )  # fmt: skip
-        best = min(allv, key=lambda t: sign * t[0] if t[0] != mpmath.inf else mpmath.inf)
-        attained = True
-        bv, isgap, entry = best
-        if isgap:
-            # a gap value beats every candidate: p_c is monotone on the gap, so the extreme
-            # is at an open end of the range (not attained)
-            i = gaps.index(entry)
-            if 0 < i < len(gaps) - 1:
-                raise VerificationError(
-                    f"{param}_c inside a gap beats both candidates around it: it is not "
-                    "monotone between candidates (a missed candidate)"
-                )
-            attained = False
-            x_star = -mpmath.inf if i == 0 else mpmath.inf
-            if i == 0 and xa is not None:
-                x_star = _mp_q(xa)
-            if i == len(gaps) - 1 and xb is not None:
-                x_star = _mp_q(xb)
-            notes.append(
-                f"the {kind} is approached at the end of the range of {over} and not attained "
-                f"there; {param}_c at the sample {mpmath.nstr(entry[0], 8)} is "
-                f"{mpmath.nstr(entry[2], 8)}"
-            )
-            return Extremum(
-                model.name, over, param, kind, values, dps, x_star, None, None, bv, (), False,
-                tuple(table), (), method, tuple(notes),
-            )  # fmt: skip
-        xv, xq, pc, om, ball, ckind = entry
-        lower = upper = None
-        if ball is not None:
-            lower = _q_to_sp(_exact_end(ball, "lower"))
-            upper = _q_to_sp(_exact_end(ball, "upper"))
-        if ckind in ("lo", "hi"):
-            lower = upper = _q_to_sp(xq)
-        return Extremum(
-            model.name, over, param, kind, values, dps, xv, lower, upper, pc, tuple(om),
-            attained, tuple(table), (), method, tuple(notes),
-        )  # fmt: skip
+            cuts = [_point_value(ball, exact) for ball, _, exact in pts]
+            found = _stable(gaps, pts, ends, cuts, bracket)
+        else:
+            found = _best(kind, over, param, cand, gaps, ends)
+    x_star, (lower, upper), crit, omega, attained, stable_set, note = found
+    if note is not None:
+        notes.append(note)
+    return Extremum(
+        model.name, over, param, kind, {}, dps, x_star, lower, upper, crit, omega, attained,
+        tuple(table), tuple(stable_set), EXTREMUM_ALGORITHM, tuple(notes),
+    )  # fmt: skip
 
 
-def cand_values(pts, i):
-    ball, _, exact = pts[i]
+EXTREMUM_ALGORITHM = (
+    "exact candidates in x (Res_p of the crossing curves with their derivatives, "
+    "their leading coefficients, pairwise Res_p; flint + Arb), p_c by the exact "
+    "window at each and in every gap between them"
+)
+
+
+def _first(t):
+    return t[0]
+
+
+def _point_value(ball, exact):
     return _mp_q(exact) if exact is not None else _mp_ball(ball)
+
+
+def _stable(gaps, pts, ends, cuts, bracket):
+    """The stable set (gaps where no param destabilises, joined) and its smallest x."""
+    stable_set = []
+    for i, g in enumerate(gaps):
+        if g[2] == mpmath.inf:
+            left = ends[0] if i == 0 else cuts[i - 1]
+            right = ends[1] if i == len(gaps) - 1 else cuts[i]
+            if stable_set and stable_set[-1][1] == left:
+                stable_set[-1] = (stable_set[-1][0], right)
+            else:
+                stable_set.append((left, right))
+    if not stable_set:
+        return None, (None, None), None, (), False, (), None
+    first = next(i for i, g in enumerate(gaps) if g[2] == mpmath.inf)
+    where = (None, None)
+    if first > 0:
+        ball, _tags, exact = pts[first - 1]
+        where = bracket(ball, exact)
+    return stable_set[0][0], where, mpmath.inf, (), True, stable_set, None
+
+
+def _best(kind, over, param, cand, gaps, ends):
+    """The least (``kind="min"``) or greatest critical value among the candidates and the
+    gaps; one in a gap is approached at an open end of the range, not attained."""
+    sign = 1 if kind == "min" else -1
+    allv = [(c[2], 0, c) for c in cand] + [(g[2], 1, g) for g in gaps]
+    if not any(v != mpmath.inf for v, _, _ in allv):
+        note = f"stable for every {param} in range at every {over} examined"
+        return None, (None, None), mpmath.inf, (), False, (), note
+    bv, isgap, entry = min(allv, key=lambda t: sign * t[0] if t[0] != mpmath.inf else mpmath.inf)
+    if not isgap:
+        xv, _xq, pc, om, where, _ckind = entry
+        return xv, where, pc, tuple(om), True, (), None
+    # a gap value beats every candidate: p_c is monotone on the gap, so the extreme is at an
+    # open end of the range (not attained)
+    i = gaps.index(entry)
+    if 0 < i < len(gaps) - 1:
+        raise VerificationError(
+            f"{param}_c inside a gap beats both candidates around it: it is not "
+            "monotone between candidates (a missed candidate)"
+        )
+    x_star = -mpmath.inf if i == 0 else mpmath.inf
+    if i == 0 and ends[0] != -mpmath.inf:
+        x_star = ends[0]
+    if i == len(gaps) - 1 and ends[1] != mpmath.inf:
+        x_star = ends[1]
+    note = (
+        f"the {kind} is approached at the end of the range of {over} and not attained there; "
+        f"{param}_c at the sample {mpmath.nstr(entry[0], 8)} is {mpmath.nstr(entry[2], 8)}"
+    )
+    return x_star, (None, None), bv, (), False, (), note
 
 
 # ====================================================================== special cases
