@@ -553,7 +553,7 @@ def _swept_build(model, param: str, over: str, first):
         eq = model.equilibrium
     except SymdelayInputError:
         return None
-    closed = eq.method.startswith(("sympy.solve", "exact linear elimination"))
+    closed = eq.method.startswith(("sympy.solve", "exact linear elimination", "closed form"))
     if not (eq.exact and closed and "equal routing" not in eq.method):
         return None
     import flint

@@ -290,7 +290,9 @@ class Extremum(Result):
 
     The record (one key set for every model and path): ``L`` and ``parameters`` (the
     model's options), ``x_star`` and ``<over>_star``, ``critical`` and ``<param>_star``,
-    ``omega``, ``attained``, ``stable_set``, ``closed_form`` and ``method``
+    ``omega``, ``attained``, ``stable_set``, ``closed_form`` (``{"<over>_star",
+    "<param>_star"}`` for a minimum or maximum, the one expression of ``<over>_star`` for
+    ``"stable"``: kappa*'s ``"closed_form"`` is a string or null) and ``method``
     (``{"path", "algorithm", "notes"}``, the one key that may differ between the paths).
     """
 
@@ -332,6 +334,8 @@ class Extremum(Result):
         forms = None
         if self.closed_form is not None:
             forms = {k: _form_text(v) for k, v in self.closed_form.items()}
+            if self.kind == "stable":  # one value (critical is inf there): its expression
+                forms = forms.get(f"{self.over}_star")
         return {
             "model": self.model_name,
             "over": self.over,

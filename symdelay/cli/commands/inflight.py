@@ -268,7 +268,7 @@ def _run_kappa_star(args) -> int:
         emit(f"L = {record['L']}: no weight keeps the equilibrium stable for every theta")
         return 0
     text = f"L = {record['L']}, mu = {args.mu}, D = {args.D}: kappa* = {record['kappa_star']}"
-    closed = (record["closed_form"] or {}).get("kappa_star")
+    closed = record["closed_form"]
     if closed:
         text += f"  (closed form: {closed})"
     emit(text)

@@ -40,7 +40,7 @@ so ``kappa(w) < 1/2`` with ``sup = 1/2`` approached where ``a(w) -> oo``:
 ``kappa*_oo = 1/2`` for every ``mu D`` (:func:`kappa_star_limit` checks the identity).
 
 >>> ks = kappa_star(2, mu=1, D=1, dps=15)
->>> ks.to_json()["kappa_star"], ks.to_json()["closed_form"]["kappa_star"]
+>>> ks.to_json()["kappa_star"], ks.to_json()["closed_form"]
 ('0.0716424552066950', 'gamma**2/(sqrt(2)*sqrt(gamma)*sqrt(2*gamma + mu) + gamma + mu)**2')
 >>> w = unstable_theta(2, kappa=sp.Rational(1, 20), mu=1, lam=1, D=1, dps=6).to_json()
 >>> w["intervals"], [e["lo"]["omega"] for e in w["ends"]]
