@@ -168,26 +168,11 @@ class CriticalCurve(Result):
             )
         return self.points[0]
 
-    @property
-    def critical(self):
-        """The critical value of a one-point curve."""
-        return self._only().critical
-
-    @property
-    def omega(self):
-        return self._only().omega
-
-    @property
-    def mode(self):
-        return self._only().mode
-
-    @property
-    def per_factor(self):
-        return self._only().per_factor
-
-    @property
-    def note(self):
-        return self._only().note
+    def __getattr__(self, name):
+        # only names the curve lacks arrive here: a one-point curve reads as its point
+        if name in ("critical", "omega", "mode", "per_factor", "note"):
+            return getattr(self._only(), name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     # ------------------------------------------------------------ records
     @property

@@ -59,7 +59,7 @@ import mpmath
 
 from symdelay.analysis.crossing import _eval_ball, _exact_end, _split_parts
 from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
-from symdelay.analysis.window import Extremum, Window, WindowEnd, WindowInterval, _is_zero, _q_to_sp
+from symdelay.analysis.window import Extremum, Window, WindowEnd, _assemble, _is_zero, _q_to_sp
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter
@@ -154,13 +154,7 @@ def _curve(L: int, mu: sp.Rational, D: sp.Rational, pattern: tuple) -> HopfCurve
 
 def hopf_curve(L, mu, D, pattern="all") -> HopfCurve:
     """The exact crossing curve (inputs checked and made rational)."""
-    L = as_L(L, allow_symbol=False)
-    mu = as_parameter("mu", mu)
-    D = as_parameter("D", D)
-    for name, v in (("mu", mu), ("D", D)):
-        if not v.is_Rational:
-            raise SymdelayInputError(f"{name} must be a number")
-    return _curve(int(L), sp.Rational(mu), sp.Rational(D), observation_pattern(pattern, int(L)))
+    return _curve(*_checked(L, mu, D, pattern))
 
 
 # ------------------------------------------------------------------------- kappa star
@@ -257,12 +251,7 @@ def _image(cv: HopfCurve, prec: int):
         for lo, hi in _admissible_intervals(cv, prec):
             vals = []  # (value as arb or inf, t or None, attained)
             for end, at_zero in ((lo, True), (hi, False)):
-                if end is None and not at_zero:
-                    v = _kappa_limit(cv, None, False, prec)
-                elif end is None:
-                    v = _kappa_limit(cv, None, True, prec)
-                else:
-                    v = _kappa_limit(cv, end, False, prec)
+                v = _kappa_limit(cv, end, at_zero, prec)
                 if v == "pole":  # C = 0 at the end: kappa -> +-inf, sign from inside
                     tm = _between(lo, hi)
                     inside = cv.kappa_of(tm)
@@ -601,40 +590,6 @@ def kappa_star_limit(mu=1, D=1, dps: int = 30, *, name=None) -> Extremum:
 
 
 # ---------------------------------------------------------------------- unstable theta
-def _theta_window(name, dps, pieces, crossings, counts) -> Window:
-    """The unstable theta as the one :class:`~symdelay.analysis.window.Window` (in
-    ``theta`` from 0). ``pieces``: the open intervals ``(i, j)`` of instability as indices
-    into the gaps between ``crossings`` (the gap ``i`` is ``(crossings[i-1],
-    crossings[i])``); ``crossings``: ``(value, lower, upper, omega)`` at every ``theta``
-    where a root is on the axis, with the exact unstable-root counts between consecutive
-    crossings (``counts[i]`` on gap ``i``)."""
-    ends = tuple(WindowEnd(v, lo, hi, (w,), "r = i omega") for v, lo, hi, w in crossings)
-    zero = WindowEnd(mpmath.mpf(0), None, None, (), "domain end")
-    infinite = WindowEnd(mpmath.inf, None, None, (), "infinite")
-    ivs = tuple(
-        WindowInterval(
-            ends[i - 1] if i > 0 else zero,
-            ends[j] if j < len(ends) else infinite,
-            tuple(counts[i : j + 1]),
-        )
-        for i, j in pieces
-    )
-    return Window(
-        name,
-        "theta",
-        {},  # the model's options: set by the entry
-        dps,
-        sp.Integer(0),
-        sp.oo,
-        ivs,
-        ends,
-        tuple(counts),
-        "exact crossing curve; exact right-half-plane counts between crossings",
-        True,
-        (),
-    )
-
-
 def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> Window:
     """The exact set of ``theta >= 0`` at which the equilibrium of the ``inflight`` model is
     unstable, for weights ``kappa * pattern`` (``kappa = 0``: the founding model, a half-line
@@ -736,17 +691,23 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
     for lo, hi in itertools.pairwise(bounds):
         th = _between(lo, hi)
         counts.append(cv.unstable_count(th * _fmpq(lam_v), kq))
-    pieces = []  # maximal runs of gaps with unstable roots
-    for i, n in enumerate(counts):
-        if n == 0:
-            continue
-        if pieces and pieces[-1][1] == i - 1:
-            pieces[-1] = (pieces[-1][0], i)
-        else:
-            pieces.append((i, i))
     with mpmath.workdps(dps + GUARD), flint.ctx.workprec(prec):
-        cr = [
-            (_mp(b), _q_to_sp(_exact_end(b, "lower")), _q_to_sp(_exact_end(b, "upper")), _mp(w))
+        # the unstable theta as the one Window, from 0: one pair of roots on the axis at each
+        # crossing (its bound in the assembly of the intervals)
+        ends = [
+            (WindowEnd(_mp(b), *_bracket(b), (_mp(w),), "r = i omega"), 2)
             for b, w in zip(balls, omegas, strict=True)
         ]
-    return _theta_window(name, dps, tuple(pieces), tuple(cr), tuple(counts))
+    zero = WindowEnd(mpmath.mpf(0), None, None, (), "domain end")
+    infinite = WindowEnd(mpmath.inf, None, None, (), "infinite")
+    intervals, notes = _assemble(counts, ends, zero, infinite, dps)
+    how = "exact crossing curve; exact right-half-plane counts between crossings"
+    crossings = tuple(e for e, _ in ends)
+    return Window(
+        name, "theta", {}, dps, sp.Integer(0), sp.oo, tuple(intervals), crossings, tuple(counts),
+        how, True, tuple(notes),
+    )  # fmt: skip
+
+
+def _bracket(b):
+    return _q_to_sp(_exact_end(b, "lower")), _q_to_sp(_exact_end(b, "upper"))

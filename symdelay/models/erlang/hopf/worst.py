@@ -159,61 +159,40 @@ def _closed(name, L, mu, lam, dps):
     with mpmath.workdps(dps + GUARD):
         mm, lmm = _to_mpf(m), _to_mpf(lm)
         if Lv is INFINITE_L:
-            return _founding_extremum(
-                name,
-                Lv,
-                m,
-                lm,
-                dps,
-                mpmath.inf,
-                mm / lmm,
-                mpmath.mpf(0),
-                False,
+            found = (mpmath.inf, mm / lmm, mpmath.mpf(0), False)
+            why = (
                 "L = inf: theta_c(D) decreases strictly in D; the infimum mu/lam is approached "
-                "as D -> inf (omega -> 0) and not attained",
+                "as D -> inf (omega -> 0) and not attained"
             )
-        if not hopf_conditions(Lv).crosses:
-            return _founding_extremum(
-                name,
-                Lv,
-                m,
-                lm,
-                dps,
-                None,
-                mpmath.inf,
-                None,
-                False,
-                f"L = {Lv}: the Hopf phase never reaches pi, stable for every theta >= 0 and D > 0",
+        elif not hopf_conditions(Lv).crosses:
+            found = (None, mpmath.inf, None, False)
+            why = (
+                f"L = {Lv}: the Hopf phase never reaches pi, stable for every theta >= 0 and D > 0"
             )
-        p = hopf_parametrisation(Lv)
-        S = sp.lambdify(alpha, p.stationarity.xreplace(_P), "mpmath")
-        lo, hi = (mpmath.mpf(sp.N(v, dps + GUARD)) for v in p.interval)
-        eps = (hi - lo) * mpmath.mpf(10) ** (-8)
-        a_num = mpmath.findroot(S, (lo + eps, hi - eps), solver="anderson")
-        g_f = sp.lambdify((alpha, _P[_MU]), p.gamma_of_alpha.xreplace(_P), "mpmath")
-        k_f = sp.lambdify((alpha, _P[_MU]), p.lam_theta_of_alpha.xreplace(_P), "mpmath")
-        D_num = Lv / g_f(a_num, mm)
-        th_num = k_f(a_num, mm) / lmm
-        w_num = g_f(a_num, mm) * mpmath.tan(a_num)
-        a_star, D_cf, th_cf, _ = worst_delay_closed_form(Lv)
-        subs = {_MU: m, _LAM: lm}
-        for num, cf in ((D_num, D_cf), (th_num, th_cf)):
-            exact = mpmath.mpf(str(sp.N(cf.subs(subs), dps + GUARD)))
-            if abs(num - exact) > abs(exact) * mpmath.mpf(10) ** (-(dps + 2)):
-                raise VerificationError("numeric worst delay disagrees with the closed form")
-        return _founding_extremum(
-            name,
-            Lv,
-            m,
-            lm,
-            dps,
-            D_num,
-            th_num,
-            w_num,
-            True,
-            f"L = {Lv}: d log(lam theta_c)/d alpha = L sin((L+1) alpha)/(cos alpha cos L alpha) "
-            f"vanishes once on the branch, at alpha = {a_star} (gamma = mu): a global minimum",
-        )
+        else:
+            p = hopf_parametrisation(Lv)
+            S = sp.lambdify(alpha, p.stationarity.xreplace(_P), "mpmath")
+            lo, hi = (mpmath.mpf(sp.N(v, dps + GUARD)) for v in p.interval)
+            eps = (hi - lo) * mpmath.mpf(10) ** (-8)
+            a_num = mpmath.findroot(S, (lo + eps, hi - eps), solver="anderson")
+            g_f = sp.lambdify((alpha, _P[_MU]), p.gamma_of_alpha.xreplace(_P), "mpmath")
+            k_f = sp.lambdify((alpha, _P[_MU]), p.lam_theta_of_alpha.xreplace(_P), "mpmath")
+            D_num = Lv / g_f(a_num, mm)
+            th_num = k_f(a_num, mm) / lmm
+            w_num = g_f(a_num, mm) * mpmath.tan(a_num)
+            a_star, D_cf, th_cf, _ = worst_delay_closed_form(Lv)
+            subs = {_MU: m, _LAM: lm}
+            for num, cf in ((D_num, D_cf), (th_num, th_cf)):
+                exact = mpmath.mpf(str(sp.N(cf.subs(subs), dps + GUARD)))
+                if abs(num - exact) > abs(exact) * mpmath.mpf(10) ** (-(dps + 2)):
+                    raise VerificationError("numeric worst delay disagrees with the closed form")
+            found = (D_num, th_num, w_num, True)
+            why = (
+                f"L = {Lv}: d log(lam theta_c)/d alpha = L sin((L+1) alpha)/(cos alpha cos L "
+                f"alpha) vanishes once on the branch, at alpha = {a_star} (gamma = mu): a global "
+                "minimum"
+            )
+        return _founding_extremum(name, Lv, m, lm, dps, *found, why)
 
 
 @dataclass(frozen=True)
