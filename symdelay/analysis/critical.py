@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import decimal
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import mpmath
 
@@ -385,8 +385,7 @@ def critical(
 
     if at is None:
         check_analysis_cost(model)
-        p = _critical_point(model, param, dps)
-        points = (CriticalPoint(None, *_fields(p), param=param, over=over),)
+        points = (replace(_critical_point(model, param, dps), param=param, over=over),)
         return critical_record(
             model, param, over, points, dps, "generic", _factors_shown(model, param)
         )
@@ -399,14 +398,9 @@ def critical(
             m = _vary(model, over, v)
             check_analysis_cost(m)
             p = _critical_point(m, param, dps)
-        at_v = _value(over, v)
-        pts.append(CriticalPoint(at_v, *_fields(p), point_label(v), param, over))
+        pts.append(replace(p, at=_value(over, v), label=point_label(v), param=param, over=over))
     factors = swept.factors if swept is not None else _factors_shown(model, param)
     return critical_record(model, param, over, pts, dps, "generic", factors)
-
-
-def _fields(p: CriticalPoint) -> tuple:
-    return p.critical, p.omega, p.mode, p.per_factor, p.note
 
 
 def _value(over: str, v):
@@ -990,8 +984,7 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> CriticalCu
     was searched; no change found means ``inf`` *within the searched range*, not a proof
     beyond it. (:func:`critical` takes this branch by itself.)
     """
-    p = _point_by_verdicts(model, param, search)
-    point = CriticalPoint(None, *_fields(p), param=param)
+    point = replace(_point_by_verdicts(model, param, search), param=param)
     return critical_record(model, param, "D", (point,), 15, "generic", ())
 
 

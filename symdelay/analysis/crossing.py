@@ -43,7 +43,7 @@ import mpmath
 import numpy as np
 
 from symdelay.analysis.certify import count_zeros, mpc_from_acb_mid, to_arb
-from symdelay.analysis.polyroots import _fmpz_primitive, _real_roots, exact_counts
+from symdelay.analysis.polyroots import _fmpq, _fmpz_primitive, _real_roots, exact_counts
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
@@ -520,16 +520,6 @@ def _crossings(polys, mults, const_rhp, lo, hi, dps):
                 f"the unstable count changes at {pt[0]} but no root is on the axis there"
             )
     return counts, points
-
-
-def _fmpq(c) -> flint.fmpq:
-    """An exact rational (fmpq, int, SymPy Rational or its text) as an fmpq."""
-    if isinstance(c, flint.fmpq):
-        return c
-    if isinstance(c, (int, flint.fmpz)):
-        return flint.fmpq(c)
-    c = sp.Rational(c)
-    return flint.fmpq(int(c.p), int(c.q))
 
 
 def _rational(c: flint.fmpq):

@@ -119,6 +119,11 @@ def _kind(coeffs) -> str:
 
 
 def _fmpq(c) -> flint.fmpq:
+    """An exact rational (fmpq, int, SymPy Rational or its text) as an fmpq."""
+    if isinstance(c, flint.fmpq):
+        return c
+    if isinstance(c, (int, flint.fmpz)):
+        return flint.fmpq(c)
     c = sp.Rational(c)
     return flint.fmpq(int(c.p), int(c.q))
 

@@ -9,7 +9,7 @@ from symdelay.cli import door
 from symdelay.cli.commands._common import emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "add_common", "head_and_how", "text_lines"]
 
 
 def register(subparsers) -> None:
@@ -42,6 +42,12 @@ def register(subparsers) -> None:
         kind="number|inf",
         help="upper end of the range searched (default: domain)",
     )
+    add_common(p, run)
+
+
+def add_common(p, run) -> None:
+    """The options of window and worst-delay after their own: --force, --dps, --json, the
+    model's."""
     p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
     p.add_argument(
         "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
@@ -95,8 +101,14 @@ def text_lines(record: dict, vary: str) -> list[str]:
     else:
         parts = [f"({a}, {b})" for a, b in record["intervals"]]
         body = f"unstable for {vary} in " + " U ".join(parts)
+    head, how = head_and_how(record)
+    return [f"{head}: {body}", *how]
+
+
+def head_and_how(record: dict) -> tuple[str, list[str]]:
+    """The model with its options shown, and the lines saying how the path found it."""
     shown = ", ".join(f"{k} = {v}" for k, v in record["parameters"].items())
     method = record["method"]
-    lines = [f"{record['model']}" + (f" ({shown})" if shown else "") + f": {body}"]
-    lines.append(f"method: {method['path']}: {method['algorithm']}")
-    return lines + [f"note: {n}" for n in method["notes"]]
+    how = [f"method: {method['path']}: {method['algorithm']}"]
+    how += [f"note: {n}" for n in method["notes"]]
+    return f"{record['model']}" + (f" ({shown})" if shown else ""), how

@@ -28,35 +28,6 @@ from symdelay.models.erlang.hopf.derivation import (
 )
 
 
-def _founding_extremum(name, L, m, lm, dps, D_star, theta_star, omega_star, attained, why):
-    """The worst delay as the one :class:`~symdelay.analysis.window.Extremum` (over ``D``,
-    of ``theta``; the family's closed forms are attached by the entry). ``attained`` is
-    False when the infimum is approached only as D -> oo (L = oo) or when no theta
-    destabilises (L = 1: ``critical`` inf, ``x_star`` None). An attained D* is ``L/mu``,
-    exact: its bracket is the point itself."""
-    lower = upper = None
-    if attained and printable(L / m):
-        lower = upper = sp.Rational(L) / m
-    return Extremum(
-        name,
-        "D",
-        "theta",
-        "min",
-        {},  # the model's options: set by the entry
-        dps,
-        D_star,
-        lower,
-        upper,
-        theta_star,
-        () if omega_star is None else (omega_star,),
-        attained,
-        (),
-        (),
-        "closed form: the founding model's Hopf parametrisation (sin((L+1) alpha) = 0)",
-        (why,),
-    )
-
-
 def worst_delay_closed_forms(model) -> dict:
     """The founding family's closed forms of the worst delay (its ``CLOSED_FORMS`` entry,
     attached by both paths of :func:`symdelay.analysis.window.worst_delay`): ``D_star``
@@ -192,7 +163,18 @@ def _closed(name, L, mu, lam, dps):
                 f"alpha) vanishes once on the branch, at alpha = {a_star} (gamma = mu): a global "
                 "minimum"
             )
-        return _founding_extremum(name, Lv, m, lm, dps, *found, why)
+    # the worst delay as the one Extremum (over D, of theta; the family's closed forms are
+    # attached by the entry): not attained when the infimum is only approached as D -> oo
+    # (L = oo) or when no theta destabilises (L = 1: critical inf, x_star None); an attained
+    # D* is L/mu, exact: its bracket is the point itself
+    D_star, theta_star, omega_star, attained = found
+    lower = upper = sp.Rational(Lv) / m if attained and printable(Lv / m) else None
+    omega = () if omega_star is None else (omega_star,)
+    how = "closed form: the founding model's Hopf parametrisation (sin((L+1) alpha) = 0)"
+    return Extremum(
+        name, "D", "theta", "min", {}, dps, D_star, lower, upper, theta_star, omega, attained,
+        (), (), how, (why,),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
