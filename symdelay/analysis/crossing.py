@@ -166,6 +166,11 @@ def _mpf(b: flint.arb) -> mpmath.mpf:
     return mpc_from_acb_mid(flint.acb(b)).real
 
 
+def _tight(balls, dps: int) -> bool:
+    """Every ball is 0 or narrower than ``10^-(dps+2)`` relative: its digits are known."""
+    return all(b.is_zero() or b.rad() <= abs(b.mid()) * flint.arb(10) ** (-dps - 2) for b in balls)
+
+
 def _polynomial(F, var, param, dps, eps):
     try:
         P = sp.Poly(F, var, param)
@@ -345,11 +350,8 @@ def _breakpoints(irr, lo: flint.fmpq | None, hi: flint.fmpq | None, dps: int):
                 outside = (lo is not None and b < lo) or (hi is not None and b > hi)
                 if outside:
                     continue
-                if not inside:
-                    ok = False  # meets an end: more precision separates them (irrational)
-                    break
-                if b.rad() > abs(b.mid()) * flint.arb(10) ** (-dps - 2):
-                    ok = False
+                if not inside or not _tight([b], dps):
+                    ok = False  # meets an end or too wide: more precision separates them
                     break
                 pts.append((b, tags, None))
             if not ok:
@@ -597,13 +599,7 @@ def critical_linear(
             prec *= 2
             continue
         cands, simple, pruned = got
-        tight = all(
-            b.rad() <= abs(b.mid()) * flint.arb(10) ** (-dps - 2)
-            for pb, wb in cands
-            for b in (pb, wb)
-            if not b.is_zero()
-        )
-        if not tight:
+        if not _tight([b for c in cands for b in c], dps):
             prec *= 2
             continue
         cands.sort(key=lambda c: float(c[0].mid()))

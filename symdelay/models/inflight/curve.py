@@ -57,7 +57,8 @@ from functools import cache
 import flint
 import mpmath
 
-from symdelay.analysis.crossing import _eval_ball, _exact_end, _split_parts
+from symdelay.analysis.crossing import _between as _between_ends
+from symdelay.analysis.crossing import _eval_ball, _exact_end, _split_parts, _tight
 from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
 from symdelay.analysis.window import Extremum, Window, WindowEnd, _assemble, _is_zero, _q_to_sp
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
@@ -87,13 +88,7 @@ def _roots_positive(p: flint.fmpq_poly, prec: int) -> list[flint.arb]:
 
 def _between(lo: flint.arb | None, hi: flint.arb | None) -> flint.fmpq:
     """A rational strictly between two disjoint balls (``None``: 0 resp. +infinity)."""
-    a = flint.fmpq(0) if lo is None else _exact_end(lo, "upper")
-    if hi is None:
-        return a * 2 + 1
-    b = _exact_end(hi, "lower")
-    if not b > a:
-        raise CertificationError("two crossing values are not separated: raise dps")
-    return (a + b) / 2
+    return _between_ends(flint.fmpq(0) if lo is None else lo, hi)
 
 
 @dataclass(frozen=True)
@@ -353,11 +348,7 @@ def _kappa_star_exact(cv: HopfCurve, dps: int):
             prec *= 2
             continue
         # every extreme must be known to dps digits (relative), else raise the precision
-        if all(
-            not isinstance(v, flint.arb) or v.rad() <= abs(v.mid()) * flint.arb(10) ** (-dps - 2)
-            for lo_hi in pieces
-            for v, _, _ in lo_hi
-        ):
+        if _tight([v for lo_hi in pieces for v, _, _ in lo_hi if isinstance(v, flint.arb)], dps):
             break
         prec *= 2
     else:
@@ -676,9 +667,8 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
                     raise CertificationError("crossing at theta ~ 0: raise dps")
             crossings.sort(key=lambda c: c[0].mid())
             balls = [c[0] for c in crossings]
-            ok = all(not x.overlaps(y) for x, y in itertools.pairwise(balls)) and all(
-                b.rad() < abs(b.mid()) * flint.arb(10) ** (-dps - 2) for b in balls
-            )
+            ok = _tight(balls, dps)
+            ok = ok and all(not x.overlaps(y) for x, y in itertools.pairwise(balls))
             if ok:
                 omegas = [tb.sqrt() for _, tb in crossings]
         if ok:
