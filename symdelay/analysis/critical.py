@@ -25,6 +25,7 @@ both paths from the family, :func:`symdelay.analysis.entry.closed_forms`).
 from __future__ import annotations
 
 import decimal
+from collections import namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -562,8 +563,7 @@ def _swept_build(model, param: str, over: str, first):
         # and the coefficient of param, B(r; gamma), factored too: with both, each D point is
         # solved from the roots of the factors alone (critical_factored)
         slope = _factor_rows({(k, e): c for (k, j, e), c in terms.items() if j == 1}, as_poly)
-        f = _FactorInfo(mode, mult)
-        prepared.append((f, [as_poly(d) for d in A], [as_poly(d) for d in B], base, slope))
+        prepared.append((mode, mult, [as_poly(d) for d in A], [as_poly(d) for d in B], base, slope))
 
     def point(value, dps):
         from symdelay.analysis.crossing import critical_linear, critical_parameter
@@ -575,9 +575,9 @@ def _swept_build(model, param: str, over: str, first):
             return _critical_point(_vary(model, over, value), param, dps)
         gv = flint.fmpq(int(L * D.q), int(D.p))
         per = []
-        for f, Ac, Bc, base, slope in prepared:
+        for mode, mult, Ac, Bc, base, slope in prepared:
             expr = _LazyLinear(Ac, Bc, p, gv)
-            fac = Factor(expr, f.multiplicity, f.mode)
+            fac = Factor(expr, mult, mode)
             cp = critical_factored(
                 _at(base, gv), _at(slope, gv), r, p, dps=dps, upto=UPTO, expression=expr
             )
@@ -598,12 +598,8 @@ def _swept_build(model, param: str, over: str, first):
     return _Swept(point, tuple(shown))
 
 
-@dataclass(frozen=True)
-class _Swept:
-    """A model prepared for a sweep: ``point(value, dps)`` and its ``factors`` (printed)."""
-
-    point: object
-    factors: tuple
+#: A model prepared for a sweep: ``point(value, dps)`` and its ``factors`` (printed).
+_Swept = namedtuple("_Swept", "point factors")
 
 
 def _poly_text(terms, names) -> str:
@@ -618,12 +614,6 @@ def _poly_text(terms, names) -> str:
 #: The swept path lists the crossings up to this multiple of the first (the rest need not be
 #: isolated: see :func:`symdelay.analysis.crossing.critical_linear`, ``upto``)
 UPTO = 2
-
-
-@dataclass(frozen=True)
-class _FactorInfo:
-    mode: str
-    multiplicity: int
 
 
 def _factor_rows(terms, as_poly):

@@ -524,8 +524,9 @@ def _crossings(polys, mults, const_rhp, lo, hi, dps):
     return counts, points
 
 
-def _rational(c: flint.fmpq):
-    return sp.Rational(int(c.p), int(c.q))
+def _rational(c: flint.fmpq | None):
+    """An fmpq as a SymPy rational (None stays None)."""
+    return None if c is None else sp.Rational(int(c.p), int(c.q))
 
 
 def _split_parts(coeffs):

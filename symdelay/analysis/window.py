@@ -87,6 +87,7 @@ from symdelay.analysis.crossing import (
     _mp_q,
     _mpoly_to_poly1,
     _Poly2,
+    _rational,
 )
 from symdelay.analysis.entry import declined, entry_doc, specialisation
 from symdelay.analysis.polyroots import _fmpq, exact_counts
@@ -120,13 +121,6 @@ MAX_ELIMINATION_DEGREE = 1000
 
 
 # ============================================================================ results
-def _q_to_sp(q) -> sp.Rational | None:
-    if q is None:
-        return None
-    q = flint.fmpq(q)
-    return sp.Rational(int(q.p), int(q.q))
-
-
 def _decimal(x, dps):
     return format_number(x, dps)
 
@@ -572,7 +566,7 @@ def _window_core(polys, mults, const_rhp, lo, hi, dps):
     """
     counts, points = _crossings(polys, mults, const_rhp, lo, hi, dps)
     ends = [
-        (WindowEnd(v, _q_to_sp(a), _q_to_sp(b), om, kind), bound)
+        (WindowEnd(v, _rational(a), _rational(b), om, kind), bound)
         for v, a, b, om, kind, bound in points
     ]
 
@@ -770,8 +764,8 @@ def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool =
         param,
         {},  # the model's options: set by the entry
         dps,
-        sp.oo * -1 if a is None else _q_to_sp(a),
-        sp.oo if b is None else _q_to_sp(b),
+        sp.oo * -1 if a is None else _rational(a),
+        sp.oo if b is None else _rational(b),
         intervals,
         ends,
         counts,
@@ -1041,8 +1035,8 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
 
     def bracket(ball, exact):
         if exact is not None:
-            return _q_to_sp(exact), _q_to_sp(exact)
-        return _q_to_sp(_exact_end(ball, "lower")), _q_to_sp(_exact_end(ball, "upper"))
+            return _rational(exact), _rational(exact)
+        return _rational(_exact_end(ball, "lower")), _rational(_exact_end(ball, "upper"))
 
     notes = [rp_.note() for rp_ in (rx, rp) if rp_ is not None]
     with mpmath.workdps(dps + GUARD):
@@ -1065,7 +1059,7 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
         x_positive = rx is not None or model.domains[x] == "positive"
         for e, name in ((xa, "lo"), (xb, "hi")):
             if e is not None and not (e == 0 and x_positive):
-                cand.append((_mp_q(e), e, *at(e), (_q_to_sp(e), _q_to_sp(e)), name))
+                cand.append((_mp_q(e), e, *at(e), (_rational(e), _rational(e)), name))
         table = sorted([(c[0], c[2]) for c in cand] + [(g[0], g[2]) for g in gaps], key=_first)
         ends = (
             _mp_q(xa) if xa is not None else -mpmath.inf,

@@ -58,9 +58,9 @@ import flint
 import mpmath
 
 from symdelay.analysis.crossing import _between as _between_ends
-from symdelay.analysis.crossing import _eval_ball, _exact_end, _split_parts, _tight
+from symdelay.analysis.crossing import _eval_ball, _exact_end, _rational, _split_parts, _tight
 from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
-from symdelay.analysis.window import Extremum, Window, WindowEnd, _assemble, _is_zero, _q_to_sp
+from symdelay.analysis.window import Extremum, Window, WindowEnd, _assemble, _is_zero
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter
@@ -700,4 +700,4 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
 
 
 def _bracket(b):
-    return _q_to_sp(_exact_end(b, "lower")), _q_to_sp(_exact_end(b, "upper"))
+    return _rational(_exact_end(b, "lower")), _rational(_exact_end(b, "upper"))
