@@ -844,11 +844,11 @@ def _isolate_positive(hz, bits, wp, bound=None, wanted=None):
 
 def _p_at(RA, IA, RB, IB, sb):
     """``p = -R_A/R_B = -I_A/I_B`` at the root ball ``sb`` of ``h`` (None: undecided here)."""
-    rb, ib = _arb_poly(RB, sb), _arb_poly(IB, sb)
+    rb, ib = flint.arb_poly(RB)(sb), flint.arb_poly(IB)(sb)
     if not rb.contains(0):
-        pb = -_arb_poly(RA, sb) / rb
+        pb = -flint.arb_poly(RA)(sb) / rb
     elif not ib.contains(0):
-        pb = -_arb_poly(IA, sb) / ib
+        pb = -flint.arb_poly(IA)(sb) / ib
     else:
         return None  # R_B = I_B = 0 here, or too few bits: raise precision
     return None if pb.contains(0) else pb
@@ -956,23 +956,14 @@ def _transversal(A, B, cands, baseline):
     Aq = flint.fmpq_poly([_fmpq(c) for c in A])
     Bq = flint.fmpq_poly([_fmpq(c) for c in B])
     z = flint.acb(0, wb)
-    Fr = _acb_poly(Aq.derivative(), z) + pb * _acb_poly(Bq.derivative(), z)
+    Fr = flint.acb_poly(Aq.derivative())(z) + pb * flint.acb_poly(Bq.derivative())(z)
     if Fr.contains(0):
         return None
-    d = -(_acb_poly(Bq, z) / Fr).real
+    d = -(flint.acb_poly(Bq)(z) / Fr).real
     if d.contains(0):
         return None
     step = (2 if not wb.is_zero() else 1) * (1 if d > 0 else -1)
     return 0, baseline, baseline + step
-
-
-def _acb_poly(p: flint.fmpq_poly, z: flint.acb) -> flint.acb:
-    """``p(z)`` in Arb at the working precision (coefficients rounded to balls, in flint)."""
-    return flint.acb_poly(p)(z)
-
-
-def _arb_poly(p: flint.fmpq_poly, x: flint.arb) -> flint.arb:
-    return flint.arb_poly(p)(x)
 
 
 def _decide(F, var, param, dps, eps, found, count, method, checks):

@@ -121,10 +121,6 @@ MAX_ELIMINATION_DEGREE = 1000
 
 
 # ============================================================================ results
-def _decimal(x, dps):
-    return format_number(x, dps)
-
-
 @dataclass(frozen=True)
 class WindowEnd:
     """One end of an interval (or one breakpoint).
@@ -147,8 +143,8 @@ class WindowEnd:
 
     def to_json(self, dps: int) -> dict:
         return {
-            "value": _decimal(self.value, dps),
-            "omega": [_decimal(w, dps) for w in self.omega],
+            "value": format_number(self.value, dps),
+            "omega": [format_number(w, dps) for w in self.omega],
             "kind": self.kind,
         }
 
@@ -221,7 +217,8 @@ class Window(Result):
             "dps": d,
             "range": [_range_text(self.range_lo, d), _range_text(self.range_hi, d)],
             "intervals": [
-                [_decimal(iv.lo.value, d), _decimal(iv.hi.value, d)] for iv in self.intervals
+                [format_number(iv.lo.value, d), format_number(iv.hi.value, d)]
+                for iv in self.intervals
             ],
             "ends": [iv.to_json(d) for iv in self.intervals],
             "certified": self.certified,
@@ -323,8 +320,8 @@ class Extremum(Result):
 
     def record(self) -> dict:
         d = self.dps
-        x = None if self.x_star is None else _decimal(self.x_star, d)
-        crit = None if self.critical is None else _decimal(self.critical, d)
+        x = None if self.x_star is None else format_number(self.x_star, d)
+        crit = None if self.critical is None else format_number(self.critical, d)
         forms = None
         if self.closed_form is not None:
             forms = {k: _form_text(v) for k, v in self.closed_form.items()}
@@ -342,9 +339,9 @@ class Extremum(Result):
             f"{self.over}_star": x,
             "critical": crit,
             f"{self.param}_star": crit,
-            "omega": [_decimal(w, d) for w in self.omega],
+            "omega": [format_number(w, d) for w in self.omega],
             "attained": self.attained,
-            "stable_set": [[_decimal(a, d), _decimal(b, d)] for a, b in self.stable_set],
+            "stable_set": [[format_number(a, d), format_number(b, d)] for a, b in self.stable_set],
             "closed_form": forms,
             "method": _method(self.method, self.algorithm, self.notes),
         }

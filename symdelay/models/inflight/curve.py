@@ -691,12 +691,9 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
     zero = WindowEnd(mpmath.mpf(0), None, None, (), "domain end")
     infinite = WindowEnd(mpmath.inf, None, None, (), "infinite")
     intervals, notes = _assemble(counts, ends, zero, infinite, dps)
+    found = (tuple(intervals), tuple(e for e, _ in ends), tuple(counts))
     how = "exact crossing curve; exact right-half-plane counts between crossings"
-    crossings = tuple(e for e, _ in ends)
-    return Window(
-        name, "theta", {}, dps, sp.Integer(0), sp.oo, tuple(intervals), crossings, tuple(counts),
-        how, True, tuple(notes),
-    )  # fmt: skip
+    return Window(name, "theta", {}, dps, sp.Integer(0), sp.oo, *found, how, True, tuple(notes))
 
 
 def _bracket(b):

@@ -170,11 +170,9 @@ def _closed(name, L, mu, lam, dps):
     D_star, theta_star, omega_star, attained = found
     lower = upper = sp.Rational(Lv) / m if attained and printable(Lv / m) else None
     omega = () if omega_star is None else (omega_star,)
+    point = (D_star, lower, upper, theta_star, omega, attained)
     how = "closed form: the founding model's Hopf parametrisation (sin((L+1) alpha) = 0)"
-    return Extremum(
-        name, "D", "theta", "min", {}, dps, D_star, lower, upper, theta_star, omega, attained,
-        (), (), how, (why,),
-    )  # fmt: skip
+    return Extremum(name, "D", "theta", "min", {}, dps, *point, (), (), how, (why,))
 
 
 @dataclass(frozen=True)
