@@ -432,9 +432,8 @@ def _vary(model, over: str, value):
     from symdelay.model.core import _symbol
 
     options = family_options(model)
-    if isinstance(options, dict) and over in options:  # a family model carrying its options
-        return model.with_values(**{over: value})
-    if _symbol(over) in model.domains:  # a parameter of the model
+    # a family model carrying its options, or a parameter of the model
+    if (isinstance(options, dict) and over in options) or _symbol(over) in model.domains:
         return model.with_values(**{over: value})
     rebuild = vars(model).get("rebuild")
     if rebuild is not None:  # built by a family (symdelay.models.build_model, the door)

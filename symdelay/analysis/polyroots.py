@@ -38,7 +38,7 @@ Method.
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import flint
 import mpmath
@@ -167,14 +167,13 @@ def _real_roots(p: flint.fmpq_poly, prec: int):
 
 
 # ------------------------------------------------------------------------ exact counts
+@dataclass
 class ExactCounts:
     """Exact root counts of a real rational polynomial: ``rhp``, ``axis``, ``lhp``."""
 
-    def __init__(self, rhp: int, axis: int, lhp: int):
-        self.rhp, self.axis, self.lhp = rhp, axis, lhp
-
-    def __repr__(self):
-        return f"ExactCounts(rhp={self.rhp}, axis={self.axis}, lhp={self.lhp})"
+    rhp: int
+    axis: int
+    lhp: int
 
 
 def _sign_at_inf(p: flint.fmpq_poly, plus: bool) -> int:

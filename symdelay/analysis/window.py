@@ -756,21 +756,13 @@ def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool =
     intervals, ends, counts, notes = _window_core(polys, mults, const, a, b, dps)
     if rp is not None:
         notes.insert(0, rp.note())
-    return Window(
-        model.name,
-        param,
-        {},  # the model's options: set by the entry
-        dps,
-        sp.oo * -1 if a is None else _rational(a),
-        sp.oo if b is None else _rational(b),
-        intervals,
-        ends,
-        counts,
+    how = (
         "exact: real roots of F(0; p), Res_s(Re, Im) and the leading coefficient "
-        "(flint factor + Arb isolation); exact unstable counts (Cauchy index) in every gap",
-        True,
-        tuple(notes),
+        "(flint factor + Arb isolation); exact unstable counts (Cauchy index) in every gap"
     )
+    found = (intervals, ends, counts, how, True, tuple(notes))
+    rng = (sp.oo * -1 if a is None else _rational(a), sp.oo if b is None else _rational(b))
+    return Window(model.name, param, {}, dps, *rng, *found)  # the options: set by the entry
 
 
 # ================================================================= quasi-polynomials
@@ -839,23 +831,14 @@ def _window_quasi(model, param, lo, hi, dps):
         lo_end = WindowEnd(_mp_q(_fmpq(a)), None, None, (), "domain end")
         hi_end = WindowEnd(bmp, None, None, (), "domain end")
     intervals, notes = _assemble(counts, ends, lo_end, hi_end, dps)
-    return Window(
-        model.name,
-        param,
-        {},  # the model's options: set by the entry
-        dps,
-        a,
-        b,
-        tuple(intervals),
-        tuple(e for e, _ in ends),
-        tuple(counts),
+    how = (
         "certified numerics (quasi-polynomial): frequency scan up to the bound beyond which "
         "no crossing with param <= hi exists, sign changes of Im(A conj B) proved by Arb, "
         "crossing values refined in mpmath (not enclosed); argument-principle counts in "
-        "every gap",
-        False,
-        tuple(notes),
+        "every gap"
     )
+    found = (tuple(intervals), tuple(e for e, _ in ends), tuple(counts), how, False, tuple(notes))
+    return Window(model.name, param, {}, dps, a, b, *found)  # the options: set by the entry
 
 
 # ============================================================================ extremum
