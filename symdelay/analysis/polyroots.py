@@ -304,13 +304,8 @@ def _raw_roots(coeffs, kind, method, prec):
     if kind == "QQ":
         _, factors = _fmpq_poly(coeffs).factor_squarefree()
         out = []
-        for f, e in factors:
-            fc = f.coeffs()
-
-            def make(bits, fc=fc):
-                return flint.acb_poly([flint.acb(flint.arb(c)) for c in fc])
-
-            out.extend((z, int(e)) for z in _solve_acb(make, prec))
+        for f, e in factors:  # each factor's coefficients rounded at the working precision
+            out.extend((z, int(e)) for z in _solve_acb(lambda _bits, f=f: flint.acb_poly(f), prec))
         return out
     x = sp.Symbol("x")
     P = sp.Poly(sum(c * x ** (len(coeffs) - 1 - j) for j, c in enumerate(coeffs)), x)
