@@ -861,6 +861,7 @@ class _LazyLinear:
     @property
     def expr(self):
         if self._expr is None:
+            from symdelay.analysis.crossing import _rational
             from symdelay.core.symbols import r
 
             A, B = self.coefficients()
@@ -885,6 +886,7 @@ class _LazyLinear:
 def _baseline(base, gv):
     """The exact unstable count of ``F(r; 0)`` from its factors at ``gamma = gv`` (None if
     one has a root on the axis)."""
+    from symdelay.analysis.crossing import _rational
     from symdelay.analysis.polyroots import exact_counts
 
     total = 0
@@ -906,12 +908,6 @@ def _baseline(base, gv):
             return None
         total += mult * c.rhp
     return total
-
-
-def _rational(q):
-    import sympy as sp
-
-    return sp.Rational(int(q.p), int(q.q))
 
 
 def _same_rates(a, b, extra):

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import flint
 import mpmath
 
-from symdelay.analysis.crossing import CriticalParameter, _mpf, _tight
+from symdelay.analysis.crossing import CriticalParameter, _mpf, _rational, _tight
 from symdelay.core.params import as_dps
 from symdelay.core.precision import GUARD, work_bits
 
@@ -506,15 +506,12 @@ def _search(ph: _Phase, g0, upto):
 
 
 def _expression(A, B, var, param):
-    from symdelay.core.lazy import sympy as sp
-
     def prod(side):
         c, factors = side
-        out = sp.Rational(int(flint.fmpq(c).p), int(flint.fmpq(c).q))
+        out = _rational(flint.fmpq(c))
         for f, mult in factors:
             cs = flint.fmpq_poly(f).coeffs()
-            poly = sum(sp.Rational(int(q.p), int(q.q)) * var**k for k, q in enumerate(cs))
-            out *= poly**mult
+            out *= sum(_rational(q) * var**k for k, q in enumerate(cs)) ** mult
         return out
 
     return prod(A) + param * prod(B)
