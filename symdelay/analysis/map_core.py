@@ -8,7 +8,9 @@ and :mod:`symdelay.analysis.stability_map_moving` (an equilibrium that moves wit
 from __future__ import annotations
 
 import itertools
+import operator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import flint
 import mpmath
@@ -172,7 +174,112 @@ class StabilityMap(Result):
         return self.__dict__["_private"]
 
 
-def _split(num, x, y):
+class System:
+    """Equations ``exprs`` in the unknowns ``syms``: values and Jacobian in numpy (``f``,
+    ``J``), mpmath (``fm``, ``Jm``) and Arb balls (``arb``). ``polynomial``: polynomials with
+    rational coefficients (a characteristic factor's crossing equations), expanded and
+    evaluated term by term with the exact coefficients (:class:`_PolyEval`); otherwise any
+    expressions (``exp`` and the other functions of a moving equilibrium), evaluated by
+    lambdify and :func:`symdelay.model.arb_eval.arb_evaluator`, in mpmath where doubles
+    overflow (:func:`_finite`)."""
+
+    def __init__(self, exprs, syms, *, polynomial=True):
+        self.polynomial = polynomial
+        self.exprs = [sp.expand(e) for e in exprs] if polynomial else list(exprs)
+        self.syms = list(syms)
+        self.jac = [[sp.diff(e, s) for s in self.syms] for e in self.exprs]
+        self._np = sp.lambdify(self.syms, self.exprs, "numpy", cse=not polynomial)
+        self._npj = sp.lambdify(self.syms, self.jac, "numpy", cse=not polynomial)
+
+    def f(self, z):
+        if self.polynomial:
+            return np.array(self._np(*z), dtype=float)
+        return _finite(self._np, lambda *a: self.fm(a), z)
+
+    def J(self, z):
+        if self.polynomial:
+            return np.array(self._npj(*z), dtype=float)
+        flat = _finite(self._npj, lambda *a: self._exact[1](a), z)
+        return flat.reshape(len(self.exprs), len(self.syms))
+
+    def fm(self, z):
+        return self._exact[0](z)
+
+    def Jm(self, z):
+        flat, k = self._exact[1](z), len(self.syms)
+        return [flat[i * k : (i + 1) * k] for i in range(len(self.exprs))]
+
+    def arb(self):
+        """``(F, J)``: values and the Jacobian (flattened by rows) on Arb balls."""
+        return self._exact[2:]
+
+    @cached_property
+    def _exact(self):
+        """The mpmath and Arb evaluators (values, Jacobian by rows), built at first use."""
+        flat = [e for row in self.jac for e in row]
+        if self.polynomial:
+            fs = [_PolyEval(e, self.syms) for e in self.exprs]
+            js = [_PolyEval(e, self.syms) for e in flat]
+
+            def on(polys, coeff):
+                return lambda z: [p.at(z, coeff) for p in polys]
+
+            return on(fs, _mp_coeff), on(js, _mp_coeff), on(fs, flint.arb), on(js, flint.arb)
+        from symdelay.model.arb_eval import arb_evaluator
+
+        fm, jm = (sp.lambdify(self.syms, e, "mpmath", cse=True) for e in (self.exprs, flat))
+        return (
+            lambda z: list(fm(*z)),
+            lambda z: list(jm(*z)),
+            arb_evaluator(self.exprs, self.syms, cse=True),
+            arb_evaluator(flat, self.syms, cse=True),
+        )
+
+
+def _mp_coeff(q: flint.fmpq):
+    return mpmath.mpf(int(q.p)) / int(q.q)
+
+
+class _PolyEval:
+    """A polynomial with exact rational coefficients, evaluated term by term in any ring
+    (Arb balls: rigorous, the coefficients exact ``fmpq`` made balls at the working
+    precision; mpmath: at the working precision)."""
+
+    def __init__(self, expr, syms):
+        P = sp.Poly(expr, *syms)
+        self.terms = [
+            (exps, flint.fmpq(int(sp.Rational(c).p), int(sp.Rational(c).q)))
+            for exps, c in P.terms()
+        ]
+        self.deg = [max((e[i] for e, _ in self.terms), default=0) for i in range(len(syms))]
+
+    def at(self, z, coeff):
+        # powers[i][e - 1] = z[i]^e, one multiplication each
+        powers = [list(itertools.accumulate([v] * d, operator.mul)) for v, d in zip(z, self.deg)]
+        total = None
+        for exps, c in self.terms:
+            t = coeff(c)
+            for i, e in enumerate(exps):
+                if e:
+                    t = t * powers[i][e - 1]
+            total = t if total is None else total + t
+        return coeff(flint.fmpq(0)) if total is None else total
+
+
+def _finite(fast, exact_range, args):
+    """``fast(*args)`` (numpy) as a float array, or, where doubles overflow or give 0/0 (a
+    logit ``exp(-q1 theta) / (exp(-q1 theta) + exp(-q2 theta))`` at large ``theta``), the
+    same expressions in mpmath (unbounded exponents) rounded to doubles."""
+    with np.errstate(all="ignore"):
+        out = np.array(fast(*args), dtype=float).ravel()
+    if np.all(np.isfinite(out)):
+        return out
+    with mpmath.workdps(20):
+        vals = exact_range(*(mpmath.mpf(float(a)) for a in args))
+        return np.array([float(v) for v in np.ravel(np.array(vals, dtype=object))], dtype=float)
+
+
+def _split(num):
     """``(Re, Im1)``: ``P(i w) = Re + i w Im1`` for the real polynomial ``num`` in r."""
     P = sp.Poly(num, R_SYMBOL)
     re, im = sp.Integer(0), sp.Integer(0)
@@ -213,43 +320,36 @@ def _krawczyk(system, mid, free, fixed_vals, rel, *, boxes=None):
         fixed = [None if v is None else (v if isinstance(v, flint.arb) else flint.arb(v))
                  for v in fixed_vals]  # fmt: skip
 
-        m = [flint.arb(mpmath.nstr(mpmath.mpf(v), rel + 15)) for v in mid]
-        Jm = Jf(point(m))
-        J0 = np.array(
-            [[float(Jm[a * n + free[b]].mid()) for b in range(k)] for a in range(len(free))]
-        )
+        def matrix(flat):  # the free columns of a Jacobian flattened by rows
+            return flint.arb_mat(k, k, [flat[r * n + free[c]] for r in range(k) for c in range(k)])
+
+        m = flint.arb_mat(k, 1, [flint.arb(mpmath.nstr(mpmath.mpf(v), rel + 15)) for v in mid])
+        J0 = np.array(matrix(Jf(point(m.entries()))).mid().tolist(), float)
         try:
             C = np.linalg.inv(J0)  # any approximate inverse: the test stays rigorous
         except np.linalg.LinAlgError:
             return None, None
         if not np.all(np.isfinite(C)):
             return None, None
-        Cq = [[flint.arb(float(C[a, b])) for b in range(k)] for a in range(k)]
+        Cq = flint.arb_mat(C.tolist())
         for _ in range(2 + (rel + 10) // 12):
-            Fm = F(point(m))
-            m = [
-                (m[a] - sum((Cq[a][b] * Fm[b] for b in range(k)), flint.arb(0))).mid()
-                for a in range(k)
-            ]
-        Fm = F(point(m))
+            m = (m - Cq * flint.arb_mat(k, 1, F(point(m.entries())))).mid()
+        # K(X) = m - C F(m) + (I - C J(X)) (X - m) inside X proves one zero in X
+        base = m - Cq * flint.arb_mat(k, 1, F(point(m.entries())))
+        ms = m.entries()
         for exp10 in (rel + 2, rel, rel - 3):
             rad = [flint.arb(10) ** (-exp10) * (1 + abs(float(v))) for v in mid]
-            box = [mi + flint.arb(0, ri) for mi, ri in zip(m, rad)]
+            box = [mi + flint.arb(0, ri) for mi, ri in zip(ms, rad)]
             JX = Jf(point(box))
-            ok = True
-            for a in range(k):
-                val = m[a] - sum((Cq[a][b] * Fm[b] for b in range(k)), flint.arb(0))
-                for c in range(k):
-                    cj = sum((Cq[a][b] * JX[b * n + free[c]] for b in range(k)), flint.arb(0))
-                    val += ((1 if a == c else 0) - cj) * flint.arb(0, rad[c])
-                lo, hi = val.mid() - val.rad(), val.mid() + val.rad()
-                if not (lo > m[a] - rad[a] and hi < m[a] + rad[a]):
-                    ok = False
-                    break
-            if ok:
+            spread = flint.arb_mat(k, 1, [flint.arb(0, ri) for ri in rad])
+            K = (base + (1 - Cq * matrix(JX)) * spread).entries()
+            if all(
+                v.mid() - v.rad() > mi - ri and v.mid() + v.rad() < mi + ri
+                for v, mi, ri in zip(K, ms, rad)
+            ):
                 if boxes is not None:
                     boxes.extend(box)
-                return exp10, [mpmath.mpf(v.str(rel + 15, radius=False)) for v in m]
+                return exp10, [mpmath.mpf(v.str(rel + 15, radius=False)) for v in ms]
     return None, None
 
 
@@ -287,6 +387,24 @@ def _newton_mp(system, z0, free, dps):
         if max(abs(dz[j]) / (1 + abs(z[c])) for j, c in enumerate(free)) < tol:
             return z
     return None
+
+
+def newton_np(system, z, free, *, tol=1e-13, steps=40, accept=1e-9):
+    """Newton's method in doubles on ``system`` for the unknowns ``free`` (the others held
+    at ``z``): the point once a step is below ``tol`` (relative to the largest unknown), or
+    after ``steps`` if the residual is below ``accept``; else None."""
+    z = np.array(z, dtype=float)
+    for _ in range(steps):
+        try:
+            d = np.linalg.solve(system.J(z)[:, free], system.f(z))
+        except np.linalg.LinAlgError:
+            return None
+        z[free] -= d
+        if not np.all(np.isfinite(z)):
+            return None
+        if np.max(np.abs(d)) <= tol * (1 + np.max(np.abs(z))):
+            return z
+    return z if np.max(np.abs(system.f(z))) < accept else None
 
 
 class _Tracer:
@@ -368,17 +486,7 @@ class _Tracer:
         z = za + f * (zb - za)
         z[c] = edge
         free = [i for i in range(self.dim) if i != c]
-        for _ in range(20):
-            fv = self.s.f(z)
-            J = self.s.J(z)[:, free]
-            try:
-                dz = np.linalg.solve(J, -fv)
-            except np.linalg.LinAlgError:
-                return None
-            z[free] += dz
-            if np.max(np.abs(dz)) < 1e-14 * (1 + np.max(np.abs(z))):
-                return z
-        return z if np.max(np.abs(self.s.f(z))) < 1e-8 else None
+        return newton_np(self.s, z, free, tol=1e-14, steps=20, accept=1e-8)
 
     def trace(self, z0, direction):
         t = self.tangent(z0)
@@ -616,6 +724,36 @@ def prove_zero_along(system, z, c, dps, value) -> bool:
     return signs[0] != signs[1]
 
 
+def illinois(at, za, fa, zb, fb, c, dps):
+    """The zero of a function along a branch between its points ``za`` (value ``fa``) and
+    ``zb`` (``fb``, of the other sign): the Illinois method (regula falsi, the end kept twice
+    in a row has its value halved) on coordinate ``c`` to ``10^-(dps+3)`` (relative);
+    ``at(v, guess)`` is the branch point with ``c = v`` (Newton from ``guess``) and the value
+    there, ``(None, None)`` where either fails. The point, or None."""
+    a, b = za[c], zb[c]
+    side = 0
+    tol = mpmath.mpf(10) ** (-(dps + 3)) * (1 + abs(a))
+    for _ in range(200):
+        v = b - fb * (b - a) / (fb - fa)
+        t = (v - a) / (b - a)
+        z, fv = at(v, [p + t * (q - p) for p, q in zip(za, zb)])
+        if z is None or fv is None:
+            return None
+        if (fv > 0) == (fb > 0):
+            b, fb, zb = v, fv, z
+            if side == -1:
+                fa /= 2
+            side = -1
+        else:
+            a, fa, za = v, fv, z
+            if side == 1:
+                fb /= 2
+            side = 1
+        if abs(b - a) <= tol or fv == 0:
+            return z
+    return None
+
+
 def decimal(v: float) -> sp.Rational:
     """The exact rational a double prints as (its shortest repr)."""
     return sp.Rational(repr(float(v)))
@@ -634,7 +772,7 @@ def certify_point(system, z, c, dps, box_exact, exact=None):
     free = [i for i in range(n) if i != c]
     fixed_vals = [None] * n
     fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
-    ok, refined = _krawczyk(system, [float(z[i]) for i in free], free, fixed_vals, dps + 2)
+    ok, refined = _krawczyk(system, [z[i] for i in free], free, fixed_vals, dps + 2)
     if ok is None:
         return None
     sol = [mpmath.mpf(q.p) / q.q] * n
@@ -687,6 +825,74 @@ def certify_branches(branches, systems, dps, box_exact, notes):
     if failed:
         notes.append(f"{failed} branch points could not be certified and were left out")
     return curves, full
+
+
+def cell_centres(lo, hi, cells):
+    """The exact centres of ``cells`` equal cells of ``[lo, hi]``."""
+    return [lo + (hi - lo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
+
+
+def second_net(counts, cx, cy, branches, Sxy, segment_seeds, trace):
+    """``(missing, segments)``: the pairs of neighbouring cells whose count change no traced
+    branch explains (:func:`unexplained_pairs`), after the segment between the two centres
+    of each of the first 40 was searched (``segment_seeds(j, k, j2, k2)``, the seeds found
+    on it, traced with ``trace``; a pair with a crossing on its segment is explained: the
+    traced polyline may pass on the other side of a centre where the curve bends)."""
+
+    def unexplained():
+        return unexplained_pairs(counts, cx, cy, [b[2] for b in branches], Sxy)
+
+    missing = unexplained()
+    if not missing:
+        return missing, 0
+    crossed, more = set(), []
+    for pair in missing[:40]:
+        found = segment_seeds(*pair)
+        if found:
+            crossed.add(pair)
+        more += found
+    trace(more)
+    return [m for m in unexplained() if m not in crossed], len(missing[:40])
+
+
+def map_record(
+    model,
+    X,
+    Y,
+    fixed_json,
+    dps,
+    curves,
+    specials,
+    grid,
+    searched,
+    notes,
+    method,
+    crossings,
+    **details,
+):
+    """The :class:`StabilityMap` of ``model`` over the axes ``X``, ``Y`` (each ``(name, lo,
+    hi)``); ``grid``: the cell counts (rows in ``y``), the regions and the cells' region
+    labels; ``crossings(result, x=, y=)`` answers :meth:`StabilityMap.crossings`;
+    ``details``: what else the record keeps (read by the tests)."""
+    counts, regions, labels = grid
+    result = StabilityMap(
+        model.name,
+        X,
+        Y,
+        fixed_json,
+        dps,
+        tuple(curves),
+        tuple(specials),
+        tuple(regions),
+        tuple(tuple(row) for row in counts),
+        tuple(tuple(row) for row in labels),
+        searched,
+        tuple(notes),
+        method,
+    )
+    details["crossings"] = lambda x=None, y=None: crossings(result, x=x, y=y)
+    object.__setattr__(result, "_private", details)
+    return result
 
 
 def note_unexplained(notes, missing, counts, cx, cy, why=""):

@@ -43,10 +43,10 @@ between two members (a phase step of an Erlang delay) changes no leaf of the rat
 the integer paths up stop where they meet.
 
 Selection: a sum tree of the rates (node ``p`` = ``tree[2p] + tree[2p+1]``, leaves from
-``P2``: the general rates first, or one leaf for their lazy or weighted class, the other
-linear ones along job chains so that the two rates of a move are neighbours, then one leaf
-per count class); the next transition is found by
-descending from the root, O(log M): up to ``_BRANCHY_MAX_P2`` leaves with plain branches (the
+``P2``: the general rates first (an event usually changes several: adjacent leaves share
+their ancestors), or one leaf for their lazy or weighted class, the other linear ones along
+job chains so that the two rates of a move are neighbours, then one leaf per count class);
+the next transition is found by descending from the root, O(log M): up to ``_BRANCHY_MAX_P2`` leaves with plain branches (the
 levels of a small tree are skewed and well predicted), above without a branch (SSE4.1 blends
 or SSE2 masks, the next left children loaded before the comparison decides).
 
@@ -561,6 +561,119 @@ def _refresh_c(lo: int, hi: int, arr: str = "tree") -> str:
     return " ".join(out)
 
 
+# the statements both writers emit alike: a rate checked (finite, >= 0) before it is stored,
+# a jump undone when it would make a count negative, a plain sum-tree descent
+
+
+def _c_check(pad: str, code, slot, val: str = "a") -> list:
+    """C lines that stop the run (status ``code``, slot ``slot``) unless ``val`` is a rate."""
+    return [
+        f"{pad}if (!({val} >= 0.0 && {val} <= DBL_MAX)) {{",
+        f"{pad}    status[0] = {code}; status[1] = {slot}; bad[0] = {val}; goto fail; }}",
+    ]
+
+
+def _py_check(pad: str, code, slot, val: str = "a") -> list:
+    """The Python twin's :func:`_c_check`."""
+    return [
+        f"{pad}if not ({val} >= 0.0 and {val} <= _DBL_MAX):",
+        f"{pad}    status[0], status[1], bad[0] = {code}, {slot}, {val}",
+        f"{pad}    raise _Fail",
+    ]
+
+
+def _c_linear(pad: str, q, x, PL: int) -> list:
+    """C lines: the linear rate of slot ``q`` (its count ``X[x]``) into its leaf."""
+    leaf = PL + q if isinstance(q, int) else f"{PL} + {q}"
+    return [
+        f"{pad}a = coef[{q}] * (double)X[{x}];",
+        *_c_check(pad, 1, q),
+        f"{pad}tree[{leaf}] = a;",
+    ]
+
+
+def _py_linear(pad: str, PL: int) -> list:
+    """The Python twin's :func:`_c_linear` for the slot ``q`` of its loops."""
+    return [f"{pad}a = coef[q] * x[ls[q]]", *_py_check(pad, 1, "q"), f"{pad}tree[{PL} + q] = a"]
+
+
+def _c_jump(pad: str, entries, slot) -> list:
+    """C lines that apply a jump ``[(index, delta)]``, undone (status 2) when a count would
+    go negative."""
+    out = []
+    for e, (i, d) in enumerate(entries):
+        out.append(f"{pad}X[{i}] += {d};")
+        if d < 0:
+            undo = " ".join(f"X[{i2}] -= {d2};" for i2, d2 in entries[: e + 1])
+            out.append(f"{pad}if (X[{i}] < 0) {{ {undo} status[0] = 2; status[1] = {slot};")
+            out.append(f"{pad}    status[2] = {i}; goto fail; }}")
+    return out
+
+
+def _c_descend(pad: str, arr: str, P, var: str) -> list:
+    """C lines: the plain descent of the sum tree ``arr`` (leaves from ``P``) by ``var``."""
+    return [
+        f"{pad}while (p < {P}) {{",
+        f"{pad}    const double l = {arr}[2 * p];",
+        f"{pad}    if ({var} < l) p = 2 * p;",
+        f"{pad}    else {{ {var} -= l; p = 2 * p + 1; }}",
+        f"{pad}}}",
+    ]
+
+
+def _c_leaf_found(pad: str, arr: str, P, n: int) -> list:
+    """C lines: the slot ``j`` of the leaf ``p`` reached, moved to the nearest positive one
+    of the ``n`` leaves when rounding at a boundary reached another."""
+    return [
+        f"{pad}j = p - {P};",
+        f"{pad}if (j >= {n} || !({arr}[p] > 0.0)) {{ /* rounding at a boundary: a positive leaf */",
+        f"{pad}    j = j < {n} ? j : {n - 1};",
+        f"{pad}    while (j >= 0 && !({arr}[{P} + j] > 0.0)) j--;",
+        f"{pad}    if (j < 0) {{ j = 0; while (!({arr}[{P} + j] > 0.0)) j++; }}",
+        f"{pad}}}",
+    ]
+
+
+def _py_descend(pad: str, arr: str, P: int, var: str, n: int) -> list:
+    """The Python twin's :func:`_c_descend` and :func:`_c_leaf_found`."""
+    return [
+        f"{pad}p = 1",
+        f"{pad}while p < {P}:",
+        f"{pad}    lf = {arr}[2 * p]",
+        f"{pad}    if {var} < lf:",
+        f"{pad}        p = 2 * p",
+        f"{pad}    else:",
+        f"{pad}        {var} -= lf",
+        f"{pad}        p = 2 * p + 1",
+        f"{pad}j = p - {P}",
+        f"{pad}if j >= {n} or not {arr}[p] > 0.0:",
+        f"{pad}    j = min(j, {n - 1})",
+        f"{pad}    while j >= 0 and not {arr}[{P} + j] > 0.0:",
+        f"{pad}        j -= 1",
+        f"{pad}    if j < 0:",
+        f"{pad}        j = 0",
+        f"{pad}        while not {arr}[{P} + j] > 0.0:",
+        f"{pad}            j += 1",
+    ]
+
+
+def _py_refresh(pad: str, arr: str, lo, hi) -> list:
+    """The Python twin's :func:`_refresh_c` (the ancestors of the positions ``lo..hi``)."""
+    return [
+        f"{pad}lo, hi = {lo}, {hi}",
+        f"{pad}while lo < hi:",
+        f"{pad}    lo >>= 1",
+        f"{pad}    hi >>= 1",
+        f"{pad}    for p in range(lo, hi + 1):",
+        f"{pad}        {arr}[p] = {arr}[2 * p] + {arr}[2 * p + 1]",
+        f"{pad}v = {arr}[lo]",
+        f"{pad}while lo > 1:",
+        f"{pad}    v += {arr}[lo ^ 1]",
+        f"{pad}    lo >>= 1",
+        f"{pad}    {arr}[lo] = v",
+    ]
+
+
 class KernelRun(NamedTuple):
     """A kernel's raw output (internal: :func:`symdelay.analysis.stochastic.simulate` turns it
     into a :class:`~symdelay.analysis.timeseries.TimeSeries`): ``paths`` (R, len(grid), n)
@@ -734,23 +847,15 @@ class GeneratedKernel:
         )
         exprs = [r.xreplace(repl) for r in self.rates]
         index = {s: i for i, s in enumerate(sv)}
-        # classes: a rate c * s_i (c free of the state) is 'linear': eta * c * (X_i/eta) is
-        # computed as c * X_i from a coefficient array, in one loop shared by all of them;
-        # every other rate is 'general' (printed code, common subexpressions shared)
+        # the classes of the module docstring: 'linear' (c * s_i), 'general' (the rest)
         lin_state, lin_coef = [-1] * M, [sp.Integer(0)] * M
         for j, e in enumerate(exprs):
             c, rest = e.as_independent(*sv, as_Add=False)
             if rest in index:
                 lin_state[j], lin_coef[j] = index[rest], c
         general = [j for j in range(M) if lin_state[j] < 0]
-        # count classes: the linear rates of one coefficient (one expression, so one double
-        # at run time) c * X_i, c * X_i', ... are one leaf c * S of the sum tree, S the sum
-        # of their counts, kept exact in an integer sum tree of its own (the counts are in
-        # the kernel's integer workspace after the state). The class drawn, m = floor(v / c)
-        # (as v * (1/c)) of the rest v of the draw in that leaf (clamped to S - 1) picks the
-        # member whose counts hold the m-th job: P = X_i / S. A job moving between two
-        # members (a phase step of an Erlang delay) changes no rate of the tree; the integer
-        # paths up stop where the two meet
+        # count classes (module docstring): the linear rates of one coefficient expression
+        # (so one double at run time)
         lin_order = _chain_order(self.jumps, lin_state)
         by_coef: dict = {}
         for j in lin_order:
@@ -758,11 +863,8 @@ class GeneratedKernel:
         cls_members = [js for js in by_coef.values() if len(js) >= _COUNT_CLASS_MIN]
         in_class = {j for js in cls_members for j in js}
         singles = [j for j in lin_order if j not in in_class]
-        # leaves of the sum tree: the general rates first (one event usually changes many of
-        # them: adjacent leaves share their ancestors), then the other linear ones along
-        # chains (a transition moving a job from state a to b, then the one of state b: the
-        # two rates an event changes are neighbours), then one per count class (its first
-        # member's slot); the other members' slots have no leaf
+        # leaves of the sum tree in the order of the module docstring, a count class's at
+        # its first member's slot (the other members' slots have no leaf)
         order = general + singles + [js[0] for js in cls_members]
         H0, Mt = len(general) + len(singles), len(order)
         order += [j for js in cls_members for j in js[1:]]
@@ -1043,34 +1145,35 @@ class GeneratedKernel:
         def leaf(slot, pad):
             if W2:
                 w(f"{pad}a = {rate_c[slot]};")
-                w(f"{pad}if (!(a >= 0.0 && a <= DBL_MAX)) {{")
-                w(f"{pad}    status[0] = 3; status[1] = {slot}; bad[0] = a; goto fail; }}")
+                L.extend(_c_check(pad, 3, slot))
                 w(f"{pad}wt[{W2 + slot}] = a;")
                 return
             w(f"{pad}a = eta*({rate_c[slot]});")
-            w(f"{pad}if (!(a >= 0.0 && a <= DBL_MAX)) {{")
-            w(f"{pad}    status[0] = 1; status[1] = {slot}; bad[0] = a; goto fail; }}")
+            L.extend(_c_check(pad, 1, slot))
             if not SH:  # a lazy class: its rates are checked here, its leaf holds their total
                 w(f"{pad}tree[P2 + {slot}] = a;")
 
-        def refresh_general(lo, hi, pad):
-            if W2:
-                w(pad + _refresh_c(W2 + lo, W2 + hi, "wt"))
-            else:
-                w(pad + _refresh_c(P2 + lo, P2 + hi))
+        def group(g, pad, refresh):
+            """The general rates group ``g`` recomputes (``refresh``: their leaves' ancestors
+            too; else the event's runs of the index table refresh the main tree)."""
+            reload, temps, gens = blocks[g]
+            for i in reload:
+                w(f"{pad}s_{i} = (double)X[{i}] / eta;")
+            for s, _ in temps:
+                w(f"{pad}{s} = {temp_c[s]};")
+            for q in gens:
+                leaf(q, pad)
+            for lo, hi in _runs(gens) if refresh or W2 else ():
+                w(
+                    pad
+                    + (_refresh_c(W2 + lo, W2 + hi, "wt") if W2 else _refresh_c(P2 + lo, P2 + hi))
+                )
 
         def groups():
             """The blocks of the general rates an event's group recomputes."""
-            for g, (reload, temps, gens) in enumerate(blocks):
+            for g in range(len(blocks)):
                 w(f"    group_{g}:")
-                for i in reload:
-                    w(f"        s_{i} = (double)X[{i}] / eta;")
-                for s, _ in temps:
-                    w(f"        {s} = {temp_c[s]};")
-                for q in gens:
-                    leaf(q, "        ")
-                for lo, hi in _runs(gens):
-                    refresh_general(lo, hi, "        ")
+                group(g, "        ", True)
                 w("        goto done;")
 
         for s, _ in live:
@@ -1082,11 +1185,9 @@ class GeneratedKernel:
             # the general rates (checked above) as one leaf: their total, free of the state
             for g, c in lz_c[1]:  # the factor of rate g free of the state: >= 0
                 w(f"    a = {c};")
-                w("    if (!(a >= 0.0 && a <= DBL_MAX)) {")
-                w(f"        status[0] = 1; status[1] = {g}; bad[0] = a; goto fail; }}")
+                L.extend(_c_check("    ", 1, g))
             w(f"    a = eta*({lz_c[0]});")
-            w("    if (!(a >= 0.0 && a <= DBL_MAX)) {")
-            w("        status[0] = 1; status[1] = 0; bad[0] = a; goto fail; }")
+            L.extend(_c_check("    ", 1, 0))
             w("    tree[P2 + 0] = a;")
             if W2:
                 w(f"    for (int64_t q = {G}; q < {W2}; q++) wt[{W2} + q] = 0.0;")
@@ -1104,10 +1205,7 @@ class GeneratedKernel:
             w("    }")
         w("    for (int64_t q = 0; q < MT; q++) {")
         w("        if (ls[q] < 0) continue;")
-        w("        a = coef[q] * (double)X[ls[q]];")
-        w("        if (!(a >= 0.0 && a <= DBL_MAX)) {")
-        w("            status[0] = 1; status[1] = q; bad[0] = a; goto fail; }")
-        w(f"        tree[{PL} + q] = a;")
+        L.extend(_c_linear("        ", "q", "ls[q]", PL))
         w("    }")
         w(f"    for (int64_t q = {Mt - SH}; q < P2; q++) tree[P2 + q] = 0.0;")
         w("    for (int64_t p = P2 - 1; p >= 1; p--) tree[p] = tree[2 * p] + tree[2 * p + 1];")
@@ -1127,11 +1225,7 @@ class GeneratedKernel:
         if P2 <= _BRANCHY_MAX_P2:
             # a small tree (count classes hold most linear rates): its levels are skewed and
             # their branches well predicted, shorter than any blend chain
-            w("        while (p < P2) {")
-            w("            const double l = tree[2 * p];")
-            w("            if (v < l) p = 2 * p;")
-            w("            else { v -= l; p = 2 * p + 1; }")
-            w("        }")
+            L.extend(_c_descend("        ", "tree", "P2", "v"))
         else:
             w("#ifdef __SSE4_1__")
             w(
@@ -1193,14 +1287,7 @@ class GeneratedKernel:
             w("            p = 2 * p + (int64_t)go;")
             w("        }")
             w("#endif")
-        w("        j = p - P2;")
-        w(
-            f"        if (j >= {Mt - SH} || !(tree[p] > 0.0)) {{ /* rounding at a boundary: a positive leaf */"
-        )
-        w(f"            j = j < {Mt - SH} ? j : {Mt - SH - 1};")
-        w("            while (j >= 0 && !(tree[P2 + j] > 0.0)) j--;")
-        w("            if (j < 0) { j = 0; while (!(tree[P2 + j] > 0.0)) j++; }")
-        w("        }")
+        L.extend(_c_leaf_found("        ", "tree", "P2", Mt - SH))
         if SH:
             w(f"        if (j >= {GT}) j += {SH}; /* leaf -> slot */")
         if W2:
@@ -1212,17 +1299,8 @@ class GeneratedKernel:
             )
             w("            wz *= unif(rng);")
             w("            int64_t p = 1;")
-            w(f"            while (p < {W2}) {{")
-            w("                const double l = wt[2 * p];")
-            w("                if (wz < l) p = 2 * p;")
-            w("                else { wz -= l; p = 2 * p + 1; }")
-            w("            }")
-            w(f"            j = p - {W2};")
-            w(f"            if (j >= {G} || !(wt[p] > 0.0)) {{ /* rounding at a boundary */")
-            w(f"                j = j < {G} ? j : {G - 1};")
-            w(f"                while (j >= 0 && !(wt[{W2} + j] > 0.0)) j--;")
-            w(f"                if (j < 0) {{ j = 0; while (!(wt[{W2} + j] > 0.0)) j++; }}")
-            w("            }")
+            L.extend(_c_descend("            ", "wt", W2, "wz"))
+            L.extend(_c_leaf_found("            ", "wt", W2, G))
             w("        }")
         elif lz_c is not None:
             # the class of the general rates drawn: its rates now, one of them by a new uniform
@@ -1234,8 +1312,7 @@ class GeneratedKernel:
             w("            double sum = 0.0;")
             for g in range(G):
                 w(f"            a = eta*({rate_c[g]});")
-                w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
-                w(f"                status[0] = 1; status[1] = {g}; bad[0] = a; goto fail; }}")
+                L.extend(_c_check("            ", 1, g))
                 w(f"            lz[{g}] = a; sum += a;")
             w(
                 "            if (!(sum > 0.0)) { status[0] = 1; status[1] = 0; bad[0] = sum; goto fail; }"
@@ -1298,18 +1375,10 @@ class GeneratedKernel:
             w("        switch (r[0]) {")
             for sid, (deltas, nlin, units, has_g, cunits) in enumerate(shapes):
                 w(f"        case {sid}:")
-                f = 1
-                for e, d in enumerate(deltas):
-                    w(f"            X[r[{f + e}]] += {d};")
-                    if d < 0:
-                        undo = " ".join(
-                            f"X[r[{f + e2}]] -= {d2};" for e2, d2 in enumerate(deltas[: e + 1])
-                        )
-                        w(
-                            f"            if (X[r[{f + e}]] < 0) {{ {undo} status[0] = 2; status[1] = j;"
-                        )
-                        w(f"                status[2] = r[{f + e}]; goto fail; }}")
-                f += len(deltas)
+                L.extend(
+                    _c_jump("            ", [(f"r[{1 + e}]", d) for e, d in enumerate(deltas)], "j")
+                )
+                f = 1 + len(deltas)
                 for u in cunits:
                     if u[0] == "two":
                         w(
@@ -1320,12 +1389,7 @@ class GeneratedKernel:
                         w(f"            cwalk(X + r[{f}], r[{f + 1}], {u[1]});")
                         f += 2
                 for _ in range(nlin):
-                    w(f"            a = coef[r[{f}]] * (double)X[r[{f + 1}]];")
-                    w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
-                    w(
-                        f"                status[0] = 1; status[1] = r[{f}]; bad[0] = a; goto fail; }}"
-                    )
-                    w(f"            tree[{PL} + r[{f}]] = a;")
+                    L.extend(_c_linear("            ", f"r[{f}]", f"r[{f + 1}]", PL))
                     f += 2
                 for u in units:
                     if u == "two":
@@ -1357,24 +1421,13 @@ class GeneratedKernel:
                 w("        for (int64_t e = cp[j]; e < cp[j + 1]; e++) X[cx[e]] += cd[e];")
             w("        for (int64_t e = lp[j]; e < lp[j + 1]; e++) {")
             w("            const int64_t q = ld[e];")
-            w("            a = coef[q] * (double)X[ls[q]];")
-            w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
-            w("                status[0] = 1; status[1] = q; bad[0] = a; goto fail; }")
-            w(f"            tree[{PL} + q] = a;")
+            L.extend(_c_linear("            ", "q", "ls[q]", PL))
             w("        }")
             if blocks:
                 w("        switch (gr[j]) {")
-                for g, (reload, temps, gens) in enumerate(blocks):
+                for g in range(len(blocks)):
                     w(f"        case {g}:")
-                    for i in reload:
-                        w(f"            s_{i} = (double)X[{i}] / eta;")
-                    for s, _ in temps:
-                        w(f"            {s} = {temp_c[s]};")
-                    for q in gens:
-                        leaf(q, "            ")
-                    if W2:
-                        for lo, hi in _runs(gens):
-                            refresh_general(lo, hi, "            ")
+                    group(g, "            ", False)
                     w("            break;")
                 w("        default:")
                 w("            break;")
@@ -1388,19 +1441,11 @@ class GeneratedKernel:
             w("        switch (j) {")
             for q, (entries, lins, g, _, cnet) in enumerate(per_slot):
                 w(f"        case {q}:")
-                for e, (i, d) in enumerate(entries):
-                    w(f"            X[{i}] += {d};")
-                    if d < 0:
-                        undo = " ".join(f"X[{i2}] -= {d2};" for i2, d2 in entries[: e + 1])
-                        w(f"            if (X[{i}] < 0) {{ {undo} status[0] = 2; status[1] = {q};")
-                        w(f"                status[2] = {i}; goto fail; }}")
+                L.extend(_c_jump("            ", entries, q))
                 if cnet:
                     w("            " + " ".join(f"X[{x}] += {d};" for x, d in cnet))
                 for q2 in lins:
-                    w(f"            a = coef[{q2}] * (double)X[{ls[q2]}];")
-                    w("            if (!(a >= 0.0 && a <= DBL_MAX)) {")
-                    w(f"                status[0] = 1; status[1] = {q2}; bad[0] = a; goto fail; }}")
-                    w(f"            tree[{PL + q2}] = a;")
+                    L.extend(_c_linear("            ", q2, ls[q2], PL))
                 for lo, hi in _runs(lins):
                     w("            " + _refresh_c(PL + lo, PL + hi))
                 w(f"            goto group_{g};" if g >= 0 else "            break;")
@@ -1463,30 +1508,13 @@ class GeneratedKernel:
                 w(f"{pad}    a = {rate_py[slot]}")
                 w(f"{pad}except OverflowError:")
                 w(f"{pad}    a = math.inf")
-                w(f"{pad}if not (a >= 0.0 and a <= _DBL_MAX):")
-                w(f"{pad}    status[0], status[1], bad[0] = 3, {slot}, a")
-                w(f"{pad}    raise _Fail")
+                L.extend(_py_check(pad, 3, slot))
                 w(f"{pad}wt[{W2 + slot}] = a")
                 return
             w(f"{pad}a = eta*({rate_py[slot]})")
-            w(f"{pad}if not (a >= 0.0 and a <= _DBL_MAX):")
-            w(f"{pad}    status[0], status[1], bad[0] = 1, {slot}, a")
-            w(f"{pad}    raise _Fail")
+            L.extend(_py_check(pad, 1, slot))
             if not SH:
                 w(f"{pad}tree[{P2 + slot}] = a")
-
-        def refresh_weights(lo, hi, pad):  # the ancestors of leaves lo..hi of the weights
-            w(f"{pad}lo, hi = {W2 + lo}, {W2 + hi}")
-            w(f"{pad}while lo < hi:")
-            w(f"{pad}    lo >>= 1")
-            w(f"{pad}    hi >>= 1")
-            w(f"{pad}    for p in range(lo, hi + 1):")
-            w(f"{pad}        wt[p] = wt[2 * p] + wt[2 * p + 1]")
-            w(f"{pad}v = wt[lo]")
-            w(f"{pad}while lo > 1:")
-            w(f"{pad}    v += wt[lo ^ 1]")
-            w(f"{pad}    lo >>= 1")
-            w(f"{pad}    wt[lo] = v")
 
         for s, _ in live:
             w(f"        {s} = {temp_py[s]}")
@@ -1496,13 +1524,9 @@ class GeneratedKernel:
         if lz_py is not None:
             for g, c in lz_py[1]:
                 w(f"        a = {c}")
-                w("        if not (a >= 0.0 and a <= _DBL_MAX):")
-                w(f"            status[0], status[1], bad[0] = 1, {g}, a")
-                w("            raise _Fail")
+                L.extend(_py_check("        ", 1, g))
             w(f"        a = eta*({lz_py[0]})")
-            w("        if not (a >= 0.0 and a <= _DBL_MAX):")
-            w("            status[0], status[1], bad[0] = 1, 0, a")
-            w("            raise _Fail")
+            L.extend(_py_check("        ", 1, 0))
             w(f"        tree[{P2}] = a")
             if W2:
                 w(f"        for p in range({W2 - 1}, 0, -1):")
@@ -1518,11 +1542,7 @@ class GeneratedKernel:
             w("                x[b + p] = x[b + 2 * p] + x[b + 2 * p + 1]")
         w(f"        for q in range({Mt}):")
         w("            if ls[q] >= 0:")
-        w("                a = coef[q] * x[ls[q]]")
-        w("                if not (a >= 0.0 and a <= _DBL_MAX):")
-        w("                    status[0], status[1], bad[0] = 1, q, a")
-        w("                    raise _Fail")
-        w(f"                tree[{PL} + q] = a")
+        L.extend(_py_linear("                ", PL))
         w(f"        for p in range({P2 - 1}, 0, -1):")
         w("            tree[p] = tree[2 * p] + tree[2 * p + 1]")
         w("        while True:")
@@ -1536,23 +1556,7 @@ class GeneratedKernel:
         w("            if k >= ng or ev >= max_events:")
         w("                break")
         w("            v = unif() * R")
-        w("            p = 1")
-        w(f"            while p < {P2}:")
-        w("                lf = tree[2 * p]")
-        w("                if v < lf:")
-        w("                    p = 2 * p")
-        w("                else:")
-        w("                    v -= lf")
-        w("                    p = 2 * p + 1")
-        w(f"            j = p - {P2}")
-        w(f"            if j >= {Mt - SH} or not tree[p] > 0.0:")
-        w(f"                j = min(j, {Mt - SH - 1})")
-        w(f"                while j >= 0 and not tree[{P2} + j] > 0.0:")
-        w("                    j -= 1")
-        w("                if j < 0:")
-        w("                    j = 0")
-        w(f"                    while not tree[{P2} + j] > 0.0:")
-        w("                        j += 1")
+        L.extend(_py_descend("            ", "tree", P2, "v", Mt - SH))
         if SH:
             w(f"            if j >= {GT}:")
             w(f"                j += {SH}")
@@ -1563,23 +1567,7 @@ class GeneratedKernel:
             w("                    status[0], status[1], bad[0] = 3, -1, wz")
             w("                    raise _Fail")
             w("                wz *= unif()")
-            w("                p = 1")
-            w(f"                while p < {W2}:")
-            w("                    lf = wt[2 * p]")
-            w("                    if wz < lf:")
-            w("                        p = 2 * p")
-            w("                    else:")
-            w("                        wz -= lf")
-            w("                        p = 2 * p + 1")
-            w(f"                j = p - {W2}")
-            w(f"                if j >= {G} or not wt[p] > 0.0:")
-            w(f"                    j = min(j, {G - 1})")
-            w(f"                    while j >= 0 and not wt[{W2} + j] > 0.0:")
-            w("                        j -= 1")
-            w("                    if j < 0:")
-            w("                        j = 0")
-            w(f"                        while not wt[{W2} + j] > 0.0:")
-            w("                            j += 1")
+            L.extend(_py_descend("                ", "wt", W2, "wz", G))
         elif lz_py is not None:
             w(f"            if j < {G}:")
             for i in g_states:
@@ -1589,9 +1577,7 @@ class GeneratedKernel:
             w("                total = 0.0")
             for g in range(G):
                 w(f"                a = eta*({rate_py[g]})")
-                w("                if not (a >= 0.0 and a <= _DBL_MAX):")
-                w(f"                    status[0], status[1], bad[0] = 1, {g}, a")
-                w("                    raise _Fail")
+                L.extend(_py_check("                ", 1, g))
                 w(f"                lz[{g}] = a")
                 w("                total += a")
             w("                if not total > 0.0:")
@@ -1635,11 +1621,7 @@ class GeneratedKernel:
             w("                x[cx[e]] += cd[e]")
         w("            for e in range(lp[j], lp[j + 1]):")
         w("                q = ld[e]")
-        w("                a = coef[q] * x[ls[q]]")
-        w("                if not (a >= 0.0 and a <= _DBL_MAX):")
-        w("                    status[0], status[1], bad[0] = 1, q, a")
-        w("                    raise _Fail")
-        w(f"                tree[{PL} + q] = a")
+        L.extend(_py_linear("                ", PL))
         if blocks:
             w("            g = gr[j]")
             for g, (reload, temps, gens) in enumerate(blocks):
@@ -1650,21 +1632,10 @@ class GeneratedKernel:
                     w(f"                {s} = {temp_py[s]}")
                 for q in gens:
                     leaf(q, "                ")
-                if W2:
-                    for lo, hi in _runs(gens):
-                        refresh_weights(lo, hi, "                ")
+                for lo, hi in _runs(gens) if W2 else ():  # the weights' ancestors
+                    L.extend(_py_refresh("                ", "wt", W2 + lo, W2 + hi))
         w("            for e in range(rp[j], rp[j + 1]):")
-        w("                lo, hi = rr[2 * e], rr[2 * e + 1]")
-        w("                while lo < hi:")
-        w("                    lo >>= 1")
-        w("                    hi >>= 1")
-        w("                    for p in range(lo, hi + 1):")
-        w("                        tree[p] = tree[2 * p] + tree[2 * p + 1]")
-        w("                v = tree[lo]")
-        w("                while lo > 1:")
-        w("                    v += tree[lo ^ 1]")
-        w("                    lo >>= 1")
-        w("                    tree[lo] = v")
+        L.extend(_py_refresh("                ", "tree", "rr[2 * e]", "rr[2 * e + 1]"))
         w("            cnt[j] += 1")
         w("            ev += 1")
         w("            t = tn")

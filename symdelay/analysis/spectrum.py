@@ -217,29 +217,20 @@ def spectrum(
     (2.7178, '9.11111111111111')
     """
     from symdelay.analysis.stability import require_stable
+    from symdelay.analysis.stochastic import need_table, with_closed_form
 
     fast = specialisation(model, "spectrum", method)
     require_stable(model, "stationary spectrum")  # the one verdict at this point
     if fast is not None and weights is None:
         result = fast(model, omegas=omegas, points=points, force=force)
         if result is not None:
-            return _with_closed_form(model, result)
+            return with_closed_form(model, "spectrum", result)
         declined(model, "spectrum", method)
     elif fast is not None:
         declined(model, "spectrum", method)  # the fast path knows only q1 - q2
-    from symdelay.analysis.stochastic import need_table
-
     need_table(model, "spectrum")
-    return _with_closed_form(model, _generic(model, omegas, points, weights, force), weights)
-
-
-def _with_closed_form(model, result: Spectrum, weights=None) -> Spectrum:
-    import dataclasses
-
-    from symdelay.analysis.entry import closed_forms
-
-    cf = closed_forms(model, "spectrum") if weights is None else None
-    return dataclasses.replace(result, closed_form=cf) if cf is not None else result
+    result = _generic(model, omegas, points, weights, force)
+    return with_closed_form(model, "spectrum", result, weights is None)
 
 
 def _generic(model, omegas, points, weights, force) -> Spectrum:

@@ -92,6 +92,7 @@ from symdelay.analysis.entry import declined, entry_doc, require_table, speciali
 from symdelay.analysis.map_core import (
     MapCurve,
     StabilityMap,
+    System,
     W,
     _hopf_at,
     _krawczyk,
@@ -99,13 +100,16 @@ from symdelay.analysis.map_core import (
     _regions,
     _segments_cross,
     _split,
+    cell_centres,
     certify_branches,
     certify_point,
     decimal,
+    illinois,
+    map_record,
     note_unexplained,
     prove_zero_along,
+    second_net,
     trace_seeds,
-    unexplained_pairs,
 )
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
@@ -121,95 +125,6 @@ SEEDS = 9
 #: ``bautin=None`` looks for Bautin points when the map has at most this many Hopf curves
 #: and the model at most this many states (l1 costs a few ms per curve point there)
 BAUTIN_CURVES, BAUTIN_STATES = 4, 12
-
-
-# ============================================================================ records
-
-
-# ============================================================================ systems
-class _System:
-    """Equations of one branch kind of one factor, in unknowns ``syms`` (x, y[, w]):
-    numpy, mpmath and Arb evaluators of the values and the Jacobian."""
-
-    def __init__(self, exprs, syms):
-        self.exprs = [sp.expand(e) for e in exprs]
-        self.syms = list(syms)
-        self.jac = [[sp.diff(e, s) for s in self.syms] for e in self.exprs]
-        self._np = sp.lambdify(self.syms, self.exprs, "numpy")
-        self._npj = sp.lambdify(self.syms, self.jac, "numpy")
-        self._arb = None
-
-    def f(self, z):
-        return np.array(self._np(*z), dtype=float)
-
-    def J(self, z):
-        return np.array(self._npj(*z), dtype=float)
-
-    def fm(self, z):
-        return [p.at(z, _mp_coeff) for p in self._polys()[0]]
-
-    def Jm(self, z):
-        polys = self._polys()[1]
-        k = len(self.syms)
-        flat = [p.at(z, _mp_coeff) for p in polys]
-        return [flat[i * k : (i + 1) * k] for i in range(len(self.exprs))]
-
-    def _polys(self):
-        if "_pe" not in self.__dict__:
-            flat = [e for row in self.jac for e in row]
-            self._pe = (
-                [_PolyEval(e, self.syms) for e in self.exprs],
-                [_PolyEval(e, self.syms) for e in flat],
-            )
-        return self._pe
-
-    def arb(self):
-        """``(F, J)``: values and the Jacobian (flattened by rows) on Arb balls."""
-        if self._arb is None:
-            fs, js = self._polys()
-            self._arb = (
-                lambda z: [p.at(z, flint.arb) for p in fs],
-                lambda z: [p.at(z, flint.arb) for p in js],
-            )
-        return self._arb
-
-
-def _mp_coeff(q: flint.fmpq):
-    return mpmath.mpf(int(q.p)) / int(q.q)
-
-
-class _PolyEval:
-    """A polynomial with exact rational coefficients, evaluated term by term in any ring
-    (Arb balls: rigorous, the coefficients exact ``fmpq`` made balls at the working
-    precision; mpmath: at the working precision)."""
-
-    def __init__(self, expr, syms):
-        P = sp.Poly(expr, *syms)
-        self.terms = [
-            (exps, flint.fmpq(int(sp.Rational(c).p), int(sp.Rational(c).q)))
-            for exps, c in P.terms()
-        ]
-        self.deg = [max((e[i] for e, _ in self.terms), default=0) for i in range(len(syms))]
-
-    def at(self, z, coeff):
-        powers = []
-        for v, d in zip(z, self.deg):
-            pw = [None] * (d + 1)
-            if d >= 0:
-                pw[0] = None  # the empty product
-            acc = None
-            for k in range(1, d + 1):
-                acc = v if acc is None else acc * v
-                pw[k] = acc
-            powers.append(pw)
-        total = None
-        for exps, c in self.terms:
-            t = coeff(c)
-            for i, e in enumerate(exps):
-                if e:
-                    t = t * powers[i][e]
-            total = t if total is None else total + t
-        return coeff(flint.fmpq(0)) if total is None else total
 
 
 # ============================================================================ setup
@@ -379,6 +294,11 @@ def moving_seconds(n_states, seeds, cells):
     )
 
 
+def _check_count(name, v):
+    if isinstance(v, bool) or not isinstance(v, int) or not 2 <= v <= 4000:
+        raise SymdelayInputError(f"{name} must be an integer in [2, 4000], got {v!r}")
+
+
 # ============================================================================ entry
 @entry_doc
 def stability_map(
@@ -441,6 +361,8 @@ def stability_map(
     """
     from symdelay.core.budget import check_budget
 
+    dps = as_dps(dps)
+    _check_count("cells", cells)
     fast = specialisation(model, "stability_map", method)
     if fast is not None:
         result = fast(
@@ -450,11 +372,8 @@ def stability_map(
         if result is not None:
             return result
         declined(model, "stability_map", method)
-    dps = as_dps(dps)
     seeds = SEEDS if seeds is None else seeds
-    for name, v, low in (("cells", cells, 2), ("seeds", seeds, 2)):
-        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 4000:
-            raise SymdelayInputError(f"{name} must be an integer in [{low}, 4000], got {v!r}")
+    _check_count("seeds", seeds)
     require_table(model, "stability map")
     model, X, Y, facs, fixed_json, notes = _prepare(model, x, y, fixed, force)
     if notes is None:  # the equilibrium moves with the axes and has no closed form
@@ -487,9 +406,9 @@ def stability_map(
     Sxy = np.array([box[1] - box[0], box[3] - box[2]])
     systems = {}
     for i, num, _den, _m in moving:
-        re, im = _split(num, xs, ys)
-        systems[(i, "hopf")] = _System([re, im], [xs, ys, W])
-        systems[(i, "fold")] = _System([sp.expand(num.subs(R_SYMBOL, 0))], [xs, ys])
+        re, im = _split(num)
+        systems[(i, "hopf")] = System([re, im], [xs, ys, W])
+        systems[(i, "fold")] = System([sp.expand(num.subs(R_SYMBOL, 0))], [xs, ys])
 
     # ---- seeds: every exact crossing on the grid lines
     xk = [xlo + (xhi - xlo) * sp.Rational(k, seeds - 1) for k in range(seeds)]
@@ -531,34 +450,20 @@ def stability_map(
             if len(cs) > 1:
                 const += m * exact_counts(cs).rhp
     counter = _Counter(moving, xs, ys, const)
-    cx = [xlo + (xhi - xlo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
-    cy = [ylo + (yhi - ylo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
+    cx, cy = cell_centres(xlo, xhi, cells), cell_centres(ylo, yhi, cells)
     counts = [[counter(a, b) for a in cx] for b in cy]
 
     # ---- second net: count changes between neighbouring cells that no branch explains
-    def unexplained():
-        return unexplained_pairs(counts, cx, cy, [b[2] for b in branches], Sxy)
+    def segment_seeds(j, k, j2, k2):
+        found = []
+        for i, num, den, _m in moving:
+            if j == j2:  # horizontal neighbours: the line y = cy[j], x between centres
+                found += seeds_on(ys, cy[j], xs, cx[k], cx[k2], i, num, den)
+            else:
+                found += seeds_on(xs, cx[k], ys, cy[j], cy[j2], i, num, den)
+        return found
 
-    missing = unexplained()
-    extra_lines = 0
-    crossed = set()  # pairs whose joining segment has an exact crossing (explained)
-    if missing:
-        more = []
-        for j, k, j2, k2 in missing[:40]:
-            found = []
-            for i, num, den, _m in moving:
-                if j == j2:  # horizontal neighbours: the line y = cy[j], x between centres
-                    found += seeds_on(ys, cy[j], xs, cx[k], cx[k2], i, num, den)
-                else:
-                    found += seeds_on(xs, cx[k], ys, cy[j], cy[j2], i, num, den)
-            if found:
-                # a boundary crosses the segment between the two centres (the traced
-                # polyline may pass on the other side of a centre where the curve bends)
-                crossed.add((j, k, j2, k2))
-            more += found
-            extra_lines += 1
-        trace(more)
-        missing = [m for m in unexplained() if m not in crossed]
+    missing, extra_lines = second_net(counts, cx, cy, branches, Sxy, segment_seeds, trace)
     note_unexplained(notes, missing, counts, cx, cy, " (a degree drop, or a branch not resolved)")
 
     regions, labels = _regions(counts, cx, cy)
@@ -607,32 +512,23 @@ def stability_map(
         + f"; regions from exact counts at the centres of {cells}x{cells} cells. A branch "
         "that meets none of these lines (a closed curve or arc inside one cell) can be missed"
     )
-    result = StabilityMap(
-        model.name,
+    return map_record(
+        model,
         (xname, xlo, xhi),
         (yname, ylo, yhi),
         fixed_json,
         dps,
-        tuple(curves),
-        tuple(specials),
-        tuple(regions),
-        tuple(tuple(row) for row in counts),
-        tuple(tuple(row) for row in labels),
+        curves,
+        specials,
+        (counts, regions, labels),
         searched,
-        tuple(notes),
+        notes,
         "pseudo-arclength continuation (numpy) from exact grid-line crossings, points "
         "polished in mpmath and proved by Krawczyk (Arb); exact unstable counts per cell",
+        lambda result, x, y: _crossings(result, systems, dps, x=x, y=y),
+        systems=systems,
+        l1=l1_values,
     )
-    object.__setattr__(
-        result,
-        "_private",
-        {
-            "crossings": lambda x=None, y=None: _crossings(result, systems, xs, ys, dps, x=x, y=y),
-            "systems": systems,
-            "l1": l1_values,
-        },
-    )
-    return result
 
 
 class _Counter:
@@ -699,7 +595,7 @@ def _turning_system(system, kind, which):
     J = sp.Matrix(system.jac)
     other = [k for k in range(len(syms)) if k != which]
     det = sp.expand(J[:, other].det() if kind == "hopf" else J[0, other[0]])
-    return _System([*system.exprs, det], syms)
+    return System([*system.exprs, det], syms)
 
 
 def _special_points(branches, systems, dps, box, notes):
@@ -749,75 +645,45 @@ def _special_points(branches, systems, dps, box, notes):
                         },
                         (which, float(sol[0]), float(sol[1]), float(w)),
                     )
-        # double Hopf: two Hopf polylines crossing in (x, y) at distinct omega
+        # double Hopf: two Hopf polylines crossing in (x, y) at distinct omega; zero-Hopf
+        # (fold-Hopf): a Hopf polyline crossing a fold polyline, the pair +-i w (w > 0) on the
+        # axis while a real root is at 0 (one factor or two)
         S = np.array([box[1] - box[0], box[3] - box[2]])
         hopf = [b for b in branches if b[1] == "hopf"]
-        for (ia, A), (ib, B) in itertools.combinations_with_replacement(list(enumerate(hopf)), 2):
-            PA, PB = np.array(A[2]), np.array(B[2])
-            if len(PA) < 2 or len(PB) < 2:
-                continue
-            a0, a1 = PA[:-1, :2] / S, PA[1:, :2] / S
-            for s in range(len(PA) - 1):
-                idx, t, u = _segments_cross(a0[s], a1[s], PB[:-1, :2] / S, PB[1:, :2] / S)
-                for j in idx:
-                    if ia == ib and abs(j - s) <= 1:
-                        continue
-                    if ia == ib and j < s:
-                        continue
-                    wa = PA[s, 2] + t[j] * (PA[s + 1, 2] - PA[s, 2])
-                    wb = PB[j, 2] + u[j] * (PB[j + 1, 2] - PB[j, 2])
-                    if abs(wa - wb) <= 1e-6 * (abs(wa) + abs(wb)):
-                        continue
-                    xy = PA[s, :2] + t[j] * (PA[s + 1, :2] - PA[s, :2])
-                    sol, ok = _double_hopf(systems, A[0], B[0], xy, wa, wb, dps)
-                    if sol is None:
-                        notes.append(f"a double Hopf point near {list(xy)} did not converge")
-                        continue
-                    add(
-                        {
-                            "type": "double_hopf",
-                            "x": sol[0],
-                            "y": sol[1],
-                            "omega": tuple(sorted((sol[2], sol[3]))),
-                            "factor": (A[0], B[0]),
-                            "kind": "hopf",
-                            "certified": ok,
-                        },
-                        (2, float(sol[0]), float(sol[1]), float(min(sol[2], sol[3]))),
-                    )
-        # zero-Hopf (fold-Hopf): a Hopf polyline crossing a fold polyline, the pair +-i w
-        # (w > 0) on the axis while a real root is at 0 (one factor or two)
-        fold = [b for b in branches if b[1] == "fold"]
-        for A, B in itertools.product(hopf, fold):
-            PA, PB = np.array(A[2], dtype=float), np.array(B[2], dtype=float)
-            if len(PA) < 2 or len(PB) < 2:
-                continue
-            a0, a1 = PA[:-1, :2] / S, PA[1:, :2] / S
-            for s in range(len(PA) - 1):
-                idx, t, _u = _segments_cross(a0[s], a1[s], PB[:-1, :2] / S, PB[1:, :2] / S)
-                for j in idx:
-                    w = PA[s, 2] + t[j] * (PA[s + 1, 2] - PA[s, 2])
-                    if w <= 1e-9 * (1 + abs(PA[:, 2]).max()):
-                        continue  # w -> 0 on the fold: the Hopf branch ends there
-                    xy = PA[s, :2] + t[j] * (PA[s + 1, :2] - PA[s, :2])
-                    sol, ok = _zero_hopf(systems, A[0], B[0], xy, w, dps)
-                    if sol is None:
-                        notes.append(f"a zero-Hopf point near {list(xy)} did not converge")
-                        continue
-                    if not (box[0] <= sol[0] <= box[1] and box[2] <= sol[1] <= box[3]):
-                        continue
-                    add(
-                        {
-                            "type": "zero_hopf",
-                            "x": sol[0],
-                            "y": sol[1],
-                            "omega": sol[2],
-                            "factor": (A[0], B[0]),
-                            "kind": "hopf",
-                            "certified": ok,
-                        },
-                        (3, float(sol[0]), float(sol[1]), float(sol[2])),
-                    )
+        pairs = [
+            (A, B, ia == ib)
+            for (ia, A), (ib, B) in itertools.combinations_with_replacement(enumerate(hopf), 2)
+        ]
+        pairs += [(A, B, False) for A in hopf for B in branches if B[1] == "fold"]
+        for A, B, same in pairs:
+            double = B[1] == "hopf"
+            name = "double_hopf" if double else "zero_hopf"
+            wmax = max(abs(float(z[2])) for z in A[2])
+            for xy, wa, wb in _polylines_cross(A[2], B[2], S, same):
+                if double and abs(wa - wb) <= 1e-6 * (abs(wa) + abs(wb)):
+                    continue
+                if not double and wa <= 1e-9 * (1 + wmax):
+                    continue  # w -> 0 on the fold: the Hopf branch ends there
+                sol, ok = _joint_point(systems, A[0], B[0], B[1], xy, wa, wb, dps)
+                if sol is None:
+                    what = "double Hopf" if double else "zero-Hopf"
+                    notes.append(f"a {what} point near {list(xy)} did not converge")
+                    continue
+                inside = box[0] <= sol[0] <= box[1] and box[2] <= sol[1] <= box[3]
+                if not (double or inside):
+                    continue
+                add(
+                    {
+                        "type": name,
+                        "x": sol[0],
+                        "y": sol[1],
+                        "omega": tuple(sorted(sol[2:])) if double else sol[2],
+                        "factor": (A[0], B[0]),
+                        "kind": "hopf",
+                        "certified": ok,
+                    },
+                    (2 if double else 3, float(sol[0]), float(sol[1]), float(min(sol[2:]))),
+                )
     out.sort(key=lambda s: (s["type"], float(s["x"]), float(s["y"])))
     return out
 
@@ -886,35 +752,47 @@ def _fold_singular_points(systems, box, notes):
     return out
 
 
-def _zero_hopf(systems, fh, ff, xy, w, dps):
-    """The zero-Hopf point near ``(xy, w)``: the Hopf equations of factor ``fh`` in
-    ``(x, y, w)`` and the fold equation ``P(0; x, y) = 0`` of factor ``ff``, three in three,
-    by Newton in mpmath and proved by Krawczyk."""
-    sa, sb = systems[(fh, "hopf")], systems[(ff, "fold")]
-    system = _System([*sa.exprs, *sb.exprs], list(sa.syms))
-    z0 = [float(xy[0]), float(xy[1]), float(w)]
-    sol = _newton_mp(system, z0, [0, 1, 2], dps + GUARD - 2)
-    if sol is None or sol[2] <= 0:
+def _polylines_cross(A, B, S, same):
+    """``(xy, omega on A, omega on B)`` where the polylines ``A`` and ``B`` (points ``(x, y[,
+    omega])``; ``S`` the box's scale) cross in ``(x, y)``; ``same``: A is B, neighbouring
+    segments and each pair of segments taken once."""
+    PA, PB = np.array(A, dtype=float), np.array(B, dtype=float)
+    if len(PA) < 2 or len(PB) < 2:
+        return
+    a0, a1 = PA[:-1, :2] / S, PA[1:, :2] / S
+    for s in range(len(PA) - 1):
+        idx, t, u = _segments_cross(a0[s], a1[s], PB[:-1, :2] / S, PB[1:, :2] / S)
+        for j in idx:
+            if same and j <= s + 1:
+                continue
+            xy = PA[s, :2] + t[j] * (PA[s + 1, :2] - PA[s, :2])
+            wa = PA[s, 2] + t[j] * (PA[s + 1, 2] - PA[s, 2])
+            wb = PB[j, 2] + u[j] * (PB[j + 1, 2] - PB[j, 2]) if PB.shape[1] > 2 else 0.0
+            yield xy, wa, wb
+
+
+def _joint_point(systems, fa, fb, kind_b, xy, wa, wb, dps):
+    """``(point, certified)`` of a double Hopf point (``kind_b`` "hopf": the Hopf equations
+    of factors ``fa`` and ``fb`` in ``(x, y, w1, w2)``) or a zero-Hopf point (``kind_b``
+    "fold": the Hopf equations of ``fa`` and ``P(0; x, y) = 0`` of ``fb`` in ``(x, y, w)``)
+    near ``(xy, wa[, wb])``, by Newton in mpmath and proved by Krawczyk; ``(None, False)``
+    where Newton fails or a frequency is not positive."""
+    sa, sb = systems[(fa, "hopf")], systems[(fb, kind_b)]
+    if kind_b == "hopf":
+        w1, w2 = sp.Symbol("w1_", real=True), sp.Symbol("w2_", real=True)
+        exprs = [e.subs(W, w1) for e in sa.exprs] + [e.subs(W, w2) for e in sb.exprs]
+        system, z0 = System(exprs, [*sa.syms[:2], w1, w2]), [*xy, wa, wb]
+    else:
+        system, z0 = System([*sa.exprs, *sb.exprs], sa.syms), [*xy, wa]
+    free = list(range(len(z0)))
+    sol = _newton_mp(system, [float(v) for v in z0], free, dps + GUARD - 2)
+    if sol is None or min(sol[2:]) <= 0:
         return None, False
-    ok, better = _krawczyk(system, sol, [0, 1, 2], [None] * 3, dps + 2)
+    ok, better = _krawczyk(system, sol, free, [None] * len(free), dps + 2)
     return (better or sol), ok is not None
 
 
-def _double_hopf(systems, fa, fb, xy, wa, wb, dps):
-    sa, sb = systems[(fa, "hopf")], systems[(fb, "hopf")]
-    xs, ys, _ = sa.syms
-    w1, w2 = sp.Symbol("w1_", real=True), sp.Symbol("w2_", real=True)
-    exprs = [e.subs(W, w1) for e in sa.exprs] + [e.subs(W, w2) for e in sb.exprs]
-    system = _System(exprs, [xs, ys, w1, w2])
-    z0 = [float(xy[0]), float(xy[1]), float(wa), float(wb)]
-    sol = _newton_mp(system, z0, [0, 1, 2, 3], dps + GUARD - 2)
-    if sol is None or min(sol[2], sol[3]) <= 0:
-        return None, False
-    ok, better = _krawczyk(system, sol, [0, 1, 2, 3], [None] * 4, dps + 2)
-    return (better or sol), ok is not None
-
-
-def _crossings(result, systems, xs, ys, dps, *, x=None, y=None):
+def _crossings(result, systems, dps, *, x=None, y=None):
     """See :meth:`StabilityMap.crossings`."""
     from symdelay.core.params import as_parameter
 
@@ -939,19 +817,15 @@ def _crossings(result, systems, xs, ys, dps, *, x=None, y=None):
                 sol = _newton_mp(system, z0, free, dps + GUARD - 2)
                 if sol is None:
                     continue
-                fixed_vals = [None] * n
-                fixed_vals[c] = flint.fmpq(int(q.p), int(q.q))
-                ok, better = _krawczyk(system, [sol[k] for k in free], free, fixed_vals, dps + 2)
-                if ok is not None:
-                    for k, v in zip(free, better):
-                        sol[k] = v
+                proved = certify_point(system, sol, c, dps, None, exact=q)
+                sol = proved or sol
                 w = sol[2] if n == 3 else mpmath.mpf(0)
                 other = sol[1 - c]
                 if any(
                     abs(other - o[0]) <= mpmath.mpf(10) ** (-dps) * (1 + abs(o[0])) for o in out
                 ):
                     continue
-                out.append((other, w, curve.kind, curve.factor, ok is not None))
+                out.append((other, w, curve.kind, curve.factor, proved is not None))
     out.sort(key=lambda t: t[0])
     return out
 
@@ -1001,7 +875,7 @@ def _bautin_points(model, curves, systems, names, dps, box, notes):
                 if (la > 0) == (lb > 0) or la == 0:
                     continue
                 cc = 0 if abs(pb[0] - pa[0]) / Sxy[0] >= abs(pb[1] - pa[1]) / Sxy[1] else 1
-                found = _bautin_zero(lyap, system, pa, pb, la, lb, cc, dps, box)
+                found = _bautin_zero(lyap, system, pa, pb, la, lb, cc, dps)
                 if found is None:
                     notes.append(
                         f"l1 changes sign between {mpmath.nstr(pa[0], 8)}, "
@@ -1023,35 +897,15 @@ def _bautin_points(model, curves, systems, names, dps, box, notes):
     return out, values
 
 
-def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps, box):
+def _bautin_zero(lyap, system, pa, pb, la, lb, c, dps):
     """``((x, y, omega), certified)`` where ``l1`` vanishes between curve points pa, pb."""
-    a, b = pa[c], pb[c]
-    fa, fb = la, lb
-    za, zb = list(pa), list(pb)
-    tol = mpmath.mpf(10) ** (-(dps + 3)) * (1 + abs(a))
-    side = 0
-    z = None
-    for _ in range(200):
-        v = b - fb * (b - a) / (fb - fa)
-        t = (v - pa[c]) / (pb[c] - pa[c])
-        guess = [za[i] + t * (zb[i] - za[i]) for i in range(3)]
+
+    def at(v, guess):
         z = _hopf_at(system, guess, c, v)
-        if z is None:
-            return None
-        fv = lyap(*z)
-        if (fv > 0) == (fb > 0):
-            b, fb, zb = v, fv, z
-            if side == -1:
-                fa /= 2
-            side = -1
-        else:
-            a, fa, za = v, fv, z
-            if side == 1:
-                fb /= 2
-            side = 1
-        if abs(b - a) <= tol:
-            break
-    else:
+        return (None, None) if z is None else (z, lyap(*z))
+
+    z = illinois(at, list(pa), la, list(pb), lb, c, dps)
+    if z is None:
         return None
     q = decimal(z[c]) if dps <= 15 else sp.Rational(mpmath.nstr(z[c], dps + GUARD))
     sol = certify_point(system, z, c, dps, None, exact=q)

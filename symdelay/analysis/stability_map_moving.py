@@ -56,20 +56,25 @@ import mpmath
 import numpy as np
 
 from symdelay.analysis.map_core import (
-    StabilityMap,
+    System,
     W,
+    _finite,
     _krawczyk,
     _newton_mp,
     _regions,
     _solve,
     _split,
+    cell_centres,
     certify_branches,
     certify_point,
     decimal,
+    illinois,
+    map_record,
+    newton_np,
     note_unexplained,
     prove_zero_along,
+    second_net,
     trace_seeds,
-    unexplained_pairs,
 )
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
@@ -88,44 +93,6 @@ def equilibrium_moves(model, bases) -> bool:
     """True if the equilibrium of ``model`` depends on one of ``bases`` and has no closed
     form (SymPy cannot solve it with those parameters symbolic)."""
     return any(b in model.domains and not model.equilibrium_is_closed_form_in(b) for b in bases)
-
-
-class _ExprSystem:
-    """The interface of the generic map's polynomial systems (values and the Jacobian in
-    numpy, mpmath and Arb balls) for equations with ``exp`` and other functions."""
-
-    def __init__(self, exprs, syms):
-        from symdelay.model.arb_eval import arb_evaluator
-
-        self.exprs = list(exprs)
-        self.syms = list(syms)
-        self.jac = [[sp.diff(e, s) for s in self.syms] for e in self.exprs]
-        flat = [e for row in self.jac for e in row]
-        self._np = sp.lambdify(self.syms, self.exprs, "numpy", cse=True)
-        self._npj = sp.lambdify(self.syms, self.jac, "numpy", cse=True)
-        self._mp = sp.lambdify(self.syms, self.exprs, "mpmath", cse=True)
-        self._mpj = sp.lambdify(self.syms, flat, "mpmath", cse=True)
-        self._arb = (
-            arb_evaluator(self.exprs, self.syms, cse=True),
-            arb_evaluator(flat, self.syms, cse=True),
-        )
-
-    def f(self, z):
-        return _finite(self._np, self._mp, z)
-
-    def J(self, z):
-        return _finite(self._npj, self._mpj, z).reshape(len(self.exprs), len(self.syms))
-
-    def fm(self, z):
-        return list(self._mp(*z))
-
-    def Jm(self, z):
-        flat = list(self._mpj(*z))
-        k = len(self.syms)
-        return [flat[i * k : (i + 1) * k] for i in range(len(self.exprs))]
-
-    def arb(self):
-        return self._arb
 
 
 class _Setup:
@@ -153,10 +120,12 @@ class _Setup:
             )
         P = (R_SYMBOL * sp.eye(self.n) - Jac).det(method="berkowitz")
         P = sp.expand(P)
-        re, im = _split(P, None, None)
+        re, im = _split(P)
         ax = list(self.syms)
-        self.hopf = _ExprSystem([re, im, *drift], [*ax, W, *self.states])
-        self.fold = _ExprSystem([sp.expand(P.subs(R_SYMBOL, 0)), *drift], [*ax, *self.states])
+        self.hopf = System([re, im, *drift], [*ax, W, *self.states], polynomial=False)
+        self.fold = System(
+            [sp.expand(P.subs(R_SYMBOL, 0)), *drift], [*ax, *self.states], polynomial=False
+        )
         args = [*self.states, *ax]
         self._F = sp.lambdify(args, drift, "numpy")
         self._J = sp.lambdify(args, Jac, "numpy")
@@ -212,19 +181,6 @@ class _Setup:
 
     def eig(self, s, *vals):
         return np.linalg.eigvals(self.Jac(s, *vals))
-
-
-def _finite(fast, exact_range, args):
-    """``fast(*args)`` (numpy) as a float array, or, where doubles overflow or give 0/0 (a
-    logit ``exp(-q1 theta) / (exp(-q1 theta) + exp(-q2 theta))`` at large ``theta``), the
-    same expressions in mpmath (unbounded exponents) rounded to doubles."""
-    with np.errstate(all="ignore"):
-        out = np.array(fast(*args), dtype=float).ravel()
-    if np.all(np.isfinite(out)):
-        return out
-    with mpmath.workdps(20):
-        vals = exact_range(*(mpmath.mpf(float(a)) for a in args))
-        return np.array([float(v) for v in np.ravel(np.array(vals, dtype=object))], dtype=float)
 
 
 def _count(ev):
@@ -290,27 +246,10 @@ def _locate(st, fix, fix_val, a, b, vary):
         system = st.hopf if kind == "hopf" else st.fold
         z = np.array([x, y, *([w] if kind == "hopf" else []), *s], dtype=float)
         free = [i for i in range(len(z)) if i != fix]
-        z = _newton_np(system, z, free)
+        z = newton_np(system, z, free)
         if z is not None:
             out.append((kind, z))
     return out
-
-
-def _newton_np(system, z, free):
-    z = np.array(z, dtype=float)
-    for _ in range(40):
-        f = system.f(z)
-        J = system.J(z)[:, free]
-        try:
-            d = np.linalg.solve(J, f)
-        except np.linalg.LinAlgError:
-            return None
-        z[free] -= d
-        if not np.all(np.isfinite(z)):
-            return None
-        if np.max(np.abs(d)) <= 1e-13 * (1 + np.max(np.abs(z))):
-            return z
-    return z if np.max(np.abs(system.f(z))) < 1e-9 else None
 
 
 # ============================================================================ the entry
@@ -346,8 +285,7 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
     trace(seed_list)
 
     # ---- regions: counts at the cell centres, the equilibrium continued over the grid
-    cx = [xlo + (xhi - xlo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
-    cy = [ylo + (yhi - ylo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
+    cx, cy = cell_centres(xlo, xhi, cells), cell_centres(ylo, yhi, cells)
     counts, eqs = [], []
     certified_cells = 0
     row_start = start
@@ -368,19 +306,12 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
         counts.append(row)
 
     # ---- second net: count changes no traced curve explains, scanned on their segment
-    def unexplained():
-        return unexplained_pairs(counts, cx, cy, [b[2] for b in branches], Sxy)
-
-    missing = unexplained()
-    extra = 0
-    for j, k, j2, k2 in missing[:40]:
-        extra += 1
+    def segment_seeds(j, k, j2, k2):
         if j == j2:
-            trace(_scan_line(st, 1, float(cy[j]), float(cx[k]), float(cx[k2]), 16, eqs[j][k]))
-        else:
-            trace(_scan_line(st, 0, float(cx[k]), float(cy[j]), float(cy[j2]), 16, eqs[j][k]))
-    if missing:
-        missing = unexplained()
+            return _scan_line(st, 1, float(cy[j]), float(cx[k]), float(cx[k2]), 16, eqs[j][k])
+        return _scan_line(st, 0, float(cx[k]), float(cy[j]), float(cy[j2]), 16, eqs[j][k])
+
+    missing, extra = second_net(counts, cx, cy, branches, Sxy, segment_seeds, trace)
     note_unexplained(notes, missing, counts, cx, cy)
     regions, labels = _regions(counts, cx, cy)
     for g in regions:
@@ -412,33 +343,24 @@ def moving_stability_map(model, X, Y, box_exact, fixed_json, notes, dps, cells, 
         "count checked by certified roots. Two crossings of a line within one scan step whose "
         "effects cancel, and a branch meeting no line, can be missed"
     )
-    result = StabilityMap(
-        model.name,
+    return map_record(
+        model,
         (st.xname, xlo, xhi),
         (st.yname, ylo, yhi),
         fixed_json,
         dps,
-        tuple(curves),
-        tuple(specials),
-        tuple(regions),
-        tuple(tuple(r) for r in counts),
-        tuple(tuple(r) for r in labels),
+        curves,
+        specials,
+        (counts, regions, labels),
         searched,
-        tuple(notes),
+        notes,
         "pseudo-arclength continuation of each crossing together with the moving equilibrium "
         "(numpy), points proved with their equilibrium by Krawczyk (Arb); counts by "
         "eigenvalues at the cell centres, each region's checked by certified roots",
+        lambda result, x, y: _crossings(st, result, dps, eqs, x=x, y=y),
+        systems=systems,
+        full=full,
     )
-    object.__setattr__(
-        result,
-        "_private",
-        {
-            "crossings": lambda x=None, y=None: _crossings(st, result, dps, eqs, x=x, y=y),
-            "systems": systems,
-            "full": full,
-        },
-    )
-    return result
 
 
 def _turning_points(branches, systems, dps, box, notes):
@@ -516,28 +438,7 @@ def _illinois(system, g, pa, pb, other, free, dps):
     zb, fb = at(mpmath.mpf(pb[other]), pb)
     if za is None or zb is None or fa is None or fb is None or (fa > 0) == (fb > 0):
         return None
-    a, b = za[other], zb[other]
-    side = 0
-    tol = mpmath.mpf(10) ** (-(dps + 3)) * (1 + abs(a))
-    for _ in range(100):
-        v = b - fb * (b - a) / (fb - fa)
-        t = (v - a) / (b - a)
-        z, fv = at(v, [za[i] + t * (zb[i] - za[i]) for i in range(len(za))])
-        if z is None or fv is None:
-            return None
-        if (fv > 0) == (fb > 0):
-            b, fb, zb = v, fv, z
-            if side == -1:
-                fa /= 2
-            side = -1
-        else:
-            a, fa, za = v, fv, z
-            if side == 1:
-                fb /= 2
-            side = 1
-        if abs(b - a) <= tol or fv == 0:
-            return z
-    return None
+    return illinois(at, za, fa, zb, fb, other, dps)
 
 
 def _crossings(st, result, dps, eqs, *, x=None, y=None):
@@ -630,7 +531,7 @@ def first_crossing(model, param: str, low: float, high: float, points: int, dps:
     else:
         z = np.array([v, *hi[1]])
         system = st.fold
-    z = _newton_np(system, z, list(range(len(z))))
+    z = newton_np(system, z, list(range(len(z))))
     if z is None:
         raise VerificationError(f"the crossing in {param} near {v:.6g} did not converge")
     with mpmath.workdps(dps + GUARD):

@@ -38,6 +38,7 @@ __all__ = [
     "simulated_variance",
     "difference_weights",
     "variance_parameters",
+    "with_closed_form",
     "check_simulation_cost",
     "check_seed",
     "check_table_cost",
@@ -610,21 +611,23 @@ def variance(
     if fast is not None and weights is None:
         result = fast(model, dps=dps, force=force)
         if result is not None:
-            return _with_closed_form(model, result, closed_form)
+            return with_closed_form(model, "variance", result, closed_form)
         declined(model, "variance", method)
     elif fast is not None:
         declined(model, "variance", method)  # the fast path knows only q1 - q2
     need_table(model, "linear-noise variance")
     result = _generic_variance(model, dps, weights, force)
-    return _with_closed_form(model, result, closed_form and weights is None)
+    return with_closed_form(model, "variance", result, closed_form and weights is None)
 
 
-def _with_closed_form(model, result: StationaryVariance, attach: bool) -> StationaryVariance:
+def with_closed_form(model, quantity: str, result, attach: bool = True):
+    """``result`` with the family's closed form of ``quantity`` in its ``closed_form`` field
+    (``attach``: asked for, and of the default imbalance), the same on every path."""
     import dataclasses
 
     from symdelay.analysis.entry import closed_forms
 
-    cf = closed_forms(model, "variance") if attach else None
+    cf = closed_forms(model, quantity) if attach else None
     return dataclasses.replace(result, closed_form=cf) if cf is not None else result
 
 

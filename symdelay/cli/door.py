@@ -236,10 +236,9 @@ def given_options(args) -> dict:
 
 
 def model_from_args(args, **override):
-    """The model the command line names, built once by its family (or the TOML loader)."""
+    """The model the command line names, built once by its family (or the TOML loader);
+    :func:`check` has refused what no command takes."""
     sel = args._door_selection
-    if args.model_file is not None and args.model is not None:
-        raise SymdelayInputError("give --model or --model-file, not both")
     if args.model_file is not None:
         from symdelay.model.toml_loader import load_toml
 
@@ -253,11 +252,6 @@ def model_from_args(args, **override):
                 "as --set NAME=VALUE"
             )
         return load_toml(args.model_file, **parse_settings(args.set), **override)
-    if args.set:
-        raise SymdelayInputError(
-            "--set is for --model-file models; a built-in model takes its options "
-            f"(see 'symdelay {args.command} --model {sel.family} --help')"
-        )
     mod = family_module(sel.family)
     declared = {o.name for o in getattr(mod, "OPTIONS", ())}
     for name in override:

@@ -18,6 +18,7 @@ _PUBLIC = {
     "Mode": "symdelay.model.modes",
     "load_toml": "symdelay.model.toml_loader",
     "model_from_dict": "symdelay.model.toml_loader",
+    "schema_path": "symdelay.model.toml_loader",
 }
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "Transition",
     "load_toml",
     "model_from_dict",
+    "schema_path",
 ]
 
 __getattr__, __dir__ = exports(globals(), _PUBLIC)

@@ -56,7 +56,7 @@ def _name(model, j: int, k: int) -> str:
 
 def _root_of_unity(j: int, k: int):
     w = sp.exp(2 * sp.pi * sp.I * j / k)
-    return sp.nsimplify(sp.expand_complex(w))
+    return sp.expand_complex(w)  # exact (SymPy evaluates cos, sin of pi/k where it can)
 
 
 def _clean(e, exact: bool):
@@ -106,7 +106,7 @@ def decompose(model) -> tuple:
                 continue
             v = sp.zeros(n, 1)
             for m, idx in enumerate(cyc):
-                v[idx] = sp.nsimplify(sp.expand_complex(w ** (-m)))
+                v[idx] = sp.expand_complex(w ** (-m))
             cols.append(v)
         V = sp.Matrix.hstack(*cols)
         weights = sp.diag(*[sum(abs(x) ** 2 for x in V.col(c)) for c in range(V.cols)])

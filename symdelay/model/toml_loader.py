@@ -19,7 +19,8 @@ Schema (keys beyond these are refused, so a typo does not pass silently)::
     swap = [["q1", "q2"], ["z11", "z21"]]
     [latex]                        # optional: LaTeX for names, e.g. z11 = "z_{1,1}"
 
-Every error names the file and the entry.
+Every error names the file and the entry. The same format as a JSON Schema, for editors:
+:func:`schema_path`.
 """
 
 from __future__ import annotations
@@ -28,13 +29,29 @@ import decimal
 import os
 import stat
 import tomllib
+from pathlib import Path
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.model.core import Model
 
-__all__ = ["load_toml", "model_from_dict", "read_text_file"]
+__all__ = ["load_toml", "model_from_dict", "read_text_file", "schema_path"]
 
 _TOP = {"name", "description", "parameters", "values", "state", "transitions", "symmetry", "latex"}
+
+
+def schema_path() -> Path:
+    """The JSON Schema (draft 2020-12) of a model file, shipped in the package: editors that
+    read JSON Schema for TOML (taplo, Even Better TOML) check a model file against it.
+
+    Returns
+    -------
+    pathlib.Path
+        The file ``symdelay/data/model-file.schema.json``.
+
+    >>> schema_path().name
+    'model-file.schema.json'
+    """
+    return Path(__file__).resolve().parent.parent / "data" / "model-file.schema.json"
 
 
 #: Largest model file read (bytes): a transition table is a few kilobytes.
@@ -146,6 +163,9 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
     params = _need(data, "parameters", dict, source)
     state = _need(data, "state", dict, source)
     names = _need(state, "names", list, f"{source}: [state]")
+    if set(state) != {"names"}:
+        extra = sorted(set(state) - {"names"})[0]
+        raise SymdelayInputError(f"{source}: [state] unknown key '{extra}': use names")
     if not all(isinstance(n, str) for n in names):
         raise SymdelayInputError(f"{source}: [state] names must be strings")
     raw = _need(data, "transitions", list, source)
@@ -160,6 +180,8 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
                 f"{where}: unknown key '{extra[0]}': use name, change, rate, assume_nonnegative"
             )
         tname = t.get("name", f"transition {k}")
+        if not isinstance(tname, str):
+            raise SymdelayInputError(f"{where}: 'name' must be a string")
         where = f"{source}: transition '{tname}'"
         change = _need(t, "change", dict, where)
         rate = t.get("rate")
@@ -189,6 +211,9 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
     latex = data.get("latex", {})
     if not isinstance(latex, dict) or not all(isinstance(v, str) for v in latex.values()):
         raise SymdelayInputError(f"{source}: [latex] must map names to LaTeX strings")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise SymdelayInputError(f"{source}: 'description' must be a string")
     from symdelay.model.core import _symbol
 
     return Model(
@@ -198,7 +223,7 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
         transitions,
         symmetry=symmetry,
         values=vals,
-        description=str(data.get("description", "")),
+        description=description,
         latex_names={_symbol(k): str(v) for k, v in latex.items()},
         source=source,
         assume_nonnegative=assumed,

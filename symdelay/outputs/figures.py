@@ -35,41 +35,19 @@ def _critical(c, ax=None):
     return plot_critical_curve(Ds, th, title, ax)
 
 
-@plotter(TimeSeries)
-def _time_series(ts, ax=None, states=None, replications=None):
-    return plots_stochastic.time_series_axes(ts, ax=ax, states=states, replications=replications)
-
-
-@plotter(StabilityMap)
-def _stability_map(m, ax=None):
-    return plots_map.stability_map_figure(m, ax)
-
-
-@plotter(NormalForm)
-def _normal_form(nf, cycles=None, theta_max=None):
-    return plots_nonlinear.normal_form_figure(nf, cycles, theta_max)
-
-
 @plotter(Spectrum)
 def _spectrum(s, periodogram=None):
     return plots_nonlinear.spectrum_figure([s], periodogram)
 
 
-@plotter(LimitCycle)
-def _cycle(c):
-    return plots_nonlinear.cycle_figure(c)
-
-
-@plotter(CycleFamily)
-def _family(f):
-    return plots_nonlinear.family_figure(f)
-
-
-@plotter(ConvergenceResult)
-def _convergence(study):
-    return plots_sqd.convergence_figure(study)
-
-
-@plotter(FixedPoint)
-def _tail(fp, ax=None):
-    return plots_sqd.plot_tail(fp, ax=ax)
+#: the figures that are one drawing function's, called as it is
+for _cls, _draw in (
+    (TimeSeries, plots_stochastic.time_series_axes),
+    (StabilityMap, plots_map.stability_map_figure),
+    (NormalForm, plots_nonlinear.normal_form_figure),
+    (LimitCycle, plots_nonlinear.cycle_figure),
+    (CycleFamily, plots_nonlinear.family_figure),
+    (ConvergenceResult, plots_sqd.convergence_figure),
+    (FixedPoint, plots_sqd.plot_tail),
+):
+    plotter(_cls)(_draw)

@@ -1,17 +1,13 @@
-"""How results show in a notebook: HTML tables and ``.plot()`` drawings (no mathematics).
-
-The result classes call these from ``_repr_html_`` and ``plot``; matplotlib is imported only
-when something is drawn.
+"""How results draw in a notebook: the ``.plot()`` drawings (no mathematics; the HTML
+tables are :func:`symdelay.core.display.html_table`'s). matplotlib is imported only when
+something is drawn.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from symdelay.core.display import html_table
-
 __all__ = [
-    "html_table",
     "axes",
     "plot_critical_curve",
     "shade_above",

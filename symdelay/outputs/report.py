@@ -16,7 +16,14 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.core.latex import document
 from symdelay.outputs.pdf import PdfResult, compile_pdf
 
-__all__ = ["ReportContext", "Section", "write_report", "section_modules", "prepare_output_dir"]
+__all__ = [
+    "ReportContext",
+    "Section",
+    "figure_tex",
+    "write_report",
+    "section_modules",
+    "prepare_output_dir",
+]
 
 
 def prepare_output_dir(path) -> Path:
@@ -53,6 +60,20 @@ class ReportContext:
         d = self.out_dir / "figures"
         d.mkdir(parents=True, exist_ok=True)
         return d
+
+    def save(self, fig, name: str) -> str:
+        """Write ``fig`` into the figures folder; its path as the report's LaTeX names it."""
+        fig.savefig(self.figures_dir / name)
+        return f"figures/{name}"
+
+
+def figure_tex(path: str, caption: str, width="0.8") -> str:
+    """A floating figure: the image ``path`` at ``width`` of the text width, captioned."""
+    return (
+        "\\begin{figure}[htbp]\n\\centering\n"
+        f"\\includegraphics[width={width}\\textwidth]{{{path}}}\n"
+        f"\\caption{{{caption}}}\n\\end{{figure}}\n\n"
+    )
 
 
 @dataclass

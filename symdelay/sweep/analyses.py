@@ -509,17 +509,10 @@ def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dic
             raise SymdelayInputError(
                 f"analysis 'model-stability': the {f.mode} factor is not rational at this point"
             )
-    rs = roots_entry(point, dps=dps)
-    st = stability_entry(point)
-    out = _root_summary(rs)
-    return {
-        "stable": st.verdict == "stable",
-        "verdict": st.verdict,
-        "unstable_count": out["unstable_count"],
-        "axis_count": out["axis_count"],
-        "spectral_abscissa": out["spectral_abscissa"],
-        "frequency": out["frequency"],
-    }
+    out = _root_summary(roots_entry(point, dps=dps))
+    verdict = stability_entry(point).verdict
+    keys = ("unstable_count", "axis_count", "spectral_abscissa", "frequency")
+    return {"stable": verdict == "stable", "verdict": verdict, **{k: out[k] for k in keys}}
 
 
 def _coefficients(expr) -> list:

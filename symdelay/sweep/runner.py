@@ -19,9 +19,9 @@ import re
 import socket
 import statistics
 import time
-import traceback
 import uuid
 
+from symdelay import __version__
 from symdelay.core.errors import SymdelayInputError
 from symdelay.sweep.progress import Progress
 from symdelay.sweep.spec import Spec, as_spec
@@ -49,10 +49,8 @@ def _error_line(exc: BaseException) -> str:
 def execute(target, tasks: list[tuple]) -> list[dict]:
     """Run ``tasks`` — ``(task, replication, kwargs, seed)`` tuples — through the analysis
     ``target``; one row each. Exceptions become failed rows (they never escape)."""
-    import json
-
-    from symdelay import __version__
     from symdelay.sweep.analyses import resolve
+    from symdelay.sweep.store import cell
 
     worker = f"{socket.gethostname()}:{os.getpid()}"
     rows = []
@@ -68,11 +66,8 @@ def execute(target, tasks: list[tuple]) -> list[dict]:
             bad = [k for k in out if k in row or k in _RESERVED]
             if bad:
                 raise ValueError(f"the analysis returned reserved column name(s) {bad}")
-            for k, v in out.items():
-                if not (v is None or isinstance(v, bool | int | float | str)):
-                    out[k] = json.dumps(v, default=str)
             row.update(status="ok", error=None)
-            row.update(out)
+            row.update({k: cell(v) for k, v in out.items()})
         except Exception as exc:  # a failing task is a result, recorded with its error
             row.update(status="failed", error=_error_line(exc))
         row["seconds"] = time.perf_counter() - t0
@@ -251,8 +246,6 @@ def _local_client(workers: int | None, dashboard: bool):
     from distributed import Client, LocalCluster
 
     n = workers or os.cpu_count() or 1
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise SymdelayInputError(f"--workers must be an integer >= 1, got {workers!r}")
     cluster = LocalCluster(
         n_workers=n,
         threads_per_worker=1,
@@ -367,7 +360,7 @@ def _failed_rows(items, exc) -> list[dict]:
             "error": err,
             "seconds": None,
             "worker": None,
-            "symdelay_version": _version(),
+            "symdelay_version": __version__,
         }
         for k, rep, kw, seed in items
     ]
@@ -447,6 +440,10 @@ def run(
         raise SymdelayInputError("give at most one of client, scheduler and serial")
     if workers is not None and (client is not None or scheduler or serial):
         raise SymdelayInputError("workers is for the embedded LocalCluster only")
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
+        raise SymdelayInputError(f"--workers must be an integer >= 1, got {workers!r}")
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
         raise SymdelayInputError(f"batch must be an integer >= 1, got {batch!r}")
     meta = _meta(spec)
@@ -550,16 +547,7 @@ def run(
     return df
 
 
-def _run_dask(spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dash):
-    with contextlib.ExitStack() as stack:
-        if client is None:  # our own client (and cluster): their log lines are ours to keep
-            stack.enter_context(_quiet_distributed())
-        _run_dask_quiet(
-            spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dash
-        )
-
-
-def _run_dask_quiet(
+def _run_dask(
     spec, todo, target, take, bar, client, workers, scheduler, batch, timing, dashboard
 ) -> None:
     """Batches submitted a window at a time and gathered in bulk as they finish.
@@ -573,90 +561,82 @@ def _run_dask_quiet(
 
     from distributed import as_completed
 
-    own_client = own_cluster = None
-    t0 = time.perf_counter()
-    if client is None:
-        if scheduler:
-            client = own_client = connect(scheduler)
-        else:
-            client, own_cluster = _local_client(workers, dashboard=dashboard)
-            own_client = client
-    timing["start_seconds"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    try:
-        link = getattr(client, "dashboard_link", None)
-        if link and ((own_cluster is not None and dashboard) or scheduler):
-            bar.note(f"Dask dashboard: {link}")
-        token = uuid.uuid4().hex[:8]
-        queue = deque(todo)
-        recent: deque = deque(maxlen=256)  # seconds of the latest tasks
-        nthreads = client.nthreads()
-        threads = max(1, sum(nthreads.values()))
-        threads_at = time.perf_counter()
-        in_flight: dict = {}  # future -> its items
-        sizes: list[int] = []
-
-        def submit(items, worker=None) -> None:
-            fut = client.submit(
-                execute,
-                target,
-                items,
-                key=f"symdelay-sweep-{spec.hash}-{token}-{items[0][0]}",
-                pure=False,
-                workers=None if worker is None else [worker],
-                allow_other_workers=worker is not None,
-            )
-            in_flight[fut] = items
-            sizes.append(len(items))
-            done.add(fut)
-
-        def cut(n: int) -> list[tuple]:
-            return _items(spec, [queue.popleft() for _ in range(min(n, len(queue)))])
-
-        # results fetched by the client's event loop as each Dask task finishes (no round
-        # trip of this thread per batch); whatever has arrived is taken in one go
-        done = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
-        first = batch or auto_batch(len(queue), threads)
-        for addr, n in sorted(nthreads.items()) or [(None, 1)]:
-            for _ in range(n):
-                if queue:
-                    submit(cut(first), addr)
-        window = in_flight_limit(threads)
+    # our own client (and cluster): their log lines are ours to keep
+    with _quiet_distributed() if client is None else contextlib.nullcontext():
+        own_client = own_cluster = None
+        t0 = time.perf_counter()
+        if client is None:
+            if scheduler:
+                client = own_client = connect(scheduler)
+            else:
+                client, own_cluster = _local_client(workers, dashboard=dashboard)
+                own_client = client
+        timing["start_seconds"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
         try:
-            while in_flight:
-                for fut, result in done.next_batch(block=True):
-                    items = in_flight.pop(fut)
-                    if fut.status == "finished":
-                        rows = result
-                        recent.extend(r["seconds"] for r in rows if r["seconds"] is not None)
-                    else:  # could not be run (e.g. it killed its workers repeatedly)
-                        rows = _failed_rows(items, result)
-                    fut.release()
-                    take(rows)
-                if time.perf_counter() - threads_at > 5.0:  # workers come and go
-                    threads = max(1, sum(client.nthreads().values()))
-                    threads_at = time.perf_counter()
-                    window = in_flight_limit(threads)
-                while queue and len(in_flight) < window:
-                    submit(cut(batch or batch_size(recent, len(queue), threads)))
-        except BaseException:
-            client.cancel(list(in_flight))
-            raise
-        timing["dask_tasks"] = len(sizes)
-        timing["batch_sizes"] = (min(sizes, default=0), max(sizes, default=0))
-    finally:
-        timing["run_seconds"] = time.perf_counter() - t0
-        if own_client is not None:
-            own_client.close()
-        if own_cluster is not None:
-            own_cluster.close()
+            link = getattr(client, "dashboard_link", None)
+            if link and ((own_cluster is not None and dashboard) or scheduler):
+                bar.note(f"Dask dashboard: {link}")
+            token = uuid.uuid4().hex[:8]
+            queue = deque(todo)
+            recent: deque = deque(maxlen=256)  # seconds of the latest tasks
+            nthreads = client.nthreads()
+            threads = max(1, sum(nthreads.values()))
+            threads_at = time.perf_counter()
+            in_flight: dict = {}  # future -> its items
+            sizes: list[int] = []
 
+            def submit(items, worker=None) -> None:
+                fut = client.submit(
+                    execute,
+                    target,
+                    items,
+                    key=f"symdelay-sweep-{spec.hash}-{token}-{items[0][0]}",
+                    pure=False,
+                    workers=None if worker is None else [worker],
+                    allow_other_workers=worker is not None,
+                )
+                in_flight[fut] = items
+                sizes.append(len(items))
+                done.add(fut)
 
-def _version() -> str:
-    from symdelay import __version__
+            def cut(n: int) -> list[tuple]:
+                return _items(spec, [queue.popleft() for _ in range(min(n, len(queue)))])
 
-    return __version__
-
-
-def _format_tb(exc) -> str:  # pragma: no cover - debugging aid
-    return "".join(traceback.format_exception(exc))
+            # results fetched by the client's event loop as each Dask task finishes (no round
+            # trip of this thread per batch); whatever has arrived is taken in one go
+            done = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
+            first = batch or auto_batch(len(queue), threads)
+            for addr, n in sorted(nthreads.items()) or [(None, 1)]:
+                for _ in range(n):
+                    if queue:
+                        submit(cut(first), addr)
+            window = in_flight_limit(threads)
+            try:
+                while in_flight:
+                    for fut, result in done.next_batch(block=True):
+                        items = in_flight.pop(fut)
+                        if fut.status == "finished":
+                            rows = result
+                            recent.extend(r["seconds"] for r in rows if r["seconds"] is not None)
+                        else:  # could not be run (e.g. it killed its workers repeatedly)
+                            rows = _failed_rows(items, result)
+                        fut.release()
+                        take(rows)
+                    if time.perf_counter() - threads_at > 5.0:  # workers come and go
+                        threads = max(1, sum(client.nthreads().values()))
+                        threads_at = time.perf_counter()
+                        window = in_flight_limit(threads)
+                    while queue and len(in_flight) < window:
+                        submit(cut(batch or batch_size(recent, len(queue), threads)))
+            except BaseException:
+                client.cancel(list(in_flight))
+                raise
+            timing["dask_tasks"] = len(sizes)
+            timing["batch_sizes"] = (min(sizes, default=0), max(sizes, default=0))
+        finally:
+            timing["run_seconds"] = time.perf_counter() - t0
+            if own_client is not None:
+                own_client.close()
+            if own_cluster is not None:
+                own_cluster.close()

@@ -109,11 +109,6 @@ class Store:
         )
         return ordered(_first_per_task(table), meta if meta is not None else self.meta())
 
-    def done_tasks(self) -> set[int]:
-        if not self.exists():
-            return set()
-        return set(self.read().column("task").to_pylist())
-
     # ----------------------------------------------------------------- write
     def append(self, rows: list[dict], meta: dict) -> None:
         """Write ``rows`` as one part file (atomically: temporary name, then rename)."""
@@ -151,7 +146,9 @@ def _remove_tree(folder: Path) -> None:
         folder.rmdir()
 
 
-def _jsonable_cell(v):
+def cell(v):
+    """A value as a Parquet cell: a number, text, a boolean or None as it is, anything else
+    as its JSON (text)."""
     if v is None or isinstance(v, bool | int | float | str):
         return v
     return json.dumps(v, default=str)
@@ -161,7 +158,7 @@ def _table(rows: list[dict], meta: dict):
     pa, _ = _pa()
     order = meta.get("columns") or []
     names = list(dict.fromkeys([*order, *(k for r in rows for k in r)]))
-    cols = {n: [_jsonable_cell(r.get(n)) for r in rows] for n in names}
+    cols = {n: [cell(r.get(n)) for r in rows] for n in names}
     arrays = {}
     for n, values in cols.items():
         try:

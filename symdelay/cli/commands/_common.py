@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-__all__ = ["emit_json", "emit", "json_default"]
+__all__ = ["emit_json", "emit", "json_default", "add_common"]
 
 
 def json_default(obj):
@@ -39,3 +39,30 @@ def emit_json(obj) -> None:
 def emit(text: str) -> None:
     """Print human-readable output."""
     sys.stdout.write(text.rstrip("\n") + "\n")
+
+
+def add_common(p, run, *, dps=None, force=False, json=True, model=True) -> None:
+    """The options most commands share, then ``run`` as the command's function: ``--dps``
+    with default ``dps`` (when given), ``--force`` (``run`` then under
+    :func:`~symdelay.core.budget.honour_force`), ``--json``, and the model's options
+    (``model``: True, or the keywords of :func:`symdelay.cli.door.add_model`)."""
+    from symdelay.cli import door
+    from symdelay.core.budget import honour_force
+
+    if dps is not None:
+        p.add_argument(
+            "--dps",
+            default=dps,
+            kind="integer",
+            help=f"significant digits (5..10000, default {dps})",
+        )
+    if force:
+        p.add_argument(
+            "--force", action="store_true", help="run even when the estimated cost is over budget"
+        )
+        run = honour_force(run)
+    if json:
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+    if model:
+        door.add_model(p, **(model if isinstance(model, dict) else {}))
+    p.set_defaults(func=run)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
-from symdelay.core.budget import honour_force
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -22,13 +21,8 @@ def register(subparsers) -> None:
         "model file (TOML) or --model NAME with its options.",
     )
     p.add_argument("file", nargs="?", default=None, help="model file (TOML); or use --model")
-    door.add_model(p)
     p.add_argument("--tex", default=None, metavar="OUT.tex", help="write the derivation as LaTeX")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--force", action="store_true", help="run even when the estimated cost is over budget"
-    )
-    p.set_defaults(func=honour_force(run))
+    add_common(p, run, force=True)
 
 
 def run(args) -> int:

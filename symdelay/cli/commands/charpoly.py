@@ -4,7 +4,7 @@ for the founding model the difference mode's, at any L, symbolic L or L = inf.""
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import add_common, emit, emit_json
 
 __all__ = ["register", "run"]
 
@@ -16,9 +16,7 @@ def register(subparsers) -> None:
         description="Print the characteristic polynomial det(rI - J) of the difference mode.",
     )
     p.add_argument("--full", action="store_true", help="the full polynomial, factored by mode")
-    door.add_model(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    add_common(p, run)
 
 
 def run(args) -> int:

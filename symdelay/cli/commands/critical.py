@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run", "parse_D_list", "text_lines"]
@@ -32,12 +32,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--D", default=None, kind="numbers", help="mean delays, comma-separated, e.g. 0.5,1,2,4"
     )
-    door.add_model(p, own=("D",))
-    p.add_argument(
-        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
-    )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    add_common(p, run, dps="15", model={"own": ("D",)})
 
 
 def text_lines(curve) -> list[str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit
-from symdelay.core.budget import check_budget, honour_force, power_cost
+from symdelay.cli.commands._common import add_common, emit
+from symdelay.core.budget import check_budget, power_cost
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -25,11 +25,7 @@ def register(subparsers) -> None:
     )
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--pdf", action="store_true", help="also compile with pdflatex")
-    p.add_argument(
-        "--force", action="store_true", help="run even when the estimated cost is over budget"
-    )
-    door.add_model(p)
-    p.set_defaults(func=honour_force(run))
+    add_common(p, run, force=True, json=False)
 
 
 def _progress(msg: str) -> None:
@@ -44,35 +40,36 @@ def run(args) -> int:
 
     model = door.model_from_args(args)  # the founding model builds no table here
     if not isinstance(model, FoundingModel):
-        return _model_derivation(args, model)
-    door.refuse(
-        args,
-        "mu",
-        "lam",
-        "theta",
-        "D",
-        why="the founding model's documents are symbolic; for a model at numbers use "
-        "--model-file FILE --set NAME=VALUE",
-    )
-    n = None if args.L is None else as_L(args.L, allow_symbol=False)
-    if n is not None:  # the checked derivation grows like L^2 (L = 40: about 20 s)
-        check_budget(
-            f"the derivation for L = {n}",
-            power_cost(n, 0.013, 2),
-            force=args.force,
-            shrink="a smaller --L",
+        results = [_model_derivation(args, model)]
+    else:
+        door.refuse(
+            args,
+            "mu",
+            "lam",
+            "theta",
+            "D",
+            why="the founding model's documents are symbolic; for a model at numbers use "
+            "--model-file FILE --set NAME=VALUE",
         )
-    prepare_output_dir(args.out)
-    try:
-        if n is not None:
-            results = [write_concrete(n, args.out, pdf=args.pdf)]
-        else:
-            results = write_documents(args.out, pdf=args.pdf, progress=_progress)
-    except OSError as exc:
-        raise SymdelayInputError(
-            f"cannot write the documents in {args.out} ({exc.strerror}): "
-            "choose a writable directory with --out"
-        ) from None
+        n = None if args.L is None else as_L(args.L, allow_symbol=False)
+        if n is not None:  # the checked derivation grows like L^2 (L = 40: about 20 s)
+            check_budget(
+                f"the derivation for L = {n}",
+                power_cost(n, 0.013, 2),
+                force=args.force,
+                shrink="a smaller --L",
+            )
+        prepare_output_dir(args.out)
+        try:
+            if n is not None:
+                results = [write_concrete(n, args.out, pdf=args.pdf)]
+            else:
+                results = write_documents(args.out, pdf=args.pdf, progress=_progress)
+        except OSError as exc:
+            raise SymdelayInputError(
+                f"cannot write the documents in {args.out} ({exc.strerror}): "
+                "choose a writable directory with --out"
+            ) from None
     failed = [r for r in results if r.failed]
     missing = [r for r in results if args.pdf and r.pdf is None and not r.failed]
     for r in results:
@@ -85,14 +82,15 @@ def run(args) -> int:
     return 1 if failed else 0
 
 
-def _model_derivation(args, model) -> int:
-    """The derivation document of a transition-table model (its symbolic analysis)."""
+def _model_derivation(args, model):
+    """The derivation document of a transition-table model (its symbolic analysis), written
+    (and compiled with ``--pdf``): its :class:`~symdelay.outputs.pdf.PdfResult`."""
     from pathlib import Path
 
     from symdelay.analysis.entry import require_table
     from symdelay.analysis.roots import check_analysis_cost
     from symdelay.outputs.model_tex import model_document
-    from symdelay.outputs.pdf import compile_pdf
+    from symdelay.outputs.pdf import PdfResult, compile_pdf
     from symdelay.outputs.report import prepare_output_dir
 
     require_table(model, "derivation")
@@ -106,14 +104,4 @@ def _model_derivation(args, model) -> int:
         raise SymdelayInputError(
             f"cannot write {path} ({exc.strerror}): choose a writable directory with --out"
         ) from None
-    if not args.pdf:
-        emit(f"wrote {path}")
-        return 0
-    res = compile_pdf(path)
-    if res.failed:
-        print(f"symdelay: {res.message}", file=sys.stderr)
-        return 1
-    if res.pdf is None:
-        raise SymdelayInputError(res.message)
-    emit(res.message)
-    return 0
+    return compile_pdf(path) if args.pdf else PdfResult(path, None, f"wrote {path}")

@@ -95,8 +95,6 @@ def explorer_from_args(args):
 
     sel = args._door_selection
     if args.model_file is not None:
-        if not str(args.model_file).strip():
-            raise SymdelayInputError("--model-file needs a file name")
         door.model_from_args(args)  # the door's checks (stray family options, --set)
         return Explorer(
             file=args.model_file,
@@ -116,25 +114,18 @@ def explorer_from_args(args):
 
 
 def _with_family_defaults(args, given: dict) -> dict:
-    """The given options and, for a numeric option not given, the family's own default (a
-    slider for ``--N`` of nserver too); an Erlang delay's L and D only with that delay."""
+    """The given options (:func:`symdelay.cli.door.given_options`) and, for a numeric option
+    not given, the family's own default (a slider for ``--N`` of nserver too; an Erlang
+    delay's L and D only with that delay), in the family's declared order (the sliders')."""
     from symdelay.outputs.explorer import NUMERIC_KINDS
 
-    other_shape = getattr(args, "delay", None) not in (None, "erlang")
-    out = dict(given)
-    for o in getattr(door.family_module(args._door_selection.family), "OPTIONS", ()):
-        if o.name in out or o.default is None or o.kind not in NUMERIC_KINDS:
-            continue
-        if o.name in door.ERLANG_SHAPE and other_shape:
-            continue
-        out[o.name] = o.default
-    return {o: out[o] for o in _order(args, out)}
-
-
-def _order(args, options: dict) -> list:
-    """The options in the family's declared order (the sliders' order)."""
-    declared = [o.name for o in door.family_module(args._door_selection.family).OPTIONS]
-    return sorted(options, key=lambda n: declared.index(n) if n in declared else len(declared))
+    out, skip = {}, door.ERLANG_SHAPE if door._other_shape(args) else ()
+    for o in door.family_module(args._door_selection.family).OPTIONS:
+        if o.name in given:
+            out[o.name] = given[o.name]
+        elif o.default is not None and o.kind in NUMERIC_KINDS and o.name not in skip:
+            out[o.name] = o.default
+    return out
 
 
 def run(args) -> int:

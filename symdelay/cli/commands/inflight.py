@@ -7,8 +7,7 @@ weights); see :mod:`symdelay.models.inflight`.
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
-from symdelay.core.budget import honour_force
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register"]
@@ -26,7 +25,6 @@ def _common(p, *, theta=False, lam=True):
     if theta:
         p.add_argument("--theta", required=True, kind="number", help="routing sensitivity (>= 0)")
     p.add_argument("--D", default="1", kind="number", help="mean action delay (> 0, default 1)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _pattern_argument(p):
@@ -53,8 +51,7 @@ def register(subparsers) -> None:
         ),
     )
     if any_model:
-        _any_model(p)
-        p.set_defaults(func=honour_force(_run_unstable_any))
+        add_common(p, _run_unstable_any, dps="15", force=True)
     else:
         _common(p)
         _inflight_name(p)
@@ -62,11 +59,8 @@ def register(subparsers) -> None:
             "--kappa", required=True, kind="number", help="weight of the jobs in flight (>= 0)"
         )
         _pattern_argument(p)
-        p.add_argument(
-            "--dps", default="15", kind="integer", help="significant digits (default 15)"
-        )
         door.add_family(p, "inflight")
-        p.set_defaults(func=_run_unstable)
+        add_common(p, _run_unstable, dps="15", model=False)
 
     p = subparsers.add_parser(
         "kappa-star",
@@ -80,20 +74,13 @@ def register(subparsers) -> None:
         ),
     )
     if any_model:
-        _any_model(p, dps="30")
-        p.set_defaults(func=honour_force(_run_kappa_star_any))
+        add_common(p, _run_kappa_star_any, dps="30", force=True)
     else:
         _common(p, lam=False)
         _inflight_name(p)
         _pattern_argument(p)
-        p.add_argument(
-            "--dps", default="30", kind="integer", help="significant digits (default 30)"
-        )
-        p.add_argument(
-            "--force", action="store_true", help="run even when the estimated cost is over budget"
-        )
         door.add_family(p, "inflight")
-        p.set_defaults(func=honour_force(_run_kappa_star))
+        add_common(p, _run_kappa_star, dps="30", force=True, model=False)
 
     p = subparsers.add_parser(
         "optimize-weights",
@@ -135,7 +122,7 @@ def register(subparsers) -> None:
         only_with=tolerance,
         help="tolerance: initial imbalance (default lam/mu)",
     )
-    p.set_defaults(func=_run_optimize)
+    add_common(p, _run_optimize, model=False)
 
 
 def _inflight_name(p) -> None:
@@ -145,14 +132,6 @@ def _inflight_name(p) -> None:
         default=None,
         help="the in-flight model (the default; another NAME or --model-file FILE: that model)",
     )
-
-
-def _any_model(p, dps="15") -> None:
-    """The options of these commands for a model named by --model / --model-file."""
-    p.add_argument("--dps", default=dps, kind="integer", help=f"significant digits (default {dps})")
-    p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    door.add_model(p)
 
 
 def _run_unstable_any(args) -> int:

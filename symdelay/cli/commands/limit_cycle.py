@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
-from symdelay.core.budget import honour_force
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -27,18 +26,13 @@ def register(subparsers) -> None:
         kind="values",
         help="routing sensitivity above theta_c: 10, 10,12,15 or 9.5:180:100",
     )
-    door.add_model(p, own=("theta",))
     p.add_argument(
         "--system",
         default=None,
         choices=("difference", "full"),
         help="the L+1 difference system (default) or the full 2(L+1) fluid model",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--force", action="store_true", help="run even when the estimated cost is over budget"
-    )
-    p.set_defaults(func=honour_force(run))
+    add_common(p, run, force=True, model={"own": ("theta",)})
 
 
 def _points(text: str) -> int:

@@ -6,8 +6,7 @@ on the model the door builds."""
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
-from symdelay.core.budget import honour_force
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -43,9 +42,6 @@ def register(subparsers) -> None:
         help="a value for a parameter the model leaves free (repeatable)",
     )
     p.add_argument(
-        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
-    )
-    p.add_argument(
         "--cells",
         default="32",
         kind="integer",
@@ -58,36 +54,18 @@ def register(subparsers) -> None:
         help="grid lines each way seeding the continuation (default 9); the founding model's "
         "explicit map takes none: giving it asks for the continuation",
     )
-    p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    door.add_model(p)
-    p.set_defaults(func=honour_force(run))
-
-
-def _int(name, text):
-    try:
-        return int(str(text).strip())
-    except ValueError:
-        raise SymdelayInputError(f"--{name} must be an integer, got '{text}'") from None
-
-
-def _axis_name(text, flag):
-    name, sep, rng = str(text).partition("=")
-    if not sep or ":" not in rng or not name.strip():
-        raise SymdelayInputError(f"{flag} takes NAME=LO:HI (e.g. theta=0:40), got '{text}'")
-    return name.strip()
+    add_common(p, run, dps="15", force=True)
 
 
 def run(args) -> int:
     from symdelay.analysis.stability_map import stability_map
     from symdelay.core.params import as_dps
 
-    names = [_axis_name(args.x, "--x"), _axis_name(args.y, "--y")]
+    # the parser has read --x, --y (NAME=LO:HI), --fixed (NAME=VALUE) and the integers
+    names = [text.partition("=")[0].strip() for text in (args.x, args.y)]
     fixed = {}
     for item in args.fixed:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip():
-            raise SymdelayInputError(f"--fixed takes NAME=VALUE, got '{item}'")
+        name, _, value = item.partition("=")
         if name.strip() in fixed:
             raise SymdelayInputError(f"--fixed {name.strip()} is given twice: give it once")
         fixed[name.strip()] = value.strip()
@@ -108,8 +86,8 @@ def run(args) -> int:
         y=args.y,
         fixed=fixed or None,
         dps=as_dps(args.dps),
-        cells=_int("cells", args.cells),
-        seeds=None if args.seeds is None else _int("seeds", args.seeds),
+        cells=int(args.cells),
+        seeds=None if args.seeds is None else int(args.seeds),
         force=args.force,
     )
     record = m.to_json()

@@ -12,13 +12,27 @@ def register(subparsers) -> None:
         "models",
         help="list the built-in models (use one with --model NAME)",
         description="The built-in models, each a transition table analysed by the generic "
-        "pipeline; a model of your own is a TOML file (--model-file, see examples/models/).",
+        "pipeline; a model of your own is a TOML file (--model-file, see examples/models/). "
+        "--schema prints the JSON Schema of that file, which editors (taplo, Even Better TOML) "
+        "use to check it.",
     )
     p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.add_argument(
+        "--schema",
+        action="store_true",
+        not_with=("json",),
+        help="print the JSON Schema of a model file (the file symdelay.model.schema_path() "
+        "names) instead of the list",
+    )
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    if args.schema:
+        from symdelay.model.toml_loader import schema_path
+
+        emit(schema_path().read_text(encoding="utf-8"))
+        return 0
     from symdelay.models import builtin_models
 
     records = [dict(m.INFO) for _, m in sorted(builtin_models().items())]

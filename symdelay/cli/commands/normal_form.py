@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -21,12 +21,7 @@ def register(subparsers) -> None:
             "(L = 2, 3). --L inf is the delay-differential limit."
         ),
     )
-    door.add_model(p)
-    p.add_argument(
-        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
-    )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    add_common(p, run, dps="15")
 
 
 def run(args) -> int:

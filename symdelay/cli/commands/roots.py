@@ -9,7 +9,7 @@ symdelay roots --model phase_type --delay hypoexp --rates 1,2 --mu 1 --lam 1 --t
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run", "roots_record"]
@@ -52,12 +52,6 @@ def register(subparsers) -> None:
         "verdict (stable, marginal, unstable).",
     )
     p.add_argument(
-        "--dps",
-        default="50",
-        kind="integer",
-        help="significant decimal digits (5..10000, default 50)",
-    )
-    p.add_argument(
         "--rightmost", default=None, kind="integer", help="only the K rightmost roots (L <= 10^7)"
     )
     p.add_argument(
@@ -66,9 +60,7 @@ def register(subparsers) -> None:
         kind="branches",
         help="Lambert-W branches for --L inf (K1..K2, default -3..3)",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    door.add_model(p)
-    p.set_defaults(func=run)
+    add_common(p, run, dps="50")
 
 
 def run(args) -> int:

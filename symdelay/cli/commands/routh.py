@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from symdelay.cli.commands._common import emit, emit_json
-from symdelay.core.budget import honour_force
+from symdelay.cli.commands._common import add_common, emit, emit_json
 
 __all__ = ["register", "run", "routh_record"]
 
@@ -27,11 +26,7 @@ def register(subparsers) -> None:
     )
     p.add_argument("polynomial", help="the polynomial, e.g. 's**4 + s**3 + 3*s**2 + 3*s + 3'")
     p.add_argument("--var", default="s", help="the polynomial variable (default s)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--force", action="store_true", help="run even when the estimated cost is over budget"
-    )
-    p.set_defaults(func=honour_force(run))
+    add_common(p, run, force=True, model=False)
 
 
 def run(args) -> int:

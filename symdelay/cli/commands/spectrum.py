@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
-from symdelay.core.budget import honour_force
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -23,12 +22,7 @@ def register(subparsers) -> None:
     )
     p.add_argument("--points", default="401", kind="integer", help="grid points (default 401)")
     p.add_argument("--omega-max", default=None, kind="number", help="largest frequency of the grid")
-    door.add_model(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--force", action="store_true", help="run even when the estimated cost is over budget"
-    )
-    p.set_defaults(func=honour_force(run))
+    add_common(p, run, force=True)
 
 
 def _grid(args):

@@ -4,8 +4,7 @@ for the founding model the closed-form conditions and the critical lam*theta for
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
-from symdelay.core.budget import honour_force
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.models.erlang import ASSUMPTIONS
 
 __all__ = ["register", "run"]
@@ -25,18 +24,13 @@ def register(subparsers) -> None:
             "det(rI - J)."
         ),
     )
-    door.add_model(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--force", action="store_true", help="run even when the estimated cost is over budget"
-    )
     p.add_argument(
         "--minimal",
         action="store_true",
         help="only the conditions not implied by the others (theta >= 0 where theta is real; "
         "each dropped condition proven implied by the decision procedure, z3 nlsat)",
     )
-    p.set_defaults(func=honour_force(run))
+    add_common(p, run, force=True)
 
 
 def run(args) -> int:

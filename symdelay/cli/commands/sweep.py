@@ -6,25 +6,10 @@ import contextlib
 import json
 
 from symdelay.cli.commands._common import emit, emit_json
+from symdelay.core.budget import MAX_TASKS
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run_sweep", "run_status", "run_plot"]
-
-
-def _budget() -> int:
-    from symdelay.core.budget import MAX_TASKS
-
-    return MAX_TASKS
-
-
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise SymdelayInputError(f"--workers must be an integer >= 1, got '{text}'")
-    return n
 
 
 def register(subparsers) -> None:
@@ -89,7 +74,7 @@ def register(subparsers) -> None:
     r.add_argument(
         "--force",
         action="store_true",
-        help=f"run a grid of more than {_budget():,} tasks (refused otherwise)",
+        help=f"run a grid of more than {MAX_TASKS:,} tasks (refused otherwise)",
     )
     r.add_argument(
         "--batch",
@@ -154,6 +139,7 @@ def run_sweep(args) -> int:
     import sys
     import time
 
+    from symdelay.sweep.analyses import ANALYSES
     from symdelay.sweep.runner import run
     from symdelay.sweep.spec import load_spec
     from symdelay.sweep.store import status
@@ -161,7 +147,7 @@ def run_sweep(args) -> int:
     spec = load_spec(
         args.spec, allow_python=args.allow_python, force=args.force, allow_paths=args.allow_path
     )
-    if spec.analysis in set(args.allow_python) and spec.analysis not in _registered():
+    if spec.analysis in set(args.allow_python) and spec.analysis not in ANALYSES:
         print(
             f"sweep: running your Python function {spec.analysis} (allowed by --allow-python)",
             file=sys.stderr,
@@ -176,7 +162,7 @@ def run_sweep(args) -> int:
             raise SymdelayInputError(
                 f"--batch must be 'auto' or an integer >= 1, got '{args.batch}'"
             )
-    workers = None if args.workers is None else _positive_int(args.workers)
+    workers = None if args.workers is None else int(args.workers)  # >= 1: the runner's check
     t0 = time.perf_counter()
     counter = {"n": 0}
 
@@ -224,12 +210,6 @@ def _failures(st: dict, out: str) -> str:
         f"{n} task{'s' if n != 1 else ''} failed: each is a row of {out} with status "
         f"'failed' and its error in column 'error' (symdelay sweep status {out}){shown}"
     )
-
-
-def _registered() -> set:
-    from symdelay.sweep.analyses import ANALYSES
-
-    return set(ANALYSES)
 
 
 def run_status(args) -> int:

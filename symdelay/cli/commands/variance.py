@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.cli.commands._io import RATE_DEFAULTS
-from symdelay.core.budget import honour_force
 
 __all__ = ["register", "run"]
 
@@ -23,15 +22,7 @@ def register(subparsers) -> None:
             "there is no stationary variance."
         ),
     )
-    door.add_model(p, defaults={**RATE_DEFAULTS, "L": "1"})
-    p.add_argument(
-        "--dps", default="30", kind="integer", help="decimal digits of the value (default 30)"
-    )
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument(
-        "--force", action="store_true", help="run even when the estimated cost is over budget"
-    )
-    p.set_defaults(func=honour_force(run))
+    add_common(p, run, dps="30", force=True, model={"defaults": {**RATE_DEFAULTS, "L": "1"}})
 
 
 def run(args) -> int:

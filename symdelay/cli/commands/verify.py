@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import add_common, emit, emit_json
 
 __all__ = ["register", "run"]
 
@@ -58,9 +58,7 @@ def register(subparsers) -> None:
         "clock stops a check at ten times SECONDS",
     )
     p.add_argument("--theta-real", action="store_true", help="allow theta < 0 too")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    door.add_model(p)
-    p.set_defaults(func=run)
+    add_common(p, run)
 
 
 def _point(pt: dict) -> str:

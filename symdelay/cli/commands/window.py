@@ -6,10 +6,10 @@ other model or parameter from the exact crossing polynomials of its characterist
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
-__all__ = ["register", "run", "add_common", "head_and_how", "text_lines"]
+__all__ = ["register", "run", "head_and_how", "text_lines"]
 
 
 def register(subparsers) -> None:
@@ -42,19 +42,7 @@ def register(subparsers) -> None:
         kind="number|inf",
         help="upper end of the range searched (default: domain)",
     )
-    add_common(p, run)
-
-
-def add_common(p, run) -> None:
-    """The options of window and worst-delay after their own: --force, --dps, --json, the
-    model's."""
-    p.add_argument("--force", action="store_true", help="run even above the cost estimate's limit")
-    p.add_argument(
-        "--dps", default="15", kind="integer", help="significant digits (5..10000, default 15)"
-    )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    door.add_model(p)
-    p.set_defaults(func=run)
+    add_common(p, run, dps="15", force=True)
 
 
 def _end(flag, text, side):

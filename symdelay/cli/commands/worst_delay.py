@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit, emit_json
-from symdelay.cli.commands.window import add_common, head_and_how
+from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands.window import head_and_how
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -25,7 +25,7 @@ def register(subparsers) -> None:
         metavar="NAME",
         help="the parameter varied (default D, the mean delay); left out of the model's options",
     )
-    add_common(p, run)
+    add_common(p, run, dps="15", force=True)
 
 
 def run(args) -> int:

@@ -100,7 +100,7 @@ class FoundingModel(TableOnDemand):
         "variance": _S + "stochastic.variance:specialised_variance",
         "window": _S + "hopf.window:specialised_window",
         "worst_delay": _S + "hopf.worst:specialised_worst_delay",
-        "limit_cycle": _S + "nonlinear.orbits:specialised_limit_cycle",
+        "limit_cycle": _S + "nonlinear.cycles:specialised_limit_cycle",
         "verify": _S + "claims:specialised_verify",
         "claim_targets": _S + "claims:claim_targets",
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",

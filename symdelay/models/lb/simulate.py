@@ -193,12 +193,6 @@ def simulate(
             f"at least {MIN_ARRIVALS_PER_BATCH}: use at most {most} batches (--batches) or a "
             "longer --T"
         )
-    check_memory(
-        f"{batches} batches of {J} stations",
-        8.0 * batches * J * NSTAT,
-        force=force,
-        shrink="--batches",
-    )
     check_budget(
         f"this run ({count(2 * float(lr) * T)} events: lam = {float(lr):.6g}, T = {T:g})",
         estimate_seconds(J, float(lr), T, "c" if fn is not None else "python"),

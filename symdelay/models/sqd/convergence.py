@@ -34,7 +34,7 @@ import numpy as np
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.result import Result
-from symdelay.models.sqd.batches import t975
+from symdelay.models.sqd.batches import batch_interval, t975
 from symdelay.models.sqd.fixed_point import fixed_point
 from symdelay.models.sqd.meanfield import as_d
 from symdelay.models.sqd.service import exponential
@@ -69,18 +69,6 @@ class NRow(Result):
     fluct_sd: list  # Estimate per k (sd of the instantaneous s_k)
     events: int
     seconds: float
-
-    def record(self) -> dict:
-        return {
-            "N": self.N,
-            "T": self.T,
-            "replications": self.replications,
-            "sojourn_bias": self.sojourn_bias.to_json(),
-            "tail_bias": [e.to_json() for e in self.tail_bias],
-            "fluct_sd": [e.to_json() for e in self.fluct_sd],
-            "events": self.events,
-            "seconds": self.seconds,
-        }
 
 
 @dataclass
@@ -118,35 +106,13 @@ class ConvergenceResult(Result):
     fluct_fits: list  # per k
     notes: list = field(default_factory=list)
 
-    def record(self) -> dict:
-        return {
-            "d": self.d,
-            "lam": str(self.lam),
-            "service": self.service,
-            "mean_field_sojourn": self.mean_field_sojourn,
-            "mean_field_tail": self.mean_field_tail,
-            "warmup": self.warmup,
-            "rows": [r.to_json() for r in self.rows],
-            "bias_fit": None if self.bias_fit is None else self.bias_fit.to_json(),
-            "tail_bias_fits": [None if f is None else f.to_json() for f in self.tail_bias_fits],
-            "fluct_fits": [None if f is None else f.to_json() for f in self.fluct_fits],
-            "notes": list(self.notes),
-        }
-
-    def plot(self):
-        from symdelay.core.display import draw
-
-        return draw(self)
-
 
 def _t(dof: int) -> float:
     return t975(max(dof, 1))
 
 
 def _mean_ci(x: np.ndarray) -> Estimate:
-    m = float(x.mean())
-    h = _t(x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
-    return Estimate(m, m - h, m + h)
+    return Estimate(*batch_interval(x))
 
 
 def _control_ci(y: np.ndarray, x: np.ndarray, mu: float) -> Estimate:

@@ -59,7 +59,7 @@ def _chain(weights, rate) -> tuple[sp.Matrix, sp.Matrix]:
 
 def erlang_moment_fit(dist: GeneralService) -> PhaseType:
     """Tijms' two-moment fit for SCV < 1: Erlang(n-1) w.p. p, Erlang(n) w.p. 1-p, rate g."""
-    c2 = sp.nsimplify(dist.scv)
+    c2 = dist.scv  # exact: the moments are
     if not (0 < c2 < 1):
         raise SymdelayInputError(
             f"the two-moment Erlang mixture needs 0 < SCV < 1, got SCV {c2}; "

@@ -532,12 +532,6 @@ class FixedPoint(Result):
             "dps": n,
         }
 
-    def plot(self, ax=None):
-        """The tail ``s_k`` on a log scale (see :mod:`symdelay.outputs.plots_sqd`)."""
-        from symdelay.core.display import draw
-
-        return draw(self, ax=ax)
-
     def jacobian(self):
         """The truncated system's Jacobian at the fixed point (tail variables, mpmath)."""
         return jacobian_matrix(self)

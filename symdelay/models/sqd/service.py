@@ -94,7 +94,7 @@ class GeneralService(Result):
     def scv(self):
         """Squared coefficient of variation (``oo`` for a Pareto with alpha <= 2)."""
         m1 = self.moment(1)
-        return sp.nsimplify(sp.simplify(self.moment(2) / m1**2 - 1))
+        return sp.simplify(self.moment(2) / m1**2 - 1)  # exact (no nsimplify: it may guess)
 
     def moment(self, j: int) -> sp.Expr:
         """``E[X^j]`` exactly (``oo`` where it does not exist)."""

@@ -207,8 +207,7 @@ def simulate(
             "longer --T or larger --N"
         )
     if delay is None:
-        kernel_for(backend)  # refuses an unknown or missing backend before estimating
-        used = "c" if backend != "python" and load_c_kernel() is not None else "python"
+        used = kernel_for(backend)[1]  # refuses an unknown or missing backend before estimating
     else:
         from symdelay.models.sqd.delayed import as_delay
 
@@ -324,8 +323,7 @@ def specialised_simulate(
     N = as_N(1000 if eta is None else eta, model.d)
     grid = time_grid(T, dt)
     K, d, lamf = model.K, model.d, float(model.values[LAM])
-    kernel_for(backend)
-    used = "c" if backend != "python" and load_c_kernel() is not None else "python"
+    used = kernel_for(backend)[1]
     levels = K + 1
     check_memory(
         f"a run with N = {N} and {grid.size} grid times",

@@ -19,7 +19,7 @@ from symdelay.outputs.plots_hopf import (
     frequency_figure,
     stability_region_figure,
 )
-from symdelay.outputs.report import Section
+from symdelay.outputs.report import Section, figure_tex
 
 __all__ = ["ORDER", "build", "PARAMETERS", "CURVE_L", "REGION"]
 
@@ -45,22 +45,9 @@ def _label(L) -> str:
     return "$L = \\infty$" if L == "inf" else f"$L = {L}$"
 
 
-def _figure(path: str, caption: str, width="0.8") -> str:
-    return (
-        "\\begin{figure}[htbp]\n\\centering\n"
-        f"\\includegraphics[width={width}\\textwidth]{{{path}}}\n"
-        f"\\caption{{{caption}}}\n\\end{{figure}}\n\n"
-    )
-
-
 def _num(x) -> str:
     """A limit value as a decimal (``$\\infty$`` when infinite)."""
     return INF if not x.is_finite else f"{float(x):.10g}"
-
-
-def _save(fig, ctx, name) -> str:
-    fig.savefig(ctx.figures_dir / name)
-    return f"figures/{name}"
 
 
 def build(ctx) -> Section:
@@ -76,9 +63,8 @@ def build(ctx) -> Section:
         curves[_label(L)] = th
         omegas[_label(L)] = om
     figs = [
-        _save(
+        ctx.save(
             critical_curves_figure(D, curves, stable_all, (m / lm, "$\\mu/\\lambda$")),
-            ctx,
             "hopf_theta_c.pdf",
         )
     ]
@@ -88,13 +74,12 @@ def build(ctx) -> Section:
     ivs = [(float(a), float(b)) for a, b in win.intervals]
     wd = worst_delay(L_reg, m, lm)
     figs.append(
-        _save(
+        ctx.save(
             stability_region_figure(D, th_r, _label(L_reg), th_reg, ivs, float(wd.D_star)),
-            ctx,
             "hopf_region.pdf",
         )
     )
-    figs.append(_save(frequency_figure(D, omegas), ctx, "hopf_omega.pdf"))
+    figs.append(ctx.save(frequency_figure(D, omegas), "hopf_omega.pdf"))
 
     table_L = (2, 3) if ctx.quick else (2, 3, 4, 5, 10, 20, 50)
     rows = []
@@ -121,20 +106,20 @@ def build(ctx) -> Section:
         "for $L = 1$ it never reaches $\\pi$, so $L = 1$ is stable for every $\\theta \\ge 0$. "
         f"Figures use $\\mu = {m}$, $\\lambda = {lm}$ and {n} delays log-spaced in "
         "$[0.01, 100]$.\n\n"
-        + _figure(
+        + figure_tex(
             figs[0],
             "Critical $\\theta_c(D)$: the equilibrium is unstable above each "
             "curve. For $L \\ge 3$ the curve has a finite limit as $D\\to\\infty$; for "
             "$L = 2$ it grows like $\\mu^2 D/\\lambda$; for $L=\\infty$ it decreases to "
             "$\\mu/\\lambda$.",
         )
-        + _figure(
+        + figure_tex(
             figs[1],
             f"Stability region for $L = {L_reg}$; at $\\theta = {th_reg}$ the "
             f"equilibrium is unstable exactly for $D \\in$ {ivtext or 'no $D$'} "
             "(a bounded window: long delays are stable again).",
         )
-        + _figure(figs[2], "Hopf frequency $\\omega$ along each boundary.")
+        + figure_tex(figs[2], "Hopf frequency $\\omega$ along each boundary.")
         + "\\paragraph{Worst-case delay.} Along the boundary, $\\lambda\\theta_c$ is stationary "
         "where $\\sin((L+1)\\alpha) = 0$, $\\alpha = \\arg(i\\omega+\\gamma)$: "
         f"$\\alpha^* = {tex(trend.alpha_star)}$, $\\gamma^* = {tex(trend.gamma_star)}$, so "

@@ -5,6 +5,7 @@ the turning points are only checked against them."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath
@@ -16,7 +17,7 @@ from symdelay.core.latex import escape
 from symdelay.models import build_model
 from symdelay.models.inflight import kappa_star
 from symdelay.outputs.plots_map import stability_map_figure
-from symdelay.outputs.report import Section
+from symdelay.outputs.report import Section, figure_tex
 
 __all__ = [
     "ORDER",
@@ -171,12 +172,7 @@ def _panels(maps, title, columns):
     return fig
 
 
-def _figure(path, caption, width="0.95"):
-    return (
-        "\\begin{figure}[htbp]\n\\centering\n"
-        f"\\includegraphics[width={width}\\textwidth]{{{path}}}\n"
-        f"\\caption{{{caption}}}\n\\end{{figure}}\n\n"
-    )
+_figure = functools.partial(figure_tex, width="0.95")
 
 
 def _regions(m) -> str:
@@ -240,11 +236,11 @@ def build(ctx) -> Section:
     _check_founding(founding)
     kstars = _check_inflight(inflight)
 
-    fig = _panels(founding, "founding model, $L = {L}$", 2 if len(founding) <= 4 else 3)
-    fig.savefig(ctx.figures_dir / "maps_founding.pdf")
-    fig = _panels(inflight, "in-flight weight, $L = {L}$", 2)
-    fig.savefig(ctx.figures_dir / "maps_inflight.pdf")
-    figs = ["figures/maps_founding.pdf", "figures/maps_inflight.pdf"]
+    columns = 2 if len(founding) <= 4 else 3
+    figs = [
+        ctx.save(_panels(founding, "founding model, $L = {L}$", columns), "maps_founding.pdf"),
+        ctx.save(_panels(inflight, "in-flight weight, $L = {L}$", 2), "maps_inflight.pdf"),
+    ]
 
     (_, dlo, dhi), (_, tlo, thi) = FOUNDING_BOX
     (_, klo, khi), (_, ktlo, kthi) = INFLIGHT_BOX

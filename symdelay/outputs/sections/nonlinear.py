@@ -7,6 +7,8 @@ spectrum, simulated oscillation); every formula is printed from the SymPy object
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from symdelay.core.latex import tex
@@ -22,7 +24,7 @@ from symdelay.models.erlang.nonlinear import (
 from symdelay.models.erlang.nonlinear.oscillation import simulated_oscillation
 from symdelay.models.erlang.stochastic import simulate
 from symdelay.outputs.plots_nonlinear import bifurcation_figure, period_figure, spectrum_figure
-from symdelay.outputs.report import Section
+from symdelay.outputs.report import Section, figure_tex
 
 __all__ = ["ORDER", "build", "RATES", "LS"]
 
@@ -42,17 +44,7 @@ SPECTRUM_THETAS = (4, 6, 8, 8.7)
 PERIODOGRAM = {"theta": 8, "eta": 1000, "T": 3000.0}
 
 
-def _save(fig, ctx, name) -> str:
-    fig.savefig(ctx.figures_dir / name)
-    return f"figures/{name}"
-
-
-def _figure(path: str, caption: str) -> str:
-    return (
-        "\\begin{figure}[htbp]\n\\centering\n"
-        f"\\includegraphics[width=0.9\\textwidth]{{{path}}}\n"
-        f"\\caption{{{caption}}}\n\\end{{figure}}\n\n"
-    )
+_figure = functools.partial(figure_tex, width="0.9")
 
 
 def _normal_form_part(quick: bool) -> str:
@@ -154,8 +146,8 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
             sims.append(
                 (r.theta, r.amplitude, r.amplitude_halfwidth, f"simulated $L=2$, $\\eta={eta}$")
             )
-    p1 = _save(bifurcation_figure(curves, preds, sims, relay), ctx, "nonlinear_bifurcation.pdf")
-    p2 = _save(period_figure(periods, hopf), ctx, "nonlinear_period.pdf")
+    p1 = ctx.save(bifurcation_figure(curves, preds, sims, relay), "nonlinear_bifurcation.pdf")
+    p2 = ctx.save(period_figure(periods, hopf), "nonlinear_period.pdf")
     sim_rows = "".join(
         f"$\\eta = {lab.split('=')[-1].rstrip('$')}$: ${a:.4f} \\pm {hw:.4f}$; "
         for _, a, hw, lab in sims
@@ -219,10 +211,8 @@ def _spectrum_part(ctx, quick: bool) -> tuple[str, list]:
         pg.append(
             (w[keep], S[keep], se[keep], f"simulated, $\\theta={p['theta']}$, $\\eta={p['eta']}$")
         )
-    path = _save(
-        spectrum_figure(specs, [(w, S, se, lab) for w, S, se, lab in pg]),
-        ctx,
-        "nonlinear_spectrum.pdf",
+    path = ctx.save(
+        spectrum_figure(specs, [(w, S, se, lab) for w, S, se, lab in pg]), "nonlinear_spectrum.pdf"
     )
     cf = specs[0].closed_form
     rows = " ".join(

@@ -51,7 +51,7 @@ from symdelay.outputs.plots_stochastic import (
     variance_figure,
     wave_figure,
 )
-from symdelay.outputs.report import Section
+from symdelay.outputs.report import Section, figure_tex
 
 __all__ = ["ORDER", "build", "FIGURE_PARAMETERS", "PHASE_THETAS", "VARIANCE_CASES"]
 
@@ -120,18 +120,8 @@ class _Runs:
 
 
 # ------------------------------------------------------------------------------ helpers
-def _save(fig, ctx, name) -> str:
-    path = ctx.figures_dir / name
-    fig.savefig(path)
-    return f"figures/{name}"
-
-
 def _figure(path: str, caption: str, width="0.95") -> str:
-    return (
-        "\\begin{figure}[htbp]\n\\centering\n"
-        f"\\includegraphics[width={width}\\textwidth]{{{path}}}\n"
-        f"\\caption{{{caption}}}\n\\end{{figure}}\n\n"
-    )
+    return figure_tex(path, caption, width)
 
 
 def _fmt(v, d=3) -> str:
@@ -296,8 +286,8 @@ def _paths_part(ctx, runs: _Runs) -> Part:
     out, figs = [], []
     for L, word in ((1, "damped"), (2, "growing, then saturating")):
         title = f"L = {L}: sample paths vs fluid limit ({word})"
-        path = _save(
-            paths_figure(runs.sims[L], runs.flu[L], title), ctx, f"stochastic_paths_L{L}.pdf"
+        path = ctx.save(
+            paths_figure(runs.sims[L], runs.flu[L], title), f"stochastic_paths_L{L}.pdf"
         )
         figs.append(path)
         out.append(
@@ -314,8 +304,8 @@ def _wave_part(ctx, runs: _Runs) -> Part:
     """The wave through the delay phases (the paper's Fig. 4)."""
     swing = fluid_wave_peaks(runs.flu[2], t_from=WAVE_FROM)
     sim = runs.sims[2][-1][1]
-    path = _save(
-        wave_figure(sim, runs.flu[2], swing, (WAVE_FROM, PATHS_T)), ctx, "stochastic_wave.pdf"
+    path = ctx.save(
+        wave_figure(sim, runs.flu[2], swing, (WAVE_FROM, PATHS_T)), "stochastic_wave.pdf"
     )
     gaps = np.diff(swing)
     text = (
@@ -358,13 +348,13 @@ def _phase_part(ctx, budget: _Budget) -> Part:
         ),
     ]
     title = f"phase plots $(x, w_L)$, D = {q['D']}, start (0.5, 0)"
-    wl = _save(phase_plane_figure(panels, title), ctx, "stochastic_phase_wL.pdf")
+    wl = ctx.save(phase_plane_figure(panels, title), "stochastic_phase_wL.pdf")
     panels = [
         ("small $\\theta$", _theta_curves("small"), "$w_1$"),
         ("large $\\theta$ (near JSQ)", _theta_curves("large"), "$w_1$"),
     ]
     title = "L = 1: phase plots $(x, w_1)$ across $\\theta$"
-    sweep = _save(phase_plane_figure(panels, title), ctx, "stochastic_phase_theta.pdf")
+    sweep = ctx.save(phase_plane_figure(panels, title), "stochastic_phase_theta.pdf")
     text = _figure(wl, "Phase plots $(x, w_L)$ of the fluid difference mode with $D=4$.")
     text += _figure(sweep, "$L=1$, $\\mu=\\lambda=1$, $D=4$: $(x,w_1)$ from $(0.5,0)$.")
     return text, [wl, sweep]
@@ -379,7 +369,7 @@ def _imbalance_part(ctx, runs: _Runs) -> Part:
         curves.append((f"L = {L} simulation ($\\eta$ = {eta})", sim.t, _x(sim), style + "-"))
         flu = runs.flu[L]
         curves.append((f"L = {L} fluid", flu.t, _x(flu), "k--" if L == 1 else "k:"))
-    path = _save(imbalance_figure(curves, "imbalance x(t)"), ctx, "stochastic_imbalance.pdf")
+    path = ctx.save(imbalance_figure(curves, "imbalance x(t)"), "stochastic_imbalance.pdf")
     caption = (
         "The imbalance $x=q_1-q_2$: damped for $L=1$, bounded limit cycle for $L=2$ "
         "(tanh saturates)."
@@ -426,7 +416,7 @@ def _fluid_limit_part(ctx, budget: _Budget, tick) -> Part:
         etas=budget.fl_etas, replications=budget.reps, **FLUID_LIMIT, T=20, dt=0.05,
         n_boot=budget.n_boot, progress=None if ctx.quick else tick,
     )  # fmt: skip
-    path = _save(fluid_limit_figure(study), ctx, "stochastic_fluid_limit.pdf")
+    path = ctx.save(fluid_limit_figure(study), "stochastic_fluid_limit.pdf")
     rows = "".join(f"{L} & {e} & {m:.5f} & {se:.5f} & {m * e**0.5:.2f}\\\\\n"
                    for L, e, m, se in study.rows())  # fmt: skip
     fl_abs = {L: spectral_abscissa(L, **FLUID_LIMIT) for L in (1, 2)}
@@ -575,10 +565,8 @@ def _variance_part(ctx, budget: _Budget, tick) -> Part:
     checks, rows = _variance_checks(budget, tick)
     vc = _variance_curves(budget)
     ymax = 2.5 * float(vc.curves[1][1][0])
-    path = _save(
-        variance_figure(vc.curves, checks, vc.thresholds, ymax=ymax),
-        ctx,
-        "stochastic_variance.pdf",
+    path = ctx.save(
+        variance_figure(vc.curves, checks, vc.thresholds, ymax=ymax), "stochastic_variance.pdf"
     )
     text = (
         _closed_form_text(vc) + "Check against long simulations ("

@@ -52,22 +52,6 @@ _PUBLIC = {
     "worst_delay_trend": "symdelay.models.erlang.hopf.worst",
 }
 
-__all__ = [
-    "HopfConditions",
-    "hopf_conditions",
-    "real_imaginary_parts",
-    "HopfParametrisation",
-    "hopf_parametrisation",
-    "critical_closed_form",
-    "DelayLimits",
-    "delay_limits",
-    "general_delay_limits",
-    "critical_theta",
-    "instability_window",
-    "worst_delay",
-    "worst_delay_closed_form",
-    "WorstDelayTrend",
-    "worst_delay_trend",
-]
+__all__ = list(_PUBLIC)
 
 __getattr__, __dir__ = exports(globals(), _PUBLIC)

@@ -94,44 +94,23 @@ def _phase_terms(L):
     return tuple(terms), linear
 
 
-class _Float:
-    """float64 numpy arrays (NumPy imported at the first use)."""
+class _Doubles:
+    """float64 numpy arrays (NumPy imported at the first use): ``atan`` is numpy's
+    ``arctan``, every other function numpy's of the same name."""
 
     pi = math.pi
     tol = 1e-14
     maxit = 200
 
-    @staticmethod
-    def atan(x):
-        return np.arctan(x)
-
-    @staticmethod
-    def sqrt(x):
-        return np.sqrt(x)
-
-    @staticmethod
-    def exp(x):
-        return np.exp(x)
-
-    @staticmethod
-    def tan(x):
-        return np.tan(x)
-
-    @staticmethod
-    def where(c, a, b):
-        return np.where(c, a, b)
+    def __getattr__(self, name):
+        return getattr(np, "arctan" if name == "atan" else name)
 
     @staticmethod
     def all(x):
         return bool(np.all(x))
 
-    @staticmethod
-    def minimum(a, b):
-        return np.minimum(a, b)
 
-    @staticmethod
-    def maximum(a, b):
-        return np.maximum(a, b)
+_Float = _Doubles()
 
 
 class _Mp:
@@ -157,8 +136,9 @@ class _Mp:
         return bool(x)
 
 
-def _residual(w, scales, lin, xp):
-    """``f(omega)`` (multiples of pi/2 summed exactly) and ``omega f'(omega)``."""
+def _residual(w, scales, lin, xp, n=1):
+    """``f(omega)`` (multiples of pi/2 summed exactly) and ``omega f'(omega)``; ``n``: the
+    branch, whose phase is ``n pi`` (1: the critical curve)."""
     K, rem, dlog = 0, 0, 0
     for m, a in scales:
         q = w / a
@@ -169,37 +149,40 @@ def _residual(w, scales, lin, xp):
     if lin is not None:
         rem = rem + w * lin
         dlog = dlog + w * lin
-    return (K - 2) * (xp.pi / 2) + rem, dlog
+    return (K - 2 * n) * (xp.pi / 2) + rem, dlog
 
 
-def _bracket(L, m, g, Dv, xp):
-    """A proved bracket of the crossing frequency (every phase term increases with omega).
+def _bracket(L, m, g, Dv, xp, n=1):
+    """A proved bracket of the frequency of branch ``n`` (phase ``n pi``; every phase term
+    increases with omega).
 
-    Finite L: the phase is <= pi at ``min(gamma, mu) tan(pi/(L+1))`` and >= pi at
-    ``max(...)``; for L >= 3 also ``gamma tan(pi/(2L)) < omega_c < gamma tan(pi/L)``.
-    DDE: ``pi/(2D) < omega_c < pi/D``. Widened by 1e-8 against rounding.
+    Finite L (``n < (L+1)/2``): the phase is <= n pi at ``min(gamma, mu) tan(n pi/(L+1))``
+    and >= n pi at ``max(...)``; for ``2n < L`` also ``gamma tan((2n-1) pi/(2L)) < omega <
+    gamma tan(n pi/L)`` (``atan(omega/mu)`` lies in ``(0, pi/2)``). DDE: ``(2n-1) pi/(2D) <
+    omega < n pi/D``. Widened by 1e-8 against rounding.
     """
     if is_infinite_L(L):
-        lo, hi = xp.pi / (2 * Dv), xp.pi / Dv
+        lo, hi = xp.pi / (2 * Dv) * (2 * n - 1), xp.pi / Dv * n
     else:
-        c = xp.tan(xp.pi / (L + 1))
+        c = xp.tan(xp.pi * n / (L + 1))
         lo, hi = xp.minimum(g, m) * c, xp.maximum(g, m) * c
-        if L >= 3:
-            lo = xp.maximum(lo, g * xp.tan(xp.pi / (2 * L)))
-            hi = xp.minimum(hi, g * xp.tan(xp.pi / L))
+        if 2 * n < L:
+            lo = xp.maximum(lo, g * xp.tan(xp.pi * (2 * n - 1) / (2 * L)))
+            hi = xp.minimum(hi, g * xp.tan(xp.pi * n / L))
     return lo * (1 - 1e-8), hi * (1 + 1e-8)
 
 
-def _solve(L, m, g, Dv, xp, w0=None):
-    """``(omega_c, lam theta_c)``: Newton in log omega, geometric bisection as safeguard."""
+def _solve(L, m, g, Dv, xp, w0=None, n=1):
+    """``(omega, |lam theta|)`` on branch ``n`` (1: the critical curve): Newton in log omega,
+    geometric bisection as safeguard."""
     terms, linear = _phase_structure(L)
     scales = [(k, m if n == "mu" else g) for k, n in terms]
     lin = Dv if linear else None
-    lo, hi = _bracket(L, m, g, Dv, xp)
+    lo, hi = _bracket(L, m, g, Dv, xp, n)
     mid = xp.sqrt(lo) * xp.sqrt(hi)
     w = mid if w0 is None else xp.where((w0 > lo) & (w0 < hi), w0, mid)
     for _ in range(xp.maxit):
-        f, d = _residual(w, scales, lin, xp)
+        f, d = _residual(w, scales, lin, xp, n)
         lo = xp.where(f < 0, w, lo)
         hi = xp.where(f > 0, w, hi)
         step = f / d

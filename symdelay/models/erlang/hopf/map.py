@@ -56,10 +56,12 @@ from fractions import Fraction
 
 import flint
 import mpmath
+import numpy as np
 
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.precision import GUARD, work_bits
+from symdelay.models.erlang.hopf.curve import _Float, _Mp, _mpf, _solve
 
 __all__ = ["specialised_stability_map", "branch_point", "GRID"]
 
@@ -74,110 +76,35 @@ _T_POINT, _T_CELL, _T_ROOTS = 1e-3, 3e-5, 0.05
 
 # ============================================================================ one branch
 class _Branch:
-    """Branch ``n`` of the Hopf set at fixed ``L`` (int or inf), ``mu``, ``lam`` (Fractions)."""
+    """Branch ``n`` of the Hopf set at fixed ``L`` (int or inf), ``mu``, ``lam`` (Fractions):
+    its frequency by the critical curve's solver (:func:`.curve._solve` on the phase
+    ``n pi``), each point proved in Arb (:meth:`certify`)."""
 
     def __init__(self, L, mu, lam, n):
         self.L, self.mu, self.lam, self.n = L, mu, lam, n
         self.sign = 1 if n % 2 else -1
         self.inf = math.inf == L
 
-    # ---- mpmath (at the working precision)
-    def _rates(self):
-        """``(mu, lam)`` as mpf at the working precision (cached per precision)."""
-        c = getattr(self, "_mp", None)
-        if c is None or c[0] != mpmath.mp.prec:
-            c = self._mp = (mpmath.mp.prec, _mpf(self.mu), _mpf(self.lam))
-        return c[1], c[2]
+    def solve(self, D, w0=None):
+        """``(omega_n(D), theta_n(D))`` in mpmath at the working precision (``D`` an mpf)."""
+        g = None if self.inf else self.L / D
+        w, k = _solve(self.L, _mpf(self.mu), g, D, _Mp(), w0, self.n)
+        return w, self.sign * k / _mpf(self.lam)
 
-    def phase(self, w, D):
-        m = self._rates()[0]
-        if self.inf:
-            return mpmath.atan(w / m) + w * D - self.n * mpmath.pi
-        return mpmath.atan(w / m) + self.L * mpmath.atan(w * D / self.L) - self.n * mpmath.pi
-
-    def dphase(self, w, D):
-        m = self._rates()[0]
-        d = m / (m * m + w * w)
-        if self.inf:
-            return d + D
-        g = self.L / D
-        return d + self.L * g / (g * g + w * w)
-
-    def theta(self, w, D):
-        m, lm = self._rates()
-        k = mpmath.sqrt(w * w + m * m)
-        if not self.inf:
-            k *= mpmath.sqrt(1 + (w * D / self.L) ** 2) ** self.L
-        return self.sign * k / lm
-
-    def bracket(self, D):
-        """A proved bracket of ``omega_n(D)`` (see the module docstring)."""
-        n, m = self.n, self._rates()[0]
-        if self.inf:
-            return (n - mpmath.mpf(1) / 2) * mpmath.pi / D, n * mpmath.pi / D
-        g = self.L / D
-        key = ("tan", mpmath.mp.prec)
-        if getattr(self, "_tan", (None,))[0] != key:
-            self._tan = (key, mpmath.tan(n * mpmath.pi / (self.L + 1)))
-        t = self._tan[1]
-        return min(m, g) * t, max(m, g) * t
-
-    def omega(self, D, w0=None, *, polish=True):
-        """``omega_n(D)`` by Newton, safeguarded by bisection in the bracket: first in
-        double precision (the phase is a sum of arctangents), then polished in mpmath at the
-        working precision (one or two steps from 16 digits); the proof is :meth:`certify`."""
-        lo, hi = self.bracket(D)
-        lo, hi = lo * (1 - mpmath.mpf(10) ** -8), hi * (1 + mpmath.mpf(10) ** -8)
-        w = w0 if w0 is not None and lo < w0 < hi else (lo + hi) / 2
-        wf = self._omega_float(float(D), float(lo), float(hi), float(w))
-        tol = mpmath.mpf(10) ** (-(mpmath.mp.dps - 3))
-        if wf is not None and lo < wf < hi:
-            w = mpmath.mpf(wf)
-            if polish:  # one Newton step from ~16 digits squares the error: the proof checks
-                wn = w - self.phase(w, D) / self.dphase(w, D)
-                if lo < wn < hi and abs(wn - w) <= mpmath.mpf(10) ** -13 * w:
-                    return wn
-        for _ in range(4 * mpmath.mp.prec + 100):
-            f = self.phase(w, D)
-            if f < 0:
-                lo = w
-            else:
-                hi = w
-            wn = w - f / self.dphase(w, D)
-            if not lo <= wn <= hi:
-                wn = (lo + hi) / 2
-            if abs(wn - w) <= tol * w or hi - lo <= tol * w:
-                return wn
-            w = wn
-        raise VerificationError("Newton on the Hopf phase did not converge")  # pragma: no cover
-
-    def _omega_float(self, D, lo, hi, w):
-        """The root of the phase in ``(lo, hi)`` to double precision (None if floats fail)."""
-        mu, n = float(self.mu), self.n
-        L = None if self.inf else float(self.L)
-        target = n * math.pi
-        try:
-            for _ in range(200):
-                if L is None:
-                    f = math.atan(w / mu) + w * D - target
-                    d = mu / (mu * mu + w * w) + D
-                else:
-                    g = L / D
-                    f = math.atan(w / mu) + L * math.atan(w / g) - target
-                    d = mu / (mu * mu + w * w) + L * g / (g * g + w * w)
-                if f < 0:
-                    lo = w
-                else:
-                    hi = w
-                wn = w - f / d
-                if not lo <= wn <= hi:
-                    wn = 0.5 * (lo + hi)
-                if abs(wn - w) <= 4e-16 * w or hi - lo <= 4e-16 * w:
-                    return wn
-                w = wn
-        except (ArithmeticError, ValueError):
-            return None
-        return None
+    def omegas(self, Dqs):
+        """``(omega_n, theta_n)`` at the exact delays ``Dqs`` in doubles, all at once (None
+        where the doubles fail)."""
+        D = np.array([float(d) for d in Dqs])
+        with np.errstate(all="ignore"):
+            try:
+                g = D if self.inf else self.L / D
+                w, k = _solve(self.L, float(self.mu), g, D, _Float, n=self.n)
+            except (VerificationError, OverflowError):
+                return [None] * len(D)
+            th = self.sign * k / float(self.lam)
+        return [
+            (float(a), float(t)) if np.isfinite(a * t) and a > 0 else None for a, t in zip(w, th)
+        ]
 
     # ---- Arb: the proof of one point
     def certify(self, Dq: Fraction, w, dps, *, refine=False):
@@ -226,27 +153,22 @@ class _Branch:
                 return mpmath.mpf(wm.mid().str(dps + GUARD + 5, radius=False)), tv
             return tv
 
-    def point(self, Dq: Fraction, dps, w0=None):
-        """``(D, theta, omega, certified)`` at the exact delay ``Dq`` (mpf values): omega in
-        doubles, carried to the working precision and proved by Arb; where that falls short,
-        mpmath Newton to the working precision and the proof again."""
-        D = _mpf(Dq)
-        wf = self.omega_float(D, w0)
-        if wf is not None:
-            got = self.certify(Dq, wf, dps, refine=True)
+    def points(self, Dqs, dps):
+        """``[(D, theta, omega, certified)]`` at the exact delays ``Dqs`` (mpf values): omega
+        in doubles, carried to the working precision and proved by Arb; where that falls
+        short, the mpmath solve and the proof again."""
+        out = []
+        for Dq, wf in zip(Dqs, self.omegas(Dqs)):
+            wf = None if wf is None else wf[0]
+            D = _mpf(Dq)
+            got = None if wf is None else self.certify(Dq, wf, dps, refine=True)
             if got is not None:
-                return D, got[1], got[0], True
-        w = self.omega(D, w0, polish=False)
-        th = self.certify(Dq, w, dps)
-        return D, (self.theta(w, D) if th is None else th), w, th is not None
-
-    def omega_float(self, D, w0=None):
-        """``omega_n(D)`` to double precision (None where floats fail)."""
-        lo, hi = self.bracket(D)
-        lo, hi = float(lo) * (1 - 1e-8), float(hi) * (1 + 1e-8)
-        w = float(w0) if w0 is not None and lo < w0 < hi else 0.5 * (lo + hi)
-        wf = self._omega_float(float(D), lo, hi, w)
-        return wf if wf is not None and lo < wf < hi else None
+                out.append((D, got[1], got[0], True))
+                continue
+            w, th = self.solve(D, None if wf is None else mpmath.mpf(wf))
+            proved = self.certify(Dq, w, dps)
+            out.append((D, th if proved is None else proved, w, proved is not None))
+        return out
 
     def turning(self):
         """``(D*, theta*, omega*)`` in closed form (finite L), None for L = inf."""
@@ -265,7 +187,7 @@ class _Branch:
         t = self.turning()
         if t is not None:
             return abs(t[1])
-        return abs(self.theta(self.omega(D_hi), D_hi))
+        return abs(self.solve(D_hi)[1])
 
 
 def branch_point(L, mu, lam, n, D, dps=15):
@@ -274,13 +196,9 @@ def branch_point(L, mu, lam, n, D, dps=15):
     from symdelay.core.exact import exact_fraction
 
     with mpmath.workdps(dps + GUARD):
-        _, th, w, ok = _Branch(L, Fraction(mu), Fraction(lam), n).point(exact_fraction("D", D), dps)
+        b = _Branch(L, Fraction(mu), Fraction(lam), n)
+        ((_, th, w, ok),) = b.points([exact_fraction("D", D)], dps)
         return th, w, ok
-
-
-def _mpf(q) -> mpmath.mpf:
-    q = Fraction(q)
-    return mpmath.mpf(q.numerator) / q.denominator
 
 
 def _short_fraction(v: mpmath.mpf, digits: int) -> Fraction:
@@ -297,10 +215,11 @@ def specialised_stability_map(
     branch explicit, the fold line ``lam theta = -mu``, turning points in closed form,
     regions counted by the branch order and checked by the certified roots (see the module
     docstring). Declines (None) another pair of axes, ``seeds`` (the continuation's grid),
-    or input the generic path words the error for (L finite); L = inf refuses those itself."""
+    or input the generic path words the error for (L finite); L = inf refuses those itself.
+    ``dps`` and ``cells`` come checked by the entry."""
     from symdelay.analysis.stability_map import _axis, _box_range
     from symdelay.core.budget import check_budget
-    from symdelay.core.params import as_dps, as_parameter
+    from symdelay.core.params import as_parameter
 
     inf = bool(model.infinite)
     if model.symbolic:
@@ -362,10 +281,6 @@ def specialised_stability_map(
             if Dhi > 0
             else f"the range of D: {Dlo}:{Dhi} is below the domain (D > 0): give D > 0"
         )
-    dps = as_dps(dps)
-    for name, v, low in (("cells", cells, 2),):
-        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 4000:
-            raise SymdelayInputError(f"{name} must be an integer in [{low}, 4000], got {v!r}")
     L = math.inf if inf else int(model.phases)
     Dlo_q, Dhi_q = (Fraction(int(v.p), int(v.q)) for v in (Dlo, Dhi))
     tlo_q, thi_q = (Fraction(int(v.p), int(v.q)) for v in (tlo, thi))
@@ -435,12 +350,8 @@ def _build(model, L, mu, lam, branches, names, Dbox, tbox, dps, cells, notes):
     for b in branches:
         t = b.turning()
         Dstar = Fraction(L) / mu if t is not None else None
-        pts = []
-        w0 = None
-        for Dq in _grid(Dlo, Dhi, [Dstar] if Dstar is not None else []):
-            D, thv, w, ok = b.point(Dq, dps, w0)
-            w0 = w
-            pts.append((Dq, D, thv, w, ok))
+        grid = _grid(Dlo, Dhi, [Dstar] if Dstar is not None else [])
+        pts = [(Dq, *p) for Dq, p in zip(grid, b.points(grid, dps))]
         if t is not None and Dlo <= Dstar <= Dhi and tl <= t[1] <= th:
             specials.append(
                 {"type": "turning_y", "x": t[0], "y": t[1], "omega": t[2], "factor": FACTOR,
@@ -450,26 +361,19 @@ def _build(model, L, mu, lam, branches, names, Dbox, tbox, dps, cells, notes):
             if len(piece) < GRID // 4:  # a short arc of the box: its own grid
                 a, z = piece[0][0], piece[-1][0]
                 more = [d for d in _grid(a, z, [], GRID // 4) if a < d < z]
-                w0 = piece[0][3]
-                for Dq in more:
-                    D, thv, w, ok = b.point(Dq, dps, w0)
-                    w0 = w
-                    if tl <= thv <= th:
-                        piece.append((Dq, D, thv, w, ok))
+                piece += [(d, *p) for d, p in zip(more, b.points(more, dps)) if tl <= p[1] <= th]
                 piece.sort(key=lambda p: p[0])
             good = [p for p in piece if p[4]]
             failed += len(piece) - len(good)
             if len(good) >= 2:
-                curves.append(
-                    ("hopf", [(p[1], p[2], p[3]) for p in good], ("box edge", "box edge"))
-                )
+                curves.append(("hopf", [p[1:4] for p in good], ("box edge", "box edge"), b))
     if failed:
         notes.append(f"{failed} branch points could not be certified and were left out")
     fold = -_mpf(mu) / _mpf(lam)
     if tl <= fold <= th:
         grid = _grid(Dlo, Dhi, [])
         curves.append(
-            ("fold", [(_mpf(d), fold, mpmath.mpf(0)) for d in grid], ("box edge", "box edge"))
+            ("fold", [(_mpf(d), fold, mpmath.mpf(0)) for d in grid], ("box edge", "box edge"), None)
         )
     if math.inf == L and branches:
         notes.append(
@@ -508,8 +412,8 @@ def _edge_point(b, pa, pb, edge, dps):
     w = pa[3]
     for _ in range(4 * mpmath.mp.prec):
         mid = (lo + hi) / 2 if (hi / lo) < 2 else mpmath.sqrt(lo * hi)
-        w = b.omega(mid, w)
-        f = b.theta(w, mid) - edge
+        w, f = b.solve(mid, w)
+        f -= edge
         if (f < 0) == (flo < 0):
             lo, flo = mid, f
         else:
@@ -517,13 +421,13 @@ def _edge_point(b, pa, pb, edge, dps):
         if hi - lo <= mpmath.mpf(10) ** (-(dps + 6)) * hi:
             break
     Dq = _short_fraction((lo + hi) / 2, dps + 5)
-    return (Dq, *b.point(Dq, dps, w))
+    return (Dq, *b.points([Dq], dps)[0])
 
 
 def _assemble(model, L, mu, lam, built, X, Y, fixed_json, dps, cells, notes, bautin):
     """The :class:`StabilityMap` record: curves and special points in the axes' order, the
     cell counts by the branch order, regions, each region's count checked by the roots."""
-    from symdelay.analysis.stability_map import MapCurve, StabilityMap, _regions
+    from symdelay.analysis.map_core import MapCurve, _regions, cell_centres, map_record
 
     curves, specials, branches = built
     (xname, (xlo, xhi)), (yname, (ylo, yhi)) = X, Y
@@ -532,9 +436,7 @@ def _assemble(model, L, mu, lam, built, X, Y, fixed_json, dps, cells, notes, bau
     def order(p):
         return (p[1], p[0], *p[2:]) if swap else tuple(p)
 
-    out_curves = tuple(
-        MapCurve(kind, FACTOR, tuple(order(p) for p in pts), ends) for kind, pts, ends in curves
-    )
+    out_curves = [MapCurve(c[0], FACTOR, tuple(order(p) for p in c[1]), c[2]) for c in curves]
     out_specials = []
     for s in specials:
         s = dict(s)
@@ -545,10 +447,9 @@ def _assemble(model, L, mu, lam, built, X, Y, fixed_json, dps, cells, notes, bau
         out_specials.append(s)
     out_specials.sort(key=lambda s: (s["type"], float(s["x"]), float(s["y"])))
 
-    cx = [xlo + (xhi - xlo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
-    cy = [ylo + (yhi - ylo) * sp.Rational(2 * k + 1, 2 * cells) for k in range(cells)]
-    counter = _Counter(L, mu, lam, branches, dps)
+    cx, cy = cell_centres(xlo, xhi, cells), cell_centres(ylo, yhi, cells)
     fx, fy = [_frac(a) for a in cx], [_frac(b) for b in cy]
+    counter = _Counter(mu, lam, branches, fy if swap else fx, dps)
     if swap:
         counts = [[counter(b, a) for a in fx] for b in fy]
     else:
@@ -584,29 +485,23 @@ def _assemble(model, L, mu, lam, built, X, Y, fixed_json, dps, cells, notes, bau
         f"the centres of {cells}x{cells} cells, each region's count checked by the certified "
         "roots at its point"
     )
-    result = StabilityMap(
-        model.name,
+    on = [c[3] for c in curves]  # the branch of each curve (None: the fold line)
+    return map_record(
+        model,
         (xname, xlo, xhi),
         (yname, ylo, yhi),
         fixed_json,
         dps,
         out_curves,
-        tuple(out_specials),
-        tuple(regions),
-        tuple(tuple(row) for row in counts),
-        tuple(tuple(row) for row in labels),
+        out_specials,
+        (counts, regions, labels),
         searched,
-        tuple(notes),
+        notes,
         "closed form: the founding model's explicit Hopf branches (Newton in mpmath, proved "
         "by Arb), turning points D* = L/mu in closed form, counts by the branch order checked "
         "by the certified roots",
+        lambda result, x, y: _crossings(result, mu, lam, branches, on, dps, x, y),
     )
-    object.__setattr__(
-        result,
-        "_private",
-        {"crossings": lambda x=None, y=None: _crossings(result, L, mu, lam, branches, dps, x, y)},
-    )
-    return result
 
 
 def _frac(v) -> Fraction:
@@ -617,19 +512,13 @@ def _frac(v) -> Fraction:
 class _Counter:
     """The unstable count at an exact ``(D, theta)`` by the branch order (module docstring)."""
 
-    def __init__(self, L, mu, lam, branches, dps):
-        self.L, self.mu, self.lam, self.branches, self.dps = L, mu, lam, branches, dps
-        self.cache = {}
+    def __init__(self, mu, lam, branches, columns, dps):
+        self.mu, self.lam, self.branches, self.dps = mu, lam, branches, dps
         self.ties = 0
-
-    def theta_n(self, b, Dq):
-        """``(theta_n(D), its float)`` at the working precision (cached per column)."""
-        key = (b.n, Dq)
-        if key not in self.cache:
-            D = _mpf(Dq)
-            v = b.theta(b.omega(D), D)
-            self.cache[key] = (v, float(v))
-        return self.cache[key]
+        # (omega_n(D), theta_n(D)) at every column's D in doubles, all at once; theta_n at
+        # the working precision (cached) only beside a branch
+        self.floats = {(b.n, Dq): f for b in branches for Dq, f in zip(columns, b.omegas(columns))}
+        self.exact = {}
 
     def __call__(self, Dq, tq):
         if tq == 0:
@@ -640,11 +529,15 @@ class _Counter:
         for b in self.branches:
             if b.sign != sign:
                 continue
-            v, vf = self.theta_n(b, Dq)
-            d = (tf - vf) * sign
-            if abs(d) > 1e-9 * abs(tf):  # far from the branch: the floats decide
+            f = self.floats[b.n, Dq]
+            d = None if f is None else (tf - f[1]) * sign
+            if d is not None and abs(d) > 1e-9 * abs(tf):  # far from the branch: doubles decide
                 n += 2 if d > 0 else 0
                 continue
+            if (b.n, Dq) not in self.exact:
+                w0 = None if f is None else mpmath.mpf(f[0])
+                self.exact[b.n, Dq] = b.solve(_mpf(Dq), w0)[1]
+            v = self.exact[b.n, Dq]
             t = _mpf(tq)
             d = (t - v) * sign
             if abs(d) <= mpmath.mpf(10) ** (-self.dps) * abs(t):
@@ -678,9 +571,10 @@ def _root_count(L, mu, lam, Dq, tq) -> int:
     return roots(m, dps=15).unstable_count
 
 
-def _crossings(result, L, mu, lam, branches, dps, x=None, y=None):
+def _crossings(result, mu, lam, branches, on, dps, x=None, y=None):
     """:meth:`StabilityMap.crossings` of the founding map: on ``D = value`` each branch's
-    theta (inside the theta range); on ``theta = value`` every D where a branch has it."""
+    theta (inside the theta range); on ``theta = value`` every D where a branch (``on``: the
+    branch of each curve) has it."""
     from symdelay.core.params import as_parameter
 
     swap = result.x[0] != "D"
@@ -695,18 +589,17 @@ def _crossings(result, L, mu, lam, branches, dps, x=None, y=None):
             if not q > 0:
                 return []
             for b in branches:
-                _, thv, w, ok = b.point(q, dps)
+                ((_, thv, w, ok),) = b.points([q], dps)
                 if tl <= thv <= th:
                     out.append((thv, w, "hopf", FACTOR, ok))
             if tl <= fold <= th:
                 out.append((fold, mpmath.mpf(0), "fold", FACTOR, True))
         else:
             tv = _mpf(q)
-            for c in result.curves:
-                if c.kind != "hopf":
+            for c, b in zip(result.curves, on):
+                if b is None:
                     continue
                 P = [(p[1], p[0], p[2]) if swap else p for p in c.points]
-                b = _branch_of(branches, P[0])
                 for pa, pb in itertools.pairwise(P):
                     if (pa[1] - tv) * (pb[1] - tv) > 0 or pa[1] == pb[1]:
                         continue
@@ -716,9 +609,3 @@ def _crossings(result, L, mu, lam, branches, dps, x=None, y=None):
                         out.append((e[1], e[3], "hopf", FACTOR, e[4]))
     out.sort(key=lambda t: t[0])
     return out
-
-
-def _branch_of(branches, p):
-    """The branch a curve point ``(D, theta, omega)`` lies on (its phase is ``n pi``)."""
-    D, _, w = p
-    return min(branches, key=lambda b: abs(b.phase(w, D)))

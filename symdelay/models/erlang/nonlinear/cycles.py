@@ -30,6 +30,7 @@ from symdelay.analysis.cycles import (  # noqa: F401 - RTOL, shoot, _flow: read 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import INFINITE_L, as_L_or_inf
 from symdelay.models.erlang.hopf._common import require_numbers
+from symdelay.models.erlang.loose import founding_doc
 from symdelay.models.erlang.nonlinear.fields import difference_field, model_field
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
 ]
 
 
+@founding_doc
 def limit_cycle(
     L=2,
     mu=1,
@@ -63,21 +65,12 @@ def limit_cycle(
     L : int, str or float, default 2
         The number of Erlang phases, an integer ``>= 2``, or ``"inf"`` / ``math.inf`` (the
         delay equation, by Fourier collocation).
-    mu : number or str, default 1
-        The service rate (``> 0``), made exact.
-    lam : number or str, default 1
-        The arrival rate per queue (``> 0``).
-    D : number or str, default 1
-        The mean delay (``> 0``).
+    %(rates)s
     theta : number, str or sequence, default 10
         One value above ``theta_c`` (a :class:`~symdelay.analysis.cycles.LimitCycle`), a list
         or a range ``"start:stop:count"`` (a :class:`~symdelay.analysis.cycles.CycleFamily`).
-    system : {"difference", "full"}, default "difference"
-        The exact ``L + 1``-dimensional difference system or the ``2(L+1)`` fluid model.
-    start_fraction : float, default 1e-3
-        The continuation starts at ``theta_c (1 + start_fraction)``.
-    max_modes : int, optional
-        ``L = inf``: the largest number of Fourier modes of the collocation.
+    system, start_fraction, max_modes
+        As for :func:`symdelay.limit_cycle` (``system`` default ``"difference"``).
 
     Returns
     -------

@@ -31,6 +31,7 @@ from symdelay.analysis.cycles import (
     CycleFamily,
     LimitCycle,
     ShootingError,
+    _single,
     parse_theta_list,
 )
 from symdelay.core.params import INFINITE_L, as_positive_number
@@ -260,9 +261,7 @@ def dde_limit_cycle(mu=1, lam=1, D=1, theta=10, *, max_modes: int = N_MAX):
     nf = normal_form(INFINITE_L, mu, lam, D)
     m, lm, Dv = (float(as_positive_number(n, v)) for n, v in (("mu", mu), ("lam", lam), ("D", D)))
     targets = parse_theta_list(theta)
-    single = not isinstance(theta, (list, tuple, np.ndarray)) and not (
-        isinstance(theta, str) and ("," in theta or ":" in theta)
-    )
+    single = _single(theta)
     th_c = float(nf.theta_c)
     for v, text in targets:
         if not v > th_c * (1 + 1e-12):
@@ -322,8 +321,6 @@ def dde_limit_cycle(mu=1, lam=1, D=1, theta=10, *, max_modes: int = N_MAX):
                 )
             hist.append((s_next, x, T))
             ds = min(ds * 1.5, 0.5 * np.sqrt(th_t)) if k <= 4 else ds / 2
-            if th_next == th_t or single is False:
-                pass
         cyc = _cycle(hist[-1][1], hist[-1][2], m, lm, th_t, Dv, k, text)
         path.append(cyc)
         out[i] = cyc

@@ -51,6 +51,7 @@ from symdelay.core.params import INFINITE_L, as_dps, as_L_or_inf, as_positive_nu
 from symdelay.core.precision import GUARD
 from symdelay.models.erlang.hopf import critical_theta
 from symdelay.models.erlang.hopf._common import require_numbers
+from symdelay.models.erlang.loose import founding_doc
 from symdelay.models.erlang.nonlinear.symbolic import (
     CLOSED_L1_MAX_L,
     cubic_coefficient,
@@ -114,6 +115,7 @@ def describing_function_amplitude(theta, theta_c):
     return np.array(out)
 
 
+@founding_doc
 def normal_form(L=2, mu=1, lam=1, D=1, dps: int = 15) -> NormalForm:
     """The first Lyapunov coefficient, criticality, amplitude and period laws of the founding
     model at ``theta_c``: the convenience of :func:`symdelay.normal_form` on
@@ -124,12 +126,7 @@ def normal_form(L=2, mu=1, lam=1, D=1, dps: int = 15) -> NormalForm:
     L : int, str or float, default 2
         The number of Erlang phases, an integer ``>= 2`` (``L = 1`` has no Hopf point), or
         ``"inf"`` / ``math.inf`` (the delay equation).
-    mu : number or str, default 1
-        The service rate (``> 0``), made exact.
-    lam : number or str, default 1
-        The arrival rate per queue (``> 0``).
-    D : number or str, default 1
-        The mean delay (``> 0``).
+    %(rates)s
     dps : int, default 15
         Significant digits (5..10000) of ``theta_c``, ``omega``, ``c1`` and ``l1``.
 

@@ -27,6 +27,7 @@ from symdelay.core.symbols import lam as LAM
 from symdelay.core.symbols import mu as MU
 from symdelay.core.symbols import theta as THETA
 from symdelay.models.erlang.hopf._common import require_numbers
+from symdelay.models.erlang.loose import founding_doc
 
 __all__ = [
     "spectrum",
@@ -111,6 +112,7 @@ def specialised_spectrum(model, *, omegas=None, points=4001, force=False):
     )
 
 
+@founding_doc
 def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001, force=False):
     """The linear-noise spectrum of ``x = q1 - q2`` of the founding model below its Hopf point:
     the convenience of :func:`symdelay.spectrum` on ``build_model("erlang", L=L, ...)``.
@@ -119,20 +121,11 @@ def spectrum(L=2, mu=1, lam=1, theta=8, D=1, *, omegas=None, points: int = 4001,
     ----------
     L : int, default 2
         The number of Erlang phases of the delay, an integer ``>= 1``.
-    mu : number or str, default 1
-        The service rate (``> 0``), made exact.
-    lam : number or str, default 1
-        The arrival rate per queue (``> 0``).
+    %(rates)s
     theta : number or str, default 8
         The routing sensitivity, below ``theta_c``.
-    D : number or str, default 1
-        The mean delay (``> 0``).
-    omegas : array_like of float, optional
-        The angular frequencies (default: ``points`` on ``0 .. 4 omega_scale``).
-    points : int, default 4001
-        The number of grid points when ``omegas`` is not given.
-    force : bool, default False
-        Run even when the estimated cost is over the shared budget.
+    omegas, points, force
+        As for :func:`symdelay.spectrum`.
 
     Returns
     -------

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from symdelay.models.erlang.loose import founding_doc
 from symdelay.models.erlang.stochastic.fluid import fluid
 from symdelay.models.erlang.stochastic.simulate import simulate
 
@@ -82,6 +83,7 @@ class FluidLimitStudy:
         }
 
 
+@founding_doc
 def fluid_limit_study(
     Ls=(1, 2),
     etas=(10**2, 10**3, 10**4, 10**5),
@@ -111,14 +113,9 @@ def fluid_limit_study(
         the smallest).
     replications : int, default 20
         Paths per ``(L, eta)``.
-    mu : number or str, default 1
-        The service rate (``> 0``), made exact.
-    lam : number or str, default 1
-        The arrival rate per queue (``> 0``).
+    %(rates)s
     theta : number or str, default 10
         The routing sensitivity.
-    D : number or str, default 1
-        The mean delay (``> 0``).
     T : number, default 20
         The horizon.
     dt : number, default 0.05

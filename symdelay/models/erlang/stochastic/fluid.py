@@ -16,10 +16,12 @@ import numpy as np
 
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
+from symdelay.models.erlang.loose import founding_doc, founding_or_inflight
 
 __all__ = ["fluid", "fluid_difference"]
 
 
+@founding_doc
 def fluid(
     L=2,
     mu=1,
@@ -43,30 +45,17 @@ def fluid(
     ----------
     L : int, default 2
         The number of Erlang phases of the delay, an integer ``>= 1``.
-    mu : number or str, default 1
-        The service rate (``> 0``), made exact.
-    lam : number or str, default 1
-        The arrival rate per queue (``> 0``).
+    %(rates)s
     theta : number or str, default 2
         The routing sensitivity (real).
-    D : number or str, default 1
-        The mean delay (``> 0``).
-    T : number, default 20
-        The horizon (``T > 0``).
-    dt : number, default 0.1
-        The step of the output grid.
     initial : sequence of float, optional
         The scaled state ``q1, q2, z1_1..z1_L, z2_1..z2_L`` at time 0 (default ``q2 = 1``, the
         rest 0: the paper's start).
     method : str, default "auto"
-        The :func:`scipy.integrate.solve_ivp` method (``"auto"``: DOP853, or LSODA with the
-        exact Jacobian when stiff); the entry's ``solver``.
-    rtol, atol : float, optional
-        The solver's tolerances (default 1e-10 and 1e-12).
-    force : bool, default False
-        Run even when the estimated cost is over the shared budget.
-    kappa : number, str or sequence, optional
-        Weights of the jobs in flight: the ``inflight`` model instead.
+        The entry's ``solver``: a :func:`scipy.integrate.solve_ivp` method or ``"auto"``.
+    %(kappa)s
+    T, dt, rtol, atol, force
+        As for :func:`symdelay.fluid`.
 
     Returns
     -------
@@ -74,9 +63,8 @@ def fluid(
         ``kind="fluid"``: the path of every state on the grid.
     """
     from symdelay.analysis.fluid import fluid as entry
-    from symdelay.models.erlang.stochastic.simulate import _founding_or_inflight
 
-    model = _founding_or_inflight(L, mu, lam, theta, D, kappa)
+    model = founding_or_inflight(L, mu, lam, theta, D, kappa)
     return entry(
         model, T=T, dt=dt, initial=initial, solver=method, rtol=rtol, atol=atol, force=force
     )
@@ -89,9 +77,9 @@ def _difference_rhs(L: int, mu, lam, theta, D):
     from symdelay.analysis.fluid import compile_rhs
     from symdelay.core import symbols as S
     from symdelay.core.lazy import sympy as sp
-    from symdelay.models.erlang.stochastic._models import symbolic_model
+    from symdelay.models import ActionDelayModel
 
-    ds = symbolic_model(L).difference_system()
+    ds = ActionDelayModel(L=L).difference_system()  # the table's, derived once per L
     values = {S.mu: mu, S.lam: lam, S.theta: theta, S.gamma: sp.Integer(L) / D}
     return ds.state, compile_rhs(ds.state, [e.subs(values) for e in ds.rhs])
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from symdelay.analysis.timeseries import TimeSeries
-from symdelay.core.errors import SymdelayInputError
+from symdelay.models.erlang.loose import founding_doc, founding_or_inflight
 
 __all__ = ["simulate"]
 
 
+@founding_doc
 def simulate(
     L=2,
     eta=1000,
@@ -52,43 +53,16 @@ def simulate(
         The number of Erlang phases of the delay, an integer ``>= 1``.
     eta : int, default 1000
         The system scale (jobs ~ eta), an integer ``1 <= eta <= 10^15``.
-    mu : number or str, default 1
-        The service rate (``> 0``), made exact.
-    lam : number or str, default 1
-        The arrival rate per queue (``> 0``).
+    %(rates)s
     theta : number or str, default 2
         The routing sensitivity (real).
-    D : number or str, default 1
-        The mean delay (``> 0``).
-    T : number, default 20
-        The horizon (``T > 0``).
-    seed : int, SeedSequence, Generator or None, default 1
-        The random stream (see :func:`symdelay.simulate`): the same integer gives the same
-        paths.
-    dt : number, default 0.1
-        The step of the recording grid.
-    replications : int, default 1
-        Independent paths.
     initial : sequence of int, optional
         Job counts ``Q1, Q2, Z1_1..Z1_L, Z2_1..Z2_L`` at time 0 (default ``Q2 = eta``, the rest
         0: the paper's start).
-    backend : {"auto", "c", "python"}, default "auto"
-        The generated C kernel or its Python twin (same draws).
-    threads : int, optional
-        Worker threads for the replications (default: one per core).
-    progress : callable, optional
-        ``progress(1)`` after each finished replication.
-    monitor : callable, optional
-        ``monitor(time, events)`` while the kernel runs.
-    force : bool, default False
-        Run even when the estimated number of events is over the shared budget.
-    chunk_events : int, optional
-        Events per call into the kernel (Ctrl-C is checked between calls).
-    kappa : number, str or sequence, optional
-        Weights of the jobs in flight: the ``inflight`` model instead.
-    method : {"auto", "generic", "specialised"}, default "auto"
-        The path of the entry (the founding model's simulation is the generic one, on its
-        transition table).
+    %(kappa)s
+    T, dt, seed, replications, backend, threads, progress, monitor, force, chunk_events, method
+        As for :func:`symdelay.simulate` (the founding model's simulation is its generic path,
+        on the transition table).
 
     Returns
     -------
@@ -102,24 +76,4 @@ def simulate(
         backend=backend, threads=threads, progress=progress, monitor=monitor, force=force,
         chunk_events=chunk_events, method=method,
     )  # fmt: skip
-    return entry(_founding_or_inflight(L, mu, lam, theta, D, kappa), **kw)
-
-
-def _founding_or_inflight(L, mu, lam, theta, D, kappa=None):
-    """The founding model of the loose arguments (checked by the model itself, once), or
-    with ``kappa`` the ``inflight`` model (as ``kappa=`` has always meant)."""
-    from symdelay.models import build_model
-
-    if kappa is not None:
-        if isinstance(D, (list, tuple)):
-            if len(D) != 1:
-                raise SymdelayInputError(f"kappa= takes one delay D, got {len(D)}")
-            D = D[0]
-        if str(L).strip().lower() in ("inf", "oo"):
-            raise SymdelayInputError(
-                "kappa= needs a finite L (for L = inf see "
-                "symdelay.models.inflight.kappa_star_limit)"
-            )
-        weights = list(kappa) if isinstance(kappa, (list, tuple)) else kappa
-        return build_model("inflight", L=int(L), kappa=weights, mu=mu, lam=lam, theta=theta, D=D)
-    return build_model("erlang", L=L, mu=mu, lam=lam, theta=theta, D=D)
+    return entry(founding_or_inflight(L, mu, lam, theta, D, kappa), **kw)

@@ -35,6 +35,7 @@ from symdelay.core.checks import check_rates
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
+from symdelay.models.erlang.loose import founding_doc, founding_or_inflight
 
 __all__ = [
     "variance",
@@ -94,6 +95,7 @@ def closed_form_variance(L: int):
     return sp.factor(sp.simplify(expr))
 
 
+@founding_doc
 def variance(
     L=1, mu=1, lam=1, theta=2, D=1, *, dps=30, closed_form=True, force=False, kappa=None,
     method="auto",
@@ -105,24 +107,13 @@ def variance(
     ----------
     L : int, default 1
         The number of Erlang phases of the delay, an integer ``>= 1``.
-    mu : number or str, default 1
-        The service rate (``> 0``), made exact.
-    lam : number or str, default 1
-        The arrival rate per queue (``> 0``).
+    %(rates)s
     theta : number or str, default 2
         The routing sensitivity (real), below the Hopf threshold.
-    D : number or str, default 1
-        The mean delay (``> 0``).
-    dps : int, default 30
-        Significant digits (5..10000) of the value in the record.
-    closed_form : bool, default True
-        Attach the family's closed form (``L <= 2``).
-    force : bool, default False
-        Run even when the estimated cost is over the shared budget.
-    kappa : number, str or sequence, optional
-        Weights of the jobs in flight: the ``inflight`` model instead.
-    method : {"auto", "generic", "specialised"}, default "auto"
-        The path of the entry (``"auto"``: the difference-mode Lyapunov solve).
+    %(kappa)s
+    dps, closed_form, force, method
+        As for :func:`symdelay.variance` (``method="auto"``: the difference-mode Lyapunov
+        solve; the closed form exists for ``L <= 2``).
 
     Returns
     -------
@@ -141,9 +132,8 @@ def variance(
     4/3
     """
     from symdelay.analysis.stochastic import variance as entry
-    from symdelay.models.erlang.stochastic.simulate import _founding_or_inflight
 
-    model = _founding_or_inflight(L, mu, lam, theta, D, kappa)
+    model = founding_or_inflight(L, mu, lam, theta, D, kappa)
     return entry(model, dps=dps, method=method, closed_form=closed_form, force=force)
 
 
