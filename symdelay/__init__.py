@@ -44,7 +44,7 @@ _PUBLIC = {
     "minimal_conditions": "symdelay.analysis.decide",
     # models
     "Model": "symdelay.model.core",
-    "load_toml": "symdelay.model.toml_loader",
+    "load_toml": "symdelay.model.core",
     "build_model": "symdelay.models",
     "builtin_models": "symdelay.models",
     "PhaseType": "symdelay.models.phase",

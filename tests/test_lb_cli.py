@@ -39,11 +39,12 @@ def test_simulate_json_contract(run_cli):
     assert status == 0, err
     rec = json.loads(out)
     assert {"parameters", "states", "t", "x1", "x2", "info", "events"} <= set(rec)
-    info = rec["info"]
-    assert {"p_wait", "mean_wait", "stations", "backend"} <= set(info)
-    pw = info["p_wait"]
-    assert pw["lo"] <= pw["value"] <= pw["hi"] and rec["events"] > 10000
-    assert len(info["stations"]) == 2 and len(rec["x1"]) == len(rec["t"]) == 21
+    assert "backend" in rec["info"]  # the estimates at the top level (issue 12's contract)
+    assert {"p_wait", "p_wait_ci95", "mean_wait", "mean_wait_ci95", "stations"} <= set(rec)
+    lo, hi = rec["p_wait_ci95"]
+    assert lo <= rec["p_wait"] <= hi and rec["events"] > 10000
+    assert all(s["utilisation_ci95"][0] <= s["utilisation"] for s in rec["stations"])
+    assert len(rec["stations"]) == 2 and len(rec["x1"]) == len(rec["t"]) == 21
     assert rec["parameters"]["n"] == 150 and rec["parameters"]["lam"] == "90"
 
 

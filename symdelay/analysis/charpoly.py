@@ -71,20 +71,15 @@ class ModeFactor:
         return self._text if self._text is not None else str(self.factor)
 
     def to_json(self) -> dict:
-        from symdelay.core.latex import tex
+        """The keys of :meth:`symdelay.model.Factor.to_json`, the factor's text as known."""
+        from symdelay.model.records import Factor
 
-        return {
-            "factor": str(self),
-            "mode": self.mode,
-            "multiplicity": self.multiplicity,
-            "latex": tex(self.factor),
-        }
+        return {**Factor.to_json(self), "factor": str(self)}
 
     def latex(self) -> str:
-        from symdelay.core.latex import tex
+        from symdelay.model.records import Factor
 
-        power = f"^{{{self.multiplicity}}}" if self.multiplicity > 1 else ""
-        return rf"\left({tex(self.factor)}\right){power} \quad \text{{({self.mode})}}"
+        return Factor.latex(self)
 
 
 _COPIES = re.compile(r"^(?P<name>.*) \((?P<n>\d+) copies\)$")
@@ -282,14 +277,11 @@ def charpoly(model, full: bool = False, method: str = "auto") -> CharPoly:
     >>> charpoly(build_model("erlang", L=2)).polynomial
     gamma**2*lam*theta + (gamma + r)**2*(mu + r)
     """
-    from symdelay.analysis.entry import closed_forms, declined, require_table, specialisation
+    from symdelay.analysis.entry import closed_forms, require_table, specialised
 
-    fast = specialisation(model, "charpoly", method)
-    if fast is not None:
-        result = fast(model, full=full)
-        if result is not None:
-            return result
-        declined(model, "charpoly", method)
+    result = specialised(model, "charpoly", method, full=full)
+    if result is not None:
+        return result
     require_table(model, "charpoly")
     from symdelay.core.latex import tex
 

@@ -11,7 +11,7 @@ path returns one :class:`~symdelay.analysis.claim_result.ClaimResult`.
 from __future__ import annotations
 
 from symdelay.analysis.claim_result import DEFAULT_TIMEOUT_MS, ClaimResult
-from symdelay.analysis.entry import declined, entry_doc, require_table, specialisation
+from symdelay.analysis.entry import entry_doc, require_table, specialised
 from symdelay.core.errors import SymdelayInputError, TranscendentalClaimError
 
 __all__ = [
@@ -87,12 +87,10 @@ def verify(
     from symdelay.analysis.decide import _check_arguments
 
     assume = _check_arguments(assume, timeout_ms)
-    fast = specialisation(model, "verify", method)
-    if fast is not None:
-        result = fast(model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms)
-        if result is not None:
-            return result
-        declined(model, "verify", method)
+    kw = {"assume": assume, "theta_real": theta_real, "timeout_ms": timeout_ms}
+    result = specialised(model, "verify", method, claim, **kw)
+    if result is not None:
+        return result
     require_table(model, "verify")
     return verify_generic(model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms)
 

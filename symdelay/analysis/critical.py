@@ -25,18 +25,18 @@ both paths from the family, :func:`symdelay.analysis.entry.closed_forms`).
 from __future__ import annotations
 
 import decimal
+from collections import namedtuple
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import mpmath
 
 from symdelay.analysis.entry import (
     closed_forms,
-    declined,
     entry_doc,
     require_table,
     shown_parameters,
-    specialisation,
+    specialised,
 )
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps
@@ -168,26 +168,11 @@ class CriticalCurve(Result):
             )
         return self.points[0]
 
-    @property
-    def critical(self):
-        """The critical value of a one-point curve."""
-        return self._only().critical
-
-    @property
-    def omega(self):
-        return self._only().omega
-
-    @property
-    def mode(self):
-        return self._only().mode
-
-    @property
-    def per_factor(self):
-        return self._only().per_factor
-
-    @property
-    def note(self):
-        return self._only().note
+    def __getattr__(self, name):
+        # only names the curve lacks arrive here: a one-point curve reads as its point
+        if name in ("critical", "omega", "mode", "per_factor", "note"):
+            return getattr(self._only(), name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     # ------------------------------------------------------------ records
     @property
@@ -389,19 +374,16 @@ def critical(
         at = list(at)
         if not at:
             raise SymdelayInputError(f"give at least one value of {over} (at=[...])")
-    fast = specialisation(model, "critical", method)
-    if fast is not None:
-        result = fast(model, param=param, over=over, at=at, dps=dps, float64=float64)
-        if result is not None:
-            return result
-        declined(model, "critical", method)
+    kw = {"param": param, "over": over, "at": at, "dps": dps, "float64": float64}
+    result = specialised(model, "critical", method, **kw)
+    if result is not None:
+        return result
     require_table(model, "critical")
     from symdelay.analysis.roots import check_analysis_cost
 
     if at is None:
         check_analysis_cost(model)
-        p = _critical_point(model, param, dps)
-        points = (CriticalPoint(None, *_fields(p), param=param, over=over),)
+        points = (replace(_critical_point(model, param, dps), param=param, over=over),)
         return critical_record(
             model, param, over, points, dps, "generic", _factors_shown(model, param)
         )
@@ -414,14 +396,14 @@ def critical(
             m = _vary(model, over, v)
             check_analysis_cost(m)
             p = _critical_point(m, param, dps)
-        at_v = _value(over, v)
-        pts.append(CriticalPoint(at_v, *_fields(p), point_label(v), param, over))
+        at_v, label = _value(over, v), point_label(v)  # built directly: replace() costs 2x
+        pts.append(
+            CriticalPoint(
+                at_v, p.critical, p.omega, p.mode, p.per_factor, p.note, label, param, over
+            )
+        )
     factors = swept.factors if swept is not None else _factors_shown(model, param)
     return critical_record(model, param, over, pts, dps, "generic", factors)
-
-
-def _fields(p: CriticalPoint) -> tuple:
-    return p.critical, p.omega, p.mode, p.per_factor, p.note
 
 
 def _value(over: str, v):
@@ -452,9 +434,8 @@ def _vary(model, over: str, value):
     from symdelay.model.core import _symbol
 
     options = family_options(model)
-    if isinstance(options, dict) and over in options:  # a family model carrying its options
-        return model.with_values(**{over: value})
-    if _symbol(over) in model.domains:  # a parameter of the model
+    # a family model carrying its options, or a parameter of the model
+    if (isinstance(options, dict) and over in options) or _symbol(over) in model.domains:
         return model.with_values(**{over: value})
     rebuild = vars(model).get("rebuild")
     if rebuild is not None:  # built by a family (symdelay.models.build_model, the door)
@@ -583,8 +564,7 @@ def _swept_build(model, param: str, over: str, first):
         # and the coefficient of param, B(r; gamma), factored too: with both, each D point is
         # solved from the roots of the factors alone (critical_factored)
         slope = _factor_rows({(k, e): c for (k, j, e), c in terms.items() if j == 1}, as_poly)
-        f = _FactorInfo(mode, mult)
-        prepared.append((f, [as_poly(d) for d in A], [as_poly(d) for d in B], base, slope))
+        prepared.append((mode, mult, [as_poly(d) for d in A], [as_poly(d) for d in B], base, slope))
 
     def point(value, dps):
         from symdelay.analysis.crossing import critical_linear, critical_parameter
@@ -596,9 +576,9 @@ def _swept_build(model, param: str, over: str, first):
             return _critical_point(_vary(model, over, value), param, dps)
         gv = flint.fmpq(int(L * D.q), int(D.p))
         per = []
-        for f, Ac, Bc, base, slope in prepared:
+        for mode, mult, Ac, Bc, base, slope in prepared:
             expr = _LazyLinear(Ac, Bc, p, gv)
-            fac = Factor(expr, f.multiplicity, f.mode)
+            fac = Factor(expr, mult, mode)
             cp = critical_factored(
                 _at(base, gv), _at(slope, gv), r, p, dps=dps, upto=UPTO, expression=expr
             )
@@ -619,12 +599,8 @@ def _swept_build(model, param: str, over: str, first):
     return _Swept(point, tuple(shown))
 
 
-@dataclass(frozen=True)
-class _Swept:
-    """A model prepared for a sweep: ``point(value, dps)`` and its ``factors`` (printed)."""
-
-    point: object
-    factors: tuple
+#: A model prepared for a sweep: ``point(value, dps)`` and its ``factors`` (printed).
+_Swept = namedtuple("_Swept", "point factors")
 
 
 def _poly_text(terms, names) -> str:
@@ -639,12 +615,6 @@ def _poly_text(terms, names) -> str:
 #: The swept path lists the crossings up to this multiple of the first (the rest need not be
 #: isolated: see :func:`symdelay.analysis.crossing.critical_linear`, ``upto``)
 UPTO = 2
-
-
-@dataclass(frozen=True)
-class _FactorInfo:
-    mode: str
-    multiplicity: int
 
 
 def _factor_rows(terms, as_poly):
@@ -888,6 +858,7 @@ class _LazyLinear:
     @property
     def expr(self):
         if self._expr is None:
+            from symdelay.analysis.crossing import _rational
             from symdelay.core.symbols import r
 
             A, B = self.coefficients()
@@ -912,6 +883,7 @@ class _LazyLinear:
 def _baseline(base, gv):
     """The exact unstable count of ``F(r; 0)`` from its factors at ``gamma = gv`` (None if
     one has a root on the axis)."""
+    from symdelay.analysis.crossing import _rational
     from symdelay.analysis.polyroots import exact_counts
 
     total = 0
@@ -933,12 +905,6 @@ def _baseline(base, gv):
             return None
         total += mult * c.rhp
     return total
-
-
-def _rational(q):
-    import sympy as sp
-
-    return sp.Rational(int(q.p), int(q.q))
 
 
 def _same_rates(a, b, extra):
@@ -1005,8 +971,7 @@ def critical_by_verdicts(model, param: str = "theta", search=None) -> CriticalCu
     was searched; no change found means ``inf`` *within the searched range*, not a proof
     beyond it. (:func:`critical` takes this branch by itself.)
     """
-    p = _point_by_verdicts(model, param, search)
-    point = CriticalPoint(None, *_fields(p), param=param)
+    point = replace(_point_by_verdicts(model, param, search), param=param)
     return critical_record(model, param, "D", (point,), 15, "generic", ())
 
 

@@ -7,10 +7,12 @@ smallest ``p > 0`` at which a root crosses the imaginary axis.
 
 Polynomials (exact). With ``r = i w`` and ``F`` real, ``F(i w; p) = U(w^2; p) + i w V(w^2; p)``
 with ``U, V`` in ``Q[s, p]``. A crossing at ``w > 0`` is a common root ``s = w^2 > 0`` of
-``U`` and ``V``: eliminating ``s`` by the resultant ``Res_s(U, V)(p)`` gives every candidate
-``p`` exactly (its real roots are isolated by Arb to the requested digits), and the first
-subresultant ``S_1 = s_1(p) s + s_0(p)`` gives ``s = -s_0/s_1`` at each candidate (the gcd
-has degree one where ``s_1 != 0``). Crossings through ``r = 0`` are the roots of ``F(0; p)``.
+``U`` and ``V``: eliminating ``s`` by the resultant ``Res_s(U, V)(p)`` (flint) gives every
+candidate ``p`` exactly (the real roots of its irreducible factors are isolated by Arb to the
+requested digits), and the common roots ``s > 0`` at the ball of each give its frequencies.
+Crossings through ``r = 0`` are the roots of ``F(0; p)``, and a root reaches infinity where the
+leading coefficient vanishes. These breakpoints are the windows' too
+(:mod:`symdelay.analysis.window`, which reads them from here).
 
 Quasi-polynomials (certified numerics). ``F = A + p B`` vanishes at ``i w`` iff
 ``h(w) = Im(A(i w) conj B(i w)) = 0`` and ``p = -Re(A conj B)/|B|^2``. Sign changes of ``h`` on a
@@ -19,10 +21,11 @@ evaluation (Arb) of ``h`` at the ends of a tiny bracket (a root exists there); t
 at the frequency beyond which ``|A(i w)| > p sum_j |B_j(i w)|`` for every smaller candidate.
 
 Either way every candidate is checked with an independent method: the number of roots in the
-right half-plane at ``p (1 - eps)`` and ``p (1 + eps)`` — certified polynomial roots with the
-exact Cauchy-index count (:func:`symdelay.analysis.polyroots.polynomial_roots`), resp. the
-argument principle on a box that provably holds every unstable root of the quasi-polynomial.
-``p_c`` is the first candidate where the count changes (tangencies are reported, not taken).
+right half-plane on both sides of it — exact counts (Cauchy index,
+:func:`symdelay.analysis.polyroots.exact_counts`) at a rational point of every gap between the
+breakpoints, resp. the argument principle on a box that provably holds every unstable root of
+the quasi-polynomial. ``p_c`` is the first candidate where the count changes (tangencies are
+reported, not taken).
 
 >>> r, p = sp.symbols("r p")
 >>> c = critical_parameter((r + 1) ** 3 + p, r, p, dps=20)      # Routh: p_c = 8, w = sqrt 3
@@ -40,7 +43,8 @@ import mpmath
 import numpy as np
 
 from symdelay.analysis.certify import count_zeros, mpc_from_acb_mid, to_arb
-from symdelay.core.errors import CertificationError, SymdelayInputError
+from symdelay.analysis.polyroots import _fmpq, _fmpz_primitive, _real_roots, exact_counts
+from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps
@@ -155,24 +159,16 @@ def critical_parameter(
 
 
 # ----------------------------------------------------------------------- polynomials
-def _real_positive_roots(poly_p: sp.Poly, prec):
-    """Positive real roots of an exact polynomial in one variable (Arb balls, ascending)."""
-    from symdelay.analysis.polyroots import _fmpq_poly, _real_roots
-
-    q = _fmpq_poly([sp.Rational(c) for c in poly_p.all_coeffs()])
-    return sorted((b for b, _m in _real_roots(q, prec) if b > 0), key=lambda b: float(b.mid()))
-
-
-def _eval_arb(poly: sp.Poly, x: flint.arb):
-    """Evaluate a one-variable rational polynomial on an Arb ball (Horner)."""
-    acc = flint.arb(0)
-    for c in poly.all_coeffs():
-        acc = acc * x + to_arb(sp.Rational(c))
-    return acc
+S_NAME, P_NAME, X_NAME = "s", "p", "x"
 
 
 def _mpf(b: flint.arb) -> mpmath.mpf:
     return mpc_from_acb_mid(flint.acb(b)).real
+
+
+def _tight(balls, dps: int) -> bool:
+    """Every ball is 0 or narrower than ``10^-(dps+2)`` relative: its digits are known."""
+    return all(b.is_zero() or b.rad() <= abs(b.mid()) * flint.arb(10) ** (-dps - 2) for b in balls)
 
 
 def _polynomial(F, var, param, dps, eps):
@@ -198,80 +194,339 @@ def _polynomial(F, var, param, dps, eps):
         fast = critical_linear(A, B, var, param, dps, eps=eps, expression=F)
         if fast is not None:
             return fast
-    prec = work_bits(dps)
-    s = sp.Symbol("s", real=True)
-    pr = sp.Symbol(param.name, real=True)
-    # F(i w) = sum c_kj (i w)^k p^j: even k -> U(s, p), odd k -> w V1(s, p), s = w^2
-    u_terms, v_terms = {}, {}
-    for (k, j), c in P.terms():
-        sign = -1 if (k // 2) % 2 else 1
-        target = u_terms if k % 2 == 0 else v_terms
-        target[(k // 2, j)] = target.get((k // 2, j), 0) + sign * c
-    U_s = sp.Poly.from_dict(u_terms or {(0, 0): 0}, s, pr)
-    V1_s = sp.Poly.from_dict(v_terms or {(0, 0): 0}, s, pr)
-    cands = []  # (p ball, w ball or 0)
-    # crossings through r = 0
-    F0 = sp.Poly.from_dict({(j,): c for (k, j), c in P.terms() if k == 0} or {(0,): 0}, pr)
-    for pb in _real_positive_roots(F0, prec):
-        cands.append((pb, flint.arb(0)))
-    if V1_s.is_zero or U_s.is_zero:
-        raise SymdelayInputError("F(i w) is real or imaginary for every w: no isolated crossings")
-    if U_s.degree(s) > 0 and V1_s.degree(s) > 0:
-        res = sp.Poly(U_s.resultant(V1_s), pr)
-        if res.is_zero:
-            raise SymdelayInputError(
-                "Re F(i w) and Im F(i w) share a factor: roots stay on the axis over a range of p"
-            )
-        sub = U_s.subresultants(V1_s)
-        S1 = next((q for q in reversed(sub) if q.degree(s) == 1), None)
-        for pb in _real_positive_roots(res, prec):
-            with flint.ctx.workprec(prec + 64):
-                wb = _frequency_at(U_s, V1_s, S1, pr, s, pb, prec)
-            if wb is not None:
-                cands.append((pb, wb))
-    elif U_s.degree(s) == 0 or V1_s.degree(s) == 0:
-        # one part is free of s: p is a root of it, s from the other part (degree >= 1 in s)
-        fixed, other = (U_s, V1_s) if U_s.degree(s) == 0 else (V1_s, U_s)
-        for pb in _real_positive_roots(sp.Poly(fixed.as_expr(), pr), prec):
-            with flint.ctx.workprec(prec + 64):
-                wb = _frequency_at(other, None, None, pr, s, pb, prec)
-            if wb is not None:
-                cands.append((pb, wb))
-    cands.sort(key=lambda c: float(c[0].mid()))
-    with mpmath.workdps(dps + GUARD):
-        found = [(_mpf(pb), _mpf(wb)) for pb, wb in cands]
-
-    def count(pv):
-        from symdelay.analysis.polyroots import polynomial_roots
-
-        q = P.eval(param, pv)
-        return polynomial_roots(q, var, dps=max(15, min(dps, 30))).unstable_count
-
-    return _decide(
+    # the exact breakpoints in p > 0 and the exact unstable counts between them (the
+    # machinery of the windows): p_c is the first where a root on the axis changes the count
+    poly = _Poly2({m: _fmpq(c) for m, c in P.terms()}, P.degree(var))
+    counts, points = _crossings([poly], [1], 0, flint.fmpq(0), None, dps)
+    found, first = [], None
+    for i, (value, _lower, _upper, omegas, kind, _bound) in enumerate(points):
+        if kind in ("no axis root", "degree drop", "singular"):
+            continue
+        found.extend((value, w) for w in omegas)
+        if first is None and counts[i] != counts[i + 1]:
+            first = (value, omegas[0] if omegas else None, counts[i], counts[i + 1])
+    pv, wv, below, above = first or (mpmath.inf, None, None, None)
+    checks = ("exact unstable counts (Cauchy index) in every gap between the candidates",)
+    return CriticalParameter(
         F,
-        var,
-        param,
+        str(var),
+        str(param),
         dps,
-        eps,
-        found,
-        count,
+        pv,
+        wv,
+        below,
+        above,
         "resultant (exact)",
-        ("certified polynomial roots + Cauchy index on both sides",),
+        tuple(found),
+        checks,
     )
 
 
-def _fmpq(c) -> flint.fmpq:
-    """An exact rational (fmpq, int, SymPy Rational or its text) as an fmpq."""
-    if isinstance(c, flint.fmpq):
-        return c
-    if isinstance(c, (int, flint.fmpz)):
-        return flint.fmpq(c)
-    c = sp.Rational(c)
-    return flint.fmpq(int(c.p), int(c.q))
+class _Poly2:
+    """A factor ``F(r; p)`` or ``F(r; p, x)`` (exact) as flint objects: ``U, V`` in ``Q[s, p]``
+    (``Q[s, p, x]``) with ``F(i w) = U(w^2) + i w V(w^2)``, ``F0 = F(0)`` and ``LC`` (the
+    leading coefficient in r) in the same ring (``s`` absent), and, for one parameter, the
+    coefficients in r as fmpq_poly in p (``coeffs``, ascending in r)."""
+
+    def __init__(self, terms: dict, n: int, names=(S_NAME, P_NAME)):
+        # terms: {(k, j, ...): fmpq} with k the power of r, j, ... those of the parameters
+        ctx = flint.fmpq_mpoly_ctx.get(names, "lex")
+        self.n = n
+        self.den = None  # the cleared denominator, when it depends on p
+        by_r = [{} for _ in range(n + 1)]
+        u, v = {}, {}
+        for (k, *js), c in terms.items():
+            by_r[k][tuple(js)] = c
+            target = u if k % 2 == 0 else v
+            key = (k // 2, *js)
+            target[key] = target.get(key, flint.fmpq(0)) + (-c if (k // 2) % 2 else c)
+        zero = {(0,) * len(names): 0}
+
+        def mk(d):
+            return ctx.from_dict({kk: vv for kk, vv in d.items() if vv != 0} or zero)
+
+        self.U, self.V = mk(u), mk(v)
+        self.F0 = mk({(0, *js): c for js, c in by_r[0].items()})
+        self.LC = mk({(0, *js): c for js, c in by_r[n].items()})
+        if len(names) == 2:
+            self.coeffs = [_from_dict1({j: c for (j,), c in d.items()}) for d in by_r]
+
+    def at(self, pq: flint.fmpq) -> list:
+        """Coefficients in r (highest first) at an exact ``p``."""
+        cs = [c(pq) for c in self.coeffs]
+        while len(cs) > 1 and cs[-1] == 0:
+            cs.pop()
+        return [sp.Rational(int(c.p), int(c.q)) for c in reversed(cs)]
 
 
-def _rational(c: flint.fmpq):
-    return sp.Rational(int(c.p), int(c.q))
+def _from_dict1(d: dict) -> flint.fmpq_poly:
+    if not d:
+        return flint.fmpq_poly([0])
+    deg = max(d)
+    return flint.fmpq_poly([d.get(j, flint.fmpq(0)) for j in range(deg + 1)])
+
+
+def _mpoly_to_poly1(m, var_index: int) -> flint.fmpq_poly:
+    d = {}
+    for exps, c in m.to_dict().items():
+        if any(e for i, e in enumerate(exps) if i != var_index):
+            raise VerificationError("an elimination left another variable behind")
+        d[exps[var_index]] = d.get(exps[var_index], flint.fmpq(0)) + flint.fmpq(c)
+    return _from_dict1(d)
+
+
+def _exact_end(b: flint.arb, side: str) -> flint.fmpq:
+    e = b.upper() if side == "upper" else b.lower()
+    m, x = e.man_exp()
+    m, x = int(m), int(x)
+    return flint.fmpq(m * 2**x) if x >= 0 else flint.fmpq(m, 2 ** (-x))
+
+
+def _axis_resultant(U, V):
+    """``Res_s(U, V)`` (or the part free of ``s``): its zeros are where ``F(i w) = 0`` can
+    hold at some ``w > 0``; refused where no crossing is isolated."""
+    if U.is_zero() or V.is_zero():
+        raise SymdelayInputError(
+            "F(i w) is real or imaginary for every w: roots stay on the axis; no isolated "
+            "crossings (no window)"
+        )
+    du, dv = U.degrees()[0], V.degrees()[0]
+    res = U.resultant(V, S_NAME) if du > 0 and dv > 0 else (U if du == 0 else V)
+    if res.is_zero():
+        raise SymdelayInputError(
+            "Re F(i w) and Im F(i w) share a factor: roots stay on the imaginary axis over a "
+            "range of the parameter; no isolated crossings"
+        )
+    return res
+
+
+def _components(polys: list) -> list:
+    """Breakpoint polynomials in p, each ``(fmpq_poly, kind, factor index)``."""
+    comps = []
+    for idx, P in enumerate(polys):
+        if P is None:
+            continue
+        comps.append((P.coeffs[0], "r = 0", idx))
+        comps.append((P.coeffs[P.n], "degree drop", idx))
+        if P.den is not None:
+            comps.append((P.den, "singular", idx))
+        comps.append((_mpoly_to_poly1(_axis_resultant(P.U, P.V), 1), "r = i omega", idx))
+    return comps
+
+
+def _irreducibles(comps):
+    """Distinct irreducible factors over Q of every component, each with its tags."""
+    found = {}
+    for poly, kind, idx in comps:
+        if poly.degree() < 1:
+            continue
+        _, facs = poly.factor()
+        for g, _e in facs:
+            g = g / g[g.degree()]  # monic: the key
+            key = str(g)
+            entry = found.setdefault(key, [g, set()])
+            entry[1].add((kind, idx))
+    return list(found.values())
+
+
+def _breakpoints(irr, lo: flint.fmpq | None, hi: flint.fmpq | None, dps: int):
+    """Sorted ``[(ball, tags, exact or None)]`` strictly inside (lo, hi), balls disjoint and
+    narrower than ``10^-(dps+2)`` relative (or exact rationals)."""
+    prec = work_bits(dps)
+    for _attempt in range(10):
+        pts, ok = [], True
+        for g, tags in irr:
+            exact_roots = []
+            if g.degree() == 1:
+                exact_roots = [-g[0] / g[1]]
+            if exact_roots:
+                x = exact_roots[0]
+                if (lo is None or x > lo) and (hi is None or x < hi):
+                    with flint.ctx.workprec(prec):  # a ball as sharp as the others
+                        pts.append((flint.arb(x), tags, x))
+                continue
+            for b, _m in _real_roots(g, prec):
+                inside = (lo is None or b > lo) and (hi is None or b < hi)
+                outside = (lo is not None and b < lo) or (hi is not None and b > hi)
+                if outside:
+                    continue
+                if not inside or not _tight([b], dps):
+                    ok = False  # meets an end or too wide: more precision separates them
+                    break
+                pts.append((b, tags, None))
+            if not ok:
+                break
+        if ok:
+            pts.sort(key=lambda t: t[0].mid())
+            if all(not x[0].overlaps(y[0]) for x, y in itertools.pairwise(pts)):
+                return pts, prec
+        prec *= 2
+    raise CertificationError("breakpoints could not be separated: raise dps")
+
+
+def _between(a, b) -> flint.fmpq:
+    """A rational strictly between two breakpoints (None: an open infinite end)."""
+    if a is None and b is None:
+        return flint.fmpq(0)
+    if a is None:
+        x = b if isinstance(b, flint.fmpq) else _exact_end(b, "lower")
+        return x - 1 - abs(x)
+    if b is None:
+        x = a if isinstance(a, flint.fmpq) else _exact_end(a, "upper")
+        return x + 1 + abs(x)
+    xa = a if isinstance(a, flint.fmpq) else _exact_end(a, "upper")
+    xb = b if isinstance(b, flint.fmpq) else _exact_end(b, "lower")
+    if not xb > xa:
+        raise CertificationError("two breakpoints are not separated: raise dps")
+    return (xa + xb) / 2
+
+
+def _eval_ball(poly: flint.fmpq_poly, b: flint.arb) -> flint.arb:
+    acc = flint.arb(0)
+    for c in reversed(poly.coeffs()):
+        acc = acc * b + flint.arb(c)
+    return acc
+
+
+def _coeffs_s(m, b: flint.arb) -> list:
+    """``m(s, p)`` at the ball ``p = b``: arb coefficients in s (ascending)."""
+    by = {}
+    for (es, ep), c in m.to_dict().items():
+        by.setdefault(es, {})[ep] = flint.fmpq(c)
+    deg = max(by) if by else 0
+    return [_eval_ball(_from_dict1(by.get(k, {})), b) for k in range(deg + 1)]
+
+
+def _isolate_s(coeffs: list, prec: int):
+    """Roots of a polynomial with ball coefficients (ascending), refined as far as the
+    balls allow; None when Arb cannot isolate them (a multiple root, too wide balls)."""
+    while len(coeffs) > 1 and coeffs[-1].is_exact() and coeffs[-1] == 0:
+        coeffs.pop()
+    if len(coeffs) == 1:
+        return []
+    if coeffs[-1].contains(0):
+        return None
+    a = flint.acb_poly([flint.acb(x) for x in coeffs])
+    for bits in (prec - 40, prec // 2, prec // 4, None):
+        try:
+            if bits is None:
+                return a.roots(maxprec=4 * prec)
+            return a.roots(tol=flint.arb(2) ** (-bits), maxprec=4 * prec)
+        except ValueError:
+            continue
+    return None
+
+
+def _axis_at(P: _Poly2, b: flint.arb, prec: int):
+    """``(ws, bound)`` for the factor at the ball ``p = b``: the frequencies ``w > 0`` of
+    the roots that may be on the axis, and an upper bound on how many roots (with
+    multiplicity) are on it; ``bound`` None when Arb could not isolate them."""
+    with flint.ctx.workprec(prec):
+        c = [_eval_ball(q, b) for q in P.coeffs]
+        z0 = 0
+        while z0 < len(c) and c[z0].contains(0):
+            z0 += 1
+        if z0 == len(c):
+            return (), None
+        cu, cv = _coeffs_s(P.U, b), _coeffs_s(P.V, b)
+        # w > 0 on the axis: a common root s > 0 of U and V; isolate the roots of one part
+        # of positive degree and keep those where the other part can vanish
+        first, other = (cu, cv) if len(cu) > 1 else (cv, cu)
+        if len(first) == 1:
+            return (), z0
+        roots = _isolate_s(list(first), prec)
+        if roots is None:
+            return (), None
+        ws, count = [], 0
+        for z in roots:
+            if not z.imag.contains(0) or z.real < 0:
+                continue
+            sb = z.real
+            val = flint.arb(0)
+            for x in reversed(other):
+                val = val * sb + x
+            if not val.contains(0):
+                continue  # the other part does not vanish there: no axis root at this s
+            count += 2
+            if sb > 0:
+                ws.append(sb.sqrt())
+        return tuple(ws), z0 + count
+
+
+def _mp_ball(b: flint.arb) -> mpmath.mpf:
+    return mpmath.mpf(b.mid().str(mpmath.mp.dps + 5, radius=False))
+
+
+def _mp_q(q: flint.fmpq) -> mpmath.mpf:
+    return mpmath.mpf(int(q.p)) / int(q.q)
+
+
+def _crossings(polys, mults, const_rhp, lo, hi, dps):
+    """``(counts, points)`` of exact factor polynomials in ``p`` on ``(lo, hi)`` (fmpq or
+    None: infinite): every ``p`` where a root can reach the axis or infinity (see the module
+    docstring), each ``(value, lower, upper, omegas, kind, bound)`` (an mpmath value, its
+    exact bracket, the crossing frequencies, the kind and an upper bound on the roots on
+    the axis there, None when Arb could not isolate them), and ``counts[i]``, the exact
+    unstable count (with multiplicities; ``const_rhp`` added for the factors free of p,
+    ``polys`` None) on the gap before ``points[i]``."""
+    irr = _irreducibles(_components(polys))
+    pts, prec = _breakpoints(irr, lo, hi, dps)
+
+    def count(pq):
+        n = const_rhp
+        for P, m in zip(polys, mults):
+            if P is not None:
+                n += m * exact_counts(P.at(pq)).rhp
+        return n
+
+    bounds = [lo, *[b for b, _, _ in pts], hi]
+    counts = [count(_between(a, b)) for a, b in itertools.pairwise(bounds)]
+    points = []
+    with mpmath.workdps(dps + GUARD):
+        for b, tags, exact in pts:
+            kinds = {k for k, _ in tags}
+            omegas, drop, per = [], False, {}
+            for kind, idx in sorted(tags):
+                if kind in ("degree drop", "singular"):
+                    drop = kind
+                    continue
+                if kind == "r = 0":
+                    omegas.append(mpmath.mpf(0))
+                if idx not in per:
+                    per[idx] = _axis_at(polys[idx], b, prec + 64)
+                if kind == "r = i omega":
+                    omegas.extend(_mp_ball(w) for w in per[idx][0])
+            nbs = [nb for _, nb in per.values()]
+            bound = (
+                None if any(nb is None for nb in nbs) else sum(mults[i] * per[i][1] for i in per)
+            )
+            omegas = sorted(set(omegas))
+            if drop:
+                kind = drop
+            elif bound is None and not omegas:
+                kind = "r = i omega (not isolated)"
+            elif omegas and "r = 0" in kinds and omegas[0] == 0:
+                kind = "r = 0" if len(omegas) == 1 else "r = 0, r = i omega"
+            elif omegas:
+                kind = "r = i omega"
+            else:
+                kind = "no axis root" if bound == 0 else "r = i omega (not isolated)"
+            lower = exact if exact is not None else _exact_end(b, "lower")
+            upper = exact if exact is not None else _exact_end(b, "upper")
+            value = _mp_q(exact) if exact is not None else _mp_ball(b)
+            points.append((value, lower, upper, tuple(omegas), kind, bound))
+    # machine check: the count changes only where a root can be on the axis
+    for i, pt in enumerate(points):
+        if counts[i] != counts[i + 1] and pt[4] == "no axis root":
+            raise VerificationError(
+                f"the unstable count changes at {pt[0]} but no root is on the axis there"
+            )
+    return counts, points
+
+
+def _rational(c: flint.fmpq | None):
+    """An fmpq as a SymPy rational (None stays None)."""
+    return None if c is None else sp.Rational(int(c.p), int(c.q))
 
 
 def _split_parts(coeffs):
@@ -331,8 +586,6 @@ def critical_linear(
     if h.is_zero():
         return None
     prec = work_bits(dps)
-    from symdelay.analysis.polyroots import _fmpz_primitive
-
     hz = _fmpz_primitive(h) if h.degree() >= 1 else None
     p0 = -A[0] / B[0] if B[0] != 0 else None
     norms = None
@@ -347,13 +600,7 @@ def critical_linear(
             prec *= 2
             continue
         cands, simple, pruned = got
-        tight = all(
-            b.rad() <= abs(b.mid()) * flint.arb(10) ** (-dps - 2)
-            for pb, wb in cands
-            for b in (pb, wb)
-            if not b.is_zero()
-        )
-        if not tight:
+        if not _tight([b for c in cands for b in c], dps):
             prec *= 2
             continue
         cands.sort(key=lambda c: float(c[0].mid()))
@@ -370,56 +617,33 @@ def critical_linear(
         return None  # the resultant path decides
 
     def count(pv):
-        from symdelay.analysis.polyroots import polynomial_roots
-
         pq = _fmpq(pv)
         q = [_rational(a + pq * b) for a, b in zip(A, B)]
         while len(q) > 1 and q[-1] == 0:
             q.pop()
-        poly = sp.Poly.from_list(q[::-1], var)
-        return polynomial_roots(poly, var, dps=max(15, min(dps, 30))).unstable_count
+        return exact_counts(q[::-1]).rhp
 
     if expression is None:
         expression = sum(_rational(a) * var**k for k, a in enumerate(A)) + param * sum(
             _rational(b) * var**k for k, b in enumerate(B)
         )
-    if proved is not None:
-        i, below, above = proved
-        pv, wv = found[i] if i is not None else (mpmath.inf, None)
-        return CriticalParameter(
-            expression,
-            str(var),
-            str(param),
-            dps,
-            pv,
-            wv,
-            below if i is not None else None,
-            above if i is not None else None,
-            "linear in the parameter: Im(A conj B)(w^2) = 0 (exact)",
-            tuple(found),
-            (
-                "exact unstable count of F(r; 0), no axis root and constant degree below "
-                "the first candidate, transversal simple crossing (Arb): counts on both sides",
-            )
-            + (
-                (
-                    f"candidates: every crossing at p <= {span} p_1 (beyond the bound on s "
-                    f"where |A(i w)| > {span} p_1 |B(i w)| none is listed)",
-                )
-                if pruned
-                else ()
-            ),
+    method = "linear in the parameter: Im(A conj B)(w^2) = 0 (exact)"
+    if proved is None:
+        checks = ("exact unstable counts (Cauchy index) on both sides",)
+        return _decide(expression, var, param, dps, eps, found, count, method, checks)
+    i, below, above = proved
+    first = (*found[i], below, above) if i is not None else (mpmath.inf, None, None, None)
+    checks = (
+        "exact unstable count of F(r; 0), no axis root and constant degree below "
+        "the first candidate, transversal simple crossing (Arb): counts on both sides",
+    )
+    if pruned:
+        checks += (
+            f"candidates: every crossing at p <= {span} p_1 (beyond the bound on s "
+            f"where |A(i w)| > {span} p_1 |B(i w)| none is listed)",
         )
-    return _decide(
-        expression,
-        var,
-        param,
-        dps,
-        eps,
-        found,
-        count,
-        "linear in the parameter: Im(A conj B)(w^2) = 0 (exact)",
-        ("certified polynomial roots + Cauchy index on both sides",),
+    return CriticalParameter(
+        expression, str(var), str(param), dps, *first, method, tuple(found), checks
     )
 
 
@@ -620,11 +844,11 @@ def _isolate_positive(hz, bits, wp, bound=None, wanted=None):
 
 def _p_at(RA, IA, RB, IB, sb):
     """``p = -R_A/R_B = -I_A/I_B`` at the root ball ``sb`` of ``h`` (None: undecided here)."""
-    rb, ib = _arb_poly(RB, sb), _arb_poly(IB, sb)
+    rb, ib = flint.arb_poly(RB)(sb), flint.arb_poly(IB)(sb)
     if not rb.contains(0):
-        pb = -_arb_poly(RA, sb) / rb
+        pb = -flint.arb_poly(RA)(sb) / rb
     elif not ib.contains(0):
-        pb = -_arb_poly(IA, sb) / ib
+        pb = -flint.arb_poly(IA)(sb) / ib
     else:
         return None  # R_B = I_B = 0 here, or too few bits: raise precision
     return None if pb.contains(0) else pb
@@ -732,59 +956,19 @@ def _transversal(A, B, cands, baseline):
     Aq = flint.fmpq_poly([_fmpq(c) for c in A])
     Bq = flint.fmpq_poly([_fmpq(c) for c in B])
     z = flint.acb(0, wb)
-    Fr = _acb_poly(Aq.derivative(), z) + pb * _acb_poly(Bq.derivative(), z)
+    Fr = flint.acb_poly(Aq.derivative())(z) + pb * flint.acb_poly(Bq.derivative())(z)
     if Fr.contains(0):
         return None
-    d = -(_acb_poly(Bq, z) / Fr).real
+    d = -(flint.acb_poly(Bq)(z) / Fr).real
     if d.contains(0):
         return None
     step = (2 if not wb.is_zero() else 1) * (1 if d > 0 else -1)
     return 0, baseline, baseline + step
 
 
-def _acb_poly(p: flint.fmpq_poly, z: flint.acb) -> flint.acb:
-    """``p(z)`` in Arb at the working precision (coefficients rounded to balls, in flint)."""
-    return flint.acb_poly(p)(z)
-
-
-def _arb_poly(p: flint.fmpq_poly, x: flint.arb) -> flint.arb:
-    return flint.arb_poly(p)(x)
-
-
-def _frequency_at(U_s, V1_s, S1, pr, s, pb, prec):
-    """``w > 0`` with ``U(w^2, p) = V1(w^2, p) = 0`` at the candidate ``p`` (a ball), or None."""
-    if S1 is not None:
-        S1 = sp.Poly(S1.as_expr(), s)
-        s1 = sp.Poly(S1.coeff_monomial(s), pr)
-        s0 = sp.Poly(S1.coeff_monomial(1), pr)
-        d = _eval_arb(s1, pb)
-        if not d.contains(0):
-            sb = -_eval_arb(s0, pb) / d
-            return sb.sqrt() if sb > 0 else None
-    # degenerate gcd (or one equation): the positive real roots s of U(s, p) at p, checked
-    # on the other equation by interval evaluation
-    coeffs = [sp.Poly(c, pr) for c in sp.Poly(U_s.as_expr(), s).all_coeffs()]
-    a = flint.acb_poly([flint.acb(_eval_arb(c, pb)) for c in reversed(coeffs)])
-    try:
-        roots = a.roots(maxprec=8 * prec)
-    except ValueError:
-        return None
-    for z in roots:
-        if z.imag.contains(0) and z.real > 0:
-            sb = z.real
-            if V1_s is not None:
-                vc = [sp.Poly(c, pr) for c in sp.Poly(V1_s.as_expr(), s).all_coeffs()]
-                val = flint.arb(0)
-                for c in vc:
-                    val = val * sb + _eval_arb(c, pb)
-                if not val.contains(0):
-                    continue
-            return sb.sqrt()
-    return None
-
-
 def _decide(F, var, param, dps, eps, found, count, method, checks):
     """p_c = first candidate where the right half-plane count changes across it."""
+    first = (mpmath.inf, None, None, None)
     with mpmath.workdps(dps + GUARD):
         for i, (pv, wv) in enumerate(found):
             # both sides strictly between the neighbouring candidates
@@ -799,32 +983,9 @@ def _decide(F, var, param, dps, eps, found, count, method, checks):
             pq = sp.Rational(mpmath.nstr(pv, dps + 5))
             below, above = count(pq * (1 - g)), count(pq * (1 + g))
             if below != above:
-                return CriticalParameter(
-                    F,
-                    str(var),
-                    str(param),
-                    dps,
-                    pv,
-                    wv,
-                    below,
-                    above,
-                    method,
-                    tuple(found),
-                    checks,
-                )
-    return CriticalParameter(
-        F,
-        str(var),
-        str(param),
-        dps,
-        mpmath.inf,
-        None,
-        None,
-        None,
-        method,
-        tuple(found),
-        checks,
-    )
+                first = (pv, wv, below, above)
+                break
+    return CriticalParameter(F, str(var), str(param), dps, *first, method, tuple(found), checks)
 
 
 # ----------------------------------------------------------------- quasi-polynomials

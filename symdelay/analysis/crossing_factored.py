@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import flint
 import mpmath
 
-from symdelay.analysis.crossing import CriticalParameter, _mpf
+from symdelay.analysis.crossing import CriticalParameter, _mpf, _rational, _tight
 from symdelay.core.params import as_dps
 from symdelay.core.precision import GUARD, work_bits
 
@@ -339,43 +339,23 @@ def critical_factored(A, B, var, param, dps: int = 30, *, upto=2, expression=Non
         for x, y in itertools.pairwise(cands):
             if x[0].overlaps(y[0]):
                 return None  # two crossings at one p (or too close to tell): undecided here
-        tight = all(
-            b.rad() <= abs(b.mid()) * flint.arb(10) ** (-dps - 2)
-            for pb, wb, _s in cands
-            for b in (pb, wb)
-            if not b.is_zero()
-        )
-        if not tight:
+        if not _tight([b for pb, wb, _s in cands for b in (pb, wb)], dps):
             return None
     with mpmath.workdps(dps + GUARD):
         found = tuple((_mpf(pb), _mpf(wb)) for pb, wb, _s in cands)
     if expression is None:
         expression = _expression(A, B, var, param)
+    first = (mpmath.inf, None, None, None)
     if cands:
-        step = cands[0][2]
-        pv, wv = found[0]
-        below, above = baseline, baseline + step
-    else:
-        pv, wv, below, above = mpmath.inf, None, None, None
-    return CriticalParameter(
-        expression,
-        str(var),
-        str(param),
-        dps,
-        pv,
-        wv,
-        below,
-        above,
-        METHOD,
-        found,
-        (
-            "roots of the factors of A and B (Arb); exact unstable count of F(r; 0) from them, "
-            "no axis root and constant degree below the first candidate, transversal simple "
-            "crossing (sign of d arg/dw, Arb): counts on both sides",
-            f"candidates: every crossing at p <= {upto} p_1 (a lower bound of |A/B| "
-            f"above {upto} p_1 on the rest of the axis)",
-        ),
+        first = (*found[0], baseline, baseline + cands[0][2])
+    checks = (
+        "roots of the factors of A and B (Arb); exact unstable count of F(r; 0) from them, "
+        "no axis root and constant degree below the first candidate, transversal simple "
+        "crossing (sign of d arg/dw, Arb): counts on both sides",
+        f"candidates: every crossing at p <= {upto} p_1 (a lower bound of |A/B| "
+        f"above {upto} p_1 on the rest of the axis)",
     )
+    return CriticalParameter(expression, str(var), str(param), dps, *first, METHOD, found, checks)
 
 
 def _prepare(A, B, prec):
@@ -526,15 +506,12 @@ def _search(ph: _Phase, g0, upto):
 
 
 def _expression(A, B, var, param):
-    from symdelay.core.lazy import sympy as sp
-
     def prod(side):
         c, factors = side
-        out = sp.Rational(int(flint.fmpq(c).p), int(flint.fmpq(c).q))
+        out = _rational(flint.fmpq(c))
         for f, mult in factors:
             cs = flint.fmpq_poly(f).coeffs()
-            poly = sum(sp.Rational(int(q.p), int(q.q)) * var**k for k, q in enumerate(cs))
-            out *= poly**mult
+            out *= sum(_rational(q) * var**k for k, q in enumerate(cs)) ** mult
         return out
 
     return prod(A) + param * prod(B)

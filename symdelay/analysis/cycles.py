@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from symdelay.analysis.entry import declined, entry_doc, specialisation
+from symdelay.analysis.entry import entry_doc, specialised
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_positive_number
@@ -486,14 +486,10 @@ def limit_cycle(
         one period), or the cycles at the values asked (``points``) and along the
         continuation (``path``) with the normal form.
     """
-    fast = specialisation(model, "limit_cycle", method)
-    if fast is not None:
-        result = fast(
-            model, theta, system=system, start_fraction=start_fraction, max_modes=max_modes
-        )
-        if result is not None:
-            return result
-        declined(model, "limit_cycle", method)
+    kw = {"system": system, "start_fraction": start_fraction, "max_modes": max_modes}
+    result = specialised(model, "limit_cycle", method, theta, **kw)
+    if result is not None:
+        return result
     if system is not None:
         raise SymdelayInputError(
             "--system is for the founding model: a model of the model layer is always "

@@ -37,6 +37,7 @@ __all__ = [
     "ClosedForms",
     "closed_forms",
     "specialisation",
+    "specialised",
     "declined",
     "require_table",
     "shown_parameters",
@@ -77,6 +78,17 @@ def specialisation(model, quantity: str, method: str = "auto"):
             f"{getattr(model, 'name', model)} offers no specialised {quantity}: use method='auto'"
         )
     return fn
+
+
+def specialised(model, quantity: str, method: str, *args, **keywords):
+    """The answer of the family's fast path for ``quantity`` (:func:`specialisation`, called
+    with ``model``, ``args`` and ``keywords``), or None for the generic path; a fast path
+    that declines is refused under ``method="specialised"`` (:func:`declined`)."""
+    fast = specialisation(model, quantity, method)
+    result = None if fast is None else fast(model, *args, **keywords)
+    if fast is not None and result is None:
+        declined(model, quantity, method)
+    return result
 
 
 def declined(model, quantity: str, method: str) -> None:

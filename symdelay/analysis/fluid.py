@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symdelay.analysis.entry import declined, entry_doc, specialisation
+from symdelay.analysis.entry import entry_doc, specialised
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
 
@@ -370,12 +370,9 @@ def fluid(
     ([0.0, 0.5, 1.0], ('q1', 'q2', 'z1_1', 'z2_1'))
     """
     kw = dict(T=T, dt=dt, initial=initial, solver=solver, rtol=rtol, atol=atol, force=force)
-    fast = specialisation(model, "fluid", method)
-    if fast is not None:
-        result = fast(model, **kw)
-        if result is not None:
-            return result
-        declined(model, "fluid", method)
+    result = specialised(model, "fluid", method, **kw)
+    if result is not None:
+        return result
     from symdelay.analysis.stochastic import need_table
 
     need_table(model, "fluid path")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from symdelay.analysis.entry import declined, entry_doc, specialisation
+from symdelay.analysis.entry import entry_doc, specialised
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_exact, format_number
@@ -107,6 +107,10 @@ class NormalForm(Result):
         d = self.dps
         from symdelay.core.latex import tex
 
+        def parts(z):
+            return {"re": format_number(mpmath.re(z), d), "im": format_number(mpmath.im(z), d)}
+
+        closed = {"l1": self.closed_l1, "amplitude_coefficient": self.closed_amplitude}
         return {
             "L": "inf" if self.L is INFINITE_L else self.L,
             "model": self.model_name,
@@ -119,30 +123,14 @@ class NormalForm(Result):
             "l1": format_number(self.l1, d),
             "l1_normalisation": "q_x = 1 (x = q1 - q2)",
             "l1_unit_norm": None if self.l1_unit is None else format_number(self.l1_unit, d),
-            "c1": {
-                "re": format_number(mpmath.re(self.c1), d),
-                "im": format_number(mpmath.im(self.c1), d),
-            },
-            "r_prime": {
-                "re": format_number(mpmath.re(self.r_prime), d),
-                "im": format_number(mpmath.im(self.r_prime), d),
-            },
+            "c1": parts(self.c1),
+            "r_prime": parts(self.r_prime),
             "criticality": self.criticality,
             "amplitude_coefficient": format_number(self.amplitude_coefficient, d),
             "omega_slope": format_number(self.omega_slope, d),
             "describing_function_coefficient": format_number(self.describing_coefficient, d),
-            "closed_form": {
-                "l1": None if self.closed_l1 is None else str(self.closed_l1),
-                "amplitude_coefficient": None
-                if self.closed_amplitude is None
-                else str(self.closed_amplitude),
-            },
-            "closed_form_latex": {
-                "l1": None if self.closed_l1 is None else tex(self.closed_l1),
-                "amplitude_coefficient": None
-                if self.closed_amplitude is None
-                else tex(self.closed_amplitude),
-            },
+            "closed_form": {k: None if v is None else str(v) for k, v in closed.items()},
+            "closed_form_latex": {k: None if v is None else tex(v) for k, v in closed.items()},
             "structural_reason": STRUCTURAL_REASON,
             "method": self.method,
             "checks": {
@@ -208,13 +196,10 @@ def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
     >>> nf.theta_c, nf.l1 < 0
     (mpf('9.0'), True)
     """
-    fast = specialisation(model, "normal_form", method)
-    if fast is not None:
-        result = fast(model, dps=dps)
-        if result is not None:
-            return _with_closed_forms(model, result)
-        declined(model, "normal_form", method)
-    return _with_closed_forms(model, model_normal_form(model, dps=dps))
+    result = specialised(model, "normal_form", method, dps=dps)
+    if result is None:
+        result = model_normal_form(model, dps=dps)
+    return _with_closed_forms(model, result)
 
 
 def _with_closed_forms(model, result: NormalForm) -> NormalForm:

@@ -38,7 +38,7 @@ Method.
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import flint
 import mpmath
@@ -119,6 +119,11 @@ def _kind(coeffs) -> str:
 
 
 def _fmpq(c) -> flint.fmpq:
+    """An exact rational (fmpq, int, SymPy Rational or its text) as an fmpq."""
+    if isinstance(c, flint.fmpq):
+        return c
+    if isinstance(c, (int, flint.fmpz)):
+        return flint.fmpq(c)
     c = sp.Rational(c)
     return flint.fmpq(int(c.p), int(c.q))
 
@@ -162,14 +167,13 @@ def _real_roots(p: flint.fmpq_poly, prec: int):
 
 
 # ------------------------------------------------------------------------ exact counts
+@dataclass
 class ExactCounts:
     """Exact root counts of a real rational polynomial: ``rhp``, ``axis``, ``lhp``."""
 
-    def __init__(self, rhp: int, axis: int, lhp: int):
-        self.rhp, self.axis, self.lhp = rhp, axis, lhp
-
-    def __repr__(self):
-        return f"ExactCounts(rhp={self.rhp}, axis={self.axis}, lhp={self.lhp})"
+    rhp: int
+    axis: int
+    lhp: int
 
 
 def _sign_at_inf(p: flint.fmpq_poly, plus: bool) -> int:
@@ -300,13 +304,8 @@ def _raw_roots(coeffs, kind, method, prec):
     if kind == "QQ":
         _, factors = _fmpq_poly(coeffs).factor_squarefree()
         out = []
-        for f, e in factors:
-            fc = f.coeffs()
-
-            def make(bits, fc=fc):
-                return flint.acb_poly([flint.acb(flint.arb(c)) for c in fc])
-
-            out.extend((z, int(e)) for z in _solve_acb(make, prec))
+        for f, e in factors:  # each factor's coefficients rounded at the working precision
+            out.extend((z, int(e)) for z in _solve_acb(lambda _bits, f=f: flint.acb_poly(f), prec))
         return out
     x = sp.Symbol("x")
     P = sp.Poly(sum(c * x ** (len(coeffs) - 1 - j) for j, c in enumerate(coeffs)), x)

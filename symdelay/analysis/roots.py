@@ -133,14 +133,12 @@ def roots(
     >>> res.unstable_count, res.verdict, [f.mode for f in res.factors]
     (0, 'stable', ['sum', 'difference'])
     """
-    from symdelay.analysis.entry import declined, require_table, specialisation
+    from symdelay.analysis.entry import require_table, specialised
 
-    fast = specialisation(model, "roots", method)
-    if fast is not None:
-        result = fast(model, dps=dps, rightmost=rightmost, branches=branches, force=force)
-        if result is not None:
-            return result
-        declined(model, "roots", method)
+    kw = {"dps": dps, "rightmost": rightmost, "branches": branches, "force": force}
+    result = specialised(model, "roots", method, **kw)
+    if result is not None:
+        return result
     if rightmost is not None or branches is not None:
         raise SymdelayInputError(
             "rightmost= and branches= are for the founding model (Erlang delay); "

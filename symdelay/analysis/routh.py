@@ -1014,7 +1014,6 @@ def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
             a, b = col_signs[k], col_signs[k - 1]
             signs.append(None if a is None or b is None else a * b)
     else:
-        fast = None
         if isinstance(ring, _FlintRing) and not ring.gens:
             from symdelay.core.budget import check_budget, power_cost
 
@@ -1051,18 +1050,12 @@ def routh_hurwitz(poly, var=None, *, force: bool = False) -> RouthResult:
 
     # conditions: the first column has the sign of a0 (or of a_n), without denominators
     def odd(k, e):
-        return _positive(e, factor0) if (k % 2 == 1 and factor0 != 1) else _positive(e, 1)
+        return _positive(e, factor0 if k % 2 == 1 else 1)
 
-    conditions = [odd(k, deltas[k - 1]) for k in range(1, n)]
-    conditions.append(_positive(coeffs[n], factor0) if factor0 != 1 else _positive(coeffs[n], 1))
-    if n == 1:
-        conditions = conditions[-1:]
-    conditions = lead + conditions
-    lc = lead + [
-        _positive(coeffs[i], factor0) if factor0 != 1 else _positive(coeffs[i], 1)
-        for i in range(n, 0, -2)
-    ]
-    lc += [odd(k, deltas[k - 1]) for k in range(n - 1, 0, -2) if k >= 1]
+    conditions = lead + [odd(k, deltas[k - 1]) for k in range(1, n)]
+    conditions.append(_positive(coeffs[n], factor0))
+    lc = lead + [_positive(coeffs[i], factor0) for i in range(n, 0, -2)]
+    lc += [odd(k, deltas[k - 1]) for k in range(n - 1, 0, -2)]
     lc = list(dict.fromkeys(lc))
 
     truths = [_truth(c) for c in conditions]

@@ -280,16 +280,13 @@ def stability(
     >>> res.verdict, res.stable, res.axis_count
     ('marginal', False, 2)
     """
-    from symdelay.analysis.entry import declined, require_table, specialisation
+    from symdelay.analysis.entry import require_table, specialised
     from symdelay.core.params import as_dps
 
     dps = as_dps(dps)
-    fast = specialisation(model, "stability", method)
-    if fast is not None:
-        result = fast(model, force=force, dps=dps)
-        if result is not None:
-            return result
-        declined(model, "stability", method)
+    result = specialised(model, "stability", method, force=force, dps=dps)
+    if result is not None:
+        return result
     require_table(model, "stability")
     if force is not None:
         from symdelay.analysis.roots import check_analysis_cost

@@ -88,7 +88,7 @@ import flint
 import mpmath
 import numpy as np
 
-from symdelay.analysis.entry import declined, entry_doc, require_table, specialisation
+from symdelay.analysis.entry import entry_doc, require_table, specialised
 from symdelay.analysis.map_core import (
     MapCurve,
     StabilityMap,
@@ -363,15 +363,12 @@ def stability_map(
 
     dps = as_dps(dps)
     _check_count("cells", cells)
-    fast = specialisation(model, "stability_map", method)
-    if fast is not None:
-        result = fast(
-            model, x=x, y=y, fixed=fixed, dps=dps, cells=cells, seeds=seeds, force=force,
-            bautin=bautin,
-        )  # fmt: skip
-        if result is not None:
-            return result
-        declined(model, "stability_map", method)
+    result = specialised(
+        model, "stability_map", method, x=x, y=y, fixed=fixed, dps=dps, cells=cells,
+        seeds=seeds, force=force, bautin=bautin,
+    )  # fmt: skip
+    if result is not None:
+        return result
     seeds = SEEDS if seeds is None else seeds
     _check_count("seeds", seeds)
     require_table(model, "stability map")

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from symdelay.analysis.entry import declined, entry_doc, specialisation
+from symdelay.analysis.entry import declined, entry_doc, specialisation, specialised
 from symdelay.analysis.timeseries import TimeSeries
-from symdelay.core.checks import check_counts
+from symdelay.core.checks import check_counts, check_replications
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
@@ -169,8 +169,6 @@ def check_seed(seed, name: str = "seed"):
     recorded: it cannot be repeated); ``None`` draws fresh entropy from the operating system
     and records it, so the run can be repeated.
     """
-    import numbers
-
     if isinstance(seed, np.random.Generator):
         return seed, None
     if isinstance(seed, np.random.SeedSequence):
@@ -180,19 +178,8 @@ def check_seed(seed, name: str = "seed"):
     if seed is None:
         ss = np.random.SeedSequence()
         return ss, int(ss.entropy)
-    msg = f"{name} must be an integer >= 0, got {seed!r}"
-    if isinstance(seed, bool):
-        raise SymdelayInputError(msg)
-    if isinstance(seed, str):
-        try:
-            seed = int(seed.strip())
-        except ValueError:
-            raise SymdelayInputError(msg) from None
-    if isinstance(seed, float) and seed.is_integer():
-        seed = int(seed)
-    if not isinstance(seed, numbers.Integral) or seed < 0:
-        raise SymdelayInputError(msg)
-    return int(seed), int(seed)
+    seed = check_replications(seed, name, least=0)
+    return seed, seed
 
 
 def replication_seeds(seed, R: int) -> list:
@@ -309,12 +296,9 @@ def simulate(
         backend=backend, threads=threads, progress=progress, monitor=monitor, force=force,
         chunk_events=chunk_events,
     )  # fmt: skip
-    fast = specialisation(model, "simulate", method)
-    if fast is not None:
-        result = fast(model, **kw)
-        if result is not None:
-            return result
-        declined(model, "simulate", method)
+    result = specialised(model, "simulate", method, **kw)
+    if result is not None:
+        return result
     need_table(model, "simulation")
     return _generic_simulate(model, **kw)
 

@@ -120,6 +120,12 @@ class TimeSeries(Result):
     info : dict
         What only this kind of run knows (the JSON's ``"info"``): the solver and its error
         control, the backend, the transition counts, a steady-state run's estimates, ...
+    estimates : tuple of str
+        The entries of ``info`` the JSON gives at its top level instead (a steady-state
+        run's estimates, where the family's command has named them so since its first
+        version: SQ(d)'s ``mean_sojourn, ci95, tail``, LB's ``p_wait, mean_wait, ...``). An
+        estimate with an interval (``value``, ``lo``, ``hi``) is written ``name: value``
+        and ``name_ci95: [lo, hi]``, in a list of stations too.
     dense : callable, optional
         ``dense(times) -> array (len(times), len(states))``: the continuous solution of a
         deterministic path (the delay-differential model), used by :meth:`at`.
@@ -134,6 +140,7 @@ class TimeSeries(Result):
     events: np.ndarray | None = None
     info: dict = field(default_factory=dict)
     dense: Callable | None = field(default=None, repr=False)
+    estimates: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -178,9 +185,12 @@ class TimeSeries(Result):
     def __getitem__(self, key: str) -> np.ndarray:
         """A state's path by name, or a group ``base`` of states ``base_1 .. base_n`` (the
         JSON's keys) as rows; a simulation of several replications has one more leading
-        axis. ``"t"`` is the times."""
+        axis. ``"t"`` is the times; ``"events"`` the number of events simulated (all
+        replications; the attribute ``events`` has them one by one)."""
         if key == "t":
             return self.t
+        if key == "events" and "events" not in self.states:
+            return None if self.events is None else int(self.events.sum())
         for k, idx in state_keys(self.states):
             if k == key and isinstance(idx, list):
                 out = np.moveaxis(self.values[:, :, idx], 2, 1)
@@ -221,12 +231,17 @@ class TimeSeries(Result):
         }
 
     def record(self) -> dict:
+        info = dict(self.info)
+        top = {}
+        for name in self.estimates:
+            top.update(_estimate(name, info.pop(name)))
         out = {
             "parameters": jsonable(self.parameters),
             "kind": self.kind,
             "states": list(self.states),
             "t": self.t.tolist(),
-            "info": jsonable(self.info),
+            "info": jsonable(info),
+            **jsonable(top),
         }
         if self.replications == 1:
             if self.events is not None:
@@ -371,3 +386,14 @@ class TimeSeries(Result):
 def _cell(fmt: str, value) -> str:
     # "%.17g" prints 0.59999999999999998 for 0.6: the shortest round-trip repr instead
     return repr(float(value)).removesuffix(".0") if fmt == "%.17g" else fmt % value
+
+
+def _estimate(name: str, v) -> dict:
+    """``{name: value, name_ci95: [lo, hi]}`` for an estimate with an interval (in a list of
+    dicts too: one station each), ``{name: v}`` otherwise."""
+    if all(hasattr(v, a) for a in ("value", "lo", "hi")):
+        return {name: v.value, f"{name}_ci95": [v.lo, v.hi]}
+    if isinstance(v, list | tuple) and v and all(isinstance(e, dict) for e in v):
+        rows = [{k: x for key, e in row.items() for k, x in _estimate(key, e).items()} for row in v]
+        return {name: rows}
+    return {name: v}

@@ -71,13 +71,31 @@ from dataclasses import dataclass, field
 import flint
 import mpmath
 
-from symdelay.analysis.entry import declined, entry_doc, specialisation
-from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
-from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.analysis.crossing import (
+    P_NAME,
+    S_NAME,
+    X_NAME,
+    _axis_resultant,
+    _between,
+    _breakpoints,
+    _components,  # noqa: F401 (read by the tests with the window's other pieces)
+    _crossings,
+    _exact_end,
+    _from_dict1,
+    _irreducibles,
+    _mp_ball,
+    _mp_q,
+    _mpoly_to_poly1,
+    _Poly2,
+    _rational,
+)
+from symdelay.analysis.entry import entry_doc, specialised
+from symdelay.analysis.polyroots import _fmpq, exact_counts
+from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps, as_parameter
-from symdelay.core.precision import GUARD, work_bits
+from symdelay.core.precision import GUARD
 from symdelay.core.result import Result
 from symdelay.core.symbols import r as R_SYMBOL
 
@@ -101,21 +119,8 @@ __all__ = [
 #: takes 2 s, 540 takes 7 s, 744 takes 19 s (about cubic), so 1000 is about 45 s.
 MAX_ELIMINATION_DEGREE = 1000
 
-S_NAME, P_NAME, X_NAME = "s", "p", "x"
-
 
 # ============================================================================ results
-def _q_to_sp(q) -> sp.Rational | None:
-    if q is None:
-        return None
-    q = flint.fmpq(q)
-    return sp.Rational(int(q.p), int(q.q))
-
-
-def _decimal(x, dps):
-    return format_number(x, dps)
-
-
 @dataclass(frozen=True)
 class WindowEnd:
     """One end of an interval (or one breakpoint).
@@ -138,8 +143,8 @@ class WindowEnd:
 
     def to_json(self, dps: int) -> dict:
         return {
-            "value": _decimal(self.value, dps),
-            "omega": [_decimal(w, dps) for w in self.omega],
+            "value": format_number(self.value, dps),
+            "omega": [format_number(w, dps) for w in self.omega],
             "kind": self.kind,
         }
 
@@ -205,19 +210,21 @@ class Window(Result):
 
     def record(self) -> dict:
         d = self.dps
-        return {
+        out = {
             "model": self.model_name,
             "param": self.param,
             "parameters": dict(self.parameters),
             "dps": d,
             "range": [_range_text(self.range_lo, d), _range_text(self.range_hi, d)],
             "intervals": [
-                [_decimal(iv.lo.value, d), _decimal(iv.hi.value, d)] for iv in self.intervals
+                [format_number(iv.lo.value, d), format_number(iv.hi.value, d)]
+                for iv in self.intervals
             ],
             "ends": [iv.to_json(d) for iv in self.intervals],
             "certified": self.certified,
             "method": _method(self.method, self.algorithm, self.notes),
         }
+        return _with_options(out, self.parameters)
 
     def latex(self) -> str:
         """The unstable set as a union of open intervals (``\\emptyset`` when there is
@@ -314,14 +321,14 @@ class Extremum(Result):
 
     def record(self) -> dict:
         d = self.dps
-        x = None if self.x_star is None else _decimal(self.x_star, d)
-        crit = None if self.critical is None else _decimal(self.critical, d)
+        x = None if self.x_star is None else format_number(self.x_star, d)
+        crit = None if self.critical is None else format_number(self.critical, d)
         forms = None
         if self.closed_form is not None:
             forms = {k: _form_text(v) for k, v in self.closed_form.items()}
             if self.kind == "stable":  # one value (critical is inf there): its expression
                 forms = forms.get(f"{self.over}_star")
-        return {
+        out = {
             "model": self.model_name,
             "over": self.over,
             "param": self.param,
@@ -333,12 +340,13 @@ class Extremum(Result):
             f"{self.over}_star": x,
             "critical": crit,
             f"{self.param}_star": crit,
-            "omega": [_decimal(w, d) for w in self.omega],
+            "omega": [format_number(w, d) for w in self.omega],
             "attained": self.attained,
-            "stable_set": [[_decimal(a, d), _decimal(b, d)] for a, b in self.stable_set],
+            "stable_set": [[format_number(a, d), format_number(b, d)] for a, b in self.stable_set],
             "closed_form": forms,
             "method": _method(self.method, self.algorithm, self.notes),
         }
+        return _with_options(out, self.parameters)
 
     def latex(self) -> str:
         from symdelay.core.latex import tex
@@ -360,6 +368,13 @@ class Extremum(Result):
         if not self.attained:
             tail += r"\quad \text{(an infimum, not attained)}"
         return head + tail
+
+
+def _with_options(out: dict, parameters: dict) -> dict:
+    """The record with the model's options also at its top level (the keys the earlier
+    contracts name, e.g. ``unstable-theta``'s ``{"L", "kappa", "intervals"}``); a record key
+    of the same name keeps its own value."""
+    return {**out, **{k: v for k, v in parameters.items() if k not in out}}
 
 
 def _form_text(v):
@@ -517,61 +532,16 @@ def _factors(model, syms, reparams, force=False):
     return out
 
 
-class _Poly2:
-    """A factor ``F(r; p)`` (exact) as flint objects: coefficients in r (fmpq_poly in p),
-    and ``U, V`` in ``Q[s, p]`` with ``F(i w) = U(w^2) + i w V(w^2)``."""
-
-    CTX = flint.fmpq_mpoly_ctx.get((S_NAME, P_NAME), "lex")
-
-    def __init__(self, terms: dict, n: int):
-        # terms: {(k, j): fmpq} with k the power of r, j of p
-        self.n = n
-        self.den = None  # the cleared denominator, when it depends on p
-        coeffs = [dict() for _ in range(n + 1)]
-        u, v = {}, {}
-        for (k, j), c in terms.items():
-            coeffs[k][j] = c
-            sign = -1 if (k // 2) % 2 else 1
-            target = u if k % 2 == 0 else v
-            key = (k // 2, j)
-            target[key] = target.get(key, flint.fmpq(0)) + sign * c
-        self.coeffs = [_from_dict1(d) for d in coeffs]
-        self.U = self.CTX.from_dict({kk: vv for kk, vv in u.items() if vv != 0} or {(0, 0): 0})
-        self.V = self.CTX.from_dict({kk: vv for kk, vv in v.items() if vv != 0} or {(0, 0): 0})
-
-    def at(self, pq: flint.fmpq) -> list:
-        """Coefficients in r (highest first) at an exact ``p``."""
-        cs = [c(pq) for c in self.coeffs]
-        while len(cs) > 1 and cs[-1] == 0:
-            cs.pop()
-        return [sp.Rational(int(c.p), int(c.q)) for c in reversed(cs)]
-
-
-def _from_dict1(d: dict) -> flint.fmpq_poly:
-    if not d:
-        return flint.fmpq_poly([0])
-    deg = max(d)
-    return flint.fmpq_poly([d.get(j, flint.fmpq(0)) for j in range(deg + 1)])
-
-
-def _mpoly_to_poly1(m, var_index: int) -> flint.fmpq_poly:
-    d = {}
-    for exps, c in m.to_dict().items():
-        if any(e for i, e in enumerate(exps) if i != var_index):
-            raise VerificationError("an elimination left another variable behind")
-        d[exps[var_index]] = d.get(exps[var_index], flint.fmpq(0)) + flint.fmpq(c)
-    return _from_dict1(d)
-
-
-def _poly2(num: sp.Expr, p: sp.Symbol) -> _Poly2 | None:
-    """``F(r; p)`` as :class:`_Poly2` (None when free of p)."""
-    P = sp.Poly(num, R_SYMBOL, p)
+def _poly2(num: sp.Expr, *params) -> _Poly2 | None:
+    """``F(r; p)`` (or ``F(r; p, x)``) as :class:`~symdelay.analysis.crossing._Poly2` (None
+    when free of p)."""
+    P = sp.Poly(num, R_SYMBOL, *params)
     if not all(c.is_Rational for c in P.coeffs()):
         raise SymdelayInputError("the characteristic polynomial must have rational coefficients")
     terms = {m: _fmpq(c) for m, c in P.terms()}
-    if all(j == 0 for _, j in terms):
+    if all(m[1] == 0 for m in terms):
         return None
-    return _Poly2(terms, P.degree(R_SYMBOL))
+    return _Poly2(terms, P.degree(R_SYMBOL), (S_NAME, P_NAME, X_NAME)[: len(params) + 1])
 
 
 def estimate_cost(model, param: str) -> dict:
@@ -593,283 +563,27 @@ def estimate_cost(model, param: str) -> dict:
     return {"degree": sum(f["elimination"] for f in per), "factors": per}
 
 
-# ============================================================================ breakpoints
-def _exact_end(b: flint.arb, side: str) -> flint.fmpq:
-    e = b.upper() if side == "upper" else b.lower()
-    m, x = e.man_exp()
-    m, x = int(m), int(x)
-    return flint.fmpq(m * 2**x) if x >= 0 else flint.fmpq(m, 2 ** (-x))
-
-
-def _components(polys: list) -> list:
-    """Breakpoint polynomials in p, each ``(fmpq_poly, kind, factor index)``."""
-    comps = []
-    for idx, P in enumerate(polys):
-        if P is None:
-            continue
-        comps.append((P.coeffs[0], "r = 0", idx))
-        comps.append((P.coeffs[P.n], "degree drop", idx))
-        if P.den is not None:
-            comps.append((P.den, "singular", idx))
-        du, dv = P.U.degrees()[0], P.V.degrees()[0]
-        if P.V.is_zero() or P.U.is_zero():
-            raise SymdelayInputError(
-                "F(i w) is real or imaginary for every w: roots stay on the axis; no window"
-            )
-        if du > 0 and dv > 0:
-            res = P.U.resultant(P.V, S_NAME)
-            if res.is_zero():
-                raise SymdelayInputError(
-                    "Re F(i w) and Im F(i w) share a factor: roots stay on the imaginary axis "
-                    "over a range of the parameter; no isolated crossings"
-                )
-            comps.append((_mpoly_to_poly1(res, 1), "r = i omega", idx))
-        else:
-            fixed = P.U if du == 0 else P.V
-            comps.append((_mpoly_to_poly1(fixed, 1), "r = i omega", idx))
-    return comps
-
-
-def _irreducibles(comps):
-    """Distinct irreducible factors over Q of every component, each with its tags."""
-    found = {}
-    for poly, kind, idx in comps:
-        if poly.degree() < 1:
-            continue
-        _, facs = poly.factor()
-        for g, _e in facs:
-            g = g / g[g.degree()]  # monic: the key
-            key = str(g)
-            entry = found.setdefault(key, [g, set()])
-            entry[1].add((kind, idx))
-    return list(found.values())
-
-
-def _breakpoints(irr, lo: flint.fmpq | None, hi: flint.fmpq | None, dps: int):
-    """Sorted ``[(ball, tags, exact or None)]`` strictly inside (lo, hi), balls disjoint and
-    narrower than ``10^-(dps+2)`` relative (or exact rationals)."""
-    prec = work_bits(dps)
-    for _attempt in range(10):
-        pts, ok = [], True
-        for g, tags in irr:
-            exact_roots = []
-            if g.degree() == 1:
-                exact_roots = [-g[0] / g[1]]
-            if exact_roots:
-                x = exact_roots[0]
-                if (lo is None or x > lo) and (hi is None or x < hi):
-                    pts.append((flint.arb(x), tags, x))
-                continue
-            for b, _m in _real_roots(g, prec):
-                inside = (lo is None or b > lo) and (hi is None or b < hi)
-                outside = (lo is not None and b < lo) or (hi is not None and b > hi)
-                if outside:
-                    continue
-                if not inside:
-                    ok = False  # meets an end: more precision separates them (irrational)
-                    break
-                if b.rad() > abs(b.mid()) * flint.arb(10) ** (-dps - 2):
-                    ok = False
-                    break
-                pts.append((b, tags, None))
-            if not ok:
-                break
-        if ok:
-            pts.sort(key=lambda t: t[0].mid())
-            if all(not x[0].overlaps(y[0]) for x, y in itertools.pairwise(pts)):
-                return pts, prec
-        prec *= 2
-    raise CertificationError("breakpoints could not be separated: raise dps")
-
-
-def _between(a, b) -> flint.fmpq:
-    """A rational strictly between two breakpoints (None: an open infinite end)."""
-    if a is None and b is None:
-        return flint.fmpq(0)
-    if a is None:
-        x = b if isinstance(b, flint.fmpq) else _exact_end(b, "lower")
-        return x - 1 - abs(x)
-    if b is None:
-        x = a if isinstance(a, flint.fmpq) else _exact_end(a, "upper")
-        return x + 1 + abs(x)
-    xa = a if isinstance(a, flint.fmpq) else _exact_end(a, "upper")
-    xb = b if isinstance(b, flint.fmpq) else _exact_end(b, "lower")
-    if not xb > xa:
-        raise CertificationError("two breakpoints are not separated: raise dps")
-    return (xa + xb) / 2
-
-
-def _eval_ball(poly: flint.fmpq_poly, b: flint.arb) -> flint.arb:
-    acc = flint.arb(0)
-    for c in reversed(poly.coeffs()):
-        acc = acc * b + flint.arb(c)
-    return acc
-
-
-def _coeffs_s(m, b: flint.arb) -> list:
-    """``m(s, p)`` at the ball ``p = b``: arb coefficients in s (ascending)."""
-    by = {}
-    for (es, ep), c in m.to_dict().items():
-        by.setdefault(es, {})[ep] = flint.fmpq(c)
-    deg = max(by) if by else 0
-    return [_eval_ball(_from_dict1(by.get(k, {})), b) for k in range(deg + 1)]
-
-
-def _isolate_s(coeffs: list, prec: int):
-    """Roots of a polynomial with ball coefficients (ascending), refined as far as the
-    balls allow; None when Arb cannot isolate them (a multiple root, too wide balls)."""
-    while len(coeffs) > 1 and coeffs[-1].is_exact() and coeffs[-1] == 0:
-        coeffs.pop()
-    if len(coeffs) == 1:
-        return []
-    if coeffs[-1].contains(0):
-        return None
-    a = flint.acb_poly([flint.acb(x) for x in coeffs])
-    for bits in (prec - 40, prec // 2, prec // 4, None):
-        try:
-            if bits is None:
-                return a.roots(maxprec=4 * prec)
-            return a.roots(tol=flint.arb(2) ** (-bits), maxprec=4 * prec)
-        except ValueError:
-            continue
-    return None
-
-
-def _axis_at(P: _Poly2, b: flint.arb, prec: int):
-    """``(ws, bound)`` for the factor at the ball ``p = b``: the frequencies ``w > 0`` of
-    the roots that may be on the axis, and an upper bound on how many roots (with
-    multiplicity) are on it; ``bound`` None when Arb could not isolate them."""
-    with flint.ctx.workprec(prec):
-        c = [_eval_ball(q, b) for q in P.coeffs]
-        z0 = 0
-        while z0 < len(c) and c[z0].contains(0):
-            z0 += 1
-        if z0 == len(c):
-            return (), None
-        cu, cv = _coeffs_s(P.U, b), _coeffs_s(P.V, b)
-        # w > 0 on the axis: a common root s > 0 of U and V; isolate the roots of one part
-        # of positive degree and keep those where the other part can vanish
-        first, other = (cu, cv) if len(cu) > 1 else (cv, cu)
-        if len(first) == 1:
-            return (), z0
-        roots = _isolate_s(list(first), prec)
-        if roots is None:
-            return (), None
-        ws, count = [], 0
-        for z in roots:
-            if not z.imag.contains(0) or z.real < 0:
-                continue
-            sb = z.real
-            val = flint.arb(0)
-            for x in reversed(other):
-                val = val * sb + x
-            if not val.contains(0):
-                continue  # the other part does not vanish there: no axis root at this s
-            count += 2
-            if sb > 0:
-                ws.append(sb.sqrt())
-        return tuple(ws), z0 + count
-
-
-def _mp_ball(b: flint.arb) -> mpmath.mpf:
-    return mpmath.mpf(b.mid().str(mpmath.mp.dps + 5, radius=False))
-
-
 def _window_core(polys, mults, const_rhp, lo, hi, dps):
     """The window of ``p`` in (lo, hi) for exact factor polynomials (see module docstring).
 
-    ``polys``: :class:`_Poly2` (None for factors free of p, whose count ``const_rhp`` is
-    added); ``lo``/``hi``: fmpq or None (infinite). Returns (intervals, ends, counts, notes).
+    ``polys``: :class:`~symdelay.analysis.crossing._Poly2` (None for factors free of p, whose
+    count ``const_rhp`` is added); ``lo``/``hi``: fmpq or None (infinite). Returns
+    (intervals, ends, counts, notes).
     """
-    comps = _components(polys)
-    irr = _irreducibles(comps)
-    pts, prec = _breakpoints(irr, lo, hi, dps)
-
-    def count(pq):
-        n = const_rhp
-        for P, m in zip(polys, mults):
-            if P is not None:
-                n += m * exact_counts(P.at(pq)).rhp
-        return n
-
-    bounds = [lo, *[b for b, _, _ in pts], hi]
-    counts = [count(_between(a, b)) for a, b in itertools.pairwise(bounds)]
-    notes = []
-    ends = []
-    with mpmath.workdps(dps + GUARD):
-        for b, tags, exact in pts:
-            kinds = {k for k, _ in tags}
-            omegas, drop, per = [], False, {}
-            for kind, idx in sorted(tags):
-                if kind in ("degree drop", "singular"):
-                    drop = kind
-                    continue
-                if kind == "r = 0":
-                    omegas.append(mpmath.mpf(0))
-                if idx not in per:
-                    per[idx] = _axis_at(polys[idx], b, prec + 64)
-                if kind == "r = i omega":
-                    omegas.extend(_mp_ball(w) for w in per[idx][0])
-            nbs = [nb for _, nb in per.values()]
-            bound = (
-                None if any(nb is None for nb in nbs) else sum(mults[i] * per[i][1] for i in per)
-            )
-            omegas = sorted(set(omegas))
-            if drop:
-                kind = drop
-            elif bound is None and not omegas:
-                kind = "r = i omega (not isolated)"
-            elif omegas and "r = 0" in kinds and omegas[0] == 0:
-                kind = "r = 0" if len(omegas) == 1 else "r = 0, r = i omega"
-            elif omegas:
-                kind = "r = i omega"
-            else:
-                kind = "no axis root" if bound == 0 else "r = i omega (not isolated)"
-            lower = exact if exact is not None else _exact_end(b, "lower")
-            upper = exact if exact is not None else _exact_end(b, "upper")
-            value = mpmath.mpf(int(exact.p)) / int(exact.q) if exact is not None else _mp_ball(b)
-            ends.append(
-                (WindowEnd(value, _q_to_sp(lower), _q_to_sp(upper), tuple(omegas), kind), bound)
-            )
-    # machine check: the count changes only where a root can be on the axis
-    for i, (e, _bound) in enumerate(ends):
-        if counts[i] != counts[i + 1] and e.kind == "no axis root":
-            raise VerificationError(
-                f"the unstable count changes at {e.value} but no root is on the axis there"
-            )
+    counts, points = _crossings(polys, mults, const_rhp, lo, hi, dps)
+    ends = [
+        (WindowEnd(v, _rational(a), _rational(b), om, kind), bound)
+        for v, a, b, om, kind, bound in points
+    ]
 
     def end_of(v, side):
         if v is None:
             inf = mpmath.inf if side == "hi" else -mpmath.inf
             return WindowEnd(inf, None, None, (), "infinite")
         with mpmath.workdps(dps + GUARD):
-            return WindowEnd(mpmath.mpf(int(v.p)) / int(v.q), None, None, (), "domain end")
+            return WindowEnd(_mp_q(v), None, None, (), "domain end")
 
-    intervals = []
-    cur_lo, cur_counts = None, []
-    for i, n in enumerate(counts):
-        left = end_of(lo, "lo") if i == 0 else ends[i - 1][0]
-        right = end_of(hi, "hi") if i == len(counts) - 1 else ends[i][0]
-        if n == 0:
-            continue
-        if cur_counts and i > 0 and counts[i - 1] > 0:
-            e, bound = ends[i - 1]
-            # the breakpoint is unstable when fewer roots can be on the axis there than are
-            # unstable on one side: rhp(p_k) >= max(n_left, n_right) - (roots on the axis),
-            # since roots off the axis at p_k keep their side nearby; or none is on it
-            if e.kind not in ("degree drop", "singular") and (
-                e.kind == "no axis root" or (bound is not None and bound < max(counts[i - 1], n))
-            ):
-                if e.kind != "no axis root":
-                    cur_counts.append(n)
-                intervals[-1] = WindowInterval(cur_lo, right, tuple(cur_counts))
-                continue
-            notes.append(
-                f"{format_number(e.value, dps)}: a root is on the axis between two unstable "
-                "pieces; the point itself is not proved unstable and is left out"
-            )
-        cur_lo, cur_counts = left, [n]
-        intervals.append(WindowInterval(left, right, (n,)))
+    intervals, notes = _assemble(counts, ends, end_of(lo, "lo"), end_of(hi, "hi"), dps)
     # drop breakpoints where nothing happens (no root on the axis)
     kept, kept_counts = [], [counts[0]]
     for i, (e, _) in enumerate(ends):
@@ -878,6 +592,38 @@ def _window_core(polys, mults, const_rhp, lo, hi, dps):
         kept.append(e)
         kept_counts.append(counts[i + 1])
     return tuple(intervals), tuple(kept), tuple(kept_counts), notes
+
+
+def _assemble(counts, ends, lo_end, hi_end, dps):
+    """``(intervals, notes)``: the maximal open intervals of instability from the unstable
+    ``counts`` on the gaps between the ``ends`` (``(WindowEnd, bound)``, ``bound`` an upper
+    bound on the roots on the axis there, None if unknown). A breakpoint between two
+    unstable gaps is unstable when fewer roots can be on the axis there than are unstable on
+    one side (``rhp(p_k) >= max(n_left, n_right) - (roots on the axis)``, since roots off the
+    axis keep their side nearby), or when none is on it; otherwise it is left out (a note)."""
+    intervals, notes = [], []
+    for i, n in enumerate(counts):
+        if n == 0:
+            continue
+        left = lo_end if i == 0 else ends[i - 1][0]
+        right = hi_end if i == len(counts) - 1 else ends[i][0]
+        if intervals and counts[i - 1] > 0:
+            e, bound = ends[i - 1]
+            if e.kind == "no axis root" or (
+                e.kind not in ("degree drop", "singular")
+                and bound is not None
+                and bound < max(counts[i - 1], n)
+            ):
+                prev = intervals[-1]
+                more = () if e.kind == "no axis root" else (n,)
+                intervals[-1] = WindowInterval(prev.lo, right, (*prev.unstable_roots, *more))
+                continue
+            notes.append(
+                f"{format_number(e.value, dps)}: a root is on the axis between two unstable "
+                "pieces; the point itself is not proved unstable and is left out"
+            )
+        intervals.append(WindowInterval(left, right, (n,)))
+    return intervals, notes
 
 
 def _range(model, p, rp, lo, hi):
@@ -996,12 +742,9 @@ def window(
     >>> w.to_json()["intervals"]
     [['9.00000000000000', 'inf']]
     """
-    fast = specialisation(model, "window", method)
-    if fast is not None:
-        result = fast(model, vary, lo=lo, hi=hi, dps=dps, force=force)
-        if result is not None:
-            return _finish_window(result, model, vary, "specialised")
-        declined(model, "window", method)
+    result = specialised(model, "window", method, vary, lo=lo, hi=hi, dps=dps, force=force)
+    if result is not None:
+        return _finish_window(result, model, vary, "specialised")
     result = _window(model, vary, lo=lo, hi=hi, dps=dps, force=force)
     return _finish_window(result, model, vary, "generic")
 
@@ -1019,21 +762,13 @@ def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool =
     intervals, ends, counts, notes = _window_core(polys, mults, const, a, b, dps)
     if rp is not None:
         notes.insert(0, rp.note())
-    return Window(
-        model.name,
-        param,
-        {},  # the model's options: set by the entry
-        dps,
-        sp.oo * -1 if a is None else _q_to_sp(a),
-        sp.oo if b is None else _q_to_sp(b),
-        intervals,
-        ends,
-        counts,
+    how = (
         "exact: real roots of F(0; p), Res_s(Re, Im) and the leading coefficient "
-        "(flint factor + Arb isolation); exact unstable counts (Cauchy index) in every gap",
-        True,
-        tuple(notes),
+        "(flint factor + Arb isolation); exact unstable counts (Cauchy index) in every gap"
     )
+    found = (intervals, ends, counts, how, True, tuple(notes))
+    rng = (sp.oo * -1 if a is None else _rational(a), sp.oo if b is None else _rational(b))
+    return Window(model.name, param, {}, dps, *rng, *found)  # the options: set by the entry
 
 
 # ================================================================= quasi-polynomials
@@ -1095,77 +830,24 @@ def _window_quasi(model, param, lo, hi, dps):
 
         edges = [a] + [sp.Rational(mpmath.nstr(g[0], dps + 5)) for g in groups] + [b]
         counts = [count((x + y) / 2) for x, y in itertools.pairwise(edges)]
-        ends = [WindowEnd(g[0], None, None, tuple(sorted(g[1])), "r = i omega") for g in groups]
-        lo_end = WindowEnd(mpmath.mpf(int(a.p)) / int(a.q), None, None, (), "domain end")
+        ends = [
+            (WindowEnd(g[0], None, None, tuple(sorted(g[1])), "r = i omega"), 2 * len(g[1]))
+            for g in groups
+        ]
+        lo_end = WindowEnd(_mp_q(_fmpq(a)), None, None, (), "domain end")
         hi_end = WindowEnd(bmp, None, None, (), "domain end")
-    intervals, notes = [], []
-    for i, n in enumerate(counts):
-        left = lo_end if i == 0 else ends[i - 1]
-        right = hi_end if i == len(counts) - 1 else ends[i]
-        if n == 0:
-            continue
-        if intervals and counts[i - 1] > 0:
-            on_axis = 2 * len(groups[i - 1][1])
-            if on_axis < max(counts[i - 1], n):
-                prev = intervals[-1]
-                intervals[-1] = WindowInterval(prev.lo, right, (*prev.unstable_roots, n))
-                continue
-            notes.append(
-                f"{format_number(left.value, dps)}: roots on the axis between two unstable "
-                "pieces; the point itself is not proved unstable and is left out"
-            )
-        intervals.append(WindowInterval(left, right, (n,)))
-    return Window(
-        model.name,
-        param,
-        {},  # the model's options: set by the entry
-        dps,
-        a,
-        b,
-        tuple(intervals),
-        tuple(ends),
-        tuple(counts),
+    intervals, notes = _assemble(counts, ends, lo_end, hi_end, dps)
+    how = (
         "certified numerics (quasi-polynomial): frequency scan up to the bound beyond which "
         "no crossing with param <= hi exists, sign changes of Im(A conj B) proved by Arb, "
         "crossing values refined in mpmath (not enclosed); argument-principle counts in "
-        "every gap",
-        False,
-        tuple(notes),
+        "every gap"
     )
+    found = (tuple(intervals), tuple(e for e, _ in ends), tuple(counts), how, False, tuple(notes))
+    return Window(model.name, param, {}, dps, a, b, *found)  # the options: set by the entry
 
 
 # ============================================================================ extremum
-class _Poly3:
-    """A factor ``F(r; p, x)``: ``U, V`` in ``Q[s, p, x]`` and ``F(0; p, x)``."""
-
-    CTX = flint.fmpq_mpoly_ctx.get((S_NAME, P_NAME, X_NAME), "lex")
-
-    def __init__(self, num: sp.Expr, p, x):
-        P = sp.Poly(num, R_SYMBOL, p, x)
-        if not all(c.is_Rational for c in P.coeffs()):
-            raise SymdelayInputError(
-                "the characteristic polynomial must have rational coefficients"
-            )
-        self.num = num
-        u, v, f0, lc = {}, {}, {}, {}
-        n = P.degree(R_SYMBOL)
-        for (k, j, i), c in P.terms():
-            c = _fmpq(c)
-            sign = -1 if (k // 2) % 2 else 1
-            target = u if k % 2 == 0 else v
-            key = (k // 2, j, i)
-            target[key] = target.get(key, flint.fmpq(0)) + sign * c
-            if k == 0:
-                f0[(0, j, i)] = c
-            if k == n:
-                lc[(0, j, i)] = c
-        mk = self.CTX.from_dict
-        self.U = mk({k: c for k, c in u.items() if c != 0} or {(0, 0, 0): 0})
-        self.V = mk({k: c for k, c in v.items() if c != 0} or {(0, 0, 0): 0})
-        self.F0 = mk(f0 or {(0, 0, 0): 0})
-        self.LC = mk(lc or {(0, 0, 0): 0})
-
-
 def _x_candidates(polys3, dps, force, over, p_ends=()):
     """Exact polynomials in x whose real roots are every place where p_c(x) can have an
     extremum or change branch (see the module docstring); ``p_ends``: the finite ends of
@@ -1174,13 +856,7 @@ def _x_candidates(polys3, dps, force, over, p_ends=()):
     for P in polys3:
         if not P.F0.is_zero():
             curves.append(P.F0)
-        du, dv = P.U.degrees()[0], P.V.degrees()[0]
-        res = P.U.resultant(P.V, S_NAME) if du > 0 and dv > 0 else (P.U if du == 0 else P.V)
-        if res.is_zero():
-            raise SymdelayInputError(
-                "Re F(i w) and Im F(i w) share a factor: no isolated crossings"
-            )
-        curves.append(res)
+        curves.append(_axis_resultant(P.U, P.V))
         if not P.LC.is_constant():
             curves.append(P.LC)
     # irreducible pieces in (p, x)
@@ -1230,15 +906,6 @@ def _lc_in_p(g):
         if ep == dp:
             d[(es, 0, ex)] = c
     return g.context().from_dict(d)
-
-
-def _first_unstable(polys, mults, const, plo, phi, dps):
-    """(p_c, omegas): the lower end of the first unstable interval of p in (plo, phi)."""
-    intervals, _, _, _ = _window_core(polys, mults, const, plo, phi, dps)
-    if not intervals:
-        return mpmath.inf, ()
-    e = intervals[0].lo
-    return e.value, e.omega
 
 
 @entry_doc
@@ -1308,15 +975,12 @@ def extremum(
     ('3.00000000000000', '4.00000000000000')
     """
     ranged = not (lo is None and hi is None and _is_zero(param_lo) and param_hi is None)
-    fast = specialisation(model, "extremum", method)
-    if fast is not None:
-        result = fast(
-            model, over, param=param, kind=kind, lo=lo, hi=hi, param_lo=param_lo,
-            param_hi=param_hi, dps=dps, force=force,
-        )  # fmt: skip
-        if result is not None:
-            return _finish_extremum(result, model, ranged, "specialised")
-        declined(model, "extremum", method)
+    result = specialised(
+        model, "extremum", method, over, param=param, kind=kind, lo=lo, hi=hi,
+        param_lo=param_lo, param_hi=param_hi, dps=dps, force=force,
+    )  # fmt: skip
+    if result is not None:
+        return _finish_extremum(result, model, ranged, "specialised")
     result = _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force)
     return _finish_extremum(result, model, ranged, "generic")
 
@@ -1340,161 +1004,130 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
     xa, xb = _range(model, x, rx, lo, hi)
     pa, pb = _range(model, p, rp, param_lo, param_hi)
     facs = _factors(model, (p, x), (rp, rx), force)
-    depends = [(num, m) for num, _den, m, _mode in facs if num.has(p)]
-    fixed = [(num, m) for num, _den, m, _mode in facs if not num.has(p)]
-    polys3 = [_Poly3(num, p, x) for num, _ in depends if num.has(p)]
+    polys3 = [_poly2(num, p, x) for num, _den, _m, _mode in facs if num.has(p)]
     xpolys = _x_candidates(polys3, dps, force, over, tuple(e for e in (pa, pb) if e is not None))
     irr = _irreducibles([(q, "x", 0) for q in xpolys])
     pts, _prec = _breakpoints(irr, xa, xb, dps + GUARD)
 
-    def rat(v):  # an exact rational at the ball's centre (within its radius)
-        if isinstance(v, flint.fmpq):
-            return v
-        lo_, hi_ = _exact_end(v, "lower"), _exact_end(v, "upper")
-        return (lo_ + hi_) / 2
-
-    def at(xq: flint.fmpq):
+    def at(xq: flint.fmpq):  # (p_c, omegas) at x = xq, by the exact window in p
         xs = sp.Rational(int(xq.p), int(xq.q))
-        polys, mults = [], []
-        const = 0
-        for num, m in fixed:
-            e = sp.expand(num.subs(x, xs))
-            coeffs = [sp.Rational(c) for c in sp.Poly(e, R_SYMBOL).all_coeffs()]
-            if len(coeffs) > 1:
-                const += m * exact_counts(coeffs).rhp
-        for num, m in depends:
-            P = _poly2(sp.expand(num.subs(x, xs)), p)
-            if P is None:
-                e = sp.expand(num.subs(x, xs))
-                coeffs = [sp.Rational(c) for c in sp.Poly(e, R_SYMBOL).all_coeffs()]
-                const += m * exact_counts(coeffs).rhp
-                continue
-            polys.append(P)
-            mults.append(m)
-        return _first_unstable(polys, mults, const, pa, pb, dps)
+        one = sp.Integer(1)
+        at_x = [(sp.expand(num.subs(x, xs)), one, m, mode) for num, _den, m, mode in facs]
+        intervals, _, _, _ = _window_core(*_prepared(at_x, p), pa, pb, dps)
+        return (intervals[0].lo.value, intervals[0].lo.omega) if intervals else (mpmath.inf, ())
 
-    notes = []
-    if rx is not None:
-        notes.append(rx.note())
-    if rp is not None:
-        notes.append(rp.note())
-    values = {}  # the model's options: set by the entry
+    def bracket(ball, exact):
+        if exact is not None:
+            return _rational(exact), _rational(exact)
+        return _rational(_exact_end(ball, "lower")), _rational(_exact_end(ball, "upper"))
+
+    notes = [rp_.note() for rp_ in (rx, rp) if rp_ is not None]
     with mpmath.workdps(dps + GUARD):
-        cand = []  # (x value, xq rational, p_c, omegas, ball or None, kind)
+        cand = []  # (x value, xq rational, p_c, omegas, bracket, kind)
         for ball, _tags, exact in pts:
-            xq = exact if exact is not None else rat(ball)
+            # at an exact rational within the ball's radius of its centre
+            xq = exact
+            if exact is None:
+                xq = (_exact_end(ball, "lower") + _exact_end(ball, "upper")) / 2
             pc, om = at(xq)
-            xv = mpmath.mpf(int(xq.p)) / int(xq.q) if exact is not None else _mp_ball(ball)
-            cand.append((xv, xq, pc, om, ball, "candidate"))
+            cand.append((_point_value(ball, exact), xq, pc, om, bracket(ball, exact), "candidate"))
         # one point in every gap (and beyond an open end)
         bounds = [xa, *[b for b, _, _ in pts], xb]
         gaps = []
         for a_, b_ in itertools.pairwise(bounds):
             xq = _between(a_, b_)
-            pc, om = at(xq)
-            gaps.append((mpmath.mpf(int(xq.p)) / int(xq.q), xq, pc, om))
+            gaps.append((_mp_q(xq), xq, *at(xq)))
         # a finite end of the range is a candidate too, unless it is the excluded 0 of a
         # positive parameter (D = 0, mu = 0: not a model)
         x_positive = rx is not None or model.domains[x] == "positive"
         for e, name in ((xa, "lo"), (xb, "hi")):
-            if e is None or (e == 0 and x_positive):
-                continue
-            pc, om = at(e)
-            cand.append((mpmath.mpf(int(e.p)) / int(e.q), e, pc, om, None, name))
-        table = sorted(
-            [(c[0], c[2]) for c in cand] + [(g[0], g[2]) for g in gaps], key=lambda t: t[0]
-        )
-        method = (
-            "exact candidates in x (Res_p of the crossing curves with their derivatives, "
-            "their leading coefficients, pairwise Res_p; flint + Arb), p_c by the exact "
-            "window at each and in every gap between them"
+            if e is not None and not (e == 0 and x_positive):
+                cand.append((_mp_q(e), e, *at(e), (_rational(e), _rational(e)), name))
+        table = sorted([(c[0], c[2]) for c in cand] + [(g[0], g[2]) for g in gaps], key=_first)
+        ends = (
+            _mp_q(xa) if xa is not None else -mpmath.inf,
+            _mp_q(xb) if xb is not None else mpmath.inf,
         )
         if kind == "stable":
-            stable_set, x_star = [], None
-            for i, g in enumerate(gaps):
-                if g[2] == mpmath.inf:
-                    left = (
-                        _mp_q(xa)
-                        if i == 0 and xa is not None
-                        else (-mpmath.inf if i == 0 else cand_values(pts, i - 1))
-                    )
-                    right = (
-                        (_mp_q(xb) if xb is not None else mpmath.inf)
-                        if i == len(gaps) - 1
-                        else cand_values(pts, i)
-                    )
-                    if stable_set and stable_set[-1][1] == left:
-                        stable_set[-1] = (stable_set[-1][0], right)
-                    else:
-                        stable_set.append((left, right))
-            lower = upper = None
-            if stable_set:
-                x_star = stable_set[0][0]
-                first = next(i for i, g in enumerate(gaps) if g[2] == mpmath.inf)
-                if first > 0:
-                    ball, _, exact = pts[first - 1]
-                    lower = _q_to_sp(exact if exact is not None else _exact_end(ball, "lower"))
-                    upper = _q_to_sp(exact if exact is not None else _exact_end(ball, "upper"))
-            return Extremum(
-                model.name, over, param, kind, values, dps, x_star, lower, upper,
-                mpmath.inf if x_star is not None else None, (), x_star is not None,
-                tuple(table), tuple(stable_set), method, tuple(notes),
-            )  # fmt: skip
-        sign = 1 if kind == "min" else -1
-        allv = [(c[2], 0, c) for c in cand] + [(g[2], 1, g) for g in gaps]
-        if not any(v != mpmath.inf for v, _, _ in allv):
-            return Extremum(
-                model.name, over, param, kind, values, dps, None, None, None, mpmath.inf, (),
-                False, tuple(table), (), method,
-                (*notes, f"stable for every {param} in range at every {over} examined"),
-            )  # fmt: skip
-        best = min(allv, key=lambda t: sign * t[0] if t[0] != mpmath.inf else mpmath.inf)
-        attained = True
-        bv, isgap, entry = best
-        if isgap:
-            # a gap value beats every candidate: p_c is monotone on the gap, so the extreme
-            # is at an open end of the range (not attained)
-            i = gaps.index(entry)
-            if 0 < i < len(gaps) - 1:
-                raise VerificationError(
-                    f"{param}_c inside a gap beats both candidates around it: it is not "
-                    "monotone between candidates (a missed candidate)"
-                )
-            attained = False
-            x_star = -mpmath.inf if i == 0 else mpmath.inf
-            if i == 0 and xa is not None:
-                x_star = _mp_q(xa)
-            if i == len(gaps) - 1 and xb is not None:
-                x_star = _mp_q(xb)
-            notes.append(
-                f"the {kind} is approached at the end of the range of {over} and not attained "
-                f"there; {param}_c at the sample {mpmath.nstr(entry[0], 8)} is "
-                f"{mpmath.nstr(entry[2], 8)}"
-            )
-            return Extremum(
-                model.name, over, param, kind, values, dps, x_star, None, None, bv, (), False,
-                tuple(table), (), method, tuple(notes),
-            )  # fmt: skip
-        xv, xq, pc, om, ball, ckind = entry
-        lower = upper = None
-        if ball is not None:
-            lower = _q_to_sp(_exact_end(ball, "lower"))
-            upper = _q_to_sp(_exact_end(ball, "upper"))
-        if ckind in ("lo", "hi"):
-            lower = upper = _q_to_sp(xq)
-        return Extremum(
-            model.name, over, param, kind, values, dps, xv, lower, upper, pc, tuple(om),
-            attained, tuple(table), (), method, tuple(notes),
-        )  # fmt: skip
+            cuts = [_point_value(ball, exact) for ball, _, exact in pts]
+            found = _stable(gaps, pts, ends, cuts, bracket)
+        else:
+            found = _best(kind, over, param, cand, gaps, ends)
+    x_star, (lower, upper), crit, omega, attained, stable_set, note = found
+    if note is not None:
+        notes.append(note)
+    return Extremum(
+        model.name, over, param, kind, {}, dps, x_star, lower, upper, crit, omega, attained,
+        tuple(table), tuple(stable_set), EXTREMUM_ALGORITHM, tuple(notes),
+    )  # fmt: skip
 
 
-def _mp_q(q: flint.fmpq) -> mpmath.mpf:
-    return mpmath.mpf(int(q.p)) / int(q.q)
+EXTREMUM_ALGORITHM = (
+    "exact candidates in x (Res_p of the crossing curves with their derivatives, "
+    "their leading coefficients, pairwise Res_p; flint + Arb), p_c by the exact "
+    "window at each and in every gap between them"
+)
 
 
-def cand_values(pts, i):
-    ball, _, exact = pts[i]
+def _first(t):
+    return t[0]
+
+
+def _point_value(ball, exact):
     return _mp_q(exact) if exact is not None else _mp_ball(ball)
+
+
+def _stable(gaps, pts, ends, cuts, bracket):
+    """The stable set (gaps where no param destabilises, joined) and its smallest x."""
+    stable_set = []
+    for i, g in enumerate(gaps):
+        if g[2] == mpmath.inf:
+            left = ends[0] if i == 0 else cuts[i - 1]
+            right = ends[1] if i == len(gaps) - 1 else cuts[i]
+            if stable_set and stable_set[-1][1] == left:
+                stable_set[-1] = (stable_set[-1][0], right)
+            else:
+                stable_set.append((left, right))
+    if not stable_set:
+        return None, (None, None), None, (), False, (), None
+    first = next(i for i, g in enumerate(gaps) if g[2] == mpmath.inf)
+    where = (None, None)
+    if first > 0:
+        ball, _tags, exact = pts[first - 1]
+        where = bracket(ball, exact)
+    return stable_set[0][0], where, mpmath.inf, (), True, stable_set, None
+
+
+def _best(kind, over, param, cand, gaps, ends):
+    """The least (``kind="min"``) or greatest critical value among the candidates and the
+    gaps; one in a gap is approached at an open end of the range, not attained."""
+    sign = 1 if kind == "min" else -1
+    allv = [(c[2], 0, c) for c in cand] + [(g[2], 1, g) for g in gaps]
+    if not any(v != mpmath.inf for v, _, _ in allv):
+        note = f"stable for every {param} in range at every {over} examined"
+        return None, (None, None), mpmath.inf, (), False, (), note
+    bv, isgap, entry = min(allv, key=lambda t: sign * t[0] if t[0] != mpmath.inf else mpmath.inf)
+    if not isgap:
+        xv, _xq, pc, om, where, _ckind = entry
+        return xv, where, pc, tuple(om), True, (), None
+    # a gap value beats every candidate: p_c is monotone on the gap, so the extreme is at an
+    # open end of the range (not attained)
+    i = gaps.index(entry)
+    if 0 < i < len(gaps) - 1:
+        raise VerificationError(
+            f"{param}_c inside a gap beats both candidates around it: it is not "
+            "monotone between candidates (a missed candidate)"
+        )
+    x_star = -mpmath.inf if i == 0 else mpmath.inf
+    if i == 0 and ends[0] != -mpmath.inf:
+        x_star = ends[0]
+    if i == len(gaps) - 1 and ends[1] != mpmath.inf:
+        x_star = ends[1]
+    note = (
+        f"the {kind} is approached at the end of the range of {over} and not attained there; "
+        f"{param}_c at the sample {mpmath.nstr(entry[0], 8)} is {mpmath.nstr(entry[2], 8)}"
+    )
+    return x_star, (None, None), bv, (), False, (), note
 
 
 # ====================================================================== special cases
@@ -1555,12 +1188,10 @@ def worst_delay(
     >>> w.closed_form["D_star"], w.to_json()["theta_star"]
     (3/mu, '4.00000000000000')
     """
-    fast = specialisation(model, "worst_delay", method)
-    if fast is not None:
-        result = fast(model, over, param=param, lo=lo, hi=hi, dps=dps, force=force)
-        if result is not None:
-            return _finish_extremum(result, model, lo is not None or hi is not None, "specialised")
-        declined(model, "worst_delay", method)
+    kw = {"param": param, "lo": lo, "hi": hi, "dps": dps, "force": force}
+    result = specialised(model, "worst_delay", method, over, **kw)
+    if result is not None:
+        return _finish_extremum(result, model, lo is not None or hi is not None, "specialised")
     return extremum(
         model, over, param=param, kind="min", lo=lo, hi=hi, dps=dps, force=force, method=method
     )

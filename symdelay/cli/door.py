@@ -240,7 +240,7 @@ def model_from_args(args, **override):
     :func:`check` has refused what no command takes."""
     sel = args._door_selection
     if args.model_file is not None:
-        from symdelay.model.toml_loader import load_toml
+        from symdelay.model.core import load_toml
 
         if not str(args.model_file).strip():
             raise SymdelayInputError("--model-file needs a file name")

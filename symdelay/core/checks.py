@@ -10,7 +10,7 @@ import numpy as np
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import as_L, as_parameter, exact_number
+from symdelay.core.params import as_L, as_number, exact_number
 
 __all__ = [
     "check_rates",
@@ -43,10 +43,7 @@ def _numeric(name, value, positive):
         raise SymdelayInputError(f"{name} must be given as a number for numerics")
     if isinstance(value, np.generic):  # numpy scalars -> Python numbers
         value = value.item()
-    expr = as_parameter(name, value, positive=positive)
-    if not expr.is_number:
-        raise SymdelayInputError(f"{name} must be a number, got '{value}'")
-    return expr
+    return as_number(name, value, positive=positive)
 
 
 def _as_real(name, value) -> float:
@@ -90,9 +87,10 @@ def check_horizon(T, dt) -> tuple[float, float]:
     return T, dt
 
 
-def check_replications(replications, name: str = "replications") -> int:
-    """Number of independent replications (or another count ``name``): an integer >= 1."""
-    msg = f"{name} must be an integer >= 1, got {replications!r}"
+def check_replications(replications, name: str = "replications", least: int = 1) -> int:
+    """Number of independent replications (or another count ``name``, or a seed): an
+    integer ``>= least``, or its decimal text."""
+    msg = f"{name} must be an integer >= {least}, got {replications!r}"
     if isinstance(replications, bool):
         raise SymdelayInputError(msg)
     if isinstance(replications, str):
@@ -102,7 +100,7 @@ def check_replications(replications, name: str = "replications") -> int:
             raise SymdelayInputError(msg) from None
     if isinstance(replications, float) and replications.is_integer():
         replications = int(replications)
-    if not isinstance(replications, numbers.Integral) or replications < 1:
+    if not isinstance(replications, numbers.Integral) or replications < least:
         raise SymdelayInputError(msg)
     return int(replications)
 

@@ -140,13 +140,18 @@ class ReadOnlyDict(dict):
 
 
 class LatexDisplay:
-    """Mixin: ``_repr_latex_`` from ``latex()``."""
+    """Mixin: ``_repr_latex_`` from ``latex()`` (None for a class without one: Jupyter then
+    shows the next representation)."""
 
-    def latex(self) -> str:  # pragma: no cover - each class defines it
+    def latex(self) -> str:
         raise NotImplementedError
 
-    def _repr_latex_(self) -> str:
-        return f"$\\displaystyle {self.latex()}$"
+    def _repr_latex_(self) -> str | None:
+        try:
+            body = self.latex()
+        except NotImplementedError:
+            return None
+        return f"$\\displaystyle {body}$"
 
 
 def html_table(header, rows, caption: str | None = None) -> str:

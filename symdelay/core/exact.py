@@ -29,6 +29,7 @@ __all__ = [
     "printable",
     "read_number",
     "not_a_number",
+    "to_float",
 ]
 
 
@@ -145,6 +146,18 @@ def read_number(name: str, text, *, inf: bool = False) -> Fraction | float:
     if out is None:
         raise not_a_number(name, stripped)
     return out
+
+
+def to_float(x) -> float:
+    """``float(x)``, ``+-inf`` beyond the double range (a ``Fraction`` raises there).
+
+    >>> to_float(Fraction(10) ** 400), to_float(Fraction(1, 3)) == 1 / 3
+    (inf, True)
+    """
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
 
 
 def _is_sympy(value) -> bool:

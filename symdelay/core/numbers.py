@@ -65,10 +65,8 @@ def format_number(x, dps: int, strip: bool = False) -> str:
 
 def format_exact(x, dps: int = 15) -> str:
     """An exact input for display: as written when short (``3/2``, ``1000``), as its exact
-    decimal when that is (``1e+300``, ``1.0000000000000000000001``), else rounded.
-
-    >>> format_exact(sp.Rational(3, 2)), format_exact(sp.Integer(10) ** 300)
-    ('3/2', '1e+300')
+    decimal when that is (``1e+300``, ``1.0000000000000000000001``), else rounded (the
+    module's examples).
     """
     from symdelay.core.params import exact_decimal, printable
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.exact import not_a_number, read_number
 
-__all__ = ["Option", "KINDS", "READERS", "read_option"]
+__all__ = ["Option", "KINDS", "RATES", "READERS", "read_option"]
 
 #: what an option's text holds
 KINDS = {
@@ -76,6 +76,15 @@ class Option:
         if self.choices:
             extra += " one of " + ", ".join(self.choices)
         return self.help + extra
+
+
+#: The rates every family of logit-routed queues declares (service, arrival, routing), in
+#: this order.
+RATES = (
+    Option("mu", "service rate (> 0)"),
+    Option("lam", "per-server arrival rate (> 0)"),
+    Option("theta", "routing sensitivity (>= 0)"),
+)
 
 
 # ------------------------------------------------------------------------ reading text

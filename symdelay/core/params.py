@@ -51,6 +51,7 @@ __all__ = [
     "as_L_or_inf",
     "is_infinite_L",
     "as_dps",
+    "as_number",
     "as_positive_number",
     "DPS_RANGE",
     *("INFINITE_L",),  # made at first use (module __getattr__)
@@ -121,12 +122,16 @@ def as_parameter(name: str, value, *, positive: bool = True, default=None):
     return expr
 
 
-def as_positive_number(name: str, value) -> sp.Rational:
-    """A strictly positive finite number, exact (no symbols)."""
-    expr = as_parameter(name, value)
+def as_number(name: str, value, *, positive: bool = True) -> sp.Rational:
+    """A finite number, exact (no symbols); strictly positive unless ``positive=False``."""
+    expr = as_parameter(name, value, positive=positive)
     if not expr.is_number:
         raise SymdelayInputError(f"{name} must be a number, got '{value}'")
     return expr
+
+
+#: a strictly positive finite number, exact (no symbols)
+as_positive_number = as_number
 
 
 def as_L(value, *, allow_symbol: bool = True):

@@ -67,16 +67,6 @@ class Result(LatexDisplay):
         """``(header, rows, caption)`` of the result's table, or ``None``."""
         return None
 
-    def latex(self) -> str:
-        raise NotImplementedError
-
-    def _repr_latex_(self) -> str | None:
-        try:
-            body = self.latex()
-        except NotImplementedError:
-            return None
-        return f"$\\displaystyle {body}$"
-
     def _repr_html_(self) -> str | None:
         t = self.table()
         if t is None:

@@ -16,23 +16,11 @@ _PUBLIC = {
     "NoTable": "symdelay.model.core",
     "TableOnDemand": "symdelay.model.core",
     "Mode": "symdelay.model.modes",
-    "load_toml": "symdelay.model.toml_loader",
-    "model_from_dict": "symdelay.model.toml_loader",
+    "load_toml": "symdelay.model.core",
+    "model_from_dict": "symdelay.model.core",
     "schema_path": "symdelay.model.toml_loader",
 }
 
-__all__ = [
-    "DOMAINS",
-    "Equilibrium",
-    "Factor",
-    "Mode",
-    "Model",
-    "NoTable",
-    "TableOnDemand",
-    "Transition",
-    "load_toml",
-    "model_from_dict",
-    "schema_path",
-]
+__all__ = sorted(_PUBLIC)
 
 __getattr__, __dir__ = exports(globals(), _PUBLIC)

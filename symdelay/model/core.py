@@ -50,6 +50,8 @@ __all__ = [
     "DOMAINS",
     "Equilibrium",
     "Factor",
+    "load_toml",
+    "model_from_dict",
 ]
 
 #: Parameter domains a model may declare.
@@ -633,6 +635,26 @@ class Model(Specialisable, LatexDisplay):
         return y0
 
     # ------------------------------------------------------------ derived models
+    @classmethod
+    def from_toml(cls, path, **values) -> Model:
+        """A model file read into a model, as :func:`symdelay.load_toml` reads it.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The model file (TOML).
+        **values
+            Numbers for parameters the file declares; the others stay symbolic.
+
+        Returns
+        -------
+        Model
+            The model, checked at the door.
+        """
+        from symdelay.model.toml_loader import read_model_file
+
+        return cls(**read_model_file(path, values))
+
     def with_values(self, **values) -> Model:
         """The same model with more parameters given numbers."""
         merged = {str(k): v for k, v in self.values.items()}
@@ -789,7 +811,8 @@ class TableOnDemand(Model):
     """A family's model object (checked options, fast paths) whose transition table is
     built on first use: an attribute the instance lacks (``states``, ``factors``, ...) comes
     from ``_table()``, copied in once. ``_OWN``: the object's own attribute names (never
-    looked up in the table); ``_no_table(name)``: why there is none, or None."""
+    looked up in the table); ``_no_table(name)``: why there is none, or None; ``options``:
+    the checked options, which build the object again (:meth:`with_values`)."""
 
     _OWN: ClassVar[tuple] = ()
 
@@ -798,6 +821,17 @@ class TableOnDemand(Model):
 
     def _no_table(self, name: str) -> str | None:
         return None
+
+    def with_values(self, **values) -> Model:
+        """The same model with more options given numbers (the family's model object while
+        only its own options are given; otherwise the transition table's)."""
+        if set(values) <= set(self.options):
+            return type(self)(**{**self.options, **values})
+        return Model.with_values(self, **values)
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{k}={v}" for k, v in self.options.items() if v is not None)
+        return f"{type(self).__name__}({given})"
 
     def __getattr__(self, name):
         # only attributes the instance lacks arrive here: the transition table's
@@ -809,3 +843,34 @@ class TableOnDemand(Model):
         for k, v in self._table().__dict__.items():
             self.__dict__.setdefault(k, v)
         return object.__getattribute__(self, name)
+
+
+def load_toml(path, **values) -> Model:
+    """Read a model file (TOML: states, parameters, transitions, symmetry) into a
+    :class:`Model`.
+
+    The file is data: its formulas are parsed with the expression whitelist, never evaluated,
+    each held to the parser's caps on length and nesting; decimals in it are the exact
+    rationals they denote. See ``examples/models/`` and the tutorial "Your own model".
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file: a regular file of at most ``MAX_FILE_BYTES`` bytes of UTF-8 TOML.
+    **values
+        Numbers for parameters the file declares (``mu=1``, ``lam="0.5"``), made exact and
+        checked against their domains; the others stay symbolic.
+
+    Returns
+    -------
+    Model
+        The model, checked at the door (rates ``>= 0``, the symmetry a symmetry of the table).
+    """
+    return Model.from_toml(path, **values)
+
+
+def model_from_dict(data: dict, *, source: str = "model", values: dict | None = None) -> Model:
+    """Build a :class:`Model` from a model file's parsed TOML tables (a dict)."""
+    from symdelay.model.toml_loader import model_arguments
+
+    return Model(**model_arguments(data, source=source, values=values))

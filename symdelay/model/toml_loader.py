@@ -32,9 +32,8 @@ import tomllib
 from pathlib import Path
 
 from symdelay.core.errors import SymdelayInputError
-from symdelay.model.core import Model
 
-__all__ = ["load_toml", "model_from_dict", "read_text_file", "schema_path"]
+__all__ = ["model_arguments", "read_model_file", "read_text_file", "schema_path"]
 
 _TOP = {"name", "description", "parameters", "values", "state", "transitions", "symmetry", "latex"}
 
@@ -107,27 +106,10 @@ def _reason(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or type(exc).__name__
 
 
-def load_toml(path, **values) -> Model:
-    """Read a model file (TOML: states, parameters, transitions, symmetry) into a
-    :class:`Model`.
-
-    The file is data: its formulas are parsed with the expression whitelist, never evaluated,
-    each held to the parser's caps on length and nesting; decimals in it are the exact
-    rationals they denote. See ``examples/models/`` and the tutorial "Your own model".
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The file: a regular file of at most ``MAX_FILE_BYTES`` bytes of UTF-8 TOML.
-    **values
-        Numbers for parameters the file declares (``mu=1``, ``lam="0.5"``), made exact and
-        checked against their domains; the others stay symbolic.
-
-    Returns
-    -------
-    Model
-        The model, checked at the door (rates ``>= 0``, the symmetry a symmetry of the table).
-    """
+def read_model_file(path, values: dict | None = None) -> dict:
+    """The arguments of :class:`~symdelay.model.core.Model` that a model file states (read,
+    parsed and checked as :func:`symdelay.load_toml` says; ``values`` override its
+    ``[values]``)."""
     text = read_text_file(path)
     try:
         # floats as Decimal: the exact decimal written in the file, never a binary float
@@ -140,7 +122,7 @@ def load_toml(path, **values) -> Model:
         raise SymdelayInputError(
             f"{path}: not valid TOML ({' '.join(str(exc).split())[:200]})"
         ) from None
-    return model_from_dict(data, source=str(path), values=values)
+    return model_arguments(data, source=str(path), values=values)
 
 
 def _need(data: dict, key: str, kind, where: str):
@@ -152,8 +134,8 @@ def _need(data: dict, key: str, kind, where: str):
     return val
 
 
-def model_from_dict(data: dict, *, source: str = "model", values: dict | None = None) -> Model:
-    """Build a :class:`Model` from the parsed TOML tables."""
+def model_arguments(data: dict, *, source: str = "model", values: dict | None = None) -> dict:
+    """The arguments of :class:`~symdelay.model.core.Model` stated by parsed TOML tables."""
     unknown = sorted(set(data) - _TOP)
     if unknown:
         raise SymdelayInputError(
@@ -214,17 +196,19 @@ def model_from_dict(data: dict, *, source: str = "model", values: dict | None = 
     description = data.get("description", "")
     if not isinstance(description, str):
         raise SymdelayInputError(f"{source}: 'description' must be a string")
-    from symdelay.model.core import _symbol
+    import sympy as sp
 
-    return Model(
-        name,
-        names,
-        params,
-        transitions,
-        symmetry=symmetry,
-        values=vals,
-        description=description,
-        latex_names={_symbol(k): str(v) for k, v in latex.items()},
-        source=source,
-        assume_nonnegative=assumed,
-    )
+    from symdelay.core.symbols import SYMBOLS
+
+    return {
+        "name": name,
+        "states": names,
+        "parameters": params,
+        "transitions": transitions,
+        "symmetry": symmetry,
+        "values": vals,
+        "description": description,
+        "latex_names": {SYMBOLS.get(k, sp.Symbol(k)): str(v) for k, v in latex.items()},
+        "source": source,
+        "assume_nonnegative": assumed,
+    }

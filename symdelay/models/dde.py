@@ -79,6 +79,7 @@ from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.display import ReadOnlyDict
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.options import RATES, Option
 from symdelay.core.params import as_parameter
 from symdelay.core.precision import workdps
 from symdelay.core.symbols import D as D_
@@ -114,18 +115,7 @@ _SOLVERS = ("steps", "jitcdde")
 _IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 
 
-def _options():
-    from symdelay.core.options import Option
-
-    return (
-        Option("mu", "service rate (> 0)"),
-        Option("lam", "per-server arrival rate (> 0)"),
-        Option("theta", "routing sensitivity (>= 0)"),
-        Option("D", "information delay (> 0)"),
-    )
-
-
-OPTIONS = _options()
+OPTIONS = (*RATES, Option("D", "information delay (> 0)"))
 
 
 @cache

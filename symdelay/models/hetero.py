@@ -13,6 +13,7 @@ transcendental equation; it is found by Newton's method and proved by a Krawczyk
 from __future__ import annotations
 
 from symdelay.core.errors import SymdelayInputError
+from symdelay.core.options import RATES, Option
 from symdelay.core.params import as_parameter
 from symdelay.models.delayed_routing import delayed_routing_model
 from symdelay.models.phase_type import PhaseType
@@ -27,22 +28,15 @@ INFO = {
 }
 
 
-def _options():
-    from symdelay.core.options import Option
-
-    return (
-        Option("L", "number of Erlang phases of each delay (integer >= 1)", "integer", "1"),
-        Option("mu1", "service rate of server 1 (> 0)"),
-        Option("mu2", "service rate of server 2 (> 0)"),
-        Option("lam", "per-server arrival rate (> 0)"),
-        Option("theta", "routing sensitivity (>= 0)"),
-        Option("D", "mean delay before both servers (> 0)"),
-        Option("D1", "mean delay before server 1 (> 0; overrides D)"),
-        Option("D2", "mean delay before server 2 (> 0; overrides D)"),
-    )
-
-
-OPTIONS = _options()
+OPTIONS = (
+    Option("L", "number of Erlang phases of each delay (integer >= 1)", "integer", "1"),
+    Option("mu1", "service rate of server 1 (> 0)"),
+    Option("mu2", "service rate of server 2 (> 0)"),
+    *RATES[1:],
+    Option("D", "mean delay before both servers (> 0)"),
+    Option("D1", "mean delay before server 1 (> 0; overrides D)"),
+    Option("D2", "mean delay before server 2 (> 0; overrides D)"),
+)
 
 
 def model(mu1=None, mu2=None, lam=None, theta=None, D1=None, D2=None, L=1, D=None):

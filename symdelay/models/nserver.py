@@ -12,7 +12,9 @@ polynomial, the two-server difference equation with the per-server arrival rate 
 
 from __future__ import annotations
 
+from symdelay.core.options import RATES, Option
 from symdelay.models.delayed_routing import delayed_routing_model
+from symdelay.models.phase import DELAY_OPTIONS
 
 __all__ = ["model", "INFO", "general_N_derivation"]
 
@@ -23,20 +25,11 @@ INFO = {
 }
 
 
-def _options():
-    from symdelay.core.options import Option
-    from symdelay.models.phase import delay_options
-
-    return (
-        Option("N", "number of servers (integer >= 2)", "integer", "3"),
-        Option("mu", "service rate (> 0)"),
-        Option("lam", "per-server arrival rate (> 0)"),
-        Option("theta", "routing sensitivity (>= 0)"),
-        *delay_options(),
-    )
-
-
-OPTIONS = _options()
+OPTIONS = (
+    Option("N", "number of servers (integer >= 2)", "integer", "3"),
+    *RATES,
+    *DELAY_OPTIONS,
+)
 
 
 def model(N=3, mu=None, lam=None, theta=None, delay="erlang", **shape):

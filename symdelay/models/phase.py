@@ -15,18 +15,16 @@ from functools import cached_property
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.params import as_parameter
+from symdelay.core.options import Option
+from symdelay.core.params import as_number, as_parameter
 from symdelay.core.result import Result
 from symdelay.core.symbols import gamma, r
 
-__all__ = ["PhaseType", "parse_matrix"]
+__all__ = ["PhaseType", "parse_matrix", "scaled"]
 
 
 def _number(name: str, value) -> sp.Expr:
-    expr = as_parameter(name, value, positive=False)
-    if not expr.is_number:
-        raise SymdelayInputError(f"{name} must be a number, got {value}")
-    return expr
+    return as_number(name, value, positive=False)
 
 
 def _list(name: str, values) -> list:
@@ -68,9 +66,6 @@ class PhaseType(Result):
 
     Examples
     --------
-    >>> d = PhaseType.erlang(2, D=1)
-    >>> d.mean, d.scv
-    (1, 1/2)
     >>> PhaseType.hyperexp([0.5, 0.5], [1, 3]).mean
     2/3
     """
@@ -330,25 +325,22 @@ _SHAPE_NEEDS = {
 }
 
 
-def delay_options():
-    """The declared options of a phase-type delay (shape, its numbers, and its mean)."""
-    from symdelay.core.options import Option
-
-    return (
-        Option("delay", "phase-type delay shape", "choice", "erlang", SHAPES),
-        Option("L", "erlang: number of delay phases (integer >= 1)", "integer", "2"),
-        Option(
-            "D",
-            "mean delay: the phase rates are rescaled so that the mean is D (without it, "
-            "erlang keeps its phase rate gamma symbolic and the other shapes keep the mean "
-            "their rates give)",
-        ),
-        Option("rates", "hypoexp, hyperexp, coxian: phase rates (the shape)", "numbers"),
-        Option("probs", "hyperexp: branch probabilities", "numbers"),
-        Option("continue_probs", "coxian: probabilities to go on after each phase", "numbers"),
-        Option("alpha", "ph: initial probabilities", "numbers"),
-        Option("S", "ph: sub-generator", "matrix"),
-    )
+#: The declared options of a phase-type delay (shape, its numbers, and its mean).
+DELAY_OPTIONS = (
+    Option("delay", "phase-type delay shape", "choice", "erlang", SHAPES),
+    Option("L", "erlang: number of delay phases (integer >= 1)", "integer", "2"),
+    Option(
+        "D",
+        "mean delay: the phase rates are rescaled so that the mean is D (without it, "
+        "erlang keeps its phase rate gamma symbolic and the other shapes keep the mean "
+        "their rates give)",
+    ),
+    Option("rates", "hypoexp, hyperexp, coxian: phase rates (the shape)", "numbers"),
+    Option("probs", "hyperexp: branch probabilities", "numbers"),
+    Option("continue_probs", "coxian: probabilities to go on after each phase", "numbers"),
+    Option("alpha", "ph: initial probabilities", "numbers"),
+    Option("S", "ph: sub-generator", "matrix"),
+)
 
 
 def delay_from_options(
@@ -387,7 +379,7 @@ def delay_from_options(
             raise SymdelayInputError(
                 f"'{given[0]}' describes the delay's shape: give it or a PhaseType delay, not both"
             )
-        return delay if D is None else _rescaled(delay, D)
+        return delay if D is None else scaled(delay, D, "D")
     kind = str(delay)
     if kind not in SHAPES:
         raise SymdelayInputError(f"delay must be one of {', '.join(SHAPES)}, got '{delay}'")
@@ -421,12 +413,13 @@ def delay_from_options(
     else:
         a = alpha.split(",") if isinstance(alpha, str) else alpha
         shape = PhaseType.general(a, S)
-    return shape if D is None else _rescaled(shape, D)
+    return shape if D is None else scaled(shape, D, "D")
 
 
-def _rescaled(delay: PhaseType, D) -> PhaseType:
-    """The same shape with mean ``D`` (every rate multiplied by ``mean / D``)."""
-    mean = as_parameter("D", D)
+def scaled(delay: PhaseType, mean, name: str = "mean") -> PhaseType:
+    """The same shape with mean ``mean`` (every rate multiplied by ``delay.mean / mean``;
+    ``name``: the option that gave it, for the error)."""
+    mean = as_parameter(name, mean)
     factor = delay.mean / mean
     # a symbolic mean (D left free: a worst delay, a window or a map over D) is a parameter
     params = {**delay.parameters, **{s: "positive" for s in mean.free_symbols}}

@@ -22,15 +22,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from symdelay.core.lazy import sympy as sp
+from symdelay.core.options import RATES
 from symdelay.core.params import as_parameter
 from symdelay.core.result import Result
 from symdelay.core.symbols import lam, mu, r, theta
 from symdelay.models.delayed_routing import delayed_routing_model
 from symdelay.models.phase import (
+    DELAY_OPTIONS,
     PhaseType,
     delay_from_options,
-    delay_options,
     parse_matrix,
+    scaled,
 )
 
 __all__ = [
@@ -59,18 +61,7 @@ def characteristic_function(delay: PhaseType, lam_theta=None) -> sp.Expr:
     return r + mu + k * delay.laplace_transform(r)
 
 
-def _options():
-    from symdelay.core.options import Option
-
-    return (
-        Option("mu", "service rate (> 0)"),
-        Option("lam", "per-server arrival rate (> 0)"),
-        Option("theta", "routing sensitivity (>= 0)"),
-        *delay_options(),
-    )
-
-
-OPTIONS = _options()
+OPTIONS = (*RATES, *DELAY_OPTIONS)
 
 
 def model(
@@ -111,12 +102,6 @@ def sweep_substitution(options: dict, over: str):
     from symdelay.models.erlang.family import erlang_D_substitution
 
     return erlang_D_substitution(options, over)
-
-
-def scaled(delay: PhaseType, mean) -> PhaseType:
-    """The same shape with mean ``mean`` (every rate multiplied by ``delay.mean / mean``)."""
-    factor = delay.mean / as_parameter("mean", mean)
-    return PhaseType(delay.alpha, delay.S * factor, delay.kind, delay.parameters)
 
 
 def shape_families(k_max: int = 12) -> dict:

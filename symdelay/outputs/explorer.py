@@ -177,7 +177,7 @@ class Explorer:
         self.fixed: dict = {}
         sliders = []
         if self.file is not None:
-            from symdelay.model.toml_loader import load_toml
+            from symdelay.model.core import load_toml
 
             self._base = load_toml(self.file)
             names = [str(p) for p in self._base.parameters]

@@ -9,7 +9,7 @@ from symdelay.cli import door
 from symdelay.cli.commands._common import add_common, emit, emit_json
 from symdelay.core.errors import SymdelayInputError
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "head_and_how", "text_lines"]
 
 
 def register(subparsers) -> None:
@@ -89,8 +89,14 @@ def text_lines(record: dict, vary: str) -> list[str]:
     else:
         parts = [f"({a}, {b})" for a, b in record["intervals"]]
         body = f"unstable for {vary} in " + " U ".join(parts)
+    head, how = head_and_how(record)
+    return [f"{head}: {body}", *how]
+
+
+def head_and_how(record: dict) -> tuple[str, list[str]]:
+    """The model with its options shown, and the lines saying how the path found it."""
     shown = ", ".join(f"{k} = {v}" for k, v in record["parameters"].items())
     method = record["method"]
-    lines = [f"{record['model']}" + (f" ({shown})" if shown else "") + f": {body}"]
-    lines.append(f"method: {method['path']}: {method['algorithm']}")
-    return lines + [f"note: {n}" for n in method["notes"]]
+    how = [f"method: {method['path']}: {method['algorithm']}"]
+    how += [f"note: {n}" for n in method["notes"]]
+    return f"{record['model']}" + (f" ({shown})" if shown else ""), how

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands.window import head_and_how
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -50,11 +51,7 @@ def text_lines(record: dict) -> list[str]:
     """The extremum as text: where, the critical value there (with the family's closed
     forms beside), and how the path found it."""
     over, param = record["over"], record["param"]
-    shown = ", ".join(f"{k} = {v}" for k, v in record["parameters"].items())
-    head = f"{record['model']}" + (f" ({shown})" if shown else "")
-    method = record["method"]
-    how = [f"method: {method['path']}: {method['algorithm']}"]
-    how += [f"note: {n}" for n in method["notes"]]
+    head, how = head_and_how(record)
     if record["x_star"] is None:
         return [f"{head}: {param}_c has no minimum over {over} (no {param} destabilises)", *how]
     forms = record["closed_form"] or {}

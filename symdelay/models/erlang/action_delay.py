@@ -74,29 +74,15 @@ class ActionDelayModel:
     L : int or Symbol
         The number of Erlang phases of the delay, an integer ``>= 1``, or the symbol ``L``
         (``symdelay.core.symbols.L``) for the general-L derivation.
-    mu : number, str or sympy.Expr, optional
-        The service rate (``> 0``); numbers and their decimal text are made exact. Default: the
-        symbol ``mu``.
-    lam : number, str or sympy.Expr, optional
-        The arrival rate per queue (``> 0``). Default: the symbol ``lam``.
-    theta : number, str or sympy.Expr, optional
-        The routing sensitivity of the logit rule (real; ``theta > 0`` favours the shorter
-        queue). Default: the symbol ``theta``.
+    mu, lam, theta : number, str or sympy.Expr, optional
+        The service rate and the arrival rate per queue (``> 0``), the routing sensitivity of
+        the logit rule (real; ``theta > 0`` favours the shorter queue); numbers and their
+        decimal text are made exact. Default: the symbols.
     D : number, str or sympy.Expr, optional
         The mean delay (``> 0``); the phase rate is then ``gamma = L/D``. Give ``D`` or
         ``gamma``, not both. Default: neither, the symbol ``gamma``.
     gamma : number, str or sympy.Expr, optional
         The phase rate of the delay (``> 0``) instead of its mean (``D = L/gamma``).
-
-    Examples
-    --------
-    >>> m = ActionDelayModel(L=1)
-    >>> m.difference_jacobian()
-    Matrix([
-    [       -mu,  gamma],
-    [-lam*theta, -gamma]])
-    >>> ActionDelayModel(L=2, mu=1, lam=1, theta=2, D=1).model
-    FoundingModel(L=2, mu=1, lam=1, theta=2, D=1)
     """
 
     def __init__(self, L, mu=None, lam=None, theta=None, D=None, *, gamma=None):

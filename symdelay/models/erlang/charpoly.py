@@ -39,6 +39,7 @@ __all__ = [
     "characteristic_polynomial",
     "specialised_charpoly",
     "founding_factors",
+    "difference_coefficients",
     "derive_characteristic_equation",
     "eigenvector",
     "explicit_characteristic_polynomial",
@@ -179,9 +180,6 @@ def characteristic_polynomial(
 
     Examples
     --------
-    >>> from symdelay.core.symbols import L
-    >>> characteristic_polynomial(L)
-    gamma**L*lam*theta + (gamma + r)**L*(mu + r)
     >>> characteristic_polynomial(2, mu=1, lam=1, theta=2, D="1/2")
     (r + 1)*(r + 4)**2 + 32
     """
@@ -233,7 +231,6 @@ def specialised_charpoly(model, full: bool = False):
     from symdelay.analysis.charpoly import CharPoly, model_parameters, select
     from symdelay.core.latex import tex
 
-    o = model.options
     factors = founding_factors(model.L if not model.infinite else sp.oo, model_values(model))
     common = {
         "model_name": model.name,
@@ -246,7 +243,7 @@ def specialised_charpoly(model, full: bool = False):
             raise SymdelayInputError(
                 "--full needs a finite L: the limit L -> inf has no full polynomial"
             )
-        eq = factors[1].factor
+        eq = factors[-1].factor  # theta = 0: one factor, the two modes alike
         return CharPoly(None, tex(eq) + " = 0", factors, equation=eq, **common)
     if full:
         if not isinstance(model.L, int):
@@ -254,8 +251,6 @@ def specialised_charpoly(model, full: bool = False):
                 "the full polynomial needs a concrete L: give L as an integer >= 1"
             )
         verify_full_factorisation(model.L)  # the modes' product is det(rI - J): checked
-    params = {k: o[k] for k in ("mu", "lam", "theta", "D")}
-    _parameter_values(model.L, **params)  # the values, checked as before
     poly = select(factors, full)
     _refuse_huge_numbers(poly, model.L)
     return CharPoly(poly, tex(poly), factors, **common)
@@ -289,6 +284,21 @@ def founding_factors(L, values: dict) -> tuple:
         ModeFactor(functools.partial(_founding_factor, L, items, False), "sum"),
         ModeFactor(functools.partial(_founding_factor, L, items, True), "difference"),
     )
+
+
+def difference_coefficients(L: int, m, g, k) -> list:
+    """The coefficients of ``(r + m)(r + g)^L + k g^L``, highest power first, by the
+    binomial theorem (exact for rational ``m, g, k``: ``Fraction`` or SymPy), without
+    building the polynomial."""
+    from math import comb
+
+    out = [0] * (L + 2)
+    for j in range(L + 1):  # (r + g)^L = sum C(L, j) g^j r^(L - j)
+        c = comb(L, j) * g**j
+        out[j] += c
+        out[j + 1] += c * m
+    out[-1] += k * g**L
+    return out
 
 
 def _zero(v) -> bool:

@@ -63,8 +63,8 @@ from symdelay.core.errors import CertificationError, SymdelayInputError, Verific
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_L_or_inf
 from symdelay.core.symbols import D, gamma, lam, mu, theta
+from symdelay.models.erlang.charpoly import difference_coefficients
 from symdelay.models.erlang.stability import (
-    _coefficients_at,
     _in_k,
     founding_closed_forms,
     is_oscillatory_at,
@@ -187,7 +187,7 @@ def _tests(space: _Space) -> dict:
     ko = _ko_fn(L)
 
     def stable(p):
-        counts = exact_counts(_coefficients_at(L, p["mu"], p[xn], p["lam"] * p["theta"]))
+        counts = exact_counts(difference_coefficients(L, p["mu"], p[xn], p["lam"] * p["theta"]))
         return MARGINAL if counts.axis and not counts.rhp else not (counts.rhp or counts.axis)
 
     return {

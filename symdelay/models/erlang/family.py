@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from symdelay.core.options import Option
+from symdelay.core.options import RATES, Option
 
 if TYPE_CHECKING:
     from symdelay.models.erlang.founding import FoundingModel
@@ -37,9 +37,7 @@ INFO = {
 
 OPTIONS = (
     Option("L", "number of Erlang delay phases: an integer >= 1, or inf", "count", "2"),
-    Option("mu", "service rate (> 0)"),
-    Option("lam", "per-server arrival rate (> 0)"),
-    Option("theta", "routing sensitivity (>= 0)"),
+    *RATES,
     Option("D", "mean action delay (> 0; without it the phase rate gamma stays symbolic)"),
 )
 

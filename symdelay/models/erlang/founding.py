@@ -221,17 +221,6 @@ class FoundingModel(TableOnDemand):
             raise NoTable(f"{self.name}: a start state needs a finite, concrete L")
         return [0.0, 1.0] + [0.0] * (2 * self.L)
 
-    def with_values(self, **values) -> Model:
-        """The same model with more options given numbers (a founding model while only
-        founding options are given; otherwise the transition table's)."""
-        if set(values) <= set(self.options):
-            return FoundingModel(**{**self.options, **values})
-        return Model.with_values(self, **values)
-
-    def __repr__(self) -> str:
-        given = ", ".join(f"{k}={v}" for k, v in self.options.items() if v is not None)
-        return f"FoundingModel({given})"
-
 
 @lru_cache(maxsize=32)
 def symbolic_founding(L: int) -> FoundingModel:

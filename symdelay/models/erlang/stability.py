@@ -49,7 +49,11 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
-from symdelay.models.erlang.charpoly import characteristic_polynomial, special_case
+from symdelay.models.erlang.charpoly import (
+    characteristic_polynomial,
+    difference_coefficients,
+    special_case,
+)
 
 __all__ = [
     "Stability",
@@ -202,6 +206,12 @@ def _oscillation_condition(L: int):
     return sp.StrictGreaterThan(lam * theta, oscillation_threshold(L), evaluate=False)
 
 
+#: What theta < 0 adds to the conditions (both closed forms, finite L and L = inf).
+THETA_NEGATIVE = (
+    "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
+    "lam*theta = -mu, so then stability also needs lam*theta > -mu"
+)
+
 #: Seconds per L^4 of the symbolic conditions (measured: L = 20 in about 4 s, L = 30 in 21 s).
 SECONDS_PER_L4 = 4e-5
 
@@ -291,33 +301,23 @@ def specialised_stability(model, force=None, dps: int = 20) -> Stability:
     if all(v is not None for v in values.values()):
         if model.infinite:
             found = infinite_L_verdict(values, dps)
-            diff_stable = {"stable": True, "undecided": None}.get(found.verdict, False)
-            verdicts = ((True, 0, 0), (diff_stable, found.unstable, found.axis))[-len(factors) :]
+            counts, verdict, decided = (found.unstable, found.axis), found.verdict, found.decided_by
             axis = tuple(("difference", w, rad, m) for w, rad, m in found.axis_roots)
-            return Stability(
-                (),
-                diff_stable,
-                found.verdict,
-                factor_verdicts=verdicts,
-                axis_roots=axis,
-                decided_by=found.decided_by,
-                **common,
-            )
-        n = model.L
-        coeffs = _coefficients_at(
-            n, values["mu"], sp.Integer(n) / values["D"], values["lam"] * values["theta"]
-        )
-        prec = int(dps * 3.33) + 30
-        rhp, on_axis, axis = factor_counts(coeffs, 1, "difference", prec)
-        verdicts = ((True, 0, 0), (rhp == 0 and on_axis == 0, rhp, on_axis))[-len(factors) :]
-        verdict = counts_verdict(verdicts)
+        else:
+            n, lt = model.L, values["lam"] * values["theta"]
+            coeffs = difference_coefficients(n, values["mu"], sp.Integer(n) / values["D"], lt)
+            rhp, on_axis, axis = factor_counts(coeffs, 1, "difference", int(dps * 3.33) + 30)
+            counts, decided = (rhp, on_axis), EXACT_COUNTS
+            verdict = counts_verdict([(None, rhp, on_axis)])
+        stable = {"stable": True, "undecided": None}.get(verdict, False)
+        verdicts = ((True, 0, 0), (stable, *counts))[-len(factors) :]
         return Stability(
             (),
-            verdict == "stable",
+            stable,
             verdict,
             factor_verdicts=verdicts,
             axis_roots=axis,
-            decided_by=EXACT_COUNTS,
+            decided_by=decided,
             **common,
         )
     conds, known = _conditions_at(
@@ -403,7 +403,7 @@ def _stability_conditions(n: int) -> dict:
     """The closed forms at ``L = n`` and the conditions on the model's domain (cached,
     keyed on the normalised ``n``)."""
     P = sp.expand(characteristic_polynomial(n))
-    res = routh_hurwitz(P, r, force=True)  # estimated by closed_forms
+    res = difference_routh(n)  # estimated by closed_forms
     under, removed = [], []
     for cond in res.conditions:
         poly = _in_k(cond.lhs)
@@ -435,10 +435,7 @@ def _stability_conditions(n: int) -> dict:
         "oscillation_condition": _oscillation_condition(n),
         "oscillation_lam_theta": oscillation_threshold(n),
         "routh_conditions": tuple(res.conditions),
-        "theta_negative": (
-            "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
-            "lam*theta = -mu, so then stability also needs lam*theta > -mu"
-        ),
+        "theta_negative": THETA_NEGATIVE,
     }
 
 
@@ -450,16 +447,12 @@ def difference_routh(n: int):
 
 
 # ------------------------------------------------------------------ L = oo (Hayes)
-def _kD():
-    return lam * theta
-
-
 @cache
 def infinite_L_conditions() -> tuple:
     """``r + mu + lam theta e^{-rD} = 0`` has every root in ``Re r < 0`` exactly when
     ``lam theta > -mu`` and (``lam theta <= mu`` or ``D`` below the critical delay) (Hayes,
     1950, for ``mu > 0``)."""
-    k = _kD()
+    k = lam * theta
     return (
         sp.StrictGreaterThan(k, -mu, evaluate=False),
         sp.Or(sp.LessThan(k, mu), sp.StrictLessThan(D, _critical_delay())),
@@ -467,7 +460,7 @@ def infinite_L_conditions() -> tuple:
 
 
 def _critical_delay():
-    k = _kD()
+    k = lam * theta
     return sp.acos(-mu / k) / sp.sqrt(k**2 - mu**2)
 
 
@@ -484,10 +477,7 @@ def infinite_L_closed_forms() -> dict:
             lam * theta, oscillation_threshold("inf"), evaluate=False
         ),
         "oscillation_lam_theta": oscillation_threshold("inf"),
-        "theta_negative": (
-            "theta < 0 routes jobs towards the longer queue; a real root crosses 0 at "
-            "lam*theta = -mu, so then stability also needs lam*theta > -mu"
-        ),
+        "theta_negative": THETA_NEGATIVE,
     }
 
 
@@ -519,17 +509,12 @@ def infinite_L_verdict(values: dict, dps: int = 20) -> InfiniteVerdict:
     ``[k < -mu] + 2 #{n >= 0 : D_n < D}``; ``D`` is compared with the ``D_n`` in Arb balls,
     with more bits until they separate (they are never equal: Lindemann again).
     """
-    from fractions import Fraction
-
     import flint
     import mpmath
 
-    def frac(v):
-        if isinstance(v, Fraction):
-            return v
-        return Fraction(int(v.p), int(v.q))
+    from symdelay.core.exact import exact_fraction
 
-    m, lm, th, d = (frac(values[k]) for k in ("mu", "lam", "theta", "D"))
+    m, lm, th, d = (exact_fraction(k, values[k]) for k in ("mu", "lam", "theta", "D"))
     k = lm * th
     base = 1 if k + m < 0 else 0
     if k + m == 0:
@@ -593,30 +578,8 @@ def infinite_L_verdict(values: dict, dps: int = 20) -> InfiniteVerdict:
     )
 
 
-def _coefficients_at(L: int, m, g, k) -> list:
-    """The coefficients of ``(r + m)(r + g)^L + k g^L``, highest power first, by the
-    binomial theorem (exact: rational ``m, g, k``, SymPy's or ``Fraction``), without
-    building the polynomial."""
-    from math import comb
-
-    out = [0] * (L + 2)
-    for j in range(L + 1):  # (r + g)^L = sum C(L, j) g^j r^(L - j)
-        c = comb(L, j) * g**j
-        out[j] += c
-        out[j + 1] += c * m
-    out[-1] += k * g**L
-    return out
-
-
 def _poly_at(L, m, g, k):
     return sp.Poly(characteristic_polynomial(L).subs({mu: m, gamma: g, lam: k, theta: 1}), r)
-
-
-def _stable_at(L, mu_value, gamma_value, lam_theta) -> bool:
-    """The specialisation's verdict, exact: Routh count on the rational polynomial (no
-    roots with Re >= 0)."""
-    res = routh_hurwitz(_poly_at(L, mu_value, gamma_value, lam_theta).as_expr(), r)
-    return res.rhp_count == 0 and res.imaginary_axis_count == 0
 
 
 def is_oscillatory_at(L, mu_value, gamma_value, lam_theta, max_refinements: int = 40):

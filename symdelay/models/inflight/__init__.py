@@ -25,18 +25,6 @@ _PUBLIC = {
     "thinned_model": "symdelay.models.inflight.partial",
 }
 
-__all__ = [
-    "CRITERIA",
-    "InflightModel",
-    "derive_inflight_equation",
-    "inflight_limit",
-    "inflight_polynomial",
-    "kappa_star",
-    "kappa_star_limit",
-    "observation_table",
-    "optimize_weights",
-    "thinned_model",
-    "unstable_theta",
-]
+__all__ = sorted(_PUBLIC)
 
 __getattr__, __dir__ = exports(globals(), _PUBLIC)

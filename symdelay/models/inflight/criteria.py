@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.params import as_L, as_parameter
+from symdelay.core.params import as_L, as_number
 from symdelay.core.result import Result
 
 __all__ = [
@@ -84,18 +84,13 @@ class Rates:
 def rates(L, mu=1, lam=1, theta=1, D=1) -> Rates:
     """Check the parameters at the door (``theta >= 0``, the rest positive)."""
     L = int(as_L(L, allow_symbol=False))
-    vals = {}
-    for name, v, pos in (("mu", mu, True), ("lam", lam, True), ("theta", theta, False)):
-        x = as_parameter(name, v, positive=pos)
-        if not x.is_number:
-            raise SymdelayInputError(f"{name} must be a number")
-        vals[name] = float(x)
-    Dv = as_parameter("D", D)
-    if not Dv.is_number:
-        raise SymdelayInputError("D must be a number")
+    vals = {
+        name: float(as_number(name, v, positive=name != "theta"))
+        for name, v in (("mu", mu), ("lam", lam), ("theta", theta), ("D", D))
+    }
     if vals["theta"] < 0:
         raise SymdelayInputError(f"theta must be >= 0, got {theta}")
-    return Rates(L, vals["mu"], vals["lam"], vals["theta"], float(Dv))
+    return Rates(L, **vals)
 
 
 def _weights(p: Rates, kappa) -> np.ndarray:
@@ -474,14 +469,9 @@ def optimize_weights(
     ----------
     L : int
         The number of Erlang phases, an integer ``>= 1``.
-    mu : number or str, default 1
-        The service rate (``> 0``).
-    lam : number or str, default 1
-        The arrival rate per queue (``> 0``).
-    theta : number or str, default 1
-        The routing sensitivity.
-    D : number or str, default 1
-        The mean delay (``> 0``).
+    mu, lam, theta, D : number or str, default 1
+        The service rate, the arrival rate per queue, the routing sensitivity and the mean
+        delay (the others ``> 0``).
     criterion : {"variance", "decay", "tolerance", "tolerance-linear"}, default "variance"
         What is optimised (:data:`CRITERIA`): the linear-noise variance of ``Q1 - Q2`` per
         ``eta`` (smaller is better), the decay rate ``-alpha`` (larger), the time ``T_eps``

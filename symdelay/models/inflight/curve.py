@@ -57,17 +57,10 @@ from functools import cache
 import flint
 import mpmath
 
+from symdelay.analysis.crossing import _between as _between_ends
+from symdelay.analysis.crossing import _eval_ball, _exact_end, _rational, _split_parts, _tight
 from symdelay.analysis.polyroots import _fmpq, _real_roots, exact_counts
-from symdelay.analysis.window import (
-    Extremum,
-    Window,
-    WindowEnd,
-    WindowInterval,
-    _eval_ball,
-    _exact_end,
-    _is_zero,
-    _q_to_sp,
-)
+from symdelay.analysis.window import Extremum, Window, WindowEnd, _assemble, _is_zero
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter
@@ -89,30 +82,13 @@ __all__ = [
 ]
 
 
-def _split(p: flint.fmpq_poly) -> tuple[flint.fmpq_poly, flint.fmpq_poly]:
-    """``R, I`` with ``p(i w) = R(w^2) + i w I(w^2)``."""
-    re, im = [], []
-    for k, c in enumerate(p.coeffs()):
-        if k % 2 == 0:
-            re.append(c * (-1) ** (k // 2))
-        else:
-            im.append(c * (-1) ** ((k - 1) // 2))
-    return flint.fmpq_poly(re), flint.fmpq_poly(im)
-
-
 def _roots_positive(p: flint.fmpq_poly, prec: int) -> list[flint.arb]:
     return sorted((b for b, _m in _real_roots(p, prec) if b > 0), key=lambda b: b.mid())
 
 
 def _between(lo: flint.arb | None, hi: flint.arb | None) -> flint.fmpq:
     """A rational strictly between two disjoint balls (``None``: 0 resp. +infinity)."""
-    a = flint.fmpq(0) if lo is None else _exact_end(lo, "upper")
-    if hi is None:
-        return a * 2 + 1
-    b = _exact_end(hi, "lower")
-    if not b > a:
-        raise CertificationError("two crossing values are not separated: raise dps")
-    return (a + b) / 2
+    return _between_ends(flint.fmpq(0) if lo is None else lo, hi)
 
 
 @dataclass(frozen=True)
@@ -166,20 +142,14 @@ def _curve(L: int, mu: sp.Rational, D: sp.Rational, pattern: tuple) -> HopfCurve
         if e != 0:
             S += e * g ** (ell - 1) * rg ** (L - ell)
     W = rm * S
-    RA, IA = _split(A)
-    RW, IW = _split(W)
+    RA, IA = _split_parts(A.coeffs())  # A(i w) = R_A(w^2) + i w I_A(w^2)
+    RW, IW = _split_parts(W.coeffs())
     return HopfCurve(L, mu, D, pattern, g**L, A, W, IA, RA * IW - IA * RW, IW)
 
 
 def hopf_curve(L, mu, D, pattern="all") -> HopfCurve:
     """The exact crossing curve (inputs checked and made rational)."""
-    L = as_L(L, allow_symbol=False)
-    mu = as_parameter("mu", mu)
-    D = as_parameter("D", D)
-    for name, v in (("mu", mu), ("D", D)):
-        if not v.is_Rational:
-            raise SymdelayInputError(f"{name} must be a number")
-    return _curve(int(L), sp.Rational(mu), sp.Rational(D), observation_pattern(pattern, int(L)))
+    return _curve(*_checked(L, mu, D, pattern))
 
 
 # ------------------------------------------------------------------------- kappa star
@@ -276,12 +246,7 @@ def _image(cv: HopfCurve, prec: int):
         for lo, hi in _admissible_intervals(cv, prec):
             vals = []  # (value as arb or inf, t or None, attained)
             for end, at_zero in ((lo, True), (hi, False)):
-                if end is None and not at_zero:
-                    v = _kappa_limit(cv, None, False, prec)
-                elif end is None:
-                    v = _kappa_limit(cv, None, True, prec)
-                else:
-                    v = _kappa_limit(cv, end, False, prec)
+                v = _kappa_limit(cv, end, at_zero, prec)
                 if v == "pole":  # C = 0 at the end: kappa -> +-inf, sign from inside
                     tm = _between(lo, hi)
                     inside = cv.kappa_of(tm)
@@ -383,11 +348,7 @@ def _kappa_star_exact(cv: HopfCurve, dps: int):
             prec *= 2
             continue
         # every extreme must be known to dps digits (relative), else raise the precision
-        if all(
-            not isinstance(v, flint.arb) or v.rad() <= abs(v.mid()) * flint.arb(10) ** (-dps - 2)
-            for lo_hi in pieces
-            for v, _, _ in lo_hi
-        ):
+        if _tight([v for lo_hi in pieces for v, _, _ in lo_hi if isinstance(v, flint.arb)], dps):
             break
         prec *= 2
     else:
@@ -620,40 +581,6 @@ def kappa_star_limit(mu=1, D=1, dps: int = 30, *, name=None) -> Extremum:
 
 
 # ---------------------------------------------------------------------- unstable theta
-def _theta_window(name, dps, pieces, crossings, counts) -> Window:
-    """The unstable theta as the one :class:`~symdelay.analysis.window.Window` (in
-    ``theta`` from 0). ``pieces``: the open intervals ``(i, j)`` of instability as indices
-    into the gaps between ``crossings`` (the gap ``i`` is ``(crossings[i-1],
-    crossings[i])``); ``crossings``: ``(value, lower, upper, omega)`` at every ``theta``
-    where a root is on the axis, with the exact unstable-root counts between consecutive
-    crossings (``counts[i]`` on gap ``i``)."""
-    ends = tuple(WindowEnd(v, lo, hi, (w,), "r = i omega") for v, lo, hi, w in crossings)
-    zero = WindowEnd(mpmath.mpf(0), None, None, (), "domain end")
-    infinite = WindowEnd(mpmath.inf, None, None, (), "infinite")
-    ivs = tuple(
-        WindowInterval(
-            ends[i - 1] if i > 0 else zero,
-            ends[j] if j < len(ends) else infinite,
-            tuple(counts[i : j + 1]),
-        )
-        for i, j in pieces
-    )
-    return Window(
-        name,
-        "theta",
-        {},  # the model's options: set by the entry
-        dps,
-        sp.Integer(0),
-        sp.oo,
-        ivs,
-        ends,
-        tuple(counts),
-        "exact crossing curve; exact right-half-plane counts between crossings",
-        True,
-        (),
-    )
-
-
 def unstable_theta(L, kappa, mu=1, lam=1, D=1, pattern="all", dps: int = 30) -> Window:
     """The exact set of ``theta >= 0`` at which the equilibrium of the ``inflight`` model is
     unstable, for weights ``kappa * pattern`` (``kappa = 0``: the founding model, a half-line
@@ -740,9 +667,8 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
                     raise CertificationError("crossing at theta ~ 0: raise dps")
             crossings.sort(key=lambda c: c[0].mid())
             balls = [c[0] for c in crossings]
-            ok = all(not x.overlaps(y) for x, y in itertools.pairwise(balls)) and all(
-                b.rad() < abs(b.mid()) * flint.arb(10) ** (-dps - 2) for b in balls
-            )
+            ok = _tight(balls, dps)
+            ok = ok and all(not x.overlaps(y) for x, y in itertools.pairwise(balls))
             if ok:
                 omegas = [tb.sqrt() for _, tb in crossings]
         if ok:
@@ -755,17 +681,20 @@ def _unstable_theta(L, kap, mu, lam_v, D, pattern, dps, name) -> Window:
     for lo, hi in itertools.pairwise(bounds):
         th = _between(lo, hi)
         counts.append(cv.unstable_count(th * _fmpq(lam_v), kq))
-    pieces = []  # maximal runs of gaps with unstable roots
-    for i, n in enumerate(counts):
-        if n == 0:
-            continue
-        if pieces and pieces[-1][1] == i - 1:
-            pieces[-1] = (pieces[-1][0], i)
-        else:
-            pieces.append((i, i))
     with mpmath.workdps(dps + GUARD), flint.ctx.workprec(prec):
-        cr = [
-            (_mp(b), _q_to_sp(_exact_end(b, "lower")), _q_to_sp(_exact_end(b, "upper")), _mp(w))
+        # the unstable theta as the one Window, from 0: one pair of roots on the axis at each
+        # crossing (its bound in the assembly of the intervals)
+        ends = [
+            (WindowEnd(_mp(b), *_bracket(b), (_mp(w),), "r = i omega"), 2)
             for b, w in zip(balls, omegas, strict=True)
         ]
-    return _theta_window(name, dps, tuple(pieces), tuple(cr), tuple(counts))
+    zero = WindowEnd(mpmath.mpf(0), None, None, (), "domain end")
+    infinite = WindowEnd(mpmath.inf, None, None, (), "infinite")
+    intervals, notes = _assemble(counts, ends, zero, infinite, dps)
+    found = (tuple(intervals), tuple(e for e, _ in ends), tuple(counts))
+    how = "exact crossing curve; exact right-half-plane counts between crossings"
+    return Window(name, "theta", {}, dps, sp.Integer(0), sp.oo, *found, how, True, tuple(notes))
+
+
+def _bracket(b):
+    return _rational(_exact_end(b, "lower")), _rational(_exact_end(b, "upper"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from symdelay.core.options import Option
+from symdelay.core.options import RATES, Option
 
 if TYPE_CHECKING:
     from symdelay.models.inflight.model import InflightModel
@@ -36,9 +36,7 @@ OPTIONS = (
         "count",
         "2",
     ),
-    Option("mu", "service rate (> 0)"),
-    Option("lam", "per-server arrival rate (> 0)"),
-    Option("theta", "routing sensitivity (>= 0)"),
+    *RATES,
     Option("D", "mean action delay (> 0)"),
     Option(
         "kappa",

@@ -184,14 +184,3 @@ class InflightModel(TableOnDemand):
         from symdelay.models.delayed_routing import two_queue_erlang
 
         return two_queue_erlang(self.L, self.options, self.name, kappa=list(self.weights))
-
-    def with_values(self, **values) -> Model:
-        """The same model with more options given numbers (an in-flight model while only its
-        options are given; otherwise the transition table's)."""
-        if set(values) <= set(self.options):
-            return InflightModel(**{**self.options, **values})
-        return Model.with_values(self, **values)
-
-    def __repr__(self) -> str:
-        given = ", ".join(f"{k}={v}" for k, v in self.options.items() if v is not None)
-        return f"InflightModel({given})"

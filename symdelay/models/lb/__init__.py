@@ -22,6 +22,10 @@ _PUBLIC = {
     "parse_stations": "symdelay.models.lb.policy",
     "parse_weights": "symdelay.models.lb.policy",
     "parse_xi": "symdelay.models.lb.policy",
+    "design": "symdelay.models.lb.design",
+    "fluid_equilibrium": "symdelay.models.lb.fluid",
+    "fluid_path": "symdelay.models.lb.fluid",
+    "simulate": "symdelay.models.lb.simulate",
 }
 
 __all__ = [
@@ -37,6 +41,10 @@ __all__ = [
     "diffusion",
     "halfin_whitt_reduction",
     "stationary_law",
+    "design",
+    "fluid_equilibrium",
+    "fluid_path",
+    "simulate",
 ]
 
 __getattr__, __dir__ = exports(globals(), _PUBLIC)

@@ -213,7 +213,7 @@ def simulate(
     return TimeSeries(
         tuple(f"x{j + 1}" for j in range(J)), bounds, snap / float(n), params,
         kind="simulation", model_name=f"LB(xi, c, d), {J} stations", events=[int(counts[0])],
-        info=info,
+        info=info, estimates=tuple(est),
     )  # fmt: skip
 
 

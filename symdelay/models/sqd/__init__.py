@@ -24,6 +24,7 @@ _PUBLIC = {
     "exponential": "symdelay.models.sqd.service",
     "parse_service_dist": "symdelay.models.sqd.service",
     "service_from_options": "symdelay.models.sqd.service",
+    "simulate": "symdelay.models.sqd.simulate",
     "stability_at": "symdelay.models.sqd.stability",
 }
 
@@ -39,6 +40,7 @@ __all__ = [
     "fluid",
     "parse_service_dist",
     "service_from_options",
+    "simulate",
     "stability_at",
     "sqd_model",
 ]

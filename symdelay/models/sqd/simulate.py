@@ -284,7 +284,7 @@ def simulate(
     return TimeSeries(
         tuple(f"s_{k}" for k in range(1, K + 1)), bounds, snaps[:, :K], params,
         kind="simulation", model_name=f"SQ({d}), N = {N}, {label} service",
-        events=[events], info=info,
+        events=[events], info=info, estimates=("mean_sojourn", "ci95", "tail", "tail_ci95"),
     )  # fmt: skip
 
 

@@ -44,6 +44,7 @@ from symdelay.analysis.critical import (
 )
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.exact import exact_fraction
+from symdelay.core.exact import to_float as _float
 from symdelay.core.lazy import loaded, module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_exact, format_number  # noqa: F401
@@ -285,14 +286,6 @@ _SEED_POINTS = 8
 
 def _is_array(x) -> bool:
     return loaded("numpy") and isinstance(x, np.ndarray)
-
-
-def _float(x) -> float:
-    """``float(x)``, ``inf`` beyond the double range (a ``Fraction`` raises there)."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
 
 
 def _positive(name: str, value):

@@ -16,33 +16,6 @@ from symdelay.models.erlang.hopf._common import _require_rational, require_numbe
 from symdelay.models.erlang.hopf.derivation import hopf_conditions
 
 
-def _founding_window(model_name, dps, ivs, why) -> Window:
-    """The closed-form D-window as the one :class:`~symdelay.analysis.window.Window`:
-    ``ivs`` the intervals as ``((lo, omega_lo), (hi, omega_hi))`` (``omega`` None at a
-    domain end), ``why`` how the closed form decides it (the record's notes)."""
-
-    def end(v, w):
-        kind = "domain end" if v == 0 else ("infinite" if mpmath.isinf(v) else "r = i omega")
-        return WindowEnd(v, None, None, () if w is None else (w,), kind)
-
-    intervals = tuple(WindowInterval(end(*a), end(*b), ()) for a, b in ivs)
-    return Window(
-        model_name,
-        "D",
-        {},  # the model's options: set by the entry
-        dps,
-        sp.Integer(0),
-        sp.oo,
-        intervals,
-        tuple(e for iv in intervals for e in (iv.lo, iv.hi) if e.kind == "r = i omega"),
-        (),
-        "closed form: the founding model's Hopf parametrisation (exact polynomial roots in "
-        "t = omega/gamma)",
-        True,
-        (why,),
-    )
-
-
 @cache
 def _t_polynomials(L: int):
     """``A(t) + i B(t) = (1 + i t)**L`` and ``D(t)`` numerator/denominator (SymPy)."""
@@ -193,54 +166,53 @@ def _closed(model_name, L, theta, mu, lam, dps):
         _require_rational(name, x)
     k = lm * th
     Lname = "L = oo" if Lv is INFINITE_L else f"L = {Lv}"
+    ivs = ()
     if th < 0:
+        why = "theta < 0 routes jobs towards the longer queue; "
         if k < -m:
             ivs = (((mpmath.mpf(0), None), (mpmath.inf, None)),)
-            why = (
-                "theta < 0 routes jobs towards the longer queue; lam*theta < -mu, so P(0) = "
-                "(mu + lam theta) gamma^L < 0 and a real root is positive for every D"
+            why += (
+                "lam*theta < -mu, so P(0) = (mu + lam theta) gamma^L < 0 and a real root is "
+                "positive for every D"
             )
         else:
-            ivs = ()
-            why = (
-                "theta < 0 routes jobs towards the longer queue; a real root crosses r = 0 at "
-                "lam*theta = -mu (for every D); here -mu <= lam*theta < 0 and "
-                "|F(i omega)| >= mu gamma^L excludes other crossings: stable for every D"
-                + (" (r = 0 is a root: marginal)" if k == -m else "")
+            why += (
+                "a real root crosses r = 0 at lam*theta = -mu (for every D); here -mu <= "
+                "lam*theta < 0 and |F(i omega)| >= mu gamma^L excludes other crossings: stable "
+                "for every D" + (" (r = 0 is a root: marginal)" if k == -m else "")
             )
-        return _founding_window(model_name, dps, ivs, why)
-    if Lv is INFINITE_L:
-        if k <= m:
-            return _founding_window(
-                model_name,
-                dps,
-                (),
-                f"{Lname}: theta_c(D) decreases from oo to mu/lam; lam*theta <= mu: stable for all D",
-            )
+    elif Lv is INFINITE_L and k <= m:
+        why = f"{Lname}: theta_c(D) decreases from oo to mu/lam; lam*theta <= mu: stable for all D"
+    elif Lv is INFINITE_L:
         w1 = sp.sqrt(k**2 - m**2)
         D1 = (sp.pi - sp.atan(w1 / m)) / w1
         with mpmath.workdps(dps + GUARD):
             d1 = mpmath.mpf(str(sp.N(D1, dps + GUARD)))
             om = mpmath.mpf(str(sp.N(w1, dps + GUARD)))
             ivs = (((d1, om), (mpmath.inf, None)),)
-        return _founding_window(
-            model_name,
-            dps,
-            ivs,
-            f"{Lname}: theta_c(D) decreases from oo to mu/lam; unstable for D > {D1}",
+        why = f"{Lname}: theta_c(D) decreases from oo to mu/lam; unstable for D > {D1}"
+    elif not hopf_conditions(Lv).crosses:
+        why = f"{Lname}: the phase never reaches pi; stable for all D"
+    else:
+        ivs = tuple(_window_finite(Lv, k, m, dps))
+        why = (
+            f"{Lname}: endpoints are the roots t of theta*lam*A(t) + mu*(1+t^2)^L on the first "
+            "crossing branch, (1 + i t)^L = A + i B, D = L t (1+t^2)^L/(lam theta B(t))"
         )
-    if not hopf_conditions(Lv).crosses:
-        return _founding_window(
-            model_name,
-            dps,
-            (),
-            f"{Lname}: the phase never reaches pi; stable for all D",
-        )
-    ivs = tuple(_window_finite(Lv, k, m, dps))
-    return _founding_window(
-        model_name,
-        dps,
-        ivs,
-        f"{Lname}: endpoints are the roots t of theta*lam*A(t) + mu*(1+t^2)^L on the first "
-        "crossing branch, (1 + i t)^L = A + i B, D = L t (1+t^2)^L/(lam theta B(t))",
+
+    # the closed-form D-window as the one Window: each interval ((lo, omega_lo), (hi,
+    # omega_hi)), omega None at a domain end; why the closed form decides it: the notes
+    def end(v, w):
+        kind = "domain end" if v == 0 else ("infinite" if mpmath.isinf(v) else "r = i omega")
+        return WindowEnd(v, None, None, () if w is None else (w,), kind)
+
+    intervals = tuple(WindowInterval(end(*a), end(*b), ()) for a, b in ivs)
+    crossings = tuple(e for iv in intervals for e in (iv.lo, iv.hi) if e.kind == "r = i omega")
+    how = (
+        "closed form: the founding model's Hopf parametrisation (exact polynomial roots in "
+        "t = omega/gamma)"
+    )
+    zero = sp.Integer(0)  # the range; the model's options are set by the entry
+    return Window(
+        model_name, "D", {}, dps, zero, sp.oo, intervals, crossings, (), how, True, (why,)
     )

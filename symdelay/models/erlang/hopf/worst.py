@@ -28,35 +28,6 @@ from symdelay.models.erlang.hopf.derivation import (
 )
 
 
-def _founding_extremum(name, L, m, lm, dps, D_star, theta_star, omega_star, attained, why):
-    """The worst delay as the one :class:`~symdelay.analysis.window.Extremum` (over ``D``,
-    of ``theta``; the family's closed forms are attached by the entry). ``attained`` is
-    False when the infimum is approached only as D -> oo (L = oo) or when no theta
-    destabilises (L = 1: ``critical`` inf, ``x_star`` None). An attained D* is ``L/mu``,
-    exact: its bracket is the point itself."""
-    lower = upper = None
-    if attained and printable(L / m):
-        lower = upper = sp.Rational(L) / m
-    return Extremum(
-        name,
-        "D",
-        "theta",
-        "min",
-        {},  # the model's options: set by the entry
-        dps,
-        D_star,
-        lower,
-        upper,
-        theta_star,
-        () if omega_star is None else (omega_star,),
-        attained,
-        (),
-        (),
-        "closed form: the founding model's Hopf parametrisation (sin((L+1) alpha) = 0)",
-        (why,),
-    )
-
-
 def worst_delay_closed_forms(model) -> dict:
     """The founding family's closed forms of the worst delay (its ``CLOSED_FORMS`` entry,
     attached by both paths of :func:`symdelay.analysis.window.worst_delay`): ``D_star``
@@ -159,61 +130,49 @@ def _closed(name, L, mu, lam, dps):
     with mpmath.workdps(dps + GUARD):
         mm, lmm = _to_mpf(m), _to_mpf(lm)
         if Lv is INFINITE_L:
-            return _founding_extremum(
-                name,
-                Lv,
-                m,
-                lm,
-                dps,
-                mpmath.inf,
-                mm / lmm,
-                mpmath.mpf(0),
-                False,
+            found = (mpmath.inf, mm / lmm, mpmath.mpf(0), False)
+            why = (
                 "L = inf: theta_c(D) decreases strictly in D; the infimum mu/lam is approached "
-                "as D -> inf (omega -> 0) and not attained",
+                "as D -> inf (omega -> 0) and not attained"
             )
-        if not hopf_conditions(Lv).crosses:
-            return _founding_extremum(
-                name,
-                Lv,
-                m,
-                lm,
-                dps,
-                None,
-                mpmath.inf,
-                None,
-                False,
-                f"L = {Lv}: the Hopf phase never reaches pi, stable for every theta >= 0 and D > 0",
+        elif not hopf_conditions(Lv).crosses:
+            found = (None, mpmath.inf, None, False)
+            why = (
+                f"L = {Lv}: the Hopf phase never reaches pi, stable for every theta >= 0 and D > 0"
             )
-        p = hopf_parametrisation(Lv)
-        S = sp.lambdify(alpha, p.stationarity.xreplace(_P), "mpmath")
-        lo, hi = (mpmath.mpf(sp.N(v, dps + GUARD)) for v in p.interval)
-        eps = (hi - lo) * mpmath.mpf(10) ** (-8)
-        a_num = mpmath.findroot(S, (lo + eps, hi - eps), solver="anderson")
-        g_f = sp.lambdify((alpha, _P[_MU]), p.gamma_of_alpha.xreplace(_P), "mpmath")
-        k_f = sp.lambdify((alpha, _P[_MU]), p.lam_theta_of_alpha.xreplace(_P), "mpmath")
-        D_num = Lv / g_f(a_num, mm)
-        th_num = k_f(a_num, mm) / lmm
-        w_num = g_f(a_num, mm) * mpmath.tan(a_num)
-        a_star, D_cf, th_cf, _ = worst_delay_closed_form(Lv)
-        subs = {_MU: m, _LAM: lm}
-        for num, cf in ((D_num, D_cf), (th_num, th_cf)):
-            exact = mpmath.mpf(str(sp.N(cf.subs(subs), dps + GUARD)))
-            if abs(num - exact) > abs(exact) * mpmath.mpf(10) ** (-(dps + 2)):
-                raise VerificationError("numeric worst delay disagrees with the closed form")
-        return _founding_extremum(
-            name,
-            Lv,
-            m,
-            lm,
-            dps,
-            D_num,
-            th_num,
-            w_num,
-            True,
-            f"L = {Lv}: d log(lam theta_c)/d alpha = L sin((L+1) alpha)/(cos alpha cos L alpha) "
-            f"vanishes once on the branch, at alpha = {a_star} (gamma = mu): a global minimum",
-        )
+        else:
+            p = hopf_parametrisation(Lv)
+            S = sp.lambdify(alpha, p.stationarity.xreplace(_P), "mpmath")
+            lo, hi = (mpmath.mpf(sp.N(v, dps + GUARD)) for v in p.interval)
+            eps = (hi - lo) * mpmath.mpf(10) ** (-8)
+            a_num = mpmath.findroot(S, (lo + eps, hi - eps), solver="anderson")
+            g_f = sp.lambdify((alpha, _P[_MU]), p.gamma_of_alpha.xreplace(_P), "mpmath")
+            k_f = sp.lambdify((alpha, _P[_MU]), p.lam_theta_of_alpha.xreplace(_P), "mpmath")
+            D_num = Lv / g_f(a_num, mm)
+            th_num = k_f(a_num, mm) / lmm
+            w_num = g_f(a_num, mm) * mpmath.tan(a_num)
+            a_star, D_cf, th_cf, _ = worst_delay_closed_form(Lv)
+            subs = {_MU: m, _LAM: lm}
+            for num, cf in ((D_num, D_cf), (th_num, th_cf)):
+                exact = mpmath.mpf(str(sp.N(cf.subs(subs), dps + GUARD)))
+                if abs(num - exact) > abs(exact) * mpmath.mpf(10) ** (-(dps + 2)):
+                    raise VerificationError("numeric worst delay disagrees with the closed form")
+            found = (D_num, th_num, w_num, True)
+            why = (
+                f"L = {Lv}: d log(lam theta_c)/d alpha = L sin((L+1) alpha)/(cos alpha cos L "
+                f"alpha) vanishes once on the branch, at alpha = {a_star} (gamma = mu): a global "
+                "minimum"
+            )
+    # the worst delay as the one Extremum (over D, of theta; the family's closed forms are
+    # attached by the entry): not attained when the infimum is only approached as D -> oo
+    # (L = oo) or when no theta destabilises (L = 1: critical inf, x_star None); an attained
+    # D* is L/mu, exact: its bracket is the point itself
+    D_star, theta_star, omega_star, attained = found
+    lower = upper = sp.Rational(Lv) / m if attained and printable(Lv / m) else None
+    omega = () if omega_star is None else (omega_star,)
+    point = (D_star, lower, upper, theta_star, omega, attained)
+    how = "closed form: the founding model's Hopf parametrisation (sin((L+1) alpha) = 0)"
+    return Extremum(name, "D", "theta", "min", {}, dps, *point, (), (), how, (why,))
 
 
 @dataclass(frozen=True)

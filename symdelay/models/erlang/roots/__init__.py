@@ -24,15 +24,6 @@ _PUBLIC = {
     },
 }
 
-__all__ = [
-    "ALL_ROOTS_MAX_L",
-    "RIGHTMOST_MAX_L",
-    "CertifiedRoot",
-    "RootSet",
-    "characteristic_roots",
-    "parse_branches",
-    "polynomial_roots",
-    "exact_counts",
-]
+__all__ = list(_PUBLIC)
 
 __getattr__, __dir__ = exports(globals(), _PUBLIC)

@@ -24,7 +24,7 @@ import numpy as np
 
 from symdelay.core.result import Result
 from symdelay.models.erlang.linearize import difference_jacobian_numeric
-from symdelay.models.erlang.roots.solve import characteristic_roots
+from symdelay.models.erlang.roots.solve import _float, characteristic_roots
 
 __all__ = [
     "difference_jacobian_numeric",
@@ -42,27 +42,15 @@ __all__ = [
 def expanded_coefficients(L: int, mu, lam, theta, D) -> np.ndarray:
     """Float coefficients (highest first) of (r+mu)(r+g)^L + lam theta g^L: they grow like g^L.
 
-    Computed exactly (Fractions) and rounded once; ``inf`` where a coefficient overflows.
+    Computed exactly (Fractions) and rounded once; ``+-inf`` where a coefficient overflows.
     """
-    from symdelay.core.params import exact_number
+    from symdelay.core.exact import exact_fraction
+    from symdelay.models.erlang.charpoly import difference_coefficients
 
-    def q(name, v) -> Fraction:
-        x = exact_number(name, v)
-        return Fraction(int(x.p), int(x.q))
-
+    q = exact_fraction
     g = Fraction(L) / q("D", D)
-    binom = [math.comb(L, j) * g**j for j in range(L + 1)]  # (r+g)^L, highest power first
-    exact = [*binom, 0]
-    for j, b in enumerate(binom):
-        exact[j + 1] += q("mu", mu) * b
-    exact[-1] += q("lam", lam) * q("theta", theta) * g**L
-    out = []
-    for v in exact:
-        try:
-            out.append(float(v))
-        except OverflowError:
-            out.append(math.inf)
-    return np.array(out)
+    exact = difference_coefficients(L, q("mu", mu), g, q("lam", lam) * q("theta", theta))
+    return np.array([_float(v) for v in exact])
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,6 @@ __all__ = [
     "branch_equation",
     "normalised_equation",
     "lambert_w_roots_formula",
-    "mp_lambert_roots",
     "ball_functions",
     "u",
     "k",
@@ -120,13 +119,6 @@ def lambert_w_roots_formula() -> sp.Expr:
     return general
 
 
-@cache
-def mp_lambert_roots():
-    """mpmath callable ``r_k(mu, lam, theta, D, k)`` lambdified from
-    :func:`lambert_w_roots_formula` (``mpmath.lambertw(z, k)``)."""
-    return sp.lambdify((mu, lam, theta, D, k), lambert_w_roots_formula(), modules="mpmath")
-
-
 def _ball_exp(z):
     return z.exp()
 
@@ -135,7 +127,7 @@ def _ball_exp(z):
 def ball_functions(limit: bool = False):
     """``(F, F')`` lambdified for Arb balls (python-flint ``acb``), ``limit``: the DDE's.
 
-    Generated from the same SymPy expressions as :func:`mp_functions` (common
+    Generated from :func:`normalised_equation` (resp. :func:`infinite_L_limit`; common
     subexpressions shared); arguments ``(r, mu, lam, theta, gamma, L)``, resp.
     ``(r, mu, lam, theta, D)`` for the L = oo limit. Pure arithmetic (and ``exp``), so
     Arb's rigorous operations apply.

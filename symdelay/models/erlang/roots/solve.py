@@ -64,6 +64,7 @@ from symdelay.analysis.certify import (
 )
 from symdelay.analysis.rootset import CertifiedRoot, RootSet, order_key
 from symdelay.core.errors import CertificationError, SymdelayInputError
+from symdelay.core.exact import to_float as _float
 from symdelay.core.lazy import module as _lazy_module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps, as_L, as_parameter, is_infinite_L
@@ -152,14 +153,6 @@ def _dde_balls(z, mu, lam, theta, D):
 def _lambert_root(mu, lam, theta, D, k):
     """``r_k = -mu + W_k(-lam theta D e^{mu D}) / D`` (mpmath, the working precision)."""
     return -mu + mpmath.lambertw(-lam * theta * D * mpmath.exp(mu * D), k) / D
-
-
-def _float(x) -> float:
-    """``float(x)``, ``inf`` beyond the double range (a ``Fraction`` raises there)."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
 
 
 def _mpq(v) -> mpmath.mpf:
@@ -333,14 +326,9 @@ def characteristic_roots(
     ----------
     L : int, str or float
         The number of Erlang phases, an integer ``>= 1``, or ``"inf"`` / ``math.inf``.
-    mu : number or str
-        The service rate (``> 0``), made exact.
-    lam : number or str
-        The arrival rate per queue (``> 0``).
-    theta : number or str
-        The routing sensitivity (real, non-zero).
-    D : number or str
-        The mean delay (``> 0``).
+    mu, lam, theta, D : number or str
+        The service rate, the arrival rate per queue, the routing sensitivity (real,
+        non-zero) and the mean delay (the others ``> 0``), each made exact.
     dps : int, default 50
         Significant digits (5..10000) of every root; each carries a proved error radius.
     rightmost : int, optional
@@ -435,37 +423,26 @@ def _founding_record(model, dps, rightmost, branches, with_sum: bool = True) -> 
     ):
         raise SymdelayInputError(f"rightmost must be an integer >= 1, got {rightmost!r}")
     factors = _factors(L, p)
-    if not with_sum:  # theta != 0 here: two factors
-        solved = _founding_roots(L, p, dps, rightmost, (-3, 3) if branches is None else branches)
-        roots = solved.roots if solved.ordered else sorted(solved.roots, key=order_key)
-        roots = roots[:rightmost]
-        return RootSet(
-            dps,
-            roots,
-            factors[1:],
-            ((solved.unstable, solved.axis),),
-            scope=solved.scope,
-            parameters=model.record_options(),  # what model_parameters reads for it
-            count_methods=solved.methods,
-            notes=solved.notes,
-            path="specialised",
-            model_name=model.name,
-        )
     if len(factors) == 1:  # theta = 0: the difference mode is the sum mode, roots exact
         scope = "all" if rightmost is None else "rightmost"
         solved = _Solved([], 0, 0, scope, ("exact (theta = 0: -mu and -L/D)",))
     else:
         solved = _founding_roots(L, p, dps, rightmost, (-3, 3) if branches is None else branches)
-    roots = _with_sum_roots(solved, L, p, _work(dps, L if isinstance(L, int) else 1))
-    if len(factors) == 1:
-        roots = [replace(z, multiplicity=2 * z.multiplicity) for z in roots]
+    if with_sum:
+        roots = _with_sum_roots(solved, L, p, _work(dps, L if isinstance(L, int) else 1))
+        if len(factors) == 1:
+            roots = [replace(z, multiplicity=2 * z.multiplicity) for z in roots]
+        counts = ((0, 0), (solved.unstable, solved.axis))[: len(factors)]
+    else:  # theta != 0 here (characteristic_roots): the difference mode alone
+        roots = solved.roots if solved.ordered else sorted(solved.roots, key=order_key)
+        factors, counts = factors[1:], ((solved.unstable, solved.axis),)
     if rightmost is not None:
         roots = roots[:rightmost]
     return RootSet(
         dps,
         roots,
         factors,
-        ((0, 0), (solved.unstable, solved.axis))[: len(factors)],
+        counts,
         scope=solved.scope,
         parameters=model.record_options(),  # what model_parameters reads for it
         count_methods=solved.methods,
@@ -675,16 +652,19 @@ def _precise_roots(L, p, dps) -> _Solved:
     when a certificate fails."""
     from symdelay.core.budget import check_budget
 
+    def budget(work):
+        # L sectors, each a few dozen steps of a power at `work` digits (L = 1000 at 700
+        # digits: about 20 s), then L + 1 certificates
+        check_budget(
+            f"the {L + 1} roots at {work} digits", 2e-8 * L * work**1.6 * 40,
+            shrink="a smaller L, or rates nearer each other",
+        )  # fmt: skip
+
     gq = Fraction(*_pq(sp.Rational(L) / p["D"]))
     mu, lt = Fraction(*_pq(p["mu"])), Fraction(*_pq(p["lam"] * p["theta"]))
     a, c = (mu - gq) / gq, lt / gq
     work = _work(dps, L) + _digits_apart(mu, lt, gq, L)
-    # L sectors, each a few dozen steps of a power at `work` digits (L = 1000 at 700 digits:
-    # about 20 s), then L + 1 certificates
-    check_budget(
-        f"the {L + 1} roots at {work} digits", 2e-8 * L * work**1.6 * 40,
-        shrink="a smaller L, or rates nearer each other",
-    )  # fmt: skip
+    budget(work)
     while True:  # a root near the axis, far from 0, needs the digits of |r| / |Re r|
         prec = _bits(work)
         F, dF, _both = _arb_functions(p, L, prec)
@@ -717,10 +697,7 @@ def _precise_roots(L, p, dps) -> _Solved:
                     f"the roots could not be separated at {work} digits: {exc}"
                 ) from None
         work *= 2
-        check_budget(
-            f"the {L + 1} roots at {work} digits", 2e-8 * L * work**1.6 * 40,
-            shrink="a smaller L, or rates nearer each other",
-        )  # fmt: skip
+        budget(work)
     roots.sort(key=_sort_key)
     if count is None:
         count = sum(1 for z in roots if not z.on_axis and z.value.real > 0)
@@ -797,9 +774,7 @@ def _rescaled(solve, L, p, dps, *extra) -> _Solved:
             elif z.value.imag == 0:
                 v = mpmath.mpc(v.real, 0)
             radius = z.radius * g * (1 + ulp) + abs(v) * ulp
-            out.append(
-                CertifiedRoot(v, radius, z.branch, z.multiplicity, z.on_axis, z.is_real, DIFFERENCE)
-            )
+            out.append(replace(z, value=v, radius=radius, mode=DIFFERENCE))
     return res._replace(
         roots=out,
         notes=(*res.notes, f"solved in the time unit 1/gamma (gamma = {gq}), then scaled back"),
@@ -897,16 +872,10 @@ def _confirm_rhp(roots, count):
 def _scaled_coefficients(L, p):
     """Rational coefficients (highest first) of ``P(gamma s)/gamma^(L+1) = (s + mu/gamma)
     (s + 1)^L + lam theta/gamma``: the imaginary axis in s is the imaginary axis in r."""
-    from math import comb
+    from symdelay.models.erlang.charpoly import difference_coefficients
 
     gq = sp.Rational(L) / p["D"]
-    a, c = p["mu"] / gq, p["lam"] * p["theta"] / gq
-    binom = [sp.Integer(comb(L, j)) for j in range(L + 1)]  # (s+1)^L, highest first
-    out = [*binom, sp.Integer(0)]
-    for j, b in enumerate(binom):
-        out[j + 1] += a * b
-    out[-1] += c
-    return gq, out
+    return gq, difference_coefficients(L, p["mu"] / gq, sp.Integer(1), p["lam"] * p["theta"] / gq)
 
 
 def _mark_axis_roots(roots, L, p, prec):
@@ -927,16 +896,10 @@ def _mark_axis_roots(roots, L, p, prec):
     if not touching:
         return roots, 0
     out = list(roots)
-    if L is None:
-        if not all(isinstance(v, Fraction) or v.is_Rational for v in p.values()):
-            raise CertificationError(
-                "a root meets the imaginary axis and a parameter is irrational"
-            )
-        zero = p["mu"] + p["lam"] * p["theta"] == 0
-        cands = [(flint.arb(0), 1)] if zero else []
-        scale = 1
-    elif all(abs(roots[i].value.imag) <= roots[i].radius for i in touching):
-        # only r = 0 is in question: P(0) = (mu + lam theta) gamma^L, exact at any L
+    if L is None and not all(isinstance(v, Fraction) or v.is_Rational for v in p.values()):
+        raise CertificationError("a root meets the imaginary axis and a parameter is irrational")
+    if L is None or all(abs(roots[i].value.imag) <= roots[i].radius for i in touching):
+        # only r = 0 is in question (finite L: P(0) = (mu + lam theta) gamma^L, exact at any L)
         zero = p["mu"] + p["lam"] * p["theta"] == 0
         cands = [(flint.arb(0), 1)] if zero else []
         scale = 1
