@@ -313,6 +313,22 @@ def test_kappa_star_L2_closed_form_and_L3_certified():
     assert _max_re_and_count(m, kappa=R(14, 100), theta=sp.Rational(repr(th)))[0] > 0
 
 
+def test_a_maximum_never_reports_a_sample_as_its_value():
+    """L = 2: lam theta_c(D) = 4/D + 4 mu + mu^2 D (Routh) grows without bound as D -> 0, so
+    over (0, 4] the maximum is not a number: the record says it is approached at the end
+    and gives no value, only the bound its note states (below the true theta_c there)."""
+    m = build_model("erlang", L=2, mu=1, lam=1)
+    e = extremum(m, "D", kind="max", hi=4)
+    assert not e.attained and e.critical is None and e.x_star == 0
+    assert e.to_json()["theta_star"] is None and "not computed" in e.notes[-1]
+    # where the weight of the jobs in flight makes every theta stable, theta_c is inf: a
+    # maximum over kappa is inf (stable for every theta), never a finite crossing value
+    k = _kappa_model(2)
+    top = extremum(k, "kappa", param="theta", kind="max", lo=0, hi=1)
+    assert top.critical == mpmath.inf and top.attained
+    assert not window(k.with_values(kappa=sp.Rational(str(top.x_star))), "theta", lo=0).intervals
+
+
 # ------------------------------------------------------------------ records, bad input
 def test_records_json_and_latex():
     w = window(build_model("erlang", L=3, mu=1, lam=1, theta=5), "D", method="generic")

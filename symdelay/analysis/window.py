@@ -364,9 +364,12 @@ class Extremum(Result):
         head = rf"{x}^* = {closed(self.over + '_star')}{_tex_num(self.x_star)}"
         if self.kind == "stable":
             return head + rf",\quad \text{{stable for every }} {p} \text{{ from there}}"
+        if self.critical is None:  # approached at an open end, the limit not computed
+            return head + rf",\quad {p}_c \text{{ approached there (its limit not computed)}}"
         tail = rf",\quad {p}_c({x}^*) = {closed(self.param + '_star')}{_tex_num(self.critical)}"
         if not self.attained:
-            tail += r"\quad \text{(an infimum, not attained)}"
+            bound = "an infimum" if self.kind == "min" else "a supremum"
+            tail += rf"\quad \text{{({bound}, not attained)}}"
         return head + tail
 
 
@@ -1052,7 +1055,25 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
             cuts = [_point_value(ball, exact) for ball, _, exact in pts]
             found = _stable(gaps, pts, ends, cuts, bracket)
         else:
-            found = _best(kind, over, param, cand, gaps, ends)
+            open_ends = (
+                None if xa is None else (xa if xa == 0 and x_positive else False),
+                None if xb is None else False,
+            )  # per end: None an infinite end, 0 the excluded 0, False a closed end
+
+            def probe(i):  # points of gap i ever nearer its open end (none: a closed end)
+                end = open_ends[0] if i == 0 else open_ends[1]
+                if end is False:
+                    return
+                xs = gaps[i][1]
+                for k in range(1, PROBES + 1):
+                    if end is None:
+                        step = (1 + abs(xs)) * 4**k
+                        xq = xs - step if i == 0 else xs + step
+                    else:
+                        xq = xs / 4**k
+                    yield (_mp_q(xq), xq, *at(xq))
+
+            found = _best(kind, over, param, cand, gaps, probe)
     x_star, (lower, upper), crit, omega, attained, stable_set, note = found
     if note is not None:
         notes.append(note)
@@ -1098,36 +1119,78 @@ def _stable(gaps, pts, ends, cuts, bracket):
     return stable_set[0][0], where, mpmath.inf, (), True, stable_set, None
 
 
-def _best(kind, over, param, cand, gaps, ends):
-    """The least (``kind="min"``) or greatest critical value among the candidates and the
-    gaps; one in a gap is approached at an open end of the range, not attained."""
+#: Points an extremum examines on an end gap, nearer and nearer an open end of the range,
+#: where the critical value still improves towards it (each one exact window).
+PROBES = 8
+
+
+def _best(kind, over, param, cand, gaps, probe):
+    """The least (``kind="min"``) or greatest critical value over the range.
+
+    ``p_c`` is monotone between candidates, so the candidates and one point of every gap
+    decide it, except beyond a gap that runs to an open end of the range (``D -> 0``,
+    ``x -> oo``), where ``p_c`` may improve without bound: there points nearer the end
+    (``probe(i)``) tell. If ``p_c`` improves towards the end and a point there beats every
+    candidate, the extreme is approached at that end, not attained, and its value (the limit)
+    is not computed: None, with the bound in the note; if it improves but no point examined
+    beats the candidates, the answer is undecided (None, said in the note) rather than a
+    candidate the limit may beat."""
     sign = 1 if kind == "min" else -1
-    allv = [(c[2], 0, c) for c in cand] + [(g[2], 1, g) for g in gaps]
-    if not any(v != mpmath.inf for v, _, _ in allv):
+
+    def better(a, b):  # strictly (for a maximum inf beats every number)
+        return sign * a < sign * b
+
+    values = [c[2] for c in cand] + [g[2] for g in gaps]
+    if not any(v != mpmath.inf for v in values):
         note = f"stable for every {param} in range at every {over} examined"
         return None, (None, None), mpmath.inf, (), False, (), note
-    bv, isgap, entry = min(allv, key=lambda t: sign * t[0] if t[0] != mpmath.inf else mpmath.inf)
+    points = [(c[2], 0, c) for c in cand] + [(g[2], 1, g) for g in gaps]
+    rising = []  # (gap index, the best point examined towards its end)
+    for i in sorted({0, len(gaps) - 1}):
+        last = gaps[i]
+        for pt in probe(i):
+            if not better(pt[2], last[2]):
+                break
+            last = pt
+        if last is not gaps[i]:
+            rising.append((i, last))
+            points.append((last[2], 1, last))
+    bv, isgap, entry = min(points, key=lambda t: sign * t[0])
+    best_candidate = min((c[2] for c in cand), key=lambda v: sign * v, default=None)
+    for i, last in rising:
+        if last is entry and (best_candidate is None or better(bv, best_candidate)):
+            side = "lower" if i == 0 else "upper"
+            bound = "at most" if kind == "min" else "at least"
+            note = (
+                f"the {kind} is approached at the {side} end of the range of {over} and not "
+                f"attained; its value, the limit of {param}_c there, was not computed: it is "
+                f"{bound} {mpmath.nstr(bv, 8)}, {param}_c at {over} = {mpmath.nstr(last[0], 8)}"
+            )
+            x_star = -mpmath.inf if i == 0 else mpmath.inf
+            if i == 0 and gaps[0][0] > 0 and last[0] > 0:  # the excluded 0 of a positive x
+                x_star = mpmath.mpf(0)
+            return x_star, (None, None), None, (), False, (), note
+    if rising and not (bv == mpmath.inf and kind == "max"):
+        ends = " and ".join("lower" if i == 0 else "upper" for i, _ in rising)
+        note = (
+            f"undecided: {param}_c still improves towards the {ends} end of the range of "
+            f"{over} after {PROBES} points nearer it, without beating the best candidate "
+            f"({mpmath.nstr(best_candidate, 8)}); its limit there was not computed"
+        )
+        return None, (None, None), None, (), False, (), note
     if not isgap:
         xv, _xq, pc, om, where, _ckind = entry
         return xv, where, pc, tuple(om), True, (), None
-    # a gap value beats every candidate: p_c is monotone on the gap, so the extreme is at an
-    # open end of the range (not attained)
-    i = gaps.index(entry)
-    if 0 < i < len(gaps) - 1:
-        raise VerificationError(
-            f"{param}_c inside a gap beats both candidates around it: it is not "
-            "monotone between candidates (a missed candidate)"
+    if bv == mpmath.inf:  # a maximum on a whole gap: stable for every param there
+        note = (
+            f"{param}_c is inf (stable for every {param} in range) on the whole gap around "
+            f"{over} = {mpmath.nstr(entry[0], 8)}, which is one such point"
         )
-    x_star = -mpmath.inf if i == 0 else mpmath.inf
-    if i == 0 and ends[0] != -mpmath.inf:
-        x_star = ends[0]
-    if i == len(gaps) - 1 and ends[1] != mpmath.inf:
-        x_star = ends[1]
-    note = (
-        f"the {kind} is approached at the end of the range of {over} and not attained there; "
-        f"{param}_c at the sample {mpmath.nstr(entry[0], 8)} is {mpmath.nstr(entry[2], 8)}"
+        return entry[0], (entry[1], entry[1]), bv, (), True, (), note
+    raise VerificationError(
+        f"{param}_c at a point between candidates beats every candidate: it is not "
+        "monotone between candidates (a missed candidate)"
     )
-    return x_star, (None, None), bv, (), False, (), note
 
 
 # ====================================================================== special cases

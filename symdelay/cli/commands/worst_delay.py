@@ -64,8 +64,12 @@ def text_lines(record: dict) -> list[str]:
     lines = [
         head,
         f"{over}* = {record['x_star']}{where}{closed(over + '_star')}",
-        f"{param}* = {record['critical']}{closed(param + '_star')}",
+        f"{param}* = {_value(record['critical'])}{closed(param + '_star')}",
     ]
     if record["omega"]:
         lines.append(f"omega* = {', '.join(record['omega'])}")
     return lines + how
+
+
+def _value(v) -> str:
+    return "its limit at that end, not computed (bounded in the notes)" if v is None else v
