@@ -128,8 +128,8 @@ def _option_text(name, value):
         return [_option_text(name, v) for v in value]
     if name == "L" and getattr(value, "is_Integer", False):
         return int(value)
-    if isinstance(value, str):
-        return value
+    if isinstance(value, str):  # L as typed on the command line: an int like every L
+        return int(value) if name == "L" and value.strip().isdigit() else value
     from symdelay.core.numbers import format_exact
 
     if isinstance(value, Fraction) or getattr(value, "is_Rational", False):
