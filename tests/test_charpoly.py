@@ -147,3 +147,22 @@ def test_cached_derivation_cannot_be_changed_by_a_caller():
     e = d.copy()
     e.add("extra", "extending a copy is fine", sp.Integer(0))
     assert len(e.steps) == n + 1 and len(d.steps) == n
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    L=st.integers(1, 12),
+    m=st.fractions(min_value=sp.Rational(1, 12), max_value=50, max_denominator=12),
+    D=st.fractions(min_value=sp.Rational(1, 12), max_value=20, max_denominator=12),
+    k=st.fractions(min_value=-30, max_value=30, max_denominator=12),
+)
+def test_founding_factor_text_is_sympys_print(L, m, D, k):
+    """The founding factors' text written without SymPy (what a command prints) is what
+    SymPy prints for the factor it builds: one text whichever is read."""
+    from fractions import Fraction
+
+    values = {"mu": m, "lam": Fraction(1), "theta": k, "D": D}
+    for f in charpoly.founding_factors(L, values):
+        text = charpoly._founding_text(L, values, f.mode == "difference")
+        assert text is None or text == str(f.factor), (text, str(f.factor))
+    assert charpoly._founding_text(L, values, True) is not None  # (small numbers: written)

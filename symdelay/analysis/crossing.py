@@ -40,15 +40,17 @@ from dataclasses import dataclass, field
 
 import flint
 import mpmath
-import numpy as np
 
 from symdelay.analysis.certify import count_zeros, mpc_from_acb_mid, to_arb
 from symdelay.analysis.polyroots import _fmpq, _fmpz_primitive, _real_roots, exact_counts
 from symdelay.core.errors import CertificationError, SymdelayInputError, VerificationError
+from symdelay.core.lazy import module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number
 from symdelay.core.params import as_dps
 from symdelay.core.precision import GUARD, work_bits
+
+np = module("numpy")  # imported at first use: only the quasi-polynomial scan needs it
 
 __all__ = ["CriticalParameter", "critical_parameter"]
 

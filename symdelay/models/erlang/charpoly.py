@@ -279,11 +279,45 @@ def founding_factors(L, values: dict) -> tuple:
     if any(_zero(values[k]) for k in ("lam", "theta")):
         # lam theta = 0: the difference mode's polynomial is the sum mode's, one factor
         # twice (as the table merges equal modes)
-        return (ModeFactor(functools.partial(_founding_factor, L, items, False), "sum", 2),)
+        text = _founding_text(L, values, False)
+        return (ModeFactor(functools.partial(_founding_factor, L, items, False), "sum", 2, text),)
     return (
-        ModeFactor(functools.partial(_founding_factor, L, items, False), "sum"),
-        ModeFactor(functools.partial(_founding_factor, L, items, True), "difference"),
-    )
+        ModeFactor(
+            functools.partial(_founding_factor, L, items, False), "sum", 1,
+            _founding_text(L, values, False),
+        ),
+        ModeFactor(
+            functools.partial(_founding_factor, L, items, True), "difference", 1,
+            _founding_text(L, values, True),
+        ),
+    )  # fmt: skip
+
+
+def _founding_text(L, values: dict, difference: bool) -> str | None:
+    """The factor as SymPy prints it, written without SymPy where every number is given
+    (a command that only prints the factor then does no SymPy arithmetic, whose first sum
+    imports half of SymPy); None otherwise (the factor's SymPy expression is printed).
+    ``tests/test_charpoly.py`` compares the two over a grid of values."""
+    from fractions import Fraction
+
+    if not isinstance(L, int) or any(values.get(k) is None for k in ("mu", "lam", "theta", "D")):
+        return None
+    m = Fraction(values["mu"])
+    g = Fraction(L) / Fraction(values["D"])
+    k = Fraction(values["lam"]) * Fraction(values["theta"]) * g**L
+    if L * len(str(max(g.numerator, g.denominator))) > _POWER_DIGITS or m <= 0 or g <= 0:
+        return None  # gamma^L left unevaluated, or an order SymPy might print otherwise
+
+    def power(c, n):
+        return f"(r + {c})" if n == 1 else f"(r + {c})**{n}"
+
+    if m == g:
+        head = power(m, L + 1)
+    else:
+        head = "*".join(power(c, n) for c, n in sorted(((m, 1), (g, L)), key=lambda t: t[0]))
+    if not difference or k == 0:
+        return head
+    return f"{head} + {k}" if k > 0 else f"{head} - {-k}"
 
 
 def difference_coefficients(L: int, m, g, k) -> list:

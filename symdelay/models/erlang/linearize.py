@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from functools import cache
 
-import numpy as np
-
+from symdelay.core.lazy import module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import L, gamma, lam, mu, theta
+
+np = module("numpy")  # imported at first use (the numeric Jacobian only)
 
 __all__ = [
     "structured_difference_jacobian",
@@ -70,7 +71,7 @@ def _entry_numpy():
     return sp.lambdify(args, difference_jacobian_entry(i, j, L), "numpy")
 
 
-def difference_jacobian_numeric(L: int, mu, lam, theta, D) -> np.ndarray:
+def difference_jacobian_numeric(L: int, mu, lam, theta, D):
     """The difference Jacobian in floats (``gamma = L/D``): :func:`difference_jacobian_entry`
     evaluated on the index grid; for numerics at large L.
 
