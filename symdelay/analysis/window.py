@@ -1060,18 +1060,25 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
                 None if xb is None else False,
             )  # per end: None an infinite end, 0 the excluded 0, False a closed end
 
-            def probe(i):  # points of gap i ever nearer its open end (none: a closed end)
-                end = open_ends[0] if i == 0 else open_ends[1]
+            def probe(side):  # (its gap, the end, points ever nearer it); None: closed
+                end = open_ends[0 if side == "lower" else 1]
                 if end is False:
-                    return
-                xs = gaps[i][1]
-                for k in range(1, PROBES + 1):
-                    if end is None:
-                        step = (1 + abs(xs)) * 4**k
-                        xq = xs - step if i == 0 else xs + step
-                    else:
-                        xq = xs / 4**k
-                    yield (_mp_q(xq), xq, *at(xq))
+                    return None
+                gap = gaps[0] if side == "lower" else gaps[-1]
+                xs = gap[1]
+
+                def points():
+                    for k in range(1, PROBES + 1):
+                        if end is None:
+                            step = (1 + abs(xs)) * 4**k
+                            xq = xs - step if side == "lower" else xs + step
+                        else:
+                            xq = xs / 4**k
+                        yield (_mp_q(xq), xq, *at(xq))
+
+                if end is None:
+                    return gap, (-mpmath.inf if side == "lower" else mpmath.inf), points()
+                return gap, _mp_q(end), points()
 
             found = _best(kind, over, param, cand, gaps, probe)
     x_star, (lower, upper), crit, omega, attained, stable_set, note = found
@@ -1130,7 +1137,7 @@ def _best(kind, over, param, cand, gaps, probe):
     ``p_c`` is monotone between candidates, so the candidates and one point of every gap
     decide it, except beyond a gap that runs to an open end of the range (``D -> 0``,
     ``x -> oo``), where ``p_c`` may improve without bound: there points nearer the end
-    (``probe(i)``) tell. If ``p_c`` improves towards the end and a point there beats every
+    (``probe(side)``: the end gap, the end, the points) tell. If ``p_c`` improves towards the end and a point there beats every
     candidate, the extreme is approached at that end, not attained, and its value (the limit)
     is not computed: None, with the bound in the note; if it improves but no point examined
     beats the candidates, the answer is undecided (None, said in the note) rather than a
@@ -1145,33 +1152,33 @@ def _best(kind, over, param, cand, gaps, probe):
         note = f"stable for every {param} in range at every {over} examined"
         return None, (None, None), mpmath.inf, (), False, (), note
     points = [(c[2], 0, c) for c in cand] + [(g[2], 1, g) for g in gaps]
-    rising = []  # (gap index, the best point examined towards its end)
-    for i in sorted({0, len(gaps) - 1}):
-        last = gaps[i]
-        for pt in probe(i):
+    rising = []  # (side, the end, the best point examined towards it)
+    for side in ("lower", "upper"):  # (one gap: both its ends)
+        found = probe(side)
+        if found is None:
+            continue
+        gap, end, nearer = found
+        last = gap
+        for pt in nearer:
             if not better(pt[2], last[2]):
                 break
             last = pt
-        if last is not gaps[i]:
-            rising.append((i, last))
+        if last is not gap:
+            rising.append((side, end, last))
             points.append((last[2], 1, last))
     bv, isgap, entry = min(points, key=lambda t: sign * t[0])
     best_candidate = min((c[2] for c in cand), key=lambda v: sign * v, default=None)
-    for i, last in rising:
+    for side, end, last in rising:
         if last is entry and (best_candidate is None or better(bv, best_candidate)):
-            side = "lower" if i == 0 else "upper"
             bound = "at most" if kind == "min" else "at least"
             note = (
                 f"the {kind} is approached at the {side} end of the range of {over} and not "
                 f"attained; its value, the limit of {param}_c there, was not computed: it is "
                 f"{bound} {mpmath.nstr(bv, 8)}, {param}_c at {over} = {mpmath.nstr(last[0], 8)}"
             )
-            x_star = -mpmath.inf if i == 0 else mpmath.inf
-            if i == 0 and gaps[0][0] > 0 and last[0] > 0:  # the excluded 0 of a positive x
-                x_star = mpmath.mpf(0)
-            return x_star, (None, None), None, (), False, (), note
+            return end, (None, None), None, (), False, (), note
     if rising and not (bv == mpmath.inf and kind == "max"):
-        ends = " and ".join("lower" if i == 0 else "upper" for i, _ in rising)
+        ends = " and ".join(side for side, _, _ in rising)
         note = (
             f"undecided: {param}_c still improves towards the {ends} end of the range of "
             f"{over} after {PROBES} points nearer it, without beating the best candidate "
