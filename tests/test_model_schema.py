@@ -317,7 +317,7 @@ def test_schema_states_the_loaders_constants():
 
     assert set(SCHEMA["properties"]) == toml_loader._TOP
     transition = SCHEMA["$defs"]["transition"]
-    assert set(transition["properties"]) == {"name", "change", "rate", "assume_nonnegative"}
+    assert set(transition["properties"]) == set(toml_loader._TRANSITION_KEYS)
     assert tuple(SCHEMA["$defs"]["domain"]["enum"]) == DOMAINS
     assert len(SCHEMA["$defs"]["domain"]["x-taplo"]["docs"]["enumValues"]) == len(DOMAINS)
     reserved = SCHEMA["$defs"]["identifier"]["allOf"][1]["not"]["enum"]

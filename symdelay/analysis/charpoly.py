@@ -85,15 +85,16 @@ class ModeFactor:
 _COPIES = re.compile(r"^(?P<name>.*) \((?P<n>\d+) copies\)$")
 
 
-def mode_factors(model) -> tuple:
+def mode_factors(model, *, functions: bool = False) -> tuple:
     """The characteristic polynomial of a transition table, one :class:`ModeFactor` per mode
     (cached on the model): the product of the mode's irreducible factors
     (:attr:`~symdelay.model.Model.factors`, labelled ``"name (n copies)"`` when ``n`` modes
-    share one polynomial), ``multiplicity`` the number of copies."""
+    share one polynomial), ``multiplicity`` the number of copies. ``functions``: a delay
+    model's modes may be characteristic functions (``exp(-r tau)`` terms), not polynomials."""
 
     def compute():
         groups: dict = {}
-        for f in model.factors:
+        for f in model.characteristic_factors if functions else model.factors:
             groups.setdefault(f.mode, []).append(f)
         out = []
         for label, fs in groups.items():
@@ -108,7 +109,7 @@ def mode_factors(model) -> tuple:
             out.append(ModeFactor(expr, name, copies, parts=tuple(parts)))
         return tuple(out)
 
-    return model.cached("mode factors", compute)
+    return model.cached(("mode factors", functions), compute)
 
 
 def _option_text(name, value):
@@ -285,7 +286,7 @@ def charpoly(model, full: bool = False, method: str = "auto") -> CharPoly:
     require_table(model, "charpoly")
     from symdelay.core.latex import tex
 
-    factors = mode_factors(model)
+    factors = mode_factors(model, functions=True)
     poly = select(factors, full)
     return CharPoly(
         poly,

@@ -910,9 +910,9 @@ def _baseline(base, gv):
 def _same_rates(a, b, extra):
     """The transition tables of ``a`` and of ``b`` at ``extra`` are one (as sets): compared as
     written first, expanded only where that differs."""
-    ta = {(tuple(t.change), t.rate.xreplace(a.values)) for t in a.transitions}
+    ta = {(tuple(t.change), t.rate.xreplace(a.values), t.lag) for t in a.transitions}
     values = {**b.values, **extra}
-    tb = {(tuple(t.change), t.rate.xreplace(values)) for t in b.transitions}
+    tb = {(tuple(t.change), t.rate.xreplace(values), t.lag) for t in b.transitions}
     return ta == tb or _rates(a) == _rates(b, extra)
 
 
@@ -921,7 +921,7 @@ def _rates(model, extra=None):
     import sympy as sp
 
     values = {**model.values, **(extra or {})}
-    return {(tuple(t.change), sp.expand(t.rate.xreplace(values))) for t in model.transitions}
+    return {(tuple(t.change), sp.expand(t.rate.xreplace(values)), t.lag) for t in model.transitions}
 
 
 def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint:

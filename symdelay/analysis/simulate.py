@@ -1938,6 +1938,8 @@ def _load_shared(source: str):
 def generated_kernel(model) -> GeneratedKernel:
     """The exact simulator generated from ``model``'s transition table (built once per model,
     compiled at first run)."""
+    if getattr(model, "lags", None):
+        model.require_no_lags("an exact simulation", not_yet=True)
     return model.cached(
         "kernel",
         lambda: GeneratedKernel(

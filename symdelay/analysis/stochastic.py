@@ -300,6 +300,8 @@ def simulate(
     if result is not None:
         return result
     need_table(model, "simulation")
+    if getattr(model, "lags", None):
+        model.require_no_lags("an exact simulation", not_yet=True)
     return _generic_simulate(model, **kw)
 
 

@@ -152,8 +152,10 @@ class _Builder:
     symdelay's own output (more functions, booleans, tuples; floats stay floats).
     """
 
-    def __init__(self, names, any_identifier=False, output=False, source=""):
+    def __init__(self, names, any_identifier=False, output=False, source="", extra=None):
         self.names = dict(names)
+        #: functions of the caller's vocabulary (a model's ``delayed``, ``dot``): any arity
+        self.extra = dict(extra or {})
         self.any_identifier = any_identifier or output
         self.output = output
         self.source = source
@@ -266,6 +268,8 @@ class _Builder:
             if not isinstance(node.func, ast.Name):
                 self.fail("attribute access or computed calls")
             fname = node.func.id
+            if fname in self.extra and not node.keywords:
+                return self.extra[fname](*[self.build(a) for a in node.args])
             if fname not in self.functions:
                 self.fail(f"'{fname}'")
             if node.keywords or (not self.output and len(node.args) != 1):
@@ -391,6 +395,7 @@ def _parse(
     output=False,
     max_length=_MAX_LENGTH,
     canonical=True,
+    functions=None,
 ):
     if not isinstance(text, str):
         raise SymdelayInputError(f"expected an expression as text, got {type(text).__name__}")
@@ -417,7 +422,7 @@ def _parse(
             "simplify the expression"
         )
     names = _allowed_names(variables) if canonical else _only(variables)
-    builder = _Builder(names, any_identifier, output, source)
+    builder = _Builder(names, any_identifier, output, source, functions)
     try:
         return builder.build(tree)
     except SymdelayInputError:
@@ -433,7 +438,12 @@ def _parse(
 
 
 def parse_expression(
-    text: str, variables=(), any_identifier: bool = False, *, canonical: bool = True
+    text: str,
+    variables=(),
+    any_identifier: bool = False,
+    *,
+    canonical: bool = True,
+    functions=None,
 ) -> sp.Expr:
     """Parse arithmetic text into a SymPy expression (relations allowed too).
 
@@ -442,7 +452,8 @@ def parse_expression(
     plain identifier as a symbol (not dunder names, not function names; ``pi``, ``E``, ``I``
     are constants); tools with a fixed vocabulary leave it off. ``canonical=False`` accepts
     only ``variables`` (a model file's rates: its states and parameters), and the error
-    messages list only those.
+    messages list only those. ``functions`` (``{name: callable}``) adds functions of the
+    caller's vocabulary (a model's ``delayed`` and ``dot``), called with the built arguments.
 
     Text longer than 20,000 characters, or with operations nested more than 60 levels deep,
     is refused before anything is built.
@@ -454,7 +465,9 @@ def parse_expression(
     ...
     symdelay.core.errors.SymdelayInputError: 'exp' is a function: call it as exp(...) or choose another symbol name
     """
-    return _parse(text, variables, any_identifier=any_identifier, canonical=canonical)
+    return _parse(
+        text, variables, any_identifier=any_identifier, canonical=canonical, functions=functions
+    )
 
 
 def parse_relational(text: str, variables=(), any_identifier: bool = False) -> sp.Basic:

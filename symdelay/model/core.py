@@ -44,6 +44,7 @@ from symdelay.model.records import Equilibrium, Factor, _cycles, _is_zero
 __all__ = [
     "Model",
     "NoTable",
+    "DelayModelError",
     "Specialisable",
     "TableOnDemand",
     "Transition",
@@ -68,6 +69,8 @@ class Transition(Result):
     name: str
     change: tuple
     rate: sp.Expr
+    #: the name of the lag after which the jump takes effect (an action delay), or None
+    lag: str | None = None
 
 
 def _check_identifier(kind: str, name, where: str) -> str:
@@ -276,6 +279,7 @@ class Model(Specialisable, LatexDisplay):
         source: str = "model",
         mode_names: dict | None = None,
         assume_nonnegative=(),
+        lags: dict | None = None,
     ):
         where = source
         if not isinstance(name, str) or not name.strip():
@@ -321,6 +325,8 @@ class Model(Specialisable, LatexDisplay):
         # read-only, like every mapping the model hands out: its caches depend on them
         self.values = ReadOnlyDict(self.values)
         self.latex_names = ReadOnlyDict(latex_names or {})
+        # ---- lags (before the transitions, whose rates read them)
+        self.lags = ReadOnlyDict(self._lags(lags))
         # ---- transitions
         self.transitions: tuple = tuple(self._transition(t, k) for k, t in enumerate(transitions))
         if not self.transitions:
@@ -341,18 +347,44 @@ class Model(Specialisable, LatexDisplay):
             self._check_symmetry()
 
     # ------------------------------------------------------------ input
+    def _lags(self, lags) -> dict:
+        from symdelay.model.lags import make_lags
+
+        if not lags:
+            return {}
+        where = self.source
+        out = make_lags(dict(lags), {p.name: p for p in self.parameters}, where)
+        for name, lag in out.items():
+            _check_identifier("lag", name, where)
+            if _symbol(name) in self.domains or name in {s.name for s in self.states}:
+                raise SymdelayInputError(
+                    f"{where}: lag '{name}' has the name of a state or a parameter: rename it"
+                )
+            lag.check(self.domains, self.values, where)
+        return out
+
     def _transition(self, t, k: int) -> Transition:
         where = self.source
+        lag = None
         if isinstance(t, Transition):
-            tname, change, rate = t.name, t.change, t.rate
+            tname, change, rate, lag = t.name, t.change, t.rate, t.lag
         else:
             try:
-                tname, change, rate = t
+                tname, change, rate, *rest = t
+                if len(rest) > 1:
+                    raise ValueError
+                lag = rest[0] if rest else None
             except (TypeError, ValueError):
                 raise SymdelayInputError(
-                    f"{where}: transition {k + 1} must be (name, change, rate)"
+                    f"{where}: transition {k + 1} must be (name, change, rate) or "
+                    "(name, change, rate, lag)"
                 ) from None
         label = f"{where}: transition '{tname}'"
+        if lag is not None and lag not in self.lags:
+            known = ", ".join(self.lags) or "none declared"
+            raise SymdelayInputError(
+                f"{label}: lag '{lag}' is not a declared lag ({known}): declare it in [lags]"
+            )
         index = self.__dict__.get("_state_index")
         if index is None or len(index) != len(self.states):  # built once per model
             index = self.__dict__["_state_index"] = {s.name: i for i, s in enumerate(self.states)}
@@ -381,9 +413,19 @@ class Model(Specialisable, LatexDisplay):
             from symdelay.core.parsing import parse_expression
 
             allowed = [s.name for s in self.states] + [p.name for p in self.parameters]
+            functions = None
+            if self.lags:
+                from symdelay.model.lags import check_lag_names, delayed_function
+
+                check_lag_names(rate, self.lags, label)
+                allowed += list(self.lags)
+                delayed, dot = delayed_function()
+                functions = {"delayed": delayed, "dot": dot}
             _check_names(rate, allowed, label)
             try:
-                rate = parse_expression(rate, variables=allowed, canonical=False)
+                rate = parse_expression(
+                    rate, variables=allowed, canonical=False, functions=functions
+                )
             except SymdelayInputError as exc:
                 raise SymdelayInputError(f"{label}: {exc}") from None
             rate = rate.xreplace({_symbol(n): _symbol(n) for n in allowed})
@@ -402,13 +444,18 @@ class Model(Specialisable, LatexDisplay):
             raise SymdelayInputError(f"{label}: rate must be an expression, not a relation")
         _check_number_size(rate, label)
         known = set(self.states) | set(self.parameters)
+        if self.lags:
+            from symdelay.model.lags import check_rate
+
+            check_rate(rate, self.states, self.lags, label)
+            known |= {_symbol(n) for n in self.lags}
         unknown = sorted(str(s) for s in rate.free_symbols - known)
         if unknown:
             raise SymdelayInputError(
                 f"{label}: unknown name '{unknown[0]}' in the rate: declare it in [parameters] "
                 "or [state]"
             )
-        return Transition(str(tname), change, rate)
+        return Transition(str(tname), change, rate, lag)
 
     def _permutation(self, symmetry) -> tuple:
         where = f"{self.source}: [symmetry]"
@@ -468,6 +515,10 @@ class Model(Specialisable, LatexDisplay):
         deadline = time.monotonic() + DEFAULT_SECONDS
         for t in self.transitions:
             rate = t.rate.xreplace(self.values)
+            rate_domains = domains
+            if self.lags:  # a past value ranges over its expression's domain
+                rate, past = _past_as_symbols(rate, self.states)
+                rate_domains = {**domains, **past}
             if rate.has(sp.I, sp.zoo, sp.nan, sp.oo):
                 raise SymdelayInputError(
                     f"{self.source}: transition '{t.name}': rate {t.rate} is not a finite real "
@@ -476,10 +527,10 @@ class Model(Specialisable, LatexDisplay):
             left = int(1000 * (deadline - time.monotonic()))
             asserted = t.name in self.assumed_nonnegative
             if asserted and not _small(rate):  # taken as asserted, unless seen negative
-                d = negative_somewhere(rate, domains)
+                d = negative_somewhere(rate, rate_domains)
             else:  # decided; an asserted rate briefly, and taken as asserted if undecided
                 most = _ASSERTED_TIMEOUT_MS if asserted else _RATE_TIMEOUT_MS
-                d = _rate_decision(rate, domains, max(1, min(most, left)))
+                d = _rate_decision(rate, rate_domains, max(1, min(most, left)))
                 if asserted and d.holds is None:
                     continue
             if d.holds:
@@ -506,20 +557,21 @@ class Model(Specialisable, LatexDisplay):
         sub = {self.states[i]: self.states[perm[i]] for i in range(len(perm))}
         by_change: dict = {}
         first_name: dict = {}  # the first transition of each jump vector (for messages)
-        for t in self.transitions:
-            by_change[t.change] = by_change.get(t.change, 0) + t.rate
-            first_name.setdefault(t.change, t.name)
+        for t in self.transitions:  # jumps after different lags are different jumps
+            key = (t.change, t.lag)
+            by_change[key] = by_change.get(key, 0) + t.rate
+            first_name.setdefault(key, t.name)
         domains = self.variable_domains
-        for change, rate in by_change.items():
+        for (change, lag), rate in by_change.items():
             moved = [0] * len(change)
             for i, c in enumerate(change):
                 moved[perm[i]] = c
-            target = by_change.get(tuple(moved))
+            target = by_change.get((tuple(moved), lag))
             image = rate.xreplace(sub)
             zero = None
             if target is not None:
                 zero = _is_zero(target - image, self.values, domains)
-            name = first_name[change]
+            name = first_name[(change, lag)]
             if target is None or zero is False:
                 raise SymdelayInputError(
                     f"{self.source}: the declared symmetry is not one of the transitions: "
@@ -533,22 +585,57 @@ class Model(Specialisable, LatexDisplay):
                 )
 
     # ------------------------------------------------------------ derived, cached
+    def require_no_lags(self, what: str, *, not_yet: bool = False) -> None:
+        """Refuse ``what`` of a model with lags, in one line saying what answers for it:
+        ``not_yet`` for what delay models will have (time paths), else what they have not
+        (an ODE's drift, a polynomial)."""
+        if self.lags:
+            why = (
+                "is not built for delay models yet"
+                if not_yet
+                else "is not defined for a delay model"
+            )
+            raise DelayModelError(
+                f"{self.name} has lags ({', '.join(self.lags)}): {what} {why}; its linearisation "
+                "is the characteristic matrix (charpoly, stability, critical, window and roots "
+                "answer for it)"
+            )
+
     @cached_property
-    def drift(self) -> tuple:
-        """``F(s) = sum_nu nu beta_nu(s)`` (with the parameter values substituted)."""
+    def steady_drift(self) -> tuple:
+        """``F(s) = sum_nu nu beta_nu(s)`` with every lag collapsed (``delayed(E, k)`` is
+        ``E``, ``dot`` is 0): its zeros are the equilibria (the drift itself for a model
+        without lags)."""
+        from symdelay.model.lags import steady
+
         F = [sp.Integer(0)] * len(self.states)
         for t in self.transitions:
             rate = t.rate.xreplace(self.values)
+            if self.lags:
+                rate = steady(rate)
             for i, c in enumerate(t.change):
                 if c:
                     F[i] += c * rate
         return tuple(sp.expand(f) if not f.has(sp.exp) else f for f in F)
 
     @cached_property
+    def steady_jacobian(self) -> sp.Matrix:
+        """``dF/ds`` of :attr:`steady_drift`, as a function of the state."""
+        self.check_cost("jacobian")
+        return sp.ImmutableMatrix(sp.Matrix(self.steady_drift).jacobian(self.states))
+
+    @property
+    def drift(self) -> tuple:
+        """``F(s) = sum_nu nu beta_nu(s)`` (with the parameter values substituted); refused
+        for a model with lags (its right-hand side reads the past)."""
+        self.require_no_lags("the drift F(s) of an ODE (fluid paths, limit cycles, normal forms)")
+        return self.steady_drift
+
+    @property
     def drift_jacobian(self) -> sp.Matrix:
         """``dF/ds`` as a function of the state."""
-        self.check_cost("jacobian")
-        return sp.ImmutableMatrix(sp.Matrix(self.drift).jacobian(self.states))
+        self.require_no_lags("the Jacobian of an ODE")
+        return self.steady_jacobian
 
     @cached_property
     def equilibrium(self) -> Equilibrium:
@@ -562,13 +649,51 @@ class Model(Specialisable, LatexDisplay):
         """The Jacobian of the drift at the equilibrium."""
         from symdelay.model.equilibrium import at_point
 
+        self.require_no_lags("the Jacobian (a polynomial linearisation)")
         return sp.ImmutableMatrix(at_point(self.drift_jacobian, self.equilibrium))
+
+    @cached_property
+    def linearisation(self):
+        """The linearisation at the equilibrium: ``A0`` and one term per kernel
+        (:class:`symdelay.model.lags.Linearisation`; ``A0 = J`` and no term without lags)."""
+        from symdelay.model.lags import Linearisation, linearise
+
+        if not self.lags:
+            return Linearisation(self.jacobian, ())
+        self.check_cost("jacobian")
+        return linearise(self)
+
+    @property
+    def characteristic_matrix(self) -> sp.Matrix:
+        """``Delta(r) = r I - A0 - sum_k (r if derivative else 1) M_k K_k(r)``."""
+        return self.linearisation.matrix()
+
+    @cached_property
+    def delay_modes(self) -> tuple:
+        """The modes of the characteristic matrix by the symmetry (one ``full`` mode without
+        one): :class:`symdelay.model.modes.DelayMode` s."""
+        from symdelay.model.modes import decompose_linearisation
+
+        self.check_cost("factors")
+        return decompose_linearisation(self)
+
+    @cached_property
+    def characteristic_factors(self) -> tuple:
+        """``det Delta(r)`` by mode, as :class:`Factor` s: the polynomial factors for a model
+        without lags, each mode's characteristic function (``exp(-r tau)`` terms, kernels'
+        transforms) for a delay model."""
+        if not self.lags:
+            return self.factors
+        from symdelay.model.modes import delay_factors
+
+        return delay_factors(self.delay_modes)
 
     @cached_property
     def diffusion(self) -> sp.Matrix:
         """``B = sum_nu nu nu^T beta_nu`` at the equilibrium (linear-noise approximation)."""
         from symdelay.model.equilibrium import at_point
 
+        self.require_no_lags("the linear-noise diffusion (variance, spectrum)", not_yet=True)
         n = len(self.states)
         B = sp.zeros(n, n)
         for t in self.transitions:
@@ -581,6 +706,7 @@ class Model(Specialisable, LatexDisplay):
         """The modes: one per character of the symmetry (or one ``full`` mode)."""
         from symdelay.model.modes import decompose
 
+        self.require_no_lags("the modes of a polynomial linearisation")
         self.check_cost("factors")
         return decompose(self)
 
@@ -602,6 +728,13 @@ class Model(Specialisable, LatexDisplay):
         """The characteristic polynomial ``det(rI - J)`` as :class:`Factor` s, by mode."""
         from symdelay.model.modes import factor_modes
 
+        if self.lags:  # rational kernels: the polynomial of the chain they stand for
+            factors = self.characteristic_factors
+            if any(_not_polynomial(f.factor) for f in factors):
+                self.require_no_lags(
+                    "the characteristic polynomial (a lag's transform is not rational)"
+                )
+            return factors
         return factor_modes(self.modes)
 
     @cached_property
@@ -671,6 +804,7 @@ class Model(Specialisable, LatexDisplay):
             source=self.source,
             mode_names=self.mode_names,
             assume_nonnegative=self.assumed_nonnegative,
+            lags=self.lags,
         )
 
     def at_values(self, values: dict) -> Model:
@@ -683,7 +817,7 @@ class Model(Specialisable, LatexDisplay):
         """
         import copy
 
-        if type(self) is not Model:
+        if type(self) is not Model or self.lags:
             raise SymdelayInputError(f"{self.name}: at_values is for a plain transition table")
         exact = {}
         for k, v in values.items():
@@ -702,7 +836,14 @@ class Model(Specialisable, LatexDisplay):
 
         new = copy.copy(self)
         n = new.__dict__
-        for name in ("_analyses", "drift", "drift_jacobian", "jacobian", "diffusion", "modes"):
+        for name in (
+            "_analyses",
+            "steady_drift",
+            "steady_jacobian",
+            "jacobian",
+            "diffusion",
+            "modes",
+        ):
             n.pop(name, None)  # derived again from the values if asked for
         n["values"] = ReadOnlyDict({**self.values, **exact})
         eq = self.equilibrium
@@ -726,18 +867,53 @@ class Model(Specialisable, LatexDisplay):
         """The analysis record of ``symdelay analyze --json``."""
         from symdelay.core.latex import tex
 
-        return {
+        out = {
             "name": self.name,
             "state": [s.name for s in self.states],
             "parameters": {str(p): d for p, d in self.domains.items()},
             "values": {str(p): str(v) for p, v in self.values.items()},
             "equilibrium": {s.name: str(v) for s, v in self.equilibrium.point.items()},
             "equilibrium_exact": self.equilibrium.exact,
-            "jacobian": [[str(x) for x in self.jacobian.row(i)] for i in range(self.jacobian.rows)],
-            "charpoly": str(self.charpoly),
-            "charpoly_latex": tex(self.charpoly, self.latex_names),
-            "factors": [f.to_json() for f in self.factors],
         }
+        if not self.lags:
+            J = self.jacobian
+            return {
+                **out,
+                "jacobian": [[str(x) for x in J.row(i)] for i in range(J.rows)],
+                "charpoly": str(self.charpoly),
+                "charpoly_latex": tex(self.charpoly, self.latex_names),
+                "factors": [f.to_json() for f in self.factors],
+            }
+        # a delay model: no Jacobian; the characteristic matrix's terms and its factors (the
+        # polynomial of the chain a rational kernel stands for, else the mode's function)
+        factors = self.characteristic_factors
+        function = sp.Mul(*[f.factor**f.multiplicity for f in factors])
+        return {
+            **out,
+            "lags": {name: lag.to_json() for name, lag in self.lags.items()},
+            "in_transit": self.in_transit(),
+            "jacobian": None,
+            "linearisation": self.linearisation.to_json(),
+            "charpoly": str(function),
+            "charpoly_latex": tex(function, self.latex_names),
+            "factors": [f.to_json() for f in factors],
+        }
+
+    def in_transit(self) -> dict:
+        """``{transition: rate x mean lag}`` at the equilibrium: the mass of each
+        action-delayed transition decided and not yet in effect (Little's law)."""
+        from symdelay.model.equilibrium import at_point
+
+        out = {}
+        for t in self.transitions:
+            if t.lag:
+                from symdelay.model.lags import steady
+
+                rate = steady(t.rate.xreplace(dict(self.values)))
+                mean = self.lags[t.lag].xreplace(dict(self.values)).mean()
+                value = at_point(sp.Matrix([rate * mean]), self.equilibrium)[0]
+                out[t.name] = str(value)
+        return out
 
     def latex(self) -> str:
         """The fluid ODEs ``ds/dt = F(s)`` (aligned)."""
@@ -801,6 +977,33 @@ def _rate_decision(rate, domains: dict, timeout_ms: int = _RATE_TIMEOUT_MS):
 
 def _order(perm) -> int:
     return math.lcm(*[len(c) for c in _cycles(perm)])
+
+
+def _not_polynomial(f) -> bool:
+    from symdelay.core.symbols import r
+
+    try:
+        p = sp.Poly(f, r)
+    except sp.PolynomialError:
+        return True
+    return any(c.has(r) for c in p.coeffs())
+
+
+class DelayModelError(SymdelayInputError):
+    """What a model with lags does not have (an ODE drift, a characteristic polynomial)."""
+
+
+def _past_as_symbols(rate, states) -> tuple:
+    """``rate`` with each ``delayed(E, k)`` a symbol of ``E``'s domain (nonnegative when
+    ``E`` is a state), and those domains: a rate must be >= 0 whatever the past was."""
+    from symdelay.model.lags import occurrences
+
+    out, domains = {}, {}
+    for j, o in enumerate(occurrences(rate)):
+        sym = sp.Symbol(f"past_{j}")
+        out[o] = sym
+        domains[sym] = "nonnegative" if o.args[0] in states else "real"
+    return rate.xreplace(out), domains
 
 
 class NoTable(SymdelayInputError, AttributeError):

@@ -80,7 +80,7 @@ def _zeroes_drift(model, point: dict) -> bool | None:
     False as soon as one component is proven nonzero; None if one is undecided."""
     domains = {p: d for p, d in model.domains.items() if p not in model.values}
     verdict = True
-    for f in model.drift:
+    for f in model.steady_drift:
         zero = _is_zero(f.xreplace(point), None, domains)
         if zero is False:
             return False
@@ -103,7 +103,7 @@ def _exact(model) -> Equilibrium | None:
     assume = _with_domains(model)
     back = {v: k for k, v in assume.items()}
     eqs = []
-    for f in model.drift:
+    for f in model.steady_drift:
         g = sp.simplify(f.xreplace(sub)) if f.has(sp.exp) else sp.expand(f.xreplace(sub))
         g = g.xreplace(assume)
         if g != 0 and g not in eqs:
@@ -202,7 +202,7 @@ def _linear_solution(eqs, unknowns):
 
 def _drift_parameters(model) -> list:
     """The free parameters the drift depends on."""
-    return [p for p in model.free_parameters if any(f.has(p) for f in model.drift)]
+    return [p for p in model.free_parameters if any(f.has(p) for f in model.steady_drift)]
 
 
 def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
@@ -218,8 +218,8 @@ def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
         )
     states = model.states
     n = len(states)
-    F = sp.lambdify([states], list(model.drift), "numpy")
-    Jf = sp.lambdify([states], model.drift_jacobian, "numpy")
+    F = sp.lambdify([states], list(model.steady_drift), "numpy")
+    Jf = sp.lambdify([states], model.steady_jacobian, "numpy")
     with np.errstate(all="ignore"):
         sol = solve_ivp(
             lambda t, y: np.asarray(F(y), dtype=float),
@@ -231,8 +231,8 @@ def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
             atol=1e-12,
         )
     start = sol.y[:, -1] if sol.success and np.all(np.isfinite(sol.y[:, -1])) else np.ones(n)
-    Fm = sp.lambdify([states], list(model.drift), "mpmath")
-    Jm = sp.lambdify([states], model.drift_jacobian, "mpmath")
+    Fm = sp.lambdify([states], list(model.steady_drift), "mpmath")
+    Jm = sp.lambdify([states], model.steady_jacobian, "mpmath")
     with workdps(dps):
         try:
             x = mpmath.findroot(
@@ -260,8 +260,8 @@ def _krawczyk(model, x, dps: int):
 
     n = len(x)
     with workprec(dps):
-        Fa = arb_evaluator(list(model.drift), model.states)
-        Ja = arb_evaluator(list(model.drift_jacobian), model.states)
+        Fa = arb_evaluator(list(model.steady_drift), model.states)
+        Ja = arb_evaluator(list(model.steady_jacobian), model.states)
         mid = [flint.arb(mpmath.nstr(v, work_dps(dps))) for v in x]
         J0 = mpmath.matrix([[float(Ja(mid)[i * n + j].mid()) for j in range(n)] for i in range(n)])
         try:
@@ -302,16 +302,19 @@ def _balanced(model) -> Equilibrium | None:
     (which must vanish identically), is returned; None otherwise."""
     states = list(model.states)
     atoms = sorted(
-        {e for f in model.drift for e in f.atoms(sp.exp) if e.free_symbols & set(states)},
+        {e for f in model.steady_drift for e in f.atoms(sp.exp) if e.free_symbols & set(states)},
         key=str,
     )
-    if not atoms or any(f.has(sp.tanh, sp.log) for f in model.drift):
+    if not atoms or any(f.has(sp.tanh, sp.log) for f in model.steady_drift):
         return None
     args = [e.args[0] for e in atoms]
     E = sp.Dummy("E", positive=True)
     assume = _with_domains(model)
     back = {v: k for k, v in assume.items()}
-    eqs = [sp.simplify(f.xreplace(dict.fromkeys(atoms, E))).xreplace(assume) for f in model.drift]
+    eqs = [
+        sp.simplify(f.xreplace(dict.fromkeys(atoms, E))).xreplace(assume)
+        for f in model.steady_drift
+    ]
     eqs += [sp.expand(a - args[0]).xreplace(assume) for a in args[1:]]
     eqs = [g for g in eqs if g != 0]
     if any(g.has(E) or g.has(sp.exp) for g in eqs):

@@ -19,7 +19,14 @@ from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import r
 from symdelay.model.records import Factor, _cycles, _is_zero
 
-__all__ = ["Mode", "decompose", "factor_modes"]
+__all__ = [
+    "Mode",
+    "DelayMode",
+    "decompose",
+    "factor_modes",
+    "decompose_linearisation",
+    "delay_factors",
+]
 
 
 @dataclass(frozen=True)
@@ -84,16 +91,11 @@ def _charpoly(B: sp.Matrix, exact: bool) -> sp.Expr:
     return sp.Add(*[sp.Float(c, EQUILIBRIUM_DPS) * r ** (n - k) for k, c in enumerate(coeffs)])
 
 
-def decompose(model) -> tuple:
-    """The modes of ``model`` (one ``full`` mode without a symmetry)."""
-    J = model.jacobian
-    exact = model.equilibrium.exact
-    n = J.rows
-    if model.permutation is None:
-        return (Mode("full", 0, sp.eye(n), J, _charpoly(J, exact)),)
+def _bases(model, n: int):
+    """``(j, k, V, W)`` per character ``j`` of the symmetry: the basis ``V`` of its
+    eigenspace and ``W = diag(|v|^2)^-1 V^H``, so a block is ``W M V``."""
     cycles = _cycles(model.permutation)
     k = max(len(c) for c in cycles)
-    modes = []
     for j in range(k):
         w = _root_of_unity(j, k)
         cols = []
@@ -110,7 +112,19 @@ def decompose(model) -> tuple:
             cols.append(v)
         V = sp.Matrix.hstack(*cols)
         weights = sp.diag(*[sum(abs(x) ** 2 for x in V.col(c)) for c in range(V.cols)])
-        B = (weights.inv() * V.H * J * V).applyfunc(lambda e: _clean(e, exact))
+        yield j, k, V, weights.inv() * V.H
+
+
+def decompose(model) -> tuple:
+    """The modes of ``model`` (one ``full`` mode without a symmetry)."""
+    J = model.jacobian
+    exact = model.equilibrium.exact
+    n = J.rows
+    if model.permutation is None:
+        return (Mode("full", 0, sp.eye(n), J, _charpoly(J, exact)),)
+    modes = []
+    for j, k, V, W in _bases(model, n):
+        B = (W * J * V).applyfunc(lambda e: _clean(e, exact))
         residual = (J * V - V * B).applyfunc(lambda e: _clean(e, exact))
         if exact:
             zero = [_is_zero(e, None, model.variable_domains) for e in residual]
@@ -185,3 +199,102 @@ def _monic(f):
     if lc != 1:
         f = sp.expand(f / lc)
     return f
+
+
+@dataclass(frozen=True)
+class DelayMode:
+    """One invariant subspace of a delay model: its basis, the blocks of ``A0`` and of every
+    kernel's matrix (a :class:`~symdelay.model.lags.Linearisation`) and ``det`` of the block
+    of ``Delta(r)``."""
+
+    name: str
+    index: int
+    basis: sp.Matrix
+    linearisation: object
+    function: sp.Expr
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "index": self.index,
+            "dimension": self.linearisation.A0.rows,
+            "function": str(self.function),
+        }
+
+
+def _mode_function(lin, exact: bool) -> sp.Expr:
+    """``det Delta(r)`` of a block, expanded with each kernel held as a symbol and then
+    substituted: ``r + mu + lam theta K(r)`` keeps ``K(r)`` whole (a moving average's
+    ``(1 - exp(-r Delta)) / (r Delta)`` is not spread over three terms)."""
+    kernels = {}
+    for t in lin.terms:
+        kernels.setdefault(t.kernel, sp.Dummy("K"))
+    held = type(lin)(
+        lin.A0,
+        tuple(type(t)(t.matrix, kernels[t.kernel], t.lags, t.derivative) for t in lin.terms),
+    )
+    d = held.matrix().det(method="berkowitz")
+    if exact:
+        d = sp.collect(sp.expand(d), list(kernels.values()))
+    return d.xreplace({k: e for e, k in kernels.items()})
+
+
+def decompose_linearisation(model) -> tuple:
+    """The modes of a delay model's characteristic matrix: every matrix of the
+    linearisation commutes with the permutation, so one basis splits them all."""
+    lin = model.linearisation
+    exact = model.equilibrium.exact
+    n = lin.A0.rows
+    if model.permutation is None:
+        return (DelayMode("full", 0, sp.eye(n), lin, _mode_function(lin, exact)),)
+    modes = []
+    for j, k, V, W in _bases(model, n):
+        block = lin.block(W, V).applyfunc(lambda e: _clean(e, exact))
+        for M, B in [(lin.A0, block.A0)] + [
+            (t.matrix, b.matrix) for t, b in zip(lin.terms, block.terms)
+        ]:
+            residual = (M * V - V * B).applyfunc(lambda e: _clean(e, exact))
+            bad = (
+                any(_is_zero(e, None, model.variable_domains) is False for e in residual)
+                if exact
+                else any(abs(complex(e)) > 1e-20 for e in residual)
+            )
+            if bad:
+                raise VerificationError(f"mode {j} is not invariant under the linearisation")
+        modes.append(DelayMode(_name(model, j, k), j, V, block, _mode_function(block, exact)))
+    return tuple(modes)
+
+
+def delay_factors(modes) -> tuple:
+    """One :class:`Factor` per distinct mode function (conjugate Fourier pairs multiplied,
+    equal functions merged with a multiplicity); each is ``det`` of a block of
+    ``Delta(r)``, made monic in its highest power of ``r`` where that is a number."""
+    as_modes = [Mode(m.name, m.index, m.basis, sp.zeros(1, 1), m.function) for m in modes]
+    out = []
+    for name, f, copies in _real_pairs(as_modes):
+        label = name if copies == 1 else f"{name} ({copies} copies)"
+        num = rational_numerator(f)
+        if num is None:
+            out.append(Factor(f, copies, label))
+            continue
+        for g, mult in sp.factor_list(num)[1]:
+            if g.has(r):
+                out.append(Factor(_monic(g), mult * copies, label))
+    return tuple(out)
+
+
+def rational_numerator(f):
+    """The numerator of ``f`` as a polynomial in ``r`` when ``f`` is rational in ``r`` (every
+    kernel a rational transform: exponential, integer-shape gamma, phase-type), else None.
+    Its zeros are those of ``f`` (the denominator's zeros, the kernels' poles, lie in
+    ``Re r < 0`` and are cancelled where shared)."""
+    if f.has(sp.exp):
+        return None
+    num, _ = sp.fraction(sp.cancel(sp.together(f)))
+    try:
+        p = sp.Poly(num, r)
+    except sp.PolynomialError:
+        return None
+    if any(c.has(r) for c in p.coeffs()):
+        return None
+    return sp.expand(num)

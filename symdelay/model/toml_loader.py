@@ -15,6 +15,9 @@ Schema (keys beyond these are refused, so a typo does not pass silently)::
     change = { z11 = 1 }
     rate = "2*lam*exp(-theta*q1)/(exp(-theta*q1) + exp(-theta*q2))"
     assume_nonnegative = true      # optional: the rate is >= 0 where symdelay cannot decide it
+    lag = "tau"                    # optional: an action delay (the jump after this lag)
+    [lags]                         # optional: lags read by delayed(EXPR, LAG) and lag = ...
+    tau = { kind = "constant", value = "D" }
     [symmetry]                     # optional: a permutation of the state, as cycles
     swap = [["q1", "q2"], ["z11", "z21"]]
     [latex]                        # optional: LaTeX for names, e.g. z11 = "z_{1,1}"
@@ -35,7 +38,18 @@ from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["model_arguments", "read_model_file", "read_text_file", "schema_path"]
 
-_TOP = {"name", "description", "parameters", "values", "state", "transitions", "symmetry", "latex"}
+_TOP = {
+    "name",
+    "description",
+    "parameters",
+    "values",
+    "state",
+    "transitions",
+    "symmetry",
+    "latex",
+    "lags",
+}
+_TRANSITION_KEYS = ("name", "change", "rate", "assume_nonnegative", "lag")
 
 
 def schema_path() -> Path:
@@ -156,10 +170,10 @@ def model_arguments(data: dict, *, source: str = "model", values: dict | None = 
         where = f"{source}: transition {k}"
         if not isinstance(t, dict):
             raise SymdelayInputError(f"{where}: must be a [[transitions]] table")
-        extra = sorted(set(t) - {"name", "change", "rate", "assume_nonnegative"})
+        extra = sorted(set(t) - set(_TRANSITION_KEYS))
         if extra:
             raise SymdelayInputError(
-                f"{where}: unknown key '{extra[0]}': use name, change, rate, assume_nonnegative"
+                f"{where}: unknown key '{extra[0]}': use " + ", ".join(_TRANSITION_KEYS)
             )
         tname = t.get("name", f"transition {k}")
         if not isinstance(tname, str):
@@ -171,7 +185,10 @@ def model_arguments(data: dict, *, source: str = "model", values: dict | None = 
             raise SymdelayInputError(f"{where}: missing key 'rate'")
         if not isinstance(rate, (str, int, float, decimal.Decimal)) or isinstance(rate, bool):
             raise SymdelayInputError(f"{where}: 'rate' must be a formula in quotes")
-        transitions.append((tname, change, str(rate)))
+        lag = t.get("lag")
+        if lag is not None and not isinstance(lag, str):
+            raise SymdelayInputError(f"{where}: 'lag' must be the name of a lag in [lags]")
+        transitions.append((tname, change, str(rate), lag) if lag else (tname, change, str(rate)))
         asserted = t.get("assume_nonnegative", False)
         if not isinstance(asserted, bool):
             raise SymdelayInputError(f"{where}: assume_nonnegative must be true or false")
@@ -193,6 +210,9 @@ def model_arguments(data: dict, *, source: str = "model", values: dict | None = 
     latex = data.get("latex", {})
     if not isinstance(latex, dict) or not all(isinstance(v, str) for v in latex.values()):
         raise SymdelayInputError(f"{source}: [latex] must map names to LaTeX strings")
+    lags = data.get("lags")
+    if lags is not None and not isinstance(lags, dict):
+        raise SymdelayInputError(f"{source}: [lags] must map lag names to tables")
     description = data.get("description", "")
     if not isinstance(description, str):
         raise SymdelayInputError(f"{source}: 'description' must be a string")
@@ -211,4 +231,5 @@ def model_arguments(data: dict, *, source: str = "model", values: dict | None = 
         "latex_names": {SYMBOLS.get(k, sp.Symbol(k)): str(v) for k, v in latex.items()},
         "source": source,
         "assume_nonnegative": assumed,
+        "lags": lags,
     }
