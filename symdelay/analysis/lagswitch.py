@@ -549,53 +549,126 @@ def _eval(p: flint.fmpq_poly, x: flint.acb) -> flint.acb:
 
 
 def _crossing(fac: _Factor, h, e, ub: flint.arb, prec: int):
-    """The crossing at the positive root ``u = ub`` of ``h`` (a factor of ``H`` with
-    exponent ``e``): ``(w, theta, direction, z)`` as balls at ``prec`` bits, or None when
-    this precision does not decide (raise it)."""
-    if e > 1:
-        raise CertificationError(
-            f"two crossings of the factor {fac.text} at one frequency "
-            f"(w^2 = {ub.str(10, radius=False)}, a multiple root of the crossing resultant): "
-            "undecided"
-        )
+    """The crossings at the positive root ``u = ub`` of ``h`` (a factor of ``H`` with
+    exponent ``e``): a list of ``(w, theta, direction)`` balls at ``prec`` bits (empty:
+    ``R`` vanishes there without a root on the axis), or None when this precision does not
+    decide (raise it)."""
     with flint.ctx.workprec(prec):
         w = ub.sqrt()
         iw = flint.acb(0, w)
         c = [_eval(p, iw) for p in fac.P]
-        for end, name in ((c[-1], "leading"), (c[0], "constant")):
-            if end.contains(0):
-                p = fac.P[-1] if name == "leading" else fac.P[0]
-                if _divides_parts(h, p):
-                    raise CertificationError(
-                        f"the {name} coefficient in z of {fac.text} vanishes at a crossing "
-                        f"frequency (w^2 = {ub.str(10, radius=False)}): undecided"
-                    )
+        if e == 1 and not c[-1].contains(0) and not c[0].contains(0):
+            # a simple root of R with both end coefficients nonzero: exactly one common
+            # root, on the unit circle (module docstring, step 3)
+            try:
+                roots = flint.acb_poly(c).roots(tol=flint.arb(2) ** (-prec + 16), maxprec=4 * prec)
+            except ValueError:
                 return None
-        try:
-            roots = flint.acb_poly(c).roots(tol=flint.arb(2) ** (-prec + 16), maxprec=4 * prec)
-        except ValueError:
-            return None
-        meets = [z for z in roots if (abs(z) - 1).contains(0)]
-        if len(meets) != 1:
-            return None
-        z = meets[0]
-        # theta = -arg z in [0, 2 pi): pi - arg(-z), arg(-z) in (-pi, pi]; cut at z = 1
-        if z.real > 0 and z.imag.contains(0):
-            if _divides_parts(h, sum(fac.P, flint.fmpq_poly([0]))):
-                theta = flint.arb(0)
-            else:
+            meets = [z for z in roots if (abs(z) - 1).contains(0)]
+            if len(meets) != 1:
                 return None
+            on_circle = meets
         else:
-            theta = flint.arb.pi() - (-z).arg()
-        Pr = [p.derivative() for p in fac.P]
-        fr = sum((_eval(p, iw) * z**j for j, p in enumerate(Pr)), flint.acb(0))
-        fz = sum((j * c[j] * z ** (j - 1) for j in range(1, len(c))), flint.acb(0))
-        if fz.contains(0):
+            on_circle = _on_circle_by_gcd(fac, h, iw, prec)
+            if on_circle is None:
+                return None
+        out = []
+        for z in on_circle:
+            got = _theta_direction(fac, h, c, iw, z)
+            if got is None:
+                return None
+            out.append((w, *got))
+        return out
+
+
+def _theta_direction(fac, h, c, iw, z):
+    """``(theta, direction)`` of the crossing at ``(i w, z)``, or None (more bits)."""
+    # theta = -arg z in [0, 2 pi): pi - arg(-z), arg(-z) in (-pi, pi]; cut at z = 1
+    if z.real > 0 and z.imag.contains(0):
+        if not _divides_parts(h, sum(fac.P, flint.fmpq_poly([0]))):
+            return None  # z is not 1 (exactly): more bits move the ball off the cut
+        theta = flint.arb(0)
+    else:
+        theta = flint.arb.pi() - (-z).arg()
+    Pr = [p.derivative() for p in fac.P]
+    fr = sum((_eval(p, iw) * z**j for j, p in enumerate(Pr)), flint.acb(0))
+    fz = sum((j * c[j] * z ** (j - 1) for j in range(1, len(c))), flint.acb(0))
+    if fz.contains(0):
+        return None
+    S = (fr / (iw * z * fz)).real
+    if S.contains(0):
+        return None
+    return theta, (1 if S > 0 else -1)
+
+
+def _on_circle_by_gcd(fac: _Factor, h, iw: flint.acb, prec: int):
+    """The roots on the unit circle of ``f(i w, .)`` where the crossing resultant has a
+    multiple root (or an end coefficient may vanish): the common roots of ``f(i w, z)`` and
+    ``z^n f(-i w, 1/z)`` are the roots of their gcd ``G``, computed exactly over the number
+    field ``Q(s)/(q)``, ``q`` the irreducible factor of ``h(-s^2)`` vanishing at ``s = i w``.
+    ``G``'s roots are closed under ``z -> 1/conj(z)``: a root whose Arb disc is the only
+    one its mirror image meets is on the circle; one whose disc misses the circle is not.
+    Returns the discs on the circle, or None (more bits)."""
+    hs = h(flint.fmpq_poly([0, 0, -1]))  # h(-s^2)
+    _, qs = hs.factor()
+    cands = [q for q, _e in qs if _eval(q, iw).contains(0)]
+    if len(cands) != 1:
+        return None
+    q = cands[0]
+    n = len(fac.P) - 1
+    A = [p % q for p in fac.P]
+    B = [flint.fmpq_poly([cf * (-1) ** k for k, cf in enumerate(fac.P[n - j].coeffs())]) % q
+         for j in range(n + 1)]  # fmt: skip
+    G = _gcd_mod(A, B, q)
+    if len(G) < 2:
+        return []  # no common root: R vanishes through the end coefficients only
+    gc = [_eval(x, iw) for x in G]
+    try:
+        roots = flint.acb_poly(gc).roots(tol=flint.arb(2) ** (-prec + 16), maxprec=4 * prec)
+    except ValueError:
+        raise CertificationError(
+            f"a multiple common root of {fac.text} at a crossing frequency "
+            f"(w = {iw.imag.str(10, radius=False)}): undecided"
+        ) from None
+    out = []
+    for k, z in enumerate(roots):
+        mirror = 1 / z.conjugate()
+        hits = [j for j, y in enumerate(roots) if mirror.overlaps(y)]
+        if hits == [k]:
+            out.append(z)
+        elif (abs(z) - 1).contains(0):
             return None
-        S = (fr / (iw * z * fz)).real
-        if S.contains(0):
-            return None
-        return w, theta, (1 if S > 0 else -1), z
+    return out
+
+
+def _gcd_mod(A: list, B: list, q) -> list:
+    """The monic gcd of two polynomials in ``z`` (ascending lists of fmpq_poly in ``s``)
+    over the field ``Q[s]/(q)`` (``q`` irreducible)."""
+
+    def strip(P):
+        P = [x % q for x in P]
+        while P and P[-1].is_zero():
+            P.pop()
+        return P
+
+    def inv(a):
+        g, _u, v = q.xgcd(a)
+        return (v / g[0]) % q
+
+    A, B = strip(A), strip(B)
+    while B:
+        lb = inv(B[-1])
+        while len(A) >= len(B):
+            t = (A[-1] * lb) % q
+            shift = len(A) - len(B)
+            for i, y in enumerate(B):
+                A[i + shift] = (A[i + shift] - t * y) % q
+            A = strip(A)
+        A, B = B, A
+    if not A:
+        return []
+    la = inv(A[-1])
+    return [(x * la) % q for x in A]
 
 
 def _tight(b: flint.arb, dps: int) -> bool:
@@ -616,10 +689,10 @@ def _crossings_at(factors, prec, dps):
                 got = _crossing(fac, h, e, ub, prec)
                 if got is None:
                     return None
-                w, theta, direction, _z = got
-                if not _tight(w, dps) or not (theta.is_zero() or _tight(theta, dps)):
-                    return None
-                out.append((w, theta, direction, fac.mult, fac.text))
+                for w, theta, direction in got:
+                    if not _tight(w, dps) or not (theta.is_zero() or _tight(theta, dps)):
+                        return None
+                    out.append((w, theta, direction, fac.mult, fac.text))
     return out
 
 
