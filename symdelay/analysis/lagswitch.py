@@ -630,6 +630,12 @@ def _on_circle_by_gcd(fac: _Factor, h, iw: flint.acb, prec: int):
             f"a multiple common root of {fac.text} at a crossing frequency "
             f"(w = {iw.imag.str(10, radius=False)}): undecided"
         ) from None
+    if len(G) == 2 and _tangent_exactly(fac, q, G):
+        raise CertificationError(
+            f"a tangency of {fac.text} at w = {iw.imag.str(12, radius=False)}: the pair "
+            "touches the imaginary axis with Re dr/dtau = 0 (exact); the count change there is "
+            "not decided to first order"
+        )
     out = []
     for k, z in enumerate(roots):
         mirror = 1 / z.conjugate()
@@ -639,6 +645,31 @@ def _on_circle_by_gcd(fac: _Factor, h, iw: flint.acb, prec: int):
         elif (abs(z) - 1).contains(0):
             return None
     return out
+
+
+def _tangent_exactly(fac: _Factor, q, G: list) -> bool:
+    """Whether ``Re(f_r / (s z f_z)) = 0`` exactly at the one common root ``z = -G_0/G_1``
+    in ``K = Q[s]/(q)`` (``s = i w``; complex conjugation is ``s -> -s`` on ``K``)."""
+
+    def inv(a):
+        g, _u, v = q.xgcd(a % q)
+        if g.is_zero() or g.degree() > 0:
+            return None
+        return (v / g[0]) % q
+
+    z = (-G[0] * inv(G[1])) % q
+    fr, fz, zj = flint.fmpq_poly([0]), flint.fmpq_poly([0]), flint.fmpq_poly([1])
+    for j, p in enumerate(fac.P):
+        fr = (fr + p.derivative() * zj) % q
+        if j + 1 < len(fac.P):
+            fz = (fz + (j + 1) * fac.P[j + 1] * zj) % q
+        zj = (zj * z) % q
+    s_ = flint.fmpq_poly([0, 1])
+    d = inv(s_ * z * fz)
+    if d is None:
+        return False
+    X = (fr * d) % q
+    return ((X + X(flint.fmpq_poly([0, -1]))) % q).is_zero()
 
 
 def _gcd_mod(A: list, B: list, q) -> list:
@@ -784,11 +815,9 @@ def _switches(parts: LagParts, lo_q, hi_q, dps, name, force, F2=None):
     g = parts.scale
     notes = []
     if g != 1:
-        notes.append(f"z = exp(-{g}*r*{parts.tau}): the lags below are in units of {parts.tau}")
+        notes.append(f"z = exp(-{g}*r*{parts.tau}): every lag is (theta + 2 pi k)/({g} omega)")
     if parts.denominator != 1:
-        notes.append(
-            f"the denominator {parts.denominator} (every root in Re r < 0) was cleared"
-        )
+        notes.append(f"the denominator {parts.denominator} (every root in Re r < 0) was cleared")
     prec = work_bits(dps)
     for _attempt in range(_ATTEMPTS):
         got = _attempt_at(parts, factors, count_zero, lo_q, hi_q, dps, prec, force)
@@ -814,7 +843,7 @@ def _switches(parts: LagParts, lo_q, hi_q, dps, name, force, F2=None):
             f"{axis0} roots on the imaginary axis at {parts.tau} = 0 (F(r, 1)): counted by "
             "their direction for small lags"
         )
-    with mpmath.workdps(dps + GUARD):
+    with mpmath.workdps(dps + GUARD), flint.ctx.workprec(prec):  # no ball rounded here
         scale = mpmath.mpf(int(g.p)) / int(g.q)
         recs = tuple(
             LagCrossing(_mpf(w), _mpf(th), dr, m, text, dps, scale)
@@ -841,9 +870,7 @@ def _switches(parts: LagParts, lo_q, hi_q, dps, name, force, F2=None):
             "no crossing frequency w > 0 and r = 0 is not a root: the unstable count does not "
             f"depend on {parts.tau} (delay-independent)"
         )
-    rng_hi = (
-        mpmath.inf if hi_q is None else mpmath.mpf(int(hi_q.p)) / int(hi_q.q)
-    )
+    rng_hi = mpmath.inf if hi_q is None else mpmath.mpf(int(hi_q.p)) / int(hi_q.q)
     return LagSwitches(
         name,
         str(parts.expression),
@@ -897,7 +924,9 @@ def _attempt_at(parts, factors, count_zero, lo_q, hi_q, dps, prec, force):
         else:
             hi_T = flint.arb(_q(hi_q) * g)
         # every switch in (0, hi]: (T ball, w, k, change)
-        total = 0 if hi_T is None else sum(float((hi_T * w / two_pi).mid()) + 1 for w, *_ in crossings)
+        total = (
+            0 if hi_T is None else sum(float((hi_T * w / two_pi).mid()) + 1 for w, *_ in crossings)
+        )
         if total > MAX_SWITCHES and not force:
             _refuse(
                 f"about {int(total)} switches up to hi (budget {MAX_SWITCHES}): give a smaller "
@@ -908,9 +937,9 @@ def _attempt_at(parts, factors, count_zero, lo_q, hi_q, dps, prec, force):
             k = 1 if th.is_zero() else 0
             while True:
                 T = (th + two_pi * k) / w
-                if T > hi_T:
+                if hi_T < T:
                     break
-                if T.contains(hi_T) or (not T < hi_T):
+                if T.contains(hi_T) or (not hi_T > T):
                     return None  # at the end of the range: more bits (never exactly equal)
                 events.append((T, w, k, 2 * m * d))
                 k += 1
@@ -928,7 +957,7 @@ def _attempt_at(parts, factors, count_zero, lo_q, hi_q, dps, prec, force):
             count += change
             if count < 0:
                 raise VerificationError(f"a negative unstable count after the lag {T}")
-            if T > lo_T:
+            if lo_T < T:
                 switches.append((T, w, k, change, count))
         count_lo = count - sum(s[3] for s in switches)
     beyond_q = None if beyond is None else beyond / g
