@@ -258,3 +258,21 @@ def test_flint_precision_is_left_alone():
     before = flint.ctx.prec
     lag_switches(r + 1 + 2 * Z, tau, hi=3, dps=50)
     assert flint.ctx.prec == before
+
+
+def test_critical_lag_curve_against_the_closed_form_and_lag_switches():
+    from symdelay.analysis.lagswitch import critical_lag_curve
+
+    th = sp.Symbol("theta")
+    vals = [sp.Rational(k, 7) for k in range(3, 30, 4)]  # below and above theta = 1
+    got = critical_lag_curve(r + 1 + th * Z, tau, th, vals, dps=20)
+    with mpmath.workdps(40):
+        for v, (t, w) in zip(vals, got):
+            x = mpmath.mpf(v.p) / v.q
+            if x <= 1:
+                assert t == mpmath.inf and w is None
+            else:
+                assert _close(t, mpmath.acos(-1 / x) / mpmath.sqrt(x**2 - 1), 18)
+    F2 = sp.expand(sp.Matrix([[r + sp.Rational(1, 2), th * Z**2], [-2, r + 1 + Z]]).det())
+    for v, (t, _w) in zip([sp.Rational(3, 4), 1], critical_lag_curve(F2, tau, th, ["0.75", 1])):
+        assert _close(t, lag_switches(F2.subs(th, v), tau, hi=20).critical, 14)

@@ -83,6 +83,7 @@ __all__ = [
     "lag_parts",
     "lag_switches",
     "lag_window",
+    "critical_lag_curve",
     "MAX_SWITCHES",
 ]
 
@@ -1041,7 +1042,7 @@ def lag_window(
     >>> from symdelay.core.lazy import sympy as sp
     >>> r, tau = sp.symbols("r tau")
     >>> lag_window(r + 1 + 2 * sp.exp(-r * tau), tau, hi=3, dps=10).to_json()["intervals"]
-    [['1.209199576', '3.0']]
+    [['1.209199576', '3.000000000']]
     """
     s = lag_switches(F, tau, lo, hi, dps, var=var, name=name, force=force)
     return s.window(name, parameters)
@@ -1085,3 +1086,98 @@ def _as_window(s: LagSwitches, name=None, parameters=None):
         True,
         (*s.notes, *notes),
     )
+
+
+# ==================================================================== curves
+def critical_lag_curve(F, tau, param, values, dps: int = 15, *, var=None) -> list:
+    """The critical lag (first lag where the unstable count becomes positive) of
+    ``F(var, tau; param)`` at each of ``values`` of ``param``, certified point by point.
+
+    The elimination's input is read once (:func:`lag_parts` with ``param`` symbolic); each
+    point substitutes its exact value and runs the exact factorisation, resultant and Arb
+    isolation of :func:`lag_switches`, stopping at the first crossing (from a count of 0 at
+    ``tau = 0+`` the first crossing is destabilising: a machine check).
+
+    Parameters
+    ----------
+    F : sympy.Expr or str
+        The characteristic function in ``var``, ``tau`` and ``param``.
+    tau : sympy.Symbol or str
+        The lag.
+    param : sympy.Symbol or str
+        The parameter of the curve (polynomial in the coefficients of ``F``).
+    values : iterable of numbers or str
+        Its values (each made exact by the one conversion rule).
+    dps : int, default 15
+        Significant digits (5..10000).
+    var : sympy.Symbol or str, optional
+        The spectral variable (default ``r``).
+
+    Returns
+    -------
+    list of (mpmath.mpf, mpmath.mpf or None)
+        ``(critical lag, its crossing frequency)`` per value: ``(0, None)`` when unstable
+        for small lags, ``(inf, None)`` when no lag destabilises.
+
+    Examples
+    --------
+    >>> from symdelay.core.lazy import sympy as sp
+    >>> r, tau, th = sp.symbols("r tau theta")
+    >>> [mpmath.nstr(t, 10) for t, _w in critical_lag_curve(r + 1 + th * sp.exp(-r * tau), tau, th, [2, "0.5"])]
+    ['1.209199576', '+inf']
+    """
+    from symdelay.core.params import as_parameter
+
+    dps = as_dps(dps)
+    name = str(param)
+    parts = lag_parts(F, tau, var, params=(param,))
+    g = _q(parts.scale)
+    out = []
+    for v in values:
+        x = as_parameter(name, v, positive=False)
+        if not x.is_Rational:
+            _refuse(f"{name} must be a number, got {v!r}")
+        _const, _zp, factors = _prepare(parts.mpoly({name: x}))
+        count0 = _const + sum(
+            m * exact_counts([sp.Rational(int(c.p), int(c.q)) for c in reversed(p.coeffs())]).rhp
+            for p, m in _zp
+        )
+        prec = work_bits(dps)
+        for _attempt in range(_ATTEMPTS):
+            got = _first_crossing(factors, count0, dps, prec)
+            if got is not None:
+                break
+            prec *= 2
+        else:
+            raise CertificationError(f"the first crossing at {name} = {x} is undecided")
+        T, w = got
+        with mpmath.workdps(dps + GUARD), flint.ctx.workprec(prec):
+            if T is None:
+                out.append((mpmath.inf if w is None else mpmath.mpf(0), None))
+            else:
+                out.append((_mpf(T / flint.arb(g)), _mpf(w)))
+    return out
+
+
+def _first_crossing(factors, count0, dps, prec):
+    """``(T, w)`` of the first destabilising crossing (``T = g tau``), ``(None, None)``
+    when there is none, ``(None, 0)`` when unstable for small lags; None: more bits."""
+    crossings = _crossings_at(factors, prec, dps)
+    if crossings is None:
+        return None
+    if count0 + sum(2 * m for _w, th, d, m, _ in crossings if th.is_zero() and d > 0):
+        return None, 0
+    with flint.ctx.workprec(prec):
+        two_pi = 2 * flint.arb.pi()
+        firsts = sorted(
+            (((two_pi if th.is_zero() else th) / w, w, d) for w, th, d, _m, _t in crossings),
+            key=lambda e: e[0].mid(),
+        )
+        if not firsts:
+            return None, None
+        T, w, d = firsts[0]
+        if len(firsts) > 1 and T.overlaps(firsts[1][0]):
+            return None
+        if d < 0:
+            raise VerificationError("the first crossing from a stable equation is stabilising")
+        return T, w
