@@ -366,3 +366,77 @@ def test_toml_lag_keys_and_refusals(tmp_path):
     with pytest.raises(SymdelayInputError):
         load_toml(path)
     assert sys.modules  # the loader imported nothing it should not (startup tests check it)
+
+
+# ---------------------------------------------------------------------- windows, critical
+def _closed_tau_c(a, mu_):
+    import mpmath
+
+    with mpmath.workdps(40):
+        return +(mpmath.acos(-mu_ / a) / mpmath.sqrt(a * a - mu_ * mu_))
+
+
+@pytest.mark.parametrize("name", ["information_delay", "constant_action_delay"])
+@pytest.mark.parametrize("th", [2, 3, sp.Rational(7, 2)])
+def test_window_over_the_lag_is_pender_rand_wesson(name, th):
+    """Unstable for D above Delta_c = arccos(-mu/(lam theta)) / sqrt((lam theta)^2 - mu^2)
+    (per-server lam), through the model's own window and critical entries."""
+    import mpmath
+
+    from symdelay.analysis.critical import critical
+    from symdelay.analysis.window import window
+
+    m = load_toml(EXAMPLES / f"{name}.toml", mu=1, lam=1, theta=th)
+    w = window(m, "D", lo=0, hi=10, dps=20).to_json()
+    th = sp.Rational(th)
+    with mpmath.workdps(40):
+        expected = _closed_tau_c(mpmath.mpf(th.p) / th.q, 1)
+        (lo, hi), *_ = w["intervals"]
+        assert abs(mpmath.mpf(lo) - expected) < mpmath.mpf(10) ** -18
+        assert mpmath.mpf(hi) == 10
+        pt = critical(m, "D", dps=20).to_json()["points"][0]
+        assert abs(mpmath.mpf(pt["D_c"]) - expected) < mpmath.mpf(10) ** -18
+
+
+def test_critical_theta_over_D_is_the_lambert_closed_form():
+    """theta_c(D) of r + mu + lam theta exp(-r D): lam theta cos(w D) = -mu and
+    w = lam theta sin(w D), solved here by mpmath from the closed form's first branch."""
+
+    from symdelay.analysis.critical import critical
+
+    m = load_toml(EXAMPLES / "information_delay.toml", mu=1, lam=1)
+    pts = critical(m, "theta", over="D", at=["1/2", 1, 2], dps=20).to_json()["points"]
+    for pt, Dv in zip(pts, (sp.Rational(1, 2), 1, 2)):
+        _check_theta_c(pt, Dv)
+
+
+def _check_theta_c(pt, Dv):
+    import mpmath
+
+    with mpmath.workdps(40):
+        Dv = mpmath.mpf(sp.Rational(Dv).p) / sp.Rational(Dv).q
+        # w solves w = -tan(w D) on (pi/(2D), pi/D): then a = -mu / cos(w D)
+        w = mpmath.findroot(
+            lambda x: x + mpmath.tan(x * Dv),
+            (mpmath.pi / (2 * Dv) + 1e-9, mpmath.pi / Dv - 1e-9),
+            solver="anderson",
+        )
+        a = -1 / mpmath.cos(w * Dv)
+        assert abs(mpmath.mpf(pt["theta_c"]) - a) < mpmath.mpf(10) ** -18, (pt, a)
+        assert abs(mpmath.mpf(pt["omega"]) - w) < mpmath.mpf(10) ** -18
+
+
+def test_window_in_theta_at_a_fixed_lag_agrees_with_the_lag_switches():
+    """Two paths: the window in theta at D = 1 (the quasi-polynomial scan) starts where the
+    lag's switches put D_c = 1 (the exact path) for that theta."""
+    import mpmath
+
+    from symdelay.analysis.critical import critical
+    from symdelay.analysis.window import window
+
+    m = load_toml(EXAMPLES / "information_delay.toml", mu=1, lam=1, D=1)
+    (lo, _hi), *_ = window(m, "theta", lo=0, hi=20, dps=15).to_json()["intervals"]
+    th = sp.Rational(mpmath.nstr(mpmath.mpf(lo), 15))
+    m2 = load_toml(EXAMPLES / "information_delay.toml", mu=1, lam=1, theta=th)
+    d_c = mpmath.mpf(critical(m2, "D", dps=15).to_json()["points"][0]["D_c"])
+    assert abs(d_c - 1) < 1e-12

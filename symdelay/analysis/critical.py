@@ -388,7 +388,7 @@ def critical(
             model, param, over, points, dps, "generic", _factors_shown(model, param)
         )
     pts = []
-    swept = _swept(model, param, over, at[0])
+    swept = None if getattr(model, "lags", None) else _swept(model, param, over, at[0])
     for v in at:
         if swept is not None:
             p = swept.point(v, dps)
@@ -423,8 +423,9 @@ def _factors_shown(model, param: str) -> tuple:
     p = _symbol(param)
     if p not in model.domains or not model.equilibrium_is_closed_form_in(p):
         return ()
+    factors = model.characteristic_factors if getattr(model, "lags", None) else model.factors
     return tuple(
-        CurveFactor(str(f.factor), f.mode, f.multiplicity) for f in model.factors if f.factor.has(p)
+        CurveFactor(str(f.factor), f.mode, f.multiplicity) for f in factors if f.factor.has(p)
     )
 
 
@@ -946,8 +947,21 @@ def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint
         )
     if not model.equilibrium_is_closed_form_in(p):
         return _point_by_verdicts(model, param)
+    from symdelay.core.lazy import sympy as sp
+
+    factors = model.characteristic_factors if getattr(model, "lags", None) else model.factors
+    if any(p in e.args[0].free_symbols for f in factors for e in f.factor.atoms(sp.exp)):
+        # the parameter is a lag: the first of every stability switch (exact frequencies)
+        from symdelay.analysis.lagswitch import lag_switches
+
+        F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
+        sw = lag_switches(F, p, 0, None, dps, name=model.name)
+        note = "; ".join(sw.notes)
+        if sw.critical == 0:
+            note = (note + "; " if note else "") + f"unstable for every small {param} > 0"
+        return CriticalPoint(None, sw.critical, sw.critical_omega, None, (), note or None)
     per = []
-    for f in model.factors:
+    for f in factors:
         if f.factor.has(p):
             per.append((f, critical_parameter(f.factor, r, p, dps=dps)))
     if not per:

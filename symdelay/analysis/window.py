@@ -755,8 +755,12 @@ def window(
 def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool = False) -> Window:
     """The generic window (the exact crossing polynomials of the model's factors)."""
     dps = as_dps(dps)
+    if getattr(model, "lags", None) and _transcendental(model):
+        return _window_delay(model, param, lo, hi, dps, force)
     if not hasattr(model, "factors") and hasattr(model, "characteristic_function"):
-        return _window_quasi(model, param, lo, hi, dps)
+        diff = model.characteristic_function()
+        full = model.characteristic_function(full=True)
+        return _window_quasi(model.name, [diff, sp.cancel(full / diff)], param, lo, hi, dps)
     p, rp = _resolve(model, param)
     a, b = _range(model, p, rp, lo, hi)
     facs = _factors(model, (p,), (rp,), force)
@@ -775,20 +779,54 @@ def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool =
 
 
 # ================================================================= quasi-polynomials
-def _window_quasi(model, param, lo, hi, dps):
-    """Certified numerics for a retarded quasi-polynomial ``A + p B`` (delay models):
-    crossings by :mod:`symdelay.analysis.crossing` (frequency scan up to the bound beyond
-    which ``|A(i w)| > hi sum |B_j(i w)|``, sign changes of ``Im(A conj B)`` proved by Arb),
+def _transcendental(model) -> bool:
+    """A delay model whose characteristic functions are not polynomials (``exp(-r tau)``
+    terms, a non-integer power): the windows of :func:`_window_delay`."""
+    from symdelay.model.modes import rational_numerator
+
+    return any(rational_numerator(f.factor) is None for f in model.characteristic_factors)
+
+
+def _window_delay(model, param, lo, hi, dps, force):
+    """A delay model's window: over a parameter of a constant lag, every stability switch
+    (:func:`symdelay.analysis.lagswitch.lag_window`: exact crossing frequencies, Arb-proved
+    directions, exact counts); over another parameter at fixed lags, the quasi-polynomial
+    path below."""
+    from symdelay.model.core import _symbol
+
+    p = _symbol(param)
+    if p not in model.domains:
+        raise SymdelayInputError(
+            f"'{param}' is not a parameter of {model.name}: use one of "
+            + ", ".join(str(q) for q in model.parameters)
+        )
+    if p in model.values:
+        raise SymdelayInputError(f"{param} has a value ({model.values[p]}): leave it free")
+    factors = model.characteristic_factors
+    in_lag = any(p in e.args[0].free_symbols for f in factors for e in f.factor.atoms(sp.exp))
+    if in_lag:
+        from symdelay.analysis.lagswitch import lag_window
+
+        F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
+        return lag_window(F, p, 0 if lo is None else lo, hi, dps, name=model.name, force=force)
+    parts = [f.factor for f in factors for _ in range(f.multiplicity)]
+    return _window_quasi(model.name, parts, param, lo, hi, dps)
+
+
+def _window_quasi(name, factors, param, lo, hi, dps):
+    """Certified numerics for a retarded quasi-polynomial ``A + p B`` (delay models), given
+    as its factors (one of them depending on ``p``): crossings by
+    :mod:`symdelay.analysis.crossing` (frequency scan up to the bound beyond which
+    ``|A(i w)| > hi sum |B_j(i w)|``, sign changes of ``Im(A conj B)`` proved by Arb),
     unstable roots counted in every gap by the argument principle."""
     from symdelay.analysis import crossing as cr
     from symdelay.model.core import _symbol
 
     p = _symbol(param)
-    diff = model.characteristic_function()
-    full = model.characteristic_function(full=True)
+    full = sp.Mul(*factors)
     if p not in full.free_symbols:
         raise SymdelayInputError(
-            f"'{param}' is not a free parameter of {model.name}: build it with {param}=None"
+            f"'{param}' is not a free parameter of {name}: build it with {param}=None"
         )
     extra = sorted(str(q) for q in full.free_symbols - {R_SYMBOL, p})
     if extra:
@@ -796,13 +834,12 @@ def _window_quasi(model, param, lo, hi, dps):
     a = sp.Integer(0) if lo is None else as_parameter(param, lo, positive=False)
     if hi is None:
         raise SymdelayInputError(
-            f"{model.name} has delay terms exp(-r tau): its window needs a finite hi "
+            f"{name} has delay terms exp(-r tau): its window needs a finite hi "
             f"(the frequency scan is bounded by it): give hi"
         )
     b = as_parameter(param, hi, positive=False)
     if not (a.is_Rational and b.is_Rational) or a < 0 or not a < b:
         raise SymdelayInputError(f"give numbers 0 <= lo < hi for {param}, got {lo}, {hi}")
-    factors = [diff, sp.cancel(full / diff)]
     const, quasi = 0, []
     for f in factors:
         if not f.has(p):
@@ -811,7 +848,7 @@ def _window_quasi(model, param, lo, hi, dps):
             continue
         quasi.append(f)
     if len(quasi) != 1:
-        raise SymdelayInputError(f"expected one factor of {model.name} depending on {param}")
+        raise SymdelayInputError(f"expected one factor of {name} depending on {param}")
     F = quasi[0]
     _A, _B, A_poly, Bj = cr._quasi_parts(F, R_SYMBOL, p)
     taus = sorted(t for t in Bj if t != 0)
@@ -847,7 +884,7 @@ def _window_quasi(model, param, lo, hi, dps):
         "every gap"
     )
     found = (tuple(intervals), tuple(e for e, _ in ends), tuple(counts), how, False, tuple(notes))
-    return Window(model.name, param, {}, dps, a, b, *found)  # the options: set by the entry
+    return Window(name, param, {}, dps, a, b, *found)  # the options: set by the entry
 
 
 # ============================================================================ extremum
