@@ -251,6 +251,10 @@ def main(argv=None) -> int:
             from symdelay.cli import door
 
             door.check(args)
+        if getattr(args, "plot", None) is not None:  # before the work: a file it can write
+            from symdelay.cli.commands._common import check_plot
+
+            check_plot(args)
         status = args.func(args)
     except SymdelayInputError as exc:
         from symdelay.cli import door

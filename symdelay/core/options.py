@@ -303,6 +303,21 @@ def _values(flag, text) -> str:
     return text
 
 
+#: the image formats an option of kind ``image`` names by its suffix
+IMAGE_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+def _image(flag, text) -> str:
+    """A file name ending in .png, .pdf or .svg (the suffix is the format)."""
+    suffix = "." + text.rpartition(".")[2].lower() if "." in text else ""
+    if suffix not in IMAGE_SUFFIXES or len(text) == len(suffix):
+        raise SymdelayInputError(
+            f"{flag} {text}: give a file name ending in .png, .pdf or .svg (the suffix is "
+            "the format)"
+        )
+    return text
+
+
 def _branches(flag, text) -> str:
     """``K1..K2``: integers."""
     lo, sep, hi = text.partition("..")
@@ -329,6 +344,7 @@ READERS = {
     "setting": _setting,
     "values": _values,
     "branches": _branches,
+    "image": _image,
 }
 
 

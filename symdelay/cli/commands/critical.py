@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run", "parse_D_list", "text_lines"]
@@ -34,6 +34,7 @@ def register(subparsers) -> None:
         help="mean delays: a list 0.5,1,2,4, a range LO:HI:N (N points, ends included) or "
         "geom:LO:HI:N (geometric spacing)",
     )
+    add_plot(p)
     add_common(p, run, dps="15", model={"own": ("D",)})
 
 
@@ -84,4 +85,5 @@ def run(args) -> int:
         emit_json(curve.to_json())
     else:
         emit("\n".join(text_lines(curve)))
+    write_plot(args, curve)
     return 0

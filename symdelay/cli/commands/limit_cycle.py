@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -33,6 +33,7 @@ def register(subparsers) -> None:
         choices=("difference", "full"),
         help="the L+1 difference system (default) or the full 2(L+1) fluid model",
     )
+    add_plot(p)
     add_common(p, run, force=True, model={"own": ("theta",)})
 
 
@@ -73,6 +74,7 @@ def run(args) -> int:
     _check_cost(args)
     res = limit_cycle(door.model_from_args(args), args.theta, system=args.system)
     rec = res.to_json()
+    write_plot(args, res)
     if args.json:
         emit_json(rec)
         return 0
