@@ -309,8 +309,9 @@ IMAGE_SUFFIXES = (".png", ".pdf", ".svg")
 
 def _image(flag, text) -> str:
     """A file name ending in .png, .pdf or .svg (the suffix is the format)."""
-    suffix = "." + text.rpartition(".")[2].lower() if "." in text else ""
-    if suffix not in IMAGE_SUFFIXES or len(text) == len(suffix):
+    from pathlib import PurePath
+
+    if PurePath(text).suffix.lower() not in IMAGE_SUFFIXES:  # (".png" alone: a name, no suffix)
         raise SymdelayInputError(
             f"{flag} {text}: give a file name ending in .png, .pdf or .svg (the suffix is "
             "the format)"

@@ -116,7 +116,8 @@ def image_path(flag: str, out: str, formats=None):
     if fmt not in formats:
         raise SymdelayInputError(
             f"{flag} {out}: give an image file name ending in "
-            + ", ".join(f".{f}" for f in formats)
+            + ", ".join(f".{f}" for f in formats[:-1])
+            + f" or .{formats[-1]}"
             + " (the suffix is the format; the name is written exactly as given)"
         )
     if path.exists() and not path.is_file():

@@ -35,7 +35,9 @@ def register(subparsers) -> None:
         "geom:LO:HI:N (geometric spacing)",
     )
     add_plot(p)
-    add_common(p, run, dps="15", model={"own": ("D",)})
+    add_common(
+        p, run, dps="15", model={"own": ("D",), "refuses": {"theta": "critical computes theta_c"}}
+    )
 
 
 def text_lines(curve) -> list[str]:
@@ -71,8 +73,6 @@ def run(args) -> int:
     from symdelay.analysis.critical import critical
     from symdelay.core.params import as_dps
 
-    if getattr(args, "theta", None) is not None:
-        raise SymdelayInputError("critical computes theta_c: leave --theta out")
     if args.model_file and args.D is not None:
         raise SymdelayInputError("--D is for built-in models; give a model file's delay with --set")
     dps = as_dps(args.dps)
