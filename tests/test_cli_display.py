@@ -51,7 +51,9 @@ POLYNOMIAL_CASES = [
 ]
 
 #: a root's line: "a", "a + bi" or "a - bi", then "+- radius"
-LINE = re.compile(r"^(?P<re>-?[0-9.e+-]+?)(?: (?P<sign>[+-]) (?P<im>[0-9.e+-]+)i)?  \+- (?P<rad>\S+)$")
+LINE = re.compile(
+    r"^(?P<re>-?[0-9.e+-]+?)(?: (?P<sign>[+-]) (?P<im>[0-9.e+-]+)i)?  \+- (?P<rad>\S+)$"
+)
 
 
 def _true_roots(factor, dps=80):
@@ -97,9 +99,7 @@ def test_roots_print_signed_and_real_only_when_certified(family, options):
 
 def test_roots_text_has_a_sign_between_the_parts(capsys):
     """The issue's command: every complex root reads 'a + bi' or 'a - bi'."""
-    status, out, err = _run(
-        capsys, ["roots", *FOUND, "--theta", "2", "--D", "1", "--dps", "30"]
-    )
+    status, out, err = _run(capsys, ["roots", *FOUND, "--theta", "2", "--D", "1", "--dps", "30"])
     assert status == 0, err
     lines = [s.split("   [")[0].strip() for s in out.splitlines() if "+-" in s]
     assert len(lines) == 5
@@ -116,10 +116,10 @@ def test_a_tiny_imaginary_part_prints_unless_proved_zero():
 
 
 def test_roots_at_L_inf_are_signed(capsys):
-    rec = _json(capsys, ["roots", "--L", "inf", "--mu", "1", "--lam", "1", "--theta", "2",
-                         "--D", "1", "--dps", "20"])  # fmt: skip
-    status, out, _ = _run(capsys, ["roots", "--L", "inf", "--mu", "1", "--lam", "1",
-                                   "--theta", "2", "--D", "1", "--dps", "20"])  # fmt: skip
+    argv = ["roots", "--L", "inf", "--mu", "1", "--lam", "1", "--theta", "2", "--D", "1"]
+    rec = _json(capsys, [*argv, "--dps", "20"])
+    status, out, err = _run(capsys, [*argv, "--dps", "20"])
+    assert status == 0, err
     lines = [s.split("   [")[0].strip() for s in out.splitlines() if "+-" in s]
     assert len(lines) == len(rec["roots"])
     for line, z in zip(lines, rec["roots"]):

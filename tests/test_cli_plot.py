@@ -28,8 +28,7 @@ RUNS = {
     "limit-cycle": ["limit-cycle", *FOUND, "--D", "1", "--theta", "10"],
     "limit-cycle-range": ["limit-cycle", *FOUND, "--D", "1", "--theta", "9.5:12:3"],
     "variance": ["variance"],
-    "spectrum": ["spectrum", "--L", "1", "--mu", "1", "--lam", "1", "--theta", "1", "--D", "1",
-                 "--points", "41"],  # fmt: skip
+    "spectrum": ["spectrum", "--L", "1", *FOUND[2:], "--theta", "1", "--D", "1", "--points", "41"],
 }
 
 SIGNATURES = {
