@@ -198,6 +198,8 @@ def _changed(argv, flag, takes_value, tmp_path):
         value = str(tmp_path / ("out.csv" if flag == "--csv" else "out.tex"))
     if flag == "--out":
         value = str(tmp_path / "other")
+    if flag == "--plot":  # the run writes a figure (checked in tests/test_cli_plot.py)
+        value = str(tmp_path / "figure.png")
     if flag == "--initial":
         value = "1,0,0,0,0,0" if "--eta" not in argv else "50,0,0,0,0,0"
     if flag == "--x0":

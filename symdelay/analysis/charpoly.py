@@ -131,10 +131,10 @@ def _option_text(name, value):
         return int(value)
     if isinstance(value, str):  # L as typed on the command line: an int like every L
         return int(value) if name == "L" and value.strip().isdigit() else value
-    from symdelay.core.numbers import format_exact
+    from symdelay.core.numbers import option_text
 
     if isinstance(value, Fraction) or getattr(value, "is_Rational", False):
-        return format_exact(value)
+        return option_text(value)  # the rule of every record (0.5 as typed, 1/3 exact)
     return str(value)
 
 

@@ -157,24 +157,14 @@ def _nontrivial(mults):
 
 
 def parse_theta_list(theta) -> list[tuple[float, str]]:
-    """``theta``: a number, a list, ``"a,b,c"`` or a range ``"start:stop:count"`` (count
-    values, evenly spaced, ends included); returns ``(value, text)`` pairs."""
+    """``theta``: a number, a list, or text read by the one parser of list-valued options
+    (:func:`symdelay.core.options.values_text`: ``"a,b,c"``, a range ``"lo:hi:n"`` of n
+    exact points, ends included, or ``"geom:lo:hi:n"``); returns ``(value, text)`` pairs,
+    the text exact (``40/9``: a range and the list of its points give the same)."""
+    from symdelay.core.options import values_text
+
     if isinstance(theta, str):
-        text = theta.strip()
-        if text.count(":") == 2:
-            a, b, k = (s.strip() for s in text.split(":"))
-            try:
-                start, stop, count = float(a), float(b), int(k)
-            except ValueError:
-                raise SymdelayInputError(
-                    f"--theta range must be start:stop:count (numbers, count an integer), "
-                    f"got '{theta}'"
-                ) from None
-            if count < 1 or not (np.isfinite(start) and np.isfinite(stop)):
-                raise SymdelayInputError(f"--theta range needs finite ends and count >= 1: {theta}")
-            vals = np.linspace(start, stop, count)
-            return [(float(v), repr(float(v))) for v in vals]
-        items = [s.strip() for s in text.split(",")]
+        items = values_text("theta", theta)
     elif isinstance(theta, (list, tuple, np.ndarray)):
         items = list(theta)
     else:
@@ -187,8 +177,7 @@ def parse_theta_list(theta) -> list[tuple[float, str]]:
             v = float(as_positive_number("theta", s))
         except SymdelayInputError:
             raise SymdelayInputError(
-                f"theta must be positive numbers (a list a,b,c or a range start:stop:count), "
-                f"got {s!r}"
+                f"theta must be positive numbers (a list a,b,c or a range lo:hi:n), got {s!r}"
             ) from None
         out.append((v, str(s).strip() if isinstance(s, str) else repr(v)))
     return out

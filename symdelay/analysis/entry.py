@@ -203,10 +203,11 @@ def _L_text(v):
 
 
 def _text(v):
-    """An option as text: a number as its exact decimal when short (``1``, ``0.05``,
-    ``1e+300``), else its exact form (``1/3``); an expression as written."""
+    """An option as text: a number by the one rule of every record
+    (:func:`symdelay.core.numbers.option_text`: its exact decimal when short, ``1``, ``0.05``,
+    ``1e+300``, else its exact fraction, ``1/3``); an expression as written."""
     from symdelay.core.exact import exact_fraction
-    from symdelay.core.numbers import format_exact
+    from symdelay.core.numbers import option_text
 
     if isinstance(v, (list, tuple)):
         return [_text(x) for x in v]
@@ -216,7 +217,4 @@ def _text(v):
         f = None
     if f is None:  # an expression, a name
         return v.strip() if isinstance(v, str) else str(v)
-    from symdelay.core.params import exact_decimal
-
-    d = exact_decimal(f)  # 0.05 as typed, whether given as text, Fraction or SymPy number
-    return d if d is not None and len(d) <= 20 else format_exact(f)
+    return option_text(f)

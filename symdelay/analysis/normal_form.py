@@ -21,7 +21,7 @@ import numpy as np
 from symdelay.analysis.entry import entry_doc, specialised
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.numbers import format_exact, format_number
+from symdelay.core.numbers import format_number, option_text
 from symdelay.core.params import INFINITE_L, as_dps
 from symdelay.core.precision import GUARD
 from symdelay.core.result import Result
@@ -114,9 +114,9 @@ class NormalForm(Result):
         return {
             "L": "inf" if self.L is INFINITE_L else self.L,
             "model": self.model_name,
-            "mu": None if self.mu is None else format_exact(self.mu),
-            "lam": None if self.lam is None else format_exact(self.lam),
-            "D": None if self.D is None else format_exact(self.D),
+            "mu": None if self.mu is None else option_text(self.mu),
+            "lam": None if self.lam is None else option_text(self.lam),
+            "D": None if self.D is None else option_text(self.D),
             "theta_c": format_number(self.theta_c, d),
             "omega": format_number(self.omega, d),
             "period": format_number(self.period, d),

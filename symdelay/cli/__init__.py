@@ -40,6 +40,8 @@ class _Option:
     * given twice on one command line, an option is refused (argparse would keep the last);
     * ``kind=`` (a key of :data:`symdelay.core.options.READERS`): its text is read by the one
       rule of that kind, and a bad value is refused naming the flag typed;
+    * ``refused="why"``: an option the command never takes (hidden from ``--help``), refused
+      with the reason;
     * ``only_with={"dest": (values...)}``: the option has an effect only when option
       ``dest`` has one of these values; ``not_with=("dest", ...)``: none when one of these
       options is given.
@@ -47,9 +49,11 @@ class _Option:
     The last two are checked once the whole line is parsed (:func:`check_given`).
     """
 
-    def __init__(self, *args, kind=None, own=None, only_with=None, not_with=(), **kwargs):
+    def __init__(
+        self, *args, kind=None, own=None, only_with=None, not_with=(), refused=None, **kwargs
+    ):
         super().__init__(*args, **kwargs)
-        self.kind, self.own = kind, own
+        self.kind, self.own, self.refused = kind, own, refused
         self.only_with, self.not_with = dict(only_with or {}), tuple(not_with)
 
     def seen(self, parser, namespace, option_string, values):
@@ -90,6 +94,9 @@ def check_given(args) -> None:
     from symdelay.core.options import read_option
 
     given = getattr(args, "_given", {})
+    for action, flag, _ in given.values():
+        if action.refused is not None:  # an option the command never takes (not in --help)
+            raise SymdelayInputError(f"'{args.command}' takes no {flag}: {action.refused}")
     for dest, (action, flag, _) in given.items():
         if action.kind is None:
             continue
@@ -251,6 +258,10 @@ def main(argv=None) -> int:
             from symdelay.cli import door
 
             door.check(args)
+        if getattr(args, "plot", None) is not None:  # before the work: a file it can write
+            from symdelay.cli.commands._common import check_plot
+
+            check_plot(args)
         status = args.func(args)
     except SymdelayInputError as exc:
         from symdelay.cli import door

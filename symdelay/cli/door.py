@@ -123,10 +123,17 @@ def owner_of(flag: str) -> list[str]:
 CURRENT = Selection()
 
 
-def add_model(p, selection: Selection | None = None, *, own=(), defaults=None) -> None:
+def add_model(
+    p, selection: Selection | None = None, *, own=(), defaults=None, refuses=None
+) -> None:
     """Give parser ``p`` the model options: ``--model``, ``--model-file``, ``--set`` and the
     selected family's declared options, except those the command declares itself
-    (``own``). ``defaults``: the command's defaults for some options (as text)."""
+    (``own``). ``defaults``: the command's defaults for some options (as text).
+    ``refuses``: ``{name: why}``, options of the family the command never takes (the
+    parameter it computes): left out of ``--help`` and refused with ``why`` when given."""
+    import argparse
+
+    refuses = dict(refuses or {})
     selection = CURRENT if selection is None else selection
     g = p.add_argument_group("model")
     g.add_argument(
@@ -159,6 +166,11 @@ def add_model(p, selection: Selection | None = None, *, own=(), defaults=None) -
     h = p.add_argument_group(title, mod.INFO.get("description"))
     for o in getattr(mod, "OPTIONS", ()):
         if o.name in own:
+            continue
+        if o.name in refuses:
+            h.add_argument(
+                o.flag, dest=o.name, default=None, help=argparse.SUPPRESS, refused=refuses[o.name]
+            )
             continue
         default = defaults.get(o.name)
         shown = o.help + (f" (default {default})" if default is not None else "")

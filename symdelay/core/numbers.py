@@ -39,6 +39,9 @@ __all__ = [
     "upper_text",
     "format_ball",
     "complex_text",
+    "option_text",
+    "grid_texts",
+    "text_table",
 ]
 
 
@@ -179,3 +182,95 @@ def complex_text(re_s: str, im_s: str) -> str:
         return f"{im_s}i"
     sign, mag = ("-", im_s[1:]) if im_s.startswith("-") else ("+", im_s)
     return f"{re_s} {sign} {mag}i"
+
+
+# ------------------------------------------------------------------ inputs and tables
+def option_text(x) -> str:
+    """An exact input (an option's value, a grid point) as every record prints it: its exact
+    decimal when it has a short one (``0.5``, ``1e+300``), else its exact fraction (``40/9``);
+    the same rule for every command, re-read exactly by :func:`symdelay.parse_output`.
+
+    >>> option_text(Fraction(1, 2)), option_text(Fraction(40, 9)), option_text(3)
+    ('0.5', '40/9', '3')
+    """
+    from symdelay.core.exact import exact_decimal, exact_fraction
+
+    q = x if isinstance(x, Fraction) else exact_fraction("a number", x)
+    d = exact_decimal(q)
+    return d if d is not None and len(d) <= 20 else format_exact(q)
+
+
+#: significant digits a grid point is shown with when its decimal does not terminate (or is
+#: long): more when neighbours would print alike
+GRID_DIGITS = 6
+
+
+def grid_texts(values, digits: int = GRID_DIGITS) -> list[str]:
+    """The digits of exact grid points for a table: a short exact decimal as it is (``2.5``,
+    ``20``), another value rounded once to ``digits`` significant digits (``40/9`` ->
+    ``4.44444``), with more digits where two neighbours would print alike.
+
+    >>> grid_texts(["2.5", "40/9", "115/18", "20"])
+    ['2.5', '4.44444', '6.38889', '20']
+    >>> grid_texts(["1/3", "1000000/2999999"])
+    ['0.3333333', '0.3333334']
+    """
+    from symdelay.core.exact import exact_decimal, exact_fraction
+
+    qs = [v if isinstance(v, Fraction) else exact_fraction("a grid point", v) for v in values]
+    exact = [exact_decimal(q) for q in qs]
+    exact = [d if d is not None and len(d.lstrip("-").replace(".", "")) <= 12 else None
+             for d in exact]  # fmt: skip
+    n = digits
+    while True:
+        out = [d if d is not None else format_number(q, n, strip=True)
+               for d, q in zip(exact, qs)]  # fmt: skip
+        clash = any(a == b and p != q for a, b, p, q in zip(out, out[1:], qs, qs[1:]))
+        if not clash or n >= 40:
+            return out
+        n += 1
+
+
+_NUMERIC = __import__("re").compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?inf|-")
+
+
+def _split_point(cell: str) -> tuple[str, str]:
+    """``"-12.5e-3"`` -> ``("-12", ".5e-3")``: the part before the decimal point (or the
+    exponent) and the rest, to align a column on its points."""
+    for k, c in enumerate(cell):
+        if c in ".eE":
+            return cell[:k], cell[k:]
+    return cell, ""
+
+
+def text_table(header, rows, gap: int = 2) -> str:
+    """Rows as aligned text columns: a column of numbers aligned on the decimal point (its
+    header right-aligned over it), any other column left-aligned.
+
+    >>> print(text_table(["theta", "period"], [["2.5", "2.2215"], ["40/9", "12.1"]]))
+    theta   period
+    2.5     2.2215
+    40/9   12.1
+    >>> print(text_table(["D", "x"], [["0.5", "-1.25"], ["12", "3"]]))
+       D      x
+     0.5  -1.25
+    12     3
+    """
+    header = [str(h) for h in header]
+    rows = [[("-" if c is None else str(c)) for c in row] for row in rows]
+    columns = []
+    for j, head in enumerate(header):
+        cells = [row[j] for row in rows]
+        numeric = bool(cells) and all(_NUMERIC.fullmatch(c) for c in cells)
+        if numeric:
+            parts = [_split_point(c) for c in cells]
+            left = max(len(a) for a, _ in parts)
+            right = max(len(b) for _, b in parts)
+            body = [(a.rjust(left) + b.ljust(right)) for a, b in parts]
+            width = max(left + right, len(head))
+            columns.append([head.rjust(width)] + [c.rjust(width) for c in body])
+        else:
+            width = max([len(head)] + [len(c) for c in cells])
+            columns.append([head.ljust(width)] + [c.ljust(width) for c in cells])
+    lines = [(" " * gap).join(col[i] for col in columns).rstrip() for i in range(len(rows) + 1)]
+    return "\n".join(lines)

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.exact import not_a_number, read_number
 
-__all__ = ["Option", "KINDS", "RATES", "READERS", "read_option"]
+__all__ = ["Option", "KINDS", "RATES", "READERS", "read_option", "values", "values_text"]
 
 #: what an option's text holds
 KINDS = {
@@ -39,6 +40,7 @@ KINDS = {
     "integer": "N",
     "count": "L",  # an integer >= 1 or inf
     "numbers": "P1,P2,...",
+    "values": "A,B,..|LO:HI:N",
     "choice": "NAME",
     "text": "TEXT",
     "matrix": "[[..],[..]]",
@@ -205,19 +207,116 @@ def _setting(flag, text) -> str:
     return text
 
 
-def _values(flag, text) -> str:
-    """One number, a list ``a,b,c`` or a range ``start:stop:count``."""
-    if text.count(":") == 2:
-        start, stop, count = text.split(":")
-        read_number(f"{flag} (range start)", start)
-        read_number(f"{flag} (range stop)", stop)
-        _integer(f"{flag} (range count)", count.strip())
-        return text
-    if ":" in text:
+#: the most points a range on the command line may ask for (each command estimates its
+#: own cost of them besides)
+MAX_POINTS = 100_000
+
+#: significant digits of the inner points of a geometric range (its ends are exact)
+GEOM_DIGITS = 15
+
+
+def values(flag: str, text) -> list:
+    """The exact values (:class:`~fractions.Fraction`) of a list-valued option's text: one
+    number, a list ``a,b,c``, a range ``lo:hi:n`` (``n`` evenly spaced points, ends included,
+    each exact: ``2.5:20:10`` holds ``40/9``) or a geometric range ``geom:lo:hi:n`` (``lo``,
+    ``hi`` > 0; the ends exact, the inner points ``lo (hi/lo)^(k/(n-1))`` rounded once to
+    :data:`GEOM_DIGITS` significant digits, the exact decimals then used). The one parser of
+    every option that takes a list of values; a bad text is refused naming ``flag``.
+
+    >>> [str(q) for q in values("--D", "2.5:20:10")][:3]
+    ['5/2', '40/9', '115/18']
+    >>> [str(q) for q in values("--D", "geom:1:100:3")]
+    ['1', '10', '100']
+    >>> values("--D", "1:2")
+    Traceback (most recent call last):
+    ...
+    symdelay.core.errors.SymdelayInputError: --D takes one value, a list a,b,c, a range lo:hi:n or geom:lo:hi:n; got '1:2'
+    """
+    from fractions import Fraction
+
+    text = str(text).strip()
+    parts = [t.strip() for t in text.split(":")]
+    geometric = parts[0].lower() == "geom"
+    if geometric:
+        parts = parts[1:]
+    if len(parts) == 1 and not geometric:
+        return [read_number(f"{flag} (item {k})" if "," in text else flag, t)
+                for k, t in enumerate(_numbers(flag, text).split(","), 1)]  # fmt: skip
+    if len(parts) != 3:
         raise SymdelayInputError(
-            f"{flag} takes one value, a list a,b,c or a range start:stop:count; got '{text}'"
+            f"{flag} takes one value, a list a,b,c, a range lo:hi:n or geom:lo:hi:n; got '{text}'"
         )
-    return _numbers(flag, text)
+    lo = read_number(f"{flag} (range start)", parts[0])
+    hi = read_number(f"{flag} (range stop)", parts[1])
+    n = int(_integer(f"{flag} (range count)", parts[2], "an integer >= 1"))
+    if n < 1:
+        raise SymdelayInputError(f"{flag} (range count) must be an integer >= 1, got '{parts[2]}'")
+    if n > MAX_POINTS:
+        raise SymdelayInputError(
+            f"{flag} asks for {n} points, more than {MAX_POINTS}: give a smaller count"
+        )
+    if n == 1:
+        if lo != hi:
+            raise SymdelayInputError(
+                f"{flag} range {text} has one point but two different ends: give n >= 2, or lo = hi"
+            )
+        return [lo]
+    if not geometric:
+        return [lo + (hi - lo) * Fraction(k, n - 1) for k in range(n)]
+    if not (lo > 0 and hi > 0):
+        raise SymdelayInputError(f"{flag} geometric range needs lo > 0 and hi > 0, got '{text}'")
+    import mpmath
+
+    from symdelay.core.exact import exact_fraction
+
+    with mpmath.workdps(GEOM_DIGITS + 20):
+        a, b = mpmath.mpf(lo.numerator) / lo.denominator, mpmath.mpf(hi.numerator) / hi.denominator
+        inner = [
+            exact_fraction(flag, mpmath.nstr(a * (b / a) ** (mpmath.mpf(k) / (n - 1)), GEOM_DIGITS))
+            for k in range(1, n - 1)
+        ]
+    out = [lo, *inner, hi]
+    if lo != hi and any((y - x) * (hi - lo) <= 0 for x, y in pairwise(out)):
+        raise SymdelayInputError(
+            f"{flag} geometric range {text}: its points are closer than {GEOM_DIGITS} digits "
+            "tell apart; give a smaller count"
+        )
+    return out
+
+
+def values_text(flag: str, text) -> list[str]:
+    """:func:`values` as exact texts (a short decimal as such, else a fraction:
+    :func:`symdelay.core.numbers.option_text`), the form the analyses and records take.
+
+    >>> values_text("--theta", "2.5:20:4")
+    ['2.5', '25/3', '85/6', '20']
+    """
+    from symdelay.core.numbers import option_text
+
+    return [option_text(q) for q in values(flag, text)]
+
+
+def _values(flag, text) -> str:
+    """One number, a list ``a,b,c`` or a range ``lo:hi:n`` / ``geom:lo:hi:n``
+    (:func:`values`)."""
+    values(flag, text)
+    return text
+
+
+#: the image formats an option of kind ``image`` names by its suffix
+IMAGE_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+def _image(flag, text) -> str:
+    """A file name ending in .png, .pdf or .svg (the suffix is the format)."""
+    from pathlib import PurePath
+
+    if PurePath(text).suffix.lower() not in IMAGE_SUFFIXES:  # (".png" alone: a name, no suffix)
+        raise SymdelayInputError(
+            f"{flag} {text}: give a file name ending in .png, .pdf or .svg (the suffix is "
+            "the format)"
+        )
+    return text
 
 
 def _branches(flag, text) -> str:
@@ -246,6 +345,7 @@ READERS = {
     "setting": _setting,
     "values": _values,
     "branches": _branches,
+    "image": _image,
 }
 
 

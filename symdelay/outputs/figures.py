@@ -9,11 +9,13 @@ from symdelay.analysis.normal_form import NormalForm
 from symdelay.analysis.rootset import RootSet
 from symdelay.analysis.spectrum import Spectrum
 from symdelay.analysis.stability_map import StabilityMap
+from symdelay.analysis.stochastic import StationaryVariance
 from symdelay.analysis.timeseries import TimeSeries
+from symdelay.analysis.window import Window
 from symdelay.core.display import plotter
 from symdelay.models.sqd.convergence import ConvergenceResult
 from symdelay.models.sqd.fixed_point import FixedPoint
-from symdelay.outputs import plots_map, plots_nonlinear, plots_sqd, plots_stochastic
+from symdelay.outputs import plots_hopf, plots_map, plots_nonlinear, plots_sqd, plots_stochastic
 from symdelay.outputs.notebook import plot_critical_curve, plot_roots
 
 __all__: list[str] = []
@@ -49,5 +51,7 @@ for _cls, _draw in (
     (CycleFamily, plots_nonlinear.family_figure),
     (ConvergenceResult, plots_sqd.convergence_figure),
     (FixedPoint, plots_sqd.plot_tail),
+    (Window, plots_hopf.window_figure),
+    (StationaryVariance, plots_stochastic.covariance_figure),
 ):
     plotter(_cls)(_draw)

@@ -9,7 +9,12 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-__all__ = ["critical_curves_figure", "stability_region_figure", "frequency_figure"]
+__all__ = [
+    "critical_curves_figure",
+    "stability_region_figure",
+    "frequency_figure",
+    "window_figure",
+]
 
 D_LABEL = "mean action delay $D$ (time units)"
 THETA_LABEL = "routing sensitivity $\\theta$ (per job)"
@@ -87,4 +92,71 @@ def frequency_figure(D, omegas: dict) -> Figure:
     ax.set_title("crossing frequency along the boundary $\\theta = \\theta_c(D)$", fontsize=10)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
+    return fig
+
+
+def _param_label(name: str) -> str:
+    """An axis label for parameter ``name`` (the founding names with their meaning)."""
+    known = {"D": D_LABEL, "theta": THETA_LABEL}
+    if name in known:
+        return known[name]
+    from symdelay.core.latex import tex
+
+    return f"${tex(name)}$"
+
+
+def window_figure(w) -> Figure:
+    """The instability window of a :class:`~symdelay.analysis.window.Window`: the unstable
+    intervals of its parameter shaded over the range searched, each finite end marked
+    (dashed line) and an infinite end drawn as an arrow; where the path counted them, the
+    number of roots with ``Re r > 0`` on each piece (a step line)."""
+    import math
+
+    def num(v):
+        return float(v) if v is not None else math.nan
+
+    lo, hi = num(w.range_lo), num(w.range_hi)
+    ends = [num(e.value) for iv in w.intervals for e in (iv.lo, iv.hi)]
+    ends += [num(b.value) for b in w.breakpoints]
+    finite = [x for x in [lo, hi, *ends] if math.isfinite(x)]
+    positive = [x for x in finite if x > 0]
+    left = lo if math.isfinite(lo) else (min(finite) - 1 if finite else 0.0)
+    top = max(positive or finite or [1.0])
+    right = hi if math.isfinite(hi) else (top * 3 if top > 0 else top + 1)
+    log = left >= 0 and bool(positive) and right / min(positive) > 30
+    if log:
+        left = max(left, min(positive) / 3)
+    fig = Figure(figsize=(6.4, 3.4), layout="constrained")
+    ax = fig.subplots()
+    counts = [int(c) for c in w.counts] if w.counts else None
+    ymax = max(counts) if counts and max(counts) > 0 else 1
+    for iv in w.intervals:
+        a = max(num(iv.lo.value), left)
+        b = min(num(iv.hi.value), right)
+        ax.axvspan(a, b, color="C3", alpha=0.18, lw=0)
+        for x in (num(iv.lo.value), num(iv.hi.value)):
+            if math.isfinite(x):
+                ax.axvline(x, color="C3", ls="--", lw=1)
+            elif x > 0:  # instability up to infinity: an arrow at the right edge
+                ax.annotate("", xy=(1.0, 0.5), xycoords="axes fraction", xytext=(0.9, 0.5),
+                            arrowprops={"arrowstyle": "->", "color": "C3", "lw": 1.5})  # fmt: skip
+                ax.text(0.99, 0.56, r"$\to\infty$", transform=ax.transAxes, ha="right",
+                        color="C3", fontsize=10)  # fmt: skip
+    if counts is not None:
+        xs = [left] + [min(max(num(b.value), left), right) for b in w.breakpoints] + [right]
+        ax.stairs(counts, xs, color="k", lw=1.4, label="roots with Re $r > 0$")
+        ax.set_ylabel("roots with Re $r > 0$")
+        ax.set_ylim(-0.2, ymax + 0.6)
+        ax.legend(fontsize=9, loc="upper left")
+    else:
+        ax.set_yticks([])
+        ax.set_ylabel("unstable (shaded)")
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlim(left, right)
+    ax.set_xlabel(_param_label(w.param))
+    shown = ", ".join(f"{k} = {v}" for k, v in w.parameters.items())
+    what = "unstable intervals" if w.intervals else "stable over the whole range"
+    ax.set_title(f"{what} of {w.param}" + (f" ({shown})" if shown else ""), fontsize=10)
+    ax.grid(alpha=0.3, which="both")
     return fig

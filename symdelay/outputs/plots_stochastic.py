@@ -18,6 +18,7 @@ __all__ = [
     "imbalance_figure",
     "fluid_limit_figure",
     "variance_figure",
+    "covariance_figure",
 ]
 
 
@@ -195,4 +196,35 @@ def variance_figure(curves, checks=(), thresholds=None, ymax=None) -> Figure:
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     _margins(fig, top=0.92)
+    return fig
+
+
+def covariance_figure(v) -> Figure:
+    """The stationary covariance (divided by eta) of a
+    :class:`~symdelay.analysis.stochastic.StationaryVariance` in its coordinates, as a
+    heat map with the value in each cell; the title gives the imbalance variance."""
+    sigma = np.array(v.sigma.tolist(), dtype=float) if v.sigma is not None else None
+    if sigma is None:  # pragma: no cover - every path keeps the covariance
+        raise TypeError("this variance record keeps no covariance to draw")
+    names = [str(c) for c in (v.coordinates or v.states)]
+    n = len(names)
+    size = min(3.2 + 0.55 * n, 9.0)
+    fig = Figure(figsize=(size + 1.2, size), layout="constrained")
+    ax = fig.subplots()
+    bound = float(np.max(np.abs(sigma))) or 1.0
+    image = ax.imshow(sigma, cmap="RdBu_r", vmin=-bound, vmax=bound)
+    fig.colorbar(image, ax=ax, label="covariance / $\\eta$")
+    ax.set_xticks(range(n), names, rotation=45 if n > 4 else 0, ha="right" if n > 4 else "center")
+    ax.set_yticks(range(n), names)
+    if n <= 8:
+        for i in range(n):
+            for j in range(n):
+                ax.text(j, i, f"{sigma[i, j]:.3g}", ha="center", va="center", fontsize=8)
+    ax.set_xlabel("coordinate")
+    ax.set_ylabel("coordinate")
+    ax.set_title(
+        f"stationary covariance (linear-noise approximation); Var(imbalance)/$\\eta$ = "
+        f"{v.decimal()[:12]}",
+        fontsize=9,
+    )
     return fig

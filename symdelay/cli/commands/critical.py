@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run", "parse_D_list", "text_lines"]
 
 
 def parse_D_list(text: str) -> list[str]:
-    """Split ``--D 0.5,1,2`` into its items (each checked later by the analysis)."""
-    items = [s.strip() for s in str(text).split(",")]
-    if not items or any(not s for s in items):
-        raise SymdelayInputError(
-            f"--D must be a comma-separated list of positive delays (e.g. 0.5,1,2), got '{text}'"
-        )
-    return items
+    """The delays of ``--D``: a list ``0.5,1,2``, a range ``lo:hi:n`` or ``geom:lo:hi:n``
+    (:func:`symdelay.core.options.values_text`: each exact, as text)."""
+    from symdelay.core.options import values_text
+
+    return values_text("--D", text)
 
 
 def register(subparsers) -> None:
@@ -30,28 +28,44 @@ def register(subparsers) -> None:
         ),
     )
     p.add_argument(
-        "--D", default=None, kind="numbers", help="mean delays, comma-separated, e.g. 0.5,1,2,4"
+        "--D",
+        default=None,
+        kind="values",
+        help="mean delays: a list 0.5,1,2,4, a range LO:HI:N (N points, ends included) or "
+        "geom:LO:HI:N (geometric spacing)",
     )
-    add_common(p, run, dps="15", model={"own": ("D",)})
+    add_plot(p)
+    add_common(
+        p, run, dps="15", model={"own": ("D",), "refuses": {"theta": "critical computes theta_c"}}
+    )
 
 
 def text_lines(curve) -> list[str]:
-    """The text output: the founding model's table (its own fast path), or one line per
-    point of the generic Hopf crossing."""
+    """The text output: the model's options, then one aligned row per delay (the delay as
+    its exact digits, :func:`symdelay.core.numbers.grid_texts`; theta_c and omega at the
+    precision asked)."""
+    from symdelay.core.numbers import grid_texts, text_table
+
     record = {**curve.header(), "points": curve.point_records()}  # no closed forms needed
+    key, over = f"{curve.param}_c", curve.over
     if curve.method == "specialised":
-        dps = curve.dps
-        lines = [", ".join(f"{k} = {v}" for k, v in record["parameters"].items())]
-        lines.append(f"{'D':>12}  {'theta_c':>{dps + 7}}  omega")
-        for pt in record["points"]:
-            om = pt["omega"] if pt["omega"] is not None else "- (stable for every theta >= 0)"
-            lines.append(f"{pt['D']:>12}  {pt['theta_c']:>{dps + 7}}  {om}")
-        return lines
-    lines = [f"{curve.model_name}: critical theta by the generic Hopf crossing"]
-    for p in record["points"]:
-        where = "the model's own delay" if p["D"] is None else f"D = {p['D']}"
-        om = p["omega"] if p["omega"] is not None else "- (no crossing: stable for every theta > 0)"
-        lines.append(f"  {where}: theta_c = {p['theta_c']}, omega = {om}")
+        head = ", ".join(f"{k} = {v}" for k, v in record["parameters"].items())
+    else:
+        head = f"{curve.model_name}: critical {curve.param} by the generic Hopf crossing"
+    points = record["points"]
+    given = [p[over] for p in points if p[over] is not None]
+    shown = iter(grid_texts(given)) if given else iter(())
+    rows, stable = [], False
+    for p in points:
+        at = "(own)" if p[over] is None else next(shown)
+        if p["omega"] is None:
+            stable = True
+        rows.append([at, p[key], "-" if p["omega"] is None else p["omega"]])
+    lines = [head, text_table([over, key, "omega"], rows)]
+    if stable:
+        lines.append(f"{key} = inf, omega -: no crossing, stable for every {curve.param} >= 0")
+    if any(p[over] is None for p in points):
+        lines.append("(own): the model's own delay")
     return lines
 
 
@@ -59,8 +73,6 @@ def run(args) -> int:
     from symdelay.analysis.critical import critical
     from symdelay.core.params import as_dps
 
-    if getattr(args, "theta", None) is not None:
-        raise SymdelayInputError("critical computes theta_c: leave --theta out")
     if args.model_file and args.D is not None:
         raise SymdelayInputError("--D is for built-in models; give a model file's delay with --set")
     dps = as_dps(args.dps)
@@ -73,4 +85,5 @@ def run(args) -> int:
         emit_json(curve.to_json())
     else:
         emit("\n".join(text_lines(curve)))
+    write_plot(args, curve)
     return 0

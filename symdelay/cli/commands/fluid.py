@@ -10,7 +10,7 @@ then the columns ``t`` and one per state.
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit
+from symdelay.cli.commands._common import add_plot, emit, write_plot
 from symdelay.cli.commands._io import (
     RATE_DEFAULTS,
     add_horizon_arguments,
@@ -48,6 +48,7 @@ def register(subparsers) -> None:
         "(default 0,1,0,...); for another model one value per state, in the model's order "
         "of states (default: see above)",
     )
+    add_plot(p)
     p.set_defaults(func=honour_force(run))
 
 
@@ -59,4 +60,5 @@ def run(args) -> int:
     res = fluid(model, T=args.T, dt=args.dt, initial=parse_initial(args.initial), force=args.force)
     if not emit_series(args, res, "fluid"):
         emit(res.summary())
+    write_plot(args, res)
     return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -17,14 +17,15 @@ def register(subparsers) -> None:
             "The periodic orbit born at the Hopf point, computed directly (Newton-shooting "
             "with the variational equations; Fourier collocation for --L inf), continued in "
             "theta from theta_c. --theta takes one value, a list a,b,c or a range "
-            "start:stop:count (then the JSON has 'points')."
+            "lo:hi:n or geom:lo:hi:n (then the JSON has 'points')."
         ),
     )
     p.add_argument(
         "--theta",
         default=None,
         kind="values",
-        help="routing sensitivity above theta_c: 10, 10,12,15 or 9.5:180:100",
+        help="routing sensitivity above theta_c: 10, a list 10,12,15, a range LO:HI:N "
+        "(e.g. 9.5:180:100) or geom:LO:HI:N",
     )
     p.add_argument(
         "--system",
@@ -32,18 +33,16 @@ def register(subparsers) -> None:
         choices=("difference", "full"),
         help="the L+1 difference system (default) or the full 2(L+1) fluid model",
     )
+    add_plot(p)
     add_common(p, run, force=True, model={"own": ("theta",)})
 
 
 def _points(text: str) -> int:
-    """How many orbits ``--theta`` asks for (the API checks the values themselves)."""
-    parts = str(text).split(":")
-    if len(parts) == 3:
-        try:
-            return max(1, int(float(parts[2])))
-        except (ValueError, OverflowError):
-            return 1
-    return len(str(text).split(","))
+    """How many orbits ``--theta`` asks for (read by the one parser of list-valued
+    options, :func:`symdelay.core.options.values`)."""
+    from symdelay.core.options import values
+
+    return len(values("--theta", text))
 
 
 def _check_cost(args) -> None:
@@ -75,18 +74,44 @@ def run(args) -> int:
     _check_cost(args)
     res = limit_cycle(door.model_from_args(args), args.theta, system=args.system)
     rec = res.to_json()
+    write_plot(args, res)
     if args.json:
         emit_json(rec)
         return 0
     points = rec["points"] if isinstance(res, CycleFamily) else [rec]
-    lines = [f"{'theta':>12}  {'amplitude_x':>20}  {'period':>20}  {'max|rho|':>10}  stable"]
-    for pt in points:
-        rho = sorted(float(m["abs"]) for m in pt["floquet_multipliers"])
-        second = rho[-2] if len(rho) > 1 else float("nan")
-        lines.append(
-            f"{pt['theta']:>12}  {pt['amplitude_x']:>20}  {pt['period']:>20}  "
-            f"{second:>10.4g}  {pt['stable']}"
-        )
-    lines.append(f"method: {points[0]['method']}")
-    emit("\n".join(lines))
+    emit("\n".join(text_lines(points)))
     return 0
+
+
+#: significant digits of the amplitude and period shown (doubles from an integration with
+#: relative tolerance 1e-11: more digits would not mean anything)
+DIGITS = 9
+
+
+def text_lines(points) -> list[str]:
+    """One aligned row per orbit: theta as its exact digits
+    (:func:`symdelay.core.numbers.grid_texts`), amplitude and period to :data:`DIGITS`
+    significant digits, the largest non-trivial Floquet multiplier's modulus to 4."""
+    from symdelay.core.numbers import format_number, grid_texts, text_table
+
+    thetas = grid_texts([pt["theta"] for pt in points])
+    rows = []
+    for th, pt in zip(thetas, points):
+        rho = sorted(float(m["abs"]) for m in pt["floquet_multipliers"])
+        second = format_number(rho[-2], 4) if len(rho) > 1 else "-"
+        rows.append(
+            [
+                th,
+                format_number(float(pt["amplitude_x"]), DIGITS),
+                format_number(float(pt["period"]), DIGITS),
+                second,
+                "yes" if pt["stable"] else "no",
+            ]
+        )
+    table = text_table(["theta", "amplitude_x", "period", "max|rho|", "stable"], rows)
+    return [
+        table,
+        f"method: {points[0]['method']}",
+        f"(amplitude and period to {DIGITS} significant digits: double precision, "
+        "integration tolerance 1e-11; --json has every digit)",
+    ]

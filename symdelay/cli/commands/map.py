@@ -6,7 +6,7 @@ on the model the door builds."""
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -54,6 +54,7 @@ def register(subparsers) -> None:
         help="grid lines each way seeding the continuation (default 9); the founding model's "
         "explicit map takes none: giving it asks for the continuation",
     )
+    add_plot(p)
     add_common(p, run, dps="15", force=True)
 
 
@@ -91,6 +92,7 @@ def run(args) -> int:
         force=args.force,
     )
     record = m.to_json()
+    write_plot(args, m)
     if args.json:
         emit_json(record)
         return 0

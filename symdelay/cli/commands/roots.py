@@ -9,7 +9,7 @@ symdelay roots --model phase_type --delay hypoexp --rates 1,2 --mu 1 --lam 1 --t
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run", "roots_record"]
@@ -60,6 +60,7 @@ def register(subparsers) -> None:
         kind="branches",
         help="Lambert-W branches for --L inf (K1..K2, default -3..3)",
     )
+    add_plot(p)
     add_common(p, run, dps="50")
 
 
@@ -70,4 +71,5 @@ def run(args) -> int:
         emit_json(res.to_json())
     else:
         emit(res.text())
+    write_plot(args, res)
     return 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import emit
+from symdelay.cli.commands._common import add_plot, emit, write_plot
 from symdelay.cli.commands._io import (
     RATE_DEFAULTS,
     add_horizon_arguments,
@@ -67,6 +67,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--replications", default="1", kind="integer", help="independent paths (default 1)"
     )
+    add_plot(p)
     p.set_defaults(func=honour_force(run))
 
 
@@ -122,4 +123,5 @@ def run(args) -> int:
             bar.close()
     if not emit_series(args, res, "simulate"):
         emit(res.summary())
+    write_plot(args, res)
     return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -22,6 +22,7 @@ def register(subparsers) -> None:
     )
     p.add_argument("--points", default="401", kind="integer", help="grid points (default 401)")
     p.add_argument("--omega-max", default=None, kind="number", help="largest frequency of the grid")
+    add_plot(p)
     add_common(p, run, force=True)
 
 
@@ -62,6 +63,7 @@ def run(args) -> int:
     n, grid = _grid(args)
     s = spectrum(door.model_from_args(args), omegas=grid, points=n, force=args.force)
     rec = s.to_json()
+    write_plot(args, s)
     if args.json:
         emit_json(rec)
         return 0

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 
-from symdelay.cli.commands._common import emit, emit_json
+from symdelay.cli.commands._common import emit, emit_json, image_path, save_figure
 from symdelay.core.budget import MAX_TASKS
 from symdelay.core.errors import SymdelayInputError
 
@@ -241,56 +240,6 @@ def _parse_where(items) -> dict:
     return out
 
 
-def _image_path(out: str):
-    """``(path, format)`` of an image to write, or one line saying why not: the suffix must
-    be a format matplotlib writes (it would otherwise append ``.png`` to the name), and an
-    existing file must be a regular file."""
-    from pathlib import Path
-
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    path = Path(out)
-    fmt = path.suffix[1:].lower()
-    formats = sorted(FigureCanvasBase.get_supported_filetypes())
-    if fmt not in formats:
-        raise SymdelayInputError(
-            f"--out {out}: give an image file name ending in "
-            + ", ".join(f".{f}" for f in formats)
-            + " (the suffix is the format; the name is written exactly as given)"
-        )
-    if path.exists() and not path.is_file():
-        raise SymdelayInputError(f"--out {out} exists and is not a regular file: give a file name")
-    parent = path.parent
-    if not parent.is_dir():
-        raise SymdelayInputError(f"--out {out}: folder {parent} does not exist")
-    return path, fmt
-
-
-def _save_figure(fig, path, fmt: str) -> None:
-    """Write the figure to exactly ``path``: to a new file beside it, then renamed over it
-    (a folder where no file can be made, such as /proc, is refused in one line)."""
-    import os
-    import uuid
-
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    try:  # the mode a new file gets (0666 less the umask)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError as exc:
-        raise SymdelayInputError(
-            f"cannot write --out {path}: {exc.strerror} in folder {path.parent}; "
-            "choose a writable file"
-        ) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, format=fmt, dpi=120, bbox_inches="tight")
-        os.replace(tmp, path)
-    except (OSError, ValueError) as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise SymdelayInputError(f"cannot write --out {path}: {reason}") from None
-
-
 def run_plot(args) -> int:
     from pathlib import Path
 
@@ -300,8 +249,8 @@ def run_plot(args) -> int:
     from symdelay.sweep.plotting import plot_results
 
     out = args.out or str(Path(args.results).with_suffix(".png"))
-    path, fmt = _image_path(out)
+    path, fmt = image_path("--out", out)
     ax = plot_results(args.results, x=args.x, y=args.y, z=args.z, where=_parse_where(args.where))
-    _save_figure(ax.figure, path, fmt)
+    save_figure(ax.figure, path, fmt)
     emit(str(path))
     return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.cli.commands._io import RATE_DEFAULTS
 
 __all__ = ["register", "run"]
@@ -22,6 +22,7 @@ def register(subparsers) -> None:
             "there is no stationary variance."
         ),
     )
+    add_plot(p)
     add_common(p, run, dps="30", force=True, model={"defaults": {**RATE_DEFAULTS, "L": "1"}})
 
 
@@ -33,4 +34,5 @@ def run(args) -> int:
         emit_json(res.to_json())
     else:
         emit(res.summary())
+    write_plot(args, res)
     return 0

@@ -53,7 +53,11 @@ def register(subparsers) -> None:
         "clock stops a check at ten times SECONDS",
     )
     p.add_argument("--theta-real", action="store_true", help="allow theta < 0 too")
-    add_common(p, run)
+    add_common(p, run, model={"refuses": dict.fromkeys(("mu", "lam", "theta", "D"), WHY)})
+
+
+#: why verify takes no parameter values
+WHY = "a claim is decided over all parameter values; write values into the claim"
 
 
 def _point(pt: dict) -> str:
@@ -82,14 +86,6 @@ def run(args) -> int:
     erlang_shape = getattr(args, "delay", None) in (None, "erlang")
     if hasattr(args, "L") and erlang_shape:  # the family has delay phases: say how many
         door.need(args, "L")
-    door.refuse(
-        args,
-        "mu",
-        "lam",
-        "theta",
-        "D",
-        why="a claim is decided over all parameter values; write values into the claim",
-    )
     timeout_ms = _timeout_ms(args.timeout)
     res = verify(
         door.model_from_args(args),

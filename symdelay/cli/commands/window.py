@@ -6,7 +6,7 @@ other model or parameter from the exact crossing polynomials of its characterist
 from __future__ import annotations
 
 from symdelay.cli import door
-from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run", "head_and_how", "text_lines"]
@@ -42,6 +42,7 @@ def register(subparsers) -> None:
         kind="number|inf",
         help="upper end of the range searched (default: domain)",
     )
+    add_plot(p)
     add_common(p, run, dps="15", force=True)
 
 
@@ -75,8 +76,9 @@ def run(args) -> int:
     record = w.to_json()
     if args.json:
         emit_json(record)
-        return 0
-    emit("\n".join(text_lines(record, vary)))
+    else:
+        emit("\n".join(text_lines(record, vary)))
+    write_plot(args, w)
     return 0
 
 

@@ -25,7 +25,10 @@ def register(subparsers) -> None:
         metavar="NAME",
         help="the parameter varied (default D, the mean delay); left out of the model's options",
     )
-    add_common(p, run, dps="15", force=True)
+    add_common(
+        p, run, dps="15", force=True,
+        model={"refuses": {"theta": "worst-delay minimises theta_c: leave --theta out"}},
+    )  # fmt: skip
 
 
 def run(args) -> int:
@@ -33,7 +36,6 @@ def run(args) -> int:
     from symdelay.core.params import as_dps
 
     over = args.over or "D"
-    door.refuse(args, "theta", why="worst-delay minimises theta_c: leave --theta out")
     if getattr(args, over, None) is not None:
         flag = "--" + over.replace("_", "-")
         raise SymdelayInputError(f"worst-delay varies {over}: leave {flag} out")
