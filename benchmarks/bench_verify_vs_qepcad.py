@@ -167,9 +167,7 @@ def qepcad_sentences(model, claim: str, assume: tuple) -> dict:
     out = {}
     for tname, target in targets_of(model).items():
         ctx = _context(model, claim, assume, None, 10_000, target, check=False)
-        whole = (
-            [_factor_node(c) for _, c in ctx.sf.per_factor] if target is None else [target.node]
-        )
+        whole = [_factor_node(c) for _, c in ctx.sf.per_factor] if target is None else [target.node]
         tnode = conj(*whole)
         forms = {
             DIRECTIONS[0]: conj(*ctx.hyps, ctx.cf.node, neg(tnode)),
@@ -180,7 +178,7 @@ def qepcad_sentences(model, claim: str, assume: tuple) -> dict:
         names = {s: f"x{i}" for i, s in enumerate(symbols)}
         one = {ctx.fixed: sp.Integer(1)} if ctx.fixed is not None else {}
 
-        def fix(node):
+        def fix(node, one=one):
             from symdelay.analysis.claim_formula import fold, rel
 
             def leaf(n):
@@ -315,8 +313,9 @@ def main() -> None:
                         want = "refuted" if answer else "proven"
                         if status in ("proven", "refuted") and status != want:
                             ok = False
-                            disagree.append(f"{label}: {claim}: {tname} {d}: verify {status}, "
-                                            f"qepcad {want}")
+                            disagree.append(
+                                f"{label}: {claim}: {tname} {d}: verify {status}, qepcad {want}"
+                            )
                     per_target[tname] = tot
                 q_stab = per_target.get("stability", float("nan"))
                 q_all = sum(per_target.values())

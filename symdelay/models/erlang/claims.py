@@ -65,8 +65,8 @@ from symdelay.core.params import INFINITE_L, as_L_or_inf
 from symdelay.core.symbols import D, gamma, lam, mu, theta
 from symdelay.models.erlang.charpoly import difference_coefficients
 from symdelay.models.erlang.stability import (
-    _in_k,
     _hopf_factor,
+    _in_k,
     is_oscillatory_at,
     oscillation_threshold,
 )

@@ -50,7 +50,6 @@ from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import (
-    characteristic_polynomial,
     difference_coefficients,
     special_case,
 )
