@@ -72,8 +72,10 @@ class ClaimResult(Result):
     searched (the same keys on every path; ``points`` 0 when no search ran).
     ``details[target][d]``: the decision procedure's checks (what, answer, seconds), the
     kind of counterexample (rational / algebraic) and, when undecided, what was tried.
-    ``fallback``: why the decision procedure did not decide the claim and what was done
-    instead (a transcendental function: ``"the decision procedure cannot decide exp
+    ``evidence[target][d]``: what decided ``d``, in words (how it was proven, or how its
+    counterexample was re-checked); ``remarks``: the further sentences of the explanation
+    (each applies to this claim). ``fallback``: why the decision procedure did not decide
+    the claim and what was done instead (a transcendental function: ``"the decision procedure cannot decide exp
     (exp(lam)), a transcendental function: checked by search"``), else None.
     """
 
@@ -99,6 +101,19 @@ class ClaimResult(Result):
     scaling: str | None = None
     timeout_ms: int | None = None
     fallback: str | None = None
+    evidence: dict = field(default_factory=dict)
+    remarks: tuple = ()
+
+    @property
+    def exit_status(self) -> str:
+        """How much of the answer is proven: ``"proven"`` (every direction of every target
+        proven or refuted by an exact, re-checked counterexample), ``"search"`` (some
+        direction rests on a search: *no counterexample found*, not a proof) or
+        ``"undecided"`` (some direction undecided within the budget, none only searched)."""
+        statuses = {s for per in self.directions.values() for s in per.values()}
+        if OPEN in statuses:
+            return "search"
+        return "undecided" if UNDECIDED in statuses else "proven"
 
     def direction_records(self, target: str = "stability") -> list[dict]:
         """One flat record per direction of ``target`` (direction, status, method,
@@ -322,6 +337,8 @@ def assemble(
         scaling=scaling,
         timeout_ms=timeout_ms,
         fallback=fallback,
+        evidence=each(lambda o: o.note),
+        remarks=tuple(notes),
     )
 
 

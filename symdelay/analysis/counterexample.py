@@ -17,8 +17,9 @@ truth and each target's (``stability``: the equilibrium is asymptotically stable
 marginal point is not; the founding model's ``oscillation``), each decided exactly (True,
 False, or None when the exact test cannot tell: the point is skipped). A *goal* is a
 target and a direction: ``claim_implies_target`` is met where the claim holds and the
-target fails, ``target_implies_claim`` where the target holds and the claim fails. Four
-phases, each stopping when every goal is met:
+target fails, ``target_implies_claim`` where the target holds and the claim fails. The
+caller's hints are decided exactly first (when they meet every goal nothing is searched);
+then four phases, each stopping when every goal is met:
 
 1. random points: screened in floating point when the caller gives target margins (the
    claim's own margin is computed here), the clearest and simplest candidates rounded to
@@ -415,7 +416,9 @@ class ClaimEvaluator:
             names = sorted(self.names)
             own = {s.name: s for s in rel.free_symbols}
             args = [own.get(x, sp.Symbol(x)) for x in names]
-            self._float[i] = names, [sp.lambdify(args, e, "numpy") for e in (rel.lhs, rel.rhs)]
+            # numpy as a module, not "numpy": SymPy would run "from numpy import *", which
+            # imports numpy.testing, f2py and polynomial (about 0.06 s per process)
+            self._float[i] = names, [sp.lambdify(args, e, np) for e in (rel.lhs, rel.rhs)]
         names, fs = self._float[i]
         a, b = (np.broadcast_to(np.asarray(f(*[cols[x] for x in names]), float), (n,)) for f in fs)
         d = (a - b) / (np.abs(a) + np.abs(b) + 1e-300)
@@ -596,24 +599,29 @@ def search(
     and ``record`` what was searched."""
     t0 = time.perf_counter()
     st = _State(problem, goals)
-    rng = np.random.default_rng(seed)
-    pts = sample(problem.domains, points, rng, decades)
-    decided, near = [], []
-    if problem.screen is not None:
-        near = _screened(st, pts, problem)
-    else:
-        for i in range(points):
-            if not st.open():
-                break
-            point = pts.exact(i)
-            sig = st.signature(point)
-            if sig is not None:
-                decided.append((point, sig))
-    if st.open() and decided:
-        _bisect_pairs(st, decided, rng, max(4, points // 60))
+    for hint in problem.hints:  # the family's own candidates first: often all it takes
+        if not st.open():
+            break
+        if _in_domains(hint, problem.domains):
+            st.signature(hint, "line")
+    decided, near, screened = [], [], 0
     if st.open():
-        _lines(st, decided, near, line_budget)
-    screened = points if problem.screen is not None else 0
+        rng = np.random.default_rng(seed)
+        pts = sample(problem.domains, points, rng, decades)
+        if problem.screen is not None:
+            near, screened = _screened(st, pts, problem), points
+        else:
+            for i in range(points):
+                if not st.open():
+                    break
+                point = pts.exact(i)
+                sig = st.signature(point)
+                if sig is not None:
+                    decided.append((point, sig))
+        if st.open() and decided:
+            _bisect_pairs(st, decided, rng, max(4, points // 60))
+        if st.open():
+            _lines(st, decided, near, line_budget)
     record = {
         "points": len(st.cache) + screened,
         "random_points": screened or st.cost["random"],

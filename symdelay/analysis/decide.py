@@ -449,8 +449,10 @@ def _witness(nodes, symbols, fixed, domains):
 def _numeric(P):
     """``(generators, numpy function)`` of a polynomial: every check of a claim screens the
     same stability conditions, so each is compiled once."""
+    import numpy as np
+
     gens = sorted(P.free_symbols, key=str)
-    return gens, sp.lambdify(gens, P, "numpy")
+    return gens, sp.lambdify(gens, P, np)  # the module: no "from numpy import *"
 
 
 def _float_holds(nodes, values, n):

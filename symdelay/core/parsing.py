@@ -170,6 +170,22 @@ class _Builder:
             )
         raise SymdelayInputError(f"cannot use {what} in an expression: {_help(self.names)}")
 
+    def implicit_product(self, node) -> None:
+        """Refuse ``2(a + b)``, ``(a)(b)`` or ``mu(a + b)`` (a number, a bracket or a
+        parameter written before a bracket: Python reads a call) naming the missing ``*``."""
+        f = node.func
+        if isinstance(f, ast.Attribute):
+            return
+        if isinstance(f, ast.Name) and (f.id in self.functions or f.id not in self.names):
+            return
+        left = ast.get_source_segment(self.source, f) or "..."
+        if isinstance(f, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)):
+            left = f"({left})"
+        args = ", ".join(ast.get_source_segment(self.source, a) or "..." for a in node.args)
+        raise SymdelayInputError(
+            f"missing '*' in '{left}({args})': write {left}*({args}) (a product needs '*')"
+        )
+
     def name(self, ident: str):
         if ident in self.names:
             return self.names[ident]
@@ -265,6 +281,7 @@ class _Builder:
                 return cls(*parts)
             self.fail(f"the operator {type(node.op).__name__}")
         if isinstance(node, ast.Call):
+            self.implicit_product(node)
             if not isinstance(node.func, ast.Name):
                 self.fail("attribute access or computed calls")
             fname = node.func.id

@@ -30,8 +30,16 @@ def register(subparsers) -> None:
             "search (founding model, claims outside what is decided exactly), 'undecided "
             "within the budget' after a timeout; an open direction never gives a relation. A "
             "claim with a transcendental function (exp, log, sin, cos, tanh, pi, E), which "
-            "the decision procedure cannot decide, is searched instead: the result is printed "
-            "labelled as a search (method 'search'), one line on stderr says so, exit 2."
+            "the decision procedure cannot decide, is searched instead (method 'search'): "
+            "its exact counterexamples refute, but a direction it leaves open is only "
+            "searched. Printed: for each direction what decided it (how it was proven, or "
+            "its exact counterexample), and the search only when it is the evidence."
+        ),
+        epilog=(
+            "exit status: 0 every direction proven or refuted (by an exact, re-checked "
+            "counterexample); 3 an answer from a search, not a proof (a direction with no "
+            "counterexample found); 4 undecided within the budget (raise --timeout); 2 bad "
+            "input. 3 and 4 say why in one line on stderr."
         ),
     )
     p.add_argument("--claim", required=True, help="a relation, e.g. 'lam*theta < mu'")
@@ -96,57 +104,90 @@ def run(args) -> int:
     )
     if args.json:
         emit_json(res.to_json())
-        return _fallback_exit(res)
+        return _exit(res)
     where = f"L = {res.L}" if res.L is not None else f"model {res.model_name}"
     lines = [f"claim: {res.claim}   ({where})"]
     if res.assume:
         lines.append("assuming: " + " and ".join(res.assume))
-    for target in ("stability", "oscillation"):
-        if target not in res.directions:
-            lines.append(
-                f"relation to {target}: not decided (the decision procedure decides stability)"
-            )
-            continue
+    if res.fallback:
+        lines.append(res.fallback)
+    rechecks = []
+    for target in res.directions:  # only the targets decided for this model
         rel = getattr(res, f"relation_to_{target}")
         tag = "proven" if res.proven[target] else "not proven"
         lines.append(f"relation to {target}: {rel}   ({tag})")
         for direction, word, arrow in zip(DIRECTIONS, _WORDS[target], ARROWS[target], strict=True):
-            status = res.directions[target][direction]
-            pt = res.counterexamples[target][direction]
-            how = res.methods.get(target, {}).get(direction)
-            verdict = res.verdicts[target][direction]  # the model's at the point
-            if pt and target == "stability":
-                word = f"claim holds but {verdict}" if direction == DIRECTIONS[0] else word
-                lines.append(f"  {word}: {_point(pt)}")
-            elif pt:
-                lines.append(f"  {word}: {_point(pt)}   ({verdict} there)")
-            elif how == "decision procedure":
-                lines.append(f"  {arrow}: {status} (decision procedure)")
-            elif how == "search":
-                lines.append(f"  {arrow}: {status} (search: not proven)")
+            lines.append("  " + _evidence(res, target, direction, word, arrow))
+            if res.counterexamples[target][direction]:
+                rechecks.append(res.evidence.get(target, {}).get(direction, ""))
+    rechecks = [r for r in dict.fromkeys(rechecks) if r]
+    if rechecks:
+        lines.append("counterexamples: " + "; ".join(rechecks))
+    lines += list(res.remarks)
     s = res.search
-    if s["points"]:
+    if res.exit_status == "search" and s["points"]:  # the search is the evidence
         ranges = ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in s["ranges"].items())
         lines.append(
             f"searched: {s['points']} points ({ranges}), {s['exact_points']} decided exactly, "
             f"{s['boundary_points'] + s['line_points']} of them near the boundaries; "
             f"{s['skipped']} skipped"
         )
-    lines.append(res.explanation)
     emit("\n".join(lines))
-    return _fallback_exit(res)
+    return _exit(res)
 
 
-def _fallback_exit(res) -> int:
-    """0; or, when the decision procedure could not decide the claim (a transcendental
-    function) and the result is a search, one line on stderr saying so and 2 (bad input:
-    the claim asked for a decision)."""
+def _evidence(res, target: str, direction: str, word, arrow: str) -> str:
+    """One line: what decided ``direction`` of ``target`` (its counterexample, how it was
+    proven, or that it is open and why)."""
+    from symdelay.analysis.claim_result import DIRECTIONS, OPEN, PROVEN
+
+    status = res.directions[target][direction]
+    pt = res.counterexamples[target][direction]
+    how = res.methods.get(target, {}).get(direction) or ""
+    verdict = res.verdicts[target][direction]  # the model's at the point
+    if pt and target == "stability":
+        word = f"claim holds but {verdict}" if direction == DIRECTIONS[0] else word
+        return f"{word}: {_point(pt)}"
+    if pt:
+        return f"{word}: {_point(pt)}   ({verdict} there)"
+    note = res.evidence.get(target, {}).get(direction) or ""
+    if status == PROVEN:
+        why = note if note.startswith(how) else f"{how}: {note}" if note else how
+        return f"{arrow}: proven ({why})"
+    if status == OPEN:
+        return f"{arrow}: {status} (search: not proven)"
+    tried = res.details.get(target, {}).get(direction, {}).get("tried") or note
+    return f"{arrow}: {status}" + (f" ({tried})" if tried else "")
+
+
+#: the exit code of each :attr:`ClaimResult.exit_status` (2 is bad input, as everywhere)
+EXIT_CODES = {"proven": 0, "search": 3, "undecided": 4}
+
+
+def _exit(res) -> int:
+    """The exit code (:data:`EXIT_CODES`); for 3 and 4 one line on stderr says why the
+    answer is not a proof."""
     import sys
 
-    if not res.fallback:
+    status = res.exit_status
+    if status == "proven":
         return 0
+    from symdelay.analysis.claim_result import ARROWS, DIRECTIONS
+
+    open_ = [
+        ARROWS.get(t, DIRECTIONS)[DIRECTIONS.index(d)]
+        for t, per in res.directions.items()
+        for d, s in per.items()
+        if s not in ("proven", "refuted")
+    ]
+    why = (
+        "answer from a search, not a proof"
+        if status == "search"
+        else "undecided within the budget (raise --timeout)"
+    )
+    reason = f"; {res.fallback}" if res.fallback else ""
     print(
-        f"symdelay: {res.fallback} (the result printed is a search, not a decision)",
+        f"symdelay: {why}: {', '.join(open_)} (exit {EXIT_CODES[status]}){reason}",
         file=sys.stderr,
     )
-    return 2
+    return EXIT_CODES[status]

@@ -65,8 +65,8 @@ from symdelay.core.params import INFINITE_L, as_L_or_inf
 from symdelay.core.symbols import D, gamma, lam, mu, theta
 from symdelay.models.erlang.charpoly import difference_coefficients
 from symdelay.models.erlang.stability import (
+    _hopf_factor,
     _in_k,
-    founding_closed_forms,
     is_oscillatory_at,
     oscillation_threshold,
 )
@@ -266,7 +266,7 @@ def _h_fn(L):
         e = oscillation_threshold("inf").subs({mu: 1, D: s})
     else:
         e = oscillation_threshold(L).subs({mu: 1, gamma: s})
-    return sp.lambdify(s, e, modules="numpy")
+    return sp.lambdify(s, e, modules=np)  # the module: no "from numpy import *"
 
 
 def _target_margins(space, s, q):
@@ -534,7 +534,8 @@ def _h_pieces(L):
 
 
 def _exact_directions(space, cond, target, theta_real):
-    """{direction: (status, witness_g or None)} decided exactly; missing = not decided.
+    """{direction: (status, witness_g or None, why)} decided exactly (``why``: the
+    reason when proven, a template with ``{L}``); missing = not decided.
 
     With ``theta_real`` (k < 0 allowed) only the comparisons that do not change are kept:
     stability = ``{-mu < k < k_c}`` contains ``{k < f}`` iff ``k_c <= f`` as before, and
@@ -546,9 +547,9 @@ def _exact_directions(space, cond, target, theta_real):
         out = _exact_directions_nonneg(space, cond, target)
     always = _always_on_domain(space, cond, theta_real)
     if always is True:  # every point satisfies the claim
-        out.setdefault("target_implies_claim", (PROVEN, None))
+        out.setdefault("target_implies_claim", (PROVEN, None, _R_ALWAYS))
     elif always is False:  # no point does: the claim implies anything
-        out.setdefault("claim_implies_target", (PROVEN, None))
+        out.setdefault("claim_implies_target", (PROVEN, None, _R_NEVER))
     if not theta_real:
         return out
     bound = _k_bound(cond, space)
@@ -585,7 +586,7 @@ def _exact_directions_nonneg(space, cond, target):
     out = {}
     L = space.L
     if target == "stability" and L == 1:
-        out["claim_implies_target"] = (PROVEN, None)
+        out["claim_implies_target"] = (PROVEN, None, _R_L1)
     bound = _k_bound(cond, space)
     if bound is None:
         return out
@@ -600,28 +601,28 @@ def _exact_directions_nonneg(space, cond, target):
             if side == "lower":  # stable everywhere; k = 0 must satisfy k > f
                 ok, w = _rational_always(phi, sp.Integer(0), sp.oo, False, strict)
                 if ok is not None:
-                    out["target_implies_claim"] = (PROVEN if ok else REFUTED, w)
+                    out["target_implies_claim"] = (PROVEN if ok else REFUTED, w, _R_L1_LOWER)
             return out
         if L > _EXACT_MAX_L:
             if side == "upper" and phi.is_rational_function(_g):
                 c = _kappa_min_lower(L)
                 ok = c is not None and _rational_always(phi - c, 0, sp.oo, False, False)[0]
                 if ok:
-                    out["claim_implies_target"] = (PROVEN, None)
+                    out["claim_implies_target"] = (PROVEN, None, _R_MIN)
             return out
-        hopf_k = _in_k(founding_closed_forms(L)["hopf_polynomial"])
+        hopf_k = _hopf_factor(L)
         if side == "upper":
             # claim in target: f <= k_c (f < k_c if not strict); target in claim: k_c <= f
             ok, w = _kappa_always(L, hopf_k, phi, True, not strict)
             if ok is not None:
-                out["claim_implies_target"] = (PROVEN if ok else REFUTED, w)
+                out["claim_implies_target"] = (PROVEN if ok else REFUTED, w, _R_KC)
             ok, w = _kappa_always(L, hopf_k, phi, False, False)
             if ok is not None:
-                out["target_implies_claim"] = (PROVEN if ok else REFUTED, w)
+                out["target_implies_claim"] = (PROVEN if ok else REFUTED, w, _R_KC)
         else:  # k = 0 is stable: target in claim iff f < 0 (f <= 0 if not strict)
             ok, w = _rational_always(phi, sp.Integer(0), sp.oo, False, strict)
             if ok is not None:
-                out["target_implies_claim"] = (PROVEN if ok else REFUTED, w)
+                out["target_implies_claim"] = (PROVEN if ok else REFUTED, w, _R_ZERO)
         return out
     # oscillation: target = {k > k_o}, k_o >= 0, k = 0 not oscillating
     pieces = _h_pieces(L)
@@ -632,7 +633,7 @@ def _exact_directions_nonneg(space, cond, target):
     else:  # claim in target iff the claim has no k >= 0: f <= 0 (f < 0)
         ok, w = _rational_always(phi, sp.Integer(0), sp.oo, False, not strict)
         if ok is not None:
-            out["claim_implies_target"] = (PROVEN if ok else REFUTED, w)
+            out["claim_implies_target"] = (PROVEN if ok else REFUTED, w, _R_OSC_UPPER)
     for direction, positive, st in checks:
         verdict, witness = True, None
         for (lo, hi), h in pieces:
@@ -649,7 +650,7 @@ def _exact_directions_nonneg(space, cond, target):
             if v == -want or (st and v == 0):
                 verdict, witness = False, sp.Integer(1)
         if verdict is not None:
-            out[direction] = (PROVEN if verdict else REFUTED, witness)
+            out[direction] = (PROVEN if verdict else REFUTED, witness, _R_KO)
     return out
 
 
@@ -679,7 +680,7 @@ def _exact_directions_dde(space, cond, target):
         return out
     ok, _w = _rational_always(phi - 1, sp.Integer(0), sp.oo, False, False)
     if ok:
-        out["claim_implies_target"] = (PROVEN, None)
+        out["claim_implies_target"] = (PROVEN, None, _R_DDE_MU)
         return out
     x_lo, x_hi = _X_BOUNDS
     zero, oo = sp.Integer(0), sp.oo
@@ -691,13 +692,13 @@ def _exact_directions_dde(space, cond, target):
         and _rational_always(_g * phi - sp.Rational(157, 100), zero, x_hi, False, False)[0]
     )
     if ends_in and _certify(phi, _hopf_cell, False, *_T_RANGE, 512):
-        out["claim_implies_target"] = (PROVEN, None)
+        out["claim_implies_target"] = (PROVEN, None, _R_DDE)
     ends_out = (
         _rational_always(phi - 1 - 5 / _g**2, x_lo, oo, True, False)[0]
         and _rational_always(phi - sp.Rational(15709, 10000) / _g - 1, zero, x_hi, True, False)[0]
     )
     if ends_out and _certify(phi, _hopf_cell, True, *_T_RANGE, 512):
-        out["target_implies_claim"] = (PROVEN, None)
+        out["target_implies_claim"] = (PROVEN, None, _R_DDE)
     return out
 
 
@@ -712,20 +713,20 @@ def _dde_oscillation_directions(phi, side, strict):
     if side == "upper":  # claim in target iff the claim has no k >= 0
         ok, _w = _rational_always(phi, zero, oo, False, not strict)
         if ok:
-            out["claim_implies_target"] = (PROVEN, None)
+            out["claim_implies_target"] = (PROVEN, None, _R_DDE_OSC_UPPER)
         return out
     ends_in = (
         _rational_always(phi - sp.Rational(3679, 10000) / _g, zero, x0, True, False)[0]
         and _rational_always(phi - 1335000 / _g**11, x1, oo, True, False)[0]
     )
     if ends_in and _certify(phi, _osc_cell, True, x0, x1, 256):
-        out["claim_implies_target"] = (PROVEN, None)
+        out["claim_implies_target"] = (PROVEN, None, _R_DDE_KO)
     ends_out = (
         _rational_always(phi - sp.Rational(3675, 10000) / _g, zero, x0, False, False)[0]
         and _rational_always(phi, x1, oo, False, False)[0]
     )
     if ends_out and _certify(phi, _osc_cell, False, x0, x1, 256):
-        out["target_implies_claim"] = (PROVEN, None)
+        out["target_implies_claim"] = (PROVEN, None, _R_DDE_KO)
     return out
 
 
@@ -908,7 +909,7 @@ def _hints(space: _Space, cf, exact: dict) -> list:
     out = []
     bound = _k_bound(cf.condition, space)
     for per in exact.values():
-        for status, gt in per.values():
+        for status, gt, _why in per.values():
             if status != REFUTED or gt is None:
                 continue
             th = one
@@ -1066,9 +1067,10 @@ def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: 
     found, record = search(problem, goals, points=_POINTS) if goals else ({}, None)
     outcomes, left, notes = {t: {} for t in TARGETS}, {t: [] for t in TARGETS}, []
     for g in GOALS(TARGETS):
-        status, _ = exact[g.target].get(g.direction, (None, None))
+        status, _, why = exact[g.target].get(g.direction, (None, None, None))
         if status == PROVEN:  # not searched
-            outcomes[g.target][g.direction] = Outcome(PROVEN, word, note=_HOW[space.infinite])
+            what = why.format(L=space.L) if why else word
+            outcomes[g.target][g.direction] = Outcome(PROVEN, word, note=what)
             continue
         point, verdict = first_confirmed(
             g, found[g], lambda pt, g=g: _second_path(space, cf, g.target, pt)
@@ -1117,11 +1119,6 @@ def _decide(model, space: _Space, cf, claim: str, theta_real: bool, timeout_ms: 
             "theta ranges over all reals: theta < 0 routes jobs towards the longer queue, and "
             "a real root crosses 0 at lam*theta = -mu, so stability needs -mu < lam*theta"
         )
-    if space.L == 1 and not theta_real:
-        notes.append(
-            "for L = 1 every coefficient of r^2 + (mu+gamma) r + gamma (mu + lam theta) is "
-            "positive, so every point with theta >= 0 is stable"
-        )
     return assemble(
         model,
         claim,
@@ -1143,13 +1140,47 @@ _SECOND_PATH = {
     True: "certified roots (moderate lam*theta*D) or the Hopf closed form in interval "
     "arithmetic, and the claim by SymPy",
 }
-_HOW = {
-    False: "L = 1: positive coefficients; otherwise one bound on lam*theta, homogeneous in "
-    "mu, gamma: its sign against k_c or k_o decided on g = gamma/mu > 0 by exact root "
-    "isolation; for L > 8 against the minimum of k_c at the worst delay",
-    True: "the bound on lam*theta against the Hopf curve mu D = (pi - atan t)/t, lam*theta "
-    "= mu sqrt(1+t^2), by interval arithmetic and exact end conditions",
-}
+#: why a direction the exact route proves holds, one sentence per branch (``{L}``: the L)
+_R_ALWAYS = "the claim holds at every point of the domain"
+_R_NEVER = "the claim holds at no point of the domain"
+_R_L1 = (
+    "L = 1: every coefficient of r^2 + (mu+gamma) r + gamma (mu + lam theta) is positive "
+    "for theta >= 0, so every point is stable"
+)
+_R_L1_LOWER = (
+    "L = 1 is stable at every point, so the claim must hold at lam*theta = 0: the sign of "
+    "the bound on g = gamma/mu > 0 by exact root isolation"
+)
+_R_MIN = (
+    "the bound on lam*theta stays below a rational lower bound of the minimum of k_c over "
+    "gamma/mu (the worst delay) at L = {L}"
+)
+_R_KC = (
+    "the bound on lam*theta against the Hopf threshold k_c(mu, gamma) at L = {L}: the sign "
+    "of the difference on g = gamma/mu > 0 by exact root isolation"
+)
+_R_ZERO = (
+    "lam*theta = 0 is stable, and the sign of the bound on g = gamma/mu > 0 is decided by "
+    "exact root isolation"
+)
+_R_OSC_UPPER = (
+    "lam*theta = 0 does not oscillate, and the sign of the bound on g = gamma/mu > 0 is "
+    "decided by exact root isolation"
+)
+_R_KO = (
+    "the bound on lam*theta against the oscillation threshold k_o(mu, gamma) at L = {L}: "
+    "the sign of the difference on g = gamma/mu > 0 by exact root isolation"
+)
+_R_DDE_MU = "the bound is at most mu, and |lam*theta| <= mu is stable for every D (Hayes)"
+_R_DDE = (
+    "the bound on lam*theta against the Hopf curve mu D = (pi - atan t)/t, lam*theta "
+    "= mu sqrt(1+t^2), by interval arithmetic and exact end conditions"
+)
+_R_DDE_OSC_UPPER = "the claim allows no lam*theta > 0, where there is no oscillation"
+_R_DDE_KO = (
+    "the bound on lam*theta against k_o = e^(-1-mu D)/D, by interval arithmetic on mu D in "
+    "[1e-3, 50] and exact end conditions"
+)
 
 
 def _present(space: _Space, point: dict) -> dict:

@@ -50,7 +50,6 @@ from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_L
 from symdelay.core.symbols import D, gamma, lam, mu, r, theta
 from symdelay.models.erlang.charpoly import (
-    characteristic_polynomial,
     difference_coefficients,
     special_case,
 )
@@ -187,8 +186,10 @@ def oscillation_threshold(L):
         return sp.simplify(-G.subs(r, rs))
     n = as_L(L, allow_symbol=False)
     F = (r + mu) * (r + gamma) ** n
-    lin = sp.cancel(sp.diff(F, r) / (r + gamma) ** (n - 1))
-    (rs,) = sp.solve(lin, r)
+    lin = sp.Poly(sp.cancel(sp.diff(F, r) / (r + gamma) ** (n - 1)), r)
+    if lin.degree() != 1:  # pragma: no cover - (L+1) r + gamma + L mu
+        raise VerificationError(f"F'/(r + gamma)^(L-1) = {lin.as_expr()} is not linear in r")
+    rs = -lin.nth(0) / lin.nth(1)  # (sp.solve would do the same at ~0.1 s per process)
     ko = sp.factor(-F.subs(r, rs) / gamma**n)
     if n == 1:
         return ko
@@ -402,7 +403,7 @@ _DONE: set = set()  # L already computed (cached): no estimate needed
 def _stability_conditions(n: int) -> dict:
     """The closed forms at ``L = n`` and the conditions on the model's domain (cached,
     keyed on the normalised ``n``)."""
-    P = sp.expand(characteristic_polynomial(n))
+    P = _expanded_difference(n)
     res = difference_routh(n)  # estimated by closed_forms
     under, removed = [], []
     for cond in res.conditions:
@@ -412,7 +413,7 @@ def _stability_conditions(n: int) -> dict:
         under.append(_to_lam_theta(_as_k_inequality(_essential_factor(poly, removed))))
     hopf = crit = None
     if n >= 2:
-        hopf_k = _essential_factor(_in_k(res.hurwitz_determinants[n - 1]))
+        hopf_k = _hopf_factor(n)
         hopf = _to_lam_theta(hopf_k)
         crit = _closed_root(hopf_k)
     # theta real: stable exactly for -mu < lam*theta < k_c (the module docstring); the
@@ -443,7 +444,26 @@ def _stability_conditions(n: int) -> dict:
 def difference_routh(n: int):
     """The Routh–Hurwitz result of the symbolic difference polynomial at ``L = n`` (its
     array, for the documents)."""
-    return routh_hurwitz(sp.expand(characteristic_polynomial(n)), r, force=True)
+    return routh_hurwitz(_expanded_difference(n), r, force=True)
+
+
+@cache
+def _hopf_factor(n: int):
+    """The Hopf polynomial ``Delta_n`` at ``L = n >= 2`` in ``k = lam theta`` (the essential
+    factor of the Hurwitz determinant of order ``n``, whose smallest positive root is
+    ``k_c``), without the rest of :func:`founding_closed_forms` (its closed root solves
+    with SymPy, about 0.1 s per process: the claims' exact class needs only this)."""
+    return _essential_factor(_in_k(difference_routh(n).hurwitz_determinants[n - 1]))
+
+
+@cache
+def _expanded_difference(n: int):
+    """``(r + mu)(r + gamma)^n + lam theta gamma^n`` expanded, from its coefficients
+    (:func:`~symdelay.models.erlang.charpoly.difference_coefficients`; equal to the expanded
+    :func:`characteristic_polynomial`, a test checks it): the symbolic-L derivation behind
+    that function (``rsolve``, about 0.2 s per process) is not needed at one L."""
+    coeffs = difference_coefficients(n, mu, gamma, lam * theta)
+    return sp.expand(sp.Add(*[c * r ** (n + 1 - i) for i, c in enumerate(coeffs)]))
 
 
 # ------------------------------------------------------------------ L = oo (Hayes)
@@ -579,7 +599,8 @@ def infinite_L_verdict(values: dict, dps: int = 20) -> InfiniteVerdict:
 
 
 def _poly_at(L, m, g, k):
-    return sp.Poly(characteristic_polynomial(L).subs({mu: m, gamma: g, lam: k, theta: 1}), r)
+    """The difference polynomial at exact ``mu = m, gamma = g, lam theta = k``."""
+    return sp.Poly(_expanded_difference(L).subs({mu: m, gamma: g, lam: k, theta: 1}), r)
 
 
 def is_oscillatory_at(L, mu_value, gamma_value, lam_theta, max_refinements: int = 40):
