@@ -254,7 +254,6 @@ def mgf_bound(lag, shift):
             total += abs(_ball(_weight(w))) * b
         return total.upper()
     # phase type: finite iff -c exceeds every eigenvalue's real part of S (the decay rate)
-    alpha, S, s0, atom = _phase_type(lag)
     import mpmath
 
     S_num = sp.Matrix(lag.args["S"]).applyfunc(_weight)

@@ -248,7 +248,7 @@ class CharacteristicMatrix:
                 D, dD = delta(z).tolist(), ddelta(z).tolist()
                 total = flint.acb(0)
                 for j in range(n):
-                    rows = [row[:j] + [drow[j]] + row[j + 1 :] for row, drow in zip(D, dD)]
+                    rows = [[*row[:j], drow[j], *row[j + 1:]] for row, drow in zip(D, dD)]
                     total += flint.acb_mat(rows).det()
                 return total
 
@@ -263,7 +263,7 @@ class CharacteristicMatrix:
         from symdelay.analysis.lagkernels import mgf_bound
 
         out = []
-        for _M, K, objs, _d in self.terms:
+        for _M, _K, objs, _d in self.terms:
             if not shift:
                 out.append(flint.arb(1))
                 continue
