@@ -22,7 +22,10 @@ Kernels:
   ``r K(r) = d r + c g + c F (rI - F)^{-1} g`` keeps only ``d`` neutral;
 * ``mixture``: split into its components' terms (linear in the kernel).
 
-A gamma lag of non-integer shape is neither: refused.
+A gamma lag of non-integer shape is neither: refused. The extra states realise ``K`` for
+each of the ``n`` components; where ``M`` does not observe one, the kernel's poles (in
+``Re r < 0`` for every probability law) appear as eigenvalues too: they change no count in
+``Re r >= 0``.
 
 >>> from types import SimpleNamespace as NS
 >>> import sympy as sp
