@@ -357,7 +357,7 @@ def test_count_zeros_says_where_it_failed():
 def test_free_parameter_is_refused():
     mu = sp.Symbol("mu")
     lin, lags = scalar(mu, 2, lag("constant", value=1))
-    with pytest.raises(SymdelayInputError, match="at numbers only.*mu"):
+    with pytest.raises(SymdelayInputError, match=r"at numbers only.*mu"):
         unstable_count(lin, lags)
 
 

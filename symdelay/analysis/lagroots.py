@@ -248,7 +248,7 @@ class CharacteristicMatrix:
                 D, dD = delta(z).tolist(), ddelta(z).tolist()
                 total = flint.acb(0)
                 for j in range(n):
-                    rows = [[*row[:j], drow[j], *row[j + 1:]] for row, drow in zip(D, dD)]
+                    rows = [[*row[:j], drow[j], *row[j + 1 :]] for row, drow in zip(D, dD)]
                     total += flint.acb_mat(rows).det()
                 return total
 
