@@ -43,6 +43,9 @@ __all__ = [
     "certify_root",
     "check_disjoint",
     "count_zeros",
+    "argument_change",
+    "winding",
+    "ContourError",
     "mpc_from_acb_mid",
     "mpc_from_acb_mid_fast",
     "arb_upper_fast",
@@ -182,6 +185,127 @@ def _span(*zs) -> int:
     return max(tops) - min(bottoms) if tops else 0
 
 
+class ContourError(CertificationError):
+    """The argument principle could not resolve its contour: ``where`` (an mpmath ``mpc``)
+    is the point of the contour where it stopped, ``width`` (an mpf) the length of the
+    segment there (a zero of F lies on, or within about ``width`` of, the contour near
+    ``where``, or F is too flat there for the working precision)."""
+
+    def __init__(self, message: str, where=None, width=None):
+        super().__init__(message)
+        self.where = where
+        self.width = width
+
+
+def _exact_arb(x) -> flint.arb:
+    """A number (int, Fraction, SymPy Rational, float, mpf, arb) as an exact ball: its value
+    when it is binary (ints, floats, mpf), else the midpoint of its ball (a contour vertex
+    must be exact; moving it by an ulp moves the contour, not the proof)."""
+    if isinstance(x, float | int):
+        x = mpmath.mpf(x)  # exact for floats and ints
+    if not isinstance(x, flint.arb):
+        x = to_arb(x)
+    return x if x.is_exact() else x.mid()
+
+
+def argument_change(
+    F: Callable,
+    vertices: Sequence,
+    *,
+    prec: int = 64,
+    pieces_per_unit: float = 4.0,
+    max_segments: int = 200_000,
+    min_width=None,
+    stats: dict | None = None,
+) -> flint.arb:
+    """The change of ``arg F`` along the polygonal path through ``vertices`` (proved), an
+    Arb ball.
+
+    ``vertices``: exact points ``(x, y)`` (ints, Fractions, floats, mpf or exact arb); the
+    path is open (close it by repeating the first vertex). Every segment is bisected until
+    the Arb enclosure of F on the box covering it excludes 0 and the step of the argument
+    is resolved; then the step is the principal argument of ``F(b)/F(a)`` (a convex set
+    without 0 lies in an open half-plane). Raises :class:`ContourError` (with the point
+    where it stopped) when a segment shorter than ``min_width`` (relative to ``1 + |z|``)
+    would be needed, or after ``max_segments`` segments. ``stats`` (a dict), if given,
+    receives ``segments`` (how many were examined) and ``evaluations``.
+    """
+    with flint.ctx.workprec(prec):
+        pts = [flint.acb(_exact_arb(x), _exact_arb(y)) for x, y in vertices]
+        floor = None if min_width is None else _exact_arb(mpmath.mpf(min_width))
+        stack = []
+        evaluations = 0
+        for i in range(len(pts) - 1):
+            a, b = pts[i], pts[i + 1]
+            # the first division only saves bisections (the adaptive test below is what
+            # proves each step); capped, so that a long or infinite edge cannot hang
+            pieces = float((b - a).abs_upper()) * pieces_per_unit
+            n = max(1, math.ceil(pieces)) if pieces < 4096 else 4096
+            edge = [a] + [_exact_mid(a + (b - a) * flint.arb(j) / n) for j in range(1, n)] + [b]
+            values = [F(z) for z in edge]
+            evaluations += len(edge)
+            stack.extend((edge[j], values[j], edge[j + 1], values[j + 1]) for j in range(n))
+        stack.reverse()
+        total = flint.arb(0)
+        used = 0
+        while stack:
+            a, fa, b, fb = stack.pop()
+            used += 1
+            if used > max_segments:
+                raise ContourError(
+                    f"argument principle did not converge within {max_segments} segments near "
+                    f"r = {_where_text(a, b)}: a zero lies on or very near the contour",
+                    _mid_mpc(a, b),
+                    arb_to_mpf_upper((b - a).abs_upper()),
+                )
+            if floor is not None and (b - a).abs_upper() < floor * (1 + a.abs_lower()):
+                raise ContourError(
+                    f"the contour cannot be resolved near r = {_where_text(a, b)} (segments of "
+                    f"width {float((b - a).abs_upper()):.3g} still meet a value 0 of the "
+                    "enclosure): a zero lies on or within that width of the contour",
+                    _mid_mpc(a, b),
+                    arb_to_mpf_upper((b - a).abs_upper()),
+                )
+            enclosure = F(_hull(a, b))
+            evaluations += 1
+            if not enclosure.contains(0):
+                step = (fb / fa).arg()
+                if step.rad() < 0.05:
+                    total += step
+                    continue
+            m = _exact_mid((a + b) / 2)
+            fm = F(m)
+            evaluations += 1
+            stack.append((m, fm, b, fb))
+            stack.append((a, fa, m, fm))
+        if stats is not None:
+            stats["segments"] = stats.get("segments", 0) + used
+            stats["evaluations"] = stats.get("evaluations", 0) + evaluations
+        return total
+
+
+def _hull(a: flint.acb, b: flint.acb) -> flint.acb:
+    """A box holding the segment from ``a`` to ``b`` (the midpoint's own rounding included)."""
+    mid, half = (a + b) / 2, (b - a) / 2
+    return flint.acb(
+        flint.arb(mid.real.mid(), half.real.abs_upper() + mid.real.rad()),
+        flint.arb(mid.imag.mid(), half.imag.abs_upper() + mid.imag.rad()),
+    )
+
+
+def _exact_mid(z: flint.acb) -> flint.acb:
+    """The exact midpoint of a box (a point of the contour must be exact)."""
+    return flint.acb(z.real.mid(), z.imag.mid())
+
+
+def _mid_mpc(a: flint.acb, b: flint.acb) -> mpmath.mpc:
+    return mpc_from_acb_mid_fast(_exact_mid((a + b) / 2))
+
+
+def _where_text(a: flint.acb, b: flint.acb) -> str:
+    return mpmath.nstr(_mid_mpc(a, b), 12)
+
+
 def count_zeros(
     F: Callable,
     x0,
@@ -192,58 +316,43 @@ def count_zeros(
     prec: int = 64,
     pieces_per_unit: float = 4.0,
     max_segments: int = 200_000,
+    min_width=None,
+    symmetric: bool = False,
+    stats: dict | None = None,
 ) -> int:
     """Number of zeros of F inside the rectangle ``[x0, x1] x [y0, y1]`` (proved).
 
-    ``F`` maps an ``acb`` ball to an enclosure. Raises :class:`CertificationError` if a zero
-    is on (or too close to) the boundary.
+    ``F`` maps an ``acb`` ball to an enclosure. Raises :class:`ContourError` (a
+    :class:`CertificationError` saying where on the boundary it stopped) if a zero is on
+    (or too close to) the boundary. ``min_width``: the shortest segment tried (relative to
+    ``1 + |z|``) before giving up there. ``symmetric``: F is real on the real axis
+    (``F(conj z) = conj F(z)``) and ``y0 = -y1``; then only the upper half of the boundary
+    is walked, from ``x1`` to ``x0`` through ``x1 + i y1`` and ``x0 + i y1``, and the change
+    of argument doubled (the lower half is its mirror image, walked the other way: the
+    same change). ``stats``: see :func:`argument_change`.
     """
+    kw = {
+        "prec": prec,
+        "pieces_per_unit": pieces_per_unit,
+        "max_segments": max_segments,
+        "min_width": min_width,
+        "stats": stats,
+    }
+    if symmetric:
+        if mpmath.mpf(y0) != -mpmath.mpf(y1):
+            raise ValueError("a symmetric count needs y0 = -y1")
+        path = [(x1, 0), (x1, y1), (x0, y1), (x0, 0)]
+        total = 2 * argument_change(F, path, **kw)
+    else:
+        path = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
+        total = argument_change(F, path, **kw)
+    return winding(total, prec)
+
+
+def winding(total: flint.arb, prec: int = 64) -> int:
+    """The integer ``total / (2 pi)`` (a proved change of argument around a closed contour),
+    or :class:`CertificationError` when the ball holds no unique integer."""
     with flint.ctx.workprec(prec):
-        corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
-        pts = [flint.acb(to_arb(mpmath.mpf(x)), to_arb(mpmath.mpf(y))) for x, y in corners]
-        stack = []
-        for i in range(4):
-            a, b = pts[i], pts[(i + 1) % 4]
-            # the first division only saves bisections (the adaptive test below is what
-            # proves each step); capped, so that a long or infinite edge cannot hang
-            pieces = float((b - a).abs_upper()) * pieces_per_unit
-            n = max(1, math.ceil(pieces)) if pieces < 4096 else 4096
-            edge = [a + (b - a) * flint.arb(j) / n for j in range(n + 1)]
-            stack.extend((edge[j], edge[j + 1]) for j in range(n))
-        stack.reverse()
-        total = flint.arb(0)
-        used = 0
-        cache: dict = {}
-
-        def value(z):
-            key = (z.real.mid().str(30), z.imag.mid().str(30))
-            if key not in cache:
-                cache[key] = F(z)
-            return cache[key]
-
-        while stack:
-            a, b = stack.pop()
-            used += 1
-            if used > max_segments:
-                raise CertificationError(
-                    "argument principle did not converge: a zero lies on or very near the "
-                    "contour (e.g. on the imaginary axis)"
-                )
-            mid = (a + b) / 2
-            half = (b - a) / 2
-            ball = flint.acb(
-                flint.arb(mid.real.mid(), half.real.abs_upper()),
-                flint.arb(mid.imag.mid(), half.imag.abs_upper()),
-            )
-            enclosure = F(ball)
-            if not enclosure.contains(0):
-                step = (value(b) / value(a)).arg()
-                if step.rad() < 0.05:
-                    total += step
-                    continue
-            m = flint.acb(mid.real.mid(), mid.imag.mid())
-            stack.append((m, b))
-            stack.append((a, m))
         turns = total / (2 * flint.arb.pi())
         n = turns.unique_fmpz()
         if n is None:

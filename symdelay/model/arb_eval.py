@@ -1,13 +1,19 @@
 """Evaluate SymPy expressions in python-flint ``arb`` balls, exactly as written.
 
 Rational constants become exact ``fmpq`` balls (never binary floats), so the enclosure of
-each value is rigorous. Only the operations models use are supported.
+each value is rigorous. Only the operations models use are supported. The symbols may be
+bound to real balls (``arb``) or complex boxes (``acb``): the same walk gives an ``acb``
+enclosure, functions on their principal branches (``(1 + r m/k)**(-k)`` for a non-integer
+``k``, ``log``), and ``I`` is the exact complex unit.
 
 >>> import flint, sympy as sp
 >>> x = sp.Symbol("x")
 >>> f = arb_evaluator([x / 3 + sp.exp(-x)], [x])
 >>> f([flint.arb(0)])[0]
 1.00000000000000
+>>> z = to_arb(sp.I * sp.exp(-2 * x), {x: flint.acb(0, 1)})  # i e^(-2i) = sin 2 + i cos 2
+>>> z.overlaps(flint.acb(2).sin() + flint.acb(0, 1) * flint.acb(2).cos())
+True
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ def _const(e):
         return flint.arb.pi()
     if e is sp.E:
         return flint.arb(1).exp()
+    if e is sp.I:
+        return flint.acb(0, 1)
     return None
 
 
@@ -63,7 +71,9 @@ def to_arb(e, env: dict):
             k = int(ex)
             return base**k if k >= 0 else 1 / base ** (-k)
         if isinstance(ex, sp.Rational):  # b^(p/q) as (b^(1/q))^p: 0 stays 0
-            return base.root(int(ex.q)) ** int(ex.p)
+            p, q = int(ex.p), int(ex.q)
+            root = base.root(q)  # acb: the principal branch
+            return root**p if p >= 0 else 1 / root ** (-p)
         return (to_arb(ex, env) * base.log()).exp()
     if type(e).__name__ in _FUNCTIONS:
         return getattr(to_arb(e.args[0], env), type(e).__name__)()
