@@ -440,3 +440,30 @@ def test_window_in_theta_at_a_fixed_lag_agrees_with_the_lag_switches():
     m2 = load_toml(EXAMPLES / "information_delay.toml", mu=1, lam=1, theta=th)
     d_c = mpmath.mpf(critical(m2, "D", dps=15).to_json()["points"][0]["D_c"])
     assert abs(d_c - 1) < 1e-12
+
+
+@pytest.mark.parametrize("name", ["information_delay", "constant_action_delay"])
+def test_stability_entry_of_a_delay_model_on_both_sides_of_the_critical_delay(name):
+    """stability(model) at numbers: the certified count (argument principle) says stable
+    just below Pender-Rand-Wesson's Delta_c and unstable (two roots) just above."""
+    import mpmath
+
+    from symdelay.analysis.stability import stability
+
+    tc = _closed_tau_c(mpmath.mpf(2), 1)
+    for factor, verdict, count in (("0.999", "stable", 0), ("1.001", "unstable", 2)):
+        Dv = sp.Rational(mpmath.nstr(tc * mpmath.mpf(factor), 20))
+        m = load_toml(EXAMPLES / f"{name}.toml", mu=1, lam=1, theta=2, D=Dv)
+        res = stability(m)
+        assert res.verdict == verdict and res.unstable_count == count
+        assert set(res.to_json()) >= {"verdict", "stable", "factors", "conditions"}
+
+
+def test_analyze_a_delay_model_with_and_without_numbers(run_cli):
+    f = str(EXAMPLES / "information_delay.toml")
+    status, out, err = run_cli("analyze", f)
+    assert status == 0 and "at numbers only" in out and "exp(-D*r)" in out, err
+    status, out, err = run_cli(
+        "analyze", f, "--set", "mu=1", "--set", "lam=1", "--set", "theta=3", "--set", "D=1"
+    )
+    assert status == 0 and out.strip().endswith("verdict: unstable"), out

@@ -804,7 +804,8 @@ def delay_stability(model, dps: int = 20, *, force: bool = False):
         raise SymdelayInputError(
             "the stability of a delay model is decided at numbers only: give " + ", ".join(free)
         )
-    lags = dict(getattr(model, "lags", {}) or {})
+    values = dict(getattr(model, "values", {}) or {})
+    lags = {k: lag.xreplace(values) for k, lag in (getattr(model, "lags", {}) or {}).items()}
     factors, verdicts, axis, how = [], [], [], []
     undecided = None
     for name, lin, function, copies in _mode_groups(model):

@@ -288,6 +288,15 @@ def stability(
     if result is not None:
         return result
     require_table(model, "stability")
+    if model.lags:
+        from symdelay.model.modes import rational_numerator
+
+        if any(rational_numerator(f.factor) is None for f in model.characteristic_factors):
+            from symdelay.analysis.lagroots import delay_stability
+
+            return model.cached(
+                ("stability", dps), lambda: delay_stability(model, dps, force=bool(force))
+            )
     if force is not None:
         from symdelay.analysis.roots import check_analysis_cost
 
@@ -331,7 +340,16 @@ def require_stable(model, what: str) -> Stability:
 def model_record(model) -> dict:
     """The record of ``symdelay analyze --json``: the model's derived data and its stability
     (:func:`stability`, the same record as ``symdelay stability``)."""
-    return {**model.to_json(), "stability": stability(model).record()}
+    from symdelay.core.errors import SymdelayInputError
+
+    try:
+        st = stability(model).record()
+    except SymdelayInputError as exc:
+        if not getattr(model, "lags", None):
+            raise
+        # a delay model with free parameters: no conditions in closed form (yet)
+        st = {"conditions": [], "stable": None, "verdict": None, "note": str(exc)}
+    return {**model.to_json(), "stability": st}
 
 
 # --------------------------------------------------------------------- shared machinery

@@ -68,14 +68,23 @@ def run(args) -> int:
         return 0
     lines = [record["name"], "", "equilibrium:"]
     lines += [f"  {k} = {v}" for k, v in record["equilibrium"].items()]
-    lines.append("characteristic polynomial factors:")
+    if record.get("lags"):
+        lines.append("lags:")
+        lines += [f"  {k}: {v['kind']}, K(r) = {v['laplace']}" for k, v in record["lags"].items()]
+        lines += [f"  in transit ({k}): {v}" for k, v in record.get("in_transit", {}).items()]
+    polynomial = all("exp(" not in f["factor"] for f in record["factors"])
+    head = "polynomial" if polynomial else "function"
+    lines.append(f"characteristic {head} factors:")
     for f in record["factors"]:
         mult = f" (x{f['multiplicity']})" if f["multiplicity"] > 1 else ""
         lines.append(f"  [{f['mode']}] {f['factor']}{mult}")
     st = record["stability"]
     lines.append("stability conditions:" if st["conditions"] else "stability conditions: none")
     lines += [f"  {c}" for c in st["conditions"]]
-    lines.append(f"verdict: {stability(model).verdict_text()}")
+    if "note" in st:
+        lines.append(f"verdict: {st['note']}")
+    else:
+        lines.append(f"verdict: {stability(model).verdict_text()}")
     if args.tex:
         lines.append(f"wrote {args.tex}")
     emit("\n".join(lines))
