@@ -176,9 +176,7 @@ def test_overloaded_queue_has_no_equilibrium():
 # ---- the finite buffer: answered inside it, refused on its step ----------------------------
 
 
-@pytest.mark.parametrize(
-    "arrival", ["lam*Heaviside(K - q)", "Piecewise((lam, q < K), (0, True))"]
-)
+@pytest.mark.parametrize("arrival", ["lam*Heaviside(K - q)", "Piecewise((lam, q < K), (0, True))"])
 def test_finite_buffer(arrival):
     inside = one_queue("mu*q", arrival=arrival, lam=1, mu=2, K=1)
     (q,) = inside.states
