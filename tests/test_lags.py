@@ -360,7 +360,7 @@ def test_toml_lag_keys_and_refusals(tmp_path):
     with pytest.raises(SymdelayInputError, match="lag 'nope' is not a declared lag"):
         load_toml(path)
     path.write_text(text.replace('lag = "tau"', "lag = 3", 1))
-    with pytest.raises(SymdelayInputError, match="'lag' must be the name"):
+    with pytest.raises(SymdelayInputError, match="'lag' must be a string"):
         load_toml(path)
     path.write_text(text.replace("[lags]", "lags = 3\n[nothing]"))
     with pytest.raises(SymdelayInputError):

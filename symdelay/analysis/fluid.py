@@ -151,10 +151,12 @@ def compile_rhs(states, rhs) -> CompiledRHS:
     the module docstring. The Jacobian is built at its first call (only the implicit methods
     ask for it)."""
     from symdelay.core.lazy import sympy as sp
+    from symdelay.model.pieces import as_piecewise
 
     states = list(states)
     n = len(states)
-    exprs, groups = _softmax_form([sp.sympify(e) for e in rhs])
+    # Min, Max, Abs, Heaviside as Piecewise: NumPy code, and derivatives branch by branch
+    exprs, groups = _softmax_form([as_piecewise(sp.sympify(e)) for e in rhs])
     P = [p for g in groups for p in g[0]]
     args = (*states, *P)
     f_l = sp.lambdify(args, exprs, modules="numpy")
@@ -391,6 +393,43 @@ def compiled_drift(model) -> CompiledRHS:
     return model.cached("fluid drift", compute)
 
 
+#: right-hand side evaluations allowed a path whose drift jumps (Heaviside, Piecewise)
+MAX_STEP_EVALUATIONS = 200_000
+
+
+def _bounded(model, rhs: CompiledRHS) -> CompiledRHS:
+    """``rhs`` itself, or, where the drift may jump across a switch of a state (a step of
+    ``Heaviside``, ``sign`` or a ``Piecewise``), one that refuses in one line after
+    :data:`MAX_STEP_EVALUATIONS` evaluations: a path that slides along a step makes the
+    error control shrink the steps without end."""
+    from symdelay.core.lazy import sympy as sp
+
+    states = set(model.states)
+    jumps = [
+        a
+        for f in model.drift
+        for a in sp.sympify(f).atoms(sp.Heaviside, sp.sign, sp.Piecewise)
+        if a.free_symbols & states
+    ]
+    if not jumps:
+        return rhs
+    count = [0]
+    f0 = rhs.f
+
+    def f(t, y):
+        count[0] += 1
+        if count[0] > MAX_STEP_EVALUATIONS:
+            raise SymdelayInputError(
+                f"the fluid path of {model.name} reached a step of {jumps[0]} near t = "
+                f"{t:.6g} and slides along it (a discontinuous drift the integrator cannot "
+                "follow to its tolerance); a shorter --T, or parameters whose path stays off "
+                "the step"
+            )
+        return f0(t, y)
+
+    return CompiledRHS(rhs.n, f, rhs.jac, rhs.diagonal)
+
+
 def _generic_fluid(model, *, T, dt, initial, solver, rtol, atol, force) -> TimeSeries:
     from symdelay.analysis.roots import default_initial, require_values
     from symdelay.analysis.stochastic import check_table_cost, run_parameters, state_count
@@ -404,7 +443,7 @@ def _generic_fluid(model, *, T, dt, initial, solver, rtol, atol, force) -> TimeS
     names = [s.name for s in model.states]
     y0 = default_initial(model) if initial is None else check_state(initial, names)
     grid = time_grid(Tf, dtf)
-    y, record = integrate(compiled_drift(model), y0, grid, solver, rtol, atol)
+    y, record = integrate(_bounded(model, compiled_drift(model)), y0, grid, solver, rtol, atol)
     params = run_parameters(model)
     params.update(T=Tf, dt=dtf, initial=y0.tolist())
     return TimeSeries(

@@ -40,7 +40,14 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.symbols import SYMBOLS
 
-__all__ = ["parse_expression", "parse_relational", "parse_output", "ALLOWED_FUNCTIONS"]
+__all__ = [
+    "parse_expression",
+    "parse_rate",
+    "parse_relational",
+    "parse_output",
+    "ALLOWED_FUNCTIONS",
+    "RATE_FUNCTIONS",
+]
 
 ALLOWED_FUNCTIONS = {
     "exp": sp.exp,
@@ -50,6 +57,15 @@ ALLOWED_FUNCTIONS = {
     "sin": sp.sin,
     "cos": sp.cos,
     "Abs": sp.Abs,
+}
+
+#: Functions a model's rate may use besides ALLOWED_FUNCTIONS (:func:`parse_rate`): the
+#: piecewise-smooth ones. Relations appear only in a Piecewise condition.
+RATE_FUNCTIONS = {
+    "Min": sp.Min,
+    "Max": sp.Max,
+    "Heaviside": sp.Heaviside,
+    "Piecewise": sp.Piecewise,
 }
 
 #: Names that are SymPy constants when any identifier is accepted (as in ``sympify``).
@@ -129,12 +145,12 @@ def _only(variables) -> dict[str, sp.Symbol]:
     }
 
 
-def _help(names) -> str:
+def _help(names, functions=None) -> str:
     return (
         "only the names "
         + ", ".join(names)
         + " and the functions "
-        + ", ".join(ALLOWED_FUNCTIONS)
+        + ", ".join(functions or ALLOWED_FUNCTIONS)
         + " are allowed"
     )
 
@@ -142,6 +158,12 @@ def _help(names) -> str:
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return text[:200] or type(exc).__name__
+
+
+def _is_condition(x) -> bool:
+    """A relation or a truth value (a symbol is a SymPy ``Boolean`` too, but no condition)."""
+    boolalg = sp.logic.boolalg
+    return isinstance(x, (sp.Rel, boolalg.BooleanFunction, boolalg.BooleanAtom))
 
 
 class _Builder:
@@ -152,17 +174,28 @@ class _Builder:
     symdelay's own output (more functions, booleans, tuples; floats stay floats).
     """
 
-    def __init__(self, names, any_identifier=False, output=False, source="", extra=None):
+    def __init__(
+        self, names, any_identifier=False, output=False, source="", extra=None, rate=False
+    ):
         self.names = dict(names)
         #: functions of the caller's vocabulary (a model's ``delayed``, ``dot``): any arity
         self.extra = dict(extra or {})
         self.any_identifier = any_identifier or output
         self.output = output
         self.source = source
-        self.functions = _OUTPUT_FUNCTIONS if output else ALLOWED_FUNCTIONS
+        self.rate = rate  # a model's rate: RATE_FUNCTIONS, relations in conditions only
+        self.in_condition = False
+        if output:
+            self.functions = _OUTPUT_FUNCTIONS
+        else:
+            self.functions = {**ALLOWED_FUNCTIONS, **RATE_FUNCTIONS} if rate else ALLOWED_FUNCTIONS
         self.constants = _OUTPUT_CONSTANTS if output else CONSTANTS
 
     def fail(self, what: str):
+        if self.rate:
+            raise SymdelayInputError(
+                f"cannot use {what} in a rate: {_help(self.names, self.functions)}"
+            )
         if self.any_identifier:
             raise SymdelayInputError(
                 f"cannot use {what} in an expression: use names, numbers, + - * / ** and "
@@ -190,7 +223,9 @@ class _Builder:
         if ident in self.names:
             return self.names[ident]
         if not self.any_identifier:
-            raise SymdelayInputError(f"unknown symbol '{ident}': use {_help(self.names)}")
+            raise SymdelayInputError(
+                f"unknown symbol '{ident}': use {_help(self.names, self.functions)}"
+            )
         if ident.startswith("__"):
             self.fail(f"'{ident}'")
         if ident in ALLOWED_FUNCTIONS and not self.output:
@@ -206,6 +241,8 @@ class _Builder:
 
     def number(self, node):
         value = node.value
+        if value is True and self.in_condition:  # the last branch of a Piecewise
+            return sp.true
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             if self.output and isinstance(value, bool):
                 return sp.true if value else sp.false
@@ -242,6 +279,73 @@ class _Builder:
         items.reverse()
         return items
 
+    def value(self, node):
+        """An expression (a number, not a condition) inside a rate."""
+        was, self.in_condition = self.in_condition, False
+        try:
+            out = self.build(node)
+        finally:
+            self.in_condition = was
+        if _is_condition(out):
+            raise SymdelayInputError(
+                f"'{ast.unparse(node)[:60]}' is a condition where a rate needs a number: "
+                "conditions go in Piecewise((EXPR, CONDITION), (EXPR, True))"
+            )
+        return out
+
+    def condition(self, node):
+        """A Piecewise condition: relations < <= > >= joined by and, or, not."""
+        was, self.in_condition = self.in_condition, True
+        try:
+            out = self.build(node)
+        finally:
+            self.in_condition = was
+        if not _is_condition(out):
+            raise SymdelayInputError(
+                f"the Piecewise condition '{ast.unparse(node)[:60]}' is not a condition: "
+                "compare with <, <=, > or >= (the last branch's condition is True)"
+            )
+        return out
+
+    def rate_call(self, fname: str, node):
+        """Min, Max, Heaviside, Piecewise in a rate (:data:`RATE_FUNCTIONS`)."""
+        if node.keywords:
+            self.fail(f"'{fname}' with keyword arguments")
+        args = node.args
+        if fname in ("Min", "Max"):
+            if len(args) < 2:
+                self.fail(f"'{fname}' with fewer than two arguments")
+            return self.functions[fname](*[self.value(a) for a in args])
+        if fname == "Heaviside":
+            if len(args) not in (1, 2):
+                self.fail("'Heaviside' with other than Heaviside(x) or Heaviside(x, H0)")
+            x = self.value(args[0])
+            if len(args) == 1:
+                return sp.Heaviside(x)
+            h0 = self.value(args[1])
+            if not (h0.is_Rational and 0 <= h0 <= 1):
+                raise SymdelayInputError(
+                    f"Heaviside(x, H0): the value at 0, H0, must be a number in [0, 1], got {h0}"
+                )
+            return sp.Heaviside(x, h0)
+        # Piecewise((EXPR, CONDITION), ..., (EXPR, True))
+        if not args:
+            self.fail("'Piecewise' without branches")
+        branches = []
+        for a in args:
+            if not (isinstance(a, ast.Tuple) and len(a.elts) == 2):
+                raise SymdelayInputError(
+                    "Piecewise takes branches (EXPR, CONDITION): write "
+                    "Piecewise((EXPR, CONDITION), (EXPR, True))"
+                )
+            branches.append((self.value(a.elts[0]), self.condition(a.elts[1])))
+        if branches[-1][1] is not sp.true:
+            raise SymdelayInputError(
+                "Piecewise: the last branch must be (EXPR, True), so that the rate is defined "
+                "on the whole state space"
+            )
+        return sp.Piecewise(*branches)
+
     def build(self, node):
         if isinstance(node, ast.Expression):
             return self.build(node.body)
@@ -256,6 +360,8 @@ class _Builder:
             if isinstance(node.op, ast.UAdd):
                 return operand
             if isinstance(node.op, ast.Invert) and self.output:
+                return sp.Not(operand)
+            if isinstance(node.op, ast.Not) and self.rate and self.in_condition:
                 return sp.Not(operand)
             self.fail(type(node.op).__name__)
         if isinstance(node, ast.BinOp):
@@ -289,9 +395,29 @@ class _Builder:
                 return self.extra[fname](*[self.build(a) for a in node.args])
             if fname not in self.functions:
                 self.fail(f"'{fname}'")
+            if self.rate and fname in RATE_FUNCTIONS:
+                return self.rate_call(fname, node)
             if node.keywords or (not self.output and len(node.args) != 1):
                 self.fail(f"'{fname}' with other than one argument")
             return self.functions[fname](*[self.build(a) for a in node.args])
+        if self.rate and not self.in_condition and isinstance(node, (ast.Compare, ast.BoolOp)):
+            raise SymdelayInputError(
+                "a condition (a comparison, and, or) in a rate outside a Piecewise condition: a rate "
+                "is a number; "
+                "write Piecewise((EXPR, CONDITION), (EXPR, True))"
+            )
+        if self.rate and isinstance(node, ast.Compare):
+            if len(node.ops) != 1:
+                self.fail("chained comparisons (write 'a < b and b < c')")
+            cls = _COMPARE.get(type(node.ops[0]))
+            if not isinstance(node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+                raise SymdelayInputError(
+                    "a Piecewise condition compares with <, <=, > or >= only (an equality "
+                    "holds on a set of measure zero): rewrite it"
+                )
+            left, right = self.value(node.left), self.value(node.comparators[0])
+            out = cls(left, right)  # evaluated: a condition between numbers is True/False
+            return out
         if isinstance(node, ast.Compare):
             if len(node.ops) != 1:
                 self.fail("chained comparisons (write 'a < b' and 'b < c' separately)")
@@ -305,6 +431,8 @@ class _Builder:
             return sp.And(*parts) if isinstance(node.op, ast.And) else sp.Or(*parts)
         if isinstance(node, ast.Tuple) and self.output:
             return sp.Tuple(*[self.build(e) for e in node.elts])
+        if isinstance(node, ast.Tuple) and self.rate:
+            self.fail("a tuple outside Piecewise((EXPR, CONDITION), ...)")
         if isinstance(node, ast.Attribute):
             self.fail("attribute access")
         self.fail(f"'{type(node).__name__}'")
@@ -413,6 +541,7 @@ def _parse(
     max_length=_MAX_LENGTH,
     canonical=True,
     functions=None,
+    rate=False,
 ):
     if not isinstance(text, str):
         raise SymdelayInputError(f"expected an expression as text, got {type(text).__name__}")
@@ -439,7 +568,7 @@ def _parse(
             "simplify the expression"
         )
     names = _allowed_names(variables) if canonical else _only(variables)
-    builder = _Builder(names, any_identifier, output, source, functions)
+    builder = _Builder(names, any_identifier, output, source, functions, rate=rate)
     try:
         return builder.build(tree)
     except SymdelayInputError:
@@ -485,6 +614,42 @@ def parse_expression(
     return _parse(
         text, variables, any_identifier=any_identifier, canonical=canonical, functions=functions
     )
+
+
+def parse_rate(text: str, variables, *, functions=None) -> sp.Expr:
+    """Parse a model's rate: an expression of exactly ``variables`` (the model's states and
+    parameters) with the functions of :data:`ALLOWED_FUNCTIONS` and the piecewise-smooth
+    :data:`RATE_FUNCTIONS` -- ``Min``, ``Max`` (two or more arguments), ``Heaviside(x)`` (1/2
+    at 0, SymPy's convention) or ``Heaviside(x, H0)``, and ``Piecewise((EXPR, CONDITION),
+    ..., (EXPR, True))``, whose conditions compare with ``<, <=, >, >=`` joined by ``and``,
+    ``or``, ``not`` (the only place a relation may appear). Nothing is evaluated.
+
+    Parameters
+    ----------
+    text : str
+        The rate as written in a model file.
+    variables : sequence of str
+        The names the rate may use (its model's states and parameters).
+    functions : dict, optional
+        The model's own functions (``delayed``, ``dot`` of a model with lags).
+
+    Returns
+    -------
+    sympy.Expr
+        The rate.
+
+    Examples
+    --------
+    >>> parse_rate("mu*Min(q, c)", ["q", "mu", "c"])
+    mu*Min(c, q)
+    >>> parse_rate("Piecewise((lam, q < K), (0, True))", ["q", "lam", "K"])
+    Piecewise((lam, K > q), (0, True))
+    >>> parse_rate("lam*(q < K)", ["q", "lam", "K"])
+    Traceback (most recent call last):
+    ...
+    symdelay.core.errors.SymdelayInputError: a condition (a comparison, and, or) in a rate outside a Piecewise condition: a rate is a number; write Piecewise((EXPR, CONDITION), (EXPR, True))
+    """
+    return _parse(text, variables, canonical=False, rate=True, functions=functions)
 
 
 def parse_relational(text: str, variables=(), any_identifier: bool = False) -> sp.Basic:

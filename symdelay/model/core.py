@@ -410,7 +410,7 @@ class Model(Specialisable, LatexDisplay):
         if not any(change):
             raise SymdelayInputError(f"{label}: change is zero: a transition must move the state")
         if isinstance(rate, str):
-            from symdelay.core.parsing import parse_expression
+            from symdelay.core.parsing import parse_rate
 
             allowed = [s.name for s in self.states] + [p.name for p in self.parameters]
             functions = None
@@ -423,9 +423,7 @@ class Model(Specialisable, LatexDisplay):
                 functions = {"delayed": delayed, "dot": dot}
             _check_names(rate, allowed, label)
             try:
-                rate = parse_expression(
-                    rate, variables=allowed, canonical=False, functions=functions
-                )
+                rate = parse_rate(rate, variables=allowed, functions=functions)
             except SymdelayInputError as exc:
                 raise SymdelayInputError(f"{label}: {exc}") from None
             rate = rate.xreplace({_symbol(n): _symbol(n) for n in allowed})
@@ -622,7 +620,11 @@ class Model(Specialisable, LatexDisplay):
     def steady_jacobian(self) -> sp.Matrix:
         """``dF/ds`` of :attr:`steady_drift`, as a function of the state."""
         self.check_cost("jacobian")
-        return sp.ImmutableMatrix(sp.Matrix(self.steady_drift).jacobian(self.states))
+        # piecewise-smooth rates (Min, Max, Abs, Heaviside) differentiated branch by branch
+        from symdelay.model.pieces import as_piecewise
+
+        drift = [as_piecewise(f) for f in self.steady_drift]
+        return sp.ImmutableMatrix(sp.Matrix(drift).jacobian(self.states))
 
     @property
     def drift(self) -> tuple:

@@ -10,9 +10,20 @@ whose check is undecided is said so in one line.
 Where no closed form is found and every parameter has a value, Newton's method at working
 precision gives a point and a Krawczyk interval test (python-flint ``arb``) proves that a
 unique zero lies in a small box around it.
+
+Piecewise-smooth rates (``Min``, ``Max``, ``Abs``, ``Heaviside``, ``Piecewise``; see
+:mod:`symdelay.model.pieces`) are solved piece by piece: for each side of each switching
+function of a state the drift is one smooth expression, solved as above; a solution counts
+where it lies strictly on the side its piece assumes, decided exactly
+(:func:`symdelay.model.signs.strict_sign_on`) for a closed form and in interval arithmetic
+on the proved box otherwise. An equilibrium on a switch (a kink of ``Min``, the step of
+``Heaviside``) has no linearisation and is refused in one line naming the transition.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
 
 import mpmath
 
@@ -22,7 +33,7 @@ from symdelay.core.precision import work_dps, workdps, workprec
 from symdelay.model.arb_eval import arb_evaluator
 from symdelay.model.records import Equilibrium, _cycles, _is_zero
 
-__all__ = ["find_equilibrium", "at_point", "EQUILIBRIUM_DPS"]
+__all__ = ["find_equilibrium", "at_point", "EQUILIBRIUM_DPS", "PiecewiseEquilibrium", "MAX_PIECES"]
 
 #: Working precision (digits) of the numeric equilibrium.
 EQUILIBRIUM_DPS = 30
@@ -36,8 +47,32 @@ def _simplify_entry(e):
     return sp.factor(sp.cancel(e)) if e.has(sp.Pow) else sp.expand(e)
 
 
+@dataclass(frozen=True)
+class PiecewiseEquilibrium(Equilibrium):
+    """An equilibrium of a piecewise-smooth drift, off every switch: ``sides`` holds
+    ``(switch, sign)`` pairs, the side of each switching function of a state it lies on
+    (see :mod:`symdelay.model.pieces`), which select the smooth branch of any expression
+    of the rates there (:func:`at_point`)."""
+
+    sides: tuple = ()
+
+    def to_json(self) -> dict:
+        out = super().to_json()
+        out["piece"] = [f"{s} {'>' if v > 0 else '<'} 0" for s, v in self.sides]
+        return out
+
+
 def at_point(M: sp.Matrix, eq: Equilibrium) -> sp.Matrix:
-    """``M`` evaluated at the equilibrium (simplified; numeric at working precision)."""
+    """``M`` evaluated at the equilibrium (simplified; numeric at working precision).
+
+    Entries with piecewise-smooth functions of the states (a Jacobian's ``Piecewise``, a
+    diffusion's ``Min``) take the smooth branch of the side of each switch the equilibrium
+    lies on (:class:`PiecewiseEquilibrium`): exact there, as the rate is smooth around it."""
+    from symdelay.model.pieces import is_nonsmooth, select
+
+    sides = dict(getattr(eq, "sides", ()))
+    if any(is_nonsmooth(e) for e in M):
+        M = M.applyfunc(lambda e: select(e, sides) if is_nonsmooth(e) else e)
     out = M.xreplace(eq.point)
     if eq.exact:
         return out.applyfunc(_simplify_entry)
@@ -90,6 +125,19 @@ def _zeroes_drift(model, point: dict) -> bool | None:
 
 
 def _exact(model) -> Equilibrium | None:
+    """The equilibrium in closed form, or None where there is none found (or attempted)."""
+    if _nonsmooth(model):
+        return _exact_pieces(model)
+    found = _exact_candidates(model)
+    if found is None:
+        return None
+    return _pick_exact(model, *found)
+
+
+def _exact_candidates(model):
+    """``(ok, undecided, how)``: the admissible closed-form solutions (full points) of the
+    drift (on the symmetric subspace where there is a symmetry) that zero it, and those of
+    them whose check is undecided; None where no closed form is attempted or found."""
     states = model.states
     sub: dict = {}
     unknowns = list(states)
@@ -140,6 +188,15 @@ def _exact(model) -> Equilibrium | None:
         ok.append(p)
         if zero is None:
             undecided.append(p)
+    how = "sympy.solve" if sols_by_solve else "exact linear elimination"
+    return ok, undecided, how + (" (symmetric subspace)" if sub else "")
+
+
+def _pick_exact(model, ok, undecided, how) -> Equilibrium | None:
+    """The one equilibrium among the closed-form solutions ``ok`` (the only interior one
+    if several), refused in one line where several remain or its check is undecided."""
+    states = model.states
+    back = {v: k for k, v in _with_domains(model).items()}
     interior = [p for p in ok if all(p[s].is_positive for s in states)]
     pick = interior if len(interior) == 1 else ok
     if len(pick) != 1:
@@ -166,8 +223,7 @@ def _exact(model) -> Equilibrium | None:
             + ", ".join(map(str, free))
         )
     point = {s: v.xreplace(back) for s, v in pick[0].items()}
-    how = "sympy.solve" if sols_by_solve else "exact linear elimination"
-    return Equilibrium(point, True, 0, how + (" (symmetric subspace)" if sub else ""))
+    return Equilibrium(point, True, 0, how)
 
 
 def _linear_solution(eqs, unknowns):
@@ -205,10 +261,9 @@ def _drift_parameters(model) -> list:
     return [p for p in model.free_parameters if any(f.has(p) for f in model.steady_drift)]
 
 
-def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
-    import numpy as np
-    from scipy.integrate import solve_ivp
-
+def _numeric(model, dps: int = EQUILIBRIUM_DPS, start=None) -> Equilibrium:
+    """Newton's method at ``dps`` digits from ``start`` (default: the end of the fluid path
+    from all ones), the zero proved unique in a small box by :func:`_krawczyk`."""
     free = _drift_parameters(model)
     if free:
         raise SymdelayInputError(
@@ -218,19 +273,8 @@ def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
         )
     states = model.states
     n = len(states)
-    F = sp.lambdify([states], list(model.steady_drift), "numpy")
-    Jf = sp.lambdify([states], model.steady_jacobian, "numpy")
-    with np.errstate(all="ignore"):
-        sol = solve_ivp(
-            lambda t, y: np.asarray(F(y), dtype=float),
-            (0.0, 200.0),
-            np.ones(n),
-            method="LSODA",
-            jac=lambda t, y: np.asarray(Jf(y), dtype=float),
-            rtol=1e-10,
-            atol=1e-12,
-        )
-    start = sol.y[:, -1] if sol.success and np.all(np.isfinite(sol.y[:, -1])) else np.ones(n)
+    if start is None:
+        start = _fluid_end(model, model.steady_drift, model.steady_jacobian)
     Fm = sp.lambdify([states], list(model.steady_drift), "mpmath")
     Jm = sp.lambdify([states], model.steady_jacobian, "mpmath")
     with workdps(dps):
@@ -252,6 +296,32 @@ def _numeric(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
         radius = _krawczyk(model, x, dps)
     point = {s: sp.Float(v, dps) for s, v in zip(states, x)}
     return Equilibrium(point, False, radius, "Newton + Krawczyk (arb)")
+
+
+def _fluid_end(model, drift, jacobian=None):
+    """The state the fluid path ``ds/dt = drift`` from all ones reaches at t = 200 (all
+    ones where the integration fails)."""
+    import numpy as np
+    from scipy.integrate import solve_ivp
+
+    states = model.states
+    n = len(states)
+    F = sp.lambdify([states], list(drift), "numpy")
+    extra = {}
+    if jacobian is not None:
+        Jf = sp.lambdify([states], jacobian, "numpy")
+        extra = {"method": "LSODA", "jac": lambda t, y: np.asarray(Jf(y), dtype=float)}
+    with np.errstate(all="ignore"):
+        sol = solve_ivp(
+            lambda t, y: np.asarray(F(y), dtype=float).reshape(n),
+            (0.0, 200.0),
+            np.ones(n),
+            rtol=1e-10,
+            atol=1e-12,
+            **extra,
+        )
+    end = sol.y[:, -1]
+    return end if sol.success and np.all(np.isfinite(end)) else np.ones(n)
 
 
 def _krawczyk(model, x, dps: int):
@@ -339,7 +409,11 @@ def _balanced(model) -> Equilibrium | None:
 
 def find_equilibrium(model) -> Equilibrium:
     """The model's equilibrium: exact if SymPy solves it (on the symmetric subspace, or
-    with equal routing exponents where parameters are free), else proved numerically."""
+    with equal routing exponents where parameters are free), else proved numerically; for
+    piecewise-smooth rates on the smooth pieces (module docstring)."""
+    if _nonsmooth(model):
+        eq = _exact_pieces(model)
+        return eq if eq is not None else _numeric_pieces(model)
     eq = _exact(model)
     if eq is not None:
         return eq
@@ -348,3 +422,315 @@ def find_equilibrium(model) -> Equilibrium:
         if eq is not None:
             return eq
     return _numeric(model)
+
+
+# ------------------------------------------------------------------ piecewise-smooth rates
+#: most smooth pieces (sign patterns of the switching functions) solved one by one
+MAX_PIECES = 64
+
+
+def _nonsmooth(model) -> bool:
+    """Does the drift hold a piecewise-smooth function of a state?"""
+    from symdelay.model.pieces import is_nonsmooth
+
+    return any(is_nonsmooth(f, model.states) for f in model.steady_drift)
+
+
+class _Piece:
+    """The model as seen on one smooth piece: its drift the branch the signs ``sides``
+    (``{switch: +1 or -1}``) select; what the solvers above read of a model."""
+
+    def __init__(self, model, sides: dict):
+        from symdelay.model.pieces import select
+
+        self.states = model.states
+        self.permutation = model.permutation
+        self.domains = model.domains
+        self.values = model.values
+        self.source = model.source
+        self.free_parameters = model.free_parameters
+        self.sides = sides
+        drift = []
+        for f in model.steady_drift:
+            g = select(f, sides)
+            drift.append(sp.expand(g) if not g.has(sp.exp) else g)
+        self.drift = self.steady_drift = tuple(drift)
+
+    @cached_property
+    def steady_jacobian(self):
+        return sp.ImmutableMatrix(sp.Matrix(self.drift).jacobian(self.states))
+
+    @property
+    def drift_jacobian(self):
+        return self.steady_jacobian
+
+    def where(self) -> str:
+        return " and ".join(f"{s} {'>' if v > 0 else '<'} 0" for s, v in self.sides.items())
+
+
+def _switch_setup(model):
+    """The switching functions of the states in the drift and the sign patterns to solve
+    (on the symmetric subspace, the patterns that give equal switches equal signs)."""
+    import itertools
+
+    from symdelay.model.pieces import switches
+
+    sws: list = []
+    for f in model.steady_drift:
+        for s in switches(f, model.states):
+            if s not in sws:
+                sws.append(s)
+    return sws, itertools.product((1, -1), repeat=len(sws))
+
+
+def _symmetric_sub(model) -> dict:
+    if model.permutation is None:
+        return {}
+    sub = {}
+    for cyc in _cycles(model.permutation):
+        for j in cyc[1:]:
+            sub[model.states[j]] = model.states[cyc[0]]
+    return sub
+
+
+def _consistent(sws, pattern, sub) -> bool:
+    """On the symmetric subspace, switches that coincide have one sign (that are opposite,
+    opposite signs); a switch identically zero there is kept with both."""
+    if not sub:
+        return True
+    on = [sp.expand(s.xreplace(sub)) for s in sws]
+    for i in range(len(sws)):
+        for j in range(i + 1, len(sws)):
+            if on[i] == 0:
+                continue
+            if sp.expand(on[i] - on[j]) == 0 and pattern[i] != pattern[j]:
+                return False
+            if sp.expand(on[i] + on[j]) == 0 and pattern[i] == pattern[j]:
+                return False
+    return True
+
+
+def _where_switch(model, s):
+    """``(atom, transition name)``: the piecewise function of a rate that switches at
+    ``s`` (first met), for messages."""
+    from symdelay.model.pieces import nonsmooth_atoms, switches
+
+    for t in model.transitions:
+        rate = t.rate.xreplace(model.values)
+        for atom in nonsmooth_atoms(rate):
+            if s in switches(atom, model.states):
+                return atom, t.name
+    return s, "?"
+
+
+def _point_text(point: dict, states, approx: bool = False) -> str:
+    eq = " ~ " if approx else " = "
+    shown = []
+    for k in states:
+        v = point[k]
+        v = sp.Float(v, 12) if approx else v
+        shown.append(f"{k}{eq}{v}")
+    return ", ".join(shown)
+
+
+def _on_kink(model, point: dict, s, approx: bool = False, radius=None):
+    """The one-line refusal of an equilibrium on the switch ``s``."""
+    from symdelay.model.pieces import kink_word
+
+    atom, name = _where_switch(model, s)
+    involved = [k for k in model.states if k in s.free_symbols] or list(model.states)
+    where = f"the {kink_word(atom)} of {atom} in transition '{name}'"
+    if approx:
+        return SymdelayInputError(
+            f"{model.source}: the equilibrium {_point_text(point, involved, True)} lies "
+            f"within {mpmath.nstr(radius, 3)} of {where} and has no closed form to decide "
+            "whether it is on it (where the linearisation is not defined); move a parameter "
+            "off it"
+        )
+    return SymdelayInputError(
+        f"{model.source}: the equilibrium {_point_text(point, involved)} lies on {where}: "
+        "the linearisation is not defined there; move a parameter off it"
+    )
+
+
+def _describe_switches(model, sws) -> str:
+    atoms = []
+    for s in sws:
+        atom, name = _where_switch(model, s)
+        text = f"{atom} ('{name}')"
+        if text not in atoms:
+            atoms.append(text)
+    return ", ".join(atoms[:4]) + (", ..." if len(atoms) > 4 else "")
+
+
+def _exact_pieces(model) -> Equilibrium | None:
+    """The closed-form equilibrium of a piecewise-smooth drift, piece by piece (module
+    docstring); None where a piece has no closed form; refused in one line on a kink, where
+    the side depends on the free parameters, or where no piece holds its equilibrium."""
+    from symdelay.model.signs import strict_sign_on
+
+    sws, patterns = _switch_setup(model)
+    sub = _symmetric_sub(model)
+    patterns = [p for p in patterns if _consistent(sws, p, sub)]
+    if len(patterns) > MAX_PIECES:
+        return None  # left to the numeric path (every parameter given) or refused there
+    domains = {p: d for p, d in model.domains.items() if p not in model.values}
+    valid, kinks, conditional = [], [], []
+    complete = True  # every piece solved, its solutions points (no family)
+    for pattern in patterns:
+        piece = _Piece(model, dict(zip(sws, pattern)))
+        found = _exact_candidates(piece)
+        if found is None:
+            return None
+        ok, undecided, how = found
+        if undecided:
+            return None if not _drift_parameters(model) else _pick_exact(piece, *found)
+        back = {v: k for k, v in _with_domains(model).items()}
+        for p in ok:
+            point = {k: v.xreplace(back) for k, v in p.items()}
+            sides = [strict_sign_on(s.xreplace(point), domains) for s in sws]
+            if any(v not in (None, 0) and v != want for v, want in zip(sides, pattern)):
+                continue  # on the other side of a switch: not this piece's
+            entry = (point, piece, how, sides)
+            if any(v == 0 for v in sides):
+                kinks.append(entry)
+            elif all(v == want for v, want in zip(sides, pattern)):
+                valid.append(entry)
+            else:
+                conditional.append(entry)
+        if not ok and _has_family(piece):
+            complete = False
+    if kinks:
+        point, _, _, sides = kinks[0]
+        raise _on_kink(model, point, sws[sides.index(0)])
+    points = []
+    for point, *_ in valid + conditional:
+        if point not in points:
+            points.append(point)
+    if conditional or len(points) > 1:
+        free = ", ".join(map(str, _drift_parameters(model)))
+        if conditional:
+            point, piece, _, sides = conditional[0]
+            s = next(s for s, v in zip(sws, sides) if v is None)
+            sign = piece.sides[s]
+            atom, name = _where_switch(model, s)
+            raise SymdelayInputError(
+                f"{model.source}: the equilibrium {_point_text(point, model.states)} holds "
+                f"only where {sp.expand(s.xreplace(point))} {'>' if sign > 0 else '<'} 0 (its "
+                f"side of {atom} in transition '{name}'), which depends on the parameters: "
+                f"give numbers for {free}"
+            )
+        shown = "; ".join(_point_text(p, model.states) for p in points[:3])
+        raise SymdelayInputError(
+            f"{model.source}: {len(points)} equilibria on the smooth pieces of the rates "
+            f"({shown[:300]}): the analyses need one; give parameter values that single one out"
+        )
+    if not valid:
+        if not complete:
+            return None
+        raise SymdelayInputError(
+            f"{model.source}: no equilibrium off the switches of "
+            f"{_describe_switches(model, sws)}: the equilibrium of each smooth piece lies "
+            "outside it or there is none, so the fluid limit has no equilibrium (an overloaded "
+            "queue grows without bound) or rests on a kink or step, where the linearisation "
+            "is not defined; change the parameters"
+        )
+    point, piece, how, _ = valid[0]
+    return PiecewiseEquilibrium(
+        point, True, 0, f"{how} on the piece {piece.where()}", tuple(piece.sides.items())
+    )
+
+
+def _has_family(piece) -> bool:
+    """Does the piece's drift vanish on a set that is not a point (its equations, on the
+    symmetric subspace, fewer than its unknowns once dependent ones are dropped)?"""
+    sub = _symmetric_sub(piece)
+    unknowns = sorted({sub.get(s, s) for s in piece.states}, key=str)
+    eqs = [sp.expand(f.xreplace(sub)) for f in piece.drift]
+    eqs = [g for g in eqs if g != 0]
+    try:
+        M, _ = sp.linear_eq_to_matrix(eqs, unknowns)
+    except (ValueError, sp.PolynomialError):
+        return True  # not linear: cannot tell cheaply, so not proven complete
+    if M.rank() >= len(unknowns):
+        return False
+    try:
+        return bool(sp.solve(eqs, unknowns, dict=True))
+    except NotImplementedError:
+        return True
+
+
+def _numeric_pieces(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium:
+    """Newton + Krawczyk on each smooth piece (every parameter given): the zero proved in
+    a box that lies strictly on the piece's side of every switch, decided in interval
+    arithmetic (``arb``) on the box."""
+    import flint
+    import numpy as np
+
+    from symdelay.model.arb_eval import arb_evaluator
+
+    free = _drift_parameters(model)
+    if free:
+        raise SymdelayInputError(
+            f"{model.source}: no closed-form equilibrium: give numbers for "
+            + ", ".join(str(p) for p in free)
+            + " to find it numerically"
+        )
+    sws, patterns = _switch_setup(model)
+    if 2 ** len(sws) > MAX_PIECES:
+        raise SymdelayInputError(
+            f"{model.source}: {len(sws)} switching functions of the states give "
+            f"{2 ** len(sws)} smooth pieces, more than {MAX_PIECES} to solve one by one: "
+            "use fewer Min/Max/Abs/Heaviside/Piecewise of the states"
+        )
+    states = model.states
+    S = sp.lambdify([states], list(sws), "numpy")
+    valid, near = [], []
+    for pattern in patterns:
+        piece = _Piece(model, dict(zip(sws, pattern)))
+        if all(f.is_number for f in piece.drift) or any(f.has(sp.nan) for f in piece.drift):
+            continue
+        try:
+            start = _fluid_end(piece, piece.drift)
+            eq = _numeric(piece, dps, start=start)
+        except (SymdelayInputError, VerificationError):
+            continue  # no (isolated) zero of this piece found
+        mid = [float(eq.point[s]) for s in states]
+        if any(np.sign(v) == -w for v, w in zip(np.atleast_1d(S(mid)), pattern)):
+            continue  # on another piece's side
+        with workprec(dps):
+            r = flint.arb(mpmath.nstr(eq.radius, 5)) * 2
+            box = [
+                flint.arb(mpmath.nstr(eq.point[s], work_dps(dps))) + flint.arb(0, r) for s in states
+            ]
+            balls = arb_evaluator(list(sws), states)(box)
+        if all((b > 0) if w > 0 else (b < 0) for b, w in zip(balls, pattern)):
+            valid.append((eq, piece))
+        elif not any((b < 0) if w > 0 else (b > 0) for b, w in zip(balls, pattern)):
+            k = next(
+                i
+                for i, (b, w) in enumerate(zip(balls, pattern))
+                if not ((b > 0) if w > 0 else (b < 0))
+            )
+            near.append((eq, sws[k]))
+    if near and not valid:
+        eq, s = near[0]
+        raise _on_kink(model, dict(eq.point), s, approx=True, radius=eq.radius)
+    if not valid:
+        raise SymdelayInputError(
+            f"{model.source}: no equilibrium found off the switches of "
+            f"{_describe_switches(model, sws)} (Newton on each smooth piece): the fluid limit "
+            "may have none (an overloaded queue) or rest on a kink or step, where the "
+            "linearisation is not defined; check the rates and parameter values"
+        )
+    if len(valid) > 1:
+        shown = "; ".join(_point_text(dict(e.point), states, True) for e, _ in valid[:3])
+        raise SymdelayInputError(
+            f"{model.source}: {len(valid)} equilibria on the smooth pieces of the rates "
+            f"({shown[:300]}): the analyses need one; give parameter values that single one out"
+        )
+    eq, piece = valid[0]
+    return PiecewiseEquilibrium(
+        eq.point, False, eq.radius, f"{eq.method} on the piece {piece.where()}",
+        tuple(piece.sides.items()),
+    )  # fmt: skip

@@ -21,6 +21,8 @@ claims engine (:mod:`symdelay.analysis.decide`). Formulas are nodes: ``("rel", P
   a product of a positive exponential and a decidable factor).
 * :func:`zero_on`: ``expr == 0`` wherever it is defined (``None`` where not decided).
 * :func:`number_sign`: the sign of a real constant.
+* :func:`strict_sign_on`: ``expr > 0`` everywhere, ``< 0`` everywhere, ``== 0``
+  everywhere, or none of these (which side of a switch a point lies on).
 
 >>> import sympy as sp
 >>> q, lam, mu = sp.symbols("q lam mu")
@@ -52,6 +54,7 @@ __all__ = [
     "negative_somewhere",
     "nonnegative_on",
     "number_sign",
+    "strict_sign_on",
     "polynomial_form",
     "z3_node",
     "z3_poly",
@@ -918,4 +921,41 @@ def zero_on(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> bool |
     with contextlib.suppress(Exception):  # simplify may fail on what it cannot handle
         if sp.simplify(e.rewrite(sp.exp)) == 0:
             return True
+    return None
+
+
+def strict_sign_on(expr, domains: dict, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> int | None:
+    """1 if ``expr > 0`` at every point of the domain, -1 if ``< 0`` at every point, 0 if
+    ``== 0`` at every point (where it is defined), None otherwise or where undecided.
+
+    Decided exactly: a number by :func:`number_sign`; an expression by the decision
+    procedure on its exact polynomial form (``expr <= 0`` has no solution: 1), None where
+    the form is a relaxation or the procedure gives no answer in time.
+
+    >>> import sympy as sp
+    >>> lam, mu, c = sp.symbols("lam mu c")
+    >>> doms = {lam: "positive", mu: "positive", c: "positive"}
+    >>> strict_sign_on(lam / mu + c, doms), strict_sign_on(c - lam / mu, doms)
+    (1, None)
+    """
+    e = sp.sympify(expr)
+    if not e.free_symbols:
+        return number_sign(e, timeout_ms)
+    variables = {s: domains.get(s, "real") for s in e.free_symbols}
+    zero = zero_on(e, variables, timeout_ms)
+    if zero:
+        return 0
+    try:
+        form = polynomial_form(e, variables, timeout_ms)
+    except Undecidable:
+        return None
+    if form.relaxed:
+        return None
+    every = {**variables, **form.aux}
+    for sign in (1, -1):
+        target: list = []
+        _rel(sign * form.value, ">=", target)  # a point with sign * expr >= 0
+        status, _ = _solve([*form.nodes, *(target or [("true",)])], every, timeout_ms)
+        if status == "unsat":  # never sign * expr >= 0: -sign * expr > 0 everywhere
+            return -sign if _defined_somewhere(e, form, every, timeout_ms) else None
     return None

@@ -187,7 +187,9 @@ def model_arguments(data: dict, *, source: str = "model", values: dict | None = 
             raise SymdelayInputError(f"{where}: 'rate' must be a formula in quotes")
         lag = t.get("lag")
         if lag is not None and not isinstance(lag, str):
-            raise SymdelayInputError(f"{where}: 'lag' must be the name of a lag in [lags]")
+            raise SymdelayInputError(
+                f"{where}: 'lag' must be a string: the name of a lag in [lags]"
+            )
         transitions.append((tname, change, str(rate), lag) if lag else (tname, change, str(rate)))
         asserted = t.get("assume_nonnegative", False)
         if not isinstance(asserted, bool):
