@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from symdelay.analysis.certify import ContourError, count_zeros
 from symdelay.analysis.collocation import collocation_eigenvalues
 from symdelay.analysis.lagkernels import kernel, kernel_derivative, moments
-from symdelay.analysis.lagroots import delay_stability, rightmost_roots, unstable_count
+from symdelay.analysis.lagroots import rightmost_roots, unstable_count
 from symdelay.analysis.polyroots import exact_counts
+from symdelay.analysis.stability import delay_stability
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.symbols import r
 from symdelay.models.erlang.stability import infinite_L_verdict

@@ -12,7 +12,8 @@ import pytest
 import sympy as sp
 
 from symdelay.analysis.certify import count_zeros
-from symdelay.analysis.lagswitch import lag_parts, lag_switches, lag_window
+from symdelay.analysis.lagswitch import lag_parts, lag_switches
+from symdelay.analysis.window import lag_window
 from symdelay.core.errors import SymdelayInputError
 
 r, tau = sp.symbols("r tau")

@@ -82,7 +82,6 @@ __all__ = [
     "LagSwitches",
     "lag_parts",
     "lag_switches",
-    "lag_window",
     "critical_lag_curve",
     "MAX_SWITCHES",
 ]
@@ -420,14 +419,6 @@ class LagSwitches(Result):
     def counts(self) -> tuple:
         """The unstable count on each gap: just above ``range_lo``, then after each switch."""
         return (self.count_lo, *(s.count_after for s in self.switches))
-
-    def window(self, name=None, parameters=None):
-        """The same answer as a :class:`symdelay.analysis.window.Window` record (the keys of
-        ``window(model, LAG)`` on a table)."""
-        return _as_window(self, name, parameters)
-
-    def latex(self) -> str:
-        return self.window().latex()
 
 
 # ================================================================ the machinery
@@ -997,98 +988,6 @@ def _unbounded_end(crossings, count0, two_pi):
 
 
 # ========================================================================= windows
-def lag_window(
-    F,
-    tau,
-    lo=0,
-    hi=None,
-    dps: int = 15,
-    *,
-    var=None,
-    name: str = "characteristic function",
-    parameters=None,
-    force: bool = False,
-):
-    """The lags in ``(lo, hi)`` at which ``F = 0`` has roots with ``Re r > 0``, as the
-    :class:`~symdelay.analysis.window.Window` record of ``window(model, LAG)``.
-
-    Parameters
-    ----------
-    F : sympy.Expr or str
-        One mode's characteristic function in ``var`` and ``tau`` (see :func:`lag_parts`).
-    tau : sympy.Symbol or str
-        The lag.
-    lo, hi : number or str
-        The range (``hi`` None: unbounded; the last interval then ends at ``inf``).
-    dps : int, default 15
-        Significant digits (5..10000).
-    var : sympy.Symbol or str, optional
-        The spectral variable (default ``r``).
-    name : str, default "characteristic function"
-        The model name the record carries.
-    parameters : dict, optional
-        The model's other options, shown in the record.
-    force : bool, default False
-        List more than :data:`MAX_SWITCHES` switches.
-
-    Returns
-    -------
-    Window
-        ``intervals`` of instability with exact brackets at their ends, every breakpoint
-        (the switches) and the exact unstable counts between them; ``certified`` True.
-
-    Examples
-    --------
-    >>> from symdelay.core.lazy import sympy as sp
-    >>> r, tau = sp.symbols("r tau")
-    >>> lag_window(r + 1 + 2 * sp.exp(-r * tau), tau, hi=3, dps=10).to_json()["intervals"]
-    [['1.209199576', '3.000000000']]
-    """
-    s = lag_switches(F, tau, lo, hi, dps, var=var, name=name, force=force)
-    return s.window(name, parameters)
-
-
-def _as_window(s: LagSwitches, name=None, parameters=None):
-    from symdelay.analysis.window import Window, WindowEnd, _assemble
-
-    d = s.dps
-    groups = []
-    for sw in s.switches:
-        groups.append(
-            (WindowEnd(sw.tau, sw.lower, sw.upper, (sw.omega,), "r = i omega"), abs(sw.change))
-        )
-    counts = list(s.counts())
-    lo_end = WindowEnd(s.range_lo, sp.Rational(str(s.range_lo)) if s.range_lo == 0 else None,
-                       None, (), "domain end")  # fmt: skip
-    if s.range_hi == mpmath.inf:
-        hi_end = WindowEnd(mpmath.inf, None, None, (), "infinite")
-    else:
-        hi_end = WindowEnd(s.range_hi, None, None, (), "domain end")
-    intervals, notes = _assemble(counts, groups, lo_end, hi_end, d)
-    from symdelay.analysis.window import WindowInterval
-
-    if s.unstable_beyond is not None and intervals and counts[-1] > 0:
-        last = intervals[-1]
-        intervals[-1] = WindowInterval(last.lo, hi_end, last.unstable_roots)
-    elif s.unstable_beyond is not None and counts[-1] > 0:
-        intervals.append(WindowInterval(lo_end, hi_end, (counts[-1],)))
-    return Window(
-        name or s.model_name,
-        s.lag,
-        dict(parameters or {}),
-        d,
-        s.range_lo,
-        s.range_hi,
-        tuple(intervals),
-        tuple(e for e, _ in groups),
-        tuple(counts),
-        s.algorithm,
-        True,
-        (*s.notes, *notes),
-    )
-
-
-# ==================================================================== curves
 def critical_lag_curve(F, tau, param, values, dps: int = 15, *, var=None) -> list:
     """The critical lag (first lag where the unstable count becomes positive) of
     ``F(var, tau; param)`` at each of ``values`` of ``param``, certified point by point.

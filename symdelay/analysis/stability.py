@@ -292,8 +292,6 @@ def stability(
         from symdelay.model.modes import rational_numerator
 
         if any(rational_numerator(f.factor) is None for f in model.characteristic_factors):
-            from symdelay.analysis.lagroots import delay_stability
-
             return model.cached(
                 ("stability", dps), lambda: delay_stability(model, dps, force=bool(force))
             )
@@ -302,6 +300,87 @@ def stability(
 
         check_analysis_cost(model, force=force)
     return model.cached(("stability", dps), lambda: _stability(model, dps))
+
+
+def delay_stability(model, dps: int = 20, *, force: bool = False):
+    """The stability of a delay model's equilibrium at numbers: the certified count of
+    every mode's roots in ``Re r > 0`` (:func:`unstable_count`), as the one
+    :class:`~symdelay.analysis.stability.Stability` record.
+
+    Parameters
+    ----------
+    model : Model
+        A model with lags (``model.lags``), every parameter a number.
+    dps : int, default 20
+        Digits: the contour's finest segments (``10^-dps``) before a root near the imaginary
+        axis is declared undecidable.
+    force : bool, default False
+        Run a count estimated over the budget anyway.
+
+    Returns
+    -------
+    Stability
+        ``verdict`` stable / marginal / unstable / undecided (the reason in ``decided_by``),
+        ``factor_verdicts`` ``(stable, unstable_count, axis_count)`` per mode function,
+        ``axis_roots`` the root ``r = 0`` when it is one.
+    """
+    import mpmath
+
+    from symdelay.analysis.charpoly import ModeFactor, model_parameters
+    from symdelay.analysis.entry import closed_forms
+    from symdelay.analysis.lagroots import _mode_groups, unstable_count
+    from symdelay.core.errors import SymdelayInputError
+    from symdelay.core.params import as_dps
+
+    dps = as_dps(dps)
+    free = [str(p) for p in getattr(model, "free_parameters", ())]
+    if free:
+        raise SymdelayInputError(
+            "the stability of a delay model is decided at numbers only: give " + ", ".join(free)
+        )
+    values = dict(getattr(model, "values", {}) or {})
+    lags = {
+        k: lag.xreplace(values) if values else lag
+        for k, lag in (getattr(model, "lags", {}) or {}).items()
+    }
+    factors, verdicts, axis, how = [], [], [], []
+    undecided = None
+    for name, lin, function, copies in _mode_groups(model):
+        res = unstable_count(lin, lags, dps=dps, force=force)
+        factors.append(ModeFactor(function, name, copies))
+        if res.unstable is None:
+            verdicts.append((None, None, None))
+            undecided = undecided or f"{name} mode: {res.decided_by}"
+            continue
+        u, a = res.unstable * copies, res.axis * copies
+        verdicts.append((u == 0 and a == 0, u, a))
+        if res.axis:
+            axis.append((name, mpmath.mpf(0), mpmath.mpf(0), res.axis * copies))
+        how.append(f"{name} mode: {res.decided_by}")
+    if undecided is not None:
+        # a proved unstable mode decides the verdict whatever the undecided one does
+        if any(v[1] for v in verdicts if v[1] is not None):
+            verdict = "unstable"
+            decided = "; ".join(how) + f"; {undecided}"
+        else:
+            verdict, decided = "undecided", undecided
+    else:
+        verdict = counts_verdict(verdicts)
+        decided = "; ".join(how)
+    stable = {"stable": True, "undecided": None}.get(verdict, False)
+    return Stability(
+        (),
+        stable,
+        verdict,
+        tuple(factors),
+        tuple(verdicts),
+        tuple(axis),
+        decided,
+        model_parameters(model),
+        closed_forms(model, "stability"),
+        dps,
+        model_name=getattr(model, "name", None),
+    )
 
 
 def is_stable(model) -> bool | None:

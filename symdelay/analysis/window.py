@@ -789,7 +789,7 @@ def _transcendental(model) -> bool:
 
 def _window_delay(model, param, lo, hi, dps, force):
     """A delay model's window: over a parameter of a constant lag, every stability switch
-    (:func:`symdelay.analysis.lagswitch.lag_window`: exact crossing frequencies, Arb-proved
+    (:func:`lag_window`: exact crossing frequencies, Arb-proved
     directions, exact counts); over another parameter at fixed lags, the quasi-polynomial
     path below."""
     from symdelay.model.core import _symbol
@@ -805,8 +805,6 @@ def _window_delay(model, param, lo, hi, dps, force):
     factors = model.characteristic_factors
     in_lag = any(p in e.args[0].free_symbols for f in factors for e in f.factor.atoms(sp.exp))
     if in_lag:
-        from symdelay.analysis.lagswitch import lag_window
-
         F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
         return lag_window(F, p, 0 if lo is None else lo, hi, dps, name=model.name, force=force)
     parts = [f.factor for f in factors for _ in range(f.multiplicity)]
@@ -885,6 +883,101 @@ def _window_quasi(name, factors, param, lo, hi, dps):
     )
     found = (tuple(intervals), tuple(e for e, _ in ends), tuple(counts), how, False, tuple(notes))
     return Window(name, param, {}, dps, a, b, *found)  # the options: set by the entry
+
+
+def lag_window(
+    F,
+    tau,
+    lo=0,
+    hi=None,
+    dps: int = 15,
+    *,
+    var=None,
+    name: str = "characteristic function",
+    parameters=None,
+    force: bool = False,
+):
+    """The lags in ``(lo, hi)`` at which ``F = 0`` has roots with ``Re r > 0``, as the
+    :class:`~symdelay.analysis.window.Window` record of ``window(model, LAG)``.
+
+    Parameters
+    ----------
+    F : sympy.Expr or str
+        One mode's characteristic function in ``var`` and ``tau`` (see :func:`lag_parts`).
+    tau : sympy.Symbol or str
+        The lag.
+    lo, hi : number or str
+        The range (``hi`` None: unbounded; the last interval then ends at ``inf``).
+    dps : int, default 15
+        Significant digits (5..10000).
+    var : sympy.Symbol or str, optional
+        The spectral variable (default ``r``).
+    name : str, default "characteristic function"
+        The model name the record carries.
+    parameters : dict, optional
+        The model's other options, shown in the record.
+    force : bool, default False
+        List more than :data:`MAX_SWITCHES` switches.
+
+    Returns
+    -------
+    Window
+        ``intervals`` of instability with exact brackets at their ends, every breakpoint
+        (the switches) and the exact unstable counts between them; ``certified`` True.
+
+    Examples
+    --------
+    >>> from symdelay.core.lazy import sympy as sp
+    >>> r, tau = sp.symbols("r tau")
+    >>> lag_window(r + 1 + 2 * sp.exp(-r * tau), tau, hi=3, dps=10).to_json()["intervals"]
+    [['1.209199576', '3.000000000']]
+    """
+    from symdelay.analysis.lagswitch import lag_switches
+
+    s = lag_switches(F, tau, lo, hi, dps, var=var, name=name, force=force)
+    return _as_window(s, name, parameters)
+
+
+def _as_window(s, name=None, parameters=None):
+
+    d = s.dps
+    groups = []
+    for sw in s.switches:
+        groups.append(
+            (WindowEnd(sw.tau, sw.lower, sw.upper, (sw.omega,), "r = i omega"), abs(sw.change))
+        )
+    counts = list(s.counts())
+    lo_end = WindowEnd(s.range_lo, sp.Rational(str(s.range_lo)) if s.range_lo == 0 else None,
+                       None, (), "domain end")  # fmt: skip
+    if s.range_hi == mpmath.inf:
+        hi_end = WindowEnd(mpmath.inf, None, None, (), "infinite")
+    else:
+        hi_end = WindowEnd(s.range_hi, None, None, (), "domain end")
+    intervals, notes = _assemble(counts, groups, lo_end, hi_end, d)
+    from symdelay.analysis.window import WindowInterval
+
+    if s.unstable_beyond is not None and intervals and counts[-1] > 0:
+        last = intervals[-1]
+        intervals[-1] = WindowInterval(last.lo, hi_end, last.unstable_roots)
+    elif s.unstable_beyond is not None and counts[-1] > 0:
+        intervals.append(WindowInterval(lo_end, hi_end, (counts[-1],)))
+    return Window(
+        name or s.model_name,
+        s.lag,
+        dict(parameters or {}),
+        d,
+        s.range_lo,
+        s.range_hi,
+        tuple(intervals),
+        tuple(e for e, _ in groups),
+        tuple(counts),
+        s.algorithm,
+        True,
+        (*s.notes, *notes),
+    )
+
+
+# ==================================================================== curves
 
 
 # ============================================================================ extremum

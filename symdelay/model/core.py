@@ -254,6 +254,12 @@ class Model(Specialisable, LatexDisplay):
         decided (kept in :attr:`assumed_nonnegative`; such a rate is still refused where it is
         shown negative: by the decision procedure given a short time or, for a large
         expression, by evaluation at a few points in interval arithmetic).
+    lags : dict, optional
+        ``{name: spec}``: the lags the rates read through ``delayed(EXPR, NAME)`` and the
+        transitions name as ``lag`` (an action delay): each spec a dict with ``kind``
+        (constant, uniform, gamma, exponential, mixture, phase_type) and its arguments as
+        expressions in the parameters (:mod:`symdelay.model.lags`). A transition may then
+        be ``(name, change, rate, lag)``. Default: none.
 
     Examples
     --------
