@@ -12,7 +12,7 @@ uniform        ``low`` (>= 0) < ``high``   ``(exp(-s a) - exp(-s b)) / (s (b - a
 gamma          ``shape`` k, ``mean`` m     ``(1 + s m / k)^(-k)`` (Erlang for integer k)
 exponential    ``mean`` m                  ``1 / (1 + s m)``
 mixture        ``lags``, ``weights``       ``sum_i w_i K_i(s)`` (weights >= 0, sum 1)
-phase_type     ``alpha``, ``S``            ``alpha (sI - S)^-1 (-S 1)``
+phase_type     ``alpha``, ``S``            ``alpha (sI - S)^-1 (-S 1) + 1 - sum alpha``
 =============  ==========================  ============================================
 
 A rate reads a lag in two ways. ``delayed(EXPR, LAG)`` is the expression of states ``EXPR``
@@ -190,7 +190,8 @@ class Lag:
         n = S.rows
         exit_rates = -S * sp.ones(n, 1)
         value = (alpha * (s * sp.eye(n) - S).inv() * exit_rates)[0, 0]
-        return sp.factor(sp.cancel(value))
+        atom = 1 - sp.Add(*a["alpha"])  # the mass at 0 when alpha sums to less than 1
+        return sp.factor(sp.cancel(value + atom))
 
     def mean(self) -> sp.Expr:
         """The mean of the law."""
@@ -266,7 +267,11 @@ class Lag:
             n = S.rows
             for i, x in enumerate(a["alpha"]):
                 need(x, ">=0", f"alpha[{i}] must be >= 0")
-            need(sp.Add(*a["alpha"]) - 1, "==0", "alpha must sum to 1")
+            need(
+                1 - sp.Add(*a["alpha"]),
+                ">=0",
+                "alpha must sum to at most 1 (the rest: an atom at 0)",
+            )
             for i in range(n):
                 for j in range(n):
                     if i != j:
