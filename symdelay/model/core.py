@@ -117,7 +117,7 @@ def _check_names(text: str, allowed, label: str) -> None:
 #: 3 servers with Erlang(30) delays) and of its characteristic factors (the Jacobian, the
 #: modes and their determinants: 5 s at 63 states): a model of thousands of states (--L 1000)
 #: is refused before the work starts, unless forced (:func:`symdelay.core.budget.forced`)
-COST_SECONDS = {"jacobian": 5e-5, "factors": 1.3e-3}
+COST_SECONDS = {"jacobian": 5e-5, "factors": 1.3e-3, "lag chains": 1.8e-4}
 
 
 #: Most decimal digits of a number in a model (numerator or denominator): the factoring of
@@ -683,7 +683,31 @@ class Model(Specialisable, LatexDisplay):
         from symdelay.model.modes import decompose_linearisation
 
         self.check_cost("factors")
+        self._check_chain_cost()
         return decompose_linearisation(self)
+
+    def _check_chain_cost(self) -> None:
+        """Refuse, in one line and unless forced, rational lags whose chains would make the
+        modes' polynomials too large to expand and factor: the degree of a mode is about its
+        block's size times one plus the phases of the lags (measured: a gamma lag of shape
+        400 on the founding table, 29 s)."""
+        from symdelay.core.budget import check_budget, power_cost
+        from symdelay.model.records import _cycles
+
+        values = dict(self.values)
+        phases = sum(lag.xreplace(values).chain_size() for lag in self.lags.values())
+        if not phases:
+            return
+        cycle = 1
+        if self.permutation is not None:
+            cycle = max(len(c) for c in _cycles(self.permutation))
+        degree = max(1, len(self.states) // cycle) * (1 + phases)
+        check_budget(
+            f"the characteristic polynomials of {self.name} (lags of {phases} phases, "
+            f"degree about {degree})",
+            power_cost(degree, COST_SECONDS["lag chains"], 2),
+            shrink="lags with fewer phases (a smaller gamma shape), or a constant lag",
+        )
 
     @cached_property
     def characteristic_factors(self) -> tuple:

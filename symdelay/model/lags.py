@@ -208,6 +208,24 @@ class Lag:
         S = sp.Matrix(a["S"])
         return sp.simplify((alpha * (-S).inv() * sp.ones(S.rows, 1))[0, 0])
 
+    def chain_size(self) -> int:
+        """The phases a rational transform stands for (the degree it adds to the
+        characteristic polynomial): 1 for an exponential, k for a gamma of integer shape k,
+        the phases of a phase-type law, their sum for a mixture of such; 0 for a law whose
+        transform is not rational (kept transcendental, nothing expanded)."""
+        a = self.args
+        if self.kind == "exponential":
+            return 1
+        if self.kind == "gamma":
+            k = a["shape"]
+            return int(k) if k.is_Integer else 0
+        if self.kind == "phase_type":
+            return len(a["alpha"])
+        if self.kind == "mixture":
+            sizes = [m.chain_size() for m in a["lags"]]
+            return sum(sizes) if all(sizes) else 0
+        return 0
+
     def parameters(self) -> set:
         """The parameters the law depends on."""
         return set().union(*[e.free_symbols for e in self._expressions()])
