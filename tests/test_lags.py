@@ -487,5 +487,5 @@ def test_long_rational_chains_are_estimated_and_refused(run_cli, tmp_path):
             '{ kind = "constant", value = "D" }', '{ kind = "gamma", shape = 3, mean = "D" }'
         )
     )
-    status, out, err = run_cli("stability", "--model-file", str(path), *sets)
+    status, _out, err = run_cli("stability", "--model-file", str(path), *sets)
     assert status == 0, err
