@@ -420,6 +420,11 @@ class Model(Specialisable, LatexDisplay):
 
             allowed = [s.name for s in self.states] + [p.name for p in self.parameters]
             functions = None
+            if not self.lags and _calls(rate, ("delayed", "dot")):
+                raise SymdelayInputError(
+                    f"{label}: delayed(...) and dot(...) read a lag, and the model declares "
+                    'none: declare it in [lags], e.g. tau = { kind = "constant", value = "D" }'
+                )
             if self.lags:
                 from symdelay.model.lags import check_lag_names, delayed_function
 
@@ -1009,6 +1014,20 @@ def _rate_decision(rate, domains: dict, timeout_ms: int = _RATE_TIMEOUT_MS):
 
 def _order(perm) -> int:
     return math.lcm(*[len(c) for c in _cycles(perm)])
+
+
+def _calls(text: str, names) -> bool:
+    """Whether ``text`` calls one of ``names`` (read from its syntax tree, not evaluated)."""
+    from symdelay.core.parsing import _ast
+
+    try:
+        tree, _ = _ast(text.replace("^", "**").strip())
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
+        for n in ast.walk(tree)
+    )
 
 
 def _not_polynomial(f) -> bool:
