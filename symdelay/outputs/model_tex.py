@@ -154,11 +154,11 @@ def lag_law_tex(lag, names=None) -> str:
     else:
         u = _u()
         dens = tex(lag_density(lag), names)
-        support = {
-            "uniform": f"{tex(a['low'], names)} \\le u \\le {tex(a['high'], names)}",
-            "gamma": "u > 0",
-            "exponential": "u > 0",
-        }[lag.kind]
+        support = (
+            f"{tex(a['low'], names)} \\le u \\le {tex(a['high'], names)}"
+            if lag.kind == "uniform"
+            else "u > 0"
+        )
         kind = {"uniform": "uniform", "gamma": "gamma", "exponential": "exponential"}[lag.kind]
         law = f"{kind}: ${k}({tex(u)}) = {dens}$ for ${support}$"
     return (
