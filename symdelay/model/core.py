@@ -952,13 +952,40 @@ class Model(Specialisable, LatexDisplay):
                 out[t.name] = str(value)
         return out
 
+    @cached_property
+    def delay_equations(self) -> tuple:
+        """The right-hand sides of the fluid equations, one per state, as written with the
+        lags: ``sum_nu nu beta_nu``, an information lag as ``delayed(E, LAG)`` in the rate
+        and an action-delayed transition's whole rate seen through its lag
+        (``delayed(beta_nu, LAG)``: decided at ``t - u``, in effect at ``t``); the drift
+        itself for a model without lags. For display: the linear analyses read
+        :attr:`linearisation`."""
+        if not self.lags:
+            return self.drift
+        from symdelay.model.lags import delayed_function
+
+        delayed, _ = delayed_function()
+        F = [sp.Integer(0)] * len(self.states)
+        for t in self.transitions:
+            rate = t.rate.xreplace(self.values)
+            if t.lag:
+                rate = delayed(rate, sp.Symbol(t.lag))
+            for i, c in enumerate(t.change):
+                if c:
+                    F[i] += c * rate
+        return tuple(F)
+
     def latex(self) -> str:
-        """The fluid ODEs ``ds/dt = F(s)`` (aligned)."""
-        from symdelay.core.latex import tex
+        """The fluid equations ``ds/dt = F(s)`` (aligned); with lags the delay equations,
+        ``x(t - tau)`` for a constant lag and ``(k * x)(t)`` for a distributed one
+        (:func:`symdelay.core.latex.tex`)."""
+        from symdelay.core.latex import lag_printing, tex
 
         names = {**self.latex_names}
+        lags = lag_printing(self.lags) if self.lags else None
         rows = [
-            rf"\dot {{{tex(s, names)}}} &= {tex(f, names)}" for s, f in zip(self.states, self.drift)
+            rf"\dot {{{tex(s, names)}}} &= {tex(f, names, lags=lags, states=self.states)}"
+            for s, f in zip(self.states, self.delay_equations)
         ]
         return r"\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}"
 
