@@ -324,9 +324,7 @@ def independent_conditions(model, timeout_ms: int = 10_000) -> IndependentCondit
         conjunction ``conditions``; ``exact`` (necessary and sufficient) or ``sufficient``,
         and why.
     """
-    return model.cached(
-        ("delay-independent", timeout_ms), lambda: _conditions(model, timeout_ms)
-    )
+    return model.cached(("delay-independent", timeout_ms), lambda: _conditions(model, timeout_ms))
 
 
 def _conditions(model, timeout_ms) -> IndependentConditions:
@@ -376,7 +374,7 @@ def _conditions(model, timeout_ms) -> IndependentConditions:
                 f"{name}: the {mode_name} mode's characteristic function is not polynomial in r "
                 "and the lags' transforms"
             )
-        F = sp.expand(num / den) if not den.is_number else sp.expand(num / den)
+        F = sp.expand(num / den)  # den: free of r (rational coefficients: Routh clears them)
         circle = tuple(sorted((a for k, a in atoms.items() if k[0] == "z" and F.has(a)), key=str))
         disc = tuple(sorted((a for k, a in atoms.items() if k[0] == "d" and F.has(a)), key=str))
         F1 = sp.expand(F.xreplace({a: 1 for a in (*circle, *disc)}))
@@ -477,7 +475,10 @@ def _mode_axis_nodes(ic, m, names: dict):
     for v, x, y in pairs:
         mod = sp.expand(1 - ren[x] ** 2 - ren[y] ** 2)
         nodes.append(("rel", mod, "==" if v in m.circle else ">="))
-    nodes += [("rel", sp.expand(re.xreplace(ren)), "=="), ("rel", sp.expand(im.xreplace(ren)), "==")]
+    nodes += [
+        ("rel", sp.expand(re.xreplace(ren)), "=="),
+        ("rel", sp.expand(im.xreplace(ren)), "=="),
+    ]
     return [w, *ren.values()], nodes
 
 
@@ -559,9 +560,7 @@ def _positive_symbols(ic) -> dict:
     """The free parameters -> versions carrying their domains' signs (for SymPy's sign
     reasoning)."""
     kinds = {"positive": "positive", "nonnegative": "nonnegative", "probability": "nonnegative"}
-    return {
-        p: sp.Symbol(p.name, **{kinds.get(ic.domains[p], "real"): True}) for p in ic.parameters
-    }
+    return {p: sp.Symbol(p.name, **{kinds.get(ic.domains[p], "real"): True}) for p in ic.parameters}
 
 
 def _sign_known(v, ic) -> int:
@@ -601,7 +600,9 @@ def _limit_candidate(ic, m):
         if 0 in signs:  # absolute values of expressions of either sign: no limit form
             return None
         # |P_0(0)| >= sum |P_k(0)|: each P_k(0) is real
-        limit = sp.expand(signs[0] * vals[0] - sp.Add(*[s * v for s, v in zip(signs[1:], vals[1:])]))
+        limit = sp.expand(
+            signs[0] * vals[0] - sp.Add(*[s * v for s, v in zip(signs[1:], vals[1:])])
+        )
     if not limit.free_symbols:
         return () if limit >= 0 else (sp.false,)
     assume = _positive_symbols(ic)

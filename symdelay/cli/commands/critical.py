@@ -55,8 +55,7 @@ def register(subparsers) -> None:
         "--at",
         default=None,
         kind="values",
-        help="the values of --over: a list, LO:HI:N or geom:LO:HI:N (the critical value at "
-        "each)",
+        help="the values of --over: a list, LO:HI:N or geom:LO:HI:N (the critical value at each)",
     )
     add_plot(p)
     add_common(
