@@ -92,6 +92,16 @@ def verify(
     if result is not None:
         return result
     require_table(model, "verify")
+    if getattr(model, "lags", None):
+        from symdelay.model.modes import rational_numerator
+
+        if any(rational_numerator(f.factor) is None for f in model.characteristic_factors):
+            # a transcendental characteristic function: against stability for every lag
+            from symdelay.analysis.delayclaims import verify_delay
+
+            return verify_delay(
+                model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms
+            )
     return verify_generic(model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms)
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "is_stable",
     "require_stable",
     "point_text",
+    "independent_stability",
     "model_record",
     "VERDICTS",
     "EXACT_COUNTS",
@@ -82,6 +83,11 @@ class Stability(Result):
     closed_forms: dict | None = None
     dps: int = 20
     model_name: str | None = None
+    #: a delay model with free parameters: ``"exact"`` when ``conditions`` are necessary and
+    #: sufficient for stability at every value of the lags, ``"sufficient"`` when only
+    #: sufficient (:mod:`symdelay.analysis.delayindep`); None otherwise
+    delay_independent: str | None = None
+    note: str | None = None
 
     @property
     def condition(self) -> sp.Basic:
@@ -127,6 +133,8 @@ class Stability(Result):
                 for f, (st, u, a) in zip(self.factors, self.factor_verdicts)
             ],
             "closed_forms": cf,
+            "delay_independent": self.delay_independent,
+            "note": self.note,
         }
         for k in CONTRACT_KEYS:
             if cf is not None and k in cf:
@@ -136,6 +144,17 @@ class Stability(Result):
     def verdict_text(self) -> str:
         """The verdict in words, with the roots on the axis when marginal (without numbers:
         what the conditions say)."""
+        if self.verdict is None and self.delay_independent is not None:
+            return {
+                True: "stable for every value of the lags",
+                False: "not stable for every value of the lags (some lag destabilises)",
+                None: (
+                    "stable for every value of the lags exactly when the conditions hold"
+                    if self.delay_independent == "exact"
+                    else "stable for every value of the lags when the conditions hold "
+                    "(sufficient, not necessary)"
+                ),
+            }[self.stable]
         if self.verdict is None:
             return {
                 True: "stable",
@@ -196,9 +215,23 @@ class Stability(Result):
             )
         given = {k: v for k, v in p.items() if k != "L" and v is not None}
         at = "at " + ", ".join(f"{k} = {v}" for k, v in given.items()) + ": " if given else ""
-        if self.conditions:
+        if self.conditions and self.delay_independent == "exact":
+            lines.append(
+                f"{at}stable for every value of the lags (delay-independent) exactly when "
+                "(on the model's domain)"
+            )
+            lines += [f"  {c}" for c in self.conditions]
+        elif self.conditions and self.delay_independent is not None:
+            lines.append(
+                f"{at}stable for every value of the lags (delay-independent) when (on the "
+                "model's domain; sufficient, not necessary)"
+            )
+            lines += [f"  {c}" for c in self.conditions]
+        elif self.conditions:
             lines.append(f"{at}stable exactly when (on the model's domain)")
             lines += [f"  {c}" for c in self.conditions]
+        if self.note and self.delay_independent is not None:
+            lines.append(f"note: {self.note}")
         if self.verdict is not None:
             lines.append(f"{at}{self.verdict_text()}")
             if self.decided_by:
@@ -292,6 +325,10 @@ def stability(
         from symdelay.model.modes import rational_numerator
 
         if any(rational_numerator(f.factor) is None for f in model.characteristic_factors):
+            if getattr(model, "free_parameters", ()):
+                return model.cached(
+                    ("stability:independent", dps), lambda: independent_stability(model, dps)
+                )
             return model.cached(
                 ("stability", dps), lambda: delay_stability(model, dps, force=bool(force))
             )
@@ -380,6 +417,57 @@ def delay_stability(model, dps: int = 20, *, force: bool = False):
         closed_forms(model, "stability"),
         dps,
         model_name=getattr(model, "name", None),
+    )
+
+
+def independent_stability(model, dps: int = 20) -> Stability:
+    """The stability of a delay model with free parameters: the delay-independent
+    conditions (:func:`symdelay.analysis.delayindep.independent_conditions`), under which
+    no value of the lags destabilises the equilibrium, as the one
+    :class:`~symdelay.analysis.stability.Stability` record.
+
+    Parameters
+    ----------
+    model : Model
+        A model with lags whose characteristic functions are transcendental, some
+        parameter left free.
+    dps : int, default 20
+        Recorded (there is no number to print: the conditions are exact).
+
+    Returns
+    -------
+    Stability
+        ``conditions`` (the Hurwitz conditions at zero lag and the frequency conditions),
+        ``stable`` None (True / False when the domains decide them), ``verdict`` None,
+        ``delay_independent`` ``"exact"`` (necessary and sufficient) or ``"sufficient"``,
+        and ``note`` saying which and why.
+    """
+    from symdelay.analysis.charpoly import ModeFactor, model_parameters
+    from symdelay.analysis.delayindep import independent_conditions
+    from symdelay.analysis.entry import closed_forms
+    from symdelay.analysis.lagroots import _mode_groups
+
+    ic = independent_conditions(model)
+    conds, known = free_conditions(ic.conditions)
+    if ic.exact != "exact" and known is False:
+        known = None  # a sufficient condition that fails decides nothing
+    factors = tuple(ModeFactor(f, name, copies) for name, _, f, copies in _mode_groups(model))
+    verdicts = tuple((None, None, None) for _ in factors)
+    return Stability(
+        conds,
+        known,
+        None,
+        factors,
+        verdicts,
+        (),
+        "delay-independent conditions: Routh-Hurwitz at zero lag and the frequency "
+        "condition on the imaginary axis (z3 nlqsat for the reductions)",
+        model_parameters(model),
+        closed_forms(model, "stability"),
+        dps,
+        model_name=getattr(model, "name", None),
+        delay_independent=ic.exact,
+        note=ic.note,
     )
 
 

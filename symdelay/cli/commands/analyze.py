@@ -81,7 +81,7 @@ def run(args) -> int:
     st = record["stability"]
     lines.append("stability conditions:" if st["conditions"] else "stability conditions: none")
     lines += [f"  {c}" for c in st["conditions"]]
-    if "note" in st:
+    if st.get("note") and st.get("delay_independent") is None:  # refused: why
         lines.append(f"verdict: {st['note']}")
     else:
         lines.append(f"verdict: {stability(model).verdict_text()}")

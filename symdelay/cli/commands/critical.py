@@ -1,4 +1,6 @@
-"""``symdelay critical``: the critical theta_c(D) and Hopf frequency at given delays."""
+"""``symdelay critical``: the critical theta_c(D) and Hopf frequency at given delays; with
+``--param NAME`` the critical value of another parameter (a lag: the first stability switch),
+with ``--over NAME --at LIST`` swept over any parameter (a model file's lag)."""
 
 from __future__ import annotations
 
@@ -31,8 +33,29 @@ def register(subparsers) -> None:
         "--D",
         default=None,
         kind="values",
+        not_with=("at",),
         help="mean delays: a list 0.5,1,2,4, a range LO:HI:N (N points, ends included) or "
         "geom:LO:HI:N (geometric spacing)",
+    )
+    p.add_argument(
+        "--param",
+        default=None,
+        metavar="NAME",
+        help="the parameter whose critical value is computed (default theta); a lag's "
+        "parameter (D of a model file's constant lag) gives the critical lag: the first "
+        "stability switch, from the exact crossing frequencies",
+    )
+    p.add_argument(
+        "--over",
+        default=None,
+        metavar="NAME",
+        help="the parameter swept by --at (default D): e.g. a model file's lag",
+    )
+    p.add_argument(
+        "--at",
+        default=None,
+        kind="values",
+        help="the values of --over: a list, LO:HI:N or geom:LO:HI:N (the critical value at each)",
     )
     add_plot(p)
     add_common(
@@ -71,16 +94,42 @@ def text_lines(curve) -> list[str]:
 
 def run(args) -> int:
     from symdelay.analysis.critical import critical
+    from symdelay.core.options import values_text
     from symdelay.core.params import as_dps
 
     if args.model_file and args.D is not None:
-        raise SymdelayInputError("--D is for built-in models; give a model file's delay with --set")
+        raise SymdelayInputError(
+            "--D is for built-in models; give a model file's delay with --set, or sweep it "
+            "with --over D --at LIST"
+        )
+    if args.over is not None and args.at is None:
+        raise SymdelayInputError(f"--over {args.over} needs --at LIST: the values to sweep")
+    param = args.param or "theta"
+    over = args.over or ("D" if param != "D" else "theta")
+    if param == over:
+        raise SymdelayInputError(
+            f"--param {param} and --over {over} name the same parameter: sweep another one"
+        )
+    if param != "theta" and args.D is not None:
+        raise SymdelayInputError(
+            f"--D sweeps the delay for the critical theta; with --param {param} use "
+            "--over NAME --at LIST"
+        )
     dps = as_dps(args.dps)
-    # no --D: the model's own delay (a phase-type delay given by its rates, a model file)
-    at = None if args.D is None else parse_D_list(args.D)
-    # the model at the first delay (a family may need one to build), swept over all of them
-    model = door.model_from_args(args) if at is None else door.model_for_sweep(args, "D", at[0])
-    curve = critical(model, "theta", over="D", at=at, dps=dps)
+    # no --D / --at: the model's own delay (a phase-type delay given by its rates, a model
+    # file's lag given with --set), one point
+    at = None
+    if args.at is not None:
+        at = values_text("--at", args.at)
+    elif args.D is not None:
+        at = parse_D_list(args.D)
+    if at is None:
+        model = door.model_from_args(args)
+    elif args.model_file is not None:
+        model = door.model_from_args(args)  # the swept parameter left free (no --set)
+    else:  # the model at the first value (a family may need one to build), swept over all
+        model = door.model_for_sweep(args, over, at[0])
+    curve = critical(model, param, over=over, at=at, dps=dps)
     if args.json:
         emit_json(curve.to_json())
     else:
