@@ -1018,7 +1018,13 @@ def _quasi_parts(F, var, param):
         else:
             tau, coeff = sp.Integer(0), term
         parts[tau] = parts.get(tau, 0) + coeff
-    Bj = {tau: sp.Poly(sp.expand(b), var) for tau, b in parts.items()}
+    try:
+        Bj = {tau: sp.Poly(sp.expand(b), var) for tau, b in parts.items()}
+    except sp.PolynomialError:  # a kernel such as (1 + r m/k)^(-k), k not an integer
+        raise SymdelayInputError(
+            f"{F} is not a quasi-polynomial (polynomials times exp(-{var}*tau)): a kernel with "
+            "a non-integer power (a gamma lag of non-integer shape) is not scanned yet"
+        ) from None
     if any(not all(c.is_Rational for c in b.coeffs()) for b in Bj.values()):
         raise SymdelayInputError("the coefficients must be rational numbers")
     n = A_poly.degree()
