@@ -1020,10 +1020,10 @@ def _quasi_parts(F, var, param):
         parts[tau] = parts.get(tau, 0) + coeff
     try:
         Bj = {tau: sp.Poly(sp.expand(b), var) for tau, b in parts.items()}
-    except sp.PolynomialError:  # a kernel such as (1 + r m/k)^(-k), k not an integer
+    except sp.PolynomialError:  # (1 + r m/k)^(-k), k not an integer; a moving average's 1/r
         raise SymdelayInputError(
-            f"{F} is not a quasi-polynomial (polynomials times exp(-{var}*tau)): a kernel with "
-            "a non-integer power (a gamma lag of non-integer shape) is not scanned yet"
+            f"{F} is not a quasi-polynomial (polynomials times exp(-{var}*tau)): a kernel such "
+            "as a gamma lag's non-integer power or a moving average's 1/r is not scanned yet"
         ) from None
     if any(not all(c.is_Rational for c in b.coeffs()) for b in Bj.values()):
         raise SymdelayInputError("the coefficients must be rational numbers")

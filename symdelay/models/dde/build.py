@@ -120,7 +120,9 @@ def _lag_spec(kind, shape) -> dict:
     if kind not in LAG_KINDS:
         raise SymdelayInputError(f"lag must be one of {', '.join(LAG_KINDS)}, got {kind!r}")
     if shape is not None and kind != "gamma":
-        raise SymdelayInputError(f"lag_shape is the shape of a gamma lag: give lag='gamma', not {kind!r}")
+        raise SymdelayInputError(
+            f"lag_shape is the shape of a gamma lag: give lag='gamma', not {kind!r}"
+        )
     if kind == "constant":
         return {"kind": "constant", "value": "D"}
     if kind == "uniform":  # the moving average over the last 2D (mean D)
@@ -136,10 +138,14 @@ def _lag_spec(kind, shape) -> dict:
 
 
 def _count(N) -> int:
-    from symdelay.core.params import as_L
-
     if isinstance(N, str):
-        N = as_L(N, allow_symbol=False)
+        from symdelay.core.exact import read_number
+
+        try:
+            v = read_number("N", N)
+        except SymdelayInputError:
+            v = None
+        N = int(v) if v is not None and v.denominator == 1 else N
     if isinstance(N, bool) or not isinstance(N, int) or N < 2:
         raise SymdelayInputError(f"N must be an integer >= 2 (number of queues), got {N!r}")
     if N > 2:
@@ -261,8 +267,12 @@ def information_delay_model(
     seen = [G.xreplace({X: delayed(q, tau)}) for q in qs]
     total = sp.Add(*seen)
     lam_s = symbols["lam"]
-    transitions = [(f"arrival to {i + 1}", {q.name: 1}, N * lam_s * seen[i] / total) for i, q in enumerate(qs)]
-    transitions += [(f"service {i + 1}", {q.name: -1}, m * q) for i, (q, m) in enumerate(zip(qs, mus))]
+    transitions = [
+        (f"arrival to {i + 1}", {q.name: 1}, N * lam_s * seen[i] / total) for i, q in enumerate(qs)
+    ]
+    transitions += [
+        (f"service {i + 1}", {q.name: -1}, m * q) for i, (q, m) in enumerate(zip(qs, mus))
+    ]
     equal = service_rates is None
     logit = sp.simplify(G - sp.exp(-symbols["theta"] * X)) == 0
     rule = "logit" if logit else f"choice G(x) = {G}"

@@ -105,7 +105,9 @@ def _critical_delay(model, dps):
             )
             Dc = mpmath.acos(-mu / k) / w
             point = CriticalPoint(None, Dc, w, None, (), note, param="D", over="D")
-    return critical_record(model, "D", "D", (point,), dps, "specialised", _factors_shown(model, "D"))
+    return critical_record(
+        model, "D", "D", (point,), dps, "specialised", _factors_shown(model, "D")
+    )
 
 
 def critical_closed_forms(model) -> dict:
@@ -163,7 +165,9 @@ def specialised_roots(model, dps=30, rightmost=None, branches=None, force=None):
 
 
 # ---------------------------------------------------------------- worst delay
-def specialised_worst_delay(model, over="D", *, param="theta", lo=None, hi=None, dps=15, force=False):
+def specialised_worst_delay(
+    model, over="D", *, param="theta", lo=None, hi=None, dps=15, force=False
+):
     """The worst delay over ``D``: the infimum ``theta* = mu/lam`` approached as ``D -> oo``
     (the founding ``L = inf`` closed form); None for a range or another parameter."""
     from symdelay.models.erlang.hopf.worst import specialised_worst_delay as founding

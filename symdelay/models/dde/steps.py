@@ -237,7 +237,11 @@ def integrate(
         info = {"solver": record, "breakpoints": list(steps.breakpoints)}
 
         def dense(times):
-            if np.any(~np.isfinite(times)) or np.any(times < -D - 1e-12) or np.any(times > T + 1e-9):
+            if (
+                np.any(~np.isfinite(times))
+                or np.any(times < -D - 1e-12)
+                or np.any(times > T + 1e-9)
+            ):
                 raise SymdelayInputError(f"times must lie in [-D, T] = [{-D:g}, {T:g}]")
             return np.column_stack([*steps(times), steps.x(times)])
 
@@ -268,6 +272,7 @@ def _routing(model, q1, q2) -> tuple:
     total = sp.simplify(sp.Add(*lim.routed))
     at = {_q1: q1, _q2: q2}
     return tuple((p / total).xreplace(dict(model.values)).xreplace(at) for p in lim.routed)
+
 
 # ---------------------------------------------------------------- history
 @dataclass(frozen=True)
