@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 
 from symdelay.core.errors import VerificationError
-from symdelay.core.symbols import D, L, gamma, lam, mu, r, theta
+from symdelay.core.symbols import L, gamma, lam, mu, r, theta
 from symdelay.models import ActionDelayModel, build_model
 from symdelay.models.dde import difference_functions
 from symdelay.models.dde.steps import table_limit

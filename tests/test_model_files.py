@@ -231,7 +231,7 @@ def test_analyze_delay_differential_model(run_cli):
     assert status == 0, err
     rec = json.loads(out)
     r = sp.Symbol("r")
-    diff = [f for f in rec["factors"] if f["mode"] == "difference"][0]["factor"]
+    diff = next(f for f in rec["factors"] if f["mode"] == "difference")["factor"]
     eq = sp.sympify(diff, locals={"r": r})
     assert sp.simplify(eq - (r + 1 + 2 * sp.exp(-r))) == 0
     assert rec["stability"]["verdict"] == "stable" and rec["lags"]["tau"]["kind"] == "constant"

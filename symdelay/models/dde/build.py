@@ -20,7 +20,7 @@ from typing import ClassVar
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.model import Model
-from symdelay.models.dde.family import LAG_KINDS, LOGIT
+from symdelay.models.dde.kinds import LAG_KINDS, LOGIT
 
 __all__ = [
     "InformationDelayModel",
@@ -43,6 +43,9 @@ class InformationDelayModel(Model):
     """A model of the information-delay family: the transition table with the lag ``tau``,
     and ``options`` (the family's options as given, which build it again)."""
 
+    #: the founding model's L = inf limit (two equal queues, logit, a constant lag)
+    founding_limit: ClassVar[bool] = False
+
     def __init__(self, options: dict, shown: dict, **table):
         super().__init__(**table)
         #: every option the model was built from (None: not given)
@@ -64,6 +67,8 @@ class InformationDelayModel(Model):
 class FoundingLimitModel(InformationDelayModel):
     """Two equal queues, logit routing, a constant lag: the founding model's ``L = inf``
     limit, whose closed forms answer first (each entry's generic path answers otherwise)."""
+
+    founding_limit: ClassVar[bool] = True
 
     SPECIALISATIONS: ClassVar[dict] = {
         "critical": _S + "specialised_critical",

@@ -30,8 +30,9 @@ built by :mod:`symdelay.models.dde.build` (SymPy) when asked for.
 from __future__ import annotations
 
 from symdelay.core.options import RATES, Option
+from symdelay.models.dde.kinds import LAG_KINDS, LOGIT
 
-__all__ = ["INFO", "OPTIONS", "LAG_KINDS", "LOGIT", "model"]
+__all__ = ["INFO", "OPTIONS", "model"]
 
 INFO = {
     "name": "dde",
@@ -40,12 +41,6 @@ INFO = {
     "queues routed by a choice function of queue lengths seen through a lag of mean D "
     "(constant, uniform, gamma, exponential), no action delay",
 }
-
-#: The lag kinds the family offers (each of mean ``D``).
-LAG_KINDS = ("constant", "uniform", "gamma", "exponential")
-
-#: The default choice function: the multinomial logit.
-LOGIT = "exp(-theta*x)"
 
 OPTIONS = (
     Option("N", "number of queues (integer >= 2)", "integer", "2"),

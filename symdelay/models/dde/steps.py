@@ -97,8 +97,8 @@ def table_limit(model):
     ``delayed(q_j, tau)`` read as the queue seen ``D`` ago, each service rate as it is.
 
     >>> from symdelay.models import build_model
-    >>> table_limit(build_model("dde")).routed[0]
-    2*lam*exp(-q1*theta)/(exp(-q1*theta) + exp(-q2*theta))
+    >>> table_limit(build_model("dde")).served
+    (mu*q1, mu*q2)
     """
     from symdelay.model.lags import steady
     from symdelay.models.delayed_routing import LagLimit
@@ -123,9 +123,9 @@ def table_limit(model):
 def _lag():
     """The symbolic two-queue model's delay-differential system (:func:`table_limit`,
     symbolic ``mu, lam, theta``) and its derived difference and sum modes."""
-    from symdelay.models.dde.build import information_delay_model
+    from symdelay.models import build_model
 
-    lim = table_limit(information_delay_model())
+    lim = table_limit(build_model("dde"))
     if lim.queues != (_q1, _q2):
         raise VerificationError(f"the lag limit's queues are {lim.queues}, not (q1, q2)")
     s, s_lag, total = lim.mode("sum")
@@ -154,9 +154,7 @@ def difference_functions(module: str = "numpy") -> tuple:
 def founding_numbers(model, what: str = "integrate") -> tuple[float, float, float, float]:
     """``(mu, lam, theta, D)`` as floats of a two-queue logit constant-lag model of the
     family with every parameter a number; refused in one line otherwise."""
-    from symdelay.models.dde.build import FoundingLimitModel
-
-    if not isinstance(model, FoundingLimitModel):
+    if not getattr(model, "founding_limit", False):
         raise SymdelayInputError(
             f"{getattr(model, 'name', model)}: the method of steps is built for two equal "
             "queues, logit routing and a constant lag (build_model('dde') with N=2, the "
@@ -585,9 +583,9 @@ def compare_with_action_delay(
     w = check_tolerance("window", window)
     if not 0 < w <= 1:
         raise SymdelayInputError(f"window must be a fraction in (0, 1], got {window!r}")
-    from symdelay.models.dde.build import information_delay_model
+    from symdelay.models import build_model
 
-    m = information_delay_model(mu=mu, lam=lam, theta=theta, D=D)
+    m = build_model("dde", mu=mu, lam=lam, theta=theta, D=D)
     hist = _History.make(history, 1.0)
     if not hist.is_constant:
         raise SymdelayInputError("history must be two numbers (q1, q2) for the comparison")
