@@ -1,59 +1,11 @@
-"""Linearisation-like inputs for the delay-count tests (the fields of the model's
-``Linearisation``, ``LinearTerm`` and ``Lag``), built without the model layer's lag core."""
+"""Inputs for the delay-count tests: the model layer's own ``Lag``, ``LinearTerm`` and
+``Linearisation`` built from matrices and laws directly (no transition table)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import sympy as sp
 
-from symdelay.core.symbols import r
-
-
-@dataclass(frozen=True)
-class Lag:
-    name: str
-    kind: str
-    args: dict = field(default_factory=dict)
-
-    def laplace(self, s=r):
-        a = self.args
-        if self.kind == "constant":
-            return sp.exp(-s * a["value"])
-        if self.kind == "uniform":
-            lo, hi = a["low"], a["high"]
-            return (sp.exp(-s * lo) - sp.exp(-s * hi)) / (s * (hi - lo))
-        if self.kind == "gamma":
-            return (1 + s * a["mean"] / a["shape"]) ** (-a["shape"])
-        if self.kind == "exponential":
-            return 1 / (1 + s * a["mean"])
-        if self.kind == "mixture":
-            return sum(w * lag.laplace(s) for lag, w in zip(a["lags"], a["weights"]))
-        alpha = sp.Matrix([list(a["alpha"])])
-        S = sp.Matrix(a["S"])
-        s0 = -S * sp.ones(S.rows, 1)
-        return (alpha * (s * sp.eye(S.rows) - S).inv() * s0)[0] + 1 - sum(a["alpha"])
-
-
-@dataclass(frozen=True)
-class LinearTerm:
-    matrix: sp.ImmutableMatrix
-    kernel: sp.Expr
-    lags: tuple
-    derivative: bool = False
-
-
-@dataclass(frozen=True)
-class Linearisation:
-    A0: sp.ImmutableMatrix
-    terms: tuple
-
-    def matrix(self, s=r):
-        n = self.A0.rows
-        D = s * sp.eye(n) - self.A0
-        for t in self.terms:
-            D -= (s if t.derivative else 1) * t.matrix * t.kernel.subs(r, s)
-        return D
+from symdelay.model.lags import Lag, Linearisation, LinearTerm
 
 
 def q(x) -> sp.Rational:

@@ -68,6 +68,7 @@ def test_site_builds_warning_free_with_every_notebook_executed():
             "derivation",
             "stability",
             "critical",
+            "information-delays",
             "roots",
             "stochastic",
             "own-model",

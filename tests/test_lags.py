@@ -467,3 +467,31 @@ def test_analyze_a_delay_model_with_and_without_numbers(run_cli):
         "analyze", f, "--set", "mu=1", "--set", "lam=1", "--set", "theta=3", "--set", "D=1"
     )
     assert status == 0 and out.strip().endswith("verdict: unstable"), out
+
+
+def test_long_rational_chains_are_estimated_and_refused(run_cli, tmp_path):
+    """A gamma lag of shape 100000 stands for a polynomial of degree 100001: estimated and
+    refused in one line (not run for hours); a small shape answers."""
+    text = (EXAMPLES / "constant_action_delay.toml").read_text()
+    path = tmp_path / "g.toml"
+    path.write_text(
+        text.replace(
+            '{ kind = "constant", value = "D" }', '{ kind = "gamma", shape = 100000, mean = "D" }'
+        )
+    )
+    sets = [x for k in ("mu=1", "lam=1", "theta=3", "D=1") for x in ("--set", k)]
+    status, out, err = run_cli("stability", "--model-file", str(path), *sets)
+    assert (
+        status == 2
+        and out == ""
+        and err.count("\n") == 1
+        and "--force" in err
+        and "100000 phases" in err
+    ), err
+    path.write_text(
+        text.replace(
+            '{ kind = "constant", value = "D" }', '{ kind = "gamma", shape = 3, mean = "D" }'
+        )
+    )
+    status, _out, err = run_cli("stability", "--model-file", str(path), *sets)
+    assert status == 0, err

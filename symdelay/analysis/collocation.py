@@ -316,10 +316,13 @@ def collocation_eigenvalues(linearisation, lags, degree: int | None = None) -> C
         A[sl, : n * (N + 1)] = np.kron(g, np.kron(phi, In))
         A[:n, sl] += M @ np.kron(c, In)
         pos += m * n
-    if neutral:
-        ev = scipy.linalg.eig(A, B, right=False)
-        ev = ev[np.isfinite(ev)]
-    else:
-        ev = scipy.linalg.eigvals(A)
+    from symdelay.core.precision import one_blas_thread
+
+    with one_blas_thread():
+        if neutral:
+            ev = scipy.linalg.eig(A, B, right=False)
+            ev = ev[np.isfinite(ev)]
+        else:
+            ev = scipy.linalg.eigvals(A)
     ev = ev[np.argsort(-ev.real, kind="stable")]
     return CollocationSpectrum(ev, N, size)

@@ -837,14 +837,27 @@ def _window_quasi(name, factors, param, lo, hi, dps):
     const, quasi = 0, []
     for f in factors:
         if not f.has(p):
-            coeffs = [sp.Rational(c) for c in sp.Poly(sp.expand(f), R_SYMBOL).all_coeffs()]
+            try:
+                coeffs = [sp.Rational(c) for c in sp.Poly(sp.expand(f), R_SYMBOL).all_coeffs()]
+            except sp.PolynomialError:
+                raise SymdelayInputError(
+                    f"the window in {param} of {name}: a factor without {param} carries a "
+                    f"lag ({f}); decide points with stability"
+                ) from None
             const += exact_counts(coeffs).rhp if len(coeffs) > 1 else 0
             continue
         quasi.append(f)
     if len(quasi) != 1:
         raise SymdelayInputError(f"expected one factor of {name} depending on {param}")
     F = quasi[0]
-    _A, _B, A_poly, Bj = cr._quasi_parts(F, R_SYMBOL, p)
+    try:
+        _A, _B, A_poly, Bj = cr._quasi_parts(F, R_SYMBOL, p)
+    except sp.PolynomialError:
+        raise SymdelayInputError(
+            f"the window in {param} of {name} is built for A(r) + {param}*B(r) with A, B "
+            f"polynomials times exp(-r tau) (constant lags); its function {F} is not (a "
+            f"distributed lag): decide points with stability"
+        ) from None
     taus = sorted(t for t in Bj if t != 0)
     with mpmath.workdps(dps + GUARD):
         bmp = mpmath.mpf(int(b.p)) / int(b.q)

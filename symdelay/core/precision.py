@@ -82,3 +82,13 @@ def workprec(dps: int, guard: int = GUARD):
     prec = work_bits(dps, guard)
     with flint.ctx.workprec(prec):
         yield prec
+
+
+def one_blas_thread():
+    """A context in which BLAS/LAPACK runs on one thread (threadpoolctl; restored on exit):
+    a dense eigenproblem of a few hundred rows is faster so, and on a machine whose cores are
+    busy a threaded one can be a hundred times slower (0.02 s against 3 s for a 128 x 128
+    ``eigvals`` beside two busy processes on two cores)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")

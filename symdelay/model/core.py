@@ -117,7 +117,7 @@ def _check_names(text: str, allowed, label: str) -> None:
 #: 3 servers with Erlang(30) delays) and of its characteristic factors (the Jacobian, the
 #: modes and their determinants: 5 s at 63 states): a model of thousands of states (--L 1000)
 #: is refused before the work starts, unless forced (:func:`symdelay.core.budget.forced`)
-COST_SECONDS = {"jacobian": 5e-5, "factors": 1.3e-3}
+COST_SECONDS = {"jacobian": 5e-5, "factors": 1.3e-3, "lag chains": 1.8e-4}
 
 
 #: Most decimal digits of a number in a model (numerator or denominator): the factoring of
@@ -420,6 +420,11 @@ class Model(Specialisable, LatexDisplay):
 
             allowed = [s.name for s in self.states] + [p.name for p in self.parameters]
             functions = None
+            if not self.lags and _calls(rate, ("delayed", "dot")):
+                raise SymdelayInputError(
+                    f"{label}: delayed(...) and dot(...) read a lag, and the model declares "
+                    'none: declare it in [lags], e.g. tau = { kind = "constant", value = "D" }'
+                )
             if self.lags:
                 from symdelay.model.lags import check_lag_names, delayed_function
 
@@ -683,7 +688,31 @@ class Model(Specialisable, LatexDisplay):
         from symdelay.model.modes import decompose_linearisation
 
         self.check_cost("factors")
+        self._check_chain_cost()
         return decompose_linearisation(self)
+
+    def _check_chain_cost(self) -> None:
+        """Refuse, in one line and unless forced, rational lags whose chains would make the
+        modes' polynomials too large to expand and factor: the degree of a mode is about its
+        block's size times one plus the phases of the lags (measured: a gamma lag of shape
+        400 on the founding table, 29 s)."""
+        from symdelay.core.budget import check_budget, power_cost
+        from symdelay.model.records import _cycles
+
+        values = dict(self.values)
+        phases = sum(lag.xreplace(values).chain_size() for lag in self.lags.values())
+        if not phases:
+            return
+        cycle = 1
+        if self.permutation is not None:
+            cycle = max(len(c) for c in _cycles(self.permutation))
+        degree = max(1, len(self.states) // cycle) * (1 + phases)
+        check_budget(
+            f"the characteristic polynomials of {self.name} (lags of {phases} phases, "
+            f"degree about {degree})",
+            power_cost(degree, COST_SECONDS["lag chains"], 2),
+            shrink="lags with fewer phases (a smaller gamma shape), or a constant lag",
+        )
 
     @cached_property
     def characteristic_factors(self) -> tuple:
@@ -923,13 +952,40 @@ class Model(Specialisable, LatexDisplay):
                 out[t.name] = str(value)
         return out
 
+    @cached_property
+    def delay_equations(self) -> tuple:
+        """The right-hand sides of the fluid equations, one per state, as written with the
+        lags: ``sum_nu nu beta_nu``, an information lag as ``delayed(E, LAG)`` in the rate
+        and an action-delayed transition's whole rate seen through its lag
+        (``delayed(beta_nu, LAG)``: decided at ``t - u``, in effect at ``t``); the drift
+        itself for a model without lags. For display: the linear analyses read
+        :attr:`linearisation`."""
+        if not self.lags:
+            return self.drift
+        from symdelay.model.lags import delayed_function
+
+        delayed, _ = delayed_function()
+        F = [sp.Integer(0)] * len(self.states)
+        for t in self.transitions:
+            rate = t.rate.xreplace(self.values)
+            if t.lag:
+                rate = delayed(rate, sp.Symbol(t.lag))
+            for i, c in enumerate(t.change):
+                if c:
+                    F[i] += c * rate
+        return tuple(F)
+
     def latex(self) -> str:
-        """The fluid ODEs ``ds/dt = F(s)`` (aligned)."""
-        from symdelay.core.latex import tex
+        """The fluid equations ``ds/dt = F(s)`` (aligned); with lags the delay equations,
+        ``x(t - tau)`` for a constant lag and ``(k * x)(t)`` for a distributed one
+        (:func:`symdelay.core.latex.tex`)."""
+        from symdelay.core.latex import lag_printing, tex
 
         names = {**self.latex_names}
+        lags = lag_printing(self.lags) if self.lags else None
         rows = [
-            rf"\dot {{{tex(s, names)}}} &= {tex(f, names)}" for s, f in zip(self.states, self.drift)
+            rf"\dot {{{tex(s, names)}}} &= {tex(f, names, lags=lags, states=self.states)}"
+            for s, f in zip(self.states, self.delay_equations)
         ]
         return r"\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}"
 
@@ -985,6 +1041,20 @@ def _rate_decision(rate, domains: dict, timeout_ms: int = _RATE_TIMEOUT_MS):
 
 def _order(perm) -> int:
     return math.lcm(*[len(c) for c in _cycles(perm)])
+
+
+def _calls(text: str, names) -> bool:
+    """Whether ``text`` calls one of ``names`` (read from its syntax tree, not evaluated)."""
+    from symdelay.core.parsing import _ast
+
+    try:
+        tree, _ = _ast(text.replace("^", "**").strip())
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
+        for n in ast.walk(tree)
+    )
 
 
 def _not_polynomial(f) -> bool:

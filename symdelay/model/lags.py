@@ -12,7 +12,7 @@ uniform        ``low`` (>= 0) < ``high``   ``(exp(-s a) - exp(-s b)) / (s (b - a
 gamma          ``shape`` k, ``mean`` m     ``(1 + s m / k)^(-k)`` (Erlang for integer k)
 exponential    ``mean`` m                  ``1 / (1 + s m)``
 mixture        ``lags``, ``weights``       ``sum_i w_i K_i(s)`` (weights >= 0, sum 1)
-phase_type     ``alpha``, ``S``            ``alpha (sI - S)^-1 (-S 1)``
+phase_type     ``alpha``, ``S``            ``alpha (sI - S)^-1 (-S 1) + 1 - sum alpha``
 =============  ==========================  ============================================
 
 A rate reads a lag in two ways. ``delayed(EXPR, LAG)`` is the expression of states ``EXPR``
@@ -190,7 +190,8 @@ class Lag:
         n = S.rows
         exit_rates = -S * sp.ones(n, 1)
         value = (alpha * (s * sp.eye(n) - S).inv() * exit_rates)[0, 0]
-        return sp.factor(sp.cancel(value))
+        atom = 1 - sp.Add(*a["alpha"])  # the mass at 0 when alpha sums to less than 1
+        return sp.factor(sp.cancel(value + atom))
 
     def mean(self) -> sp.Expr:
         """The mean of the law."""
@@ -206,6 +207,24 @@ class Lag:
         alpha = sp.Matrix([list(a["alpha"])])
         S = sp.Matrix(a["S"])
         return sp.simplify((alpha * (-S).inv() * sp.ones(S.rows, 1))[0, 0])
+
+    def chain_size(self) -> int:
+        """The phases a rational transform stands for (the degree it adds to the
+        characteristic polynomial): 1 for an exponential, k for a gamma of integer shape k,
+        the phases of a phase-type law, their sum for a mixture of such; 0 for a law whose
+        transform is not rational (kept transcendental, nothing expanded)."""
+        a = self.args
+        if self.kind == "exponential":
+            return 1
+        if self.kind == "gamma":
+            k = a["shape"]
+            return int(k) if k.is_Integer else 0
+        if self.kind == "phase_type":
+            return len(a["alpha"])
+        if self.kind == "mixture":
+            sizes = [m.chain_size() for m in a["lags"]]
+            return sum(sizes) if all(sizes) else 0
+        return 0
 
     def parameters(self) -> set:
         """The parameters the law depends on."""
@@ -266,7 +285,11 @@ class Lag:
             n = S.rows
             for i, x in enumerate(a["alpha"]):
                 need(x, ">=0", f"alpha[{i}] must be >= 0")
-            need(sp.Add(*a["alpha"]) - 1, "==0", "alpha must sum to 1")
+            need(
+                1 - sp.Add(*a["alpha"]),
+                ">=0",
+                "alpha must sum to at most 1 (the rest: an atom at 0)",
+            )
             for i in range(n):
                 for j in range(n):
                     if i != j:
