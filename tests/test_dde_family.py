@@ -309,11 +309,11 @@ def test_uniform_lag_is_the_moving_average_example():
     b = build_model("dde", lag="uniform", mu=1, lam=1, D="1.5")
     for f, g in zip(a.characteristic_factors, b.characteristic_factors, strict=True):
         assert sp.simplify(f.factor - g.factor) == 0 and f.mode == g.mode
-    # the theta scan takes quasi-polynomials only (the kernel's 1/r): both refuse alike
+    # the theta scan takes constant lags only (the kernel has 1/r): both refuse alike
     for m in (a, b):
         with pytest.raises(SymdelayInputError) as err:
             window(m, "theta", hi=40)
-        assert "\n" not in str(err.value) and "moving average" in str(err.value)
+        assert "\n" not in str(err.value) and "distributed lag" in str(err.value)
     for th in ("2", "30"):
         sa = stability(a.with_values(theta=th))
         sb = stability(b.with_values(theta=th))
@@ -340,7 +340,7 @@ def test_non_integer_gamma_shape_is_counted_or_refused_in_one_line():
     assert stability(m).verdict == "stable"
     with pytest.raises(SymdelayInputError) as err:
         window(build_model("dde", lag="gamma", lag_shape="2.5", mu=1, lam=1, D=1), "theta", hi=9)
-    assert "\n" not in str(err.value) and "non-integer power" in str(err.value)
+    assert "\n" not in str(err.value) and "distributed lag" in str(err.value)
 
 
 # ---------------------------------------------------------------- rebuild and time paths

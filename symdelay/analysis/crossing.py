@@ -1018,13 +1018,7 @@ def _quasi_parts(F, var, param):
         else:
             tau, coeff = sp.Integer(0), term
         parts[tau] = parts.get(tau, 0) + coeff
-    try:
-        Bj = {tau: sp.Poly(sp.expand(b), var) for tau, b in parts.items()}
-    except sp.PolynomialError:  # (1 + r m/k)^(-k), k not an integer; a moving average's 1/r
-        raise SymdelayInputError(
-            f"{F} is not a quasi-polynomial (polynomials times exp(-{var}*tau)): a kernel such "
-            "as a gamma lag's non-integer power or a moving average's 1/r is not scanned yet"
-        ) from None
+    Bj = {tau: sp.Poly(sp.expand(b), var) for tau, b in parts.items()}
     if any(not all(c.is_Rational for c in b.coeffs()) for b in Bj.values()):
         raise SymdelayInputError("the coefficients must be rational numbers")
     n = A_poly.degree()

@@ -132,8 +132,20 @@ def specialised_stability(model, force=None, dps=20):
     from symdelay.models.erlang.stability import specialised_stability as founding
 
     rec = founding(founding_limit(model), force=force, dps=dps)
+    # theta >= 0 here (the founding conditions allow a negative theta): what the domains
+    # already decide goes
+    domain = {p: sp.Dummy(p.name, positive=True) for p in model.parameters}
+    domain.update(
+        {
+            p: sp.Dummy(p.name, nonnegative=True)
+            for p, d in model.domains.items()
+            if d == "nonnegative"
+        }
+    )
+    conditions = tuple(c for c in rec.conditions if c.xreplace(domain) is not sp.true)
     return dataclasses.replace(
         rec,
+        conditions=conditions,
         factors=tuple(mode_factors(model, functions=True)),
         parameters=model_parameters(model),
         model_name=model.name,
