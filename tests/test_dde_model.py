@@ -1,7 +1,8 @@
-"""The delayed-information model (symdelay/models/dde.py) against independent paths.
+"""The two-queue logit constant-lag model of the dde family: its time paths
+(symdelay/models/dde/steps.py) against independent paths.
 
 (a) linear regime: the decay rate and frequency of a small solution are the rightmost root
-    of r + mu + lam theta e^{-rD} (Lambert W); (b) the method-of-steps solution satisfies
+    of r + mu + lam theta e^{-rD} (Lambert W, the roots entry); (b) the method-of-steps solution satisfies
     the two-queue logit DDE (integral residual with its dense output) and matches a
     fine-step RK4 written here; JiTCDDE agrees when installed; (c) the Erlang(L)
     action-delay fluid trajectories approach the DDE as L grows, and their limit cycles
@@ -20,11 +21,26 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from symdelay.analysis.roots import roots
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.symbols import D, lam, mu, r, theta
-from symdelay.models import build_model, builtin_models, dde
-from symdelay.models.dde import DelayedInformationModel, compare_with_action_delay, model
+from symdelay.models import build_model, builtin_models
+from symdelay.models.dde import compare_with_action_delay, family
+from symdelay.models.dde import steps as dde
+from symdelay.models.dde.build import FoundingLimitModel
 from symdelay.models.erlang import charpoly
+
+
+def model(**options):
+    """The family's two-queue logit constant-lag model (the old class's options)."""
+    return build_model("dde", **options)
+
+
+def rightmost_root(m, dps=15):
+    """The rightmost root of the difference mode r + mu + lam theta e^{-rD} (the roots
+    entry: Lambert W, certified)."""
+    found = [z for z in roots(m, dps=dps).roots if z.mode == "difference"]
+    return max(found, key=lambda z: z.value.real).value
 
 
 # ---------------------------------------------------------------- helpers (test-only paths)
@@ -88,22 +104,24 @@ def require_jitcdde():
 
 # ---------------------------------------------------------------- the model
 def test_registry_fit():
-    assert set(dde.INFO) == {"name", "parameters", "description"}
-    assert dde.INFO["name"] == "dde" and dde.INFO["parameters"] == ["mu", "lam", "theta", "D"]
-    assert builtin_models()["dde"] is dde
+    assert set(family.INFO) == {"name", "parameters", "description"}
+    assert family.INFO["name"] == "dde"
+    assert {"N", "mu", "lam", "theta", "D", "choice", "lag"} <= set(family.INFO["parameters"])
+    assert builtin_models()["dde"] is family
     m = build_model("dde", mu=1, lam=2, theta=3, D="1/2")
-    assert isinstance(m, DelayedInformationModel)
-    assert (m.mu, m.lam, m.theta, m.D) == (1, 2, 3, sp.Rational(1, 2))
+    assert isinstance(m, FoundingLimitModel)
+    assert [m.values[s] for s in (mu, lam, theta, D)] == [1, 2, 3, sp.Rational(1, 2)]
 
 
 def test_characteristic_function_is_the_infinite_L_limit():
     m = model()  # all symbolic
-    f = m.characteristic_function()
+    sum_f, diff_f = (f.factor for f in m.characteristic_factors)
     # charpoly's ansatz e^{rt} in the linear DDE typed there, which it checks equal to
     # SymPy's limit L -> oo of the Erlang equation (charpoly.infinite_L_limit)
-    assert sp.simplify(f - charpoly.delayed_information_equation().result) == 0
-    assert sp.simplify(m.characteristic_function(full=True) - (r + mu) * f) == 0
-    assert model(mu=1, lam=1, theta=2, D=1).characteristic_function() == r + 1 + 2 * sp.exp(-r)
+    assert sp.simplify(diff_f - charpoly.delayed_information_equation().result) == 0
+    assert sp.expand(sum_f - (r + mu)) == 0
+    f = model(mu=1, lam=1, theta=2, D=1).characteristic_factors[1].factor
+    assert sp.expand(f - (r + 1 + 2 * sp.exp(-r))) == 0
 
 
 def test_equilibrium_and_modes():
@@ -111,32 +129,18 @@ def test_equilibrium_and_modes():
     eq = m.equilibrium
     assert eq.exact and sp.simplify(eq.point[sp.Symbol("q1")] - lam / mu) == 0
     assert eq.point[sp.Symbol("q2")] == eq.point[sp.Symbol("q1")]
-    t = sp.Symbol("t")
-    x = sp.Function("x")
-    assert m.difference_equation.rhs == -mu * x(t) - 2 * lam * sp.tanh(theta * x(t - D) / 2)
+    x, xd, row = dde.table_limit(m).mode("difference")
+    assert sp.expand(row - (-mu * x - 2 * lam * sp.tanh(theta * xd / 2))) == 0
     # the drift vanishes at q* for numbers too
     m2 = model(mu=2, lam=3, theta=5, D=1)
     assert m2.equilibrium.point[sp.Symbol("q1")] == sp.Rational(3, 2)
-
-
-def test_to_json_parses_back():
-    m = model(mu=1, lam="1/2", theta=3, D=2)
-    rec = json.loads(json.dumps(m.to_json()))
-    assert sp.sympify(rec["characteristic_function"]) == m.characteristic_function()
-    assert rec["equilibrium"]["point"] == {"q1": "1/2", "q2": "1/2"}
-    root = complex(m.rightmost_root())
-    assert rec["rightmost_root"]["re"] == pytest.approx(root.real, rel=1e-14)
-    assert "tanh" in rec["difference_equation"]
-    tex = m._repr_latex_()
-    assert tex.startswith("$") and r"\tanh" in tex
-    assert "rightmost_root" not in model().to_json()  # symbolic: no numbers
 
 
 def test_rightmost_root_solves_the_equation():
     for th in (1, 5, "1/10"):
         m = model(mu=1, lam=1, theta=th, D=1)
         with mpmath.workdps(40):
-            z = m.rightmost_root(dps=40)
+            z = rightmost_root(m, dps=40)
             k = mpmath.mpf(1) * sp.Rational(th)
             assert abs(z + 1 + k * mpmath.exp(-z)) < mpmath.mpf(10) ** -35
 
@@ -148,7 +152,7 @@ def test_rightmost_root_solves_the_equation():
 )
 def test_decay_rate_is_the_rightmost_root(th, window):
     m = model(mu=1, lam=1, theta=th, D=1)
-    r0 = complex(m.rightmost_root())
+    r0 = complex(rightmost_root(m))
     eps = 1e-4  # small: tanh(theta x/2) = theta x/2 (1 + O(1e-9))
     res = m.integrate(window[1], history=(1 + eps / 2, 1 - eps / 2), dt=0.5, atol=1e-28)
     t = np.linspace(*window, 20001)
@@ -339,7 +343,9 @@ def test_limit_cycle_amplitudes_converge():
         (lambda: model(mu=1, lam=1, theta=1, D=1).integrate(1, solver="euler"), "solver"),
         (lambda: model(mu=1, lam=1, theta=1, D=1).integrate(1, method="x"), "method"),
         (lambda: model(mu=1, lam=1, theta=1, D=1).integrate(1, rtol=-1), "rtol"),
-        (lambda: model(mu=1, lam=1, theta=1, D=1).rightmost_root(dps=2), "dps"),
+        (lambda: roots(model(mu=1, lam=1, theta=1, D=1), dps=2), "dps"),
+        (lambda: dde.integrate(model(N=3, mu=1, lam=1, theta=1, D=1), 1), "two equal queues"),
+        (lambda: dde.integrate(model(mu=1, lam=1, theta=1, D=1, lag="uniform"), 1), "constant"),
         (lambda: model(mu=1, lam=1, theta=1, D="1e-6").integrate(1), "shorten T"),
         (lambda: model(mu=1, lam=1, theta=1, D=1).integrate(1, dt=0.5).at(2.0), "times"),
         (lambda: compare_with_action_delay([0], 1, 1, 1, 1, 1), "L must be"),

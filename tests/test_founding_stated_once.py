@@ -14,9 +14,10 @@ import pytest
 import sympy as sp
 
 from symdelay.core.errors import VerificationError
-from symdelay.core.symbols import D, L, gamma, lam, mu, r, theta
+from symdelay.core.symbols import L, gamma, lam, mu, r, theta
 from symdelay.models import ActionDelayModel, build_model
-from symdelay.models.dde import DelayedInformationModel, difference_functions
+from symdelay.models.dde import difference_functions
+from symdelay.models.dde.steps import table_limit
 from symdelay.models.delayed_routing import lag_limit, swap_mode
 from symdelay.models.erlang.charpoly import characteristic_polynomial, infinite_L_limit
 from symdelay.models.erlang.founding import FoundingModel, symbolic_founding
@@ -130,27 +131,25 @@ def test_difference_field_is_the_table_system_beyond_its_own_check(n):
 
 
 def test_dde_is_the_lag_limit_of_the_table_and_the_limit_of_the_polynomial():
-    """The DDE read off the table (Erlang delay -> its mean) is Pender-Rand-Wesson's, written
-    here; its characteristic function is the L -> oo limit of the Erlang polynomial."""
-    m = DelayedInformationModel()
-    t = sp.Symbol("t")
-    Q1, Q2, X = sp.Function("q1"), sp.Function("q2"), sp.Function("x")
-    e = [sp.exp(-theta * Q1(t - D)), sp.exp(-theta * Q2(t - D))]
-    for i, Q in enumerate((Q1, Q2)):
-        expected = 2 * lam * e[i] / (e[0] + e[1]) - mu * Q(t)
-        assert sp.simplify(m.equations[i].rhs - expected) == 0
-    assert (
-        sp.expand(
-            m.difference_equation.rhs - (-mu * X(t) - 2 * lam * sp.tanh(theta * X(t - D) / 2))
-        )
-        == 0
-    )
-    assert sp.expand(m.characteristic_function() - infinite_L_limit().result) == 0
-    # the limit is the same whichever L the table is read at
+    """The DDE read off the information-delay table (delayed(q_i, tau) -> q_i(t - D)) is
+    Pender-Rand-Wesson's, written here, and the founding table's lag limit (Erlang delay ->
+    its mean); its characteristic function is the L -> oo limit of the Erlang polynomial."""
+    m = build_model("dde")
+    lim = table_limit(m)
+    now, lag = sp.symbols("now1 now2"), sp.symbols("lag1 lag2")
+    e = [sp.exp(-theta * lag[0]), sp.exp(-theta * lag[1])]
+    for i, f in enumerate(lim.drift(now, lag)):
+        expected = 2 * lam * e[i] / (e[0] + e[1]) - mu * now[i]
+        assert sp.simplify(f - expected) == 0
+    x, xd, row = lim.mode("difference")
+    assert sp.expand(row - (-mu * x - 2 * lam * sp.tanh(theta * xd / 2))) == 0
+    diff = m.characteristic_factors[1].factor
+    assert sp.expand(diff - infinite_L_limit().result) == 0
+    # the limit is the same whichever L the founding table is read at, and is this table's
     for n in (1, 3):
-        lim = lag_limit(symbolic_founding(n))
-        assert lim.queues == (q1, q2) and lim.served == (mu * q1, mu * q2)
-        assert lim.routed == lag_limit(symbolic_founding(1)).routed
+        found = lag_limit(symbolic_founding(n))
+        assert found.queues == (q1, q2) and found.served == (mu * q1, mu * q2)
+        assert all(sp.simplify(a - b) == 0 for a, b in zip(found.routed, lim.routed))
     with pytest.raises(ValueError, match="kappa = 0"):
         lag_limit(build_model("inflight", L=2, kappa=0.5))
 

@@ -224,16 +224,23 @@ def test_charpoly_model_contract(run_cli):
     assert status == 0 and rec["L"] == 2 and "mu" not in rec["polynomial"]
 
 
-def test_analyze_delay_differential_model(run_cli):
+def test_analyze_delay_differential_model(run_cli, tmp_path):
     status, out, err = run_cli(
         "analyze", "--model", "dde", "--mu", "1", "--lam", "1", "--theta", "2", "--D", "1", "--json"
     )
     assert status == 0, err
     rec = json.loads(out)
-    eq = sp.sympify(rec["characteristic_function"], locals={"r": sp.Symbol("r")})
-    assert sp.simplify(eq - (sp.Symbol("r") + 1 + 2 * sp.exp(-sp.Symbol("r")))) == 0
-    status, _, err = run_cli("analyze", "--model", "dde", "--tex", "/tmp/x.tex")
-    assert status == 2 and "--tex" in err
+    r = sp.Symbol("r")
+    diff = next(f for f in rec["factors"] if f["mode"] == "difference")["factor"]
+    eq = sp.sympify(diff, locals={"r": r})
+    assert sp.simplify(eq - (r + 1 + 2 * sp.exp(-r))) == 0
+    assert rec["stability"]["verdict"] == "stable" and rec["lags"]["tau"]["kind"] == "constant"
+    # the derivation of a delay model: its lag, delay equations and, with parameters free,
+    # the stability conditions of the family's closed forms (Hayes' region)
+    status, _, err = run_cli("analyze", "--model", "dde", "--tex", str(tmp_path / "x.tex"))
+    assert status == 0, err
+    text = (tmp_path / "x.tex").read_text()
+    assert "Stable exactly when" in text and "acos" in text
 
 
 def test_model_json_latex_matches_the_formulas(run_cli):

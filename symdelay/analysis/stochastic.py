@@ -72,15 +72,14 @@ DEFAULT_ETA = 1000
 
 
 def need_table(model, what: str) -> None:
-    """The generic paths need a transition table; a model without one (the
-    delay-differential ``dde`` model) is refused in one line."""
+    """The generic paths need a transition table; an object without one is refused in one
+    line (a model with lags is a table: its drift refuses the ODE paths itself)."""
     from symdelay.model.core import Model
 
     if not isinstance(model, Model):
         raise SymdelayInputError(
-            f"{getattr(model, 'name', model)} is a delay-differential model, not a transition "
-            f"table: the {what} needs one (use --L inf with the founding model's commands, or "
-            "'symdelay analyze --model dde')"
+            f"{getattr(model, 'name', model)} is not a transition table: the {what} needs one "
+            "(a symdelay.model.Model)"
         )
 
 

@@ -45,7 +45,7 @@ end; ``p_c`` is evaluated (by :func:`window`) at each, at a rational point withi
 ``10^-(dps+10)`` of it. The stable set ``{x: stable for every param in range}`` is a union
 of the gaps between those values, each decided at one rational point.
 
-The quasi-polynomial case (``exp(-r tau)`` terms: the delay-differential model ``dde``,
+The quasi-polynomial case (``exp(-r tau)`` terms: a model with a constant lag at fixed lags,
 ``F = A(r) + p B(r)``) has no finite elimination: certified numerics, labelled so in the
 result (``certified=False``, no brackets). The crossings come from
 :mod:`symdelay.analysis.crossing` (a frequency scan up to the bound beyond which
@@ -757,10 +757,6 @@ def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool =
     dps = as_dps(dps)
     if getattr(model, "lags", None) and _transcendental(model):
         return _window_delay(model, param, lo, hi, dps, force)
-    if not hasattr(model, "factors") and hasattr(model, "characteristic_function"):
-        diff = model.characteristic_function()
-        full = model.characteristic_function(full=True)
-        return _window_quasi(model.name, [diff, sp.cancel(full / diff)], param, lo, hi, dps)
     p, rp = _resolve(model, param)
     a, b = _range(model, p, rp, lo, hi)
     facs = _factors(model, (p,), (rp,), force)

@@ -321,7 +321,7 @@ def lag_limit(model: Model) -> LagLimit:
     ``u`` enters service at ``u + D``, so the flow into queue ``i`` at ``t`` is the routing
     rate at ``t - D`` (the polynomials tend to ``r + mu + lam theta exp(-r D)``,
     :func:`symdelay.models.erlang.charpoly.infinite_L_limit`; the fluid paths converge at rate
-    ``O(1/L)``, :func:`symdelay.models.dde.compare_with_action_delay`). A jump that adds a job
+    ``O(1/L)``, :func:`symdelay.models.dde.steps.compare_with_action_delay`). A jump that adds a job
     is an arrival into a delay phase, one that removes a job a service, one that moves a job a
     step along the delay chain, followed to the queue the job joins. The routing must observe
     the queues alone (in-flight weights ``kappa`` 0).

@@ -334,6 +334,10 @@ def delay_body(model) -> str:
             f"at numbers ({escape(str(exc))}).\n"
         )
         return "".join(out)
+    if stab.verdict is None:  # a family's closed forms with parameters free: the conditions
+        conds = ", ".join(f"${tex(c)}$" for c in stab.conditions) or "none"
+        out.append(f"Stable exactly when (the family's closed forms): {conds}.\n")
+        return "".join(out)
     out.append(f"Verdict: {escape(stab.verdict_text())}. Counted by {escape(stab.decided_by)}.\n")
     return "".join(out)
 

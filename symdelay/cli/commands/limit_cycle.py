@@ -52,10 +52,11 @@ def _check_cost(args) -> None:
     from symdelay.core.params import as_L, is_infinite_L
 
     n = _points(args.theta)
-    if args.L is None or is_infinite_L(args.L):
+    L = getattr(args, "L", None)  # a family without phases (dde): the DDE collocation
+    if L is None or is_infinite_L(L):
         per_point = 0.5
     else:
-        per_point = power_cost(as_L(args.L, allow_symbol=False) + 1, 0.01, 2)
+        per_point = power_cost(as_L(L, allow_symbol=False) + 1, 0.01, 2)
         if args.system == "full":
             per_point *= 4
     check_budget(

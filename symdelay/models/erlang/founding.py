@@ -227,7 +227,7 @@ def symbolic_founding(L: int) -> FoundingModel:
     """The founding model with ``L`` phases and ``mu, lam, theta, gamma`` symbolic: one object
     per L, whose transition table (with its equilibrium, Jacobian and modes, derived once)
     the derivation views (:class:`~symdelay.models.erlang.action_delay.ActionDelayModel`) and
-    the delay-differential limit (:mod:`symdelay.models.dde`) read.
+    the constant-lag limit (:func:`~symdelay.models.delayed_routing.lag_limit`) read.
 
     >>> symbolic_founding(1).drift[0]
     gamma*z1_1 - mu*q1

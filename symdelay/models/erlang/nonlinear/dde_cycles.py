@@ -1,10 +1,10 @@
 """Limit cycles of the delayed-information DDE (L = inf): Fourier collocation, Floquet
 multipliers by a pseudospectral monodromy operator.
 
-The difference ``x = q1 - q2`` of :class:`~symdelay.models.dde.DelayedInformationModel`
+The difference ``x = q1 - q2`` of the two-queue constant-lag model (:mod:`symdelay.models.dde`)
 obeys ``x'(t) = f(x(t), x(t - D)) = -mu x(t) - 2 lam tanh(theta x(t - D) / 2)`` (``f`` and
 its partial derivatives compiled from the model's one statement,
-:func:`~symdelay.models.dde.difference_functions`). A ``T``-periodic solution is a
+:func:`~symdelay.models.dde.steps.difference_functions`). A ``T``-periodic solution is a
 trigonometric polynomial in the phase ``phi = 2 pi t / T``; on ``N`` (odd) equispaced
 nodes the derivative is the spectral matrix ``(2 pi / T) D_1`` and the delay the exact
 spectral shift ``S_delta`` by ``delta = 2 pi D / T`` (diagonal in Fourier space). Newton

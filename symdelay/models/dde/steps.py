@@ -1,41 +1,33 @@
-"""The delayed-information model (Pender, Rand & Wesson): routing on lengths seen D ago.
+"""The method of steps of the two-queue information-delay model (a time path).
 
-Two infinite-server queues; the dispatcher sends a job to queue ``i`` with the logit
-probability of the queue lengths it observed ``D`` time units ago, and the job enters
-service at once (no action delay). The fluid limit is the delay-differential system
+The model :func:`symdelay.models.build_model` ``("dde")`` builds with two equal queues,
+logit routing and a constant lag ``D`` (:class:`~symdelay.models.dde.build.FoundingLimitModel`)
+is the delay-differential system
 
     q_i'(t) = 2 lam p_i(q(t - D)) - mu q_i(t),
     p_i(q) = exp(-theta q_i) / (exp(-theta q_1) + exp(-theta q_2)),
 
-with a history ``q(s)``, ``-D <= s <= 0``. The system is not typed in: it is the founding
-model's transition table with every job's Erlang(L, mean D) delay replaced by its mean
-(:func:`symdelay.models.delayed_routing.lag_limit`: the flow into service at ``t`` is the
-routing at ``t - D``), the limit ``L -> oo``. Since ``p_1 + p_2 = 1`` and
-``p_1 - p_2 = -tanh(theta (q_1 - q_2) / 2)`` (derived and checked by SymPy,
-:meth:`~symdelay.models.delayed_routing.LagLimit.mode`), the sum ``s = q_1 + q_2`` obeys
-the ODE ``s' = 2 lam - mu s`` (no delay: solved in closed form) and the difference
-``x = q_1 - q_2`` the scalar DDE
+with a history ``q(s)``, ``-D <= s <= 0``. It is read off the model's transition table
+(:func:`table_limit`: the arrival rates with ``delayed(q_i, tau)`` the lagged queues, the
+service rates), not typed in. Since ``p_1 + p_2 = 1`` and ``p_1 - p_2 = -tanh(theta (q_1 -
+q_2) / 2)`` (derived and checked by SymPy, :meth:`~symdelay.models.delayed_routing.LagLimit.
+mode`), the sum ``s = q_1 + q_2`` obeys the ODE ``s' = 2 lam - mu s`` (solved in closed form)
+and the difference ``x = q_1 - q_2`` the scalar DDE
 
-    x'(t) = -mu x(t) - 2 lam tanh(theta x(t - D) / 2),
+    x'(t) = -mu x(t) - 2 lam tanh(theta x(t - D) / 2).
 
-whose linearisation has the characteristic function ``r + mu + lam theta exp(-r D)``: the
-L -> oo limit of the action-delay equation ``(r + mu)(r + gamma)^L + lam theta gamma^L``.
+The linear analyses of this model (and of every other model of the family) are the lag
+core's; this module holds only its time paths.
 
-It is not a jump process with a finite state, so it is not a
-:class:`symdelay.model.Model`: :class:`DelayedInformationModel` is its own class, with the
-same kinds of answers (equations, equilibrium, characteristic function, ``to_json``,
-``_repr_latex_``) and a DDE integrator (:meth:`DelayedInformationModel.integrate`).
-
-**Integration** (``solver="steps"``, always available): the method of steps. On each
-interval ``[kD, (k+1)D]`` the delayed term is a known function (the history, or the dense
-output of the previous interval), so the scalar DDE for ``x`` is an ODE, solved by SciPy
-``solve_ivp`` (default ``DOP853``, ``rtol=1e-12``, ``atol=1e-14``) with dense output and
-with the breakpoints ``kD`` (where the derivative jumps of the history propagate) as
-interval ends; its right-hand side is compiled from the statement
-(:func:`difference_functions`). ``solver="jitcdde"`` (optional package ``jitcdde``)
-integrates the two-queue logit form of the statement directly with JiTCDDE's
-Bogacki--Shampine method, stepping on the propagated discontinuities: an independent
-second path.
+**Integration** (:func:`integrate`, ``solver="steps"``, always available): the method of
+steps. On each interval ``[kD, (k+1)D]`` the delayed term is a known function (the history,
+or the dense output of the previous interval), so the scalar DDE for ``x`` is an ODE, solved
+by SciPy ``solve_ivp`` (default ``DOP853``, ``rtol=1e-12``, ``atol=1e-14``) with dense output
+and with the breakpoints ``kD`` (where the derivative jumps of the history propagate) as
+interval ends; its right-hand side is compiled from the table (:func:`difference_functions`).
+``solver="jitcdde"`` (optional package ``jitcdde``) integrates the two-queue logit form
+directly with JiTCDDE's Bogacki--Shampine method, stepping on the propagated
+discontinuities: an independent second path.
 
 **Action delay versus information delay** (:func:`compare_with_action_delay`): a job of the
 action-delay model routed at time ``u`` with ``p_i(q(u))`` enters queue ``i`` after an
@@ -53,12 +45,9 @@ has no arrivals into service on ``[0, D)``. No DDE solution has that sum mode (`
 DDE's from the history "nothing routed before 0", ``x = 0`` on ``[-D, 0)`` with a jump to
 ``x(0)``, not from the constant history ``x(0)`` (sup-distance near 0.9 at theta = 2).
 
->>> m = model(mu=1, lam=1, theta=2, D=1)
->>> m.characteristic_function()
-r + 1 + 2*exp(-r)
->>> m.equilibrium.point
-{q1: 1, q2: 1}
->>> res = m.integrate(T=2, history=(0, 1), dt=1)
+>>> from symdelay.models import build_model
+>>> m = build_model("dde", mu=1, lam=1, theta=2, D=1)
+>>> res = integrate(m, T=2, history=(0, 1), dt=1)
 >>> [round(float(v), 9) for v in res["q1"]]
 [0.0, 1.113539882, 1.003667987]
 """
@@ -70,62 +59,73 @@ import itertools
 import math
 import warnings
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 
 import numpy as np
 
 from symdelay.analysis.fluid import check_tolerance
 from symdelay.analysis.timeseries import TimeSeries
-from symdelay.core.display import ReadOnlyDict
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
-from symdelay.core.options import RATES, Option
-from symdelay.core.params import as_parameter
-from symdelay.core.precision import workdps
 from symdelay.core.symbols import D as D_
 from symdelay.core.symbols import lam as LAM
 from symdelay.core.symbols import mu as MU
-from symdelay.core.symbols import r as R
 from symdelay.core.symbols import theta as THETA
 
 __all__ = [
-    "INFO",
-    "model",
-    "DelayedInformationModel",
+    "integrate",
+    "founding_numbers",
+    "table_limit",
     "ActionDelayComparison",
     "compare_with_action_delay",
     "difference_functions",
     "DEFAULT_SOLVER",
 ]
 
-INFO = {
-    "name": "dde",
-    "parameters": ["mu", "lam", "theta", "D"],
-    "description": "the delayed-information model (Pender, Rand & Wesson): two queues, logit "
-    "routing on queue lengths observed D ago, no action delay (a delay-differential equation)",
-}
-
 #: Default integrator of the method of steps and its tolerances.
 DEFAULT_SOLVER = {"solver": "steps", "method": "DOP853", "rtol": 1e-12, "atol": 1e-14}
 
-_t = sp.Symbol("t")
 _q1, _q2 = sp.symbols("q1 q2")
-_Q1, _Q2, _X, _S = (sp.Function(n) for n in ("q1", "q2", "x", "s"))
 _SOLVERS = ("steps", "jitcdde")
 _IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 
 
-OPTIONS = (*RATES, Option("D", "information delay (> 0)"))
+def table_limit(model):
+    """The delay-differential system ``q_i'(t) = routed_i(q(t - D)) - served_i(q(t))`` of a
+    two-queue constant-lag model of the family, read off its transition table (a
+    :class:`~symdelay.models.delayed_routing.LagLimit`): each arrival rate with every
+    ``delayed(q_j, tau)`` read as the queue seen ``D`` ago, each service rate as it is.
+
+    >>> from symdelay.models import build_model
+    >>> table_limit(build_model("dde")).served
+    (mu*q1, mu*q2)
+    """
+    from symdelay.model.lags import steady
+    from symdelay.models.delayed_routing import LagLimit
+
+    lag = model.lags.get("tau")
+    if lag is None or lag.kind != "constant" or len(model.states) != 2:
+        raise SymdelayInputError(
+            f"{model.name}: the method of steps is built for two queues and a constant lag "
+            "(--N 2 --lag constant)"
+        )
+    routed, served = [sp.Integer(0)] * 2, [sp.Integer(0)] * 2
+    for t in model.transitions:
+        (i,) = [k for k, c in enumerate(t.change) if c]
+        if t.change[i] > 0:
+            routed[i] += steady(t.rate)
+        else:
+            served[i] += t.rate
+    return LagLimit(tuple(model.states), tuple(routed), tuple(served))
 
 
 @cache
 def _lag():
-    """The founding model's constant-lag limit (:class:`~symdelay.models.delayed_routing.
-    LagLimit`, symbolic ``mu, lam, theta``) and its derived difference and sum modes."""
-    from symdelay.models.delayed_routing import lag_limit
-    from symdelay.models.erlang.founding import symbolic_founding
+    """The symbolic two-queue model's delay-differential system (:func:`table_limit`,
+    symbolic ``mu, lam, theta``) and its derived difference and sum modes."""
+    from symdelay.models import build_model
 
-    lim = lag_limit(symbolic_founding(1))
+    lim = table_limit(build_model("dde"))
     if lim.queues != (_q1, _q2):
         raise VerificationError(f"the lag limit's queues are {lim.queues}, not (q1, q2)")
     s, s_lag, total = lim.mode("sum")
@@ -151,276 +151,125 @@ def difference_functions(module: str = "numpy") -> tuple:
     return tuple(sp.lambdify(args, e, module) for e in (row, sp.diff(row, x), sp.diff(row, xd)))
 
 
-def model(mu=None, lam=None, theta=None, D=None) -> DelayedInformationModel:
-    """The delayed-information model; a parameter left ``None`` stays symbolic."""
-    return DelayedInformationModel(mu=mu, lam=lam, theta=theta, D=D)
+def founding_numbers(model, what: str = "integrate") -> tuple[float, float, float, float]:
+    """``(mu, lam, theta, D)`` as floats of a two-queue logit constant-lag model of the
+    family with every parameter a number; refused in one line otherwise."""
+    if not getattr(model, "founding_limit", False):
+        raise SymdelayInputError(
+            f"{getattr(model, 'name', model)}: the method of steps is built for two equal "
+            "queues, logit routing and a constant lag (build_model('dde') with N=2, the "
+            "default choice and lag, mu not service_rates)"
+        )
+    out = []
+    for name, sym in (("mu", MU), ("lam", LAM), ("theta", THETA), ("D", D_)):
+        v = model.values.get(sym)
+        if v is None:
+            raise SymdelayInputError(
+                f"{name} is symbolic: give it a number to {what}, e.g. build_model('dde', "
+                f"{name}=1, ...)"
+            )
+        out.append(float(v))
+    return tuple(out)
 
 
-def _param(name: str, value, positive: bool):
-    expr = as_parameter(name, value, positive=positive)
-    if not positive and expr.is_number and not expr >= 0:
-        raise SymdelayInputError(f"{name} must be >= 0 (routing sensitivity), got {value}")
-    return expr
+def integrate(
+    model,
+    T,
+    history=None,
+    dt=0.1,
+    *,
+    solver: str = DEFAULT_SOLVER["solver"],
+    method: str = DEFAULT_SOLVER["method"],
+    rtol: float = DEFAULT_SOLVER["rtol"],
+    atol: float = DEFAULT_SOLVER["atol"],
+) -> TimeSeries:
+    """Integrate the nonlinear DDE of ``model`` on ``[0, T]``; values on ``0, dt, ...,
+    floor(T/dt) dt``.
 
+    Parameters
+    ----------
+    model : FoundingLimitModel
+        ``build_model("dde", mu=..., lam=..., theta=..., D=...)``: two equal queues, logit
+        routing, a constant lag, every parameter a number.
+    T : float
+        The horizon (> 0).
+    history : (q1, q2) or callable, optional
+        A constant history (default ``(0, 1)``, the paper's start) or a function
+        ``h(s) -> (q1, q2)`` for ``-D <= s <= 0``.
+    dt : float, default 0.1
+        The sampling step of the record.
+    solver : {"steps", "jitcdde"}, default "steps"
+        The method of steps with ``solve_ivp(method, rtol, atol)``, or JiTCDDE.
+    method, rtol, atol
+        The ``solve_ivp`` method and tolerances.
 
-class DelayedInformationModel:
-    """Two queues, logit routing on the lengths observed ``D`` ago, instantaneous entry.
-
-    Parameters are made exact (``0.1 -> 1/10``); ``None`` leaves the canonical symbol.
-    ``mu, lam, D > 0``; ``theta >= 0``.
+    Returns
+    -------
+    TimeSeries
+        ``kind="dde"``, the states ``q1, q2`` and the difference ``x``: with the method of
+        steps ``x`` is the integrated difference itself (full relative precision when it is
+        small, unlike ``q1 - q2``), ``info["breakpoints"]`` the ends ``0, D, 2D, ..., T`` of
+        its intervals, and ``res.at(times)`` the dense solution ``(q1, q2, x)`` at any times
+        in ``[-D, T]`` (the history for ``t < 0``).
     """
+    from symdelay.core.checks import check_horizon, time_grid
 
-    name = "dde"
-    states = (_q1, _q2)
-
-    def __init__(self, mu=None, lam=None, theta=None, D=None):
-        self.mu = _param("mu", mu, True)
-        self.lam = _param("lam", lam, True)
-        self.theta = _param("theta", theta, False)
-        self.D = _param("D", D, True)
-        self.values = ReadOnlyDict(
-            {
-                s: v
-                for s, v in ((MU, self.mu), (LAM, self.lam), (THETA, self.theta), (D_, self.D))
-                if v != s
-            }
+    mu, lam, theta, D = founding_numbers(model, "integrate")
+    T, dt = check_horizon(T, dt)
+    rtol, atol = check_tolerance("rtol", rtol), check_tolerance("atol", atol, zero=True)
+    if solver not in _SOLVERS:
+        raise SymdelayInputError(f"unknown solver {solver!r}: use one of " + ", ".join(_SOLVERS))
+    if method not in _IVP_METHODS:
+        raise SymdelayInputError(
+            f"unknown method {method!r}: use one of " + ", ".join(_IVP_METHODS)
         )
+    hist = _History.make(history, D)
+    grid = time_grid(T, dt)
+    params = {str(k): str(v) for k, v in model.values.items()}
+    params.update(T=T, dt=dt, history=hist.to_json())
+    if solver == "steps":
+        steps = _MethodOfSteps(mu, lam, theta, D, T, hist, method, rtol, atol, _sum_mode(model))
+        q = steps(grid)
+        values = np.column_stack([q[0], q[1], steps.x(grid)])
+        record = {"solver": "steps", "method": method, "rtol": rtol, "atol": atol}
+        info = {"solver": record, "breakpoints": list(steps.breakpoints)}
 
-    # ------------------------------------------------------------ equations
-    def _at(self, expr):
-        return expr.xreplace(self.values) if self.values else expr
+        def dense(times):
+            if (
+                np.any(~np.isfinite(times))
+                or np.any(times < -D - 1e-12)
+                or np.any(times > T + 1e-9)
+            ):
+                raise SymdelayInputError(f"times must lie in [-D, T] = [{-D:g}, {T:g}]")
+            return np.column_stack([*steps(times), steps.x(times)])
 
-    def routing(self, q1, q2) -> tuple:
-        """The logit probabilities ``(p_1, p_2)`` of observed lengths ``q1, q2``: the routing
-        rates of the statement over their sum (``2 lam``)."""
-        lim = _lag()[0]
-        total = sp.simplify(sp.Add(*lim.routed))
-        at = {_q1: q1, _q2: q2}
-        return tuple(self._at(p / total).xreplace(at) for p in lim.routed)
-
-    @cached_property
-    def equations(self) -> tuple:
-        """The two DDEs ``q_i'(t) = 2 lam p_i(q(t - D)) - mu q_i(t)`` (SymPy ``Eq``)."""
-        t = _t
-        now, lag = (_Q1(t), _Q2(t)), (_Q1(t - self.D), _Q2(t - self.D))
-        return tuple(
-            sp.Eq(sp.Derivative(Q(t), t), f)
-            for Q, f in zip((_Q1, _Q2), self._drift(now, lag), strict=True)
-        )
-
-    @cached_property
-    def difference_equation(self) -> sp.Eq:
-        """``x' = -mu x - 2 lam tanh(theta x(t - D)/2)``, ``x = q_1 - q_2`` (derived exactly)."""
-        _, (x, xd, row), _ = _lag()
-        at = {x: _X(_t), xd: _X(_t - self.D)}
-        return sp.Eq(sp.Derivative(_X(_t), _t), self._at(row).xreplace(at))
-
-    @cached_property
-    def sum_equation(self) -> sp.Eq:
-        """``s' = 2 lam - mu s``, ``s = q_1 + q_2``: no delay (``p_1 + p_2 = 1``)."""
-        _, _, (s, row) = _lag()
-        return sp.Eq(sp.Derivative(_S(_t), _t), self._at(row).xreplace({s: _S(_t)}))
-
-    def _drift(self, now, delayed) -> tuple:
-        return tuple(self._at(f) for f in _lag()[0].drift(now, delayed))
-
-    # ------------------------------------------------------------ equilibrium
-    @cached_property
-    def equilibrium(self):
-        """The constant solution ``q(t) = q(t - D) = q*``, solved by SymPy on ``q_1 = q_2``.
-
-        It is the only one: ``s* = 2 lam/mu`` and ``-mu x - 2 lam tanh(theta x/2)`` is
-        strictly decreasing in ``x`` (``theta >= 0``), so ``x* = 0``.
-        """
-        from symdelay.model import Equilibrium
-
-        q = sp.Symbol("q")
-        F = self._drift((q, q), (q, q))
-        sols = sp.solve(sp.simplify(F[0]), q)
-        if len(sols) != 1:
-            raise VerificationError(f"symmetric equilibrium: expected one solution, got {sols}")
-        qs = sp.simplify(sols[0])
-        for f in self._drift((qs, qs), (qs, qs)):
-            if sp.simplify(f) != 0:
-                raise VerificationError("the drift does not vanish at the equilibrium")
-        return Equilibrium({_q1: qs, _q2: qs}, True, 0, "sympy.solve (symmetric point)")
-
-    @cached_property
-    def jacobians(self) -> tuple:
-        """``(A, B)``: derivatives of the drift in ``q(t)`` and in ``q(t - D)`` at ``q*``."""
-        d1, d2 = sp.symbols("d1 d2")
-        F = sp.Matrix(self._drift((_q1, _q2), (d1, d2)))
-        at = {_q1: self.equilibrium.point[_q1], _q2: self.equilibrium.point[_q2]}
-        at_d = {d1: at[_q1], d2: at[_q2]}
-        A = F.jacobian([_q1, _q2]).subs(at).subs(at_d).applyfunc(sp.simplify)
-        B = F.jacobian([d1, d2]).subs(at).subs(at_d).applyfunc(sp.simplify)
-        return A, B
-
-    def characteristic_function(self, full: bool = False) -> sp.Expr:
-        """The difference-mode characteristic function ``r + mu + lam theta exp(-r D)``.
-
-        Derived from the linearisation ``q' = A q(t) + B q(t - D)``: ``(1, -1)`` is an
-        eigenvector of both ``A`` and ``B``, and ``det(r I - A - B e^{-rD})`` is checked to
-        be the sum-mode factor ``r + mu`` times it. ``full=True`` returns that product.
-        """
-        A, B = self.jacobians
-        E = sp.exp(-R * self.D)
-        v, u = sp.Matrix([1, -1]), sp.Matrix([1, 1])
-        a, b = _eigenvalue(A, v), _eigenvalue(B, v)
-        a_s, b_s = _eigenvalue(A, u), _eigenvalue(B, u)
-        diff = sp.expand(R - a - b * E)
-        summ = sp.expand(R - a_s - b_s * E)
-        det = (R * sp.eye(2) - A - B * E).det()
-        if sp.simplify(sp.expand(det - diff * summ)) != 0:
-            raise VerificationError("det(rI - A - B e^{-rD}) is not the product of the modes")
-        return sp.Mul(summ, diff) if full else diff
-
-    # ------------------------------------------------------------ numerics
-    def _numbers(self, what: str) -> tuple[float, float, float, float]:
-        for name, v in (("mu", self.mu), ("lam", self.lam), ("theta", self.theta), ("D", self.D)):
-            if not v.is_number:
-                raise SymdelayInputError(
-                    f"{name} is symbolic: give it a number to {what}, e.g. model({name}=1, ...)"
-                )
-        return float(self.mu), float(self.lam), float(self.theta), float(self.D)
-
-    def rightmost_root(self, dps: int = 15):
-        """The rightmost root of ``r + mu + lam theta e^{-rD}``: ``-mu + W_0(-lam theta D
-        e^{mu D})/D`` (principal Lambert W, the rightmost branch for a real argument)."""
-        import mpmath
-
-        from symdelay.core.params import as_dps
-
-        self._numbers("compute roots")
-        dps = as_dps(dps)
-        with workdps(dps):
-            m, k, d = (
-                mpmath.mpf(str(sp.N(v, dps + 15))) for v in (self.mu, self.lam * self.theta, self.D)
-            )
-            root = -m + mpmath.lambertw(-k * d * mpmath.exp(m * d), 0) / d
-        with mpmath.workdps(dps):
-            return +root if mpmath.im(root) else +mpmath.re(root)
-
-    def integrate(
-        self,
-        T,
-        history=None,
-        dt=0.1,
-        *,
-        solver: str = DEFAULT_SOLVER["solver"],
-        method: str = DEFAULT_SOLVER["method"],
-        rtol: float = DEFAULT_SOLVER["rtol"],
-        atol: float = DEFAULT_SOLVER["atol"],
-    ) -> TimeSeries:
-        """Integrate the nonlinear DDE on ``[0, T]``; values on ``0, dt, ..., floor(T/dt) dt``.
-
-        ``history``: ``(q1, q2)`` (a constant history; default ``(0, 1)``, the paper's start)
-        or a function ``h(s) -> (q1, q2)`` for ``-D <= s <= 0``. ``solver``: ``"steps"``
-        (method of steps with ``solve_ivp(method, rtol, atol)``) or ``"jitcdde"``.
-
-        Returns a :class:`~symdelay.analysis.timeseries.TimeSeries` (``kind="dde"``) of the
-        states ``q1, q2`` and the difference ``x``: with the method of steps ``x`` is the
-        integrated difference itself (full relative precision when it is small, unlike
-        ``q1 - q2``), ``info["breakpoints"]`` the ends ``0, D, 2D, ..., T`` of its
-        intervals, and ``res.at(times)`` the dense solution ``(q1, q2, x)`` at any times in
-        ``[-D, T]`` (the history for ``t < 0``).
-        """
-        from symdelay.core.checks import check_horizon, time_grid
-
-        mu, lam, theta, D = self._numbers("integrate")
-        T, dt = check_horizon(T, dt)
-        rtol, atol = check_tolerance("rtol", rtol), check_tolerance("atol", atol, zero=True)
-        if solver not in _SOLVERS:
-            raise SymdelayInputError(
-                f"unknown solver {solver!r}: use one of " + ", ".join(_SOLVERS)
-            )
-        if method not in _IVP_METHODS:
-            raise SymdelayInputError(
-                f"unknown method {method!r}: use one of " + ", ".join(_IVP_METHODS)
-            )
-        hist = _History.make(history, D)
-        grid = time_grid(T, dt)
-        params = {k: str(v) for k, v in self.values.items()}
-        params.update(T=T, dt=dt, history=hist.to_json())
-        if solver == "steps":
-            steps = _MethodOfSteps(mu, lam, theta, D, T, hist, method, rtol, atol, self._sum_mode())
-            q = steps(grid)
-            values = np.column_stack([q[0], q[1], steps.x(grid)])
-            record = {"solver": "steps", "method": method, "rtol": rtol, "atol": atol}
-            info = {"solver": record, "breakpoints": list(steps.breakpoints)}
-
-            def dense(times):
-                if (
-                    np.any(~np.isfinite(times))
-                    or np.any(times < -D - 1e-12)
-                    or np.any(times > T + 1e-9)
-                ):
-                    raise SymdelayInputError(f"times must lie in [-D, T] = [{-D:g}, {T:g}]")
-                return np.column_stack([*steps(times), steps.x(times)])
-
-        else:
-            q = _jitcdde(mu, lam, theta, D, T, hist, grid, rtol, atol)
-            values = np.column_stack([q[0], q[1], q[0] - q[1]])
-            record = {"solver": "jitcdde", "method": "Bogacki-Shampine", "rtol": rtol}
-            info, dense = {"solver": {**record, "atol": atol}}, None
-        return TimeSeries(
-            ("q1", "q2", "x"), grid, values, params, kind="dde", model_name=self.name,
-            info=info, dense=dense,
-        )  # fmt: skip
-
-    def _sum_mode(self) -> tuple[float, float]:
-        """``(a, b)`` of the sum mode ``s' = a - b s`` (read off :attr:`sum_equation`)."""
-        _, _, (s, row) = _lag()
-        row = self._at(row)
-        if sp.diff(row, s, 2) != 0 or row.free_symbols - {s}:
-            raise VerificationError(f"the sum mode {row} is not linear with numbers")
-        return float(row.subs(s, 0)), float(-sp.diff(row, s))
-
-    # ------------------------------------------------------------ display
-    def to_json(self) -> dict:
-        """Equations, equilibrium and characteristic function (strings SymPy parses back)."""
-        out = {
-            "name": self.name,
-            "kind": "delay-differential",
-            "state": [s.name for s in self.states],
-            "parameters": {
-                "mu": "positive",
-                "lam": "positive",
-                "theta": "nonnegative",
-                "D": "positive",
-            },
-            "values": {str(k): str(v) for k, v in self.values.items()},
-            "equations": [str(e.rhs) for e in self.equations],
-            "difference_equation": str(self.difference_equation.rhs),
-            "sum_equation": str(self.sum_equation.rhs),
-            "equilibrium": self.equilibrium.to_json(),
-            "characteristic_function": str(self.characteristic_function()),
-            "characteristic_function_full": str(self.characteristic_function(full=True)),
-        }
-        if all(v.is_number for v in (self.mu, self.lam, self.theta, self.D)):
-            root = self.rightmost_root()
-            out["rightmost_root"] = {"re": float(root.real), "im": abs(float(root.imag))}
-        return out
-
-    def _repr_latex_(self) -> str:
-        from symdelay.core.latex import tex
-
-        rows = [rf"{tex(e.lhs)} &= {tex(e.rhs)}" for e in self.equations]
-        rows.append(rf"{tex(self.difference_equation.lhs)} &= {tex(self.difference_equation.rhs)}")
-        rows.append(rf"0 &= {tex(self.characteristic_function())}")
-        return r"$\begin{aligned}" + r"\\ ".join(rows) + r"\end{aligned}$"
-
-    def __repr__(self) -> str:
-        vals = ", ".join(f"{k}={v}" for k, v in self.values.items())
-        return f"DelayedInformationModel({vals})"
+    else:
+        q = _jitcdde(mu, lam, theta, D, T, hist, grid, rtol, atol)
+        values = np.column_stack([q[0], q[1], q[0] - q[1]])
+        record = {"solver": "jitcdde", "method": "Bogacki-Shampine", "rtol": rtol}
+        info, dense = {"solver": {**record, "atol": atol}}, None
+    return TimeSeries(
+        ("q1", "q2", "x"), grid, values, params, kind="dde", model_name=model.name,
+        info=info, dense=dense,
+    )  # fmt: skip
 
 
-def _eigenvalue(M: sp.Matrix, v: sp.Matrix) -> sp.Expr:
-    """The eigenvalue of ``M`` for ``v``, after checking ``M v`` is a multiple of ``v``."""
-    c = (M * v)[0] / v[0]
-    if (M * v - c * v).applyfunc(sp.simplify) != sp.zeros(*v.shape):
-        raise VerificationError(f"{list(v)} is not an eigenvector of the linearisation")
-    return c
+def _sum_mode(model) -> tuple[float, float]:
+    """``(a, b)`` of the sum mode ``s' = a - b s`` (derived from the table, at the numbers)."""
+    _, _, (s, row) = _lag()
+    row = row.xreplace(dict(model.values))
+    if sp.diff(row, s, 2) != 0 or row.free_symbols - {s}:
+        raise VerificationError(f"the sum mode {row} is not linear with numbers")
+    return float(row.subs(s, 0)), float(-sp.diff(row, s))
+
+
+def _routing(model, q1, q2) -> tuple:
+    """The logit probabilities ``(p_1, p_2)`` of observed lengths ``q1, q2``: the routing
+    rates of the table over their sum (``2 lam``), at the model's numbers."""
+    lim = _lag()[0]
+    total = sp.simplify(sp.Add(*lim.routed))
+    at = {_q1: q1, _q2: q2}
+    return tuple((p / total).xreplace(dict(model.values)).xreplace(at) for p in lim.routed)
 
 
 # ---------------------------------------------------------------- history
@@ -734,14 +583,18 @@ def compare_with_action_delay(
     w = check_tolerance("window", window)
     if not 0 < w <= 1:
         raise SymdelayInputError(f"window must be a fraction in (0, 1], got {window!r}")
-    m = model(mu=mu, lam=lam, theta=theta, D=D)
+    from symdelay.models import build_model
+
+    m = build_model("dde", mu=mu, lam=lam, theta=theta, D=D)
     hist = _History.make(history, 1.0)
     if not hist.is_constant:
         raise SymdelayInputError("history must be two numbers (q1, q2) for the comparison")
-    res = m.integrate(T, history=hist.constant, dt=dt, rtol=rtol, atol=atol)
-    mu_f, lam_f, th_f, D_f = m._numbers("compare")
-    p = m.routing(*(sp.Float(v) for v in hist.constant))
+    res = integrate(m, T, history=hist.constant, dt=dt, rtol=rtol, atol=atol)
+    mu_f, lam_f, th_f, D_f = founding_numbers(m, "compare")
+    p = _routing(m, *(sp.Float(v) for v in hist.constant))
     p = [float(v) for v in p]
+    exact = tuple(m.values[s] for s in (MU, LAM, THETA, D_))
+    mu_x, lam_x, _, D_x = exact
     xs, dists, amps, tcs = {}, [], [], []
     for L in Ls:
         y0 = np.zeros(2 * L + 2)
@@ -749,15 +602,15 @@ def compare_with_action_delay(
         if pipeline == "matched":
             y0[2 : 2 + L] = 2 * lam_f * p[0] * D_f / L
             y0[2 + L :] = 2 * lam_f * p[1] * D_f / L
-        f = fluid(L, m.mu, m.lam, m.theta, m.D, T=T, dt=dt, initial=y0, rtol=rtol, atol=atol)
+        f = fluid(L, *exact, T=T, dt=dt, initial=y0, rtol=rtol, atol=atol)
         if f.t.shape != res.t.shape:
             raise VerificationError("the fluid and DDE grids differ")
         fx = f["q1"] - f["q2"]
         xs[L] = fx
         dists.append(float(np.max(np.abs(fx - res["x"]))))
         amps.append(float(_amplitude(f.t, fx, w)))
-        tcs.append(float(critical_theta(L, m.mu, m.lam, m.D).points[0].theta_c))
-    tc_inf = float(critical_theta("inf", m.mu, m.lam, m.D).points[0].theta_c)
+        tcs.append(float(critical_theta(L, mu_x, lam_x, D_x).points[0].theta_c))
+    tc_inf = float(critical_theta("inf", mu_x, lam_x, D_x).points[0].theta_c)
     return ActionDelayComparison(
         parameters={"mu": mu_f, "lam": lam_f, "theta": th_f, "D": D_f, "T": float(res.t[-1])},
         L_values=Ls,
