@@ -554,7 +554,7 @@ def delay_roots(model, dps: int = 20, *, rightmost=None, box=None, force=False):
                 res if res.complete[1] < target else mode_roots(lin, lags, right_of=target, **kw)
                 for res, (_n, lin, _f, _c) in zip(results, groups)
             ]
-    for (name, lin, function, copies), res in zip(groups, results):
+    for (name, _lin, function, copies), res in zip(groups, results):
         if res.count.unstable is None:
             raise CertificationError(f"{name} mode: {res.count.decided_by}")
         factors.append(ModeFactor(function, name, copies))
@@ -564,7 +564,7 @@ def delay_roots(model, dps: int = 20, *, rightmost=None, box=None, force=False):
             roots.append(
                 CertifiedRoot(
                     mpmath.mpc(0), mpmath.mpf(0), None, res.zero * copies, True, True, name
-                )  # fmt: skip
+                )
             )
         for c, rad in res.roots:
             roots.append(CertifiedRoot(c, rad, None, copies, False, res.real and c.imag == 0, name))
