@@ -100,10 +100,10 @@ class QuasiMatrix(CharacteristicMatrix):
                 P = flint.acb_poly(cs)
                 parts.append((b, P, P.derivative()))
 
-        def powers(z):
-            vals = [k(z) if any(b[i] for b, _, _ in parts) else None for i, (k, _) in
-                    enumerate(kernels)]  # fmt: skip
-            return vals
+        used = [any(b[i] for b, _P, _dP in parts) for i in range(len(kernels))]
+
+        def powers(z):  # each kernel once per point (None: it does not occur)
+            return [k(z) if u else None for (k, _dk), u in zip(kernels, used)]
 
         def F(z):
             vals = powers(z)
