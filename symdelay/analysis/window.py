@@ -1126,8 +1126,13 @@ def _is_zero(v) -> bool:
 
 
 def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) -> Extremum:
-    """The generic extremum (exact candidates in ``over``, see the module docstring)."""
+    """The generic extremum (exact candidates in ``over``, see the module docstring); a
+    delay model's (exp(-r tau) modes): :func:`symdelay.analysis.lagextremum.delay_worst`."""
     dps = as_dps(dps)
+    if getattr(model, "lags", None) and _transcendental(model):
+        from symdelay.analysis.lagextremum import delay_worst
+
+        return delay_worst(model, over, param, kind, lo, hi, param_lo, param_hi, dps)
     if kind not in ("min", "max", "stable"):
         raise SymdelayInputError(f"kind must be min, max or stable, got {kind!r}")
     if over == param:
