@@ -369,6 +369,17 @@ def stability_map(
     )  # fmt: skip
     if result is not None:
         return result
+    from symdelay.analysis.roots import _delay_model
+
+    if _delay_model(model):  # exp(-r tau) modes: the stability crossing curves
+        from symdelay.analysis.lagmap import delay_map
+
+        if seeds is not None or bautin:
+            raise SymdelayInputError(
+                "seeds= and bautin= are for polynomial models: a delay model's map has its "
+                "crossing curves in closed form"
+            )
+        return delay_map(model, x, y, fixed, dps, cells, force)
     seeds = SEEDS if seeds is None else seeds
     _check_count("seeds", seeds)
     require_table(model, "stability map")
