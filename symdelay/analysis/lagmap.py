@@ -39,6 +39,7 @@ that count labels every cell of it.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mpmath
@@ -575,7 +576,7 @@ def _crossings(result, x=None, y=None):
     at = float(x if x is not None else y)
     for c in result.curves:
         pts = c.points
-        for p, q in zip(pts, pts[1:]):
+        for p, q in itertools.pairwise(pts):
             u, v = (float(p[0]), float(q[0])) if x is not None else (float(p[1]), float(q[1]))
             if (u - at) * (v - at) <= 0 and u != v:
                 t = (at - u) / (v - u)
