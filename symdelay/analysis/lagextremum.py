@@ -33,12 +33,30 @@ destabilises; just above, one does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import mpmath
 
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 
-__all__ = ["lag_extremum", "delay_worst"]
+__all__ = ["lag_extremum", "delay_worst", "LagExtremum"]
+
+
+@dataclass(frozen=True)
+class LagExtremum:
+    """The least critical value over a lag: ``x_star`` (the lag; ``inf`` when approached as
+    it grows, None when no parameter value destabilises), ``critical`` (``p*``), ``omega``
+    (the crossing frequency at a fold), ``attained``, ``notes`` and ``algorithm`` (what the
+    entry's :class:`~symdelay.analysis.window.Extremum` record carries)."""
+
+    x_star: object
+    critical: object
+    omega: tuple
+    attained: bool
+    notes: tuple
+    algorithm: str
+
 
 LAG_EXTREMUM_ALGORITHM = (
     "exact projection of the crossing curve |P(i w)| = |Q(i w)| on the parameter "
@@ -95,9 +113,9 @@ def _rational_between(a, b):
         k += 1
 
 
-def lag_extremum(F, tau, param, dps: int = 15, *, var=None, name: str = "F", over_name=None):
-    """The least critical ``param`` over the lag ``tau`` in ``(0, oo)`` (module docstring),
-    as the :class:`~symdelay.analysis.window.Extremum` record.
+def lag_extremum(F, tau, param, dps: int = 15, *, var=None, name: str = "F"):
+    """The least critical ``param`` over the lag ``tau`` in ``(0, oo)`` (module docstring);
+    the entry :func:`symdelay.analysis.window.extremum` makes it its Extremum record.
 
     Parameters
     ----------
@@ -112,18 +130,15 @@ def lag_extremum(F, tau, param, dps: int = 15, *, var=None, name: str = "F", ove
     var : sympy.Symbol, optional
         The spectral variable (default ``r``).
     name : str, default "F"
-        The model name the record carries.
-    over_name : str, optional
-        The name of ``over`` in the record (default ``str(tau)``).
+        The model's name, in the messages.
 
     Returns
     -------
-    Extremum
+    LagExtremum
         ``x_star`` (``inf`` when the minimum is approached as the lag grows), ``critical``
-        (``p*``, exact algebraic, printed to ``dps`` digits), ``omega``, ``attained``.
+        (``p*``, exact algebraic, to ``dps`` digits), ``omega``, ``attained``.
     """
     from symdelay.analysis.polyroots import exact_counts
-    from symdelay.analysis.window import Extremum
     from symdelay.core.params import as_dps
     from symdelay.core.precision import GUARD
     from symdelay.core.symbols import r as R_SYMBOL
@@ -188,10 +203,7 @@ def lag_extremum(F, tau, param, dps: int = 15, *, var=None, name: str = "F", ove
     with mpmath.workdps(dps + GUARD):
         if first is None:
             notes.append(f"no {param} > 0 puts a root on the imaginary axis at any {tau}")
-            return Extremum(
-                name, over_name or str(tau), str(param), "min", {}, dps, None, None, None,
-                mpmath.inf, (), False, (), (), LAG_EXTREMUM_ALGORITHM, tuple(notes),
-            )  # fmt: skip
+            return LagExtremum(None, mpmath.inf, (), False, tuple(notes), LAG_EXTREMUM_ALGORITHM)
         if first == 0:
             raise VerificationError(
                 f"crossings for arbitrarily small {param}: the stability at {param} = 0 "
@@ -254,10 +266,7 @@ def lag_extremum(F, tau, param, dps: int = 15, *, var=None, name: str = "F", ove
                 f"curve ({', '.join(sorted(kinds))}): not decided by this analysis"
             )
         _check(F, tau, param, var, pstar, dps)
-    return Extremum(
-        name, over_name or str(tau), str(param), "min", {}, dps, x_star, None, None, pval,
-        tuple(omega), attained, (), (), LAG_EXTREMUM_ALGORITHM, tuple(notes),
-    )  # fmt: skip
+    return LagExtremum(x_star, pval, tuple(omega), attained, tuple(notes), LAG_EXTREMUM_ALGORITHM)
 
 
 def complex_eval(E, var, param, pval, om):
@@ -331,7 +340,7 @@ def delay_worst(model, over, param, kind, lo, hi, param_lo, param_hi, dps):
         c = exact_counts(coeffs)
         if c.rhp or c.axis:
             _refuse(f"the {f.mode} mode is unstable for every {param}: nothing to minimise")
-    return lag_extremum(lagged[0].factor, x, p, dps, var=r, name=model.name, over_name=over)
+    return lag_extremum(lagged[0].factor, x, p, dps, var=r, name=model.name)
 
 
 def _zero(v) -> bool:

@@ -455,21 +455,17 @@ def _trace_one(base, sa, sb, box, idx, factor, dps):
 
 
 # ------------------------------------------------------------------ the entry's path
-def delay_map(model, x, y, fixed, dps, cells, force=False):
+def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
     """The :class:`~symdelay.analysis.map_core.StabilityMap` of a delay model (module
     docstring): two constant lags' parameters, or one and a coefficient of the delayed
-    term, as the axes."""
+    term, as the axes ``X``, ``Y`` (each ``(name, lo, hi)``, exact ends checked by the
+    entry; ``model`` has the entry's ``fixed`` values, shown as ``fixed_json``)."""
     from symdelay.analysis.map_core import MapCurve, cell_centres, map_record
-    from symdelay.analysis.stability_map import _apply_fixed, _axis, _box_range
     from symdelay.core.budget import check_budget
     from symdelay.core.symbols import r
     from symdelay.model.core import _symbol
 
-    xname, xlo, xhi = _axis(x, "x")
-    yname, ylo, yhi = _axis(y, "y")
-    if xname == yname:
-        raise SymdelayInputError(f"x and y are both {xname}: give two different parameters")
-    model, fixed_json = _apply_fixed(model, fixed, (xname, yname))
+    (xname, a, b), (yname, c, d) = X, Y
     xs, ys = _symbol(xname), _symbol(yname)
     for nm, sym in ((xname, xs), (yname, ys)):
         if sym not in model.domains:
@@ -479,8 +475,6 @@ def delay_map(model, x, y, fixed, dps, cells, force=False):
             )
         if sym in model.values:
             raise SymdelayInputError(f"{nm} has a value ({model.values[sym]}): leave it free")
-    a, b = _box_range(xname, xlo, xhi, "x")
-    c, d = _box_range(yname, ylo, yhi, "y")
     missing = [str(q) for q in model.free_parameters if q not in (xs, ys)]
     if missing:
         raise SymdelayInputError(f"give numbers for {', '.join(missing)} (every other parameter)")

@@ -379,7 +379,14 @@ def stability_map(
                 "seeds= and bautin= are for polynomial models: a delay model's map has its "
                 "crossing curves in closed form"
             )
-        return delay_map(model, x, y, fixed, dps, cells, force)
+        xname, xlo, xhi = _axis(x, "x")
+        yname, ylo, yhi = _axis(y, "y")
+        if xname == yname:
+            raise SymdelayInputError(f"x and y are both {xname}: give two different parameters")
+        model, fixed_json = _apply_fixed(model, fixed, (xname, yname))
+        X = (xname, *_box_range(xname, xlo, xhi, "x"))
+        Y = (yname, *_box_range(yname, ylo, yhi, "y"))
+        return delay_map(model, X, Y, fixed_json, dps, cells, force)
     seeds = SEEDS if seeds is None else seeds
     _check_count("seeds", seeds)
     require_table(model, "stability map")

@@ -1132,7 +1132,11 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
     if getattr(model, "lags", None) and _transcendental(model):
         from symdelay.analysis.lagextremum import delay_worst
 
-        return delay_worst(model, over, param, kind, lo, hi, param_lo, param_hi, dps)
+        e = delay_worst(model, over, param, kind, lo, hi, param_lo, param_hi, dps)
+        return Extremum(
+            model.name, over, param, kind, {}, dps, e.x_star, None, None, e.critical,
+            e.omega, e.attained, (), (), e.algorithm, e.notes,
+        )  # fmt: skip
     if kind not in ("min", "max", "stable"):
         raise SymdelayInputError(f"kind must be min, max or stable, got {kind!r}")
     if over == param:
