@@ -76,7 +76,8 @@ def register(subparsers) -> None:
         default=None,
         kind="numbers",
         metavar="X0,X1,Y0,Y1",
-        help="a delay model: every root with X0 < Re r < X1, Y0 < Im r < Y1",
+        help="a delay model: every root with X0 < Re r < X1, Y0 < Im r < Y1 (write "
+        "--box=-3,1,0,30 when X0 is negative)",
         not_with=("rightmost", "branches"),
     )
     p.add_argument(
