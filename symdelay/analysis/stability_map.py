@@ -317,7 +317,9 @@ def stability_map(
     """The stability map of ``model`` in two parameters: the curves where roots cross the
     imaginary axis, the regions between them with their exact unstable counts, and the
     special points of the curves (see the module docstring for the method and what it
-    guarantees).
+    guarantees). A delay model (``exp(-r tau)`` modes) in two lags' parameters, or a lag's
+    and a coefficient of the delayed term, answers with its stability crossing curves in
+    closed form (:mod:`symdelay.analysis.lagmap`).
 
     Parameters
     ----------

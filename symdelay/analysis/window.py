@@ -1364,6 +1364,9 @@ def worst_delay(
     """The value of ``over`` (default the mean delay) that minimises the critical value of
     ``param``: :func:`extremum` with ``kind="min"``, the family's closed form first (the
     founding model's ``D* = L/mu``, :func:`symdelay.models.erlang.hopf.worst.worst_delay`).
+    A delay model over a constant lag's parameter: the exact projection of its crossing
+    curve (:mod:`symdelay.analysis.lagextremum`), which says when the least critical value
+    is only approached as the lag grows (``x_star`` inf, ``attained`` False).
 
     Parameters
     ----------
