@@ -125,3 +125,9 @@ def test_cli_map_of_a_model_file(tmp_path):
     rec = json.loads(out.stdout)
     assert rec["curves"] and rec["regions"]
     assert (tmp_path / "m.png").stat().st_size > 1000
+
+
+def test_a_distributed_kernel_is_refused_not_mapped_empty():
+    m = load_toml(ROOT / "examples" / "models" / "moving_average.toml").with_values(mu=1, lam=1)
+    with pytest.raises(SymdelayInputError, match="distributed kernel"):
+        stability_map(m, x=("Delta", "0.1", 5), y=("theta", "0.1", 5), cells=4)

@@ -498,8 +498,11 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
         lagx = {k for k in keys if k[0] != 0}
         lagy = {k for k in keys if k[1] != 0}
         axes_in_coeffs = {s for v in terms.values() for s in (xs, ys) if v.has(s)}
+        polys = all(v.is_polynomial(r) for v in terms.values())
+        handled = False
         if (
-            lagx
+            polys
+            and lagx
             and lagy
             and not axes_in_coeffs
             and len(lagx) == len(lagy) == 1
@@ -509,26 +512,26 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
             (ky,) = lagy
             P0 = terms.get((0, 0), sp.Integer(0))
             curves += two_lag_curves(P0, terms[kx], terms[ky], kx[0], ky[1], box, r, dps, factor=i)
-            continue
-        for lag_sym, coef_sym, axis in ((xs, ys, "x"), (ys, xs, "y")):
+            handled = True
+        for coef_sym, axis in ((ys, "x"), (xs, "y")):
             lag_keys = lagx if axis == "x" else lagy
             other = lagy if axis == "x" else lagx
-            if len(lag_keys) == 1 and not other:
-                (k,) = lag_keys
-                P = terms.get((0, 0), sp.Integer(0))
-                Qy = terms[k]
-                if P.has(coef_sym) or lag_sym in Qy.free_symbols:
-                    break
-                Q = sp.cancel(Qy / coef_sym)
-                if Q.has(coef_sym) or not Q.is_polynomial(r):
-                    break
-                g = k[0] if axis == "x" else k[1]
-                curves += lag_coefficient_curves(P, Q, g, box, r, dps, factor=i, lag_axis=axis)
-                break
-        else:
+            if handled or not polys or len(lag_keys) != 1 or other or len(terms) != 2:
+                continue
+            (k,) = lag_keys
+            P = terms.get((0, 0), sp.Integer(0))
+            Q = sp.cancel(terms[k] / coef_sym)
+            if P.has(xs) or P.has(ys) or Q.has(xs) or Q.has(ys) or not Q.is_polynomial(r):
+                continue
+            g = k[0] if axis == "x" else k[1]
+            curves += lag_coefficient_curves(P, Q, g, box, r, dps, factor=i, lag_axis=axis)
+            handled = True
+        if not handled:
             raise SymdelayInputError(
-                f"the {f.mode} mode {F}: a delay model's map takes two constant lags' "
-                "parameters, or one and a parameter multiplying the delayed term"
+                f"the {f.mode} mode {F}: a delay model's map takes P0(r) + P1(r) e^{{-r a x}} + "
+                "P2(r) e^{-r b y} (two constant lags' parameters) or P(r) + y Q(r) e^{-r a x} "
+                "(a constant lag's and a coefficient of the delayed term); a distributed "
+                "kernel or a lag in a coefficient is not yet mapped"
             )
     # regions: cells joined where no curve separates their centres; one certified count each
     cx, cy = cell_centres(a, b, cells), cell_centres(c, d, cells)
