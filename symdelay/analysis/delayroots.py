@@ -47,6 +47,9 @@ MAX_MONOMIALS = 4000
 #: bisection depth of the search for roots the candidates missed
 MAX_DEPTH = 40
 
+#: how many times the proof reaches further left when fewer than K roots were found
+MAX_EXTEND = 6
+
 
 class QuasiMatrix(CharacteristicMatrix):
     """:class:`~symdelay.analysis.lagroots.CharacteristicMatrix` whose ``det Delta`` is the
@@ -275,7 +278,7 @@ def _search(finder, count, box, n, found, depth=0):
     if n - len(mine) == 1 and n == 1:
         got = finder.polish(mpmath.mpc((x0 + x1) / 2, (y0 + y1) / 2))
         if got is not None and _inside(got, box):
-            _add(found, got, False)
+            _add(found, got, finder.cm.real)
             return
     if x1 - x0 >= y1 - y0:
         m = _dyadic((x0 + x1) / 2, False)
@@ -395,8 +398,9 @@ def mode_roots(
                          stats.get("segments", 0))  # fmt: skip
     k = DEFAULT_RIGHTMOST if rightmost is None else rightmost
     found = _sorted(found)
-    shift = mpmath.mpf(0)
-    for _attempt in range(8):
+    shift = extend = mpmath.mpf(0)
+    extended = 0
+    for _attempt in range(8 + MAX_EXTEND):
         chosen = _first_k(found, k, zero)
         if chosen:
             left = min(v.real - rv for v, rv in chosen)
@@ -407,7 +411,7 @@ def mode_roots(
         d = _dyadic(min(left - gap / 10, mpmath.mpf(-1) / 64), False)
         if right_of is not None:
             d = min(d, _dyadic(mpmath.mpf(right_of), False))
-        d -= shift
+        d -= shift + extend
         # the next root to the left must not sit on the line Re r = d
         Rb, _ = root_bound(cm, shift=_fraction(-d))
         if Rb is None:
@@ -425,6 +429,24 @@ def mode_roots(
         mine = [z for z in found if z[0].real - z[1] > d]
         if len(mine) == n:
             listed = _sorted([z for z in found if z[0].real > d])
+            polynomial_done = not cm.terms and n + zero >= cm.n
+            if (
+                right_of is None
+                and len(listed) + (1 if zero else 0) < k
+                and extended < MAX_EXTEND
+                and not polynomial_done
+            ):
+                # fewer than K roots right of d: prove further left (the missing ones are
+                # found by the bisection of the count)
+                extend = 2 * extend + max(gap, mpmath.mpf(1))
+                extended += 1
+                if extended == 1:  # finer seeds first: cheaper than bisecting a large box
+                    for s_ in _seeds(linearisation, lags, 2 * k + 4, None, cm.scale(), fine=True):
+                        got = finder.polish(s_)
+                        if got is not None and not (zero and abs(got[0]) <= got[1]):
+                            _add(found, got, cm.real)
+                    found = _sorted(found)
+                continue
             if right_of is None:
                 listed = _first_k(listed, k, zero)
             return ModeRoots(tuple(listed), zero, count,
@@ -454,7 +476,8 @@ def _first_k(found, k, zero):
     k = max(k - (1 if zero else 0), 0)
     if len(found) <= k:
         return list(found)
-    if k and found[k - 1][0].imag != 0 and _conj(found[k - 1][0]) == found[k][0]:
+    a, b = found[k - 1], found[k]
+    if k and a[0].imag != 0 and abs(_conj(a[0]) - b[0]) <= a[1] + b[1]:
         return list(found[: k + 1])
     return list(found[:k])
 
@@ -470,7 +493,7 @@ def _fraction(x):
     return Fraction(int(m)) * Fraction(2) ** int(e)
 
 
-def _seeds(linearisation, lags, rightmost, box, extent=1.0):
+def _seeds(linearisation, lags, rightmost, box, extent=1.0, *, fine=False):
     """Starting points: the rightmost eigenvalues of a small spectral collocation (few
     Chebyshev intervals: the rightmost eigenvalues converge first; a missed root is found
     by the bisection of the completeness proof, so a poor seed costs time only)."""
@@ -479,13 +502,17 @@ def _seeds(linearisation, lags, rightmost, box, extent=1.0):
     from symdelay.analysis.collocation import collocation_eigenvalues
 
     k = DEFAULT_RIGHTMOST if rightmost is None else rightmost
-    if box is None:
+    if fine:
+        degree = None  # the collocation's own degree (every root of the count's box)
+    elif box is None:
         degree = 12 + 2 * k
     else:
         reach = max(abs(float(v)) for v in box)
         degree = 16 + math.ceil(2 * reach * extent)
     try:
-        spec = collocation_eigenvalues(linearisation, lags, degree=min(degree, 200))
+        spec = collocation_eigenvalues(
+            linearisation, lags, degree=None if degree is None else min(degree, 200)
+        )
     except (SymdelayInputError, ValueError, ArithmeticError):
         return []
     ev = [complex(z) for z in spec.eigenvalues]
@@ -605,7 +632,8 @@ def _first_roots(roots, k):
         return roots
     out = roots[:k]
     last, nxt = out[-1], roots[k]
-    if last.value.imag != 0 and nxt.mode == last.mode and nxt.value == _conj(last.value):
+    close = abs(_conj(last.value) - nxt.value) <= last.radius + nxt.radius
+    if last.value.imag != 0 and nxt.mode == last.mode and close:
         out.append(nxt)
     return out
 
