@@ -115,7 +115,9 @@ def main() -> None:
         "none is missing right of them (count included); entry s: the same 6 roots as the",
         "roots entry finds them (analysis/delayroots.mode_roots: the determinant expanded once",
         "into a quasi-polynomial evaluated by Horner in Arb, a small collocation for the seeds,",
-        "the completeness proof at 64 bits; same: its roots are those of the roots s column);",
+        "the completeness proof at 64 bits; same: its roots are those of the roots s column;",
+        "False at degree 10, two lags: the roots s list skips the pair -0.4605 +- 0.9859i and",
+        "its completeness proof fails (complete False); the entry's list holds it, proved);",
         "colloc s: the uncertified eigenvalues.",
         f"wall time {time.perf_counter() - t_start:.1f} s",
     ]
