@@ -93,6 +93,7 @@ OTHER = {
     "--seed": "7",
     "--replications": "2",
     "--rightmost": "2",
+    "--box": "0,1,0,20",
     "--branches": "-1..1",
     "--claim": "lam*theta < 2*mu",
     "--assume": "mu < gamma",

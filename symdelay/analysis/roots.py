@@ -82,6 +82,7 @@ def roots(
     *,
     rightmost: int | None = None,
     branches=None,
+    box=None,
     force: bool | None = None,
     method: str = "auto",
 ) -> RootSet:
@@ -90,7 +91,10 @@ def roots(
     The family's specialisation first (the founding model: the sum mode's roots ``-mu``,
     ``-gamma`` exactly and the difference mode's by the Erlang branch structure, up to
     L = 10^4 all roots, ``rightmost=K`` up to L = 10^7, ``L = inf`` by Lambert W); otherwise
-    every root of ``det(r I - J)``, certified factor by factor and listed by mode.
+    every root of ``det(r I - J)``, certified factor by factor and listed by mode. A delay
+    model whose mode functions are not polynomials (``exp(-r tau)``: infinitely many roots)
+    lists the ``rightmost`` roots (default 6) or every root in ``box``, each certified, with
+    the proof that none is missing (:func:`symdelay.analysis.delayroots.delay_roots`).
 
     Parameters
     ----------
@@ -99,13 +103,16 @@ def roots(
     dps : int, default 30
         Significant digits of every root (5..10000); each root carries a proved error radius.
     rightmost : int, optional
-        The founding model only (up to L = 10^7): list only the ``rightmost`` roots of
-        largest real part; the counts and the verdict stay those of the whole spectrum.
-        Default: every root.
+        The founding model (up to L = 10^7) and delay models: list only the ``rightmost``
+        roots of largest real part; the counts and the verdict stay those of the whole
+        spectrum. Default: every root (a delay model: 6).
     branches : tuple of two ints, optional
         The founding model at ``L = inf`` only (a delay equation, infinitely many roots):
         the Lambert-W branches ``(k1, k2)``, ``k1 <= k2``, whose roots are listed (default
         ``(-3, 3)``).
+    box : tuple of four numbers, optional
+        A delay model only: ``(x0, x1, y0, y1)``, every root with ``x0 < Re r < x1`` and
+        ``y0 < Im r < y1`` (numbers or their decimal text, made exact).
     force : bool or None, default None
         The cost guard: None (the API's default) runs unguarded; True or False (the command
         line's ``--force`` given or not) estimates the cost first
@@ -136,9 +143,24 @@ def roots(
     from symdelay.analysis.entry import require_table, specialised
 
     kw = {"dps": dps, "rightmost": rightmost, "branches": branches, "force": force}
-    result = specialised(model, "roots", method, **kw)
+    result = None if box is not None else specialised(model, "roots", method, **kw)
     if result is not None:
         return result
+    if _delay_model(model):
+        from symdelay.analysis.delayroots import delay_roots
+
+        if branches is not None:
+            raise SymdelayInputError(
+                f"branches= is for the founding model at L = inf; {model.name} takes "
+                "rightmost= or box="
+            )
+        if rightmost is not None and (isinstance(rightmost, bool) or not int(rightmost) >= 1):
+            raise SymdelayInputError(f"rightmost must be an integer >= 1, got {rightmost!r}")
+        return delay_roots(model, as_dps(dps), rightmost=rightmost, box=box, force=bool(force))
+    if box is not None:
+        raise SymdelayInputError(
+            f"box= is for delay models (infinitely many roots); {model.name} gives all its roots"
+        )
     if rightmost is not None or branches is not None:
         raise SymdelayInputError(
             "rightmost= and branches= are for the founding model (Erlang delay); "
@@ -149,6 +171,16 @@ def roots(
     if force is not None:
         check_analysis_cost(model, force=force)
     return _model_roots(model, dps)
+
+
+def _delay_model(model) -> bool:
+    """A model with lags whose mode functions are not polynomials (the dispatch rule: its
+    ``factors`` raise :class:`~symdelay.core.errors.DelayModelError`)."""
+    if not getattr(model, "lags", None):
+        return False
+    from symdelay.model.modes import rational_numerator
+
+    return any(rational_numerator(f.factor) is None for f in model.characteristic_factors)
 
 
 def _model_roots(model, dps: int) -> RootSet:

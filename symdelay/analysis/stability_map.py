@@ -317,7 +317,9 @@ def stability_map(
     """The stability map of ``model`` in two parameters: the curves where roots cross the
     imaginary axis, the regions between them with their exact unstable counts, and the
     special points of the curves (see the module docstring for the method and what it
-    guarantees).
+    guarantees). A delay model (``exp(-r tau)`` modes) in two lags' parameters, or a lag's
+    and a coefficient of the delayed term, answers with its stability crossing curves in
+    closed form (:mod:`symdelay.analysis.lagmap`).
 
     Parameters
     ----------
@@ -369,6 +371,24 @@ def stability_map(
     )  # fmt: skip
     if result is not None:
         return result
+    from symdelay.analysis.roots import _delay_model
+
+    if _delay_model(model):  # exp(-r tau) modes: the stability crossing curves
+        from symdelay.analysis.lagmap import delay_map
+
+        if seeds is not None or bautin:
+            raise SymdelayInputError(
+                "seeds= and bautin= are for polynomial models: a delay model's map has its "
+                "crossing curves in closed form"
+            )
+        xname, xlo, xhi = _axis(x, "x")
+        yname, ylo, yhi = _axis(y, "y")
+        if xname == yname:
+            raise SymdelayInputError(f"x and y are both {xname}: give two different parameters")
+        model, fixed_json = _apply_fixed(model, fixed, (xname, yname))
+        X = (xname, *_box_range(xname, xlo, xhi, "x"))
+        Y = (yname, *_box_range(yname, ylo, yhi, "y"))
+        return delay_map(model, X, Y, fixed_json, dps, cells, force)
     seeds = SEEDS if seeds is None else seeds
     _check_count("seeds", seeds)
     require_table(model, "stability map")

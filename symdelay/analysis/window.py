@@ -1135,8 +1135,17 @@ def _is_zero(v) -> bool:
 
 
 def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) -> Extremum:
-    """The generic extremum (exact candidates in ``over``, see the module docstring)."""
+    """The generic extremum (exact candidates in ``over``, see the module docstring); a
+    delay model's (exp(-r tau) modes): :func:`symdelay.analysis.lagextremum.delay_worst`."""
     dps = as_dps(dps)
+    if getattr(model, "lags", None) and _transcendental(model):
+        from symdelay.analysis.lagextremum import delay_worst
+
+        e = delay_worst(model, over, param, kind, lo, hi, param_lo, param_hi, dps)
+        return Extremum(
+            model.name, over, param, kind, {}, dps, e.x_star, None, None, e.critical,
+            e.omega, e.attained, (), (), e.algorithm, e.notes,
+        )  # fmt: skip
     if kind not in ("min", "max", "stable"):
         raise SymdelayInputError(f"kind must be min, max or stable, got {kind!r}")
     if over == param:
@@ -1364,6 +1373,9 @@ def worst_delay(
     """The value of ``over`` (default the mean delay) that minimises the critical value of
     ``param``: :func:`extremum` with ``kind="min"``, the family's closed form first (the
     founding model's ``D* = L/mu``, :func:`symdelay.models.erlang.hopf.worst.worst_delay`).
+    A delay model over a constant lag's parameter: the exact projection of its crossing
+    curve (:mod:`symdelay.analysis.lagextremum`), which says when the least critical value
+    is only approached as the lag grows (``x_star`` inf, ``attained`` False).
 
     Parameters
     ----------

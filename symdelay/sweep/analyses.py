@@ -500,6 +500,8 @@ def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dic
     from symdelay.model.core import Model
 
     built, subs = _sweep_model(model, model_file, values)
+    if _delay_model(built):
+        return _delay_stability_row(built, subs, dps)
     if type(built) is Model and built.equilibrium.exact:
         point = built.at_values(subs)
     else:
@@ -510,6 +512,29 @@ def model_stability(model=None, model_file=None, dps: int = 15, **values) -> dic
                 f"analysis 'model-stability': the {f.mode} factor is not rational at this point"
             )
     out = _root_summary(roots_entry(point, dps=dps))
+    verdict = stability_entry(point).verdict
+    keys = ("unstable_count", "axis_count", "spectral_abscissa", "frequency")
+    return {"stable": verdict == "stable", "verdict": verdict, **{k: out[k] for k in keys}}
+
+
+def _delay_model(built) -> bool:
+    """A model with lags whose mode functions are not polynomials (exp(-r tau)): its point
+    is answered by the delay path of the same entries."""
+    from symdelay.analysis.roots import _delay_model as is_delay
+
+    return is_delay(built)
+
+
+def _delay_stability_row(built, subs, dps: int) -> dict:
+    """One point of a delay model: the certified rightmost roots (a conjugate pair whole) of
+    :func:`symdelay.analysis.roots.roots` give the spectral abscissa and the frequency of the
+    rightmost root; the counts over the whole spectrum are its certified counts; the verdict
+    is :func:`symdelay.analysis.stability.stability`'s."""
+    from symdelay.analysis.roots import roots as roots_entry
+    from symdelay.analysis.stability import stability as stability_entry
+
+    point = built.with_values(**{str(k): v for k, v in subs.items()})
+    out = _root_summary(roots_entry(point, dps=dps, rightmost=1))
     verdict = stability_entry(point).verdict
     keys = ("unstable_count", "axis_count", "spectral_abscissa", "frequency")
     return {"stable": verdict == "stable", "verdict": verdict, **{k: out[k] for k in keys}}

@@ -4,6 +4,9 @@ symdelay roots --L 200 --mu 1 --lam 1 --theta 5 --D 1 --dps 50 --json
 symdelay roots --L 1000000 --mu 1 --lam 1 --theta 5 --D 1 --rightmost 2
 symdelay roots --L inf --mu 1 --lam 1 --theta 5 --D 1 --branches -3..3
 symdelay roots --model phase_type --delay hypoexp --rates 1,2 --mu 1 --lam 1 --theta 3
+symdelay roots --model-file examples/models/information_delay.toml --set mu=1 --set lam=1 \
+    --set theta=2 --set D=1 --rightmost 4
+symdelay roots --model-file examples/models/information_delay.toml ... --box -3,1,0,30
 """
 
 from __future__ import annotations
@@ -27,8 +30,19 @@ def roots_record(args, model=None):
         dps=args.dps,
         rightmost=None if args.rightmost is None else _positive_int(args.rightmost),
         branches=None if args.branches is None else parse_branches(args.branches),
+        box=None if args.box is None else _box(args.box),
         force=False,
     )
+
+
+def _box(text):
+    items = [t.strip() for t in str(text).split(",")]
+    if len(items) != 4:
+        raise SymdelayInputError(
+            f"--box takes four numbers X0,X1,Y0,Y1 (the box X0 < Re r < X1, Y0 < Im r < Y1), "
+            f"got '{text}'"
+        )
+    return tuple(items)
 
 
 def _positive_int(text):
@@ -52,7 +66,19 @@ def register(subparsers) -> None:
         "verdict (stable, marginal, unstable).",
     )
     p.add_argument(
-        "--rightmost", default=None, kind="integer", help="only the K rightmost roots (L <= 10^7)"
+        "--rightmost",
+        default=None,
+        kind="integer",
+        help="only the K rightmost roots (founding model L <= 10^7; a delay model: default 6)",
+    )
+    p.add_argument(
+        "--box",
+        default=None,
+        kind="numbers",
+        metavar="X0,X1,Y0,Y1",
+        help="a delay model: every root with X0 < Re r < X1, Y0 < Im r < Y1 (write "
+        "--box=-3,1,0,30 when X0 is negative)",
+        not_with=("rightmost", "branches"),
     )
     p.add_argument(
         "--branches",
