@@ -13,6 +13,7 @@ from __future__ import annotations
 from symdelay.analysis.claim_result import DEFAULT_TIMEOUT_MS, ClaimResult
 from symdelay.analysis.entry import entry_doc, require_table, specialised
 from symdelay.core.errors import SymdelayInputError, TranscendentalClaimError
+from symdelay.model.core import has_lags
 
 __all__ = [
     "ClaimResult",
@@ -92,7 +93,7 @@ def verify(
     if result is not None:
         return result
     require_table(model, "verify")
-    if getattr(model, "lags", None):
+    if has_lags(model):
         from symdelay.model.modes import rational_numerator
 
         if any(rational_numerator(f.factor) is None for f in model.characteristic_factors):

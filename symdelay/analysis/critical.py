@@ -41,6 +41,7 @@ from symdelay.analysis.entry import (
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps
 from symdelay.core.result import Result
+from symdelay.model.core import has_lags
 
 __all__ = [
     "CriticalCurve",
@@ -388,7 +389,7 @@ def critical(
             model, param, over, points, dps, "generic", _factors_shown(model, param)
         )
     pts = []
-    swept = None if getattr(model, "lags", None) else _swept(model, param, over, at[0])
+    swept = None if has_lags(model) else _swept(model, param, over, at[0])
     for v in at:
         if swept is not None:
             p = swept.point(v, dps)
@@ -423,7 +424,7 @@ def _factors_shown(model, param: str) -> tuple:
     p = _symbol(param)
     if p not in model.domains or not model.equilibrium_is_closed_form_in(p):
         return ()
-    factors = model.characteristic_factors if getattr(model, "lags", None) else model.factors
+    factors = model.characteristic_factors if has_lags(model) else model.factors
     return tuple(
         CurveFactor(str(f.factor), f.mode, f.multiplicity) for f in factors if f.factor.has(p)
     )
@@ -949,7 +950,7 @@ def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint
         return _point_by_verdicts(model, param)
     from symdelay.core.lazy import sympy as sp
 
-    factors = model.characteristic_factors if getattr(model, "lags", None) else model.factors
+    factors = model.characteristic_factors if has_lags(model) else model.factors
     if any(p in e.args[0].free_symbols for f in factors for e in f.factor.atoms(sp.exp)):
         # the parameter is a lag: the first of every stability switch (exact frequencies)
         from symdelay.analysis.lagswitch import lag_switches

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
+from symdelay.model.core import has_lags
 
 __all__ = [
     "IndependentMode",
@@ -332,7 +333,7 @@ def _conditions(model, timeout_ms) -> IndependentConditions:
     from symdelay.core.symbols import r
 
     name = getattr(model, "name", "the model")
-    if not getattr(model, "lags", None):
+    if not has_lags(model):
         raise SymdelayInputError(f"{name} has no lags: its stability conditions are Routh-Hurwitz")
     eq = model.equilibrium
     if not eq.exact:

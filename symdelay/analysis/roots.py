@@ -19,6 +19,7 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import module as _lazy_module
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import as_dps
+from symdelay.model.core import has_lags
 
 np = _lazy_module("numpy")  # imported at first use
 
@@ -176,7 +177,7 @@ def roots(
 def _delay_model(model) -> bool:
     """A model with lags whose mode functions are not polynomials (the dispatch rule: its
     ``factors`` raise :class:`~symdelay.core.errors.DelayModelError`)."""
-    if not getattr(model, "lags", None):
+    if not has_lags(model):
         return False
     from symdelay.model.modes import rational_numerator
 

@@ -116,6 +116,7 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
 from symdelay.core.rng import next_u64, seed_states, unif
+from symdelay.model.core import has_lags
 
 __all__ = ["GeneratedKernel", "check_table", "generated_kernel"]
 
@@ -1938,7 +1939,7 @@ def _load_shared(source: str):
 def generated_kernel(model) -> GeneratedKernel:
     """The exact simulator generated from ``model``'s transition table (built once per model,
     compiled at first run)."""
-    if getattr(model, "lags", None):
+    if has_lags(model):
         model.require_no_lags("an exact simulation", not_yet=True)
     return model.cached(
         "kernel",

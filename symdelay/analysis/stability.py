@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from symdelay.analysis.entry import entry_doc
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
+from symdelay.model.core import has_lags
 
 __all__ = [
     "Stability",
@@ -512,7 +513,7 @@ def model_record(model) -> dict:
     try:
         st = stability(model).record()
     except SymdelayInputError as exc:
-        if not getattr(model, "lags", None):
+        if not has_lags(model):
             raise
         # a delay model with free parameters: no conditions in closed form (yet)
         st = {"conditions": [], "stable": None, "verdict": None, "note": str(exc)}

@@ -29,6 +29,7 @@ from symdelay.core.checks import check_counts, check_replications
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
+from symdelay.model.core import has_lags
 
 __all__ = [
     "simulate",
@@ -299,7 +300,7 @@ def simulate(
     if result is not None:
         return result
     need_table(model, "simulation")
-    if getattr(model, "lags", None):
+    if has_lags(model):
         model.require_no_lags("an exact simulation", not_yet=True)
     return _generic_simulate(model, **kw)
 

@@ -98,6 +98,7 @@ from symdelay.core.params import as_dps, as_parameter
 from symdelay.core.precision import GUARD
 from symdelay.core.result import Result
 from symdelay.core.symbols import r as R_SYMBOL
+from symdelay.model.core import has_lags
 
 __all__ = [
     "Window",
@@ -755,7 +756,7 @@ def window(
 def _window(model, param: str, *, lo=None, hi=None, dps: int = 15, force: bool = False) -> Window:
     """The generic window (the exact crossing polynomials of the model's factors)."""
     dps = as_dps(dps)
-    if getattr(model, "lags", None) and _transcendental(model):
+    if has_lags(model) and _transcendental(model):
         return _window_delay(model, param, lo, hi, dps, force)
     p, rp = _resolve(model, param)
     a, b = _range(model, p, rp, lo, hi)
@@ -1138,7 +1139,7 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
     """The generic extremum (exact candidates in ``over``, see the module docstring); a
     delay model's (exp(-r tau) modes): :func:`symdelay.analysis.lagextremum.delay_worst`."""
     dps = as_dps(dps)
-    if getattr(model, "lags", None) and _transcendental(model):
+    if has_lags(model) and _transcendental(model):
         from symdelay.analysis.lagextremum import delay_worst
 
         e = delay_worst(model, over, param, kind, lo, hi, param_lo, param_hi, dps)

@@ -207,8 +207,8 @@ class _Builder:
         """Refuse ``2(a + b)``, ``(a)(b)`` or ``mu(a + b)`` (a number, a bracket or a
         parameter written before a bracket: Python reads a call) naming the missing ``*``."""
         f = node.func
-        if isinstance(f, ast.Attribute):
-            return
+        if not isinstance(f, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Call)):
+            return  # a lambda, a subscript, an attribute: a computed call, refused as such
         if isinstance(f, ast.Name) and (f.id in self.functions or f.id not in self.names):
             return
         left = ast.get_source_segment(self.source, f) or "..."

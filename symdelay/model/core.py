@@ -45,6 +45,7 @@ __all__ = [
     "Model",
     "NoTable",
     "DelayModelError",
+    "has_lags",
     "Specialisable",
     "TableOnDemand",
     "Transition",
@@ -1065,6 +1066,13 @@ def _not_polynomial(f) -> bool:
     except sp.PolynomialError:
         return True
     return any(c.has(r) for c in p.coeffs())
+
+
+def has_lags(model) -> bool:
+    """Whether ``model`` declares lags, read without building anything: a family's model
+    that builds its table on demand (the founding model) has none, and asking it must not
+    build a table of a million states."""
+    return bool(vars(model).get("lags")) if hasattr(model, "__dict__") else False
 
 
 class DelayModelError(SymdelayInputError):

@@ -16,6 +16,7 @@ from symdelay.core.latex import (
     tex,
 )
 from symdelay.core.lazy import sympy as sp
+from symdelay.model.core import has_lags
 
 __all__ = [
     "model_body",
@@ -64,7 +65,7 @@ def _short(e, exact: bool):
 
 def _rows(model) -> str:
     names = model.latex_names
-    lagged = bool(getattr(model, "lags", None))
+    lagged = bool(has_lags(model))
     printing = lag_printing(model.lags) if lagged else None
     lines = [
         r"\begin{center}\small",
@@ -344,7 +345,7 @@ def delay_body(model) -> str:
 
 def model_body(model) -> str:
     """The sections of the derivation (for a document or a report)."""
-    if getattr(model, "lags", None):
+    if has_lags(model):
         return delay_body(model)
     names = model.latex_names
     out = []
