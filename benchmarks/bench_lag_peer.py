@@ -7,7 +7,7 @@ The systems: ``p(r) + sum_k q_k(r) e^{-r tau_k}`` of degree 2..10 with one and t
 * symdelay, certified: a Python process that imports symdelay, builds the linearisation
   (``symdelay.model.lags``) and asks for the 6 rightmost roots, each proved in a disc, with
   the proof that none is missing right of them, and the certified count in ``Re r > 0``
-  (``symdelay.analysis.lagroots.rightmost_roots``);
+  (``symdelay.analysis.delayroots.mode_roots``, the path of ``symdelay.roots``);
 * symdelay, collocation: the uncertified spectral collocation of the generator, in-process
   (``symdelay.analysis.collocation``), the cost of the numbers without their proof;
 * DDE-BIFTOOL (the peer, optional): ``octave --no-gui --quiet --norc`` running
@@ -70,7 +70,7 @@ SYMDELAY_DRIVER = r"""
 import json, sys
 import sympy as sp
 from symdelay.model.lags import Lag, LinearTerm, Linearisation
-from symdelay.analysis.lagroots import rightmost_roots
+from symdelay.analysis.delayroots import mode_roots
 sysd = json.loads(sys.argv[1])
 Q = lambda t: sp.Rational(t)
 lags, terms = {}, []
@@ -80,10 +80,10 @@ for k, (M, tau) in enumerate(zip(sysd["terms"], sysd["taus"])):
     terms.append(LinearTerm(sp.ImmutableMatrix([[Q(x) for x in row] for row in M]),
                             lag.laplace(), (lag.name,), False))
 lin = Linearisation(sp.ImmutableMatrix([[Q(x) for x in row] for row in sysd["A0"]]), tuple(terms))
-res = rightmost_roots(lin, lags, k=6, dps=15)
+res = mode_roots(lin, lags, rightmost=6, dps=15)
 out = [[float(v.real), float(v.imag), float(rad)] for v, rad in res.roots]
 print(json.dumps({"roots": out, "count": res.count.unstable,
-                  "complete": res.complete_right_of is not None}))
+                  "complete": res.complete[0] == "right_of"}))
 """
 
 OCTAVE_DRIVER = """\

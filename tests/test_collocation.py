@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from symdelay.analysis.collocation import chebyshev_differentiation, collocation_eigenvalues
-from symdelay.analysis.lagroots import rightmost_roots
+from symdelay.analysis.delayroots import mode_roots
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.symbols import r
 from tests._lag_helpers import lag, linearisation, scalar, term
@@ -79,12 +79,20 @@ def test_degree_convergence_and_differentiation_matrix():
 )
 def test_rightmost_eigenvalues_hold_certified_roots(lg):
     """The rightmost collocation eigenvalues lie within 1e-8 of the certified roots (Arb
-    discs from Newton and the contraction test, seeded independently near the
-    collocation's)."""
+    discs from Newton and the contraction test, every root right of the last proved
+    present by the argument principle)."""
     lin, lags = scalar(1, 3, lg)
     ev = collocation_eigenvalues(lin, lags).eigenvalues
-    seeds = [complex(z) + 1e-4 for z in ev[:6]]
-    cert = rightmost_roots(lin, lags, k=4, seeds=seeds)
+    zs = ev[:6]
+    box = (
+        # right of the exponential member's pole r = -1/2 (the mixture's transform has it)
+        max(float(min(zs.real)) - 0.25, -0.45),
+        float(max(zs.real)) + 0.25,
+        float(min(zs.imag)) - 0.25,
+        float(max(zs.imag)) + 0.25,
+    )
+    cert = mode_roots(lin, lags, box=box, dps=20)  # every root in the box, proved
+    assert cert.roots
     for v, _rad in cert.roots:
         assert np.min(np.abs(ev - complex(v))) < 1e-8
 
@@ -94,7 +102,7 @@ def test_neutral_equation_against_certified_roots():
     1e-8 of the certified roots."""
     lin, lags = scalar(1, 3, lag("constant", value=sp.Integer(2)), derivative=sp.Rational(1, 2))
     ev = collocation_eigenvalues(lin, lags).eigenvalues
-    cert = rightmost_roots(lin, lags, k=4, seeds=[complex(z) * (1 + 1e-5) for z in ev[:6]])
+    cert = mode_roots(lin, lags, rightmost=4, dps=20)
     assert cert.roots
     for v, _rad in cert.roots:
         assert np.min(np.abs(ev - complex(v))) < 1e-8
@@ -120,3 +128,18 @@ def test_non_integer_gamma_is_refused():
     lin, lags = scalar(1, 2, lag("gamma", shape=sp.Rational(5, 2), mean=sp.Integer(1)))
     with pytest.raises(SymdelayInputError, match="integer shape"):
         collocation_eigenvalues(lin, lags)
+
+
+def test_a_box_that_holds_a_kernel_pole_is_refused():
+    """The argument principle counts zeros minus poles: a box around the pole r = -1/2 of an
+    exponential lag's transform is refused, never answered with a root missing."""
+    from symdelay.core.errors import SymdelayInputError
+
+    lg = lag(
+        "mixture",
+        lags=(lag("constant", value=1), lag("exponential", mean=sp.Integer(2))),
+        weights=(sp.Rational(1, 2), sp.Rational(1, 2)),
+    )
+    lin, lags = scalar(1, 3, lg)
+    with pytest.raises(SymdelayInputError, match=r"pole r = -0\.5"):
+        mode_roots(lin, lags, box=(-3, 1, -10, 10), dps=20)

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from symdelay.analysis.certify import ContourError, count_zeros
 from symdelay.analysis.collocation import collocation_eigenvalues
+from symdelay.analysis.delayroots import mode_roots
 from symdelay.analysis.lagkernels import kernel, kernel_derivative, moments
-from symdelay.analysis.lagroots import rightmost_roots, unstable_count
+from symdelay.analysis.lagroots import unstable_count
 from symdelay.analysis.polyroots import exact_counts
 from symdelay.analysis.stability import delay_stability
 from symdelay.core.errors import SymdelayInputError
@@ -152,8 +153,8 @@ def test_lambert_w_rightmost_roots_are_certified():
     """r + 1 + 2 e^{-r}: the roots are W_k(-2e) - 1; the certified rightmost roots hold
     them, and no other root is right of the listed ones."""
     lin, lags = scalar(1, 2, lag("constant", value=1))
-    res = rightmost_roots(lin, lags, k=4)
-    assert res.complete_right_of is not None
+    res = mode_roots(lin, lags, rightmost=4, dps=20)
+    assert res.complete[0] == "right_of"
     with mpmath.workdps(50):
         exact = [mpmath.lambertw(-2 * mpmath.e, k) - 1 for k in (0, -1, 1, -2)]
         assert len(res.roots) == 4

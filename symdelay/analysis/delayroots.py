@@ -161,6 +161,54 @@ class ModeRoots:
     segments: int
 
 
+def _laws(lags):
+    """Every law among ``lags`` (a mixture's members too)."""
+    for lag in (lags or {}).values():
+        yield from _members(lag)
+
+
+def _members(lag):
+    if lag.kind == "mixture":
+        for m in lag.args["lags"]:
+            yield from _members(m)
+    else:
+        yield lag
+
+
+def _pole_in_box(lags, box):
+    """A pole (or branch cut) of a lag kernel's transform in or on the closed ``box``
+    (``x0, x1, y0, y1``, mpf), described, or None: an exponential's pole ``-1/m``, a gamma
+    law's ``-k/m`` (with its cut to the left for a non-integer shape), the Gershgorin discs
+    of a phase-type sub-generator (which hold its eigenvalues, the transform's poles)."""
+    x0, x1, y0, y1 = box
+    on_axis = y0 <= 0 <= y1
+
+    def q(e):
+        e = sp.Rational(e)
+        return mpmath.mpf(int(e.p)) / int(e.q)
+
+    for lag in _laws(lags):
+        a = lag.args
+        if lag.kind == "exponential":
+            pole = -1 / q(a["mean"])
+            if on_axis and x0 <= pole <= x1:
+                return f"the pole r = {mpmath.nstr(pole, 8)} of lag '{lag.name}'"
+        elif lag.kind == "gamma":
+            pole = -q(a["shape"]) / q(a["mean"])
+            cut = not sp.Rational(a["shape"]).is_integer
+            if on_axis and x0 <= pole and (cut or pole <= x1):
+                what = "branch point" if cut else "pole"
+                return f"the {what} r = {mpmath.nstr(pole, 8)} of lag '{lag.name}'"
+        elif lag.kind == "phase_type":
+            S = a["S"]
+            for i in range(S.rows):
+                c = q(S[i, i])
+                rad = sum(abs(q(S[i, j])) for j in range(S.cols) if j != i)
+                if c - rad <= x1 and c + rad >= x0 and -rad <= y1 and rad >= y0:
+                    return f"a Gershgorin disc of the phases of lag '{lag.name}' (its poles)"
+    return None
+
+
 def _dyadic(x, up: bool):
     """A 30-bit dyadic number at or above (``up``) / below ``x`` (an mpf)."""
     if x == 0:
@@ -386,6 +434,12 @@ def mode_roots(
         if zero and x0 < 0 < x1 and y0 < 0 < y1:
             raise SymdelayInputError(
                 "r = 0 is a root (exactly): give a box that does not hold it, or --rightmost"
+            )
+        hit = _pole_in_box(lags, the_box)
+        if hit is not None:
+            raise SymdelayInputError(
+                f"the box meets {hit}: the argument principle would count poles with the "
+                "roots; give a box to the right of it"
             )
         n = count_in(the_box)
         if n is None:
