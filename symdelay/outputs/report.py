@@ -1,29 +1,51 @@
 """The report: every section module in :mod:`symdelay.outputs.sections`, in ``ORDER``.
 
-``write_report(out_dir)`` writes ``report.tex`` and the figures and, when ``pdflatex`` is
-available, ``report.pdf``.
+``write_report(out_dir)`` writes ``report.tex``, ``references.bib`` and the figures and,
+when ``pdflatex`` is available, ``report.pdf``. The report reads as a paper: a title with
+the version and the date, a table of contents, numbered sections, every figure and table
+numbered and captioned, and the papers it reproduces in a bibliography
+(``symdelay/outputs/references.bib``, cited with ``\\cite``).
+
+Sections register their figures through :meth:`ReportContext.figure`, which saves the image
+and keeps the figure beside its caption (``ctx.figures``), so that a test can check every
+figure's axis labels and that its caption agrees with its legend.
 """
 
 from __future__ import annotations
 
+import datetime
 import importlib
 import pkgutil
+import re
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.latex import document
+from symdelay.core.latex import PREAMBLE
+from symdelay.core.version import __version__
 from symdelay.outputs.pdf import PdfResult, compile_pdf
+from symdelay.outputs.progress import progress_bar
 
 __all__ = [
     "ReportContext",
     "Section",
+    "FigureEntry",
     "figure_tex",
+    "table_tex",
     "write_report",
     "section_modules",
     "prepare_output_dir",
+    "report_document",
+    "BIBLIOGRAPHY",
+    "TITLE",
 ]
+
+TITLE = "Load balancing with action delay: a symdelay report"
+
+#: The BibTeX file of the papers the report reproduces (copied next to ``report.tex``).
+BIBLIOGRAPHY = Path(__file__).with_name("references.bib")
 
 
 def prepare_output_dir(path) -> Path:
@@ -48,12 +70,25 @@ def prepare_output_dir(path) -> Path:
     return out
 
 
+@dataclass(frozen=True)
+class FigureEntry:
+    """A figure of the report: its file, label, caption and the matplotlib figure drawn
+    (kept so that the tests can read its axes and legends)."""
+
+    path: str
+    label: str
+    caption: str
+    figure: object
+
+
 @dataclass
 class ReportContext:
-    """What a section needs to know: where to write figures, and how thorough to be."""
+    """What a section needs to know: where to write figures, and how thorough to be.
+    ``figures`` collects every figure registered by :meth:`figure`."""
 
     out_dir: Path
     quick: bool = False
+    figures: list = field(default_factory=list)
 
     @property
     def figures_dir(self) -> Path:
@@ -66,13 +101,53 @@ class ReportContext:
         fig.savefig(self.figures_dir / name)
         return f"figures/{name}"
 
+    def figure(self, fig, name: str, caption: str, width="0.8") -> str:
+        """Save ``fig`` as ``figures/name`` and return its numbered, captioned float
+        (label ``fig:<name without suffix>``, for ``\\ref``)."""
+        path = self.save(fig, name)
+        label = "fig:" + Path(name).stem
+        self.figures.append(FigureEntry(path, label, caption, fig))
+        return figure_tex(path, caption, width, label=label)
 
-def figure_tex(path: str, caption: str, width="0.8") -> str:
-    """A floating figure: the image ``path`` at ``width`` of the text width, captioned."""
+
+def figure_tex(path: str, caption: str, width="0.8", label: str | None = None) -> str:
+    """A floating figure: the image ``path`` at ``width`` of the text width, captioned and,
+    with ``label``, labelled."""
+    lab = f"\\label{{{label}}}" if label else ""
     return (
         "\\begin{figure}[htbp]\n\\centering\n"
         f"\\includegraphics[width={width}\\textwidth]{{{path}}}\n"
-        f"\\caption{{{caption}}}\n\\end{{figure}}\n\n"
+        f"\\caption{{{caption}}}{lab}\n\\end{{figure}}\n\n"
+    )
+
+
+def table_tex(
+    header, rows, caption: str, *, align: str | None = None, label: str | None = None,
+    size: str = "\\small", fit: bool = False,
+) -> str:  # fmt: skip
+    """A floating, numbered table with booktabs rules: ``header`` (LaTeX cells), ``rows``
+    (lists of LaTeX cells, or a string for a full-width line), the caption above it.
+    ``fit`` scales a wide table to the text width."""
+    align = align or "l" * len(header)
+    body = []
+    for r in rows:
+        if isinstance(r, str):
+            body.append(f"\\multicolumn{{{len(header)}}}{{l}}{{{r}}} \\\\")
+        else:
+            body.append(" & ".join(r) + " \\\\")
+    tab = (
+        f"\\begin{{tabular}}{{{align}}}\n\\toprule\n"
+        + " & ".join(header)
+        + " \\\\\n\\midrule\n"
+        + "\n".join(body)
+        + "\n\\bottomrule\n\\end{tabular}"
+    )
+    if fit:
+        tab = f"\\resizebox{{\\textwidth}}{{!}}{{{tab}}}"
+    lab = f"\\label{{{label}}}" if label else ""
+    return (
+        f"\\begin{{table}}[htbp]\n\\centering{size}\n\\caption{{{caption}}}{lab}\n"
+        f"{tab}\n\\end{{table}}\n\n"
     )
 
 
@@ -100,25 +175,123 @@ def section_modules() -> list:
     return sorted(mods, key=lambda m: (m.ORDER, m.__name__))
 
 
-def write_report(out_dir, *, pdf: bool = True, quick: bool = False, progress=None) -> PdfResult:
+_INTRO = r"""\noindent This report is generated by symdelay: every formula is printed from the
+SymPy object the analysis computed, every number from the record of a certified or checked
+computation, every figure from the same data as its caption. It reproduces and extends the
+analysis of load balancing in two parallel infinite-server queues with an action delay
+represented by Erlang phases \cite{AbePhungDuc}, in which a routing decision by the
+multinomial-logit rule takes effect only after the delay; the delayed-information model of
+Pender, Rand and Wesson \cite{PenderRandWesson2017,PenderRandWesson2020} is its limit of
+infinitely many phases.
+"""
+
+
+def report_document(body: str, *, date: str | None = None) -> str:
+    """The report's LaTeX: title, version, date, contents, ``body``, bibliography."""
+    date = date or datetime.date.today().isoformat()
+    return (
+        PREAMBLE
+        + "\\usepackage[hidelinks]{hyperref}\n"
+        + "\\usepackage[font=small,labelfont=bf]{caption}\n"
+        + "\\setcounter{tocdepth}{2}\n"
+        + f"\\title{{{TITLE}}}\n"
+        + f"\\author{{generated by symdelay {__version__}}}\n"
+        + f"\\date{{{date}}}\n"
+        + "\\begin{document}\n\\maketitle\n"
+        + _INTRO
+        + "\\tableofcontents\n\\clearpage\n"
+        + body.rstrip("\n")
+        + "\n\n\\bibliographystyle{plain}\n\\bibliography{references}\n\\end{document}\n"
+    )
+
+
+def cited_keys(tex: str) -> set:
+    """The keys of every ``\\cite{...}`` in ``tex``."""
+    return {k.strip() for m in re.findall(r"\\cite\{([^}]*)\}", tex) for k in m.split(",")}
+
+
+#: Seconds each section took on this machine (one core, full report; measured, see
+#: benchmarks/bench_report.py): the longest start first, so two workers finish together.
+EXPECTED_SECONDS = {
+    "stochastic": 90, "inflight": 89, "sqd": 80, "nonlinear": 72, "lb": 40, "maps": 40,
+    "roots": 21, "phase_type": 14, "nserver": 7, "critical": 4, "derivation": 3,
+    "stability": 1,
+}  # fmt: skip
+
+
+def _short(mod_name: str) -> str:
+    return mod_name.rsplit(".", 1)[-1]
+
+
+def _build_section(mod_name: str, out_dir: str, quick: bool):
+    """Build one section (in a worker process): its LaTeX and its figures without the
+    matplotlib objects (``(path, label, caption)``)."""
+    from symdelay.core.budget import forced
+
+    ctx = ReportContext(Path(out_dir), quick=quick)
+    with forced():
+        latex = importlib.import_module(mod_name).build(ctx).latex()
+    return latex, [(f.path, f.label, f.caption) for f in ctx.figures]
+
+
+def default_jobs() -> int:
+    """Worker processes for the sections: the cores this process may use, at most 2 (the
+    sections are independent; beyond two the longest ones bound the time)."""
+    import os
+
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(2, n))
+
+
+def write_report(
+    out_dir, *, pdf: bool = True, quick: bool = False, progress=None, jobs: int | None = None
+) -> PdfResult:
     """Write ``report.tex`` (+ figures, + ``report.pdf`` if ``pdf``) into ``out_dir``.
+
+    ``progress``: a stream for the progress bar (drawn only when it is a terminal and not
+    under CI; default ``sys.stderr``), or ``False`` for none. ``jobs``: worker processes
+    building sections side by side (default :func:`default_jobs`; 1 builds them in this
+    process).
 
     The sections' runs are sized here, not by a user: the cost guard is lifted for them
     (:func:`symdelay.core.budget.forced`; the whole report takes minutes)."""
     from symdelay.core.budget import forced
 
     out = prepare_output_dir(out_dir)
-    ctx = ReportContext(out, quick=quick)
-    body = []
-    with forced():
-        for mod in section_modules():
-            if progress:
-                progress(f"section: {mod.__name__.rsplit('.', 1)[-1]}")
-            body.append(mod.build(ctx).latex())
+    mods = section_modules()
+    jobs = default_jobs() if jobs is None else max(1, int(jobs))
+    stream = sys.stderr if progress is None else (progress or None)
+    parts: dict = {}
+    with progress_bar(len(mods), "report", stream=stream, unit="section") as bar:
+        if jobs == 1:
+            ctx = ReportContext(out, quick=quick)
+            with forced():
+                for mod in mods:
+                    bar.set_description(f"report: {_short(mod.__name__)}")
+                    parts[mod.__name__] = mod.build(ctx).latex()
+                    bar.update(1)
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            order = sorted(mods, key=lambda m: -EXPECTED_SECONDS.get(_short(m.__name__), 10))
+            spawn = multiprocessing.get_context("spawn")  # no fork of a process with threads
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
+                futures = {
+                    pool.submit(_build_section, m.__name__, str(out), quick): m.__name__
+                    for m in order
+                }
+                for fut in as_completed(futures):
+                    parts[futures[fut]] = fut.result()[0]
+                    bar.set_description(f"report: {_short(futures[fut])} done")
+                    bar.update(1)
+    tex = report_document("".join(parts[m.__name__] for m in mods))
     tex_path = out / "report.tex"
-    tex_path.write_text(
-        document("symdelay report: load balancing with action delay", "".join(body))
-    )
+    tex_path.write_text(tex)
+    (out / "references.bib").write_text(BIBLIOGRAPHY.read_text())
     if not pdf:
         return PdfResult(tex_path, None, "PDF not requested")
-    return compile_pdf(tex_path)
+    return compile_pdf(tex_path, bibliography=bool(cited_keys(tex)))

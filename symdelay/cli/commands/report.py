@@ -31,7 +31,7 @@ def run(args) -> int:
             args.out,
             pdf=not args.no_pdf,
             quick=args.quick,
-            progress=lambda m: print(m, file=sys.stderr, flush=True),
+            progress=sys.stderr,  # a bar on a terminal only: nothing in a pipe or a log
         )
     except OSError as exc:
         raise SymdelayInputError(

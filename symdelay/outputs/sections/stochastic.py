@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm import tqdm
 
 from symdelay.analysis.waves import fluid_wave_peaks
 from symdelay.core import symbols as S
@@ -51,6 +49,7 @@ from symdelay.outputs.plots_stochastic import (
     variance_figure,
     wave_figure,
 )
+from symdelay.outputs.progress import progress_bar
 from symdelay.outputs.report import Section, figure_tex
 
 __all__ = ["ORDER", "build", "FIGURE_PARAMETERS", "PHASE_THETAS", "VARIANCE_CASES"]
@@ -143,14 +142,12 @@ def _values(L, **given) -> dict:
 
 @contextmanager
 def _progress(budget: _Budget, quick: bool):
-    """A progress bar on stderr (silent in quick mode); yields its ``update``."""
-    bar = tqdm(
-        total=budget.steps, file=sys.stderr, desc="stochastic section", disable=quick, leave=False
-    )
-    try:
-        yield bar.update
-    finally:
-        bar.close()
+    """Counts the section's runs; yields its ``update``. No bar of its own: the report's
+    bar (:func:`symdelay.outputs.progress.progress_bar`, on a terminal only) counts the
+    sections, which may run in worker processes side by side."""
+    bar = progress_bar(budget.steps, "stochastic section", stream=None)
+    with bar as b:
+        yield b.update
 
 
 def _x(ts):
