@@ -192,7 +192,13 @@ def build(ctx) -> Section:
     ktable, kvalues, kinf = _kstar_table(Ls)
     half = kinf.closed_form["kappa_star"]  # kappa* at L = oo, exact
     fig = kappa_star_figure(list(Ls), kvalues, limit=half)
-    fig.savefig(ctx.figures_dir / "inflight_kappa_star.pdf")
+    fig_kstar = ctx.figure(
+        fig,
+        "inflight_kappa_star.pdf",
+        "$\\kappa^*(L)$: the smallest in-flight weight that keeps the equilibrium "
+        "stable for every $\\theta \\ge 0$.",
+        width="0.7",
+    )
     # the L = 2 window at kappa = 0.05
     win = _pairs(unstable_theta(2, "0.05", 1, 1, 1, dps=10))
     win3 = _pairs(unstable_theta(3, "0.1", 1, 1, 1, dps=10))
@@ -204,7 +210,13 @@ def build(ctx) -> Section:
         {c: o.kappa for c, o in optima.items()},
         "$L = 2$, $\\mu = \\lambda = D = 1$, $\\theta = 5$ ($\\theta_c = 9$ at $\\kappa = 0$)",
     )
-    fig.savefig(ctx.figures_dir / "inflight_criteria.pdf")
+    fig_criteria = ctx.figure(
+        fig,
+        "inflight_criteria.pdf",
+        "The three criteria against the weight $\\kappa$; dashed: each criterion's "
+        "optimum (colours as the panels).",
+        width="0.75",
+    )
     otable, disagree, cases = _optima_table((2, 3) if quick else (2, 3, 5), (0.5, 0.9, 2.0))
     vtable, gains = _per_phase_table((2,) if quick else (2, 3, 5))
     if min(gains) < -1e-9:
@@ -256,7 +268,7 @@ def build(ctx) -> Section:
         "cancels; \\texttt{derivations/inflight.tex}, checked against explicit determinants for "
         "$L = 1..8$), is\n",
         display(P),
-        "\\subsection*{The smallest weight that is stable for every $\\theta$}\n",
+        "\\subsection{The smallest weight that is stable for every $\\theta$}\n",
         "For a fixed $\\kappa$ the unstable $\\theta$ need not be a half-line: at $L = 2$, "
         f"$\\kappa = 0.05$ the equilibrium is unstable exactly for $\\theta \\in ({win[0][0]},"
         f"\\allowbreak {win[0][1]})$ and stable again beyond; at $L = 3$, $\\kappa = 0.1$: "
@@ -275,11 +287,8 @@ def build(ctx) -> Section:
         f"approached from below (the instability of a weight just under ${tex(half)}$ appears "
         "only at very large $\\theta$).\n",
         ktable,
-        "\\begin{figure}[htbp]\n\\centering\n"
-        "\\includegraphics[width=0.7\\textwidth]{figures/inflight_kappa_star.pdf}\n"
-        "\\caption{$\\kappa^*(L)$: the smallest in-flight weight that keeps the equilibrium "
-        "stable for every $\\theta \\ge 0$.}\n\\end{figure}\n\n",
-        "\\subsection*{Which criterion?}\n",
+        fig_kstar,
+        "\\subsection{Which criterion?}\n",
         "Three criteria, for the linearised or nonlinear difference mode: (1) the decay rate "
         "$-\\alpha$, $\\alpha$ the spectral abscissa; (2) the tolerance time $T_\\varepsilon$, "
         "the last time $|q_1 - q_2|$ exceeds $\\varepsilon |x_0|$, started from $x_0 = "
@@ -295,10 +304,7 @@ def build(ctx) -> Section:
         "other than to the decay optimum (checked when the report is built). "
         f"Across the {cases} cases below, the four optima differ by more than $0.05$ in "
         f"{disagree}.\n",
-        "\\begin{figure}[htbp]\n\\centering\n"
-        "\\includegraphics[width=0.75\\textwidth]{figures/inflight_criteria.pdf}\n"
-        "\\caption{The three criteria against the weight $\\kappa$; dashed: each criterion's "
-        "optimum (colours as the panels).}\n\\end{figure}\n\n",
+        fig_criteria,
         "Optimal single weight (value at the optimum) for $\\mu = \\lambda = D = 1$, "
         "$\\theta$ a multiple of the founding model's $\\theta_c$, searched on $[0, 2]$:\n",
         otable,
@@ -307,7 +313,7 @@ def build(ctx) -> Section:
         "best found by a bounded local search (Powell) from $L + 1$ starts, not proven global "
         "optima; the decay rate, a maximum over modes, is not smooth in the weights.\n",
         vtable,
-        "\\subsection*{Simulation check}\n",
+        "\\subsection{Simulation check}\n",
         f"Variance of $Q_1 - Q_2$ per $\\eta$ at $L = 2$, $\\theta = 5$: one long path of the "
         f"exact jump process ($\\eta = {eta}$, $T = {T:g}$, {batches} batch means, 95\\% "
         "Student-$t$ intervals) at $\\kappa = 0$, at the variance-optimal $\\kappa$ and at "
@@ -326,7 +332,7 @@ def build(ctx) -> Section:
         "\\begin{center}\n\\begin{tabular}{rccc}\n\\toprule\n$\\kappa$ & LNA & simulated & "
         "95\\% interval \\\\\n\\midrule\n" + sim_rows + "\\bottomrule\n\\end{tabular}\n"
         "\\end{center}\n",
-        "\\subsection*{Partial observation}\n",
+        "\\subsection{Partial observation}\n",
         "The dispatcher sees only some phases of the delay (weights $\\kappa e_\\ell$, $e_\\ell "
         "\\in \\{0, 1\\}$). The table gives the certified $\\kappa^*$ of each pattern (none: no "
         "weight on those phases is stable for every $\\theta$), whether counting each observed "

@@ -49,7 +49,7 @@ def _fluid_part(quick: bool) -> str:
         err = np.max(np.abs(path.info["average"] - np.array([float(v) for v in e.point])))
         rows.append(f"{h:g} & {err:.2e} \\\\")
     return (
-        "\\subsection*{Fluid equilibrium against long integration}\n"
+        "\\subsection{Fluid equilibrium against long integration}\n"
         "Three stations N=(50,100,30), $\\mu=(1,1/2,2)$, $\\xi\\in\\{1,2\\}$ w.p. (1/5, 4/5), "
         "$c=(1,2,1)$, $d=(1,2,3)$, $\\lambda=4/5$: the closed-form equilibrium against the "
         "time average over the last quarter of an Euler path of the model's drift "
@@ -87,7 +87,7 @@ def _design_part(quick: bool) -> str:
         ]
         rows.append(" & ".join(cells) + " \\\\")
     return (
-        "\\subsection*{Design checked by simulation}\n"
+        "\\subsection{Design checked by simulation}\n"
         f"{stations_tex(EXAMPLE['stations'])}, $\\xi\\equiv 2$, $\\beta={DESIGN_BETA}$ ($n=300$); "
         f"simulation over $T={T:g}$, 95\\% batch-means intervals; predicted (diffusion) "
         "beside simulated.\n\n\\begin{center}\\scriptsize"
@@ -125,9 +125,14 @@ def _comparison_part(ctx) -> tuple[str, list]:
         pw, mw = erlang_c_random(p, lam, dps=15)
         er.append((float(pw), float(mw * mpmath.sqrt(p.n))))
     curves["random"] = (fine, [x[0] for x in er], [x[1] for x in er])
-    fig = comparison_figure(rows, curves)
     path = ctx.figures_dir / "lb_comparison.pdf"
-    fig.savefig(path)
+    figure = ctx.figure(
+        comparison_figure(rows, curves),
+        "lb_comparison.pdf",
+        "The routings compared on the stations above: probability of wait and scaled mean "
+        "wait against $\\beta$ (points: simulation with 95\\% intervals; lines: theory).",
+        width="0.95",
+    )
     table = []
     for r in rows:
         th = "--" if r.p_wait_theory is None else f"{r.p_wait_theory:.4f}"
@@ -138,7 +143,7 @@ def _comparison_part(ctx) -> tuple[str, list]:
             f"{r.mean_wait_scaled.half_width:.3f} & {thw} \\\\"
         )
     text = (
-        "\\subsection*{Comparison with other routings}\n"
+        "\\subsection{Comparison with other routings}\n"
         f"{stations_tex(EXAMPLE['stations'])} ($n=300$), "
         "$\\lambda=\\sum N_j\\mu_j-\\beta\\sqrt n\\bar\\mu$. Routings: "
         + "; ".join(routing_label(name) for name in ROUTINGS)
@@ -147,10 +152,11 @@ def _comparison_part(ctx) -> tuple[str, list]:
         f"Simulated over $T={T:g}$ (95\\% intervals); theory: the LB diffusion, Erlang C.\n\n"
         "\\begin{center}\\scriptsize\\begin{longtable}{llllll}\\toprule\n"
         "routing & $\\beta$ & $P_w$ sim. & $P_w$ theory & $\\sqrt n E[W]$ sim. & theory "
-        "\\\\\\midrule\n" + "\n".join(table) + "\n\\bottomrule\\end{longtable}\\end{center}\n"
-        "\\begin{center}\\includegraphics[width=\\textwidth]{figures/lb_comparison.pdf}"
-        "\\end{center}\n"
-        "JSQ and power-of-2 by number present send work to the smaller station beyond its "
+        "\\\\\\midrule\n"
+        + "\n".join(table)
+        + "\n\\bottomrule\\end{longtable}\\end{center}\n"
+        + figure
+        + "JSQ and power-of-2 by number present send work to the smaller station beyond its "
         "share (it has fewer customers when both are near full), so with unequal stations "
         "they queue at one station while the other idles; LB balances idleness ratios and "
         "delays instead.\n"
@@ -175,11 +181,17 @@ def _convergence_part(ctx) -> tuple[str, list]:
             + ", ".join(f"{v:.3f}" for v in th["idle_ratio_scaled"])
             + " \\\\"
         )
-    fig = convergence_figure(pts)
     path = ctx.figures_dir / "lb_convergence.pdf"
-    fig.savefig(path)
+    figure = ctx.figure(
+        convergence_figure(pts),
+        "lb_convergence.pdf",
+        "Distance between the simulation and the LB diffusion limit as $n$ grows (points, "
+        "solid) and the simulation's 95\\% half-width (dotted): for $P(\\text{wait})$ "
+        "(blue) and $\\sqrt{n}\\,E[W]$ (orange).",
+        width="0.7",
+    )
     text = (
-        "\\subsection*{Convergence to the diffusion}\n"
+        "\\subsection{Convergence to the diffusion}\n"
         "Stations in proportion $N=(1,2)$, $\\mu=(1,1/2)$, $\\xi\\equiv 2$, $c=(1,2)$, "
         f"$d=(1,2)$, $\\beta=1$; $T={T:g}$ per $n$.\n\n"
         "\\begin{center}\\scriptsize"
@@ -191,8 +203,7 @@ def _convergence_part(ctx) -> tuple[str, list]:
             + "\n\\bottomrule\\end{tabular}"
         )
         + "\\end{center}\n"
-        "\\begin{center}\\includegraphics[width=0.7\\textwidth]{figures/lb_convergence.pdf}"
-        "\\end{center}\n"
+        + figure
     )
     return text, [path]
 

@@ -153,7 +153,7 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
         for _, a, hw, lab in sims
     )
     text = (
-        "\\subsection*{Limit cycles}\n"
+        "\\subsection{Limit cycles}\n"
         "Cycles are computed directly by Newton--shooting on the exact difference system "
         "(variational equations for the Jacobian, the symmetry $x(t+T/2) = -x(t)$ halves the "
         "interval) and, for $L=\\infty$, by Fourier collocation of the DDE; Floquet "
@@ -221,7 +221,7 @@ def _spectrum_part(ctx, quick: bool) -> tuple[str, list]:
         for s in specs
     )
     text = (
-        "\\subsection*{Below the threshold: quasi-cycles}\n"
+        "\\subsection{Below the threshold: quasi-cycles}\n"
         "The linear-noise spectrum of the imbalance, "
         "$S(\\omega) = e_x^T(i\\omega - A)^{-1}B(i\\omega-A)^{-H}e_x$ "
         "(two-sided, $\\operatorname{Var}(x)/\\eta = \\frac{1}{2\\pi}\\int S$), for $L=2$:\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mpmath
@@ -96,15 +97,17 @@ def _stability(ctx):
             cells.append(f"{mpmath.nstr(rs.spectral_abscissa, 6)} ({fp.truncation * svc.phases})")
         rows.append(f"{d} & {lv} & " + " & ".join(cells) + " \\\\")
     return (
-        "\\subsection*{Local stability}\n"
+        "\\subsection{Local stability}\n"
         "Rightmost eigenvalue of the truncated Jacobian at the fixed point (certified roots "
         "of its characteristic polynomial; dimension $Km$ in brackets). All are negative: the "
         "fixed point is locally stable; the decay slows as $\\lambda \\to 1$.\n\n"
-        "{\\small\\begin{tabular}{llrrr}\n\\toprule $d$ & $\\lambda$ & "
-        + " & ".join(_services(ctx.quick))
-        + " \\\\ \\midrule\n"
-        + "\n".join(rows)
-        + "\n\\bottomrule\\end{tabular}}\n\n"
+        + table_tex(
+            ["$d$", "$\\lambda$", *_services(ctx.quick)],
+            [r.removesuffix(" \\\\").split(" & ") for r in rows],
+            "Rightmost eigenvalue of the truncated Jacobian at the mean-field fixed point "
+            "(6 significant digits; the dimension $Km$ in brackets).",
+            align="ll" + "r" * len(_services(ctx.quick)),
+        )
     )
 
 
@@ -140,19 +143,31 @@ def _fits(ctx):
             + f" & {r['mean_sojourn']:.4f} [{r['ci95'][0]:.4f}, {r['ci95'][1]:.4f}] \\\\"
         )  # fmt: skip
     fig = fit_convergence_figure(rows, sims)
-    fig.savefig(ctx.figures_dir / "sqd_fits.pdf")
+    figure = ctx.figure(
+        fig,
+        "sqd_fits.pdf",
+        f"Mean sojourn of the mean-field fixed points of phase-type fits of increasing order "
+        f"(points, one colour per service law), $d = {d}$, $\\lambda = {lam}$, against the "
+        "simulation of the true law at $N = 1000$ (shaded: its 95\\% confidence interval).",
+        width="0.7",
+    )
     return (
-        "\\subsection*{General service: phase-type fits of increasing order}\n"
+        "\\subsection{General service: phase-type fits of increasing order}\n"
         "SCV $\\ge 1$: hyperexponential of order $k$ matching $2k-1$ moments (Prony); "
         "SCV $< 1$: Erlang mixture with a common rate (order $n$, converging weakly). Mean "
         f"sojourn of the fits' fixed points at $d = {d}$, $\\lambda = {lam}$, against the "
-        "simulation of the true distribution ($N = 1000$, batch means, 95\\% CI; shaded):\n"
-        "\\begin{center}\\includegraphics[width=0.75\\textwidth]{figures/sqd_fits.pdf}"
-        "\\end{center}\n"
-        "{\\small\\begin{tabular}{lll}\n\\toprule service & fits (increasing order) & "
-        "simulation \\\\ \\midrule\n"
-        + "\n".join(lines)
-        + "\n\\bottomrule\\end{tabular}}\n\n"
+        "simulation of the true distribution (Figure~\\ref{fig:sqd_fits}, "
+        "Table~\\ref{tab:sqd_fits}).\n\n"
+        + figure
+        + table_tex(
+            ["service", "fits (increasing order)", "simulation, 95\\% interval"],
+            [ln.removesuffix(" \\\\").split(" & ") for ln in lines],
+            f"Mean sojourn at $d = {d}$, $\\lambda = {lam}$: the fixed points of phase-type "
+            "fits of increasing order and the simulation of the true law ($N = 1000$, batch "
+            "means).",
+            align="lll",
+            label="tab:sqd_fits",
+        )
         + (
             "Not computed: "
             + ", ".join(skipped)
@@ -179,18 +194,13 @@ def _table(ctx):
             ci = r["ci95"]
             cells.append(f"{r['mean_sojourn']:.4f} $\\pm$ {(ci[1] - ci[0]) / 2:.4f}")
         lines.append(f"{label} & {mf:.4f} & " + " & ".join(cells) + " \\\\")
-    return (
-        "\\subsection*{Mean field against simulation}\n"
-        "Mean sojourn time at $d = 2$, $\\lambda = 0.9$: the mean-field fixed point and the "
-        "exact simulation (true phase-type service) at $N = 100, 1000, 10^4$, batch means "
-        "(20 batches after a warm-up of $T/10$), 95\\% half-widths:\n\n"
-        "{\\small\\begin{tabular}{ll"
-        + "r" * len(Ns)
-        + "}\n\\toprule service & mean field & "
-        + " & ".join(f"$N={N}$" for N in Ns)
-        + " \\\\ \\midrule\n"
-        + "\n".join(lines)
-        + "\n\\bottomrule\\end{tabular}}\n\n"
+    return "\\subsection{Mean field against simulation}\n" + table_tex(
+        ["service", "mean field", *(f"$N={N}$" for N in Ns)],
+        [ln.removesuffix(" \\\\").split(" & ") for ln in lines],
+        "Mean sojourn time at $d = 2$, $\\lambda = 0.9$: the mean-field fixed point and "
+        "the exact simulation (true phase-type service), batch means (20 batches after a "
+        "warm-up of $T/10$) with 95\\% half-widths.",
+        align="ll" + "r" * len(Ns),
     )
 
 
@@ -270,15 +280,21 @@ def _convergence(ctx):
         )
     else:
         res = convergence_in_N(
-            2, "0.9", Ns=(100, 300, 1000, 3000, 10000, 30000, 100000), replications=10,
-            events_per_N=1e8, seed=11,
+            2, "0.9", Ns=CONVERGENCE_NS, replications=8, events_per_N=2e7, seed=11,
         )  # fmt: skip
-    fig = res.plot()
-    fig.savefig(ctx.figures_dir / "sqd_convergence.pdf")
+    figure = ctx.figure(
+        res.plot(),
+        "sqd_convergence.pdf",
+        "Convergence of SQ(2) at $\\lambda = 0.9$ to its mean field as $N$ grows. Left: the "
+        "bias of $E[T]$ and of the tails $s_2, s_3$ with 95\\% intervals (hollow: the "
+        "interval contains 0) and the fitted $C N^{-p}$; right: the standard deviation of "
+        "the instantaneous $s_k(t)$ with the fitted $C N^{-q}$.",
+        width="0.95",
+    )
     q = res.fluct_fits
     notes = notes_text(res.notes)
     return (
-        "\\subsection*{Convergence to the mean field as $N$ grows, measured}\n"
+        "\\subsection{Convergence to the mean field as $N$ grows, measured}\n"
         f"$d = 2$, $\\lambda = 0.9$, exponential service; mean field $E[T] = "
         f"{res.mean_field_sojourn:.6f}$. Per $N$: independent replications (seeds: children "
         "of one SeedSequence), each from empty with a warm-up of "
@@ -289,15 +305,28 @@ def _convergence(ctx):
         "($E[s_1] = \\lambda$ exactly for every $N$, so it adds no bias; regression "
         "estimator, Student $t$ on $R-2$ degrees of freedom); $s_1$ without control. "
         "Fluctuations: standard deviation of the instantaneous $s_k(t)$ over 100 "
-        "boundaries per run, CI from the spread between replications. 95\\% half-widths.\n\n"
-        "\\noindent\\resizebox{\\textwidth}{!}{\\begin{tabular}{rllllllrrr}\n\\toprule $N$ & $R \\times T$ & "
-        "bias $E[T]$ & $N\\cdot$bias & bias $s_1$ & bias $s_2$ & bias $s_3$ & "
-        "\\multicolumn{3}{c}{$\\sqrt N\\,\\mathrm{sd}(s_k(t))$, $k=1,2,3$} \\\\ \\midrule\n"
-        + convergence_table(res)
-        + "\n\\bottomrule\\end{tabular}}\n\n"
-        "\\begin{center}\\includegraphics[width=\\textwidth]{figures/sqd_convergence.pdf}"
-        "\\end{center}\n"
-        "Fitted rates, $|\\mathrm{error}| \\approx C N^{-p}$ (weighted nonlinear least "
+        "boundaries per run, CI from the spread between replications. 95\\% half-widths "
+        "(Table~\\ref{tab:sqd_convergence}, Figure~\\ref{fig:sqd_convergence}).\n\n"
+        + table_tex(
+            [
+                "$N$",
+                "$R \\times T$",
+                "bias $E[T]$",
+                "$N\\cdot$bias",
+                "bias $s_1$",
+                "bias $s_2$",
+                "bias $s_3$",
+                *(f"$\\sqrt N\\,\\mathrm{{sd}}(s_{k}(t))$" for k in (1, 2, 3)),
+            ],
+            [ln.removesuffix(" \\\\").split(" & ") for ln in convergence_table(res).split("\n")],
+            "Bias and fluctuations of SQ(2) at $\\lambda = 0.9$ against the mean field, "
+            "95\\% half-widths.",
+            align="rllllllrrr",
+            label="tab:sqd_convergence",
+            fit=True,
+        )
+        + figure
+        + "Fitted rates, $|\\mathrm{error}| \\approx C N^{-p}$ (weighted nonlinear least "
         "squares on the signed errors, so $N$ where the bias is below the noise count with "
         "their weight; interval inflated by $\\sqrt{\\chi^2/\\mathrm{dof}}$ when above 1): "
         f"bias of $E[T]$: {_fit_text(res.bias_fit)}; of $s_2$: "
@@ -313,6 +342,8 @@ def _convergence(ctx):
     )
 
 
+#: N of the convergence study (full report)
+CONVERGENCE_NS = (100, 300, 1000, 3000, 10000, 30000)
 #: The herding study: arrival rate, delay (Erlang L, mean D), d values and delays.
 HERDING = {"lam": "0.8", "L": 1, "ds": (2, 5), "Ds": (0.5, 1.0, 2.0, 4.0), "K": 20}
 #: The in-flight truncation M of the mean field grows through these until the mass at the
@@ -325,6 +356,12 @@ QUESTION = {"d": 5, "D": 4.0}
 QUESTION_RUNS = ((300, 2000.0), (1000, 600.0), (3000, 300.0), (10000, 150.0))
 QUICK_RUNS = ((300, 200.0), (1000, 100.0))
 WARMUP = 30.0
+
+
+def _sci(x: float) -> str:
+    """``a \\times 10^{b}`` (2 significant digits)."""
+    m, e = f"{x:.1e}".split("e")
+    return f"{m} \\times 10^{{{int(e)}}}"
 
 
 def _mean_field(d, D):
@@ -395,14 +432,19 @@ def _herding(ctx):
         if a is None or b is None:
             continue
         cmp_rows.append([f"${D:g}$", f"${a:.4f}$", f"${b:.4f}$", f"${100 * (b / a - 1):+.1f}\\%$"])
-    worse = [r[0] for r, D in zip(cmp_rows, Ds, strict=False) if by[5][D] > by[2][D]]
+    both = [D for D in Ds if D in by[2] and D in by[5]]
+    worse = [f"{D:g}" for D in both if by[5][D] > by[2][D]]
+    gain = [by[5][D] / by[2][D] - 1 for D in both]
+    shrinking = len(gain) > 1 and all(b >= a for a, b in itertools.pairwise(gain))
     advantage = (
-        "with $d = 5$ the mean sojourn stays below that with $d = 2$ at every delay computed, "
-        "the advantage shrinking as $D$ grows (Table~\\ref{tab:sqd_d}): larger $d$ herds "
-        "more, but within $D \\le " + f"{max(Ds):g}" + "$ it does not lose its advantage"
+        "with $d = 5$ the mean sojourn stays below that with $d = 2$ at every delay computed"
+        + (", the advantage shrinking as $D$ grows" if shrinking else "")
+        + " (Table~\\ref{tab:sqd_d}): within $D \\le "
+        + f"{max(Ds):g}"
+        + "$, $d = 5$ does not lose its advantage"
         if not worse
         else "with $d = 5$ the mean sojourn exceeds that with $d = 2$ at $D = "
-        + ", ".join(w.strip("$") for w in worse)
+        + ", ".join(worse)
         + "$ (Table~\\ref{tab:sqd_d}): larger $d$ herds more and loses its advantage there"
     )
     q_table = table_tex(
@@ -411,8 +453,8 @@ def _herding(ctx):
         f"SQ($d$) with action delay, $d = {qd}$, $D = {qD:g}$, $\\lambda = {lam}$: simulations "
         f"at growing $N$ (warm-up {WARMUP:g} time units, 20 batch means) against the mean "
         f"field, which gives {qfp.mean_sojourn:.4f} with the in-flight truncation $M = {qM}$ "
-        f"(edge mass {qfp.edge_mass:.1e}) and {first.mean_sojourn:.4f} with $M = {M_STEPS[0]}$ "
-        f"(edge mass {first.edge_mass:.1e}).",
+        f"(edge mass ${_sci(qfp.edge_mass)}$) and {first.mean_sojourn:.4f} with $M = {M_STEPS[0]}$ "
+        f"(edge mass ${_sci(first.edge_mass)}$).",
         align="rrrl",
         label="tab:sqd_question",
     )
@@ -437,9 +479,9 @@ def _herding(ctx):
     )
     verdict = (
         "The simulations agree with the mean field at the larger truncation: its value lies "
-        f"in {sum(inside)} of the {len(inside)} confidence intervals, with no trend in $N$ "
-        "beyond the noise, "
-        f"while the value at $M = {M_STEPS[0]}$ lies outside {sum(first_out)} of them."
+        f"in {sum(inside)} of the {len(inside)} confidence intervals"
+        + (", so no finite-$N$ effect is resolved beyond the noise" if all(inside) else "")
+        + f", while the value at $M = {M_STEPS[0]}$ lies outside {sum(first_out)} of them."
     )
     return (
         "\\subsection{SQ($d$) with action delay: herding}\n"
@@ -467,10 +509,10 @@ def _herding(ctx):
 
 def build(ctx) -> Section:
     body = (
-        "N servers with FCFS queues; each arrival samples $d$ queues and joins the "
-        "shortest (Aghajani \\& Ramanan). Phase-type service turns the hydrodynamic "
+        "$N$ servers with FCFS queues; each arrival samples $d$ queues and joins the "
+        "shortest (the supermarket model of Mitzenmacher \\cite{Mitzenmacher2001}; its hydrodynamic limit with general service is that of Aghajani and Ramanan \\cite{AghajaniRamanan2019}). Phase-type service turns the hydrodynamic "
         "equations into a finite ODE per level (the linear chain trick).\n\n"
-        + derivation_body()
+        + derivation_body().replace("\\subsection*{", "\\subsection{")
         + _power_of_d(ctx)
         + _stability(ctx)
         + _fits(ctx)
@@ -478,4 +520,4 @@ def build(ctx) -> Section:
         + _convergence(ctx)
         + _herding(ctx)
     )
-    return Section("The supermarket model SQ(d) with general service", body)
+    return Section("The supermarket model SQ($d$) with general service", body)
