@@ -35,6 +35,9 @@ __all__ = [
     "figure_tex",
     "table_tex",
     "write_report",
+    "build_sections",
+    "cited_keys",
+    "default_jobs",
     "section_modules",
     "prepare_output_dir",
     "report_document",
@@ -76,9 +79,10 @@ class FigureEntry:
     (kept so that the tests can read its axes and legends)."""
 
     path: str
-    label: str
-    caption: str
+    label: str | None
+    caption: str | None
     figure: object
+    width: float | None = None
 
 
 @dataclass
@@ -97,16 +101,26 @@ class ReportContext:
         return d
 
     def save(self, fig, name: str) -> str:
-        """Write ``fig`` into the figures folder; its path as the report's LaTeX names it."""
+        """Write ``fig`` into the figures folder; its path as the report's LaTeX names it.
+        The figure is registered (without a caption: :meth:`figure` gives one)."""
         fig.savefig(self.figures_dir / name)
-        return f"figures/{name}"
+        path = f"figures/{name}"
+        self.figures.append(FigureEntry(path, None, None, fig))
+        return path
+
+    def caption(self, path: str, caption: str, width="0.9") -> str:
+        """The numbered, captioned float of a figure saved before with :meth:`save`."""
+        i = next(i for i, f in enumerate(self.figures) if f.path == path)
+        label = "fig:" + Path(path).stem
+        self.figures[i] = FigureEntry(path, label, caption, self.figures[i].figure, float(width))
+        return figure_tex(path, caption, width, label=label)
 
     def figure(self, fig, name: str, caption: str, width="0.8") -> str:
         """Save ``fig`` as ``figures/name`` and return its numbered, captioned float
         (label ``fig:<name without suffix>``, for ``\\ref``)."""
         path = self.save(fig, name)
         label = "fig:" + Path(name).stem
-        self.figures.append(FigureEntry(path, label, caption, fig))
+        self.figures[-1] = FigureEntry(path, label, caption, fig, float(width))
         return figure_tex(path, caption, width, label=label)
 
 
@@ -182,7 +196,10 @@ analysis of load balancing in two parallel infinite-server queues with an action
 represented by Erlang phases \cite{AbePhungDuc}, in which a routing decision by the
 multinomial-logit rule takes effect only after the delay; the delayed-information model of
 Pender, Rand and Wesson \cite{PenderRandWesson2017,PenderRandWesson2020} is its limit of
-infinitely many phases.
+infinitely many phases. Related delayed-information models, which the toolkit also
+analyses, are stale load information in large systems \cite{Mitzenmacher2000}, delay
+announcements \cite{NovitzkyAnnouncement2020} and general choice functions
+\cite{DoldoPender2022}.
 """
 
 
@@ -246,6 +263,22 @@ def default_jobs() -> int:
     return max(1, min(2, n))
 
 
+def build_sections(ctx: ReportContext, mods=None, bar=None) -> dict:
+    """Build the sections ``mods`` (default: all) in this process, in order: ``{module
+    name: LaTeX}``; ``ctx.figures`` collects their figures."""
+    from symdelay.core.budget import forced
+
+    parts = {}
+    with forced():
+        for mod in section_modules() if mods is None else mods:
+            if bar is not None:
+                bar.set_description(f"report: {_short(mod.__name__)}")
+            parts[mod.__name__] = mod.build(ctx).latex()
+            if bar is not None:
+                bar.update(1)
+    return parts
+
+
 def write_report(
     out_dir, *, pdf: bool = True, quick: bool = False, progress=None, jobs: int | None = None
 ) -> PdfResult:
@@ -258,8 +291,6 @@ def write_report(
 
     The sections' runs are sized here, not by a user: the cost guard is lifted for them
     (:func:`symdelay.core.budget.forced`; the whole report takes minutes)."""
-    from symdelay.core.budget import forced
-
     out = prepare_output_dir(out_dir)
     mods = section_modules()
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
@@ -267,12 +298,7 @@ def write_report(
     parts: dict = {}
     with progress_bar(len(mods), "report", stream=stream, unit="section") as bar:
         if jobs == 1:
-            ctx = ReportContext(out, quick=quick)
-            with forced():
-                for mod in mods:
-                    bar.set_description(f"report: {_short(mod.__name__)}")
-                    parts[mod.__name__] = mod.build(ctx).latex()
-                    bar.update(1)
+            parts = build_sections(ReportContext(out, quick=quick), mods, bar)
         else:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor, as_completed

@@ -3,6 +3,7 @@ observation, and the simulation check."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -31,6 +32,18 @@ ORDER = 62
 MU_D = (0.5, 1, 4)
 
 
+@functools.cache
+def _kstar(L, mu, D):
+    """kappa* (the entry's record), computed once per (L, mu, D) for the whole section."""
+    return kappa_star(L, mu=mu, D=D, dps=15)
+
+
+@functools.cache
+def _theta_c(L) -> float:
+    """The founding model's critical theta at mu = lam = D = 1 (kappa = 0), computed once."""
+    return float(unstable_theta(L, 0, 1, 1, 1, dps=15).intervals[0][0])
+
+
 def _f(x, digits=4):
     if x is None:
         return "none"
@@ -48,7 +61,7 @@ def _kstar_table(Ls):
     for L in Ls:
         cells = []
         for muD in MU_D:
-            ks = kappa_star(L, mu=1, D=muD, dps=15)
+            ks = _kstar(L, 1, muD)
             v = float(ks.kappa_star)
             values[f"$\\mu D = {muD}$"].append(v)
             cells.append(f"{v:.8f}")
@@ -77,7 +90,7 @@ def _optima_table(Ls, factors):
     lines = []
     disagree = 0
     for L in Ls:
-        tc = float(unstable_theta(L, 0, 1, 1, 1, dps=15).intervals[0][0])
+        tc = _theta_c(L)
         for fac in factors:
             theta = fac * tc
             res = {
@@ -124,7 +137,7 @@ def _per_phase_table(Ls, factor=0.9):
     """Best weight vector per criterion against the best single weight."""
     lines, gains = [], []
     for L in Ls:
-        th = factor * float(unstable_theta(L, 0, 1, 1, 1, dps=15).intervals[0][0])
+        th = factor * _theta_c(L)
         for c in ("decay", "tolerance-linear", "variance"):
             one = optimize_weights(L, 1, 1, th, 1, c)
             vec = optimize_weights(L, 1, 1, th, 1, c, per_phase=True)
@@ -149,8 +162,8 @@ def _thinned_table(Ls, ps=("1/4", "1/2", "3/4")):
     of the thinned process against the deterministic weight kappa = p."""
     lines, worse = [], 0
     for L in Ls:
-        kst = float(kappa_star(L, 1, 1, dps=15).kappa_star)
-        tc = float(unstable_theta(L, 0, 1, 1, 1, dps=15).intervals[0][0])
+        kst = float(_kstar(L, 1, 1).kappa_star)
+        tc = _theta_c(L)
         th = 0.8 * tc
         for pv in ps:
             pf = float(sp.Rational(pv))
@@ -234,7 +247,7 @@ def build(ctx) -> Section:
         raise VerificationError("kappa*(L) is no longer increasing in L at mu D = 1")
     if any(v >= float(half) for vs in kvalues.values() for v in vs):
         raise VerificationError("a finite-L kappa* reached the L = oo value")
-    two = kappa_star(2, mu=1, D=1, dps=15).closed_form["kappa_star"]  # in gamma, mu
+    two = _kstar(2, 1, 1).closed_form["kappa_star"]  # in gamma, mu
     if two is None:
         raise VerificationError("the L = 2 closed form of kappa* is missing")
     two_at_0 = sp.simplify(two.subs({S.gamma: 1, S.mu: 0}))  # kappa* depends on mu/gamma only

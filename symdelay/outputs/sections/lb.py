@@ -209,7 +209,11 @@ def _convergence_part(ctx) -> tuple[str, list]:
 
 
 def build(ctx) -> Section:
-    parts = [body().replace("\\section{", "\\subsection{")]
+    parts = [
+        "The routing family LB($\\xi, c, d$) of Zhong and Cao \\cite{ZhongCao2023} for "
+        "stations of many servers in the Halfin--Whitt regime \\cite{HalfinWhitt1981}.\n\n"
+        + body().replace("\\section{", "\\subsection{").replace("\\subsection*{", "\\subsection{")
+    ]
     parts.append(_fluid_part(ctx.quick))
     parts.append(_design_part(ctx.quick))
     figs = []

@@ -12,7 +12,6 @@ from matplotlib.figure import Figure
 
 from symdelay.analysis.stability_map import stability_map
 from symdelay.core.errors import VerificationError
-from symdelay.core.latex import escape
 from symdelay.models import build_model
 from symdelay.models.inflight import kappa_star
 from symdelay.outputs.plots_map import (
@@ -268,23 +267,26 @@ def _table(maps, xs, ys, caption, label, tab_label=None) -> str:
     )
 
 
-def _notes(labelled) -> str:
-    """The records' notes (``labelled``: ``[(label, map)]``), except the one saying how D
-    became the Erlang rate gamma."""
-    seen = []
-    for label, m in labelled:
-        for n in m.notes:
-            if "the transition table has a chain of" in n:
-                continue
-            seen.append(f"{label}: {escape(n)}")
-    if not seen:
-        return ""
-    return "The maps' notes: " + "; ".join(seen) + ".\n\n"
-
-
-def _searched(maps) -> str:
-    texts = sorted({m.searched for m in maps})
-    return " ".join(escape(t[0].upper() + t[1:]) + "." for t in texts)
+def _searched_text(founding, inflight, g) -> str:
+    """What the maps searched, in the report's words, from the records' methods and grid."""
+    methods = {m.method for m in founding.values()}
+    closed = any(
+        "closed" in (m.method or "") or "explicit" in (m.method or "") for m in founding.values()
+    )
+    first = (
+        "The founding model's Hopf branches are explicit (its specialisation: the phase "
+        "condition $\\arg\\bigl((i\\omega+\\mu)(i\\omega+\\gamma)^L\\bigr) = n\\pi$ solved branch "
+        "by branch, every branch entering the $\\theta$ range of the box). "
+        if closed or not methods - {""}
+        else ""
+    )
+    return (
+        first + "The in-flight maps are traced by continuation from exact crossings on "
+        f"{g['seeds']} lines of each parameter (box edges included). In every map the number "
+        f"of unstable roots is exact at the centres of {g['cells']}$\\times${g['cells']} "
+        "cells and checked against the order of the certified curves; a boundary that meets "
+        "none of these lines or centres (a closed curve inside one cell) could be missed.\n\n"
+    )
 
 
 def build(ctx) -> Section:
@@ -417,12 +419,6 @@ def build(ctx) -> Section:
         + in_table
         + in_points
         + "\\paragraph{What was searched.} "
-        + _searched([*founding.values(), *inflight.values()])
-        + f" ({g['cells']}$\\times${g['cells']} cells in every map of this section; the "
-        f"in-flight maps seeded from {g['seeds']} lines each way.)\n\n"
-        + _notes(
-            [(f"founding model, $L = {_L(L)}$", m) for L, m in founding.items()]
-            + [(f"in-flight model, $L = {L}$", m) for L, m in inflight.items()]
-        )
+        + _searched_text(founding, inflight, g)
     )
     return Section("Stability maps in two parameters", body, [])
