@@ -43,6 +43,8 @@ __all__ = [
     "report_document",
     "BIBLIOGRAPHY",
     "TITLE",
+    "legible",
+    "TEXTWIDTH_IN",
 ]
 
 TITLE = "Load balancing with action delay: a symdelay report"
@@ -111,17 +113,50 @@ class ReportContext:
     def caption(self, path: str, caption: str, width="0.9") -> str:
         """The numbered, captioned float of a figure saved before with :meth:`save`."""
         i = next(i for i, f in enumerate(self.figures) if f.path == path)
+        legible(self.figures[i].figure, width)
+        self.figures[i].figure.savefig(self.figures_dir / Path(path).name)
         label = "fig:" + Path(path).stem
         self.figures[i] = FigureEntry(path, label, caption, self.figures[i].figure, float(width))
         return figure_tex(path, caption, width, label=label)
 
     def figure(self, fig, name: str, caption: str, width="0.8") -> str:
         """Save ``fig`` as ``figures/name`` and return its numbered, captioned float
-        (label ``fig:<name without suffix>``, for ``\\ref``)."""
+        (label ``fig:<name without suffix>``, for ``\\ref``), its type legible at
+        ``width`` of the text width (:func:`legible`)."""
+        legible(fig, width)
         path = self.save(fig, name)
         label = "fig:" + Path(name).stem
         self.figures[-1] = FigureEntry(path, label, caption, fig, float(width))
         return figure_tex(path, caption, width, label=label)
+
+
+#: The report's text width in inches (article class, letter paper, 2.5 cm margins) and the
+#: smallest type a figure may print at.
+TEXTWIDTH_IN = 8.5 - 2 * 2.5 / 2.54
+MIN_PRINT_PT = 7.2
+
+
+def legible(fig, width) -> None:
+    """Raise every legend entry, axis label and tick label of ``fig`` that would print
+    below :data:`MIN_PRINT_PT` once the figure is scaled to ``width`` of the text width.
+
+    The plotting functions draw at their own size; only the report knows the size a figure
+    is printed at, so the rule is applied here, once, for every figure of the report."""
+    scale = float(width) * TEXTWIDTH_IN / fig.get_figwidth()
+    least = MIN_PRINT_PT / scale
+    texts = []
+    for leg in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
+        if leg is not None:
+            texts += [*leg.get_texts(), leg.get_title()]
+    for ax in fig.axes:
+        texts += [ax.xaxis.label, ax.yaxis.label, ax.title]
+        texts += [*ax.get_xticklabels(), *ax.get_yticklabels(), *ax.texts]
+    for t in texts:
+        if t.get_text() and t.get_fontsize() < least:
+            t.set_fontsize(least)
+    for ax in fig.axes:
+        if ax.xaxis.get_ticklabels() and ax.xaxis.get_ticklabels()[0].get_fontsize() < least:
+            ax.tick_params(labelsize=least)
 
 
 def figure_tex(path: str, caption: str, width="0.8", label: str | None = None) -> str:
