@@ -34,6 +34,7 @@ __all__ = [
     "FigureEntry",
     "figure_tex",
     "table_tex",
+    "as_float",
     "write_report",
     "build_sections",
     "cited_keys",
@@ -197,6 +198,21 @@ def table_tex(
     return (
         f"\\begin{{table}}[htbp]\n\\centering{size}\n\\caption{{{caption}}}{lab}\n"
         f"{tab}\n\\end{{table}}\n\n"
+    )
+
+
+def as_float(block: str, caption: str, label: str | None = None) -> str:
+    """A ``center`` block holding a tabular, made a numbered table float with ``caption``
+    above it (the section builds the tabular; the float is the report's)."""
+    inner = block.strip()
+    if inner.startswith("\\begin{center}"):
+        inner = inner[len("\\begin{center}") :]
+    if inner.endswith("\\end{center}"):
+        inner = inner[: -len("\\end{center}")]
+    lab = f"\\label{{{label}}}" if label else ""
+    return (
+        f"\\begin{{table}}[htbp]\n\\centering\n\\caption{{{caption}}}{lab}\n"
+        f"{inner.strip()}\n\\end{{table}}\n\n"
     )
 
 

@@ -23,7 +23,7 @@ from symdelay.models.inflight.criteria import (
 from symdelay.models.inflight.curve import kappa_star, unstable_theta
 from symdelay.models.inflight.partial import observation_table, thinned_variance
 from symdelay.outputs.plots_inflight import criteria_figure, kappa_star_figure
-from symdelay.outputs.report import Section
+from symdelay.outputs.report import Section, as_float
 
 __all__ = ["ORDER", "build"]
 
@@ -69,10 +69,13 @@ def _kstar_table(Ls):
     inf = kappa_star("inf", dps=15)
     rows.append("$\\infty$ & " + " & ".join([f"{float(inf.kappa_star):.8f}"] * 3) + " \\\\\n")
     head = " & ".join(f"$\\mu D = {m}$" for m in MU_D)
-    table = (
-        "\\begin{center}\n\\begin{tabular}{r" + "c" * len(MU_D) + "}\n\\toprule\n"
-        f"$L$ & {head} \\\\\n\\midrule\n" + "".join(rows) + "\\bottomrule\n\\end{tabular}\n"
-        "\\end{center}\n"
+    table = as_float(
+        (
+            "\\begin{center}\n\\begin{tabular}{r" + "c" * len(MU_D) + "}\n\\toprule\n"
+            f"$L$ & {head} \\\\\n\\midrule\n" + "".join(rows) + "\\bottomrule\n\\end{tabular}\n"
+            "\\end{center}\n"
+        ),
+        "$\\kappa^*$, the smallest in-flight weight stable for every $\\theta \\ge 0$, per $L$ and $\\mu D$ (8 decimals).",
     )
     return table, values, inf
 
@@ -102,11 +105,14 @@ def _optima_table(Ls, factors):
                 disagree += 1
             cells = " & ".join(f"{res[c].kappa:.3f} ({_f(res[c].value, 3)})" for c in res)
             lines.append(f"{L} & {fac:g} & {theta:.3g} & {cells} \\\\\n")
-    table = (
-        "\\begin{center}\\small\n\\begin{tabular}{rrrcccc}\n\\toprule\n"
-        "$L$ & $\\theta/\\theta_c$ & $\\theta$ & decay & tolerance & tolerance (lin.) & "
-        "variance \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
-        "\\end{center}\n"
+    table = as_float(
+        (
+            "\\begin{center}\\small\n\\begin{tabular}{rrrcccc}\n\\toprule\n"
+            "$L$ & $\\theta/\\theta_c$ & $\\theta$ & decay & tolerance & tolerance (lin.) & "
+            "variance \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
+            "\\end{center}\n"
+        ),
+        "The optimal single weight $\\kappa$ per criterion (the criterion's value at the optimum in brackets), $\\mu = \\lambda = D = 1$.",
     )
     return table, disagree, len(lines)
 
@@ -124,11 +130,14 @@ def _partial_table(quick):
             f"{r.L} & {r.pattern} & {_f(r.kappa_star, 4)} & "
             f"{'yes' if r.weight_one_suffices else 'no'} & {kept} \\\\\n"
         )
-    table = (
-        "\\begin{center}\\small\n\\begin{tabular}{rlcccccc}\n\\toprule\n"
-        "$L$ & observed & $\\kappa^*$ & weight 1 stable $\\forall\\theta$ & decay & "
-        "tolerance & variance \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n"
-        "\\end{tabular}\n\\end{center}\n"
+    table = as_float(
+        (
+            "\\begin{center}\\small\n\\begin{tabular}{rlcccccc}\n\\toprule\n"
+            "$L$ & observed & $\\kappa^*$ & weight 1 stable $\\forall\\theta$ & decay & "
+            "tolerance & variance \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n"
+            "\\end{tabular}\n\\end{center}\n"
+        ),
+        "Partial observation: $\\kappa^*$ of each observed pattern, whether weight 1 is stable for every $\\theta$, and the share of each criterion's gain kept.",
     )
     return table, rows
 
@@ -148,11 +157,14 @@ def _per_phase_table(Ls, factor=0.9):
                 f"{L} & {c} & {one.kappa:.3f} & {_f(one.value, 4)} & $({ks})$ & "
                 f"{_f(vec.value, 4)} & {100 * gain:.1f}\\% \\\\\n"
             )
-    table = (
-        "\\begin{center}\\small\n\\begin{tabular}{rlccccc}\n\\toprule\n"
-        "$L$ & criterion & best $\\kappa$ & value & best $(\\kappa_1, \\dots, \\kappa_L)$ & "
-        "value & gain \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
-        "\\end{center}\n"
+    table = as_float(
+        (
+            "\\begin{center}\\small\n\\begin{tabular}{rlccccc}\n\\toprule\n"
+            "$L$ & criterion & best $\\kappa$ & value & best $(\\kappa_1, \\dots, \\kappa_L)$ & "
+            "value & gain \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
+            "\\end{center}\n"
+        ),
+        "One weight per phase against the best single weight, $\\theta = 0.9\\,\\theta_c$.",
     )
     return table, gains
 
@@ -174,11 +186,14 @@ def _thinned_table(Ls, ps=("1/4", "1/2", "3/4")):
                 f"{L} & ${pv}$ & {'yes' if pf > kst else 'no'} & {vd:.4f} & {vt:.4f} & "
                 f"{100 * (vt / vd - 1):+.1f}\\% \\\\\n"
             )
-    table = (
-        "\\begin{center}\\small\n\\begin{tabular}{rcccccc}\n\\toprule\n"
-        "$L$ & $p$ & stable $\\forall\\theta$ & Var, weight $p$ & Var, seen w.p.\\ $p$ & "
-        "difference \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
-        "\\end{center}\n"
+    table = as_float(
+        (
+            "\\begin{center}\\small\n\\begin{tabular}{rcccccc}\n\\toprule\n"
+            "$L$ & $p$ & stable $\\forall\\theta$ & Var, weight $p$ & Var, seen w.p.\\ $p$ & "
+            "difference \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
+            "\\end{center}\n"
+        ),
+        "Each job seen with probability $p$ against the deterministic weight $\\kappa = p$: stationary variances (LNA).",
     )
     return table, worse, len(lines)
 
@@ -342,9 +357,12 @@ def build(ctx) -> Section:
         + "The LNA is exact only as $\\eta \\to \\infty$; at $\\kappa = 0$, where the "
         "difference mode is least damped, the simulated value lies a few per cent below it "
         "(the founding model's own simulator shows the same at these $\\eta$).\n",
-        "\\begin{center}\n\\begin{tabular}{rccc}\n\\toprule\n$\\kappa$ & LNA & simulated & "
-        "95\\% interval \\\\\n\\midrule\n" + sim_rows + "\\bottomrule\n\\end{tabular}\n"
-        "\\end{center}\n",
+        as_float(
+            "\\begin{center}\n\\begin{tabular}{rccc}\n\\toprule\n$\\kappa$ & LNA & simulated & "
+            "95\\% interval \\\\\n\\midrule\n" + sim_rows + "\\bottomrule\n\\end{tabular}\n"
+            "\\end{center}\n",
+            "Stationary variance of the imbalance per $\\eta$: the LNA against the simulation.",
+        ),
         "\\subsection{Partial observation}\n",
         "The dispatcher sees only some phases of the delay (weights $\\kappa e_\\ell$, $e_\\ell "
         "\\in \\{0, 1\\}$). The table gives the certified $\\kappa^*$ of each pattern (none: no "

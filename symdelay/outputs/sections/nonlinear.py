@@ -79,10 +79,10 @@ def _normal_form_part(quick: bool) -> str:
         f"\\[ L = 2:\\ \\ell_1 = {tex(s2.l1)},\\qquad c = {tex(s2.amplitude)} \\]\n"
         f"\\[ L = 3:\\ \\ell_1 = {tex(s3.l1)} \\]\n"
         "Numbers at $\\mu = \\lambda = D = 1$ ($\\ell_1$ normalised by $q_x = 1$):\n\n"
-        "\\begin{center}\\begin{tabular}{rrrrrl}\\toprule\n"
+        "\\begin{table}[htbp]\\centering\\caption{The first Lyapunov coefficient $\\ell_1$ and the amplitude coefficient $c$ at the Hopf point, $\\mu = \\lambda = D = 1$.}\\begin{tabular}{rrrrrl}\\toprule\n"
         "$L$ & $\\theta_c$ & $\\omega_c$ & $\\ell_1$ & $c$ & kind \\\\ \\midrule\n"
         + "\n".join(rows)
-        + "\n\\bottomrule\\end{tabular}\\end{center}\n\n"
+        + "\n\\bottomrule\\end{tabular}\\end{table}\n\n"
     )
     return text
 
@@ -160,11 +160,11 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
         "$O(\\theta-\\theta_c)$), the last with harmonic balance (DF) and its relay limit "
         "$8/(\\pi\\theta_c)$; `stable' says whether every cycle of the family has all "
         "non-trivial multipliers inside the unit circle.\n\n"
-        "\\begin{center}\\begin{tabular}{lrrrrrrl}\\toprule\n"
+        "\\begin{table}[htbp]\\centering\\caption{Limit-cycle families: the first point against the normal form, the last against harmonic balance (DF) and the relay limit.}\\begin{tabular}{lrrrrrrl}\\toprule\n"
         "& $\\theta_1/\\theta_c - 1$ & NF error & $\\theta_n/\\theta_c$ & $A(\\theta_n)$ & DF & "
         "relay & stable \\\\ \\midrule\n"
         + "\n".join(rows)
-        + "\n\\bottomrule\\end{tabular}\\end{center}\n\n"
+        + "\n\\bottomrule\\end{tabular}\\end{table}\n\n"
         + (
             f"Simulated amplitude (L = 2, $\\theta = {SIM_RATIO:g}\\,\\theta_c$, 6 paths, 95\\% "
             f"intervals): {sim_rows} fluid cycle "

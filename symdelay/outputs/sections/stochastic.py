@@ -424,9 +424,9 @@ def _fluid_limit_part(ctx, budget: _Budget, tick) -> Part:
         + _slopes_text(study, budget.fl_etas)
         + " Theory (Kurtz's central limit theorem): $-1/2$. "
         + _slope_verdict(study)
-        + "\n\n\\begin{center}\\begin{tabular}{rrrrr}\\toprule\n"
+        + "\n\n\\begin{table}[htbp]\\centering\\caption{Distance between the scaled sample paths and the fluid limit as $\\eta$ grows.}\\begin{tabular}{rrrrr}\\toprule\n"
         "$L$ & $\\eta$ & mean sup distance & std.\\ error & $\\sqrt\\eta\\times$mean\\\\\n"
-        f"\\midrule\n{rows}\\bottomrule\\end{{tabular}}\\end{{center}}\n\n"
+        f"\\midrule\n{rows}\\bottomrule\\end{{tabular}}\\end{{table}}\n\n"
         + ctx.caption(
             path,
             "Mean sup distance between scaled path and fluid limit against "
@@ -569,10 +569,10 @@ def _variance_part(ctx, budget: _Budget, tick) -> Part:
         f"$\\eta={budget.eta_v}$, one path of length {budget.T_v:g} started at the "
         "equilibrium, burn-in 50, 20 batch means, Student-$t$ 95\\% interval; "
         "$\\mu=\\lambda=1$):\n\n"
-        "\\begin{center}\\begin{tabular}{rrrrrrr}\\toprule\n"
+        "\\begin{table}[htbp]\\centering\\caption{The stationary variance of the imbalance: LNA against long simulations.}\\begin{tabular}{rrrrrrr}\\toprule\n"
         "$L$ & $\\theta$ & $D$ & LNA & simulation & 95\\% CI & inside\\\\\n\\midrule\n"
         + rows
-        + "\\bottomrule\\end{tabular}\\end{center}\n\n"
+        + "\\bottomrule\\end{tabular}\\end{table}\n\n"
         "Does more aggressive routing reduce the imbalance variance when there is an action "
         "delay ($\\mu=\\lambda=D=1$)? "
         + "; ".join(vc.findings)
