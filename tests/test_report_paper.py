@@ -46,7 +46,7 @@ def _axes(fig):
 
 
 def test_every_figure_is_captioned_and_labelled_in_the_tex(built):
-    out, ctx, tex = built
+    out, _ctx, tex = built
     floats = re.findall(r"\\begin\{figure\}(.*?)\\end\{figure\}", tex, re.S)
     graphics = re.findall(r"\\includegraphics(?:\[[^]]*\])?\{([^}]*)\}", tex)
     assert graphics, "the quick report has no figure"
@@ -124,7 +124,9 @@ def test_captions_say_what_the_legends_show(built):
                 styled += 1
         if "unstable roots (" in entry.caption:
             shaded = sorted(
-                int(t.split()[0]) for t in handles if t.endswith("unstable roots") and t[0].isdigit()
+                int(t.split()[0])
+                for t in handles
+                if t.endswith("unstable roots") and t[0].isdigit()
             )
             if shaded:
                 listed = re.search(r"unstable roots \(([0-9, ]+)\)", entry.caption).group(1)
