@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from matplotlib.colorbar import Colorbar  # noqa: F401  (colour bars are axes too)
+from matplotlib.lines import Line2D
 
 from symdelay.outputs import report
 from symdelay.outputs.pdf import compile_pdf, pdflatex_available
@@ -108,12 +108,16 @@ def test_captions_say_what_the_legends_show(built):
     for entry in ctx.figures:
         if not entry.caption:
             continue
-        pairs = re.findall(r"(solid|dashed|dotted|dash-dotted): ([^;)]+)", entry.caption)
+        styles = r"(solid|dashed|dotted|dash-dotted)"
+        pairs = re.findall(rf"{styles}: (.+?)(?=; {styles}:|\)\.|\.$|$)", entry.caption, flags=re.S)
+        pairs = [(p[0], p[1]) for p in pairs]
         handles = {}
         for leg in _legends(entry.figure):
             for h, t in zip(leg.legend_handles, leg.get_texts(), strict=True):
-                if hasattr(h, "get_linestyle"):
+                if isinstance(h, Line2D):
                     handles[t.get_text()] = _STYLE.get(h.get_linestyle(), h.get_linestyle())
+                else:
+                    handles[t.get_text()] = "patch"
         for style, label in pairs:
             label = label.strip().rstrip(".")
             if label in handles:
