@@ -390,7 +390,7 @@ def _question(ctx, mf):
     return rows, sims
 
 
-def _herding(ctx):
+def herding_part(ctx):
     from symdelay.outputs.plots_sqd import herding_figure
 
     lam, L = HERDING["lam"], HERDING["L"]
@@ -484,7 +484,6 @@ def _herding(ctx):
         + f", while the value at $M = {M_STEPS[0]}$ lies outside {sum(first_out)} of them."
     )
     return (
-        "\\subsection{SQ($d$) with action delay: herding}\n"
         "The dispatcher samples $d$ queues and sends the job to the shortest; it arrives "
         f"after an Erlang($L = {L}$) delay of mean $D$. Jobs in flight are invisible to later "
         "samplings, so short queues attract many jobs at once. A finite mean field exists: a "
@@ -518,6 +517,5 @@ def build(ctx) -> Section:
         + _fits(ctx)
         + _table(ctx)
         + _convergence(ctx)
-        + _herding(ctx)
     )
     return Section("The supermarket model SQ($d$) with general service", body)
