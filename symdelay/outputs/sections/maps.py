@@ -201,15 +201,19 @@ def _panels(maps, title, columns):
 
 def key_text(key) -> str:
     """The caption's description of a map legend, from the same key as the legend."""
-    regions = [label for kind, label, _ in key if kind == "region"]
-    curves = [label for kind, label, _ in key if kind == "curve"]
+    regions = [label.split()[0] for kind, label, _ in key if kind == "region"]
+    ramp = [st for kind, _, st in key if kind == "ramp"]
+    if ramp:
+        regions = [f"{ramp[0]['counts'][0]} (white) to {ramp[0]['top']} (darkest), colour bar"]
+    curves = [(label, st["ls"]) for kind, label, st in key if kind == "curve"]
     points = [label for kind, label, _ in key if kind == "point"]
     out = (
         "regions shaded by their exact number of unstable roots ("
-        + ", ".join(r.split()[0] for r in regions)
+        + ", ".join(regions)
         + "), bounded by the certified "
         + " and ".join(
-            c.replace(" curve", "") + (" (solid)" if "hopf" in c else " (dashed)") for c in curves
+            c.replace(" curve", "") + (" (solid)" if ls == "-" else " (dashed)")
+            for c, ls in curves
         )
         + " curves"
     )
