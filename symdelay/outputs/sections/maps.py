@@ -425,4 +425,8 @@ def build(ctx) -> Section:
         + "\\paragraph{What was searched.} "
         + _searched_text(founding, inflight, g)
     )
-    return Section("Stability maps in two parameters", body, [])
+    return Section(
+        "Stability maps in two parameters",
+        body,
+        [ctx.figures_dir / "maps_founding.pdf", ctx.figures_dir / "maps_inflight.pdf"],
+    )
