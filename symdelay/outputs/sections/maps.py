@@ -336,7 +336,7 @@ def build(ctx) -> Section:
         _regions_rows(founding, label),
         "The regions of the founding model's maps (Figure~\\ref{fig:maps_founding}): "
         "the curves traced in the box and the exact number of unstable roots in each region.",
-        align="rll",
+        align="rlp{0.55\\textwidth}",
         label="tab:map_regions",
     )
     special_table = _table(
