@@ -288,7 +288,7 @@ def build(ctx) -> Section:
 
     P = derive_inflight_equation().result
     body = [
-        "The seed paper suggests that the oscillation might be suppressed by weighting "
+        "Abe and Phung-Duc \\cite{AbePhungDuc} suggest that the oscillation might be suppressed by weighting "
         "information the dispatcher already holds: the jobs it has sent that are still in "
         "flight. The dispatcher routes on $q_i + \\sum_\\ell \\kappa_\\ell z_{i,\\ell}$ (the "
         "built-in model \\texttt{inflight}). The difference mode's characteristic polynomial, "
