@@ -212,8 +212,7 @@ def key_text(key) -> str:
         + ", ".join(regions)
         + "), bounded by the certified "
         + " and ".join(
-            c.replace(" curve", "") + (" (solid)" if ls == "-" else " (dashed)")
-            for c, ls in curves
+            c.replace(" curve", "") + (" (solid)" if ls == "-" else " (dashed)") for c, ls in curves
         )
         + " curves"
     )
