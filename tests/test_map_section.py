@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from symdelay.core.budget import forced
-from symdelay.core.latex import escape
 from symdelay.models.inflight import kappa_star
 from symdelay.outputs.report import ReportContext, section_modules
 from symdelay.outputs.sections import maps
@@ -33,32 +32,39 @@ def test_section_is_found_and_its_figures_are_written(built):
 
 
 def test_printed_special_points_are_the_records(built):
+    """Every special point of every map is a table row printed from its record (at the
+    digits shown, the point's name in words, never the record's identifier), and every
+    region count of a map is in the regions table."""
     _, section, founding, inflight = built
     body = section.body
     assert set(founding) == set(maps.FOUNDING_LS) and set(inflight) == set(maps.INFLIGHT_LS)
+    assert "turning_" not in body and "(s)" not in body
+    for group in (founding, inflight):
+        for L, m in group.items():
+            Lt = "\\infty" if L == "inf" else str(L)
+            if not m.special_points:
+                assert f"${Lt}$ & none in the box" in body
+            for s in m.special_points:
+                w = s["omega"]
+                w = ", ".join(maps.num(v) for v in w) if isinstance(w, tuple) else maps.num(w)
+                row = (
+                    f"${Lt}$ & {maps._point_name(s, m)} & ${maps.num(s['x'])}$ & "
+                    f"${maps.num(s['y'])}$ & ${w}$ & yes"
+                )
+                assert row in body, row
+    table = body.split("\\label{tab:map_regions}", 1)[1].split("\\end{tabular}", 1)[0]
+    lines = {ln.split(" & ")[0]: ln for ln in table.splitlines() if " & " in ln}
     for L, m in founding.items():
-        pts = m.record()["special_points"]
         Lt = "\\infty" if L == "inf" else str(L)
-        if not pts:
-            assert f"${Lt}$ & \\multicolumn{{5}}{{l}}{{none in the box}}" in body
-        for s in pts:
-            row = f"${Lt}$ & {escape(s['type'])} & {s['x']} & {s['y']} & {s['omega']} & yes"
-            assert row in body, row
-            if s["type"] == "turning_y":
-                assert f"$D^* = {s['x']}$, $\\theta^* = {s['y']}$" in body
-    for m in inflight.values():
-        (s,) = [p for p in m.record()["special_points"] if p["type"] == "turning_x"]
-        assert f"$\\kappa = {s['x']}$ ($\\theta = {s['y']}$, $\\omega = {s['omega']}$)" in body
-        assert m.latex() in body
-    for m in (*founding.values(), *inflight.values()):
-        assert escape(m.searched[0].upper() + m.searched[1:]) in body
-    for m in founding.values():  # regions grouped by their count: cells summed, pieces counted
-        regions = m.record()["regions"]
-        for n in {g["unstable_roots"] for g in regions}:
-            same = [g for g in regions if g["unstable_roots"] == n]
-            cells = sum(g["cells"] for g in same)
-            tail = f" in {len(same)} regions)" if len(same) > 1 else ")"
-            assert f"{n} unstable roots ({cells} cells{tail}" in body
+        cells = lines[f"${Lt}$"].removesuffix(" \\\\").split(" & ")
+        printed = [int(c.split()[0]) for c in cells[2].split(", ")]
+        assert printed == sorted({g["unstable_roots"] for g in m.record()["regions"]})
+
+
+def test_numbers_at_the_digits_shown():
+    """An exact integer prints as one; others at SHOWN significant digits."""
+    assert maps.num(mpmath.mpf(2)) == "2"
+    assert maps.num(mpmath.mpf("1.7320508075688772")) == "1.7320508"
 
 
 def _difference_roots(L, mu, lam, theta, D):

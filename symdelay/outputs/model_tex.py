@@ -366,7 +366,7 @@ def model_body(model) -> str:
     out.append("The drift $F(s) = \\sum_\\nu \\nu\\,\\beta_\\nu(s)$ gives the fluid ODEs\n")
     out.append("\\begin{align*}\n")
     rows = [
-        f"\\dot {{{tex(s, names)}}} &= {tex(f, names)}" for s, f in zip(model.states, model.drift)
+        f"{dotted(tex(s, names))} &= {tex(f, names)}" for s, f in zip(model.states, model.drift)
     ]
     out.append(" \\\\\n".join(rows) + "\n\\end{align*}\n")
     eq = model.equilibrium
@@ -420,6 +420,17 @@ def model_body(model) -> str:
         )
     out.append(f"Verdict: {escape(stab.verdict_text())}.\n")
     return "".join(out)
+
+
+def dotted(name: str) -> str:
+    """The time derivative of a state printed ``name``: the dot on the letter, not on its
+    subscript (``x_{1,1}`` -> ``\\dot{x}_{1,1}``).
+
+    >>> dotted("x_{1,1}"), dotted("q"), dotted("\\lambda_{2}")
+    ('\\\\dot{x}_{1,1}', '\\\\dot{q}', '\\\\dot{\\\\lambda}_{2}')
+    """
+    base, sep, sub = name.partition("_")
+    return f"\\dot{{{base}}}{sep}{sub}"
 
 
 def model_document(model) -> str:

@@ -71,10 +71,11 @@ def convergence_figure(points) -> Figure:
         est = [getattr(p, key) for p in points]
         err = [abs(e.value - p.theory[key]) for e, p in zip(est, points)]
         hw = [e.half_width for e in est]
-        ax.plot(ns, err, "o-", color=col, label=f"|sim - diffusion|, {lab}")
+        ax.plot(ns, err, "o-", color=col, label=f"$|$simulation $-$ diffusion$|$, {lab}")
         ax.plot(ns, hw, ":", color=col, label=f"95% half-width, {lab}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("total servers $n$")
-    ax.legend(fontsize=7)
+    ax.set_ylabel("absolute difference")
+    ax.legend(fontsize=9)
     return fig

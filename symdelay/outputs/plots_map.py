@@ -1,18 +1,20 @@
-"""The figure of a stability map (a pyplot figure when no axes are given, as every plot()): the cells
-shaded by their exact number of unstable roots, the certified Hopf and fold curves, and the
-special points marked and named. Nothing here computes mathematics."""
+"""The figure of a stability map (a pyplot figure when no axes are given, as every plot()): the
+regions drawn as polygons bounded by the certified Hopf and fold curves (shaded by their exact
+number of unstable roots), the curves, and the special points marked and named. Nothing here
+computes mathematics: the polygons are the map's own curves and box, cut into strips."""
 
 from __future__ import annotations
 
-import numpy as np
-from matplotlib.colors import BoundaryNorm, ListedColormap
+import itertools
 
-__all__ = ["stability_map_figure"]
+import numpy as np
+
+__all__ = ["stability_map_figure", "region_polygons", "map_key", "POINT_NAMES"]
 
 _MARKERS = {"turning_x": ("s", "C3"), "turning_y": ("D", "C1"), "double_hopf": ("*", "C4"),
             "zero_hopf": ("P", "C2"), "bautin": ("X", "C5"), "cusp": ("v", "C6"),
             "fold_crossing": ("^", "C7"), "fold_isolated": ("o", "C8")}  # fmt: skip
-_NAMES = {"turning_x": "turning point in {x}", "turning_y": "turning point in {y}",
+POINT_NAMES = {"turning_x": "turning point in {x}", "turning_y": "turning point in {y}",
           "double_hopf": "double Hopf", "zero_hopf": "zero-Hopf", "bautin": "Bautin",
           "cusp": "cusp", "fold_crossing": "fold crossing",
           "fold_isolated": "isolated fold point"}  # fmt: skip
@@ -39,13 +41,177 @@ def _free_offset(ax, x, y, text, placed):
     return _OFFSETS[0]
 
 
+def _monotone_pieces(x, y):
+    """Split a polyline into pieces along which x never turns back."""
+    pieces, start = [], 0
+    dx = np.sign(np.diff(x))
+    for i in range(1, len(dx)):
+        if dx[i] != 0 and dx[i - 1] != 0 and dx[i] != dx[i - 1]:
+            pieces.append((x[start : i + 1], y[start : i + 1]))
+            start = i
+    pieces.append((x[start:], y[start:]))
+    out = []
+    for px, py in pieces:
+        if len(px) < 2:
+            continue
+        if px[0] > px[-1]:
+            px, py = px[::-1], py[::-1]
+        out.append((px, py))
+    return out
+
+
+def region_polygons(m):
+    """The regions of a map as polygons bounded by its certified curves: ``[(count,
+    vertices)]``, ``vertices`` an (n, 2) array.
+
+    A vertical decomposition: the box is cut at every x where a curve has a vertex; in each
+    slab the curves are straight segments, sorted in y, and the trapezoids between them are
+    joined along the slabs into strips (a strip keeps its lower and upper curve piece). The
+    count of a strip is the exact count the map proved at the cell centres inside it (the
+    majority, which the curves bound); a strip holding no cell centre takes the count at the
+    cell nearest its widest point."""
+    xlo, xhi = float(m.x[1]), float(m.x[2])
+    ylo, yhi = float(m.y[1]), float(m.y[2])
+    counts = np.array(m.cell_counts, dtype=int)
+    ny, nx = counts.shape
+    cx = xlo + (np.arange(nx) + 0.5) * (xhi - xlo) / nx
+    cy = ylo + (np.arange(ny) + 0.5) * (yhi - ylo) / ny
+    pieces = []
+    for c in m.curves:
+        x, y, _ = c.arrays()
+        pieces.extend(_monotone_pieces(x, y))
+    xs = {xlo, xhi}
+    for px, _ in pieces:
+        xs.update(float(v) for v in px if xlo < v < xhi)
+    xs = np.array(sorted(xs))
+    strips = {}  # (lower id, upper id) -> the open strip: [lower pts, upper pts, votes, last slab]
+    done = []
+    for s, (a, b) in enumerate(itertools.pairwise(xs)):
+        if b - a <= 0:
+            continue
+        bounds = [(-1, ylo, ylo)]
+        for k, (px, py) in enumerate(pieces):
+            if px[0] <= a and px[-1] >= b:
+                ya, yb = np.interp(a, px, py), np.interp(b, px, py)
+                bounds.append((k, min(max(ya, ylo), yhi), min(max(yb, ylo), yhi)))
+        bounds.append((-2, yhi, yhi))
+        bounds.sort(key=lambda t: (t[1] + t[2], t[0] == -2))
+        cols = np.nonzero((cx >= a) & (cx < b))[0]
+        for lo, hi in itertools.pairwise(bounds):
+            key = (lo[0], hi[0])
+            votes = []
+            for i in cols:
+                t = (cx[i] - a) / (b - a)
+                y0 = lo[1] + t * (lo[2] - lo[1])
+                y1 = hi[1] + t * (hi[2] - hi[1])
+                votes.extend(int(counts[j, i]) for j in np.nonzero((cy > y0) & (cy < y1))[0])
+            width = max(hi[1] - lo[1], hi[2] - lo[2])
+            st = strips.get(key)
+            if st is None or st[3] != s - 1:
+                if st is not None:
+                    done.append(st)
+                st = [[(a, lo[1])], [(a, hi[1])], [], s, (width, (a + b) / 2, (lo[1] + hi[1]) / 2)]
+                strips[key] = st
+            st[0].append((b, lo[2]))
+            st[1].append((b, hi[2]))
+            st[2].extend(votes)
+            st[3] = s
+            if width > st[4][0]:
+                st[4] = (width, (a + b) / 2, (lo[1] + lo[2] + hi[1] + hi[2]) / 4)
+    done.extend(strips.values())
+    out = []
+    for lower, upper, votes, _, (_, xm, ym) in done:
+        if votes:
+            n = max(set(votes), key=votes.count)
+        else:
+            i = int(np.argmin(np.abs(cx - xm)))
+            j = int(np.argmin(np.abs(cy - ym)))
+            n = int(counts[j, i])
+        out.append((n, np.array(lower + upper[::-1])))
+    return out
+
+
+SHADES = ["#ffffff", "#f4c7a1", "#e0876a", "#b5485a", "#7a2e5e", "#3f2257"]
+
+
+def _shade(n: int, top: int):
+    """The colour of ``n`` unstable roots (the same count has the same shade in every map
+    while counts stay below the fixed shades; beyond, a graded scale to ``top``)."""
+    if top < len(SHADES):
+        return SHADES[n]
+    from matplotlib import colormaps
+
+    return "#ffffff" if n == 0 else colormaps["magma_r"](0.1 + 0.8 * n / max(top, 1))
+
+
+def map_key(maps) -> list:
+    """The legend entries shared by one or more maps: ``[(kind, label, style)]``, kind
+    ``"region"`` (a count), ``"curve"`` or ``"point"``; one source for legends and captions."""
+    counts = sorted({int(c) for m in maps for row in m.cell_counts for c in row})
+    top = counts[-1] if counts else 0
+    if top < len(SHADES):
+        key = [("region", f"{n} unstable roots", {"color": _shade(n, top)}) for n in counts]
+    else:  # too many counts for a legend entry each: one graded scale (a colour bar)
+        key = [("ramp", "unstable roots", {"counts": counts, "top": top})]
+    for kind in sorted({c.kind for m in maps for c in m.curves}):
+        name = {"hopf": "Hopf"}.get(kind, kind)
+        key.append(("curve", f"{name} curve", {"ls": "-" if kind == "hopf" else "--"}))
+    for t in sorted({s["type"] for m in maps for s in m.special_points}):
+        m0 = next(m for m in maps if any(s["type"] == t for s in m.special_points))
+        name = POINT_NAMES.get(t, t.replace("_", " ")).format(x=_label(m0.x[0]), y=_label(m0.y[0]))
+        marker, color = _MARKERS.get(t, ("o", "C0"))
+        key.append(("point", name, {"marker": marker, "color": color}))
+    return key
+
+
+def key_handles(key):
+    """Matplotlib legend handles of a :func:`map_key`."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    out = []
+    for kind, label, st in key:
+        if kind == "ramp":
+            continue  # drawn as a colour bar (:func:`key_colorbar`)
+        if kind == "region":
+            out.append(Patch(facecolor=st["color"], edgecolor="0.5", lw=0.5, label=label))
+        elif kind == "curve":
+            out.append(Line2D([], [], color="k", ls=st["ls"], lw=1.4, label=label))
+        else:
+            out.append(Line2D([], [], ls="", marker=st["marker"], color=st["color"], mec="k",
+                              ms=7, label=label))  # fmt: skip
+    return out
+
+
+def key_colorbar(fig, axes, key, fontsize=8):
+    """The colour bar of a graded key (many counts), beside ``axes``; nothing otherwise."""
+    ramp = [st for kind, _, st in key if kind == "ramp"]
+    if not ramp:
+        return None
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+
+    counts, top = ramp[0]["counts"], ramp[0]["top"]
+    cmap = ListedColormap([_shade(n, top) for n in counts])
+    norm = BoundaryNorm(np.arange(len(counts) + 1) - 0.5, len(counts))
+    bar = fig.colorbar(ScalarMappable(norm, cmap), ax=axes, shrink=0.9)
+    step = max(1, len(counts) // 8)
+    bar.set_ticks(list(range(0, len(counts), step)))
+    bar.set_ticklabels([str(counts[k]) for k in range(0, len(counts), step)])
+    bar.set_label("unstable roots", fontsize=fontsize)
+    bar.ax.tick_params(labelsize=fontsize)
+    return bar
+
+
 def _label(name: str) -> str:
     return {"theta": r"$\theta$", "mu": r"$\mu$", "lam": r"$\lambda$", "kappa": r"$\kappa$",
             "gamma": r"$\gamma$", "eta": r"$\eta$"}.get(name, f"${name}$")  # fmt: skip
 
 
-def stability_map_figure(m, ax=None):
-    """Regions (grey levels by unstable-root count), curves, special points of ``m``."""
+def stability_map_figure(m, ax=None, legend=True, title=True):
+    """Regions (polygons shaded by unstable-root count), curves, special points of ``m``;
+    ``legend=False`` leaves the legend to the caller (one legend for several panels,
+    :func:`map_key`)."""
     fig = None
     if ax is None:  # a pyplot figure, so a notebook shows it (as every other plot())
         import matplotlib.pyplot as plt
@@ -54,51 +220,23 @@ def stability_map_figure(m, ax=None):
         ax = fig.subplots()
     xlo, xhi = float(m.x[1]), float(m.x[2])
     ylo, yhi = float(m.y[1]), float(m.y[2])
-    counts = np.array(m.cell_counts, dtype=float)
-    levels = sorted({int(c) for c in counts.ravel()})
-    shades = ["#ffffff", "#f4c7a1", "#e0876a", "#b5485a", "#7a2e5e", "#3f2257"]
-    many = levels[-1] >= len(shades)  # beyond the fixed shades: a graded scale and a colour bar
-    if many:
-        from matplotlib import colormaps
-
-        ramp = colormaps["magma_r"]
-        top = max(levels[-1], 1)
-        colors = ["#ffffff" if n == 0 else ramp(0.1 + 0.8 * n / top) for n in levels]
-    else:
-        # one shade per count (the same count has the same shade in every map)
-        colors = [shades[n] for n in levels]
-    cmap = ListedColormap(colors)
-    index = np.vectorize(levels.index)(counts.astype(int))
-    norm = BoundaryNorm(np.arange(len(levels) + 1) - 0.5, len(levels))
-    image = ax.imshow(index, origin="lower", extent=(xlo, xhi, ylo, yhi), aspect="auto",
-                      cmap=cmap, norm=norm, interpolation="nearest")  # fmt: skip
-    if many:
-        step = max(1, len(levels) // 8)
-        bar = ax.figure.colorbar(image, ax=ax, ticks=list(range(0, len(levels), step)))
-        bar.ax.set_yticklabels([str(levels[k]) for k in range(0, len(levels), step)])
-        bar.set_label("unstable roots", fontsize=7)
-        bar.ax.tick_params(labelsize=6)
-    else:
-        for k, n in enumerate(levels):
-            ax.fill_between([], [], color=cmap(k), label=f"{n} unstable roots")
+    counts = sorted({int(c) for row in m.cell_counts for c in row})
+    top = counts[-1] if counts else 0
+    for n, verts in region_polygons(m):
+        color = _shade(n, top)
+        # the edge in the face's own colour closes the hairline seams between strips
+        ax.fill(verts[:, 0], verts[:, 1], facecolor=color, edgecolor=color, lw=0.6, zorder=1)
     for c in m.curves:
         x, y, _ = c.arrays()
         style = "-" if c.kind == "hopf" else "--"
-        ax.plot(x, y, style, color="k", lw=1.4)
-    kinds = sorted({c.kind for c in m.curves})
-    for kind in kinds:
-        ax.plot([], [], "-" if kind == "hopf" else "--", color="k", label=f"{kind} curve")
-    shown = set()
+        ax.plot(x, y, style, color="k", lw=1.4, zorder=3)
     ax.set_xlim(xlo, xhi)
     ax.set_ylim(ylo, yhi)
     placed = []  # the label boxes so far (points), so that close points' labels do not overlap
     for s in m.special_points:
         marker, color = _MARKERS.get(s["type"], ("o", "C0"))
-        name = _NAMES.get(s["type"], s["type"]).format(x=_label(m.x[0]), y=_label(m.y[0]))
         xv, yv = float(s["x"]), float(s["y"])
-        ax.plot([xv], [yv], marker, color=color, ms=8, mec="k",
-                label=None if s["type"] in shown else name)  # fmt: skip
-        shown.add(s["type"])
+        ax.plot([xv], [yv], marker, color=color, ms=8, mec="k", zorder=4)
         text = f"({xv:.4g}, {yv:.4g})"
         ax.annotate(text, (xv, yv), textcoords="offset points",
                     xytext=_free_offset(ax, xv, yv, text, placed), fontsize=8)  # fmt: skip
@@ -106,6 +244,10 @@ def stability_map_figure(m, ax=None):
     ax.set_ylim(ylo, yhi)
     ax.set_xlabel(_label(m.x[0]))
     ax.set_ylabel(_label(m.y[0]))
-    ax.set_title(f"stability map: {m.model_name}", fontsize=9)
-    ax.legend(fontsize=7, loc="best", framealpha=0.9)
+    if title:
+        ax.set_title(f"stability map: {m.model_name}", fontsize=9)
+    if legend:
+        key = map_key([m])
+        ax.legend(handles=key_handles(key), fontsize=8, loc="best", framealpha=0.9)
+        key_colorbar(ax.figure, ax, key)
     return fig if fig is not None else ax

@@ -30,13 +30,30 @@ def plot_tail(fp, ax=None):
     return fig
 
 
-def power_of_d_figure(curves: dict, tails: dict) -> Figure:
-    """Left: mean sojourn against lam, one line per (d, service). Right: tails s_k at one lam."""
-    fig = Figure(figsize=(9.6, 3.9), layout="tight")
+#: line styles in the order services are given, and their names (for captions)
+LINE_STYLES = ("-", "--", ":", "-.")
+STYLE_NAMES = {"-": "solid", "--": "dashed", ":": "dotted", "-.": "dash-dotted"}
+
+
+def service_styles(services) -> dict:
+    """``{service label: line style}`` in the order given: one source for the figure's
+    legend and the caption that describes it."""
+    return {label: LINE_STYLES[i % len(LINE_STYLES)] for i, label in enumerate(services)}
+
+
+def style_text(styles: dict) -> str:
+    """``solid: A; dashed: B`` for a caption, from :func:`service_styles`."""
+    return "; ".join(f"{STYLE_NAMES[st]}: {label}" for label, st in styles.items())
+
+
+def power_of_d_figure(curves: dict, tails: dict, styles: dict | None = None) -> Figure:
+    """Left: mean sojourn against lam, one line per (d, service). Right: tails s_k at one lam.
+    ``styles``: :func:`service_styles` (by default, the services in the order of ``curves``)."""
+    fig = Figure(figsize=(7.2, 3.2), layout="tight")
     a1, a2 = fig.subplots(1, 2)
-    styles = {}
+    styles = dict(styles or service_styles(dict.fromkeys(label for _, label in curves)))
     for (d, label), (lams, ts) in sorted(curves.items()):
-        st = styles.setdefault(label, ["-", "--", ":", "-."][len(styles) % 4])
+        st = styles[label]
         a1.plot(lams, ts, st, color=f"C{[1, 2, 3, 5].index(d) if d in (1, 2, 3, 5) else 0}",
                 label=f"d={d}, {label}")  # fmt: skip
     a1.set(yscale="log", xlabel="$\\lambda$", ylabel="mean sojourn time")

@@ -14,7 +14,11 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "report",
         help="write DIR/report.tex, its figures and DIR/report.pdf",
-        description="Run the analysis of the founding model on its defaults and write a report.",
+        description=(
+            "Run the analyses on their defaults and write a report (sections built in two "
+            "worker processes). A progress bar is drawn on a terminal only: piped, "
+            "redirected or under CI (CI set) nothing is written but the result line."
+        ),
     )
     p.add_argument("--out", required=True, help="output directory (created if missing)")
     p.add_argument("--no-pdf", action="store_true", help="write the .tex and figures only")
@@ -31,7 +35,7 @@ def run(args) -> int:
             args.out,
             pdf=not args.no_pdf,
             quick=args.quick,
-            progress=lambda m: print(m, file=sys.stderr, flush=True),
+            progress=sys.stderr,  # a bar on a terminal only: nothing in a pipe or a log
         )
     except OSError as exc:
         raise SymdelayInputError(

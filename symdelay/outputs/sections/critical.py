@@ -19,7 +19,7 @@ from symdelay.outputs.plots_hopf import (
     frequency_figure,
     stability_region_figure,
 )
-from symdelay.outputs.report import Section, figure_tex
+from symdelay.outputs.report import Section, table_tex
 
 __all__ = ["ORDER", "build", "PARAMETERS", "CURVE_L", "REGION"]
 
@@ -47,7 +47,7 @@ def _label(L) -> str:
 
 def _num(x) -> str:
     """A limit value as a decimal (``$\\infty$`` when infinite)."""
-    return INF if not x.is_finite else f"{float(x):.10g}"
+    return INF if not x.is_finite else f"${float(x):.10g}$"
 
 
 def build(ctx) -> Section:
@@ -62,24 +62,14 @@ def build(ctx) -> Section:
             continue
         curves[_label(L)] = th
         omegas[_label(L)] = om
-    figs = [
-        ctx.save(
-            critical_curves_figure(D, curves, stable_all, (m / lm, "$\\mu/\\lambda$")),
-            "hopf_theta_c.pdf",
-        )
-    ]
+    fig_curves = critical_curves_figure(D, curves, stable_all, (m / lm, "$\\mu/\\lambda$"))
     L_reg, th_reg = REGION["L"], REGION["theta"]
     win = instability_window(L_reg, th_reg, m, lm)
     th_r, _ = _curve(L_reg, m, lm, D)
     ivs = [(float(a), float(b)) for a, b in win.intervals]
     wd = worst_delay(L_reg, m, lm)
-    figs.append(
-        ctx.save(
-            stability_region_figure(D, th_r, _label(L_reg), th_reg, ivs, float(wd.D_star)),
-            "hopf_region.pdf",
-        )
-    )
-    figs.append(ctx.save(frequency_figure(D, omegas), "hopf_omega.pdf"))
+    fig_region = stability_region_figure(D, th_r, _label(L_reg), th_reg, ivs, float(wd.D_star))
+    fig_omega = frequency_figure(D, omegas)
 
     table_L = (2, 3) if ctx.quick else (2, 3, 4, 5, 10, 20, 50)
     rows = []
@@ -89,9 +79,9 @@ def build(ctx) -> Section:
         rec = w.to_json()
         cf = w.closed_form["theta_star"]
         L_txt = INF if L == "inf" else str(L)
-        D_txt = INF + " (not attained)" if rec["D_star"] == "inf" else f"{float(w.D_star):.6g}"
-        cf_txt = "$" + tex(cf) + "$" if cf is not None else "-"
-        rows.append(f"{L_txt} & {D_txt} & {float(w.theta_star):.10g} & {cf_txt} & {_num(lim)} \\\\")
+        D_txt = INF + " (not attained)" if rec["D_star"] == "inf" else f"${float(w.D_star):.6g}$"
+        cf_txt = "$" + tex(cf) + "$" if cf is not None else "--"
+        rows.append([L_txt, D_txt, f"${float(w.theta_star):.10g}$", cf_txt, _num(lim)])
     trend = worst_delay_trend()
     parts = []
     for a, b in ivs:
@@ -103,23 +93,26 @@ def build(ctx) -> Section:
         "$F(i\\omega) = -\\lambda\\theta\\gamma^L$ with $F(r) = (r+\\mu)(r+\\gamma)^L$: a modulus "
         "and a phase condition (derived in \\texttt{derivations/hopf.tex}). The phase "
         "$\\arg(i\\omega+\\mu) + L\\arg(i\\omega+\\gamma)$ increases from $0$ to $(L+1)\\pi/2$; "
-        "for $L = 1$ it never reaches $\\pi$, so $L = 1$ is stable for every $\\theta \\ge 0$. "
+        "for $L = 1$ it never reaches $\\pi$, so $L = 1$ is stable for every $\\theta \\ge 0$. The limit $L = \\infty$ is the delay-differential model of Pender, Rand and Wesson "
+        "\\cite{PenderRandWesson2017}. "
         f"Figures use $\\mu = {m}$, $\\lambda = {lm}$ and {n} delays log-spaced in "
         "$[0.01, 100]$.\n\n"
-        + figure_tex(
-            figs[0],
+        + ctx.figure(
+            fig_curves,
+            "hopf_theta_c.pdf",
             "Critical $\\theta_c(D)$: the equilibrium is unstable above each "
-            "curve. For $L \\ge 3$ the curve has a finite limit as $D\\to\\infty$; for "
-            "$L = 2$ it grows like $\\mu^2 D/\\lambda$; for $L=\\infty$ it decreases to "
+            "curve. For $L \\ge 3$ the curve has a finite limit as $D$ grows without bound; "
+            "for $L = 2$ it grows like $\\mu^2 D/\\lambda$; for $L=\\infty$ it decreases to "
             "$\\mu/\\lambda$.",
         )
-        + figure_tex(
-            figs[1],
+        + ctx.figure(
+            fig_region,
+            "hopf_region.pdf",
             f"Stability region for $L = {L_reg}$; at $\\theta = {th_reg}$ the "
             f"equilibrium is unstable exactly for $D \\in$ {ivtext or 'no $D$'} "
             "(a bounded window: long delays are stable again).",
         )
-        + figure_tex(figs[2], "Hopf frequency $\\omega$ along each boundary.")
+        + ctx.figure(fig_omega, "hopf_omega.pdf", "Hopf frequency $\\omega$ along each boundary.")
         + "\\paragraph{Worst-case delay.} Along the boundary, $\\lambda\\theta_c$ is stationary "
         "where $\\sin((L+1)\\alpha) = 0$, $\\alpha = \\arg(i\\omega+\\gamma)$: "
         f"$\\alpha^* = {tex(trend.alpha_star)}$, $\\gamma^* = {tex(trend.gamma_star)}$, so "
@@ -130,14 +123,18 @@ def build(ctx) -> Section:
         f"$L(\\theta^* - {tex(trend.theta_star_limit)}) \\to {tex(trend.first_order)}$, while "
         "$D^*\\to\\infty$: the infimum of the $L = \\infty$ curve, approached as "
         "$D\\to\\infty$ and not attained.\n\n"
-        "\\begin{center}\n\\begin{tabular}{rrrll}\n\\toprule\n"
-        "$L$ & $D^*$ & $\\theta^*$ & closed form of $\\theta^*$ & "
-        "$\\lim_{D\\to\\infty}\\theta_c$ \\\\\n\\midrule\n"
-        + "\n".join(rows)
-        + "\n\\bottomrule\n\\end{tabular}\n\\end{center}\n"
+        + table_tex(
+            [
+                "$L$",
+                "$D^*$",
+                "$\\theta^*$",
+                "closed form of $\\theta^*$",
+                "$\\lim_{D\\to\\infty}\\theta_c(D)$",
+            ],
+            rows,
+            "The worst delay $D^*$ and the delay-independent threshold $\\theta^*$ per $L$ "
+            "($\\mu = \\lambda = 1$), with the large-delay limit of the critical curve.",
+            align="rrrll",
+        )
     )
-    return Section(
-        "Critical curves, instability windows and the worst-case delay",
-        body,
-        [ctx.figures_dir / f.split("/")[-1] for f in figs],
-    )
+    return Section("Critical curves, instability windows and the worst-case delay", body)

@@ -3,6 +3,7 @@ observation, and the simulation check."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -22,13 +23,25 @@ from symdelay.models.inflight.criteria import (
 from symdelay.models.inflight.curve import kappa_star, unstable_theta
 from symdelay.models.inflight.partial import observation_table, thinned_variance
 from symdelay.outputs.plots_inflight import criteria_figure, kappa_star_figure
-from symdelay.outputs.report import Section
+from symdelay.outputs.report import Section, as_float
 
 __all__ = ["ORDER", "build"]
 
 ORDER = 62
 
 MU_D = (0.5, 1, 4)
+
+
+@functools.cache
+def _kstar(L, mu, D):
+    """kappa* (the entry's record), computed once per (L, mu, D) for the whole section."""
+    return kappa_star(L, mu=mu, D=D, dps=15)
+
+
+@functools.cache
+def _theta_c(L) -> float:
+    """The founding model's critical theta at mu = lam = D = 1 (kappa = 0), computed once."""
+    return float(unstable_theta(L, 0, 1, 1, 1, dps=15).intervals[0][0])
 
 
 def _f(x, digits=4):
@@ -48,7 +61,7 @@ def _kstar_table(Ls):
     for L in Ls:
         cells = []
         for muD in MU_D:
-            ks = kappa_star(L, mu=1, D=muD, dps=15)
+            ks = _kstar(L, 1, muD)
             v = float(ks.kappa_star)
             values[f"$\\mu D = {muD}$"].append(v)
             cells.append(f"{v:.8f}")
@@ -56,10 +69,13 @@ def _kstar_table(Ls):
     inf = kappa_star("inf", dps=15)
     rows.append("$\\infty$ & " + " & ".join([f"{float(inf.kappa_star):.8f}"] * 3) + " \\\\\n")
     head = " & ".join(f"$\\mu D = {m}$" for m in MU_D)
-    table = (
-        "\\begin{center}\n\\begin{tabular}{r" + "c" * len(MU_D) + "}\n\\toprule\n"
-        f"$L$ & {head} \\\\\n\\midrule\n" + "".join(rows) + "\\bottomrule\n\\end{tabular}\n"
-        "\\end{center}\n"
+    table = as_float(
+        (
+            "\\begin{center}\n\\begin{tabular}{r" + "c" * len(MU_D) + "}\n\\toprule\n"
+            f"$L$ & {head} \\\\\n\\midrule\n" + "".join(rows) + "\\bottomrule\n\\end{tabular}\n"
+            "\\end{center}\n"
+        ),
+        "$\\kappa^*$, the smallest in-flight weight stable for every $\\theta \\ge 0$, per $L$ and $\\mu D$ (8 decimals).",
     )
     return table, values, inf
 
@@ -77,7 +93,7 @@ def _optima_table(Ls, factors):
     lines = []
     disagree = 0
     for L in Ls:
-        tc = float(unstable_theta(L, 0, 1, 1, 1, dps=15).intervals[0][0])
+        tc = _theta_c(L)
         for fac in factors:
             theta = fac * tc
             res = {
@@ -89,11 +105,14 @@ def _optima_table(Ls, factors):
                 disagree += 1
             cells = " & ".join(f"{res[c].kappa:.3f} ({_f(res[c].value, 3)})" for c in res)
             lines.append(f"{L} & {fac:g} & {theta:.3g} & {cells} \\\\\n")
-    table = (
-        "\\begin{center}\\small\n\\begin{tabular}{rrrcccc}\n\\toprule\n"
-        "$L$ & $\\theta/\\theta_c$ & $\\theta$ & decay & tolerance & tolerance (lin.) & "
-        "variance \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
-        "\\end{center}\n"
+    table = as_float(
+        (
+            "\\begin{center}\\small\n\\begin{tabular}{rrrcccc}\n\\toprule\n"
+            "$L$ & $\\theta/\\theta_c$ & $\\theta$ & decay & tolerance & tolerance (lin.) & "
+            "variance \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
+            "\\end{center}\n"
+        ),
+        "The optimal single weight $\\kappa$ per criterion (the criterion's value at the optimum in brackets), $\\mu = \\lambda = D = 1$.",
     )
     return table, disagree, len(lines)
 
@@ -111,11 +130,14 @@ def _partial_table(quick):
             f"{r.L} & {r.pattern} & {_f(r.kappa_star, 4)} & "
             f"{'yes' if r.weight_one_suffices else 'no'} & {kept} \\\\\n"
         )
-    table = (
-        "\\begin{center}\\small\n\\begin{tabular}{rlcccccc}\n\\toprule\n"
-        "$L$ & observed & $\\kappa^*$ & weight 1 stable $\\forall\\theta$ & decay & "
-        "tolerance & variance \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n"
-        "\\end{tabular}\n\\end{center}\n"
+    table = as_float(
+        (
+            "\\begin{center}\\small\n\\begin{tabular}{rlcccccc}\n\\toprule\n"
+            "$L$ & observed & $\\kappa^*$ & weight 1 stable $\\forall\\theta$ & decay & "
+            "tolerance & variance \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n"
+            "\\end{tabular}\n\\end{center}\n"
+        ),
+        "Partial observation: $\\kappa^*$ of each observed pattern, whether weight 1 is stable for every $\\theta$, and the share of each criterion's gain kept.",
     )
     return table, rows
 
@@ -124,7 +146,7 @@ def _per_phase_table(Ls, factor=0.9):
     """Best weight vector per criterion against the best single weight."""
     lines, gains = [], []
     for L in Ls:
-        th = factor * float(unstable_theta(L, 0, 1, 1, 1, dps=15).intervals[0][0])
+        th = factor * _theta_c(L)
         for c in ("decay", "tolerance-linear", "variance"):
             one = optimize_weights(L, 1, 1, th, 1, c)
             vec = optimize_weights(L, 1, 1, th, 1, c, per_phase=True)
@@ -135,11 +157,14 @@ def _per_phase_table(Ls, factor=0.9):
                 f"{L} & {c} & {one.kappa:.3f} & {_f(one.value, 4)} & $({ks})$ & "
                 f"{_f(vec.value, 4)} & {100 * gain:.1f}\\% \\\\\n"
             )
-    table = (
-        "\\begin{center}\\small\n\\begin{tabular}{rlccccc}\n\\toprule\n"
-        "$L$ & criterion & best $\\kappa$ & value & best $(\\kappa_1, \\dots, \\kappa_L)$ & "
-        "value & gain \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
-        "\\end{center}\n"
+    table = as_float(
+        (
+            "\\begin{center}\\small\n\\begin{tabular}{rlccccc}\n\\toprule\n"
+            "$L$ & criterion & best $\\kappa$ & value & best $(\\kappa_1, \\dots, \\kappa_L)$ & "
+            "value & gain \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
+            "\\end{center}\n"
+        ),
+        "One weight per phase against the best single weight, $\\theta = 0.9\\,\\theta_c$.",
     )
     return table, gains
 
@@ -149,8 +174,8 @@ def _thinned_table(Ls, ps=("1/4", "1/2", "3/4")):
     of the thinned process against the deterministic weight kappa = p."""
     lines, worse = [], 0
     for L in Ls:
-        kst = float(kappa_star(L, 1, 1, dps=15).kappa_star)
-        tc = float(unstable_theta(L, 0, 1, 1, 1, dps=15).intervals[0][0])
+        kst = float(_kstar(L, 1, 1).kappa_star)
+        tc = _theta_c(L)
         th = 0.8 * tc
         for pv in ps:
             pf = float(sp.Rational(pv))
@@ -161,11 +186,14 @@ def _thinned_table(Ls, ps=("1/4", "1/2", "3/4")):
                 f"{L} & ${pv}$ & {'yes' if pf > kst else 'no'} & {vd:.4f} & {vt:.4f} & "
                 f"{100 * (vt / vd - 1):+.1f}\\% \\\\\n"
             )
-    table = (
-        "\\begin{center}\\small\n\\begin{tabular}{rcccccc}\n\\toprule\n"
-        "$L$ & $p$ & stable $\\forall\\theta$ & Var, weight $p$ & Var, seen w.p.\\ $p$ & "
-        "difference \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
-        "\\end{center}\n"
+    table = as_float(
+        (
+            "\\begin{center}\\small\n\\begin{tabular}{rcccccc}\n\\toprule\n"
+            "$L$ & $p$ & stable $\\forall\\theta$ & Var, weight $p$ & Var, seen w.p.\\ $p$ & "
+            "difference \\\\\n\\midrule\n" + "".join(lines) + "\\bottomrule\n\\end{tabular}\n"
+            "\\end{center}\n"
+        ),
+        "Each job seen with probability $p$ against the deterministic weight $\\kappa = p$: stationary variances (LNA).",
     )
     return table, worse, len(lines)
 
@@ -192,7 +220,13 @@ def build(ctx) -> Section:
     ktable, kvalues, kinf = _kstar_table(Ls)
     half = kinf.closed_form["kappa_star"]  # kappa* at L = oo, exact
     fig = kappa_star_figure(list(Ls), kvalues, limit=half)
-    fig.savefig(ctx.figures_dir / "inflight_kappa_star.pdf")
+    fig_kstar = ctx.figure(
+        fig,
+        "inflight_kappa_star.pdf",
+        "$\\kappa^*(L)$: the smallest in-flight weight that keeps the equilibrium "
+        "stable for every $\\theta \\ge 0$.",
+        width="0.7",
+    )
     # the L = 2 window at kappa = 0.05
     win = _pairs(unstable_theta(2, "0.05", 1, 1, 1, dps=10))
     win3 = _pairs(unstable_theta(3, "0.1", 1, 1, 1, dps=10))
@@ -204,7 +238,13 @@ def build(ctx) -> Section:
         {c: o.kappa for c, o in optima.items()},
         "$L = 2$, $\\mu = \\lambda = D = 1$, $\\theta = 5$ ($\\theta_c = 9$ at $\\kappa = 0$)",
     )
-    fig.savefig(ctx.figures_dir / "inflight_criteria.pdf")
+    fig_criteria = ctx.figure(
+        fig,
+        "inflight_criteria.pdf",
+        "The three criteria against the weight $\\kappa$; dashed: each criterion's "
+        "optimum (colours as the panels).",
+        width="0.75",
+    )
     otable, disagree, cases = _optima_table((2, 3) if quick else (2, 3, 5), (0.5, 0.9, 2.0))
     vtable, gains = _per_phase_table((2,) if quick else (2, 3, 5))
     if min(gains) < -1e-9:
@@ -222,7 +262,7 @@ def build(ctx) -> Section:
         raise VerificationError("kappa*(L) is no longer increasing in L at mu D = 1")
     if any(v >= float(half) for vs in kvalues.values() for v in vs):
         raise VerificationError("a finite-L kappa* reached the L = oo value")
-    two = kappa_star(2, mu=1, D=1, dps=15).closed_form["kappa_star"]  # in gamma, mu
+    two = _kstar(2, 1, 1).closed_form["kappa_star"]  # in gamma, mu
     if two is None:
         raise VerificationError("the L = 2 closed form of kappa* is missing")
     two_at_0 = sp.simplify(two.subs({S.gamma: 1, S.mu: 0}))  # kappa* depends on mu/gamma only
@@ -248,7 +288,7 @@ def build(ctx) -> Section:
 
     P = derive_inflight_equation().result
     body = [
-        "The seed paper suggests that the oscillation might be suppressed by weighting "
+        "Abe and Phung-Duc \\cite{AbePhungDuc} suggest that the oscillation might be suppressed by weighting "
         "information the dispatcher already holds: the jobs it has sent that are still in "
         "flight. The dispatcher routes on $q_i + \\sum_\\ell \\kappa_\\ell z_{i,\\ell}$ (the "
         "built-in model \\texttt{inflight}). The difference mode's characteristic polynomial, "
@@ -256,7 +296,7 @@ def build(ctx) -> Section:
         "cancels; \\texttt{derivations/inflight.tex}, checked against explicit determinants for "
         "$L = 1..8$), is\n",
         display(P),
-        "\\subsection*{The smallest weight that is stable for every $\\theta$}\n",
+        "\\subsection{The smallest weight that is stable for every $\\theta$}\n",
         "For a fixed $\\kappa$ the unstable $\\theta$ need not be a half-line: at $L = 2$, "
         f"$\\kappa = 0.05$ the equilibrium is unstable exactly for $\\theta \\in ({win[0][0]},"
         f"\\allowbreak {win[0][1]})$ and stable again beyond; at $L = 3$, $\\kappa = 0.1$: "
@@ -275,11 +315,8 @@ def build(ctx) -> Section:
         f"approached from below (the instability of a weight just under ${tex(half)}$ appears "
         "only at very large $\\theta$).\n",
         ktable,
-        "\\begin{figure}[htbp]\n\\centering\n"
-        "\\includegraphics[width=0.7\\textwidth]{figures/inflight_kappa_star.pdf}\n"
-        "\\caption{$\\kappa^*(L)$: the smallest in-flight weight that keeps the equilibrium "
-        "stable for every $\\theta \\ge 0$.}\n\\end{figure}\n\n",
-        "\\subsection*{Which criterion?}\n",
+        fig_kstar,
+        "\\subsection{Which criterion?}\n",
         "Three criteria, for the linearised or nonlinear difference mode: (1) the decay rate "
         "$-\\alpha$, $\\alpha$ the spectral abscissa; (2) the tolerance time $T_\\varepsilon$, "
         "the last time $|q_1 - q_2|$ exceeds $\\varepsilon |x_0|$, started from $x_0 = "
@@ -295,10 +332,7 @@ def build(ctx) -> Section:
         "other than to the decay optimum (checked when the report is built). "
         f"Across the {cases} cases below, the four optima differ by more than $0.05$ in "
         f"{disagree}.\n",
-        "\\begin{figure}[htbp]\n\\centering\n"
-        "\\includegraphics[width=0.75\\textwidth]{figures/inflight_criteria.pdf}\n"
-        "\\caption{The three criteria against the weight $\\kappa$; dashed: each criterion's "
-        "optimum (colours as the panels).}\n\\end{figure}\n\n",
+        fig_criteria,
         "Optimal single weight (value at the optimum) for $\\mu = \\lambda = D = 1$, "
         "$\\theta$ a multiple of the founding model's $\\theta_c$, searched on $[0, 2]$:\n",
         otable,
@@ -307,7 +341,7 @@ def build(ctx) -> Section:
         "best found by a bounded local search (Powell) from $L + 1$ starts, not proven global "
         "optima; the decay rate, a maximum over modes, is not smooth in the weights.\n",
         vtable,
-        "\\subsection*{Simulation check}\n",
+        "\\subsection{Simulation check}\n",
         f"Variance of $Q_1 - Q_2$ per $\\eta$ at $L = 2$, $\\theta = 5$: one long path of the "
         f"exact jump process ($\\eta = {eta}$, $T = {T:g}$, {batches} batch means, 95\\% "
         "Student-$t$ intervals) at $\\kappa = 0$, at the variance-optimal $\\kappa$ and at "
@@ -323,10 +357,13 @@ def build(ctx) -> Section:
         + "The LNA is exact only as $\\eta \\to \\infty$; at $\\kappa = 0$, where the "
         "difference mode is least damped, the simulated value lies a few per cent below it "
         "(the founding model's own simulator shows the same at these $\\eta$).\n",
-        "\\begin{center}\n\\begin{tabular}{rccc}\n\\toprule\n$\\kappa$ & LNA & simulated & "
-        "95\\% interval \\\\\n\\midrule\n" + sim_rows + "\\bottomrule\n\\end{tabular}\n"
-        "\\end{center}\n",
-        "\\subsection*{Partial observation}\n",
+        as_float(
+            "\\begin{center}\n\\begin{tabular}{rccc}\n\\toprule\n$\\kappa$ & LNA & simulated & "
+            "95\\% interval \\\\\n\\midrule\n" + sim_rows + "\\bottomrule\n\\end{tabular}\n"
+            "\\end{center}\n",
+            "Stationary variance of the imbalance per $\\eta$: the LNA against the simulation.",
+        ),
+        "\\subsection{Partial observation}\n",
         "The dispatcher sees only some phases of the delay (weights $\\kappa e_\\ell$, $e_\\ell "
         "\\in \\{0, 1\\}$). The table gives the certified $\\kappa^*$ of each pattern (none: no "
         "weight on those phases is stable for every $\\theta$), whether counting each observed "

@@ -16,7 +16,7 @@ from symdelay.models.lb.fluid import fluid_equilibrium, fluid_path
 from symdelay.models.lb.simulate import scaled, simulate
 from symdelay.outputs.documents.lb import DESIGN_BETA, EXAMPLE, body, stations_tex
 from symdelay.outputs.plots_lb import comparison_figure, convergence_figure, routing_label
-from symdelay.outputs.report import Section
+from symdelay.outputs.report import Section, table_tex
 
 __all__ = ["ORDER", "build", "BETAS", "CONVERGENCE_N"]
 
@@ -31,10 +31,9 @@ CONVERGENCE_N = (150, 600, 2400, 9600)
 SHAPE = {"stations": "N=1,mu=1;N=2,mu=1/2", "xi": "2", "c": "1,2", "d": "1,2"}
 
 
-def _fit_width(tabular: str) -> str:
-    """``tabular`` shrunk to the text width when wider (never enlarged): the design and
-    convergence tables ran up to 58 pt into the margin."""
-    return "\\resizebox{\\ifdim\\width>\\textwidth\\textwidth\\else\\width\\fi}{!}{" + tabular + "}"
+def _cells(lines) -> list:
+    """Table rows ``a & b & c \\\\`` as lists of cells (for :func:`table_tex`)."""
+    return [ln.strip().removesuffix("\\\\").rstrip().split(" & ") for ln in lines]
 
 
 def _fluid_part(quick: bool) -> str:
@@ -47,16 +46,21 @@ def _fluid_part(quick: bool) -> str:
     for h in (4e-3,) if quick else (4e-3, 2e-3):
         path = fluid_path(p, lam, [0.0, 0.6, 0.1], T=20, h=h)
         err = np.max(np.abs(path.info["average"] - np.array([float(v) for v in e.point])))
-        rows.append(f"{h:g} & {err:.2e} \\\\")
+        m, ex = f"{err:.2e}".split("e")
+        rows.append(f"${h:g}$ & ${m} \\times 10^{{{int(ex)}}}$ \\\\")
     return (
-        "\\subsection*{Fluid equilibrium against long integration}\n"
+        "\\subsection{Fluid equilibrium against long integration}\n"
         "Three stations N=(50,100,30), $\\mu=(1,1/2,2)$, $\\xi\\in\\{1,2\\}$ w.p. (1/5, 4/5), "
         "$c=(1,2,1)$, $d=(1,2,3)$, $\\lambda=4/5$: the closed-form equilibrium against the "
         "time average over the last quarter of an Euler path of the model's drift "
         "($T=20$, from $x=(0,0.6,0.1)$); the error is $O(h)$ (chattering across the "
-        "balanced set).\n\n\\begin{center}\\begin{tabular}{ll}\\toprule step $h$ & "
-        "max error \\\\\\midrule\n" + "\n".join(rows) + "\n\\bottomrule\\end{tabular}"
-        "\\end{center}\n"
+        "balanced set).\n\n"
+        + table_tex(
+            ["step $h$", "max error"],
+            _cells(rows),
+            "The closed-form fluid equilibrium against the time average of an Euler path.",
+            align="ll",
+        )
     )
 
 
@@ -87,18 +91,26 @@ def _design_part(quick: bool) -> str:
         ]
         rows.append(" & ".join(cells) + " \\\\")
     return (
-        "\\subsection*{Design checked by simulation}\n"
+        "\\subsection{Design checked by simulation}\n"
         f"{stations_tex(EXAMPLE['stations'])}, $\\xi\\equiv 2$, $\\beta={DESIGN_BETA}$ ($n=300$); "
         f"simulation over $T={T:g}$, 95\\% batch-means intervals; predicted (diffusion) "
-        "beside simulated.\n\n\\begin{center}\\scriptsize"
-        + _fit_width(
-            "\\begin{tabular}{lllllll}\\toprule\n"
-            "target & $P_w$ pred. & $P_w$ sim. & $\\sqrt n I_j/N_j$ pred. & sim. & "
-            "$\\sqrt n W_j$ pred. & sim. \\\\\\midrule\n"
-            + "\n".join(rows)
-            + "\n\\bottomrule\\end{tabular}"
+        "beside simulated.\n\n"
+        + table_tex(
+            [
+                "target",
+                "$P_w$ pred.",
+                "$P_w$ sim.",
+                "$\\sqrt n I_j/N_j$ pred.",
+                "sim.",
+                "$\\sqrt n W_j$ pred.",
+                "sim.",
+            ],
+            _cells(rows),
+            "Designs of the LB policy: the diffusion's prediction beside the simulation "
+            "(95\\% batch-means intervals).",
+            align="lllllll",
+            fit=True,
         )
-        + "\\end{center}\n"
     )
 
 
@@ -125,9 +137,14 @@ def _comparison_part(ctx) -> tuple[str, list]:
         pw, mw = erlang_c_random(p, lam, dps=15)
         er.append((float(pw), float(mw * mpmath.sqrt(p.n))))
     curves["random"] = (fine, [x[0] for x in er], [x[1] for x in er])
-    fig = comparison_figure(rows, curves)
     path = ctx.figures_dir / "lb_comparison.pdf"
-    fig.savefig(path)
+    figure = ctx.figure(
+        comparison_figure(rows, curves),
+        "lb_comparison.pdf",
+        "The routings compared on the stations above: probability of wait and scaled mean "
+        "wait against $\\beta$ (points: simulation with 95\\% intervals; lines: theory).",
+        width="0.95",
+    )
     table = []
     for r in rows:
         th = "--" if r.p_wait_theory is None else f"{r.p_wait_theory:.4f}"
@@ -138,19 +155,22 @@ def _comparison_part(ctx) -> tuple[str, list]:
             f"{r.mean_wait_scaled.half_width:.3f} & {thw} \\\\"
         )
     text = (
-        "\\subsection*{Comparison with other routings}\n"
+        "\\subsection{Comparison with other routings}\n"
         f"{stations_tex(EXAMPLE['stations'])} ($n=300$), "
         "$\\lambda=\\sum N_j\\mu_j-\\beta\\sqrt n\\bar\\mu$. Routings: "
         + "; ".join(routing_label(name) for name in ROUTINGS)
         + " (random in proportion to capacity: Erlang C per station, exact; JSQ and "
         "power-of-2 join the fewest customers among all / two sampled stations). "
         f"Simulated over $T={T:g}$ (95\\% intervals); theory: the LB diffusion, Erlang C.\n\n"
-        "\\begin{center}\\scriptsize\\begin{longtable}{llllll}\\toprule\n"
-        "routing & $\\beta$ & $P_w$ sim. & $P_w$ theory & $\\sqrt n E[W]$ sim. & theory "
-        "\\\\\\midrule\n" + "\n".join(table) + "\n\\bottomrule\\end{longtable}\\end{center}\n"
-        "\\begin{center}\\includegraphics[width=\\textwidth]{figures/lb_comparison.pdf}"
-        "\\end{center}\n"
-        "JSQ and power-of-2 by number present send work to the smaller station beyond its "
+        + table_tex(
+            ["routing", "$\\beta$", "$P_w$ sim.", "$P_w$ theory", "$\\sqrt n E[W]$ sim.", "theory"],
+            _cells(table),
+            "The routings compared: simulation (95\\% intervals) and theory.",
+            align="llllll",
+            size="\\footnotesize",
+        )
+        + figure
+        + "JSQ and power-of-2 by number present send work to the smaller station beyond its "
         "share (it has fewer customers when both are near full), so with unequal stations "
         "they queue at one station while the other idles; LB balances idleness ratios and "
         "delays instead.\n"
@@ -175,30 +195,46 @@ def _convergence_part(ctx) -> tuple[str, list]:
             + ", ".join(f"{v:.3f}" for v in th["idle_ratio_scaled"])
             + " \\\\"
         )
-    fig = convergence_figure(pts)
     path = ctx.figures_dir / "lb_convergence.pdf"
-    fig.savefig(path)
+    figure = ctx.figure(
+        convergence_figure(pts),
+        "lb_convergence.pdf",
+        "Distance between the simulation and the LB diffusion limit as $n$ grows (points, "
+        "solid) and the simulation's 95\\% half-width (dotted): for $P(\\text{wait})$ "
+        "(blue) and $\\sqrt{n}\\,E[W]$ (orange).",
+        width="0.7",
+    )
     text = (
-        "\\subsection*{Convergence to the diffusion}\n"
+        "\\subsection{Convergence to the diffusion}\n"
         "Stations in proportion $N=(1,2)$, $\\mu=(1,1/2)$, $\\xi\\equiv 2$, $c=(1,2)$, "
         f"$d=(1,2)$, $\\beta=1$; $T={T:g}$ per $n$.\n\n"
-        "\\begin{center}\\scriptsize"
-        + _fit_width(
-            "\\begin{tabular}{llllllll}\\toprule\n"
-            "$n$ & events & $P_w$ sim. & diff. & $\\sqrt n E[W]$ sim. & diff. & "
-            "$\\sqrt n I_j/N_j$ sim. & diff. \\\\\\midrule\n"
-            + "\n".join(rows)
-            + "\n\\bottomrule\\end{tabular}"
+        + table_tex(
+            [
+                "$n$",
+                "events",
+                "$P_w$ sim.",
+                "diff.",
+                "$\\sqrt n E[W]$ sim.",
+                "diff.",
+                "$\\sqrt n I_j/N_j$ sim.",
+                "diff.",
+            ],
+            _cells(rows),
+            "Simulation against the LB diffusion as $n$ grows.",
+            align="llllllll",
+            fit=True,
         )
-        + "\\end{center}\n"
-        "\\begin{center}\\includegraphics[width=0.7\\textwidth]{figures/lb_convergence.pdf}"
-        "\\end{center}\n"
+        + figure
     )
     return text, [path]
 
 
 def build(ctx) -> Section:
-    parts = [body().replace("\\section{", "\\subsection{")]
+    parts = [
+        "The routing family LB($\\xi, c, d$) of Zhong and Cao \\cite{ZhongCao2023} for "
+        "stations of many servers in the Halfin--Whitt regime \\cite{HalfinWhitt1981}.\n\n"
+        + body().replace("\\section{", "\\subsection{").replace("\\subsection*{", "\\subsection{")
+    ]
     parts.append(_fluid_part(ctx.quick))
     parts.append(_design_part(ctx.quick))
     figs = []

@@ -5,7 +5,6 @@ the turning points are only checked against them."""
 
 from __future__ import annotations
 
-import functools
 import math
 
 import mpmath
@@ -13,11 +12,16 @@ from matplotlib.figure import Figure
 
 from symdelay.analysis.stability_map import stability_map
 from symdelay.core.errors import VerificationError
-from symdelay.core.latex import escape
 from symdelay.models import build_model
 from symdelay.models.inflight import kappa_star
-from symdelay.outputs.plots_map import stability_map_figure
-from symdelay.outputs.report import Section, figure_tex
+from symdelay.outputs.plots_map import (
+    POINT_NAMES,
+    key_colorbar,
+    key_handles,
+    map_key,
+    stability_map_figure,
+)
+from symdelay.outputs.report import Section, table_tex
 
 __all__ = [
     "ORDER",
@@ -83,6 +87,18 @@ def inflight_maps(quick: bool) -> dict:
         )
         for L in INFLIGHT_LS
     }
+
+
+#: significant digits printed for a proved point (the record holds DPS; the text needs fewer)
+SHOWN = 8
+
+
+def num(v, digits=SHOWN) -> str:
+    """A proved value at ``digits`` significant digits, trailing zeros dropped (an exact
+    integer prints as one: ``D^* = 2``, not ``2.00000000000000``)."""
+    with mpmath.workdps(DPS + 5):
+        t = mpmath.nstr(mpmath.mpf(v), digits, strip_zeros=True)
+    return t[:-2] if t.endswith(".0") else t
 
 
 def _L(L) -> str:
@@ -159,75 +175,121 @@ def _check_inflight(maps):
 
 
 def _panels(maps, title, columns):
+    """One panel per map (sized so that at the text width its type is about 8 pt) and one
+    legend for all, built from :func:`map_key` (the caption reads the same key)."""
     n = len(maps)
     cols = min(columns, n)
     rows = math.ceil(n / cols)
-    fig = Figure(figsize=(4.6 * cols, 3.7 * rows), layout="constrained")
+    fig = Figure(figsize=(2.5 * cols, 2.3 * rows + 0.5), layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
     for ax, (L, m) in zip(axes, maps.items(), strict=False):
-        stability_map_figure(m, ax=ax)
-        ax.set_title(title.format(L=_L(L)), fontsize=10)
+        stability_map_figure(m, ax=ax, legend=False, title=False)
+        ax.set_title(title.format(L=_L(L)), fontsize=9)
+        ax.tick_params(labelsize=8)
+        ax.xaxis.label.set_size(9)
+        ax.yaxis.label.set_size(9)
+        for t in ax.texts:
+            t.set_fontsize(7.5)
     for ax in axes[n:]:
         ax.set_visible(False)
-    return fig
+    key = map_key(list(maps.values()))
+    key_colorbar(fig, axes[:n].tolist(), key, fontsize=8.5)
+    fig.legend(handles=key_handles(key), loc="outside lower center", ncol=min(len(key), 4),
+               fontsize=8.5, frameon=False)  # fmt: skip
+    return fig, key
 
 
-_figure = functools.partial(figure_tex, width="0.95")
-
-
-def _regions(m) -> str:
-    """The regions of a map in words, from its record."""
-    by_count: dict = {}
-    for g in m.record()["regions"]:
-        cells, pieces = by_count.get(g["unstable_roots"], (0, 0))
-        by_count[g["unstable_roots"]] = (cells + g["cells"], pieces + 1)
-    return ", ".join(
-        f"{n} unstable roots ({cells} cells" + (f" in {pieces} regions)" if pieces > 1 else ")")
-        for n, (cells, pieces) in sorted(by_count.items())
+def key_text(key) -> str:
+    """The caption's description of a map legend, from the same key as the legend."""
+    regions = [label.split()[0] for kind, label, _ in key if kind == "region"]
+    ramp = [st for kind, _, st in key if kind == "ramp"]
+    if ramp:
+        regions = [f"{ramp[0]['counts'][0]} (white) to {ramp[0]['top']} (darkest), colour bar"]
+    curves = [(label, st["ls"]) for kind, label, st in key if kind == "curve"]
+    points = [label for kind, label, _ in key if kind == "point"]
+    out = (
+        "regions shaded by their exact number of unstable roots ("
+        + ", ".join(regions)
+        + "), bounded by the certified "
+        + " and ".join(
+            c.replace(" curve", "") + (" (solid)" if ls == "-" else " (dashed)") for c, ls in curves
+        )
+        + " curves"
     )
+    if points:
+        out += "; marked: " + ", ".join(points)
+    return out
 
 
-def _special_rows(maps) -> list:
+def _regions_rows(maps, label) -> list:
+    """Per map: its curves and the unstable-root counts of its regions (from the record)."""
     rows = []
     for L, m in maps.items():
-        pts = m.record()["special_points"]
-        if not pts:
-            rows.append(f"${_L(L)}$ & \\multicolumn{{5}}{{l}}{{none in the box}} \\\\")
-        for s in pts:
-            w = ", ".join(s["omega"]) if isinstance(s["omega"], list) else s["omega"]
-            rows.append(
-                f"${_L(L)}$ & {escape(s['type'])} & {s['x']} & {s['y']} & {w} & "
-                f"{'yes' if s['certified'] else 'no'} \\\\"
-            )
+        by_count: dict = {}
+        for g in m.record()["regions"]:
+            by_count[g["unstable_roots"]] = by_count.get(g["unstable_roots"], 0) + 1
+        kinds = [c.kind for c in m.curves]
+        curves = ", ".join(f"{kinds.count(k)} {k}" for k in sorted(set(kinds))) or "none"
+        counts = ", ".join(
+            f"{n}" + (f" ({k} regions)" if k > 1 else "") for n, k in sorted(by_count.items())
+        )
+        rows.append([label(L), curves, counts])
     return rows
 
 
-def _table(maps, xs, ys) -> str:
-    return (
-        "\\begin{center}\\small\n\\begin{tabular}{rllllc}\n\\toprule\n"
-        f"$L$ & point & ${xs}$ & ${ys}$ & $\\omega$ & proved \\\\\n\\midrule\n"
-        + "\n".join(_special_rows(maps))
-        + "\n\\bottomrule\n\\end{tabular}\n\\end{center}\n"
+def _point_name(s, m) -> str:
+    from symdelay.outputs.plots_map import _label
+
+    return POINT_NAMES.get(s["type"], s["type"].replace("_", " ")).format(
+        x=_label(m.x[0]), y=_label(m.y[0])
     )
 
 
-def _notes(labelled) -> str:
-    """The records' notes (``labelled``: ``[(label, map)]``), except the one saying how D
-    became the Erlang rate gamma."""
-    seen = []
-    for label, m in labelled:
-        for n in m.notes:
-            if "the transition table has a chain of" in n:
-                continue
-            seen.append(f"{label}: {escape(n)}")
-    if not seen:
-        return ""
-    return "The maps' notes: " + "; ".join(seen) + ".\n\n"
+def _special_rows(maps, label) -> list:
+    rows = []
+    for L, m in maps.items():
+        if not m.special_points:
+            rows.append([label(L), "none in the box", "", "", "", ""])
+        for s in m.special_points:
+            w = s["omega"]
+            w = ", ".join(num(v) for v in w) if isinstance(w, tuple) else num(w)
+            rows.append(
+                [label(L), _point_name(s, m), f"${num(s['x'])}$", f"${num(s['y'])}$",
+                 f"${w}$", "yes" if s["certified"] else "no"]
+            )  # fmt: skip
+    return rows
 
 
-def _searched(maps) -> str:
-    texts = sorted({m.searched for m in maps})
-    return " ".join(escape(t[0].upper() + t[1:]) + "." for t in texts)
+def _table(maps, xs, ys, caption, label, tab_label=None) -> str:
+    return table_tex(
+        ["$L$", "point", f"${xs}$", f"${ys}$", "$\\omega$", "proved"],
+        _special_rows(maps, label),
+        caption,
+        align="rlllll",
+        label=tab_label,
+    )
+
+
+def _searched_text(founding, inflight, g) -> str:
+    """What the maps searched, in the report's words, from the records' methods and grid."""
+    methods = {m.method for m in founding.values()}
+    closed = any(
+        "closed" in (m.method or "") or "explicit" in (m.method or "") for m in founding.values()
+    )
+    first = (
+        "The founding model's Hopf branches are explicit (its specialisation: the phase "
+        "condition $\\arg\\bigl((i\\omega+\\mu)(i\\omega+\\gamma)^L\\bigr) = n\\pi$ solved branch "
+        "by branch, every branch entering the $\\theta$ range of the box). "
+        if closed or not methods - {""}
+        else ""
+    )
+    return (
+        first + "The in-flight maps are traced by continuation from exact crossings on "
+        f"{g['seeds']} lines of each parameter (box edges included). In every map the number "
+        f"of unstable roots is exact at the centres of {g['cells']}$\\times${g['cells']} "
+        "cells and checked against the order of the certified curves; a boundary that meets "
+        "none of these lines or centres (a closed curve inside one cell) could be missed.\n\n"
+    )
 
 
 def build(ctx) -> Section:
@@ -236,55 +298,86 @@ def build(ctx) -> Section:
     _check_founding(founding)
     kstars = _check_inflight(inflight)
 
-    columns = 2 if len(founding) <= 4 else 3
-    figs = [
-        ctx.save(_panels(founding, "founding model, $L = {L}$", columns), "maps_founding.pdf"),
-        ctx.save(_panels(inflight, "in-flight weight, $L = {L}$", 2), "maps_inflight.pdf"),
-    ]
-
     (_, dlo, dhi), (_, tlo, thi) = FOUNDING_BOX
     (_, klo, khi), (_, ktlo, kthi) = INFLIGHT_BOX
     g = grid(ctx.quick)
     Ls = ", ".join(f"${_L(L)}$" for L in FOUNDING_LS)
     mu, lam = PARAMETERS["mu"], PARAMETERS["lam"]
 
-    region_lines = "; ".join(f"$L = {_L(L)}$: {_regions(m)}" for L, m in founding.items())
+    columns = 2 if len(founding) <= 4 else 3
+    fig_f, key_f = _panels(founding, "$L = {L}$", columns)
+    fig_i, key_i = _panels(inflight, "$L = {L}$", 2)
+    fig_founding = ctx.figure(
+        fig_f,
+        "maps_founding.pdf",
+        f"Stability maps of the founding model in $(D, \\theta)$, $\\mu = {mu}$, "
+        f"$\\lambda = {lam}$, one panel per $L$: " + key_text(key_f) + ".",
+        width="0.95",
+    )
+    fig_inflight = ctx.figure(
+        fig_i,
+        "maps_inflight.pdf",
+        "Stability maps of the in-flight model in $(\\kappa, \\theta)$, "
+        f"$\\mu = {INFLIGHT['mu']}$, $\\lambda = {INFLIGHT['lam']}$, $D = {INFLIGHT['D']}$: "
+        + key_text(key_i)
+        + "; the turning point in $\\kappa$ is $\\kappa^*$.",
+        width="0.8",
+    )
+
     stable_all = [_L(L) for L, m in founding.items() if not m.curves]
     turning = {
-        L: s
-        for L, m in founding.items()
-        for s in m.record()["special_points"]
-        if s["type"] == "turning_y"
+        L: s for L, m in founding.items() for s in m.special_points if s["type"] == "turning_y"
     }
-    turning_text = "; ".join(
-        f"$L = {_L(L)}$: $D^* = {s['x']}$, $\\theta^* = {s['y']}$" for L, s in turning.items()
-    )
     no_turn = [_L(L) for L, m in founding.items() if m.curves and L not in turning]
-
-    in_rows = []
-    for L, m in inflight.items():
-        s = next(p for p in m.record()["special_points"] if p["type"] == "turning_x")
-        in_rows.append(
-            f"at $L = {L}$ the boundary turns back at $\\kappa = {s['x']}$ "
-            f"($\\theta = {s['y']}$, $\\omega = {s['omega']}$), and \\texttt{{kappa\\_star}} "
-            f"gives $\\kappa^* = {mpmath.nstr(kstars[L], DPS)}$"
-        )
-    latex_blocks = "".join(
-        f"At $L = {L}$:\n\\begin{{equation*}}\n{m.latex()}\n\\end{{equation*}}\n"
-        for L, m in inflight.items()
+    label = lambda L: f"${_L(L)}$"  # noqa: E731
+    regions_table = table_tex(
+        ["$L$", "certified curves", "unstable roots in its regions"],
+        _regions_rows(founding, label),
+        "The regions of the founding model's maps (Figure~\\ref{fig:maps_founding}): "
+        "the curves traced in the box and the exact number of unstable roots in each region.",
+        align="rlp{0.55\\textwidth}",
+        label="tab:map_regions",
     )
+    special_table = _table(
+        founding, "D", "\\theta",
+        "Special points of the founding model's maps, proved by Krawczyk's test in Arb "
+        f"and shown to {SHOWN} significant digits.",
+        label,
+        "tab:map_points",
+    )  # fmt: skip
+    in_table = table_tex(
+        ["$L$", "turning point $\\kappa$", "$\\theta$ there", "$\\omega$ there",
+         "$\\kappa^*$ (\\texttt{kappa\\_star})"],
+        [
+            [f"${L}$", f"${num(s['x'])}$", f"${num(s['y'])}$", f"${num(s['omega'])}$",
+             f"${num(kstars[L])}$"]
+            for L, m in inflight.items()
+            for s in m.special_points
+            if s["type"] == "turning_x"
+        ],
+        "The in-flight maps turn back in $\\kappa$ at $\\kappa^*$, the smallest weight that is "
+        "stable for every $\\theta$, computed independently by \\texttt{kappa\\_star} "
+        f"(the agreement to {DPS - 3} digits is checked when the report is built).",
+        align="rllll",
+    )  # fmt: skip
+    in_points = _table(
+        inflight, "\\kappa", "\\theta",
+        f"Special points of the in-flight maps, shown to {SHOWN} significant digits.", label,
+    )  # fmt: skip
 
     body = (
         "A stability map draws, in a box of two parameters (every other parameter a number), "
         "the curves where a root of a characteristic factor is on the imaginary axis (Hopf "
         "curves: a pair $\\pm i\\omega$; fold curves: a root at $0$), traced by continuation "
-        "from exact crossings on grid lines and proved point by point (Krawczyk, Arb); it "
-        "shades each cell by the exact number of unstable roots at its centre and locates "
-        "the curves' special points (\\texttt{symdelay map}, "
+        "from exact crossings on grid lines and proved point by point (Krawczyk's test in Arb); "
+        "it counts the unstable roots exactly at the centre of each cell of a grid, draws the "
+        "regions as polygons bounded by the certified curves, and locates the curves' "
+        "special points (\\texttt{symdelay map}, "
         "\\texttt{symdelay.analysis.stability\\_map}).\n\n"
-        "\\subsection*{The founding model in $(D, \\theta)$}\n"
+        "\\subsection{The founding model in $(D, \\theta)$}\n"
         f"Boxes $D \\in [{dlo}, {dhi}]$, $\\theta \\in [{tlo}, {thi}]$ at $\\mu = {mu}$, "
-        f"$\\lambda = {lam}$, for $L = $ {Ls}. Regions (from the records): {region_lines}. "
+        f"$\\lambda = {lam}$, for $L = $ {Ls} (Figure~\\ref{{fig:maps_founding}}, "
+        "Table~\\ref{tab:map_regions}). "
         + (
             f"At $L = {', '.join(stable_all)}$ no boundary enters the box: the equilibrium is "
             "stable everywhere in it"
@@ -299,61 +392,40 @@ def build(ctx) -> Section:
         )
         + "For $L \\ge 2$ the lowest Hopf curve $\\theta_c(D)$ bounds the unstable region "
         "above it, where a pair of roots has crossed (two unstable roots). "
-        + "".join(
-            f"At $L = {_L(L)}$ the box holds {len(m.curves)} Hopf curves: above the first, "
-            f"further pairs cross (up to {max(_counts(m))} unstable roots). "
-            for L, m in founding.items()
-            if len(m.curves) > 1
-        )
-        + "The lowest curve's minimum over $D$ is the "
-        "map's turning point in $\\theta$, the worst delay: "
-        + (turning_text or "none in the box")
-        + ". They agree with the closed forms $D^* = L/\\mu$, "
-        "$\\theta^* = \\mu\\sec^{L+1}(\\pi/(L+1))/\\lambda$ to the digits printed (checked "
-        "when the report is built); below $\\theta^*$ the equilibrium is stable for every "
-        "mean delay. "
+        + "The lowest curve's minimum over $D$ is the map's turning point in $\\theta$, the "
+        "worst delay (Table~\\ref{tab:map_points}); it agrees with the closed forms "
+        "$D^* = L/\\mu$, $\\theta^* = \\mu\\sec^{L+1}(\\pi/(L+1))/\\lambda$ "
+        f"to {DPS - 3} digits (checked when the report is built); below $\\theta^*$ the "
+        "equilibrium is stable for every mean delay. "
         + (
             f"At $L = {', '.join(no_turn)}$ the lowest curve has no turning point in the box "
-            "(at $L = \\infty$, $\\theta_c$ decreases to $\\mu/\\lambda$ as $D \\to \\infty$). "
+            "(at $L = \\infty$, $\\theta_c$ decreases to $\\mu/\\lambda$ as "
+            "$D$ grows without bound). "
             if no_turn
             else ""
         )
         + "\n\n"
-        + _figure(
-            figs[0],
-            "Stability maps of the founding model in $(D, \\theta)$, $\\mu = \\lambda = 1$: "
-            "cells shaded by their exact number of unstable roots, the certified Hopf curve, "
-            "and its turning point (the worst delay).",
-        )
-        + _table(founding, "D", "\\theta")
-        + "\\subsection*{The in-flight weight in $(\\kappa, \\theta)$}\n"
+        + fig_founding
+        + regions_table
+        + special_table
+        + "\\subsection{The in-flight weight in $(\\kappa, \\theta)$}\n"
         "The dispatcher routes on $q_i + \\kappa z_i$ ($z_i$ the jobs in flight to queue $i$; "
         f"\\texttt{{inflight}}, $\\mu = {INFLIGHT['mu']}$, $\\lambda = {INFLIGHT['lam']}$, "
         f"$D = {INFLIGHT['D']}$), box $\\kappa \\in [{klo}, {khi}]$, "
-        f"$\\theta \\in [{ktlo}, {kthi}]$. The unstable region is bounded by one Hopf curve "
-        "that leaves the axis $\\kappa = 0$ at the founding model's $\\theta_c$, bends to the "
-        "right and turns back: at a fixed $\\kappa$ below the turning point the unstable "
-        "$\\theta$ form a bounded window, and beyond it every $\\theta$ is stable. The turning "
-        "point in $\\kappa$ is $\\kappa^*$, the smallest weight stable for every $\\theta$: "
-        + "; ".join(in_rows)
-        + " (agreement checked when the report is built). The records' special points:\n"
-        + latex_blocks
-        + _figure(
-            figs[1],
-            "Stability maps of the in-flight model in $(\\kappa, \\theta)$, "
-            "$\\mu = \\lambda = D = 1$; the turning point in $\\kappa$ is $\\kappa^*$.",
-        )
+        f"$\\theta \\in [{ktlo}, {kthi}]$ (Figure~\\ref{{fig:maps_inflight}}). The unstable "
+        "region is bounded by one Hopf curve that leaves the axis $\\kappa = 0$ at the "
+        "founding model's $\\theta_c$, bends to the right and turns back: at a fixed $\\kappa$ "
+        "below the turning point the unstable $\\theta$ form a bounded window, and beyond it "
+        "every $\\theta$ is stable. The turning point in $\\kappa$ is $\\kappa^*$, the "
+        "smallest weight stable for every $\\theta$.\n\n"
+        + fig_inflight
+        + in_table
+        + in_points
         + "\\paragraph{What was searched.} "
-        + _searched([*founding.values(), *inflight.values()])
-        + f" ({g['cells']}$\\times${g['cells']} cells in every map of this section; the "
-        f"in-flight maps seeded from {g['seeds']} lines each way.)\n\n"
-        + _notes(
-            [(f"founding model, $L = {_L(L)}$", m) for L, m in founding.items()]
-            + [(f"in-flight model, $L = {L}$", m) for L, m in inflight.items()]
-        )
+        + _searched_text(founding, inflight, g)
     )
     return Section(
         "Stability maps in two parameters",
         body,
-        [ctx.figures_dir / f.split("/")[-1] for f in figs],
+        [ctx.figures_dir / "maps_founding.pdf", ctx.figures_dir / "maps_inflight.pdf"],
     )

@@ -7,8 +7,6 @@ spectrum, simulated oscillation); every formula is printed from the SymPy object
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from symdelay.core.latex import tex
@@ -24,7 +22,7 @@ from symdelay.models.erlang.nonlinear import (
 from symdelay.models.erlang.nonlinear.oscillation import simulated_oscillation
 from symdelay.models.erlang.stochastic import simulate
 from symdelay.outputs.plots_nonlinear import bifurcation_figure, period_figure, spectrum_figure
-from symdelay.outputs.report import Section, figure_tex
+from symdelay.outputs.report import Section
 
 __all__ = ["ORDER", "build", "RATES", "LS"]
 
@@ -42,9 +40,6 @@ SIM_ETAS = (100, 1000, 10000)
 #: theta values of the spectrum figure (L = 2, theta_c = 9) and the simulated periodogram.
 SPECTRUM_THETAS = (4, 6, 8, 8.7)
 PERIODOGRAM = {"theta": 8, "eta": 1000, "T": 3000.0}
-
-
-_figure = functools.partial(figure_tex, width="0.9")
 
 
 def _normal_form_part(quick: bool) -> str:
@@ -78,14 +73,16 @@ def _normal_form_part(quick: bool) -> str:
         "first order: $T = 2\\pi/\\omega_c + O((\\theta-\\theta_c)^2)$. The describing "
         f"function of $\\tanh$ is $N(a) = {tex(N)} + O(a^4)$; harmonic balance "
         f"$\\lambda\\theta N(\\theta A/2) = \\lambda\\theta_c$ gives $c = {tex(c_df)}$, the "
-        "same leading term (and a constant period). Closed forms ($\\gamma = L/D$):\n"
+        "same leading term (and a constant period); for the delay-differential model the "
+        "amplitude beyond the Hopf point is computed by Lindstedt's method in "
+        "\\cite{NovitzkyAmplitudes2019}. Closed forms ($\\gamma = L/D$):\n"
         f"\\[ L = 2:\\ \\ell_1 = {tex(s2.l1)},\\qquad c = {tex(s2.amplitude)} \\]\n"
         f"\\[ L = 3:\\ \\ell_1 = {tex(s3.l1)} \\]\n"
         "Numbers at $\\mu = \\lambda = D = 1$ ($\\ell_1$ normalised by $q_x = 1$):\n\n"
-        "\\begin{center}\\begin{tabular}{rrrrrl}\\toprule\n"
+        "\\begin{table}[htbp]\\centering\\caption{The first Lyapunov coefficient $\\ell_1$ and the amplitude coefficient $c$ at the Hopf point, $\\mu = \\lambda = D = 1$.}\\begin{tabular}{rrrrrl}\\toprule\n"
         "$L$ & $\\theta_c$ & $\\omega_c$ & $\\ell_1$ & $c$ & kind \\\\ \\midrule\n"
         + "\n".join(rows)
-        + "\n\\bottomrule\\end{tabular}\\end{center}\n\n"
+        + "\n\\bottomrule\\end{tabular}\\end{table}\n\n"
     )
     return text
 
@@ -153,7 +150,7 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
         for _, a, hw, lab in sims
     )
     text = (
-        "\\subsection*{Limit cycles}\n"
+        "\\subsection{Limit cycles}\n"
         "Cycles are computed directly by Newton--shooting on the exact difference system "
         "(variational equations for the Jacobian, the symmetry $x(t+T/2) = -x(t)$ halves the "
         "interval) and, for $L=\\infty$, by Fourier collocation of the DDE; Floquet "
@@ -163,11 +160,11 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
         "$O(\\theta-\\theta_c)$), the last with harmonic balance (DF) and its relay limit "
         "$8/(\\pi\\theta_c)$; `stable' says whether every cycle of the family has all "
         "non-trivial multipliers inside the unit circle.\n\n"
-        "\\begin{center}\\begin{tabular}{lrrrrrrl}\\toprule\n"
+        "\\begin{table}[htbp]\\centering\\caption{Limit-cycle families: the first point against the normal form, the last against harmonic balance (DF) and the relay limit.}\\begin{tabular}{lrrrrrrl}\\toprule\n"
         "& $\\theta_1/\\theta_c - 1$ & NF error & $\\theta_n/\\theta_c$ & $A(\\theta_n)$ & DF & "
         "relay & stable \\\\ \\midrule\n"
         + "\n".join(rows)
-        + "\n\\bottomrule\\end{tabular}\\end{center}\n\n"
+        + "\n\\bottomrule\\end{tabular}\\end{table}\n\n"
         + (
             f"Simulated amplitude (L = 2, $\\theta = {SIM_RATIO:g}\\,\\theta_c$, 6 paths, 95\\% "
             f"intervals): {sim_rows} fluid cycle "
@@ -176,12 +173,12 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
             if sims
             else ""
         )
-        + _figure(
+        + ctx.caption(
             p1,
             "Bifurcation diagram: amplitude of $x$ against $\\theta$ for "
             "$L = 2, 3, 5, \\infty$ ($\\mu=\\lambda=D=1$). $L=1$ has no Hopf point.",
         )
-        + _figure(p2, "Period of the cycles against $\\theta$.")
+        + ctx.caption(p2, "Period of the cycles against $\\theta$.")
     )
     return text, [p1, p2]
 
@@ -221,13 +218,13 @@ def _spectrum_part(ctx, quick: bool) -> tuple[str, list]:
         for s in specs
     )
     text = (
-        "\\subsection*{Below the threshold: quasi-cycles}\n"
+        "\\subsection{Below the threshold: quasi-cycles}\n"
         "The linear-noise spectrum of the imbalance, "
         "$S(\\omega) = e_x^T(i\\omega - A)^{-1}B(i\\omega-A)^{-H}e_x$ "
         "(two-sided, $\\operatorname{Var}(x)/\\eta = \\frac{1}{2\\pi}\\int S$), for $L=2$:\n"
         f"\\[ S(\\omega) = {tex(cf)} \\]\n"
         f"Its peak sharpens as $\\theta \\to \\theta_c = 9$: {rows}\n\n"
-        + _figure(
+        + ctx.caption(
             path,
             "LNA spectrum of $\\sqrt{\\eta}\\,x$ for $L=2$, $\\mu=\\lambda=D=1$, "
             "and the Welch periodogram of simulated paths (error bars: two standard "

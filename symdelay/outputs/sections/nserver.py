@@ -75,10 +75,10 @@ def build(ctx) -> Section:
         "two-server difference mode, $" + tex(diff2) + "$, with the per-server $\\lambda$. "
         "Hence $\\theta_c(D)$ does not depend on $N$: every critical curve of the two-server "
         "model holds for $N$ servers. Erlang(2) delay, $\\gamma = 2/D$:\n\n",
-        "\\begin{center}\\small\n\\begin{tabular}{rllr}\n"
-        "$N$ & mode & factor & multiplicity \\\\ \\hline\n",
+        "\\begin{table}[htbp]\\centering\\caption{The characteristic factors of the $N$-server model by mode, Erlang(2) delay.}\\small\n\\begin{tabular}{rllr}\n\\toprule\n"
+        "$N$ & mode & factor & multiplicity \\\\ \\midrule\n",
         "\n".join(rows),
-        "\n\\end{tabular}\n\\end{center}\n\n",
+        "\n\\bottomrule\n\\end{tabular}\n\\end{table}\n\n",
         _general_N(),
         "Independent check: at $\\mu = 1$, $\\lambda = 1$, $\\theta = 3$, $\\gamma = 2$ the "
         "characteristic polynomial rebuilt from numpy's eigenvalues of the full "

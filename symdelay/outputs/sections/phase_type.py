@@ -10,7 +10,7 @@ from symdelay.core.lazy import sympy as sp
 from symdelay.models.erlang.hopf import critical_theta
 from symdelay.models.phase_type import critical_by_shape
 from symdelay.outputs.plots_models import critical_vs_scv_figure
-from symdelay.outputs.report import Section
+from symdelay.outputs.report import Section, table_tex
 
 __all__ = ["ORDER", "build", "D_VALUES", "RATES"]
 
@@ -21,14 +21,11 @@ D_VALUES = (1, 4)
 RATES = {"mu": 1, "lam": 1}
 
 
-def _row(points, family, D) -> str:
-    sel = sorted((p for p in points if p.family == family and p.D == D), key=lambda p: p.scv)
-    cells = [
-        f"{float(p.scv):.3g}: "
-        + (f"{float(p.theta_c):.4g}" if math.isfinite(p.theta_c) else "$\\infty$")
-        for p in sel
-    ]
-    return ", ".join(cells)
+FAMILY_NAMES = {"erlang": "Erlang", "hypoexp": "hypoexponential", "hyperexp": "hyperexponential"}
+
+
+def _theta(p) -> str:
+    return f"${float(p.theta_c):.4g}$" if math.isfinite(p.theta_c) else "$\\infty$"
 
 
 def _pairs(points, family, D):
@@ -61,8 +58,15 @@ def build(ctx) -> Section:
         raise VerificationError(
             "the delay-shape answer printed in the report no longer matches the computation"
         )
-    fig = critical_vs_scv_figure(points, limits)
-    fig.savefig(ctx.figures_dir / "phase_type_scv.pdf")
+    figure = ctx.figure(
+        critical_vs_scv_figure(points, limits),
+        "phase_type_scv.pdf",
+        "Critical $\\theta_c$ against the squared coefficient of variation (SCV) of "
+        "the delay at fixed mean $D$; dashed: the deterministic delay (SCV $= 0$, the "
+        "delay-differential limit); open markers in the shaded row $\\infty$: no $\\theta > 0$ "
+        "destabilises the delay.",
+        width="0.95",
+    )
     body = [
         "With a phase-type delay $(\\alpha, S)$ (exit rates $s = -S\\mathbf 1$) the model is "
         "the same transition table with the delay phases of $S$, and the difference mode's "
@@ -72,11 +76,7 @@ def build(ctx) -> Section:
         "below is the generic Hopf crossing of that factor (exact resultant, unstable-root "
         "counts checked on both sides), at a fixed mean delay $D$ and "
         f"$\\mu = {RATES['mu']}$, $\\lambda = {RATES['lam']}$.\n\n",
-        "\\begin{figure}[htbp]\n\\centering\n"
-        "\\includegraphics[width=0.8\\textwidth]{figures/phase_type_scv.pdf}\n"
-        "\\caption{Critical $\\theta_c$ against the squared coefficient of variation (SCV) of "
-        "the delay at fixed mean $D$; dashed: the deterministic delay (SCV $= 0$, the "
-        "delay-differential limit).}\n\\end{figure}\n\n",
+        figure,
         "\\paragraph{Answer.} In every family computed, at both means, $\\theta_c$ increases "
         "with the SCV: the less variable the delay, the earlier the oscillation. The worst "
         "delay at a fixed mean is the deterministic one (the Erlang values decrease towards "
@@ -86,11 +86,24 @@ def build(ctx) -> Section:
         f"two-phase hypoexponential with SCV ${gaps[0][0]:.3f}$ has $\\theta_c$ within "
         f"{100 * max(g for _, g in gaps):.1f}\\% of Erlang(2) (SCV $0.5$) at both means. "
         "This is what was searched (the shapes listed below), not a theorem about all "
-        "phase-type delays.\n\n",
+        "phase-type delays (Table~\\ref{tab:phase_type}).\n\n",
     ]
+    rows = []
     for D in D_VALUES:
-        body.append(f"\\paragraph{{$D = {D}$}} (SCV: $\\theta_c$). ")
         for fam in ("erlang", "hypoexp", "hyperexp"):
-            body.append(f"{fam}: {_row(points, fam, D)}. ")
-        body.append(f"Deterministic delay: {limits[D]:.4g}.\n\n")
+            sel = sorted((p for p in points if p.family == fam and p.D == D), key=lambda p: p.scv)
+            for p in sel:
+                rows.append([f"${D}$", FAMILY_NAMES[fam], f"${float(p.scv):.3g}$", _theta(p)])
+        rows.append([f"${D}$", "deterministic", "$0$", f"${limits[D]:.4g}$"])
+    body.append(
+        table_tex(
+            ["$D$", "delay law", "SCV", "$\\theta_c$"],
+            rows,
+            "The critical $\\theta_c$ of each delay law computed (4 significant digits; "
+            "$\\infty$: stable for every $\\theta > 0$), "
+            f"$\\mu = {RATES['mu']}$, $\\lambda = {RATES['lam']}$.",
+            align="rlrr",
+            label="tab:phase_type",
+        )
+    )
     return Section("Phase-type action delays: which shape is worst", "".join(body))

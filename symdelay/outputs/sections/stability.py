@@ -34,10 +34,11 @@ def build(ctx) -> Section:
     one = founding_closed_forms(1)
     parts.append(
         "\\paragraph{Stability versus oscillation.} For $L = 1$ the equilibrium is stable for "
-        "every $\\theta \\ge 0$; the paper's inequality "
+        "every $\\theta \\ge 0$; the inequality of Abe and Phung-Duc \\cite{AbePhungDuc} "
         f"${tex(one['oscillation_condition'])}$ is where the roots become complex (damped "
         "oscillation), not a stability boundary (\\texttt{symdelay verify} reports it as "
-        "\\emph{sufficient} for stability and \\emph{equivalent} to oscillation). "
+        "\\emph{sufficient} for stability and \\emph{equivalent} to oscillation).\n\n"
+        + "\\paragraph{Oscillation at $L = 2$.} "
         + oscillation_block(two)
     )
     return Section("Stability conditions (Routh--Hurwitz)", "".join(parts))

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm import tqdm
 
 from symdelay.analysis.waves import fluid_wave_peaks
 from symdelay.core import symbols as S
@@ -51,7 +49,8 @@ from symdelay.outputs.plots_stochastic import (
     variance_figure,
     wave_figure,
 )
-from symdelay.outputs.report import Section, figure_tex
+from symdelay.outputs.progress import progress_bar
+from symdelay.outputs.report import Section
 
 __all__ = ["ORDER", "build", "FIGURE_PARAMETERS", "PHASE_THETAS", "VARIANCE_CASES"]
 
@@ -120,10 +119,6 @@ class _Runs:
 
 
 # ------------------------------------------------------------------------------ helpers
-def _figure(path: str, caption: str, width="0.95") -> str:
-    return figure_tex(path, caption, width)
-
-
 def _fmt(v, d=3) -> str:
     return f"{v:.{d}f}"
 
@@ -143,14 +138,12 @@ def _values(L, **given) -> dict:
 
 @contextmanager
 def _progress(budget: _Budget, quick: bool):
-    """A progress bar on stderr (silent in quick mode); yields its ``update``."""
-    bar = tqdm(
-        total=budget.steps, file=sys.stderr, desc="stochastic section", disable=quick, leave=False
-    )
-    try:
-        yield bar.update
-    finally:
-        bar.close()
+    """Counts the section's runs; yields its ``update``. No bar of its own: the report's
+    bar (:func:`symdelay.outputs.progress.progress_bar`, on a terminal only) counts the
+    sections, which may run in worker processes side by side."""
+    bar = progress_bar(budget.steps, "stochastic section", stream=None)
+    with bar as b:
+        yield b.update
 
 
 def _x(ts):
@@ -178,7 +171,7 @@ def _intro() -> str:
         "method, one compiled C kernel; every transition is simulated) and compared with the "
         "fluid ODEs integrated by SciPy's \\texttt{solve\\_ivp} (DOP853, "
         "$\\mathrm{rtol}=10^{-10}$, $\\mathrm{atol}=10^{-12}$) from the model layer's "
-        "right-hand side. Initial state as in the paper: $Q_1(0)=0$, $Q_2(0)=\\eta$, "
+        "right-hand side. Initial state as in Abe and Phung-Duc \\cite{AbePhungDuc}: $Q_1(0)=0$, $Q_2(0)=\\eta$, "
         "$Z=0$.\n\n"
     )
 
@@ -216,7 +209,7 @@ def _l2_text(p) -> str:
         f"{_fmt(lam_theta_c, 6)}$, "
         + ("equal to" if agree else "whereas Routh--Hurwitz gives")
         + f" the closed form $k_c={tex(two['critical_lam_theta'])}="
-        f"{tex(two['critical_lam_theta_in_D'])}={_fmt(k_c, 6)}$ (the paper's condition, from "
+        f"{tex(two['critical_lam_theta_in_D'])}={_fmt(k_c, 6)}$ (the condition of \\cite{{AbePhungDuc}}, from "
         "Routh--Hurwitz); the numpy eigenvalues of the difference Jacobian "
         + ("confirm it" if below < 0 < above else "do not confirm it")
         + f" (spectral abscissa ${_fmt(below, 4)}$ at $0.99\\,\\theta_c$, ${_fmt(above, 4)}$ "
@@ -246,7 +239,7 @@ def _amplitude_text(p) -> str:
         f"difference mode is bounded and saturates). We chose $q^*={tex(q_star)}={tex(ratio)}$ "
         "because with $\\lambda=\\mu$ and the same "
         f"$\\lambda\\theta$ the limit-cycle amplitude is only {_fmt(cycle)}, "
-        "below the initial imbalance $|x(0)|=1$, so from the paper's initial state the "
+        "below the initial imbalance $|x(0)|=1$, so from that initial state the "
         "oscillation would only shrink onto the cycle. "
     )
 
@@ -273,7 +266,7 @@ def _sweep_text() -> str:
 def _parameters_part() -> Part:
     p = FIGURE_PARAMETERS
     text = (
-        "\\paragraph{Chosen parameters.} The paper does not print $\\lambda,\\mu,\\theta$ for "
+        "\\paragraph{Chosen parameters.} Abe and Phung-Duc \\cite{AbePhungDuc} do not print $\\lambda,\\mu,\\theta$ for "
         f"most figures. For the time plots we take $\\mu={p['mu']}$, $\\lambda={p['lam']}$, "
         f"$\\theta={p['theta']}$, $D={p['D']}$. "
     )
@@ -291,7 +284,7 @@ def _paths_part(ctx, runs: _Runs) -> Part:
         )
         figs.append(path)
         out.append(
-            _figure(
+            ctx.caption(
                 path,
                 f"Scaled jobs in service, $L={L}$: single sample paths for two $\\eta$ and the "
                 f"fluid limit ({word} oscillation).",
@@ -315,8 +308,8 @@ def _wave_part(ctx, runs: _Runs) -> Part:
         f"checked by a test). The phase-to-phase lag is ${_fmt(gaps[0])}$ and the lag into "
         f"service is ${_fmt(gaps[1])}$, "
         + ("larger" if gaps[1] > gaps[0] else "not larger")
-        + " as the paper states.\n\n"
-        + _figure(
+        + " as Abe and Phung-Duc state \\cite{AbePhungDuc}.\n\n"
+        + ctx.caption(
             path,
             "$z_{1,1}$, $z_{1,2}$ and $q_1$ for $L=2$ (simulation at the larger "
             "$\\eta$ and fluid); dotted lines: fluid peak times of one swing.",
@@ -355,8 +348,8 @@ def _phase_part(ctx, budget: _Budget) -> Part:
     ]
     title = "L = 1: phase plots $(x, w_1)$ across $\\theta$"
     sweep = ctx.save(phase_plane_figure(panels, title), "stochastic_phase_theta.pdf")
-    text = _figure(wl, "Phase plots $(x, w_L)$ of the fluid difference mode with $D=4$.")
-    text += _figure(sweep, "$L=1$, $\\mu=\\lambda=1$, $D=4$: $(x,w_1)$ from $(0.5,0)$.")
+    text = ctx.caption(wl, "Phase plots $(x, w_L)$ of the fluid difference mode with $D=4$.")
+    text += ctx.caption(sweep, "$L=1$, $\\mu=\\lambda=1$, $D=4$: $(x,w_1)$ from $(0.5,0)$.")
     return text, [wl, sweep]
 
 
@@ -374,7 +367,7 @@ def _imbalance_part(ctx, runs: _Runs) -> Part:
         "The imbalance $x=q_1-q_2$: damped for $L=1$, bounded limit cycle for $L=2$ "
         "(tanh saturates)."
     )
-    return _figure(path, caption, "0.8"), [path]
+    return ctx.caption(path, caption, "0.8"), [path]
 
 
 # ------------------------------------------------------------------------ fluid limit
@@ -431,10 +424,10 @@ def _fluid_limit_part(ctx, budget: _Budget, tick) -> Part:
         + _slopes_text(study, budget.fl_etas)
         + " Theory (Kurtz's central limit theorem): $-1/2$. "
         + _slope_verdict(study)
-        + "\n\n\\begin{center}\\begin{tabular}{rrrrr}\\toprule\n"
+        + "\n\n\\begin{table}[htbp]\\centering\\caption{Distance between the scaled sample paths and the fluid limit as $\\eta$ grows.}\\begin{tabular}{rrrrr}\\toprule\n"
         "$L$ & $\\eta$ & mean sup distance & std.\\ error & $\\sqrt\\eta\\times$mean\\\\\n"
-        f"\\midrule\n{rows}\\bottomrule\\end{{tabular}}\\end{{center}}\n\n"
-        + _figure(
+        f"\\midrule\n{rows}\\bottomrule\\end{{tabular}}\\end{{table}}\n\n"
+        + ctx.caption(
             path,
             "Mean sup distance between scaled path and fluid limit against "
             "$\\eta$ (bars: 95\\% normal intervals), with $\\eta^{-1/2}$ guides.",
@@ -546,9 +539,10 @@ def _closed_form_text(vc: _VarianceCurves) -> str:
         "same table is checked against the fluid right-hand side). For $L=1$:\n"
         f"\\[\n{tex(Equation(sp.Symbol('A'), A))},\\qquad "
         f"{tex(Equation(sp.Symbol('B'), B))}.\n\\]\n"
-        "SymPy solves the equation in closed form:\n\\begin{align*}\nL=1:&\\quad "
+        "SymPy solves the equation in closed form:\n\\begin{align*}\n"
+        "\\Sigma_{00}\\big|_{L=1} &= "
         + tex(closed_form_variance(1))
-        + ",\\\\\nL=2:&\\quad "
+        + ",\\\\\n\\Sigma_{00}\\big|_{L=2} &= "
         + tex(closed_form_variance(2))
         + ".\n\\end{align*}\nThe $L=2$ expression blows up at $\\theta="
         + tex(sing2)
@@ -556,7 +550,9 @@ def _closed_form_text(vc: _VarianceCurves) -> str:
         "Routh--Hurwitz boundary, as a test checks), i.e. at "
         f"$\\theta={sing2_num:.6f}$ for $\\mu=\\lambda=D=1$, where the Hopf solver puts the "
         f"threshold: $\\theta_c={vc.thresholds.get(2, float('nan')):.6f}$. "
-        "For $L=1$, $\\lim_{\\theta\\to\\infty}=" + tex(closed_form_theta_limit(1)) + "$. "
+        "For $L=1$, $\\lim_{\\theta\\to\\infty}\\Sigma_{00} = "
+        + tex(closed_form_theta_limit(1))
+        + "$. "
     )
 
 
@@ -573,17 +569,17 @@ def _variance_part(ctx, budget: _Budget, tick) -> Part:
         f"$\\eta={budget.eta_v}$, one path of length {budget.T_v:g} started at the "
         "equilibrium, burn-in 50, 20 batch means, Student-$t$ 95\\% interval; "
         "$\\mu=\\lambda=1$):\n\n"
-        "\\begin{center}\\begin{tabular}{rrrrrrr}\\toprule\n"
+        "\\begin{table}[htbp]\\centering\\caption{The stationary variance of the imbalance: LNA against long simulations.}\\begin{tabular}{rrrrrrr}\\toprule\n"
         "$L$ & $\\theta$ & $D$ & LNA & simulation & 95\\% CI & inside\\\\\n\\midrule\n"
         + rows
-        + "\\bottomrule\\end{tabular}\\end{center}\n\n"
+        + "\\bottomrule\\end{tabular}\\end{table}\n\n"
         "Does more aggressive routing reduce the imbalance variance when there is an action "
         "delay ($\\mu=\\lambda=D=1$)? "
         + "; ".join(vc.findings)
         + ". "
         + _variance_conclusion(vc, budget.Ls)
         + "\n\n"
-        + _figure(
+        + ctx.caption(
             path,
             "LNA variance of the imbalance against $\\theta$ for several $L$ "
             "($\\mu=\\lambda=D=1$), with simulation checks.",
