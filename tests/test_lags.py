@@ -497,3 +497,13 @@ def test_long_rational_chains_are_estimated_and_refused(run_cli, tmp_path):
     )
     status, _out, err = run_cli("stability", "--model-file", str(path), *sets)
     assert status == 0, err
+
+
+def test_window_over_a_distributed_lags_argument_is_refused_in_one_line():
+    from symdelay.analysis.window import window
+
+    m = two_queues(
+        lag={"tau": {"kind": "gamma", "shape": "5/2", "mean": "D"}}, action="tau"
+    ).with_values(mu=1, lam=1, theta=9)
+    with pytest.raises(SymdelayInputError, match="argument of the distributed lag tau"):
+        window(m, "D", lo=0, hi=5)

@@ -804,6 +804,17 @@ def _window_delay(model, param, lo, hi, dps, force):
     if in_lag:
         F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
         return lag_window(F, p, 0 if lo is None else lo, hi, dps, name=model.name, force=force)
+    in_kernel = {
+        lag.name
+        for lag in model.lags.values()
+        if p in lag.parameters() and lag.kind not in ("constant",)
+    }
+    if in_kernel:
+        raise SymdelayInputError(
+            f"{param} is an argument of the distributed lag {', '.join(sorted(in_kernel))}: "
+            f"the window over {param} is built for constant lags (every switch) and for "
+            f"parameters outside the lags; decide points with stability"
+        )
     parts = [f.factor for f in factors for _ in range(f.multiplicity)]
     return _window_quasi(model.name, parts, param, lo, hi, dps)
 
