@@ -423,11 +423,11 @@ def model_body(model) -> str:
 
 
 def dotted(name: str) -> str:
-    """The time derivative of a state printed ``name``: the dot on the letter, not on its
-    subscript (``x_{1,1}`` -> ``\\dot{x}_{1,1}``).
+    r"""The time derivative of a state printed ``name``: the dot on the letter, not on its
+    subscript (``x_{1,1}`` -> ``\dot{x}_{1,1}``).
 
     >>> dotted("x_{1,1}"), dotted("q"), dotted("\\lambda_{2}")
-    ('\\\\dot{x}_{1,1}', '\\\\dot{q}', '\\\\dot{\\\\lambda}_{2}')
+    ('\\dot{x}_{1,1}', '\\dot{q}', '\\dot{\\lambda}_{2}')
     """
     base, sep, sub = name.partition("_")
     return f"\\dot{{{base}}}{sep}{sub}"
