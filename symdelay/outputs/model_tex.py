@@ -178,10 +178,9 @@ def _matrix_name(k: int, term) -> str:
     return rf"M_{{{k}}}^{{(\mathrm{{{lags}}})}}"
 
 
-def delay_body(model) -> str:
-    """The sections of the derivation of a model with lags: lags, delay equations,
-    equilibrium (with the mass in transit), linearisation, the characteristic matrix, each
-    mode's characteristic function, and the verdict at numbers."""
+def _model_section(model, transitions: str) -> list:
+    """The section "The model": description, parameters, values, the jump process (its
+    sentence ended by ``transitions``) and the table of transitions."""
     names = model.latex_names
     out = ["\\section{The model}\n"]
     if model.description:
@@ -192,12 +191,24 @@ def delay_body(model) -> str:
         vals = ", ".join(f"${tex(p, names)} = {tex(v)}$" for p, v in model.values.items())
         out.append(f"Values: {vals}.\n")
     out.append(
-        "The jump process $X$ jumps by $\\nu$ at rate $\\eta\\,\\beta_\\nu(X/\\eta)$; a "
-        "rate may read the state through a lag, and a transition with an action lag is "
-        "decided at rate $\\beta_\\nu$ at $t$ and its jump takes effect at $t$ plus the "
-        "lag. Its transitions are\n"
+        "The jump process $X$ jumps by $\\nu$ at rate $\\eta\\,\\beta_\\nu(X/\\eta)$; "
+        + transitions
     )
     out.append(_rows(model))
+    return out
+
+
+def delay_body(model) -> str:
+    """The sections of the derivation of a model with lags: lags, delay equations,
+    equilibrium (with the mass in transit), linearisation, the characteristic matrix, each
+    mode's characteristic function, and the verdict at numbers."""
+    names = model.latex_names
+    out = _model_section(
+        model,
+        "a rate may read the state through a lag, and a transition with an action lag is "
+        "decided at rate $\\beta_\\nu$ at $t$ and its jump takes effect at $t$ plus the "
+        "lag. Its transitions are\n",
+    )
     out.append("\\section{Lags}\n\\begin{itemize}\n")
     for lag in model.lags.values():
         law = lag.xreplace(dict(model.values)) if model.values else lag
@@ -348,20 +359,7 @@ def model_body(model) -> str:
     if has_lags(model):
         return delay_body(model)
     names = model.latex_names
-    out = []
-    out.append("\\section{The model}\n")
-    if model.description:
-        out.append(escape(model.description) + "\n\n")
-    params = ", ".join(f"${tex(p, names)}$ ({d})" for p, d in model.domains.items())
-    out.append(f"Parameters: {params}.\n")
-    if model.values:
-        vals = ", ".join(f"${tex(p, names)} = {tex(v)}$" for p, v in model.values.items())
-        out.append(f"Values: {vals}.\n")
-    out.append(
-        "The jump process $X$ jumps by $\\nu$ at rate $\\eta\\,\\beta_\\nu(X/\\eta)$; its "
-        "transitions are\n"
-    )
-    out.append(_rows(model))
+    out = _model_section(model, "its transitions are\n")
     out.append("\\section{Fluid limit}\n")
     out.append("The drift $F(s) = \\sum_\\nu \\nu\\,\\beta_\\nu(s)$ gives the fluid ODEs\n")
     out.append("\\begin{align*}\n")
