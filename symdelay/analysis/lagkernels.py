@@ -110,13 +110,17 @@ def kernel(lag):
     n = S.nrows()
 
     def ph(z):
-        A = flint.acb_mat(
-            n, n, [(z if i == j else 0) - S[i, j] for i in range(n) for j in range(n)]
-        )
-        x = A.solve(s0)
+        x = _shifted(z, S, n).solve(s0)
         return sum((alpha[i] * x[i, 0] for i in range(n)), flint.acb(atom))
 
     return ph
+
+
+def _shifted(z, S, n):
+    """``zI - S`` as an ``acb_mat`` (the resolvent's matrix of a phase-type law)."""
+    import flint
+
+    return flint.acb_mat(n, n, [(z if i == j else 0) - S[i, j] for i in range(n) for j in range(n)])
 
 
 def kernel_derivative(lag):
@@ -160,9 +164,7 @@ def kernel_derivative(lag):
     n = S.nrows()
 
     def dph(z):
-        A = flint.acb_mat(
-            n, n, [(z if i == j else 0) - S[i, j] for i in range(n) for j in range(n)]
-        )
+        A = _shifted(z, S, n)
         x = A.solve(A.solve(s0))
         return -sum((alpha[i] * x[i, 0] for i in range(n)), flint.acb(0))
 
