@@ -395,6 +395,7 @@ class StationaryVariance(Result):
     coordinates: tuple = ()
     method: str = ""
     model_name: str | None = None
+    error_bound: object = None
 
     @property
     def var_x_over_eta(self):
@@ -430,6 +431,7 @@ class StationaryVariance(Result):
             "imbalance": self.imbalance(),
             "closed_form": None if self.closed_form is None else str(self.closed_form),
             "method": self.method,
+            "error_bound": None if self.error_bound is None else repr(float(self.error_bound)),
         }
 
     def imbalance(self) -> str:
@@ -445,6 +447,8 @@ class StationaryVariance(Result):
     def summary(self) -> str:
         """One line (the command's text output)."""
         exact = f" (= {self.value})" if self.exact else ""
+        if self.error_bound is not None:
+            exact = f" (+- {float(self.error_bound):.2g}, certified)"
         cf = "" if self.closed_form is None else f"  closed form: {self.closed_form}"
         return f"Var({self.imbalance()})/eta -> {self.decimal()}{exact}{cf}"
 
@@ -546,7 +550,7 @@ def variance_parameters(model) -> dict:
 @entry_doc
 def variance(
     model,
-    dps: int = 30,
+    dps: int | None = None,
     method: str = "auto",
     *,
     weights=None,
@@ -561,14 +565,17 @@ def variance(
     model : Model
         The model, every parameter a number, its equilibrium stable (refused otherwise: no
         stationary variance, the message names the verdict).
-    dps : int, default 30
-        Significant digits (5..10000) of the value in the record (the value itself is exact
-        where the model's numbers are).
+    dps : int, optional
+        Significant digits (5..10000) of the value in the record. Default 30 for a table
+        (the value itself is exact where the model's numbers are); for a model with lags
+        :data:`DELAY_DPS`, the digits the certified integral of its spectrum proves (its cost
+        grows like ``10^(dps/2)`` with an oscillating kernel, estimated first).
     method : {"auto", "generic", "specialised"}, default "auto"
         %(method)s
         Here ``"auto"`` is the founding model's difference-mode Lyapunov solve, else the
         Lyapunov equation of the full table
-        (:func:`symdelay.analysis.lna.stationary_covariance`).
+        (:func:`symdelay.analysis.lna.stationary_covariance`); a model with lags: the
+        certified integral of its delay spectrum (:mod:`symdelay.analysis.dnoise`).
     weights : sequence of numbers, optional
         ``w``, one number per state in the model's order. Default: the first imbalance of the
         symmetry (:func:`difference_weights`, ``q1 - q2``).
@@ -581,7 +588,8 @@ def variance(
     -------
     StationaryVariance
         ``value`` (exact, a SymPy number, or a float where the data are), its decimal
-        ``var_x_over_eta`` at ``dps`` digits, the weights and the family's closed form.
+        ``var_x_over_eta`` at ``dps`` digits, the weights and the family's closed form;
+        ``error_bound`` the certified bound of a delay model's integral (None otherwise).
 
     Examples
     --------
@@ -592,7 +600,8 @@ def variance(
     """
     from symdelay.core.params import as_dps
 
-    dps = as_dps(dps)
+    lags = bool(getattr(model, "lags", None))
+    dps = as_dps((DELAY_DPS if lags else 30) if dps is None else dps)
     fast = specialisation(model, "variance", method)
     if fast is not None and weights is None:
         result = fast(model, dps=dps, force=force)
@@ -602,6 +611,8 @@ def variance(
     elif fast is not None:
         declined(model, "variance", method)  # the fast path knows only q1 - q2
     need_table(model, "linear-noise variance")
+    if lags:
+        return _delay_variance(model, dps, weights, force)
     result = _generic_variance(model, dps, weights, force)
     return with_closed_form(model, "variance", result, closed_form and weights is None)
 
@@ -617,6 +628,53 @@ def with_closed_form(model, quantity: str, result, attach: bool = True):
     return dataclasses.replace(result, closed_form=cf) if cf is not None else result
 
 
+#: The default digits of a delay model's variance (a certified integral; about a second for a
+#: constant lag of the order of the time scale).
+DELAY_DPS = 8
+
+
+def _variance_weights(model, weights) -> list:
+    w = difference_weights(model) if weights is None else list(weights)
+    if w is None:
+        raise SymdelayInputError(
+            "this model declares no symmetry, so there is no imbalance to default to: give "
+            "weights (one per state)"
+        )
+    if len(w) != len(model.states):
+        raise SymdelayInputError(f"weights must have {len(model.states)} entries, got {len(w)}")
+    return w
+
+
+def _delay_variance(model, dps, weights, force) -> StationaryVariance:
+    """A model with lags: the certified integral of its linear-noise spectrum
+    (:func:`symdelay.analysis.dnoise.delay_variance`), at a stable equilibrium."""
+    from symdelay.analysis.dnoise import delay_noise, delay_variance
+    from symdelay.analysis.roots import require_values
+    from symdelay.analysis.stability import require_stable
+
+    require_values(model, "the linear-noise variance")
+    w = _variance_weights(model, weights)
+    require_stable(model, "stationary variance (linear-noise approximation)")
+    res = delay_variance(model, w, dps=dps, force=force)
+    names = tuple(s.name for s in model.states)
+    return StationaryVariance(
+        parameters=variance_parameters(model),
+        value=sp.Float(str(res.value), dps + 2),
+        exact=False,
+        weights=tuple(w),
+        states=names,
+        dps=dps,
+        B=delay_noise(model).B,
+        coordinates=names,
+        method=(
+            "certified integral of the delay model's linear-noise spectrum (Arb quadrature "
+            f"on [0, {res.W:.3g}], tail bounded; error <= {float(res.error_bound):.2g})"
+        ),
+        model_name=model.name,
+        error_bound=res.error_bound,
+    )
+
+
 def _generic_variance(model, dps, weights, force) -> StationaryVariance:
     from symdelay.analysis.lna import stationary_covariance
     from symdelay.analysis.roots import check_analysis_cost, require_values
@@ -625,15 +683,8 @@ def _generic_variance(model, dps, weights, force) -> StationaryVariance:
     require_values(model, "the linear-noise variance")
     check_analysis_cost(model, force=force)
     require_stable(model, "stationary variance (linear-noise approximation)")
-    w = difference_weights(model) if weights is None else list(weights)
-    if w is None:
-        raise SymdelayInputError(
-            "this model declares no symmetry, so there is no imbalance to default to: give "
-            "weights (one per state)"
-        )
+    w = _variance_weights(model, weights)
     names = tuple(s.name for s in model.states)
-    if len(w) != len(names):
-        raise SymdelayInputError(f"weights must have {len(names)} entries, got {len(w)}")
     A, B = sp.Matrix(model.jacobian), sp.Matrix(model.diffusion)
     sigma = stationary_covariance(A, B, dps=dps)
     wv = sp.Matrix(w)
