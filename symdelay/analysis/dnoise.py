@@ -306,7 +306,7 @@ def delay_variance(model, c, *, dps: int = 10, force: bool = False) -> DelayVari
         raise SymdelayInputError(
             f"{model.name} is a neutral delay model (a delayed derivative): the tail of its "
             "spectrum decays too slowly for the certified variance integral (not built for "
-            "neutral models); its spectrum answers"
+            "neutral models; its spectrum answers without it)"
         )
     a, bnorm = noise.tail_constants()
     c2 = float(sum(sp.Rational(sp.nsimplify(x)) ** 2 for x in c)) if c else 0.0

@@ -55,7 +55,7 @@ class Spectrum(Result):
     peak_frequency: float
     peak_value: float
     quality_factor: float | None
-    variance: float
+    variance: float | None
     imbalance: str = "q1 - q2"
     closed_form: object = None
     method: str = ""
@@ -73,7 +73,7 @@ class Spectrum(Result):
             "peak_frequency": repr(float(self.peak_frequency)),
             "peak_value": repr(float(self.peak_value)),
             "quality_factor": None if self.quality_factor is None else repr(self.quality_factor),
-            "variance_x_over_eta": repr(float(self.variance)),
+            "variance_x_over_eta": None if self.variance is None else repr(float(self.variance)),
             "normalisation": NORMALISATION,
             "imbalance": self.imbalance,
             "closed_form": None if cf is None else str(cf),
@@ -83,9 +83,10 @@ class Spectrum(Result):
 
     def latex(self) -> str:
         q = "-" if self.quality_factor is None else f"{self.quality_factor:.4g}"
+        var = "-" if self.variance is None else f"{self.variance:.6g}"
         head = (
             rf"\omega_{{peak}} = {self.peak_frequency:.6g},\ Q = {q},\ "
-            rf"\mathrm{{Var}}(x)/\eta = {self.variance:.6g}"
+            rf"\mathrm{{Var}}(x)/\eta = {var}"
         )
         if self.closed_form is not None:
             from symdelay.core.latex import tex
@@ -117,17 +118,24 @@ def lna_spectrum_matrix(A: np.ndarray, B: np.ndarray, weights, omegas) -> np.nda
 
 
 def _peak_and_q(A, B, w, scale):
-    """Peak frequency and value (grid of 4001 points on ``[0, 4 scale]``, refined by a
-    bounded scalar search) and ``Q = omega_peak / FWHM`` with both half-maximum points
-    found by Brent's method; ``Q`` None when the peak is at ``omega = 0`` or the spectrum
-    does not fall to half its peak above it."""
+    """:func:`peak_and_q` of the spectrum of ``A``, ``B`` and the weights ``w``."""
+    return peak_and_q(
+        lambda v: lna_spectrum_matrix(A, B, w, [v])[0],
+        lambda grid: lna_spectrum_matrix(A, B, w, grid),
+        scale,
+    )
+
+
+def peak_and_q(S_at, S_grid, scale, points: int = 4001):
+    """Peak frequency and value of a spectrum (``S_at(w)``, ``S_grid(ws)``: on a grid of
+    ``points`` on ``[0, 4 scale]``, refined by a bounded scalar search) and
+    ``Q = omega_peak / FWHM`` with both half-maximum points found by Brent's method; ``Q``
+    None when the peak is at ``omega = 0`` or the spectrum does not fall to half its peak
+    above it."""
     from scipy.optimize import brentq, minimize_scalar
 
-    def S_at(v):
-        return lna_spectrum_matrix(A, B, w, [v])[0]
-
-    grid = np.linspace(0.0, 4 * scale, 4001)
-    S = lna_spectrum_matrix(A, B, w, grid)
+    grid = np.linspace(0.0, 4 * scale, points)
+    S = np.asarray(S_grid(grid), dtype=float)
     k = int(np.argmax(S))
     if k == 0:
         return 0.0, float(S[0]), None
@@ -229,6 +237,8 @@ def spectrum(
     elif fast is not None:
         declined(model, "spectrum", method)  # the fast path knows only q1 - q2
     need_table(model, "spectrum")
+    if getattr(model, "lags", None):
+        return _delay_spectrum(model, omegas, points, weights, force)
     result = _generic(model, omegas, points, weights, force)
     return with_closed_form(model, "spectrum", result, weights is None)
 
@@ -265,6 +275,75 @@ def _generic(model, omegas, points, weights, force) -> Spectrum:
         force=force,
         method=f"LNA of the model's Jacobian and diffusion matrix on {how}",
     )
+
+
+#: Seconds per frequency of a delay model's spectrum per n^2 (an n x n solve in Arb balls,
+#: twice), calibrated on this machine.
+DELAY_SECONDS_PER_POINT = 6e-5
+
+
+def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
+    """A model with lags: ``S(w) = c^T G(i w) B G(i w)^* c`` with ``G = Delta^-1``
+    (:mod:`symdelay.analysis.dnoise`), evaluated in Arb balls (the kernels' own
+    transforms, removable singularities enclosed); ``Var`` from the variance entry (the
+    certified integral of the same ``S``)."""
+    from symdelay.analysis.dnoise import delay_noise
+    from symdelay.analysis.entry import family_options
+    from symdelay.analysis.roots import require_values
+    from symdelay.analysis.stochastic import _variance_weights, variance, variance_parameters
+    from symdelay.core.budget import check_budget
+
+    require_values(model, "the spectrum")
+    c = _variance_weights(model, weights)
+    noise = delay_noise(model)
+    a, _ = noise.tail_constants()
+    # every root in Re r >= 0 has |r| <= a, and the peak of a stable model's spectrum lies
+    # near its least damped roots: the grid covers [0, 2 a]
+    scale = max(a / 2, 1e-6)
+    if omegas is None:
+        omegas = np.linspace(0.0, 4 * scale, points)
+    omegas = np.asarray(omegas, float)
+    n = noise.n
+    check_grid_cost(n, omegas.size, force)
+    check_budget(
+        f"the delay spectrum on {omegas.size} + 4001 frequencies ({n} states)",
+        DELAY_SECONDS_PER_POINT * n * n * (omegas.size + 4001 + 200),
+        force=force,
+        shrink="fewer --points",
+    )
+    S = np.array(noise.spectrum_values(c, omegas))
+    wp, Sp, Q = peak_and_q(
+        lambda v: noise.spectrum_values(c, [v])[0],
+        lambda grid: noise.spectrum_values(c, grid),
+        scale,
+    )
+    if noise.neutral:  # no certified integral (dnoise): the spectrum without its variance
+        var, imbalance = None, _imbalance_text(c, [s.name for s in model.states])
+    else:
+        v = variance(model, dps=6, weights=weights, closed_form=False, force=force)
+        var, imbalance = float(v), v.imbalance()
+    options = family_options(model) or {}
+    return Spectrum(
+        L=options.get("L"),
+        parameters=variance_parameters(model),
+        omega=omegas,
+        S=S,
+        peak_frequency=wp,
+        peak_value=Sp,
+        quality_factor=Q,
+        variance=var,
+        imbalance=imbalance,
+        method="linear-noise spectrum of the delay model: c^T G(i w) B G(i w)^* c, "
+        "G = Delta(i w)^-1 in Arb balls"
+        + ("; no variance: a neutral model's integral is not certified" if var is None else ""),
+        model_name=model.name,
+    )
+
+
+def _imbalance_text(weights, states) -> str:
+    from symdelay.analysis.stochastic import StationaryVariance
+
+    return StationaryVariance({}, 0, False, tuple(weights), tuple(states)).imbalance()
 
 
 def spectrum_of(model, A, B, c, var, *, omegas, points, force, method) -> Spectrum:

@@ -659,7 +659,7 @@ def _delay_variance(model, dps, weights, force) -> StationaryVariance:
     names = tuple(s.name for s in model.states)
     return StationaryVariance(
         parameters=variance_parameters(model),
-        value=sp.Float(str(res.value), dps + 2),
+        value=sp.Float(res.text(dps + 5), dps + 5),
         exact=False,
         weights=tuple(w),
         states=names,

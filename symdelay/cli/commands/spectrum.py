@@ -70,7 +70,8 @@ def run(args) -> int:
     q = rec["quality_factor"] or "- (no interior peak)"
     lines = [
         f"peak frequency {rec['peak_frequency']}, peak S = {rec['peak_value']}, quality factor {q}",
-        f"Var(x)/eta = {rec['variance_x_over_eta']} ({rec['normalisation']})",
+        f"Var(x)/eta = {rec['variance_x_over_eta'] or '- (not certified for a neutral model)'} "
+        f"({rec['normalisation']})",
     ]
     if rec["closed_form"]:
         lines.append(f"S(omega) = {rec['closed_form']}")
