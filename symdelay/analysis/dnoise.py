@@ -118,7 +118,7 @@ def _gamma_branches(objs) -> list:
         elif lag.kind == "gamma":
             k = lag_number(lag, "shape")
             if not k.is_Integer:
-                out.append(sp.nsimplify(lag_number(lag, "mean") / k, rational=True))
+                out.append(lag_number(lag, "mean") / k)
     return out
 
 
@@ -145,11 +145,14 @@ class DelayNoise:
             )
         self.neutral = self.cm.neutral
         self.branches = [b for _M, _K, objs, _d in self.cm.terms for b in _gamma_branches(objs)]
-        self.oscillating = any(
-            K.has(sp.exp) or (objs is not None and any(_transcendental(g) for g in objs))
-            for _M, K, objs, _d in self.cm.terms
+        #: the longest period of oscillation the kernels add along the axis (constant and
+        #: uniform lags; 0 when every kernel is smooth at infinity): the quadrature's work
+        #: grows like W times it
+        self.longest = max(
+            (sum(_extent(g) for g in objs) for _M, _K, objs, _d in self.cm.terms if objs),
+            default=0.0,
         )
-        self.longest = self.cm.scale()
+        self.oscillating = self.longest > 0
         self._cache: dict = {}
 
     # ------------------------------------------------------------ in Arb balls
@@ -191,10 +194,12 @@ class DelayNoise:
         ``analytic`` is asked, as ``acb.integral`` needs)."""
         import flint
 
+        from symdelay.core.exact import exact_number
+
         _A0, _terms, B, branches = self._balls(prec)
         n = self.n
         with flint.ctx.workprec(prec):
-            cv = flint.acb_mat(n, 1, [_entry_ball(sp.sympify(x)) for x in c])
+            cv = flint.acb_mat(n, 1, [_entry_ball(exact_number("weights", x)) for x in c])
         i = flint.acb(0, 1)
         nan = flint.acb("nan")
 
@@ -251,14 +256,19 @@ def _up(x) -> float:
     return float(x.upper()) * (1 + 2**-50) + 1e-300
 
 
-def _transcendental(lag) -> bool:
-    if lag.kind in ("constant", "uniform"):
-        return True
-    if lag.kind == "gamma":
-        return not sp.sympify(lag.args["shape"]).is_Integer
+def _extent(lag) -> float:
+    """The longest delay an oscillating kernel ``exp(-r tau)`` of ``lag`` holds (constant:
+    its value; uniform: its upper end; a mixture: its longest member), 0 for the kernels
+    without (exponential, gamma, phase-type)."""
+    from symdelay.analysis.lagkernels import lag_number
+
+    if lag.kind == "constant":
+        return float(lag_number(lag, "value"))
+    if lag.kind == "uniform":
+        return float(lag_number(lag, "high"))
     if lag.kind == "mixture":
-        return any(_transcendental(m) for m in lag.args["lags"])
-    return False
+        return max(_extent(m) for m in lag.args["lags"])
+    return 0.0
 
 
 def tail_bound(a: float, c2: float, bnorm: float, W: float) -> float:
@@ -300,6 +310,7 @@ def delay_variance(model, c, *, dps: int = 10, force: bool = False) -> DelayVari
     import mpmath
 
     from symdelay.core.budget import check_budget, duration
+    from symdelay.core.exact import exact_number
 
     noise = delay_noise(model)
     if noise.neutral:
@@ -308,13 +319,12 @@ def delay_variance(model, c, *, dps: int = 10, force: bool = False) -> DelayVari
             "spectrum decays too slowly for the certified variance integral (not built for "
             "neutral models; its spectrum answers without it)"
         )
+    c = [exact_number(f"weights[{i}]", x) for i, x in enumerate(c)]
+    if len(c) != noise.n:
+        raise SymdelayInputError(f"weights must have {noise.n} entries, got {len(c)}")
     a, bnorm = noise.tail_constants()
-    c2 = float(sum(sp.Rational(sp.nsimplify(x)) ** 2 for x in c)) if c else 0.0
-    cBc = sum(
-        sp.sympify(c[i]) * noise.B[i, j] * sp.sympify(c[j])
-        for i in range(noise.n)
-        for j in range(noise.n)
-    )
+    c2 = float(sum(x**2 for x in c)) * (1 + 1e-15)
+    cBc = (sp.Matrix([c]) * noise.B * sp.Matrix(c))[0, 0]
     # a first look at the value's size (a few multiples of a, low precision)
     W0 = 8 * (a + 1)
     with flint.ctx.workprec(64):
@@ -327,10 +337,9 @@ def delay_variance(model, c, *, dps: int = 10, force: bool = False) -> DelayVari
     t = math.pi * tol / max(c2 * bnorm, 1e-300)
     x = max(math.sqrt(2 * a / t), (2 * a * a / (3 * t)) ** (1 / 3), 1.0)
     W = a + x
-    if noise.oscillating:
-        seconds = SECONDS_PER_OSCILLATION * noise.n**2 * W * noise.longest
-    else:
-        seconds = SECONDS_PER_LEVEL * noise.n**2 * (math.log2(W) + dps)
+    seconds = noise.n**2 * (
+        SECONDS_PER_OSCILLATION * W * noise.longest + SECONDS_PER_LEVEL * (math.log2(W) + dps)
+    )
     check_budget(
         f"the certified variance integral to {dps} digits (frequencies up to {W:.3g})",
         seconds,
@@ -338,7 +347,7 @@ def delay_variance(model, c, *, dps: int = 10, force: bool = False) -> DelayVari
         shrink="fewer digits (--dps)",
     )
     # Arb's tolerance is met on each subinterval: share it among about this many
-    pieces = 4 * W * noise.longest + 16 if noise.oscillating else 64 * (math.log2(W) + 2)
+    pieces = 4 * W * noise.longest + 64 * (math.log2(W) + 2)
     prec = int(dps * 3.33) + 40 + int(math.log2(max(W, 2)))
     with flint.ctx.workprec(prec):
         F = noise.spectral_density(c, prec)

@@ -280,6 +280,9 @@ def _generic(model, omegas, points, weights, force) -> Spectrum:
 #: Seconds per frequency of a delay model's spectrum per n^2 (an n x n solve in Arb balls,
 #: twice), calibrated on this machine.
 DELAY_SECONDS_PER_POINT = 6e-5
+#: The grid of a delay model's peak search (each point two solves in Arb; the peak is then
+#: refined by a bounded search and its half-maximum points by Brent's method).
+PEAK_POINTS = 1601
 
 
 def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
@@ -306,8 +309,8 @@ def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
     n = noise.n
     check_grid_cost(n, omegas.size, force)
     check_budget(
-        f"the delay spectrum on {omegas.size} + 4001 frequencies ({n} states)",
-        DELAY_SECONDS_PER_POINT * n * n * (omegas.size + 4001 + 200),
+        f"the delay spectrum on {omegas.size} + {PEAK_POINTS} frequencies ({n} states)",
+        DELAY_SECONDS_PER_POINT * n * n * (omegas.size + PEAK_POINTS + 200),
         force=force,
         shrink="fewer --points",
     )
@@ -316,6 +319,7 @@ def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
         lambda v: noise.spectrum_values(c, [v])[0],
         lambda grid: noise.spectrum_values(c, grid),
         scale,
+        points=PEAK_POINTS,
     )
     if noise.neutral:  # no certified integral (dnoise): the spectrum without its variance
         var, imbalance = None, _imbalance_text(c, [s.name for s in model.states])
