@@ -8,7 +8,6 @@ shrinks, and Pender, Rand & Wesson's critical delay for the Hopf frequency."""
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import mpmath
@@ -37,7 +36,7 @@ def two_queues(lags=None, *, seen=("q1", "q2"), action=None, values=None):
     ]
     if action:
         arrivals = [(*t, action) for t in arrivals]
-    rows = arrivals + [("service 1", {"q1": -1}, "mu*q1"), ("service 2", {"q2": -1}, "mu*q2")]
+    rows = [*arrivals, ("service 1", {"q1": -1}, "mu*q1"), ("service 2", {"q2": -1}, "mu*q2")]
     return Model(
         "two queues",
         ["q1", "q2"],
@@ -159,7 +158,7 @@ def test_table_and_delay_records_have_the_same_keys(run_cli):
     table = two_queues(values=vals)
     lag = {"tau": {"kind": "constant", "value": "D"}}
     delay = two_queues(lag, seen=("delayed(q1, tau)", "delayed(q2, tau)"), values=vals)
-    tv, dv = variance(table).to_json(), variance(delay, dps=6).to_json()
+    tv, dv = variance(table).to_json(), variance(delay, dps=6).to_json()  # the spectrum's
     assert set(tv) == set(dv) and tv["error_bound"] is None and float(dv["error_bound"]) < 1e-6
     ts, ds = (spectrum(m, omegas=[0.5], points=1).to_json() for m in (table, delay))
     assert set(ts) == set(ds)
@@ -170,6 +169,7 @@ def test_table_and_delay_records_have_the_same_keys(run_cli):
     assert code == 0, err
     rec = json.loads(out)
     assert rec["imbalance"] == "q1 - q2" and float(rec["error_bound"]) < 1e-5 * 1.7
+
     # its difference mode is the scalar y' = -mu y - lam theta (K * y): mpmath's quadrature
     def S(w):
         K = (1 - mpmath.exp(-2j * w)) / (2j * w) if w else 1

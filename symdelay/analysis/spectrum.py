@@ -283,6 +283,8 @@ DELAY_SECONDS_PER_POINT = 6e-5
 #: The grid of a delay model's peak search (each point two solves in Arb; the peak is then
 #: refined by a bounded search and its half-maximum points by Brent's method).
 PEAK_POINTS = 1601
+#: The digits of the variance a delay model's spectrum reports (a float in the record).
+DELAY_SPECTRUM_DPS = 6
 
 
 def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
@@ -324,7 +326,7 @@ def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
     if noise.neutral:  # no certified integral (dnoise): the spectrum without its variance
         var, imbalance = None, _imbalance_text(c, [s.name for s in model.states])
     else:
-        v = variance(model, dps=6, weights=weights, closed_form=False, force=force)
+        v = variance(model, dps=DELAY_SPECTRUM_DPS, weights=weights, closed_form=False, force=force)
         var, imbalance = float(v), v.imbalance()
     options = family_options(model) or {}
     return Spectrum(

@@ -655,7 +655,9 @@ def _delay_variance(model, dps, weights, force) -> StationaryVariance:
     require_values(model, "the linear-noise variance")
     w = _variance_weights(model, weights)
     require_stable(model, "stationary variance (linear-noise approximation)")
-    res = delay_variance(model, w, dps=dps, force=force)
+    res = model.cached(  # the spectrum asks for it again
+        f"delay variance {w} {dps}", lambda: delay_variance(model, w, dps=dps, force=force)
+    )
     names = tuple(s.name for s in model.states)
     return StationaryVariance(
         parameters=variance_parameters(model),
