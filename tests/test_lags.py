@@ -320,8 +320,6 @@ def test_delay_model_refuses_what_it_does_not_have():
     [
         (["fluid", "--T", "5"], ("mu=1", "lam=1", "theta=2", "D=1")),
         (["simulate", "--T", "5"], ("mu=1", "lam=1", "theta=2", "D=1")),
-        (["variance"], ("mu=1", "lam=1", "theta=2", "D=1")),
-        (["spectrum"], ("mu=1", "lam=1", "theta=2", "D=1")),
         (["normal-form"], ("mu=1", "lam=1", "D=1")),
     ],
 )

@@ -19,6 +19,15 @@ the model's own table restricted to its imbalances
 founding model's fast path reads the same matrices derived once per L. ``Var(x)/eta`` is
 :func:`symdelay.analysis.stochastic.variance` (exact Lyapunov solve), not the integral.
 
+A model with lags has no finite ``A``: its fluctuation is a linear stochastic delay equation
+and ``S(omega) = c^T G(i omega) B G(i omega)^* c`` with ``G = Delta^-1`` the inverse of its
+characteristic matrix (:mod:`symdelay.analysis.dnoise`, where the noise of an action delay is
+worked out), evaluated in Arb balls on the grid; the peak and ``Q`` are found as for a table
+(:func:`peak_and_q`) on ``[0, 2 a]`` (``a = ||A0|| + sum ||M_k||`` bounds every root of the
+closed right half-plane, so the least damped roots lie below it); ``Var(x)/eta`` is the
+variance entry's certified integral of the same ``S`` at :data:`DELAY_SPECTRUM_DPS` digits
+(None for a neutral model, whose integral is not certified).
+
 >>> from symdelay.models import build_model
 >>> s = spectrum(build_model("nserver", N=2, L=2, mu=1, lam=1, theta=8, D=1), points=51)
 >>> round(s.peak_frequency, 4), round(s.quality_factor, 2), s.to_json()["variance_x_over_eta"]
@@ -192,11 +201,13 @@ def spectrum(
     ----------
     model : Model
         The model, every parameter a number, its equilibrium stable (refused otherwise: no
-        stationary spectrum, the message names the verdict).
+        stationary spectrum, the message names the verdict); a table or a model with lags
+        (then ``S = c^T G B G^* c``, ``G`` the inverse of its characteristic matrix).
     omegas : array_like of float, optional
         The angular frequencies ``omega >= 0`` at which ``S`` is evaluated. Default: ``points``
         evenly spaced on ``0 .. 4 omega_scale``, ``omega_scale`` the largest imaginary part of
-        the Jacobian's eigenvalues.
+        the Jacobian's eigenvalues (a model with lags: ``a/2``, ``a`` the bound on its roots
+        in the right half-plane, the sum of its linearisation's matrix norms).
     points : int, default 4001
         The number of grid points when ``omegas`` is not given.
     weights : sequence of numbers, optional
@@ -214,8 +225,8 @@ def spectrum(
     Spectrum
         ``omega`` and ``S`` (two-sided, angular: ``Var(x)/eta = (1/2 pi) int S d omega``),
         ``peak_frequency``, ``peak_value``, ``quality_factor`` (None without a peak),
-        ``variance`` (``Var(x)/eta``) and the family's ``closed_form`` of ``S`` (the founding
-        model at ``L <= 2``).
+        ``variance`` (``Var(x)/eta``; None for a neutral delay model) and the family's
+        ``closed_form`` of ``S`` (the founding model at ``L <= 2``).
 
     Examples
     --------

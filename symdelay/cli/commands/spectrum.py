@@ -17,7 +17,8 @@ def register(subparsers) -> None:
             "S(omega) = e_x^T (i omega - A)^-1 B (i omega - A)^-H e_x of the linear-noise "
             "approximation (two-sided, angular frequency: Var(x)/eta = (1/2pi) int S), on a "
             "frequency grid, with its peak frequency and quality factor (closed form for "
-            "L = 1, 2)."
+            "L = 1, 2). A model with lags: S(omega) = c^T G B G^* c with G = Delta(i omega)^-1, "
+            "the inverse of its characteristic matrix."
         ),
     )
     p.add_argument("--points", default="401", kind="integer", help="grid points (default 401)")
