@@ -158,7 +158,9 @@ def test_table_and_delay_records_have_the_same_keys(run_cli):
     table = two_queues(values=vals)
     lag = {"tau": {"kind": "constant", "value": "D"}}
     delay = two_queues(lag, seen=("delayed(q1, tau)", "delayed(q2, tau)"), values=vals)
-    tv, dv = variance(table).to_json(), variance(delay, dps=6).to_json()  # the spectrum's
+    dvar = variance(delay, dps=6)  # the digits the spectrum asks for: computed once
+    assert dvar.sigma.shape == (1, 1) and dvar.coordinates == ("q1 - q2",)  # what --plot draws
+    tv, dv = variance(table).to_json(), dvar.to_json()
     assert set(tv) == set(dv) and tv["error_bound"] is None and float(dv["error_bound"]) < 1e-6
     ts, ds = (spectrum(m, omegas=[0.5], points=1).to_json() for m in (table, delay))
     assert set(ts) == set(ds)

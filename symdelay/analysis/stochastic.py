@@ -648,6 +648,8 @@ def _variance_weights(model, weights) -> list:
 def _delay_variance(model, dps, weights, force) -> StationaryVariance:
     """A model with lags: the certified integral of its linear-noise spectrum
     (:func:`symdelay.analysis.dnoise.delay_variance`), at a stable equilibrium."""
+    import dataclasses
+
     from symdelay.analysis.dnoise import delay_noise, delay_variance
     from symdelay.analysis.roots import require_values
     from symdelay.analysis.stability import require_stable
@@ -659,9 +661,10 @@ def _delay_variance(model, dps, weights, force) -> StationaryVariance:
         f"delay variance {w} {dps}", lambda: delay_variance(model, w, dps=dps, force=force)
     )
     names = tuple(s.name for s in model.states)
-    return StationaryVariance(
+    value = sp.Float(res.text(dps + 5), dps + 5)
+    record = StationaryVariance(
         parameters=variance_parameters(model),
-        value=sp.Float(res.text(dps + 5), dps + 5),
+        value=value,
         exact=False,
         weights=tuple(w),
         states=names,
@@ -674,6 +677,11 @@ def _delay_variance(model, dps, weights, force) -> StationaryVariance:
         ),
         model_name=model.name,
         error_bound=res.error_bound,
+    )
+    # the covariance is integrated for the imbalance only (one certified integral): sigma is
+    # its 1 x 1 block, in that coordinate
+    return dataclasses.replace(
+        record, sigma=sp.Matrix([[value]]), coordinates=(record.imbalance(),)
     )
 
 
