@@ -84,6 +84,12 @@ def independent_at(ic, point: dict, timeout_ms: int = 10_000) -> bool | None:
 
     sub = {p: sp.sympify(v) for p, v in point.items()}
     for m in ic.modes:
+        for c in m.difference:
+            held = c.xreplace(sub)
+            if held not in (sp.true, sp.false):
+                return None
+            if held is sp.false:
+                return False
         F1 = sp.expand(m.F.xreplace({a: 1 for a in (*m.circle, *m.disc)}).xreplace(sub))
         coeffs = sp.Poly(F1, r).all_coeffs()
         if not all(c.is_Rational for c in coeffs):
@@ -224,6 +230,15 @@ def verify_delay(model, claim: str, *, assume=(), theta_real=False, timeout_ms: 
     t0 = time.perf_counter()
     checks = []
     for m in ic.modes:
+        for i, c in enumerate(m.difference):
+            checks.append(
+                (
+                    f"claim and not difference-operator condition {i + 1} ({m.name} mode)",
+                    [],
+                    [("not", hurwitz_node(c))],
+                    "hurwitz",
+                )
+            )
         for i, c in enumerate(m.hurwitz):
             checks.append(
                 (
@@ -273,8 +288,9 @@ def verify_delay(model, claim: str, *, assume=(), theta_real=False, timeout_ms: 
         status = REFUTED
         break
     how = (
-        "re-checked: the claim by SymPy, F(r, 1) by exact root counts, the crossing by the "
-        "positive roots of H (Sturm) or nlsat at the point"
+        "re-checked: the claim by SymPy, the difference operator's condition (neutral modes) "
+        "exactly, F(r, 1) by exact root counts, the crossing by the positive roots of H "
+        "(Sturm) or nlsat at the point"
     )
     outcomes[DIRECTIONS[0]] = Outcome(
         status=status,
