@@ -53,6 +53,8 @@ def verify(
     theta_real: bool = False,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     method: str = "auto",
+    points: int | None = None,
+    box: dict | None = None,
 ) -> ClaimResult:
     """Is ``claim`` equivalent, necessary, sufficient or neither for stability (and for the
     targets the model's family defines: the founding model's oscillation) of ``model``?
@@ -77,6 +79,13 @@ def verify(
         check that runs out leaves its direction ``undecided within the budget``.
     method : {"auto", "generic", "specialised"}, default "auto"
         %(method)s
+    points : int or None, default None
+        A delay model and a claim that names a lag (stability at the given lag values):
+        the points the labelled search decides (default 400, 10..100000); refused
+        elsewhere.
+    box : dict or None, default None
+        The same search: ``{name: (lo, hi)}`` ranges to draw parameters from (inside their
+        domains; default ``[0.1, 10]`` log-uniform for a positive one); refused elsewhere.
 
     Returns
     -------
@@ -89,9 +98,10 @@ def verify(
 
     assume = _check_arguments(assume, timeout_ms)
     kw = {"assume": assume, "theta_real": theta_real, "timeout_ms": timeout_ms}
-    result = specialised(model, "verify", method, claim, **kw)
-    if result is not None:
-        return result
+    if points is None and not box:
+        result = specialised(model, "verify", method, claim, **kw)
+        if result is not None:
+            return result
     require_table(model, "verify")
     if has_lags(model):
         from symdelay.model.modes import rational_numerator
@@ -101,8 +111,20 @@ def verify(
             from symdelay.analysis.delayclaims import verify_delay
 
             return verify_delay(
-                model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms
+                model,
+                claim,
+                assume=assume,
+                theta_real=theta_real,
+                timeout_ms=timeout_ms,
+                points=points,
+                box=box,
             )
+    if points is not None or box:
+        raise SymdelayInputError(
+            "points and box set the search of a claim that names a lag of a delay model "
+            f"with a transcendental characteristic function; {getattr(model, 'name', 'this model')} "
+            "is decided without them: leave them out"
+        )
     return verify_generic(model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms)
 
 

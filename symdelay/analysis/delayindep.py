@@ -413,13 +413,17 @@ def _conditions(model, timeout_ms) -> IndependentConditions:
         why = "; ".join([*reasons, *tied])
     neutral_modes = [m for m in modes if m.difference]
     if neutral_modes:
-        why += "; neutral " + ", ".join(
-            f"{m.name} mode: its difference operator is strongly stable iff "
-            + " and ".join(str(c) for c in m.difference)
-            for m in neutral_modes
-        ) + (
-            " (Hale & Verduyn Lunel: sum |c_k| < |a_0|; necessary, and with it the roots in "
-            "Re r >= 0 stay bounded for every lag, so the retarded criterion holds)"
+        why += (
+            "; neutral "
+            + ", ".join(
+                f"{m.name} mode: its difference operator is strongly stable iff "
+                + " and ".join(str(c) for c in m.difference)
+                for m in neutral_modes
+            )
+            + (
+                " (Hale & Verduyn Lunel: sum |c_k| < |a_0|; necessary, and with it the roots in "
+                "Re r >= 0 stay bounded for every lag, so the retarded criterion holds)"
+            )
         )
     ic = IndependentConditions(
         tuple(modes), (), exact, why, omega, u, tuple(model.free_parameters), dict(model.domains)
