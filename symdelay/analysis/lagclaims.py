@@ -430,10 +430,7 @@ def _draw(rng, dom: str, box):
 
     if box is not None:
         lo, hi = float(box[0]), float(box[1])
-        if lo > 0:
-            x = math.exp(rng.uniform(math.log(lo), math.log(hi)))
-        else:
-            x = rng.uniform(lo, hi)
+        x = math.exp(rng.uniform(math.log(lo), math.log(hi))) if lo > 0 else rng.uniform(lo, hi)
     elif dom == "probability":
         x = rng.uniform(0, 1)
     else:
@@ -559,7 +556,7 @@ def verify_at_lags(
                             "seconds": round(sec, 4),
                             "by": detail if isinstance(detail, str) else "z3 nlsat",
                         }
-                    ],  # fmt: skip
+                    ],
                     seconds=round(sec, 4),
                     note=(
                         "decision procedure over Hayes' exact stable region (z3 nlsat, "
