@@ -39,8 +39,17 @@ becomes ``>=``) when the decision procedure (z3, quantified nonlinear real arith
 founding scalar mode ``r + mu + lam theta exp(-r D)`` gives ``lam*theta <= mu`` (equality
 included: ``H(u) = u`` then, no root reaches the axis for ``omega > 0`` and ``F(0) = 2 mu``).
 
-Neutral equations (a delayed derivative) are refused in one line: their difference operator
-must be stable as well, which these conditions do not yet state.
+**Neutral equations** (a delayed derivative: ``F``'s leading coefficient in ``r`` holds lag
+variables, ``a_0 + sum_m c_m z_m``). First the difference operator ``a_0 x(t) + sum_m c_m
+x(t - tau_m)``: strongly stable (Hale & Verduyn Lunel 1993, ch. 9: its roots stay in ``Re r
+<= -eps < 0`` for every choice of the lags) iff ``sum_m |c_m| < |a_0|``, a condition on the
+parameters (signs from the domains; the free ones enumerated), necessary for stability at
+every lag. With it every root in ``Re r >= 0`` lies in a disc whose radius does not depend
+on the lags (the bound of :mod:`symdelay.analysis.lagroots`), so no root comes from infinity
+and the retarded criterion above holds unchanged, labelled the same way (exact /
+sufficient). The announcement model ``r + mu + k (1 + p r) e^{-r D}`` gives ``k p < 1`` and
+``k <= mu``. Scalar modes only: a matrix mode's operator (a spectral radius over the torus)
+is refused in one line.
 """
 
 from __future__ import annotations

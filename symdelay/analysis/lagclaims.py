@@ -51,7 +51,7 @@ from symdelay.analysis.claim_result import (
     Outcome,
     assemble,
 )
-from symdelay.core.errors import SymdelayInputError
+from symdelay.core.errors import CertificationError, SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 
 __all__ = [
@@ -218,7 +218,7 @@ def stability_oracle(model):
 
     def counts(point, dps):
         if groups is None:
-            at = model.at_values({s.name: v for s, v in point.items()})
+            at = model.with_values(**{s.name: v for s, v in point.items()})
             parts = _mode_groups(at)
             lags = {k: lag.xreplace(dict(at.values)) for k, lag in at.lags.items()}
         else:
@@ -238,8 +238,9 @@ def stability_oracle(model):
         for name, lin, _f, _c in parts:
             try:
                 out.append((name, unstable_count(lin, lags, dps=dps)))
-            except SymdelayInputError as exc:  # e.g. a neutral mode's difference operator
-                out.append((name, str(exc)))
+            except (SymdelayInputError, CertificationError) as exc:
+                # e.g. a neutral mode's difference operator, a count over the budget
+                out.append((name, " ".join(str(exc).split())[:200]))
         return out
 
     def at(point, dps: int = 20):
@@ -292,6 +293,12 @@ def hayes_modes(model):
         tau = sp.sympify(lag.args["value"])
         if a.has(r) or b.has(r) or tau.has(r):
             return None
+        if any(sp.simplify(t.kernel - sp.exp(-r * tau)) != 0 for t in terms):
+            return None  # Hayes' region is for the transform exp(-r tau) itself
+        if not (tau.is_Symbol and model.domains.get(tau) in ("positive", "nonnegative")) and not (
+            tau.is_number and tau >= 0
+        ):
+            return None  # the lag must be a value >= 0 on the whole domain
         hayes.append((name, a, b, tau))
     return hayes, plain
 
@@ -461,10 +468,9 @@ def _boxes(model, box) -> dict:
                 f"box: '{k}' is not a free parameter of {model.name} (free: "
                 f"{', '.join(names) or 'none'})"
             )
-        try:
-            lo, hi = (sp.Rational(exact_number(x)) for x in v)
-        except (TypeError, ValueError):
-            raise SymdelayInputError(f"box: {k} takes two numbers lo < hi, got {v!r}") from None
+        if isinstance(v, str) or len(v) != 2:
+            raise SymdelayInputError(f"box: {k} takes two numbers (lo, hi), got {v!r}")
+        lo, hi = (exact_number(f"box {k}", x) for x in v)
         dom = model.domains.get(names[k], "real")
         floor = {"positive": 0, "nonnegative": 0, "probability": 0}.get(dom)
         if not lo < hi or (floor is not None and (lo < floor or (dom == "positive" and lo <= 0))):
