@@ -28,7 +28,9 @@ direction goes to the search.
 
 **Otherwise, a labelled search.** Points of the parameter box (each parameter over its
 domain: ``[10^-1, 10]`` log-uniform for a positive one unless ``box`` sets its range),
-rounded to 3 significant digits (exact rationals); at each the claim is evaluated in Arb
+rounded to 3 significant digits (exact rationals), and at every other one six points
+along a lag the claim names, next to where the claim flips (by bisection of its truth in
+Arb; rounded to 6 digits); at each the claim is evaluated in Arb
 (a relation whose ball does not decide it skips the point, counted) and the stability by
 the certified count of every mode (:func:`symdelay.analysis.lagroots.unstable_count`; an
 undecided count skips the point, counted). A disagreement is re-checked: the claim by
@@ -215,6 +217,7 @@ def stability_oracle(model):
 
     exact = bool(model.equilibrium.exact)
     groups = _mode_groups(model) if exact else None
+    given = dict(getattr(model, "values", {}) or {})  # parameters the model was given
 
     def counts(point, dps):
         if groups is None:
@@ -233,7 +236,7 @@ def stability_oracle(model):
                 parts.append(
                     (name, dataclasses.replace(lin, A0=lin.A0.xreplace(point), terms=terms), f, c)
                 )
-            lags = {k: lag.xreplace(point) for k, lag in model.lags.items()}
+            lags = {k: lag.xreplace({**given, **point}) for k, lag in model.lags.items()}
         out = []
         for name, lin, _f, _c in parts:
             try:
@@ -290,7 +293,7 @@ def hayes_modes(model):
             return None
         a = sp.expand(-lin.A0[0, 0])
         b = sp.expand(-sp.Add(*[t.matrix[0, 0] for t in terms]))
-        tau = sp.sympify(lag.args["value"])
+        tau = sp.sympify(lag.args["value"]).xreplace(dict(getattr(model, "values", {}) or {}))
         if a.has(r) or b.has(r) or tau.has(r):
             return None
         if any(sp.simplify(t.kernel - sp.exp(-r * tau)) != 0 for t in terms):
@@ -456,6 +459,48 @@ def _draw(rng, dom: str, box):
     return v
 
 
+def _across(cf, point, rng, lag_syms, boxes) -> list:
+    """Points on both sides of the claim's boundary along one lag parameter (the other
+    parameters as in ``point``): the lag where the claim flips, found by bisection of the
+    claim's truth in Arb over the lag's range (log scale), then moved by factors
+    ``1 -+ 10^-k`` (``k`` = 1, 2, 3), each rounded to 6 significant digits. A wrong claim
+    that is off by a little differs from the stable set next to its own boundary."""
+    import math
+    from fractions import Fraction
+
+    lag = rng.choice(lag_syms)
+    lo, hi = boxes.get(lag, (sp.Rational(1, 10**DECADES), sp.Integer(10**DECADES)))
+    lo, hi = float(lo), float(hi)
+    if not lo > 0:
+        return []
+
+    def truth(x):
+        q = sp.Rational(Fraction(f"{x:.12g}"))
+        return claim_at(cf, {**point, lag: q})
+
+    a, b = math.log(lo), math.log(hi)
+    ta, tb = truth(lo), truth(hi)
+    if ta is None or tb is None or ta == tb:
+        return []
+    for _ in range(30):
+        m = (a + b) / 2
+        tm = truth(math.exp(m))
+        if tm is None:
+            return []
+        if tm == ta:
+            a = m
+        else:
+            b = m
+    edge = math.exp((a + b) / 2)
+    out = []
+    for k in (1, 2, 3):
+        for f in (1 - 10.0**-k, 1 + 10.0**-k):
+            x = edge * f
+            if lo <= x <= hi:
+                out.append({**point, lag: sp.Rational(Fraction(f"{x:.6g}"))})
+    return out
+
+
 def _boxes(model, box) -> dict:
     """The user's ranges, checked: ``{symbol: (lo, hi)}`` (exact)."""
     from symdelay.core.exact import exact_number
@@ -606,9 +651,15 @@ def verify_at_lags(
                 lo, hi = f"1e-{DECADES}", f"1e{DECADES}"
                 record["ranges"][p.name] = [f"-{hi}" if dom == "real" else lo, hi]
         budget = points * 20
+        lag_syms = [p for p in params if p.name in set(lag_names)]
+        queue: list = []  # (point, kind): boundary points waiting to be decided
         while record["points"] < points and draws < budget:
             draws += 1
-            point = {p: _draw(rng, model.domains.get(p, "real"), boxes.get(p)) for p in params}
+            if queue:
+                point, kind = queue.pop()
+            else:
+                point = {p: _draw(rng, model.domains.get(p, "real"), boxes.get(p)) for p in params}
+                kind = "random_points"
             if any(a.holds_at(point) is not True for a in assumptions):
                 record["outside_assumptions"] += 1
                 continue
@@ -616,6 +667,8 @@ def verify_at_lags(
             if c is None:
                 record["skipped"] += 1
                 continue
+            if kind == "random_points" and lag_syms and draws % 2:
+                queue += [(q, "boundary_points") for q in _across(cf, point, rng, lag_syms, boxes)]
             want = DIRECTIONS[0] if c else DIRECTIONS[1]
             if want not in open_dirs or want in found:
                 continue  # this point can refute only a direction already decided
@@ -624,7 +677,7 @@ def verify_at_lags(
                 record["skipped"] += 1
                 continue
             record["points"] += 1
-            record["random_points"] += 1
+            record[kind] += 1
             record["exact_points"] += 1
             bad = (verdict != "stable") if c else (verdict == "stable")
             if not bad:
