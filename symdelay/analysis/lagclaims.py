@@ -649,7 +649,8 @@ def verify_at_lags(
                 record["ranges"][p.name] = ["0", "1"]
             else:
                 lo, hi = f"1e-{DECADES}", f"1e{DECADES}"
-                record["ranges"][p.name] = [f"-{hi}" if dom == "real" else lo, hi]
+                first = {"real": f"-{hi}", "nonnegative": "0"}.get(dom, lo)
+                record["ranges"][p.name] = [first, hi]  # (0: one draw in ten, else log)
         budget = points * 20
         lag_syms = [p for p in params if p.name in set(lag_names)]
         queue: list = []  # (point, kind): boundary points waiting to be decided
