@@ -735,7 +735,10 @@ def verify_at_lags(
                 ": decided over Hayes' exact region (the model is in that class), the rest "
                 "by a labelled search"
                 if exact is not None
-                else ": checked by a labelled search (the model is not in Hayes' class)",
+                else ": checked by a labelled search (the model is not in Hayes' class)"
+                if not (cls and cls[0])
+                else ": checked by a labelled search (the exact region of Hayes' class takes "
+                "claims with acos, asin, atan and pi only)",
             )
             if fallback
             else None
