@@ -107,10 +107,10 @@ def test_moving_average_lag_claim_goes_to_the_labelled_search():
     # Delta_c = phi^2/(k (1 - cos phi)) > pi^2/(2 k), so k Delta < pi^2/2 is sufficient
     model = symdelay.load_toml(MODELS / "moving_average.toml")
     claim = "lam*theta <= mu or lam*theta*Delta < pi**2/2"
-    res = verify(model, claim, points=40, box={"Delta": ("0.1", "4")})
+    res = verify(model, claim, points=24, box={"Delta": ("0.1", "4")})
     assert res.methods["stability"] == dict.fromkeys(DIRECTIONS, "search")
     assert res.directions["stability"][DIRECTIONS[0]] == OPEN
-    assert res.exit_status == "search" and res.search["points"] == 40
+    assert res.exit_status == "search" and res.search["points"] == 24
     assert res.directions["stability"][DIRECTIONS[1]] == REFUTED
     assert _at(model, res.counterexamples["stability"][DIRECTIONS[1]]) == "stable"
     with pytest.raises(SymdelayInputError, match="box"):
