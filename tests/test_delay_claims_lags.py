@@ -199,3 +199,21 @@ def test_announcement_stability_prints_and_verify_decides(announcement):
     assert res.relation_to_stability == "necessary"
     pt = res.counterexamples["stability"][DIRECTIONS[0]]
     assert sp.Rational(pt["lam"]) * sp.Rational(pt["theta"]) * sp.Rational(pt["p"]) >= 1
+
+
+def test_announcement_lag_claim_counts_an_unstable_difference_operator(announcement):
+    # without lam*theta*p < 1 the claim holds where the difference operator 1 + k p e^{-rD}
+    # is unstable (k p > 1: roots with Re r near ln(k p)/D > 0); the model-level count
+    # refuses such a point saying why, the search calls it unstable
+    from symdelay.analysis.stability import stability
+
+    res = verify(announcement, "lam*theta <= mu or D*lam*theta < 1", points=60)
+    assert res.directions["stability"][DIRECTIONS[0]] == REFUTED
+    pt = res.counterexamples["stability"][DIRECTIONS[0]]
+    assert res.verdicts["stability"][DIRECTIONS[0]] == "unstable"
+    kp = sp.prod(sp.Rational(pt[n]) for n in ("lam", "theta", "p"))
+    if kp > 1:
+        with pytest.raises(SymdelayInputError, match="infinitely many roots"):
+            stability(announcement.with_values(**{k: sp.Rational(v) for k, v in pt.items()}))
+    else:
+        assert _at(announcement, pt) == "unstable"

@@ -239,6 +239,10 @@ def stability_oracle(model):
             lags = {k: lag.xreplace({**given, **point}) for k, lag in model.lags.items()}
         out = []
         for name, lin, _f, _c in parts:
+            chain = _unstable_chain(lin, lags)
+            if chain is not None:
+                out.append((name, chain))
+                continue
             try:
                 out.append((name, unstable_count(lin, lags, dps=dps)))
             except (SymdelayInputError, CertificationError) as exc:
@@ -255,6 +259,10 @@ def stability_oracle(model):
                 texts.append(f"{name} mode: refused ({c})")
                 verdict = "undecided" if verdict != "unstable" else verdict
                 continue
+            if isinstance(c, tuple):  # an unstable difference operator
+                texts.append(f"{name} mode: unstable ({c[1]})")
+                verdict = "unstable"
+                continue
             texts.append(f"{name} mode: {c.verdict}")
             if c.verdict == "unstable":
                 verdict = "unstable"
@@ -265,6 +273,26 @@ def stability_oracle(model):
         return verdict, "; ".join(texts)
 
     return at
+
+
+def _unstable_chain(lin, lags):
+    """``("unstable", why)`` when a scalar neutral mode with one constant lag ``tau > 0`` has
+    a derivative coefficient ``|m| > 1`` (exact): its difference operator ``1 - m
+    e^{-r tau}`` is unstable and the equation has infinitely many roots with ``Re r``
+    near ``ln|m|/tau > 0`` (Hale & Verduyn Lunel, ch. 9: the roots of large modulus follow
+    the difference operator's chain); else None (the count decides)."""
+    d_terms = [t for t in lin.terms if t.derivative and not t.matrix.is_zero_matrix]
+    if lin.A0.shape != (1, 1) or len(d_terms) != 1 or len(d_terms[0].lags) != 1:
+        return None
+    lag = lags.get(d_terms[0].lags[0])
+    if lag is None or lag.kind != "constant":
+        return None
+    tau, m = sp.sympify(lag.args["value"]), sp.Abs(d_terms[0].matrix[0, 0])
+    if not (tau.is_Rational and tau > 0 and m.is_Rational):
+        return None
+    if m > 1:
+        return ("unstable", f"difference operator 1 - m e^(-r tau) with |m| = {m} > 1")
+    return None
 
 
 # ------------------------------------------------------------------ Hayes' class
