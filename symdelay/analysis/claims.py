@@ -67,7 +67,12 @@ def verify(
     claim : str
         Relations joined by ``and`` / ``or`` / ``not`` (``&``, ``|``, ``~``), chains
         ``a < b < c``; arithmetic, powers, ``sqrt``, ``Abs``; ``exp``, ``log``, ``sin``,
-        ``cos``, ``tan``, ``sinh``, ``cosh``, ``tanh``, ``pi``, ``E`` make it a search.
+        ``cos``, ``tan``, ``sinh``, ``cosh``, ``tanh``, ``acos``, ``asin``, ``atan``,
+        ``pi``, ``E`` make it a search. A delay model: a claim that names no lag is about
+        stability for every value of the lags (decided exactly, polynomial claims only);
+        one that names a lag (``D < acos(-mu/(lam*theta))/sqrt((lam*theta)**2 - mu**2)``)
+        about stability at the given lags (:mod:`symdelay.analysis.lagclaims`: exactly for
+        Hayes' class, else a labelled search).
     assume : str or sequence of str, default ()
         Relations the parameters satisfy besides their domains (the same language), e.g.
         ``"theta >= 0"``.
