@@ -62,7 +62,7 @@ format: $(STAMP)
 # pytest includes tests/test_docs.py: the Sphinx site built with warnings as errors, its
 # notebooks executed and its doctests run
 test: system-test lint
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=30
 
 # the documentation site: docs/_build/html/index.html (tutorial notebooks executed); it
 # reads offline: MathJax comes from the docs extra (sphinx-mathjax-offline) into _static/

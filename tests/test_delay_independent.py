@@ -154,11 +154,14 @@ def test_verify_polynomial_claims_both_directions(claim, relation):
             assert count(model, **pt, D=5) == 0
 
 
-def test_verify_refuses_a_claim_on_the_lag_in_one_line():
-    from symdelay.core.errors import SymdelayInputError
-
-    with pytest.raises(SymdelayInputError, match="lag"):
-        verify(load_toml(INFO), "D < 1")
+def test_verify_decides_a_claim_on_the_lag_at_the_given_lags():
+    # a claim that names the lag is about stability at that lag (tests/test_delay_claims_lags.py)
+    res = verify(load_toml(INFO), "D < 1", points=50)
+    assert res.relation_to_stability == "neither"
+    assert res.verdicts["stability"] == {
+        "claim_implies_target": "unstable",
+        "target_implies_claim": "stable",
+    }
 
 
 def _cli(*argv):

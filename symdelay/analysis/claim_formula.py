@@ -7,8 +7,8 @@ is ``a < b and b < c``) joined by ``and`` / ``&``, ``or`` / ``|`` and negated by
 (:func:`symdelay.core.parsing.parse_expression`) with exactly the model's parameter names
 (plus the aliases the caller gives); the Boolean layer is read from Python's ``ast`` only
 (nothing is evaluated). Arithmetic: ``+ - * /``, integer and rational powers, ``sqrt`` and
-``Abs``; ``exp``, ``log``, ``sin``, ``cos``, ``tanh`` and the constants ``pi``, ``E`` are
-transcendental, and the procedure refuses them with one line
+``Abs``; ``exp``, ``log``, ``sin``, ``cos``, ``tanh``, ``acos``, ``asin``, ``atan`` and the
+constants ``pi``, ``E`` are transcendental, and the procedure refuses them with one line
 (:class:`~symdelay.core.errors.TranscendentalClaimError`; the claims entry then falls back to
 the search of :mod:`symdelay.analysis.claim_search`, which reads them with
 ``parse_claim(..., transcendental=True)``).
@@ -61,7 +61,19 @@ TRUE = ("true",)
 FALSE = ("false",)
 _MAX_LENGTH = 20_000
 _MAX_LEAVES = 500
-_TRANSCENDENTAL = (sp.exp, sp.log, sp.sin, sp.cos, sp.tan, sp.tanh, sp.sinh, sp.cosh)
+_TRANSCENDENTAL = (
+    sp.exp,
+    sp.log,
+    sp.sin,
+    sp.cos,
+    sp.tan,
+    sp.tanh,
+    sp.sinh,
+    sp.cosh,
+    sp.acos,
+    sp.asin,
+    sp.atan,
+)
 #: SymPy's relation classes and the operators of the formula nodes
 RELATION_OPS = {
     sp.StrictLessThan: "<",
@@ -278,7 +290,7 @@ def parse_claim(
 
         if len(leaves) >= _MAX_LEAVES:
             raise SymdelayInputError(f"{what}: more than {_MAX_LEAVES} relations: shorten it")
-        expr = parse_expression(text_, variables=variables, canonical=False)
+        expr = parse_expression(text_, variables=variables, canonical=False, claim=True)
         if not isinstance(expr, (sp.Rel, sp.logic.boolalg.BooleanAtom)):
             raise SymdelayInputError(
                 f"'{text_}' in the {what} is not a relation: write e.g. 'lam*theta < mu'"
@@ -341,8 +353,8 @@ def fallback_reason(*formulas) -> str | None:
 
 def transcendental_in(expr) -> tuple[str, str] | None:
     """``(name, sub-expression text)`` of the first transcendental function or constant
-    (``exp``, ``log``, ``sin``, ``cos``, ``tan``, ``tanh``, ``sinh``, ``cosh``, ``pi``,
-    ``E``) in ``expr``, or None."""
+    (``exp``, ``log``, ``sin``, ``cos``, ``tan``, ``tanh``, ``sinh``, ``cosh``, ``acos``,
+    ``asin``, ``atan``, ``pi``, ``E``) in ``expr``, or None."""
     for sub in sp.preorder_traversal(expr):
         if isinstance(sub, _TRANSCENDENTAL) or sub in (sp.pi, sp.E):
             name = type(sub).__name__ if not sub.is_number or sub.args else str(sub)

@@ -53,6 +53,8 @@ def verify(
     theta_real: bool = False,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     method: str = "auto",
+    points: int | None = None,
+    box: dict | None = None,
 ) -> ClaimResult:
     """Is ``claim`` equivalent, necessary, sufficient or neither for stability (and for the
     targets the model's family defines: the founding model's oscillation) of ``model``?
@@ -65,7 +67,12 @@ def verify(
     claim : str
         Relations joined by ``and`` / ``or`` / ``not`` (``&``, ``|``, ``~``), chains
         ``a < b < c``; arithmetic, powers, ``sqrt``, ``Abs``; ``exp``, ``log``, ``sin``,
-        ``cos``, ``tan``, ``sinh``, ``cosh``, ``tanh``, ``pi``, ``E`` make it a search.
+        ``cos``, ``tan``, ``sinh``, ``cosh``, ``tanh``, ``acos``, ``asin``, ``atan``,
+        ``pi``, ``E`` make it a search. A delay model: a claim that names no lag is about
+        stability for every value of the lags (decided exactly, polynomial claims only);
+        one that names a lag (``D < acos(-mu/(lam*theta))/sqrt((lam*theta)**2 - mu**2)``)
+        about stability at the given lags (:mod:`symdelay.analysis.lagclaims`: exactly for
+        Hayes' class, else a labelled search).
     assume : str or sequence of str, default ()
         Relations the parameters satisfy besides their domains (the same language), e.g.
         ``"theta >= 0"``.
@@ -77,6 +84,13 @@ def verify(
         check that runs out leaves its direction ``undecided within the budget``.
     method : {"auto", "generic", "specialised"}, default "auto"
         %(method)s
+    points : int or None, default None
+        A delay model and a claim that names a lag (stability at the given lag values):
+        the points the labelled search decides (default 400, 10..100000); refused
+        elsewhere.
+    box : dict or None, default None
+        The same search: ``{name: (lo, hi)}`` ranges to draw parameters from (inside their
+        domains; default ``[0.1, 10]`` log-uniform for a positive one); refused elsewhere.
 
     Returns
     -------
@@ -89,9 +103,10 @@ def verify(
 
     assume = _check_arguments(assume, timeout_ms)
     kw = {"assume": assume, "theta_real": theta_real, "timeout_ms": timeout_ms}
-    result = specialised(model, "verify", method, claim, **kw)
-    if result is not None:
-        return result
+    if points is None and not box:
+        result = specialised(model, "verify", method, claim, **kw)
+        if result is not None:
+            return result
     require_table(model, "verify")
     if has_lags(model):
         from symdelay.model.modes import rational_numerator
@@ -101,8 +116,20 @@ def verify(
             from symdelay.analysis.delayclaims import verify_delay
 
             return verify_delay(
-                model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms
+                model,
+                claim,
+                assume=assume,
+                theta_real=theta_real,
+                timeout_ms=timeout_ms,
+                points=points,
+                box=box,
             )
+    if points is not None or box:
+        raise SymdelayInputError(
+            "points and box set the search of a claim that names a lag of a delay model "
+            f"with a transcendental characteristic function; {getattr(model, 'name', 'this model')} "
+            "is decided without them: leave them out"
+        )
     return verify_generic(model, claim, assume=assume, theta_real=theta_real, timeout_ms=timeout_ms)
 
 

@@ -21,9 +21,11 @@ is left *undecided*; a proof of *claim => conditions* still proves *claim => sta
 every lag*, and a point where the conditions hold and the claim fails still refutes
 *stable for every lag => claim*.
 
-A claim that names a lag, or has a transcendental function (a bound on the lag such as
-``D < acos(-mu/(lam*theta))/sqrt((lam*theta)**2 - mu**2)``), is refused in one line: it is
-not decided for delay models yet.
+A claim that names a lag (a bound on the lag such as ``D < acos(-mu/(lam*theta)) /
+sqrt((lam*theta)**2 - mu**2)``) is about stability at the given lag values instead:
+:mod:`symdelay.analysis.lagclaims` (Hayes' class exactly, otherwise a labelled search). A
+transcendental claim that names no lag is refused in one line (stability for every lag is
+decided for polynomial relations).
 """
 
 from __future__ import annotations
@@ -84,6 +86,12 @@ def independent_at(ic, point: dict, timeout_ms: int = 10_000) -> bool | None:
 
     sub = {p: sp.sympify(v) for p, v in point.items()}
     for m in ic.modes:
+        for c in m.difference:
+            held = c.xreplace(sub)
+            if held not in (sp.true, sp.false):
+                return None
+            if held is sp.false:
+                return False
         F1 = sp.expand(m.F.xreplace({a: 1 for a in (*m.circle, *m.disc)}).xreplace(sub))
         coeffs = sp.Poly(F1, r).all_coeffs()
         if not all(c.is_Rational for c in coeffs):
@@ -150,7 +158,16 @@ def _recheck(ic, cf, assumptions, params, values, want_claim, want_stable, timeo
     return None
 
 
-def verify_delay(model, claim: str, *, assume=(), theta_real=False, timeout_ms: int = 10_000):
+def verify_delay(
+    model,
+    claim: str,
+    *,
+    assume=(),
+    theta_real=False,
+    timeout_ms: int = 10_000,
+    points: int | None = None,
+    box=None,
+):
     """Decide ``claim`` against stability for every value of ``model``'s lags (module
     docstring): the one :class:`~symdelay.analysis.claim_result.ClaimResult`.
 
@@ -168,11 +185,18 @@ def verify_delay(model, claim: str, *, assume=(), theta_real=False, timeout_ms: 
         Recorded (the domains are the model's).
     timeout_ms : int, default 10000
         The decision procedure's budget per check, in milliseconds.
+    points : int or None, default None
+        Points of the search of a claim that names a lag
+        (:func:`symdelay.analysis.lagclaims.verify_at_lags`); refused otherwise.
+    box : dict or None, default None
+        ``{name: (lo, hi)}``: where that search draws a parameter; refused otherwise.
 
     Returns
     -------
     ClaimResult
-        Both directions against delay-independent stability (target ``stability``), each
+        A claim that names a lag or has a transcendental function: against stability at
+        the given lag values (:mod:`symdelay.analysis.lagclaims`). Otherwise both
+        directions against delay-independent stability (target ``stability``), each
         proven, refuted by an exact, re-checked counterexample, or undecided.
     """
     import z3
@@ -194,22 +218,38 @@ def verify_delay(model, claim: str, *, assume=(), theta_real=False, timeout_ms: 
     )
     from symdelay.model.signs import z3_node
 
-    ic = independent_conditions(model, timeout_ms)
     names = _aliases(model, None)
+    loose = _claim_formula(model, claim, "claim", names, transcendental=True)
+    lagged = sorted(str(s) for s in loose.free_symbols & _lag_symbols(model))
+    if lagged:
+        # a bound on a lag (or a transcendental claim): stability at the given lag values
+        from symdelay.analysis.lagclaims import verify_at_lags
+
+        return verify_at_lags(
+            model,
+            claim,
+            assume=assume,
+            theta_real=theta_real,
+            timeout_ms=timeout_ms,
+            points=points,
+            box=box,
+            lag_names=lagged,
+        )
+    ic = independent_conditions(model, timeout_ms)
     try:
         cf = _claim_formula(model, claim, "claim", names)
     except TranscendentalClaimError as exc:
         raise SymdelayInputError(
-            f"{exc}: a claim with a transcendental function (a bound on a lag) is not decided "
-            "for a delay model; state a polynomial relation in the other parameters (decided "
-            "against stability for every value of the lags)"
+            f"{exc}: a claim that names no lag is compared with stability for every value of "
+            "the lags, decided for polynomial relations only; a bound on a lag names it "
+            "(e.g. 'D < acos(-mu/(lam*theta))/sqrt((lam*theta)**2 - mu**2)', checked against "
+            "stability at the given lags)"
         ) from None
-    lagged = sorted(str(s) for s in cf.free_symbols & _lag_symbols(model))
-    if lagged:
+    if points is not None or box:
         raise SymdelayInputError(
-            f"the claim names the lag parameter {', '.join(lagged)}: a claim against a delay "
-            "model is decided against stability for every value of the lags; leave the lags "
-            "out of it (critical --param and window give the stable lags at numbers)"
+            "points and box set the search of a claim that names a lag; this claim names "
+            "none and is decided exactly against stability for every value of the lags: "
+            "leave them out"
         )
     assumptions = [_claim_formula(model, a, "assumption", names) for a in assume]
     params = list(model.free_parameters)
@@ -224,6 +264,15 @@ def verify_delay(model, claim: str, *, assume=(), theta_real=False, timeout_ms: 
     t0 = time.perf_counter()
     checks = []
     for m in ic.modes:
+        for i, c in enumerate(m.difference):
+            checks.append(
+                (
+                    f"claim and not difference-operator condition {i + 1} ({m.name} mode)",
+                    [],
+                    [("not", hurwitz_node(c))],
+                    "hurwitz",
+                )
+            )
         for i, c in enumerate(m.hurwitz):
             checks.append(
                 (
@@ -273,8 +322,9 @@ def verify_delay(model, claim: str, *, assume=(), theta_real=False, timeout_ms: 
         status = REFUTED
         break
     how = (
-        "re-checked: the claim by SymPy, F(r, 1) by exact root counts, the crossing by the "
-        "positive roots of H (Sturm) or nlsat at the point"
+        "re-checked: the claim by SymPy, the difference operator's condition (neutral modes) "
+        "exactly, F(r, 1) by exact root counts, the crossing by the positive roots of H "
+        "(Sturm) or nlsat at the point"
     )
     outcomes[DIRECTIONS[0]] = Outcome(
         status=status,

@@ -39,8 +39,17 @@ becomes ``>=``) when the decision procedure (z3, quantified nonlinear real arith
 founding scalar mode ``r + mu + lam theta exp(-r D)`` gives ``lam*theta <= mu`` (equality
 included: ``H(u) = u`` then, no root reaches the axis for ``omega > 0`` and ``F(0) = 2 mu``).
 
-Neutral equations (a delayed derivative) are refused in one line: their difference operator
-must be stable as well, which these conditions do not yet state.
+**Neutral equations** (a delayed derivative: ``F``'s leading coefficient in ``r`` holds lag
+variables, ``a_0 + sum_m c_m z_m``). First the difference operator ``a_0 x(t) + sum_m c_m
+x(t - tau_m)``: strongly stable (Hale & Verduyn Lunel 1993, ch. 9: its roots stay in ``Re r
+<= -eps < 0`` for every choice of the lags) iff ``sum_m |c_m| < |a_0|``, a condition on the
+parameters (signs from the domains; the free ones enumerated), necessary for stability at
+every lag. With it every root in ``Re r >= 0`` lies in a disc whose radius does not depend
+on the lags (the bound of :mod:`symdelay.analysis.lagroots`), so no root comes from infinity
+and the retarded criterion above holds unchanged, labelled the same way (exact /
+sufficient). The announcement model ``r + mu + k (1 + p r) e^{-r D}`` gives ``k p < 1`` and
+``k <= mu``. Scalar modes only: a matrix mode's operator (a spectral radius over the torus)
+is refused in one line.
 """
 
 from __future__ import annotations
@@ -149,6 +158,13 @@ class IndependentMode:
     parts: tuple | None
     H: object = None
     reduced: bool = False
+    difference: tuple = ()
+
+    @property
+    def leading(self) -> tuple:
+        """The conditions on the parameters alone: the difference operator's (neutral
+        modes) and the Hurwitz conditions at zero lag."""
+        return (*self.difference, *self.hurwitz)
 
 
 @dataclass(frozen=True)
@@ -352,20 +368,22 @@ def _conditions(model, timeout_ms) -> IndependentConditions:
     all_terms = []
     A0s = []
     for mode_name, lin, _function, copies in _mode_groups(model):
-        if any(t.derivative and not t.matrix.is_zero_matrix for t in lin.terms):
-            raise SymdelayInputError(
-                f"{name}: the {mode_name} mode is a neutral equation (a delayed derivative): "
-                "delay-independent conditions are stated for retarded equations only; give "
-                "numbers for every parameter for the certified count"
-            )
+        neutral = any(t.derivative and not t.matrix.is_zero_matrix for t in lin.terms)
         n = lin.A0.shape[0]
+        if neutral and n != 1:
+            raise SymdelayInputError(
+                f"{name}: the {mode_name} mode is a neutral equation of dimension {n}: the "
+                "strong stability of its difference operator (a spectral radius over the "
+                "torus) is stated for scalar modes only; give numbers for every parameter "
+                "for the certified count"
+            )
         delta = sp.eye(n) * r - lin.A0
         for t in lin.terms:
             kernel = sp.Integer(1)
             for lag_name in t.lags:
                 kernel *= _atom(lags[lag_name], atoms, reasons)
                 _constant_lags(lags[lag_name], constants)
-            delta -= t.matrix * kernel
+            delta -= t.matrix * kernel * (r if t.derivative else 1)
         all_terms += list(lin.terms)
         A0s.append(lin.A0)
         F = sp.expand(sp.together(delta.det(method="berkowitz")))
@@ -379,12 +397,17 @@ def _conditions(model, timeout_ms) -> IndependentConditions:
         circle = tuple(sorted((a for k, a in atoms.items() if k[0] == "z" and F.has(a)), key=str))
         disc = tuple(sorted((a for k, a in atoms.items() if k[0] == "d" and F.has(a)), key=str))
         F1 = sp.expand(F.xreplace({a: 1 for a in (*circle, *disc)}))
+        difference = ()
+        if neutral:
+            difference = _difference_conditions(F, r, circle, disc, model, mode_name, reasons)
         hurwitz = _hurwitz(F1, model, r)
         frequency, parts, H = None, None, None
         if circle or disc:
             frequency, parts, H = _frequency(F, r, omega, u, circle, disc)
         modes.append(
-            IndependentMode(mode_name, copies, F, circle, disc, hurwitz, frequency, parts, H)
+            IndependentMode(
+                mode_name, copies, F, circle, disc, hurwitz, frequency, parts, H, False, difference
+            )
         )
     constants = list({c.name: c for c in constants}.values())
     A0 = A0s[0] if A0s else sp.zeros(1)
@@ -397,12 +420,27 @@ def _conditions(model, timeout_ms) -> IndependentConditions:
         )
     else:
         why = "; ".join([*reasons, *tied])
+    neutral_modes = [m for m in modes if m.difference]
+    if neutral_modes:
+        why += (
+            "; neutral "
+            + ", ".join(
+                f"{m.name} mode: its difference operator is strongly stable iff "
+                + " and ".join(str(c) for c in m.difference)
+                for m in neutral_modes
+            )
+            + (
+                " (Hale & Verduyn Lunel: sum |c_k| < |a_0|; necessary, and with it the roots in "
+                "Re r >= 0 stay bounded for every lag, so the retarded criterion holds)"
+            )
+        )
     ic = IndependentConditions(
         tuple(modes), (), exact, why, omega, u, tuple(model.free_parameters), dict(model.domains)
     )
     modes = tuple(_reduce_mode(ic, m, timeout_ms) for m in modes)
     conds = []
     for m in modes:
+        conds += [c for c in m.difference if c not in conds]
         conds += [c for c in m.hurwitz if c not in conds]
         if m.frequency is not None and m.frequency not in conds:
             conds.append(m.frequency)
@@ -416,6 +454,71 @@ def _conditions(model, timeout_ms) -> IndependentConditions:
         tuple(model.free_parameters),
         dict(model.domains),
     )
+
+
+def _difference_conditions(F, r, circle, disc, model, mode_name, reasons) -> tuple:
+    """The strong stability of a scalar neutral mode's difference operator, as conditions
+    on the parameters (``reasons`` gains why when they are sufficient only).
+
+    ``F`` is polynomial in ``r`` and the lag variables; its leading coefficient in ``r`` is
+    ``a_0 + sum_m c_m mu_m`` with ``mu_m`` monomials in the lag variables: for constant lags
+    the difference operator ``a_0 x(t) + sum_m c_m x(t - tau_m)``. Hale & Verduyn Lunel
+    (1993, ch. 9): it is strongly stable (stable for every choice of the lags, its roots in
+    ``Re r <= -eps < 0``) iff ``sum_m |c_m| < |a_0|``. This is necessary for stability at
+    every lag value, and with it every root in ``Re r >= 0`` stays in a disc whose radius
+    does not depend on the lags (the bound of :mod:`symdelay.analysis.lagroots`), so the
+    retarded criterion holds unchanged. Exact for distinct constant lags each in one
+    monomial of degree 1; with a monomial of several lags or a distributed lag's disc
+    variable the condition is sufficient only (the lags do not reach every point)."""
+    lagvars = (*circle, *disc)
+    lead = sp.expand(sp.Poly(F, r).LC())
+    poly = sp.Poly(lead, *lagvars) if lagvars else None
+    if poly is None or all(sum(m) == 0 for m in poly.monoms()):
+        return ()
+    a0 = sp.expand(poly.coeff_monomial(1))
+    coeffs = [(mono, sp.expand(c)) for mono, c in poly.terms() if sum(mono) > 0]
+    s0 = _sign_known_symbolic(a0, model)
+    if s0 == 0:
+        raise SymdelayInputError(
+            f"{getattr(model, 'name', 'the model')}: the {mode_name} mode is neutral and the "
+            f"sign of its leading coefficient {a0} is not fixed by the domains: give numbers "
+            "for the certified count"
+        )
+    if any(sum(mono) > 1 for mono, _ in coeffs) or any(
+        mono[lagvars.index(d)] for d in disc for mono, _ in coeffs
+    ):
+        reasons.append(
+            f"the difference operator of the {mode_name} mode: sum |c_k| < |a_0| is stated "
+            "for lags that reach every point of the torus (distributed lags or products of "
+            "lags do not)"
+        )
+    known = [(c, _sign_known_symbolic(c, model)) for _, c in coeffs]
+    fixed = sp.Add(*[s * c for c, s in known if s != 0])
+    free = [c for c, s in known if s == 0]
+    out = []
+    # sum |c| < s0 a0 with the free signs enumerated: one condition per choice of signs
+    import itertools
+
+    for signs in itertools.product((1, -1), repeat=len(free)):
+        lhs = sp.expand(fixed + sp.Add(*[e * c for e, c in zip(signs, free, strict=True)]))
+        rhs = sp.expand(s0 * a0)
+        cond = sp.StrictLessThan(lhs, rhs, evaluate=False)
+        if lhs.is_number and rhs.is_number:
+            cond = sp.true if lhs < rhs else sp.false
+        if cond is sp.true:
+            continue
+        out.append(cond)
+    return tuple(dict.fromkeys(out))
+
+
+def _sign_known_symbolic(v, model) -> int:
+    """``_sign_known`` on a model's domains (before the record exists)."""
+    from types import SimpleNamespace
+
+    ic = SimpleNamespace(parameters=tuple(model.free_parameters), domains=dict(model.domains))
+    if sp.sympify(v).is_number:
+        return 1 if v > 0 else (-1 if v < 0 else 0)
+    return _sign_known(v, ic)
 
 
 def _frequency(F, r, omega, u, circle, disc):
@@ -505,9 +608,16 @@ def _z3_frequency(ic, m, zvars, z3):
 
 
 def hurwitz_node(cond):
-    """A Hurwitz condition (``P > 0`` or ``P != 0``) as a claim node."""
+    """A condition on the parameters (``P > 0``, ``P >= 0``, ``P < 0``, ``P <= 0`` or
+    ``P != 0``) as a claim node."""
     if cond is sp.false:
         return ("false",)
+    if cond is sp.true:
+        return ("true",)
+    if isinstance(cond, sp.StrictLessThan):
+        return ("rel", sp.expand(cond.rhs - cond.lhs), ">")
+    if isinstance(cond, sp.LessThan):
+        return ("rel", sp.expand(cond.rhs - cond.lhs), ">=")
     if isinstance(cond, sp.Ne):
         return ("rel", sp.expand(cond.lhs - cond.rhs), "!=")
     if isinstance(cond, sp.GreaterThan):
@@ -522,7 +632,7 @@ def dis_formula(ic: IndependentConditions, zvars: dict, z3):
 
     parts = []
     for m in ic.modes:
-        parts += [z3_node(hurwitz_node(c), zvars, z3) for c in m.hurwitz]
+        parts += [z3_node(hurwitz_node(c), zvars, z3) for c in m.leading]
         if m.circle or m.disc:
             parts.append(_z3_frequency(ic, m, zvars, z3))
     return z3.And(*parts) if parts else z3.BoolVal(True)
@@ -631,10 +741,10 @@ def _reduce_mode(ic, m: IndependentMode, timeout_ms: int) -> IndependentMode:
     if m.frequency is None or (m.H is None and m.parts is None):
         return m
     candidate = _limit_candidate(ic, m)
-    if candidate is None or any(c is sp.false for c in m.hurwitz):
+    if candidate is None or any(c is sp.false for c in m.leading):
         return m
     zvars = {p: z3.Real(p.name) for p in ic.parameters}
-    hyps = [*_domain_z3(ic, zvars, z3), *[z3_node(hurwitz_node(c), zvars, z3) for c in m.hurwitz]]
+    hyps = [*_domain_z3(ic, zvars, z3), *[z3_node(hurwitz_node(c), zvars, z3) for c in m.leading]]
     cand = z3.And(*[z3_node(hurwitz_node(c), zvars, z3) for c in candidate])
     full = _z3_frequency(ic, m, zvars, z3)
     for a, b in ((cand, full), (full, cand)):

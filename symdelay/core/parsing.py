@@ -46,6 +46,7 @@ __all__ = [
     "parse_relational",
     "parse_output",
     "ALLOWED_FUNCTIONS",
+    "CLAIM_FUNCTIONS",
     "RATE_FUNCTIONS",
 ]
 
@@ -57,6 +58,16 @@ ALLOWED_FUNCTIONS = {
     "sin": sp.sin,
     "cos": sp.cos,
     "Abs": sp.Abs,
+}
+
+#: Functions a claim may use besides ALLOWED_FUNCTIONS (``parse_expression(..., claim=True)``):
+#: the inverse trigonometric functions of published stability bounds (Hayes' crossing
+#: curve ``acos(-a/b)/sqrt(b**2 - a**2)``), their principal branches. Names only: a call
+#: of one of these names builds SymPy's function on the built argument, nothing else.
+CLAIM_FUNCTIONS = {
+    "acos": sp.acos,
+    "asin": sp.asin,
+    "atan": sp.atan,
 }
 
 #: Functions a model's rate may use besides ALLOWED_FUNCTIONS (:func:`parse_rate`): the
@@ -175,7 +186,14 @@ class _Builder:
     """
 
     def __init__(
-        self, names, any_identifier=False, output=False, source="", extra=None, rate=False
+        self,
+        names,
+        any_identifier=False,
+        output=False,
+        source="",
+        extra=None,
+        rate=False,
+        claim=False,
     ):
         self.names = dict(names)
         #: functions of the caller's vocabulary (a model's ``delayed``, ``dot``): any arity
@@ -188,7 +206,13 @@ class _Builder:
         if output:
             self.functions = _OUTPUT_FUNCTIONS
         else:
-            self.functions = {**ALLOWED_FUNCTIONS, **RATE_FUNCTIONS} if rate else ALLOWED_FUNCTIONS
+            self.functions = (
+                {**ALLOWED_FUNCTIONS, **RATE_FUNCTIONS}
+                if rate
+                else {**ALLOWED_FUNCTIONS, **CLAIM_FUNCTIONS}
+                if claim
+                else ALLOWED_FUNCTIONS
+            )
         self.constants = _OUTPUT_CONSTANTS if output else CONSTANTS
 
     def fail(self, what: str):
@@ -542,6 +566,7 @@ def _parse(
     canonical=True,
     functions=None,
     rate=False,
+    claim=False,
 ):
     if not isinstance(text, str):
         raise SymdelayInputError(f"expected an expression as text, got {type(text).__name__}")
@@ -568,7 +593,7 @@ def _parse(
             "simplify the expression"
         )
     names = _allowed_names(variables) if canonical else _only(variables)
-    builder = _Builder(names, any_identifier, output, source, functions, rate=rate)
+    builder = _Builder(names, any_identifier, output, source, functions, rate=rate, claim=claim)
     try:
         return builder.build(tree)
     except SymdelayInputError:
@@ -590,6 +615,7 @@ def parse_expression(
     *,
     canonical: bool = True,
     functions=None,
+    claim: bool = False,
 ) -> sp.Expr:
     """Parse arithmetic text into a SymPy expression (relations allowed too).
 
@@ -600,6 +626,8 @@ def parse_expression(
     only ``variables`` (a model file's rates: its states and parameters), and the error
     messages list only those. ``functions`` (``{name: callable}``) adds functions of the
     caller's vocabulary (a model's ``delayed`` and ``dot``), called with the built arguments.
+    ``claim=True`` (a claim's relation) also accepts :data:`CLAIM_FUNCTIONS` (``acos``,
+    ``asin``, ``atan``).
 
     Text longer than 20,000 characters, or with operations nested more than 60 levels deep,
     is refused before anything is built.
@@ -612,7 +640,12 @@ def parse_expression(
     symdelay.core.errors.SymdelayInputError: 'exp' is a function: call it as exp(...) or choose another symbol name
     """
     return _parse(
-        text, variables, any_identifier=any_identifier, canonical=canonical, functions=functions
+        text,
+        variables,
+        any_identifier=any_identifier,
+        canonical=canonical,
+        functions=functions,
+        claim=claim,
     )
 
 

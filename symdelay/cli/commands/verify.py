@@ -29,10 +29,15 @@ def register(subparsers) -> None:
             "checked by an independent path) or left open: 'no counterexample found' after a "
             "search (founding model, claims outside what is decided exactly), 'undecided "
             "within the budget' after a timeout; an open direction never gives a relation. A "
-            "claim with a transcendental function (exp, log, sin, cos, tanh, pi, E), which "
-            "the decision procedure cannot decide, is searched instead (method 'search'): "
-            "its exact counterexamples refute, but a direction it leaves open is only "
-            "searched. Printed: for each direction what decided it (how it was proven, or "
+            "claim with a transcendental function (exp, log, sin, cos, tanh, acos, asin, atan, "
+            "pi, E), which the decision procedure cannot decide, is searched instead (method "
+            "'search'): its exact counterexamples refute, but a direction it leaves open is "
+            "only searched. A delay model: a claim that names no lag is decided against "
+            "stability for every value of the lags; a claim that names a lag (D < "
+            "acos(-mu/(lam*theta))/sqrt((lam*theta)**2 - mu**2)) against stability at the "
+            "given lags, exactly for Hayes' class (every lagged mode r + a + b exp(-r tau)), "
+            "otherwise by a labelled search whose points are decided by the certified count "
+            "(--points, --box). Printed: for each direction what decided it (how it was proven, or "
             "its exact counterexample), and the search only when it is the evidence."
         ),
         epilog=(
@@ -61,6 +66,23 @@ def register(subparsers) -> None:
         "clock stops a check at ten times SECONDS",
     )
     p.add_argument("--theta-real", action="store_true", help="allow theta < 0 too")
+    p.add_argument(
+        "--points",
+        default=None,
+        kind="integer",
+        metavar="N",
+        help="a delay model and a claim that names a lag (stability at the given lags): the "
+        "points the labelled search decides (default 400, 10..100000); refused elsewhere",
+    )
+    p.add_argument(
+        "--box",
+        action="append",
+        default=[],
+        kind="range",
+        metavar="NAME=LO:HI",
+        help="the same search: draw parameter NAME from [LO, HI] (inside its domain; "
+        "default 0.1:10 log-uniform for a positive one; repeatable, once per name)",
+    )
     add_common(p, run, model={"refuses": dict.fromkeys(("mu", "lam", "theta", "D"), WHY)})
 
 
@@ -101,6 +123,8 @@ def run(args) -> int:
         assume=tuple(args.assume),
         theta_real=args.theta_real,
         timeout_ms=timeout_ms,
+        points=None if args.points is None else int(args.points),
+        box=_box(args.box),
     )
     if args.json:
         emit_json(res.to_json())
@@ -134,6 +158,21 @@ def run(args) -> int:
         )
     emit("\n".join(lines))
     return _exit(res)
+
+
+def _box(items) -> dict | None:
+    """``--box NAME=LO:HI`` (repeatable) as ``{name: (lo, hi)}`` (texts; read exactly by
+    the search), each name once."""
+    from symdelay.core.errors import SymdelayInputError
+
+    out: dict = {}
+    for text in items:
+        name, _, rng = text.partition("=")
+        lo, _, hi = rng.partition(":")
+        if name.strip() in out:
+            raise SymdelayInputError(f"--box {name.strip()} given twice: give each name once")
+        out[name.strip()] = (lo.strip(), hi.strip())
+    return out or None
 
 
 def _evidence(res, target: str, direction: str, word, arrow: str) -> str:
