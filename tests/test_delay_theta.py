@@ -1,0 +1,154 @@
+"""The theta direction of delay models with any lag kind (lagcross): window in theta,
+critical theta over a lag, neutral equations, each against an independent derivation."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+
+import symdelay
+from symdelay.core.lazy import sympy as sp
+
+EX = "examples/models/"
+
+
+def _model(name, **values):
+    return symdelay.load_toml(EX + name + ".toml").with_values(**values)
+
+
+def _moving_average_theta_c(mu, lam, Delta):
+    """Pender, Rand & Wesson's moving average, r + mu + lam theta (1 - e^{-r Delta})/(r Delta):
+    at r = i w, phi = w Delta, lam theta sin(phi)/phi = -mu and w = lam theta (1 - cos phi)/phi,
+    so phi/Delta + mu (1 - cos phi)/sin phi = 0 (first root with sin phi < 0)."""
+    with mpmath.workdps(30):
+
+        def g(phi):
+            return phi / Delta + mu * (1 - mpmath.cos(phi)) / mpmath.sin(phi)
+
+        # bracket the first root in (pi, 2 pi) on a grid, then findroot
+        xs = [mpmath.pi * (1 + k / 400) for k in range(1, 400)]
+        for a, b in zip(xs, xs[1:]):
+            if g(a) * g(b) < 0:
+                phi = mpmath.findroot(g, (a, b), solver="anderson")
+                break
+        theta = -mu * phi / (lam * mpmath.sin(phi))
+        return theta, phi / Delta
+
+
+@pytest.mark.parametrize("Delta", [1, 2])
+def test_moving_average_critical_and_window_agree_with_closed_form(Delta):
+    from symdelay.analysis.critical import critical
+    from symdelay.analysis.window import window
+
+    m = _model("moving_average", mu=1, lam=1)
+    c = critical(m, "theta", over="Delta", at=[Delta], dps=20).points[0]
+    theta, w = _moving_average_theta_c(1, 1, Delta)
+    assert abs(c.critical - theta) < mpmath.mpf(10) ** -15
+    assert abs(c.omega - w) < mpmath.mpf(10) ** -12
+    win = window(m.with_values(Delta=Delta), "theta", hi=10, dps=15)
+    (a, b), = [tuple(iv) for iv in win.intervals]
+    assert abs(a - theta) < mpmath.mpf(10) ** -12 and b == 10
+    assert win.certified
+
+
+def test_gamma_integer_shape_matches_the_erlang_polynomial_path(tmp_path):
+    """A gamma lag of shape 2 is the Erlang chain: its kernel is rational, so the exact
+    polynomial window answers too; lagcross (the Arb kernel path) must give the same end."""
+    from symdelay.analysis import lagcross
+    from symdelay.analysis.window import window
+
+    text = (EX + "moving_average.toml")
+    body = open(text).read().replace(
+        'avg = { kind = "uniform", low = "0", high = "Delta" }',
+        'avg = { kind = "gamma", shape = "SHAPE", mean = "Delta" }',
+    )
+    f = tmp_path / "g.toml"
+    f.write_text(body.replace("SHAPE", "2"))
+    m = symdelay.load_toml(str(f)).with_values(mu=1, lam=1, Delta=1)
+    exact = window(m, "theta", hi=40, dps=15)  # the polynomial path (rational kernel)
+    sw = lagcross.switches(m, "theta", sp.Integer(0), sp.Integer(40), 15)
+    assert exact.intervals and sw.breakpoints
+    assert abs(exact.intervals[0][0] - sw.breakpoints[0][0].p) < mpmath.mpf(10) ** -12
+    assert sw.counts[0] == 0 and sw.counts[1] == 2
+    # a non-integer shape (no polynomial): the crossing against the count on both sides
+    f.write_text(body.replace("SHAPE", "3/2"))
+    m = symdelay.load_toml(str(f)).with_values(mu=1, lam=1, Delta=1)
+    sw = lagcross.switches(m, "theta", sp.Integer(0), sp.Integer(40), 15)
+    pc = sw.breakpoints[0][0].p
+    modes = lagcross.model_modes(m, "theta")
+    th = sp.Symbol("theta")
+    assert lagcross.count_at(modes, th, sp.Rational(mpmath.nstr(pc * 0.999, 10))) == 0
+    assert lagcross.count_at(modes, th, sp.Rational(mpmath.nstr(pc * 1.001, 10))) == 2
+
+
+def test_two_lag_mixture_critical_theta_against_collocation():
+    from symdelay.analysis.collocation import collocation_eigenvalues
+    from symdelay.analysis.critical import critical
+    from symdelay.analysis.lagcross import _subs_lin, model_modes
+
+    m = _model("two_lag_mixture", mu=1, lam=1, D2=2, w="1/3")
+    c = critical(m, "theta", over="D1", at=["1/2"], dps=15).points[0]
+    mm = m.with_values(D1=sp.Rational(1, 2))
+    (name, lin, _copies, lags), = [x for x in model_modes(mm, "theta") if x[0] == "difference"]
+    th = sp.Symbol("theta")
+
+    def rightmost(v):
+        spec = collocation_eigenvalues(_subs_lin(lin, th, sp.Rational(v)), lags, degree=40)
+        return max(float(e.real) for e in spec.eigenvalues)
+
+    lo, hi = float(c.critical) - 0.05, float(c.critical) + 0.05
+    assert rightmost(lo) < 0 < rightmost(hi)
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if rightmost(mid) < 0 else (lo, mid)
+    assert abs(lo - float(c.critical)) < 1e-6
+
+
+def test_announcement_window_ends_against_certified_counts():
+    """The neutral model: every end of the window against the certified verdict on either
+    side, and the neutral boundary theta_N = 1/(lam p) as an end."""
+    from symdelay.analysis.stability import stability
+    from symdelay.analysis.window import window
+
+    m = _model("announcement", mu=1, lam=2, D=1, p="1/4")
+    win = window(m, "theta", hi=3, dps=15)
+    ends = [e for iv in win.intervals for e in (iv.lo, iv.hi)]
+    kinds = {e.kind for e in ends}
+    assert "neutral boundary" in kinds
+    (nb,) = [e for e in ends if e.kind == "neutral boundary"]
+    assert nb.value == mpmath.mpf(1) / (2 * mpmath.mpf(1) / 4)  # 1/(lam p) = 2
+    first = win.intervals[0].lo
+    assert first.kind == "r = i omega"
+    v = first.value
+    below = stability(m.with_values(theta=sp.Rational(mpmath.nstr(v * 0.99, 10))))
+    above = stability(m.with_values(theta=sp.Rational(mpmath.nstr(v * 1.01, 10))))
+    assert below.verdict == "stable" and above.verdict == "unstable"
+    # beyond theta_N the difference operator is unstable: the certified count refuses there
+    with pytest.raises(symdelay.SymdelayInputError, match="difference operator"):
+        stability(m.with_values(theta=sp.Rational(21, 10)))
+    assert not win.certified  # the gap next to theta_N is labelled undecided
+
+
+@pytest.mark.parametrize(("lam", "p"), [(1, 2), (2, "1/3")])
+def test_neutral_boundary_is_one_over_lam_p(lam, p):
+    from symdelay.analysis.critical import critical
+
+    m = _model("announcement", mu=3, lam=lam, p=p)
+    c = critical(m, "theta", over="D", at=[1], dps=15).points[0]
+    # lam theta > mu is needed for a crossing; with 1/p <= mu none comes before theta_N
+    assert c.critical == 1 / (lam * sp.Rational(p))
+    assert "neutral boundary" in c.note
+
+
+def test_not_affine_refused_in_one_line():
+    from symdelay.analysis import lagcross
+
+    r, th = sp.symbols("r theta")
+    lin = type("L", (), {})()
+    lin.A0 = sp.Matrix([[-1]])
+    t = type("T", (), {})()
+    t.matrix, t.kernel, t.lags, t.derivative = sp.Matrix([[-th**2]]), sp.exp(-r), ("tau",), False
+    lin.terms = (t,)
+    tau = type("Lag", (), {"kind": "constant", "args": {"value": 1}, "name": "tau"})()
+    with pytest.raises(symdelay.SymdelayInputError, match="not affine"):
+        lagcross.mode_crossings(lin, {"tau": tau}, "theta", 0, sp.Integer(5))
