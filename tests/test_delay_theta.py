@@ -3,6 +3,8 @@ critical theta over a lag, neutral equations, each against an independent deriva
 
 from __future__ import annotations
 
+import itertools
+
 import mpmath
 import pytest
 
@@ -27,7 +29,7 @@ def _moving_average_theta_c(mu, lam, Delta):
 
         # bracket the first root in (pi, 2 pi) on a grid, then findroot
         xs = [mpmath.pi * (1 + k / 400) for k in range(1, 400)]
-        for a, b in zip(xs, xs[1:]):
+        for a, b in itertools.pairwise(xs):
             if g(a) * g(b) < 0:
                 phi = mpmath.findroot(g, (a, b), solver="anderson")
                 break
@@ -46,7 +48,7 @@ def test_moving_average_critical_and_window_agree_with_closed_form(Delta):
     assert abs(c.critical - theta) < mpmath.mpf(10) ** -15
     assert abs(c.omega - w) < mpmath.mpf(10) ** -12
     win = window(m.with_values(Delta=Delta), "theta", hi=10, dps=15)
-    (a, b), = [tuple(iv) for iv in win.intervals]
+    ((a, b),) = [tuple(iv) for iv in win.intervals]
     assert abs(a - theta) < mpmath.mpf(10) ** -12 and b == 10
     assert win.certified
 
@@ -57,8 +59,9 @@ def test_gamma_integer_shape_matches_the_erlang_polynomial_path(tmp_path):
     from symdelay.analysis import lagcross
     from symdelay.analysis.window import window
 
-    text = (EX + "moving_average.toml")
-    body = open(text).read().replace(
+    with open(EX + "moving_average.toml") as fh:
+        body = fh.read()
+    body = body.replace(
         'avg = { kind = "uniform", low = "0", high = "Delta" }',
         'avg = { kind = "gamma", shape = "SHAPE", mean = "Delta" }',
     )
@@ -89,7 +92,7 @@ def test_two_lag_mixture_critical_theta_against_collocation():
     m = _model("two_lag_mixture", mu=1, lam=1, D2=2, w="1/3")
     c = critical(m, "theta", over="D1", at=["1/2"], dps=15).points[0]
     mm = m.with_values(D1=sp.Rational(1, 2))
-    (name, lin, _copies, lags), = [x for x in model_modes(mm, "theta") if x[0] == "difference"]
+    ((_name, lin, _copies, lags),) = [x for x in model_modes(mm, "theta") if x[0] == "difference"]
     th = sp.Symbol("theta")
 
     def rightmost(v):
@@ -147,7 +150,7 @@ def test_not_affine_refused_in_one_line():
     lin = type("L", (), {})()
     lin.A0 = sp.Matrix([[-1]])
     t = type("T", (), {})()
-    t.matrix, t.kernel, t.lags, t.derivative = sp.Matrix([[-th**2]]), sp.exp(-r), ("tau",), False
+    t.matrix, t.kernel, t.lags, t.derivative = sp.Matrix([[-(th**2)]]), sp.exp(-r), ("tau",), False
     lin.terms = (t,)
     tau = type("Lag", (), {"kind": "constant", "args": {"value": 1}, "name": "tau"})()
     with pytest.raises(symdelay.SymdelayInputError, match="not affine"):

@@ -46,6 +46,7 @@ of the crossings and their directions.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -402,8 +403,6 @@ def mode_crossings(lin, lags, param, lo, hi, dps=15, *, name="mode", copies=1):
     -------
     ModeCrossings
     """
-    import flint
-
     from symdelay.core.precision import work_bits
     from symdelay.core.symbols import r
 
@@ -428,11 +427,9 @@ def mode_crossings(lin, lags, param, lo, hi, dps=15, *, name="mode", copies=1):
     # the largest P within the frequency budget (a neutral boundary is approached, never
     # reached: the bound grows like 1/(p_N - P))
     P = top
-    R = _cauchy(g, P) if P != sp.oo else None
-    if P == sp.oo or R is None or float(R) / width0 > MAX_FREQUENCY_PIECES:
+    R = None if P is sp.oo else _cauchy(g, P)
+    if P is sp.oo or R is None or float(R) / width0 > MAX_FREQUENCY_PIECES:
         budget_R = MAX_FREQUENCY_PIECES * width0
-        if P != sp.oo and _cauchy(g, P) is not None:
-            pass
         # bisect for the largest dyadic P in (lo, top) with R(P) <= budget
         lo_P = sp.Integer(lo)
         hi_P = top if top != sp.oo else None
@@ -456,7 +453,7 @@ def mode_crossings(lin, lags, param, lo, hi, dps=15, *, name="mode", copies=1):
                 f"{param} = {lo}: give a smaller range"
             )
         P = sp.Rational(mpmath.nstr(mpmath.mpf(lo_P.p) / lo_P.q, 6)) if lo_P.q > 1 else lo_P
-        if P <= lo or _cauchy(g, P) is None or float(_cauchy(g, P)) > budget_R:
+        if not lo < P or _cauchy(g, P) is None or float(_cauchy(g, P)) > budget_R:
             P = lo_P
         R = _cauchy(g, P)
         notes.append(
@@ -493,9 +490,7 @@ def _isolate(g, lo, P, R, width0, prec, dps, name, copies):
                 fr = da + _ball_of(p0) * db
                 d = (-b / fr).real
                 direction = 1 if d > 0 else (-1 if d < 0 else 0)
-            out.append(
-                Crossing(_mp(p0), mpmath.mpf(0), mpmath.mpf(0), direction, name, copies)
-            )
+            out.append(Crossing(_mp(p0), mpmath.mpf(0), mpmath.mpf(0), direction, name, copies))
     ev = g.evaluator(prec)
     Pb, lob = _fball(P), _fball(lo)
     Rf = mpmath.mpf(R.p) / R.q
@@ -580,8 +575,6 @@ def _piece(ev, w1, w2, Pb, lob):
 
 
 def _h(ev, w):
-    import flint
-
     a, b, _da, _db = _at(ev, _exact_arb(w))
     return (a * b.conjugate()).imag
 
@@ -604,10 +597,10 @@ def _refine(ev, w1, w2, lob, Pb, dps, name, copies):
         for _ in range(int(flint.ctx.prec) + 20):
             wb = _arb_w(w1, w2)
             a, b, da, db = _at(ev, wb)
+            if abs(a) > Pb * abs(b) or (a * b.conjugate()).real > 0:
+                return None  # the zero of h is where B = 0 or p < 0: no crossing in range
             pb = -(a * b.conjugate()).real / (abs(b) ** 2)
-            if pb.rad() < abs(pb.mid()) * flint.arb(10) ** (-(dps + 3)) or (
-                pb < lob or pb > Pb
-            ):
+            if pb.rad() < abs(pb.mid()) * flint.arb(10) ** (-(dps + 3)) or (pb < lob or pb > Pb):
                 break
             mid = (w1 + w2) / 2
             hm = _h(ev, mid)
@@ -625,9 +618,13 @@ def _refine(ev, w1, w2, lob, Pb, dps, name, copies):
                 w2 = mid
         wb = _arb_w(w1, w2) if w2 > w1 else _exact_arb(w1)
         a, b, da, db = _at(ev, wb)
+        if abs(a) > Pb * abs(b) or (a * b.conjugate()).real > 0:
+            return None
         pb = -(a * b.conjugate()).real / (abs(b) ** 2)
         if pb < lob or pb > Pb:
             return None
+        if not pb.is_finite() or pb.rad() > abs(pb.mid()) * flint.arb(10) ** (-(dps + 1)):
+            return _unresolved(ev, w1, w2, name, copies)
         if not (pb > lob and pb < Pb):
             raise CertificationError(
                 f"a crossing at w = {mpmath.nstr(w1, 12)} has p within its enclosure of an "
@@ -722,10 +719,15 @@ def switches(model, param, lo, hi, dps=15) -> Switches:
     searched = min([mc.searched for mc in per], default=hi)
     neutral_at, sharp = None, False
     for mc in per:
-        if mc.neutral is not None and mc.neutral[1] < hi:
-            if neutral_at is None or mc.neutral[1] < neutral_at:
-                neutral_at, sharp = mc.neutral[1], mc.sharp
-    found = sorted((c for mc in per for c in mc.crossings if c.p < _mpq(searched)), key=lambda c: c.p)
+        if (
+            mc.neutral is not None
+            and mc.neutral[1] < hi
+            and (neutral_at is None or mc.neutral[1] < neutral_at)
+        ):
+            neutral_at, sharp = mc.neutral[1], mc.sharp
+    found = sorted(
+        (c for mc in per for c in mc.crossings if c.p < _mpq(searched)), key=lambda c: c.p
+    )
     groups: list = []
     for c in found:
         if groups and c.p - c.radius <= groups[-1][-1].p + groups[-1][-1].radius:
@@ -736,7 +738,7 @@ def switches(model, param, lo, hi, dps=15) -> Switches:
     edges_mp = [_mpq(lo), *[g[0].p for g in groups], _mpq(searched)]
     cache: dict = {}
     counts, how = [], []
-    for a, b in zip(edges_mp, edges_mp[1:]):
+    for a, b in itertools.pairwise(edges_mp):
         v = _between(a, b, dps)
         n = _cheap_count(modes, p, v, dps, cache)
         counts.append(n)
@@ -765,7 +767,9 @@ def switches(model, param, lo, hi, dps=15) -> Switches:
                     f"the counts {counts[i]} -> {counts[i + 1]} across {param} = "
                     f"{mpmath.nstr(g[0].p, 12)} disagree with the proved crossing directions"
                 )
-    return Switches(lo, hi, tuple(groups), tuple(counts), tuple(how), searched, neutral_at, sharp, tuple(notes))
+    return Switches(
+        lo, hi, tuple(groups), tuple(counts), tuple(how), searched, neutral_at, sharp, tuple(notes)
+    )
 
 
 def _mpq(x):

@@ -90,7 +90,11 @@ def text_lines(curve) -> list[str]:
     for p in points:
         if p.get("note"):
             at = "(own)" if p[over] is None else p[over]
-            lines.append(f"note ({over} = {at}): {p['note']}" if p[over] is not None else f"note: {p['note']}")
+            lines.append(
+                f"note ({over} = {at}): {p['note']}"
+                if p[over] is not None
+                else f"note: {p['note']}"
+            )
     if any(p[over] is None for p in points):
         lines.append("(own): the model's own delay")
     return lines
