@@ -155,3 +155,33 @@ def test_not_affine_refused_in_one_line():
     tau = type("Lag", (), {"kind": "constant", "args": {"value": 1}, "name": "tau"})()
     with pytest.raises(symdelay.SymdelayInputError, match="not affine"):
         lagcross.mode_crossings(lin, {"tau": tau}, "theta", 0, sp.Integer(5))
+
+
+def test_moving_average_map_by_columns_against_closed_form_and_counts():
+    """map in (Delta, theta) for the uniform lag: every curve point is the closed-form
+    theta_c at its Delta (the first crossing), every cell's count against the verdict."""
+    from symdelay.analysis.stability import stability
+    from symdelay.analysis.stability_map import stability_map
+
+    m = symdelay.load_toml(EX + "moving_average.toml").with_values(mu=1, lam=1)
+    res = stability_map(m, x=("Delta", "1/2", 3), y=("theta", "1/100", 10), cells=3, dps=15)
+    assert "columns" in res.searched and res.curves
+    for cv in res.curves:
+        for x, y, w in cv.points:
+            theta, omega = _moving_average_theta_c(1, 1, x)
+            assert abs(y - theta) < 1e-10 and abs(w - omega) < 1e-10
+    cx = [sp.Rational(1, 2) + (3 - sp.Rational(1, 2)) * (2 * k + 1) / 6 for k in range(3)]
+    cy = [sp.Rational(1, 100) + (10 - sp.Rational(1, 100)) * (2 * j + 1) / 6 for j in range(3)]
+    for j, k in [(0, 0), (2, 2), (2, 0)]:
+        v = stability(m.with_values(Delta=cx[k], theta=cy[j]))
+        assert res.cell_counts[j][k] == v.unstable_count
+
+
+def test_announcement_map_has_the_neutral_boundary():
+    from symdelay.analysis.stability_map import stability_map
+
+    m = symdelay.load_toml(EX + "announcement.toml").with_values(mu=1, lam=2, p="1/4")
+    res = stability_map(m, x=("D", "1/2", 1), y=("theta", "1/100", 3), cells=2, dps=10)
+    (line,) = [c for c in res.curves if c.kind == "neutral"]
+    assert all(y == 2 for _x, y, _w in line.points)  # theta_N = 1/(lam p)
+    assert res.cell_counts[1] == (-1, -1)  # theta = 2.25 > theta_N: infinitely many roots

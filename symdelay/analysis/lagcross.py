@@ -705,10 +705,13 @@ def _between(a, b, dps):
     raise CertificationError("two crossings could not be separated by a rational")
 
 
-def switches(model, param, lo, hi, dps=15) -> Switches:
+def switches(model, param, lo, hi, dps=15, *, count="all") -> Switches:
     """Every crossing of ``model`` in ``param`` over ``(lo, hi)`` and the unstable counts
     between them (the module docstring): ``lo`` a rational >= 0, ``hi`` a rational or
-    ``sympy.oo`` (then as far as the frequency budget allows, said in the notes)."""
+    ``sympy.oo`` (then as far as the frequency budget allows, said in the notes).
+    ``count``: ``"all"`` certifies every gap's count by the argument principle (and checks
+    the proved directions against them); ``"first"`` only the first gap and those after a
+    crossing whose direction is not proved, the others following from the directions."""
     p = sp.Symbol(param)
     modes = model_modes(model, param)
     per, notes = [], []
@@ -738,7 +741,11 @@ def switches(model, param, lo, hi, dps=15) -> Switches:
     edges_mp = [_mpq(lo), *[g[0].p for g in groups], _mpq(searched)]
     cache: dict = {}
     counts, how = [], []
-    for a, b in itertools.pairwise(edges_mp):
+    for i, (a, b) in enumerate(itertools.pairwise(edges_mp)):
+        if count == "first" and i > 0 and all(c.direction for c in groups[i - 1]):
+            counts.append(None)
+            how.append(None)
+            continue
         v = _between(a, b, dps)
         n = _cheap_count(modes, p, v, dps, cache)
         counts.append(n)
