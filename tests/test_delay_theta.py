@@ -132,8 +132,8 @@ def test_announcement_window_ends_against_certified_counts():
     assert not win.certified  # the gap next to theta_N is labelled undecided
 
 
-@pytest.mark.parametrize(("lam", "p"), [(1, 2), (2, "1/3")])
-def test_neutral_boundary_is_one_over_lam_p(lam, p):
+@pytest.mark.parametrize(("lam", "p", "proved"), [(1, 2, True), (2, "1/3", False)])
+def test_neutral_boundary_is_one_over_lam_p(lam, p, proved):
     from symdelay.analysis.critical import critical
 
     m = _model("announcement", mu=3, lam=lam, p=p)
@@ -141,6 +141,9 @@ def test_neutral_boundary_is_one_over_lam_p(lam, p):
     # lam theta > mu is needed for a crossing; with 1/p <= mu none comes before theta_N
     assert c.critical == 1 / (lam * sp.Rational(p))
     assert "neutral boundary" in c.note
+    # |i w + 3|^2 - theta_N^2 lam^2 |1 + i p w|^2 is 35/4 > 0 for (1, 2): no crossing below
+    # theta_N, proved; identically 0 for (2, 1/3) (lam theta_N = mu): only searched
+    assert ("proved" in c.note) == proved
 
 
 def test_not_affine_refused_in_one_line():

@@ -999,16 +999,19 @@ def _critical_coefficient(model, param: str, dps: int) -> CriticalPoint:
         if sw.neutral is not None and sw.sharp:
             with mpmath.workdps(dps + 10):
                 v = mpmath.mpf(int(sw.neutral.p)) / int(sw.neutral.q)
-            note = (
+            head = (
                 f"the neutral boundary: the difference operator loses stability at {param} = "
-                f"{sw.neutral} (no crossing below {format_number(mpmath.mpf(float(sw.searched)), 8)}"
-                + (
-                    "; crossings accumulate towards it, the last "
-                    f"{format_number(v - mpmath.mpf(float(sw.searched)), 3)} not resolved)"
-                    if sw.searched < sw.neutral
-                    else ")"
-                )
+                f"{sw.neutral}"
             )
+            if sw.searched == sw.neutral:
+                note = head + " (no crossing below it: proved)"
+            else:
+                last = format_number(mpmath.mpf(float(sw.searched)), 8)
+                gap = format_number(v - mpmath.mpf(float(sw.searched)), 3)
+                note = (
+                    f"{head} (no crossing below {last}; crossings may accumulate towards it, "
+                    f"the last {gap} not resolved)"
+                )
             return CriticalPoint(None, v, None, None, (), note)
         if sw.searched < P or P > 10**6:
             where = format_number(mpmath.mpf(float(sw.searched)), 8)

@@ -462,8 +462,42 @@ def mode_crossings(lin, lags, param, lo, hi, dps=15, *, name="mode", copies=1):
             "scan's budget)"
         )
     prec = work_bits(dps)
+    if neutral is not None and sharp and top == neutral[1] and not top <= P:
+        # one constant lag: |B(i w)| = |Q(i w)| exactly, so where |P(i w)| > p_N |Q(i w)|
+        # for every large w (an exact polynomial) no crossing below p_N is beyond its bound
+        Rn = _neutral_tail(g, top)
+        if Rn is not None and float(Rn) / width0 <= MAX_FREQUENCY_PIECES:
+            notes = [n for n in notes if not n.startswith("crossings searched")]
+            notes.append(
+                f"|P(i w)| > {top} |Q(i w)| for w >= {mpmath.nstr(mpmath.mpf(Rn.p) / Rn.q, 6)} "
+                f"(exact): no crossing below the neutral boundary beyond that frequency"
+            )
+            found = _isolate(g, sp.Integer(lo), top, Rn, width0, prec, dps, name, copies)
+            return ModeCrossings(name, tuple(found), top, Rn, neutral, sharp, tuple(notes))
     found = _isolate(g, sp.Integer(lo), P, R, width0, prec, dps, name, copies)
     return ModeCrossings(name, tuple(found), P, R, neutral, sharp, tuple(notes))
+
+
+def _neutral_tail(g: _Affine, pN):
+    """For ``F = P(r) + p Q(r) kappa(r)`` with ``kappa`` one constant lag (``|kappa(i w)| =
+    1``): an exact ``W`` with ``|P(i w)|^2 - pN^2 |Q(i w)|^2 > 0`` for every ``w >= W``
+    (the Cauchy bound of that polynomial, when its leading coefficient is positive), else
+    None."""
+    if len(g.syms) != 1 or any(m[1] for m, _c in g.A.terms()):
+        return None
+    if any(m[1] != 1 for m, _c in g.B.terms()):
+        return None
+    w = sp.Symbol("w", real=True)
+    r = g.r
+    Pw = sp.expand(g.A.as_expr().subs(r, sp.I * w))
+    Qw = sp.expand((g.B.as_expr() / g.syms[0]).subs(r, sp.I * w))
+    G = sp.Poly(sp.expand(Pw * sp.conjugate(Pw) - pN**2 * Qw * sp.conjugate(Qw)), w)
+    if G.is_zero:
+        return None
+    cs = G.all_coeffs()
+    if not cs[0] > 0:
+        return None
+    return 1 + max((abs(c) / cs[0] for c in cs[1:]), default=sp.Integer(0))
 
 
 def _fball(x):

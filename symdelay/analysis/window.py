@@ -855,9 +855,21 @@ def _window_coefficient(model, param, lo, hi, dps):
         hi_end = WindowEnd(_mp_q(_fmpq(b)), None, None, (), "domain end")
         if sw.searched < b:
             # the scan stopped short of hi: at a neutral boundary (or the frequency budget)
-            scan_end = WindowEnd(top, None, None, (), "end of the crossing scan")
-            ends.append((scan_end, None))
-            if sw.neutral is not None and sw.sharp and sw.neutral > sw.searched:
+            if sw.neutral is not None and sw.sharp and sw.neutral == sw.searched:
+                nb = WindowEnd(top, None, None, (), "neutral boundary")
+                ends.append((nb, None))
+                counts.append(mpmath.inf)
+                notes.append(
+                    f"{param} = {format_number(nb.value, dps)}: the difference operator loses "
+                    f"stability (its roots reach the axis there; beyond it infinitely many "
+                    f"roots have Re r > 0): an end of every stable interval"
+                )
+            else:
+                scan_end = WindowEnd(top, None, None, (), "end of the crossing scan")
+                ends.append((scan_end, None))
+            if sw.neutral is not None and sw.neutral == sw.searched:
+                pass
+            elif sw.neutral is not None and sw.sharp and sw.neutral > sw.searched:
                 counts.append(None)  # (searched, p_N): crossings accumulate, not resolved
                 nb = WindowEnd(_mp_q(_fmpq(sw.neutral)), None, None, (), "neutral boundary")
                 ends.append((nb, None))
