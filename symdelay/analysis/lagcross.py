@@ -345,14 +345,16 @@ def _neutral(g: _Affine, lo):
     elif ups:
         left = min(ups)
     else:
-        return (lo, lo), False, None
-    right = min((q for q in downs if q > left), default=sp.oo)
+        left = None
+    right = sp.oo if left is None else min((q for q in downs if q > left), default=sp.oo)
     # sharp: the r^n part is a0 + c(p) kappa^alpha with one kappa a product of constant lags
     sharp = False
     if len(pairs) == 1:
         (alpha,) = alphas
         lagged = [objs for objs, e in zip(g.kernels, alpha) if e]
         sharp = all(lag.kind == "constant" for objs in lagged for lag in objs)
+    if left is None:
+        return (lo, lo), sharp, None
     note = (
         "the difference operator a_n + c(p) exp(-r tau) is strongly stable exactly while "
         "|c(p)| < |a_n| (Hale & Verduyn Lunel); beyond, infinitely many roots lie in Re r > 0"
@@ -416,7 +418,13 @@ def mode_crossings(lin, lags, param, lo, hi, dps=15, *, name="mode", copies=1):
     if neutral is not None:
         if nnote:
             notes.append(nnote)
-        if neutral[0] > lo:
+        if neutral[1] <= lo and sharp:
+            notes.append(
+                f"the difference operator of mode {name} has infinitely many roots in "
+                f"Re r > 0 for every {param} > {lo} (Hale & Verduyn Lunel): unstable"
+            )
+            return ModeCrossings(name, (), sp.Integer(lo), None, neutral, True, tuple(notes))
+        if neutral[0] > lo or neutral[1] <= lo:
             raise SymdelayInputError(
                 f"the difference operator of mode {name} is not proved stable at {param} = "
                 f"{lo}: give lo >= {neutral[0]} (it is from there)"
@@ -772,6 +780,8 @@ def switches(model, param, lo, hi, dps=15, *, count="all") -> Switches:
         else:
             groups.append([c])
     groups = [tuple(g) for g in groups]
+    if not searched > lo:  # a difference operator unstable from lo on: nothing to scan
+        return Switches(lo, hi, (), (), (), searched, neutral_at, sharp, tuple(notes))
     edges_mp = [_mpq(lo), *[g[0].p for g in groups], _mpq(searched)]
     cache: dict = {}
     counts, how = [], []

@@ -839,6 +839,14 @@ def _window_coefficient(model, param, lo, hi, dps):
     if not (a.is_Rational and b.is_Rational) or a < 0 or not a < b:
         raise SymdelayInputError(f"give numbers 0 <= lo < hi for {param}, got {lo}, {hi}")
     sw = lagcross.switches(model, param, a, b, dps)
+    if not sw.counts:  # the difference operator is unstable on the whole range
+        with mpmath.workdps(dps + GUARD):
+            lo_end = WindowEnd(_mp_q(_fmpq(a)), None, None, (), "neutral boundary (below lo)")
+            hi_end = WindowEnd(_mp_q(_fmpq(b)), None, None, (), "domain end")
+        how = "the difference operator of the neutral equation (exact)"
+        iv = WindowInterval(lo_end, hi_end, (mpmath.inf,))
+        found = ((iv,), (), (mpmath.inf,), how, True)
+        return Window(model.name, param, {}, dps, a, b, *found, sw.notes)
     with mpmath.workdps(dps + GUARD):
         ends = []
         for g in sw.breakpoints:
