@@ -188,3 +188,13 @@ def test_announcement_map_has_the_neutral_boundary():
     (line,) = [c for c in res.curves if c.kind == "neutral"]
     assert all(y == 2 for _x, y, _w in line.points)  # theta_N = 1/(lam p)
     assert res.cell_counts[1] == (-1, -1)  # theta = 2.25 > theta_N: infinitely many roots
+
+
+def test_critical_parameter_of_a_distributed_kernel_expression_is_refused_in_one_line():
+    """An expression alone does not say which law a kernel is: one line pointing to the
+    model entries (it was an internal PolynomialError)."""
+    from symdelay.analysis.crossing import critical_parameter
+
+    with pytest.raises(symdelay.SymdelayInputError) as err:
+        critical_parameter("r + 1 + p*(1 - exp(-r))/r", "r", "p")
+    assert "\n" not in str(err.value) and "critical(model" in str(err.value)

@@ -962,7 +962,10 @@ def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint
             note = (note + "; " if note else "") + f"unstable for every small {param} > 0"
         return CriticalPoint(None, sw.critical, sw.critical_omega, None, (), note or None)
     if has_lags(model):
-        return _critical_coefficient(model, param, dps)
+        from symdelay.analysis.window import _transcendental
+
+        if _transcendental(model):  # rational kernels keep the exact polynomial path
+            return _critical_coefficient(model, param, dps)
     per = []
     for f in factors:
         if f.factor.has(p):
