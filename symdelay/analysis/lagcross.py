@@ -100,7 +100,20 @@ class ModeCrossings:
 
 # ------------------------------------------------------------------ the modes
 def model_modes(model, param):
-    """``[(name, lin, copies, lags)]`` of ``model`` at its values, ``param`` left free."""
+    """The modes of a delay model with ``param`` left free.
+
+    Parameters
+    ----------
+    model : Model
+        A delay model, every parameter but ``param`` a number.
+    param : str
+        The coefficient varied (it must not be an argument of a lag).
+
+    Returns
+    -------
+    list
+        ``[(name, linearisation, copies, lags)]``, the lags at the model's values.
+    """
     from symdelay.analysis.lagroots import _mode_groups
 
     values = dict(model.values)
@@ -132,8 +145,26 @@ def _subs_lin(lin, p, v):
 
 
 def count_at(modes, p, v, dps=20, cache=None):
-    """The certified number of roots with ``Re r > 0`` of every mode at ``p = v`` (exact),
-    copies counted; None when a mode's count is undecided."""
+    """The certified number of roots with ``Re r > 0`` of every mode at ``p = v``.
+
+    Parameters
+    ----------
+    modes : list
+        As :func:`model_modes` returns.
+    p : sympy.Symbol
+        The coefficient.
+    v : sympy.Rational
+        Its value (exact).
+    dps : int, default 20
+        Digits of the contour's finest segments.
+    cache : dict, optional
+        Counts of the modes free of ``p``, kept between calls.
+
+    Returns
+    -------
+    int or None
+        The count, copies included; None when a mode's count is undecided.
+    """
     from symdelay.analysis.lagroots import unstable_count
 
     total = 0
@@ -751,9 +782,26 @@ def switches(model, param, lo, hi, dps=15, *, count="all") -> Switches:
     """Every crossing of ``model`` in ``param`` over ``(lo, hi)`` and the unstable counts
     between them (the module docstring): ``lo`` a rational >= 0, ``hi`` a rational or
     ``sympy.oo`` (then as far as the frequency budget allows, said in the notes).
-    ``count``: ``"all"`` certifies every gap's count by the argument principle (and checks
-    the proved directions against them); ``"first"`` only the first gap and those after a
-    crossing whose direction is not proved, the others following from the directions."""
+
+    Parameters
+    ----------
+    model : Model
+        A delay model, every parameter but ``param`` a number.
+    param : str
+        The coefficient (``theta``).
+    lo, hi : sympy.Rational
+        The range; ``hi`` may be ``sympy.oo``.
+    dps : int, default 15
+        Digits of each crossing.
+    count : {"all", "first"}, default "all"
+        ``"all"`` certifies every gap's count by the argument principle (and checks the
+        proved directions against them); ``"first"`` only the first gap and those after a
+        crossing whose direction is not proved, the others following from the directions.
+
+    Returns
+    -------
+    Switches
+    """
     p = sp.Symbol(param)
     modes = model_modes(model, param)
     per, notes = [], []
@@ -794,6 +842,10 @@ def switches(model, param, lo, hi, dps=15, *, count="all") -> Switches:
         n = _cheap_count(modes, p, v, dps, cache)
         counts.append(n)
         how.append("argument principle" if n is not None else None)
+    if counts and all(n is None for n in counts):
+        # no gap is cheap: count the first anyway (a larger box), the rest follow below
+        counts[0] = count_at(modes, p, _between(edges_mp[0], edges_mp[1], dps), dps, cache)
+        how[0] = "argument principle" if counts[0] is not None else None
     # the gaps too costly to count follow from a counted one and the proved directions
     for direction in (1, -1):
         idx = range(1, len(counts)) if direction == 1 else range(len(counts) - 2, -1, -1)

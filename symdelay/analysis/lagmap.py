@@ -30,6 +30,14 @@ balls, so the crossing point of that ``omega`` lies in the printed ball (its rad
 contain 0. The curve between two points is drawn straight; ``omega`` is refined where
 neighbouring points are far apart in the box.
 
+**By columns.** Where no closed form applies (a distributed kernel, a second fixed lag, a
+neutral term, and the coefficient axis outside every lag), :func:`column_map` finds at each
+column of cell centres the certified crossings in the coefficient
+(:mod:`symdelay.analysis.lagcross`) and the exact count of every gap between them, so each
+cell's count is proved in its column; the curves join the columns' certified points (the
+pieces between columns are a drawing), and a neutral boundary is drawn as a line of kind
+``"neutral"`` (cells beyond it: count -1, infinitely many roots in ``Re r > 0``).
+
 **Regions.** The box is cut into ``cells x cells`` rectangles; two neighbouring cells are in
 one region when no curve crosses the segment between their centres; each region's count of
 roots with ``Re r > 0`` is certified at one centre
@@ -50,7 +58,7 @@ from symdelay.core.lazy import sympy as sp
 
 np = _lazy_module("numpy")
 
-__all__ = ["delay_map", "two_lag_curves", "lag_coefficient_curves", "DelayCurve"]
+__all__ = ["delay_map", "two_lag_curves", "lag_coefficient_curves", "column_map", "DelayCurve"]
 
 #: samples of omega per interval of the crossing set (before refinement)
 SAMPLES = 160
@@ -623,7 +631,29 @@ def column_map(model, X, Y, fixed_json, dps, cells, axis, force=False):
     equations): at each column of cell centres (``axis`` "y": the coefficient is ``y``) the
     certified crossings in the coefficient (:func:`symdelay.analysis.lagcross.switches`:
     isolated in Arb, directions proved) and the exact unstable count of every gap between
-    them, so every cell's count is proved; the curves join the columns' crossings."""
+    them, so every cell's count is proved; the curves join the columns' crossings.
+
+    Parameters
+    ----------
+    model : Model
+        The delay model with the entry's fixed values.
+    X, Y : tuple
+        ``(name, lo, hi)`` of each axis (exact ends).
+    fixed_json : dict
+        The fixed values as shown.
+    dps : int
+        Digits of every point.
+    cells : int
+        Columns (and rows) of the cell grid.
+    axis : {"x", "y"}
+        The axis that is the coefficient.
+    force : bool, default False
+        Lift the cost guard.
+
+    Returns
+    -------
+    StabilityMap
+    """
     from symdelay.analysis.lagcross import switches
     from symdelay.analysis.map_core import MapCurve, cell_centres, map_record
     from symdelay.analysis.map_core import _regions as group_equal

@@ -45,13 +45,17 @@ end; ``p_c`` is evaluated (by :func:`window`) at each, at a rational point withi
 ``10^-(dps+10)`` of it. The stable set ``{x: stable for every param in range}`` is a union
 of the gaps between those values, each decided at one rational point.
 
-The quasi-polynomial case (``exp(-r tau)`` terms: a model with a constant lag at fixed lags,
-``F = A(r) + p B(r)``) has no finite elimination: certified numerics, labelled so in the
-result (``certified=False``, no brackets). The crossings come from
-:mod:`symdelay.analysis.crossing` (a frequency scan up to the bound beyond which
-``|A(i w)| > hi sum_j |B_j(i w)|``, so none with ``p <= hi`` is missed; each sign change of
-``Im(A conj B)`` proved by Arb), the counts in every gap from the argument principle on a
-box that holds every unstable root. ``hi`` must be finite there.
+A delay model in a coefficient at fixed lags (``F = A(r) + p B(r)`` with ``A``, ``B``
+polynomials in ``r`` and in the kernels of any lag kind: ``exp(-r tau)``, the uniform
+``(1 - e^{-r D})/(r D)``, gamma of any shape, mixtures, phase type; retarded or neutral) has
+no finite elimination: :mod:`symdelay.analysis.lagcross` isolates every crossing ``r = i w``
+in Arb up to the bound beyond which ``|A(i w)| > hi |B(i w)|`` (every kernel has
+``|K(i w)| <= 1``), encloses each to ``dps`` digits (no exact bracket) with its direction
+proved, and counts the unstable roots of every gap by the argument principle. For a neutral
+equation the ``p`` where the difference operator loses stability (``|lam theta p| = 1`` for
+the announcement with velocity) is an end of every stable interval, labelled ``"neutral
+boundary"``; crossings may accumulate below it (then the last piece is labelled undecided
+and ``certified`` is False). ``hi`` must be finite there.
 
 Special cases: :func:`unstable_theta` (the window in theta from 0), :func:`worst_delay`
 (``extremum(kind="min")`` over D) and :func:`kappa_star` (``extremum(kind="stable")``).
@@ -736,8 +740,8 @@ def window(
     Window
         ``intervals`` (pairs of ends, ``inf`` for an unbounded one; empty when stable
         throughout), ``ends`` (each end's crossing frequencies and kind), the breakpoints and
-        unstable counts between them (the generic path's proof), ``certified`` (False only for
-        a delay equation's certified numerics).
+        unstable counts between them (the generic path's proof), ``certified`` (False where
+        a piece of the range is left undecided, said in the notes).
 
     Examples
     --------
@@ -923,8 +927,8 @@ def _window_coefficient(model, param, lo, hi, dps):
     derived = sum(1 for h in sw.how if h == "directions")
     if derived:
         notes.append(
-            f"{derived} gap count(s) near the neutral boundary from the proved crossing "
-            "directions and a certified count (their boxes are too large to count)"
+            f"{derived} gap count(s) from a certified count and the proved crossing "
+            "directions (their root boxes are too large to count cheaply)"
         )
     intervals, more = _assemble(counts, ends, lo_end, hi_end, dps)
     notes.extend(more)
@@ -932,7 +936,7 @@ def _window_coefficient(model, param, lo, hi, dps):
         "certified (delay model, coefficient at fixed lags): crossings r = i omega isolated in "
         "Arb on (0, R] (R: the bound beyond which |A(i omega)| > hi |B(i omega)|, every kernel "
         "|K(i omega)| <= 1), each enclosed to dps digits with its direction proved; unstable "
-        "counts by the argument principle in every gap"
+        "counts by the argument principle (or from a counted gap and the proved directions)"
     )
     found = (tuple(intervals), tuple(e for e, _ in ends), tuple(counts), how, certified)
     return Window(model.name, param, {}, dps, a, b, *found, tuple(notes))
