@@ -606,12 +606,14 @@ def _link(columns, box_h):
     for xv, pts in columns:
         taken, nxt = set(), []
         for yv, w, mode in pts:
-            best, cost = None, 0.5
+            best, cost = None, 1.0
             for i, cv in enumerate(open_):
                 if i in taken or cv["mode"] != mode:
                     continue
-                _x0, y0, w0 = cv["points"][-1]
-                c = abs(w - w0) / (1 + abs(w0)) + abs(yv - y0) / box_h
+                x0, y0, w0 = cv["points"][-1]
+                # the frequency, or the phase w x when x is the lag, moves little along a curve
+                dw = min(abs(w - w0) / (1 + abs(w0)), abs(w * xv - w0 * x0) / (1 + abs(w0 * x0)))
+                c = dw + abs(yv - y0) / box_h
                 if c < cost:
                     best, cost = i, c
             if best is None:
