@@ -909,10 +909,11 @@ def _window_coefficient(model, param, lo, hi, dps):
                     f"({format_number(top, dps)}, {format_number(hi_end.value, dps)}): not "
                     "searched (the frequency budget); undecided"
                 )
+        shown = tuple(counts)  # None: undecided (the record keeps it so)
         for i, n in enumerate(counts):
             if n is None:
                 certified = False
-                counts[i] = 0
+                counts[i] = 0  # not claimed unstable
                 left = _mp_q(_fmpq(a)) if i == 0 else ends[i - 1][0].value
                 right = hi_end.value if i == len(ends) else ends[i][0].value
                 note = (
@@ -938,7 +939,7 @@ def _window_coefficient(model, param, lo, hi, dps):
         "|K(i omega)| <= 1), each enclosed to dps digits with its direction proved; unstable "
         "counts by the argument principle (or from a counted gap and the proved directions)"
     )
-    found = (tuple(intervals), tuple(e for e, _ in ends), tuple(counts), how, certified)
+    found = (tuple(intervals), tuple(e for e, _ in ends), shown, how, certified)
     return Window(model.name, param, {}, dps, a, b, *found, tuple(notes))
 
 
