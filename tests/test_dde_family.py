@@ -304,16 +304,14 @@ def test_a_choice_function_acts_through_its_hazard_rate(text, G, N):
 def test_uniform_lag_is_the_moving_average_example():
     """The uniform lag of mean D is the moving average over 2D: moving_average.toml at
     Delta = 2D (the lag core's example), factor for factor, in the verdicts and the
-    refusal of the theta scan."""
+    theta window (any lag kind now)."""
     a = load_toml(EXAMPLES / "moving_average.toml", mu=1, lam=1, Delta=3)
     b = build_model("dde", lag="uniform", mu=1, lam=1, D="1.5")
     for f, g in zip(a.characteristic_factors, b.characteristic_factors, strict=True):
         assert sp.simplify(f.factor - g.factor) == 0 and f.mode == g.mode
-    # the theta scan takes constant lags only (the kernel has 1/r): both refuse alike
-    for m in (a, b):
-        with pytest.raises(SymdelayInputError) as err:
-            window(m, "theta", hi=40)
-        assert "\n" not in str(err.value) and "distributed lag" in str(err.value)
+    # the theta scan reads the uniform kernel in Arb: both give the same window
+    wa, wb = window(a, "theta", hi=40), window(b, "theta", hi=40)
+    assert wa.record()["intervals"] == wb.record()["intervals"] and wa.intervals
     for th in ("2", "30"):
         sa = stability(a.with_values(theta=th))
         sb = stability(b.with_values(theta=th))
@@ -338,9 +336,9 @@ def test_integer_gamma_lag_is_the_erlang_chain(k):
 def test_non_integer_gamma_shape_is_counted_or_refused_in_one_line():
     m = build_model("dde", lag="gamma", lag_shape="2.5", mu=1, lam=1, theta=2, D=1)
     assert stability(m).verdict == "stable"
-    with pytest.raises(SymdelayInputError) as err:
-        window(build_model("dde", lag="gamma", lag_shape="2.5", mu=1, lam=1, D=1), "theta", hi=9)
-    assert "\n" not in str(err.value) and "distributed lag" in str(err.value)
+    # the window in theta (the kernel (1 + r/2.5)^-2.5 in Arb): theta = 2 lies outside it
+    w = window(build_model("dde", lag="gamma", lag_shape="2.5", mu=1, lam=1, D=1), "theta", hi=9)
+    assert all(not (a < 2 < b) for a, b in w.intervals)
 
 
 # ---------------------------------------------------------------- rebuild and time paths

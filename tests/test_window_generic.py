@@ -210,7 +210,8 @@ def test_dde_theta_window_certified_numerics_against_closed_form():
     # are k_n = sqrt(mu^2 + w_n^2), w_n D in (2 pi n + pi/2, 2 pi n + pi), tan(w D) = -w/mu
     mu, D = 1, 1
     w = window(build_model("dde", mu=mu, lam=1, D=D), "theta", lo=0, hi=30)
-    assert not w.certified and "certified numerics" in w.algorithm and w.method == "generic"
+    # crossings isolated in Arb with proved directions, counts certified: a certified window
+    assert w.certified and "isolated in Arb" in w.algorithm and w.method == "generic"
     ks = []
     for n in range(5):
         a, b = 2 * math.pi * n + math.pi / 2, 2 * math.pi * n + math.pi

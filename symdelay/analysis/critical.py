@@ -961,6 +961,11 @@ def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint
         if sw.critical == 0:
             note = (note + "; " if note else "") + f"unstable for every small {param} > 0"
         return CriticalPoint(None, sw.critical, sw.critical_omega, None, (), note or None)
+    if has_lags(model):
+        from symdelay.analysis.window import _transcendental
+
+        if _transcendental(model):  # rational kernels keep the exact polynomial path
+            return _critical_coefficient(model, param, dps)
     per = []
     for f in factors:
         if f.factor.has(p):
@@ -969,6 +974,55 @@ def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint
         return CriticalPoint(None, mpmath.inf, None)
     f, best = min(per, key=lambda fc: fc[1].p_c)
     return CriticalPoint(None, best.p_c, best.omega, f.mode, tuple(per))
+
+
+def _critical_coefficient(model, param: str, dps: int) -> CriticalPoint:
+    """The first switch from stable of a delay model in a coefficient at fixed lags (any
+    lag kind, retarded or neutral): the scan of :func:`symdelay.analysis.lagcross.switches`
+    over growing ranges ``(0, 8^k]`` until the count leaves its value at ``0+``; a neutral
+    boundary met first is the answer (labelled); none within the frequency budget: ``inf``
+    labelled as what was searched."""
+    from symdelay.analysis.lagcross import switches
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.core.numbers import format_number
+
+    P = sp.Integer(8)
+    while True:
+        sw = switches(model, param, sp.Integer(0), P, dps)
+        notes = [n for n in sw.notes if not n.startswith("crossings searched")]
+        if sw.counts and sw.counts[0] is not None and sw.counts[0] > 0:
+            note = f"unstable for every small {param} > 0 ({sw.counts[0]} roots in Re r > 0)"
+            return CriticalPoint(None, mpmath.mpf(0), None, None, (), note)
+        for i, g in enumerate(sw.breakpoints):
+            n = sw.counts[i + 1]
+            if n is None or n != 0:
+                c = min(g, key=lambda c: c.p)
+                note = None if n is not None else "the count beyond it is undecided"
+                return CriticalPoint(None, c.p, c.omega, c.mode, (), note)
+        if sw.neutral is not None and sw.sharp:
+            with mpmath.workdps(dps + 10):
+                v = mpmath.mpf(int(sw.neutral.p)) / int(sw.neutral.q)
+            head = (
+                f"the neutral boundary: the difference operator loses stability at {param} = "
+                f"{sw.neutral}"
+            )
+            if sw.searched == sw.neutral:
+                note = head + " (no crossing below it: proved)"
+            else:
+                last = format_number(mpmath.mpf(float(sw.searched)), 8)
+                gap = format_number(v - mpmath.mpf(float(sw.searched)), 3)
+                note = (
+                    f"{head} (no crossing below {last}; crossings may accumulate towards it, "
+                    f"the last {gap} not resolved)"
+                )
+            return CriticalPoint(None, v, None, None, (), note)
+        if sw.searched < P or P > 10**6:
+            where = format_number(mpmath.mpf(float(sw.searched)), 8)
+            note = "; ".join(
+                [*notes, f"no crossing for {param} <= {where} (searched; not proved beyond)"]
+            )
+            return CriticalPoint(None, mpmath.inf, None, None, (), note)
+        P = P * 8
 
 
 #: Where :func:`critical_by_verdicts` looks (log-spaced), and the digits of the crossing.

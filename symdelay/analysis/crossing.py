@@ -1005,7 +1005,13 @@ def _quasi_parts(F, var, param):
         raise SymdelayInputError(
             f"the delay terms must carry {param}: F = A({var}) + {param}*B({var}) with A a polynomial"
         )
-    A_poly = sp.Poly(A, var)
+    try:
+        A_poly = sp.Poly(A, var)
+    except sp.PolynomialError:
+        raise SymdelayInputError(
+            f"A({var}) must be a polynomial in {var}: for a distributed lag build the model "
+            "with its lags and call critical(model, ...)"
+        ) from None
     if not all(c.is_Rational for c in A_poly.coeffs()):
         raise SymdelayInputError("the coefficients must be rational numbers")
     # B = sum_j B_j(var) exp(-var tau_j) (+ B_0(var))
@@ -1018,7 +1024,14 @@ def _quasi_parts(F, var, param):
         else:
             tau, coeff = sp.Integer(0), term
         parts[tau] = parts.get(tau, 0) + coeff
-    Bj = {tau: sp.Poly(sp.expand(b), var) for tau, b in parts.items()}
+    try:
+        Bj = {tau: sp.Poly(sp.expand(b), var) for tau, b in parts.items()}
+    except sp.PolynomialError:
+        raise SymdelayInputError(
+            f"the delay terms must be polynomials in {var} times exp(-{var}*tau): for a "
+            f"distributed lag build the model with its lags and call critical(model, ...) "
+            f"or window(model, ...), which read the kernels"
+        ) from None
     if any(not all(c.is_Rational for c in b.coeffs()) for b in Bj.values()):
         raise SymdelayInputError("the coefficients must be rational numbers")
     n = A_poly.degree()

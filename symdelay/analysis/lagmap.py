@@ -30,6 +30,14 @@ balls, so the crossing point of that ``omega`` lies in the printed ball (its rad
 contain 0. The curve between two points is drawn straight; ``omega`` is refined where
 neighbouring points are far apart in the box.
 
+**By columns.** Where no closed form applies (a distributed kernel, a second fixed lag, a
+neutral term, and the coefficient axis outside every lag), :func:`column_map` finds at each
+column of cell centres the certified crossings in the coefficient
+(:mod:`symdelay.analysis.lagcross`) and the exact count of every gap between them, so each
+cell's count is proved in its column; the curves join the columns' certified points (the
+pieces between columns are a drawing), and a neutral boundary is drawn as a line of kind
+``"neutral"`` (cells beyond it: count -1, infinitely many roots in ``Re r > 0``).
+
 **Regions.** The box is cut into ``cells x cells`` rectangles; two neighbouring cells are in
 one region when no curve crosses the segment between their centres; each region's count of
 roots with ``Re r > 0`` is certified at one centre
@@ -50,7 +58,7 @@ from symdelay.core.lazy import sympy as sp
 
 np = _lazy_module("numpy")
 
-__all__ = ["delay_map", "two_lag_curves", "lag_coefficient_curves", "DelayCurve"]
+__all__ = ["delay_map", "two_lag_curves", "lag_coefficient_curves", "column_map", "DelayCurve"]
 
 #: samples of omega per interval of the crossing set (before refinement)
 SAMPLES = 160
@@ -493,7 +501,14 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
         F = f.factor
         if not F.has(xs) and not F.has(ys):
             continue
-        terms = _split_terms(F, r, xs, ys)
+        try:
+            terms = _split_terms(F, r, xs, ys)
+        except SymdelayInputError:
+            # a kernel the closed forms do not take (a distributed or second fixed lag)
+            column = _coefficient_axis(model, xs, ys)
+            if column is None:
+                raise
+            return column_map(model, X, Y, fixed_json, dps, cells, column, force)
         keys = set(terms)
         lagx = {k for k in keys if k[0] != 0}
         lagy = {k for k in keys if k[1] != 0}
@@ -523,10 +538,15 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
             Q = sp.cancel(terms[k] / coef_sym)
             if P.has(xs) or P.has(ys) or Q.has(xs) or Q.has(ys) or not Q.is_polynomial(r):
                 continue
+            if sp.degree(Q, r) >= sp.degree(P, r):
+                continue  # neutral: the column scan below (the neutral boundary)
             g = k[0] if axis == "x" else k[1]
             curves += lag_coefficient_curves(P, Q, g, box, r, dps, factor=i, lag_axis=axis)
             handled = True
         if not handled:
+            column = _coefficient_axis(model, xs, ys)
+            if column is not None:
+                return column_map(model, X, Y, fixed_json, dps, cells, column, force)
             raise SymdelayInputError(
                 f"the {f.mode} mode {F}: a delay model's map takes P0(r) + P1(r) e^{{-r a x}} + "
                 "P2(r) e^{-r b y} (two constant lags' parameters) or P(r) + y Q(r) e^{-r a x} "
@@ -561,6 +581,197 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
         "delay: stability crossing curves",
         crossings,
         delay_curves=curves,
+    )
+
+
+# ------------------------------------------------------------------ a column scan
+def _coefficient_axis(model, xs, ys):
+    """``"y"`` (or ``"x"``) when that axis is a coefficient outside every lag, so the map
+    can be scanned column by column in it (:func:`column_map`); None otherwise."""
+    in_lags = set()
+    for lag in model.lags.values():
+        in_lags |= set(lag.parameters())
+    if ys not in in_lags:
+        return "y"
+    if xs not in in_lags:
+        return "x"
+    return None
+
+
+def _link(columns, box_h):
+    """Join the certified crossings of neighbouring columns into drawn curves: each point
+    to the open curve of the previous column nearest in frequency and value (a drawing, not
+    a proof: the points are certified, the straight pieces between columns are not)."""
+    curves, open_ = [], []
+    for xv, pts in columns:
+        taken, nxt = set(), []
+        for yv, w, mode in pts:
+            best, cost = None, 1.0
+            for i, cv in enumerate(open_):
+                if i in taken or cv["mode"] != mode:
+                    continue
+                x0, y0, w0 = cv["points"][-1]
+                # the frequency, or the phase w x when x is the lag, moves little along a curve
+                dw = min(abs(w - w0) / (1 + abs(w0)), abs(w * xv - w0 * x0) / (1 + abs(w0 * x0)))
+                c = dw + abs(yv - y0) / box_h
+                if c < cost:
+                    best, cost = i, c
+            if best is None:
+                cv = {"mode": mode, "points": [(xv, yv, w)]}
+                curves.append(cv)
+            else:
+                taken.add(best)
+                cv = open_[best]
+                cv["points"].append((xv, yv, w))
+            nxt.append(cv)
+        open_ = nxt
+    return curves
+
+
+def column_map(model, X, Y, fixed_json, dps, cells, axis, force=False):
+    """The map of a delay model the closed forms do not reach (distributed lags, neutral
+    equations): at each column of cell centres (``axis`` "y": the coefficient is ``y``) the
+    certified crossings in the coefficient (:func:`symdelay.analysis.lagcross.switches`:
+    isolated in Arb, directions proved) and the exact unstable count of every gap between
+    them, so every cell's count is proved; the curves join the columns' crossings.
+
+    Parameters
+    ----------
+    model : Model
+        The delay model with the entry's fixed values.
+    X, Y : tuple
+        ``(name, lo, hi)`` of each axis (exact ends).
+    fixed_json : dict
+        The fixed values as shown.
+    dps : int
+        Digits of every point.
+    cells : int
+        Columns (and rows) of the cell grid.
+    axis : {"x", "y"}
+        The axis that is the coefficient.
+    force : bool, default False
+        Lift the cost guard.
+
+    Returns
+    -------
+    StabilityMap
+    """
+    from symdelay.analysis.lagcross import switches
+    from symdelay.analysis.map_core import MapCurve, cell_centres, map_record
+    from symdelay.analysis.map_core import _regions as group_equal
+    from symdelay.core.budget import check_budget
+
+    (xname, a, b), (yname, c, d) = X, Y
+    if axis == "x":  # scan rows instead: the coefficient is x
+        (xname, a, b), (yname, c, d) = (yname, c, d), (xname, a, b)
+    check_budget(
+        f"a delay stability map by columns ({cells} columns of certified crossings)",
+        1.0 * cells,
+        force=force,
+        shrink="fewer --cells (each column is one certified scan in the coefficient)",
+    )
+    cx, cy = cell_centres(a, b, cells), cell_centres(c, d, cells)
+    counts = [[-1] * cells for _ in range(cells)]
+    columns, notes, neutral, searched_min = [], [], None, None
+    names = [m.name for m in getattr(model, "delay_modes", ())]
+    for k, xv in enumerate(cx):
+        point = model.with_values(**{xname: xv})
+        sw = switches(point, yname, sp.Rational(c), sp.Rational(d), dps, count="first")
+        for n in sw.notes:
+            if n not in notes and not n.startswith("crossings searched"):
+                notes.append(n)
+        if sw.searched < d:
+            searched_min = sw.searched if searched_min is None else min(searched_min, sw.searched)
+        if sw.neutral is not None:
+            neutral = sw.neutral if neutral is None else min(neutral, sw.neutral)
+        with mpmath.workdps(dps + 10):
+            ends = [g[0].p for g in sw.breakpoints]
+            top = mpmath.mpf(int(sw.searched.p)) / int(sw.searched.q)
+            nN = None
+            if sw.neutral is not None and sw.sharp:
+                nN = mpmath.mpf(int(sw.neutral.p)) / int(sw.neutral.q)
+            for j, yv in enumerate(cy):
+                yf = mpmath.mpf(int(yv.p)) / int(yv.q)
+                if nN is not None and yf > nN:
+                    counts[j][k] = -1  # beyond the neutral boundary: infinitely many
+                    continue
+                if yf >= top:
+                    continue  # not searched: undecided
+                gap = sum(1 for e in ends if e < yf)
+                n = sw.counts[gap]
+                counts[j][k] = -1 if n is None else int(n)
+            pts = []
+            for g in sw.breakpoints:
+                for cr in g:
+                    pts.append((mpmath.mpf(sp.N(xv, dps + 10)), cr.p, cr.omega, cr.mode))
+        columns.append((pts[0][0] if pts else None, [(p_, w_, md) for _x, p_, w_, md in pts]))
+    box_h = float(d - c)
+    linked = _link(
+        [(mpmath.mpf(sp.N(xv, dps + 10)), pts) for xv, (_, pts) in zip(cx, columns)], box_h
+    )
+    mcurves = []
+    for cv in linked:
+        pts = tuple(cv["points"])
+        if axis == "x":
+            pts = tuple((yy, xx, w) for xx, yy, w in pts)
+        idx = names.index(cv["mode"]) if cv["mode"] in names else 0
+        mcurves.append(MapCurve("hopf", idx, pts, ("column scan", "column scan")))
+    if neutral is not None and c < neutral < d:
+        with mpmath.workdps(dps + 10):
+            nv = mpmath.mpf(int(neutral.p)) / int(neutral.q)
+            line = (
+                (mpmath.mpf(sp.N(a, dps + 10)), nv, mpmath.inf),
+                (mpmath.mpf(sp.N(b, dps + 10)), nv, mpmath.inf),
+            )
+        if axis == "x":
+            line = tuple((yy, xx, w) for xx, yy, w in line)
+        mcurves.append(MapCurve("neutral", 0, line, ("box edge", "box edge")))
+        notes.append(
+            f"{yname} = {neutral}: the neutral boundary (the difference operator loses "
+            f"stability; beyond it infinitely many roots in Re r > 0): cells beyond it have "
+            f"count -1"
+        )
+    if searched_min is not None:
+        notes.append(
+            f"crossings searched up to {yname} = {mpmath.nstr(mpmath.mpf(float(searched_min)), 8)} "
+            "in some columns (the frequency budget near the neutral boundary); cells beyond the "
+            "searched part are undecided (count -1)"
+        )
+    if axis == "x":
+        counts = [list(row) for row in zip(*counts)]
+        cx, cy = cy, cx
+    regions, labels = group_equal(counts, cx, cy)
+    notes.append(
+        f"crossing curves by columns: at each of {cells} values of {xname} the crossings in "
+        f"{yname} isolated in Arb (directions proved), the exact unstable count of every gap "
+        "(argument principle in the first, proved directions beyond); every cell's count is "
+        "proved; the curves join the columns' certified points by nearest frequency (the "
+        "straight pieces between columns are a drawing)"
+    )
+
+    def crossings(result, x=None, y=None):
+        return _crossings(result, x=x, y=y)
+
+    X0, Y0 = X, Y
+    return map_record(
+        model,
+        X0,
+        Y0,
+        fixed_json,
+        dps,
+        mcurves,
+        [],
+        (counts, regions, labels),
+        f"{cells} columns of certified crossings in {yname}; every cell counted exactly"
+        + (
+            " (count -1: undecided or beyond the neutral boundary)"
+            if any(-1 in row for row in counts)
+            else ""
+        ),
+        notes,
+        "delay: certified crossings by columns",
+        crossings,
+        delay_curves=[],
     )
 
 

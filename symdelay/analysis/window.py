@@ -45,13 +45,17 @@ end; ``p_c`` is evaluated (by :func:`window`) at each, at a rational point withi
 ``10^-(dps+10)`` of it. The stable set ``{x: stable for every param in range}`` is a union
 of the gaps between those values, each decided at one rational point.
 
-The quasi-polynomial case (``exp(-r tau)`` terms: a model with a constant lag at fixed lags,
-``F = A(r) + p B(r)``) has no finite elimination: certified numerics, labelled so in the
-result (``certified=False``, no brackets). The crossings come from
-:mod:`symdelay.analysis.crossing` (a frequency scan up to the bound beyond which
-``|A(i w)| > hi sum_j |B_j(i w)|``, so none with ``p <= hi`` is missed; each sign change of
-``Im(A conj B)`` proved by Arb), the counts in every gap from the argument principle on a
-box that holds every unstable root. ``hi`` must be finite there.
+A delay model in a coefficient at fixed lags (``F = A(r) + p B(r)`` with ``A``, ``B``
+polynomials in ``r`` and in the kernels of any lag kind: ``exp(-r tau)``, the uniform
+``(1 - e^{-r D})/(r D)``, gamma of any shape, mixtures, phase type; retarded or neutral) has
+no finite elimination: :mod:`symdelay.analysis.lagcross` isolates every crossing ``r = i w``
+in Arb up to the bound beyond which ``|A(i w)| > hi |B(i w)|`` (every kernel has
+``|K(i w)| <= 1``), encloses each to ``dps`` digits (no exact bracket) with its direction
+proved, and counts the unstable roots of every gap by the argument principle. For a neutral
+equation the ``p`` where the difference operator loses stability (``|lam theta p| = 1`` for
+the announcement with velocity) is an end of every stable interval, labelled ``"neutral
+boundary"``; crossings may accumulate below it (then the last piece is labelled undecided
+and ``certified`` is False). ``hi`` must be finite there.
 
 Special cases: :func:`unstable_theta` (the window in theta from 0), :func:`worst_delay`
 (``extremum(kind="min")`` over D) and :func:`kappa_star` (``extremum(kind="stable")``).
@@ -736,8 +740,8 @@ def window(
     Window
         ``intervals`` (pairs of ends, ``inf`` for an unbounded one; empty when stable
         throughout), ``ends`` (each end's crossing frequencies and kind), the breakpoints and
-        unstable counts between them (the generic path's proof), ``certified`` (False only for
-        a delay equation's certified numerics).
+        unstable counts between them (the generic path's proof), ``certified`` (False where
+        a piece of the range is left undecided, said in the notes).
 
     Examples
     --------
@@ -815,95 +819,128 @@ def _window_delay(model, param, lo, hi, dps, force):
             f"the window over {param} is built for constant lags (every switch) and for "
             f"parameters outside the lags; decide points with stability"
         )
-    parts = [f.factor for f in factors for _ in range(f.multiplicity)]
-    return _window_quasi(model.name, parts, param, lo, hi, dps)
+    return _window_coefficient(model, param, lo, hi, dps)
 
 
-def _window_quasi(name, factors, param, lo, hi, dps):
-    """Certified numerics for a retarded quasi-polynomial ``A + p B`` (delay models), given
-    as its factors (one of them depending on ``p``): crossings by
-    :mod:`symdelay.analysis.crossing` (frequency scan up to the bound beyond which
-    ``|A(i w)| > hi sum |B_j(i w)|``, sign changes of ``Im(A conj B)`` proved by Arb),
-    unstable roots counted in every gap by the argument principle."""
-    from symdelay.analysis import crossing as cr
+def _window_coefficient(model, param, lo, hi, dps):
+    """A delay model's window in a coefficient at fixed lags (any lag kind, retarded or
+    neutral): :func:`symdelay.analysis.lagcross.switches` (crossings isolated in Arb with
+    proved directions, certified counts), the neutral boundary as an end."""
+    from symdelay.analysis import lagcross
     from symdelay.model.core import _symbol
 
     p = _symbol(param)
-    full = sp.Mul(*factors)
-    if p not in full.free_symbols:
-        raise SymdelayInputError(
-            f"'{param}' is not a free parameter of {name}: build it with {param}=None"
-        )
-    extra = sorted(str(q) for q in full.free_symbols - {R_SYMBOL, p})
-    if extra:
-        raise SymdelayInputError(f"give numbers for {', '.join(extra)} (every other parameter)")
+    missing = [str(q) for q in model.free_parameters if q != p]
+    if missing:
+        raise SymdelayInputError(f"give numbers for {', '.join(missing)} (every other parameter)")
     a = sp.Integer(0) if lo is None else as_parameter(param, lo, positive=False)
     if hi is None:
         raise SymdelayInputError(
-            f"{name} has delay terms exp(-r tau): its window needs a finite hi "
-            f"(the frequency scan is bounded by it): give hi"
+            f"{model.name} has lags: its window in {param} needs a finite hi (the frequency "
+            f"scan is bounded by it): give hi"
         )
     b = as_parameter(param, hi, positive=False)
     if not (a.is_Rational and b.is_Rational) or a < 0 or not a < b:
         raise SymdelayInputError(f"give numbers 0 <= lo < hi for {param}, got {lo}, {hi}")
-    const, quasi = 0, []
-    for f in factors:
-        if not f.has(p):
-            try:
-                coeffs = [sp.Rational(c) for c in sp.Poly(sp.expand(f), R_SYMBOL).all_coeffs()]
-            except sp.PolynomialError:
-                raise SymdelayInputError(
-                    f"the window in {param} of {name}: a factor without {param} carries a "
-                    f"lag ({f}); decide points with stability"
-                ) from None
-            const += exact_counts(coeffs).rhp if len(coeffs) > 1 else 0
-            continue
-        quasi.append(f)
-    if len(quasi) != 1:
-        raise SymdelayInputError(f"expected one factor of {name} depending on {param}")
-    F = quasi[0]
-    try:
-        _A, _B, A_poly, Bj = cr._quasi_parts(F, R_SYMBOL, p)
-    except sp.PolynomialError:
-        raise SymdelayInputError(
-            f"the window in {param} of {name} is built for A(r) + {param}*B(r) with A, B "
-            f"polynomials times exp(-r tau) (constant lags); its function {F} is not (a "
-            f"distributed lag): decide points with stability"
-        ) from None
-    taus = sorted(t for t in Bj if t != 0)
+    sw = lagcross.switches(model, param, a, b, dps)
+    if not sw.counts:  # the difference operator is unstable on the whole range
+        with mpmath.workdps(dps + GUARD):
+            lo_end = WindowEnd(_mp_q(_fmpq(a)), None, None, (), "neutral boundary (below lo)")
+            hi_end = WindowEnd(_mp_q(_fmpq(b)), None, None, (), "domain end")
+        how = "the difference operator of the neutral equation (exact)"
+        iv = WindowInterval(lo_end, hi_end, (mpmath.inf,))
+        found = ((iv,), (), (mpmath.inf,), how, True)
+        return Window(model.name, param, {}, dps, a, b, *found, sw.notes)
     with mpmath.workdps(dps + GUARD):
-        bmp = mpmath.mpf(int(b.p)) / int(b.q)
-        wmax = cr._beyond(A_poly, Bj, bmp)
-        c = cr._quasi(F, R_SYMBOL, p, dps, sp.Rational(1, 10**6), taus, wmax)
-        cands = [(pv, w) for pv, w in c.candidates if a < pv < bmp]
-        # group candidates at one p (two frequencies crossing together)
-        groups = []
-        for pv, w in cands:
-            if groups and abs(pv - groups[-1][0]) <= abs(pv) * mpmath.mpf(10) ** (-dps):
-                groups[-1][1].append(w)
+        ends = []
+        for g in sw.breakpoints:
+            omegas = tuple(sorted({c.omega for c in g}))
+            kind = "r = 0" if all(c.omega == 0 for c in g) else "r = i omega"
+            if not all(c.resolved for c in g):
+                kind = "r = i omega (not isolated)"
+            bound = sum((2 if c.omega > 0 else 1) * c.copies for c in g)
+            ends.append((WindowEnd(g[0].p, None, None, omegas, kind), bound))
+        counts = list(sw.counts)
+        notes = list(sw.notes)
+        certified = True
+        top = _mp_q(_fmpq(sw.searched))
+        hi_end = WindowEnd(_mp_q(_fmpq(b)), None, None, (), "domain end")
+        if sw.searched < b:
+            # the scan stopped short of hi: at a neutral boundary (or the frequency budget)
+            if sw.neutral is not None and sw.sharp and sw.neutral == sw.searched:
+                nb = WindowEnd(top, None, None, (), "neutral boundary")
+                ends.append((nb, None))
+                counts.append(mpmath.inf)
+                notes.append(
+                    f"{param} = {format_number(nb.value, dps)}: the difference operator loses "
+                    f"stability (its roots reach the axis there; beyond it infinitely many "
+                    f"roots have Re r > 0): an end of every stable interval"
+                )
             else:
-                groups.append((pv, [w]))
-
-        def count(x):
-            return const + cr._count_quasi(A_poly, Bj, R_SYMBOL, x)
-
-        edges = [a] + [sp.Rational(mpmath.nstr(g[0], dps + 5)) for g in groups] + [b]
-        counts = [count((x + y) / 2) for x, y in itertools.pairwise(edges)]
-        ends = [
-            (WindowEnd(g[0], None, None, tuple(sorted(g[1])), "r = i omega"), 2 * len(g[1]))
-            for g in groups
-        ]
+                scan_end = WindowEnd(top, None, None, (), "end of the crossing scan")
+                ends.append((scan_end, None))
+            if sw.neutral is not None and sw.neutral == sw.searched:
+                pass
+            elif sw.neutral is not None and sw.sharp and sw.neutral > sw.searched:
+                counts.append(None)  # (searched, p_N): crossings accumulate, not resolved
+                nb = WindowEnd(_mp_q(_fmpq(sw.neutral)), None, None, (), "neutral boundary")
+                ends.append((nb, None))
+                counts.append(mpmath.inf)
+                notes.append(
+                    f"{param} = {format_number(nb.value, dps)}: the difference operator loses "
+                    f"stability (its roots reach the axis there; beyond it infinitely many "
+                    f"roots have Re r > 0): an end of every stable interval"
+                )
+                notes.append(
+                    f"({format_number(top, dps)}, {format_number(nb.value, dps)}): crossings "
+                    f"may accumulate towards the neutral boundary; not resolved (undecided)"
+                )
+            elif sw.neutral is not None and not sw.sharp:
+                hi_end = WindowEnd(top, None, None, (), "neutral bound")
+                ends.pop()
+                notes.append(
+                    f"beyond {param} = {format_number(top, dps)} the difference operator is not "
+                    f"proved stable: the range is cut there (not decided beyond)"
+                )
+                certified = False
+            else:
+                counts.append(None)
+                notes.append(
+                    f"({format_number(top, dps)}, {format_number(hi_end.value, dps)}): not "
+                    "searched (the frequency budget); undecided"
+                )
+        shown = tuple(counts)  # None: undecided (the record keeps it so)
+        for i, n in enumerate(counts):
+            if n is None:
+                certified = False
+                counts[i] = 0  # not claimed unstable
+                left = _mp_q(_fmpq(a)) if i == 0 else ends[i - 1][0].value
+                right = hi_end.value if i == len(ends) else ends[i][0].value
+                note = (
+                    f"({format_number(left, dps)}, {format_number(right, dps)}): the unstable "
+                    "count is undecided there (left out of the intervals)"
+                )
+                if not any(note[:40] in x for x in notes):
+                    notes.append(note)
         lo_end = WindowEnd(_mp_q(_fmpq(a)), None, None, (), "domain end")
-        hi_end = WindowEnd(bmp, None, None, (), "domain end")
-    intervals, notes = _assemble(counts, ends, lo_end, hi_end, dps)
+    if any(c.direction == 0 for g in sw.breakpoints for c in g):
+        notes.append("a crossing's direction was not proved; the counts on its sides decide")
+    derived = sum(1 for h in sw.how if h == "directions")
+    if derived:
+        notes.append(
+            f"{derived} gap count(s) from a certified count and the proved crossing "
+            "directions (their root boxes are too large to count cheaply)"
+        )
+    intervals, more = _assemble(counts, ends, lo_end, hi_end, dps)
+    notes.extend(more)
     how = (
-        "certified numerics (quasi-polynomial): frequency scan up to the bound beyond which "
-        "no crossing with param <= hi exists, sign changes of Im(A conj B) proved by Arb, "
-        "crossing values refined in mpmath (not enclosed); argument-principle counts in "
-        "every gap"
+        "certified (delay model, coefficient at fixed lags): crossings r = i omega isolated in "
+        "Arb on (0, R] (R: the bound beyond which |A(i omega)| > hi |B(i omega)|, every kernel "
+        "|K(i omega)| <= 1), each enclosed to dps digits with its direction proved; unstable "
+        "counts by the argument principle (or from a counted gap and the proved directions)"
     )
-    found = (tuple(intervals), tuple(e for e, _ in ends), tuple(counts), how, False, tuple(notes))
-    return Window(name, param, {}, dps, a, b, *found)  # the options: set by the entry
+    found = (tuple(intervals), tuple(e for e, _ in ends), shown, how, certified)
+    return Window(model.name, param, {}, dps, a, b, *found, tuple(notes))
 
 
 def lag_window(

@@ -128,8 +128,16 @@ def window_figure(w) -> Figure:
         left = max(left, min(positive) / 3)
     fig = Figure(figsize=(6.4, 3.4), layout="constrained")
     ax = fig.subplots()
-    counts = [int(c) for c in w.counts] if w.counts else None
-    ymax = max(counts) if counts and max(counts) > 0 else 1
+    counts = None
+    if w.counts:  # beyond a neutral boundary the count is infinite: drawn above the rest
+        # (None: undecided, left blank)
+        finite_counts = [int(c) for c in w.counts if c is not None and math.isfinite(c)]
+        above = max(finite_counts, default=0) + 2
+        counts = [
+            math.nan if c is None else (int(c) if math.isfinite(c) else above) for c in w.counts
+        ]
+    ymax = max((c for c in counts if c == c), default=0) if counts else 0
+    ymax = ymax if ymax > 0 else 1
     for iv in w.intervals:
         a = max(num(iv.lo.value), left)
         b = min(num(iv.hi.value), right)

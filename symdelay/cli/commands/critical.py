@@ -81,12 +81,20 @@ def text_lines(curve) -> list[str]:
     rows, stable = [], False
     for p in points:
         at = "(own)" if p[over] is None else next(shown)
-        if p["omega"] is None:
+        if p["omega"] is None and p[key] == "inf" and "note" not in p:
             stable = True
         rows.append([at, p[key], "-" if p["omega"] is None else p["omega"]])
     lines = [head, text_table([over, key, "omega"], rows)]
     if stable:
         lines.append(f"{key} = inf, omega -: no crossing, stable for every {curve.param} >= 0")
+    for p in points:
+        if p.get("note"):
+            at = "(own)" if p[over] is None else p[over]
+            lines.append(
+                f"note ({over} = {at}): {p['note']}"
+                if p[over] is not None
+                else f"note: {p['note']}"
+            )
     if any(p[over] is None for p in points):
         lines.append("(own): the model's own delay")
     return lines
