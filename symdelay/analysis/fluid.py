@@ -329,9 +329,11 @@ def fluid(
     rtol: float | None = None,
     atol: float | None = None,
     force: bool = False,
+    history=None,
 ) -> TimeSeries:
-    """Integrate the fluid ODEs of ``model`` (the drift of its transition table) on the grid
-    ``0, dt, ..., floor(T/dt) dt``.
+    """Integrate the fluid equations of ``model`` on the grid ``0, dt, ..., floor(T/dt) dt``:
+    the drift of its transition table, or, for a model with lags, its delay equations by the
+    method of steps (:mod:`symdelay.analysis.dfluid`).
 
     Parameters
     ----------
@@ -345,7 +347,8 @@ def fluid(
         The scaled state at time 0, one value per state in the model's order; default the
         model's start (:meth:`~symdelay.model.Model.default_start`: the founding model's
         ``q1 = 0, q2 = 1``; a table's equilibrium with its first state raised by half; the
-        SQ(d) model's empty system).
+        SQ(d) model's empty system). For a model with lags, and unless ``history`` says
+        otherwise, the history is this state held constant before 0.
     method : {"auto", "generic", "specialised"}, default "auto"
         %(method)s
         Here ``"auto"`` is the family's own integrator where it has one (SQ(d), LB), else the
@@ -357,12 +360,19 @@ def fluid(
         The solver's relative and absolute tolerances (default 1e-10 and 1e-12).
     force : bool, default False
         Run even when the estimated cost is over the shared budget.
+    history : None, "empty", str or dict, optional
+        A model with lags only: the states before 0. ``None``: ``initial`` held constant;
+        ``"empty"``: nothing decided before 0 (action delays only); a CSV file or a table
+        ``{"t": [...], state: [...]}`` with ``t`` increasing to 0 over at least the longest
+        lag, interpolated linearly.
 
     Returns
     -------
     TimeSeries
         ``kind="fluid"``: the path of every state on the grid, ``info["solver"]`` the
-        integrator and its tolerances.
+        integrator and its tolerances (with lags: the scheme, pieces, breakpoints and error
+        control; a column ``in_transit[<transition>]`` per action-delayed transition, and
+        ``res.at(times)`` the dense solution).
 
     Examples
     --------
@@ -372,12 +382,24 @@ def fluid(
     ([0.0, 0.5, 1.0], ('q1', 'q2', 'z1_1', 'z2_1'))
     """
     kw = dict(T=T, dt=dt, initial=initial, solver=solver, rtol=rtol, atol=atol, force=force)
+    lags = bool(getattr(model, "lags", None))
+    if history is not None and not lags:
+        raise SymdelayInputError(
+            f"--history is for a model with lags: {getattr(model, 'name', model)} has none "
+            "(its path starts from --initial alone)"
+        )
+    if lags:
+        kw["history"] = history
     result = specialised(model, "fluid", method, **kw)
     if result is not None:
         return result
     from symdelay.analysis.stochastic import need_table
 
     need_table(model, "fluid path")
+    if lags:
+        from symdelay.analysis.dfluid import delay_fluid
+
+        return delay_fluid(model, **kw)
     return _generic_fluid(model, **kw)
 
 
