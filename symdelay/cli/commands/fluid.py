@@ -32,7 +32,11 @@ DESCRIPTION = (
     "model (no --model, or --model erlang) q1=0, q2=1, every delay phase empty (the paper's "
     "Q1=0, Q2=eta, scaled); for the sqd model the empty system; for another model its "
     "equilibrium with its first state raised by half (set to 1 if it is 0). --initial "
-    "sets the start."
+    "sets the start. A model with lags (a model file with [lags], or --model dde) is "
+    "integrated by the method of steps with dense output (constant lags looked up in the "
+    "dense solution, uniform windows as running integrals, Erlang/exponential/phase-type "
+    "lags as exact chains; the record states the error control); its history before 0 is "
+    "the --initial state held constant, or --history."
 )
 
 
@@ -48,6 +52,15 @@ def register(subparsers) -> None:
         "(default 0,1,0,...); for another model one value per state, in the model's order "
         "of states (default: see above)",
     )
+    p.add_argument(
+        "--history",
+        default=None,
+        metavar="FILE.csv|empty",
+        help="a model with lags: the states before 0, as a CSV table with the columns t and "
+        "the state names (t increasing to 0, back to at least the longest lag; interpolated "
+        "linearly), or 'empty': nothing routed before 0 (action delays only). Default: the "
+        "--initial state held constant",
+    )
     add_plot(p)
     p.set_defaults(func=honour_force(run))
 
@@ -57,7 +70,14 @@ def run(args) -> int:
 
     check_outputs(args)
     model = door.model_from_args(args)
-    res = fluid(model, T=args.T, dt=args.dt, initial=parse_initial(args.initial), force=args.force)
+    res = fluid(
+        model,
+        T=args.T,
+        dt=args.dt,
+        initial=parse_initial(args.initial),
+        force=args.force,
+        history=args.history,
+    )
     if not emit_series(args, res, "fluid"):
         emit(res.summary())
     write_plot(args, res)
