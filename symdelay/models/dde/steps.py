@@ -297,7 +297,7 @@ def specialised_fluid(
     method = "DOP853" if solver == "auto" else solver
     if method not in _IVP_METHODS or (isinstance(history, str) and history.strip() == EMPTY):
         return None
-    mu, lam, theta, D = founding_numbers(model, "integrate")
+    D = founding_numbers(model, "integrate")[3]
     Tf, dtf = check_horizon(T, dt)
     names = [s.name for s in model.states]
     y0 = default_initial(model) if initial is None else check_state(initial, names)
