@@ -452,7 +452,9 @@ class _Dense:
         return self.pieces[max(k, 0)]
 
     def y(self, u: float, side: int = 1) -> np.ndarray:
-        if u >= 0 and self.pieces:
+        """The augmented state at ``u`` (``side < 0``: the left limit at 0, where a
+        history that differs from the initial state jumps)."""
+        if u >= 0 and self.pieces and not (u == 0 and side < 0):
             return _value(self._piece(u, side), u)
         out = np.empty(self.size)
         out[: self.n] = self.history.at(u)
@@ -521,8 +523,8 @@ class _Evaluator:
         return got
 
     def source(self, src: _Source, u: float) -> float:
-        if src.action and self.empty and u < 0:
-            return 0.0
+        if src.action and self.empty and (u < 0 or (u == 0 and self.side < 0)):
+            return 0.0  # nothing decided before 0 (the left limit at 0 at a piece's end)
         y = self.y(u)
         occ = [self.channel(c, u) for c in src.channels]
         dots = self.dense.dy(u, self.side) if src.has_dot else np.zeros(self.comp.n)
@@ -688,8 +690,8 @@ def _sample(dense: _Dense, comp: _Compiled, ev: _Evaluator, times) -> np.ndarray
     out = np.empty((len(times), comp.n + len(comp.transit)))
     for k, u in enumerate(np.asarray(times, dtype=float)):
         u = float(u)
-        y = dense.y(u, -1)
-        ev.reset(u, y, -1)
+        y = dense.y(u, 1)  # at 0: the initial state (the history may jump to it)
+        ev.reset(u, y, 1)
         out[k, : comp.n] = y[: comp.n]
         for i, (_t, ch, J, K) in enumerate(comp.transit):
             out[k, comp.n + i] = _in_transit(ev, ch, J, K, u)
