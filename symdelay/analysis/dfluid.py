@@ -77,13 +77,15 @@ import numpy as np
 from symdelay.analysis.timeseries import TimeSeries
 from symdelay.core.errors import SymdelayInputError
 
-__all__ = ["delay_fluid", "read_history", "MAX_PIECES", "EMPTY"]
+__all__ = ["delay_fluid", "read_history", "MAX_BREAKPOINTS", "EMPTY"]
 
 #: ``history=EMPTY``: nothing decided before time 0 (action delays).
 EMPTY = "empty"
-#: Most pieces the method of steps will take (each is one solve_ivp call).
-MAX_PIECES = 200_000
-#: Most breakpoints generated for a neutral equation before refusing.
+#: Most breakpoints generated (a neutral equation's propagate without end) before refusing
+#: unless forced.
+MAX_BREAKPOINTS = 200_000
+#: The explicit Runge-Kutta methods and their orders (a jump of the derivative of order
+#: above the order + 1 is below the interpolant's error: propagated no further).
 _EXPLICIT = {"RK23": 3, "RK45": 5, "DOP853": 8}
 _IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 #: Seconds per right-hand side evaluation and look-up (measured on the 2-core machine).
@@ -149,7 +151,6 @@ class _Compiled:
     def __init__(self, model):
         from symdelay.core.lazy import sympy as sp
         from symdelay.model.lags import delayed_function, steady
-        from symdelay.model.pieces import as_piecewise
 
         self.model = model
         delayed, dot = delayed_function()
@@ -162,9 +163,9 @@ class _Compiled:
         self.channels: dict = {}  # information channels by (lag, expression): made once
         self.sources: dict = {}
         self.neutral = False
-        dots = [sp.Dummy(f"dot_{s.name}") for s in self.states]
+        dots = [sp.Symbol(f"__dot_{s.name}") for s in self.states]
         self._sp, self._delayed, self._dot, self._dots = sp, delayed, dot, dots
-        self._steady, self._pw = steady, as_piecewise
+        self._steady = steady
         lagsym = {sp.Symbol(k): k for k in self.lags}
         self._lagsym = lagsym
         self.transitions = []  # (nu, value reader, transition)
@@ -192,7 +193,9 @@ class _Compiled:
             return self.sources[expr]
         sp, delayed, dot = self._sp, self._delayed, self._dot
         occ = sorted(expr.atoms(delayed), key=sp.default_sort_key)
-        syms = [sp.Dummy(f"u{j}") for j in range(len(occ))]
+        # plain symbols no state or parameter can be named (a model's names never start
+        # with "__"): the softmax compiler prints them as they are
+        syms = [sp.Symbol(f"__occ{j}") for j in range(len(occ))]
         plain = expr.xreplace(dict(zip(occ, syms)))
         has_dot = bool(plain.atoms(dot))
         if has_dot:
@@ -201,9 +204,8 @@ class _Compiled:
             self._channel(self._lagsym[o.args[1]], self._source(o.args[0], False, label), label)
             for o in occ
         ]
-        args = (*self.states, *self._dots, *syms)
-        f = sp.lambdify(args, self._pw(plain), modules="math")
-        st = sp.lambdify(self.states, self._pw(self._steady(expr)), modules="math")
+        f = _compile((*self.states, *self._dots, *syms), plain)
+        st = _compile(self.states, self._steady(expr))
         out = _Source(f, channels, has_dot, action, st, key=expr)
         if not action:
             self.sources[expr] = out
@@ -323,6 +325,24 @@ class _Compiled:
             or (isinstance(r, _Channel) and r.source.channels)
             for _nu, r, _t in self.transitions
         )
+
+
+def _compile(args, expr):
+    """``f(*args) -> float``: a logit (softmax) ratio in the overflow-free form of the table
+    fluid (:func:`symdelay.analysis.fluid_ode.compile_rhs`: no ``inf/inf`` for large ``theta
+    q``), anything else by ``math`` code (``Min``, ``Max``, ... as ``Piecewise``)."""
+    from symdelay.analysis.fluid_ode import _softmax_groups, compile_rhs
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.model.pieces import as_piecewise
+
+    if _softmax_groups([expr]):
+        rhs = compile_rhs(args, [expr]).f
+
+        def f(*values):
+            return float(rhs(0.0, values)[0])
+
+        return f
+    return sp.lambdify(args, as_piecewise(expr), modules="math")
 
 
 def _has_kind(ch: _Channel, kind: str) -> bool:
@@ -580,7 +600,7 @@ def delay_fluid(
     the scheme and its error control, and ``res.at(times)`` the dense solution on
     ``[-tau_max, T]``. Called by :func:`symdelay.analysis.fluid.fluid`, which documents the
     arguments."""
-    from symdelay.analysis.fluid import DEFAULT_ATOL, DEFAULT_RTOL, check_tolerance
+    from symdelay.analysis.fluid_ode import DEFAULT_ATOL, DEFAULT_RTOL, check_tolerance
     from symdelay.analysis.roots import require_values
     from symdelay.analysis.stochastic import run_parameters
     from symdelay.core.checks import check_horizon, time_grid
@@ -610,8 +630,9 @@ def delay_fluid(
     cuts = _breakpoints(Tf, delays, hist, order, comp.neutral, model.name, force)
     longest = max(delays, default=math.inf)
     shortest = min(delays, default=math.inf)
+    count = sum(_split(a, b, shortest) for a, b in itertools.pairwise(cuts))
+    _check_cost(model, comp, Tf, dtf, count, force)
     pieces = _pieces(cuts, shortest)
-    _check_cost(model, comp, Tf, dtf, len(pieces), force)
 
     dense = _Dense(comp.n, comp.size, hist)
     ev = _Evaluator(comp, dense, hist.kind == EMPTY)
@@ -633,8 +654,13 @@ def delay_fluid(
 
             with warnings.catch_warnings(record=True) as said:
                 warnings.simplefilter("always")
-                sol = solve_ivp(f, (a, b), ya, method=method, rtol=rtol, atol=atol,
-                                dense_output=True)  # fmt: skip
+                try:
+                    sol = solve_ivp(f, (a, b), ya, method=method, rtol=rtol, atol=atol,
+                                    dense_output=True)  # fmt: skip
+                except ArithmeticError as e:  # math code: an overflow or 0/0 of a rate
+                    said.append(warnings.WarningMessage(f"{type(e).__name__}: {e}", Warning,
+                                                        "", 0))  # fmt: skip
+                    sol = None
             if said or not sol.success or not np.all(np.isfinite(sol.y)):
                 why = " ".join(str(said[0].message).split()) if said else sol.message
                 raise SymdelayInputError(
@@ -804,9 +830,9 @@ def _breakpoints(T, delays, hist, order, neutral, name, force) -> list:
         found |= new
         frontier = new
         depth += 1
-        if len(found) > MAX_PIECES and not force:
+        if len(found) > MAX_BREAKPOINTS and not force:
             raise SymdelayInputError(
-                f"the fluid path of {name} has more than {MAX_PIECES} breakpoints on [0, "
+                f"the fluid path of {name} has more than {MAX_BREAKPOINTS} breakpoints on [0, "
                 f"{T:g}] (lags {', '.join(f'{d:g}' for d in delays)}): a shorter T, or "
                 "--force"
             )
@@ -814,25 +840,25 @@ def _breakpoints(T, delays, hist, order, neutral, name, force) -> list:
     return [*cuts, T]
 
 
+def _split(a: float, b: float, shortest: float) -> int:
+    """Pieces of ``[a, b]`` no longer than ``shortest``."""
+    return max(1, math.ceil((b - a) / shortest - 1e-12)) if math.isfinite(shortest) else 1
+
+
 def _pieces(cuts, shortest) -> list:
     out = []
     for a, b in itertools.pairwise(cuts):
-        k = max(1, math.ceil((b - a) / shortest - 1e-12)) if math.isfinite(shortest) else 1
+        k = _split(a, b, shortest)
         edges = [a + (b - a) * i / k for i in range(k)] + [b]
         out += list(itertools.pairwise(edges))
-        if len(out) > MAX_PIECES:
-            raise SymdelayInputError(
-                f"more than {MAX_PIECES} pieces of the method of steps (T / shortest lag = "
-                f"{cuts[-1] / shortest:.3g}): a shorter T or a longer lag"
-            )
     return out
 
 
 def _check_cost(model, comp, T, dt, pieces, force) -> None:
-    """Refuse before integrating: steps ~ 30 per piece (or per unit of time), each 13
-    evaluations of the right-hand side, each costing its look-ups; the dense history holds
-    about 10 numbers per step and component."""
-    from symdelay.analysis.fluid import check_fluid_cost
+    """Refuse before integrating, unless forced: steps ~ 30 per piece (or per unit of
+    time), each 13 evaluations of the right-hand side, each costing its look-ups; the dense
+    history holds about 10 numbers per step and component."""
+    from symdelay.analysis.fluid_ode import check_fluid_cost
     from symdelay.core.budget import check_budget, check_memory
 
     what = f"the fluid path of {model.name} ({comp.size} augmented states, T = {T:g})"
