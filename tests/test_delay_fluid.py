@@ -361,3 +361,97 @@ def test_empty_pipeline_delivers_nothing_before_the_lag():
     # what is routed meanwhile is in transit: 2 lam t in all at t <= D
     total = res["in_transit[arrival to 1]"] + res["in_transit[arrival to 2]"]
     assert np.max(np.abs(total[early] - 2 * res.t[early])) < 1e-10
+
+
+# ---------------------------------------------------------------- (h) more lag kinds
+FILTER = """
+name = "logit on exponentially filtered lengths, by hand"
+[parameters]
+mu = "positive"
+lam = "positive"
+theta = "positive"
+D = "positive"
+[state]
+names = ["q1", "q2", "y1", "y2"]
+[[transitions]]
+name = "arrival to 1"
+change = { q1 = 1 }
+rate = "2*lam*exp(-theta*y1)/(exp(-theta*y1) + exp(-theta*y2))"
+[[transitions]]
+name = "arrival to 2"
+change = { q2 = 1 }
+rate = "2*lam*exp(-theta*y2)/(exp(-theta*y1) + exp(-theta*y2))"
+[[transitions]]
+name = "service 1"
+change = { q1 = -1 }
+rate = "mu*q1"
+[[transitions]]
+name = "service 2"
+change = { q2 = -1 }
+rate = "mu*q2"
+[[transitions]]
+name = "filter 1 up"
+change = { y1 = 1 }
+rate = "q1/D"
+[[transitions]]
+name = "filter 1 down"
+change = { y1 = -1 }
+rate = "y1/D"
+[[transitions]]
+name = "filter 2 up"
+change = { y2 = 1 }
+rate = "q2/D"
+[[transitions]]
+name = "filter 2 down"
+change = { y2 = -1 }
+rate = "y2/D"
+"""
+
+
+def test_exponential_lag_is_a_filter_written_by_hand(tmp_path):
+    m = build_model("dde", mu=1, lam=1, theta=3, D=2, lag="exponential")
+    res = fluid(m, T=10, dt=0.25, initial=[0.2, 1.4], rtol=1e-12, atol=1e-14)
+    path = tmp_path / "filter.toml"
+    path.write_text(FILTER)
+    hand = load_toml(path, mu=1, lam=1, theta=3, D=2)  # a plain table: the ODE fluid
+    ref = fluid(hand, T=10, dt=0.25, initial=[0.2, 1.4, 0.2, 1.4], rtol=1e-12, atol=1e-14)
+    assert np.max(np.abs(res.values[0] - ref.values[0][:, :2])) < 1e-10
+
+
+@pytest.mark.parametrize(
+    "lag",
+    [
+        'tau = { kind = "constant", value = "D" }',
+        'tau = { kind = "uniform", low = "D/2", high = "3*D/2" }',
+        'tau = { kind = "phase_type", alpha = ["1/2", "1/4"], S = [["-2", "1"], ["0", "-3"]] }',
+    ],
+)
+def test_action_delay_conserves_the_mass_in_transit(lag, tmp_path):
+    """d/dt (q1 + q2 + in transit) = 2 lam - mu (q1 + q2) on any path (decided jobs are
+    either in transit or in a queue); at the equilibrium the mass in transit is Little's."""
+    m = variant(tmp_path, "constant_action_delay", GAMMA_LINE, lag, mu=1, lam=1, theta=2, D=1)
+    res = fluid(m, T=4, dt=0.5, initial=[0.1, 1.7], rtol=1e-12, atol=1e-14)
+    nodes, weights = np.polynomial.legendre.leggauss(16)
+    for a in np.arange(0.0, 4.0, 0.25):
+        b = a + 0.25
+        u = 0.5 * (b - a) * nodes + 0.5 * (a + b)
+        q = res.at(u)
+        rhs = 2 - (q[:, 0] + q[:, 1])
+        total = res.at(np.array([a, b])).sum(axis=1)
+        assert abs(total[1] - total[0] - 0.5 * (b - a) * weights @ rhs) < 1e-9
+    eq = fluid(m, T=2, dt=1, initial=[1, 1])
+    little = [float(sp.sympify(v)) for v in m.in_transit().values()]
+    assert np.max(np.abs(eq.values[0][:, 2:] - little)) < 1e-12
+
+
+def test_a_mixture_of_one_lag_is_that_lag_and_a_table_history_held_is_held():
+    one = example("two_lag_mixture", mu=1, lam=1, theta=3, D1=1, D2="1/2", w=1)
+    res = fluid(one, T=6, dt=0.5, initial=[0, 1])
+    ref = fluid(example("information_delay", mu=1, lam=1, theta=3, D=1), T=6, dt=0.5,
+                initial=[0, 1])  # fmt: skip
+    assert np.max(np.abs(res.values - ref.values)) < 1e-9
+    # a gamma (chain) lag from a table that holds the state is the held history
+    m = build_model("dde", mu=1, lam=1, theta=3, D=1, lag="gamma", lag_shape=2)
+    held = fluid(m, T=4, dt=0.5, initial=[0, 1])
+    table = fluid(m, T=4, dt=0.5, history={"t": [-3, -1, 0], "q1": [0, 0, 0], "q2": [1, 1, 1]})
+    assert np.max(np.abs(held.values - table.values)) < 1e-9

@@ -486,6 +486,22 @@ class _Dense:
                 out[self.n :] = self.pre_y0 + (self.pre_slope + self.pre_quad * h / 2) * h
         return out
 
+    def ys(self, times: np.ndarray) -> np.ndarray:
+        """The augmented state at many ``times`` (rows), each piece's interpolant called
+        once on its times; at 0 the initial state."""
+        out = np.empty((len(times), self.size))
+        past = times < 0
+        for k in np.nonzero(past)[0]:
+            out[k] = self.y(float(times[k]), 1)
+        if self.pieces and not past.all():
+            now = np.nonzero(~past)[0]
+            idx = np.searchsorted(self.starts, times[now], side="right") - 1
+            idx = np.clip(idx, 0, len(self.pieces) - 1)
+            for j in np.unique(idx):
+                sel = now[idx == j]
+                out[sel] = np.asarray(self.pieces[j](times[sel])).T
+        return out
+
     def dy(self, u: float, side: int = 1) -> np.ndarray:
         """The derivative of the states (the first ``n``) at ``u``."""
         if u >= 0 and self.pieces and not (u == 0 and side < 0):
@@ -712,28 +728,25 @@ def delay_fluid(
 
 
 def _sample(dense: _Dense, comp: _Compiled, ev: _Evaluator, times) -> np.ndarray:
-    """The states and the masses in transit at ``times``."""
+    """The states and the masses in transit at ``times`` (vectorised per piece)."""
+    times = np.asarray(times, dtype=float)
     out = np.empty((len(times), comp.n + len(comp.transit)))
-    for k, u in enumerate(np.asarray(times, dtype=float)):
-        u = float(u)
-        y = dense.y(u, 1)  # at 0: the initial state (the history may jump to it)
-        ev.reset(u, y, 1)
-        out[k, : comp.n] = y[: comp.n]
-        for i, (_t, ch, J, K) in enumerate(comp.transit):
-            out[k, comp.n + i] = _in_transit(ev, ch, J, K, u)
+    out[:, : comp.n] = dense.ys(times)[:, : comp.n]
+    for i, (_t, ch, J, K) in enumerate(comp.transit):
+        out[:, comp.n + i] = _in_transit(dense, ch, J, K, times)
     return out
 
 
-def _in_transit(ev: _Evaluator, ch: _Channel, J: int, K, u: float) -> float:
+def _in_transit(dense: _Dense, ch: _Channel, J: int, K, u: np.ndarray) -> np.ndarray:
     """``int_0^oo beta(u - v) P(X > v) dv`` for the lag ``X`` read by ``ch``."""
     if ch.kind == "constant":
-        return float(ev.y(u)[J] - ev.y(u - ch.tau)[J])
+        return dense.ys(u)[:, J] - dense.ys(u - ch.tau)[:, J]
     if ch.kind == "chain":
-        return float(np.sum(ev.y(u)[ch.index : ch.index + ch.size]))
+        return np.sum(dense.ys(u)[:, ch.index : ch.index + ch.size], axis=1)
     if ch.kind == "uniform":
-        y = ev.y(u)
-        return float(y[J] - (ev.y(u - ch.a)[K] - ev.y(u - ch.b)[K]) / (ch.b - ch.a))
-    return sum(w * _in_transit(ev, c, J, K, u) for w, c in ch.members)
+        back = dense.ys(u - ch.a)[:, K] - dense.ys(u - ch.b)[:, K]
+        return dense.ys(u)[:, J] - back / (ch.b - ch.a)
+    return sum(w * _in_transit(dense, c, J, K, u) for w, c in ch.members)
 
 
 def _make_history(model, comp, names, initial, history, back) -> _History:
