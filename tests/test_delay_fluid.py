@@ -455,3 +455,18 @@ def test_a_mixture_of_one_lag_is_that_lag_and_a_table_history_held_is_held():
     held = fluid(m, T=4, dt=0.5, initial=[0, 1])
     table = fluid(m, T=4, dt=0.5, history={"t": [-3, -1, 0], "q1": [0, 0, 0], "q2": [1, 1, 1]})
     assert np.max(np.abs(held.values - table.values)) < 1e-9
+
+
+def test_action_delay_over_a_moving_average_from_a_held_table(tmp_path):
+    """An action-delayed rate that reads a moving average: the history table (holding the
+    state) is integrated piece by piece; it gives the held history's path."""
+    text = (EXAMPLES / "constant_action_delay.toml").read_text()
+    text = text.replace("[lags]\n", '[lags]\navg = { kind = "uniform", low = "0", high = "D/2" }\n')
+    for i in "12":
+        text = text.replace(f"exp(-theta*q{i})", f"exp(-theta*delayed(q{i}, avg))")
+    path = tmp_path / "action_on_average.toml"
+    path.write_text(text)
+    m = load_toml(path, mu=1, lam=1, theta=2, D=1)
+    held = fluid(m, T=4, dt=0.5, initial=[0.3, 1])
+    table = {"t": [-3, -0.7, 0], "q1": [0.3] * 3, "q2": [1] * 3}
+    assert np.max(np.abs(held.values - fluid(m, T=4, dt=0.5, history=table).values)) < 1e-9

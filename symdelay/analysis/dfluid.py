@@ -452,7 +452,7 @@ class _Dense:
         self.n, self.size, self.history = n, size, history
         self.starts: list = []  # interpolant start times, increasing
         self.pieces: list = []
-        self.pre = None  # OdeSolution of the extra states over the history, or None
+        self.pre: list = []  # (start, OdeSolution) of the extra states over the history
         self.pre_t0 = 0.0
         self.pre_y0 = np.zeros(size - n)  # the extra states at the history's start
         self.pre_slope = np.zeros(size - n)  # d/dt of the extra states before it
@@ -479,8 +479,9 @@ class _Dense:
         out = np.empty(self.size)
         out[: self.n] = self.history.at(u)
         if self.size > self.n:
-            if self.pre is not None and u >= self.pre_t0:
-                out[self.n :] = self.pre(u)
+            if self.pre and u >= self.pre_t0:
+                k = max(bisect.bisect_right([p[0] for p in self.pre], u) - 1, 0)
+                out[self.n :] = self.pre[k][1](u)
             else:
                 h = u - self.pre_t0
                 out[self.n :] = self.pre_y0 + (self.pre_slope + self.pre_quad * h / 2) * h
@@ -654,7 +655,7 @@ def delay_fluid(
     ev = _Evaluator(comp, dense, hist.kind == EMPTY)
     y0 = np.zeros(comp.size)
     y0[: comp.n] = hist.y0
-    _prehistory(comp, dense, ev, hist, -back, rtol, atol)
+    _prehistory(comp, dense, ev, hist, -back, shortest, rtol, atol)
     # the extra states at 0 continue the history's (the integrals, the chains' phases)
     if comp.size > comp.n:
         y0[comp.n :] = dense.y(0.0, -1)[comp.n :]
@@ -780,13 +781,15 @@ def _make_history(model, comp, names, initial, history, back) -> _History:
     return _History("table", np.asarray(start, dtype=float), t, v)
 
 
-def _prehistory(comp, dense, ev, hist, t0, rtol, atol) -> None:
+def _prehistory(comp, dense, ev, hist, t0, shortest, rtol, atol) -> None:
     """The extra states (integrals, chain phases) before 0. Before ``t0`` (the start of a
     history table, or of the longest look-back) every source is held at its steady value
     under the history's first state: an integral grows linearly (the second integral of a
     uniform action lag quadratically), a chain sits at its steady state ``e alpha (-S)^-1``.
-    Over a table ``[t0, 0]`` they are integrated with the states forced to the table; for a
-    held history the closed forms hold up to 0 (nothing to integrate)."""
+    Over a table ``[t0, 0]`` they are integrated with the states forced to the table, in
+    pieces no longer than the shortest look-back (an action-delayed rate reading a moving
+    average looks its integral up in the part already done); for a held history the closed
+    forms hold up to 0 (nothing to integrate)."""
     if comp.size == comp.n:
         return
     n = comp.n
@@ -817,11 +820,16 @@ def _prehistory(comp, dense, ev, hist, t0, rtol, atol) -> None:
         ev.extra_derivatives(u, y, out)
         return out[n:]
 
-    sol = solve_ivp(g, (t0, 0.0), z0, method="DOP853", rtol=rtol, atol=max(atol, 1e-14),
-                    dense_output=True)  # fmt: skip
-    if not sol.success:
-        raise SymdelayInputError(f"the history could not be integrated ({sol.message})")
-    dense.pre = sol.sol
+    edges = [t0 + (0.0 - t0) * i / _split(t0, 0.0, shortest) for i in
+             range(_split(t0, 0.0, shortest))] + [0.0]  # fmt: skip
+    z = z0
+    for a, b in itertools.pairwise(edges):
+        sol = solve_ivp(g, (a, b), z, method="DOP853", rtol=rtol, atol=max(atol, 1e-14),
+                        dense_output=True)  # fmt: skip
+        if not sol.success:
+            raise SymdelayInputError(f"the history could not be integrated ({sol.message})")
+        dense.pre.append((a, sol.sol))
+        z = sol.y[:, -1]
 
 
 def _breakpoints(T, delays, hist, order, neutral, name, force) -> list:
