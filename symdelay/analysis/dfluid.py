@@ -84,6 +84,8 @@ EMPTY = "empty"
 #: Most breakpoints generated (a neutral equation's propagate without end) before refusing
 #: unless forced.
 MAX_BREAKPOINTS = 200_000
+#: The largest history file read.
+MAX_HISTORY_BYTES = 64 << 20
 #: The explicit Runge-Kutta methods and their orders (a jump of the derivative of order
 #: above the order + 1 is below the interpolant's error: propagated no further).
 _EXPLICIT = {"RK23": 3, "RK45": 5, "DOP853": 8}
@@ -391,6 +393,11 @@ def read_history(history, names, what: str = "--history") -> tuple:
     if isinstance(history, (str, os.PathLike)):
         path = os.fspath(history)
         try:
+            if os.path.getsize(path) > MAX_HISTORY_BYTES:
+                raise SymdelayInputError(
+                    f"{what}: {path!r} is larger than {MAX_HISTORY_BYTES >> 20} MiB: give a "
+                    "coarser table (it is interpolated linearly)"
+                )
             with open(path, newline="", encoding="utf-8") as fh:
                 rows = [r for r in csv.reader(fh) if r and not r[0].lstrip().startswith("#")]
         except OSError as e:

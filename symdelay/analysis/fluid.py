@@ -2,9 +2,12 @@
 jump process) integrated on a time grid, behind one entry that takes the model first.
 
 :func:`fluid` asks the model's family for its own integrator first (the SQ(d) mean field's
-block-tridiagonal BDF, the LB model's sliding Euler path); otherwise the drift of the
-transition table is compiled once per model (:func:`compile_rhs`) and integrated by SciPy's
-``solve_ivp``. Every path returns a :class:`~symdelay.analysis.timeseries.TimeSeries`.
+block-tridiagonal BDF, the LB model's sliding Euler path, the two-queue logit constant-lag
+model's method of steps); otherwise the drift of the transition table is compiled once per
+model (:func:`compile_rhs`, :mod:`symdelay.analysis.fluid_ode`) and integrated by SciPy's
+``solve_ivp``, and a model with lags goes to the method of steps with dense output
+(:func:`symdelay.analysis.dfluid.delay_fluid`). Every path returns a
+:class:`~symdelay.analysis.timeseries.TimeSeries`.
 
 Overflow. A routing probability of the logit (softmax) form ``c_k exp(b_k) / sum_j c_j
 exp(b_j)`` overflows in doubles for large ``theta q`` (``inf/inf``). The compiled drift reads

@@ -4,7 +4,11 @@ The record is a :class:`~symdelay.analysis.timeseries.TimeSeries` of ``kind="flu
 ``{"model", "parameters", "kind", "states", "t", "info", <state keys>}`` (the founding model:
 ``q1, q2, z1, z2``, as its simulation); ``info["solver"]`` the integrator and tolerances.
 ``--csv FILE`` (``-`` for standard output) writes a ``#`` comment line with the parameters,
-then the columns ``t`` and one per state.
+then the columns ``t`` and one per state. A model with lags adds one column
+``in_transit[<transition>]`` per action-delayed transition (the mass decided and not yet in
+effect); ``--history FILE.csv`` reads its past in the same layout (columns ``t`` and the
+states, ``#`` lines skipped), so a path written with ``--csv`` (its times shifted to end at
+0) can start another.
 """
 
 from __future__ import annotations
