@@ -470,3 +470,31 @@ def test_action_delay_over_a_moving_average_from_a_held_table(tmp_path):
     held = fluid(m, T=4, dt=0.5, initial=[0.3, 1])
     table = {"t": [-3, -0.7, 0], "q1": [0.3] * 3, "q2": [1] * 3}
     assert np.max(np.abs(held.values - fluid(m, T=4, dt=0.5, history=table).values)) < 1e-9
+
+
+# ---------------------------------------------------------------- the command line
+def test_cli_fluid_of_a_delay_model(run_cli, tmp_path):
+    import json
+
+    base = ["fluid", "--model-file", str(EXAMPLES / "constant_action_delay.toml"), "--set",
+            "mu=1", "--set", "lam=1", "--set", "theta=2", "--set", "D=1", "--T", "2",
+            "--dt", "0.5", "--initial", "0,1"]  # fmt: skip
+    status, out, err = run_cli(*base, "--history", "empty", "--json")
+    assert status == 0, err
+    rec = json.loads(out)
+    api = fluid(example("constant_action_delay", mu=1, lam=1, theta=2, D=1), T=2, dt=0.5,
+                initial=[0, 1], history="empty")  # fmt: skip
+    assert rec["in_transit[arrival to 1]"] == api["in_transit[arrival to 1]"].tolist()
+    assert rec["parameters"]["history"] == "empty"
+    assert rec["info"]["solver"]["scheme"] == "method of steps"
+    # a history table, and its refusal in one line
+    path = tmp_path / "h.csv"
+    path.write_text("t,q1,q2\n-1,0,1\n0,0,1\n")
+    status, out, err = run_cli(*base, "--history", str(path), "--json")
+    assert status == 0, err
+    held = fluid(example("constant_action_delay", mu=1, lam=1, theta=2, D=1), T=2, dt=0.5,
+                 initial=[0, 1])  # fmt: skip
+    assert np.max(np.abs(np.array(json.loads(out)["q1"]) - held["q1"])) < 1e-9
+    path.write_text("t,q1,q2\n-0.5,0,1\n0,0,1\n")
+    status, out, err = run_cli(*base, "--history", str(path))
+    assert status == 2 and out == "" and err.count("\n") == 1 and "longest lag" in err

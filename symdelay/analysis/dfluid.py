@@ -551,7 +551,6 @@ class _Evaluator:
         self.now = 0.0
         self.y_now = None
         self.side = 1
-        self.forced = False  # over the history: the states are the history's
         self._cache: dict = {}
 
     def reset(self, t: float, y: np.ndarray, side: int) -> None:
