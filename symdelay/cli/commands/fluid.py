@@ -7,8 +7,9 @@ The record is a :class:`~symdelay.analysis.timeseries.TimeSeries` of ``kind="flu
 then the columns ``t`` and one per state. A model with lags adds one column
 ``in_transit[<transition>]`` per action-delayed transition (the mass decided and not yet in
 effect); ``--history FILE.csv`` reads its past in the same layout (columns ``t`` and the
-states, ``#`` lines skipped), so a path written with ``--csv`` (its times shifted to end at
-0) can start another.
+states, ``#`` lines skipped), so a path written with ``--csv`` by a model without action
+delays (its times shifted to end at 0) can start another; the ``in_transit`` columns are not
+states and are refused there (the mass in transit follows from the rates' past).
 """
 
 from __future__ import annotations
