@@ -133,7 +133,7 @@ def logit_rhs(mu, lam, theta):
 
 
 def test_information_delay_against_the_dde_family_and_rk4():
-    T = 10.0
+    T = 6.0
     m = example("information_delay", mu=1, lam=1, theta=4, D=1)
     generic = fluid(m, T=T, dt=0.25, initial=[0, 1], rtol=1e-12, atol=1e-14)
     fam = build_model("dde", mu=1, lam=1, theta=4, D=1)
@@ -295,9 +295,9 @@ def test_unstable_theta_oscillates_with_the_critical_period():
     theta_c, omega = float(point.critical), float(point.omega)
     theta = sp.Rational(round(theta_c * 1.03 * 1000), 1000)
     m = example("information_delay", mu=1, lam=1, theta=theta, D=1)
-    res = fluid(m, T=60, dt=0.01, initial=[1.01, 0.99])
+    res = fluid(m, T=50, dt=0.01, initial=[1.01, 0.99])
     x = res["q1"] - res["q2"]
-    late = res.t > 20
+    late = res.t > 15
     up = np.nonzero(late[1:] & (x[:-1] < 0) & (x[1:] >= 0))[0]
     crossings = res.t[up] - x[up] * (res.t[up + 1] - res.t[up]) / (x[up + 1] - x[up])
     period = float(np.mean(np.diff(crossings)))
