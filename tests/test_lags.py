@@ -303,8 +303,8 @@ def test_action_lag_must_be_declared():
 
 
 def test_delay_model_refuses_what_it_does_not_have():
-    """No ODE drift, Jacobian or diffusion; fluid paths and simulations refuse in one line
-    (never an answer that ignores the lag)."""
+    """No ODE drift, Jacobian or diffusion; simulations refuse in one line (never an answer
+    that ignores the lag; the fluid path is the delay fluid's: tests/test_delay_fluid.py)."""
     m = load_toml(EXAMPLES / "constant_action_delay.toml", mu=1, lam=1, theta=2, D=1)
     for attr in ("drift", "jacobian", "diffusion", "modes"):
         with pytest.raises(DelayModelError, match="has lags"):
@@ -318,7 +318,6 @@ def test_delay_model_refuses_what_it_does_not_have():
 @pytest.mark.parametrize(
     "args, settings",
     [
-        (["fluid", "--T", "5"], ("mu=1", "lam=1", "theta=2", "D=1")),
         (["simulate", "--T", "5"], ("mu=1", "lam=1", "theta=2", "D=1")),
         (["normal-form"], ("mu=1", "lam=1", "D=1")),
     ],

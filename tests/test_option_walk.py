@@ -145,6 +145,7 @@ OTHER = {
     "--ratio": "1,2",
     "--d-max": "5",
     "--routing": "random",
+    "--history": "empty",
 }
 #: a second value, where the base run already has the first
 AGAIN = {

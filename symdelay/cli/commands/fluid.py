@@ -4,7 +4,12 @@ The record is a :class:`~symdelay.analysis.timeseries.TimeSeries` of ``kind="flu
 ``{"model", "parameters", "kind", "states", "t", "info", <state keys>}`` (the founding model:
 ``q1, q2, z1, z2``, as its simulation); ``info["solver"]`` the integrator and tolerances.
 ``--csv FILE`` (``-`` for standard output) writes a ``#`` comment line with the parameters,
-then the columns ``t`` and one per state.
+then the columns ``t`` and one per state. A model with lags adds one column
+``in_transit[<transition>]`` per action-delayed transition (the mass decided and not yet in
+effect); ``--history FILE.csv`` reads its past in the same layout (columns ``t`` and the
+states, ``#`` lines skipped), so a path written with ``--csv`` by a model without action
+delays (its times shifted to end at 0) can start another; the ``in_transit`` columns are not
+states and are refused there (the mass in transit follows from the rates' past).
 """
 
 from __future__ import annotations
@@ -32,7 +37,11 @@ DESCRIPTION = (
     "model (no --model, or --model erlang) q1=0, q2=1, every delay phase empty (the paper's "
     "Q1=0, Q2=eta, scaled); for the sqd model the empty system; for another model its "
     "equilibrium with its first state raised by half (set to 1 if it is 0). --initial "
-    "sets the start."
+    "sets the start. A model with lags (a model file with [lags], or --model dde) is "
+    "integrated by the method of steps with dense output (constant lags looked up in the "
+    "dense solution, uniform windows as running integrals, Erlang/exponential/phase-type "
+    "lags as exact chains; the record states the error control); its history before 0 is "
+    "the --initial state held constant, or --history."
 )
 
 
@@ -48,6 +57,15 @@ def register(subparsers) -> None:
         "(default 0,1,0,...); for another model one value per state, in the model's order "
         "of states (default: see above)",
     )
+    p.add_argument(
+        "--history",
+        default=None,
+        metavar="FILE.csv|empty",
+        help="a model with lags: the states before 0, as a CSV table with the columns t and "
+        "the state names (t increasing to 0, back to at least the longest lag; interpolated "
+        "linearly), or 'empty': nothing routed before 0 (action delays only). Default: the "
+        "--initial state held constant",
+    )
     add_plot(p)
     p.set_defaults(func=honour_force(run))
 
@@ -57,7 +75,14 @@ def run(args) -> int:
 
     check_outputs(args)
     model = door.model_from_args(args)
-    res = fluid(model, T=args.T, dt=args.dt, initial=parse_initial(args.initial), force=args.force)
+    res = fluid(
+        model,
+        T=args.T,
+        dt=args.dt,
+        initial=parse_initial(args.initial),
+        force=args.force,
+        history=args.history,
+    )
     if not emit_series(args, res, "fluid"):
         emit(res.summary())
     write_plot(args, res)

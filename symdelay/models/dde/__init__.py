@@ -2,7 +2,9 @@
 by a choice function of queue lengths seen through a lag; its model
 (:mod:`~symdelay.models.dde.build`), the founding model's ``L = inf`` closed forms as its
 specialisations (:mod:`~symdelay.models.dde.closed`) and the method of steps of the
-two-queue logit case (:mod:`~symdelay.models.dde.steps`). Names load on first use.
+two-queue logit case (:mod:`~symdelay.models.dde.steps`: the fluid entry's specialisation
+for it; every other model of the family takes the generic delay fluid,
+:mod:`symdelay.analysis.dfluid`). Names load on first use.
 """
 
 from __future__ import annotations

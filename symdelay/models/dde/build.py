@@ -76,6 +76,7 @@ class FoundingLimitModel(InformationDelayModel):
         "roots": _S + "specialised_roots",
         "worst_delay": _S + "specialised_worst_delay",
         "limit_cycle": _S + "specialised_limit_cycle",
+        "fluid": "symdelay.models.dde.steps:specialised_fluid",
     }
     CLOSED_FORMS: ClassVar[dict] = {
         "critical": _S + "critical_closed_forms",

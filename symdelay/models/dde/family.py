@@ -16,8 +16,10 @@ one state name ``x`` and the parameters, such as the Lomax survival function
 core's (the characteristic matrix, its modes, certified counts and switches); the constant
 lag, two equal queues and the logit are the founding model's ``L = inf`` limit, whose closed
 forms (Hayes' region, the critical delay, Lambert-W roots, the worst delay) are the model's
-specialisations (:mod:`symdelay.models.dde.closed`). The method of steps of that case is
-:func:`symdelay.models.dde.steps.integrate`.
+specialisations (:mod:`symdelay.models.dde.closed`). Its fluid path is the fluid entry's
+(:func:`symdelay.analysis.fluid.fluid`: the generic method of steps of
+:mod:`symdelay.analysis.dfluid` for every lag kind, and for that case the specialisation
+:func:`symdelay.models.dde.steps.specialised_fluid`).
 
 This module is read by the command line for ``INFO`` and ``OPTIONS`` alone: the model is
 built by :mod:`symdelay.models.dde.build` (SymPy) when asked for.

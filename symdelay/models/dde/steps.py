@@ -74,6 +74,7 @@ from symdelay.core.symbols import theta as THETA
 
 __all__ = [
     "integrate",
+    "specialised_fluid",
     "founding_numbers",
     "table_limit",
     "ActionDelayComparison",
@@ -232,7 +233,11 @@ def integrate(
         q = steps(grid)
         values = np.column_stack([q[0], q[1], steps.x(grid)])
         record = {"solver": "steps", "method": method, "rtol": rtol, "atol": atol}
-        info = {"solver": record, "breakpoints": list(steps.breakpoints)}
+        info = {
+            "solver": record,
+            "breakpoints": list(steps.breakpoints),
+            "steps": sum(len(seg.ts) - 1 for seg in steps.segments),
+        }
 
         def dense(times):
             if (
@@ -270,6 +275,83 @@ def _routing(model, q1, q2) -> tuple:
     total = sp.simplify(sp.Add(*lim.routed))
     at = {_q1: q1, _q2: q2}
     return tuple((p / total).xreplace(dict(model.values)).xreplace(at) for p in lim.routed)
+
+
+def specialised_fluid(
+    model, *, T, dt, initial=None, solver="auto", rtol=None, atol=None, force=False,
+    history=None,
+) -> TimeSeries | None:  # fmt: skip
+    """The fluid entry's fast path for the two-queue logit constant-lag model (a
+    specialisation of :func:`symdelay.analysis.fluid.fluid`): the scalar difference DDE by
+    the method of steps and the sum mode in closed form (:func:`integrate`), returned as the
+    generic path's record (``kind="fluid"``, the states ``q1, q2``, the same ``info`` keys,
+    ``res.at(times)``). Declines (``None``) what it does not do: an empty history, a solver
+    ``solve_ivp`` does not name, or an ``initial`` state that differs from a history table's
+    value at 0 (a jump at 0)."""
+    from symdelay.analysis.dfluid import EMPTY, read_history
+    from symdelay.analysis.fluid import DEFAULT_ATOL, DEFAULT_RTOL, check_fluid_cost
+    from symdelay.analysis.roots import default_initial
+    from symdelay.analysis.stochastic import run_parameters
+    from symdelay.core.checks import check_horizon, check_state
+
+    method = "DOP853" if solver == "auto" else solver
+    if method not in _IVP_METHODS or (isinstance(history, str) and history.strip() == EMPTY):
+        return None
+    D = founding_numbers(model, "integrate")[3]
+    Tf, dtf = check_horizon(T, dt)
+    names = [s.name for s in model.states]
+    y0 = default_initial(model) if initial is None else check_state(initial, names)
+    shown = "constant"
+    if history is None:
+        hist = (float(y0[0]), float(y0[1]))
+    else:
+        t, v = read_history(history, names)
+        if np.any(v < 0):
+            raise SymdelayInputError("--history: the states must be >= 0 (scaled queue lengths)")
+        if t[0] > -D + 1e-12 * max(1.0, D):
+            raise SymdelayInputError(
+                f"--history covers [{t[0]:g}, 0], shorter than the longest lag of "
+                f"{model.name} ({D:g}): give rows back to t = {-D:g}"
+            )
+        if initial is not None and np.any(np.asarray(y0) != v[-1]):
+            return None
+        y0 = v[-1]
+
+        def hist(s, t=t, v=v):
+            return (float(np.interp(s, t, v[:, 0])), float(np.interp(s, t, v[:, 1])))
+
+        shown = {"table": {"t": [float(t[0]), float(t[-1])], "rows": len(t)}}
+    check_fluid_cost(f"the fluid path of {model.name} (2 states, T = {Tf:g})", 2, Tf, dtf, force)
+    rtol = DEFAULT_RTOL if rtol is None else rtol
+    atol = DEFAULT_ATOL if atol is None else atol
+    res = integrate(model, Tf, history=hist, dt=dtf, method=method, rtol=rtol, atol=atol)
+    params = run_parameters(model)
+    params.update(T=Tf, dt=dtf, initial=[float(x) for x in y0], history=shown)
+    cuts = res.info["breakpoints"]
+    info = {
+        "solver": {
+            "scheme": "method of steps (the difference mode; the sum mode in closed form)",
+            "method": method,
+            "rtol": float(rtol),
+            "atol": float(atol),
+            "error_control": (
+                "local error per step <= atol + rtol |x| on the difference x = q1 - q2; the "
+                "sum q1 + q2 exact"
+            ),
+            "pieces": len(cuts) - 1,
+            "steps": res.info["steps"],
+            "breakpoints": cuts[:50] + (["..."] if len(cuts) > 50 else []),
+            "lags": {"constant look-backs": [D], "longest": D},
+        }
+    }
+
+    def at(times):
+        return res.at(times)[:, :2]
+
+    return TimeSeries(
+        ("q1", "q2"), res.t, res.values[0, :, :2], params, kind="fluid",
+        model_name=model.name, info=info, dense=at,
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------- history
