@@ -1055,9 +1055,7 @@ def critical_lag_curve(F, tau, param, values, dps: int = 15, *, var=None) -> lis
             with flint.ctx.workprec(prec):
                 out.append((T / flint.arb(g), w))
     with mpmath.workdps(dps + GUARD):  # once for the curve (not once per point)
-        return [
-            (mpmath.mpf(T), None) if w is None else (_mpf(T), _mpf(w)) for T, w in out
-        ]
+        return [(mpmath.mpf(T), None) if w is None else (_mpf(T), _mpf(w)) for T, w in out]
 
 
 def _mpoly_at(parts: LagParts):
