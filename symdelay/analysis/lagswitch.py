@@ -1040,6 +1040,9 @@ def critical_lag_curve(F, tau, param, values, dps: int = 15, *, var=None) -> lis
             _refuse(f"{name} must be a number, got {v!r}")
         _const, _zp, factors = _prepare(at(_q(x)))
         count0 = _const + sum(m * exact_counts(list(reversed(p.coeffs()))).rhp for p, m in _zp)
+        if count0:  # unstable at tau = 0+ already, whatever the crossings
+            out.append((0, None))
+            continue
         prec = work_bits(dps)
         for _attempt in range(_ATTEMPTS):
             got = _first_crossing(factors, count0, dps, prec)
