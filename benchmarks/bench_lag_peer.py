@@ -14,7 +14,9 @@ The systems: ``p(r) + sum_k q_k(r) e^{-r tau_k}`` of degree 2..10 with one and t
   ``dde_stst_eig_cheb(A, tau)`` (Breda et al.'s Chebyshev discretisation of the generator,
   DDE-BIFTOOL's default stability method) on the same matrices, 6 eigenvalues, printed.
 
-Times are whole processes (wall and CPU of the child) for the first and the third, best of 3;
+Times are whole processes (wall and CPU of the child) for the first and the third, best of 3,
+symdelay's byte-code written first (as an installed package has it: ``compileall``; a
+session with ``PYTHONDONTWRITEBYTECODE`` would otherwise compile every module on every run);
 the rightmost roots of the peer and ours are compared (digits of agreement). The peer needs
 ``octave`` on PATH (Debian: ``apt-get install octave``) and DDEBIFTOOL_PATH pointing at a
 checkout of https://github.com/DDE-BifTool/DDE-Biftool; without them one line says which is
@@ -153,9 +155,13 @@ def main() -> None:
     t_start = time.perf_counter()
     root, why = peer()
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    import compileall
+
+    compileall.compile_dir(Path(__file__).resolve().parents[1] / "symdelay", quiet=1)
     lines = [
         "certified rightmost roots of quasi-polynomials: symdelay vs DDE-BIFTOOL, end to end",
-        "(whole processes, best of 3; colloc: symdelay's uncertified collocation in-process)",
+        "(whole processes, best of 3, byte-code compiled; colloc: symdelay's uncertified "
+        "collocation in-process)",
     ]
     if root is None:
         lines.append(f"DDE-BIFTOOL peer skipped: {why}")
@@ -233,7 +239,9 @@ def main() -> None:
         "complete = True, the count in Re r > 0 proved by the argument principle); bif: DDE-",
         "BIFTOOL's dde_stst_eig_cheb (uncertified); ratio = sd wall / bif wall (goal < 1);",
         "digits: agreement of the rightmost roots.",
-        f"wall time {time.perf_counter() - t_start:.1f} s",
+        f"wall time {time.perf_counter() - t_start:.1f} s; load average at end "
+        + " ".join(f"{x:.2f}" for x in os.getloadavg())
+        + f" ({os.cpu_count()} cores)",
     ]
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text("\n".join(lines) + "\n")

@@ -147,3 +147,39 @@ def test_cli_rightmost_and_box():
     assert len(rec["roots"]) == 3
     bad = subprocess.run([*base, "--rightmost", "3", "--box=-1,1,0,3"], capture_output=True)
     assert bad.returncode == 2 and b"Traceback" not in bad.stderr
+
+
+def test_quasi_polynomial_of_rational_entries_equals_the_symbolic_determinant():
+    """The determinant expanded in QQ[r, y] directly (rational entries) against the same
+    determinant of the symbolic matrix r I - A0 - sum (r if neutral else 1) M_k y_k, expanded
+    by SymPy: equal groups on random blocks with one to three lags, neutral terms included."""
+    import random
+
+    import sympy as sp
+
+    from symdelay.analysis.delayroots import QuasiMatrix
+    from symdelay.model.lags import Lag, Linearisation, LinearTerm
+
+    rng = random.Random(32)
+
+    def q():
+        return sp.Rational(rng.randint(-5, 5), rng.randint(1, 4)) if rng.random() < 0.6 else 0
+
+    for n, nt in [(2, 1), (3, 2), (2, 3)]:
+        lags, terms = {}, []
+        for k in range(nt):
+            lag = Lag(f"t{k}", "constant", {"value": sp.Rational(k + 1, 2)})
+            lags[lag.name] = lag
+            M = sp.ImmutableMatrix(n, n, lambda i, j: q())
+            terms.append(LinearTerm(M, lag.laplace(), (lag.name,), k == 1))
+        lin = Linearisation(sp.ImmutableMatrix(n, n, lambda i, j: q()), tuple(terms))
+        cm = QuasiMatrix(lin, lags)
+        r = cm._r
+        ys = [sp.Symbol(f"_y{k}") for k in range(len(cm.terms))]
+        D = r * sp.eye(n) - sp.Matrix(cm.A0)
+        for (M, _K, _o, deriv), y in zip(cm.terms, ys):
+            D -= sp.Matrix(M) * (r * y if deriv else y)
+        groups: dict = {}
+        for monom, c in sp.Poly(sp.expand(D.det(method="berkowitz")), r, *ys).terms():
+            groups.setdefault(monom[1:], {})[monom[0]] = c
+        assert cm._expanded == [(b, groups[b]) for b in sorted(groups)]

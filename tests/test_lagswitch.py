@@ -277,3 +277,20 @@ def test_critical_lag_curve_against_the_closed_form_and_lag_switches():
     F2 = sp.expand(sp.Matrix([[r + sp.Rational(1, 2), th * Z**2], [-2, r + 1 + Z]]).det())
     for v, (t, _w) in zip([sp.Rational(3, 4), 1], critical_lag_curve(F2, tau, th, ["0.75", 1])):
         assert _close(t, lag_switches(F2.subs(th, v), tau, hi=20).critical, 14)
+
+
+def test_critical_lag_curve_unstable_at_zero_and_exact_inputs():
+    """r - a + exp(-r tau)/2: at tau = 0 the root is a - 1/2, so the curve is 0 for a > 1/2
+    (unstable from the start: no crossing is needed to say so) and, for 0 < a < 1/2, the
+    first crossing of lag_switches; SymPy rationals and decimal text give the same points."""
+    from symdelay.analysis.lagswitch import critical_lag_curve
+
+    a = sp.Symbol("a")
+    F = r - a + Z / 2
+    vals = [2, sp.Rational(3, 4), sp.Rational(1, 4), "0.1"]
+    got = critical_lag_curve(F, tau, a, vals)
+    assert got[0] == (0, None) and got[1] == (0, None)
+    for v, (t, w) in zip(vals[2:], got[2:]):
+        s = lag_switches(F.subs(a, sp.Rational(v)), tau, hi=40)
+        assert s.count_lo == 0 and _close(t, s.critical, 14) and w > 0
+    assert critical_lag_curve(F, tau, a, ["0.25", sp.Rational(1, 10)]) == got[2:]

@@ -89,9 +89,8 @@ def mpc_from_acb_mid(z: flint.acb) -> mpmath.mpc:
     parts = []
     for part in (z.real.mid(), z.imag.mid()):
         man, exp = part.man_exp()
-        man, exp = int(man), int(exp)
-        with mpmath.workprec(max(man.bit_length(), 1) + 10):
-            parts.append(+mpmath.mpf((man, exp)))
+        # the midpoint exactly (a dyadic number), rounded once by mpc to the working precision
+        parts.append(mpmath.mpf(mpmath.libmp.from_man_exp(int(man), int(exp))))
     return mpmath.mpc(*parts)
 
 

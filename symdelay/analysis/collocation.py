@@ -227,8 +227,6 @@ def collocation_eigenvalues(linearisation, lags, degree: int | None = None) -> C
     CollocationSpectrum
         Finite eigenvalues, rightmost first.
     """
-    import scipy.linalg
-
     A0 = np.array([[_cnum(e) for e in row] for row in sp.Matrix(linearisation.A0).tolist()])
     n = A0.shape[0]
     terms = []
@@ -319,10 +317,12 @@ def collocation_eigenvalues(linearisation, lags, degree: int | None = None) -> C
     from symdelay.core.precision import one_blas_thread
 
     with one_blas_thread():
-        if neutral:
+        if neutral:  # the generalised problem: LAPACK ggev, which only SciPy wraps
+            import scipy.linalg
+
             ev = scipy.linalg.eig(A, B, right=False)
             ev = ev[np.isfinite(ev)]
-        else:
-            ev = scipy.linalg.eigvals(A)
+        else:  # LAPACK geev as scipy.linalg.eigvals, without SciPy's import (0.25 s)
+            ev = np.linalg.eigvals(A)
     ev = ev[np.argsort(-ev.real, kind="stable")]
     return CollocationSpectrum(ev, N, size)

@@ -48,11 +48,12 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import numpy as np
-
 from symdelay.analysis.claim_result import DIRECTIONS
 from symdelay.core.errors import SymdelayInputError, VerificationError
+from symdelay.core.lazy import module as _lazy_module
 from symdelay.core.lazy import sympy as sp
+
+np = _lazy_module("numpy")  # the search loads it; a proof needs no numpy
 
 __all__ = [
     "Points",

@@ -389,6 +389,8 @@ def _expression_kernel(K, r, prec):
 # ------------------------------------------------------------------ the bound
 def _perron(P) -> list:
     """A positive vector near the Perron vector of the non-negative matrix ``P`` (doubles)."""
+    if len(P) == 1:  # what the eigenvector below is for a 1 x 1 (a scalar mode: no numpy)
+        return [1.0]
     import numpy as np
 
     A = np.array(P, dtype=float)

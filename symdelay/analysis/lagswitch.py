@@ -1031,16 +1031,18 @@ def critical_lag_curve(F, tau, param, values, dps: int = 15, *, var=None) -> lis
     name = str(param)
     parts = lag_parts(F, tau, var, params=(param,))
     g = _q(parts.scale)
+    at = _mpoly_at(parts)
     out = []
     for v in values:
-        x = as_parameter(name, v, positive=False)
+        # an exact rational is already what the conversion rule would give
+        x = v if isinstance(v, sp.Rational) else as_parameter(name, v, positive=False)
         if not x.is_Rational:
             _refuse(f"{name} must be a number, got {v!r}")
-        _const, _zp, factors = _prepare(parts.mpoly({name: x}))
-        count0 = _const + sum(
-            m * exact_counts([sp.Rational(int(c.p), int(c.q)) for c in reversed(p.coeffs())]).rhp
-            for p, m in _zp
-        )
+        _const, _zp, factors = _prepare(at(_q(x)))
+        count0 = _const + sum(m * exact_counts(list(reversed(p.coeffs()))).rhp for p, m in _zp)
+        if count0:  # unstable at tau = 0+ already, whatever the crossings
+            out.append((0, None))
+            continue
         prec = work_bits(dps)
         for _attempt in range(_ATTEMPTS):
             got = _first_crossing(factors, count0, dps, prec)
@@ -1050,12 +1052,30 @@ def critical_lag_curve(F, tau, param, values, dps: int = 15, *, var=None) -> lis
         else:
             raise CertificationError(f"the first crossing at {name} = {x} is undecided")
         T, w = got
-        with mpmath.workdps(dps + GUARD), flint.ctx.workprec(prec):
-            if T is None:
-                out.append((mpmath.inf if w is None else mpmath.mpf(0), None))
-            else:
-                out.append((_mpf(T / flint.arb(g)), _mpf(w)))
-    return out
+        if T is None:
+            out.append((mpmath.inf if w is None else 0, None))
+        else:
+            with flint.ctx.workprec(prec):
+                out.append((T / flint.arb(g), w))
+    with mpmath.workdps(dps + GUARD):  # once for the curve (not once per point)
+        return [(mpmath.mpf(T), None) if w is None else (_mpf(T), _mpf(w)) for T, w in out]
+
+
+def _mpoly_at(parts: LagParts):
+    """``x -> parts.mpoly({param: x})`` for the one parameter of a curve, ``x`` an fmpq: the
+    same exact polynomial, its coefficients read once into fmpq (not per point in SymPy)."""
+    ctx = flint.fmpq_mpoly_ctx.get(_NAMES, "lex")
+    table = [(k, j, ps[0] if ps else 0, _fmpq(c)) for (k, j, *ps), c in parts.terms.items()]
+
+    def at(x):
+        out: dict = {}
+        for k, j, e, c in table:
+            v = c * x**e if e else c
+            if v != 0:
+                out[(k, j)] = out.get((k, j), 0) + v
+        return ctx.from_dict({m: c for m, c in out.items() if c != 0} or {(0, 0): 0})
+
+    return at
 
 
 def _first_crossing(factors, count0, dps, prec):

@@ -144,7 +144,10 @@ def _axis_parts(coeffs_high_first):
     re_c, im_c = [0] * (n + 1), [0] * (n + 1)
     for j, c in enumerate(coeffs_high_first):
         k = n - j  # power of r
-        a, b = sp.Rational(sp.re(c)), sp.Rational(sp.im(c))
+        if isinstance(c, (flint.fmpq, int)):  # a real rational: no SymPy
+            a, b = c, 0
+        else:
+            a, b = sp.Rational(sp.re(c)), sp.Rational(sp.im(c))
         # (a + i b) i^k
         ik = [(1, 0), (0, 1), (-1, 0), (0, -1)][k % 4]
         re_c[k] = a * ik[0] - b * ik[1]
@@ -236,7 +239,7 @@ def exact_counts(coeffs_high_first) -> ExactCounts:
     Pm = flint.fmpq_poly([c * (-1) ** k for k, c in enumerate(P.coeffs())])  # P(-r)
     E = P.gcd(Pm)
     P1 = P / E if E.degree() > 0 else P
-    R, I_ = _axis_parts([sp.Rational(int(c.p), int(c.q)) for c in reversed(P.coeffs())])
+    R, I_ = _axis_parts(list(reversed(P.coeffs())))
     axis = (
         sum(m for _, m in _real_roots(R.gcd(I_), 64)) if not (R.is_zero() or I_.is_zero()) else None
     )
@@ -246,7 +249,7 @@ def exact_counts(coeffs_high_first) -> ExactCounts:
     if n1 == 0:
         rhp1 = 0
     else:
-        R1, I1 = _axis_parts([sp.Rational(int(c.p), int(c.q)) for c in reversed(P1.coeffs())])
+        R1, I1 = _axis_parts(list(reversed(P1.coeffs())))
         if R1.is_zero() or I1.is_zero():
             raise VerificationError("P/gcd(P(r), P(-r)) is even or odd: impossible")
         rhp1 = _rhp_by_cauchy_index(R1, I1, n1)

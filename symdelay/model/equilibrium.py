@@ -152,7 +152,8 @@ def _exact_candidates(model):
     back = {v: k for k, v in assume.items()}
     eqs = []
     for f in model.steady_drift:
-        g = sp.simplify(f.xreplace(sub)) if f.has(sp.exp) else sp.expand(f.xreplace(sub))
+        g = f.xreplace(sub)  # on the symmetric subspace a logit's exponentials often cancel
+        g = sp.simplify(g) if g.has(sp.exp) else sp.expand(g)
         g = g.xreplace(assume)
         if g != 0 and g not in eqs:
             eqs.append(g)
