@@ -65,7 +65,7 @@ from symdelay.core.params import as_dps
 from symdelay.core.precision import GUARD, work_bits
 from symdelay.core.result import Result
 
-__all__ = ["LagCrossings", "lag_crossings", "ALGORITHM", "MAX_BOXES"]
+__all__ = ["LagCrossings", "lag_crossings", "first_switch", "ALGORITHM", "MAX_BOXES"]
 
 #: The most boxes examined before the search stops and says *undecided* where it stopped.
 MAX_BOXES = 400_000
@@ -190,9 +190,7 @@ def _modes(model, p):
                 f"{p} enters the rates as well as the lags (mode {name}): the lag-parameter "
                 "analysis varies a lag's parameter only"
             )
-        other = set().union(
-            free, *(lag.parameters() for _M, ls, _d in terms for lag in ls)
-        ) - {p}
+        other = set().union(free, *(lag.parameters() for _M, ls, _d in terms for lag in ls)) - {p}
         if other:
             _refuse("give numbers for " + ", ".join(sorted(map(str, other))))
         n = A0.rows
@@ -427,7 +425,6 @@ def lag_crossings(
         A part of the box undecided at the working precision and budget (the message says
         where), or a count undecided.
     """
-    from symdelay.analysis.lagroots import CharacteristicMatrix, root_bound, unstable_count
     from symdelay.core.budget import check_budget
     from symdelay.model.core import _symbol
 
@@ -456,36 +453,7 @@ def lag_crossings(
     def lags_at(v):
         return {n: lag.xreplace({**values, p: v}) for n, lag in model.lags.items()}
 
-    mid_q = (lo_q + hi_q) / 2
-    notes = []
-    varying = []
-    R_all = flint.arb(0)
-    for mode in modes:
-        if p not in mode.F.free_symbols:
-            continue
-        from symdelay.analysis.lagroots import _mode_groups
-
-        lin = next(g[1] for g in _mode_groups(model) if g[0] == mode.name)
-        cm = CharacteristicMatrix(lin, lags_at(mid_q))
-        R, rho = root_bound(cm)  # refuses an unstable difference operator in one line
-        if R is None or not R.is_finite():
-            _refuse(f"no bound on the roots of mode {mode.name} in Re r >= 0: undecided")
-        if cm.neutral:
-            notes.append(
-                f"mode {mode.name} is neutral; its difference operator is strongly stable "
-                f"(spectral radius of sum |M_d| <= {rho.str(5, radius=False)} < 1)"
-            )
-        # F(0; p): every kernel is 1 at 0, derivative terms vanish: exact, free of p
-        zero = (-mode.A0 - sum((M for M, _l, d in mode.terms if not d), sp.zeros(mode.n))).det()
-        if sp.simplify(zero) == 0:
-            _refuse(
-                f"r = 0 is a root of mode {mode.name} for every {param} (F(0) = 0): the "
-                "equation is marginal throughout; no switch to find"
-            )
-        varying.append(mode)
-        R_all = max(R_all, R)
-    if not varying:
-        _refuse(f"no mode of {model.name} depends on {param}")
+    notes, varying, R_all = _varying(model, p, modes, lags_at, (lo_q + hi_q) / 2)
     Rf = float(R_all.upper()) * (1 + 2**-20) + 2**-20
     lo_f = float(mpmath.mpf(int(lo_q.p)) / int(lo_q.q))
     hi_f = float(mpmath.mpf(int(hi_q.p)) / int(hi_q.q))
@@ -594,6 +562,92 @@ def lag_crossings(
     return _assemble(model, p, modes, found, lo_q, hi_q, dps, prec, Rf, examined, notes, lags_at)
 
 
+def _varying(model, p, modes, lags_at, at):
+    """``(notes, modes depending on p, R)``: ``R`` bounds ``|r|`` over every root with
+    ``Re r >= 0`` of those modes for every value of ``p`` (module docstring, step 1)."""
+    from symdelay.analysis.lagroots import CharacteristicMatrix, _mode_groups, root_bound
+
+    lins = {g[0]: g[1] for g in _mode_groups(model)}
+    notes, varying = [], []
+    R_all = flint.arb(0)
+    for mode in modes:
+        if p not in mode.F.free_symbols:
+            continue
+        cm = CharacteristicMatrix(lins[mode.name], lags_at(at))
+        R, rho = root_bound(cm)  # refuses an unstable difference operator in one line
+        if R is None or not R.is_finite():
+            _refuse(f"no bound on the roots of mode {mode.name} in Re r >= 0: undecided")
+        if cm.neutral:
+            notes.append(
+                f"mode {mode.name} is neutral; its difference operator is strongly stable "
+                f"(spectral radius of sum |M_d| <= {rho.str(5, radius=False)} < 1)"
+            )
+        # F(0; p): every kernel is 1 at 0, derivative terms vanish: exact, free of p
+        zero = (-mode.A0 - sum((M for M, _l, d in mode.terms if not d), sp.zeros(mode.n))).det()
+        if sp.simplify(zero) == 0:
+            _refuse(
+                f"r = 0 is a root of mode {mode.name} for every {p} (F(0) = 0): the "
+                "equation is marginal throughout; no switch to find"
+            )
+        varying.append(mode)
+        R_all = max(R_all, R)
+    if not varying:
+        _refuse(f"no mode of {model.name} depends on {p}")
+    return notes, varying, R_all
+
+
+def first_switch(model, param: str, dps: int = 15, doublings: int = 5):
+    """``(value, omega, mode, note)`` of the first stability switch of ``param`` from a
+    stable equation (value 0: unstable for every small ``param``), searched by
+    :func:`lag_crossings` on ``(0, H]``, then ``(H, 2H]``, ... (``H = 4 pi / R`` rounded up,
+    ``doublings`` times); none found: :class:`CertificationError` (the range searched is
+    free of switches, beyond it undecided)."""
+    from symdelay.model.core import _symbol
+
+    p = _symbol(param)
+    if p not in getattr(model, "domains", {}) or p in model.values:
+        _refuse(f"'{param}' is not a free parameter of {model.name}")
+    if not any(p in lag.parameters() for lag in model.lags.values()):
+        _refuse(f"{param} is not a parameter of a lag of {model.name}")
+    modes = _modes(model, p)
+    values = dict(model.values)
+
+    def lags_at(v):
+        return {n: lag.xreplace({**values, p: v}) for n, lag in model.lags.items()}
+
+    _n, _v, R = _varying(model, p, modes, lags_at, sp.Integer(1))
+    H = sp.Rational(math.ceil(4 * math.pi / float(R.upper()) * 8), 8)
+    lo = sp.Integer(0)
+    for _k in range(doublings + 1):
+        s = lag_crossings(model, param, lo, H, dps)
+        first = s.critical
+        if first is not None:
+            value, _bracket, omega = first
+            if value == 0:
+                return (
+                    mpmath.mpf(0),
+                    None,
+                    None,
+                    f"unstable for every small {param} > 0 (certified count "
+                    f"{s.counts[0]} at {param} = {s.points[0]}, no switch below it)",
+                )
+            idx = [x[0] for x in s.switches].index(value)
+            mode = s.switches[idx][5]
+            return (
+                value,
+                omega[0],
+                mode,
+                f"first switch from stable; {param} in (0, {H}] searched, every switch "
+                f"certified ({len(s.switches)} in ({lo}, {H}])",
+            )
+        lo, H = H, 2 * H
+    raise CertificationError(
+        f"no stability switch of {param} in (0, {lo}] (certified: the equation is stable "
+        f"there); larger {param} was not searched, so the critical value is undecided: "
+        f"give a range (window --in {param} --hi H)"
+    )
+
+
 def _q(x) -> flint.fmpq:
     return flint.fmpq(int(x.p), int(x.q))
 
@@ -617,8 +671,8 @@ def _assemble(model, p, modes, found, lo_q, hi_q, dps, prec, R, examined, notes,
             groups.append([f])
     bounds = []  # exact brackets of each group
     for g in groups:
-        a = min((_exact_end(f[0], "lower") for f in g))
-        b = max((_exact_end(f[0], "upper") for f in g))
+        a = min(_exact_end(f[0], "lower") for f in g)
+        b = max(_exact_end(f[0], "upper") for f in g)
         bounds.append((a, b))
     for (_a1, b1), (a2, _b2) in itertools.pairwise(bounds):
         if not b1 < a2:
@@ -633,7 +687,7 @@ def _assemble(model, p, modes, found, lo_q, hi_q, dps, prec, R, examined, notes,
     for x in points:
         total = 0
         lags = lags_at(x)
-        for name, lin, _fn, copies in lins:
+        for _name, lin, _fn, copies in lins:
             c = unstable_count(lin, lags, dps=max(dps, 20))
             if c.unstable is None:
                 raise CertificationError(f"the count at {p} = {x} is undecided: {c.decided_by}")
@@ -650,7 +704,7 @@ def _assemble(model, p, modes, found, lo_q, hi_q, dps, prec, R, examined, notes,
     with mpmath.workdps(dps + GUARD):
         switches = tuple(
             (
-                _mpf(g[0][0]) if len(g) == 1 else _mpf(g[0][0]),
+                _mpf(_hull(f[0] for f in g)),
                 a,
                 b,
                 tuple(sorted(_mpf(f[1]) for f in g)),
@@ -670,6 +724,13 @@ def _assemble(model, p, modes, found, lo_q, hi_q, dps, prec, R, examined, notes,
         model.name, str(p), dps, lo_m, hi_m, switches, tuple(counts), tuple(points),
         mpmath.mpf(R), examined, tuple(notes),
     )  # fmt: skip
+
+
+def _hull(balls):
+    out = None
+    for b in balls:
+        out = b if out is None else out.union(b)
+    return out
 
 
 def _simple_between(a, b) -> sp.Rational:

@@ -34,7 +34,15 @@ from __future__ import annotations
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 
-__all__ = ["KINDS", "kernel", "kernel_at", "kernel_derivative", "moments", "mgf_bound", "lag_number"]
+__all__ = [
+    "KINDS",
+    "kernel",
+    "kernel_at",
+    "kernel_derivative",
+    "moments",
+    "mgf_bound",
+    "lag_number",
+]
 
 KINDS = ("constant", "uniform", "gamma", "exponential", "mixture", "phase_type")
 

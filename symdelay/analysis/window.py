@@ -801,22 +801,54 @@ def _window_delay(model, param, lo, hi, dps, force):
         raise SymdelayInputError(f"{param} has a value ({model.values[p]}): leave it free")
     factors = model.characteristic_factors
     in_lag = any(p in e.args[0].free_symbols for f in factors for e in f.factor.atoms(sp.exp))
-    if in_lag:
-        F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
-        return lag_window(F, p, 0 if lo is None else lo, hi, dps, name=model.name, force=force)
-    in_kernel = {
-        lag.name
-        for lag in model.lags.values()
-        if p in lag.parameters() and lag.kind not in ("constant",)
-    }
-    if in_kernel:
-        raise SymdelayInputError(
-            f"{param} is an argument of the distributed lag {', '.join(sorted(in_kernel))}: "
-            f"the window over {param} is built for constant lags (every switch) and for "
-            f"parameters outside the lags; decide points with stability"
-        )
+    if in_lag or any(p in lag.parameters() for lag in model.lags.values()):
+        return _window_lagparam(model, p, factors, lo, hi, dps, force)
     parts = [f.factor for f in factors for _ in range(f.multiplicity)]
     return _window_quasi(model.name, parts, param, lo, hi, dps)
+
+
+def _window_lagparam(model, p, factors, lo, hi, dps, force):
+    """The window over a lag's parameter ``p``: the exact constant-lag path
+    (:func:`lag_window`) where the characteristic function is a polynomial in ``r`` and
+    ``exp(-r p)``; otherwise (a distributed lag, a second fixed lag, a neutral equation) the
+    certified crossings of :func:`symdelay.analysis.lagcross.lag_crossings`."""
+    from symdelay.analysis.lagswitch import exact_refusal
+
+    F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
+    why = exact_refusal(F, p)
+    if why is None:
+        return lag_window(F, p, 0 if lo is None else lo, hi, dps, name=model.name, force=force)
+    from symdelay.analysis.lagcross import lag_crossings
+
+    s = lag_crossings(model, str(p), lo, hi, dps, force=force)
+    return _crossings_window(s, model.name, why)
+
+
+def _crossings_window(s, name, why):
+    """The :class:`Window` of a :class:`~symdelay.analysis.lagcross.LagCrossings`."""
+    d = s.dps
+    groups = [
+        (WindowEnd(v, a, b, om, "r = i omega"), abs(ch)) for v, a, b, om, ch, _m in s.switches
+    ]
+    lo_end = WindowEnd(s.range_lo, sp.Rational(str(s.range_lo)) if s.range_lo == 0 else None,
+                       None, (), "domain end")  # fmt: skip
+    hi_end = WindowEnd(s.range_hi, None, None, (), "domain end")
+    intervals, notes = _assemble(list(s.counts), groups, lo_end, hi_end, d)
+    head = f"the exact constant-lag path does not apply ({why.rstrip('.')})"
+    return Window(
+        name,
+        s.param,
+        {},
+        d,
+        s.range_lo,
+        s.range_hi,
+        tuple(intervals),
+        tuple(e for e, _ in groups),
+        tuple(s.counts),
+        s.algorithm,
+        True,
+        (head, *s.notes, *notes),
+    )
 
 
 def _window_quasi(name, factors, param, lo, hi, dps):
