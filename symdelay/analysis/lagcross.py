@@ -166,14 +166,40 @@ class _Mode:
     real: bool
 
 
-def _modes(model, p):
-    from symdelay.analysis.lagroots import _mode_groups
-    from symdelay.core.symbols import r
+def _lins(model, extra=None):
+    """``[(mode name, linearisation, copies)]`` with ``extra`` values substituted in the
+    matrices (a parameter of the rates given a number here, e.g. theta in a worst-delay
+    search)."""
+    from types import SimpleNamespace
 
-    values = dict(model.values)
-    lags = {n: lag.xreplace(values) for n, lag in model.lags.items()}
+    from symdelay.analysis.lagroots import _mode_groups
+
     out = []
     for name, lin, _fn, copies in _mode_groups(model):
+        if extra:
+            lin = SimpleNamespace(
+                A0=sp.Matrix(lin.A0).xreplace(extra),
+                terms=tuple(
+                    SimpleNamespace(
+                        matrix=sp.Matrix(t.matrix).xreplace(extra),
+                        kernel=t.kernel,
+                        lags=t.lags,
+                        derivative=t.derivative,
+                    )
+                    for t in lin.terms
+                ),
+            )
+        out.append((name, lin, copies))
+    return out
+
+
+def _modes(model, p, extra=None, free=()):
+    from symdelay.core.symbols import r
+
+    values = {**model.values, **(extra or {})}
+    lags = {n: lag.xreplace(values) for n, lag in model.lags.items()}
+    out = []
+    for name, lin, copies in _lins(model):
         A0 = sp.Matrix(lin.A0).xreplace(values)
         terms = []
         for t in lin.terms:
@@ -184,13 +210,15 @@ def _modes(model, p):
             if not names or any(nm not in lags for nm in names):
                 _refuse(f"a term of mode {name} has no declared lag: the lag analysis needs one")
             terms.append((M, tuple(lags[nm] for nm in names), bool(t.derivative)))
-        free = set().union(A0.free_symbols, *(M.free_symbols for M, _l, _d in terms))
-        if p in free:
+        free_here = set().union(A0.free_symbols, *(M.free_symbols for M, _l, _d in terms))
+        if p in free_here:
             _refuse(
                 f"{p} enters the rates as well as the lags (mode {name}): the lag-parameter "
                 "analysis varies a lag's parameter only"
             )
-        other = set().union(free, *(lag.parameters() for _M, ls, _d in terms for lag in ls)) - {p}
+        other = set().union(
+            free_here, *(lag.parameters() for _M, ls, _d in terms for lag in ls)
+        ) - {p, *free}
         if other:
             _refuse("give numbers for " + ", ".join(sorted(map(str, other))))
         n = A0.rows
@@ -199,7 +227,10 @@ def _modes(model, p):
             K = sp.Mul(*[lag.laplace(r) for lag in ls])
             D = D - (r if d else 1) * M * K
         F = sp.expand(D.det()) if n > 1 else D[0, 0]
-        real = all(e.is_real for e in A0) and all(e.is_real for M, _l, _d in terms for e in M)
+        probe = {f: 1 for f in free}
+        real = all(e.xreplace(probe).is_real for e in A0) and all(
+            e.xreplace(probe).is_real for M, _l, _d in terms for e in M
+        )
         out.append(_Mode(name, copies, n, A0, terms, F, sp.diff(F, r), sp.diff(F, p), real))
     return out
 
@@ -389,6 +420,7 @@ def lag_crossings(
     *,
     force: bool = False,
     max_boxes: int = MAX_BOXES,
+    extra: dict | None = None,
 ) -> LagCrossings:
     """Every stability switch of ``model`` over the lag parameter ``param`` in ``(lo, hi]``,
     certified (see the module docstring for the method).
@@ -408,6 +440,9 @@ def lag_crossings(
         Run when the estimated work is over the budget (:mod:`symdelay.core.budget`).
     max_boxes : int, default :data:`MAX_BOXES`
         Boxes examined per mode before the search stops and says where it is undecided.
+    extra : dict, optional
+        ``{symbol: exact number}`` for parameters of the rates left free in ``model`` (the
+        worst-delay search gives theta here without rebuilding the model).
 
     Returns
     -------
@@ -447,13 +482,14 @@ def lag_crossings(
         _refuse(f"lo must be >= 0 (a lag parameter), got {lo}")
     if not hi_q > lo_q:
         _refuse(f"the range of {param} is empty: give lo < hi (got {lo}, {hi})")
-    modes = _modes(model, p)
-    values = dict(model.values)
+    extra = dict(extra or {})
+    modes = _modes(model, p, extra)
+    values = {**model.values, **extra}
 
     def lags_at(v):
         return {n: lag.xreplace({**values, p: v}) for n, lag in model.lags.items()}
 
-    notes, varying, R_all = _varying(model, p, modes, lags_at, (lo_q + hi_q) / 2)
+    notes, varying, R_all = _varying(model, p, modes, lags_at, (lo_q + hi_q) / 2, extra)
     Rf = float(R_all.upper()) * (1 + 2**-20) + 2**-20
     lo_f = float(mpmath.mpf(int(lo_q.p)) / int(lo_q.q))
     hi_f = float(mpmath.mpf(int(hi_q.p)) / int(hi_q.q))
@@ -559,15 +595,17 @@ def lag_crossings(
             f"undecided: a crossing over {param} is neither excluded nor proved in {where}{more} "
             f"({examined} boxes examined at {prec0} bits; budget {max_boxes} boxes per mode)"
         )
-    return _assemble(model, p, modes, found, lo_q, hi_q, dps, prec, Rf, examined, notes, lags_at)
+    return _assemble(
+        model, p, found, lo_q, hi_q, dps, prec, Rf, examined, notes, lags_at, extra
+    )
 
 
-def _varying(model, p, modes, lags_at, at):
+def _varying(model, p, modes, lags_at, at, extra=None):
     """``(notes, modes depending on p, R)``: ``R`` bounds ``|r|`` over every root with
     ``Re r >= 0`` of those modes for every value of ``p`` (module docstring, step 1)."""
-    from symdelay.analysis.lagroots import CharacteristicMatrix, _mode_groups, root_bound
+    from symdelay.analysis.lagroots import CharacteristicMatrix, root_bound
 
-    lins = {g[0]: g[1] for g in _mode_groups(model)}
+    lins = {g[0]: g[1] for g in _lins(model, extra)}
     notes, varying = [], []
     R_all = flint.arb(0)
     for mode in modes:
@@ -658,9 +696,9 @@ def _exact_end(b: flint.arb, side: str) -> sp.Rational:
     return sp.Rational(int(m)) * sp.Rational(2) ** int(ex)
 
 
-def _assemble(model, p, modes, found, lo_q, hi_q, dps, prec, R, examined, notes, lags_at):
+def _assemble(model, p, found, lo_q, hi_q, dps, prec, R, examined, notes, lags_at, extra):
     """Group switches at one ``p``, certify the count on every gap, check the directions."""
-    from symdelay.analysis.lagroots import _mode_groups, unstable_count
+    from symdelay.analysis.lagroots import unstable_count
 
     found.sort(key=lambda f: float(f[0].mid()))
     groups: list = []
@@ -682,12 +720,12 @@ def _assemble(model, p, modes, found, lo_q, hi_q, dps, prec, R, examined, notes,
     for i in range(len(bounds) + 1):
         a, b = edges[2 * i], edges[2 * i + 1]
         points.append(_simple_between(a, b))
-    lins = _mode_groups(model)
+    lins = _lins(model, extra)
     counts = []
     for x in points:
         total = 0
         lags = lags_at(x)
-        for _name, lin, _fn, copies in lins:
+        for _name, lin, copies in lins:
             c = unstable_count(lin, lags, dps=max(dps, 20))
             if c.unstable is None:
                 raise CertificationError(f"the count at {p} = {x} is undecided: {c.decided_by}")
