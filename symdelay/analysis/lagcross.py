@@ -242,33 +242,69 @@ def _ball(e):
 
 
 class _Eval:
-    """Enclosures of ``F``, ``F_r``, ``F_p`` of one mode on boxes ``(w ball, p ball)``."""
+    """Enclosures of ``F``, ``F_r``, ``F_p`` of one mode on boxes ``(w ball, p ball)``; a
+    symbol ``q`` left free in the matrices (theta in the worst-delay search) is a third
+    ball."""
 
-    def __init__(self, mode: _Mode, p, prec: int):
+    def __init__(self, mode: _Mode, p, prec: int, q=None):
         from symdelay.core.symbols import r
 
-        self.mode, self.p, self.prec, self.r = mode, p, prec, r
+        self.mode, self.p, self.prec, self.r, self.q = mode, p, prec, r, q
         n = mode.n
-        with flint.ctx.workprec(prec):
-            self.A0 = flint.acb_mat(n, n, [_ball(e) for e in mode.A0])
-            self.Ms = [
-                (flint.acb_mat(n, n, [_ball(e) for e in M]), ls, d) for M, ls, d in mode.terms
-            ]
 
-    def F(self, w, pb):
+        def entries(M):
+            if q is not None and M.has(q):
+                return M
+            return flint.acb_mat(n, n, [_ball(e) for e in M])
+
+        with flint.ctx.workprec(prec):
+            self.A0 = entries(mode.A0)
+            self.Ms = [(entries(M), ls, d) for M, ls, d in mode.terms]
+
+    def _mat(self, M, qb):
+        if isinstance(M, flint.acb_mat):
+            return M
+        from symdelay.model.arb_eval import to_arb
+
+        n = self.mode.n
+        return flint.acb_mat(n, n, [flint.acb(to_arb(e, {self.q: qb})) for e in M])
+
+    def F(self, w, pb, qb=None):
         from symdelay.analysis.lagkernels import kernel_at
 
         env = {self.p: pb}
         z = flint.acb(0, w)
         n = self.mode.n
         D = flint.acb_mat(n, n, [z if i == j else 0 for i in range(n) for j in range(n)])
-        D = D - self.A0
+        D = D - self._mat(self.A0, qb)
         for Mb, ls, d in self.Ms:
             c = flint.acb(1)
             for lag in ls:
                 c *= kernel_at(lag, env)(z)
-            D = D - Mb * (c * z if d else c)
+            D = D - self._mat(Mb, qb) * (c * z if d else c)
         return D[0, 0] if n == 1 else D.det()
+
+    def AB(self, w, pb):
+        """``(A, B)`` with ``F = A + q B`` (a scalar mode whose matrices are affine in the
+        free symbol ``q``): each kernel evaluated once, so ``A`` and ``B`` share it."""
+        from symdelay.analysis.lagkernels import kernel_at
+
+        env = {self.p: pb}
+        z = flint.acb(0, w)
+        zero, one = flint.arb(0), flint.arb(1)
+        a0_0, a0_1 = (self._mat(self.A0, v)[0, 0] for v in (zero, one))
+        A = z - a0_0
+        B = -(a0_1 - a0_0)
+        for Mb, ls, d in self.Ms:
+            c = flint.acb(1)
+            for lag in ls:
+                c *= kernel_at(lag, env)(z)
+            if d:
+                c = c * z
+            m0, m1 = (self._mat(Mb, v)[0, 0] for v in (zero, one))
+            A -= m0 * c
+            B -= (m1 - m0) * c
+        return A, B
 
     def derivs(self, w, pb):
         from symdelay.model.arb_eval import to_arb
@@ -500,9 +536,11 @@ def lag_crossings(
     prec0 = 64
     ev0 = _Eval(varying[0], p, prec0)
     with flint.ctx.workprec(prec0):
+        ev0.F(_box(0.5, 0.6), _box(lo_f + 0.1, lo_f + 0.2))  # warm: the first call imports
         t0 = time.perf_counter()
-        ev0.F(_box(0.5, 0.6), _box(lo_f + 0.1, lo_f + 0.2))
-        per = time.perf_counter() - t0
+        for k in range(5):
+            ev0.F(_box(0.5, 0.6 + k / 10), _box(lo_f + 0.1, lo_f + 0.2))
+        per = (time.perf_counter() - t0) / 5
     est_boxes = sum(5 * (1 + Rf * (hi_f - lo_f)) * (1 + Rf * hi_f / 6) for _ in varying)
     est = per * est_boxes * 2 + 0.5
     check_budget(
@@ -782,3 +820,343 @@ def _simple_between(a, b) -> sp.Rational:
         if fa < x < fb:
             return sp.Rational(x.numerator, x.denominator)
     return sp.Rational(mid.numerator, mid.denominator)
+
+
+# ====================================================================== worst lag
+WORST_ALGORITHM = (
+    "certified bracket (lag parameter): theta* = inf over the range of the lag parameter of "
+    "the critical theta lies in (theta_lo, theta_hi]: at theta_hi a certified unstable "
+    "interval of the lag parameter (crossings by Krawczyk, argument-principle counts); "
+    "below theta_lo no root on the imaginary axis for any theta in (0, theta_lo] and any "
+    "value of the lag parameter in range (Arb subdivision of (omega, lag, theta), every box "
+    "excluded); bisection in theta"
+)
+
+
+@dataclass(frozen=True)
+class LagWorst:
+    """The least critical ``param`` over the lag parameter ``over`` in ``(lo, hi]``, proved
+    to lie in ``(critical_lo, critical_hi]`` (exact rationals); at ``critical_hi`` the
+    equilibrium is unstable for every ``over`` in ``(x_lower, x_upper)`` (exact), ``x_star``
+    its midpoint, ``omega`` the frequencies at its ends; ``at_end``: that interval reaches
+    ``hi`` (the least value over the range is at its end); ``digits``: the significant
+    digits both brackets support."""
+
+    x_star: object
+    x_lower: object
+    x_upper: object
+    critical: object
+    critical_lo: object
+    critical_hi: object
+    omega: tuple
+    at_end: bool
+    digits: int
+    notes: tuple
+    algorithm: str = WORST_ALGORITHM
+
+
+def _exclude3(ev: _Eval, region, weights, max_boxes, deadline):
+    """``(True, boxes)`` when no ``(w, p, q)`` in ``region`` has ``F = 0`` (every box's
+    enclosure omits 0), ``(False, boxes)`` when the budget ran out first."""
+    stack = [region]
+    seen = 0
+    cw, cq = weights
+    while stack:
+        box = stack.pop()
+        seen += 1
+        if seen > max_boxes or time.monotonic() > deadline:
+            return False, seen
+        wa, wb, pa, pb, qa, qb = box
+        if not _has_zero(ev.F(_box(wa, wb), _box(pa, pb), _box(qa, qb))):
+            continue
+        sw = (wb - wa) * (1 + cw * max(pb, 1.0))
+        sp_ = (pb - pa) * cw * max(wb, 1e-9)
+        sq = (qb - qa) * cq
+        if max(sw, sp_, sq) < _MIN_WIDTH * (1 + cw):
+            return False, seen
+        if sw >= sp_ and sw >= sq:
+            m = (wa + wb) / 2
+            stack.extend([(wa, m, pa, pb, qa, qb), (m, wb, pa, pb, qa, qb)])
+        elif sp_ >= sq:
+            m = (pa + pb) / 2
+            stack.extend([(wa, wb, pa, m, qa, qb), (wa, wb, m, pb, qa, qb)])
+        else:
+            m = (qa + qb) / 2
+            stack.extend([(wa, wb, pa, pb, qa, m), (wa, wb, pa, pb, m, qb)])
+    return True, seen
+
+
+def _exclude2(ev: _Eval, region, qa, qb, max_boxes, deadline):
+    """:func:`_exclude3` for a scalar mode, ``F = A + q B`` with ``q`` eliminated: a box of
+    ``(w, p)`` holds no root with ``q`` in ``[qa, qb]`` when ``0`` is outside
+    ``A + [qa, qb] B``, or when ``B`` omits 0 and ``-A/B`` is not real in ``[qa, qb]``."""
+    qX = _box(qa, qb)
+    stack = [region]
+    seen = 0
+    while stack:
+        box = stack.pop()
+        seen += 1
+        if seen > max_boxes or time.monotonic() > deadline:
+            return False, seen
+        wa, wb, pa, pb = box
+        A, B = ev.AB(_box(wa, wb), _box(pa, pb))
+        if not _has_zero(A + qX * B):
+            continue
+        if not _has_zero(B):
+            T = -A / B
+            if not T.imag.contains(0) or not T.real.overlaps(qX):
+                continue
+        if max((wb - wa) / max(region[1] - region[0], 1e-300),
+               (pb - pa) / max(region[3] - region[2], 1e-300)) < _MIN_WIDTH:  # fmt: skip
+            return False, seen
+        if (wb - wa) * max(abs(pa), abs(pb), 1.0) >= (pb - pa) * max(abs(wa), abs(wb), 1e-9):
+            m = (wa + wb) / 2
+            stack.extend([(wa, m, pa, pb), (m, wb, pa, pb)])
+        else:
+            m = (pa + pb) / 2
+            stack.extend([(wa, wb, pa, m), (wa, wb, m, pb)])
+    return True, seen
+
+
+def _digits(a, b) -> int:
+    """Significant digits shared by the reals ``a <= b`` (their relative gap)."""
+    if b == a:
+        return 99
+    gap = abs(float(b - a)) / max(abs(float(b)), 1e-300)
+    return max(0, math.floor(-math.log10(gap)))
+
+
+def lag_worst(
+    model,
+    over: str,
+    param: str = "theta",
+    lo=0,
+    hi=None,
+    dps: int = 15,
+    *,
+    digits: int = 4,
+    force: bool = False,
+    max_boxes: int = 200_000,
+) -> LagWorst:
+    """The least critical ``param`` over the lag parameter ``over`` in ``(lo, hi]``: a
+    certified bracket, bisected to ``digits`` significant digits (see
+    :data:`WORST_ALGORITHM`).
+
+    Parameters
+    ----------
+    model : Model
+        A delay model, free in ``over`` (a lag's parameter) and ``param`` (a rate parameter
+        entering the characteristic function affinely, with the equilibrium stable and free
+        of ``over`` at ``param = 0``); every other parameter a number.
+    over : str
+        The lag parameter.
+    param : str, default "theta"
+        The parameter whose critical value is minimised.
+    lo, hi : number or str
+        The range of ``over``; ``hi`` finite (the search box must be compact).
+    dps : int, default 15
+        Digits of the crossings computed on the way (5..10000).
+    digits : int, default 4
+        Significant digits of the bracket of the least critical value (1..12): each digit
+        costs a few bisections; the work near the minimum grows as the bracket narrows.
+    force : bool, default False
+        Lift the budgets.
+    max_boxes : int, default 200000
+        Boxes per exclusion step before the bracket is left where it is (and says so).
+
+    Returns
+    -------
+    LagWorst
+        The bracket ``(critical_lo, critical_hi]``, the unstable interval of ``over`` at
+        ``critical_hi``, and how many digits are proved.
+    """
+    from symdelay.core.symbols import r as R_SYMBOL
+    from symdelay.model.core import _symbol
+
+    dps = as_dps(dps)
+    if not (isinstance(digits, int) and 1 <= digits <= 12):
+        _refuse(f"digits must be an integer 1..12, got {digits!r}")
+    x, q = _symbol(over), _symbol(param)
+    for sym, nm in ((x, over), (q, param)):
+        if sym not in getattr(model, "domains", {}):
+            _refuse(f"'{nm}' is not a parameter of {model.name}")
+        if sym in model.values:
+            _refuse(f"{nm} has a value ({model.values[sym]}) in {model.name}: leave it free")
+    if hi is None:
+        _refuse(
+            f"the worst {over} of {model.name} (a distributed, several or neutral lag) is "
+            f"searched over a bounded range: give hi (the largest {over} of interest)"
+        )
+    lo_q = _exact_number("lo", 0 if lo is None else lo)
+    hi_q = _exact_number("hi", hi)
+    if lo_q < 0 or not hi_q > lo_q:
+        _refuse(f"give 0 <= lo < hi for {over}, got {lo}, {hi}")
+    modes = _modes(model, x, free=(q,))
+    notes = []
+    for mode in modes:
+        if sp.simplify(sp.diff(mode.F, q, 2)) != 0:
+            _refuse(f"{param} enters mode {mode.name} non-affinely: the worst lag needs A + {param} B")
+        A = sp.simplify(mode.F.subs(q, 0))
+        if x in A.free_symbols:
+            _refuse(
+                f"at {param} = 0 mode {mode.name} still depends on {over}: the worst {over} "
+                f"needs a {param} that switches the delayed feedback on"
+            )
+        try:
+            coeffs = [sp.Rational(c) for c in sp.Poly(sp.expand(A), R_SYMBOL).all_coeffs()]
+        except (sp.PolynomialError, TypeError):
+            _refuse(f"mode {mode.name} at {param} = 0 is not a polynomial: not handled")
+        from symdelay.analysis.polyroots import exact_counts
+
+        c0 = exact_counts(coeffs)
+        if c0.rhp or c0.axis:
+            _refuse(
+                f"mode {mode.name} at {param} = 0 has {c0.rhp} roots in Re r > 0 and {c0.axis} "
+                f"on the axis: the critical {param} is 0, nothing to minimise"
+            )
+    varying = [m for m in modes if q in m.F.free_symbols]
+    if not varying:
+        _refuse(f"no mode of {model.name} depends on {param}")
+    deadline = math.inf if force else time.monotonic() + 120
+
+    def unstable_at(theta):
+        """The first unstable interval of ``over`` at ``param = theta``, or None."""
+        s = lag_crossings(model, over, lo_q, hi_q, dps, force=force, extra={q: theta})
+        ends = [lo_q] + [v for sw in s.switches for v in (sw[1], sw[2])] + [hi_q]
+        for i, n in enumerate(s.counts):
+            if n > 0:
+                a = lo_q if i == 0 else s.switches[i - 1][2]
+                b = hi_q if i == len(s.switches) else s.switches[i][1]
+                om = tuple(
+                    s.switches[j][3][0] for j in (i - 1, i) if 0 <= j < len(s.switches)
+                )
+                return a, b, om, i == len(s.switches)
+        del ends
+        return None
+
+    # an upper bound: double theta until some lag in range is unstable
+    theta_hi, found = sp.Integer(1), None
+    for _ in range(40):
+        found = unstable_at(theta_hi)
+        if found is not None:
+            break
+        if time.monotonic() > deadline:
+            break
+        theta_hi *= 2
+    if found is None:
+        raise CertificationError(
+            f"no {param} up to {theta_hi} makes any {over} in ({lo}, {hi}] unstable (certified "
+            f"at {param} = 1, 2, 4, ..., {theta_hi}); the least critical {param} is not bracketed"
+        )
+    theta_lo = sp.Integer(0)
+    prec = 64
+    evs = [_Eval(m, x, prec, q) for m in varying]
+    lo_f = math.nextafter(float(lo_q), -math.inf) if lo_q > 0 else 0.0
+    hi_f = math.nextafter(float(hi_q), math.inf)
+    boxes = 0
+    stopped = None
+    while _digits(theta_lo, theta_hi) < digits:
+        mid = _simple_between(theta_lo, theta_hi)
+        got = None
+        try:
+            got = unstable_at(mid)
+        except CertificationError:
+            got = None
+        if got is not None:
+            theta_hi, found = mid, got
+            continue
+        # exclude every crossing for theta in [theta_lo, mid]
+        Rm = _bound_up_to(model, x, q, mid, lo_q, hi_q)
+        ok = True
+        for ev, mode in zip(evs, varying):
+            cw, cq = _weights(mode, q, mid)
+            w0 = 0.0 if mode.real else -Rm
+            qa, qb = _down(theta_lo), math.nextafter(float(mid), math.inf)
+            with flint.ctx.workprec(prec):
+                if mode.n == 1:
+                    done, seen = _exclude2(
+                        ev, (w0, Rm, lo_f, hi_f), qa, qb, max_boxes, deadline
+                    )
+                else:
+                    done, seen = _exclude3(
+                        ev, (w0, Rm, lo_f, hi_f, qa, qb), (cw, cq), max_boxes, deadline
+                    )
+            boxes += seen
+            if not done:
+                ok = False
+                break
+        if not ok:
+            stopped = mid
+            break
+        theta_lo = mid
+    a, b, om, at_end = found
+    d = _digits(theta_lo, theta_hi)
+    with mpmath.workdps(dps + GUARD):
+        xm = (mpmath.mpf(int(a.p)) / int(a.q) + mpmath.mpf(int(b.p)) / int(b.q)) / 2
+        crit = mpmath.mpf(int(theta_hi.p)) / int(theta_hi.q)
+    notes.append(
+        f"{param}* = inf of the critical {param} over {over} in ({lo}, {hi}] lies in "
+        f"({theta_lo}, {theta_hi}] ({d} significant digits proved); at {param} = "
+        f"{theta_hi} the equilibrium is unstable for every {over} in ({float(a):.10g}, "
+        f"{float(b):.10g}) (certified), {over}* is reported as its midpoint"
+    )
+    if stopped is not None:
+        notes.append(
+            f"the exclusion below {param} = {stopped} ran out of budget ({boxes} boxes): the "
+            f"bracket is left at {d} digits (force=True / --force lifts the budget)"
+        )
+    if at_end:
+        notes.append(
+            f"the unstable interval reaches {over} = {hi}: the least critical {param} over "
+            f"the range is at its end; larger {over} was not examined"
+        )
+    notes.append(f"{boxes} boxes of (omega, {over}, {param}) excluded")
+    return LagWorst(xm, a, b, crit, theta_lo, theta_hi, om, at_end, d, tuple(notes))
+
+
+def _down(v) -> float:
+    f = float(v)
+    return math.nextafter(f, -math.inf) if f > 0 else 0.0
+
+
+def _weights(mode, q, qmax):
+    """Scales of ``|dF/dw|`` and ``|dF/dq|`` for choosing the dimension to bisect."""
+    cw = sum(abs(float(e.xreplace({q: qmax}))) for M, _l, _d in mode.terms for e in M) + 1e-9
+    cq = sum(abs(float(sp.diff(e, q))) for M, _l, _d in mode.terms for e in M)
+    cq += sum(abs(float(sp.diff(e, q))) for e in mode.A0) + 1e-9
+    return cw, cq
+
+
+def _bound_up_to(model, x, q, qmax, lo_q, hi_q) -> float:
+    """A bound on ``|r|`` over the roots with ``Re r >= 0`` for every ``q`` in ``[0, qmax]``
+    and every value of the lag parameter: the matrices' entries replaced by their largest
+    modulus on ``[0, qmax]`` (entries affine in ``q``: at an end), which bounds every
+    ``|entry|`` (:func:`root_bound` uses only the moduli)."""
+    from types import SimpleNamespace
+
+    from symdelay.analysis.lagroots import CharacteristicMatrix, root_bound
+
+    values = dict(model.values)
+    at = (lo_q + hi_q) / 2
+    lags = {n: lag.xreplace({**values, x: at}) for n, lag in model.lags.items()}
+    R = 0.0
+    for _name, lin, _c in _lins(model):
+
+        def big(M):
+            M = sp.Matrix(M)
+            return M.applyfunc(lambda e: max(abs(e.xreplace({q: 0})), abs(e.xreplace({q: qmax}))))
+
+        lin2 = SimpleNamespace(
+            A0=big(lin.A0),
+            terms=tuple(
+                SimpleNamespace(
+                    matrix=big(t.matrix), kernel=t.kernel, lags=t.lags, derivative=t.derivative
+                )
+                for t in lin.terms
+            ),
+        )
+        Rb, _rho = root_bound(CharacteristicMatrix(lin2, lags))
+        if Rb is None or not Rb.is_finite():
+            _refuse("no bound on the roots in Re r >= 0: undecided")
+        R = max(R, float(Rb.upper()))
+    return R * (1 + 2**-20) + 2**-20
