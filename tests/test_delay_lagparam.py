@@ -183,3 +183,21 @@ def test_refusals_and_undecided():
     low = _model("moving_average", mu=1, lam=1, theta=3)
     with pytest.raises(CertificationError, match="larger Delta was not searched"):
         critical(low, "Delta")
+
+
+def test_worst_delta_of_the_moving_average_brackets_the_closed_form():
+    """worst-delay over Delta: theta* = mu/lam * min_phi -phi/sin(phi) (tan phi = phi), at
+    Delta* = phi*/w*, w* = lam theta* (1 - cos phi*)/phi*: the certified bracket holds it,
+    and so does the unstable interval of Delta at the bracket's upper end."""
+    from symdelay.analysis.lagcross import lag_worst
+
+    with mpmath.workdps(30):
+        phi = mpmath.findroot(lambda x: mpmath.tan(x) - x, 4.49)
+        star = -phi / mpmath.sin(phi)
+        d_star = phi / (star * (1 - mpmath.cos(phi)) / phi)
+    m = _model("moving_average", mu=1, lam=1)
+    w = lag_worst(m, "Delta", "theta", 0, 5, digits=2)
+    assert w.digits >= 2
+    assert w.critical_lo < sp.Rational(str(mpmath.nstr(star, 25))) <= w.critical_hi
+    assert w.x_lower < sp.Rational(str(mpmath.nstr(d_star, 25))) < w.x_upper
+    assert not w.at_end

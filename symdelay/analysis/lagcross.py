@@ -42,10 +42,10 @@ Every switch is an Arb ball to ``dps`` digits with an exact rational bracket; th
 a subdivision of a proven box, not a scan: the list is complete in ``(lo, hi]``.
 
 >>> from symdelay.model.core import load_toml
->>> m = load_toml("examples/models/moving_average.toml", mu=1, lam=1, theta=3)
->>> s = lag_crossings(m, "Delta", 0, 2, dps=10)
+>>> m = load_toml("examples/models/moving_average.toml", mu=1, lam=1, theta=6)
+>>> s = lag_crossings(m, "Delta", 0, 10, dps=10)
 >>> [x["p"] for x in s.to_json()["switches"]], s.counts
-(['1.354574318'], (0, 2))
+(['1.385597791', '8.947762741'], (0, 2, 0))
 """
 
 from __future__ import annotations
@@ -633,9 +633,7 @@ def lag_crossings(
             f"undecided: a crossing over {param} is neither excluded nor proved in {where}{more} "
             f"({examined} boxes examined at {prec0} bits; budget {max_boxes} boxes per mode)"
         )
-    return _assemble(
-        model, p, found, lo_q, hi_q, dps, prec, Rf, examined, notes, lags_at, extra
-    )
+    return _assemble(model, p, found, lo_q, hi_q, dps, prec, Rf, examined, notes, lags_at, extra)
 
 
 def _varying(model, p, modes, lags_at, at, extra=None):
@@ -985,7 +983,7 @@ def lag_worst(
     if hi is None:
         _refuse(
             f"the worst {over} of {model.name} (a distributed, several or neutral lag) is "
-            f"searched over a bounded range: give hi (the largest {over} of interest)"
+            f"searched over a bounded range: give hi (--hi; the largest {over} of interest)"
         )
     lo_q = _exact_number("lo", 0 if lo is None else lo)
     hi_q = _exact_number("hi", hi)
@@ -995,7 +993,9 @@ def lag_worst(
     notes = []
     for mode in modes:
         if sp.simplify(sp.diff(mode.F, q, 2)) != 0:
-            _refuse(f"{param} enters mode {mode.name} non-affinely: the worst lag needs A + {param} B")
+            _refuse(
+                f"{param} enters mode {mode.name} non-affinely: the worst lag needs A + {param} B"
+            )
         A = sp.simplify(mode.F.subs(q, 0))
         if x in A.free_symbols:
             _refuse(
@@ -1027,9 +1027,7 @@ def lag_worst(
             if n > 0:
                 a = lo_q if i == 0 else s.switches[i - 1][2]
                 b = hi_q if i == len(s.switches) else s.switches[i][1]
-                om = tuple(
-                    s.switches[j][3][0] for j in (i - 1, i) if 0 <= j < len(s.switches)
-                )
+                om = tuple(s.switches[j][3][0] for j in (i - 1, i) if 0 <= j < len(s.switches))
                 return a, b, om, i == len(s.switches)
         del ends
         return None
@@ -1074,9 +1072,7 @@ def lag_worst(
             qa, qb = _down(theta_lo), math.nextafter(float(mid), math.inf)
             with flint.ctx.workprec(prec):
                 if mode.n == 1:
-                    done, seen = _exclude2(
-                        ev, (w0, Rm, lo_f, hi_f), qa, qb, max_boxes, deadline
-                    )
+                    done, seen = _exclude2(ev, (w0, Rm, lo_f, hi_f), qa, qb, max_boxes, deadline)
                 else:
                     done, seen = _exclude3(
                         ev, (w0, Rm, lo_f, hi_f, qa, qb), (cw, cq), max_boxes, deadline
@@ -1093,12 +1089,15 @@ def lag_worst(
     d = _digits(theta_lo, theta_hi)
     with mpmath.workdps(dps + GUARD):
         xm = (mpmath.mpf(int(a.p)) / int(a.q) + mpmath.mpf(int(b.p)) / int(b.q)) / 2
+        if at_end:  # the least value over the range is approached at its end
+            xm = mpmath.mpf(int(hi_q.p)) / int(hi_q.q)
         crit = mpmath.mpf(int(theta_hi.p)) / int(theta_hi.q)
     notes.append(
-        f"{param}* = inf of the critical {param} over {over} in ({lo}, {hi}] lies in "
+        f"{param}* = inf of the critical {param} over {over} in ({lo_q}, {hi_q}] lies in "
         f"({theta_lo}, {theta_hi}] ({d} significant digits proved); at {param} = "
         f"{theta_hi} the equilibrium is unstable for every {over} in ({float(a):.10g}, "
-        f"{float(b):.10g}) (certified), {over}* is reported as its midpoint"
+        f"{float(b):.10g}) (certified), {over}* is reported as its midpoint (its end "
+        "when it reaches the end of the range)"
     )
     if stopped is not None:
         notes.append(

@@ -1183,8 +1183,12 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
     delay model's (exp(-r tau) modes): :func:`symdelay.analysis.lagextremum.delay_worst`."""
     dps = as_dps(dps)
     if has_lags(model) and _transcendental(model):
-        from symdelay.analysis.lagextremum import delay_worst
+        from symdelay.analysis.lagextremum import delay_worst, exact_worst_refusal
 
+        why = exact_worst_refusal(model, over, param)
+        if why is not None:  # a distributed, several or neutral lag: the certified bracket
+            return _worst_lagparam(model, over, param, kind, lo, hi, param_lo, param_hi, dps,
+                                   force, why)  # fmt: skip
         e = delay_worst(model, over, param, kind, lo, hi, param_lo, param_hi, dps)
         return Extremum(
             model.name, over, param, kind, {}, dps, e.x_star, None, None, e.critical,
@@ -1287,6 +1291,39 @@ EXTREMUM_ALGORITHM = (
     "their leading coefficients, pairwise Res_p; flint + Arb), p_c by the exact "
     "window at each and in every gap between them"
 )
+
+
+def _worst_lagparam(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force, why):
+    """The least critical ``param`` over a lag parameter where the exact projection
+    (:mod:`symdelay.analysis.lagextremum`) does not apply: the certified bracket of
+    :func:`symdelay.analysis.lagcross.lag_worst` over ``(lo, hi]``, shown to the digits it
+    proves."""
+    from symdelay.analysis.lagcross import lag_worst
+
+    if kind != "min":
+        raise SymdelayInputError(
+            f"extremum kind={kind!r} over the lag parameter {over} is not available: the "
+            f"delay path gives the least critical {param} (kind='min', worst-delay)"
+        )
+    if param_hi is not None or not _is_zero(param_lo):
+        raise SymdelayInputError(
+            f"the worst {over} takes {param} from 0 without an upper end: leave param_lo and "
+            "param_hi out"
+        )
+    w = lag_worst(model, over, param, lo, hi, dps, force=force,
+                  max_boxes=10**7 if force else 200_000)  # fmt: skip
+    shown = max(2, min(dps, w.digits))
+    notes = (
+        f"the exact projection for one constant lag does not apply ({why.rstrip('.')})",
+        f"{over}* = {format_number(w.x_star, shown)} is in the certified unstable "
+        f"interval ({w.x_lower}, {w.x_upper}) at {param} = {w.critical_hi} (exact ends); "
+        f"{param}* is shown to the {w.digits} digits its bracket proves",
+        *w.notes,
+    )
+    return Extremum(
+        model.name, over, param, kind, {}, shown, w.x_star, w.x_lower, w.x_upper, w.critical,
+        w.omega, not w.at_end, (), (), w.algorithm, notes,
+    )  # fmt: skip
 
 
 def _first(t):

@@ -25,6 +25,14 @@ def register(subparsers) -> None:
         metavar="NAME",
         help="the parameter varied (default D, the mean delay); left out of the model's options",
     )
+    p.add_argument(
+        "--hi",
+        default=None,
+        kind="number",
+        help="the largest value of --over searched: needed for a distributed, several or "
+        "neutral lag (the certified bracket over (0, HI]); refused where the worst delay is "
+        "over the whole domain",
+    )
     add_common(
         p, run, dps="15", force=True,
         model={"refuses": {"theta": "worst-delay minimises theta_c: leave --theta out"}},
@@ -40,7 +48,7 @@ def run(args) -> int:
         flag = "--" + over.replace("_", "-")
         raise SymdelayInputError(f"worst-delay varies {over}: leave {flag} out")
     model = door.model_free_in(args, over)
-    res = worst_delay(model, over, dps=as_dps(args.dps), force=args.force)
+    res = worst_delay(model, over, hi=args.hi, dps=as_dps(args.dps), force=args.force)
     record = res.to_json()
     if args.json:
         emit_json(record)
