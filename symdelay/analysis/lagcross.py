@@ -1034,8 +1034,19 @@ def lag_worst(
 
     # an upper bound: double theta until some lag in range is unstable
     theta_hi, found = sp.Integer(1), None
-    for _ in range(40):
+    for k in range(40):
+        t0 = time.perf_counter()
         found = unstable_at(theta_hi)
+        if k == 0:  # the cost: a crossing search per bisection step, and an exclusion
+            from symdelay.core.budget import check_budget
+
+            check_budget(
+                f"the worst {over} to {digits} digits (about {int(3.4 * digits) + 4} crossing "
+                f"searches over {over} in ({lo_q}, {hi_q}] and as many exclusions)",
+                (time.perf_counter() - t0) * (3.4 * digits + 4) * 3,
+                force=force,
+                shrink=f"fewer digits or a smaller hi for {over}",
+            )
         if found is not None:
             break
         if time.monotonic() > deadline:
@@ -1071,7 +1082,9 @@ def lag_worst(
             w0 = 0.0 if mode.real else -Rm
             qa, qb = _down(theta_lo), math.nextafter(float(mid), math.inf)
             with flint.ctx.workprec(prec):
-                if mode.n == 1:
+                if mode.n == 1 and all(
+                    sp.diff(e, q, 2) == 0 for M in (mode.A0, *(t[0] for t in mode.terms)) for e in M
+                ):
                     done, seen = _exclude2(ev, (w0, Rm, lo_f, hi_f), qa, qb, max_boxes, deadline)
                 else:
                     done, seen = _exclude3(
