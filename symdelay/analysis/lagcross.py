@@ -671,11 +671,31 @@ def _varying(model, p, modes, lags_at, at, extra=None):
 
 
 def first_switch(model, param: str, dps: int = 15, doublings: int = 5):
-    """``(value, omega, mode, note)`` of the first stability switch of ``param`` from a
-    stable equation (value 0: unstable for every small ``param``), searched by
-    :func:`lag_crossings` on ``(0, H]``, then ``(H, 2H]``, ... (``H = 4 pi / R`` rounded up,
-    ``doublings`` times); none found: :class:`CertificationError` (the range searched is
-    free of switches, beyond it undecided)."""
+    """The first stability switch of ``param`` from a stable equation, searched by
+    :func:`lag_crossings` on ``(0, H]``, then ``(H, 2H]``, ... (``H = 4 pi / R`` rounded up).
+
+    Parameters
+    ----------
+    model : Model
+        A delay model free in the lag parameter ``param``, every other parameter a number.
+    param : str
+        The lag parameter.
+    dps : int, default 15
+        Significant digits of the switch (5..10000).
+    doublings : int, default 5
+        How often the range searched is doubled before the answer is refused as undecided.
+
+    Returns
+    -------
+    tuple
+        ``(value, omega, mode, note)``: the switch (mpf; 0 when unstable for every small
+        ``param``), its frequency, the mode that crosses and what was searched.
+
+    Raises
+    ------
+    CertificationError
+        No switch in the range searched (certified free of switches; beyond it undecided).
+    """
     from symdelay.model.core import _symbol
 
     p = _symbol(param)

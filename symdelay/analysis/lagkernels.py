@@ -291,7 +291,21 @@ def kernel_at(lag, env):
     symbols of ``env`` (symbol -> ``arb`` ball): one enclosure for every parameter value in
     the balls (the lag-parameter crossings of :mod:`symdelay.analysis.lagcross` subdivide
     boxes of a lag's parameter with it). The forms are those of :func:`kernel` (the uniform
-    law through ``sinc``, rigorous on a ball holding ``z = 0`` or a zero width)."""
+    law through ``sinc``, rigorous on a ball holding ``z = 0`` or a zero width).
+
+    Parameters
+    ----------
+    lag : Lag
+        The law (``kind`` and ``args``, SymPy expressions in the symbols of ``env`` and
+        numbers).
+    env : dict
+        ``{symbol: flint.arb}``: a ball for every symbol left in the arguments.
+
+    Returns
+    -------
+    callable
+        ``z -> K(z)`` on ``acb`` balls (call it inside the Arb precision it was built at).
+    """
     import flint
 
     from symdelay.model.arb_eval import to_arb

@@ -1456,7 +1456,10 @@ def worst_delay(
     founding model's ``D* = L/mu``, :func:`symdelay.models.erlang.hopf.worst.worst_delay`).
     A delay model over a constant lag's parameter: the exact projection of its crossing
     curve (:mod:`symdelay.analysis.lagextremum`), which says when the least critical value
-    is only approached as the lag grows (``x_star`` inf, ``attained`` False).
+    is only approached as the lag grows (``x_star`` inf, ``attained`` False). Over the
+    parameter of a distributed lag, of one of several lags or of a neutral equation: the
+    certified bracket of :func:`symdelay.analysis.lagcross.lag_worst` over ``(lo, hi]``
+    (``hi`` needed), shown to the digits it proves.
 
     Parameters
     ----------
