@@ -93,9 +93,10 @@ def _refuse(msg: str):
 class LagCrossings(Result):
     """Every stability switch over the lag parameter ``param`` in ``(range_lo, range_hi]``.
 
-    ``switches``: ``(p, lower, upper, omega, change, mode)`` increasing in ``p`` (``p`` an
-    mpf to ``dps`` digits inside the exact bracket ``(lower, upper)``, ``omega`` the
-    frequency(ies) crossing there, ``change`` of the unstable count, ``mode`` the factor);
+    ``switches``: ``(p, lower, upper, omega, change, mode, axis)`` increasing in ``p``
+    (``p`` an mpf to ``dps`` digits inside the exact bracket ``(lower, upper)``, ``omega``
+    the frequency(ies) crossing there, ``change`` of the unstable count, ``mode`` the factor,
+    ``axis`` the number of roots on the imaginary axis there);
     ``counts``: the certified unstable count on each gap (one more than the switches);
     ``points``: the exact point of each gap where that count was certified; ``bound``: the
     proven frequency bound ``R``; ``boxes``: boxes examined; ``notes``: what was proved.
@@ -128,7 +129,7 @@ class LagCrossings(Result):
                     "change": ch,
                     "mode": mode,
                 }
-                for p, a, b, om, ch, mode in self.switches
+                for p, a, b, om, ch, mode, _axis in self.switches
             ],
             "counts": list(self.counts),
             "count_points": [str(x) for x in self.points],
@@ -146,7 +147,7 @@ class LagCrossings(Result):
         range)."""
         if self.counts[0] > 0:
             return self.range_lo, None, None
-        for (p, a, b, om, _ch, _m), after in zip(self.switches, self.counts[1:]):
+        for (p, a, b, om, _ch, _m, _x), after in zip(self.switches, self.counts[1:]):
             if after > 0:
                 return p, (a, b), om
         return None
@@ -804,6 +805,7 @@ def _assemble(model, p, found, lo_q, hi_q, dps, prec, R, examined, notes, lags_a
                 tuple(sorted(_mpf(f[1]) for f in g)),
                 sum(f[2] for f in g),
                 ",".join(sorted({f[3] for f in g})),
+                sum(abs(f[2]) for f in g),
             )
             for g, (a, b) in zip(groups, bounds)
         )
@@ -1042,14 +1044,12 @@ def lag_worst(
     def unstable_at(theta):
         """The first unstable interval of ``over`` at ``param = theta``, or None."""
         s = lag_crossings(model, over, lo_q, hi_q, dps, force=force, extra={q: theta})
-        ends = [lo_q] + [v for sw in s.switches for v in (sw[1], sw[2])] + [hi_q]
         for i, n in enumerate(s.counts):
             if n > 0:
                 a = lo_q if i == 0 else s.switches[i - 1][2]
                 b = hi_q if i == len(s.switches) else s.switches[i][1]
                 om = tuple(s.switches[j][3][0] for j in (i - 1, i) if 0 <= j < len(s.switches))
                 return a, b, om, i == len(s.switches)
-        del ends
         return None
 
     # an upper bound: double theta until some lag in range is unstable

@@ -828,7 +828,7 @@ def _crossings_window(s, name, why):
     """The :class:`Window` of a :class:`~symdelay.analysis.lagcross.LagCrossings`."""
     d = s.dps
     groups = [
-        (WindowEnd(v, a, b, om, "r = i omega"), abs(ch)) for v, a, b, om, ch, _m in s.switches
+        (WindowEnd(v, a, b, om, "r = i omega"), axis) for v, a, b, om, _ch, _m, axis in s.switches
     ]
     lo_end = WindowEnd(s.range_lo, sp.Rational(str(s.range_lo)) if s.range_lo == 0 else None,
                        None, (), "domain end")  # fmt: skip
