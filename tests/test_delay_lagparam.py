@@ -106,6 +106,15 @@ def test_information_delay_new_path_agrees_with_the_exact_path_and_pender():
     with mpmath.workdps(30):
         pender = mpmath.acos(-mpmath.mpf(1) / 3) / mpmath.sqrt(8)
     _close(new.critical[0], pender, 13)
+    # the critical lag: the entry takes the exact path; the certified search agrees
+    from symdelay.analysis.lagcross import first_switch
+
+    exact_c = critical(m, "D").points[0]
+    assert "certified lag-parameter path" not in (exact_c.note or "")
+    v, om, mode, _note = first_switch(m, "D", dps=15)
+    _close(v, exact_c.critical, 13)
+    _close(om, exact_c.omega, 13)
+    assert mode == "difference"
 
 
 def test_two_lag_mixture_switches_against_counts_on_both_sides():
