@@ -1056,7 +1056,16 @@ def lag_worst(
     theta_hi, found = sp.Integer(1), None
     for k in range(40):
         t0 = time.perf_counter()
-        found = unstable_at(theta_hi)
+        try:
+            found = unstable_at(theta_hi)
+        except SymdelayInputError as exc:
+            if "difference operator" not in str(exc) or k == 0:
+                raise
+            raise SymdelayInputError(
+                f"the least critical {param} is not bracketed: no {over} in ({lo_q}, {hi_q}] "
+                f"is unstable at {param} = {theta_hi / 2} (certified), and at {param} = "
+                f"{theta_hi} {str(exc)[0].lower()}{str(exc)[1:]}"
+            ) from None
         if k == 0:  # the cost: a crossing search per bisection step, and an exclusion
             from symdelay.core.budget import check_budget
 
