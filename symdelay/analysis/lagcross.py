@@ -1057,7 +1057,7 @@ def lag_worst(
     # an upper bound: double theta until some lag in range is unstable
     theta_hi, found = sp.Integer(1), None
     for k in range(40):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         try:
             found = unstable_at(theta_hi)
         except SymdelayInputError as exc:
@@ -1074,7 +1074,7 @@ def lag_worst(
             check_budget(
                 f"the worst {over} to {digits} digits (about {int(3.4 * digits) + 4} crossing "
                 f"searches over {over} in ({lo_q}, {hi_q}] and as many exclusions)",
-                (time.perf_counter() - t0) * (3.4 * digits + 4) * 3,
+                (time.process_time() - t0) * (3.4 * digits + 4) * 3,
                 force=force,
                 shrink=f"fewer digits or a smaller hi for {over}",
             )
