@@ -1,5 +1,5 @@
 """The lag-parameter direction for every delay model: the certified crossings of
-``symdelay.analysis.lagcross`` behind ``window(model, LAGPARAM)`` and
+``symdelay.analysis.lagparam`` behind ``window(model, LAGPARAM)`` and
 ``critical(model, LAGPARAM)``, against closed forms (the moving average's parametrisation by
 ``phi = w Delta``; Pender et al.'s critical delay), the exact constant-lag path, certified
 counts on both sides of each switch and the spectral collocation of the generator."""
@@ -13,7 +13,7 @@ import pytest
 
 from symdelay.analysis.collocation import collocation_eigenvalues
 from symdelay.analysis.critical import critical
-from symdelay.analysis.lagcross import lag_crossings
+from symdelay.analysis.lagparam import lag_crossings
 from symdelay.analysis.lagroots import _mode_groups, unstable_count
 from symdelay.analysis.window import window
 from symdelay.core.errors import CertificationError, SymdelayInputError
@@ -107,7 +107,7 @@ def test_information_delay_new_path_agrees_with_the_exact_path_and_pender():
         pender = mpmath.acos(-mpmath.mpf(1) / 3) / mpmath.sqrt(8)
     _close(new.critical[0], pender, 13)
     # the critical lag: the entry takes the exact path; the certified search agrees
-    from symdelay.analysis.lagcross import first_switch
+    from symdelay.analysis.lagparam import first_switch
 
     exact_c = critical(m, "D").points[0]
     assert "certified lag-parameter path" not in (exact_c.note or "")
@@ -198,7 +198,7 @@ def test_worst_delta_of_the_moving_average_brackets_the_closed_form():
     """worst-delay over Delta: theta* = mu/lam * min_phi -phi/sin(phi) (tan phi = phi), at
     Delta* = phi*/w*, w* = lam theta* (1 - cos phi*)/phi*: the certified bracket holds it,
     and so does the unstable interval of Delta at the bracket's upper end."""
-    from symdelay.analysis.lagcross import lag_worst
+    from symdelay.analysis.lagparam import lag_worst
 
     with mpmath.workdps(30):
         phi = mpmath.findroot(lambda x: mpmath.tan(x) - x, 4.49)

@@ -970,7 +970,7 @@ def _critical_lag(model, p, factors, dps) -> CriticalPoint:
     stable equation. One constant lag: the exact switches
     (:func:`symdelay.analysis.lagswitch.lag_switches`, every lag). Otherwise (a distributed
     lag, a second fixed lag, a neutral equation): the certified crossings of
-    :func:`symdelay.analysis.lagcross.lag_crossings` on ``(0, H]``, ``H`` doubled from
+    :func:`symdelay.analysis.lagparam.lag_crossings` on ``(0, H]``, ``H`` doubled from
     ``4 pi / R`` (``R`` the proven frequency bound) until a switch from stable is found; when
     none is found up to :data:`LAG_SEARCH_DOUBLINGS` doublings the answer is refused as
     undecided beyond (the range searched is certified free of switches, not the rest)."""
@@ -987,7 +987,7 @@ def _critical_lag(model, p, factors, dps) -> CriticalPoint:
         if sw.critical == 0:
             note = (note + "; " if note else "") + f"unstable for every small {p} > 0"
         return CriticalPoint(None, sw.critical, sw.critical_omega, None, (), note or None)
-    from symdelay.analysis.lagcross import first_switch
+    from symdelay.analysis.lagparam import first_switch
 
     value, omega, mode, note = first_switch(model, str(p), dps, LAG_SEARCH_DOUBLINGS)
     head = f"certified lag-parameter path (the exact constant-lag path does not apply: {why})"

@@ -348,7 +348,7 @@ def exact_worst_refusal(model, over, param) -> str | None:
     (``over`` the parameter of one constant lag, ``F = P + Q exp(-g r over)``), or when
     ``over`` is not a lag's parameter (:func:`delay_worst` then refuses as before);
     otherwise the one line saying why not (a distributed lag, a second fixed lag, a neutral
-    equation): the entry then takes :func:`symdelay.analysis.lagcross.lag_worst`."""
+    equation): the entry then takes :func:`symdelay.analysis.lagparam.lag_worst`."""
     from symdelay.analysis.lagswitch import lag_parts
     from symdelay.model.core import _symbol
 

@@ -289,7 +289,7 @@ def _rational(x):
 def kernel_at(lag, env):
     """``z -> K(z)`` on ``acb`` balls for a lag whose arguments are expressions in the
     symbols of ``env`` (symbol -> ``arb`` ball): one enclosure for every parameter value in
-    the balls (the lag-parameter crossings of :mod:`symdelay.analysis.lagcross` subdivide
+    the balls (the lag-parameter crossings of :mod:`symdelay.analysis.lagparam` subdivide
     boxes of a lag's parameter with it). The forms are those of :func:`kernel` (the uniform
     law through ``sinc``, rigorous on a ball holding ``z = 0`` or a zero width).
 

@@ -284,7 +284,7 @@ def lag_parts(F, tau, var=None, params=()) -> LagParts:
 def exact_refusal(F, tau, var=None) -> str | None:
     """None when :func:`lag_switches` applies to ``F`` over the constant lag ``tau`` (one
     lag, retarded, ``tau`` only in ``exp(-c r tau)``); otherwise the one line saying why not
-    (the entries then take the certified path of :mod:`symdelay.analysis.lagcross`)."""
+    (the entries then take the certified path of :mod:`symdelay.analysis.lagparam`)."""
     try:
         lag_parts(F, tau, var)
     except SymdelayInputError as exc:

@@ -811,21 +811,21 @@ def _window_lagparam(model, p, factors, lo, hi, dps, force):
     """The window over a lag's parameter ``p``: the exact constant-lag path
     (:func:`lag_window`) where the characteristic function is a polynomial in ``r`` and
     ``exp(-r p)``; otherwise (a distributed lag, a second fixed lag, a neutral equation) the
-    certified crossings of :func:`symdelay.analysis.lagcross.lag_crossings`."""
+    certified crossings of :func:`symdelay.analysis.lagparam.lag_crossings`."""
     from symdelay.analysis.lagswitch import exact_refusal
 
     F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
     why = exact_refusal(F, p)
     if why is None:
         return lag_window(F, p, 0 if lo is None else lo, hi, dps, name=model.name, force=force)
-    from symdelay.analysis.lagcross import lag_crossings
+    from symdelay.analysis.lagparam import lag_crossings
 
     s = lag_crossings(model, str(p), lo, hi, dps, force=force)
     return _crossings_window(s, model.name, why)
 
 
 def _crossings_window(s, name, why):
-    """The :class:`Window` of a :class:`~symdelay.analysis.lagcross.LagCrossings`."""
+    """The :class:`Window` of a :class:`~symdelay.analysis.lagparam.LagCrossings`."""
     d = s.dps
     groups = [
         (WindowEnd(v, a, b, om, "r = i omega"), axis) for v, a, b, om, _ch, _m, axis in s.switches
@@ -1296,9 +1296,9 @@ EXTREMUM_ALGORITHM = (
 def _worst_lagparam(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force, why):
     """The least critical ``param`` over a lag parameter where the exact projection
     (:mod:`symdelay.analysis.lagextremum`) does not apply: the certified bracket of
-    :func:`symdelay.analysis.lagcross.lag_worst` over ``(lo, hi]``, shown to the digits it
+    :func:`symdelay.analysis.lagparam.lag_worst` over ``(lo, hi]``, shown to the digits it
     proves."""
-    from symdelay.analysis.lagcross import lag_worst
+    from symdelay.analysis.lagparam import lag_worst
 
     if kind != "min":
         raise SymdelayInputError(
@@ -1458,7 +1458,7 @@ def worst_delay(
     curve (:mod:`symdelay.analysis.lagextremum`), which says when the least critical value
     is only approached as the lag grows (``x_star`` inf, ``attained`` False). Over the
     parameter of a distributed lag, of one of several lags or of a neutral equation: the
-    certified bracket of :func:`symdelay.analysis.lagcross.lag_worst` over ``(lo, hi]``
+    certified bracket of :func:`symdelay.analysis.lagparam.lag_worst` over ``(lo, hi]``
     (``hi`` needed), shown to the digits it proves.
 
     Parameters
