@@ -496,11 +496,18 @@ def test_long_rational_chains_are_estimated_and_refused(run_cli, tmp_path):
     assert status == 0, err
 
 
-def test_window_over_a_distributed_lags_argument_is_refused_in_one_line():
+def test_window_over_a_distributed_lags_argument_is_certified():
+    """The mean of a gamma(5/2) action delay varied: the certified lag-parameter path
+    answers (it used to refuse); the verdicts of stability at a point on each side of the
+    switch agree with the window's counts."""
+    from symdelay.analysis.stability import stability
     from symdelay.analysis.window import window
 
     m = two_queues(
         lag={"tau": {"kind": "gamma", "shape": "5/2", "mean": "D"}}, action="tau"
     ).with_values(mu=1, lam=1, theta=9)
-    with pytest.raises(SymdelayInputError, match="argument of the distributed lag tau"):
-        window(m, "D", lo=0, hi=5)
+    w = window(m, "D", lo=0, hi=5)
+    assert len(w.breakpoints) == 1 and w.counts == (0, 2)
+    x = w.breakpoints[0].value
+    for at, verdict in ((x * 0.9, "stable"), (x * 1.1, "unstable")):
+        assert stability(m.with_values(D=format(float(at), ".12g"))).verdict == verdict

@@ -951,16 +951,10 @@ def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint
     from symdelay.core.lazy import sympy as sp
 
     factors = model.characteristic_factors if has_lags(model) else model.factors
-    if any(p in e.args[0].free_symbols for f in factors for e in f.factor.atoms(sp.exp)):
-        # the parameter is a lag: the first of every stability switch (exact frequencies)
-        from symdelay.analysis.lagswitch import lag_switches
-
-        F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
-        sw = lag_switches(F, p, 0, None, dps, name=model.name)
-        note = "; ".join(sw.notes)
-        if sw.critical == 0:
-            note = (note + "; " if note else "") + f"unstable for every small {param} > 0"
-        return CriticalPoint(None, sw.critical, sw.critical_omega, None, (), note or None)
+    if any(p in e.args[0].free_symbols for f in factors for e in f.factor.atoms(sp.exp)) or (
+        has_lags(model) and any(p in lag.parameters() for lag in model.lags.values())
+    ):
+        return _critical_lag(model, p, factors, dps)  # the parameter is a lag's
     if has_lags(model):
         from symdelay.analysis.window import _transcendental
 
@@ -1023,6 +1017,39 @@ def _critical_coefficient(model, param: str, dps: int) -> CriticalPoint:
             )
             return CriticalPoint(None, mpmath.inf, None, None, (), note)
         P = P * 8
+
+
+def _critical_lag(model, p, factors, dps) -> CriticalPoint:
+    """The critical value of a lag's parameter ``p``: the first stability switch from a
+    stable equation. One constant lag: the exact switches
+    (:func:`symdelay.analysis.lagswitch.lag_switches`, every lag). Otherwise (a distributed
+    lag, a second fixed lag, a neutral equation): the certified crossings of
+    :func:`symdelay.analysis.lagparam.lag_crossings` on ``(0, H]``, ``H`` doubled from
+    ``4 pi / R`` (``R`` the proven frequency bound) until a switch from stable is found; when
+    none is found up to :data:`LAG_SEARCH_DOUBLINGS` doublings the answer is refused as
+    undecided beyond (the range searched is certified free of switches, not the rest)."""
+    from symdelay.analysis.lagswitch import exact_refusal
+    from symdelay.core.lazy import sympy as sp
+
+    F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
+    why = exact_refusal(F, p)
+    if why is None:
+        from symdelay.analysis.lagswitch import lag_switches
+
+        sw = lag_switches(F, p, 0, None, dps, name=model.name)
+        note = "; ".join(sw.notes)
+        if sw.critical == 0:
+            note = (note + "; " if note else "") + f"unstable for every small {p} > 0"
+        return CriticalPoint(None, sw.critical, sw.critical_omega, None, (), note or None)
+    from symdelay.analysis.lagparam import first_switch
+
+    value, omega, mode, note = first_switch(model, str(p), dps, LAG_SEARCH_DOUBLINGS)
+    head = f"certified lag-parameter path (the exact constant-lag path does not apply: {why})"
+    return CriticalPoint(None, value, omega, mode, (), f"{head}; {note}")
+
+
+#: How often :func:`_critical_lag` doubles the range of a lag's parameter it searches.
+LAG_SEARCH_DOUBLINGS = 5
 
 
 #: Where :func:`critical_by_verdicts` looks (log-spaced), and the digits of the crossing.

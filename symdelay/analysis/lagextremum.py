@@ -40,7 +40,7 @@ import mpmath
 from symdelay.core.errors import SymdelayInputError, VerificationError
 from symdelay.core.lazy import sympy as sp
 
-__all__ = ["lag_extremum", "delay_worst", "LagExtremum"]
+__all__ = ["lag_extremum", "delay_worst", "exact_worst_refusal", "LagExtremum"]
 
 
 @dataclass(frozen=True)
@@ -341,6 +341,28 @@ def delay_worst(model, over, param, kind, lo, hi, param_lo, param_hi, dps):
         if c.rhp or c.axis:
             _refuse(f"the {f.mode} mode is unstable for every {param}: nothing to minimise")
     return lag_extremum(lagged[0].factor, x, p, dps, var=r, name=model.name)
+
+
+def exact_worst_refusal(model, over, param) -> str | None:
+    """None when the exact projection (:func:`delay_worst`) applies to the worst ``over``
+    (``over`` the parameter of one constant lag, ``F = P + Q exp(-g r over)``), or when
+    ``over`` is not a lag's parameter (:func:`delay_worst` then refuses as before);
+    otherwise the one line saying why not (a distributed lag, a second fixed lag, a neutral
+    equation): the entry then takes :func:`symdelay.analysis.lagparam.lag_worst`."""
+    from symdelay.analysis.lagswitch import lag_parts
+    from symdelay.model.core import _symbol
+
+    x, p = _symbol(over), _symbol(param)
+    if not any(x in lag.parameters() for lag in model.lags.values()):
+        return None
+    F = sp.Mul(*[f.factor for f in model.characteristic_factors])
+    try:
+        lag_parts(F, x, params=(p,))
+    except SymdelayInputError as exc:
+        if "besides" in str(exc):  # other parameters without numbers: refused downstream
+            return None
+        return str(exc)
+    return None
 
 
 def _zero(v) -> bool:

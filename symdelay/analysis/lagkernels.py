@@ -34,7 +34,15 @@ from __future__ import annotations
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 
-__all__ = ["KINDS", "kernel", "kernel_derivative", "moments", "mgf_bound", "lag_number"]
+__all__ = [
+    "KINDS",
+    "kernel",
+    "kernel_at",
+    "kernel_derivative",
+    "moments",
+    "mgf_bound",
+    "lag_number",
+]
 
 KINDS = ("constant", "uniform", "gamma", "exponential", "mixture", "phase_type")
 
@@ -276,3 +284,72 @@ def _rational(x):
     if isinstance(x, Fraction):
         return sp.Rational(x.numerator, x.denominator)
     return sp.Rational(x)  # ints, SymPy numbers, floats (their exact binary value)
+
+
+def kernel_at(lag, env):
+    """``z -> K(z)`` on ``acb`` balls for a lag whose arguments are expressions in the
+    symbols of ``env`` (symbol -> ``arb`` ball): one enclosure for every parameter value in
+    the balls (the lag-parameter crossings of :mod:`symdelay.analysis.lagparam` subdivide
+    boxes of a lag's parameter with it). The forms are those of :func:`kernel` (the uniform
+    law through ``sinc``, rigorous on a ball holding ``z = 0`` or a zero width).
+
+    Parameters
+    ----------
+    lag : Lag
+        The law (``kind`` and ``args``, SymPy expressions in the symbols of ``env`` and
+        numbers).
+    env : dict
+        ``{symbol: flint.arb}``: a ball for every symbol left in the arguments.
+
+    Returns
+    -------
+    callable
+        ``z -> K(z)`` on ``acb`` balls (call it inside the Arb precision it was built at).
+    """
+    import flint
+
+    from symdelay.model.arb_eval import to_arb
+
+    _check(lag)
+
+    def arg(key):
+        v = lag.args[key]
+        return to_arb(sp.sympify(v), env)
+
+    kind = lag.kind
+    if kind == "constant":
+        tau = arg("value")
+        return lambda z: (-z * tau).exp()
+    if kind == "uniform":
+        a, b = arg("low"), arg("high")
+        c, h = (a + b) / 2, (b - a) / 2
+        ih = flint.acb(0) + flint.acb(0, 1) * h
+        return lambda z: (-z * c).exp() * (z * ih).sinc()
+    if kind == "gamma":
+        k_expr = sp.sympify(lag.args["shape"])
+        k, m = arg("shape"), arg("mean")
+        if k_expr.is_Integer:
+            n = int(k_expr)
+            return lambda z: 1 / (1 + z * m / k) ** n
+        return lambda z: (1 + z * m / k) ** (-k)
+    if kind == "exponential":
+        m = arg("mean")
+        return lambda z: 1 / (1 + z * m)
+    if kind == "mixture":
+        parts = [
+            (kernel_at(sub, env), to_arb(sp.sympify(w), env))
+            for sub, w in zip(lag.args["lags"], lag.args["weights"])
+        ]
+        return lambda z: sum((w * f(z) for f, w in parts), flint.acb(0))
+    alpha = [to_arb(sp.sympify(a), env) for a in lag.args["alpha"]]
+    S_expr = sp.Matrix(lag.args["S"])
+    n = S_expr.rows
+    S = flint.acb_mat(n, n, [to_arb(x, env) for x in S_expr])
+    s0 = flint.acb_mat(n, 1, [-sum((S[i, j] for j in range(n)), flint.acb(0)) for i in range(n)])
+    atom = 1 - sum(alpha, flint.arb(0))
+
+    def ph(z):
+        x = _shifted(z, S, n).solve(s0)
+        return sum((alpha[i] * x[i, 0] for i in range(n)), flint.acb(atom))
+
+    return ph

@@ -83,6 +83,7 @@ __all__ = [
     "lag_parts",
     "lag_switches",
     "critical_lag_curve",
+    "exact_refusal",
     "MAX_SWITCHES",
 ]
 
@@ -280,6 +281,17 @@ def lag_parts(F, tau, var=None, params=()) -> LagParts:
 
 
 # ===================================================================== records
+def exact_refusal(F, tau, var=None) -> str | None:
+    """None when :func:`lag_switches` applies to ``F`` over the constant lag ``tau`` (one
+    lag, retarded, ``tau`` only in ``exp(-c r tau)``); otherwise the one line saying why not
+    (the entries then take the certified path of :mod:`symdelay.analysis.lagparam`)."""
+    try:
+        lag_parts(F, tau, var)
+    except SymdelayInputError as exc:
+        return str(exc)
+    return None
+
+
 def _fmt(x, dps):
     return None if x is None else format_number(x, dps)
 

@@ -805,21 +805,53 @@ def _window_delay(model, param, lo, hi, dps, force):
         raise SymdelayInputError(f"{param} has a value ({model.values[p]}): leave it free")
     factors = model.characteristic_factors
     in_lag = any(p in e.args[0].free_symbols for f in factors for e in f.factor.atoms(sp.exp))
-    if in_lag:
-        F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
-        return lag_window(F, p, 0 if lo is None else lo, hi, dps, name=model.name, force=force)
-    in_kernel = {
-        lag.name
-        for lag in model.lags.values()
-        if p in lag.parameters() and lag.kind not in ("constant",)
-    }
-    if in_kernel:
-        raise SymdelayInputError(
-            f"{param} is an argument of the distributed lag {', '.join(sorted(in_kernel))}: "
-            f"the window over {param} is built for constant lags (every switch) and for "
-            f"parameters outside the lags; decide points with stability"
-        )
+    if in_lag or any(p in lag.parameters() for lag in model.lags.values()):
+        return _window_lagparam(model, p, factors, lo, hi, dps, force)
     return _window_coefficient(model, param, lo, hi, dps)
+
+
+def _window_lagparam(model, p, factors, lo, hi, dps, force):
+    """The window over a lag's parameter ``p``: the exact constant-lag path
+    (:func:`lag_window`) where the characteristic function is a polynomial in ``r`` and
+    ``exp(-r p)``; otherwise (a distributed lag, a second fixed lag, a neutral equation) the
+    certified crossings of :func:`symdelay.analysis.lagparam.lag_crossings`."""
+    from symdelay.analysis.lagswitch import exact_refusal
+
+    F = sp.Mul(*[f.factor**f.multiplicity for f in factors])
+    why = exact_refusal(F, p)
+    if why is None:
+        return lag_window(F, p, 0 if lo is None else lo, hi, dps, name=model.name, force=force)
+    from symdelay.analysis.lagparam import lag_crossings
+
+    s = lag_crossings(model, str(p), lo, hi, dps, force=force)
+    return _crossings_window(s, model.name, why)
+
+
+def _crossings_window(s, name, why):
+    """The :class:`Window` of a :class:`~symdelay.analysis.lagparam.LagCrossings`."""
+    d = s.dps
+    groups = [
+        (WindowEnd(v, a, b, om, "r = i omega"), axis) for v, a, b, om, _ch, _m, axis in s.switches
+    ]
+    lo_end = WindowEnd(s.range_lo, sp.Rational(str(s.range_lo)) if s.range_lo == 0 else None,
+                       None, (), "domain end")  # fmt: skip
+    hi_end = WindowEnd(s.range_hi, None, None, (), "domain end")
+    intervals, notes = _assemble(list(s.counts), groups, lo_end, hi_end, d)
+    head = f"the exact constant-lag path does not apply ({why.rstrip('.')})"
+    return Window(
+        name,
+        s.param,
+        {},
+        d,
+        s.range_lo,
+        s.range_hi,
+        tuple(intervals),
+        tuple(e for e, _ in groups),
+        tuple(s.counts),
+        s.algorithm,
+        True,
+        (head, *s.notes, *notes),
+    )
 
 
 def _window_coefficient(model, param, lo, hi, dps):
@@ -1188,8 +1220,12 @@ def _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force) 
     delay model's (exp(-r tau) modes): :func:`symdelay.analysis.lagextremum.delay_worst`."""
     dps = as_dps(dps)
     if has_lags(model) and _transcendental(model):
-        from symdelay.analysis.lagextremum import delay_worst
+        from symdelay.analysis.lagextremum import delay_worst, exact_worst_refusal
 
+        why = exact_worst_refusal(model, over, param)
+        if why is not None:  # a distributed, several or neutral lag: the certified bracket
+            return _worst_lagparam(model, over, param, kind, lo, hi, param_lo, param_hi, dps,
+                                   force, why)  # fmt: skip
         e = delay_worst(model, over, param, kind, lo, hi, param_lo, param_hi, dps)
         return Extremum(
             model.name, over, param, kind, {}, dps, e.x_star, None, None, e.critical,
@@ -1292,6 +1328,39 @@ EXTREMUM_ALGORITHM = (
     "their leading coefficients, pairwise Res_p; flint + Arb), p_c by the exact "
     "window at each and in every gap between them"
 )
+
+
+def _worst_lagparam(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force, why):
+    """The least critical ``param`` over a lag parameter where the exact projection
+    (:mod:`symdelay.analysis.lagextremum`) does not apply: the certified bracket of
+    :func:`symdelay.analysis.lagparam.lag_worst` over ``(lo, hi]``, shown to the digits it
+    proves."""
+    from symdelay.analysis.lagparam import lag_worst
+
+    if kind != "min":
+        raise SymdelayInputError(
+            f"extremum kind={kind!r} over the lag parameter {over} is not available: the "
+            f"delay path gives the least critical {param} (kind='min', worst-delay)"
+        )
+    if param_hi is not None or not _is_zero(param_lo):
+        raise SymdelayInputError(
+            f"the worst {over} takes {param} from 0 without an upper end: leave param_lo and "
+            "param_hi out"
+        )
+    w = lag_worst(model, over, param, lo, hi, dps, force=force,
+                  max_boxes=10**7 if force else 200_000)  # fmt: skip
+    shown = max(2, min(dps, w.digits))
+    notes = (
+        f"the exact projection for one constant lag does not apply ({why.rstrip('.')})",
+        f"{over}* = {format_number(w.x_star, shown)} is in the certified unstable "
+        f"interval ({w.x_lower}, {w.x_upper}) at {param} = {w.critical_hi} (exact ends); "
+        f"{param}* is shown to the {w.digits} digits its bracket proves",
+        *w.notes,
+    )
+    return Extremum(
+        model.name, over, param, kind, {}, shown, w.x_star, w.x_lower, w.x_upper, w.critical,
+        w.omega, not w.at_end, (), (), w.algorithm, notes,
+    )  # fmt: skip
 
 
 def _first(t):
@@ -1424,7 +1493,10 @@ def worst_delay(
     founding model's ``D* = L/mu``, :func:`symdelay.models.erlang.hopf.worst.worst_delay`).
     A delay model over a constant lag's parameter: the exact projection of its crossing
     curve (:mod:`symdelay.analysis.lagextremum`), which says when the least critical value
-    is only approached as the lag grows (``x_star`` inf, ``attained`` False).
+    is only approached as the lag grows (``x_star`` inf, ``attained`` False). Over the
+    parameter of a distributed lag, of one of several lags or of a neutral equation: the
+    certified bracket of :func:`symdelay.analysis.lagparam.lag_worst` over ``(lo, hi]``
+    (``hi`` needed), shown to the digits it proves.
 
     Parameters
     ----------

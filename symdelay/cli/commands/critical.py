@@ -42,8 +42,9 @@ def register(subparsers) -> None:
         default=None,
         metavar="NAME",
         help="the parameter whose critical value is computed (default theta); a lag's "
-        "parameter (D of a model file's constant lag) gives the critical lag: the first "
-        "stability switch, from the exact crossing frequencies",
+        "parameter (D of a model file's lag) gives the critical lag: the first stability "
+        "switch, from the exact crossing frequencies of one constant lag, otherwise "
+        "certified crossings (distributed, several or neutral lags)",
     )
     p.add_argument(
         "--over",

@@ -25,6 +25,14 @@ def register(subparsers) -> None:
         metavar="NAME",
         help="the parameter varied (default D, the mean delay); left out of the model's options",
     )
+    p.add_argument(
+        "--hi",
+        default=None,
+        kind="number",
+        help="the largest value of --over searched: needed for a distributed, several or "
+        "neutral lag (the certified bracket over (0, HI]); refused where the worst delay is "
+        "over the whole domain",
+    )
     add_common(
         p, run, dps="15", force=True,
         model={"refuses": {"theta": "worst-delay minimises theta_c: leave --theta out"}},
@@ -40,13 +48,26 @@ def run(args) -> int:
         flag = "--" + over.replace("_", "-")
         raise SymdelayInputError(f"worst-delay varies {over}: leave {flag} out")
     model = door.model_free_in(args, over)
-    res = worst_delay(model, over, dps=as_dps(args.dps), force=args.force)
+    if args.hi is not None and not _lag_parameter(model, over):
+        raise SymdelayInputError(
+            f"--hi bounds the search over a lag's parameter (a model file's distributed, "
+            f"several or neutral lag); {over} of {model.name} is searched over its whole "
+            "domain: leave --hi out"
+        )
+    res = worst_delay(model, over, hi=args.hi, dps=as_dps(args.dps), force=args.force)
     record = res.to_json()
     if args.json:
         emit_json(record)
         return 0
     emit("\n".join(text_lines(record)))
     return 0
+
+
+def _lag_parameter(model, over: str) -> bool:
+    from symdelay.model.core import _symbol, has_lags
+
+    x = _symbol(over)
+    return has_lags(model) and any(x in lag.parameters() for lag in model.lags.values())
 
 
 def text_lines(record: dict) -> list[str]:
