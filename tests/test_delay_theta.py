@@ -178,6 +178,21 @@ def test_moving_average_map_by_columns_against_closed_form_and_counts():
     for j, k in [(0, 0), (2, 2), (2, 0)]:
         v = stability(m.with_values(Delta=cx[k], theta=cy[j]))
         assert res.cell_counts[j][k] == v.unstable_count
+    # the drawn regions: away from the curve every point lies only in polygons of the
+    # count the closed form gives, up to the box's edges (the curve is known at column
+    # centres only; beyond the last one the cells are drawn, not one strip)
+    from matplotlib.path import Path
+
+    from symdelay.outputs.plots_map import region_polygons
+
+    polys = [(n, Path(v)) for n, v in region_polygons(res)]
+    for x in (0.55, 1.2, 2.0, 2.7, 2.95):
+        theta_c = _moving_average_theta_c(1, 1, sp.Rational(str(x)))[0]
+        for y in (0.5, 1.7, 3.0, 6.0, 9.5):
+            if abs(y - theta_c) < 0.5:
+                continue
+            drawn = {n for n, path in polys if path.contains_point((x, y))}
+            assert drawn == {2 if y > theta_c else 0}, (x, y, theta_c, drawn)
 
 
 def test_announcement_map_has_the_neutral_boundary():

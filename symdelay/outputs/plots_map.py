@@ -68,8 +68,9 @@ def region_polygons(m):
     slab the curves are straight segments, sorted in y, and the trapezoids between them are
     joined along the slabs into strips (a strip keeps its lower and upper curve piece). The
     count of a strip is the exact count the map proved at the cell centres inside it (the
-    majority, which the curves bound); a strip holding no cell centre takes the count at the
-    cell nearest its widest point."""
+    majority, which the curves bound); a strip no curve bounds whose cells differ (beyond the
+    last column of a curve known at column centres) is drawn cell by cell; a strip holding no
+    cell centre takes the count at the cell nearest its widest point."""
     xlo, xhi = float(m.x[1]), float(m.x[2])
     ylo, yhi = float(m.y[1]), float(m.y[2])
     counts = np.array(m.cell_counts, dtype=int)
@@ -104,13 +105,16 @@ def region_polygons(m):
                 t = (cx[i] - a) / (b - a)
                 y0 = lo[1] + t * (lo[2] - lo[1])
                 y1 = hi[1] + t * (hi[2] - hi[1])
-                votes.extend(int(counts[j, i]) for j in np.nonzero((cy > y0) & (cy < y1))[0])
+                votes.extend(
+                    (int(counts[j, i]), i, j) for j in np.nonzero((cy > y0) & (cy < y1))[0]
+                )
             width = max(hi[1] - lo[1], hi[2] - lo[2])
             st = strips.get(key)
             if st is None or st[3] != s - 1:
                 if st is not None:
                     done.append(st)
-                st = [[(a, lo[1])], [(a, hi[1])], [], s, (width, (a + b) / 2, (lo[1] + hi[1]) / 2)]
+                mid = (width, (a + b) / 2, (lo[1] + hi[1]) / 2)
+                st = [[(a, lo[1])], [(a, hi[1])], [], s, mid, key]
                 strips[key] = st
             st[0].append((b, lo[2]))
             st[1].append((b, hi[2]))
@@ -120,9 +124,21 @@ def region_polygons(m):
                 st[4] = (width, (a + b) / 2, (lo[1] + lo[2] + hi[1] + hi[2]) / 4)
     done.extend(strips.values())
     out = []
-    for lower, upper, votes, _, (_, xm, ym) in done:
+    hx, hy = (xhi - xlo) / nx / 2, (yhi - ylo) / ny / 2
+    for lower, upper, votes, _, (_, xm, ym), key in done:
+        if key == (-1, -2) and len({v[0] for v in votes}) > 1:
+            # no curve bounds this strip, yet its cells differ (a curve known only at column
+            # centres ends inside the box): draw its cells, each with its proved count, cut
+            # to the strip's x-extent, rather than one count for all of them
+            a, b = lower[0][0], lower[-1][0]
+            for n, i, j in votes:
+                x0, x1 = max(cx[i] - hx, a), min(cx[i] + hx, b)
+                y0, y1 = cy[j] - hy, cy[j] + hy
+                out.append((n, np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)])))
+            continue
         if votes:
-            n = max(set(votes), key=votes.count)
+            ns = [v[0] for v in votes]
+            n = max(set(ns), key=ns.count)
         else:
             i = int(np.argmin(np.abs(cx - xm)))
             j = int(np.argmin(np.abs(cy - ym)))
