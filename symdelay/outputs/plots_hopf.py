@@ -155,6 +155,14 @@ def window_figure(w) -> Figure:
         ax.stairs(counts, xs, color="k", lw=1.4, label="roots with Re $r > 0$")
         ax.set_ylabel("roots with Re $r > 0$")
         ax.set_ylim(-0.2, ymax + 0.6)
+        undecided = [(a, b) for c, a, b in zip(counts, xs, xs[1:], strict=False) if c != c]
+        for k, (a, b) in enumerate(undecided):  # the pieces no count was proved for
+            ax.axvspan(a, b, facecolor="none", edgecolor="0.45", hatch="///", lw=0,
+                       label="undecided" if k == 0 else None)  # fmt: skip
+        if any(c is not None and not math.isfinite(c) for c in w.counts):
+            # the level drawn above the finite counts stands for infinitely many roots
+            ticks = [t for t in ax.get_yticks() if -0.2 <= t < above - 0.5] + [above]
+            ax.set_yticks(ticks, [f"{t:g}" for t in ticks[:-1]] + [r"$\infty$"])
         ax.legend(fontsize=9, loc="upper left")
     else:
         ax.set_yticks([])
