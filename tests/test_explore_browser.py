@@ -161,8 +161,11 @@ def test_moving_a_slider_redraws_the_rightmost_root_the_library_computes(tmp_pat
         want = library_rightmost(L=2, mu=1, lam=1, theta="10.35", D=1)
         assert abs(got[0] - want[0]) < 1e-9 and abs(got[1] - want[1]) < 1e-9, (got, want)
         assert got[0] > 0
+        # the status line is a model of its own, sent after the roots: wait for it too
+        wait_for(drv, f"{DOC}.get_model_by_name('status').text.includes('theta = 10.35')")
         status = drv.execute_script(f"return {DOC}.get_model_by_name('status').text")
         assert "theta = 10.35" in status and "unstable" in status
+        wait_for(drv, f"Array.from({DOC}.get_model_by_name('marker_source').data.y)[0] == 10.35")
         marker = drv.execute_script(
             f"const d = {DOC}.get_model_by_name('marker_source').data;"
             "return [Array.from(d.x)[0], Array.from(d.y)[0]];"
