@@ -673,7 +673,7 @@ def _varying(model, p, modes, lags_at, at, extra=None):
     return notes, varying, R_all
 
 
-def first_switch(model, param: str, dps: int = 15, doublings: int = 5):
+def first_switch(model, param: str, dps: int = 15, doublings: int = 5, *, force: bool = False):
     """The first stability switch of ``param`` from a stable equation, searched by
     :func:`lag_crossings` on ``(0, H]``, then ``(H, 2H]``, ... (``H = 4 pi / R`` rounded up).
 
@@ -687,6 +687,8 @@ def first_switch(model, param: str, dps: int = 15, doublings: int = 5):
         Significant digits of the switch (5..10000).
     doublings : int, default 5
         How often the range searched is doubled before the answer is refused as undecided.
+    force : bool, default False
+        Run each search when its estimated work is over the budget (:func:`lag_crossings`).
 
     Returns
     -------
@@ -716,7 +718,7 @@ def first_switch(model, param: str, dps: int = 15, doublings: int = 5):
     H = sp.Rational(math.ceil(4 * math.pi / float(R.upper()) * 8), 8)
     lo = sp.Integer(0)
     for _k in range(doublings + 1):
-        s = lag_crossings(model, param, lo, H, dps)
+        s = lag_crossings(model, param, lo, H, dps, force=force)
         first = s.critical
         if first is not None:
             value, _bracket, omega = first
