@@ -131,3 +131,79 @@ def test_critical_force_in_the_api(tiny_lag_budget):
     with pytest.raises(symdelay.SymdelayInputError, match="force"):
         critical(m, "Delta")
     assert critical(m, "Delta", force=True).points[0].critical > 2
+
+
+# ------------------------------------- 3. stable for every lag: a scale-family kernel
+def _ma_threshold():
+    """mu/lam * min over phi in (pi, 2 pi) of -phi/sin(phi) (mu = lam = 1): the moving
+    average is stable for every Delta exactly below it (tan phi = phi at the minimum)."""
+    with mpmath.workdps(30):
+        phi = mpmath.findroot(lambda f: mpmath.tan(f) - f, 4.49)
+        return -phi / mpmath.sin(phi)
+
+
+def _ma_switches(theta):
+    """The Deltas where r = i w: theta sin(phi)/phi = -1, w = theta (1 - cos phi)/phi,
+    Delta = phi/w, one root phi either side of the minimum of sin(phi)/phi."""
+    with mpmath.workdps(30):
+        out = []
+        for bracket in ((mpmath.pi, 4.4934), (4.4934, 2 * mpmath.pi)):
+            phi = mpmath.findroot(
+                lambda f: theta * mpmath.sin(f) / f + 1, bracket, solver="anderson"
+            )
+            w = theta * (1 - mpmath.cos(phi)) / phi
+            out.append((phi / w, w))
+        return sorted(out)
+
+
+def test_moving_average_stable_for_every_delta_below_the_closed_form_threshold():
+    from symdelay.analysis.critical import critical
+    from symdelay.analysis.window import window
+
+    star = _ma_threshold()
+    assert abs(star - mpmath.mpf("4.6033")) < 1e-4 and 4.5 < star < 4.7
+    for theta in (3, "9/2"):
+        m = _model("moving_average", mu=1, lam=1, theta=theta)
+        (pt,) = critical(m, "Delta").points
+        assert pt.critical == mpmath.inf and pt.omega is None
+        assert pt.note.startswith("stable for every Delta > 0 (proved:")
+    # the certified window over Delta agrees on a range holding every switch of theta = 4.7
+    w = window(m, "Delta", hi=10)
+    assert w.certified and not w.intervals and w.counts == (0,)
+
+
+def test_moving_average_above_the_threshold_has_its_switch():
+    from symdelay.analysis.critical import critical
+    from symdelay.analysis.lagparam import stable_for_every
+    from symdelay.analysis.window import window
+
+    m = _model("moving_average", mu=1, lam=1, theta="47/10")
+    assert stable_for_every(m, "Delta") is None
+    (pt,) = critical(m, "Delta").points
+    (d1, w1), (d2, _w2) = _ma_switches(mpmath.mpf(47) / 10)
+    assert abs(pt.critical - d1) < 1e-12 and abs(pt.omega - w1) < 1e-12
+    ((lo, hi),) = [tuple(iv) for iv in window(m, "Delta", hi=10).intervals]
+    assert abs(lo - d1) < 1e-12 and abs(hi - d2) < 1e-12
+
+
+def test_gamma_kernel_threshold_against_its_closed_form(tmp_path):
+    """A gamma lag of shape kappa and mean Delta: k(i phi) = cos(psi)^kappa e^{-i kappa psi}
+    with tan psi = phi/kappa; Re(c k) = -mu with Im < 0 first becomes possible at
+    psi = pi/(kappa + 1), so lam theta* = mu cos(pi/(kappa + 1))^-(kappa + 1)."""
+    from pathlib import Path
+
+    from symdelay.analysis.critical import critical
+
+    src = Path(EX + "moving_average.toml").read_text()
+    old = 'avg = { kind = "uniform", low = "0", high = "Delta" }'
+    assert old in src
+    path = tmp_path / "gamma.toml"
+    path.write_text(src.replace(old, 'avg = { kind = "gamma", shape = "3/2", mean = "Delta" }'))
+    star = mpmath.cos(mpmath.pi / mpmath.mpf(2.5)) ** mpmath.mpf(-2.5)  # 18.838...
+    for factor, stable in ((mpmath.mpf("0.99"), True), (mpmath.mpf("1.01"), False)):
+        theta = mpmath.nstr(star * factor, 10)
+        m = symdelay.load_toml(str(path)).with_values(mu=1, lam=1, theta=theta)
+        (pt,) = critical(m, "Delta").points
+        assert (pt.critical == mpmath.inf) is stable, (theta, pt)
+        if stable:
+            assert "gamma kernel" in pt.note

@@ -1036,7 +1036,10 @@ def _critical_lag(model, p, factors, dps, force: bool = False) -> CriticalPoint:
     """The critical value of a lag's parameter ``p``: the first stability switch from a
     stable equation. One constant lag: the exact switches
     (:func:`symdelay.analysis.lagswitch.lag_switches`, every lag). Otherwise (a distributed
-    lag, a second fixed lag, a neutral equation): the certified crossings of
+    lag, a second fixed lag, a neutral equation): ``inf`` when every mode that moves is
+    ``r + a + c k(r p)`` with a scale-family kernel and no ``phi`` can cross
+    (:func:`symdelay.analysis.lagparam.stable_for_every`: proved stable for every ``p > 0``);
+    otherwise the certified crossings of
     :func:`symdelay.analysis.lagparam.lag_crossings` on ``(0, H]``, ``H`` doubled from
     ``4 pi / R`` (``R`` the proven frequency bound) until a switch from stable is found; when
     none is found up to :data:`LAG_SEARCH_DOUBLINGS` doublings the answer is refused as
@@ -1054,8 +1057,11 @@ def _critical_lag(model, p, factors, dps, force: bool = False) -> CriticalPoint:
         if sw.critical == 0:
             note = (note + "; " if note else "") + f"unstable for every small {p} > 0"
         return CriticalPoint(None, sw.critical, sw.critical_omega, None, (), note or None)
-    from symdelay.analysis.lagparam import first_switch
+    from symdelay.analysis.lagparam import first_switch, stable_for_every
 
+    proof = stable_for_every(model, str(p), dps)  # a scalar mode with a scale-family kernel
+    if proof is not None:
+        return CriticalPoint(None, mpmath.inf, None, None, (), proof)
     value, omega, mode, note = first_switch(model, str(p), dps, LAG_SEARCH_DOUBLINGS, force=force)
     head = f"certified lag-parameter path (the exact constant-lag path does not apply: {why})"
     return CriticalPoint(None, value, omega, mode, (), f"{head}; {note}")
