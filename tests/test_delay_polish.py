@@ -45,6 +45,7 @@ def test_window_headline_and_record_carry_the_undecided_piece():
     head = text_lines(d, "theta")[0]
     assert head.endswith(f"; undecided in ({a}, {b})"), head
     assert head.count("undecided") == 1
+    assert r"\text{undecided in }" in w.latex()
 
 
 def test_undecided_is_always_a_key_and_empty_when_certified():

@@ -239,7 +239,7 @@ class Window(Result):
 
     def latex(self) -> str:
         """The unstable set as a union of open intervals (``\\emptyset`` when there is
-        none), the model's options beside."""
+        none), the undecided pieces and the model's options beside."""
         from symdelay.core.display import latex_number
         from symdelay.core.latex import tex
         from symdelay.model.core import _symbol
@@ -254,6 +254,11 @@ class Window(Result):
             if isinstance(v, str | int)
         )
         text = rf"\{{{name} : \text{{unstable}}\}} = {body}"
+        open_ = self.record()["undecided"]
+        if open_:
+            text += r" \quad \text{undecided in } " + r" \cup ".join(
+                rf"\left({latex_number(a)},\ {latex_number(b)}\right)" for a, b in open_
+            )
         return text + (rf" \quad ({shown})" if shown else "")
 
 
