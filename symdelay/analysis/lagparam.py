@@ -41,6 +41,12 @@ Method.
 Every switch is an Arb ball to ``dps`` digits with an exact rational bracket; the search is
 a subdivision of a proven box, not a scan: the list is complete in ``(lo, hi]``.
 
+Stable for every value (:func:`stable_for_every`): when every mode that moves is
+``r + a + c k(r P)`` with a scale-family kernel (uniform ``[alpha_0 P, alpha_1 P]``, gamma
+of fixed shape or exponential with mean ``alpha P``), a root reaches the axis at some
+``P > 0`` iff ``Re(c k(i phi)) = -a`` for some ``phi > 0`` with ``Im(c k(i phi)) < 0``: a
+1-D Arb search over ``phi`` (bounded by the kernel's tail) decides it for all ``P`` at once.
+
 >>> from symdelay.model.core import load_toml
 >>> m = load_toml("examples/models/moving_average.toml", mu=1, lam=1, theta=6)
 >>> s = lag_crossings(m, "Delta", 0, 10, dps=10)
