@@ -38,6 +38,7 @@ from symdelay.analysis.entry import (
     shown_parameters,
     specialised,
 )
+from symdelay.core.budget import forced
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import as_dps
 from symdelay.core.result import Result
@@ -323,6 +324,7 @@ def critical(
     method: str = "auto",
     *,
     float64: bool = False,
+    force: bool = False,
 ) -> CriticalCurve:
     """The critical value of ``param`` (the smallest value > 0 at which roots of the
     characteristic equation cross the imaginary axis: a Hopf or a real crossing) and the
@@ -351,6 +353,9 @@ def critical(
         For plots and scans over many values: a family's fast path may run in float64 (about
         14 digits, no certificate; the record's ``dps`` says so). The generic path answers
         exactly at ``dps`` whatever this says.
+    force : bool, default False
+        Run work estimated over the budget (:mod:`symdelay.core.budget`): the certified
+        search of a lag's parameter, and every estimate of the analyses called.
 
     Returns
     -------
@@ -375,6 +380,11 @@ def critical(
         at = list(at)
         if not at:
             raise SymdelayInputError(f"give at least one value of {over} (at=[...])")
+    with forced(force):
+        return _critical(model, param, over, at, dps, method, float64, force)
+
+
+def _critical(model, param, over, at, dps, method, float64, force) -> CriticalCurve:
     kw = {"param": param, "over": over, "at": at, "dps": dps, "float64": float64}
     result = specialised(model, "critical", method, **kw)
     if result is not None:
@@ -384,7 +394,8 @@ def critical(
 
     if at is None:
         check_analysis_cost(model)
-        points = (replace(_critical_point(model, param, dps), param=param, over=over),)
+        point = _critical_point(model, param, dps, force=force)
+        points = (replace(point, param=param, over=over),)
         return critical_record(
             model, param, over, points, dps, "generic", _factors_shown(model, param)
         )
@@ -396,7 +407,7 @@ def critical(
         else:
             m = _vary(model, over, v)
             check_analysis_cost(m)
-            p = _critical_point(m, param, dps)
+            p = _critical_point(m, param, dps, force=force)
         at_v, label = _value(over, v), point_label(v)  # built directly: replace() costs 2x
         pts.append(
             CriticalPoint(
@@ -926,7 +937,9 @@ def _rates(model, extra=None):
     return {(tuple(t.change), sp.expand(t.rate.xreplace(values)), t.lag) for t in model.transitions}
 
 
-def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint:
+def _critical_point(
+    model, param: str = "theta", dps: int = 15, *, force: bool = False
+) -> CriticalPoint:
     """The smallest ``param > 0`` at which roots of some factor cross the imaginary axis
     (the generic path at one point)."""
     from symdelay.analysis.crossing import critical_parameter
@@ -954,7 +967,7 @@ def _critical_point(model, param: str = "theta", dps: int = 15) -> CriticalPoint
     if any(p in e.args[0].free_symbols for f in factors for e in f.factor.atoms(sp.exp)) or (
         has_lags(model) and any(p in lag.parameters() for lag in model.lags.values())
     ):
-        return _critical_lag(model, p, factors, dps)  # the parameter is a lag's
+        return _critical_lag(model, p, factors, dps, force)  # the parameter is a lag's
     if has_lags(model):
         from symdelay.analysis.window import _transcendental
 
@@ -1019,11 +1032,14 @@ def _critical_coefficient(model, param: str, dps: int) -> CriticalPoint:
         P = P * 8
 
 
-def _critical_lag(model, p, factors, dps) -> CriticalPoint:
+def _critical_lag(model, p, factors, dps, force: bool = False) -> CriticalPoint:
     """The critical value of a lag's parameter ``p``: the first stability switch from a
     stable equation. One constant lag: the exact switches
     (:func:`symdelay.analysis.lagswitch.lag_switches`, every lag). Otherwise (a distributed
-    lag, a second fixed lag, a neutral equation): the certified crossings of
+    lag, a second fixed lag, a neutral equation): ``inf`` when every mode that moves is
+    ``r + a + c k(r p)`` with a scale-family kernel and no ``phi`` can cross
+    (:func:`symdelay.analysis.lagparam.stable_for_every`: proved stable for every ``p > 0``);
+    otherwise the certified crossings of
     :func:`symdelay.analysis.lagparam.lag_crossings` on ``(0, H]``, ``H`` doubled from
     ``4 pi / R`` (``R`` the proven frequency bound) until a switch from stable is found; when
     none is found up to :data:`LAG_SEARCH_DOUBLINGS` doublings the answer is refused as
@@ -1036,14 +1052,17 @@ def _critical_lag(model, p, factors, dps) -> CriticalPoint:
     if why is None:
         from symdelay.analysis.lagswitch import lag_switches
 
-        sw = lag_switches(F, p, 0, None, dps, name=model.name)
+        sw = lag_switches(F, p, 0, None, dps, name=model.name, force=force)
         note = "; ".join(sw.notes)
         if sw.critical == 0:
             note = (note + "; " if note else "") + f"unstable for every small {p} > 0"
         return CriticalPoint(None, sw.critical, sw.critical_omega, None, (), note or None)
-    from symdelay.analysis.lagparam import first_switch
+    from symdelay.analysis.lagparam import first_switch, stable_for_every
 
-    value, omega, mode, note = first_switch(model, str(p), dps, LAG_SEARCH_DOUBLINGS)
+    proof = stable_for_every(model, str(p), dps)  # a scalar mode with a scale-family kernel
+    if proof is not None:
+        return CriticalPoint(None, mpmath.inf, None, None, (), proof)
+    value, omega, mode, note = first_switch(model, str(p), dps, LAG_SEARCH_DOUBLINGS, force=force)
     head = f"certified lag-parameter path (the exact constant-lag path does not apply: {why})"
     return CriticalPoint(None, value, omega, mode, (), f"{head}; {note}")
 

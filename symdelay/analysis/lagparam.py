@@ -41,6 +41,12 @@ Method.
 Every switch is an Arb ball to ``dps`` digits with an exact rational bracket; the search is
 a subdivision of a proven box, not a scan: the list is complete in ``(lo, hi]``.
 
+Stable for every value (:func:`stable_for_every`): when every mode that moves is
+``r + a + c k(r P)`` with a scale-family kernel (uniform ``[alpha_0 P, alpha_1 P]``, gamma
+of fixed shape or exponential with mean ``alpha P``), a root reaches the axis at some
+``P > 0`` iff ``Re(c k(i phi)) = -a`` for some ``phi > 0`` with ``Im(c k(i phi)) < 0``: a
+1-D Arb search over ``phi`` (bounded by the kernel's tail) decides it for all ``P`` at once.
+
 >>> from symdelay.model.core import load_toml
 >>> m = load_toml("examples/models/moving_average.toml", mu=1, lam=1, theta=6)
 >>> s = lag_crossings(m, "Delta", 0, 10, dps=10)
@@ -65,7 +71,14 @@ from symdelay.core.params import as_dps
 from symdelay.core.precision import GUARD, work_bits
 from symdelay.core.result import Result
 
-__all__ = ["LagCrossings", "lag_crossings", "first_switch", "ALGORITHM", "MAX_BOXES"]
+__all__ = [
+    "LagCrossings",
+    "lag_crossings",
+    "first_switch",
+    "stable_for_every",
+    "ALGORITHM",
+    "MAX_BOXES",
+]
 
 #: The most boxes examined before the search stops and says *undecided* where it stopped.
 MAX_BOXES = 400_000
@@ -673,7 +686,7 @@ def _varying(model, p, modes, lags_at, at, extra=None):
     return notes, varying, R_all
 
 
-def first_switch(model, param: str, dps: int = 15, doublings: int = 5):
+def first_switch(model, param: str, dps: int = 15, doublings: int = 5, *, force: bool = False):
     """The first stability switch of ``param`` from a stable equation, searched by
     :func:`lag_crossings` on ``(0, H]``, then ``(H, 2H]``, ... (``H = 4 pi / R`` rounded up).
 
@@ -687,6 +700,8 @@ def first_switch(model, param: str, dps: int = 15, doublings: int = 5):
         Significant digits of the switch (5..10000).
     doublings : int, default 5
         How often the range searched is doubled before the answer is refused as undecided.
+    force : bool, default False
+        Run each search when its estimated work is over the budget (:func:`lag_crossings`).
 
     Returns
     -------
@@ -716,7 +731,7 @@ def first_switch(model, param: str, dps: int = 15, doublings: int = 5):
     H = sp.Rational(math.ceil(4 * math.pi / float(R.upper()) * 8), 8)
     lo = sp.Integer(0)
     for _k in range(doublings + 1):
-        s = lag_crossings(model, param, lo, H, dps)
+        s = lag_crossings(model, param, lo, H, dps, force=force)
         first = s.critical
         if first is not None:
             value, _bracket, omega = first
@@ -1203,3 +1218,169 @@ def _bound_up_to(model, x, q, qmax, lo_q, hi_q) -> float:
             _refuse("no bound on the roots in Re r >= 0: undecided")
         R = max(R, float(Rb.upper()))
     return R * (1 + 2**-20) + 2**-20
+
+
+# ============================================== stable for every value of a scale lag
+#: The most intervals of ``phi`` the scale-family proof examines before it gives up (the
+#: general search then answers as before).
+SCALE_MAX_INTERVALS = 200_000
+
+#: The scale families accepted, with the keys that scale with the lag parameter.
+_SCALED = {"uniform": ("low", "high"), "gamma": ("mean",), "exponential": ("mean",)}
+
+
+def _scale_unit(lag, p):
+    """The law of ``Y`` when ``lag`` is ``X = p Y`` with the law of ``Y`` free of ``p`` (then
+    ``K(s; p) = k(s p)``, ``k`` the Laplace transform of ``Y``), else None. Accepted: a
+    uniform lag on ``[alpha_0 p, alpha_1 p]``, a gamma lag of fixed shape with mean
+    ``alpha p``, an exponential lag with mean ``alpha p``."""
+    keys = _SCALED.get(lag.kind)
+    if keys is None:
+        return None
+    for key, e in lag.args.items():
+        e = sp.sympify(e)
+        if key in keys:
+            q = sp.cancel(e / p)
+            if p in q.free_symbols or q.free_symbols or not q.is_Rational or q < 0:
+                return None
+        elif p in e.free_symbols:
+            return None
+    unit = lag.xreplace({p: sp.Integer(1)})
+    if lag.kind == "uniform" and not unit.args["high"] > unit.args["low"]:
+        return None
+    return unit
+
+
+def _tail(unit, ratio: flint.arb):
+    """``(Phi, bound text)``: for ``phi >= Phi``, ``|k(i phi)| <= B(Phi)`` with ``B``
+    decreasing and ``ratio * B(Phi) <= 1/2`` (``ratio`` an upper bound of ``|c| / |a|``),
+    so ``|c k(i phi)| < |a|`` beyond ``Phi``.
+
+    * uniform on ``[a0, a1]``: ``k(i phi) = (e^{-i phi a0} - e^{-i phi a1}) / (i phi (a1 -
+      a0))``, so ``|k(i phi)| <= 2 / (phi (a1 - a0))``;
+    * gamma of shape ``kappa``, mean ``m`` (exponential: ``kappa = 1``): ``|k(i phi)| =
+      |1 + i phi m/kappa|^-kappa = (1 + (phi m/kappa)^2)^(-kappa/2) <= (phi m/kappa)^-kappa``.
+    """
+    from symdelay.analysis.lagkernels import _ball, lag_number
+
+    if unit.kind == "uniform":
+        width = _ball(lag_number(unit, "high")) - _ball(lag_number(unit, "low"))
+        C = 2 / width
+        Phi = 2 * ratio * C  # ratio * C / Phi = 1/2
+        text = f"|k(i phi)| <= {C.str(5, radius=False)}/phi"
+    else:
+        kappa = flint.arb(1) if unit.kind == "exponential" else _ball(lag_number(unit, "shape"))
+        s = kappa / _ball(lag_number(unit, "mean"))
+        Phi = s * (2 * ratio) ** (1 / kappa)  # ratio * (Phi / s)^-kappa = 1/2
+        text = f"|k(i phi)| <= ({s.str(5, radius=False)}/phi)^{kappa.str(5, radius=False)}"
+    up = Phi.upper()
+    if not up.is_finite():
+        return None
+    return math.nextafter(float(up.mid() + up.rad()), math.inf), text
+
+
+def _phi_free(a, c, k, phi0: float, Phi: float, max_intervals: int):
+    """The intervals examined when no ``phi`` in ``[phi0, Phi]`` has ``Re(c k(i phi)) = -a``
+    with ``Im(c k(i phi)) < 0`` (Arb: an interval goes when the enclosure of ``Re(c k) + a``
+    omits 0 or that of ``Im(c k)`` is ``>= 0``); None when one is left open (a crossing, or
+    a tangency not resolved) or the budget ends."""
+    n0 = 16
+    edges = [phi0 + (Phi - phi0) * i / n0 for i in range(n0)] + [Phi]
+    stack = list(itertools.pairwise(edges))[::-1]
+    tol = 1e-9 * Phi
+    examined = 0
+    while stack:
+        u, v = stack.pop()
+        examined += 1
+        if examined > max_intervals:
+            return None
+        val = c * k(flint.acb(0, _box(u, v)))
+        g = val.real + a
+        if not g.contains(0) or val.imag.lower() >= 0:
+            continue
+        m = u + (v - u) / 2
+        if v - u < tol or not u < m < v:
+            return None
+        stack.extend(((m, v), (u, m)))
+    return examined
+
+
+def stable_for_every(model, param: str, dps: int = 15):
+    """``"stable for every P > 0 (proved: ...)"`` when a proof applies, else None.
+
+    It applies when every mode that depends on the lag parameter ``P`` is scalar,
+    ``r + a + c k(r P)`` with real ``a``, ``c`` and one scale-family kernel (``K(s; P) =
+    k(s P)``: uniform ``[alpha_0 P, alpha_1 P]``, gamma of fixed shape or exponential with
+    mean ``alpha P``). With ``r = i w`` and ``phi = w P``, a root on the axis at some
+    ``P > 0`` is ``c k(i phi) = -(i w + a)``: ``Re(c k(i phi)) = -a`` with ``w = -Im(c k(i
+    phi)) > 0``, ``P = phi / w``; and ``r = 0`` is a root only when ``a + c = 0`` (``k(0) =
+    1``, for every ``P``). Proved absent: on ``(0, phi_0]`` by ``|k(i phi) - 1| <= phi E[Y]``
+    (``phi_0 = |a + c| / (2 |c| E[Y])``), beyond ``Phi`` by the kernel's tail bound
+    (:func:`_tail`, ``|c k(i phi)| < |a|``), between by Arb subdivision (:func:`_phi_free`).
+    Roots with ``Re r >= 0`` stay in ``|r| <= |a| + |c|`` (``|k| <= 1``), so the unstable
+    count is then the same for every ``P > 0``: it is certified at ``P = 1``
+    (:func:`symdelay.analysis.lagroots.unstable_count`, every mode) and the answer given
+    when it is 0. None (the general search answers) when the form does not apply, a
+    ``phi`` is not excluded (a crossing exists) or the count is not 0.
+    """
+    from symdelay.analysis.lagkernels import kernel
+    from symdelay.analysis.lagroots import unstable_count
+    from symdelay.model.core import _symbol
+
+    p = _symbol(param)
+    modes = _modes(model, p)
+    proofs = []
+    prec = 64
+    for mode in modes:
+        if not any(p in lag.parameters() for _M, ls, _d in mode.terms for lag in ls):
+            continue  # free of p: its roots do not move (counted below)
+        if mode.n != 1 or not mode.real:
+            return None
+        if any(d or len(ls) != 1 for _M, ls, d in mode.terms):
+            return None
+        lag = mode.terms[0][1][0]
+        if any(ls[0] != lag for _M, ls, _d in mode.terms):
+            return None  # two kernels in one mode
+        unit = _scale_unit(lag, p)
+        if unit is None:
+            return None
+        with flint.ctx.workprec(prec):
+            a = -_ball(mode.A0[0, 0]).real
+            c = -sum((_ball(M[0, 0]) for M, _l, _d in mode.terms), flint.acb(0)).real
+            ac = a + c
+            if ac.contains(0) or a.contains(0) or c.contains(0):
+                return None  # r = 0 a root, no tail bound, or no lag term at all
+            mean = _ball(unit.mean()).real
+            phi0 = abs(ac) / (2 * abs(c) * mean)
+            lower = phi0.lower()
+            phi0_f = math.nextafter(float(lower.mid() - lower.rad()), 0.0)
+            tail = _tail(unit, abs(c).upper() / abs(a).lower())
+            if tail is None or not phi0_f > 0:
+                return None
+            Phi, bound = tail
+            if Phi > phi0_f:
+                n = _phi_free(a, c, kernel(unit), phi0_f, Phi, SCALE_MAX_INTERVALS)
+                if n is None:
+                    return None
+            else:
+                n = 0
+        proofs.append(
+            f"mode {mode.name} is r + a + c k(r {p}) with a = {a.str(8, radius=False)}, "
+            f"c = {c.str(8, radius=False)} and the {unit.kind} kernel: no phi > 0 with "
+            f"Re(c k(i phi)) = -a and Im(c k(i phi)) < 0 (none below {phi0_f:.4g}: "
+            f"|k(i phi) - 1| <= phi E[Y]; none beyond {Phi:.4g}: {bound}; "
+            f"{n} intervals between excluded in Arb), and a + c != 0"
+        )
+    if not proofs:
+        return None
+    lags_at_1 = {
+        n: lag.xreplace({**model.values, p: sp.Integer(1)}) for n, lag in model.lags.items()
+    }
+    for _name, lin, _copies in _lins(model):
+        cnt = unstable_count(lin, lags_at_1, dps=max(dps, 20))
+        if cnt.unstable != 0:
+            return None
+    return (
+        f"stable for every {p} > 0 (proved: {'; '.join(proofs)}; so no root reaches the axis "
+        f"as {p} varies and the certified count at {p} = 1 is 0)"
+    )

@@ -193,10 +193,14 @@ class Window(Result):
     model's own options as shown (set by the entry, the same for both paths);
     ``algorithm`` and ``notes``: how the path found it; ``method``: the path.
 
+    ``undecided``: the pieces ``(lo, hi)`` of the range where the unstable count is not
+    decided (left out of ``intervals``; empty when every piece is decided).
+
     The record (one key set for every model and path): ``intervals`` as ``[lo, hi]``
     pairs of decimals, ``ends`` (each interval's ends: value, crossing frequencies, kind),
-    ``parameters``, ``range``, ``certified``, and ``method`` (``{"path", "algorithm",
-    "notes"}``, the one key that may differ between the paths).
+    ``undecided`` (``[lo, hi]`` pairs, ``[]`` when none), ``parameters``, ``range``,
+    ``certified`` (false when any piece is undecided), and ``method`` (``{"path",
+    "algorithm", "notes"}``, the one key that may differ between the paths).
     """
 
     model_name: str = field()  # (Result declares a class default: keep this one required)
@@ -212,6 +216,7 @@ class Window(Result):
     certified: bool = True
     notes: tuple = field(default=())
     method: str = "generic"
+    undecided: tuple = field(default=())
 
     def record(self) -> dict:
         d = self.dps
@@ -226,14 +231,15 @@ class Window(Result):
                 for iv in self.intervals
             ],
             "ends": [iv.to_json(d) for iv in self.intervals],
-            "certified": self.certified,
+            "undecided": [[format_number(a, d), format_number(b, d)] for a, b in self.undecided],
+            "certified": self.certified and not self.undecided,
             "method": _method(self.method, self.algorithm, self.notes),
         }
         return _with_options(out, self.parameters)
 
     def latex(self) -> str:
         """The unstable set as a union of open intervals (``\\emptyset`` when there is
-        none), the model's options beside."""
+        none), the undecided pieces and the model's options beside."""
         from symdelay.core.display import latex_number
         from symdelay.core.latex import tex
         from symdelay.model.core import _symbol
@@ -248,6 +254,11 @@ class Window(Result):
             if isinstance(v, str | int)
         )
         text = rf"\{{{name} : \text{{unstable}}\}} = {body}"
+        open_ = self.record()["undecided"]
+        if open_:
+            text += r" \quad \text{undecided in } " + r" \cup ".join(
+                rf"\left({latex_number(a)},\ {latex_number(b)}\right)" for a, b in open_
+            )
         return text + (rf" \quad ({shown})" if shown else "")
 
 
@@ -895,6 +906,7 @@ def _window_coefficient(model, param, lo, hi, dps):
         counts = list(sw.counts)
         notes = list(sw.notes)
         certified = True
+        undecided = []  # the pieces (lo, hi) where the count is not decided
         top = _mp_q(_fmpq(sw.searched))
         hi_end = WindowEnd(_mp_q(_fmpq(b)), None, None, (), "domain end")
         if sw.searched < b:
@@ -935,6 +947,7 @@ def _window_coefficient(model, param, lo, hi, dps):
                     f"proved stable: the range is cut there (not decided beyond)"
                 )
                 certified = False
+                undecided.append((top, _mp_q(_fmpq(b))))
             else:
                 counts.append(None)
                 notes.append(
@@ -948,6 +961,7 @@ def _window_coefficient(model, param, lo, hi, dps):
                 counts[i] = 0  # not claimed unstable
                 left = _mp_q(_fmpq(a)) if i == 0 else ends[i - 1][0].value
                 right = hi_end.value if i == len(ends) else ends[i][0].value
+                undecided.append((left, right))
                 note = (
                     f"({format_number(left, dps)}, {format_number(right, dps)}): the unstable "
                     "count is undecided there (left out of the intervals)"
@@ -972,7 +986,9 @@ def _window_coefficient(model, param, lo, hi, dps):
         "counts by the argument principle (or from a counted gap and the proved directions)"
     )
     found = (tuple(intervals), tuple(e for e, _ in ends), shown, how, certified)
-    return Window(model.name, param, {}, dps, a, b, *found, tuple(notes))
+    return Window(
+        model.name, param, {}, dps, a, b, *found, tuple(notes), undecided=tuple(undecided)
+    )
 
 
 def lag_window(

@@ -60,7 +60,11 @@ def register(subparsers) -> None:
     )
     add_plot(p)
     add_common(
-        p, run, dps="15", model={"own": ("D",), "refuses": {"theta": "critical computes theta_c"}}
+        p,
+        run,
+        dps="15",
+        force=True,
+        model={"own": ("D",), "refuses": {"theta": "critical computes theta_c"}},
     )
 
 
@@ -138,7 +142,7 @@ def run(args) -> int:
         model = door.model_from_args(args)  # the swept parameter left free (no --set)
     else:  # the model at the first value (a family may need one to build), swept over all
         model = door.model_for_sweep(args, over, at[0])
-    curve = critical(model, param, over=over, at=at, dps=dps)
+    curve = critical(model, param, over=over, at=at, dps=dps, force=args.force)
     if args.json:
         emit_json(curve.to_json())
     else:

@@ -83,14 +83,21 @@ def run(args) -> int:
 
 
 def text_lines(record: dict, vary: str) -> list[str]:
-    """The window as text: the unstable intervals (or the range where it is stable), the
-    model's options, and how the path found it."""
+    """The window as text: the unstable intervals (or the range where it is stable) and the
+    pieces where the count is undecided, the model's options, and how the path found it."""
     lo, hi = record["range"]
+    undecided = record.get("undecided") or []
     if not record["intervals"]:
-        body = f"stable for every {vary} in ({lo}, {hi})"
+        body = (
+            f"no {vary} in ({lo}, {hi}) proved unstable"
+            if undecided
+            else f"stable for every {vary} in ({lo}, {hi})"
+        )
     else:
         parts = [f"({a}, {b})" for a, b in record["intervals"]]
         body = f"unstable for {vary} in " + " U ".join(parts)
+    if undecided:
+        body += "; undecided in " + " U ".join(f"({a}, {b})" for a, b in undecided)
     head, how = head_and_how(record)
     return [f"{head}: {body}", *how]
 
