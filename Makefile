@@ -60,9 +60,10 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 # pytest includes tests/test_docs.py: the Sphinx site built with warnings as errors, its
-# notebooks executed and its doctests run
+# notebooks executed and its doctests run. The files are shared among the cores (at most
+# four workers; a file stays on one worker, so its module fixtures are built once).
 test: system-test lint
-	$(PY) -m pytest --durations=30
+	$(PY) -m pytest -n auto --maxprocesses=4 --dist loadfile --durations=30
 
 # the documentation site: docs/_build/html/index.html (tutorial notebooks executed); it
 # reads offline: MathJax comes from the docs extra (sphinx-mathjax-offline) into _static/
