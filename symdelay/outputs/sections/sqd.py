@@ -160,7 +160,7 @@ def _stability(ctx):
             ["$d$", "$\\lambda$", *services],
             rows,
             "Rightmost eigenvalue of the truncated Jacobian at the mean-field fixed point "
-            "(6 significant digits, certified; the dimension $Km$ in brackets)." + note,
+            "(6 significant digits where certified; the dimension $Km$ in brackets)." + note,
             align="ll" + "r" * len(services),
         )
     )
