@@ -421,14 +421,17 @@ def _sci(x: float) -> str:
 
 def _mean_field(d, D):
     """The delayed mean field at the first M of :data:`M_STEPS` whose edge mass is below
-    :data:`EDGE`; ``(fixed point, M, the sojourn at the M before)``."""
-    prev = None
+    :data:`EDGE`; ``(fixed point, M, the one at the M before, {M: fixed point} of every M
+    computed)`` (the text compares with the first M: it is read from here, not solved
+    again)."""
+    prev, steps = None, {}
     for M in M_STEPS:
         mf = delayed_fixed_point(d, HERDING["lam"], L=HERDING["L"], D=D, K=HERDING["K"], M=M)
+        steps[M] = mf
         if mf.edge_mass < EDGE:
-            return mf, M, prev
+            return mf, M, prev, steps
         prev = mf
-    return mf, M, prev
+    return mf, M, prev, steps
 
 
 def _question(ctx, mf):
@@ -456,18 +459,20 @@ def herding_part(ctx):
     for d in ds:
         sims[d] = []
         for D in Ds:
-            r = simulate(1000, d, lam, None, T=T, seed=3, delay=(L, D)).info
+            # no delay: SQ(d) itself, simulated by its compiled kernel (the delayed loop is
+            # pure Python and gives the same process at D = 0)
+            delay = (L, D) if D > 0 else None
+            r = simulate(1000, d, lam, None, T=T, seed=3, delay=delay).info
             sims[d].append((r["mean_sojourn"], *r["ci95"]))
         mf[d] = [(0.0, float(fixed_point(d, lam).mean_sojourn))]
         for D in Ds[1:]:
-            fp, M, prev = _mean_field(d, D)
-            mf[d].append((D, fp.mean_sojourn))
-            trunc[d, D] = (fp, M, prev)
+            trunc[d, D] = _mean_field(d, D)
+            mf[d].append((D, trunc[d, D][0].mean_sojourn))
     qd, qD = QUESTION["d"], QUESTION["D"]
     if (qd, qD) not in trunc:
         trunc[qd, qD] = _mean_field(qd, qD)
-    qfp, qM, qprev = trunc[qd, qD]
-    first = delayed_fixed_point(qd, lam, L=L, D=qD, K=HERDING["K"], M=M_STEPS[0])
+    qfp, qM, qprev, steps = trunc[qd, qD]
+    first = steps[M_STEPS[0]]
     rows, qsims = _question(ctx, qfp)
     inside = [lo <= qfp.mean_sojourn <= hi for _, _, lo, hi in qsims]
     first_out = [not (lo <= first.mean_sojourn <= hi) for _, _, lo, hi in qsims]
