@@ -284,13 +284,14 @@ def cited_keys(tex: str) -> set:
     return {k.strip() for m in re.findall(r"\\cite\{([^}]*)\}", tex) for k in m.split(",")}
 
 
-#: CPU seconds of each section on this machine (one core, the full report; measured by
-#: benchmarks/bench_report.py, benchmarks/results/report.txt): the workers take the longest
-#: job first (:func:`plan_jobs`), so that the two finish together.
+#: CPU seconds of each section in its worker on this machine (the full report; measured by
+#: benchmarks/bench_report.py, benchmarks/results/report.txt; "maps" after "inflight" in
+#: the same worker, whose kappa* it reads): the workers take the longest job first
+#: (:func:`plan_jobs`), so that the two finish together.
 EXPECTED_SECONDS = {
-    "sqd_herding": 120, "sqd": 60, "inflight": 50, "stochastic": 50, "maps": 45,
-    "nonlinear": 45, "lb": 40, "roots": 20, "delays": 15, "phase_type": 14, "nserver": 7,
-    "critical": 4, "derivation": 3, "stability": 1,
+    "sqd_herding": 103, "inflight": 47, "stochastic": 44, "sqd": 39, "lb": 31,
+    "nonlinear": 26, "maps": 23, "roots": 12, "phase_type": 5, "critical": 5, "nserver": 3,
+    "derivation": 3, "delays": 2, "stability": 1,
 }  # fmt: skip
 
 #: Sections that print a result another one computes (``sections/_shared.py`` keeps it per
@@ -312,7 +313,7 @@ def plan_jobs(mods) -> list[tuple]:
     first.
 
     >>> [tuple(_short(m.__name__) for m in job) for job in plan_jobs(section_modules())][:3]
-    [('sqd_herding',), ('inflight', 'maps'), ('sqd',)]
+    [('sqd_herding',), ('inflight', 'maps'), ('stochastic', 'stability')]
     """
     by_name = {_short(m.__name__): m for m in mods}
     jobs, placed = [], set()
