@@ -123,3 +123,14 @@ def test_tex_refuses_an_evaluated_equation():
     with pytest.raises(VerificationError, match="Equation"):
         display(sp.Eq(sp.Symbol("J"), sp.Matrix([[1]])))
     assert display(Equation(sp.Symbol("J"), sp.Matrix([[1]]))).count("matrix") == 2
+
+
+def test_time_derivatives_dot_the_letter_not_the_subscript(regenerated):
+    """``\\dot{x}_{1,1}``, never ``\\dot{x_{1,1}}`` (which puts the dot over the subscript),
+    in every committed derivation and in the concrete-L document."""
+    over_subscript = re.compile(r"\\dot\{[^{}]*_")
+    texts = {m.FILENAME: (regenerated / m.FILENAME).read_text() for m in document_modules()}
+    texts["derive --L 2"] = concrete_document(2)
+    for name, text in texts.items():
+        assert not over_subscript.search(text), (name, over_subscript.search(text).group())
+    assert "\\dot{x}_{1,1}" in texts["sqd.tex"] and "\\dot{w}_{1}" in texts["normal_form.tex"]

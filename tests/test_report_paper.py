@@ -243,3 +243,33 @@ def test_piped_report_writes_no_progress_lines(tmp_path, monkeypatch, capfd):
     assert "\r" not in err.err and "\r" not in err.out
     assert "section" not in err.err
     assert Path(tmp_path / "r" / "report.tex").is_file()
+
+
+# ------------------------------------------------------------------------- scheduling
+def test_jobs_build_every_section_once_shared_results_in_one_worker():
+    """Every section is in exactly one job; the sections that share a result (TOGETHER)
+    are in the same job; the jobs come longest first by the measured seconds."""
+    mods = report.section_modules()
+    jobs = report.plan_jobs(mods)
+    names = [m.__name__.rsplit(".", 1)[-1] for job in jobs for m in job]
+    assert sorted(names) == sorted(m.__name__.rsplit(".", 1)[-1] for m in mods)
+    assert len(names) == len(set(names))
+    for group in report.TOGETHER:
+        homes = {
+            i for i, job in enumerate(jobs) for m in job if m.__name__.rsplit(".", 1)[-1] in group
+        }
+        assert len(homes) == 1, group
+    cost = [sum(report.EXPECTED_SECONDS.get(m.__name__.rsplit(".", 1)[-1], 10) for m in j)
+            for j in jobs]  # fmt: skip
+    assert cost == sorted(cost, reverse=True)
+    assert set(report.EXPECTED_SECONDS) <= set(names), "a timed section no longer exists"
+
+
+def test_shared_results_are_computed_once_per_process():
+    """The in-flight and maps sections read one kappa* record; theta_c is the Hopf
+    solver's (L = 2, mu = lam = D = 1: theta_c = 9 exactly, the founding closed form)."""
+    from symdelay.outputs.sections import _shared
+
+    assert _shared.kappa_star_record(2) is _shared.kappa_star_record(2)
+    assert abs(_shared.founding_theta_c(2) - 9) < 1e-12
+    assert _shared.founding_theta_c(1) == float("inf")

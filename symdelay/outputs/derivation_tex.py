@@ -14,6 +14,7 @@ from symdelay.core.symbols import L
 from symdelay.models import ActionDelayModel
 from symdelay.models.erlang import charpoly
 from symdelay.models.erlang.linearize import difference_jacobian_entry
+from symdelay.outputs.model_tex import dotted
 
 __all__ = [
     "model_section",
@@ -35,8 +36,7 @@ FULL_CHECK_RANGE = range(1, 7)
 
 def _dot(name: str) -> sp.Symbol:
     """``z_{1,2}`` -> ``\\dot{z}_{1,2}`` (the dot on the letter, not the subscript)."""
-    base, sep, sub = name.partition("_")
-    return sp.Symbol(r"\dot{" + base + "}" + sep + sub)
+    return sp.Symbol(dotted(name))
 
 
 def _equations(model, lhs_symbols, rhs, names=None) -> str:

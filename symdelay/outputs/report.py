@@ -39,6 +39,9 @@ __all__ = [
     "build_sections",
     "cited_keys",
     "default_jobs",
+    "plan_jobs",
+    "EXPECTED_SECONDS",
+    "TOGETHER",
     "section_modules",
     "prepare_output_dir",
     "report_document",
@@ -281,29 +284,68 @@ def cited_keys(tex: str) -> set:
     return {k.strip() for m in re.findall(r"\\cite\{([^}]*)\}", tex) for k in m.split(",")}
 
 
-#: Seconds each section took on this machine (one core, full report; measured, see
-#: benchmarks/bench_report.py): the longest start first, so two workers finish together.
+#: CPU seconds of each section in its worker on this machine (the full report; measured by
+#: benchmarks/bench_report.py, benchmarks/results/report.txt; "maps" after "inflight" in
+#: the same worker, whose kappa* it reads): the workers take the longest job first
+#: (:func:`plan_jobs`), so that the two finish together.
 EXPECTED_SECONDS = {
-    "stochastic": 90, "inflight": 89, "sqd": 80, "sqd_herding": 75, "nonlinear": 72,
-    "lb": 40, "maps": 40,
-    "roots": 21, "phase_type": 14, "nserver": 7, "critical": 4, "derivation": 3,
-    "stability": 1,
+    "sqd_herding": 103, "inflight": 47, "stochastic": 44, "sqd": 39, "lb": 31,
+    "nonlinear": 26, "maps": 23, "roots": 12, "phase_type": 5, "critical": 5, "nserver": 3,
+    "derivation": 3, "delays": 2, "stability": 1,
 }  # fmt: skip
+
+#: Sections that print a result another one computes (``sections/_shared.py`` keeps it per
+#: process): each group is built in one worker process, one section after the other, so
+#: that the shared result is computed once per run.
+TOGETHER = (
+    ("inflight", "maps"),  # kappa* of the in-flight model
+    ("stochastic", "stability"),  # theta_c and the founding closed forms
+)
 
 
 def _short(mod_name: str) -> str:
     return mod_name.rsplit(".", 1)[-1]
 
 
-def _build_section(mod_name: str, out_dir: str, quick: bool):
-    """Build one section (in a worker process): its LaTeX and its figures without the
-    matplotlib objects (``(path, label, caption)``)."""
+def plan_jobs(mods) -> list[tuple]:
+    """The sections ``mods`` as worker jobs: the groups of :data:`TOGETHER` (those of them
+    present) and every other section alone, the longest job (by :data:`EXPECTED_SECONDS`)
+    first.
+
+    >>> [tuple(_short(m.__name__) for m in job) for job in plan_jobs(section_modules())][:3]
+    [('sqd_herding',), ('inflight', 'maps'), ('stochastic', 'stability')]
+    """
+    by_name = {_short(m.__name__): m for m in mods}
+    jobs, placed = [], set()
+    for group in TOGETHER:
+        job = tuple(by_name[n] for n in group if n in by_name)
+        if job:
+            jobs.append(job)
+            placed |= {_short(m.__name__) for m in job}
+    jobs += [(m,) for m in mods if _short(m.__name__) not in placed]
+
+    def cost(job):
+        return sum(EXPECTED_SECONDS.get(_short(m.__name__), 10) for m in job)
+
+    return sorted(jobs, key=lambda job: -cost(job))
+
+
+def _build_job(mod_names, out_dir: str, quick: bool) -> list:
+    """Build the sections ``mod_names`` one after the other in one worker process (they
+    share the results of ``sections/_shared.py``): ``[(module name, LaTeX, CPU seconds,
+    wall seconds), ...]``."""
+    import time
+
     from symdelay.core.budget import forced
 
     ctx = ReportContext(Path(out_dir), quick=quick)
+    out = []
     with forced():
-        latex = importlib.import_module(mod_name).build(ctx).latex()
-    return latex, [(f.path, f.label, f.caption) for f in ctx.figures]
+        for name in mod_names:
+            cpu, wall = time.process_time(), time.perf_counter()
+            latex = importlib.import_module(name).build(ctx).latex()
+            out.append((name, latex, time.process_time() - cpu, time.perf_counter() - wall))
+    return out
 
 
 def default_jobs() -> int:
@@ -335,14 +377,21 @@ def build_sections(ctx: ReportContext, mods=None, bar=None) -> dict:
 
 
 def write_report(
-    out_dir, *, pdf: bool = True, quick: bool = False, progress=None, jobs: int | None = None
+    out_dir,
+    *,
+    pdf: bool = True,
+    quick: bool = False,
+    progress=None,
+    jobs: int | None = None,
+    timings: dict | None = None,
 ) -> PdfResult:
     """Write ``report.tex`` (+ figures, + ``report.pdf`` if ``pdf``) into ``out_dir``.
 
     ``progress``: a stream for the progress bar (drawn only when it is a terminal and not
     under CI; default ``sys.stderr``), or ``False`` for none. ``jobs``: worker processes
     building sections side by side (default :func:`default_jobs`; 1 builds them in this
-    process).
+    process). ``timings``: a dict filled with ``{section: (CPU seconds, wall seconds)}`` of
+    each section in the process that built it (benchmarks/bench_report.py reads it).
 
     The sections' runs are sized here, not by a user: the cost guard is lifted for them
     (:func:`symdelay.core.budget.forced`; the whole report takes minutes)."""
@@ -351,24 +400,31 @@ def write_report(
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
     stream = sys.stderr if progress is None else (progress or None)
     parts: dict = {}
+    times = {} if timings is None else timings
     with progress_bar(len(mods), "report", stream=stream, unit="section") as bar:
         if jobs == 1:
-            parts = build_sections(ReportContext(out, quick=quick), mods, bar)
+            for mod in mods:  # in this process: the shared results are computed once
+                bar.set_description(f"report: {_short(mod.__name__)}")
+                for name, latex, cpu, wall in _build_job([mod.__name__], str(out), quick):
+                    parts[name] = latex
+                    times[_short(name)] = (cpu, wall)
+                bar.update(1)
         else:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor, as_completed
 
-            order = sorted(mods, key=lambda m: -EXPECTED_SECONDS.get(_short(m.__name__), 10))
             spawn = multiprocessing.get_context("spawn")  # no fork of a process with threads
             with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
-                futures = {
-                    pool.submit(_build_section, m.__name__, str(out), quick): m.__name__
-                    for m in order
-                }
+                futures = [
+                    pool.submit(_build_job, [m.__name__ for m in job], str(out), quick)
+                    for job in plan_jobs(mods)
+                ]
                 for fut in as_completed(futures):
-                    parts[futures[fut]] = fut.result()[0]
-                    bar.set_description(f"report: {_short(futures[fut])} done")
-                    bar.update(1)
+                    for name, latex, cpu, wall in fut.result():
+                        parts[name] = latex
+                        times[_short(name)] = (cpu, wall)
+                        bar.set_description(f"report: {_short(name)} done")
+                        bar.update(1)
     tex = report_document("".join(parts[m.__name__] for m in mods))
     tex_path = out / "report.tex"
     tex_path.write_text(tex)

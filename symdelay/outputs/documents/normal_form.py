@@ -12,6 +12,7 @@ from symdelay.core.lazy import sympy as sp
 from symdelay.models.erlang.nonlinear import describing_function_series, symbolic_normal_form
 from symdelay.models.erlang.nonlinear.spectrum import spectrum_closed_form
 from symdelay.models.erlang.nonlinear.symbolic import cubic_coefficient
+from symdelay.outputs.model_tex import dotted
 
 __all__ = ["FILENAME", "build", "SYMBOLIC_L"]
 
@@ -29,7 +30,7 @@ def _one_L(L: int) -> str:
     s = symbolic_normal_form(L)
     out = [f"\\section*{{$L = {L}$}}\n"]
     out.append("The difference system and its linearisation:\n")
-    rows = " \\\\ ".join(f"\\dot{{{tex(v)}}} &= {tex(f)}" for v, f in zip(s.state, s.rhs))
+    rows = " \\\\ ".join(f"{dotted(tex(v))} &= {tex(f)}" for v, f in zip(s.state, s.rhs))
     out.append(f"\\begin{{align*}} {rows} \\end{{align*}}\n")
     out.append(_eq("A", s.A))
     out.append(

@@ -13,7 +13,7 @@ from symdelay.core.latex import display, document, escape, tex
 from symdelay.core.lazy import sympy as sp
 from symdelay.models.sqd.meanfield import exponential_fixed_point, exponential_reduction, sqd_model
 from symdelay.models.sqd.service import service_from_options
-from symdelay.outputs.model_tex import long_lines
+from symdelay.outputs.model_tex import dotted, long_lines
 
 __all__ = ["FILENAME", "build", "derivation_body"]
 
@@ -114,9 +114,9 @@ def derivation_body() -> str:
         "Its fluid drift (SymPy, $\\dot x = \\sum_\\nu \\nu\\,\\beta_\\nu(x)$), first two "
         "states:\n"
         + "".join(
-            "\\begin{align*}\n\\dot{"
-            + names[x]
-            + "} &= "
+            "\\begin{align*}\n"
+            + dotted(names[x])
+            + " &= "
             + long_lines(sp.expand(f), names, 6)
             + "\n\\end{align*}\n"
             for x, f in list(zip(m.states, m.drift))[:2]

@@ -20,10 +20,11 @@ from symdelay.models.inflight.criteria import (
     rates,
     simulated_variance,
 )
-from symdelay.models.inflight.curve import kappa_star, unstable_theta
+from symdelay.models.inflight.curve import unstable_theta
 from symdelay.models.inflight.partial import observation_table, thinned_variance
 from symdelay.outputs.plots_inflight import criteria_figure, kappa_star_figure
 from symdelay.outputs.report import Section, as_float
+from symdelay.outputs.sections._shared import founding_theta_c, kappa_star_record
 
 __all__ = ["ORDER", "build"]
 
@@ -32,16 +33,24 @@ ORDER = 62
 MU_D = (0.5, 1, 4)
 
 
-@functools.cache
 def _kstar(L, mu, D):
-    """kappa* (the entry's record), computed once per (L, mu, D) for the whole section."""
-    return kappa_star(L, mu=mu, D=D, dps=15)
+    """kappa* (the entry's record), computed once per (L, mu, D) for the report (the maps
+    section reads the same records)."""
+    return kappa_star_record(L, mu=mu, D=D)
 
 
 @functools.cache
+def _optimum(L, theta, criterion, per_phase=False):
+    """The optimal weight (``optimize_weights`` at ``mu = lam = D = 1``), computed once per
+    ``(L, theta, criterion)``: the per-phase table compares with the single weight the
+    optima table already found at ``theta = 0.9 theta_c``."""
+    return optimize_weights(L, 1, 1, theta, 1, criterion, per_phase=per_phase)
+
+
 def _theta_c(L) -> float:
-    """The founding model's critical theta at mu = lam = D = 1 (kappa = 0), computed once."""
-    return float(unstable_theta(L, 0, 1, 1, 1, dps=15).intervals[0][0])
+    """The founding model's critical theta at mu = lam = D = 1 (kappa = 0), computed once
+    for the report (the stochastic section's variance curves read it too)."""
+    return founding_theta_c(L)
 
 
 def _f(x, digits=4):
@@ -66,7 +75,7 @@ def _kstar_table(Ls):
             values[f"$\\mu D = {muD}$"].append(v)
             cells.append(f"{v:.8f}")
         rows.append(f"{L} & " + " & ".join(cells) + " \\\\\n")
-    inf = kappa_star("inf", dps=15)
+    inf = kappa_star_record("inf")
     rows.append("$\\infty$ & " + " & ".join([f"{float(inf.kappa_star):.8f}"] * 3) + " \\\\\n")
     head = " & ".join(f"$\\mu D = {m}$" for m in MU_D)
     table = as_float(
@@ -85,7 +94,7 @@ def _criteria(L, theta, kappas):
     curves = {
         c: [criterion_value(c, p, k) for k in kappas] for c in ("decay", "tolerance", "variance")
     }
-    optima = {c: optimize_weights(L, 1, 1, theta, 1, c) for c in curves}
+    optima = {c: _optimum(L, theta, c) for c in curves}
     return curves, optima
 
 
@@ -97,7 +106,7 @@ def _optima_table(Ls, factors):
         for fac in factors:
             theta = fac * tc
             res = {
-                c: optimize_weights(L, 1, 1, theta, 1, c)
+                c: _optimum(L, theta, c)
                 for c in ("decay", "tolerance", "tolerance-linear", "variance")
             }
             ks = [res[c].kappa for c in res]
@@ -148,8 +157,8 @@ def _per_phase_table(Ls, factor=0.9):
     for L in Ls:
         th = factor * _theta_c(L)
         for c in ("decay", "tolerance-linear", "variance"):
-            one = optimize_weights(L, 1, 1, th, 1, c)
-            vec = optimize_weights(L, 1, 1, th, 1, c, per_phase=True)
+            one = _optimum(L, th, c)
+            vec = _optimum(L, th, c, per_phase=True)
             gain = (vec.value / one.value - 1) * (1 if c == "decay" else -1)
             gains.append(gain)
             ks = ", ".join(f"{k:.2f}" for k in vec.kappa)
@@ -230,7 +239,9 @@ def build(ctx) -> Section:
     # the L = 2 window at kappa = 0.05
     win = _pairs(unstable_theta(2, "0.05", 1, 1, 1, dps=10))
     win3 = _pairs(unstable_theta(3, "0.1", 1, 1, 1, dps=10))
-    kappas = np.linspace(0, 2, 41 if quick else 161)
+    # 81 points (step 0.025) draw the curves' kinks at the figure's width; the optima are
+    # searched by optimize_weights, not read off this grid
+    kappas = np.linspace(0, 2, 41 if quick else 81)
     curves, optima = _criteria(2, 5, kappas)
     fig = criteria_figure(
         kappas,

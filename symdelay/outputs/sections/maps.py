@@ -13,7 +13,6 @@ from matplotlib.figure import Figure
 from symdelay.analysis.stability_map import stability_map
 from symdelay.core.errors import VerificationError
 from symdelay.models import build_model
-from symdelay.models.inflight import kappa_star
 from symdelay.outputs.plots_map import (
     POINT_NAMES,
     key_colorbar,
@@ -22,6 +21,7 @@ from symdelay.outputs.plots_map import (
     stability_map_figure,
 )
 from symdelay.outputs.report import Section, table_tex
+from symdelay.outputs.sections._shared import kappa_star_record
 
 __all__ = [
     "ORDER",
@@ -167,7 +167,7 @@ def _check_inflight(maps):
                 "unstable roots: the section's text needs revising"
             )
         turning = [s for s in m.special_points if s["type"] == "turning_x"]
-        ks = kappa_star(L, mu=INFLIGHT["mu"], D=INFLIGHT["D"], dps=DPS).kappa_star
+        ks = kappa_star_record(L, mu=INFLIGHT["mu"], D=INFLIGHT["D"]).kappa_star
         if len(turning) != 1 or not _close(turning[0]["x"], ks):
             raise VerificationError(f"the L = {L} in-flight map does not turn at kappa* = {ks}")
         out[L] = ks

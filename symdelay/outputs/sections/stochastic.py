@@ -51,6 +51,7 @@ from symdelay.outputs.plots_stochastic import (
 )
 from symdelay.outputs.progress import progress_bar
 from symdelay.outputs.report import Section
+from symdelay.outputs.sections._shared import founding_theta_c
 
 __all__ = ["ORDER", "build", "FIGURE_PARAMETERS", "PHASE_THETAS", "VARIANCE_CASES"]
 
@@ -484,7 +485,7 @@ def _variance_curves(budget: _Budget) -> _VarianceCurves:
     rates = (VARIANCE_RATES["mu"], VARIANCE_RATES["lam"], 1)
     curves, thresholds, optima, monotone, findings = {}, {}, {}, {}, []
     for L in budget.Ls:
-        tc = hopf_theta(L, *rates)
+        tc = founding_theta_c(L, *rates)
         thresholds[L] = tc
         top = 20.0 if not np.isfinite(tc) else tc * 0.97
         th = np.linspace(0.0, top, budget.npts)
