@@ -69,6 +69,7 @@ def test_site_builds_warning_free_with_every_notebook_executed():
             "stability",
             "critical",
             "information-delays",
+            "action-vs-information",
             "roots",
             "stochastic",
             "own-model",
