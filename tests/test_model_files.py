@@ -240,7 +240,7 @@ def test_analyze_delay_differential_model(run_cli, tmp_path):
     status, _, err = run_cli("analyze", "--model", "dde", "--tex", str(tmp_path / "x.tex"))
     assert status == 0, err
     text = (tmp_path / "x.tex").read_text()
-    assert "Stable exactly when" in text and "acos" in text
+    assert "Stable exactly when" in text and r"\arccos" in text
 
 
 def test_model_json_latex_matches_the_formulas(run_cli):

@@ -99,6 +99,7 @@ def tex(expr, names: dict | None = None, *, lags: dict | None = None, states=(),
     symbol_names = dict(LATEX_NAMES)
     if names:
         symbol_names.update(names)
+    settings.setdefault("inv_trig_style", "full")  # \arccos, not \operatorname{acos}
     if isinstance(expr, Equation):
         return (
             f"{tex(expr.lhs, names, lags=lags, states=states, **settings)} {expr.rel} "
