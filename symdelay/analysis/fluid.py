@@ -121,7 +121,9 @@ def fluid(
     ([0.0, 0.5, 1.0], ('q1', 'q2', 'z1_1', 'z2_1'))
     """
     kw = dict(T=T, dt=dt, initial=initial, solver=solver, rtol=rtol, atol=atol, force=force)
-    lags = bool(getattr(model, "lags", None))
+    from symdelay.model.core import has_lags
+
+    lags = has_lags(model)  # read without building a family's table (an Erlang(2000) chain)
     if history is not None and not lags:
         raise SymdelayInputError(
             f"--history is for a model with lags: {getattr(model, 'name', model)} has none "

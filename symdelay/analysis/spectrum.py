@@ -248,7 +248,9 @@ def spectrum(
     elif fast is not None:
         declined(model, "spectrum", method)  # the fast path knows only q1 - q2
     need_table(model, "spectrum")
-    if getattr(model, "lags", None):
+    from symdelay.model.core import has_lags
+
+    if has_lags(model):
         return _delay_spectrum(model, omegas, points, weights, force)
     result = _generic(model, omegas, points, weights, force)
     return with_closed_form(model, "spectrum", result, weights is None)

@@ -599,8 +599,9 @@ def variance(
     (4/3, '1.33333333333333333333333333333')
     """
     from symdelay.core.params import as_dps
+    from symdelay.model.core import has_lags
 
-    lags = bool(getattr(model, "lags", None))
+    lags = has_lags(model)  # read without building a family's table
     dps = as_dps((DELAY_DPS if lags else 30) if dps is None else dps)
     fast = specialisation(model, "variance", method)
     if fast is not None and weights is None:
