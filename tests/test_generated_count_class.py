@@ -15,7 +15,7 @@ from _founding_law import founding, kind, table
 from _kernel_helpers import one_event_counts
 from scipy.stats import chisquare
 
-from symdelay.analysis import simulate as gen
+from symdelay.analysis.kernel import tuning as gen
 from symdelay.analysis.simulate import GeneratedKernel
 from symdelay.core.errors import SymdelayInputError
 

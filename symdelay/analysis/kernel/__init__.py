@@ -1,0 +1,120 @@
+"""The exact simulator generated from a transition table (any density-dependent family).
+
+A model is given as plain data: the state symbols, the parameters (symbol -> number) and the
+transitions ``(name, jump nu, scaled rate beta_nu(s))``, ``beta`` a SymPy expression in the
+scaled state ``s = X/eta`` and the parameters. The jump process ``X`` (integer counts) jumps
+by ``nu`` at rate ``eta * beta_nu(X/eta)`` (Kurtz). :class:`GeneratedKernel` prints the rates
+with SymPy's C99 printer (one global common-subexpression elimination, :func:`sympy.cse`),
+fills them into a Gillespie direct-method kernel (the template ``kernel_template.c``, below),
+compiles it with the system C compiler into the cache directory of
+:mod:`symdelay.core.cbuild` (file name = hash of the source, so equal tables reuse one library whatever the parameter values: those are passed at run time) and loads it
+with :mod:`ctypes`. A pure-Python twin is generated from the same printed expressions and
+draws from the same xoshiro256** stream (:mod:`symdelay.core.rng`), so for equal seeds
+both backends give identical paths (tests check it). Waiting times are Exp(1)/R with Exp(1)
+by the ziggurat of Marsaglia and Tsang (one 64-bit output and one product in 98.9% of the
+draws; the tables are computed once and pasted into the C source as hex literals).
+
+Classes. A rate ``c * s_i`` (``c`` free of the state) is *linear*: its value ``c * X_i`` comes
+from one coefficient array (the coefficients are evaluated once from the parameters, in
+Python, so both backends use the same doubles). Every other rate is *general*: printed code
+with its common subexpressions, recomputed in *groups*, one per set of changed states.
+When a few general rates (up to ``_LAZY_MAX``) sum to an expression free of the state
+(SymPy's ``cancel``) and each is a state-free factor times a function provably >= 0
+(SymPy's assumptions: counts >= 0, parameters real), they form one *lazy class* instead: one leaf holds their constant total,
+and they are evaluated only when that leaf is drawn, one of them then chosen by a new
+uniform (e.g. arrivals routed with probabilities that sum to one: no exponential per
+service). Their factors are checked >= 0 at every call and the
+rates at the start of every call and whenever the class is drawn. More such rates of the form
+``k * w_g / sum_h w_h`` (one denominator, the sum of the numerators: the logit routing of N
+servers) form a *weighted class*: one leaf holds the constant ``k``, and the weights ``w_g``
+(``exp(-theta q_g)``) live in a sum tree of their own, recomputed eagerly for the states an
+event changed (one exponential, not N rates and divisions); the class drawn, one of them is
+found by descending that tree.
+
+Linear rates of one coefficient (the same expression, so the same double at run time), at
+least ``_COUNT_CLASS_MIN`` of them, form a *count class* (the delay phases of one rate, the
+servers of one rate): one leaf holds ``c * S``, ``S`` the sum of the members' counts,
+kept exact in an integer sum tree of the class (in the kernel's integer workspace, after the
+counts of the state). The class drawn with the rest ``v`` of the draw in its leaf,
+``m = floor(v * (1/c))`` (clamped to ``S - 1``) is a uniform job of the class, and the member
+that holds the m-th job (a branch-free integer descent, unrolled to the class's depth, the
+next nodes loaded a level early) is the transition: probability ``X_i / S``. A job moving
+between two members (a phase step of an Erlang delay) changes no leaf of the rates' tree, and
+the integer paths up stop where they meet.
+
+Selection: a sum tree of the rates (node ``p`` = ``tree[2p] + tree[2p+1]``, leaves from
+``P2``: the general rates first (an event usually changes several: adjacent leaves share
+their ancestors), or one leaf for their lazy or weighted class, the other linear ones along
+job chains so that the two rates of a move are neighbours, then one leaf per count class);
+the next transition is found by descending from the root, O(log M): up to ``_BRANCHY_MAX_P2`` leaves with plain branches (the
+levels of a small tree are skewed and well predicted), above without a branch (SSE4.1 blends
+or SSE2 masks, the next left children loaded before the comparison decides).
+
+Dependency graph (computed at generation time from the rates' free state symbols and the
+jumps): an event recomputes only the linear rates of the states its jump changed and the
+general group of those states, then every ancestor of the changed leaves, each again as
+left + right. IEEE addition commutes, so the tree after an event is bit for bit the tree a
+full rebuild gives: the total cannot drift (there is nothing to recompute periodically; every
+call into the kernel rebuilds it anyway, and the tests compare runs of one event per call
+with runs of 2^20). In the shape-class code the walk up stops at the first node whose new
+value is its old one bit for bit (its ancestors are then unchanged): a job moving between two
+phases of one rate, ``c (X - 1) + c (X' + 1)``, usually stops a few levels up and leaves the
+total as it is.
+
+Code shape: above ``_SPECIALIZE_MAX_M`` transitions (with count classes, above
+``_COUNT_SPECIALIZE_MAX_M``), one case per *shape class* (transitions with the same jump
+deltas, number of linear rates, leaf layout and count-tree moves: e.g. "phase ell of queue i
+advances"; two changed leaves are one unit whether siblings or not, so the common moves share
+a class and the switch is predictable) that reads its indices from a record, so the source
+stays small and gcc fast at M ~ 10^3; otherwise one C case of constant indices per
+transition; beyond ``_MAX_SHAPES`` classes, loops over the index tables. The Python twin
+runs the same algorithm from the tables. The library is built for this processor
+(``-march=native``, on x86-64 without AVX; contraction off: the same IEEE operations as the
+twin; its cache name covers the processor, see :func:`symdelay.core.cbuild.load_library`).
+
+Caches: the generation result (sources, index tables, coefficient code) is stored as
+``cache_dir()/gen-KEY.json``, KEY a content hash of the table (states, jumps, a hash-seed
+independent text of the rates, parameter names) and of this package's files (the template
+included); the shared
+library as ``generated-HASH.so`` (hash of the C source). A second build of the same table
+(other parameter values included) costs no SymPy and no gcc.
+
+A rate that is negative or not finite, or a jump that makes a count negative, stops the run
+with a :class:`SymdelayInputError` naming the transition and the state. The compiled kernel
+returns to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honoured.
+
+
+The parts, one job each:
+
+- :mod:`~symdelay.analysis.kernel.table`: the table checked at the door;
+- :mod:`~symdelay.analysis.kernel.classify`: the classes of the rates (linear, count,
+  general, lazy, weighted);
+- :mod:`~symdelay.analysis.kernel.layout`: the sum tree's leaves, the job chains, the shape
+  classes;
+- :mod:`~symdelay.analysis.kernel.generate`: the rates printed, the dependency graph and
+  index tables, the two sources;
+- :mod:`~symdelay.analysis.kernel.cwriter` and ``kernel_template.c``: the C kernel (the
+  template holds the fixed C, the writer the code generated per table);
+- :mod:`~symdelay.analysis.kernel.pytwin`: the Python twin;
+- :mod:`~symdelay.analysis.kernel.expo`: the ziggurat's tables and the twin's Exp(1);
+- :mod:`~symdelay.analysis.kernel.cache`: the generation cache and the compiled library;
+- :mod:`~symdelay.analysis.kernel.driver`: :class:`GeneratedKernel`, which composes them and
+  runs replications; :mod:`~symdelay.analysis.kernel.tuning`: the thresholds of the code
+  shape.
+
+>>> import sympy as sp
+>>> q, lam, mu = sp.symbols("q lam mu")
+>>> from symdelay.analysis.kernel import GeneratedKernel
+>>> k = GeneratedKernel([q], [("arrival", [1], lam), ("service", [-1], mu * q)],
+...                     {lam: 1, mu: 1})
+>>> paths, events = k.run(eta=100, initial=[0], grid=[0.0, 1.0], seed=1)
+>>> paths.shape, int(paths[0, 0]), events > 0
+((2, 1), 0, True)
+"""
+
+from __future__ import annotations
+
+from symdelay.analysis.kernel.driver import GeneratedKernel, KernelRun
+from symdelay.analysis.kernel.table import check_table
+
+__all__ = ["GeneratedKernel", "KernelRun", "check_table"]

@@ -1,0 +1,354 @@
+"""The C writer: fills the template ``kernel_template.c`` (package data, beside this module)
+with the layout of a table and the code generated from it. The template holds every line of C
+that is the same for all tables (the random numbers, the sum-tree helpers, the event loop, the
+descents, the class draws, the table-driven update) and ``{{NAME}}`` placeholders; the writer
+gives each placeholder a number or a block of generated lines (the printed rates, the update
+of each transition or shape class) and defines the ``K_`` macros that select the template's
+variants (``#if``), so the preprocessor, not Python, leaves out what a table does not use.
+:func:`fill` substitutes, and refuses a placeholder left open or a value that fits none."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+from symdelay.analysis.kernel import tuning
+from symdelay.analysis.kernel.expo import c_tables
+from symdelay.analysis.kernel.layout import _runs
+from symdelay.core.errors import VerificationError
+from symdelay.core.rng import C_SOURCE as RNG_C_SOURCE
+
+__all__: list = []
+
+#: The name of the kernel function in every generated library.
+FUNC = "symdelay_generated"
+#: The template's file name (package data of ``symdelay.analysis.kernel``).
+TEMPLATE_NAME = "kernel_template.c"
+_PLACEHOLDER = re.compile(r"\{\{([A-Z][A-Z0-9_]*)\}\}")
+_SECTION = re.compile(r"^[ \t]*//@ (if|else|endif)(?: ([A-Z][A-Z0-9_]*))?[ \t]*\n?$")
+
+
+def template_text() -> str:
+    """The text of ``kernel_template.c``."""
+    return resources.files(__package__).joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
+
+
+def fill(template: str, values: dict, sections: dict | None = None) -> str:
+    r"""``template`` with its optional sections resolved and every ``{{NAME}}`` replaced by
+    ``values[NAME]`` (a string or an integer).
+
+    A section is the lines between ``//@ if NAME`` and ``//@ else`` or ``//@ endif`` (each on
+    a line of its own, nested at will); it is kept when ``sections[NAME]`` is true, the
+    ``else`` part otherwise; the marker lines go. A placeholder left without a value, a value
+    or a section no line asks for, or unbalanced markers are a bug of the writer:
+    :class:`~symdelay.core.errors.VerificationError`.
+
+    >>> fill("int x = {{N}};\n//@ if DEBUG\nx++;\n//@ else\n{{BODY}}\n//@ endif\n",
+    ...      {"N": 3, "BODY": "x--;"}, {"DEBUG": False})
+    'int x = 3;\nx--;\n'
+    """
+    sections = sections or {}
+    kept, stack, keep, seen = [], [], True, set()
+    for line in template.splitlines(keepends=True):
+        m = _SECTION.match(line)
+        if m is None:
+            if keep:
+                kept.append(line)
+            continue
+        word, name = m.group(1), m.group(2)
+        if word == "if":
+            if name not in sections:
+                raise VerificationError(f"the kernel template's section {name} has no value")
+            seen.add(name)
+            stack.append((keep, bool(sections[name])))
+            keep = keep and bool(sections[name])
+        elif not stack or name:
+            raise VerificationError(f"the kernel template has an unbalanced {line.strip()!r}")
+        elif word == "else":
+            parent, cond = stack[-1]
+            keep = parent and not cond
+        else:
+            keep = stack.pop()[0]
+    if stack or seen != set(sections):
+        raise VerificationError(
+            f"the kernel template and its writer disagree on the sections: "
+            f"{sorted(set(sections) ^ seen) or 'an unclosed one'}"
+        )
+    text = "".join(kept)
+    wanted = set(_PLACEHOLDER.findall(text))
+    everywhere = set(_PLACEHOLDER.findall(template))
+    if not wanted <= set(values) <= everywhere:
+        missing, extra = sorted(wanted - set(values)), sorted(set(values) - everywhere)
+        raise VerificationError(
+            f"the kernel template and its writer disagree: no value for {missing}, "
+            f"no placeholder for {extra}"
+        )
+    return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), text)
+
+
+def _refresh_c(lo: int, hi: int, arr: str = "tree") -> str:
+    """C statements that refresh every ancestor of the positions ``lo..hi`` of ``arr``."""
+    out = []
+    while lo < hi:
+        lo, hi = lo >> 1, hi >> 1
+        out += [f"{arr}[{p}] = {arr}[{2 * p}] + {arr}[{2 * p + 1}];" for p in range(lo, hi + 1)]
+    if lo > 1:
+        out.append(f"u = {arr}[{lo}];")
+        while lo > 1:
+            out.append(f"u += {arr}[{lo ^ 1}]; {arr}[{lo >> 1}] = u;")
+            lo >>= 1
+    return " ".join(out)
+
+
+def _c_check(pad: str, code, slot, val: str = "a") -> list:
+    """C lines that stop the run (status ``code``, slot ``slot``) unless ``val`` is a rate."""
+    return [
+        f"{pad}if (!({val} >= 0.0 && {val} <= DBL_MAX)) {{",
+        f"{pad}    status[0] = {code}; status[1] = {slot}; bad[0] = {val}; goto fail; }}",
+    ]
+
+
+def _c_linear(pad: str, q, x, PL: int) -> list:
+    """C lines: the linear rate of slot ``q`` (its count ``X[x]``) into its leaf."""
+    leaf = PL + q if isinstance(q, int) else f"{PL} + {q}"
+    return [
+        f"{pad}a = coef[{q}] * (double)X[{x}];",
+        *_c_check(pad, 1, q),
+        f"{pad}tree[{leaf}] = a;",
+    ]
+
+
+def _c_jump(pad: str, entries, slot) -> list:
+    """C lines that apply a jump ``[(index, delta)]``, undone (status 2) when a count would
+    go negative."""
+    out = []
+    for e, (i, d) in enumerate(entries):
+        out.append(f"{pad}X[{i}] += {d};")
+        if d < 0:
+            undo = " ".join(f"X[{i2}] -= {d2};" for i2, d2 in entries[: e + 1])
+            out.append(f"{pad}if (X[{i}] < 0) {{ {undo} status[0] = 2; status[1] = {slot};")
+            out.append(f"{pad}    status[2] = {i}; goto fail; }}")
+    return out
+
+
+def write_c(
+    n, M, P2, P, const_temps, live, g_states, blocks, H0, Mt, NC, GT, SH, cb,
+    temp_c, rate_c, per_slot, ls, shapes, lz_c=None, W2=0,
+):  # fmt: skip
+    """The C source of a table's kernel: the template filled with its layout (``n`` states,
+    ``M`` transitions, ``P2`` leaves, ``P`` run-time parameters, ``Mt`` slots with a leaf of
+    which ``H0`` before the count classes' ``NC``, ``SH`` general slots without a leaf after
+    the ``GT`` with one, ``cb`` the count classes' bases) and its printed code (the
+    temporaries ``const_temps`` and ``live``, the states ``g_states`` they read, the groups
+    ``blocks``, ``temp_c`` and ``rate_c`` the printed temporaries and general rates,
+    ``per_slot`` and ``shapes`` the update of each transition or shape class, ``lz_c`` the
+    total and factors of a lazy or weighted class, ``W2`` the leaves of a weighted class's
+    tree)."""
+    PL = P2 - SH  # the tree position of linear slot q: PL + q
+    G = len(rate_c)
+    shaped = bool(
+        (M > tuning._SPECIALIZE_MAX_M or (NC and M > tuning._COUNT_SPECIALIZE_MAX_M)) and shapes
+    )
+    table_driven = not shaped and M > tuning._SPECIALIZE_MAX_M
+    L: list = []
+    w = L.append
+
+    def block(fn) -> str:
+        """The lines ``fn()`` writes, as one block."""
+        L.clear()
+        fn()
+        return "\n".join(L)
+
+    def leaf(slot, pad):
+        if W2:
+            w(f"{pad}a = {rate_c[slot]};")
+            L.extend(_c_check(pad, 3, slot))
+            w(f"{pad}wt[{W2 + slot}] = a;")
+            return
+        w(f"{pad}a = eta*({rate_c[slot]});")
+        L.extend(_c_check(pad, 1, slot))
+        if not SH:  # a lazy class: its rates are checked here, its leaf holds their total
+            w(f"{pad}tree[P2 + {slot}] = a;")
+
+    def group(g, pad, refresh):
+        """The general rates group ``g`` recomputes (``refresh``: their leaves' ancestors
+        too; else the event's runs of the index table refresh the main tree)."""
+        reload, temps, gens = blocks[g]
+        for i in reload:
+            w(f"{pad}s_{i} = (double)X[{i}] / eta;")
+        for s, _ in temps:
+            w(f"{pad}{s} = {temp_c[s]};")
+        for q in gens:
+            leaf(q, pad)
+        for lo, hi in _runs(gens) if refresh or W2 else ():
+            w(pad + (_refresh_c(W2 + lo, W2 + hi, "wt") if W2 else _refresh_c(P2 + lo, P2 + hi)))
+
+    def groups():
+        """The blocks of the general rates an event's group recomputes."""
+        for g in range(len(blocks)):
+            w(f"    group_{g}:")
+            group(g, "        ", True)
+            w("        goto done;")
+
+    def layout():
+        for name, value in [
+            ("P2", P2), ("M", M), ("MT", Mt), ("K_N", n), ("K_PL", PL), ("K_NLEAF", Mt - SH),
+            ("K_NLEAF_LAST", Mt - SH - 1), ("K_GT", GT), ("K_SH", SH), ("K_G", G),
+            ("K_G_LAST", G - 1), ("K_W2", W2), ("K_W2_TOP", W2 - 1), ("K_H0", H0),
+            ("K_NC", NC),
+        ]:  # fmt: skip
+            w(f"#define {name} {value}")
+
+    def parameters():
+        for k in range(P):
+            w(f"    const double p_{k} = par[{k}];")
+
+    def temporaries():
+        for s, _ in const_temps:
+            w(f"    const double {s} = {temp_c[s]};")
+        for i in g_states:
+            w(f"    double s_{i} = (double)X[{i}] / eta;")
+        for s, _ in live:
+            w(f"    double {s};")
+
+    def rates():
+        for s, _ in live:
+            w(f"    {s} = {temp_c[s]};")
+        for g in range(G):
+            leaf(g, "    ")
+
+    def class_factors():
+        for g, c in lz_c[1] if lz_c is not None else ():  # rate g's state-free factor >= 0
+            w(f"    a = {c};")
+            L.extend(_c_check("    ", 1, g))
+
+    def lazy_state():
+        for i in g_states:
+            w(f"            s_{i} = (double)X[{i}] / eta;")
+        for s_, _ in live:
+            w(f"            {s_} = {temp_c[s_]};")
+
+    def lazy_rates():
+        for g in range(G):
+            w(f"            a = eta*({rate_c[g]});")
+            L.extend(_c_check("            ", 1, g))
+            w(f"            lz[{g}] = a; sum += a;")
+
+    def count_draw():
+        # per count class: m = floor(v / c), then its integer tree unrolled to its depth
+        for kc in range(NC):
+            b0, K2, e0 = cb[4 * kc : 4 * kc + 3]
+            D = K2.bit_length() - 1
+            w(f"            case {kc}: {{")
+            w(f"                const int64_t *c = X + {b0};")
+            w(f"                m = (int64_t)(v * coef[{M + kc}]);")
+            w("                if (m >= c[1]) m = c[1] - 1;")
+            w("                l = c[2];" + (" c0 = c[4]; c1 = c[6];" if D >= 2 else ""))
+            for d in range(D):
+                if d + 3 <= D:
+                    w(
+                        "                g0 = c[8 * p]; g2 = c[8 * p + 2]; g4 = c[8 * p + 4]; g6 = c[8 * p + 6];"
+                    )
+                # masks, not ?: (gcc turns those into branches)
+                step = "go = m >= l; mk = -go; m -= l & mk;"
+                if d + 2 <= D:
+                    step += " l = (c1 & mk) | (c0 & ~mk);"
+                if d + 3 <= D:
+                    step += " c0 = (g4 & mk) | (g0 & ~mk); c1 = (g6 & mk) | (g2 & ~mk);"
+                w(f"                {step} p = 2 * p + go;")
+            w(f"                j = cm[{e0 - K2} + p];")
+            if shaped:
+                w(f"                rj = cr[{e0 - K2} + p];")
+            w("                break;")
+            w("            }")
+
+    def update_groups():
+        # table driven: the general rates of the event's group (the template refreshes the
+        # main tree from the index tables' runs)
+        if table_driven and blocks:
+            w("        switch (gr[j]) {")
+            for g in range(len(blocks)):
+                w(f"        case {g}:")
+                group(g, "            ", False)
+                w("            break;")
+            w("        default:")
+            w("            break;")
+            w("        }")
+
+    def update():
+        if shaped:
+            # one case per shape class, the indices from the transition's record (with count
+            # classes above _COUNT_SPECIALIZE_MAX_M: their moves share a shape)
+            w(
+                "        const int32_t *r = rec32 + (rj >= 0 ? rj : ro[j]);"
+                if NC
+                else "        const int32_t *r = rec32 + ro[j];"
+            )
+            w("        switch (r[0]) {")
+            for sid, (deltas, nlin, units, has_g, cunits) in enumerate(shapes):
+                w(f"        case {sid}:")
+                L.extend(
+                    _c_jump("            ", [(f"r[{1 + e}]", d) for e, d in enumerate(deltas)], "j")
+                )
+                f = 1 + len(deltas)
+                for u in cunits:
+                    if u[0] == "two":
+                        w(
+                            f"            cwalk2(X + r[{f}], r[{f + 1}], r[{f + 2}], {u[1]}, {u[2]});"
+                        )
+                        f += 3
+                    else:
+                        w(f"            cwalk(X + r[{f}], r[{f + 1}], {u[1]});")
+                        f += 2
+                for _ in range(nlin):
+                    L.extend(_c_linear("            ", f"r[{f}]", f"r[{f + 1}]", PL))
+                    f += 2
+                for u in units:
+                    if u == "two":
+                        w(f"            walk2(tree, r[{f}], r[{f + 1}]);")
+                        f += 2
+                    else:
+                        w(f"            walk(tree, r[{f}]);")
+                        f += 1
+                if has_g:
+                    w(f"            switch (r[{f}]) {{")
+                    for g in range(len(blocks)):
+                        w(f"            case {g}: goto group_{g};")
+                    w("            }")
+                w("            break;")
+            w("        }")
+            w("        goto done;")
+            groups()
+        elif not table_driven:
+            # one case per leaf with constant indices (one indirect jump per event, no loops
+            # over the tables); the general rates of a group in one block after the switch
+            w("        switch (j) {")
+            for q, (entries, lins, g, _, cnet) in enumerate(per_slot):
+                w(f"        case {q}:")
+                L.extend(_c_jump("            ", entries, q))
+                if cnet:
+                    w("            " + " ".join(f"X[{x}] += {d};" for x, d in cnet))
+                for q2 in lins:
+                    L.extend(_c_linear("            ", q2, ls[q2], PL))
+                for lo, hi in _runs(lins):
+                    w("            " + _refresh_c(PL + lo, PL + hi))
+                w(f"            goto group_{g};" if g >= 0 else "            break;")
+            w("        }")
+            w("        goto done;")
+            groups()
+
+    values = {
+        "RNG": RNG_C_SOURCE, **c_tables(), "FUNC": FUNC, "LAYOUT": block(layout),
+        "PARAMETERS": block(parameters), "TEMPORARIES": block(temporaries),
+        "RATES": block(rates), "CLASS_FACTORS": block(class_factors),
+        "CLASS_TOTAL": lz_c[0] if lz_c is not None else "0.0",
+        "LAZY_STATE": block(lazy_state), "LAZY_RATES": block(lazy_rates),
+        "COUNT_DRAW": block(count_draw), "UPDATE_GROUPS": block(update_groups),
+        "UPDATE": block(update),
+    }  # fmt: skip
+    sections = {
+        "WEIGHTED": bool(W2), "CLASS": lz_c is not None, "LAZY": lz_c is not None and not W2,
+        "COUNT": bool(NC), "BRANCHY": P2 <= tuning._BRANCHY_MAX_P2, "P2_AT_LEAST_4": P2 >= 4,
+        "SHIFT": bool(SH), "SHAPED": shaped, "TABLE_DRIVEN": table_driven,
+    }  # fmt: skip
+    return fill(template_text(), values, sections)

@@ -1,0 +1,288 @@
+"""The Python twin of the C kernel: generated from the same printed expressions and index
+tables (:func:`write_python`), it runs the same algorithm on the same xoshiro256** stream
+(:mod:`symdelay.core.rng`) and the same Exp(1) draws, so for equal seeds both backends give
+identical paths (the tests compare them). :func:`python_function` compiles it."""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+from collections.abc import Callable
+
+import numpy as np
+
+from symdelay.analysis.kernel.expo import _exp_variate
+from symdelay.analysis.kernel.layout import _runs
+from symdelay.core.rng import next_u64, unif
+
+__all__: list = []
+
+_DBL_MAX = sys.float_info.max
+
+
+def _py_check(pad: str, code, slot, val: str = "a") -> list:
+    """The Python twin of :func:`symdelay.analysis.kernel.cwriter._c_check`."""
+    return [
+        f"{pad}if not ({val} >= 0.0 and {val} <= _DBL_MAX):",
+        f"{pad}    status[0], status[1], bad[0] = {code}, {slot}, {val}",
+        f"{pad}    raise _Fail",
+    ]
+
+
+def _py_linear(pad: str, PL: int) -> list:
+    """The Python twin's :func:`_c_linear` for the slot ``q`` of its loops."""
+    return [f"{pad}a = coef[q] * x[ls[q]]", *_py_check(pad, 1, "q"), f"{pad}tree[{PL} + q] = a"]
+
+
+def _py_descend(pad: str, arr: str, P: int, var: str, n: int) -> list:
+    """The Python twin's :func:`_c_descend` and :func:`_c_leaf_found`."""
+    return [
+        f"{pad}p = 1",
+        f"{pad}while p < {P}:",
+        f"{pad}    lf = {arr}[2 * p]",
+        f"{pad}    if {var} < lf:",
+        f"{pad}        p = 2 * p",
+        f"{pad}    else:",
+        f"{pad}        {var} -= lf",
+        f"{pad}        p = 2 * p + 1",
+        f"{pad}j = p - {P}",
+        f"{pad}if j >= {n} or not {arr}[p] > 0.0:",
+        f"{pad}    j = min(j, {n - 1})",
+        f"{pad}    while j >= 0 and not {arr}[{P} + j] > 0.0:",
+        f"{pad}        j -= 1",
+        f"{pad}    if j < 0:",
+        f"{pad}        j = 0",
+        f"{pad}        while not {arr}[{P} + j] > 0.0:",
+        f"{pad}            j += 1",
+    ]
+
+
+def _py_refresh(pad: str, arr: str, lo, hi) -> list:
+    """The Python twin's :func:`_refresh_c` (the ancestors of the positions ``lo..hi``)."""
+    return [
+        f"{pad}lo, hi = {lo}, {hi}",
+        f"{pad}while lo < hi:",
+        f"{pad}    lo >>= 1",
+        f"{pad}    hi >>= 1",
+        f"{pad}    for p in range(lo, hi + 1):",
+        f"{pad}        {arr}[p] = {arr}[2 * p] + {arr}[2 * p + 1]",
+        f"{pad}v = {arr}[lo]",
+        f"{pad}while lo > 1:",
+        f"{pad}    v += {arr}[lo ^ 1]",
+        f"{pad}    lo >>= 1",
+        f"{pad}    {arr}[lo] = v",
+    ]
+
+
+def write_python(
+    n, M, P2, P, const_temps, live, g_states, blocks, H0, Mt, NC, GT, SH, cb,
+    temp_py, rate_py, lz_py, W2, NI,
+):  # fmt: skip
+    """The source of the Python twin: a function ``run`` with the C kernel's arguments that
+    runs the same algorithm from the index tables on the same draws (the layout and the
+    printed expressions as :func:`symdelay.analysis.kernel.cwriter.write_c` gets them; ``NI``
+    the size of the integer workspace)."""
+    PL = P2 - SH  # the tree position of linear slot q: PL + q
+    L = []
+    w = L.append
+    w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
+    w("        status, bad, work, iwork):")
+    w("    st = [int(v) for v in rng]")
+    w("    u64, unif = _partial(_next_u64, st), _partial(_unif, st)  # the C kernel's stream")
+    w("    ixl = ix.tolist()")
+    names = ["jp", "jx", "jd", "ls", "lp", "ld", "gr", "rp", "rr", "ro", "rec"]
+    names += ["cp", "cx", "cd", "cb", "cm", "cs"]
+    for k, nm in enumerate(names):
+        w(f"    {nm} = ixl[ixl[{k}] : ixl[{k + 1}]]")
+    w("    coef = coef.tolist()")
+    for k in range(P):
+        w(f"    p_{k} = float(par[{k}])")
+    w("    eta = float(eta)")
+    w(f"    x = [int(v) for v in X] + [0] * {NI - n}")
+    w("    grid = grid.tolist()")
+    w("    cnt = [int(v) for v in counts]")
+    w(f"    tree = [0.0] * {2 * P2}")
+    if W2:
+        w(f"    wt = [0.0] * {2 * W2}")
+    w("    t, tn, pending = float(clock[0]), float(clock[1]), clock[2] != 0.0")
+    w("    j, k, ev, fail = -1, 0, 0, 0")
+    w("    try:")
+    for s, _ in const_temps:
+        w(f"        {s} = {temp_py[s]}")
+    for i in g_states:
+        w(f"        s_{i} = x[{i}] / eta")
+
+    def leaf(slot, pad):
+        if W2:  # a weight out of range is this class's error, not an exception
+            w(f"{pad}try:")
+            w(f"{pad}    a = {rate_py[slot]}")
+            w(f"{pad}except OverflowError:")
+            w(f"{pad}    a = math.inf")
+            L.extend(_py_check(pad, 3, slot))
+            w(f"{pad}wt[{W2 + slot}] = a")
+            return
+        w(f"{pad}a = eta*({rate_py[slot]})")
+        L.extend(_py_check(pad, 1, slot))
+        if not SH:
+            w(f"{pad}tree[{P2 + slot}] = a")
+
+    for s, _ in live:
+        w(f"        {s} = {temp_py[s]}")
+    for g in range(len(rate_py)):
+        leaf(g, "        ")
+    G = len(rate_py)
+    if lz_py is not None:
+        for g, c in lz_py[1]:
+            w(f"        a = {c}")
+            L.extend(_py_check("        ", 1, g))
+        w(f"        a = eta*({lz_py[0]})")
+        L.extend(_py_check("        ", 1, 0))
+        w(f"        tree[{P2}] = a")
+        if W2:
+            w(f"        for p in range({W2 - 1}, 0, -1):")
+            w("            wt[p] = wt[2 * p] + wt[2 * p + 1]")
+        else:
+            w(f"        lz = [0.0] * {G}")
+    if NC:  # the count classes' integer trees
+        w(f"        for kc in range({NC}):")
+        w("            b, K2, e0, ne = cb[4 * kc : 4 * kc + 4]")
+        w("            for e in range(K2):")
+        w("                x[b + K2 + e] = x[cs[e0 + e]] if e < ne else 0")
+        w("            for p in range(K2 - 1, 0, -1):")
+        w("                x[b + p] = x[b + 2 * p] + x[b + 2 * p + 1]")
+    w(f"        for q in range({Mt}):")
+    w("            if ls[q] >= 0:")
+    L.extend(_py_linear("                ", PL))
+    w(f"        for p in range({P2 - 1}, 0, -1):")
+    w("            tree[p] = tree[2 * p] + tree[2 * p + 1]")
+    w("        while True:")
+    w("            R = tree[1]")
+    w("            if not pending:")
+    w("                tn = t + _expo(u64, unif) / R if R > 0.0 else math.inf")
+    w("                pending = True")
+    w("            while k < ng and grid[k] < tn:")
+    w(f"                out[k] = x[:{n}]")
+    w("                k += 1")
+    w("            if k >= ng or ev >= max_events:")
+    w("                break")
+    w("            v = unif() * R")
+    L.extend(_py_descend("            ", "tree", P2, "v", Mt - SH))
+    if SH:
+        w(f"            if j >= {GT}:")
+        w(f"                j += {SH}")
+    if W2:
+        w(f"            if j < {G}:")
+        w("                wz = wt[1]")
+        w("                if not wz > 0.0:")
+        w("                    status[0], status[1], bad[0] = 3, -1, wz")
+        w("                    raise _Fail")
+        w("                wz *= unif()")
+        L.extend(_py_descend("                ", "wt", W2, "wz", G))
+    elif lz_py is not None:
+        w(f"            if j < {G}:")
+        for i in g_states:
+            w(f"                s_{i} = x[{i}] / eta")
+        for s_, _ in live:
+            w(f"                {s_} = {temp_py[s_]}")
+        w("                total = 0.0")
+        for g in range(G):
+            w(f"                a = eta*({rate_py[g]})")
+            L.extend(_py_check("                ", 1, g))
+            w(f"                lz[{g}] = a")
+            w("                total += a")
+        w("                if not total > 0.0:")
+        w("                    status[0], status[1], bad[0] = 1, 0, total")
+        w("                    raise _Fail")
+        w("                wz = unif() * total")
+        w("                j = -1")
+        w(f"                for q in range({G}):")
+        w("                    if wz < lz[q]:")
+        w("                        j = q")
+        w("                        break")
+        w("                    wz -= lz[q]")
+        w("                if j < 0:")
+        w(f"                    j = {G - 1}")
+        w("                    while j > 0 and not lz[j] > 0.0:")
+        w("                        j -= 1")
+    if NC:
+        w(f"            if j >= {H0}:")
+        w(f"                b, K2, e0 = cb[4 * (j - {H0}) : 4 * (j - {H0}) + 3]")
+        w(f"                m = int(v * coef[{M - H0} + j])")
+        w("                if m >= x[b + 1]:")
+        w("                    m = x[b + 1] - 1")
+        w("                p = 1")
+        w("                while p < K2:")
+        w("                    lf = x[b + 2 * p]")
+        w("                    if m < lf:")
+        w("                        p = 2 * p")
+        w("                    else:")
+        w("                        m -= lf")
+        w("                        p = 2 * p + 1")
+        w("                j = cm[e0 + p - K2]")
+    w("            for e in range(jp[j], jp[j + 1]):")
+    w("                x[jx[e]] += jd[e]")
+    w("                if x[jx[e]] < 0:")
+    w("                    for f in range(jp[j], e + 1):")
+    w("                        x[jx[f]] -= jd[f]")
+    w("                    status[0], status[1], status[2] = 2, j, jx[e]")
+    w("                    raise _Fail")
+    if NC:
+        w("            for e in range(cp[j], cp[j + 1]):")
+        w("                x[cx[e]] += cd[e]")
+    w("            for e in range(lp[j], lp[j + 1]):")
+    w("                q = ld[e]")
+    L.extend(_py_linear("                ", PL))
+    if blocks:
+        w("            g = gr[j]")
+        for g, (reload, temps, gens) in enumerate(blocks):
+            w(f"            {'if' if g == 0 else 'elif'} g == {g}:")
+            for i in reload:
+                w(f"                s_{i} = x[{i}] / eta")
+            for s, _ in temps:
+                w(f"                {s} = {temp_py[s]}")
+            for q in gens:
+                leaf(q, "                ")
+            for lo, hi in _runs(gens) if W2 else ():  # the weights' ancestors
+                L.extend(_py_refresh("                ", "wt", W2 + lo, W2 + hi))
+    w("            for e in range(rp[j], rp[j + 1]):")
+    L.extend(_py_refresh("                ", "tree", "rr[2 * e]", "rr[2 * e + 1]"))
+    w("            cnt[j] += 1")
+    w("            ev += 1")
+    w("            t = tn")
+    w("            pending = False")
+    w("    except _Fail:")
+    w("        fail = 1")
+    w("        if status[0] in (1, 3):")
+    w("            status[2] = j")
+    w("    except (OverflowError, ZeroDivisionError, ValueError, TypeError):")
+    w("        fail = 1")
+    w("        status[0], status[1], status[2], bad[0] = 1, -1, j, math.nan")
+    w(f"    X[:] = x[:{n}]")
+    w("    counts[:] = cnt")
+    w("    rng[:] = _np.array(st, dtype=_np.uint64)")
+    w("    clock[:3] = (t, tn, 1.0 if pending else 0.0)")
+    w("    clock[3] = tree[1]")
+    w("    return -1 if fail else k")
+    return "\n".join(L) + "\n"
+
+
+def python_function(python_source: str) -> Callable:
+    """The twin's ``run`` compiled from ``python_source`` (same arguments and draws as the
+    compiled kernel)."""
+
+    class _Fail(Exception):
+        pass
+
+    ns = {
+        "math": math,
+        "_np": np,
+        "_partial": functools.partial,
+        "_next_u64": next_u64,
+        "_unif": unif,
+        "_DBL_MAX": _DBL_MAX,
+        "_expo": _exp_variate,
+        "_Fail": _Fail,
+    }
+    exec(compile(python_source, "<symdelay generated kernel>", "exec"), ns)
+    return ns["run"]
