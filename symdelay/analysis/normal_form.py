@@ -33,7 +33,19 @@ __all__ = [
     "FirstLyapunov",
     "HopfCoefficients",
     "first_lyapunov",
+    "hopf_multiplicity",
+    "MULTIPLE_NOTE",
 ]
+
+#: what the record says where the imaginary pair is multiple (l1 is not defined there)
+MULTIPLE_NOTE = (
+    "the imaginary pair +-i omega is multiple (the model's symmetry: a factor of the "
+    "characteristic polynomial with multiplicity >= 2 crosses the axis): a scalar first "
+    "Lyapunov coefficient is not defined and no criticality, amplitude law or frequency "
+    "slope follows from it; the equivariant Hopf theorem (Golubitsky & Stewart) decides "
+    "which oscillation patterns bifurcate and their stability (not computed yet: patterns "
+    "null)"
+)
 
 
 STRUCTURAL_REASON = (
@@ -78,9 +90,18 @@ class NormalForm(Result):
     method: str = ""
     model_name: str | None = None
     checks: dict = field(default_factory=dict)
+    multiplicity: int = 1
+    patterns: object = None
+
+    @property
+    def multiple(self) -> bool:
+        """The imaginary pair is multiple: ``l1`` is not defined (see :data:`MULTIPLE_NOTE`)."""
+        return self.multiplicity >= 2
 
     @property
     def criticality(self) -> str:
+        if self.multiple:
+            return "undefined (multiple imaginary pair)"
         tol = mpmath.mpf(10) ** (-(self.dps // 2)) * (1 + abs(self.c1))
         if abs(self.l1) <= tol:
             return "degenerate"
@@ -98,8 +119,11 @@ class NormalForm(Result):
         return 2 * mpmath.pi / self.omega
 
     def amplitude(self, theta):
-        """``c sqrt(theta - theta_c)`` (float numpy; NaN below ``theta_c``)."""
+        """``c sqrt(theta - theta_c)`` (float numpy; NaN below ``theta_c``, and everywhere
+        where the imaginary pair is multiple: no scalar amplitude law)."""
         th = np.asarray(theta, dtype=float)
+        if self.multiple:
+            return np.full(th.shape, np.nan)
         with np.errstate(invalid="ignore"):
             return float(self.amplitude_coefficient) * np.sqrt(th - float(self.theta_c))
 
@@ -111,6 +135,11 @@ class NormalForm(Result):
             return {"re": format_number(mpmath.re(z), d), "im": format_number(mpmath.im(z), d)}
 
         closed = {"l1": self.closed_l1, "amplitude_coefficient": self.closed_amplitude}
+        multiple = self.multiple
+
+        def scalar(v):
+            return None if multiple or v is None else format_number(v, d)
+
         return {
             "L": "inf" if self.L is INFINITE_L else self.L,
             "model": self.model_name,
@@ -120,18 +149,21 @@ class NormalForm(Result):
             "theta_c": format_number(self.theta_c, d),
             "omega": format_number(self.omega, d),
             "period": format_number(self.period, d),
-            "l1": format_number(self.l1, d),
+            "multiplicity": self.multiplicity,
+            "l1": scalar(self.l1),
             "l1_normalisation": "q_x = 1 (x = q1 - q2)",
-            "l1_unit_norm": None if self.l1_unit is None else format_number(self.l1_unit, d),
-            "c1": parts(self.c1),
+            "l1_unit_norm": scalar(self.l1_unit),
+            "c1": None if multiple else parts(self.c1),
             "r_prime": parts(self.r_prime),
             "criticality": self.criticality,
-            "amplitude_coefficient": format_number(self.amplitude_coefficient, d),
-            "omega_slope": format_number(self.omega_slope, d),
-            "describing_function_coefficient": format_number(self.describing_coefficient, d),
+            "amplitude_coefficient": scalar(self.amplitude_coefficient),
+            "omega_slope": scalar(self.omega_slope),
+            "patterns": self.patterns,
+            "multiple_note": MULTIPLE_NOTE if multiple else None,
+            "describing_function_coefficient": scalar(self.describing_coefficient),
             "closed_form": {k: None if v is None else str(v) for k, v in closed.items()},
             "closed_form_latex": {k: None if v is None else tex(v) for k, v in closed.items()},
-            "structural_reason": STRUCTURAL_REASON,
+            "structural_reason": None if multiple else STRUCTURAL_REASON,
             "method": self.method,
             "checks": {
                 k: (v if isinstance(v, (bool, str)) else format_number(v, 6))
@@ -141,6 +173,12 @@ class NormalForm(Result):
 
     def latex(self) -> str:
         n = 10
+        if self.multiple:
+            return (
+                rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
+                rf"{mpmath.nstr(self.omega, n)}:\ \pm i\omega_c\ \text{{of multiplicity "
+                rf"{self.multiplicity}, }}\ \ell_1\ \text{{not defined}}"
+            )
         s = (
             rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
             rf"{mpmath.nstr(self.omega, n)},\ \ell_1 = {mpmath.nstr(self.l1, n)}"
@@ -240,6 +278,7 @@ def model_normal_form(model, dps: int = 15) -> NormalForm:
     lyap = first_lyapunov(model, ("theta",), derivative=True)
     with mpmath.workdps(wp):
         th_c, w = +crit.critical, +crit.omega
+        mult, rp_ift = hopf_multiplicity(model, "theta", th_c, w, dps)
         hopf = lyap.hopf((th_c,), w)
         c1, rp, q = hopf.c1, hopf.r_prime, hopf.q
         cq = mpmath.fsum(weights[j] * q[j] for j in range(len(q)))
@@ -256,6 +295,13 @@ def model_normal_form(model, dps: int = 15) -> NormalForm:
             "quadratic_terms": bool(lyap.H_idx),
             "c1_over_rprime": mpmath.re(c1x / rp),
         }
+        if mult >= 2:
+            # the projection's r' takes one eigenvector of a multiple eigenvalue: the
+            # crossing speed of the factor (implicit function theorem) is the one defined
+            rp = rp_ift
+            del checks["c1_over_rprime"]
+        else:
+            checks["r_prime_projection_minus_factor"] = abs(rp - rp_ift)
     from symdelay.analysis.entry import family_options
 
     own = family_options(model) or {}
@@ -278,7 +324,56 @@ def model_normal_form(model, dps: int = 15) -> NormalForm:
         "Kuznetsov projection formula on the full drift of the model (SymPy derivatives)",
         model.name,
         checks,
+        mult,
     )
+
+
+def hopf_multiplicity(model, name, value, omega, dps):
+    """``(multiplicity, r')`` of the imaginary pair ``+- i omega`` at ``name = value``: the
+    sum of the multiplicities of the factors of the characteristic polynomial
+    (:attr:`Model.factors`, equal factors of symmetric modes merged) that vanish at
+    ``r = i omega`` (to ``dps // 2`` digits, relative to the size of their terms), and the
+    crossing speed ``dr/d name = -(df/d name) / (df/dr)`` of the (first) such factor by the
+    implicit function theorem, in mpmath at the working precision in force."""
+    from symdelay.analysis.window import _resolve
+    from symdelay.core.symbols import r as R
+
+    sym, rp = _resolve(model, name)
+    if rp is not None:
+        raise SymdelayInputError(f"the normal form in {name} needs {name} a parameter")
+    iw = mpmath.mpc(0, omega)
+    tol = mpmath.mpf(10) ** (-(dps // 2))
+    mult, speed = 0, None
+    for fac in model.factors:
+        e = sp.sympify(fac.factor).xreplace(model.values)
+        if e.free_symbols - {sym, R}:
+            raise SymdelayInputError(
+                "the normal form needs numbers for "
+                + ", ".join(sorted(map(str, e.free_symbols - {sym, R})))
+            )
+        poly = sp.Poly(sp.expand(e), R)
+        coeffs = [sp.lambdify(sym, c, "mpmath") for c in poly.all_coeffs()]
+        cs = [mpmath.mpmathify(c(value)) for c in coeffs]
+        val = mpmath.polyval(cs, iw)
+        size = mpmath.fsum(abs(c) * abs(omega) ** k for k, c in enumerate(reversed(cs)))
+        if abs(val) > tol * (1 + size):
+            continue
+        mult += int(fac.multiplicity)
+        if speed is None:
+            fr = mpmath.polyval(_dpoly(cs), iw)
+            ft = sp.lambdify((sym, R), sp.diff(e, sym), "mpmath")(value, iw)
+            speed = -ft / fr
+    if mult == 0:
+        raise SymdelayInputError(  # pragma: no cover - critical() found this crossing
+            f"no factor of {model.name} vanishes at r = i*{mpmath.nstr(omega, 10)}"
+        )
+    return mult, speed
+
+
+def _dpoly(cs):
+    """Coefficients (highest first) of the derivative of the polynomial ``cs``."""
+    n = len(cs) - 1
+    return [c * (n - k) for k, c in enumerate(cs[:-1])] or [mpmath.mpf(0)]
 
 
 # ------------------------------------------------------------------------------ l1

@@ -53,6 +53,15 @@ def run(args) -> int:
         lines.append(
             f"  at theta = {at[0]} the equilibrium is {at[1].verdict_text()}: the Hopf point"
         )
+    if rec.get("multiplicity", 1) >= 2:
+        lines += [
+            f"  theta_c = {rec['theta_c']}, omega_c = {rec['omega']}, period = {rec['period']}",
+            f"  l1 not defined: the imaginary pair is multiple (multiplicity "
+            f"{rec['multiplicity']}, the model's symmetry); the bifurcating patterns "
+            "(equivariant Hopf theorem) are not computed yet",
+        ]
+        emit("\n".join(lines))
+        return 0
     lines += [
         f"  theta_c = {rec['theta_c']}, omega_c = {rec['omega']}, period = {rec['period']}",
         f"  l1 = {rec['l1']}  ({rec['criticality']}; normalised by {rec['l1_normalisation']})",
