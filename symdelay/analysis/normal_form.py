@@ -92,6 +92,16 @@ class NormalForm(Result):
     checks: dict = field(default_factory=dict)
     multiplicity: int = 1
     patterns: object = None
+    param: str = "theta"
+
+    @property
+    def side(self) -> str | None:
+        """Where the cycles born at the Hopf point live: ``"above"`` (``p > p_c``) or
+        ``"below"``: the sign of ``-Re r' / Re c1`` (``rho^2 = -Re r' (p - p_c) / Re c1`` in
+        the normal form); None when ``l1`` is not defined or vanishes."""
+        if self.multiple or self.criticality == "degenerate":
+            return None
+        return "above" if -mpmath.re(self.r_prime) / mpmath.re(self.c1) > 0 else "below"
 
     @property
     def multiple(self) -> bool:
@@ -140,13 +150,16 @@ class NormalForm(Result):
         def scalar(v):
             return None if multiple or v is None else format_number(v, d)
 
+        in_theta = self.param == "theta"
         return {
             "L": "inf" if self.L is INFINITE_L else self.L,
             "model": self.model_name,
             "mu": None if self.mu is None else option_text(self.mu),
             "lam": None if self.lam is None else option_text(self.lam),
             "D": None if self.D is None else option_text(self.D),
-            "theta_c": format_number(self.theta_c, d),
+            "param": self.param,
+            "critical_value": format_number(self.theta_c, d),
+            "theta_c": format_number(self.theta_c, d) if in_theta else None,
             "omega": format_number(self.omega, d),
             "period": format_number(self.period, d),
             "multiplicity": self.multiplicity,
@@ -157,13 +170,16 @@ class NormalForm(Result):
             "r_prime": parts(self.r_prime),
             "criticality": self.criticality,
             "amplitude_coefficient": scalar(self.amplitude_coefficient),
+            "amplitude_side": self.side,
             "omega_slope": scalar(self.omega_slope),
             "patterns": self.patterns,
             "multiple_note": MULTIPLE_NOTE if multiple else None,
-            "describing_function_coefficient": scalar(self.describing_coefficient),
+            "describing_function_coefficient": (
+                scalar(self.describing_coefficient) if in_theta else None
+            ),
             "closed_form": {k: None if v is None else str(v) for k, v in closed.items()},
             "closed_form_latex": {k: None if v is None else tex(v) for k, v in closed.items()},
-            "structural_reason": None if multiple else STRUCTURAL_REASON,
+            "structural_reason": None if multiple or not in_theta else STRUCTURAL_REASON,
             "method": self.method,
             "checks": {
                 k: (v if isinstance(v, (bool, str)) else format_number(v, 6))
@@ -199,7 +215,7 @@ class NormalForm(Result):
 
 
 @entry_doc
-def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
+def normal_form(model, dps: int = 15, *, param: str = "theta", method: str = "auto") -> NormalForm:
     """The Hopf normal form of ``model`` at the critical ``theta_c``: the first Lyapunov
     coefficient, criticality, amplitude and period laws of the cycles born there.
 
@@ -216,6 +232,12 @@ def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
     dps : int, default 15
         Significant digits (5..10000) of ``theta_c``, ``omega``, ``c1`` and ``l1``; the
         computation carries guard digits beyond them.
+    param : str, default "theta"
+        The bifurcation parameter ``p`` (free in the model, every other parameter a
+        number): the Hopf point ``p_c`` in it and the amplitude law
+        ``A ~ c sqrt(|p - p_c|)`` on the side ``amplitude_side``; ``r'`` is ``dr/dp`` (the
+        derivative of the Jacobian in ``p`` along the equilibrium, projected). Another
+        parameter than ``theta`` runs the generic path.
     method : {"auto", "generic", "specialised"}, default "auto"
         %(method)s
 
@@ -234,6 +256,12 @@ def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
     >>> nf.theta_c, nf.l1 < 0
     (mpf('9.0'), True)
     """
+    if param != "theta":
+        if method == "specialised":
+            raise SymdelayInputError(
+                f"the specialised normal form is in theta only: use method='generic' for {param}"
+            )
+        return model_normal_form(model, dps=dps, param=param)
     result = specialised(model, "normal_form", method, dps=dps)
     if result is None:
         result = model_normal_form(model, dps=dps)
@@ -252,40 +280,42 @@ def _with_closed_forms(model, result: NormalForm) -> NormalForm:
     return dataclasses.replace(result, closed_l1=found[0], closed_amplitude=found[1])
 
 
-def model_normal_form(model, dps: int = 15) -> NormalForm:
-    """:class:`NormalForm` of a model with ``theta`` free and numbers for the rest (the
+def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
+    """:class:`NormalForm` of a model with ``param`` free and numbers for the rest (the
     generic path of :func:`normal_form`): the critical point from
     :func:`symdelay.analysis.critical.critical`, ``c1`` and ``r'`` from
-    :class:`FirstLyapunov` there."""
+    :class:`FirstLyapunov` there (``r' = dr/d param`` along the equilibrium)."""
     from symdelay.analysis.critical import critical
     from symdelay.analysis.stochastic import difference_weights
 
     dps = as_dps(dps)
     wp = dps + 2 * GUARD
-    crit = critical(model, "theta", dps=dps + GUARD, method="generic")
+    crit = critical(model, param, dps=dps + GUARD, method="generic")
     if crit.omega is None or not mpmath.isfinite(crit.critical):
         raise SymdelayInputError(
-            f"{model.name} has no Hopf point in theta (stable for every theta > 0): no cycle"
+            f"{model.name} has no Hopf point in {param} (stable over its whole range): no cycle"
         )
     if crit.omega == 0:
         raise SymdelayInputError(
-            f"{model.name} loses stability through a real root at theta = "
+            f"{model.name} loses stability through a real root at {param} = "
             f"{mpmath.nstr(crit.critical, 10)}: not a Hopf point"
         )
     weights = difference_weights(model)
     if weights is None:
         raise SymdelayInputError(f"{model.name} declares no symmetry: no imbalance to follow")
-    lyap = first_lyapunov(model, ("theta",), derivative=True)
+    lyap = first_lyapunov(model, (param,), derivative=True)
     with mpmath.workdps(wp):
         th_c, w = +crit.critical, +crit.omega
-        mult, rp_ift = hopf_multiplicity(model, "theta", th_c, w, dps)
+        mult, rp_ift = hopf_multiplicity(model, param, th_c, w, dps)
         hopf = lyap.hopf((th_c,), w)
         c1, rp, q = hopf.c1, hopf.r_prime, hopf.q
         cq = mpmath.fsum(weights[j] * q[j] for j in range(len(q)))
         c1x = c1 / abs(cq) ** 2  # the normalisation q_x = 1 (q -> q / q_x)
         l1 = mpmath.re(c1x) / w
+        # rho^2 = -Re r' (p - p_c) / Re c1: the stable cycles (Re c1 < 0) on the side where
+        # the equilibrium is unstable, A = 2 |q_x| rho
         amp = (
-            2 * abs(cq) * mpmath.sqrt(-mpmath.re(rp) / mpmath.re(c1))
+            2 * abs(cq) * mpmath.sqrt(abs(mpmath.re(rp) / mpmath.re(c1)))
             if mpmath.re(c1) < 0
             else mpmath.nan
         )
@@ -325,6 +355,7 @@ def model_normal_form(model, dps: int = 15) -> NormalForm:
         model.name,
         checks,
         mult,
+        param=param,
     )
 
 
@@ -339,13 +370,12 @@ def hopf_multiplicity(model, name, value, omega, dps):
     from symdelay.core.symbols import r as R
 
     sym, rp = _resolve(model, name)
-    if rp is not None:
-        raise SymdelayInputError(f"the normal form in {name} needs {name} a parameter")
+    subs = {} if rp is None else {rp.base: rp.L / sym}  # D of an Erlang chain: gamma = L/D
     iw = mpmath.mpc(0, omega)
     tol = mpmath.mpf(10) ** (-(dps // 2))
     mult, speed = 0, None
     for fac in model.factors:
-        e = sp.sympify(fac.factor).xreplace(model.values)
+        e = sp.sympify(fac.factor).xreplace(model.values).xreplace(subs)
         if e.free_symbols - {sym, R}:
             raise SymdelayInputError(
                 "the normal form needs numbers for "
