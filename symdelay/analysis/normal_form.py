@@ -129,13 +129,17 @@ class NormalForm(Result):
         return 2 * mpmath.pi / self.omega
 
     def amplitude(self, theta):
-        """``c sqrt(theta - theta_c)`` (float numpy; NaN below ``theta_c``, and everywhere
-        where the imaginary pair is multiple: no scalar amplitude law)."""
+        """``c sqrt(|p - p_c|)`` on the side where the cycles live (float numpy; NaN on the
+        other side, and everywhere where the imaginary pair is multiple: no scalar law).
+        ``theta``: values of the parameter ``param``."""
         th = np.asarray(theta, dtype=float)
         if self.multiple:
             return np.full(th.shape, np.nan)
+        d = th - float(self.theta_c)
+        if self.side == "below":
+            d = -d
         with np.errstate(invalid="ignore"):
-            return float(self.amplitude_coefficient) * np.sqrt(th - float(self.theta_c))
+            return float(self.amplitude_coefficient) * np.sqrt(d)
 
     def record(self) -> dict:
         d = self.dps
