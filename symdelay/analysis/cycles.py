@@ -12,8 +12,14 @@ system, the queue swap for a full fluid model; without a symmetry the full perio
 method solves it with the exact Jacobian ``[Phi - S, f(phi)/2; e_x^T, 0]``: ``Phi = d phi /
 d y0`` comes from the variational equations ``Phi' = J(y) Phi`` integrated with the orbit
 (SciPy ``DOP853``, ``rtol = 1e-11``). The monodromy matrix of the converged orbit is
-``(S Phi)^2`` (equivariance); its eigenvalues are the Floquet multipliers, one of them 1
-(the flow direction), reported with its distance from 1 as an accuracy check.
+``(S Phi)^2`` (equivariance); its eigenvalues are the Floquet multipliers. The trivial one
+is the multiplier whose eigenvector is the flow direction ``f(y0)`` (its distance from 1 is
+reported as an accuracy check); each multiplier carries an error bound (its change when the
+monodromy is integrated again at a 100 times looser tolerance, plus the trivial
+multiplier's distance from 1), and the cycle is stable when every other multiplier is
+inside the unit circle by more than its error, unstable when one is outside by more than
+its error, and undecided (``stable`` None, with the reason) otherwise
+(:func:`decide_stability`).
 
 :func:`limit_cycle` asks the model's family first (the founding model's exact difference
 system, its harmonic-balance start and the delay-differential collocation for L = inf);
@@ -600,8 +606,9 @@ def limit_cycle(
     Returns
     -------
     LimitCycle or CycleFamily
-        One cycle (amplitude of ``x``, period, Floquet multipliers, ``stable``, the orbit over
-        one period), or the cycles at the values asked (``points``) and along the
+        One cycle (amplitude of ``x``, period, Floquet multipliers with error bounds,
+        ``stable``: True, False or None when a multiplier is within its error of the unit
+        circle, the orbit over one period), or the cycles at the values asked (``points``) and along the
         continuation (``path``) with the normal form.
     """
     kw = {"system": system, "start_fraction": start_fraction, "max_modes": max_modes}
