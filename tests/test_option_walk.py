@@ -208,6 +208,8 @@ def _changed(argv, flag, takes_value, tmp_path):
         value = "1,0,0,0,0,0" if "--eta" not in argv else "50,0,0,0,0,0"
     if flag == "--x0":
         value = "0.5"
+    if flag == "--in" and argv[0] == "normal-form":  # its default is theta
+        value = "lam"
     assert value is not None, f"no changed value for {flag}: add one to OTHER"
     if flag in argv:
         i = argv.index(flag)

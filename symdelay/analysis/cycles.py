@@ -12,8 +12,14 @@ system, the queue swap for a full fluid model; without a symmetry the full perio
 method solves it with the exact Jacobian ``[Phi - S, f(phi)/2; e_x^T, 0]``: ``Phi = d phi /
 d y0`` comes from the variational equations ``Phi' = J(y) Phi`` integrated with the orbit
 (SciPy ``DOP853``, ``rtol = 1e-11``). The monodromy matrix of the converged orbit is
-``(S Phi)^2`` (equivariance); its eigenvalues are the Floquet multipliers, one of them 1
-(the flow direction), reported with its distance from 1 as an accuracy check.
+``(S Phi)^2`` (equivariance); its eigenvalues are the Floquet multipliers. The trivial one
+is the multiplier whose eigenvector is the flow direction ``f(y0)`` (its distance from 1 is
+reported as an accuracy check); each multiplier carries an error bound (its change when the
+monodromy is integrated again at a 100 times looser tolerance, plus the trivial
+multiplier's distance from 1), and the cycle is stable when every other multiplier is
+inside the unit circle by more than its error, unstable when one is outside by more than
+its error, and undecided (``stable`` None, with the reason) otherwise
+(:func:`decide_stability`).
 
 :func:`limit_cycle` asks the model's family first (the founding model's exact difference
 system, its harmonic-balance start and the delay-differential collocation for L = inf);
@@ -50,6 +56,10 @@ __all__ = [
     "continue_cycles",
     "run_cycles",
     "RTOL",
+    "ERROR_RTOL",
+    "ERROR_FACTOR",
+    "decide_stability",
+    "stability_word",
 ]
 
 
@@ -60,14 +70,16 @@ class ShootingError(SymdelayInputError):
 @dataclass(frozen=True, eq=False)
 class LimitCycle(Result):
     """One periodic orbit: amplitude of ``x`` (half its peak-to-peak), period, Floquet
-    multipliers (sorted by modulus, the trivial one included), stability, and the orbit
+    multipliers (sorted by modulus, the trivial one included, at ``trivial_index``), each
+    with its error bound (``multiplier_errors``), stability (``True``, ``False`` or ``None``:
+    undecided, ``stability_reason`` says why; :func:`decide_stability`), and the orbit
     sampled over one period (``t``, ``y``: rows are states)."""
 
     theta: float
     amplitude_x: float
     period: float
     multipliers: np.ndarray
-    stable: bool
+    stable: bool | None
     method: str
     y0: np.ndarray
     t: np.ndarray
@@ -78,21 +90,42 @@ class LimitCycle(Result):
     system: str = ""
     theta_text: str | None = None
     model_name: str | None = None
+    trivial_index: int | None = None
+    multiplier_errors: np.ndarray | None = None
+    stability_reason: str = ""
 
     @property
     def x(self) -> np.ndarray:
         return self.y[0] if self.y.ndim == 2 else self.y
 
+    @property
+    def nontrivial(self) -> np.ndarray:
+        """The Floquet multipliers without the trivial one (the flow direction's)."""
+        return _nontrivial(self.multipliers, self.trivial_index)
+
+    def stability_text(self) -> str:
+        """``yes``, ``no`` or ``undecided``."""
+        return stability_word(self.stable)
+
     def record(self) -> dict:
+        errs = self.multiplier_errors
+        k = _trivial_index(self.multipliers, self.trivial_index)
         return {
             "theta": self.theta_text if self.theta_text is not None else repr(self.theta),
             "amplitude_x": _fmt(self.amplitude_x),
             "period": _fmt(self.period),
             "floquet_multipliers": [
-                {"re": _fmt(m.real), "im": _fmt(m.imag), "abs": _fmt(abs(m))}
-                for m in self.multipliers
+                {
+                    "re": _fmt(m.real),
+                    "im": _fmt(m.imag),
+                    "abs": _fmt(abs(m)),
+                    "error": None if errs is None else _fmt(errs[i]),
+                    "trivial": i == k,
+                }
+                for i, m in enumerate(self.multipliers)
             ],
-            "stable": bool(self.stable),
+            "stable": None if self.stable is None else bool(self.stable),
+            "stability_reason": self.stability_reason,
             "method": self.method,
             "system": self.system,
             "trivial_multiplier_error": _fmt(self.trivial_error),
@@ -100,10 +133,11 @@ class LimitCycle(Result):
         }
 
     def latex(self) -> str:
-        mu = max((abs(m) for m in _nontrivial(self.multipliers)), default=0.0)
+        mu = max((abs(m) for m in self.nontrivial), default=0.0)
+        word = {True: "stable", False: "unstable", None: "stability undecided"}[self.stable]
         return (
             rf"\theta = {self.theta:g}:\ A_x = {self.amplitude_x:.10g},\ T = {self.period:.10g},"
-            rf"\ \max|\rho| = {mu:.4g}\ (\text{{{'stable' if self.stable else 'unstable'}}})"
+            rf"\ \max|\rho| = {mu:.4g}\ (\text{{{word}}})"
         )
 
 
@@ -127,7 +161,7 @@ class CycleFamily(Result):
             th,
             np.array([c.amplitude_x for c in cs]),
             np.array([c.period for c in cs]),
-            np.array([max(abs(m) for m in _nontrivial(c.multipliers)) for c in cs]),
+            np.array([max((abs(m) for m in c.nontrivial), default=0.0) for c in cs]),
         )
 
     def record(self) -> dict:
@@ -148,12 +182,107 @@ def _fmt(v) -> str:
     return repr(float(v))
 
 
-def _nontrivial(mults):
+def _trivial_index(mults, k=None) -> int | None:
+    mults = np.asarray(mults)
+    if mults.size == 0:
+        return None
+    return int(np.argmin(np.abs(mults - 1))) if k is None else int(k)
+
+
+def _nontrivial(mults, k=None):
     mults = np.asarray(mults)
     if mults.size == 0:
         return mults
-    k = int(np.argmin(np.abs(mults - 1)))
-    return np.delete(mults, k)
+    return np.delete(mults, _trivial_index(mults, k))
+
+
+def stability_word(stable) -> str:
+    """The text of a cycle's ``stable``: ``yes``, ``no`` or ``undecided`` (``None``)."""
+    return "undecided" if stable is None else ("yes" if stable else "no")
+
+
+#: The error of the multipliers is the difference between the monodromy integrated at
+#: ``RTOL`` and at ``ERROR_RTOL`` (= 100 RTOL), times :data:`ERROR_FACTOR`: DOP853 with
+#: step control is tolerance-proportional, so the difference is about the error of the
+#: looser run, ~100 times that of the reported one; the factor 1 keeps that margin of ~100
+#: for a departure from proportionality.
+ERROR_FACTOR = 1.0
+
+
+def decide_stability(mults, errors, k) -> tuple[bool | None, str]:
+    """The orbit's stability from its Floquet multipliers ``mults``, their error bounds
+    ``errors`` and the index ``k`` of the trivial multiplier (excluded): ``True`` when every
+    other ``|m| < 1 - err``, ``False`` when one ``|m| > 1 + err``, else ``None`` with the
+    reason (a multiplier within its error of the unit circle).
+
+    >>> decide_stability([1.0, 0.5], [1e-9, 1e-9], 0)
+    (True, 'every non-trivial multiplier is inside the unit circle by more than its error')
+    >>> decide_stability([1.0, 1 - 1e-12], [1e-9, 1e-9], 0)[0] is None
+    True
+    """
+    mults = np.asarray(mults, dtype=complex)
+    errors = np.asarray(errors, dtype=float)
+    idx = [i for i in range(mults.size) if i != k]
+    if not idx:
+        return True, "no non-trivial multiplier"
+    out = [i for i in idx if abs(mults[i]) > 1 + errors[i]]
+    if out:
+        i = out[0]
+        return False, (
+            f"multiplier {abs(mults[i]):.15g} is outside the unit circle by more than its "
+            f"error {errors[i]:.2g}"
+        )
+    near = [i for i in idx if not abs(mults[i]) < 1 - errors[i]]
+    if near:
+        i = near[0]
+        return None, (
+            f"undecided: |multiplier| = {abs(mults[i]):.15g} is within its error "
+            f"{errors[i]:.2g} of the unit circle (a bifurcation of the cycle, or too close "
+            "to the Hopf point for double precision)"
+        )
+    return True, "every non-trivial multiplier is inside the unit circle by more than its error"
+
+
+def _floquet(field, y0, Phi, Phi_loose):
+    """Floquet multipliers of the orbit through ``y0`` (period ``T``) from ``Phi`` (the
+    shooting interval's fundamental matrix at ``RTOL``) and ``Phi_loose`` (the same at
+    :data:`ERROR_RTOL`): ``(multipliers sorted by modulus, index of the trivial one, error
+    bounds)``.
+
+    The trivial multiplier is the one whose eigenvector is the flow direction ``f(y0)``
+    (largest ``|cos|`` of the angle), not the one nearest 1. Each multiplier's error is
+    :data:`ERROR_FACTOR` times its change between the two tolerances (matched by nearest
+    value), plus the trivial multiplier's distance from its exact value 1 (the effect of
+    the Newton residual and of rounding on a multiplier whose value is known), plus the
+    rounding of the eigenvalue solve (``64 eps ||M||``)."""
+    n = field.n
+    S = field.S if field.S is not None else np.eye(n)
+
+    def eig(P):
+        A = S @ P
+        ev, V = np.linalg.eig(A)
+        return (ev**2 if field.S is not None else ev), V, A
+
+    m, V, A = eig(Phi)
+    m2, _, _ = eig(Phi_loose)
+    order = np.argsort(-np.abs(m))
+    m, V = m[order], V[:, order]
+    fl = field.f(y0)
+    fl = fl / np.linalg.norm(fl)
+    cos = np.abs(fl @ V.conj()) / np.linalg.norm(V, axis=0)
+    k = int(np.argmax(cos))
+    triv = float(abs(m[k] - 1))
+    M = A @ A if field.S is not None else A
+    floor = 64 * np.finfo(float).eps * max(1.0, float(np.linalg.norm(M, 2)))
+    used = np.zeros(m2.size, dtype=bool)
+    err = np.empty(m.size)
+    for i in np.argsort(np.abs(m - 1)):  # match the ones nearest the circle first
+        d = np.abs(m2 - m[i])
+        d[used] = np.inf
+        j = int(np.argmin(d))
+        used[j] = True
+        err[i] = ERROR_FACTOR * float(d[j]) + triv + floor
+    return m, k, err
 
 
 def parse_theta_list(theta) -> list[tuple[float, str]]:
@@ -202,6 +331,9 @@ class VectorField:
 
 #: Relative tolerance of the orbit integrations (absolute: RTOL * 1e-3).
 RTOL = 1e-11
+#: The looser tolerance of the second integration of the monodromy that bounds the
+#: multipliers' error (:data:`ERROR_FACTOR`).
+ERROR_RTOL = 100 * RTOL
 #: Newton stops when the correction is below this (relative to the orbit's size).
 NEWTON_TOL = 1e-10
 #: ... or when the shooting residual is below this times the orbit's size (relative to
@@ -213,7 +345,7 @@ MAX_THETA_OVER_CRITICAL = 1e6
 MAX_NEWTON = 25
 
 
-def _flow(field: VectorField, y0, T, with_phi: bool, dense: bool = False):
+def _flow(field: VectorField, y0, T, with_phi: bool, dense: bool = False, rtol: float = RTOL):
     n = field.n
     if with_phi:
 
@@ -231,7 +363,7 @@ def _flow(field: VectorField, y0, T, with_phi: bool, dense: bool = False):
         Y0 = np.asarray(y0, dtype=float)
     scale = max(1e-3, float(np.max(np.abs(y0))))
     sol = solve_ivp(
-        rhs, (0.0, T), Y0, method="DOP853", rtol=RTOL, atol=RTOL * 1e-3 * scale, dense_output=dense
+        rhs, (0.0, T), Y0, method="DOP853", rtol=rtol, atol=rtol * 1e-3 * scale, dense_output=dense
     )
     if not sol.success:
         raise ShootingError(f"the orbit integration failed ({sol.message})")
@@ -286,12 +418,12 @@ def shoot(field: VectorField, y0, T, *, max_steps: int = MAX_NEWTON):
 def _finish(field, y0, T, Phi, steps, res, sol, theta, method, text=None) -> LimitCycle:
     n = field.n
     S = field.S if field.S is not None else np.eye(n)
-    mults = np.linalg.eigvals(S @ Phi) ** 2 if field.S is not None else np.linalg.eigvals(Phi)
-    mults = mults[np.argsort(-np.abs(mults))]
-    k = int(np.argmin(np.abs(mults - 1)))
+    frac = 0.5 if field.S is not None else 1.0
+    loose = _flow(field, y0, frac * T, True, rtol=ERROR_RTOL)
+    Phi_loose = loose.y[n:, -1].reshape(n, n)
+    mults, k, errs = _floquet(field, y0, Phi, Phi_loose)
     triv = float(abs(mults[k] - 1))
-    rest = np.delete(mults, k)
-    stable = bool(np.all(np.abs(rest) < 1 - 10 * max(triv, 1e-9)))
+    stable, why = decide_stability(mults, errs, k)
     # the orbit over one period, and the extremes of x refined on the dense output
     frac = 0.5 if field.S is not None else 1.0
     tt = np.linspace(0.0, frac * T, 801)
@@ -321,6 +453,9 @@ def _finish(field, y0, T, Phi, steps, res, sol, theta, method, text=None) -> Lim
         triv,
         field.name,
         text,
+        trivial_index=k,
+        multiplier_errors=errs,
+        stability_reason=why,
     )
 
 
@@ -471,8 +606,9 @@ def limit_cycle(
     Returns
     -------
     LimitCycle or CycleFamily
-        One cycle (amplitude of ``x``, period, Floquet multipliers, ``stable``, the orbit over
-        one period), or the cycles at the values asked (``points``) and along the
+        One cycle (amplitude of ``x``, period, Floquet multipliers with error bounds,
+        ``stable``: True, False or None when a multiplier is within its error of the unit
+        circle, the orbit over one period), or the cycles at the values asked (``points``) and along the
         continuation (``path``) with the normal form.
     """
     kw = {"system": system, "start_fraction": start_fraction, "max_modes": max_modes}

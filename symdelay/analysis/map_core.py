@@ -33,17 +33,27 @@ H_START, H_MAX, H_MIN = 0.004, 0.02, 1e-7
 MAX_STEPS = 4000
 
 
+#: what a map says of a Hopf curve whose imaginary pair is multiple
+MULTIPLE_HOPF = (
+    "multiple imaginary pair (a factor of multiplicity >= 2, the model's symmetry): no "
+    "scalar l1, no criticality or Bautin point on this curve"
+)
+
+
 @dataclass(frozen=True)
 class MapCurve:
     """One traced branch: ``kind`` ``"hopf"`` or ``"fold"``, the factor's index in
     ``model.factors``, its points ``(x, y, omega)`` (mpmath, certified) in order along the
     branch, and ``ends``: why it stopped at each end (``"box edge"``, ``"omega -> 0"``,
-    ``"closed"``, ``"step limit"``, ``"step too small"``)."""
+    ``"closed"``, ``"step limit"``, ``"step too small"``); ``multiplicity``: the factor's
+    (>= 2: a symmetry makes the imaginary pair of a Hopf curve multiple, where no scalar
+    ``l1`` is defined)."""
 
     kind: str
     factor: int
     points: tuple
     ends: tuple = ()
+    multiplicity: int = 1
 
     def arrays(self):
         """``(x, y, omega)`` as float arrays."""
@@ -88,8 +98,14 @@ class StabilityMap(Result):
                 {
                     "kind": c.kind,
                     "factor": c.factor,
+                    "multiplicity": c.multiplicity,
                     "ends": list(c.ends),
                     "points": [{"x": d(a), "y": d(b), "omega": d(w)} for a, b, w in c.points],
+                    **(
+                        {"l1": None, "l1_note": MULTIPLE_HOPF}
+                        if c.kind == "hopf" and c.multiplicity >= 2
+                        else {}
+                    ),
                 }
                 for c in self.curves
             ],

@@ -33,7 +33,19 @@ __all__ = [
     "FirstLyapunov",
     "HopfCoefficients",
     "first_lyapunov",
+    "hopf_multiplicity",
+    "MULTIPLE_NOTE",
 ]
+
+#: what the record says where the imaginary pair is multiple (l1 is not defined there)
+MULTIPLE_NOTE = (
+    "the imaginary pair +-i omega is multiple (the model's symmetry: a factor of the "
+    "characteristic polynomial with multiplicity >= 2 crosses the axis): a scalar first "
+    "Lyapunov coefficient is not defined and no criticality, amplitude law or frequency "
+    "slope follows from it; the equivariant Hopf theorem (Golubitsky & Stewart) decides "
+    "which oscillation patterns bifurcate and their stability (not computed yet: patterns "
+    "null)"
+)
 
 
 STRUCTURAL_REASON = (
@@ -78,9 +90,28 @@ class NormalForm(Result):
     method: str = ""
     model_name: str | None = None
     checks: dict = field(default_factory=dict)
+    multiplicity: int = 1
+    patterns: object = None
+    param: str = "theta"
+
+    @property
+    def side(self) -> str | None:
+        """Where the cycles born at the Hopf point live: ``"above"`` (``p > p_c``) or
+        ``"below"``: the sign of ``-Re r' / Re c1`` (``rho^2 = -Re r' (p - p_c) / Re c1`` in
+        the normal form); None when ``l1`` is not defined or vanishes."""
+        if self.multiple or self.criticality == "degenerate":
+            return None
+        return "above" if -mpmath.re(self.r_prime) / mpmath.re(self.c1) > 0 else "below"
+
+    @property
+    def multiple(self) -> bool:
+        """The imaginary pair is multiple: ``l1`` is not defined (see :data:`MULTIPLE_NOTE`)."""
+        return self.multiplicity >= 2
 
     @property
     def criticality(self) -> str:
+        if self.multiple:
+            return "undefined (multiple imaginary pair)"
         tol = mpmath.mpf(10) ** (-(self.dps // 2)) * (1 + abs(self.c1))
         if abs(self.l1) <= tol:
             return "degenerate"
@@ -98,10 +129,17 @@ class NormalForm(Result):
         return 2 * mpmath.pi / self.omega
 
     def amplitude(self, theta):
-        """``c sqrt(theta - theta_c)`` (float numpy; NaN below ``theta_c``)."""
+        """``c sqrt(|p - p_c|)`` on the side where the cycles live (float numpy; NaN on the
+        other side, and everywhere where the imaginary pair is multiple: no scalar law).
+        ``theta``: values of the parameter ``param``."""
         th = np.asarray(theta, dtype=float)
+        if self.multiple:
+            return np.full(th.shape, np.nan)
+        d = th - float(self.theta_c)
+        if self.side == "below":
+            d = -d
         with np.errstate(invalid="ignore"):
-            return float(self.amplitude_coefficient) * np.sqrt(th - float(self.theta_c))
+            return float(self.amplitude_coefficient) * np.sqrt(d)
 
     def record(self) -> dict:
         d = self.dps
@@ -111,27 +149,41 @@ class NormalForm(Result):
             return {"re": format_number(mpmath.re(z), d), "im": format_number(mpmath.im(z), d)}
 
         closed = {"l1": self.closed_l1, "amplitude_coefficient": self.closed_amplitude}
+        multiple = self.multiple
+
+        def scalar(v):
+            return None if multiple or v is None else format_number(v, d)
+
+        in_theta = self.param == "theta"
         return {
             "L": "inf" if self.L is INFINITE_L else self.L,
             "model": self.model_name,
             "mu": None if self.mu is None else option_text(self.mu),
             "lam": None if self.lam is None else option_text(self.lam),
             "D": None if self.D is None else option_text(self.D),
-            "theta_c": format_number(self.theta_c, d),
+            "param": self.param,
+            "critical_value": format_number(self.theta_c, d),
+            "theta_c": format_number(self.theta_c, d) if in_theta else None,
             "omega": format_number(self.omega, d),
             "period": format_number(self.period, d),
-            "l1": format_number(self.l1, d),
+            "multiplicity": self.multiplicity,
+            "l1": scalar(self.l1),
             "l1_normalisation": "q_x = 1 (x = q1 - q2)",
-            "l1_unit_norm": None if self.l1_unit is None else format_number(self.l1_unit, d),
-            "c1": parts(self.c1),
+            "l1_unit_norm": scalar(self.l1_unit),
+            "c1": None if multiple else parts(self.c1),
             "r_prime": parts(self.r_prime),
             "criticality": self.criticality,
-            "amplitude_coefficient": format_number(self.amplitude_coefficient, d),
-            "omega_slope": format_number(self.omega_slope, d),
-            "describing_function_coefficient": format_number(self.describing_coefficient, d),
+            "amplitude_coefficient": scalar(self.amplitude_coefficient),
+            "amplitude_side": self.side,
+            "omega_slope": scalar(self.omega_slope),
+            "patterns": self.patterns,
+            "multiple_note": MULTIPLE_NOTE if multiple else None,
+            "describing_function_coefficient": (
+                scalar(self.describing_coefficient) if in_theta else None
+            ),
             "closed_form": {k: None if v is None else str(v) for k, v in closed.items()},
             "closed_form_latex": {k: None if v is None else tex(v) for k, v in closed.items()},
-            "structural_reason": STRUCTURAL_REASON,
+            "structural_reason": None if multiple or not in_theta else STRUCTURAL_REASON,
             "method": self.method,
             "checks": {
                 k: (v if isinstance(v, (bool, str)) else format_number(v, 6))
@@ -141,6 +193,12 @@ class NormalForm(Result):
 
     def latex(self) -> str:
         n = 10
+        if self.multiple:
+            return (
+                rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
+                rf"{mpmath.nstr(self.omega, n)}:\ \pm i\omega_c\ \text{{of multiplicity "
+                rf"{self.multiplicity}, }}\ \ell_1\ \text{{not defined}}"
+            )
         s = (
             rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
             rf"{mpmath.nstr(self.omega, n)},\ \ell_1 = {mpmath.nstr(self.l1, n)}"
@@ -161,7 +219,7 @@ class NormalForm(Result):
 
 
 @entry_doc
-def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
+def normal_form(model, dps: int = 15, *, param: str = "theta", method: str = "auto") -> NormalForm:
     """The Hopf normal form of ``model`` at the critical ``theta_c``: the first Lyapunov
     coefficient, criticality, amplitude and period laws of the cycles born there.
 
@@ -178,6 +236,12 @@ def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
     dps : int, default 15
         Significant digits (5..10000) of ``theta_c``, ``omega``, ``c1`` and ``l1``; the
         computation carries guard digits beyond them.
+    param : str, default "theta"
+        The bifurcation parameter ``p`` (free in the model, every other parameter a
+        number): the Hopf point ``p_c`` in it and the amplitude law
+        ``A ~ c sqrt(|p - p_c|)`` on the side ``amplitude_side``; ``r'`` is ``dr/dp`` (the
+        derivative of the Jacobian in ``p`` along the equilibrium, projected). Another
+        parameter than ``theta`` runs the generic path.
     method : {"auto", "generic", "specialised"}, default "auto"
         %(method)s
 
@@ -196,6 +260,12 @@ def normal_form(model, dps: int = 15, *, method: str = "auto") -> NormalForm:
     >>> nf.theta_c, nf.l1 < 0
     (mpf('9.0'), True)
     """
+    if param != "theta":
+        if method == "specialised":
+            raise SymdelayInputError(
+                f"the specialised normal form is in theta only: use method='generic' for {param}"
+            )
+        return model_normal_form(model, dps=dps, param=param)
     result = specialised(model, "normal_form", method, dps=dps)
     if result is None:
         result = model_normal_form(model, dps=dps)
@@ -214,39 +284,42 @@ def _with_closed_forms(model, result: NormalForm) -> NormalForm:
     return dataclasses.replace(result, closed_l1=found[0], closed_amplitude=found[1])
 
 
-def model_normal_form(model, dps: int = 15) -> NormalForm:
-    """:class:`NormalForm` of a model with ``theta`` free and numbers for the rest (the
+def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
+    """:class:`NormalForm` of a model with ``param`` free and numbers for the rest (the
     generic path of :func:`normal_form`): the critical point from
     :func:`symdelay.analysis.critical.critical`, ``c1`` and ``r'`` from
-    :class:`FirstLyapunov` there."""
+    :class:`FirstLyapunov` there (``r' = dr/d param`` along the equilibrium)."""
     from symdelay.analysis.critical import critical
     from symdelay.analysis.stochastic import difference_weights
 
     dps = as_dps(dps)
     wp = dps + 2 * GUARD
-    crit = critical(model, "theta", dps=dps + GUARD, method="generic")
+    crit = critical(model, param, dps=dps + GUARD, method="generic")
     if crit.omega is None or not mpmath.isfinite(crit.critical):
         raise SymdelayInputError(
-            f"{model.name} has no Hopf point in theta (stable for every theta > 0): no cycle"
+            f"{model.name} has no Hopf point in {param} (stable over its whole range): no cycle"
         )
     if crit.omega == 0:
         raise SymdelayInputError(
-            f"{model.name} loses stability through a real root at theta = "
+            f"{model.name} loses stability through a real root at {param} = "
             f"{mpmath.nstr(crit.critical, 10)}: not a Hopf point"
         )
     weights = difference_weights(model)
     if weights is None:
         raise SymdelayInputError(f"{model.name} declares no symmetry: no imbalance to follow")
-    lyap = first_lyapunov(model, ("theta",), derivative=True)
+    lyap = first_lyapunov(model, (param,), derivative=True)
     with mpmath.workdps(wp):
         th_c, w = +crit.critical, +crit.omega
+        mult, rp_ift = hopf_multiplicity(model, param, th_c, w, dps)
         hopf = lyap.hopf((th_c,), w)
         c1, rp, q = hopf.c1, hopf.r_prime, hopf.q
         cq = mpmath.fsum(weights[j] * q[j] for j in range(len(q)))
         c1x = c1 / abs(cq) ** 2  # the normalisation q_x = 1 (q -> q / q_x)
         l1 = mpmath.re(c1x) / w
+        # rho^2 = -Re r' (p - p_c) / Re c1: the stable cycles (Re c1 < 0) on the side where
+        # the equilibrium is unstable, A = 2 |q_x| rho
         amp = (
-            2 * abs(cq) * mpmath.sqrt(-mpmath.re(rp) / mpmath.re(c1))
+            2 * abs(cq) * mpmath.sqrt(abs(mpmath.re(rp) / mpmath.re(c1)))
             if mpmath.re(c1) < 0
             else mpmath.nan
         )
@@ -256,6 +329,13 @@ def model_normal_form(model, dps: int = 15) -> NormalForm:
             "quadratic_terms": bool(lyap.H_idx),
             "c1_over_rprime": mpmath.re(c1x / rp),
         }
+        if mult >= 2:
+            # the projection's r' takes one eigenvector of a multiple eigenvalue: the
+            # crossing speed of the factor (implicit function theorem) is the one defined
+            rp = rp_ift
+            del checks["c1_over_rprime"]
+        else:
+            checks["r_prime_projection_minus_factor"] = abs(rp - rp_ift)
     from symdelay.analysis.entry import family_options
 
     own = family_options(model) or {}
@@ -278,7 +358,56 @@ def model_normal_form(model, dps: int = 15) -> NormalForm:
         "Kuznetsov projection formula on the full drift of the model (SymPy derivatives)",
         model.name,
         checks,
+        mult,
+        param=param,
     )
+
+
+def hopf_multiplicity(model, name, value, omega, dps):
+    """``(multiplicity, r')`` of the imaginary pair ``+- i omega`` at ``name = value``: the
+    sum of the multiplicities of the factors of the characteristic polynomial
+    (:attr:`Model.factors`, equal factors of symmetric modes merged) that vanish at
+    ``r = i omega`` (to ``dps // 2`` digits, relative to the size of their terms), and the
+    crossing speed ``dr/d name = -(df/d name) / (df/dr)`` of the (first) such factor by the
+    implicit function theorem, in mpmath at the working precision in force."""
+    from symdelay.analysis.window import _resolve
+    from symdelay.core.symbols import r as R
+
+    sym, rp = _resolve(model, name)
+    subs = {} if rp is None else {rp.base: rp.L / sym}  # D of an Erlang chain: gamma = L/D
+    iw = mpmath.mpc(0, omega)
+    tol = mpmath.mpf(10) ** (-(dps // 2))
+    mult, speed = 0, None
+    for fac in model.factors:
+        e = sp.sympify(fac.factor).xreplace(model.values).xreplace(subs)
+        if e.free_symbols - {sym, R}:
+            raise SymdelayInputError(
+                "the normal form needs numbers for "
+                + ", ".join(sorted(map(str, e.free_symbols - {sym, R})))
+            )
+        poly = sp.Poly(sp.expand(e), R)
+        coeffs = [sp.lambdify(sym, c, "mpmath") for c in poly.all_coeffs()]
+        cs = [mpmath.mpmathify(c(value)) for c in coeffs]
+        val = mpmath.polyval(cs, iw)
+        size = mpmath.fsum(abs(c) * abs(omega) ** k for k, c in enumerate(reversed(cs)))
+        if abs(val) > tol * (1 + size):
+            continue
+        mult += int(fac.multiplicity)
+        if speed is None:
+            fr = mpmath.polyval(_dpoly(cs), iw)
+            ft = sp.lambdify((sym, R), sp.diff(e, sym), "mpmath")(value, iw)
+            speed = -ft / fr
+    if mult == 0:
+        raise SymdelayInputError(  # pragma: no cover - critical() found this crossing
+            f"no factor of {model.name} vanishes at r = i*{mpmath.nstr(omega, 10)}"
+        )
+    return mult, speed
+
+
+def _dpoly(cs):
+    """Coefficients (highest first) of the derivative of the polynomial ``cs``."""
+    n = len(cs) - 1
+    return [c * (n - k) for k, c in enumerate(cs[:-1])] or [mpmath.mpf(0)]
 
 
 # ------------------------------------------------------------------------------ l1

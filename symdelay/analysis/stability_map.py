@@ -83,6 +83,7 @@ next one is not seen.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import flint
 import mpmath
@@ -508,6 +509,8 @@ def stability_map(
         specials = sorted(
             [*specials, *singular], key=lambda s: (s["type"], float(s["x"]), float(s["y"]))
         )
+    mults = {i: int(m) for i, _num, _den, m in moving}
+    curves = [replace(c, multiplicity=mults.get(c.factor, 1)) for c in curves]
     n_hopf = sum(1 for c in curves if c.kind == "hopf")
     if bautin is None:
         bautin = 0 < n_hopf <= BAUTIN_CURVES and len(model.states) <= BAUTIN_STATES
@@ -864,9 +867,14 @@ def _bautin_points(model, curves, systems, names, dps, box, notes):
     Sxy = (box[1] - box[0], box[3] - box[2])
     out, values = [], {}
     signs = {"+": 0, "-": 0}
+    multiple = 0
     with mpmath.workdps(dps + GUARD):
         for ci, c in enumerate(curves):
             if c.kind != "hopf":
+                continue
+            if c.multiplicity >= 2:  # no scalar l1 for a multiple imaginary pair
+                values[ci] = None
+                multiple += 1
                 continue
             system = systems[(c.factor, "hopf")]
             ls = []
@@ -904,6 +912,12 @@ def _bautin_points(model, curves, systems, names, dps, box, notes):
                     {"type": "bautin", "x": x, "y": y, "omega": w, "factor": c.factor,
                      "kind": "hopf", "certified": ok, "l1_left": la, "l1_right": lb}
                 )  # fmt: skip
+    if multiple:
+        notes.append(
+            f"{multiple} Hopf curve(s) of a factor of multiplicity >= 2 (the model's "
+            "symmetry makes the imaginary pair multiple): l1 is not defined there and no "
+            "criticality or Bautin point is given for them"
+        )
     total = signs["+"] + signs["-"]
     if total:
         notes.append(

@@ -171,6 +171,10 @@ def map_key(maps) -> list:
         key = [("ramp", "unstable roots", {"counts": counts, "top": top})]
     for kind in sorted({c.kind for m in maps for c in m.curves}):
         name = {"hopf": "Hopf"}.get(kind, kind)
+        if kind == "hopf" and any(
+            c.kind == "hopf" and getattr(c, "multiplicity", 1) >= 2 for m in maps for c in m.curves
+        ):
+            name += " (multiple pair: no l1)"
         key.append(("curve", f"{name} curve", {"ls": "-" if kind == "hopf" else "--"}))
     for t in sorted({s["type"] for m in maps for s in m.special_points}):
         m0 = next(m for m in maps if any(s["type"] == t for s in m.special_points))

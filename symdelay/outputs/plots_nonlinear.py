@@ -28,13 +28,18 @@ def normal_form_figure(nf, cycles=None, theta_max=None) -> Figure:
     ax = fig.subplots()
     th_c = float(nf.theta_c)
     top = theta_max or (max(c.theta for c in cycles.path) if cycles else 2 * th_c)
+    if getattr(nf, "side", "above") == "below":
+        top = theta_max or 0.0
     th = np.linspace(th_c, top, 400)
-    ax.plot(th, nf.amplitude(th), "k--", lw=1.2, label=r"normal form $c\sqrt{\theta-\theta_c}$")
+    p = getattr(nf, "param", "theta")
+    sym = THETA if p == "theta" else f"${p}$"
+    law = r"\theta-\theta_c" if p == "theta" else rf"|{p}-{p}_c|"
+    ax.plot(th, nf.amplitude(th), "k--", lw=1.2, label=rf"normal form $c\sqrt{{{law}}}$")
     if cycles is not None:
         t, a, _, _ = cycles.arrays()
         ax.plot(t, a, "C0-", lw=1.6, label="computed cycles")
     ax.axvline(th_c, color="0.6", lw=0.8, ls=":")
-    ax.set_xlabel(THETA)
+    ax.set_xlabel(sym)
     ax.set_ylabel(r"amplitude of $x = q_1 - q_2$")
     ax.legend(fontsize=8)
     return fig

@@ -366,13 +366,12 @@ def limit_cycle(L=2, mu=1, lam=1, D=1, theta=10, system: str = "difference") -> 
     from symdelay.models import build_model
 
     cyc = _limit_cycle(build_model("erlang", L=L, mu=mu, lam=lam, D=D), theta, system=system)
-    rho = np.asarray(cyc.multipliers, dtype=complex)
-    others = np.delete(rho, np.argmin(np.abs(rho - 1)))  # drop the trivial multiplier 1
+    others = np.asarray(cyc.nontrivial, dtype=complex)  # the flow direction's left out
     return {
         "amplitude_x": float(cyc.amplitude_x),
         "period": float(cyc.period),
         "max_floquet_abs": float(np.max(np.abs(others))) if others.size else 0.0,
-        "stable": bool(cyc.stable),
+        "stable": None if cyc.stable is None else bool(cyc.stable),  # None: undecided
         "newton_residual": float(cyc.residual),
     }
 

@@ -92,26 +92,35 @@ DIGITS = 9
 def text_lines(points) -> list[str]:
     """One aligned row per orbit: theta as its exact digits
     (:func:`symdelay.core.numbers.grid_texts`), amplitude and period to :data:`DIGITS`
-    significant digits, the largest non-trivial Floquet multiplier's modulus to 4."""
+    significant digits, the largest non-trivial Floquet multiplier's modulus to 4 (the
+    trivial one, the flow direction's, left out), stability yes / no / undecided (then one
+    line with the reason)."""
+    from symdelay.analysis.cycles import stability_word
     from symdelay.core.numbers import format_number, grid_texts, text_table
 
     thetas = grid_texts([pt["theta"] for pt in points])
     rows = []
     for th, pt in zip(thetas, points):
-        rho = sorted(float(m["abs"]) for m in pt["floquet_multipliers"])
-        second = format_number(rho[-2], 4) if len(rho) > 1 else "-"
+        rho = [float(m["abs"]) for m in pt["floquet_multipliers"] if not m.get("trivial")]
+        second = format_number(max(rho), 4) if rho else "-"
         rows.append(
             [
                 th,
                 format_number(float(pt["amplitude_x"]), DIGITS),
                 format_number(float(pt["period"]), DIGITS),
                 second,
-                "yes" if pt["stable"] else "no",
+                stability_word(pt["stable"]),
             ]
         )
     table = text_table(["theta", "amplitude_x", "period", "max|rho|", "stable"], rows)
+    undecided = [
+        f"theta = {th}: stability {pt['stability_reason']}"
+        for th, pt in zip(thetas, points)
+        if pt["stable"] is None
+    ]
     return [
         table,
+        *undecided,
         f"method: {points[0]['method']}",
         f"(amplitude and period to {DIGITS} significant digits: double precision, "
         "integration tolerance 1e-11; --json has every digit)",

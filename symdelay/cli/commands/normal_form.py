@@ -18,8 +18,19 @@ def register(subparsers) -> None:
             "the first Lyapunov coefficient l1 (Kuznetsov's projection formula, q_x = 1), "
             "whether the bifurcation is super- or subcritical, and c in the amplitude law "
             "A ~ c sqrt(theta - theta_c) of x = q1 - q2; closed forms where SymPy finds them "
-            "(L = 2, 3). --L inf is the delay-differential limit."
+            "(L = 2, 3). --L inf is the delay-differential limit. --in NAME: the Hopf point "
+            "and amplitude law in another parameter (transition tables). Where the imaginary "
+            "pair is multiple (a symmetry), l1 is not defined and is not given."
         ),
+    )
+    p.add_argument(
+        "--in",
+        dest="param",
+        default=None,
+        metavar="NAME",
+        help="the bifurcation parameter p (default theta): its Hopf point p_c with every "
+        "other parameter fixed, and the amplitude law A ~ c sqrt(|p - p_c|); any parameter "
+        "of the model, left out of its options",
     )
     add_common(p, run, dps="15")
 
@@ -29,11 +40,16 @@ def run(args) -> int:
     from symdelay.core.params import as_dps
 
     dps = as_dps(args.dps)
+    param = args.param or "theta"
     at = None
-    if getattr(args, "theta", None) is not None:
+    if param != "theta":
+        if getattr(args, param, None) is not None:
+            flag = "--" + param.replace("_", "-")
+            raise SymdelayInputError(f"normal-form --in {param} finds {param}_c: leave {flag} out")
+    elif getattr(args, "theta", None) is not None:
         at = _verdict_at_theta(args)  # the one verdict there: the Hopf point is marginal
         args.theta = None
-    nf = normal_form(door.model_from_args(args), dps=dps)
+    nf = normal_form(door.model_from_args(args), dps=dps, param=param)
     rec = nf.to_json()
     if at is not None:
         theta, res = at
@@ -45,26 +61,41 @@ def run(args) -> int:
         return 0
     head = (
         rec["model"]
-        if rec["L"] is None  # the founding model: its options
-        else f"L = {rec['L']}, mu = {rec['mu']}, lam = {rec['lam']}, D = {rec['D']}"
+        if rec["L"] is None  # the founding model: its options (the one varied left out)
+        else ", ".join(f"{k} = {rec[k]}" for k in ("L", "mu", "lam", "D") if rec[k] is not None)
     )
     lines = [head]
     if at is not None:
         lines.append(
             f"  at theta = {at[0]} the equilibrium is {at[1].verdict_text()}: the Hopf point"
         )
+    p = param
+    where = f"  {p}_c = {rec['critical_value']}, omega_c = {rec['omega']}, period = {rec['period']}"
+    if rec.get("multiplicity", 1) >= 2:
+        lines += [
+            where,
+            f"  l1 not defined: the imaginary pair is multiple (multiplicity "
+            f"{rec['multiplicity']}, the model's symmetry); the bifurcating patterns "
+            "(equivariant Hopf theorem) are not computed yet",
+        ]
+        emit("\n".join(lines))
+        return 0
+    law = f"{p} - {p}_c" if rec["amplitude_side"] != "below" else f"{p}_c - {p}"
+    slope = rec["omega_slope"]
+    still = abs(float(slope)) <= 10.0 ** -(dps // 2)
     lines += [
-        f"  theta_c = {rec['theta_c']}, omega_c = {rec['omega']}, period = {rec['period']}",
+        where,
         f"  l1 = {rec['l1']}  ({rec['criticality']}; normalised by {rec['l1_normalisation']})",
-        f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt(theta - theta_c)",
-        f"  d omega / d theta at theta_c = {rec['omega_slope']} (frequency stationary)",
+        f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt({law})",
+        f"  d omega / d {p} at {p}_c = {slope}" + (" (frequency stationary)" if still else ""),
     ]
     cf = rec["closed_form"]
     if cf["l1"] is not None:
         lines.append(f"  closed form l1 = {cf['l1']}")
     if cf["amplitude_coefficient"] is not None:
         lines.append(f"  closed form c = {cf['amplitude_coefficient']}")
-    lines.append(f"  why: {rec['structural_reason']}")
+    if rec["structural_reason"] is not None:
+        lines.append(f"  why: {rec['structural_reason']}")
     emit("\n".join(lines))
     return 0
 

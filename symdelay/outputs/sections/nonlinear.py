@@ -101,6 +101,15 @@ def _families(quick: bool):
     return fams, nfs
 
 
+def _family_stability(flags) -> str:
+    """``yes`` when every cycle is stable, ``no`` when one is unstable, else ``undecided``
+    (a cycle's ``stable`` is None when a multiplier is within its error of the circle)."""
+    flags = [None if f is None else bool(f) for f in flags]
+    if any(f is False for f in flags):
+        return "no"
+    return "yes" if all(f is True for f in flags) else "undecided"
+
+
 def _label(L) -> str:
     return "DDE ($L=\\infty$)" if L == "inf" else f"$L={L}$"
 
@@ -127,7 +136,7 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
         rows.append(
             f"{lab} & {th[0] / th_c - 1:.3f} & {a[0] / nf.amplitude(th[0]) - 1:+.2e} & "
             f"{th[-1] / th_c:.1f} & {a[-1]:.5f} & {df[-1]:.5f} & "
-            f"{relay[lab]:.5f} & {'yes' if all(m) else 'no'} \\\\"
+            f"{relay[lab]:.5f} & {_family_stability(m)} \\\\"
         )
     sims = []
     if not quick:
@@ -159,7 +168,8 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
         "The table compares the first point with the normal form (relative error, "
         "$O(\\theta-\\theta_c)$), the last with harmonic balance (DF) and its relay limit "
         "$8/(\\pi\\theta_c)$; `stable' says whether every cycle of the family has all "
-        "non-trivial multipliers inside the unit circle.\n\n"
+        "non-trivial multipliers inside the unit circle by more than their error bound "
+        "(`undecided' when one is within it).\n\n"
         "\\begin{table}[htbp]\\centering\\caption{Limit-cycle families: the first point against the normal form, the last against harmonic balance (DF) and the relay limit.}\\begin{tabular}{lrrrrrrl}\\toprule\n"
         "& $\\theta_1/\\theta_c - 1$ & NF error & $\\theta_n/\\theta_c$ & $A(\\theta_n)$ & DF & "
         "relay & stable \\\\ \\midrule\n"

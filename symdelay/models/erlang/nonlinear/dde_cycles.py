@@ -32,6 +32,7 @@ from symdelay.analysis.cycles import (
     LimitCycle,
     ShootingError,
     _single,
+    decide_stability,
     parse_theta_list,
 )
 from symdelay.core.params import INFINITE_L, as_positive_number
@@ -44,6 +45,8 @@ TAIL = 1e-11
 N_START = 63
 N_MAX = 2047
 M_CHEB = 40
+#: the nodes of the coarser monodromy whose difference bounds the multipliers' error
+M_CHEB_ERROR = 30
 
 
 def _spectral(N, T, D):
@@ -145,8 +148,11 @@ def _trig(x, T):
     return ev
 
 
-def dde_floquet(x, T, mu, lam, theta, D, m=M_CHEB):
-    """Dominant Floquet multipliers (Chebyshev monodromy on ``m`` nodes), by modulus."""
+def dde_floquet(x, T, mu, lam, theta, D, m=M_CHEB, *, rtol=1e-10, vectors=False):
+    """Dominant Floquet multipliers (Chebyshev monodromy on ``m`` nodes, the method of
+    steps at relative tolerance ``rtol``), by modulus; with ``vectors``, also the index of
+    the trivial one: the multiplier whose eigenvector (history values at the nodes) is the
+    flow direction ``x'(s)`` on ``[-D, 0]``."""
     N = x.size
     k = np.fft.fftfreq(N, 1.0 / N)
     X = np.fft.fft(x) / N
@@ -196,7 +202,7 @@ def dde_floquet(x, T, mu, lam, theta, D, m=M_CHEB):
             return a * y + b * delayed(t)
 
         sol = solve_ivp(
-            rhs, (t0, t1), Y, method="DOP853", rtol=1e-10, atol=1e-13, dense_output=True
+            rhs, (t0, t1), Y, method="DOP853", rtol=rtol, atol=rtol * 1e-3, dense_output=True
         )
         segments.append((t0, t1, sol.sol))
         Y = sol.y[:, -1]
@@ -208,8 +214,14 @@ def dde_floquet(x, T, mu, lam, theta, D, m=M_CHEB):
             if a - 1e-12 <= t <= b + 1e-12:
                 M[i] = sol(min(max(t, a), b))
                 break
-    mults = np.linalg.eigvals(M)
-    return mults[np.argsort(-np.abs(mults))]
+    mults, V = np.linalg.eig(M)
+    order = np.argsort(-np.abs(mults))
+    mults, V = mults[order], V[:, order]
+    if not vectors:
+        return mults
+    flow = np.real(np.exp(2j * np.pi * np.outer(nodes, k) / T) @ (2j * np.pi * k / T * X))
+    cos = np.abs(flow @ V.conj()) / (np.linalg.norm(flow) * np.linalg.norm(V, axis=0))
+    return mults, int(np.argmax(cos))
 
 
 def _cycle(x, T, mu, lam, theta, D, steps, text=None) -> LimitCycle:
@@ -227,11 +239,11 @@ def _cycle(x, T, mu, lam, theta, D, steps, text=None) -> LimitCycle:
     )
     hi = max(xs[i], -r.fun)
     amp = float(hi)  # x(t + T/2) = -x(t)
-    mults = dde_floquet(x, T, mu, lam, theta, D)
-    k = int(np.argmin(np.abs(mults - 1)))
+    mults, k = dde_floquet(x, T, mu, lam, theta, D, vectors=True)
+    coarse = dde_floquet(x, T, mu, lam, theta, D, M_CHEB_ERROR, rtol=1e-8)
     triv = float(abs(mults[k] - 1))
-    rest = np.delete(mults, k)
-    stable = bool(np.all(np.abs(rest) < 1 - 10 * max(triv, 1e-9)))
+    errs = _errors(mults, coarse, triv)
+    stable, why = decide_stability(mults, errs, k)
     G, _ = _residual(x, T, mu, lam, theta, D)
     return LimitCycle(
         float(theta),
@@ -248,7 +260,32 @@ def _cycle(x, T, mu, lam, theta, D, steps, text=None) -> LimitCycle:
         triv,
         "delay equation",
         text,
+        trivial_index=k,
+        multiplier_errors=errs,
+        stability_reason=why,
     )
+
+
+def _errors(mults, coarse, triv):
+    """Each multiplier's error: for the dominant ``M_CHEB_ERROR // 2`` (the ones the
+    pseudospectral monodromy resolves), its distance to the nearest multiplier of the
+    coarser monodromy (:data:`M_CHEB_ERROR` nodes, tolerance 1e-8: spectral convergence in
+    the nodes and tolerance-proportional steps make that difference larger than the error of
+    the fine one), plus the trivial multiplier's distance from 1 (known exactly); the
+    unresolved rest, smaller in modulus, is bounded by the last resolved one (its modulus
+    plus its error)."""
+    K = min(M_CHEB_ERROR // 2, mults.size)
+    used = np.zeros(coarse.size, dtype=bool)
+    err = np.empty(mults.size)
+    for i in sorted(range(K), key=lambda i: abs(mults[i] - 1)):
+        d = np.abs(coarse - mults[i])
+        d[used] = np.inf
+        j = int(np.argmin(d))
+        used[j] = True
+        err[i] = float(d[j]) + triv + 1e-14
+    if mults.size > K:
+        err[K:] = abs(mults[K - 1]) + err[K - 1]
+    return err
 
 
 def dde_limit_cycle(mu=1, lam=1, D=1, theta=10, *, max_modes: int = N_MAX):

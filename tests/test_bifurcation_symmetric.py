@@ -1,0 +1,95 @@
+"""Symmetric Hopf points: where the model's symmetry makes the imaginary pair multiple
+(three symmetric servers, S_3), no scalar first Lyapunov coefficient is given, by the
+normal form or by the map.
+
+Independent values: the multiplicity counted from the eigenvalues of the Jacobian at the
+Hopf point (numpy), and the crossing speed r' of the founding model (two queues: the
+same difference factor r^3 + 5 r^2 + 8 r + 4 theta + 4, computed there by projection).
+"""
+
+from __future__ import annotations
+
+import json
+
+import mpmath
+import numpy as np
+import pytest
+
+from symdelay.analysis.normal_form import normal_form
+from symdelay.cli import main as cli_main
+from symdelay.models import build_model
+
+NSERVER = ["--model", "nserver", "--mu", "1", "--lam", "1", "--D", "1", "--L", "2"]
+
+
+@pytest.fixture(scope="module")
+def three():
+    return build_model("nserver", N=3, L=2, mu=1, lam=1, D=1)
+
+
+def _eigen_multiplicity(model, theta, omega) -> int:
+    """How many eigenvalues of the Jacobian at the equilibrium are i*omega (numpy)."""
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.core.symbols import theta as TH
+
+    eq = {s: model.equilibrium.point[s] for s in model.states}
+    J = model.drift_jacobian.xreplace(model.values).xreplace(eq).subs(TH, sp.Float(theta, 30))
+    ev = np.linalg.eigvals(np.array(J.evalf(20).tolist(), dtype=float))
+    return int(np.sum(np.abs(ev - 1j * omega) < 1e-6))
+
+
+def test_three_servers_double_pair_has_no_scalar_l1(three):
+    nf = normal_form(three)
+    rec = nf.record()
+    th_c, w = float(nf.theta_c), float(nf.omega)
+    assert _eigen_multiplicity(three, th_c, w) == 2 == rec["multiplicity"]
+    assert rec["l1"] is None and rec["l1_unit_norm"] is None and rec["c1"] is None
+    assert rec["amplitude_coefficient"] is None and rec["omega_slope"] is None
+    assert rec["patterns"] is None and "not computed" in rec["multiple_note"]
+    assert "multiple" in rec["criticality"]
+    # r' of the double pair: the crossing speed of its factor, the founding model's
+    found = normal_form(build_model("erlang", L=2, mu=1, lam=1, D=1))
+    assert abs(nf.r_prime - found.r_prime) < mpmath.mpf(10) ** -12
+    assert abs(nf.theta_c - found.theta_c) < mpmath.mpf(10) ** -12
+
+
+def test_two_servers_simple_pair_keeps_l1():
+    two = build_model("nserver", N=2, L=2, mu=1, lam=1, D=1)
+    nf = normal_form(two)
+    rec = nf.record()
+    assert _eigen_multiplicity(two, float(nf.theta_c), float(nf.omega)) == 1
+    assert rec["multiplicity"] == 1 and rec["l1"] is not None
+    assert rec["criticality"] == "supercritical"
+    # the projection's r' against the factor's by the implicit function theorem
+    assert float(rec["checks"]["r_prime_projection_minus_factor"]) < 1e-12
+
+
+def test_cli_says_so_in_one_line(capsys):
+    assert cli_main(["normal-form", *NSERVER, "--N", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "l1 not defined" in out and "multiplicity 2" in out
+    assert "supercritical" not in out and "subcritical" not in out
+    assert cli_main(["normal-form", *NSERVER, "--N", "3", "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["multiplicity"] == 2 and rec["l1"] is None
+
+
+def test_map_attaches_no_l1_sign_to_a_multiple_hopf_curve(three):
+    from symdelay.analysis.stability_map import stability_map
+
+    model = build_model("nserver", N=3, L=2, mu=1, D=1)
+    m = stability_map(model, x=("lam", "1/2", 2), y=("theta", 0, 16), cells=8, bautin=True)
+    hopf = [c for c in m.curves if c.kind == "hopf"]
+    assert hopf and all(c.multiplicity == 2 for c in hopf)
+    # the multiplicity against the Jacobian's eigenvalues at a point of the curve
+    lam, th, w = (float(v) for v in hopf[0].points[len(hopf[0].points) // 2])
+    at = build_model("nserver", N=3, L=2, mu=1, lam=lam, D=1)
+    assert _eigen_multiplicity(at, th, w) == 2
+    rec = m.record()
+    for c in rec["curves"]:
+        if c["kind"] == "hopf":
+            assert c["multiplicity"] == 2 and c["l1"] is None
+    assert not [s for s in m.special_points if s["type"] == "bautin"]
+    assert not [n for n in m.notes if "negative (supercritical)" in n]
+    assert [n for n in m.notes if "multiplicity >= 2" in n]
+    assert all(v is None for v in m._private["l1"].values())
