@@ -306,9 +306,8 @@ def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
     transforms, removable singularities enclosed); ``Var`` from the variance entry (the
     certified integral of the same ``S``)."""
     from symdelay.analysis.dnoise import delay_noise
-    from symdelay.analysis.entry import family_options
     from symdelay.analysis.roots import require_values
-    from symdelay.analysis.stochastic import _variance_weights, variance, variance_parameters
+    from symdelay.analysis.stochastic import _variance_weights, variance
     from symdelay.core.budget import check_budget
 
     require_values(model, "the spectrum")
@@ -341,7 +340,21 @@ def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
     else:
         v = variance(model, dps=DELAY_SPECTRUM_DPS, weights=weights, closed_form=False, force=force)
         var, imbalance = float(v), v.imbalance()
+    method = (
+        "linear-noise spectrum of the delay model: c^T G(i w) B G(i w)^* c, "
+        "G = Delta(i w)^-1 in Arb balls"
+        + ("; no variance: a neutral model's integral is not certified" if var is None else "")
+    )
+    return _record(model, omegas, S, (wp, Sp, Q), var, imbalance, method)
+
+
+def _record(model, omegas, S, peak, var, imbalance, method) -> Spectrum:
+    """The one :class:`Spectrum` of both paths: ``peak`` is ``(frequency, value, Q)``."""
+    from symdelay.analysis.entry import family_options
+    from symdelay.analysis.stochastic import variance_parameters
+
     options = family_options(model) or {}
+    wp, Sp, Q = peak
     return Spectrum(
         L=options.get("L"),
         parameters=variance_parameters(model),
@@ -352,9 +365,7 @@ def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
         quality_factor=Q,
         variance=var,
         imbalance=imbalance,
-        method="linear-noise spectrum of the delay model: c^T G(i w) B G(i w)^* c, "
-        "G = Delta(i w)^-1 in Arb balls"
-        + ("; no variance: a neutral model's integral is not certified" if var is None else ""),
+        method=method,
         model_name=model.name,
     )
 
@@ -368,8 +379,6 @@ def _imbalance_text(weights, states) -> str:
 def spectrum_of(model, A, B, c, var, *, omegas, points, force, method) -> Spectrum:
     """:class:`Spectrum` from float ``A``, ``B`` and the weights ``c`` in their coordinates
     and the variance record ``var`` (both paths end here)."""
-    from symdelay.analysis.entry import family_options
-    from symdelay.analysis.stochastic import variance_parameters
 
     _require_finite(A, B)
     ev = np.linalg.eigvals(A)
@@ -379,18 +388,5 @@ def spectrum_of(model, A, B, c, var, *, omegas, points, force, method) -> Spectr
     omegas = np.asarray(omegas, float)
     check_grid_cost(A.shape[0], omegas.size, force)
     S = lna_spectrum_matrix(A, B, c, omegas)
-    wp, Sp, Q = _peak_and_q(A, B, c, scale)
-    options = family_options(model) or {}
-    return Spectrum(
-        L=options.get("L"),
-        parameters=variance_parameters(model),
-        omega=omegas,
-        S=S,
-        peak_frequency=wp,
-        peak_value=Sp,
-        quality_factor=Q,
-        variance=float(var),
-        imbalance=var.imbalance(),
-        method=method,
-        model_name=model.name,
-    )
+    peak = _peak_and_q(A, B, c, scale)
+    return _record(model, omegas, S, peak, float(var), var.imbalance(), method)
