@@ -86,3 +86,25 @@ def test_in_theta_is_the_default_path(capsys):
     assert cli_main([*base, "--in", "theta"]) == 0
     b = json.loads(capsys.readouterr().out)
     assert a == b and a["param"] == "theta" and a["theta_c"] == a["critical_value"]
+
+
+def test_structural_reason_only_where_its_identity_holds(tmp_path, in_theta):
+    """The "why l1 < 0" sentence rests on c1 = -(theta^3/4) r'(theta): printed for the
+    founding model, withheld for a model file whose routing adds a cubic term (theta then
+    is not the slope of the only nonlinearity, and the identity fails)."""
+    from pathlib import Path
+
+    assert in_theta.record()["structural_reason"] is not None
+    text = (Path(__file__).parents[1] / "examples/models/erlang2.toml").read_text()
+    cubic = text.replace("exp(-theta*q1)", "exp(-theta*q1 - q1**3/3)").replace(
+        "exp(-theta*q2)", "exp(-theta*q2 - q2**3/3)"
+    )
+    assert cubic.count("q1**3") >= 2
+    path = tmp_path / "cubic.toml"
+    path.write_text(cubic)
+    from symdelay.model.core import Model
+
+    nf = normal_form(Model.from_toml(path, mu=1, lam=1, gamma=2))
+    ratio = nf.c1 / nf.r_prime + nf.theta_c**3 / 4
+    assert abs(ratio) > 1e-3 * nf.theta_c**3  # the identity fails here
+    assert nf.record()["structural_reason"] is None

@@ -118,6 +118,18 @@ class NormalForm(Result):
         return "supercritical" if self.l1 < 0 else "subcritical"
 
     @property
+    def structural_reason(self) -> str | None:
+        """:data:`STRUCTURAL_REASON` when it holds for this model: the pair is simple, the
+        parameter is ``theta`` and the computed ``c1`` equals ``-(theta**3/4) r'(theta)`` (the
+        identity the reason rests on) to half the working digits; None otherwise (a model
+        where theta enters in another way, e.g. a model file's own rates)."""
+        if self.multiple or self.param != "theta" or self.r_prime == 0:
+            return None
+        scale = self.theta_c**3 / 4
+        tol = mpmath.mpf(10) ** (-(self.dps // 2)) * scale
+        return STRUCTURAL_REASON if abs(self.c1 / self.r_prime + scale) <= tol else None
+
+    @property
     def describing_coefficient(self) -> mpmath.mpf:
         """``4 theta_c^(-3/2)``: the harmonic-balance amplitude coefficient (see
         :func:`symdelay.models.erlang.nonlinear.symbolic.describing_function_series`)."""
@@ -183,7 +195,7 @@ class NormalForm(Result):
             ),
             "closed_form": {k: None if v is None else str(v) for k, v in closed.items()},
             "closed_form_latex": {k: None if v is None else tex(v) for k, v in closed.items()},
-            "structural_reason": None if multiple or not in_theta else STRUCTURAL_REASON,
+            "structural_reason": self.structural_reason,
             "method": self.method,
             "checks": {
                 k: (v if isinstance(v, (bool, str)) else format_number(v, 6))
