@@ -217,3 +217,13 @@ def test_announcement_lag_claim_counts_an_unstable_difference_operator(announcem
             stability(announcement.with_values(**{k: sp.Rational(v) for k, v in pt.items()}))
     else:
         assert _at(announcement, pt) == "unstable"
+
+
+def test_a_claim_that_never_holds_is_said_to_be_vacuous(info):
+    """acos(2) is undefined, so "D < acos(2)" holds nowhere: "claim => stable" is proven,
+    and the record says it holds vacuously; Pender's condition holds somewhere (no note)."""
+    vac = verify(info, "D < acos(2)")
+    assert vac.directions["stability"][DIRECTIONS[0]] == PROVEN
+    assert any("holds vacuously" in n for n in vac.remarks)
+    real = verify(info, PENDER, assume=("lam*theta > mu",))
+    assert not any("vacuously" in n for n in real.remarks)
