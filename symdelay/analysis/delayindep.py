@@ -774,3 +774,131 @@ def crossing_at(ic: IndependentConditions, point: dict, timeout_ms: int = 10_000
         if answer != "unsat":
             return m.name, None
     return None, False
+
+
+# ------------------------------------------------------------------ a window's own scale
+#: digits of the moving-average constant printed and recorded
+WINDOW_DIGITS = 30
+
+
+def window_constant(prec: int = 128):
+    """``(m, phi*)``: ``m = -min_{phi > 0} sin(phi) / phi`` (about 0.2172336) and where it
+    is reached, as Arb balls.
+
+    ``g(phi) = sin(phi)/phi`` is ``>= 0`` on ``(0, pi]``. On ``[pi, 2 pi]``, ``g' = f /
+    phi^2`` with ``f = phi cos(phi) - sin(phi)``, ``f' = -phi sin(phi) > 0``: ``f`` rises from
+    ``f(pi) = -pi`` to ``f(2 pi) = 2 pi``, so ``g`` has one critical point ``phi*`` there, its
+    minimum, ``g(phi*) = cos(phi*)`` (``tan phi* = phi*``). Beyond ``2 pi``, ``|g| <= 1/(2 pi)
+    < -cos(phi*)`` (checked in Arb). ``phi*`` is enclosed by bisection of ``f`` from ``[3.5,
+    4.7]`` (both signs proved at every end kept), to ``2^-prec``."""
+    import flint
+
+    with flint.ctx.workprec(prec + 20):
+        pi = flint.arb.pi()
+
+        def f(x):
+            return x * x.cos() - x.sin()
+
+        lo, hi = flint.arb("3.5"), flint.arb("4.7")
+        if not (f(lo) < 0 and f(hi) > 0):
+            raise ArithmeticError("window constant: the root of tan(phi) = phi not bracketed")
+        eps = flint.arb(2) ** (-prec)
+        while hi - lo > eps:
+            mid = flint.arb(((lo + hi) / 2).mid())
+            v = f(mid)
+            if v < 0:
+                lo = mid
+            elif v > 0:
+                hi = mid
+            else:
+                break  # the sign is not decided at this precision: the enclosure is as tight
+        X = lo.union(hi)
+        m = -X.cos()
+        if not (m > 1 / (2 * pi) and pi < lo and hi < 2 * pi):
+            raise ArithmeticError("window constant: the global minimum not proved")
+    return m, X
+
+
+def window_stability(model):
+    """Stability for every value of a uniform window's length, exactly, or None.
+
+    It applies when the model's lags are one uniform lag on ``[0, P]`` (``P`` a free
+    parameter: the moving average over the last ``P``) and every mode that reads it is
+    scalar, ``r + a + c K(r)`` with ``K(r) = (1 - e^{-r P}) / (r P)`` (``a``, ``c`` free of
+    ``P``). Then the equilibrium is stable for every ``P > 0`` iff
+
+        ``a + c > 0`` and ``a > m c``,    ``m = -min_phi sin(phi)/phi`` (:func:`window_constant`).
+
+    Proof. Roots in ``Re r >= 0`` satisfy ``|r| <= |a| + |c|`` (``|K| <= 1``) for every
+    ``P``; as ``P -> 0`` the one root there tends to ``-(a + c)`` (``K -> 1`` uniformly on
+    bounded sets), and ``a + c = 0`` puts ``r = 0`` at every ``P``. So with ``a + c > 0``
+    the count is 0 for small ``P`` and changes only where a root is ``i w``, ``w > 0``:
+    with ``phi = w P``, ``K(i w) = sin(phi)/phi + i (cos(phi) - 1)/phi``, the real part
+    gives ``a + c sin(phi)/phi = 0``, the imaginary part ``w = c (1 - cos phi)/phi``, so
+    ``c > 0`` and ``-a/c`` is a value of ``sin(phi)/phi`` on ``phi > 0``, i.e. in ``[-m, 1)``
+    (continuous; ``1`` only as ``phi -> 0``; the points ``phi = 2 pi n``, where ``w = 0``,
+    take the value ``0``, reached at ``phi = pi`` too). With ``a + c > 0`` that is ``a <=
+    m c``. At ``a = m c`` the root ``i w`` is on the axis at ``P = phi*/w``: not stable
+    there, so the inequality is strict. Returns ``{"param", "conditions", "m", ...}``."""
+    from symdelay.analysis.lagroots import _mode_groups
+
+    lags = model.lags
+    if len(lags) != 1:
+        return None
+    (lag,) = lags.values()
+    if lag.kind != "uniform" or sp.sympify(lag.args["low"]) != 0:
+        return None
+    P = sp.sympify(lag.args["high"])
+    if not (P.is_Symbol and P in set(model.free_parameters)):
+        return None
+    a_c = []
+    for name, lin, _f, _copies in _mode_groups(model):
+        terms = [t for t in lin.terms if not t.matrix.is_zero_matrix]
+        if not terms:
+            continue
+        if lin.A0.shape != (1, 1) or any(
+            t.derivative or tuple(t.lags) != (lag.name,) for t in terms
+        ):
+            return None
+        a = -lin.A0[0, 0]
+        c = -sum((t.matrix[0, 0] for t in terms), sp.Integer(0))
+        if P in a.free_symbols | c.free_symbols:
+            return None
+        a_c.append((name, sp.simplify(a), sp.simplify(c)))
+    if not a_c:
+        return None
+    m_ball, phi = window_constant()
+    m = sp.Float(m_ball.mid().str(WINDOW_DIGITS + 5, radius=False), WINDOW_DIGITS)
+    names = {str(x) for x in model.free_parameters}
+    M = sp.Symbol("m" if "m" not in names else "m_window", positive=True)
+    positive = {
+        x: sp.Symbol(str(x), positive=True)
+        for x in model.free_parameters
+        if model.domains.get(x) == "positive"
+    }
+    conditions = []
+    for _name, a, c in a_c:
+        for rel in (sp.StrictGreaterThan(a + c, 0), sp.StrictGreaterThan(a - M * c, 0)):
+            if rel.xreplace(positive) is sp.true:
+                continue  # holds on the model's domain
+            if rel not in conditions:
+                conditions.append(rel)
+    return {
+        "param": str(P),
+        "modes": [{"mode": n, "a": str(a), "c": str(c)} for n, a, c in a_c],
+        "conditions": [str(c) for c in conditions],
+        "constant": str(M),
+        "m": str(m),
+        "m_radius": m_ball.rad().str(3, radius=False),
+        "m_definition": (
+            f"{M} = -min over phi > 0 of sin(phi)/phi = -cos(phi*), phi* the root of "
+            f"tan(phi) = phi in (pi, 3*pi/2), phi* = {sp.Float(phi.mid().str(20, radius=False), 16)} "
+            "(bisection in Arb)"
+        ),
+        "exact": True,
+        "why": (
+            f"one uniform window [0, {P}]: a root reaches the imaginary axis for some {P} > 0 "
+            "iff c > 0 and a <= m c (mode r + a + c (1 - exp(-r P))/(r P)); at a = m c a "
+            "root is on the axis (marginal at that window)"
+        ),
+    }

@@ -89,6 +89,9 @@ class Stability(Result):
     #: sufficient (:mod:`symdelay.analysis.delayindep`); None otherwise
     delay_independent: str | None = None
     note: str | None = None
+    #: a delay model with free parameters and one uniform window ``[0, P]``: stability for
+    #: every ``P > 0``, exactly (:func:`symdelay.analysis.delayindep.window_stability`)
+    for_every_lag: dict | None = None
 
     @property
     def condition(self) -> sp.Basic:
@@ -136,6 +139,7 @@ class Stability(Result):
             "closed_forms": cf,
             "delay_independent": self.delay_independent,
             "note": self.note,
+            "for_every_lag": self.for_every_lag,
         }
         for k in CONTRACT_KEYS:
             if cf is not None and k in cf:
@@ -233,6 +237,7 @@ class Stability(Result):
             lines += [f"  {c}" for c in self.conditions]
         if self.note and self.delay_independent is not None:
             lines.append(f"note: {self.note}")
+        lines += window_lines(self.for_every_lag)
         if self.verdict is not None:
             lines.append(f"{at}{self.verdict_text()}")
             if self.decided_by:
@@ -444,7 +449,7 @@ def independent_stability(model, dps: int = 20) -> Stability:
         and ``note`` saying which and why.
     """
     from symdelay.analysis.charpoly import ModeFactor, model_parameters
-    from symdelay.analysis.delayindep import independent_conditions
+    from symdelay.analysis.delayindep import independent_conditions, window_stability
     from symdelay.analysis.entry import closed_forms
     from symdelay.analysis.lagroots import _mode_groups
 
@@ -469,6 +474,7 @@ def independent_stability(model, dps: int = 20) -> Stability:
         model_name=getattr(model, "name", None),
         delay_independent=ic.exact,
         note=ic.note,
+        for_every_lag=window_stability(model),
     )
 
 
@@ -521,6 +527,22 @@ def model_record(model) -> dict:
 
 
 # --------------------------------------------------------------------- shared machinery
+def window_lines(w: dict | None) -> list:
+    """The text of a record's ``for_every_lag`` (:func:`symdelay.analysis.delayindep.
+    window_stability`): the exact conditions for every window length, and why."""
+    if w is None:
+        return []
+    m = sp.Float(w["m"], 30)
+    lines = [
+        f"stable for every {w['param']} > 0 exactly when (on the model's domain; "
+        f"{w['constant']} = {sp.Float(m, 16)}, 1/{w['constant']} = {sp.Float(1 / m, 16)}; "
+        f"certified to {w['m_radius']})"
+    ]
+    lines += [f"  {c}" for c in w["conditions"]] or ["  (always: no condition left)"]
+    lines.append(f"  why: {w['why']}; {w['m_definition']}")
+    return lines
+
+
 def free_conditions(conditions, positive=()) -> tuple[tuple, bool | None]:
     """The conditions that still depend on free parameters, and what the others say:
     ``(conditions, known)`` with ``known`` False when one fails (then ``(false,)``), True

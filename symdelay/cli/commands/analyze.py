@@ -31,7 +31,7 @@ def run(args) -> int:
             raise SymdelayInputError("give the model file once (positional or --model-file)")
         args.model_file = args.file
     from symdelay.analysis.roots import check_analysis_cost
-    from symdelay.analysis.stability import model_record, stability
+    from symdelay.analysis.stability import model_record, stability, window_lines
     from symdelay.model import Model
 
     model = door.model_from_args(args)
@@ -85,6 +85,7 @@ def run(args) -> int:
         lines.append(f"verdict: {st['note']}")
     else:
         lines.append(f"verdict: {stability(model).verdict_text()}")
+    lines += window_lines(st.get("for_every_lag"))
     if args.tex:
         lines.append(f"wrote {args.tex}")
     emit("\n".join(lines))
