@@ -288,8 +288,14 @@ def specialised_stability(model, force=None, dps: int = 20) -> Stability:
             "stability conditions are for one number of phases (the characteristic "
             "polynomial for every L: 'symdelay charpoly --L L')"
         )
-    cf = stability_closed_forms(model, force=force)
     values = model_values(model)
+    if all(v is not None for v in values.values()):
+        # the verdict needs none of them: derived (and their cost guarded) when first read
+        from symdelay.analysis.entry import ClosedForms
+
+        cf = ClosedForms(lambda: stability_closed_forms(model, force=force))
+    else:
+        cf = stability_closed_forms(model, force=force)
     L = sp.oo if model.infinite else model.L
     factors = founding_factors(L, values)
     common = {
