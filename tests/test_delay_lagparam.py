@@ -183,8 +183,10 @@ def test_refusals_and_undecided():
     with pytest.raises(SymdelayInputError, match="difference operator"):
         window(bad, "D", hi=2)
     m = _model("moving_average", mu=1, lam=1, theta=6)
+    # a mixture with a second, fixed lag is no scale family: no bound on its switches
+    mix = _model("two_lag_mixture", mu=1, lam=1, theta=6, D2=1, w=sp.Rational(1, 2))
     with pytest.raises(SymdelayInputError, match="finite hi"):
-        window(m, "Delta")
+        window(mix, "D1")
     # out of budget: the search says where it stopped, never guesses
     with pytest.raises(CertificationError, match="undecided"):
         lag_crossings(m, "Delta", 0, 10, max_boxes=50)

@@ -85,3 +85,29 @@ def test_cli_text_and_json(capsys):
     assert cli_main(["stability", "--model-file", f, "--set", "mu=1", "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)["for_every_lag"]
     assert rec["conditions"] == ["-lam*m*theta + 1 > 0"]
+
+
+@pytest.mark.parametrize("theta", ["6", "4"])
+def test_window_over_every_length_without_hi(moving, theta):
+    """window --in Delta without hi: every switch lies below the proved bound, so the answer
+    holds on (0, oo); the same switches as a search up to a large hi (an independent run
+    of the 2-D search over a range the bound did not choose), and at theta = 6 the two
+    switches of the closed crossing equations (1 + 6 sin(phi)/phi = 0)."""
+    from symdelay.analysis.window import window
+
+    model = moving.with_values(mu=1, lam=1, theta=sp.Rational(theta))
+    free = window(model, "Delta").record()
+    wide = window(model, "Delta", hi=40).record()
+    assert free["range"] == ["0", "inf"]
+    assert free["intervals"] == wide["intervals"]
+    assert any("no switch beyond Delta" in n for n in free["method"]["notes"])
+    if theta == "6":
+        star = float(window_constant()[1].mid())
+        ds = []
+        for bracket in ((mpmath.pi, star), (star, 2 * mpmath.pi)):
+            phi = mpmath.findroot(lambda x: 1 + 6 * mpmath.sin(x) / x, bracket, solver="anderson")
+            ds.append(float(phi / (6 * (1 - mpmath.cos(phi)) / phi)))
+        got = [float(x) for x in free["intervals"][0]]
+        assert all(abs(g - d) < 1e-10 * d for g, d in zip(got, sorted(ds), strict=True))
+    else:
+        assert free["intervals"] == []

@@ -59,7 +59,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import flint
 import mpmath
@@ -522,11 +522,15 @@ def lag_crossings(
     if not any(p in lag.parameters() for lag in model.lags.values()):
         _refuse(f"{param} is not a parameter of a lag of {model.name}")
     lo_q = _exact_number("lo", 0 if lo is None else lo)
+    unbounded = None
     if hi is None:
-        _refuse(
-            f"the switches over {param} of {model.name} (a distributed, several or neutral lag) "
-            f"need a finite hi: give hi (the largest {param} of interest)"
-        )
+        unbounded = switch_bound(model, p, extra)
+        if unbounded is None:
+            _refuse(
+                f"the switches over {param} of {model.name} (a distributed, several or "
+                f"neutral lag) need a finite hi: give hi (the largest {param} of interest)"
+            )
+        hi = max(unbounded[0], lo_q + 1)
     hi_q = _exact_number("hi", hi)
     if lo_q < 0:
         _refuse(f"lo must be >= 0 (a lag parameter), got {lo}")
@@ -649,7 +653,98 @@ def lag_crossings(
             f"undecided: a crossing over {param} is neither excluded nor proved in {where}{more} "
             f"({examined} boxes examined at {prec0} bits; budget {max_boxes} boxes per mode)"
         )
-    return _assemble(model, p, found, lo_q, hi_q, dps, prec, Rf, examined, notes, lags_at, extra)
+    res = _assemble(model, p, found, lo_q, hi_q, dps, prec, Rf, examined, notes, lags_at, extra)
+    if unbounded is None:
+        return res
+    # no switch beyond hi_q (switch_bound): the last gap's count holds up to infinity
+    return replace(res, range_hi=mpmath.inf, notes=(*res.notes, unbounded[1]))
+
+
+def switch_bound(model, p, extra=None):
+    """``(H, proof)``: every stability switch of ``model`` over the lag parameter ``p`` lies
+    in ``(0, H]`` (``H`` rational), or None when the argument does not apply.
+
+    It applies as :func:`stable_for_every` does: every mode that depends on ``p`` is scalar,
+    ``r + a + c k(r p)`` with one scale-family kernel. A switch at ``p`` is a root ``i w``,
+    ``w > 0``, with ``phi = w p`` solving ``Re(c k(i phi)) = -a`` and ``w = -Im(c k(i phi))
+    > 0``: ``phi`` lies in ``[phi_0, Phi]`` (``|k(i phi) - 1| <= phi E[Y]`` below, the
+    kernel's tail bound above), and Arb subdivision of that interval leaves intervals
+    ``[u, v]`` that may hold such ``phi``, each with a proved ``w >= w_min > 0``; so ``p =
+    phi / w <= v / w_min``. ``H`` is the largest such bound (1 when no interval is left:
+    no switch at all)."""
+    from symdelay.analysis.lagkernels import kernel
+
+    modes = _modes(model, p, extra)
+    H = flint.arb(0)
+    parts = []
+    for mode in modes:
+        if not any(p in lag.parameters() for _M, ls, _d in mode.terms for lag in ls):
+            continue
+        if mode.n != 1 or not mode.real or any(d or len(ls) != 1 for _M, ls, d in mode.terms):
+            return None
+        lag = mode.terms[0][1][0]
+        if any(ls[0] != lag for _M, ls, _d in mode.terms):
+            return None
+        unit = _scale_unit(lag, p)
+        if unit is None:
+            return None
+        with flint.ctx.workprec(64):
+            a = -_ball(mode.A0[0, 0]).real
+            c = -sum((_ball(M[0, 0]) for M, _l, _d in mode.terms), flint.acb(0)).real
+            ac = a + c
+            if ac.contains(0) or a.contains(0) or c.contains(0):
+                return None
+            mean = _ball(unit.mean()).real
+            phi0 = float((abs(ac) / (2 * abs(c) * mean)).lower())
+            tail = _tail(unit, abs(c).upper() / abs(a).lower())
+            if tail is None or not phi0 > 0:
+                return None
+            Phi, _bound = tail
+            left = _phi_left(a, c, kernel(unit), phi0, Phi, SCALE_MAX_INTERVALS)
+            if left is None:
+                return None
+            for _u, v, w_min in left:
+                H = max(H, flint.arb(v) / w_min)
+            parts.append(f"mode {mode.name}: {len(left)} phi intervals in [{phi0:.4g}, {Phi:.4g}]")
+    if not parts:
+        return None
+    Hq = sp.Rational(math.ceil(float(H.upper()) * 1.01 * 64 + 1), 64) if H > 0 else sp.Integer(1)
+    proof = (
+        f"no switch beyond {p} = {Hq} (proved: every crossing has phi = omega {p} in the "
+        f"intervals left by Arb subdivision, each with omega bounded below, so {p} = "
+        f"phi/omega <= {Hq}; {'; '.join(parts)}): the count on the last gap holds for every "
+        f"larger {p}"
+    )
+    return Hq, proof
+
+
+def _phi_left(a, c, k, phi0: float, Phi: float, max_intervals: int):
+    """The intervals ``(u, v, w_min)`` of ``[phi0, Phi]`` that Arb subdivision cannot
+    exclude from ``Re(c k(i phi)) = -a`` with ``Im(c k(i phi)) < 0``, each narrower than
+    ``(Phi - phi0) / 2^12`` with ``w_min`` a positive lower bound of ``-Im(c k(i phi))`` on
+    it; None when such a bound is not proved or the budget ends."""
+    edges = [phi0 + (Phi - phi0) * i / 16 for i in range(16)] + [Phi]
+    stack = list(itertools.pairwise(edges))[::-1]
+    width = (Phi - phi0) / 4096
+    left, examined = [], 0
+    while stack:
+        u, v = stack.pop()
+        examined += 1
+        if examined > max_intervals:
+            return None
+        val = c * k(flint.acb(0, _box(u, v)))
+        g = val.real + a
+        if not g.contains(0) or val.imag.lower() >= 0:
+            continue
+        if v - u <= width:
+            w_min = -val.imag.upper()
+            if not w_min > 0:
+                return None
+            left.append((u, v, w_min))
+            continue
+        m = u + (v - u) / 2
+        stack.extend(((m, v), (u, m)))
+    return left
 
 
 def _varying(model, p, modes, lags_at, at, extra=None):
