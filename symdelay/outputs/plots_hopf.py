@@ -155,6 +155,9 @@ def window_figure(w) -> Figure:
         ax.stairs(counts, xs, color="k", lw=1.4, label="roots with Re $r > 0$")
         ax.set_ylabel("roots with Re $r > 0$")
         ax.set_ylim(-0.2, ymax + 0.6)
+        from matplotlib.ticker import MaxNLocator
+
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # a count: no 0.5 ticks
         undecided = [(a, b) for c, a, b in zip(counts, xs, xs[1:], strict=False) if c != c]
         for k, (a, b) in enumerate(undecided):  # the pieces no count was proved for
             ax.axvspan(a, b, facecolor="none", edgecolor="0.45", hatch="///", lw=0,
