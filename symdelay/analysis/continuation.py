@@ -1,0 +1,1268 @@
+"""Branches of periodic orbits of a transition table's fluid model: orthogonal collocation,
+pseudo-arclength continuation in one parameter, Floquet multipliers and special points.
+
+The orbit ``u(t)``, ``t`` in ``[0, 1]`` (time scaled by the period ``T``), solves the
+periodic boundary value problem ``u' = T f(u, p)``, ``u(0) = u(1)``. It is a continuous
+piecewise polynomial of degree ``m`` (``degree``, 4 by default) on ``N`` mesh intervals
+(``intervals``), each given by its values at ``m + 1`` equispaced nodes (the last node of an
+interval is the first of the next, the last of the mesh the first: periodicity is built in),
+collocated at the ``m`` Gauss--Legendre points of each interval (de Boor & Swartz; AUTO and
+MatCont do the same). The phase is fixed by the integral condition
+``int <u, u_ref'> dt = 0`` against the previous orbit (AUTO, MatCont), and a step of
+pseudo-arclength ``int <u - u_0, u_0'> + (T - T_0) T_0' + (p - p_0) p_0' = ds`` closes the
+system, solved by Newton's method with the sparse Jacobian (SciPy ``splu``); the tangent is
+the solution of the same bordered system (Keller). Every three steps the mesh is adapted:
+the intervals equidistribute ``|u^(m+1)|^(1/(m+1))``, estimated from the jumps of the
+piecewise constant ``u^(m)`` (de Boor; AUTO's adaptation), and the orbit is interpolated onto
+the new mesh.
+
+Floquet multipliers. The collocation of the variational equation ``v' = T J(u(t)) v`` on one
+interval maps the value at its left node to the value at its right node (the interior nodes
+eliminated); the product over the mesh is the monodromy matrix (AUTO's condensation). It is
+formed twice, on the mesh and on the mesh of every other point (the orbit's polynomials
+evaluated at its Gauss points); the multipliers of the first are reported, each with the
+error bound of :func:`symdelay.analysis.cycles.decide_stability`'s contract: its change
+between the two meshes (the coarse mesh's error, about ``2^(2m)`` times the other's) plus the
+trivial multiplier's distance from 1 plus the rounding of the eigenvalue solve. The trivial
+multiplier is the one whose eigenvector is the flow direction.
+
+Special points (test functions on consecutive orbits, then located by the Illinois variant of
+regula falsi in the arclength from the last orbit before the change): LPC, the fold of
+cycles, where the parameter component of the tangent changes sign; PD, a real multiplier
+crossing -1 (``prod (1 + rho_i)`` over the non-trivial multipliers changes sign); NS, a
+complex pair crossing the unit circle (``prod_{i<j} (rho_i rho_j - 1)`` changes sign, a
+pair of complex multipliers on the circle at the located point; a real pair with product 1,
+a neutral saddle, is not reported).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
+from symdelay.core.result import Result
+
+__all__ = [
+    "BranchPoint",
+    "CycleBranch",
+    "SpecialPoint",
+    "cycles",
+    "Collocation",
+    "MAX_UNKNOWNS",
+    "MAX_POINTS",
+]
+
+#: The largest collocation system accepted (``intervals * degree * states``).
+MAX_UNKNOWNS = 200_000
+#: The largest number of orbits on one branch.
+MAX_POINTS = 5_000
+#: Newton's iterations per step, and its tolerance (relative to the size of each part).
+MAX_NEWTON = 12
+NEWTON_TOL = 1e-10
+#: A state below ``-DOMAIN_TOL * (1 + max |u|)`` (beyond the discretisation error) has left
+#: the model's domain.
+DOMAIN_TOL = 1e-6
+
+
+# ------------------------------------------------------------------------------ records
+@dataclass(frozen=True, eq=False)
+class BranchPoint(Result):
+    """One orbit of a branch: the parameter ``value``, the amplitude of the observed
+    imbalance ``x`` (half its peak-to-peak), the period, the Floquet multipliers (sorted by
+    modulus, the trivial one at ``trivial_index``) with their error bounds, the stability
+    decision (``True``, ``False``, ``None`` undecided with ``stability_reason``) and the orbit
+    (``t`` in units of time over one period, ``y`` rows = states)."""
+
+    value: float
+    amplitude: float
+    period: float
+    multipliers: np.ndarray
+    multiplier_errors: np.ndarray
+    trivial_index: int
+    stable: bool | None
+    stability_reason: str
+    t: np.ndarray = field(repr=False, default=None)
+    y: np.ndarray = field(repr=False, default=None)
+    model_name: str | None = None
+
+    @property
+    def nontrivial(self) -> np.ndarray:
+        return np.delete(self.multipliers, self.trivial_index)
+
+    def record(self) -> dict:
+        nt = self.nontrivial
+        return {
+            "value": repr(float(self.value)),
+            "amplitude": repr(float(self.amplitude)),
+            "period": repr(float(self.period)),
+            "stable": None if self.stable is None else bool(self.stable),
+            "stability_reason": self.stability_reason,
+            "max_multiplier": repr(float(np.max(np.abs(nt)))) if nt.size else None,
+            "floquet_multipliers": [
+                {
+                    "re": repr(float(m.real)),
+                    "im": repr(float(m.imag)),
+                    "abs": repr(float(abs(m))),
+                    "error": repr(float(e)),
+                    "trivial": i == self.trivial_index,
+                }
+                for i, (m, e) in enumerate(zip(self.multipliers, self.multiplier_errors))
+            ],
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class SpecialPoint(Result):
+    """A special point located on the branch: ``kind`` LPC (fold of cycles), PD (period
+    doubling) or NS (Neimark--Sacker); ``value`` of the parameter, the orbit's amplitude and
+    period, the critical multiplier(s), whether the location converged and the final
+    test-function value; ``between``: the indices of the branch's orbits it lies between."""
+
+    kind: str
+    value: float
+    amplitude: float
+    period: float
+    multipliers: tuple
+    located: bool
+    test_value: float
+    between: tuple
+    note: str = ""
+    model_name: str | None = None
+
+    def record(self) -> dict:
+        return {
+            "kind": self.kind,
+            "value": repr(float(self.value)),
+            "amplitude": repr(float(self.amplitude)),
+            "period": repr(float(self.period)),
+            "critical_multipliers": [
+                {"re": repr(float(m.real)), "im": repr(float(m.imag)), "abs": repr(float(abs(m)))}
+                for m in self.multipliers
+            ],
+            "located": bool(self.located),
+            "test_value": repr(float(self.test_value)),
+            "between_points": list(self.between),
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class CycleBranch(Result):
+    """A branch of periodic orbits continued in ``param`` over ``range``: its orbits
+    (``points``, in the order of the continuation), its special points, where it started
+    (``start``: the Hopf point or a given cycle), why it stopped (``stop``) and the
+    discretisation (``intervals``, ``degree``, mesh adapted or not)."""
+
+    param: str
+    range: tuple
+    points: list
+    special_points: list
+    start: dict
+    stop: str
+    stop_reason: str
+    intervals: int
+    degree: int
+    adapt: bool
+    seconds: float
+    normal_form: object = None
+    model_name: str | None = None
+
+    def arrays(self):
+        """``(value, amplitude, period, stable)`` over the branch (``stable``: 1.0, 0.0 or
+        NaN for undecided)."""
+        p = np.array([c.value for c in self.points])
+        a = np.array([c.amplitude for c in self.points])
+        T = np.array([c.period for c in self.points])
+        s = np.array([np.nan if c.stable is None else float(c.stable) for c in self.points])
+        return p, a, T, s
+
+    def record(self) -> dict:
+        lo, hi = self.range
+        return {
+            "param": self.param,
+            "range": [repr(float(lo)), repr(float(hi))],
+            "start": self.start,
+            "branch": [c.record() for c in self.points],
+            "special_points": [s.record() for s in self.special_points],
+            "stop": self.stop,
+            "stop_reason": self.stop_reason,
+            "kept": len(self.points),
+            "method": (
+                f"orthogonal collocation on Gauss-Legendre points (degree {self.degree}, "
+                f"{self.intervals} mesh intervals"
+                + (", adapted every 3 steps" if self.adapt else ", fixed uniform mesh")
+                + "), pseudo-arclength continuation, Floquet multipliers from the "
+                "collocation monodromy (error: the mesh against every other mesh point)"
+            ),
+        }
+
+    def text(self) -> str:
+        """The branch as a table (every orbit), its special points and why it stopped."""
+        from symdelay.analysis.cycles import stability_word
+        from symdelay.core.numbers import format_number, text_table
+
+        rows = [
+            [
+                format_number(c.value, 10),
+                format_number(c.amplitude, 9),
+                format_number(c.period, 9),
+                format_number(float(np.max(np.abs(c.nontrivial))), 4) if c.nontrivial.size else "-",
+                stability_word(c.stable),
+            ]
+            for c in self.points
+        ]
+        p = self.param
+        lines = [text_table([p, "amplitude_x", "period", "max|rho|", "stable"], rows)]
+        if self.special_points:
+            lines.append("special points:")
+            for s in self.special_points:
+                m = ", ".join(
+                    f"{z.real:.6g}{z.imag:+.6g}i" if abs(z.imag) > 0 else f"{z.real:.6g}"
+                    for z in s.multipliers
+                )
+                lines.append(
+                    f"  {s.kind} at {p} = {format_number(s.value, 10)}, amplitude "
+                    f"{format_number(s.amplitude, 8)}, period {format_number(s.period, 8)}"
+                    + (f", multiplier(s) {m}" if m else "")
+                    + ("" if s.located else " (location not converged: " + s.note + ")")
+                )
+        else:
+            lines.append("special points: none on the branch")
+        lines.append(f"stopped: {self.stop} ({self.stop_reason}); kept {len(self.points)} orbits")
+        lines.append(f"start: {self.start['kind']} at {p} = {self.start['value']}")
+        return "\n".join(lines)
+
+    def latex(self) -> str:
+        sp_ = ", ".join(f"\\mathrm{{{s.kind}}}\\ {s.value:.8g}" for s in self.special_points)
+        return (
+            rf"\text{{{len(self.points)} cycles in }} {self.param} \in [{self.range[0]:g}, "
+            rf"{self.range[1]:g}]" + (rf";\ {sp_}" if sp_ else "")
+        )
+
+
+# -------------------------------------------------------------------------- the field
+class _Field:
+    """The drift ``f(u, p)``, its sparse Jacobian in ``u`` and ``df/dp``, vectorised over
+    rows of states (NumPy code generated from the model's table), with the equilibrium
+    ``eq(p)`` and the observed weights of the imbalance."""
+
+    def __init__(self, model, name):
+        from symdelay.analysis.stochastic import difference_weights
+        from symdelay.analysis.window import _resolve
+
+        sym, rp = _resolve(model, name)
+        subs = {} if rp is None else {rp.base: rp.L / sym}
+        states = list(model.states)
+        values = dict(model.values)
+        drift = [sp.sympify(e).xreplace(values).xreplace(subs) for e in model.drift]
+        free = set().union(*(e.free_symbols for e in drift)) - set(states) - {sym}
+        if free:
+            raise SymdelayInputError(
+                "the cycles need numbers for every parameter but the one continued: give "
+                + ", ".join(sorted(map(str, free)))
+            )
+        eq = model.equilibrium
+        if not eq.exact:
+            raise SymdelayInputError(
+                f"the equilibrium of {model.name} has no closed form in {name}: the "
+                "continuation starts from it"
+            )
+        point = [sp.sympify(eq.point[s]).xreplace(values).xreplace(subs) for s in states]
+        if set().union(*(e.free_symbols for e in point)) - {sym}:
+            raise SymdelayInputError(f"the equilibrium of {model.name} needs numbers")
+        w = difference_weights(model)
+        if w is None:
+            raise SymdelayInputError(
+                f"{model.name} declares no symmetry: there is no imbalance to follow"
+            )
+        n = len(states)
+        self.n, self.name, self.symbol = n, name, sym
+        self.weights = np.array(w, dtype=float)
+        self.names = tuple(s.name for s in states)
+        args = (sym, *states)
+        entries = {}
+        for i, e in enumerate(drift):
+            for j, s in enumerate(states):
+                if e.has(s):
+                    d = sp.diff(e, s)
+                    if d != 0:
+                        entries[(i, j)] = d
+        keys = sorted(entries)
+        self.rows = np.array([k[0] for k in keys], dtype=int)
+        self.cols = np.array([k[1] for k in keys], dtype=int)
+        self._f = sp.lambdify(args, drift, "numpy", cse=True)
+        self._j = sp.lambdify(args, [entries[k] for k in keys], "numpy", cse=True)
+        self._fp = sp.lambdify(args, [sp.diff(e, sym) for e in drift], "numpy", cse=True)
+        self._eq = sp.lambdify((sym,), point, "numpy")
+
+    @staticmethod
+    def _stack(vals, M):
+        out = np.empty((len(vals), M))
+        for k, v in enumerate(vals):
+            out[k] = v
+        return out
+
+    def f(self, Y, p):
+        """``f`` at the rows of ``Y`` (shape ``(M, n)``): shape ``(M, n)``."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._stack(self._f(float(p), *Y.T), Y.shape[0]).T
+
+    def fp(self, Y, p):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._stack(self._fp(float(p), *Y.T), Y.shape[0]).T
+
+    def jac_values(self, Y, p):
+        """The non-zero entries of ``df/du`` (at ``rows``, ``cols``): shape ``(M, nnz)``."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._stack(self._j(float(p), *Y.T), Y.shape[0]).T
+
+    def jac_dense(self, Y, p):
+        """``df/du`` at the rows of ``Y``: shape ``(M, n, n)``."""
+        v = self.jac_values(Y, p)
+        J = np.zeros((Y.shape[0], self.n, self.n))
+        J[:, self.rows, self.cols] = v
+        return J
+
+    def equilibrium(self, p):
+        return np.array([float(v) for v in self._eq(float(p))])
+
+
+# ------------------------------------------------------------------------- collocation
+class Collocation:
+    """The collocation scheme of degree ``m`` on a mesh of ``N`` intervals of ``[0, 1]``:
+    Lagrange basis on equispaced nodes, its values and derivatives at the Gauss points,
+    evaluation of a piecewise polynomial anywhere, and mesh adaptation.
+
+    >>> c = Collocation(4, np.linspace(0, 1, 5))
+    >>> U = np.sin(2 * np.pi * c.node_times())[:, None]
+    >>> float(abs(c.evaluate(U, np.array([0.3]))[0, 0] - np.sin(0.6 * np.pi))) < 1e-4
+    True
+    """
+
+    def __init__(self, m: int, mesh):
+        self.m = int(m)
+        self.mesh = np.asarray(mesh, dtype=float)
+        self.N = self.mesh.size - 1
+        self.h = np.diff(self.mesh)
+        x, w = np.polynomial.legendre.leggauss(self.m)
+        self.z = (x + 1) / 2
+        self.w = w / 2
+        self.s = np.linspace(0.0, 1.0, self.m + 1)
+        V = np.vander(self.s, self.m + 1, increasing=True)  # V[k, q] = s_k^q
+        self.C = np.linalg.inv(V)  # l_k(z) = sum_q C[q, k] z^q
+        self.Lg = self._basis(self.z)
+        self.Dg = self._basis(self.z, derivative=True)
+        N, m = self.N, self.m
+        self.idx = (np.arange(N)[:, None] * m + np.arange(m + 1)[None, :]) % (N * m)
+
+    def _basis(self, z, derivative=False):
+        z = np.asarray(z, dtype=float)
+        if derivative:
+            P = np.stack([q * z ** (q - 1) if q else 0 * z for q in range(self.m + 1)], axis=-1)
+        else:
+            P = np.stack([z**q for q in range(self.m + 1)], axis=-1)
+        return P @ self.C  # [..., k]
+
+    def node_times(self):
+        """The times of the ``N m`` distinct nodes (the last node, ``t = 1``, is ``t = 0``)."""
+        t = self.mesh[:-1, None] + self.h[:, None] * self.s[None, :-1]
+        return t.ravel()
+
+    def extended(self, U):
+        """``U`` (``(N m, n)``) as the nodes of each interval: ``(N, m + 1, n)``."""
+        return U[self.idx]
+
+    def at_gauss(self, U):
+        Ue = self.extended(U)
+        return np.einsum("ik,jkn->jin", self.Lg, Ue), np.einsum("ik,jkn->jin", self.Dg, Ue)
+
+    def evaluate(self, U, t):
+        """The piecewise polynomial with nodal values ``U`` at the times ``t`` in ``[0, 1]``."""
+        t = np.mod(np.asarray(t, dtype=float), 1.0)
+        j = np.clip(np.searchsorted(self.mesh, t, side="right") - 1, 0, self.N - 1)
+        z = (t - self.mesh[j]) / self.h[j]
+        B = self._basis(z)  # (len(t), m+1)
+        return np.einsum("tk,tkn->tn", B, self.extended(U)[j])
+
+    def ip_weights(self, V):
+        """``g`` with ``int <u(t), v(t)> dt = g . U`` (Gauss quadrature, ``u`` with nodal
+        values ``U``; ``V`` the nodal values of ``v``)."""
+        Vg = np.einsum("ik,jkn->jin", self.Lg, self.extended(V))  # (N, m, n)
+        coef = np.einsum("j,i,ik,jin->jkn", self.h, self.w, self.Lg, Vg)
+        g = np.zeros((self.N * self.m, V.shape[1]))
+        np.add.at(g, self.idx, coef)
+        return g
+
+    def phase_weights(self, Uref):
+        """``g`` with ``int <u(t), u_ref'(t)> dt = g . U``."""
+        Ud = np.einsum("ik,jkn->jin", self.Dg, self.extended(Uref))  # h_j u_ref'
+        coef = np.einsum("i,ik,jin->jkn", self.w, self.Lg, Ud)
+        g = np.zeros((self.N * self.m, Uref.shape[1]))
+        np.add.at(g, self.idx, coef)
+        return g
+
+    def _density(self, U):
+        """``|u^(m+1)|`` on each interval (max over components), from the jumps of the
+        piecewise constant ``u^(m)`` between neighbouring intervals (de Boor)."""
+        m = self.m
+        lead = np.einsum("k,jkn->jn", self.C[m], self.extended(U)) * math.factorial(m)
+        dm = lead / self.h[:, None] ** m  # u^(m) on each interval (in t)
+        hn, hp = np.roll(self.h, -1), np.roll(self.h, 1)
+        d1 = np.abs(np.roll(dm, -1, axis=0) - dm) / ((hn + self.h) / 2)[:, None]
+        d0 = np.abs(dm - np.roll(dm, 1, axis=0)) / ((hp + self.h) / 2)[:, None]
+        return np.max((d0 + d1) / 2, axis=1)
+
+    def error_estimate(self, U) -> float:
+        """An estimate of the largest error of the piecewise polynomial between the nodes:
+        ``max_j h_j^(m+1) |u^(m+1)| / (m+1)!`` (the interpolation error's leading term)."""
+        d = self._density(U)
+        return float(np.max(self.h ** (self.m + 1) * d) / math.factorial(self.m + 1))
+
+    def adapted_mesh(self, U):
+        """A mesh of ``N`` intervals equidistributing ``|u^(m+1)|^(1/(m+1))``, or the
+        current one when the estimate vanishes."""
+        dens = self._density(U) ** (1.0 / (self.m + 1))
+        if not np.all(np.isfinite(dens)) or dens.max() <= 0:
+            return self.mesh
+        dens = np.maximum(dens, 1e-3 * float(dens.max()))
+        cum = np.concatenate([[0.0], np.cumsum(dens * self.h)])
+        targets = np.linspace(0.0, cum[-1], self.N + 1)
+        new = np.interp(targets, cum, self.mesh)
+        new[0], new[-1] = 0.0, 1.0
+        return new
+
+
+# ----------------------------------------------------------------------- the solver
+@dataclass
+class _State:
+    """One orbit while the branch is computed: nodal values on ``coll``'s mesh, period,
+    parameter, the unit tangent, and (once analysed) its record."""
+
+    coll: Collocation
+    U: np.ndarray
+    T: float
+    p: float
+    tangent: tuple = None
+    point: BranchPoint = None
+    iterations: int = 0
+
+
+class _NewtonFailed(Exception):
+    pass
+
+
+class _Solver:
+    """Residual, sparse Jacobian, Newton corrections, tangents, multipliers of the periodic
+    BVP of one field."""
+
+    def __init__(self, field: _Field, model_name):
+        self.F = field
+        self.model_name = model_name
+        self._pattern = {}
+
+    # -------------------------------------------------------------- the system
+    def _indices(self, coll):
+        key = (coll.N, coll.m)
+        if key not in self._pattern:
+            N, m, n = coll.N, coll.m, self.F.n
+            r, c = self.F.rows, self.F.cols
+            j, i, k = np.meshgrid(np.arange(N), np.arange(m), np.arange(m + 1), indexing="ij")
+            row0 = ((j * m + i) * n)[..., None]  # (N, m, m+1, 1)
+            col0 = (coll.idx[j, k] * n)[..., None]
+            jac_rows = (row0 + r).ravel()
+            jac_cols = (col0 + c).ravel()
+            d = np.arange(n)
+            diag_rows = (row0 + d).ravel()
+            diag_cols = (col0 + d).ravel()
+            self._pattern[key] = (jac_rows, jac_cols, diag_rows, diag_cols)
+        return self._pattern[key]
+
+    def colloc(self, coll, U, T, p):
+        """``(R, Ug, F)``: the collocation residual (flat), the orbit and ``f`` at the Gauss
+        points."""
+        N, m, n = coll.N, coll.m, self.F.n
+        Ug, Ud = coll.at_gauss(U)
+        F = self.F.f(Ug.reshape(-1, n), p).reshape(N, m, n)
+        R = Ud - (coll.h * T)[:, None, None] * F
+        return R.ravel(), Ug, F
+
+    def matrix(self, coll, U, T, p, Ug, F, borders, with_p=True):
+        """The sparse Jacobian of the collocation equations in ``(U, T[, p])`` with the rows
+        ``borders`` (each ``(gU, gT, gp)``) appended."""
+        from scipy.sparse import csc_matrix
+
+        N, m, n = coll.N, coll.m, self.F.n
+        NU = N * m * n
+        jr, jc, dr, dc = self._indices(coll)
+        Jv = self.F.jac_values(Ug.reshape(-1, n), p).reshape(N, m, -1)  # (N, m, nnz)
+        vals = -(coll.h * T)[:, None, None, None] * coll.Lg[None, :, :, None] * Jv[:, :, None, :]
+        dvals = np.broadcast_to(coll.Dg[None, :, :, None], (N, m, m + 1, n))
+        rows = [jr, dr, np.arange(NU)]
+        cols = [jc, dc, np.full(NU, NU)]
+        data = [vals.ravel(), dvals.ravel(), (-coll.h[:, None, None] * F).ravel()]
+        ncol = NU + 1
+        if with_p:
+            Fp = self.F.fp(Ug.reshape(-1, n), p).reshape(N, m, n)
+            rows.append(np.arange(NU))
+            cols.append(np.full(NU, NU + 1))
+            data.append((-(coll.h * T)[:, None, None] * Fp).ravel())
+            ncol += 1
+        for b, (gU, gT, gp) in enumerate(borders):
+            rows += [np.full(NU, NU + b), np.array([NU + b])]
+            cols += [np.arange(NU), np.array([NU])]
+            data += [gU.ravel(), np.array([gT])]
+            if with_p:
+                rows.append(np.array([NU + b]))
+                cols.append(np.array([NU + 1]))
+                data.append(np.array([gp]))
+        A = csc_matrix(
+            (np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(NU + len(borders), ncol),
+        )
+        return A
+
+    def correct(self, coll, U, T, p, Uref, *, step=None, fixed_p=False):
+        """Newton's method from ``(U, T, p)``: the collocation equations, the phase condition
+        against ``Uref`` and either ``p`` fixed or the pseudo-arclength ``step``
+        ``(base_state, tangent, ds)``. Returns ``(U, T, p, iterations)``."""
+        from scipy.sparse.linalg import splu
+
+        n = self.F.n
+        NU = coll.N * coll.m * n
+        gph = coll.phase_weights(Uref)
+        if step is not None:
+            base, (tU, tT, tp), ds = step
+            gt = coll.ip_weights(tU)
+        scale = 1.0 + float(np.max(np.abs(U)))
+        lu, last = None, math.inf
+        for it in range(1, MAX_NEWTON + 1):
+            R, Ug, F = self.colloc(coll, U, T, p)
+            if not np.all(np.isfinite(R)):
+                raise _NewtonFailed("the drift overflowed on the orbit")
+            rhs = [R, [np.sum(gph * U)]]
+            borders = [(gph, 0.0, 0.0)]
+            if not fixed_p:
+                arc = np.sum(gt * (U - base.U)) + tT * (T - base.T) + tp * (p - base.p) - ds
+                rhs.append([arc])
+                borders.append((gt, tT, tp))
+            rhs = -np.concatenate(rhs)
+            if lu is not None:  # the chord step: the factors kept while they contract fast
+                d = lu.solve(rhs)
+                size = float(np.max(np.abs(d)))
+                if not size <= 0.2 * last:
+                    lu = None
+            if lu is None:
+                A = self.matrix(coll, U, T, p, Ug, F, borders, with_p=not fixed_p)
+                try:
+                    lu = splu(A, permc_spec="MMD_AT_PLUS_A")
+                except RuntimeError:
+                    raise _NewtonFailed("singular Jacobian") from None
+                d = lu.solve(rhs)
+            if not np.all(np.isfinite(d)):
+                raise _NewtonFailed("singular Jacobian")
+            last = float(np.max(np.abs(d)))
+            U = U + d[:NU].reshape(U.shape)
+            T = T + d[NU]
+            if not fixed_p:
+                p = p + d[NU + 1]
+            if not T > 0:
+                raise _NewtonFailed("the period became negative")
+            small = np.max(np.abs(d[:NU])) <= NEWTON_TOL * scale and abs(d[NU]) <= NEWTON_TOL * T
+            if not fixed_p:
+                small = small and abs(d[NU + 1]) <= NEWTON_TOL * (1 + abs(p))
+            if small:
+                R, _, _ = self.colloc(coll, U, T, p)
+                if np.max(np.abs(R)) <= 1e3 * NEWTON_TOL * scale:
+                    return U, T, p, it
+        raise _NewtonFailed(f"Newton did not converge in {MAX_NEWTON} iterations")
+
+    def tangent(self, coll, U, T, p, border):
+        """The unit tangent of the branch at ``(U, T, p)``: the solution of the bordered
+        system with the row ``border`` (the previous tangent) and right-hand side ``e_last``,
+        normalised in ``int |u|^2 dt + T^2 + p^2``."""
+        from scipy.sparse.linalg import splu
+
+        n = self.F.n
+        NU = coll.N * coll.m * n
+        R, Ug, F = self.colloc(coll, U, T, p)
+        gph = coll.phase_weights(U)
+        bU, bT, bp = border
+        A = self.matrix(coll, U, T, p, Ug, F, [(gph, 0.0, 0.0), (coll.ip_weights(bU), bT, bp)])
+        e = np.zeros(NU + 2)
+        e[-1] = 1.0
+        t = splu(A, permc_spec="MMD_AT_PLUS_A").solve(e)
+        tU, tT, tp = t[:NU].reshape(U.shape), t[NU], t[NU + 1]
+        norm = math.sqrt(max(np.sum(coll.ip_weights(tU) * tU) + tT**2 + tp**2, 1e-300))
+        return tU / norm, tT / norm, tp / norm
+
+    # -------------------------------------------------------------- Floquet
+    def _monodromy(self, coll, Ug, T, p):
+        N, m, n = coll.N, coll.m, self.F.n
+        J = self.F.jac_dense(Ug.reshape(-1, n), p).reshape(N, m, n, n)
+        eye = np.eye(n)
+        B = np.einsum("ik,ab->ikab", coll.Dg, eye)[None] - (coll.h * T)[
+            :, None, None, None, None
+        ] * np.einsum("ik,jiab->jikab", coll.Lg, J)
+        B = B.transpose(0, 1, 3, 2, 4).reshape(N, m * n, (m + 1) * n)
+        X = np.linalg.solve(B[:, :, n:], -B[:, :, :n])
+        P = X[:, -n:, :]
+        M = eye.copy()
+        for j in range(N):
+            M = P[j] @ M
+        return M
+
+    def floquet(self, coll, U, T, p):
+        """``(multipliers sorted by modulus, trivial index, error bounds)`` from the
+        monodromy on the mesh and on the mesh of every other point (the module
+        docstring)."""
+        from symdelay.analysis.cycles import ERROR_FACTOR
+
+        Ug, _ = coll.at_gauss(U)
+        M = self._monodromy(coll, Ug, T, p)
+        half = coll.mesh[::2] if coll.N % 2 == 0 else np.append(coll.mesh[:-1:2], 1.0)
+        coarse = Collocation(coll.m, half)
+        tg = (coarse.mesh[:-1, None] + coarse.h[:, None] * coarse.z[None, :]).ravel()
+        Ugc = coll.evaluate(U, tg).reshape(coarse.N, coarse.m, -1)
+        M0 = self._monodromy(coarse, Ugc, T, p)
+        if not (np.all(np.isfinite(M)) and np.all(np.isfinite(M0))):
+            raise _NewtonFailed("the monodromy matrix overflowed")
+        ev, V = np.linalg.eig(M)
+        ev0 = np.linalg.eigvals(M0)
+        order = np.argsort(-np.abs(ev))
+        ev, V = ev[order], V[:, order]
+        fl = self.F.f(U[:1], p)[0]
+        fl = fl / max(np.linalg.norm(fl), 1e-300)
+        cos = np.abs(fl @ V.conj()) / np.linalg.norm(V, axis=0)
+        k = int(np.argmax(cos))
+        triv = float(abs(ev[k] - 1))
+        floor = 64 * np.finfo(float).eps * max(1.0, float(np.linalg.norm(M, 2)))
+        used = np.zeros(ev0.size, dtype=bool)
+        err = np.empty(ev.size)
+        for i in np.argsort(np.abs(ev - 1)):
+            d = np.abs(ev0 - ev[i])
+            d[used] = np.inf
+            jm = int(np.argmin(d))
+            used[jm] = True
+            err[i] = ERROR_FACTOR * float(d[jm]) + triv + floor
+        return ev, k, err
+
+    # -------------------------------------------------------------- the record
+    def analyse(self, st: _State) -> BranchPoint:
+        from symdelay.analysis.cycles import decide_stability
+
+        coll, U, T, p = st.coll, st.U, st.T, st.p
+        mults, k, errs = self.floquet(coll, U, T, p)
+        stable, why = decide_stability(mults, errs, k)
+        amp = _amplitude(coll, U @ self.F.weights)
+        tt = np.linspace(0.0, 1.0, 401)
+        return BranchPoint(
+            float(p),
+            amp,
+            float(T),
+            mults,
+            errs,
+            k,
+            stable,
+            why,
+            tt * T,
+            coll.evaluate(U, tt).T,
+            self.model_name,
+        )
+
+
+def _amplitude(coll: Collocation, x_nodes) -> float:
+    """Half the peak-to-peak of the piecewise polynomial with nodal values ``x_nodes``: the
+    extremes refined by the roots of the derivative on the intervals around the sampled
+    ones."""
+    xe = x_nodes[coll.idx]  # (N, m+1)
+    coef = xe @ coll.C.T  # coef[j, q]: z^q
+    zz = np.linspace(0, 1, 9)
+    vals = np.polynomial.polynomial.polyval(zz, coef.T)  # (N, 9)
+    out = []
+    for sign in (1, -1):
+        j0 = int(np.argmax(np.max(sign * vals, axis=1)))
+        best = float(np.max(sign * vals))
+        for j in ((j0 - 1) % coll.N, j0, (j0 + 1) % coll.N):
+            dc = np.polynomial.polynomial.polyder(coef[j])
+            for z in np.roots(dc[::-1]) if np.any(dc) else []:
+                if abs(z.imag) < 1e-12 and -1e-12 <= z.real <= 1 + 1e-12:
+                    v = sign * float(np.polynomial.polynomial.polyval(z.real, coef[j]))
+                    best = max(best, v)
+        out.append(sign * best)
+    return (out[0] - out[1]) / 2
+
+
+# --------------------------------------------------------------------- special points
+def _sign_pd(mults) -> float:
+    """The sign of ``prod (1 + rho)`` over the non-trivial multipliers (complex pairs give
+    ``|1 + rho|^2 > 0``: only the real ones count)."""
+    s = 1.0
+    for z in mults:
+        if z.imag == 0:
+            s *= np.sign(1 + z.real) or 1.0
+    return s
+
+
+def _sign_ns(mults) -> float:
+    """The sign of ``prod_{i<j} (rho_i rho_j - 1)`` (a real number: the factors come in
+    conjugate pairs)."""
+    ph = 1.0 + 0j
+    for i in range(len(mults)):
+        v = mults[i] * mults[i + 1 :] - 1
+        v = v[np.abs(v) > 0]
+        ph *= np.prod(v / np.abs(v))
+    return float(np.sign(ph.real)) or 1.0
+
+
+def _pd_value(mults) -> float:
+    real = [z.real for z in mults if abs(z.imag) <= 1e-9 * max(1.0, abs(z))]
+    if not real:
+        return math.nan
+    return 1 + min(real, key=lambda x: abs(x + 1))
+
+
+def _ns_value(mults) -> float:
+    cx = [z for z in mults if z.imag > 1e-9 * max(1.0, abs(z))]
+    if not cx:
+        return math.nan
+    return abs(min(cx, key=lambda z: abs(abs(z) - 1))) - 1
+
+
+def _tests(st: _State) -> dict:
+    nt = st.point.nontrivial
+    return {"LPC": float(np.sign(st.tangent[2])), "PD": _sign_pd(nt), "NS": _sign_ns(nt)}
+
+
+# ---------------------------------------------------------------------- continuation
+class _Stop(Exception):
+    def __init__(self, kind, reason):
+        super().__init__(reason)
+        self.kind, self.reason = kind, reason
+
+
+@dataclass
+class _Settings:
+    lo: float
+    hi: float
+    ds: float
+    ds_min: float
+    ds_max: float
+    max_points: int
+    adapt: bool
+
+
+def _step(solver, a: _State, ds):
+    tU, tT, tp = a.tangent
+    U, T, p, it = solver.correct(
+        a.coll, a.U + ds * tU, a.T + ds * tT, a.p + ds * tp, a.U, step=(a, a.tangent, ds)
+    )
+    st = _State(a.coll, U, T, p, iterations=it)
+    st.tangent = solver.tangent(a.coll, U, T, p, a.tangent)
+    st.point = solver.analyse(st)
+    return st
+
+
+def _run_branch(solver: _Solver, first: _State, cfg: _Settings, param: str, t0: float):
+    pts = [first]
+    specials = []
+    ds = cfg.ds
+    amp0 = first.point.amplitude
+    period0 = first.T
+    stop = None
+    while stop is None:
+        if len(pts) >= cfg.max_points:
+            stop = _Stop("budget", f"the branch reached max_points = {cfg.max_points} orbits")
+            break
+        a = pts[-1]
+        if cfg.adapt and len(pts) % 3 == 0:
+            a = _adapt(solver, a)
+            pts[-1] = a
+        why = ""
+        while True:
+            try:
+                st = _step(solver, a, ds)
+                break
+            except (_NewtonFailed, np.linalg.LinAlgError) as exc:
+                why = str(exc)
+                ds /= 2
+                if ds < cfg.ds_min:
+                    stop = _Stop(
+                        "step too small",
+                        f"Newton failed with steps down to {ds * 2:.3g} after {param} = "
+                        f"{a.p:.10g} ({why})",
+                    )
+                    break
+        if stop is not None:
+            break
+        if not cfg.lo <= st.p <= cfg.hi:
+            bound = cfg.hi if st.p > cfg.hi else cfg.lo
+            last = _land(solver, a, st, bound)
+            if last is not None and _in_domain(last):
+                _detect(solver, pts, last, specials)
+                pts.append(last)
+            stop = _Stop("left the range", f"the branch reached {param} = {bound:.10g}")
+            break
+        if not _in_domain(st):
+            k = int(np.argmin(np.min(st.U, axis=0)))
+            stop = _Stop(
+                "left the domain",
+                f"state {solver.F.names[k]} would be negative on the orbit after {param} = "
+                f"{a.p:.10g} (that orbit not kept)",
+            )
+            break
+        _detect(solver, pts, st, specials)
+        pts.append(st)
+        if st.iterations <= 4:
+            ds = min(ds * 1.5, cfg.ds_max)
+        elif st.iterations >= 8:
+            ds = max(ds / 2, cfg.ds_min)
+        if len(pts) > 3 and st.point.amplitude < 0.5 * amp0:
+            stop = _Stop(
+                "ended at a Hopf point",
+                f"the amplitude fell to {st.point.amplitude:.3g} near {param} = {st.p:.10g}: "
+                "the branch returns to an equilibrium (a Hopf point)",
+            )
+        elif st.T > 50 * period0:
+            stop = _Stop(
+                "period unbounded",
+                f"the period grew to {st.T:.4g} (50 times the first): a homoclinic orbit or "
+                "a relay limit is approached",
+            )
+    return pts, specials, stop
+
+
+def _in_domain(st: _State) -> bool:
+    """No state below zero by more than the orbit's discretisation error (ten times its
+    estimate) plus :data:`DOMAIN_TOL` of its size."""
+    err = st.coll.error_estimate(st.U)
+    return float(np.min(st.U)) >= -(DOMAIN_TOL * (1 + float(np.max(np.abs(st.U)))) + 10 * err)
+
+
+def _adapt(solver, a: _State) -> _State:
+    """``a`` on an adapted mesh (the orbit and the tangent interpolated, then corrected at
+    fixed ``p``)."""
+    coll = a.coll
+    mesh = coll.adapted_mesh(a.U)
+    if np.allclose(mesh, coll.mesh, atol=1e-3 / coll.N):
+        return a
+    new = Collocation(coll.m, mesh)
+    tn = new.node_times()
+    U = coll.evaluate(a.U, tn)
+    tU = coll.evaluate(a.tangent[0], tn)
+    try:
+        U, T, p, _ = solver.correct(new, U, a.T, a.p, U, fixed_p=True)
+    except _NewtonFailed:
+        return a
+    st = _State(new, U, T, p, iterations=a.iterations)
+    st.tangent = solver.tangent(new, U, T, p, (tU, a.tangent[1], a.tangent[2]))
+    st.point = a.point
+    return st
+
+
+def _land(solver, a: _State, b: _State, bound: float):
+    """The orbit at ``p = bound`` (between ``a`` and ``b``), or None."""
+    s = (bound - a.p) / (b.p - a.p)
+    U = a.U + s * (b.U - a.U)
+    T = a.T + s * (b.T - a.T)
+    try:
+        U, T, p, it = solver.correct(a.coll, U, T, bound, a.U, fixed_p=True)
+        st = _State(a.coll, U, T, bound, iterations=it)
+        st.tangent = solver.tangent(a.coll, U, T, bound, a.tangent)
+        st.point = solver.analyse(st)
+    except (_NewtonFailed, np.linalg.LinAlgError):
+        return None
+    return st
+
+
+def _detect(solver, pts, st, specials):
+    a = pts[-1]
+    ta, tb = _tests(a), _tests(st)
+    for kind in ("LPC", "PD", "NS"):
+        if ta[kind] != tb[kind]:
+            sp_ = _locate(solver, kind, a, st, len(pts) - 1)
+            if sp_ is not None:
+                specials.append(sp_)
+
+
+def _locate(solver, kind, a: _State, b: _State, index: int):
+    """The special point ``kind`` between ``a`` and ``b`` (the Illinois variant of regula
+    falsi in the arclength from ``a``), or None (a neutral saddle for NS)."""
+    tU, tT, tp = a.tangent
+    gt = a.coll.ip_weights(tU)
+    s_b = float(np.sum(gt * (b.U - a.U)) + tT * (b.T - a.T) + tp * (b.p - a.p))
+
+    def value(st):
+        if kind == "LPC":
+            return float(st.tangent[2])
+        nt = st.point.nontrivial
+        return _pd_value(nt) if kind == "PD" else _ns_value(nt)
+
+    fa, fb = value(a), value(b)
+    best = b
+    lo, hi = 0.0, s_b
+    located, note = False, ""
+    if not (np.isfinite(fa) and np.isfinite(fb)) or np.sign(fa) == np.sign(fb):
+        note = "the test function's continuous form does not change sign: bracket only"
+    else:
+        side = 0
+        for _ in range(40):
+            s = (lo * fb - hi * fa) / (fb - fa)
+            if not lo < s < hi:
+                s = (lo + hi) / 2
+            try:
+                st = _step(solver, a, s)
+            except (_NewtonFailed, np.linalg.LinAlgError) as exc:
+                note = f"Newton failed inside the bracket ({exc})"
+                break
+            f = value(st)
+            if not np.isfinite(f):
+                note = "the critical multiplier left the bracket"
+                break
+            best = st
+            if abs(f) < 1e-9 or (hi - lo) < 1e-10 * max(abs(s_b), 1e-300):
+                located = True
+                break
+            if np.sign(f) == np.sign(fa):
+                lo, fa = s, f
+                if side == -1:
+                    fb /= 2
+                side = -1
+            else:
+                hi, fb = s, f
+                if side == 1:
+                    fa /= 2
+                side = 1
+        else:
+            note = "not converged in 40 iterations"
+    nt = best.point.nontrivial
+    if kind == "LPC":
+        crit = tuple(nt[np.argsort(np.abs(nt - 1))[:1]]) if nt.size else ()
+    elif kind == "PD":
+        crit = tuple(nt[np.argsort(np.abs(nt + 1))[:1]]) if nt.size else ()
+    else:
+        cx = [z for z in nt if z.imag > 1e-9 * max(1.0, abs(z))]
+        if located and not cx:
+            return None  # a real pair with product 1: a neutral saddle
+        z = min(cx, key=lambda z: abs(abs(z) - 1)) if cx else None
+        crit = () if z is None else (z, np.conj(z))
+    return SpecialPoint(
+        kind,
+        float(best.p),
+        float(best.point.amplitude),
+        float(best.T),
+        crit,
+        located,
+        float(value(best)),
+        (index, index + 1),
+        note,
+        solver.model_name,
+    )
+
+
+# ----------------------------------------------------------------------------- entry
+def cycles(
+    model,
+    param: str = "theta",
+    lo=None,
+    hi=None,
+    *,
+    start=None,
+    direction: int = 1,
+    intervals: int = 20,
+    degree: int = 4,
+    max_points: int = 200,
+    adapt: bool = True,
+    step=None,
+    force: bool = False,
+) -> CycleBranch:
+    """The branch of periodic orbits of ``model``'s fluid ODE continued in ``param`` over
+    ``[lo, hi]``, from the Hopf point in that range (or from a given cycle), with each
+    orbit's Floquet multipliers and stability and the special points on the branch (LPC:
+    fold of cycles, PD: period doubling, NS: Neimark--Sacker).
+
+    Orthogonal collocation on Gauss--Legendre points with an integral phase condition,
+    pseudo-arclength continuation with step control and mesh adaptation, multipliers from
+    the collocation's monodromy with error bounds (see
+    :mod:`symdelay.analysis.continuation`). The first orbit at a Hopf point is the normal
+    form's: the critical eigenvector scaled to the amplitude ``c sqrt|p - p_c|`` of the
+    first Lyapunov coefficient (:class:`symdelay.analysis.normal_form.FirstLyapunov`), on
+    the side where the cycles live; the Hopf points in the range are the ends of the
+    instability windows of :func:`symdelay.analysis.window.window` (the lowest one starts
+    the branch).
+
+    Parameters
+    ----------
+    model : Model
+        A transition table (no lags) with a symmetry (the imbalance ``x`` observed),
+        ``param`` free and a number for every other parameter.
+    param : str, default "theta"
+        The parameter continued (any parameter of the model; ``D`` of an Erlang chain
+        written with its rate ``gamma = L/D``).
+    lo, hi : number or str
+        The range of ``param`` (decimal text is read exactly); the branch stops where it
+        leaves it.
+    start : LimitCycle or BranchPoint, optional
+        Start from this cycle (its ``theta`` or ``value`` the parameter's value, its orbit
+        ``t``, ``y`` and period) instead of the Hopf point; a
+        :class:`~symdelay.analysis.cycles.LimitCycle` is a cycle in ``theta``.
+    direction : {1, -1}, default 1
+        With ``start``: continue towards increasing (1) or decreasing (-1) ``param``. From a
+        Hopf point the branch leaves it with growing amplitude.
+    intervals : int, default 20
+        Mesh intervals ``N`` (4..2000).
+    degree : int, default 4
+        Degree ``m`` of the collocation polynomials (2..7; ``m`` Gauss points per interval).
+    max_points : int, default 200
+        The most orbits on the branch (2..:data:`MAX_POINTS`): the continuation stops there
+        and says so.
+    adapt : bool, default True
+        Adapt the mesh every three steps (equidistributed error estimate).
+    step : float, optional
+        The first arclength step (default: from the first orbit's size).
+    force : bool, default False
+        Run even when the estimated cost is over the budget.
+
+    Returns
+    -------
+    CycleBranch
+        The orbits (parameter, amplitude of ``x``, period, Floquet multipliers with error
+        bounds, stable: True, False or None when a multiplier is within its error of the
+        unit circle), the special points, the start and why the continuation stopped.
+    """
+    from symdelay.core.budget import check_budget
+    from symdelay.core.precision import one_blas_thread
+
+    if getattr(model, "lags", None):
+        raise SymdelayInputError(
+            f"{model.name} has lags ({', '.join(model.lags)}): the continuation of periodic "
+            "orbits is built for transition tables (ODE fluid models) only"
+        )
+    lo_v, hi_v = _range(param, lo, hi)
+    intervals = _integer("intervals", intervals, 4, 2000)
+    degree = _integer("degree", degree, 2, 7)
+    max_points = _integer("max_points", max_points, 2, MAX_POINTS)
+    if direction not in (1, -1):
+        raise SymdelayInputError(f"direction must be 1 or -1, got {direction!r}")
+    fld = _Field(model, param)
+    sym = fld.symbol
+    dom = model.domains.get(sym, "positive" if param == "D" else "real")
+    if dom in ("positive", "nonnegative") and not lo_v >= (0 if dom == "nonnegative" else 1e-300):
+        raise SymdelayInputError(f"{param} is {dom} in {model.name}: give a range above 0")
+    size = intervals * degree * fld.n
+    if size > MAX_UNKNOWNS:
+        raise SymdelayInputError(
+            f"the collocation system has {size} unknowns (intervals x degree x {fld.n} states), "
+            f"over the limit {MAX_UNKNOWNS}: fewer intervals or a lower degree"
+        )
+    nnz = len(fld.rows) + fld.n
+    # measured: about 2.5e-7 s per non-zero of the Jacobian per Newton step, ~5 per orbit
+    check_budget(
+        f"a branch of up to {max_points} cycles ({size} unknowns each)",
+        max_points * (0.01 + 5 * 2.5e-7 * intervals * degree * (degree + 1) * nnz),
+        force=force,
+        shrink="a smaller max_points, fewer intervals or a lower degree",
+    )
+    t0 = time.perf_counter()
+    solver = _Solver(fld, model.name)
+    with one_blas_thread():
+        if start is None:
+            first, info, hopfs = _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals,
+                                             degree)  # fmt: skip
+        else:
+            first, info = _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals,
+                                       degree)  # fmt: skip
+            hopfs = []
+        info["hopf_points_in_range"] = hopfs
+        scale = 1.0 + float(np.max(np.abs(first.U)))
+        ds_max = 0.05 * ((hi_v - lo_v) + scale)
+        ds0 = float(step) if step is not None else min(info.pop("ds0"), ds_max)
+        info.pop("ds0", None)
+        if not ds0 > 0:
+            raise SymdelayInputError(f"step must be positive, got {step!r}")
+        cfg = _Settings(lo_v, hi_v, ds0, 1e-8 * ds_max, ds_max, max_points, bool(adapt))
+        pts, specials, stop = _run_branch(solver, first, cfg, param, t0)
+    return CycleBranch(
+        param,
+        (lo_v, hi_v),
+        [s.point for s in pts],
+        specials,
+        info,
+        stop.kind,
+        stop.reason,
+        intervals,
+        degree,
+        bool(adapt),
+        time.perf_counter() - t0,
+        None,
+        model.name,
+    )
+
+
+def _integer(name, v, lo, hi) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+        raise SymdelayInputError(f"{name} must be an integer from {lo} to {hi}, got {v!r}")
+    return int(v)
+
+
+def _range(param, lo, hi):
+    from symdelay.core.exact import exact_fraction
+
+    if lo is None or hi is None:
+        raise SymdelayInputError(f"give the range of {param} (lo and hi)")
+    a, b = (float(exact_fraction(param, v)) for v in (lo, hi))
+    if not (math.isfinite(a) and math.isfinite(b) and a < b):
+        raise SymdelayInputError(f"the range of {param} must be finite with lo < hi, got {lo}:{hi}")
+    return a, b
+
+
+def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
+    """The first orbit near the lowest Hopf point in ``(lo, hi)``: ``(state, start record,
+    every Hopf point found)``."""
+    import mpmath
+
+    from symdelay.analysis.normal_form import first_lyapunov, hopf_multiplicity
+    from symdelay.analysis.window import window
+
+    win = window(model, param, lo=lo, hi=hi)
+    found = {}
+    for iv in win.intervals:
+        for end in (iv.lo, iv.hi):
+            v = end.value
+            if end.kind == "r = i omega" and mpmath.isfinite(v) and lo_v < float(v) < hi_v:
+                found[float(v)] = end
+    if not found:
+        raise SymdelayInputError(
+            f"no Hopf point of {model.name} in {param} in ({lo}, {hi}) (the ends of its "
+            f"instability windows there: {_ends_text(win)}): give a range that contains one"
+        )
+    hopfs = [
+        {"value": repr(v), "omega": [repr(float(w)) for w in e.omega]} for v, e in sorted(found.items())
+    ]
+    pc = min(found)
+    end = found[pc]
+    if len(end.omega) != 1:
+        raise SymdelayInputError(
+            f"at {param} = {pc:.10g} two imaginary pairs cross at once (a double Hopf point): "
+            "no single branch of cycles starts there"
+        )
+    fld = solver.F
+    with mpmath.workdps(30):
+        w = mpmath.mpf(end.omega[0])
+        mult, _ = hopf_multiplicity(model, param, end.value, w, 15)
+        if mult >= 2:
+            raise SymdelayInputError(
+                f"the imaginary pair at {param} = {pc:.10g} is multiple (multiplicity {mult}, "
+                "the model's symmetry): several patterns of cycles bifurcate there (equivariant "
+                "Hopf theorem) and no single branch is defined; start from a given cycle"
+            )
+        h = first_lyapunov(model, (param,), derivative=True).hopf((end.value,), w)
+        cq = mpmath.fsum(fld.weights[j] * h.q[j] for j in range(fld.n))
+        c1x = h.c1 / abs(cq) ** 2
+        rc, rr = mpmath.re(c1x), mpmath.re(h.r_prime)
+        if abs(rc) <= mpmath.mpf(10) ** -10 * (1 + abs(c1x)) or rr == 0:
+            raise SymdelayInputError(
+                f"the Hopf point at {param} = {pc:.10g} is degenerate (l1 = 0 or a zero "
+                "crossing speed): the normal form gives no first cycle"
+            )
+        coef = float(2 * mpmath.sqrt(abs(rr / rc)))
+        side = 1 if -rr / rc > 0 else -1
+        l1 = float(rc / w)
+        q = np.array([complex(v) for v in h.q]) / complex(cq)
+    room = (hi_v - pc) if side > 0 else (pc - lo_v)
+    eq_c = fld.equilibrium(pc)
+    A1 = 1e-2 * max(1e-2, float(np.max(np.abs(eq_c))))
+    A1 = min(A1, coef * math.sqrt(0.02 * room))
+    coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
+    tn = coll.node_times()
+    wave = np.real(q[None, :] * np.exp(2j * np.pi * tn)[:, None])
+    T0 = 2 * math.pi / float(w)
+    why = ""
+    for _ in range(4):
+        d = (A1 / coef) ** 2
+        p1 = pc + side * d
+        U = fld.equilibrium(p1)[None, :] + A1 * wave
+        try:
+            U1, T1, _, it = solver.correct(coll, U, T0, p1, U, fixed_p=True)
+            amp = _amplitude(coll, U1 @ fld.weights)
+            if amp > 0.2 * A1:
+                break
+            why = "Newton converged to the equilibrium"
+        except (_NewtonFailed, np.linalg.LinAlgError) as exc:
+            why = str(exc)
+        A1 /= 4
+    else:
+        raise SymdelayInputError(
+            f"no first cycle near the Hopf point {param} = {pc:.10g} ({why}): more intervals"
+        )
+    first = _State(coll, U1, T1, p1, iterations=it)
+    dpdA = side * 2 * A1 / coef**2
+    first.tangent = solver.tangent(coll, U1, T1, p1, (wave, 0.0, dpdA))
+    first.point = solver.analyse(first)
+    ds0 = 2 * math.sqrt(float(np.sum(coll.ip_weights(U1 - eq_c) * (U1 - eq_c))))
+    info = {
+        "kind": "Hopf point",
+        "value": repr(pc),
+        "omega": repr(float(w)),
+        "l1": repr(l1),
+        "criticality": "supercritical" if l1 < 0 else "subcritical",
+        "amplitude_coefficient": repr(coef),
+        "side": "above" if side > 0 else "below",
+        "first_cycle_at": repr(p1),
+        "ds0": ds0,
+    }
+    return first, info, hopfs
+
+
+def _ends_text(win) -> str:
+    ends = [f"{float(e.value):.8g} ({e.kind})" for iv in win.intervals for e in (iv.lo, iv.hi)]
+    return ", ".join(ends) or "none"
+
+
+def _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals, degree):
+    """The first orbit from a given cycle (corrected on the collocation mesh)."""
+    value = getattr(start, "value", None)
+    if value is None:
+        value = getattr(start, "theta", None)
+        if value is not None and param != "theta":
+            raise SymdelayInputError(
+                f"the cycle given is a cycle in theta (a LimitCycle): continue it in theta, "
+                f"not {param}"
+            )
+    t, y, T = getattr(start, "t", None), getattr(start, "y", None), getattr(start, "period", None)
+    if value is None or t is None or y is None or T is None:
+        raise SymdelayInputError(
+            "start must be a cycle (a LimitCycle or a BranchPoint: its parameter value, orbit "
+            "t, y and period)"
+        )
+    p = float(value)
+    if not lo_v <= p <= hi_v:
+        raise SymdelayInputError(f"the cycle given is at {param} = {p:.10g}, outside the range")
+    y = np.atleast_2d(np.asarray(y, dtype=float))
+    if y.shape[0] != solver.F.n:
+        raise SymdelayInputError(
+            f"the cycle given has {y.shape[0]} states, the model {solver.F.n}: a cycle of "
+            "this model's full drift"
+        )
+    coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
+    tn = coll.node_times() * float(T)
+    tt = np.asarray(t, dtype=float)
+    U = np.stack([np.interp(tn, tt, row, period=float(T)) for row in y], axis=1)
+    try:
+        U1, T1, _, it = solver.correct(coll, U, float(T), p, U, fixed_p=True)
+    except (_NewtonFailed, np.linalg.LinAlgError) as exc:
+        raise SymdelayInputError(
+            f"the cycle given is not a periodic orbit of the model at {param} = {p:.10g} "
+            f"(Newton: {exc})"
+        ) from None
+    if _amplitude(coll, U1 @ solver.F.weights) < 1e-8:
+        raise SymdelayInputError("the cycle given is the equilibrium, not a periodic orbit")
+    first = _State(coll, U1, T1, p, iterations=it)
+    first.tangent = solver.tangent(coll, U1, T1, p, (np.zeros_like(U1), 0.0, float(direction)))
+    first.point = solver.analyse(first)
+    info = {"kind": "given cycle", "value": repr(p), "direction": int(direction), "ds0": 0.02}
+    return first, info
