@@ -589,7 +589,7 @@ class _Solver:
 
         n = self.F.n
         NU = coll.N * coll.m * n
-        R, Ug, F = self.colloc(coll, U, T, p)
+        _, Ug, F = self.colloc(coll, U, T, p)
         gph = coll.phase_weights(U)
         bU, bT, bp = border
         A = self.matrix(coll, U, T, p, Ug, F, [(gph, 0.0, 0.0), (coll.ip_weights(bU), bT, bp)])
@@ -827,7 +827,7 @@ def _run_branch(solver: _Solver, first: _State, cfg: _Settings, param: str, t0: 
                 f"the amplitude fell to {st.point.amplitude:.3g} near {param} = {st.p:.10g}: "
                 "the branch returns to an equilibrium (a Hopf point)",
             )
-        elif st.T > 50 * period0:
+        elif 50 * period0 < st.T:
             stop = _Stop(
                 "period unbounded",
                 f"the period grew to {st.T:.4g} (50 times the first): a homoclinic orbit or "
@@ -870,7 +870,7 @@ def _land(solver, a: _State, b: _State, bound: float):
     U = a.U + s * (b.U - a.U)
     T = a.T + s * (b.T - a.T)
     try:
-        U, T, p, it = solver.correct(a.coll, U, T, bound, a.U, fixed_p=True)
+        U, T, _, it = solver.correct(a.coll, U, T, bound, a.U, fixed_p=True)
         st = _State(a.coll, U, T, bound, iterations=it)
         st.tangent = solver.tangent(a.coll, U, T, bound, a.tangent)
         st.point = solver.analyse(st)
@@ -1065,7 +1065,7 @@ def cycles(
         f"a branch of up to {max_points} cycles ({size} unknowns each)",
         max_points * (0.01 + 5 * 2.5e-7 * intervals * degree * (degree + 1) * nnz),
         force=force,
-        shrink="a smaller max_points, fewer intervals or a lower degree",
+        shrink="fewer points (max_points), fewer intervals or a lower degree",
     )
     t0 = time.perf_counter()
     solver = _Solver(fld, model.name)
@@ -1141,7 +1141,8 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
             f"instability windows there: {_ends_text(win)}): give a range that contains one"
         )
     hopfs = [
-        {"value": repr(v), "omega": [repr(float(w)) for w in e.omega]} for v, e in sorted(found.items())
+        {"value": repr(v), "omega": [repr(float(w)) for w in e.omega]}
+        for v, e in sorted(found.items())
     ]
     pc = min(found)
     end = found[pc]
