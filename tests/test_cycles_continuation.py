@@ -134,7 +134,7 @@ def test_the_command_prints_the_branch_and_its_json(capsys, tmp_path):
     ],
 )
 def test_bad_input_is_one_line(capsys, argv, says):
-    status, out, err = _run(capsys, ["cycles", *FOUNDING, *argv])
+    status, _, err = _run(capsys, ["cycles", *FOUNDING, *argv])
     assert status == 2 and err.count("\n") == 1 and says in err, err
 
 
