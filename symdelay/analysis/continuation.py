@@ -578,8 +578,21 @@ class _Solver:
             if small:
                 R, _, _ = self.colloc(coll, U, T, p)
                 if np.max(np.abs(R)) <= 1e3 * NEWTON_TOL * scale:
+                    self.factors = lu
                     return U, T, p, it
         raise _NewtonFailed(f"Newton did not converge in {MAX_NEWTON} iterations")
+
+    def chord_tangent(self, coll, U):
+        """The unit tangent from the factors of the last pseudo-arclength correction (the
+        bordered system at an iterate near the orbit, whose last row is the previous
+        tangent): the predictor's direction, without a factorisation of its own."""
+        NU = U.size
+        e = np.zeros(NU + 2)
+        e[-1] = 1.0
+        t = self.factors.solve(e)
+        tU, tT, tp = t[:NU].reshape(U.shape), t[NU], t[NU + 1]
+        norm = math.sqrt(max(np.sum(coll.ip_weights(tU) * tU) + tT**2 + tp**2, 1e-300))
+        return tU / norm, tT / norm, tp / norm
 
     def tangent(self, coll, U, T, p, border):
         """The unit tangent of the branch at ``(U, T, p)``: the solution of the bordered
@@ -756,13 +769,19 @@ class _Settings:
     adapt: bool
 
 
-def _step(solver, a: _State, ds):
+def _step(solver, a: _State, ds, fresh=False):
+    """The orbit at arclength ``ds`` from ``a``, its tangent (``fresh``: factorised at the
+    orbit, as the location of a special point needs; else from the correction's factors)
+    and its record."""
     tU, tT, tp = a.tangent
     U, T, p, it = solver.correct(
         a.coll, a.U + ds * tU, a.T + ds * tT, a.p + ds * tp, a.U, step=(a, a.tangent, ds)
     )
     st = _State(a.coll, U, T, p, iterations=it)
-    st.tangent = solver.tangent(a.coll, U, T, p, a.tangent)
+    if fresh:
+        st.tangent = solver.tangent(a.coll, U, T, p, a.tangent)
+    else:
+        st.tangent = solver.chord_tangent(a.coll, U)
     st.point = solver.analyse(st)
     return st
 
@@ -844,8 +863,8 @@ def _in_domain(st: _State) -> bool:
 
 
 def _adapt(solver, a: _State) -> _State:
-    """``a`` on an adapted mesh (the orbit and the tangent interpolated, then corrected at
-    fixed ``p``)."""
+    """``a`` on an adapted mesh: the orbit and the tangent interpolated (the next
+    correction solves the collocation equations on the new mesh)."""
     coll = a.coll
     mesh = coll.adapted_mesh(a.U)
     if np.allclose(mesh, coll.mesh, atol=1e-3 / coll.N):
@@ -854,13 +873,9 @@ def _adapt(solver, a: _State) -> _State:
     tn = new.node_times()
     U = coll.evaluate(a.U, tn)
     tU = coll.evaluate(a.tangent[0], tn)
-    try:
-        U, T, p, _ = solver.correct(new, U, a.T, a.p, U, fixed_p=True)
-    except _NewtonFailed:
-        return a
-    st = _State(new, U, T, p, iterations=a.iterations)
-    st.tangent = solver.tangent(new, U, T, p, (tU, a.tangent[1], a.tangent[2]))
-    st.point = a.point
+    tT, tp = a.tangent[1], a.tangent[2]
+    norm = math.sqrt(max(np.sum(new.ip_weights(tU) * tU) + tT**2 + tp**2, 1e-300))
+    st = _State(new, U, a.T, a.p, (tU / norm, tT / norm, tp / norm), a.point, a.iterations)
     return st
 
 
@@ -915,7 +930,7 @@ def _locate(solver, kind, a: _State, b: _State, index: int):
             if not lo < s < hi:
                 s = (lo + hi) / 2
             try:
-                st = _step(solver, a, s)
+                st = _step(solver, a, s, fresh=True)
             except (_NewtonFailed, np.linalg.LinAlgError) as exc:
                 note = f"Newton failed inside the bracket ({exc})"
                 break
@@ -978,6 +993,7 @@ def cycles(
     max_points: int = 200,
     adapt: bool = True,
     step=None,
+    max_step=None,
     force: bool = False,
 ) -> CycleBranch:
     """The branch of periodic orbits of ``model``'s fluid ODE continued in ``param`` over
@@ -1024,6 +1040,9 @@ def cycles(
         Adapt the mesh every three steps (equidistributed error estimate).
     step : float, optional
         The first arclength step (default: from the first orbit's size).
+    max_step : float, optional
+        The largest arclength step (default: 5% of the range's width plus the orbit's
+        size); the arclength norm is ``sqrt(int |u|^2 dt + T^2 + p^2)``.
     force : bool, default False
         Run even when the estimated cost is over the budget.
 
@@ -1079,7 +1098,9 @@ def cycles(
             hopfs = []
         info["hopf_points_in_range"] = hopfs
         scale = 1.0 + float(np.max(np.abs(first.U)))
-        ds_max = 0.05 * ((hi_v - lo_v) + scale)
+        ds_max = 0.05 * ((hi_v - lo_v) + scale) if max_step is None else float(max_step)
+        if not ds_max > 0:
+            raise SymdelayInputError(f"max_step must be positive, got {max_step!r}")
         ds0 = float(step) if step is not None else min(info.pop("ds0"), ds_max)
         info.pop("ds0", None)
         if not ds0 > 0:
