@@ -151,6 +151,7 @@ OTHER = {
     "--intervals": "10",
     "--degree": "3",
     "--max-points": "4",
+    "--direction": "down",
 }
 #: a second value, where the base run already has the first
 AGAIN = {

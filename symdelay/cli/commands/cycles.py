@@ -22,7 +22,8 @@ def register(subparsers) -> None:
             "undecided), and the special points located on the branch: LPC (fold of "
             "cycles), PD (period doubling), NS (Neimark-Sacker). --theta LO:HI continues in "
             "theta; --in NAME --range LO:HI in another parameter (then --theta, if the model "
-            "has it, is a value). Transition tables (ODE fluid models) only."
+            "has it, is a value). --start VALUE begins at the cycle at theta = VALUE instead "
+            "(--direction up or down). Transition tables (ODE fluid models) only."
         ),
     )
     p.add_argument(
@@ -44,6 +45,20 @@ def register(subparsers) -> None:
         default=None,
         metavar="LO:HI",
         help="the range of the parameter of --in NAME (e.g. 0.5:2)",
+    )
+    p.add_argument(
+        "--start",
+        default=None,
+        metavar="VALUE",
+        kind="number",
+        help="start from the cycle at theta = VALUE (Newton shooting on the model's drift, "
+        "as limit-cycle) instead of the Hopf point; continued in theta only",
+    )
+    p.add_argument(
+        "--direction",
+        default=None,
+        choices=("up", "down"),
+        help="with --start: continue towards larger (up, the default) or smaller theta",
     )
     p.add_argument(
         "--intervals",
@@ -121,11 +136,24 @@ def run(args) -> int:
         sizes[dest] = int(getattr(args, dest))
         if not a <= sizes[dest] <= b:
             raise SymdelayInputError(f"{flag} must be from {a} to {b}, got {sizes[dest]}")
+    start = None
+    if args.direction is not None and args.start is None:
+        raise SymdelayInputError("--direction has no effect without --start: give both")
+    if args.start is not None:
+        if param != "theta":
+            raise SymdelayInputError(
+                "--start is a cycle in theta (Newton shooting): continue it with --theta LO:HI"
+            )
+        from symdelay.analysis.cycles import limit_cycle
+
+        start = limit_cycle(model, args.start, method="generic")
     res = cycles(
         model,
         param,
         lo,
         hi,
+        start=start,
+        direction=-1 if args.direction == "down" else 1,
         **sizes,
         adapt=not args.no_adapt,
         force=args.force,
