@@ -109,18 +109,21 @@ def test_inflight_subcritical_side_has_a_fold_with_a_stable_outer_cycle():
     assert b.stop == "left the range" and p[-1] == 0.9
 
 
-def test_the_command_prints_the_branch_and_its_json(capsys, tmp_path):
-    fig = tmp_path / "branch.png"
-    argv = ["cycles", *FOUNDING, "--theta", "8:9.5", "--max-points", "5", "--plot", str(fig)]
-    status, out, err = _run(capsys, argv)
+def test_the_command_prints_the_branch_and_its_json(capsys, near_hopf):
+    # (--plot: tests/test_cli_plot.py)
+    argv = ["cycles", *FOUNDING, "--theta", "8:9.5", "--max-points", "5"]
+    status, out, err = _run(capsys, [*argv, "--json"])
     assert status == 0, err
-    assert "amplitude_x" in out and "stopped: budget" in out and "Hopf point at theta = 9" in out
-    assert fig.read_bytes().startswith(b"\x89PNG")
-    status, out, err = _run(capsys, [*argv[:-2], "--json"])
     rec = json.loads(out)
     assert rec["param"] == "theta" and len(rec["branch"]) == 5 and rec["special_points"] == []
     assert {"value", "amplitude", "period", "stable"} <= set(rec["branch"][0])
     assert rec["stop"] == "budget" and rec["kept"] == 5
+    # the same orbits as the API's branch (the first five of it)
+    for pt, c in zip(rec["branch"], near_hopf.points):
+        assert float(pt["value"]) == c.value and float(pt["amplitude"]) == c.amplitude
+    text = near_hopf.text()
+    assert "amplitude_x" in text and "stopped: left the range" in text
+    assert "Hopf point at theta = 9" in text
 
 
 @pytest.mark.parametrize(
@@ -150,11 +153,28 @@ def test_a_multiple_imaginary_pair_starts_no_branch():
         cycles(model, "theta", "1", "20")
 
 
-def test_from_a_given_cycle(founding, near_hopf):
-    # a shooting cycle at theta = 10 continued down: the same branch, in the other order
-    shot = limit_cycle(founding, "10", system="full")
-    b = cycles(founding, "theta", "9.5", "10", start=shot, direction=-1, max_points=40)
+def test_from_a_given_cycle_down_to_the_hopf_point(founding):
+    # the shooting cycle at theta = 10 (the full drift) continued down: it ends at theta_c
+    shot = limit_cycle(founding, "10", method="generic")
+    b = cycles(founding, "theta", "8", "10", start=shot, direction=-1, max_points=80)
     assert isinstance(b, CycleBranch) and b.start["kind"] == "given cycle"
     assert b.points[0].amplitude == pytest.approx(shot.amplitude_x, rel=1e-6)
-    assert b.stop == "left the range" and b.points[-1].value == 9.5
-    assert b.points[-1].period == pytest.approx(near_hopf.points[-1].period, rel=1e-9)
+    assert b.points[0].period == pytest.approx(shot.period, rel=1e-9)
+    assert b.stop == "ended at a Hopf point"
+    p, a, _, _ = b.arrays()
+    assert np.all(np.diff(p) < 0) and 9 < p[-1] < 9.01 and a[-1] < 0.02
+    assert np.all(a > 1e-3)  # the equilibrium it may reach last is not a cycle, not kept
+
+
+def test_the_test_functions_of_period_doubling_and_torus_points():
+    from symdelay.analysis.continuation import _ns_value, _pd_value, _sign_ns, _sign_pd
+
+    inside = np.array([-0.9, 0.5 + 0.5j, 0.5 - 0.5j, 0.1])
+    outside = np.array([-1.1, 0.5 + 0.5j, 0.5 - 0.5j, 0.1])
+    assert _sign_pd(inside) == -_sign_pd(outside)
+    assert _pd_value(inside) == pytest.approx(0.1) and _pd_value(outside) == pytest.approx(-0.1)
+    assert _sign_ns(inside) == _sign_ns(outside)  # a real multiplier is no torus
+    pair = np.array([0.9j + 0.3, 0.3 - 0.9j, 0.2])  # |rho| = 0.9487
+    bigger = np.array([1.0j + 0.4, 0.4 - 1.0j, 0.2])  # |rho| = 1.077
+    assert _sign_ns(pair) == -_sign_ns(bigger) and _sign_pd(pair) == _sign_pd(bigger)
+    assert _ns_value(pair) < 0 < _ns_value(bigger)

@@ -37,7 +37,7 @@ BASES = [
     ("verify", ["--L", "1", "--claim", "lam*theta < mu"]),
     ("normal-form", ["--L", "2", *FOUND, "--D", "1"]),
     ("limit-cycle", ["--L", "2", *FOUND, "--D", "1", "--theta", "10"]),
-    ("cycles", ["--L", "2", *FOUND, "--D", "1", "--theta", "8:9.5", "--max-points", "5"]),
+    ("cycles", ["--L", "2", *FOUND, "--D", "1", "--theta", "8:9.5", "--max-points", "4"]),
     ("spectrum", ["--L", "1", *FOUND, "--theta", "1", "--D", "1", "--points", "11"]),
     ("analyze", ["--model", "erlang", "--L", "1", *FOUND, "--theta", "1", "--D", "1"]),
     ("map", ["--L", "2", *FOUND, "--x", "D=0.5:2", "--y", "theta=0:20", *MAP_GRID]),
@@ -171,6 +171,7 @@ AGAIN = {
     "--beta": "2",
     "--target": "equal-delay",
     "--dps": "20",
+    "--max-points": "3",
 }
 #: options checked elsewhere in this file (--json: the walk compares JSON where there is one)
 SPECIAL = {"--help", "--force", "--json"}

@@ -76,7 +76,9 @@ class BranchPoint(Result):
     imbalance ``x`` (half its peak-to-peak), the period, the Floquet multipliers (sorted by
     modulus, the trivial one at ``trivial_index``) with their error bounds, the stability
     decision (``True``, ``False``, ``None`` undecided with ``stability_reason``) and the orbit
-    (``t`` in units of time over one period, ``y`` rows = states)."""
+    (``t`` in units of time over one period, ``y`` rows = states); ``mesh_error``: the
+    estimated largest error of the orbit's polynomials between the mesh nodes
+    (:meth:`Collocation.error_estimate`)."""
 
     value: float
     amplitude: float
@@ -88,6 +90,7 @@ class BranchPoint(Result):
     stability_reason: str
     t: np.ndarray = field(repr=False, default=None)
     y: np.ndarray = field(repr=False, default=None)
+    mesh_error: float = math.nan
     model_name: str | None = None
 
     @property
@@ -103,6 +106,7 @@ class BranchPoint(Result):
             "stable": None if self.stable is None else bool(self.stable),
             "stability_reason": self.stability_reason,
             "max_multiplier": repr(float(np.max(np.abs(nt)))) if nt.size else None,
+            "mesh_error": repr(float(self.mesh_error)),
             "floquet_multipliers": [
                 {
                     "re": repr(float(m.real)),
@@ -578,21 +582,8 @@ class _Solver:
             if small:
                 R, _, _ = self.colloc(coll, U, T, p)
                 if np.max(np.abs(R)) <= 1e3 * NEWTON_TOL * scale:
-                    self.factors = lu
                     return U, T, p, it
         raise _NewtonFailed(f"Newton did not converge in {MAX_NEWTON} iterations")
-
-    def chord_tangent(self, coll, U):
-        """The unit tangent from the factors of the last pseudo-arclength correction (the
-        bordered system at an iterate near the orbit, whose last row is the previous
-        tangent): the predictor's direction, without a factorisation of its own."""
-        NU = U.size
-        e = np.zeros(NU + 2)
-        e[-1] = 1.0
-        t = self.factors.solve(e)
-        tU, tT, tp = t[:NU].reshape(U.shape), t[NU], t[NU + 1]
-        norm = math.sqrt(max(np.sum(coll.ip_weights(tU) * tU) + tT**2 + tp**2, 1e-300))
-        return tU / norm, tT / norm, tp / norm
 
     def tangent(self, coll, U, T, p, border):
         """The unit tangent of the branch at ``(U, T, p)``: the solution of the bordered
@@ -684,6 +675,7 @@ class _Solver:
             why,
             tt * T,
             coll.evaluate(U, tt).T,
+            coll.error_estimate(U),
             self.model_name,
         )
 
@@ -769,19 +761,16 @@ class _Settings:
     adapt: bool
 
 
-def _step(solver, a: _State, ds, fresh=False):
-    """The orbit at arclength ``ds`` from ``a``, its tangent (``fresh``: factorised at the
-    orbit, as the location of a special point needs; else from the correction's factors)
-    and its record."""
+def _step(solver, a: _State, ds):
+    """The orbit at arclength ``ds`` from ``a``, its tangent (factorised at the orbit,
+    oriented by the secant from ``a``: the direction the branch is followed) and its
+    record."""
     tU, tT, tp = a.tangent
     U, T, p, it = solver.correct(
         a.coll, a.U + ds * tU, a.T + ds * tT, a.p + ds * tp, a.U, step=(a, a.tangent, ds)
     )
     st = _State(a.coll, U, T, p, iterations=it)
-    if fresh:
-        st.tangent = solver.tangent(a.coll, U, T, p, a.tangent)
-    else:
-        st.tangent = solver.chord_tangent(a.coll, U)
+    st.tangent = solver.tangent(a.coll, U, T, p, (U - a.U, T - a.T, p - a.p))
     st.point = solver.analyse(st)
     return st
 
@@ -790,7 +779,7 @@ def _run_branch(solver: _Solver, first: _State, cfg: _Settings, param: str, t0: 
     pts = [first]
     specials = []
     ds = cfg.ds
-    amp0 = first.point.amplitude
+    amp0 = amax = first.point.amplitude
     period0 = first.T
     stop = None
     while stop is None:
@@ -834,13 +823,22 @@ def _run_branch(solver: _Solver, first: _State, cfg: _Settings, param: str, t0: 
                 f"{a.p:.10g} (that orbit not kept)",
             )
             break
+        if st.point.amplitude < 1e-6 * amax:
+            stop = _Stop(
+                "ended at a Hopf point",
+                f"the step from {param} = {a.p:.10g} (amplitude {a.point.amplitude:.3g}) "
+                "converged to the equilibrium (not kept): the branch returns to a Hopf point",
+            )
+            break
         _detect(solver, pts, st, specials)
         pts.append(st)
-        if st.iterations <= 4:
-            ds = min(ds * 1.5, cfg.ds_max)
-        elif st.iterations >= 8:
+        turn = _cosine(a.coll, a.tangent, st.tangent)
+        if turn < 0.9 or st.iterations >= 8:  # a sharp turn (a fold) or a hard correction
             ds = max(ds / 2, cfg.ds_min)
-        if len(pts) > 3 and st.point.amplitude < 0.5 * amp0:
+        elif st.iterations <= 4 and turn > 0.99:
+            ds = min(ds * 1.5, cfg.ds_max)
+        amax = max(amax, st.point.amplitude)
+        if len(pts) > 3 and st.point.amplitude < 0.5 * min(amp0, 0.1 * amax):
             stop = _Stop(
                 "ended at a Hopf point",
                 f"the amplitude fell to {st.point.amplitude:.3g} near {param} = {st.p:.10g}: "
@@ -853,6 +851,11 @@ def _run_branch(solver: _Solver, first: _State, cfg: _Settings, param: str, t0: 
                 "a relay limit is approached",
             )
     return pts, specials, stop
+
+
+def _cosine(coll, t1, t2) -> float:
+    """The cosine of the angle between two unit tangents (the arclength inner product)."""
+    return float(np.sum(coll.ip_weights(t1[0]) * t2[0]) + t1[1] * t2[1] + t1[2] * t2[2])
 
 
 def _in_domain(st: _State) -> bool:
@@ -930,7 +933,7 @@ def _locate(solver, kind, a: _State, b: _State, index: int):
             if not lo < s < hi:
                 s = (lo + hi) / 2
             try:
-                st = _step(solver, a, s, fresh=True)
+                st = _step(solver, a, s)
             except (_NewtonFailed, np.linalg.LinAlgError) as exc:
                 note = f"Newton failed inside the bracket ({exc})"
                 break
