@@ -178,3 +178,16 @@ def test_the_test_functions_of_period_doubling_and_torus_points():
     bigger = np.array([1.0j + 0.4, 0.4 - 1.0j, 0.2])  # |rho| = 1.077
     assert _sign_ns(pair) == -_sign_ns(bigger) and _sign_pd(pair) == _sign_pd(bigger)
     assert _ns_value(pair) < 0 < _ns_value(bigger)
+
+
+def test_the_domain_rule_allows_the_discretisation_error_only():
+    from symdelay.analysis.continuation import Collocation, _in_domain, _State
+
+    coll = Collocation(4, np.linspace(0.0, 1.0, 11))
+    t = coll.node_times()
+    U = np.stack([1 + np.cos(2 * np.pi * t), 0.5 + 0 * t], axis=1)  # touches 0 at t = 1/2
+    assert _in_domain(_State(coll, U, 1.0, 1.0))
+    low = U.copy()
+    low[:, 0] -= 1e-3  # below zero by far more than its polynomials' error
+    assert not _in_domain(_State(coll, low, 1.0, 1.0))
+    assert coll.error_estimate(U) < 1e-4

@@ -423,9 +423,12 @@ class Collocation:
 
     def error_estimate(self, U) -> float:
         """An estimate of the largest error of the piecewise polynomial between the nodes:
-        ``max_j h_j^(m+1) |u^(m+1)| / (m+1)!`` (the interpolation error's leading term)."""
+        ``max_j w h_j^(m+1) |u^(m+1)| / (m+1)!``, ``w = max |prod_k (z - s_k)|`` on
+        ``[0, 1]`` (the interpolation error's leading term)."""
+        z = np.linspace(0.0, 1.0, 1001)
+        w = float(np.max(np.abs(np.prod(z[:, None] - self.s[None, :], axis=1))))
         d = self._density(U)
-        return float(np.max(self.h ** (self.m + 1) * d) / math.factorial(self.m + 1))
+        return float(w * np.max(self.h ** (self.m + 1) * d) / math.factorial(self.m + 1))
 
     def adapted_mesh(self, U):
         """A mesh of ``N`` intervals equidistributing ``|u^(m+1)|^(1/(m+1))``, or the
@@ -1037,7 +1040,7 @@ def cycles(
     degree : int, default 4
         Degree ``m`` of the collocation polynomials (2..7; ``m`` Gauss points per interval).
     max_points : int, default 200
-        The most orbits on the branch (2..:data:`MAX_POINTS`): the continuation stops there
+        The most orbits on the branch (2 to :data:`MAX_POINTS`): the continuation stops there
         and says so.
     adapt : bool, default True
         Adapt the mesh every three steps (equidistributed error estimate).
