@@ -167,7 +167,14 @@ def test_from_a_given_cycle_down_to_the_hopf_point(founding):
 
 
 def test_the_test_functions_of_period_doubling_and_torus_points():
-    from symdelay.analysis.continuation import _ns_value, _pd_value, _sign_ns, _sign_pd
+    from symdelay.analysis.continuation import (
+        _ns_value,
+        _one_value,
+        _pd_value,
+        _sign_ns,
+        _sign_one,
+        _sign_pd,
+    )
 
     inside = np.array([-0.9, 0.5 + 0.5j, 0.5 - 0.5j, 0.1])
     outside = np.array([-1.1, 0.5 + 0.5j, 0.5 - 0.5j, 0.1])
@@ -178,6 +185,10 @@ def test_the_test_functions_of_period_doubling_and_torus_points():
     bigger = np.array([1.0j + 0.4, 0.4 - 1.0j, 0.2])  # |rho| = 1.077
     assert _sign_ns(pair) == -_sign_ns(bigger) and _sign_pd(pair) == _sign_pd(bigger)
     assert _ns_value(pair) < 0 < _ns_value(bigger)
+    # a real multiplier through +1 (a fold, or without one a branch point of cycles)
+    below, above = np.array([0.99, 0.2]), np.array([1.01, 0.2])
+    assert _sign_one(below) == -_sign_one(above) and _sign_pd(below) == _sign_pd(above)
+    assert _one_value(below) == pytest.approx(-0.01)
 
 
 def test_the_domain_rule_allows_the_discretisation_error_only():

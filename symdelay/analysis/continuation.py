@@ -32,7 +32,9 @@ cycles, where the parameter component of the tangent changes sign; PD, a real mu
 crossing -1 (``prod (1 + rho_i)`` over the non-trivial multipliers changes sign); NS, a
 complex pair crossing the unit circle (``prod_{i<j} (rho_i rho_j - 1)`` changes sign, a
 pair of complex multipliers on the circle at the located point; a real pair with product 1,
-a neutral saddle, is not reported).
+a neutral saddle, is not reported); and BPC, a real multiplier crossing +1 where the
+parameter does not turn (a branch point of cycles: in a symmetric model, where the
+symmetric cycle loses its symmetry), which the three kinds above would leave unexplained.
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ class BranchPoint(Result):
 @dataclass(frozen=True, eq=False)
 class SpecialPoint(Result):
     """A special point located on the branch: ``kind`` LPC (fold of cycles), PD (period
-    doubling) or NS (Neimark--Sacker); ``value`` of the parameter, the orbit's amplitude and
+    doubling), NS (Neimark--Sacker) or BPC (a multiplier through +1 without a fold); ``value`` of the parameter, the orbit's amplitude and
     period, the critical multiplier(s), whether the location converged and the final
     test-function value; ``between``: the indices of the branch's orbits it lies between."""
 
@@ -741,9 +743,30 @@ def _ns_value(mults) -> float:
     return abs(min(cx, key=lambda z: abs(abs(z) - 1))) - 1
 
 
+def _sign_one(mults) -> float:
+    """The sign of ``prod (rho - 1)`` over the non-trivial multipliers (real ones count)."""
+    s = 1.0
+    for z in mults:
+        if z.imag == 0:
+            s *= np.sign(z.real - 1) or 1.0
+    return s
+
+
+def _one_value(mults) -> float:
+    real = [z.real for z in mults if abs(z.imag) <= 1e-9 * max(1.0, abs(z))]
+    if not real:
+        return math.nan
+    return min(real, key=lambda x: abs(x - 1)) - 1
+
+
 def _tests(st: _State) -> dict:
     nt = st.point.nontrivial
-    return {"LPC": float(np.sign(st.tangent[2])), "PD": _sign_pd(nt), "NS": _sign_ns(nt)}
+    return {
+        "LPC": float(np.sign(st.tangent[2])),
+        "BPC": _sign_one(nt),
+        "PD": _sign_pd(nt),
+        "NS": _sign_ns(nt),
+    }
 
 
 # ---------------------------------------------------------------------- continuation
@@ -903,7 +926,9 @@ def _land(solver, a: _State, b: _State, bound: float):
 def _detect(solver, pts, st, specials):
     a = pts[-1]
     ta, tb = _tests(a), _tests(st)
-    for kind in ("LPC", "PD", "NS"):
+    for kind in ("LPC", "BPC", "PD", "NS"):
+        if kind == "BPC" and ta["LPC"] != tb["LPC"]:
+            continue  # at a fold a multiplier passes +1 too: the LPC is that point
         if ta[kind] != tb[kind]:
             sp_ = _locate(solver, kind, a, st, len(pts) - 1)
             if sp_ is not None:
@@ -921,7 +946,7 @@ def _locate(solver, kind, a: _State, b: _State, index: int):
         if kind == "LPC":
             return float(st.tangent[2])
         nt = st.point.nontrivial
-        return _pd_value(nt) if kind == "PD" else _ns_value(nt)
+        return {"PD": _pd_value, "NS": _ns_value, "BPC": _one_value}[kind](nt)
 
     fa, fb = value(a), value(b)
     best = b
@@ -945,8 +970,13 @@ def _locate(solver, kind, a: _State, b: _State, index: int):
                 note = "the critical multiplier left the bracket"
                 break
             best = st
-            if abs(f) < 1e-9 or (hi - lo) < 1e-10 * max(abs(s_b), 1e-300):
+            if abs(f) < 1e-9:
                 located = True
+                break
+            if (hi - lo) < 1e-10 * max(abs(s_b), 1e-300):
+                # the bracket closed on a jump of the test function, not on a zero
+                located = abs(f) < 1e-6
+                note = "" if located else f"the test function jumps there (to {f:.3g})"
                 break
             if np.sign(f) == np.sign(fa):
                 lo, fa = s, f
@@ -960,8 +990,10 @@ def _locate(solver, kind, a: _State, b: _State, index: int):
                 side = 1
         else:
             note = "not converged in 40 iterations"
+    if kind == "BPC" and not located:
+        return None  # a real multiplier near 1 turned complex (beside a fold): no branch point
     nt = best.point.nontrivial
-    if kind == "LPC":
+    if kind in ("LPC", "BPC"):
         crit = tuple(nt[np.argsort(np.abs(nt - 1))[:1]]) if nt.size else ()
     elif kind == "PD":
         crit = tuple(nt[np.argsort(np.abs(nt + 1))[:1]]) if nt.size else ()
@@ -1005,7 +1037,8 @@ def cycles(
     """The branch of periodic orbits of ``model``'s fluid ODE continued in ``param`` over
     ``[lo, hi]``, from the Hopf point in that range (or from a given cycle), with each
     orbit's Floquet multipliers and stability and the special points on the branch (LPC:
-    fold of cycles, PD: period doubling, NS: Neimark--Sacker).
+    fold of cycles, PD: period doubling, NS: Neimark--Sacker; BPC: a multiplier through +1
+    without a fold, a branch point of cycles).
 
     Orthogonal collocation on Gauss--Legendre points with an integral phase condition,
     pseudo-arclength continuation with step control and mesh adaptation, multipliers from

@@ -14,13 +14,14 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "cycles",
         help="branch of limit cycles continued from the Hopf point: amplitude, period, "
-        "stability, folds of cycles (LPC), period doublings (PD), tori (NS)",
+        "stability, folds of cycles (LPC), period doublings (PD), tori (NS), branch points (BPC)",
         description=(
             "The periodic orbits born at the Hopf point in a range of one parameter, "
             "continued by pseudo-arclength (orthogonal collocation on Gauss points, mesh "
             "adapted), each with its Floquet multipliers and stability (yes / no / "
             "undecided), and the special points located on the branch: LPC (fold of "
-            "cycles), PD (period doubling), NS (Neimark-Sacker). --theta LO:HI continues in "
+            "cycles), PD (period doubling), NS (Neimark-Sacker), BPC (a multiplier through +1 "
+            "without a fold: a branch point of cycles). --theta LO:HI continues in "
             "theta; --in NAME --range LO:HI in another parameter (then --theta, if the model "
             "has it, is a value). --start VALUE begins at the cycle at theta = VALUE instead "
             "(--direction up or down). Transition tables (ODE fluid models) only."
