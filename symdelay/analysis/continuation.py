@@ -473,6 +473,7 @@ class _Solver:
         self.F = field
         self.model_name = model_name
         self._pattern = {}
+        self.factors = None
 
     # -------------------------------------------------------------- the system
     def _indices(self, coll):
@@ -587,25 +588,55 @@ class _Solver:
             if small:
                 R, _, _ = self.colloc(coll, U, T, p)
                 if np.max(np.abs(R)) <= 1e3 * NEWTON_TOL * scale:
+                    # kept for the tangent (refined from them): a step's factors only
+                    self.factors = None if fixed_p else (lu, gph)
                     return U, T, p, it
         raise _NewtonFailed(f"Newton did not converge in {MAX_NEWTON} iterations")
 
-    def tangent(self, coll, U, T, p, border):
+    def tangent(self, coll, U, T, p, border, *, orient=None, reuse=False):
         """The unit tangent of the branch at ``(U, T, p)``: the solution of the bordered
         system with the row ``border`` (the previous tangent) and right-hand side ``e_last``,
-        normalised in ``int |u|^2 dt + T^2 + p^2``."""
+        normalised in ``int |u|^2 dt + T^2 + p^2``; ``orient``: a direction ``(U, T, p)``
+        the tangent is turned to (the secant of the step). ``reuse``: solve by iterative
+        refinement with the factors of the last correction (whose border rows are the same),
+        refactorised only when the refinement does not converge."""
         from scipy.sparse.linalg import splu
 
         n = self.F.n
         NU = coll.N * coll.m * n
         _, Ug, F = self.colloc(coll, U, T, p)
-        gph = coll.phase_weights(U)
         bU, bT, bp = border
+        lu = None
+        if reuse and self.factors is not None:
+            lu, gph = self.factors
+        else:
+            gph = coll.phase_weights(U)
         A = self.matrix(coll, U, T, p, Ug, F, [(gph, 0.0, 0.0), (coll.ip_weights(bU), bT, bp)])
         e = np.zeros(NU + 2)
         e[-1] = 1.0
-        t = splu(A, permc_spec="MMD_AT_PLUS_A").solve(e)
+        t = None
+        if lu is not None:
+            t = lu.solve(e)
+            last = math.inf
+            for _ in range(8):
+                r = e - A @ t
+                size = float(np.max(np.abs(r)))
+                if size <= 1e-13 * (1 + float(np.max(np.abs(t)))):
+                    break
+                if not size < 0.5 * last:
+                    t = None  # the old factors do not contract: factorise
+                    break
+                last = size
+                t = t + lu.solve(r)
+            else:
+                t = None
+        if t is None:
+            t = splu(A, permc_spec="MMD_AT_PLUS_A").solve(e)
         tU, tT, tp = t[:NU].reshape(U.shape), t[NU], t[NU + 1]
+        if orient is not None:
+            oU, oT, op = orient
+            if np.sum(coll.ip_weights(oU) * tU) + oT * tT + op * tp < 0:
+                tU, tT, tp = -tU, -tT, -tp
         norm = math.sqrt(max(np.sum(coll.ip_weights(tU) * tU) + tT**2 + tp**2, 1e-300))
         return tU / norm, tT / norm, tp / norm
 
@@ -788,15 +819,17 @@ class _Settings:
 
 
 def _step(solver, a: _State, ds):
-    """The orbit at arclength ``ds`` from ``a``, its tangent (factorised at the orbit,
-    oriented by the secant from ``a``: the direction the branch is followed) and its
-    record."""
+    """The orbit at arclength ``ds`` from ``a``, its tangent (the bordered system at the
+    orbit, solved by refinement from the correction's factors, turned to the secant from
+    ``a``: the direction the branch is followed) and its record."""
     tU, tT, tp = a.tangent
     U, T, p, it = solver.correct(
         a.coll, a.U + ds * tU, a.T + ds * tT, a.p + ds * tp, a.U, step=(a, a.tangent, ds)
     )
     st = _State(a.coll, U, T, p, iterations=it)
-    st.tangent = solver.tangent(a.coll, U, T, p, (U - a.U, T - a.T, p - a.p))
+    st.tangent = solver.tangent(
+        a.coll, U, T, p, a.tangent, orient=(U - a.U, T - a.T, p - a.p), reuse=True
+    )
     st.point = solver.analyse(st)
     return st
 
