@@ -239,6 +239,12 @@ class CycleBranch(Result):
                 )
         else:
             lines.append("special points: none on the branch")
+        err = max((c.mesh_error for c in self.points), default=math.nan)
+        lines.append(
+            f"(collocation of {self.intervals} intervals, degree {self.degree}: the orbits' "
+            f"estimated largest error between the nodes is {err:.1g}, the amplitude's about "
+            "that; more intervals for more digits)"
+        )
         lines.append(f"stopped: {self.stop} ({self.stop_reason}); kept {len(self.points)} orbits")
         lines.append(f"start: {self.start['kind']} at {p} = {self.start['value']}")
         return "\n".join(lines)
