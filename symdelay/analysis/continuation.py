@@ -10,8 +10,12 @@ collocated at the ``m`` Gauss--Legendre points of each interval (de Boor & Swart
 MatCont do the same). The phase is fixed by the integral condition
 ``int <u, u_ref'> dt = 0`` against the previous orbit (AUTO, MatCont), and a step of
 pseudo-arclength ``int <u - u_0, u_0'> + (T - T_0) T_0' + (p - p_0) p_0' = ds`` closes the
-system, solved by Newton's method with the sparse Jacobian (SciPy ``splu``); the tangent is
-the solution of the same bordered system (Keller). Every three steps the mesh is adapted:
+system, solved by Newton's method with the sparse Jacobian (SciPy ``splu``; its factors kept
+while the chord iteration contracts fast); the tangent is the solution of the same bordered
+system at the new orbit (Keller; refined from those factors), turned to the secant of the
+step, and a step is halved where the tangent turns by more than 25 degrees. The first orbit
+at a Hopf point is the normal form's: the critical eigenvector scaled to the amplitude
+``c sqrt|p - p_c|`` on the side where the cycles live. Every three steps the mesh is adapted:
 the intervals equidistribute ``|u^(m+1)|^(1/(m+1))``, estimated from the jumps of the
 piecewise constant ``u^(m)`` (de Boor; AUTO's adaptation), and the orbit is interpolated onto
 the new mesh.
