@@ -179,7 +179,6 @@ class CycleBranch(Result):
     degree: int
     adapt: bool
     seconds: float
-    normal_form: object = None
     model_name: str | None = None
 
     def arrays(self):
@@ -210,6 +209,24 @@ class CycleBranch(Result):
                 "collocation monodromy (error: the mesh against every other mesh point)"
             ),
         }
+
+    def table(self):
+        """``(header, rows, caption)``: one row per orbit (a notebook shows it)."""
+        from symdelay.analysis.cycles import stability_word
+
+        rows = [
+            [
+                f"{c.value:.10g}",
+                f"{c.amplitude:.9g}",
+                f"{c.period:.9g}",
+                f"{float(np.max(np.abs(c.nontrivial))):.4g}" if c.nontrivial.size else "-",
+                stability_word(c.stable),
+            ]
+            for c in self.points
+        ]
+        kinds = ", ".join(f"{s.kind} at {s.value:.10g}" for s in self.special_points)
+        caption = f"{len(self.points)} cycles; special points: {kinds or 'none'}; {self.stop}"
+        return [self.param, "amplitude_x", "period", "max|rho|", "stable"], rows, caption
 
     def text(self) -> str:
         """The branch as a table (every orbit), its special points and why it stopped."""
@@ -255,8 +272,9 @@ class CycleBranch(Result):
 
     def latex(self) -> str:
         sp_ = ", ".join(f"\\mathrm{{{s.kind}}}\\ {s.value:.8g}" for s in self.special_points)
+        name = sp.latex(sp.Symbol(self.param))
         return (
-            rf"\text{{{len(self.points)} cycles in }} {self.param} \in [{self.range[0]:g}, "
+            rf"\text{{{len(self.points)} cycles in }} {name} \in [{self.range[0]:g}, "
             rf"{self.range[1]:g}]" + (rf";\ {sp_}" if sp_ else "")
         )
 
@@ -844,7 +862,7 @@ def _step(solver, a: _State, ds):
     return st
 
 
-def _run_branch(solver: _Solver, first: _State, cfg: _Settings, param: str, t0: float):
+def _run_branch(solver: _Solver, first: _State, cfg: _Settings, param: str):
     pts = [first]
     specials = []
     ds = cfg.ds
@@ -1188,7 +1206,7 @@ def cycles(
         if not ds0 > 0:
             raise SymdelayInputError(f"step must be positive, got {step!r}")
         cfg = _Settings(lo_v, hi_v, ds0, 1e-8 * ds_max, ds_max, max_points, bool(adapt))
-        pts, specials, stop = _run_branch(solver, first, cfg, param, t0)
+        pts, specials, stop = _run_branch(solver, first, cfg, param)
     return CycleBranch(
         param,
         (lo_v, hi_v),
@@ -1201,7 +1219,6 @@ def cycles(
         degree,
         bool(adapt),
         time.perf_counter() - t0,
-        None,
         model.name,
     )
 
