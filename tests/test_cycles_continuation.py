@@ -192,13 +192,14 @@ def test_the_test_functions_of_period_doubling_and_torus_points():
 
 
 def test_the_domain_rule_allows_the_discretisation_error_only():
-    from symdelay.analysis.continuation import Collocation, _in_domain, _State
+    from symdelay.analysis.bvp import Collocation, Orbit
+    from symdelay.analysis.continuation import _in_domain
 
     coll = Collocation(4, np.linspace(0.0, 1.0, 11))
     t = coll.node_times()
     U = np.stack([1 + np.cos(2 * np.pi * t), 0.5 + 0 * t], axis=1)  # touches 0 at t = 1/2
-    assert _in_domain(_State(coll, U, 1.0, 1.0))
+    assert _in_domain(Orbit(coll, U, 1.0, 1.0))
     low = U.copy()
     low[:, 0] -= 1e-3  # below zero by far more than its polynomials' error
-    assert not _in_domain(_State(coll, low, 1.0, 1.0))
+    assert not _in_domain(Orbit(coll, low, 1.0, 1.0))
     assert coll.error_estimate(U) < 1e-4
