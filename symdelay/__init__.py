@@ -4,8 +4,8 @@ One name per quantity, model first: build a model (:func:`build_model`, :func:`l
 :class:`Model`) and ask it a question (:func:`charpoly`, :func:`stability`, :func:`roots`,
 :func:`critical`, :func:`window`, :func:`extremum`, :func:`worst_delay`, :func:`simulate`,
 :func:`fluid`, :func:`variance`, :func:`spectrum`, :func:`normal_form`, :func:`limit_cycle`,
-:func:`stability_map`, :func:`verify`, :func:`minimal_conditions`); each returns one record,
-whichever path (the family's fast path or the generic machinery) answered. The founding
+:func:`cycles`, :func:`stability_map`, :func:`verify`, :func:`minimal_conditions`); each
+returns one record, whichever path (the family's fast path or the generic machinery) answered. The founding
 model's loose-argument conveniences (``critical_theta(L, mu, lam, D)``, the symbolic-L
 derivation, ...) are in :mod:`symdelay.founding`.
 
@@ -39,6 +39,7 @@ _PUBLIC = {
     "spectrum": "symdelay.analysis.spectrum",
     "normal_form": "symdelay.analysis.normal_form",
     "limit_cycle": "symdelay.analysis.cycles",
+    "cycles": "symdelay.analysis.continuation",
     "stability_map": "symdelay.analysis.stability_map",
     "verify": "symdelay.analysis.claims",
     "minimal_conditions": "symdelay.analysis.decide",
@@ -56,6 +57,7 @@ _PUBLIC = {
     "StabilityMap": "symdelay.analysis.map_core",
     "ClaimResult": "symdelay.analysis.claim_result",
     "MinimalConditions": "symdelay.analysis.decide",
+    "CycleBranch": "symdelay.analysis.continuation",
     # a polynomial's Routh-Hurwitz table, formulas in and out
     "routh_hurwitz": "symdelay.analysis.routh",
     "tex": "symdelay.core.latex",

@@ -27,6 +27,7 @@ RUNS = {
     "simulate": ["simulate", "--T", "1", "--eta", "50"],
     "limit-cycle": ["limit-cycle", *FOUND, "--D", "1", "--theta", "10"],
     "limit-cycle-range": ["limit-cycle", *FOUND, "--D", "1", "--theta", "9.5:12:3"],
+    "cycles": ["cycles", *FOUND, "--D", "1", "--theta", "8:9.5", "--max-points", "5"],
     "variance": ["variance"],
     "spectrum": ["spectrum", "--L", "1", *FOUND[2:], "--theta", "1", "--D", "1", "--points", "41"],
 }

@@ -37,6 +37,7 @@ BASES = [
     ("verify", ["--L", "1", "--claim", "lam*theta < mu"]),
     ("normal-form", ["--L", "2", *FOUND, "--D", "1"]),
     ("limit-cycle", ["--L", "2", *FOUND, "--D", "1", "--theta", "10"]),
+    ("cycles", ["--L", "2", *FOUND, "--D", "1", "--theta", "8:9.5", "--max-points", "4"]),
     ("spectrum", ["--L", "1", *FOUND, "--theta", "1", "--D", "1", "--points", "11"]),
     ("analyze", ["--model", "erlang", "--L", "1", *FOUND, "--theta", "1", "--D", "1"]),
     ("map", ["--L", "2", *FOUND, "--x", "D=0.5:2", "--y", "theta=0:20", *MAP_GRID]),
@@ -146,6 +147,11 @@ OTHER = {
     "--d-max": "5",
     "--routing": "random",
     "--history": "empty",
+    "--range": "1:2",
+    "--intervals": "10",
+    "--degree": "3",
+    "--max-points": "4",
+    "--direction": "down",
 }
 #: a second value, where the base run already has the first
 AGAIN = {
@@ -165,6 +171,7 @@ AGAIN = {
     "--beta": "2",
     "--target": "equal-delay",
     "--dps": "20",
+    "--max-points": "3",
 }
 #: options checked elsewhere in this file (--json: the walk compares JSON where there is one)
 SPECIAL = {"--help", "--force", "--json"}
@@ -208,7 +215,7 @@ def _changed(argv, flag, takes_value, tmp_path):
         value = "1,0,0,0,0,0" if "--eta" not in argv else "50,0,0,0,0,0"
     if flag == "--x0":
         value = "0.5"
-    if flag == "--in" and argv[0] == "normal-form":  # its default is theta
+    if flag == "--in" and argv[0] in ("normal-form", "cycles"):  # their default is theta
         value = "lam"
     assert value is not None, f"no changed value for {flag}: add one to OTHER"
     if flag in argv:

@@ -117,6 +117,7 @@ ENTRIES = {
     "spectrum": "symdelay.analysis.spectrum",
     "normal_form": "symdelay.analysis.normal_form",
     "limit_cycle": "symdelay.analysis.cycles",
+    "cycles": "symdelay.analysis.continuation",
     "stability_map": "symdelay.analysis.stability_map",
     "verify": "symdelay.analysis.claims",
     "minimal_conditions": "symdelay.analysis.decide",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from symdelay.analysis.continuation import CycleBranch
 from symdelay.analysis.critical import CriticalCurve
 from symdelay.analysis.cycles import CycleFamily, LimitCycle
 from symdelay.analysis.normal_form import NormalForm
@@ -49,6 +50,7 @@ for _cls, _draw in (
     (NormalForm, plots_nonlinear.normal_form_figure),
     (LimitCycle, plots_nonlinear.cycle_figure),
     (CycleFamily, plots_nonlinear.family_figure),
+    (CycleBranch, plots_nonlinear.branch_figure),
     (ConvergenceResult, plots_sqd.convergence_figure),
     (FixedPoint, plots_sqd.plot_tail),
     (Window, plots_hopf.window_figure),

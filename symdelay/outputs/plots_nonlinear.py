@@ -82,6 +82,49 @@ def family_figure(family) -> Figure:
     return fig
 
 
+def branch_figure(branch) -> Figure:
+    """Amplitude and period of a continued branch of cycles against its parameter: stable
+    orbits solid, unstable dashed, undecided grey crosses; the special points marked (LPC,
+    PD, NS) and the Hopf point where the branch starts."""
+    p, a, T, s = branch.arrays()
+    fig = Figure(figsize=(9.0, 3.4), layout="tight")
+    ax = fig.subplots(1, 2)
+    for axis, y, label in (
+        (ax[0], a, "amplitude of $x$ (half peak-to-peak)"),
+        (ax[1], T, "period"),
+    ):
+        for k in range(len(p) - 1):
+            both = s[k : k + 2]
+            if np.all(both == 1):
+                style = {"color": "C0", "ls": "-"}
+            elif np.all(both == 0):
+                style = {"color": "C3", "ls": "--"}
+            else:
+                style = {"color": "0.6", "ls": ":"}
+            axis.plot(p[k : k + 2], y[k : k + 2], lw=1.6, **style)
+        und = np.isnan(s)
+        if und.any():
+            axis.plot(p[und], y[und], "x", color="0.5", ms=4)
+        for sp_ in branch.special_points:
+            v = sp_.amplitude if axis is ax[0] else sp_.period
+            axis.plot([sp_.value], [v], "ko", ms=5)
+            axis.annotate(sp_.kind, (sp_.value, v), textcoords="offset points", xytext=(4, 4),
+                          fontsize=8)  # fmt: skip
+        if branch.start.get("kind") == "Hopf point":
+            hv = float(branch.start["value"])
+            if axis is ax[0]:
+                axis.plot([hv], [0.0], "k^", ms=5)
+                axis.annotate("H", (hv, 0.0), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        axis.set_xlabel(branch.param)
+        axis.set_ylabel(label)
+    ax[0].plot([], [], color="C0", label="stable")
+    ax[0].plot([], [], color="C3", ls="--", label="unstable")
+    ax[0].plot([], [], color="0.6", ls=":", label="undecided / change")
+    ax[0].legend(fontsize=7)
+    fig.suptitle(f"branch of cycles in {branch.param} ({len(p)} orbits)", fontsize=9)
+    return fig
+
+
 def bifurcation_figure(curves: dict, predictions: dict, simulated=None, relay=None) -> Figure:
     """``curves``: label -> (theta, amplitude) of the computed cycles; ``predictions``:
     label -> (theta, normal-form amplitude); ``simulated``: rows (theta, amp, halfwidth,
