@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -107,6 +108,12 @@ def test_inflight_subcritical_side_has_a_fold_with_a_stable_outer_cycle():
     # at the fold a non-trivial multiplier is 1
     assert abs(lpc.multipliers[0] - 1) < 1e-3
     assert b.stop == "left the range" and p[-1] == 0.9
+    # the normal form's law holds for the unstable cycles too (it was NaN when subcritical):
+    # the first cycle next to the Hopf point against c sqrt(mu - mu_c)
+    assert nf.side == "above" and mpmath.isfinite(nf.amplitude_coefficient)
+    first = int(np.argmin(np.abs(p - float(nf.theta_c))))
+    law = float(nf.amplitude_coefficient) * np.sqrt(abs(p[first] - float(nf.theta_c)))
+    assert a[first] == pytest.approx(law, rel=2e-3)
 
 
 def test_the_command_prints_the_branch_and_its_json(capsys, near_hopf):

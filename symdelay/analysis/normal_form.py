@@ -328,11 +328,12 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
         cq = mpmath.fsum(weights[j] * q[j] for j in range(len(q)))
         c1x = c1 / abs(cq) ** 2  # the normalisation q_x = 1 (q -> q / q_x)
         l1 = mpmath.re(c1x) / w
-        # rho^2 = -Re r' (p - p_c) / Re c1: the stable cycles (Re c1 < 0) on the side where
-        # the equilibrium is unstable, A = 2 |q_x| rho
+        # rho^2 = -Re r' (p - p_c) / Re c1, A = 2 |q_x| rho: the stable cycles (Re c1 < 0)
+        # on the side where the equilibrium is unstable, the unstable ones (Re c1 > 0) on the
+        # side where it is stable (``side``)
         amp = (
             2 * abs(cq) * mpmath.sqrt(abs(mpmath.re(rp) / mpmath.re(c1)))
-            if mpmath.re(c1) < 0
+            if mpmath.re(c1) != 0
             else mpmath.nan
         )
         slope = mpmath.im(rp) - mpmath.im(c1) * mpmath.re(rp) / mpmath.re(c1)

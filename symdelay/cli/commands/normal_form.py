@@ -86,7 +86,8 @@ def run(args) -> int:
     lines += [
         where,
         f"  l1 = {rec['l1']}  ({rec['criticality']}; normalised by {rec['l1_normalisation']})",
-        f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt({law})",
+        f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt({law})"
+        + ("  (unstable cycles)" if rec["criticality"] == "subcritical" else ""),
         f"  d omega / d {p} at {p}_c = {slope}" + (" (frequency stationary)" if still else ""),
     ]
     cf = rec["closed_form"]
