@@ -31,9 +31,19 @@ from symdelay.outputs.report import Section, table_tex
 
 __all__ = [
     "ORDER",
+    "TITLE",
     "build",
     "results",
     "Results",
+    "findings",
+    "Findings",
+    "Budget",
+    "amplitudes",
+    "half_swing",
+    "above",
+    "founding_difference",
+    "critical_delay",
+    "closed_theta_c",
     "RATES",
     "START",
     "THETA_CYCLE",
@@ -58,8 +68,8 @@ START = (1.5, 0.5)
 THETA_CYCLE = 6
 #: theta of the spectra: below every theta_c (exact: the models are built at this value).
 THETA_NOISE = "3/2"
-#: Tolerances of the fluid paths (the printed amplitudes have 3 decimals; sampling on the
-#: output grid, bounded in the text, is the larger error).
+#: Tolerances of the fluid paths (well below the sampling error of the amplitudes on the
+#: output grid, which the text bounds and which decides the decimals printed).
 RTOL, ATOL = 1e-8, 1e-10
 #: Largest difference of two paths of one delay equation, each solved to RTOL (the
 #: integration error, grown along the unstable directions): beyond it, a bug.
@@ -352,7 +362,7 @@ def findings(res: Results) -> Findings:
     with mpmath.workdps(DIGITS + 10):
         same_theta_c = abs(lags[0] - lags[1]) <= mpmath.mpf(10) ** -DIGITS * lags[0]
     erl_c = [float(res.theta_c[erlang_label(L)]) for L in b.Ls]
-    theta_c_falls = _increasing(erl_c[::-1]) and erl_c[-1] > float(max(lags))
+    theta_c_falls = len(erl_c) > 1 and _increasing(erl_c[::-1]) and erl_c[-1] > float(max(lags))
 
     info, act, held = res.paths[INFO], res.paths[ACTION], res.held
     n = len(held.t)
@@ -375,13 +385,14 @@ def findings(res: Results) -> Findings:
     settle = max(abs(amp[k][0] - amp[k][1]) for k in up)
     sampling = max(amp[k][2] for k in up)
     gap = abs(amp[ACTION][1] - amp[INFO][1])
-    erl_a = [amp[erlang_label(L)][1] for L in b.Ls if erlang_label(L) in up]
-    grows = _increasing(erl_a) and (not erl_a or erl_a[-1] < min(amp[ACTION][1], amp[INFO][1]))
+    # every L, a decaying oscillation's (small) late amplitude included: two L at least
+    erl_a = [amp[erlang_label(L)][1] for L in b.Ls]
+    grows = len(erl_a) > 1 and _increasing(erl_a) and erl_a[-1] < min(amp[ACTION][1], amp[INFO][1])
 
     S_a, S_i = res.spectra[ACTION].S, res.spectra[INFO].S
     spectrum_gap = float(np.max(np.abs(S_a - S_i) / np.abs(S_i)))
     var = [res.spectra[erlang_label(L)].variance for L in b.Ls]
-    rises = _increasing(var) and var[-1] < res.spectra[INFO].variance
+    rises = len(var) > 1 and _increasing(var) and var[-1] < res.spectra[INFO].variance
     return Findings(
         same_factors, bool(same_theta_c), theta_c_falls, held_gap, empty_gap, drain_gap,
         settle, sampling, _decimals(settle + sampling), gap <= 2 * sampling + settle, gap,
@@ -415,7 +426,9 @@ def table_rows(res: Results) -> list:
 
 # ------------------------------------------------------------------------------ text
 def _linearisation_text(res: Results, f: Findings) -> str:
-    transit = sorted({tex(sp.sympify(v)) for v in res.in_transit.values()})
+    from symdelay.core.parsing import parse_output
+
+    transit = sorted({tex(parse_output(v)) for v in res.in_transit.values()})
     shown = ",\\qquad ".join(
         f"F_{{\\mathrm{{{m}}}}}(r) = {tex(F)}" for m, F in res.factors[INFO].items()
     )
