@@ -547,7 +547,8 @@ def _spectrum_text(res: Results, f: Findings) -> str:
         "Lyapunov solve for the founding model's table). "
         + (
             f"The two constant lags give the same spectrum: at each of the {n} frequencies of "
-            f"the figure they differ by a relative ${_sci(max(f.spectrum_gap, 1e-17))}$. Both "
+            "the figure they differ by a relative "
+            f"${_sci(max(f.spectrum_gap, 1e-17))}$ at most. Both "
             "ingredients are equal: $\\Delta$ (above) and the noise "
             "$B = \\sum_\\nu \\nu\\nu^{T}\\beta_\\nu$ at the equilibrium, for an "
             "action-delayed transition is decided at rate $\\beta_\\nu$ and lands after its "
