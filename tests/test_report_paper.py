@@ -273,3 +273,63 @@ def test_shared_results_are_computed_once_per_process():
     assert _shared.kappa_star_record(2) is _shared.kappa_star_record(2)
     assert abs(_shared.founding_theta_c(2) - 9) < 1e-12
     assert _shared.founding_theta_c(1) == float("inf")
+
+
+# ------------------------------------------------------------- action versus information
+def _section(tex: str, title: str) -> str:
+    return tex.split(f"\\section{{{title}}}", 1)[1].split("\\section{", 1)[0]
+
+
+def test_action_information_prints_its_records(built):
+    """The section's table and text print the records it computed (the quick report's,
+    cached in this process): theta_c from ``critical`` and the Hopf solver, A from the fluid
+    paths (read here from the records' own grid), Var/eta, the peak and Q from
+    ``spectrum``; and those records agree with closed forms computed here: the constant
+    lags' theta_c solves Pender, Rand and Wesson's arccos(-mu/k)/sqrt(k^2 - mu^2) = D, their
+    variance is Kuechler and Mensch's."""
+    import math
+    from fractions import Fraction
+
+    import mpmath
+    import numpy as np
+
+    from symdelay.outputs.sections import action_information as ai
+
+    _, _, tex = built
+    body = _section(tex, ai.TITLE)
+    res = ai.results(True)  # the records the section was built from
+    table = re.search(r"\\midrule(.*?)\\bottomrule", body, re.S).group(1)
+    rows = [[c.strip() for c in r.split("&")] for r in table.split("\\\\") if "&" in r]
+    assert [r[0] for r in rows] == res.labels
+    rows = [[c.strip("$") for c in r] for r in rows]
+    (a1, b1), (a2, b2) = res.budget.windows
+    for cells, label in zip(rows, res.labels, strict=True):
+        s = res.spectra[label]
+        assert float(cells[1]) == round(float(res.theta_c[label]), 5)
+        ts = res.paths[label]
+        x = ts["q1"] - ts["q2"]
+        late = x[(ts.t >= a2 - 1e-9) & (ts.t <= b2 + 1e-9)]
+        if float(res.theta_c[label]) < ai.THETA_CYCLE:
+            decimals = len(cells[2].split(".")[1])
+            assert abs(float(cells[2]) - (late.max() - late.min()) / 2) <= 0.5 * 10**-decimals
+        else:
+            early = x[(ts.t >= a1 - 1e-9) & (ts.t <= b1 + 1e-9)]
+            assert cells[2] == "decays" and np.ptp(late) < np.ptp(early)
+        assert float(cells[3]) == round(s.variance, 5)
+        assert float(cells[4]) == round(s.peak_frequency, 3)
+        assert float(cells[5]) == round(s.quality_factor, 3)
+    mu, lam, D = (ai.RATES[k] for k in ("mu", "lam", "D"))
+    with mpmath.workdps(30):
+        k = mpmath.findroot(lambda k: mpmath.acos(-mu / k) / mpmath.sqrt(k**2 - mu**2) - D, 2.2)
+    for label in (ai.ACTION, ai.INFO):
+        assert abs(float(res.theta_c[label]) - float(k / lam)) < 1e-11
+    assert f"\\theta_c = {float(k / lam):.5f}" in body
+    # dx = -(a x(t) + b x(t - D)) dt + sigma dW, sigma^2 = 4 lam: at the equilibrium each
+    # queue's arrivals and services both have rate lam
+    a, b, sigma2 = mu, lam * float(Fraction(ai.THETA_NOISE)), 4 * lam
+    w0 = math.sqrt(b * b - a * a)
+    km = sigma2 / 2 * (1 + b / w0 * math.sin(w0 * D)) / (a + b * math.cos(w0 * D))
+    for label in (ai.ACTION, ai.INFO):
+        assert abs(res.spectra[label].variance - km) < 1e-5
+    assert f"{km:.6g}" in body
+    assert np.max(np.abs(res.spectra[ai.ACTION].S / res.spectra[ai.INFO].S - 1)) < 1e-9

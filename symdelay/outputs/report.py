@@ -291,7 +291,7 @@ def cited_keys(tex: str) -> set:
 EXPECTED_SECONDS = {
     "sqd_herding": 103, "inflight": 47, "stochastic": 44, "sqd": 39, "lb": 31,
     "nonlinear": 26, "maps": 23, "roots": 12, "phase_type": 5, "critical": 5, "nserver": 3,
-    "derivation": 3, "delays": 2, "stability": 1,
+    "derivation": 3, "delays": 2, "stability": 1, "action_information": 4,
 }  # fmt: skip
 
 #: Sections that print a result another one computes (``sections/_shared.py`` keeps it per
@@ -299,7 +299,8 @@ EXPECTED_SECONDS = {
 #: that the shared result is computed once per run.
 TOGETHER = (
     ("inflight", "maps"),  # kappa* of the in-flight model
-    ("stochastic", "stability"),  # theta_c and the founding closed forms
+    # theta_c, the founding closed forms and LNA matrices (action_information's spectra)
+    ("stochastic", "stability", "action_information"),
 )
 
 
@@ -313,7 +314,7 @@ def plan_jobs(mods) -> list[tuple]:
     first.
 
     >>> [tuple(_short(m.__name__) for m in job) for job in plan_jobs(section_modules())][:3]
-    [('sqd_herding',), ('inflight', 'maps'), ('stochastic', 'stability')]
+    [('sqd_herding',), ('inflight', 'maps'), ('stochastic', 'stability', 'action_information')]
     """
     by_name = {_short(m.__name__): m for m in mods}
     jobs, placed = [], set()
