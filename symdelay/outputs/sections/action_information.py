@@ -560,7 +560,8 @@ def _spectrum_text(res: Results, f: Findings) -> str:
         + "Their variance, the certified "
         f"${float(v.value):.{v.dps}g}$, "
         + ("is" if inside else "is not")
-        + " Küchler and Mensch's closed form (1992) for the linear delay equation "
+        + " Küchler and Mensch's closed form \\cite{KuchlerMensch1992} for the linear delay "
+        "equation "
         "$dx = -(a\\,x(t) + b\\,x(t - D))\\,dt + \\sigma\\,dW$,\n"
         f"\\[ \\operatorname{{Var}} x = {tex(formula)} = {km:.{v.dps}g},\\qquad "
         f"\\omega_0 = {tex(omega0)}, \\]\n"
