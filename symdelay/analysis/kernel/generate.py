@@ -314,7 +314,7 @@ def generate(states, names, jumps, rates, param_values, plan=None, label="the ta
         out["lag_e_py"] = lag_py["channels"]
         classes["lags"] = {
             "channels": len(plan.channels), "pointers": len(plan.pointers),
-            "lagged values": len(lagsyms), "action delayed": len(plan.action_delay),
+            "lagged values": len(lagsyms), "action delayed": len(plan.actions),
         }  # fmt: skip
     out["c_source"] = write_c(*spec, temp_c, rate_c, per_slot, ls, shapes, lz_c, wt, lag_c)
     out["python_source"] = write_python(*spec, temp_py, rate_py, lz_py, wt, NI, lag_py)
@@ -365,17 +365,22 @@ def _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M):
             row.append((t.kind, t.pointer, w))
             w += 1
         terms.append((str(sym), row))
-    actions = sorted(plan.action_delay)
+    actions = plan.actions
     slot_of = {j: q for q, j in enumerate(order)}
     act = [-1] * M
     for a, j in enumerate(actions):
         act[slot_of[j]] = a
+    afifo, nf = [], 0
+    for j in actions:
+        afifo.append(nf if j in plan.action_delay else -1)
+        nf += j in plan.action_delay
+    aoff = [w + a for a in range(len(actions))]  # a delay, or where a program starts
     reads = [sorted(i for i in range(n) if states[i] in E.free_symbols) for E in plan.channels]
     pushes = [[c for c, rd in enumerate(reads) if set(rd) & set(changed[q])] for q in range(M)]
     common = {
         "N": n, "NCH": len(plan.channels), "NP": P, "pch": [c for c, _ in plan.pointers],
-        "terms": terms, "act": act, "NA": len(actions), "LA": w, "reads": reads,
-        "pushes": pushes,
+        "terms": terms, "act": act, "NA": len(actions), "reads": reads, "pushes": pushes,
+        "afifo": afifo, "NF": nf, "HEAP": bool(plan.action_law), "aoff": aoff,
     }  # fmt: skip
 
     def printed(printer):
