@@ -8,6 +8,7 @@ refused in one line."""
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import threading
 from pathlib import Path
@@ -253,3 +254,64 @@ def test_refusals(tmp_path):
     plain = build_model("nserver", N=2, L=1, mu=1, lam=1, theta=2, D=1)
     with pytest.raises(SymdelayInputError, match="history is for a model with lags"):
         simulate(plain, eta=10, T=1, history="empty")
+
+
+FEEDBACK = """
+name = "admission by the queue length seen D ago"
+[parameters]
+mu = "positive"
+lam = "positive"
+theta = "positive"
+D = "positive"
+[lags]
+tau = { kind = "constant", value = "D" }
+[state]
+names = ["q"]
+[[transitions]]
+name = "arrival"
+change = { q = 1 }
+rate = "lam*exp(-theta*delayed(q, tau))"
+[[transitions]]
+name = "service"
+change = { q = -1 }
+rate = "mu*q"
+"""
+
+
+def test_eager_rate_reading_a_lag_changes_at_scheduled_times(tmp_path):
+    """A rate outside a class of constant total (admission control on the length seen D
+    ago) is updated when the lagged value changes, at (change time + D): the arrivals are
+    then a Poisson process of intensity eta lam exp(-theta q(t - D)), and rescaled by its
+    integral along the recorded path their gaps are Exp(1) (the time-rescaling theorem;
+    Kolmogorov-Smirnov). The twin equals the compiled kernel."""
+    from scipy import stats
+
+    f = tmp_path / "feedback.toml"
+    f.write_text(FEEDBACK)
+    m = load_toml(f, mu=1, lam=2, theta=3, D="0.7")
+    k = generated_kernel(m)
+    grid = np.linspace(0, 4, 9)
+    c = k.run_replications(50, [20], grid, 3, 2, backend="c", rate=0.0)
+    py = k.run_replications(50, [20], grid, 3, 2, backend="python", chunk_events=89)
+    assert np.array_equal(c.paths, py.paths) and np.array_equal(c.final, py.final)
+    eta, T, D = 4, 600.0, 0.7  # a few jobs: each jump moves the intensity by e^(-3/4)
+    trace, _, _ = traced(k, eta, [4], [0.0, T], 8)
+    times, states = _path(trace, [4])
+    order = k._order.tolist()
+    arrivals = [s[1] for s in trace if s[0] == "event" and k.names[order[s[2]]] == "arrival"]
+    # the intensity is piecewise constant, changing at the path's change times + D
+    cuts = sorted({0.0, T, *[u + D for u in times[1:] if u + D < T]})
+
+    def intensity(u):
+        return eta * 2.0 * math.exp(-3.0 * _at(times, states, u - D)[0] / eta)
+
+    pieces = [intensity(a) * (b - a) for a, b in itertools.pairwise(cuts)]
+    Lam = np.concatenate([[0.0], np.cumsum(pieces)])
+
+    def compensator(u):
+        i = bisect.bisect_right(cuts, u) - 1
+        return Lam[i] + intensity(cuts[i]) * (u - cuts[i])
+
+    z = np.diff([0.0, *[compensator(u) for u in arrivals]])
+    assert len(z) > 1000
+    assert stats.kstest(z, "expon").pvalue > 1e-4

@@ -356,7 +356,19 @@ def write_c(
         "UPDATE": block(update),
     }  # fmt: skip
     if lag is not None:
-        values |= lag_blocks(lag, shaped and bool(NC))
+
+        def sched():
+            # the rates that read a lagged value at its change (they are general, eager)
+            named = {str(k): v for k, v in temp_c.items()}
+            for s_ in lag["sched"]["temps"]:
+                w(f"                {s_} = {named[s_]};")
+            for g in lag["sched"]["gens"]:
+                leaf(g, "                ")
+            for lo, hi in _runs(lag["sched"]["gens"]):
+                w(f"                refresh(tree, {P2 + lo}, {P2 + hi});")
+
+        lines = block(sched).split("\n") if lag.get("sched") else []
+        values |= lag_blocks(lag, shaped and bool(NC), lines)
     sections = {
         "LAGS": lag is not None, "WEIGHTED": bool(W2), "CLASS": lz_c is not None, "LAZY": lz_c is not None and not W2,
         "COUNT": bool(NC), "BRANCHY": P2 <= tuning._BRANCHY_MAX_P2, "P2_AT_LEAST_4": P2 >= 4,
@@ -386,7 +398,7 @@ def lag_read(lag, T: str, pad: str) -> list:
     for p, c in enumerate(lag["pch"]):
         out.append(
             f"{pad}hst[{PO + p}] = advance(hist, hst[{PO + p}], hst[{HO + c}], {c} * cap, "
-            f"cmask, {T} - lagc[{p}]);"
+            f"cmask, {T}, lagc[{p}]);"
         )
         out.append(f"{pad}he_{p} = HE({c}, hst[{PO + p}]);")
     for sym, terms in lag["terms"]:
@@ -417,7 +429,7 @@ def _room(lag) -> list:
         for p in ps:
             room.append(
                 f"                hst[{PO + p}] = advance(hist, hst[{PO + p}], hst[{HO + c}], "
-                f"{c} * cap, cmask, t - lagc[{p}]);"
+                f"{c} * cap, cmask, t, lagc[{p}]);"
             )
         room += [
             f"                {lo}",
@@ -438,16 +450,20 @@ def _room(lag) -> list:
     return room
 
 
-def _landing(lag) -> list:
+def _landing(lag, sched_lines=()) -> list:
     """C lines: the first scheduled entry due, when it comes before the drawn time ``tn``,
-    is the next event (its jump applied by the update of its transition)."""
-    _, _, FO = lag_offsets(lag)
-    if not lag["NA"]:
+    is the next event (its jump applied by the update of its transition); before it, the
+    next change of a lagged value that an eagerly updated rate reads (``sched_lines``: those
+    rates recomputed, the waiting time drawn again: memoryless)."""
+    HO, PO, FO = lag_offsets(lag)
+    sched = lag.get("sched")
+    if not lag["NA"] and not sched:
         return []
     out = [
         "        {   /* SCHEDULE: the first entry due, when it comes before tn */",
         "            double ts = INFINITY;",
         "            int64_t ja = -1;",
+        "            (void)ja;",
     ]
     for a, f in enumerate(lag["afifo"]):
         if f >= 0:
@@ -459,6 +475,32 @@ def _landing(lag) -> list:
             ]
     if lag["HEAP"]:
         out.append("            if (hst[4] > 0 && heap[0] < ts) { ts = heap[0]; ja = -2; }")
+    if sched:
+        out.append("            double sc = INFINITY; /* the next change of a lagged value */")
+        for p in sched["pointers"]:
+            c = lag["pch"][p]
+            out += [
+                f"            if (hst[{PO + p}] < hst[{HO + c}]) {{",
+                f"                const double u_ = HE({c}, hst[{PO + p}] + 1)[0] + lagc[{p}];",
+                "                if (u_ < sc) sc = u_;",
+                "            }",
+            ]
+        out += [
+            "            if (sc < tn && !(ts < sc)) {",
+            "                while (k < ng && grid[k] < sc) {",
+            "                    for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];",
+            "                    k++;",
+            "                }",
+            "                if (k >= ng || ev >= max_events) break;",
+            "                t = sc;",
+            *lag_read(lag, "t", "                "),
+            *sched_lines,
+            "                pending = 0;",
+            "                continue;",
+            "            }",
+        ]
+    if not lag["NA"]:
+        return [*out, "        }"]
     out += [
         "            if (ts < tn) {",
         "                while (k < ng && grid[k] < ts) {",
@@ -564,7 +606,7 @@ def _push(lag) -> list:
     return push
 
 
-def lag_blocks(lag, shaped_count: bool) -> dict:
+def lag_blocks(lag, shaped_count: bool, sched_lines=()) -> dict:
     """The values of the placeholders of the sections LAGS."""
     decls = [f"    double {sym} = 0.0;" for sym, _ in lag["terms"]]
     decls += [f"    const double *he_{p} = hist;" for p in range(lag["NP"])]
@@ -574,7 +616,7 @@ def lag_blocks(lag, shaped_count: bool) -> dict:
         "LAG_DECLS": "\n".join(decls),
         "LAG_READ_START": "\n".join(lag_read(lag, "t", "    ")),
         "LAG_ROOM": "\n".join(_room(lag)),
-        "LANDING": "\n".join(_landing(lag)),
+        "LANDING": "\n".join(_landing(lag, sched_lines)),
         "ACTION_DECIDE": "\n".join(_decide(lag, shaped_count)),
         "HISTORY_PUSH": "\n".join(_push(lag)),
     }

@@ -119,12 +119,14 @@ static inline void cwalk2(int64_t *c, int64_t x, int64_t y, const int64_t dx,
 
 //@ if LAGS
 /* ---- HISTORY: channel c's entry of absolute index h, (time, value, running integral) in
-   a ring of cap entries; a pointer is the last entry at or before the time it looks back
-   to, and moves forward only (the look-ups of an event loop are monotone in time) ---- */
+   a ring of cap entries; a pointer of look-back d at time T is the last entry whose time
+   plus d is at most T (one form for every comparison: a scheduled change at time + d
+   moves its pointer), and moves forward only (the look-ups are monotone in time) ---- */
 #define HE(c, h) (hist + 3 * ((c) * cap + ((h) & cmask)))
 static inline int64_t advance(const double *hist, int64_t h, const int64_t head,
-                              const int64_t base, const int64_t cmask, const double target) {
-    while (h < head && hist[3 * (base + ((h + 1) & cmask))] <= target) h++;
+                              const int64_t base, const int64_t cmask, const double T,
+                              const double d) {
+    while (h < head && hist[3 * (base + ((h + 1) & cmask))] + d <= T) h++;
     return h;
 }
 /* ---- SCHEDULE: a distributed action delay drawn by its program (lagplan.py: 0 constant,

@@ -176,7 +176,19 @@ def write_python(
     w("                pending = True")
     if lag is not None:
         L.extend(_py_room(lag))
-        L.extend(_py_landing(lag))
+        sched_lines: list = []
+        if lag.get("sched"):
+            named = {str(k): v for k, v in temp_py.items()}
+            mark = len(L)
+            for s_ in lag["sched"]["temps"]:
+                w(f"                {s_} = {named[s_]}")
+            for g in lag["sched"]["gens"]:
+                leaf(g, "                ")
+            for lo, hi in _runs(lag["sched"]["gens"]):
+                L.extend(_py_refresh("                ", "tree", P2 + lo, P2 + hi))
+            sched_lines = L[mark:]
+            del L[mark:]
+        L.extend(_py_landing(lag, sched_lines))
     sel = len(L)
     w("            while k < ng and grid[k] < tn:")
     w(f"                out[k] = x[:{n}]")
@@ -366,10 +378,10 @@ def _lag_offsets(lag) -> tuple:
     return lag_offsets(lag)
 
 
-def _advance(hist, h: int, head: int, base: int, cmask: int, target: float) -> int:
-    """The twin of the C ``advance``: pointer ``h`` moved to the last entry at or before
-    ``target``."""
-    while h < head and hist[3 * (base + ((h + 1) & cmask))] <= target:
+def _advance(hist, h: int, head: int, base: int, cmask: int, T: float, d: float) -> int:
+    """The twin of the C ``advance``: pointer ``h`` moved to the last entry whose time plus
+    ``d`` is at most ``T``."""
+    while h < head and hist[3 * (base + ((h + 1) & cmask))] + d <= T:
         h += 1
     return h
 
@@ -381,7 +393,7 @@ def _py_lag_read(lag, T: str, pad: str) -> list:
     for p, c in enumerate(lag["pch"]):
         out.append(
             f"{pad}hst[{PO + p}] = _advance(hist, hst[{PO + p}], hst[{HO + c}], {c} * cap, "
-            f"cmask, {T} - lagc[{p}])"
+            f"cmask, {T}, lagc[{p}])"
         )
         out.append(f"{pad}he_{p} = 3 * ({c} * cap + (hst[{PO + p}] & cmask))")
     for sym, terms in lag["terms"]:
@@ -412,7 +424,7 @@ def _py_room(lag) -> list:
         for p in ps:
             out.append(
                 f"{pad}    hst[{PO + p}] = _advance(hist, hst[{PO + p}], hst[{HO + c}], "
-                f"{c} * cap, cmask, t - lagc[{p}])"
+                f"{c} * cap, cmask, t, lagc[{p}])"
             )
         out.append(f"{pad}    if hst[{HO + c}] - {lo} >= cap - 2:")
         out.append(f"{pad}        full = 1")
@@ -425,12 +437,14 @@ def _py_room(lag) -> list:
     return out
 
 
-def _py_landing(lag) -> list:
-    """The twin of the C SCHEDULE: the first entry due, when it comes before ``tn``."""
-    _, _, FO = _lag_offsets(lag)
+def _py_landing(lag, sched_lines=()) -> list:
+    """The twin of the C SCHEDULE: the first entry due, when it comes before ``tn``; before
+    it, the next change of a lagged value an eagerly updated rate reads."""
+    HO, PO, FO = _lag_offsets(lag)
     pad = "            "
     out = [f"{pad}landing = False"]
-    if not lag["NA"]:
+    sched = lag.get("sched")
+    if not lag["NA"] and not sched:
         return out
     slots = [q for a in range(lag["NA"]) for q, b in enumerate(lag["act"]) if b == a]
     out += [f"{pad}ts, ja = math.inf, -1"]
@@ -445,6 +459,31 @@ def _py_landing(lag) -> list:
         ]
     if lag["HEAP"]:
         out += [f"{pad}if hst[4] > 0 and heap[0] < ts:", f"{pad}    ts, ja = heap[0], -2"]
+    if sched:
+        out.append(f"{pad}sc = math.inf")
+        for p in sched["pointers"]:
+            c = lag["pch"][p]
+            out += [
+                f"{pad}if hst[{PO + p}] < hst[{HO + c}]:",
+                f"{pad}    u_ = hist[3 * ({c} * cap + ((hst[{PO + p}] + 1) & cmask))] + lagc[{p}]",
+                f"{pad}    if u_ < sc:",
+                f"{pad}        sc = u_",
+            ]
+        out += [
+            f"{pad}if sc < tn and not ts < sc:",
+            f"{pad}    while k < ng and grid[k] < sc:",
+            f"{pad}        out[k] = x[:{lag['N']}]",
+            f"{pad}        k += 1",
+            f"{pad}    if k >= ng or ev >= max_events:",
+            f"{pad}        break",
+            f"{pad}    t = sc",
+            *_py_lag_read(lag, "t", pad + "    "),
+            *sched_lines,
+            f"{pad}    pending = False",
+            f"{pad}    continue",
+        ]
+    if not lag["NA"]:
+        return out
     out += [
         f"{pad}if ts < tn:",
         f"{pad}    while k < ng and grid[k] < ts:",
