@@ -393,7 +393,7 @@ def _generic_simulate(
 def _lag_history(model, history, eta):
     """The history of a model with lags as the kernel takes it (``None``, ``"empty"`` or
     ``(t, scaled values)``), checked as the fluid path checks it."""
-    from symdelay.analysis.dfluid import EMPTY, read_history
+    from symdelay.analysis.history import EMPTY, read_history
 
     names = [s.name for s in model.states]
     if history is None:
