@@ -406,9 +406,16 @@ def lag_read(lag, T: str, pad: str) -> list:
         for kind, p, wi in terms:
             if kind == "v":
                 parts.append(f"lagc[{wi}] * he_{p}[1]")
-            else:
+            elif kind == "i":
                 parts.append(
                     f"lagc[{wi}] * (he_{p}[2] + he_{p}[1] * (({T} - lagc[{p}]) - he_{p}[0]))"
+                )
+            else:  # the output of chain p, fed by its channel's present value
+                o, c = lag["CO"] + 3 * p, lag["chains"][p]
+                cz = f"(chain + (int64_t)lagc[{o + 2}])"
+                parts.append(
+                    f"lagc[{wi}] * chain_read({cz}, (int64_t)lagc[{o}], lagc[{o + 1}] * "
+                    f"({T} - {cz}[0]), HE({c}, hst[{HO + c}])[1])"
                 )
         out.append(f"{pad}{sym} = {' + '.join(parts)};")
     return out
@@ -422,6 +429,8 @@ def _room(lag) -> list:
     room.append("            int64_t full = 0, lo = 0;")
     for c in range(lag["NCH"]):
         ps = [p for p, pc in enumerate(lag["pch"]) if pc == c]
+        if not ps:  # read by chains only: only its last entry is read
+            continue
         lo = f"lo = hst[{PO + ps[0]}];" + "".join(
             f" if (hst[{PO + p}] < lo) lo = hst[{PO + p}];" for p in ps[1:]
         )
@@ -593,6 +602,15 @@ def _push(lag) -> list:
                 f"                const double *o_ = HE({c}, h_);",
                 "                const double I_ = o_[2] + o_[1] * (tn - o_[0]);",
             ]
+            for ci, cc in enumerate(lag["chains"]):  # its chains advanced at the old value
+                if cc == c:
+                    o = lag["CO"] + 3 * ci
+                    push += [
+                        f"                {{ double *cz = chain + (int64_t)lagc[{o + 2}];",
+                        f"                  chain_step(cz, (int64_t)lagc[{o}], lagc[{o + 1}] * "
+                        "(tn - cz[0]), o_[1]);",
+                        "                  cz[0] = tn; }",
+                    ]
             push += [f"                const double hs_{i} = (double)X[{i}] / eta;"
                      for i in lag["reads"][c]]  # fmt: skip
             push += [
