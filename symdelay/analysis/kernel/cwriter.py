@@ -381,7 +381,8 @@ def write_c(
 # the sections LAGS: HISTORY (the channels' rings and pointers) and SCHEDULE (the FIFOs of
 # the constant action delays, the heap of the distributed ones). hst: [0] ring entries,
 # [1] FIFO entries, [2] full flag (1 a ring, 2 a FIFO, 3 the heap), [3] heap capacity,
-# [4] heap entries, then the heads, the pointers, (first, next) of every FIFO.
+# [4] heap entries, then the heads, the pointers, (first, next) of every FIFO, a lower
+# bound of each channel's oldest pointer.
 _HO = 5
 
 
@@ -434,17 +435,26 @@ def _room(lag) -> list:
         lo = f"lo = hst[{PO + ps[0]}];" + "".join(
             f" if (hst[{PO + p}] < lo) lo = hst[{PO + p}];" for p in ps[1:]
         )
-        room += [f"            {lo}", f"            if (hst[{HO + c}] - lo >= cap - 2) {{"]
+        # hst[TB + c]: a lower bound of the channel's oldest pointer (pointers only move
+        # forward): one comparison per event while the ring is far from full
+        tb = FO + 2 * lag["NF"] + c
+        room += [
+            f"            if (hst[{HO + c}] - hst[{tb}] >= cap - 2) {{",
+            f"                {lo}",
+            f"                if (hst[{HO + c}] - lo >= cap - 2) {{",
+        ]
         for p in ps:
             room.append(
-                f"                hst[{PO + p}] = advance(hist, hst[{PO + p}], hst[{HO + c}], "
-                f"{c} * cap, cmask, t, lagc[{p}]);"
+                f"                    hst[{PO + p}] = advance(hist, hst[{PO + p}], "
+                f"hst[{HO + c}], {c} * cap, cmask, t, lagc[{p}]);"
             )
         room += [
-            f"                {lo}",
-            f"                if (hst[{HO + c}] - lo >= cap - 2) full = 1;",
+            f"                    {lo}",
+            f"                    if (hst[{HO + c}] - lo >= cap - 2) full = 1;",
+            "                }",
+            f"                hst[{tb}] = lo;",
+            "            }",
         ]
-        room.append("            }")
     for f in range(lag["NF"]):
         room.append(
             f"            if (hst[{FO + 2 * f + 1}] - hst[{FO + 2 * f}] >= fcap - 1) full = 2;"

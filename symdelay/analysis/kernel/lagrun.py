@@ -162,7 +162,7 @@ class LagRun:
         drawn from its stream ``rs`` (advanced in place)."""
         HO, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
         hist = np.zeros(max(1, self.NCH * self.cap * 3))
-        hst = np.zeros(FO + 2 * self.NF, dtype=np.int64)
+        hst = np.zeros(FO + 2 * self.NF + self.NCH, dtype=np.int64)  # bounds: 0
         hst[0], hst[1], hst[3] = self.cap, self.fcap, self.hcap
         for c, ent in enumerate(self.entries):
             for h, e in enumerate(ent):

@@ -455,14 +455,23 @@ def _py_room(lag) -> list:
             continue
         lo = ", ".join(f"hst[{PO + p}]" for p in ps)
         lo = f"min({lo})" if len(ps) > 1 else lo
-        out.append(f"{pad}if hst[{HO + c}] - {lo} >= cap - 2:")
+        tb = FO + 2 * lag["NF"] + c
+        out += [
+            f"{pad}if hst[{HO + c}] - hst[{tb}] >= cap - 2:",
+            f"{pad}    lo = {lo}",
+            f"{pad}    if hst[{HO + c}] - lo >= cap - 2:",
+        ]
         for p in ps:
             out.append(
-                f"{pad}    hst[{PO + p}] = _advance(hist, hst[{PO + p}], hst[{HO + c}], "
+                f"{pad}        hst[{PO + p}] = _advance(hist, hst[{PO + p}], hst[{HO + c}], "
                 f"{c} * cap, cmask, t, lagc[{p}])"
             )
-        out.append(f"{pad}    if hst[{HO + c}] - {lo} >= cap - 2:")
-        out.append(f"{pad}        full = 1")
+        out += [
+            f"{pad}        lo = {lo}",
+            f"{pad}        if hst[{HO + c}] - lo >= cap - 2:",
+            f"{pad}            full = 1",
+            f"{pad}    hst[{tb}] = lo",
+        ]
     for f in range(lag["NF"]):
         out.append(f"{pad}if hst[{FO + 2 * f + 1}] - hst[{FO + 2 * f}] >= fcap - 1:")
         out.append(f"{pad}    full = 2")
