@@ -479,6 +479,11 @@ def _lag_info(model, kernel) -> dict:
                 f"the average over [t - {lag.args['high']}, t - {lag.args['low']}] from the "
                 "exact running integral of the path"
             )
+        if lag.kind == "phase_type":
+            return (
+                f"the output of its chain of {len(lag.args['alpha'])} phase(s) fed by the "
+                "path, advanced between events by uniformization"
+            )
         if lag.kind in ("exponential", "gamma"):
             k = 1 if lag.kind == "exponential" else lag.args["shape"]
             return (

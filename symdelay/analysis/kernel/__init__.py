@@ -109,8 +109,12 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
   of ``k`` phases fed by the path, kept per channel and advanced in closed form at each of
   its changes (over a time ``h`` at a constant input ``e``, the normalised phases become
   ``e + sum_{j <= i} (w_j - e) P_{i-j}(r h)``, Poisson weights ``P_m``) and read the same way
-  at the draw time; a mixture the weighted sum of its members' readings (the lag's kernel
-  average of the path, as the fluid path reads it). Each ``delayed(E, k)`` of the rates is
+  at the draw time; a phase-type lag ``(alpha, S)`` (up to 64 phases) the same with its
+  chain ``z`` advanced by ``z - e u -> (z - e u) exp(S h)`` (``u = alpha (-S)^-1``) by
+  uniformization (a sum of Poisson-weighted powers of ``I + S / lambda``, every term >= 0,
+  stopped past the mode below a weight of 1e-18), its output ``z (-S 1) + (1 - sum alpha)
+  e``; a mixture the weighted sum of its members' readings (the lag's kernel average of the
+  path, as the fluid path reads it). Each ``delayed(E, k)`` of the rates is
   one symbol ``lv_m`` of the printed code, a weighted sum of pointer readings (the
   weights, look-backs and delays are run-time numbers: one compiled kernel for every
   parameter value, as for a table without lags).
@@ -139,10 +143,9 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
   first event, so both backends start alike.
 - *Refused, in one line:* ``dot(x)`` inside ``delayed`` (the announcement: the derivative
   of a jump path is a sum of jumps, and the drift as its velocity would need the whole
-  past; ``fluid`` answers), information read through a phase-type lag (its chain's matrix
-  exponential between events is not built) or a gamma lag of non-integer shape (no finite
-  chain), a gamma action delay of non-integer shape, an action-delayed rate that itself
-  reads a lagged value.
+  past; ``fluid`` answers), information read through a gamma lag of non-integer shape (no
+  finite chain) or a longer chain than above, a gamma action delay of non-integer shape, an
+  action-delayed rate that itself reads a lagged value.
 
 The template's sections ``LAGS`` (HISTORY, SCHEDULE) hold this code; for a table without
 lags they are dropped, so its C source, its compiled library and their speed are those of

@@ -414,10 +414,17 @@ def lag_read(lag, T: str, pad: str) -> list:
             else:  # the output of chain p, fed by its channel's present value
                 o, c = lag["CO"] + 3 * p, lag["chains"][p]
                 cz = f"(chain + (int64_t)lagc[{o + 2}])"
-                parts.append(
-                    f"lagc[{wi}] * chain_read({cz}, (int64_t)lagc[{o}], lagc[{o + 1}] * "
-                    f"({T} - {cz}[0]), HE({c}, hst[{HO + c}])[1])"
-                )
+                e = f"HE({c}, hst[{HO + c}])[1]"
+                if lag["chain_ph"][p]:
+                    parts.append(
+                        f"lagc[{wi}] * ph_read({cz}, lagc + (int64_t)lagc[{o + 1}], "
+                        f"{T} - {cz}[0], {e})"
+                    )
+                else:
+                    parts.append(
+                        f"lagc[{wi}] * chain_read({cz}, (int64_t)lagc[{o}], lagc[{o + 1}] * "
+                        f"({T} - {cz}[0]), {e})"
+                    )
         out.append(f"{pad}{sym} = {' + '.join(parts)};")
     return out
 
@@ -615,10 +622,15 @@ def _push(lag) -> list:
             for ci, cc in enumerate(lag["chains"]):  # its chains advanced at the old value
                 if cc == c:
                     o = lag["CO"] + 3 * ci
+                    step = (
+                        f"ph_step(cz, lagc + (int64_t)lagc[{o + 1}], tn - cz[0], o_[1]);"
+                        if lag["chain_ph"][ci]
+                        else f"chain_step(cz, (int64_t)lagc[{o}], lagc[{o + 1}] * (tn - cz[0]), "
+                        "o_[1]);"
+                    )
                     push += [
                         f"                {{ double *cz = chain + (int64_t)lagc[{o + 2}];",
-                        f"                  chain_step(cz, (int64_t)lagc[{o}], lagc[{o + 1}] * "
-                        "(tn - cz[0]), o_[1]);",
+                        f"                  {step}",
                         "                  cz[0] = tn; }",
                     ]
             push += [f"                const double hs_{i} = (double)X[{i}] / eta;"

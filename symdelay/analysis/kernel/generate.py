@@ -398,6 +398,7 @@ def _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M):
         "terms": terms, "act": act, "NA": len(actions), "reads": reads, "pushes": pushes,
         "afifo": afifo, "NF": nf, "HEAP": bool(plan.action_law), "aoff": aoff,
         "chains": [c for c, _, _ in plan.chains], "CO": CO,
+        "chain_ph": [m is None for _, _, m in plan.chains],
     }  # fmt: skip
 
     def printed(printer):

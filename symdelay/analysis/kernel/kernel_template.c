@@ -151,6 +151,51 @@ static inline void chain_step(double *cz, const int64_t k, const double x, const
         w[i] = e + s;
     }
 }
+/* a phase-type chain (lagplan.phase_block: g = n, lambda, P, u, s0, a0), its state cz =
+   (time of its last update, z_1 .. z_n): over a time h at the constant input e, z - e u
+   becomes (z - e u) exp(S h), by uniformization (sum_m Pois(m; lambda h) P^m, every term
+   >= 0; lambda h cut into steps of at most 200; the sum stopped past the mode once a
+   weight is below 1e-18); the output is (z s0) + a0 e */
+#define PH_MAX 64
+static inline void ph_advance(double *d, const double *P, const int64_t n, const double x) {
+    double v[PH_MAX], u[PH_MAX], acc[PH_MAX];
+    int64_t K = (int64_t)ceil(x / 200.0);
+    if (K < 1) K = 1;
+    const double xs = x / (double)K;
+    for (int64_t s = 0; s < K; s++) {
+        double w = exp(-xs);
+        for (int64_t i = 0; i < n; i++) { v[i] = d[i]; acc[i] = w * d[i]; }
+        for (int64_t m = 1; m < 100000; m++) {
+            for (int64_t j = 0; j < n; j++) {
+                double t = 0.0;
+                for (int64_t i = 0; i < n; i++) t += v[i] * P[i * n + j];
+                u[j] = t;
+            }
+            w = w * xs / (double)m;
+            for (int64_t i = 0; i < n; i++) { v[i] = u[i]; acc[i] += w * u[i]; }
+            if ((double)m > xs && w < 1e-18) break;
+        }
+        for (int64_t i = 0; i < n; i++) d[i] = acc[i];
+    }
+}
+static inline void ph_step(double *cz, const double *g, const double h, const double e) {
+    const int64_t n = (int64_t)g[0];
+    const double *u = g + 2 + n * n;
+    double d[PH_MAX];
+    for (int64_t i = 0; i < n; i++) d[i] = cz[1 + i] - e * u[i];
+    ph_advance(d, g + 2, n, g[1] * h);
+    for (int64_t i = 0; i < n; i++) cz[1 + i] = e * u[i] + d[i];
+}
+static inline double ph_read(const double *cz, const double *g, const double h, const double e) {
+    const int64_t n = (int64_t)g[0];
+    const double *u = g + 2 + n * n, *s0 = u + n;
+    double d[PH_MAX];
+    for (int64_t i = 0; i < n; i++) d[i] = cz[1 + i] - e * u[i];
+    ph_advance(d, g + 2, n, g[1] * h);
+    double y = s0[n] * e;
+    for (int64_t i = 0; i < n; i++) y += (e * u[i] + d[i]) * s0[i];
+    return y;
+}
 /* ---- SCHEDULE: a distributed action delay drawn by its program (lagplan.py: 0 constant,
    1 uniform, 2 exponential, 3 Erlang, 4 phase type by walking its chain, 5 mixture), and
    the heap of its entries (time, action), a binary min-heap on the time ---- */

@@ -1,7 +1,8 @@
 """How a generated kernel reads the lags of a table (see :mod:`symdelay.analysis.kernel`,
 "Lags"): the distinct lagged expressions (*channels*, each with a history of the
 piecewise-constant path), the look-backs (*pointers*: one per channel and constant
-look-back, moving forward only), the lagged values the rates read (one symbol ``lv_m`` per
+look-back, moving forward only), the *chains* of the exponential, Erlang and phase-type lags
+(their phases fed by a channel), the lagged values the rates read (one symbol ``lv_m`` per
 ``delayed(E, k)``, a weighted sum of pointer readings) and the action-delayed transitions
 (their constant delays). Everything the kernel's source depends on is symbolic (the parameter
 *names*); the numbers (look-backs, weights, delays) are run-time values (:meth:`LagPlan.numbers`),
@@ -109,6 +110,16 @@ class LagPlan:
             for w, m in zip(lag.args["weights"], lag.args["lags"]):
                 out += [Term(w * t.weight, t.kind, t.pointer) for t in self._terms(E, m, where)]
             return out
+        if lag.kind == "phase_type":
+            if len(lag.args["alpha"]) > MAX_PHASES:
+                raise SymdelayInputError(
+                    f"{self.label}: the phase-type lag '{lag.name}' has more than {MAX_PHASES} "
+                    "phases: the exact simulation reads up to that many; fluid answers for it"
+                )
+            key = (self._channel(E), lag, None)
+            if key not in self.chains:
+                self.chains.append(key)
+            return [Term(sp.Integer(1), "c", self.chains.index(key))]
         shape = {"exponential": sp.Integer(1), "gamma": lag.args.get("shape")}.get(lag.kind)
         if shape is not None and not (shape.is_number and not shape.is_Integer):
             key = (self._channel(E), shape, lag.args["mean"])
@@ -118,7 +129,7 @@ class LagPlan:
         raise SymdelayInputError(
             f"{self.label}: transition '{where}' reads information through the {lag.kind} lag "
             f"'{lag.name}': the exact simulation reads constant lags, uniform windows, "
-            "exponential and Erlang lags (their chain in closed form between events) and "
+            "exponential, Erlang and phase-type lags (their chain between events) and "
             "mixtures of them; fluid answers for this model"
         )
 
@@ -136,7 +147,7 @@ class LagPlan:
         memo: dict = {}
         parts = [f"C:{_canonical_text(E, memo)}" for E in self.channels]
         parts += [f"P:{c}:{_canonical_text(d, memo)}" for c, d in self.pointers]
-        parts += [f"K:{c}" for c, _, _ in self.chains]
+        parts += [f"K:{c}:{'ph' if m is None else 'erlang'}" for c, _, m in self.chains]
         for sym, terms in self.symbols:
             parts.append(f"S:{sym}:" + ",".join(f"{t.kind}{t.pointer}" for t in terms))
         parts += [f"A:{j}" for j in sorted(self.action_delay)]
@@ -178,7 +189,17 @@ class LagPlan:
         # per chain: its phases k, their rate k / mean, where its state starts (the states,
         # one after another: the time of its last update, then the k phases)
         state = 0
+        blocks: list = []  # a phase-type chain's numbers, after the programs
+        patch = []
         for c, shape, mean in self.chains:
+            if mean is None:  # a phase-type lag (shape holds the Lag)
+                block = phase_block(shape, values, self.label)
+                n = int(block[0])
+                patch.append((len(out) + 1, len(blocks)))
+                out += [float(n), 0.0, float(state)]  # where its block starts: patched
+                blocks += block
+                state += n + 1
+                continue
             k, m = num(shape, "an Erlang lag's shape"), num(mean, "an Erlang lag's mean")
             if not (k >= 1 and k == int(k) and k <= MAX_CHAIN):
                 raise SymdelayInputError(
@@ -206,7 +227,10 @@ class LagPlan:
                     f"{self.label}: the action delay {self.action_delay[j]} is {x}: it must be > 0"
                 )
             out.append(x)
-        return out + programs
+        base = len(out) + len(programs)
+        for at, rel in patch:
+            out[at] = float(base + rel)
+        return out + programs + blocks
 
     def back(self, values: dict) -> float:
         """The longest look-back (information) or constant action delay, at ``values`` (a
@@ -227,6 +251,39 @@ class LagPlan:
 # [m, cumulative weights (m), each member's offset (m)] then the members' programs.
 #: The most phases of an Erlang information lag read in closed form.
 MAX_CHAIN = 500
+#: The most phases of a phase-type information lag (uniformization, on the stack).
+MAX_PHASES = 64
+
+
+def phase_block(lag, values: dict, label: str) -> list:
+    """The numbers a kernel reads a phase-type information lag ``(alpha, S)`` by: ``[n,
+    lambda, P (n x n, row major), u (n), s0 (n), a0]`` with ``lambda = max(-S_ii)``, ``P = I +
+    S / lambda`` (uniformization: ``exp(S h) = sum_m Pois(m; lambda h) P^m``, every term
+    >= 0), ``u = alpha (-S)^-1`` (the chain's steady state per unit input), ``s0 = -S 1`` (the
+    exit rates) and ``a0 = 1 - sum alpha`` (the mass at 0)."""
+    import numpy as np
+
+    def num(e):
+        try:
+            return float(sp.sympify(e).xreplace(values))
+        except TypeError:
+            raise SymdelayInputError(
+                f"{label}: the phase-type lag '{lag.name}' has {e}, not a number"
+            ) from None
+
+    alpha = np.array([num(x) for x in lag.args["alpha"]])
+    n = alpha.size
+    S = np.array([[num(lag.args["S"][i, j]) for j in range(n)] for i in range(n)])
+    lam = float(np.max(-np.diag(S)))
+    P = np.eye(n) + S / lam
+    if not (lam > 0 and np.all(np.isfinite(P)) and np.all(P >= -1e-15)):
+        raise SymdelayInputError(
+            f"{label}: the phase-type lag '{lag.name}' is not a sub-generator (S_ii < 0, S_ij >= 0)"
+        )
+    P = np.maximum(P, 0.0)
+    u = np.linalg.solve(-S.T, alpha)
+    s0 = -S @ np.ones(n)
+    return [float(n), lam, *P.ravel().tolist(), *u.tolist(), *s0.tolist(), 1.0 - alpha.sum()]
 
 
 def _check_sampled(lag, where: str) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 from symdelay.analysis.kernel.cwriter import lag_offsets
 from symdelay.analysis.kernel.expo import _exp_variate
 from symdelay.analysis.kernel.layout import _pow2
-from symdelay.analysis.kernel.pytwin import _chain_step, _sample_lag
+from symdelay.analysis.kernel.pytwin import _chain_step, _ph_step, _sample_lag
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.rng import next_u64, unif
 
@@ -76,10 +76,11 @@ class LagRun:
         self.lagc = lagc.tolist()
         self.lookback = lagc[: self.NP]
         CO = self.NP + sum(len(ts) for _, ts in plan.symbols)
-        self.chain_spec = [  # (channel, phases, rate, where its state starts)
-            (c, int(lagc[CO + 3 * i]), float(lagc[CO + 3 * i + 1]), int(lagc[CO + 3 * i + 2]))
-            for i, (c, _, _) in enumerate(plan.chains)
-        ]
+        self.chain_spec = [  # (channel, phases, rate or block, where its state starts, ph)
+            (c, int(lagc[CO + 3 * i]), float(lagc[CO + 3 * i + 1]), int(lagc[CO + 3 * i + 2]),
+             m is None)
+            for i, (c, _, m) in enumerate(plan.chains)
+        ]  # fmt: skip
         LA = CO + 3 * len(plan.chains)
         self.fifo_of = [j in plan.action_delay for j in self.actions]
         # a constant delay, or where the program of a distributed one starts
@@ -141,13 +142,21 @@ class LagRun:
     def _chain_start(self) -> list:
         """The chains' states at 0: steady at the history's first value, then advanced
         through its entries by the kernel's own closed form."""
-        out = [0.0] * sum(k + 1 for _, k, _, _ in self.chain_spec)
-        for c, k, r, at in self.chain_spec:
+        out = [0.0] * sum(k + 1 for _, k, _, _, _ in self.chain_spec)
+        for c, k, r, at, ph in self.chain_spec:
             ent = self.entries[c]
             out[at] = ent[0][0]
-            out[at + 1 : at + 1 + k] = [ent[0][1]] * k
+            if ph:  # steady: e u, u = alpha (-S)^-1 from the block
+                b = int(r)
+                out[at + 1 : at + 1 + k] = [ent[0][1] * u for u in self.lagc[b + 2 + k * k :
+                                                                            b + 2 + k * k + k]]  # fmt: skip
+            else:
+                out[at + 1 : at + 1 + k] = [ent[0][1]] * k
             for (_, v0, _), (t1, _, _) in itertools.pairwise(ent):
-                _chain_step(out, at, k, r * (t1 - out[at]), v0)
+                if ph:
+                    _ph_step(out, at, self.lagc, int(r), t1 - out[at], v0)
+                else:
+                    _chain_step(out, at, k, r * (t1 - out[at]), v0)
                 out[at] = t1
         return out
 

@@ -365,6 +365,8 @@ def python_function(python_source: str, trace: list | None = None) -> Callable:
         "_heap_pop": _heap_pop,
         "_chain_read": _chain_read,
         "_chain_step": _chain_step,
+        "_ph_step": _ph_step,
+        "_ph_read": _ph_read,
         "_trace": trace,
     }
     exec(compile(python_source, "<symdelay generated kernel>", "exec"), ns)
@@ -412,10 +414,17 @@ def _py_lag_read(lag, T: str, pad: str) -> list:
             else:
                 o, c = lag["CO"] + 3 * p, lag["chains"][p]
                 cz = f"int(lagc[{o + 2}])"
-                parts.append(
-                    f"lagc[{wi}] * _chain_read(chain, {cz}, int(lagc[{o}]), lagc[{o + 1}] * "
-                    f"({T} - chain[{cz}]), hist[3 * ({c} * cap + (hst[{HO + c}] & cmask)) + 1])"
-                )
+                e = f"hist[3 * ({c} * cap + (hst[{HO + c}] & cmask)) + 1]"
+                if lag["chain_ph"][p]:
+                    parts.append(
+                        f"lagc[{wi}] * _ph_read(chain, {cz}, lagc, int(lagc[{o + 1}]), "
+                        f"{T} - chain[{cz}], {e})"
+                    )
+                else:
+                    parts.append(
+                        f"lagc[{wi}] * _chain_read(chain, {cz}, int(lagc[{o}]), "
+                        f"lagc[{o + 1}] * ({T} - chain[{cz}]), {e})"
+                    )
         out.append(f"{pad}{sym} = {' + '.join(parts)}")
     return out
 
@@ -429,6 +438,54 @@ def _chain_read(cz: list, at: int, k: int, x: float, e: float) -> float:
         p = p * x / float(i - j)
         s += (cz[at + 1 + j] - e) * p
     return e + s
+
+
+def _ph_advance(d: list, g: list, P: int, n: int, x: float) -> list:
+    """The twin of the C ``ph_advance`` (``P``: where the matrix starts in ``g``)."""
+    K = max(1, math.ceil(x / 200.0))
+    xs = x / float(K)
+    for _ in range(K):
+        w = math.exp(-xs)
+        v = list(d)
+        acc = [w * di for di in d]
+        for m in range(1, 100000):
+            u = []
+            for j in range(n):
+                t = 0.0
+                for i in range(n):
+                    t += v[i] * g[P + i * n + j]
+                u.append(t)
+            w = w * xs / float(m)
+            v = u
+            for i in range(n):
+                acc[i] += w * u[i]
+            if float(m) > xs and w < 1e-18:
+                break
+        d = acc
+    return d
+
+
+def _ph_step(cz: list, at: int, g: list, b: int, h: float, e: float) -> None:
+    """The twin of the C ``ph_step`` (the block at ``g[b:]``)."""
+    n = int(g[b])
+    u = b + 2 + n * n
+    d = [cz[at + 1 + i] - e * g[u + i] for i in range(n)]
+    d = _ph_advance(d, g, b + 2, n, g[b + 1] * h)
+    for i in range(n):
+        cz[at + 1 + i] = e * g[u + i] + d[i]
+
+
+def _ph_read(cz: list, at: int, g: list, b: int, h: float, e: float) -> float:
+    """The twin of the C ``ph_read``."""
+    n = int(g[b])
+    u = b + 2 + n * n
+    s0 = u + n
+    d = [cz[at + 1 + i] - e * g[u + i] for i in range(n)]
+    d = _ph_advance(d, g, b + 2, n, g[b + 1] * h)
+    y = g[s0 + n] * e
+    for i in range(n):
+        y += (e * g[u + i] + d[i]) * g[s0 + i]
+    return y
 
 
 def _chain_step(cz: list, at: int, k: int, x: float, e: float) -> None:
@@ -643,10 +700,16 @@ def _py_push(lag) -> list:
             for ci, cc in enumerate(lag["chains"]):
                 if cc == c:
                     o = lag["CO"] + 3 * ci
+                    step = (
+                        f"_ph_step(chain, cz_, lagc, int(lagc[{o + 1}]), tn - chain[cz_], "
+                        "hist[o_ + 1])"
+                        if lag["chain_ph"][ci]
+                        else f"_chain_step(chain, cz_, int(lagc[{o}]), lagc[{o + 1}] * "
+                        "(tn - chain[cz_]), hist[o_ + 1])"
+                    )
                     out += [
                         f"{pad}    cz_ = int(lagc[{o + 2}])",
-                        f"{pad}    _chain_step(chain, cz_, int(lagc[{o}]), lagc[{o + 1}] * "
-                        f"(tn - chain[cz_]), hist[o_ + 1])",
+                        f"{pad}    {step}",
                         f"{pad}    chain[cz_] = tn",
                     ]
             out += [f"{pad}    hs_{i} = x[{i}] / eta" for i in lag["reads"][c]]
