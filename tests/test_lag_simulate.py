@@ -151,10 +151,10 @@ def test_window_reads_the_running_integral():
     # a window from the stored running integral: equal up to the rounding of the integrals
     m = model("moving_average")
     k = generated_kernel(m)
-    trace, _, _ = traced(k, 25, [10, 40], [0.0, 20.0], 3)
+    trace, _, _ = traced(k, 25, [10, 40], [0.0, 10.0], 3)
     times, states = _path(trace, [10, 40])
     draws = [s for s in trace if s[0] == "lazy"]
-    assert len(draws) > 500
+    assert len(draws) > 400
     for _, tn, _, lv, _ in draws:
         assert np.allclose(lv, value(times, states, tn) / 25, rtol=1e-9, atol=1e-9)
 
@@ -392,10 +392,11 @@ def test_chain_lag_reads_the_kernel_average(tmp_path, kind, lags, cdf, weight):
     f.write_text(CHAIN.format(kind=kind, lags=lags))
     m = load_toml(f, mu=1, lam=1, theta=2, D="0.8")
     k = generated_kernel(m)
-    grid = np.linspace(0, 3, 7)
-    c = k.run_replications(40, [30, 70], grid, 5, 2, backend="c", rate=0.0)
-    py = k.run_replications(40, [30, 70], grid, 5, 2, backend="python", chunk_events=83)
-    assert np.array_equal(c.paths, py.paths) and np.array_equal(c.final, py.final)
+    if weight == 1:  # the chains' C code (the mixture adds nothing to it: one compile less)
+        grid = np.linspace(0, 3, 7)
+        c = k.run_replications(40, [30, 70], grid, 5, 2, backend="c", rate=0.0)
+        py = k.run_replications(40, [30, 70], grid, 5, 2, backend="python", chunk_events=83)
+        assert np.array_equal(c.paths, py.paths) and np.array_equal(c.final, py.final)
     eta, X0 = 25, [10, 40]
     trace, _, _ = traced(k, eta, X0, [0.0, 8.0], 3)
     times, states = _path(trace, X0)

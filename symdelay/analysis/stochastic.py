@@ -352,6 +352,8 @@ def _generic_simulate(
     R = check_replications(replications)
     eta = check_eta(DEFAULT_ETA if eta is None else eta)
     lags = has_lags(model)
+    if lags:  # what cannot be simulated exactly is refused before any other work
+        _check_lags(model)
     past = _lag_history(model, history, eta) if lags else None
     if past is not None and isinstance(past, tuple) and initial is None:
         initial = np.floor(past[1][-1] * eta + 0.5)  # the table's last row, in counts
@@ -388,6 +390,22 @@ def _generic_simulate(
         events=run.events_per_replication,
         info=info,
     )
+
+
+def _check_lags(model) -> None:
+    """Refuse, in one line and before the equilibrium or the kernel is computed, the lags a
+    simulation cannot read exactly (:class:`~symdelay.analysis.kernel.lagplan.LagPlan`)."""
+    from symdelay.analysis.kernel.lagplan import LagPlan
+
+    def check():
+        index = {t.name: j for j, t in enumerate(model.transitions)}
+        acts = {index[t.name]: t.lag for t in model.transitions if t.lag}
+        rates = [(t.name, t.rate) for t in model.transitions]
+        plan = LagPlan(model.states, rates, dict(model.lags), acts, model.name)
+        plan.numbers(dict(model.values))
+        return True
+
+    model.cached("simulation lags checked", check)
 
 
 def _lag_history(model, history, eta):
