@@ -113,6 +113,8 @@ class LagRun:
         self.fcap = _pow2(max(16, 4 * int(min(rate * max(self.delays, default=0.0), 2**40)) + 16))
         self.hcap = _pow2(max(16, 4 * int(min(rate * sum(self.means), 2**40)) + 16))
         self._rates = None
+        if self.NA:  # made here, once: the replications' threads only read them
+            self._action_rates()
 
     # ------------------------------------------------------------ the history
     def _value(self, c: int, counts) -> float:
