@@ -234,7 +234,7 @@ def test_refusals(tmp_path):
     m = model("information_delay")
     # the history's memory, estimated first
     with pytest.raises(SymdelayInputError, match=r"history of the lagged values.*--force"):
-        simulate(model("information_delay", D=10**7), eta=10**6, T="0.001", dt="0.001")
+        simulate(model("information_delay", D=3), eta=10**7, T=3, dt=3)
     with pytest.raises(SymdelayInputError, match=r"empty.*reads information"):
         simulate(m, eta=10, T=1, history="empty")
     with pytest.raises(SymdelayInputError, match="shorter than the longest lag"):

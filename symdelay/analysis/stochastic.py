@@ -363,7 +363,7 @@ def _generic_simulate(
     grid = time_grid(Tf, dtf)
     opts = {"threads": threads, "chunk_events": chunk_events, "progress": progress}
     if lags:
-        opts |= _lag_run(model, kernel, eta, counts, past, force)
+        opts |= _lag_run(model, kernel, eta, counts, past, force, Tf)
     run = kernel.run_replications(
         eta, counts, grid, rng_seed, R, backend=backend, monitor=monitor, **opts
     )
@@ -451,19 +451,20 @@ def _longest_lag(model) -> float:
     return generated_kernel(model).plan.back(dict(model.values))
 
 
-def _lag_run(model, kernel, eta, counts, past, force) -> dict:
+def _lag_run(model, kernel, eta, counts, past, force, T) -> dict:
     """The run-time lag state's arguments, its memory estimated first (the rings hold the
-    events of the longest look-back: events per unit time at the equilibrium times it)."""
+    events of the longest look-back, or of the horizon when shorter: events per unit time at
+    the equilibrium times it)."""
     from symdelay.analysis.kernel.lagrun import LagRun
-    from symdelay.core.budget import check_memory, size_text
+    from symdelay.core.budget import check_memory
 
     total, _ = _rate_data(model)
     rate = eta * total
-    lag = LagRun(kernel, eta, counts, past, rate)
+    lag = LagRun(kernel, eta, counts, past, rate, horizon=T)
     check_memory(
         f"the history of the lagged values and the scheduled entries of {model.name} (about "
-        f"{rate * lag.back:.3g} entries over the longest lag {lag.back:g}, {size_text(lag.memory())} "
-        "per replication)",
+        f"{rate * min(lag.back, T):.3g} events over the longest lag {lag.back:g} or the "
+        "horizon, per replication)",
         lag.memory(),
         force=force,
         shrink="a smaller --eta or a shorter lag",

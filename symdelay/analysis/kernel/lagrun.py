@@ -32,6 +32,8 @@ __all__: list = []
 
 #: Bytes of one history entry (time, value, integral), of one FIFO entry, of one heap entry.
 ENTRY_BYTES, FIFO_BYTES, HEAP_BYTES = 24, 8, 16
+#: The most entries of a ring, FIFO or heap at the start (they double when full).
+FIRST = 1 << 22
 
 
 def history_pieces(t, v, eta: int, end: float = 0.0) -> tuple:
@@ -65,7 +67,7 @@ class LagRun:
     counts ``X0``, ``history`` (``None``, ``"empty"`` or ``(t, scaled values)``) and the
     number of events per unit time expected (``rate``: for the rings' first size)."""
 
-    def __init__(self, kernel, eta: int, X0, history, rate: float) -> None:
+    def __init__(self, kernel, eta: int, X0, history, rate: float, horizon=math.inf) -> None:
         plan = kernel.plan
         self.kernel, self.eta, self.X0 = kernel, float(eta), np.asarray(X0, dtype=np.int64)
         self.NCH, self.NP = len(plan.channels), len(plan.pointers)
@@ -109,9 +111,20 @@ class LagRun:
         self.entries = [self._channel_entries(c) for c in range(self.NCH)]
         self.chain0 = self._chain_start()
         pre = max((len(e) for e in self.entries), default=0)
-        self.cap = _pow2(max(64, 2 * pre + 4 * int(min(rate * back, 2**40)) + 16))
-        self.fcap = _pow2(max(16, 4 * int(min(rate * max(self.delays, default=0.0), 2**40)) + 16))
-        self.hcap = _pow2(max(16, 4 * int(min(rate * sum(self.means), 2**40)) + 16))
+        # the entries the run is expected to hold at once (events per unit time times the
+        # longest look-back or delay), then the first sizes: twice that, at most FIRST
+        # entries (beyond, the arrays double when full, each time checked against the budget)
+        span = min(back, float(horizon))  # a run shorter than the lag holds less
+        fspan = min(max(self.delays, default=0.0), float(horizon))
+        hspan = min(sum(self.means), float(horizon))
+        self.need = (
+            self.NCH * (pre + rate * span) * ENTRY_BYTES
+            + self.NF * rate * fspan * FIFO_BYTES
+            + (rate * hspan * HEAP_BYTES if self.NF < self.NA else 0.0)
+        )
+        self.cap = _pow2(max(64, 2 * pre + 16, min(2 * int(min(rate * span, 2**40)), FIRST)))
+        self.fcap = _pow2(max(16, min(2 * int(min(rate * fspan, 2**40)), FIRST)))
+        self.hcap = _pow2(max(16, min(2 * int(min(rate * hspan, 2**40)), FIRST)))
         self._rates = None
         if self.NA:  # made here, once: the replications' threads only read them
             self._action_rates()
@@ -163,9 +176,11 @@ class LagRun:
         return out
 
     def memory(self) -> float:
-        """Bytes of the rings, FIFOs and heap at their first size."""
+        """Bytes the history and the scheduled entries are expected to need at once (the
+        first sizes are at most twice that)."""
         heap = self.hcap * HEAP_BYTES if self.NF < self.NA else 0
-        return (self.NCH * self.cap * ENTRY_BYTES + self.NF * self.fcap * FIFO_BYTES + heap) * 1.0
+        first = self.NCH * self.cap * ENTRY_BYTES + self.NF * self.fcap * FIFO_BYTES + heap
+        return float(max(self.need, first / 2))
 
     # ------------------------------------------------------------ one replication
     def start(self, rs: np.ndarray) -> tuple:
