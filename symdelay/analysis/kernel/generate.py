@@ -83,15 +83,21 @@ def coefficients(coefficient_source: str, par, ix, H0: int, Mt: int, M: int) -> 
     return np.array(coef)
 
 
-def generate(states, names, jumps, rates, param_values) -> dict:
+def generate(states, names, jumps, rates, param_values, plan=None, label="the table") -> dict:
     """Generate the kernel of a checked table (``param_values``: symbol -> float). Returns the
     attributes of :data:`CACHED` and ``_par`` (the run-time parameters: the parameters the
     rates use, then their floats), ``_used_names``, ``_ix`` (the index tables), ``_order``
-    (slot -> transition)."""
+    (slot -> transition). ``plan``: the table's lags
+    (:class:`~symdelay.analysis.kernel.lagplan.LagPlan`), or ``None``."""
     n, M = len(states), len(rates)
     sv = [sp.Symbol(f"s_{i}") for i in range(n)]
+    lagsyms = [sym for sym, _ in plan.symbols] if plan is not None else []
+    if plan is not None:  # every delayed(E, k) becomes the symbol of its lagged value
+        rates = tuple(r.xreplace(plan.replace) for r in rates)
+    extra_free = set().union(*(E.free_symbols for E in plan.channels)) if plan else set()
     used = sorted(
-        set().union(*(r.free_symbols for r in rates)) - set(states),
+        set().union(*(r.free_symbols for r in rates)) - set(states) - set(lagsyms)
+        | extra_free - set(states),
         key=sp.default_sort_key,
     )
     # floats in the rates become run-time parameters (printed digits never matter)
@@ -107,7 +113,7 @@ def generate(states, names, jumps, rates, param_values) -> dict:
     index = {s: i for i, s in enumerate(sv)}
     # the classes of the package docstring: 'linear' (c * s_i), 'general' (the rest), the
     # count classes (the linear rates of one coefficient expression: one double at run time)
-    lin_state, lin_coef, general, cls_members, singles = classify(exprs, sv, jumps)
+    lin_state, lin_coef, general, cls_members, singles = classify(exprs, sv, jumps, lagsyms)
     in_class = {j for js in cls_members for j in js}
     # leaves of the sum tree in the order of the module docstring, a count class's at
     # its first member's slot (the other members' slots have no leaf)
@@ -131,8 +137,18 @@ def generate(states, names, jumps, rates, param_values) -> dict:
     # general rates: one global cse, then per distinct set of changed states the temporaries
     # and rates that depend on it (the dependency graph of the general part)
     gexprs = [exprs[j] for j in general]
-    lazy_total = _lazy_total(gexprs, sv, pv)
-    weighted = None if lazy_total is not None else _weighted_class(gexprs, sv, pv)
+    lagged = None
+    if plan is not None and plan.information:
+        nonneg = {sym: all(_nonnegative_channel(plan, t, states) for t in terms)
+                  for sym, terms in plan.symbols}  # fmt: skip
+        lagged = {sym: nonneg[sym] for sym in lagsyms}
+    lazy_total = _lazy_total(gexprs, sv, pv, lagged)
+    weighted = None
+    if lazy_total is None and not lagged:
+        weighted = _weighted_class(gexprs, sv, pv)
+    eager = set()  # lagged values read by eagerly updated rates: their changes are scheduled
+    if lagged:
+        eager = _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan)
     if weighted is not None:  # the slots keep the weights, the class its constant total
         gexprs = weighted[2]
     W2 = 1
@@ -145,7 +161,7 @@ def generate(states, names, jumps, rates, param_values) -> dict:
     P2 = _pow2(Mt - SH)
     PL = P2 - SH  # the tree position of linear slot q: PL + q
     temps, reduced = sp.cse(gexprs, symbols=sp.numbered_symbols("e_")) if gexprs else ([], [])
-    state_set = set(sv)
+    state_set = set(sv) | set(lagsyms)  # a lagged value changes like a state
     deps: dict = {}
 
     def state_deps(e):
@@ -170,7 +186,8 @@ def generate(states, names, jumps, rates, param_values) -> dict:
             stack += [u for u in exprs_of[t].free_symbols if u in var_names]
     live = [(s, e) for s, e in var_temps if s in want]
     g_states = sorted(
-        {index[s] for d in rate_deps for s in d} | {index[s] for t, _ in live for s in deps[t]}
+        {index[s] for d in rate_deps for s in d if s in index}
+        | {index[s] for t, _ in live for s in deps[t] if s in index}
     )
     temp_c = {s: pr(cpr, e, "a rate expression") for s, e in temps}
     temp_py = {s: pr(ppr, e, "a rate expression") for s, e in temps}
@@ -243,7 +260,7 @@ def generate(states, names, jumps, rates, param_values) -> dict:
             if lazy_total is not None
             else frozenset(i for i in changed[q] if i in g_states)
         )
-        gens = [g for g, d in enumerate(rate_deps) if key & {index[s] for s in d}]
+        gens = [g for g, d in enumerate(rate_deps) if key & {index[s] for s in d if s in index}]
         if key and key not in groups:
             groups[key] = len(blocks)
             syms = {sv[i] for i in key}
@@ -292,6 +309,102 @@ def generate(states, names, jumps, rates, param_values) -> dict:
             [(g, pr(ppr, c, what)) for g, c in lazy_total[1]],
         )
     wt = W2 if weighted is not None else 0
-    out["c_source"] = write_c(*spec, temp_c, rate_c, per_slot, ls, shapes, lz_c, wt)
-    out["python_source"] = write_python(*spec, temp_py, rate_py, lz_py, wt, NI)
+    lag_c = lag_py = None
+    if plan is not None:
+        lag_c, lag_py = _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M)
+        if eager:  # the scheduled updates: the pointers, temporaries and rates they concern
+            esyms = set(eager)
+            sched = {
+                "pointers": sorted({t.pointer for sym, ts in plan.symbols if sym in esyms
+                                    for t in ts if t.kind == "v"}),
+                "temps": [str(t) for t, _ in live if deps[t] & esyms],
+                "gens": [g for g, d in enumerate(rate_deps) if d & esyms],
+            }  # fmt: skip
+            lag_c["sched"] = lag_py["sched"] = sched
+        out["lag_e_py"] = lag_py["channels"]
+        classes["lags"] = {
+            "channels": len(plan.channels), "pointers": len(plan.pointers),
+            "lagged values": len(lagsyms), "action delayed": len(plan.actions),
+        }  # fmt: skip
+    out["c_source"] = write_c(*spec, temp_c, rate_c, per_slot, ls, shapes, lz_c, wt, lag_c)
+    out["python_source"] = write_python(*spec, temp_py, rate_py, lz_py, wt, NI, lag_py)
     return out
+
+
+def _nonnegative_channel(plan, term, states) -> bool:
+    """Whether a term is the value of a state (a count: >= 0) seen through a constant lag
+    (else the lagged value is only known to be real)."""
+    if term.kind != "v":
+        return False
+    c, _ = plan.pointers[term.pointer]
+    return plan.channels[c] in states and term.weight == 1
+
+
+def _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan) -> set:
+    """The lagged values read by rates outside a class of constant total (their rates are
+    then updated at the values' change times, scheduled events). Such a rate reading a
+    window is refused in one line: a window moves between events, so its rate does too."""
+    if lazy_total is not None:
+        return set()
+    lset = set(lagsyms)
+    terms = dict(plan.symbols)
+    out: set = set()
+    for j in general:
+        read = exprs[j].free_symbols & lset
+        if any(t.kind in "ic" for sym in read for t in terms[sym]):
+            raise SymdelayInputError(
+                f"{label}: the rate of transition {names[j]!r} reads a window or a chain but is "
+                "not in a class of constant total (the rates reading it, their sum free of the "
+                "state and of the lagged values): a window's or a chain's output moves between "
+                "events, so that rate varies between events (thinning would need a bound); "
+                "fluid answers for this model"
+            )
+        out |= read
+    return out
+
+
+def _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M):
+    """What the C writer and the twin need of the lags: the pointers' channels, the terms
+    of each lagged value, the channels' printed expressions (states as ``hs_i``), the
+    channels each slot's jump changes, the action index of each slot, the offsets of the
+    run-time numbers (``lagc``: look-backs, weights, action delays)."""
+    n = len(states)
+    hs = {s: sp.Symbol(f"hs_{i}") for i, s in enumerate(states)}
+    rest = {k: v for k, v in repl.items() if k not in hs}
+    P = len(plan.pointers)
+    terms, w = [], P
+    for sym, ts in plan.symbols:
+        row = []
+        for t in ts:
+            row.append((t.kind, t.pointer, w))
+            w += 1
+        terms.append((str(sym), row))
+    CO = w  # per chain: its phases, their rate, where its state starts
+    w += 3 * len(plan.chains)
+    actions = plan.actions
+    slot_of = {j: q for q, j in enumerate(order)}
+    act = [-1] * M
+    for a, j in enumerate(actions):
+        act[slot_of[j]] = a
+    afifo, nf = [], 0
+    for j in actions:
+        afifo.append(nf if j in plan.action_delay else -1)
+        nf += j in plan.action_delay
+    aoff = [w + a for a in range(len(actions))]  # a delay, or where a program starts
+    reads = [sorted(i for i in range(n) if states[i] in E.free_symbols) for E in plan.channels]
+    pushes = [[c for c, rd in enumerate(reads) if set(rd) & set(changed[q])] for q in range(M)]
+    common = {
+        "N": n, "NCH": len(plan.channels), "NP": P, "pch": [c for c, _ in plan.pointers],
+        "terms": terms, "act": act, "NA": len(actions), "reads": reads, "pushes": pushes,
+        "afifo": afifo, "NF": nf, "HEAP": bool(plan.action_law), "aoff": aoff,
+        "chains": [c for c, _, _ in plan.chains], "CO": CO,
+        "chain_ph": [m is None for _, _, m in plan.chains],
+    }  # fmt: skip
+
+    def printed(printer):
+        return [
+            pr(printer, E.xreplace(rest).xreplace(hs), f"the lagged expression {E}")
+            for E in plan.channels
+        ]
+
+    return common | {"channels": printed(cpr)}, common | {"channels": printed(ppr)}

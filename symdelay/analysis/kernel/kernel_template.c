@@ -14,6 +14,13 @@
    from the state at the start of a call), the event loop with EVENT SELECTION (waiting
    time, grid, descent of the tree, the classes drawn) and UPDATE (the jump, the rates it
    changes, their ancestors). */
+//@ if LAGS
+/* A table with lags (the sections LAGS, dropped for a table without: its source is as
+   before) adds HISTORY (each lagged expression's past: a ring of its values and running
+   integral, read through pointers that only move forward) and SCHEDULE (the entries of the
+   action-delayed transitions, one FIFO each, joining the event loop: the next event is the
+   earlier of the drawn time and the first entry due). */
+//@ endif
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
@@ -110,11 +117,162 @@ static inline void cwalk2(int64_t *c, int64_t x, int64_t y, const int64_t dx,
     if (dx + dy != 0) cwalk(c, x, dx + dy);
 }
 
+//@ if LAGS
+/* ---- HISTORY: channel c's entry of absolute index h, (time, value, running integral) in
+   a ring of cap entries; a pointer of look-back d at time T is the last entry whose time
+   plus d is at most T (one form for every comparison: a scheduled change at time + d
+   moves its pointer), and moves forward only (the look-ups are monotone in time) ---- */
+#define HE(c, h) (hist + 3 * ((c) * cap + ((h) & cmask)))
+static inline int64_t advance(const double *hist, int64_t h, const int64_t head,
+                              const int64_t base, const int64_t cmask, const double T,
+                              const double d) {
+    while (h < head && hist[3 * (base + ((h + 1) & cmask))] + d <= T) h++;
+    return h;
+}
+/* an Erlang chain of k phases at rate r read by a channel (an exponential lag: k = 1),
+   normalised (w = r z: every phase w_i = e at steady state e), its state cz = (time of its
+   last update, w_1 .. w_k): over a time h at the constant value e, w_i becomes e + sum_{j
+   <= i} (w_j - e) P_{i-j}(r h), P_m(x) = exp(-x) x^m / m! (the chain's closed form);
+   chain_read gives the last phase, the lag's output, without storing it */
+static inline double chain_read(const double *cz, const int64_t k, const double x,
+                                const double e) {
+    const double *w = cz + 1;
+    const int64_t i = k - 1;
+    double p = exp(-x), s = (w[i] - e) * p;
+    for (int64_t j = i - 1; j >= 0; j--) { p = p * x / (double)(i - j); s += (w[j] - e) * p; }
+    return e + s;
+}
+static inline void chain_step(double *cz, const int64_t k, const double x, const double e) {
+    double *w = cz + 1;
+    const double p0 = exp(-x);
+    for (int64_t i = k - 1; i >= 0; i--) {
+        double p = p0, s = (w[i] - e) * p;
+        for (int64_t j = i - 1; j >= 0; j--) { p = p * x / (double)(i - j); s += (w[j] - e) * p; }
+        w[i] = e + s;
+    }
+}
+/* a phase-type chain (lagplan.phase_block: g = n, lambda, P, u, s0, a0), its state cz =
+   (time of its last update, z_1 .. z_n): over a time h at the constant input e, z - e u
+   becomes (z - e u) exp(S h), by uniformization (sum_m Pois(m; lambda h) P^m, every term
+   >= 0; lambda h cut into steps of at most 200; the sum stopped past the mode once a
+   weight is below 1e-18); the output is (z s0) + a0 e */
+#define PH_MAX 64
+static inline void ph_advance(double *d, const double *P, const int64_t n, const double x) {
+    double v[PH_MAX], u[PH_MAX], acc[PH_MAX];
+    int64_t K = (int64_t)ceil(x / 200.0);
+    if (K < 1) K = 1;
+    const double xs = x / (double)K;
+    for (int64_t s = 0; s < K; s++) {
+        double w = exp(-xs);
+        for (int64_t i = 0; i < n; i++) { v[i] = d[i]; acc[i] = w * d[i]; }
+        for (int64_t m = 1; m < 100000; m++) {
+            for (int64_t j = 0; j < n; j++) {
+                double t = 0.0;
+                for (int64_t i = 0; i < n; i++) t += v[i] * P[i * n + j];
+                u[j] = t;
+            }
+            w = w * xs / (double)m;
+            for (int64_t i = 0; i < n; i++) { v[i] = u[i]; acc[i] += w * u[i]; }
+            if ((double)m > xs && w < 1e-18) break;
+        }
+        for (int64_t i = 0; i < n; i++) d[i] = acc[i];
+    }
+}
+static inline void ph_step(double *cz, const double *g, const double h, const double e) {
+    const int64_t n = (int64_t)g[0];
+    const double *u = g + 2 + n * n;
+    double d[PH_MAX];
+    for (int64_t i = 0; i < n; i++) d[i] = cz[1 + i] - e * u[i];
+    ph_advance(d, g + 2, n, g[1] * h);
+    for (int64_t i = 0; i < n; i++) cz[1 + i] = e * u[i] + d[i];
+}
+static inline double ph_read(const double *cz, const double *g, const double h, const double e) {
+    const int64_t n = (int64_t)g[0];
+    const double *u = g + 2 + n * n, *s0 = u + n;
+    double d[PH_MAX];
+    for (int64_t i = 0; i < n; i++) d[i] = cz[1 + i] - e * u[i];
+    ph_advance(d, g + 2, n, g[1] * h);
+    double y = s0[n] * e;
+    for (int64_t i = 0; i < n; i++) y += (e * u[i] + d[i]) * s0[i];
+    return y;
+}
+/* ---- SCHEDULE: a distributed action delay drawn by its program (lagplan.py: 0 constant,
+   1 uniform, 2 exponential, 3 Erlang, 4 phase type by walking its chain, 5 mixture), and
+   the heap of its entries (time, action), a binary min-heap on the time ---- */
+static inline double sample_lag(const double *g, uint64_t *rng) {
+    for (;;) {
+        switch ((int)g[0]) {
+        case 0: return g[1];
+        case 1: return g[1] + g[2] * unif(rng);
+        case 2: return g[1] * expo(rng);
+        case 3: {
+            const int64_t k = (int64_t)g[1];
+            double s = 0.0;
+            for (int64_t i = 0; i < k; i++) s += expo(rng);
+            return s * g[2];
+        }
+        case 4: {
+            const int64_t n = (int64_t)g[1];
+            double u = unif(rng), s = 0.0;
+            int64_t i = 0;
+            while (i < n && u >= g[2 + i]) i++;
+            while (i < n) {
+                const double *r = g + 2 + n + i * (n + 2);
+                s += expo(rng) / r[0];
+                u = unif(rng);
+                i = 0;
+                while (i < n && u >= r[1 + i]) i++;
+            }
+            return s;
+        }
+        default: {
+            const int64_t m = (int64_t)g[1];
+            const double u = unif(rng);
+            int64_t i = 0;
+            while (i < m - 1 && u >= g[2 + i]) i++;
+            g += (int64_t)g[2 + m + i];
+        }
+        }
+    }
+}
+static inline int64_t heap_push(double *h, int64_t n, const double t, const double a) {
+    int64_t i = n;
+    while (i > 0) {
+        const int64_t p = (i - 1) >> 1;
+        if (h[2 * p] <= t) break;
+        h[2 * i] = h[2 * p]; h[2 * i + 1] = h[2 * p + 1];
+        i = p;
+    }
+    h[2 * i] = t; h[2 * i + 1] = a;
+    return n + 1;
+}
+static inline int64_t heap_pop(double *h, int64_t n) {
+    n--;
+    const double t = h[2 * n], a = h[2 * n + 1];
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && h[2 * (c + 1)] < h[2 * c]) c++;
+        if (h[2 * c] >= t) break;
+        h[2 * i] = h[2 * c]; h[2 * i + 1] = h[2 * c + 1];
+        i = c;
+    }
+    h[2 * i] = t; h[2 * i + 1] = a;
+    return n;
+}
+
+//@ endif
 /* ---- the kernel ----------------------------------------------------------------------- */
 int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, double eta,
         int64_t *X0, uint64_t *rng, double *clock, const double *grid, int64_t ng,
         int64_t *out, int64_t *counts, int64_t max_events, int64_t *status,
+//@ if LAGS
+        double *bad, double *tree, int64_t *X, double *hist, int64_t *hst,
+        const double *lagc, double *fifo, double *heap, double *chain) {
+//@ else
         double *bad, double *tree, int64_t *X) {
+//@ endif
     /* == STATE: X holds the K_N counts of the state, then the count classes' integer
        trees; the index tables (offsets in ix[0 ..]); the parameters; the temporaries == */
     memcpy(X, X0, K_N * sizeof(int64_t));
@@ -142,11 +300,26 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
     int pending = clock[2] != 0.0;
     int64_t j = -1, k = 0, ev = 0;
 {{TEMPORARIES}}
+//@ if LAGS
+    /* == HISTORY and SCHEDULE: hst[0] the ring's entries per channel, hst[1] the FIFO's
+       per constant action delay, hst[2] set when one is full (the caller makes room and
+       calls again), hst[3] the heap's capacity, hst[4] its entries, then the channels'
+       heads, the pointers, each FIFO's first and next == */
+    const int64_t cap = hst[0], cmask = cap - 1, fcap = hst[1], fmask = fcap - 1;
+    const int64_t hcap = hst[3];
+    int landing = 0;
+    (void)cap; (void)cmask; (void)fcap; (void)fmask; (void)fifo; (void)lagc; (void)hist;
+    (void)hcap; (void)heap; (void)chain;
+{{LAG_DECLS}}
+//@ endif
 //@ if WEIGHTED
     double *wt = tree + 4 * P2; /* the weights of the weighted class: their own sum tree */
 //@ endif
 
     /* == RATES: every leaf from the state (at every call: the tree cannot drift) == */
+//@ if LAGS
+{{LAG_READ_START}}
+//@ endif
 {{RATES}}
 //@ if CLASS
     /* the general rates (checked above) as one leaf: their total, free of the state */
@@ -187,6 +360,10 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
             tn = R > 0.0 ? t + expo(rng) / R : INFINITY;
             pending = 1;
         }
+//@ if LAGS
+{{LAG_ROOM}}
+{{LANDING}}
+//@ endif
         while (k < ng && grid[k] < tn) {
             for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];
             k++;
@@ -318,6 +495,9 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
             }
         }
 //@ endif
+//@ if LAGS
+{{ACTION_DECIDE}}
+//@ endif
 
         /* == UPDATE: the jump (undone when a count would go negative), the rates it
            changes, every ancestor of their leaves == */
@@ -348,7 +528,13 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
 {{UPDATE}}
 //@ endif
     done:
+//@ if LAGS
+{{HISTORY_PUSH}}
+        counts[j] += !landing;
+        landing = 0;
+//@ else
         counts[j] += 1;
+//@ endif
         ev++;
         t = tn;
         pending = 0;

@@ -1,0 +1,435 @@
+"""The run-time side of a kernel with lags (see :mod:`symdelay.analysis.kernel`, "Lags"):
+the arrays the sections LAGS read and write (``hist``: each channel's ring of ``(time,
+value, running integral)``; ``hst``: the capacities, the full flag, the heads, the pointers
+and the FIFOs' ends; ``fifo``: the landing times of each action-delayed transition), filled
+at time 0 from the history (:func:`start`), and made larger when the kernel stops with a
+full ring or FIFO (:func:`grow`). Both backends get the same arrays, so their paths agree.
+
+The history is in counts: the initial state held constant on ``(-oo, 0]`` (``None``), a
+table ``(t, values)`` of scaled states interpolated linearly and rounded to counts
+(``round(eta * value)``: piecewise constant, changing where ``eta * value`` crosses a
+half-integer), or ``"empty"`` (no job decided before 0: action delays only). The jobs in
+transit at 0 (decided in ``[-d, 0)``, landing after 0) are drawn exactly: the decisions of a
+Poisson process at the rate of the history's state, piece by piece (memoryless), from the
+replication's own xoshiro256** stream, before its first event."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import numpy as np
+
+from symdelay.analysis.kernel.cwriter import lag_offsets
+from symdelay.analysis.kernel.expo import _exp_variate
+from symdelay.analysis.kernel.layout import _pow2
+from symdelay.analysis.kernel.pytwin import _chain_step, _ph_step, _sample_lag
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.rng import next_u64, unif
+
+__all__: list = []
+
+#: Bytes of one history entry (time, value, integral), of one FIFO entry, of one heap entry.
+ENTRY_BYTES, FIFO_BYTES, HEAP_BYTES = 24, 8, 16
+#: The most entries of a ring, FIFO or heap at the start (they double when full).
+FIRST = 1 << 22
+
+
+def history_pieces(t, v, eta: int, end: float = 0.0) -> tuple:
+    """The counts path of a history table: ``(starts, counts)``, the times where
+    ``round(eta * value)`` of some state changes on ``[t_0, end)`` (``t_0`` first) and the
+    counts on each piece (evaluated at its middle: no rounding tie at its ends)."""
+    t = np.asarray(t, dtype=float)
+    v = np.asarray(v, dtype=float) * eta
+    cuts = {float(t[0])}
+    for k in range(len(t) - 1):
+        a, b = v[k], v[k + 1]
+        for i in range(v.shape[1]):
+            lo, hi = sorted((a[i], b[i]))
+            if hi == lo:
+                continue
+            m = np.arange(math.floor(lo - 0.5) + 1, math.ceil(hi - 0.5))  # m + 0.5 in (lo, hi)
+            m = m[(m + 0.5 > lo) & (m + 0.5 < hi)]
+            cuts.update(t[k] + (m + 0.5 - a[i]) / (b[i] - a[i]) * (t[k + 1] - t[k]))
+    starts = np.array(sorted(c for c in cuts if c < end))
+    ends = np.append(starts[1:], end)
+    mids = (starts + ends) / 2
+    counts = np.column_stack(
+        [np.floor(np.interp(mids, t, v[:, i]) + 0.5) for i in range(v.shape[1])]
+    )
+    return starts, counts.astype(np.int64)
+
+
+class LagRun:
+    """What a kernel with lags needs at run time: ``kernel`` (a
+    :class:`~symdelay.analysis.kernel.GeneratedKernel` with a plan), ``eta``, the initial
+    counts ``X0``, ``history`` (``None``, ``"empty"`` or ``(t, scaled values)``) and the
+    number of events per unit time expected (``rate``: for the rings' first size)."""
+
+    def __init__(self, kernel, eta: int, X0, history, rate: float, horizon=math.inf) -> None:
+        plan = kernel.plan
+        self.kernel, self.eta, self.X0 = kernel, float(eta), np.asarray(X0, dtype=np.int64)
+        self.NCH, self.NP = len(plan.channels), len(plan.pointers)
+        self.pch = [c for c, _ in plan.pointers]
+        self.actions = plan.actions
+        self.NA = len(self.actions)
+        lagc = kernel._lagc
+        self.lagc = lagc.tolist()
+        self.lookback = lagc[: self.NP]
+        CO = self.NP + sum(len(ts) for _, ts in plan.symbols)
+        self.chain_spec = [  # (channel, phases, rate or block, where its state starts, ph)
+            (c, int(lagc[CO + 3 * i]), float(lagc[CO + 3 * i + 1]), int(lagc[CO + 3 * i + 2]),
+             m is None)
+            for i, (c, _, m) in enumerate(plan.chains)
+        ]  # fmt: skip
+        LA = CO + 3 * len(plan.chains)
+        self.fifo_of = [j in plan.action_delay for j in self.actions]
+        # a constant delay, or where the program of a distributed one starts
+        self.aoff = [LA + a if f else int(lagc[LA + a]) for a, f in enumerate(self.fifo_of)]
+        self.NF = sum(self.fifo_of)
+        self.delays = [lagc[o] for o, f in zip(self.aoff, self.fifo_of) if f]
+        self.means = [_mean(self.lagc, o) for o, f in zip(self.aoff, self.fifo_of) if not f]
+        back = max([*self.lookback, *self.delays, 0.0])
+        self.back = back
+        names = [str(s) for s in kernel.states]
+        ns = {"math": math} | {f"p_{k}": float(v) for k, v in enumerate(kernel._par)}
+        self._E = [
+            eval(
+                f"lambda {', '.join(f'hs_{i}' for i in range(len(names)))}: {src}", ns
+            )  # printed by SymPy
+            for src in kernel.lag_e_py
+        ]
+        # the channels' entries before 0 (the same for every replication)
+        if isinstance(history, tuple):
+            t, v = history
+            starts, counts = history_pieces(t, v, int(eta))
+            self.pieces = (starts, counts)
+        else:
+            self.pieces = (np.array([-back]), self.X0[None, :])
+        self.history = history
+        self.entries = [self._channel_entries(c) for c in range(self.NCH)]
+        self.chain0 = self._chain_start()
+        pre = max((len(e) for e in self.entries), default=0)
+        # the entries the run is expected to hold at once (events per unit time times the
+        # longest look-back or delay), then the first sizes: twice that, at most FIRST
+        # entries (beyond, the arrays double when full, each time checked against the budget)
+        span = min(back, float(horizon))  # a run shorter than the lag holds less
+        fspan = min(max(self.delays, default=0.0), float(horizon))
+        hspan = min(sum(self.means), float(horizon))
+        self.need = (
+            self.NCH * (pre + rate * span) * ENTRY_BYTES
+            + self.NF * rate * fspan * FIFO_BYTES
+            + (rate * hspan * HEAP_BYTES if self.NF < self.NA else 0.0)
+        )
+        self.cap = _pow2(max(64, 2 * pre + 16, min(2 * int(min(rate * span, 2**40)), FIRST)))
+        self.fcap = _pow2(max(16, min(2 * int(min(rate * fspan, 2**40)), FIRST)))
+        self.hcap = _pow2(max(16, min(2 * int(min(rate * hspan, 2**40)), FIRST)))
+        self._rates = None
+        if self.NA:  # made here, once: the replications' threads only read them
+            self._action_rates()
+
+    # ------------------------------------------------------------ the history
+    def _value(self, c: int, counts) -> float:
+        return float(self._E[c](*(int(x) / self.eta for x in counts)))
+
+    def _channel_entries(self, c: int) -> list:
+        """``[(time, value, integral)]`` of channel ``c`` up to time 0 (its value at 0 that
+        of the initial state), each a change of value; the integral is continued forward as
+        the kernel does (``I + E dt``)."""
+        starts, counts = self.pieces
+        out: list = []
+        for u, x in zip(starts.tolist(), counts):
+            val = self._value(c, x)
+            if out and out[-1][1] == val:
+                continue
+            if out:
+                t0, e0, i0 = out[-1]
+                out.append((u, val, i0 + e0 * (u - t0)))
+            else:
+                out.append((u, val, val * u))
+        val = self._value(c, self.X0)
+        if out[-1][1] != val:
+            t0, e0, i0 = out[-1]
+            out.append((0.0, val, i0 + e0 * (0.0 - t0)))
+        return out
+
+    def _chain_start(self) -> list:
+        """The chains' states at 0: steady at the history's first value, then advanced
+        through its entries by the kernel's own closed form."""
+        out = [0.0] * sum(k + 1 for _, k, _, _, _ in self.chain_spec)
+        for c, k, r, at, ph in self.chain_spec:
+            ent = self.entries[c]
+            out[at] = ent[0][0]
+            if ph:  # steady: e u, u = alpha (-S)^-1 from the block
+                b = int(r)
+                out[at + 1 : at + 1 + k] = [ent[0][1] * u for u in self.lagc[b + 2 + k * k :
+                                                                            b + 2 + k * k + k]]  # fmt: skip
+            else:
+                out[at + 1 : at + 1 + k] = [ent[0][1]] * k
+            for (_, v0, _), (t1, _, _) in itertools.pairwise(ent):
+                if ph:
+                    _ph_step(out, at, self.lagc, int(r), t1 - out[at], v0)
+                else:
+                    _chain_step(out, at, k, r * (t1 - out[at]), v0)
+                out[at] = t1
+        return out
+
+    def memory(self) -> float:
+        """Bytes the history and the scheduled entries are expected to need at once (the
+        first sizes are at most twice that)."""
+        heap = self.hcap * HEAP_BYTES if self.NF < self.NA else 0
+        first = self.NCH * self.cap * ENTRY_BYTES + self.NF * self.fcap * FIFO_BYTES + heap
+        return float(max(self.need, first / 2))
+
+    # ------------------------------------------------------------ one replication
+    def start(self, rs: np.ndarray) -> tuple:
+        """``(hist, hst, fifo, heap)`` of one replication at time 0; the jobs in transit are
+        drawn from its stream ``rs`` (advanced in place)."""
+        HO, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
+        hist = np.zeros(max(1, self.NCH * self.cap * 3))
+        hst = np.zeros(FO + 2 * self.NF + self.NCH, dtype=np.int64)  # bounds: 0
+        hst[0], hst[1], hst[3] = self.cap, self.fcap, self.hcap
+        for c, ent in enumerate(self.entries):
+            for h, e in enumerate(ent):
+                hist[3 * (c * self.cap + h) : 3 * (c * self.cap + h) + 3] = e
+            hst[HO + c] = len(ent) - 1
+        # every pointer starts at its channel's first entry
+        lands = self._in_transit(rs)
+        fifos = [x for x, f in zip(lands, self.fifo_of) if f]
+        fcap = self.fcap
+        while max((len(x) for x in fifos), default=0) >= fcap - 1:
+            fcap *= 2
+        hst[1] = fcap
+        fifo = np.zeros(max(1, self.NF * fcap))
+        for f, x in enumerate(fifos):
+            fifo[f * fcap : f * fcap + len(x)] = x
+            hst[FO + 2 * f], hst[FO + 2 * f + 1] = 0, len(x)
+        entries = sorted(
+            (t, float(a)) for a, (x, f) in enumerate(zip(lands, self.fifo_of)) if not f for t in x
+        )
+        hcap = self.hcap
+        while len(entries) >= hcap - 1:
+            hcap *= 2
+        hst[3] = hcap
+        heap = np.zeros(2 * hcap)
+        for i, (t, a) in enumerate(entries):  # sorted: a heap already
+            heap[2 * i], heap[2 * i + 1] = t, a
+        hst[4] = len(entries)
+        chain = np.array(self.chain0 or [0.0], dtype=np.float64)
+        return hist, hst, fifo, heap, chain
+
+    def _action_rates(self):
+        """Per action-delayed transition, ``beta(s)`` as a float function of the scaled
+        state (SymPy's lambdify, once)."""
+        if self._rates is None:
+            from symdelay.core.lazy import sympy as sp
+
+            k = self.kernel
+            vals = {p: sp.Float(v, 17) for p, v in k._param_values.items()}
+            self._rates = [
+                sp.lambdify(list(k.states), k.rates[j].xreplace(vals), modules="math")
+                for j in self.actions
+            ]
+        return self._rates
+
+    def _rate(self, f, x) -> float:
+        try:
+            r = self.eta * float(f(*(int(v) / self.eta for v in x)))
+        except (OverflowError, ZeroDivisionError, ValueError) as e:
+            raise SymdelayInputError(
+                f"{self.kernel.label}: the rate of an action-delayed transition cannot be "
+                f"evaluated on the history ({e})"
+            ) from None
+        if not (r >= 0.0 and math.isfinite(r)):
+            raise SymdelayInputError(
+                f"{self.kernel.label}: the rate of an action-delayed transition is {r} on the "
+                "history: rates must be finite and >= 0"
+            )
+        return r
+
+    def _in_transit(self, rs: np.ndarray) -> list:
+        """The landing times after 0 of the decisions before 0, per action. A constant delay
+        ``d``: the decisions of ``[-d, 0)``, a Poisson process at ``eta beta`` of the
+        history's state on each of its pieces, by exponential gaps (a gap that crosses a
+        piece's end is drawn again from there: memoryless). A distributed delay ``X``: the
+        decisions before the history's first time ``t_0`` still in transit at ``t_0`` are a
+        Poisson number of mean ``rate E[X]`` with the equilibrium excess law (the marking
+        theorem), then the decisions of ``[t_0, 0)`` piece by piece, each with its own draw
+        of ``X``; those landing after 0 are kept."""
+        if not self.NA or (isinstance(self.history, str) and self.history == "empty"):
+            return [[] for _ in range(self.NA)]
+        st = [int(v) for v in rs]
+        u64, un = functools.partial(next_u64, st), functools.partial(unif, st)
+        starts, counts = self.pieces
+        ends = np.append(starts[1:], 0.0)
+        out = []
+        for a, f in enumerate(self._action_rates()):
+            got: list = []
+            if self.fifo_of[a]:
+                d = float(self.lagc[self.aoff[a]])
+                for u0, u1, x in zip(starts.tolist(), ends.tolist(), counts):
+                    lo, hi = max(u0, -d), u1
+                    if not lo < hi:
+                        continue
+                    r = self._rate(f, x)
+                    s = lo
+                    while r > 0.0:
+                        s += _exp_variate(u64, un) / r
+                        if s >= hi:
+                            break
+                        got.append(s + d)
+                out.append(got)
+                continue
+            pos = self.aoff[a]
+            t0 = float(starts[0])
+            r0 = self._rate(f, counts[0])
+            mu = r0 * _mean(self.lagc, pos)
+            z = _exp_variate(u64, un)
+            while z < mu:  # a Poisson number of mean mu, by unit exponential gaps
+                land = t0 + _excess(self.lagc, pos, u64, un)
+                if land > 0.0:
+                    got.append(land)
+                z += _exp_variate(u64, un)
+            for u0, u1, x in zip(starts.tolist(), ends.tolist(), counts):
+                if not u0 < u1:
+                    continue
+                r = self._rate(f, x)
+                s = u0
+                while r > 0.0:
+                    s += _exp_variate(u64, un) / r
+                    if s >= u1:
+                        break
+                    land = s + _sample_lag(self.lagc, pos, u64, un)
+                    if land > 0.0:
+                        got.append(land)
+            out.append(got)
+        rs[:] = np.array(st, dtype=np.uint64)
+        return out
+
+    # ------------------------------------------------------------ room
+    def grow(self, hist, hst, fifo, heap, chain, force: bool) -> tuple:
+        """Larger arrays after the kernel stopped with ``hst[2]`` set (1: a ring, 2: a
+        FIFO, 3: the heap full), the entries kept at their absolute indices."""
+        from symdelay.core.budget import check_memory
+
+        HO, PO, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
+        flag, hst[2] = int(hst[2]), 0
+        cap, fcap, hcap = int(hst[0]), int(hst[1]), int(hst[3])
+        shrink = "a smaller --eta or a shorter lag"
+        if flag == 1:
+            new = 2 * cap
+            what = f"the history of the lagged values ({self.NCH} x {new} entries)"
+            check_memory(what, self.NCH * new * ENTRY_BYTES, force=force, shrink=shrink)
+            out = np.zeros(self.NCH * new * 3)
+            for c in range(self.NCH):
+                lo = min(
+                    (int(hst[PO + p]) for p in range(self.NP) if self.pch[p] == c),
+                    default=int(hst[HO + c]),  # read by chains only: its last entry
+                )
+                h = np.arange(lo, int(hst[HO + c]) + 1)
+                src = 3 * (c * cap + (h & (cap - 1)))
+                dst = 3 * (c * new + (h & (new - 1)))
+                for o in range(3):
+                    out[dst + o] = hist[src + o]
+            hst[0] = new
+            return out, hst, fifo, heap, chain
+        if flag == 3:
+            new = 2 * hcap
+            what = f"the scheduled entries of the distributed action delays ({new})"
+            check_memory(what, new * HEAP_BYTES, force=force, shrink=shrink)
+            out = np.zeros(2 * new)
+            out[: 2 * int(hst[4])] = heap[: 2 * int(hst[4])]
+            hst[3] = new
+            return hist, hst, fifo, out, chain
+        new = 2 * fcap
+        what = f"the scheduled entries of the constant action delays ({self.NF} x {new})"
+        check_memory(what, self.NF * new * FIFO_BYTES, force=force, shrink=shrink)
+        out = np.zeros(self.NF * new)
+        for f in range(self.NF):
+            e = np.arange(int(hst[FO + 2 * f]), int(hst[FO + 2 * f + 1]))
+            out[f * new + (e & (new - 1))] = fifo[f * fcap + (e & (fcap - 1))]
+        hst[1] = new
+        return hist, hst, out, heap, chain
+
+
+# ---------------------------------------------------------------------------------------
+# the laws of the distributed action delays, read from their programs
+# (symdelay.analysis.kernel.lagplan.program): the mean and the equilibrium excess law
+
+
+def _phase_matrix(g: list, pos: int):
+    """``(alpha, S)`` of a phase-type program."""
+    n = int(g[pos + 1])
+    cum = np.array(g[pos + 2 : pos + 2 + n])
+    alpha = np.diff(np.concatenate([[0.0], cum]))
+    S = np.zeros((n, n))
+    for i in range(n):
+        r = pos + 2 + n + i * (n + 2)
+        p = np.diff(np.concatenate([[0.0], g[r + 1 : r + 1 + n]]))
+        S[i] = g[r] * p
+        S[i, i] = -g[r]
+    return alpha, S
+
+
+def _mean(g: list, pos: int) -> float:
+    """The mean of the law whose program starts at ``g[pos]``."""
+    kind = int(g[pos])
+    if kind == 0:
+        return g[pos + 1]
+    if kind == 1:
+        return g[pos + 1] + g[pos + 2] / 2
+    if kind == 2:
+        return g[pos + 1]
+    if kind == 3:
+        return g[pos + 1] * g[pos + 2]
+    if kind == 4:
+        alpha, S = _phase_matrix(g, pos)
+        return float(alpha @ np.linalg.solve(-S, np.ones(len(alpha))))
+    m = int(g[pos + 1])
+    w = np.diff(np.concatenate([[0.0], g[pos + 2 : pos + 2 + m]]))
+    return float(sum(w[i] * _mean(g, pos + int(g[pos + 2 + m + i])) for i in range(m)))
+
+
+def _excess(g: list, pos: int, u64, un) -> float:
+    """A draw of the equilibrium excess law of ``X`` (density ``P(X > s) / E[X]``): how long
+    a job decided in a stationary past still has to go."""
+    kind = int(g[pos])
+    if kind == 0:
+        return g[pos + 1] * un()
+    if kind == 1:
+        a, w = g[pos + 1], g[pos + 2]
+        if un() * (a + w / 2) < a:
+            return a * un()
+        return a + w - w * math.sqrt(un())  # density (b - s) on [a, b]
+    if kind == 2:
+        return g[pos + 1] * _exp_variate(u64, un)
+    if kind == 3:
+        k = int(g[pos + 1])
+        left = min(k, int(un() * k) + 1)  # the phases left: uniform on 1..k
+        return sum(_exp_variate(u64, un) for _ in range(left)) * g[pos + 2]
+    if kind == 4:
+        alpha, S = _phase_matrix(g, pos)
+        v = np.linalg.solve(-S.T, alpha)
+        cum = np.cumsum(v / v.sum())
+        n = len(alpha)
+        u, i = un(), 0
+        while i < n - 1 and u >= cum[i]:
+            i += 1
+        s = 0.0
+        while i < n:
+            r = pos + 2 + n + i * (n + 2)
+            s += _exp_variate(u64, un) / g[r]
+            u, i = un(), 0
+            while i < n and u >= g[r + 1 + i]:
+                i += 1
+        return s
+    m = int(g[pos + 1])
+    w = np.diff(np.concatenate([[0.0], g[pos + 2 : pos + 2 + m]]))
+    sub = [pos + int(g[pos + 2 + m + i]) for i in range(m)]
+    size = np.array([w[i] * _mean(g, sub[i]) for i in range(m)])
+    cum = np.cumsum(size / size.sum())
+    u, i = un(), 0
+    while i < m - 1 and u >= cum[i]:
+        i += 1
+    return _excess(g, sub[i], u64, un)
