@@ -303,33 +303,36 @@ def test_action_lag_must_be_declared():
 
 
 def test_delay_model_refuses_what_it_does_not_have():
-    """No ODE drift, Jacobian or diffusion; simulations refuse in one line (never an answer
-    that ignores the lag; the fluid path is the delay fluid's: tests/test_delay_fluid.py)."""
+    """No ODE drift, Jacobian or diffusion; the simulation of a neutral model refuses in one
+    line (never an answer that ignores the lag; the fluid path is the delay fluid's:
+    tests/test_delay_fluid.py; the simulation of the others: tests/test_lag_simulate.py)."""
     m = load_toml(EXAMPLES / "constant_action_delay.toml", mu=1, lam=1, theta=2, D=1)
     for attr in ("drift", "jacobian", "diffusion", "modes"):
         with pytest.raises(DelayModelError, match="has lags"):
             getattr(m, attr)
     from symdelay.analysis.stochastic import simulate
 
-    with pytest.raises(DelayModelError, match="not built for delay models yet"):
-        simulate(m, eta=10, T=1)
+    neutral = load_toml(EXAMPLES / "announcement.toml", mu=1, lam=1, theta=2, D=1, p="0.5")
+    with pytest.raises(SymdelayInputError, match="dot.*fluid answers"):
+        simulate(neutral, eta=10, T=1)
 
 
 @pytest.mark.parametrize(
     "args, settings",
     [
-        (["simulate", "--T", "5"], ("mu=1", "lam=1", "theta=2", "D=1")),
-        (["normal-form"], ("mu=1", "lam=1", "D=1")),
+        (["simulate", "--T", "5"], ("mu=1", "lam=1", "theta=2", "D=1", "p=0.5")),
+        (["normal-form"], ("mu=1", "lam=1", "D=1", "p=0.5")),
     ],
 )
 def test_cli_refuses_time_paths_of_a_delay_model(run_cli, args, settings):
     status, out, err = run_cli(
         *args,
         "--model-file",
-        str(EXAMPLES / "constant_action_delay.toml"),
+        str(EXAMPLES / "announcement.toml"),
         *[x for k in settings for x in ("--set", k)],
     )
-    assert status == 2 and out == "" and err.count("\n") == 1 and "has lags" in err, err
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert "has lags" in err or "fluid answers" in err, err
 
 
 def test_cli_charpoly_of_every_delay_example(run_cli):

@@ -18,12 +18,18 @@ __all__ = ["GeneratedKernel", "KernelRun", "check_table", "generated_kernel"]
 
 def generated_kernel(model) -> GeneratedKernel:
     """The exact simulator generated from ``model``'s transition table (built once per model,
-    compiled at first run)."""
-    if has_lags(model):
-        model.require_no_lags("an exact simulation", not_yet=True)
+    compiled at first run); a model with lags reads them as :mod:`symdelay.analysis.kernel`
+    says ("Lags"), and what it cannot read exactly is refused in one line."""
+    lags = dict(model.lags) if has_lags(model) else None
+    actions = {t.name: t.lag for t in model.transitions if t.lag} if lags else None
     return model.cached(
         "kernel",
         lambda: GeneratedKernel(
-            model.states, [(t.name, t.change, t.rate) for t in model.transitions], model.values
+            model.states,
+            [(t.name, t.change, t.rate) for t in model.transitions],
+            model.values,
+            lags=lags,
+            actions=actions,
+            label=model.name,
         ),
     )

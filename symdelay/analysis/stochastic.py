@@ -118,8 +118,10 @@ def _rate_data(model) -> tuple[float, int]:
     (SymPy's count_ops), once per model."""
 
     def compute():
+        from symdelay.model.lags import steady
+
         point = {**model.equilibrium.point, **model.values}
-        total = float(sum(t.rate.xreplace(point) for t in model.transitions))
+        total = float(sum(steady(t.rate).xreplace(point) for t in model.transitions))
         ops = sum(int(sp.count_ops(t.rate)) + 1 for t in model.transitions)
         return total, ops
 
@@ -226,10 +228,13 @@ def simulate(
     monitor: Callable[[float, int], None] | None = None,
     force: bool = False,
     chunk_events: int | None = None,
+    history=None,
 ) -> TimeSeries:
     """Exact (Gillespie) sample paths of ``model``'s jump process at scale ``eta``, recorded
     on the grid ``0, dt, ..., floor(T/dt) dt`` (the state at each time, events at that time
-    included), scaled by ``1/eta``.
+    included), scaled by ``1/eta``. A model with lags reads its lagged values from the
+    piecewise-constant past of the path and schedules its action-delayed jumps
+    (:mod:`symdelay.analysis.kernel`, "Lags": exact, no time step).
 
     Parameters
     ----------
@@ -275,13 +280,22 @@ def simulate(
     chunk_events : int, optional
         Events per call into the kernel (Ctrl-C is checked between calls; the result does not
         depend on it).
+    history : None, "empty", str or dict, optional
+        A model with lags only: the states before 0, the fluid path's contract
+        (:func:`symdelay.analysis.fluid.fluid`). ``None``: the initial counts held constant
+        on ``(-oo, 0]`` (an action delay's jobs in transit at 0 are then the decisions of
+        ``[-d, 0)`` at the initial state's rates, drawn exactly); ``"empty"``: nothing decided
+        before 0 (action delays only); a CSV file or a table ``{"t": [...], state: [...]}`` of
+        scaled states back to the longest lag, interpolated linearly and rounded to counts
+        (``round(eta * value)``), its last row the default start.
 
     Returns
     -------
     TimeSeries
         ``kind="simulation"``: the scaled paths (``values`` of shape ``(replications,
         len(t), states)``), ``events`` per replication, ``info`` with the backend, the
-        transition names and counts and the final counts.
+        transition names and counts and the final counts (a model with lags: ``lags``, how
+        each lag was read, and ``history``).
 
     Examples
     --------
@@ -300,9 +314,12 @@ def simulate(
     if result is not None:
         return result
     need_table(model, "simulation")
-    if has_lags(model):
-        model.require_no_lags("an exact simulation", not_yet=True)
-    return _generic_simulate(model, **kw)
+    if history is not None and not has_lags(model):
+        raise SymdelayInputError(
+            f"--history is for a model with lags: {getattr(model, 'name', model)} has none "
+            "(its start is --initial)"
+        )
+    return _generic_simulate(model, history=history, **kw)
 
 
 def _initial_counts(model, initial, eta: int) -> np.ndarray:
@@ -322,7 +339,7 @@ def _initial_counts(model, initial, eta: int) -> np.ndarray:
 
 def _generic_simulate(
     model, *, eta, T, dt, initial, seed, replications, backend, threads, progress, monitor,
-    force, chunk_events,
+    force, chunk_events, history=None,
 ) -> TimeSeries:  # fmt: skip
     from symdelay.analysis.roots import require_values
     from symdelay.analysis.simulate import generated_kernel
@@ -334,11 +351,17 @@ def _generic_simulate(
     rng_seed, seed_record = check_seed(seed)
     R = check_replications(replications)
     eta = check_eta(DEFAULT_ETA if eta is None else eta)
+    lags = has_lags(model)
+    past = _lag_history(model, history, eta) if lags else None
+    if past is not None and isinstance(past, tuple) and initial is None:
+        initial = np.floor(past[1][-1] * eta + 0.5)  # the table's last row, in counts
     counts = _initial_counts(model, initial, eta)
     check_simulation_cost(model, eta, Tf, R, force=force)
     kernel = generated_kernel(model)
     grid = time_grid(Tf, dtf)
     opts = {"threads": threads, "chunk_events": chunk_events, "progress": progress}
+    if lags:
+        opts |= _lag_run(model, kernel, eta, counts, past, force)
     run = kernel.run_replications(
         eta, counts, grid, rng_seed, R, backend=backend, monitor=monitor, **opts
     )
@@ -351,6 +374,10 @@ def _generic_simulate(
         "transition_counts": run.transition_counts,
         "final": run.final,
     }
+    if lags:
+        info["lags"] = _lag_info(model, kernel)
+        params["history"] = _history_text(history, past)
+        info["history"] = params["history"]
     return TimeSeries(
         tuple(s.name for s in model.states),
         grid,
@@ -361,6 +388,104 @@ def _generic_simulate(
         events=run.events_per_replication,
         info=info,
     )
+
+
+def _lag_history(model, history, eta):
+    """The history of a model with lags as the kernel takes it (``None``, ``"empty"`` or
+    ``(t, scaled values)``), checked as the fluid path checks it."""
+    from symdelay.analysis.dfluid import EMPTY, read_history
+
+    names = [s.name for s in model.states]
+    if history is None:
+        return None
+    info = any(t.rate.has(sp.Function("delayed")) for t in model.transitions)
+    if isinstance(history, str) and history.strip() == EMPTY:
+        if info:
+            raise SymdelayInputError(
+                f"--history empty (nothing routed before 0) is for action delays: "
+                f"{model.name} reads information through a lag, whose past must be given "
+                "(leave --history out for the initial state held constant, or give a table)"
+            )
+        if not any(t.lag for t in model.transitions):
+            raise SymdelayInputError(
+                f"--history empty: {model.name} has no action-delayed transition (lag = NAME)"
+            )
+        return EMPTY
+    t, v = read_history(history, names)
+    if np.any(v < 0):
+        raise SymdelayInputError("--history: the states must be >= 0 (scaled queue lengths)")
+    back = _longest_lag(model)
+    if t[0] > -back + 1e-12 * max(1.0, back):
+        raise SymdelayInputError(
+            f"--history covers [{t[0]:g}, 0], shorter than the longest lag of {model.name} "
+            f"({back:g}): give rows back to t = {-back:g}"
+        )
+    if np.any(v * eta >= 2.0**52):
+        raise SymdelayInputError("--history: eta times a state must be below 2^52 jobs")
+    return t, v
+
+
+def _longest_lag(model) -> float:
+    """The longest look-back or action delay of ``model`` at its values (the kernel's
+    reading: constant lags, uniform windows and mixtures of them)."""
+    from symdelay.analysis.simulate import generated_kernel
+
+    return generated_kernel(model).plan.back(dict(model.values))
+
+
+def _lag_run(model, kernel, eta, counts, past, force) -> dict:
+    """The run-time lag state's arguments, its memory estimated first (the rings hold the
+    events of the longest look-back: events per unit time at the equilibrium times it)."""
+    from symdelay.analysis.kernel.lagrun import LagRun
+    from symdelay.core.budget import check_memory, size_text
+
+    total, _ = _rate_data(model)
+    rate = eta * total
+    lag = LagRun(kernel, eta, counts, past, rate)
+    check_memory(
+        f"the history of the lagged values and the scheduled entries of {model.name} (about "
+        f"{rate * lag.back:.3g} entries over the longest lag {lag.back:g}, {size_text(lag.memory())} "
+        "per replication)",
+        lag.memory(),
+        force=force,
+        shrink="a smaller --eta or a shorter lag",
+    )
+    return {"lag_run": lag, "force": force}
+
+
+def _lag_info(model, kernel) -> dict:
+    """How each lag was read (the record's ``info["lags"]``)."""
+    plan = kernel.plan
+    out: dict = {}
+    for name, lag in model.lags.items():
+        if any(t.lag == name for t in model.transitions):
+            out[name] = (
+                f"{lag.kind} action delay: each decision's jump scheduled {lag.args['value']} "
+                "later (a FIFO beside the rate tree)"
+            )
+    readers = {str(o.args[1]) for o in plan.replace}
+    for name in sorted(readers):
+        kind = model.lags[name].kind
+        how = {
+            "constant": "the path's value looked up at t - tau in its history",
+            "uniform": "the window average from the exact running integral of the path",
+            "mixture": "the weighted sum of its members' readings",
+        }[kind]
+        out[name] = (
+            f"{kind} information lag: {how}, when the class of constant total that reads it is drawn"
+        )
+    return out
+
+
+def _history_text(history, past):
+    if past is None:
+        return "initial state held constant"
+    if isinstance(past, str):
+        return past
+    t, _ = past
+    src = history if isinstance(history, str) else "table"
+    return {"table": str(src), "t": [float(t[0]), float(t[-1])], "rows": len(t),
+            "counts": "round(eta * value), the table interpolated linearly"}  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------

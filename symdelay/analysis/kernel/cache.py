@@ -41,9 +41,10 @@ def _package_digest(folder: Path | None = None) -> str:
 GENERATOR_DIGEST = _package_digest()
 
 
-def cache_key(states, jumps, rates, parameters) -> str:
-    """Content hash of the table (states, jumps, rates, parameter names) and of the
-    generator: the name of the cached generation result."""
+def cache_key(states, jumps, rates, parameters, extra: str = "") -> str:
+    """Content hash of the table (states, jumps, rates, parameter names; ``extra``: the
+    structure of its lags, when it has any) and of the generator: the name of the cached
+    generation result."""
     h = hashlib.sha256()
     h.update(GENERATOR_DIGEST.encode())
     h.update(RNG_C_SOURCE.encode())  # the generated sources embed the generator
@@ -54,16 +55,18 @@ def cache_key(states, jumps, rates, parameters) -> str:
     for r in rates:
         h.update(b"\0" + _canonical_text(r, memo).encode())
     h.update("|".join(sorted(map(sp.srepr, parameters))).encode())
+    if extra:
+        h.update(b"\0lags\0" + extra.encode())
     return h.hexdigest()[:24]
 
 
-def cache_path(states, jumps, rates, parameters) -> Path | None:
+def cache_path(states, jumps, rates, parameters, extra: str = "") -> Path | None:
     """Where the generation of this table is cached; ``None`` when it is not (two parameters
     of one name, or ``SYMDELAY_NO_GEN_CACHE`` set)."""
     names = [str(p) for p in parameters]
     if len(set(names)) != len(names) or os.environ.get("SYMDELAY_NO_GEN_CACHE"):
         return None
-    return cache_dir() / f"gen-{cache_key(states, jumps, rates, parameters)}.json"
+    return cache_dir() / f"gen-{cache_key(states, jumps, rates, parameters, extra)}.json"
 
 
 def read_generation(path: Path | None) -> dict | None:
@@ -105,7 +108,17 @@ def _bind(lib):
     return fn
 
 
-def load_shared(source: str):
+def _bind_lags(lib):
+    fn = _bind(lib)
+    i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
+    f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
+    fn.argtypes = [*fn.argtypes, f64p, i64p, f64p, f64p]  # hist, hst, lagc, fifo
+    return fn
+
+
+def load_shared(source: str, lags: bool = False):
     """The compiled kernel of the C ``source`` (built into the cache at first use, for this
-    processor), or ``None`` when no compiler works or ``SYMDELAY_NO_C`` is set."""
-    return load_library(source, "generated", "the generated kernel", _bind, native=True)
+    processor), or ``None`` when no compiler works or ``SYMDELAY_NO_C`` is set; ``lags``:
+    a kernel with the arguments of the sections LAGS."""
+    bind = _bind_lags if lags else _bind
+    return load_library(source, "generated", "the generated kernel", bind, native=True)

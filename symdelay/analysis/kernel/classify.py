@@ -27,13 +27,14 @@ class RateClasses(NamedTuple):
     singles: list
 
 
-def classify(exprs, sv, jumps) -> RateClasses:
-    """The linear, general and count classes of the rates ``exprs`` (in ``sv`` and ``p_k``)."""
+def classify(exprs, sv, jumps, lagged=()) -> RateClasses:
+    """The linear, general and count classes of the rates ``exprs`` (in ``sv`` and ``p_k``;
+    a rate that reads a lagged value, a symbol of ``lagged``, is general)."""
     M = len(exprs)
     index = {s: i for i, s in enumerate(sv)}
     lin_state, lin_coef = [-1] * M, [sp.Integer(0)] * M
     for j, e in enumerate(exprs):
-        c, rest = e.as_independent(*sv, as_Add=False)
+        c, rest = e.as_independent(*sv, *lagged, as_Add=False)
         if rest in index:
             lin_state[j], lin_coef[j] = index[rest], c
     general = [j for j in range(M) if lin_state[j] < 0]
@@ -49,26 +50,33 @@ def classify(exprs, sv, jumps) -> RateClasses:
     return RateClasses(lin_state, lin_coef, general, cls_members, singles)
 
 
-def _lazy_total(gexprs, sv, pv):
+def _lazy_total(gexprs, sv, pv, lagged=None):
     """``(total, factors)`` when the total of the general rates is free of the state and each
     of them is ``c * f`` with ``f`` provably >= 0 for counts >= 0 and real parameters (SymPy's
     assumptions) and ``c`` free of the state (``factors``: the ``c`` not provably >= 0, each
     checked >= 0 from the parameters at every call), else ``None``. Such rates form one leaf
     of the tree, their constant total; they are evaluated only when that leaf is drawn (one
     of them then by a new uniform), never when the state changes: e.g. the routing of
-    arrivals, whose probabilities sum to one."""
-    if not 2 <= len(gexprs) <= tuning._LAZY_MAX:
+    arrivals, whose probabilities sum to one.
+
+    ``lagged``: ``{symbol: nonnegative}`` of the lagged values the rates read (a table with
+    lags): the total must be free of them too, and the class has no size limit (evaluating
+    the rates when the class is drawn is what makes reading a lagged value exact)."""
+    most = tuning._LAZY_MAX if not lagged else len(gexprs)
+    if not 2 <= len(gexprs) <= most:
         return None
     assume = {s: sp.Dummy(nonnegative=True) for s in sv} | {p: sp.Dummy(real=True) for p in pv}
+    for s, nonneg in (lagged or {}).items():
+        assume[s] = sp.Dummy(nonnegative=True) if nonneg else sp.Dummy(real=True)
     factors = []
     for g, e in enumerate(gexprs):
-        c, f = e.as_independent(*sv, as_Add=False)
+        c, f = e.as_independent(*sv, *(lagged or ()), as_Add=False)
         if f.xreplace(assume).is_nonnegative is not True:
             return None
         if c.xreplace(assume).is_nonnegative is not True:
             factors.append((g, c))
     total = sp.cancel(sp.together(sp.Add(*gexprs)))
-    if total.free_symbols & set(sv):
+    if total.free_symbols & (set(sv) | set(lagged or ())):
         return None
     return total, factors
 

@@ -133,7 +133,7 @@ def _c_jump(pad: str, entries, slot) -> list:
 
 def write_c(
     n, M, P2, P, const_temps, live, g_states, blocks, H0, Mt, NC, GT, SH, cb,
-    temp_c, rate_c, per_slot, ls, shapes, lz_c=None, W2=0,
+    temp_c, rate_c, per_slot, ls, shapes, lz_c=None, W2=0, lag=None,
 ):  # fmt: skip
     """The C source of a table's kernel: the template filled with its layout (``n`` states,
     ``M`` transitions, ``P2`` leaves, ``P`` run-time parameters, ``Mt`` slots with a leaf of
@@ -143,7 +143,8 @@ def write_c(
     ``blocks``, ``temp_c`` and ``rate_c`` the printed temporaries and general rates,
     ``per_slot`` and ``shapes`` the update of each transition or shape class, ``lz_c`` the
     total and factors of a lazy or weighted class, ``W2`` the leaves of a weighted class's
-    tree)."""
+    tree, ``lag`` the lags of :func:`~symdelay.analysis.kernel.generate._lag_spec` or
+    ``None``: the sections LAGS of the template, :func:`lag_blocks`)."""
     PL = P2 - SH  # the tree position of linear slot q: PL + q
     G = len(rate_c)
     shaped = bool(
@@ -191,6 +192,12 @@ def write_c(
             w("        goto done;")
 
     def layout():
+        if lag is not None and lag["NA"]:
+            acts = ", ".join(map(str, lag["act"]))
+            slots = ", ".join(str(q) for a in range(lag["NA"]) for q, b in
+                              enumerate(lag["act"]) if b == a)  # fmt: skip
+            w(f"static const int64_t K_ACT[{M}] = {{{acts}}}; /* slot -> action, or -1 */")
+            w(f"static const int64_t K_ACT_SLOT[{lag['NA']}] = {{{slots}}};")
         for name, value in [
             ("P2", P2), ("M", M), ("MT", Mt), ("K_N", n), ("K_PL", PL), ("K_NLEAF", Mt - SH),
             ("K_NLEAF_LAST", Mt - SH - 1), ("K_GT", GT), ("K_SH", SH), ("K_G", G),
@@ -223,6 +230,8 @@ def write_c(
             L.extend(_c_check("    ", 1, g))
 
     def lazy_state():
+        if lag is not None:
+            L.extend(lag_read(lag, "tn", "            "))
         for i in g_states:
             w(f"            s_{i} = (double)X[{i}] / eta;")
         for s_, _ in live:
@@ -346,9 +355,162 @@ def write_c(
         "COUNT_DRAW": block(count_draw), "UPDATE_GROUPS": block(update_groups),
         "UPDATE": block(update),
     }  # fmt: skip
+    if lag is not None:
+        values |= lag_blocks(lag, shaped and bool(NC))
     sections = {
-        "WEIGHTED": bool(W2), "CLASS": lz_c is not None, "LAZY": lz_c is not None and not W2,
+        "LAGS": lag is not None, "WEIGHTED": bool(W2), "CLASS": lz_c is not None, "LAZY": lz_c is not None and not W2,
         "COUNT": bool(NC), "BRANCHY": P2 <= tuning._BRANCHY_MAX_P2, "P2_AT_LEAST_4": P2 >= 4,
         "SHIFT": bool(SH), "SHAPED": shaped, "TABLE_DRIVEN": table_driven,
     }  # fmt: skip
     return fill(template_text(), values, sections)
+
+
+# ---------------------------------------------------------------------------------------
+# the sections LAGS: HISTORY (the channels' rings and pointers) and SCHEDULE (the FIFOs of
+# the action-delayed transitions). hst: [0] ring entries, [1] FIFO entries, [2] full flag,
+# then the heads, the pointers, (first, next) of every FIFO.
+_HO = 3
+
+
+def lag_offsets(lag) -> tuple:
+    """``(heads, pointers, fifos)``: where each part starts in ``hst``."""
+    return _HO, _HO + lag["NCH"], _HO + lag["NCH"] + lag["NP"]
+
+
+def lag_read(lag, T: str, pad: str) -> list:
+    """C lines: every pointer moved to ``T`` minus its look-back, then every lagged value
+    (the weighted sum of its readings: a value, or a running integral at the look-back)."""
+    HO, PO, _ = lag_offsets(lag)
+    out = []
+    for p, c in enumerate(lag["pch"]):
+        out.append(
+            f"{pad}hst[{PO + p}] = advance(hist, hst[{PO + p}], hst[{HO + c}], {c} * cap, "
+            f"cmask, {T} - lagc[{p}]);"
+        )
+        out.append(f"{pad}he_{p} = HE({c}, hst[{PO + p}]);")
+    for sym, terms in lag["terms"]:
+        parts = []
+        for kind, p, wi in terms:
+            if kind == "v":
+                parts.append(f"lagc[{wi}] * he_{p}[1]")
+            else:
+                parts.append(
+                    f"lagc[{wi}] * (he_{p}[2] + he_{p}[1] * (({T} - lagc[{p}]) - he_{p}[0]))"
+                )
+        out.append(f"{pad}{sym} = {' + '.join(parts)};")
+    return out
+
+
+def lag_blocks(lag, shaped_count: bool) -> dict:
+    """The values of the placeholders of the sections LAGS."""
+    HO, PO, FO = lag_offsets(lag)
+    NA = lag["NA"]
+    decls = [f"    double {sym} = 0.0;" for sym, _ in lag["terms"]]
+    decls += [f"    const double *he_{p} = hist;" for p in range(lag["NP"])]
+    if lag["NP"]:
+        decls.append("    " + " ".join(f"(void)he_{p};" for p in range(lag["NP"])))
+    room = ["        {   /* room for this event's entries (else the caller makes it) */"]
+    room.append("            int64_t full = 0, lo;")
+    for c in range(lag["NCH"]):
+        ps = [p for p, pc in enumerate(lag["pch"]) if pc == c]
+        lo = f"            lo = hst[{PO + ps[0]}];" + "".join(
+            f" if (hst[{PO + p}] < lo) lo = hst[{PO + p}];" for p in ps[1:]
+        )
+        room.append(lo)
+        room.append(f"            if (hst[{HO + c}] - lo >= cap - 2) {{")
+        for p in ps:
+            room.append(
+                f"                hst[{PO + p}] = advance(hist, hst[{PO + p}], hst[{HO + c}], "
+                f"{c} * cap, cmask, t - lagc[{p}]);"
+            )
+        room.append(lo.replace("            ", "                ", 1))
+        room.append(f"                if (hst[{HO + c}] - lo >= cap - 2) full = 1;")
+        room.append("            }")
+    for a in range(NA):
+        room.append(
+            f"            if (hst[{FO + 2 * a + 1}] - hst[{FO + 2 * a}] >= fcap - 1) full = 2;"
+        )
+    room.append("            if (full) { hst[2] = full; break; }")
+    room.append("            (void)lo;")
+    room.append("        }")
+    landing = []
+    if NA:
+        landing += [
+            "        {   /* SCHEDULE: the first entry due, when it comes before tn */",
+            "            double ts = INFINITY;",
+            "            int64_t ja = -1;",
+        ]
+        for a in range(NA):
+            landing += [
+                f"            if (hst[{FO + 2 * a}] < hst[{FO + 2 * a + 1}]) {{",
+                f"                const double u_ = fifo[{a} * fcap + (hst[{FO + 2 * a}] & fmask)];",
+                f"                if (u_ < ts) {{ ts = u_; ja = {a}; }}",
+                "            }",
+            ]
+        landing += [
+            "            if (ts < tn) {",
+            "                while (k < ng && grid[k] < ts) {",
+            "                    for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];",
+            "                    k++;",
+            "                }",
+            "                if (k >= ng || ev >= max_events) break;",
+            f"                hst[{FO} + 2 * ja] += 1;",
+            "                j = K_ACT_SLOT[ja];",
+            "                tn = ts;",
+            "                landing = 1;",
+            "                goto apply;",
+            "            }",
+            "        }",
+        ]
+    decide = []
+    if NA:
+        decide += [
+            "        if (K_ACT[j] >= 0) { /* an action-delayed transition drawn: scheduled */",
+            "            const int64_t a_ = K_ACT[j], e_ = hst[" + str(FO) + " + 2 * a_ + 1];",
+            f"            fifo[a_ * fcap + (e_ & fmask)] = tn + lagc[{lag['LA']} + a_];",
+            f"            hst[{FO} + 2 * a_ + 1] = e_ + 1;",
+            "            counts[j] += 1;",
+            "            ev++;",
+            "            t = tn;",
+            "            pending = 0;",
+            "            continue;",
+            "        }",
+            "        if (0) {",
+            "    apply:",
+            "            rj = -1;" if shaped_count else "            ;",
+            "        }",
+        ]
+    push = []
+    cases = {}
+    for q, cs in enumerate(lag["pushes"]):
+        if cs:
+            cases.setdefault(tuple(cs), []).append(q)
+    if cases:
+        push.append("        switch (j) { /* HISTORY: the channels the jump changed */")
+        for cs, qs in cases.items():
+            push += [f"        case {q}:" for q in qs]
+            for c in cs:
+                push += [
+                    "            {",
+                    f"                const int64_t h_ = hst[{HO + c}];",
+                    f"                const double *o_ = HE({c}, h_);",
+                    "                const double I_ = o_[2] + o_[1] * (tn - o_[0]);",
+                ]
+                push += [f"                const double hs_{i} = (double)X[{i}] / eta;"
+                         for i in lag["reads"][c]]  # fmt: skip
+                push += [
+                    f"                double *n_ = HE({c}, h_ + 1);",
+                    f"                n_[0] = tn; n_[1] = {lag['channels'][c]}; n_[2] = I_;",
+                    f"                hst[{HO + c}] = h_ + 1;",
+                    "            }",
+                ]
+            push.append("            break;")
+        push += ["        default:", "            break;", "        }"]
+    return {
+        "LAG_DECLS": "\n".join(decls),
+        "LAG_READ_START": "\n".join(lag_read(lag, "t", "    ")),
+        "LAG_ROOM": "\n".join(room),
+        "LANDING": "\n".join(landing),
+        "ACTION_DECIDE": "\n".join(decide),
+        "HISTORY_PUSH": "\n".join(push),
+    }

@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -70,8 +71,20 @@ class GeneratedKernel:
         states: Sequence[sp.Symbol],
         transitions: Sequence[tuple[str, Sequence[int], sp.Expr]],
         parameters: Mapping[sp.Symbol, object] | None = None,
+        *,
+        lags: Mapping | None = None,
+        actions: Mapping[str, str] | None = None,
+        label: str = "the table",
     ) -> None:
         states, names, jumps, rates = _check_table(states, transitions)
+        self.plan = None
+        self.label = label
+        if lags:  # the lags, read as the package docstring says (refused where not exact)
+            from symdelay.analysis.kernel.lagplan import LagPlan
+
+            index = {nm: j for j, nm in enumerate(names)}
+            acts = {index[t]: lag for t, lag in (actions or {}).items()}
+            self.plan = LagPlan(states, list(zip(names, rates)), lags, acts, label)
         parameters = dict(parameters or {})
         for p in parameters:
             if not isinstance(p, sp.Symbol):
@@ -79,7 +92,11 @@ class GeneratedKernel:
             if p in states:
                 raise SymdelayInputError(f"{p} is both a state and a parameter")
         known = set(states) | set(parameters)
+        if self.plan is not None:
+            known |= {sym for sym, _ in self.plan.symbols}
         for name, rate in zip(names, rates):
+            if self.plan is not None:
+                rate = rate.xreplace(self.plan.replace)
             unknown = rate.free_symbols - known
             if unknown:
                 raise SymdelayInputError(
@@ -93,6 +110,11 @@ class GeneratedKernel:
         self.rates = tuple(rates)
         self.parameters = {p: parameters[p] for p in parameters}
         self._param_values = {p: _as_float_value(str(p), v) for p, v in parameters.items()}
+        self._lagc = None
+        if self.plan is not None:
+            exact = {p: sp.Rational(v) if isinstance(v, (int, float, Fraction)) else v
+                     for p, v in self.parameters.items()}  # fmt: skip
+            self._lagc = np.array(self.plan.numbers(exact), dtype=np.float64)
         self._generate_cached()
         self._lock = threading.Lock()
         self._c_fn = None
@@ -103,15 +125,18 @@ class GeneratedKernel:
 
     # -- code generation (generate.py), or its result from the cache (cache.py) -------------
 
+    def _lag_text(self) -> str:
+        return self.plan.structure() if self.plan is not None else ""
+
     def _cache_key(self) -> str:
         """The name of this table's cached generation (:func:`~.cache.cache_key`)."""
-        return cache_key(self.states, self.jumps, self.rates, self.parameters)
+        return cache_key(self.states, self.jumps, self.rates, self.parameters, self._lag_text())
 
     def _generate_cached(self) -> None:
         """Generate the kernel, or take its generation from ``cache_dir()/gen-KEY.json``
         (written after a generation; the parameter values are not part of it: they are
         applied here)."""
-        path = cache_path(self.states, self.jumps, self.rates, self.parameters)
+        path = cache_path(self.states, self.jumps, self.rates, self.parameters, self._lag_text())
         data = read_generation(path)
         if data is not None:
             try:
@@ -120,7 +145,10 @@ class GeneratedKernel:
                 return
             except (KeyError, TypeError, ValueError, IndexError):  # a damaged entry
                 pass  # generate again (and overwrite it)
-        out = generate(self.states, self.names, self.jumps, self.rates, self._param_values)
+        out = generate(
+            self.states, self.names, self.jumps, self.rates, self._param_values, self.plan,
+            self.label,
+        )  # fmt: skip
         for name, value in out.items():
             setattr(self, name, value)
         self._set_coefficients()
@@ -131,6 +159,8 @@ class GeneratedKernel:
         data |= {"used": self._used_names}
         data |= {"floats": self._par[len(self._used_names) :].tolist()}
         data |= {"ix": self._ix.tolist(), "order": self._order.tolist()}
+        if self.plan is not None:
+            data["lag_e_py"] = self.lag_e_py
         write_generation(path, data)
 
     def _load_generation(self, data: dict) -> None:
@@ -144,6 +174,8 @@ class GeneratedKernel:
         par = [by_name[nm] for nm in data["used"]] + [float(f) for f in data["floats"]]
         for name, value in values.items():
             setattr(self, name, value)
+        if self.plan is not None:
+            self.lag_e_py = list(data["lag_e_py"])
         self._ix, self._order = ix, order
         self._par = np.array(par, dtype=np.float64)
         self._set_coefficients()
@@ -183,7 +215,7 @@ class GeneratedKernel:
             if self._c_tried:
                 return self._c_fn
             self._c_tried = True
-            self._c_fn = load_shared(self.c_source)
+            self._c_fn = load_shared(self.c_source, lags=self.plan is not None)
             return self._c_fn
 
     # -- running --------------------------------------------------------------------------
@@ -248,13 +280,24 @@ class GeneratedKernel:
         chunk_events: int | None = None,
         progress: Callable[[int], None] | None = None,
         monitor: Callable[[float, int], None] | None = None,
+        history=None,
+        rate: float | None = None,
+        force: bool = False,
+        lag_run=None,
     ) -> KernelRun:
         """``replications`` independent paths (threads for the C backend; the results do not
         depend on the number of threads). ``chunk_events``: events per call into the kernel
         between checks for Ctrl-C (default 2^20 for C, 2^14 for Python). ``monitor(time,
         events)`` is called in the calling thread between chunks: the simulated time summed
         over the replications (each counted up to the last grid time) and the events so far;
-        an exception it raises (Ctrl-C) stops the workers after their current chunk."""
+        an exception it raises (Ctrl-C) stops the workers after their current chunk.
+
+        A table with lags: ``history`` the past before 0 (``None``: the initial counts held
+        constant; ``"empty"``; a table ``(t, scaled values)``: see
+        :mod:`~symdelay.analysis.kernel.lagrun`), ``rate`` the events per unit time expected
+        (the first size of the history's rings), ``force`` lets them grow over the memory
+        budget; ``lag_run`` a :class:`~symdelay.analysis.kernel.lagrun.LagRun` made before
+        (its memory checked by the caller)."""
         eta = check_eta(eta)
         init = self._check_initial(initial)
         g = self._check_grid(grid)
@@ -263,6 +306,13 @@ class GeneratedKernel:
             raise SymdelayInputError(
                 "the recorded paths would exceed 2 GB: use fewer replications or grid points"
             )
+        lag = None
+        if self.plan is not None:
+            from symdelay.analysis.kernel.lagrun import LagRun
+
+            lag = lag_run or LagRun(self, eta, init, history, float(rate or 0.0))
+        elif history is not None:
+            raise SymdelayInputError(f"history is for a table with lags: {self.label} has none")
         name, fn = self._backend(backend)
         if chunk_events is None:
             chunk_events = 2**20 if name == "c" else 2**14
@@ -291,7 +341,7 @@ class GeneratedKernel:
                 if serial:
                     report()
 
-            self._drive(fn, name, float(eta), X, rs, g, o, c, chunk, cancel, step)
+            self._drive(fn, name, float(eta), X, rs, g, o, c, chunk, cancel, step, lag, force)
             out[i], counts[i], final[i] = o, c, X
             done[i] = end
             if progress is not None:
@@ -318,7 +368,9 @@ class GeneratedKernel:
                     raise
         return KernelRun(eta, g, out, counts.sum(axis=1), counts, final, name)
 
-    def _drive(self, fn, name, eta, X, rs, g, o, c, chunk, cancel, step=None) -> None:
+    def _drive(
+        self, fn, name, eta, X, rs, g, o, c, chunk, cancel, step=None, lag=None, force=False
+    ) -> None:
         clock = np.zeros(4, dtype=np.float64)  # t, next event time, pending, total rate
         status = np.zeros(3, dtype=np.int64)
         bad = np.zeros(1, dtype=np.float64)
@@ -326,17 +378,24 @@ class GeneratedKernel:
         iw = np.zeros(self.integer_workspace_size, dtype=np.int64)
         cs = np.zeros(len(self.rates), dtype=np.int64)  # per slot
         par, coef, ix = self._par, self._coef, self._ix
+        extra: tuple = ()
+        if lag is not None:
+            hist, hst, fifo = lag.start(rs)  # the jobs in transit drawn from this stream
+            extra = (hist, hst, self._lagc, fifo)
         k, ng = 0, g.size
         while k < ng:
             if cancel.is_set():
                 break
             r = int(
                 fn(par, coef, ix, eta, X, rs, clock, g[k:], ng - k, o[k:], cs, chunk, status,
-                   bad, tree, iw)
+                   bad, tree, iw, *extra)
             )  # fmt: skip
             if r < 0:
                 raise self._run_error(status, bad, X, eta)
             k += r
+            if lag is not None and extra[1][2]:  # a ring or a FIFO full: make room
+                hist, hst, fifo = lag.grow(*extra[:2], extra[3], force)
+                extra = (hist, hst, self._lagc, fifo)
             if step is not None:
                 step(float(g[-1]) if k >= ng else float(clock[0]), int(cs.sum()))
         c[self._order] = cs

@@ -83,15 +83,21 @@ def coefficients(coefficient_source: str, par, ix, H0: int, Mt: int, M: int) -> 
     return np.array(coef)
 
 
-def generate(states, names, jumps, rates, param_values) -> dict:
+def generate(states, names, jumps, rates, param_values, plan=None, label="the table") -> dict:
     """Generate the kernel of a checked table (``param_values``: symbol -> float). Returns the
     attributes of :data:`CACHED` and ``_par`` (the run-time parameters: the parameters the
     rates use, then their floats), ``_used_names``, ``_ix`` (the index tables), ``_order``
-    (slot -> transition)."""
+    (slot -> transition). ``plan``: the table's lags
+    (:class:`~symdelay.analysis.kernel.lagplan.LagPlan`), or ``None``."""
     n, M = len(states), len(rates)
     sv = [sp.Symbol(f"s_{i}") for i in range(n)]
+    lagsyms = [sym for sym, _ in plan.symbols] if plan is not None else []
+    if plan is not None:  # every delayed(E, k) becomes the symbol of its lagged value
+        rates = tuple(r.xreplace(plan.replace) for r in rates)
+    extra_free = set().union(*(E.free_symbols for E in plan.channels)) if plan else set()
     used = sorted(
-        set().union(*(r.free_symbols for r in rates)) - set(states),
+        set().union(*(r.free_symbols for r in rates)) - set(states) - set(lagsyms)
+        | extra_free - set(states),
         key=sp.default_sort_key,
     )
     # floats in the rates become run-time parameters (printed digits never matter)
@@ -107,7 +113,7 @@ def generate(states, names, jumps, rates, param_values) -> dict:
     index = {s: i for i, s in enumerate(sv)}
     # the classes of the package docstring: 'linear' (c * s_i), 'general' (the rest), the
     # count classes (the linear rates of one coefficient expression: one double at run time)
-    lin_state, lin_coef, general, cls_members, singles = classify(exprs, sv, jumps)
+    lin_state, lin_coef, general, cls_members, singles = classify(exprs, sv, jumps, lagsyms)
     in_class = {j for js in cls_members for j in js}
     # leaves of the sum tree in the order of the module docstring, a count class's at
     # its first member's slot (the other members' slots have no leaf)
@@ -131,8 +137,17 @@ def generate(states, names, jumps, rates, param_values) -> dict:
     # general rates: one global cse, then per distinct set of changed states the temporaries
     # and rates that depend on it (the dependency graph of the general part)
     gexprs = [exprs[j] for j in general]
-    lazy_total = _lazy_total(gexprs, sv, pv)
-    weighted = None if lazy_total is not None else _weighted_class(gexprs, sv, pv)
+    lagged = None
+    if plan is not None and plan.information:
+        nonneg = {sym: all(_nonnegative_channel(plan, t, states) for t in terms)
+                  for sym, terms in plan.symbols}  # fmt: skip
+        lagged = {sym: nonneg[sym] for sym in lagsyms}
+    lazy_total = _lazy_total(gexprs, sv, pv, lagged)
+    weighted = None
+    if lazy_total is None and not lagged:
+        weighted = _weighted_class(gexprs, sv, pv)
+    if lagged:
+        _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan)
     if weighted is not None:  # the slots keep the weights, the class its constant total
         gexprs = weighted[2]
     W2 = 1
@@ -145,7 +160,7 @@ def generate(states, names, jumps, rates, param_values) -> dict:
     P2 = _pow2(Mt - SH)
     PL = P2 - SH  # the tree position of linear slot q: PL + q
     temps, reduced = sp.cse(gexprs, symbols=sp.numbered_symbols("e_")) if gexprs else ([], [])
-    state_set = set(sv)
+    state_set = set(sv) | set(lagsyms)  # a lagged value changes like a state
     deps: dict = {}
 
     def state_deps(e):
@@ -170,7 +185,8 @@ def generate(states, names, jumps, rates, param_values) -> dict:
             stack += [u for u in exprs_of[t].free_symbols if u in var_names]
     live = [(s, e) for s, e in var_temps if s in want]
     g_states = sorted(
-        {index[s] for d in rate_deps for s in d} | {index[s] for t, _ in live for s in deps[t]}
+        {index[s] for d in rate_deps for s in d if s in index}
+        | {index[s] for t, _ in live for s in deps[t] if s in index}
     )
     temp_c = {s: pr(cpr, e, "a rate expression") for s, e in temps}
     temp_py = {s: pr(ppr, e, "a rate expression") for s, e in temps}
@@ -243,7 +259,7 @@ def generate(states, names, jumps, rates, param_values) -> dict:
             if lazy_total is not None
             else frozenset(i for i in changed[q] if i in g_states)
         )
-        gens = [g for g, d in enumerate(rate_deps) if key & {index[s] for s in d}]
+        gens = [g for g, d in enumerate(rate_deps) if key & {index[s] for s in d if s in index}]
         if key and key not in groups:
             groups[key] = len(blocks)
             syms = {sv[i] for i in key}
@@ -292,6 +308,80 @@ def generate(states, names, jumps, rates, param_values) -> dict:
             [(g, pr(ppr, c, what)) for g, c in lazy_total[1]],
         )
     wt = W2 if weighted is not None else 0
-    out["c_source"] = write_c(*spec, temp_c, rate_c, per_slot, ls, shapes, lz_c, wt)
-    out["python_source"] = write_python(*spec, temp_py, rate_py, lz_py, wt, NI)
+    lag_c = lag_py = None
+    if plan is not None:
+        lag_c, lag_py = _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M)
+        out["lag_e_py"] = lag_py["channels"]
+        classes["lags"] = {
+            "channels": len(plan.channels), "pointers": len(plan.pointers),
+            "lagged values": len(lagsyms), "action delayed": len(plan.action_delay),
+        }  # fmt: skip
+    out["c_source"] = write_c(*spec, temp_c, rate_c, per_slot, ls, shapes, lz_c, wt, lag_c)
+    out["python_source"] = write_python(*spec, temp_py, rate_py, lz_py, wt, NI, lag_py)
     return out
+
+
+def _nonnegative_channel(plan, term, states) -> bool:
+    """Whether a term is the value of a state (a count: >= 0) seen through a constant lag
+    (else the lagged value is only known to be real)."""
+    c, _ = plan.pointers[term.pointer]
+    return plan.channels[c] in states and term.kind == "v" and term.weight == 1
+
+
+def _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan) -> None:
+    """A rate that reads a lagged value is exact only inside a class of constant total
+    (evaluated when the class is drawn): refuse any other, in one line."""
+    lset = set(lagsyms)
+    for j in general:
+        if lazy_total is None and exprs[j].free_symbols & lset:
+            window = any(t.kind == "i" for _, ts in plan.symbols for t in ts)
+            why = (
+                "a uniform window moves between events, so its rate varies between events "
+                "(thinning would need a bound)"
+                if window
+                else "it would need the lagged values' change times as scheduled events"
+            )
+            raise SymdelayInputError(
+                f"{label}: the rate of transition {names[j]!r} reads a lagged value but the "
+                "rates that do are not one class of constant total (their sum free of the "
+                f"state and of the lagged values): the exact simulation is not built for it: "
+                f"{why}; fluid answers for this model"
+            )
+
+
+def _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M):
+    """What the C writer and the twin need of the lags: the pointers' channels, the terms
+    of each lagged value, the channels' printed expressions (states as ``hs_i``), the
+    channels each slot's jump changes, the action index of each slot, the offsets of the
+    run-time numbers (``lagc``: look-backs, weights, action delays)."""
+    n = len(states)
+    hs = {s: sp.Symbol(f"hs_{i}") for i, s in enumerate(states)}
+    rest = {k: v for k, v in repl.items() if k not in hs}
+    P = len(plan.pointers)
+    terms, w = [], P
+    for sym, ts in plan.symbols:
+        row = []
+        for t in ts:
+            row.append((t.kind, t.pointer, w))
+            w += 1
+        terms.append((str(sym), row))
+    actions = sorted(plan.action_delay)
+    slot_of = {j: q for q, j in enumerate(order)}
+    act = [-1] * M
+    for a, j in enumerate(actions):
+        act[slot_of[j]] = a
+    reads = [sorted(i for i in range(n) if states[i] in E.free_symbols) for E in plan.channels]
+    pushes = [[c for c, rd in enumerate(reads) if set(rd) & set(changed[q])] for q in range(M)]
+    common = {
+        "N": n, "NCH": len(plan.channels), "NP": P, "pch": [c for c, _ in plan.pointers],
+        "terms": terms, "act": act, "NA": len(actions), "LA": w, "reads": reads,
+        "pushes": pushes,
+    }  # fmt: skip
+
+    def printed(printer):
+        return [
+            pr(printer, E.xreplace(rest).xreplace(hs), f"the lagged expression {E}")
+            for E in plan.channels
+        ]
+
+    return common | {"channels": printed(cpr)}, common | {"channels": printed(ppr)}

@@ -14,6 +14,13 @@
    from the state at the start of a call), the event loop with EVENT SELECTION (waiting
    time, grid, descent of the tree, the classes drawn) and UPDATE (the jump, the rates it
    changes, their ancestors). */
+//@ if LAGS
+/* A table with lags (the sections LAGS, dropped for a table without: its source is as
+   before) adds HISTORY (each lagged expression's past: a ring of its values and running
+   integral, read through pointers that only move forward) and SCHEDULE (the entries of the
+   action-delayed transitions, one FIFO each, joining the event loop: the next event is the
+   earlier of the drawn time and the first entry due). */
+//@ endif
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
@@ -110,11 +117,28 @@ static inline void cwalk2(int64_t *c, int64_t x, int64_t y, const int64_t dx,
     if (dx + dy != 0) cwalk(c, x, dx + dy);
 }
 
+//@ if LAGS
+/* ---- HISTORY: channel c's entry of absolute index h, (time, value, running integral) in
+   a ring of cap entries; a pointer is the last entry at or before the time it looks back
+   to, and moves forward only (the look-ups of an event loop are monotone in time) ---- */
+#define HE(c, h) (hist + 3 * ((c) * cap + ((h) & cmask)))
+static inline int64_t advance(const double *hist, int64_t h, const int64_t head,
+                              const int64_t base, const int64_t cmask, const double target) {
+    while (h < head && hist[3 * (base + ((h + 1) & cmask))] <= target) h++;
+    return h;
+}
+
+//@ endif
 /* ---- the kernel ----------------------------------------------------------------------- */
 int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, double eta,
         int64_t *X0, uint64_t *rng, double *clock, const double *grid, int64_t ng,
         int64_t *out, int64_t *counts, int64_t max_events, int64_t *status,
+//@ if LAGS
+        double *bad, double *tree, int64_t *X, double *hist, int64_t *hst,
+        const double *lagc, double *fifo) {
+//@ else
         double *bad, double *tree, int64_t *X) {
+//@ endif
     /* == STATE: X holds the K_N counts of the state, then the count classes' integer
        trees; the index tables (offsets in ix[0 ..]); the parameters; the temporaries == */
     memcpy(X, X0, K_N * sizeof(int64_t));
@@ -142,11 +166,23 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
     int pending = clock[2] != 0.0;
     int64_t j = -1, k = 0, ev = 0;
 {{TEMPORARIES}}
+//@ if LAGS
+    /* == HISTORY and SCHEDULE: hst[0] the ring's entries per channel, hst[1] the FIFO's
+       per action transition, hst[2] set when one is full (the caller makes room and calls
+       again), then the channels' heads, the pointers, each FIFO's first and next == */
+    const int64_t cap = hst[0], cmask = cap - 1, fcap = hst[1], fmask = fcap - 1;
+    int landing = 0;
+    (void)cap; (void)cmask; (void)fcap; (void)fmask; (void)fifo; (void)lagc; (void)hist;
+{{LAG_DECLS}}
+//@ endif
 //@ if WEIGHTED
     double *wt = tree + 4 * P2; /* the weights of the weighted class: their own sum tree */
 //@ endif
 
     /* == RATES: every leaf from the state (at every call: the tree cannot drift) == */
+//@ if LAGS
+{{LAG_READ_START}}
+//@ endif
 {{RATES}}
 //@ if CLASS
     /* the general rates (checked above) as one leaf: their total, free of the state */
@@ -187,6 +223,10 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
             tn = R > 0.0 ? t + expo(rng) / R : INFINITY;
             pending = 1;
         }
+//@ if LAGS
+{{LAG_ROOM}}
+{{LANDING}}
+//@ endif
         while (k < ng && grid[k] < tn) {
             for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];
             k++;
@@ -318,6 +358,9 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
             }
         }
 //@ endif
+//@ if LAGS
+{{ACTION_DECIDE}}
+//@ endif
 
         /* == UPDATE: the jump (undone when a count would go negative), the rates it
            changes, every ancestor of their leaves == */
@@ -348,7 +391,13 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
 {{UPDATE}}
 //@ endif
     done:
+//@ if LAGS
+{{HISTORY_PUSH}}
+        counts[j] += !landing;
+        landing = 0;
+//@ else
         counts[j] += 1;
+//@ endif
         ev++;
         t = tn;
         pending = 0;

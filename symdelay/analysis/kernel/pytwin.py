@@ -77,17 +77,17 @@ def _py_refresh(pad: str, arr: str, lo, hi) -> list:
 
 def write_python(
     n, M, P2, P, const_temps, live, g_states, blocks, H0, Mt, NC, GT, SH, cb,
-    temp_py, rate_py, lz_py, W2, NI,
+    temp_py, rate_py, lz_py, W2, NI, lag=None,
 ):  # fmt: skip
     """The source of the Python twin: a function ``run`` with the C kernel's arguments that
     runs the same algorithm from the index tables on the same draws (the layout and the
     printed expressions as :func:`symdelay.analysis.kernel.cwriter.write_c` gets them; ``NI``
-    the size of the integer workspace)."""
+    the size of the integer workspace; ``lag`` the lags, as the C writer's sections LAGS)."""
     PL = P2 - SH  # the tree position of linear slot q: PL + q
     L = []
     w = L.append
     w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
-    w("        status, bad, work, iwork):")
+    w("        status, bad, work, iwork, hist_a=None, hst_a=None, lagc=None, fifo_a=None):")
     w("    st = [int(v) for v in rng]")
     w("    u64, unif = _partial(_next_u64, st), _partial(_unif, st)  # the C kernel's stream")
     w("    ixl = ix.tolist()")
@@ -107,6 +107,14 @@ def write_python(
         w(f"    wt = [0.0] * {2 * W2}")
     w("    t, tn, pending = float(clock[0]), float(clock[1]), clock[2] != 0.0")
     w("    j, k, ev, fail = -1, 0, 0, 0")
+    if lag is not None:
+        FO = _lag_offsets(lag)[2]
+        w("    hist, hst, fifo = hist_a.tolist(), [int(v) for v in hst_a], fifo_a.tolist()")
+        w("    lagc = lagc.tolist()")
+        w("    cap, fcap = hst[0], hst[1]")
+        w("    cmask, fmask = cap - 1, fcap - 1")
+        for sym, _ in lag["terms"]:
+            w(f"    {sym} = 0.0")
     w("    try:")
     for s, _ in const_temps:
         w(f"        {s} = {temp_py[s]}")
@@ -127,6 +135,8 @@ def write_python(
         if not SH:
             w(f"{pad}tree[{P2 + slot}] = a")
 
+    if lag is not None:
+        L.extend(_py_lag_read(lag, "t", "        "))
     for s, _ in live:
         w(f"        {s} = {temp_py[s]}")
     for g in range(len(rate_py)):
@@ -161,6 +171,10 @@ def write_python(
     w("            if not pending:")
     w("                tn = t + _expo(u64, unif) / R if R > 0.0 else math.inf")
     w("                pending = True")
+    if lag is not None:
+        L.extend(_py_room(lag))
+        L.extend(_py_landing(lag))
+    sel = len(L)
     w("            while k < ng and grid[k] < tn:")
     w(f"                out[k] = x[:{n}]")
     w("                k += 1")
@@ -181,6 +195,8 @@ def write_python(
         L.extend(_py_descend("                ", "wt", W2, "wz", G))
     elif lz_py is not None:
         w(f"            if j < {G}:")
+        if lag is not None:
+            L.extend(_py_lag_read(lag, "tn", "                "))
         for i in g_states:
             w(f"                s_{i} = x[{i}] / eta")
         for s_, _ in live:
@@ -205,6 +221,10 @@ def write_python(
         w(f"                    j = {G - 1}")
         w("                    while j > 0 and not lz[j] > 0.0:")
         w("                        j -= 1")
+        if lag is not None and lag["terms"]:
+            lvs = ", ".join(sym for sym, _ in lag["terms"])
+            w("                if _trace is not None:")
+            w(f"                    _trace.append(('lazy', tn, j, ({lvs},), list(lz)))")
     if NC:
         w(f"            if j >= {H0}:")
         w(f"                b, K2, e0 = cb[4 * (j - {H0}) : 4 * (j - {H0}) + 3]")
@@ -220,6 +240,23 @@ def write_python(
         w("                        m -= lf")
         w("                        p = 2 * p + 1")
         w("                j = cm[e0 + p - K2]")
+    if lag is not None and lag["NA"]:
+        act = lag["act"]
+        w(f"            if {act}[j] >= 0:  # an action-delayed transition drawn: scheduled")
+        w(f"                a_ = {act}[j]")
+        w(f"                e_ = hst[{FO} + 2 * a_ + 1]")
+        w(f"                fifo[a_ * fcap + (e_ & fmask)] = tn + lagc[{lag['LA']} + a_]")
+        w(f"                hst[{FO} + 2 * a_ + 1] = e_ + 1")
+        w("                cnt[j] += 1")
+        w("                ev += 1")
+        w("                t = tn")
+        w("                pending = False")
+        w("                if _trace is not None:")
+        w("                    _trace.append(('decide', tn, j))")
+        w("                continue")
+    if lag is not None:
+        L[sel:] = ["    " + x for x in L[sel:]]
+        L.insert(sel, "            if not landing:")
     w("            for e in range(jp[j], jp[j + 1]):")
     w("                x[jx[e]] += jd[e]")
     w("                if x[jx[e]] < 0:")
@@ -247,7 +284,14 @@ def write_python(
                 L.extend(_py_refresh("                ", "wt", W2 + lo, W2 + hi))
     w("            for e in range(rp[j], rp[j + 1]):")
     L.extend(_py_refresh("                ", "tree", "rr[2 * e]", "rr[2 * e + 1]"))
-    w("            cnt[j] += 1")
+    if lag is not None:
+        L.extend(_py_push(lag))
+        w("            if _trace is not None:")
+        w("                _trace.append(('event', tn, j, landing, x[:" + str(n) + "]))")
+        w("            if not landing:")
+        w("                cnt[j] += 1")
+    else:
+        w("            cnt[j] += 1")
     w("            ev += 1")
     w("            t = tn")
     w("            pending = False")
@@ -263,13 +307,20 @@ def write_python(
     w("    rng[:] = _np.array(st, dtype=_np.uint64)")
     w("    clock[:3] = (t, tn, 1.0 if pending else 0.0)")
     w("    clock[3] = tree[1]")
+    if lag is not None:
+        w("    hist_a[:] = hist")
+        w("    hst_a[:] = hst")
+        w("    fifo_a[:] = fifo")
     w("    return -1 if fail else k")
     return "\n".join(L) + "\n"
 
 
-def python_function(python_source: str) -> Callable:
+def python_function(python_source: str, trace: list | None = None) -> Callable:
     """The twin's ``run`` compiled from ``python_source`` (same arguments and draws as the
-    compiled kernel)."""
+    compiled kernel). ``trace``: a list the twin of a table with lags appends its steps to
+    (a debugging and testing aid): ``("event", time, slot, landing, counts after)`` for
+    every jump, ``("decide", time, slot)`` for an action-delayed transition drawn,
+    ``("lazy", time, slot, lagged values, rates)`` for a class of constant total drawn."""
 
     class _Fail(Exception):
         pass
@@ -283,6 +334,133 @@ def python_function(python_source: str) -> Callable:
         "_DBL_MAX": _DBL_MAX,
         "_expo": _exp_variate,
         "_Fail": _Fail,
+        "_advance": _advance,
+        "_trace": trace,
     }
     exec(compile(python_source, "<symdelay generated kernel>", "exec"), ns)
     return ns["run"]
+
+
+# ---------------------------------------------------------------------------------------
+# the lags (the twin of the C writer's sections LAGS)
+
+
+def _lag_offsets(lag) -> tuple:
+    from symdelay.analysis.kernel.cwriter import lag_offsets
+
+    return lag_offsets(lag)
+
+
+def _advance(hist, h: int, head: int, base: int, cmask: int, target: float) -> int:
+    """The twin of the C ``advance``: pointer ``h`` moved to the last entry at or before
+    ``target``."""
+    while h < head and hist[3 * (base + ((h + 1) & cmask))] <= target:
+        h += 1
+    return h
+
+
+def _py_lag_read(lag, T: str, pad: str) -> list:
+    """The twin of :func:`symdelay.analysis.kernel.cwriter.lag_read`."""
+    HO, PO, _ = _lag_offsets(lag)
+    out = []
+    for p, c in enumerate(lag["pch"]):
+        out.append(
+            f"{pad}hst[{PO + p}] = _advance(hist, hst[{PO + p}], hst[{HO + c}], {c} * cap, "
+            f"cmask, {T} - lagc[{p}])"
+        )
+        out.append(f"{pad}he_{p} = 3 * ({c} * cap + (hst[{PO + p}] & cmask))")
+    for sym, terms in lag["terms"]:
+        parts = []
+        for kind, p, wi in terms:
+            if kind == "v":
+                parts.append(f"lagc[{wi}] * hist[he_{p} + 1]")
+            else:
+                parts.append(
+                    f"lagc[{wi}] * (hist[he_{p} + 2] + hist[he_{p} + 1] * "
+                    f"(({T} - lagc[{p}]) - hist[he_{p}]))"
+                )
+        out.append(f"{pad}{sym} = {' + '.join(parts)}")
+    return out
+
+
+def _py_room(lag) -> list:
+    """The twin of the C room check (stop, flag set, when a ring or FIFO is full)."""
+    HO, PO, FO = _lag_offsets(lag)
+    pad = "            "
+    out = [f"{pad}full = 0"]
+    for c in range(lag["NCH"]):
+        ps = [p for p, pc in enumerate(lag["pch"]) if pc == c]
+        lo = ", ".join(f"hst[{PO + p}]" for p in ps)
+        lo = f"min({lo})" if len(ps) > 1 else lo
+        out.append(f"{pad}if hst[{HO + c}] - {lo} >= cap - 2:")
+        for p in ps:
+            out.append(
+                f"{pad}    hst[{PO + p}] = _advance(hist, hst[{PO + p}], hst[{HO + c}], "
+                f"{c} * cap, cmask, t - lagc[{p}])"
+            )
+        out.append(f"{pad}    if hst[{HO + c}] - {lo} >= cap - 2:")
+        out.append(f"{pad}        full = 1")
+    for a in range(lag["NA"]):
+        out.append(f"{pad}if hst[{FO + 2 * a + 1}] - hst[{FO + 2 * a}] >= fcap - 1:")
+        out.append(f"{pad}    full = 2")
+    out += [f"{pad}if full:", f"{pad}    hst[2] = full", f"{pad}    break"]
+    return out
+
+
+def _py_landing(lag) -> list:
+    """The twin of the C SCHEDULE: the first entry due, when it comes before ``tn``."""
+    _, _, FO = _lag_offsets(lag)
+    pad = "            "
+    out = [f"{pad}landing = False"]
+    if not lag["NA"]:
+        return out
+    slots = [q for a in range(lag["NA"]) for q, b in enumerate(lag["act"]) if b == a]
+    out += [f"{pad}ts, ja = math.inf, -1"]
+    for a in range(lag["NA"]):
+        out += [
+            f"{pad}if hst[{FO + 2 * a}] < hst[{FO + 2 * a + 1}]:",
+            f"{pad}    u_ = fifo[{a} * fcap + (hst[{FO + 2 * a}] & fmask)]",
+            f"{pad}    if u_ < ts:",
+            f"{pad}        ts, ja = u_, {a}",
+        ]
+    out += [
+        f"{pad}if ts < tn:",
+        f"{pad}    while k < ng and grid[k] < ts:",
+        f"{pad}        out[k] = x[:{lag['N']}]",
+        f"{pad}        k += 1",
+        f"{pad}    if k >= ng or ev >= max_events:",
+        f"{pad}        break",
+        f"{pad}    hst[{FO} + 2 * ja] += 1",
+        f"{pad}    j = {slots}[ja]",
+        f"{pad}    tn = ts",
+        f"{pad}    landing = True",
+    ]
+    return out
+
+
+def _py_push(lag) -> list:
+    """The twin of the C HISTORY push: a new entry of every channel the jump changed."""
+    HO, _, _ = _lag_offsets(lag)
+    pad = "            "
+    out = []
+    first = True
+    for q, cs in enumerate(lag["pushes"]):
+        if not cs:
+            continue
+        out.append(f"{pad}{'if' if first else 'elif'} j == {q}:")
+        first = False
+        for c in cs:
+            out += [
+                f"{pad}    h_ = hst[{HO + c}]",
+                f"{pad}    o_ = 3 * ({c} * cap + (h_ & cmask))",
+                f"{pad}    I_ = hist[o_ + 2] + hist[o_ + 1] * (tn - hist[o_])",
+            ]
+            out += [f"{pad}    hs_{i} = x[{i}] / eta" for i in lag["reads"][c]]
+            out += [
+                f"{pad}    n_ = 3 * ({c} * cap + ((h_ + 1) & cmask))",
+                f"{pad}    hist[n_] = tn",
+                f"{pad}    hist[n_ + 1] = {lag['channels'][c]}",
+                f"{pad}    hist[n_ + 2] = I_",
+                f"{pad}    hst[{HO + c}] = h_ + 1",
+            ]
+    return out

@@ -67,6 +67,16 @@ def register(subparsers) -> None:
     p.add_argument(
         "--replications", default="1", kind="integer", help="independent paths (default 1)"
     )
+    p.add_argument(
+        "--history",
+        default=None,
+        metavar="FILE.csv|empty",
+        help="a model with lags: the states before 0, as a CSV table with the columns t and "
+        "the state names, scaled like --initial of fluid (t increasing to 0, back to at least "
+        "the longest lag; interpolated linearly, rounded to counts round(eta*value)), or "
+        "'empty': nothing routed before 0 (action delays only). Default: the initial counts "
+        "held constant (an action delay's jobs in transit at 0 drawn at their rates)",
+    )
     add_plot(p)
     p.set_defaults(func=honour_force(run))
 
@@ -116,7 +126,7 @@ def run(args) -> int:
         res = simulate(
             model, eta=args.eta, T=args.T, dt=args.dt, seed=args.seed,
             replications=args.replications, initial=parse_initial(args.initial),
-            force=args.force, monitor=bar,
+            force=args.force, monitor=bar, history=args.history,
         )  # fmt: skip
     finally:
         if bar is not None:
