@@ -313,7 +313,7 @@ def test_delay_model_refuses_what_it_does_not_have():
     from symdelay.analysis.stochastic import simulate
 
     neutral = load_toml(EXAMPLES / "announcement.toml", mu=1, lam=1, theta=2, D=1, p="0.5")
-    with pytest.raises(SymdelayInputError, match="dot.*fluid answers"):
+    with pytest.raises(SymdelayInputError, match=r"dot.*fluid answers"):
         simulate(neutral, eta=10, T=1)
 
 

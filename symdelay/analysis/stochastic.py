@@ -393,7 +393,7 @@ def _generic_simulate(
 def _lag_history(model, history, eta):
     """The history of a model with lags as the kernel takes it (``None``, ``"empty"`` or
     ``(t, scaled values)``), checked as the fluid path checks it."""
-    from symdelay.analysis.dfluid import EMPTY, read_history
+    from symdelay.analysis.history import EMPTY, read_history
 
     names = [s.name for s in model.states]
     if history is None:
@@ -458,21 +458,37 @@ def _lag_info(model, kernel) -> dict:
     plan = kernel.plan
     out: dict = {}
     for name, lag in model.lags.items():
-        if any(t.lag == name for t in model.transitions):
+        if not any(t.lag == name for t in model.transitions):
+            continue
+        if lag.kind == "constant":
             out[name] = (
-                f"{lag.kind} action delay: each decision's jump scheduled {lag.args['value']} "
+                f"constant action delay: each decision's jump scheduled {lag.args['value']} "
                 "later (a FIFO beside the rate tree)"
             )
-    readers = {str(o.args[1]) for o in plan.replace}
-    for name in sorted(readers):
-        kind = model.lags[name].kind
-        how = {
-            "constant": "the path's value looked up at t - tau in its history",
-            "uniform": "the window average from the exact running integral of the path",
-            "mixture": "the weighted sum of its members' readings",
-        }[kind]
+        else:
+            out[name] = (
+                f"{lag.kind} action delay: each decision's delay drawn from its law, its "
+                "jump kept in a heap until it lands"
+            )
+
+    def reading(lag) -> str:
+        if lag.kind == "constant":
+            return f"the path's value at t - {lag.args['value']} from its history"
+        if lag.kind == "uniform":
+            return (
+                f"the average over [t - {lag.args['high']}, t - {lag.args['low']}] from the "
+                "exact running integral of the path"
+            )
+        members = ", ".join(
+            f"{w} x {reading(m)}" for w, m in zip(lag.args["weights"], lag.args["lags"])
+        )
+        return f"the weighted sum {members}"
+
+    for name in sorted({str(o.args[1]) for o in plan.replace}):
+        lag = model.lags[name]
         out[name] = (
-            f"{kind} information lag: {how}, when the class of constant total that reads it is drawn"
+            f"{lag.kind} information lag: {reading(lag)}, read when the class of constant "
+            "total that reads it is drawn"
         )
     return out
 

@@ -84,6 +84,66 @@ with a :class:`SymdelayInputError` naming the transition and the state. The comp
 returns to Python every ``chunk_events`` events, so Ctrl-C (KeyboardInterrupt) is honoured.
 
 
+Lags (a table whose rates read ``delayed(E, LAG)`` or whose transitions carry ``lag =
+NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time step:
+
+- *History.* Each distinct lagged expression ``E`` (a *channel*) keeps its past as the
+  jump path makes it, piecewise constant: after every event that changes a state ``E``
+  reads, one entry (time, value, running integral ``I(t) = int_0^t E``, continued as ``I +
+  E dt``) in a ring buffer. A look-back ``d`` of a channel is a *pointer*: the last entry
+  whose time plus ``d`` is at most the time read (one comparison form everywhere), moved
+  forward only (look-ups are monotone in time: O(1) amortised, no search). The ring keeps
+  the entries from the oldest pointer on; before an event the kernel checks there is room
+  (moving the pointers to the present first) and otherwise returns to the driver, which
+  doubles it (the memory checked against the budget) and calls again: its size is bounded
+  by the events of the longest look-back, estimated before the run (events per unit time
+  at the equilibrium times the longest lag) and refused over the memory budget unless
+  forced. Before 0 the history is the fluid path's contract in counts: the initial counts
+  held constant on ``(-oo, 0]``, or a table interpolated linearly and rounded to
+  ``round(eta * value)`` (changing where it crosses a half-integer): those entries are
+  written before the run (:mod:`~symdelay.analysis.kernel.lagrun`).
+- *Readings.* A constant lag ``tau`` reads the value at ``t - tau``; a uniform window on
+  ``[a, b]`` reads ``(I(t - a) - I(t - b)) / (b - a)`` from the stored integrals (exact
+  for the piecewise-constant path up to the rounding of the integrals, relative ``~ eps
+  t / (b - a)``); a mixture the weighted sum of its members' readings (the lag's kernel
+  average of the path, as the fluid path reads it). Each ``delayed(E, k)`` of the rates is
+  one symbol ``lv_m`` of the printed code, a weighted sum of pointer readings (the
+  weights, look-backs and delays are run-time numbers: one compiled kernel for every
+  parameter value, as for a table without lags).
+- *Who reads them, and when.* The general rates that read lagged values are built as a
+  lazy class whenever their total is free of the state and of the lagged values (the
+  routing of arrivals; any number of rates, never a weighted class): they are evaluated
+  with the lagged values *at the draw time* when that leaf is drawn, which is exact since
+  the class's total is constant between events. A rate outside such a class that reads
+  constant lags (or mixtures of them) is updated at the lagged values' change times (an
+  entry's time plus the look-back): the next event is the earlier of the drawn time and
+  the next change, and at a change the rates are recomputed and the waiting time drawn
+  again (memoryless: exact). Such a rate reading a window is refused in one line (the
+  window moves between events, so would its rate: thinning would need a bound).
+- *Action delays.* An action-delayed transition drawn changes nothing but schedules its
+  jump: ``t + d`` in a FIFO of its own for a constant delay, ``t + u`` in one binary heap
+  for a distributed delay, ``u`` drawn from the law by a small program of numbers
+  (:func:`~symdelay.analysis.kernel.lagplan.program`: uniform, exponential, Erlang, phase
+  type by walking its chain, mixtures) from the same xoshiro256** stream in both backends.
+  The first entry due, when it comes before the drawn time, is the next event: its jump is
+  applied by its transition's update and the waiting time is drawn again. The transition's
+  count is that of its decisions. In transit at 0 (the default history): the decisions of
+  the past at the history's rates, exactly -- a Poisson process piece by piece for a
+  constant delay, and for a distributed one a Poisson number of mean ``rate E[X]`` from the
+  stationary past with the equilibrium excess law, then the history table's pieces;
+  ``"empty"``: none. They are drawn in Python from the replication's stream before its
+  first event, so both backends start alike.
+- *Refused, in one line:* ``dot(x)`` inside ``delayed`` (the announcement: the derivative
+  of a jump path is a sum of jumps, and the drift as its velocity would need the whole
+  past; ``fluid`` answers), information read through an exponential, gamma or phase-type
+  lag (their chain's closed form between events is not built), a gamma action delay of
+  non-integer shape, an action-delayed rate that itself reads a lagged value.
+
+The template's sections ``LAGS`` (HISTORY, SCHEDULE) hold this code; for a table without
+lags they are dropped, so its C source, its compiled library and their speed are those of
+before. The Python twin runs the same steps and can record them (a trace of every jump,
+decision and routing draw, for the tests).
+
 The parts, one job each:
 
 - :mod:`~symdelay.analysis.kernel.table`: the table checked at the door;
@@ -96,6 +156,9 @@ The parts, one job each:
 - :mod:`~symdelay.analysis.kernel.cwriter` and ``kernel_template.c``: the C kernel (the
   template holds the fixed C, the writer the code generated per table);
 - :mod:`~symdelay.analysis.kernel.pytwin`: the Python twin;
+- :mod:`~symdelay.analysis.kernel.lagplan`: how a table's lags are read (channels,
+  pointers, lagged values, action delays; refusals); :mod:`~symdelay.analysis.kernel.lagrun`:
+  the history and the scheduled entries at run time (start, in transit, growth);
 - :mod:`~symdelay.analysis.kernel.expo`: the ziggurat's tables and the twin's Exp(1);
 - :mod:`~symdelay.analysis.kernel.cache`: the generation cache and the compiled library;
 - :mod:`~symdelay.analysis.kernel.driver`: :class:`GeneratedKernel`, which composes them and

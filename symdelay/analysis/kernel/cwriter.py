@@ -356,7 +356,19 @@ def write_c(
         "UPDATE": block(update),
     }  # fmt: skip
     if lag is not None:
-        values |= lag_blocks(lag, shaped and bool(NC))
+
+        def sched():
+            # the rates that read a lagged value at its change (they are general, eager)
+            named = {str(k): v for k, v in temp_c.items()}
+            for s_ in lag["sched"]["temps"]:
+                w(f"                {s_} = {named[s_]};")
+            for g in lag["sched"]["gens"]:
+                leaf(g, "                ")
+            for lo, hi in _runs(lag["sched"]["gens"]):
+                w(f"                refresh(tree, {P2 + lo}, {P2 + hi});")
+
+        lines = block(sched).split("\n") if lag.get("sched") else []
+        values |= lag_blocks(lag, shaped and bool(NC), lines)
     sections = {
         "LAGS": lag is not None, "WEIGHTED": bool(W2), "CLASS": lz_c is not None, "LAZY": lz_c is not None and not W2,
         "COUNT": bool(NC), "BRANCHY": P2 <= tuning._BRANCHY_MAX_P2, "P2_AT_LEAST_4": P2 >= 4,
@@ -367,9 +379,10 @@ def write_c(
 
 # ---------------------------------------------------------------------------------------
 # the sections LAGS: HISTORY (the channels' rings and pointers) and SCHEDULE (the FIFOs of
-# the action-delayed transitions). hst: [0] ring entries, [1] FIFO entries, [2] full flag,
-# then the heads, the pointers, (first, next) of every FIFO.
-_HO = 3
+# the constant action delays, the heap of the distributed ones). hst: [0] ring entries,
+# [1] FIFO entries, [2] full flag (1 a ring, 2 a FIFO, 3 the heap), [3] heap capacity,
+# [4] heap entries, then the heads, the pointers, (first, next) of every FIFO.
+_HO = 5
 
 
 def lag_offsets(lag) -> tuple:
@@ -385,7 +398,7 @@ def lag_read(lag, T: str, pad: str) -> list:
     for p, c in enumerate(lag["pch"]):
         out.append(
             f"{pad}hst[{PO + p}] = advance(hist, hst[{PO + p}], hst[{HO + c}], {c} * cap, "
-            f"cmask, {T} - lagc[{p}]);"
+            f"cmask, {T}, lagc[{p}]);"
         )
         out.append(f"{pad}he_{p} = HE({c}, hst[{PO + p}]);")
     for sym, terms in lag["terms"]:
@@ -401,116 +414,209 @@ def lag_read(lag, T: str, pad: str) -> list:
     return out
 
 
-def lag_blocks(lag, shaped_count: bool) -> dict:
-    """The values of the placeholders of the sections LAGS."""
+def _room(lag) -> list:
+    """C lines: stop (flag set) when this event's entries might not fit; a ring first moves
+    its pointers to the present (every later look-up is at or after it)."""
     HO, PO, FO = lag_offsets(lag)
-    NA = lag["NA"]
-    decls = [f"    double {sym} = 0.0;" for sym, _ in lag["terms"]]
-    decls += [f"    const double *he_{p} = hist;" for p in range(lag["NP"])]
-    if lag["NP"]:
-        decls.append("    " + " ".join(f"(void)he_{p};" for p in range(lag["NP"])))
     room = ["        {   /* room for this event's entries (else the caller makes it) */"]
-    room.append("            int64_t full = 0, lo;")
+    room.append("            int64_t full = 0, lo = 0;")
     for c in range(lag["NCH"]):
         ps = [p for p, pc in enumerate(lag["pch"]) if pc == c]
-        lo = f"            lo = hst[{PO + ps[0]}];" + "".join(
+        lo = f"lo = hst[{PO + ps[0]}];" + "".join(
             f" if (hst[{PO + p}] < lo) lo = hst[{PO + p}];" for p in ps[1:]
         )
-        room.append(lo)
-        room.append(f"            if (hst[{HO + c}] - lo >= cap - 2) {{")
+        room += [f"            {lo}", f"            if (hst[{HO + c}] - lo >= cap - 2) {{"]
         for p in ps:
             room.append(
                 f"                hst[{PO + p}] = advance(hist, hst[{PO + p}], hst[{HO + c}], "
-                f"{c} * cap, cmask, t - lagc[{p}]);"
+                f"{c} * cap, cmask, t, lagc[{p}]);"
             )
-        room.append(lo.replace("            ", "                ", 1))
-        room.append(f"                if (hst[{HO + c}] - lo >= cap - 2) full = 1;")
-        room.append("            }")
-    for a in range(NA):
-        room.append(
-            f"            if (hst[{FO + 2 * a + 1}] - hst[{FO + 2 * a}] >= fcap - 1) full = 2;"
-        )
-    room.append("            if (full) { hst[2] = full; break; }")
-    room.append("            (void)lo;")
-    room.append("        }")
-    landing = []
-    if NA:
-        landing += [
-            "        {   /* SCHEDULE: the first entry due, when it comes before tn */",
-            "            double ts = INFINITY;",
-            "            int64_t ja = -1;",
+        room += [
+            f"                {lo}",
+            f"                if (hst[{HO + c}] - lo >= cap - 2) full = 1;",
         ]
-        for a in range(NA):
-            landing += [
-                f"            if (hst[{FO + 2 * a}] < hst[{FO + 2 * a + 1}]) {{",
-                f"                const double u_ = fifo[{a} * fcap + (hst[{FO + 2 * a}] & fmask)];",
+        room.append("            }")
+    for f in range(lag["NF"]):
+        room.append(
+            f"            if (hst[{FO + 2 * f + 1}] - hst[{FO + 2 * f}] >= fcap - 1) full = 2;"
+        )
+    if lag["HEAP"]:
+        room.append("            if (hst[4] >= hcap - 1) full = 3;")
+    room += [
+        "            if (full) { hst[2] = full; break; }",
+        "            (void)lo;",
+        "        }",
+    ]
+    return room
+
+
+def _landing(lag, sched_lines=()) -> list:
+    """C lines: the first scheduled entry due, when it comes before the drawn time ``tn``,
+    is the next event (its jump applied by the update of its transition); before it, the
+    next change of a lagged value that an eagerly updated rate reads (``sched_lines``: those
+    rates recomputed, the waiting time drawn again: memoryless)."""
+    HO, PO, FO = lag_offsets(lag)
+    sched = lag.get("sched")
+    if not lag["NA"] and not sched:
+        return []
+    out = [
+        "        {   /* SCHEDULE: the first entry due, when it comes before tn */",
+        "            double ts = INFINITY;",
+        "            int64_t ja = -1;",
+        "            (void)ja;",
+    ]
+    for a, f in enumerate(lag["afifo"]):
+        if f >= 0:
+            out += [
+                f"            if (hst[{FO + 2 * f}] < hst[{FO + 2 * f + 1}]) {{",
+                f"                const double u_ = fifo[{f} * fcap + (hst[{FO + 2 * f}] & fmask)];",
                 f"                if (u_ < ts) {{ ts = u_; ja = {a}; }}",
                 "            }",
             ]
-        landing += [
-            "            if (ts < tn) {",
-            "                while (k < ng && grid[k] < ts) {",
+    if lag["HEAP"]:
+        out.append("            if (hst[4] > 0 && heap[0] < ts) { ts = heap[0]; ja = -2; }")
+    if sched:
+        out.append("            double sc = INFINITY; /* the next change of a lagged value */")
+        for p in sched["pointers"]:
+            c = lag["pch"][p]
+            out += [
+                f"            if (hst[{PO + p}] < hst[{HO + c}]) {{",
+                f"                const double u_ = HE({c}, hst[{PO + p}] + 1)[0] + lagc[{p}];",
+                "                if (u_ < sc) sc = u_;",
+                "            }",
+            ]
+        out += [
+            "            if (sc < tn && !(ts < sc)) {",
+            "                while (k < ng && grid[k] < sc) {",
             "                    for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];",
             "                    k++;",
             "                }",
             "                if (k >= ng || ev >= max_events) break;",
-            f"                hst[{FO} + 2 * ja] += 1;",
-            "                j = K_ACT_SLOT[ja];",
-            "                tn = ts;",
-            "                landing = 1;",
-            "                goto apply;",
+            "                t = sc;",
+            *lag_read(lag, "t", "                "),
+            *sched_lines,
+            "                pending = 0;",
+            "                continue;",
             "            }",
-            "        }",
         ]
-    decide = []
-    if NA:
-        decide += [
-            "        if (K_ACT[j] >= 0) { /* an action-delayed transition drawn: scheduled */",
-            "            const int64_t a_ = K_ACT[j], e_ = hst[" + str(FO) + " + 2 * a_ + 1];",
-            f"            fifo[a_ * fcap + (e_ & fmask)] = tn + lagc[{lag['LA']} + a_];",
-            f"            hst[{FO} + 2 * a_ + 1] = e_ + 1;",
-            "            counts[j] += 1;",
-            "            ev++;",
-            "            t = tn;",
-            "            pending = 0;",
-            "            continue;",
-            "        }",
-            "        if (0) {",
-            "    apply:",
-            "            rj = -1;" if shaped_count else "            ;",
-            "        }",
+    if not lag["NA"]:
+        return [*out, "        }"]
+    out += [
+        "            if (ts < tn) {",
+        "                while (k < ng && grid[k] < ts) {",
+        "                    for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];",
+        "                    k++;",
+        "                }",
+        "                if (k >= ng || ev >= max_events) break;",
+        "                switch (ja) {",
+    ]
+    for a, f in enumerate(lag["afifo"]):
+        if f >= 0:
+            out.append(f"                case {a}: hst[{FO + 2 * f}] += 1; break;")
+    if lag["HEAP"]:
+        out += [
+            "                default:",
+            "                    ja = (int64_t)heap[1];",
+            "                    hst[4] = heap_pop(heap, hst[4]);",
         ]
-    push = []
-    cases = {}
+    out += [
+        "                }",
+        "                j = K_ACT_SLOT[ja];",
+        "                tn = ts;",
+        "                landing = 1;",
+        "                goto apply;",
+        "            }",
+        "        }",
+    ]
+    return out
+
+
+def _decide(lag, shaped_count: bool) -> list:
+    """C lines: an action-delayed transition drawn schedules its jump (a FIFO entry ``tn +
+    d``, or a heap entry ``tn + u`` with ``u`` drawn from its law), nothing else changes."""
+    _, _, FO = lag_offsets(lag)
+    if not lag["NA"]:
+        return []
+    out = [
+        "        if (K_ACT[j] >= 0) { /* an action-delayed transition drawn: scheduled */",
+        "            switch (K_ACT[j]) {",
+    ]
+    for a, f in enumerate(lag["afifo"]):
+        off = lag["aoff"][a]
+        out.append(f"            case {a}: {{")
+        if f >= 0:
+            out += [
+                f"                const int64_t e_ = hst[{FO + 2 * f + 1}];",
+                f"                fifo[{f} * fcap + (e_ & fmask)] = tn + lagc[{off}];",
+                f"                hst[{FO + 2 * f + 1}] = e_ + 1;",
+            ]
+        else:
+            out += [
+                f"                const double u_ = sample_lag(lagc + (int64_t)lagc[{off}], rng);",
+                f"                hst[4] = heap_push(heap, hst[4], tn + u_, {a}.0);",
+            ]
+        out += ["                break;", "            }"]
+    out += [
+        "            }",
+        "            counts[j] += 1;",
+        "            ev++;",
+        "            t = tn;",
+        "            pending = 0;",
+        "            continue;",
+        "        }",
+        "        if (0) {",
+        "    apply:",
+        "            rj = -1;" if shaped_count else "            ;",
+        "        }",
+    ]
+    return out
+
+
+def _push(lag) -> list:
+    """C lines: a new history entry of every channel the jump changed (its value after the
+    jump, its running integral continued to now)."""
+    HO, _, _ = lag_offsets(lag)
+    push: list = []
+    cases: dict = {}
     for q, cs in enumerate(lag["pushes"]):
         if cs:
             cases.setdefault(tuple(cs), []).append(q)
-    if cases:
-        push.append("        switch (j) { /* HISTORY: the channels the jump changed */")
-        for cs, qs in cases.items():
-            push += [f"        case {q}:" for q in qs]
-            for c in cs:
-                push += [
-                    "            {",
-                    f"                const int64_t h_ = hst[{HO + c}];",
-                    f"                const double *o_ = HE({c}, h_);",
-                    "                const double I_ = o_[2] + o_[1] * (tn - o_[0]);",
-                ]
-                push += [f"                const double hs_{i} = (double)X[{i}] / eta;"
-                         for i in lag["reads"][c]]  # fmt: skip
-                push += [
-                    f"                double *n_ = HE({c}, h_ + 1);",
-                    f"                n_[0] = tn; n_[1] = {lag['channels'][c]}; n_[2] = I_;",
-                    f"                hst[{HO + c}] = h_ + 1;",
-                    "            }",
-                ]
-            push.append("            break;")
-        push += ["        default:", "            break;", "        }"]
+    if not cases:
+        return push
+    push.append("        switch (j) { /* HISTORY: the channels the jump changed */")
+    for cs, qs in cases.items():
+        push += [f"        case {q}:" for q in qs]
+        for c in cs:
+            push += [
+                "            {",
+                f"                const int64_t h_ = hst[{HO + c}];",
+                f"                const double *o_ = HE({c}, h_);",
+                "                const double I_ = o_[2] + o_[1] * (tn - o_[0]);",
+            ]
+            push += [f"                const double hs_{i} = (double)X[{i}] / eta;"
+                     for i in lag["reads"][c]]  # fmt: skip
+            push += [
+                f"                double *n_ = HE({c}, h_ + 1);",
+                f"                n_[0] = tn; n_[1] = {lag['channels'][c]}; n_[2] = I_;",
+                f"                hst[{HO + c}] = h_ + 1;",
+                "            }",
+            ]
+        push.append("            break;")
+    push += ["        default:", "            break;", "        }"]
+    return push
+
+
+def lag_blocks(lag, shaped_count: bool, sched_lines=()) -> dict:
+    """The values of the placeholders of the sections LAGS."""
+    decls = [f"    double {sym} = 0.0;" for sym, _ in lag["terms"]]
+    decls += [f"    const double *he_{p} = hist;" for p in range(lag["NP"])]
+    if lag["NP"]:
+        decls.append("    " + " ".join(f"(void)he_{p};" for p in range(lag["NP"])))
     return {
         "LAG_DECLS": "\n".join(decls),
         "LAG_READ_START": "\n".join(lag_read(lag, "t", "    ")),
-        "LAG_ROOM": "\n".join(room),
-        "LANDING": "\n".join(landing),
-        "ACTION_DECIDE": "\n".join(decide),
-        "HISTORY_PUSH": "\n".join(push),
+        "LAG_ROOM": "\n".join(_room(lag)),
+        "LANDING": "\n".join(_landing(lag, sched_lines)),
+        "ACTION_DECIDE": "\n".join(_decide(lag, shaped_count)),
+        "HISTORY_PUSH": "\n".join(_push(lag)),
     }

@@ -146,8 +146,9 @@ def generate(states, names, jumps, rates, param_values, plan=None, label="the ta
     weighted = None
     if lazy_total is None and not lagged:
         weighted = _weighted_class(gexprs, sv, pv)
+    eager = set()  # lagged values read by eagerly updated rates: their changes are scheduled
     if lagged:
-        _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan)
+        eager = _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan)
     if weighted is not None:  # the slots keep the weights, the class its constant total
         gexprs = weighted[2]
     W2 = 1
@@ -311,10 +312,19 @@ def generate(states, names, jumps, rates, param_values, plan=None, label="the ta
     lag_c = lag_py = None
     if plan is not None:
         lag_c, lag_py = _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M)
+        if eager:  # the scheduled updates: the pointers, temporaries and rates they concern
+            esyms = set(eager)
+            sched = {
+                "pointers": sorted({t.pointer for sym, ts in plan.symbols if sym in esyms
+                                    for t in ts}),
+                "temps": [str(t) for t, _ in live if deps[t] & esyms],
+                "gens": [g for g, d in enumerate(rate_deps) if d & esyms],
+            }  # fmt: skip
+            lag_c["sched"] = lag_py["sched"] = sched
         out["lag_e_py"] = lag_py["channels"]
         classes["lags"] = {
             "channels": len(plan.channels), "pointers": len(plan.pointers),
-            "lagged values": len(lagsyms), "action delayed": len(plan.action_delay),
+            "lagged values": len(lagsyms), "action delayed": len(plan.actions),
         }  # fmt: skip
     out["c_source"] = write_c(*spec, temp_c, rate_c, per_slot, ls, shapes, lz_c, wt, lag_c)
     out["python_source"] = write_python(*spec, temp_py, rate_py, lz_py, wt, NI, lag_py)
@@ -328,25 +338,27 @@ def _nonnegative_channel(plan, term, states) -> bool:
     return plan.channels[c] in states and term.kind == "v" and term.weight == 1
 
 
-def _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan) -> None:
-    """A rate that reads a lagged value is exact only inside a class of constant total
-    (evaluated when the class is drawn): refuse any other, in one line."""
+def _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan) -> set:
+    """The lagged values read by rates outside a class of constant total (their rates are
+    then updated at the values' change times, scheduled events). Such a rate reading a
+    window is refused in one line: a window moves between events, so its rate does too."""
+    if lazy_total is not None:
+        return set()
     lset = set(lagsyms)
+    terms = dict(plan.symbols)
+    out: set = set()
     for j in general:
-        if lazy_total is None and exprs[j].free_symbols & lset:
-            window = any(t.kind == "i" for _, ts in plan.symbols for t in ts)
-            why = (
-                "a uniform window moves between events, so its rate varies between events "
-                "(thinning would need a bound)"
-                if window
-                else "it would need the lagged values' change times as scheduled events"
-            )
+        read = exprs[j].free_symbols & lset
+        if any(t.kind == "i" for sym in read for t in terms[sym]):
             raise SymdelayInputError(
-                f"{label}: the rate of transition {names[j]!r} reads a lagged value but the "
-                "rates that do are not one class of constant total (their sum free of the "
-                f"state and of the lagged values): the exact simulation is not built for it: "
-                f"{why}; fluid answers for this model"
+                f"{label}: the rate of transition {names[j]!r} reads a uniform window but is "
+                "not in a class of constant total (the rates reading it, their sum free of the "
+                "state and of the lagged values): a window moves between events, so that "
+                "rate varies between events (thinning would need a bound); fluid answers for "
+                "this model"
             )
+        out |= read
+    return out
 
 
 def _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M):
@@ -365,17 +377,22 @@ def _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M):
             row.append((t.kind, t.pointer, w))
             w += 1
         terms.append((str(sym), row))
-    actions = sorted(plan.action_delay)
+    actions = plan.actions
     slot_of = {j: q for q, j in enumerate(order)}
     act = [-1] * M
     for a, j in enumerate(actions):
         act[slot_of[j]] = a
+    afifo, nf = [], 0
+    for j in actions:
+        afifo.append(nf if j in plan.action_delay else -1)
+        nf += j in plan.action_delay
+    aoff = [w + a for a in range(len(actions))]  # a delay, or where a program starts
     reads = [sorted(i for i in range(n) if states[i] in E.free_symbols) for E in plan.channels]
     pushes = [[c for c, rd in enumerate(reads) if set(rd) & set(changed[q])] for q in range(M)]
     common = {
         "N": n, "NCH": len(plan.channels), "NP": P, "pch": [c for c, _ in plan.pointers],
-        "terms": terms, "act": act, "NA": len(actions), "LA": w, "reads": reads,
-        "pushes": pushes,
+        "terms": terms, "act": act, "NA": len(actions), "reads": reads, "pushes": pushes,
+        "afifo": afifo, "NF": nf, "HEAP": bool(plan.action_law), "aoff": aoff,
     }  # fmt: skip
 
     def printed(printer):

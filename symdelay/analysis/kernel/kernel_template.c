@@ -119,13 +119,80 @@ static inline void cwalk2(int64_t *c, int64_t x, int64_t y, const int64_t dx,
 
 //@ if LAGS
 /* ---- HISTORY: channel c's entry of absolute index h, (time, value, running integral) in
-   a ring of cap entries; a pointer is the last entry at or before the time it looks back
-   to, and moves forward only (the look-ups of an event loop are monotone in time) ---- */
+   a ring of cap entries; a pointer of look-back d at time T is the last entry whose time
+   plus d is at most T (one form for every comparison: a scheduled change at time + d
+   moves its pointer), and moves forward only (the look-ups are monotone in time) ---- */
 #define HE(c, h) (hist + 3 * ((c) * cap + ((h) & cmask)))
 static inline int64_t advance(const double *hist, int64_t h, const int64_t head,
-                              const int64_t base, const int64_t cmask, const double target) {
-    while (h < head && hist[3 * (base + ((h + 1) & cmask))] <= target) h++;
+                              const int64_t base, const int64_t cmask, const double T,
+                              const double d) {
+    while (h < head && hist[3 * (base + ((h + 1) & cmask))] + d <= T) h++;
     return h;
+}
+/* ---- SCHEDULE: a distributed action delay drawn by its program (lagplan.py: 0 constant,
+   1 uniform, 2 exponential, 3 Erlang, 4 phase type by walking its chain, 5 mixture), and
+   the heap of its entries (time, action), a binary min-heap on the time ---- */
+static inline double sample_lag(const double *g, uint64_t *rng) {
+    for (;;) {
+        switch ((int)g[0]) {
+        case 0: return g[1];
+        case 1: return g[1] + g[2] * unif(rng);
+        case 2: return g[1] * expo(rng);
+        case 3: {
+            const int64_t k = (int64_t)g[1];
+            double s = 0.0;
+            for (int64_t i = 0; i < k; i++) s += expo(rng);
+            return s * g[2];
+        }
+        case 4: {
+            const int64_t n = (int64_t)g[1];
+            double u = unif(rng), s = 0.0;
+            int64_t i = 0;
+            while (i < n && u >= g[2 + i]) i++;
+            while (i < n) {
+                const double *r = g + 2 + n + i * (n + 2);
+                s += expo(rng) / r[0];
+                u = unif(rng);
+                i = 0;
+                while (i < n && u >= r[1 + i]) i++;
+            }
+            return s;
+        }
+        default: {
+            const int64_t m = (int64_t)g[1];
+            const double u = unif(rng);
+            int64_t i = 0;
+            while (i < m - 1 && u >= g[2 + i]) i++;
+            g += (int64_t)g[2 + m + i];
+        }
+        }
+    }
+}
+static inline int64_t heap_push(double *h, int64_t n, const double t, const double a) {
+    int64_t i = n;
+    while (i > 0) {
+        const int64_t p = (i - 1) >> 1;
+        if (h[2 * p] <= t) break;
+        h[2 * i] = h[2 * p]; h[2 * i + 1] = h[2 * p + 1];
+        i = p;
+    }
+    h[2 * i] = t; h[2 * i + 1] = a;
+    return n + 1;
+}
+static inline int64_t heap_pop(double *h, int64_t n) {
+    n--;
+    const double t = h[2 * n], a = h[2 * n + 1];
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && h[2 * (c + 1)] < h[2 * c]) c++;
+        if (h[2 * c] >= t) break;
+        h[2 * i] = h[2 * c]; h[2 * i + 1] = h[2 * c + 1];
+        i = c;
+    }
+    h[2 * i] = t; h[2 * i + 1] = a;
+    return n;
 }
 
 //@ endif
@@ -135,7 +202,7 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
         int64_t *out, int64_t *counts, int64_t max_events, int64_t *status,
 //@ if LAGS
         double *bad, double *tree, int64_t *X, double *hist, int64_t *hst,
-        const double *lagc, double *fifo) {
+        const double *lagc, double *fifo, double *heap) {
 //@ else
         double *bad, double *tree, int64_t *X) {
 //@ endif
@@ -168,11 +235,14 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
 {{TEMPORARIES}}
 //@ if LAGS
     /* == HISTORY and SCHEDULE: hst[0] the ring's entries per channel, hst[1] the FIFO's
-       per action transition, hst[2] set when one is full (the caller makes room and calls
-       again), then the channels' heads, the pointers, each FIFO's first and next == */
+       per constant action delay, hst[2] set when one is full (the caller makes room and
+       calls again), hst[3] the heap's capacity, hst[4] its entries, then the channels'
+       heads, the pointers, each FIFO's first and next == */
     const int64_t cap = hst[0], cmask = cap - 1, fcap = hst[1], fmask = fcap - 1;
+    const int64_t hcap = hst[3];
     int landing = 0;
     (void)cap; (void)cmask; (void)fcap; (void)fmask; (void)fifo; (void)lagc; (void)hist;
+    (void)hcap; (void)heap;
 {{LAG_DECLS}}
 //@ endif
 //@ if WEIGHTED

@@ -73,15 +73,14 @@ class LagPlan:
                 sym = sp.Symbol(f"lv_{len(self.symbols)}")
                 self.symbols.append((sym, terms))
                 self.replace[o] = sym
+        self.action_law: dict = {}  # transition index -> Lag (distributed: a heap)
         for j, lagname in actions.items():
             lag = lags[lagname]
-            if lag.kind != "constant":
-                raise SymdelayInputError(
-                    f"{label}: transition '{transitions[j][0]}' has a {lag.kind} action delay "
-                    f"'{lagname}': the exact simulation is built for constant action delays "
-                    "(a FIFO of scheduled entries); fluid answers for this model"
-                )
-            self.action_delay[j] = lag.args["value"]
+            if lag.kind == "constant":
+                self.action_delay[j] = lag.args["value"]
+            else:
+                _check_sampled(lag, f"{label}: transition '{transitions[j][0]}'")
+                self.action_law[j] = lag
 
     def _channel(self, E) -> int:
         if E not in self.channels:
@@ -132,7 +131,14 @@ class LagPlan:
         for sym, terms in self.symbols:
             parts.append(f"S:{sym}:" + ",".join(f"{t.kind}{t.pointer}" for t in terms))
         parts += [f"A:{j}" for j in sorted(self.action_delay)]
+        parts += [f"H:{j}" for j in sorted(self.action_law)]  # a law's program: numbers
         return "|".join(parts)
+
+    @property
+    def actions(self) -> list:
+        """The action-delayed transitions (table order): constant delays (a FIFO each) and
+        distributed ones (one heap)."""
+        return sorted(set(self.action_delay) | set(self.action_law))
 
     def numbers(self, values: dict) -> list:
         """The run-time numbers, in the order the kernel reads them (``lagc``): the look-back
@@ -160,17 +166,121 @@ class LagPlan:
             out.append(x)
         for _sym, terms in self.symbols:
             out += [num(t.weight, f"the weight {t.weight} of a lagged value") for t in terms]
-        for j in sorted(self.action_delay):
+        # one number per action (table order): a constant delay, or where the program of a
+        # distributed one starts (the programs follow): the kernel's source does not depend
+        # on the laws' sizes
+        programs: list = []
+        start = len(out) + len(self.actions)
+        for j in self.actions:
+            if j in self.action_law:
+                out.append(float(start + len(programs)))
+                programs += program(self.action_law[j], values, self.label)
+                continue
             x = num(self.action_delay[j], "an action delay")
             if not x > 0:
                 raise SymdelayInputError(
                     f"{self.label}: the action delay {self.action_delay[j]} is {x}: it must be > 0"
                 )
             out.append(x)
-        return out
+        return out + programs
 
     def back(self, values: dict) -> float:
-        """The longest look-back (information) or action delay, at ``values``."""
+        """The longest look-back (information) or constant action delay, at ``values`` (a
+        distributed action delay keeps its entries in a heap: not a look-back)."""
         nums = self.numbers(values)
         P = len(self.pointers)
-        return max(nums[:P] + nums[len(nums) - len(self.action_delay) :], default=0.0)
+        start = P + sum(len(ts) for _, ts in self.symbols)
+        delays = [nums[start + a] for a, j in enumerate(self.actions)
+                  if j not in self.action_law]  # fmt: skip
+        return max(nums[:P] + delays, default=0.0)
+
+
+# ---------------------------------------------------------------------------------------
+# a distributed action delay drawn by a small program of numbers (the same draws in C and
+# in the twin): [kind, ...] with kind 0 constant [v], 1 uniform [a, b - a], 2 exponential
+# [mean], 3 Erlang [k, mean / k], 4 phase type [n, cumulative alpha (n), per phase: its
+# rate, the cumulative probabilities of the next phase (n) and of the exit], 5 mixture
+# [m, cumulative weights (m), each member's offset (m)] then the members' programs.
+_KIND_CODE = {"constant": 0, "uniform": 1, "exponential": 2, "gamma": 3, "phase_type": 4,
+              "mixture": 5}  # fmt: skip
+
+
+def _check_sampled(lag, where: str) -> None:
+    """Refuse a law the program cannot draw (a gamma of non-integer shape)."""
+    if lag.kind == "mixture":
+        for m in lag.args["lags"]:
+            _check_sampled(m, where)
+    elif lag.kind == "gamma" and lag.args["shape"].is_number and not lag.args["shape"].is_Integer:
+        raise SymdelayInputError(
+            f"{where}: the gamma action delay '{lag.name}' has the non-integer shape "
+            f"{lag.args['shape']}: the exact simulation draws Erlang (integer-shape) gamma "
+            "delays; fluid answers for it"
+        )
+
+
+def program(lag, values: dict, label: str) -> list:
+    """The program of a law at ``values`` (floats)."""
+    import itertools
+
+    def num(e):
+        v = sp.sympify(e).xreplace(values)
+        try:
+            x = float(v)
+        except TypeError:
+            raise SymdelayInputError(
+                f"{label}: the lag '{lag.name}' has {v}, not a number"
+            ) from None
+        if not abs(x) < float("inf"):
+            raise SymdelayInputError(f"{label}: the lag '{lag.name}' has {x}, not finite")
+        return x
+
+    def bad(what):
+        return SymdelayInputError(f"{label}: the action delay '{lag.name}': {what}")
+
+    a = lag.args
+    if lag.kind == "constant":
+        v = num(a["value"])
+        if v < 0:
+            raise bad(f"its value is {v} < 0")
+        return [0.0, v]
+    if lag.kind == "uniform":
+        lo, hi = num(a["low"]), num(a["high"])
+        if not 0 <= lo < hi:
+            raise bad(f"low {lo} and high {hi} must satisfy 0 <= low < high")
+        return [1.0, lo, hi - lo]
+    if lag.kind == "exponential":
+        m = num(a["mean"])
+        if not m > 0:
+            raise bad(f"its mean is {m}: it must be > 0")
+        return [2.0, m]
+    if lag.kind == "gamma":
+        k, m = num(a["shape"]), num(a["mean"])
+        if not (k >= 1 and k == int(k) and k <= 10**6):
+            raise bad(f"its shape {k} must be a whole number in 1..10^6 (Erlang)")
+        if not m > 0:
+            raise bad(f"its mean is {m}: it must be > 0")
+        return [3.0, k, m / k]
+    if lag.kind == "phase_type":
+        alpha = [num(x) for x in a["alpha"]]
+        n = len(alpha)
+        S = [[num(a["S"][i, j]) for j in range(n)] for i in range(n)]
+        out = [4.0, float(n), *itertools.accumulate(alpha)]
+        for i in range(n):
+            rate = -S[i][i]
+            if not rate > 0:
+                raise bad(f"S[{i}][{i}] = {S[i][i]}: every phase must be left at a rate > 0")
+            moves = [S[i][j] / rate if j != i else 0.0 for j in range(n)]
+            out += [rate, *itertools.accumulate(moves), 1.0]
+        return out
+    # a mixture
+    members = [program(x, values, label) for x in a["lags"]]
+    w = [num(x) for x in a["weights"]]
+    m = len(members)
+    out = [5.0, float(m), *itertools.accumulate(w)]
+    pos = 2 + 2 * m
+    for p in members:
+        out.append(float(pos))
+        pos += len(p)
+    for p in members:
+        out += p
+    return out

@@ -20,15 +20,17 @@ import math
 
 import numpy as np
 
+from symdelay.analysis.kernel.cwriter import lag_offsets
 from symdelay.analysis.kernel.expo import _exp_variate
 from symdelay.analysis.kernel.layout import _pow2
+from symdelay.analysis.kernel.pytwin import _sample_lag
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.rng import next_u64, unif
 
 __all__: list = []
 
-#: Bytes of one history entry (time, value, integral) and of one scheduled entry.
-ENTRY_BYTES, FIFO_BYTES = 24, 8
+#: Bytes of one history entry (time, value, integral), of one FIFO entry, of one heap entry.
+ENTRY_BYTES, FIFO_BYTES, HEAP_BYTES = 24, 8, 16
 
 
 def history_pieces(t, v, eta: int, end: float = 0.0) -> tuple:
@@ -67,11 +69,18 @@ class LagRun:
         self.kernel, self.eta, self.X0 = kernel, float(eta), np.asarray(X0, dtype=np.int64)
         self.NCH, self.NP = len(plan.channels), len(plan.pointers)
         self.pch = [c for c, _ in plan.pointers]
-        self.actions = sorted(plan.action_delay)
+        self.actions = plan.actions
         self.NA = len(self.actions)
         lagc = kernel._lagc
+        self.lagc = lagc.tolist()
         self.lookback = lagc[: self.NP]
-        self.delays = lagc[len(lagc) - self.NA :] if self.NA else np.zeros(0)
+        LA = self.NP + sum(len(ts) for _, ts in plan.symbols)
+        self.fifo_of = [j in plan.action_delay for j in self.actions]
+        # a constant delay, or where the program of a distributed one starts
+        self.aoff = [LA + a if f else int(lagc[LA + a]) for a, f in enumerate(self.fifo_of)]
+        self.NF = sum(self.fifo_of)
+        self.delays = [lagc[o] for o, f in zip(self.aoff, self.fifo_of) if f]
+        self.means = [_mean(self.lagc, o) for o, f in zip(self.aoff, self.fifo_of) if not f]
         back = max([*self.lookback, *self.delays, 0.0])
         self.back = back
         names = [str(s) for s in kernel.states]
@@ -94,6 +103,7 @@ class LagRun:
         pre = max((len(e) for e in self.entries), default=0)
         self.cap = _pow2(max(64, 2 * pre + 4 * int(min(rate * back, 2**40)) + 16))
         self.fcap = _pow2(max(16, 4 * int(min(rate * max(self.delays, default=0.0), 2**40)) + 16))
+        self.hcap = _pow2(max(16, 4 * int(min(rate * sum(self.means), 2**40)) + 16))
         self._rates = None
 
     # ------------------------------------------------------------ the history
@@ -122,33 +132,45 @@ class LagRun:
         return out
 
     def memory(self) -> float:
-        """Bytes of the rings and FIFOs at their first size."""
-        return (self.NCH * self.cap * ENTRY_BYTES + self.NA * self.fcap * FIFO_BYTES) * 1.0
+        """Bytes of the rings, FIFOs and heap at their first size."""
+        heap = self.hcap * HEAP_BYTES if self.NF < self.NA else 0
+        return (self.NCH * self.cap * ENTRY_BYTES + self.NF * self.fcap * FIFO_BYTES + heap) * 1.0
 
     # ------------------------------------------------------------ one replication
     def start(self, rs: np.ndarray) -> tuple:
-        """``(hist, hst, fifo)`` of one replication at time 0; the jobs in transit are drawn
-        from its stream ``rs`` (advanced in place)."""
-        HO, FO = 3, 3 + self.NCH + self.NP
+        """``(hist, hst, fifo, heap)`` of one replication at time 0; the jobs in transit are
+        drawn from its stream ``rs`` (advanced in place)."""
+        HO, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
         hist = np.zeros(max(1, self.NCH * self.cap * 3))
-        hst = np.zeros(FO + 2 * self.NA, dtype=np.int64)
-        hst[0], hst[1] = self.cap, self.fcap
+        hst = np.zeros(FO + 2 * self.NF, dtype=np.int64)
+        hst[0], hst[1], hst[3] = self.cap, self.fcap, self.hcap
         for c, ent in enumerate(self.entries):
             for h, e in enumerate(ent):
                 hist[3 * (c * self.cap + h) : 3 * (c * self.cap + h) + 3] = e
             hst[HO + c] = len(ent) - 1
         # every pointer starts at its channel's first entry
         lands = self._in_transit(rs)
+        fifos = [x for x, f in zip(lands, self.fifo_of) if f]
         fcap = self.fcap
-        while max((len(x) for x in lands), default=0) >= fcap - 1:
+        while max((len(x) for x in fifos), default=0) >= fcap - 1:
             fcap *= 2
-        if fcap != self.fcap:
-            hst[1] = fcap
-        fifo = np.zeros(max(1, self.NA * fcap))
-        for a, x in enumerate(lands):
-            fifo[a * fcap : a * fcap + len(x)] = x
-            hst[FO + 2 * a], hst[FO + 2 * a + 1] = 0, len(x)
-        return hist, hst, fifo
+        hst[1] = fcap
+        fifo = np.zeros(max(1, self.NF * fcap))
+        for f, x in enumerate(fifos):
+            fifo[f * fcap : f * fcap + len(x)] = x
+            hst[FO + 2 * f], hst[FO + 2 * f + 1] = 0, len(x)
+        entries = sorted(
+            (t, float(a)) for a, (x, f) in enumerate(zip(lands, self.fifo_of)) if not f for t in x
+        )
+        hcap = self.hcap
+        while len(entries) >= hcap - 1:
+            hcap *= 2
+        hst[3] = hcap
+        heap = np.zeros(2 * hcap)
+        for i, (t, a) in enumerate(entries):  # sorted: a heap already
+            heap[2 * i], heap[2 * i + 1] = t, a
+        hst[4] = len(entries)
+        return hist, hst, fifo, heap
 
     def _action_rates(self):
         """Per action-delayed transition, ``beta(s)`` as a float function of the scaled
@@ -164,10 +186,30 @@ class LagRun:
             ]
         return self._rates
 
+    def _rate(self, f, x) -> float:
+        try:
+            r = self.eta * float(f(*(int(v) / self.eta for v in x)))
+        except (OverflowError, ZeroDivisionError, ValueError) as e:
+            raise SymdelayInputError(
+                f"{self.kernel.label}: the rate of an action-delayed transition cannot be "
+                f"evaluated on the history ({e})"
+            ) from None
+        if not (r >= 0.0 and math.isfinite(r)):
+            raise SymdelayInputError(
+                f"{self.kernel.label}: the rate of an action-delayed transition is {r} on the "
+                "history: rates must be finite and >= 0"
+            )
+        return r
+
     def _in_transit(self, rs: np.ndarray) -> list:
-        """The landing times after 0 of the decisions of ``[-d, 0)``: a Poisson process at
-        ``eta beta`` of the history's state on each of its pieces, by exponential gaps
-        (a gap that crosses a piece's end is drawn again from there: memoryless)."""
+        """The landing times after 0 of the decisions before 0, per action. A constant delay
+        ``d``: the decisions of ``[-d, 0)``, a Poisson process at ``eta beta`` of the
+        history's state on each of its pieces, by exponential gaps (a gap that crosses a
+        piece's end is drawn again from there: memoryless). A distributed delay ``X``: the
+        decisions before the history's first time ``t_0`` still in transit at ``t_0`` are a
+        Poisson number of mean ``rate E[X]`` with the equilibrium excess law (the marking
+        theorem), then the decisions of ``[t_0, 0)`` piece by piece, each with its own draw
+        of ``X``; those landing after 0 are kept."""
         if not self.NA or (isinstance(self.history, str) and self.history == "empty"):
             return [[] for _ in range(self.NA)]
         st = [int(v) for v in rs]
@@ -176,53 +218,62 @@ class LagRun:
         ends = np.append(starts[1:], 0.0)
         out = []
         for a, f in enumerate(self._action_rates()):
-            d = float(self.delays[a])
             got: list = []
+            if self.fifo_of[a]:
+                d = float(self.lagc[self.aoff[a]])
+                for u0, u1, x in zip(starts.tolist(), ends.tolist(), counts):
+                    lo, hi = max(u0, -d), u1
+                    if not lo < hi:
+                        continue
+                    r = self._rate(f, x)
+                    s = lo
+                    while r > 0.0:
+                        s += _exp_variate(u64, un) / r
+                        if s >= hi:
+                            break
+                        got.append(s + d)
+                out.append(got)
+                continue
+            pos = self.aoff[a]
+            t0 = float(starts[0])
+            r0 = self._rate(f, counts[0])
+            mu = r0 * _mean(self.lagc, pos)
+            z = _exp_variate(u64, un)
+            while z < mu:  # a Poisson number of mean mu, by unit exponential gaps
+                land = t0 + _excess(self.lagc, pos, u64, un)
+                if land > 0.0:
+                    got.append(land)
+                z += _exp_variate(u64, un)
             for u0, u1, x in zip(starts.tolist(), ends.tolist(), counts):
-                lo, hi = max(u0, -d), u1
-                if not lo < hi:
+                if not u0 < u1:
                     continue
-                try:
-                    r = self.eta * float(f(*(int(v) / self.eta for v in x)))
-                except (OverflowError, ZeroDivisionError, ValueError) as e:
-                    raise SymdelayInputError(
-                        f"{self.kernel.label}: the rate of an action-delayed transition "
-                        f"cannot be evaluated on the history ({e})"
-                    ) from None
-                if not (r >= 0.0 and math.isfinite(r)):
-                    raise SymdelayInputError(
-                        f"{self.kernel.label}: the rate of an action-delayed transition is "
-                        f"{r} on the history: rates must be finite and >= 0"
-                    )
-                if r == 0.0:
-                    continue
-                s = lo
-                while True:
+                r = self._rate(f, x)
+                s = u0
+                while r > 0.0:
                     s += _exp_variate(u64, un) / r
-                    if s >= hi:
+                    if s >= u1:
                         break
-                    got.append(s + d)
+                    land = s + _sample_lag(self.lagc, pos, u64, un)
+                    if land > 0.0:
+                        got.append(land)
             out.append(got)
         rs[:] = np.array(st, dtype=np.uint64)
         return out
 
     # ------------------------------------------------------------ room
-    def grow(self, hist, hst, fifo, force: bool) -> tuple:
+    def grow(self, hist, hst, fifo, heap, force: bool) -> tuple:
         """Larger arrays after the kernel stopped with ``hst[2]`` set (1: a ring, 2: a
-        FIFO full), the entries kept at their absolute indices."""
+        FIFO, 3: the heap full), the entries kept at their absolute indices."""
         from symdelay.core.budget import check_memory
 
-        HO, PO, FO = 3, 3 + self.NCH, 3 + self.NCH + self.NP
+        HO, PO, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
         flag, hst[2] = int(hst[2]), 0
-        cap, fcap = int(hst[0]), int(hst[1])
+        cap, fcap, hcap = int(hst[0]), int(hst[1]), int(hst[3])
+        shrink = "a smaller --eta or a shorter lag"
         if flag == 1:
             new = 2 * cap
-            check_memory(
-                f"the history of the lagged values ({self.NCH} x {new} entries)",
-                self.NCH * new * ENTRY_BYTES,
-                force=force,
-                shrink="a smaller --eta or a shorter lag",
-            )
+            what = f"the history of the lagged values ({self.NCH} x {new} entries)"
+            check_memory(what, self.NCH * new * ENTRY_BYTES, force=force, shrink=shrink)
             out = np.zeros(self.NCH * new * 3)
             for c in range(self.NCH):
                 lo = min(int(hst[PO + p]) for p in range(self.NP) if self.pch[p] == c)
@@ -232,17 +283,103 @@ class LagRun:
                 for o in range(3):
                     out[dst + o] = hist[src + o]
             hst[0] = new
-            return out, hst, fifo
+            return out, hst, fifo, heap
+        if flag == 3:
+            new = 2 * hcap
+            what = f"the scheduled entries of the distributed action delays ({new})"
+            check_memory(what, new * HEAP_BYTES, force=force, shrink=shrink)
+            out = np.zeros(2 * new)
+            out[: 2 * int(hst[4])] = heap[: 2 * int(hst[4])]
+            hst[3] = new
+            return hist, hst, fifo, out
         new = 2 * fcap
-        check_memory(
-            f"the scheduled entries of the action delays ({self.NA} x {new})",
-            self.NA * new * FIFO_BYTES,
-            force=force,
-            shrink="a smaller --eta or a shorter delay",
-        )
-        out = np.zeros(self.NA * new)
-        for a in range(self.NA):
-            e = np.arange(int(hst[FO + 2 * a]), int(hst[FO + 2 * a + 1]))
-            out[a * new + (e & (new - 1))] = fifo[a * fcap + (e & (fcap - 1))]
+        what = f"the scheduled entries of the constant action delays ({self.NF} x {new})"
+        check_memory(what, self.NF * new * FIFO_BYTES, force=force, shrink=shrink)
+        out = np.zeros(self.NF * new)
+        for f in range(self.NF):
+            e = np.arange(int(hst[FO + 2 * f]), int(hst[FO + 2 * f + 1]))
+            out[f * new + (e & (new - 1))] = fifo[f * fcap + (e & (fcap - 1))]
         hst[1] = new
-        return hist, hst, out
+        return hist, hst, out, heap
+
+
+# ---------------------------------------------------------------------------------------
+# the laws of the distributed action delays, read from their programs
+# (symdelay.analysis.kernel.lagplan.program): the mean and the equilibrium excess law
+
+
+def _phase_matrix(g: list, pos: int):
+    """``(alpha, S)`` of a phase-type program."""
+    n = int(g[pos + 1])
+    cum = np.array(g[pos + 2 : pos + 2 + n])
+    alpha = np.diff(np.concatenate([[0.0], cum]))
+    S = np.zeros((n, n))
+    for i in range(n):
+        r = pos + 2 + n + i * (n + 2)
+        p = np.diff(np.concatenate([[0.0], g[r + 1 : r + 1 + n]]))
+        S[i] = g[r] * p
+        S[i, i] = -g[r]
+    return alpha, S
+
+
+def _mean(g: list, pos: int) -> float:
+    """The mean of the law whose program starts at ``g[pos]``."""
+    kind = int(g[pos])
+    if kind == 0:
+        return g[pos + 1]
+    if kind == 1:
+        return g[pos + 1] + g[pos + 2] / 2
+    if kind == 2:
+        return g[pos + 1]
+    if kind == 3:
+        return g[pos + 1] * g[pos + 2]
+    if kind == 4:
+        alpha, S = _phase_matrix(g, pos)
+        return float(alpha @ np.linalg.solve(-S, np.ones(len(alpha))))
+    m = int(g[pos + 1])
+    w = np.diff(np.concatenate([[0.0], g[pos + 2 : pos + 2 + m]]))
+    return float(sum(w[i] * _mean(g, pos + int(g[pos + 2 + m + i])) for i in range(m)))
+
+
+def _excess(g: list, pos: int, u64, un) -> float:
+    """A draw of the equilibrium excess law of ``X`` (density ``P(X > s) / E[X]``): how long
+    a job decided in a stationary past still has to go."""
+    kind = int(g[pos])
+    if kind == 0:
+        return g[pos + 1] * un()
+    if kind == 1:
+        a, w = g[pos + 1], g[pos + 2]
+        if un() * (a + w / 2) < a:
+            return a * un()
+        return a + w - w * math.sqrt(un())  # density (b - s) on [a, b]
+    if kind == 2:
+        return g[pos + 1] * _exp_variate(u64, un)
+    if kind == 3:
+        k = int(g[pos + 1])
+        left = min(k, int(un() * k) + 1)  # the phases left: uniform on 1..k
+        return sum(_exp_variate(u64, un) for _ in range(left)) * g[pos + 2]
+    if kind == 4:
+        alpha, S = _phase_matrix(g, pos)
+        v = np.linalg.solve(-S.T, alpha)
+        cum = np.cumsum(v / v.sum())
+        n = len(alpha)
+        u, i = un(), 0
+        while i < n - 1 and u >= cum[i]:
+            i += 1
+        s = 0.0
+        while i < n:
+            r = pos + 2 + n + i * (n + 2)
+            s += _exp_variate(u64, un) / g[r]
+            u, i = un(), 0
+            while i < n and u >= g[r + 1 + i]:
+                i += 1
+        return s
+    m = int(g[pos + 1])
+    w = np.diff(np.concatenate([[0.0], g[pos + 2 : pos + 2 + m]]))
+    sub = [pos + int(g[pos + 2 + m + i]) for i in range(m)]
+    size = np.array([w[i] * _mean(g, sub[i]) for i in range(m)])
+    cum = np.cumsum(size / size.sum())
+    u, i = un(), 0
+    while i < m - 1 and u >= cum[i]:
+        i += 1
+    return _excess(g, sub[i], u64, un)

@@ -87,7 +87,8 @@ def write_python(
     L = []
     w = L.append
     w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
-    w("        status, bad, work, iwork, hist_a=None, hst_a=None, lagc=None, fifo_a=None):")
+    w("        status, bad, work, iwork, hist_a=None, hst_a=None, lagc=None, fifo_a=None,")
+    w("        heap_a=None):")
     w("    st = [int(v) for v in rng]")
     w("    u64, unif = _partial(_next_u64, st), _partial(_unif, st)  # the C kernel's stream")
     w("    ixl = ix.tolist()")
@@ -110,7 +111,9 @@ def write_python(
     if lag is not None:
         FO = _lag_offsets(lag)[2]
         w("    hist, hst, fifo = hist_a.tolist(), [int(v) for v in hst_a], fifo_a.tolist()")
+        w("    heap = heap_a.tolist()")
         w("    lagc = lagc.tolist()")
+        w("    hcap = hst[3]")
         w("    cap, fcap = hst[0], hst[1]")
         w("    cmask, fmask = cap - 1, fcap - 1")
         for sym, _ in lag["terms"]:
@@ -173,7 +176,19 @@ def write_python(
     w("                pending = True")
     if lag is not None:
         L.extend(_py_room(lag))
-        L.extend(_py_landing(lag))
+        sched_lines: list = []
+        if lag.get("sched"):
+            named = {str(k): v for k, v in temp_py.items()}
+            mark = len(L)
+            for s_ in lag["sched"]["temps"]:
+                w(f"                {s_} = {named[s_]}")
+            for g in lag["sched"]["gens"]:
+                leaf(g, "                ")
+            for lo, hi in _runs(lag["sched"]["gens"]):
+                L.extend(_py_refresh("                ", "tree", P2 + lo, P2 + hi))
+            sched_lines = L[mark:]
+            del L[mark:]
+        L.extend(_py_landing(lag, sched_lines))
     sel = len(L)
     w("            while k < ng and grid[k] < tn:")
     w(f"                out[k] = x[:{n}]")
@@ -244,15 +259,23 @@ def write_python(
         act = lag["act"]
         w(f"            if {act}[j] >= 0:  # an action-delayed transition drawn: scheduled")
         w(f"                a_ = {act}[j]")
-        w(f"                e_ = hst[{FO} + 2 * a_ + 1]")
-        w(f"                fifo[a_ * fcap + (e_ & fmask)] = tn + lagc[{lag['LA']} + a_]")
-        w(f"                hst[{FO} + 2 * a_ + 1] = e_ + 1")
+        for a, f in enumerate(lag["afifo"]):
+            w(f"                {'if' if a == 0 else 'elif'} a_ == {a}:")
+            off = lag["aoff"][a]
+            if f >= 0:
+                w(f"                    e_ = hst[{FO + 2 * f + 1}]")
+                w(f"                    due = tn + lagc[{off}]")
+                w(f"                    fifo[{f} * fcap + (e_ & fmask)] = due")
+                w(f"                    hst[{FO + 2 * f + 1}] = e_ + 1")
+            else:
+                w(f"                    due = tn + _sample_lag(lagc, int(lagc[{off}]), u64, unif)")
+                w(f"                    hst[4] = _heap_push(heap, hst[4], due, {float(a)})")
         w("                cnt[j] += 1")
         w("                ev += 1")
         w("                t = tn")
         w("                pending = False")
         w("                if _trace is not None:")
-        w("                    _trace.append(('decide', tn, j))")
+        w("                    _trace.append(('decide', tn, j, due))")
         w("                continue")
     if lag is not None:
         L[sel:] = ["    " + x for x in L[sel:]]
@@ -311,6 +334,7 @@ def write_python(
         w("    hist_a[:] = hist")
         w("    hst_a[:] = hst")
         w("    fifo_a[:] = fifo")
+        w("    heap_a[:] = heap")
     w("    return -1 if fail else k")
     return "\n".join(L) + "\n"
 
@@ -319,7 +343,7 @@ def python_function(python_source: str, trace: list | None = None) -> Callable:
     """The twin's ``run`` compiled from ``python_source`` (same arguments and draws as the
     compiled kernel). ``trace``: a list the twin of a table with lags appends its steps to
     (a debugging and testing aid): ``("event", time, slot, landing, counts after)`` for
-    every jump, ``("decide", time, slot)`` for an action-delayed transition drawn,
+    every jump, ``("decide", time, slot, due)`` for an action-delayed transition drawn,
     ``("lazy", time, slot, lagged values, rates)`` for a class of constant total drawn."""
 
     class _Fail(Exception):
@@ -335,6 +359,9 @@ def python_function(python_source: str, trace: list | None = None) -> Callable:
         "_expo": _exp_variate,
         "_Fail": _Fail,
         "_advance": _advance,
+        "_sample_lag": _sample_lag,
+        "_heap_push": _heap_push,
+        "_heap_pop": _heap_pop,
         "_trace": trace,
     }
     exec(compile(python_source, "<symdelay generated kernel>", "exec"), ns)
@@ -351,10 +378,10 @@ def _lag_offsets(lag) -> tuple:
     return lag_offsets(lag)
 
 
-def _advance(hist, h: int, head: int, base: int, cmask: int, target: float) -> int:
-    """The twin of the C ``advance``: pointer ``h`` moved to the last entry at or before
-    ``target``."""
-    while h < head and hist[3 * (base + ((h + 1) & cmask))] <= target:
+def _advance(hist, h: int, head: int, base: int, cmask: int, T: float, d: float) -> int:
+    """The twin of the C ``advance``: pointer ``h`` moved to the last entry whose time plus
+    ``d`` is at most ``T``."""
+    while h < head and hist[3 * (base + ((h + 1) & cmask))] + d <= T:
         h += 1
     return h
 
@@ -366,7 +393,7 @@ def _py_lag_read(lag, T: str, pad: str) -> list:
     for p, c in enumerate(lag["pch"]):
         out.append(
             f"{pad}hst[{PO + p}] = _advance(hist, hst[{PO + p}], hst[{HO + c}], {c} * cap, "
-            f"cmask, {T} - lagc[{p}])"
+            f"cmask, {T}, lagc[{p}])"
         )
         out.append(f"{pad}he_{p} = 3 * ({c} * cap + (hst[{PO + p}] & cmask))")
     for sym, terms in lag["terms"]:
@@ -384,7 +411,8 @@ def _py_lag_read(lag, T: str, pad: str) -> list:
 
 
 def _py_room(lag) -> list:
-    """The twin of the C room check (stop, flag set, when a ring or FIFO is full)."""
+    """The twin of the C room check (stop, flag set, when a ring, a FIFO or the heap is
+    full)."""
     HO, PO, FO = _lag_offsets(lag)
     pad = "            "
     out = [f"{pad}full = 0"]
@@ -396,33 +424,66 @@ def _py_room(lag) -> list:
         for p in ps:
             out.append(
                 f"{pad}    hst[{PO + p}] = _advance(hist, hst[{PO + p}], hst[{HO + c}], "
-                f"{c} * cap, cmask, t - lagc[{p}])"
+                f"{c} * cap, cmask, t, lagc[{p}])"
             )
         out.append(f"{pad}    if hst[{HO + c}] - {lo} >= cap - 2:")
         out.append(f"{pad}        full = 1")
-    for a in range(lag["NA"]):
-        out.append(f"{pad}if hst[{FO + 2 * a + 1}] - hst[{FO + 2 * a}] >= fcap - 1:")
+    for f in range(lag["NF"]):
+        out.append(f"{pad}if hst[{FO + 2 * f + 1}] - hst[{FO + 2 * f}] >= fcap - 1:")
         out.append(f"{pad}    full = 2")
+    if lag["HEAP"]:
+        out += [f"{pad}if hst[4] >= hcap - 1:", f"{pad}    full = 3"]
     out += [f"{pad}if full:", f"{pad}    hst[2] = full", f"{pad}    break"]
     return out
 
 
-def _py_landing(lag) -> list:
-    """The twin of the C SCHEDULE: the first entry due, when it comes before ``tn``."""
-    _, _, FO = _lag_offsets(lag)
+def _py_landing(lag, sched_lines=()) -> list:
+    """The twin of the C SCHEDULE: the first entry due, when it comes before ``tn``; before
+    it, the next change of a lagged value an eagerly updated rate reads."""
+    HO, PO, FO = _lag_offsets(lag)
     pad = "            "
     out = [f"{pad}landing = False"]
-    if not lag["NA"]:
+    sched = lag.get("sched")
+    if not lag["NA"] and not sched:
         return out
     slots = [q for a in range(lag["NA"]) for q, b in enumerate(lag["act"]) if b == a]
     out += [f"{pad}ts, ja = math.inf, -1"]
-    for a in range(lag["NA"]):
+    for a, f in enumerate(lag["afifo"]):
+        if f < 0:
+            continue
         out += [
-            f"{pad}if hst[{FO + 2 * a}] < hst[{FO + 2 * a + 1}]:",
-            f"{pad}    u_ = fifo[{a} * fcap + (hst[{FO + 2 * a}] & fmask)]",
+            f"{pad}if hst[{FO + 2 * f}] < hst[{FO + 2 * f + 1}]:",
+            f"{pad}    u_ = fifo[{f} * fcap + (hst[{FO + 2 * f}] & fmask)]",
             f"{pad}    if u_ < ts:",
             f"{pad}        ts, ja = u_, {a}",
         ]
+    if lag["HEAP"]:
+        out += [f"{pad}if hst[4] > 0 and heap[0] < ts:", f"{pad}    ts, ja = heap[0], -2"]
+    if sched:
+        out.append(f"{pad}sc = math.inf")
+        for p in sched["pointers"]:
+            c = lag["pch"][p]
+            out += [
+                f"{pad}if hst[{PO + p}] < hst[{HO + c}]:",
+                f"{pad}    u_ = hist[3 * ({c} * cap + ((hst[{PO + p}] + 1) & cmask))] + lagc[{p}]",
+                f"{pad}    if u_ < sc:",
+                f"{pad}        sc = u_",
+            ]
+        out += [
+            f"{pad}if sc < tn and not ts < sc:",
+            f"{pad}    while k < ng and grid[k] < sc:",
+            f"{pad}        out[k] = x[:{lag['N']}]",
+            f"{pad}        k += 1",
+            f"{pad}    if k >= ng or ev >= max_events:",
+            f"{pad}        break",
+            f"{pad}    t = sc",
+            *_py_lag_read(lag, "t", pad + "    "),
+            *sched_lines,
+            f"{pad}    pending = False",
+            f"{pad}    continue",
+        ]
+    if not lag["NA"]:
+        return out
     out += [
         f"{pad}if ts < tn:",
         f"{pad}    while k < ng and grid[k] < ts:",
@@ -430,12 +491,92 @@ def _py_landing(lag) -> list:
         f"{pad}        k += 1",
         f"{pad}    if k >= ng or ev >= max_events:",
         f"{pad}        break",
-        f"{pad}    hst[{FO} + 2 * ja] += 1",
+    ]
+    first = True
+    for a, f in enumerate(lag["afifo"]):
+        if f >= 0:
+            out += [f"{pad}    {'if' if first else 'elif'} ja == {a}:",
+                    f"{pad}        hst[{FO + 2 * f}] += 1"]  # fmt: skip
+            first = False
+    if lag["HEAP"]:
+        out += [
+            f"{pad}    {'if' if first else 'elif'} ja == -2:",
+            f"{pad}        ja = int(heap[1])",
+            f"{pad}        hst[4] = _heap_pop(heap, hst[4])",
+        ]
+    out += [
         f"{pad}    j = {slots}[ja]",
         f"{pad}    tn = ts",
         f"{pad}    landing = True",
     ]
     return out
+
+
+def _sample_lag(g: list, pos: int, u64, unif) -> float:
+    """The twin of the C ``sample_lag``: a draw of the law whose program starts at
+    ``g[pos]`` (:func:`symdelay.analysis.kernel.lagplan.program`)."""
+    while True:
+        kind = int(g[pos])
+        if kind == 0:
+            return g[pos + 1]
+        if kind == 1:
+            return g[pos + 1] + g[pos + 2] * unif()
+        if kind == 2:
+            return g[pos + 1] * _exp_variate(u64, unif)
+        if kind == 3:
+            s = 0.0
+            for _ in range(int(g[pos + 1])):
+                s += _exp_variate(u64, unif)
+            return s * g[pos + 2]
+        if kind == 4:
+            n = int(g[pos + 1])
+            u, s, i = unif(), 0.0, 0
+            while i < n and u >= g[pos + 2 + i]:
+                i += 1
+            while i < n:
+                r = pos + 2 + n + i * (n + 2)
+                s += _exp_variate(u64, unif) / g[r]
+                u, i = unif(), 0
+                while i < n and u >= g[r + 1 + i]:
+                    i += 1
+            return s
+        m = int(g[pos + 1])
+        u, i = unif(), 0
+        while i < m - 1 and u >= g[pos + 2 + i]:
+            i += 1
+        pos += int(g[pos + 2 + m + i])
+
+
+def _heap_push(h: list, n: int, t: float, a: float) -> int:
+    """The twin of the C ``heap_push`` (entries ``(time, action)``, a min-heap on time)."""
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        if h[2 * p] <= t:
+            break
+        h[2 * i], h[2 * i + 1] = h[2 * p], h[2 * p + 1]
+        i = p
+    h[2 * i], h[2 * i + 1] = t, a
+    return n + 1
+
+
+def _heap_pop(h: list, n: int) -> int:
+    """The twin of the C ``heap_pop``: the root removed."""
+    n -= 1
+    t, a = h[2 * n], h[2 * n + 1]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and h[2 * (c + 1)] < h[2 * c]:
+            c += 1
+        if h[2 * c] >= t:
+            break
+        h[2 * i], h[2 * i + 1] = h[2 * c], h[2 * c + 1]
+        i = c
+    h[2 * i], h[2 * i + 1] = t, a
+    return n
 
 
 def _py_push(lag) -> list:

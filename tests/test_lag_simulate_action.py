@@ -1,0 +1,143 @@
+"""Distributed action delays in the generated kernel: each decision's delay is drawn from its
+law by a small program (the same draws in C and in the twin) and its jump kept in a heap
+until it lands. Checked: the twin equals the compiled kernel; the drawn delays follow the
+law (Kolmogorov-Smirnov against its distribution function); every jump lands at the time
+drawn for it; the jobs in transit at 0 are as many as a stationary past leaves (Poisson,
+mean rate x E[X])."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from scipy import stats
+from test_lag_simulate import traced
+
+from symdelay.analysis.simulate import generated_kernel
+from symdelay.analysis.stochastic import simulate
+from symdelay.core.errors import SymdelayInputError
+from symdelay.model import load_toml
+
+TABLE = """
+name = "two queues, logit routing, {kind} action delay"
+[parameters]
+mu = "positive"
+lam = "positive"
+theta = "positive"
+D = "positive"
+[lags]
+{lags}
+[state]
+names = ["q1", "q2"]
+[[transitions]]
+name = "arrival to 1"
+change = {{ q1 = 1 }}
+lag = "tau"
+rate = "2*lam*exp(-theta*q1)/(exp(-theta*q1) + exp(-theta*q2))"
+[[transitions]]
+name = "arrival to 2"
+change = {{ q2 = 1 }}
+lag = "tau"
+rate = "2*lam*exp(-theta*q2)/(exp(-theta*q1) + exp(-theta*q2))"
+[[transitions]]
+name = "service 1"
+change = {{ q1 = -1 }}
+rate = "mu*q1"
+[[transitions]]
+name = "service 2"
+change = {{ q2 = -1 }}
+rate = "mu*q2"
+"""
+
+PH_S = np.array([[-2.0, 1.5], [0.0, -3.0]])  # its mean by a linear solve, an independent path
+LAWS = {
+    # kind: (lag declarations, distribution function of the delay at D = 1, its mean)
+    "exponential": (
+        'tau = { kind = "exponential", mean = "D" }',
+        lambda x: 1 - np.exp(-x),
+        1.0,
+    ),
+    "gamma": (
+        'tau = { kind = "gamma", shape = "3", mean = "D" }',
+        lambda x: stats.gamma.cdf(x, 3, scale=1 / 3),
+        1.0,
+    ),
+    "uniform": (
+        'tau = { kind = "uniform", low = "0.5", high = "D + 1" }',
+        lambda x: np.clip((x - 0.5) / 1.5, 0, 1),
+        1.25,
+    ),
+    "phase_type": (
+        'tau = { kind = "phase_type", alpha = ["0.8", "0.2"], S = [["-2", "1.5"], ["0", "-3"]] }',
+        # 1 - alpha exp(S x) 1, exp(S x) in closed form (S triangular, eigenvalues -2, -3)
+        lambda x: (
+            1
+            - 0.8 * (np.exp(-2 * x) + 1.5 * (np.exp(-2 * x) - np.exp(-3 * x)))
+            - 0.2 * np.exp(-3 * x)
+        ),
+        float(np.array([0.8, 0.2]) @ np.linalg.solve(-PH_S, np.ones(2))),
+    ),
+    "mixture": (
+        'c = { kind = "constant", value = "D" }\n'
+        'e = { kind = "exponential", mean = "2*D" }\n'
+        'tau = { kind = "mixture", lags = ["c", "e"], weights = ["0.4", "0.6"] }',
+        None,  # an atom at 1 (weight 0.4), else exponential of mean 2: checked apart
+        0.4 + 1.2,
+    ),
+}
+
+
+def action_model(tmp_path, kind, lags=None):
+    f = tmp_path / f"{kind}.toml"
+    f.write_text(TABLE.format(kind=kind, lags=lags or LAWS[kind][0]))
+    return load_toml(f, mu=1, lam=1, theta=2, D=1)
+
+
+@pytest.mark.parametrize("kind", sorted(LAWS))
+def test_distributed_action_delay(tmp_path, kind):
+    m = action_model(tmp_path, kind)
+    k = generated_kernel(m)
+    # the twin equals the compiled kernel (its heap grown from its smallest size)
+    grid = np.linspace(0, 3, 7)
+    c = k.run_replications(40, [30, 70], grid, 9, 2, backend="c", rate=0.0)
+    py = k.run_replications(40, [30, 70], grid, 9, 2, backend="python", chunk_events=101)
+    assert np.array_equal(c.paths, py.paths) and np.array_equal(c.final, py.final)
+    assert np.array_equal(c.transition_counts, py.transition_counts)
+    # the delays drawn follow the law; every jump lands when it was drawn to
+    T = 30.0
+    trace, _, _ = traced(k, 30, [30, 30], [0.0, T], 5)
+    decided = [s for s in trace if s[0] == "decide"]
+    delays = np.array([due - t for _, t, _, due in decided])
+    cdf, mean = LAWS[kind][1], LAWS[kind][2]
+    if cdf is None:  # the mixture: the atom's share (binomial), the rest exponential
+        atom = np.abs(delays - 1.0) < 1e-9  # (t + 1) - t is 1 to rounding
+        assert stats.binomtest(int(atom.sum()), atom.size, 0.4).pvalue > 1e-4
+        cdf, delays = (lambda x: 1 - np.exp(-x / 2)), delays[~atom]
+    assert stats.kstest(delays, cdf).pvalue > 1e-4
+    landed = Counter((s[1], s[2]) for s in trace if s[0] == "event" and s[3])
+    due = Counter((d, j) for _, _, j, d in decided if d <= T)
+    early = landed - due
+    assert not due - landed  # each decision before T - delay landed at its time
+    # in transit at 0: Poisson(eta * (beta1 + beta2) * E[X]) = Poisson(2 lam eta E[X])
+    n0 = sum(early.values())
+    mu0 = 2 * 30 * mean
+    assert abs(n0 - mu0) < 5 * math.sqrt(mu0), (n0, mu0)
+    assert all(t > 0 for t, _ in early)
+
+
+def test_empty_history_and_entry(tmp_path):
+    m = action_model(tmp_path, "gamma")
+    s = simulate(m, eta=20, T=2, dt=1, seed=2, history="empty")
+    assert s.info["history"] == "empty" and s.events[0] > 20
+    trace, _, _ = traced(generated_kernel(m), 20, [20, 20], [0.0, 2.0], 2, history="empty")
+    first = min(s[1] for s in trace if s[0] == "decide")
+    assert min(s[1] for s in trace if s[0] == "event" and s[3]) > first
+
+
+def test_non_integer_gamma_action_delay_refused(tmp_path):
+    lags = 'tau = { kind = "gamma", shape = "2.5", mean = "D" }'
+    m = action_model(tmp_path, "g", lags)
+    with pytest.raises(SymdelayInputError, match="non-integer shape"):
+        simulate(m, eta=10, T=1)
