@@ -4,9 +4,11 @@
 path (Pender, Rand & Wesson's law of large numbers for queues with delayed information; for
 an action delay, Kurtz's theorem applied to the decided-and-in-transit jobs).
 
-For information_delay (a constant lag), moving_average (a uniform window) and
+For information_delay (a constant lag), moving_average (a uniform window),
 constant_action_delay started with nothing in transit (``history="empty"``, the fluid of the
-same history), at eta = 100, 400, 1600 with R replications from the same initial state:
+same history) and the same model with a distributed action delay (a mixture of a constant
+and an exponential lag), at eta = 100, 400, 1600 with R replications from the same initial
+state:
 
 (a) the mean of the R paths at a few times lies within its confidence band of the fluid
     path: ``|mean - x(t)| <= z s / sqrt(R)``, ``s`` the sample standard deviation, ``z`` the
@@ -45,17 +47,35 @@ CHECK_TIMES = (0.5, 1.0, 2.0, 3.0, 4.5, 6.0)
 ALPHA = 1e-3
 BASE = {"mu": 1, "lam": 1, "theta": 2}
 
-#: name -> (lag parameter, its value, a wrong value the band must reject, history)
+#: case -> (model file, lag parameter, its value, the wrong model the band must reject:
+#: ``{"lag": value}`` or ``{"history": ...}``, the history of the run)
 CASES = {
-    "information_delay": ("D", 1, "1/2", None),
-    "moving_average": ("Delta", 2, 1, None),
-    "constant_action_delay": ("D", 1, None, "empty"),
+    "information_delay": ("information_delay", "D", 1, {"lag": "1/2"}, None),
+    "moving_average": ("moving_average", "Delta", 2, {"lag": 1}, None),
+    "constant_action_delay": ("constant_action_delay", "D", 1, {"history": None}, "empty"),
+    # a distributed action delay (D/2 with probability 1/3, else exponential of mean 2D):
+    # the simulation draws each delay (a heap of entries), the fluid reads the mixture by a
+    # look-up and a chain
+    "mixed_action_delay": ("constant_action_delay", "D", 1, {"history": None}, "empty"),
 }
+#: the lag of constant_action_delay.toml, and the mixture that replaces it
+CONSTANT = 'tau = { kind = "constant", value = "D" }'
+MIXED = (
+    'c1 = { kind = "constant", value = "D/2" }\n'
+    'c2 = { kind = "exponential", mean = "2*D" }\n'
+    'tau = { kind = "mixture", lags = ["c1", "c2"], weights = ["1/3", "2/3"] }'
+)
 
 
-def model(name, lag_value):
-    lag = CASES[name][0]
-    return load_toml(EXAMPLES / f"{name}.toml", **BASE, **{lag: lag_value})
+def model(case, lag_value, tmp):
+    name, lag = CASES[case][:2]
+    path = EXAMPLES / f"{name}.toml"
+    if case == "mixed_action_delay":
+        text = path.read_text()
+        assert CONSTANT in text
+        path = tmp / f"{case}.toml"
+        path.write_text(text.replace(CONSTANT, MIXED))
+    return load_toml(path, **BASE, **{lag: lag_value})
 
 
 def z_bonferroni(count: int) -> float:
@@ -64,15 +84,15 @@ def z_bonferroni(count: int) -> float:
 
 
 @pytest.fixture(scope="module", params=sorted(CASES))
-def runs(request):
-    return simulated(request.param)
+def runs(request, tmp_path_factory):
+    return simulated(request.param, tmp_path_factory.mktemp("lln"))
 
 
-def simulated(name):
+def simulated(case, tmp):
     """The fluid path and the simulated paths at every eta, on the grid 0, DT, ..., T, and
     the fluid path of the wrong model."""
-    _, value, wrong, history = CASES[name]
-    m = model(name, value)
+    _, _, value, wrong, history = CASES[case]
+    m = model(case, value, tmp)
     kw = {} if history is None else {"history": history}
     fl = fluid(m, T=T, dt=DT, **kw)
     states = [s.name for s in m.states]
@@ -83,13 +103,13 @@ def simulated(name):
         assert list(sim.states[: len(states)]) == states
         assert np.allclose(sim.t, fl.t)
         sims[eta] = sim.values[:, :, : len(states)]
-    # the fluid path of a wrong model: half the lag, or the held history of the action delay
-    if wrong is not None:
-        other = fluid(model(name, wrong), T=T, dt=DT).values[0]
+    # the fluid path of a wrong model: another lag, or the other history of an action delay
+    if "lag" in wrong:
+        other = fluid(model(case, wrong["lag"], tmp), T=T, dt=DT)
     else:
-        other = fluid(m, T=T, dt=DT).values[0]
-    other = other[:, [fl.states.index(s) for s in states]]
-    return name, np.asarray(fl.t), x, sims, other
+        other = fluid(m, T=T, dt=DT, **({} if wrong["history"] is None else wrong))
+    other = other.values[0][:, [other.states.index(s) for s in states]]
+    return case, np.asarray(fl.t), x, sims, other
 
 
 def test_mean_path_within_band_of_fluid(runs):
