@@ -315,3 +315,101 @@ def test_eager_rate_reading_a_lag_changes_at_scheduled_times(tmp_path):
     z = np.diff([0.0, *[compensator(u) for u in arrivals]])
     assert len(z) > 1000
     assert stats.kstest(z, "expon").pvalue > 1e-4
+
+
+CHAIN = """
+name = "two queues, logit routing on lengths seen through an {kind} lag"
+[parameters]
+mu = "positive"
+lam = "positive"
+theta = "positive"
+D = "positive"
+[lags]
+{lags}
+[state]
+names = ["q1", "q2"]
+[[transitions]]
+name = "arrival to 1"
+change = {{ q1 = 1 }}
+rate = "2*lam*exp(-theta*delayed(q1, tau))/(exp(-theta*delayed(q1, tau)) + exp(-theta*delayed(q2, tau)))"
+[[transitions]]
+name = "arrival to 2"
+change = {{ q2 = 1 }}
+rate = "2*lam*exp(-theta*delayed(q2, tau))/(exp(-theta*delayed(q1, tau)) + exp(-theta*delayed(q2, tau)))"
+[[transitions]]
+name = "service 1"
+change = {{ q1 = -1 }}
+rate = "mu*q1"
+[[transitions]]
+name = "service 2"
+change = {{ q2 = -1 }}
+rate = "mu*q2"
+"""
+
+
+@pytest.mark.parametrize(
+    "kind, lags, shape, weight",
+    [
+        ("Erlang", 'tau = { kind = "gamma", shape = "3", mean = "D" }', 3, 1.0),
+        (
+            "exponential mixed",
+            'c = { kind = "constant", value = "D" }\n'
+            'e = { kind = "exponential", mean = "D" }\n'
+            'tau = { kind = "mixture", lags = ["c", "e"], weights = ["0.25", "0.75"] }',
+            1,
+            0.75,
+        ),
+    ],
+    ids=["erlang", "exponential-mixture"],
+)
+def test_chain_lag_reads_the_kernel_average(tmp_path, kind, lags, shape, weight):
+    """An exponential or Erlang information lag: the value the routing read is the kernel
+    average of the recorded path, int E(t - u) g(u) du, here summed piece by piece with
+    SciPy's gamma distribution function (an independent path); the twin equals the compiled
+    kernel."""
+    from scipy import stats
+
+    f = tmp_path / "chain.toml"
+    f.write_text(CHAIN.format(kind=kind, lags=lags))
+    m = load_toml(f, mu=1, lam=1, theta=2, D="0.8")
+    k = generated_kernel(m)
+    grid = np.linspace(0, 3, 7)
+    c = k.run_replications(40, [30, 70], grid, 5, 2, backend="c", rate=0.0)
+    py = k.run_replications(40, [30, 70], grid, 5, 2, backend="python", chunk_events=83)
+    assert np.array_equal(c.paths, py.paths) and np.array_equal(c.final, py.final)
+    eta, X0 = 25, [10, 40]
+    trace, _, _ = traced(k, eta, X0, [0.0, 8.0], 3)
+    times, states = _path(trace, X0)
+    G = stats.gamma(shape, scale=0.8 / shape)
+    draws = [s for s in trace if s[0] == "lazy"]
+    assert len(draws) > 300
+    for _, tn, _, lv, _ in draws[::15]:
+        # pieces [times[i], times[i+1]) of the path before tn (the first from -infinity)
+        edges = np.array(times[1:])
+        edges = edges[edges <= tn]
+        cdf = G.cdf(tn - edges)  # the weight of the lags reaching back before each edge
+        upper = np.concatenate([[1.0], cdf])  # F(tn - a) for each piece's start a
+        lower = np.concatenate([cdf, [0.0]])  # F(tn - b) for its end b
+        piece = np.array(states[: len(upper)], dtype=float) / eta
+        want = weight * ((upper - lower)[:, None] * piece).sum(axis=0)
+        if weight < 1:  # the constant member of the mixture
+            want += (1 - weight) * _at(times, states, tn - 0.8) / eta
+        assert np.allclose(lv, want, rtol=1e-9, atol=1e-12), (tn, lv, want)
+
+
+@pytest.mark.parametrize(
+    "lags, match",
+    [
+        ('tau = { kind = "gamma", shape = "2.5", mean = "D" }', "gamma lag"),
+        (
+            'tau = { kind = "phase_type", alpha = ["1", "0"], S = [["-2", "2"], ["0", "-3"]] }',
+            "phase_type lag",
+        ),
+    ],
+)
+def test_information_lags_not_read_exactly_are_refused(tmp_path, lags, match):
+    f = tmp_path / "chain.toml"
+    f.write_text(CHAIN.format(kind="other", lags=lags))
+    m = load_toml(f, mu=1, lam=1, theta=2, D="0.8")
+    with pytest.raises(SymdelayInputError, match=match):
+        simulate(m, eta=10, T=1)

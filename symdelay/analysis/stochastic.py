@@ -479,6 +479,12 @@ def _lag_info(model, kernel) -> dict:
                 f"the average over [t - {lag.args['high']}, t - {lag.args['low']}] from the "
                 "exact running integral of the path"
             )
+        if lag.kind in ("exponential", "gamma"):
+            k = 1 if lag.kind == "exponential" else lag.args["shape"]
+            return (
+                f"the output of its chain of {k} phase(s) fed by the path, in closed form "
+                "between events"
+            )
         members = ", ".join(
             f"{w} x {reading(m)}" for w, m in zip(lag.args["weights"], lag.args["lags"])
         )

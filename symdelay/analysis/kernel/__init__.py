@@ -105,7 +105,11 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
 - *Readings.* A constant lag ``tau`` reads the value at ``t - tau``; a uniform window on
   ``[a, b]`` reads ``(I(t - a) - I(t - b)) / (b - a)`` from the stored integrals (exact
   for the piecewise-constant path up to the rounding of the integrals, relative ``~ eps
-  t / (b - a)``); a mixture the weighted sum of its members' readings (the lag's kernel
+  t / (b - a)``); an exponential or Erlang lag (shape ``k <= 500``) the output of its chain
+  of ``k`` phases fed by the path, kept per channel and advanced in closed form at each of
+  its changes (over a time ``h`` at a constant input ``e``, the normalised phases become
+  ``e + sum_{j <= i} (w_j - e) P_{i-j}(r h)``, Poisson weights ``P_m``) and read the same way
+  at the draw time; a mixture the weighted sum of its members' readings (the lag's kernel
   average of the path, as the fluid path reads it). Each ``delayed(E, k)`` of the rates is
   one symbol ``lv_m`` of the printed code, a weighted sum of pointer readings (the
   weights, look-backs and delays are run-time numbers: one compiled kernel for every
@@ -118,8 +122,8 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
   constant lags (or mixtures of them) is updated at the lagged values' change times (an
   entry's time plus the look-back): the next event is the earlier of the drawn time and
   the next change, and at a change the rates are recomputed and the waiting time drawn
-  again (memoryless: exact). Such a rate reading a window is refused in one line (the
-  window moves between events, so would its rate: thinning would need a bound).
+  again (memoryless: exact). Such a rate reading a window or a chain is refused in one line
+  (their output moves between events, so would its rate: thinning would need a bound).
 - *Action delays.* An action-delayed transition drawn changes nothing but schedules its
   jump: ``t + d`` in a FIFO of its own for a constant delay, ``t + u`` in one binary heap
   for a distributed delay, ``u`` drawn from the law by a small program of numbers
@@ -135,9 +139,10 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
   first event, so both backends start alike.
 - *Refused, in one line:* ``dot(x)`` inside ``delayed`` (the announcement: the derivative
   of a jump path is a sum of jumps, and the drift as its velocity would need the whole
-  past; ``fluid`` answers), information read through an exponential, gamma or phase-type
-  lag (their chain's closed form between events is not built), a gamma action delay of
-  non-integer shape, an action-delayed rate that itself reads a lagged value.
+  past; ``fluid`` answers), information read through a phase-type lag (its chain's matrix
+  exponential between events is not built) or a gamma lag of non-integer shape (no finite
+  chain), a gamma action delay of non-integer shape, an action-delayed rate that itself
+  reads a lagged value.
 
 The template's sections ``LAGS`` (HISTORY, SCHEDULE) hold this code; for a table without
 lags they are dropped, so its C source, its compiled library and their speed are those of

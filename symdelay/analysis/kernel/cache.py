@@ -112,7 +112,7 @@ def _bind_lags(lib):
     fn = _bind(lib)
     i64p = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
     f64p = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
-    fn.argtypes = [*fn.argtypes, f64p, i64p, f64p, f64p, f64p]  # hist, hst, lagc, fifo, heap
+    fn.argtypes = [*fn.argtypes, f64p, i64p, f64p, f64p, f64p, f64p]  # the sections LAGS
     return fn
 
 

@@ -381,7 +381,8 @@ def write_c(
 # the sections LAGS: HISTORY (the channels' rings and pointers) and SCHEDULE (the FIFOs of
 # the constant action delays, the heap of the distributed ones). hst: [0] ring entries,
 # [1] FIFO entries, [2] full flag (1 a ring, 2 a FIFO, 3 the heap), [3] heap capacity,
-# [4] heap entries, then the heads, the pointers, (first, next) of every FIFO.
+# [4] heap entries, then the heads, the pointers, (first, next) of every FIFO, a lower
+# bound of each channel's oldest pointer.
 _HO = 5
 
 
@@ -406,9 +407,16 @@ def lag_read(lag, T: str, pad: str) -> list:
         for kind, p, wi in terms:
             if kind == "v":
                 parts.append(f"lagc[{wi}] * he_{p}[1]")
-            else:
+            elif kind == "i":
                 parts.append(
                     f"lagc[{wi}] * (he_{p}[2] + he_{p}[1] * (({T} - lagc[{p}]) - he_{p}[0]))"
+                )
+            else:  # the output of chain p, fed by its channel's present value
+                o, c = lag["CO"] + 3 * p, lag["chains"][p]
+                cz = f"(chain + (int64_t)lagc[{o + 2}])"
+                parts.append(
+                    f"lagc[{wi}] * chain_read({cz}, (int64_t)lagc[{o}], lagc[{o + 1}] * "
+                    f"({T} - {cz}[0]), HE({c}, hst[{HO + c}])[1])"
                 )
         out.append(f"{pad}{sym} = {' + '.join(parts)};")
     return out
@@ -422,20 +430,31 @@ def _room(lag) -> list:
     room.append("            int64_t full = 0, lo = 0;")
     for c in range(lag["NCH"]):
         ps = [p for p, pc in enumerate(lag["pch"]) if pc == c]
+        if not ps:  # read by chains only: only its last entry is read
+            continue
         lo = f"lo = hst[{PO + ps[0]}];" + "".join(
             f" if (hst[{PO + p}] < lo) lo = hst[{PO + p}];" for p in ps[1:]
         )
-        room += [f"            {lo}", f"            if (hst[{HO + c}] - lo >= cap - 2) {{"]
+        # hst[TB + c]: a lower bound of the channel's oldest pointer (pointers only move
+        # forward): one comparison per event while the ring is far from full
+        tb = FO + 2 * lag["NF"] + c
+        room += [
+            f"            if (hst[{HO + c}] - hst[{tb}] >= cap - 2) {{",
+            f"                {lo}",
+            f"                if (hst[{HO + c}] - lo >= cap - 2) {{",
+        ]
         for p in ps:
             room.append(
-                f"                hst[{PO + p}] = advance(hist, hst[{PO + p}], hst[{HO + c}], "
-                f"{c} * cap, cmask, t, lagc[{p}]);"
+                f"                    hst[{PO + p}] = advance(hist, hst[{PO + p}], "
+                f"hst[{HO + c}], {c} * cap, cmask, t, lagc[{p}]);"
             )
         room += [
-            f"                {lo}",
-            f"                if (hst[{HO + c}] - lo >= cap - 2) full = 1;",
+            f"                    {lo}",
+            f"                    if (hst[{HO + c}] - lo >= cap - 2) full = 1;",
+            "                }",
+            f"                hst[{tb}] = lo;",
+            "            }",
         ]
-        room.append("            }")
     for f in range(lag["NF"]):
         room.append(
             f"            if (hst[{FO + 2 * f + 1}] - hst[{FO + 2 * f}] >= fcap - 1) full = 2;"
@@ -593,6 +612,15 @@ def _push(lag) -> list:
                 f"                const double *o_ = HE({c}, h_);",
                 "                const double I_ = o_[2] + o_[1] * (tn - o_[0]);",
             ]
+            for ci, cc in enumerate(lag["chains"]):  # its chains advanced at the old value
+                if cc == c:
+                    o = lag["CO"] + 3 * ci
+                    push += [
+                        f"                {{ double *cz = chain + (int64_t)lagc[{o + 2}];",
+                        f"                  chain_step(cz, (int64_t)lagc[{o}], lagc[{o + 1}] * "
+                        "(tn - cz[0]), o_[1]);",
+                        "                  cz[0] = tn; }",
+                    ]
             push += [f"                const double hs_{i} = (double)X[{i}] / eta;"
                      for i in lag["reads"][c]]  # fmt: skip
             push += [

@@ -380,8 +380,8 @@ class GeneratedKernel:
         par, coef, ix = self._par, self._coef, self._ix
         extra: tuple = ()
         if lag is not None:
-            hist, hst, fifo, heap = lag.start(rs)  # the jobs in transit: from this stream
-            extra = (hist, hst, self._lagc, fifo, heap)
+            hist, hst, fifo, heap, chain = lag.start(rs)  # in transit: from this stream
+            extra = (hist, hst, self._lagc, fifo, heap, chain)
         k, ng = 0, g.size
         while k < ng:
             if cancel.is_set():
@@ -394,8 +394,8 @@ class GeneratedKernel:
                 raise self._run_error(status, bad, X, eta)
             k += r
             if lag is not None and extra[1][2]:  # a ring, a FIFO or the heap full: make room
-                hist, hst, fifo, heap = lag.grow(*extra[:2], *extra[3:], force)
-                extra = (hist, hst, self._lagc, fifo, heap)
+                hist, hst, fifo, heap, chain = lag.grow(*extra[:2], *extra[3:], force)
+                extra = (hist, hst, self._lagc, fifo, heap, chain)
             if step is not None:
                 step(float(g[-1]) if k >= ng else float(clock[0]), int(cs.sum()))
         c[self._order] = cs

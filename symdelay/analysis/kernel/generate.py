@@ -316,7 +316,7 @@ def generate(states, names, jumps, rates, param_values, plan=None, label="the ta
             esyms = set(eager)
             sched = {
                 "pointers": sorted({t.pointer for sym, ts in plan.symbols if sym in esyms
-                                    for t in ts}),
+                                    for t in ts if t.kind == "v"}),
                 "temps": [str(t) for t, _ in live if deps[t] & esyms],
                 "gens": [g for g, d in enumerate(rate_deps) if d & esyms],
             }  # fmt: skip
@@ -334,8 +334,10 @@ def generate(states, names, jumps, rates, param_values, plan=None, label="the ta
 def _nonnegative_channel(plan, term, states) -> bool:
     """Whether a term is the value of a state (a count: >= 0) seen through a constant lag
     (else the lagged value is only known to be real)."""
+    if term.kind != "v":
+        return False
     c, _ = plan.pointers[term.pointer]
-    return plan.channels[c] in states and term.kind == "v" and term.weight == 1
+    return plan.channels[c] in states and term.weight == 1
 
 
 def _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan) -> set:
@@ -349,13 +351,13 @@ def _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan) 
     out: set = set()
     for j in general:
         read = exprs[j].free_symbols & lset
-        if any(t.kind == "i" for sym in read for t in terms[sym]):
+        if any(t.kind in "ic" for sym in read for t in terms[sym]):
             raise SymdelayInputError(
-                f"{label}: the rate of transition {names[j]!r} reads a uniform window but is "
+                f"{label}: the rate of transition {names[j]!r} reads a window or a chain but is "
                 "not in a class of constant total (the rates reading it, their sum free of the "
-                "state and of the lagged values): a window moves between events, so that "
-                "rate varies between events (thinning would need a bound); fluid answers for "
-                "this model"
+                "state and of the lagged values): a window's or a chain's output moves between "
+                "events, so that rate varies between events (thinning would need a bound); "
+                "fluid answers for this model"
             )
         out |= read
     return out
@@ -377,6 +379,8 @@ def _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M):
             row.append((t.kind, t.pointer, w))
             w += 1
         terms.append((str(sym), row))
+    CO = w  # per chain: its phases, their rate, where its state starts
+    w += 3 * len(plan.chains)
     actions = plan.actions
     slot_of = {j: q for q, j in enumerate(order)}
     act = [-1] * M
@@ -393,6 +397,7 @@ def _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M):
         "N": n, "NCH": len(plan.channels), "NP": P, "pch": [c for c, _ in plan.pointers],
         "terms": terms, "act": act, "NA": len(actions), "reads": reads, "pushes": pushes,
         "afifo": afifo, "NF": nf, "HEAP": bool(plan.action_law), "aoff": aoff,
+        "chains": [c for c, _, _ in plan.chains], "CO": CO,
     }  # fmt: skip
 
     def printed(printer):

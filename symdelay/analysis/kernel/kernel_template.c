@@ -129,6 +129,28 @@ static inline int64_t advance(const double *hist, int64_t h, const int64_t head,
     while (h < head && hist[3 * (base + ((h + 1) & cmask))] + d <= T) h++;
     return h;
 }
+/* an Erlang chain of k phases at rate r read by a channel (an exponential lag: k = 1),
+   normalised (w = r z: every phase w_i = e at steady state e), its state cz = (time of its
+   last update, w_1 .. w_k): over a time h at the constant value e, w_i becomes e + sum_{j
+   <= i} (w_j - e) P_{i-j}(r h), P_m(x) = exp(-x) x^m / m! (the chain's closed form);
+   chain_read gives the last phase, the lag's output, without storing it */
+static inline double chain_read(const double *cz, const int64_t k, const double x,
+                                const double e) {
+    const double *w = cz + 1;
+    const int64_t i = k - 1;
+    double p = exp(-x), s = (w[i] - e) * p;
+    for (int64_t j = i - 1; j >= 0; j--) { p = p * x / (double)(i - j); s += (w[j] - e) * p; }
+    return e + s;
+}
+static inline void chain_step(double *cz, const int64_t k, const double x, const double e) {
+    double *w = cz + 1;
+    const double p0 = exp(-x);
+    for (int64_t i = k - 1; i >= 0; i--) {
+        double p = p0, s = (w[i] - e) * p;
+        for (int64_t j = i - 1; j >= 0; j--) { p = p * x / (double)(i - j); s += (w[j] - e) * p; }
+        w[i] = e + s;
+    }
+}
 /* ---- SCHEDULE: a distributed action delay drawn by its program (lagplan.py: 0 constant,
    1 uniform, 2 exponential, 3 Erlang, 4 phase type by walking its chain, 5 mixture), and
    the heap of its entries (time, action), a binary min-heap on the time ---- */
@@ -202,7 +224,7 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
         int64_t *out, int64_t *counts, int64_t max_events, int64_t *status,
 //@ if LAGS
         double *bad, double *tree, int64_t *X, double *hist, int64_t *hst,
-        const double *lagc, double *fifo, double *heap) {
+        const double *lagc, double *fifo, double *heap, double *chain) {
 //@ else
         double *bad, double *tree, int64_t *X) {
 //@ endif
@@ -242,7 +264,7 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
     const int64_t hcap = hst[3];
     int landing = 0;
     (void)cap; (void)cmask; (void)fcap; (void)fmask; (void)fifo; (void)lagc; (void)hist;
-    (void)hcap; (void)heap;
+    (void)hcap; (void)heap; (void)chain;
 {{LAG_DECLS}}
 //@ endif
 //@ if WEIGHTED

@@ -21,7 +21,8 @@ __all__: list = []
 
 class Term(NamedTuple):
     """``weight * reading``: ``kind`` ``"v"`` (the channel's value at ``T - d``) or ``"i"``
-    (its running integral ``int_0^(T - d) E``) at pointer ``pointer``."""
+    (its running integral ``int_0^(T - d) E``) at pointer ``pointer``, or ``"c"`` (the
+    output of an Erlang chain fed by the channel: ``pointer`` is the chain's index)."""
 
     weight: object  # SymPy expression in the parameters
     kind: str
@@ -47,6 +48,7 @@ class LagPlan:
         self.label = label
         self.channels: list = []
         self.pointers: list = []
+        self.chains: list = []  # (channel, shape, mean): an exponential or Erlang lag
         self.symbols: list = []
         self.replace: dict = {}
         self.action_delay: dict = {}
@@ -107,11 +109,17 @@ class LagPlan:
             for w, m in zip(lag.args["weights"], lag.args["lags"]):
                 out += [Term(w * t.weight, t.kind, t.pointer) for t in self._terms(E, m, where)]
             return out
+        shape = {"exponential": sp.Integer(1), "gamma": lag.args.get("shape")}.get(lag.kind)
+        if shape is not None and not (shape.is_number and not shape.is_Integer):
+            key = (self._channel(E), shape, lag.args["mean"])
+            if key not in self.chains:
+                self.chains.append(key)
+            return [Term(sp.Integer(1), "c", self.chains.index(key))]
         raise SymdelayInputError(
             f"{self.label}: transition '{where}' reads information through the {lag.kind} lag "
-            f"'{lag.name}': the exact simulation reads constant lags, uniform windows and "
-            "mixtures of them (a chain's closed form between events is not built yet); fluid "
-            "answers for this model"
+            f"'{lag.name}': the exact simulation reads constant lags, uniform windows, "
+            "exponential and Erlang lags (their chain in closed form between events) and "
+            "mixtures of them; fluid answers for this model"
         )
 
     # ------------------------------------------------------------ what the kernel needs
@@ -128,6 +136,7 @@ class LagPlan:
         memo: dict = {}
         parts = [f"C:{_canonical_text(E, memo)}" for E in self.channels]
         parts += [f"P:{c}:{_canonical_text(d, memo)}" for c, d in self.pointers]
+        parts += [f"K:{c}" for c, _, _ in self.chains]
         for sym, terms in self.symbols:
             parts.append(f"S:{sym}:" + ",".join(f"{t.kind}{t.pointer}" for t in terms))
         parts += [f"A:{j}" for j in sorted(self.action_delay)]
@@ -166,6 +175,21 @@ class LagPlan:
             out.append(x)
         for _sym, terms in self.symbols:
             out += [num(t.weight, f"the weight {t.weight} of a lagged value") for t in terms]
+        # per chain: its phases k, their rate k / mean, where its state starts (the states,
+        # one after another: the time of its last update, then the k phases)
+        state = 0
+        for c, shape, mean in self.chains:
+            k, m = num(shape, "an Erlang lag's shape"), num(mean, "an Erlang lag's mean")
+            if not (k >= 1 and k == int(k) and k <= MAX_CHAIN):
+                raise SymdelayInputError(
+                    f"{self.label}: an Erlang information lag of {self.channels[c]} has shape "
+                    f"{k}: the exact simulation reads whole shapes 1..{MAX_CHAIN} (its Poisson "
+                    "weights in double precision); fluid answers for this model"
+                )
+            if not m > 0:
+                raise SymdelayInputError(f"{self.label}: a lag's mean is {m}: it must be > 0")
+            out += [k, k / m, float(state)]
+            state += int(k) + 1
         # one number per action (table order): a constant delay, or where the program of a
         # distributed one starts (the programs follow): the kernel's source does not depend
         # on the laws' sizes
@@ -189,7 +213,7 @@ class LagPlan:
         distributed action delay keeps its entries in a heap: not a look-back)."""
         nums = self.numbers(values)
         P = len(self.pointers)
-        start = P + sum(len(ts) for _, ts in self.symbols)
+        start = P + sum(len(ts) for _, ts in self.symbols) + 3 * len(self.chains)
         delays = [nums[start + a] for a, j in enumerate(self.actions)
                   if j not in self.action_law]  # fmt: skip
         return max(nums[:P] + delays, default=0.0)
@@ -201,8 +225,8 @@ class LagPlan:
 # [mean], 3 Erlang [k, mean / k], 4 phase type [n, cumulative alpha (n), per phase: its
 # rate, the cumulative probabilities of the next phase (n) and of the exit], 5 mixture
 # [m, cumulative weights (m), each member's offset (m)] then the members' programs.
-_KIND_CODE = {"constant": 0, "uniform": 1, "exponential": 2, "gamma": 3, "phase_type": 4,
-              "mixture": 5}  # fmt: skip
+#: The most phases of an Erlang information lag read in closed form.
+MAX_CHAIN = 500
 
 
 def _check_sampled(lag, where: str) -> None:

@@ -16,6 +16,7 @@ replication's own xoshiro256** stream, before its first event."""
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 from symdelay.analysis.kernel.cwriter import lag_offsets
 from symdelay.analysis.kernel.expo import _exp_variate
 from symdelay.analysis.kernel.layout import _pow2
-from symdelay.analysis.kernel.pytwin import _sample_lag
+from symdelay.analysis.kernel.pytwin import _chain_step, _sample_lag
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.rng import next_u64, unif
 
@@ -74,7 +75,12 @@ class LagRun:
         lagc = kernel._lagc
         self.lagc = lagc.tolist()
         self.lookback = lagc[: self.NP]
-        LA = self.NP + sum(len(ts) for _, ts in plan.symbols)
+        CO = self.NP + sum(len(ts) for _, ts in plan.symbols)
+        self.chain_spec = [  # (channel, phases, rate, where its state starts)
+            (c, int(lagc[CO + 3 * i]), float(lagc[CO + 3 * i + 1]), int(lagc[CO + 3 * i + 2]))
+            for i, (c, _, _) in enumerate(plan.chains)
+        ]
+        LA = CO + 3 * len(plan.chains)
         self.fifo_of = [j in plan.action_delay for j in self.actions]
         # a constant delay, or where the program of a distributed one starts
         self.aoff = [LA + a if f else int(lagc[LA + a]) for a, f in enumerate(self.fifo_of)]
@@ -100,6 +106,7 @@ class LagRun:
             self.pieces = (np.array([-back]), self.X0[None, :])
         self.history = history
         self.entries = [self._channel_entries(c) for c in range(self.NCH)]
+        self.chain0 = self._chain_start()
         pre = max((len(e) for e in self.entries), default=0)
         self.cap = _pow2(max(64, 2 * pre + 4 * int(min(rate * back, 2**40)) + 16))
         self.fcap = _pow2(max(16, 4 * int(min(rate * max(self.delays, default=0.0), 2**40)) + 16))
@@ -131,6 +138,19 @@ class LagRun:
             out.append((0.0, val, i0 + e0 * (0.0 - t0)))
         return out
 
+    def _chain_start(self) -> list:
+        """The chains' states at 0: steady at the history's first value, then advanced
+        through its entries by the kernel's own closed form."""
+        out = [0.0] * sum(k + 1 for _, k, _, _ in self.chain_spec)
+        for c, k, r, at in self.chain_spec:
+            ent = self.entries[c]
+            out[at] = ent[0][0]
+            out[at + 1 : at + 1 + k] = [ent[0][1]] * k
+            for (_, v0, _), (t1, _, _) in itertools.pairwise(ent):
+                _chain_step(out, at, k, r * (t1 - out[at]), v0)
+                out[at] = t1
+        return out
+
     def memory(self) -> float:
         """Bytes of the rings, FIFOs and heap at their first size."""
         heap = self.hcap * HEAP_BYTES if self.NF < self.NA else 0
@@ -142,7 +162,7 @@ class LagRun:
         drawn from its stream ``rs`` (advanced in place)."""
         HO, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
         hist = np.zeros(max(1, self.NCH * self.cap * 3))
-        hst = np.zeros(FO + 2 * self.NF, dtype=np.int64)
+        hst = np.zeros(FO + 2 * self.NF + self.NCH, dtype=np.int64)  # bounds: 0
         hst[0], hst[1], hst[3] = self.cap, self.fcap, self.hcap
         for c, ent in enumerate(self.entries):
             for h, e in enumerate(ent):
@@ -170,7 +190,8 @@ class LagRun:
         for i, (t, a) in enumerate(entries):  # sorted: a heap already
             heap[2 * i], heap[2 * i + 1] = t, a
         hst[4] = len(entries)
-        return hist, hst, fifo, heap
+        chain = np.array(self.chain0 or [0.0], dtype=np.float64)
+        return hist, hst, fifo, heap, chain
 
     def _action_rates(self):
         """Per action-delayed transition, ``beta(s)`` as a float function of the scaled
@@ -261,7 +282,7 @@ class LagRun:
         return out
 
     # ------------------------------------------------------------ room
-    def grow(self, hist, hst, fifo, heap, force: bool) -> tuple:
+    def grow(self, hist, hst, fifo, heap, chain, force: bool) -> tuple:
         """Larger arrays after the kernel stopped with ``hst[2]`` set (1: a ring, 2: a
         FIFO, 3: the heap full), the entries kept at their absolute indices."""
         from symdelay.core.budget import check_memory
@@ -276,14 +297,17 @@ class LagRun:
             check_memory(what, self.NCH * new * ENTRY_BYTES, force=force, shrink=shrink)
             out = np.zeros(self.NCH * new * 3)
             for c in range(self.NCH):
-                lo = min(int(hst[PO + p]) for p in range(self.NP) if self.pch[p] == c)
+                lo = min(
+                    (int(hst[PO + p]) for p in range(self.NP) if self.pch[p] == c),
+                    default=int(hst[HO + c]),  # read by chains only: its last entry
+                )
                 h = np.arange(lo, int(hst[HO + c]) + 1)
                 src = 3 * (c * cap + (h & (cap - 1)))
                 dst = 3 * (c * new + (h & (new - 1)))
                 for o in range(3):
                     out[dst + o] = hist[src + o]
             hst[0] = new
-            return out, hst, fifo, heap
+            return out, hst, fifo, heap, chain
         if flag == 3:
             new = 2 * hcap
             what = f"the scheduled entries of the distributed action delays ({new})"
@@ -291,7 +315,7 @@ class LagRun:
             out = np.zeros(2 * new)
             out[: 2 * int(hst[4])] = heap[: 2 * int(hst[4])]
             hst[3] = new
-            return hist, hst, fifo, out
+            return hist, hst, fifo, out, chain
         new = 2 * fcap
         what = f"the scheduled entries of the constant action delays ({self.NF} x {new})"
         check_memory(what, self.NF * new * FIFO_BYTES, force=force, shrink=shrink)
@@ -300,7 +324,7 @@ class LagRun:
             e = np.arange(int(hst[FO + 2 * f]), int(hst[FO + 2 * f + 1]))
             out[f * new + (e & (new - 1))] = fifo[f * fcap + (e & (fcap - 1))]
         hst[1] = new
-        return hist, hst, out, heap
+        return hist, hst, out, heap, chain
 
 
 # ---------------------------------------------------------------------------------------

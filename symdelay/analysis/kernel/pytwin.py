@@ -88,7 +88,7 @@ def write_python(
     w = L.append
     w("def run(par, coef, ix, eta, X, rng, clock, grid, ng, out, counts, max_events,")
     w("        status, bad, work, iwork, hist_a=None, hst_a=None, lagc=None, fifo_a=None,")
-    w("        heap_a=None):")
+    w("        heap_a=None, chain_a=None):")
     w("    st = [int(v) for v in rng]")
     w("    u64, unif = _partial(_next_u64, st), _partial(_unif, st)  # the C kernel's stream")
     w("    ixl = ix.tolist()")
@@ -111,7 +111,7 @@ def write_python(
     if lag is not None:
         FO = _lag_offsets(lag)[2]
         w("    hist, hst, fifo = hist_a.tolist(), [int(v) for v in hst_a], fifo_a.tolist()")
-        w("    heap = heap_a.tolist()")
+        w("    heap, chain = heap_a.tolist(), chain_a.tolist()")
         w("    lagc = lagc.tolist()")
         w("    hcap = hst[3]")
         w("    cap, fcap = hst[0], hst[1]")
@@ -335,6 +335,7 @@ def write_python(
         w("    hst_a[:] = hst")
         w("    fifo_a[:] = fifo")
         w("    heap_a[:] = heap")
+        w("    chain_a[:] = chain")
     w("    return -1 if fail else k")
     return "\n".join(L) + "\n"
 
@@ -362,6 +363,8 @@ def python_function(python_source: str, trace: list | None = None) -> Callable:
         "_sample_lag": _sample_lag,
         "_heap_push": _heap_push,
         "_heap_pop": _heap_pop,
+        "_chain_read": _chain_read,
+        "_chain_step": _chain_step,
         "_trace": trace,
     }
     exec(compile(python_source, "<symdelay generated kernel>", "exec"), ns)
@@ -401,13 +404,43 @@ def _py_lag_read(lag, T: str, pad: str) -> list:
         for kind, p, wi in terms:
             if kind == "v":
                 parts.append(f"lagc[{wi}] * hist[he_{p} + 1]")
-            else:
+            elif kind == "i":
                 parts.append(
                     f"lagc[{wi}] * (hist[he_{p} + 2] + hist[he_{p} + 1] * "
                     f"(({T} - lagc[{p}]) - hist[he_{p}]))"
                 )
+            else:
+                o, c = lag["CO"] + 3 * p, lag["chains"][p]
+                cz = f"int(lagc[{o + 2}])"
+                parts.append(
+                    f"lagc[{wi}] * _chain_read(chain, {cz}, int(lagc[{o}]), lagc[{o + 1}] * "
+                    f"({T} - chain[{cz}]), hist[3 * ({c} * cap + (hst[{HO + c}] & cmask)) + 1])"
+                )
         out.append(f"{pad}{sym} = {' + '.join(parts)}")
     return out
+
+
+def _chain_read(cz: list, at: int, k: int, x: float, e: float) -> float:
+    """The twin of the C ``chain_read`` (the chain's state at ``cz[at:]``)."""
+    i = k - 1
+    p = math.exp(-x)
+    s = (cz[at + 1 + i] - e) * p
+    for j in range(i - 1, -1, -1):
+        p = p * x / float(i - j)
+        s += (cz[at + 1 + j] - e) * p
+    return e + s
+
+
+def _chain_step(cz: list, at: int, k: int, x: float, e: float) -> None:
+    """The twin of the C ``chain_step``."""
+    p0 = math.exp(-x)
+    for i in range(k - 1, -1, -1):
+        p = p0
+        s = (cz[at + 1 + i] - e) * p
+        for j in range(i - 1, -1, -1):
+            p = p * x / float(i - j)
+            s += (cz[at + 1 + j] - e) * p
+        cz[at + 1 + i] = e + s
 
 
 def _py_room(lag) -> list:
@@ -418,16 +451,27 @@ def _py_room(lag) -> list:
     out = [f"{pad}full = 0"]
     for c in range(lag["NCH"]):
         ps = [p for p, pc in enumerate(lag["pch"]) if pc == c]
+        if not ps:
+            continue
         lo = ", ".join(f"hst[{PO + p}]" for p in ps)
         lo = f"min({lo})" if len(ps) > 1 else lo
-        out.append(f"{pad}if hst[{HO + c}] - {lo} >= cap - 2:")
+        tb = FO + 2 * lag["NF"] + c
+        out += [
+            f"{pad}if hst[{HO + c}] - hst[{tb}] >= cap - 2:",
+            f"{pad}    lo = {lo}",
+            f"{pad}    if hst[{HO + c}] - lo >= cap - 2:",
+        ]
         for p in ps:
             out.append(
-                f"{pad}    hst[{PO + p}] = _advance(hist, hst[{PO + p}], hst[{HO + c}], "
+                f"{pad}        hst[{PO + p}] = _advance(hist, hst[{PO + p}], hst[{HO + c}], "
                 f"{c} * cap, cmask, t, lagc[{p}])"
             )
-        out.append(f"{pad}    if hst[{HO + c}] - {lo} >= cap - 2:")
-        out.append(f"{pad}        full = 1")
+        out += [
+            f"{pad}        lo = {lo}",
+            f"{pad}        if hst[{HO + c}] - lo >= cap - 2:",
+            f"{pad}            full = 1",
+            f"{pad}    hst[{tb}] = lo",
+        ]
     for f in range(lag["NF"]):
         out.append(f"{pad}if hst[{FO + 2 * f + 1}] - hst[{FO + 2 * f}] >= fcap - 1:")
         out.append(f"{pad}    full = 2")
@@ -596,6 +640,15 @@ def _py_push(lag) -> list:
                 f"{pad}    o_ = 3 * ({c} * cap + (h_ & cmask))",
                 f"{pad}    I_ = hist[o_ + 2] + hist[o_ + 1] * (tn - hist[o_])",
             ]
+            for ci, cc in enumerate(lag["chains"]):
+                if cc == c:
+                    o = lag["CO"] + 3 * ci
+                    out += [
+                        f"{pad}    cz_ = int(lagc[{o + 2}])",
+                        f"{pad}    _chain_step(chain, cz_, int(lagc[{o}]), lagc[{o + 1}] * "
+                        f"(tn - chain[cz_]), hist[o_ + 1])",
+                        f"{pad}    chain[cz_] = tn",
+                    ]
             out += [f"{pad}    hs_{i} = x[{i}] / eta" for i in lag["reads"][c]]
             out += [
                 f"{pad}    n_ = 3 * ({c} * cap + ((h_ + 1) & cmask))",
