@@ -43,8 +43,8 @@ MULTIPLE_NOTE = (
     "characteristic polynomial with multiplicity >= 2 crosses the axis): a scalar first "
     "Lyapunov coefficient is not defined and no criticality, amplitude law or frequency "
     "slope follows from it; the equivariant Hopf theorem (Golubitsky & Stewart) decides "
-    "which oscillation patterns bifurcate and their stability (not computed yet: patterns "
-    "null)"
+    "which oscillation patterns bifurcate and their stability: see patterns (null where the "
+    "equivariant normal form is not built, with patterns_reason)"
 )
 
 
@@ -93,6 +93,8 @@ class NormalForm(Result):
     multiplicity: int = 1
     patterns: object = None
     param: str = "theta"
+    equivariant: object = None
+    patterns_reason: str | None = None
 
     @property
     def side(self) -> str | None:
@@ -189,6 +191,9 @@ class NormalForm(Result):
             "amplitude_side": self.side,
             "omega_slope": scalar(self.omega_slope),
             "patterns": self.patterns,
+            "patterns_reason": self.patterns_reason,
+            "cubic_coefficients": self._cubic(),
+            "reflection": None if self.equivariant is None else self.equivariant.reflection,
             "multiple_note": MULTIPLE_NOTE if multiple else None,
             "describing_function_coefficient": (
                 scalar(self.describing_coefficient) if in_theta else None
@@ -201,6 +206,25 @@ class NormalForm(Result):
                 k: (v if isinstance(v, (bool, str)) else format_number(v, 6))
                 for k, v in self.checks.items()
             },
+        }
+
+    def _cubic(self) -> dict | None:
+        """``A``, ``B`` of the D_3-equivariant normal form (see
+        :mod:`symdelay.analysis.equivariant`), None where it is not computed."""
+        eq = self.equivariant
+        if eq is None:
+            return None
+
+        def parts(z):
+            d = self.dps
+            return {"re": format_number(mpmath.re(z), d), "im": format_number(mpmath.im(z), d)}
+
+        return {
+            "normal_form": "z1' = z1 (lambda + A |z1|^2 + B |z2|^2), z2' = z2 (lambda + A |z2|^2"
+            " + B |z1|^2), lambda = i omega + r' (p - p_c)",
+            "A": parts(eq.A),
+            "B": parts(eq.B),
+            "eigenvectors_orbit": list(eq.orbit),
         }
 
     def latex(self) -> str:
@@ -341,11 +365,15 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
             "quadratic_terms": bool(lyap.H_idx),
             "c1_over_rprime": mpmath.re(c1x / rp),
         }
+        equivariant, reason = None, None
         if mult >= 2:
             # the projection's r' takes one eigenvector of a multiple eigenvalue: the
             # crossing speed of the factor (implicit function theorem) is the one defined
             rp = rp_ift
             del checks["c1_over_rprime"]
+            equivariant, reason = _equivariant(model, lyap, th_c, w, mult, rp_ift, dps)
+            if equivariant is not None:
+                checks.update(equivariant.checks)
         else:
             checks["r_prime_projection_minus_factor"] = abs(rp - rp_ift)
     from symdelay.analysis.entry import family_options
@@ -371,8 +399,48 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
         model.name,
         checks,
         mult,
+        patterns=None if equivariant is None else equivariant.patterns,
         param=param,
+        equivariant=equivariant,
+        patterns_reason=reason,
     )
+
+
+def _equivariant(model, lyap, value, omega, mult, r_prime, dps):
+    """``(D3Hopf, None)`` at a double Hopf pair made by a declared 3-cycle with a reflection
+    (:mod:`symdelay.analysis.equivariant`), else ``(None, reason)``: one line saying why the
+    patterns are not given."""
+    from symdelay.analysis.equivariant import d3_hopf, find_reflection
+
+    perm = model.permutation
+    lengths = set()
+    if perm is not None:
+        lengths = {len(c) for c in _perm_cycles(perm)}
+    if mult != 2 or lengths != {3}:
+        k = max(lengths) if lengths else None
+        what = (
+            f"a cyclic symmetry of {k} servers (S_{k} on a {k - 1}-dimensional eigenspace)"
+            if k and k >= 4
+            else "this symmetry"
+        )
+        return None, (
+            f"the imaginary pair has multiplicity {mult} under {what}: the equivariant "
+            "normal form is built for three symmetric servers only (D_3, multiplicity 2)"
+        )
+    kappa = find_reflection(model)
+    if kappa is None:
+        return None, (
+            "the declared 3-cycle has no reflection among the symmetries of the drift "
+            "(D_3 needs one): the Z_3 normal form is not built"
+        )
+    tensors = lyap.tensors((value,))
+    return d3_hopf(tensors, lyap.n, omega, model, kappa, r_prime, dps), None
+
+
+def _perm_cycles(perm) -> list:
+    from symdelay.analysis.equivariant import _cycles
+
+    return _cycles(perm)
 
 
 def hopf_multiplicity(model, name, value, omega, dps):
@@ -545,6 +613,13 @@ class FirstLyapunov:
         )
 
     # -------------------------------------------------------------- mpmath
+    def tensors(self, values):
+        """``(A, H, T3, dA)`` dicts at ``values`` in mpmath at the working precision in force
+        (the equivariant normal form reads them)."""
+        if self._f_mp is None:
+            self._f_mp = sp.lambdify(self._syms, self._entries, "mpmath")
+        return self._tensors(self._f_mp(*values))
+
     def hopf(self, values, w) -> HopfCoefficients:
         """``c1``, ``r'`` (with ``derivative``), ``q`` and ``l1`` at the Hopf point
         ``values``, frequency ``w``, in mpmath at the working precision in force."""
