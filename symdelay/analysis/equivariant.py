@@ -288,9 +288,9 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps) -> D3Hopf:
             Rm[j][k] = dot(pcs[j], Jq)
     rp = Rm[0][0]
     cross = max(abs(Rm[0][1]), abs(Rm[1][0]), abs(Rm[1][1] - rp)) / abs(rp)
-    residual = max(
-        mpmath.mnorm(J * mpmath.matrix(q) - iw * mpmath.matrix(q), 1) for q in qs
-    ) / (1 + mpmath.mnorm(J, 1))
+    residual = max(mpmath.mnorm(J * mpmath.matrix(q) - iw * mpmath.matrix(q), 1) for q in qs) / (
+        1 + mpmath.mnorm(J, 1)
+    )
     # the rest of the spectrum (doubles are enough to place it away from the axis)
     other = _other_spectrum(J, w)
     checks = {
@@ -383,9 +383,7 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
             "criticality": crit,
             "stable": stable,
             "stability_reason": why,
-            "eigenvalues_over_rho2": {
-                nm: (None if x is None else _fmt(x, dps)) for x, nm in eigen
-            },
+            "eigenvalues_over_rho2": {nm: (None if x is None else _fmt(x, dps)) for x, nm in eigen},
             "amplitude_coefficient": None if amp is None else _fmt(amp, dps),
             "amplitudes": amps,
             "side": side,
@@ -408,8 +406,11 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
             "Z2(kappa) (the reflection)",
             A + B,
             [q1[i] + q2[i] for i in range(len(q1))],
-            [(2 * (reA + reB), "along the branch 2 Re(A + B)"), (2 * (reA - reB),
-             "transverse 2 Re(A - B)"), (None, "relative phase (fifth order)")],  # fmt: skip
+            [
+                (2 * (reA + reB), "along the branch 2 Re(A + B)"),
+                (2 * (reA - reB), "transverse 2 Re(A - B)"),
+                (None, "relative phase (fifth order)"),
+            ],
             "z1 = z2: the two servers the reflection swaps in phase, the third in antiphase",
         ),
         branch(
@@ -417,8 +418,11 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
             "Z2~(kappa) (the reflection with half the period)",
             A + B,
             [q1[i] - q2[i] for i in range(len(q1))],
-            [(2 * (reA + reB), "along the branch 2 Re(A + B)"), (2 * (reA - reB),
-             "transverse 2 Re(A - B)"), (None, "relative phase (fifth order)")],  # fmt: skip
+            [
+                (2 * (reA + reB), "along the branch 2 Re(A + B)"),
+                (2 * (reA - reB), "transverse 2 Re(A - B)"),
+                (None, "relative phase (fifth order)"),
+            ],
             "z1 = -z2: the server the reflection fixes at rest to first order (it oscillates "
             "at twice the frequency), the two others in antiphase",
         ),
