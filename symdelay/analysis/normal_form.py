@@ -343,10 +343,16 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
     weights = difference_weights(model)
     if weights is None:
         raise SymdelayInputError(f"{model.name} declares no symmetry: no imbalance to follow")
-    lyap = first_lyapunov(model, (param,), derivative=True)
+    from symdelay.analysis.entry import family_options
+
+    own = family_options(model) or {}
     with mpmath.workdps(wp):
         th_c, w = +crit.critical, +crit.omega
         mult, rp_ift = hopf_multiplicity(model, param, th_c, w, dps)
+    # the projection runs at a multiple pair too: its scalars stay out of the record, but
+    # the limit-cycle computation starts from its eigenvector and amplitude
+    lyap = first_lyapunov(model, (param,), derivative=True)
+    with mpmath.workdps(wp):
         hopf = lyap.hopf((th_c,), w)
         c1, rp, q = hopf.c1, hopf.r_prime, hopf.q
         cq = mpmath.fsum(weights[j] * q[j] for j in range(len(q)))
@@ -376,9 +382,6 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
                 checks.update(equivariant.checks)
         else:
             checks["r_prime_projection_minus_factor"] = abs(rp - rp_ift)
-    from symdelay.analysis.entry import family_options
-
-    own = family_options(model) or {}
     return NormalForm(
         own.get("L"),
         own.get("mu"),
@@ -412,21 +415,9 @@ def _equivariant(model, lyap, value, omega, mult, r_prime, dps):
     patterns are not given."""
     from symdelay.analysis.equivariant import d3_hopf, find_reflection
 
-    perm = model.permutation
-    lengths = set()
-    if perm is not None:
-        lengths = {len(c) for c in _perm_cycles(perm)}
-    if mult != 2 or lengths != {3}:
-        k = max(lengths) if lengths else None
-        what = (
-            f"a cyclic symmetry of {k} servers (S_{k} on a {k - 1}-dimensional eigenspace)"
-            if k and k >= 4
-            else "this symmetry"
-        )
-        return None, (
-            f"the imaginary pair has multiplicity {mult} under {what}: the equivariant "
-            "normal form is built for three symmetric servers only (D_3, multiplicity 2)"
-        )
+    refusal = _patterns_refusal(model, mult)
+    if refusal is not None:
+        return None, refusal
     kappa = find_reflection(model)
     if kappa is None:
         return None, (
@@ -435,6 +426,25 @@ def _equivariant(model, lyap, value, omega, mult, r_prime, dps):
         )
     tensors = lyap.tensors((value,))
     return d3_hopf(tensors, lyap.n, omega, model, kappa, r_prime, dps), None
+
+
+def _patterns_refusal(model, mult) -> str | None:
+    """Why the equivariant normal form is not built for this double point (one line), or
+    None where it is (multiplicity 2 under a declared symmetry of 3-cycles)."""
+    perm = model.permutation
+    lengths = set() if perm is None else {len(c) for c in _perm_cycles(perm)}
+    if mult == 2 and lengths == {3}:
+        return None
+    k = max(lengths) if lengths else None
+    what = (
+        f"the symmetry of {k} servers (S_{k} on a {k - 1}-dimensional eigenspace)"
+        if k and k >= 4
+        else "this symmetry"
+    )
+    return (
+        f"the imaginary pair has multiplicity {mult} under {what}: the equivariant normal "
+        "form is built for three symmetric servers only (D_3, multiplicity 2)"
+    )
 
 
 def _perm_cycles(perm) -> list:
