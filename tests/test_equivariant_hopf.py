@@ -194,3 +194,51 @@ def test_four_servers_refused_in_one_line():
     reason = four["patterns_reason"]
     assert "\n" not in reason and "multiplicity 3" in reason and "S_4" in reason
     assert four["cubic_coefficients"] is None
+
+
+# ------------------------------------------------------------------ a model file
+def _three_server_file(path):
+    """Three queues as a model file, the states listed so that the reflection fixes the
+    second state of one orbit (the search must find the base of each orbit)."""
+    den = "exp(-theta*q1) + exp(-theta*q2) + exp(-theta*q3)"
+    lines = [
+        'name = "three queues from a file"',
+        "[parameters]",
+        'mu = "positive"\nlam = "positive"\ntheta = "real"\ngamma = "positive"',
+        "[state]",
+        'names = ["q1", "q2", "q3", "z21", "z22", "z31", "z32", "z11", "z12"]',
+    ]
+    for k in (1, 2, 3):
+        for name, change, rate in (
+            (f"arrival {k}", f"{{ z{k}1 = 1 }}", f"3*lam*exp(-theta*q{k})/({den})"),
+            (f"phase {k}", f"{{ z{k}1 = -1, z{k}2 = 1 }}", f"gamma*z{k}1"),
+            (f"enter {k}", f"{{ z{k}2 = -1, q{k} = 1 }}", f"gamma*z{k}2"),
+            (f"service {k}", f"{{ q{k} = -1 }}", f"mu*q{k}"),
+        ):
+            lines += [
+                "[[transitions]]",
+                f'name = "{name}"',
+                f"change = {change}",
+                f'rate = "{rate}"',
+            ]
+    lines += [
+        "[symmetry]",
+        'swap = [["q1", "q2", "q3"], ["z11", "z21", "z31"], ["z12", "z22", "z32"]]',
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_model_file_with_a_three_cycle(tmp_path, nf3):
+    from symdelay.model import load_toml
+
+    model = load_toml(_three_server_file(tmp_path / "three.toml"), mu=1, lam=1, gamma=2)
+    nf = normal_form(model)
+    rec = nf.record()
+    assert rec["multiplicity"] == 2 and len(rec["patterns"]) == 3
+    assert rec["reflection"]["q2"] == "q3" and rec["reflection"]["z21"] == "z31"
+    assert "z11" not in rec["reflection"]
+    # the same drift under other names: the same normal form as the family's
+    assert abs(nf.equivariant.A - nf3.equivariant.A) < 1e-25 * abs(nf3.equivariant.A)
+    assert abs(nf.equivariant.B - nf3.equivariant.B) < 1e-25 * abs(nf3.equivariant.B)
+    assert [p["stable"] for p in rec["patterns"]] == [True, False, False]

@@ -425,7 +425,20 @@ def _equivariant(model, lyap, value, omega, mult, r_prime, dps):
             "(D_3 needs one): the Z_3 normal form is not built"
         )
     tensors = lyap.tensors((value,))
-    return d3_hopf(tensors, lyap.n, omega, model, kappa, r_prime, dps), None
+    found = d3_hopf(tensors, lyap.n, omega, model, kappa, r_prime, dps)
+    tol = mpmath.mpf(10) ** (-(dps // 2))
+    bad = [
+        f"{k} = {mpmath.nstr(found.checks[k], 3)}"
+        for k in ("d3_equivariance_residual", "crossing_matrix_residual")
+        if not found.checks[k] <= tol
+    ]
+    if bad:  # pragma: no cover - a symmetry of the drift makes both vanish
+        return None, (
+            "the computed normal form is not D_3-equivariant to half the working digits ("
+            + ", ".join(bad)
+            + "): no patterns given"
+        )
+    return found, None
 
 
 def _patterns_refusal(model, mult) -> str | None:
