@@ -128,7 +128,13 @@ def find_reflection(model) -> tuple | None:
     with ``kappa sigma kappa = sigma^-1`` that maps the drift to itself, for the model's
     declared 3-cycle ``sigma``; None when there is none (searched: every choice of one base
     state per orbit, pruned by the dependency graph of the drift, each candidate checked
-    exactly on every component of the drift)."""
+    exactly on every component of the drift).
+
+    >>> from symdelay.models import build_model
+    >>> m = build_model("nserver", N=3, L=1, mu=1, lam=1, D=1)
+    >>> [m.states[i].name for i in find_reflection(m)]
+    ['q1', 'q3', 'q2', 'z1_1', 'z3_1', 'z2_1']
+    """
     perm = model.permutation
     if perm is None:
         return None

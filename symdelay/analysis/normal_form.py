@@ -70,6 +70,15 @@ class NormalForm(Result):
     :func:`symdelay.models.erlang.nonlinear.symbolic.symbolic_normal_form`; None elsewhere).
     ``model_name``: the model's name (``L``, ``mu``, ``lam``, ``D`` are the founding
     model's options, None for another model).
+
+    Where the imaginary pair is multiple (``multiplicity >= 2``) the scalars ``l1``,
+    ``c1``, the amplitude and frequency laws are left out of the record; three symmetric
+    servers (a declared 3-cycle with a reflection: D_3) get the equivariant answer instead,
+    ``equivariant`` (:class:`symdelay.analysis.equivariant.D3Hopf`: ``A``, ``B`` of
+    ``z1' = z1 (lambda + A |z1|^2 + B |z2|^2)``) and ``patterns`` (one dict per branch:
+    rotating wave, the two standing waves, each with its isotropy, criticality, stability,
+    amplitude law and phase lags); elsewhere ``patterns`` is None and ``patterns_reason``
+    says why in one line.
     """
 
     L: object

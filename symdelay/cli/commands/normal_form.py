@@ -20,7 +20,10 @@ def register(subparsers) -> None:
             "A ~ c sqrt(theta - theta_c) of x = q1 - q2; closed forms where SymPy finds them "
             "(L = 2, 3). --L inf is the delay-differential limit. --in NAME: the Hopf point "
             "and amplitude law in another parameter (transition tables). Where the imaginary "
-            "pair is multiple (a symmetry), l1 is not defined and is not given."
+            "pair is multiple (a symmetry), l1 is not defined and is not given; for three "
+            "symmetric servers (D_3) the equivariant normal form gives the bifurcating "
+            "patterns (rotating and standing waves), their criticality, stability and "
+            "amplitude laws."
         ),
     )
     p.add_argument(
