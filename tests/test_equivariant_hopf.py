@@ -56,6 +56,7 @@ def test_cubic_terms_are_d3_equivariant(three, nf3):
         T3 = dict(T3)
         T3[(0, 0, 0, 0)] = T3.get((0, 0, 0, 0), 0) + 1
         bad = d3_hopf((J, H, T3, dJ), lyap.n, nf3.omega, three, kappa, nf3.r_prime, 15)
+    assert "rotating wave (supercritical, stable)" in nf3.latex()
     assert bad.checks["d3_equivariance_residual"] > 1e-6  # against 1e-25 when symmetric
 
 
@@ -109,7 +110,8 @@ def _left_vector(J, iw, q, other):
 # ------------------------------------------------------------------ the fluid ODE
 def _integrate(model, theta, offset, t_end, period):
     """The fluid ODE (SciPy LSODA on the model's drift) from ``equilibrium + offset``; the
-    first orbit's states over the last three periods, and 20 periods earlier."""
+    first orbit's states over the last three periods and 20 periods earlier, the vector
+    field and the final state."""
     from scipy.integrate import solve_ivp
 
     from symdelay.analysis.cycles import model_field
@@ -127,7 +129,7 @@ def _integrate(model, theta, offset, t_end, period):
     )
     assert sol.success
     tt = np.linspace(t_end - 3 * period, t_end, 3001)
-    return tt, sol.sol(tt)[:3], sol.sol(tt - 20 * period)[:3]
+    return tt, sol.sol(tt)[:3], sol.sol(tt - 20 * period)[:3], fld, sol.y[:, -1]
 
 
 def _amplitudes_and_lags(tt, Y, omega):
@@ -148,7 +150,7 @@ def test_fluid_ode_converges_to_the_stable_rotating_wave(three, nf3):
     offset = 1e-3 * np.random.default_rng(1).standard_normal(len(three.states))
     errors = []
     for d in (0.4, 0.2):
-        tt, Y, Y_before = _integrate(three, th_c + d, offset, 200 / d, period)
+        tt, Y, Y_before, _, _ = _integrate(three, th_c + d, offset, 200 / d, period)
         amp, lags = _amplitudes_and_lags(tt, Y, w)
         before, _ = _amplitudes_and_lags(tt, Y_before, w)
         assert np.max(np.abs(before / amp - 1)) < 1e-3  # settled on the cycle
@@ -163,7 +165,8 @@ def test_fluid_ode_converges_to_the_stable_rotating_wave(three, nf3):
 
 def test_unstable_standing_wave_from_a_symmetric_start(three, nf3):
     """In the invariant subspace of the reflection (queues 2 and 3 equal) the standing wave
-    z1 = z2 is the attractor: its amplitudes and phases against the normal form's."""
+    z1 = z2 is the attractor: its amplitudes and phases against the normal form's; out of
+    it, the growth rate of the perturbation against the normal form's eigenvalue."""
     from symdelay.analysis.equivariant import find_reflection
 
     sw = nf3.record()["patterns"][1]
@@ -175,7 +178,7 @@ def test_unstable_standing_wave_from_a_symmetric_start(three, nf3):
     moved[list(kappa)] = offset
     offset = (offset + moved) / 2  # fixed by the reflection
     d = 0.2
-    tt, Y, Y_before = _integrate(three, th_c + d, offset, 200 / d, 2 * np.pi / w)
+    tt, Y, Y_before, fld, y = _integrate(three, th_c + d, offset, 200 / d, 2 * np.pi / w)
     amp, lags = _amplitudes_and_lags(tt, Y, w)
     before, _ = _amplitudes_and_lags(tt, Y_before, w)
     assert np.max(np.abs(before / amp - 1)) < 1e-3  # settled on the cycle
@@ -183,6 +186,29 @@ def test_unstable_standing_wave_from_a_symmetric_start(three, nf3):
     assert amp / law == pytest.approx([1, 1, 1], abs=0.03)
     assert lags[1:] == pytest.approx([float(sw["phase_lags"][k]) for k in ("q2", "q3")], abs=2e-3)
     assert sorted(lags[1:]) == pytest.approx([0.5, 0.5], abs=2e-3)
+    # unstable in the whole space: a perturbation that breaks the reflection grows at the
+    # transverse eigenvalue 2 Re(A - B) rho^2 (the relative phase is neutral at this order)
+    from scipy.integrate import solve_ivp
+
+    kick = 1e-7 * np.random.default_rng(3).standard_normal(len(y))
+    moved[list(kappa)] = kick
+    kick = (kick - moved) / 2  # odd under the reflection
+    t_end, period = 60 / d, 2 * np.pi / w
+    sol = solve_ivp(
+        lambda t, x: fld.f(x), (0, t_end), y + kick, method="LSODA",
+        jac=lambda t, x: fld.jac(x), rtol=1e-9, atol=1e-14, dense_output=True,
+    )  # fmt: skip
+    tt = np.linspace(0, t_end, 6000)
+    X = sol.sol(tt)
+    Xk = np.empty_like(X)
+    Xk[list(kappa)] = X
+    odd = np.linalg.norm(X - Xk, axis=0)
+    n = int(t_end / period)
+    envelope = [odd[(tt >= k * period) & (tt < (k + 1) * period)].max() for k in range(n)]
+    rate = np.polyfit((np.arange(n // 3, n) + 0.5) * period, np.log(envelope[n // 3 :]), 1)[0]
+    eq = nf3.equivariant
+    rho2 = float(nf3.r_prime.real) * d / abs(float((eq.A + eq.B).real))
+    assert rate == pytest.approx(2 * float((eq.A - eq.B).real) * rho2, rel=0.05)
 
 
 # ------------------------------------------------------------------ N >= 4

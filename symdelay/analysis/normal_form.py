@@ -239,11 +239,24 @@ class NormalForm(Result):
     def latex(self) -> str:
         n = 10
         if self.multiple:
-            return (
+            s = (
                 rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
                 rf"{mpmath.nstr(self.omega, n)}:\ \pm i\omega_c\ \text{{of multiplicity "
                 rf"{self.multiplicity}, }}\ \ell_1\ \text{{not defined}}"
             )
+            if self.equivariant is not None:
+                eq = self.equivariant
+
+                def cx(z):
+                    im = mpmath.im(z)
+                    sign = "-" if im < 0 else "+"
+                    return rf"{mpmath.nstr(mpmath.re(z), 8)} {sign} {mpmath.nstr(abs(im), 8)}\,i"
+
+                s += rf";\quad D_3:\ A = {cx(eq.A)},\ B = {cx(eq.B)}"
+                for pat in self.patterns:
+                    word = {True: "stable", False: "unstable", None: "undecided"}[pat["stable"]]
+                    s += rf",\ \text{{{pat['pattern']} ({pat['criticality']}, {word})}}"
+            return s
         s = (
             rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
             rf"{mpmath.nstr(self.omega, n)},\ \ell_1 = {mpmath.nstr(self.l1, n)}"
