@@ -45,7 +45,8 @@ def test_three_servers_double_pair_has_no_scalar_l1(three):
     assert _eigen_multiplicity(three, th_c, w) == 2 == rec["multiplicity"]
     assert rec["l1"] is None and rec["l1_unit_norm"] is None and rec["c1"] is None
     assert rec["amplitude_coefficient"] is None and rec["omega_slope"] is None
-    assert rec["patterns"] is None and "not computed" in rec["multiple_note"]
+    # the equivariant answer instead (tests/test_equivariant_hopf.py checks it)
+    assert len(rec["patterns"]) == 3 and rec["patterns_reason"] is None
     assert "multiple" in rec["criticality"]
     # r' of the double pair: the crossing speed of its factor, the founding model's
     found = normal_form(build_model("erlang", L=2, mu=1, lam=1, D=1))
@@ -60,6 +61,8 @@ def test_two_servers_simple_pair_keeps_l1():
     assert _eigen_multiplicity(two, float(nf.theta_c), float(nf.omega)) == 1
     assert rec["multiplicity"] == 1 and rec["l1"] is not None
     assert rec["criticality"] == "supercritical"
+    assert rec["patterns"] is None and rec["cubic_coefficients"] is None
+    assert rec["patterns_reason"] is None
     # the projection's r' against the factor's by the implicit function theorem
     assert float(rec["checks"]["r_prime_projection_minus_factor"]) < 1e-12
 
@@ -68,10 +71,21 @@ def test_cli_says_so_in_one_line(capsys):
     assert cli_main(["normal-form", *NSERVER, "--N", "3"]) == 0
     out = capsys.readouterr().out
     assert "l1 not defined" in out and "multiplicity 2" in out
-    assert "supercritical" not in out and "subcritical" not in out
+    # no scalar sign: criticality only per branch of the equivariant answer
+    assert "l1 = " not in out and "subcritical" not in out
+    assert all("critical" not in line for line in out.splitlines() if line.startswith("  l1"))
     assert cli_main(["normal-form", *NSERVER, "--N", "3", "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
     assert rec["multiplicity"] == 2 and rec["l1"] is None
+    # the patterns, in the text and the record
+    assert "rotating wave" in out and out.count("standing wave") == 2
+    assert "supercritical, stable" in out and "unstable" in out
+    assert len(rec["patterns"]) == 3 and set(rec["cubic_coefficients"]) >= {"A", "B"}
+    for p in rec["patterns"]:
+        assert set(p) >= {
+            "pattern", "isotropy", "criticality", "stable",
+            "amplitude_coefficient", "side", "phase_lags",
+        }  # fmt: skip
 
 
 def test_map_attaches_no_l1_sign_to_a_multiple_hopf_curve(three):

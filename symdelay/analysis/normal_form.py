@@ -43,8 +43,8 @@ MULTIPLE_NOTE = (
     "characteristic polynomial with multiplicity >= 2 crosses the axis): a scalar first "
     "Lyapunov coefficient is not defined and no criticality, amplitude law or frequency "
     "slope follows from it; the equivariant Hopf theorem (Golubitsky & Stewart) decides "
-    "which oscillation patterns bifurcate and their stability (not computed yet: patterns "
-    "null)"
+    "which oscillation patterns bifurcate and their stability: see patterns (null where the "
+    "equivariant normal form is not built, with patterns_reason)"
 )
 
 
@@ -70,6 +70,15 @@ class NormalForm(Result):
     :func:`symdelay.models.erlang.nonlinear.symbolic.symbolic_normal_form`; None elsewhere).
     ``model_name``: the model's name (``L``, ``mu``, ``lam``, ``D`` are the founding
     model's options, None for another model).
+
+    Where the imaginary pair is multiple (``multiplicity >= 2``) the scalars ``l1``,
+    ``c1``, the amplitude and frequency laws are left out of the record; three symmetric
+    servers (a declared 3-cycle with a reflection: D_3) get the equivariant answer instead,
+    ``equivariant`` (:class:`symdelay.analysis.equivariant.D3Hopf`: ``A``, ``B`` of
+    ``z1' = z1 (lambda + A |z1|^2 + B |z2|^2)``) and ``patterns`` (one dict per branch:
+    rotating wave, the two standing waves, each with its isotropy, criticality, stability,
+    amplitude law and phase lags); elsewhere ``patterns`` is None and ``patterns_reason``
+    says why in one line.
     """
 
     L: object
@@ -93,6 +102,8 @@ class NormalForm(Result):
     multiplicity: int = 1
     patterns: object = None
     param: str = "theta"
+    equivariant: object = None
+    patterns_reason: str | None = None
 
     @property
     def side(self) -> str | None:
@@ -189,6 +200,9 @@ class NormalForm(Result):
             "amplitude_side": self.side,
             "omega_slope": scalar(self.omega_slope),
             "patterns": self.patterns,
+            "patterns_reason": self.patterns_reason,
+            "cubic_coefficients": self._cubic(),
+            "reflection": None if self.equivariant is None else self.equivariant.reflection,
             "multiple_note": MULTIPLE_NOTE if multiple else None,
             "describing_function_coefficient": (
                 scalar(self.describing_coefficient) if in_theta else None
@@ -203,14 +217,46 @@ class NormalForm(Result):
             },
         }
 
+    def _cubic(self) -> dict | None:
+        """``A``, ``B`` of the D_3-equivariant normal form (see
+        :mod:`symdelay.analysis.equivariant`), None where it is not computed."""
+        eq = self.equivariant
+        if eq is None:
+            return None
+
+        def parts(z):
+            d = self.dps
+            return {"re": format_number(mpmath.re(z), d), "im": format_number(mpmath.im(z), d)}
+
+        return {
+            "normal_form": "z1' = z1 (lambda + A |z1|^2 + B |z2|^2), z2' = z2 (lambda + A |z2|^2"
+            " + B |z1|^2), lambda = i omega + r' (p - p_c)",
+            "A": parts(eq.A),
+            "B": parts(eq.B),
+            "eigenvectors_orbit": list(eq.orbit),
+        }
+
     def latex(self) -> str:
         n = 10
         if self.multiple:
-            return (
+            s = (
                 rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
                 rf"{mpmath.nstr(self.omega, n)}:\ \pm i\omega_c\ \text{{of multiplicity "
                 rf"{self.multiplicity}, }}\ \ell_1\ \text{{not defined}}"
             )
+            if self.equivariant is not None:
+                eq = self.equivariant
+
+                def cx(z):
+                    im = mpmath.im(z)
+                    sign = "-" if im < 0 else "+"
+                    return rf"{mpmath.nstr(mpmath.re(z), 8)} {sign} {mpmath.nstr(abs(im), 8)}\,i"
+
+                s += rf";\quad D_3:\ A = {cx(eq.A)},\ B = {cx(eq.B)}"
+                for pat in self.patterns:
+                    word = {True: "stable", False: "unstable", None: "undecided"}[pat["stable"]]
+                    s += rf",\ \text{{{pat['pattern']} ({pat['criticality']}, {word})}}"
+            return s
         s = (
             rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
             rf"{mpmath.nstr(self.omega, n)},\ \ell_1 = {mpmath.nstr(self.l1, n)}"
@@ -319,10 +365,16 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
     weights = difference_weights(model)
     if weights is None:
         raise SymdelayInputError(f"{model.name} declares no symmetry: no imbalance to follow")
-    lyap = first_lyapunov(model, (param,), derivative=True)
+    from symdelay.analysis.entry import family_options
+
+    own = family_options(model) or {}
     with mpmath.workdps(wp):
         th_c, w = +crit.critical, +crit.omega
         mult, rp_ift = hopf_multiplicity(model, param, th_c, w, dps)
+    # the projection runs at a multiple pair too: its scalars stay out of the record, but
+    # the limit-cycle computation starts from its eigenvector and amplitude
+    lyap = first_lyapunov(model, (param,), derivative=True)
+    with mpmath.workdps(wp):
         hopf = lyap.hopf((th_c,), w)
         c1, rp, q = hopf.c1, hopf.r_prime, hopf.q
         cq = mpmath.fsum(weights[j] * q[j] for j in range(len(q)))
@@ -342,16 +394,17 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
             "quadratic_terms": bool(lyap.H_idx),
             "c1_over_rprime": mpmath.re(c1x / rp),
         }
+        equivariant, reason = None, None
         if mult >= 2:
             # the projection's r' takes one eigenvector of a multiple eigenvalue: the
             # crossing speed of the factor (implicit function theorem) is the one defined
             rp = rp_ift
             del checks["c1_over_rprime"]
+            equivariant, reason = _equivariant(model, lyap, th_c, w, mult, rp_ift, dps)
+            if equivariant is not None:
+                checks.update(equivariant.checks)
         else:
             checks["r_prime_projection_minus_factor"] = abs(rp - rp_ift)
-    from symdelay.analysis.entry import family_options
-
-    own = family_options(model) or {}
     return NormalForm(
         own.get("L"),
         own.get("mu"),
@@ -372,8 +425,68 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
         model.name,
         checks,
         mult,
+        patterns=None if equivariant is None else equivariant.patterns,
         param=param,
+        equivariant=equivariant,
+        patterns_reason=reason,
     )
+
+
+def _equivariant(model, lyap, value, omega, mult, r_prime, dps):
+    """``(D3Hopf, None)`` at a double Hopf pair made by a declared 3-cycle with a reflection
+    (:mod:`symdelay.analysis.equivariant`), else ``(None, reason)``: one line saying why the
+    patterns are not given."""
+    from symdelay.analysis.equivariant import d3_hopf, find_reflection
+
+    refusal = _patterns_refusal(model, mult)
+    if refusal is not None:
+        return None, refusal
+    kappa = find_reflection(model)
+    if kappa is None:
+        return None, (
+            "the declared 3-cycle has no reflection among the symmetries of the drift "
+            "(D_3 needs one): the Z_3 normal form is not built"
+        )
+    tensors = lyap.tensors((value,))
+    found = d3_hopf(tensors, lyap.n, omega, model, kappa, r_prime, dps)
+    tol = mpmath.mpf(10) ** (-(dps // 2))
+    bad = [
+        f"{k} = {mpmath.nstr(found.checks[k], 3)}"
+        for k in ("d3_equivariance_residual", "crossing_matrix_residual")
+        if not found.checks[k] <= tol
+    ]
+    if bad:  # pragma: no cover - a symmetry of the drift makes both vanish
+        return None, (
+            "the computed normal form is not D_3-equivariant to half the working digits ("
+            + ", ".join(bad)
+            + "): no patterns given"
+        )
+    return found, None
+
+
+def _patterns_refusal(model, mult) -> str | None:
+    """Why the equivariant normal form is not built for this double point (one line), or
+    None where it is (multiplicity 2 under a declared symmetry of 3-cycles)."""
+    perm = model.permutation
+    lengths = set() if perm is None else {len(c) for c in _perm_cycles(perm)}
+    if mult == 2 and lengths == {3}:
+        return None
+    k = max(lengths) if lengths else None
+    what = (
+        f"the symmetry of {k} servers (S_{k} on a {k - 1}-dimensional eigenspace)"
+        if k and k >= 4
+        else "this symmetry"
+    )
+    return (
+        f"the imaginary pair has multiplicity {mult} under {what}: the equivariant normal "
+        "form is built for three symmetric servers only (D_3, multiplicity 2)"
+    )
+
+
+def _perm_cycles(perm) -> list:
+    from symdelay.analysis.equivariant import _cycles
+
+    return _cycles(perm)
 
 
 def hopf_multiplicity(model, name, value, omega, dps):
@@ -546,6 +659,13 @@ class FirstLyapunov:
         )
 
     # -------------------------------------------------------------- mpmath
+    def tensors(self, values):
+        """``(A, H, T3, dA)`` dicts at ``values`` in mpmath at the working precision in force
+        (the equivariant normal form reads them)."""
+        if self._f_mp is None:
+            self._f_mp = sp.lambdify(self._syms, self._entries, "mpmath")
+        return self._tensors(self._f_mp(*values))
+
     def hopf(self, values, w) -> HopfCoefficients:
         """``c1``, ``r'`` (with ``derivative``), ``q`` and ``l1`` at the Hopf point
         ``values``, frequency ``w``, in mpmath at the working precision in force."""

@@ -20,7 +20,10 @@ def register(subparsers) -> None:
             "A ~ c sqrt(theta - theta_c) of x = q1 - q2; closed forms where SymPy finds them "
             "(L = 2, 3). --L inf is the delay-differential limit. --in NAME: the Hopf point "
             "and amplitude law in another parameter (transition tables). Where the imaginary "
-            "pair is multiple (a symmetry), l1 is not defined and is not given."
+            "pair is multiple (a symmetry), l1 is not defined and is not given; for three "
+            "symmetric servers (D_3) the equivariant normal form gives the bifurcating "
+            "patterns (rotating and standing waves), their criticality, stability and "
+            "amplitude laws."
         ),
     )
     p.add_argument(
@@ -75,9 +78,9 @@ def run(args) -> int:
         lines += [
             where,
             f"  l1 not defined: the imaginary pair is multiple (multiplicity "
-            f"{rec['multiplicity']}, the model's symmetry); the bifurcating patterns "
-            "(equivariant Hopf theorem) are not computed yet",
+            f"{rec['multiplicity']}, the model's symmetry)",
         ]
+        lines += _pattern_lines(rec, p)
         emit("\n".join(lines))
         return 0
     law = f"{p} - {p}_c" if rec["amplitude_side"] != "below" else f"{p}_c - {p}"
@@ -99,6 +102,37 @@ def run(args) -> int:
         lines.append(f"  why: {rec['structural_reason']}")
     emit("\n".join(lines))
     return 0
+
+
+def _pattern_lines(rec, p) -> list:
+    """The equivariant answer: the cubic coefficients and one line per branch (or why not)."""
+    if rec["patterns"] is None:
+        return [f"  bifurcating patterns not given: {rec['patterns_reason']}"]
+    cub = rec["cubic_coefficients"]
+
+    def c(z):
+        return f"{z['re']} {'-' if z['im'].startswith('-') else '+'} {z['im'].lstrip('-')} i"
+
+    out = [
+        "  D_3-equivariant normal form: z1' = z1 (lambda + A |z1|^2 + B |z2|^2) (and z1 <-> z2)",
+        f"    A = {c(cub['A'])}",
+        f"    B = {c(cub['B'])}",
+        "  bifurcating patterns:",
+    ]
+    for pat in rec["patterns"]:
+        stable = {True: "stable", False: "unstable", None: "stability undecided"}[pat["stable"]]
+        why = f" ({pat['stability_reason']})" if pat["stability_reason"] else ""
+        out.append(f"    {pat['pattern']}, isotropy {pat['isotropy']}: {pat['criticality']}, "
+                   f"{stable}{why}")  # fmt: skip
+        if pat["amplitude_coefficient"] is not None:
+            law = f"{p} - {p}_c" if pat["side"] == "above" else f"{p}_c - {p}"
+            amps = ", ".join(f"{k} {v}" for k, v in pat["amplitudes"].items())
+            out.append(f"      amplitudes ~ c sqrt({law}), c: {amps}")
+        lags = ", ".join(
+            f"{k} {'at rest' if v is None else v}" for k, v in pat["phase_lags"].items()
+        )
+        out.append(f"      phase lags (periods): {lags}")
+    return out
 
 
 def _verdict_at_theta(args):

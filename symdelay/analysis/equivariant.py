@@ -1,0 +1,441 @@
+"""Hopf bifurcation with D_3 symmetry: three symmetric servers (the equivariant answer).
+
+Where a declared 3-cycle ``sigma`` of the states (three symmetric servers) makes the
+imaginary pair ``+- i omega`` of the Jacobian ``J`` double, one scalar first Lyapunov
+coefficient is not defined; the answer is the D_3 x S^1-equivariant Hopf theorem
+(Golubitsky, Stewart & Schaeffer, *Singularities and Groups in Bifurcation Theory II*,
+ch. XVIII, sec. 1; Golubitsky & Stewart, *The Symmetry Perspective*, ch. 4).
+
+**The group.** ``sigma`` is the model's declared permutation (every cycle of length 3);
+a reflection ``kappa`` (``kappa sigma kappa = sigma^-1``) is searched among the
+permutations that map each orbit ``(s, sigma s, sigma^2 s)`` of ``sigma`` to itself as
+``sigma^k s0 -> sigma^-k s0`` (one base state ``s0`` per orbit), and is accepted only if
+it maps the drift to itself exactly (SymPy, every component). Without such a reflection
+the group is Z_3 only and the answer is refused in one line. A permutation acts on a
+state vector by ``(P x)[pi(i)] = x[i]``.
+
+**The centre eigenspace** ``ker(J - i omega)`` (complex dimension 2): ``q1`` spans its part
+where ``P_sigma q1 = e^{2 pi i/3} q1`` (the Fourier vector of each orbit times the null vector
+of the mode's block), ``q2 = P_kappa q1`` (then ``P_sigma q2 = e^{-2 pi i/3} q2``);
+``p1, p2`` the dual left eigenvectors, ``conj(p_j)^T q_k = delta_jk`` (``p2 = P_kappa p1``).
+On ``x = x* + z1 q1 + z2 q2 + c.c.`` the 3-cycle acts as
+``(z1, z2) -> (e^{2 pi i/3} z1, e^{-2 pi i/3} z2)`` and ``kappa`` as ``(z1, z2) -> (z2, z1)``.
+
+**The normal form to cubic order.** With ``F(x* + y) = J y + B(y, y)/2 + C(y, y, y)/6 + ...``
+and ``y = Q z + conj(Q z) + H2(z, conj z) + ...`` the second-order terms are
+``h_ab = (2 i omega - J)^-1 B(q_a, q_b)`` and ``h_a,cbar = -J^-1 B(q_a, conj q_c)``, and the
+coefficient of the resonant monomial ``z_a z_b conj(z_c)`` in ``z_j'`` is (the multivariate
+form of Kuznetsov's projection formula; ``1/2`` when ``a = b``)
+
+    G^j_{ab,c} = <p_j, C(q_a, q_b, conj q_c) + B(conj q_c, h_ab) + B(q_a, h_b,cbar)
+                        + B(q_b, h_a,cbar)>.
+
+D_3 x S^1 equivariance leaves only ``z1 |z1|^2`` and ``z1 |z2|^2``:
+
+    z1' = z1 (lambda(p) + A |z1|^2 + B |z2|^2),   z2' = z2 (lambda(p) + A |z2|^2 + B |z1|^2)
+
+with ``lambda(p) = i omega + r' (p - p_c)``, ``A = G^1_{11,1}``, ``B = G^1_{12,2}``. The ten
+other resonant coefficients are computed too: the eight that D_3 forbids must vanish and the
+two of ``z2'`` must repeat ``A`` and ``B`` (the check ``d3_equivariance_residual``); likewise
+``<p_j, J_p q_k> = r' delta_jk`` (``crossing_matrix_residual``).
+
+**The branches** (the C-axial isotropy subgroups of D_3 x S^1 on C^2; ``mu = Re r' (p - p_c)``,
+``rho^2`` the squared amplitude of ``z``):
+
+* rotating wave ``(z, 0)``, isotropy ``Z3~`` (``sigma`` with a third of the period): the three
+  servers oscillate alike, each a third of the period after the previous one;
+  ``rho^2 = -mu / Re A``. Eigenvalues of the amplitude equations there (beside the zero of
+  the S^1 phase): ``2 Re A rho^2`` (radial) and ``Re(B - A) rho^2`` (twice: the ``z2``
+  direction). Supercritical iff ``Re A < 0``; stable iff ``Re A < 0`` and ``Re(B - A) < 0``.
+* standing wave ``(z, z)``, isotropy ``Z2(kappa)``: the two servers ``kappa`` swaps in phase,
+  the third in antiphase with twice their amplitude; ``rho^2 = -mu / Re(A + B)``.
+* standing wave ``(z, -z)``, isotropy ``Z2~(kappa)`` (``kappa`` with half the period): the
+  server ``kappa`` fixes at rest to first order, the two others in antiphase;
+  ``rho^2 = -mu / Re(A + B)``. (For D_3 the two kinds of standing wave are not conjugate:
+  the ratio ``z2/z1`` is a cube root of ``1`` on one and of ``-1`` on the other.)
+
+  On both: eigenvalues ``2 Re(A + B) rho^2`` (along the branch) and ``2 Re(A - B) rho^2``
+  (``|z1| - |z2|``), and a third, the relative phase of ``z1`` and ``z2``, that is **zero at
+  cubic order** (the cubic truncation has the symmetry of two independent phases). The
+  D_3-equivariant term of lowest degree that moves it is ``conj(z1)^2 z2^3`` (degree 5): it
+  makes it of order ``rho^4`` with opposite signs on the two kinds of standing wave. So:
+  supercritical iff ``Re(A + B) < 0``; unstable (``stable: false``) if ``Re(A + B) > 0`` or
+  ``Re(A - B) > 0``; otherwise exactly one of the two standing waves is stable, which one the
+  fifth-order coefficient decides, not computed here (``stable: null``, with that reason).
+
+Every branch is unstable when ``J`` has an eigenvalue with positive real part beside the
+critical ones (``other_spectrum``). The amplitude law on each branch, ``rho ~
+sqrt(-Re r' (p - p_c) / Re coef)``, is translated to the states of the first orbit of
+``sigma`` (the queues): state ``k`` oscillates as ``2 rho |v_k| cos(omega t + arg v_k)`` with
+``v = q1``, ``q1 + q2`` or ``q1 - q2``; its amplitude coefficient is ``2 |v_k| sqrt(|Re r' /
+Re coef|)`` (half the peak-to-peak) and its phase lag behind the first state of the orbit
+``(arg v_0 - arg v_k) / (2 pi)`` periods.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import mpmath
+
+from symdelay.core.lazy import sympy as sp
+
+__all__ = ["D3Hopf", "d3_hopf", "find_reflection", "STANDING_PHASE_REASON"]
+
+STANDING_PHASE_REASON = (
+    "the eigenvalues of order rho^2 are negative, but the relative phase of z1 and z2 is "
+    "neutral at cubic order: the fifth-order term conj(z1)^2 z2^3 (not computed) makes exactly "
+    "one of the two standing waves stable"
+)
+
+
+@dataclass(frozen=True)
+class D3Hopf:
+    """The D_3 x S^1 normal form at one Hopf point (see the module docstring): ``A``, ``B``,
+    the crossing speed ``r_prime``, the eigenvectors ``q1``, ``q2`` (mpmath columns), the
+    reflection found (``reflection``: ``{state: image}``), the branches (``patterns``: a list
+    of dicts, the record's) and the checks."""
+
+    A: mpmath.mpc
+    B: mpmath.mpc
+    r_prime: mpmath.mpc
+    omega: mpmath.mpf
+    q1: object
+    q2: object
+    reflection: dict
+    orbit: tuple
+    patterns: list
+    checks: dict = field(default_factory=dict)
+
+
+def _cycles(perm) -> list:
+    seen, out = set(), []
+    for i in range(len(perm)):
+        if i in seen or perm[i] == i:
+            continue
+        cyc, j = [], i
+        while j not in seen:
+            seen.add(j)
+            cyc.append(j)
+            j = perm[j]
+        out.append(cyc)
+    return out
+
+
+def find_reflection(model) -> tuple | None:
+    """A permutation ``kappa`` of the states (a tuple ``kappa[i]`` = the image of state ``i``)
+    with ``kappa sigma kappa = sigma^-1`` that maps the drift to itself, for the model's
+    declared 3-cycle ``sigma``; None when there is none (searched: every choice of one base
+    state per orbit, pruned by the dependency graph of the drift, each candidate checked
+    exactly on every component of the drift).
+
+    >>> from symdelay.models import build_model
+    >>> m = build_model("nserver", N=3, L=1, mu=1, lam=1, D=1)
+    >>> [m.states[i].name for i in find_reflection(m)]
+    ['q1', 'q3', 'q2', 'z1_1', 'z3_1', 'z2_1']
+    """
+    perm = model.permutation
+    if perm is None:
+        return None
+    orbits = _cycles(perm)
+    if not orbits or any(len(c) != 3 for c in orbits):
+        return None
+    n = len(perm)
+    fixed = [i for i in range(n) if perm[i] == i]
+    states = model.states
+    drift = [sp.sympify(F).xreplace(model.values) for F in model.drift]
+    deps = [{k for k, s in enumerate(states) if F.has(s)} for F in drift]
+
+    def mapping(offsets):
+        kap = list(range(n))
+        for orb, j in zip(orbits, offsets):
+            for k in range(3):
+                kap[orb[(j + k) % 3]] = orb[(j - k) % 3]
+        return kap
+
+    def consistent(kap, known):
+        # the dependency graph restricted to the states placed so far is preserved
+        for i in known:
+            for k in deps[i]:
+                if k in known and kap[k] not in deps[kap[i]]:
+                    return False
+        return True
+
+    def search(offsets):
+        if len(offsets) == len(orbits):
+            return mapping(offsets)
+        for j in range(3) if offsets else (0,):  # kappa sigma^k: the first base is free
+            trial = [*offsets, j]
+            kap = mapping(trial + [0] * (len(orbits) - len(trial)))
+            known = set(fixed).union(*(orbits[t] for t in range(len(trial))))
+            if consistent(kap, known):
+                found = search(trial)
+                if found is not None and _maps_drift(drift, states, found):
+                    return found
+        return None
+
+    found = search([])
+    return None if found is None else tuple(found)
+
+
+def _maps_drift(drift, states, kap) -> bool:
+    """``F(P x) = P F(x)`` exactly: component ``kappa(i)`` of the drift at the permuted
+    state equals component ``i`` (``(P x)[kappa(i)] = x[i]``)."""
+    sub = {states[kap[i]]: states[i] for i in range(len(states))}
+    for i, F in enumerate(drift):
+        lhs = drift[kap[i]].xreplace(sub)
+        if lhs == F:
+            continue
+        if sp.simplify(lhs - F) != 0:
+            return False
+    return True
+
+
+def _apply(perm, v):
+    """``P v`` for the permutation ``perm``: ``(P v)[perm[i]] = v[i]``."""
+    out = [None] * len(v)
+    for i, j in enumerate(perm):
+        out[j] = v[i]
+    return out
+
+
+def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps) -> D3Hopf:
+    """The D_3 normal form at a Hopf point, in mpmath at the working precision in force.
+
+    ``tensors``: ``(J, H, T3, dJ)`` dicts of the Jacobian, second and third derivatives of the
+    drift at the equilibrium (every index order present) and the derivative of the Jacobian in
+    the parameter (:meth:`symdelay.analysis.normal_form.FirstLyapunov._tensors`); ``kappa``:
+    the reflection (:func:`find_reflection`); ``r_prime_factor``: the crossing speed of the
+    factor (implicit function theorem), compared with the projected one."""
+    from symdelay.analysis.projection import _null_vector
+
+    Jd, H, T3, dJ = tensors
+    sigma = model.permutation
+    orbits = _cycles(sigma)
+    w = mpmath.mpf(omega)
+    iw = mpmath.mpc(0, w)
+    J = mpmath.matrix(n, n)
+    for (i, j), v in Jd.items():
+        J[i, j] = v
+    e3 = mpmath.expjpi(mpmath.mpf(2) / 3)
+    # the e3-eigenspace of P_sigma: one Fourier vector per orbit (v[s_k] = e3^-k)
+    m = len(orbits)
+    V = mpmath.matrix(n, m)
+    for c, orb in enumerate(orbits):
+        for k, s in enumerate(orb):
+            V[s, c] = e3 ** (-k)
+    Jm = V.transpose_conj() * J * V / 3  # the block of J on that eigenspace
+    M = Jm - iw * mpmath.eye(m)
+    y = _null_vector(M)
+    yl = _null_vector(M.transpose_conj())
+    q1 = V * y
+    p1 = V * yl
+    s = (p1.transpose_conj() * q1)[0]
+    p1 = p1 * mpmath.conj(1 / s)  # conj(p1)^T q1 = 1
+    q1l, p1l = [q1[i] for i in range(n)], [p1[i] for i in range(n)]
+    q2l, p2l = _apply(kappa, q1l), _apply(kappa, p1l)
+    qs = [q1l, q2l]
+    pcs = [[mpmath.conj(v) for v in p1l], [mpmath.conj(v) for v in p2l]]
+    qbs = [[mpmath.conj(v) for v in q] for q in qs]
+
+    def Bf(u, v):
+        out = [mpmath.mpc(0)] * n
+        for (i, a, b), h in H.items():
+            out[i] += h * u[a] * v[b]
+        return out
+
+    def Cf(u, v, x):
+        out = [mpmath.mpc(0)] * n
+        for (i, a, b, c), t in T3.items():
+            out[i] += t * u[a] * v[b] * x[c]
+        return out
+
+    def solve(k, b):
+        x = mpmath.lu_solve(J - k * iw * mpmath.eye(n), mpmath.matrix(b))
+        return [x[i] for i in range(n)]
+
+    def dot(pc, v):
+        return mpmath.fsum(pc[i] * v[i] for i in range(n))
+
+    hh, hb = {}, {}
+    if H:
+        for a, b in itertools.combinations_with_replacement(range(2), 2):
+            hh[a, b] = [-v for v in solve(2, Bf(qs[a], qs[b]))]  # (2 i w - J)^-1 B(q_a, q_b)
+        for a in range(2):
+            for c in range(2):
+                hb[a, c] = [-v for v in solve(0, Bf(qs[a], qbs[c]))]  # -J^-1 B(q_a, conj q_c)
+
+    def G(j, a, b, c):
+        tot = Cf(qs[a], qs[b], qbs[c])
+        if H:
+            parts = (Bf(qbs[c], hh[a, b]), Bf(qs[a], hb[b, c]), Bf(qs[b], hb[a, c]))
+            tot = [tot[i] + sum(p[i] for p in parts) for i in range(n)]
+        g = dot(pcs[j], tot)
+        return g / 2 if a == b else g
+
+    coef = {
+        (j, a, b, c): G(j, a, b, c)
+        for j in range(2)
+        for a, b in itertools.combinations_with_replacement(range(2), 2)
+        for c in range(2)
+    }
+    A, B = coef[0, 0, 0, 0], coef[0, 0, 1, 1]
+    kept = {(0, 0, 0, 0): A, (0, 0, 1, 1): B, (1, 1, 1, 1): A, (1, 0, 1, 0): B}
+    scale = abs(A) + abs(B)
+    equiv = max(abs(v - kept.get(k, 0)) for k, v in coef.items()) / scale
+    # the crossing: <p_j, J_p q_k> = r' delta_jk
+    Rm = [[mpmath.mpc(0)] * 2 for _ in range(2)]
+    for j in range(2):
+        for k in range(2):
+            Jq = [mpmath.mpc(0)] * n
+            for (i, c), v in dJ.items():
+                Jq[i] += v * qs[k][c]
+            Rm[j][k] = dot(pcs[j], Jq)
+    rp = Rm[0][0]
+    cross = max(abs(Rm[0][1]), abs(Rm[1][0]), abs(Rm[1][1] - rp)) / abs(rp)
+    residual = max(mpmath.mnorm(J * mpmath.matrix(q) - iw * mpmath.matrix(q), 1) for q in qs) / (
+        1 + mpmath.mnorm(J, 1)
+    )
+    # the rest of the spectrum (doubles are enough to place it away from the axis)
+    other = _other_spectrum(J, w)
+    checks = {
+        "d3_equivariance_residual": equiv,
+        "crossing_matrix_residual": cross,
+        "r_prime_projection_minus_factor": abs(rp - r_prime_factor),
+        "centre_eigenvector_residual": residual,
+        "other_spectrum_max_real": other,
+    }
+    orbit = tuple(orbits[0])
+    patterns = _patterns(A, B, r_prime_factor, qs, orbit, model, other, dps)
+    return D3Hopf(
+        A, B, r_prime_factor, w, q1l, q2l,
+        {model.states[i].name: model.states[kappa[i]].name for i in range(n) if kappa[i] != i},
+        tuple(model.states[i].name for i in orbit), patterns, checks,
+    )  # fmt: skip
+
+
+def _other_spectrum(J, w) -> float:
+    """The largest real part of the eigenvalues of ``J`` other than the four ``+- i w``."""
+    import numpy as np
+
+    from symdelay.core.precision import one_blas_thread
+
+    Jf = np.array([[float(J[i, j]) for j in range(J.cols)] for i in range(J.rows)])
+    with one_blas_thread():
+        ev = np.linalg.eigvals(Jf)
+    order = np.argsort(np.minimum(np.abs(ev - 1j * float(w)), np.abs(ev + 1j * float(w))))
+    rest = ev[order[4:]]
+    return float(np.max(rest.real)) if len(rest) else float("-inf")
+
+
+def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
+    """The three branches (module docstring): criticality, stability, amplitude law."""
+    tol = mpmath.mpf(10) ** (-(dps // 2)) * (abs(A) + abs(B))
+    reA, reB = mpmath.re(A), mpmath.re(B)
+    q1, q2 = qs
+    names = [model.states[i].name for i in orbit]
+    spectrum_unstable = other > 1e-9
+    spectrum_marginal = abs(other) <= 1e-9
+
+    def sign(x):
+        return 0 if abs(x) <= tol else (1 if x > 0 else -1)
+
+    def branch(pattern, isotropy, coef, v, eigen, description):
+        """``eigen``: the real parts whose signs decide stability (a list of
+        ``(value, name)``), ``None`` entries marking the neutral fifth-order direction."""
+        re_c = mpmath.re(coef)
+        crit = {-1: "supercritical", 1: "subcritical", 0: "degenerate"}[sign(re_c)]
+        stable, why = None, None
+        if crit == "degenerate":
+            why = f"Re of the branch's cubic coefficient is zero to {dps // 2} digits"
+        elif spectrum_unstable:
+            stable, why = False, "the Jacobian has an eigenvalue with Re > 0 beside +-i omega"
+        elif any(sign(x) > 0 for x, _ in eigen if x is not None):
+            bad = [nm for x, nm in eigen if x is not None and sign(x) > 0]
+            stable, why = False, "positive: " + ", ".join(bad)
+        elif any(x is not None and sign(x) == 0 for x, _ in eigen):
+            why = "an eigenvalue of order rho^2 is zero to working precision"
+        elif any(x is None for x, _ in eigen):
+            why = STANDING_PHASE_REASON
+        elif spectrum_marginal:
+            why = "the Jacobian has another eigenvalue on the imaginary axis"
+        else:
+            stable = True
+        side = None
+        amp = None
+        amps, lags = {}, {}
+        if crit != "degenerate" and mpmath.re(rp) != 0:
+            side = "above" if -mpmath.re(rp) / re_c > 0 else "below"
+            k = mpmath.sqrt(abs(mpmath.re(rp) / re_c))
+            amp = max(2 * abs(v[i]) * k for i in orbit)
+            amps = {nm: _fmt(2 * abs(v[i]) * k, dps) for nm, i in zip(names, orbit)}
+        big = max(abs(v[i]) for i in orbit)
+        ref = next(i for i in orbit if abs(v[i]) > big * mpmath.mpf(10) ** (-(dps // 2)))
+        for nm, i in zip(names, orbit):
+            if abs(v[i]) <= big * mpmath.mpf(10) ** (-(dps // 2)):
+                lags[nm] = None  # at rest to first order
+                continue
+            lag = (mpmath.arg(v[ref]) - mpmath.arg(v[i])) / (2 * mpmath.pi)
+            lag -= mpmath.floor(lag)
+            if abs(lag - 1) <= mpmath.mpf(10) ** (-(dps // 2)):
+                lag = mpmath.mpf(0)
+            lags[nm] = _fmt(lag, dps)
+        return {
+            "pattern": pattern,
+            "isotropy": isotropy,
+            "description": description,
+            "coefficient": {"re": _fmt(re_c, dps), "im": _fmt(mpmath.im(coef), dps)},
+            "criticality": crit,
+            "stable": stable,
+            "stability_reason": why,
+            "eigenvalues_over_rho2": {nm: (None if x is None else _fmt(x, dps)) for x, nm in eigen},
+            "amplitude_coefficient": None if amp is None else _fmt(amp, dps),
+            "amplitudes": amps,
+            "side": side,
+            "phase_lags": lags,
+        }
+
+    lo = names[0]
+    return [
+        branch(
+            "rotating wave",
+            "Z3~ (the 3-cycle with a third of the period)",
+            A,
+            q1,
+            [(2 * reA, "radial 2 Re A"), (reB - reA, "Re(B - A)")],
+            "z2 = 0: the servers of each orbit oscillate alike, each a third of the period "
+            f"after the previous one (phase lags behind {lo}); z1 = 0 is its mirror image",
+        ),
+        branch(
+            "standing wave",
+            "Z2(kappa) (the reflection)",
+            A + B,
+            [q1[i] + q2[i] for i in range(len(q1))],
+            [
+                (2 * (reA + reB), "along the branch 2 Re(A + B)"),
+                (2 * (reA - reB), "transverse 2 Re(A - B)"),
+                (None, "relative phase (fifth order)"),
+            ],
+            "z1 = z2: the two servers the reflection swaps in phase, the third in antiphase",
+        ),
+        branch(
+            "standing wave",
+            "Z2~(kappa) (the reflection with half the period)",
+            A + B,
+            [q1[i] - q2[i] for i in range(len(q1))],
+            [
+                (2 * (reA + reB), "along the branch 2 Re(A + B)"),
+                (2 * (reA - reB), "transverse 2 Re(A - B)"),
+                (None, "relative phase (fifth order)"),
+            ],
+            "z1 = -z2: the server the reflection fixes at rest to first order (it oscillates "
+            "at twice the frequency), the two others in antiphase",
+        ),
+    ]
+
+
+def _fmt(x, dps):
+    from symdelay.core.numbers import format_number
+
+    return format_number(x, dps)
