@@ -660,6 +660,40 @@ def lag_crossings(
     return replace(res, range_hi=mpmath.inf, notes=(*res.notes, unbounded[1]))
 
 
+def _scale_modes(model, p, extra=None):
+    """``[(mode, unit, a, c, phi0, Phi, bound)]`` for every mode that depends on the lag
+    parameter ``p`` when each is scalar, ``r + a + c k(r p)`` with one scale-family kernel
+    (``unit`` its law at ``p = 1``; ``a``, ``c`` real balls, ``a``, ``c``, ``a + c`` nonzero;
+    no ``phi = w p`` of a crossing below ``phi0`` (``|k(i phi) - 1| <= phi E[Y]``) or beyond
+    ``Phi`` (the kernel's tail bound, its text ``bound``)); None when the form does not apply.
+    """
+    out = []
+    for mode in _modes(model, p, extra):
+        if not any(p in lag.parameters() for _M, ls, _d in mode.terms for lag in ls):
+            continue  # free of p: its roots do not move
+        if mode.n != 1 or not mode.real or any(d or len(ls) != 1 for _M, ls, d in mode.terms):
+            return None
+        lag = mode.terms[0][1][0]
+        if any(ls[0] != lag for _M, ls, _d in mode.terms):
+            return None  # two kernels in one mode
+        unit = _scale_unit(lag, p)
+        if unit is None:
+            return None
+        with flint.ctx.workprec(64):
+            a = -_ball(mode.A0[0, 0]).real
+            c = -sum((_ball(M[0, 0]) for M, _l, _d in mode.terms), flint.acb(0)).real
+            ac = a + c
+            if ac.contains(0) or a.contains(0) or c.contains(0):
+                return None  # r = 0 a root, no tail bound, or no lag term at all
+            lower = (abs(ac) / (2 * abs(c) * _ball(unit.mean()).real)).lower()
+            phi0 = math.nextafter(float(lower.mid() - lower.rad()), 0.0)
+            tail = _tail(unit, abs(c).upper() / abs(a).lower())
+        if tail is None or not phi0 > 0:
+            return None
+        out.append((mode, unit, a, c, phi0, *tail))
+    return out
+
+
 def switch_bound(model, p, extra=None):
     """``(H, proof)``: every stability switch of ``model`` over the lag parameter ``p`` lies
     in ``(0, H]`` (``H`` rational), or None when the argument does not apply.
@@ -674,38 +708,19 @@ def switch_bound(model, p, extra=None):
     no switch at all)."""
     from symdelay.analysis.lagkernels import kernel
 
-    modes = _modes(model, p, extra)
+    found = _scale_modes(model, p, extra)
+    if not found:
+        return None
     H = flint.arb(0)
     parts = []
-    for mode in modes:
-        if not any(p in lag.parameters() for _M, ls, _d in mode.terms for lag in ls):
-            continue
-        if mode.n != 1 or not mode.real or any(d or len(ls) != 1 for _M, ls, d in mode.terms):
-            return None
-        lag = mode.terms[0][1][0]
-        if any(ls[0] != lag for _M, ls, _d in mode.terms):
-            return None
-        unit = _scale_unit(lag, p)
-        if unit is None:
-            return None
+    for mode, unit, a, c, phi0, Phi, _bound in found:
         with flint.ctx.workprec(64):
-            a = -_ball(mode.A0[0, 0]).real
-            c = -sum((_ball(M[0, 0]) for M, _l, _d in mode.terms), flint.acb(0)).real
-            ac = a + c
-            if ac.contains(0) or a.contains(0) or c.contains(0):
-                return None
-            mean = _ball(unit.mean()).real
-            phi0 = float((abs(ac) / (2 * abs(c) * mean)).lower())
-            tail = _tail(unit, abs(c).upper() / abs(a).lower())
-            if tail is None or not phi0 > 0:
-                return None
-            Phi, _bound = tail
-            left = _phi_left(a, c, kernel(unit), phi0, Phi, SCALE_MAX_INTERVALS)
-            if left is None:
-                return None
-            for _u, v, w_min in left:
-                H = max(H, flint.arb(v) / w_min)
-            parts.append(f"mode {mode.name}: {len(left)} phi intervals in [{phi0:.4g}, {Phi:.4g}]")
+            examined, left = _phi_scan(a, c, kernel(unit), phi0, Phi, (Phi - phi0) / 4096)
+        if examined is None or any(w_min is None for _u, _v, w_min in left):
+            return None
+        for _u, v, w_min in left:
+            H = max(H, flint.arb(v) / w_min)
+        parts.append(f"mode {mode.name}: {len(left)} phi intervals in [{phi0:.4g}, {Phi:.4g}]")
     if not parts:
         return None
     Hq = sp.Rational(math.ceil(float(H.upper()) * 1.01 * 64 + 1), 64) if H > 0 else sp.Integer(1)
@@ -716,35 +731,6 @@ def switch_bound(model, p, extra=None):
         f"larger {p}"
     )
     return Hq, proof
-
-
-def _phi_left(a, c, k, phi0: float, Phi: float, max_intervals: int):
-    """The intervals ``(u, v, w_min)`` of ``[phi0, Phi]`` that Arb subdivision cannot
-    exclude from ``Re(c k(i phi)) = -a`` with ``Im(c k(i phi)) < 0``, each narrower than
-    ``(Phi - phi0) / 2^12`` with ``w_min`` a positive lower bound of ``-Im(c k(i phi))`` on
-    it; None when such a bound is not proved or the budget ends."""
-    edges = [phi0 + (Phi - phi0) * i / 16 for i in range(16)] + [Phi]
-    stack = list(itertools.pairwise(edges))[::-1]
-    width = (Phi - phi0) / 4096
-    left, examined = [], 0
-    while stack:
-        u, v = stack.pop()
-        examined += 1
-        if examined > max_intervals:
-            return None
-        val = c * k(flint.acb(0, _box(u, v)))
-        g = val.real + a
-        if not g.contains(0) or val.imag.lower() >= 0:
-            continue
-        if v - u <= width:
-            w_min = -val.imag.upper()
-            if not w_min > 0:
-                return None
-            left.append((u, v, w_min))
-            continue
-        m = u + (v - u) / 2
-        stack.extend(((m, v), (u, m)))
-    return left
 
 
 def _varying(model, p, modes, lags_at, at, extra=None):
@@ -1374,30 +1360,32 @@ def _tail(unit, ratio: flint.arb):
     return math.nextafter(float(up.mid() + up.rad()), math.inf), text
 
 
-def _phi_free(a, c, k, phi0: float, Phi: float, max_intervals: int):
-    """The intervals examined when no ``phi`` in ``[phi0, Phi]`` has ``Re(c k(i phi)) = -a``
-    with ``Im(c k(i phi)) < 0`` (Arb: an interval goes when the enclosure of ``Re(c k) + a``
-    omits 0 or that of ``Im(c k)`` is ``>= 0``); None when one is left open (a crossing, or
-    a tangency not resolved) or the budget ends."""
-    n0 = 16
-    edges = [phi0 + (Phi - phi0) * i / n0 for i in range(n0)] + [Phi]
+def _phi_scan(a, c, k, phi0: float, Phi: float, width: float, max_intervals=None):
+    """Arb subdivision of ``[phi0, Phi]`` for ``Re(c k(i phi)) = -a`` with ``Im(c k(i phi))
+    < 0``: an interval goes when the enclosure of ``Re(c k) + a`` omits 0 or that of ``Im(c
+    k)`` is ``>= 0``; one narrower than ``width`` is kept as ``(u, v, w_min)``, ``w_min`` a
+    positive lower bound of ``-Im(c k(i phi))`` on it (None when not proved). Returns
+    ``(intervals examined, kept)``, or ``(None, kept)`` when the budget ends."""
+    max_intervals = SCALE_MAX_INTERVALS if max_intervals is None else max_intervals
+    edges = [phi0 + (Phi - phi0) * i / 16 for i in range(16)] + [Phi]
     stack = list(itertools.pairwise(edges))[::-1]
-    tol = 1e-9 * Phi
-    examined = 0
+    left, examined = [], 0
     while stack:
         u, v = stack.pop()
         examined += 1
         if examined > max_intervals:
-            return None
+            return None, left
         val = c * k(flint.acb(0, _box(u, v)))
         g = val.real + a
         if not g.contains(0) or val.imag.lower() >= 0:
             continue
         m = u + (v - u) / 2
-        if v - u < tol or not u < m < v:
-            return None
+        if v - u <= width or not u < m < v:
+            w_min = -val.imag.upper()
+            left.append((u, v, w_min if w_min > 0 else None))
+            continue
         stack.extend(((m, v), (u, m)))
-    return examined
+    return examined, left
 
 
 def stable_for_every(model, param: str, dps: int = 15):
@@ -1411,7 +1399,7 @@ def stable_for_every(model, param: str, dps: int = 15):
     phi)) > 0``, ``P = phi / w``; and ``r = 0`` is a root only when ``a + c = 0`` (``k(0) =
     1``, for every ``P``). Proved absent: on ``(0, phi_0]`` by ``|k(i phi) - 1| <= phi E[Y]``
     (``phi_0 = |a + c| / (2 |c| E[Y])``), beyond ``Phi`` by the kernel's tail bound
-    (:func:`_tail`, ``|c k(i phi)| < |a|``), between by Arb subdivision (:func:`_phi_free`).
+    (:func:`_tail`, ``|c k(i phi)| < |a|``), between by Arb subdivision (:func:`_phi_scan`).
     Roots with ``Re r >= 0`` stay in ``|r| <= |a| + |c|`` (``|k| <= 1``), so the unstable
     count is then the same for every ``P > 0``: it is certified at ``P = 1``
     (:func:`symdelay.analysis.lagroots.unstable_count`, every mode) and the answer given
@@ -1423,46 +1411,21 @@ def stable_for_every(model, param: str, dps: int = 15):
     from symdelay.model.core import _symbol
 
     p = _symbol(param)
-    modes = _modes(model, p)
+    found = _scale_modes(model, p)
+    if not found:
+        return None
     proofs = []
-    prec = 64
-    for mode in modes:
-        if not any(p in lag.parameters() for _M, ls, _d in mode.terms for lag in ls):
-            continue  # free of p: its roots do not move (counted below)
-        if mode.n != 1 or not mode.real:
-            return None
-        if any(d or len(ls) != 1 for _M, ls, d in mode.terms):
-            return None
-        lag = mode.terms[0][1][0]
-        if any(ls[0] != lag for _M, ls, _d in mode.terms):
-            return None  # two kernels in one mode
-        unit = _scale_unit(lag, p)
-        if unit is None:
-            return None
-        with flint.ctx.workprec(prec):
-            a = -_ball(mode.A0[0, 0]).real
-            c = -sum((_ball(M[0, 0]) for M, _l, _d in mode.terms), flint.acb(0)).real
-            ac = a + c
-            if ac.contains(0) or a.contains(0) or c.contains(0):
-                return None  # r = 0 a root, no tail bound, or no lag term at all
-            mean = _ball(unit.mean()).real
-            phi0 = abs(ac) / (2 * abs(c) * mean)
-            lower = phi0.lower()
-            phi0_f = math.nextafter(float(lower.mid() - lower.rad()), 0.0)
-            tail = _tail(unit, abs(c).upper() / abs(a).lower())
-            if tail is None or not phi0_f > 0:
-                return None
-            Phi, bound = tail
-            if Phi > phi0_f:
-                n = _phi_free(a, c, kernel(unit), phi0_f, Phi, SCALE_MAX_INTERVALS)
-                if n is None:
-                    return None
-            else:
-                n = 0
+    for mode, unit, a, c, phi0, Phi, bound in found:
+        n = 0
+        if Phi > phi0:
+            with flint.ctx.workprec(64):
+                n, left = _phi_scan(a, c, kernel(unit), phi0, Phi, 1e-9 * Phi)
+            if n is None or left:
+                return None  # a crossing, a tangency not resolved, or the budget
         proofs.append(
             f"mode {mode.name} is r + a + c k(r {p}) with a = {a.str(8, radius=False)}, "
             f"c = {c.str(8, radius=False)} and the {unit.kind} kernel: no phi > 0 with "
-            f"Re(c k(i phi)) = -a and Im(c k(i phi)) < 0 (none below {phi0_f:.4g}: "
+            f"Re(c k(i phi)) = -a and Im(c k(i phi)) < 0 (none below {phi0:.4g}: "
             f"|k(i phi) - 1| <= phi E[Y]; none beyond {Phi:.4g}: {bound}; "
             f"{n} intervals between excluded in Arb), and a + c != 0"
         )
