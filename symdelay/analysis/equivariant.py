@@ -110,17 +110,10 @@ class D3Hopf:
 
 
 def _cycles(perm) -> list:
-    seen, out = set(), []
-    for i in range(len(perm)):
-        if i in seen or perm[i] == i:
-            continue
-        cyc, j = [], i
-        while j not in seen:
-            seen.add(j)
-            cyc.append(j)
-            j = perm[j]
-        out.append(cyc)
-    return out
+    """The cycles of the permutation ``perm`` that move a state (fixed points left out)."""
+    from symdelay.model.records import _cycles as all_cycles
+
+    return [c for c in all_cycles(perm) if len(c) > 1]
 
 
 def find_reflection(model) -> tuple | None:
