@@ -315,8 +315,8 @@ def _branch_part(ctx, quick: bool) -> tuple[str, list]:
     kinds = ", ".join(sorted({s_.kind for s_ in b.special_points})) or "none"
     founding_text = (
         "\\subsection{Continued branches of cycles and their special points}\n"
-        "Each branch above is one continuation, so its orbits carry their Floquet multipliers "
-        "and the test functions of the special points (fold of cycles LPC: the parameter "
+        "Each branch at finite $L$ above is one continuation, so its orbits carry their Floquet "
+        "multipliers and the test functions of the special points (fold of cycles LPC: the parameter "
         "turns; period doubling PD: a multiplier through $-1$; Neimark--Sacker NS: a complex "
         "pair through the unit circle; BPC: a multiplier through $+1$ without a fold). For "
         f"$L = 2$ ($\\mu=\\lambda=D=1$) the branch starts at the Hopf point "
