@@ -111,3 +111,25 @@ def test_branch_figures_mark_the_special_points(section):
     assert texts.count("LPC") == 2 and "H" in texts
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert {"stable", "unstable"} <= set(labels) and any("normal form" in s for s in labels)
+
+
+def test_branch_text_and_figures_read_as_the_report_asks(section):
+    """The rules tests/test_report_paper.py applies to the whole quick report, on this part
+    alone: no ASCII mathematics or identifiers in the prose, legends at least 7 pt at print
+    size, captions naming the line styles the legends draw."""
+    text, paths, ctx = section
+    prose = re.sub(r"(?<!\\)\$.*?(?<!\\)\$", " ", text, flags=re.S)
+    prose = re.sub(r"\\(label|ref|includegraphics)(\[[^]]*\])?\{[^}]*\}", " ", prose)
+    for pattern in (r"->|<-", r"\binf\b", r"\b[a-z]+\\?_[a-z]+\b", r"\w\^\w", r"\s(<=|>=)\s"):
+        assert not re.search(pattern, prose), pattern
+    styles = {"-": "solid", "--": "dashed", ":": "dotted", "-.": "dash-dotted"}
+    for entry in (e for e in ctx.figures if e.path in paths):
+        scale = entry.width * report.TEXTWIDTH_IN / entry.figure.get_figwidth()
+        leg = entry.figure.axes[0].get_legend()
+        drawn = {
+            t.get_text(): styles[h.get_linestyle()]
+            for h, t in zip(leg.legend_handles, leg.get_texts(), strict=True)
+        }
+        assert min(t.get_fontsize() for t in leg.get_texts()) * scale >= 6.95
+        for label, style in drawn.items():
+            assert f"{style}: {label}" in entry.caption, (label, style)
