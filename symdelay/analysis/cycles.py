@@ -26,7 +26,11 @@ system, its harmonic-balance start and the delay-differential collocation for L 
 the generic path integrates the model's full drift (:func:`model_field`), starts at the
 normal-form prediction (:func:`symdelay.analysis.normal_form.normal_form`) just above
 ``theta_c`` and continues in ``theta`` with a secant predictor in ``sqrt(theta - theta_c)``
-(the natural parameter of a Hopf branch), halving the step when Newton fails.
+(the natural parameter of a Hopf branch), halving the step when Newton fails. Where a D_3
+symmetry (three symmetric servers) makes the imaginary pair double, the start is the orbit
+the equivariant normal form predicts on its stable branch (:func:`choose_pattern`, the
+rotating wave where it is stable), and each cycle's ``pattern`` is the isotropy measured on
+the computed orbit (:func:`orbit_pattern`).
 """
 
 from __future__ import annotations
@@ -72,8 +76,9 @@ class LimitCycle(Result):
     """One periodic orbit: amplitude of ``x`` (half its peak-to-peak), period, Floquet
     multipliers (sorted by modulus, the trivial one included, at ``trivial_index``), each
     with its error bound (``multiplier_errors``), stability (``True``, ``False`` or ``None``:
-    undecided, ``stability_reason`` says why; :func:`decide_stability`), and the orbit
-    sampled over one period (``t``, ``y``: rows are states)."""
+    undecided, ``stability_reason`` says why; :func:`decide_stability`), the orbit
+    sampled over one period (``t``, ``y``: rows are states) and, at a D_3-symmetric Hopf
+    point, its ``pattern`` (:func:`orbit_pattern`; None elsewhere)."""
 
     theta: float
     amplitude_x: float
@@ -581,7 +586,9 @@ def limit_cycle(
     ``theta_c`` to each value of ``theta``.
 
     Newton shooting from the normal form's prediction just above ``theta_c``, continued in
-    ``theta``; each cycle with its Floquet multipliers. The family's specialisation first (the
+    ``theta``; each cycle with its Floquet multipliers. At a double imaginary pair of three
+    symmetric servers (D_3) the prediction is the stable branch's of the equivariant normal
+    form (the rotating wave), and ``pattern`` names the symmetry found on each orbit. The family's specialisation first (the
     founding model: its exact difference system, ``L = inf`` by Fourier collocation of the
     delay equation), else the model's full drift.
 
