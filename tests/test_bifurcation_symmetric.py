@@ -107,3 +107,43 @@ def test_map_attaches_no_l1_sign_to_a_multiple_hopf_curve(three):
     assert not [n for n in m.notes if "negative (supercritical)" in n]
     assert [n for n in m.notes if "multiplicity >= 2" in n]
     assert all(v is None for v in m._private["l1"].values())
+
+
+def test_limit_cycle_of_three_servers_is_the_stable_rotating_wave(three):
+    """``limit-cycle`` at the double pair starts on the branch the D_3 normal form calls
+    stable (the rotating wave) and names the pattern measured on the computed orbit. Checked
+    here on the orbit's samples by linear interpolation (not the record's Fourier shift):
+    server k + 1 repeats server k a third of the period later; the amplitudes against the
+    branch's law c sqrt(theta - theta_c), the ratio -> 1 linearly."""
+    from symdelay.analysis.cycles import limit_cycle, pattern_text
+
+    nf = normal_form(three)
+    rot = nf.patterns[0]
+    assert rot["pattern"] == "rotating wave" and rot["stable"] is True
+    assert all(p["stable"] is False for p in nf.patterns[1:])
+    fam = limit_cycle(three, "9.01,9.04")
+    names = [s.name for s in three.states]
+    q = [names.index(k) for k in ("q1", "q2", "q3")]
+    dev = []
+    for c in fam.points:
+        assert c.stable is True and np.max(np.abs(c.nontrivial)) < 1
+        pat = c.pattern
+        assert pat["pattern"] == "rotating wave" and pat["isotropy"] == rot["isotropy"]
+        assert "rotating wave" in pattern_text(pat) and c.to_json()["pattern"] == pat
+        T, t, y = c.period, c.t, c.y
+        scale = np.max(np.abs(y[q[0]] - y[q[0]].mean()))
+        for a, b in ((0, 1), (1, 2), (2, 0)):
+            later = np.interp((t - T / 3) % T, t, y[q[a]])  # y_a(t - T/3)
+            assert np.max(np.abs(y[q[b]] - later)) < 1e-4 * scale
+        # the reflection does not hold (neither standing wave)
+        assert np.max(np.abs(y[q[1]] - y[q[2]])) > 0.5 * scale
+        lags = [float(pat["phase_lags"][k]) for k in ("q1", "q2", "q3")]
+        assert lags == pytest.approx([0, 1 / 3, 2 / 3], abs=1e-8)
+        pred = [float(rot["phase_lags"][k]) for k in ("q1", "q2", "q3")]
+        assert lags == pytest.approx(pred, abs=1e-8)
+        amp = np.ptp(y[q], axis=1) / 2
+        law = float(rot["amplitude_coefficient"]) * np.sqrt(c.theta - float(nf.theta_c))
+        assert np.ptp(amp) < 1e-4 * amp.max()
+        dev.append(abs(amp.mean() / law - 1))
+    # 0.0025 and 0.0096 measured: linear in theta - theta_c (0.01, 0.04)
+    assert dev[0] < 5e-3 and 3.5 < dev[1] / dev[0] < 4.5

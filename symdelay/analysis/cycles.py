@@ -26,7 +26,11 @@ system, its harmonic-balance start and the delay-differential collocation for L 
 the generic path integrates the model's full drift (:func:`model_field`), starts at the
 normal-form prediction (:func:`symdelay.analysis.normal_form.normal_form`) just above
 ``theta_c`` and continues in ``theta`` with a secant predictor in ``sqrt(theta - theta_c)``
-(the natural parameter of a Hopf branch), halving the step when Newton fails.
+(the natural parameter of a Hopf branch), halving the step when Newton fails. Where a D_3
+symmetry (three symmetric servers) makes the imaginary pair double, the start is the orbit
+the equivariant normal form predicts on its stable branch (:func:`choose_pattern`, the
+rotating wave where it is stable), and each cycle's ``pattern`` is the isotropy measured on
+the computed orbit (:func:`orbit_pattern`).
 """
 
 from __future__ import annotations
@@ -72,8 +76,9 @@ class LimitCycle(Result):
     """One periodic orbit: amplitude of ``x`` (half its peak-to-peak), period, Floquet
     multipliers (sorted by modulus, the trivial one included, at ``trivial_index``), each
     with its error bound (``multiplier_errors``), stability (``True``, ``False`` or ``None``:
-    undecided, ``stability_reason`` says why; :func:`decide_stability`), and the orbit
-    sampled over one period (``t``, ``y``: rows are states)."""
+    undecided, ``stability_reason`` says why; :func:`decide_stability`), the orbit
+    sampled over one period (``t``, ``y``: rows are states) and, at a D_3-symmetric Hopf
+    point, its ``pattern`` (:func:`orbit_pattern`; None elsewhere)."""
 
     theta: float
     amplitude_x: float
@@ -93,6 +98,7 @@ class LimitCycle(Result):
     trivial_index: int | None = None
     multiplier_errors: np.ndarray | None = None
     stability_reason: str = ""
+    pattern: dict | None = None
 
     @property
     def x(self) -> np.ndarray:
@@ -130,6 +136,7 @@ class LimitCycle(Result):
             "system": self.system,
             "trivial_multiplier_error": _fmt(self.trivial_error),
             "newton_residual": _fmt(self.residual),
+            "pattern": self.pattern,
         }
 
     def latex(self) -> str:
@@ -579,7 +586,9 @@ def limit_cycle(
     ``theta_c`` to each value of ``theta``.
 
     Newton shooting from the normal form's prediction just above ``theta_c``, continued in
-    ``theta``; each cycle with its Floquet multipliers. The family's specialisation first (the
+    ``theta``; each cycle with its Floquet multipliers. At a double imaginary pair of three
+    symmetric servers (D_3) the prediction is the stable branch's of the equivariant normal
+    form (the rotating wave), and ``pattern`` names the symmetry found on each orbit. The family's specialisation first (the
     founding model: its exact difference system, ``L = inf`` by Fourier collocation of the
     delay equation), else the model's full drift.
 
@@ -629,7 +638,13 @@ def limit_cycle(
         return model_field(model, th)
 
     method_text = "Newton-shooting (full drift of the model, DOP853 variational equations)"
-    return run_cycles(
+    if nf.equivariant is not None:
+        pat = nf.equivariant.patterns[choose_pattern(nf)]
+        method_text += (
+            f", started on the {pat['pattern']} ({pat['isotropy']}) of the D_3-equivariant "
+            "normal form"
+        )
+    res = run_cycles(
         nf,
         make,
         targets,
@@ -640,6 +655,12 @@ def limit_cycle(
         model.name,
         at=lambda text: model.with_values(theta=text),
     )
+    if nf.equivariant is None:
+        return res
+    if isinstance(res, LimitCycle):
+        return replace(res, pattern=orbit_pattern(res, nf, model))
+    pts = [replace(c, pattern=orbit_pattern(c, nf, model)) for c in res.points]
+    return replace(res, points=pts)
 
 
 def not_above_critical(text: str, th_c: float, point) -> SymdelayInputError:
@@ -690,9 +711,13 @@ def run_cycles(
 
 def _normal_form_start(nf, make, th_c, th_min, frac):
     """``(theta, y0, T)`` just above ``theta_c`` from the normal form: the eigenvector
-    ``q`` scaled to the predicted amplitude, phase with ``x = 0`` and ``x`` increasing."""
+    ``q`` scaled to the predicted amplitude, phase with ``x = 0`` and ``x`` increasing. At a
+    multiple pair with the D_3 normal form: the chosen branch's orbit
+    (:func:`_equivariant_start`)."""
     th = th_c + min(frac * th_c, (th_min - th_c))
     fld = make(th)
+    if getattr(nf, "equivariant", None) is not None:
+        return _equivariant_start(nf, fld, th, th_c)
     J = fld.jac(fld.equilibrium)
     ev, V = np.linalg.eig(J)
     k = int(np.argmin(np.abs(ev - 1j * float(nf.omega))))
@@ -702,6 +727,141 @@ def _normal_form_start(nf, make, th_c, th_min, frac):
     amp = float(nf.amplitude_coefficient) * np.sqrt(th - th_c)
     y0 = fld.equilibrium + amp * np.imag(q)
     return th, y0, 2 * np.pi / float(nf.omega)
+
+
+# ------------------------------------------------------- symmetric Hopf points (D_3)
+#: A spatio-temporal symmetry ``P y(t) = y(t + s T)`` holds on a computed orbit when it
+#: holds to this, relative to the orbit's largest excursion (the integrations' tolerance is
+#: RTOL = 1e-11; the shift is applied by Fourier interpolation of 800 samples).
+SYMMETRY_TOL = 1e-6
+
+
+def choose_pattern(nf) -> int:
+    """The index of the branch of ``nf.equivariant.patterns`` the cycle is continued on: a
+    stable branch whose cycles live above ``theta_c`` (the rotating wave at three symmetric
+    servers), else the first branch above ``theta_c``; refused in one line when none is."""
+    pats = nf.equivariant.patterns
+    above = [i for i, p in enumerate(pats) if p["side"] == "above"]
+    stable = [i for i in above if pats[i]["stable"] is True]
+    if stable:
+        return stable[0]
+    if above:
+        return above[0]
+    names = "; ".join(f"{p['pattern']} {p['isotropy']}: {p['side']}" for p in pats)
+    raise SymdelayInputError(
+        f"no branch of cycles bifurcates above theta_c = {float(nf.theta_c):.12g} ({names}): "
+        "a cycle is continued from above theta_c"
+    )
+
+
+def _pattern_vector(eq, index: int) -> np.ndarray:
+    """The centre vector of branch ``index`` (the order of
+    :func:`symdelay.analysis.equivariant._patterns`): ``q1`` (rotating wave), ``q1 + q2``
+    (standing wave, ``kappa``), ``q1 - q2`` (standing wave, ``kappa`` with half the
+    period)."""
+    q1 = np.array([complex(v) for v in eq.q1])
+    q2 = np.array([complex(v) for v in eq.q2])
+    return (q1, q1 + q2, q1 - q2)[index]
+
+
+def _equivariant_start(nf, fld, th, th_c):
+    """``(theta, y0, T)``: the predicted orbit of the chosen branch (:func:`choose_pattern`),
+    ``y = y* + 2 rho Re(v e^{i omega t})`` at ``t = 0`` with ``rho^2 = -Re r' (theta -
+    theta_c) / Re coef`` (``coef`` = ``A`` on the rotating wave, ``A + B`` on the standing
+    waves; :mod:`symdelay.analysis.equivariant`)."""
+    eq = nf.equivariant
+    i = choose_pattern(nf)
+    coef = eq.A if i == 0 else eq.A + eq.B
+    rho = np.sqrt(abs(float((eq.r_prime.real * (th - th_c)) / coef.real)))
+    y0 = fld.equilibrium + 2 * rho * np.real(_pattern_vector(eq, i))
+    return th, y0, 2 * np.pi / float(nf.omega)
+
+
+def _shifted(y: np.ndarray, frac: float) -> np.ndarray:
+    """``y(t + frac T)`` on the same uniform samples of one period (rows = states; the last
+    sample, equal to the first, left out) by Fourier interpolation."""
+    n = y.shape[1]
+    k = np.fft.fftfreq(n, 1.0 / n)
+    return np.real(np.fft.ifft(np.fft.fft(y, axis=1) * np.exp(2j * np.pi * k * frac), axis=1))
+
+
+def orbit_pattern(cycle: LimitCycle, nf, model) -> dict:
+    """The pattern of a computed orbit at a D_3-symmetric Hopf point, measured on the orbit:
+    which of the three isotropy subgroups holds (``sigma`` with a third of the period: the
+    rotating wave; ``kappa``: a standing wave; ``kappa`` with half the period: the other
+    standing wave), each symmetry's residual ``max_t |P y(t) - y(t + s T)|`` relative to the
+    orbit's largest excursion, the phase lags of the servers behind the first (periods, from
+    the first Fourier coefficient of each server's state) and their amplitudes (half
+    peak-to-peak of the orbit's 800 samples), beside the normal form's prediction for the branch it was started on."""
+    eq = nf.equivariant
+    names = [s.name for s in model.states]
+    idx = {nm: i for i, nm in enumerate(names)}
+    sigma = list(model.permutation)
+    kappa = [idx[eq.reflection.get(nm, nm)] for nm in names]
+    y = np.asarray(cycle.y)[:, :-1]  # uniform samples of one period, the end left out
+    dev = y - y.mean(axis=1, keepdims=True)
+    scale = float(np.max(np.abs(dev))) or 1.0
+
+    def residual(perm, frac):
+        Py = np.empty_like(y)
+        Py[perm] = y  # (P y)[perm[i]] = y[i]
+        return float(np.max(np.abs(Py - _shifted(y, frac)))) / scale
+
+    rot = {f: residual(sigma, f) for f in (1 / 3, 2 / 3)}
+    shift = min(rot, key=rot.get)
+    checks = [
+        ("rotating wave", "Z3~ (the 3-cycle with a third of the period)", rot[shift]),
+        ("standing wave", "Z2(kappa) (the reflection)", residual(kappa, 0.0)),
+        ("standing wave", "Z2~(kappa) (the reflection with half the period)", residual(kappa, 0.5)),
+    ]
+    held = [c for c in checks if c[2] <= SYMMETRY_TOL]
+    c1 = np.fft.fft(y, axis=1)[:, 1]
+    orbit = [idx[nm] for nm in eq.orbit]
+    big = max(abs(c1[i]) for i in orbit)
+    ref = orbit[0]
+    lags = {}
+    for i in orbit:
+        if abs(c1[i]) <= 1e-6 * big:
+            lags[names[i]] = None
+            continue
+        lag = (np.angle(c1[ref]) - np.angle(c1[i])) / (2 * np.pi)
+        lag -= np.floor(lag)
+        lags[names[i]] = _fmt(0.0 if abs(lag - 1) < 1e-12 else lag)
+    started = nf.equivariant.patterns[choose_pattern(nf)]
+    return {
+        "pattern": held[0][0] if len(held) == 1 else None,
+        "isotropy": held[0][1] if len(held) == 1 else None,
+        "started_from": f"{started['pattern']}, {started['isotropy']}",
+        "symmetry_residuals": {iso: _fmt(r) for _, iso, r in checks},
+        "tolerance": _fmt(SYMMETRY_TOL),
+        "rotating_shift": "T/3" if shift < 0.5 else "2T/3",
+        "phase_lags": lags,
+        "predicted_phase_lags": started["phase_lags"],
+        "amplitudes": {names[i]: _fmt(float(np.ptp(y[i])) / 2) for i in orbit},
+        "predicted_amplitude_coefficients": started["amplitudes"],
+    }
+
+
+def pattern_text(pattern: dict | None) -> str | None:
+    """One line naming a cycle's pattern (:func:`orbit_pattern`'s record), None without one."""
+    if not pattern:
+        return None
+    lags = ", ".join(
+        f"{k} {'at rest' if v is None else f'{float(v):.6f}'}"
+        for k, v in pattern["phase_lags"].items()
+    )
+    if pattern["pattern"] is None:
+        res = "; ".join(f"{k} {float(v):.1e}" for k, v in pattern["symmetry_residuals"].items())
+        return (
+            f"pattern: none of the D_3 isotropies holds on the orbit to {pattern['tolerance']} "
+            f"(residuals: {res}); started from the {pattern['started_from']}; phase lags "
+            f"(periods): {lags}"
+        )
+    res = float(pattern["symmetry_residuals"][pattern["isotropy"]])
+    return (
+        f"pattern: {pattern['pattern']}, {pattern['isotropy']}, holds on the orbit to "
+        f"{res:.1e}; phase lags (periods) behind {next(iter(pattern['phase_lags']))}: {lags}"
+    )
 
 
 # ------------------------------------------------------------------------ fields

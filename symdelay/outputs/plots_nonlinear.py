@@ -82,10 +82,21 @@ def family_figure(family) -> Figure:
     return fig
 
 
-def branch_figure(branch) -> Figure:
+#: Parameters drawn as Greek letters on a branch figure's axis.
+_GREEK = ("theta", "mu", "lam", "kappa", "gamma", "eta")
+
+
+def _param_label(name: str) -> str:
+    sym = "lambda" if name == "lam" else name
+    return rf"$\{sym}$" if name in _GREEK else f"${name}$"
+
+
+def branch_figure(branch, law=None, upto=None) -> Figure:
     """Amplitude and period of a continued branch of cycles against its parameter: stable
-    orbits solid, unstable dashed, undecided grey crosses; the special points marked (LPC,
-    PD, NS) and the Hopf point where the branch starts."""
+    orbits solid, unstable dashed, undecided grey dotted; the special points marked (LPC,
+    PD, NS) and the Hopf point where the branch starts. ``law``: ``(values, amplitudes,
+    label)``, a prediction drawn dash-dotted on the amplitude panel (the normal form's
+    ``c sqrt|p - p_c|``); ``upto``: the largest parameter value shown."""
     p, a, T, s = branch.arrays()
     fig = Figure(figsize=(9.0, 3.4), layout="tight")
     ax = fig.subplots(1, 2)
@@ -115,13 +126,23 @@ def branch_figure(branch) -> Figure:
             if axis is ax[0]:
                 axis.plot([hv], [0.0], "k^", ms=5)
                 axis.annotate("H", (hv, 0.0), textcoords="offset points", xytext=(4, 4), fontsize=8)
-        axis.set_xlabel(branch.param)
+        axis.set_xlabel(_param_label(branch.param))
         axis.set_ylabel(label)
+        if upto is not None:
+            lo = min(p.min(), float(branch.start.get("value", p.min())))
+            axis.set_xlim(lo - 0.02 * (upto - lo), upto)
+            shown = y[p <= upto]
+            if shown.size:
+                axis.set_ylim(min(0.0, shown.min()) if axis is ax[0] else shown.min() * 0.98,
+                              shown.max() * 1.05)  # fmt: skip
+    if law is not None:
+        lp, la, llabel = law
+        ax[0].plot(lp, la, color="k", ls="-.", lw=1.0, label=llabel)
     ax[0].plot([], [], color="C0", label="stable")
     ax[0].plot([], [], color="C3", ls="--", label="unstable")
     ax[0].plot([], [], color="0.6", ls=":", label="undecided / change")
     ax[0].legend(fontsize=7)
-    fig.suptitle(f"branch of cycles in {branch.param} ({len(p)} orbits)", fontsize=9)
+    fig.suptitle(f"branch of cycles in {_param_label(branch.param)} ({len(p)} orbits)", fontsize=9)
     return fig
 
 

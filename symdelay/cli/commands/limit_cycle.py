@@ -95,7 +95,7 @@ def text_lines(points) -> list[str]:
     significant digits, the largest non-trivial Floquet multiplier's modulus to 4 (the
     trivial one, the flow direction's, left out), stability yes / no / undecided (then one
     line with the reason)."""
-    from symdelay.analysis.cycles import stability_word
+    from symdelay.analysis.cycles import pattern_text, stability_word
     from symdelay.core.numbers import format_number, grid_texts, text_table
 
     thetas = grid_texts([pt["theta"] for pt in points])
@@ -118,9 +118,15 @@ def text_lines(points) -> list[str]:
         for th, pt in zip(thetas, points)
         if pt["stable"] is None
     ]
+    patterns = [
+        (f"theta = {th}: " if len(points) > 1 else "") + pattern_text(pt["pattern"])
+        for th, pt in zip(thetas, points)
+        if pt.get("pattern")
+    ]
     return [
         table,
         *undecided,
+        *patterns,
         f"method: {points[0]['method']}",
         f"(amplitude and period to {DIGITS} significant digits: double precision, "
         "integration tolerance 1e-11; --json has every digit)",

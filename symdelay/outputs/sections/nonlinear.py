@@ -1,11 +1,17 @@
 """Report section: beyond the linearisation — Hopf normal form, limit cycles, quasi-cycles.
 
-Every number comes from :mod:`symdelay.models.erlang.nonlinear` (normal form, continued cycles, LNA
-spectrum, simulated oscillation); every formula is printed from the SymPy object
-:func:`symdelay.models.erlang.nonlinear.symbolic_normal_form` derived.
+Every number comes from a record: :mod:`symdelay.models.erlang.nonlinear` (normal form, the
+delay-differential cycles, LNA spectrum, simulated oscillation) and the continued branches of
+cycles of :func:`symdelay.analysis.continuation.cycles` (the founding model at finite ``L`` in
+``theta``, the in-flight model's subcritical branch in ``mu``; :func:`branches`); every formula
+is printed from the SymPy object :func:`symdelay.models.erlang.nonlinear.symbolic_normal_form`
+derived.
 """
 
 from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,10 +27,25 @@ from symdelay.models.erlang.nonlinear import (
 )
 from symdelay.models.erlang.nonlinear.oscillation import simulated_oscillation
 from symdelay.models.erlang.stochastic import simulate
-from symdelay.outputs.plots_nonlinear import bifurcation_figure, period_figure, spectrum_figure
+from symdelay.outputs.plots_nonlinear import (
+    bifurcation_figure,
+    branch_figure,
+    period_figure,
+    spectrum_figure,
+)
 from symdelay.outputs.report import Section
 
-__all__ = ["ORDER", "build", "RATES", "LS"]
+__all__ = [
+    "ORDER",
+    "build",
+    "branches",
+    "founding_cycles",
+    "inflight_branch",
+    "Branches",
+    "RATES",
+    "LS",
+    "INFLIGHT",
+]
 
 ORDER = 70
 INF = "$\\infty$"
@@ -40,6 +61,15 @@ SIM_ETAS = (100, 1000, 10000)
 #: theta values of the spectrum figure (L = 2, theta_c = 9) and the simulated periodogram.
 SPECTRUM_THETAS = (4, 6, 8, 8.7)
 PERIODOGRAM = {"theta": 8, "eta": 1000, "T": 3000.0}
+#: The founding branches run from theta_c to TOP theta_c (QUICK_TOP in the quick report), on
+#: BRANCH_INTERVALS collocation intervals (the amplitude's error about 3e-7 at 20 theta_c).
+TOP, QUICK_TOP = 20, 3
+BRANCH_INTERVALS = 40
+#: An in-flight model whose Hopf point in mu is subcritical (l1 > 0), continued in mu over
+#: INFLIGHT_RANGE with arclength steps of at most INFLIGHT_STEP.
+INFLIGHT = {"L": 3, "lam": 1, "D": 1, "theta": 90, "kappa": "0.31", "pattern": "first"}
+INFLIGHT_RANGE = ("0.9", "1.1")
+INFLIGHT_STEP = 0.01
 
 
 def _normal_form_part(quick: bool) -> str:
@@ -87,18 +117,76 @@ def _normal_form_part(quick: bool) -> str:
     return text
 
 
-def _families(quick: bool):
-    fams, nfs = {}, {}
-    for L in LS if not quick else (2, "inf"):
-        nf = normal_form(L, **RATES)
-        th_c = float(nf.theta_c)
-        top = (20 if L != "inf" else 10) if not quick else 3
-        n = (30 if L != "inf" else 6) if not quick else 4
+@dataclass(frozen=True)
+class Branches:
+    """The records of the section's cycles: ``founding`` maps ``L`` to the continued branch
+    in ``theta`` (finite ``L``) and ``"inf"`` to the delay-differential family
+    (``CycleFamily``); ``normal_forms`` the founding normal form per ``L``; ``inflight`` the
+    in-flight model's branch in ``mu`` (its start holds the normal form in ``mu``)."""
+
+    founding: dict
+    normal_forms: dict
+    inflight: object
+
+
+@functools.cache
+def founding_cycles(L, quick: bool = False):
+    """The founding model's cycles at ``L`` (``mu = lam = D = 1``), once per process: at finite
+    ``L`` the branch continued in ``theta`` from its Hopf point up to ``TOP theta_c``
+    (collocation, pseudo-arclength; a ``CycleBranch``), at ``L = inf`` the family of the
+    delay equation by Fourier collocation (a ``CycleFamily``)."""
+    from symdelay.analysis.continuation import cycles
+    from symdelay.models import build_model
+
+    th_c = float(normal_form(L, **RATES).theta_c)
+    if L == "inf":
+        top, n = (10, 6) if not quick else (QUICK_TOP, 4)
         s = np.linspace(np.sqrt(0.01 * th_c), np.sqrt((top - 1) * th_c), n)
-        thetas = [float(th_c + v * v) for v in s]
-        fams[L] = limit_cycle(L, theta=thetas, **RATES)
-        nfs[L] = nf
-    return fams, nfs
+        return limit_cycle(L, theta=[float(th_c + v * v) for v in s], **RATES)
+    top = QUICK_TOP if quick else TOP
+    # the range's lower end only brackets the Hopf point; the branch starts at it
+    return cycles(
+        build_model("erlang", L=L, **RATES),
+        "theta",
+        f"{th_c / 2:.6g}",
+        f"{top * th_c:.12g}",
+        intervals=BRANCH_INTERVALS,
+        max_points=400,
+    )
+
+
+@functools.cache
+def inflight_branch():
+    """The in-flight model's (:data:`INFLIGHT`) branch of cycles in ``mu`` over
+    :data:`INFLIGHT_RANGE`, from its subcritical Hopf point through the fold of cycles."""
+    from symdelay.analysis.continuation import cycles
+    from symdelay.models import build_model
+
+    model = build_model("inflight", **INFLIGHT)
+    return cycles(model, "mu", *INFLIGHT_RANGE, max_step=INFLIGHT_STEP, max_points=400)
+
+
+def branches(quick: bool = False) -> Branches:
+    """Every cycle of the section (each computed once per process and budget): the founding
+    model's branches at the finite ``L`` of :data:`LS` and its ``L = inf`` family
+    (:func:`founding_cycles`), their normal forms, and :func:`inflight_branch`."""
+    Ls = LS if not quick else (2, "inf")
+    return Branches(
+        {L: founding_cycles(L, quick) for L in Ls},
+        {L: normal_form(L, **RATES) for L in Ls},
+        inflight_branch(),
+    )
+
+
+def _arrays(fam):
+    """``(theta, amplitude, period, stable)`` of a branch or a family (stable: 1, 0, NaN)."""
+    if hasattr(fam, "special_points"):
+        return fam.arrays()
+    th, a, T, m = (
+        np.array([getattr(c, k) for c in fam.points])
+        for k in ("theta", "amplitude_x", "period", "stable")
+    )
+    return th, a, T, np.array([np.nan if v is None else float(v) for v in m])
 
 
 def _family_stability(flags) -> str:
@@ -115,14 +203,13 @@ def _label(L) -> str:
 
 
 def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
-    fams, nfs = _families(quick)
+    res = branches(quick)
+    fams, nfs = res.founding, res.normal_forms
     curves, preds, relay, periods, hopf = {}, {}, {}, {}, {}
     rows = []
     for L, fam in fams.items():
-        th, a, T, m = (
-            np.array([getattr(c, k) for c in fam.points])
-            for k in ("theta", "amplitude_x", "period", "stable")
-        )
+        th, a, T, m = _arrays(fam)
+        m = [None if np.isnan(v) else bool(v) for v in m]
         lab = _label(L)
         curves[lab] = (th, a)
         periods[lab] = (th, T)
@@ -160,11 +247,14 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
     )
     text = (
         "\\subsection{Limit cycles}\n"
-        "Cycles are computed directly by Newton--shooting on the exact difference system "
-        "(variational equations for the Jacobian, the symmetry $x(t+T/2) = -x(t)$ halves the "
-        "interval) and, for $L=\\infty$, by Fourier collocation of the DDE; Floquet "
-        "multipliers from the monodromy matrix (a Chebyshev discretisation of the monodromy "
-        "operator for the DDE). Each family is continued from $\\theta_c$ to far beyond. "
+        "At finite $L$ the cycles are one branch each, continued in $\\theta$ from the Hopf "
+        "point by pseudo-arclength continuation of the periodic boundary value problem of "
+        f"the full fluid model, orthogonal collocation ({BRANCH_INTERVALS} mesh intervals "
+        "of degree 4, adapted), Floquet multipliers from the collocation's monodromy matrix "
+        "with an error bound (the same orbit on every other mesh point); for $L=\\infty$, by "
+        "Newton's method on a Fourier collocation of the DDE, with the multipliers of a "
+        "Chebyshev discretisation of the monodromy operator. Each branch runs from "
+        "$\\theta_c$ to far beyond. "
         "The table compares the first point with the normal form (relative error, "
         "$O(\\theta-\\theta_c)$), the last with harmonic balance (DF) and its relay limit "
         "$8/(\\pi\\theta_c)$; `stable' says whether every cycle of the family has all "
@@ -191,6 +281,118 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
         + ctx.caption(p2, "Period of the cycles against $\\theta$.")
     )
     return text, [p1, p2]
+
+
+def _sig(x, digits: int) -> str:
+    """``x`` to ``digits`` significant digits (the text's numbers, read back by the tests)."""
+    return f"{float(x):.{digits}g}"
+
+
+def _largest_multiplier(points) -> float:
+    return max(float(np.max(np.abs(c.nontrivial))) for c in points if c.nontrivial.size)
+
+
+def _stability_counts(stable) -> str:
+    n_s, n_u = int(np.sum(stable == 1)), int(np.sum(stable == 0))
+    n_x = int(np.sum(np.isnan(stable)))
+    parts = [f"{n_s} stable", f"{n_u} unstable"] + ([f"{n_x} undecided"] if n_x else [])
+    return ", ".join(parts)
+
+
+def _branch_part(ctx, quick: bool) -> tuple[str, list]:
+    b, nf = founding_cycles(2, quick), normal_form(2, **RATES)
+    p, a, T, st = b.arrays()
+    th_c = float(b.start["value"])
+    c = float(b.start["amplitude_coefficient"])
+    top = float(p.max())
+    law_p = np.linspace(th_c, min(top, 2 * th_c), 200)
+    f1 = branch_figure(
+        b,
+        law=(law_p, c * np.sqrt(law_p - th_c), r"normal form $c\sqrt{\theta-\theta_c}$"),
+        upto=min(top, 4 * th_c),
+    )
+    p1 = ctx.save(f1, "nonlinear_branch_founding.pdf")
+    kinds = ", ".join(sorted({s_.kind for s_ in b.special_points})) or "none"
+    founding_text = (
+        "\\subsection{Continued branches of cycles and their special points}\n"
+        "Each branch at finite $L$ above is one continuation, so its orbits carry their Floquet "
+        "multipliers and the test functions of the special points (fold of cycles LPC: the parameter "
+        "turns; period doubling PD: a multiplier through $-1$; Neimark--Sacker NS: a complex "
+        "pair through the unit circle; BPC: a multiplier through $+1$ without a fold). For "
+        f"$L = 2$ ($\\mu=\\lambda=D=1$) the branch starts at the Hopf point "
+        f"$\\theta_c = {_sig(th_c, 10)}$ from the normal form's first cycle "
+        f"($\\ell_1 = {_sig(b.start['l1'], 6)}$, {b.start['criticality']}) and reaches "
+        f"$\\theta = {_sig(top, 6)}$ in {len(p)} orbits: {_stability_counts(st)}, the largest "
+        f"non-trivial multiplier $|\\rho| = {_sig(_largest_multiplier(b.points), 4)}$ "
+        f"(special points: {kinds}). Its first orbit, at $\\theta = {_sig(p[0], 8)}$, has "
+        f"the amplitude $A = {_sig(a[0], 6)}$, the normal form's "
+        f"$c\\sqrt{{\\theta-\\theta_c}}$ ($c = {_sig(c, 6)}$) times "
+        f"${_sig(a[0] / (c * np.sqrt(p[0] - th_c)), 6)}$; the period leaves "
+        f"$2\\pi/\\omega_c = {_sig(float(nf.period), 8)}$ only at second order "
+        f"(${_sig(T[0], 8)}$ there, ${_sig(T[-1], 6)}$ at the end).\n\n"
+        + ctx.caption(
+            p1,
+            "The founding model's branch of cycles from its Hopf point H ($L = 2$, "
+            "$\\mu=\\lambda=D=1$; shown up to $4\\theta_c$): amplitude and period against "
+            "$\\theta$ (solid: stable; dashed: unstable; dotted: undecided / change; "
+            "dash-dotted: normal form $c\\sqrt{\\theta-\\theta_c}$).",
+        )
+    )
+
+    bi = inflight_branch()
+    q, ai, _, si = bi.arrays()
+    mu_c = float(bi.start["value"])
+    ci = float(bi.start["amplitude_coefficient"])
+    folds = [s_ for s_ in bi.special_points if s_.kind == "LPC"]
+    last = bi.points[-1]
+    law_q = np.linspace(mu_c, max(q.max(), mu_c), 200)
+    f2 = branch_figure(
+        bi, law=(law_q, ci * np.sqrt(np.abs(law_q - mu_c)), r"normal form $c\sqrt{\mu-\mu_c}$")
+    )
+    p2 = ctx.save(f2, "nonlinear_branch_inflight.pdf")
+    first = int(np.argmin(np.abs(q - mu_c)))
+    ratio = ai[first] / (ci * np.sqrt(abs(q[first] - mu_c)))
+    pars = ", ".join(f"{k} = {v}" for k, v in INFLIGHT.items() if k not in ("pattern",))
+    pars = pars.replace("lam", "\\lambda").replace("kappa", "\\kappa").replace("theta", "\\theta")
+    if folds:
+        lpc = folds[0]
+        mults = np.asarray(lpc.multipliers, dtype=complex)
+        crit = mults[np.argmin(np.abs(mults - 1))] if mults.size else np.nan
+        fold_text = (
+            f"The branch turns at the fold of cycles (LPC) $\\mu = {_sig(lpc.value, 8)}$ "
+            f"(amplitude ${_sig(lpc.amplitude, 6)}$, period ${_sig(lpc.period, 6)}$, a "
+            f"non-trivial multiplier ${_sig(np.real(crit), 6)}$ there"
+            + ("" if lpc.located else ", location not converged")
+            + "), where the unstable inner cycles meet stable outer ones. "
+            f"For $\\mu_c < \\mu < {_sig(lpc.value, 8)}$ a stable equilibrium, an unstable "
+            "cycle and a stable large cycle coexist: the linear criterion calls this range "
+            "stable, yet a perturbation beyond the unstable cycle ends on the outer one "
+            "(hysteresis). "
+        )
+    else:
+        fold_text = "No fold of cycles was found on the branch in this range. "
+    inflight_text = (
+        f"The in-flight model (the in-flight weight $\\kappa$ on the first delay phase, ${pars}$) continued in "
+        f"$\\mu$ over $[{INFLIGHT_RANGE[0]}, {INFLIGHT_RANGE[1]}]$ has its Hopf point at "
+        f"$\\mu_c = {_sig(mu_c, 10)}$ with $\\ell_1 = {_sig(bi.start['l1'], 6)} > 0$: "
+        f"{bi.start['criticality']}, so the cycles born there lie on the side where the "
+        f"equilibrium is stable ($\\mu$ {bi.start['side']} $\\mu_c$) and are unstable. The "
+        f"first, at $\\mu = {_sig(q[first], 8)}$, has the amplitude ${_sig(ai[first], 6)}$, "
+        f"the normal form's $c\\sqrt{{\\mu-\\mu_c}}$ ($c = {_sig(ci, 6)}$) times "
+        f"${_sig(ratio, 6)}$. "
+        + fold_text
+        + f"The branch ({len(q)} orbits: {_stability_counts(si)}) ends at $\\mu = "
+        f"{_sig(last.value, 6)}$ on a {('stable' if last.stable else 'unstable' if last.stable is False else 'undecided')} "
+        f"cycle of amplitude ${_sig(last.amplitude, 6)}$ and period ${_sig(last.period, 6)}$ "
+        f"(largest non-trivial $|\\rho| = {_sig(np.max(np.abs(last.nontrivial)), 4)}$).\n\n"
+        + ctx.caption(
+            p2,
+            "The in-flight model's subcritical branch in $\\mu$ from its Hopf point H to the "
+            "fold of cycles LPC and the stable outer cycles (solid: stable; dashed: unstable; "
+            "dotted: undecided / change; dash-dotted: normal form $c\\sqrt{\\mu-\\mu_c}$).",
+        )
+    )
+    return founding_text + inflight_text, [p1, p2]
 
 
 def _rates3():
@@ -254,5 +456,6 @@ def _equilibrium_counts(eta):
 def build(ctx) -> Section:
     text = _normal_form_part(ctx.quick)
     t2, f2 = _diagram_part(ctx, ctx.quick)
+    tb, fb = _branch_part(ctx, ctx.quick)
     t3, f3 = _spectrum_part(ctx, ctx.quick)
-    return Section(TITLE, text + t2 + t3, f2 + f3)
+    return Section(TITLE, text + t2 + tb + t3, f2 + fb + f3)
