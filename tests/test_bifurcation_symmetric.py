@@ -147,3 +147,21 @@ def test_limit_cycle_of_three_servers_is_the_stable_rotating_wave(three):
         dev.append(abs(amp.mean() / law - 1))
     # 0.0025 and 0.0096 measured: linear in theta - theta_c (0.01, 0.04)
     assert dev[0] < 5e-3 and 3.5 < dev[1] / dev[0] < 4.5
+
+
+def test_branch_of_the_rotating_wave_from_a_given_cycle():
+    """No branch starts at a multiple Hopf point (refused, naming --start); from the limit
+    cycle at theta = 10 (the stable rotating wave) the branch continues down to the Hopf
+    point theta_c = 9, every orbit stable, the amplitude -> 0 like the wave's law."""
+    from symdelay.analysis.continuation import cycles
+    from symdelay.analysis.cycles import limit_cycle
+    from symdelay.core.errors import SymdelayInputError
+
+    model = build_model("nserver", N=3, L=2, mu=1, lam=1, D=1)
+    with pytest.raises(SymdelayInputError, match="--start VALUE"):
+        cycles(model, "theta", 8, 14)
+    start = limit_cycle(model, 10, method="generic")
+    b = cycles(model, "theta", 8, 14, start=start, direction=-1)
+    p, a, _, stable = b.arrays()
+    assert b.stop.startswith("ended at a Hopf point") and abs(p[-1] - 9) < 1e-2
+    assert np.all(stable == 1) and np.all(np.diff(a) < 0)

@@ -821,7 +821,9 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
             raise SymdelayInputError(
                 f"the imaginary pair at {param} = {pc:.10g} is multiple (multiplicity {mult}, "
                 "the model's symmetry): several patterns of cycles bifurcate there (equivariant "
-                "Hopf theorem) and no single branch is defined; start from a given cycle"
+                "Hopf theorem) and no single branch is defined; start from a given cycle "
+                "(--start VALUE; in the API start=limit_cycle(model, VALUE): for three "
+                "servers the stable rotating wave)"
             )
         h = first_lyapunov(model, (param,), derivative=True).hopf((end.value,), w)
         cq = mpmath.fsum(fld.weights[j] * h.q[j] for j in range(fld.n))
