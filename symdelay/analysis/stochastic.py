@@ -114,14 +114,18 @@ def check_table_cost(model, force=False) -> None:
 
 
 def _rate_data(model) -> tuple[float, int]:
-    """The total rate per unit eta at the equilibrium and the operations in the rates
-    (SymPy's count_ops), once per model."""
+    """The events per unit time and per unit eta at the equilibrium and the operations in
+    the rates (SymPy's count_ops), once per model. An action-delayed transition is two
+    events of the kernel, its decision and its landing (at the same rate at equilibrium):
+    its rate counts twice."""
 
     def compute():
         from symdelay.model.lags import steady
 
         point = {**model.equilibrium.point, **model.values}
-        total = float(sum(steady(t.rate).xreplace(point) for t in model.transitions))
+        total = float(
+            sum((2 if t.lag else 1) * steady(t.rate).xreplace(point) for t in model.transitions)
+        )
         ops = sum(int(sp.count_ops(t.rate)) + 1 for t in model.transitions)
         return total, ops
 
@@ -130,7 +134,7 @@ def _rate_data(model) -> tuple[float, int]:
 
 def expected_events(model, eta: int, T: float, replications: int = 1) -> float:
     """The events a simulation is expected to take: ``eta T replications`` times the total
-    rate at the equilibrium (per unit eta). Exact to leading order once the start has
+    rate at the equilibrium (per unit eta; an action delay's landings counted). Exact to leading order once the start has
     relaxed (a time of the order of the slowest relaxation), which is how long runs go."""
     total, _ = _rate_data(model)
     try:
@@ -380,6 +384,7 @@ def _generic_simulate(
         info["lags"] = _lag_info(model, kernel)
         params["history"] = _history_text(history, past)
         info["history"] = params["history"]
+        info["memory"] = _memory_info(kernel, opts["lag_run"], run.lag_memory)
     return TimeSeries(
         tuple(s.name for s in model.states),
         grid,
@@ -470,6 +475,61 @@ def _lag_run(model, kernel, eta, counts, past, force, T) -> dict:
         shrink="a smaller --eta or a shorter lag",
     )
     return {"lag_run": lag, "force": force}
+
+
+def _memory_info(kernel, lag, usage) -> dict:
+    """The memory of the history and of the scheduled entries (the record's
+    ``info["memory"]``): per channel (a lagged expression) its longest look-back, the ring's
+    capacity and the most entries in use over the replications; per constant action delay
+    its FIFO's; the heap of the distributed ones; the bytes estimated before the run and the
+    budget they were checked against."""
+    from symdelay.analysis.kernel.lagrun import ENTRY_BYTES, FIFO_BYTES, HEAP_BYTES
+    from symdelay.core.budget import DEFAULT_BUDGET
+
+    plan = kernel.plan
+    most = usage[0]
+    for u in usage[1:]:
+        most = {
+            k: ([max(a, b) for a, b in zip(v, u[k])] if isinstance(v, list) else max(v, u[k]))
+            for k, v in most.items()
+        }
+    channels = []
+    for c, E in enumerate(plan.channels):
+        backs = [lag.lookback[p] for p in range(lag.NP) if lag.pch[p] == c]
+        channels.append(
+            {
+                "expression": str(E),
+                "lookback": float(max(backs, default=0.0)),
+                "capacity": most["ring_capacity"],
+                "peak_in_use": most["ring_peak"][c],
+            }
+        )
+    fifos = [
+        {
+            "transition": str(kernel.names[j]),
+            "delay": float(d),
+            "capacity": most["fifo_capacity"],
+            "peak_in_use": most["fifo_peak"][f],
+        }
+        for f, (j, d) in enumerate(
+            zip([j for j, x in zip(lag.actions, lag.fifo_of) if x], lag.delays)
+        )
+    ]
+    out: dict = {"channels": channels, "fifos": fifos}
+    if lag.NF < lag.NA:
+        out["heap"] = {"capacity": most["heap_capacity"], "peak_in_use": most["heap_peak"]}
+    used = (
+        len(channels) * most["ring_capacity"] * ENTRY_BYTES
+        + len(fifos) * most["fifo_capacity"] * FIFO_BYTES
+        + most["heap_capacity"] * HEAP_BYTES
+    )
+    out.update(
+        bytes_allocated=int(used),
+        bytes_estimated=float(lag.memory()),
+        budget_bytes=float(DEFAULT_BUDGET.bytes),
+        peak_read="between calls into the kernel (every chunk_events events and at the end)",
+    )
+    return out
 
 
 def _lag_info(model, kernel) -> dict:

@@ -51,6 +51,9 @@ class KernelRun(NamedTuple):
     transition_counts: np.ndarray
     final: np.ndarray
     backend: str
+    #: a table with lags: per replication, the memory of its history and scheduled entries
+    #: (:meth:`~symdelay.analysis.kernel.lagrun.LagRun.usage`); ``None`` without lags
+    lag_memory: list | None = None
 
     @property
     def events(self) -> int:
@@ -322,6 +325,7 @@ class GeneratedKernel:
         counts = np.zeros((R, M), dtype=np.int64)
         final = np.tile(init, (R, 1))
         done = np.zeros(R)  # simulated time of each replication so far
+        memory: list = [None] * R
         events = np.zeros(R, dtype=np.int64)
         cancel = threading.Event()
         end = float(g[-1])
@@ -341,7 +345,9 @@ class GeneratedKernel:
                 if serial:
                     report()
 
-            self._drive(fn, name, float(eta), X, rs, g, o, c, chunk, cancel, step, lag, force)
+            memory[i] = self._drive(
+                fn, name, float(eta), X, rs, g, o, c, chunk, cancel, step, lag, force
+            )
             out[i], counts[i], final[i] = o, c, X
             done[i] = end
             if progress is not None:
@@ -366,11 +372,14 @@ class GeneratedKernel:
                     for f in futures:
                         f.cancel()
                     raise
-        return KernelRun(eta, g, out, counts.sum(axis=1), counts, final, name)
+        mem = memory if lag is not None else None
+        return KernelRun(eta, g, out, counts.sum(axis=1), counts, final, name, mem)
 
     def _drive(
         self, fn, name, eta, X, rs, g, o, c, chunk, cancel, step=None, lag=None, force=False
-    ) -> None:
+    ):
+        """Run one replication; with lags, return the memory its history and scheduled
+        entries used (:meth:`~symdelay.analysis.kernel.lagrun.LagRun.usage`)."""
         clock = np.zeros(4, dtype=np.float64)  # t, next event time, pending, total rate
         status = np.zeros(3, dtype=np.int64)
         bad = np.zeros(1, dtype=np.float64)
@@ -379,9 +388,11 @@ class GeneratedKernel:
         cs = np.zeros(len(self.rates), dtype=np.int64)  # per slot
         par, coef, ix = self._par, self._coef, self._ix
         extra: tuple = ()
+        usage = None
         if lag is not None:
             hist, hst, fifo, heap, chain = lag.start(rs)  # in transit: from this stream
             extra = (hist, hst, self._lagc, fifo, heap, chain)
+            usage = lag.usage(hst)
         k, ng = 0, g.size
         while k < ng:
             if cancel.is_set():
@@ -393,12 +404,16 @@ class GeneratedKernel:
             if r < 0:
                 raise self._run_error(status, bad, X, eta)
             k += r
-            if lag is not None and extra[1][2]:  # a ring, a FIFO or the heap full: make room
-                hist, hst, fifo, heap, chain = lag.grow(*extra[:2], *extra[3:], force)
-                extra = (hist, hst, self._lagc, fifo, heap, chain)
+            if lag is not None:
+                usage = lag.usage(extra[1], usage)  # before room is made: the full ring
+                if extra[1][2]:  # a ring, a FIFO or the heap full: make room
+                    hist, hst, fifo, heap, chain = lag.grow(*extra[:2], *extra[3:], force)
+                    extra = (hist, hst, self._lagc, fifo, heap, chain)
+                    usage = lag.usage(extra[1], usage)
             if step is not None:
                 step(float(g[-1]) if k >= ng else float(clock[0]), int(cs.sum()))
         c[self._order] = cs
+        return usage
 
     def _state_text(self, X) -> str:
         return ", ".join(f"{s}={int(x)}" for s, x in zip(self.states, X))

@@ -182,6 +182,35 @@ class LagRun:
         first = self.NCH * self.cap * ENTRY_BYTES + self.NF * self.fcap * FIFO_BYTES + heap
         return float(max(self.need, first / 2))
 
+    def usage(self, hst, prev: dict | None = None) -> dict:
+        """The memory in use now (``hst`` of a replication between calls into the kernel),
+        merged with ``prev`` (the most so far): per channel the ring's capacity and the
+        entries in use (its head minus its oldest pointer, plus one: what the ring must
+        keep; a channel read by chains only keeps its last entry), per constant action
+        delay the FIFO's capacity and entries, the heap's. Read between calls, so the peak
+        is the most at those moments (every ``chunk_events`` events and at the end)."""
+        HO, PO, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
+        ring = []
+        for c in range(self.NCH):
+            ps = [int(hst[PO + p]) for p in range(self.NP) if self.pch[p] == c]
+            ring.append(int(hst[HO + c]) - min(ps, default=int(hst[HO + c])) + 1)
+        fifo = [int(hst[FO + 2 * f + 1] - hst[FO + 2 * f]) for f in range(self.NF)]
+        now = {
+            "ring_capacity": int(hst[0]),
+            "ring_peak": ring,
+            "fifo_capacity": int(hst[1]) if self.NF else 0,
+            "fifo_peak": fifo,
+            "heap_capacity": int(hst[3]) if self.NF < self.NA else 0,
+            "heap_peak": int(hst[4]),
+        }
+        if prev is None:
+            return now
+        for key in ("ring_capacity", "fifo_capacity", "heap_capacity", "heap_peak"):
+            now[key] = max(now[key], prev[key])
+        for key in ("ring_peak", "fifo_peak"):
+            now[key] = [max(a, b) for a, b in zip(now[key], prev[key])]
+        return now
+
     # ------------------------------------------------------------ one replication
     def start(self, rs: np.ndarray) -> tuple:
         """``(hist, hst, fifo, heap)`` of one replication at time 0; the jobs in transit are
