@@ -480,7 +480,8 @@ def _lag_run(model, kernel, eta, counts, past, force, T) -> dict:
 def _memory_info(kernel, lag, usage) -> dict:
     """The memory of the history and of the scheduled entries (the record's
     ``info["memory"]``): per channel (a lagged expression) its longest look-back, the ring's
-    capacity and the most entries in use over the replications; per constant action delay
+    capacity (at the start and the largest it grew to) and the most entries in use over the
+    replications; per constant action delay
     its FIFO's; the heap of the distributed ones; the bytes estimated before the run and the
     budget they were checked against."""
     from symdelay.analysis.kernel.lagrun import ENTRY_BYTES, FIFO_BYTES, HEAP_BYTES
@@ -501,6 +502,7 @@ def _memory_info(kernel, lag, usage) -> dict:
                 "expression": str(E),
                 "lookback": float(max(backs, default=0.0)),
                 "capacity": most["ring_capacity"],
+                "capacity_first": int(lag.cap),
                 "peak_in_use": most["ring_peak"][c],
             }
         )
