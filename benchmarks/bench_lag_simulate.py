@@ -342,7 +342,7 @@ def history_figures(model, eta, T, seed=1) -> dict:
         "channels": len(ch),
         "first": first,
         "last": last,
-        "grows": int(round(math.log2(last / first))),
+        "grows": round(math.log2(last / first)),
         "peak": max(c["peak_in_use"] for c in ch),
         "bytes": mem["bytes_allocated"],
         "events": int(s.events.sum()),

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from scipy import stats
 from test_lag_simulate import traced
 
+from symdelay import fluid
 from symdelay.analysis.simulate import generated_kernel
 from symdelay.analysis.stochastic import simulate
 from symdelay.core.errors import SymdelayInputError
@@ -141,3 +143,34 @@ def test_non_integer_gamma_action_delay_refused(tmp_path):
     m = action_model(tmp_path, "g", lags)
     with pytest.raises(SymdelayInputError, match="non-integer shape"):
         simulate(m, eta=10, T=1)
+
+
+@pytest.mark.parametrize(
+    ("kind", "history"), [("constant", None), ("constant", "empty"), ("mixture", None)]
+)
+def test_in_transit_against_fluid(tmp_path, kind, history):
+    """The record's ``in_transit[<transition>]`` (jobs decided and not yet landed, over
+    eta): the mean over R replications lies within its band of the fluid path's column
+    (Bonferroni over the times and transitions, family-wise 10^-3), a band that rejects the
+    fluid of half the delay; twin equals C on the columns too."""
+    lags = 'tau = { kind = "constant", value = "D" }' if kind == "constant" else None
+    m = action_model(tmp_path, kind, lags)
+    R, eta, T = 40, 400, 3
+    s = simulate(m, eta=eta, T=T, dt=0.5, seed=4, replications=R, history=history,
+                 initial=[600, 400])  # fmt: skip
+    cols = [f"in_transit[arrival to {i}]" for i in (1, 2)]
+    assert s.states[2:] == tuple(cols)
+    f = fluid(m, T=T, dt=0.5, initial=[1.5, 1.0], history=history)
+    assert f.states[2:] == tuple(cols)
+    x, y = s.values[:, :, 2:], f.values[0, :, 2:]
+    if history == "empty":
+        assert not x[:, 0].any()  # nothing in transit at 0
+    mean, sd = x.mean(axis=0), x.std(axis=0, ddof=1)
+    z = stats.norm.ppf(1 - 1e-3 / (2 * mean.size))
+    assert np.all(np.abs(mean - y) <= z * sd / math.sqrt(R) + 1e-12), (mean, y)
+    half = m.with_values(D=Fraction(1, 2))
+    wrong = fluid(half, T=T, dt=0.5, initial=[1.5, 1.0], history=history).values[0, :, 2:]
+    assert np.any(np.abs(mean - wrong) > z * sd / math.sqrt(R))
+    py = simulate(m, eta=30, T=1, dt=0.25, seed=1, history=history, backend="python")
+    c = simulate(m, eta=30, T=1, dt=0.25, seed=1, history=history, backend="c")
+    assert np.array_equal(py.values, c.values)

@@ -385,10 +385,15 @@ def _generic_simulate(
         params["history"] = _history_text(history, past)
         info["history"] = params["history"]
         info["memory"] = _memory_info(kernel, opts["lag_run"], run.lag_memory)
+    names = tuple(s.name for s in model.states)
+    values = run.paths / float(eta)
+    if run.in_transit is not None:  # the fluid path's columns: decided, not yet landed
+        names += tuple(f"in_transit[{kernel.names[j]}]" for j in opts["lag_run"].actions)
+        values = np.concatenate([values, run.in_transit / float(eta)], axis=2)
     return TimeSeries(
-        tuple(s.name for s in model.states),
+        names,
         grid,
-        run.paths / float(eta),
+        values,
         params,
         kind="simulation",
         model_name=model.name,

@@ -54,6 +54,9 @@ class KernelRun(NamedTuple):
     #: a table with lags: per replication, the memory of its history and scheduled entries
     #: (:meth:`~symdelay.analysis.kernel.lagrun.LagRun.usage`); ``None`` without lags
     lag_memory: list | None = None
+    #: a table with action delays: (R, len(grid), number of action-delayed transitions)
+    #: int64, the jobs decided and not yet landed at each grid time (table order)
+    in_transit: np.ndarray | None = None
 
     @property
     def events(self) -> int:
@@ -326,6 +329,8 @@ class GeneratedKernel:
         final = np.tile(init, (R, 1))
         done = np.zeros(R)  # simulated time of each replication so far
         memory: list = [None] * R
+        NA = len(lag.actions) if lag is not None else 0
+        transit = np.zeros((R, g.size, NA), dtype=np.int64) if NA else None
         events = np.zeros(R, dtype=np.int64)
         cancel = threading.Event()
         end = float(g[-1])
@@ -346,7 +351,20 @@ class GeneratedKernel:
                     report()
 
             memory[i] = self._drive(
-                fn, name, float(eta), X, rs, g, o, c, chunk, cancel, step, lag, force
+                fn,
+                name,
+                float(eta),
+                X,
+                rs,
+                g,
+                o,
+                c,
+                chunk,
+                cancel,
+                step,
+                lag,
+                force,
+                None if transit is None else transit[i],
             )
             out[i], counts[i], final[i] = o, c, X
             done[i] = end
@@ -373,13 +391,30 @@ class GeneratedKernel:
                         f.cancel()
                     raise
         mem = memory if lag is not None else None
-        return KernelRun(eta, g, out, counts.sum(axis=1), counts, final, name, mem)
+        return KernelRun(eta, g, out, counts.sum(axis=1), counts, final, name, mem, transit)
 
     def _drive(
-        self, fn, name, eta, X, rs, g, o, c, chunk, cancel, step=None, lag=None, force=False
+        self,
+        fn,
+        name,
+        eta,
+        X,
+        rs,
+        g,
+        o,
+        c,
+        chunk,
+        cancel,
+        step=None,
+        lag=None,
+        force=False,
+        transit=None,
     ):
         """Run one replication; with lags, return the memory its history and scheduled
-        entries used (:meth:`~symdelay.analysis.kernel.lagrun.LagRun.usage`)."""
+        entries used (:meth:`~symdelay.analysis.kernel.lagrun.LagRun.usage`). ``transit``
+        (len(grid), actions): filled with the jobs in transit at each grid time; the kernel
+        is then called one grid time at a time (it stops with the next event pending, so
+        its scheduled entries are those of the grid time: the path is the same)."""
         clock = np.zeros(4, dtype=np.float64)  # t, next event time, pending, total rate
         status = np.zeros(3, dtype=np.int64)
         bad = np.zeros(1, dtype=np.float64)
@@ -397,12 +432,15 @@ class GeneratedKernel:
         while k < ng:
             if cancel.is_set():
                 break
+            m = ng - k if transit is None else 1
             r = int(
-                fn(par, coef, ix, eta, X, rs, clock, g[k:], ng - k, o[k:], cs, chunk, status,
+                fn(par, coef, ix, eta, X, rs, clock, g[k : k + m], m, o[k:], cs, chunk, status,
                    bad, tree, iw, *extra)
             )  # fmt: skip
             if r < 0:
                 raise self._run_error(status, bad, X, eta)
+            if transit is not None and r:
+                transit[k] = lag.in_transit_now(extra[1], extra[4])
             k += r
             if lag is not None:
                 usage = lag.usage(extra[1], usage)  # before room is made: the full ring

@@ -211,6 +211,22 @@ class LagRun:
             now[key] = [max(a, b) for a, b in zip(now[key], prev[key])]
         return now
 
+    def in_transit_now(self, hst, heap) -> list:
+        """The jobs decided and not yet landed, per action-delayed transition (table
+        order), from a replication's scheduled entries between calls: a FIFO's length, the
+        heap's entries of that action."""
+        _, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
+        n = int(hst[4])
+        per = np.bincount(heap[1 : 2 * n : 2].astype(np.int64), minlength=self.NA) if n else None
+        out, f = [], 0
+        for a, fifo in enumerate(self.fifo_of):
+            if fifo:
+                out.append(int(hst[FO + 2 * f + 1] - hst[FO + 2 * f]))
+                f += 1
+            else:
+                out.append(int(per[a]) if per is not None else 0)
+        return out
+
     # ------------------------------------------------------------ one replication
     def start(self, rs: np.ndarray) -> tuple:
         """``(hist, hst, fifo, heap)`` of one replication at time 0; the jobs in transit are
