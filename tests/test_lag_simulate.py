@@ -430,3 +430,26 @@ def test_information_lags_not_read_exactly_are_refused(tmp_path, lags, match):
     m = load_toml(f, mu=1, lam=1, theta=2, D="0.8")
     with pytest.raises(SymdelayInputError, match=match):
         simulate(m, eta=10, T=1)
+
+
+def test_memory_sized_by_the_run_when_shorter_than_the_lag():
+    """A run much shorter than the lag holds the changes of the run (information, held
+    history), but an action delay's scheduled entries are the decisions of the whole last
+    delay (in transit from the past): refused over the budget, accepted from an empty past.
+    The record's info["memory"] says what was held."""
+    big = {"D": 100000}
+    s = simulate(model("information_delay", **big), eta=10**5, T=0.01, dt=0.01)
+    mem = s.info["memory"]
+    assert [c["lookback"] for c in mem["channels"]] == [1e5, 1e5]
+    assert all(c["peak_in_use"] <= c["capacity"] <= 2**16 for c in mem["channels"])
+    assert mem["bytes_estimated"] <= mem["budget_bytes"] and s.events[0] < 10**4
+    act = model("constant_action_delay", **big)
+    with pytest.raises(SymdelayInputError, match=r"decisions in transit.*--force"):
+        simulate(act, eta=10**5, T=0.01, dt=0.01)
+    s = simulate(act, eta=10**5, T=0.01, dt=0.01, history="empty")
+    fifos = s.info["memory"]["fifos"]
+    assert [f["delay"] for f in fifos] == [1e5, 1e5]
+    # nothing lands before T: every decision is still in transit, each held in its FIFO
+    counts = s.info["transition_counts"][0][:2]
+    assert [f["peak_in_use"] for f in fifos] == list(counts)
+    assert np.allclose(s.values[0, -1, 2:] * 10**5, counts)

@@ -472,9 +472,10 @@ def _lag_run(model, kernel, eta, counts, past, force, T) -> dict:
     rate = eta * total
     lag = LagRun(kernel, eta, counts, past, rate, horizon=T)
     check_memory(
-        f"the history of the lagged values and the scheduled entries of {model.name} (about "
-        f"{rate * min(lag.back, T):.3g} events over the longest lag {lag.back:g} or the "
-        "horizon, per replication)",
+        f"the history of the lagged values and the scheduled entries of {model.name} (per "
+        "replication: the changes over the longest look-back or the run, whichever is "
+        "shorter, and the decisions in transit over the longest action delay; events per "
+        f"unit time about {rate:.3g})",
         lag.memory(),
         force=force,
         shrink="a smaller --eta or a shorter lag",

@@ -114,9 +114,16 @@ class LagRun:
         # the entries the run is expected to hold at once (events per unit time times the
         # longest look-back or delay), then the first sizes: twice that, at most FIRST
         # entries (beyond, the arrays double when full, each time checked against the budget)
-        span = min(back, float(horizon))  # a run shorter than the lag holds less
-        fspan = min(max(self.delays, default=0.0), float(horizon))
-        hspan = min(sum(self.means), float(horizon))
+        # a channel's ring holds its entries before 0 (``pre``) and the changes of the last
+        # look-back, or of the run when it is shorter; an action delay's scheduled entries
+        # are the decisions of the last delay (at 0 already, those of the past: a held
+        # history or a table), or of the run from an empty past when it is shorter
+        span = min(back, float(horizon))
+        empty = isinstance(history, str) and history == "empty"
+        fspan = max(self.delays, default=0.0)
+        hspan = sum(self.means)
+        if empty:
+            fspan, hspan = min(fspan, float(horizon)), min(hspan, float(horizon))
         self.need = (
             self.NCH * (pre + rate * span) * ENTRY_BYTES
             + self.NF * rate * fspan * FIFO_BYTES
