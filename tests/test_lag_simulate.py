@@ -218,7 +218,9 @@ def test_history_table_in_counts(tmp_path):
 def test_entry_record_and_cli(run_cli):
     for name in MODELS:
         s = simulate(model(name), eta=30, T=2, dt=1, seed=1)
-        assert s.values.shape == (1, 3, 2) and s.info["lags"] and s.events[0] > 50
+        acts = [t.name for t in model(name).transitions if t.lag]  # + their in_transit
+        assert s.values.shape == (1, 3, 2 + len(acts)) and s.info["lags"] and s.events[0] > 50
+        assert s.states[2:] == tuple(f"in_transit[{a}]" for a in acts)
     sets = [x for kv in ("mu=1", "lam=1", "theta=2", "D=1") for x in ("--set", kv)]
     file = str(EXAMPLES / "information_delay.toml")
     status, out, err = run_cli("simulate", "--model-file", file, *sets, "--T", "1", "--eta", "20")
