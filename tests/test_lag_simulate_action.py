@@ -174,3 +174,36 @@ def test_in_transit_against_fluid(tmp_path, kind, history):
     py = simulate(m, eta=30, T=1, dt=0.25, seed=1, history=history, backend="python")
     c = simulate(m, eta=30, T=1, dt=0.25, seed=1, history=history, backend="c")
     assert np.array_equal(py.values, c.values)
+
+
+@pytest.mark.parametrize("kind", sorted(LAWS))
+def test_in_transit_draws_follow_the_laws(tmp_path, kind):
+    """The jobs in transit at 0 are drawn vectorised (numpy): a delay from its law, and the
+    time still to go of a job decided in a stationary past from the equilibrium excess law,
+    density ``P(X > s) / E[X]`` (Kolmogorov-Smirnov against its distribution function, the
+    running integral of the law's survival function: an independent path)."""
+    from scipy.integrate import quad
+
+    from symdelay.analysis.kernel.lagplan import program
+    from symdelay.analysis.kernel.lagrun import _excess_many, _sample_many
+
+    m = action_model(tmp_path, kind)
+    g = program(m.lags["tau"], dict(m.values), "t")
+    gen = np.random.default_rng(11)
+    cdf, mean = LAWS[kind][1], LAWS[kind][2]
+    if cdf is None:  # the mixture: an atom at 1 (weight 0.4), else exponential of mean 2
+        cdf = lambda x: 0.4 * (np.asarray(x) >= 1) + 0.6 * (1 - np.exp(-np.asarray(x) / 2))  # noqa: E731
+        x = _sample_many(g, 0, 4000, gen)
+        atom = x == 1.0
+        assert stats.binomtest(int(atom.sum()), atom.size, 0.4).pvalue > 1e-4
+        assert stats.kstest(x[~atom], lambda y: 1 - np.exp(-y / 2)).pvalue > 1e-4
+    else:
+        assert stats.kstest(_sample_many(g, 0, 4000, gen), cdf).pvalue > 1e-4
+    tail = quad(lambda s: 1 - cdf(s), 0, 1)[0] + quad(lambda s: 1 - cdf(s), 1, np.inf)[0]
+    assert math.isclose(tail, mean, rel_tol=1e-6)  # E[X] = int P(X > s) ds
+
+    x = _excess_many(g, 0, 4000, gen)
+    grid = np.linspace(0, x.max() + 1, 200_001)  # the excess law's cdf: the survival's
+    surv = 1 - cdf(grid)  # running integral by the trapezoid rule (error ~1e-10 here)
+    F = np.concatenate([[0], np.cumsum((surv[1:] + surv[:-1]) / 2 * np.diff(grid))]) / mean
+    assert stats.kstest(x, lambda y: np.interp(y, grid, F)).pvalue > 1e-4

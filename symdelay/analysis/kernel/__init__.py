@@ -139,8 +139,19 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
   the past at the history's rates, exactly -- a Poisson process piece by piece for a
   constant delay, and for a distributed one a Poisson number of mean ``rate E[X]`` from the
   stationary past with the equilibrium excess law, then the history table's pieces;
-  ``"empty"``: none. They are drawn in Python from the replication's stream before its
-  first event, so both backends start alike.
+  ``"empty"``: none. They are drawn before the replication's first event, vectorised with
+  numpy (a Poisson number per piece, uniform on it; the delays by numpy's samplers of the
+  same laws) from a PCG64 generator seeded with four words of the replication's
+  xoshiro256** stream, so both backends start alike and a seed repeats the run. With
+  action delays the driver calls the kernel one grid time at a time (it stops with the
+  next event pending: the path is the same) and reads the jobs in transit then (a FIFO's
+  length, the heap's entries per action): the record's ``in_transit[<transition>]``.
+- *Memory.* The rings start at twice the changes expected over ``min(longest look-back,
+  T)`` (plus the history's entries before 0); a FIFO at the decisions of its whole delay
+  when the past is held or a table (they are in transit at 0, whatever ``T``), of
+  ``min(delay, T)`` from an empty past; the heap likewise with the delays' means. What a
+  run used (capacities, the most entries in use between calls) is in the record's
+  ``info["memory"]``.
 - *Refused, in one line:* ``dot(x)`` inside ``delayed`` (the announcement: the derivative
   of a jump path is a sum of jumps, and the drift as its velocity would need the whole
   past; ``fluid`` answers), information read through a gamma lag of non-integer shape (no

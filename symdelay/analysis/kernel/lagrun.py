@@ -10,23 +10,22 @@ table ``(t, values)`` of scaled states interpolated linearly and rounded to coun
 (``round(eta * value)``: piecewise constant, changing where ``eta * value`` crosses a
 half-integer), or ``"empty"`` (no job decided before 0: action delays only). The jobs in
 transit at 0 (decided in ``[-d, 0)``, landing after 0) are drawn exactly: the decisions of a
-Poisson process at the rate of the history's state, piece by piece (memoryless), from the
-replication's own xoshiro256** stream, before its first event."""
+Poisson process at the rate of the history's state, piece by piece, vectorised with numpy
+from a generator seeded by the replication's own xoshiro256** stream, before its first
+event."""
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 
 import numpy as np
 
 from symdelay.analysis.kernel.cwriter import lag_offsets
-from symdelay.analysis.kernel.expo import _exp_variate
 from symdelay.analysis.kernel.layout import _pow2
-from symdelay.analysis.kernel.pytwin import _chain_step, _ph_step, _sample_lag
+from symdelay.analysis.kernel.pytwin import _chain_step, _ph_step
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.rng import next_u64, unif
+from symdelay.core.rng import next_u64
 
 __all__: list = []
 
@@ -301,62 +300,52 @@ class LagRun:
         return r
 
     def _in_transit(self, rs: np.ndarray) -> list:
-        """The landing times after 0 of the decisions before 0, per action. A constant delay
-        ``d``: the decisions of ``[-d, 0)``, a Poisson process at ``eta beta`` of the
-        history's state on each of its pieces, by exponential gaps (a gap that crosses a
-        piece's end is drawn again from there: memoryless). A distributed delay ``X``: the
-        decisions before the history's first time ``t_0`` still in transit at ``t_0`` are a
-        Poisson number of mean ``rate E[X]`` with the equilibrium excess law (the marking
-        theorem), then the decisions of ``[t_0, 0)`` piece by piece, each with its own draw
-        of ``X``; those landing after 0 are kept."""
+        """The landing times after 0 of the decisions before 0, per action (a constant
+        delay's sorted, as its FIFO keeps them). A constant delay ``d``: the decisions of
+        ``[-d, 0)``, a Poisson process at ``eta beta`` of the history's state on each of its
+        pieces (a Poisson number of points, uniform on the piece). A distributed delay
+        ``X``: the decisions before the history's first time ``t_0`` still in transit at
+        ``t_0`` are a Poisson number of mean ``rate E[X]`` with the equilibrium excess law
+        (the marking theorem), then the decisions of ``[t_0, 0)`` piece by piece, each with
+        its own draw of ``X``; those landing after 0 are kept.
+
+        Drawn with numpy, vectorised, by a generator (PCG64) seeded with four words of the
+        replication's xoshiro256** stream ``rs`` (advanced in place): the same arrays for
+        both backends, so their paths still agree, and a run is repeated by its seed."""
         if not self.NA or (isinstance(self.history, str) and self.history == "empty"):
             return [[] for _ in range(self.NA)]
         st = [int(v) for v in rs]
-        u64, un = functools.partial(next_u64, st), functools.partial(unif, st)
+        words = [next_u64(st) for _ in range(4)]
+        rs[:] = np.array(st, dtype=np.uint64)
+        gen = np.random.Generator(np.random.PCG64(np.random.SeedSequence(words)))
         starts, counts = self.pieces
         ends = np.append(starts[1:], 0.0)
         out = []
         for a, f in enumerate(self._action_rates()):
-            got: list = []
+            got = []
             if self.fifo_of[a]:
                 d = float(self.lagc[self.aoff[a]])
                 for u0, u1, x in zip(starts.tolist(), ends.tolist(), counts):
                     lo, hi = max(u0, -d), u1
                     if not lo < hi:
                         continue
-                    r = self._rate(f, x)
-                    s = lo
-                    while r > 0.0:
-                        s += _exp_variate(u64, un) / r
-                        if s >= hi:
-                            break
-                        got.append(s + d)
-                out.append(got)
+                    n = gen.poisson(self._rate(f, x) * (hi - lo))
+                    got.append(np.sort(lo + (hi - lo) * gen.random(n)) + d)
+                lands = np.concatenate(got) if got else np.empty(0)
+                out.append(lands[lands > 0.0].tolist())
                 continue
             pos = self.aoff[a]
             t0 = float(starts[0])
-            r0 = self._rate(f, counts[0])
-            mu = r0 * _mean(self.lagc, pos)
-            z = _exp_variate(u64, un)
-            while z < mu:  # a Poisson number of mean mu, by unit exponential gaps
-                land = t0 + _excess(self.lagc, pos, u64, un)
-                if land > 0.0:
-                    got.append(land)
-                z += _exp_variate(u64, un)
+            n0 = gen.poisson(self._rate(f, counts[0]) * _mean(self.lagc, pos))
+            got.append(t0 + _excess_many(self.lagc, pos, n0, gen))
             for u0, u1, x in zip(starts.tolist(), ends.tolist(), counts):
                 if not u0 < u1:
                     continue
-                r = self._rate(f, x)
-                s = u0
-                while r > 0.0:
-                    s += _exp_variate(u64, un) / r
-                    if s >= u1:
-                        break
-                    land = s + _sample_lag(self.lagc, pos, u64, un)
-                    if land > 0.0:
-                        got.append(land)
-            out.append(got)
-        rs[:] = np.array(st, dtype=np.uint64)
+                n = gen.poisson(self._rate(f, x) * (u1 - u0))
+                s0 = u0 + (u1 - u0) * gen.random(n)
+                got.append(s0 + _sample_many(self.lagc, pos, n, gen))
+            lands = np.concatenate(got)
+            out.append(lands[lands > 0.0].tolist())
         return out
 
     # ------------------------------------------------------------ room
@@ -443,45 +432,80 @@ def _mean(g: list, pos: int) -> float:
     return float(sum(w[i] * _mean(g, pos + int(g[pos + 2 + m + i])) for i in range(m)))
 
 
-def _excess(g: list, pos: int, u64, un) -> float:
-    """A draw of the equilibrium excess law of ``X`` (density ``P(X > s) / E[X]``): how long
-    a job decided in a stationary past still has to go."""
+def _walk(g: list, pos: int, phase: np.ndarray, gen) -> np.ndarray:
+    """The times to absorption of phase-type chains (program at ``g[pos]``) started in
+    ``phase`` (``n`` = absorbed already), all walked together."""
+    n = int(g[pos + 1])
+    rows = [pos + 2 + n + i * (n + 2) for i in range(n)]
+    rate = np.array([g[r] for r in rows] + [1.0])
+    cum = np.array([g[r + 1 : r + 1 + n + 1] for r in rows])  # next phase or exit (n)
+    s = np.zeros(phase.size)
+    live = np.flatnonzero(phase < n)
+    while live.size:
+        i = phase[live]
+        s[live] += gen.standard_exponential(live.size) / rate[i]
+        u = gen.random(live.size)
+        phase[live] = (u[:, None] >= cum[i]).sum(axis=1)  # the first j with u < cum[i, j]
+        live = live[phase[live] < n]
+    return s
+
+
+def _sample_many(g: list, pos: int, size: int, gen) -> np.ndarray:
+    """``size`` draws of the law whose program starts at ``g[pos]`` (the law the kernel's
+    ``sample_lag`` draws, by numpy's samplers)."""
     kind = int(g[pos])
     if kind == 0:
-        return g[pos + 1] * un()
+        return np.full(size, g[pos + 1])
+    if kind == 1:
+        return g[pos + 1] + g[pos + 2] * gen.random(size)
+    if kind == 2:
+        return g[pos + 1] * gen.standard_exponential(size)
+    if kind == 3:
+        return gen.gamma(int(g[pos + 1]), g[pos + 2], size)  # Erlang: a whole shape
+    if kind == 4:
+        n = int(g[pos + 1])
+        cum = np.array(g[pos + 2 : pos + 2 + n])
+        phase = np.searchsorted(cum, gen.random(size), side="right")  # n: the atom at 0
+        return _walk(g, pos, phase, gen)
+    m = int(g[pos + 1])
+    cum = np.array(g[pos + 2 : pos + 1 + m])  # the first m - 1 cumulative weights
+    which = np.searchsorted(cum, gen.random(size), side="right")
+    out = np.empty(size)
+    for i in range(m):
+        at = which == i
+        out[at] = _sample_many(g, pos + int(g[pos + 2 + m + i]), int(at.sum()), gen)
+    return out
+
+
+def _excess_many(g: list, pos: int, size: int, gen) -> np.ndarray:
+    """``size`` draws of the equilibrium excess law of ``X`` (density ``P(X > s) /
+    E[X]``): how long a job decided in a stationary past still has to go."""
+    kind = int(g[pos])
+    if kind == 0:
+        return g[pos + 1] * gen.random(size)
     if kind == 1:
         a, w = g[pos + 1], g[pos + 2]
-        if un() * (a + w / 2) < a:
-            return a * un()
-        return a + w - w * math.sqrt(un())  # density (b - s) on [a, b]
+        flat = gen.random(size) * (a + w / 2) < a
+        u = gen.random(size)
+        return np.where(flat, a * u, a + w - w * np.sqrt(u))  # density (b - s) on [a, b]
     if kind == 2:
-        return g[pos + 1] * _exp_variate(u64, un)
+        return g[pos + 1] * gen.standard_exponential(size)
     if kind == 3:
         k = int(g[pos + 1])
-        left = min(k, int(un() * k) + 1)  # the phases left: uniform on 1..k
-        return sum(_exp_variate(u64, un) for _ in range(left)) * g[pos + 2]
+        left = np.minimum(k, np.floor(gen.random(size) * k).astype(np.int64) + 1)
+        return gen.gamma(left, g[pos + 2]) if size else np.empty(0)  # phases left: 1..k
     if kind == 4:
         alpha, S = _phase_matrix(g, pos)
-        v = np.linalg.solve(-S.T, alpha)
-        cum = np.cumsum(v / v.sum())
-        n = len(alpha)
-        u, i = un(), 0
-        while i < n - 1 and u >= cum[i]:
-            i += 1
-        s = 0.0
-        while i < n:
-            r = pos + 2 + n + i * (n + 2)
-            s += _exp_variate(u64, un) / g[r]
-            u, i = un(), 0
-            while i < n and u >= g[r + 1 + i]:
-                i += 1
-        return s
+        v = np.linalg.solve(-S.T, alpha)  # the time spent in each phase
+        phase = np.searchsorted(np.cumsum(v / v.sum())[:-1], gen.random(size), side="right")
+        return _walk(g, pos, phase, gen)
     m = int(g[pos + 1])
     w = np.diff(np.concatenate([[0.0], g[pos + 2 : pos + 2 + m]]))
     sub = [pos + int(g[pos + 2 + m + i]) for i in range(m)]
-    size = np.array([w[i] * _mean(g, sub[i]) for i in range(m)])
-    cum = np.cumsum(size / size.sum())
-    u, i = un(), 0
-    while i < m - 1 and u >= cum[i]:
-        i += 1
-    return _excess(g, sub[i], u64, un)
+    size_w = np.array([w[i] * _mean(g, sub[i]) for i in range(m)])
+    which = np.searchsorted(np.cumsum(size_w / size_w.sum())[:-1], gen.random(size), "right")
+    out = np.empty(size)
+    for i in range(m):
+        at = which == i
+        out[at] = _excess_many(g, sub[i], int(at.sum()), gen)
+    return out
