@@ -436,22 +436,28 @@ def test_information_lags_not_read_exactly_are_refused(tmp_path, lags, match):
 
 def test_memory_sized_by_the_run_when_shorter_than_the_lag():
     """A run much shorter than the lag holds the changes of the run (information, held
-    history), but an action delay's scheduled entries are the decisions of the whole last
-    delay (in transit from the past): refused over the budget, accepted from an empty past.
-    The record's info["memory"] says what was held."""
-    big = {"D": 100000}
-    s = simulate(model("information_delay", **big), eta=10**5, T=0.01, dt=0.01)
+    history) and, for an action delay, the jobs landing before T (those of the past that
+    land later are counted, not kept): both run at D = 1e5, eta = 1e5, T = 0.01 in small
+    rings and FIFOs. The record's info["memory"] says what was held."""
+    big, eta = {"D": 100000}, 10**5
+    s = simulate(model("information_delay", **big), eta=eta, T=0.01, dt=0.01)
     mem = s.info["memory"]
     assert [c["lookback"] for c in mem["channels"]] == [1e5, 1e5]
     assert all(c["peak_in_use"] <= c["capacity"] <= 2**16 for c in mem["channels"])
     assert mem["bytes_estimated"] <= mem["budget_bytes"] and s.events[0] < 10**4
     act = model("constant_action_delay", **big)
-    with pytest.raises(SymdelayInputError, match=r"decisions in transit.*--force"):
-        simulate(act, eta=10**5, T=0.01, dt=0.01)
-    s = simulate(act, eta=10**5, T=0.01, dt=0.01, history="empty")
+    s = simulate(act, eta=eta, T=0.01, dt=0.01, initial=[150000, 100000])
     fifos = s.info["memory"]["fifos"]
     assert [f["delay"] for f in fifos] == [1e5, 1e5]
-    # nothing lands before T: every decision is still in transit, each held in its FIFO
+    assert all(f["peak_in_use"] <= f["capacity"] <= 2**16 for f in fifos)
+    # in transit at 0: the decisions of [-D, 0) at the held state's rates, Poisson
+    w = np.exp(-2 * np.array([1.5, 1.0]))
+    mean = eta * 2 * w / w.sum() * 1e5  # eta beta_i D
+    got = s.values[0, 0, 2:] * eta
+    assert np.all(np.abs(got - mean) < 5 * np.sqrt(mean)), (got, mean)
+    # from an empty past nothing lands before T: every decision is still in its FIFO
+    s = simulate(act, eta=eta, T=0.01, dt=0.01, history="empty")
+    fifos = s.info["memory"]["fifos"]
     counts = s.info["transition_counts"][0][:2]
     assert [f["peak_in_use"] for f in fifos] == list(counts)
-    assert np.allclose(s.values[0, -1, 2:] * 10**5, counts)
+    assert np.allclose(s.values[0, -1, 2:] * eta, counts)

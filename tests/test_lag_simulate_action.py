@@ -146,21 +146,24 @@ def test_non_integer_gamma_action_delay_refused(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("kind", "history"), [("constant", None), ("constant", "empty"), ("mixture", None)]
-)
-def test_in_transit_against_fluid(tmp_path, kind, history):
+    ("kind", "history", "T"),
+    [("constant", None, 3), ("constant", "empty", 3), ("mixture", None, 3),
+     ("constant", None, 0.5), ("mixture", None, 0.5)],
+)  # fmt: skip
+def test_in_transit_against_fluid(tmp_path, kind, history, T):
     """The record's ``in_transit[<transition>]`` (jobs decided and not yet landed, over
     eta): the mean over R replications lies within its band of the fluid path's column
     (Bonferroni over the times and transitions, family-wise 10^-3), a band that rejects the
-    fluid of half the delay; twin equals C on the columns too."""
+    fluid of half the delay; twin equals C on the columns too. With T shorter than the
+    delay, the jobs of the past landing after T are counted, not scheduled."""
     lags = 'tau = { kind = "constant", value = "D" }' if kind == "constant" else None
     m = action_model(tmp_path, kind, lags)
-    R, eta, T = 40, 400, 3
-    s = simulate(m, eta=eta, T=T, dt=0.5, seed=4, replications=R, history=history,
+    R, eta, dt = 40, 400, T / 6
+    s = simulate(m, eta=eta, T=T, dt=dt, seed=4, replications=R, history=history,
                  initial=[600, 400])  # fmt: skip
     cols = [f"in_transit[arrival to {i}]" for i in (1, 2)]
     assert s.states[2:] == tuple(cols)
-    f = fluid(m, T=T, dt=0.5, initial=[1.5, 1.0], history=history)
+    f = fluid(m, T=T, dt=dt, initial=[1.5, 1.0], history=history)
     assert f.states[2:] == tuple(cols)
     x, y = s.values[:, :, 2:], f.values[0, :, 2:]
     if history == "empty":
@@ -169,10 +172,10 @@ def test_in_transit_against_fluid(tmp_path, kind, history):
     z = stats.norm.ppf(1 - 1e-3 / (2 * mean.size))
     assert np.all(np.abs(mean - y) <= z * sd / math.sqrt(R) + 1e-12), (mean, y)
     half = m.with_values(D=Fraction(1, 2))
-    wrong = fluid(half, T=T, dt=0.5, initial=[1.5, 1.0], history=history).values[0, :, 2:]
+    wrong = fluid(half, T=T, dt=dt, initial=[1.5, 1.0], history=history).values[0, :, 2:]
     assert np.any(np.abs(mean - wrong) > z * sd / math.sqrt(R))
-    py = simulate(m, eta=30, T=1, dt=0.25, seed=1, history=history, backend="python")
-    c = simulate(m, eta=30, T=1, dt=0.25, seed=1, history=history, backend="c")
+    py = simulate(m, eta=30, T=T, dt=dt, seed=1, history=history, backend="python")
+    c = simulate(m, eta=30, T=T, dt=dt, seed=1, history=history, backend="c")
     assert np.array_equal(py.values, c.values)
 
 

@@ -147,11 +147,15 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
   next event pending: the path is the same) and reads the jobs in transit then (a FIFO's
   length, the heap's entries per action): the record's ``in_transit[<transition>]``.
 - *Memory.* The rings start at twice the changes expected over ``min(longest look-back,
-  T)`` (plus the history's entries before 0); a FIFO at the decisions of its whole delay
-  when the past is held or a table (they are in transit at 0, whatever ``T``), of
-  ``min(delay, T)`` from an empty past; the heap likewise with the delays' means. What a
-  run used (capacities, the most entries in use between calls) is in the record's
-  ``info["memory"]``.
+  T)`` plus the history's entries a pointer can still read (from the last one at or
+  before minus the channel's look-back: the older rows of a long table are not kept). A
+  constant delay's FIFO holds only the jobs that land by ``T``: those of the past landing
+  later are counted (their Poisson number, never drawn one by one) and added to
+  ``in_transit``, so it holds the decisions of ``min(delay, T)``. The heap of the
+  distributed delays holds the decisions of their means when the past is held or a table
+  (those of the past are all drawn at 0; the ones landing after ``T`` then counted and
+  dropped), of ``min(means, T)`` from an empty past. What a run used (capacities, the
+  most entries in use between calls) is in the record's ``info["memory"]``.
 - *Refused, in one line:* ``dot(x)`` inside ``delayed`` (the announcement: the derivative
   of a jump path is a sum of jumps, and the drift as its velocity would need the whole
   past; ``fluid`` answers), information read through a gamma lag of non-integer shape (no

@@ -317,6 +317,11 @@ class GeneratedKernel:
             from symdelay.analysis.kernel.lagrun import LagRun
 
             lag = lag_run or LagRun(self, eta, init, history, float(rate or 0.0))
+            if lag.horizon < float(g[-1]):
+                raise SymdelayInputError(
+                    f"lag_run was made for the horizon {lag.horizon:g}, before the grid's end "
+                    f"{float(g[-1]):g}: make it with horizon >= the last grid time"
+                )
         elif history is not None:
             raise SymdelayInputError(f"history is for a table with lags: {self.label} has none")
         name, fn = self._backend(backend)

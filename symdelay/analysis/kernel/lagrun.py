@@ -107,22 +107,36 @@ class LagRun:
         else:
             self.pieces = (np.array([-back]), self.X0[None, :])
         self.history = history
+        self.horizon = float(horizon)
         self.entries = [self._channel_entries(c) for c in range(self.NCH)]
         self.chain0 = self._chain_start()
-        pre = max((len(e) for e in self.entries), default=0)
+        # a ring starts with the entries its pointers can still read: from the last one at
+        # or before minus the channel's longest look-back (a channel read by chains only:
+        # its last entry); the older ones (of a long history table) are not kept
+        self.ring = []
+        for c, ent in enumerate(self.entries):
+            lb = max((self.lookback[p] for p in range(self.NP) if self.pch[p] == c), default=None)
+            i0 = len(ent) - 1
+            if lb is not None:
+                while i0 > 0 and ent[i0][0] > -lb:
+                    i0 -= 1
+            self.ring.append(ent[i0:])
+        pre = max((len(e) for e in self.ring), default=0)
         # the entries the run is expected to hold at once (events per unit time times the
         # longest look-back or delay), then the first sizes: twice that, at most FIRST
         # entries (beyond, the arrays double when full, each time checked against the budget)
         # a channel's ring holds its entries before 0 (``pre``) and the changes of the last
-        # look-back, or of the run when it is shorter; an action delay's scheduled entries
-        # are the decisions of the last delay (at 0 already, those of the past: a held
-        # history or a table), or of the run from an empty past when it is shorter
+        # look-back, or of the run when it is shorter. A constant action delay's FIFO holds
+        # the jobs that land by the horizon T (those landing later are counted, not kept):
+        # at most the decisions of min(delay, T). The heap of the distributed ones holds the
+        # decisions of the delays' means (those of the past are all drawn, at 0, when the
+        # past is held or a table), or of T from an empty past when it is shorter
         span = min(back, float(horizon))
         empty = isinstance(history, str) and history == "empty"
-        fspan = max(self.delays, default=0.0)
+        fspan = min(max(self.delays, default=0.0), float(horizon))
         hspan = sum(self.means)
         if empty:
-            fspan, hspan = min(fspan, float(horizon)), min(hspan, float(horizon))
+            hspan = min(hspan, float(horizon))
         self.need = (
             self.NCH * (pre + rate * span) * ENTRY_BYTES
             + self.NF * rate * fspan * FIFO_BYTES
@@ -220,8 +234,10 @@ class LagRun:
     def in_transit_now(self, hst, heap) -> list:
         """The jobs decided and not yet landed, per action-delayed transition (table
         order), from a replication's scheduled entries between calls: a FIFO's length, the
-        heap's entries of that action."""
+        heap's entries of that action, and the jobs of the past that land after the
+        horizon (counted at the start, not scheduled)."""
         _, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
+        LO = FO + 2 * self.NF + self.NCH
         n = int(hst[4])
         per = np.bincount(heap[1 : 2 * n : 2].astype(np.int64), minlength=self.NA) if n else None
         out, f = [], 0
@@ -231,6 +247,7 @@ class LagRun:
                 f += 1
             else:
                 out.append(int(per[a]) if per is not None else 0)
+            out[-1] += int(hst[LO + a])
         return out
 
     # ------------------------------------------------------------ one replication
@@ -239,14 +256,17 @@ class LagRun:
         drawn from its stream ``rs`` (advanced in place)."""
         HO, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
         hist = np.zeros(max(1, self.NCH * self.cap * 3))
-        hst = np.zeros(FO + 2 * self.NF + self.NCH, dtype=np.int64)  # bounds: 0
+        # the kernel's slots, then (read by the driver only) the jobs in transit landing
+        # after the horizon, per action: counted, not scheduled
+        LO = FO + 2 * self.NF + self.NCH
+        hst = np.zeros(LO + self.NA, dtype=np.int64)  # bounds: 0
         hst[0], hst[1], hst[3] = self.cap, self.fcap, self.hcap
-        for c, ent in enumerate(self.entries):
-            for h, e in enumerate(ent):
-                hist[3 * (c * self.cap + h) : 3 * (c * self.cap + h) + 3] = e
+        for c, ent in enumerate(self.ring):
+            hist[3 * c * self.cap : 3 * (c * self.cap + len(ent))] = np.ravel(ent)
             hst[HO + c] = len(ent) - 1
         # every pointer starts at its channel's first entry
-        lands = self._in_transit(rs)
+        lands, late = self._in_transit(rs)
+        hst[LO : LO + self.NA] = late
         fifos = [x for x, f in zip(lands, self.fifo_of) if f]
         fcap = self.fcap
         while max((len(x) for x in fifos), default=0) >= fcap - 1:
@@ -256,17 +276,18 @@ class LagRun:
         for f, x in enumerate(fifos):
             fifo[f * fcap : f * fcap + len(x)] = x
             hst[FO + 2 * f], hst[FO + 2 * f + 1] = 0, len(x)
-        entries = sorted(
-            (t, float(a)) for a, (x, f) in enumerate(zip(lands, self.fifo_of)) if not f for t in x
-        )
+        heaped = [(x, a) for a, (x, f) in enumerate(zip(lands, self.fifo_of)) if not f]
+        times = np.concatenate([np.asarray(x, dtype=float) for x, _ in heaped] or [[]])
+        acts = np.concatenate([np.full(len(x), float(a)) for x, a in heaped] or [[]])
+        order = np.argsort(times, kind="stable")
         hcap = self.hcap
-        while len(entries) >= hcap - 1:
+        while times.size >= hcap - 1:
             hcap *= 2
         hst[3] = hcap
         heap = np.zeros(2 * hcap)
-        for i, (t, a) in enumerate(entries):  # sorted: a heap already
-            heap[2 * i], heap[2 * i + 1] = t, a
-        hst[4] = len(entries)
+        heap[0 : 2 * times.size : 2] = times[order]  # sorted: a heap already
+        heap[1 : 2 * times.size : 2] = acts[order]
+        hst[4] = times.size
         chain = np.array(self.chain0 or [0.0], dtype=np.float64)
         return hist, hst, fifo, heap, chain
 
@@ -299,9 +320,11 @@ class LagRun:
             )
         return r
 
-    def _in_transit(self, rs: np.ndarray) -> list:
-        """The landing times after 0 of the decisions before 0, per action (a constant
-        delay's sorted, as its FIFO keeps them). A constant delay ``d``: the decisions of
+    def _in_transit(self, rs: np.ndarray) -> tuple:
+        """``(landing times, late)``: per action, the landing times in ``(0, horizon]`` of
+        the decisions before 0 (a constant delay's sorted, as its FIFO keeps them), and how
+        many of them land after the horizon (counted, not kept: a constant delay draws only
+        their Poisson number). A constant delay ``d``: the decisions of
         ``[-d, 0)``, a Poisson process at ``eta beta`` of the history's state on each of its
         pieces (a Poisson number of points, uniform on the piece). A distributed delay
         ``X``: the decisions before the history's first time ``t_0`` still in transit at
@@ -312,8 +335,9 @@ class LagRun:
         Drawn with numpy, vectorised, by a generator (PCG64) seeded with four words of the
         replication's xoshiro256** stream ``rs`` (advanced in place): the same arrays for
         both backends, so their paths still agree, and a run is repeated by its seed."""
+        late = [0] * self.NA
         if not self.NA or (isinstance(self.history, str) and self.history == "empty"):
-            return [[] for _ in range(self.NA)]
+            return [[] for _ in range(self.NA)], late
         st = [int(v) for v in rs]
         words = [next_u64(st) for _ in range(4)]
         rs[:] = np.array(st, dtype=np.uint64)
@@ -325,14 +349,20 @@ class LagRun:
             got = []
             if self.fifo_of[a]:
                 d = float(self.lagc[self.aoff[a]])
+                cut = self.horizon - d  # decided after it: lands after the horizon
                 for u0, u1, x in zip(starts.tolist(), ends.tolist(), counts):
                     lo, hi = max(u0, -d), u1
                     if not lo < hi:
                         continue
-                    n = gen.poisson(self._rate(f, x) * (hi - lo))
-                    got.append(np.sort(lo + (hi - lo) * gen.random(n)) + d)
+                    r = self._rate(f, x)
+                    mid = min(max(cut, lo), hi)
+                    if mid < hi:  # only their number matters (the in-transit count)
+                        late[a] += int(gen.poisson(r * (hi - mid)))
+                    if lo < mid:
+                        n = gen.poisson(r * (mid - lo))
+                        got.append(np.sort(lo + (mid - lo) * gen.random(n)) + d)
                 lands = np.concatenate(got) if got else np.empty(0)
-                out.append(lands[lands > 0.0].tolist())
+                out.append(lands[(lands > 0.0) & (lands <= self.horizon)].tolist())
                 continue
             pos = self.aoff[a]
             t0 = float(starts[0])
@@ -345,8 +375,9 @@ class LagRun:
                 s0 = u0 + (u1 - u0) * gen.random(n)
                 got.append(s0 + _sample_many(self.lagc, pos, n, gen))
             lands = np.concatenate(got)
-            out.append(lands[lands > 0.0].tolist())
-        return out
+            late[a] = int(np.count_nonzero(lands > self.horizon))
+            out.append(lands[(lands > 0.0) & (lands <= self.horizon)].tolist())
+        return out, late
 
     # ------------------------------------------------------------ room
     def grow(self, hist, hst, fifo, heap, chain, force: bool) -> tuple:
