@@ -210,3 +210,22 @@ def test_in_transit_draws_follow_the_laws(tmp_path, kind):
     surv = 1 - cdf(grid)  # running integral by the trapezoid rule (error ~1e-10 here)
     F = np.concatenate([[0], np.cumsum((surv[1:] + surv[:-1]) / 2 * np.diff(grid))]) / mean
     assert stats.kstest(x, lambda y: np.interp(y, grid, F)).pvalue > 1e-4
+
+
+def test_long_distributed_delay_from_a_held_past(tmp_path):
+    """A held past and a distributed delay much longer than T: the past's jobs are all
+    drawn (their time estimated first and refused over the budget, one line), those landing
+    after T counted, not kept: the heap stays small and in_transit counts them all."""
+    f = tmp_path / "m.toml"
+    f.write_text(TABLE.format(kind="mixture", lags=LAWS["mixture"][0]))
+    with pytest.raises(SymdelayInputError, match=r"drawing the jobs in transit at 0.*--force"):
+        simulate(load_toml(f, mu=1, lam=1, theta=2, D=10**5), eta=10**4, T=0.01, dt=0.01)
+    eta, D = 10**3, 100  # E[X] = 0.4 D + 0.6 (2 D) = 160: ~1.6e5 jobs in transit
+    s = simulate(load_toml(f, mu=1, lam=1, theta=2, D=D), eta=eta, T=0.01, dt=0.01,
+                 initial=[1500, 1000])  # fmt: skip
+    heap = s.info["memory"]["heap"]
+    assert heap["peak_in_use"] <= heap["capacity"] <= 1024  # not the 1.6e5 in transit
+    w = np.exp(-2 * np.array([1.5, 1.0]))
+    mean = eta * 2 * w / w.sum() * 1.6 * D  # Poisson(eta beta_i E[X])
+    got = s.values[0, 0, 2:] * eta
+    assert np.all(np.abs(got - mean) < 5 * np.sqrt(mean)), (got, mean)

@@ -367,7 +367,7 @@ def _generic_simulate(
     grid = time_grid(Tf, dtf)
     opts = {"threads": threads, "chunk_events": chunk_events, "progress": progress}
     if lags:
-        opts |= _lag_run(model, kernel, eta, counts, past, force, Tf)
+        opts |= _lag_run(model, kernel, eta, counts, past, force, Tf, R)
     run = kernel.run_replications(
         eta, counts, grid, rng_seed, R, backend=backend, monitor=monitor, **opts
     )
@@ -461,12 +461,12 @@ def _longest_lag(model) -> float:
     return generated_kernel(model).plan.back(dict(model.values))
 
 
-def _lag_run(model, kernel, eta, counts, past, force, T) -> dict:
+def _lag_run(model, kernel, eta, counts, past, force, T, R=1) -> dict:
     """The run-time lag state's arguments, its memory estimated first (the rings hold the
     events of the longest look-back, or of the horizon when shorter: events per unit time at
-    the equilibrium times it)."""
-    from symdelay.analysis.kernel.lagrun import LagRun
-    from symdelay.core.budget import check_memory
+    the equilibrium times it), and the time to draw the jobs in transit at 0."""
+    from symdelay.analysis.kernel.lagrun import TRANSIT_SECONDS, LagRun
+    from symdelay.core.budget import check_budget, check_memory
 
     total, _ = _rate_data(model)
     rate = eta * total
@@ -479,6 +479,14 @@ def _lag_run(model, kernel, eta, counts, past, force, T) -> dict:
         lag.memory(),
         force=force,
         shrink="a smaller --eta or a shorter lag",
+    )
+    jobs = lag.transit_draws()
+    check_budget(
+        f"drawing the jobs in transit at 0 of {model.name} (about {jobs:.3g} per replication, "
+        f"{R} replication(s))",
+        jobs * R * TRANSIT_SECONDS,
+        force=force,
+        shrink="a smaller --eta, a shorter delay or --history empty",
     )
     return {"lag_run": lag, "force": force}
 

@@ -152,10 +152,10 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
   constant delay's FIFO holds only the jobs that land by ``T``: those of the past landing
   later are counted (their Poisson number, never drawn one by one) and added to
   ``in_transit``, so it holds the decisions of ``min(delay, T)``. The heap of the
-  distributed delays holds the decisions of their means when the past is held or a table
-  (those of the past are all drawn at 0; the ones landing after ``T`` then counted and
-  dropped), of ``min(means, T)`` from an empty past. What a run used (capacities, the
-  most entries in use between calls) is in the record's ``info["memory"]``.
+  distributed delays likewise, ``min(means, T)`` in expectation (the past's jobs are all
+  drawn at 0, in batches, those landing after ``T`` counted and dropped: their drawing
+  time is estimated before the run). What a run used (capacities, the most entries in use
+  between calls) is in the record's ``info["memory"]``.
 - *Refused, in one line:* ``dot(x)`` inside ``delayed`` (the announcement: the derivative
   of a jump path is a sum of jumps, and the drift as its velocity would need the whole
   past; ``fluid`` answers), information read through a gamma lag of non-integer shape (no
