@@ -330,11 +330,11 @@ def history_figures(model, eta, T, seed=1) -> dict:
     """The history of one run of ``model`` through the entry, read from the record's
     ``info["memory"]``: the ring's capacity per channel when it starts (sized by the entry's
     estimate) and at the end, the times it grew (it doubles), and the most entries in use
-    (a channel's head minus its oldest pointer, read between calls into the kernel: chunks
-    of 4096 events), from the equilibrium held before 0."""
+    (a channel's head minus its oldest pointer, plus one, kept by the kernel at every
+    entry), from the equilibrium held before 0."""
     point = model.equilibrium.point  # from the equilibrium: the stationary history
     X0 = [round(float(point[q]) * eta) for q in model.states]
-    s = simulate(model, eta=eta, T=T, dt=T, initial=X0, seed=seed, chunk_events=4096)
+    s = simulate(model, eta=eta, T=T, dt=T, initial=X0, seed=seed)
     mem = s.info["memory"]
     ch = mem["channels"]
     first, last = ch[0]["capacity_first"], ch[0]["capacity"]
@@ -382,7 +382,7 @@ def history_rows(lines) -> dict:
         "  (ring: entries per channel, one channel per lagged expression (q1, q2): allocated "
         "at the start from the entry's estimate, 2 x events per unit time x the longest lag or T, "
         "rounded up to a power of 2, and at the end; peak in use: head minus the oldest "
-        "pointer, the most over the chunks of 4096 events)"
+        "pointer, plus one, the most at any entry)"
     )
     lines.append(
         f"  SimPy process model, eta = 1000, theta = {THETA_STABLE}: the longest deque of "

@@ -177,6 +177,7 @@ def test_in_transit_against_fluid(tmp_path, kind, history, T):
     py = simulate(m, eta=30, T=T, dt=dt, seed=1, history=history, backend="python")
     c = simulate(m, eta=30, T=T, dt=dt, seed=1, history=history, backend="c")
     assert np.array_equal(py.values, c.values)
+    assert py.info["memory"] == c.info["memory"]  # the peaks kept alike
 
 
 @pytest.mark.parametrize("kind", sorted(LAWS))

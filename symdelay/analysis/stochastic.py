@@ -543,7 +543,10 @@ def _memory_info(kernel, lag, usage) -> dict:
         bytes_allocated=int(used),
         bytes_estimated=float(lag.memory()),
         budget_bytes=float(DEFAULT_BUDGET.bytes),
-        peak_read="between calls into the kernel (every chunk_events events and at the end)",
+        peak_in_use=(
+            "the most entries held at once (a ring: its head minus its oldest pointer, plus "
+            "one), kept by the kernel at every entry, the most over the replications"
+        ),
     )
     return out
 

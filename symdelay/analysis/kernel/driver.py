@@ -428,11 +428,9 @@ class GeneratedKernel:
         cs = np.zeros(len(self.rates), dtype=np.int64)  # per slot
         par, coef, ix = self._par, self._coef, self._ix
         extra: tuple = ()
-        usage = None
         if lag is not None:
             hist, hst, fifo, heap, chain = lag.start(rs)  # in transit: from this stream
             extra = (hist, hst, self._lagc, fifo, heap, chain)
-            usage = lag.usage(hst)
         k, ng = 0, g.size
         while k < ng:
             if cancel.is_set():
@@ -447,16 +445,13 @@ class GeneratedKernel:
             if transit is not None and r:
                 transit[k] = lag.in_transit_now(extra[1], extra[4])
             k += r
-            if lag is not None:
-                usage = lag.usage(extra[1], usage)  # before room is made: the full ring
-                if extra[1][2]:  # a ring, a FIFO or the heap full: make room
-                    hist, hst, fifo, heap, chain = lag.grow(*extra[:2], *extra[3:], force)
-                    extra = (hist, hst, self._lagc, fifo, heap, chain)
-                    usage = lag.usage(extra[1], usage)
+            if lag is not None and extra[1][2]:  # a ring, a FIFO or the heap full: make room
+                hist, hst, fifo, heap, chain = lag.grow(*extra[:2], *extra[3:], force)
+                extra = (hist, hst, self._lagc, fifo, heap, chain)
             if step is not None:
                 step(float(g[-1]) if k >= ng else float(clock[0]), int(cs.sum()))
         c[self._order] = cs
-        return usage
+        return lag.usage(extra[1]) if lag is not None else None
 
     def _state_text(self, X) -> str:
         return ", ".join(f"{s}={int(x)}" for s, x in zip(self.states, X))

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from symdelay.analysis.kernel.cwriter import lag_offsets
+from symdelay.analysis.kernel.cwriter import lag_offsets, peak_offset
 from symdelay.analysis.kernel.layout import _pow2
 from symdelay.analysis.kernel.pytwin import _chain_step, _ph_step
 from symdelay.core.errors import SymdelayInputError
@@ -203,26 +203,26 @@ class LagRun:
         first = self.NCH * self.cap * ENTRY_BYTES + self.NF * self.fcap * FIFO_BYTES + heap
         return float(max(self.need, first / 2))
 
+    def _peaks(self) -> int:
+        return peak_offset({"NCH": self.NCH, "NP": self.NP, "NF": self.NF})
+
     def usage(self, hst, prev: dict | None = None) -> dict:
-        """The memory in use now (``hst`` of a replication between calls into the kernel),
-        merged with ``prev`` (the most so far): per channel the ring's capacity and the
-        entries in use (its head minus its oldest pointer, plus one: what the ring must
-        keep; a channel read by chains only keeps its last entry), per constant action
-        delay the FIFO's capacity and entries, the heap's. Read between calls, so the peak
-        is the most at those moments (every ``chunk_events`` events and at the end)."""
-        HO, PO, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
-        ring = []
-        for c in range(self.NCH):
-            ps = [int(hst[PO + p]) for p in range(self.NP) if self.pch[p] == c]
-            ring.append(int(hst[HO + c]) - min(ps, default=int(hst[HO + c])) + 1)
-        fifo = [int(hst[FO + 2 * f + 1] - hst[FO + 2 * f]) for f in range(self.NF)]
+        """The memory a replication used so far (its ``hst`` between calls into the
+        kernel), merged with ``prev``: per channel the ring's capacity and the most entries
+        it held (its head minus its oldest pointer, plus one, kept by the kernel at every
+        entry: what the ring could not drop; a channel read by chains only keeps its last
+        entry), per constant action delay the FIFO's capacity and most entries, the
+        heap's."""
+        PK = self._peaks()
+        ring = [max(1, int(hst[PK + c])) for c in range(self.NCH)]
+        fifo = [int(hst[PK + self.NCH + f]) for f in range(self.NF)]
         now = {
             "ring_capacity": int(hst[0]),
             "ring_peak": ring,
             "fifo_capacity": int(hst[1]) if self.NF else 0,
             "fifo_peak": fifo,
             "heap_capacity": int(hst[3]) if self.NF < self.NA else 0,
-            "heap_peak": int(hst[4]),
+            "heap_peak": int(hst[PK + self.NCH + self.NF]),
         }
         if prev is None:
             return now
@@ -254,7 +254,7 @@ class LagRun:
         heap's entries of that action, and the jobs of the past that land after the
         horizon (counted at the start, not scheduled)."""
         _, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
-        LO = FO + 2 * self.NF + self.NCH
+        LO = self._peaks() + self.NCH + self.NF + 1
         n = int(hst[4])
         per = np.bincount(heap[1 : 2 * n : 2].astype(np.int64), minlength=self.NA) if n else None
         out, f = [], 0
@@ -273,14 +273,16 @@ class LagRun:
         drawn from its stream ``rs`` (advanced in place)."""
         HO, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
         hist = np.zeros(max(1, self.NCH * self.cap * 3))
-        # the kernel's slots, then (read by the driver only) the jobs in transit landing
-        # after the horizon, per action: counted, not scheduled
-        LO = FO + 2 * self.NF + self.NCH
+        # the kernel's slots (the peaks last), then (read by the driver only) the jobs in
+        # transit landing after the horizon, per action: counted, not scheduled
+        PK = self._peaks()
+        LO = PK + self.NCH + self.NF + 1
         hst = np.zeros(LO + self.NA, dtype=np.int64)  # bounds: 0
         hst[0], hst[1], hst[3] = self.cap, self.fcap, self.hcap
         for c, ent in enumerate(self.ring):
             hist[3 * c * self.cap : 3 * (c * self.cap + len(ent))] = np.ravel(ent)
             hst[HO + c] = len(ent) - 1
+            hst[PK + c] = len(ent)  # every pointer at its first entry
         # every pointer starts at its channel's first entry
         lands, late = self._in_transit(rs)
         hst[LO : LO + self.NA] = late
@@ -293,6 +295,7 @@ class LagRun:
         for f, x in enumerate(fifos):
             fifo[f * fcap : f * fcap + len(x)] = x
             hst[FO + 2 * f], hst[FO + 2 * f + 1] = 0, len(x)
+            hst[PK + self.NCH + f] = len(x)
         heaped = [(x, a) for a, (x, f) in enumerate(zip(lands, self.fifo_of)) if not f]
         times = np.concatenate([np.asarray(x, dtype=float) for x, _ in heaped] or [[]])
         acts = np.concatenate([np.full(len(x), float(a)) for x, a in heaped] or [[]])
@@ -304,7 +307,7 @@ class LagRun:
         heap = np.zeros(2 * hcap)
         heap[0 : 2 * times.size : 2] = times[order]  # sorted: a heap already
         heap[1 : 2 * times.size : 2] = acts[order]
-        hst[4] = times.size
+        hst[4] = hst[PK + self.NCH + self.NF] = times.size
         chain = np.array(self.chain0 or [0.0], dtype=np.float64)
         return hist, hst, fifo, heap, chain
 
