@@ -48,10 +48,10 @@ def traced(k, eta, X0, grid, seed, history=None):
     n, M = len(k.states), len(k.names)
     X = np.array(X0, dtype=np.int64)
     g = np.asarray(grid, dtype=float)
-    out = np.zeros((g.size, n), dtype=np.int64)
+    out = np.zeros((g.size, n + lag.NA), dtype=np.int64)  # the counts, the in transit
     c = np.zeros(M, dtype=np.int64)
     k._drive(fn, "python", float(eta), X, rs, g, out, c, 97, threading.Event(), None, lag)
-    return trace, out, c
+    return trace, out[:, :n], c
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

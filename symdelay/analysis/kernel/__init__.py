@@ -142,10 +142,11 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
   ``"empty"``: none. They are drawn before the replication's first event, vectorised with
   numpy (a Poisson number per piece, uniform on it; the delays by numpy's samplers of the
   same laws) from a PCG64 generator seeded with four words of the replication's
-  xoshiro256** stream, so both backends start alike and a seed repeats the run. With
-  action delays the driver calls the kernel one grid time at a time (it stops with the
-  next event pending: the path is the same) and reads the jobs in transit then (a FIFO's
-  length, the heap's entries per action): the record's ``in_transit[<transition>]``.
+  xoshiro256** stream, so both backends start alike and a seed repeats the run. The
+  kernel counts the jobs in transit per action (one more at a decision, one less at a
+  landing) and records them at every grid time beside the counts (a row of ``K_N + NA``;
+  the driver adds the past's jobs landing after ``T``, counted and not scheduled): the
+  record's ``in_transit[<transition>]``.
 - *Memory.* The rings start at twice the changes expected over ``min(longest look-back,
   T)`` plus the history's entries a pointer can still read (from the last one at or
   before minus the channel's look-back: the older rows of a long table are not kept). A

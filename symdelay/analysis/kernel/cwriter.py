@@ -397,6 +397,25 @@ def peak_offset(lag) -> int:
     return lag_offsets(lag)[2] + 2 * lag["NF"] + lag["NCH"]
 
 
+def transit_offset(lag) -> int:
+    """Where the jobs in transit per action start in ``hst`` (after the peaks)."""
+    return peak_offset(lag) + lag["NCH"] + lag["NF"] + 1
+
+
+def record(lag, pad: str) -> list:
+    """C lines: grid time ``k`` recorded, the counts then (with action delays) the jobs in
+    transit per action, a row of ``K_N + NA``."""
+    n, na = lag["N"], lag["NA"]
+    w = n + na
+    out = [f"{pad}for (int64_t i = 0; i < K_N; i++) out[k * {w} + i] = X[i];"]
+    if na:
+        out.append(
+            f"{pad}for (int64_t a = 0; a < {na}; a++) out[k * {w} + {n} + a] = "
+            f"hst[{transit_offset(lag)} + a];"
+        )
+    return out
+
+
 def lag_read(lag, T: str, pad: str) -> list:
     """C lines: every pointer moved to ``T`` minus its look-back, then every lagged value
     (the weighted sum of its readings: a value, or a running integral at the look-back)."""
@@ -520,7 +539,7 @@ def _landing(lag, sched_lines=()) -> list:
         out += [
             "            if (sc < tn && !(ts < sc)) {",
             "                while (k < ng && grid[k] < sc) {",
-            "                    for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];",
+            *record(lag, "                    "),
             "                    k++;",
             "                }",
             "                if (k >= ng || ev >= max_events) break;",
@@ -536,7 +555,7 @@ def _landing(lag, sched_lines=()) -> list:
     out += [
         "            if (ts < tn) {",
         "                while (k < ng && grid[k] < ts) {",
-        "                    for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];",
+        *record(lag, "                    "),
         "                    k++;",
         "                }",
         "                if (k >= ng || ev >= max_events) break;",
@@ -553,6 +572,7 @@ def _landing(lag, sched_lines=()) -> list:
         ]
     out += [
         "                }",
+        f"                hst[{transit_offset(lag)} + ja] -= 1; /* landed: no longer in transit */",
         "                j = K_ACT_SLOT[ja];",
         "                tn = ts;",
         "                landing = 1;",
@@ -595,6 +615,7 @@ def _decide(lag, shaped_count: bool) -> list:
         out += ["                break;", "            }"]
     out += [
         "            }",
+        f"            hst[{transit_offset(lag)} + K_ACT[j]] += 1; /* decided: in transit */",
         "            counts[j] += 1;",
         "            ev++;",
         "            t = tn;",
@@ -680,4 +701,5 @@ def lag_blocks(lag, shaped_count: bool, sched_lines=()) -> dict:
         "LANDING": "\n".join(_landing(lag, sched_lines)),
         "ACTION_DECIDE": "\n".join(_decide(lag, shaped_count)),
         "HISTORY_PUSH": "\n".join(_push(lag)),
+        "RECORD": "\n".join(record(lag, "            ")),
     }

@@ -347,7 +347,7 @@ class GeneratedKernel:
         def one(i: int, serial: bool) -> None:
             X = np.ascontiguousarray(final[i])
             rs = np.ascontiguousarray(states[i])
-            o = np.zeros((g.size, n), dtype=np.int64)
+            o = np.zeros((g.size, n + NA), dtype=np.int64)  # the counts, the in transit
             c = np.zeros(M, dtype=np.int64)
 
             def step(t: float, ev: int) -> None:
@@ -355,23 +355,12 @@ class GeneratedKernel:
                 if serial:
                     report()
 
-            memory[i] = self._drive(
-                fn,
-                name,
-                float(eta),
-                X,
-                rs,
-                g,
-                o,
-                c,
-                chunk,
-                cancel,
-                step,
-                lag,
-                force,
-                None if transit is None else transit[i],
-            )
-            out[i], counts[i], final[i] = o, c, X
+            memory[i], late = self._drive(
+                fn, name, float(eta), X, rs, g, o, c, chunk, cancel, step, lag, force
+            )  # fmt: skip
+            out[i], counts[i], final[i] = o[:, :n], c, X
+            if transit is not None:  # the past's jobs landing after the horizon: counted
+                transit[i] = o[:, n:] + late
             done[i] = end
             if progress is not None:
                 progress(1)
@@ -399,27 +388,13 @@ class GeneratedKernel:
         return KernelRun(eta, g, out, counts.sum(axis=1), counts, final, name, mem, transit)
 
     def _drive(
-        self,
-        fn,
-        name,
-        eta,
-        X,
-        rs,
-        g,
-        o,
-        c,
-        chunk,
-        cancel,
-        step=None,
-        lag=None,
-        force=False,
-        transit=None,
+        self, fn, name, eta, X, rs, g, o, c, chunk, cancel, step=None, lag=None, force=False
     ):
-        """Run one replication; with lags, return the memory its history and scheduled
-        entries used (:meth:`~symdelay.analysis.kernel.lagrun.LagRun.usage`). ``transit``
-        (len(grid), actions): filled with the jobs in transit at each grid time; the kernel
-        is then called one grid time at a time (it stops with the next event pending, so
-        its scheduled entries are those of the grid time: the path is the same)."""
+        """Run one replication (``o``: a row per grid time, the counts then, with action
+        delays, the jobs in transit per action, as the kernel records them); with lags,
+        return the memory its history and scheduled entries used
+        (:meth:`~symdelay.analysis.kernel.lagrun.LagRun.usage`) and the jobs of the past
+        landing after the horizon per action (counted, not scheduled)."""
         clock = np.zeros(4, dtype=np.float64)  # t, next event time, pending, total rate
         status = np.zeros(3, dtype=np.int64)
         bad = np.zeros(1, dtype=np.float64)
@@ -435,15 +410,12 @@ class GeneratedKernel:
         while k < ng:
             if cancel.is_set():
                 break
-            m = ng - k if transit is None else 1
             r = int(
-                fn(par, coef, ix, eta, X, rs, clock, g[k : k + m], m, o[k:], cs, chunk, status,
+                fn(par, coef, ix, eta, X, rs, clock, g[k:], ng - k, o[k:], cs, chunk, status,
                    bad, tree, iw, *extra)
             )  # fmt: skip
             if r < 0:
                 raise self._run_error(status, bad, X, eta)
-            if transit is not None and r:
-                transit[k] = lag.in_transit_now(extra[1], extra[4])
             k += r
             if lag is not None and extra[1][2]:  # a ring, a FIFO or the heap full: make room
                 hist, hst, fifo, heap, chain = lag.grow(*extra[:2], *extra[3:], force)
@@ -451,7 +423,9 @@ class GeneratedKernel:
             if step is not None:
                 step(float(g[-1]) if k >= ng else float(clock[0]), int(cs.sum()))
         c[self._order] = cs
-        return lag.usage(extra[1]) if lag is not None else None
+        if lag is None:
+            return None, None
+        return lag.usage(extra[1]), lag.late(extra[1])
 
     def _state_text(self, X) -> str:
         return ", ".join(f"{s}={int(x)}" for s, x in zip(self.states, X))

@@ -363,11 +363,16 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
 //@ if LAGS
 {{LAG_ROOM}}
 {{LANDING}}
-//@ endif
+        while (k < ng && grid[k] < tn) {
+{{RECORD}}
+            k++;
+        }
+//@ else
         while (k < ng && grid[k] < tn) {
             for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];
             k++;
         }
+//@ endif
         if (k >= ng || ev >= max_events) break;
         double v = unif(rng) * R;
         int64_t p = 1;

@@ -248,24 +248,11 @@ class LagRun:
                 out += r * _mean(self.lagc, self.aoff[a])
         return out
 
-    def in_transit_now(self, hst, heap) -> list:
-        """The jobs decided and not yet landed, per action-delayed transition (table
-        order), from a replication's scheduled entries between calls: a FIFO's length, the
-        heap's entries of that action, and the jobs of the past that land after the
-        horizon (counted at the start, not scheduled)."""
-        _, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
-        LO = self._peaks() + self.NCH + self.NF + 1
-        n = int(hst[4])
-        per = np.bincount(heap[1 : 2 * n : 2].astype(np.int64), minlength=self.NA) if n else None
-        out, f = [], 0
-        for a, fifo in enumerate(self.fifo_of):
-            if fifo:
-                out.append(int(hst[FO + 2 * f + 1] - hst[FO + 2 * f]))
-                f += 1
-            else:
-                out.append(int(per[a]) if per is not None else 0)
-            out[-1] += int(hst[LO + a])
-        return out
+    def late(self, hst) -> np.ndarray:
+        """Per action, the jobs of the past landing after the horizon: counted at the
+        start, not scheduled (the kernel's in-transit counts leave them out)."""
+        LO = self._peaks() + self.NCH + self.NF + 1 + self.NA
+        return np.asarray(hst[LO : LO + self.NA], dtype=np.int64)
 
     # ------------------------------------------------------------ one replication
     def start(self, rs: np.ndarray) -> tuple:
@@ -276,7 +263,8 @@ class LagRun:
         # the kernel's slots (the peaks last), then (read by the driver only) the jobs in
         # transit landing after the horizon, per action: counted, not scheduled
         PK = self._peaks()
-        LO = PK + self.NCH + self.NF + 1
+        TC = PK + self.NCH + self.NF + 1  # the jobs in transit per action (the kernel's)
+        LO = TC + self.NA
         hst = np.zeros(LO + self.NA, dtype=np.int64)  # bounds: 0
         hst[0], hst[1], hst[3] = self.cap, self.fcap, self.hcap
         for c, ent in enumerate(self.ring):
@@ -286,6 +274,7 @@ class LagRun:
         # every pointer starts at its channel's first entry
         lands, late = self._in_transit(rs)
         hst[LO : LO + self.NA] = late
+        hst[TC : TC + self.NA] = [len(x) for x in lands]
         fifos = [x for x, f in zip(lands, self.fifo_of) if f]
         fcap = self.fcap
         while max((len(x) for x in fifos), default=0) >= fcap - 1:

@@ -191,7 +191,7 @@ def write_python(
         L.extend(_py_landing(lag, sched_lines))
     sel = len(L)
     w("            while k < ng and grid[k] < tn:")
-    w(f"                out[k] = x[:{n}]")
+    w(f"                out[k] = {_py_row(lag) if lag is not None else f'x[:{n}]'}")
     w("                k += 1")
     w("            if k >= ng or ev >= max_events:")
     w("                break")
@@ -274,6 +274,7 @@ def write_python(
                 w(f"                    due = tn + _sample_lag(lagc, int(lagc[{off}]), u64, unif)")
                 w(f"                    hst[4] = _heap_push(heap, hst[4], due, {float(a)})")
                 w(f"                    hst[{pk}] = max(hst[{pk}], hst[4])")
+        w(f"                hst[{_transit_offset(lag)} + a_] += 1")
         w("                cnt[j] += 1")
         w("                ev += 1")
         w("                t = tn")
@@ -391,6 +392,21 @@ def _peak_offset(lag) -> int:
     from symdelay.analysis.kernel.cwriter import peak_offset
 
     return peak_offset(lag)
+
+
+def _transit_offset(lag) -> int:
+    from symdelay.analysis.kernel.cwriter import transit_offset
+
+    return transit_offset(lag)
+
+
+def _py_row(lag) -> str:
+    """The row a grid time records: the counts, then the jobs in transit per action."""
+    n, na = lag["N"], lag["NA"]
+    if not na:
+        return f"x[:{n}]"
+    o = _transit_offset(lag)
+    return f"x[:{n}] + hst[{o}:{o + na}]"
 
 
 def _advance(hist, h: int, head: int, base: int, cmask: int, T: float, d: float) -> int:
@@ -583,7 +599,7 @@ def _py_landing(lag, sched_lines=()) -> list:
         out += [
             f"{pad}if sc < tn and not ts < sc:",
             f"{pad}    while k < ng and grid[k] < sc:",
-            f"{pad}        out[k] = x[:{lag['N']}]",
+            f"{pad}        out[k] = {_py_row(lag)}",
             f"{pad}        k += 1",
             f"{pad}    if k >= ng or ev >= max_events:",
             f"{pad}        break",
@@ -598,7 +614,7 @@ def _py_landing(lag, sched_lines=()) -> list:
     out += [
         f"{pad}if ts < tn:",
         f"{pad}    while k < ng and grid[k] < ts:",
-        f"{pad}        out[k] = x[:{lag['N']}]",
+        f"{pad}        out[k] = {_py_row(lag)}",
         f"{pad}        k += 1",
         f"{pad}    if k >= ng or ev >= max_events:",
         f"{pad}        break",
@@ -616,6 +632,7 @@ def _py_landing(lag, sched_lines=()) -> list:
             f"{pad}        hst[4] = _heap_pop(heap, hst[4])",
         ]
     out += [
+        f"{pad}    hst[{_transit_offset(lag)} + ja] -= 1",
         f"{pad}    j = {slots}[ja]",
         f"{pad}    tn = ts",
         f"{pad}    landing = True",
