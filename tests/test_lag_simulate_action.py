@@ -230,3 +230,21 @@ def test_long_distributed_delay_from_a_held_past(tmp_path):
     mean = eta * 2 * w / w.sum() * 1.6 * D  # Poisson(eta beta_i E[X])
     got = s.values[0, 0, 2:] * eta
     assert np.all(np.abs(got - mean) < 5 * np.sqrt(mean)), (got, mean)
+
+
+def test_simulated_variance_reads_the_states_not_in_transit(tmp_path):
+    """The simulated variance of an action-delay model weighs its states (the record's
+    in_transit columns follow them): the same number as the weighted states by hand."""
+    from symdelay.analysis.stochastic import simulated_variance
+
+    lags = 'tau = { kind = "constant", value = "D" }'
+    m = action_model(tmp_path, "constant", lags).with_values(theta=1)
+    kw = {"burn_in": 10, "dt": 0.5, "batches": 5, "seed": 3}
+    sv = simulated_variance(m, eta=50, T=60, weights=[1, -1], **kw)
+    point = m.equilibrium.point
+    init = [round(float(point[q]) * 50) for q in m.states]
+    s = simulate(m, 50, 60, dt=0.5, initial=init, seed=3)
+    x = (s.values[0, :, 0] - s.values[0, :, 1]) * 50  # q1 - q2 in counts
+    kept = x[s.t > 10]
+    assert s.values.shape[2] == 4 and sv.samples == kept.size
+    assert math.isclose(sv.estimate, kept.var() / 50, rel_tol=0.3), (sv.estimate, kept.var())

@@ -749,7 +749,7 @@ def simulated_variance(
     sim = simulate(model, eta, T, dt=dt, initial=init, seed=seed, force=force)
     if progress is not None:
         progress(1)
-    X = (sim.values[0] @ w) * eta  # values in 1/eta units
+    X = (sim.values[0, :, : len(model.states)] @ w) * eta  # 1/eta units; not in_transit
     X = X[np.asarray(sim.t) >= burn_in]
     n = X.size // batches
     if n < 2:
