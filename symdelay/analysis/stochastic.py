@@ -134,8 +134,9 @@ def _rate_data(model) -> tuple[float, int]:
 
 def expected_events(model, eta: int, T: float, replications: int = 1) -> float:
     """The events a simulation is expected to take: ``eta T replications`` times the total
-    rate at the equilibrium (per unit eta; an action delay's landings counted). Exact to leading order once the start has
-    relaxed (a time of the order of the slowest relaxation), which is how long runs go."""
+    rate at the equilibrium (per unit eta; an action delay's landings counted). Exact to
+    leading order once the start has relaxed (a time of the order of the slowest
+    relaxation), which is how long runs go."""
     total, _ = _rate_data(model)
     try:
         return eta * T * float(replications) * total
@@ -463,8 +464,9 @@ def _longest_lag(model) -> float:
 
 def _lag_run(model, kernel, eta, counts, past, force, T, R=1) -> dict:
     """The run-time lag state's arguments, its memory estimated first (the rings hold the
-    events of the longest look-back, or of the horizon when shorter: events per unit time at
-    the equilibrium times it), and the time to draw the jobs in transit at 0."""
+    events of the longest look-back, the FIFOs and heap the decisions of the longest delay,
+    or of the horizon when shorter: events per unit time at the equilibrium times it), and
+    the time to draw the jobs in transit at 0."""
     from symdelay.analysis.kernel.lagrun import TRANSIT_SECONDS, LagRun
     from symdelay.core.budget import check_budget, check_memory
 
@@ -473,9 +475,9 @@ def _lag_run(model, kernel, eta, counts, past, force, T, R=1) -> dict:
     lag = LagRun(kernel, eta, counts, past, rate, horizon=T)
     check_memory(
         f"the history of the lagged values and the scheduled entries of {model.name} (per "
-        "replication: the changes over the longest look-back or the run, whichever is "
-        "shorter, and the decisions in transit over the longest action delay; events per "
-        f"unit time about {rate:.3g})",
+        "replication: the changes over the longest look-back and the decisions over the "
+        "longest action delay, or over the run when shorter; events per unit time about "
+        f"{rate:.3g})",
         lag.memory(),
         force=force,
         shrink="a smaller --eta or a shorter lag",
@@ -495,9 +497,9 @@ def _memory_info(kernel, lag, usage) -> dict:
     """The memory of the history and of the scheduled entries (the record's
     ``info["memory"]``): per channel (a lagged expression) its longest look-back, the ring's
     capacity (at the start and the largest it grew to) and the most entries in use over the
-    replications; per constant action delay
-    its FIFO's; the heap of the distributed ones; the bytes estimated before the run and the
-    budget they were checked against."""
+    replications; per constant action delay its FIFO's; the heap of the distributed ones;
+    the bytes allocated, those estimated before the run and the budget they were checked
+    against."""
     from symdelay.analysis.kernel.lagrun import ENTRY_BYTES, FIFO_BYTES, HEAP_BYTES
     from symdelay.core.budget import DEFAULT_BUDGET
 

@@ -206,17 +206,16 @@ class LagRun:
     def _peaks(self) -> int:
         return peak_offset({"NCH": self.NCH, "NP": self.NP, "NF": self.NF})
 
-    def usage(self, hst, prev: dict | None = None) -> dict:
-        """The memory a replication used so far (its ``hst`` between calls into the
-        kernel), merged with ``prev``: per channel the ring's capacity and the most entries
-        it held (its head minus its oldest pointer, plus one, kept by the kernel at every
-        entry: what the ring could not drop; a channel read by chains only keeps its last
-        entry), per constant action delay the FIFO's capacity and most entries, the
-        heap's."""
+    def usage(self, hst) -> dict:
+        """The memory a replication used (its ``hst`` after the run): per channel the
+        ring's capacity and the most entries it held (its head minus its oldest pointer,
+        plus one, kept by the kernel at every entry: what the ring could not drop; a
+        channel read by chains only keeps its last entry), per constant action delay the
+        FIFO's capacity and most entries, the heap's."""
         PK = self._peaks()
         ring = [max(1, int(hst[PK + c])) for c in range(self.NCH)]
         fifo = [int(hst[PK + self.NCH + f]) for f in range(self.NF)]
-        now = {
+        return {
             "ring_capacity": int(hst[0]),
             "ring_peak": ring,
             "fifo_capacity": int(hst[1]) if self.NF else 0,
@@ -224,13 +223,6 @@ class LagRun:
             "heap_capacity": int(hst[3]) if self.NF < self.NA else 0,
             "heap_peak": int(hst[PK + self.NCH + self.NF]),
         }
-        if prev is None:
-            return now
-        for key in ("ring_capacity", "fifo_capacity", "heap_capacity", "heap_peak"):
-            now[key] = max(now[key], prev[key])
-        for key in ("ring_peak", "fifo_peak"):
-            now[key] = [max(a, b) for a, b in zip(now[key], prev[key])]
-        return now
 
     def transit_draws(self) -> float:
         """The jobs in transit at 0 a replication draws one by one (its expected number, at
