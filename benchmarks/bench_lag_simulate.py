@@ -21,8 +21,8 @@ in ONE run:
    use) against the lag and the horizon (goal: bounded by the longest lag: doubling T does
    not grow it, doubling D doubles it), at theta = 1/2 (stable at every lag) from the
    equilibrium, and at theta = 2, D = 4 (oscillating); beside the longest the SimPy peer's
-   history got. The record does not carry these figures: they are read from the run-time
-   object the entry builds (see :func:`history_figures`).
+   history got. The figures are read from the record (its ``info["memory"]``, see
+   :func:`history_figures`).
 
 Times are CPU seconds (time.process_time) of single-threaded runs. ns/event counts the jumps
 of the Markov process (arrivals and services; the same count in SimPy). Writes
@@ -327,60 +327,25 @@ def main() -> None:
 
 
 def history_figures(model, eta, T, seed=1) -> dict:
-    """The history of one run of ``model``'s kernel: the ring's capacity per channel when it
-    starts (sized by the entry's estimate) and at the end, the times it grew, and the most
-    entries in use (a channel's head minus its oldest pointer, read between chunks of 4096
-    events). The record does not carry these: they are read from the run-time object the
-    entry builds (:class:`~symdelay.analysis.kernel.lagrun.LagRun`), made here as the entry
-    makes it (``symdelay.analysis.stochastic._lag_run``)."""
-    from symdelay.analysis.kernel.cwriter import lag_offsets
-    from symdelay.analysis.kernel.lagrun import ENTRY_BYTES, LagRun
-    from symdelay.analysis.simulate import generated_kernel
-    from symdelay.analysis.stochastic import _rate_data
-    from symdelay.core.checks import time_grid
-
-    kernel = generated_kernel(model)
-    total, _ = _rate_data(model)
+    """The history of one run of ``model`` through the entry, read from the record's
+    ``info["memory"]``: the ring's capacity per channel when it starts (sized by the entry's
+    estimate) and at the end, the times it grew (it doubles), and the most entries in use
+    (a channel's head minus its oldest pointer, plus one, kept by the kernel at every
+    entry), from the equilibrium held before 0."""
     point = model.equilibrium.point  # from the equilibrium: the stationary history
-    X0 = np.array([round(float(point[q]) * eta) for q in model.states], dtype=np.int64)
-    lag = LagRun(kernel, eta, X0, None, eta * total)
-    first = lag.cap
-    NCH, pch = lag.NCH, lag.pch
-    HO, PO, _ = lag_offsets({"NCH": NCH, "NP": len(pch)})  # the heads, the pointers in hst
-    live = {"hst": None, "peak": 0, "grows": 0}
-    start, grow = lag.start, lag.grow
-
-    def started(rs):
-        arrays = start(rs)
-        live["hst"] = arrays[1]
-        return arrays
-
-    def grown(*args, **kw):
-        live["grows"] += 1
-        arrays = grow(*args, **kw)
-        live["hst"] = arrays[1]
-        return arrays
-
-    def watch(_t, _ev):
-        hst = live["hst"]
-        if hst is None:
-            return
-        for c in range(NCH):
-            oldest = min(int(hst[PO + p]) for p in range(len(pch)) if pch[p] == c)
-            live["peak"] = max(live["peak"], int(hst[HO + c]) - oldest + 1)
-
-    lag.start, lag.grow = started, grown
-    run = kernel.run_replications(
-        eta, X0, time_grid(T, T), seed, 1, lag_run=lag, monitor=watch, chunk_events=4096
-    )
+    X0 = [round(float(point[q]) * eta) for q in model.states]
+    s = simulate(model, eta=eta, T=T, dt=T, initial=X0, seed=seed)
+    mem = s.info["memory"]
+    ch = mem["channels"]
+    first, last = ch[0]["capacity_first"], ch[0]["capacity"]
     return {
-        "channels": NCH,
+        "channels": len(ch),
         "first": first,
-        "last": int(live["hst"][0]),
-        "grows": live["grows"],
-        "peak": live["peak"],
-        "bytes": NCH * int(live["hst"][0]) * ENTRY_BYTES,
-        "events": int(run.events_per_replication.sum()),
+        "last": last,
+        "grows": round(math.log2(last / first)),
+        "peak": max(c["peak_in_use"] for c in ch),
+        "bytes": mem["bytes_allocated"],
+        "events": int(s.events.sum()),
     }
 
 
@@ -415,9 +380,9 @@ def history_rows(lines) -> dict:
         row("information_delay", 4, T, 2)
     lines.append(
         "  (ring: entries per channel, one channel per lagged expression (q1, q2): allocated "
-        "at the start from the entry's estimate, 4 x events per unit time x the longest lag, "
+        "at the start from the entry's estimate, 2 x events per unit time x the longest lag or T, "
         "rounded up to a power of 2, and at the end; peak in use: head minus the oldest "
-        "pointer, the most over the chunks of 4096 events)"
+        "pointer, plus one, the most at any entry)"
     )
     lines.append(
         f"  SimPy process model, eta = 1000, theta = {THETA_STABLE}: the longest deque of "

@@ -48,10 +48,10 @@ def traced(k, eta, X0, grid, seed, history=None):
     n, M = len(k.states), len(k.names)
     X = np.array(X0, dtype=np.int64)
     g = np.asarray(grid, dtype=float)
-    out = np.zeros((g.size, n), dtype=np.int64)
+    out = np.zeros((g.size, n + lag.NA), dtype=np.int64)  # the counts, the in transit
     c = np.zeros(M, dtype=np.int64)
     k._drive(fn, "python", float(eta), X, rs, g, out, c, 97, threading.Event(), None, lag)
-    return trace, out, c
+    return trace, out[:, :n], c
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -218,7 +218,9 @@ def test_history_table_in_counts(tmp_path):
 def test_entry_record_and_cli(run_cli):
     for name in MODELS:
         s = simulate(model(name), eta=30, T=2, dt=1, seed=1)
-        assert s.values.shape == (1, 3, 2) and s.info["lags"] and s.events[0] > 50
+        acts = [t.name for t in model(name).transitions if t.lag]  # + their in_transit
+        assert s.values.shape == (1, 3, 2 + len(acts)) and s.info["lags"] and s.events[0] > 50
+        assert s.states[2:] == tuple(f"in_transit[{a}]" for a in acts)
     sets = [x for kv in ("mu=1", "lam=1", "theta=2", "D=1") for x in ("--set", kv)]
     file = str(EXAMPLES / "information_delay.toml")
     status, out, err = run_cli("simulate", "--model-file", file, *sets, "--T", "1", "--eta", "20")
@@ -430,3 +432,32 @@ def test_information_lags_not_read_exactly_are_refused(tmp_path, lags, match):
     m = load_toml(f, mu=1, lam=1, theta=2, D="0.8")
     with pytest.raises(SymdelayInputError, match=match):
         simulate(m, eta=10, T=1)
+
+
+def test_memory_sized_by_the_run_when_shorter_than_the_lag():
+    """A run much shorter than the lag holds the changes of the run (information, held
+    history) and, for an action delay, the jobs landing before T (those of the past that
+    land later are counted, not kept): both run at D = 1e5, eta = 1e5, T = 0.01 in small
+    rings and FIFOs. The record's info["memory"] says what was held."""
+    big, eta = {"D": 100000}, 10**5
+    s = simulate(model("information_delay", **big), eta=eta, T=0.01, dt=0.01)
+    mem = s.info["memory"]
+    assert [c["lookback"] for c in mem["channels"]] == [1e5, 1e5]
+    assert all(c["peak_in_use"] <= c["capacity"] <= 2**16 for c in mem["channels"])
+    assert mem["bytes_estimated"] <= mem["budget_bytes"] and s.events[0] < 10**4
+    act = model("constant_action_delay", **big)
+    s = simulate(act, eta=eta, T=0.01, dt=0.01, initial=[150000, 100000])
+    fifos = s.info["memory"]["fifos"]
+    assert [f["delay"] for f in fifos] == [1e5, 1e5]
+    assert all(f["peak_in_use"] <= f["capacity"] <= 2**16 for f in fifos)
+    # in transit at 0: the decisions of [-D, 0) at the held state's rates, Poisson
+    w = np.exp(-2 * np.array([1.5, 1.0]))
+    mean = eta * 2 * w / w.sum() * 1e5  # eta beta_i D
+    got = s.values[0, 0, 2:] * eta
+    assert np.all(np.abs(got - mean) < 5 * np.sqrt(mean)), (got, mean)
+    # from an empty past nothing lands before T: every decision is still in its FIFO
+    s = simulate(act, eta=eta, T=0.01, dt=0.01, history="empty")
+    fifos = s.info["memory"]["fifos"]
+    counts = s.info["transition_counts"][0][:2]
+    assert [f["peak_in_use"] for f in fifos] == list(counts)
+    assert np.allclose(s.values[0, -1, 2:] * eta, counts)

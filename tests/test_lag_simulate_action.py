@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from scipy import stats
 from test_lag_simulate import traced
 
+from symdelay import fluid
 from symdelay.analysis.simulate import generated_kernel
 from symdelay.analysis.stochastic import simulate
 from symdelay.core.errors import SymdelayInputError
@@ -141,3 +143,108 @@ def test_non_integer_gamma_action_delay_refused(tmp_path):
     m = action_model(tmp_path, "g", lags)
     with pytest.raises(SymdelayInputError, match="non-integer shape"):
         simulate(m, eta=10, T=1)
+
+
+@pytest.mark.parametrize(
+    ("kind", "history", "T"),
+    [("constant", None, 3), ("constant", "empty", 3), ("mixture", None, 3),
+     ("constant", None, 0.5), ("mixture", None, 0.5)],
+)  # fmt: skip
+def test_in_transit_against_fluid(tmp_path, kind, history, T):
+    """The record's ``in_transit[<transition>]`` (jobs decided and not yet landed, over
+    eta): the mean over R replications lies within its band of the fluid path's column
+    (Bonferroni over the times and transitions, family-wise 10^-3), a band that rejects the
+    fluid of half the delay; twin equals C on the columns too. With T shorter than the
+    delay, the jobs of the past landing after T are counted, not scheduled."""
+    lags = 'tau = { kind = "constant", value = "D" }' if kind == "constant" else None
+    m = action_model(tmp_path, kind, lags)
+    R, eta, dt = 40, 400, T / 6
+    s = simulate(m, eta=eta, T=T, dt=dt, seed=4, replications=R, history=history,
+                 initial=[600, 400])  # fmt: skip
+    cols = [f"in_transit[arrival to {i}]" for i in (1, 2)]
+    assert s.states[2:] == tuple(cols)
+    f = fluid(m, T=T, dt=dt, initial=[1.5, 1.0], history=history)
+    assert f.states[2:] == tuple(cols)
+    x, y = s.values[:, :, 2:], f.values[0, :, 2:]
+    if history == "empty":
+        assert not x[:, 0].any()  # nothing in transit at 0
+    mean, sd = x.mean(axis=0), x.std(axis=0, ddof=1)
+    z = stats.norm.ppf(1 - 1e-3 / (2 * mean.size))
+    assert np.all(np.abs(mean - y) <= z * sd / math.sqrt(R) + 1e-12), (mean, y)
+    half = m.with_values(D=Fraction(1, 2))
+    wrong = fluid(half, T=T, dt=dt, initial=[1.5, 1.0], history=history).values[0, :, 2:]
+    assert np.any(np.abs(mean - wrong) > z * sd / math.sqrt(R))
+    py = simulate(m, eta=30, T=T, dt=dt, seed=1, history=history, backend="python")
+    c = simulate(m, eta=30, T=T, dt=dt, seed=1, history=history, backend="c")
+    assert np.array_equal(py.values, c.values)
+    assert py.info["memory"] == c.info["memory"]  # the peaks kept alike
+
+
+@pytest.mark.parametrize("kind", sorted(LAWS))
+def test_in_transit_draws_follow_the_laws(tmp_path, kind):
+    """The jobs in transit at 0 are drawn vectorised (numpy): a delay from its law, and the
+    time still to go of a job decided in a stationary past from the equilibrium excess law,
+    density ``P(X > s) / E[X]`` (Kolmogorov-Smirnov against its distribution function, the
+    running integral of the law's survival function: an independent path)."""
+    from scipy.integrate import quad
+
+    from symdelay.analysis.kernel.lagplan import program
+    from symdelay.analysis.kernel.lagrun import _excess_many, _sample_many
+
+    m = action_model(tmp_path, kind)
+    g = program(m.lags["tau"], dict(m.values), "t")
+    gen = np.random.default_rng(11)
+    cdf, mean = LAWS[kind][1], LAWS[kind][2]
+    if cdf is None:  # the mixture: an atom at 1 (weight 0.4), else exponential of mean 2
+        cdf = lambda x: 0.4 * (np.asarray(x) >= 1) + 0.6 * (1 - np.exp(-np.asarray(x) / 2))  # noqa: E731
+        x = _sample_many(g, 0, 4000, gen)
+        atom = x == 1.0
+        assert stats.binomtest(int(atom.sum()), atom.size, 0.4).pvalue > 1e-4
+        assert stats.kstest(x[~atom], lambda y: 1 - np.exp(-y / 2)).pvalue > 1e-4
+    else:
+        assert stats.kstest(_sample_many(g, 0, 4000, gen), cdf).pvalue > 1e-4
+    tail = quad(lambda s: 1 - cdf(s), 0, 1)[0] + quad(lambda s: 1 - cdf(s), 1, np.inf)[0]
+    assert math.isclose(tail, mean, rel_tol=1e-6)  # E[X] = int P(X > s) ds
+
+    x = _excess_many(g, 0, 4000, gen)
+    grid = np.linspace(0, x.max() + 1, 200_001)  # the excess law's cdf: the survival's
+    surv = 1 - cdf(grid)  # running integral by the trapezoid rule (error ~1e-10 here)
+    F = np.concatenate([[0], np.cumsum((surv[1:] + surv[:-1]) / 2 * np.diff(grid))]) / mean
+    assert stats.kstest(x, lambda y: np.interp(y, grid, F)).pvalue > 1e-4
+
+
+def test_long_distributed_delay_from_a_held_past(tmp_path):
+    """A held past and a distributed delay much longer than T: the past's jobs are all
+    drawn (their time estimated first and refused over the budget, one line), those landing
+    after T counted, not kept: the heap stays small and in_transit counts them all."""
+    f = tmp_path / "m.toml"
+    f.write_text(TABLE.format(kind="mixture", lags=LAWS["mixture"][0]))
+    with pytest.raises(SymdelayInputError, match=r"drawing the jobs in transit at 0.*--force"):
+        simulate(load_toml(f, mu=1, lam=1, theta=2, D=10**5), eta=10**4, T=0.01, dt=0.01)
+    eta, D = 10**3, 100  # E[X] = 0.4 D + 0.6 (2 D) = 160: ~1.6e5 jobs in transit
+    s = simulate(load_toml(f, mu=1, lam=1, theta=2, D=D), eta=eta, T=0.01, dt=0.01,
+                 initial=[1500, 1000])  # fmt: skip
+    heap = s.info["memory"]["heap"]
+    assert heap["peak_in_use"] <= heap["capacity"] <= 1024  # not the 1.6e5 in transit
+    w = np.exp(-2 * np.array([1.5, 1.0]))
+    mean = eta * 2 * w / w.sum() * 1.6 * D  # Poisson(eta beta_i E[X])
+    got = s.values[0, 0, 2:] * eta
+    assert np.all(np.abs(got - mean) < 5 * np.sqrt(mean)), (got, mean)
+
+
+def test_simulated_variance_reads_the_states_not_in_transit(tmp_path):
+    """The simulated variance of an action-delay model weighs its states (the record's
+    in_transit columns follow them): the same number as the weighted states by hand."""
+    from symdelay.analysis.stochastic import simulated_variance
+
+    lags = 'tau = { kind = "constant", value = "D" }'
+    m = action_model(tmp_path, "constant", lags).with_values(theta=1)
+    kw = {"burn_in": 10, "dt": 0.5, "batches": 5, "seed": 3}
+    sv = simulated_variance(m, eta=50, T=60, weights=[1, -1], **kw)
+    point = m.equilibrium.point
+    init = [round(float(point[q]) * 50) for q in m.states]
+    s = simulate(m, 50, 60, dt=0.5, initial=init, seed=3)
+    x = (s.values[0, :, 0] - s.values[0, :, 1]) * 50  # q1 - q2 in counts
+    kept = x[s.t > 10]
+    assert s.values.shape[2] == 4 and sv.samples == kept.size
+    assert math.isclose(sv.estimate, kept.var() / 50, rel_tol=0.3), (sv.estimate, kept.var())

@@ -114,14 +114,18 @@ def check_table_cost(model, force=False) -> None:
 
 
 def _rate_data(model) -> tuple[float, int]:
-    """The total rate per unit eta at the equilibrium and the operations in the rates
-    (SymPy's count_ops), once per model."""
+    """The events per unit time and per unit eta at the equilibrium and the operations in
+    the rates (SymPy's count_ops), once per model. An action-delayed transition is two
+    events of the kernel, its decision and its landing (at the same rate at equilibrium):
+    its rate counts twice."""
 
     def compute():
         from symdelay.model.lags import steady
 
         point = {**model.equilibrium.point, **model.values}
-        total = float(sum(steady(t.rate).xreplace(point) for t in model.transitions))
+        total = float(
+            sum((2 if t.lag else 1) * steady(t.rate).xreplace(point) for t in model.transitions)
+        )
         ops = sum(int(sp.count_ops(t.rate)) + 1 for t in model.transitions)
         return total, ops
 
@@ -130,8 +134,9 @@ def _rate_data(model) -> tuple[float, int]:
 
 def expected_events(model, eta: int, T: float, replications: int = 1) -> float:
     """The events a simulation is expected to take: ``eta T replications`` times the total
-    rate at the equilibrium (per unit eta). Exact to leading order once the start has
-    relaxed (a time of the order of the slowest relaxation), which is how long runs go."""
+    rate at the equilibrium (per unit eta; an action delay's landings counted). Exact to
+    leading order once the start has relaxed (a time of the order of the slowest
+    relaxation), which is how long runs go."""
     total, _ = _rate_data(model)
     try:
         return eta * T * float(replications) * total
@@ -363,7 +368,7 @@ def _generic_simulate(
     grid = time_grid(Tf, dtf)
     opts = {"threads": threads, "chunk_events": chunk_events, "progress": progress}
     if lags:
-        opts |= _lag_run(model, kernel, eta, counts, past, force, Tf)
+        opts |= _lag_run(model, kernel, eta, counts, past, force, Tf, R)
     run = kernel.run_replications(
         eta, counts, grid, rng_seed, R, backend=backend, monitor=monitor, **opts
     )
@@ -380,10 +385,16 @@ def _generic_simulate(
         info["lags"] = _lag_info(model, kernel)
         params["history"] = _history_text(history, past)
         info["history"] = params["history"]
+        info["memory"] = _memory_info(kernel, opts["lag_run"], run.lag_memory)
+    names = tuple(s.name for s in model.states)
+    values = run.paths / float(eta)
+    if run.in_transit is not None:  # the fluid path's columns: decided, not yet landed
+        names += tuple(f"in_transit[{kernel.names[j]}]" for j in opts["lag_run"].actions)
+        values = np.concatenate([values, run.in_transit / float(eta)], axis=2)
     return TimeSeries(
-        tuple(s.name for s in model.states),
+        names,
         grid,
-        run.paths / float(eta),
+        values,
         params,
         kind="simulation",
         model_name=model.name,
@@ -451,25 +462,95 @@ def _longest_lag(model) -> float:
     return generated_kernel(model).plan.back(dict(model.values))
 
 
-def _lag_run(model, kernel, eta, counts, past, force, T) -> dict:
+def _lag_run(model, kernel, eta, counts, past, force, T, R=1) -> dict:
     """The run-time lag state's arguments, its memory estimated first (the rings hold the
-    events of the longest look-back, or of the horizon when shorter: events per unit time at
-    the equilibrium times it)."""
-    from symdelay.analysis.kernel.lagrun import LagRun
-    from symdelay.core.budget import check_memory
+    events of the longest look-back, the FIFOs and heap the decisions of the longest delay,
+    or of the horizon when shorter: events per unit time at the equilibrium times it), and
+    the time to draw the jobs in transit at 0."""
+    from symdelay.analysis.kernel.lagrun import TRANSIT_SECONDS, LagRun
+    from symdelay.core.budget import check_budget, check_memory
 
     total, _ = _rate_data(model)
     rate = eta * total
     lag = LagRun(kernel, eta, counts, past, rate, horizon=T)
     check_memory(
-        f"the history of the lagged values and the scheduled entries of {model.name} (about "
-        f"{rate * min(lag.back, T):.3g} events over the longest lag {lag.back:g} or the "
-        "horizon, per replication)",
+        f"the history of the lagged values and the scheduled entries of {model.name} (per "
+        "replication: the changes over the longest look-back and the decisions over the "
+        "longest action delay, or over the run when shorter; events per unit time about "
+        f"{rate:.3g})",
         lag.memory(),
         force=force,
         shrink="a smaller --eta or a shorter lag",
     )
+    jobs = lag.transit_draws()
+    check_budget(
+        f"drawing the jobs in transit at 0 of {model.name} (about {jobs:.3g} per replication, "
+        f"{R} replication(s))",
+        jobs * R * TRANSIT_SECONDS,
+        force=force,
+        shrink="a smaller --eta, a shorter delay or --history empty",
+    )
     return {"lag_run": lag, "force": force}
+
+
+def _memory_info(kernel, lag, usage) -> dict:
+    """The memory of the history and of the scheduled entries (the record's
+    ``info["memory"]``): per channel (a lagged expression) its longest look-back, the ring's
+    capacity (at the start and the largest it grew to) and the most entries in use over the
+    replications; per constant action delay its FIFO's; the heap of the distributed ones;
+    the bytes allocated, those estimated before the run and the budget they were checked
+    against."""
+    from symdelay.analysis.kernel.lagrun import ENTRY_BYTES, FIFO_BYTES, HEAP_BYTES
+    from symdelay.core.budget import DEFAULT_BUDGET
+
+    plan = kernel.plan
+    most = usage[0]
+    for u in usage[1:]:
+        most = {
+            k: ([max(a, b) for a, b in zip(v, u[k])] if isinstance(v, list) else max(v, u[k]))
+            for k, v in most.items()
+        }
+    channels = []
+    for c, E in enumerate(plan.channels):
+        backs = [lag.lookback[p] for p in range(lag.NP) if lag.pch[p] == c]
+        channels.append(
+            {
+                "expression": str(E),
+                "lookback": float(max(backs, default=0.0)),
+                "capacity": most["ring_capacity"],
+                "capacity_first": int(lag.cap),
+                "peak_in_use": most["ring_peak"][c],
+            }
+        )
+    fifos = [
+        {
+            "transition": str(kernel.names[j]),
+            "delay": float(d),
+            "capacity": most["fifo_capacity"],
+            "peak_in_use": most["fifo_peak"][f],
+        }
+        for f, (j, d) in enumerate(
+            zip([j for j, x in zip(lag.actions, lag.fifo_of) if x], lag.delays)
+        )
+    ]
+    out: dict = {"channels": channels, "fifos": fifos}
+    if lag.NF < lag.NA:
+        out["heap"] = {"capacity": most["heap_capacity"], "peak_in_use": most["heap_peak"]}
+    used = (
+        len(channels) * most["ring_capacity"] * ENTRY_BYTES
+        + len(fifos) * most["fifo_capacity"] * FIFO_BYTES
+        + most["heap_capacity"] * HEAP_BYTES
+    )
+    out.update(
+        bytes_allocated=int(used),
+        bytes_estimated=float(lag.memory()),
+        budget_bytes=float(DEFAULT_BUDGET.bytes),
+        peak_in_use=(
+            "the most entries held at once (a ring: its head minus its oldest pointer, plus "
+            "one), kept by the kernel at every entry, the most over the replications"
+        ),
+    )
+    return out
 
 
 def _lag_info(model, kernel) -> dict:
@@ -670,7 +751,7 @@ def simulated_variance(
     sim = simulate(model, eta, T, dt=dt, initial=init, seed=seed, force=force)
     if progress is not None:
         progress(1)
-    X = (sim.values[0] @ w) * eta  # values in 1/eta units
+    X = (sim.values[0, :, : len(model.states)] @ w) * eta  # 1/eta units; not in_transit
     X = X[np.asarray(sim.t) >= burn_in]
     n = X.size // batches
     if n < 2:

@@ -139,8 +139,24 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
   the past at the history's rates, exactly -- a Poisson process piece by piece for a
   constant delay, and for a distributed one a Poisson number of mean ``rate E[X]`` from the
   stationary past with the equilibrium excess law, then the history table's pieces;
-  ``"empty"``: none. They are drawn in Python from the replication's stream before its
-  first event, so both backends start alike.
+  ``"empty"``: none. They are drawn before the replication's first event, vectorised with
+  numpy (a Poisson number per piece, uniform on it; the delays by numpy's samplers of the
+  same laws) from a PCG64 generator seeded with four words of the replication's
+  xoshiro256** stream, so both backends start alike and a seed repeats the run. The
+  kernel counts the jobs in transit per action (one more at a decision, one less at a
+  landing) and records them at every grid time beside the counts (a row of ``K_N + NA``;
+  the driver adds the past's jobs landing after ``T``, counted and not scheduled): the
+  record's ``in_transit[<transition>]``.
+- *Memory.* The rings start at twice the changes expected over ``min(longest look-back,
+  T)`` plus the history's entries a pointer can still read (from the last one at or
+  before minus the channel's look-back: the older rows of a long table are not kept). A
+  constant delay's FIFO holds only the jobs that land by ``T``: those of the past landing
+  later are counted (their Poisson number, never drawn one by one) and added to
+  ``in_transit``, so it holds the decisions of ``min(delay, T)``. The heap of the
+  distributed delays likewise, ``min(means, T)`` in expectation (the past's jobs are all
+  drawn at 0, in batches, those landing after ``T`` counted and dropped: their drawing
+  time is estimated before the run). What a run used (capacities, the most entries in use
+  between calls) is in the record's ``info["memory"]``.
 - *Refused, in one line:* ``dot(x)`` inside ``delayed`` (the announcement: the derivative
   of a jump path is a sum of jumps, and the drift as its velocity would need the whole
   past; ``fluid`` answers), information read through a gamma lag of non-integer shape (no

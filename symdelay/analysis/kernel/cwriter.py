@@ -382,13 +382,38 @@ def write_c(
 # the constant action delays, the heap of the distributed ones). hst: [0] ring entries,
 # [1] FIFO entries, [2] full flag (1 a ring, 2 a FIFO, 3 the heap), [3] heap capacity,
 # [4] heap entries, then the heads, the pointers, (first, next) of every FIFO, a lower
-# bound of each channel's oldest pointer.
+# bound of each channel's oldest pointer, then the peaks: the most entries each ring held
+# (head minus its oldest pointer, plus one), each FIFO, the heap.
 _HO = 5
 
 
 def lag_offsets(lag) -> tuple:
     """``(heads, pointers, fifos)``: where each part starts in ``hst``."""
     return _HO, _HO + lag["NCH"], _HO + lag["NCH"] + lag["NP"]
+
+
+def peak_offset(lag) -> int:
+    """Where the peaks start in ``hst``: one per channel, one per FIFO, one for the heap."""
+    return lag_offsets(lag)[2] + 2 * lag["NF"] + lag["NCH"]
+
+
+def transit_offset(lag) -> int:
+    """Where the jobs in transit per action start in ``hst`` (after the peaks)."""
+    return peak_offset(lag) + lag["NCH"] + lag["NF"] + 1
+
+
+def record(lag, pad: str) -> list:
+    """C lines: grid time ``k`` recorded, the counts then (with action delays) the jobs in
+    transit per action, a row of ``K_N + NA``."""
+    n, na = lag["N"], lag["NA"]
+    w = n + na
+    out = [f"{pad}for (int64_t i = 0; i < K_N; i++) out[k * {w} + i] = X[i];"]
+    if na:
+        out.append(
+            f"{pad}for (int64_t a = 0; a < {na}; a++) out[k * {w} + {n} + a] = "
+            f"hst[{transit_offset(lag)} + a];"
+        )
+    return out
 
 
 def lag_read(lag, T: str, pad: str) -> list:
@@ -514,7 +539,7 @@ def _landing(lag, sched_lines=()) -> list:
         out += [
             "            if (sc < tn && !(ts < sc)) {",
             "                while (k < ng && grid[k] < sc) {",
-            "                    for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];",
+            *record(lag, "                    "),
             "                    k++;",
             "                }",
             "                if (k >= ng || ev >= max_events) break;",
@@ -530,7 +555,7 @@ def _landing(lag, sched_lines=()) -> list:
     out += [
         "            if (ts < tn) {",
         "                while (k < ng && grid[k] < ts) {",
-        "                    for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];",
+        *record(lag, "                    "),
         "                    k++;",
         "                }",
         "                if (k >= ng || ev >= max_events) break;",
@@ -547,6 +572,7 @@ def _landing(lag, sched_lines=()) -> list:
         ]
     out += [
         "                }",
+        f"                hst[{transit_offset(lag)} + ja] -= 1; /* landed: no longer in transit */",
         "                j = K_ACT_SLOT[ja];",
         "                tn = ts;",
         "                landing = 1;",
@@ -571,19 +597,25 @@ def _decide(lag, shaped_count: bool) -> list:
         off = lag["aoff"][a]
         out.append(f"            case {a}: {{")
         if f >= 0:
+            pk = peak_offset(lag) + lag["NCH"] + f
             out += [
                 f"                const int64_t e_ = hst[{FO + 2 * f + 1}];",
                 f"                fifo[{f} * fcap + (e_ & fmask)] = tn + lagc[{off}];",
                 f"                hst[{FO + 2 * f + 1}] = e_ + 1;",
+                f"                if (e_ + 1 - hst[{FO + 2 * f}] > hst[{pk}]) "
+                f"hst[{pk}] = e_ + 1 - hst[{FO + 2 * f}];",
             ]
         else:
+            pk = peak_offset(lag) + lag["NCH"] + lag["NF"]
             out += [
                 f"                const double u_ = sample_lag(lagc + (int64_t)lagc[{off}], rng);",
                 f"                hst[4] = heap_push(heap, hst[4], tn + u_, {a}.0);",
+                f"                if (hst[4] > hst[{pk}]) hst[{pk}] = hst[4];",
             ]
         out += ["                break;", "            }"]
     out += [
         "            }",
+        f"            hst[{transit_offset(lag)} + K_ACT[j]] += 1; /* decided: in transit */",
         "            counts[j] += 1;",
         "            ev++;",
         "            t = tn;",
@@ -601,7 +633,7 @@ def _decide(lag, shaped_count: bool) -> list:
 def _push(lag) -> list:
     """C lines: a new history entry of every channel the jump changed (its value after the
     jump, its running integral continued to now)."""
-    HO, _, _ = lag_offsets(lag)
+    HO, PO, _ = lag_offsets(lag)
     push: list = []
     cases: dict = {}
     for q, cs in enumerate(lag["pushes"]):
@@ -639,8 +671,18 @@ def _push(lag) -> list:
                 f"                double *n_ = HE({c}, h_ + 1);",
                 f"                n_[0] = tn; n_[1] = {lag['channels'][c]}; n_[2] = I_;",
                 f"                hst[{HO + c}] = h_ + 1;",
-                "            }",
             ]
+            ps = [p for p, pc in enumerate(lag["pch"]) if pc == c]
+            if ps:  # the most entries the ring held: head minus its oldest pointer, plus one
+                pk = peak_offset(lag) + c
+                lo = f"int64_t lo_ = hst[{PO + ps[0]}];" + "".join(
+                    f" if (hst[{PO + p}] < lo_) lo_ = hst[{PO + p}];" for p in ps[1:]
+                )
+                push.append(
+                    f"                {{ {lo} if (h_ + 2 - lo_ > hst[{pk}]) "
+                    f"hst[{pk}] = h_ + 2 - lo_; }}"
+                )
+            push.append("            }")
         push.append("            break;")
     push += ["        default:", "            break;", "        }"]
     return push
@@ -659,4 +701,5 @@ def lag_blocks(lag, shaped_count: bool, sched_lines=()) -> dict:
         "LANDING": "\n".join(_landing(lag, sched_lines)),
         "ACTION_DECIDE": "\n".join(_decide(lag, shaped_count)),
         "HISTORY_PUSH": "\n".join(_push(lag)),
+        "RECORD": "\n".join(record(lag, "            ")),
     }

@@ -51,6 +51,12 @@ class KernelRun(NamedTuple):
     transition_counts: np.ndarray
     final: np.ndarray
     backend: str
+    #: a table with lags: per replication, the memory of its history and scheduled entries
+    #: (:meth:`~symdelay.analysis.kernel.lagrun.LagRun.usage`); ``None`` without lags
+    lag_memory: list | None = None
+    #: a table with action delays: (R, len(grid), number of action-delayed transitions)
+    #: int64, the jobs decided and not yet landed at each grid time (table order)
+    in_transit: np.ndarray | None = None
 
     @property
     def events(self) -> int:
@@ -311,6 +317,11 @@ class GeneratedKernel:
             from symdelay.analysis.kernel.lagrun import LagRun
 
             lag = lag_run or LagRun(self, eta, init, history, float(rate or 0.0))
+            if lag.horizon < float(g[-1]):
+                raise SymdelayInputError(
+                    f"lag_run was made for the horizon {lag.horizon:g}, before the grid's end "
+                    f"{float(g[-1]):g}: make it with horizon >= the last grid time"
+                )
         elif history is not None:
             raise SymdelayInputError(f"history is for a table with lags: {self.label} has none")
         name, fn = self._backend(backend)
@@ -322,6 +333,9 @@ class GeneratedKernel:
         counts = np.zeros((R, M), dtype=np.int64)
         final = np.tile(init, (R, 1))
         done = np.zeros(R)  # simulated time of each replication so far
+        memory: list = [None] * R
+        NA = len(lag.actions) if lag is not None else 0
+        transit = np.zeros((R, g.size, NA), dtype=np.int64) if NA else None
         events = np.zeros(R, dtype=np.int64)
         cancel = threading.Event()
         end = float(g[-1])
@@ -333,7 +347,7 @@ class GeneratedKernel:
         def one(i: int, serial: bool) -> None:
             X = np.ascontiguousarray(final[i])
             rs = np.ascontiguousarray(states[i])
-            o = np.zeros((g.size, n), dtype=np.int64)
+            o = np.zeros((g.size, n + NA), dtype=np.int64)  # the counts, the in transit
             c = np.zeros(M, dtype=np.int64)
 
             def step(t: float, ev: int) -> None:
@@ -341,8 +355,12 @@ class GeneratedKernel:
                 if serial:
                     report()
 
-            self._drive(fn, name, float(eta), X, rs, g, o, c, chunk, cancel, step, lag, force)
-            out[i], counts[i], final[i] = o, c, X
+            memory[i], late = self._drive(
+                fn, name, float(eta), X, rs, g, o, c, chunk, cancel, step, lag, force
+            )  # fmt: skip
+            out[i], counts[i], final[i] = o[:, :n], c, X
+            if transit is not None:  # the past's jobs landing after the horizon: counted
+                transit[i] = o[:, n:] + late
             done[i] = end
             if progress is not None:
                 progress(1)
@@ -366,11 +384,17 @@ class GeneratedKernel:
                     for f in futures:
                         f.cancel()
                     raise
-        return KernelRun(eta, g, out, counts.sum(axis=1), counts, final, name)
+        mem = memory if lag is not None else None
+        return KernelRun(eta, g, out, counts.sum(axis=1), counts, final, name, mem, transit)
 
     def _drive(
         self, fn, name, eta, X, rs, g, o, c, chunk, cancel, step=None, lag=None, force=False
-    ) -> None:
+    ):
+        """Run one replication (``o``: a row per grid time, the counts then, with action
+        delays, the jobs in transit per action, as the kernel records them); with lags,
+        return the memory its history and scheduled entries used
+        (:meth:`~symdelay.analysis.kernel.lagrun.LagRun.usage`) and the jobs of the past
+        landing after the horizon per action (counted, not scheduled)."""
         clock = np.zeros(4, dtype=np.float64)  # t, next event time, pending, total rate
         status = np.zeros(3, dtype=np.int64)
         bad = np.zeros(1, dtype=np.float64)
@@ -399,6 +423,9 @@ class GeneratedKernel:
             if step is not None:
                 step(float(g[-1]) if k >= ng else float(clock[0]), int(cs.sum()))
         c[self._order] = cs
+        if lag is None:
+            return None, None
+        return lag.usage(extra[1]), lag.late(extra[1])
 
     def _state_text(self, X) -> str:
         return ", ".join(f"{s}={int(x)}" for s, x in zip(self.states, X))

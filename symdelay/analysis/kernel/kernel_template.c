@@ -304,7 +304,9 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
     /* == HISTORY and SCHEDULE: hst[0] the ring's entries per channel, hst[1] the FIFO's
        per constant action delay, hst[2] set when one is full (the caller makes room and
        calls again), hst[3] the heap's capacity, hst[4] its entries, then the channels'
-       heads, the pointers, each FIFO's first and next == */
+       heads, the pointers, each FIFO's first and next, a lower bound of each channel's
+       oldest pointer, the peaks (the most entries each ring, FIFO and the heap held) and
+       the jobs in transit per action (recorded at the grid times beside the counts) == */
     const int64_t cap = hst[0], cmask = cap - 1, fcap = hst[1], fmask = fcap - 1;
     const int64_t hcap = hst[3];
     int landing = 0;
@@ -363,11 +365,16 @@ int64_t {{FUNC}}(const double *par, const double *coef, const int64_t *ix, doubl
 //@ if LAGS
 {{LAG_ROOM}}
 {{LANDING}}
-//@ endif
+        while (k < ng && grid[k] < tn) {
+{{RECORD}}
+            k++;
+        }
+//@ else
         while (k < ng && grid[k] < tn) {
             for (int64_t i = 0; i < K_N; i++) out[k * K_N + i] = X[i];
             k++;
         }
+//@ endif
         if (k >= ng || ev >= max_events) break;
         double v = unif(rng) * R;
         int64_t p = 1;

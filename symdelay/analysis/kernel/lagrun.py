@@ -10,23 +10,22 @@ table ``(t, values)`` of scaled states interpolated linearly and rounded to coun
 (``round(eta * value)``: piecewise constant, changing where ``eta * value`` crosses a
 half-integer), or ``"empty"`` (no job decided before 0: action delays only). The jobs in
 transit at 0 (decided in ``[-d, 0)``, landing after 0) are drawn exactly: the decisions of a
-Poisson process at the rate of the history's state, piece by piece (memoryless), from the
-replication's own xoshiro256** stream, before its first event."""
+Poisson process at the rate of the history's state, piece by piece, vectorised with numpy
+from a generator seeded by the replication's own xoshiro256** stream, before its first
+event."""
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 
 import numpy as np
 
-from symdelay.analysis.kernel.cwriter import lag_offsets
-from symdelay.analysis.kernel.expo import _exp_variate
+from symdelay.analysis.kernel.cwriter import lag_offsets, peak_offset
 from symdelay.analysis.kernel.layout import _pow2
-from symdelay.analysis.kernel.pytwin import _chain_step, _ph_step, _sample_lag
+from symdelay.analysis.kernel.pytwin import _chain_step, _ph_step
 from symdelay.core.errors import SymdelayInputError
-from symdelay.core.rng import next_u64, unif
+from symdelay.core.rng import next_u64
 
 __all__: list = []
 
@@ -34,6 +33,10 @@ __all__: list = []
 ENTRY_BYTES, FIFO_BYTES, HEAP_BYTES = 24, 8, 16
 #: The most entries of a ring, FIFO or heap at the start (they double when full).
 FIRST = 1 << 22
+#: The jobs in transit at 0 drawn at once (numpy arrays of this size at most).
+BATCH = 1 << 20
+#: Seconds per job in transit at 0 drawn (numpy, measured 0.25-0.7 us, rounded up).
+TRANSIT_SECONDS = 1e-6
 
 
 def history_pieces(t, v, eta: int, end: float = 0.0) -> tuple:
@@ -108,13 +111,31 @@ class LagRun:
         else:
             self.pieces = (np.array([-back]), self.X0[None, :])
         self.history = history
+        self.horizon = float(horizon)
         self.entries = [self._channel_entries(c) for c in range(self.NCH)]
         self.chain0 = self._chain_start()
-        pre = max((len(e) for e in self.entries), default=0)
+        # a ring starts with the entries its pointers can still read: from the last one at
+        # or before minus the channel's longest look-back (a channel read by chains only:
+        # its last entry); the older ones (of a long history table) are not kept
+        self.ring = []
+        for c, ent in enumerate(self.entries):
+            lb = max((self.lookback[p] for p in range(self.NP) if self.pch[p] == c), default=None)
+            i0 = len(ent) - 1
+            if lb is not None:
+                while i0 > 0 and ent[i0][0] > -lb:
+                    i0 -= 1
+            self.ring.append(ent[i0:])
+        pre = max((len(e) for e in self.ring), default=0)
         # the entries the run is expected to hold at once (events per unit time times the
         # longest look-back or delay), then the first sizes: twice that, at most FIRST
         # entries (beyond, the arrays double when full, each time checked against the budget)
-        span = min(back, float(horizon))  # a run shorter than the lag holds less
+        # a channel's ring holds its entries before 0 (``pre``) and the changes of the last
+        # look-back, or of the run when it is shorter. An action delay's FIFO or heap holds
+        # the jobs that land by the horizon T (those of the past landing later are counted,
+        # not kept): at most the decisions of min(delay, T), in expectation of min(mean, T)
+        # for a distributed delay (those of the past are all drawn at 0, in batches: their
+        # time is checked apart, :meth:`transit_draws`)
+        span = min(back, float(horizon))
         fspan = min(max(self.delays, default=0.0), float(horizon))
         hspan = min(sum(self.means), float(horizon))
         self.need = (
@@ -182,20 +203,70 @@ class LagRun:
         first = self.NCH * self.cap * ENTRY_BYTES + self.NF * self.fcap * FIFO_BYTES + heap
         return float(max(self.need, first / 2))
 
+    def _peaks(self) -> int:
+        return peak_offset({"NCH": self.NCH, "NP": self.NP, "NF": self.NF})
+
+    def usage(self, hst) -> dict:
+        """The memory a replication used (its ``hst`` after the run): per channel the
+        ring's capacity and the most entries it held (its head minus its oldest pointer,
+        plus one, kept by the kernel at every entry: what the ring could not drop; a
+        channel read by chains only keeps its last entry), per constant action delay the
+        FIFO's capacity and most entries, the heap's."""
+        PK = self._peaks()
+        ring = [max(1, int(hst[PK + c])) for c in range(self.NCH)]
+        fifo = [int(hst[PK + self.NCH + f]) for f in range(self.NF)]
+        return {
+            "ring_capacity": int(hst[0]),
+            "ring_peak": ring,
+            "fifo_capacity": int(hst[1]) if self.NF else 0,
+            "fifo_peak": fifo,
+            "heap_capacity": int(hst[3]) if self.NF < self.NA else 0,
+            "heap_peak": int(hst[PK + self.NCH + self.NF]),
+        }
+
+    def transit_draws(self) -> float:
+        """The jobs in transit at 0 a replication draws one by one (its expected number, at
+        the history's largest rates): a constant delay's that land by the horizon, every
+        one of a distributed delay's; none from an empty past."""
+        if not self.NA or (isinstance(self.history, str) and self.history == "empty"):
+            return 0.0
+        _, counts = self.pieces
+        out = 0.0
+        for a, f in enumerate(self._action_rates()):
+            r = max(self._rate(f, x) for x in counts)
+            if self.fifo_of[a]:
+                out += r * min(float(self.lagc[self.aoff[a]]), self.horizon)
+            else:
+                out += r * _mean(self.lagc, self.aoff[a])
+        return out
+
+    def late(self, hst) -> np.ndarray:
+        """Per action, the jobs of the past landing after the horizon: counted at the
+        start, not scheduled (the kernel's in-transit counts leave them out)."""
+        LO = self._peaks() + self.NCH + self.NF + 1 + self.NA
+        return np.asarray(hst[LO : LO + self.NA], dtype=np.int64)
+
     # ------------------------------------------------------------ one replication
     def start(self, rs: np.ndarray) -> tuple:
         """``(hist, hst, fifo, heap)`` of one replication at time 0; the jobs in transit are
         drawn from its stream ``rs`` (advanced in place)."""
         HO, _, FO = lag_offsets({"NCH": self.NCH, "NP": self.NP})
         hist = np.zeros(max(1, self.NCH * self.cap * 3))
-        hst = np.zeros(FO + 2 * self.NF + self.NCH, dtype=np.int64)  # bounds: 0
+        # the kernel's slots (the peaks last), then (read by the driver only) the jobs in
+        # transit landing after the horizon, per action: counted, not scheduled
+        PK = self._peaks()
+        TC = PK + self.NCH + self.NF + 1  # the jobs in transit per action (the kernel's)
+        LO = TC + self.NA
+        hst = np.zeros(LO + self.NA, dtype=np.int64)  # bounds: 0
         hst[0], hst[1], hst[3] = self.cap, self.fcap, self.hcap
-        for c, ent in enumerate(self.entries):
-            for h, e in enumerate(ent):
-                hist[3 * (c * self.cap + h) : 3 * (c * self.cap + h) + 3] = e
+        for c, ent in enumerate(self.ring):
+            hist[3 * c * self.cap : 3 * (c * self.cap + len(ent))] = np.ravel(ent)
             hst[HO + c] = len(ent) - 1
+            hst[PK + c] = len(ent)  # every pointer at its first entry
         # every pointer starts at its channel's first entry
-        lands = self._in_transit(rs)
+        lands, late = self._in_transit(rs)
+        hst[LO : LO + self.NA] = late
+        hst[TC : TC + self.NA] = [len(x) for x in lands]
         fifos = [x for x, f in zip(lands, self.fifo_of) if f]
         fcap = self.fcap
         while max((len(x) for x in fifos), default=0) >= fcap - 1:
@@ -205,17 +276,19 @@ class LagRun:
         for f, x in enumerate(fifos):
             fifo[f * fcap : f * fcap + len(x)] = x
             hst[FO + 2 * f], hst[FO + 2 * f + 1] = 0, len(x)
-        entries = sorted(
-            (t, float(a)) for a, (x, f) in enumerate(zip(lands, self.fifo_of)) if not f for t in x
-        )
+            hst[PK + self.NCH + f] = len(x)
+        heaped = [(x, a) for a, (x, f) in enumerate(zip(lands, self.fifo_of)) if not f]
+        times = np.concatenate([np.asarray(x, dtype=float) for x, _ in heaped] or [[]])
+        acts = np.concatenate([np.full(len(x), float(a)) for x, a in heaped] or [[]])
+        order = np.argsort(times, kind="stable")
         hcap = self.hcap
-        while len(entries) >= hcap - 1:
+        while times.size >= hcap - 1:
             hcap *= 2
         hst[3] = hcap
         heap = np.zeros(2 * hcap)
-        for i, (t, a) in enumerate(entries):  # sorted: a heap already
-            heap[2 * i], heap[2 * i + 1] = t, a
-        hst[4] = len(entries)
+        heap[0 : 2 * times.size : 2] = times[order]  # sorted: a heap already
+        heap[1 : 2 * times.size : 2] = acts[order]
+        hst[4] = hst[PK + self.NCH + self.NF] = times.size
         chain = np.array(self.chain0 or [0.0], dtype=np.float64)
         return hist, hst, fifo, heap, chain
 
@@ -248,64 +321,71 @@ class LagRun:
             )
         return r
 
-    def _in_transit(self, rs: np.ndarray) -> list:
-        """The landing times after 0 of the decisions before 0, per action. A constant delay
-        ``d``: the decisions of ``[-d, 0)``, a Poisson process at ``eta beta`` of the
-        history's state on each of its pieces, by exponential gaps (a gap that crosses a
-        piece's end is drawn again from there: memoryless). A distributed delay ``X``: the
-        decisions before the history's first time ``t_0`` still in transit at ``t_0`` are a
-        Poisson number of mean ``rate E[X]`` with the equilibrium excess law (the marking
-        theorem), then the decisions of ``[t_0, 0)`` piece by piece, each with its own draw
-        of ``X``; those landing after 0 are kept."""
+    def _in_transit(self, rs: np.ndarray) -> tuple:
+        """``(landing times, late)``: per action, the landing times in ``(0, horizon]`` of
+        the decisions before 0 (a constant delay's sorted, as its FIFO keeps them), and how
+        many of them land after the horizon (counted, not kept: a constant delay draws only
+        their Poisson number). A constant delay ``d``: the decisions of
+        ``[-d, 0)``, a Poisson process at ``eta beta`` of the history's state on each of its
+        pieces (a Poisson number of points, uniform on the piece). A distributed delay
+        ``X``: the decisions before the history's first time ``t_0`` still in transit at
+        ``t_0`` are a Poisson number of mean ``rate E[X]`` with the equilibrium excess law
+        (the marking theorem), then the decisions of ``[t_0, 0)`` piece by piece, each with
+        its own draw of ``X``; those landing after 0 are kept.
+
+        Drawn with numpy, vectorised, by a generator (PCG64) seeded with four words of the
+        replication's xoshiro256** stream ``rs`` (advanced in place): the same arrays for
+        both backends, so their paths still agree, and a run is repeated by its seed."""
+        late = [0] * self.NA
         if not self.NA or (isinstance(self.history, str) and self.history == "empty"):
-            return [[] for _ in range(self.NA)]
+            return [[] for _ in range(self.NA)], late
         st = [int(v) for v in rs]
-        u64, un = functools.partial(next_u64, st), functools.partial(unif, st)
+        words = [next_u64(st) for _ in range(4)]
+        rs[:] = np.array(st, dtype=np.uint64)
+        gen = np.random.Generator(np.random.PCG64(np.random.SeedSequence(words)))
         starts, counts = self.pieces
         ends = np.append(starts[1:], 0.0)
         out = []
         for a, f in enumerate(self._action_rates()):
-            got: list = []
+            got = []
             if self.fifo_of[a]:
                 d = float(self.lagc[self.aoff[a]])
+                cut = self.horizon - d  # decided after it: lands after the horizon
                 for u0, u1, x in zip(starts.tolist(), ends.tolist(), counts):
                     lo, hi = max(u0, -d), u1
                     if not lo < hi:
                         continue
                     r = self._rate(f, x)
-                    s = lo
-                    while r > 0.0:
-                        s += _exp_variate(u64, un) / r
-                        if s >= hi:
-                            break
-                        got.append(s + d)
-                out.append(got)
+                    mid = min(max(cut, lo), hi)
+                    if mid < hi:  # only their number matters (the in-transit count)
+                        late[a] += int(gen.poisson(r * (hi - mid)))
+                    if lo < mid:
+                        n = gen.poisson(r * (mid - lo))
+                        got.append(np.sort(lo + (mid - lo) * gen.random(n)) + d)
+                lands = np.concatenate(got) if got else np.empty(0)
+                out.append(lands[(lands > 0.0) & (lands <= self.horizon)].tolist())
                 continue
-            pos = self.aoff[a]
-            t0 = float(starts[0])
-            r0 = self._rate(f, counts[0])
-            mu = r0 * _mean(self.lagc, pos)
-            z = _exp_variate(u64, un)
-            while z < mu:  # a Poisson number of mean mu, by unit exponential gaps
-                land = t0 + _excess(self.lagc, pos, u64, un)
-                if land > 0.0:
-                    got.append(land)
-                z += _exp_variate(u64, un)
+            pos, H = self.aoff[a], self.horizon
+            # (how many, first time, width, from the stationary past): the past before the
+            # table's first time t_0, then its pieces
+            r0 = self._rate(f, counts[0]) * _mean(self.lagc, pos)
+            specs = [(int(gen.poisson(r0)), float(starts[0]), 0.0, True)]
             for u0, u1, x in zip(starts.tolist(), ends.tolist(), counts):
-                if not u0 < u1:
-                    continue
-                r = self._rate(f, x)
-                s = u0
-                while r > 0.0:
-                    s += _exp_variate(u64, un) / r
-                    if s >= u1:
-                        break
-                    land = s + _sample_lag(self.lagc, pos, u64, un)
-                    if land > 0.0:
-                        got.append(land)
-            out.append(got)
-        rs[:] = np.array(st, dtype=np.uint64)
-        return out
+                if u0 < u1:
+                    n = int(gen.poisson(self._rate(f, x) * (u1 - u0)))
+                    specs.append((n, u0, u1 - u0, False))
+            for n, base, width, stationary in specs:
+                while n > 0:  # in batches: bounded temporary memory
+                    b = min(n, BATCH)
+                    if stationary:
+                        x = base + _excess_many(self.lagc, pos, b, gen)
+                    else:
+                        x = base + width * gen.random(b) + _sample_many(self.lagc, pos, b, gen)
+                    late[a] += int(np.count_nonzero(x > H))
+                    got.append(x[(x > 0.0) & (x <= H)])
+                    n -= b
+            out.append(np.concatenate(got).tolist() if got else [])
+        return out, late
 
     # ------------------------------------------------------------ room
     def grow(self, hist, hst, fifo, heap, chain, force: bool) -> tuple:
@@ -391,45 +471,80 @@ def _mean(g: list, pos: int) -> float:
     return float(sum(w[i] * _mean(g, pos + int(g[pos + 2 + m + i])) for i in range(m)))
 
 
-def _excess(g: list, pos: int, u64, un) -> float:
-    """A draw of the equilibrium excess law of ``X`` (density ``P(X > s) / E[X]``): how long
-    a job decided in a stationary past still has to go."""
+def _walk(g: list, pos: int, phase: np.ndarray, gen) -> np.ndarray:
+    """The times to absorption of phase-type chains (program at ``g[pos]``) started in
+    ``phase`` (``n`` = absorbed already), all walked together."""
+    n = int(g[pos + 1])
+    rows = [pos + 2 + n + i * (n + 2) for i in range(n)]
+    rate = np.array([g[r] for r in rows] + [1.0])
+    cum = np.array([g[r + 1 : r + 1 + n + 1] for r in rows])  # next phase or exit (n)
+    s = np.zeros(phase.size)
+    live = np.flatnonzero(phase < n)
+    while live.size:
+        i = phase[live]
+        s[live] += gen.standard_exponential(live.size) / rate[i]
+        u = gen.random(live.size)
+        phase[live] = (u[:, None] >= cum[i]).sum(axis=1)  # the first j with u < cum[i, j]
+        live = live[phase[live] < n]
+    return s
+
+
+def _sample_many(g: list, pos: int, size: int, gen) -> np.ndarray:
+    """``size`` draws of the law whose program starts at ``g[pos]`` (the law the kernel's
+    ``sample_lag`` draws, by numpy's samplers)."""
     kind = int(g[pos])
     if kind == 0:
-        return g[pos + 1] * un()
+        return np.full(size, g[pos + 1])
+    if kind == 1:
+        return g[pos + 1] + g[pos + 2] * gen.random(size)
+    if kind == 2:
+        return g[pos + 1] * gen.standard_exponential(size)
+    if kind == 3:
+        return gen.gamma(int(g[pos + 1]), g[pos + 2], size)  # Erlang: a whole shape
+    if kind == 4:
+        n = int(g[pos + 1])
+        cum = np.array(g[pos + 2 : pos + 2 + n])
+        phase = np.searchsorted(cum, gen.random(size), side="right")  # n: the atom at 0
+        return _walk(g, pos, phase, gen)
+    m = int(g[pos + 1])
+    cum = np.array(g[pos + 2 : pos + 1 + m])  # the first m - 1 cumulative weights
+    which = np.searchsorted(cum, gen.random(size), side="right")
+    out = np.empty(size)
+    for i in range(m):
+        at = which == i
+        out[at] = _sample_many(g, pos + int(g[pos + 2 + m + i]), int(at.sum()), gen)
+    return out
+
+
+def _excess_many(g: list, pos: int, size: int, gen) -> np.ndarray:
+    """``size`` draws of the equilibrium excess law of ``X`` (density ``P(X > s) /
+    E[X]``): how long a job decided in a stationary past still has to go."""
+    kind = int(g[pos])
+    if kind == 0:
+        return g[pos + 1] * gen.random(size)
     if kind == 1:
         a, w = g[pos + 1], g[pos + 2]
-        if un() * (a + w / 2) < a:
-            return a * un()
-        return a + w - w * math.sqrt(un())  # density (b - s) on [a, b]
+        flat = gen.random(size) * (a + w / 2) < a
+        u = gen.random(size)
+        return np.where(flat, a * u, a + w - w * np.sqrt(u))  # density (b - s) on [a, b]
     if kind == 2:
-        return g[pos + 1] * _exp_variate(u64, un)
+        return g[pos + 1] * gen.standard_exponential(size)
     if kind == 3:
         k = int(g[pos + 1])
-        left = min(k, int(un() * k) + 1)  # the phases left: uniform on 1..k
-        return sum(_exp_variate(u64, un) for _ in range(left)) * g[pos + 2]
+        left = np.minimum(k, np.floor(gen.random(size) * k).astype(np.int64) + 1)
+        return gen.gamma(left, g[pos + 2]) if size else np.empty(0)  # phases left: 1..k
     if kind == 4:
         alpha, S = _phase_matrix(g, pos)
-        v = np.linalg.solve(-S.T, alpha)
-        cum = np.cumsum(v / v.sum())
-        n = len(alpha)
-        u, i = un(), 0
-        while i < n - 1 and u >= cum[i]:
-            i += 1
-        s = 0.0
-        while i < n:
-            r = pos + 2 + n + i * (n + 2)
-            s += _exp_variate(u64, un) / g[r]
-            u, i = un(), 0
-            while i < n and u >= g[r + 1 + i]:
-                i += 1
-        return s
+        v = np.linalg.solve(-S.T, alpha)  # the time spent in each phase
+        phase = np.searchsorted(np.cumsum(v / v.sum())[:-1], gen.random(size), side="right")
+        return _walk(g, pos, phase, gen)
     m = int(g[pos + 1])
     w = np.diff(np.concatenate([[0.0], g[pos + 2 : pos + 2 + m]]))
     sub = [pos + int(g[pos + 2 + m + i]) for i in range(m)]
-    size = np.array([w[i] * _mean(g, sub[i]) for i in range(m)])
-    cum = np.cumsum(size / size.sum())
-    u, i = un(), 0
-    while i < m - 1 and u >= cum[i]:
-        i += 1
-    return _excess(g, sub[i], u64, un)
+    size_w = np.array([w[i] * _mean(g, sub[i]) for i in range(m)])
+    which = np.searchsorted(np.cumsum(size_w / size_w.sum())[:-1], gen.random(size), "right")
+    out = np.empty(size)
+    for i in range(m):
+        at = which == i
+        out[at] = _excess_many(g, sub[i], int(at.sum()), gen)
+    return out

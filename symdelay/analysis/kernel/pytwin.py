@@ -191,7 +191,7 @@ def write_python(
         L.extend(_py_landing(lag, sched_lines))
     sel = len(L)
     w("            while k < ng and grid[k] < tn:")
-    w(f"                out[k] = x[:{n}]")
+    w(f"                out[k] = {_py_row(lag) if lag is not None else f'x[:{n}]'}")
     w("                k += 1")
     w("            if k >= ng or ev >= max_events:")
     w("                break")
@@ -263,13 +263,18 @@ def write_python(
             w(f"                {'if' if a == 0 else 'elif'} a_ == {a}:")
             off = lag["aoff"][a]
             if f >= 0:
+                pk = _peak_offset(lag) + lag["NCH"] + f
                 w(f"                    e_ = hst[{FO + 2 * f + 1}]")
                 w(f"                    due = tn + lagc[{off}]")
                 w(f"                    fifo[{f} * fcap + (e_ & fmask)] = due")
                 w(f"                    hst[{FO + 2 * f + 1}] = e_ + 1")
+                w(f"                    hst[{pk}] = max(hst[{pk}], e_ + 1 - hst[{FO + 2 * f}])")
             else:
+                pk = _peak_offset(lag) + lag["NCH"] + lag["NF"]
                 w(f"                    due = tn + _sample_lag(lagc, int(lagc[{off}]), u64, unif)")
                 w(f"                    hst[4] = _heap_push(heap, hst[4], due, {float(a)})")
+                w(f"                    hst[{pk}] = max(hst[{pk}], hst[4])")
+        w(f"                hst[{_transit_offset(lag)} + a_] += 1")
         w("                cnt[j] += 1")
         w("                ev += 1")
         w("                t = tn")
@@ -381,6 +386,27 @@ def _lag_offsets(lag) -> tuple:
     from symdelay.analysis.kernel.cwriter import lag_offsets
 
     return lag_offsets(lag)
+
+
+def _peak_offset(lag) -> int:
+    from symdelay.analysis.kernel.cwriter import peak_offset
+
+    return peak_offset(lag)
+
+
+def _transit_offset(lag) -> int:
+    from symdelay.analysis.kernel.cwriter import transit_offset
+
+    return transit_offset(lag)
+
+
+def _py_row(lag) -> str:
+    """The row a grid time records: the counts, then the jobs in transit per action."""
+    n, na = lag["N"], lag["NA"]
+    if not na:
+        return f"x[:{n}]"
+    o = _transit_offset(lag)
+    return f"x[:{n}] + hst[{o}:{o + na}]"
 
 
 def _advance(hist, h: int, head: int, base: int, cmask: int, T: float, d: float) -> int:
@@ -573,7 +599,7 @@ def _py_landing(lag, sched_lines=()) -> list:
         out += [
             f"{pad}if sc < tn and not ts < sc:",
             f"{pad}    while k < ng and grid[k] < sc:",
-            f"{pad}        out[k] = x[:{lag['N']}]",
+            f"{pad}        out[k] = {_py_row(lag)}",
             f"{pad}        k += 1",
             f"{pad}    if k >= ng or ev >= max_events:",
             f"{pad}        break",
@@ -588,7 +614,7 @@ def _py_landing(lag, sched_lines=()) -> list:
     out += [
         f"{pad}if ts < tn:",
         f"{pad}    while k < ng and grid[k] < ts:",
-        f"{pad}        out[k] = x[:{lag['N']}]",
+        f"{pad}        out[k] = {_py_row(lag)}",
         f"{pad}        k += 1",
         f"{pad}    if k >= ng or ev >= max_events:",
         f"{pad}        break",
@@ -606,6 +632,7 @@ def _py_landing(lag, sched_lines=()) -> list:
             f"{pad}        hst[4] = _heap_pop(heap, hst[4])",
         ]
     out += [
+        f"{pad}    hst[{_transit_offset(lag)} + ja] -= 1",
         f"{pad}    j = {slots}[ja]",
         f"{pad}    tn = ts",
         f"{pad}    landing = True",
@@ -682,7 +709,7 @@ def _heap_pop(h: list, n: int) -> int:
 
 def _py_push(lag) -> list:
     """The twin of the C HISTORY push: a new entry of every channel the jump changed."""
-    HO, _, _ = _lag_offsets(lag)
+    HO, PO, _ = _lag_offsets(lag)
     pad = "            "
     out = []
     first = True
@@ -720,4 +747,9 @@ def _py_push(lag) -> list:
                 f"{pad}    hist[n_ + 2] = I_",
                 f"{pad}    hst[{HO + c}] = h_ + 1",
             ]
+            ps = [p for p, pc in enumerate(lag["pch"]) if pc == c]
+            if ps:  # the most entries the ring held
+                pk = _peak_offset(lag) + c
+                lo = ", ".join(f"hst[{PO + p}]" for p in ps)
+                out.append(f"{pad}    hst[{pk}] = max(hst[{pk}], h_ + 2 - min(({lo},)))")
     return out
