@@ -248,3 +248,17 @@ def test_simulated_variance_reads_the_states_not_in_transit(tmp_path):
     kept = x[s.t > 10]
     assert s.values.shape[2] == 4 and sv.samples == kept.size
     assert math.isclose(sv.estimate, kept.var() / 50, rel_tol=0.3), (sv.estimate, kept.var())
+
+
+def test_simulated_variance_without_symmetry_asks_for_weights():
+    """A model without a symmetry has no imbalance: one line asking for weights (it was a
+    numpy error), and weights of the wrong length are refused too."""
+    from symdelay.analysis.stochastic import simulated_variance
+    from symdelay.core.errors import SymdelayInputError
+    from symdelay.models import build_model
+
+    m = build_model("hetero", L=1, mu1=1, mu2=2, lam=1, theta=1, D=1)
+    with pytest.raises(SymdelayInputError, match="declares no symmetry"):
+        simulated_variance(m, 100, T=100)
+    with pytest.raises(SymdelayInputError, match="one number per state"):
+        simulated_variance(m, 100, T=100, weights=[1, 2])

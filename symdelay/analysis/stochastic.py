@@ -745,7 +745,17 @@ def simulated_variance(
         raise SymdelayInputError(f"burn_in must satisfy 0 <= burn_in < T, got {burn_in}")
     if isinstance(batches, bool) or not isinstance(batches, int) or batches < 2:
         raise SymdelayInputError(f"batches must be an integer >= 2, got {batches}")
-    w = np.asarray(difference_weights(model) if weights is None else weights, dtype=float)
+    w = difference_weights(model) if weights is None else weights
+    if w is None:
+        raise SymdelayInputError(
+            f"{getattr(model, 'name', 'the model')} declares no symmetry, so no imbalance to "
+            "follow: give weights (one per state) for the combination w . X"
+        )
+    w = np.asarray(w, dtype=float)
+    if w.shape != (len(model.states),):
+        raise SymdelayInputError(
+            f"weights must be one number per state ({len(model.states)}), got {len(w)}"
+        )
     point = model.equilibrium.point
     init = [round(float(point[s]) * eta) for s in model.states]
     sim = simulate(model, eta, T, dt=dt, initial=init, seed=seed, force=force)
