@@ -70,6 +70,7 @@ def test_site_builds_warning_free_with_every_notebook_executed():
             "critical",
             "information-delays",
             "action-vs-information",
+            "cycles",
             "roots",
             "stochastic",
             "own-model",
