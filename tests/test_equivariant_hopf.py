@@ -223,7 +223,7 @@ def test_four_servers_refused_in_one_line():
 
 
 # ------------------------------------------------------------------ a model file
-def _three_server_file(path):
+def three_server_text() -> str:
     """Three queues as a model file, the states listed so that the reflection fixes the
     second state of one orbit (the search must find the base of each orbit)."""
     den = "exp(-theta*q1) + exp(-theta*q2) + exp(-theta*q3)"
@@ -251,14 +251,15 @@ def _three_server_file(path):
         "[symmetry]",
         'swap = [["q1", "q2", "q3"], ["z11", "z21", "z31"], ["z12", "z22", "z32"]]',
     ]
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return "\n".join(lines) + "\n"
 
 
 def test_a_model_file_with_a_three_cycle(tmp_path, nf3):
     from symdelay.model import load_toml
 
-    model = load_toml(_three_server_file(tmp_path / "three.toml"), mu=1, lam=1, gamma=2)
+    path = tmp_path / "three.toml"
+    path.write_text(three_server_text())
+    model = load_toml(path, mu=1, lam=1, gamma=2)
     nf = normal_form(model)
     rec = nf.record()
     assert rec["multiplicity"] == 2 and len(rec["patterns"]) == 3

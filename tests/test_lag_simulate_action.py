@@ -22,34 +22,35 @@ from symdelay.analysis.stochastic import simulate
 from symdelay.core.errors import SymdelayInputError
 from symdelay.model import load_toml
 
+#: a model text of its own (the schema test reads it); KIND and the lag line are replaced
 TABLE = """
-name = "two queues, logit routing, {kind} action delay"
+name = "two queues, logit routing, KIND action delay"
 [parameters]
 mu = "positive"
 lam = "positive"
 theta = "positive"
 D = "positive"
 [lags]
-{lags}
+tau = { kind = "constant", value = "D" }
 [state]
 names = ["q1", "q2"]
 [[transitions]]
 name = "arrival to 1"
-change = {{ q1 = 1 }}
+change = { q1 = 1 }
 lag = "tau"
 rate = "2*lam*exp(-theta*q1)/(exp(-theta*q1) + exp(-theta*q2))"
 [[transitions]]
 name = "arrival to 2"
-change = {{ q2 = 1 }}
+change = { q2 = 1 }
 lag = "tau"
 rate = "2*lam*exp(-theta*q2)/(exp(-theta*q1) + exp(-theta*q2))"
 [[transitions]]
 name = "service 1"
-change = {{ q1 = -1 }}
+change = { q1 = -1 }
 rate = "mu*q1"
 [[transitions]]
 name = "service 2"
-change = {{ q2 = -1 }}
+change = { q2 = -1 }
 rate = "mu*q2"
 """
 
@@ -91,9 +92,16 @@ LAWS = {
 }
 
 
+DEFAULT_LAG = 'tau = { kind = "constant", value = "D" }'
+
+
+def _table(kind, lags):
+    return TABLE.replace("KIND", kind).replace(DEFAULT_LAG, lags)
+
+
 def action_model(tmp_path, kind, lags=None):
     f = tmp_path / f"{kind}.toml"
-    f.write_text(TABLE.format(kind=kind, lags=lags or LAWS[kind][0]))
+    f.write_text(_table(kind, lags or LAWS[kind][0]))
     return load_toml(f, mu=1, lam=1, theta=2, D=1)
 
 
@@ -218,7 +226,7 @@ def test_long_distributed_delay_from_a_held_past(tmp_path):
     drawn (their time estimated first and refused over the budget, one line), those landing
     after T counted, not kept: the heap stays small and in_transit counts them all."""
     f = tmp_path / "m.toml"
-    f.write_text(TABLE.format(kind="mixture", lags=LAWS["mixture"][0]))
+    f.write_text(_table("mixture", LAWS["mixture"][0]))
     with pytest.raises(SymdelayInputError, match=r"drawing the jobs in transit at 0.*--force"):
         simulate(load_toml(f, mu=1, lam=1, theta=2, D=10**5), eta=10**4, T=0.01, dt=0.01)
     eta, D = 10**3, 100  # E[X] = 0.4 D + 0.6 (2 D) = 160: ~1.6e5 jobs in transit

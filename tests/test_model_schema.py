@@ -204,7 +204,11 @@ def _module_texts(path: Path, examples: dict[str, str]) -> dict[str, str]:
 
 
 #: helpers of the suite that write model files, and where they are defined
-GENERATORS = {"two_queue_toml": "test_decide", "founding_toml": "test_model_layer"}
+GENERATORS = {
+    "two_queue_toml": "test_decide",
+    "founding_toml": "test_model_layer",
+    "three_server_text": "test_equivariant_hopf",
+}
 
 
 def _generated() -> dict[str, object]:
