@@ -168,16 +168,7 @@ class LagPlan:
         out = []
 
         def num(e, what):
-            v = sp.sympify(e).xreplace(values)
-            try:
-                x = float(v)
-            except TypeError:
-                raise SymdelayInputError(
-                    f"{self.label}: {what} is {v}, not a number: give every parameter"
-                ) from None
-            if not abs(x) < float("inf"):
-                raise SymdelayInputError(f"{self.label}: {what} is {x}, not finite")
-            return x
+            return _number(e, values, f"{self.label}: {what} is")
 
         for c, d in self.pointers:
             x = num(d, f"the look-back {d} of {self.channels[c]}")
@@ -299,21 +290,24 @@ def _check_sampled(lag, where: str) -> None:
         )
 
 
+def _number(e, values: dict, said: str) -> float:
+    """``e`` at ``values`` as a finite float; else one line, ``said`` its start."""
+    v = sp.sympify(e).xreplace(values)
+    try:
+        x = float(v)
+    except TypeError:
+        raise SymdelayInputError(f"{said} {v}, not a number: give every parameter") from None
+    if not abs(x) < float("inf"):
+        raise SymdelayInputError(f"{said} {x}, not finite")
+    return x
+
+
 def program(lag, values: dict, label: str) -> list:
     """The program of a law at ``values`` (floats)."""
     import itertools
 
     def num(e):
-        v = sp.sympify(e).xreplace(values)
-        try:
-            x = float(v)
-        except TypeError:
-            raise SymdelayInputError(
-                f"{label}: the lag '{lag.name}' has {v}, not a number"
-            ) from None
-        if not abs(x) < float("inf"):
-            raise SymdelayInputError(f"{label}: the lag '{lag.name}' has {x}, not finite")
-        return x
+        return _number(e, values, f"{label}: the lag '{lag.name}' has")
 
     def bad(what):
         return SymdelayInputError(f"{label}: the action delay '{lag.name}': {what}")
