@@ -104,13 +104,14 @@ class NormalForm(Result):
     param: str = "theta"
     equivariant: object = None
     patterns_reason: str | None = None
+    l1_radius: mpmath.mpf | None = None
 
     @property
     def side(self) -> str | None:
         """Where the cycles born at the Hopf point live: ``"above"`` (``p > p_c``) or
         ``"below"``: the sign of ``-Re r' / Re c1`` (``rho^2 = -Re r' (p - p_c) / Re c1`` in
         the normal form); None when ``l1`` is not defined or vanishes."""
-        if self.multiple or self.criticality == "degenerate":
+        if self.multiple or self.criticality in ("degenerate", "undecided"):
             return None
         return "above" if -mpmath.re(self.r_prime) / mpmath.re(self.c1) > 0 else "below"
 
@@ -123,6 +124,8 @@ class NormalForm(Result):
     def criticality(self) -> str:
         if self.multiple:
             return "undefined (multiple imaginary pair)"
+        if self.l1_radius is not None and abs(self.l1) <= self.l1_radius:
+            return "undecided"
         tol = mpmath.mpf(10) ** (-(self.dps // 2)) * (1 + abs(self.c1))
         if abs(self.l1) <= tol:
             return "degenerate"
@@ -193,6 +196,7 @@ class NormalForm(Result):
             "l1": scalar(self.l1),
             "l1_normalisation": "q_x = 1 (x = q1 - q2)",
             "l1_unit_norm": scalar(self.l1_unit),
+            "l1_radius": None if self.l1_radius is None else format_number(self.l1_radius, 3),
             "c1": None if multiple else parts(self.c1),
             "r_prime": parts(self.r_prime),
             "criticality": self.criticality,
@@ -318,6 +322,16 @@ def normal_form(model, dps: int = 15, *, param: str = "theta", method: str = "au
     >>> nf.theta_c, nf.l1 < 0
     (mpf('9.0'), True)
     """
+    from symdelay.model.core import has_lags
+
+    if has_lags(model):
+        if method == "specialised":
+            raise SymdelayInputError(
+                "a model with lags has no specialised normal form: use method='generic'"
+            )
+        from symdelay.analysis.dnormal import delay_normal_form
+
+        return delay_normal_form(model, dps=dps, param=param)
     if param != "theta":
         if method == "specialised":
             raise SymdelayInputError(

@@ -1,0 +1,558 @@
+"""The Hopf normal form of a model with lags: the centre-manifold reduction through the
+characteristic matrix, in Arb balls.
+
+For a delay equation ``x' = F(x_t)`` whose linearisation is ``Delta(r) x = 0``
+(:attr:`Model.characteristic_matrix`,
+``Delta(r) = r I - A_0 - sum_k (r if derivative else 1) M_k K_k(r)``) with a simple pair
+``+-i omega`` on the axis and no other root there, the first Lyapunov coefficient is
+(Faria & Magalhaes 1995; Janssens 2010, the formula of DDE-BIFTOOL's ``nmfm_hopf``)
+
+    c1 = 1/2 p [ C(q, q, conj q) + 2 B(q, h11) + B(conj q, h20) ],
+    h20 = Delta(2 i omega)^-1 B(q, q),     h11 = Delta(0)^-1 B(q, conj q),
+
+``Delta(i omega) q = 0``, ``p Delta(i omega) = 0``, ``p Delta'(i omega) q = 1``; ``B``,
+``C`` are the second and third derivatives of ``F`` applied to *modes*: a vector ``v``
+with the exponent ``lambda`` stands for the history ``v exp(lambda t)``. Without lags
+``Delta(r) = r I - A`` and this is Kuznetsov's formula
+(:func:`symdelay.analysis.projection.c1_coefficient`; a test proves the two equal).
+
+The forms are computed from the transition table, never from a re-typed equation
+(:class:`DelayLyapunov`): each rate is a function of the present state and of its lagged
+occurrences ``u_j = delayed(E_j, k_j)``, and a transition with ``lag = NAME`` delivers its
+rate through that kernel. On a product of modes with exponents ``lambda_1, ..., lambda_m``
+(each term of the expansion is square-free in the modes, :func:`_partitions`), an occurrence
+``u_j`` receives ``K_j(lambda_S) E_j^{(S)}`` for every subset ``S`` of the modes
+(``lambda_S`` the sum of their exponents, ``E_j^{(S)}`` the Faa di Bruno term of ``E_j`` in
+the states and their derivatives, ``dot(x)`` of a mode being ``lambda x``), and an action
+delay multiplies the rate's term by its own kernel at ``lambda_S``. Every exponent is an
+integer multiple of ``i omega`` (``q``: 1, ``conj q``: -1, ``h20``: 2, ``h11``: 0), so each
+kernel is evaluated at ``k i omega``, ``K(0) = 1`` exactly.
+
+The crossing speed in any parameter ``p`` of the model is
+``r'(p) = -(p dDelta/dp q) / (p Delta' q)`` at ``i omega`` (the derivatives of the
+linearisation in SymPy, evaluated in balls). Everything is evaluated in python-flint balls
+around the Hopf point that :func:`symdelay.analysis.critical.critical` returns (widened by
+its stated accuracy), so the sign of ``l1`` is proved where the ball excludes 0, and said
+undecided with the bound otherwise.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
+from symdelay.core.precision import GUARD
+
+__all__ = ["DelayLyapunov", "DelayHopf", "delay_lyapunov", "delay_normal_form"]
+
+
+# ------------------------------------------------------------------ set partitions
+def _partitions(items: tuple) -> list:
+    """Every partition of ``items`` into non-empty blocks (tuples of frozensets)."""
+    if not items:
+        return [()]
+    first, rest = items[0], items[1:]
+    out = []
+    for part in _partitions(rest):
+        out.append((frozenset([first]), *part))
+        for i, block in enumerate(part):
+            out.append((*part[:i], block | {first}, *part[i + 1 :]))
+    return out
+
+
+_PARTS = {}
+
+
+def _parts(S: frozenset) -> list:
+    key = tuple(sorted(S))
+    if key not in _PARTS:
+        _PARTS[key] = _partitions(key)
+    return _PARTS[key]
+
+
+def _subsets(S: frozenset):
+    items = sorted(S)
+    for k in range(1, len(items) + 1):
+        for c in itertools.combinations(items, k):
+            yield frozenset(c)
+
+
+# ------------------------------------------------------------------ the record of one point
+@dataclass(frozen=True)
+class DelayHopf:
+    """At one Hopf point, in ``acb`` balls: ``c1`` for ``q`` scaled by ``q[pin] = 1``,
+    ``p Delta'(i omega) q = 1``; ``r_prime`` (``dr/dp``), the eigenvectors ``q``, ``p``; the
+    residual of the dropped row of ``Delta(i omega) q = 0``; ``delta_mismatch``: the largest
+    distance between ``Delta(i omega)`` built from the lifted forms and the model's
+    characteristic matrix (the two constructions agree: a ball holding 0)."""
+
+    c1: object
+    r_prime: object
+    q: list
+    p: list
+    residual: object
+    delta_mismatch: object
+
+
+def delay_lyapunov(model, name: str) -> DelayLyapunov:
+    """The model's :class:`DelayLyapunov` in the parameter ``name``, cached on the model."""
+    return model.cached(f"delay lyapunov {name}", lambda: DelayLyapunov(model, name))
+
+
+class DelayLyapunov:
+    """The multilinear forms of a model's right-hand side (with or without lags) at its
+    equilibrium, as functions of one free parameter ``name``, and the normal-form
+    coefficients at a Hopf point (:meth:`hopf`), in Arb balls.
+
+    The derivatives (up to the third) of every rate in the present state and in its lagged
+    occurrences, and of every occurrence's expression in the states and their derivatives,
+    are SymPy expressions in ``name`` at the equilibrium, evaluated once per point by one
+    Arb evaluator; the kernels are :func:`symdelay.analysis.lagkernels.kernel_at`."""
+
+    def __init__(self, model, name: str):
+        from symdelay.analysis.window import _resolve
+        from symdelay.model.lags import delayed_function, occurrences, steady
+
+        eq = model.equilibrium
+        if not eq.exact:
+            raise SymdelayInputError(
+                f"the normal form of {model.name} needs the equilibrium in closed form in "
+                f"{name} (it is only certified numerically)"
+            )
+        sym, rp = _resolve(model, name)
+        subs = {} if rp is None else {rp.base: rp.L / sym}
+        values = dict(model.values)
+        point = dict(eq.point)
+        _, dot = delayed_function()
+        states = list(model.states)
+        n = len(states)
+        dots = [sp.Dummy(f"d{s.name}") for s in states]
+        exprs: list = []
+
+        def at(e):
+            e = e.xreplace(point)
+            return e.xreplace(subs) if subs else e
+
+        def derivatives(f, variables, base):
+            """``{order: [(index tuple, slot)]}`` of the non-zero derivatives at ``base``."""
+            used = [k for k, v in enumerate(variables) if f.has(v)]
+            out = {}
+            for order in (1, 2, 3):
+                rows = []
+                for idx in itertools.combinations_with_replacement(used, order):
+                    d = sp.diff(f, *[variables[k] for k in idx])
+                    if d == 0:
+                        continue
+                    e = at(d.xreplace(base))
+                    if e != 0:
+                        rows.append((idx, len(exprs)))
+                        exprs.append(e)
+                out[order] = rows
+            return out
+
+        zero_dots = dict.fromkeys(dots, sp.Integer(0))
+        self.transitions = []
+        for t in model.transitions:
+            rate = t.rate.xreplace(values)
+            occ = occurrences(rate)
+            us = [sp.Dummy(f"u{j}") for j in range(len(occ))]
+            plain = rate.xreplace(dict(zip(occ, us)))
+            steady_u = {u: steady(o) for u, o in zip(us, occ)}
+            rate_d = derivatives(plain, states + us, steady_u)
+            occs = []
+            for o in occ:
+                expr, lag = o.args
+                E = expr.xreplace({dot(s): d for s, d in zip(states, dots)})
+                occs.append((str(lag), derivatives(E, states + dots, zero_dots)))
+            change = [int(c) if sp.Integer(c) == c else c for c in t.change]
+            self.transitions.append((change, t.lag or None, rate_d, occs))
+        free = set().union(set(), *(e.free_symbols for e in exprs)) - {sym}
+        if free:
+            raise SymdelayInputError(
+                "the normal form needs numbers for " + ", ".join(sorted(map(str, free)))
+            )
+        self.model, self.name, self.sym, self.subs, self.n = model, name, sym, subs, n
+        self._exprs = exprs
+        self._f = None
+        self._lags = {k: lag.xreplace(values) for k, lag in model.lags.items()}
+        lin = model.linearisation
+        R = sp.Symbol("r")
+        D = lin.matrix(R)
+        if subs:
+            D = D.xreplace(subs)
+        self._delta = D
+        self._dDelta = (D.diff(R), D.diff(sym))
+        self._r = R
+        self.neutral = lin.neutral
+        self.linearisation = lin
+
+    # -------------------------------------------------------------- evaluation
+    def _values(self, value):
+        """The derivative slots at the parameter ball ``value``."""
+        from symdelay.model.arb_eval import arb_evaluator
+
+        if self._f is None:
+            self._f = arb_evaluator(self._exprs, [self.sym], cse=True)
+        return self._f([value]) if self._exprs else []
+
+    def _kernels(self, value, omega):
+        """``(lag name, k) -> K(k i omega)`` at the parameter ball ``value`` (``K(0) = 1``)."""
+        import flint
+
+        from symdelay.analysis.lagkernels import kernel_at
+
+        env = {self.sym: value}
+        fs = {}
+        cache = {}
+
+        def K(name, k):
+            if k == 0:
+                return flint.acb(1)
+            if (name, k) not in cache:
+                if name not in fs:
+                    lag = self._lags[name]
+                    fs[name] = kernel_at(lag.xreplace(self.subs) if self.subs else lag, env)
+                cache[(name, k)] = fs[name](flint.acb(0, k * omega))
+            return cache[(name, k)]
+
+        return K
+
+    def _matrix_at(self, M, value, z):
+        """A SymPy matrix in ``r`` and the parameter as an ``acb_mat`` at ``r = z``."""
+        import flint
+
+        from symdelay.model.arb_eval import to_arb
+
+        env = {self._r: z, self.sym: value}
+        n = M.rows
+        return flint.acb_mat(n, M.cols, [flint.acb(to_arb(e, env)) for e in M])
+
+    def lifted(self, vals, K, omega, modes) -> list:
+        """The multilinear form of the right-hand side on ``modes`` (``[(vector, k)]``, the
+        exponent ``k i omega``): the coefficient of the product of all the modes (the first
+        derivative on one mode, ``B`` on two, ``C`` on three)."""
+        import flint
+
+        n = self.n
+        m = len(modes)
+        full = frozenset(range(m))
+        kS = {S: sum(modes[a][1] for a in S) for S in _subsets(full)}
+        zero = flint.acb(0)
+        # the states and their derivatives: one term per mode
+        x = [{frozenset([a]): modes[a][0][i] for a in range(m)} for i in range(n)]
+        xd = [
+            {frozenset([a]): flint.acb(0, modes[a][1] * omega) * modes[a][0][i] for a in range(m)}
+            for i in range(n)
+        ]
+
+        def compose(derivs, deltas, S):
+            total = zero
+            for part in _parts(S):
+                rows = derivs.get(len(part), ())
+                for idx, slot in rows:
+                    h = vals[slot]
+                    for perm in set(itertools.permutations(idx)):
+                        term = h
+                        for var, block in zip(perm, part):
+                            d = deltas[var].get(block)
+                            if d is None:
+                                term = None
+                                break
+                            term = term * d
+                        if term is not None:
+                            total += term
+            return total
+
+        out = [zero] * n
+        for change, own, rate_d, occs in self.transitions:
+            deltas = list(x)
+            for lag, E_d in occs:
+                u = {}
+                for S in _subsets(full):
+                    v = compose(E_d, x + xd, S)
+                    u[S] = K(lag, kS[S]) * v
+                deltas.append(u)
+            val = compose(rate_d, deltas, full)
+            if own is not None:
+                val = val * K(own, kS[full])
+            for i, c in enumerate(change):
+                if c != 0:
+                    out[i] = out[i] + c * val
+        return out
+
+    def delta(self, vals, K, omega, k):
+        """``Delta(k i omega)`` from the lifted first derivative (an ``acb_mat``)."""
+        import flint
+
+        n = self.n
+        cols = []
+        for j in range(n):
+            e = [flint.acb(1) if i == j else flint.acb(0) for i in range(n)]
+            cols.append(self.lifted(vals, K, omega, [(e, k)]))
+        lam = flint.acb(0, k * omega)
+        return flint.acb_mat(
+            n, n, [(lam if i == j else 0) - cols[j][i] for i in range(n) for j in range(n)]
+        )
+
+    def hopf(self, value, omega) -> DelayHopf:
+        """The normal-form coefficients at the Hopf point ``(value, omega)`` (``arb`` balls;
+        call inside the Arb precision wanted)."""
+        import flint
+
+        n = self.n
+        vals = self._values(value)
+        K = self._kernels(value, omega)
+        D1 = self.delta(vals, K, omega, 1)
+        iw = flint.acb(0, omega)
+        sym_D1 = self._matrix_at(self._delta, value, iw)
+        mismatch = max(
+            (abs(D1[i, j] - sym_D1[i, j]) for i in range(n) for j in range(n)),
+            key=lambda b: b.mid(),
+        )
+        mid = np.array([[complex(D1[i, j].mid()) for j in range(n)] for i in range(n)])
+        U, _, Vh = np.linalg.svd(mid)
+        piv = int(np.argmax(np.abs(Vh[-1])))  # largest component of the right null vector
+        drop = int(np.argmax(np.abs(U[:, -1])))  # of the left one: the row to leave out
+        rows = [i for i in range(n) if i != drop]
+        cols = [j for j in range(n) if j != piv]
+        q = [flint.acb(1)] * n
+        p = [flint.acb(1)] * n
+        if n > 1:
+            M = flint.acb_mat(n - 1, n - 1, [D1[i, j] for i in rows for j in cols])
+            sol = M.solve(flint.acb_mat(n - 1, 1, [-D1[i, piv] for i in rows]))
+            for t, j in enumerate(cols):
+                q[j] = sol[t, 0]
+            # p Delta = 0 with p[drop] = 1: the columns other than piv
+            Mt = flint.acb_mat(n - 1, n - 1, [D1[i, j] for j in cols for i in rows])
+            solt = Mt.solve(flint.acb_mat(n - 1, 1, [-D1[drop, j] for j in cols]))
+            for t, i in enumerate(rows):
+                p[i] = solt[t, 0]
+        residual = abs(sum((D1[drop, j] * q[j] for j in range(n)), flint.acb(0)))
+        dR = self._matrix_at(self._dDelta[0], value, iw)
+        dP = self._matrix_at(self._dDelta[1], value, iw)
+
+        def form(P, M, Q):
+            return sum((P[i] * M[i, j] * Q[j] for i in range(n) for j in range(n)), flint.acb(0))
+
+        scale = form(p, dR, q)
+        p = [v / scale for v in p]
+        r_prime = -form(p, dP, q)
+        qb = [v.conjugate() for v in q]
+
+        def solve(k, b):
+            x = self.delta(vals, K, omega, k).solve(flint.acb_mat(n, 1, b))
+            return [x[i, 0] for i in range(n)]
+
+        h20 = solve(2, self.lifted(vals, K, omega, [(q, 1), (q, 1)]))
+        h11 = solve(0, self.lifted(vals, K, omega, [(q, 1), (qb, -1)]))
+        C = self.lifted(vals, K, omega, [(q, 1), (q, 1), (qb, -1)])
+        B1 = self.lifted(vals, K, omega, [(q, 1), (h11, 0)])
+        B2 = self.lifted(vals, K, omega, [(qb, -1), (h20, 2)])
+        total = sum((p[i] * (C[i] + 2 * B1[i] + B2[i]) for i in range(n)), flint.acb(0))
+        return DelayHopf(total / 2, r_prime, q, p, residual, mismatch)
+
+
+# ------------------------------------------------------------------ the entry's generic path
+def _ball(x, rel):
+    """An ``arb`` ball around the mpmath number ``x`` of relative radius ``rel``."""
+    import flint
+
+    return flint.arb(mpmath.nstr(x, mpmath.mp.dps)) + flint.arb(0, rel * (1 + abs(float(x))))
+
+
+def _mpf(x) -> mpmath.mpf:
+    """An exact ``arb`` midpoint (or radius) as mpmath."""
+    man, exp = x.man_exp()
+    return mpmath.ldexp(mpmath.mpf(int(man)), int(exp))
+
+
+def _mp(b) -> mpmath.mpc:
+    """The midpoint of an ``acb``/``arb`` ball as mpmath."""
+    import flint
+
+    b = flint.acb(b)
+    return mpmath.mpc(_mpf(b.real.mid()), _mpf(b.imag.mid()))
+
+
+def _rad(b) -> mpmath.mpf:
+    """An upper bound of the radius of a real ball, as mpmath."""
+    return _mpf(b.rad())
+
+
+def _multiplicity(model, lyap, value, omega, dps):
+    """``(multiplicity, r' of the vanishing factor, mode)`` of ``+-i omega``: the factors of
+    :attr:`Model.characteristic_factors` vanishing there (to ``dps // 2`` digits, relative
+    to the size of their terms), ``r' = -(df/dp)/(df/dr)`` of the first one."""
+    import flint
+
+    from symdelay.model.arb_eval import to_arb
+
+    R = lyap._r
+    iw = flint.acb(0, omega)
+    env = {R: iw, lyap.sym: value}
+    tol = 10.0 ** (-(dps // 2))
+    mult, speed, mode = 0, None, None
+    for fac in model.characteristic_factors:
+        e = sp.sympify(fac.factor).xreplace({sp.Symbol("r"): R})
+        if lyap.subs:
+            e = e.xreplace(lyap.subs)
+        val = flint.acb(to_arb(e, env))
+        size = sum(abs(flint.acb(to_arb(a, env)).mid()) for a in sp.Add.make_args(e))
+        if abs(val.mid()) > tol * (1 + size):
+            continue
+        mult += int(fac.multiplicity)
+        if speed is None:
+            fr = flint.acb(to_arb(sp.diff(e, R), env))
+            fp = flint.acb(to_arb(sp.diff(e, lyap.sym), env))
+            speed, mode = -fp / fr, fac.mode
+    return mult, speed, mode
+
+
+def _neutral_refusal(lyap, value) -> str | None:
+    """Why the centre-manifold formula is not applied to a neutral equation (one line), or
+    None when its difference operator ``x(t) - sum_k M_k x(t - tau_k)`` is proved stable
+    (every derivative term has constant lags and ``sum_k ||M_k||_inf < 1``)."""
+    import flint
+
+    from symdelay.model.arb_eval import to_arb
+
+    terms = [t for t in lyap.linearisation.terms if t.derivative]
+    if not terms:
+        return None
+    if any(lyap._lags[name].kind != "constant" for t in terms for name in t.lags):
+        return (
+            "a delayed derivative through a distributed lag: the stability of its difference "
+            "operator, which the centre-manifold reduction of a neutral equation needs, is "
+            "not decided here"
+        )
+    env = {lyap.sym: value}
+    total = flint.arb(0)
+    for t in terms:
+        M = t.matrix.xreplace(lyap.subs) if lyap.subs else t.matrix
+        rows = [
+            sum((abs(flint.acb(to_arb(M[i, j], env))) for j in range(M.cols)), flint.arb(0))
+            for i in range(M.rows)
+        ]
+        total += max(rows, key=lambda b: float(b.upper()))
+    if total < 1:
+        return None
+    return (
+        "the difference operator of the neutral equation is not proved stable (sum of "
+        f"||M_k|| = {total.mid().str(radius=False, digits=6)} is not < 1): the centre "
+        "manifold of the Hopf point is not established"
+    )
+
+
+def delay_normal_form(model, dps: int = 15, param: str = "theta"):
+    """:class:`~symdelay.analysis.normal_form.NormalForm` of a model with lags at its Hopf
+    point in ``param`` (every other parameter a number): the generic path of
+    :func:`symdelay.analysis.normal_form.normal_form` for delay models.
+
+    Parameters
+    ----------
+    model : Model
+        A model with lags, ``param`` free and a number for every other parameter.
+    dps : int, default 15
+        Significant digits (5..10000) of the Hopf point, ``c1`` and ``l1``.
+    param : str, default "theta"
+        The bifurcation parameter (any parameter of the model, a lag's included).
+
+    Returns
+    -------
+    NormalForm
+        The Hopf point, ``c1``, ``l1`` (normalised by the imbalance ``x``, with
+        ``l1_radius`` the radius of its ball: its sign is proved when ``|l1| > l1_radius``),
+        the amplitude and frequency laws in ``param``.
+    """
+    import flint
+
+    from symdelay.analysis.critical import critical
+    from symdelay.analysis.normal_form import NormalForm
+    from symdelay.analysis.stochastic import difference_weights
+    from symdelay.core.params import as_dps
+    from symdelay.core.precision import work_bits
+
+    dps = as_dps(dps)
+    weights = difference_weights(model)
+    if weights is None:
+        raise SymdelayInputError(f"{model.name} declares no symmetry: no imbalance to follow")
+    crit = critical(model, param, dps=dps + GUARD, method="generic")
+    if crit.omega is None or not mpmath.isfinite(crit.critical) or crit.critical == 0:
+        raise SymdelayInputError(
+            f"{model.name} has no Hopf point in {param} from a stable equilibrium (critical "
+            f"value {mpmath.nstr(crit.critical, 10)}): no cycle"
+        )
+    if crit.omega == 0:
+        raise SymdelayInputError(
+            f"{model.name} loses stability through a real root at {param} = "
+            f"{mpmath.nstr(crit.critical, 10)}: not a Hopf point"
+        )
+    lyap = delay_lyapunov(model, param)
+    wp = dps + 2 * GUARD
+    with mpmath.workdps(wp), flint.ctx.workprec(work_bits(dps, 2 * GUARD)):
+        rel = 10.0 ** (-(dps + GUARD - 2))  # critical's stated digits
+        value, omega = _ball(crit.critical, rel), _ball(crit.omega, rel)
+        why = _neutral_refusal(lyap, value)
+        if why is not None:
+            raise SymdelayInputError(f"normal form of {model.name}: {why}")
+        mult, rp_factor, _mode = _multiplicity(model, lyap, value, omega, dps)
+        if mult == 0:  # pragma: no cover - critical() found this crossing
+            raise SymdelayInputError(f"no factor of {model.name} vanishes at the Hopf point")
+        th_c, w = +crit.critical, +crit.omega
+        checks: dict = {}
+        if mult >= 2:
+            rp = _mp(rp_factor)
+            nan = mpmath.nan
+            return NormalForm(
+                None, None, None, None, dps, th_c, w, mpmath.mpc(nan), rp, nan, None, nan, nan,
+                method=_METHOD, model_name=model.name, checks=checks, multiplicity=mult,
+                param=param, patterns=None, patterns_reason=(
+                    f"the imaginary pair has multiplicity {mult} under the model's symmetry: "
+                    "the equivariant normal form is built for transition tables without "
+                    "lags only"
+                ),
+            )  # fmt: skip
+        hopf = lyap.hopf(value, omega)
+        cq = sum((weights[j] * hopf.q[j] for j in range(len(weights))), flint.acb(0))
+        if 0 in abs(cq):
+            raise SymdelayInputError(
+                f"the critical eigenvector of {model.name} does not move the imbalance "
+                "x = q1 - q2: no amplitude of x to give"
+            )
+        c1x_b = hopf.c1 / abs(cq) ** 2
+        l1_b = c1x_b.real / omega
+        c1x, rp = _mp(c1x_b), _mp(hopf.r_prime)
+        c1 = _mp(hopf.c1)
+        l1 = mpmath.re(_mp(l1_b))
+        l1_rad = _rad(l1_b)
+        acq = mpmath.re(_mp(abs(cq)))
+        amp = (
+            2 * acq * mpmath.sqrt(abs(mpmath.re(rp) / mpmath.re(c1)))
+            if mpmath.re(c1) != 0
+            else mpmath.nan
+        )
+        slope = mpmath.im(rp) - mpmath.im(c1) * mpmath.re(rp) / mpmath.re(c1)
+        checks = {
+            "eigenvector_residual": _rad(hopf.residual) + abs(_mp(hopf.residual)),
+            "characteristic_matrix_mismatch": _rad(hopf.delta_mismatch)
+            + abs(_mp(hopf.delta_mismatch)),
+            "r_prime_projection_minus_factor": abs(rp - _mp(rp_factor)),
+            "l1_radius": l1_rad,
+        }
+    return NormalForm(
+        None, None, None, None, dps, th_c, w, c1x, rp, l1, None, amp, slope,
+        method=_METHOD, model_name=model.name, checks=checks, multiplicity=1, param=param,
+        l1_radius=l1_rad,
+    )  # fmt: skip
+
+
+_METHOD = (
+    "centre-manifold reduction of the delay equation through its characteristic matrix "
+    "(Faria & Magalhaes; Janssens), multilinear forms lifted through the lags' kernels, "
+    "in Arb balls"
+)
