@@ -385,7 +385,7 @@ def _rad(b) -> mpmath.mpf:
 
 
 def _multiplicity(model, lyap, value, omega, dps):
-    """``(multiplicity, r' of the vanishing factor, mode)`` of ``+-i omega``: the factors of
+    """``(multiplicity, r', the factor)`` of ``+-i omega``: the factors of
     :attr:`Model.characteristic_factors` vanishing there (to ``dps // 2`` digits, relative
     to the size of their terms), ``r' = -(df/dp)/(df/dr)`` of the first one."""
     import flint
@@ -396,7 +396,7 @@ def _multiplicity(model, lyap, value, omega, dps):
     iw = flint.acb(0, omega)
     env = {R: iw, lyap.sym: value}
     tol = 10.0 ** (-(dps // 2))
-    mult, speed, mode = 0, None, None
+    mult, speed, first = 0, None, None
     for fac in model.characteristic_factors:
         e = sp.sympify(fac.factor).xreplace({sp.Symbol("r"): R})
         if lyap.subs:
@@ -409,8 +409,50 @@ def _multiplicity(model, lyap, value, omega, dps):
         if speed is None:
             fr = flint.acb(to_arb(sp.diff(e, R), env))
             fp = flint.acb(to_arb(sp.diff(e, lyap.sym), env))
-            speed, mode = -fp / fr, fac.mode
-    return mult, speed, mode
+            speed, first = -fp / fr, e
+    return mult, speed, first
+
+
+def _certify(factor, R, sym, value, omega, rel):
+    """Balls ``(p, omega)`` proved to hold the one zero ``f(i omega, p) = 0`` of the mode
+    function ``factor`` near ``(value, omega)`` (mpmath numbers), by the Krawczyk test on
+    the two real equations ``Re f = Im f = 0`` in the box of relative radius ``rel`` (and
+    100 and 10^4 times wider); None when no box passes."""
+    import flint
+
+    from symdelay.model.arb_eval import to_arb
+
+    fr, fp = sp.diff(factor, R), sp.diff(factor, sym)
+
+    def at(e, pb, wb):
+        return flint.acb(to_arb(e, {R: flint.acb(0, wb), sym: pb}))
+
+    x0 = [_ball(value, 0), _ball(omega, 0)]
+    x0 = [flint.arb(b.mid()) for b in x0]
+    f0 = at(factor, x0[0], x0[1])
+    for widen in (1, 100, 10**4):
+        rad = [flint.arb(rel * widen * (1 + abs(float(v)))) for v in (value, omega)]
+        X = [x0[k] + flint.arb(0, rad[k]) for k in range(2)]
+        dr, dp = at(fr, X[0], X[1]), at(fp, X[0], X[1])
+        # the Jacobian of (Re f, Im f) in (p, omega): d/d omega f(i omega) = i f_r
+        diw = flint.acb(0, 1) * dr
+        J = [[dp.real, diw.real], [dp.imag, diw.imag]]
+        m = [[float(J[i][j].mid()) for j in range(2)] for i in range(2)]
+        det = m[0][0] * m[1][1] - m[0][1] * m[1][0]
+        if det == 0:
+            return None
+        Y = [[m[1][1] / det, -m[0][1] / det], [-m[1][0] / det, m[0][0] / det]]
+        F = [f0.real, f0.imag]
+        Kx = []
+        for i in range(2):
+            v = x0[i] - (Y[i][0] * F[0] + Y[i][1] * F[1])
+            for j in range(2):
+                c = (1 if i == j else 0) - (Y[i][0] * J[0][j] + Y[i][1] * J[1][j])
+                v += c * (X[j] - x0[j])
+            Kx.append(v)
+        if all(X[k].lower() < Kx[k].lower() and Kx[k].upper() < X[k].upper() for k in range(2)):
+            return Kx[0], Kx[1]
+    return None
 
 
 def _neutral_refusal(lyap, value) -> str | None:
@@ -443,7 +485,7 @@ def _neutral_refusal(lyap, value) -> str | None:
         return None
     return (
         "the difference operator of the neutral equation is not proved stable (sum of "
-        f"||M_k|| = {total.mid().str(radius=False, digits=6)} is not < 1): the centre "
+        f"||M_k|| = {total.mid().str(6, radius=False)} is not < 1): the centre "
         "manifold of the Hopf point is not established"
     )
 
@@ -483,9 +525,20 @@ def delay_normal_form(model, dps: int = 15, param: str = "theta"):
         raise SymdelayInputError(f"{model.name} declares no symmetry: no imbalance to follow")
     crit = critical(model, param, dps=dps + GUARD, method="generic")
     if crit.omega is None or not mpmath.isfinite(crit.critical) or crit.critical == 0:
+        note = getattr(crit._only(), "note", "") or ""
+        where = (
+            "stable over its whole range"
+            if not mpmath.isfinite(crit.critical)
+            else f"unstable already as {param} -> 0+, and only a crossing from a stable "
+            "equilibrium is looked for"
+            if crit.critical == 0
+            else f"the first loss of stability, at {param} = {mpmath.nstr(crit.critical, 10)}, "
+            "is not a crossing of an imaginary pair"
+        )
         raise SymdelayInputError(
-            f"{model.name} has no Hopf point in {param} from a stable equilibrium (critical "
-            f"value {mpmath.nstr(crit.critical, 10)}): no cycle"
+            f"{model.name} has no Hopf point in {param} ({where}"
+            + (f": {note}" if note else "")
+            + "): no cycle to describe"
         )
     if crit.omega == 0:
         raise SymdelayInputError(
@@ -500,7 +553,7 @@ def delay_normal_form(model, dps: int = 15, param: str = "theta"):
         why = _neutral_refusal(lyap, value)
         if why is not None:
             raise SymdelayInputError(f"normal form of {model.name}: {why}")
-        mult, rp_factor, _mode = _multiplicity(model, lyap, value, omega, dps)
+        mult, rp_factor, factor = _multiplicity(model, lyap, value, omega, dps)
         if mult == 0:  # pragma: no cover - critical() found this crossing
             raise SymdelayInputError(f"no factor of {model.name} vanishes at the Hopf point")
         th_c, w = +crit.critical, +crit.omega
@@ -517,6 +570,9 @@ def delay_normal_form(model, dps: int = 15, param: str = "theta"):
                     "lags only"
                 ),
             )  # fmt: skip
+        proved = _certify(factor, lyap._r, lyap.sym, crit.critical, crit.omega, rel)
+        if proved is not None:
+            value, omega = proved
         hopf = lyap.hopf(value, omega)
         cq = sum((weights[j] * hopf.q[j] for j in range(len(weights))), flint.acb(0))
         if 0 in abs(cq):
@@ -529,7 +585,8 @@ def delay_normal_form(model, dps: int = 15, param: str = "theta"):
         c1x, rp = _mp(c1x_b), _mp(hopf.r_prime)
         c1 = _mp(hopf.c1)
         l1 = mpmath.re(_mp(l1_b))
-        l1_rad = _rad(l1_b)
+        # the sign of l1 is proved only around a proved Hopf point
+        l1_rad = _rad(l1_b) if proved is not None else mpmath.inf
         acq = mpmath.re(_mp(abs(cq)))
         amp = (
             2 * acq * mpmath.sqrt(abs(mpmath.re(rp) / mpmath.re(c1)))
@@ -543,6 +600,7 @@ def delay_normal_form(model, dps: int = 15, param: str = "theta"):
             + abs(_mp(hopf.delta_mismatch)),
             "r_prime_projection_minus_factor": abs(rp - _mp(rp_factor)),
             "l1_radius": l1_rad,
+            "hopf_point_proved": proved is not None,
         }
     return NormalForm(
         None, None, None, None, dps, th_c, w, c1x, rp, l1, None, amp, slope,
