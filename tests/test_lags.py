@@ -321,7 +321,6 @@ def test_delay_model_refuses_what_it_does_not_have():
     "args, settings",
     [
         (["simulate", "--T", "5"], ("mu=1", "lam=1", "theta=2", "D=1", "p=0.5")),
-        (["normal-form"], ("mu=1", "lam=1", "D=1", "p=0.5")),
     ],
 )
 def test_cli_refuses_time_paths_of_a_delay_model(run_cli, args, settings):

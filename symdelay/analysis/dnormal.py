@@ -48,7 +48,7 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.precision import GUARD
 
-__all__ = ["DelayLyapunov", "DelayHopf", "delay_lyapunov", "delay_normal_form"]
+__all__ = ["DelayLyapunov", "DelayHopf", "delay_lyapunov", "delay_normal_form_fields"]
 
 
 # ------------------------------------------------------------------ set partitions
@@ -116,7 +116,6 @@ class DelayLyapunov:
 
     def __init__(self, model, name: str):
         from symdelay.analysis.window import _resolve
-        from symdelay.model.lags import delayed_function, occurrences, steady
 
         eq = model.equilibrium
         if not eq.exact:
@@ -126,59 +125,12 @@ class DelayLyapunov:
             )
         sym, rp = _resolve(model, name)
         subs = {} if rp is None else {rp.base: rp.L / sym}
-        values = dict(model.values)
-        point = dict(eq.point)
-        _, dot = delayed_function()
-        states = list(model.states)
-        n = len(states)
-        dots = [sp.Dummy(f"d{s.name}") for s in states]
-        exprs: list = []
-
-        def at(e):
-            e = e.xreplace(point)
-            return e.xreplace(subs) if subs else e
-
-        def derivatives(f, variables, base):
-            """``{order: [(index tuple, slot)]}`` of the non-zero derivatives at ``base``."""
-            used = [k for k, v in enumerate(variables) if f.has(v)]
-            out = {}
-            for order in (1, 2, 3):
-                rows = []
-                for idx in itertools.combinations_with_replacement(used, order):
-                    d = sp.diff(f, *[variables[k] for k in idx])
-                    if d == 0:
-                        continue
-                    e = at(d.xreplace(base))
-                    if e != 0:
-                        rows.append((idx, len(exprs)))
-                        exprs.append(e)
-                out[order] = rows
-            return out
-
-        zero_dots = dict.fromkeys(dots, sp.Integer(0))
-        self.transitions = []
-        for t in model.transitions:
-            rate = t.rate.xreplace(values)
-            occ = occurrences(rate)
-            us = [sp.Dummy(f"u{j}") for j in range(len(occ))]
-            plain = rate.xreplace(dict(zip(occ, us)))
-            steady_u = {u: steady(o) for u, o in zip(us, occ)}
-            rate_d = derivatives(plain, states + us, steady_u)
-            occs = []
-            for o in occ:
-                expr, lag = o.args
-                E = expr.xreplace({dot(s): d for s, d in zip(states, dots)})
-                occs.append((str(lag), derivatives(E, states + dots, zero_dots)))
-            change = [int(c) if sp.Integer(c) == c else c for c in t.change]
-            self.transitions.append((change, t.lag or None, rate_d, occs))
-        free = set().union(set(), *(e.free_symbols for e in exprs)) - {sym}
-        if free:
-            raise SymdelayInputError(
-                "the normal form needs numbers for " + ", ".join(sorted(map(str, free)))
-            )
-        self.model, self.name, self.sym, self.subs, self.n = model, name, sym, subs, n
-        self._exprs = exprs
+        self.model, self.name, self.sym, self.subs = model, name, sym, subs
+        self.n = len(model.states)
+        self.transitions = None  # the derivative tables, built on first use (_prepare)
+        self._exprs = None
         self._f = None
+        values = dict(model.values)
         self._lags = {k: lag.xreplace(values) for k, lag in model.lags.items()}
         lin = model.linearisation
         R = sp.Symbol("r")
@@ -191,11 +143,96 @@ class DelayLyapunov:
         self.neutral = lin.neutral
         self.linearisation = lin
 
+    def _prepare(self) -> None:
+        """The derivatives of every rate and every lagged expression at the equilibrium
+        (SymPy, in the parameter), each stored once in the list the evaluator reads."""
+        from symdelay.model.lags import delayed_function, occurrences, steady
+
+        model, sym, subs = self.model, self.sym, self.subs
+        eq = model.equilibrium
+        values = dict(model.values)
+        point = dict(eq.point)
+        _, dot = delayed_function()
+        states = list(model.states)
+        dots = [sp.Dummy(f"d{s.name}") for s in states]
+        exprs: list = []
+
+        def at(e):
+            e = e.xreplace(point)
+            return e.xreplace(subs) if subs else e
+
+        sides = dict(getattr(eq, "sides", ()))
+
+        def smooth(f, label):
+            """The smooth branch of a piecewise rate on the equilibrium's side of each switch
+            (refused where the switch is not decided there: a lagged value on a kink)."""
+            from symdelay.model.pieces import is_nonsmooth, select
+
+            if not is_nonsmooth(f):
+                return f
+            try:
+                g = select(f, sides)
+            except (KeyError, TypeError, ValueError):
+                g = None
+            if g is None or is_nonsmooth(g):
+                raise SymdelayInputError(
+                    f"the normal form of {model.name}: {label} is not smooth at the equilibrium "
+                    "(a switch of Min/Max/Abs/Piecewise undecided there): no Taylor expansion"
+                )
+            return g
+
+        def derivatives(f, variables, base, label):
+            """``{order: [(index tuple, slot)]}`` of the non-zero derivatives at ``base``."""
+            f = smooth(f, label)
+            used = [k for k, v in enumerate(variables) if f.has(v)]
+            out = {}
+            known = {(): f}  # each derivative from the one of an order below
+            for order in (1, 2, 3):
+                rows = []
+                for idx in itertools.combinations_with_replacement(used, order):
+                    lower = known.get(idx[:-1])
+                    d = 0 if lower is None else sp.diff(lower, variables[idx[-1]])
+                    if d == 0:
+                        continue
+                    known[idx] = d
+                    e = at(d.xreplace(base))
+                    if e != 0:
+                        rows.append((idx, len(exprs)))
+                        exprs.append(e)
+                out[order] = rows
+            return out
+
+        zero_dots = dict.fromkeys(dots, sp.Integer(0))
+        transitions = []
+        for t in model.transitions:
+            rate = t.rate.xreplace(values)
+            occ = occurrences(rate)
+            us = [sp.Dummy(f"u{j}") for j in range(len(occ))]
+            plain = rate.xreplace(dict(zip(occ, us)))
+            steady_u = {u: steady(o) for u, o in zip(us, occ)}
+            label = f"the rate of '{t.name}'"
+            rate_d = derivatives(plain, states + us, steady_u, label)
+            occs = []
+            for o in occ:
+                expr, lag = o.args
+                E = expr.xreplace({dot(s): d for s, d in zip(states, dots)})
+                occs.append((str(lag), derivatives(E, states + dots, zero_dots, label)))
+            change = [int(c) if sp.Integer(c) == c else c for c in t.change]
+            transitions.append((change, t.lag or None, rate_d, occs))
+        free = set().union(set(), *(e.free_symbols for e in exprs)) - {sym}
+        if free:
+            raise SymdelayInputError(
+                "the normal form needs numbers for " + ", ".join(sorted(map(str, free)))
+            )
+        self.transitions, self._exprs = transitions, exprs
+
     # -------------------------------------------------------------- evaluation
     def _values(self, value):
         """The derivative slots at the parameter ball ``value``."""
         from symdelay.model.arb_eval import arb_evaluator
 
+        if self.transitions is None:
+            self._prepare()
         if self._f is None:
             self._f = arb_evaluator(self._exprs, [self.sym], cse=True)
         return self._f([value]) if self._exprs else []
@@ -490,10 +527,11 @@ def _neutral_refusal(lyap, value) -> str | None:
     )
 
 
-def delay_normal_form(model, dps: int = 15, param: str = "theta"):
-    """:class:`~symdelay.analysis.normal_form.NormalForm` of a model with lags at its Hopf
-    point in ``param`` (every other parameter a number): the generic path of
-    :func:`symdelay.analysis.normal_form.normal_form` for delay models.
+def delay_normal_form_fields(model, dps: int = 15, param: str = "theta") -> dict:
+    """The fields of the :class:`~symdelay.analysis.normal_form.NormalForm` of a model with
+    lags at its Hopf point in ``param`` (every other parameter a number): the generic path
+    of :func:`symdelay.analysis.normal_form.normal_form` for delay models, which builds the
+    record from them.
 
     Parameters
     ----------
@@ -506,15 +544,15 @@ def delay_normal_form(model, dps: int = 15, param: str = "theta"):
 
     Returns
     -------
-    NormalForm
-        The Hopf point, ``c1``, ``l1`` (normalised by the imbalance ``x``, with
-        ``l1_radius`` the radius of its ball: its sign is proved when ``|l1| > l1_radius``),
-        the amplitude and frequency laws in ``param``.
+    dict
+        Keyword arguments of ``NormalForm``: the Hopf point, ``c1``, ``l1`` (normalised by
+        the imbalance ``x``, with ``l1_radius`` the radius of its ball: its sign is proved
+        when ``|l1| > l1_radius``, around a Hopf point proved by a Krawczyk box; infinite
+        where the box is not found), the amplitude and frequency laws in ``param``.
     """
     import flint
 
     from symdelay.analysis.critical import critical
-    from symdelay.analysis.normal_form import NormalForm
     from symdelay.analysis.stochastic import difference_weights
     from symdelay.core.params import as_dps
     from symdelay.core.precision import work_bits
@@ -561,8 +599,10 @@ def delay_normal_form(model, dps: int = 15, param: str = "theta"):
         if mult >= 2:
             rp = _mp(rp_factor)
             nan = mpmath.nan
-            return NormalForm(
-                None, None, None, None, dps, th_c, w, mpmath.mpc(nan), rp, nan, None, nan, nan,
+            return dict(
+                L=None, mu=None, lam=None, D=None, dps=dps, theta_c=th_c, omega=w,
+                c1=mpmath.mpc(nan), r_prime=rp, l1=nan, l1_unit=None,
+                amplitude_coefficient=nan, omega_slope=nan,
                 method=_METHOD, model_name=model.name, checks=checks, multiplicity=mult,
                 param=param, patterns=None, patterns_reason=(
                     f"the imaginary pair has multiplicity {mult} under the model's symmetry: "
@@ -573,7 +613,10 @@ def delay_normal_form(model, dps: int = 15, param: str = "theta"):
         proved = _certify(factor, lyap._r, lyap.sym, crit.critical, crit.omega, rel)
         if proved is not None:
             value, omega = proved
-        hopf = lyap.hopf(value, omega)
+        try:
+            hopf = lyap.hopf(value, omega)
+        except NotImplementedError as exc:
+            raise SymdelayInputError(f"the normal form of {model.name}: {exc}") from None
         cq = sum((weights[j] * hopf.q[j] for j in range(len(weights))), flint.acb(0))
         if 0 in abs(cq):
             raise SymdelayInputError(
@@ -602,8 +645,9 @@ def delay_normal_form(model, dps: int = 15, param: str = "theta"):
             "l1_radius": l1_rad,
             "hopf_point_proved": proved is not None,
         }
-    return NormalForm(
-        None, None, None, None, dps, th_c, w, c1x, rp, l1, None, amp, slope,
+    return dict(
+        L=None, mu=None, lam=None, D=None, dps=dps, theta_c=th_c, omega=w, c1=c1x,
+        r_prime=rp, l1=l1, l1_unit=None, amplitude_coefficient=amp, omega_slope=slope,
         method=_METHOD, model_name=model.name, checks=checks, multiplicity=1, param=param,
         l1_radius=l1_rad,
     )  # fmt: skip

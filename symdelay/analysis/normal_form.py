@@ -285,8 +285,10 @@ def normal_form(model, dps: int = 15, *, param: str = "theta", method: str = "au
     """The Hopf normal form of ``model`` at the critical ``theta_c``: the first Lyapunov
     coefficient, criticality, amplitude and period laws of the cycles born there.
 
-    The family's specialisation first (the founding model's structured eigenvectors and
-    closed forms), else the projection formula on the full drift
+    A model with lags: the centre-manifold reduction through its characteristic matrix
+    (:mod:`symdelay.analysis.dnormal`, in Arb balls; ``l1_radius`` bounds ``l1``).
+    Otherwise the family's specialisation first (the founding model's structured
+    eigenvectors and closed forms), else the projection formula on the full drift
     (:func:`model_normal_form`: ``theta_c`` from :func:`~symdelay.analysis.critical.critical`,
     ``c1`` and ``r'`` from :class:`FirstLyapunov` there).
 
@@ -329,9 +331,9 @@ def normal_form(model, dps: int = 15, *, param: str = "theta", method: str = "au
             raise SymdelayInputError(
                 "a model with lags has no specialised normal form: use method='generic'"
             )
-        from symdelay.analysis.dnormal import delay_normal_form
+        from symdelay.analysis.dnormal import delay_normal_form_fields
 
-        return delay_normal_form(model, dps=dps, param=param)
+        return NormalForm(**delay_normal_form_fields(model, dps=dps, param=param))
     if param != "theta":
         if method == "specialised":
             raise SymdelayInputError(

@@ -18,8 +18,11 @@ def register(subparsers) -> None:
             "the first Lyapunov coefficient l1 (Kuznetsov's projection formula, q_x = 1), "
             "whether the bifurcation is super- or subcritical, and c in the amplitude law "
             "A ~ c sqrt(theta - theta_c) of x = q1 - q2; closed forms where SymPy finds them "
-            "(L = 2, 3). --L inf is the delay-differential limit. --in NAME: the Hopf point "
-            "and amplitude law in another parameter (transition tables). Where the imaginary "
+            "(L = 2, 3). --L inf is the delay-differential limit. A model file with lags "
+            "(delayed information, action delays): the centre-manifold reduction through its "
+            "characteristic matrix, in interval arithmetic (the sign of l1 proved, or "
+            "undecided with its bound). --in NAME: the Hopf point and amplitude law in "
+            "another parameter (a lag's parameter too). Where the imaginary "
             "pair is multiple (a symmetry), l1 is not defined and is not given; for three "
             "symmetric servers (D_3) the equivariant normal form gives the bifurcating "
             "patterns (rotating and standing waves), their criticality, stability and "
@@ -33,7 +36,7 @@ def register(subparsers) -> None:
         metavar="NAME",
         help="the bifurcation parameter p (default theta): its Hopf point p_c with every "
         "other parameter fixed, and the amplitude law A ~ c sqrt(|p - p_c|); any parameter "
-        "of the model, left out of its options",
+        "of the model (a lag's, such as D), left out of its options",
     )
     add_common(p, run, dps="15")
 
@@ -86,9 +89,12 @@ def run(args) -> int:
     law = f"{p} - {p}_c" if rec["amplitude_side"] != "below" else f"{p}_c - {p}"
     slope = rec["omega_slope"]
     still = abs(float(slope)) <= 10.0 ** -(dps // 2)
+    bound = rec.get("l1_radius")
+    proof = "" if bound is None else f", |error| <= {bound}"
     lines += [
         where,
-        f"  l1 = {rec['l1']}  ({rec['criticality']}; normalised by {rec['l1_normalisation']})",
+        f"  l1 = {rec['l1']}  ({rec['criticality']}; normalised by {rec['l1_normalisation']}"
+        f"{proof})",
         f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt({law})"
         + ("  (unstable cycles)" if rec["criticality"] == "subcritical" else ""),
         f"  d omega / d {p} at {p}_c = {slope}" + (" (frequency stationary)" if still else ""),
