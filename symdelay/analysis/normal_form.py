@@ -241,10 +241,13 @@ class NormalForm(Result):
         }
 
     def latex(self) -> str:
+        from symdelay.core.latex import tex
+
         n = 10
+        p = tex(sp.Symbol(self.param))
         if self.multiple:
             s = (
-                rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
+                rf"{p}_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
                 rf"{mpmath.nstr(self.omega, n)}:\ \pm i\omega_c\ \text{{of multiplicity "
                 rf"{self.multiplicity}, }}\ \ell_1\ \text{{not defined}}"
             )
@@ -262,14 +265,13 @@ class NormalForm(Result):
                     s += rf",\ \text{{{pat['pattern']} ({pat['criticality']}, {word})}}"
             return s
         s = (
-            rf"\theta_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
+            rf"{p}_c = {mpmath.nstr(self.theta_c, n)},\ \omega_c = "
             rf"{mpmath.nstr(self.omega, n)},\ \ell_1 = {mpmath.nstr(self.l1, n)}"
             rf"\ (\text{{{self.criticality}}}),\ A \approx "
-            rf"{mpmath.nstr(self.amplitude_coefficient, n)}\sqrt{{\theta-\theta_c}}"
+            rf"{mpmath.nstr(self.amplitude_coefficient, n)}"
+            + (rf"\sqrt{{{p}_c-{p}}}" if self.side == "below" else rf"\sqrt{{{p}-{p}_c}}")
         )
         if self.closed_l1 is not None:
-            from symdelay.core.latex import tex
-
             s += rf",\quad \ell_1 = {tex(self.closed_l1)}"
         return s
 
