@@ -42,11 +42,11 @@ change = {{ q2 = 1 }}
 [[transitions]]
 name = "service 1"
 change = {{ q1 = -1 }}
-rate = "mu*q1"
+rate = "mu*q1{power}"
 [[transitions]]
 name = "service 2"
 change = {{ q2 = -1 }}
-rate = "mu*q2"
+rate = "mu*q2{power}"
 """
 
 _PARAMS = """
@@ -69,7 +69,7 @@ def _erlang_action(tmp_path) -> Path:
         'name = "Erlang(2) action lag"\n'
         + _PARAMS.format(more='D = "positive"')
         + '[lags]\ntau = { kind = "gamma", shape = 2, mean = "D" }\n'
-        + _QUEUES.format(extra="", lag='lag = "tau"\n', y1="q1", y2="q2")
+        + _QUEUES.format(extra="", lag='lag = "tau"\n', y1="q1", y2="q2", power="")
         + '[symmetry]\nswap = [["q1", "q2"]]\n'
     )
     return _file(tmp_path, "erlang_action", text)
@@ -135,14 +135,14 @@ def test_erlang_information_lag_equals_its_filter_states(tmp_path):
         'name = "Erlang(2) information lag"\n'
         + _PARAMS.format(more='m = "positive"')
         + '[lags]\ng = { kind = "gamma", shape = 2, mean = "m" }\n'
-        + _QUEUES.format(extra="", lag="", y1="delayed(q1, g)", y2="delayed(q2, g)")
+        + _QUEUES.format(extra="", lag="", y1="delayed(q1, g)", y2="delayed(q2, g)", power="")
         + '[symmetry]\nswap = [["q1", "q2"]]\n'
     )
     stages = [("q", "u"), ("u", "v")]
     filt = (
         'name = "explicit filters"\n'
         + _PARAMS.format(more='m = "positive"')
-        + _QUEUES.format(extra=', "u1", "u2", "v1", "v2"', lag="", y1="v1", y2="v2")
+        + _QUEUES.format(extra=', "u1", "u2", "v1", "v2"', lag="", y1="v1", y2="v2", power="")
         + "".join(
             f'[[transitions]]\nname = "{b}{i} up"\nchange = {{ {b}{i} = 1 }}\n'
             f'rate = "2*{a}{i}/m"\n[[transitions]]\nname = "{b}{i} down"\n'
@@ -154,6 +154,70 @@ def test_erlang_information_lag_equals_its_filter_states(tmp_path):
     )
     a = normal_form(Model.from_toml(_file(tmp_path, "lagged", lagged), mu=1, lam=1, m=1))
     b = normal_form(Model.from_toml(_file(tmp_path, "filter", filt), mu=1, lam=1, m=1))
+    for k in ("theta_c", "omega", "c1", "r_prime", "l1", "amplitude_coefficient"):
+        _close(getattr(a, k), getattr(b, k))
+
+
+def _filters(power: str) -> str:
+    """Two exponential stages of mean m/2 per queue, u from q^power, v from u (the
+    routing reads v): the phase chain of a gamma(2, m) information lag on q^power."""
+    return "".join(
+        f'[[transitions]]\nname = "{b}{i} up"\nchange = {{ {b}{i} = 1 }}\nrate = "2*{a}/m"\n'
+        f'[[transitions]]\nname = "{b}{i} down"\nchange = {{ {b}{i} = -1 }}\n'
+        f'rate = "2*{b}{i}/m"\n'
+        for i in (1, 2)
+        for a, b in ((f"q{i}{power}", "u"), (f"u{i}", "v"))
+    )
+
+
+def test_quadratic_terms_through_the_lags(tmp_path):
+    """Quadratic service mu q^2 makes B(q, conj q) and B(q, q) non-zero (c1/r' is far from
+    the logit's -theta^3/4), so h11, h20 and their lifting count: an information lag on
+    q^2 (its second derivative lifted through K(lambda1 + lambda2)) against its two filter
+    stages, and an Erlang(2) action lag on a rate with a quadratic factor (the rate's
+    second-order terms through the lag's kernel at lambda1 + lambda2) against its chain."""
+    swap = '[symmetry]\nswap = [["q1", "q2"]]\n'
+    info = (
+        'name = "information lag on q^2"\n'
+        + _PARAMS.format(more='m = "positive"')
+        + '[lags]\ng = { kind = "gamma", shape = 2, mean = "m" }\n'
+        + _QUEUES.format(
+            extra="", lag="", y1="delayed(q1**2, g)", y2="delayed(q2**2, g)", power="**2"
+        )
+        + swap
+    )
+    filt = (
+        'name = "filters of q^2"\n'
+        + _PARAMS.format(more='m = "positive"')
+        + _QUEUES.format(extra=', "u1", "u2", "v1", "v2"', lag="", y1="v1", y2="v2", power="**2")
+        + _filters("**2")
+        + '[symmetry]\nswap = [["q1", "q2"], ["u1", "u2"], ["v1", "v2"]]\n'
+    )
+    a = normal_form(Model.from_toml(_file(tmp_path, "info", info), mu=1, lam=1, m=1))
+    b = normal_form(Model.from_toml(_file(tmp_path, "filt", filt), mu=1, lam=1, m=1))
+    assert abs(float(mpmath.re(b.c1 / b.r_prime)) + float(b.theta_c) ** 3 / 4) > 10
+    for k in ("theta_c", "omega", "c1", "r_prime", "l1", "amplitude_coefficient"):
+        _close(getattr(a, k), getattr(b, k))
+    factor = "lam*(1 + (q1 - q2)**2)*2"
+    action = (
+        'name = "action lag, quadratic"\n'
+        + _PARAMS.format(more='D = "positive"')
+        + '[lags]\ntau = { kind = "gamma", shape = 2, mean = "D" }\n'
+        + _QUEUES.format(extra="", lag='lag = "tau"\n', y1="q1", y2="q2", power="**2").replace(
+            "2*lam*", factor + "*"
+        )
+        + swap
+    )
+    chain = (
+        (EXAMPLES / "erlang2.toml")
+        .read_text()
+        .replace("2*lam*", factor + "*")
+        .replace('"mu*q1"', '"mu*q1**2"')
+        .replace('"mu*q2"', '"mu*q2**2"')
+    )
+    a = normal_form(Model.from_toml(_file(tmp_path, "action", action), mu=1, lam=1, D=1))
+    b = normal_form(Model.from_toml(_file(tmp_path, "chain", chain), mu=1, lam=1, gamma=2))
+    assert abs(float(mpmath.re(b.c1 / b.r_prime)) + float(b.theta_c) ** 3 / 4) > 10
     for k in ("theta_c", "omega", "c1", "r_prime", "l1", "amplitude_coefficient"):
         _close(getattr(a, k), getattr(b, k))
 
