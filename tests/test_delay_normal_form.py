@@ -255,6 +255,29 @@ def test_constant_information_lag_closed_forms_and_founding_dde():
         _close(getattr(nf, k), getattr(dde, k))
 
 
+def test_moving_average_closed_form():
+    """A uniform lag on [0, Delta] (the moving average): with u = K * x the scalar
+    equation gives c1 = 3 c |K|^2 K / Delta'(i w) and r'(theta) = -lam K / Delta'(i w),
+    Delta(r) = r + mu + lam theta K(r), K(s) = (1 - exp(-s Delta))/(s Delta); the
+    amplitude is the constant lag's 4 theta_c^(-3/2) divided by |K(i w)|."""
+    m = Model.from_toml(EXAMPLES / "moving_average.toml", mu=1, lam=1, Delta=2)
+    nf = normal_form(m)
+    th, w = nf.theta_c, nf.omega
+    with mpmath.workdps(30):
+
+        def K(z):
+            return (1 - mpmath.exp(-2 * z)) / (2 * z)
+
+        iw = mpmath.mpc(0, w)
+        k, dk = K(iw), mpmath.diff(K, iw)
+        d = 1 + th * dk
+        assert abs(iw + 1 + th * k) < 1e-20  # the Hopf point
+        c1 = 3 * (th**3 / 12) * abs(k) ** 2 * k / d
+        _close(nf.c1, complex(c1))
+        _close(nf.r_prime, complex(-k / d))
+        _close(nf.amplitude_coefficient, float(4 * th**-1.5 / abs(k)))
+
+
 def test_constant_information_lag_amplitude_law_in_D():
     m = Model.from_toml(EXAMPLES / "information_delay.toml", mu=1, lam=1, theta=3)
     nf = normal_form(m, param="D")
