@@ -108,6 +108,13 @@ def test_erlang_action_lag_equals_its_phase_chain(tmp_path):
         _close(getattr(lagged, k), getattr(chain, k))
     assert lagged.criticality == "supercritical" and lagged.l1 < -lagged.l1_radius
     assert lagged.to_json()["l1_radius"] is not None
+    # a ball holding 0 decides nothing: no criticality, side or amplitude law
+    import dataclasses
+
+    blurred = dataclasses.replace(lagged, l1_radius=2 * abs(lagged.l1))
+    rec = blurred.to_json()
+    assert rec["criticality"] == "undecided" and rec["amplitude_side"] is None
+    assert np.isnan(blurred.amplitude([10.0])[0])
 
 
 def test_erlang_action_lag_amplitude_law_in_the_mean_delay(tmp_path):

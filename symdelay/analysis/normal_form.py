@@ -156,10 +156,11 @@ class NormalForm(Result):
 
     def amplitude(self, theta):
         """``c sqrt(|p - p_c|)`` on the side where the cycles live (float numpy; NaN on the
-        other side, and everywhere where the imaginary pair is multiple: no scalar law).
+        other side, and everywhere where the imaginary pair is multiple or the sign of
+        ``l1`` is undecided: no scalar law, no side).
         ``theta``: values of the parameter ``param``."""
         th = np.asarray(theta, dtype=float)
-        if self.multiple:
+        if self.multiple or self.criticality == "undecided":
             return np.full(th.shape, np.nan)
         d = th - float(self.theta_c)
         if self.side == "below":

@@ -95,8 +95,12 @@ def run(args) -> int:
         where,
         f"  l1 = {rec['l1']}  ({rec['criticality']}; normalised by {rec['l1_normalisation']}"
         f"{proof})",
-        f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt({law})"
-        + ("  (unstable cycles)" if rec["criticality"] == "subcritical" else ""),
+        (
+            f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt({law})"
+            + ("  (unstable cycles)" if rec["criticality"] == "subcritical" else "")
+        )
+        if rec["criticality"] != "undecided"
+        else "  amplitude law not given: the sign of l1 is undecided (|l1| within its bound)",
         f"  d omega / d {p} at {p}_c = {slope}" + (" (frequency stationary)" if still else ""),
     ]
     cf = rec["closed_form"]
