@@ -189,6 +189,11 @@ class DelayNoise:
             default=0.0,
         )
         self.oscillating = self.longest > 0
+        #: the kernel each term reads (terms with the same lags share one evaluation)
+        self._keys = [
+            tuple(g.name for g in objs) if objs else (i,)
+            for i, (_M, _K, objs, _d) in enumerate(self.cm.terms)
+        ]
         self._cache: dict = {}
 
     # ------------------------------------------------------------ in Arb balls
@@ -238,6 +243,29 @@ class DelayNoise:
                 N -= Mb * k(r)
         return N
 
+    def _delta_and_n(self, r, prec: int):
+        """``(Delta(r), N(r))`` at once for a neutral model, each term's kernel evaluated
+        once (terms reading the same lags share it): ``Delta = r N - A0 - sum_k M_k K_k``
+        over the retarded terms."""
+        A0, terms, _B, _br = self._balls(prec)
+        N = self._eye(prec)
+        E = A0
+        values: dict = {}
+        for (Mb, k, deriv), key in zip(terms, self._keys):
+            if key not in values:
+                values[key] = k(r)
+            if deriv:
+                N = N - Mb * values[key]
+            else:
+                E = E + Mb * values[key]
+        return N * r - E, N
+
+    def _eye(self, prec: int):
+        import flint
+
+        n = self.n
+        return flint.acb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+
     def spectral_density(self, c, prec: int):
         """``z -> F(z) = c^T G(i z) B G(-i z)^T c`` (``G = Delta^-1 N``) on ``acb`` balls,
         holomorphic off the roots (a ball on which a kernel's branch cut may lie gives a
@@ -260,13 +288,15 @@ class DelayNoise:
                     if not (1 + r * m).real > 0 or not (1 - r * m).real > 0:
                         return nan
             try:
-                u = self.delta(r, prec).transpose().solve(cv)
-                v = self.delta(-r, prec).transpose().solve(cv)
+                if self.neutral:  # c^T Delta^-1 N = (N^T u)^T
+                    (Dp, Np), (Dm, Nm) = self._delta_and_n(r, prec), self._delta_and_n(-r, prec)
+                    u = Np.transpose() * Dp.transpose().solve(cv)
+                    v = Nm.transpose() * Dm.transpose().solve(cv)
+                else:
+                    u = self.delta(r, prec).transpose().solve(cv)
+                    v = self.delta(-r, prec).transpose().solve(cv)
             except ZeroDivisionError:
                 return nan
-            if self.neutral:  # c^T Delta^-1 N = (N^T u)^T
-                u = self.noise_input(r, prec).transpose() * u
-                v = self.noise_input(-r, prec).transpose() * v
             return (u.transpose() * B * v)[0, 0]
 
         return F
