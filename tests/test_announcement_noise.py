@@ -21,6 +21,7 @@ import pytest
 import sympy as sp
 
 from symdelay.analysis.dnoise import delay_noise
+from symdelay.analysis.spectrum import spectrum
 from symdelay.analysis.stochastic import variance
 from symdelay.core.errors import SymdelayInputError
 from symdelay.model import load_toml
@@ -162,3 +163,21 @@ def test_command_line_spectrum_of_the_announcement(run_cli):
     assert code == 2 and "difference operator" in err and err.count("\n") == 1
     with pytest.raises(SymdelayInputError, match="difference operator"):
         variance(announcement(mu=1, lam=1, D=1, p=sp.Rational(1, 2), theta=3))
+
+
+def test_spectrum_peak_nears_the_hopf_frequency():
+    """lam p = 1/10, D = 1: the Hopf point (theta_c, omega_c) of the difference mode solved
+    here by mpmath from Delta(i omega) = 0; at 0.97 theta_c the spectrum's peak lies near
+    omega_c and is sharp (a quasi-cycle: Q > 30; at theta = 1 S(0) is above half the peak)."""
+    p = mpmath.mpf("0.1")
+
+    def delta(theta, w):
+        d = 1j * w + 1 + theta * (1 + p * 1j * w) * mpmath.exp(-1j * w)
+        return [d.real, d.imag]
+
+    with mpmath.workdps(30):
+        theta_c, omega_c = mpmath.findroot(delta, (2.4, 2.2))
+    theta = sp.Rational(97, 100) * sp.Rational(mpmath.nstr(theta_c, 20))
+    s = spectrum(announcement(mu=1, lam=1, D=1, p=sp.Rational(1, 10), theta=theta), points=3)
+    assert abs(s.peak_frequency - float(omega_c)) < 0.02
+    assert s.quality_factor is not None and s.quality_factor > 30
