@@ -423,10 +423,13 @@ class DelayVariance:
         return mpmath.nstr(self.value, digits or self.dps, strip_zeros=False)
 
 
-def delay_variance(model, c, *, dps: int = 10, force: bool = False) -> DelayVariance:
+def delay_variance(
+    model, c, *, dps: int = 10, force: bool = False, shrink: str = "fewer digits (--dps)"
+) -> DelayVariance:
     """The certified ``(1/pi) int_0^oo F`` of the module docstring for weights ``c``: to
     ``dps`` significant digits (the error bound below ``10^-dps`` of the value), the cost
-    estimated first. The caller decides stability (:func:`require_stable`)."""
+    estimated first (``shrink``: what the refusal over budget suggests). The caller decides
+    stability (:func:`require_stable`)."""
     import flint
     import mpmath
 
@@ -462,7 +465,7 @@ def delay_variance(model, c, *, dps: int = 10, force: bool = False) -> DelayVari
         f"the certified variance integral to {dps} digits (frequencies up to {W:.3g})",
         seconds,
         force=force,
-        shrink="fewer digits (--dps)",
+        shrink=shrink,
     )
     # Arb's tolerance is met on each subinterval: share it among about this many
     pieces = 4 * W * noise.longest + 64 * (math.log2(W) + 2)

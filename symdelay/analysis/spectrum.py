@@ -312,7 +312,7 @@ def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
     certified integral of the same ``S``)."""
     from symdelay.analysis.dnoise import delay_noise
     from symdelay.analysis.roots import require_values
-    from symdelay.analysis.stochastic import DOT_READING, _variance_weights, variance
+    from symdelay.analysis.stochastic import DOT_READING, _delay_variance, _variance_weights
     from symdelay.core.budget import check_budget
 
     require_values(model, "the spectrum")
@@ -340,7 +340,18 @@ def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
         scale,
         points=PEAK_POINTS,
     )
-    v = variance(model, dps=DELAY_SPECTRUM_DPS, weights=weights, closed_form=False, force=force)
+    # the variance entry's own path for a model with lags (no closed form to attach), told
+    # what to suggest when its integral is over the budget: this command has no --dps
+    v = _delay_variance(
+        model,
+        DELAY_SPECTRUM_DPS,
+        weights,
+        force,
+        shrink=(
+            f"parameters further from the stability boundary (the spectrum's variance is "
+            f"certified to {DELAY_SPECTRUM_DPS} digits; `variance --dps 5` asks fewer)"
+        ),
+    )
     var, imbalance = float(v), v.imbalance()
     method = (
         "linear-noise spectrum of the delay model: c^T G(i w) B G(i w)^* c, "

@@ -924,9 +924,10 @@ DOT_READING = (
 )
 
 
-def _delay_variance(model, dps, weights, force) -> StationaryVariance:
+def _delay_variance(model, dps, weights, force, shrink=None) -> StationaryVariance:
     """A model with lags: the certified integral of its linear-noise spectrum
-    (:func:`symdelay.analysis.dnoise.delay_variance`), at a stable equilibrium."""
+    (:func:`symdelay.analysis.dnoise.delay_variance`; ``shrink``: what a refusal over the
+    budget suggests, fewer digits by default), at a stable equilibrium."""
     import dataclasses
 
     from symdelay.analysis.dnoise import delay_noise, delay_variance
@@ -937,7 +938,10 @@ def _delay_variance(model, dps, weights, force) -> StationaryVariance:
     w = _variance_weights(model, weights)
     require_stable(model, "stationary variance (linear-noise approximation)")
     res = model.cached(  # the spectrum asks for it again
-        f"delay variance {w} {dps}", lambda: delay_variance(model, w, dps=dps, force=force)
+        f"delay variance {w} {dps}",
+        lambda: delay_variance(
+            model, w, dps=dps, force=force, **({"shrink": shrink} if shrink else {})
+        ),
     )
     names = tuple(s.name for s in model.states)
     value = sp.Float(res.text(dps + 5), dps + 5)
