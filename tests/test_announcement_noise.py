@@ -181,3 +181,40 @@ def test_spectrum_peak_nears_the_hopf_frequency():
     s = spectrum(announcement(mu=1, lam=1, D=1, p=sp.Rational(1, 10), theta=theta), points=3)
     assert abs(s.peak_frequency - float(omega_c)) < 0.02
     assert s.quality_factor is not None and s.quality_factor > 30
+
+
+def test_an_announced_input_has_the_closed_form_of_the_drift_reading():
+    """A neutral model with a one-sided derivative term (N = I - M_d e^(-r D), M_d nilpotent:
+    the matrix algebra of G = Delta^-1 N off the symmetric case). y is an M/M/oo queue
+    (dy = (1 - y) dt + noise, its drift -xi_y linearised); x is served at rate x and arrives
+    at rate exp(b (1 - a)), a = y(t - D) + p dot(y)(t - D) announced. With dot(y) the drift,
+    a = y(t - D) + p (1 - y(t - D)), so xi_x' = -xi_x - b (1 - p) xi_y(t - D) + noise and
+
+        S_xx(w) = (2 + 2 b^2 (1 - p)^2 / (w^2 + 1)) / (w^2 + 1),  Var(x) = 1 + b^2 (1 - p)^2 / 2,
+
+    (the noisy-derivative reading: 1 + b^2 (1 + p^2) / 2); D drops out of both."""
+    from symdelay.model.core import Model
+
+    b, p = 1, sp.Rational(1, 2)
+    m = Model(
+        "announced input",
+        ["x", "y"],
+        {"b": "positive", "p": "nonnegative", "D": "positive"},
+        [
+            ("x up", {"x": 1}, "exp(b*(1 - delayed(y + p*dot(y), tau)))"),
+            ("x down", {"x": -1}, "x"),
+            ("y up", {"y": 1}, "1"),
+            ("y down", {"y": -1}, "y"),
+        ],
+        lags={"tau": {"kind": "constant", "value": "D"}},
+        values={"b": b, "p": p, "D": sp.Rational(3, 2)},
+    )
+    assert m.linearisation.neutral
+    v = variance(m, dps=6, weights=[1, 0])
+    exact = 1 + sp.Rational(b * b) * (1 - p) ** 2 / 2
+    assert abs(v.value - exact) <= v.error_bound and v.decimal() == "1.12500"
+    assert abs(v.value - (1 + b * b * (1 + p * p) / 2)) > 0.4  # the other reading: 1.625
+    omegas = [0.0, 0.4, 1.3, 5.0]
+    for w, s in zip(omegas, delay_noise(m).spectrum_values([1, 0], omegas)):
+        expected = (2 + 2 * b * b * float(1 - p) ** 2 / (w * w + 1)) / (w * w + 1)
+        assert abs(s - expected) <= 1e-12 * expected

@@ -30,8 +30,8 @@ neutral stochastic equation ``Delta xi = Z`` with ``G = Delta^-1``: the noise fe
 through the derivative term too. It is not what the exact simulation simulates, and its
 spectrum differs at every frequency, tending to ``c^T N^-1 B N^-* c / w^2`` instead of
 ``c^T B c / w^2``. tests/test_announcement_noise.py checks ``G = Delta^-1 N`` against a
-simulation of the linear equation with the drift reading and shows that ``G = Delta^-1``
-fails the same comparison.)
+simulation of the linear equation with the drift reading and against the closed form of a
+one-sided announced input, and shows that ``G = Delta^-1`` fails both.)
 
 **The noise, and how an action delay passes it on.** A transition ``nu`` without a lag adds
 white noise of intensity ``beta_nu(s*) nu nu^T`` (Kurtz), as for a table. A transition with
