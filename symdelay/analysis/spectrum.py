@@ -212,7 +212,8 @@ def spectrum(
         The angular frequencies ``omega >= 0`` at which ``S`` is evaluated. Default: ``points``
         evenly spaced on ``0 .. 4 omega_scale``, ``omega_scale`` the largest imaginary part of
         the Jacobian's eigenvalues (a model with lags: ``a/2``, ``a`` the bound on its roots
-        in the right half-plane, the sum of its linearisation's matrix norms).
+        in the right half-plane, the sum of its linearisation's matrix norms; for a neutral
+        model the norm of ``(I - P_d)^-1 P_0``, :mod:`symdelay.analysis.dnoise`).
     points : int, default 4001
         The number of grid points when ``omegas`` is not given.
     weights : sequence of numbers, optional
