@@ -289,7 +289,7 @@ class CycleBranch(Result):
             s = b.start
             lines.append("")
             lines.append(
-                f"period-doubled branch from the PD at {p} = {s['value']} (period "
+                f"period-doubled branch from the PD at {p} = {float(s['value']):.10g} (period "
                 f"{float(s['period']):.8g} doubled):"
             )
             lines.append(b.text())
@@ -773,8 +773,14 @@ def cycles(
             first, info, hopfs = _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals,
                                              degree)  # fmt: skip
         else:
+            settled = None
+            if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
+                settled = start = _settled(model, solver, param, start, lo_v, hi_v)
             first, info = _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals,
                                        degree)  # fmt: skip
+            if settled is not None:
+                info["kind"] = "settled cycle"
+                info["laps"] = settled.laps
             hopfs = []
         info["hopf_points_in_range"] = hopfs
         scale = 1.0 + float(np.max(np.abs(first.U)))
@@ -1007,6 +1013,36 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
 def _ends_text(win) -> str:
     ends = [f"{float(e.value):.8g} ({e.kind})" for iv in win.intervals for e in (iv.lo, iv.hi)]
     return ", ".join(ends) or "none"
+
+
+@dataclass(frozen=True)
+class _Settled:
+    value: float
+    t: np.ndarray
+    y: np.ndarray
+    period: float
+    laps: int
+
+
+def _settled(model, solver, param, value, lo_v, hi_v) -> _Settled:
+    """The cycle the fluid path from the model's default start settles on at ``param =
+    value`` (:func:`symdelay.analysis.doubling.settled_cycle`; integrated in pieces of 20
+    periods of the linearisation's fastest oscillation, or 20 of its slowest decay)."""
+    from symdelay.analysis.doubling import settled_cycle
+    from symdelay.core.exact import exact_fraction
+
+    v = float(exact_fraction(param, value))
+    if not lo_v <= v <= hi_v:
+        raise SymdelayInputError(f"the start {param} = {value} is outside the range")
+    y0 = np.array(model.with_values(**{param: str(value)}).default_start(), dtype=float)
+    lam = np.linalg.eigvals(solver.F.jac_dense(y0[None, :], v)[0])
+    lam = lam[np.abs(lam) > 1e-12]
+    if not lam.size:
+        raise SymdelayInputError(f"the drift at {param} = {value} is degenerate: no time scale")
+    osc = np.abs(lam.imag)
+    chunk = 20 * (2 * math.pi / osc.max() if osc.max() > 0 else 1 / np.abs(lam).min())
+    t, y, T, laps = settled_cycle(solver.F, v, y0, chunk=chunk)
+    return _Settled(v, t, y, T, laps)
 
 
 def _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals, degree):

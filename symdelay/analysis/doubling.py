@@ -23,7 +23,7 @@ import numpy as np
 
 from symdelay.analysis.bvp import Collocation, NewtonFailed, Orbit, PeriodicBVP
 
-__all__ = ["pd_eigenfunction", "doubled_orbit", "first_doubled"]
+__all__ = ["pd_eigenfunction", "doubled_orbit", "first_doubled", "settled_cycle"]
 
 
 def pd_eigenfunction(solver: PeriodicBVP, orbit: Orbit):
@@ -94,3 +94,78 @@ def first_doubled(solver: PeriodicBVP, orbit: Orbit, ds: float, max_dp: float, t
             return base, Orbit(coll2, U, T, p, iterations=it), rho
         ds /= 4
     raise NewtonFailed(why)
+
+
+def settled_cycle(field, value: float, y0, *, chunk: float, chunks: int = 40, max_laps: int = 8):
+    """The periodic orbit the fluid path from ``y0`` settles on at the parameter ``value``:
+    ``(t, y, period, laps)`` over one period, or a one-line :class:`SymdelayInputError`.
+
+    The ODE is integrated (SciPy's LSODA, rtol 1e-10, with the field's Jacobian) in pieces of
+    length ``chunk``; the returns to the section where the observed quantity crosses the
+    middle of its range upwards in a piece are compared: the path has settled when the state
+    at each of the last three returns is within ``1e-6`` (relative) of the state ``k``
+    returns before (``k = laps``, the smallest from 1 to ``max_laps``: a cycle born of
+    period doublings returns after 2, 4, ... laps), and the period is the time of those
+    ``k`` laps. A path that
+    does not settle in ``chunks`` pieces (chaos, a slow transient, a path going to the
+    equilibrium) is refused."""
+    from scipy.integrate import solve_ivp
+
+    from symdelay.core.errors import SymdelayInputError
+
+    w = field.weights
+    f = lambda t, y: field.f(y[None, :], value)[0]  # noqa: E731
+    jac = lambda t, y: field.jac_dense(y[None, :], value)[0]  # noqa: E731
+    y = np.asarray(y0, dtype=float)
+    t0, times, states = 0.0, [], []
+    for _ in range(chunks):
+        sol = solve_ivp(f, (t0, t0 + chunk), y, method="LSODA", jac=jac, rtol=1e-10,
+                        atol=1e-12, dense_output=True)  # fmt: skip
+        if not sol.success:
+            raise SymdelayInputError(
+                f"the fluid path at {field.name} = {value:.10g} failed ({sol.message}): "
+                "no cycle to start from"
+            )
+        tt = np.linspace(t0, t0 + chunk, 20001)
+        Y = sol.sol(tt)
+        x = w @ Y
+        c = 0.5 * (x.max() + x.min())
+        if x.max() - x.min() <= 1e-8 * (1 + abs(c)):
+            times, states = [], []  # no oscillation in this piece: the path is at rest
+        else:
+            for k in np.nonzero((x[:-1] < c) & (x[1:] >= c))[0]:
+                # the crossing refined by a Newton step on the dense output
+                tc = tt[k] + (c - x[k]) / (x[k + 1] - x[k]) * (tt[k + 1] - tt[k])
+                for _ in range(3):
+                    yc = sol.sol(tc)
+                    tc -= (w @ yc - c) / (w @ f(tc, yc))
+                times.append(tc)
+                states.append(sol.sol(tc))
+        t0, y = t0 + chunk, sol.y[:, -1]
+        period = _repeat(times, states, max_laps)
+        if period is not None:  # one period from the earlier return, on its dense output
+            T, ys, k = period
+            sol = solve_ivp(f, (0.0, T), ys, method="LSODA", jac=jac, rtol=1e-10, atol=1e-12,
+                            dense_output=True)  # fmt: skip
+            tt = np.linspace(0.0, T, 2001)
+            return tt, sol.sol(tt), T, k
+    raise SymdelayInputError(
+        f"the fluid path at {field.name} = {value:.10g} did not settle on a cycle of up to "
+        f"{max_laps} laps within t = {t0:.6g} (chaos, a slow transient or a stable "
+        "equilibrium there): start from another value"
+    )
+
+
+def _repeat(times, states, max_laps):
+    """``(period, state at the earlier return, k)`` when each of the last three returns repeats the one ``k``
+    returns before (the smallest ``k``), else None."""
+    for k in range(1, max_laps + 1):
+        if len(states) < k + 3:
+            return None
+        ok = all(
+            np.max(np.abs(states[-j] - states[-j - k])) <= 1e-6 * (1 + np.max(np.abs(states[-j])))
+            for j in (1, 2, 3)
+        )
+        if ok:
+            return times[-1] - times[-1 - k], states[-1 - k], k
+    return None
