@@ -1,5 +1,5 @@
 """Branch switching at a period doubling (``cycles(..., switch=LEVELS)``, ``symdelay cycles
---switch``) on the Hastings-Powell food chain (examples/models/food_chain.toml): the PD on
+--switch``) on the Hastings-Powell food chain (tests/data/food_chain.toml): the PD on
 the period-1 branch in b1 against the multiplier of the variational equation integrated by
 an ODE solver, the doubled branch's period and multipliers at the PD, its own PD against a
 branch continued from a period-2 cycle of a long fluid integration (no switch), and that
@@ -8,6 +8,7 @@ integration's period and amplitude against the doubled branch."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -20,7 +21,7 @@ from symdelay.analysis.continuation import cycles
 from symdelay.cli import main as cli_main
 from symdelay.core.errors import SymdelayInputError
 
-FILE = "examples/models/food_chain.toml"
+FILE = str(Path(__file__).parent / "data" / "food_chain.toml")
 
 
 @pytest.fixture(scope="module")
