@@ -195,6 +195,8 @@ class CycleBranch(Result):
     observed: str = ""
     #: the branches of period-doubled cycles switched to at the located PDs (``switch``)
     doubled: tuple = ()
+    #: the levels of period doubling asked for (``switch``)
+    switch: int = 0
 
     def arrays(self):
         """``(value, amplitude, period, stable)`` over the branch (``stable``: 1.0, 0.0 or
@@ -217,6 +219,7 @@ class CycleBranch(Result):
             "stop_reason": self.stop_reason,
             "kept": len(self.points),
             "observed": self.observed,
+            "switch": self.switch,
             "doubled_branches": [b.record() for b in self.doubled],
             "method": (
                 f"orthogonal collocation on Gauss-Legendre points (degree {self.degree}, "
@@ -285,6 +288,8 @@ class CycleBranch(Result):
         )
         lines.append(f"stopped: {self.stop} ({self.stop_reason}); kept {len(self.points)} orbits")
         lines.append(f"start: {self.start['kind']} at {p} = {self.start['value']}")
+        if self.switch and not self.doubled:
+            lines.append("period doubling: no located PD on the branch to switch at")
         for b in self.doubled:
             s = b.start
             lines.append("")
@@ -809,6 +814,7 @@ def cycles(
         model.name,
         fld.observed,
         doubled,
+        switch,
     )
 
 
@@ -839,7 +845,7 @@ def _switch_all(solver, specials, cfg, param, levels, degree, cost, force, level
         kids = _switch_all(
             solver, b.special_points, cfg, param, levels, degree, cost, force, level + 1, count
         )
-        out.append(replace(b, doubled=kids))
+        out.append(replace(b, doubled=kids, switch=levels - level))
     return tuple(out)
 
 
