@@ -923,7 +923,13 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
     from symdelay.analysis.normal_form import first_lyapunov, hopf_multiplicity
     from symdelay.analysis.window import window
 
-    win = window(model, param, lo=lo, hi=hi)
+    try:
+        win = window(model, param, lo=lo, hi=hi)
+    except SymdelayInputError as exc:
+        raise SymdelayInputError(
+            f"{exc} (needed for the Hopf points in {param}; or start from the cycle the fluid "
+            f"path settles on at {param} = VALUE: start=VALUE, --start VALUE)"
+        ) from None
     found = {}
     for iv in win.intervals:
         for end in (iv.lo, iv.hi):
@@ -933,7 +939,8 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
     if not found:
         raise SymdelayInputError(
             f"no Hopf point of {model.name} in {param} in ({lo}, {hi}) (the ends of its "
-            f"instability windows there: {_ends_text(win)}): give a range that contains one"
+            f"instability windows there: {_ends_text(win)}): give a range that contains one, "
+            "or start from a cycle (start=..., --start VALUE)"
         )
     hopfs = [
         {"value": repr(v), "omega": [repr(float(w)) for w in e.omega]}
