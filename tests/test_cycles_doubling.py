@@ -137,3 +137,19 @@ def test_bad_switch_is_refused(chain, capsys):
     err = capsys.readouterr().err
     assert status == 2 and "--switch must be from 0 to 4" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_settled_cycle_of_a_fluid_path_is_the_doubled_one(chain, switched):
+    # LSODA's section returns (the start of a branch from a value) against the collocation
+    from symdelay.analysis.doubling import settled_cycle
+
+    (doubled,) = switched.doubled
+    p = np.array([c.value for c in doubled.points])
+    orbit = doubled.points[int(np.argmin(np.abs(p - 2.35)))]
+    F = OrbitField(chain, "b1")
+    t, y, period, laps = settled_cycle(F, orbit.value, [0.8, 0.2, 10], chunk=1200)
+    assert laps == 2 and t[-1] == period
+    assert period == pytest.approx(orbit.period, rel=1e-7)
+    assert (y[0].max() - y[0].min()) / 2 == pytest.approx(orbit.amplitude, rel=1e-4)
+    with pytest.raises(SymdelayInputError, match="outside the range"):
+        cycles(chain, "b1", "2.15", "2.4", start="2.5")
