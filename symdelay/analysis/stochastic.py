@@ -473,11 +473,16 @@ def _lag_run(model, kernel, eta, counts, past, force, T, R=1) -> dict:
     total, _ = _rate_data(model)
     rate = eta * total
     lag = LagRun(kernel, eta, counts, past, rate, horizon=T)
+    whole = (
+        ", and the path the drift recursion of dot() reads, kept whole: the events over T"
+        if lag.dot
+        else ""
+    )
     check_memory(
         f"the history of the lagged values and the scheduled entries of {model.name} (per "
         "replication: the changes over the longest look-back and the decisions over the "
-        "longest action delay, or over the run when shorter; events per unit time about "
-        f"{rate:.3g})",
+        f"longest action delay, or over the run when shorter{whole}; events per unit time "
+        f"about {rate:.3g})",
         lag.memory(),
         force=force,
         shrink="a smaller --eta or a shorter lag",
@@ -541,6 +546,18 @@ def _memory_info(kernel, lag, usage) -> dict:
         + len(fifos) * most["fifo_capacity"] * FIFO_BYTES
         + most["heap_capacity"] * HEAP_BYTES
     )
+    if lag.dot:  # the drift recursion of dot(): its path is kept whole (sized by T)
+        W = lag.dot["W"]
+        out["recursion"] = {
+            "lookback": float(lag.tau),
+            "states": [str(kernel.states[i]) for i in lag.dot["cols"]],
+            "numbers_per_entry": W,
+            "capacity": most["path_capacity"],
+            "capacity_first": int(lag.pcap),
+            "peak_in_use": most["path_entries"],
+            "levels": most["levels"],
+        }
+        used += most["path_capacity"] * W * 8 + most["levels"] * 8
     out.update(
         bytes_allocated=int(used),
         bytes_estimated=float(lag.memory()),
@@ -597,6 +614,18 @@ def _lag_info(model, kernel) -> dict:
 
     for name in sorted({str(o.args[1]) for o in plan.replace}):
         lag = model.lags[name]
+        if plan.dot is not None:
+            out[name] = (
+                f"constant information lag read with dot(): the lagged expressions at t - "
+                f"{lag.args['value']}, where dot(x) at s is the drift of x at s (the sum over "
+                "the transitions of their change of x times their rate at s, over eta, each "
+                "rate with the lagged values it reads at s), by a recursion through t - "
+                f"{lag.args['value']}, t - 2 {lag.args['value']}, ... down to the history "
+                "(before 0 its states and derivative: 0 for a held history, the table's slope), "
+                "the path kept whole; read when the class of constant total that reads it is "
+                "drawn"
+            )
+            continue
         out[name] = (
             f"{lag.kind} information lag: {reading(lag)}, read when the class of constant "
             "total that reads it is drawn"
