@@ -160,13 +160,52 @@ def check_simulation_cost(model, eta: int, T: float, replications: int, force=Fa
             force=force,
             shrink="a model with fewer states (a smaller --N or --L)",
         )
+    levels = _recursion_factor(model, T)
+    deep = (
+        f"; the draws reading dot() through a lag recurse down to the history, up to "
+        f"T / tau levels: about {levels:.3g} events' work per event"
+        if levels > 1.0
+        else ""
+    )
     check_budget(
         f"this run (about {events:.1g} events; total rate at the equilibrium {total:.3g} per "
-        "unit eta)",
-        events / EVENTS_PER_SECOND,
+        f"unit eta{deep})",
+        events * levels / EVENTS_PER_SECOND,
         force=force,
         shrink="a smaller --eta, --T or --replications",
     )
+
+
+#: The cost of one level of the drift recursion (dot() read through a lag) per routing
+#: draw, in events of the same table without lags (benchmarks/bench_lag_simulate.py, 4.:
+#: the announcement at T/D = 5, 20, 50 took 2.9, 7.4 and 15.5 x the events' time, about
+#: 1.2 events per level at the mean depth T/(2 D) of the half of the events that route).
+LEVEL_EVENTS = 1.3
+
+
+def _recursion_factor(model, T: float) -> float:
+    """The work per event of a simulation of ``model`` over ``[0, T]`` in events of the
+    same table without lags: 1, or, when its rates read ``dot()`` through a constant lag
+    ``tau``, ``1 + LEVEL_EVENTS f T / (2 tau)`` (``f`` the share of the events at the
+    equilibrium whose rates read it: each such draw runs the recursion, on average ``T / (2
+    tau)`` levels deep)."""
+    from symdelay.model.lags import delayed_function, steady
+
+    delayed, dot = delayed_function()
+    reads = [t for t in model.transitions
+             if any(o.args[0].has(dot) for o in t.rate.atoms(delayed))]  # fmt: skip
+    if not reads:
+        return 1.0
+    lag = model.lags.get(str(next(iter(reads[0].rate.atoms(delayed))).args[1]))
+    try:
+        tau = float(lag.args["value"].xreplace(dict(model.values)))
+        point = {**model.equilibrium.point, **model.values}
+        share = float(sum(steady(t.rate).xreplace(point) for t in reads)) / _rate_data(model)[0]
+    except (AttributeError, KeyError, TypeError, ZeroDivisionError):
+        return 1.0  # not a constant lag at numbers: refused by the kernel's plan
+    if not (tau > 0 and share >= 0):
+        return 1.0
+    return 1.0 + LEVEL_EVENTS * share * T / (2.0 * tau)
 
 
 def check_seed(seed, name: str = "seed"):
@@ -359,6 +398,10 @@ def _generic_simulate(
     lags = has_lags(model)
     if lags:  # what cannot be simulated exactly is refused before any other work
         _check_lags(model)
+        if model.linearisation.neutral:  # dot() through a lag: as the fluid path refuses
+            from symdelay.analysis.lagroots import CharacteristicMatrix, root_bound
+
+            root_bound(CharacteristicMatrix(model.linearisation, model.lags))
     past = _lag_history(model, history, eta) if lags else None
     if past is not None and isinstance(past, tuple) and initial is None:
         initial = np.floor(past[1][-1] * eta + 0.5)  # the table's last row, in counts
