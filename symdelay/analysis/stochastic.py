@@ -278,7 +278,16 @@ def simulate(
     on the grid ``0, dt, ..., floor(T/dt) dt`` (the state at each time, events at that time
     included), scaled by ``1/eta``. A model with lags reads its lagged values from the
     piecewise-constant past of the path and schedules its action-delayed jumps
-    (:mod:`symdelay.analysis.kernel`, "Lags": exact, no time step).
+    (:mod:`symdelay.analysis.kernel`, "Lags": exact, no time step). A rate reading
+    ``dot(x)`` through a constant lag (the announcement, ``delayed(q + p*dot(q), tau)``)
+    reads the *drift* of ``x`` there: in the stochastic system ``dot(x)`` at ``s`` is the
+    conditional expected rate of change of ``x`` at ``s``, the sum over the transitions of
+    their change of ``x`` times their rate at ``s`` over ``eta``, each rate with the lagged
+    values it reads at ``s`` (before 0 the history's derivative: 0 held, a table's slope);
+    its law of large numbers limit is the neutral fluid path. It is computed exactly at each
+    routing draw by a recursion through ``t - tau, t - 2 tau, ...`` (a draw costs ``O(t /
+    tau)``; the path it reads is kept for the whole run: memory ~ events x T, estimated
+    first).
 
     Parameters
     ----------
@@ -339,7 +348,8 @@ def simulate(
         ``kind="simulation"``: the scaled paths (``values`` of shape ``(replications,
         len(t), states)``), ``events`` per replication, ``info`` with the backend, the
         transition names and counts and the final counts (a model with lags: ``lags``, how
-        each lag was read, and ``history``).
+        each lag was read, ``history`` and ``memory``, with ``memory["recursion"]`` for
+        ``dot()`` through a lag).
 
     Examples
     --------

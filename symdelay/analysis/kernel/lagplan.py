@@ -4,7 +4,9 @@ piecewise-constant path), the look-backs (*pointers*: one per channel and consta
 look-back, moving forward only), the *chains* of the exponential, Erlang and phase-type lags
 (their phases fed by a channel), the lagged values the rates read (one symbol ``lv_m`` per
 ``delayed(E, k)``, a weighted sum of pointer readings) and the action-delayed transitions
-(their constant delays). Everything the kernel's source depends on is symbolic (the parameter
+(their constant delays), and the drift recursion of ``dot()`` read through a constant lag
+(:func:`drift_recursion`: every lagged value then one component of it, term kind ``"d"``).
+Everything the kernel's source depends on is symbolic (the parameter
 *names*); the numbers (look-backs, weights, delays) are run-time values (:meth:`LagPlan.numbers`),
 so one compiled kernel serves every parameter value, as for the tables without lags.
 
