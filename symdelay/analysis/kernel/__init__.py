@@ -170,9 +170,9 @@ NAME``: :mod:`symdelay.model.lags`). The simulation stays exact, with no time st
   on each of its segments: the start ``E(hs, hd)`` computed once per piece before the
   run), then applies the printed step (one cse of ``E`` with ``dot(x)`` replaced by the
   drift) level by level back up. The path the levels read is kept whole (an array of
-  ``(time, the scaled states the step reads, the start's components)``, one entry per
-  event changing those states, doubled when full, in the ``chain`` argument: such a table
-  has no chains), each level ``j`` reads it through its own forward-only pointer (the last
+  ``(time, the scaled states the step reads)``, one entry per event changing those states,
+  before 0 ``(time, the start's components)``, doubled when full, in the ``chain``
+  argument: such a table has no chains), each level ``j`` reads it through its own forward-only pointer (the last
   entry whose time plus ``j tau`` is at most the time read), so a draw costs O(t / tau)
   and the memory grows with ``T`` (events x T, estimated before the run and refused over
   the budget unless forced; the record's ``info["memory"]["recursion"]``). The levels

@@ -417,8 +417,7 @@ def dot_read(lag, T: str, pad: str, py: bool = False) -> list:
     applies the step (the drift at ``T - j tau`` from the states there and the components
     there), down to ``j = 1``: O(levels) per reading."""
     d = lag["dot"]
-    RO, W, NR = d["RO"], d["W"], len(d["cols"])
-    nv = d["nv"]
+    RO, W, nv = d["RO"], d["W"], d["nv"]
     if py:
         out = [
             f"{pad}tau_ = lagc[{d['tau_at']}]",
@@ -433,7 +432,7 @@ def dot_read(lag, T: str, pad: str, py: bool = False) -> list:
             f"{pad}    if chain[{W} * h_] < 0.0:",
             f"{pad}        J_ = j_",
             f"{pad}        break",
-            f"{pad}b_ = {W} * hst[{RO + 2} + J_] + {1 + NR}",
+            f"{pad}b_ = {W} * hst[{RO + 2} + J_] + 1",
         ]
         out += [f"{pad}dv_{m} = chain[b_ + {m}]" for m in range(nv)]
         out += [f"{pad}for j_ in range(J_ - 1, 0, -1):", f"{pad}    e_ = {W} * hst[{RO + 2} + j_]"]
@@ -454,7 +453,7 @@ def dot_read(lag, T: str, pad: str, py: bool = False) -> list:
         f"{pad}        hst[{RO + 2} + j_] = h_;",
         f"{pad}        if (chain[{W} * h_] < 0.0) {{ J_ = j_; break; }}",
         f"{pad}    }}",
-        f"{pad}    const double *b_ = chain + {W} * hst[{RO + 2} + J_] + {1 + NR};",
+        f"{pad}    const double *b_ = chain + {W} * hst[{RO + 2} + J_] + 1; /* the start */",
     ]
     out += [f"{pad}    dv_{m} = b_[{m}];" for m in range(nv)]
     out += [

@@ -426,8 +426,8 @@ def _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M):
 def _dot_lag_spec(plan, states, jumps, exprs, repl, sv, changed, pr, cpr, ppr, lag_c, lag_py):
     """The drift recursion of ``dot()`` read through a constant lag, for the C writer and
     the twin (``lag_c["dot"]``, ``lag_py["dot"]``): the path it keeps (entries ``(time,
-    the scaled states it reads, the start's components)``, one per event changing those
-    states), its step printed once (one cse), the start's expressions (Python, for the
+    the scaled states it reads)``, one per event changing those states; before 0 ``(time,
+    the start's components)``: a level there reads only those), its step printed once (one cse), the start's expressions (Python, for the
     history), the slots whose jump adds an entry, where its slots start in ``hst`` and
     where ``tau`` is in ``lagc``."""
     from symdelay.analysis.kernel.cwriter import rec_offset
@@ -444,7 +444,7 @@ def _dot_lag_spec(plan, states, jumps, exprs, repl, sv, changed, pr, cpr, ppr, l
     ds = {sv[i]: sp.Symbol(f"ds_{i}") for i in range(n)}
     what = "the drift that dot() reads"
     common = {
-        "nv": nv, "cols": read, "W": 1 + len(read) + nv,
+        "nv": nv, "cols": read, "W": 1 + max(len(read), nv),
         "push": [q for q in range(len(changed)) if set(changed[q]) & set(read)],
         # no chains nor actions in such a table: tau follows the terms' weights
         "RO": rec_offset(lag_c), "tau_at": lag_c["CO"],

@@ -393,12 +393,20 @@ def _dot_spec(states, transitions, by_name, actions, label, delayed, dot):
         return None
     first = with_dot[0]
     lag = by_name[first.args[1]]
+    if lag.kind == "mixture":
+        raise SymdelayInputError(
+            f"{label}: transition '{occ[first]}' reads dot() through the mixture '{lag.name}': "
+            "the exact simulation reads dot() (the drift) through one constant lag, a "
+            "recursion at t - tau, t - 2 tau, ...; through several look-backs it would branch "
+            "(about b^(t/tau) drifts per draw); fluid answers for this model"
+        )
     if lag.kind != "constant":
         raise SymdelayInputError(
             f"{label}: transition '{occ[first]}' reads dot() through the {lag.kind} lag "
             f"'{lag.name}': the exact simulation reads dot() (the drift) through one constant "
             "lag, a recursion at t - tau, t - 2 tau, ...; through a distributed lag it would "
-            "need the drift at every past time; fluid answers for this model"
+            "need the drift at every past time (the fluid path, too, reads dot() only through "
+            "constant lags and mixtures of them)"
         )
     tau = lag.args["value"]
     for o, name in occ.items():

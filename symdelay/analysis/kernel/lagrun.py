@@ -161,9 +161,9 @@ class LagRun:
 
     def _dot_start(self, history, rate: float) -> None:
         """The path of the drift recursion at 0: an entry per piece of the history (its
-        time, the scaled states the recursion reads, and the recursion's start there: each
-        component ``E_m`` at the history's counts and derivative, 0 for a held history, the
-        table's slope on each of its segments), then one at 0 (the initial counts); its
+        time and the recursion's start there: each component ``E_m`` at the history's
+        counts and derivative, 0 for a held history, the table's slope on each of its
+        segments), then one at 0 (the scaled initial counts the step reads); its
         first size (the events of the run: the path is kept whole) and the levels."""
         d = self.dot
         W, nv, cols = d["W"], d["nv"], d["cols"]
@@ -181,12 +181,12 @@ class LagRun:
             slopes = (v[seg + 1] - v[seg]) / (t[seg + 1] - t[seg])[:, None]
         else:  # held (or nothing routed before 0: the same states, derivative 0)
             starts, counts, slopes = np.array([-self.back]), self.X0[None, :], np.zeros((1, n))
-        rows = []
+        rows = []  # before 0 (time, the start's components), then (0, the states read)
         for u, x, sl in zip(starts.tolist(), counts, slopes):
-            row = [u] + [int(x[i]) / self.eta for i in cols]
-            row += [self._value(self.NCH + m, x, sl) for m in range(nv)]
-            rows.append(row)
-        rows.append([0.0] + [int(self.X0[i]) / self.eta for i in cols] + [0.0] * nv)
+            row = [u] + [self._value(self.NCH + m, x, sl) for m in range(nv)]
+            rows.append(row + [0.0] * (W - len(row)))
+        row = [0.0] + [int(self.X0[i]) / self.eta for i in cols]
+        rows.append(row + [0.0] * (W - len(row)))
         self.path0 = np.array(rows, dtype=np.float64).ravel()
         self.npath0 = len(rows)
         assert self.path0.size == W * len(rows)
