@@ -481,7 +481,7 @@ def announcement_rows(lines) -> dict:
     lines.append(
         "  (the cost grows with t/D: each routing draw evaluates the drift at every level "
         "t - j D >= 0, two exponentials per level here; the issue's 2x per event holds for "
-        "lags read by look-up, not for this recursion; the path is ~jumps x 5 numbers)"
+        "lags read by look-up, not for this recursion; the path is one entry of 3 numbers per jump)"
     )
     return out
 
