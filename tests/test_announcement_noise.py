@@ -105,8 +105,8 @@ def test_simulated_linear_equation_holds_the_certified_variance_and_spectrum():
     """lam theta p = 1/2: the certified variance against the extrapolated sample variance
     of the linear equation (Richardson from h = D/40 and D/80: the Euler bias is O(h), about
     0.016 between them: the discrete recursion's own stationary variances are 1.8644 and
-    1.8487, extrapolated 1.8331), and the spectrum against the periodogram of the h = D/40 paths. The
-    noisy-derivative reading (G = Delta^-1: 2.000 against 1.833) fails both comparisons."""
+    1.8487, extrapolated 1.8331), and the spectrum against the periodogram of the h = D/40
+    paths. The noisy-derivative reading (G = Delta^-1: 2.000 against 1.833) fails both."""
     m = announcement(mu=1, lam=1, theta=1, D=1, p=sp.Rational(1, 2))
     v = variance(m, dps=5)
     certified = float(v.value)
