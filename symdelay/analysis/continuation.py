@@ -321,8 +321,12 @@ def _sign_pd(mults) -> float:
 
 def _sign_ns(mults) -> float:
     """The sign of ``prod_{i<j} (rho_i rho_j - 1)`` (a real number: the factors come in
-    conjugate pairs)."""
-    ph = 1.0 + 0j
+    conjugate pairs), times ``(-1)^(k(k-1)/2)`` for ``k`` multipliers: the same changes
+    along a branch of an ODE (``k`` fixed), and for a delay equation, whose discretised
+    monodromy reports a varying number of small multipliers, the sign the product would
+    have with the ones left out counted as 0 (each of their pairs a factor -1)."""
+    k = len(mults)
+    ph = -1.0 + 0j if (k * (k - 1) // 2) % 2 else 1.0 + 0j
     for i in range(len(mults)):
         v = mults[i] * mults[i + 1 :] - 1
         v = v[np.abs(v) > 0]
@@ -345,11 +349,14 @@ def _ns_value(mults) -> float:
 
 
 def _sign_one(mults) -> float:
-    """The sign of ``prod (rho - 1)`` over the non-trivial multipliers (real ones count)."""
+    """``(-1)^(number of real non-trivial multipliers above 1)``: it changes where one
+    crosses +1, as the sign of ``prod (rho - 1)`` over the real ones does for a fixed
+    number of multipliers (an ODE), and does not change when a small multiplier of a delay
+    equation's discretised monodromy is left out."""
     s = 1.0
     for z in mults:
-        if z.imag == 0:
-            s *= np.sign(z.real - 1) or 1.0
+        if z.imag == 0 and z.real > 1:
+            s = -s
     return s
 
 
@@ -698,18 +705,19 @@ def cycles(
     from symdelay.core.budget import check_budget
     from symdelay.core.precision import one_blas_thread
 
-    if getattr(model, "lags", None):
-        raise SymdelayInputError(
-            f"{model.name} has lags ({', '.join(model.lags)}): the continuation of periodic "
-            "orbits is built for transition tables (ODE fluid models) only"
-        )
+    delay = bool(getattr(model, "lags", None))
     lo_v, hi_v = _range(param, lo, hi)
     intervals = _integer("intervals", intervals, 4, 2000)
     degree = _integer("degree", degree, 2, 7)
     max_points = _integer("max_points", max_points, 2, MAX_POINTS)
     if direction not in (1, -1):
         raise SymdelayInputError(f"direction must be 1 or -1, got {direction!r}")
-    fld = OrbitField(model, param)
+    if delay:
+        from symdelay.analysis.dbvp import DelayOrbitField
+
+        fld = DelayOrbitField(model, param)
+    else:
+        fld = OrbitField(model, param)
     sym = fld.symbol
     dom = model.domains.get(sym, "positive" if param == "D" else "real")
     if dom in ("positive", "nonnegative") and not lo_v >= (0 if dom == "nonnegative" else 1e-300):
@@ -729,11 +737,17 @@ def cycles(
         shrink="fewer points (max_points), fewer intervals or a lower degree",
     )
     t0 = time.perf_counter()
-    solver = PeriodicBVP(fld, model.name)
+    if delay:
+        from symdelay.analysis.dbvp import DelayBVP
+
+        solver = DelayBVP(fld, model.name)
+    else:
+        solver = PeriodicBVP(fld, model.name)
     with one_blas_thread():
         if start is None:
-            first, info, hopfs = _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals,
-                                             degree)  # fmt: skip
+            begin = _delay_hopf_start if delay else _hopf_start
+            first, info, hopfs = begin(model, solver, param, lo_v, hi_v, lo, hi, intervals,
+                                       degree)  # fmt: skip
         else:
             first, info = _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals,
                                        degree)  # fmt: skip
@@ -878,6 +892,125 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
         "amplitude_coefficient": repr(coef),
         "side": "above" if side > 0 else "below",
         "first_cycle_at": repr(p1),
+        "ds0": ds0,
+    }
+    return first, info, hopfs
+
+
+def _hopf_points(model, param, lo_v, hi_v, lo, hi):
+    """The Hopf points in ``(lo, hi)``: ``({value: window end}, the window, hopf list)``."""
+    import mpmath
+
+    from symdelay.analysis.window import window
+
+    win = window(model, param, lo=lo, hi=hi)
+    found, unstable_above = {}, {}
+    for iv in win.intervals:
+        for side, end in ((1, iv.lo), (-1, iv.hi)):
+            v = end.value
+            if end.kind == "r = i omega" and mpmath.isfinite(v) and lo_v < float(v) < hi_v:
+                found[float(v)] = end
+                unstable_above[float(v)] = side
+    if not found:
+        raise SymdelayInputError(
+            f"no Hopf point of {model.name} in {param} in ({lo}, {hi}) (the ends of its "
+            f"instability windows there: {_ends_text(win)}): give a range that contains one"
+        )
+    hopfs = [
+        {"value": repr(v), "omega": [repr(float(w)) for w in e.omega]}
+        for v, e in sorted(found.items())
+    ]
+    return found, unstable_above, hopfs
+
+
+def _delay_hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
+    """The first orbit of a delay model near the lowest Hopf point in ``(lo, hi)``, as
+    DDE-BIFTOOL's ``p_topsol`` starts it: the equilibrium plus a small multiple of the
+    critical eigenvector of ``Delta(i omega)``, corrected with the parameter free and the
+    projection of the orbit on that eigenvector fixed (the step of a pseudo-arclength
+    continuation along the eigenvector). The direction of the branch (above or below the
+    Hopf point) is the one the corrected orbit takes; the criticality is read from it and
+    the side where the equilibrium is unstable."""
+    found, unstable_above, hopfs = _hopf_points(model, param, lo_v, hi_v, lo, hi)
+    pc = min(found)
+    end = found[pc]
+    if len(end.omega) != 1:
+        raise SymdelayInputError(
+            f"at {param} = {pc:.10g} two imaginary pairs cross at once (a double Hopf point): "
+            "no single branch of cycles starts there"
+        )
+    fld = solver.F
+    w = float(end.omega[0])
+    Dm = fld.characteristic(pc, 1j * w)
+    _, sv, Vh = np.linalg.svd(Dm)
+    if sv.size > 1 and not sv[-1] < 1e-6 * sv[-2]:
+        raise SymdelayInputError(
+            f"Delta(i omega) at the Hopf point {param} = {pc:.10g} is not singular in the "
+            f"flattened equations (smallest singular values {sv[-1]:.3g}, {sv[-2]:.3g})"
+        )
+    if sv.size > 1 and sv[-2] < 1e-6 * sv[0]:
+        raise SymdelayInputError(
+            f"the imaginary pair at {param} = {pc:.10g} is multiple (the model's symmetry): "
+            "several patterns of cycles bifurcate there and no single branch is defined"
+        )
+    q = Vh[-1].conj()
+    cq = complex(fld.weights @ q)
+    if abs(cq) < 1e-8 * float(np.max(np.abs(q))):
+        raise SymdelayInputError(
+            f"the critical eigenvector at {param} = {pc:.10g} does not move the imbalance x: "
+            "the cycles born there are not followed by their amplitude of x"
+        )
+    q = q / cq
+    coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
+    tn = coll.node_times()
+    wave = np.real(q[None, :] * np.exp(2j * np.pi * tn)[:, None])
+    T0 = 2 * math.pi / w
+    eq_c = fld.equilibrium(pc)
+    base = Orbit(coll, np.repeat(eq_c[None, :], tn.size, axis=0), T0, pc)
+    norm2 = float(np.sum(coll.ip_weights(wave) * wave))
+    A1 = 1e-2 * max(1e-1, float(np.max(np.abs(eq_c[: fld.n_model]))))
+    why = ""
+    for _ in range(5):
+        U = base.U + A1 * wave
+        try:
+            U1, T1, p1, it = solver.correct(
+                coll, U, T0, pc, U, step=(base, (wave, 0.0, 0.0), A1 * norm2)
+            )
+            amp = amplitude(coll, U1 @ fld.weights)
+            if amp > 0.2 * A1 and lo_v < p1 < hi_v:
+                break
+            why = (
+                f"the corrected orbit left the range ({param} = {p1:.6g})"
+                if amp > 0.2 * A1
+                else "Newton converged to the equilibrium"
+            )
+        except (NewtonFailed, np.linalg.LinAlgError) as exc:
+            why = str(exc)
+        A1 /= 4
+    else:
+        raise SymdelayInputError(
+            f"no first cycle near the Hopf point {param} = {pc:.10g} ({why}): more intervals"
+        )
+    first = Orbit(coll, U1, T1, p1, iterations=it)
+    first.tangent = solver.tangent(coll, U1, T1, p1, (wave, 0.0, 0.0), orient=(wave, 0.0, 0.0))
+    first.point = _analyse(solver, first)
+    side = 1 if p1 > pc else -1
+    unstable = unstable_above[pc]
+    ds0 = 2 * math.sqrt(float(np.sum(coll.ip_weights(U1 - eq_c) * (U1 - eq_c))))
+    info = {
+        "kind": "Hopf point",
+        "value": repr(pc),
+        "omega": repr(w),
+        "l1": None,
+        "criticality": "supercritical" if side == unstable else "subcritical",
+        "criticality_from": (
+            "the side the first cycle lies on (amplitude "
+            f"{first.point.amplitude:.3g} at {param} = {p1:.10g}) against the side where the "
+            "equilibrium is unstable"
+        ),
+        "amplitude_coefficient": None,
+        "side": "above" if side > 0 else "below",
+        "first_cycle_at": repr(float(p1)),
         "ds0": ds0,
     }
     return first, info, hopfs
