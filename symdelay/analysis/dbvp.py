@@ -408,13 +408,34 @@ def _locate(coll: Collocation, tau):
 def _gauss_panels(width_over_h: float, m: int):
     """Composite Gauss--Legendre nodes and weights on ``[0, 1]`` (weights sum to 1):
     ``ceil(width_over_h)`` panels of ``m + 1`` points."""
-    P = max(1, int(math.ceil(width_over_h)))
+    P = max(1, math.ceil(width_over_h))
     x, w = np.polynomial.legendre.leggauss(m + 1)
     x = (x + 1) / 2
     w = w / 2
     nodes = ((np.arange(P)[:, None] + x[None, :]) / P).ravel()
     weights = np.tile(w / P, P)
     return nodes, weights
+
+
+def _entries(coll, terms, nodes_of):
+    """The sparse entries of the look-up terms ``[(C (M, Q, n, n), tau (M, Q))]`` of the
+    linearised collocation equations (row block ``g`` for the Gauss point ``g``):
+    ``[(rows, cols, values)]``, the columns the nodes ``nodes_of(period, interval)`` (an
+    ``(M Q, m + 1)`` array of node indices) times ``n`` plus the component."""
+    out = []
+    for C, tau in terms:
+        M, Q, n, _ = C.shape
+        m1 = coll.m + 1
+        kp, jj, B, _ = _locate(coll, tau.ravel())
+        nodes = nodes_of(kp, jj).reshape(M, Q, m1)
+        shape = (M, Q, m1, n, n)
+        r = np.arange(M)[:, None, None, None, None] * n + np.arange(n)[None, None, None, :, None]
+        c = nodes[:, :, :, None, None] * n + np.arange(n)[None, None, None, None, :]
+        v = B.reshape(M, Q, m1)[:, :, :, None, None] * C[:, :, None, :, :]
+        out.append(
+            (np.broadcast_to(r, shape).ravel(), np.broadcast_to(c, shape).ravel(), v.ravel())
+        )
+    return out
 
 
 class DelayBVP(PeriodicBVP):
@@ -438,7 +459,7 @@ class DelayBVP(PeriodicBVP):
         for k in range(fld.K):
             tau = times - s[k] / T
             Ys[k] = oc.evaluate(oU, tau)
-            _, jj, B, dB = _locate(oc, tau)
+            _, jj, _, dB = _locate(oc, tau)
             Yd[k] = np.einsum("tk,tkn->tn", dB, oc.extended(oU)[jj])
             looks.append(tau)
         wv, wd = fld.window_values(p)
@@ -455,7 +476,7 @@ class DelayBVP(PeriodicBVP):
             Y = oc.evaluate(oU, tau.ravel())
             e, g = fld.window_source(j, Y, p)
             Ws[j] = (e.reshape(M, -1) * w[None, :]).sum(axis=1)
-            _, jj, B, dB = _locate(oc, tau.ravel())
+            _, jj, _, dB = _locate(oc, tau.ravel())
             yd = np.einsum("tk,tkn->tn", dB, oc.extended(oU)[jj])
             wins.append((tau, sq, dsq, w, g.reshape(M, -1, fld.n), yd.reshape(M, -1, fld.n)))
         return s, ds, looks, Ys, Yd, Ws, wins
@@ -475,7 +496,7 @@ class DelayBVP(PeriodicBVP):
         ``[(rows coefficient (M, n, n), tau (M,))...]`` for the look-ups, and the columns
         in ``T`` and ``p`` (``(M, n)``)."""
         fld = self.F
-        N, m = coll.N, coll.m
+        m = coll.m
         hT = np.repeat(coll.h * T, m)  # (M,)
         A, Bw = fld.jacobians(Ys, Ws, p)
         terms = []
@@ -484,16 +505,15 @@ class DelayBVP(PeriodicBVP):
         if with_p:
             colp = -hT[:, None] * fld.fp(Ys, Ws, p)
         for k in range(fld.K):
-            terms.append((-hT[:, None, None] * A[k], looks[k]))
+            terms.append(((-hT[:, None, None] * A[k])[:, None], looks[k][:, None]))
             if k:
                 colT += -hT[:, None] * np.einsum("mab,mb->ma", A[k], Yd[k]) * (s[k] / T**2)
                 if with_p:
                     colp += -hT[:, None] * np.einsum("mab,mb->ma", A[k], Yd[k]) * (-ds[k] / T)
         for j, (tau, sq, dsq, w, g, yd) in enumerate(wins):
             # dW = sum_q w_q g_q . v(tau_q): the coefficient of v(tau_q) is B_j (x) w_q g_q
-            for q in range(tau.shape[1]):
-                C = np.einsum("ma,mb->mab", Bw[j], g[:, q, :]) * w[q]
-                terms.append((-hT[:, None, None] * C, tau[:, q]))
+            C = np.einsum("ma,mqb,q->mqab", Bw[j], g, w)
+            terms.append((-hT[:, None, None, None] * C, tau))
             gy = np.einsum("mqb,mqb,q->mq", g, yd, w)  # (M, Q): g_q . u'(tau_q) w_q
             colT += -hT[:, None] * Bw[j] * (gy * (sq[None, :] / T**2)).sum(axis=1)[:, None]
             if with_p:
@@ -523,16 +543,10 @@ class DelayBVP(PeriodicBVP):
                 rows.append(g * n + a)
                 cols.append(node * n + a)
                 data.append(coll.Dg[i, kk])
-        for C, tau in terms:
-            _, jj, B, _ = _locate(coll, tau)
-            nodes = coll.idx[jj]  # (M, m+1)
-            shape = (M, m + 1, n, n)
-            r = g[:, None, None, None] * n + np.arange(n)[None, None, :, None]
-            cc = nodes[:, :, None, None] * n + np.arange(n)[None, None, None, :]
-            v = B[:, :, None, None] * C[:, None, :, :]
-            rows.append(np.broadcast_to(r, shape).ravel())
-            cols.append(np.broadcast_to(cc, shape).ravel())
-            data.append(v.ravel())
+        for r, cc, v in _entries(coll, terms, lambda kp, jj: coll.idx[jj]):
+            rows.append(r)
+            cols.append(cc)
+            data.append(v)
         rows.append(np.arange(NU))
         cols.append(np.full(NU, NU))
         data.append(colT.ravel())
@@ -559,6 +573,8 @@ class DelayBVP(PeriodicBVP):
     def _monodromy(self, cm, coll, U, T, p):
         """The monodromy matrix on the history nodes of the mesh ``cm`` (the orbit read
         from ``(coll, U)``), and the times of those nodes."""
+        from scipy.sparse import coo_matrix
+
         fld = self.F
         N, m, n = cm.N, cm.m, fld.n
         Nm = N * m
@@ -566,7 +582,7 @@ class DelayBVP(PeriodicBVP):
         s, ds, looks, Ys, Yd, Ws, wins = self._lookups(cm, U, T, p, tg, orbit=(coll, U))
         terms, _, _ = self._gauss_rows(cm, T, p, Ys, Yd, Ws, wins, s, ds, looks, False)
         back = fld.max_lookback(p) / T
-        K = max(1, int(math.ceil(back - 1e-12)))
+        K = max(1, math.ceil(back - 1e-12))
         size = (K + 1) * Nm + 1  # nodes of [-K, 1]
         # the first history node needed: the start of the interval holding -back
         kb, jb, _, _ = _locate(cm, np.array([-back]))
@@ -586,18 +602,16 @@ class DelayBVP(PeriodicBVP):
             node = base0 + jg * m + kk
             for a in range(n):
                 A[g * n + a, node * n + a] += cm.Dg[ig, kk]
-        for C, tau in terms:
-            kp, jj, B, _ = _locate(cm, tau)
-            nodes = (kp[:, None] + K) * Nm + jj[:, None] * m + np.arange(m + 1)[None, :]
-            if np.any(nodes < first) or np.any(nodes >= size):
-                raise NewtonFailed("a look-back fell outside the history segment")
-            for kk in range(m + 1):
-                for b in range(n):
-                    np.add.at(
-                        A,
-                        (g[:, None] * n + np.arange(n)[None, :], (nodes[:, kk] * n + b)[:, None]),
-                        B[:, kk][:, None] * C[:, :, b],
-                    )
+
+        def nodes_of(kp, jj):
+            return (kp[:, None] + K) * Nm + jj[:, None] * m + np.arange(m + 1)[None, :]
+
+        parts = _entries(cm, terms, nodes_of)
+        r = np.concatenate([x[0] for x in parts])
+        c = np.concatenate([x[1] for x in parts])
+        if np.any(c < first * n) or np.any(c >= size * n):
+            raise NewtonFailed("a look-back fell outside the history segment")
+        A += coo_matrix((np.concatenate([x[2] for x in parts]), (r, c)), shape=A.shape).toarray()
         H = A[:, first * n : (base0 + 1) * n]
         New = A[:, (base0 + 1) * n :]
         X = np.linalg.solve(New, -H)  # new nodes (t in (0, 1]) from the history
