@@ -184,6 +184,8 @@ class CycleBranch(Result):
     adapt: bool
     seconds: float
     model_name: str | None = None
+    #: the orbits landed at the values asked by :func:`symdelay.analysis.cycles.limit_cycle`
+    landed: dict = field(default_factory=dict, repr=False)
 
     def arrays(self):
         """``(value, amplitude, period, stable)`` over the branch (``stable``: 1.0, 0.0 or
@@ -393,6 +395,8 @@ class _Settings:
     ds_max: float
     max_points: int
     adapt: bool
+    targets: tuple = ()  # values of the parameter where an orbit is landed exactly
+    landed: dict = field(default_factory=dict)
 
 
 def _step(solver, a: Orbit, ds):
@@ -448,6 +452,7 @@ def _run_branch(solver: PeriodicBVP, first: Orbit, cfg: _Settings, param: str):
             last = _land(solver, a, st, bound)
             if last is not None and _in_domain(last):
                 _detect(solver, pts, last, specials)
+                _land_targets(solver, a, last, cfg)
                 pts.append(last)
             stop = _Stop("left the range", f"the branch reached {param} = {bound:.10g}")
             break
@@ -467,6 +472,7 @@ def _run_branch(solver: PeriodicBVP, first: Orbit, cfg: _Settings, param: str):
             )
             break
         _detect(solver, pts, st, specials)
+        _land_targets(solver, a, st, cfg)
         pts.append(st)
         turn = _cosine(a.coll, a.tangent, st.tangent)
         if turn < 0.9 or st.iterations >= 8:  # a sharp turn (a fold) or a hard correction
@@ -487,6 +493,21 @@ def _run_branch(solver: PeriodicBVP, first: Orbit, cfg: _Settings, param: str):
                 "a relay limit is approached",
             )
     return pts, specials, stop
+
+
+def _land_targets(solver, a: Orbit, b: Orbit, cfg: _Settings) -> None:
+    """The orbits at the targets between ``a`` and ``b`` (the first passage of each),
+    into ``cfg.landed``."""
+    lo, hi = sorted((a.p, b.p))
+    for v in cfg.targets:
+        if v in cfg.landed or not lo <= v <= hi:
+            continue
+        if v == b.p:
+            cfg.landed[v] = b
+            continue
+        st = _land(solver, a, b, v)
+        if st is not None:
+            cfg.landed[v] = st
 
 
 def _cosine(coll, t1, t2) -> float:
@@ -643,6 +664,7 @@ def cycles(
     step=None,
     max_step=None,
     force: bool = False,
+    _targets=(),
 ) -> CycleBranch:
     """The branch of periodic orbits of ``model``'s fluid ODE continued in ``param`` over
     ``[lo, hi]``, from the Hopf point in that range (or from a given cycle), with each
@@ -761,7 +783,10 @@ def cycles(
         info.pop("ds0", None)
         if not ds0 > 0:
             raise SymdelayInputError(f"step must be positive, got {step!r}")
-        cfg = _Settings(lo_v, hi_v, ds0, 1e-8 * ds_max, ds_max, max_points, bool(adapt))
+        cfg = _Settings(
+            lo_v, hi_v, ds0, 1e-8 * ds_max, ds_max, max_points, bool(adapt), tuple(_targets)
+        )
+        _land_targets(solver, first, first, cfg)
         pts, specials, stop = _run_branch(solver, first, cfg, param)
     return CycleBranch(
         param,
@@ -776,6 +801,7 @@ def cycles(
         bool(adapt),
         time.perf_counter() - t0,
         model.name,
+        {v: st.point for v, st in cfg.landed.items()},
     )
 
 

@@ -62,9 +62,9 @@ __all__ = ["DelayOrbitField", "DelayBVP", "MULT_FLOOR", "MULT_KEEP", "MAX_HISTOR
 
 #: Multipliers of the discretised monodromy operator below this modulus are the
 #: discretisation's spurious cluster at 0 and are not reported.
-MULT_FLOOR = 1e-6
+MULT_FLOOR = 1e-3
 #: At most this many multipliers (the largest in modulus) are reported.
-MULT_KEEP = 24
+MULT_KEEP = 16
 #: The largest monodromy matrix (history nodes x augmented states) formed.
 MAX_HISTORY_NODES = 6000
 
