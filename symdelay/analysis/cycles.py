@@ -685,7 +685,6 @@ def _delay_limit_cycle(model, theta):
     from symdelay.analysis.continuation import cycles
 
     targets = parse_theta_list(theta)
-    hi = max(v for v, _ in targets)
     hi_text = max(targets)[1]
     branch = cycles(
         model,
@@ -717,44 +716,34 @@ def _delay_limit_cycle(model, theta):
     n = len(model.states)
     # Newton stopped with the collocation residual below this (relative to the orbit's size)
     residual = 1e3 * NEWTON_TOL
-    pts = []
-    for v, text in targets:
-        c = branch.landed[v]
-        triv = float(abs(c.multipliers[c.trivial_index] - 1))
-        pts.append(
-            LimitCycle(
-                v,
-                c.amplitude,
-                c.period,
-                c.multipliers,
-                c.stable,
-                method,
-                c.y[:n, 0],
-                c.t,
-                c.y[:n],
-                0,
-                residual,
-                triv,
-                "delay",
-                text,
-                model.name,
-                c.trivial_index,
-                c.multiplier_errors,
-                c.stability_reason,
-                mesh_error=c.mesh_error,
-            )
+
+    def record(c, text):
+        return LimitCycle(
+            c.value if text is None else float(c.value),
+            c.amplitude,
+            c.period,
+            c.multipliers,
+            c.stable,
+            method,
+            c.y[:n, 0],
+            c.t,
+            c.y[:n],
+            0,
+            residual,
+            float(abs(c.multipliers[c.trivial_index] - 1)),
+            "delay",
+            text,
+            model.name,
+            c.trivial_index,
+            c.multiplier_errors,
+            c.stability_reason,
+            mesh_error=c.mesh_error,
         )
+
+    pts = [record(branch.landed[v], text) for v, text in targets]
     if _single(theta):
         return pts[0]
-    path = [
-        LimitCycle(
-            c.value, c.amplitude, c.period, c.multipliers, c.stable, method, c.y[:n, 0],
-            c.t, c.y[:n], 0, residual, float(abs(c.multipliers[c.trivial_index] - 1)),
-            "delay", None, model.name, c.trivial_index, c.multiplier_errors,
-            c.stability_reason, mesh_error=c.mesh_error,
-        )  # fmt: skip
-        for c in branch.points
-    ]
+    path = [record(c, None) for c in branch.points]
     return CycleFamily(None, th_c, pts, path, None, model.name)
 
 
