@@ -194,6 +194,22 @@ def test_the_erlang_action_lag_gives_the_phase_chain_cycles(tmp_path):
     )
 
 
+def test_the_branch_is_dde_biftools():
+    # DDE-BIFTOOL's periodic-orbit continuation of the same model (degree 4, 20 intervals),
+    # recorded by benchmarks/bench_delay_cycles_peer.py
+    peer = json.loads((ROOT / "benchmarks" / "results" / "delay_cycles_peer.json").read_text())
+    assert peer["values"] == {"mu": 1, "lam": 1, "D": 1}
+    theirs = [c for c in peer["cycles"] if c[0] <= 3]
+    picks = [theirs[1], theirs[len(theirs) // 2], theirs[-1]]
+    fam = limit_cycle(load_toml(INFO, mu=1, lam=1, D=1), [repr(c[0]) for c in picks])
+    for (th, period, amp, rho, _), c in zip(picks, fam.points):
+        assert c.theta == th
+        assert c.period == pytest.approx(period, rel=1e-7)
+        assert c.amplitude_x == pytest.approx(amp, abs=2e-6)  # the peer's mesh error
+        assert float(np.max(np.abs(c.nontrivial))) == pytest.approx(rho, abs=1e-5)
+        assert c.stable is True
+
+
 def _run(capsys, argv):
     try:
         status = cli_main(argv)

@@ -751,6 +751,8 @@ def cycles(
             f"over the limit {MAX_UNKNOWNS}: fewer intervals or a lower degree"
         )
     nnz = len(fld.rows) + fld.n
+    if delay:  # every look-back (and a window's quadrature nodes) adds a block per row
+        nnz *= getattr(fld, "K", 1) + 8 * len(getattr(fld, "windows", ()))
     # measured: about 2.5e-7 s per non-zero of the Jacobian per Newton step, ~5 per orbit
     check_budget(
         f"a branch of up to {max_points} cycles ({size} unknowns each)",
@@ -1067,6 +1069,12 @@ def _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals, degree)
     if not lo_v <= p <= hi_v:
         raise SymdelayInputError(f"the cycle given is at {param} = {p:.10g}, outside the range")
     y = np.atleast_2d(np.asarray(y, dtype=float))
+    n_model = getattr(solver.F, "n_model", solver.F.n)
+    if y.shape[0] == n_model < solver.F.n:
+        # a delay model's chain phases: from their equilibrium (Newton solves for them: the
+        # chains are linear in their phases)
+        extra = solver.F.equilibrium(float(value))[n_model:]
+        y = np.vstack([y, np.repeat(extra[:, None], y.shape[1], axis=1)])
     if y.shape[0] != solver.F.n:
         raise SymdelayInputError(
             f"the cycle given has {y.shape[0]} states, the model {solver.F.n}: a cycle of "

@@ -65,8 +65,9 @@ __all__ = ["DelayOrbitField", "DelayBVP", "MULT_FLOOR", "MULT_KEEP", "MAX_HISTOR
 MULT_FLOOR = 1e-3
 #: At most this many multipliers (the largest in modulus) are reported.
 MULT_KEEP = 16
-#: The largest monodromy matrix (history nodes x augmented states) formed.
-MAX_HISTORY_NODES = 6000
+#: The largest monodromy matrix (history nodes x augmented states) formed: its dense
+#: eigenvalues take seconds at this size, twice per cycle.
+MAX_HISTORY_NODES = 3000
 
 
 class DelayOrbitField:
@@ -590,9 +591,10 @@ class DelayBVP(PeriodicBVP):
         first = min(first, K * Nm)
         hist = K * Nm + 1 - first
         if hist * n > MAX_HISTORY_NODES:
-            raise NewtonFailed(
-                f"the monodromy matrix would have {hist * n} rows (over "
-                f"{MAX_HISTORY_NODES}): the lag is many periods long for this mesh"
+            raise SymdelayInputError(
+                f"the monodromy matrix of the cycle at {self.F.name} = {p:.10g} would have "
+                f"{hist * n} rows (over {MAX_HISTORY_NODES}: the longest look-back is "
+                f"{back:.3g} periods): fewer intervals"
             )
         A = np.zeros((Nm * n, size * n))
         g = np.arange(Nm)

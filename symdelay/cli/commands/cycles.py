@@ -24,7 +24,9 @@ def register(subparsers) -> None:
             "without a fold: a branch point of cycles). --theta LO:HI continues in "
             "theta; --in NAME --range LO:HI in another parameter (then --theta, if the model "
             "has it, is a value). --start VALUE begins at the cycle at theta = VALUE instead "
-            "(--direction up or down). Transition tables (ODE fluid models) only."
+            "(--direction up or down). Transition tables (ODE fluid models) and delay "
+            "models (a model file with lags: the delay equations collocated on the periodic "
+            "profile, multipliers of the discretised monodromy operator)."
         ),
     )
     p.add_argument(
