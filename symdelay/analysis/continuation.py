@@ -218,7 +218,7 @@ class CycleBranch(Result):
 
     def table(self):
         """``(header, rows, caption)``: one row per orbit (a notebook shows it)."""
-        from symdelay.analysis.cycles import stability_word
+        from symdelay.analysis.floquet import stability_word
 
         rows = [
             [
@@ -236,7 +236,7 @@ class CycleBranch(Result):
 
     def text(self) -> str:
         """The branch as a table (every orbit), its special points and why it stopped."""
-        from symdelay.analysis.cycles import stability_word
+        from symdelay.analysis.floquet import stability_word
         from symdelay.core.numbers import format_number, text_table
 
         rows = [
@@ -287,7 +287,7 @@ class CycleBranch(Result):
 
 def _analyse(solver: PeriodicBVP, st: Orbit) -> BranchPoint:
     """The record of the orbit ``st``: multipliers, stability, amplitude, the orbit."""
-    from symdelay.analysis.cycles import decide_stability
+    from symdelay.analysis.floquet import decide_stability
 
     coll, U, T, p = st.coll, st.U, st.T, st.p
     mults, k, errs = solver.floquet(coll, U, T, p)

@@ -633,7 +633,7 @@ class DelayBVP(PeriodicBVP):
         return Mx, tn
 
     def floquet(self, coll, U, T, p):
-        from symdelay.analysis.cycles import ERROR_FACTOR
+        from symdelay.analysis.floquet import ERROR_FACTOR
 
         M, tn = self._monodromy(coll, coll, U, T, p)
         half = coll.mesh[::2] if coll.N % 2 == 0 else np.append(coll.mesh[:-1:2], 1.0)
