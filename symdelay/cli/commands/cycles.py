@@ -54,8 +54,9 @@ def register(subparsers) -> None:
         default=None,
         metavar="VALUE",
         kind="number",
-        help="start from the cycle at theta = VALUE (Newton shooting on the model's drift, "
-        "as limit-cycle) instead of the Hopf point; continued in theta only",
+        help="start from the cycle at theta = VALUE (as limit-cycle computes it: Newton "
+        "shooting on the model's drift, collocation for a delay model) instead of the Hopf "
+        "point; continued in theta only",
     )
     p.add_argument(
         "--direction",

@@ -17,8 +17,8 @@ def register(subparsers) -> None:
         help="limit cycle beyond theta_c: amplitude of x, period, Floquet multipliers",
         description=(
             "The periodic orbit born at the Hopf point, computed directly (Newton-shooting "
-            "with the variational equations; Fourier collocation for --L inf), continued in "
-            "theta from theta_c. --theta takes one value, a list a,b,c or a range "
+            "with the variational equations; Fourier collocation for --L inf; a delay model's "
+            "by collocation of its delay equations), continued in theta from theta_c. --theta takes one value, a list a,b,c or a range "
             "lo:hi:n or geom:lo:hi:n (then the JSON has 'points')."
         ),
     )
