@@ -21,6 +21,7 @@ from symdelay.analysis.dfluid import delay_fluid
 from symdelay.cli import main as cli_main
 from symdelay.core.errors import SymdelayInputError
 from symdelay.model.core import load_toml
+from symdelay.models import build_model
 
 ROOT = Path(__file__).resolve().parents[1]
 INFO = ROOT / "examples" / "models" / "information_delay.toml"
@@ -248,3 +249,7 @@ def test_bad_input_is_refused_in_one_line():
         limit_cycle(m, 3, start_fraction=0.1)
     with pytest.raises(SymdelayInputError, match="no parameter"):
         cycles(m, "kappa", "1", "2")
+    # three symmetric queues: the imaginary pair is double (S_3), no single branch
+    three = build_model("dde", N=3, mu=1, lam=1, D=1)
+    with pytest.raises(SymdelayInputError, match="multiple"):
+        cycles(three, "theta", "1", "6")

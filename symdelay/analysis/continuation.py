@@ -971,15 +971,15 @@ def _delay_hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degre
     w = float(end.omega[0])
     Dm = fld.characteristic(pc, 1j * w)
     _, sv, Vh = np.linalg.svd(Dm)
-    if sv.size > 1 and not sv[-1] < 1e-6 * sv[-2]:
-        raise SymdelayInputError(
-            f"Delta(i omega) at the Hopf point {param} = {pc:.10g} is not singular in the "
-            f"flattened equations (smallest singular values {sv[-1]:.3g}, {sv[-2]:.3g})"
-        )
-    if sv.size > 1 and sv[-2] < 1e-6 * sv[0]:
+    if sv.size > 1 and sv[-2] < 1e-8 * sv[0]:
         raise SymdelayInputError(
             f"the imaginary pair at {param} = {pc:.10g} is multiple (the model's symmetry): "
             "several patterns of cycles bifurcate there and no single branch is defined"
+        )
+    if not sv[-1] < 1e-8 * sv[0]:
+        raise SymdelayInputError(
+            f"Delta(i omega) at the Hopf point {param} = {pc:.10g} is not singular in the "
+            f"flattened equations (smallest singular value {sv[-1]:.3g} of {sv[0]:.3g})"
         )
     q = Vh[-1].conj()
     cq = complex(fld.weights @ q)
