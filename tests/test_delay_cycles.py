@@ -148,13 +148,26 @@ def test_a_lag_longer_than_the_period_reads_the_periodic_profile(info_branch):
         assert c2.stable is not None  # decided: the monodromy spans k + 1 periods
 
 
-def test_a_mixture_of_equal_lags_is_the_single_lag():
-    mix = load_toml(
-        ROOT / "examples" / "models" / "two_lag_mixture.toml", mu=1, lam=1, D1=1, D2=1, w="0.3"
-    )
-    one = load_toml(INFO, mu=1, lam=1, D=1)
-    a = cycles(mix, "theta", "2", "2.6", intervals=16).points[-1]
-    b = cycles(one, "theta", "2", "2.6", intervals=16).points[-1]
+@pytest.fixture(scope="module")
+def short_info():
+    """The information_delay cycle at theta = 2.6 (16 intervals)."""
+    return cycles(load_toml(INFO, mu=1, lam=1, D=1), "theta", "2", "2.6", intervals=16)
+
+
+@pytest.mark.parametrize(
+    "name, values",
+    [
+        # a mixture of two equal lags is the lag
+        ("two_lag_mixture.toml", {"D1": 1, "D2": 1, "w": "0.3"}),
+        # an arrival decided at t - D on the state then, in effect at t: the same equations
+        # as routing at t on the state seen D ago
+        ("constant_action_delay.toml", {"D": 1}),
+    ],
+)
+def test_the_same_equations_written_otherwise_give_the_same_cycle(short_info, name, values):
+    m = load_toml(ROOT / "examples" / "models" / name, mu=1, lam=1, **values)
+    a = cycles(m, "theta", "2", "2.6", intervals=16).points[-1]
+    b = short_info.points[-1]
     assert a.value == b.value == 2.6
     assert a.amplitude == pytest.approx(b.amplitude, rel=1e-9)
     assert a.period == pytest.approx(b.period, rel=1e-10)
