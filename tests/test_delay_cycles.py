@@ -61,6 +61,46 @@ swap = [["q1", "q2"]]
 """
 
 
+#: Routing on a sharpened imbalance: the arrival split ``1 / (1 + exp(+-h))``,
+#: ``h = z + 2 c z^3 / (1 + z^4)`` of ``z = theta (q1 - q2)`` seen D ago; the same
+#: linearisation as the logit's, but for ``c > 1/24`` the cubic term turns the Hopf point
+#: subcritical, and the saturation folds the branch back (a fold of cycles with a stable
+#: outer cycle).
+SHARPENED = """
+name = "two queues, routing on a sharpened imbalance seen D ago"
+[parameters]
+mu = "positive"
+lam = "positive"
+theta = "positive"
+D = "positive"
+c = "positive"
+[lags]
+tau = { kind = "constant", value = "D" }
+[state]
+names = ["q1", "q2"]
+[[transitions]]
+name = "arrival to 1"
+change = { q1 = 1 }
+assume_nonnegative = true
+rate = "2*lam/(1 + exp(theta*(delayed(q1, tau) - delayed(q2, tau)) + 2*c*(theta*(delayed(q1, tau) - delayed(q2, tau)))**3/(1 + (theta*(delayed(q1, tau) - delayed(q2, tau)))**4)))"
+[[transitions]]
+name = "arrival to 2"
+change = { q2 = 1 }
+assume_nonnegative = true
+rate = "2*lam/(1 + exp(theta*(delayed(q2, tau) - delayed(q1, tau)) + 2*c*(theta*(delayed(q2, tau) - delayed(q1, tau)))**3/(1 + (theta*(delayed(q2, tau) - delayed(q1, tau)))**4)))"
+[[transitions]]
+name = "service 1"
+change = { q1 = -1 }
+rate = "mu*q1"
+[[transitions]]
+name = "service 2"
+change = { q2 = -1 }
+rate = "mu*q2"
+[symmetry]
+swap = [["q1", "q2"]]
+"""
+
+
 def _theta_c(D: float) -> tuple[float, float]:
     """The Hopf point of ``x' = -x - 2 tanh(theta x(t - D) / 2)`` (mu = lam = 1): omega in
     (pi / 2D, pi / D) with ``tan(omega D) = -omega``, ``theta_c = sqrt(1 + omega^2)``."""
@@ -222,6 +262,29 @@ def test_the_branch_is_dde_biftools():
         assert c.amplitude_x == pytest.approx(amp, abs=2e-6)  # the peer's mesh error
         assert float(np.max(np.abs(c.nontrivial))) == pytest.approx(rho, abs=1e-5)
         assert c.stable is True
+
+
+def test_a_subcritical_hopf_point_folds_back_to_a_stable_outer_cycle(tmp_path):
+    from symdelay.analysis.stability import stability
+
+    f = tmp_path / "sharpened.toml"
+    f.write_text(SHARPENED)
+    m = load_toml(f, mu=1, lam=1, D=1, c="0.2")
+    b = cycles(m, "theta", "1", "2.6", intervals=16)
+    th_c, _ = _theta_c(1.0)
+    assert float(b.start["value"]) == pytest.approx(th_c, rel=1e-12)
+    assert b.start["criticality"] == "subcritical" and b.start["side"] == "below"
+    (lpc,) = b.special_points
+    assert lpc.kind == "LPC" and lpc.located
+    p, a, _, stable = b.arrays()
+    assert lpc.value <= p.min() + 1e-12 and p.min() - lpc.value < 0.01
+    assert abs(lpc.multipliers[0] - 1) < 1e-3  # a second multiplier at 1 on the fold
+    i, j = lpc.between
+    assert np.all(stable[: i + 1] == 0.0) and np.all(stable[j:] == 1.0)
+    assert np.all(a[j:] > lpc.amplitude)
+    # between the fold and the Hopf point the equilibrium is stable too: bistability
+    mid = (lpc.value + th_c) / 2
+    assert stability(load_toml(f, mu=1, lam=1, D=1, c="0.2", theta=repr(mid))).verdict == "stable"
 
 
 def _run(capsys, argv):
