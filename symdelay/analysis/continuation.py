@@ -1,5 +1,9 @@
-"""Branches of periodic orbits of a transition table's fluid model: orthogonal collocation,
-pseudo-arclength continuation in one parameter, Floquet multipliers and special points.
+"""Branches of periodic orbits of a model's fluid equations: orthogonal collocation,
+pseudo-arclength continuation in one parameter, Floquet multipliers and special points. A
+transition table's fluid ODE is below; a delay model's equations are collocated on the
+periodic profile by :mod:`symdelay.analysis.dbvp` (its first orbit from the critical
+eigenvector of ``Delta(i omega)``, its multipliers from the discretised monodromy operator),
+and continued by the same steps, tests and locators.
 
 The orbit ``u(t)``, ``t`` in ``[0, 1]`` (time scaled by the period ``T``), solves the
 periodic boundary value problem ``u' = T f(u, p)``, ``u(0) = u(1)``. It is a continuous
@@ -685,8 +689,13 @@ def cycles(
     Parameters
     ----------
     model : Model
-        A transition table (no lags) with a symmetry (the imbalance ``x`` observed),
-        ``param`` free and a number for every other parameter.
+        A transition table or a model with lags (retarded: ``dot()`` through a lag and a
+        gamma lag of non-integer shape are refused) with a symmetry (the imbalance ``x``
+        observed), ``param`` free and a number for every other parameter. A delay model's
+        branch starts from the critical eigenvector of ``Delta(i omega)`` (its ``start``
+        record has no ``l1``; the criticality is read from the side the first cycle lies
+        on) and its multipliers are those of the discretised monodromy operator
+        (:mod:`symdelay.analysis.dbvp`).
     param : str, default "theta"
         The parameter continued (any parameter of the model; ``D`` of an Erlang chain
         written with its rate ``gamma = L/D``).
@@ -716,6 +725,9 @@ def cycles(
         size); the arclength norm is ``sqrt(int |u|^2 dt + T^2 + p^2)``.
     force : bool, default False
         Run even when the estimated cost is over the budget.
+    _targets : sequence of float, optional
+        Internal (:func:`symdelay.analysis.cycles.limit_cycle`): values of ``param`` where
+        the first orbit met is landed exactly, kept in the record's ``landed``.
 
     Returns
     -------

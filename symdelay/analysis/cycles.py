@@ -552,7 +552,12 @@ def limit_cycle(
     Parameters
     ----------
     model : Model
-        The model with ``theta`` free and a number for every other parameter.
+        The model with ``theta`` free and a number for every other parameter. A model with
+        lags: its branch of cycles by collocation of the delay equations from the lowest
+        Hopf point in ``theta`` (:func:`symdelay.analysis.continuation.cycles`, 40
+        intervals), the first orbit met at each value asked (on a subcritical branch, the
+        unstable inner cycle before the fold); ``mesh_error`` is the orbit's estimated
+        error.
     theta : number, str or sequence
         One value above ``theta_c`` (a :class:`LimitCycle`), a list of values or the text of
         a range ``"start:stop:count"`` (count values, ends included): a :class:`CycleFamily`.
