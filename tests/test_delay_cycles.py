@@ -226,9 +226,20 @@ def test_a_window_lag_starts_at_its_hopf_point():
     assert np.min(np.abs(c.multipliers - math.exp(-c.period))) < 1e-6
 
 
-def test_the_erlang_action_lag_gives_the_phase_chain_cycles(tmp_path):
+@pytest.mark.parametrize(
+    "lag",
+    [
+        'phases = { kind = "gamma", shape = "2", mean = "2/gamma" }',
+        # the same law written as a phase-type one
+        'phases = { kind = "phase_type", alpha = ["1", "0"], '
+        'S = [["-gamma", "gamma"], ["0", "-gamma"]] }',
+    ],
+)
+def test_the_erlang_action_lag_gives_the_phase_chain_cycles(tmp_path, lag):
     f = tmp_path / "erlang_lag.toml"
-    f.write_text(ERLANG_LAG)
+    text = ERLANG_LAG.replace('phases = { kind = "gamma", shape = "2", mean = "2/gamma" }', lag)
+    assert lag in text
+    f.write_text(text)
     lag = cycles(load_toml(f, mu=1, lam=1, gamma=2), "theta", "5", "9.6", intervals=16)
     ode = cycles(
         load_toml(ROOT / "examples" / "models" / "erlang2.toml", mu=1, lam=1, gamma=2),
