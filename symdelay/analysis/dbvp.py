@@ -16,9 +16,9 @@ lag. Each lag is read exactly:
   output ``z (-S 1) + (1 - sum alpha) E`` of its chain ``z' = S^T z + alpha^T E`` (the linear
   chain trick; the phases are states of ``y``, periodic like the others);
 - a *uniform* lag on ``[a, b]`` is the window mean ``W = int_0^1 E(y(t - a - (b - a) x)) dx``
-  of the piecewise polynomial orbit, by composite Gauss--Legendre quadrature in ``x`` (panels
-  no longer than the shortest mesh interval, ``m + 1`` points each: exact for an ``E``
-  linear in the states on every panel inside a mesh interval);
+  of the piecewise polynomial orbit: the window cut at the mesh points it contains, ``m + 1``
+  Gauss--Legendre points on each piece (the exact integral of the piecewise polynomial when
+  ``E`` is linear in the states, as a moving average of queue lengths is);
 - a *mixture* is the weighted sum of its members, each read as above.
 
 A gamma lag of non-integer shape, ``dot()`` read through a lag (a neutral model) and a
@@ -406,16 +406,31 @@ def _locate(coll: Collocation, tau):
     return k.astype(int), j, coll._basis(z), coll._basis(z, derivative=True) / coll.h[j][:, None]
 
 
-def _gauss_panels(width_over_h: float, m: int):
-    """Composite Gauss--Legendre nodes and weights on ``[0, 1]`` (weights sum to 1):
-    ``ceil(width_over_h)`` panels of ``m + 1`` points."""
-    P = max(1, math.ceil(width_over_h))
+def _window_nodes(mesh, lo, hi, m: int):
+    """Gauss--Legendre nodes and weights of the mean over ``[lo_i, hi_i]`` (scaled times,
+    any reals) of a function that is a polynomial of degree ``m`` on every interval of the
+    periodic ``mesh``: each window cut at the mesh points it contains (wrapped modulo 1),
+    ``m + 1`` points on each piece (exact up to degree ``2 m + 1``). Returns ``(tau,
+    weight)``, shape ``(M, Q)``, the weights of each row summing to 1 (padding pieces of
+    length 0 carry weight 0)."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    k0, k1 = math.floor(float(lo.min())), math.ceil(float(hi.max()))
+    breaks = (mesh[:-1][None, :] + np.arange(k0, k1 + 1)[:, None]).ravel()
+    i0 = np.searchsorted(breaks, lo, side="right")
+    i1 = np.searchsorted(breaks, hi, side="left")
+    count = i1 - i0  # mesh points strictly inside each window
+    S = int(count.max()) + 1
+    j = np.arange(S - 1)[None, :]
+    inner = breaks[np.minimum(i0[:, None] + j, breaks.size - 1)]
+    inner = np.where(j < count[:, None], inner, hi[:, None])
+    ends = np.concatenate([lo[:, None], inner, hi[:, None]], axis=1)  # (M, S + 1)
+    length = np.diff(ends, axis=1)  # (M, S)
     x, w = np.polynomial.legendre.leggauss(m + 1)
-    x = (x + 1) / 2
-    w = w / 2
-    nodes = ((np.arange(P)[:, None] + x[None, :]) / P).ravel()
-    weights = np.tile(w / P, P)
-    return nodes, weights
+    x, w = (x + 1) / 2, w / 2
+    tau = ends[:, :-1, None] + length[:, :, None] * x[None, None, :]
+    weight = length[:, :, None] * w[None, None, :] / (hi - lo)[:, None, None]
+    M = lo.size
+    return tau.reshape(M, -1), weight.reshape(M, -1)
 
 
 def _entries(coll, terms, nodes_of):
@@ -466,17 +481,17 @@ class DelayBVP(PeriodicBVP):
         wv, wd = fld.window_values(p)
         wins = []
         Ws = np.empty((len(fld.windows), M))
-        hmin = float(np.min(oc.h)) * T
         for j in range(len(fld.windows)):
             a, b, sh = wv[j]
             da, db, dsh = wd[j]
-            x, w = _gauss_panels((b - a) / max(hmin, 1e-300), oc.m)
-            sq = sh + a + (b - a) * x  # look-backs of the nodes
-            dsq = dsh + da + (db - da) * x
-            tau = times[:, None] - sq[None, :] / T  # (M, Q)
+            # the window [t - (sh + b)/T, t - (sh + a)/T] cut at the orbit's mesh points
+            tau, w = _window_nodes(oc.mesh, times - (sh + b) / T, times - (sh + a) / T, oc.m)
+            sq = (times[:, None] - tau) * T  # look-backs of the nodes (M, Q)
+            x = (sq - sh - a) / (b - a)  # their place in the window
+            dsq = dsh + da + (db - da) * x  # d sq / dp at a fixed place
             Y = oc.evaluate(oU, tau.ravel())
             e, g = fld.window_source(j, Y, p)
-            Ws[j] = (e.reshape(M, -1) * w[None, :]).sum(axis=1)
+            Ws[j] = (e.reshape(M, -1) * w).sum(axis=1)
             _, jj, _, dB = _locate(oc, tau.ravel())
             yd = np.einsum("tk,tkn->tn", dB, oc.extended(oU)[jj])
             wins.append((tau, sq, dsq, w, g.reshape(M, -1, fld.n), yd.reshape(M, -1, fld.n)))
@@ -513,12 +528,12 @@ class DelayBVP(PeriodicBVP):
                     colp += -hT[:, None] * np.einsum("mab,mb->ma", A[k], Yd[k]) * (-ds[k] / T)
         for j, (tau, sq, dsq, w, g, yd) in enumerate(wins):
             # dW = sum_q w_q g_q . v(tau_q): the coefficient of v(tau_q) is B_j (x) w_q g_q
-            C = np.einsum("ma,mqb,q->mqab", Bw[j], g, w)
+            C = np.einsum("ma,mqb,mq->mqab", Bw[j], g, w)
             terms.append((-hT[:, None, None, None] * C, tau))
-            gy = np.einsum("mqb,mqb,q->mq", g, yd, w)  # (M, Q): g_q . u'(tau_q) w_q
-            colT += -hT[:, None] * Bw[j] * (gy * (sq[None, :] / T**2)).sum(axis=1)[:, None]
+            gy = np.einsum("mqb,mqb,mq->mq", g, yd, w)  # (M, Q): g_q . u'(tau_q) w_q
+            colT += -hT[:, None] * Bw[j] * (gy * (sq / T**2)).sum(axis=1)[:, None]
             if with_p:
-                colp += -hT[:, None] * Bw[j] * (gy * (-dsq[None, :] / T)).sum(axis=1)[:, None]
+                colp += -hT[:, None] * Bw[j] * (gy * (-dsq / T)).sum(axis=1)[:, None]
         return terms, colT, colp
 
     def matrix(self, coll, U, T, p, Ug, F, borders, with_p=True):
