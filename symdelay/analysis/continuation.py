@@ -72,12 +72,17 @@ __all__ = [
     "cycles",
     "MAX_UNKNOWNS",
     "MAX_POINTS",
+    "MAX_SWITCH_LEVELS",
+    "MAX_SWITCHED",
 ]
 
 #: The largest collocation system accepted (``intervals * degree * states``).
 MAX_UNKNOWNS = 200_000
 #: The largest number of orbits on one branch.
 MAX_POINTS = 5_000
+#: The most levels of period doubling followed (``switch``), and of doubled branches in all.
+MAX_SWITCH_LEVELS = 4
+MAX_SWITCHED = 16
 #: A state below ``-DOMAIN_TOL * (1 + max |u|)`` (beyond the discretisation error) has left
 #: the model's domain.
 DOMAIN_TOL = 1e-6
@@ -151,6 +156,8 @@ class SpecialPoint(Result):
     between: tuple
     note: str = ""
     model_name: str | None = None
+    #: the located orbit (a branch switch at a PD starts from it); not in the record
+    orbit: object = field(default=None, repr=False, compare=False)
 
     def record(self) -> dict:
         return {
@@ -188,6 +195,12 @@ class CycleBranch(Result):
     adapt: bool
     seconds: float
     model_name: str | None = None
+    #: what the amplitude is of (``q1 - q2``; the first state of a model without symmetry)
+    observed: str = ""
+    #: the branches of period-doubled cycles switched to at the located PDs (``switch``)
+    doubled: tuple = ()
+    #: the levels of period doubling asked for (``switch``)
+    switch: int = 0
     #: the orbits landed at the values asked by :func:`symdelay.analysis.cycles.limit_cycle`
     landed: dict = field(default_factory=dict, repr=False)
 
@@ -211,6 +224,9 @@ class CycleBranch(Result):
             "stop": self.stop,
             "stop_reason": self.stop_reason,
             "kept": len(self.points),
+            "observed": self.observed,
+            "switch": self.switch,
+            "doubled_branches": [b.record() for b in self.doubled],
             "method": (
                 f"orthogonal collocation on Gauss-Legendre points (degree {self.degree}, "
                 f"{self.intervals} mesh intervals"
@@ -278,6 +294,16 @@ class CycleBranch(Result):
         )
         lines.append(f"stopped: {self.stop} ({self.stop_reason}); kept {len(self.points)} orbits")
         lines.append(f"start: {self.start['kind']} at {p} = {self.start['value']}")
+        if self.switch and not self.doubled:
+            lines.append("period doubling: no located PD on the branch to switch at")
+        for b in self.doubled:
+            s = b.start
+            lines.append("")
+            lines.append(
+                f"period-doubled branch from the PD at {p} = {float(s['value']):.10g} (period "
+                f"{float(s['period']):.8g} doubled):"
+            )
+            lines.append(b.text())
         return "\n".join(lines)
 
     def latex(self) -> str:
@@ -649,6 +675,7 @@ def _locate(solver, kind, a: Orbit, b: Orbit, index: int):
         (index, index + 1),
         note,
         solver.model_name,
+        orbit=best,
     )
 
 
@@ -667,6 +694,7 @@ def cycles(
     adapt: bool = True,
     step=None,
     max_step=None,
+    switch: int = 0,
     force: bool = False,
     _targets=(),
 ) -> CycleBranch:
@@ -723,6 +751,14 @@ def cycles(
     max_step : float, optional
         The largest arclength step (default: 5% of the range's width plus the orbit's
         size); the arclength norm is ``sqrt(int |u|^2 dt + T^2 + p^2)``.
+    switch : int, default 0
+        Levels of period doubling to follow (0 to :data:`MAX_SWITCH_LEVELS`): at every
+        located PD of the branch the branch of doubled cycles is continued over the same
+        range (:mod:`symdelay.analysis.doubling`: the cycle traversed twice plus the
+        eigenfunction of the multiplier -1, on twice the mesh intervals), and so on for
+        ``switch`` levels (a cascade: ``doubled`` of each branch, ``"doubled_branches"``
+        in the record), each with up to ``max_points`` orbits; at most
+        :data:`MAX_SWITCHED` branches in all.
     force : bool, default False
         Run even when the estimated cost is over the budget.
     _targets : sequence of float, optional
@@ -744,11 +780,23 @@ def cycles(
     intervals = _integer("intervals", intervals, 4, 2000)
     degree = _integer("degree", degree, 2, 7)
     max_points = _integer("max_points", max_points, 2, MAX_POINTS)
+    switch = _integer("switch", switch, 0, MAX_SWITCH_LEVELS)
     if direction not in (1, -1):
         raise SymdelayInputError(f"direction must be 1 or -1, got {direction!r}")
     if delay:
         from symdelay.analysis.dbvp import DelayOrbitField
 
+        if switch:
+            raise SymdelayInputError(
+                "switch (branch switching at a period doubling) is built for transition "
+                "tables: a delay model's branch is continued without it"
+            )
+        if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
+            raise SymdelayInputError(
+                "a delay model's branch starts at its Hopf point or at a given cycle in theta "
+                "(--start with --theta LO:HI; start=limit_cycle(model, theta) in Python), not "
+                "at the cycle a fluid path settles on"
+            )
         fld = DelayOrbitField(model, param)
     else:
         fld = OrbitField(model, param)
@@ -766,9 +814,15 @@ def cycles(
     if delay:  # every look-back (and a window's quadrature nodes) adds a block per row
         nnz *= getattr(fld, "K", 1) + 8 * len(getattr(fld, "windows", ()))
     # measured: about 2.5e-7 s per non-zero of the Jacobian per Newton step, ~5 per orbit
+    cost = max_points * (0.01 + 5 * 2.5e-7 * intervals * degree * (degree + 1) * nnz)
+    if switch and size * 2**switch > MAX_UNKNOWNS:
+        raise SymdelayInputError(
+            f"the period-doubled branch of level {switch} would have {size * 2**switch} "
+            f"unknowns, over the limit {MAX_UNKNOWNS}: fewer switch levels or intervals"
+        )
     check_budget(
         f"a branch of up to {max_points} cycles ({size} unknowns each)",
-        max_points * (0.01 + 5 * 2.5e-7 * intervals * degree * (degree + 1) * nnz),
+        cost,
         force=force,
         shrink="fewer points (max_points), fewer intervals or a lower degree",
     )
@@ -785,8 +839,14 @@ def cycles(
             first, info, hopfs = begin(model, solver, param, lo_v, hi_v, lo, hi, intervals,
                                        degree)  # fmt: skip
         else:
+            settled = None
+            if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
+                settled = start = _settled(model, solver, param, start, lo_v, hi_v)
             first, info = _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals,
                                        degree)  # fmt: skip
+            if settled is not None:
+                info["kind"] = "settled cycle"
+                info["laps"] = settled.laps
             hopfs = []
         info["hopf_points_in_range"] = hopfs
         scale = 1.0 + float(np.max(np.abs(first.U)))
@@ -802,6 +862,7 @@ def cycles(
         )
         _land_targets(solver, first, first, cfg)
         pts, specials, stop = _run_branch(solver, first, cfg, param)
+        doubled = _switch_all(solver, specials, cfg, param, switch, degree, cost, force)
     return CycleBranch(
         param,
         (lo_v, hi_v),
@@ -815,7 +876,90 @@ def cycles(
         bool(adapt),
         time.perf_counter() - t0,
         model.name,
-        {v: st.point for v, st in cfg.landed.items()},
+        fld.observed,
+        doubled,
+        switch,
+        landed={v: st.point for v, st in cfg.landed.items()},
+    )
+
+
+def _switch_all(solver, specials, cfg, param, levels, degree, cost, force, level=1, count=None):
+    """The doubled branches at the located PDs of ``specials``, each with its own doubled
+    branches down to ``levels`` levels (depth first, at most :data:`MAX_SWITCHED` in all;
+    each estimated against the budget before it runs: the first branch's cost times the
+    growth of its mesh)."""
+    from dataclasses import replace
+
+    from symdelay.core.budget import check_budget
+
+    count = [0] if count is None else count
+    out = []
+    if level > levels:
+        return ()
+    for sp_ in specials:
+        if sp_.kind != "PD" or not sp_.located or count[0] >= MAX_SWITCHED:
+            continue
+        check_budget(
+            f"the period-doubled branch of level {level} ({sp_.orbit.coll.N * 2} mesh intervals)",
+            cost * 2**level,
+            force=force,
+            shrink="fewer switch levels, fewer points (max_points) or fewer intervals",
+        )
+        count[0] += 1
+        b = _doubled_branch(solver, sp_, cfg, param, level, degree)
+        kids = _switch_all(
+            solver, b.special_points, cfg, param, levels, degree, cost, force, level + 1, count
+        )
+        out.append(replace(b, doubled=kids, switch=levels - level))
+    return tuple(out)
+
+
+def _doubled_branch(solver, pd: SpecialPoint, cfg, param, level, degree) -> CycleBranch:
+    """The branch of doubled cycles from the located PD ``pd`` (first orbit by
+    :func:`symdelay.analysis.doubling.first_doubled`), continued as any branch."""
+    from symdelay.analysis.doubling import first_doubled
+
+    t0 = time.perf_counter()
+    orbit = pd.orbit
+    scale = math.sqrt(float(np.sum(orbit.coll.ip_weights(orbit.U) * orbit.U)))
+    start = {
+        "kind": "period doubling",
+        "value": repr(float(pd.value)),
+        "period": repr(float(pd.period)),
+        "level": level,
+    }
+    try:
+        base, first, rho = first_doubled(solver, orbit, 1e-3 * scale, 1e-3 * (cfg.hi - cfg.lo))
+        first.tangent = solver.tangent(
+            first.coll,
+            first.U,
+            first.T,
+            first.p,
+            base.tangent,
+            orient=(first.U - base.U, first.T - base.T, first.p - base.p),
+        )
+        first.point = _analyse(solver, first)
+    except (NewtonFailed, np.linalg.LinAlgError) as exc:
+        return CycleBranch(param, (cfg.lo, cfg.hi), [], [], start, "no switch", str(exc),
+                           orbit.coll.N * 2, degree, cfg.adapt, time.perf_counter() - t0,
+                           solver.model_name, solver.F.observed)  # fmt: skip
+    start["critical_multiplier"] = {"re": repr(rho.real), "im": repr(rho.imag)}
+    start["first_cycle_at"] = repr(float(first.p))
+    pts, specials, stop = _run_branch(solver, first, cfg, param)
+    return CycleBranch(
+        param,
+        (cfg.lo, cfg.hi),
+        [s.point for s in pts],
+        specials,
+        start,
+        stop.kind,
+        stop.reason,
+        first.coll.N,
+        degree,
+        cfg.adapt,
+        time.perf_counter() - t0,
+        solver.model_name,
+        solver.F.observed,
     )
 
 
@@ -844,7 +988,13 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
     from symdelay.analysis.normal_form import first_lyapunov, hopf_multiplicity
     from symdelay.analysis.window import window
 
-    win = window(model, param, lo=lo, hi=hi)
+    try:
+        win = window(model, param, lo=lo, hi=hi)
+    except SymdelayInputError as exc:
+        raise SymdelayInputError(
+            f"{exc} (needed for the Hopf points in {param}; or start from the cycle the fluid "
+            f"path settles on at {param} = VALUE: start=VALUE, --start VALUE)"
+        ) from None
     found = {}
     for iv in win.intervals:
         for end in (iv.lo, iv.hi):
@@ -854,7 +1004,8 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
     if not found:
         raise SymdelayInputError(
             f"no Hopf point of {model.name} in {param} in ({lo}, {hi}) (the ends of its "
-            f"instability windows there: {_ends_text(win)}): give a range that contains one"
+            f"instability windows there: {_ends_text(win)}): give a range that contains one, "
+            "or start from a cycle (start=..., --start VALUE)"
         )
     hopfs = [
         {"value": repr(v), "omega": [repr(float(w)) for w in e.omega]}
@@ -1059,6 +1210,36 @@ def _delay_hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degre
 def _ends_text(win) -> str:
     ends = [f"{float(e.value):.8g} ({e.kind})" for iv in win.intervals for e in (iv.lo, iv.hi)]
     return ", ".join(ends) or "none"
+
+
+@dataclass(frozen=True)
+class _Settled:
+    value: float
+    t: np.ndarray
+    y: np.ndarray
+    period: float
+    laps: int
+
+
+def _settled(model, solver, param, value, lo_v, hi_v) -> _Settled:
+    """The cycle the fluid path from the model's default start settles on at ``param =
+    value`` (:func:`symdelay.analysis.doubling.settled_cycle`; integrated in pieces of 20
+    periods of the linearisation's fastest oscillation, or 20 of its slowest decay)."""
+    from symdelay.analysis.doubling import settled_cycle
+    from symdelay.core.exact import exact_fraction
+
+    v = float(exact_fraction(param, value))
+    if not lo_v <= v <= hi_v:
+        raise SymdelayInputError(f"the start {param} = {value} is outside the range")
+    y0 = np.array(model.with_values(**{param: str(value)}).default_start(), dtype=float)
+    lam = np.linalg.eigvals(solver.F.jac_dense(y0[None, :], v)[0])
+    lam = lam[np.abs(lam) > 1e-12]
+    if not lam.size:
+        raise SymdelayInputError(f"the drift at {param} = {value} is degenerate: no time scale")
+    osc = np.abs(lam.imag)
+    chunk = 20 * (2 * math.pi / osc.max() if osc.max() > 0 else 1 / np.abs(lam).min())
+    t, y, T, laps = settled_cycle(solver.F, v, y0, chunk=chunk)
+    return _Settled(v, t, y, T, laps)
 
 
 def _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals, degree):

@@ -54,7 +54,7 @@ import math
 
 import numpy as np
 
-from symdelay.analysis.bvp import Collocation, NewtonFailed, PeriodicBVP
+from symdelay.analysis.bvp import Collocation, NewtonFailed, PeriodicBVP, _observed_text
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 
@@ -73,7 +73,8 @@ MAX_HISTORY_NODES = 3000
 class DelayOrbitField:
     """The flattened fluid equations of a delay model (module docstring) with ``p`` (the
     parameter continued) free: ``F`` and its derivatives, the look-backs ``s_k(p)``, the
-    windows, the augmented equilibrium, and the observed weights of the imbalance."""
+    windows, the augmented equilibrium, and the observed weights: the imbalance of a model
+    with a symmetry, its first state otherwise (``observed`` says which)."""
 
     def __init__(self, model, name):
         from symdelay.analysis.stochastic import difference_weights
@@ -167,10 +168,9 @@ class DelayOrbitField:
             raise SymdelayInputError(f"the equilibrium of {model.name} needs numbers")
         self._eq = sp.lambdify((sym,), point, "numpy")
         w = difference_weights(model)
-        if w is None:
-            raise SymdelayInputError(
-                f"{model.name} declares no symmetry: there is no imbalance to follow"
-            )
+        if w is None:  # no symmetry: the first state is observed
+            w = [1] + [0] * (self.n_model - 1)
+        self.observed = _observed_text(self.states, w)
         self.weights = np.zeros(n)
         self.weights[: self.n_model] = np.array(w, dtype=float)
         self.names = tuple(self.aug_names)

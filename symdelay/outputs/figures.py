@@ -22,6 +22,33 @@ from symdelay.outputs.notebook import plot_critical_curve, plot_roots
 __all__: list[str] = []
 
 
+def show_in_notebooks() -> None:
+    """In IPython, display a returned figure (or axes) as a PNG, as ``%matplotlib inline``
+    would: the figures are made without pyplot (no global state), so IPython knows no
+    formatter for them and would print their repr. Registered once; nothing outside IPython."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or getattr(shell, "_symdelay_figures", False):
+        return
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    def png(obj):
+        import io
+
+        fig = obj.figure if isinstance(obj, Axes) else obj
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", bbox_inches="tight")
+        return buf.getvalue()
+
+    formatter = shell.display_formatter.formatters["image/png"]
+    formatter.for_type(Figure, png)
+    formatter.for_type(Axes, png)
+    shell._symdelay_figures = True
+
+
 @plotter(RootSet)
 def _roots(r, ax=None):
     from symdelay.analysis.charpoly import parameters_text
