@@ -696,7 +696,7 @@ def cycles(
     max_step=None,
     switch: int = 0,
     force: bool = False,
-    _targets=(),
+    _targets=(),  # limit_cycle's values of param: the first orbit met at each is landed
 ) -> CycleBranch:
     """The branch of periodic orbits of ``model``'s fluid ODE continued in ``param`` over
     ``[lo, hi]``, from the Hopf point in that range (or from a given cycle), with each
@@ -761,9 +761,6 @@ def cycles(
         :data:`MAX_SWITCHED` branches in all.
     force : bool, default False
         Run even when the estimated cost is over the budget.
-    _targets : sequence of float, optional
-        Internal (:func:`symdelay.analysis.cycles.limit_cycle`): values of ``param`` where
-        the first orbit met is landed exactly, kept in the record's ``landed``.
 
     Returns
     -------
