@@ -481,7 +481,7 @@ class PeriodicBVP:
         """``(multipliers sorted by modulus, trivial index, error bounds)`` from the
         monodromy on the mesh and on the mesh of every other point (the module
         docstring)."""
-        from symdelay.analysis.cycles import ERROR_FACTOR
+        from symdelay.analysis.floquet import ERROR_FACTOR
 
         Ug, _ = coll.at_gauss(U)
         M = self._monodromy(coll, Ug, T, p)

@@ -1,5 +1,9 @@
-"""Branches of periodic orbits of a transition table's fluid model: orthogonal collocation,
-pseudo-arclength continuation in one parameter, Floquet multipliers and special points.
+"""Branches of periodic orbits of a model's fluid equations: orthogonal collocation,
+pseudo-arclength continuation in one parameter, Floquet multipliers and special points. A
+transition table's fluid ODE is below; a delay model's equations are collocated on the
+periodic profile by :mod:`symdelay.analysis.dbvp` (its first orbit from the critical
+eigenvector of ``Delta(i omega)``, its multipliers from the discretised monodromy operator),
+and continued by the same steps, tests and locators.
 
 The orbit ``u(t)``, ``t`` in ``[0, 1]`` (time scaled by the period ``T``), solves the
 periodic boundary value problem ``u' = T f(u, p)``, ``u(0) = u(1)``. It is a continuous
@@ -197,6 +201,8 @@ class CycleBranch(Result):
     doubled: tuple = ()
     #: the levels of period doubling asked for (``switch``)
     switch: int = 0
+    #: the orbits landed at the values asked by :func:`symdelay.analysis.cycles.limit_cycle`
+    landed: dict = field(default_factory=dict, repr=False)
 
     def arrays(self):
         """``(value, amplitude, period, stable)`` over the branch (``stable``: 1.0, 0.0 or
@@ -232,7 +238,7 @@ class CycleBranch(Result):
 
     def table(self):
         """``(header, rows, caption)``: one row per orbit (a notebook shows it)."""
-        from symdelay.analysis.cycles import stability_word
+        from symdelay.analysis.floquet import stability_word
 
         rows = [
             [
@@ -250,7 +256,7 @@ class CycleBranch(Result):
 
     def text(self) -> str:
         """The branch as a table (every orbit), its special points and why it stopped."""
-        from symdelay.analysis.cycles import stability_word
+        from symdelay.analysis.floquet import stability_word
         from symdelay.core.numbers import format_number, text_table
 
         rows = [
@@ -311,7 +317,7 @@ class CycleBranch(Result):
 
 def _analyse(solver: PeriodicBVP, st: Orbit) -> BranchPoint:
     """The record of the orbit ``st``: multipliers, stability, amplitude, the orbit."""
-    from symdelay.analysis.cycles import decide_stability
+    from symdelay.analysis.floquet import decide_stability
 
     coll, U, T, p = st.coll, st.U, st.T, st.p
     mults, k, errs = solver.floquet(coll, U, T, p)
@@ -347,8 +353,12 @@ def _sign_pd(mults) -> float:
 
 def _sign_ns(mults) -> float:
     """The sign of ``prod_{i<j} (rho_i rho_j - 1)`` (a real number: the factors come in
-    conjugate pairs)."""
-    ph = 1.0 + 0j
+    conjugate pairs), times ``(-1)^(k(k-1)/2)`` for ``k`` multipliers: the same changes
+    along a branch of an ODE (``k`` fixed), and for a delay equation, whose discretised
+    monodromy reports a varying number of small multipliers, the sign the product would
+    have with the ones left out counted as 0 (each of their pairs a factor -1)."""
+    k = len(mults)
+    ph = -1.0 + 0j if (k * (k - 1) // 2) % 2 else 1.0 + 0j
     for i in range(len(mults)):
         v = mults[i] * mults[i + 1 :] - 1
         v = v[np.abs(v) > 0]
@@ -371,11 +381,14 @@ def _ns_value(mults) -> float:
 
 
 def _sign_one(mults) -> float:
-    """The sign of ``prod (rho - 1)`` over the non-trivial multipliers (real ones count)."""
+    """``(-1)^(number of real non-trivial multipliers above 1)``: it changes where one
+    crosses +1, as the sign of ``prod (rho - 1)`` over the real ones does for a fixed
+    number of multipliers (an ODE), and does not change when a small multiplier of a delay
+    equation's discretised monodromy is left out."""
     s = 1.0
     for z in mults:
-        if z.imag == 0:
-            s *= np.sign(z.real - 1) or 1.0
+        if z.imag == 0 and z.real > 1:
+            s = -s
     return s
 
 
@@ -412,6 +425,8 @@ class _Settings:
     ds_max: float
     max_points: int
     adapt: bool
+    targets: tuple = ()  # values of the parameter where an orbit is landed exactly
+    landed: dict = field(default_factory=dict)
 
 
 def _step(solver, a: Orbit, ds):
@@ -467,6 +482,7 @@ def _run_branch(solver: PeriodicBVP, first: Orbit, cfg: _Settings, param: str):
             last = _land(solver, a, st, bound)
             if last is not None and _in_domain(last):
                 _detect(solver, pts, last, specials)
+                _land_targets(solver, a, last, cfg)
                 pts.append(last)
             stop = _Stop("left the range", f"the branch reached {param} = {bound:.10g}")
             break
@@ -486,6 +502,7 @@ def _run_branch(solver: PeriodicBVP, first: Orbit, cfg: _Settings, param: str):
             )
             break
         _detect(solver, pts, st, specials)
+        _land_targets(solver, a, st, cfg)
         pts.append(st)
         turn = _cosine(a.coll, a.tangent, st.tangent)
         if turn < 0.9 or st.iterations >= 8:  # a sharp turn (a fold) or a hard correction
@@ -506,6 +523,21 @@ def _run_branch(solver: PeriodicBVP, first: Orbit, cfg: _Settings, param: str):
                 "a relay limit is approached",
             )
     return pts, specials, stop
+
+
+def _land_targets(solver, a: Orbit, b: Orbit, cfg: _Settings) -> None:
+    """The orbits at the targets between ``a`` and ``b`` (the first passage of each),
+    into ``cfg.landed``."""
+    lo, hi = sorted((a.p, b.p))
+    for v in cfg.targets:
+        if v in cfg.landed or not lo <= v <= hi:
+            continue
+        if v == b.p:
+            cfg.landed[v] = b
+            continue
+        st = _land(solver, a, b, v)
+        if st is not None:
+            cfg.landed[v] = st
 
 
 def _cosine(coll, t1, t2) -> float:
@@ -664,6 +696,7 @@ def cycles(
     max_step=None,
     switch: int = 0,
     force: bool = False,
+    _targets=(),  # limit_cycle's values of param: the first orbit met at each is landed
 ) -> CycleBranch:
     """The branch of periodic orbits of ``model``'s fluid ODE continued in ``param`` over
     ``[lo, hi]``, from the Hopf point in that range (or from a given cycle), with each
@@ -684,8 +717,13 @@ def cycles(
     Parameters
     ----------
     model : Model
-        A transition table (no lags) with a symmetry (the imbalance ``x`` observed),
-        ``param`` free and a number for every other parameter.
+        A transition table or a model with lags (retarded: ``dot()`` through a lag and a
+        gamma lag of non-integer shape are refused) with a symmetry (the imbalance ``x``
+        observed), ``param`` free and a number for every other parameter. A delay model's
+        branch starts from the critical eigenvector of ``Delta(i omega)`` (its ``start``
+        record has no ``l1``; the criticality is read from the side the first cycle lies
+        on) and its multipliers are those of the discretised monodromy operator
+        (:mod:`symdelay.analysis.dbvp`).
     param : str, default "theta"
         The parameter continued (any parameter of the model; ``D`` of an Erlang chain
         written with its rate ``gamma = L/D``).
@@ -734,11 +772,7 @@ def cycles(
     from symdelay.core.budget import check_budget
     from symdelay.core.precision import one_blas_thread
 
-    if getattr(model, "lags", None):
-        raise SymdelayInputError(
-            f"{model.name} has lags ({', '.join(model.lags)}): the continuation of periodic "
-            "orbits is built for transition tables (ODE fluid models) only"
-        )
+    delay = bool(getattr(model, "lags", None))
     lo_v, hi_v = _range(param, lo, hi)
     intervals = _integer("intervals", intervals, 4, 2000)
     degree = _integer("degree", degree, 2, 7)
@@ -746,7 +780,23 @@ def cycles(
     switch = _integer("switch", switch, 0, MAX_SWITCH_LEVELS)
     if direction not in (1, -1):
         raise SymdelayInputError(f"direction must be 1 or -1, got {direction!r}")
-    fld = OrbitField(model, param)
+    if delay:
+        from symdelay.analysis.dbvp import DelayOrbitField
+
+        if switch:
+            raise SymdelayInputError(
+                "switch (branch switching at a period doubling) is built for transition "
+                "tables: a delay model's branch is continued without it"
+            )
+        if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
+            raise SymdelayInputError(
+                "a delay model's branch starts at its Hopf point or at a given cycle in theta "
+                "(--start with --theta LO:HI; start=limit_cycle(model, theta) in Python), not "
+                "at the cycle a fluid path settles on"
+            )
+        fld = DelayOrbitField(model, param)
+    else:
+        fld = OrbitField(model, param)
     sym = fld.symbol
     dom = model.domains.get(sym, "positive" if param == "D" else "real")
     if dom in ("positive", "nonnegative") and not lo_v >= (0 if dom == "nonnegative" else 1e-300):
@@ -758,6 +808,8 @@ def cycles(
             f"over the limit {MAX_UNKNOWNS}: fewer intervals or a lower degree"
         )
     nnz = len(fld.rows) + fld.n
+    if delay:  # every look-back (and a window's quadrature nodes) adds a block per row
+        nnz *= getattr(fld, "K", 1) + 8 * len(getattr(fld, "windows", ()))
     # measured: about 2.5e-7 s per non-zero of the Jacobian per Newton step, ~5 per orbit
     cost = max_points * (0.01 + 5 * 2.5e-7 * intervals * degree * (degree + 1) * nnz)
     if switch and size * 2**switch > MAX_UNKNOWNS:
@@ -772,11 +824,17 @@ def cycles(
         shrink="fewer points (max_points), fewer intervals or a lower degree",
     )
     t0 = time.perf_counter()
-    solver = PeriodicBVP(fld, model.name)
+    if delay:
+        from symdelay.analysis.dbvp import DelayBVP
+
+        solver = DelayBVP(fld, model.name)
+    else:
+        solver = PeriodicBVP(fld, model.name)
     with one_blas_thread():
         if start is None:
-            first, info, hopfs = _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals,
-                                             degree)  # fmt: skip
+            begin = _delay_hopf_start if delay else _hopf_start
+            first, info, hopfs = begin(model, solver, param, lo_v, hi_v, lo, hi, intervals,
+                                       degree)  # fmt: skip
         else:
             settled = None
             if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
@@ -796,7 +854,10 @@ def cycles(
         info.pop("ds0", None)
         if not ds0 > 0:
             raise SymdelayInputError(f"step must be positive, got {step!r}")
-        cfg = _Settings(lo_v, hi_v, ds0, 1e-8 * ds_max, ds_max, max_points, bool(adapt))
+        cfg = _Settings(
+            lo_v, hi_v, ds0, 1e-8 * ds_max, ds_max, max_points, bool(adapt), tuple(_targets)
+        )
+        _land_targets(solver, first, first, cfg)
         pts, specials, stop = _run_branch(solver, first, cfg, param)
         doubled = _switch_all(solver, specials, cfg, param, switch, degree, cost, force)
     return CycleBranch(
@@ -815,6 +876,7 @@ def cycles(
         fld.observed,
         doubled,
         switch,
+        landed={v: st.point for v, st in cfg.landed.items()},
     )
 
 
@@ -1023,6 +1085,125 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
     return first, info, hopfs
 
 
+def _hopf_points(model, param, lo_v, hi_v, lo, hi):
+    """The Hopf points in ``(lo, hi)``: ``({value: window end}, the window, hopf list)``."""
+    import mpmath
+
+    from symdelay.analysis.window import window
+
+    win = window(model, param, lo=lo, hi=hi)
+    found, unstable_above = {}, {}
+    for iv in win.intervals:
+        for side, end in ((1, iv.lo), (-1, iv.hi)):
+            v = end.value
+            if end.kind == "r = i omega" and mpmath.isfinite(v) and lo_v < float(v) < hi_v:
+                found[float(v)] = end
+                unstable_above[float(v)] = side
+    if not found:
+        raise SymdelayInputError(
+            f"no Hopf point of {model.name} in {param} in ({lo}, {hi}) (the ends of its "
+            f"instability windows there: {_ends_text(win)}): give a range that contains one"
+        )
+    hopfs = [
+        {"value": repr(v), "omega": [repr(float(w)) for w in e.omega]}
+        for v, e in sorted(found.items())
+    ]
+    return found, unstable_above, hopfs
+
+
+def _delay_hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
+    """The first orbit of a delay model near the lowest Hopf point in ``(lo, hi)``, as
+    DDE-BIFTOOL's ``p_topsol`` starts it: the equilibrium plus a small multiple of the
+    critical eigenvector of ``Delta(i omega)``, corrected with the parameter free and the
+    projection of the orbit on that eigenvector fixed (the step of a pseudo-arclength
+    continuation along the eigenvector). The direction of the branch (above or below the
+    Hopf point) is the one the corrected orbit takes; the criticality is read from it and
+    the side where the equilibrium is unstable."""
+    found, unstable_above, hopfs = _hopf_points(model, param, lo_v, hi_v, lo, hi)
+    pc = min(found)
+    end = found[pc]
+    if len(end.omega) != 1:
+        raise SymdelayInputError(
+            f"at {param} = {pc:.10g} two imaginary pairs cross at once (a double Hopf point): "
+            "no single branch of cycles starts there"
+        )
+    fld = solver.F
+    w = float(end.omega[0])
+    Dm = fld.characteristic(pc, 1j * w)
+    _, sv, Vh = np.linalg.svd(Dm)
+    if sv.size > 1 and sv[-2] < 1e-8 * sv[0]:
+        raise SymdelayInputError(
+            f"the imaginary pair at {param} = {pc:.10g} is multiple (the model's symmetry): "
+            "several patterns of cycles bifurcate there and no single branch is defined"
+        )
+    if not sv[-1] < 1e-8 * sv[0]:
+        raise SymdelayInputError(
+            f"Delta(i omega) at the Hopf point {param} = {pc:.10g} is not singular in the "
+            f"flattened equations (smallest singular value {sv[-1]:.3g} of {sv[0]:.3g})"
+        )
+    q = Vh[-1].conj()
+    cq = complex(fld.weights @ q)
+    if abs(cq) < 1e-8 * float(np.max(np.abs(q))):
+        raise SymdelayInputError(
+            f"the critical eigenvector at {param} = {pc:.10g} does not move the imbalance x: "
+            "the cycles born there are not followed by their amplitude of x"
+        )
+    q = q / cq
+    coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
+    tn = coll.node_times()
+    wave = np.real(q[None, :] * np.exp(2j * np.pi * tn)[:, None])
+    T0 = 2 * math.pi / w
+    eq_c = fld.equilibrium(pc)
+    base = Orbit(coll, np.repeat(eq_c[None, :], tn.size, axis=0), T0, pc)
+    norm2 = float(np.sum(coll.ip_weights(wave) * wave))
+    A1 = 1e-2 * max(1e-1, float(np.max(np.abs(eq_c[: fld.n_model]))))
+    why = ""
+    for _ in range(5):
+        U = base.U + A1 * wave
+        try:
+            U1, T1, p1, it = solver.correct(
+                coll, U, T0, pc, U, step=(base, (wave, 0.0, 0.0), A1 * norm2)
+            )
+            amp = amplitude(coll, U1 @ fld.weights)
+            if amp > 0.2 * A1 and lo_v < p1 < hi_v:
+                break
+            why = (
+                f"the corrected orbit left the range ({param} = {p1:.6g})"
+                if amp > 0.2 * A1
+                else "Newton converged to the equilibrium"
+            )
+        except (NewtonFailed, np.linalg.LinAlgError) as exc:
+            why = str(exc)
+        A1 /= 4
+    else:
+        raise SymdelayInputError(
+            f"no first cycle near the Hopf point {param} = {pc:.10g} ({why}): more intervals"
+        )
+    first = Orbit(coll, U1, T1, p1, iterations=it)
+    first.tangent = solver.tangent(coll, U1, T1, p1, (wave, 0.0, 0.0), orient=(wave, 0.0, 0.0))
+    first.point = _analyse(solver, first)
+    side = 1 if p1 > pc else -1
+    unstable = unstable_above[pc]
+    ds0 = 2 * math.sqrt(float(np.sum(coll.ip_weights(U1 - eq_c) * (U1 - eq_c))))
+    info = {
+        "kind": "Hopf point",
+        "value": repr(pc),
+        "omega": repr(w),
+        "l1": None,
+        "criticality": "supercritical" if side == unstable else "subcritical",
+        "criticality_from": (
+            "the side the first cycle lies on (amplitude "
+            f"{first.point.amplitude:.3g} at {param} = {p1:.10g}) against the side where the "
+            "equilibrium is unstable"
+        ),
+        "amplitude_coefficient": None,
+        "side": "above" if side > 0 else "below",
+        "first_cycle_at": repr(float(p1)),
+        "ds0": ds0,
+    }
+    return first, info, hopfs
+
+
 def _ends_text(win) -> str:
     ends = [f"{float(e.value):.8g} ({e.kind})" for iv in win.intervals for e in (iv.lo, iv.hi)]
     return ", ".join(ends) or "none"
@@ -1078,6 +1259,12 @@ def _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals, degree)
     if not lo_v <= p <= hi_v:
         raise SymdelayInputError(f"the cycle given is at {param} = {p:.10g}, outside the range")
     y = np.atleast_2d(np.asarray(y, dtype=float))
+    n_model = getattr(solver.F, "n_model", solver.F.n)
+    if y.shape[0] == n_model < solver.F.n:
+        # a delay model's chain phases: from their equilibrium (Newton solves for them: the
+        # chains are linear in their phases)
+        extra = solver.F.equilibrium(float(value))[n_model:]
+        y = np.vstack([y, np.repeat(extra[:, None], y.shape[1], axis=1)])
     if y.shape[0] != solver.F.n:
         raise SymdelayInputError(
             f"the cycle given has {y.shape[0]} states, the model {solver.F.n}: a cycle of "

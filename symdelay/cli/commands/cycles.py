@@ -27,7 +27,9 @@ def register(subparsers) -> None:
             "(with --in NAME: the cycle the fluid path settles on at NAME = VALUE; "
             "--direction up or down). --switch LEVELS continues the branch of doubled "
             "cycles from every period doubling, for LEVELS levels of the cascade. Transition "
-            "tables (ODE fluid models) only."
+            "tables (ODE fluid models) and delay models (a model file with lags: the delay "
+            "equations collocated on the periodic profile, multipliers of the discretised "
+            "monodromy operator)."
         ),
     )
     p.add_argument(
@@ -55,9 +57,10 @@ def register(subparsers) -> None:
         default=None,
         metavar="VALUE",
         kind="number",
-        help="start from the cycle at theta = VALUE (Newton shooting on the model's drift, "
-        "as limit-cycle) instead of the Hopf point; with --in NAME, from the cycle the fluid "
-        "path (from the model's default start) settles on at NAME = VALUE",
+        help="start from the cycle at theta = VALUE (as limit-cycle computes it: Newton "
+        "shooting on the model's drift, collocation for a delay model) instead of the Hopf "
+        "point; with --in NAME, from the cycle the fluid path (from the model's default "
+        "start) settles on at NAME = VALUE",
     )
     p.add_argument(
         "--direction",
