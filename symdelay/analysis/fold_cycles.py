@@ -1,0 +1,800 @@
+"""The curve of folds of cycles in two parameters, continued from a Bautin point of a
+stability map.
+
+Near a Bautin point (generalised Hopf: the first Lyapunov coefficient ``l1`` changes sign
+along a Hopf curve) the normal form ``rho' = rho (beta + a rho^2 + b rho^4)`` (``beta`` the
+real part of the critical eigenvalues, ``a = Re c1``) has a fold of cycles where
+``beta + a rho^2 + b rho^4 = 0`` and ``a + 2 b rho^2 = 0``: ``rho^2 = -a / (2 b)`` and
+``beta = -a rho^2 / 2``. So a curve of folds (LPC) starts at the Bautin point, where
+``a = 0``, on the side where ``a b < 0``; its distance from the Hopf curve (``beta``) is
+of order ``a^2`` while its distance along the curve is of order ``a``: it leaves the Bautin
+point tangentially to the Hopf curve, and the fold's amplitude tends to 0 there.
+
+The curve is continued as the solution set of a minimally augmented system (Govaerts; the
+LPC continuation of MatCont and of AUTO's two-parameter folds): the periodic boundary value
+problem of :mod:`symdelay.analysis.bvp` (orthogonal collocation on Gauss points, the
+integral phase condition) in ``(U, T, p1, p2)`` with one more equation, ``G = 0``, where
+``G`` is the last component of the solution of the bordered system
+
+    [[A, b], [c^T, 0]] [v; G] = [0; 1],
+
+``A`` the Jacobian of the collocation equations and the phase condition in the orbit and the
+period (square; singular exactly where the branch in one parameter turns back: its tangent
+has no parameter component), ``b`` and ``c`` approximate left and right null vectors of
+``A`` (updated at every point). The derivatives of ``G`` are ``-w^T A_z v`` (``w`` from the
+transposed bordered system), ``A_z v`` by a central difference of the Jacobian in the
+direction ``v``. Pseudo-arclength steps (the parameters scaled by the box) follow the
+curve, the tangent from the bordered Jacobian at each point.
+
+It starts from a fold located on a one-parameter branch (:func:`symdelay.analysis.
+continuation.cycles`) from a Hopf point of the map's Hopf curve near the Bautin point, on
+the side where the cycles fold, corrected onto the augmented system, and is continued both
+ways: towards the Bautin point until the fold's amplitude is a small fraction of the first
+one (the Bautin point, amplitude 0, is then the curve's end), and away until it leaves the
+map's box (the last point landed on the edge), leaves the model's domain or reaches the
+budget of points.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from symdelay.analysis.bvp import (
+    Collocation,
+    NewtonFailed,
+    OrbitField,
+    PeriodicBVP,
+    amplitude,
+)
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
+from symdelay.core.result import Result
+
+__all__ = ["FoldCurve", "fold_of_cycles", "fold_curves_of_map", "MAX_FOLD_POINTS"]
+
+#: the most points on one fold curve (both ways together)
+MAX_FOLD_POINTS = 400
+#: the continuation towards the Bautin point stops when the fold's amplitude is below this
+#: fraction of the first fold's
+END_FRACTION = 0.03
+#: Newton iterations and tolerance of the augmented system
+MAX_NEWTON = 15
+TOL = 1e-9
+
+
+# ------------------------------------------------------------------------------ record
+@dataclass(frozen=True, eq=False)
+class FoldCurve(Result):
+    """The curve of folds of cycles from one Bautin point, in the map's two parameters
+    ``x`` and ``y`` (names): ``points`` ``(x, y, period, amplitude)`` in order from the
+    Bautin point (its first point, amplitude 0, period ``2 pi / omega``) outward;
+    ``bautin``: ``(x, y, omega)`` of the map's point; ``ends``: why each end stopped (the
+    first ``"Bautin point"`` when the folds shrank into it); ``start``: the fold on a
+    one-parameter branch the continuation started from; ``residual``: the largest ``|G|``
+    (the fold condition) at the points kept."""
+
+    x: str
+    y: str
+    bautin: tuple
+    points: tuple
+    ends: tuple
+    start: dict
+    intervals: int
+    degree: int
+    seconds: float
+    notes: tuple = ()
+    model_name: str | None = None
+
+    def arrays(self):
+        """``(x, y, period, amplitude)`` as float arrays, from the Bautin point outward."""
+        a = np.array(self.points, dtype=float).reshape(-1, 4)
+        return a[:, 0], a[:, 1], a[:, 2], a[:, 3]
+
+    def record(self) -> dict:
+        xb, yb, wb = self.bautin
+        return {
+            "x": self.x,
+            "y": self.y,
+            "bautin": {"x": repr(float(xb)), "y": repr(float(yb)), "omega": repr(float(wb))},
+            "points": [
+                {
+                    "x": repr(float(a)),
+                    "y": repr(float(b)),
+                    "period": repr(float(T)),
+                    "amplitude": repr(float(A)),
+                }  # fmt: skip
+                for a, b, T, A in self.points
+            ],
+            "ends": list(self.ends),
+            "start": dict(self.start),
+            "method": (
+                "minimally augmented periodic BVP (collocation of degree "
+                f"{self.degree} on {self.intervals} intervals, the fold condition from a "
+                "bordered system), pseudo-arclength continuation from a fold located on a "
+                "one-parameter branch"
+            ),
+            "notes": list(self.notes),
+        }
+
+    def text(self) -> str:
+        x, y, _, _ = self.arrays()
+        lines = [
+            f"fold of cycles from the Bautin point {self.x} = {self.bautin[0]:.10g}, "
+            f"{self.y} = {self.bautin[1]:.10g}: {len(self.points)} points, to "
+            f"({x[-1]:.8g}, {y[-1]:.8g}), ends: {', '.join(self.ends)}"
+        ]
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def plot(self, ax=None):
+        """The curve in the ``(x, y)`` plane (the map draws it on its own axes)."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            fig = plt.figure(figsize=(5.6, 4.2), layout="tight")
+            ax = fig.subplots()
+        x, y, _, _ = self.arrays()
+        ax.plot(x, y, "-.", color="C3", lw=1.4, label="fold of cycles")
+        ax.set_xlabel(self.x)
+        ax.set_ylabel(self.y)
+        return ax
+
+
+# ------------------------------------------------------------------------------ field
+class _Field2(OrbitField):
+    """The drift in two parameters: an :class:`OrbitField` in ``x`` (the BVP solver's one
+    parameter) with ``y`` held at :attr:`q` (set before each evaluation), and ``df/dy``."""
+
+    def __init__(self, model, xname, yname):
+        from symdelay.analysis.stochastic import difference_weights
+        from symdelay.analysis.window import _resolve
+
+        syms, subs = [], {}
+        for name in (xname, yname):
+            sym, rp = _resolve(model, name)
+            syms.append(sym)
+            if rp is not None:
+                subs[rp.base] = rp.L / sym
+        states = list(model.states)
+        values = dict(model.values)
+        drift = [sp.sympify(e).xreplace(values).xreplace(subs) for e in model.drift]
+        free = set().union(*(e.free_symbols for e in drift)) - set(states) - set(syms)
+        if free:
+            raise SymdelayInputError(
+                "the fold of cycles needs numbers for every parameter but the map's two: give "
+                + ", ".join(sorted(map(str, free)))
+            )
+        eq = model.equilibrium
+        if not eq.exact:
+            raise SymdelayInputError(
+                f"the equilibrium of {model.name} has no closed form: the fold of cycles "
+                "starts from a Hopf point of it"
+            )
+        point = [sp.sympify(eq.point[s]).xreplace(values).xreplace(subs) for s in states]
+        if set().union(*(e.free_symbols for e in point)) - set(syms):
+            raise SymdelayInputError(f"the equilibrium of {model.name} needs numbers")
+        w = difference_weights(model)
+        if w is None:
+            raise SymdelayInputError(f"{model.name} declares no symmetry: no imbalance to follow")
+        xs, ys = syms
+        n = len(states)
+        self.n, self.name, self.symbol, self.ysymbol = n, xname, xs, ys
+        self.weights = np.array(w, dtype=float)
+        self.names = tuple(s.name for s in states)
+        args = (xs, ys, *states)
+        entries = {}
+        for i, e in enumerate(drift):
+            for j, s in enumerate(states):
+                if e.has(s):
+                    d = sp.diff(e, s)
+                    if d != 0:
+                        entries[(i, j)] = d
+        keys = sorted(entries)
+        self.rows = np.array([k[0] for k in keys], dtype=int)
+        self.cols = np.array([k[1] for k in keys], dtype=int)
+        self._f2 = sp.lambdify(args, drift, "numpy", cse=True)
+        self._j2 = sp.lambdify(args, [entries[k] for k in keys], "numpy", cse=True)
+        self._fp2 = sp.lambdify(args, [sp.diff(e, xs) for e in drift], "numpy", cse=True)
+        self._fq2 = sp.lambdify(args, [sp.diff(e, ys) for e in drift], "numpy", cse=True)
+        self._eq2 = sp.lambdify((xs, ys), point, "numpy")
+        self.q = 0.0
+
+    def _call(self, fn, Y, p):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._stack(fn(float(p), float(self.q), *Y.T), Y.shape[0])
+
+    def f(self, Y, p):
+        return self._call(self._f2, Y, p).T
+
+    def fp(self, Y, p):
+        return self._call(self._fp2, Y, p).T
+
+    def fq(self, Y, p):
+        return self._call(self._fq2, Y, p).T
+
+    def jac_values(self, Y, p):
+        return self._call(self._j2, Y, p).T
+
+    def equilibrium(self, p):
+        return np.array([float(v) for v in self._eq2(float(p), float(self.q))])
+
+
+# ----------------------------------------------------------------- augmented system
+@dataclass
+class _Point:
+    """One point of the fold curve: the orbit on ``coll``'s mesh, period, parameters, the
+    bordering vectors ``b``, ``c`` (left and right null vectors of ``A``, approximate), the
+    fold condition's value and the unit tangent."""
+
+    coll: Collocation
+    U: np.ndarray
+    T: float
+    p: float
+    q: float
+    b: np.ndarray
+    c: np.ndarray
+    G: float = math.nan
+    tangent: tuple = None
+    amp: float = math.nan
+    iterations: int = 0
+
+
+class _Augmented:
+    """The minimally augmented system of folds of cycles: residuals, Jacobians, Newton's
+    method and tangents (the module docstring)."""
+
+    def __init__(self, solver: PeriodicBVP, scale):
+        self.S = solver
+        self.F = solver.F
+        self.sx, self.sy = scale  # the box's widths: the parameters' arclength scales
+
+    # the Jacobian of the collocation equations in (U, T, p, q) (and the phase row)
+    def jac(self, coll, U, T, p, q, gph=None):
+        from scipy.sparse import csc_matrix, hstack
+
+        self.F.q = q
+        _, Ug, F = self.S.colloc(coll, U, T, p)
+        borders = [] if gph is None else [(gph, 0.0, 0.0)]
+        A = self.S.matrix(coll, U, T, p, Ug, F, borders, with_p=True)
+        n = self.F.n
+        Fq = self.F.fq(Ug.reshape(-1, n), p).reshape(coll.N, coll.m, n)
+        col = (-(coll.h * T)[:, None, None] * Fq).ravel()
+        col = np.concatenate([col, np.zeros(len(borders))])
+        return hstack([A, csc_matrix(col[:, None])], format="csc")
+
+    def bordered(self, A, b, c):
+        """``(G, v, w)``: the bordered solves with ``A`` (the ``(U, T)`` block, square)."""
+        from scipy.sparse import bmat, csc_matrix
+        from scipy.sparse.linalg import splu
+
+        M = bmat([[A, csc_matrix(b[:, None])], [csc_matrix(c[None, :]), None]], format="csc")
+        try:
+            lu = splu(M, permc_spec="MMD_AT_PLUS_A")
+        except RuntimeError:
+            raise NewtonFailed("the bordered system of the fold condition is singular") from None
+        e = np.zeros(M.shape[0])
+        e[-1] = 1.0
+        x = lu.solve(e)
+        y = lu.solve(e, trans="T")
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise NewtonFailed("the bordered system of the fold condition is singular")
+        return float(x[-1]), x[:-1], y[:-1]
+
+    def g_row(self, coll, U, T, p, q, v, w):
+        """``dG/d(U, T, p, q) = -w^T (dA/dz) v``: ``A v`` differentiated by a central
+        difference of the collocation Jacobian in the direction ``v``."""
+        NU = U.size
+        vU, vT = v[:NU].reshape(U.shape), v[NU]
+        wF = w[:NU]
+        size = max(float(np.max(np.abs(vU))), abs(vT), 1e-300)
+        eps = 1e-6 * (1.0 + float(np.max(np.abs(U)))) / size
+        Jp = self.jac(coll, U + eps * vU, T + eps * vT, p, q)
+        Jm = self.jac(coll, U - eps * vU, T - eps * vT, p, q)
+        return -((Jp.T @ wF) - (Jm.T @ wF)) / (2 * eps)
+
+    def metric(self, coll, t):
+        """The arclength row of the direction ``t = (tU, tT, tp, tq)``."""
+        tU, tT, tp, tq = t
+        return np.concatenate([coll.ip_weights(tU).ravel(), [tT, tp / self.sx**2, tq / self.sy**2]])
+
+    def norm(self, coll, t):
+        return math.sqrt(max(float(self.metric(coll, t) @ _flat(t)), 1e-300))
+
+    def correct(self, pt: _Point, Uref, extra):
+        """Newton's method on the augmented system from ``pt`` with one more equation,
+        ``extra``: ``("arc", base point, tangent, ds)`` or ``("fix", "p" | "q", value)``.
+        Returns the corrected point (new bordering vectors)."""
+        from scipy.sparse import csc_matrix, vstack
+        from scipy.sparse.linalg import splu
+
+        coll = pt.coll
+        U, T, p, q, b, c = pt.U.copy(), pt.T, pt.p, pt.q, pt.b, pt.c
+        NU = U.size
+        gph = coll.phase_weights(Uref)
+        scale = 1.0 + float(np.max(np.abs(U)))
+        for it in range(1, MAX_NEWTON + 1):
+            self.F.q = q
+            R, _, _ = self.S.colloc(coll, U, T, p)
+            if not np.all(np.isfinite(R)):
+                raise NewtonFailed("the drift overflowed on the orbit")
+            J = self.jac(coll, U, T, p, q, gph)  # (NU + 1) x (NU + 3)
+            G, v, w = self.bordered(J[:, : NU + 1], b, c)
+            grow = self.g_row(coll, U, T, p, q, v, w)
+            if extra[0] == "arc":
+                _, base, tan, ds = extra
+                row = self.metric(coll, tan)
+                zd = _flat((U - base.U, T - base.T, p - base.p, q - base.q))
+                last = float(row @ zd) - ds
+            else:
+                _, which, value = extra
+                row = np.zeros(NU + 3)
+                k = NU + 1 if which == "p" else NU + 2
+                row[k] = 1.0
+                last = (p if which == "p" else q) - value
+            M = vstack([J, csc_matrix(grow[None, :]), csc_matrix(row[None, :])], format="csc")
+            rhs = -np.concatenate([R, [float(np.sum(gph * U))], [G], [last]])
+            try:
+                d = splu(M, permc_spec="MMD_AT_PLUS_A").solve(rhs)
+            except RuntimeError:
+                raise NewtonFailed("singular Jacobian of the augmented system") from None
+            if not np.all(np.isfinite(d)):
+                raise NewtonFailed("singular Jacobian of the augmented system")
+            U = U + d[:NU].reshape(U.shape)
+            T, p, q = T + d[NU], p + d[NU + 1], q + d[NU + 2]
+            if not T > 0:
+                raise NewtonFailed("the period became negative")
+            small = (
+                np.max(np.abs(d[:NU])) <= TOL * scale
+                and abs(d[NU]) <= TOL * T
+                and abs(d[NU + 1]) <= TOL * (abs(p) + self.sx)
+                and abs(d[NU + 2]) <= TOL * (abs(q) + self.sy)
+            )
+            if small:
+                self.F.q = q
+                J = self.jac(coll, U, T, p, q, coll.phase_weights(U))
+                G, v, w = self.bordered(J[:, : NU + 1], b, c)
+                out = _Point(coll, U, T, p, q, _unit(w), _unit(v), G, iterations=it)
+                out.amp = amplitude(coll, U @ self.F.weights)
+                return out
+        raise NewtonFailed(f"Newton did not converge in {MAX_NEWTON} iterations")
+
+    def tangent(self, pt: _Point, prev, orient=None):
+        """The unit tangent at ``pt`` (the bordered Jacobian with the row ``prev``, a
+        direction), turned towards ``orient``."""
+        from scipy.sparse import csc_matrix, vstack
+        from scipy.sparse.linalg import splu
+
+        coll, U = pt.coll, pt.U
+        NU = U.size
+        J = self.jac(coll, U, pt.T, pt.p, pt.q, coll.phase_weights(U))
+        _, v, w = self.bordered(J[:, : NU + 1], pt.b, pt.c)
+        grow = self.g_row(coll, U, pt.T, pt.p, pt.q, v, w)
+        M = vstack(
+            [J, csc_matrix(grow[None, :]), csc_matrix(self.metric(coll, prev)[None, :])],
+            format="csc",
+        )
+        e = np.zeros(NU + 3)
+        e[-1] = 1.0
+        t = splu(M, permc_spec="MMD_AT_PLUS_A").solve(e)
+        tan = (t[:NU].reshape(U.shape), t[NU], t[NU + 1], t[NU + 2])
+        if orient is not None and float(self.metric(coll, orient) @ _flat(tan)) < 0:
+            tan = tuple(-a for a in tan)
+        nrm = self.norm(coll, tan)
+        return tuple(a / nrm for a in tan)
+
+
+def _flat(t):
+    tU, tT, tp, tq = t
+    return np.concatenate([np.ravel(tU), [tT, tp, tq]])
+
+
+def _unit(x):
+    return x / max(float(np.linalg.norm(x)), 1e-300)
+
+
+# ------------------------------------------------------------------------------ entry
+def fold_of_cycles(
+    model,
+    x,
+    y,
+    bautin,
+    *,
+    start=None,
+    intervals: int = 20,
+    degree: int = 4,
+    max_points: int = 120,
+    force: bool = False,
+) -> FoldCurve:
+    """The curve of folds of cycles (LPC) of ``model``'s fluid ODE in the parameters ``x``
+    and ``y`` that starts at the Bautin point ``bautin``, continued both ways inside the
+    box.
+
+    Parameters
+    ----------
+    model : Model
+        A transition table (no lags) with a symmetry and a closed-form equilibrium; every
+        parameter but ``x`` and ``y`` a number.
+    x, y : tuple
+        ``(name, lo, hi)`` of each axis (the map's box: the curve stops at its edges).
+    bautin : tuple or dict
+        ``(x, y, omega)`` of the Bautin point (a stability map's special point of type
+        ``"bautin"``).
+    start : tuple, optional
+        ``(name, value)``: the one-parameter branch that locates the first fold is taken at
+        this value of ``x`` or ``y`` (the other parameter continued); by default a Hopf
+        point of the map's curve near the Bautin point, on the side where the cycles fold
+        (found by trying both sides).
+    intervals, degree : int
+        The collocation mesh (as :func:`symdelay.analysis.continuation.cycles`).
+    max_points : int, default 120
+        The most points on the curve (both ways together; 4 to :data:`MAX_FOLD_POINTS`).
+    force : bool
+        Run even when the estimated cost is over the budget.
+
+    Returns
+    -------
+    FoldCurve
+        The points ``(x, y, period, amplitude)`` from the Bautin point outward and why each
+        end stopped.
+    """
+    from symdelay.analysis.continuation import _integer
+    from symdelay.core.budget import check_budget
+    from symdelay.core.precision import one_blas_thread
+
+    if getattr(model, "lags", None):
+        raise SymdelayInputError(
+            f"{model.name} has lags: the fold of cycles is built for transition tables only"
+        )
+    (xn, xlo, xhi), (yn, ylo, yhi) = (_axis3(a) for a in (x, y))
+    if isinstance(bautin, dict):
+        bautin = (bautin["x"], bautin["y"], bautin["omega"])
+    xb, yb, wb = (float(v) for v in bautin)
+    if not (xlo <= xb <= xhi and ylo <= yb <= yhi and wb > 0):
+        raise SymdelayInputError(
+            f"the Bautin point ({xb:.8g}, {yb:.8g}) must lie in the box with omega > 0"
+        )
+    intervals = _integer("intervals", intervals, 4, 2000)
+    degree = _integer("degree", degree, 2, 7)
+    max_points = _integer("max_points", max_points, 4, MAX_FOLD_POINTS)
+    fld = _Field2(model, xn, yn)
+    size = intervals * degree * fld.n
+    # measured (in-flight model, 8 states, 20 x 4): about 0.05 s a point, 3 s a branch
+    check_budget(
+        f"a fold-of-cycles curve of up to {max_points} points ({size} unknowns each)",
+        6.0 + max_points * 1.5e-4 * size,
+        force=force,
+        shrink="fewer points (max_points), fewer intervals or a lower degree",
+    )
+    t0 = time.perf_counter()
+    solver = PeriodicBVP(fld, model.name)
+    aug = _Augmented(solver, (xhi - xlo, yhi - ylo))
+    box = (xlo, xhi, ylo, yhi)
+    notes = []
+    with one_blas_thread():
+        first, info = _first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start,
+                                  intervals, degree)  # fmt: skip
+        pts_in, end_in, pts_out, end_out = _both_ways(aug, first, box, (xb, yb), max_points)
+    inward = pts_in[::-1]
+    pts = [*inward, first, *pts_out]
+    ends = (end_in, end_out)
+    if end_in != "Bautin point":
+        notes.append(
+            "the continuation towards the Bautin point stopped before the folds shrank to "
+            f"it ({end_in}): the curve is not joined to the Bautin point"
+        )
+    rows = [(p.p, p.q, p.T, p.amp) for p in pts]
+    if end_in == "Bautin point":
+        rows.insert(0, (xb, yb, 2 * math.pi / wb, 0.0))
+    if max(abs(p.G) for p in pts) > 1e-6:
+        notes.append("the fold condition was not met to 1e-6 at every point")
+    info["residual"] = repr(max(abs(p.G) for p in pts))
+    return FoldCurve(
+        xn,
+        yn,
+        (xb, yb, wb),
+        tuple(rows),
+        ends,
+        info,
+        intervals,
+        degree,
+        time.perf_counter() - t0,
+        tuple(notes),
+        model.name,
+    )
+
+
+def _axis3(a):
+    from symdelay.core.exact import exact_fraction
+
+    try:
+        name, lo, hi = a
+    except (TypeError, ValueError):
+        raise SymdelayInputError(f"an axis is (name, lo, hi), got {a!r}") from None
+    lo_v, hi_v = float(exact_fraction(name, lo)), float(exact_fraction(name, hi))
+    if not lo_v < hi_v:
+        raise SymdelayInputError(f"the range of {name} must have lo < hi, got {lo}:{hi}")
+    return str(name), lo_v, hi_v
+
+
+def _first_fold(model, aug, names, box, bautin, start, intervals, degree):
+    """The first point of the curve: a fold on a one-parameter branch from a Hopf point
+    near the Bautin point, corrected onto the augmented system (its ``y`` or ``x`` held)."""
+    from symdelay.analysis.continuation import cycles
+
+    xn, yn = names
+    xb, yb, _ = bautin
+    tried = []
+    for fixed, along, value, lo, hi in _start_lines(model, names, box, bautin, start):
+        m1 = model.with_values(**{fixed: sp.Rational(repr(value))})
+        try:
+            branch = cycles(m1, along, repr(lo), repr(hi), intervals=intervals, degree=degree,
+                            max_points=80)  # fmt: skip
+        except SymdelayInputError as exc:
+            tried.append(f"{fixed} = {value:.8g}: {exc}")
+            continue
+        lpcs = [s for s in branch.special_points if s.kind == "LPC" and s.located]
+        if not lpcs:
+            tried.append(f"{fixed} = {value:.8g}: no fold on the branch ({branch.stop})")
+            continue
+        lpc = lpcs[0]
+        k = lpc.between[0]
+        near = min(branch.points[k : k + 2], key=lambda c: abs(c.value - lpc.value))
+        pt = _from_branch_point(aug, near, along == xn, value, intervals, degree)
+        which = "q" if along == xn else "p"
+        try:
+            first = aug.correct(pt, pt.U, ("fix", which, value))
+        except (NewtonFailed, np.linalg.LinAlgError) as exc:
+            tried.append(f"{fixed} = {value:.8g}: the fold did not converge ({exc})")
+            continue
+        first.tangent = None
+        got = first.p if along == xn else first.q
+        info = {
+            "kind": "fold on a one-parameter branch",
+            "fixed": {"name": fixed, "value": repr(value)},
+            "continued": along,
+            "branch_fold": repr(float(lpc.value)),
+            "augmented_fold": repr(float(got)),
+            "amplitude": repr(float(first.amp)),
+            "period": repr(float(first.T)),
+            "hopf": branch.start.get("value"),
+        }
+        return first, info
+    raise SymdelayInputError(
+        f"no fold of cycles found near the Bautin point ({xn} = {xb:.8g}, {yn} = {yb:.8g}): "
+        + "; ".join(tried)
+    )
+
+
+def _start_lines(model, names, box, bautin, start):
+    """``(fixed name, continued name, fixed value, lo, hi)`` of the one-parameter branches
+    to try: a line through a Hopf point of the curve near the Bautin point, either side."""
+    from symdelay.analysis.window import window
+
+    xn, yn = names
+    xlo, xhi, ylo, yhi = box
+    xb, yb, _ = bautin
+    if start is not None:
+        name, value = start
+        if name not in names:
+            raise SymdelayInputError(f"start: give ({xn!r} or {yn!r}, value), got {start!r}")
+        value = float(value)
+        cands = [(name, value)]
+    else:
+        cands = []
+        for frac in (0.25, -0.25):  # a quarter of the way to the box's edge, both sides
+            cands.append((yn, yb + frac * ((yhi - yb) if frac > 0 else (yb - ylo))))
+        for frac in (0.25, -0.25):
+            cands.append((xn, xb + frac * ((xhi - xb) if frac > 0 else (xb - xlo))))
+    for fixed, value in cands:
+        along = xn if fixed == yn else yn
+        lo, hi = (xlo, xhi) if along == xn else (ylo, yhi)
+        m1 = model.with_values(**{fixed: sp.Rational(repr(value))})
+        try:
+            win = window(m1, along, lo=repr(lo), hi=repr(hi))
+        except SymdelayInputError:
+            continue
+        hopfs = [
+            float(e.value)
+            for iv in win.intervals
+            for e in (iv.lo, iv.hi)
+            if e.kind == "r = i omega" and lo < float(e.value) < hi
+        ]
+        if not hopfs:
+            continue
+        ref = xb if along == xn else yb
+        h = min(hopfs, key=lambda v: abs(v - ref))
+        others = sorted(v for v in hopfs if v != h)
+        # the range: between the neighbouring Hopf points (or the box's edges), so that the
+        # branch starts at this one (the lowest in the range) on either side
+        below = [v for v in others if v < h]
+        above = [v for v in others if v > h]
+        a = (h + below[-1]) / 2 if below else lo
+        b = (h + above[0]) / 2 if above else hi
+        yield fixed, along, value, a, b
+
+
+def _from_branch_point(aug, bp, along_x, value, intervals, degree):
+    """A :class:`_Point` from a one-parameter branch's orbit (interpolated onto a uniform
+    mesh), with bordering vectors refined by two bordered solves."""
+    coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
+    T = float(bp.period)
+    tn = coll.node_times() * T
+    U = np.stack([np.interp(tn, bp.t, row, period=T) for row in bp.y], axis=1)
+    p, q = (float(bp.value), value) if along_x else (value, float(bp.value))
+    aug.F.q = q
+    _, b, c = _null_vectors(aug, coll, U, T, p, q)
+    return _Point(coll, U, T, p, q, b, c)
+
+
+def _null_vectors(aug, coll, U, T, p, q, b=None, c=None):
+    """``(G, b, c)``: bordering vectors from two steps of inverse iteration (the bordered
+    solves) from ``b``, ``c`` (random unit vectors by default)."""
+    NU = U.size
+    J = aug.jac(coll, U, T, p, q, coll.phase_weights(U))
+    A = J[:, : NU + 1]
+    rng = np.random.default_rng(0)
+    b = _unit(rng.standard_normal(NU + 1)) if b is None else b
+    c = _unit(rng.standard_normal(NU + 1)) if c is None else c
+    G = math.nan
+    for _ in range(2):
+        G, v, w = aug.bordered(A, b, c)
+        b, c = _unit(w), _unit(v)
+    return G, b, c
+
+
+# ---------------------------------------------------------------------- continuation
+def _both_ways(aug, first, box, bxy, max_points):
+    """Continue from ``first`` both ways: ``(points towards the Bautin point, why it
+    stopped, points away, why it stopped)``; the way towards the Bautin point is the one
+    whose first step makes the amplitude smaller."""
+    coll = first.coll
+    # any row not orthogonal to the tangent: the parameters' and the period's directions
+    guess = (np.zeros_like(first.U), 1.0, aug.sx**2, aug.sy**2)
+    tan = aug.tangent(first, guess)
+    first.tangent = tan
+    runs = {}
+    for sign in (1, -1):
+        t0 = tuple(sign * a for a in tan)
+        start = _Point(first.coll, first.U, first.T, first.p, first.q, first.b, first.c,
+                       first.G, t0, first.amp)  # fmt: skip
+        runs[sign] = _run(aug, start, box, bxy, max_points // 2, coll)
+    # towards the Bautin point: the way on which the amplitude decreases
+    amp_after = {s: (r[0][0].amp if r[0] else math.inf) for s, r in runs.items()}
+    inward = min(runs, key=lambda s: amp_after[s])
+    pin, why_in = runs[inward]
+    pout, why_out = runs[-inward]
+    if why_in != "Bautin point" and why_out == "Bautin point":
+        pin, why_in, pout, why_out = pout, why_out, pin, why_in
+    return pin, why_in, pout, why_out
+
+
+def _run(aug, a: _Point, box, bxy, max_points, coll0):
+    """The points from ``a`` along its tangent until an end: ``(points, why)``."""
+    xlo, xhi, ylo, yhi = box
+    amp0 = a.amp
+    pts = []
+    ds_max = 0.05 * (1.0 + _orbit_size(a))
+    ds = 0.25 * ds_max
+    ds_min = 1e-6 * ds_max
+    why = ""
+    while True:
+        if len(pts) >= max_points:
+            return pts, f"max_points ({max_points} each way)"
+        if len(pts) % 5 == 4:
+            a = _adapt(aug, a)
+        # towards a vanishing amplitude the step is kept below the orbit's size, so that a
+        # step does not jump through the Bautin point (where the orbit shrinks to the
+        # equilibrium)
+        step = min(ds, 0.3 * _orbit_size(a)) if pts and pts[-1].amp < a.amp * 1.0001 else ds
+        try:
+            pred = _Point(a.coll, a.U + step * a.tangent[0], a.T + step * a.tangent[1],
+                          a.p + step * a.tangent[2], a.q + step * a.tangent[3], a.b, a.c)  # fmt: skip
+            st = aug.correct(pred, a.U, ("arc", a, a.tangent, step))
+            st.tangent = aug.tangent(
+                st, a.tangent, orient=(st.U - a.U, st.T - a.T, st.p - a.p, st.q - a.q)
+            )
+        except (NewtonFailed, np.linalg.LinAlgError, RuntimeError) as exc:
+            ds = step / 2
+            why = str(exc)
+            if ds < ds_min:
+                if a.amp < 0.2 * amp0:
+                    return pts, "Bautin point"
+                return pts, f"step too small ({why})"
+            continue
+        if not (xlo <= st.p <= xhi and ylo <= st.q <= yhi):
+            edge = _land(aug, a, st, box)
+            if edge is not None:
+                pts.append(edge)
+            return pts, "box edge"
+        if not _in_domain(st):
+            return pts, "left the domain"
+        if st.amp < END_FRACTION * amp0:
+            return pts, "Bautin point"
+        if pts and st.amp > a.amp and a.amp < 0.2 * amp0:
+            # the amplitude grows again after shrinking: the step went through the
+            # Bautin point onto the mirrored orbits
+            return pts, "Bautin point"
+        cos = float(aug.metric(a.coll, a.tangent) @ _flat(st.tangent))
+        pts.append(st)
+        if cos < 0.9 or st.iterations > 6:
+            ds = max(step / 2, ds_min)
+        elif st.iterations <= 3 and cos > 0.99:
+            ds = min(step * 1.5, ds_max)
+        a = st
+
+
+def _orbit_size(a: _Point) -> float:
+    """``sqrt(int |u - mean u|^2 dt)`` of the orbit."""
+    d = a.U - np.mean(a.U, axis=0)
+    return math.sqrt(max(float(np.sum(a.coll.ip_weights(d) * d)), 0.0))
+
+
+def _in_domain(st: _Point) -> bool:
+    from symdelay.analysis.continuation import DOMAIN_TOL
+
+    err = st.coll.error_estimate(st.U)
+    return float(np.min(st.U)) >= -(DOMAIN_TOL * (1 + float(np.max(np.abs(st.U)))) + 10 * err)
+
+
+def _land(aug, a: _Point, b: _Point, box):
+    """The point on the box's edge between ``a`` (inside) and ``b`` (outside), or None."""
+    xlo, xhi, ylo, yhi = box
+    cands = []
+    for which, lo, hi, va, vb in (("p", xlo, xhi, a.p, b.p), ("q", ylo, yhi, a.q, b.q)):
+        for bound in (lo, hi):
+            if (va - bound) * (vb - bound) < 0:
+                cands.append(((bound - va) / (vb - va), which, bound))
+    if not cands:
+        return None
+    s, which, bound = min(cands)
+    pred = _Point(a.coll, a.U + s * (b.U - a.U), a.T + s * (b.T - a.T), a.p + s * (b.p - a.p),
+                  a.q + s * (b.q - a.q), a.b, a.c)  # fmt: skip
+    try:
+        st = aug.correct(pred, a.U, ("fix", which, bound))
+    except (NewtonFailed, np.linalg.LinAlgError, RuntimeError):
+        return None
+    return st
+
+
+def _adapt(aug, a: _Point) -> _Point:
+    """``a`` on an adapted mesh (orbit and tangent interpolated, bordering vectors
+    recomputed)."""
+    coll = a.coll
+    mesh = coll.adapted_mesh(a.U)
+    if np.allclose(mesh, coll.mesh, atol=1e-3 / coll.N):
+        return a
+    new = Collocation(coll.m, mesh)
+    tn = new.node_times()
+    U = coll.evaluate(a.U, tn)
+    tU = coll.evaluate(a.tangent[0], tn)
+    try:
+        G, b, c = _null_vectors(aug, new, U, a.T, a.p, a.q)
+    except NewtonFailed:
+        return a
+    tan = (tU, *a.tangent[1:])
+    nrm = aug.norm(new, tan)
+    out = _Point(new, U, a.T, a.p, a.q, b, c, G, tuple(v / nrm for v in tan), a.amp,
+                 a.iterations)  # fmt: skip
+    return out
+
+
+# ------------------------------------------------------------------------ the map's
+def fold_curves_of_map(model, result, *, force=False, **options) -> list:
+    """``[FoldCurve or refusal text]``: the fold-of-cycles curve from each Bautin point of
+    the stability map ``result`` (of ``model`` with the map's fixed values applied)."""
+    out = []
+    X, Y = result.x, result.y
+    for s in result.special_points:
+        if s["type"] != "bautin":
+            continue
+        try:
+            out.append(
+                fold_of_cycles(model, X, Y, (s["x"], s["y"], s["omega"]), force=force, **options)
+            )
+        except SymdelayInputError as exc:
+            out.append(str(exc))
+    return out
