@@ -106,7 +106,7 @@ class FoldCurve(Result):
                     "y": repr(float(b)),
                     "period": repr(float(T)),
                     "amplitude": repr(float(A)),
-                }  # fmt: skip
+                }
                 for a, b, T, A in self.points
             ],
             "ends": list(self.ends),
