@@ -54,7 +54,7 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
 
-__all__ = ["FoldCurve", "fold_of_cycles", "fold_curves_of_map", "MAX_FOLD_POINTS"]
+__all__ = ["FoldCurve", "fold_of_cycles", "map_fold_curves", "MAX_FOLD_POINTS"]
 
 #: the most points on one fold curve (both ways together)
 MAX_FOLD_POINTS = 400
@@ -462,10 +462,9 @@ def fold_of_cycles(
     max_points = _integer("max_points", max_points, 4, MAX_FOLD_POINTS)
     fld = _Field2(model, xn, yn)
     size = intervals * degree * fld.n
-    # measured (in-flight model, 8 states, 20 x 4): about 0.05 s a point, 3 s a branch
     check_budget(
         f"a fold-of-cycles curve of up to {max_points} points ({size} unknowns each)",
-        6.0 + max_points * 1.5e-4 * size,
+        _seconds(max_points, size),
         force=force,
         shrink="fewer points (max_points), fewer intervals or a lower degree",
     )
@@ -529,7 +528,7 @@ def _first_fold(model, aug, names, box, bautin, start, intervals, degree):
     xb, yb, _ = bautin
     tried = []
     for fixed, along, value, lo, hi in _start_lines(model, names, box, bautin, start):
-        m1 = model.with_values(**{fixed: sp.Rational(repr(value))})
+        m1 = _fix(model, fixed, value)
         try:
             branch = cycles(m1, along, repr(lo), repr(hi), intervals=intervals, degree=degree,
                             max_points=80)  # fmt: skip
@@ -592,7 +591,7 @@ def _start_lines(model, names, box, bautin, start):
     for fixed, value in cands:
         along = xn if fixed == yn else yn
         lo, hi = (xlo, xhi) if along == xn else (ylo, yhi)
-        m1 = model.with_values(**{fixed: sp.Rational(repr(value))})
+        m1 = _fix(model, fixed, value)
         try:
             win = window(m1, along, lo=repr(lo), hi=repr(hi))
         except SymdelayInputError:
@@ -615,6 +614,18 @@ def _start_lines(model, names, box, bautin, start):
         a = (h + below[-1]) / 2 if below else lo
         b = (h + above[0]) / 2 if above else hi
         yield fixed, along, value, a, b
+
+
+def _fix(model, name, value):
+    """``model`` with ``name`` at ``value`` (its decimal text, exact; ``D`` of an Erlang
+    chain through its rate ``gamma = L/D``)."""
+    from symdelay.analysis.window import _resolve
+
+    v = sp.Rational(repr(float(value)))
+    _, rp = _resolve(model, name)
+    if rp is not None:
+        return model.with_values(**{str(rp.base): sp.Integer(rp.L) / v})
+    return model.with_values(**{name: v})
 
 
 def _from_branch_point(aug, bp, along_x, value, intervals, degree):
@@ -783,18 +794,52 @@ def _adapt(aug, a: _Point) -> _Point:
 
 
 # ------------------------------------------------------------------------ the map's
-def fold_curves_of_map(model, result, *, force=False, **options) -> list:
-    """``[FoldCurve or refusal text]``: the fold-of-cycles curve from each Bautin point of
-    the stability map ``result`` (of ``model`` with the map's fixed values applied)."""
+def map_fold_curves(model, X, Y, bautins, *, fold_cycles=None, force=False, notes=None):
+    """The fold-of-cycles curve from each of the stability map's Bautin points ``bautins``
+    (special-point dicts) in the box ``X`` x ``Y`` (``(name, lo, hi)`` each): a tuple of
+    :class:`FoldCurve`. ``fold_cycles`` None (the map's default) computes them when the
+    estimated cost is within the budget (or ``force``) and otherwise says so in ``notes``;
+    True refuses over the budget as every cost does; a Bautin point from which no curve
+    could be continued is named in ``notes`` with the reason."""
+    from symdelay.core.budget import check_budget
+
+    notes = [] if notes is None else notes
+    if not bautins or fold_cycles is False:
+        return ()
+    n = len(model.states)
+    estimate = len(bautins) * _seconds(MAX_POINTS_MAP, 20 * 4 * n)
+    try:
+        check_budget(
+            f"the fold-of-cycles curves from {len(bautins)} Bautin point(s)",
+            estimate,
+            force=force,
+            shrink="fewer Bautin points in the box",
+        )
+    except SymdelayInputError as exc:
+        if fold_cycles:
+            raise
+        notes.append(f"no fold-of-cycles curve: {exc}")
+        return ()
     out = []
-    X, Y = result.x, result.y
-    for s in result.special_points:
-        if s["type"] != "bautin":
-            continue
+    for s in bautins:
+        point = tuple(float(s[k]) for k in ("x", "y", "omega"))
         try:
-            out.append(
-                fold_of_cycles(model, X, Y, (s["x"], s["y"], s["omega"]), force=force, **options)
-            )
+            out.append(fold_of_cycles(model, X, Y, point, max_points=MAX_POINTS_MAP, force=True))
         except SymdelayInputError as exc:
-            out.append(str(exc))
-    return out
+            notes.append(
+                f"no fold-of-cycles curve from the Bautin point ({point[0]:.10g}, "
+                f"{point[1]:.10g}): {exc}"
+            )
+    return tuple(out)
+
+
+#: the most points of a map's fold-of-cycles curve
+MAX_POINTS_MAP = 120
+
+
+def _seconds(max_points, size) -> float:
+    """Rough seconds of one curve: the one-parameter branch that finds the first fold (its
+    normal form and up to 80 orbits) and ``max_points`` points of the augmented system
+    (measured: the in-flight model, 8 states, 20 intervals of degree 4: 11 s for 63 points
+    and the first branch; the cubic-routing model, 6 states: 7 s for 25)."""
+    return 6.0 + max_points * 1.5e-4 * size
