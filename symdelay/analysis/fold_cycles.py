@@ -404,6 +404,7 @@ def fold_of_cycles(
     bautin,
     *,
     start=None,
+    hopf=None,
     intervals: int = 20,
     degree: int = 4,
     max_points: int = 120,
@@ -425,9 +426,14 @@ def fold_of_cycles(
         ``"bautin"``).
     start : tuple, optional
         ``(name, value)``: the one-parameter branch that locates the first fold is taken at
-        this value of ``x`` or ``y`` (the other parameter continued); by default a Hopf
-        point of the map's curve near the Bautin point, on the side where the cycles fold
-        (found by trying both sides).
+        this value of ``x`` or ``y`` (the other parameter continued) from its Hopf point
+        nearest the Bautin point; by default from points of ``hopf`` a quarter of the way
+        from the Bautin point to each end (or, without it, on lines a quarter of the way to
+        the box's edges), the first on which the branch folds.
+    hopf : sequence, optional
+        The Hopf curve through the Bautin point, its points ``(x, y, omega)`` (a stability
+        map's :class:`~symdelay.analysis.map_core.MapCurve` ``points``): the branches start
+        at its points (by default the Hopf points are found on lines through the box).
     intervals, degree : int
         The collocation mesh (as :func:`symdelay.analysis.continuation.cycles`).
     max_points : int, default 120
@@ -474,7 +480,7 @@ def fold_of_cycles(
     box = (xlo, xhi, ylo, yhi)
     notes = []
     with one_blas_thread():
-        first, info = _first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start,
+        first, info = _first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start, hopf,
                                   intervals, degree)  # fmt: skip
         pts_in, end_in, pts_out, end_out = _both_ways(aug, first, box, (xb, yb), max_points)
     inward = pts_in[::-1]
@@ -519,20 +525,26 @@ def _axis3(a):
     return str(name), lo_v, hi_v
 
 
-def _first_fold(model, aug, names, box, bautin, start, intervals, degree):
+def _first_fold(model, aug, names, box, bautin, start, hopf, intervals, degree):
     """The first point of the curve: a fold on a one-parameter branch from a Hopf point
-    near the Bautin point, corrected onto the augmented system (its ``y`` or ``x`` held)."""
+    near the Bautin point (started from the normal form's small cycle there), corrected onto
+    the augmented system (the fixed parameter held)."""
     from symdelay.analysis.continuation import cycles
 
     xn, yn = names
+    xlo, xhi, ylo, yhi = box
     xb, yb, _ = bautin
     tried = []
-    for fixed, along, value, lo, hi in _start_lines(model, names, box, bautin, start):
+    for fixed, along, value, h, w in _start_points(model, names, box, bautin, start, hopf):
+        value, h, w = float(value), float(h), float(w)
         m1 = _fix(model, fixed, value)
+        lo, hi = (xlo, xhi) if along == xn else (ylo, yhi)
         try:
-            branch = cycles(m1, along, repr(lo), repr(hi), intervals=intervals, degree=degree,
-                            max_points=80)  # fmt: skip
-        except SymdelayInputError as exc:
+            given, side = _hopf_cycle(model, aug, names, along, value, h, w, (lo, hi),
+                                      intervals, degree)  # fmt: skip
+            branch = cycles(m1, along, repr(lo), repr(hi), start=given, direction=side,
+                            intervals=intervals, degree=degree, max_points=80)  # fmt: skip
+        except (SymdelayInputError, NewtonFailed, np.linalg.LinAlgError) as exc:
             tried.append(f"{fixed} = {value:.8g}: {exc}")
             continue
         lpcs = [s for s in branch.special_points if s.kind == "LPC" and s.located]
@@ -549,28 +561,118 @@ def _first_fold(model, aug, names, box, bautin, start, intervals, degree):
         except (NewtonFailed, np.linalg.LinAlgError) as exc:
             tried.append(f"{fixed} = {value:.8g}: the fold did not converge ({exc})")
             continue
-        first.tangent = None
         got = first.p if along == xn else first.q
         info = {
             "kind": "fold on a one-parameter branch",
-            "fixed": {"name": fixed, "value": repr(value)},
+            "fixed": {"name": fixed, "value": repr(float(value))},
             "continued": along,
+            "hopf": repr(float(h)),
             "branch_fold": repr(float(lpc.value)),
             "augmented_fold": repr(float(got)),
             "amplitude": repr(float(first.amp)),
             "period": repr(float(first.T)),
-            "hopf": branch.start.get("value"),
         }
         return first, info
     raise SymdelayInputError(
         f"no fold of cycles found near the Bautin point ({xn} = {xb:.8g}, {yn} = {yb:.8g}): "
-        + "; ".join(tried)
+        + ("; ".join(tried) or "no Hopf point near it")
     )
 
 
-def _start_lines(model, names, box, bautin, start):
-    """``(fixed name, continued name, fixed value, lo, hi)`` of the one-parameter branches
-    to try: a line through a Hopf point of the curve near the Bautin point, either side."""
+@dataclass(frozen=True)
+class _GivenCycle:
+    """A cycle handed to :func:`symdelay.analysis.continuation.cycles` as its start."""
+
+    value: float
+    t: np.ndarray
+    y: np.ndarray
+    period: float
+
+
+def _hopf_cycle(model, aug, names, along, value, h, w, rng, intervals, degree):
+    """``(cycle, side)``: the normal form's small cycle near the Hopf point ``along = h``
+    (the other parameter at ``value``, frequency ``w``) on the side where the cycles live
+    (``side`` +1 above, -1 below): the critical eigenvector scaled to the amplitude
+    ``c sqrt|p - h|`` (``c1`` of :func:`symdelay.analysis.normal_form.first_lyapunov` in the
+    map's two parameters, the crossing speed ``Re r'`` by a central difference of the
+    Jacobian's eigenvalue)."""
+    import mpmath
+
+    from symdelay.analysis.normal_form import first_lyapunov
+
+    xn, _ = names
+    fld = aug.F
+    pt = (h, value) if along == xn else (value, h)
+    with mpmath.workdps(25):
+        hc = first_lyapunov(model, tuple(names)).hopf(tuple(mpmath.mpf(v) for v in pt),
+                                                      mpmath.mpf(w))  # fmt: skip
+        q = np.array([complex(v) for v in hc.q])
+        c1 = complex(hc.c1)
+    cq = complex(fld.weights @ q)
+    if abs(cq) == 0:
+        raise SymdelayInputError("the critical eigenvector does not move the imbalance")
+    q, rc = q / cq, c1.real / abs(cq) ** 2
+    dp = 1e-6 * (1 + abs(h))
+    re = []
+    for v in (h - dp, h + dp):
+        xy = (v, value) if along == xn else (value, v)
+        fld.q = xy[1]
+        eq = fld.equilibrium(xy[0])
+        ev = np.linalg.eigvals(fld.jac_dense(eq[None, :], xy[0])[0])
+        re.append(ev[np.argmin(np.abs(ev - 1j * w))].real)
+    rr = (re[1] - re[0]) / (2 * dp)
+    if not abs(rc) > 1e-12 or not abs(rr) > 1e-12:
+        raise SymdelayInputError("a degenerate Hopf point (l1 or the crossing speed is 0)")
+    side = 1 if -rr / rc > 0 else -1
+    coef = 2 * math.sqrt(abs(rr / rc))
+    room = (rng[1] - h) if side > 0 else (h - rng[0])
+    fx = (lambda p: (p, value)) if along == xn else (lambda p: (value, p))
+    fld.q = fx(h)[1]
+    size = float(np.max(np.abs(fld.equilibrium(fx(h)[0]))))
+    A1 = min(1e-2 * max(1e-2, size), coef * math.sqrt(0.02 * room))
+    p1 = h + side * (A1 / coef) ** 2
+    a, b = fx(p1)
+    fld.q = b
+    eq = fld.equilibrium(a)
+    T = 2 * math.pi / w
+    tt = np.linspace(0.0, 1.0, 8 * intervals * degree + 1)
+    Y = eq[:, None] + A1 * np.real(q[:, None] * np.exp(2j * np.pi * tt)[None, :])
+    return _GivenCycle(p1, tt * T, Y, T), side
+
+
+def _start_points(model, names, box, bautin, start, hopf):
+    """``(fixed name, continued name, fixed value, Hopf value, omega)`` of the Hopf points
+    to start a one-parameter branch from: on the map's Hopf curve ``hopf`` (its certified
+    points ``(x, y, omega)``), a quarter of the way from the Bautin point to each end,
+    the coordinate the curve moves along faster held; without the curve (or with
+    ``start = (name, value)``), the Hopf point nearest the Bautin point on a line."""
+    xn, yn = names
+    xlo, xhi, ylo, yhi = box
+    xb, yb, _ = bautin
+    S = np.array([xhi - xlo, yhi - ylo])
+    if start is None and hopf is not None and len(hopf) >= 5:
+        from symdelay.analysis.normal_form import first_lyapunov
+
+        P = np.array([[float(v) for v in z] for z in hopf])
+        k = int(np.argmin(np.hypot((P[:, 0] - xb) / S[0], (P[:, 1] - yb) / S[1])))
+        js = [j for j in (k + max(2, (len(P) - 1 - k) // 4), k - max(2, k // 4))
+              if 1 <= j < len(P) - 1]  # fmt: skip
+        # the subcritical side first (l1 > 0): where the folds usually are (l2 < 0, a stable
+        # outer cycle); the other side is tried when no branch folds there
+        lyap = first_lyapunov(model, tuple(names))
+        with np.errstate(all="ignore"):
+            l1 = {j: lyap.fast(*P[j]) for j in js}
+        for j in sorted(js, key=lambda j: not l1[j] > 0):
+            d = (P[j + 1, :2] - P[j - 1, :2]) / S
+            if abs(d[1]) >= abs(d[0]):  # the curve moves along y: hold y, continue in x
+                yield yn, xn, P[j, 1], P[j, 0], P[j, 2]
+            else:
+                yield xn, yn, P[j, 0], P[j, 1], P[j, 2]
+        return
+    yield from _line_starts(model, names, box, bautin, start)
+
+
+def _line_starts(model, names, box, bautin, start):
     from symdelay.analysis.window import window
 
     xn, yn = names
@@ -580,40 +682,31 @@ def _start_lines(model, names, box, bautin, start):
         name, value = start
         if name not in names:
             raise SymdelayInputError(f"start: give ({xn!r} or {yn!r}, value), got {start!r}")
-        value = float(value)
-        cands = [(name, value)]
-    else:
-        cands = []
-        for frac in (0.25, -0.25):  # a quarter of the way to the box's edge, both sides
-            cands.append((yn, yb + frac * ((yhi - yb) if frac > 0 else (yb - ylo))))
-        for frac in (0.25, -0.25):
-            cands.append((xn, xb + frac * ((xhi - xb) if frac > 0 else (xb - xlo))))
+        cands = [(name, float(value))]
+    else:  # a quarter of the way to the box's edge, both sides, on lines of each parameter
+        cands = [
+            (yn, yb + 0.25 * (yhi - yb)),
+            (yn, yb - 0.25 * (yb - ylo)),
+            (xn, xb + 0.25 * (xhi - xb)),
+            (xn, xb - 0.25 * (xb - xlo)),
+        ]
     for fixed, value in cands:
         along = xn if fixed == yn else yn
         lo, hi = (xlo, xhi) if along == xn else (ylo, yhi)
-        m1 = _fix(model, fixed, value)
         try:
-            win = window(m1, along, lo=repr(lo), hi=repr(hi))
+            win = window(_fix(model, fixed, value), along, lo=repr(lo), hi=repr(hi))
         except SymdelayInputError:
             continue
-        hopfs = [
-            float(e.value)
+        ends = [
+            e
             for iv in win.intervals
             for e in (iv.lo, iv.hi)
-            if e.kind == "r = i omega" and lo < float(e.value) < hi
+            if e.kind == "r = i omega" and lo < float(e.value) < hi and len(e.omega) == 1
         ]
-        if not hopfs:
-            continue
-        ref = xb if along == xn else yb
-        h = min(hopfs, key=lambda v: abs(v - ref))
-        others = sorted(v for v in hopfs if v != h)
-        # the range: between the neighbouring Hopf points (or the box's edges), so that the
-        # branch starts at this one (the lowest in the range) on either side
-        below = [v for v in others if v < h]
-        above = [v for v in others if v > h]
-        a = (h + below[-1]) / 2 if below else lo
-        b = (h + above[0]) / 2 if above else hi
-        yield fixed, along, value, a, b
+        if ends:
+            ref = xb if along == xn else yb
+            e = min(ends, key=lambda e: abs(float(e.value) - ref))
+            yield fixed, along, value, float(e.value), float(e.omega[0])
 
 
 def _fix(model, name, value):
@@ -794,9 +887,10 @@ def _adapt(aug, a: _Point) -> _Point:
 
 
 # ------------------------------------------------------------------------ the map's
-def map_fold_curves(model, X, Y, bautins, *, fold_cycles=None, force=False, notes=None):
+def map_fold_curves(model, X, Y, bautins, curves, *, fold_cycles=None, force=False, notes=None):
     """The fold-of-cycles curve from each of the stability map's Bautin points ``bautins``
-    (special-point dicts) in the box ``X`` x ``Y`` (``(name, lo, hi)`` each): a tuple of
+    (special-point dicts) on its Hopf ``curves`` (:class:`~symdelay.analysis.map_core.
+    MapCurve`) in the box ``X`` x ``Y`` (``(name, lo, hi)`` each): a tuple of
     :class:`FoldCurve`. ``fold_cycles`` None (the map's default) computes them when the
     estimated cost is within the budget (or ``force``) and otherwise says so in ``notes``;
     True refuses over the budget as every cost does; a Bautin point from which no curve
@@ -823,14 +917,31 @@ def map_fold_curves(model, X, Y, bautins, *, fold_cycles=None, force=False, note
     out = []
     for s in bautins:
         point = tuple(float(s[k]) for k in ("x", "y", "omega"))
+        hopf = _curve_through(curves, s, X, Y)
         try:
-            out.append(fold_of_cycles(model, X, Y, point, max_points=MAX_POINTS_MAP, force=True))
+            out.append(
+                fold_of_cycles(model, X, Y, point, hopf=hopf, max_points=MAX_POINTS_MAP, force=True)
+            )
         except SymdelayInputError as exc:
             notes.append(
                 f"no fold-of-cycles curve from the Bautin point ({point[0]:.10g}, "
                 f"{point[1]:.10g}): {exc}"
             )
     return tuple(out)
+
+
+def _curve_through(curves, s, X, Y):
+    """The points of the Hopf curve (of the Bautin point's factor) nearest the point."""
+    sx, sy = float(X[2]) - float(X[1]), float(Y[2]) - float(Y[1])
+    best, dist = None, math.inf
+    for c in curves:
+        if c.kind != "hopf" or c.factor != s["factor"]:
+            continue
+        x, y, _ = c.arrays()
+        d = float(np.min(np.hypot((x - float(s["x"])) / sx, (y - float(s["y"])) / sy)))
+        if d < dist:
+            best, dist = c.points, d
+    return best
 
 
 #: the most points of a map's fold-of-cycles curve

@@ -533,7 +533,8 @@ def stability_map(
         from symdelay.analysis.fold_cycles import map_fold_curves
 
         folds = map_fold_curves(model, (xname, xlo, xhi), (yname, ylo, yhi), found_bautin,
-                                fold_cycles=fold_cycles, force=force, notes=notes)  # fmt: skip
+                                curves, fold_cycles=fold_cycles, force=force,
+                                notes=notes)  # fmt: skip
 
     searched = (
         f"exact crossings on {seeds} lines x = const and {seeds} lines y = const (equally "
