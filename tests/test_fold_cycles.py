@@ -125,17 +125,22 @@ def test_the_folds_follow_the_bautin_normal_form(cubic):
 
 
 def test_a_point_of_the_curve_is_a_fold_of_a_one_parameter_branch(cubic):
-    """The curve's end on the box's edge, b = 250, against the fold located on the branch
-    of cycles in theta at b = 250 (the continuation's test function, an independent path)."""
+    """The curve's point at b = 220 (``FoldCurve.at``: corrected onto the fold's defining
+    system) against the fold located on the branch of cycles in theta at b = 220 (the
+    continuation's test function, an independent path); and the end landed on the box's
+    edge is at b = 250 exactly."""
     model, res = cubic
     (fc,) = res.fold_of_cycles
-    x, _, T, A = fc.arrays()
-    branch = cycles(model.with_values(b=250), "theta", "7", "8.5", max_points=60)
+    x, y, T, A = fc.at(b="220")
+    assert y == 220 and 7.5 < x < 8
+    branch = cycles(model.with_values(b=220), "theta", "7", "8.5", max_points=60)
     (lpc,) = [s for s in branch.special_points if s.kind == "LPC"]
     assert lpc.located
-    assert lpc.value == pytest.approx(x[-1], rel=1e-9)
-    assert lpc.amplitude == pytest.approx(A[-1], rel=1e-5)
-    assert lpc.period == pytest.approx(T[-1], rel=1e-8)
+    assert lpc.value == pytest.approx(x, rel=1e-9)
+    assert lpc.amplitude == pytest.approx(A, rel=1e-6)
+    assert lpc.period == pytest.approx(T, rel=1e-8)
+    with pytest.raises(SymdelayInputError, match="does not reach"):
+        fc.at(b=120)
 
 
 def test_the_figure_draws_the_curve(cubic):

@@ -130,6 +130,41 @@ class FoldCurve(Result):
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
+    def at(self, **value) -> tuple:
+        """The fold of cycles on the curve where one parameter has the given value
+        (``at(kappa="0.31")``; decimal text is read exactly): ``(x, y, period,
+        amplitude)``, corrected onto the fold's defining system from the two points of the
+        curve either side (several crossings: the one nearest the Bautin point)."""
+        from symdelay.core.exact import exact_fraction
+
+        if len(value) != 1 or next(iter(value)) not in (self.x, self.y):
+            raise SymdelayInputError(f"give one of {self.x}= or {self.y}= (one value)")
+        ((name, v),) = value.items()
+        v = float(exact_fraction(name, v))
+        details = self.__dict__.get("_private")
+        if details is None:
+            raise SymdelayInputError("this curve keeps no orbits (it was read from a record)")
+        aug, pts = details["aug"], details["points"]
+        which = "p" if name == self.x else "q"
+        vals = [p.p if which == "p" else p.q for p in pts]
+        for a, b, fa, fb in zip(pts, pts[1:], vals, vals[1:]):
+            if (fa - v) * (fb - v) <= 0 and fa != fb:
+                s = (v - fa) / (fb - fa)
+                pred = _Point(a.coll, a.U + s * (b.U - a.U), a.T + s * (b.T - a.T),
+                              a.p + s * (b.p - a.p), a.q + s * (b.q - a.q), a.b, a.c)  # fmt: skip
+                if b.coll is not a.coll:
+                    pred = _Point(a.coll, a.U, a.T, a.p, a.q, a.b, a.c)
+                try:
+                    st = aug.correct(pred, a.U, ("fix", which, v))
+                except (NewtonFailed, np.linalg.LinAlgError) as exc:
+                    raise SymdelayInputError(
+                        f"the fold at {name} = {v:.10g} did not converge ({exc})"
+                    ) from None
+                return (st.p, st.q, st.T, st.amp)
+        raise SymdelayInputError(
+            f"the curve does not reach {name} = {v:.10g} (from {min(vals):.8g} to {max(vals):.8g})"
+        )
+
     def plot(self, ax=None):
         """The curve in the ``(x, y)`` plane (the map draws it on its own axes)."""
         import matplotlib.pyplot as plt
@@ -497,7 +532,7 @@ def fold_of_cycles(
     if max(abs(p.G) for p in pts) > 1e-6:
         notes.append("the fold condition was not met to 1e-6 at every point")
     info["residual"] = repr(max(abs(p.G) for p in pts))
-    return FoldCurve(
+    result = FoldCurve(
         xn,
         yn,
         (xb, yb, wb),
@@ -510,6 +545,9 @@ def fold_of_cycles(
         tuple(notes),
         model.name,
     )
+    # kept for :meth:`FoldCurve.at` (the orbits of the curve's points and the system)
+    object.__setattr__(result, "_private", {"aug": aug, "points": pts, "box": box})
+    return result
 
 
 def _axis3(a):
