@@ -178,3 +178,14 @@ def test_bad_input_is_one_line(cubic):
         fold_of_cycles(model, BOX_X, BOX_Y, (8, B_STAR, 1.7), max_points=1)
     with pytest.raises(SymdelayInputError, match="start"):
         fold_of_cycles(model, BOX_X, BOX_Y, (8, B_STAR, 1.7), start=("mu", 1))
+
+
+def test_the_curve_draws_alone(cubic):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    _, res = cubic
+    (fc,) = res.fold_of_cycles
+    ax = fc.plot().axes[0]
+    (line,) = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-."]
+    assert list(line.get_ydata()) == [p[1] for p in fc.points]

@@ -165,19 +165,6 @@ class FoldCurve(Result):
             f"the curve does not reach {name} = {v:.10g} (from {min(vals):.8g} to {max(vals):.8g})"
         )
 
-    def plot(self, ax=None):
-        """The curve in the ``(x, y)`` plane (the map draws it on its own axes)."""
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            fig = plt.figure(figsize=(5.6, 4.2), layout="tight")
-            ax = fig.subplots()
-        x, y, _, _ = self.arrays()
-        ax.plot(x, y, "-.", color="C3", lw=1.4, label="fold of cycles")
-        ax.set_xlabel(self.x)
-        ax.set_ylabel(self.y)
-        return ax
-
 
 # ------------------------------------------------------------------------------ field
 class _Field2(OrbitField):

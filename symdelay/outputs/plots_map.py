@@ -281,3 +281,22 @@ def stability_map_figure(m, ax=None, legend=True, title=True):
         ax.legend(handles=key_handles(key), fontsize=8, loc="best", framealpha=0.9)
         key_colorbar(ax.figure, ax, key)
     return fig if fig is not None else ax
+
+
+def fold_curve_figure(fc, ax=None):
+    """A curve of folds of cycles (:class:`symdelay.analysis.fold_cycles.FoldCurve`) in its
+    two parameters, from its Bautin point (marked); a map draws its curves itself."""
+    fig = None
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(5.6, 4.2), layout="tight")
+        ax = fig.subplots()
+    x, y, _, _ = fc.arrays()
+    ax.plot(x, y, color=FOLD_STYLE["color"], ls=FOLD_STYLE["ls"], lw=1.4, label="fold of cycles")
+    marker, color = _MARKERS["bautin"]
+    ax.plot([fc.bautin[0]], [fc.bautin[1]], marker, color=color, ms=8, mec="k", label="Bautin")
+    ax.set_xlabel(_label(fc.x))
+    ax.set_ylabel(_label(fc.y))
+    ax.legend(fontsize=8)
+    return fig if fig is not None else ax
