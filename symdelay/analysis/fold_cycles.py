@@ -504,7 +504,16 @@ def fold_of_cycles(
     with one_blas_thread():
         first, info = _first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start, hopf,
                                   intervals, degree)  # fmt: skip
-        pts_in, end_in, pts_out, end_out = _both_ways(aug, first, box, (xb, yb), max_points)
+        pts_in, end_in, pts_out, end_out = _both_ways(aug, first, box, max_points)
+    if end_in == "Bautin point":  # the folds shrank: into this Bautin point, or another?
+        last = pts_in[-1] if pts_in else first
+        sx, sy = xhi - xlo, yhi - ylo
+
+        def dist(a):
+            return math.hypot((a.p - xb) / sx, (a.q - yb) / sy)
+
+        if not dist(last) <= 0.05 * dist(first):
+            end_in = f"amplitude -> 0 at ({last.p:.8g}, {last.q:.8g}), away from this Bautin point"
     inward = pts_in[::-1]
     pts = [*inward, first, *pts_out]
     ends = (end_in, end_out)
@@ -776,11 +785,10 @@ def _null_vectors(aug, coll, U, T, p, q, b=None, c=None):
 
 
 # ---------------------------------------------------------------------- continuation
-def _both_ways(aug, first, box, bxy, max_points):
+def _both_ways(aug, first, box, max_points):
     """Continue from ``first`` both ways: ``(points towards the Bautin point, why it
     stopped, points away, why it stopped)``; the way towards the Bautin point is the one
     whose first step makes the amplitude smaller."""
-    coll = first.coll
     # any row not orthogonal to the tangent: the parameters' and the period's directions
     guess = (np.zeros_like(first.U), 1.0, aug.sx**2, aug.sy**2)
     tan = aug.tangent(first, guess)
@@ -790,7 +798,7 @@ def _both_ways(aug, first, box, bxy, max_points):
         t0 = tuple(sign * a for a in tan)
         start = _Point(first.coll, first.U, first.T, first.p, first.q, first.b, first.c,
                        first.G, t0, first.amp)  # fmt: skip
-        runs[sign] = _run(aug, start, box, bxy, max_points // 2, coll)
+        runs[sign] = _run(aug, start, box, max_points // 2)
     # towards the Bautin point: the way on which the amplitude decreases
     amp_after = {s: (r[0][0].amp if r[0] else math.inf) for s, r in runs.items()}
     inward = min(runs, key=lambda s: amp_after[s])
@@ -801,10 +809,10 @@ def _both_ways(aug, first, box, bxy, max_points):
     return pin, why_in, pout, why_out
 
 
-def _run(aug, a: _Point, box, bxy, max_points, coll0):
+def _run(aug, a: _Point, box, max_points):
     """The points from ``a`` along its tangent until an end: ``(points, why)``."""
     xlo, xhi, ylo, yhi = box
-    amp0 = a.amp
+    amp0, first_T = a.amp, a.T
     pts = []
     ds_max = 0.05 * (1.0 + _orbit_size(a))
     ds = 0.25 * ds_max
@@ -843,6 +851,8 @@ def _run(aug, a: _Point, box, bxy, max_points, coll0):
             return pts, "left the domain"
         if st.amp < END_FRACTION * amp0:
             return pts, "Bautin point"
+        if 50 * first_T < st.T:
+            return pts, f"period unbounded (grew to {st.T:.4g}, 50 times the first)"
         if pts and st.amp > a.amp and a.amp < 0.2 * amp0:
             # the amplitude grows again after shrinking: the step went through the
             # Bautin point onto the mirrored orbits
