@@ -502,8 +502,14 @@ def fold_of_cycles(
     box = (xlo, xhi, ylo, yhi)
     notes = []
     with one_blas_thread():
-        first, info = _first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start, hopf,
-                                  intervals, degree)  # fmt: skip
+        found = None
+        if start is None and hopf is not None:
+            found = _predicted_fold(model, aug, (xn, yn), box, (xb, yb, wb), hopf, intervals,
+                                    degree, notes)  # fmt: skip
+        if found is None:
+            found = _first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start, hopf,
+                                intervals, degree)  # fmt: skip
+        first, info = found
         pts_in, end_in, pts_out, end_out = _both_ways(aug, first, box, max_points)
     if end_in == "Bautin point":  # the folds shrank: into this Bautin point, or another?
         last = pts_in[-1] if pts_in else first
@@ -557,6 +563,101 @@ def _axis3(a):
     if not lo_v < hi_v:
         raise SymdelayInputError(f"the range of {name} must have lo < hi, got {lo}:{hi}")
     return str(name), lo_v, hi_v
+
+
+def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, notes):
+    """The first point of the curve from the Bautin normal form, or None (``notes`` says
+    why): at a Hopf point of the curve near the Bautin point, ``c1`` and ``c2``
+    (:func:`symdelay.analysis.lyapunov2.second_lyapunov`) predict the fold's amplitude
+    ``rho^2 = -Re c1 / (2 Re c2)`` (on the side where it is positive) and its distance from
+    the Hopf point, ``Re lambda = -Re c1 rho^2 / 2`` (the crossing speed by a central
+    difference); that cycle, corrected onto the augmented system (the other parameter
+    held), is the first point."""
+    import mpmath
+
+    from symdelay.analysis.lyapunov2 import second_lyapunov
+
+    xn, yn = names
+    xlo, xhi, ylo, yhi = box
+    xb, yb, _ = bautin
+    S = np.array([xhi - xlo, yhi - ylo])
+    P = np.array([[float(v) for v in z] for z in hopf])
+    if len(P) < 5:
+        return None
+    k = int(np.argmin(np.hypot((P[:, 0] - xb) / S[0], (P[:, 1] - yb) / S[1])))
+    why = []
+    for j in (k + max(2, (len(P) - 1 - k) // 8), k - max(2, k // 8)):
+        if not 1 <= j < len(P) - 1:
+            continue
+        x0, y0, w = P[j]
+        d = (P[j + 1, :2] - P[j - 1, :2]) / S
+        along_x = abs(d[1]) >= abs(d[0])  # the curve moves along y: hold y, continue in x
+        try:
+            with mpmath.workdps(20):
+                bc = second_lyapunov(model, names, (repr(float(x0)), repr(float(y0))),
+                                     repr(float(w)), dps=12)  # fmt: skip
+        except (SymdelayInputError, ZeroDivisionError) as exc:
+            why.append(str(exc))
+            continue
+        rc1, rc2 = float(mpmath.re(bc.c1)), float(mpmath.re(bc.c2))
+        if not rc1 * rc2 < 0:
+            continue  # no fold on this side
+        rho2 = -rc1 / (2 * rc2)
+        fld = aug.F
+        h, value = (x0, y0) if along_x else (y0, x0)
+
+        def xy(v, value=value, along_x=along_x):
+            return (v, value) if along_x else (value, v)
+
+        dp = 1e-6 * (1 + abs(h))
+        re = []
+        for v in (h - dp, h + dp):
+            a, b = xy(v)
+            fld.q = b
+            ev = np.linalg.eigvals(fld.jac_dense(fld.equilibrium(a)[None, :], a)[0])
+            re.append(ev[np.argmin(np.abs(ev - 1j * w))].real)
+        rr = (re[1] - re[0]) / (2 * dp)
+        if not abs(rr) > 1e-12:
+            continue
+        pf = h + (-rc1 * rho2 / 2) / rr
+        a, b = xy(pf)
+        fld.q = b
+        eq = fld.equilibrium(a)
+        q = np.array([complex(v) for v in bc.q])
+        coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
+        tn = coll.node_times()
+        U = eq[None, :] + 2 * math.sqrt(rho2) * np.real(
+            q[None, :] * np.exp(2j * np.pi * tn)[:, None]
+        )
+        T = 2 * math.pi / w
+        _, bb, cc = _null_vectors(aug, coll, U, T, a, b)
+        pred = _Point(coll, U, T, a, b, bb, cc)
+        try:
+            first = aug.correct(pred, U, ("fix", "q" if along_x else "p", value))
+        except (NewtonFailed, np.linalg.LinAlgError) as exc:
+            why.append(f"the predicted fold did not converge ({exc})")
+            continue
+        pred_amp = 2 * math.sqrt(rho2) * abs(complex(fld.weights @ q))
+        if not first.amp > 0.5 * pred_amp:
+            why.append("the predicted fold converged to the equilibrium")
+            continue
+        info = {
+            "kind": "fold predicted by the Bautin normal form",
+            "fixed": {"name": yn if along_x else xn, "value": repr(float(value))},
+            "continued": xn if along_x else yn,
+            "hopf": repr(float(h)),
+            "l1": repr(float(bc.l1)),
+            "l2": repr(float(bc.l2)),
+            "predicted_fold": repr(float(pf)),
+            "augmented_fold": repr(float(first.p if along_x else first.q)),
+            "predicted_amplitude": repr(pred_amp),
+            "amplitude": repr(float(first.amp)),
+            "period": repr(float(first.T)),
+        }
+        return first, info
+    if why:
+        notes.append("the Bautin normal form's fold was not used: " + "; ".join(why))
+    return None
 
 
 def _first_fold(model, aug, names, box, bautin, start, hopf, intervals, degree):
