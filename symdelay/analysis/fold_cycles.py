@@ -26,10 +26,14 @@ transposed bordered system), ``A_z v`` by a central difference of the Jacobian i
 direction ``v``. Pseudo-arclength steps (the parameters scaled by the box) follow the
 curve, the tangent from the bordered Jacobian at each point.
 
-It starts from a fold located on a one-parameter branch (:func:`symdelay.analysis.
-continuation.cycles`) from a Hopf point of the map's Hopf curve near the Bautin point, on
-the side where the cycles fold, corrected onto the augmented system, and is continued both
-ways: towards the Bautin point until the fold's amplitude is a small fraction of the first
+It starts from the fold the Bautin normal form predicts at a Hopf point of the map's curve
+near the Bautin point: with ``c1`` and ``c2`` there (:mod:`symdelay.analysis.lyapunov2`),
+``rho^2 = -Re c1 / (2 Re c2)`` on the side where it is positive, the normal form's cycle of
+that amplitude at the parameter where ``beta = -Re c1 rho^2 / 2``, corrected onto the
+augmented system. Where that fails (or without the map's curve), from a fold located on a
+one-parameter branch (:func:`symdelay.analysis.continuation.cycles`) started at a Hopf point
+near the Bautin point with the normal form's small cycle, each side tried (the subcritical
+one first). The record's ``start`` says which. It is continued both ways: towards the Bautin point until the fold's amplitude is a small fraction of the first
 one (the Bautin point, amplitude 0, is then the curve's end), and away until it leaves the
 map's box (the last point landed on the edge), leaves the model's domain or reaches the
 budget of points.
