@@ -14,7 +14,7 @@ The curve is continued as the solution set of a minimally augmented system (Gova
 LPC continuation of MatCont and of AUTO's two-parameter folds): the periodic boundary value
 problem of :mod:`symdelay.analysis.bvp` (orthogonal collocation on Gauss points, the
 integral phase condition) in ``(U, T, p1, p2)`` with one more equation, ``G = 0``, where
-``G`` is the last component of the solution of the bordered system
+``G`` is the last component of the solution of the bordered system::
 
     [[A, b], [c^T, 0]] [v; G] = [0; 1],
 
@@ -514,7 +514,13 @@ def fold_of_cycles(
             found = _first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start, hopf,
                                 intervals, degree)  # fmt: skip
         first, info = found
-        pts_in, end_in, pts_out, end_out = _both_ways(aug, first, box, max_points)
+        try:
+            pts_in, end_in, pts_out, end_out = _both_ways(aug, first, box, max_points)
+        except (NewtonFailed, np.linalg.LinAlgError, RuntimeError) as exc:
+            raise SymdelayInputError(
+                f"the fold of cycles at ({first.p:.8g}, {first.q:.8g}) has no tangent to "
+                f"continue along ({exc})"
+            ) from None
     if end_in == "Bautin point":  # the folds shrank: into this Bautin point, or another?
         last = pts_in[-1] if pts_in else first
         sx, sy = xhi - xlo, yhi - ylo
@@ -634,9 +640,9 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
             q[None, :] * np.exp(2j * np.pi * tn)[:, None]
         )
         T = 2 * math.pi / w
-        _, bb, cc = _null_vectors(aug, coll, U, T, a, b)
-        pred = _Point(coll, U, T, a, b, bb, cc)
         try:
+            _, bb, cc = _null_vectors(aug, coll, U, T, a, b)
+            pred = _Point(coll, U, T, a, b, bb, cc)
             first = aug.correct(pred, U, ("fix", "q" if along_x else "p", value))
         except (NewtonFailed, np.linalg.LinAlgError) as exc:
             why.append(f"the predicted fold did not converge ({exc})")
@@ -693,9 +699,9 @@ def _first_fold(model, aug, names, box, bautin, start, hopf, intervals, degree):
         lpc = lpcs[0]
         k = lpc.between[0]
         near = min(branch.points[k : k + 2], key=lambda c: abs(c.value - lpc.value))
-        pt = _from_branch_point(aug, near, along == xn, value, intervals, degree)
         which = "q" if along == xn else "p"
         try:
+            pt = _from_branch_point(aug, near, along == xn, value, intervals, degree)
             first = aug.correct(pt, pt.U, ("fix", which, value))
         except (NewtonFailed, np.linalg.LinAlgError) as exc:
             tried.append(f"{fixed} = {value:.8g}: the fold did not converge ({exc})")

@@ -6,7 +6,7 @@ The formulas are Kuznetsov's for the generalised Hopf (Bautin) normal form
 Theory*, 3rd ed., section 8.7; DDE-BIFTOOL's ``nmfm_genh`` writes them for delay equations
 and reduces to these for an ODE): with ``A q = i omega q``, ``p A = i omega p``, ``p q = 1``
 and the multilinear forms ``B, C, D, E`` of the drift's second to fifth derivatives at the
-equilibrium,
+equilibrium::
 
     h20 = (2 i omega - A)^-1 B(q, q),  h11 = -A^-1 B(q, qb),
     c1  = 1/2 p [B(qb, h20) + 2 B(q, h11) + C(q, q, qb)],
