@@ -949,7 +949,7 @@ def _run(aug, a: _Point, box, max_points):
             ds = step / 2
             why = str(exc)
             if ds < ds_min:
-                if a.amp < 0.2 * amp0:
+                if a.amp < 0.1 * amp0:  # Newton fails as the orbit shrinks to a point
                     return pts, "Bautin point"
                 return pts, f"step too small ({why})"
             continue
