@@ -6,6 +6,7 @@ from __future__ import annotations
 from symdelay.analysis.continuation import CycleBranch
 from symdelay.analysis.critical import CriticalCurve
 from symdelay.analysis.cycles import CycleFamily, LimitCycle
+from symdelay.analysis.fold_cycles import FoldCurve
 from symdelay.analysis.normal_form import NormalForm
 from symdelay.analysis.rootset import RootSet
 from symdelay.analysis.spectrum import Spectrum
@@ -74,6 +75,7 @@ def _spectrum(s, periodogram=None):
 for _cls, _draw in (
     (TimeSeries, plots_stochastic.time_series_axes),
     (StabilityMap, plots_map.stability_map_figure),
+    (FoldCurve, plots_map.fold_curve_figure),
     (NormalForm, plots_nonlinear.normal_form_figure),
     (LimitCycle, plots_nonlinear.cycle_figure),
     (CycleFamily, plots_nonlinear.family_figure),
