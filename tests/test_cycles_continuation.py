@@ -148,10 +148,12 @@ def test_bad_input_is_one_line(capsys, argv, says):
     assert status == 2 and err.count("\n") == 1 and says in err, err
 
 
-def test_a_delay_model_is_refused_in_one_line(capsys):
+def test_a_delay_model_without_its_lag_is_refused_in_one_line(capsys):
+    # a delay model's cycles are continued (tests/test_delay_cycles.py); its lag's value
+    # is still needed
     argv = ["cycles", "--model-file", "examples/models/constant_action_delay.toml"]
     status, _, err = _run(capsys, [*argv, "--set", "mu=1", "--set", "lam=1", "--theta", "1:20"])
-    assert status == 2 and err.count("\n") == 1 and "lags" in err, err
+    assert status == 2 and err.count("\n") == 1 and "give D" in err, err
 
 
 def test_a_multiple_imaginary_pair_starts_no_branch():

@@ -82,14 +82,17 @@ def test_derive_model_writes_the_document(run_cli, tmp_path):
 def test_model_file_needs_values_for_numeric_commands(run_cli):
     status, _, err = run_cli("fluid", "--model-file", "examples/models/erlang2.toml", "--T", "1")
     assert status == 2 and "--set" in err and err.count("\n") == 1
-    # a model with lags is simulated exactly (the dde family: a constant information lag);
-    # the announcement (a derivative read through a lag) is refused in one line
+    # a model with lags is simulated exactly (the dde family: a constant information lag;
+    # the announcement: a derivative read through a lag, the drift recursion); its
+    # difference operator unstable (lam theta p >= 1) is refused in one line
     status, out, err = run_cli("simulate", "--model", "dde", "--T", "2", "--eta", "50")
     assert status == 0 and "simulated 1 path(s)" in out, err
     ann = "examples/models/announcement.toml"
     sets = ["--set", "mu=1", "--set", "lam=1", "--set", "theta=1", "--set", "D=1"]
-    status, _, err = run_cli("simulate", "--model-file", ann, *sets, "--set", "p=0.1")
-    assert status == 2 and "fluid answers" in err and err.count("\n") == 1
+    status, out, err = run_cli("simulate", "--model-file", ann, *sets, "--set", "p=0.1")
+    assert status == 0 and "simulated 1 path(s)" in out, err
+    status, _, err = run_cli("simulate", "--model-file", ann, *sets, "--set", "p=1")
+    assert status == 2 and "difference operator" in err and err.count("\n") == 1
 
 
 def test_critical_model_equals_founding_for_n_servers(run_cli):

@@ -152,6 +152,7 @@ OTHER = {
     "--degree": "3",
     "--max-points": "4",
     "--direction": "down",
+    "--switch": "1",
 }
 #: a second value, where the base run already has the first
 AGAIN = {

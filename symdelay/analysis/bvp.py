@@ -49,7 +49,8 @@ NEWTON_TOL = 1e-10
 class OrbitField:
     """The drift ``f(u, p)``, its sparse Jacobian in ``u`` and ``df/dp``, vectorised over
     rows of states (NumPy code generated from the model's table), with the equilibrium
-    ``eq(p)`` and the observed weights of the imbalance."""
+    ``eq(p)`` and the observed weights: the imbalance ``e_a - e_P(a)`` of a model with a
+    symmetry (``q1 - q2``), the first state of one without (``observed`` says which)."""
 
     def __init__(self, model, name):
         from symdelay.analysis.stochastic import difference_weights
@@ -66,21 +67,12 @@ class OrbitField:
                 "the cycles need numbers for every parameter but the one continued: give "
                 + ", ".join(sorted(map(str, free)))
             )
-        eq = model.equilibrium
-        if not eq.exact:
-            raise SymdelayInputError(
-                f"the equilibrium of {model.name} has no closed form in {name}: the "
-                "continuation starts from it"
-            )
-        point = [sp.sympify(eq.point[s]).xreplace(values).xreplace(subs) for s in states]
-        if set().union(*(e.free_symbols for e in point)) - {sym}:
-            raise SymdelayInputError(f"the equilibrium of {model.name} needs numbers")
         w = difference_weights(model)
-        if w is None:
-            raise SymdelayInputError(
-                f"{model.name} declares no symmetry: there is no imbalance to follow"
-            )
         n = len(states)
+        if w is None:  # no symmetry: the first state is observed
+            w = [1] + [0] * (n - 1)
+        self.observed = _observed_text(states, w)
+        self._model, self._values, self._subs = model, values, subs
         self.n, self.name, self.symbol = n, name, sym
         self.weights = np.array(w, dtype=float)
         self.names = tuple(s.name for s in states)
@@ -98,7 +90,25 @@ class OrbitField:
         self._f = sp.lambdify(args, drift, "numpy", cse=True)
         self._j = sp.lambdify(args, [entries[k] for k in keys], "numpy", cse=True)
         self._fp = sp.lambdify(args, [sp.diff(e, sym) for e in drift], "numpy", cse=True)
-        self._eq = sp.lambdify((sym,), point, "numpy")
+        self._eq = None
+
+    def _equilibrium_function(self):
+        """``eq(p)`` from the model's closed-form equilibrium (solved at first use: a branch
+        started from a given cycle does not need it)."""
+        model, name, sym = self._model, self.name, self.symbol
+        eq = model.equilibrium
+        if not eq.exact:
+            raise SymdelayInputError(
+                f"the equilibrium of {model.name} has no closed form in {name}: the "
+                "continuation starts from it"
+            )
+        point = [
+            sp.sympify(eq.point[s]).xreplace(self._values).xreplace(self._subs)
+            for s in model.states
+        ]
+        if set().union(*(e.free_symbols for e in point)) - {sym}:
+            raise SymdelayInputError(f"the equilibrium of {model.name} needs numbers")
+        return sp.lambdify((sym,), point, "numpy")
 
     @staticmethod
     def _stack(vals, M):
@@ -129,7 +139,16 @@ class OrbitField:
         return J
 
     def equilibrium(self, p):
+        if self._eq is None:
+            self._eq = self._equilibrium_function()
         return np.array([float(v) for v in self._eq(float(p))])
+
+
+def _observed_text(states, w) -> str:
+    """The observed combination of the states, as text (``q1 - q2``, ``x``)."""
+    parts = [(c, s.name) for c, s in zip(w, states) if c]
+    text = " ".join(("- " if c < 0 else "+ ") + n for c, n in parts)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
 
 # ------------------------------------------------------------------------- collocation
@@ -436,7 +455,10 @@ class PeriodicBVP:
         return tU / norm, tT / norm, tp / norm
 
     # -------------------------------------------------------------- Floquet
-    def _monodromy(self, coll, Ug, T, p):
+    def interval_maps(self, coll, Ug, T, p):
+        """``X[j]`` (``(m n, n)``): the collocation of ``v' = T J(u) v`` on interval ``j``
+        maps ``v`` at its left node to ``v`` at its other ``m`` nodes (the last row block is
+        the right node)."""
         N, m, n = coll.N, coll.m, self.F.n
         J = self.F.jac_dense(Ug.reshape(-1, n), p).reshape(N, m, n, n)
         eye = np.eye(n)
@@ -444,10 +466,14 @@ class PeriodicBVP:
             :, None, None, None, None
         ] * np.einsum("ik,jiab->jikab", coll.Lg, J)
         B = B.transpose(0, 1, 3, 2, 4).reshape(N, m * n, (m + 1) * n)
-        X = np.linalg.solve(B[:, :, n:], -B[:, :, :n])
-        P = X[:, -n:, :]
+        return np.linalg.solve(B[:, :, n:], -B[:, :, :n])
+
+    def _monodromy(self, coll, Ug, T, p):
+        n = self.F.n
+        eye = np.eye(n)
+        P = self.interval_maps(coll, Ug, T, p)[:, -n:, :]
         M = eye.copy()
-        for j in range(N):
+        for j in range(coll.N):
             M = P[j] @ M
         return M
 
@@ -455,7 +481,7 @@ class PeriodicBVP:
         """``(multipliers sorted by modulus, trivial index, error bounds)`` from the
         monodromy on the mesh and on the mesh of every other point (the module
         docstring)."""
-        from symdelay.analysis.cycles import ERROR_FACTOR
+        from symdelay.analysis.floquet import ERROR_FACTOR
 
         Ug, _ = coll.at_gauss(U)
         M = self._monodromy(coll, Ug, T, p)

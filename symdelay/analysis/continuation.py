@@ -1,5 +1,9 @@
-"""Branches of periodic orbits of a transition table's fluid model: orthogonal collocation,
-pseudo-arclength continuation in one parameter, Floquet multipliers and special points.
+"""Branches of periodic orbits of a model's fluid equations: orthogonal collocation,
+pseudo-arclength continuation in one parameter, Floquet multipliers and special points. A
+transition table's fluid ODE is below; a delay model's equations are collocated on the
+periodic profile by :mod:`symdelay.analysis.dbvp` (its first orbit from the critical
+eigenvector of ``Delta(i omega)``, its multipliers from the discretised monodromy operator),
+and continued by the same steps, tests and locators.
 
 The orbit ``u(t)``, ``t`` in ``[0, 1]`` (time scaled by the period ``T``), solves the
 periodic boundary value problem ``u' = T f(u, p)``, ``u(0) = u(1)``. It is a continuous
@@ -68,12 +72,17 @@ __all__ = [
     "cycles",
     "MAX_UNKNOWNS",
     "MAX_POINTS",
+    "MAX_SWITCH_LEVELS",
+    "MAX_SWITCHED",
 ]
 
 #: The largest collocation system accepted (``intervals * degree * states``).
 MAX_UNKNOWNS = 200_000
 #: The largest number of orbits on one branch.
 MAX_POINTS = 5_000
+#: The most levels of period doubling followed (``switch``), and of doubled branches in all.
+MAX_SWITCH_LEVELS = 4
+MAX_SWITCHED = 16
 #: A state below ``-DOMAIN_TOL * (1 + max |u|)`` (beyond the discretisation error) has left
 #: the model's domain.
 DOMAIN_TOL = 1e-6
@@ -147,6 +156,8 @@ class SpecialPoint(Result):
     between: tuple
     note: str = ""
     model_name: str | None = None
+    #: the located orbit (a branch switch at a PD starts from it); not in the record
+    orbit: object = field(default=None, repr=False, compare=False)
 
     def record(self) -> dict:
         return {
@@ -184,6 +195,14 @@ class CycleBranch(Result):
     adapt: bool
     seconds: float
     model_name: str | None = None
+    #: what the amplitude is of (``q1 - q2``; the first state of a model without symmetry)
+    observed: str = ""
+    #: the branches of period-doubled cycles switched to at the located PDs (``switch``)
+    doubled: tuple = ()
+    #: the levels of period doubling asked for (``switch``)
+    switch: int = 0
+    #: the orbits landed at the values asked by :func:`symdelay.analysis.cycles.limit_cycle`
+    landed: dict = field(default_factory=dict, repr=False)
 
     def arrays(self):
         """``(value, amplitude, period, stable)`` over the branch (``stable``: 1.0, 0.0 or
@@ -205,6 +224,9 @@ class CycleBranch(Result):
             "stop": self.stop,
             "stop_reason": self.stop_reason,
             "kept": len(self.points),
+            "observed": self.observed,
+            "switch": self.switch,
+            "doubled_branches": [b.record() for b in self.doubled],
             "method": (
                 f"orthogonal collocation on Gauss-Legendre points (degree {self.degree}, "
                 f"{self.intervals} mesh intervals"
@@ -216,7 +238,7 @@ class CycleBranch(Result):
 
     def table(self):
         """``(header, rows, caption)``: one row per orbit (a notebook shows it)."""
-        from symdelay.analysis.cycles import stability_word
+        from symdelay.analysis.floquet import stability_word
 
         rows = [
             [
@@ -234,7 +256,7 @@ class CycleBranch(Result):
 
     def text(self) -> str:
         """The branch as a table (every orbit), its special points and why it stopped."""
-        from symdelay.analysis.cycles import stability_word
+        from symdelay.analysis.floquet import stability_word
         from symdelay.core.numbers import format_number, text_table
 
         rows = [
@@ -272,6 +294,16 @@ class CycleBranch(Result):
         )
         lines.append(f"stopped: {self.stop} ({self.stop_reason}); kept {len(self.points)} orbits")
         lines.append(f"start: {self.start['kind']} at {p} = {self.start['value']}")
+        if self.switch and not self.doubled:
+            lines.append("period doubling: no located PD on the branch to switch at")
+        for b in self.doubled:
+            s = b.start
+            lines.append("")
+            lines.append(
+                f"period-doubled branch from the PD at {p} = {float(s['value']):.10g} (period "
+                f"{float(s['period']):.8g} doubled):"
+            )
+            lines.append(b.text())
         return "\n".join(lines)
 
     def latex(self) -> str:
@@ -285,7 +317,7 @@ class CycleBranch(Result):
 
 def _analyse(solver: PeriodicBVP, st: Orbit) -> BranchPoint:
     """The record of the orbit ``st``: multipliers, stability, amplitude, the orbit."""
-    from symdelay.analysis.cycles import decide_stability
+    from symdelay.analysis.floquet import decide_stability
 
     coll, U, T, p = st.coll, st.U, st.T, st.p
     mults, k, errs = solver.floquet(coll, U, T, p)
@@ -321,8 +353,12 @@ def _sign_pd(mults) -> float:
 
 def _sign_ns(mults) -> float:
     """The sign of ``prod_{i<j} (rho_i rho_j - 1)`` (a real number: the factors come in
-    conjugate pairs)."""
-    ph = 1.0 + 0j
+    conjugate pairs), times ``(-1)^(k(k-1)/2)`` for ``k`` multipliers: the same changes
+    along a branch of an ODE (``k`` fixed), and for a delay equation, whose discretised
+    monodromy reports a varying number of small multipliers, the sign the product would
+    have with the ones left out counted as 0 (each of their pairs a factor -1)."""
+    k = len(mults)
+    ph = -1.0 + 0j if (k * (k - 1) // 2) % 2 else 1.0 + 0j
     for i in range(len(mults)):
         v = mults[i] * mults[i + 1 :] - 1
         v = v[np.abs(v) > 0]
@@ -345,11 +381,14 @@ def _ns_value(mults) -> float:
 
 
 def _sign_one(mults) -> float:
-    """The sign of ``prod (rho - 1)`` over the non-trivial multipliers (real ones count)."""
+    """``(-1)^(number of real non-trivial multipliers above 1)``: it changes where one
+    crosses +1, as the sign of ``prod (rho - 1)`` over the real ones does for a fixed
+    number of multipliers (an ODE), and does not change when a small multiplier of a delay
+    equation's discretised monodromy is left out."""
     s = 1.0
     for z in mults:
-        if z.imag == 0:
-            s *= np.sign(z.real - 1) or 1.0
+        if z.imag == 0 and z.real > 1:
+            s = -s
     return s
 
 
@@ -386,6 +425,8 @@ class _Settings:
     ds_max: float
     max_points: int
     adapt: bool
+    targets: tuple = ()  # values of the parameter where an orbit is landed exactly
+    landed: dict = field(default_factory=dict)
 
 
 def _step(solver, a: Orbit, ds):
@@ -441,6 +482,7 @@ def _run_branch(solver: PeriodicBVP, first: Orbit, cfg: _Settings, param: str):
             last = _land(solver, a, st, bound)
             if last is not None and _in_domain(last):
                 _detect(solver, pts, last, specials)
+                _land_targets(solver, a, last, cfg)
                 pts.append(last)
             stop = _Stop("left the range", f"the branch reached {param} = {bound:.10g}")
             break
@@ -460,6 +502,7 @@ def _run_branch(solver: PeriodicBVP, first: Orbit, cfg: _Settings, param: str):
             )
             break
         _detect(solver, pts, st, specials)
+        _land_targets(solver, a, st, cfg)
         pts.append(st)
         turn = _cosine(a.coll, a.tangent, st.tangent)
         if turn < 0.9 or st.iterations >= 8:  # a sharp turn (a fold) or a hard correction
@@ -480,6 +523,21 @@ def _run_branch(solver: PeriodicBVP, first: Orbit, cfg: _Settings, param: str):
                 "a relay limit is approached",
             )
     return pts, specials, stop
+
+
+def _land_targets(solver, a: Orbit, b: Orbit, cfg: _Settings) -> None:
+    """The orbits at the targets between ``a`` and ``b`` (the first passage of each),
+    into ``cfg.landed``."""
+    lo, hi = sorted((a.p, b.p))
+    for v in cfg.targets:
+        if v in cfg.landed or not lo <= v <= hi:
+            continue
+        if v == b.p:
+            cfg.landed[v] = b
+            continue
+        st = _land(solver, a, b, v)
+        if st is not None:
+            cfg.landed[v] = st
 
 
 def _cosine(coll, t1, t2) -> float:
@@ -617,6 +675,7 @@ def _locate(solver, kind, a: Orbit, b: Orbit, index: int):
         (index, index + 1),
         note,
         solver.model_name,
+        orbit=best,
     )
 
 
@@ -635,7 +694,9 @@ def cycles(
     adapt: bool = True,
     step=None,
     max_step=None,
+    switch: int = 0,
     force: bool = False,
+    _targets=(),  # limit_cycle's values of param: the first orbit met at each is landed
 ) -> CycleBranch:
     """The branch of periodic orbits of ``model``'s fluid ODE continued in ``param`` over
     ``[lo, hi]``, from the Hopf point in that range (or from a given cycle), with each
@@ -656,8 +717,13 @@ def cycles(
     Parameters
     ----------
     model : Model
-        A transition table (no lags) with a symmetry (the imbalance ``x`` observed),
-        ``param`` free and a number for every other parameter.
+        A transition table or a model with lags (retarded: ``dot()`` through a lag and a
+        gamma lag of non-integer shape are refused) with a symmetry (the imbalance ``x``
+        observed), ``param`` free and a number for every other parameter. A delay model's
+        branch starts from the critical eigenvector of ``Delta(i omega)`` (its ``start``
+        record has no ``l1``; the criticality is read from the side the first cycle lies
+        on) and its multipliers are those of the discretised monodromy operator
+        (:mod:`symdelay.analysis.dbvp`).
     param : str, default "theta"
         The parameter continued (any parameter of the model; ``D`` of an Erlang chain
         written with its rate ``gamma = L/D``).
@@ -685,6 +751,14 @@ def cycles(
     max_step : float, optional
         The largest arclength step (default: 5% of the range's width plus the orbit's
         size); the arclength norm is ``sqrt(int |u|^2 dt + T^2 + p^2)``.
+    switch : int, default 0
+        Levels of period doubling to follow (0 to :data:`MAX_SWITCH_LEVELS`): at every
+        located PD of the branch the branch of doubled cycles is continued over the same
+        range (:mod:`symdelay.analysis.doubling`: the cycle traversed twice plus the
+        eigenfunction of the multiplier -1, on twice the mesh intervals), and so on for
+        ``switch`` levels (a cascade: ``doubled`` of each branch, ``"doubled_branches"``
+        in the record), each with up to ``max_points`` orbits; at most
+        :data:`MAX_SWITCHED` branches in all.
     force : bool, default False
         Run even when the estimated cost is over the budget.
 
@@ -698,18 +772,31 @@ def cycles(
     from symdelay.core.budget import check_budget
     from symdelay.core.precision import one_blas_thread
 
-    if getattr(model, "lags", None):
-        raise SymdelayInputError(
-            f"{model.name} has lags ({', '.join(model.lags)}): the continuation of periodic "
-            "orbits is built for transition tables (ODE fluid models) only"
-        )
+    delay = bool(getattr(model, "lags", None))
     lo_v, hi_v = _range(param, lo, hi)
     intervals = _integer("intervals", intervals, 4, 2000)
     degree = _integer("degree", degree, 2, 7)
     max_points = _integer("max_points", max_points, 2, MAX_POINTS)
+    switch = _integer("switch", switch, 0, MAX_SWITCH_LEVELS)
     if direction not in (1, -1):
         raise SymdelayInputError(f"direction must be 1 or -1, got {direction!r}")
-    fld = OrbitField(model, param)
+    if delay:
+        from symdelay.analysis.dbvp import DelayOrbitField
+
+        if switch:
+            raise SymdelayInputError(
+                "switch (branch switching at a period doubling) is built for transition "
+                "tables: a delay model's branch is continued without it"
+            )
+        if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
+            raise SymdelayInputError(
+                "a delay model's branch starts at its Hopf point or at a given cycle in theta "
+                "(--start with --theta LO:HI; start=limit_cycle(model, theta) in Python), not "
+                "at the cycle a fluid path settles on"
+            )
+        fld = DelayOrbitField(model, param)
+    else:
+        fld = OrbitField(model, param)
     sym = fld.symbol
     dom = model.domains.get(sym, "positive" if param == "D" else "real")
     if dom in ("positive", "nonnegative") and not lo_v >= (0 if dom == "nonnegative" else 1e-300):
@@ -721,22 +808,42 @@ def cycles(
             f"over the limit {MAX_UNKNOWNS}: fewer intervals or a lower degree"
         )
     nnz = len(fld.rows) + fld.n
+    if delay:  # every look-back (and a window's quadrature nodes) adds a block per row
+        nnz *= getattr(fld, "K", 1) + 8 * len(getattr(fld, "windows", ()))
     # measured: about 2.5e-7 s per non-zero of the Jacobian per Newton step, ~5 per orbit
+    cost = max_points * (0.01 + 5 * 2.5e-7 * intervals * degree * (degree + 1) * nnz)
+    if switch and size * 2**switch > MAX_UNKNOWNS:
+        raise SymdelayInputError(
+            f"the period-doubled branch of level {switch} would have {size * 2**switch} "
+            f"unknowns, over the limit {MAX_UNKNOWNS}: fewer switch levels or intervals"
+        )
     check_budget(
         f"a branch of up to {max_points} cycles ({size} unknowns each)",
-        max_points * (0.01 + 5 * 2.5e-7 * intervals * degree * (degree + 1) * nnz),
+        cost,
         force=force,
         shrink="fewer points (max_points), fewer intervals or a lower degree",
     )
     t0 = time.perf_counter()
-    solver = PeriodicBVP(fld, model.name)
+    if delay:
+        from symdelay.analysis.dbvp import DelayBVP
+
+        solver = DelayBVP(fld, model.name)
+    else:
+        solver = PeriodicBVP(fld, model.name)
     with one_blas_thread():
         if start is None:
-            first, info, hopfs = _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals,
-                                             degree)  # fmt: skip
+            begin = _delay_hopf_start if delay else _hopf_start
+            first, info, hopfs = begin(model, solver, param, lo_v, hi_v, lo, hi, intervals,
+                                       degree)  # fmt: skip
         else:
+            settled = None
+            if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
+                settled = start = _settled(model, solver, param, start, lo_v, hi_v)
             first, info = _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals,
                                        degree)  # fmt: skip
+            if settled is not None:
+                info["kind"] = "settled cycle"
+                info["laps"] = settled.laps
             hopfs = []
         info["hopf_points_in_range"] = hopfs
         scale = 1.0 + float(np.max(np.abs(first.U)))
@@ -747,8 +854,12 @@ def cycles(
         info.pop("ds0", None)
         if not ds0 > 0:
             raise SymdelayInputError(f"step must be positive, got {step!r}")
-        cfg = _Settings(lo_v, hi_v, ds0, 1e-8 * ds_max, ds_max, max_points, bool(adapt))
+        cfg = _Settings(
+            lo_v, hi_v, ds0, 1e-8 * ds_max, ds_max, max_points, bool(adapt), tuple(_targets)
+        )
+        _land_targets(solver, first, first, cfg)
         pts, specials, stop = _run_branch(solver, first, cfg, param)
+        doubled = _switch_all(solver, specials, cfg, param, switch, degree, cost, force)
     return CycleBranch(
         param,
         (lo_v, hi_v),
@@ -762,6 +873,90 @@ def cycles(
         bool(adapt),
         time.perf_counter() - t0,
         model.name,
+        fld.observed,
+        doubled,
+        switch,
+        landed={v: st.point for v, st in cfg.landed.items()},
+    )
+
+
+def _switch_all(solver, specials, cfg, param, levels, degree, cost, force, level=1, count=None):
+    """The doubled branches at the located PDs of ``specials``, each with its own doubled
+    branches down to ``levels`` levels (depth first, at most :data:`MAX_SWITCHED` in all;
+    each estimated against the budget before it runs: the first branch's cost times the
+    growth of its mesh)."""
+    from dataclasses import replace
+
+    from symdelay.core.budget import check_budget
+
+    count = [0] if count is None else count
+    out = []
+    if level > levels:
+        return ()
+    for sp_ in specials:
+        if sp_.kind != "PD" or not sp_.located or count[0] >= MAX_SWITCHED:
+            continue
+        check_budget(
+            f"the period-doubled branch of level {level} ({sp_.orbit.coll.N * 2} mesh intervals)",
+            cost * 2**level,
+            force=force,
+            shrink="fewer switch levels, fewer points (max_points) or fewer intervals",
+        )
+        count[0] += 1
+        b = _doubled_branch(solver, sp_, cfg, param, level, degree)
+        kids = _switch_all(
+            solver, b.special_points, cfg, param, levels, degree, cost, force, level + 1, count
+        )
+        out.append(replace(b, doubled=kids, switch=levels - level))
+    return tuple(out)
+
+
+def _doubled_branch(solver, pd: SpecialPoint, cfg, param, level, degree) -> CycleBranch:
+    """The branch of doubled cycles from the located PD ``pd`` (first orbit by
+    :func:`symdelay.analysis.doubling.first_doubled`), continued as any branch."""
+    from symdelay.analysis.doubling import first_doubled
+
+    t0 = time.perf_counter()
+    orbit = pd.orbit
+    scale = math.sqrt(float(np.sum(orbit.coll.ip_weights(orbit.U) * orbit.U)))
+    start = {
+        "kind": "period doubling",
+        "value": repr(float(pd.value)),
+        "period": repr(float(pd.period)),
+        "level": level,
+    }
+    try:
+        base, first, rho = first_doubled(solver, orbit, 1e-3 * scale, 1e-3 * (cfg.hi - cfg.lo))
+        first.tangent = solver.tangent(
+            first.coll,
+            first.U,
+            first.T,
+            first.p,
+            base.tangent,
+            orient=(first.U - base.U, first.T - base.T, first.p - base.p),
+        )
+        first.point = _analyse(solver, first)
+    except (NewtonFailed, np.linalg.LinAlgError) as exc:
+        return CycleBranch(param, (cfg.lo, cfg.hi), [], [], start, "no switch", str(exc),
+                           orbit.coll.N * 2, degree, cfg.adapt, time.perf_counter() - t0,
+                           solver.model_name, solver.F.observed)  # fmt: skip
+    start["critical_multiplier"] = {"re": repr(rho.real), "im": repr(rho.imag)}
+    start["first_cycle_at"] = repr(float(first.p))
+    pts, specials, stop = _run_branch(solver, first, cfg, param)
+    return CycleBranch(
+        param,
+        (cfg.lo, cfg.hi),
+        [s.point for s in pts],
+        specials,
+        start,
+        stop.kind,
+        stop.reason,
+        first.coll.N,
+        degree,
+        cfg.adapt,
+        time.perf_counter() - t0,
+        solver.model_name,
+        solver.F.observed,
     )
 
 
@@ -790,7 +985,13 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
     from symdelay.analysis.normal_form import first_lyapunov, hopf_multiplicity
     from symdelay.analysis.window import window
 
-    win = window(model, param, lo=lo, hi=hi)
+    try:
+        win = window(model, param, lo=lo, hi=hi)
+    except SymdelayInputError as exc:
+        raise SymdelayInputError(
+            f"{exc} (needed for the Hopf points in {param}; or start from the cycle the fluid "
+            f"path settles on at {param} = VALUE: start=VALUE, --start VALUE)"
+        ) from None
     found = {}
     for iv in win.intervals:
         for end in (iv.lo, iv.hi):
@@ -800,7 +1001,8 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
     if not found:
         raise SymdelayInputError(
             f"no Hopf point of {model.name} in {param} in ({lo}, {hi}) (the ends of its "
-            f"instability windows there: {_ends_text(win)}): give a range that contains one"
+            f"instability windows there: {_ends_text(win)}): give a range that contains one, "
+            "or start from a cycle (start=..., --start VALUE)"
         )
     hopfs = [
         {"value": repr(v), "omega": [repr(float(w)) for w in e.omega]}
@@ -883,9 +1085,158 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
     return first, info, hopfs
 
 
+def _hopf_points(model, param, lo_v, hi_v, lo, hi):
+    """The Hopf points in ``(lo, hi)``: ``({value: window end}, the window, hopf list)``."""
+    import mpmath
+
+    from symdelay.analysis.window import window
+
+    win = window(model, param, lo=lo, hi=hi)
+    found, unstable_above = {}, {}
+    for iv in win.intervals:
+        for side, end in ((1, iv.lo), (-1, iv.hi)):
+            v = end.value
+            if end.kind == "r = i omega" and mpmath.isfinite(v) and lo_v < float(v) < hi_v:
+                found[float(v)] = end
+                unstable_above[float(v)] = side
+    if not found:
+        raise SymdelayInputError(
+            f"no Hopf point of {model.name} in {param} in ({lo}, {hi}) (the ends of its "
+            f"instability windows there: {_ends_text(win)}): give a range that contains one"
+        )
+    hopfs = [
+        {"value": repr(v), "omega": [repr(float(w)) for w in e.omega]}
+        for v, e in sorted(found.items())
+    ]
+    return found, unstable_above, hopfs
+
+
+def _delay_hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
+    """The first orbit of a delay model near the lowest Hopf point in ``(lo, hi)``, as
+    DDE-BIFTOOL's ``p_topsol`` starts it: the equilibrium plus a small multiple of the
+    critical eigenvector of ``Delta(i omega)``, corrected with the parameter free and the
+    projection of the orbit on that eigenvector fixed (the step of a pseudo-arclength
+    continuation along the eigenvector). The direction of the branch (above or below the
+    Hopf point) is the one the corrected orbit takes; the criticality is read from it and
+    the side where the equilibrium is unstable."""
+    found, unstable_above, hopfs = _hopf_points(model, param, lo_v, hi_v, lo, hi)
+    pc = min(found)
+    end = found[pc]
+    if len(end.omega) != 1:
+        raise SymdelayInputError(
+            f"at {param} = {pc:.10g} two imaginary pairs cross at once (a double Hopf point): "
+            "no single branch of cycles starts there"
+        )
+    fld = solver.F
+    w = float(end.omega[0])
+    Dm = fld.characteristic(pc, 1j * w)
+    _, sv, Vh = np.linalg.svd(Dm)
+    if sv.size > 1 and sv[-2] < 1e-8 * sv[0]:
+        raise SymdelayInputError(
+            f"the imaginary pair at {param} = {pc:.10g} is multiple (the model's symmetry): "
+            "several patterns of cycles bifurcate there and no single branch is defined"
+        )
+    if not sv[-1] < 1e-8 * sv[0]:
+        raise SymdelayInputError(
+            f"Delta(i omega) at the Hopf point {param} = {pc:.10g} is not singular in the "
+            f"flattened equations (smallest singular value {sv[-1]:.3g} of {sv[0]:.3g})"
+        )
+    q = Vh[-1].conj()
+    cq = complex(fld.weights @ q)
+    if abs(cq) < 1e-8 * float(np.max(np.abs(q))):
+        raise SymdelayInputError(
+            f"the critical eigenvector at {param} = {pc:.10g} does not move the imbalance x: "
+            "the cycles born there are not followed by their amplitude of x"
+        )
+    q = q / cq
+    coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
+    tn = coll.node_times()
+    wave = np.real(q[None, :] * np.exp(2j * np.pi * tn)[:, None])
+    T0 = 2 * math.pi / w
+    eq_c = fld.equilibrium(pc)
+    base = Orbit(coll, np.repeat(eq_c[None, :], tn.size, axis=0), T0, pc)
+    norm2 = float(np.sum(coll.ip_weights(wave) * wave))
+    A1 = 1e-2 * max(1e-1, float(np.max(np.abs(eq_c[: fld.n_model]))))
+    why = ""
+    for _ in range(5):
+        U = base.U + A1 * wave
+        try:
+            U1, T1, p1, it = solver.correct(
+                coll, U, T0, pc, U, step=(base, (wave, 0.0, 0.0), A1 * norm2)
+            )
+            amp = amplitude(coll, U1 @ fld.weights)
+            if amp > 0.2 * A1 and lo_v < p1 < hi_v:
+                break
+            why = (
+                f"the corrected orbit left the range ({param} = {p1:.6g})"
+                if amp > 0.2 * A1
+                else "Newton converged to the equilibrium"
+            )
+        except (NewtonFailed, np.linalg.LinAlgError) as exc:
+            why = str(exc)
+        A1 /= 4
+    else:
+        raise SymdelayInputError(
+            f"no first cycle near the Hopf point {param} = {pc:.10g} ({why}): more intervals"
+        )
+    first = Orbit(coll, U1, T1, p1, iterations=it)
+    first.tangent = solver.tangent(coll, U1, T1, p1, (wave, 0.0, 0.0), orient=(wave, 0.0, 0.0))
+    first.point = _analyse(solver, first)
+    side = 1 if p1 > pc else -1
+    unstable = unstable_above[pc]
+    ds0 = 2 * math.sqrt(float(np.sum(coll.ip_weights(U1 - eq_c) * (U1 - eq_c))))
+    info = {
+        "kind": "Hopf point",
+        "value": repr(pc),
+        "omega": repr(w),
+        "l1": None,
+        "criticality": "supercritical" if side == unstable else "subcritical",
+        "criticality_from": (
+            "the side the first cycle lies on (amplitude "
+            f"{first.point.amplitude:.3g} at {param} = {p1:.10g}) against the side where the "
+            "equilibrium is unstable"
+        ),
+        "amplitude_coefficient": None,
+        "side": "above" if side > 0 else "below",
+        "first_cycle_at": repr(float(p1)),
+        "ds0": ds0,
+    }
+    return first, info, hopfs
+
+
 def _ends_text(win) -> str:
     ends = [f"{float(e.value):.8g} ({e.kind})" for iv in win.intervals for e in (iv.lo, iv.hi)]
     return ", ".join(ends) or "none"
+
+
+@dataclass(frozen=True)
+class _Settled:
+    value: float
+    t: np.ndarray
+    y: np.ndarray
+    period: float
+    laps: int
+
+
+def _settled(model, solver, param, value, lo_v, hi_v) -> _Settled:
+    """The cycle the fluid path from the model's default start settles on at ``param =
+    value`` (:func:`symdelay.analysis.doubling.settled_cycle`; integrated in pieces of 20
+    periods of the linearisation's fastest oscillation, or 20 of its slowest decay)."""
+    from symdelay.analysis.doubling import settled_cycle
+    from symdelay.core.exact import exact_fraction
+
+    v = float(exact_fraction(param, value))
+    if not lo_v <= v <= hi_v:
+        raise SymdelayInputError(f"the start {param} = {value} is outside the range")
+    y0 = np.array(model.with_values(**{param: str(value)}).default_start(), dtype=float)
+    lam = np.linalg.eigvals(solver.F.jac_dense(y0[None, :], v)[0])
+    lam = lam[np.abs(lam) > 1e-12]
+    if not lam.size:
+        raise SymdelayInputError(f"the drift at {param} = {value} is degenerate: no time scale")
+    osc = np.abs(lam.imag)
+    chunk = 20 * (2 * math.pi / osc.max() if osc.max() > 0 else 1 / np.abs(lam).min())
+    t, y, T, laps = settled_cycle(solver.F, v, y0, chunk=chunk)
+    return _Settled(v, t, y, T, laps)
 
 
 def _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals, degree):
@@ -908,6 +1259,12 @@ def _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals, degree)
     if not lo_v <= p <= hi_v:
         raise SymdelayInputError(f"the cycle given is at {param} = {p:.10g}, outside the range")
     y = np.atleast_2d(np.asarray(y, dtype=float))
+    n_model = getattr(solver.F, "n_model", solver.F.n)
+    if y.shape[0] == n_model < solver.F.n:
+        # a delay model's chain phases: from their equilibrium (Newton solves for them: the
+        # chains are linear in their phases)
+        extra = solver.F.equilibrium(float(value))[n_model:]
+        y = np.vstack([y, np.repeat(extra[:, None], y.shape[1], axis=1)])
     if y.shape[0] != solver.F.n:
         raise SymdelayInputError(
             f"the cycle given has {y.shape[0]} states, the model {solver.F.n}: a cycle of "

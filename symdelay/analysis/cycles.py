@@ -43,6 +43,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from symdelay.analysis.entry import entry_doc, specialised
+from symdelay.analysis.floquet import ERROR_FACTOR, decide_stability, stability_word
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.params import INFINITE_L, as_positive_number
@@ -99,6 +100,9 @@ class LimitCycle(Result):
     multiplier_errors: np.ndarray | None = None
     stability_reason: str = ""
     pattern: dict | None = None
+    #: a collocation orbit's estimated largest error between its nodes (a delay model's
+    #: cycles; None for an orbit from shooting)
+    mesh_error: float | None = None
 
     @property
     def x(self) -> np.ndarray:
@@ -137,7 +141,7 @@ class LimitCycle(Result):
             "trivial_multiplier_error": _fmt(self.trivial_error),
             "newton_residual": _fmt(self.residual),
             "pattern": self.pattern,
-        }
+        } | ({} if self.mesh_error is None else {"mesh_error": _fmt(self.mesh_error)})
 
     def latex(self) -> str:
         mu = max((abs(m) for m in self.nontrivial), default=0.0)
@@ -201,53 +205,6 @@ def _nontrivial(mults, k=None):
     if mults.size == 0:
         return mults
     return np.delete(mults, _trivial_index(mults, k))
-
-
-def stability_word(stable) -> str:
-    """The text of a cycle's ``stable``: ``yes``, ``no`` or ``undecided`` (``None``)."""
-    return "undecided" if stable is None else ("yes" if stable else "no")
-
-
-#: The error of the multipliers is the difference between the monodromy integrated at
-#: ``RTOL`` and at ``ERROR_RTOL`` (= 100 RTOL), times :data:`ERROR_FACTOR`: DOP853 with
-#: step control is tolerance-proportional, so the difference is about the error of the
-#: looser run, ~100 times that of the reported one; the factor 1 keeps that margin of ~100
-#: for a departure from proportionality.
-ERROR_FACTOR = 1.0
-
-
-def decide_stability(mults, errors, k) -> tuple[bool | None, str]:
-    """The orbit's stability from its Floquet multipliers ``mults``, their error bounds
-    ``errors`` and the index ``k`` of the trivial multiplier (excluded): ``True`` when every
-    other ``|m| < 1 - err``, ``False`` when one ``|m| > 1 + err``, else ``None`` with the
-    reason (a multiplier within its error of the unit circle).
-
-    >>> decide_stability([1.0, 0.5], [1e-9, 1e-9], 0)
-    (True, 'every non-trivial multiplier is inside the unit circle by more than its error')
-    >>> decide_stability([1.0, 1 - 1e-12], [1e-9, 1e-9], 0)[0] is None
-    True
-    """
-    mults = np.asarray(mults, dtype=complex)
-    errors = np.asarray(errors, dtype=float)
-    idx = [i for i in range(mults.size) if i != k]
-    if not idx:
-        return True, "no non-trivial multiplier"
-    out = [i for i in idx if abs(mults[i]) > 1 + errors[i]]
-    if out:
-        i = out[0]
-        return False, (
-            f"multiplier {abs(mults[i]):.15g} is outside the unit circle by more than its "
-            f"error {errors[i]:.2g}"
-        )
-    near = [i for i in idx if not abs(mults[i]) < 1 - errors[i]]
-    if near:
-        i = near[0]
-        return None, (
-            f"undecided: |multiplier| = {abs(mults[i]):.15g} is within its error "
-            f"{errors[i]:.2g} of the unit circle (a bifurcation of the cycle, or too close "
-            "to the Hopf point for double precision)"
-        )
-    return True, "every non-trivial multiplier is inside the unit circle by more than its error"
 
 
 def _floquet(field, y0, Phi, Phi_loose):
@@ -595,7 +552,12 @@ def limit_cycle(
     Parameters
     ----------
     model : Model
-        The model with ``theta`` free and a number for every other parameter.
+        The model with ``theta`` free and a number for every other parameter. A model with
+        lags: its branch of cycles by collocation of the delay equations from the lowest
+        Hopf point in ``theta`` (:func:`symdelay.analysis.continuation.cycles`, 40
+        intervals), the first orbit met at each value asked (on a subcritical branch, the
+        unstable inner cycle before the fold); ``mesh_error`` is the orbit's estimated
+        error.
     theta : number, str or sequence
         One value above ``theta_c`` (a :class:`LimitCycle`), a list of values or the text of
         a range ``"start:stop:count"`` (count values, ends included): a :class:`CycleFamily`.
@@ -629,6 +591,13 @@ def limit_cycle(
             "--system is for the founding model: a model of the model layer is always "
             "integrated in full"
         )
+    if getattr(model, "lags", None):
+        if start_fraction != 1e-3 or max_modes is not None:
+            raise SymdelayInputError(
+                "start_fraction and max_modes are for the normal-form start and the founding "
+                "model: a delay model's cycles start from the Hopf point's eigenvector"
+            )
+        return _delay_limit_cycle(model, theta)
     from symdelay.analysis.normal_form import normal_form
 
     targets = parse_theta_list(theta)
@@ -661,6 +630,80 @@ def limit_cycle(
         return replace(res, pattern=orbit_pattern(res, nf, model))
     pts = [replace(c, pattern=orbit_pattern(c, nf, model)) for c in res.points]
     return replace(res, points=pts)
+
+
+#: Mesh intervals of a delay model's cycles in :func:`limit_cycle` (degree 4: an estimated
+#: error of the orbit near 1e-8 for the examples; the record carries its estimate).
+DELAY_INTERVALS = 40
+
+
+def _delay_limit_cycle(model, theta):
+    """``limit_cycle`` of a delay model: the branch of cycles continued by collocation from
+    the lowest Hopf point in ``theta`` (:func:`symdelay.analysis.continuation.cycles`),
+    landed at each value asked."""
+    from symdelay.analysis.continuation import cycles
+
+    targets = parse_theta_list(theta)
+    hi_text = max(targets)[1]
+    branch = cycles(
+        model,
+        "theta",
+        "1/1000000",
+        hi_text,
+        intervals=DELAY_INTERVALS,
+        max_points=1000,
+        _targets=[v for v, _ in targets],
+    )
+    th_c = float(branch.start["value"])
+    side = branch.start["side"]
+    for v, text in targets:
+        if v not in branch.landed:
+            if (side == "above" and not v > th_c) or (side == "below" and not v < th_c):
+                raise not_above_critical(text, th_c, model.with_values(theta=text))
+            raise SymdelayInputError(
+                f"the branch of cycles from the Hopf point theta_c = {th_c:.12g} does not "
+                f"reach theta = {text} (it stopped: {branch.stop}, {branch.stop_reason})"
+            )
+    method = (
+        "orthogonal collocation of the delay equations on Gauss points (degree "
+        f"{branch.degree}, {branch.intervals} mesh intervals, adapted), continued from the "
+        f"Hopf point theta_c = {th_c:.12g}; Floquet multipliers of the discretised "
+        "monodromy operator (error: the mesh against every other mesh point)"
+    )
+    from symdelay.analysis.bvp import NEWTON_TOL
+
+    n = len(model.states)
+    # Newton stopped with the collocation residual below this (relative to the orbit's size)
+    residual = 1e3 * NEWTON_TOL
+
+    def record(c, text):
+        return LimitCycle(
+            c.value if text is None else float(c.value),
+            c.amplitude,
+            c.period,
+            c.multipliers,
+            c.stable,
+            method,
+            c.y[:n, 0],
+            c.t,
+            c.y[:n],
+            0,
+            residual,
+            float(abs(c.multipliers[c.trivial_index] - 1)),
+            "delay",
+            text,
+            model.name,
+            c.trivial_index,
+            c.multiplier_errors,
+            c.stability_reason,
+            mesh_error=c.mesh_error,
+        )
+
+    pts = [record(branch.landed[v], text) for v, text in targets]
+    if _single(theta):
+        return pts[0]
+    path = [record(c, None) for c in branch.points]
+    return CycleFamily(None, th_c, pts, path, None, model.name)
 
 
 def not_above_critical(text: str, th_c: float, point) -> SymdelayInputError:

@@ -4,14 +4,34 @@ r"""Linear noise of a delay model: its power spectrum and its certified stationa
 fluctuation ``xi = sqrt(eta) (s - s*)`` of a model with lags obeys, to leading order, the
 linear stochastic delay equation
 
-    d xi = (A0 xi + sum_k M_k (K_k * xi)) dt + dZ,
+    d xi = f dt + dZ,    f = A0 xi + sum_k M_k (K_k * xi) + sum_d M_d (K_d * f),
 
 ``A0``, ``M_k``, ``K_k`` the model's linearisation (:attr:`Model.linearisation`: the same
-data as its characteristic matrix ``Delta(r) = r I - A0 - sum_k M_k K_k(r)``) and ``dZ`` the
-noise of the jumps. In the frequency domain ``Delta(i w) xi(w) = Z(w)``, so the power spectrum
-of ``x = c . xi`` (two-sided, angular frequency) is
+data as its characteristic matrix ``Delta(r) = r I - A0 - sum_k (r if derivative else 1)
+M_k K_k(r)``), ``dZ`` the noise of the jumps and the last sum over the *derivative* terms
+(``dot(x)`` read through a lag: a neutral model). **How ``dot`` is read in the stochastic
+system:** ``dot(x)`` at time ``s`` is the *drift* of ``x`` at ``s`` — the conditional
+expected rate of change given everything the rates read at ``s``, ``sum_nu (change of x
+under nu) beta_nu(s) / eta`` — not the derivative of the jump path (which has none). Its
+law-of-large-numbers limit is the fluid derivative, so the fluid model is unchanged;
+linearised, the drift is ``f = xi' - Z'``, the velocity *without* the noise. In the
+frequency domain ``r xi = f + Z`` and ``N(r) f = E(r) xi``, with ``E = A0 + sum_k M_k K_k``
+over the retarded terms and
 
-    S(w) = c^T G(i w) Sigma(w) G(i w)^* c,    G(r) = Delta(r)^-1.
+    N(r) = I - sum_d M_d K_d(r)            (I for a retarded model),
+
+so ``(r N - E) xi = N Z``, that is ``Delta(r) xi = N(r) Z``, and the power spectrum of ``x = c . xi`` (two-sided, angular
+frequency) is
+
+    S(w) = c^T G(i w) Sigma(w) G(i w)^* c,    G(r) = Delta(r)^-1 N(r).
+
+(Reading ``dot`` as the derivative of the noisy path, ``xi'``, would be another model, the
+neutral stochastic equation ``Delta xi = Z`` with ``G = Delta^-1``: the noise fed back
+through the derivative term too. It is not what the exact simulation simulates, and its
+spectrum differs at every frequency, tending to ``c^T N^-1 B N^-* c / w^2`` instead of
+``c^T B c / w^2``. tests/test_announcement_noise.py checks ``G = Delta^-1 N`` against a
+simulation of the linear equation with the drift reading and against the closed form of a
+one-sided announced input, and shows that ``G = Delta^-1`` fails both.)
 
 **The noise, and how an action delay passes it on.** A transition ``nu`` without a lag adds
 white noise of intensity ``beta_nu(s*) nu nu^T`` (Kurtz), as for a table. A transition with
@@ -41,9 +61,9 @@ over the real line. Write ``F(z) = c^T G(i z) B G(-i z)^T c``: holomorphic where
 is invertible, equal to ``S`` on the real line and even (``F(-z) = F(z)``, ``B``
 symmetric), so ``Var = (1/pi) int_0^oo F``. Arb integrates ``F`` on ``[0, W]`` with a
 rigorous error (``acb.integral``, kernels in balls: :mod:`symdelay.analysis.lagkernels`).
-The tail beyond ``W`` (retarded equations): with ``a = ||A0||_F + sum_k ||M_k||_F`` and
-``|K_k(i w)| <= 1`` (every lag is a probability law), ``Delta(i w) = i w (I - E/(i w))`` with
-``||E|| <= a``, so for ``w > a``
+The tail beyond ``W``: write ``Delta(i w) = i w N(i w) - E(i w)``, ``E = A0 + sum_k M_k K_k``
+over the retarded terms, so that ``G = (N^-1 Delta)^-1 = (i w I - N^-1 E)^-1``. Suppose
+``||N(i w)^-1 E(i w)||_2 <= a`` on the whole axis. Then for ``w > a``
 
     G(i w) = (i w)^-1 (I + R),  ||R|| <= rho = a/(w - a),
     |S(w) - c^T B c / w^2| <= ||c||^2 ||B||_F (2 rho + rho^2) / w^2,
@@ -52,11 +72,21 @@ and the tail is ``c^T B c/(pi W)`` (exact) within
 
     ||c||^2 ||B||_F (a/(W - a)^2 + a^2/(3 (W - a)^3)) / pi.
 
+The constant ``a``: every lag is a probability law, so ``|K_k(i w)| <= 1``. A retarded
+model has ``N = I`` and ``a = ||A0||_F + sum_k ||M_k||_F``. A neutral model: let ``P_d =
+sum_d |M_d|`` and ``P_0 = |A0| + sum_k |M_k|`` (entrywise moduli, retarded terms in
+``P_0``). The door proves ``rho(P_d) < 1`` (:func:`symdelay.analysis.lagroots.root_bound`:
+the difference operator is strongly stable, which is what bounds ``|det N(i w)|`` away
+from 0 on the axis). Then ``|(sum_d M_d K_d)^j| <= P_d^j`` entrywise, the Neumann series of
+``N^-1`` converges and ``|N(i w)^-1| <= (I - P_d)^-1`` entrywise for every ``w``; hence
+``|N^-1 E| <= Q = (I - P_d)^-1 P_0`` and ``a = ||Q||_F`` (``||X||_2 <= || |X| ||_2 <=
+||Q||_F``; both matrices bounded above in Arb). The factor ``N`` in ``G = Delta^-1 N``
+cancels the one in ``Delta``: the tail is an ODE's, ``c^T B c / w^2`` (without it,
+``Delta^-1`` alone tends to ``(i w N)^-1`` and the tail to ``c^T N^-1 B N^-* c / w^2``).
+
 ``W`` is chosen so that this bound and the quadrature's are below ``10^-dps`` of the value;
 the cost is estimated first (an oscillating kernel needs work in proportion to ``W`` times
-the longest lag, a rational one about ``log W``) and refused over the budget. A neutral
-model (a delayed derivative) has ``G(i w) ~ (i w)^-1 (I - N(w))^-1`` with ``N`` oscillating:
-the bound above does not hold and only ``O(1/W)`` is available; it is refused in one line.
+the longest lag, a rational one about ``log W``) and refused over the budget.
 
 >>> from symdelay.model.core import Model
 >>> ou = Model("delayed OU", ["x"], {"b": "positive", "D": "positive"},
@@ -89,6 +119,12 @@ __all__ = [
 #: level of a rational one.
 SECONDS_PER_OSCILLATION = 3e-5
 SECONDS_PER_LEVEL = 2e-3
+#: A neutral model's integrand keeps a chain of poles at a fixed distance
+#: ``delta = log(1/rho(P_d)) / tau`` from the axis (the roots of ``det N``), where a retarded
+#: one's recede like ``log w``: measured on the announcement (n = 2, tau = 1; 2.0e-4 s per
+#: unit of ``W`` per ``n^2`` at ``rho = 0.2``, 5e-4 at 0.5, 1.5e-3 at 0.9), the work per
+#: unit of ``W tau`` per ``n^2`` is below this times ``1 + 1/log(1/rho)`` (2x margin).
+SECONDS_PER_NEUTRAL_OSCILLATION = 2.5e-4
 
 
 def delay_diffusion(model) -> sp.ImmutableMatrix:
@@ -153,6 +189,11 @@ class DelayNoise:
             default=0.0,
         )
         self.oscillating = self.longest > 0
+        #: the kernel each term reads (terms with the same lags share one evaluation)
+        self._keys = [
+            tuple(g.name for g in objs) if objs else (i,)
+            for i, (_M, _K, objs, _d) in enumerate(self.cm.terms)
+        ]
         self._cache: dict = {}
 
     # ------------------------------------------------------------ in Arb balls
@@ -188,10 +229,47 @@ class DelayNoise:
             D -= Mb * (c * r if deriv else c)
         return D
 
+    def noise_input(self, r, prec: int):
+        """``N(r) = I - sum_d M_d K_d(r)`` over the derivative terms as an ``acb_mat`` (call
+        inside ``workprec(prec)``): the noise's way into a neutral model (module
+        docstring); the identity for a retarded one."""
+        import flint
+
+        _A0, terms, _B, _br = self._balls(prec)
+        n = self.n
+        N = flint.acb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+        for Mb, k, deriv in terms:
+            if deriv:
+                N -= Mb * k(r)
+        return N
+
+    def _delta_and_n(self, r, prec: int):
+        """``(Delta(r), N(r))`` at once for a neutral model, each term's kernel evaluated
+        once (terms reading the same lags share it): ``Delta = r N - A0 - sum_k M_k K_k``
+        over the retarded terms."""
+        A0, terms, _B, _br = self._balls(prec)
+        N = self._eye(prec)
+        E = A0
+        values: dict = {}
+        for (Mb, k, deriv), key in zip(terms, self._keys):
+            if key not in values:
+                values[key] = k(r)
+            if deriv:
+                N = N - Mb * values[key]
+            else:
+                E = E + Mb * values[key]
+        return N * r - E, N
+
+    def _eye(self, prec: int):
+        import flint
+
+        n = self.n
+        return flint.acb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+
     def spectral_density(self, c, prec: int):
-        """``z -> F(z) = c^T G(i z) B G(-i z)^T c`` on ``acb`` balls, holomorphic off the roots
-        (a ball on which a kernel's branch cut may lie gives a non-finite value when
-        ``analytic`` is asked, as ``acb.integral`` needs)."""
+        """``z -> F(z) = c^T G(i z) B G(-i z)^T c`` (``G = Delta^-1 N``) on ``acb`` balls,
+        holomorphic off the roots (a ball on which a kernel's branch cut may lie gives a
+        non-finite value when ``analytic`` is asked, as ``acb.integral`` needs)."""
         import flint
 
         from symdelay.core.exact import exact_number
@@ -210,8 +288,13 @@ class DelayNoise:
                     if not (1 + r * m).real > 0 or not (1 - r * m).real > 0:
                         return nan
             try:
-                u = self.delta(r, prec).transpose().solve(cv)
-                v = self.delta(-r, prec).transpose().solve(cv)
+                if self.neutral:  # c^T Delta^-1 N = (N^T u)^T
+                    (Dp, Np), (Dm, Nm) = self._delta_and_n(r, prec), self._delta_and_n(-r, prec)
+                    u = Np.transpose() * Dp.transpose().solve(cv)
+                    v = Nm.transpose() * Dm.transpose().solve(cv)
+                else:
+                    u = self.delta(r, prec).transpose().solve(cv)
+                    v = self.delta(-r, prec).transpose().solve(cv)
             except ZeroDivisionError:
                 return nan
             return (u.transpose() * B * v)[0, 0]
@@ -233,7 +316,9 @@ class DelayNoise:
 
     # ------------------------------------------------------------ the tail
     def tail_constants(self):
-        """``(a, ||B||_F)`` as upper bounds (floats rounded up from Arb balls)."""
+        """``(a, ||B||_F)`` as upper bounds (floats rounded up from Arb balls): ``a`` bounds
+        ``||N(i w)^-1 E(i w)||_2`` on the whole axis (module docstring), hence the modulus
+        of every root in the closed right half-plane."""
         import flint
 
         with flint.ctx.workprec(64):
@@ -244,11 +329,47 @@ class DelayNoise:
                     total += abs(_entry_ball(e)) ** 2
                 return total.sqrt()
 
+            b = frob(self.B)
+            if self.neutral:
+                return _up(self._neutral_constant()), _up(b)
             a = frob(self.cm.A0)
             for M, _K, _objs, _d in self.cm.terms:
                 a += frob(M)
-            b = frob(self.B)
             return _up(a), _up(b)
+
+    def _neutral_constant(self):
+        """``||(I - P_d)^-1 P_0||_F`` as an upper bound (an ``arb``; module docstring),
+        after :func:`symdelay.analysis.lagroots.root_bound` has proved ``rho(P_d) < 1`` (or
+        refused the difference operator in its one line)."""
+        import flint
+
+        from symdelay.analysis.lagroots import root_bound
+
+        _R, rho_d = root_bound(self.cm)  # refuses a difference operator not proved stable
+        #: the proved bound of rho(P_d) (< 1), as a float rounded up
+        self.rho_d = _up(rho_d)
+        n = self.n
+        P0 = [[_entry_ball(self.cm.A0[i, j]).abs_upper() for j in range(n)] for i in range(n)]
+        Pd = [[flint.arb(0)] * n for _ in range(n)]
+        for M, _K, _objs, deriv in self.cm.terms:  # |K_k(i w)| <= 1: probability laws
+            target = Pd if deriv else P0
+            for i in range(n):
+                for j in range(n):
+                    if M[i, j] != 0:
+                        target[i][j] = target[i][j] + _entry_ball(M[i, j]).abs_upper()
+        eye = [int(i == j) for i in range(n) for j in range(n)]
+        # (I - P)^-1 = sum P^j grows with P: the inverse at the upper ends bounds it above
+        inv = (
+            flint.arb_mat(n, n, eye) - flint.arb_mat([[x.upper() for x in row] for row in Pd])
+        ).inv()
+        total = flint.arb(0)
+        for i in range(n):
+            for j in range(n):
+                q = sum((inv[i, k].upper() * P0[k][j].upper() for k in range(n)), flint.arb(0))
+                total += flint.arb(q.upper()) ** 2
+        if not total.is_finite():  # pragma: no cover - root_bound proved rho(P_d) < 1
+            raise SymdelayInputError("the difference operator's inverse is not bounded")
+        return total.sqrt()
 
 
 def _up(x) -> float:
@@ -302,10 +423,13 @@ class DelayVariance:
         return mpmath.nstr(self.value, digits or self.dps, strip_zeros=False)
 
 
-def delay_variance(model, c, *, dps: int = 10, force: bool = False) -> DelayVariance:
+def delay_variance(
+    model, c, *, dps: int = 10, force: bool = False, shrink: str = "fewer digits (--dps)"
+) -> DelayVariance:
     """The certified ``(1/pi) int_0^oo F`` of the module docstring for weights ``c``: to
     ``dps`` significant digits (the error bound below ``10^-dps`` of the value), the cost
-    estimated first. The caller decides stability (:func:`require_stable`)."""
+    estimated first (``shrink``: what the refusal over budget suggests). The caller decides
+    stability (:func:`require_stable`)."""
     import flint
     import mpmath
 
@@ -313,12 +437,6 @@ def delay_variance(model, c, *, dps: int = 10, force: bool = False) -> DelayVari
     from symdelay.core.exact import exact_number
 
     noise = delay_noise(model)
-    if noise.neutral:
-        raise SymdelayInputError(
-            f"{model.name} is a neutral delay model (a delayed derivative): the tail of its "
-            "spectrum decays too slowly for the certified variance integral (not built for "
-            "neutral models; its spectrum answers without it)"
-        )
     c = [exact_number(f"weights[{i}]", x) for i, x in enumerate(c)]
     if len(c) != noise.n:
         raise SymdelayInputError(f"weights must have {noise.n} entries, got {len(c)}")
@@ -337,14 +455,17 @@ def delay_variance(model, c, *, dps: int = 10, force: bool = False) -> DelayVari
     t = math.pi * tol / max(c2 * bnorm, 1e-300)
     x = max(math.sqrt(2 * a / t), (2 * a * a / (3 * t)) ** (1 / 3), 1.0)
     W = a + x
-    seconds = noise.n**2 * (
-        SECONDS_PER_OSCILLATION * W * noise.longest + SECONDS_PER_LEVEL * (math.log2(W) + dps)
-    )
+    per_unit = SECONDS_PER_OSCILLATION
+    if noise.neutral:  # its chain of poles stays near the axis (tail_constants set rho_d)
+        per_unit = SECONDS_PER_NEUTRAL_OSCILLATION * (
+            1 - 1 / math.log(min(max(noise.rho_d, 1e-300), 0.999))
+        )
+    seconds = noise.n**2 * (per_unit * W * noise.longest + SECONDS_PER_LEVEL * (math.log2(W) + dps))
     check_budget(
         f"the certified variance integral to {dps} digits (frequencies up to {W:.3g})",
         seconds,
         force=force,
-        shrink="fewer digits (--dps)",
+        shrink=shrink,
     )
     # Arb's tolerance is met on each subinterval: share it among about this many
     pieces = 4 * W * noise.longest + 64 * (math.log2(W) + 2)

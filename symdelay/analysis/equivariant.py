@@ -25,12 +25,12 @@ On ``x = x* + z1 q1 + z2 q2 + c.c.`` the 3-cycle acts as
 and ``y = Q z + conj(Q z) + H2(z, conj z) + ...`` the second-order terms are
 ``h_ab = (2 i omega - J)^-1 B(q_a, q_b)`` and ``h_a,cbar = -J^-1 B(q_a, conj q_c)``, and the
 coefficient of the resonant monomial ``z_a z_b conj(z_c)`` in ``z_j'`` is (the multivariate
-form of Kuznetsov's projection formula; ``1/2`` when ``a = b``)
+form of Kuznetsov's projection formula; ``1/2`` when ``a = b``)::
 
     G^j_{ab,c} = <p_j, C(q_a, q_b, conj q_c) + B(conj q_c, h_ab) + B(q_a, h_b,cbar)
                         + B(q_b, h_a,cbar)>.
 
-D_3 x S^1 equivariance leaves only ``z1 |z1|^2`` and ``z1 |z2|^2``:
+D_3 x S^1 equivariance leaves only ``z1 |z1|^2`` and ``z1 |z2|^2``::
 
     z1' = z1 (lambda(p) + A |z1|^2 + B |z2|^2),   z2' = z2 (lambda(p) + A |z2|^2 + B |z1|^2)
 

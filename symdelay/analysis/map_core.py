@@ -68,7 +68,9 @@ class StabilityMap(Result):
     ``x``, ``y``, ``omega`` (a tuple for a double Hopf), ``factor``, ``certified``),
     ``regions`` (dicts: ``unstable_roots``, ``point`` (exact rationals), ``cells``),
     ``cell_counts`` (the exact count at each cell centre, rows in ``y``), ``searched``
-    (what grid seeded the search), ``notes``."""
+    (what grid seeded the search), ``notes``; ``fold_of_cycles``: from each Bautin point,
+    the curve of folds of cycles in the same two parameters
+    (:class:`symdelay.analysis.fold_cycles.FoldCurve`)."""
 
     model_name: str = field()
     x: tuple
@@ -83,6 +85,7 @@ class StabilityMap(Result):
     searched: str
     notes: tuple = ()
     method: str = ""
+    fold_of_cycles: tuple = ()
 
     def _num(self, v):
         return format_number(v, self.dps)
@@ -141,6 +144,8 @@ class StabilityMap(Result):
             "searched": self.searched,
             "method": self.method,
             "notes": list(self.notes),
+            # from each Bautin point, the curve of folds of cycles (double precision)
+            "fold_of_cycles": [c.record() for c in self.fold_of_cycles],
         }
 
     def latex(self) -> str:
@@ -884,6 +889,7 @@ def map_record(
     notes,
     method,
     crossings,
+    fold_of_cycles=(),
     **details,
 ):
     """The :class:`StabilityMap` of ``model`` over the axes ``X``, ``Y`` (each ``(name, lo,
@@ -905,6 +911,7 @@ def map_record(
         searched,
         tuple(notes),
         method,
+        tuple(fold_of_cycles),
     )
     details["crossings"] = lambda x=None, y=None: crossings(result, x=x, y=y)
     object.__setattr__(result, "_private", details)

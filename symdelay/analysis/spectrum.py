@@ -20,13 +20,16 @@ founding model's fast path reads the same matrices derived once per L. ``Var(x)/
 :func:`symdelay.analysis.stochastic.variance` (exact Lyapunov solve), not the integral.
 
 A model with lags has no finite ``A``: its fluctuation is a linear stochastic delay equation
-and ``S(omega) = c^T G(i omega) B G(i omega)^* c`` with ``G = Delta^-1`` the inverse of its
-characteristic matrix (:mod:`symdelay.analysis.dnoise`, where the noise of an action delay is
-worked out), evaluated in Arb balls on the grid; the peak and ``Q`` are found as for a table
-(:func:`peak_and_q`) on ``[0, 2 a]`` (``a = ||A0|| + sum ||M_k||`` bounds every root of the
-closed right half-plane, so the least damped roots lie below it); ``Var(x)/eta`` is the
-variance entry's certified integral of the same ``S`` at :data:`DELAY_SPECTRUM_DPS` digits
-(None for a neutral model, whose integral is not certified).
+and ``S(omega) = c^T G(i omega) B G(i omega)^* c`` with ``G = Delta^-1 N`` (``Delta`` its
+characteristic matrix; ``N = I - sum_d M_d K_d`` over the derivative terms of a neutral
+model, where ``dot(x)`` is read as the drift of ``x``, ``N = I`` otherwise:
+:mod:`symdelay.analysis.dnoise`, where the noise of an action delay is worked out too),
+evaluated in Arb balls on the grid; the peak and ``Q`` are found as for a table
+(:func:`peak_and_q`) on ``[0, 2 a]`` (``a`` bounds every root of the closed right
+half-plane, so the least damped roots lie below it: ``||A0|| + sum ||M_k||``, or for a
+neutral model the bound that its difference operator's inverse gives,
+:meth:`DelayNoise.tail_constants`); ``Var(x)/eta`` is the variance entry's certified
+integral of the same ``S`` at :data:`DELAY_SPECTRUM_DPS` digits.
 
 >>> from symdelay.models import build_model
 >>> s = spectrum(build_model("nserver", N=2, L=2, mu=1, lam=1, theta=8, D=1), points=51)
@@ -202,12 +205,15 @@ def spectrum(
     model : Model
         The model, every parameter a number, its equilibrium stable (refused otherwise: no
         stationary spectrum, the message names the verdict); a table or a model with lags
-        (then ``S = c^T G B G^* c``, ``G`` the inverse of its characteristic matrix).
+        (then ``S = c^T G B G^* c``, ``G = Delta^-1 N``: the inverse of its characteristic
+        matrix, times the difference operator ``N`` of a neutral model, whose ``dot(x)`` is
+        read as the drift of ``x``; :mod:`symdelay.analysis.dnoise`).
     omegas : array_like of float, optional
         The angular frequencies ``omega >= 0`` at which ``S`` is evaluated. Default: ``points``
         evenly spaced on ``0 .. 4 omega_scale``, ``omega_scale`` the largest imaginary part of
         the Jacobian's eigenvalues (a model with lags: ``a/2``, ``a`` the bound on its roots
-        in the right half-plane, the sum of its linearisation's matrix norms).
+        in the right half-plane, the sum of its linearisation's matrix norms; for a neutral
+        model the norm of ``(I - P_d)^-1 P_0``, :mod:`symdelay.analysis.dnoise`).
     points : int, default 4001
         The number of grid points when ``omegas`` is not given.
     weights : sequence of numbers, optional
@@ -225,7 +231,7 @@ def spectrum(
     Spectrum
         ``omega`` and ``S`` (two-sided, angular: ``Var(x)/eta = (1/2 pi) int S d omega``),
         ``peak_frequency``, ``peak_value``, ``quality_factor`` (None without a peak),
-        ``variance`` (``Var(x)/eta``; None for a neutral delay model) and the family's
+        ``variance`` (``Var(x)/eta``) and the family's
         ``closed_form`` of ``S`` (the founding model at ``L <= 2``).
 
     Examples
@@ -301,13 +307,13 @@ DELAY_SPECTRUM_DPS = 6
 
 
 def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
-    """A model with lags: ``S(w) = c^T G(i w) B G(i w)^* c`` with ``G = Delta^-1``
+    """A model with lags: ``S(w) = c^T G(i w) B G(i w)^* c`` with ``G = Delta^-1 N``
     (:mod:`symdelay.analysis.dnoise`), evaluated in Arb balls (the kernels' own
     transforms, removable singularities enclosed); ``Var`` from the variance entry (the
     certified integral of the same ``S``)."""
     from symdelay.analysis.dnoise import delay_noise
     from symdelay.analysis.roots import require_values
-    from symdelay.analysis.stochastic import _variance_weights, variance
+    from symdelay.analysis.stochastic import DOT_READING, _delay_variance, _variance_weights
     from symdelay.core.budget import check_budget
 
     require_values(model, "the spectrum")
@@ -335,15 +341,24 @@ def _delay_spectrum(model, omegas, points, weights, force) -> Spectrum:
         scale,
         points=PEAK_POINTS,
     )
-    if noise.neutral:  # no certified integral (dnoise): the spectrum without its variance
-        var, imbalance = None, _imbalance_text(c, [s.name for s in model.states])
-    else:
-        v = variance(model, dps=DELAY_SPECTRUM_DPS, weights=weights, closed_form=False, force=force)
-        var, imbalance = float(v), v.imbalance()
+    # the variance entry's own path for a model with lags (no closed form to attach), told
+    # what to suggest when its integral is over the budget: this command has no --dps
+    v = _delay_variance(
+        model,
+        DELAY_SPECTRUM_DPS,
+        weights,
+        force,
+        shrink=(
+            f"parameters further from the stability boundary (the spectrum's variance is "
+            f"certified to {DELAY_SPECTRUM_DPS} digits; `variance --dps 5` asks fewer)"
+        ),
+    )
+    var, imbalance = float(v), v.imbalance()
     method = (
         "linear-noise spectrum of the delay model: c^T G(i w) B G(i w)^* c, "
-        "G = Delta(i w)^-1 in Arb balls"
-        + ("; no variance: a neutral model's integral is not certified" if var is None else "")
+        + ("G = Delta(i w)^-1 N(i w)" if noise.neutral else "G = Delta(i w)^-1")
+        + " in Arb balls"
+        + (f"; {DOT_READING}" if noise.neutral else "")
     )
     return _record(model, omegas, S, (wp, Sp, Q), var, imbalance, method)
 
@@ -368,12 +383,6 @@ def _record(model, omegas, S, peak, var, imbalance, method) -> Spectrum:
         method=method,
         model_name=model.name,
     )
-
-
-def _imbalance_text(weights, states) -> str:
-    from symdelay.analysis.stochastic import StationaryVariance
-
-    return StationaryVariance({}, 0, False, tuple(weights), tuple(states)).imbalance()
 
 
 def spectrum_of(model, A, B, c, var, *, omegas, points, force, method) -> Spectrum:

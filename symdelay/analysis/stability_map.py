@@ -314,6 +314,7 @@ def stability_map(
     seeds: int | None = None,
     force: bool = False,
     bautin: bool | None = None,
+    fold_cycles: bool | None = None,
 ) -> StabilityMap:
     """The stability map of ``model`` in two parameters: the curves where roots cross the
     imaginary axis, the regions between them with their exact unstable counts, and the
@@ -353,13 +354,20 @@ def stability_map(
         Look for Bautin points (sign changes of the first Lyapunov coefficient) on the Hopf
         curves. Default None: when the map has at most ``BAUTIN_CURVES`` Hopf curves and the
         model at most ``BAUTIN_STATES`` states.
+    fold_cycles : bool, optional
+        From each Bautin point, continue the curve of folds of cycles in the same two
+        parameters (:func:`symdelay.analysis.fold_cycles.fold_of_cycles`: collocation of the
+        periodic orbits, double precision) to the box's edge. Default None: when the
+        estimated cost is within the budget (a note says when it is not; ``force`` lifts
+        it); False: not computed.
 
     Returns
     -------
     StabilityMap
         ``curves`` (Hopf and fold branches, certified points), ``regions`` (unstable count,
         cells, a representative exact point), ``cell_counts``, ``special_points`` (turning
-        points, double Hopf, zero-Hopf, cusps, Bautin points), ``searched`` (the grid that
+        points, double Hopf, zero-Hopf, cusps, Bautin points), ``fold_of_cycles`` (the
+        curve of folds of cycles from each Bautin point), ``searched`` (the grid that
         seeded the search) and ``notes``.
     """
     from symdelay.core.budget import check_budget
@@ -377,10 +385,10 @@ def stability_map(
     if _delay_model(model):  # exp(-r tau) modes: the stability crossing curves
         from symdelay.analysis.lagmap import delay_map
 
-        if seeds is not None or bautin:
+        if seeds is not None or bautin or fold_cycles:
             raise SymdelayInputError(
-                "seeds= and bautin= are for polynomial models: a delay model's map has its "
-                "crossing curves in closed form"
+                "seeds=, bautin= and fold_cycles= are for polynomial models: a delay model's "
+                "map has its crossing curves in closed form"
             )
         xname, xlo, xhi = _axis(x, "x")
         yname, ylo, yhi = _axis(y, "y")
@@ -520,6 +528,13 @@ def stability_map(
         specials = sorted(
             [*specials, *found], key=lambda s: (s["type"], float(s["x"]), float(s["y"]))
         )
+    folds = ()
+    if found_bautin := [s for s in specials if s["type"] == "bautin"]:
+        from symdelay.analysis.fold_cycles import map_fold_curves
+
+        folds = map_fold_curves(model, (xname, xlo, xhi), (yname, ylo, yhi), found_bautin,
+                                curves, fold_cycles=fold_cycles, force=force,
+                                notes=notes)  # fmt: skip
 
     searched = (
         f"exact crossings on {seeds} lines x = const and {seeds} lines y = const (equally "
@@ -546,6 +561,7 @@ def stability_map(
         "pseudo-arclength continuation (numpy) from exact grid-line crossings, points "
         "polished in mpmath and proved by Krawczyk (Arb); exact unstable counts per cell",
         lambda result, x, y: _crossings(result, systems, dps, x=x, y=y),
+        fold_of_cycles=folds,
         systems=systems,
         l1=l1_values,
     )
@@ -880,7 +896,9 @@ def _bautin_points(model, curves, systems, names, dps, box, notes):
             ls = []
             for x, y, w in c.points:
                 try:
-                    v = lyap.fast(x, y, w)
+                    # an overflow (exp of a large rate) is a value not kept, not a warning
+                    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                        v = lyap.fast(x, y, w)
                     ls.append(v if np.isfinite(v) else None)
                 except (np.linalg.LinAlgError, ValueError, ZeroDivisionError):
                     ls.append(None)

@@ -160,13 +160,52 @@ def check_simulation_cost(model, eta: int, T: float, replications: int, force=Fa
             force=force,
             shrink="a model with fewer states (a smaller --N or --L)",
         )
+    levels = _recursion_factor(model, T)
+    deep = (
+        f"; the draws reading dot() through a lag recurse down to the history, up to "
+        f"T / tau levels: about {levels:.3g} events' work per event"
+        if levels > 1.0
+        else ""
+    )
     check_budget(
         f"this run (about {events:.1g} events; total rate at the equilibrium {total:.3g} per "
-        "unit eta)",
-        events / EVENTS_PER_SECOND,
+        f"unit eta{deep})",
+        events * levels / EVENTS_PER_SECOND,
         force=force,
         shrink="a smaller --eta, --T or --replications",
     )
+
+
+#: The cost of one level of the drift recursion (dot() read through a lag) per routing
+#: draw, in events of the same table without lags (benchmarks/bench_lag_simulate.py, 4.:
+#: the announcement at T/D = 5, 20, 50 took 2.9, 7.4 and 15.5 x the events' time, about
+#: 1.2 events per level at the mean depth T/(2 D) of the half of the events that route).
+LEVEL_EVENTS = 1.3
+
+
+def _recursion_factor(model, T: float) -> float:
+    """The work per event of a simulation of ``model`` over ``[0, T]`` in events of the
+    same table without lags: 1, or, when its rates read ``dot()`` through a constant lag
+    ``tau``, ``1 + LEVEL_EVENTS f T / (2 tau)`` (``f`` the share of the events at the
+    equilibrium whose rates read it: each such draw runs the recursion, on average ``T / (2
+    tau)`` levels deep)."""
+    from symdelay.model.lags import delayed_function, steady
+
+    delayed, dot = delayed_function()
+    reads = [t for t in model.transitions
+             if any(o.args[0].has(dot) for o in t.rate.atoms(delayed))]  # fmt: skip
+    if not reads:
+        return 1.0
+    lag = model.lags.get(str(next(iter(reads[0].rate.atoms(delayed))).args[1]))
+    try:
+        tau = float(lag.args["value"].xreplace(dict(model.values)))
+        point = {**model.equilibrium.point, **model.values}
+        share = float(sum(steady(t.rate).xreplace(point) for t in reads)) / _rate_data(model)[0]
+    except (AttributeError, KeyError, TypeError, ZeroDivisionError):
+        return 1.0  # not a constant lag at numbers: refused by the kernel's plan
+    if not (tau > 0 and share >= 0):
+        return 1.0
+    return 1.0 + LEVEL_EVENTS * share * T / (2.0 * tau)
 
 
 def check_seed(seed, name: str = "seed"):
@@ -239,7 +278,16 @@ def simulate(
     on the grid ``0, dt, ..., floor(T/dt) dt`` (the state at each time, events at that time
     included), scaled by ``1/eta``. A model with lags reads its lagged values from the
     piecewise-constant past of the path and schedules its action-delayed jumps
-    (:mod:`symdelay.analysis.kernel`, "Lags": exact, no time step).
+    (:mod:`symdelay.analysis.kernel`, "Lags": exact, no time step). A rate reading
+    ``dot(x)`` through a constant lag (the announcement, ``delayed(q + p*dot(q), tau)``)
+    reads the *drift* of ``x`` there: in the stochastic system ``dot(x)`` at ``s`` is the
+    conditional expected rate of change of ``x`` at ``s``, the sum over the transitions of
+    their change of ``x`` times their rate at ``s`` over ``eta``, each rate with the lagged
+    values it reads at ``s`` (before 0 the history's derivative: 0 held, a table's slope);
+    its law of large numbers limit is the neutral fluid path. It is computed exactly at each
+    routing draw by a recursion through ``t - tau, t - 2 tau, ...`` (a draw costs ``O(t /
+    tau)``; the path it reads is kept for the whole run: memory ~ events x T, estimated
+    first).
 
     Parameters
     ----------
@@ -300,7 +348,8 @@ def simulate(
         ``kind="simulation"``: the scaled paths (``values`` of shape ``(replications,
         len(t), states)``), ``events`` per replication, ``info`` with the backend, the
         transition names and counts and the final counts (a model with lags: ``lags``, how
-        each lag was read, and ``history``).
+        each lag was read, ``history`` and ``memory``, with ``memory["recursion"]`` for
+        ``dot()`` through a lag).
 
     Examples
     --------
@@ -359,6 +408,10 @@ def _generic_simulate(
     lags = has_lags(model)
     if lags:  # what cannot be simulated exactly is refused before any other work
         _check_lags(model)
+        if model.linearisation.neutral:  # dot() through a lag: as the fluid path refuses
+            from symdelay.analysis.lagroots import CharacteristicMatrix, root_bound
+
+            root_bound(CharacteristicMatrix(model.linearisation, model.lags))
     past = _lag_history(model, history, eta) if lags else None
     if past is not None and isinstance(past, tuple) and initial is None:
         initial = np.floor(past[1][-1] * eta + 0.5)  # the table's last row, in counts
@@ -473,11 +526,16 @@ def _lag_run(model, kernel, eta, counts, past, force, T, R=1) -> dict:
     total, _ = _rate_data(model)
     rate = eta * total
     lag = LagRun(kernel, eta, counts, past, rate, horizon=T)
+    whole = (
+        ", and the path the drift recursion of dot() reads, kept whole: the events over T"
+        if lag.dot
+        else ""
+    )
     check_memory(
         f"the history of the lagged values and the scheduled entries of {model.name} (per "
         "replication: the changes over the longest look-back and the decisions over the "
-        "longest action delay, or over the run when shorter; events per unit time about "
-        f"{rate:.3g})",
+        f"longest action delay, or over the run when shorter{whole}; events per unit time "
+        f"about {rate:.3g})",
         lag.memory(),
         force=force,
         shrink="a smaller --eta or a shorter lag",
@@ -541,6 +599,18 @@ def _memory_info(kernel, lag, usage) -> dict:
         + len(fifos) * most["fifo_capacity"] * FIFO_BYTES
         + most["heap_capacity"] * HEAP_BYTES
     )
+    if lag.dot:  # the drift recursion of dot(): its path is kept whole (sized by T)
+        W = lag.dot["W"]
+        out["recursion"] = {
+            "lookback": float(lag.tau),
+            "states": [str(kernel.states[i]) for i in lag.dot["cols"]],
+            "numbers_per_entry": W,
+            "capacity": most["path_capacity"],
+            "capacity_first": int(lag.pcap),
+            "peak_in_use": most["path_entries"],
+            "levels": most["levels"],
+        }
+        used += most["path_capacity"] * W * 8 + most["levels"] * 8
     out.update(
         bytes_allocated=int(used),
         bytes_estimated=float(lag.memory()),
@@ -597,6 +667,18 @@ def _lag_info(model, kernel) -> dict:
 
     for name in sorted({str(o.args[1]) for o in plan.replace}):
         lag = model.lags[name]
+        if plan.dot is not None:
+            out[name] = (
+                f"constant information lag read with dot(): the lagged expressions at t - "
+                f"{lag.args['value']}, where dot(x) at s is the drift of x at s (the sum over "
+                "the transitions of their change of x times their rate at s, over eta, each "
+                "rate with the lagged values it reads at s), by a recursion through t - "
+                f"{lag.args['value']}, t - 2 {lag.args['value']}, ... down to the history "
+                "(before 0 its states and derivative: 0 for a held history, the table's slope), "
+                "the path kept whole; read when the class of constant total that reads it is "
+                "drawn"
+            )
+            continue
         out[name] = (
             f"{lag.kind} information lag: {reading(lag)}, read when the class of constant "
             "total that reads it is drawn"
@@ -831,7 +913,8 @@ def variance(
         Significant digits (5..10000) of the value in the record. Default 30 for a table
         (the value itself is exact where the model's numbers are); for a model with lags
         :data:`DELAY_DPS`, the digits the certified integral of its spectrum proves (its cost
-        grows like ``10^(dps/2)`` with an oscillating kernel, estimated first).
+        grows like ``10^(dps/2)`` with an oscillating kernel, estimated first); a neutral
+        model (``dot`` read through a lag) :data:`DELAY_DPS_NEUTRAL`.
     method : {"auto", "generic", "specialised"}, default "auto"
         %(method)s
         Here ``"auto"`` is the founding model's difference-mode Lyapunov solve, else the
@@ -864,7 +947,9 @@ def variance(
     from symdelay.model.core import has_lags
 
     lags = has_lags(model)  # read without building a family's table
-    dps = as_dps((DELAY_DPS if lags else 30) if dps is None else dps)
+    if dps is None:
+        dps = 30 if not lags else DELAY_DPS_NEUTRAL if model.linearisation.neutral else DELAY_DPS
+    dps = as_dps(dps)
     fast = specialisation(model, "variance", method)
     if fast is not None and weights is None:
         result = fast(model, dps=dps, force=force)
@@ -894,6 +979,11 @@ def with_closed_form(model, quantity: str, result, attach: bool = True):
 #: The default digits of a delay model's variance (a certified integral; about a second for a
 #: constant lag of the order of the time scale).
 DELAY_DPS = 8
+#: The default digits of a neutral model's variance: its integrand keeps a chain of poles at
+#: a fixed distance from the axis (:data:`symdelay.analysis.dnoise.SECONDS_PER_NEUTRAL_OSCILLATION`),
+#: about ten times the work per digit pair of a retarded one (the announcement at
+#: ``lam theta p = 0.2``: 3 s for 6 digits, 37 s for 8).
+DELAY_DPS_NEUTRAL = 6
 
 
 def _variance_weights(model, weights) -> list:
@@ -908,9 +998,18 @@ def _variance_weights(model, weights) -> list:
     return w
 
 
-def _delay_variance(model, dps, weights, force) -> StationaryVariance:
+#: How a neutral model's records say ``dot`` is read (:mod:`symdelay.analysis.dnoise`).
+DOT_READING = (
+    "dot(x) read as the drift of x (its conditional expected rate of change, not the "
+    "derivative of the noisy path): G = Delta^-1 N, N = I - sum_d M_d K_d over the "
+    "derivative terms"
+)
+
+
+def _delay_variance(model, dps, weights, force, shrink=None) -> StationaryVariance:
     """A model with lags: the certified integral of its linear-noise spectrum
-    (:func:`symdelay.analysis.dnoise.delay_variance`), at a stable equilibrium."""
+    (:func:`symdelay.analysis.dnoise.delay_variance`; ``shrink``: what a refusal over the
+    budget suggests, fewer digits by default), at a stable equilibrium."""
     import dataclasses
 
     from symdelay.analysis.dnoise import delay_noise, delay_variance
@@ -921,7 +1020,10 @@ def _delay_variance(model, dps, weights, force) -> StationaryVariance:
     w = _variance_weights(model, weights)
     require_stable(model, "stationary variance (linear-noise approximation)")
     res = model.cached(  # the spectrum asks for it again
-        f"delay variance {w} {dps}", lambda: delay_variance(model, w, dps=dps, force=force)
+        f"delay variance {w} {dps}",
+        lambda: delay_variance(
+            model, w, dps=dps, force=force, **({"shrink": shrink} if shrink else {})
+        ),
     )
     names = tuple(s.name for s in model.states)
     value = sp.Float(res.text(dps + 5), dps + 5)
@@ -937,6 +1039,7 @@ def _delay_variance(model, dps, weights, force) -> StationaryVariance:
         method=(
             "certified integral of the delay model's linear-noise spectrum (Arb quadrature "
             f"on [0, {res.W:.3g}], tail bounded; error <= {float(res.error_bound):.2g})"
+            + (f"; {DOT_READING}" if delay_noise(model).neutral else "")
         ),
         model_name=model.name,
         error_bound=res.error_bound,

@@ -192,8 +192,9 @@ def draw(result, *args, **kwargs):
     """The figure of ``result`` (its class's registered plotter, or a base class's)."""
     import importlib
 
-    importlib.import_module(FIGURES_MODULE)
+    figures = importlib.import_module(FIGURES_MODULE)
     for cls in type(result).__mro__:
         if cls in _PLOTTERS:
+            figures.show_in_notebooks()
             return _PLOTTERS[cls](result, *args, **kwargs)
     raise TypeError(f"no figure is registered for {type(result).__name__}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from symdelay.analysis.continuation import CycleBranch
 from symdelay.analysis.critical import CriticalCurve
 from symdelay.analysis.cycles import CycleFamily, LimitCycle
+from symdelay.analysis.fold_cycles import FoldCurve
 from symdelay.analysis.normal_form import NormalForm
 from symdelay.analysis.rootset import RootSet
 from symdelay.analysis.spectrum import Spectrum
@@ -20,6 +21,33 @@ from symdelay.outputs import plots_hopf, plots_map, plots_nonlinear, plots_sqd, 
 from symdelay.outputs.notebook import plot_critical_curve, plot_roots
 
 __all__: list[str] = []
+
+
+def show_in_notebooks() -> None:
+    """In IPython, display a returned figure (or axes) as a PNG, as ``%matplotlib inline``
+    would: the figures are made without pyplot (no global state), so IPython knows no
+    formatter for them and would print their repr. Registered once; nothing outside IPython."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or getattr(shell, "_symdelay_figures", False):
+        return
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    def png(obj):
+        import io
+
+        fig = obj.figure if isinstance(obj, Axes) else obj
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", bbox_inches="tight")
+        return buf.getvalue()
+
+    formatter = shell.display_formatter.formatters["image/png"]
+    formatter.for_type(Figure, png)
+    formatter.for_type(Axes, png)
+    shell._symdelay_figures = True
 
 
 @plotter(RootSet)
@@ -47,6 +75,7 @@ def _spectrum(s, periodogram=None):
 for _cls, _draw in (
     (TimeSeries, plots_stochastic.time_series_axes),
     (StabilityMap, plots_map.stability_map_figure),
+    (FoldCurve, plots_map.fold_curve_figure),
     (NormalForm, plots_nonlinear.normal_form_figure),
     (LimitCycle, plots_nonlinear.cycle_figure),
     (CycleFamily, plots_nonlinear.family_figure),

@@ -24,6 +24,10 @@ POINT_NAMES = {"turning_x": "turning point in {x}", "turning_y": "turning point 
 _OFFSETS = ((6, 6), (6, -14), (6, 18), (-8, 6), (6, -26), (6, 30), (-8, -14))
 
 
+#: how a curve of folds of cycles is drawn on a map
+FOLD_STYLE = {"ls": "-.", "color": "C3"}
+
+
 def _free_offset(ax, x, y, text, placed):
     """The first offset whose label box (about 4.8 points a character, 9 high) overlaps no
     label placed before; ``placed`` gets the box."""
@@ -176,6 +180,8 @@ def map_key(maps) -> list:
         ):
             name += " (multiple pair: no l1)"
         key.append(("curve", f"{name} curve", {"ls": "-" if kind == "hopf" else "--"}))
+    if any(getattr(m, "fold_of_cycles", ()) for m in maps):
+        key.append(("curve", "fold of cycles", FOLD_STYLE))
     for t in sorted({s["type"] for m in maps for s in m.special_points}):
         m0 = next(m for m in maps if any(s["type"] == t for s in m.special_points))
         name = POINT_NAMES.get(t, t.replace("_", " ")).format(x=_label(m0.x[0]), y=_label(m0.y[0]))
@@ -196,7 +202,8 @@ def key_handles(key):
         if kind == "region":
             out.append(Patch(facecolor=st["color"], edgecolor="0.5", lw=0.5, label=label))
         elif kind == "curve":
-            out.append(Line2D([], [], color="k", ls=st["ls"], lw=1.4, label=label))
+            out.append(Line2D([], [], color=st.get("color", "k"), ls=st["ls"], lw=1.4,
+                              label=label))  # fmt: skip
         else:
             out.append(Line2D([], [], ls="", marker=st["marker"], color=st["color"], mec="k",
                               ms=7, label=label))  # fmt: skip
@@ -250,6 +257,9 @@ def stability_map_figure(m, ax=None, legend=True, title=True):
         x, y, _ = c.arrays()
         style = "-" if c.kind == "hopf" else "--"
         ax.plot(x, y, style, color="k", lw=1.4, zorder=3)
+    for fc in getattr(m, "fold_of_cycles", ()):  # from each Bautin point
+        x, y, _, _ = fc.arrays()
+        ax.plot(x, y, color=FOLD_STYLE["color"], ls=FOLD_STYLE["ls"], lw=1.4, zorder=3)
     ax.set_xlim(xlo, xhi)
     ax.set_ylim(ylo, yhi)
     placed = []  # the label boxes so far (points), so that close points' labels do not overlap
@@ -270,4 +280,23 @@ def stability_map_figure(m, ax=None, legend=True, title=True):
         key = map_key([m])
         ax.legend(handles=key_handles(key), fontsize=8, loc="best", framealpha=0.9)
         key_colorbar(ax.figure, ax, key)
+    return fig if fig is not None else ax
+
+
+def fold_curve_figure(fc, ax=None):
+    """A curve of folds of cycles (:class:`symdelay.analysis.fold_cycles.FoldCurve`) in its
+    two parameters, from its Bautin point (marked); a map draws its curves itself."""
+    fig = None
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(5.6, 4.2), layout="tight")
+        ax = fig.subplots()
+    x, y, _, _ = fc.arrays()
+    ax.plot(x, y, color=FOLD_STYLE["color"], ls=FOLD_STYLE["ls"], lw=1.4, label="fold of cycles")
+    marker, color = _MARKERS["bautin"]
+    ax.plot([fc.bautin[0]], [fc.bautin[1]], marker, color=color, ms=8, mec="k", label="Bautin")
+    ax.set_xlabel(_label(fc.x))
+    ax.set_ylabel(_label(fc.y))
+    ax.legend(fontsize=8)
     return fig if fig is not None else ax

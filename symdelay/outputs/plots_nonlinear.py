@@ -91,36 +91,53 @@ def _param_label(name: str) -> str:
     return rf"$\{sym}$" if name in _GREEK else f"${name}$"
 
 
+def _draw_orbits(axis, branch, column) -> None:
+    """One branch's orbits (``column`` 1: amplitude, 2: period of ``branch.arrays()``),
+    styled by stability, and its special points."""
+    arrays = branch.arrays()
+    p, y, s = arrays[0], arrays[column], arrays[3]
+    for k in range(len(p) - 1):
+        both = s[k : k + 2]
+        if np.all(both == 1):
+            style = {"color": "C0", "ls": "-"}
+        elif np.all(both == 0):
+            style = {"color": "C3", "ls": "--"}
+        else:
+            style = {"color": "0.6", "ls": ":"}
+        axis.plot(p[k : k + 2], y[k : k + 2], lw=1.6, **style)
+    und = np.isnan(s)
+    if und.any():
+        axis.plot(p[und], y[und], "x", color="0.5", ms=4)
+    for sp_ in branch.special_points:
+        v = sp_.amplitude if column == 1 else sp_.period
+        axis.plot([sp_.value], [v], "ko", ms=5)
+        axis.annotate(sp_.kind, (sp_.value, v), textcoords="offset points", xytext=(4, 4),
+                      fontsize=8)  # fmt: skip
+
+
 def branch_figure(branch, law=None, upto=None) -> Figure:
     """Amplitude and period of a continued branch of cycles against its parameter: stable
     orbits solid, unstable dashed, undecided grey dotted; the special points marked (LPC,
     PD, NS) and the Hopf point where the branch starts. ``law``: ``(values, amplitudes,
     label)``, a prediction drawn dash-dotted on the amplitude panel (the normal form's
-    ``c sqrt|p - p_c|``); ``upto``: the largest parameter value shown."""
-    p, a, T, s = branch.arrays()
+    ``c sqrt|p - p_c|``); ``upto``: the largest parameter value shown. The branches of
+    doubled cycles switched to at its period doublings (``branch.doubled``, every level) are
+    drawn in the same styles."""
+    p, a, T, _ = branch.arrays()
     fig = Figure(figsize=(9.0, 3.4), layout="tight")
     ax = fig.subplots(1, 2)
-    for axis, y, label in (
-        (ax[0], a, "amplitude of $x$ (half peak-to-peak)"),
-        (ax[1], T, "period"),
+    observed = getattr(branch, "observed", "")  # a state's name; x for an imbalance
+    observed = observed if observed and " " not in observed else "x"
+    family = [branch]
+    for b in family:
+        family.extend(getattr(b, "doubled", ()))
+    for axis, column, label in (
+        (ax[0], 1, f"amplitude of ${observed}$ (half peak-to-peak)"),
+        (ax[1], 2, "period"),
     ):
-        for k in range(len(p) - 1):
-            both = s[k : k + 2]
-            if np.all(both == 1):
-                style = {"color": "C0", "ls": "-"}
-            elif np.all(both == 0):
-                style = {"color": "C3", "ls": "--"}
-            else:
-                style = {"color": "0.6", "ls": ":"}
-            axis.plot(p[k : k + 2], y[k : k + 2], lw=1.6, **style)
-        und = np.isnan(s)
-        if und.any():
-            axis.plot(p[und], y[und], "x", color="0.5", ms=4)
-        for sp_ in branch.special_points:
-            v = sp_.amplitude if axis is ax[0] else sp_.period
-            axis.plot([sp_.value], [v], "ko", ms=5)
-            axis.annotate(sp_.kind, (sp_.value, v), textcoords="offset points", xytext=(4, 4),
-                          fontsize=8)  # fmt: skip
+        y = a if column == 1 else T
+        for member in family:
+            _draw_orbits(axis, member, column)
         if branch.start.get("kind") == "Hopf point":
             hv = float(branch.start["value"])
             if axis is ax[0]:

@@ -402,6 +402,72 @@ def transit_offset(lag) -> int:
     return peak_offset(lag) + lag["NCH"] + lag["NF"] + 1
 
 
+def rec_offset(lag) -> int:
+    """Where the drift recursion's slots start in ``hst`` (after the jobs in transit and
+    the driver's counts of late jobs): the path's capacity (entries), its last entry, the
+    number of levels ``NL``, then the pointer of level ``j`` at ``RO + 2 + j``."""
+    return transit_offset(lag) + 2 * lag["NA"]
+
+
+def dot_read(lag, T: str, pad: str, py: bool = False) -> list:
+    """Lines (C, or the twin's with ``py``): the drift recursion at time ``T``, its
+    components in ``dv_m``. Level ``j`` reads the path at ``T - j tau`` through its own
+    pointer (the last entry whose time plus ``j tau`` is at most ``T``: forward only); the
+    first level before 0 starts it with the history's components, then each level up
+    applies the step (the drift at ``T - j tau`` from the states there and the components
+    there), down to ``j = 1``: O(levels) per reading."""
+    d = lag["dot"]
+    RO, W, nv = d["RO"], d["W"], d["nv"]
+    if py:
+        out = [
+            f"{pad}tau_ = lagc[{d['tau_at']}]",
+            f"{pad}nl_, head_ = hst[{RO + 2}], hst[{RO + 1}]",
+            f"{pad}J_ = nl_ - 1",
+            f"{pad}for j_ in range(1, nl_):",
+            f"{pad}    h_ = hst[{RO + 2} + j_]",
+            f"{pad}    d_ = float(j_) * tau_",
+            f"{pad}    while h_ < head_ and chain[{W} * (h_ + 1)] + d_ <= {T}:",
+            f"{pad}        h_ += 1",
+            f"{pad}    hst[{RO + 2} + j_] = h_",
+            f"{pad}    if chain[{W} * h_] < 0.0:",
+            f"{pad}        J_ = j_",
+            f"{pad}        break",
+            f"{pad}b_ = {W} * hst[{RO + 2} + J_] + 1",
+        ]
+        out += [f"{pad}dv_{m} = chain[b_ + {m}]" for m in range(nv)]
+        out += [f"{pad}for j_ in range(J_ - 1, 0, -1):", f"{pad}    e_ = {W} * hst[{RO + 2} + j_]"]
+        out += [f"{pad}    ds_{i} = chain[e_ + {1 + c}]" for c, i in enumerate(d["cols"])]
+        out += [f"{pad}    {t} = {e}" for t, e in d["temps"]]
+        lhs = "".join(f"dv_{m}, " for m in range(nv))
+        out.append(f"{pad}    {lhs}= {''.join(f'{e}, ' for e in d['vals'])}")
+        return out
+    out = [
+        f"{pad}{{   /* the drift recursion of dot() through the lag: levels t - j tau */",
+        f"{pad}    const double tau_ = lagc[{d['tau_at']}];",
+        f"{pad}    const int64_t nl_ = hst[{RO + 2}], head_ = hst[{RO + 1}];",
+        f"{pad}    int64_t J_ = nl_ - 1;",
+        f"{pad}    for (int64_t j_ = 1; j_ < nl_; j_++) {{",
+        f"{pad}        int64_t h_ = hst[{RO + 2} + j_];",
+        f"{pad}        const double d_ = (double)j_ * tau_;",
+        f"{pad}        while (h_ < head_ && chain[{W} * (h_ + 1)] + d_ <= {T}) h_++;",
+        f"{pad}        hst[{RO + 2} + j_] = h_;",
+        f"{pad}        if (chain[{W} * h_] < 0.0) {{ J_ = j_; break; }}",
+        f"{pad}    }}",
+        f"{pad}    const double *b_ = chain + {W} * hst[{RO + 2} + J_] + 1; /* the start */",
+    ]
+    out += [f"{pad}    dv_{m} = b_[{m}];" for m in range(nv)]
+    out += [
+        f"{pad}    for (int64_t j_ = J_ - 1; j_ >= 1; j_--) {{",
+        f"{pad}        const double *e_ = chain + {W} * hst[{RO + 2} + j_];",
+    ]
+    out += [f"{pad}        const double ds_{i} = e_[{1 + c}];" for c, i in enumerate(d["cols"])]
+    out += [f"{pad}        const double {t} = {e};" for t, e in d["temps"]]
+    out += [f"{pad}        const double dn_{m} = {e};" for m, e in enumerate(d["vals"])]
+    out += [f"{pad}        dv_{m} = dn_{m};" for m in range(nv)]
+    out += [f"{pad}    }}", f"{pad}}}"]
+    return out
+
+
 def record(lag, pad: str) -> list:
     """C lines: grid time ``k`` recorded, the counts then (with action delays) the jobs in
     transit per action, a row of ``K_N + NA``."""
@@ -427,10 +493,14 @@ def lag_read(lag, T: str, pad: str) -> list:
             f"cmask, {T}, lagc[{p}]);"
         )
         out.append(f"{pad}he_{p} = HE({c}, hst[{PO + p}]);")
+    if lag.get("dot"):
+        out += dot_read(lag, T, pad)
     for sym, terms in lag["terms"]:
         parts = []
         for kind, p, wi in terms:
-            if kind == "v":
+            if kind == "d":  # a component of the drift recursion
+                parts.append(f"lagc[{wi}] * dv_{p}")
+            elif kind == "v":
                 parts.append(f"lagc[{wi}] * he_{p}[1]")
             elif kind == "i":
                 parts.append(
@@ -491,6 +561,16 @@ def _room(lag) -> list:
         room.append(
             f"            if (hst[{FO + 2 * f + 1}] - hst[{FO + 2 * f}] >= fcap - 1) full = 2;"
         )
+    if lag.get("dot"):  # the path kept whole, and a level below 0 at every time read
+        RO = lag["dot"]["RO"]
+        room += [
+            f"            if (hst[{RO + 1}] + 1 >= hst[{RO}]) full = 4;",
+            "            {",
+            "                const double tr_ = tn < grid[ng - 1] ? tn : grid[ng - 1];",
+            f"                if ((double)(hst[{RO + 2}] - 2) * lagc[{lag['dot']['tau_at']}] <= tr_) "
+            "full = 5;",
+            "            }",
+        ]
     if lag["HEAP"]:
         room.append("            if (hst[4] >= hcap - 1) full = 3;")
     room += [
@@ -630,11 +710,39 @@ def _decide(lag, shaped_count: bool) -> list:
     return out
 
 
+def _dot_push(lag, pad: str, py: bool = False) -> list:
+    """Lines: the path of the drift recursion gets an entry (the time, the scaled states it
+    reads) when the jump changed one of them."""
+    d = lag["dot"]
+    RO, W = d["RO"], d["W"]
+    if not d["push"]:
+        return []
+    if py:
+        out = [f"{pad}if j in {set(d['push'])}:", f"{pad}    h_ = hst[{RO + 1}] + 1"]
+        out.append(f"{pad}    e_ = {W} * h_")
+        out.append(f"{pad}    chain[e_] = tn")
+        out += [f"{pad}    chain[e_ + {1 + c}] = x[{i}] / eta" for c, i in enumerate(d["cols"])]
+        out.append(f"{pad}    hst[{RO + 1}] = h_")
+        return out
+    out = [f"{pad}switch (j) {{ /* the path of the drift recursion */"]
+    out += [f"{pad}case {q}:" for q in d["push"]]
+    out += [
+        f"{pad}    {{",
+        f"{pad}        const int64_t h_ = hst[{RO + 1}] + 1;",
+        f"{pad}        double *e_ = chain + {W} * h_;",
+        f"{pad}        e_[0] = tn;",
+    ]
+    out += [f"{pad}        e_[{1 + c}] = (double)X[{i}] / eta;" for c, i in enumerate(d["cols"])]
+    out += [f"{pad}        hst[{RO + 1}] = h_;", f"{pad}    }}", f"{pad}    break;"]
+    out += [f"{pad}default:", f"{pad}    break;", f"{pad}}}"]
+    return out
+
+
 def _push(lag) -> list:
     """C lines: a new history entry of every channel the jump changed (its value after the
     jump, its running integral continued to now)."""
     HO, PO, _ = lag_offsets(lag)
-    push: list = []
+    push: list = _dot_push(lag, "        ") if lag.get("dot") else []
     cases: dict = {}
     for q, cs in enumerate(lag["pushes"]):
         if cs:
@@ -691,6 +799,8 @@ def _push(lag) -> list:
 def lag_blocks(lag, shaped_count: bool, sched_lines=()) -> dict:
     """The values of the placeholders of the sections LAGS."""
     decls = [f"    double {sym} = 0.0;" for sym, _ in lag["terms"]]
+    if lag.get("dot"):
+        decls += [f"    double dv_{m} = 0.0;" for m in range(lag["dot"]["nv"])]
     decls += [f"    const double *he_{p} = hist;" for p in range(lag["NP"])]
     if lag["NP"]:
         decls.append("    " + " ".join(f"(void)he_{p};" for p in range(lag["NP"])))

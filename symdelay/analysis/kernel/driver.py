@@ -117,6 +117,7 @@ class GeneratedKernel:
         self.parameters = {p: parameters[p] for p in parameters}
         self._param_values = {p: _as_float_value(str(p), v) for p, v in parameters.items()}
         self._lagc = None
+        self.lag_dot = None  # the drift recursion's layout (generate._dot_lag_spec)
         if self.plan is not None:
             exact = {p: sp.Rational(v) if isinstance(v, (int, float, Fraction)) else v
                      for p, v in self.parameters.items()}  # fmt: skip
@@ -167,6 +168,7 @@ class GeneratedKernel:
         data |= {"ix": self._ix.tolist(), "order": self._order.tolist()}
         if self.plan is not None:
             data["lag_e_py"] = self.lag_e_py
+            data["lag_dot"] = self.lag_dot
         write_generation(path, data)
 
     def _load_generation(self, data: dict) -> None:
@@ -182,6 +184,7 @@ class GeneratedKernel:
             setattr(self, name, value)
         if self.plan is not None:
             self.lag_e_py = list(data["lag_e_py"])
+            self.lag_dot = data["lag_dot"]
         self._ix, self._order = ix, order
         self._par = np.array(par, dtype=np.float64)
         self._set_coefficients()

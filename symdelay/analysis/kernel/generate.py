@@ -95,6 +95,8 @@ def generate(states, names, jumps, rates, param_values, plan=None, label="the ta
     if plan is not None:  # every delayed(E, k) becomes the symbol of its lagged value
         rates = tuple(r.xreplace(plan.replace) for r in rates)
     extra_free = set().union(*(E.free_symbols for E in plan.channels)) if plan else set()
+    if plan is not None and plan.dot is not None:  # the parameters dot()'s lag reads
+        extra_free |= set().union(*(E.free_symbols for E in plan.dot["exprs"]))
     used = sorted(
         set().union(*(r.free_symbols for r in rates)) - set(states) - set(lagsyms)
         | extra_free - set(states),
@@ -312,6 +314,9 @@ def generate(states, names, jumps, rates, param_values, plan=None, label="the ta
     lag_c = lag_py = None
     if plan is not None:
         lag_c, lag_py = _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M)
+        if plan.dot is not None:
+            out["lag_dot"] = _dot_lag_spec(plan, states, jumps, exprs, repl, sv, changed, pr, cpr, ppr,
+                          lag_c, lag_py)  # fmt: skip
         if eager:  # the scheduled updates: the pointers, temporaries and rates they concern
             esyms = set(eager)
             sched = {
@@ -321,7 +326,7 @@ def generate(states, names, jumps, rates, param_values, plan=None, label="the ta
                 "gens": [g for g, d in enumerate(rate_deps) if d & esyms],
             }  # fmt: skip
             lag_c["sched"] = lag_py["sched"] = sched
-        out["lag_e_py"] = lag_py["channels"]
+        out["lag_e_py"] = lag_py["channels"] + lag_py.get("dot", {}).get("base", [])
         classes["lags"] = {
             "channels": len(plan.channels), "pointers": len(plan.pointers),
             "lagged values": len(lagsyms), "action delayed": len(plan.actions),
@@ -351,6 +356,14 @@ def _check_lag_readers(exprs, general, lazy_total, lagsyms, names, label, plan) 
     out: set = set()
     for j in general:
         read = exprs[j].free_symbols & lset
+        if any(t.kind == "d" for sym in read for t in terms[sym]):
+            raise SymdelayInputError(
+                f"{label}: the rate of transition {names[j]!r} reads dot() through a lag but "
+                "is not in a class of constant total (the rates reading it, their sum free of "
+                "the state and of the lagged values): its changes would have to be scheduled "
+                "at every shifted change point of the drift recursion (not built); fluid "
+                "answers for this model"
+            )
         if any(t.kind in "ic" for sym in read for t in terms[sym]):
             raise SymdelayInputError(
                 f"{label}: the rate of transition {names[j]!r} reads a window or a chain but is "
@@ -408,3 +421,38 @@ def _lag_spec(plan, order, changed, states, repl, pr, cpr, ppr, M):
         ]
 
     return common | {"channels": printed(cpr)}, common | {"channels": printed(ppr)}
+
+
+def _dot_lag_spec(plan, states, jumps, exprs, repl, sv, changed, pr, cpr, ppr, lag_c, lag_py):
+    """The drift recursion of ``dot()`` read through a constant lag, for the C writer and
+    the twin (``lag_c["dot"]``, ``lag_py["dot"]``): the path it keeps (entries ``(time,
+    the scaled states it reads)``, one per event changing those states; before 0 ``(time,
+    the start's components)``: a level there reads only those), its step printed once (one cse), the start's expressions (Python, for the
+    history), the slots whose jump adds an entry, where its slots start in ``hst`` and
+    where ``tau`` is in ``lagc``."""
+    from symdelay.analysis.kernel.cwriter import rec_offset
+    from symdelay.analysis.kernel.lagplan import drift_recursion
+
+    n, nv = len(states), len(plan.dot["exprs"])
+    V = [sp.Symbol(f"dv_{m}") for m in range(nv)]
+    hs = [sp.Symbol(f"hs_{i}") for i in range(n)]
+    hd = [sp.Symbol(f"hd_{i}") for i in range(n)]
+    njumps = [[int(jumps[j, i]) for i in range(n)] for j in range(len(exprs))]
+    G, B = drift_recursion(plan, states, njumps, exprs, repl, sv, V, hs, hd)
+    temps, red = sp.cse(G, symbols=sp.numbered_symbols("dr_"))
+    read = sorted({i for i in range(n) if any(g.has(sv[i]) for g in G)})
+    ds = {sv[i]: sp.Symbol(f"ds_{i}") for i in range(n)}
+    what = "the drift that dot() reads"
+    common = {
+        "nv": nv, "cols": read, "W": 1 + max(len(read), nv),
+        "push": [q for q in range(len(changed)) if set(changed[q]) & set(read)],
+        # no chains nor actions in such a table: tau follows the terms' weights
+        "RO": rec_offset(lag_c), "tau_at": lag_c["CO"],
+    }  # fmt: skip
+    for spec, printer in ((lag_c, cpr), (lag_py, ppr)):
+        spec["dot"] = common | {
+            "temps": [(str(t), pr(printer, e.xreplace(ds), what)) for t, e in temps],
+            "vals": [pr(printer, e.xreplace(ds), what) for e in red],
+        }
+    lag_py["dot"]["base"] = [pr(ppr, b, "the start of the drift recursion") for b in B]
+    return {k: common[k] for k in ("nv", "cols", "W", "RO", "tau_at")}

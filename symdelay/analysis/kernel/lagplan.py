@@ -4,7 +4,9 @@ piecewise-constant path), the look-backs (*pointers*: one per channel and consta
 look-back, moving forward only), the *chains* of the exponential, Erlang and phase-type lags
 (their phases fed by a channel), the lagged values the rates read (one symbol ``lv_m`` per
 ``delayed(E, k)``, a weighted sum of pointer readings) and the action-delayed transitions
-(their constant delays). Everything the kernel's source depends on is symbolic (the parameter
+(their constant delays), and the drift recursion of ``dot()`` read through a constant lag
+(:func:`drift_recursion`: every lagged value then one component of it, term kind ``"d"``).
+Everything the kernel's source depends on is symbolic (the parameter
 *names*); the numbers (look-backs, weights, delays) are run-time values (:meth:`LagPlan.numbers`),
 so one compiled kernel serves every parameter value, as for the tables without lags.
 
@@ -54,6 +56,10 @@ class LagPlan:
         self.replace: dict = {}
         self.action_delay: dict = {}
         by_name = {sp.Symbol(k): lag for k, lag in lags.items()}
+        #: the drift recursion of ``dot()`` read through a constant lag (None without):
+        #: ``{"lag": name, "tau": look-back, "exprs": [E_m], "dots": [state indices]}``,
+        #: every lagged value of the table one component ``V_m`` of it (term kind "d")
+        self.dot = _dot_spec(self.states, transitions, by_name, actions, label, delayed, dot)
         for j, (name, rate) in enumerate(transitions):
             occ = sorted(rate.atoms(delayed), key=sp.default_sort_key)
             if occ and j in actions:
@@ -66,13 +72,11 @@ class LagPlan:
                 if o in self.replace:
                     continue
                 E, k = o.args
-                if E.has(dot):
-                    raise SymdelayInputError(
-                        f"{label}: transition '{name}' reads dot() through a lag (a neutral "
-                        "model): a jump path's derivative is a sum of jumps, and the drift as "
-                        "its velocity would need the whole past; fluid answers for this model"
-                    )
-                terms = self._terms(E, by_name[k], name)
+                if self.dot is not None:  # a component of the drift recursion
+                    m = self.dot["exprs"].index(E)
+                    terms = [Term(sp.Integer(1), "d", m)]
+                else:
+                    terms = self._terms(E, by_name[k], name)
                 sym = sp.Symbol(f"lv_{len(self.symbols)}")
                 self.symbols.append((sym, terms))
                 self.replace[o] = sym
@@ -150,6 +154,8 @@ class LagPlan:
         parts += [f"K:{c}:{'ph' if m is None else 'erlang'}" for c, _, m in self.chains]
         for sym, terms in self.symbols:
             parts.append(f"S:{sym}:" + ",".join(f"{t.kind}{t.pointer}" for t in terms))
+        if self.dot is not None:
+            parts.append(f"R:{len(self.dot['exprs'])}:{self.dot['dots']}")
         parts += [f"A:{j}" for j in sorted(self.action_delay)]
         parts += [f"H:{j}" for j in sorted(self.action_law)]  # a law's program: numbers
         return "|".join(parts)
@@ -218,6 +224,14 @@ class LagPlan:
                     f"{self.label}: the action delay {self.action_delay[j]} is {x}: it must be > 0"
                 )
             out.append(x)
+        if self.dot is not None:  # no chains nor actions then: the look-back is last
+            x = num(self.dot["tau"], f"the lag '{self.dot['lag']}' dot() is read through")
+            if not x > 0:
+                raise SymdelayInputError(
+                    f"{self.label}: the lag '{self.dot['lag']}' that dot() is read through is "
+                    f"{x}: the drift recursion needs a lag > 0"
+                )
+            out.append(x)
         base = len(out) + len(programs)
         for at, rel in patch:
             out[at] = float(base + rel)
@@ -231,6 +245,8 @@ class LagPlan:
         start = P + sum(len(ts) for _, ts in self.symbols) + 3 * len(self.chains)
         delays = [nums[start + a] for a, j in enumerate(self.actions)
                   if j not in self.action_law]  # fmt: skip
+        if self.dot is not None:
+            delays.append(nums[start])
         return max(nums[:P] + delays, default=0.0)
 
 
@@ -359,3 +375,106 @@ def program(lag, values: dict, label: str) -> list:
     for p in members:
         out += p
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# dot() read through a constant lag (the announcement): the drift recursion
+
+
+def _dot_spec(states, transitions, by_name, actions, label, delayed, dot):
+    """The drift recursion of a table whose rates read ``dot(x)`` inside ``delayed(E,
+    tau)`` (``None`` when none does), or a one-line refusal of what it does not build."""
+    occ: dict = {}  # occurrence -> the first transition reading it
+    for name, rate in transitions:
+        for o in sorted(rate.atoms(delayed), key=sp.default_sort_key):
+            occ.setdefault(o, name)
+    with_dot = [o for o in occ if o.args[0].has(dot)]
+    if not with_dot:
+        return None
+    first = with_dot[0]
+    lag = by_name[first.args[1]]
+    if lag.kind == "mixture":
+        raise SymdelayInputError(
+            f"{label}: transition '{occ[first]}' reads dot() through the mixture '{lag.name}': "
+            "the exact simulation reads dot() (the drift) through one constant lag, a "
+            "recursion at t - tau, t - 2 tau, ...; through several look-backs it would branch "
+            "(about b^(t/tau) drifts per draw); fluid answers for this model"
+        )
+    if lag.kind != "constant":
+        raise SymdelayInputError(
+            f"{label}: transition '{occ[first]}' reads dot() through the {lag.kind} lag "
+            f"'{lag.name}': the exact simulation reads dot() (the drift) through one constant "
+            "lag, a recursion at t - tau, t - 2 tau, ...; through a distributed lag it would "
+            "need the drift at every past time (the fluid path, too, reads dot() only through "
+            "constant lags and mixtures of them)"
+        )
+    tau = lag.args["value"]
+    for o, name in occ.items():
+        E, k = o.args
+        other = by_name[k]
+        if other.kind != "constant" or sp.expand(other.args["value"] - tau) != 0:
+            raise SymdelayInputError(
+                f"{label}: transition '{name}' reads the {other.kind} lag '{other.name}' beside "
+                f"dot() through the constant lag '{lag.name}': the drift recursion would branch "
+                "(each level reading both lags: about b^(t/tau) drifts per draw); the exact "
+                "simulation reads dot() when every lagged value reads that one constant lag; "
+                "fluid answers for this model"
+            )
+        if E.atoms(delayed):
+            raise SymdelayInputError(
+                f"{label}: transition '{name}' nests a lag inside a lag: not simulated; fluid "
+                "answers for this model"
+            )
+        for d in E.atoms(dot):
+            if len(d.args) != 1 or d.args[0] not in states:
+                raise SymdelayInputError(
+                    f"{label}: transition '{name}' reads {d}: dot() takes one state"
+                )
+    if actions:
+        j = min(actions)
+        raise SymdelayInputError(
+            f"{label}: transition '{transitions[j][0]}' is action-delayed in a model that reads "
+            "dot() through a lag: the drift recursion with scheduled jumps is not built yet; "
+            "fluid answers for this model"
+        )
+    exprs: list = []
+    for o in occ:
+        if o.args[0] not in exprs:
+            exprs.append(o.args[0])
+    dots = sorted({states.index(d.args[0]) for E in exprs for d in E.atoms(dot)})
+    return {"lag": lag.name, "tau": tau, "exprs": exprs, "dots": dots}
+
+
+def drift_recursion(plan, states, jumps, rates, repl: dict, sv, V, hs, hd) -> tuple:
+    """The step of the drift recursion and its start (SymPy), for a table whose rates read
+    ``dot()`` through the constant lag ``tau`` (``plan.dot``).
+
+    In the stochastic system ``dot(x)`` at time ``s`` is the drift of ``x`` there: ``f_x(s)
+    = sum_nu nu_x beta_nu(X(s) / eta, V(s))``, every rate with the lagged values ``V(s)`` it
+    reads at ``s`` (the scaling of the fluid path). Every lagged value reads ``tau``, so
+    ``V_m(s) = E_m(X(s - tau) / eta, f(s - tau))``, which reads ``V(s - tau)``: the step
+    ``G_m(states, V)`` maps the values at ``s - tau`` to those at ``s``. Before 0 the
+    history gives the states and their derivative (``hd``): the start ``B_m(hs, hd)``.
+
+    ``rates``: the rates with the lagged values as ``plan.symbols`` (``repl`` maps states and
+    parameters to the kernel's symbols ``sv`` and ``p_k``); ``V``, ``hs``, ``hd``: the
+    symbols of the components, of the scaled states and of their derivatives. Returns ``(G,
+    B)``: lists over the components (``G`` in ``sv``, ``p_k`` and ``V``; ``B`` in ``hs``,
+    ``hd`` and ``p_k``)."""
+    from symdelay.model.lags import delayed_function
+
+    _, dot = delayed_function()
+    comp = {sym: V[terms[0].pointer] for sym, terms in plan.symbols}
+    n = len(states)
+    drift = [sp.Integer(0)] * n
+    for nu, r in zip(jumps, rates):
+        for i in range(n):
+            if nu[i]:
+                drift[i] += int(nu[i]) * r.xreplace(comp)
+    G, B = [], []
+    for E in plan.dot["exprs"]:
+        dots = {dot(states[i]): drift[i] for i in range(n)}
+        G.append(E.xreplace(dots).xreplace(repl).xreplace(comp))
+        start = {dot(states[i]): hd[i] for i in range(n)}
+        B.append(E.xreplace(start).xreplace(repl).xreplace(dict(zip(sv, hs))))
+    return G, B

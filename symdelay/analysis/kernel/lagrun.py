@@ -93,14 +93,16 @@ class LagRun:
         self.NF = sum(self.fifo_of)
         self.delays = [lagc[o] for o, f in zip(self.aoff, self.fifo_of) if f]
         self.means = [_mean(self.lagc, o) for o, f in zip(self.aoff, self.fifo_of) if not f]
-        back = max([*self.lookback, *self.delays, 0.0])
+        self.dot = kernel.lag_dot  # the drift recursion of dot() through a lag, or None
+        self.tau = float(lagc[self.dot["tau_at"]]) if self.dot else 0.0
+        back = max([*self.lookback, *self.delays, self.tau, 0.0])
         self.back = back
         names = [str(s) for s in kernel.states]
         ns = {"math": math} | {f"p_{k}": float(v) for k, v in enumerate(kernel._par)}
+        args = ", ".join([f"hs_{i}" for i in range(len(names))] +
+                         [f"hd_{i}" for i in range(len(names))])  # fmt: skip
         self._E = [
-            eval(
-                f"lambda {', '.join(f'hs_{i}' for i in range(len(names)))}: {src}", ns
-            )  # printed by SymPy
+            eval(f"lambda {args}: {src}", ns)  # printed by SymPy
             for src in kernel.lag_e_py
         ]
         # the channels' entries before 0 (the same for every replication)
@@ -149,10 +151,49 @@ class LagRun:
         self._rates = None
         if self.NA:  # made here, once: the replications' threads only read them
             self._action_rates()
+        if self.dot:
+            self._dot_start(history, rate)
 
     # ------------------------------------------------------------ the history
-    def _value(self, c: int, counts) -> float:
-        return float(self._E[c](*(int(x) / self.eta for x in counts)))
+    def _value(self, c: int, counts, slope=None) -> float:
+        hd = [0.0] * len(counts) if slope is None else [float(x) for x in slope]
+        return float(self._E[c](*(int(x) / self.eta for x in counts), *hd))
+
+    def _dot_start(self, history, rate: float) -> None:
+        """The path of the drift recursion at 0: an entry per piece of the history (its
+        time and the recursion's start there: each component ``E_m`` at the history's
+        counts and derivative, 0 for a held history, the table's slope on each of its
+        segments), then one at 0 (the scaled initial counts the step reads); its
+        first size (the events of the run: the path is kept whole) and the levels."""
+        d = self.dot
+        W, nv, cols = d["W"], d["nv"], d["cols"]
+        n = len(self.X0)
+        if isinstance(history, tuple):
+            t, v = np.asarray(history[0], float), np.asarray(history[1], float)
+            starts = set(self.pieces[0].tolist()) | {float(u) for u in t if u < 0.0}
+            starts = np.array(sorted(starts))
+            ends = np.append(starts[1:], 0.0)
+            mids = (starts + ends) / 2
+            counts = np.column_stack(
+                [np.floor(np.interp(mids, t, v[:, i] * self.eta) + 0.5) for i in range(n)]
+            ).astype(np.int64)
+            seg = np.clip(np.searchsorted(t, mids, side="right") - 1, 0, len(t) - 2)
+            slopes = (v[seg + 1] - v[seg]) / (t[seg + 1] - t[seg])[:, None]
+        else:  # held (or nothing routed before 0: the same states, derivative 0)
+            starts, counts, slopes = np.array([-self.back]), self.X0[None, :], np.zeros((1, n))
+        rows = []  # before 0 (time, the start's components), then (0, the states read)
+        for u, x, sl in zip(starts.tolist(), counts, slopes):
+            row = [u] + [self._value(self.NCH + m, x, sl) for m in range(nv)]
+            rows.append(row + [0.0] * (W - len(row)))
+        row = [0.0] + [int(self.X0[i]) / self.eta for i in cols]
+        rows.append(row + [0.0] * (W - len(row)))
+        self.path0 = np.array(rows, dtype=np.float64).ravel()
+        self.npath0 = len(rows)
+        assert self.path0.size == W * len(rows)
+        span = self.horizon if math.isfinite(self.horizon) else self.back
+        self.path_need = (len(rows) + rate * span) * W * 8.0
+        self.pcap = _pow2(max(64, 2 * len(rows), min(2 * int(min(rate * span, 2**40)), FIRST)))
+        self.levels = int(span / self.tau) + 3 if math.isfinite(span) else 8
 
     def _channel_entries(self, c: int) -> list:
         """``[(time, value, integral)]`` of channel ``c`` up to time 0 (its value at 0 that
@@ -198,10 +239,14 @@ class LagRun:
 
     def memory(self) -> float:
         """Bytes the history and the scheduled entries are expected to need at once (the
-        first sizes are at most twice that)."""
+        first sizes are at most twice that); with the drift recursion, its path (kept
+        whole: events per unit time times the horizon)."""
         heap = self.hcap * HEAP_BYTES if self.NF < self.NA else 0
         first = self.NCH * self.cap * ENTRY_BYTES + self.NF * self.fcap * FIFO_BYTES + heap
-        return float(max(self.need, first / 2))
+        out = float(max(self.need, first / 2))
+        if self.dot:
+            out += max(self.path_need, self.pcap * self.dot["W"] * 4.0) + 8.0 * self.levels
+        return out
 
     def _peaks(self) -> int:
         return peak_offset({"NCH": self.NCH, "NP": self.NP, "NF": self.NF})
@@ -215,7 +260,13 @@ class LagRun:
         PK = self._peaks()
         ring = [max(1, int(hst[PK + c])) for c in range(self.NCH)]
         fifo = [int(hst[PK + self.NCH + f]) for f in range(self.NF)]
-        return {
+        if self.dot:
+            RO = self.dot["RO"]
+            path = {"path_capacity": int(hst[RO]), "path_entries": int(hst[RO + 1]) + 1,
+                    "levels": int(hst[RO + 2])}  # fmt: skip
+        else:
+            path = {}
+        return path | {
             "ring_capacity": int(hst[0]),
             "ring_peak": ring,
             "fifo_capacity": int(hst[1]) if self.NF else 0,
@@ -257,7 +308,13 @@ class LagRun:
         PK = self._peaks()
         TC = PK + self.NCH + self.NF + 1  # the jobs in transit per action (the kernel's)
         LO = TC + self.NA
-        hst = np.zeros(LO + self.NA, dtype=np.int64)  # bounds: 0
+        dot = self.dot
+        extra = 3 + self.levels if dot else 0  # the drift recursion's slots
+        hst = np.zeros(LO + self.NA + extra, dtype=np.int64)  # bounds: 0
+        if dot:  # its path's capacity and last entry, the levels (every pointer at 0)
+            assert dot["RO"] == LO + self.NA
+            hst[dot["RO"]], hst[dot["RO"] + 1], hst[dot["RO"] + 2] = (
+                self.pcap, self.npath0 - 1, self.levels)  # fmt: skip
         hst[0], hst[1], hst[3] = self.cap, self.fcap, self.hcap
         for c, ent in enumerate(self.ring):
             hist[3 * c * self.cap : 3 * (c * self.cap + len(ent))] = np.ravel(ent)
@@ -289,7 +346,11 @@ class LagRun:
         heap[0 : 2 * times.size : 2] = times[order]  # sorted: a heap already
         heap[1 : 2 * times.size : 2] = acts[order]
         hst[4] = hst[PK + self.NCH + self.NF] = times.size
-        chain = np.array(self.chain0 or [0.0], dtype=np.float64)
+        if dot:  # no chains in such a table: the array holds the recursion's path
+            chain = np.zeros(self.pcap * dot["W"])
+            chain[: self.path0.size] = self.path0
+        else:
+            chain = np.array(self.chain0 or [0.0], dtype=np.float64)
         return hist, hst, fifo, heap, chain
 
     def _action_rates(self):
@@ -414,6 +475,24 @@ class LagRun:
                     out[dst + o] = hist[src + o]
             hst[0] = new
             return out, hst, fifo, heap, chain
+        if flag in (4, 5):  # the drift recursion: its path (kept whole), or more levels
+            RO, W = self.dot["RO"], self.dot["W"]
+            if flag == 5:
+                nl = 2 * int(hst[RO + 2])
+                check_memory("the levels of the drift recursion", 8.0 * nl, force=force,
+                             shrink="a shorter horizon T")  # fmt: skip
+                out = np.zeros(RO + 3 + nl, dtype=np.int64)
+                out[: hst.size] = hst
+                out[RO + 2] = nl
+                return hist, out, fifo, heap, chain
+            new = 2 * int(hst[RO])
+            what = f"the path the drift recursion of dot() reads ({new} entries of {W} numbers)"
+            check_memory(what, new * W * 8.0, force=force, shrink="a smaller --eta or a shorter T")
+            out = np.zeros(new * W)
+            used = W * (int(hst[RO + 1]) + 1)
+            out[:used] = chain[:used]
+            hst[RO] = new
+            return hist, hst, fifo, heap, out
         if flag == 3:
             new = 2 * hcap
             what = f"the scheduled entries of the distributed action delays ({new})"

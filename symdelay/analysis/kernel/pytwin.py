@@ -427,10 +427,16 @@ def _py_lag_read(lag, T: str, pad: str) -> list:
             f"cmask, {T}, lagc[{p}])"
         )
         out.append(f"{pad}he_{p} = 3 * ({c} * cap + (hst[{PO + p}] & cmask))")
+    if lag.get("dot"):
+        from symdelay.analysis.kernel.cwriter import dot_read
+
+        out += dot_read(lag, T, pad, py=True)
     for sym, terms in lag["terms"]:
         parts = []
         for kind, p, wi in terms:
-            if kind == "v":
+            if kind == "d":  # a component of the drift recursion
+                parts.append(f"lagc[{wi}] * dv_{p}")
+            elif kind == "v":
                 parts.append(f"lagc[{wi}] * hist[he_{p} + 1]")
             elif kind == "i":
                 parts.append(
@@ -560,6 +566,15 @@ def _py_room(lag) -> list:
         out.append(f"{pad}    full = 2")
     if lag["HEAP"]:
         out += [f"{pad}if hst[4] >= hcap - 1:", f"{pad}    full = 3"]
+    if lag.get("dot"):  # the twin of the C lines (cwriter._room)
+        RO, ta = lag["dot"]["RO"], lag["dot"]["tau_at"]
+        out += [
+            f"{pad}if hst[{RO + 1}] + 1 >= hst[{RO}]:",
+            f"{pad}    full = 4",
+            f"{pad}tr_ = tn if tn < grid[ng - 1] else grid[ng - 1]",
+            f"{pad}if float(hst[{RO + 2}] - 2) * lagc[{ta}] <= tr_:",
+            f"{pad}    full = 5",
+        ]
     out += [f"{pad}if full:", f"{pad}    hst[2] = full", f"{pad}    break"]
     return out
 
@@ -712,6 +727,10 @@ def _py_push(lag) -> list:
     HO, PO, _ = _lag_offsets(lag)
     pad = "            "
     out = []
+    if lag.get("dot"):
+        from symdelay.analysis.kernel.cwriter import _dot_push
+
+        out += _dot_push(lag, pad, py=True)
     first = True
     for q, cs in enumerate(lag["pushes"]):
         if not cs:

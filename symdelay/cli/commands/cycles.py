@@ -24,7 +24,12 @@ def register(subparsers) -> None:
             "without a fold: a branch point of cycles). --theta LO:HI continues in "
             "theta; --in NAME --range LO:HI in another parameter (then --theta, if the model "
             "has it, is a value). --start VALUE begins at the cycle at theta = VALUE instead "
-            "(--direction up or down). Transition tables (ODE fluid models) only."
+            "(with --in NAME: the cycle the fluid path settles on at NAME = VALUE; "
+            "--direction up or down). --switch LEVELS continues the branch of doubled "
+            "cycles from every period doubling, for LEVELS levels of the cascade. Transition "
+            "tables (ODE fluid models) and delay models (a model file with lags: the delay "
+            "equations collocated on the periodic profile, multipliers of the discretised "
+            "monodromy operator)."
         ),
     )
     p.add_argument(
@@ -52,8 +57,10 @@ def register(subparsers) -> None:
         default=None,
         metavar="VALUE",
         kind="number",
-        help="start from the cycle at theta = VALUE (Newton shooting on the model's drift, "
-        "as limit-cycle) instead of the Hopf point; continued in theta only",
+        help="start from the cycle at theta = VALUE (as limit-cycle computes it: Newton "
+        "shooting on the model's drift, collocation for a delay model) instead of the Hopf "
+        "point; with --in NAME, from the cycle the fluid path (from the model's default "
+        "start) settles on at NAME = VALUE",
     )
     p.add_argument(
         "--direction",
@@ -80,6 +87,15 @@ def register(subparsers) -> None:
         help="the most orbits on the branch (default 200): the continuation stops there",
     )
     p.add_argument(
+        "--switch",
+        default="0",
+        kind="integer",
+        metavar="LEVELS",
+        help="at every period doubling (PD) continue the branch of doubled cycles, and so on "
+        "for LEVELS levels of the cascade (0..4, default 0: none); the JSON's "
+        '"doubled_branches" holds them',
+    )
+    p.add_argument(
         "--no-adapt",
         action="store_true",
         help="keep the uniform mesh (default: adapted every three steps)",
@@ -103,7 +119,7 @@ def _range(flag: str, text: str) -> tuple[str, str]:
 
 
 def run(args) -> int:
-    from symdelay.analysis.continuation import MAX_POINTS, cycles
+    from symdelay.analysis.continuation import MAX_POINTS, MAX_SWITCH_LEVELS, cycles
 
     param = args.param or "theta"
     if param == "theta":
@@ -133,6 +149,7 @@ def run(args) -> int:
         ("intervals", "--intervals", (4, 2000)),
         ("degree", "--degree", (2, 7)),
         ("max_points", "--max-points", (2, MAX_POINTS)),
+        ("switch", "--switch", (0, MAX_SWITCH_LEVELS)),
     ):
         sizes[dest] = int(getattr(args, dest))
         if not a <= sizes[dest] <= b:
@@ -140,14 +157,12 @@ def run(args) -> int:
     start = None
     if args.direction is not None and args.start is None:
         raise SymdelayInputError("--direction has no effect without --start: give both")
-    if args.start is not None:
-        if param != "theta":
-            raise SymdelayInputError(
-                "--start is a cycle in theta (Newton shooting): continue it with --theta LO:HI"
-            )
+    if args.start is not None and param == "theta":
         from symdelay.analysis.cycles import limit_cycle
 
         start = limit_cycle(model, args.start, method="generic")
+    elif args.start is not None:
+        start = args.start  # the value of NAME: the cycle the fluid path settles on there
     res = cycles(
         model,
         param,

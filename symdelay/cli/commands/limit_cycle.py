@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from symdelay.cli import door
 from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.core.errors import SymdelayInputError
@@ -15,8 +17,8 @@ def register(subparsers) -> None:
         help="limit cycle beyond theta_c: amplitude of x, period, Floquet multipliers",
         description=(
             "The periodic orbit born at the Hopf point, computed directly (Newton-shooting "
-            "with the variational equations; Fourier collocation for --L inf), continued in "
-            "theta from theta_c. --theta takes one value, a list a,b,c or a range "
+            "with the variational equations; Fourier collocation for --L inf; a delay model's "
+            "by collocation of its delay equations), continued in theta from theta_c. --theta takes one value, a list a,b,c or a range "
             "lo:hi:n or geom:lo:hi:n (then the JSON has 'points')."
         ),
     )
@@ -99,6 +101,11 @@ def text_lines(points) -> list[str]:
     from symdelay.core.numbers import format_number, grid_texts, text_table
 
     thetas = grid_texts([pt["theta"] for pt in points])
+    digits = DIGITS
+    errors = [float(pt["mesh_error"]) for pt in points if pt.get("mesh_error") is not None]
+    if errors:  # a collocation orbit: the digits its estimated error leaves
+        amp = min(float(pt["amplitude_x"]) for pt in points)
+        digits = int(max(3, min(DIGITS, math.floor(math.log10(amp / max(max(errors), 1e-300))))))
     rows = []
     for th, pt in zip(thetas, points):
         rho = [float(m["abs"]) for m in pt["floquet_multipliers"] if not m.get("trivial")]
@@ -106,8 +113,8 @@ def text_lines(points) -> list[str]:
         rows.append(
             [
                 th,
-                format_number(float(pt["amplitude_x"]), DIGITS),
-                format_number(float(pt["period"]), DIGITS),
+                format_number(float(pt["amplitude_x"]), digits),
+                format_number(float(pt["period"]), digits),
                 second,
                 stability_word(pt["stable"]),
             ]
@@ -128,6 +135,11 @@ def text_lines(points) -> list[str]:
         *undecided,
         *patterns,
         f"method: {points[0]['method']}",
-        f"(amplitude and period to {DIGITS} significant digits: double precision, "
-        "integration tolerance 1e-11; --json has every digit)",
+        (
+            f"(amplitude and period to {digits} significant digits: the collocation's "
+            f"estimated error {max(errors):.1g}; --json has every digit)"
+            if errors
+            else f"(amplitude and period to {DIGITS} significant digits: double precision, "
+            "integration tolerance 1e-11; --json has every digit)"
+        ),
     ]

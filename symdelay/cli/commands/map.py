@@ -22,7 +22,9 @@ def register(subparsers) -> None:
             "fold curves (a root at 0) traced by pseudo-arclength continuation from the exact "
             "crossings on a grid of lines, every point certified (Krawczyk, Arb); the regions "
             "labelled by their exact number of roots with Re r > 0; turning points, "
-            "double-Hopf and Bautin points (l1 changing sign) located to --dps digits. The "
+            "double-Hopf and Bautin points (l1 changing sign) located to --dps digits, and "
+            "from each Bautin point the curve of folds of cycles (continued by collocation, "
+            "double precision) to the box's edge. The "
             "founding model in (D, theta), L = inf included, answers with its explicit Hopf "
             "branches (no seed lines: --seeds asks for the continuation)."
         ),
@@ -114,6 +116,13 @@ def run(args) -> int:
         lines.append(
             f"{s['type']}: {x['name']} = {s['x']}, {y['name']} = {s['y']}, omega = {w}"
             + ("" if s["certified"] else " (not certified)")
+        )
+    for f in record["fold_of_cycles"]:
+        a, b = f["points"][0], f["points"][-1]
+        lines.append(
+            f"fold of cycles from the Bautin point ({f['bautin']['x']}, {f['bautin']['y']}): "
+            f"{len(f['points'])} points, from ({a['x']}, {a['y']}, amplitude {a['amplitude']}) "
+            f"to ({b['x']}, {b['y']}, amplitude {b['amplitude']}) [{', '.join(f['ends'])}]"
         )
     for g in record["regions"]:
         lines.append(

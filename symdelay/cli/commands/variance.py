@@ -19,7 +19,8 @@ def register(subparsers) -> None:
             "symmetric equilibrium: exact rational arithmetic for L <= 12, else a "
             "double-precision solve refined to --dps digits; the closed form in "
             "mu, lam, theta, D for L <= 2. A model with lags: the certified integral of its "
-            "linear-noise spectrum G(i w) B G(i w)^* (G = Delta^-1), with its error bound. "
+            "linear-noise spectrum G(i w) B G(i w)^* (G = Delta^-1 N, N = I unless dot() is read "
+            "through a lag, as the drift), with its error bound. "
             "Refused at or above the Hopf threshold, where there is no stationary variance."
         ),
     )
@@ -27,8 +28,9 @@ def register(subparsers) -> None:
         "--dps",
         default=None,
         kind="integer",
-        help="significant digits (5..10000; default 30 for a table, 8 for a model with lags, "
-        "whose variance is a certified integral costing about 10^(dps/2))",
+        help="significant digits (5..10000; default 30 for a table, 8 for a model with lags "
+        "and 6 for a neutral one, whose variance is a certified integral costing about "
+        "10^(dps/2))",
     )
     add_plot(p)
     add_common(p, run, force=True, model={"defaults": {**RATE_DEFAULTS, "L": "1"}})
