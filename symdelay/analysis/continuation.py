@@ -720,10 +720,12 @@ def cycles(
         A transition table or a model with lags (retarded: ``dot()`` through a lag and a
         gamma lag of non-integer shape are refused) with a symmetry (the imbalance ``x``
         observed), ``param`` free and a number for every other parameter. A delay model's
-        branch starts from the critical eigenvector of ``Delta(i omega)`` (its ``start``
-        record has no ``l1``; the criticality is read from the side the first cycle lies
-        on) and its multipliers are those of the discretised monodromy operator
-        (:mod:`symdelay.analysis.dbvp`).
+        branch starts from the critical eigenvector of ``Delta(i omega)`` at the amplitude
+        of the delay normal form's law (its ``start`` record has ``l1``, ``l1_radius``, the
+        criticality and ``amplitude_coefficient`` from
+        :func:`symdelay.analysis.dnormal.delay_hopf_fields`, and ``side_check``: the side
+        the first corrected cycle lies on against the law's) and its multipliers are those
+        of the discretised monodromy operator (:mod:`symdelay.analysis.dbvp`).
     param : str, default "theta"
         The parameter continued (any parameter of the model; ``D`` of an Erlang chain
         written with its rate ``gamma = L/D``).
@@ -1116,9 +1118,14 @@ def _delay_hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degre
     DDE-BIFTOOL's ``p_topsol`` starts it: the equilibrium plus a small multiple of the
     critical eigenvector of ``Delta(i omega)``, corrected with the parameter free and the
     projection of the orbit on that eigenvector fixed (the step of a pseudo-arclength
-    continuation along the eigenvector). The direction of the branch (above or below the
-    Hopf point) is the one the corrected orbit takes; the criticality is read from it and
-    the side where the equilibrium is unstable."""
+    continuation along the eigenvector). ``l1`` (with its bound), the criticality and the
+    amplitude law ``c sqrt|p - p_c|`` are the delay normal form's at that Hopf point
+    (:func:`symdelay.analysis.dnormal.delay_hopf_fields`), which also sizes the first
+    orbit; the side the corrected orbit takes is kept as a check against the law's side
+    (their disagreement stated). Where the normal form does not answer (a neutral equation
+    whose difference operator is not proved stable, ``l1`` undecided) the criticality is
+    read from that side and the side where the equilibrium is unstable, as said in the
+    record."""
     found, unstable_above, hopfs = _hopf_points(model, param, lo_v, hi_v, lo, hi)
     pc = min(found)
     end = found[pc]
@@ -1157,12 +1164,18 @@ def _delay_hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degre
     base = Orbit(coll, np.repeat(eq_c[None, :], tn.size, axis=0), T0, pc)
     norm2 = float(np.sum(coll.ip_weights(wave) * wave))
     A1 = 1e-2 * max(1e-1, float(np.max(np.abs(eq_c[: fld.n_model]))))
+    law, nf_info = _delay_law(model, param, end, pc, w)
+    if law is not None:  # the first amplitude within 2% of the room on the law's side
+        coef, law_side = law
+        room = (hi_v - pc) if law_side > 0 else (pc - lo_v)
+        A1 = min(A1, coef * math.sqrt(0.02 * room))
     why = ""
     for _ in range(5):
         U = base.U + A1 * wave
+        p_guess = pc if law is None else pc + law[1] * (A1 / law[0]) ** 2
         try:
             U1, T1, p1, it = solver.correct(
-                coll, U, T0, pc, U, step=(base, (wave, 0.0, 0.0), A1 * norm2)
+                coll, U, T0, p_guess, U, step=(base, (wave, 0.0, 0.0), A1 * norm2)
             )
             amp = amplitude(coll, U1 @ fld.weights)
             if amp > 0.2 * A1 and lo_v < p1 < hi_v:
@@ -1185,23 +1198,72 @@ def _delay_hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degre
     side = 1 if p1 > pc else -1
     unstable = unstable_above[pc]
     ds0 = 2 * math.sqrt(float(np.sum(coll.ip_weights(U1 - eq_c) * (U1 - eq_c))))
+    by_side = "supercritical" if side == unstable else "subcritical"
+    seen = (
+        f"the side the first cycle lies on (amplitude {first.point.amplitude:.3g} at "
+        f"{param} = {p1:.10g}) against the side where the equilibrium is unstable"
+    )
     info = {
         "kind": "Hopf point",
         "value": repr(pc),
         "omega": repr(w),
         "l1": None,
-        "criticality": "supercritical" if side == unstable else "subcritical",
-        "criticality_from": (
-            "the side the first cycle lies on (amplitude "
-            f"{first.point.amplitude:.3g} at {param} = {p1:.10g}) against the side where the "
-            "equilibrium is unstable"
-        ),
+        "criticality": by_side,
+        "criticality_from": seen,
         "amplitude_coefficient": None,
         "side": "above" if side > 0 else "below",
         "first_cycle_at": repr(float(p1)),
         "ds0": ds0,
     }
+    info.update(nf_info)
+    if law is not None:
+        law_word = "above" if law[1] > 0 else "below"
+        info["criticality_from"] = "the delay normal form (l1, its sign proved)"
+        info["side"] = law_word
+        where = "above" if side > 0 else "below"
+        info["side_check"] = (
+            f"agrees: the first corrected cycle lies {where} {param}_c ({by_side} by {seen})"
+            if law[1] == side
+            else f"DISAGREES: the normal form puts the cycles {law_word} {param}_c "
+            f"({info['criticality']}); the first corrected cycle lies {where} ({by_side} by "
+            f"{seen})"
+        )
     return first, info, hopfs
+
+
+def _delay_law(model, param, end, pc, w):
+    """``((c, side), fields)``: the delay normal form at the Hopf point ``end`` (a window
+    end at ``pc``, frequency ``w``): the amplitude coefficient ``c`` and the side (+1
+    above) of its law when the sign of ``l1`` is proved, else ``None``; ``fields``: the
+    start record's ``l1``, ``l1_radius``, ``criticality``, ``amplitude_coefficient`` (or
+    ``l1_reason``, one line, where the normal form does not answer)."""
+    import mpmath
+
+    from symdelay.analysis.dnormal import delay_hopf_fields
+    from symdelay.analysis.normal_form import NormalForm
+
+    try:
+        with mpmath.workdps(30):
+            nf = NormalForm(**delay_hopf_fields(model, param, end.value, end.omega[0], 15,
+                                                rel=1e-12))  # fmt: skip
+    except SymdelayInputError as exc:
+        return None, {"l1_reason": str(exc)}
+    if nf.multiple:  # pragma: no cover - the flattened Delta(i omega) refused it above
+        return None, {"l1_reason": nf.patterns_reason}
+    fields = {
+        "l1": repr(float(nf.l1)),
+        "l1_radius": repr(float(nf.l1_radius)),
+        "l1_normalisation": "q_x = 1 (x the observed imbalance)",
+    }
+    if nf.side is None:  # undecided or degenerate: no law
+        fields["l1_reason"] = (
+            f"l1 = {float(nf.l1):.6g} +- {float(nf.l1_radius):.3g}: its sign is "
+            f"{nf.criticality}, no amplitude law"
+        )
+        return None, fields
+    fields["criticality"] = nf.criticality
+    fields["amplitude_coefficient"] = repr(float(nf.amplitude_coefficient))
+    return (float(nf.amplitude_coefficient), 1 if nf.side == "above" else -1), fields
 
 
 def _ends_text(win) -> str:

@@ -48,7 +48,13 @@ from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.precision import GUARD
 
-__all__ = ["DelayLyapunov", "DelayHopf", "delay_lyapunov", "delay_normal_form_fields"]
+__all__ = [
+    "DelayLyapunov",
+    "DelayHopf",
+    "delay_lyapunov",
+    "delay_normal_form_fields",
+    "delay_hopf_fields",
+]
 
 
 # ------------------------------------------------------------------ set partitions
@@ -550,12 +556,10 @@ def delay_normal_form_fields(model, dps: int = 15, param: str = "theta") -> dict
         when ``|l1| > l1_radius``, around a Hopf point proved by a Krawczyk box; infinite
         where the box is not found), the amplitude and frequency laws in ``param``.
     """
-    import flint
 
     from symdelay.analysis.critical import critical
     from symdelay.analysis.stochastic import difference_weights
     from symdelay.core.params import as_dps
-    from symdelay.core.precision import work_bits
 
     dps = as_dps(dps)
     weights = difference_weights(model)
@@ -583,18 +587,57 @@ def delay_normal_form_fields(model, dps: int = 15, param: str = "theta") -> dict
             f"{model.name} loses stability through a real root at {param} = "
             f"{mpmath.nstr(crit.critical, 10)}: not a Hopf point"
         )
+    return delay_hopf_fields(
+        model, param, crit.critical, crit.omega, dps, rel=10.0 ** (-(dps + GUARD - 2))
+    )
+
+
+def delay_hopf_fields(model, param, crit_value, crit_omega, dps, *, rel) -> dict:
+    """The :class:`~symdelay.analysis.normal_form.NormalForm` fields of a model with lags at
+    a given Hopf point ``param = crit_value``, frequency ``crit_omega`` (mpmath numbers
+    known to the relative accuracy ``rel``): the Hopf point proved by a Krawczyk box around
+    them, ``c1``, ``l1`` with its bound, ``r'`` and the amplitude law there. The one path of
+    :func:`delay_normal_form_fields` (the first Hopf point) and of the branch of cycles of
+    :func:`symdelay.analysis.continuation.cycles` (the lowest Hopf point of its range).
+
+    Parameters
+    ----------
+    model : Model
+        A model with lags, ``param`` free and a number for every other parameter, with a
+        symmetry (the imbalance ``x`` normalises ``l1``).
+    param : str
+        The bifurcation parameter.
+    crit_value, crit_omega : mpmath.mpf
+        The Hopf point and its frequency.
+    dps : int
+        Significant digits (5..10000) of the fields.
+    rel : float
+        The relative accuracy of ``crit_value`` and ``crit_omega``.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of ``NormalForm`` (see :func:`delay_normal_form_fields`).
+    """
+    import flint
+
+    from symdelay.analysis.stochastic import difference_weights
+    from symdelay.core.precision import work_bits
+
+    weights = difference_weights(model)
+    if weights is None:
+        raise SymdelayInputError(f"{model.name} declares no symmetry: no imbalance to follow")
     lyap = delay_lyapunov(model, param)
     wp = dps + 2 * GUARD
     with mpmath.workdps(wp), flint.ctx.workprec(work_bits(dps, 2 * GUARD)):
-        rel = 10.0 ** (-(dps + GUARD - 2))  # critical's stated digits
-        value, omega = _ball(crit.critical, rel), _ball(crit.omega, rel)
+        value, omega = _ball(crit_value, rel), _ball(crit_omega, rel)
         why = _neutral_refusal(lyap, value)
         if why is not None:
             raise SymdelayInputError(f"normal form of {model.name}: {why}")
         mult, rp_factor, factor = _multiplicity(model, lyap, value, omega, dps)
         if mult == 0:  # pragma: no cover - critical() found this crossing
             raise SymdelayInputError(f"no factor of {model.name} vanishes at the Hopf point")
-        th_c, w = +crit.critical, +crit.omega
+        th_c, w = +mpmath.mpf(crit_value), +mpmath.mpf(crit_omega)
         checks: dict = {}
         if mult >= 2:
             rp = _mp(rp_factor)
@@ -610,7 +653,7 @@ def delay_normal_form_fields(model, dps: int = 15, param: str = "theta") -> dict
                     "lags only"
                 ),
             )  # fmt: skip
-        proved = _certify(factor, lyap._r, lyap.sym, crit.critical, crit.omega, rel)
+        proved = _certify(factor, lyap._r, lyap.sym, crit_value, crit_omega, rel)
         if proved is not None:
             value, omega = proved
         try:
