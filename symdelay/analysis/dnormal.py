@@ -105,9 +105,11 @@ class DelayHopf:
     delta_mismatch: object
 
 
-def delay_lyapunov(model, name: str) -> DelayLyapunov:
-    """The model's :class:`DelayLyapunov` in the parameter ``name``, cached on the model."""
-    return model.cached(f"delay lyapunov {name}", lambda: DelayLyapunov(model, name))
+def delay_lyapunov(model, name: str, others: tuple = ()) -> DelayLyapunov:
+    """The model's :class:`DelayLyapunov` in the parameter ``name`` (and ``others``, the
+    further free parameters of a map), cached on the model."""
+    key = " ".join((name, *others))
+    return model.cached(f"delay lyapunov {key}", lambda: DelayLyapunov(model, name, others))
 
 
 class DelayLyapunov:
@@ -118,9 +120,12 @@ class DelayLyapunov:
     The derivatives (up to the third) of every rate in the present state and in its lagged
     occurrences, and of every occurrence's expression in the states and their derivatives,
     are SymPy expressions in ``name`` at the equilibrium, evaluated once per point by one
-    Arb evaluator; the kernels are :func:`symdelay.analysis.lagkernels.kernel_at`."""
+    Arb evaluator; the kernels are :func:`symdelay.analysis.lagkernels.kernel_at`.
+    ``others``: further free parameters (the second axis of a stability map); the methods
+    then take ``value`` as the tuple of balls ``(name, *others)``, and ``r'`` is the
+    derivative in ``name``."""
 
-    def __init__(self, model, name: str):
+    def __init__(self, model, name: str, others: tuple = ()):
         from symdelay.analysis.window import _resolve
 
         eq = model.equilibrium
@@ -131,7 +136,14 @@ class DelayLyapunov:
             )
         sym, rp = _resolve(model, name)
         subs = {} if rp is None else {rp.base: rp.L / sym}
+        syms = [sym]
+        for other in others:
+            osym, orp = _resolve(model, other)
+            syms.append(osym)
+            if orp is not None:
+                subs[orp.base] = orp.L / osym
         self.model, self.name, self.sym, self.subs = model, name, sym, subs
+        self.syms = syms
         self.n = len(model.states)
         self.transitions = None  # the derivative tables, built on first use (_prepare)
         self._exprs = None
@@ -154,7 +166,7 @@ class DelayLyapunov:
         (SymPy, in the parameter), each stored once in the list the evaluator reads."""
         from symdelay.model.lags import delayed_function, occurrences, steady
 
-        model, sym, subs = self.model, self.sym, self.subs
+        model, subs = self.model, self.subs
         eq = model.equilibrium
         values = dict(model.values)
         point = dict(eq.point)
@@ -225,7 +237,7 @@ class DelayLyapunov:
                 occs.append((str(lag), derivatives(E, states + dots, zero_dots, label)))
             change = [int(c) if sp.Integer(c) == c else c for c in t.change]
             transitions.append((change, t.lag or None, rate_d, occs))
-        free = set().union(set(), *(e.free_symbols for e in exprs)) - {sym}
+        free = set().union(set(), *(e.free_symbols for e in exprs)) - set(self.syms)
         if free:
             raise SymdelayInputError(
                 "the normal form needs numbers for " + ", ".join(sorted(map(str, free)))
@@ -240,8 +252,15 @@ class DelayLyapunov:
         if self.transitions is None:
             self._prepare()
         if self._f is None:
-            self._f = arb_evaluator(self._exprs, [self.sym], cse=True)
-        return self._f([value]) if self._exprs else []
+            self._f = arb_evaluator(self._exprs, self.syms, cse=True)
+        return self._f(self._point(value)) if self._exprs else []
+
+    def _point(self, value) -> list:
+        """The balls of ``(name, *others)`` from ``value`` (one ball, or a tuple of them)."""
+        return list(value) if isinstance(value, (tuple, list)) else [value]
+
+    def _env(self, value) -> dict:
+        return dict(zip(self.syms, self._point(value)))
 
     def _kernels(self, value, omega):
         """``(lag name, k) -> K(k i omega)`` at the parameter ball ``value`` (``K(0) = 1``)."""
@@ -249,7 +268,7 @@ class DelayLyapunov:
 
         from symdelay.analysis.lagkernels import kernel_at
 
-        env = {self.sym: value}
+        env = self._env(value)
         fs = {}
         cache = {}
 
@@ -271,7 +290,7 @@ class DelayLyapunov:
 
         from symdelay.model.arb_eval import to_arb
 
-        env = {self._r: z, self.sym: value}
+        env = {self._r: z, **self._env(value)}
         n = M.rows
         return flint.acb_mat(n, M.cols, [flint.acb(to_arb(e, env)) for e in M])
 
@@ -342,9 +361,12 @@ class DelayLyapunov:
             n, n, [(lam if i == j else 0) - cols[j][i] for i in range(n) for j in range(n)]
         )
 
-    def hopf(self, value, omega) -> DelayHopf:
+    def hopf(self, value, omega, *, c1_only: bool = False) -> DelayHopf:
         """The normal-form coefficients at the Hopf point ``(value, omega)`` (``arb`` balls;
-        call inside the Arb precision wanted)."""
+        call inside the Arb precision wanted). ``c1_only``: ``c1``, ``q`` and ``p`` alone
+        (``r_prime``, ``residual`` and ``delta_mismatch`` None: the scan along a map's
+        curves). Raises ZeroDivisionError where a linear solve is not certified over the
+        balls."""
         import flint
 
         n = self.n
@@ -352,11 +374,13 @@ class DelayLyapunov:
         K = self._kernels(value, omega)
         D1 = self.delta(vals, K, omega, 1)
         iw = flint.acb(0, omega)
-        sym_D1 = self._matrix_at(self._delta, value, iw)
-        mismatch = max(
-            (abs(D1[i, j] - sym_D1[i, j]) for i in range(n) for j in range(n)),
-            key=lambda b: b.mid(),
-        )
+        mismatch = None
+        if not c1_only:
+            sym_D1 = self._matrix_at(self._delta, value, iw)
+            mismatch = max(
+                (abs(D1[i, j] - sym_D1[i, j]) for i in range(n) for j in range(n)),
+                key=lambda b: b.mid(),
+            )
         mid = np.array([[complex(D1[i, j].mid()) for j in range(n)] for i in range(n)])
         U, _, Vh = np.linalg.svd(mid)
         piv = int(np.argmax(np.abs(Vh[-1])))  # largest component of the right null vector
@@ -377,14 +401,13 @@ class DelayLyapunov:
                 p[i] = solt[t, 0]
         residual = abs(sum((D1[drop, j] * q[j] for j in range(n)), flint.acb(0)))
         dR = self._matrix_at(self._dDelta[0], value, iw)
-        dP = self._matrix_at(self._dDelta[1], value, iw)
 
         def form(P, M, Q):
             return sum((P[i] * M[i, j] * Q[j] for i in range(n) for j in range(n)), flint.acb(0))
 
         scale = form(p, dR, q)
         p = [v / scale for v in p]
-        r_prime = -form(p, dP, q)
+        r_prime = None if c1_only else -form(p, self._matrix_at(self._dDelta[1], value, iw), q)
         qb = [v.conjugate() for v in q]
 
         def solve(k, b):

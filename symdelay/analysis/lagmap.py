@@ -70,10 +70,15 @@ REFINE = 12
 
 class DelayCurve:
     """One crossing curve: ``points`` ``[(x, y, omega)]`` (mpmath, certified), ``factor``
-    (the mode's index), ``label`` (``(interval, u, v)``)."""
+    (the mode's index), ``label`` (``(interval, u, v)``); ``keys``: the branch sign of each
+    point (``+1``/``-1``, the two arccos branches; None where not kept) and ``at(sign,
+    omega)``: the curve's point ``(X, Y)`` (``arb`` balls) at an exact ``omega`` or over an
+    ``omega`` ball (None where not kept): the curve as a function of its frequency, which
+    the search for Bautin points bisects along."""
 
-    def __init__(self, factor, points, label, ends):
+    def __init__(self, factor, points, label, ends, keys=None, at=None):
         self.factor, self.points, self.label, self.ends = factor, points, label, ends
+        self.keys, self.at = keys, at
 
 
 # ------------------------------------------------------------------ the mode function
@@ -279,8 +284,12 @@ def _tight(ball, dps) -> bool:
 
 
 def _arb(w):
+    import flint
+
     from symdelay.analysis.certify import to_arb
 
+    if isinstance(w, flint.arb):  # a ball of frequencies (a piece of a curve)
+        return w
     return to_arb(mpmath.mpf(w))
 
 
@@ -373,25 +382,41 @@ def _trace(base, sa, sb, box, idx, factor, dps, *, two, signs=(1, -1)):
                     with flint.ctx.workprec(4 * dps + 128):  # the shift keeps the digits
                         X = gx + u * px
                         Y = gy + v * py if two else gy
-                    run.append((X, Y, key[1]))
+                    run.append((X, Y, key[1], key[0]))
                 elif run:
-                    curves.append(_curve(run, factor, (idx, u, v), dps))
+                    curves.append(
+                        _curve(run, factor, (idx, u, v), dps, _locator(base, u, v, two, dps))
+                    )
                     run = []
             if run:
-                curves.append(_curve(run, factor, (idx, u, v), dps))
+                curves.append(_curve(run, factor, (idx, u, v), dps, _locator(base, u, v, two, dps)))
     return curves
 
 
-def _curve(run, factor, label, dps):
+def _locator(base, u, v, two, dps):
+    """``(sign, omega) -> (X, Y)``: the point of the curve with the shifts ``(u, v)`` at an
+    exact ``omega`` (mpmath) or over a ball of them (``arb``)."""
+    import flint
+
+    def at(sign, w):
+        gx, gy, px, py = base(w, sign)
+        with flint.ctx.workprec(4 * dps + 128):
+            return gx + u * px, (gy + v * py if two else gy)
+
+    return at
+
+
+def _curve(run, factor, label, dps, at=None):
     pts = []
-    for X, Y, w in run:
+    for X, Y, w, _sign in run:
         for ball in (X, Y):
             if not _tight(ball, dps):
                 raise VerificationError(
                     f"a crossing point is not resolved to {dps} digits: {ball.str(5)}"
                 )
         pts.append((_mid(X), _mid(Y), w))
-    return DelayCurve(factor, tuple(pts), label, ("box edge", "box edge"))
+    keys = tuple(r[3] for r in run)
+    return DelayCurve(factor, tuple(pts), label, ("box edge", "box edge"), keys, at)
 
 
 def _mid(b):
@@ -453,8 +478,17 @@ def lag_coefficient_curves(P, Q, a, box, r, dps, *, factor=0, lag_axis="x"):
         for c in _trace_one(base, sa, sb, (fx0, fx1, fy0, fy1), idx, factor, dps):
             if lag_axis == "y":
                 c.points = tuple((yy, xx, w) for xx, yy, w in c.points)
+                c.at = _swapped(c.at)
             curves.append(c)
     return curves
+
+
+def _swapped(at):
+    def swapped(sign, w):
+        X, Y = at(sign, w)
+        return Y, X
+
+    return swapped
 
 
 def _trace_one(base, sa, sb, box, idx, factor, dps):
@@ -556,7 +590,18 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
     # regions: cells joined where no curve separates their centres; one certified count each
     cx, cy = cell_centres(a, b, cells), cell_centres(c, d, cells)
     counts, labels, regions = _regions(model, curves, cx, cy, xname, yname, notes)
-    mcurves = [MapCurve("hopf", cv.factor, cv.points, cv.ends) for cv in curves]
+    mult = [int(f.multiplicity) for f in model.characteristic_factors]
+    mcurves = [
+        MapCurve("hopf", cv.factor, cv.points, cv.ends, multiplicity=mult[cv.factor])
+        for cv in curves
+    ]
+    specials, l1_values = [], {}
+    if curves:  # l1 along the Hopf curves, the delay normal form's (lagbautin)
+        from symdelay.analysis.lagbautin import delay_l1_scan
+
+        specials, l1_values = delay_l1_scan(
+            model, curves, (xname, yname), dps, notes, lambda cv: mult[cv.factor]
+        )
     notes.append(
         "crossing curves in closed form (Gu, Niculescu & Chen 2005: the triangle of |P0|, "
         "|P1|, |P2|; or y = |P|/|Q| and the phase for a lag and a coefficient); every point "
@@ -574,13 +619,14 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
         fixed_json,
         dps,
         mcurves,
-        [],
+        sorted(specials, key=lambda s: (float(s["x"]), float(s["y"]))),
         (counts, regions, labels),
         f"closed-form crossing curves; {cells}x{cells} cells, one certified count per region",
         notes,
         "delay: stability crossing curves",
         crossings,
         delay_curves=curves,
+        l1=l1_values,
     )
 
 
