@@ -1,6 +1,10 @@
 """l1 of delay models read from the one normal-form path (``analysis/dnormal.py``) by the
 branch of cycles and by the stability map.
 
+* The stability map: l1 at the points of the information lag's curves in (D, theta), of
+  the two-lag mixture's in (D1, D2) (with two Bautin points) and of the moving average's
+  (a map by columns) against the scalar closed forms; the Bautin point located by the
+  columns' scan against the closed-form curves' location.
 * The branch of cycles of the constant information lag, in theta and in D: the start
   record's ``l1`` and amplitude coefficient against the closed forms of the scalar equation
   ``x' = -mu x - 2 lam tanh(theta x(t - D)/2)`` (tests/test_delay_normal_form.py), and the
@@ -10,10 +14,12 @@ branch of cycles and by the stability map.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
+import sympy as sp
 
 import symdelay
 from symdelay.model.core import Model
@@ -130,3 +136,67 @@ def test_two_lag_mixture_bautin_points_against_the_closed_form():
     note = next(t for t in res.notes if t.startswith("first Lyapunov coefficient"))
     assert "2 Bautin point(s)" in note and "positive (subcritical)" in note
     assert {p["type"] for p in res.record()["special_points"]} == {"bautin"}
+    # the scan of a map by columns (lagbautin.column_l1_scan: Hopf points proved by
+    # Krawczyk at exact columns, the zero located in the column coordinate) from two
+    # columns D1 = 0.38, 0.40 either side of the first point: the same Bautin point
+    from symdelay.analysis.lagbautin import column_l1_scan
+
+    first = min(bautin, key=lambda s: s["x"])
+    pts, cols = [], {}
+    with mpmath.workdps(30):
+        for q in (Fraction(38, 100), Fraction(40, 100)):
+            c = mpmath.mpf(q.numerator) / q.denominator
+
+            def eqs(y, w, c=c):
+                v = _mixture(c, y, mpmath.mpc(0, w))
+                return [mpmath.re(v), mpmath.im(v)]
+
+            y, w = mpmath.findroot(eqs, [first["y"], first["omega"]])
+            pts.append((c, y, w))
+            cols[c] = sp.Rational(q.numerator, q.denominator)
+    notes = []
+    found, vals = column_l1_scan(
+        m, [(first["factor"], pts)], ("D1", "D2"), "y", cols, 15, notes, lambda i: 1
+    )
+    (b,) = found
+    assert b["certified"] and vals[0][0] < 0 < vals[0][1]
+    for k in ("x", "y", "omega"):
+        assert abs(b[k] - first[k]) < 1e-12 * abs(first[k])
+
+
+def _mixture(D1, D2, z):
+    """The difference mode of the mixture at theta = 6, w = 0.8 (mu = lam = 1)."""
+    import mpmath
+
+    return (
+        z
+        + 1
+        + 6 * (mpmath.mpf("0.8") * mpmath.exp(-z * D1) + mpmath.mpf("0.2") * mpmath.exp(-z * D2))
+    )
+
+
+def test_moving_average_map_by_columns_against_the_closed_form():
+    """The uniform lag on [0, Delta] (a map by columns): l1 at every certified crossing
+    equals the scalar closed form c1 = 3 c |K|^2 K / Delta'(i w) (tests/
+    test_delay_normal_form.py), supercritical."""
+    import mpmath
+
+    from symdelay.analysis.stability_map import stability_map
+
+    m = Model.from_toml(EXAMPLES / "moving_average.toml", mu=1, lam=1)
+    res = stability_map(m, x=("Delta", "0.1", 5), y=("theta", "0.1", 10), cells=4)
+    (values,) = [v for v in res._details["l1"].values() if v]
+    (curve,) = [c for c in res.curves if c.kind == "hopf"]
+    with mpmath.workdps(30):
+        for (Dl, th, w), v in zip(curve.points, values):
+            iw = mpmath.mpc(0, w)
+
+            def K(z, Dl=Dl):
+                return (1 - mpmath.exp(-Dl * z)) / (Dl * z)
+
+            k, dk = K(iw), mpmath.diff(K, iw)
+            assert abs(iw + 1 + th * k) < 1e-12  # a Hopf point
+            c1 = 3 * (th**3 / 12) * abs(k) ** 2 * k / (1 + th * dk)
+            assert v < 0 and v == pytest.approx(float(mpmath.re(c1) / w), rel=1e-10)
+    assert len(values) >= 3
+    assert any("l1 at" in t and "negative (supercritical), 0 positive" in t for t in res.notes)

@@ -479,19 +479,22 @@ def _multiplicity(model, lyap, value, omega, dps):
     return mult, speed, first
 
 
-def _certify(factor, R, sym, value, omega, rel):
+def _certify(factor, R, sym, value, omega, rel, env=None, derivs=None):
     """Balls ``(p, omega)`` proved to hold the one zero ``f(i omega, p) = 0`` of the mode
     function ``factor`` near ``(value, omega)`` (mpmath numbers), by the Krawczyk test on
     the two real equations ``Re f = Im f = 0`` in the box of relative radius ``rel`` (and
-    100 and 10^4 times wider); None when no box passes."""
+    100 and 10^4 times wider); None when no box passes. ``env``: balls of further symbols
+    of ``factor`` (a parametric test: one zero in the box for every value in them);
+    ``derivs``: ``(df/dr, df/dp)`` when already differentiated."""
     import flint
 
     from symdelay.model.arb_eval import to_arb
 
-    fr, fp = sp.diff(factor, R), sp.diff(factor, sym)
+    fr, fp = derivs if derivs is not None else (sp.diff(factor, R), sp.diff(factor, sym))
+    extra = dict(env or {})
 
     def at(e, pb, wb):
-        return flint.acb(to_arb(e, {R: flint.acb(0, wb), sym: pb}))
+        return flint.acb(to_arb(e, {R: flint.acb(0, wb), sym: pb, **extra}))
 
     x0 = [_ball(value, 0), _ball(omega, 0)]
     x0 = [flint.arb(b.mid()) for b in x0]
@@ -538,7 +541,7 @@ def _neutral_refusal(lyap, value) -> str | None:
             "operator, which the centre-manifold reduction of a neutral equation needs, is "
             "not decided here"
         )
-    env = {lyap.sym: value}
+    env = lyap._env(value)
     total = flint.arb(0)
     for t in terms:
         M = t.matrix.xreplace(lyap.subs) if lyap.subs else t.matrix

@@ -75,11 +75,12 @@ class _L1:
             return (h.c1 / scale).real / W
 
 
-def delay_l1_scan(model, curves, names, dps, notes, multiplicity):
+def delay_l1_scan(model, curves, names, dps, notes, multiplicity, limit=L1_POINTS):
     """``(bautin points, {curve index: [l1 per point, None where not evaluated]})`` for the
     :class:`~symdelay.analysis.lagmap.DelayCurve` list ``curves`` of a map in ``names``
     (module docstring); ``multiplicity(curve)``: the multiplicity of its factor (>= 2: no
-    scalar ``l1``); one note line counts the signs."""
+    scalar ``l1``); ``limit``: the most points evaluated (None: every point); one note
+    line counts the signs."""
     import flint
 
     from symdelay.analysis.dnormal import _neutral_refusal, delay_lyapunov
@@ -102,7 +103,7 @@ def delay_l1_scan(model, curves, names, dps, notes, multiplicity):
     l1 = _L1(lyap, weights, bits)
     rel = 10.0 ** (-(dps + 2))
     total = sum(len(c.points) for c in curves if multiplicity(c) < 2)
-    stride = max(1, math.ceil(total / L1_POINTS))
+    stride = 1 if limit is None else max(1, math.ceil(total / limit))
     values, out = {}, []
     signs = {"+": 0, "-": 0, "?": 0}
     multiple = unit = 0
@@ -245,3 +246,178 @@ def _prove(c, sign, w, l1, dps, bits) -> bool:
     if whole is None or any(v is None or 0 in v for v in ends):
         return False
     return (ends[0] > 0) != (ends[1] > 0)
+
+
+# ------------------------------------------------------------------ maps by columns
+def column_l1_scan(model, curves, names, axis, columns, dps, notes, multiplicity):
+    """``(bautin points, {curve index: [l1 per point]})`` along the curves of a map by
+    columns (:func:`symdelay.analysis.lagmap.column_map`): ``curves`` the linked curves
+    ``[(mode index, [(column value, found value, omega)])]`` in column coordinates,
+    ``axis`` the coefficient axis (``"y"``: the columns are values of ``names[0]``),
+    ``columns`` ``{column value (mpf): exact rational}``. Each point is proved a Hopf point
+    by a Krawczyk box in (found value, omega) with the column exact
+    (:func:`symdelay.analysis.dnormal._certify`), ``l1`` evaluated over it; a sign change
+    between two columns is located by the Illinois method in the column coordinate (the
+    crossing equations solved by Newton at each trial value) and proved (``certified``)
+    when a parametric Krawczyk box holds the curve's piece over the column ball
+    ``c* (1 +- 10^-(dps+1))``, ``l1`` finite over it and of certain, opposite signs at its
+    two ends. A neutral equation's points whose difference operator is not proved stable
+    have no ``l1`` (the note says so)."""
+    import flint
+
+    from symdelay.analysis.dnormal import _certify, _neutral_refusal, delay_lyapunov
+    from symdelay.analysis.map_core import illinois
+    from symdelay.analysis.stochastic import difference_weights
+    from symdelay.core.lazy import sympy as sp
+    from symdelay.core.precision import GUARD, work_bits
+    from symdelay.model.core import _symbol
+
+    try:
+        lyap = delay_lyapunov(model, names[0], (names[1],))
+        lyap._values((flint.arb(1), flint.arb(1)))
+    except (SymdelayInputError, NotImplementedError) as exc:
+        notes.append(f"no first Lyapunov coefficient on the Hopf curves: {exc}")
+        return [], {}
+    weights = difference_weights(model)
+    bits = work_bits(dps, GUARD)
+    l1 = _L1(lyap, weights, bits)
+    col_sym, found_sym = (_symbol(names[0]), _symbol(names[1]))
+    if axis == "x":
+        col_sym, found_sym = found_sym, col_sym
+    R = sp.Symbol("r")
+    factors = [f.factor.xreplace({sp.Symbol("r"): R}) for f in model.characteristic_factors]
+    derivs = {}
+    rel = 10.0 ** (-(dps + 2))
+
+    def order(c, f):  # (names[0], names[1]) balls from column and found balls
+        return (c, f) if axis == "y" else (f, c)
+
+    def certified_l1(idx, col, found, w, col_ball=None):
+        """``(l1 ball or None, (found ball, omega ball) or None, refusal or None)``."""
+        F = factors[idx]
+        if idx not in derivs:
+            derivs[idx] = (sp.diff(F, R), sp.diff(F, found_sym))
+        with flint.ctx.workprec(bits):
+            cb = col_ball if col_ball is not None else _exact(col)
+            box = _certify(F, R, found_sym, found, w, rel, env={col_sym: cb},
+                           derivs=derivs[idx])  # fmt: skip
+            if box is None:
+                return None, None, None
+            Y, W = box
+            why = _neutral_refusal(lyap, order(cb, Y)) if lyap.neutral else None
+            if why is not None:
+                return None, box, why
+            return l1(*order(cb, Y), W), box, None
+
+    def _exact(q):
+        return flint.arb(flint.fmpq(int(q.p), int(q.q)))
+
+    values, out = {}, []
+    signs = {"+": 0, "-": 0, "?": 0}
+    refused = None
+    with mpmath.workdps(dps + GUARD):
+        for ci, (idx, pts) in enumerate(curves):
+            if multiplicity(idx) >= 2:
+                values[ci] = None
+                continue
+            balls = []
+            for c, f, w in pts:
+                col = min(columns.items(), key=lambda kv, c=c: abs(kv[0] - c))[1]
+                v, _box, why = certified_l1(idx, col, f, w)
+                refused = refused or why
+                balls.append(v)
+                if v is None or 0 in v:
+                    signs["?"] += 1
+                else:
+                    signs["+" if v > 0 else "-"] += 1
+            values[ci] = [None if b is None else float(b.mid()) for b in balls]
+            for k in range(len(pts) - 1):
+                la, lb = balls[k], balls[k + 1]
+                if la is None or lb is None or 0 in la or 0 in lb or (la > 0) == (lb > 0):
+                    continue
+                found = _locate_column(pts[k], pts[k + 1], la, lb, idx, factors[idx],
+                                       (R, col_sym, found_sym), certified_l1, order, l1,
+                                       dps, bits, illinois)  # fmt: skip
+                if found is None:
+                    notes.append(
+                        f"l1 changes sign between the columns {mpmath.nstr(pts[k][0], 8)} and "
+                        f"{mpmath.nstr(pts[k + 1][0], 8)} of a Hopf curve, but the zero was not "
+                        "located"
+                    )
+                    continue
+                (c, f, w), ok = found
+                x, y = order(c, f)
+                out.append(
+                    {"type": "bautin", "x": x, "y": y, "omega": w, "factor": idx,
+                     "kind": "hopf", "certified": ok, "l1_left": float(la.mid()),
+                     "l1_right": float(lb.mid())}
+                )  # fmt: skip
+    if refused:
+        notes.append(f"no l1 at some Hopf points: {refused}")
+    counted = sum(signs.values())
+    if counted:
+        notes.append(
+            f"first Lyapunov coefficient l1 at {counted} Hopf points (the columns' crossings): "
+            f"{signs['-']} negative (supercritical), {signs['+']} positive (subcritical)"
+            + (f", {signs['?']} undecided or not defined" if signs["?"] else "")
+            + f"; {len(out)} Bautin point(s) where it changes sign along a curve (l1 of the "
+            "delay normal form in Arb balls around Hopf points proved by Krawczyk boxes"
+            + (", normalised by q_x = 1, x the imbalance)" if weights is not None else ")")
+        )
+    return out, values
+
+
+def _locate_column(pa, pb, la, lb, idx, F, syms, certified_l1, order, l1, dps, bits, illinois):
+    """The Bautin point between the column points ``pa``, ``pb`` (``(column, found,
+    omega)``) of one curve: ``((column, found, omega), certified)`` or None."""
+    import flint
+
+    from symdelay.core.lazy import sympy as sp
+
+    R, col_sym, found_sym = syms
+    f_np = sp.lambdify((R, col_sym, found_sym), F, "mpmath")
+
+    def solve(c, guess):
+        def eqs(f, w):
+            v = f_np(mpmath.mpc(0, w), c, f)
+            return [mpmath.re(v), mpmath.im(v)]
+
+        try:
+            f, w = mpmath.findroot(eqs, guess)
+        except (ValueError, ZeroDivisionError):
+            return None
+        return f, w
+
+    def at(v, guess):
+        t = (v - pa[0]) / (pb[0] - pa[0])
+        g = [pa[k] + t * (pb[k] - pa[k]) for k in (1, 2)]
+        sol = solve(v, g)
+        if sol is None:
+            return None, None
+        f, w = sol
+        with flint.ctx.workprec(bits):
+            val = l1(*order(_ball(v, 0), _ball(f, 0)), _ball(w, 0))
+        return (None, None) if val is None else ([v, f, w], mpmath.mpf(float(val.mid())))
+
+    fa, fb = mpmath.mpf(float(la.mid())), mpmath.mpf(float(lb.mid()))
+    z = illinois(at, list(pa), fa, list(pb), fb, 0, dps)
+    if z is None:
+        return None
+    c, f, w = z
+    d = mpmath.mpf(10) ** (-(dps + 1)) * (1 + abs(c))
+    ends = []
+    for e in (c - d, c + d):
+        sol = solve(e, [f, w])
+        q = sp.Rational(mpmath.nstr(e, dps + GUARD_DIGITS))
+        v, _box, _why = (None, None, None) if sol is None else certified_l1(idx, q, *sol)
+        ends.append(v)
+    ok = all(v is not None and 0 not in v for v in ends) and (ends[0] > 0) != (ends[1] > 0)
+    if ok:  # the piece between: one Hopf point per column value (parametric Krawczyk)
+        with flint.ctx.workprec(bits):
+            piece = _ball(c, 0) + flint.arb(0, float(d) * 1.001)
+        v, box, _why = certified_l1(idx, None, f, w, col_ball=piece)
+        ok = v is not None and box is not None
+    return (c, f, w), ok
+
+
+GUARD_DIGITS = 12

@@ -497,11 +497,14 @@ def _trace_one(base, sa, sb, box, idx, factor, dps):
 
 
 # ------------------------------------------------------------------ the entry's path
-def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
+def delay_map(model, X, Y, fixed_json, dps, cells, force=False, bautin=None):
     """The :class:`~symdelay.analysis.map_core.StabilityMap` of a delay model (module
     docstring): two constant lags' parameters, or one and a coefficient of the delayed
     term, as the axes ``X``, ``Y`` (each ``(name, lo, hi)``, exact ends checked by the
-    entry; ``model`` has the entry's ``fixed`` values, shown as ``fixed_json``)."""
+    entry; ``model`` has the entry's ``fixed`` values, shown as ``fixed_json``). ``l1``
+    along the Hopf curves and their Bautin points: :mod:`symdelay.analysis.lagbautin`
+    (``bautin`` None: at up to its ``L1_POINTS`` points, True: every point, False: not
+    computed)."""
     from symdelay.analysis.map_core import MapCurve, cell_centres, map_record
     from symdelay.core.budget import check_budget
     from symdelay.core.symbols import r
@@ -542,7 +545,7 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
             column = _coefficient_axis(model, xs, ys)
             if column is None:
                 raise
-            return column_map(model, X, Y, fixed_json, dps, cells, column, force)
+            return column_map(model, X, Y, fixed_json, dps, cells, column, force, bautin)
         keys = set(terms)
         lagx = {k for k in keys if k[0] != 0}
         lagy = {k for k in keys if k[1] != 0}
@@ -580,7 +583,7 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
         if not handled:
             column = _coefficient_axis(model, xs, ys)
             if column is not None:
-                return column_map(model, X, Y, fixed_json, dps, cells, column, force)
+                return column_map(model, X, Y, fixed_json, dps, cells, column, force, bautin)
             raise SymdelayInputError(
                 f"the {f.mode} mode {F}: a delay model's map takes P0(r) + P1(r) e^{{-r a x}} + "
                 "P2(r) e^{-r b y} (two constant lags' parameters) or P(r) + y Q(r) e^{-r a x} "
@@ -596,12 +599,21 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False):
         for cv in curves
     ]
     specials, l1_values = [], {}
-    if curves:  # l1 along the Hopf curves, the delay normal form's (lagbautin)
-        from symdelay.analysis.lagbautin import delay_l1_scan
+    if curves and bautin is not False:  # l1 along the Hopf curves (lagbautin)
+        from symdelay.analysis.lagbautin import L1_POINTS, delay_l1_scan
 
+        if bautin:
+            n = sum(len(cv.points) for cv in curves)
+            check_budget(
+                f"l1 at every point of the Hopf curves ({n} points, about 3 ms each)",
+                0.003 * n,
+                force=force,
+                shrink="bautin=None (l1 sampled along the curves)",
+            )
         specials, l1_values = delay_l1_scan(
-            model, curves, (xname, yname), dps, notes, lambda cv: mult[cv.factor]
-        )
+            model, curves, (xname, yname), dps, notes, lambda cv: mult[cv.factor],
+            limit=None if bautin else L1_POINTS,
+        )  # fmt: skip
     notes.append(
         "crossing curves in closed form (Gu, Niculescu & Chen 2005: the triangle of |P0|, "
         "|P1|, |P2|; or y = |P|/|Q| and the phase for a lag and a coefficient); every point "
@@ -674,7 +686,7 @@ def _link(columns, box_h):
     return curves
 
 
-def column_map(model, X, Y, fixed_json, dps, cells, axis, force=False):
+def column_map(model, X, Y, fixed_json, dps, cells, axis, force=False, bautin=None):
     """The map of a delay model the closed forms do not reach (distributed lags, neutral
     equations): at each column of cell centres (``axis`` "y": the coefficient is ``y``) the
     certified crossings in the coefficient (:func:`symdelay.analysis.lagcross.switches`:
@@ -697,6 +709,9 @@ def column_map(model, X, Y, fixed_json, dps, cells, axis, force=False):
         The axis that is the coefficient.
     force : bool, default False
         Lift the cost guard.
+    bautin : bool, optional
+        False: no ``l1`` at the crossings (and no Bautin point); otherwise ``l1`` at every
+        certified crossing (:func:`symdelay.analysis.lagbautin.column_l1_scan`).
 
     Returns
     -------
@@ -720,6 +735,11 @@ def column_map(model, X, Y, fixed_json, dps, cells, axis, force=False):
     counts = [[-1] * cells for _ in range(cells)]
     columns, notes, neutral, searched_min = [], [], None, None
     names = [m.name for m in getattr(model, "delay_modes", ())]
+    mult = {
+        names.index(f.mode): int(f.multiplicity)
+        for f in model.characteristic_factors
+        if f.mode in names
+    }
     for k, xv in enumerate(cx):
         point = model.with_values(**{xname: xv})
         sw = switches(point, yname, sp.Rational(c), sp.Rational(d), dps, count="first")
@@ -761,7 +781,18 @@ def column_map(model, X, Y, fixed_json, dps, cells, axis, force=False):
         if axis == "x":
             pts = tuple((yy, xx, w) for xx, yy, w in pts)
         idx = names.index(cv["mode"]) if cv["mode"] in names else 0
-        mcurves.append(MapCurve("hopf", idx, pts, ("column scan", "column scan")))
+        mcurves.append(
+            MapCurve("hopf", idx, pts, ("column scan", "column scan"), multiplicity=mult[idx])
+        )
+    specials, l1_values = [], {}
+    if linked and bautin is not False:  # l1 at the columns' crossings (lagbautin)
+        from symdelay.analysis.lagbautin import column_l1_scan
+
+        exact_cols = {mpmath.mpf(sp.N(xv, dps + 10)): xv for xv in cx}
+        specials, l1_values = column_l1_scan(
+            model, [(m.factor, cv["points"]) for m, cv in zip(mcurves, linked)],
+            (X[0], Y[0]), axis, exact_cols, dps, notes, lambda i: mult[i],
+        )  # fmt: skip
     if neutral is not None and c < neutral < d:
         with mpmath.workdps(dps + 10):
             nv = mpmath.mpf(int(neutral.p)) / int(neutral.q)
@@ -806,7 +837,7 @@ def column_map(model, X, Y, fixed_json, dps, cells, axis, force=False):
         fixed_json,
         dps,
         mcurves,
-        [],
+        sorted(specials, key=lambda s: (float(s["x"]), float(s["y"]))),
         (counts, regions, labels),
         f"{cells} columns of certified crossings in {yname}; every cell counted exactly"
         + (
@@ -818,6 +849,7 @@ def column_map(model, X, Y, fixed_json, dps, cells, axis, force=False):
         "delay: certified crossings by columns",
         crossings,
         delay_curves=[],
+        l1=l1_values,
     )
 
 

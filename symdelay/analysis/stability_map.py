@@ -353,7 +353,10 @@ def stability_map(
     bautin : bool, optional
         Look for Bautin points (sign changes of the first Lyapunov coefficient) on the Hopf
         curves. Default None: when the map has at most ``BAUTIN_CURVES`` Hopf curves and the
-        model at most ``BAUTIN_STATES`` states.
+        model at most ``BAUTIN_STATES`` states. A delay model's closed-form curves
+        (:mod:`symdelay.analysis.lagbautin`): None evaluates ``l1`` at up to
+        ``L1_POINTS`` points (sampled along the curves beyond), True at every point, False
+        nowhere.
     fold_cycles : bool, optional
         From each Bautin point, continue the curve of folds of cycles in the same two
         parameters (:func:`symdelay.analysis.fold_cycles.fold_of_cycles`: collocation of the
@@ -385,10 +388,10 @@ def stability_map(
     if _delay_model(model):  # exp(-r tau) modes: the stability crossing curves
         from symdelay.analysis.lagmap import delay_map
 
-        if seeds is not None or bautin or fold_cycles:
+        if seeds is not None or fold_cycles:
             raise SymdelayInputError(
-                "seeds=, bautin= and fold_cycles= are for polynomial models: a delay model's "
-                "map has its crossing curves in closed form"
+                "seeds= and fold_cycles= are for polynomial models: a delay model's map has "
+                "its crossing curves in closed form (and no curve of folds of cycles yet)"
             )
         xname, xlo, xhi = _axis(x, "x")
         yname, ylo, yhi = _axis(y, "y")
@@ -397,7 +400,7 @@ def stability_map(
         model, fixed_json = _apply_fixed(model, fixed, (xname, yname))
         X = (xname, *_box_range(xname, xlo, xhi, "x"))
         Y = (yname, *_box_range(yname, ylo, yhi, "y"))
-        return delay_map(model, X, Y, fixed_json, dps, cells, force)
+        return delay_map(model, X, Y, fixed_json, dps, cells, force, bautin=bautin)
     seeds = SEEDS if seeds is None else seeds
     _check_count("seeds", seeds)
     require_table(model, "stability map")
