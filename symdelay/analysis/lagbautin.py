@@ -45,6 +45,13 @@ def _ball(x, rel):
     return b + flint.arb(0, rel * (1 + abs(float(x))))
 
 
+def _mid(b):
+    """The midpoint of an arb ball as an mpmath mpf, exactly."""
+    from symdelay.analysis.certify import _make_mpf, mpf_value
+
+    return _make_mpf(mpf_value(b.mid()))
+
+
 class _L1:
     """``l1`` (an ``arb`` ball, or None where a solve is not certified) at the balls of a
     point."""
@@ -189,8 +196,6 @@ def _locate(c, a, b, l1, dps, bits, illinois):
     (neighbours) of the curve ``c`` along its frequency, or None (no locator kept, or the
     two points on different arccos branches: the curve turns between them)."""
     import flint
-
-    from symdelay.analysis.lagmap import _mid
 
     if c.at is None or c.keys is None or c.keys[a] != c.keys[b]:
         return None
