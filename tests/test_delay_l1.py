@@ -200,3 +200,18 @@ def test_moving_average_map_by_columns_against_the_closed_form():
             assert v < 0 and v == pytest.approx(float(mpmath.re(c1) / w), rel=1e-10)
     assert len(values) >= 3
     assert any("l1 at" in t and "negative (supercritical), 0 positive" in t for t in res.notes)
+
+
+def test_a_map_with_an_equilibrium_in_radicals_refuses_in_one_line(tmp_path):
+    """Quadratic service mu q^2 at lam/mu = 1/5: the equilibrium sqrt(5)/5 makes the mode
+    function's coefficients irrational; the map (exact rationals) says so (it ended in an
+    internal error)."""
+    from symdelay.analysis.stability_map import stability_map
+    from symdelay.core.errors import SymdelayInputError
+
+    text = INFO.read_text().replace('"mu*q1"', '"mu*q1**2"').replace('"mu*q2"', '"mu*q2**2"')
+    path = tmp_path / "quadratic.toml"
+    path.write_text(text)
+    m = Model.from_toml(path, mu=1, lam="1/5")
+    with pytest.raises(SymdelayInputError, match="irrational coefficient sqrt"):
+        stability_map(m, x=("D", "0.05", 8), y=("theta", "0.1", 6), cells=4)

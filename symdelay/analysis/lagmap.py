@@ -108,6 +108,15 @@ def _split_terms(F, r, xs, ys):
     return {k: sp.expand(v) for k, v in out.items() if sp.expand(v) != 0}
 
 
+def _irrational(expr):
+    """A radical in ``expr`` (an equilibrium solved in radicals), or None: the map
+    computes with exact rationals."""
+    for a in sp.preorder_traversal(expr):
+        if isinstance(a, sp.Pow) and a.base.is_number and not a.exp.is_Integer:
+            return a
+    return None
+
+
 def _fmpq_poly_in(expr, r):
     import flint
 
@@ -538,6 +547,13 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False, bautin=None):
         F = f.factor
         if not F.has(xs) and not F.has(ys):
             continue
+        bad = _irrational(F)
+        if bad is not None:
+            raise SymdelayInputError(
+                f"the {f.mode} mode of {model.name} has the irrational coefficient {bad} (its "
+                "equilibrium in radicals): a delay model's map computes with exact rationals; "
+                "give values that make the equilibrium rational"
+            )
         try:
             terms = _split_terms(F, r, xs, ys)
         except SymdelayInputError:
