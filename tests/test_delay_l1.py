@@ -215,3 +215,69 @@ def test_a_map_with_an_equilibrium_in_radicals_refuses_in_one_line(tmp_path):
     m = Model.from_toml(path, mu=1, lam="1/5")
     with pytest.raises(SymdelayInputError, match="irrational coefficient sqrt"):
         stability_map(m, x=("D", "0.05", 8), y=("theta", "0.1", 6), cells=4)
+
+
+#: routing on a sharpened imbalance (as tests/test_delay_cycles.py's subcritical example)
+SHARPENED = """
+name = "two queues, routing on a sharpened imbalance seen D ago"
+[parameters]
+mu = "positive"
+lam = "positive"
+theta = "positive"
+D = "positive"
+c = "positive"
+[lags]
+tau = { kind = "constant", value = "D" }
+[state]
+names = ["q1", "q2"]
+[[transitions]]
+name = "arrival to 1"
+change = { q1 = 1 }
+assume_nonnegative = true
+rate = "2*lam/(1 + exp(theta*(delayed(q1, tau) - delayed(q2, tau)) + 2*c*(theta*(delayed(q1, tau) - delayed(q2, tau)))**3/(1 + (theta*(delayed(q1, tau) - delayed(q2, tau)))**4)))"
+[[transitions]]
+name = "arrival to 2"
+change = { q2 = 1 }
+assume_nonnegative = true
+rate = "2*lam/(1 + exp(theta*(delayed(q2, tau) - delayed(q1, tau)) + 2*c*(theta*(delayed(q2, tau) - delayed(q1, tau)))**3/(1 + (theta*(delayed(q2, tau) - delayed(q1, tau)))**4)))"
+[[transitions]]
+name = "service 1"
+change = { q1 = -1 }
+rate = "mu*q1"
+[[transitions]]
+name = "service 2"
+change = { q2 = -1 }
+rate = "mu*q2"
+[symmetry]
+swap = [["q1", "q2"]]
+"""
+
+
+def test_sharpened_routing_has_its_bautin_point_at_c_one_24th(tmp_path):
+    """Routing on u = theta y + 2 c (theta y)^3 / (1 + (theta y)^4), y = x(t - D): the
+    difference equation x' = -mu x - 2 lam tanh(u/2) has the cubic 2 lam theta^3 (c - 1/24)
+    y^3, so l1 = l1(c = 0) (1 - 24 c) on the Hopf line theta = theta_c(D) of the constant
+    information lag: the map in (c, theta) (by columns: c is no lag and no coefficient of
+    the delayed term) has one Bautin point, at c = 1/24, proved."""
+    import mpmath
+
+    from symdelay.analysis.normal_form import normal_form
+    from symdelay.analysis.stability_map import stability_map
+
+    path = tmp_path / "sharpened.toml"
+    path.write_text(SHARPENED)
+    m = Model.from_toml(path, mu=1, lam=1, D=1)
+    res = stability_map(m, x=("c", "0.01", "0.1"), y=("theta", "1.5", 3), cells=4)
+    th_c = normal_form(Model.from_toml(INFO, mu=1, lam=1, D=1)).theta_c  # critical()
+    (b,) = [s for s in res.special_points if s["type"] == "bautin"]
+    assert b["certified"]
+    assert abs(b["x"] - mpmath.mpf(1) / 24) < 1e-14
+    assert abs(b["y"] - th_c) < 1e-13 * th_c
+    (curve,) = [c for c in res.curves if c.kind == "hopf"]
+    (values,) = [v for v in res._details["l1"].values() if v]
+    with mpmath.workdps(30):
+        for (c, th, w), v in zip(curve.points, values):
+            z = 1 + 1j * float(w)
+            l1_0 = (-(float(th) ** 2) / 4 * z / (1 + z)).real / float(w)
+            assert v == pytest.approx(l1_0 * (1 - 24 * float(c)), rel=1e-9)
+    assert sum(v > 0 for v in values) >= 1 and sum(v < 0 for v in values) >= 1
