@@ -15,8 +15,9 @@ its zero is located along the curve in its frequency (the Illinois method,
 when ``c1`` is finite over the curve's piece for the frequency ball ``omega* (1 +- 10^-(dps
 +1))`` (so continuous there) and of certain, opposite signs at its two ends.
 
-Cost: about 3 ms a point. At most :data:`L1_POINTS` points are evaluated per map (every
-``k``-th point of each curve beyond that, the ends kept: the note says so); a sign change
+Cost (measured, two states): 1 to 3 ms a point, after about 0.5 s to differentiate the
+rates once. At most :data:`L1_POINTS` points are evaluated per map (one in ``k`` of each
+curve beyond that, its ends kept: the note says so); a sign change
 between two evaluated points is narrowed to neighbouring points before it is located. A
 sign change undone between two evaluated points is not seen.
 """
@@ -32,8 +33,8 @@ from symdelay.core.errors import SymdelayInputError, VerificationError
 
 __all__ = ["delay_l1_scan", "L1_POINTS"]
 
-#: the most curve points at which l1 is evaluated in one map (about 3 ms each)
-L1_POINTS = 200
+#: the most curve points at which l1 is evaluated in one map by default (1 to 3 ms each)
+L1_POINTS = 400
 
 
 def _ball(x, rel):

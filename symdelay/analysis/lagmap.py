@@ -621,7 +621,7 @@ def delay_map(model, X, Y, fixed_json, dps, cells, force=False, bautin=None):
         if bautin:
             n = sum(len(cv.points) for cv in curves)
             check_budget(
-                f"l1 at every point of the Hopf curves ({n} points, about 3 ms each)",
+                f"l1 at every point of the Hopf curves ({n} points, up to 3 ms each)",
                 0.003 * n,
                 force=force,
                 shrink="bautin=None (l1 sampled along the curves)",
