@@ -33,7 +33,14 @@ from symdelay.core.precision import work_dps, workdps, workprec
 from symdelay.model.arb_eval import arb_evaluator
 from symdelay.model.records import Equilibrium, _cycles, _is_zero
 
-__all__ = ["find_equilibrium", "at_point", "EQUILIBRIUM_DPS", "PiecewiseEquilibrium", "MAX_PIECES"]
+__all__ = [
+    "find_equilibrium",
+    "certified_equilibrium",
+    "at_point",
+    "EQUILIBRIUM_DPS",
+    "PiecewiseEquilibrium",
+    "MAX_PIECES",
+]
 
 #: Working precision (digits) of the numeric equilibrium.
 EQUILIBRIUM_DPS = 30
@@ -201,6 +208,12 @@ def _pick_exact(model, ok, undecided, how) -> Equilibrium | None:
     interior = [p for p in ok if all(p[s].is_positive for s in states)]
     pick = interior if len(interior) == 1 else ok
     if len(pick) != 1:
+        if len(ok) > 1 and not _drift_parameters(model) and not isinstance(model, _Piece):
+            # at numbers, every real zero enumerated and its signs decided (the radicals'
+            # signs SymPy left open do not matter there)
+            eq = _certified(model)
+            if eq is not None:
+                return eq
         if len(ok) > 1:
             shown = "; ".join(", ".join(f"{k}={v}" for k, v in p.items()) for p in ok[:3])
             if all(_admissible(p, states) for p in ok):
@@ -225,6 +238,76 @@ def _pick_exact(model, ok, undecided, how) -> Equilibrium | None:
         )
     point = {s: v.xreplace(back) for s, v in pick[0].items()}
     return Equilibrium(point, True, 0, how)
+
+
+def _certified(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium | None:
+    """The equilibrium among *every* real zero of a rational drift at numbers
+    (:func:`symdelay.model.realsolve.real_zeros`: Groebner basis over Q, roots isolated by
+    Arb, each state's sign decided), picked by the rule of the closed form: the one with
+    every state positive, else the one with every state >= 0; refused in one line where the
+    rule leaves several or none. None where the method does not apply (free parameters, a
+    drift that is not rational in the states, zeros not finite). On the symmetric subspace
+    where the model declares a symmetry, as the closed form."""
+    from symdelay.core.precision import bits
+    from symdelay.model.realsolve import real_zeros
+
+    if _drift_parameters(model):
+        return None
+    states = model.states
+    sub = _symmetric_sub(model)
+    unknowns = [s for s in states if s not in sub]
+    drift = []
+    for f in model.steady_drift:
+        g = sp.expand(f.xreplace(sub)) if sub else f
+        if g != 0 and g not in drift:
+            drift.append(g)
+    zeros = real_zeros(drift, unknowns, prec=2 * bits(dps, 20))
+    if zeros is None:
+        return None
+    full = []
+    for z in zeros:
+        ball = dict(zip(unknowns, z.balls))
+        sign = dict(zip(unknowns, z.signs))
+        ball.update({s: ball[r] for s, r in sub.items()})
+        sign.update({s: sign[r] for s, r in sub.items()})
+        full.append(({s: ball[s] for s in states}, [sign[s] for s in states]))
+    interior = [z for z in full if all(v > 0 for v in z[1])]
+    admissible = [z for z in full if all(v >= 0 for v in z[1])]
+    pick = interior if len(interior) == 1 else admissible
+    if len(pick) != 1:
+        shown = "; ".join(
+            ", ".join(f"{s} ~ {b.mid().str(8, radius=False)}" for s, b in z[0].items())
+            for z in pick[:3]
+        )
+        what = (
+            f"{len(pick)} equilibria with every state >= 0 ({shown[:300]})"
+            if pick
+            else f"no equilibrium with every state >= 0 among the {len(full)} real zeros"
+        )
+        raise SymdelayInputError(
+            f"{model.source}: {what} (every real zero of the drift enumerated): the analyses "
+            "need one; give parameter values that single one out"
+        )
+    balls = pick[0][0]
+    point = {s: sp.Float(b.mid().str(dps + 5, radius=False), dps) for s, b in balls.items()}
+    radius = max(
+        (mpmath.mpf(b.rad().str(5, radius=False)) for b in balls.values()), default=mpmath.mpf(0)
+    )
+    return Equilibrium(
+        point, False, radius, "every real zero of the drift (Groebner basis over Q, Arb roots)"
+    )
+
+
+def certified_equilibrium(model) -> Equilibrium | None:
+    """At numbers, the equilibrium as :func:`_certified` finds it (a few tenths of a second
+    where SymPy's closed form can take seconds), None where that method does not apply or
+    refuses (the caller then asks :attr:`Model.equilibrium`)."""
+    if _nonsmooth(model):
+        return None
+    try:
+        return _certified(model)
+    except SymdelayInputError:
+        return None
 
 
 def _linear_solution(eqs, unknowns):
