@@ -174,6 +174,10 @@ def _exact_candidates(model):
     sols_by_solve = sols is None
     tidy = sols_by_solve or len(unknowns) <= TIDY_MAX
     if sols_by_solve:
+        if not isinstance(model, _Piece):
+            refusal = _selection_refusal(model)
+            if refusal is not None:
+                raise refusal
         try:
             sols = sp.solve(eqs, unknowns, dict=True)
         except NotImplementedError:
@@ -240,14 +244,10 @@ def _pick_exact(model, ok, undecided, how) -> Equilibrium | None:
     return Equilibrium(point, True, 0, how)
 
 
-def _certified(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium | None:
-    """The equilibrium among *every* real zero of a rational drift at numbers
-    (:func:`symdelay.model.realsolve.real_zeros`: Groebner basis over Q, roots isolated by
-    Arb, each state's sign decided), picked by the rule of the closed form: the one with
-    every state positive, else the one with every state >= 0; refused in one line where the
-    rule leaves several or none. None where the method does not apply (free parameters, a
-    drift that is not rational in the states, zeros not finite). On the symmetric subspace
-    where the model declares a symmetry, as the closed form."""
+def _zeros_at(model, dps: int = EQUILIBRIUM_DPS):
+    """Every real zero of the drift at numbers as ``[({state: arb}, [sign per state])]``
+    (:func:`symdelay.model.realsolve.real_zeros`, on the symmetric subspace where the model
+    declares a symmetry, as the closed form), or None where the method does not apply."""
     from symdelay.core.precision import bits
     from symdelay.model.realsolve import real_zeros
 
@@ -271,22 +271,44 @@ def _certified(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium | None:
         ball.update({s: ball[r] for s, r in sub.items()})
         sign.update({s: sign[r] for s, r in sub.items()})
         full.append(({s: ball[s] for s in states}, [sign[s] for s in states]))
+    return full
+
+
+def _by_rule(full) -> list:
+    """The zeros the rule of the closed form leaves: the one with every state positive if
+    there is exactly one, else those with every state >= 0 (one is the answer)."""
     interior = [z for z in full if all(v > 0 for v in z[1])]
     admissible = [z for z in full if all(v >= 0 for v in z[1])]
-    pick = interior if len(interior) == 1 else admissible
+    return interior if len(interior) == 1 else admissible
+
+
+def _rule_text(pick, full) -> str:
+    if not pick:
+        return f"no equilibrium with every state >= 0 among the {len(full)} real zeros"
+    shown = "; ".join(
+        ", ".join(
+            f"{s} ~ {b.mid().str(8, radius=False)}" if g else f"{s} = 0"
+            for (s, b), g in zip(z[0].items(), z[1])
+        )
+        for z in pick[:3]
+    )
+    return f"{len(pick)} equilibria with every state >= 0, none or several positive ({shown[:300]})"
+
+
+def _certified(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium | None:
+    """The equilibrium among *every* real zero of a rational drift at numbers
+    (:func:`_zeros_at`: Groebner basis over Q, roots isolated by Arb, each state's sign
+    decided), picked by the rule of the closed form (:func:`_by_rule`); refused in one line
+    where the rule leaves several or none. None where the method does not apply (free
+    parameters, a drift that is not rational in the states, zeros not finite)."""
+    full = _zeros_at(model, dps)
+    if full is None:
+        return None
+    pick = _by_rule(full)
     if len(pick) != 1:
-        shown = "; ".join(
-            ", ".join(f"{s} ~ {b.mid().str(8, radius=False)}" for s, b in z[0].items())
-            for z in pick[:3]
-        )
-        what = (
-            f"{len(pick)} equilibria with every state >= 0 ({shown[:300]})"
-            if pick
-            else f"no equilibrium with every state >= 0 among the {len(full)} real zeros"
-        )
         raise SymdelayInputError(
-            f"{model.source}: {what} (every real zero of the drift enumerated): the analyses "
-            "need one; give parameter values that single one out"
+            f"{model.source}: {_rule_text(pick, full)} (every real zero of the drift "
+            "enumerated): the analyses need one; give parameter values that single one out"
         )
     balls = pick[0][0]
     point = {s: sp.Float(b.mid().str(dps + 5, radius=False), dps) for s, b in balls.items()}
@@ -296,6 +318,39 @@ def _certified(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium | None:
     return Equilibrium(
         point, False, radius, "every real zero of the drift (Groebner basis over Q, Arb roots)"
     )
+
+
+#: values given to the free parameters (all at once, positive ones only) where
+#: :func:`_selection_refusal` enumerates the zeros before SymPy solves with them free
+SAMPLES = ("1/16", "1/4", "1", "4", "16")
+
+
+def _selection_refusal(model) -> SymdelayInputError | None:
+    """The refusal of a closed form with the parameters free, found in a second instead of
+    after SymPy's solve (seconds to minutes for radicals): where at one of :data:`SAMPLES`
+    every real zero of the drift, enumerated, leaves the rule several equilibria or none
+    (the food chain's at b1 = 16: two with every state >= 0, none positive), no closed form
+    is the equilibrium for every value of the parameters. None where no sample shows it or
+    the enumeration does not apply (the solve then runs as before)."""
+    free = _drift_parameters(model)
+    if not free or len(free) > 3 or any(model.domains.get(p) != "positive" for p in free):
+        return None
+    names = ", ".join(map(str, free))
+    for v in SAMPLES:
+        try:
+            full = _zeros_at(model.with_values(**{str(p): v for p in free}))
+        except SymdelayInputError:
+            return None
+        if full is None:
+            return None
+        pick = _by_rule(full)
+        if len(pick) != 1:
+            return SymdelayInputError(
+                f"{model.source}: at {', '.join(f'{p} = {v}' for p in free)} the drift has "
+                f"{_rule_text(pick, full)} (every real zero enumerated), so no closed form in "
+                f"{names} is the equilibrium for every value: give numbers for {names}"
+            )
+    return None
 
 
 def certified_equilibrium(model) -> Equilibrium | None:
