@@ -328,10 +328,11 @@ SAMPLES = ("1/16", "1/4", "1", "4", "16")
 def _selection_refusal(model) -> SymdelayInputError | None:
     """The refusal of a closed form with the parameters free, found in a second instead of
     after SymPy's solve (seconds to minutes for radicals): where at one of :data:`SAMPLES`
-    every real zero of the drift, enumerated, leaves the rule several equilibria or none
-    (the food chain's at b1 = 16: two with every state >= 0, none positive), no closed form
-    is the equilibrium for every value of the parameters. None where no sample shows it or
-    the enumeration does not apply (the solve then runs as before)."""
+    every real zero of the drift, enumerated, has no equilibrium with every state positive
+    and none or several with every state >= 0 (the food chain's at b1 = 16: two, none
+    positive), no closed-form solution is proven positive for every value of the parameters
+    and several (or none) remain, which :func:`_pick_exact` refuses too. None where no
+    sample shows it or the enumeration does not apply (the solve then runs as before)."""
     free = _drift_parameters(model)
     if not free or len(free) > 3 or any(model.domains.get(p) != "positive" for p in free):
         return None
@@ -344,7 +345,7 @@ def _selection_refusal(model) -> SymdelayInputError | None:
         if full is None:
             return None
         pick = _by_rule(full)
-        if len(pick) != 1:
+        if not any(all(g > 0 for g in z[1]) for z in full) and len(pick) != 1:
             return SymdelayInputError(
                 f"{model.source}: at {', '.join(f'{p} = {v}' for p in free)} the drift has "
                 f"{_rule_text(pick, full)} (every real zero enumerated), so no closed form in "
