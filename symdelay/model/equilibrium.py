@@ -292,7 +292,11 @@ def _rule_text(pick, full) -> str:
         )
         for z in pick[:3]
     )
-    return f"{len(pick)} equilibria with every state >= 0, none or several positive ({shown[:300]})"
+    n_pos = sum(all(g > 0 for g in z[1]) for z in full)
+    return (
+        f"{len(pick)} equilibria with every state >= 0, {n_pos or 'none'} with every state "
+        f"positive ({shown[:300]})"
+    )
 
 
 def _certified(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium | None:
