@@ -1075,14 +1075,9 @@ def _followed_hopf(model, solver, param, lo, hi):
     try:
         model.equilibrium_is_closed_form_in(_symbol(param))
         return None
-    except SymdelayInputError as exc:
-        why = str(exc)
-    try:
-        mh = moving_hopf_points(model, param, lo, hi)
-    except SymdelayInputError as exc:
-        raise SymdelayInputError(
-            f"{exc} (the closed-form equilibrium is refused: {why[:200]})"
-        ) from None
+    except SymdelayInputError:
+        pass  # no closed form singles it out with param free: followed numerically
+    mh = moving_hopf_points(model, param, lo, hi)
     if not mh.points:
         stop = f"; {mh.stop}" if mh.stop else ""
         raise SymdelayInputError(

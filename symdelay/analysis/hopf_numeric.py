@@ -167,7 +167,12 @@ def _chosen(model, param, value):
             f"{model.name}: the equilibrium has no closed form in {param} and piecewise rates "
             "are not followed numerically: give a number for " + param
         )
-    eq = _certified(m)
+    try:
+        eq = _certified(m)
+    except SymdelayInputError as exc:
+        raise SymdelayInputError(
+            f"{exc} (at {param} = {value}, where the equilibrium followed in {param} starts)"
+        ) from None
     if eq is None:
         raise SymdelayInputError(
             f"{model.name}: the equilibrium has no closed form in {param} and its zeros at "
