@@ -362,12 +362,23 @@ def certified_equilibrium(model) -> Equilibrium | None:
     """At numbers, the equilibrium as :func:`_certified` finds it (a few tenths of a second
     where SymPy's closed form can take seconds), None where that method does not apply or
     refuses (the caller then asks :attr:`Model.equilibrium`)."""
-    if _nonsmooth(model):
-        return None
+    if _nonsmooth(model) or _linear_drift(model):
+        return None  # a linear drift is solved exactly as fast
     try:
         return _certified(model)
     except SymdelayInputError:
         return None
+
+
+def _linear_drift(model) -> bool:
+    """Is every component of the drift a polynomial of degree <= 1 in the states?"""
+    for f in model.steady_drift:
+        try:
+            if sp.Poly(f, *model.states).total_degree() > 1:
+                return False
+        except sp.PolynomialError:
+            return False
+    return True
 
 
 def _linear_solution(eqs, unknowns):

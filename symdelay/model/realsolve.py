@@ -34,6 +34,8 @@ __all__ = ["RealZero", "real_zeros"]
 _FORMS = (1, 2, 3, -1, 5, -3, 7)
 #: most zeros (the degree of p) the enumeration takes on
 MAX_ZEROS = 200
+#: most unknowns (Groebner bases in more grow too fast to be a fallback)
+MAX_UNKNOWNS = 8
 
 
 @dataclass(frozen=True)
@@ -94,10 +96,12 @@ def real_zeros(drift, unknowns, prec: int = 128):
     """Every real zero of ``drift`` (rational functions of ``unknowns`` with rational
     coefficients) off its poles, as :class:`RealZero` (module docstring), or None where the
     method does not apply (not rational, zeros not finite, no separating form found, more
-    than :data:`MAX_ZEROS` zeros). ``prec``: bits of the balls."""
+    than :data:`MAX_ZEROS` zeros or :data:`MAX_UNKNOWNS` unknowns). ``prec``: bits of the balls."""
     import flint
 
     unknowns = list(unknowns)
+    if len(unknowns) > MAX_UNKNOWNS:
+        return None
     got = _polys(drift, unknowns)
     if got is None:
         return None
