@@ -153,3 +153,27 @@ def test_stability_with_an_equilibrium_in_radicals(chain):
     st = symdelay.stability(m)
     assert np.max(np.linalg.eigvals(_jacobian(_interior(2.2), 2.2)).real) > 0
     assert st.verdict == "unstable"
+
+
+def test_casus_irreducibilis_picked_from_every_real_zero():
+    # x' = 3 x + 1 - x^3: three real roots, SymPy's radicals complex (casus irreducibilis),
+    # so the closed form cannot tell their signs; at numbers every real zero is enumerated
+    # and the one positive root is the equilibrium
+    cubic = model_from_dict(
+        {
+            "name": "cubic",
+            "parameters": {"c": "positive"},
+            "values": {"c": 1},
+            "state": {"names": ["x"]},
+            "transitions": [
+                {"name": "birth", "change": {"x": 1}, "rate": "3*x + c"},
+                {"name": "death", "change": {"x": -1}, "rate": "x**3"},
+            ],
+        }
+    )
+    eq = cubic.equilibrium
+    (want,) = [r.real for r in np.roots([-1, 0, 3, 1]) if r.real > 0]
+    (x,) = cubic.states
+    assert not eq.exact and "every real zero" in eq.method
+    assert abs(float(eq.point[x]) - want) < 1e-12 and eq.radius < 1e-25
+    assert abs(float(eq.point[x]) - 2 * np.cos(np.pi / 9)) < 1e-12  # the trigonometric form
