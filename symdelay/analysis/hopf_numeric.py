@@ -287,7 +287,7 @@ def moving_hopf_points(model, param: str, lo, hi, dps: int = 15) -> MovingHopf:
                 "(Krawczyk): start from a cycle instead (--start VALUE)"
             )
         pc = sol[0]
-        width = max(1e-7 * (1 + abs(float(pc))), 0.0)
+        width = 1e-7 * (1 + abs(float(pc)))
         pa = sp.Rational(mpmath.nstr(pc - width, dps + 5))
         pb = sp.Rational(mpmath.nstr(pc + width, dps + 5))
         signs = []
