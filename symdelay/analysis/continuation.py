@@ -985,6 +985,12 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
     from symdelay.analysis.normal_form import first_lyapunov, hopf_multiplicity
     from symdelay.analysis.window import window
 
+    followed = _followed_hopf(model, solver, param, lo, hi)
+    if followed is not None:
+        pc, w, h, hopfs = followed
+        with mpmath.workdps(30):
+            law = _amplitude_law(solver.F, h, w, pc, param)
+        return _first_from_hopf(solver, param, lo_v, hi_v, intervals, degree, pc, w, *law, hopfs)
     try:
         win = window(model, param, lo=lo, hi=hi)
     except SymdelayInputError as exc:
@@ -1028,18 +1034,86 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
                 "servers the stable rotating wave)"
             )
         h = first_lyapunov(model, (param,), derivative=True).hopf((end.value,), w)
-        cq = mpmath.fsum(fld.weights[j] * h.q[j] for j in range(fld.n))
-        c1x = h.c1 / abs(cq) ** 2
-        rc, rr = mpmath.re(c1x), mpmath.re(h.r_prime)
-        if abs(rc) <= mpmath.mpf(10) ** -10 * (1 + abs(c1x)) or rr == 0:
+        law = _amplitude_law(fld, h, w, pc, param)
+    return _first_from_hopf(solver, param, lo_v, hi_v, intervals, degree, pc, w, *law, hopfs)
+
+
+def _amplitude_law(fld, h, w, pc, param):
+    """``(coef, side, l1, q)`` of the normal form at a Hopf point from its coefficients
+    ``h`` (``c1``, ``r'``, ``q``), normalised by the observed combination; refused where
+    it is degenerate. In mpmath at the working precision in force."""
+    import mpmath
+
+    cq = mpmath.fsum(fld.weights[j] * h.q[j] for j in range(fld.n))
+    c1x = h.c1 / abs(cq) ** 2
+    rc, rr = mpmath.re(c1x), mpmath.re(h.r_prime)
+    if abs(rc) <= mpmath.mpf(10) ** -10 * (1 + abs(c1x)) or rr == 0:
+        raise SymdelayInputError(
+            f"the Hopf point at {param} = {pc:.10g} is degenerate (l1 = 0 or a zero "
+            "crossing speed): the normal form gives no first cycle"
+        )
+    coef = float(2 * mpmath.sqrt(abs(rr / rc)))
+    side = 1 if -rr / rc > 0 else -1
+    l1 = float(rc / w)
+    q = np.array([complex(v) for v in h.q]) / complex(cq)
+    return coef, side, l1, q
+
+
+def _followed_hopf(model, solver, param, lo, hi):
+    """Where the equilibrium has no closed form that singles it out with ``param`` free (the
+    closed form refused), the lowest Hopf point of the equilibrium followed numerically
+    (:func:`symdelay.analysis.hopf_numeric.moving_hopf_points`): ``(p_c, omega, Hopf
+    coefficients, every Hopf point found)``, the field's equilibrium set to the followed
+    one; None where the closed form stands (the window path then runs)."""
+    import mpmath
+
+    from symdelay.analysis.hopf_numeric import hopf_coefficients, moving_hopf_points
+    from symdelay.model.core import Model, _symbol, has_lags
+
+    if has_lags(model) or type(model) is not Model:
+        return None
+    try:
+        model.equilibrium_is_closed_form_in(_symbol(param))
+        return None
+    except SymdelayInputError:
+        pass  # no closed form singles it out with param free: followed numerically
+    mh = moving_hopf_points(model, param, lo, hi)
+    if not mh.points:
+        stop = f"; {mh.stop}" if mh.stop else ""
+        raise SymdelayInputError(
+            f"no Hopf point of {model.name} in {param} in ({lo}, {hi}) on the equilibrium "
+            f"followed numerically{stop}: give a range that contains one, or start from a "
+            "cycle (start=..., --start VALUE)"
+        )
+    h0 = mh.points[0]
+    with mpmath.workdps(30):
+        ev = np.linalg.eigvals(solver.F.jac_dense(np.array([[float(v) for v in h0.state]]),
+                                                  float(h0.value))[0])  # fmt: skip
+        w = float(h0.omega)
+        if int(np.sum(np.abs(ev - 1j * w) < 1e-6 * (1 + w))) >= 2:
             raise SymdelayInputError(
-                f"the Hopf point at {param} = {pc:.10g} is degenerate (l1 = 0 or a zero "
-                "crossing speed): the normal form gives no first cycle"
+                f"the imaginary pair at {param} = {float(h0.value):.10g} is multiple: no single "
+                "branch of cycles starts there; start from a given cycle (--start VALUE)"
             )
-        coef = float(2 * mpmath.sqrt(abs(rr / rc)))
-        side = 1 if -rr / rc > 0 else -1
-        l1 = float(rc / w)
-        q = np.array([complex(v) for v in h.q]) / complex(cq)
+        h = hopf_coefficients(model, param, h0.value, h0.omega, h0.state)
+    solver.F.set_equilibrium(mh.follow)
+    hopfs = [
+        {
+            "value": repr(float(p.value)),
+            "omega": [repr(float(p.omega))],
+            "equilibrium": "followed numerically",
+            "bracket": [str(p.bracket[0]), str(p.bracket[1])],
+        }
+        for p in mh.points
+    ]
+    return float(h0.value), h0.omega, h, hopfs
+
+
+def _first_from_hopf(solver, param, lo_v, hi_v, intervals, degree, pc, w, coef, side, l1, q,
+                     hopfs):  # fmt: skip
+    """The first orbit near the Hopf point ``pc`` (frequency ``w``) from its normal form:
+    ``(state, start record, hopfs)``."""
+    fld = solver.F
     room = (hi_v - pc) if side > 0 else (pc - lo_v)
     eq_c = fld.equilibrium(pc)
     A1 = 1e-2 * max(1e-2, float(np.max(np.abs(eq_c))))
