@@ -730,10 +730,15 @@ def cycles(
     lo, hi : number or str
         The range of ``param`` (decimal text is read exactly); the branch stops where it
         leaves it.
-    start : LimitCycle or BranchPoint, optional
+    start : LimitCycle, BranchPoint or number, optional
         Start from this cycle (its ``theta`` or ``value`` the parameter's value, its orbit
         ``t``, ``y`` and period) instead of the Hopf point; a
-        :class:`~symdelay.analysis.cycles.LimitCycle` is a cycle in ``theta``.
+        :class:`~symdelay.analysis.cycles.LimitCycle` is a cycle in ``theta``. A number (or
+        decimal text) is a value of ``param``: the cycle the fluid path from the model's
+        default start settles on there (:func:`symdelay.analysis.doubling.settled_cycle`;
+        for a delay model the delay fluid path of :mod:`symdelay.analysis.dfluid`,
+        :func:`symdelay.analysis.doubling.settled_delay_cycle`); the record's ``start`` has
+        its ``laps`` and the fluid path's own period ``fluid_period``.
     direction : {1, -1}, default 1
         With ``start``: continue towards increasing (1) or decreasing (-1) ``param``. From a
         Hopf point the branch leaves it with growing amplitude.
@@ -788,12 +793,6 @@ def cycles(
                 "switch (branch switching at a period doubling) is built for transition "
                 "tables: a delay model's branch is continued without it"
             )
-        if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
-            raise SymdelayInputError(
-                "a delay model's branch starts at its Hopf point or at a given cycle in theta "
-                "(--start with --theta LO:HI; start=limit_cycle(model, theta) in Python), not "
-                "at the cycle a fluid path settles on"
-            )
         fld = DelayOrbitField(model, param)
     else:
         fld = OrbitField(model, param)
@@ -838,12 +837,14 @@ def cycles(
         else:
             settled = None
             if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
-                settled = start = _settled(model, solver, param, start, lo_v, hi_v)
+                settle = _delay_settled if delay else _settled
+                settled = start = settle(model, solver, param, start, lo_v, hi_v, force)
             first, info = _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals,
                                        degree)  # fmt: skip
             if settled is not None:
                 info["kind"] = "settled cycle"
                 info["laps"] = settled.laps
+                info["fluid_period"] = repr(float(settled.period))
             hopfs = []
         info["hopf_points_in_range"] = hopfs
         scale = 1.0 + float(np.max(np.abs(first.U)))
@@ -1218,7 +1219,7 @@ class _Settled:
     laps: int
 
 
-def _settled(model, solver, param, value, lo_v, hi_v) -> _Settled:
+def _settled(model, solver, param, value, lo_v, hi_v, force=False) -> _Settled:
     """The cycle the fluid path from the model's default start settles on at ``param =
     value`` (:func:`symdelay.analysis.doubling.settled_cycle`; integrated in pieces of 20
     periods of the linearisation's fastest oscillation, or 20 of its slowest decay)."""
@@ -1236,6 +1237,35 @@ def _settled(model, solver, param, value, lo_v, hi_v) -> _Settled:
     osc = np.abs(lam.imag)
     chunk = 20 * (2 * math.pi / osc.max() if osc.max() > 0 else 1 / np.abs(lam).min())
     t, y, T, laps = settled_cycle(solver.F, v, y0, chunk=chunk)
+    return _Settled(v, t, y, T, laps)
+
+
+def _delay_settled(model, solver, param, value, lo_v, hi_v, force=False) -> _Settled:
+    """The cycle the delay fluid path from the model's default start (held before 0)
+    settles on at ``param = value`` (:func:`symdelay.analysis.doubling
+    .settled_delay_cycle`), first integrated over 40 times the model's time scale: the
+    longest look-back, the slowest decay and the fastest oscillation of the drift with its
+    lags collapsed, whichever is longest."""
+    from symdelay.analysis.doubling import settled_delay_cycle
+    from symdelay.core.exact import exact_fraction
+
+    v = float(exact_fraction(param, value))
+    if not lo_v <= v <= hi_v:
+        raise SymdelayInputError(f"the start {param} = {value} is outside the range")
+    fld = solver.F
+    at = model.with_values(**{param: str(value)})
+    # the drift's Jacobian with the lags collapsed: -Delta(0)
+    lam = np.linalg.eigvals(-fld.characteristic(v, 0.0))
+    lam = lam[np.abs(lam) > 1e-12]
+    scales = [fld.max_lookback(v)]
+    if lam.size:
+        scales.append(1 / float(np.abs(lam).min()))
+        osc = np.abs(lam.imag)
+        if osc.max() > 0:
+            scales.append(2 * math.pi / float(osc.max()))
+    horizon = 40 * max(scales)
+    t, y, T, laps = settled_delay_cycle(at, fld.weights[: fld.n_model], horizon=horizon,
+                                        force=force)  # fmt: skip
     return _Settled(v, t, y, T, laps)
 
 
