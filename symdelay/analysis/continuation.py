@@ -97,7 +97,9 @@ class BranchPoint(Result):
     decision (``True``, ``False``, ``None`` undecided with ``stability_reason``) and the orbit
     (``t`` in units of time over one period, ``y`` rows = states); ``mesh_error``: the
     estimated largest error of the orbit's polynomials between the mesh nodes
-    (:meth:`Collocation.error_estimate`)."""
+    (:meth:`Collocation.error_estimate`); ``essential_radius``: for a neutral equation,
+    the radius of the monodromy's essential spectrum (its difference operator's; None for a
+    retarded one)."""
 
     value: float
     amplitude: float
@@ -111,6 +113,7 @@ class BranchPoint(Result):
     y: np.ndarray = field(repr=False, default=None)
     mesh_error: float = math.nan
     model_name: str | None = None
+    essential_radius: float | None = None
 
     @property
     def nontrivial(self) -> np.ndarray:
@@ -118,7 +121,7 @@ class BranchPoint(Result):
 
     def record(self) -> dict:
         nt = self.nontrivial
-        return {
+        out = {
             "value": repr(float(self.value)),
             "amplitude": repr(float(self.amplitude)),
             "period": repr(float(self.period)),
@@ -137,6 +140,9 @@ class BranchPoint(Result):
                 for i, (m, e) in enumerate(zip(self.multipliers, self.multiplier_errors))
             ],
         }
+        if self.essential_radius is not None:  # a neutral equation's difference operator
+            out["essential_radius"] = repr(float(self.essential_radius))
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -322,6 +328,9 @@ def _analyse(solver: PeriodicBVP, st: Orbit) -> BranchPoint:
     coll, U, T, p = st.coll, st.U, st.T, st.p
     mults, k, errs = solver.floquet(coll, U, T, p)
     stable, why = decide_stability(mults, errs, k)
+    ess = solver.essential_radius(coll, U, T, p) if hasattr(solver, "essential_radius") else None
+    if ess is not None:
+        stable, why = _with_essential(stable, why, *ess)
     amp = amplitude(coll, U @ solver.F.weights)
     tt = np.linspace(0.0, 1.0, 401)
     return BranchPoint(
@@ -337,6 +346,27 @@ def _analyse(solver: PeriodicBVP, st: Orbit) -> BranchPoint:
         coll.evaluate(U, tt).T,
         coll.error_estimate(U),
         solver.model_name,
+        None if ess is None else ess[0],
+    )
+
+
+def _with_essential(stable, why, radius, err):
+    """The stability of a neutral equation's cycle: its multipliers' verdict and the
+    essential spectrum of the difference operator (radius ``radius`` +- ``err``): stable
+    only when that radius is below 1 too."""
+    if radius > 1 + err:
+        return False, (
+            f"the essential spectrum of the neutral difference operator has radius "
+            f"{radius:.6g} > 1 (the difference operator is unstable along the cycle)"
+        )
+    if not radius < 1 - err:
+        return None, (
+            f"undecided: the essential spectrum of the neutral difference operator has "
+            f"radius {radius:.6g}, within its error {err:.2g} of 1"
+        )
+    return stable, (
+        f"{why}; the essential spectrum of the neutral difference operator has radius "
+        f"{radius:.6g} < 1"
     )
 
 
@@ -717,9 +747,12 @@ def cycles(
     Parameters
     ----------
     model : Model
-        A transition table or a model with lags (retarded: ``dot()`` through a lag and a
-        gamma lag of non-integer shape are refused) with a symmetry (the imbalance ``x``
-        observed), ``param`` free and a number for every other parameter. A delay model's
+        A transition table or a model with lags (retarded, or neutral with ``dot()`` read
+        through one constant lag; a gamma lag of non-integer shape is refused) with a
+        symmetry (the imbalance ``x`` observed), ``param`` free and a number for every
+        other parameter. A neutral model's orbits carry the radius of the essential
+        spectrum of the monodromy (``essential_radius``), part of their stability. A delay
+        model's
         branch starts from the critical eigenvector of ``Delta(i omega)`` (its ``start``
         record has no ``l1``; the criticality is read from the side the first cycle lies
         on) and its multipliers are those of the discretised monodromy operator
