@@ -56,10 +56,10 @@ def ann_branch():
 
 
 def test_p_zero_is_the_information_delay_branch():
-    a = cycles(load_toml(ANN, mu=1, lam=1, D=1, p=0), "theta", "2", "3", intervals=20,
-               max_points=12)  # fmt: skip
-    b = cycles(load_toml(INFO, mu=1, lam=1, D=1), "theta", "2", "3", intervals=20, max_points=12)
-    assert len(a.points) == len(b.points) == 12
+    a = cycles(load_toml(ANN, mu=1, lam=1, D=1, p=0), "theta", "2", "3", intervals=12,
+               max_points=8)  # fmt: skip
+    b = cycles(load_toml(INFO, mu=1, lam=1, D=1), "theta", "2", "3", intervals=12, max_points=8)
+    assert len(a.points) == len(b.points) == 8
     for x, y in zip(a.points, b.points):
         assert x.value == pytest.approx(y.value, rel=1e-12, abs=1e-12)
         assert x.period == pytest.approx(y.period, rel=1e-10)
@@ -82,10 +82,10 @@ def test_the_neutral_cycle_agrees_with_the_delay_fluid_integration(ann_branch):
     m = load_toml(ANN, mu=1, lam=1, D=1, p=str(P), theta=3)
     # from the orbit's point at t = 0 held before 0: the derivative's jump at 0 is carried
     # along (neutral) but shrinks by |theta p| <= 0.6 per lag, the rest by the multipliers
-    # (0.27 and the essential radius 0.07 per period): below 1e-10 after 20 periods
-    res = delay_fluid(m, T=20 * T, dt=0.05, initial=[c.y[0][0], c.y[1][0]], rtol=1e-11,
+    # (0.27 and the essential radius 0.07 per period): below 1e-8 after 14 periods
+    res = delay_fluid(m, T=17 * T, dt=0.05, initial=[c.y[0][0], c.y[1][0]], rtol=1e-11,
                       atol=1e-13)  # fmt: skip
-    tt = np.linspace(16 * T, 20 * T, 30001)
+    tt = np.linspace(14 * T, 17 * T, 30001)
     y = res.at(tt)
     x = y[:, 0] - y[:, 1]
     up = np.where((x[:-1] < 0) & (x[1:] >= 0))[0]

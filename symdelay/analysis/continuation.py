@@ -821,11 +821,6 @@ def cycles(
     if delay:
         from symdelay.analysis.dbvp import DelayOrbitField
 
-        if switch:
-            raise SymdelayInputError(
-                "switch (branch switching at a period doubling) is built for transition "
-                "tables: a delay model's branch is continued without it"
-            )
         fld = DelayOrbitField(model, param)
     else:
         fld = OrbitField(model, param)
@@ -1165,12 +1160,15 @@ def _delay_hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degre
     w = float(end.omega[0])
     Dm = fld.characteristic(pc, 1j * w)
     _, sv, Vh = np.linalg.svd(Dm)
-    if sv.size > 1 and sv[-2] < 1e-8 * sv[0]:
+    # the scale of Delta's parts (i omega I and the rest): a one-state model's only
+    # singular value is the smallest
+    ref = max(float(sv[0]), w, float(np.linalg.norm(Dm - 1j * w * np.eye(len(Dm)), 2)))
+    if sv.size > 1 and sv[-2] < 1e-8 * ref:
         raise SymdelayInputError(
             f"the imaginary pair at {param} = {pc:.10g} is multiple (the model's symmetry): "
             "several patterns of cycles bifurcate there and no single branch is defined"
         )
-    if not sv[-1] < 1e-8 * sv[0]:
+    if not sv[-1] < 1e-8 * ref:
         raise SymdelayInputError(
             f"Delta(i omega) at the Hopf point {param} = {pc:.10g} is not singular in the "
             f"flattened equations (smallest singular value {sv[-1]:.3g} of {sv[0]:.3g})"
@@ -1298,7 +1296,7 @@ def _delay_settled(model, solver, param, value, lo_v, hi_v, force=False) -> _Set
             scales.append(2 * math.pi / float(osc.max()))
     horizon = 40 * max(scales)
     t, y, T, laps = settled_delay_cycle(at, fld.weights[: fld.n_model], horizon=horizon,
-                                        force=force)  # fmt: skip
+                                        lookback=fld.max_lookback(v), force=force)  # fmt: skip
     return _Settled(v, t, y, T, laps)
 
 

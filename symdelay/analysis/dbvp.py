@@ -696,9 +696,10 @@ class DelayBVP(PeriodicBVP):
         )
 
     # ------------------------------------------------------------------ Floquet
-    def _monodromy(self, cm, coll, U, T, p):
+    def _monodromy(self, cm, coll, U, T, p, with_map=False):
         """The monodromy matrix on the history nodes of the mesh ``cm`` (the orbit read
-        from ``(coll, U)``), and the times of those nodes."""
+        from ``(coll, U)``), and the times of those nodes; ``with_map``: also the map ``X``
+        from the history nodes to the new nodes (``t`` in ``(0, 1]``)."""
         from scipy.sparse import coo_matrix
 
         fld = self.F
@@ -755,7 +756,25 @@ class DelayBVP(PeriodicBVP):
         per = idx // Nm - K
         loc = idx % Nm
         tn = per + cm.mesh[loc // m] + cm.h[np.minimum(loc // m, N - 1)] * cm.s[loc % m]
+        if with_map:
+            return Mx, tn, X
         return Mx, tn
+
+    def pd_eigenfunction(self, orbit):
+        """``(rho, V)``: the real multiplier of the discretised monodromy nearest -1 and its
+        eigenfunction over one period at the orbit's mesh nodes (``V`` shaped like
+        ``orbit.U``: the eigenvector's value at ``t = 0`` and the new nodes it maps to,
+        so ``v(1) = rho v(0)``), normalised to ``int |v|^2 dt = 1`` -- what
+        :func:`symdelay.analysis.doubling.first_doubled` needs of a delay model."""
+        coll, n = orbit.coll, self.F.n
+        Mx, _, X = self._monodromy(coll, coll, orbit.U, orbit.T, orbit.p, with_map=True)
+        ev, W = np.linalg.eig(Mx)
+        k = int(np.argmin(np.abs(ev + 1)))
+        v = np.real(W[:, k])
+        new = (X @ v).reshape(-1, n)  # the nodes at t in (0, 1]: the last is t = 1
+        V = np.vstack([v.reshape(-1, n)[-1:], new[:-1]])
+        norm = math.sqrt(float(np.sum(coll.ip_weights(V) * V)))
+        return complex(ev[k]), V / norm
 
     def essential_radius(self, coll, U, T, p, steps: int = ESSENTIAL_STEPS):
         """A neutral model's essential spectral radius of the monodromy operator at the

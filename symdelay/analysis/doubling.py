@@ -37,6 +37,8 @@ def pd_eigenfunction(solver: PeriodicBVP, orbit: Orbit):
     eigenfunction at the mesh nodes (``V`` shaped like ``orbit.U``, ``v(1) = rho v(0)``),
     normalised to ``int |v|^2 dt = 1``; the monodromy is the product of the collocation's
     interval maps (:meth:`PeriodicBVP.interval_maps`), the same as its multipliers'."""
+    if hasattr(solver, "pd_eigenfunction"):  # a delay model: from its monodromy operator
+        return solver.pd_eigenfunction(orbit)
     coll, n, m = orbit.coll, solver.F.n, orbit.coll.m
     Ug, _ = coll.at_gauss(orbit.U)
     X = solver.interval_maps(coll, Ug, orbit.T, orbit.p)
@@ -162,8 +164,8 @@ def settled_cycle(field, value: float, y0, *, chunk: float, chunks: int = 40, ma
     )
 
 
-def settled_delay_cycle(model, weights, *, horizon: float, doublings: int = 3,
-                        max_laps: int = 8, force: bool = False):  # fmt: skip
+def settled_delay_cycle(model, weights, *, horizon: float, lookback: float = 0.0,
+                        doublings: int = 3, max_laps: int = 8, force: bool = False):  # fmt: skip
     """The periodic orbit the fluid path of the delay model ``model`` (every parameter a
     number) settles on: ``(t, y, period, laps)`` over one period (``y`` the model's states,
     one row each), or a one-line :class:`SymdelayInputError`.
@@ -172,13 +174,13 @@ def settled_delay_cycle(model, weights, *, horizon: float, doublings: int = 3,
     held constant before 0 (DOP853 by the method of steps, rtol 1e-10); its returns to the
     section where ``weights . y`` crosses the middle of its range upwards (over the last
     half of the path; each crossing refined by secant steps on the dense output) are
-    compared as :func:`settled_cycle` compares the ODE's: the present state at each of the
-    last three returns within ``1e-6`` (relative) of the state ``k`` returns before, the
+    compared as :func:`settled_cycle` compares the ODE's: the state at each of the last
+    three returns within ``1e-6`` (relative) of the state ``k`` returns before, the
     smallest ``k`` from 1 to ``max_laps``. The state of a delay equation is its history
-    segment; equal present states at returns a period apart are the section's test, and
-    the orbit handed on is corrected by the collocation's Newton method, which fails on a
-    path that is not periodic. A path that has not settled by ``horizon`` is integrated
-    again over twice the horizon, up to ``doublings`` times, then refused."""
+    segment: it is compared at 17 points over the ``lookback`` before the return (at
+    least the longest time between returns; the present state alone does not tell a
+    scalar equation's laps apart). A path that has not settled by ``horizon`` is
+    integrated again over twice the horizon, up to ``doublings`` times, then refused."""
     from symdelay.analysis.dfluid import delay_fluid
     from symdelay.core.errors import SymdelayInputError
 
@@ -212,7 +214,11 @@ def settled_delay_cycle(model, weights, *, horizon: float, doublings: int = 3,
                 a, xa = (tc, xc) if xc < 0 else (a, xa)
                 b, xb = (tc, xc) if xc > 0 else (b, xb)
             times.append(tc)
-            states.append(res.at(np.array([tc]))[0, :n])
+        gap = float(np.max(np.diff(times))) if len(times) > 1 else 0.0
+        span = max(float(lookback), gap)
+        back = np.linspace(0.0, span, 17)
+        times = [tc for tc in times if tc - span >= -float(lookback)]
+        states = [res.at(tc - back)[:, :n].ravel() for tc in times]
         period = _repeat(times, states, max_laps)
         if period is not None:
             P, _, k = period
