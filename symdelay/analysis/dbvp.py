@@ -479,7 +479,11 @@ def _locate(coll: Collocation, tau):
     u = tau - k
     j = np.clip(np.searchsorted(coll.mesh, u, side="right") - 1, 0, coll.N - 1)
     z = (u - coll.mesh[j]) / coll.h[j]
-    return k.astype(int), j, coll._basis(z), coll._basis(z, derivative=True) / coll.h[j][:, None]
+    q = np.arange(coll.m + 1)
+    P = z[:, None] ** q[None, :]  # the monomials at once (the basis is P @ C)
+    dP = np.zeros_like(P)
+    dP[:, 1:] = q[1:] * P[:, :-1]
+    return k.astype(int), j, P @ coll.C, (dP @ coll.C) / coll.h[j][:, None]
 
 
 def _second(coll: Collocation, tau):
@@ -526,7 +530,12 @@ def _entries(coll, terms, nodes_of):
     of the linearised collocation equations (``True``: ``C`` multiplies the derivative
     ``v'(tau)``, a neutral term; row block ``g`` for the Gauss point ``g``):
     ``[(rows, cols, values)]``, the columns the nodes ``nodes_of(period, interval)`` (an
-    ``(M Q, m + 1)`` array of node indices) times ``n`` plus the component."""
+    ``(M Q, m + 1)`` array of node indices) times ``n`` plus the component.
+
+    A window's quadrature points come in pieces of ``m + 1`` inside one mesh interval
+    (:func:`_window_nodes`): their coefficients on that interval's ``m + 1`` nodes are
+    summed per piece first (``m + 1`` times fewer entries for the sparse matrix to sort and
+    add up), when every piece does lie in one interval of ``coll``."""
     out = []
     for C, tau, *deriv in terms:
         M, Q, n, _ = C.shape
@@ -534,11 +543,26 @@ def _entries(coll, terms, nodes_of):
         kp, jj, B, dB = _locate(coll, tau.ravel())
         if deriv and deriv[0]:
             B = dB
+        B = B.reshape(M, Q, m1)
+        if Q > 1 and Q % m1 == 0:
+            S = Q // m1
+            kq, jq = kp.reshape(M, S, m1), jj.reshape(M, S, m1)
+            if np.all(kq == kq[:, :, :1]) and np.all(jq == jq[:, :, :1]):
+                v = np.einsum("msqk,msqab->mskab", B.reshape(M, S, m1, m1),
+                              C.reshape(M, S, m1, n, n))  # fmt: skip
+                nodes = nodes_of(kq[:, :, 0].ravel(), jq[:, :, 0].ravel()).reshape(M, S, m1)
+                shape = (M, S, m1, n, n)
+                r = (np.arange(M)[:, None, None, None, None] * n
+                     + np.arange(n)[None, None, None, :, None])  # fmt: skip
+                c = nodes[:, :, :, None, None] * n + np.arange(n)[None, None, None, None, :]
+                rows = np.broadcast_to(r, shape).ravel()
+                out.append((rows, np.broadcast_to(c, shape).ravel(), v.ravel()))
+                continue
         nodes = nodes_of(kp, jj).reshape(M, Q, m1)
         shape = (M, Q, m1, n, n)
         r = np.arange(M)[:, None, None, None, None] * n + np.arange(n)[None, None, None, :, None]
         c = nodes[:, :, :, None, None] * n + np.arange(n)[None, None, None, None, :]
-        v = B.reshape(M, Q, m1)[:, :, :, None, None] * C[:, :, None, :, :]
+        v = B[:, :, :, None, None] * C[:, :, None, :, :]
         out.append(
             (np.broadcast_to(r, shape).ravel(), np.broadcast_to(c, shape).ravel(), v.ravel())
         )
@@ -564,13 +588,15 @@ class DelayBVP(PeriodicBVP):
         Ys = np.empty((fld.K, M, fld.n))
         Yd = np.empty((fld.K, M, fld.n))
         Ydd = np.zeros((fld.K, M, fld.n)) if fld.neutral else None
+        Ue = oc.extended(oU)
         for k in range(fld.K):
             tau = times - s[k] / T
-            Ys[k] = oc.evaluate(oU, tau)
-            _, jj, _, dB = _locate(oc, tau)
-            Yd[k] = np.einsum("tk,tkn->tn", dB, oc.extended(oU)[jj])
+            _, jj, B, dB = _locate(oc, tau)  # one location for the value and the slope
+            Uj = Ue[jj]
+            Ys[k] = np.einsum("tk,tkn->tn", B, Uj)
+            Yd[k] = np.einsum("tk,tkn->tn", dB, Uj)
             if k and fld.neutral:
-                Ydd[k] = np.einsum("tk,tkn->tn", _second(oc, tau), oc.extended(oU)[jj])
+                Ydd[k] = np.einsum("tk,tkn->tn", _second(oc, tau), Uj)
             looks.append(tau)
         wv, wd = fld.window_values(p)
         wins = []
@@ -583,11 +609,12 @@ class DelayBVP(PeriodicBVP):
             sq = (times[:, None] - tau) * T  # look-backs of the nodes (M, Q)
             x = (sq - sh - a) / (b - a)  # their place in the window
             dsq = dsh + da + (db - da) * x  # d sq / dp at a fixed place
-            Y = oc.evaluate(oU, tau.ravel())
+            _, jj, B, dB = _locate(oc, tau.ravel())
+            Uj = Ue[jj]
+            Y = np.einsum("tk,tkn->tn", B, Uj)
             e, g = fld.window_source(j, Y, p)
             Ws[j] = (e.reshape(M, -1) * w).sum(axis=1)
-            _, jj, _, dB = _locate(oc, tau.ravel())
-            yd = np.einsum("tk,tkn->tn", dB, oc.extended(oU)[jj])
+            yd = np.einsum("tk,tkn->tn", dB, Uj)
             wins.append((tau, sq, dsq, w, g.reshape(M, -1, fld.n), yd.reshape(M, -1, fld.n)))
         return s, ds, looks, Ys, (Yd, Ydd), Ws, wins
 
