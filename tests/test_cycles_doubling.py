@@ -153,3 +153,52 @@ def test_the_settled_cycle_of_a_fluid_path_is_the_doubled_one(chain, switched):
     assert (y[0].max() - y[0].min()) / 2 == pytest.approx(orbit.amplitude, rel=1e-4)
     with pytest.raises(SymdelayInputError, match="outside the range"):
         cycles(chain, "b1", "2.15", "2.4", start="2.5")
+
+
+#: The Mackey-Glass equation ``x' = beta x(t - D) / (1 + x(t - D)^10) - gamma x`` as a
+#: delay model: its cycles born at the Hopf point double their period as the lag grows.
+MACKEY_GLASS = """
+name = "Mackey-Glass production with a delayed feedback"
+[parameters]
+beta = "positive"
+gamma = "positive"
+D = "positive"
+[lags]
+tau = { kind = "constant", value = "D" }
+[state]
+names = ["x"]
+[[transitions]]
+name = "production"
+change = { x = 1 }
+rate = "beta*delayed(x, tau)/(1 + delayed(x, tau)**10)"
+[[transitions]]
+name = "clearance"
+change = { x = -1 }
+rate = "gamma*x"
+"""
+
+
+def test_a_delay_models_period_doubling_switches_to_the_doubled_branch(tmp_path):
+    from symdelay.analysis.doubling import settled_delay_cycle
+
+    f = tmp_path / "mackey_glass.toml"
+    f.write_text(MACKEY_GLASS)
+    m = symdelay.load_toml(str(f), beta=2, gamma=1)
+    b = cycles(m, "D", "0.4", "1.5", intervals=20, max_points=40, switch=1)
+    (pd,) = [s for s in b.special_points if s.kind == "PD"]
+    assert pd.located and 1.3 < pd.value < 1.35
+    assert abs(pd.multipliers[0] + 1) < 1e-6
+    k = pd.between[1]
+    assert all(c.stable for c in b.points[1:k]) and not any(c.stable for c in b.points[k:])
+    (doubled,) = b.doubled
+    first, last = doubled.points[0], doubled.points[-1]
+    assert first.period / (2 * pd.period) == pytest.approx(1, abs=1e-3)
+    assert last.value == 1.5 and last.stable is True
+    # an independent path: the delay fluid path at D = 1.5 settles on a cycle of two laps
+    # (its section returns alternate), with the doubled branch's period and amplitude
+    t, y, period, laps = settled_delay_cycle(m.with_values(D="1.5"), [1.0], horizon=120,
+                                             lookback=1.5)  # fmt: skip
+    assert t[-1] == period
+    assert laps == 2
+    assert period == pytest.approx(last.period, rel=1e-6)
+    assert (y[0].max() - y[0].min()) / 2 == pytest.approx(last.amplitude, rel=1e-4)

@@ -175,6 +175,24 @@ def test_the_cycle_agrees_with_the_delay_fluid_integration(info_branch):
     assert period == pytest.approx(T, rel=1e-7)
 
 
+def test_the_cycle_the_delay_fluid_path_settles_on_starts_the_branch(info_branch):
+    # start=VALUE: the returns of symdelay.fluid's path to the section x = mid-range; its
+    # period (the fluid path's, before any collocation) and the corrected cycle against the
+    # branch continued from the Hopf point to the same theta
+    c = info_branch.points[-1]  # theta = 3
+    m = load_toml(INFO, mu=1, lam=1, D=1)
+    b = cycles(m, "theta", "2", "4", start="3", intervals=30, max_points=2)
+    assert b.start["kind"] == "settled cycle" and b.start["laps"] == 1
+    assert float(b.start["fluid_period"]) == pytest.approx(c.period, rel=1e-7)
+    first = b.points[0]
+    assert first.value == 3.0 and first.stable is True
+    assert first.period == pytest.approx(c.period, rel=1e-8)
+    assert first.amplitude == pytest.approx(c.amplitude, rel=1e-6)
+    # below the Hopf point the path goes to the equilibrium: refused in one line
+    with pytest.raises(SymdelayInputError, match="settles on the equilibrium"):
+        cycles(m, "theta", "1", "4", start="1.5", intervals=30, max_points=2)
+
+
 def test_a_lag_longer_than_the_period_reads_the_periodic_profile(info_branch):
     # the cycle at D = 1 solves the model with D + k T too (its look-back wraps k periods)
     c = info_branch.points[-1]

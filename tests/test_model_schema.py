@@ -120,12 +120,33 @@ def loader_verdict(text: str) -> str | None:
 # ------------------------------------------------------------------ the texts of the suite
 
 
-def _fold(node):
-    """The value of a string expression made of literals (``"a" + "b"``, ``"9" * 3``)."""
+def _fold(node, names=None):
+    """The value of a string expression made of literals (``"a" + "b"``, ``"9" * 3``), the
+    module's string constants (``names``) and ``.format`` calls on them with literal
+    arguments (``_QUEUES.format(lag="", y1="q1")``)."""
+    names = names or {}
     if isinstance(node, ast.Constant) and isinstance(node.value, str | int):
         return node.value
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+    ):
+        template = _fold(node.func.value, names)
+        args = [_fold(a, names) for a in node.args]
+        kwargs = {k.arg: _fold(k.value, names) for k in node.keywords}
+        if not isinstance(template, str) or None in args or None in kwargs.values():
+            return None
+        if None in kwargs:  # a ** argument
+            return None
+        try:
+            return template.format(*args, **kwargs)
+        except (IndexError, KeyError, ValueError):
+            return None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mult):
-        left, right = _fold(node.left), _fold(node.right)
+        left, right = _fold(node.left, names), _fold(node.right, names)
         if (
             left is None
             or right is None
@@ -176,8 +197,14 @@ def _module_texts(path: Path, examples: dict[str, str]) -> dict[str, str]:
                 placeholders.setdefault(fn.name, []).append(
                     (params.index(arg), arg, _fold(call.args[0]))
                 )
+    names = {}  # the module's string constants, for the .format templates built on them
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, ast.Name) and isinstance(_fold(stmt.value), str):
+                names[target.id] = _fold(stmt.value)
     for node in ast.walk(tree):
-        value = _fold(node)
+        value = _fold(node, names)
         if isinstance(value, str) and "[state]" in value and "transitions" in value:
             bases[f"{path.name}:{node.lineno}"] = value
         if not isinstance(node, ast.Call):

@@ -138,6 +138,11 @@ class OrbitField:
         J[:, self.rows, self.cols] = v
         return J
 
+    def set_equilibrium(self, follow) -> None:
+        """Use ``follow(p)`` (an array of the states) as the equilibrium: the one followed
+        numerically where the closed form does not single it out."""
+        self._eq = follow
+
     def equilibrium(self, p):
         if self._eq is None:
             self._eq = self._equilibrium_function()

@@ -97,7 +97,9 @@ class BranchPoint(Result):
     decision (``True``, ``False``, ``None`` undecided with ``stability_reason``) and the orbit
     (``t`` in units of time over one period, ``y`` rows = states); ``mesh_error``: the
     estimated largest error of the orbit's polynomials between the mesh nodes
-    (:meth:`Collocation.error_estimate`)."""
+    (:meth:`Collocation.error_estimate`); ``essential_radius``: for a neutral equation,
+    the radius of the monodromy's essential spectrum (its difference operator's; None for a
+    retarded one)."""
 
     value: float
     amplitude: float
@@ -111,6 +113,7 @@ class BranchPoint(Result):
     y: np.ndarray = field(repr=False, default=None)
     mesh_error: float = math.nan
     model_name: str | None = None
+    essential_radius: float | None = None
 
     @property
     def nontrivial(self) -> np.ndarray:
@@ -118,7 +121,7 @@ class BranchPoint(Result):
 
     def record(self) -> dict:
         nt = self.nontrivial
-        return {
+        out = {
             "value": repr(float(self.value)),
             "amplitude": repr(float(self.amplitude)),
             "period": repr(float(self.period)),
@@ -137,6 +140,9 @@ class BranchPoint(Result):
                 for i, (m, e) in enumerate(zip(self.multipliers, self.multiplier_errors))
             ],
         }
+        if self.essential_radius is not None:  # a neutral equation's difference operator
+            out["essential_radius"] = repr(float(self.essential_radius))
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -322,6 +328,9 @@ def _analyse(solver: PeriodicBVP, st: Orbit) -> BranchPoint:
     coll, U, T, p = st.coll, st.U, st.T, st.p
     mults, k, errs = solver.floquet(coll, U, T, p)
     stable, why = decide_stability(mults, errs, k)
+    ess = solver.essential_radius(coll, U, T, p) if hasattr(solver, "essential_radius") else None
+    if ess is not None:
+        stable, why = _with_essential(stable, why, *ess)
     amp = amplitude(coll, U @ solver.F.weights)
     tt = np.linspace(0.0, 1.0, 401)
     return BranchPoint(
@@ -337,6 +346,27 @@ def _analyse(solver: PeriodicBVP, st: Orbit) -> BranchPoint:
         coll.evaluate(U, tt).T,
         coll.error_estimate(U),
         solver.model_name,
+        None if ess is None else ess[0],
+    )
+
+
+def _with_essential(stable, why, radius, err):
+    """The stability of a neutral equation's cycle: its multipliers' verdict and the
+    essential spectrum of the difference operator (radius ``radius`` +- ``err``): stable
+    only when that radius is below 1 too."""
+    if radius > 1 + err:
+        return False, (
+            f"the essential spectrum of the neutral difference operator has radius "
+            f"{radius:.6g} > 1 (the difference operator is unstable along the cycle)"
+        )
+    if not radius < 1 - err:
+        return None, (
+            f"undecided: the essential spectrum of the neutral difference operator has "
+            f"radius {radius:.6g}, within its error {err:.2g} of 1"
+        )
+    return stable, (
+        f"{why}; the essential spectrum of the neutral difference operator has radius "
+        f"{radius:.6g} < 1"
     )
 
 
@@ -717,12 +747,14 @@ def cycles(
     Parameters
     ----------
     model : Model
-        A transition table or a model with lags (retarded: ``dot()`` through a lag and a
-        gamma lag of non-integer shape are refused) with a symmetry (the imbalance ``x``
-        observed), ``param`` free and a number for every other parameter. A delay model's
-        branch starts from the critical eigenvector of ``Delta(i omega)`` at the amplitude
-        of the delay normal form's law (its ``start`` record has ``l1``, ``l1_radius``, the
-        criticality and ``amplitude_coefficient`` from
+        A transition table or a model with lags (retarded, or neutral with ``dot()`` read
+        through one constant lag; a gamma lag of non-integer shape is refused) with a
+        symmetry (the imbalance ``x`` observed), ``param`` free and a number for every
+        other parameter. A neutral model's orbits carry the radius of the essential
+        spectrum of the monodromy (``essential_radius``), part of their stability. A delay
+        model's branch starts from the critical eigenvector of ``Delta(i omega)`` at the
+        amplitude of the delay normal form's law (its ``start`` record has ``l1``,
+        ``l1_radius``, the criticality and ``amplitude_coefficient`` from
         :func:`symdelay.analysis.dnormal.delay_hopf_fields`, and ``side_check``: the side
         the first corrected cycle lies on against the law's) and its multipliers are those
         of the discretised monodromy operator (:mod:`symdelay.analysis.dbvp`).
@@ -732,10 +764,15 @@ def cycles(
     lo, hi : number or str
         The range of ``param`` (decimal text is read exactly); the branch stops where it
         leaves it.
-    start : LimitCycle or BranchPoint, optional
+    start : LimitCycle, BranchPoint or number, optional
         Start from this cycle (its ``theta`` or ``value`` the parameter's value, its orbit
         ``t``, ``y`` and period) instead of the Hopf point; a
-        :class:`~symdelay.analysis.cycles.LimitCycle` is a cycle in ``theta``.
+        :class:`~symdelay.analysis.cycles.LimitCycle` is a cycle in ``theta``. A number (or
+        decimal text) is a value of ``param``: the cycle the fluid path from the model's
+        default start settles on there (:func:`symdelay.analysis.doubling.settled_cycle`;
+        for a delay model the delay fluid path of :mod:`symdelay.analysis.dfluid`,
+        :func:`symdelay.analysis.doubling.settled_delay_cycle`); the record's ``start`` has
+        its ``laps`` and the fluid path's own period ``fluid_period``.
     direction : {1, -1}, default 1
         With ``start``: continue towards increasing (1) or decreasing (-1) ``param``. From a
         Hopf point the branch leaves it with growing amplitude.
@@ -785,17 +822,6 @@ def cycles(
     if delay:
         from symdelay.analysis.dbvp import DelayOrbitField
 
-        if switch:
-            raise SymdelayInputError(
-                "switch (branch switching at a period doubling) is built for transition "
-                "tables: a delay model's branch is continued without it"
-            )
-        if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
-            raise SymdelayInputError(
-                "a delay model's branch starts at its Hopf point or at a given cycle in theta "
-                "(--start with --theta LO:HI; start=limit_cycle(model, theta) in Python), not "
-                "at the cycle a fluid path settles on"
-            )
         fld = DelayOrbitField(model, param)
     else:
         fld = OrbitField(model, param)
@@ -840,12 +866,14 @@ def cycles(
         else:
             settled = None
             if isinstance(start, (str, int, float, np.floating)) and not isinstance(start, bool):
-                settled = start = _settled(model, solver, param, start, lo_v, hi_v)
+                settle = _delay_settled if delay else _settled
+                settled = start = settle(model, solver, param, start, lo_v, hi_v, force)
             first, info = _cycle_start(solver, start, param, direction, lo_v, hi_v, intervals,
                                        degree)  # fmt: skip
             if settled is not None:
                 info["kind"] = "settled cycle"
                 info["laps"] = settled.laps
+                info["fluid_period"] = repr(float(settled.period))
             hopfs = []
         info["hopf_points_in_range"] = hopfs
         scale = 1.0 + float(np.max(np.abs(first.U)))
@@ -987,6 +1015,12 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
     from symdelay.analysis.normal_form import first_lyapunov, hopf_multiplicity
     from symdelay.analysis.window import window
 
+    followed = _followed_hopf(model, solver, param, lo, hi)
+    if followed is not None:
+        pc, w, h, hopfs = followed
+        with mpmath.workdps(30):
+            law = _amplitude_law(solver.F, h, w, pc, param)
+        return _first_from_hopf(solver, param, lo_v, hi_v, intervals, degree, pc, w, *law, hopfs)
     try:
         win = window(model, param, lo=lo, hi=hi)
     except SymdelayInputError as exc:
@@ -1030,18 +1064,86 @@ def _hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degree):
                 "servers the stable rotating wave)"
             )
         h = first_lyapunov(model, (param,), derivative=True).hopf((end.value,), w)
-        cq = mpmath.fsum(fld.weights[j] * h.q[j] for j in range(fld.n))
-        c1x = h.c1 / abs(cq) ** 2
-        rc, rr = mpmath.re(c1x), mpmath.re(h.r_prime)
-        if abs(rc) <= mpmath.mpf(10) ** -10 * (1 + abs(c1x)) or rr == 0:
+        law = _amplitude_law(fld, h, w, pc, param)
+    return _first_from_hopf(solver, param, lo_v, hi_v, intervals, degree, pc, w, *law, hopfs)
+
+
+def _amplitude_law(fld, h, w, pc, param):
+    """``(coef, side, l1, q)`` of the normal form at a Hopf point from its coefficients
+    ``h`` (``c1``, ``r'``, ``q``), normalised by the observed combination; refused where
+    it is degenerate. In mpmath at the working precision in force."""
+    import mpmath
+
+    cq = mpmath.fsum(fld.weights[j] * h.q[j] for j in range(fld.n))
+    c1x = h.c1 / abs(cq) ** 2
+    rc, rr = mpmath.re(c1x), mpmath.re(h.r_prime)
+    if abs(rc) <= mpmath.mpf(10) ** -10 * (1 + abs(c1x)) or rr == 0:
+        raise SymdelayInputError(
+            f"the Hopf point at {param} = {pc:.10g} is degenerate (l1 = 0 or a zero "
+            "crossing speed): the normal form gives no first cycle"
+        )
+    coef = float(2 * mpmath.sqrt(abs(rr / rc)))
+    side = 1 if -rr / rc > 0 else -1
+    l1 = float(rc / w)
+    q = np.array([complex(v) for v in h.q]) / complex(cq)
+    return coef, side, l1, q
+
+
+def _followed_hopf(model, solver, param, lo, hi):
+    """Where the equilibrium has no closed form that singles it out with ``param`` free (the
+    closed form refused), the lowest Hopf point of the equilibrium followed numerically
+    (:func:`symdelay.analysis.hopf_numeric.moving_hopf_points`): ``(p_c, omega, Hopf
+    coefficients, every Hopf point found)``, the field's equilibrium set to the followed
+    one; None where the closed form stands (the window path then runs)."""
+    import mpmath
+
+    from symdelay.analysis.hopf_numeric import hopf_coefficients, moving_hopf_points
+    from symdelay.model.core import Model, _symbol, has_lags
+
+    if has_lags(model) or type(model) is not Model:
+        return None
+    try:
+        model.equilibrium_is_closed_form_in(_symbol(param))
+        return None
+    except SymdelayInputError:
+        pass  # no closed form singles it out with param free: followed numerically
+    mh = moving_hopf_points(model, param, lo, hi)
+    if not mh.points:
+        stop = f"; {mh.stop}" if mh.stop else ""
+        raise SymdelayInputError(
+            f"no Hopf point of {model.name} in {param} in ({lo}, {hi}) on the equilibrium "
+            f"followed numerically{stop}: give a range that contains one, or start from a "
+            "cycle (start=..., --start VALUE)"
+        )
+    h0 = mh.points[0]
+    with mpmath.workdps(30):
+        ev = np.linalg.eigvals(solver.F.jac_dense(np.array([[float(v) for v in h0.state]]),
+                                                  float(h0.value))[0])  # fmt: skip
+        w = float(h0.omega)
+        if int(np.sum(np.abs(ev - 1j * w) < 1e-6 * (1 + w))) >= 2:
             raise SymdelayInputError(
-                f"the Hopf point at {param} = {pc:.10g} is degenerate (l1 = 0 or a zero "
-                "crossing speed): the normal form gives no first cycle"
+                f"the imaginary pair at {param} = {float(h0.value):.10g} is multiple: no single "
+                "branch of cycles starts there; start from a given cycle (--start VALUE)"
             )
-        coef = float(2 * mpmath.sqrt(abs(rr / rc)))
-        side = 1 if -rr / rc > 0 else -1
-        l1 = float(rc / w)
-        q = np.array([complex(v) for v in h.q]) / complex(cq)
+        h = hopf_coefficients(model, param, h0.value, h0.omega, h0.state)
+    solver.F.set_equilibrium(mh.follow)
+    hopfs = [
+        {
+            "value": repr(float(p.value)),
+            "omega": [repr(float(p.omega))],
+            "equilibrium": "followed numerically",
+            "bracket": [str(p.bracket[0]), str(p.bracket[1])],
+        }
+        for p in mh.points
+    ]
+    return float(h0.value), h0.omega, h, hopfs
+
+
+def _first_from_hopf(solver, param, lo_v, hi_v, intervals, degree, pc, w, coef, side, l1, q,
+                     hopfs):  # fmt: skip
+    """The first orbit near the Hopf point ``pc`` (frequency ``w``) from its normal form:
+    ``(state, start record, hopfs)``."""
+    fld = solver.F
     room = (hi_v - pc) if side > 0 else (pc - lo_v)
     eq_c = fld.equilibrium(pc)
     A1 = 1e-2 * max(1e-2, float(np.max(np.abs(eq_c))))
@@ -1138,12 +1240,15 @@ def _delay_hopf_start(model, solver, param, lo_v, hi_v, lo, hi, intervals, degre
     w = float(end.omega[0])
     Dm = fld.characteristic(pc, 1j * w)
     _, sv, Vh = np.linalg.svd(Dm)
-    if sv.size > 1 and sv[-2] < 1e-8 * sv[0]:
+    # the scale of Delta's parts (i omega I and the rest): a one-state model's only
+    # singular value is the smallest
+    ref = max(float(sv[0]), w, float(np.linalg.norm(Dm - 1j * w * np.eye(len(Dm)), 2)))
+    if sv.size > 1 and sv[-2] < 1e-8 * ref:
         raise SymdelayInputError(
             f"the imaginary pair at {param} = {pc:.10g} is multiple (the model's symmetry): "
             "several patterns of cycles bifurcate there and no single branch is defined"
         )
-    if not sv[-1] < 1e-8 * sv[0]:
+    if not sv[-1] < 1e-8 * ref:
         raise SymdelayInputError(
             f"Delta(i omega) at the Hopf point {param} = {pc:.10g} is not singular in the "
             f"flattened equations (smallest singular value {sv[-1]:.3g} of {sv[0]:.3g})"
@@ -1280,7 +1385,7 @@ class _Settled:
     laps: int
 
 
-def _settled(model, solver, param, value, lo_v, hi_v) -> _Settled:
+def _settled(model, solver, param, value, lo_v, hi_v, force=False) -> _Settled:
     """The cycle the fluid path from the model's default start settles on at ``param =
     value`` (:func:`symdelay.analysis.doubling.settled_cycle`; integrated in pieces of 20
     periods of the linearisation's fastest oscillation, or 20 of its slowest decay)."""
@@ -1298,6 +1403,35 @@ def _settled(model, solver, param, value, lo_v, hi_v) -> _Settled:
     osc = np.abs(lam.imag)
     chunk = 20 * (2 * math.pi / osc.max() if osc.max() > 0 else 1 / np.abs(lam).min())
     t, y, T, laps = settled_cycle(solver.F, v, y0, chunk=chunk)
+    return _Settled(v, t, y, T, laps)
+
+
+def _delay_settled(model, solver, param, value, lo_v, hi_v, force=False) -> _Settled:
+    """The cycle the delay fluid path from the model's default start (held before 0)
+    settles on at ``param = value`` (:func:`symdelay.analysis.doubling
+    .settled_delay_cycle`), first integrated over 40 times the model's time scale: the
+    longest look-back, the slowest decay and the fastest oscillation of the drift with its
+    lags collapsed, whichever is longest."""
+    from symdelay.analysis.doubling import settled_delay_cycle
+    from symdelay.core.exact import exact_fraction
+
+    v = float(exact_fraction(param, value))
+    if not lo_v <= v <= hi_v:
+        raise SymdelayInputError(f"the start {param} = {value} is outside the range")
+    fld = solver.F
+    at = model.with_values(**{param: str(value)})
+    # the drift's Jacobian with the lags collapsed: -Delta(0)
+    lam = np.linalg.eigvals(-fld.characteristic(v, 0.0))
+    lam = lam[np.abs(lam) > 1e-12]
+    scales = [fld.max_lookback(v)]
+    if lam.size:
+        scales.append(1 / float(np.abs(lam).min()))
+        osc = np.abs(lam.imag)
+        if osc.max() > 0:
+            scales.append(2 * math.pi / float(osc.max()))
+    horizon = 40 * max(scales)
+    t, y, T, laps = settled_delay_cycle(at, fld.weights[: fld.n_model], horizon=horizon,
+                                        lookback=fld.max_lookback(v), force=force)  # fmt: skip
     return _Settled(v, t, y, T, laps)
 
 

@@ -21,8 +21,14 @@ lag. Each lag is read exactly:
   ``E`` is linear in the states, as a moving average of queue lengths is);
 - a *mixture* is the weighted sum of its members, each read as above.
 
-A gamma lag of non-integer shape, ``dot()`` read through a lag (a neutral model) and a
-window over an expression that itself reads a lag are refused in one line.
+- ``dot(x)`` read through a constant lag (a *neutral* model, as the announcement with
+  velocity) is the derivative of the periodic profile there: ``u'(t - s/T) / T``, the
+  collocation polynomial's derivative at the look-back (its Jacobian columns the derivative
+  basis; in ``T`` and the parameter it moves with ``u''``).
+
+A gamma lag of non-integer shape, ``dot()`` read at the present or through a lag that is
+not a constant delay, ``dot()`` at several look-backs, and a window over an expression that
+itself reads a lag are refused in one line.
 
 **Collocation.** The orbit ``u(t)``, ``t`` in ``[0, 1]`` (time scaled by the period ``T``),
 is the continuous periodic piecewise polynomial of :class:`~symdelay.analysis.bvp.Collocation`
@@ -46,6 +52,19 @@ error bound is its change between the mesh and the mesh of every other point, pl
 trivial multiplier's distance from 1 (the trivial one is the multiplier whose eigenfunction is
 the orbit's derivative), plus rounding -- the bound of the ODE cycles
 (:meth:`~symdelay.analysis.bvp.PeriodicBVP.floquet`).
+
+**Neutral models.** The monodromy operator of a neutral equation is not compact: besides
+its eigenvalues (the multipliers) it has an essential spectrum, that of the difference
+operator ``w(t) = A_d(t) w(t - s)`` over one period, a disc of radius ``rho_ess``
+(:meth:`DelayBVP.essential_radius`). The discretised monodromy has finitely many
+eigenvalues: the multipliers above ``rho_ess`` (the chain of roots of the neutral equation
+accumulating at it from outside, as ``|exp(r T)|`` of the equilibrium's roots along
+``Re r = log|theta p| / D`` near the Hopf point) and, near and below ``rho_ess``, the
+discretisation's stand-ins for the essential spectrum -- they are reported with the rest
+(their error bounds from the mesh comparison) and decide nothing the radius does not. A
+cycle is stable only when every non-trivial multiplier and ``rho_ess`` are below 1 by
+more than their errors; ``rho_ess > 1`` (the difference operator unstable along the orbit)
+makes it unstable.
 """
 
 from __future__ import annotations
@@ -65,6 +84,8 @@ __all__ = ["DelayOrbitField", "DelayBVP", "MULT_FLOOR", "MULT_KEEP", "MAX_HISTOR
 MULT_FLOOR = 1e-3
 #: At most this many multipliers (the largest in modulus) are reported.
 MULT_KEEP = 16
+#: Steps of the difference operator's products for a neutral model's essential radius.
+ESSENTIAL_STEPS = 2000
 #: The largest monodromy matrix (history nodes x augmented states) formed: its dense
 #: eigenvalues take seconds at this size, twice per cycle.
 MAX_HISTORY_NODES = 3000
@@ -102,6 +123,7 @@ class DelayOrbitField:
         self.windows = []  # [a, b, E flattened at the present, shift]
         self.window_syms = []
         self.window_keys = {}
+        self.dot_syms = {}  # (shift index, component) -> symbol of dot(state) seen then
         rhs = [sp.Integer(0)] * self.n_model
         for t in model.transitions:
             rate = t.rate.xreplace(values)
@@ -135,12 +157,30 @@ class DelayOrbitField:
             for k in range(1, self.K)
         ]
         self._groups = groups
+        #: neutral: dot(state) seen at each look-back (the profile's derivative there)
+        self.neutral = bool(self.dot_syms)
+        if len({k for k, _ in self.dot_syms}) > 1:
+            raise SymdelayInputError(
+                f"{model.name} reads dot() at several look-backs: the essential spectrum "
+                "of its difference operator (the cycles' stability) is built for one neutral "
+                "look-back"
+            )
+        dgroups = [
+            [self.dot_syms.get((k, i)) or sp.Dummy("unused") for i in range(n)]
+            for k in range(self.K)
+        ]
         args = [sym] + [s for g in groups for s in g] + list(self.window_syms)
+        if self.neutral:
+            args += [s for g in dgroups for s in g]
         self._args_len = len(args)
         self._f = sp.lambdify(args, drift, "numpy", cse=True)
         self._jac_groups = [
             sp.lambdify(args, [sp.diff(e, s) for e in drift for s in g], "numpy", cse=True)
             for g in groups
+        ]
+        self._jd = [
+            sp.lambdify(args, [sp.diff(e, s) for e in drift for s in g], "numpy", cse=True)
+            for g in (dgroups if self.neutral else ())
         ]
         self._jw = sp.lambdify(
             args, [sp.diff(e, w) for e in drift for w in self.window_syms], "numpy", cse=True
@@ -180,7 +220,12 @@ class DelayOrbitField:
 
     # ---------------------------------------------------------------- flattening
     def _all_syms(self) -> set:
-        return set(self.base) | set(self.shift_syms.values()) | set(self.window_syms)
+        return (
+            set(self.base)
+            | set(self.shift_syms.values())
+            | set(self.window_syms)
+            | set(self.dot_syms.values())
+        )
 
     def _at(self, shift):
         """The index of the look-back ``shift`` (0: the present)."""
@@ -208,11 +253,6 @@ class DelayOrbitField:
     def _flat(self, expr, shift, label):
         """A model expression (states, ``delayed(...)``) at ``t - shift`` in the flattened
         symbols."""
-        if expr.atoms(self._dot):
-            raise SymdelayInputError(
-                f"{label}: dot() is read through a lag (a neutral model): the periodic "
-                "orbits are built for retarded models"
-            )
         every = expr.atoms(self._delayed)
         # the outermost look-ups only (an inner one is read at its outer one's shift)
         occ = [o for o in every if not any(o2 != o and o2.args[0].has(o) for o2 in every)]
@@ -222,6 +262,24 @@ class DelayOrbitField:
             rep[o] = self._channel(o.args[0], lag, shift, label)
         e = expr.xreplace(rep)
         k = self._at(shift)
+        dots = e.atoms(self._dot)
+        if dots:  # dot(x) seen ``shift`` ago: the profile's derivative there (neutral)
+            if k == 0:
+                raise SymdelayInputError(
+                    f"{label}: dot() is read at the present or through a lag that is not a "
+                    "constant delay: the periodic orbits read dot() through constant lags only"
+                )
+            drep = {}
+            for d in dots:
+                if d.args[0] not in self.states:
+                    raise SymdelayInputError(
+                        f"{label}: dot() of {d.args[0]}, not of a state: read dot(x) of a state x"
+                    )
+                i = self.states.index(d.args[0])
+                if (k, i) not in self.dot_syms:
+                    self.dot_syms[(k, i)] = sp.Dummy(f"dy{i}_{k}")
+                drep[d] = self.dot_syms[(k, i)]
+            e = e.xreplace(drep)
         return e.xreplace({s: self._sym(k, i) for i, s in enumerate(self.states)})
 
     def _channel(self, expr, lag, shift, label):
@@ -302,13 +360,19 @@ class DelayOrbitField:
         w, _ = self.window_values(p)
         return float(max([0.0, *s, *(w[:, 1] + w[:, 2])]))
 
-    def _args(self, p, Ys, Ws):
-        """The lambdified functions' arguments: ``Ys`` (K, M, n), ``Ws`` (J, M)."""
+    def _args(self, p, Ys, Ws, Ds=None):
+        """The lambdified functions' arguments: ``Ys`` (K, M, n), ``Ws`` (J, M) and, for a
+        neutral model, ``Ds`` (K, M, n) the derivatives seen at each look-back (default 0:
+        an equilibrium)."""
         M = Ys.shape[1]
         out = [np.full(M, float(p))]
         for k in range(self.K):
             out.extend(Ys[k].T)
         out.extend(Ws)
+        if self.neutral:
+            Ds = np.zeros_like(Ys) if Ds is None else Ds
+            for k in range(self.K):
+                out.extend(Ds[k].T)
         return out
 
     @staticmethod
@@ -318,22 +382,30 @@ class DelayOrbitField:
             out[k] = v
         return out
 
-    def f(self, Ys, Ws, p):
+    def f(self, Ys, Ws, p, Ds=None):
         """``F`` at ``M`` points: shape ``(M, n)``."""
         M = Ys.shape[1]
         with np.errstate(over="ignore", invalid="ignore"):
-            return self._stack(self._f(*self._args(p, Ys, Ws)), M).T
+            return self._stack(self._f(*self._args(p, Ys, Ws, Ds)), M).T
 
-    def fp(self, Ys, Ws, p):
+    def fp(self, Ys, Ws, p, Ds=None):
         M = Ys.shape[1]
         with np.errstate(over="ignore", invalid="ignore"):
-            return self._stack(self._fp(*self._args(p, Ys, Ws)), M).T
+            return self._stack(self._fp(*self._args(p, Ys, Ws, Ds)), M).T
 
-    def jacobians(self, Ys, Ws, p):
+    def djacobians(self, Ys, Ws, p, Ds=None):
+        """A neutral model's ``dF/dy'(t - s_k)`` for each look-back: shape
+        ``(K, M, n, n)`` (zeros at the present and wherever no ``dot()`` is read)."""
+        M, n = Ys.shape[1], self.n
+        args = self._args(p, Ys, Ws, Ds)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.stack([self._stack(g(*args), M).T.reshape(M, n, n) for g in self._jd])
+
+    def jacobians(self, Ys, Ws, p, Ds=None):
         """``dF/dy(t - s_k)`` for each look-back: shape ``(K, M, n, n)``; ``dF/dW_j``:
         shape ``(J, M, n)``."""
         M, n = Ys.shape[1], self.n
-        args = self._args(p, Ys, Ws)
+        args = self._args(p, Ys, Ws, Ds)
         with np.errstate(over="ignore", invalid="ignore"):
             A = np.stack([self._stack(g(*args), M).T.reshape(M, n, n) for g in self._jac_groups])
             J = len(self.windows)
@@ -382,6 +454,10 @@ class DelayOrbitField:
         D = lam * np.eye(self.n, dtype=complex)
         for k in range(self.K):
             D -= A[k, 0] * np.exp(-lam * s[k])
+        if self.neutral:  # the derivative terms: lam M_k exp(-lam s_k)
+            Ad = self.djacobians(Ys, Ws, p)
+            for k in range(self.K):
+                D -= lam * Ad[k, 0] * np.exp(-lam * s[k])
         wv, _ = self.window_values(p)
         for j in range(J):
             a, b, sh = wv[j]
@@ -403,7 +479,23 @@ def _locate(coll: Collocation, tau):
     u = tau - k
     j = np.clip(np.searchsorted(coll.mesh, u, side="right") - 1, 0, coll.N - 1)
     z = (u - coll.mesh[j]) / coll.h[j]
-    return k.astype(int), j, coll._basis(z), coll._basis(z, derivative=True) / coll.h[j][:, None]
+    q = np.arange(coll.m + 1)
+    P = z[:, None] ** q[None, :]  # the monomials at once (the basis is P @ C)
+    dP = np.zeros_like(P)
+    dP[:, 1:] = q[1:] * P[:, :-1]
+    return k.astype(int), j, P @ coll.C, (dP @ coll.C) / coll.h[j][:, None]
+
+
+def _second(coll: Collocation, tau):
+    """The second derivative in ``t`` of the Lagrange basis at times ``tau`` (any real, on
+    the periodic profile): ``(M, m + 1)``."""
+    _, j, _, _ = _locate(coll, tau)
+    u = np.asarray(tau, dtype=float) - np.floor(tau)
+    z = (u - coll.mesh[j]) / coll.h[j]
+    P = np.stack(
+        [q * (q - 1) * z ** (q - 2) if q > 1 else 0 * z for q in range(coll.m + 1)], axis=-1
+    )
+    return (P @ coll.C) / (coll.h[j] ** 2)[:, None]
 
 
 def _window_nodes(mesh, lo, hi, m: int):
@@ -434,20 +526,43 @@ def _window_nodes(mesh, lo, hi, m: int):
 
 
 def _entries(coll, terms, nodes_of):
-    """The sparse entries of the look-up terms ``[(C (M, Q, n, n), tau (M, Q))]`` of the
-    linearised collocation equations (row block ``g`` for the Gauss point ``g``):
+    """The sparse entries of the look-up terms ``[(C (M, Q, n, n), tau (M, Q)[, True])]``
+    of the linearised collocation equations (``True``: ``C`` multiplies the derivative
+    ``v'(tau)``, a neutral term; row block ``g`` for the Gauss point ``g``):
     ``[(rows, cols, values)]``, the columns the nodes ``nodes_of(period, interval)`` (an
-    ``(M Q, m + 1)`` array of node indices) times ``n`` plus the component."""
+    ``(M Q, m + 1)`` array of node indices) times ``n`` plus the component.
+
+    A window's quadrature points come in pieces of ``m + 1`` inside one mesh interval
+    (:func:`_window_nodes`): their coefficients on that interval's ``m + 1`` nodes are
+    summed per piece first (``m + 1`` times fewer entries for the sparse matrix to sort and
+    add up), when every piece does lie in one interval of ``coll``."""
     out = []
-    for C, tau in terms:
+    for C, tau, *deriv in terms:
         M, Q, n, _ = C.shape
         m1 = coll.m + 1
-        kp, jj, B, _ = _locate(coll, tau.ravel())
+        kp, jj, B, dB = _locate(coll, tau.ravel())
+        if deriv and deriv[0]:
+            B = dB
+        B = B.reshape(M, Q, m1)
+        if Q > 1 and Q % m1 == 0:
+            S = Q // m1
+            kq, jq = kp.reshape(M, S, m1), jj.reshape(M, S, m1)
+            if np.all(kq == kq[:, :, :1]) and np.all(jq == jq[:, :, :1]):
+                v = np.einsum("msqk,msqab->mskab", B.reshape(M, S, m1, m1),
+                              C.reshape(M, S, m1, n, n))  # fmt: skip
+                nodes = nodes_of(kq[:, :, 0].ravel(), jq[:, :, 0].ravel()).reshape(M, S, m1)
+                shape = (M, S, m1, n, n)
+                r = (np.arange(M)[:, None, None, None, None] * n
+                     + np.arange(n)[None, None, None, :, None])  # fmt: skip
+                c = nodes[:, :, :, None, None] * n + np.arange(n)[None, None, None, None, :]
+                rows = np.broadcast_to(r, shape).ravel()
+                out.append((rows, np.broadcast_to(c, shape).ravel(), v.ravel()))
+                continue
         nodes = nodes_of(kp, jj).reshape(M, Q, m1)
         shape = (M, Q, m1, n, n)
         r = np.arange(M)[:, None, None, None, None] * n + np.arange(n)[None, None, None, :, None]
         c = nodes[:, :, :, None, None] * n + np.arange(n)[None, None, None, None, :]
-        v = B.reshape(M, Q, m1)[:, :, :, None, None] * C[:, :, None, :, :]
+        v = B[:, :, :, None, None] * C[:, :, None, :, :]
         out.append(
             (np.broadcast_to(r, shape).ravel(), np.broadcast_to(c, shape).ravel(), v.ravel())
         )
@@ -472,11 +587,16 @@ class DelayBVP(PeriodicBVP):
         looks = []  # (k index, tau array) for the look-backs
         Ys = np.empty((fld.K, M, fld.n))
         Yd = np.empty((fld.K, M, fld.n))
+        Ydd = np.zeros((fld.K, M, fld.n)) if fld.neutral else None
+        Ue = oc.extended(oU)
         for k in range(fld.K):
             tau = times - s[k] / T
-            Ys[k] = oc.evaluate(oU, tau)
-            _, jj, _, dB = _locate(oc, tau)
-            Yd[k] = np.einsum("tk,tkn->tn", dB, oc.extended(oU)[jj])
+            _, jj, B, dB = _locate(oc, tau)  # one location for the value and the slope
+            Uj = Ue[jj]
+            Ys[k] = np.einsum("tk,tkn->tn", B, Uj)
+            Yd[k] = np.einsum("tk,tkn->tn", dB, Uj)
+            if k and fld.neutral:
+                Ydd[k] = np.einsum("tk,tkn->tn", _second(oc, tau), Uj)
             looks.append(tau)
         wv, wd = fld.window_values(p)
         wins = []
@@ -489,20 +609,21 @@ class DelayBVP(PeriodicBVP):
             sq = (times[:, None] - tau) * T  # look-backs of the nodes (M, Q)
             x = (sq - sh - a) / (b - a)  # their place in the window
             dsq = dsh + da + (db - da) * x  # d sq / dp at a fixed place
-            Y = oc.evaluate(oU, tau.ravel())
+            _, jj, B, dB = _locate(oc, tau.ravel())
+            Uj = Ue[jj]
+            Y = np.einsum("tk,tkn->tn", B, Uj)
             e, g = fld.window_source(j, Y, p)
             Ws[j] = (e.reshape(M, -1) * w).sum(axis=1)
-            _, jj, _, dB = _locate(oc, tau.ravel())
-            yd = np.einsum("tk,tkn->tn", dB, oc.extended(oU)[jj])
+            yd = np.einsum("tk,tkn->tn", dB, Uj)
             wins.append((tau, sq, dsq, w, g.reshape(M, -1, fld.n), yd.reshape(M, -1, fld.n)))
-        return s, ds, looks, Ys, Yd, Ws, wins
+        return s, ds, looks, Ys, (Yd, Ydd), Ws, wins
 
     def colloc(self, coll, U, T, p):
         N, m, n = coll.N, coll.m, self.F.n
         tg = (coll.mesh[:-1, None] + coll.h[:, None] * coll.z[None, :]).ravel()
         _, Ud = coll.at_gauss(U)
         s, ds, looks, Ys, Yd, Ws, wins = self._lookups(coll, U, T, p, tg)
-        F = self.F.f(Ys, Ws, p).reshape(N, m, n)
+        F = self.F.f(Ys, Ws, p, Yd[0] / T).reshape(N, m, n)
         R = Ud - (coll.h * T)[:, None, None] * F
         self._cache = (id(U), T, p, coll, s, ds, looks, Ys, Yd, Ws, wins)
         return R.ravel(), Ys[0].reshape(N, m, n), F
@@ -514,12 +635,28 @@ class DelayBVP(PeriodicBVP):
         fld = self.F
         m = coll.m
         hT = np.repeat(coll.h * T, m)  # (M,)
-        A, Bw = fld.jacobians(Ys, Ws, p)
+        Yd, Ydd = Yd
+        Ds = Yd / T  # the derivatives in the model's time, read by a neutral model
+        A, Bw = fld.jacobians(Ys, Ws, p, Ds)
         terms = []
-        colT = -np.repeat(coll.h, m)[:, None] * fld.f(Ys, Ws, p)
+        colT = -np.repeat(coll.h, m)[:, None] * fld.f(Ys, Ws, p, Ds)
         colp = None
         if with_p:
-            colp = -hT[:, None] * fld.fp(Ys, Ws, p)
+            colp = -hT[:, None] * fld.fp(Ys, Ws, p, Ds)
+        if fld.neutral:
+            # F reads u'(t - s_k/T) / T: its coefficient of v'(tau) is dF/dy' / T, and its
+            # motion in T and p (u'' at the moving look-back, the 1/T)
+            Ad = fld.djacobians(Ys, Ws, p, Ds)
+            for k in range(1, fld.K):
+                if not np.any(Ad[k]):
+                    continue
+                terms.append(((-np.repeat(coll.h, m)[:, None, None] * Ad[k])[:, None],
+                              looks[k][:, None], True))  # fmt: skip
+                dT = Ydd[k] * (s[k] / T**3) - Yd[k] / T**2
+                colT += -hT[:, None] * np.einsum("mab,mb->ma", Ad[k], dT)
+                if with_p:
+                    dp = -Ydd[k] * (ds[k] / T**2)
+                    colp += -hT[:, None] * np.einsum("mab,mb->ma", Ad[k], dp)
         for k in range(fld.K):
             terms.append(((-hT[:, None, None] * A[k])[:, None], looks[k][:, None]))
             if k:
@@ -586,9 +723,10 @@ class DelayBVP(PeriodicBVP):
         )
 
     # ------------------------------------------------------------------ Floquet
-    def _monodromy(self, cm, coll, U, T, p):
+    def _monodromy(self, cm, coll, U, T, p, with_map=False):
         """The monodromy matrix on the history nodes of the mesh ``cm`` (the orbit read
-        from ``(coll, U)``), and the times of those nodes."""
+        from ``(coll, U)``), and the times of those nodes; ``with_map``: also the map ``X``
+        from the history nodes to the new nodes (``t`` in ``(0, 1]``)."""
         from scipy.sparse import coo_matrix
 
         fld = self.F
@@ -645,7 +783,67 @@ class DelayBVP(PeriodicBVP):
         per = idx // Nm - K
         loc = idx % Nm
         tn = per + cm.mesh[loc // m] + cm.h[np.minimum(loc // m, N - 1)] * cm.s[loc % m]
+        if with_map:
+            return Mx, tn, X
         return Mx, tn
+
+    def pd_eigenfunction(self, orbit):
+        """``(rho, V)``: the real multiplier of the discretised monodromy nearest -1 and its
+        eigenfunction over one period at the orbit's mesh nodes (``V`` shaped like
+        ``orbit.U``: the eigenvector's value at ``t = 0`` and the new nodes it maps to,
+        so ``v(1) = rho v(0)``), normalised to ``int |v|^2 dt = 1`` -- what
+        :func:`symdelay.analysis.doubling.first_doubled` needs of a delay model."""
+        coll, n = orbit.coll, self.F.n
+        Mx, _, X = self._monodromy(coll, coll, orbit.U, orbit.T, orbit.p, with_map=True)
+        ev, W = np.linalg.eig(Mx)
+        k = int(np.argmin(np.abs(ev + 1)))
+        v = np.real(W[:, k])
+        new = (X @ v).reshape(-1, n)  # the nodes at t in (0, 1]: the last is t = 1
+        V = np.vstack([v.reshape(-1, n)[-1:], new[:-1]])
+        norm = math.sqrt(float(np.sum(coll.ip_weights(V) * V)))
+        return complex(ev[k]), V / norm
+
+    def essential_radius(self, coll, U, T, p, steps: int = ESSENTIAL_STEPS):
+        """A neutral model's essential spectral radius of the monodromy operator at the
+        orbit ``(coll, U, T, p)``, with an error estimate: ``(radius, error)``, or None for a
+        retarded model.
+
+        The neutral part of the variational equation, ``v'(t) = A_d(t) v'(t - s) + ...``
+        (``A_d`` the derivative of ``F`` in the ``dot()`` seen ``s`` ago, periodic along
+        the orbit), leaves the difference operator ``w(t) = A_d(t) w(t - s)``, whose
+        spectrum over one period is the monodromy's essential spectrum (Hale & Verduyn
+        Lunel, ch. 9): its radius is ``exp(chi T)``, ``chi`` the exponent of the products
+        ``A_d(t) A_d(t - s) ... A_d(t - (n-1) s)`` per unit time (their largest Lyapunov
+        exponent; for a scalar ``A_d = c(t)`` with ``s / T`` irrational, the mean of
+        ``log |c|`` over the orbit over ``s``). Computed from eight starting times over
+        ``steps`` steps each (the largest), the error the change from ``steps / 2``
+        steps."""
+        fld = self.F
+        if not fld.neutral:
+            return None
+        k = next(iter({k for k, _ in fld.dot_syms}))
+        s, _ = fld.shift_values(p)
+        starts = (np.arange(8) + 0.5) / 8
+        times = (starts[:, None] - np.arange(steps)[None, :] * (s[k] / T)).ravel()
+        _, _, _, Ys, (Yd, _), Ws, _ = self._lookups(coll, U, T, p, times)
+        Ad = fld.djacobians(Ys, Ws, p, Yd / T)[k].reshape(8, steps, fld.n, fld.n)
+        rng = np.random.default_rng(0)
+        w = rng.standard_normal((8, fld.n))
+        w /= np.linalg.norm(w, axis=1)[:, None]
+        logs = np.zeros((8, steps))
+        for j in range(steps - 1, -1, -1):  # the product applied to the oldest first
+            w = np.einsum("iab,ib->ia", Ad[:, j], w)
+            nw = np.linalg.norm(w, axis=1)
+            if not np.all(nw > 0):  # a nilpotent difference operator: no essential part
+                return 0.0, 0.0
+            logs[:, steps - 1 - j] = np.log(nw)
+            w /= nw[:, None]
+        half = steps // 2
+        # the exponent from the second half (the first lets the vector align)
+        full = logs[:, half:].sum(axis=1) / ((steps - half) * s[k])
+        part = logs[:, steps - half // 2 :].sum(axis=1) / ((half // 2) * s[k])
+        r, r2 = math.exp(float(full.max()) * T), math.exp(float(part.max()) * T)
+        return r, abs(r - r2) + 1e-12
 
     def floquet(self, coll, U, T, p):
         from symdelay.analysis.floquet import ERROR_FACTOR

@@ -23,7 +23,13 @@ import numpy as np
 
 from symdelay.analysis.bvp import Collocation, NewtonFailed, Orbit, PeriodicBVP
 
-__all__ = ["pd_eigenfunction", "doubled_orbit", "first_doubled", "settled_cycle"]
+__all__ = [
+    "pd_eigenfunction",
+    "doubled_orbit",
+    "first_doubled",
+    "settled_cycle",
+    "settled_delay_cycle",
+]
 
 
 def pd_eigenfunction(solver: PeriodicBVP, orbit: Orbit):
@@ -31,6 +37,8 @@ def pd_eigenfunction(solver: PeriodicBVP, orbit: Orbit):
     eigenfunction at the mesh nodes (``V`` shaped like ``orbit.U``, ``v(1) = rho v(0)``),
     normalised to ``int |v|^2 dt = 1``; the monodromy is the product of the collocation's
     interval maps (:meth:`PeriodicBVP.interval_maps`), the same as its multipliers'."""
+    if hasattr(solver, "pd_eigenfunction"):  # a delay model: from its monodromy operator
+        return solver.pd_eigenfunction(orbit)
     coll, n, m = orbit.coll, solver.F.n, orbit.coll.m
     Ug, _ = coll.at_gauss(orbit.U)
     X = solver.interval_maps(coll, Ug, orbit.T, orbit.p)
@@ -153,6 +161,75 @@ def settled_cycle(field, value: float, y0, *, chunk: float, chunks: int = 40, ma
         f"the fluid path at {field.name} = {value:.10g} did not settle on a cycle of up to "
         f"{max_laps} laps within t = {t0:.6g} (chaos, a slow transient or a stable "
         "equilibrium there): start from another value"
+    )
+
+
+def settled_delay_cycle(model, weights, *, horizon: float, lookback: float = 0.0,
+                        doublings: int = 3, max_laps: int = 8, force: bool = False):  # fmt: skip
+    """The periodic orbit the fluid path of the delay model ``model`` (every parameter a
+    number) settles on: ``(t, y, period, laps)`` over one period (``y`` the model's states,
+    one row each), or a one-line :class:`SymdelayInputError`.
+
+    The path is :func:`symdelay.analysis.dfluid.delay_fluid` from the model's default start
+    held constant before 0 (DOP853 by the method of steps, rtol 1e-10); its returns to the
+    section where ``weights . y`` crosses the middle of its range upwards (over the last
+    half of the path; each crossing refined by secant steps on the dense output) are
+    compared as :func:`settled_cycle` compares the ODE's: the state at each of the last
+    three returns within ``1e-6`` (relative) of the state ``k`` returns before, the
+    smallest ``k`` from 1 to ``max_laps``. The state of a delay equation is its history
+    segment: it is compared at 17 points over the ``lookback`` before the return (at
+    least the longest time between returns; the present state alone does not tell a
+    scalar equation's laps apart). A path that has not settled by ``horizon`` is
+    integrated again over twice the horizon, up to ``doublings`` times, then refused."""
+    from symdelay.analysis.dfluid import delay_fluid
+    from symdelay.core.errors import SymdelayInputError
+
+    w = np.asarray(weights, dtype=float)
+    n = w.size
+    T = float(horizon)
+    for _attempt in range(doublings + 1):
+        res = delay_fluid(model, T=T, dt=T / 200, rtol=1e-10, atol=1e-12, force=force)
+
+        def x_at(times, res=res):
+            return res.at(np.atleast_1d(times))[:, :n] @ w
+
+        tt = np.linspace(T / 2, T, 40001)
+        Y = res.at(tt)[:, :n]
+        x = Y @ w
+        c = 0.5 * (x.max() + x.min())
+        times, states = [], []
+        if not x.max() - x.min() > 1e-8 * (1 + abs(c)):
+            raise SymdelayInputError(
+                f"the fluid path of {model.name} settles on the equilibrium (its "
+                f"oscillation over t in [{T / 2:.6g}, {T:.6g}] is below 1e-8): no cycle to "
+                "start from there; start from another value"
+            )
+        for k in np.nonzero((x[:-1] < c) & (x[1:] >= c))[0]:
+            a, b, xa, xb = tt[k], tt[k + 1], x[k] - c, x[k + 1] - c
+            for _step in range(6):  # secant steps kept inside the bracket
+                tc = a - xa * (b - a) / (xb - xa) if xb != xa else 0.5 * (a + b)
+                xc = float(x_at(tc)[0]) - c
+                if xc == 0:
+                    break
+                a, xa = (tc, xc) if xc < 0 else (a, xa)
+                b, xb = (tc, xc) if xc > 0 else (b, xb)
+            times.append(tc)
+        gap = float(np.max(np.diff(times))) if len(times) > 1 else 0.0
+        span = max(float(lookback), gap)
+        back = np.linspace(0.0, span, 17)
+        times = [tc for tc in times if tc - span >= -float(lookback)]
+        states = [res.at(tc - back)[:, :n].ravel() for tc in times]
+        period = _repeat(times, states, max_laps)
+        if period is not None:
+            P, _, k = period
+            t0 = times[-1 - k]
+            t = np.linspace(0.0, P, 2001)
+            return t, res.at(t0 + t)[:, :n].T, P, k
+        T *= 2
+    raise SymdelayInputError(
+        f"the fluid path of {model.name} did not settle on a cycle of up to {max_laps} laps "
+        f"within t = {T / 2:.6g} (chaos, a slow transient or a stable equilibrium there): "
+        "start from another value"
     )
 
 

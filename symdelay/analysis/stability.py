@@ -582,11 +582,21 @@ def factor_counts(coeffs_high_first, multiplicity: int, mode: str, prec: int):
     """The exact counts of one rational factor at numbers: ``(unstable, axis, axis_roots)``
     with ``axis_roots`` ``(mode, omega, radius, multiplicity)``, each count times
     ``multiplicity`` (the one decision every verdict at a point rests on)."""
-    from symdelay.analysis.polyroots import exact_counts
+    from symdelay.analysis.polyroots import exact_counts, polynomial_roots
 
-    coeffs = [sp.Rational(c) for c in coeffs_high_first]
-    if len(coeffs) < 2:
+    if len(coeffs_high_first) < 2:
         return 0, 0, ()
+    if not all(sp.sympify(c).is_Rational for c in coeffs_high_first):
+        # algebraic coefficients (an equilibrium in radicals at numbers): the certified
+        # roots decide the axis exactly (gcd of the real and imaginary parts)
+        x = sp.Dummy("x")
+        res = polynomial_roots(sp.Poly(list(coeffs_high_first), x), x, max(15, int(prec / 3.33)))
+        axis = sorted(
+            ((mode, z.imag, z.radius, z.multiplicity * multiplicity) for z in res if z.on_axis),
+            key=lambda t: -t[1],
+        )
+        return res.unstable_count * multiplicity, res.axis_count * multiplicity, tuple(axis)
+    coeffs = [sp.Rational(c) for c in coeffs_high_first]
     counts = exact_counts(coeffs)
     axis = ()
     if counts.axis:

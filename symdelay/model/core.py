@@ -800,8 +800,18 @@ class Model(Specialisable, LatexDisplay):
     def default_start(self) -> list:
         """The scaled state a fluid path or a simulation starts from when none is given: the
         equilibrium with the first state raised by half its value (or set to 1 if it is 0).
-        A family with a conventional start (the founding model's paper) overrides it."""
-        y0 = [float(self.equilibrium.point[s]) for s in self.states]
+        A family with a conventional start (the founding model's paper) overrides it. At
+        numbers an equilibrium not yet solved is taken from every real zero of the drift
+        (:func:`~symdelay.model.equilibrium.certified_equilibrium`, tenths of a second)
+        rather than SymPy's closed form (seconds for a cubic in radicals)."""
+        from symdelay.model.equilibrium import certified_equilibrium
+
+        eq = self.__dict__.get("equilibrium")
+        if eq is None and not self.free_parameters:
+            eq = certified_equilibrium(self)
+        if eq is None:
+            eq = self.equilibrium
+        y0 = [float(eq.point[s]) for s in self.states]
         y0[0] = y0[0] * 1.5 if y0[0] != 0 else 1.0
         return y0
 

@@ -33,7 +33,14 @@ from symdelay.core.precision import work_dps, workdps, workprec
 from symdelay.model.arb_eval import arb_evaluator
 from symdelay.model.records import Equilibrium, _cycles, _is_zero
 
-__all__ = ["find_equilibrium", "at_point", "EQUILIBRIUM_DPS", "PiecewiseEquilibrium", "MAX_PIECES"]
+__all__ = [
+    "find_equilibrium",
+    "certified_equilibrium",
+    "at_point",
+    "EQUILIBRIUM_DPS",
+    "PiecewiseEquilibrium",
+    "MAX_PIECES",
+]
 
 #: Working precision (digits) of the numeric equilibrium.
 EQUILIBRIUM_DPS = 30
@@ -167,6 +174,10 @@ def _exact_candidates(model):
     sols_by_solve = sols is None
     tidy = sols_by_solve or len(unknowns) <= TIDY_MAX
     if sols_by_solve:
+        if not isinstance(model, _Piece):
+            refusal = _selection_refusal(model)
+            if refusal is not None:
+                raise refusal
         try:
             sols = sp.solve(eqs, unknowns, dict=True)
         except NotImplementedError:
@@ -201,6 +212,12 @@ def _pick_exact(model, ok, undecided, how) -> Equilibrium | None:
     interior = [p for p in ok if all(p[s].is_positive for s in states)]
     pick = interior if len(interior) == 1 else ok
     if len(pick) != 1:
+        if len(ok) > 1 and not _drift_parameters(model) and not isinstance(model, _Piece):
+            # at numbers, every real zero enumerated and its signs decided (the radicals'
+            # signs SymPy left open do not matter there)
+            eq = _certified(model)
+            if eq is not None:
+                return eq
         if len(ok) > 1:
             shown = "; ".join(", ".join(f"{k}={v}" for k, v in p.items()) for p in ok[:3])
             if all(_admissible(p, states) for p in ok):
@@ -225,6 +242,143 @@ def _pick_exact(model, ok, undecided, how) -> Equilibrium | None:
         )
     point = {s: v.xreplace(back) for s, v in pick[0].items()}
     return Equilibrium(point, True, 0, how)
+
+
+def _zeros_at(model, dps: int = EQUILIBRIUM_DPS):
+    """Every real zero of the drift at numbers as ``[({state: arb}, [sign per state])]``
+    (:func:`symdelay.model.realsolve.real_zeros`, on the symmetric subspace where the model
+    declares a symmetry, as the closed form), or None where the method does not apply."""
+    from symdelay.core.precision import bits
+    from symdelay.model.realsolve import real_zeros
+
+    if _drift_parameters(model):
+        return None
+    states = model.states
+    sub = _symmetric_sub(model)
+    unknowns = [s for s in states if s not in sub]
+    drift = []
+    for f in model.steady_drift:
+        g = sp.expand(f.xreplace(sub)) if sub else f
+        if g != 0 and g not in drift:
+            drift.append(g)
+    zeros = real_zeros(drift, unknowns, prec=2 * bits(dps, 20))
+    if zeros is None:
+        return None
+    full = []
+    for z in zeros:
+        ball = dict(zip(unknowns, z.balls))
+        sign = dict(zip(unknowns, z.signs))
+        ball.update({s: ball[r] for s, r in sub.items()})
+        sign.update({s: sign[r] for s, r in sub.items()})
+        full.append(({s: ball[s] for s in states}, [sign[s] for s in states]))
+    return full
+
+
+def _by_rule(full) -> list:
+    """The zeros the rule of the closed form leaves: the one with every state positive if
+    there is exactly one, else those with every state >= 0 (one is the answer)."""
+    interior = [z for z in full if all(v > 0 for v in z[1])]
+    admissible = [z for z in full if all(v >= 0 for v in z[1])]
+    return interior if len(interior) == 1 else admissible
+
+
+def _rule_text(pick, full) -> str:
+    if not pick:
+        return f"no equilibrium with every state >= 0 among the {len(full)} real zeros"
+    shown = "; ".join(
+        ", ".join(
+            f"{s} ~ {b.mid().str(8, radius=False)}" if g else f"{s} = 0"
+            for (s, b), g in zip(z[0].items(), z[1])
+        )
+        for z in pick[:3]
+    )
+    n_pos = sum(all(g > 0 for g in z[1]) for z in full)
+    return (
+        f"{len(pick)} equilibria with every state >= 0, {n_pos or 'none'} with every state "
+        f"positive ({shown[:300]})"
+    )
+
+
+def _certified(model, dps: int = EQUILIBRIUM_DPS) -> Equilibrium | None:
+    """The equilibrium among *every* real zero of a rational drift at numbers
+    (:func:`_zeros_at`: Groebner basis over Q, roots isolated by Arb, each state's sign
+    decided), picked by the rule of the closed form (:func:`_by_rule`); refused in one line
+    where the rule leaves several or none. None where the method does not apply (free
+    parameters, a drift that is not rational in the states, zeros not finite)."""
+    full = _zeros_at(model, dps)
+    if full is None:
+        return None
+    pick = _by_rule(full)
+    if len(pick) != 1:
+        raise SymdelayInputError(
+            f"{model.source}: {_rule_text(pick, full)} (every real zero of the drift "
+            "enumerated): the analyses need one; give parameter values that single one out"
+        )
+    balls = pick[0][0]
+    point = {s: sp.Float(b.mid().str(dps + 5, radius=False), dps) for s, b in balls.items()}
+    radius = max(
+        (mpmath.mpf(b.rad().str(5, radius=False)) for b in balls.values()), default=mpmath.mpf(0)
+    )
+    return Equilibrium(
+        point, False, radius, "every real zero of the drift (Groebner basis over Q, Arb roots)"
+    )
+
+
+#: values given to the free parameters (all at once, positive ones only) where
+#: :func:`_selection_refusal` enumerates the zeros before SymPy solves with them free
+SAMPLES = ("1/16", "1/4", "1", "4", "16")
+
+
+def _selection_refusal(model) -> SymdelayInputError | None:
+    """The refusal of a closed form with the parameters free, found in a second instead of
+    after SymPy's solve (seconds to minutes for radicals): where at one of :data:`SAMPLES`
+    every real zero of the drift, enumerated, has no equilibrium with every state positive
+    and none or several with every state >= 0 (the food chain's at b1 = 16: two, none
+    positive), no closed-form solution is proven positive for every value of the parameters
+    and several (or none) remain, which :func:`_pick_exact` refuses too. None where no
+    sample shows it or the enumeration does not apply (the solve then runs as before)."""
+    free = _drift_parameters(model)
+    if not free or len(free) > 3 or any(model.domains.get(p) != "positive" for p in free):
+        return None
+    names = ", ".join(map(str, free))
+    for v in SAMPLES:
+        try:
+            full = _zeros_at(model.with_values(**{str(p): v for p in free}))
+        except SymdelayInputError:
+            return None
+        if full is None:
+            return None
+        pick = _by_rule(full)
+        if not any(all(g > 0 for g in z[1]) for z in full) and len(pick) != 1:
+            return SymdelayInputError(
+                f"{model.source}: at {', '.join(f'{p} = {v}' for p in free)} the drift has "
+                f"{_rule_text(pick, full)} (every real zero enumerated), so no closed form in "
+                f"{names} is the equilibrium for every value: give numbers for {names}"
+            )
+    return None
+
+
+def certified_equilibrium(model) -> Equilibrium | None:
+    """At numbers, the equilibrium as :func:`_certified` finds it (a few tenths of a second
+    where SymPy's closed form can take seconds), None where that method does not apply or
+    refuses (the caller then asks :attr:`Model.equilibrium`)."""
+    if _nonsmooth(model) or _linear_drift(model):
+        return None  # a linear drift is solved exactly as fast
+    try:
+        return _certified(model)
+    except SymdelayInputError:
+        return None
+
+
+def _linear_drift(model) -> bool:
+    """Is every component of the drift a polynomial of degree <= 1 in the states?"""
+    for f in model.steady_drift:
+        try:
+            if sp.Poly(f, *model.states).total_degree() > 1:
+                return False
+        except sp.PolynomialError:
+            return False
+    return True
 
 
 def _linear_solution(eqs, unknowns):

@@ -706,6 +706,10 @@ def _arb_sign(expr, point: dict) -> int | None:
                 return None
             if not ball.is_finite():
                 return None
+            if isinstance(ball, flint.acb):  # complex radicals (a cubic's casus irreducibilis)
+                if not (ball.imag.is_exact() and ball.imag == 0):
+                    return None  # not proven real: no sign
+                ball = ball.real
             if ball > 0:
                 return 1
             if ball < 0:

@@ -1,0 +1,413 @@
+"""Hopf points in one parameter of a table whose equilibrium has no decided closed form.
+
+Where the closed-form equilibrium cannot be singled out with the parameter ``p`` free (the
+food chain's five solutions in radicals of ``b1``, whose signs depend on ``b1``), the
+equilibrium is *followed* along the range instead, as MatCont and AUTO do, and every Hopf
+point on it is located and proved:
+
+1. **The chosen equilibrium at the start.** At the range's low end (an exact rational) every
+   real zero of the drift is enumerated and the one with every state positive picked
+   (:func:`symdelay.model.equilibrium.certified_equilibrium`, the model's own rule; refused
+   where it leaves several or none).
+2. **Followed.** Newton's method carries it over ``SCAN`` equally spaced values of ``p``
+   (as :func:`symdelay.analysis.stability_map_moving.first_crossing` scans, with numpy's
+   eigenvalues counted in ``Re > 0``); the branch stops where Newton fails or a state
+   leaves ``> 0`` (said in the record).
+3. **Located.** Where the count changes by two with a complex pair, bisection on the count
+   brackets the crossing, and Newton solves the Hopf system in eigenvector form (MatCont's:
+   ``F = 0``, ``J v = i w v`` split into real and imaginary parts, ``v`` normalised; no
+   determinant is formed); a Krawczyk test in Arb
+   (:func:`symdelay.analysis.map_core._krawczyk`) proves one solution
+   ``(p_c, w, states, v)`` with ``w > 0`` in a box ``10^-(dps+2)`` wide (relative).
+4. **Proved to be a crossing of the chosen equilibrium.** At ``p_c -+ delta`` (exact
+   rationals) the equilibrium is enumerated again and picked by the rule (so it is the
+   model's equilibrium there, not another branch), and the Hurwitz determinant
+   ``Delta_(n-1)`` of ``det(r I - J)`` at its Arb ball has opposite certain signs at the
+   two ends: a real-part crossing of the chosen equilibrium lies between them.
+
+:func:`hopf_coefficients` gives Kuznetsov's ``c1`` and the crossing speed ``r'`` at such a
+point from the drift's derivatives at the numeric equilibrium (``r'`` along the equilibrium:
+``dJ/dp + sum_k dJ/ds_k ds_k/dp``, ``ds/dp = -J^-1 dF/dp``), what the closed-form path
+reads from :class:`symdelay.analysis.normal_form.FirstLyapunov`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+
+from symdelay.core.errors import SymdelayInputError
+from symdelay.core.lazy import sympy as sp
+
+__all__ = ["MovingHopf", "HopfPoint", "moving_hopf_points", "hopf_coefficients"]
+
+#: values of the parameter at which the followed equilibrium's eigenvalues are counted
+SCAN = 64
+
+
+@dataclass(frozen=True)
+class HopfPoint:
+    """One proved Hopf point: ``value``, ``omega`` and the equilibrium there (``state``),
+    mpf proved by Krawczyk, and the bracket ``(lo, hi)`` (exact rationals) at whose ends the
+    Hurwitz determinant has the opposite signs ``signs``."""
+
+    value: object
+    omega: object
+    state: tuple
+    bracket: tuple
+    signs: tuple
+
+
+@dataclass(frozen=True)
+class MovingHopf:
+    """The followed equilibrium over ``[lo, hi]`` and its Hopf points; ``grid``/``states``
+    the scan, ``stop`` why the branch ended early (None: it covered the range), ``note``
+    what was searched; ``follow(p)`` the followed equilibrium at ``p`` (Newton from the
+    nearest scan point, doubles)."""
+
+    points: tuple
+    grid: np.ndarray
+    states: np.ndarray
+    stop: str | None
+    note: str
+    follow: object
+
+
+class _Follow:
+    """The drift and its Jacobian in the states and the parameter (values substituted; no
+    determinant formed), numpy evaluators for Newton and the eigenvalues, and the Hopf
+    system in eigenvector form (MatCont's): ``F = 0``, ``J v_r + w v_i = 0``,
+    ``J v_i - w v_r = 0``, ``c . v_r = 1``, ``c . v_i = 0`` in ``(p, w, s, v_r, v_i)``."""
+
+    def __init__(self, model, sym):
+        self.model, self.sym = model, sym
+        self.states = list(model.states)
+        self.n = len(self.states)
+        self.drift = [sp.sympify(e).xreplace(model.values) for e in model.drift]
+        extra = set().union(*(e.free_symbols for e in self.drift)) - {*self.states, sym}
+        if extra:
+            raise SymdelayInputError(
+                "give numbers for " + ", ".join(sorted(map(str, extra))) + " (every parameter "
+                "but the one continued)"
+            )
+        self.J = sp.Matrix(self.drift).jacobian(self.states)
+        args = [*self.states, sym]
+        self._F = sp.lambdify(args, self.drift, "numpy")
+        self._Jf = sp.lambdify(args, list(self.J), "numpy")
+        self._hopf = {}
+
+    def F(self, s, p):
+        with np.errstate(all="ignore"):
+            return np.array(self._F(*s, p), dtype=float)
+
+    def Jac(self, s, p):
+        with np.errstate(all="ignore"):
+            return np.array(self._Jf(*s, p), dtype=float).reshape(self.n, self.n)
+
+    def newton(self, s0, p):
+        s = np.array(s0, dtype=float)
+        for _ in range(50):
+            try:
+                d = np.linalg.solve(self.Jac(s, p), self.F(s, p))
+            except np.linalg.LinAlgError:
+                return None
+            s = s - d
+            if not np.all(np.isfinite(s)):
+                return None
+            if np.max(np.abs(d)) <= 1e-14 * (1 + np.max(np.abs(s))):
+                return s
+        return None
+
+    def eig(self, s, p):
+        return np.linalg.eigvals(self.Jac(s, p))
+
+    def hopf_system(self, c):
+        """The Hopf system with the normalising vector ``c`` (exact rationals)."""
+        from symdelay.analysis.map_core import System, W
+
+        key = tuple(c)
+        if key not in self._hopf:
+            n = self.n
+            vr = sp.symbols(f"vr0:{n}", real=True)
+            vi = sp.symbols(f"vi0:{n}", real=True)
+            Jr = self.J * sp.Matrix(vr)
+            Ji = self.J * sp.Matrix(vi)
+            eqs = [*self.drift]
+            eqs += [Jr[i] + W * vi[i] for i in range(n)]
+            eqs += [Ji[i] - W * vr[i] for i in range(n)]
+            eqs += [sum(ci * v for ci, v in zip(c, vr)) - 1, sum(ci * v for ci, v in zip(c, vi))]
+            syms = [self.sym, W, *self.states, *vr, *vi]
+            self._hopf[key] = System(eqs, syms, polynomial=False)
+        return self._hopf[key]
+
+
+def _setup(model, param):
+    from symdelay.analysis.window import _resolve
+
+    sym, rp = _resolve(model, param)
+    if rp is not None:
+        raise SymdelayInputError(
+            f"the equilibrium of {model.name} is followed numerically in a declared parameter "
+            f"only, not in {param} (a reparametrisation): give a number for it"
+        )
+    return sym, model.cached(f"followed equilibrium {param}", lambda: _Follow(model, sym))
+
+
+def _chosen(model, param, value):
+    """The model's equilibrium at ``param = value`` (exact), every real zero enumerated and
+    picked by the rule: ``(Equilibrium, float array)``; refused in one line otherwise."""
+    from symdelay.model.equilibrium import _certified, _nonsmooth
+
+    m = model.with_values(**{param: value})
+    if _nonsmooth(m):
+        raise SymdelayInputError(
+            f"{model.name}: the equilibrium has no closed form in {param} and piecewise rates "
+            "are not followed numerically: give a number for " + param
+        )
+    try:
+        eq = _certified(m)
+    except SymdelayInputError as exc:
+        raise SymdelayInputError(
+            f"{exc} (at {param} = {value}, where the equilibrium followed in {param} starts)"
+        ) from None
+    if eq is None:
+        raise SymdelayInputError(
+            f"{model.name}: the equilibrium has no closed form in {param} and its zeros at "
+            f"{param} = {value} cannot be enumerated (a drift that is not rational in the "
+            f"states, or zeros that are not isolated): give a number for {param}"
+        )
+    return eq, np.array([float(eq.point[s]) for s in model.states])
+
+
+def _hurwitz_sign(st, ball, value, prec):
+    """The sign (+1, -1; 0 undecided) of the Hurwitz determinant ``Delta_(n-1)`` of
+    ``det(r I - J)`` at the Arb state ``ball`` and the exact ``value``."""
+    import flint
+
+    from symdelay.model.arb_eval import arb_evaluator
+
+    n = st.n
+    with flint.ctx.workprec(prec):
+        ev = st.model.cached(
+            "followed jacobian arb", lambda: arb_evaluator(list(st.J), [*st.states, st.sym])
+        )
+        ent = ev([*ball, flint.arb(flint.fmpq(value.p, value.q))])
+        J = flint.arb_mat(n, n, ent)
+        cp = J.charpoly()  # det(x I - J), monic
+        a = [cp[n - k] for k in range(n + 1)]  # a[0] = 1, a[k]: coefficient of x^(n-k)
+        m = n - 1
+        if m == 0:
+            d = -a[1]  # n = 1 has no pair: never a Hopf point (not reached)
+        else:
+            H = flint.arb_mat(m, m)
+            for i in range(m):
+                for j in range(m):
+                    k = 2 * (j + 1) - (i + 1)
+                    H[i, j] = a[k] if 0 <= k <= n else 0
+            d = H.det()
+        if d > 0:
+            return 1
+        if d < 0:
+            return -1
+        return 0
+
+
+def moving_hopf_points(model, param: str, lo, hi, dps: int = 15) -> MovingHopf:
+    """The Hopf points of the followed equilibrium in ``param`` over ``[lo, hi]`` (exact
+    rationals or decimal strings; every other parameter a number): module docstring."""
+    import flint
+
+    from symdelay.analysis.map_core import _krawczyk, newton_np
+    from symdelay.core.precision import GUARD, bits
+
+    lo, hi = sp.Rational(str(lo)), sp.Rational(str(hi))
+    _sym, st = _setup(model, param)
+    _, s0 = _chosen(model, param, lo)
+    grid = np.linspace(float(lo), float(hi), SCAN)
+    states = [s0]
+    counts = [int(np.sum(st.eig(s0, grid[0]).real > 0))]
+    stop = None
+    for v in grid[1:]:
+        s = st.newton(states[-1], v)
+        if s is None or not np.all(s > 0):
+            stop = (
+                f"the equilibrium followed from {param} = {lo} is lost near {param} = {v:.6g} "
+                + ("(Newton failed)" if s is None else "(a state reaches 0)")
+            )
+            break
+        states.append(s)
+        counts.append(int(np.sum(st.eig(s, v).real > 0)))
+    grid = grid[: len(states)]
+    found = []
+    prec = 2 * bits(dps, 20)
+    for k in range(len(grid) - 1):
+        if counts[k + 1] == counts[k]:
+            continue
+        a, b = (grid[k], states[k], counts[k]), (grid[k + 1], states[k + 1], counts[k + 1])
+        for _ in range(60):
+            m = 0.5 * (a[0] + b[0])
+            sm = st.newton(a[1], m)
+            if sm is None:
+                break
+            c = int(np.sum(st.eig(sm, m).real > 0))
+            a, b = ((m, sm, c), b) if c == a[2] else (a, (m, sm, c))
+            if b[0] - a[0] <= 1e-13 * (1 + abs(b[0])):
+                break
+        ev = st.eig(b[1], b[0])
+        near = sorted(ev, key=lambda e: abs(e.real))
+        if abs(counts[k + 1] - counts[k]) != 2 or abs(near[0].imag) <= 1e-9 * (1 + abs(near[0])):
+            continue  # a real root crosses (a fold), not a Hopf point
+        pm = 0.5 * (a[0] + b[0])
+        lam = near[0] if near[0].imag > 0 else np.conj(near[0])
+        vals, vecs = np.linalg.eig(st.Jac(b[1], pm))
+        v = vecs[:, int(np.argmin(np.abs(vals - lam)))]
+        v = v / v[int(np.argmax(np.abs(v)))]  # the largest entry 1 (real)
+        c = [sp.Rational(round(float(t) * 2**20), 2**20) for t in v.real]
+        scale = float(sum(float(ci) * t for ci, t in zip(c, v.real)))
+        v = v / scale
+        system = st.hopf_system(c)
+        z = np.array([pm, lam.imag, *b[1], *v.real, *v.imag])
+        z = newton_np(system, z, list(range(len(z))))
+        if z is None:
+            raise SymdelayInputError(
+                f"the Hopf point of {model.name} in {param} near {b[0]:.8g} did not converge: "
+                "give a narrower range or start from a cycle (--start VALUE)"
+            )
+        with mpmath.workdps(dps + GUARD):
+            nz = len(z)
+            ok, sol = _krawczyk(
+                system, [float(t) for t in z], list(range(nz)), [None] * nz, dps + 2
+            )
+        if ok is None or not sol[1] > 0:
+            raise SymdelayInputError(
+                f"the Hopf point of {model.name} in {param} near {z[0]:.8g} could not be proved "
+                "(Krawczyk): start from a cycle instead (--start VALUE)"
+            )
+        pc = sol[0]
+        width = 1e-7 * (1 + abs(float(pc)))
+        pa = sp.Rational(mpmath.nstr(pc - width, dps + 5))
+        pb = sp.Rational(mpmath.nstr(pc + width, dps + 5))
+        signs = []
+        for end in (pa, pb):
+            eq, s_end = _chosen(model, param, end)
+            guess = st.newton(b[1], float(end))
+            if guess is None or np.max(np.abs(guess - s_end)) > 1e-6 * (1 + np.max(np.abs(s_end))):
+                raise SymdelayInputError(
+                    f"{model.name}: the equilibrium followed in {param} is not the model's "
+                    f"(every state positive) near {param} = {float(end):.8g}: give a range "
+                    "on which that equilibrium exists"
+                )
+            with flint.ctx.workprec(prec):
+                r = flint.arb(mpmath.nstr(eq.radius, 5)) if eq.radius else flint.arb(0)
+                ball = [flint.arb(str(eq.point[s])) + flint.arb(0, r) for s in model.states]
+            signs.append(_hurwitz_sign(st, ball, end, prec))
+        if 0 in signs or signs[0] == signs[1]:
+            raise SymdelayInputError(
+                f"the Hopf point of {model.name} at {param} ~ {mpmath.nstr(pc, 10)}: the sign "
+                "change of the Hurwitz determinant across it is not proved: start from a cycle "
+                "(--start VALUE)"
+            )
+        found.append(HopfPoint(pc, sol[1], tuple(sol[2 : 2 + st.n]), (pa, pb), tuple(signs)))
+    note = (
+        f"equilibrium with every state positive (every real zero of the drift enumerated at "
+        f"{param} = {lo}) followed by Newton over {len(grid)} of {SCAN} equally spaced values "
+        f"in [{lo}, {hi}], its eigenvalues counted (double precision); each Hopf point "
+        "bracketed by bisection, solved with its equilibrium and proved by Krawczyk (Arb), "
+        "the Hurwitz determinant's sign change across it proved on the equilibrium picked "
+        "again at each end"
+    )
+    scan = np.array(states)
+
+    def follow(p):
+        k = int(np.argmin(np.abs(grid - float(p))))
+        s = st.newton(scan[k], float(p))
+        if s is None:
+            raise SymdelayInputError(
+                f"the equilibrium of {model.name} followed in {param} is lost at {param} = "
+                f"{float(p):.8g}"
+            )
+        return s
+
+    return MovingHopf(tuple(found), grid, scan, stop, note, follow)
+
+
+def hopf_coefficients(model, param: str, value, omega, state):
+    """:class:`symdelay.analysis.normal_form.HopfCoefficients` (``c1``, ``r'``, ``q``,
+    ``l1``) at the Hopf point ``param = value`` with the equilibrium ``state`` (mpf), in
+    mpmath at the working precision in force (module docstring)."""
+    from symdelay.analysis.normal_form import HopfCoefficients
+    from symdelay.analysis.projection import c1_coefficient, eigenvectors
+
+    sym, st = _setup(model, param)
+    states = st.states
+    n = st.n
+
+    def build():
+        drift = [sp.sympify(e).xreplace(model.values) for e in model.drift]
+        J = sp.Matrix(drift).jacobian(states)
+        H, T = {}, {}
+        for i, F in enumerate(drift):
+            for a, b in itertools.combinations_with_replacement(range(n), 2):
+                d2 = sp.diff(F, states[a], states[b])
+                if d2 == 0:
+                    continue
+                H[(i, a, b)] = d2
+                for c in range(b, n):
+                    d3 = sp.diff(d2, states[c])
+                    if d3 != 0:
+                        T[(i, a, b, c)] = d3
+        Fp = [sp.diff(F, sym) for F in drift]
+        Jp = sp.diff(J, sym)
+        exprs = [*J, *H.values(), *T.values(), *Fp, *Jp]
+        f = sp.lambdify([*states, sym], exprs, "mpmath")
+        return f, list(H), list(T)
+
+    f, hk, tk = model.cached(f"moving hopf tensors {param}", build)
+    vals = f(*[mpmath.mpf(v) for v in state], mpmath.mpf(value))
+    k = 0
+    A = mpmath.matrix(n, n)
+    for i in range(n):
+        for j in range(n):
+            A[i, j] = vals[k]
+            k += 1
+    H, T3 = {}, {}
+    for key in hk:
+        i, a, b = key
+        for u, w in {(a, b), (b, a)}:
+            H[(i, u, w)] = vals[k]
+        k += 1
+    for key in tk:
+        i, a, b, c = key
+        for perm in set(itertools.permutations((a, b, c))):
+            T3[(i, *perm)] = vals[k]
+        k += 1
+    Fp = mpmath.matrix([vals[k + i] for i in range(n)])
+    k += n
+    Jp = mpmath.matrix(n, n)
+    for i in range(n):
+        for j in range(n):
+            Jp[i, j] = vals[k]
+            k += 1
+    sdot = mpmath.lu_solve(A, -Fp)  # ds/dp
+    # dA/dp along the equilibrium: dJ/dp + sum_c dJ/ds_c ds_c/dp (second derivatives H)
+    dA = Jp.copy()
+    for (i, a, b), v in H.items():
+        dA[i, a] += v * sdot[b]
+    eig = eigenvectors(A, omega, pin=None)
+    q = [eig.q[i] for i in range(n)]
+    pc = [mpmath.conj(eig.p[i]) for i in range(n)]
+
+    def solve(kk, b):
+        M = A - mpmath.mpc(0, kk * omega) * mpmath.eye(n)
+        x = mpmath.lu_solve(M, mpmath.matrix(b))
+        return [x[i] for i in range(n)]
+
+    c1 = c1_coefficient(q, pc, H, T3, solve)
+    Aq = [mpmath.fsum(dA[i, j] * q[j] for j in range(n)) for i in range(n)]
+    rp = mpmath.fsum(pc[i] * Aq[i] for i in range(n))
+    norm2 = mpmath.fsum(abs(v) ** 2 for v in q)
+    residual = mpmath.mnorm(A * eig.q - mpmath.mpc(0, omega) * eig.q, 1)
+    return HopfCoefficients(c1, rp, eig.q, mpmath.re(c1) / norm2 / omega, residual)
