@@ -74,6 +74,10 @@ PERTURBATION = 0.05
 STIFF_GAMMA = 10
 #: digits of the roots panel
 ROOTS_DPS = 20
+#: digits of the normal-form readout
+NF_DPS = 15
+#: the normal-form readout starts once the sliders have rested this long (seconds)
+NF_REST = 0.3
 
 #: slider ranges (start, end, step) by parameter name (``mu1``, ``D2``: the name without
 #: its digits)
@@ -221,6 +225,7 @@ class Explorer:
         self.x, self.y = self._axes(x, y)
         self._map_cache: dict = {}
         self._model_cache: dict = {}
+        self._nf_cache: dict = {}
 
     # ------------------------------------------------------------ set-up
     def _axes(self, x, y):
@@ -386,6 +391,73 @@ class Explorer:
             "label": label,
         }
 
+    # ------------------------------------------------------------ the normal form
+    def hopf_param(self) -> str:
+        """The parameter of the normal-form readout: the map's critical parameter
+        (``theta`` where it is an axis, else the map's ``y``)."""
+        return "theta" if "theta" in (self.x, self.y) else self.y
+
+    def _nf_key(self, state: dict):
+        p = self.hopf_param()
+        return (p, tuple(sorted((k, v) for k, v in state.items() if k != p)))
+
+    def normal_form_cached(self, state: dict) -> dict | None:
+        """:meth:`normal_form_data` at ``state`` if it is already computed, else None."""
+        hit = self._nf_cache.get(self._nf_key(state))
+        p = self.hopf_param()
+        return None if hit is None else _nf_here(hit, p, state.get(p))
+
+    def normal_form_data(self, state: dict) -> dict:
+        """The normal-form readout at ``state``: the Hopf point in :meth:`hopf_param` with
+        every other slider fixed, from the one normal-form path
+        (:func:`symdelay.analysis.normal_form.normal_form`; a delay model goes to
+        :mod:`symdelay.analysis.dnormal`). A dict: ``param``, ``critical_value``, ``omega``,
+        ``multiplicity``, ``l1`` and ``l1_radius`` (None where not defined or not
+        bounded), ``criticality``, ``amplitude_coefficient`` and ``side`` (of ``A ~ c
+        sqrt|p - p_c|``), ``omega_slope``, ``patterns`` (a multiple pair), ``refused`` (the
+        one line when the normal form refuses, else None), ``lines`` (the readout's text)
+        and ``seconds``. Cached per point (the parameter's own value excluded: the Hopf
+        point in it does not depend on it)."""
+        p = self.hopf_param()
+        key = self._nf_key(state)
+        hit = self._nf_cache.get(key)
+        if hit is None:
+            hit = self._nf_compute(state)
+            if len(self._nf_cache) > 256:
+                self._nf_cache.clear()
+            self._nf_cache[key] = hit
+        return _nf_here(hit, p, state.get(p))
+
+    def _nf_compute(self, state: dict) -> dict:
+        from symdelay.analysis.normal_form import normal_form
+
+        p = self.hopf_param()
+        t0 = time.perf_counter()
+        try:
+            nf = normal_form(self.model(state, free=(p,)), dps=NF_DPS, param=p)
+        except (SymdelayInputError, ArithmeticError) as exc:
+            msg = " ".join(str(exc).split())
+            head = "no Hopf point" if "Hopf point" in msg else "no normal form"
+            line = f"{head} in {p}: {msg}"
+            out = dict.fromkeys(_NF_FIELDS)
+            out.update(param=p, refused=line, lines=[line], criticality=None)
+        else:
+            out = _nf_summary(nf, p)
+        out["seconds"] = time.perf_counter() - t0
+        return out
+
+    def map_point_criticality(self, state: dict, critical: float) -> str:
+        """The criticality of the Hopf point of a coarse map point (``critical``: the map's
+        first crossing there): ``supercritical``, ``subcritical``, ``undecided``,
+        ``multiple`` (no scalar l1), or ``none`` where the normal form refuses or finds
+        another crossing than the map's (the map point stays uncoloured)."""
+        d = self.normal_form_data(state)
+        if d["refused"] is not None:
+            return "none"
+        if abs(d["critical_value"] - critical) > 1e-6 * (1 + abs(critical)):
+            return "none"
+        return _crit_kind(d)
+
     # ------------------------------------------------------------ the map
     def axis_grid(self, name: str, n: int):
         """Values of parameter ``name`` along a map axis: integers for an integer slider, a
@@ -459,7 +531,10 @@ class Explorer:
                 out["shade"] = {"x": grid.tolist(), "y1": clipped.tolist(), "y2": [top] * grid.size}
             crossing = bool(np.any(np.isfinite(th) & (th < top)))
             out["note"] = (
-                "Hopf boundary theta_c (critical, float64); shaded: unstable"
+                "Hopf boundary theta_c (critical, float64), supercritical all along it: "
+                "l1 < 0 at every first crossing of the founding model (c1 = "
+                "-(theta^3/4) r'(theta) |q_y|^2 with Re r' > 0: the normal form's "
+                "structural_reason); shaded: unstable"
                 if crossing
                 else "no Hopf crossing in this box (L = 1 never destabilises)"
                 if cur.get("L") == 1
@@ -555,6 +630,157 @@ class Explorer:
         return out
 
 
+#: the fields of the normal-form readout (:meth:`Explorer.normal_form_data`)
+_NF_FIELDS = (
+    "param",
+    "critical_value",
+    "omega",
+    "period",
+    "multiplicity",
+    "l1",
+    "l1_radius",
+    "criticality",
+    "amplitude_coefficient",
+    "side",
+    "omega_slope",
+    "structural",
+    "patterns",
+    "patterns_reason",
+    "amplitude_here",
+    "refused",
+    "lines",
+)
+
+
+def _g(x, n: int = 7) -> str:
+    import mpmath
+
+    return mpmath.nstr(x, n, strip_zeros=True)
+
+
+def _nf_summary(nf, p: str) -> dict:
+    """The readout of a :class:`~symdelay.analysis.normal_form.NormalForm` in ``p``."""
+    import mpmath
+
+    out = dict.fromkeys(_NF_FIELDS)
+    pc, w = nf.theta_c, nf.omega
+    out.update(
+        param=p,
+        critical_value=float(pc),
+        omega=float(w),
+        period=float(nf.period),
+        multiplicity=int(nf.multiplicity),
+        criticality=nf.criticality,
+    )
+    lines = [
+        f"Hopf point in {p} (the other sliders fixed): {p}_c = {_g(pc, 10)}, "
+        f"omega = {_g(w)} (period {_g(nf.period)})"
+    ]
+    if nf.multiple:
+        lines.append(
+            f"+-i omega has multiplicity {nf.multiplicity} (the symmetry): no scalar l1, "
+            "no single amplitude law"
+        )
+        if nf.patterns:
+            pats = []
+            for pat in nf.patterns:
+                word = {True: "stable", False: "unstable", None: "stability undecided"}
+                pats.append(
+                    {
+                        "pattern": pat["pattern"],
+                        "criticality": pat["criticality"],
+                        "stable": pat["stable"],
+                        "side": pat.get("side"),
+                        "amplitude_coefficient": pat.get("amplitude_coefficient"),
+                    }
+                )
+                amp = pat.get("amplitude_coefficient")
+                law = "" if amp is None else f", A ~ {_g(mpmath.mpf(amp))} sqrt|{p} - {p}_c|"
+                lines.append(
+                    f"{pat['pattern']}: {pat['criticality']}, {word[pat['stable']]}{law}"
+                    + (f" ({p} {pat['side']} {p}_c)" if pat.get("side") else "")
+                )
+            out["patterns"] = pats
+        else:
+            out["patterns_reason"] = nf.patterns_reason
+            lines.append(f"patterns not given: {nf.patterns_reason}")
+        out["lines"] = lines
+        return out
+    out["l1"] = float(nf.l1)
+    out["l1_radius"] = None if nf.l1_radius is None else float(nf.l1_radius)
+    bound = "" if nf.l1_radius is None else f" +- {_g(nf.l1_radius, 2)}"
+    crit = nf.criticality
+    lines.append(f"l1 = {_g(nf.l1)}{bound} (q1 - q2 normalised): {crit}")
+    if crit in ("supercritical", "subcritical"):
+        side = nf.side
+        c = nf.amplitude_coefficient
+        rel = ">" if side == "above" else "<"
+        diff = f"{p} - {p}_c" if side == "above" else f"{p}_c - {p}"
+        kind = "stable" if crit == "supercritical" else "unstable"
+        out.update(
+            amplitude_coefficient=float(c),
+            side=side,
+            omega_slope=float(nf.omega_slope),
+            structural=nf.structural_reason is not None,
+        )
+        lines.append(f"A ~ {_g(c)} sqrt({diff}): {kind} cycles for {p} {rel} {p}_c")
+        lines.append(f"d omega / d {p} = {_g(nf.omega_slope, 4)} at {p}_c")
+    elif crit == "undecided":
+        lines.append("the bound on l1 holds 0: the direction of bifurcation is not decided")
+    else:
+        lines.append("l1 vanishes to the working digits: a Bautin point (l2 decides)")
+    out["lines"] = lines
+    return out
+
+
+def _crit_kind(data: dict) -> str:
+    """One word for a readout's criticality (the map's colour key)."""
+    if data.get("refused") is not None or data.get("criticality") is None:
+        return "none"
+    if data.get("multiplicity", 1) >= 2:
+        return "multiple"
+    c = data["criticality"]
+    return c if c in ("supercritical", "subcritical") else "undecided"
+
+
+def _map_l1_note(param: str, over: str, values: list, kinds: list) -> str:
+    """The coarse map's criticality key, and where ``l1`` changes sign between neighbouring
+    points of the grid."""
+    count = {k: kinds.count(k) for k in ("supercritical", "subcritical", "undecided", "multiple")}
+    text = "points by l1 at their Hopf point: " + ", ".join(
+        f"{n} {k}" for k, n in count.items() if n
+    )
+    if not any(count.values()):
+        text = "no l1 at the map's points"
+    flips = [
+        (values[i], values[i + 1])
+        for i in range(len(kinds) - 1)
+        if {kinds[i], kinds[i + 1]} == {"supercritical", "subcritical"}
+    ]
+    for a, b in flips:
+        text += (
+            f"; l1 changes sign between {over} = {a} and {b}: a Bautin point lies between "
+            f"them if the first crossing of {param} stays on one Hopf curve (symdelay map "
+            "locates and proves it)"
+        )
+    return text
+
+
+def _nf_here(data: dict, p: str, here) -> dict:
+    """``data`` (a cached readout) with the amplitude its law gives at the slider's value
+    ``here`` of ``p`` (text; the first-order law, meaningful near ``p_c`` only)."""
+    if here is None or data.get("side") is None:
+        return data
+    v, pc = float(Fraction(str(here))), data["critical_value"]
+    d = v - pc if data["side"] == "above" else pc - v
+    if d > 0:
+        a = data["amplitude_coefficient"] * math.sqrt(d)
+        line = f"at {p} = {here}: A ~ {a:.4g} by the law (near {p}_c only)"
+    else:
+        a, line = None, f"at {p} = {here}: no cycle from the normal form on this side"
+    return {**data, "amplitude_here": a, "lines": [*data["lines"], line]}
+
+
 def _edge(grid, log: bool, end: int) -> float:
     """The outer edge of a grid's first (``end=0``) or last cell (cells centred on the
     grid values; on a log axis, centred in log)."""
@@ -567,6 +793,16 @@ def _edge(grid, log: bool, end: int) -> float:
 
 
 # ---------------------------------------------------------------- the Bokeh page
+#: the map's Hopf points by the sign of l1 there
+_CRIT_COLOURS = {
+    "supercritical": "#1f3b73",
+    "subcritical": "#c51b7d",
+    "undecided": "#999999",
+    "multiple": "#8c6d31",
+    "none": "#ffffff",
+    "pending": "#ffffff",
+}
+
 _COLOURS = {
     "stable": "#2a9d4b",
     "marginal": "#e69f00",
@@ -610,7 +846,9 @@ def build_document(doc, explorer: Explorer) -> dict:
     fluid_source = ColumnDataSource({"t": [], "x": []}, name="fluid_source")
     marker_source = ColumnDataSource({"x": [], "y": [], "colour": []}, name="marker_source")
     curve_source = ColumnDataSource({"x": [], "y": []}, name="map_curve_source")
-    points_source = ColumnDataSource({"x": [], "y": []}, name="map_points_source")
+    points_source = ColumnDataSource(
+        {"x": [], "y": [], "colour": [], "criticality": []}, name="map_points_source"
+    )
     shade_source = ColumnDataSource({"x": [], "y1": [], "y2": []}, name="map_shade_source")
     hshade_source = ColumnDataSource({"y": [], "x1": [], "x2": []}, name="map_hshade_source")
     image_source = ColumnDataSource(
@@ -643,7 +881,7 @@ def build_document(doc, explorer: Explorer) -> dict:
     mp.varea(x="x", y1="y1", y2="y2", source=shade_source, fill_color="#f4a6a6", fill_alpha=0.7)
     mp.harea(y="y", x1="x1", x2="x2", source=hshade_source, fill_color="#f4a6a6", fill_alpha=0.7)
     mp.line(x="x", y="y", source=curve_source, line_width=2, color="#1f3b73")
-    mp.scatter(x="x", y="y", source=points_source, size=6, color="#1f3b73")
+    mp.scatter(x="x", y="y", source=points_source, size=8, color="colour", line_color="black")
     mp.scatter(
         x="x",
         y="y",
@@ -688,6 +926,7 @@ def build_document(doc, explorer: Explorer) -> dict:
     fp.line(x="t", y="x", source=fluid_source, line_width=2, color="#9467bd")
 
     status = Div(text="", name="status", width=260)
+    nf_div = Div(text="<b>normal form</b>", name="normal_form", width=440)
     head = Div(text=f"<b>symdelay explore</b><br>{_html(ex.describe())}", width=260)
 
     current = dict(state)
@@ -753,8 +992,20 @@ def build_document(doc, explorer: Explorer) -> dict:
             map_note.text = f"<i>{_html(str(exc))}</i>"
             return
         _show_map(ex._generic_map_empty())
-        points_source.data = {"x": [], "y": []}
-        found = {"over": [], "crit": [], "none": 0}
+        points_source.data = {"x": [], "y": [], "colour": [], "criticality": []}
+        found = {"over": [], "crit": [], "none": 0, "kind": [], "values": []}
+
+        def show_points():
+            xs_, ys_ = (
+                (found["crit"], found["over"]) if transposed else (found["over"], found["crit"])
+            )
+            curve_source.data = {"x": list(xs_), "y": list(ys_)}
+            points_source.data = {
+                "x": list(xs_),
+                "y": list(ys_),
+                "colour": [_CRIT_COLOURS[k] for k in found["kind"]],
+                "criticality": list(found["kind"]),
+            }
 
         def step(i=0):
             if generation["n"] != gen:
@@ -763,7 +1014,8 @@ def build_document(doc, explorer: Explorer) -> dict:
                 none = f"; no crossing at {found['none']} of them" if found["none"] else ""
                 map_note.text = (
                     f"<i>coarse grid: first crossing of {param} by symdelay.analysis.critical "
-                    f"at {len(values)} values of {over}{none}</i>"
+                    f"at {len(values)} values of {over}{none}; "
+                    f"{_html(_map_l1_note(param, over, found['values'], found['kind']))}</i>"
                 )
                 return
             try:
@@ -773,36 +1025,83 @@ def build_document(doc, explorer: Explorer) -> dict:
                 return
             if math.isfinite(c):
                 found["over"].append(float(Fraction(values[i])))
+                found["values"].append(values[i])
                 found["crit"].append(c)
+                found["kind"].append("pending")
             else:
                 found["none"] += 1
-            xs_, ys_ = (
-                (found["crit"], found["over"]) if transposed else (found["over"], found["crit"])
-            )
-            curve_source.data = {"x": list(xs_), "y": list(ys_)}
-            points_source.data = {"x": list(xs_), "y": list(ys_)}
+            show_points()
             map_note.text = (
                 f"<i>coarse grid: first crossing of {param} at {over} = {values[i]} "
                 f"({i + 1} of {len(values)} points)</i>"
             )
+            nxt = (lambda: l1_step(i, c)) if math.isfinite(c) else (lambda: step(i + 1))
+            doc.add_timeout_callback(nxt, 1)
+
+        def l1_step(i, c):
+            """The criticality at the map point just found: the readout's normal form at
+            that point (its own server tick; cached, so the readout reuses it)."""
+            if generation["n"] != gen:
+                return
+            found["kind"][-1] = ex.map_point_criticality({**st, over: values[i]}, c)
+            show_points()
             doc.add_timeout_callback(lambda: step(i + 1), 1)
 
         doc.add_timeout_callback(step, 1)
 
     ready = {"done": False}
 
+    nf_gen = {"n": 0}
+
+    def show_nf(d):
+        crit = d.get("criticality")
+        colour = _CRIT_COLOURS.get(_crit_kind(d), "#333")
+        lines = [_html(x) for x in d["lines"]]
+        if crit:
+            lines = [
+                x.replace(_html(crit), f"<b style='color:{colour}'>{_html(crit)}</b>", 1)
+                for x in lines
+            ]
+        nf_div.text = "<b>normal form</b> (symdelay.normal_form)<br>" + "<br>".join(lines)
+
+    def start_nf(st):
+        """The readout at ``st``: at once when cached, else computed on the server's thread
+        once the sliders have rested (a drag never waits for it)."""
+        nf_gen["n"] += 1
+        gen = nf_gen["n"]
+        hit = ex.normal_form_cached(st)
+        if hit is not None:
+            show_nf(hit)
+            return
+        nf_div.text = (
+            f"<b>normal form</b>: the Hopf point in {_html(ex.hopf_param())} ... (computing)"
+        )
+
+        def nf_step():
+            if nf_gen["n"] != gen:
+                return  # a newer state asked for its own
+            if pending["tick"] or time.monotonic() - last["change"] < NF_REST:
+                doc.add_timeout_callback(nf_step, int(1000 * NF_REST))
+                return
+            show_nf(ex.normal_form_data(st))
+
+        doc.add_timeout_callback(nf_step, int(1000 * NF_REST))
+
     def run_update():
         pending["tick"] = False
         st = dict(current)
         data = ex.update(st)
         apply(data)
-        if not ex.founding and ready["done"]:
-            generic_map(st)
+        if ready["done"]:
+            start_nf(st)
+            if not ex.founding:
+                generic_map(st)
 
     def on_ready(_event):
         # another model's coarse map starts once the page is drawn: its points run on the
         # server's thread, and a slow model's first point would hold the page back
         ready["done"] = True
+        start_nf(dict(current))
         if not ex.founding:
             generic_map(dict(current))
 
@@ -848,7 +1147,7 @@ def build_document(doc, explorer: Explorer) -> dict:
         doc.add_timeout_callback(warm_step, 1500)
 
     controls = column(head, *sliders.values(), status, width=280)
-    doc.add_root(row(controls, column(mp, map_note), column(rp, fp)))
+    doc.add_root(row(controls, column(mp, map_note), column(rp, nf_div, fp)))
     doc.title = "symdelay explore"
     run_update()
     return {
@@ -858,6 +1157,7 @@ def build_document(doc, explorer: Explorer) -> dict:
         "fluid": fp,
         "status": status,
         "map_note": map_note,
+        "normal_form": nf_div,
         "sources": {
             s.name: s
             for s in (
