@@ -123,6 +123,7 @@ def websocket_status(port: int, origin: str) -> int:
 
 DOC = "Bokeh.documents[0]"
 ROOTS = f"{DOC}.get_model_by_name('roots_source').data"
+NF = f"{DOC}.get_model_by_name('normal_form').text"
 
 
 def rightmost(drv) -> tuple[float, float]:
@@ -153,6 +154,10 @@ def test_moving_a_slider_redraws_the_rightmost_root_the_library_computes(tmp_pat
         want0 = library_rightmost(L=2, mu=1, lam=1, theta=2, D=1)
         assert abs(start[0] - want0[0]) < 1e-9 and abs(start[1] - want0[1]) < 1e-9
         assert start[0] < 0  # theta = 2 < theta_c = 9 at D = 1: stable
+        # the normal-form readout arrives after the page is shown (symdelay.normal_form)
+        wait_for(drv, f"{NF}.includes('l1 = ')")
+        text = drv.execute_script(f"return {NF}")
+        assert "theta_c = 9.0" in text and "supercritical" in text and "0.1481481" in text
 
         # theta past the Hopf boundary theta_c(D = 1) = 9: the rightmost pair crosses
         drv.execute_script(f"{DOC}.get_model_by_name('theta').value = 10.35")
@@ -165,6 +170,9 @@ def test_moving_a_slider_redraws_the_rightmost_root_the_library_computes(tmp_pat
         wait_for(drv, f"{DOC}.get_model_by_name('status').text.includes('theta = 10.35')")
         status = drv.execute_script(f"return {DOC}.get_model_by_name('status').text")
         assert "theta = 10.35" in status and "unstable" in status
+        # the same Hopf point (cached), its amplitude law at the new theta: 4/27 sqrt(1.35)
+        wait_for(drv, f"{NF}.includes('at theta = 10.35')")
+        assert "A ~ 0.1721 by the law" in drv.execute_script(f"return {NF}")
         wait_for(drv, f"Array.from({DOC}.get_model_by_name('marker_source').data.y)[0] == 10.35")
         marker = drv.execute_script(
             f"const d = {DOC}.get_model_by_name('marker_source').data;"

@@ -117,3 +117,22 @@ def test_the_maps_note_names_a_sign_change():
     assert "2 supercritical, 1 subcritical, 1 undecided" in note
     assert "l1 changes sign between D = 2 and 3" in note
     assert "changes sign" not in _map_l1_note("theta", "D", ["1", "2"], kinds[1::2])
+
+
+def test_the_maps_bautin_bracket_holds_the_sharpened_routings_one_24th(tmp_path):
+    """Routing on a sharpened imbalance (tests/test_delay_l1.py): l1 = l1(0) (1 - 24 c) on
+    the Hopf line, so l1 changes sign at c = 1/24; the map's bisection keeps it bracketed."""
+    from test_delay_l1 import SHARPENED
+
+    path = tmp_path / "sharpened.toml"
+    path.write_text(SHARPENED)
+    settings = {"mu": "1", "lam": "1", "D": "1", "c": "0.05", "theta": "3"}
+    ex = Explorer(file=str(path), settings=settings, x="c=0.01:0.1", y="theta")
+    sub = ex.normal_form_data(ex.initial_state)
+    info = Explorer(file=INFO, settings={"mu": "1", "lam": "1", "D": "1"})
+    l1_0 = info.normal_form_data(info.initial_state)["l1"]
+    assert sub["criticality"] == "subcritical"
+    assert sub["l1"] == pytest.approx(l1_0 * (1 - 24 * 0.05), rel=1e-12)
+    lo, hi, kind, mid, pc = ex.bautin_step(ex.initial_state, "c", ("0.03", "0.05", "supercritical"))
+    assert (lo, hi, kind, mid) == ("1/25", "0.05", "supercritical", "1/25")  # 1/25 < 1/24
+    assert pc == pytest.approx(sub["critical_value"], rel=1e-12)  # theta_c(D) for every c

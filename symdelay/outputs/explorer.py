@@ -78,6 +78,8 @@ ROOTS_DPS = 20
 NF_DPS = 15
 #: the normal-form readout starts once the sliders have rested this long (seconds)
 NF_REST = 0.3
+#: bisections of a coarse map's bracket where l1 changes sign (a Bautin point)
+BAUTIN_STEPS = 6
 
 #: slider ranges (start, end, step) by parameter name (``mu1``, ``D2``: the name without
 #: its digits)
@@ -436,7 +438,7 @@ class Explorer:
         try:
             nf = normal_form(self.model(state, free=(p,)), dps=NF_DPS, param=p)
         except (SymdelayInputError, ArithmeticError) as exc:
-            msg = " ".join(str(exc).split())
+            msg = " ".join(str(exc).split()) or f"{type(exc).__name__} in the normal form"
             head = "no Hopf point" if "Hopf point" in msg else "no normal form"
             line = f"{head} in {p}: {msg}"
             out = dict.fromkeys(_NF_FIELDS)
@@ -457,6 +459,23 @@ class Explorer:
         if abs(d["critical_value"] - critical) > 1e-6 * (1 + abs(critical)):
             return "none"
         return _crit_kind(d)
+
+    def bautin_step(self, state: dict, over: str, bracket: tuple) -> tuple | None:
+        """One bisection of ``bracket = (lo, hi, kind_lo)`` (texts of ``over`` where ``l1``
+        has opposite signs, ``kind_lo`` the criticality at ``lo``) by the normal form at
+        the exact midpoint: ``(lo, hi, kind_lo, mid, p_c)``, the half that keeps the sign
+        change and the midpoint's Hopf point; None where the midpoint's ``l1`` is not
+        decided (or refused: the bracket stays as it was)."""
+        lo, hi, kind_lo = bracket
+        mid = (Fraction(lo) + Fraction(hi)) / 2
+        text = str(mid)
+        d = self.normal_form_data({**state, over: text})
+        kind = _crit_kind(d)
+        if kind not in ("supercritical", "subcritical"):
+            return None
+        if kind == kind_lo:
+            return text, hi, kind_lo, text, d["critical_value"]
+        return lo, text, kind_lo, text, d["critical_value"]
 
     # ------------------------------------------------------------ the map
     def axis_grid(self, name: str, n: int):
@@ -766,6 +785,17 @@ def _map_l1_note(param: str, over: str, values: list, kinds: list) -> str:
     return text
 
 
+def _key_html(note: str) -> str:
+    """The map's note in italics, each criticality word in its map colour."""
+    import re
+
+    def paint(m):
+        return f"<b style='color:{_CRIT_COLOURS[m.group(1)]}'>{m.group(1)}</b>"
+
+    text = re.sub(r"\b(supercritical|subcritical|undecided|multiple)\b", paint, _html(note))
+    return f"<i>{text}</i>"
+
+
 def _nf_here(data: dict, p: str, here) -> dict:
     """``data`` (a cached readout) with the amplitude its law gives at the slider's value
     ``here`` of ``p`` (text; the first-order law, meaningful near ``p_c`` only)."""
@@ -854,6 +884,7 @@ def build_document(doc, explorer: Explorer) -> dict:
     image_source = ColumnDataSource(
         {"image": [], "x": [], "y": [], "dw": [], "dh": []}, name="map_image_source"
     )
+    bautin_source = ColumnDataSource({"x": [], "y": []}, name="map_bautin_source")
 
     xs, ys = ex.slider(ex.x), ex.slider(ex.y)
 
@@ -882,6 +913,15 @@ def build_document(doc, explorer: Explorer) -> dict:
     mp.harea(y="y", x1="x1", x2="x2", source=hshade_source, fill_color="#f4a6a6", fill_alpha=0.7)
     mp.line(x="x", y="y", source=curve_source, line_width=2, color="#1f3b73")
     mp.scatter(x="x", y="y", source=points_source, size=8, color="colour", line_color="black")
+    mp.scatter(
+        x="x",
+        y="y",
+        source=bautin_source,
+        size=16,
+        marker="star",
+        color="#ffbf00",
+        line_color="black",
+    )
     mp.scatter(
         x="x",
         y="y",
@@ -993,6 +1033,7 @@ def build_document(doc, explorer: Explorer) -> dict:
             return
         _show_map(ex._generic_map_empty())
         points_source.data = {"x": [], "y": [], "colour": [], "criticality": []}
+        bautin_source.data = {"x": [], "y": []}
         found = {"over": [], "crit": [], "none": 0, "kind": [], "values": []}
 
         def show_points():
@@ -1012,11 +1053,20 @@ def build_document(doc, explorer: Explorer) -> dict:
                 return  # a newer state started its own map
             if i >= len(values):
                 none = f"; no crossing at {found['none']} of them" if found["none"] else ""
-                map_note.text = (
-                    f"<i>coarse grid: first crossing of {param} by symdelay.analysis.critical "
+                found["note"] = (
+                    f"coarse grid: first crossing of {param} by symdelay.analysis.critical "
                     f"at {len(values)} values of {over}{none}; "
-                    f"{_html(_map_l1_note(param, over, found['values'], found['kind']))}</i>"
+                    + _map_l1_note(param, over, found["values"], found["kind"])
                 )
+                map_note.text = _key_html(found["note"])
+                kinds, vals = found["kind"], found["values"]
+                brackets = [
+                    (vals[j], vals[j + 1], kinds[j])
+                    for j in range(len(kinds) - 1)
+                    if {kinds[j], kinds[j + 1]} == {"supercritical", "subcritical"}
+                ]
+                if brackets:
+                    doc.add_timeout_callback(lambda: bautin(brackets, 0, 0, None), 1)
                 return
             try:
                 c = ex.generic_map_point(st, values[i])
@@ -1037,6 +1087,36 @@ def build_document(doc, explorer: Explorer) -> dict:
             )
             nxt = (lambda: l1_step(i, c)) if math.isfinite(c) else (lambda: step(i + 1))
             doc.add_timeout_callback(nxt, 1)
+
+        def bautin(brackets, k, n, last):
+            """Bisect the k-th bracket where l1 changes sign, one normal form per tick."""
+            if generation["n"] != gen or k >= len(brackets):
+                return
+            lo, hi, _ = brackets[k]
+            done = n >= BAUTIN_STEPS
+            got = None if done else ex.bautin_step(st, over, brackets[k])
+            if got is not None:
+                brackets[k] = got[:3]
+                last = got[3:]
+                doc.add_timeout_callback(lambda: bautin(brackets, k, n + 1, last), 1)
+                return
+            if last is not None:
+                mid, pc = float(Fraction(last[0])), last[1]
+                xs_, ys_ = bautin_source.data["x"], bautin_source.data["y"]
+                pt = (pc, mid) if transposed else (mid, pc)
+                bautin_source.data = {"x": [*xs_, pt[0]], "y": [*ys_, pt[1]]}
+            a, b = (format(float(Fraction(v)), ".6g") for v in (lo, hi))
+            why = (
+                f"{n} bisections"
+                if done
+                else f"stopped after {n} bisections: l1 undecided or refused at the midpoint"
+            )
+            found["note"] += (
+                f"; Bautin bracket (star): l1 changes sign for {over} in [{a}, {b}] ({why} of "
+                f"l1's sign along the first crossing of {param})"
+            )
+            map_note.text = _key_html(found["note"])
+            doc.add_timeout_callback(lambda: bautin(brackets, k + 1, 0, None), 1)
 
         def l1_step(i, c):
             """The criticality at the map point just found: the readout's normal form at
@@ -1170,6 +1250,7 @@ def build_document(doc, explorer: Explorer) -> dict:
                 shade_source,
                 hshade_source,
                 image_source,
+                bautin_source,
             )
         },
     }
