@@ -197,6 +197,8 @@ def test_moving_a_slider_redraws_the_rightmost_root_the_library_computes(tmp_pat
         th, _ = float_curve(5, 1, 1, curve[0])
         assert max(abs(a - b) for a, b in zip(th, curve[1])) < 1e-9
 
+        if os.environ.get("SYMDELAY_EXPLORER_SCREENSHOT"):  # the docs' picture: with L = 5's
+            wait_for(drv, f"{NF}.includes('at theta = 10.35')")  # readout (~4 s more)
         png = drv.get_screenshot_as_png()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000
         (tmp_path / "explorer.png").write_bytes(png)

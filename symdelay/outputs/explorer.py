@@ -29,6 +29,19 @@ each numeric parameter of a model and three panels that follow them.
    simplifies its logit form at each new point (alone 2 to 4 times the whole update,
    ``benchmarks/results/explore.txt``; tests/test_explore.py checks the two paths agree).
    Another model's path comes from :func:`symdelay.analysis.fluid.fluid`.
+4. **Normal form** (:meth:`Explorer.normal_form_data`, a Div below the roots): the Hopf
+   point in :meth:`Explorer.hopf_param` (theta where it is a map axis, else the map's y)
+   with every other slider fixed, from the one normal-form path
+   :func:`symdelay.analysis.normal_form.normal_form` (a delay model through
+   :mod:`symdelay.analysis.dnormal`): ``l1`` with its bound and criticality, the amplitude
+   law ``A ~ c sqrt|p - p_c|`` and its side, the frequency slope, the D_3 patterns at a
+   multiple pair, one line when it refuses. Not part of :meth:`Explorer.update`: the page
+   computes it once the sliders have rested :data:`NF_REST` seconds, on the server's
+   thread, cached per point (the parameter's own value excluded). Another model's coarse
+   map colours each point by the criticality there (the same cached normal form) and
+   bisects a sign change of ``l1`` between neighbouring points :data:`BAUTIN_STEPS` times
+   (:meth:`Explorer.bautin_step`) to a bracket drawn as a star; the founding model's
+   boundary is supercritical all along (its ``structural_reason``).
 
 :class:`Explorer` holds the sliders and computes the panels' data for a slider state,
 without Bokeh (``benchmarks/bench_explore.py`` times :meth:`Explorer.update`);
@@ -1094,7 +1107,11 @@ def build_document(doc, explorer: Explorer) -> dict:
                 return
             lo, hi, _ = brackets[k]
             done = n >= BAUTIN_STEPS
-            got = None if done else ex.bautin_step(st, over, brackets[k])
+            try:
+                got = None if done else ex.bautin_step(st, over, brackets[k])
+            except Exception as exc:  # the bracket stays as it is; the log says why
+                _LOG.warning("bisection of l1's sign failed", exc_info=exc)
+                got = None
             if got is not None:
                 brackets[k] = got[:3]
                 last = got[3:]
@@ -1123,7 +1140,11 @@ def build_document(doc, explorer: Explorer) -> dict:
             that point (its own server tick; cached, so the readout reuses it)."""
             if generation["n"] != gen:
                 return
-            found["kind"][-1] = ex.map_point_criticality({**st, over: values[i]}, c)
+            try:
+                found["kind"][-1] = ex.map_point_criticality({**st, over: values[i]}, c)
+            except Exception as exc:  # the point stays uncoloured; the log says why
+                _LOG.warning("l1 at %s = %s failed", over, values[i], exc_info=exc)
+                found["kind"][-1] = "none"
             show_points()
             doc.add_timeout_callback(lambda: step(i + 1), 1)
 
@@ -1163,7 +1184,12 @@ def build_document(doc, explorer: Explorer) -> dict:
             if pending["tick"] or time.monotonic() - last["change"] < NF_REST:
                 doc.add_timeout_callback(nf_step, int(1000 * NF_REST))
                 return
-            show_nf(ex.normal_form_data(st))
+            try:
+                show_nf(ex.normal_form_data(st))
+            except Exception as exc:  # an internal error of the analysis: said, not hidden
+                _LOG.warning("normal form at %s failed", st, exc_info=exc)
+                line = f"the normal form failed here: {type(exc).__name__}: {exc}"
+                show_nf({"lines": [line], "criticality": None, "refused": line})
 
         doc.add_timeout_callback(nf_step, int(1000 * NF_REST))
 
