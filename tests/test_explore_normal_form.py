@@ -136,3 +136,12 @@ def test_the_maps_bautin_bracket_holds_the_sharpened_routings_one_24th(tmp_path)
     lo, hi, kind, mid, pc = ex.bautin_step(ex.initial_state, "c", ("0.03", "0.05", "supercritical"))
     assert (lo, hi, kind, mid) == ("1/25", "0.05", "supercritical", "1/25")  # 1/25 < 1/24
     assert pc == pytest.approx(sub["critical_value"], rel=1e-12)  # theta_c(D) for every c
+
+
+def test_the_law_is_read_near_the_hopf_point_only():
+    ex = Explorer("erlang", FOUNDING)
+    ex.normal_form_data(ex.initial_state)
+    near = ex.normal_form_cached({**FOUNDING, "theta": "10.7"})  # reach: 20 % of theta_c = 9
+    assert near["amplitude_here"] == pytest.approx(4 / 27 * math.sqrt(1.7), rel=1e-12)
+    far = ex.normal_form_cached({**FOUNDING, "theta": "10.9"})
+    assert far["amplitude_here"] is None and "predicts no amplitude" in far["lines"][-1]
