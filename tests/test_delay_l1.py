@@ -281,3 +281,29 @@ def test_sharpened_routing_has_its_bautin_point_at_c_one_24th(tmp_path):
             l1_0 = (-(float(th) ** 2) / 4 * z / (1 + z)).real / float(w)
             assert v == pytest.approx(l1_0 * (1 - 24 * float(c)), rel=1e-9)
     assert sum(v > 0 for v in values) >= 1 and sum(v < 0 for v in values) >= 1
+
+
+SETS = ["--set", "mu=1", "--set", "lam=1", "--set", "D=1", "--set", "c=1/24"]
+
+
+def test_at_the_bautin_point_l1_is_proved_zero_and_nothing_divides_by_it(tmp_path):
+    """At c = 1/24 the cubic term vanishes exactly: l1 = 0 in an exact ball, "degenerate",
+    no amplitude law and no frequency slope (both divide by Re c1), the CLI says why."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "sharpened.toml"
+    path.write_text(SHARPENED)
+    nf = symdelay.normal_form(Model.from_toml(path, mu=1, lam=1, D=1, c="1/24"))
+    assert nf.l1 == 0 and nf.l1_radius == 0 and nf.criticality == "degenerate"
+    assert nf.side is None
+    rec = nf.record()
+    assert rec["amplitude_coefficient"] == "nan" and rec["omega_slope"] == "nan"
+    out = subprocess.run(
+        [sys.executable, "-m", "symdelay", "normal-form", "--model-file", str(path), *SETS],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "second Lyapunov coefficient decides" in out.stdout
+    assert "not defined where l1 = 0" in out.stdout

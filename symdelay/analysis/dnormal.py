@@ -705,7 +705,11 @@ def delay_hopf_fields(model, param, crit_value, crit_omega, dps, *, rel) -> dict
             if mpmath.re(c1) != 0
             else mpmath.nan
         )
-        slope = mpmath.im(rp) - mpmath.im(c1) * mpmath.re(rp) / mpmath.re(c1)
+        slope = (  # the frequency along the cycles: undefined where Re c1 = 0 (Bautin)
+            mpmath.im(rp) - mpmath.im(c1) * mpmath.re(rp) / mpmath.re(c1)
+            if mpmath.re(c1) != 0
+            else mpmath.nan
+        )
         checks = {
             "eigenvector_residual": _rad(hopf.residual) + abs(_mp(hopf.residual)),
             "characteristic_matrix_mismatch": _rad(hopf.delta_mismatch)

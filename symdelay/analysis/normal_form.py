@@ -124,6 +124,8 @@ class NormalForm(Result):
     def criticality(self) -> str:
         if self.multiple:
             return "undefined (multiple imaginary pair)"
+        if self.l1_radius is not None and self.l1_radius == 0 and self.l1 == 0:
+            return "degenerate"  # l1 = 0 proved (an exact ball): a Bautin point
         if self.l1_radius is not None and abs(self.l1) <= self.l1_radius:
             return "undecided"
         tol = mpmath.mpf(10) ** (-(self.dps // 2)) * (1 + abs(self.c1))
@@ -407,7 +409,11 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
             if mpmath.re(c1) != 0
             else mpmath.nan
         )
-        slope = mpmath.im(rp) - mpmath.im(c1) * mpmath.re(rp) / mpmath.re(c1)
+        slope = (  # the frequency along the cycles: undefined where Re c1 = 0 (Bautin)
+            mpmath.im(rp) - mpmath.im(c1) * mpmath.re(rp) / mpmath.re(c1)
+            if mpmath.re(c1) != 0
+            else mpmath.nan
+        )
         checks = {
             "eigenvector_residual": hopf.residual,
             "quadratic_terms": bool(lyap.H_idx),

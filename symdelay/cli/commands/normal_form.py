@@ -99,9 +99,14 @@ def run(args) -> int:
             f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt({law})"
             + ("  (unstable cycles)" if rec["criticality"] == "subcritical" else "")
         )
-        if rec["criticality"] != "undecided"
-        else "  amplitude law not given: the sign of l1 is undecided (|l1| within its bound)",
-        f"  d omega / d {p} at {p}_c = {slope}" + (" (frequency stationary)" if still else ""),
+        if rec["criticality"] not in ("undecided", "degenerate")
+        else "  amplitude law not given: the sign of l1 is undecided (|l1| within its bound)"
+        if rec["criticality"] == "undecided"
+        else "  amplitude law not given: l1 = 0 (a degenerate Hopf point, as at a Bautin "
+        "point: the second Lyapunov coefficient decides)",
+        f"  d omega / d {p} at {p}_c = {slope}" + (" (frequency stationary)" if still else "")
+        if slope != "nan"
+        else f"  d omega / d {p} along the cycles: not defined where l1 = 0",
     ]
     cf = rec["closed_form"]
     if cf["l1"] is not None:
