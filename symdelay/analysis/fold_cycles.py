@@ -286,11 +286,29 @@ class _Augmented:
         _, Ug, F = self.S.colloc(coll, U, T, p)
         borders = [] if gph is None else [(gph, 0.0, 0.0)]
         A = self.S.matrix(coll, U, T, p, Ug, F, borders, with_p=True)
-        n = self.F.n
-        Fq = self.F.fq(Ug.reshape(-1, n), p).reshape(coll.N, coll.m, n)
-        col = (-(coll.h * T)[:, None, None] * Fq).ravel()
-        col = np.concatenate([col, np.zeros(len(borders))])
+        col = np.concatenate([self.q_column(coll, U, T, p, q, Ug), np.zeros(len(borders))])
         return hstack([A, csc_matrix(col[:, None])], format="csc")
+
+    def q_column(self, coll, U, T, p, q, Ug):
+        """The collocation equations' derivative in the held parameter ``q``: from the
+        field's ``fq`` (a table's drift, in closed form) or, for a field without it (a
+        delay model's, whose look-backs and windows may move with ``q``), by a central
+        difference of the residual (step ``1e-6 (1 + |q|)``: truncation ``~1e-12``,
+        rounding ``~1e-10`` relative, an approximate column of Newton's Jacobian only: the
+        residuals solved are exact)."""
+        n = self.F.n
+        if hasattr(self.F, "fq"):
+            Fq = self.F.fq(Ug.reshape(-1, n), p).reshape(coll.N, coll.m, n)
+            return (-(coll.h * T)[:, None, None] * Fq).ravel()
+        e = 1e-6 * (1.0 + abs(q))
+        try:
+            self.F.q = q + e
+            Rp = self.S.colloc(coll, U, T, p)[0]
+            self.F.q = q - e
+            Rm = self.S.colloc(coll, U, T, p)[0]
+        finally:
+            self.F.q = q
+        return (Rp - Rm) / (2 * e)
 
     def bordered(self, A, b, c):
         """``(G, v, w)``: the bordered solves with ``A`` (the ``(U, T)`` block, square)."""
@@ -477,10 +495,7 @@ def fold_of_cycles(
     from symdelay.core.budget import check_budget
     from symdelay.core.precision import one_blas_thread
 
-    if getattr(model, "lags", None):
-        raise SymdelayInputError(
-            f"{model.name} has lags: the fold of cycles is built for transition tables only"
-        )
+    delay = bool(getattr(model, "lags", None))
     (xn, xlo, xhi), (yn, ylo, yhi) = (_axis3(a) for a in (x, y))
     if isinstance(bautin, dict):
         bautin = (bautin["x"], bautin["y"], bautin["omega"])
@@ -492,22 +507,42 @@ def fold_of_cycles(
     intervals = _integer("intervals", intervals, 4, 2000)
     degree = _integer("degree", degree, 2, 7)
     max_points = _integer("max_points", max_points, 4, MAX_FOLD_POINTS)
-    fld = _Field2(model, xn, yn)
+    if delay:
+        from symdelay.analysis.dbvp import DelayOrbitField
+
+        fld = DelayOrbitField(model, xn, hold=yn)
+    else:
+        fld = _Field2(model, xn, yn)
     size = intervals * degree * fld.n
     check_budget(
         f"a fold-of-cycles curve of up to {max_points} points ({size} unknowns each)",
-        _seconds(max_points, size),
+        _seconds(max_points, size, _lookbacks(fld)),
         force=force,
         shrink="fewer points (max_points), fewer intervals or a lower degree",
     )
     t0 = time.perf_counter()
-    solver = PeriodicBVP(fld, model.name)
+    if delay:
+        from symdelay.analysis.dbvp import DelayBVP
+
+        solver = DelayBVP(fld, model.name)
+    else:
+        solver = PeriodicBVP(fld, model.name)
     aug = _Augmented(solver, (xhi - xlo, yhi - ylo))
     box = (xlo, xhi, ylo, yhi)
     notes = []
     with one_blas_thread():
         found = None
-        if start is None and hopf is not None:
+        if delay:
+            # the Bautin normal form's fold (l2) is built for tables only: the first fold
+            # is located on a one-parameter delay branch
+            notes.append(
+                "first fold from a one-parameter branch: the second Lyapunov coefficient "
+                "(l2) of a delay model is not built, so the Bautin normal form's prediction "
+                "is not used"
+            )
+            found = _delay_first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start, hopf,
+                                      intervals, degree)  # fmt: skip
+        elif start is None and hopf is not None:
             found = _predicted_fold(model, aug, (xn, yn), box, (xb, yb, wb), hopf, intervals,
                                     degree, notes)  # fmt: skip
         if found is None:
@@ -722,6 +757,115 @@ def _first_fold(model, aug, names, box, bautin, start, hopf, intervals, degree):
         f"no fold of cycles found near the Bautin point ({xn} = {xb:.8g}, {yn} = {yb:.8g}): "
         + ("; ".join(tried) or "no Hopf point near it")
     )
+
+
+def _delay_first_fold(model, aug, names, box, bautin, start, hopf, intervals, degree):
+    """The first point of the curve of a delay model: a fold located on a one-parameter
+    delay branch (:func:`symdelay.analysis.continuation.cycles`, started from the delay
+    normal form at its Hopf point) from a Hopf point near the Bautin point, the other
+    parameter held; the range of the branch starts halfway between that Hopf point and the
+    next one below it, so the branch starts there. The located fold's orbit, corrected onto
+    the augmented system (the held parameter fixed), is the first point."""
+    from symdelay.analysis.continuation import _hopf_points, cycles
+
+    xn, yn = names
+    xlo, xhi, ylo, yhi = box
+    xb, yb, _ = bautin
+    tried = []
+    for fixed, along, value, h, _w in _delay_start_points(names, box, bautin, start, hopf):
+        value, h = float(value), float(h)
+        m1 = _fix(model, fixed, value)
+        lo, hi = (xlo, xhi) if along == xn else (ylo, yhi)
+        try:
+            found, _, _ = _hopf_points(m1, along, lo, hi, repr(lo), repr(hi))
+            near = min(found, key=lambda v: abs(v - h))
+            below = [v for v in found if v < near]
+            lo1 = (max(below) + near) / 2 if below else lo
+            branch = cycles(m1, along, repr(lo1), repr(hi), intervals=intervals,
+                            degree=degree, max_points=80)  # fmt: skip
+        except (SymdelayInputError, NewtonFailed, np.linalg.LinAlgError) as exc:
+            tried.append(f"{fixed} = {value:.8g}: {exc}")
+            continue
+        lpcs = [s for s in branch.special_points if s.kind == "LPC" and s.located]
+        if not lpcs or lpcs[0].orbit is None:
+            tried.append(
+                f"{fixed} = {value:.8g}: no fold on the branch from the Hopf point "
+                f"{along} = {near:.8g} ({branch.start.get('criticality', '')}; "
+                f"{branch.stop})"
+            )
+            continue
+        lpc = lpcs[0]
+        orb = lpc.orbit
+        which = "q" if along == xn else "p"
+        p, q = (float(orb.p), value) if along == xn else (value, float(orb.p))
+        try:
+            aug.F.q = q
+            _, b, c = _null_vectors(aug, orb.coll, orb.U, orb.T, p, q)
+            pt = _Point(orb.coll, orb.U, float(orb.T), p, q, b, c)
+            first = aug.correct(pt, pt.U, ("fix", which, value))
+        except (NewtonFailed, np.linalg.LinAlgError) as exc:
+            tried.append(f"{fixed} = {value:.8g}: the fold did not converge ({exc})")
+            continue
+        got = first.p if along == xn else first.q
+        info = {
+            "kind": "fold on a one-parameter branch",
+            "fixed": {"name": fixed, "value": repr(float(value))},
+            "continued": along,
+            "hopf": repr(float(near)),
+            "criticality": branch.start.get("criticality"),
+            "l1": branch.start.get("l1"),
+            "amplitude_coefficient": branch.start.get("amplitude_coefficient"),
+            "branch_fold": repr(float(lpc.value)),
+            "augmented_fold": repr(float(got)),
+            "amplitude": repr(float(first.amp)),
+            "period": repr(float(first.T)),
+        }
+        return first, info
+    raise SymdelayInputError(
+        f"no fold of cycles found near the Bautin point ({xn} = {xb:.8g}, {yn} = {yb:.8g}): "
+        + ("; ".join(tried) or "no Hopf point near it")
+    )
+
+
+def _delay_start_points(names, box, bautin, start, hopf):
+    """``(fixed name, continued name, fixed value, Hopf value, omega)`` for a delay model:
+    on the map's Hopf curve, a quarter of the way from the Bautin point to each end (the
+    coordinate the curve moves along faster held; both sides tried, the first branch that
+    folds is used); with ``start = (name, value)`` or without the curve, lines through the
+    box (:func:`_line_starts`'s, without a first Lyapunov coefficient to order them)."""
+    xn, yn = names
+    xlo, xhi, ylo, yhi = box
+    xb, yb, _ = bautin
+    S = np.array([xhi - xlo, yhi - ylo])
+    if start is None and hopf is not None and len(hopf) >= 5:
+        P = np.array([[float(v) for v in z] for z in hopf])
+        k = int(np.argmin(np.hypot((P[:, 0] - xb) / S[0], (P[:, 1] - yb) / S[1])))
+        for j in (k + max(2, (len(P) - 1 - k) // 4), k - max(2, k // 4)):
+            if not 1 <= j < len(P) - 1:
+                continue
+            d = (P[j + 1, :2] - P[j - 1, :2]) / S
+            if abs(d[1]) >= abs(d[0]):
+                yield yn, xn, P[j, 1], P[j, 0], P[j, 2]
+            else:
+                yield xn, yn, P[j, 0], P[j, 1], P[j, 2]
+        return
+    if start is not None:
+        name, value = start
+        if name not in names:
+            raise SymdelayInputError(f"start: give ({xn!r} or {yn!r}, value), got {start!r}")
+        cands = [(name, float(value))]
+    else:
+        cands = [
+            (yn, yb + 0.25 * (yhi - yb)),
+            (yn, yb - 0.25 * (yb - ylo)),
+            (xn, xb + 0.25 * (xhi - xb)),
+            (xn, xb - 0.25 * (xb - xlo)),
+        ]
+    for fixed, value in cands:
+        along = xn if fixed == yn else yn
+        # the Hopf value: the one nearest the Bautin point's coordinate (read by
+        # :func:`_delay_first_fold` from the window on that line)
+        yield fixed, along, value, (xb if along == xn else yb), math.nan
 
 
 @dataclass(frozen=True)
@@ -1094,9 +1238,16 @@ def _curve_through(curves, s, X, Y):
 MAX_POINTS_MAP = 120
 
 
-def _seconds(max_points, size) -> float:
+def _seconds(max_points, size, lookbacks=1) -> float:
     """Rough seconds of one curve: the one-parameter branch that finds the first fold (its
     normal form and up to 80 orbits) and ``max_points`` points of the augmented system
     (measured: the in-flight model, 8 states, 20 intervals of degree 4: 11 s for 63 points
-    and the first branch; the cubic-routing model, 6 states: 7 s for 25)."""
-    return 6.0 + max_points * 1.5e-4 * size
+    and the first branch; the cubic-routing model, 6 states: 7 s for 25); a delay model's
+    Jacobian has a block per look-back (``lookbacks``: the present plus each look-back, a
+    window counting 8)."""
+    return 6.0 * lookbacks + max_points * 1.5e-4 * size * lookbacks
+
+
+def _lookbacks(fld) -> int:
+    """The blocks per row of the collocation Jacobian (1 for a table's field)."""
+    return getattr(fld, "K", 1) + 8 * len(getattr(fld, "windows", ()))
