@@ -33,7 +33,14 @@ that amplitude at the parameter where ``beta = -Re c1 rho^2 / 2``, corrected ont
 augmented system. Where that fails (or without the map's curve), from a fold located on a
 one-parameter branch (:func:`symdelay.analysis.continuation.cycles`) started at a Hopf point
 near the Bautin point with the normal form's small cycle, each side tried (the subcritical
-one first). The record's ``start`` says which. It is continued both ways: towards the Bautin point until the fold's amplitude is a small fraction of the first
+one first). The record's ``start`` says which.
+
+A delay model is the same system on the delay collocation of :mod:`symdelay.analysis.dbvp`
+(:class:`~symdelay.analysis.dbvp.DelayOrbitField` with the second parameter held, the
+Jacobian's column in it by a central difference of the residual, as its look-backs may move
+with it); its first fold is always the LPC of a one-parameter delay branch started from the
+delay normal form at a Hopf point of the map's curve near the Bautin point (``l2`` of a
+delay model is not built, so there is no Bautin prediction). It is continued both ways: towards the Bautin point until the fold's amplitude is a small fraction of the first
 one (the Bautin point, amplitude 0, is then the curve's end), and away until it leaves the
 map's box (the last point landed on the edge), leaves the model's domain or reaches the
 budget of points.
@@ -461,8 +468,11 @@ def fold_of_cycles(
     Parameters
     ----------
     model : Model
-        A transition table (no lags) with a symmetry and a closed-form equilibrium; every
-        parameter but ``x`` and ``y`` a number.
+        A transition table with a symmetry, or a model with lags (the delay collocation of
+        :mod:`symdelay.analysis.dbvp`, the same bordered fold condition; the first fold is
+        located on a one-parameter delay branch, since the second Lyapunov coefficient of a
+        delay model is not built); a closed-form equilibrium; every parameter but ``x`` and
+        ``y`` a number.
     x, y : tuple
         ``(name, lo, hi)`` of each axis (the map's box: the curve stops at its edges).
     bautin : tuple or dict
