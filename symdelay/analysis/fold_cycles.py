@@ -72,6 +72,8 @@ MAX_FOLD_POINTS = 400
 #: the continuation towards the Bautin point stops when the fold's amplitude is below this
 #: fraction of the first fold's
 END_FRACTION = 0.03
+#: the most orbits of a delay model's one-parameter branch that looks for the first fold
+BRANCH_POINTS = 40
 #: Newton iterations and tolerance of the augmented system
 MAX_NEWTON = 15
 TOL = 1e-9
@@ -781,18 +783,40 @@ def _delay_first_fold(model, aug, names, box, bautin, start, hopf, intervals, de
     xn, yn = names
     xlo, xhi, ylo, yhi = box
     xb, yb, _ = bautin
-    tried = []
-    for fixed, along, value, h, _w in _delay_start_points(names, box, bautin, start, hopf):
-        value, h = float(value), float(h)
+    tried, cands = [], []
+    for fixed, along, value, h, w in _delay_start_points(names, box, bautin, start, hopf):
+        value, h, w = float(value), float(h), float(w)
         m1 = _fix(model, fixed, value)
         lo, hi = (xlo, xhi) if along == xn else (ylo, yhi)
+        launch = None
+        if math.isfinite(w):  # a point of the map's Hopf curve: its normal form first
+            try:
+                launch = _delay_hopf_cycle(m1, aug, names, along, value, h, w, (lo, hi),
+                                           intervals, degree)  # fmt: skip
+            except (SymdelayInputError, NewtonFailed, np.linalg.LinAlgError) as exc:
+                tried.append(f"{fixed} = {value:.8g}: {exc}")
+                continue
+        cands.append((fixed, along, value, h, m1, lo, hi, launch))
+    # the subcritical side first (l1 > 0): where the folds are near a Bautin point (each
+    # branch's orbits carry their Floquet multipliers, the cost of a branch that does not
+    # fold)
+    cands.sort(key=lambda c: c[7] is not None and c[7][2]["criticality"] != "subcritical")
+    for fixed, along, value, h, m1, lo, hi, launch in cands:
         try:
-            found, _, _ = _hopf_points(m1, along, lo, hi, repr(lo), repr(hi))
-            near = min(found, key=lambda v: abs(v - h))
-            below = [v for v in found if v < near]
-            lo1 = (max(below) + near) / 2 if below else lo
-            branch = cycles(m1, along, repr(lo1), repr(hi), intervals=intervals,
-                            degree=degree, max_points=80)  # fmt: skip
+            if launch is not None:  # start at the map's Hopf point
+                given, side, law = launch
+                near = h
+                branch = cycles(m1, along, repr(lo), repr(hi), start=given, direction=side,
+                                intervals=intervals, degree=degree,
+                                max_points=BRANCH_POINTS)  # fmt: skip
+                branch.start.update(law)
+            else:  # a line through the box: the branch from its Hopf point nearest
+                found, _, _ = _hopf_points(m1, along, lo, hi, repr(lo), repr(hi))
+                near = min(found, key=lambda v: abs(v - h))
+                below = [v for v in found if v < near]
+                lo1 = (max(below) + near) / 2 if below else lo
+                branch = cycles(m1, along, repr(lo1), repr(hi), intervals=intervals,
+                                degree=degree, max_points=BRANCH_POINTS)  # fmt: skip
         except (SymdelayInputError, NewtonFailed, np.linalg.LinAlgError) as exc:
             tried.append(f"{fixed} = {value:.8g}: {exc}")
             continue
@@ -835,6 +859,56 @@ def _delay_first_fold(model, aug, names, box, bautin, start, hopf, intervals, de
         f"no fold of cycles found near the Bautin point ({xn} = {xb:.8g}, {yn} = {yb:.8g}): "
         + ("; ".join(tried) or "no Hopf point near it")
     )
+
+
+def _delay_hopf_cycle(m1, aug, names, along, value, h, w, rng, intervals, degree):
+    """``(cycle, side, law)``: the delay normal form's small cycle near the Hopf point
+    ``along = h`` of the map's curve (the other parameter at ``value``, frequency ``w``;
+    the equilibrium may already be unstable there, so the window of a line need not show
+    it): the critical eigenvector of the flattened ``Delta(i omega)`` scaled to the
+    amplitude ``c sqrt|p - h|`` of :func:`symdelay.analysis.dnormal.delay_hopf_fields` on
+    the side of its law; ``law``: its ``l1``, criticality and coefficient."""
+    import mpmath
+
+    from symdelay.analysis.dnormal import delay_hopf_fields
+    from symdelay.analysis.normal_form import NormalForm
+
+    xn, _ = names
+    with mpmath.workdps(30):
+        nf = NormalForm(**delay_hopf_fields(m1, along, mpmath.mpf(h), mpmath.mpf(w), 15,
+                                            rel=1e-12))  # fmt: skip
+    if nf.multiple or nf.side is None:
+        raise SymdelayInputError(
+            f"the delay normal form at {along} = {h:.10g} gives no amplitude law ({nf.criticality})"
+        )
+    coef, side = float(nf.amplitude_coefficient), (1 if nf.side == "above" else -1)
+    fld = aug.F
+    p, q = (h, value) if along == xn else (value, h)
+    fld.q = q
+    Dm = fld.characteristic(p, 1j * w)
+    _, _, Vh = np.linalg.svd(Dm)
+    ev = Vh[-1].conj()
+    cq = complex(fld.weights @ ev)
+    if abs(cq) < 1e-8 * float(np.max(np.abs(ev))):
+        raise SymdelayInputError("the critical eigenvector does not move the imbalance")
+    ev = ev / cq
+    room = (rng[1] - h) if side > 0 else (h - rng[0])
+    eq = fld.equilibrium(p)
+    A1 = min(1e-2 * max(1e-2, float(np.max(np.abs(eq[: fld.n_model])))),
+             coef * math.sqrt(0.02 * room))  # fmt: skip
+    p1 = h + side * (A1 / coef) ** 2
+    pp, qq = (p1, value) if along == xn else (value, p1)
+    fld.q = qq
+    eq = fld.equilibrium(pp)
+    T = 2 * math.pi / w
+    tt = np.linspace(0.0, 1.0, 8 * intervals * degree + 1)
+    Y = eq[:, None] + A1 * np.real(ev[:, None] * np.exp(2j * np.pi * tt)[None, :])
+    law = {
+        "l1": repr(float(nf.l1)),
+        "criticality": nf.criticality,
+        "amplitude_coefficient": repr(coef),
+    }
+    return _GivenCycle(p1, tt * T, Y, T), side, law
 
 
 def _delay_start_points(names, box, bautin, start, hopf):
@@ -1201,8 +1275,9 @@ def map_fold_curves(model, X, Y, bautins, curves, *, fold_cycles=None, force=Fal
     if not bautins or fold_cycles is False:
         return ()
     n = len(model.states)
-    # a delay model: its lags' count stands for the look-backs (the field is not built yet)
-    lags = len(getattr(model, "lags", None) or ())
+    # a delay model: its lags (a mixture reads its members') stand for the look-backs (the
+    # field is not built yet)
+    lags = sum(1 for g in (getattr(model, "lags", None) or {}).values() if g.kind != "mixture")
     estimate = len(bautins) * _seconds(MAX_POINTS_MAP, 20 * 4 * n, 1 + lags if lags else None)
     try:
         check_budget(
