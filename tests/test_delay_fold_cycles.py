@@ -96,12 +96,12 @@ def test_a_point_of_the_curve_is_the_fold_of_an_independent_branch(curve, sharpe
 @pytest.fixture(scope="module")
 def delay_map(sharpened):
     m = Model.from_toml(sharpened, mu=1, lam=1, D=1)
-    return stability_map(m, x=("c", "0.03", "0.08"), y=("theta", "2", "2.5"), cells=3)
+    return stability_map(m, x=("c", "0.035", "0.06"), y=("theta", "2", "2.5"), cells=3)
 
 
 def test_the_delay_map_carries_and_draws_the_curve(delay_map, curve):
     """The map's record has the curve from its (certified) Bautin point, as a table's map;
-    its fold at c = 0.07 is the standalone curve's (a coarser mesh: within 1e-8)."""
+    its fold at c = 0.05 is the standalone curve's (a coarser mesh: within 1e-8)."""
     import json
 
     import matplotlib
@@ -113,8 +113,23 @@ def test_the_delay_map_carries_and_draws_the_curve(delay_map, curve):
     rec = json.loads(json.dumps(delay_map.record()))
     assert len(rec["fold_of_cycles"]) == 1
     assert len(rec["fold_of_cycles"][0]["points"]) == len(fc.points)
-    assert fc.at(c="0.07")[1] == pytest.approx(curve.at(c="0.07")[1], abs=1e-8)
+    assert fc.at(c="0.05")[1] == pytest.approx(curve.at(c="0.05")[1], abs=1e-8)
     matplotlib.use("Agg")
     ax = delay_map.plot().axes[0]
     lines = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-."]
     assert len(lines) == 1 and len(lines[0].get_xdata()) == len(fc.points)
+
+
+def test_bad_input_is_refused_in_one_line(sharpened):
+    from symdelay.core.errors import SymdelayInputError
+
+    th_c, w = _hopf_line()
+    m = Model.from_toml(sharpened, mu=1, lam=1, D=1)
+    with pytest.raises(SymdelayInputError, match="no second parameter 'kappa'") as e:
+        fold_of_cycles(m, ("c", "0.01", "0.1"), ("kappa", "1", "3"), (C_B, 2, w))
+    assert "\n" not in str(e.value)
+    with pytest.raises(SymdelayInputError, match="must lie in the box"):
+        fold_of_cycles(m, ("c", "0.05", "0.1"), ("theta", "1.5", "3"), (C_B, th_c, w))
+    free = Model.from_toml(sharpened, mu=1, lam=1)
+    with pytest.raises(SymdelayInputError, match="give D"):
+        fold_of_cycles(free, ("c", "0.01", "0.1"), ("theta", "1.5", "3"), (C_B, th_c, w))
