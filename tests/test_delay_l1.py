@@ -117,7 +117,7 @@ def test_two_lag_mixture_bautin_points_against_the_closed_form():
     from symdelay.analysis.stability_map import stability_map
 
     m = Model.from_toml(EXAMPLES / "two_lag_mixture.toml", mu=1, lam=1, theta=6, w="0.8")
-    res = stability_map(m, x=("D1", "0.3", "0.6"), y=("D2", "3.5", 5), cells=4)
+    res = stability_map(m, x=("D1", "0.3", "0.6"), y=("D2", "3.5", 5), cells=4, fold_cycles=False)
     bautin = [s for s in res.special_points if s["type"] == "bautin"]
     assert len(bautin) == 2 and all(s["certified"] for s in bautin)
     values = res._details["l1"]
@@ -267,7 +267,9 @@ def test_sharpened_routing_has_its_bautin_point_at_c_one_24th(tmp_path):
     path = tmp_path / "sharpened.toml"
     path.write_text(SHARPENED)
     m = Model.from_toml(path, mu=1, lam=1, D=1)
-    res = stability_map(m, x=("c", "0.01", "0.1"), y=("theta", "1.5", 3), cells=4)
+    res = stability_map(
+        m, x=("c", "0.01", "0.1"), y=("theta", "1.5", 3), cells=4, fold_cycles=False
+    )
     th_c = normal_form(Model.from_toml(INFO, mu=1, lam=1, D=1)).theta_c  # critical()
     (b,) = [s for s in res.special_points if s["type"] == "bautin"]
     assert b["certified"]

@@ -95,9 +95,13 @@ class DelayOrbitField:
     """The flattened fluid equations of a delay model (module docstring) with ``p`` (the
     parameter continued) free: ``F`` and its derivatives, the look-backs ``s_k(p)``, the
     windows, the augmented equilibrium, and the observed weights: the imbalance of a model
-    with a symmetry, its first state otherwise (``observed`` says which)."""
+    with a symmetry, its first state otherwise (``observed`` says which).
 
-    def __init__(self, model, name):
+    ``hold``: a second parameter kept free, its value :attr:`q` (set before each
+    evaluation; the curve of folds of cycles in two parameters moves it): every function
+    of the field reads ``(p, q)``; the derivatives in ``p`` only."""
+
+    def __init__(self, model, name, hold=None):
         from symdelay.analysis.stochastic import difference_weights
         from symdelay.model.lags import delayed_function
 
@@ -107,8 +111,17 @@ class DelayOrbitField:
                 f"{model.name} has no parameter {name!r} (it has {', '.join(sorted(byname))})"
             )
         sym = byname[name]
-        values = {k: v for k, v in dict(model.values).items() if k != sym}
+        if hold is not None and (hold not in byname or hold == name):
+            raise SymdelayInputError(
+                f"{model.name} has no second parameter {hold!r} to hold (give one of "
+                f"{', '.join(sorted(set(byname) - {name}))})"
+            )
+        hsym = byname[hold] if hold is not None else None
+        values = {k: v for k, v in dict(model.values).items() if k not in (sym, hsym)}
         self.model, self.name, self.symbol = model, name, sym
+        self.hold, self.hold_symbol, self.q = hold, hsym, 0.0
+        pre = (sym,) if hsym is None else (sym, hsym)
+        self._pre_len = len(pre)
         self._delayed, self._dot = delayed_function()
         self.states = list(model.states)
         self.n_model = len(self.states)
@@ -138,11 +151,11 @@ class DelayOrbitField:
         drift = rhs + self.chain_rhs
         n = len(self.base)
         self.n = n
-        free = set().union(*(e.free_symbols for e in drift)) - self._all_syms() - {sym}
+        free = set().union(*(e.free_symbols for e in drift)) - self._all_syms() - set(pre)
         for s in self.shifts:
-            free |= s.free_symbols - {sym}
+            free |= s.free_symbols - set(pre)
         for a, b, _e, sh in self.windows:
-            free |= (a.free_symbols | b.free_symbols | sh.free_symbols) - {sym}
+            free |= (a.free_symbols | b.free_symbols | sh.free_symbols) - set(pre)
         if free:
             raise SymdelayInputError(
                 "the cycles need numbers for every parameter but the one continued: give "
@@ -169,7 +182,7 @@ class DelayOrbitField:
             [self.dot_syms.get((k, i)) or sp.Dummy("unused") for i in range(n)]
             for k in range(self.K)
         ]
-        args = [sym] + [s for g in groups for s in g] + list(self.window_syms)
+        args = [*pre] + [s for g in groups for s in g] + list(self.window_syms)
         if self.neutral:
             args += [s for g in dgroups for s in g]
         self._args_len = len(args)
@@ -186,14 +199,14 @@ class DelayOrbitField:
             args, [sp.diff(e, w) for e in drift for w in self.window_syms], "numpy", cse=True
         )
         self._fp = sp.lambdify(args, [sp.diff(e, sym) for e in drift], "numpy", cse=True)
-        self._shift = sp.lambdify((sym,), shift_list, "numpy")
-        self._dshift = sp.lambdify((sym,), [sp.diff(e, sym) for e in shift_list], "numpy")
+        self._shift = sp.lambdify(pre, shift_list, "numpy")
+        self._dshift = sp.lambdify(pre, [sp.diff(e, sym) for e in shift_list], "numpy")
         wins = [(a, b, sh) for a, b, _e, sh in self.windows]
-        self._wab = sp.lambdify((sym,), [x for w in wins for x in w], "numpy")
-        self._dwab = sp.lambdify((sym,), [sp.diff(x, sym) for w in wins for x in w], "numpy")
-        self._wE = [sp.lambdify([sym, *self.base], e, "numpy") for _a, _b, e, _s in self.windows]
+        self._wab = sp.lambdify(pre, [x for w in wins for x in w], "numpy")
+        self._dwab = sp.lambdify(pre, [sp.diff(x, sym) for w in wins for x in w], "numpy")
+        self._wE = [sp.lambdify([*pre, *self.base], e, "numpy") for _a, _b, e, _s in self.windows]
         self._wdE = [
-            sp.lambdify([sym, *self.base], [sp.diff(e, y) for y in self.base], "numpy")
+            sp.lambdify([*pre, *self.base], [sp.diff(e, y) for y in self.base], "numpy")
             for _a, _b, e, _s in self.windows
         ]
         # the equilibrium of the model's states (closed form in p) and of the chains
@@ -204,9 +217,9 @@ class DelayOrbitField:
                 "continuation starts from it"
             )
         point = [sp.sympify(eq.point[s]).xreplace(values) for s in self.states]
-        if set().union(*(e.free_symbols for e in point)) - {sym}:
+        if set().union(*(e.free_symbols for e in point)) - set(pre):
             raise SymdelayInputError(f"the equilibrium of {model.name} needs numbers")
-        self._eq = sp.lambdify((sym,), point, "numpy")
+        self._eq = sp.lambdify(pre, point, "numpy")
         w = difference_weights(model)
         if w is None:  # no symmetry: the first state is observed
             w = [1] + [0] * (self.n_model - 1)
@@ -339,10 +352,14 @@ class DelayOrbitField:
         return out + (1 - sp.Add(*alpha)) * self._flat(expr, shift, label)
 
     # ------------------------------------------------------------------ numbers
+    def _pv(self, p):
+        """The lambdified functions' leading arguments: ``p`` (and the held ``q``)."""
+        return (float(p),) if self._pre_len == 1 else (float(p), float(self.q))
+
     def shift_values(self, p):
         """The look-backs ``s_k(p)`` (index 0, the present, is 0) and their derivatives."""
-        s = np.array([float(v) for v in self._shift(float(p))]) if self.K > 1 else np.zeros(0)
-        ds = np.array([float(v) for v in self._dshift(float(p))]) if self.K > 1 else np.zeros(0)
+        s = np.array([float(v) for v in self._shift(*self._pv(p))]) if self.K > 1 else np.zeros(0)
+        ds = np.array([float(v) for v in self._dshift(*self._pv(p))]) if self.K > 1 else np.zeros(0)
         return np.concatenate([[0.0], s]), np.concatenate([[0.0], ds])
 
     def window_values(self, p):
@@ -351,8 +368,8 @@ class DelayOrbitField:
         J = len(self.windows)
         if not J:
             return np.zeros((0, 3)), np.zeros((0, 3))
-        v = np.array([float(x) for x in self._wab(float(p))]).reshape(J, 3)
-        d = np.array([float(x) for x in self._dwab(float(p))]).reshape(J, 3)
+        v = np.array([float(x) for x in self._wab(*self._pv(p))]).reshape(J, 3)
+        d = np.array([float(x) for x in self._dwab(*self._pv(p))]).reshape(J, 3)
         return v, d
 
     def max_lookback(self, p) -> float:
@@ -365,7 +382,7 @@ class DelayOrbitField:
         neutral model, ``Ds`` (K, M, n) the derivatives seen at each look-back (default 0:
         an equilibrium)."""
         M = Ys.shape[1]
-        out = [np.full(M, float(p))]
+        out = [np.full(M, v) for v in self._pv(p)]
         for k in range(self.K):
             out.extend(Ys[k].T)
         out.extend(Ws)
@@ -419,14 +436,14 @@ class DelayOrbitField:
         """``E_j`` at rows of ``Y`` and its gradient: shapes ``(M,)`` and ``(M, n)``."""
         M = Y.shape[0]
         with np.errstate(over="ignore", invalid="ignore"):
-            e = np.broadcast_to(self._wE[j](float(p), *Y.T), (M,)).astype(float)
-            g = self._stack(self._wdE[j](float(p), *Y.T), M).T
+            e = np.broadcast_to(self._wE[j](*self._pv(p), *Y.T), (M,)).astype(float)
+            g = self._stack(self._wdE[j](*self._pv(p), *Y.T), M).T
         return e, g
 
     def equilibrium(self, p):
         """The augmented equilibrium at ``p``: the model's closed form, the chains' phases
         from their linear steady equations."""
-        x = np.array([float(v) for v in self._eq(float(p))])
+        x = np.array([float(v) for v in self._eq(*self._pv(p))])
         n, nm = self.n, self.n_model
         y = np.concatenate([x, np.zeros(n - nm)])
         if n == nm:
@@ -625,7 +642,7 @@ class DelayBVP(PeriodicBVP):
         s, ds, looks, Ys, Yd, Ws, wins = self._lookups(coll, U, T, p, tg)
         F = self.F.f(Ys, Ws, p, Yd[0] / T).reshape(N, m, n)
         R = Ud - (coll.h * T)[:, None, None] * F
-        self._cache = (id(U), T, p, coll, s, ds, looks, Ys, Yd, Ws, wins)
+        self._cache = (id(U), T, p, coll, s, ds, looks, Ys, Yd, Ws, wins, self.F.q)
         return R.ravel(), Ys[0].reshape(N, m, n), F
 
     def _gauss_rows(self, coll, T, p, Ys, Yd, Ws, wins, s, ds, looks, with_p):
@@ -679,10 +696,17 @@ class DelayBVP(PeriodicBVP):
         N, m, n = coll.N, coll.m, self.F.n
         NU = N * m * n
         c = getattr(self, "_cache", None)
-        if c is None or c[0] != id(U) or c[1] != T or c[2] != p or c[3] is not coll:
+        if (
+            c is None
+            or c[0] != id(U)
+            or c[1] != T
+            or c[2] != p
+            or c[3] is not coll
+            or c[11] != self.F.q
+        ):
             self.colloc(coll, U, T, p)
             c = self._cache
-        _, _, _, _, s, ds, looks, Ys, Yd, Ws, wins = c
+        _, _, _, _, s, ds, looks, Ys, Yd, Ws, wins, _ = c
         terms, colT, colp = self._gauss_rows(coll, T, p, Ys, Yd, Ws, wins, s, ds, looks, with_p)
         M = N * m
         g = np.arange(M)

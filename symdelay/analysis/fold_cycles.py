@@ -33,7 +33,14 @@ that amplitude at the parameter where ``beta = -Re c1 rho^2 / 2``, corrected ont
 augmented system. Where that fails (or without the map's curve), from a fold located on a
 one-parameter branch (:func:`symdelay.analysis.continuation.cycles`) started at a Hopf point
 near the Bautin point with the normal form's small cycle, each side tried (the subcritical
-one first). The record's ``start`` says which. It is continued both ways: towards the Bautin point until the fold's amplitude is a small fraction of the first
+one first). The record's ``start`` says which.
+
+A delay model is the same system on the delay collocation of :mod:`symdelay.analysis.dbvp`
+(:class:`~symdelay.analysis.dbvp.DelayOrbitField` with the second parameter held, the
+Jacobian's column in it by a central difference of the residual, as its look-backs may move
+with it); its first fold is always the LPC of a one-parameter delay branch started from the
+delay normal form at a Hopf point of the map's curve near the Bautin point (``l2`` of a
+delay model is not built, so there is no Bautin prediction). It is continued both ways: towards the Bautin point until the fold's amplitude is a small fraction of the first
 one (the Bautin point, amplitude 0, is then the curve's end), and away until it leaves the
 map's box (the last point landed on the edge), leaves the model's domain or reaches the
 budget of points.
@@ -65,6 +72,8 @@ MAX_FOLD_POINTS = 400
 #: the continuation towards the Bautin point stops when the fold's amplitude is below this
 #: fraction of the first fold's
 END_FRACTION = 0.03
+#: the most orbits of a delay model's one-parameter branch that looks for the first fold
+BRANCH_POINTS = 40
 #: Newton iterations and tolerance of the augmented system
 MAX_NEWTON = 15
 TOL = 1e-9
@@ -286,11 +295,29 @@ class _Augmented:
         _, Ug, F = self.S.colloc(coll, U, T, p)
         borders = [] if gph is None else [(gph, 0.0, 0.0)]
         A = self.S.matrix(coll, U, T, p, Ug, F, borders, with_p=True)
-        n = self.F.n
-        Fq = self.F.fq(Ug.reshape(-1, n), p).reshape(coll.N, coll.m, n)
-        col = (-(coll.h * T)[:, None, None] * Fq).ravel()
-        col = np.concatenate([col, np.zeros(len(borders))])
+        col = np.concatenate([self.q_column(coll, U, T, p, q, Ug), np.zeros(len(borders))])
         return hstack([A, csc_matrix(col[:, None])], format="csc")
+
+    def q_column(self, coll, U, T, p, q, Ug):
+        """The collocation equations' derivative in the held parameter ``q``: from the
+        field's ``fq`` (a table's drift, in closed form) or, for a field without it (a
+        delay model's, whose look-backs and windows may move with ``q``), by a central
+        difference of the residual (step ``1e-6 (1 + |q|)``: truncation ``~1e-12``,
+        rounding ``~1e-10`` relative, an approximate column of Newton's Jacobian only: the
+        residuals solved are exact)."""
+        n = self.F.n
+        if hasattr(self.F, "fq"):
+            Fq = self.F.fq(Ug.reshape(-1, n), p).reshape(coll.N, coll.m, n)
+            return (-(coll.h * T)[:, None, None] * Fq).ravel()
+        e = 1e-6 * (1.0 + abs(q))
+        try:
+            self.F.q = q + e
+            Rp = self.S.colloc(coll, U, T, p)[0]
+            self.F.q = q - e
+            Rm = self.S.colloc(coll, U, T, p)[0]
+        finally:
+            self.F.q = q
+        return (Rp - Rm) / (2 * e)
 
     def bordered(self, A, b, c):
         """``(G, v, w)``: the bordered solves with ``A`` (the ``(U, T)`` block, square)."""
@@ -443,8 +470,11 @@ def fold_of_cycles(
     Parameters
     ----------
     model : Model
-        A transition table (no lags) with a symmetry and a closed-form equilibrium; every
-        parameter but ``x`` and ``y`` a number.
+        A transition table with a symmetry, or a model with lags (the delay collocation of
+        :mod:`symdelay.analysis.dbvp`, the same bordered fold condition; the first fold is
+        located on a one-parameter delay branch, since the second Lyapunov coefficient of a
+        delay model is not built); a closed-form equilibrium; every parameter but ``x`` and
+        ``y`` a number.
     x, y : tuple
         ``(name, lo, hi)`` of each axis (the map's box: the curve stops at its edges).
     bautin : tuple or dict
@@ -477,10 +507,7 @@ def fold_of_cycles(
     from symdelay.core.budget import check_budget
     from symdelay.core.precision import one_blas_thread
 
-    if getattr(model, "lags", None):
-        raise SymdelayInputError(
-            f"{model.name} has lags: the fold of cycles is built for transition tables only"
-        )
+    delay = bool(getattr(model, "lags", None))
     (xn, xlo, xhi), (yn, ylo, yhi) = (_axis3(a) for a in (x, y))
     if isinstance(bautin, dict):
         bautin = (bautin["x"], bautin["y"], bautin["omega"])
@@ -492,22 +519,42 @@ def fold_of_cycles(
     intervals = _integer("intervals", intervals, 4, 2000)
     degree = _integer("degree", degree, 2, 7)
     max_points = _integer("max_points", max_points, 4, MAX_FOLD_POINTS)
-    fld = _Field2(model, xn, yn)
+    if delay:
+        from symdelay.analysis.dbvp import DelayOrbitField
+
+        fld = DelayOrbitField(model, xn, hold=yn)
+    else:
+        fld = _Field2(model, xn, yn)
     size = intervals * degree * fld.n
     check_budget(
         f"a fold-of-cycles curve of up to {max_points} points ({size} unknowns each)",
-        _seconds(max_points, size),
+        _seconds(max_points, size, _lookbacks(fld)),
         force=force,
         shrink="fewer points (max_points), fewer intervals or a lower degree",
     )
     t0 = time.perf_counter()
-    solver = PeriodicBVP(fld, model.name)
+    if delay:
+        from symdelay.analysis.dbvp import DelayBVP
+
+        solver = DelayBVP(fld, model.name)
+    else:
+        solver = PeriodicBVP(fld, model.name)
     aug = _Augmented(solver, (xhi - xlo, yhi - ylo))
     box = (xlo, xhi, ylo, yhi)
     notes = []
     with one_blas_thread():
         found = None
-        if start is None and hopf is not None:
+        if delay:
+            # the Bautin normal form's fold (l2) is built for tables only: the first fold
+            # is located on a one-parameter delay branch
+            notes.append(
+                "first fold from a one-parameter branch: the second Lyapunov coefficient "
+                "(l2) of a delay model is not built, so the Bautin normal form's prediction "
+                "is not used"
+            )
+            found = _delay_first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start, hopf,
+                                      intervals, degree)  # fmt: skip
+        elif start is None and hopf is not None:
             found = _predicted_fold(model, aug, (xn, yn), box, (xb, yb, wb), hopf, intervals,
                                     degree, notes)  # fmt: skip
         if found is None:
@@ -722,6 +769,187 @@ def _first_fold(model, aug, names, box, bautin, start, hopf, intervals, degree):
         f"no fold of cycles found near the Bautin point ({xn} = {xb:.8g}, {yn} = {yb:.8g}): "
         + ("; ".join(tried) or "no Hopf point near it")
     )
+
+
+def _delay_first_fold(model, aug, names, box, bautin, start, hopf, intervals, degree):
+    """The first point of the curve of a delay model: a fold located on a one-parameter
+    delay branch (:func:`symdelay.analysis.continuation.cycles`, started from the delay
+    normal form at its Hopf point) from a Hopf point near the Bautin point, the other
+    parameter held; the range of the branch starts halfway between that Hopf point and the
+    next one below it, so the branch starts there. The located fold's orbit, corrected onto
+    the augmented system (the held parameter fixed), is the first point."""
+    from symdelay.analysis.continuation import _hopf_points, cycles
+
+    xn, yn = names
+    xlo, xhi, ylo, yhi = box
+    xb, yb, _ = bautin
+    tried, cands = [], []
+    for fixed, along, value, h, w in _delay_start_points(names, box, bautin, start, hopf):
+        value, h, w = float(value), float(h), float(w)
+        m1 = _fix(model, fixed, value)
+        lo, hi = (xlo, xhi) if along == xn else (ylo, yhi)
+        launch = None
+        if math.isfinite(w):  # a point of the map's Hopf curve: its normal form first
+            try:
+                launch = _delay_hopf_cycle(m1, aug, names, along, value, h, w, (lo, hi),
+                                           intervals, degree)  # fmt: skip
+            except (SymdelayInputError, NewtonFailed, np.linalg.LinAlgError) as exc:
+                tried.append(f"{fixed} = {value:.8g}: {exc}")
+                continue
+        cands.append((fixed, along, value, h, m1, lo, hi, launch))
+    # the subcritical side first (l1 > 0): where the folds are near a Bautin point (each
+    # branch's orbits carry their Floquet multipliers, the cost of a branch that does not
+    # fold)
+    cands.sort(key=lambda c: c[7] is not None and c[7][2]["criticality"] != "subcritical")
+    for fixed, along, value, h, m1, lo, hi, launch in cands:
+        try:
+            if launch is not None:  # start at the map's Hopf point
+                given, side, law = launch
+                near = h
+                branch = cycles(m1, along, repr(lo), repr(hi), start=given, direction=side,
+                                intervals=intervals, degree=degree,
+                                max_points=BRANCH_POINTS)  # fmt: skip
+                branch.start.update(law)
+            else:  # a line through the box: the branch from its Hopf point nearest
+                found, _, _ = _hopf_points(m1, along, lo, hi, repr(lo), repr(hi))
+                near = min(found, key=lambda v: abs(v - h))
+                below = [v for v in found if v < near]
+                lo1 = (max(below) + near) / 2 if below else lo
+                branch = cycles(m1, along, repr(lo1), repr(hi), intervals=intervals,
+                                degree=degree, max_points=BRANCH_POINTS)  # fmt: skip
+        except (SymdelayInputError, NewtonFailed, np.linalg.LinAlgError) as exc:
+            tried.append(f"{fixed} = {value:.8g}: {exc}")
+            continue
+        lpcs = [s for s in branch.special_points if s.kind == "LPC" and s.located]
+        if not lpcs or lpcs[0].orbit is None:
+            tried.append(
+                f"{fixed} = {value:.8g}: no fold on the branch from the Hopf point "
+                f"{along} = {near:.8g} ({branch.start.get('criticality', '')}; "
+                f"{branch.stop})"
+            )
+            continue
+        lpc = lpcs[0]
+        orb = lpc.orbit
+        which = "q" if along == xn else "p"
+        p, q = (float(orb.p), value) if along == xn else (value, float(orb.p))
+        try:
+            aug.F.q = q
+            _, b, c = _null_vectors(aug, orb.coll, orb.U, orb.T, p, q)
+            pt = _Point(orb.coll, orb.U, float(orb.T), p, q, b, c)
+            first = aug.correct(pt, pt.U, ("fix", which, value))
+        except (NewtonFailed, np.linalg.LinAlgError) as exc:
+            tried.append(f"{fixed} = {value:.8g}: the fold did not converge ({exc})")
+            continue
+        got = first.p if along == xn else first.q
+        info = {
+            "kind": "fold on a one-parameter branch",
+            "fixed": {"name": fixed, "value": repr(float(value))},
+            "continued": along,
+            "hopf": repr(float(near)),
+            "criticality": branch.start.get("criticality"),
+            "l1": branch.start.get("l1"),
+            "amplitude_coefficient": branch.start.get("amplitude_coefficient"),
+            "branch_fold": repr(float(lpc.value)),
+            "augmented_fold": repr(float(got)),
+            "amplitude": repr(float(first.amp)),
+            "period": repr(float(first.T)),
+        }
+        return first, info
+    raise SymdelayInputError(
+        f"no fold of cycles found near the Bautin point ({xn} = {xb:.8g}, {yn} = {yb:.8g}): "
+        + ("; ".join(tried) or "no Hopf point near it")
+    )
+
+
+def _delay_hopf_cycle(m1, aug, names, along, value, h, w, rng, intervals, degree):
+    """``(cycle, side, law)``: the delay normal form's small cycle near the Hopf point
+    ``along = h`` of the map's curve (the other parameter at ``value``, frequency ``w``;
+    the equilibrium may already be unstable there, so the window of a line need not show
+    it): the critical eigenvector of the flattened ``Delta(i omega)`` scaled to the
+    amplitude ``c sqrt|p - h|`` of :func:`symdelay.analysis.dnormal.delay_hopf_fields` on
+    the side of its law; ``law``: its ``l1``, criticality and coefficient."""
+    import mpmath
+
+    from symdelay.analysis.dnormal import delay_hopf_fields
+    from symdelay.analysis.normal_form import NormalForm
+
+    xn, _ = names
+    with mpmath.workdps(30):
+        nf = NormalForm(**delay_hopf_fields(m1, along, mpmath.mpf(h), mpmath.mpf(w), 15,
+                                            rel=1e-12))  # fmt: skip
+    if nf.multiple or nf.side is None:
+        raise SymdelayInputError(
+            f"the delay normal form at {along} = {h:.10g} gives no amplitude law ({nf.criticality})"
+        )
+    coef, side = float(nf.amplitude_coefficient), (1 if nf.side == "above" else -1)
+    fld = aug.F
+    p, q = (h, value) if along == xn else (value, h)
+    fld.q = q
+    Dm = fld.characteristic(p, 1j * w)
+    _, _, Vh = np.linalg.svd(Dm)
+    ev = Vh[-1].conj()
+    cq = complex(fld.weights @ ev)
+    if abs(cq) < 1e-8 * float(np.max(np.abs(ev))):
+        raise SymdelayInputError("the critical eigenvector does not move the imbalance")
+    ev = ev / cq
+    room = (rng[1] - h) if side > 0 else (h - rng[0])
+    eq = fld.equilibrium(p)
+    A1 = min(1e-2 * max(1e-2, float(np.max(np.abs(eq[: fld.n_model])))),
+             coef * math.sqrt(0.02 * room))  # fmt: skip
+    p1 = h + side * (A1 / coef) ** 2
+    pp, qq = (p1, value) if along == xn else (value, p1)
+    fld.q = qq
+    eq = fld.equilibrium(pp)
+    T = 2 * math.pi / w
+    tt = np.linspace(0.0, 1.0, 8 * intervals * degree + 1)
+    Y = eq[:, None] + A1 * np.real(ev[:, None] * np.exp(2j * np.pi * tt)[None, :])
+    law = {
+        "l1": repr(float(nf.l1)),
+        "criticality": nf.criticality,
+        "amplitude_coefficient": repr(coef),
+    }
+    return _GivenCycle(p1, tt * T, Y, T), side, law
+
+
+def _delay_start_points(names, box, bautin, start, hopf):
+    """``(fixed name, continued name, fixed value, Hopf value, omega)`` for a delay model:
+    on the map's Hopf curve, a quarter of the way from the Bautin point to each end (the
+    coordinate the curve moves along faster held; both sides tried, the first branch that
+    folds is used); with ``start = (name, value)`` or without the curve, lines through the
+    box (:func:`_line_starts`'s, without a first Lyapunov coefficient to order them)."""
+    xn, yn = names
+    xlo, xhi, ylo, yhi = box
+    xb, yb, _ = bautin
+    S = np.array([xhi - xlo, yhi - ylo])
+    if start is None and hopf is not None and len(hopf) >= 5:
+        P = np.array([[float(v) for v in z] for z in hopf])
+        k = int(np.argmin(np.hypot((P[:, 0] - xb) / S[0], (P[:, 1] - yb) / S[1])))
+        for j in (k + max(2, (len(P) - 1 - k) // 4), k - max(2, k // 4)):
+            if not 1 <= j < len(P) - 1:
+                continue
+            d = (P[j + 1, :2] - P[j - 1, :2]) / S
+            if abs(d[1]) >= abs(d[0]):
+                yield yn, xn, P[j, 1], P[j, 0], P[j, 2]
+            else:
+                yield xn, yn, P[j, 0], P[j, 1], P[j, 2]
+        return
+    if start is not None:
+        name, value = start
+        if name not in names:
+            raise SymdelayInputError(f"start: give ({xn!r} or {yn!r}, value), got {start!r}")
+        cands = [(name, float(value))]
+    else:
+        cands = [
+            (yn, yb + 0.25 * (yhi - yb)),
+            (yn, yb - 0.25 * (yb - ylo)),
+            (xn, xb + 0.25 * (xhi - xb)),
+            (xn, xb - 0.25 * (xb - xlo)),
+        ]
+    for fixed, value in cands:
+        along = xn if fixed == yn else yn
+        # the Hopf value: the one nearest the Bautin point's coordinate (read by
+        # :func:`_delay_first_fold` from the window on that line)
+        yield fixed, along, value, (xb if along == xn else yb), math.nan
 
 
 @dataclass(frozen=True)
@@ -1047,7 +1275,10 @@ def map_fold_curves(model, X, Y, bautins, curves, *, fold_cycles=None, force=Fal
     if not bautins or fold_cycles is False:
         return ()
     n = len(model.states)
-    estimate = len(bautins) * _seconds(MAX_POINTS_MAP, 20 * 4 * n)
+    # a delay model: its lags (a mixture reads its members') stand for the look-backs (the
+    # field is not built yet)
+    lags = sum(1 for g in (getattr(model, "lags", None) or {}).values() if g.kind != "mixture")
+    estimate = len(bautins) * _seconds(MAX_POINTS_MAP, 20 * 4 * n, 1 + lags if lags else None)
     try:
         check_budget(
             f"the fold-of-cycles curves from {len(bautins)} Bautin point(s)",
@@ -1094,9 +1325,21 @@ def _curve_through(curves, s, X, Y):
 MAX_POINTS_MAP = 120
 
 
-def _seconds(max_points, size) -> float:
+def _seconds(max_points, size, lookbacks=None) -> float:
     """Rough seconds of one curve: the one-parameter branch that finds the first fold (its
     normal form and up to 80 orbits) and ``max_points`` points of the augmented system
     (measured: the in-flight model, 8 states, 20 intervals of degree 4: 11 s for 63 points
-    and the first branch; the cubic-routing model, 6 states: 7 s for 25)."""
-    return 6.0 + max_points * 1.5e-4 * size
+    and the first branch; the cubic-routing model, 6 states: 7 s for 25). A delay model
+    (``lookbacks``: the blocks per row of its Jacobian, the present plus each look-back, a
+    window counting 8): measured, the sharpened routing (2 states, one look-back, 20
+    intervals of degree 4): 4.4-5.5 s for 29 points and the first branch (2.5 s)."""
+    if lookbacks is None:
+        return 6.0 + max_points * 1.5e-4 * size
+    return 3.0 * lookbacks + max_points * 3e-4 * size * lookbacks
+
+
+def _lookbacks(fld):
+    """The blocks per row of a delay field's collocation Jacobian (None for a table's)."""
+    if not hasattr(fld, "K"):
+        return None
+    return fld.K + 8 * len(fld.windows)

@@ -362,7 +362,9 @@ def stability_map(
         parameters (:func:`symdelay.analysis.fold_cycles.fold_of_cycles`: collocation of the
         periodic orbits, double precision) to the box's edge. Default None: when the
         estimated cost is within the budget (a note says when it is not; ``force`` lifts
-        it); False: not computed.
+        it); False: not computed. For a delay model the same, each curve started from a fold
+        located on a one-parameter delay branch near the Bautin point (the delay collocation
+        of :mod:`symdelay.analysis.dbvp`).
 
     Returns
     -------
@@ -388,10 +390,10 @@ def stability_map(
     if _delay_model(model):  # exp(-r tau) modes: the stability crossing curves
         from symdelay.analysis.lagmap import delay_map
 
-        if seeds is not None or fold_cycles:
+        if seeds is not None:
             raise SymdelayInputError(
-                "seeds= and fold_cycles= are for polynomial models: a delay model's map has "
-                "its crossing curves in closed form (and no curve of folds of cycles yet)"
+                "seeds= is for polynomial models: a delay model's map has its crossing "
+                "curves in closed form or certified by columns"
             )
         xname, xlo, xhi = _axis(x, "x")
         yname, ylo, yhi = _axis(y, "y")
@@ -400,7 +402,8 @@ def stability_map(
         model, fixed_json = _apply_fixed(model, fixed, (xname, yname))
         X = (xname, *_box_range(xname, xlo, xhi, "x"))
         Y = (yname, *_box_range(yname, ylo, yhi, "y"))
-        return delay_map(model, X, Y, fixed_json, dps, cells, force, bautin=bautin)
+        res = delay_map(model, X, Y, fixed_json, dps, cells, force, bautin=bautin)
+        return _with_fold_curves(res, model, X, Y, fold_cycles, force)
     seeds = SEEDS if seeds is None else seeds
     _check_count("seeds", seeds)
     require_table(model, "stability map")
@@ -568,6 +571,27 @@ def stability_map(
         systems=systems,
         l1=l1_values,
     )
+
+
+def _with_fold_curves(res, model, X, Y, fold_cycles, force):
+    """The delay map ``res`` with its curves of folds of cycles from each Bautin point
+    (:func:`symdelay.analysis.fold_cycles.map_fold_curves`, as a table's map), their notes
+    added to the map's."""
+    from dataclasses import replace
+
+    found = [s for s in res.special_points if s["type"] == "bautin"]
+    if not found:
+        return res
+    from symdelay.analysis.fold_cycles import map_fold_curves
+
+    notes = []
+    folds = map_fold_curves(model, X, Y, found, res.curves, fold_cycles=fold_cycles,
+                            force=force, notes=notes)  # fmt: skip
+    if not folds and not notes:
+        return res
+    out = replace(res, fold_of_cycles=tuple(folds), notes=tuple(res.notes) + tuple(notes))
+    object.__setattr__(out, "_private", res.__dict__.get("_private"))
+    return out
 
 
 class _Counter:
