@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import json
 import os
-import resource
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import _peers
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(__file__).parent / "results" / "delay_cycles_peer.txt"
@@ -76,32 +76,12 @@ end
 """
 
 
-def run_timed(argv, env=None):
-    """Wall time and the child's CPU time of ``argv``, and its output."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{argv[0]} failed: {proc.stderr.strip()[-400:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, proc.stdout
+def run_timed(argv, env=None, repeat=1):
+    return _peers.run_timed(argv, env, repeat)
 
 
 def peer():
-    """The DDE-BIFTOOL root (the folder holding ddebiftool/) or None, and why not."""
-    missing = []
-    if shutil.which("octave") is None:
-        missing.append("octave not found (Debian: apt-get install octave)")
-    root = os.environ.get("DDEBIFTOOL_PATH")
-    if not root:
-        missing.append(
-            "DDEBIFTOOL_PATH not set (a checkout of https://github.com/DDE-BifTool/DDE-Biftool)"
-        )
-    elif not (Path(root) / "ddebiftool_utilities" / "SetupPsol.m").exists():
-        missing.append(f"DDEBIFTOOL_PATH={root} holds no ddebiftool_utilities/SetupPsol.m")
-    return (None, "; ".join(missing)) if missing else (Path(root), None)
+    return _peers.ddebiftool("ddebiftool_utilities/SetupPsol.m")
 
 
 def main() -> None:

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import json
 import os
-import resource
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import _peers
 
 OUT = Path(__file__).parent / "results" / "lag_peer.txt"
 TAUS = ("1", "5/2")
@@ -107,39 +107,6 @@ def _matrix(rows) -> str:
     return "[" + ";".join(" ".join(repr(float(Fraction(x))) for x in row) for row in rows) + "]"
 
 
-def run_timed(argv, env=None, repeat=3):
-    """Best wall time and the child's CPU time of ``argv``, and its output."""
-    best, cpu, out = float("inf"), None, None
-    for _ in range(repeat):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
-        wall = time.perf_counter() - t0
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{argv[0]} failed: {proc.stderr.strip()[-400:]}")
-        if wall < best:
-            best = wall
-            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            out = proc.stdout
-    return best, cpu, out
-
-
-def peer():
-    """The DDE-BIFTOOL root (the folder holding ddebiftool/) or None, and why not."""
-    missing = []
-    if shutil.which("octave") is None:
-        missing.append("octave not found (Debian: apt-get install octave)")
-    root = os.environ.get("DDEBIFTOOL_PATH")
-    if not root:
-        missing.append(
-            "DDEBIFTOOL_PATH not set (a checkout of https://github.com/DDE-BifTool/DDE-Biftool)"
-        )
-    elif not (Path(root) / "ddebiftool" / "dde_stst_eig_cheb.m").exists():
-        missing.append(f"DDEBIFTOOL_PATH={root} holds no ddebiftool/dde_stst_eig_cheb.m")
-    return (None, "; ".join(missing)) if missing else (Path(root), None)
-
-
 def agreement(ours, theirs) -> float:
     """Digits to which the rightmost root agrees (the rightmost of each list)."""
     import math
@@ -147,6 +114,14 @@ def agreement(ours, theirs) -> float:
     a = max(ours, key=lambda z: (z.real, z.imag))
     b = min(theirs, key=lambda z: abs(z - a))
     return -math.log10(max(abs(a - b) / max(abs(a), 1e-300), 1e-17))
+
+
+def run_timed(argv, env=None, repeat=3):
+    return _peers.run_timed(argv, env, repeat)
+
+
+def peer():
+    return _peers.ddebiftool("ddebiftool/dde_stst_eig_cheb.m")
 
 
 def main() -> None:

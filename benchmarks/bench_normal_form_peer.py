@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import math
 import os
-import resource
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import _peers
 
 OUT = Path(__file__).parent / "results" / "normal_form_peer.txt"
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,34 +80,12 @@ printf('%.17g %.17g %.17g\\n', hopf.parameter(3), hopf.omega, hopf.nmfm.L1/abs(q
 """
 
 
-def run_timed(argv, env, repeat: int = 3):
-    best, cpu, out = math.inf, None, None
-    for _ in range(repeat):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env)
-        wall = time.perf_counter() - t0
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{argv[0]} failed: {proc.stderr.strip()[-400:]}")
-        if wall < best:
-            best = wall
-            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            out = proc.stdout
-    return best, cpu, out
+def run_timed(argv, env=None, repeat=3):
+    return _peers.run_timed(argv, env, repeat)
 
 
 def peer():
-    """The DDE-BIFTOOL root or None, and why not."""
-    missing = []
-    if shutil.which("octave") is None:
-        missing.append("octave not found (Debian: apt-get install octave)")
-    root = os.environ.get("DDEBIFTOOL_PATH")
-    if not root:
-        missing.append("DDEBIFTOOL_PATH not set (a DDE-BIFTOOL checkout)")
-    elif not (Path(root) / "ddebiftool_extra_nmfm" / "nmfm_hopf.m").exists():
-        missing.append(f"DDEBIFTOOL_PATH={root} holds no ddebiftool_extra_nmfm/nmfm_hopf.m")
-    return (None, "; ".join(missing)) if missing else (Path(root), None)
+    return _peers.ddebiftool("ddebiftool_extra_nmfm/nmfm_hopf.m")
 
 
 def main() -> None:
