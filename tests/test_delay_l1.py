@@ -23,6 +23,7 @@ import sympy as sp
 
 import symdelay
 from symdelay.model.core import Model
+from tests.test_delay_cycles import SHARPENED as _SHARPENED_TEXT
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "models"
 INFO = EXAMPLES / "information_delay.toml"
@@ -217,40 +218,8 @@ def test_a_map_with_an_equilibrium_in_radicals_refuses_in_one_line(tmp_path):
         stability_map(m, x=("D", "0.05", 8), y=("theta", "0.1", 6), cells=4)
 
 
-#: routing on a sharpened imbalance (as tests/test_delay_cycles.py's subcritical example)
-SHARPENED = """
-name = "two queues, routing on a sharpened imbalance seen D ago"
-[parameters]
-mu = "positive"
-lam = "positive"
-theta = "positive"
-D = "positive"
-c = "positive"
-[lags]
-tau = { kind = "constant", value = "D" }
-[state]
-names = ["q1", "q2"]
-[[transitions]]
-name = "arrival to 1"
-change = { q1 = 1 }
-assume_nonnegative = true
-rate = "2*lam/(1 + exp(theta*(delayed(q1, tau) - delayed(q2, tau)) + 2*c*(theta*(delayed(q1, tau) - delayed(q2, tau)))**3/(1 + (theta*(delayed(q1, tau) - delayed(q2, tau)))**4)))"
-[[transitions]]
-name = "arrival to 2"
-change = { q2 = 1 }
-assume_nonnegative = true
-rate = "2*lam/(1 + exp(theta*(delayed(q2, tau) - delayed(q1, tau)) + 2*c*(theta*(delayed(q2, tau) - delayed(q1, tau)))**3/(1 + (theta*(delayed(q2, tau) - delayed(q1, tau)))**4)))"
-[[transitions]]
-name = "service 1"
-change = { q1 = -1 }
-rate = "mu*q1"
-[[transitions]]
-name = "service 2"
-change = { q2 = -1 }
-rate = "mu*q2"
-[symmetry]
-swap = [["q1", "q2"]]
-"""
+#: routing on a sharpened imbalance: tests/test_delay_cycles.py's subcritical example
+SHARPENED = _SHARPENED_TEXT
 
 
 def test_sharpened_routing_has_its_bautin_point_at_c_one_24th(tmp_path):
