@@ -46,6 +46,24 @@ NEWTON_TOL = 1e-10
 
 
 # -------------------------------------------------------------------------- the field
+
+
+def jacobian_entries(drift, states):
+    """The drift's Jacobian as sparse entries: ``(rows, cols, expressions)`` of its nonzero
+    partial derivatives, row-major."""
+    entries = {}
+    for i, e in enumerate(drift):
+        for j, s in enumerate(states):
+            if e.has(s):
+                d = sp.diff(e, s)
+                if d != 0:
+                    entries[(i, j)] = d
+    keys = sorted(entries)
+    rows = np.array([k[0] for k in keys], dtype=int)
+    cols = np.array([k[1] for k in keys], dtype=int)
+    return rows, cols, [entries[k] for k in keys]
+
+
 class OrbitField:
     """The drift ``f(u, p)``, its sparse Jacobian in ``u`` and ``df/dp``, vectorised over
     rows of states (NumPy code generated from the model's table), with the equilibrium
@@ -77,18 +95,9 @@ class OrbitField:
         self.weights = np.array(w, dtype=float)
         self.names = tuple(s.name for s in states)
         args = (sym, *states)
-        entries = {}
-        for i, e in enumerate(drift):
-            for j, s in enumerate(states):
-                if e.has(s):
-                    d = sp.diff(e, s)
-                    if d != 0:
-                        entries[(i, j)] = d
-        keys = sorted(entries)
-        self.rows = np.array([k[0] for k in keys], dtype=int)
-        self.cols = np.array([k[1] for k in keys], dtype=int)
+        self.rows, self.cols, entries = jacobian_entries(drift, states)
         self._f = sp.lambdify(args, drift, "numpy", cse=True)
-        self._j = sp.lambdify(args, [entries[k] for k in keys], "numpy", cse=True)
+        self._j = sp.lambdify(args, entries, "numpy", cse=True)
         self._fp = sp.lambdify(args, [sp.diff(e, sym) for e in drift], "numpy", cse=True)
         self._eq = None
 
@@ -486,7 +495,7 @@ class PeriodicBVP:
         """``(multipliers sorted by modulus, trivial index, error bounds)`` from the
         monodromy on the mesh and on the mesh of every other point (the module
         docstring)."""
-        from symdelay.analysis.floquet import ERROR_FACTOR
+        from symdelay.analysis.floquet import multiplier_errors
 
         Ug, _ = coll.at_gauss(U)
         M = self._monodromy(coll, Ug, T, p)
@@ -505,17 +514,7 @@ class PeriodicBVP:
         fl = fl / max(np.linalg.norm(fl), 1e-300)
         cos = np.abs(fl @ V.conj()) / np.linalg.norm(V, axis=0)
         k = int(np.argmax(cos))
-        triv = float(abs(ev[k] - 1))
-        floor = 64 * np.finfo(float).eps * max(1.0, float(np.linalg.norm(M, 2)))
-        used = np.zeros(ev0.size, dtype=bool)
-        err = np.empty(ev.size)
-        for i in np.argsort(np.abs(ev - 1)):
-            d = np.abs(ev0 - ev[i])
-            d[used] = np.inf
-            jm = int(np.argmin(d))
-            used[jm] = True
-            err[i] = ERROR_FACTOR * float(d[jm]) + triv + floor
-        return ev, k, err
+        return ev, k, multiplier_errors(ev, ev0, k, M)
 
     # -------------------------------------------------------------- the record
 

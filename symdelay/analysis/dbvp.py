@@ -870,7 +870,7 @@ class DelayBVP(PeriodicBVP):
         return r, abs(r - r2) + 1e-12
 
     def floquet(self, coll, U, T, p):
-        from symdelay.analysis.floquet import ERROR_FACTOR
+        from symdelay.analysis.floquet import multiplier_errors
 
         M, tn = self._monodromy(coll, coll, U, T, p)
         half = coll.mesh[::2] if coll.N % 2 == 0 else np.append(coll.mesh[:-1:2], 1.0)
@@ -890,14 +890,4 @@ class DelayBVP(PeriodicBVP):
         ud = ud / max(np.linalg.norm(ud), 1e-300)
         cos = np.abs(ud @ V.conj()) / np.linalg.norm(V, axis=0)
         k = int(np.argmax(cos))
-        triv = float(abs(ev[k] - 1))
-        floor = 64 * np.finfo(float).eps * max(1.0, float(np.linalg.norm(M, 2)))
-        used = np.zeros(ev0.size, dtype=bool)
-        err = np.empty(ev.size)
-        for i in np.argsort(np.abs(ev - 1)):
-            d = np.abs(ev0 - ev[i])
-            d[used] = np.inf
-            jm = int(np.argmin(d))
-            used[jm] = True
-            err[i] = ERROR_FACTOR * float(d[jm]) + triv + floor
-        return ev, k, err
+        return ev, k, multiplier_errors(ev, ev0, k, M)

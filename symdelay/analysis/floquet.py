@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ERROR_FACTOR", "decide_stability", "stability_word"]
+__all__ = ["ERROR_FACTOR", "decide_stability", "multiplier_errors", "stability_word"]
 
 
 def stability_word(stable) -> str:
@@ -55,3 +55,23 @@ def decide_stability(mults, errors, k) -> tuple[bool | None, str]:
             "to the Hopf point for double precision)"
         )
     return True, "every non-trivial multiplier is inside the unit circle by more than its error"
+
+
+def multiplier_errors(ev, ev0, k: int, M):
+    """Error bounds of the multipliers ``ev`` (eigenvalues of the monodromy matrix ``M``;
+    ``ev[k]`` the trivial one): for each, its distance to the nearest unused eigenvalue of the
+    coarser discretisation ``ev0`` (matched nearest-to-1 first) times :data:`ERROR_FACTOR`,
+    plus the trivial multiplier's distance to 1 and a rounding floor."""
+    import numpy as np
+
+    triv = float(abs(ev[k] - 1))
+    floor = 64 * np.finfo(float).eps * max(1.0, float(np.linalg.norm(M, 2)))
+    used = np.zeros(ev0.size, dtype=bool)
+    err = np.empty(ev.size)
+    for i in np.argsort(np.abs(ev - 1)):
+        d = np.abs(ev0 - ev[i])
+        d[used] = np.inf
+        jm = int(np.argmin(d))
+        used[jm] = True
+        err[i] = ERROR_FACTOR * float(d[jm]) + triv + floor
+    return err

@@ -60,6 +60,7 @@ from symdelay.analysis.bvp import (
     OrbitField,
     PeriodicBVP,
     amplitude,
+    jacobian_entries,
 )
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
@@ -221,18 +222,9 @@ class _Field2(OrbitField):
         self.weights = np.array(w, dtype=float)
         self.names = tuple(s.name for s in states)
         args = (xs, ys, *states)
-        entries = {}
-        for i, e in enumerate(drift):
-            for j, s in enumerate(states):
-                if e.has(s):
-                    d = sp.diff(e, s)
-                    if d != 0:
-                        entries[(i, j)] = d
-        keys = sorted(entries)
-        self.rows = np.array([k[0] for k in keys], dtype=int)
-        self.cols = np.array([k[1] for k in keys], dtype=int)
+        self.rows, self.cols, entries = jacobian_entries(drift, states)
         self._f2 = sp.lambdify(args, drift, "numpy", cse=True)
-        self._j2 = sp.lambdify(args, [entries[k] for k in keys], "numpy", cse=True)
+        self._j2 = sp.lambdify(args, entries, "numpy", cse=True)
         self._fp2 = sp.lambdify(args, [sp.diff(e, xs) for e in drift], "numpy", cse=True)
         self._fq2 = sp.lambdify(args, [sp.diff(e, ys) for e in drift], "numpy", cse=True)
         self._eq2 = sp.lambdify((xs, ys), point, "numpy")
