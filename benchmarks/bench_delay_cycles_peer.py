@@ -76,14 +76,6 @@ end
 """
 
 
-def run_timed(argv, env=None, repeat=1):
-    return _peers.run_timed(argv, env, repeat)
-
-
-def peer():
-    return _peers.ddebiftool("ddebiftool_utilities/SetupPsol.m")
-
-
 def main() -> None:
     import compileall
 
@@ -93,7 +85,7 @@ def main() -> None:
     from symdelay.model.core import load_toml
 
     t_start = time.perf_counter()
-    root, why = peer()
+    root, why = _peers.ddebiftool("ddebiftool_utilities/SetupPsol.m")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     compileall.compile_dir(ROOT / "symdelay", quiet=1)
     lines = [
@@ -107,7 +99,7 @@ def main() -> None:
         "--set", "mu=1", "--set", "lam=1", "--set", "D=1", "--theta", f"2:{THETA_MAX}",
         "--intervals", str(INTERVALS), "--json",
     ]  # fmt: skip
-    sd_wall, sd_cpu, out = run_timed(argv, env=env)
+    sd_wall, sd_cpu, out = _peers.run_timed(argv, env=env)
     rec = json.loads(out)
     ours = rec["branch"]
     lines += [
@@ -126,7 +118,7 @@ def main() -> None:
         with tempfile.NamedTemporaryFile("w", suffix=".m", delete=False) as fh:
             fh.write(script)
         penv = dict(os.environ, DDEBIFTOOL_ROOT=str(root))
-        b_wall, b_cpu, bout = run_timed(
+        b_wall, b_cpu, bout = _peers.run_timed(
             ["octave", "--no-gui", "--quiet", "--norc", fh.name], env=penv
         )
         os.unlink(fh.name)

@@ -116,19 +116,11 @@ def agreement(ours, theirs) -> float:
     return -math.log10(max(abs(a - b) / max(abs(a), 1e-300), 1e-17))
 
 
-def run_timed(argv, env=None, repeat=3):
-    return _peers.run_timed(argv, env, repeat)
-
-
-def peer():
-    return _peers.ddebiftool("ddebiftool/dde_stst_eig_cheb.m")
-
-
 def main() -> None:
     from symdelay.analysis.collocation import collocation_eigenvalues
 
     t_start = time.perf_counter()
-    root, why = peer()
+    root, why = _peers.ddebiftool("ddebiftool/dde_stst_eig_cheb.m")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     import compileall
 
@@ -158,8 +150,8 @@ def main() -> None:
     for lags in (1, 2):
         for degree in (2, 4, 6, 10):
             sysd = system(degree, lags)
-            sd_wall, sd_cpu, out = run_timed(
-                [sys.executable, "-c", SYMDELAY_DRIVER, json.dumps(sysd)], env=env
+            sd_wall, sd_cpu, out = _peers.run_timed(
+                [sys.executable, "-c", SYMDELAY_DRIVER, json.dumps(sysd)], env=env, repeat=3
             )
             res = json.loads(out)
             ours = [complex(a, b) for a, b, _ in res["roots"]]
@@ -196,8 +188,8 @@ def main() -> None:
                 with tempfile.NamedTemporaryFile("w", suffix=".m", delete=False) as fh:
                     fh.write(script)
                 penv = dict(os.environ, DDEBIFTOOL_ROOT=str(root))
-                b_wall, b_cpu, bout = run_timed(
-                    ["octave", "--no-gui", "--quiet", "--norc", fh.name], env=penv
+                b_wall, b_cpu, bout = _peers.run_timed(
+                    ["octave", "--no-gui", "--quiet", "--norc", fh.name], env=penv, repeat=3
                 )
                 os.unlink(fh.name)
                 theirs = [complex(*map(float, ln.split())) for ln in bout.split("\n") if ln.strip()]

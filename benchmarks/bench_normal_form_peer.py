@@ -80,19 +80,11 @@ printf('%.17g %.17g %.17g\\n', hopf.parameter(3), hopf.omega, hopf.nmfm.L1/abs(q
 """
 
 
-def run_timed(argv, env=None, repeat=3):
-    return _peers.run_timed(argv, env, repeat)
-
-
-def peer():
-    return _peers.ddebiftool("ddebiftool_extra_nmfm/nmfm_hopf.m")
-
-
 def main() -> None:
     import compileall
 
     t_start = time.perf_counter()
-    root, why = peer()
+    root, why = _peers.ddebiftool("ddebiftool_extra_nmfm/nmfm_hopf.m")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     compileall.compile_dir(ROOT / "symdelay", quiet=1)
     model = ROOT / "examples" / "models" / "information_delay.toml"
@@ -113,15 +105,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name, power in (("logit", 1), ("quadratic", 2)):
             argv = [sys.executable, "-c", SYMDELAY_DRIVER, str(model), name, tmp]
-            sd_wall, _, out = run_timed(argv, env)
+            sd_wall, _, out = _peers.run_timed(argv, env, repeat=3)
             theta, _omega, l1 = out.split()
             row = f"{name:<10} {theta:>18} {l1:>20} "
             if root is not None:
                 script = Path(tmp) / f"peer_{name}.m"
                 script.write_text(OCTAVE_DRIVER.format(power=power, theta=theta))
                 penv = dict(os.environ, DDEBIFTOOL_ROOT=str(root))
-                b_wall, _, bout = run_timed(
-                    ["octave", "--no-gui", "--quiet", "--norc", str(script)], penv
+                b_wall, _, bout = _peers.run_timed(
+                    ["octave", "--no-gui", "--quiet", "--norc", str(script)], penv, repeat=3
                 )
                 _bt, _bw, bl1 = bout.split()[-3:]
                 rel = abs(float(l1) - float(bl1)) / abs(float(l1))
