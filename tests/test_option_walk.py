@@ -122,6 +122,8 @@ OTHER = {
     "--fixed": "eta=2",
     "--cells": "5",
     "--seeds": "4",
+    "--bautin": "no",
+    "--fold-cycles": "no",
     "--criterion": "variance",
     "--kappa-max": "2",
     "--eps": "0.1",

@@ -300,6 +300,41 @@ def _check_count(name, v):
         raise SymdelayInputError(f"{name} must be an integer in [2, 4000], got {v!r}")
 
 
+def _check_switches(bautin, fold_cycles) -> None:
+    """``bautin`` and ``fold_cycles`` are None (automatic), True or False (a text such as
+    ``"no"`` would read as true), and the fold-of-cycles curves, which start at Bautin
+    points, are not asked for when the search for those points is switched off."""
+    for name, v in (("bautin", bautin), ("fold_cycles", fold_cycles)):
+        if v is not None and not isinstance(v, bool):
+            raise SymdelayInputError(f"{name} must be None (automatic), True or False, got {v!r}")
+    if bautin is False and fold_cycles is True:
+        raise SymdelayInputError(
+            "fold_cycles=True needs the Bautin points its curves start from: bautin=False "
+            "looks for none (give bautin=None or True)"
+        )
+
+
+#: the notes of a map whose Bautin search or fold-of-cycles curves were switched off
+NO_BAUTIN = "no Bautin point looked for: not asked (bautin=False / --bautin no)"
+NO_FOLD_CYCLES = (
+    "no fold-of-cycles curve computed: not asked (fold_cycles=False / --fold-cycles no)"
+)
+
+
+def _switch_notes(res, bautin, fold_cycles):
+    """``res`` with a note for each search the caller switched off (whichever path answered),
+    so that a map without Bautin points or fold-of-cycles curves says whether they were
+    looked for."""
+    extra = [NO_BAUTIN] if bautin is False else []
+    if fold_cycles is False and bautin is not False:
+        extra.append(NO_FOLD_CYCLES)
+    if not extra:
+        return res
+    out = replace(res, notes=(*res.notes, *extra))
+    object.__setattr__(out, "_private", res.__dict__.get("_private"))
+    return out
+
+
 # ============================================================================ entry
 @entry_doc
 def stability_map(
@@ -353,18 +388,24 @@ def stability_map(
     bautin : bool, optional
         Look for Bautin points (sign changes of the first Lyapunov coefficient) on the Hopf
         curves. Default None: when the map has at most ``BAUTIN_CURVES`` Hopf curves and the
-        model at most ``BAUTIN_STATES`` states. A delay model's closed-form curves
+        model at most ``BAUTIN_STATES`` states (a note says when it does not), or when
+        ``fold_cycles`` is True. A delay model's closed-form curves
         (:mod:`symdelay.analysis.lagbautin`): None evaluates ``l1`` at up to
         ``L1_POINTS`` points (sampled along the curves beyond), True at every point, False
-        nowhere.
+        nowhere. False: not looked for, and a note says so. A map whose equilibrium moves
+        with the axes has no Bautin search (True is refused). The command line's
+        ``--bautin auto|yes|no``.
     fold_cycles : bool, optional
         From each Bautin point, continue the curve of folds of cycles in the same two
         parameters (:func:`symdelay.analysis.fold_cycles.fold_of_cycles`: collocation of the
         periodic orbits, double precision) to the box's edge. Default None: when the
         estimated cost is within the budget (a note says when it is not; ``force`` lifts
-        it); False: not computed. For a delay model the same, each curve started from a fold
-        located on a one-parameter delay branch near the Bautin point (the delay collocation
-        of :mod:`symdelay.analysis.dbvp`).
+        it); True: refused over the budget (without ``force``), and the Bautin points
+        looked for whatever the size of the map; False: not computed, and a note says so
+        (True with ``bautin=False`` is refused). For a delay model the same, each curve
+        started from a fold located on a one-parameter delay branch near the Bautin point
+        (the delay collocation of :mod:`symdelay.analysis.dbvp`). The command line's
+        ``--fold-cycles auto|yes|no``.
 
     Returns
     -------
@@ -379,12 +420,15 @@ def stability_map(
 
     dps = as_dps(dps)
     _check_count("cells", cells)
+    _check_switches(bautin, fold_cycles)
+    # fold_cycles=True asks for the Bautin points its curves start from
+    looked = True if bautin is None and fold_cycles is True else bautin
     result = specialised(
         model, "stability_map", method, x=x, y=y, fixed=fixed, dps=dps, cells=cells,
-        seeds=seeds, force=force, bautin=bautin,
+        seeds=seeds, force=force, bautin=looked,
     )  # fmt: skip
     if result is not None:
-        return result
+        return _switch_notes(result, bautin, fold_cycles)
     from symdelay.analysis.roots import _delay_model
 
     if _delay_model(model):  # exp(-r tau) modes: the stability crossing curves
@@ -403,7 +447,8 @@ def stability_map(
         X = (xname, *_box_range(xname, xlo, xhi, "x"))
         Y = (yname, *_box_range(yname, ylo, yhi, "y"))
         res = delay_map(model, X, Y, fixed_json, dps, cells, force, bautin=bautin)
-        return _with_fold_curves(res, model, X, Y, fold_cycles, force)
+        res = _with_fold_curves(res, model, X, Y, fold_cycles, force)
+        return _switch_notes(res, bautin, fold_cycles)
     seeds = SEEDS if seeds is None else seeds
     _check_count("seeds", seeds)
     require_table(model, "stability map")
@@ -411,6 +456,12 @@ def stability_map(
     if notes is None:  # the equilibrium moves with the axes and has no closed form
         from symdelay.analysis.stability_map_moving import moving_stability_map
 
+        if bautin or fold_cycles:
+            asked = "bautin=True" if bautin else "fold_cycles=True"
+            raise SymdelayInputError(
+                f"{asked}: a map whose equilibrium moves with the axes (no closed form) has "
+                "no Bautin search yet; leave it out, or fix a parameter that moves it"
+            )
         check_budget(
             f"a stability map with a moving equilibrium ({len(model.states)} states, "
             f"{seeds} seed lines each way, {cells}x{cells} cells)",
@@ -418,7 +469,8 @@ def stability_map(
             force=force,
             shrink="fewer --cells or seed lines, or a smaller model",
         )
-        return moving_stability_map(model, X, Y, facs, fixed_json, [], dps, cells, seeds)
+        res = moving_stability_map(model, X, Y, facs, fixed_json, [], dps, cells, seeds)
+        return _switch_notes(res, bautin, fold_cycles)
     xname, xs, xlo, xhi = X
     yname, ys, ylo, yhi = Y
     moving = [
@@ -526,10 +578,19 @@ def stability_map(
     mults = {i: int(m) for i, _num, _den, m in moving}
     curves = [replace(c, multiplicity=mults.get(c.factor, 1)) for c in curves]
     n_hopf = sum(1 for c in curves if c.kind == "hopf")
-    if bautin is None:
-        bautin = 0 < n_hopf <= BAUTIN_CURVES and len(model.states) <= BAUTIN_STATES
+    looked = bautin
+    if looked is None:  # fold_cycles=True asks for the Bautin points its curves start from
+        small = n_hopf <= BAUTIN_CURVES and len(model.states) <= BAUTIN_STATES
+        looked = n_hopf > 0 and (small or fold_cycles is True)
+        if n_hopf and not looked:
+            notes.append(
+                f"no Bautin point looked for: the default looks on maps of at most "
+                f"{BAUTIN_CURVES} Hopf curves of models of at most {BAUTIN_STATES} states, "
+                f"this one has {n_hopf} Hopf curve(s) and {len(model.states)} states "
+                "(bautin=True / --bautin yes asks for them)"
+            )
     l1_values = {}
-    if bautin and n_hopf:
+    if looked and n_hopf:
         found, l1_values = _bautin_points(model, curves, systems, (xname, yname), dps, box, notes)
         specials = sorted(
             [*specials, *found], key=lambda s: (s["type"], float(s["x"]), float(s["y"]))
@@ -553,7 +614,7 @@ def stability_map(
         + f"; regions from exact counts at the centres of {cells}x{cells} cells. A branch "
         "that meets none of these lines (a closed curve or arc inside one cell) can be missed"
     )
-    return map_record(
+    res = map_record(
         model,
         (xname, xlo, xhi),
         (yname, ylo, yhi),
@@ -571,6 +632,7 @@ def stability_map(
         systems=systems,
         l1=l1_values,
     )
+    return _switch_notes(res, bautin, fold_cycles)
 
 
 def _with_fold_curves(res, model, X, Y, fold_cycles, force):

@@ -9,7 +9,11 @@ from symdelay.cli import door
 from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
 from symdelay.core.errors import SymdelayInputError
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "SWITCH"]
+
+#: the values of --bautin and --fold-cycles: the API's None, True and False
+SWITCH = ("auto", "yes", "no")
+_SWITCH_VALUE = {"auto": None, "yes": True, "no": False}
 
 
 def register(subparsers) -> None:
@@ -56,6 +60,24 @@ def register(subparsers) -> None:
         help="grid lines each way seeding the continuation (default 9); the founding model's "
         "explicit map takes none: giving it asks for the continuation",
     )
+    p.add_argument(
+        "--bautin",
+        default="auto",
+        choices=SWITCH,
+        help="look for Bautin points (l1 changing sign) on the Hopf curves: auto (default) "
+        "on a map of at most 4 Hopf curves of a model of at most 12 states, or when "
+        "--fold-cycles yes (a delay model's curves: l1 sampled at up to 400 points), yes "
+        "everywhere (a delay model: l1 at every point), no nowhere",
+    )
+    p.add_argument(
+        "--fold-cycles",
+        default="auto",
+        choices=SWITCH,
+        only_with={"bautin": ("auto", "yes")},
+        help="the curves of folds of cycles from each Bautin point (collocation, double "
+        "precision; tens of seconds each): auto (default) when the estimated cost is within "
+        "the budget, yes (refused over it without --force), no not computed",
+    )
     add_plot(p)
     add_common(p, run, dps="15", force=True)
 
@@ -92,6 +114,8 @@ def run(args) -> int:
         cells=int(args.cells),
         seeds=None if args.seeds is None else int(args.seeds),
         force=args.force,
+        bautin=_SWITCH_VALUE[args.bautin],
+        fold_cycles=_SWITCH_VALUE[args.fold_cycles],
     )
     record = m.to_json()
     write_plot(args, m)
