@@ -87,7 +87,7 @@ OTHER = {
     "--D": "2",
     "--param": "D",
     "--at": "2",
-    "--dps": "20",
+    "--dps": "25",  # not 20: the default of stability
     "--T": "3",
     "--dt": "0.25",
     "--eta": "60",
@@ -123,6 +123,9 @@ OTHER = {
     "--cells": "5",
     "--seeds": "4",
     "--bautin": "no",
+    "--solver": "RK45",
+    "--rtol": "1e-6",
+    "--atol": "1e-9",
     "--fold-cycles": "no",
     "--criterion": "variance",
     "--kappa-max": "2",
@@ -155,6 +158,9 @@ OTHER = {
     "--max-points": "4",
     "--direction": "down",
     "--switch": "1",
+    "--step": "0.01",
+    "--max-step": "0.001",
+    "--weights": "1,0,0,0",
 }
 #: a second value, where the base run already has the first
 AGAIN = {

@@ -318,7 +318,7 @@ def delay_worst(model, over, param, kind, lo, hi, param_lo, param_hi, dps):
     if lo is not None or hi is not None or param_hi is not None or not _zero(param_lo):
         _refuse(
             f"the worst {over} of a delay model is over its whole domain (0, oo) and {param} "
-            f"from 0: leave lo, hi, param_lo and param_hi out"
+            f"from 0: leave lo, hi, param_lo and param_hi out (--lo, --hi of worst-delay)"
         )
     free = [q for q in model.free_parameters if q not in (x, p)]
     if free:

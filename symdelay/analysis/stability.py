@@ -125,6 +125,7 @@ class Stability(Result):
                 axis_root_json(mode, w, rad, m, self.dps) for mode, w, rad, m in self.axis_roots
             ],
             "decided_by": self.decided_by,
+            "dps": self.dps,
             "factors": [
                 {
                     "factor": str(f),

@@ -414,18 +414,29 @@ def _finish_window(result: Window, model, vary: str, path: str) -> Window:
     )
 
 
-def _finish_extremum(result: Extremum, model, ranged: bool, path: str) -> Extremum:
+def _finish_extremum(
+    result: Extremum, model, ranged: bool, path: str, span=(None, None)
+) -> Extremum:
     """The record both paths return: the model's options as shown, the family's closed
-    forms of a named extremum over its whole range, and the path."""
+    forms of a named extremum over its whole range, and the path; ``span``: the ``lo``,
+    ``hi`` of ``over`` the caller gave, said in a note (the extremum of a range may sit at
+    its end, which the whole domain's would not)."""
     from symdelay.analysis.entry import closed_forms, shown_parameters
 
     name = NAMED_EXTREMA.get((result.kind, result.over, result.param))
     forms = None if name is None or ranged else closed_forms(model, name, lazy=True)
+    notes = tuple(result.notes)
+    lo, hi = span
+    if lo is not None or hi is not None:
+        a = "the bottom of its domain" if lo is None else str(lo).strip()
+        b = "the top of its domain" if hi is None else str(hi).strip()
+        notes += (f"searched {result.over} from {a} to {b} only (lo, hi / --lo, --hi)",)
     return dataclasses.replace(
         result,
         parameters=shown_parameters(model, skip=(result.over, result.param)),
         method=path,
         closed_form=forms,
+        notes=notes,
     )
 
 
@@ -1219,9 +1230,9 @@ def extremum(
         param_lo=param_lo, param_hi=param_hi, dps=dps, force=force,
     )  # fmt: skip
     if result is not None:
-        return _finish_extremum(result, model, ranged, "specialised")
+        return _finish_extremum(result, model, ranged, "specialised", (lo, hi))
     result = _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force)
-    return _finish_extremum(result, model, ranged, "generic")
+    return _finish_extremum(result, model, ranged, "generic", (lo, hi))
 
 
 def _is_zero(v) -> bool:
@@ -1549,7 +1560,8 @@ def worst_delay(
     kw = {"param": param, "lo": lo, "hi": hi, "dps": dps, "force": force}
     result = specialised(model, "worst_delay", method, over, **kw)
     if result is not None:
-        return _finish_extremum(result, model, lo is not None or hi is not None, "specialised")
+        ranged = lo is not None or hi is not None
+        return _finish_extremum(result, model, ranged, "specialised", (lo, hi))
     return extremum(
         model, over, param=param, kind="min", lo=lo, hi=hi, dps=dps, force=force, method=method
     )

@@ -16,6 +16,8 @@ __all__ = [
     "parse_initial",
     "check_outputs",
     "emit_series",
+    "add_weights",
+    "weights_of",
 ]
 
 
@@ -115,3 +117,33 @@ def emit_series(args, res, command: str) -> bool:
     if args.json:
         emit_json(res.to_json())
     return args.json or args.csv is not None
+
+
+def add_weights(p, what: str) -> None:
+    """``--weights W1,W2,...``: the combination ``w . X`` of the states whose ``what`` is
+    computed (the entry's ``weights=``)."""
+    p.add_argument(
+        "--weights",
+        default=None,
+        kind="numbers",
+        metavar="W1,W2,...",
+        help=f"the {what} of the combination w . X of the states, one number per state in "
+        "the model's order (default: the first imbalance of its symmetry, q1 - q2; needed "
+        "for a model that declares no symmetry)",
+    )
+
+
+def weights_of(args, model):
+    """``--weights`` as exact rationals, one per state of ``model`` (None when not given)."""
+    if args.weights is None:
+        return None
+    from symdelay.core.exact import exact_number
+
+    items = str(args.weights).split(",")
+    n = len(model.states)
+    if len(items) != n:
+        raise SymdelayInputError(
+            f"--weights needs one number per state of {model.name} ({n}: "
+            f"{', '.join(map(str, model.states))}), got {len(items)}"
+        )
+    return [exact_number("--weights", t) for t in items]

@@ -100,8 +100,33 @@ def register(subparsers) -> None:
         action="store_true",
         help="keep the uniform mesh (default: adapted every three steps)",
     )
+    p.add_argument(
+        "--step",
+        default=None,
+        kind="number",
+        help="the first arclength step, > 0 (default: from the first orbit's size)",
+    )
+    p.add_argument(
+        "--max-step",
+        default=None,
+        kind="number",
+        help="the largest arclength step, > 0 (default: 5%% of the range's width plus the "
+        "orbit's size; the norm is sqrt(int |u|^2 dt + T^2 + p^2))",
+    )
     add_plot(p)
     add_common(p, run, force=True, model={"own": ("theta",)})
+
+
+def _step(flag: str, text):
+    """``--step`` / ``--max-step``: a double > 0 (refused before any orbit is computed)."""
+    from symdelay.cli.commands._io import double
+
+    if text is None:
+        return None
+    x = double(flag, text)
+    if not x > 0:
+        raise SymdelayInputError(f"{flag} must be > 0, got {text}")
+    return x
 
 
 def _range(flag: str, text: str) -> tuple[str, str]:
@@ -154,6 +179,7 @@ def run(args) -> int:
         sizes[dest] = int(getattr(args, dest))
         if not a <= sizes[dest] <= b:
             raise SymdelayInputError(f"{flag} must be from {a} to {b}, got {sizes[dest]}")
+    steps = {"step": _step("--step", args.step), "max_step": _step("--max-step", args.max_step)}
     start = None
     if args.direction is not None and args.start is None:
         raise SymdelayInputError("--direction has no effect without --start: give both")
@@ -172,6 +198,7 @@ def run(args) -> int:
         direction=-1 if args.direction == "down" else 1,
         **sizes,
         adapt=not args.no_adapt,
+        **steps,
         force=args.force,
     )
     write_plot(args, res)

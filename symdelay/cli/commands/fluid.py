@@ -20,12 +20,17 @@ from symdelay.cli.commands._io import (
     RATE_DEFAULTS,
     add_horizon_arguments,
     check_outputs,
+    double,
     emit_series,
     parse_initial,
 )
 from symdelay.core.budget import honour_force
+from symdelay.core.errors import SymdelayInputError
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "SOLVERS"]
+
+#: --solver: auto or a method of scipy's solve_ivp (symdelay.analysis.fluid_ode)
+SOLVERS = ("auto", "RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 
 DESCRIPTION = (
     "Integrate the fluid ODEs (the eta -> infinity limit of the scaled jump process: the "
@@ -66,8 +71,40 @@ def register(subparsers) -> None:
         "linearly), or 'empty': nothing routed before 0 (action delays only). Default: the "
         "--initial state held constant",
     )
+    p.add_argument(
+        "--solver",
+        default="auto",
+        choices=SOLVERS,
+        help="the integrator: auto (default: DOP853, or LSODA with the exact Jacobian when "
+        "the rates make the problem stiff) or a solve_ivp method (the implicit ones get the "
+        "exact Jacobian)",
+    )
+    p.add_argument(
+        "--rtol",
+        default=None,
+        kind="number",
+        help="the solver's relative tolerance, > 0 (default 1e-10)",
+    )
+    p.add_argument(
+        "--atol",
+        default=None,
+        kind="number",
+        help="the solver's absolute tolerance, > 0 (default 1e-12)",
+    )
     add_plot(p)
     p.set_defaults(func=honour_force(run))
+
+
+def _tolerance(flag: str, text):
+    """``--rtol`` / ``--atol`` as a double > 0, or None. An absolute tolerance 0 (which the
+    API takes) is refused here: pure relative control stalls on a state that is 0, such as
+    an empty delay phase at the start."""
+    if text is None:
+        return None
+    x = double(flag, text)
+    if not x > 0:
+        raise SymdelayInputError(f"{flag} must be > 0, got {text}")
+    return x
 
 
 def run(args) -> int:
@@ -82,6 +119,9 @@ def run(args) -> int:
         initial=parse_initial(args.initial),
         force=args.force,
         history=args.history,
+        solver=args.solver,
+        rtol=_tolerance("--rtol", args.rtol),
+        atol=_tolerance("--atol", args.atol),
     )
     if not emit_series(args, res, "fluid"):
         emit(res.summary())

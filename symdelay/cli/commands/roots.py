@@ -31,7 +31,7 @@ def roots_record(args, model=None):
         rightmost=None if args.rightmost is None else _positive_int(args.rightmost),
         branches=None if args.branches is None else parse_branches(args.branches),
         box=None if args.box is None else _box(args.box),
-        force=False,
+        force=args.force,
     )
 
 
@@ -87,7 +87,7 @@ def register(subparsers) -> None:
         help="Lambert-W branches for --L inf (K1..K2, default -3..3)",
     )
     add_plot(p)
-    add_common(p, run, dps="50")
+    add_common(p, run, dps="50", force=True)
 
 
 def run(args) -> int:

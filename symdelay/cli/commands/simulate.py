@@ -83,6 +83,13 @@ def register(subparsers) -> None:
         "'empty': nothing routed before 0 (action delays only). Default: the initial counts "
         "held constant (an action delay's jobs in transit at 0 drawn at their rates)",
     )
+    p.add_argument(
+        "--backend",
+        default="auto",
+        choices=("auto", "c", "python"),
+        help="event loop: the generated C kernel (auto: when a C compiler is found) or its "
+        "Python twin, which draws the same numbers (same paths, slower)",
+    )
     add_plot(p)
     p.set_defaults(func=honour_force(run))
 
@@ -132,7 +139,7 @@ def run(args) -> int:
         res = simulate(
             model, eta=args.eta, T=args.T, dt=args.dt, seed=args.seed,
             replications=args.replications, initial=parse_initial(args.initial),
-            force=args.force, monitor=bar, history=args.history,
+            force=args.force, monitor=bar, history=args.history, backend=args.backend,
         )  # fmt: skip
     finally:
         if bar is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
+from symdelay.cli.commands._io import add_weights, weights_of
 from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run"]
@@ -24,6 +25,7 @@ def register(subparsers) -> None:
     )
     p.add_argument("--points", default="401", kind="integer", help="grid points (default 401)")
     p.add_argument("--omega-max", default=None, kind="number", help="largest frequency of the grid")
+    add_weights(p, "spectrum")
     add_plot(p)
     add_common(p, run, force=True)
 
@@ -63,7 +65,8 @@ def run(args) -> int:
     from symdelay.analysis.spectrum import spectrum
 
     n, grid = _grid(args)
-    s = spectrum(door.model_from_args(args), omegas=grid, points=n, force=args.force)
+    model = door.model_from_args(args)
+    s = spectrum(model, omegas=grid, points=n, force=args.force, weights=weights_of(args, model))
     rec = s.to_json()
     write_plot(args, s)
     if args.json:

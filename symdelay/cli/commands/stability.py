@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import add_common, emit, emit_json
+from symdelay.core.errors import SymdelayInputError
 from symdelay.models.erlang import ASSUMPTIONS
 
 __all__ = ["register", "run"]
@@ -30,16 +31,44 @@ def register(subparsers) -> None:
         help="only the conditions not implied by the others (theta >= 0 where theta is real; "
         "each dropped condition proven implied by the decision procedure, z3 nlsat)",
     )
-    add_common(p, run, force=True)
+    p.add_argument(
+        "--assume",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="with --minimal: a relation the parameters satisfy besides their domains and "
+        "theta >= 0, e.g. 'mu < gamma' (repeatable; the claim language of verify)",
+    )
+    p.add_argument(
+        "--timeout",
+        default=None,
+        kind="number",
+        metavar="SECONDS",
+        help="with --minimal: the decision procedure's budget per check (default 10); a "
+        "condition whose check runs out is kept and listed",
+    )
+    add_common(p, run, dps="20", force=True)
 
 
 def run(args) -> int:
     from symdelay.analysis.stability import stability
+    from symdelay.core.params import as_dps
 
+    given = getattr(args, "_given", {})
+    if args.minimal and "dps" in given:
+        raise SymdelayInputError(
+            "--dps has no effect with --minimal: the minimal conditions are exact"
+        )
+    for dest in ("assume", "timeout"):
+        if not args.minimal and dest in given:
+            raise SymdelayInputError(
+                f"--{dest} is for --minimal (the minimal conditions): give --minimal, or "
+                f"leave --{dest} out"
+            )
     model = door.model_from_args(args)
     if args.minimal:
         return _print_minimal(args, model)
-    res = stability(model, force=args.force)
+    res = stability(model, force=args.force, dps=as_dps(args.dps))
     if args.json:
         emit_json(res.to_json())
     else:
@@ -50,8 +79,13 @@ def run(args) -> int:
 def _print_minimal(args, model) -> int:
     from symdelay.analysis.claims import theta_assumption
     from symdelay.analysis.decide import minimal_conditions
+    from symdelay.cli.commands.verify import _timeout_ms
 
-    res = minimal_conditions(model, assume=theta_assumption(model, False))
+    res = minimal_conditions(
+        model,
+        assume=(*theta_assumption(model, False), *args.assume),
+        timeout_ms=_timeout_ms(args.timeout),
+    )
     if args.json:
         emit_json(res.to_json())
         return 0

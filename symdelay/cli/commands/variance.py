@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from symdelay.cli import door
 from symdelay.cli.commands._common import add_common, add_plot, emit, emit_json, write_plot
-from symdelay.cli.commands._io import RATE_DEFAULTS
+from symdelay.cli.commands._io import RATE_DEFAULTS, add_weights, weights_of
 
 __all__ = ["register", "run"]
 
@@ -32,6 +32,7 @@ def register(subparsers) -> None:
         "and 6 for a neutral one, whose variance is a certified integral costing about "
         "10^(dps/2))",
     )
+    add_weights(p, "variance")
     add_plot(p)
     add_common(p, run, force=True, model={"defaults": {**RATE_DEFAULTS, "L": "1"}})
 
@@ -39,7 +40,8 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from symdelay.analysis.stochastic import variance
 
-    res = variance(door.model_from_args(args), dps=args.dps, force=args.force)
+    model = door.model_from_args(args)
+    res = variance(model, dps=args.dps, force=args.force, weights=weights_of(args, model))
     if args.json:
         emit_json(res.to_json())
     else:

@@ -26,12 +26,19 @@ def register(subparsers) -> None:
         help="the parameter varied (default D, the mean delay); left out of the model's options",
     )
     p.add_argument(
+        "--lo",
+        default=None,
+        kind="number",
+        help="the smallest value of --over searched (default: the bottom of its domain); "
+        "refused where the worst delay is over the whole domain (a constant lag)",
+    )
+    p.add_argument(
         "--hi",
         default=None,
         kind="number",
-        help="the largest value of --over searched: needed for a distributed, several or "
-        "neutral lag (the certified bracket over (0, HI]); refused where the worst delay is "
-        "over the whole domain",
+        help="the largest value of --over searched (default: the top of its domain): needed "
+        "for a distributed, several or neutral lag (the certified bracket over (LO, HI]); "
+        "refused where the worst delay is over the whole domain (a constant lag)",
     )
     add_common(
         p, run, dps="15", force=True,
@@ -48,26 +55,13 @@ def run(args) -> int:
         flag = "--" + over.replace("_", "-")
         raise SymdelayInputError(f"worst-delay varies {over}: leave {flag} out")
     model = door.model_free_in(args, over)
-    if args.hi is not None and not _lag_parameter(model, over):
-        raise SymdelayInputError(
-            f"--hi bounds the search over a lag's parameter (a model file's distributed, "
-            f"several or neutral lag); {over} of {model.name} is searched over its whole "
-            "domain: leave --hi out"
-        )
-    res = worst_delay(model, over, hi=args.hi, dps=as_dps(args.dps), force=args.force)
+    res = worst_delay(model, over, lo=args.lo, hi=args.hi, dps=as_dps(args.dps), force=args.force)
     record = res.to_json()
     if args.json:
         emit_json(record)
         return 0
     emit("\n".join(text_lines(record)))
     return 0
-
-
-def _lag_parameter(model, over: str) -> bool:
-    from symdelay.model.core import _symbol, has_lags
-
-    x = _symbol(over)
-    return has_lags(model) and any(x in lag.parameters() for lag in model.lags.values())
 
 
 def text_lines(record: dict) -> list[str]:

@@ -1,0 +1,185 @@
+"""The options that give the command line the keywords its entries already had
+(tests/test_api_cli_parity.py found them missing): each gives the record the API gives for
+the same keyword, and a bad value is refused in one line (exit 2).
+
+``roots --force``, ``worst-delay --lo``, ``stability --dps`` and ``--minimal --assume /
+--timeout``, ``fluid --solver / --rtol / --atol``, ``simulate --backend``, ``variance`` and
+``spectrum --weights``, ``cycles --step / --max-step``.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from symdelay import build_model, fluid, minimal_conditions, simulate, stability, worst_delay
+from symdelay.cli import main as cli_main
+from symdelay.cli.commands._common import json_default
+
+FOUND = ["--mu", "1", "--lam", "1"]
+
+
+def _run(capsys, argv):
+    try:
+        status = cli_main(argv)
+    except SystemExit as exc:  # refused by the parser
+        status = exc.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def _json(capsys, argv):
+    status, out, err = _run(capsys, [*argv, "--json"])
+    assert status == 0, err
+    return json.loads(out)
+
+
+def _same(record):
+    """A record as the command line prints it (JSON text read back)."""
+    return json.loads(json.dumps(record, default=json_default))
+
+
+def test_roots_force_lifts_the_budget_the_refusal_names(capsys, monkeypatch):
+    """roots told the user to pass --force and had none: over a (tiny) budget it refuses
+    naming --force, and with --force it answers."""
+    from symdelay.core import budget
+
+    monkeypatch.setattr(budget, "DEFAULT_BUDGET", budget.Budget(seconds=1e-9))
+    argv = ["roots", "--model", "nserver", "--N", "3", "--L", "2", *FOUND, "--theta", "1"]
+    argv += ["--D", "1", "--dps", "15"]
+    status, _, err = _run(capsys, argv)
+    assert status == 2 and "--force" in err and err.count("\n") == 1
+    status, out, err = _run(capsys, [*argv, "--force"])
+    assert status == 0, err
+    assert "stable" in out
+
+
+def test_worst_delay_over_a_range_is_the_apis_and_the_end_of_the_range(capsys):
+    """The founding model at L = 3: D* = L/mu = 3 over the whole domain; over [1/2, 2]
+    theta_c(D) decreases to the end, so the worst delay of the range is D = 2 with
+    theta* = theta_c(2) (the critical entry at D = 2, a second path)."""
+    from symdelay import critical
+
+    got = _json(capsys, ["worst-delay", "--L", "3", *FOUND, "--lo", "0.5", "--hi", "2"])
+    m = build_model("erlang", L=3, mu=1, lam=1)
+    assert got == _same(worst_delay(m, lo="0.5", hi="2").to_json())
+    assert Fraction(got["D_star"]) == 2 and got["closed_form"] is None
+    at2 = critical(build_model("erlang", L=3, mu=1, lam=1, D=2)).to_json()
+    theta_c = float(Fraction(at2["points"][0]["theta_c"]))
+    assert float(Fraction(got["theta_star"])) == pytest.approx(theta_c, rel=1e-13)
+    status, out, _ = _run(capsys, ["worst-delay", "--L", "3", *FOUND, "--lo", "0.5"])
+    assert status == 0 and "searched D from 0.5 to the top of its domain only" in out
+
+
+def test_stability_dps_and_minimal_assume_timeout(capsys):
+    m = build_model("nserver", N=3, L=2, mu=1, lam=1, theta=1, D=1)
+    base = ["stability", "--model", "nserver", "--N", "3", "--L", "2", *FOUND]
+    got = _json(capsys, [*base, "--theta", "1", "--D", "1", "--dps", "30"])
+    assert got == _same(stability(m, dps=30, force=False).to_json()) and got["dps"] == 30
+    sym = build_model("erlang", L=2)
+    got = _json(capsys, ["stability", "--L", "2", "--minimal", "--assume", "mu < gamma",
+                         "--timeout", "5"])  # fmt: skip
+    ref = _same(
+        minimal_conditions(sym, assume=("theta >= 0", "mu < gamma"), timeout_ms=5000).to_json()
+    )
+
+    def drop_smt2(rec):  # z3 numbers its let-variables afresh in every run
+        return {k: v for k, v in rec.items() if k != "dropped"}, [
+            c["condition"] for c in rec["dropped"]
+        ]
+
+    assert drop_smt2(got) == drop_smt2(ref) and "mu < gamma" in got["assume"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--assume", "mu < gamma"],  # without --minimal
+        ["--timeout", "5"],
+        ["--minimal", "--dps", "30"],
+        ["--minimal", "--timeout", "0"],
+        ["--minimal", "--assume", "mu <<< gamma"],
+    ],
+)
+def test_stability_refuses_what_takes_no_effect(capsys, extra):
+    status, _, err = _run(capsys, ["stability", "--L", "2", *extra])
+    assert status == 2 and err.count("\n") == 1 and err.startswith("symdelay: error:"), err
+
+
+def test_fluid_solver_and_tolerances_are_the_apis(capsys):
+    argv = ["fluid", "--T", "2", "--dt", "0.5", "--solver", "RK45", "--rtol", "1e-6"]
+    got = _json(capsys, [*argv, "--atol", "1e-9"])
+    m = build_model("erlang", L=2, mu=1, lam=1, theta=2, D=1)  # the command's defaults
+    ref = fluid(m, T="2", dt="0.5", solver="RK45", rtol=1e-6, atol=1e-9)
+    assert got == _same(ref.to_json())
+    assert got["info"]["solver"] == {"method": "RK45", "rtol": 1e-6, "atol": 1e-9}
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--solver", "rk45"], ["--rtol", "0"], ["--rtol", "-1"], ["--atol", "0"], ["--atol", "x"]],
+)
+def test_fluid_bad_values(capsys, extra):
+    status, _, err = _run(capsys, ["fluid", "--T", "2", "--dt", "0.5", *extra])
+    assert status == 2 and err.count("\n") == 1 and err.startswith("symdelay: error:"), err
+
+
+def test_simulate_backend_python_draws_the_same_paths(capsys):
+    """The Python twin of the C kernel: the same numbers, the record says which ran."""
+    argv = ["simulate", "--T", "1", "--eta", "50"]
+    py = _json(capsys, [*argv, "--backend", "python"])
+    assert py["info"]["backend"] == "python"
+    m = build_model("erlang", L=2, mu=1, lam=1, theta=2, D=1)
+    c = _same(simulate(m, eta=50, T=1, backend="c").to_json())
+    assert c["info"]["backend"] == "c"
+    assert {k: v for k, v in py.items() if k != "info"} == {
+        k: v for k, v in c.items() if k != "info"
+    }
+    assert py["info"]["transition_counts"] == c["info"]["transition_counts"]
+
+
+def test_variance_weights_are_a_quadratic_form(capsys):
+    """Var(w . X) through --weights on the founding model at L = 1: by the symmetry,
+    Var(q1 - q2) + Var(q1 + q2) = 2 (Var q1 + Var q2) = 4 Var q1, exactly."""
+    from symdelay import variance
+
+    def var(w):
+        rec = _json(capsys, ["variance", "--weights", w])
+        return Fraction(rec["exact_value"]), rec
+
+    minus, rec = var("1,-1,0,0")
+    plus, _ = var("1,1,0,0")
+    one, _ = var("1,0,0,0")
+    assert minus + plus == 4 * one and minus > 0
+    m = build_model("erlang", L=1, mu=1, lam=1, theta=2, D=1)
+    assert rec == _same(variance(m, weights=[1, -1, 0, 0]).to_json())
+    assert minus == Fraction(_json(capsys, ["variance"])["exact_value"])  # the default
+
+
+def test_spectrum_weights_are_the_apis(capsys):
+    from symdelay import spectrum
+
+    argv = ["spectrum", "--L", "1", *FOUND, "--theta", "1", "--D", "1", "--points", "11"]
+    got = _json(capsys, [*argv, "--weights", "1,0,0,0"])
+    m = build_model("erlang", L=1, mu=1, lam=1, theta=1, D=1)
+    assert got == _same(spectrum(m, points=11, weights=[1, 0, 0, 0]).to_json())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["variance", "--weights", "1,2"],  # 4 states
+        ["variance", "--weights", "1,,0,0"],
+        ["spectrum", "--L", "1", *FOUND, "--theta", "1", "--D", "1", "--weights", "a,b,c,d"],
+        ["cycles", "--L", "2", *FOUND, "--D", "1", "--theta", "8:9.5", "--step", "0"],
+        ["cycles", "--L", "2", *FOUND, "--D", "1", "--theta", "8:9.5", "--max-step", "-1"],
+        ["cycles", "--L", "2", *FOUND, "--D", "1", "--theta", "8:9.5", "--step", "1e999"],
+        ["worst-delay", "--L", "3", *FOUND, "--lo", "2", "--hi", "1"],
+        ["worst-delay", "--L", "3", *FOUND, "--lo", "nan"],
+    ],
+)
+def test_bad_values_exit_2_with_one_line(capsys, argv):
+    status, _, err = _run(capsys, argv)
+    assert status == 2 and err.count("\n") == 1 and err.startswith("symdelay: error:"), err
