@@ -122,6 +122,15 @@ def test_the_api_refuses_what_would_not_take_effect(keywords, words):
         stability_map(m, x="D=0.5:2", y="theta=0:20", cells=4, **keywords)
 
 
+@pytest.mark.parametrize("keywords", [{"bautin": True}, {"fold_cycles": True}])
+def test_a_moving_equilibrium_map_refuses_the_bautin_search(keywords):
+    """The moving-equilibrium path (hetero, mu2 moves the equilibrium) has no Bautin search:
+    asking for it is refused before the map is computed."""
+    m = build_model("hetero", L=2, mu1=1, lam=1, D=1)
+    with pytest.raises(SymdelayInputError, match="no Bautin search yet"):
+        stability_map(m, x=("mu2", "1/2", 2), y=("theta", 0, 20), cells=4, **keywords)
+
+
 def test_the_help_states_the_entry_defaults():
     """The numbers --bautin's help gives are the entry's."""
     from symdelay.analysis.lagbautin import L1_POINTS

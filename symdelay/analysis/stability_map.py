@@ -460,7 +460,7 @@ def stability_map(
             asked = "bautin=True" if bautin else "fold_cycles=True"
             raise SymdelayInputError(
                 f"{asked}: a map whose equilibrium moves with the axes (no closed form) has "
-                "no Bautin search yet; leave it out, or fix a parameter that moves it"
+                "no Bautin search yet: leave it out (--bautin auto, --fold-cycles auto)"
             )
         check_budget(
             f"a stability map with a moving equilibrium ({len(model.states)} states, "
