@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import inspect
 from pathlib import Path
 
@@ -156,6 +157,7 @@ def _model_options(parser) -> set[str]:
     return out
 
 
+@functools.cache
 def command_options(command: str) -> tuple[set[str], set[str]]:
     """``(options, model options)`` of ``command``: each option by its long flag, each
     positional by its name."""
@@ -172,6 +174,7 @@ def command_options(command: str) -> tuple[set[str], set[str]]:
     return opts, _model_options(p)
 
 
+@functools.cache
 def _definition(name: str):
     """The top-level ``def`` or ``class`` of public name ``name`` in the module that
     defines it, read from its source (importing every entry would take seconds)."""
@@ -212,7 +215,8 @@ def flag_of(entry: str, keyword: str, options: set[str]) -> str | None:
     return None
 
 
-def entry_functions() -> set[str]:
+@functools.cache
+def entry_functions() -> frozenset[str]:
     """The functions of ``symdelay/analysis`` decorated with ``@entry_doc``."""
     out = set()
     for path in sorted((ROOT / "analysis").glob("*.py")):
@@ -225,7 +229,7 @@ def entry_functions() -> set[str]:
                 isinstance(d, ast.Name) and d.id == "entry_doc" for d in node.decorator_list
             ):
                 out.add(node.name)
-    return out
+    return frozenset(out)
 
 
 def public_functions() -> set[str]:
