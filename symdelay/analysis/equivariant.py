@@ -85,8 +85,8 @@ __all__ = ["D3Hopf", "d3_hopf", "find_reflection", "STANDING_PHASE_REASON"]
 
 STANDING_PHASE_REASON = (
     "the eigenvalues of order rho^2 are negative, but the relative phase of z1 and z2 is "
-    "neutral at cubic order: the fifth-order term conj(z1)^2 z2^3 (not computed) makes exactly "
-    "one of the two standing waves stable"
+    "neutral at cubic order: the fifth-order term conj(z1)^2 z2^3 (not computed{why}) makes "
+    "exactly one of the two standing waves stable"
 )
 
 
@@ -95,7 +95,8 @@ class D3Hopf:
     """The D_3 x S^1 normal form at one Hopf point (see the module docstring): ``A``, ``B``,
     the crossing speed ``r_prime``, the eigenvectors ``q1``, ``q2`` (mpmath columns), the
     reflection found (``reflection``: ``{state: image}``), the branches (``patterns``: a list
-    of dicts, the record's) and the checks."""
+    of dicts, the record's), the checks and the fifth-order coefficient ``C`` of
+    ``conj(z1)^2 z2^3`` (None where it is not computed)."""
 
     A: mpmath.mpc
     B: mpmath.mpc
@@ -107,6 +108,7 @@ class D3Hopf:
     orbit: tuple
     patterns: list
     checks: dict = field(default_factory=dict)
+    C: mpmath.mpc | None = None
 
 
 def _cycles(perm) -> list:
@@ -193,24 +195,11 @@ def _apply(perm, v):
     return out
 
 
-def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps) -> D3Hopf:
-    """The D_3 normal form at a Hopf point, in mpmath at the working precision in force.
-
-    ``tensors``: ``(J, H, T3, dJ)`` dicts of the Jacobian, second and third derivatives of the
-    drift at the equilibrium (every index order present) and the derivative of the Jacobian in
-    the parameter (:meth:`symdelay.analysis.normal_form.FirstLyapunov._tensors`); ``kappa``:
-    the reflection (:func:`find_reflection`); ``r_prime_factor``: the crossing speed of the
-    factor (implicit function theorem), compared with the projected one."""
+def _centre_vectors(J, w, orbits, kappa, n):
+    """``q1, q2, p1, p2`` (lists) at the working precision in force (module docstring)."""
     from symdelay.analysis.projection import _null_vector
 
-    Jd, H, T3, dJ = tensors
-    sigma = model.permutation
-    orbits = _cycles(sigma)
-    w = mpmath.mpf(omega)
     iw = mpmath.mpc(0, w)
-    J = mpmath.matrix(n, n)
-    for (i, j), v in Jd.items():
-        J[i, j] = v
     e3 = mpmath.expjpi(mpmath.mpf(2) / 3)
     # the e3-eigenspace of P_sigma: one Fourier vector per orbit (v[s_k] = e3^-k)
     m = len(orbits)
@@ -227,7 +216,30 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps) -> D3Hopf:
     s = (p1.transpose_conj() * q1)[0]
     p1 = p1 * mpmath.conj(1 / s)  # conj(p1)^T q1 = 1
     q1l, p1l = [q1[i] for i in range(n)], [p1[i] for i in range(n)]
-    q2l, p2l = _apply(kappa, q1l), _apply(kappa, p1l)
+    return q1l, _apply(kappa, q1l), p1l, _apply(kappa, p1l)
+
+
+def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) -> D3Hopf:
+    """The D_3 normal form at a Hopf point, in mpmath at the working precision in force.
+
+    ``tensors``: ``(J, H, T3, dJ)`` dicts of the Jacobian, second and third derivatives of the
+    drift at the equilibrium (every index order present) and the derivative of the Jacobian in
+    the parameter (:meth:`symdelay.analysis.normal_form.FirstLyapunov._tensors`); ``kappa``:
+    the reflection (:func:`find_reflection`); ``r_prime_factor``: the crossing speed of the
+    factor (implicit function theorem), compared with the projected one; ``fifth``:
+    ``(first_lyapunov, value)`` (:class:`symdelay.analysis.normal_form.FirstLyapunov` and the
+    parameter's value at the Hopf point) to compute the fifth-order coefficient ``C`` from the
+    drift (:func:`fifth_order`), None to leave it out (the standing waves' stability is then
+    undecided where the cubic order does not decide it)."""
+    Jd, H, T3, dJ = tensors
+    sigma = model.permutation
+    orbits = _cycles(sigma)
+    w = mpmath.mpf(omega)
+    iw = mpmath.mpc(0, w)
+    J = mpmath.matrix(n, n)
+    for (i, j), v in Jd.items():
+        J[i, j] = v
+    q1l, q2l, p1l, p2l = _centre_vectors(J, w, orbits, kappa, n)
     qs = [q1l, q2l]
     pcs = [[mpmath.conj(v) for v in p1l], [mpmath.conj(v) for v in p2l]]
     qbs = [[mpmath.conj(v) for v in q] for q in qs]
@@ -300,12 +312,111 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps) -> D3Hopf:
         "other_spectrum_max_real": other,
     }
     orbit = tuple(orbits[0])
-    patterns = _patterns(A, B, r_prime_factor, qs, orbit, model, other, dps)
+    five = None
+    if fifth is not None:
+        five = fifth_order(model, fifth[0], fifth[1], w, kappa, dps)
+        if five.get("C") is not None:
+            checks["fifth_order_cubic_A_difference"] = abs(five["A"] - A) / scale
+            checks["fifth_order_cubic_B_difference"] = abs(five["B"] - B) / scale
+            checks["fifth_order_d3_residual"] = five["d3_residual"]
+            checks["fifth_order_C_precision_difference"] = five["C_error"]
+    patterns = _patterns(A, B, r_prime_factor, qs, orbit, model, other, dps, five)
     return D3Hopf(
         A, B, r_prime_factor, w, q1l, q2l,
         {model.states[i].name: model.states[kappa[i]].name for i in range(n) if kappa[i] != i},
         tuple(model.states[i].name for i in orbit), patterns, checks,
+        None if five is None else five.get("C"),
     )  # fmt: skip
+
+
+FIFTH_GUARD = 10  # the second precision of the fifth-order computation: this many digits fewer
+
+
+def fifth_order(model, lyap, value, omega, kappa, dps) -> dict:
+    """The fifth-order normal form on the centre manifold (module docstring): ``A``, ``B``
+    (degree 3, for the comparison with :func:`d3_hopf`), ``C`` (the coefficient of
+    ``conj(z1)^2 z2^3`` in ``z1'``), ``d3_residual`` (the largest resonant coefficient of
+    degree 5 that D_3 forbids, and the mismatch of ``z2'``'s mirror terms, over the largest
+    allowed one), ``C_error`` (``|C|`` computed at the working precision minus at
+    ``FIFTH_GUARD`` digits fewer: the error estimate of the lower one, a bound of the
+    higher one's in practice) and ``scale`` (the largest allowed coefficient of degree 5).
+    ``{"C": None, "reason": ...}`` where the drift has a function the series do not expand.
+
+    The series arithmetic runs at the mpmath precision in force and again at
+    ``FIFTH_GUARD`` digits fewer (not interval arithmetic): the two agree to about the
+    lower precision when the computation is well conditioned."""
+    from symdelay.analysis.nfseries import SeriesUnsupported
+
+    try:
+        hi = _fifth_at(model, lyap, value, omega, kappa)
+        with mpmath.workdps(max(15, mpmath.mp.dps - FIFTH_GUARD)):
+            lo = _fifth_at(model, lyap, value, omega, kappa)
+    except SeriesUnsupported as exc:
+        return {"C": None, "reason": str(exc)}
+    hi["C_error"] = abs(hi["C"] - lo["C"])
+    hi["criterion_error"] = abs(hi["criterion"] - lo["criterion"])
+    return hi
+
+
+def _fifth_at(model, lyap, value, omega, kappa) -> dict:
+    """:func:`fifth_order` at the precision in force (its eigenvectors recomputed there)."""
+    from symdelay.analysis.nfseries import SeriesUnsupported, _number, centre_normal_form
+    from symdelay.analysis.window import _resolve
+
+    sym = lyap._syms[0]
+    _, rp = _resolve(model, str(sym))
+    v = mpmath.mpf(value) if mpmath.im(value) == 0 else mpmath.mpc(value)
+    env = {sym: v}
+    subs = {}
+    if rp is not None:
+        subs[rp.base] = rp.L / sym
+    states = list(model.states)
+    drift = [sp.sympify(F).xreplace(subs) for F in model.drift]
+    free = set().union(*(F.free_symbols for F in drift)) - set(states) - {sym}
+    if free:
+        raise SeriesUnsupported("the drift needs numbers for " + ", ".join(sorted(map(str, free))))
+    point = [_number(sp.sympify(model.equilibrium.point[s]).xreplace(subs), env) for s in states]
+    n = len(states)
+    Jd = lyap.tensors((v,))[0]
+    J = mpmath.matrix(n, n)
+    for (i, j), x in Jd.items():
+        J[i, j] = x
+    w = mpmath.mpf(omega)
+    q1, q2, p1, p2 = _centre_vectors(J, w, _cycles(model.permutation), kappa, n)
+    P = [[mpmath.conj(x) for x in p1], [mpmath.conj(x) for x in p2]]
+    nf = centre_normal_form(drift, states, point, env, J, w, [q1, q2], P, order=5)
+    mono, G = nf["mono"], nf["G"]
+
+    def coef(j, e):
+        return G[j][mono.index[e]]
+
+    A, B, C = coef(0, (2, 0, 1, 0)), coef(0, (1, 1, 0, 1)), coef(0, (0, 3, 2, 0))
+    # the D_3 x S^1-equivariant terms of degree 5 in z1': z1 |z1|^4, z1 |z1|^2 |z2|^2,
+    # z1 |z2|^4 and conj(z1)^2 z2^3; in z2' their mirror images (z1 <-> z2)
+    allowed = {(3, 0, 2, 0), (2, 1, 1, 1), (1, 2, 0, 2), (0, 3, 2, 0)}
+
+    def mirror(e):
+        return (e[1], e[0], e[3], e[2])
+
+    forbidden, mirrored, scale = mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf(0)
+    for idx, e in enumerate(mono.exps):
+        if mono.degree[idx] != 5 or sum(e[:2]) - sum(e[2:]) != 1:
+            continue
+        g1 = G[0][idx]
+        if e in allowed:
+            scale = max(scale, abs(g1))
+            mirrored = max(mirrored, abs(coef(1, mirror(e)) - g1))
+        else:
+            forbidden = max(forbidden, abs(g1), abs(coef(1, mirror(e))))
+    scale = scale or mpmath.mpf(1)
+    return {
+        "A": A,
+        "B": B,
+        "C": C,
+        "criterion": mpmath.re(mpmath.conj(A - B) * C),
+        "scale": scale,
+        "d3_residual": max(forbidden, mirrored) / scale,
+    }
 
 
 def _other_spectrum(J, w) -> float:
@@ -322,8 +433,9 @@ def _other_spectrum(J, w) -> float:
     return float(np.max(rest.real)) if len(rest) else float("-inf")
 
 
-def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
-    """The three branches (module docstring): criticality, stability, amplitude law."""
+def _patterns(A, B, rp, qs, orbit, model, other, dps, five=None) -> list:
+    """The three branches (module docstring): criticality, stability, amplitude law;
+    ``five`` (:func:`fifth_order`, or None) decides the standing waves' relative phase."""
     tol = mpmath.mpf(10) ** (-(dps // 2)) * (abs(A) + abs(B))
     reA, reB = mpmath.re(A), mpmath.re(B)
     q1, q2 = qs
@@ -334,10 +446,37 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
     def sign(x):
         return 0 if abs(x) <= tol else (1 if x > 0 else -1)
 
-    def branch(pattern, isotropy, coef, v, eigen, description):
+    def phase(eps):
+        """The relative phase's eigenvalue over rho^4 on the standing wave ``z2 = eps z1``:
+        ``(value, tolerance, reason_if_not_computed, fifth_order_record)``."""
+        if five is None or five.get("C") is None:
+            why = "" if five is None else ": " + five["reason"]
+            return None, None, STANDING_PHASE_REASON.format(why=why), None
+        C, S = five["C"], five["criterion"]
+        tol5 = max(
+            10 * five["criterion_error"],
+            mpmath.mpf(10) ** (-(dps // 2)) * abs(A - B) * five["scale"],
+        )
+        value = -6 * eps * S / (reA - reB) if reA != reB else None
+        rec = {
+            "C": {"re": _fmt(mpmath.re(C), dps), "im": _fmt(mpmath.im(C), dps)},
+            "criterion": "Re(conj(A - B) C)",
+            "criterion_value": _fmt(S, dps),
+            "criterion_error": mpmath.nstr(five["criterion_error"], 3),
+            "method": (
+                "centre-manifold normal form to degree 5 by truncated power series of the "
+                f"drift (mpmath at {mpmath.mp.dps} digits; error: the difference from "
+                f"{FIFTH_GUARD} digits fewer)"
+            ),
+        }
+        return value, tol5 * 6 / abs(reA - reB) if reA != reB else None, None, rec
+
+    def branch(pattern, isotropy, coef, v, eigen, description, eps=None):
         """``eigen``: the real parts whose signs decide stability (a list of
-        ``(value, name)``), ``None`` entries marking the neutral fifth-order direction."""
+        ``(value, name)``), ``None`` entries marking the relative phase, neutral at cubic
+        order, decided at fifth order on the standing wave ``z2 = eps z1``."""
         re_c = mpmath.re(coef)
+        ph, ph_tol, ph_why, five_rec = (None, None, None, None) if eps is None else phase(eps)
         crit = {-1: "supercritical", 1: "subcritical", 0: "degenerate"}[sign(re_c)]
         stable, why = None, None
         if crit == "degenerate":
@@ -349,8 +488,22 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
             stable, why = False, "positive: " + ", ".join(bad)
         elif any(x is not None and sign(x) == 0 for x, _ in eigen):
             why = "an eigenvalue of order rho^2 is zero to working precision"
-        elif any(x is None for x, _ in eigen):
-            why = STANDING_PHASE_REASON
+        elif any(x is None for x, _ in eigen) and ph is None:
+            why = ph_why or "the relative phase's eigenvalue is not defined (Re(A - B) = 0)"
+        elif any(x is None for x, _ in eigen) and abs(ph) <= ph_tol:
+            why = (
+                "the relative phase's eigenvalue -6 eps Re(conj(A - B) C) / Re(A - B) rho^4 "
+                f"is zero within its bound ({mpmath.nstr(ph, 3)} +- {mpmath.nstr(ph_tol, 3)} "
+                "times rho^4): the fifth order does not decide"
+            )
+        elif any(x is None for x, _ in eigen) and ph > 0:
+            stable, why = (
+                False,
+                (
+                    "positive: relative phase -6 eps Re(conj(A - B) C) / Re(A - B) rho^4 (fifth "
+                    "order)"
+                ),
+            )
         elif spectrum_marginal:
             why = "the Jacobian has another eigenvalue on the imaginary axis"
         else:
@@ -383,6 +536,8 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
             "stable": stable,
             "stability_reason": why,
             "eigenvalues_over_rho2": {nm: (None if x is None else _fmt(x, dps)) for x, nm in eigen},
+            "relative_phase_eigenvalue_over_rho4": None if ph is None else _fmt(ph, dps),
+            "fifth_order": five_rec,
             "amplitude_coefficient": None if amp is None else _fmt(amp, dps),
             "amplitudes": amps,
             "side": side,
@@ -411,6 +566,7 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
                 (None, "relative phase (fifth order)"),
             ],
             "z1 = z2: the two servers the reflection swaps in phase, the third in antiphase",
+            eps=1,
         ),
         branch(
             "standing wave",
@@ -424,6 +580,7 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
             ],
             "z1 = -z2: the server the reflection fixes at rest to first order (it oscillates "
             "at twice the frequency), the two others in antiphase",
+            eps=-1,
         ),
     ]
 

@@ -473,7 +473,7 @@ def _equivariant(model, lyap, value, omega, mult, r_prime, dps):
             "(D_3 needs one): the Z_3 normal form is not built"
         )
     tensors = lyap.tensors((value,))
-    found = d3_hopf(tensors, lyap.n, omega, model, kappa, r_prime, dps)
+    found = d3_hopf(tensors, lyap.n, omega, model, kappa, r_prime, dps, fifth=(lyap, value))
     tol = mpmath.mpf(10) ** (-(dps // 2))
     bad = [
         f"{k} = {mpmath.nstr(found.checks[k], 3)}"
