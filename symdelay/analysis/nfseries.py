@@ -43,7 +43,8 @@ class SeriesUnsupported(ValueError):
 
 class Monomials:
     """The monomials of degree ``<= order`` in ``nvar`` variables, their index and the table
-    of products (``(i, j, k)``: monomial ``i`` times ``j`` is ``k``) truncated at each degree."""
+    of products (per monomial ``i``, the pairs ``(j, k)``: monomial ``i`` times ``j`` is ``k``)
+    truncated at each degree."""
 
     def __init__(self, nvar: int, order: int):
         self.nvar, self.order = nvar, order
@@ -61,15 +62,17 @@ class Monomials:
         self.size = len(exps)
         self.pairs = {}
         for top in range(order + 1):
-            table = []
+            table = []  # (i, [(j, k), ...]): a row per monomial i, skipped when its coefficient is 0
             for i, a in enumerate(exps):
                 da = self.degree[i]
                 if da > top:
                     break
+                row = []
                 for j, b in enumerate(exps):
                     if da + self.degree[j] > top:
                         break
-                    table.append((i, j, self.index[tuple(x + y for x, y in zip(a, b))]))
+                    row.append((j, self.index[tuple(x + y for x, y in zip(a, b))]))
+                table.append((i, row))
             self.pairs[top] = table
 
     def unit(self, v: int) -> int:
@@ -113,12 +116,13 @@ class Series:
             return other.scale(self.c[0])
         out = [0] * self.mono.size
         a, b = self.c, other.c
-        for i, j, k in self.mono.pairs[self.top]:
+        for i, row in self.mono.pairs[self.top]:
             x = a[i]
             if x:
-                y = b[j]
-                if y:
-                    out[k] += x * y
+                for j, k in row:
+                    y = b[j]
+                    if y:
+                        out[k] += x * y
         return Series(self.mono, out, self.top)
 
     def _compose(self, coefs):
@@ -247,17 +251,18 @@ def centre_normal_form(drift, states, point, env, J, omega, Q, P, order: int = 5
                 for i in range(n):
                     M[i, n + c] = Qall[v][i]
                     M[n + c, i] = Pall[v][i]
-            bordered[s] = (M, list(vs))
+            bordered[s] = (mpmath.inverse(M), list(vs))  # one factorisation per shift
         return bordered[s]
 
     shifted = {}
 
     def shifted_matrix(s):
         if s not in shifted:
-            shifted[s] = mpmath.matrix(n, n)
+            M = mpmath.matrix(n, n)
             for i in range(n):
                 for j in range(n):
-                    shifted[s][i, j] = (iw * s if i == j else 0) - J[i, j]
+                    M[i, j] = (iw * s if i == j else 0) - J[i, j]
+            shifted[s] = mpmath.inverse(M)
         return shifted[s]
 
     sym_states = list(states)
@@ -283,13 +288,13 @@ def centre_normal_form(drift, states, point, env, J, omega, Q, P, order: int = 5
             s = sum(e[:m]) - sum(e[m:])
             R = [Fd[i][e_idx] - corr[i][e_idx] for i in range(n)]
             if s in (1, -1):
-                M, vs = border(s)
-                x = mpmath.lu_solve(M, mpmath.matrix(R + [0] * m))
+                Minv, vs = border(s)
+                x = Minv * mpmath.matrix(R + [0] * m)
                 for c, v in enumerate(vs):
                     Gc[v][e_idx] = x[n + c]
                 h = [x[i] for i in range(n)]
             elif d < order:
-                x = mpmath.lu_solve(shifted_matrix(s), mpmath.matrix(R))
+                x = shifted_matrix(s) * mpmath.matrix(R)
                 h = [x[i] for i in range(n)]
             else:
                 continue
