@@ -56,12 +56,66 @@ two of ``z2'`` must repeat ``A`` and ``B`` (the check ``d3_equivariance_residual
 
   On both: eigenvalues ``2 Re(A + B) rho^2`` (along the branch) and ``2 Re(A - B) rho^2``
   (``|z1| - |z2|``), and a third, the relative phase of ``z1`` and ``z2``, that is **zero at
-  cubic order** (the cubic truncation has the symmetry of two independent phases). The
-  D_3-equivariant term of lowest degree that moves it is ``conj(z1)^2 z2^3`` (degree 5): it
-  makes it of order ``rho^4`` with opposite signs on the two kinds of standing wave. So:
-  supercritical iff ``Re(A + B) < 0``; unstable (``stable: false``) if ``Re(A + B) > 0`` or
-  ``Re(A - B) > 0``; otherwise exactly one of the two standing waves is stable, which one the
-  fifth-order coefficient decides, not computed here (``stable: null``, with that reason).
+  cubic order** (the cubic truncation has the symmetry of two independent phases).
+
+**The fifth order** (what decides the standing waves when ``Re(A + B) < 0`` and
+``Re(A - B) < 0``). The D_3 x S^1-equivariant monomials of degree 5 in ``z1'`` are
+``z1 |z1|^4``, ``z1 |z1|^2 |z2|^2``, ``z1 |z2|^4`` (T^2-invariant, like the cubic ones) and
+``conj(z1)^2 z2^3``, the only one that sees the relative phase (``z1 conj(z2)`` has weight
+2 under the 3-cycle, so ``(z1 conj z2)^3`` is the lowest invariant that is not a function of
+``|z1|, |z2|``)::
+
+    z1' = z1 (lambda + A |z1|^2 + B |z2|^2 + P(|z1|^2, |z2|^2)) + C conj(z1)^2 z2^3,
+    z2' = z2 (lambda + A |z2|^2 + B |z1|^2 + P(|z2|^2, |z1|^2)) + C conj(z2)^2 z1^3.
+
+With ``z_j = r_j e^{i phi_j}`` and ``psi = phi1 - phi2``::
+
+    r1'  = r1 Re(lambda + A r1^2 + B r2^2 + P) + r1^2 r2^3 Re(C e^{-3 i psi})
+    phi1' = Im(lambda + A r1^2 + B r2^2 + P) + r1 r2^3 Im(C e^{-3 i psi})
+
+and the mirror equations for ``r2, phi2`` (``e^{+3 i psi}``). The standing waves are
+``r1 = r2 = r`` with ``eps = e^{3 i psi} = +1`` (``psi = 0``: ``(z, z)``, and its images
+``psi = +-2 pi/3`` under the 3-cycle) or ``eps = -1`` (``psi = pi``: ``(z, -z)``). The
+reflection ``(r1, r2, psi) -> (r2, r1, -psi)`` splits the linearisation into the direction
+``r1 + r2`` (eigenvalue ``2 Re(A + B) r^2 + O(r^4)``) and the block in ``(u, psi)``,
+``u = r1 - r2``, where every entry is computed from the equations above (using the
+equilibrium ``Re(lambda + (A + B) r^2 + P) = -eps Re C r^4``)::
+
+    [ 2 Re(A - B) r^2 + O(r^4)          6 eps Im C r^5      ]
+    [ 2 Im(A - B) r   + O(r^3)         -6 eps Re C r^4      ]
+
+Its trace is ``2 Re(A - B) r^2 + O(r^4)`` (negative here) and its determinant, of order
+``r^6`` (the ``Im`` entries couple at the same order as the diagonal ones), is::
+
+    det = -12 eps r^6 (Re(A - B) Re C + Im(A - B) Im C) + O(r^8)
+        = -12 eps r^6 Re(conj(A - B) C) + O(r^8).
+
+So, with ``Re(A + B) < 0`` and ``Re(A - B) < 0``, the standing wave ``(z, z)`` is stable
+iff ``Re(conj(A - B) C) < 0`` and ``(z, -z)`` iff ``Re(conj(A - B) C) > 0``: exactly one of
+them, the other a saddle. The slow eigenvalue is ``det / trace = -6 eps Re(conj(A - B) C) /
+Re(A - B) r^4`` (``relative_phase_eigenvalue_over_rho4`` in the record, ``r = rho``). Note
+that ``Re C`` alone does not decide: with ``A - B = -1/2 - i`` and ``C = 1 - 3 i`` the
+diagonal entry favours ``(z, z)`` but the determinant makes ``(z, -z)`` the stable one
+(checked by integrating this truncated normal form: tests/test_equivariant_fifth.py). The
+criterion does not depend on the choices of the normal form at cubic order (their Lie
+brackets with the T^2-equivariant cubic terms are T^2-equivariant: ``C`` is unchanged) and
+scales by ``|c|^6 > 0`` under ``q1 -> c q1``. Golubitsky, Stewart & Schaeffer (vol. II,
+ch. XVIII) treat D_n Hopf with the same term ``conj(z1)^{n-1} z2^n``; their text was not at
+hand to compare symbols, so the criterion rests on the derivation above and on the
+integrations in the tests (the truncated normal form, and the fluid ODE of a D_3 table where
+the cubic order does not decide).
+
+``C`` is computed by :func:`fifth_order`: the centre-manifold normal form to degree 5 by
+truncated power series of the drift (:mod:`symdelay.analysis.nfseries`; its cubic
+coefficients repeat ``A`` and ``B`` and the resonant coefficients D_3 forbids vanish, both
+checks in the record), in mpmath at the working precision and again at ``FIFTH_GUARD``
+digits fewer; the sign of ``Re(conj(A - B) C)`` is taken as proved when it exceeds ten times
+the difference of the two and ``10^-(dps/2)`` of its scale, else ``stable`` is null with the
+value and that bound.
+
+So: supercritical iff ``Re(A + B) < 0``; unstable (``stable: false``) if ``Re(A + B) > 0``
+or ``Re(A - B) > 0``; otherwise the fifth order decides as above (``stable: null`` with the
+reason where ``C`` is not computed, e.g. a drift with a function the series do not expand).
 
 Every branch is unstable when ``J`` has an eigenvalue with positive real part beside the
 critical ones (``other_spectrum``). The amplitude law on each branch, ``rho ~
@@ -81,7 +135,14 @@ import mpmath
 
 from symdelay.core.lazy import sympy as sp
 
-__all__ = ["D3Hopf", "d3_hopf", "find_reflection", "STANDING_PHASE_REASON"]
+__all__ = [
+    "D3Hopf",
+    "d3_hopf",
+    "find_reflection",
+    "fifth_order",
+    "relative_phase_eigenvalue",
+    "STANDING_PHASE_REASON",
+]
 
 STANDING_PHASE_REASON = (
     "the eigenvalues of order rho^2 are negative, but the relative phase of z1 and z2 is "
@@ -329,6 +390,17 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) ->
     )  # fmt: skip
 
 
+def relative_phase_eigenvalue(A, B, C, eps):
+    """The relative phase's eigenvalue over ``rho^4`` on the standing wave ``z2 = eps z1``
+    (``eps = +1``: ``(z, z)``, ``-1``: ``(z, -z)``), ``det / trace`` of the ``(u, psi)``
+    block (module docstring): ``-6 eps Re(conj(A - B) C) / Re(A - B)``.
+
+    >>> relative_phase_eigenvalue(-1 + 1j, -0.5 + 2j, 1 - 3j, -1)  # (z, -z) stable here
+    -30.0
+    """
+    return -6 * eps * (((A - B).conjugate() * C).real) / (A - B).real
+
+
 FIFTH_GUARD = 10  # the second precision of the fifth-order computation: this many digits fewer
 
 
@@ -457,7 +529,7 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps, five=None) -> list:
             10 * five["criterion_error"],
             mpmath.mpf(10) ** (-(dps // 2)) * abs(A - B) * five["scale"],
         )
-        value = -6 * eps * S / (reA - reB) if reA != reB else None
+        value = relative_phase_eigenvalue(A, B, C, eps) if reA != reB else None
         rec = {
             "C": {"re": _fmt(mpmath.re(C), dps), "im": _fmt(mpmath.im(C), dps)},
             "criterion": "Re(conj(A - B) C)",
