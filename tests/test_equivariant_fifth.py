@@ -5,13 +5,14 @@ that ``relative_phase_eigenvalue`` calls stable attracts, the other is left; one
 ``Re C`` alone would pick the wrong one); the cubic coefficients of the projection formula
 (the fifth-order series must repeat them) and the forbidden resonant terms of degree 5 (they
 vanish); and the fluid ODE of a D_3 table with ``Re(A + B) < 0`` and ``Re(A - B) < 0``
-(tests/data/three_servers_standing.toml) integrated near its Hopf point from near each
+(examples/models/three_servers_standing.toml) integrated near its Hopf point from near each
 standing wave: both starts end on the one the fifth order calls stable (relative phase
 ``cos 3 psi -> +-1``, equal moduli, the amplitudes and phase lags of that pattern).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from scipy.integrate import solve_ivp
 
 from symdelay.analysis.equivariant import relative_phase_eigenvalue
 
-DATA = Path(__file__).parent / "data" / "three_servers_standing.toml"
+DATA = Path(__file__).resolve().parents[1] / "examples" / "models" / "three_servers_standing.toml"
 
 
 def _normal_form_ode(A, B, C, mu, eps, t_end):
@@ -149,3 +150,20 @@ def test_fluid_ode_ends_on_the_standing_wave_the_fifth_order_picks(standing):
             (float(stable["phase_lags"][names[k]]) - lag0) % 1 for k in range(3) if k != big_law
         )
         assert lags == pytest.approx(want, abs=0.02)
+
+
+def test_cli_prints_the_decided_standing_wave(capsys):
+    from symdelay.cli import main as cli_main
+
+    args = ["normal-form", "--model-file", str(DATA)]
+    args += [f"--set={k}" for k in ("mu=1", "lam=1", "gamma=2", "nu=10")]
+    assert cli_main([*args, "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    zz, zmz = rec["patterns"][1:]
+    assert zz["stable"] is True and zmz["stable"] is False
+    assert zz["fifth_order"] == zmz["fifth_order"] and zz["fifth_order"]["C"]["re"]
+    assert cli_main(args) == 0
+    out = capsys.readouterr().out
+    assert f"C = {zz['fifth_order']['C']['re']}" in out
+    assert "(the reflection): supercritical, stable" in out
+    assert "(the reflection with half the period): supercritical, unstable (positive: " in out

@@ -132,8 +132,17 @@ def _pattern_lines(rec, p) -> list:
         "  D_3-equivariant normal form: z1' = z1 (lambda + A |z1|^2 + B |z2|^2) (and z1 <-> z2)",
         f"    A = {c(cub['A'])}",
         f"    B = {c(cub['B'])}",
-        "  bifurcating patterns:",
     ]
+    five = next((q["fifth_order"] for q in rec["patterns"] if q.get("fifth_order")), None)
+    if five is not None:
+        out += [
+            "  fifth order: + C conj(z1)^2 z2^3 in z1' (decides the standing waves' relative "
+            "phase when Re(A + B) < 0 and Re(A - B) < 0)",
+            f"    C = {c(five['C'])}",
+            f"    {five['criterion']} = {five['criterion_value']} "
+            f"(+- {five['criterion_error']}): (z, z) stable if < 0, (z, -z) if > 0",
+        ]
+    out.append("  bifurcating patterns:")
     for pat in rec["patterns"]:
         stable = {True: "stable", False: "unstable", None: "stability undecided"}[pat["stable"]]
         why = f" ({pat['stability_reason']})" if pat["stability_reason"] else ""
@@ -143,6 +152,11 @@ def _pattern_lines(rec, p) -> list:
             law = f"{p} - {p}_c" if pat["side"] == "above" else f"{p}_c - {p}"
             amps = ", ".join(f"{k} {v}" for k, v in pat["amplitudes"].items())
             out.append(f"      amplitudes ~ c sqrt({law}), c: {amps}")
+        if pat.get("relative_phase_eigenvalue_over_rho4") is not None:
+            out.append(
+                "      relative phase eigenvalue "
+                f"{pat['relative_phase_eigenvalue_over_rho4']} rho^4 (fifth order)"
+            )
         lags = ", ".join(
             f"{k} {'at rest' if v is None else v}" for k, v in pat["phase_lags"].items()
         )
