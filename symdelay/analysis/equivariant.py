@@ -105,13 +105,18 @@ hand to compare symbols, so the criterion rests on the derivation above and on t
 integrations in the tests (the truncated normal form, and the fluid ODE of a D_3 table where
 the cubic order does not decide).
 
-``C`` is computed by :func:`fifth_order`: the centre-manifold normal form to degree 5 by
-truncated power series of the drift (:mod:`symdelay.analysis.nfseries`; its cubic
-coefficients repeat ``A`` and ``B`` and the resonant coefficients D_3 forbids vanish, both
-checks in the record), in mpmath at the working precision and again at ``FIFTH_GUARD``
+``C`` is computed, only where the cubic order does not decide, by :func:`fifth_order`: the
+centre-manifold normal form to degree 5 by truncated power series of the drift
+(:mod:`symdelay.analysis.nfseries`; its cubic coefficients repeat ``A`` and ``B`` and the
+resonant coefficients D_3 forbids vanish, both checks in the record), in mpmath at the working precision and again at ``FIFTH_GUARD``
 digits fewer; the sign of ``Re(conj(A - B) C)`` is taken as proved when it exceeds ten times
 the difference of the two and ``10^-(dps/2)`` of its scale, else ``stable`` is null with the
-value and that bound.
+value and that bound. In the record each standing wave has ``"fifth_order"`` (null where not
+computed; else ``"C"`` as ``{"re", "im"}``, ``"criterion"`` the formula
+``Re(conj(A - B) C)``, ``"criterion_value"``, ``"criterion_error"`` and ``"method"``) and
+``"relative_phase_eigenvalue_over_rho4"``; the checks gain
+``fifth_order_cubic_A_difference``, ``fifth_order_cubic_B_difference`` (relative to
+``|A| + |B|``), ``fifth_order_d3_residual`` and ``fifth_order_C_precision_difference``.
 
 So: supercritical iff ``Re(A + B) < 0``; unstable (``stable: false``) if ``Re(A + B) > 0``
 or ``Re(A - B) > 0``; otherwise the fifth order decides as above (``stable: null`` with the
@@ -290,8 +295,10 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) ->
     factor (implicit function theorem), compared with the projected one; ``fifth``:
     ``(first_lyapunov, value)`` (:class:`symdelay.analysis.normal_form.FirstLyapunov` and the
     parameter's value at the Hopf point) to compute the fifth-order coefficient ``C`` from the
-    drift (:func:`fifth_order`), None to leave it out (the standing waves' stability is then
-    undecided where the cubic order does not decide it)."""
+    drift (:func:`fifth_order`) where the cubic order does not decide the standing waves
+    (``Re(A + B) < 0``, ``Re(A - B) < 0``, no other unstable eigenvalue; elsewhere ``C`` decides
+    nothing and is not computed), None to leave it out (the standing waves' stability is
+    then undecided where the cubic order does not decide it)."""
     Jd, H, T3, dJ = tensors
     sigma = model.permutation
     orbits = _cycles(sigma)
@@ -374,7 +381,9 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) ->
     }
     orbit = tuple(orbits[0])
     five = None
-    if fifth is not None:
+    tol = mpmath.mpf(10) ** (-(dps // 2)) * scale
+    undecided = mpmath.re(A + B) < -tol and mpmath.re(A - B) < -tol and other <= 1e-9
+    if fifth is not None and undecided:  # only there does the fifth order decide anything
         five = fifth_order(model, fifth[0], fifth[1], w, kappa, dps)
         if five.get("C") is not None:
             checks["fifth_order_cubic_A_difference"] = abs(five["A"] - A) / scale

@@ -136,8 +136,8 @@ def _pattern_lines(rec, p) -> list:
     five = next((q["fifth_order"] for q in rec["patterns"] if q.get("fifth_order")), None)
     if five is not None:
         out += [
-            "  fifth order: + C conj(z1)^2 z2^3 in z1' (decides the standing waves' relative "
-            "phase when Re(A + B) < 0 and Re(A - B) < 0)",
+            "  fifth order: + C conj(z1)^2 z2^3 in z1' (it ranks (z, z) and (z, -z): the "
+            "cubic order does not)",
             f"    C = {c(five['C'])}",
             f"    {five['criterion']} = {five['criterion_value']} "
             f"(+- {five['criterion_error']}): (z, z) stable if < 0, (z, -z) if > 0",
