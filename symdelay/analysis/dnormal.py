@@ -55,6 +55,7 @@ __all__ = [
     "delay_lyapunov",
     "delay_normal_form_fields",
     "delay_hopf_fields",
+    "bautin_l2",
 ]
 
 
@@ -726,6 +727,43 @@ def _certify(factor, R, sym, value, omega, rel, env=None, derivs=None):
     return None
 
 
+def bautin_l2(model, param, value, omega, weights, others: tuple = ()):
+    """The second Lyapunov coefficient at the Hopf point ``(value, omega)`` (``arb`` balls;
+    ``value`` a tuple of balls when ``others`` names the further free parameters of a map),
+    as an ``arb`` ball: ``Re c2 / omega`` of the Bautin normal form
+    ``z' = i omega z + c1 z |z|^2 + c2 z |z|^4`` (:meth:`DelayLyapunov.bautin`) for the
+    critical eigenvector scaled to ``|sum_j weights_j q_j| = 1`` (the imbalance ``x``, the
+    normalisation of ``l1``), with ``p Delta'(i omega) q = 1``. Call inside the Arb
+    precision wanted; the one production path of ``l2`` for tables and delay models.
+
+    Parameters
+    ----------
+    model : Model
+        The model (with or without lags), the free parameters ``param`` and ``others``.
+    param : str
+        The parameter the Hopf point is given in.
+    value : flint.arb or tuple of flint.arb
+        Its value (with ``others``: the tuple of values of ``(param, *others)``).
+    omega : flint.arb
+        The frequency.
+    weights : sequence of int
+        The imbalance ``x = sum_j weights_j q_j`` (:func:`difference_weights`).
+    others : tuple of str, default ()
+        Further free parameters.
+
+    Returns
+    -------
+    flint.arb
+        ``l2``; its radius bounds the error over the balls given.
+    """
+    import flint
+
+    lyap = delay_lyapunov(model, param, tuple(others), order=5)
+    bt = lyap.bautin(value, omega)
+    cq = sum((weights[j] * bt.q[j] for j in range(len(weights))), flint.acb(0))
+    return (bt.c2 / abs(cq) ** 4).real / omega
+
+
 def _neutral_refusal(lyap, value) -> str | None:
     """Why the centre-manifold formula is not applied to a neutral equation (one line), or
     None when its difference operator ``x(t) - sum_k M_k x(t - tau_k)`` is proved stable
@@ -912,6 +950,14 @@ def delay_hopf_fields(model, param, crit_value, crit_omega, dps, *, rel) -> dict
             if mpmath.re(c1) != 0
             else mpmath.nan
         )
+        l2 = l2_rad = None
+        if proved is not None and abs(l1) <= l1_rad:  # l1's ball holds 0: l2 decides
+            try:
+                l2_b = bautin_l2(model, param, value, omega, weights)
+            except ZeroDivisionError:  # pragma: no cover - a solve not certified
+                l2_b = None
+            if l2_b is not None:
+                l2, l2_rad = mpmath.re(_mp(l2_b)), _rad(l2_b)
         checks = {
             "eigenvector_residual": _rad(hopf.residual) + abs(_mp(hopf.residual)),
             "characteristic_matrix_mismatch": _rad(hopf.delta_mismatch)
@@ -924,7 +970,7 @@ def delay_hopf_fields(model, param, crit_value, crit_omega, dps, *, rel) -> dict
         L=None, mu=None, lam=None, D=None, dps=dps, theta_c=th_c, omega=w, c1=c1x,
         r_prime=rp, l1=l1, l1_unit=None, amplitude_coefficient=amp, omega_slope=slope,
         method=_METHOD, model_name=model.name, checks=checks, multiplicity=1, param=param,
-        l1_radius=l1_rad,
+        l1_radius=l1_rad, l2=l2, l2_radius=l2_rad,
     )  # fmt: skip
 
 

@@ -79,6 +79,14 @@ class NormalForm(Result):
     rotating wave, the two standing waves, each with its isotropy, criticality, stability,
     amplitude law and phase lags); elsewhere ``patterns`` is None and ``patterns_reason``
     says why in one line.
+
+    ``l2`` (with ``l2_radius``, the radius of its Arb ball): the second Lyapunov
+    coefficient, ``Re c2 / omega`` of the Bautin normal form
+    ``z' = i omega z + c1 z |z|^2 + c2 z |z|^4`` in the same normalisation ``q_x = 1``
+    (:meth:`symdelay.analysis.dnormal.DelayLyapunov.bautin`), given where ``l1`` vanishes
+    or its ball holds 0 (None elsewhere): at a Bautin point its sign decides the
+    criticality (negative: the cycles are born stable) and the side of the fold of cycles
+    (``l1 > 0``'s side where ``l2 < 0``).
     """
 
     L: object
@@ -105,6 +113,25 @@ class NormalForm(Result):
     equivariant: object = None
     patterns_reason: str | None = None
     l1_radius: mpmath.mpf | None = None
+    l2: mpmath.mpf | None = None
+    l2_radius: mpmath.mpf | None = None
+
+    @property
+    def bautin_note(self) -> str | None:
+        """One line on what ``l2`` decides where ``l1`` vanishes (None without ``l2``)."""
+        if self.l2 is None:
+            return None
+        if self.l2_radius is not None and abs(self.l2) <= self.l2_radius:
+            return "the sign of l2 is undecided too (|l2| within its bound)"
+        if self.l2 < 0:
+            return (
+                "l2 < 0: at this Bautin point the cycles are born stable (soft onset), and the "
+                "fold of cycles lies on the side where l1 > 0"
+            )
+        return (
+            "l2 > 0: at this Bautin point the cycles are born unstable (hard onset), and the "
+            "fold of cycles lies on the side where l1 < 0"
+        )
 
     @property
     def side(self) -> str | None:
@@ -200,6 +227,8 @@ class NormalForm(Result):
             "l1_normalisation": "q_x = 1 (x = q1 - q2)",
             "l1_unit_norm": scalar(self.l1_unit),
             "l1_radius": None if self.l1_radius is None else format_number(self.l1_radius, 3),
+            "l2": None if self.l2 is None else format_number(self.l2, d),
+            "l2_radius": None if self.l2_radius is None else format_number(self.l2_radius, 3),
             "c1": None if multiple else parts(self.c1),
             "r_prime": parts(self.r_prime),
             "criticality": self.criticality,
@@ -430,6 +459,9 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
                 checks.update(equivariant.checks)
         else:
             checks["r_prime_projection_minus_factor"] = abs(rp - rp_ift)
+    l2 = l2_rad = None
+    if mult == 1 and abs(l1) <= mpmath.mpf(10) ** (-(dps // 2)) * (1 + abs(c1x)):
+        l2, l2_rad = _table_l2(model, param, th_c, w, weights, dps)
     return NormalForm(
         own.get("L"),
         own.get("mu"),
@@ -454,7 +486,27 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
         param=param,
         equivariant=equivariant,
         patterns_reason=reason,
+        l2=l2,
+        l2_radius=l2_rad,
     )
+
+
+def _table_l2(model, param, value, omega, weights, dps):
+    """``(l2, radius)`` at a degenerate Hopf point of a table (``l1`` zero to half the
+    digits): :func:`symdelay.analysis.dnormal.bautin_l2` in Arb balls of the working
+    relative width around ``(value, omega)``; ``(None, None)`` where the equilibrium has no
+    closed form (the forms are differentiated along it)."""
+    import flint
+
+    from symdelay.analysis.dnormal import _ball, _mp, _rad, bautin_l2
+    from symdelay.core.precision import work_bits
+
+    if not model.equilibrium.exact:
+        return None, None
+    rel = 10.0 ** (-(dps + GUARD - 2))
+    with mpmath.workdps(dps + 2 * GUARD), flint.ctx.workprec(work_bits(dps, 2 * GUARD)):
+        b = bautin_l2(model, param, _ball(value, rel), _ball(omega, rel), weights)
+        return mpmath.re(_mp(b)), _rad(b)
 
 
 def _equivariant(model, lyap, value, omega, mult, r_prime, dps):

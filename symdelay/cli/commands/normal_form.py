@@ -108,6 +108,11 @@ def run(args) -> int:
         if slope != "nan"
         else f"  d omega / d {p} along the cycles: not defined where l1 = 0",
     ]
+    if rec.get("l2") is not None:
+        lines.append(
+            f"  l2 = {rec['l2']}  (|error| <= {rec['l2_radius']}; second Lyapunov "
+            f"coefficient, same normalisation): {nf.bautin_note}"
+        )
     cf = rec["closed_form"]
     if cf["l1"] is not None:
         lines.append(f"  closed form l1 = {cf['l1']}")
