@@ -56,6 +56,7 @@ __all__ = [
     "delay_normal_form_fields",
     "delay_hopf_fields",
     "bautin_l2",
+    "bautin_point_l2",
 ]
 
 
@@ -760,8 +761,46 @@ def bautin_l2(model, param, value, omega, weights, others: tuple = ()):
 
     lyap = delay_lyapunov(model, param, tuple(others), order=5)
     bt = lyap.bautin(value, omega)
+    if weights is None:  # no imbalance: Kuznetsov's <q, q> = 1
+        nq2 = sum((abs(v) ** 2 for v in bt.q), flint.arb(0))
+        return (bt.c2 / nq2**2).real / omega
     cq = sum((weights[j] * bt.q[j] for j in range(len(weights))), flint.acb(0))
     return (bt.c2 / abs(cq) ** 4).real / omega
+
+
+def bautin_point_l2(model, names, x, y, omega, dps: int) -> dict:
+    """``{"l2", "l2_radius", "fold_side"}`` at a Bautin point ``(x, y)`` of a stability map
+    in the parameters ``names`` (tables and delay models alike, the one record shape):
+    :func:`bautin_l2` in Arb balls of relative width ``10^-dps`` around the located point
+    (mpmath numbers or ``arb`` balls), ``l2`` in the map's normalisation of ``l1`` (the
+    imbalance, else ``|q| = 1``). ``fold_side``: ``"l1 > 0"`` where ``l2 < 0`` (the folds of
+    cycles, and the curve of them, lie along the part of the Hopf curve where ``l1 > 0``),
+    ``"l1 < 0"`` where ``l2 > 0``, None when the sign of ``l2`` is not decided. Where ``l2``
+    cannot be computed the values are None and ``l2_note`` says why in one line."""
+    import flint
+
+    from symdelay.analysis.stochastic import difference_weights
+    from symdelay.core.precision import work_bits
+
+    rel = 10.0 ** (-dps)
+
+    def ball(v):
+        if isinstance(v, flint.arb):
+            v = _mpf(v.mid())
+        return _ball(mpmath.mpf(v), rel)
+
+    with mpmath.workdps(dps + 2 * GUARD), flint.ctx.workprec(work_bits(dps, 2 * GUARD)):
+        try:
+            b = bautin_l2(
+                model, names[0], (ball(x), ball(y)), ball(omega), difference_weights(model),
+                others=(names[1],),
+            )  # fmt: skip
+        except (SymdelayInputError, ZeroDivisionError, NotImplementedError) as exc:
+            why = str(exc) if not isinstance(exc, ZeroDivisionError) else "a solve not certified"
+            return {"l2": None, "l2_radius": None, "fold_side": None, "l2_note": why}
+        l2, rad = mpmath.re(_mp(b)), _rad(b)
+    side = None if abs(l2) <= rad else ("l1 > 0" if l2 < 0 else "l1 < 0")
+    return {"l2": l2, "l2_radius": rad, "fold_side": side}
 
 
 def _neutral_refusal(lyap, value) -> str | None:

@@ -27,7 +27,8 @@ direction ``v``. Pseudo-arclength steps (the parameters scaled by the box) follo
 curve, the tangent from the bordered Jacobian at each point.
 
 It starts from the fold the Bautin normal form predicts at a Hopf point of the map's curve
-near the Bautin point: with ``c1`` and ``c2`` there (:mod:`symdelay.analysis.lyapunov2`),
+near the Bautin point: with ``c1`` and ``c2`` there
+(:meth:`symdelay.analysis.dnormal.DelayLyapunov.bautin`),
 ``rho^2 = -Re c1 / (2 Re c2)`` on the side where it is positive, the normal form's cycle of
 that amplitude at the parameter where ``beta = -Re c1 rho^2 / 2``, corrected onto the
 augmented system. Where that fails (or without the map's curve), from a fold located on a
@@ -617,14 +618,15 @@ def _axis3(a):
 def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, notes):
     """The first point of the curve from the Bautin normal form, or None (``notes`` says
     why): at a Hopf point of the curve near the Bautin point, ``c1`` and ``c2``
-    (:func:`symdelay.analysis.lyapunov2.second_lyapunov`) predict the fold's amplitude
+    (:meth:`symdelay.analysis.dnormal.DelayLyapunov.bautin`, the one path of ``l2``)
+    predict the fold's amplitude
     ``rho^2 = -Re c1 / (2 Re c2)`` (on the side where it is positive) and its distance from
     the Hopf point, ``Re lambda = -Re c1 rho^2 / 2`` (the crossing speed by a central
     difference); that cycle, corrected onto the augmented system (the other parameter
     held), is the first point."""
-    import mpmath
+    import flint
 
-    from symdelay.analysis.lyapunov2 import second_lyapunov
+    from symdelay.analysis.dnormal import delay_lyapunov
 
     xn, yn = names
     xlo, xhi, ylo, yhi = box
@@ -642,13 +644,15 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
         d = (P[j + 1, :2] - P[j - 1, :2]) / S
         along_x = abs(d[1]) >= abs(d[0])  # the curve moves along y: hold y, continue in x
         try:
-            with mpmath.workdps(20):
-                bc = second_lyapunov(model, names, (repr(float(x0)), repr(float(y0))),
-                                     repr(float(w)), dps=12)  # fmt: skip
+            with flint.ctx.workprec(96):
+                lyap = delay_lyapunov(model, xn, (yn,), order=5)
+                bt = lyap.bautin((flint.arb(float(x0)), flint.arb(float(y0))), flint.arb(float(w)))
+                c1, c2 = complex(bt.c1.mid()), complex(bt.c2.mid())
+                q = np.array([complex(v.mid()) for v in bt.q])
         except (SymdelayInputError, ZeroDivisionError) as exc:
             why.append(str(exc))
             continue
-        rc1, rc2 = float(mpmath.re(bc.c1)), float(mpmath.re(bc.c2))
+        rc1, rc2 = c1.real, c2.real
         if not rc1 * rc2 < 0:
             continue  # no fold on this side
         rho2 = -rc1 / (2 * rc2)
@@ -672,7 +676,6 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
         a, b = xy(pf)
         fld.q = b
         eq = fld.equilibrium(a)
-        q = np.array([complex(v) for v in bc.q])
         coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
         tn = coll.node_times()
         U = eq[None, :] + 2 * math.sqrt(rho2) * np.real(
@@ -686,7 +689,8 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
         except (NewtonFailed, np.linalg.LinAlgError) as exc:
             why.append(f"the predicted fold did not converge ({exc})")
             continue
-        pred_amp = 2 * math.sqrt(rho2) * abs(complex(fld.weights @ q))
+        qx = complex(fld.weights @ q)
+        pred_amp = 2 * math.sqrt(rho2) * abs(qx)
         if not first.amp > 0.5 * pred_amp:
             why.append("the predicted fold converged to the equilibrium")
             continue
@@ -695,8 +699,8 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
             "fixed": {"name": yn if along_x else xn, "value": repr(float(value))},
             "continued": xn if along_x else yn,
             "hopf": repr(float(h)),
-            "l1": repr(float(bc.l1)),
-            "l2": repr(float(bc.l2)),
+            "l1": repr(rc1 / float(w) / abs(qx) ** 2),
+            "l2": repr(rc2 / float(w) / abs(qx) ** 4),
             "predicted_fold": repr(float(pf)),
             "augmented_fold": repr(float(first.p if along_x else first.q)),
             "predicted_amplitude": repr(pred_amp),
