@@ -226,6 +226,10 @@ class DelayLyapunov:
             """``{order: [(index tuple, slot)]}`` of the non-zero derivatives at ``base``."""
             f = smooth(f, label)
             used = [k for k, v in enumerate(variables) if f.has(v)]
+            if self.order > 3:  # the fifth order: truncated Taylor arithmetic, exactly
+                found = taylor_rows(f, used, variables, base)
+                if found is not None:
+                    return found
             out = {}
             known = {(): f}  # each derivative from the one of an order below
             for order in range(1, self.order + 1):
@@ -241,6 +245,28 @@ class DelayLyapunov:
                         rows.append((idx, len(exprs)))
                         exprs.append(e)
                 out[order] = rows
+            return out
+
+        def taylor_rows(f, used, variables, base):
+            """The rows of :func:`derivatives` from :func:`taylor_derivatives` (None where
+            it does not expand a node)."""
+            from symdelay.analysis.taylor import taylor_derivatives
+
+            names = [variables[k] for k in used]
+            bvals = {v: at(base.get(v, v)) for v in names}
+            try:
+                ders = taylor_derivatives(f.xreplace(subs) if subs else f, names, bvals,
+                                          self.order)  # fmt: skip
+            except NotImplementedError:
+                return None
+            out = {order: [] for order in range(1, self.order + 1)}
+            for local in sorted(ders, key=lambda k: (len(k), k)):
+                if not local:
+                    continue
+                e = at(ders[local])
+                if e != 0:
+                    out[len(local)].append((tuple(used[i] for i in local), len(exprs)))
+                    exprs.append(e)
             return out
 
         zero_dots = dict.fromkeys(dots, sp.Integer(0))
