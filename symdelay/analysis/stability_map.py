@@ -362,9 +362,9 @@ def stability_map(
         parameters (:func:`symdelay.analysis.fold_cycles.fold_of_cycles`: collocation of the
         periodic orbits, double precision) to the box's edge. Default None: when the
         estimated cost is within the budget (a note says when it is not; ``force`` lifts
-        it); False: not computed. For a delay model the same, each curve started from a fold
-        located on a one-parameter delay branch near the Bautin point (the delay collocation
-        of :mod:`symdelay.analysis.dbvp`).
+        it); False: not computed. For a delay model the same on the delay collocation of
+        :mod:`symdelay.analysis.dbvp`, each curve started from the fold the Bautin normal
+        form predicts (else from a fold located on a one-parameter delay branch).
 
     Returns
     -------
