@@ -73,17 +73,18 @@ def _l2(model, weights, b, bits=200):
 
 
 def test_table_l2_is_the_finite_difference_value_at_the_bautin_point():
-    """The cubic-routing table at its Bautin point (theta, b) = (8, 512/3): exact derivatives
-    in Arb against central differences in mpmath (|q| = 1 there, rescaled to q_x = 1)."""
+    """The cubic-routing table at its Bautin point (theta, b) = (8, 512/3): ``normal_form``
+    in theta at b = 512/3 (l1 zero to the digits: "degenerate", l2 given) against central
+    differences in mpmath (|q| = 1 there, rescaled to q_x = 1)."""
     model = cubic_routing_model()
-    ball = _l2(model, [1, -1, 0, 0, 0, 0], Fraction(512, 3))
     ref = second_lyapunov(model, ("theta", "b"), ("8", "512/3"), mpmath.sqrt(3), dps=20)
     assert abs(ref.l1) < 1e-15
-    qx = abs(ref.q[0] - ref.q[1])
-    expect = float(ref.l2 / qx**4)
-    assert float(ball.rad()) < 1e-30
-    assert float(ball.mid()) == pytest.approx(expect, rel=1e-14)
-    assert float(ball.mid()) == pytest.approx(-98.5344459416961, rel=1e-13)
+    expect = float(ref.l2 / abs(ref.q[0] - ref.q[1]) ** 4)
+    nf = normal_form(model.with_values(b="512/3"))
+    assert nf.theta_c == 8 and nf.criticality == "degenerate"
+    assert float(nf.l2) == pytest.approx(expect, rel=1e-13) and nf.l2_radius < 1e-12
+    assert float(nf.l2) == pytest.approx(-98.5344459416961, rel=1e-13)
+    assert nf.bautin_note.startswith("l2 < 0")
 
 
 @pytest.mark.parametrize("b", [Fraction(512, 3), Fraction(100)])
