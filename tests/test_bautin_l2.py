@@ -65,6 +65,61 @@ swap = [["q1", "q2"]]
 """
 
 
+def _filtered(seen: str) -> str:
+    """The cubic routing on the queues seen through a filter: ``seen`` names the observed
+    queue i ({i}) as an expression."""
+    w1, w2 = (f"exp(-theta*({seen.format(i=i)} - 1) - b*({seen.format(i=i)} - 1)**3)"
+              for i in (1, 2))  # fmt: skip
+    text = '[parameters]\ntheta = "real"\nb = "real"\n'
+    for i, (a, c) in enumerate(((w1, w2), (w2, w1)), start=1):
+        text += (f'[[transitions]]\nname = "arrival to {i}"\nchange = {{ q{i} = 1 }}\n'
+                 f'rate = "2*{a}/({a} + {c})"\n'
+                 f'[[transitions]]\nname = "service {i}"\nchange = {{ q{i} = -1 }}\n'
+                 f'rate = "q{i}"\n')  # fmt: skip
+    return text
+
+
+#: The cubic routing on the queues seen through an Erlang(2) information lag (mean 1) ...
+SEEN_LAG = (
+    'name = "cubic routing, Erlang(2) information lag"\n'
+    + _filtered("delayed(q{i}, seen)")
+    + '[lags]\nseen = { kind = "gamma", shape = "2", mean = "1" }\n'
+    + '[state]\nnames = ["q1", "q2"]\n[symmetry]\nswap = [["q1", "q2"]]\n'
+)
+#: ... and through its two-phase filter y' = 2 (q - y), written as transitions (a table)
+SEEN_CHAIN = (
+    'name = "cubic routing, two-phase filter"\n'
+    + _filtered("y{i}2")
+    + "".join(
+        f'[[transitions]]\nname = "{name} {i}"\nchange = {{ {var} = {sign} }}\nrate = "2*{src}"\n'
+        for i in (1, 2)
+        for name, var, sign, src in (
+            ("in 1", f"y{i}1", 1, f"q{i}"),
+            ("out 1", f"y{i}1", -1, f"y{i}1"),
+            ("in 2", f"y{i}2", 1, f"y{i}1"),
+            ("out 2", f"y{i}2", -1, f"y{i}2"),
+        )
+    )
+    + '[state]\nnames = ["q1", "q2", "y11", "y12", "y21", "y22"]\n'
+    + '[symmetry]\nswap = [["q1", "q2"], ["y11", "y21"], ["y12", "y22"]]\n'
+)
+
+
+def test_an_erlang_information_lag_has_the_l2_of_its_filter_chain(tmp_path):
+    """A lagged observation (the kernel's derivative in the occurrences) against the same
+    filter as phase states, at the Hopf point theta = 9, omega = 2 sqrt 2 (b = 2: l1 < 0,
+    away from a Bautin point, where the two normal forms agree as well)."""
+    out = []
+    for text, weights in ((SEEN_LAG, [1, -1]), (SEEN_CHAIN, [1, -1, 0, 0, 0, 0])):
+        f = tmp_path / "seen.toml"
+        f.write_text(text)
+        m = Model.from_toml(f, b="2")
+        with flint.ctx.workprec(200):
+            out.append(bautin_l2(m, "theta", flint.arb(9), flint.arb(8).sqrt(), weights))
+    assert out[0].overlaps(out[1]) and float(out[0].rad()) < 1e-40
+    assert float(out[0].mid()) == pytest.approx(0.3497903123840866668, rel=1e-15)
+
+
 def _l2(model, weights, b, bits=200):
     """l2 at the cubic model's Hopf point theta = 8 (omega = sqrt 3) for the given b."""
     with flint.ctx.workprec(bits):
