@@ -495,7 +495,8 @@ def _table_l2(model, param, value, omega, weights, dps):
     """``(l2, radius)`` at a degenerate Hopf point of a table (``l1`` zero to half the
     digits): :func:`symdelay.analysis.dnormal.bautin_l2` in Arb balls of the working
     relative width around ``(value, omega)``; ``(None, None)`` where the equilibrium has no
-    closed form (the forms are differentiated along it)."""
+    closed form (the forms are differentiated along it) or a linear solve is not certified
+    over the balls."""
     import flint
 
     from symdelay.analysis.dnormal import _ball, _mp, _rad, bautin_l2
@@ -505,7 +506,10 @@ def _table_l2(model, param, value, omega, weights, dps):
         return None, None
     rel = 10.0 ** (-(dps + GUARD - 2))
     with mpmath.workdps(dps + 2 * GUARD), flint.ctx.workprec(work_bits(dps, 2 * GUARD)):
-        b = bautin_l2(model, param, _ball(value, rel), _ball(omega, rel), weights)
+        try:
+            b = bautin_l2(model, param, _ball(value, rel), _ball(omega, rel), weights)
+        except ZeroDivisionError:  # a linear solve not certified over the balls
+            return None, None
         return mpmath.re(_mp(b)), _rad(b)
 
 
