@@ -398,11 +398,10 @@ def _unpack(vals, n, hk, tk):
 
 
 def hopf_coefficients(model, param: str, value, omega, state):
-    """:class:`symdelay.analysis.normal_form.HopfCoefficients` (``c1``, ``r'``, ``q``,
+    """:class:`symdelay.analysis.projection.HopfCoefficients` (``c1``, ``r'``, ``q``,
     ``l1``) at the Hopf point ``param = value`` with the equilibrium ``state`` (mpf), in
     mpmath at the working precision in force (module docstring)."""
-    from symdelay.analysis.normal_form import HopfCoefficients
-    from symdelay.analysis.projection import c1_coefficient, eigenvectors
+    from symdelay.analysis.projection import HopfCoefficients, c1_coefficient, eigenvectors
 
     sym, st = _setup(model, param)
     states = st.states

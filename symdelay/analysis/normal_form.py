@@ -19,6 +19,7 @@ import mpmath
 import numpy as np
 
 from symdelay.analysis.entry import entry_doc, specialised
+from symdelay.analysis.projection import HopfCoefficients
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number, option_text
@@ -619,19 +620,6 @@ def _dpoly(cs):
 
 
 # ------------------------------------------------------------------------------ l1
-@dataclass(frozen=True)
-class HopfCoefficients:
-    """At one Hopf point: ``c1`` and ``r'`` for the critical eigenvector ``q`` (a column,
-    any scale: ``c1`` scales like ``|q|^2``, ``r'`` does not), ``l1`` (Kuznetsov's
-    normalisation ``<q, q> = 1``: ``Re c1 / (|q|^2 omega)``) and the eigenvector residual."""
-
-    c1: object
-    r_prime: object
-    q: object
-    l1: object
-    residual: object
-
-
 def first_lyapunov(model, names, *, derivative: bool = False) -> FirstLyapunov:
     """The model's :class:`FirstLyapunov` in the parameters ``names``, cached on the model."""
     key = f"first lyapunov {' '.join(names)}{' d' if derivative else ''}"
