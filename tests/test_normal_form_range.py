@@ -156,3 +156,20 @@ def test_cli_range(capsys, chain_nf):
     assert capsys.readouterr().err == (
         "symdelay: error: no Hopf point in [2.2, 2.4]: the unstable count is 2 throughout\n"
     )
+
+
+def test_critical_over_a_range(capsys, chain, chain_nf):
+    from symdelay.analysis.critical import critical
+
+    curve = critical(chain, "b1", lo="2.0", hi="2.4", dps=20)
+    (pt,) = curve.points
+    assert abs(pt.critical - chain_nf.theta_c) < mpmath.mpf(10) ** -19
+    assert abs(pt.omega - chain_nf.omega) < mpmath.mpf(10) ** -19
+    assert "the unstable count 0 below it and 2 above" in pt.note
+    with pytest.raises(SymdelayInputError, match="leave at"):
+        critical(chain, "b1", over="a1", at=[5], lo="2.0", hi="2.4")
+    argv = ["critical", "--model-file", FILE, "--param", "b1", "--range"]
+    assert cli_main([*argv, "2.2:2.4"]) == 2
+    assert capsys.readouterr().err == (
+        "symdelay: error: no crossing in [2.2, 2.4]: the unstable count is 2 throughout\n"
+    )

@@ -48,6 +48,7 @@ __all__ = [
     "moving_hopf_points",
     "hopf_coefficients",
     "range_normal_form_fields",
+    "range_first_crossing",
 ]
 
 #: values of the parameter at which the followed equilibrium's eigenvalues are counted
@@ -633,3 +634,34 @@ _RANGE_METHOD = (
     "Krawczyk box of its eigenvector system; Kuznetsov's projection formula evaluated in "
     "Arb balls over the box"
 )
+
+
+def range_first_crossing(model, param: str, lo, hi, dps: int = 15):
+    """The first crossing of the equilibrium followed numerically in ``param`` over
+    ``[lo, hi]`` (:func:`moving_hopf_points`), where it is a proved Hopf point:
+    ``(value, omega, note)`` (mpf, the Krawczyk box's midpoints; ``note`` what was searched
+    and the unstable counts on either side). Refused in one line where the count never
+    changes in the range, or where it first changes through a real root (not located)."""
+    mh = moving_hopf_points(model, param, lo, hi, dps=dps)
+    counts = list(mh.counts)
+    k = next((i for i in range(len(counts) - 1) if counts[i + 1] != counts[i]), None)
+    stop = f" ({mh.stop})" if mh.stop else ""
+    if k is None:
+        raise SymdelayInputError(
+            f"no crossing in [{lo}, {hi}]: the unstable count is {counts[0]} throughout{stop}"
+        )
+    a, b = mh.grid[k], mh.grid[k + 1]
+    first = mh.points[0] if mh.points else None
+    if first is None or not a <= float(first.value) <= b:
+        raise SymdelayInputError(
+            f"the first crossing in [{lo}, {hi}], between {param} = {a:.8g} and {b:.8g} (the "
+            f"unstable count {counts[k]} -> {counts[k + 1]}), is a real root: it is not "
+            "located (only Hopf points are)"
+        )
+    note = (
+        f"the first crossing in [{lo}, {hi}] of the {mh.note}: a Hopf point, the unstable "
+        f"count {counts[k]} below it and {counts[k + 1]} above; proved in "
+        f"[{first.bracket[0]}, {first.bracket[1]}] by the Hurwitz determinant's signs "
+        f"{first.signs[0]:+d}, {first.signs[1]:+d}" + (f"; {mh.stop}" if mh.stop else "")
+    )
+    return first.value, first.omega, note
