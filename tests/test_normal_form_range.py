@@ -134,7 +134,7 @@ def test_founding_model_through_the_range_equals_its_own_paths():
 
 def test_range_refusals(chain):
     with pytest.raises(SymdelayInputError, match=r"^no Hopf point in \[2.2, 2.4\]: the unstable "
-                       "count is 2 throughout$"):  # fmt: skip
+                       r"count is 2 throughout \(at each of the 64 equally spaced values"):  # fmt: skip
         normal_form(chain, param="b1", lo="2.2", hi="2.4")
     with pytest.raises(SymdelayInputError, match="both lo and hi"):
         normal_form(chain, param="b1", lo="2.2")
@@ -153,8 +153,8 @@ def test_cli_range(capsys, chain_nf):
     assert rec == json.loads(json.dumps(chain_nf.to_json()))
     assert rec["hopf_points"][0]["value"] == rec["critical_value"]
     assert cli_main([*argv[:-1], "2.2:2.4"]) == 2
-    assert capsys.readouterr().err == (
-        "symdelay: error: no Hopf point in [2.2, 2.4]: the unstable count is 2 throughout\n"
+    assert capsys.readouterr().err.startswith(
+        "symdelay: error: no Hopf point in [2.2, 2.4]: the unstable count is 2 throughout ("
     )
 
 
@@ -170,6 +170,7 @@ def test_critical_over_a_range(capsys, chain, chain_nf):
         critical(chain, "b1", over="a1", at=[5], lo="2.0", hi="2.4")
     argv = ["critical", "--model-file", FILE, "--param", "b1", "--range"]
     assert cli_main([*argv, "2.2:2.4"]) == 2
-    assert capsys.readouterr().err == (
-        "symdelay: error: no crossing in [2.2, 2.4]: the unstable count is 2 throughout\n"
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        "symdelay: error: no crossing in [2.2, 2.4]: the unstable count is 2 throughout ("
     )

@@ -438,6 +438,14 @@ def hopf_coefficients(model, param: str, value, omega, state):
     return HopfCoefficients(c1, rp, eig.q, mpmath.re(c1) / norm2 / omega, residual)
 
 
+def _scanned(mh) -> str:
+    """What the scan of :func:`moving_hopf_points` looked at, for a refusal."""
+    return (
+        f"at each of the {len(mh.grid)} equally spaced values of the scan; a pair that "
+        "crosses and crosses back between two of them is not seen"
+    )
+
+
 def range_normal_form_fields(model, param: str, lo, hi, dps: int = 15) -> dict:
     """The fields of the :class:`~symdelay.analysis.normal_form.NormalForm` at the first Hopf
     point in ``[lo, hi]`` of the equilibrium followed numerically in ``param``
@@ -488,7 +496,7 @@ def range_normal_form_fields(model, param: str, lo, hi, dps: int = 15) -> dict:
         counts = sorted(set(mh.counts))
         stop = f" ({mh.stop})" if mh.stop else ""
         what = (
-            f"the unstable count is {counts[0]} throughout"
+            f"the unstable count is {counts[0]} throughout ({_scanned(mh)})"
             if len(counts) == 1
             else "the unstable count changes only by real roots ("
             + " -> ".join(str(c) for c, _ in itertools.groupby(mh.counts))
@@ -648,7 +656,8 @@ def range_first_crossing(model, param: str, lo, hi, dps: int = 15):
     stop = f" ({mh.stop})" if mh.stop else ""
     if k is None:
         raise SymdelayInputError(
-            f"no crossing in [{lo}, {hi}]: the unstable count is {counts[0]} throughout{stop}"
+            f"no crossing in [{lo}, {hi}]: the unstable count is {counts[0]} throughout "
+            f"({_scanned(mh)}){stop}"
         )
     a, b = mh.grid[k], mh.grid[k + 1]
     first = mh.points[0] if mh.points else None
