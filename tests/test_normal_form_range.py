@@ -105,6 +105,9 @@ def test_closed_form_table_through_the_range_equals_the_exact_path():
     tol = mpmath.mpf(10) ** -18
     assert abs(nf.theta_c - 5) < tol and abs(nf.omega - 2) < tol
     assert abs(nf.r_prime - mpmath.mpf(1) / 2) < tol
+    with mpmath.workdps(30):  # the period at dps digits, not at the precision in force
+        assert abs(nf.period - mpmath.pi) < tol
+        assert nf.record()["period"] == mpmath.nstr(+mpmath.pi, 20) == "3.1415926535897932385"
     exact = first_lyapunov(bru, ("b",), derivative=True)
     with mpmath.workdps(40):
         h = exact.hopf((mpmath.mpf(5),), mpmath.mpf(2))  # the exact Hopf point

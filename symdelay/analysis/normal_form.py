@@ -80,6 +80,11 @@ class NormalForm(Result):
     rotating wave, the two standing waves, each with its isotropy, criticality, stability,
     amplitude law and phase lags); elsewhere ``patterns`` is None and ``patterns_reason``
     says why in one line.
+
+    Over a range (``normal_form(..., lo=, hi=)``): ``hopf_points``, every Hopf point found
+    on the equilibrium followed numerically (the first described), and ``observed``, the
+    combination of states ``l1`` and the amplitude refer to (the imbalance of a model with a
+    symmetry, its first state otherwise; None on the other paths: ``q1 - q2``).
     """
 
     L: object
@@ -157,7 +162,8 @@ class NormalForm(Result):
 
     @property
     def period(self) -> mpmath.mpf:
-        return 2 * mpmath.pi / self.omega
+        with mpmath.workdps(self.dps + GUARD):  # not at the precision in force: dps digits
+            return 2 * mpmath.pi / self.omega
 
     def amplitude(self, theta):
         """``c sqrt(|p - p_c|)`` on the side where the cycles live (float numpy; NaN on the
