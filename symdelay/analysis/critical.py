@@ -421,7 +421,10 @@ def _range_critical(model, param, over, at, dps, method, lo, hi) -> CriticalCurv
     value, omega, note = range_first_crossing(model, param, lo, hi, dps=dps)
     with mpmath.workdps(dps + GUARD):
         point = CriticalPoint(None, +value, +omega, None, note=note, param=param, over=over)
-    return critical_record(model, param, over, [point], dps, "generic", ())
+    # the family's closed forms describe its first crossing, which need not be the range's
+    return replace(
+        critical_record(model, param, over, [point], dps, "generic", ()), closed_forms=None
+    )
 
 
 def _critical(model, param, over, at, dps, method, float64, force) -> CriticalCurve:
