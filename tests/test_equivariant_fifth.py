@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import mpmath
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
@@ -167,3 +168,31 @@ def test_cli_prints_the_decided_standing_wave(capsys):
     assert f"C = {zz['fifth_order']['C']['re']}" in out
     assert "(the reflection): supercritical, stable" in out
     assert "(the reflection with half the period): supercritical, unstable (positive: " in out
+
+
+def test_the_decision_follows_the_sign_and_its_bound(standing):
+    """The standing waves' verdicts from a given fifth-order result: the sign of
+    ``Re(conj(A - B) C)`` when it exceeds its bound, null with the value inside it, null with
+    the reason when ``C`` was not computed."""
+    from symdelay.analysis.equivariant import _patterns
+
+    model, nf = standing
+    eq = nf.equivariant
+    names = [s.name for s in model.states]
+    orbit = tuple(names.index(k) for k in eq.orbit)
+    A, B = eq.A, eq.B  # Re(A + B) < 0, Re(A - B) < 0
+
+    def verdicts(five):
+        pats = _patterns(A, B, nf.r_prime, [eq.q1, eq.q2], orbit, model, -1.0, 15, five)
+        return [(p["stable"], p["stability_reason"]) for p in pats[1:]]
+
+    C = mpmath.mpc(3, 4)
+    S = mpmath.re(mpmath.conj(A - B) * C)
+    both = verdicts({"C": C, "criterion": S, "criterion_error": mpmath.mpf(1), "scale": 1})
+    assert [v for v, _ in both] == ([True, False] if S < 0 else [False, True])
+    inside = verdicts({"C": C, "criterion": S, "criterion_error": abs(S), "scale": 1})
+    assert [v for v, _ in inside] == [None, None]
+    assert all("zero within its bound" in why for _, why in inside)
+    for five, word in ((None, "not computed)"), ({"C": None, "reason": "no exp"}, "no exp")):
+        out = verdicts(five)
+        assert [v for v, _ in out] == [None, None] and all(word in why for _, why in out)
