@@ -434,6 +434,11 @@ def fifth_order(model, lyap, value, omega, kappa, dps) -> dict:
             lo = _fifth_at(model, lyap, value, omega, kappa)
     except SeriesUnsupported as exc:
         return {"C": None, "reason": str(exc)}
+    except ZeroDivisionError:
+        return {
+            "C": None,
+            "reason": "a term of the drift is singular at the equilibrium (a power or log of 0)",
+        }
     hi["C_error"] = abs(hi["C"] - lo["C"])
     hi["criterion_error"] = abs(hi["criterion"] - lo["criterion"])
     return hi
