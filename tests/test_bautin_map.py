@@ -67,7 +67,14 @@ def test_bautin_point_at_the_closed_form(cubic_map):
     rec = res.to_json()
     json.dumps(rec)
     (b,) = [p for p in rec["special_points"] if p["type"] == "bautin"]
-    assert set(b) == {"type", "x", "y", "omega", "factor", "certified", "l1_left", "l1_right"}
+    assert set(b) == {
+        "type", "x", "y", "omega", "factor", "certified", "l1_left", "l1_right",
+        "l2", "l2_radius", "fold_side", "l2_note",
+    }  # fmt: skip
+    # l2 < 0 (the finite-difference second path of tests/test_bautin_l2.py agrees): the folds
+    # of cycles lie where l1 > 0, the b > 512/3 side of theta = 8
+    assert float(b["l2"]) < 0 and float(b["l2_radius"]) < 1e-6 * abs(float(b["l2"]))
+    assert b["fold_side"] == "l1 > 0" and b["l2_note"] is None
     assert b["y"].startswith("170.666666666")
     assert any("1 Bautin point" in n for n in res.notes)
 

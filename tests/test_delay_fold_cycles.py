@@ -57,6 +57,9 @@ def test_the_fold_curve_ends_at_the_bautin_point_tangent_to_the_hopf_line(curve)
     th_c, _ = _hopf_line()
     assert curve.ends == ("Bautin point", "box edge")
     assert float(curve.start["residual"]) < 1e-10
+    # started from the fold the Bautin normal form predicts (l2 < 0: where l1 > 0)
+    assert curve.start["kind"] == "fold predicted by the Bautin normal form"
+    assert float(curve.start["l2"]) < 0 < float(curve.start["l1"])
     x, y, _, A = curve.arrays()
     assert (x[0], y[0], A[0]) == (C_B, th_c, 0.0)
     assert x[-1] == pytest.approx(0.1, abs=1e-12)  # landed on the box's edge

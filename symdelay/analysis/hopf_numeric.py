@@ -42,7 +42,14 @@ import numpy as np
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 
-__all__ = ["MovingHopf", "HopfPoint", "moving_hopf_points", "hopf_coefficients"]
+__all__ = [
+    "MovingHopf",
+    "HopfPoint",
+    "moving_hopf_points",
+    "hopf_coefficients",
+    "range_normal_form_fields",
+    "range_first_crossing",
+]
 
 #: values of the parameter at which the followed equilibrium's eigenvalues are counted
 SCAN = 64
@@ -59,6 +66,7 @@ class HopfPoint:
     state: tuple
     bracket: tuple
     signs: tuple
+    box: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,7 @@ class MovingHopf:
     stop: str | None
     note: str
     follow: object
+    counts: tuple = ()
 
 
 class _Follow:
@@ -221,9 +230,10 @@ def moving_hopf_points(model, param: str, lo, hi, dps: int = 15) -> MovingHopf:
     import flint
 
     from symdelay.analysis.map_core import _krawczyk, newton_np
+    from symdelay.core.exact import exact_number
     from symdelay.core.precision import GUARD, bits
 
-    lo, hi = sp.Rational(str(lo)), sp.Rational(str(hi))
+    lo, hi = exact_number("lo", lo), exact_number("hi", hi)
     _sym, st = _setup(model, param)
     _, s0 = _chosen(model, param, lo)
     grid = np.linspace(float(lo), float(hi), SCAN)
@@ -276,10 +286,11 @@ def moving_hopf_points(model, param: str, lo, hi, dps: int = 15) -> MovingHopf:
                 f"the Hopf point of {model.name} in {param} near {b[0]:.8g} did not converge: "
                 "give a narrower range or start from a cycle (--start VALUE)"
             )
+        box = []
         with mpmath.workdps(dps + GUARD):
             nz = len(z)
             ok, sol = _krawczyk(
-                system, [float(t) for t in z], list(range(nz)), [None] * nz, dps + 2
+                system, [float(t) for t in z], list(range(nz)), [None] * nz, dps + 2, boxes=box
             )
         if ok is None or not sol[1] > 0:
             raise SymdelayInputError(
@@ -310,7 +321,9 @@ def moving_hopf_points(model, param: str, lo, hi, dps: int = 15) -> MovingHopf:
                 "change of the Hurwitz determinant across it is not proved: start from a cycle "
                 "(--start VALUE)"
             )
-        found.append(HopfPoint(pc, sol[1], tuple(sol[2 : 2 + st.n]), (pa, pb), tuple(signs)))
+        found.append(
+            HopfPoint(pc, sol[1], tuple(sol[2 : 2 + st.n]), (pa, pb), tuple(signs), tuple(box))
+        )
     note = (
         f"equilibrium with every state positive (every real zero of the drift enumerated at "
         f"{param} = {lo}) followed by Newton over {len(grid)} of {SCAN} equally spaced values "
@@ -331,22 +344,20 @@ def moving_hopf_points(model, param: str, lo, hi, dps: int = 15) -> MovingHopf:
             )
         return s
 
-    return MovingHopf(tuple(found), grid, scan, stop, note, follow)
+    return MovingHopf(tuple(found), grid, scan, stop, note, follow, tuple(counts))
 
 
-def hopf_coefficients(model, param: str, value, omega, state):
-    """:class:`symdelay.analysis.normal_form.HopfCoefficients` (``c1``, ``r'``, ``q``,
-    ``l1``) at the Hopf point ``param = value`` with the equilibrium ``state`` (mpf), in
-    mpmath at the working precision in force (module docstring)."""
-    from symdelay.analysis.normal_form import HopfCoefficients
-    from symdelay.analysis.projection import c1_coefficient, eigenvectors
-
-    sym, st = _setup(model, param)
-    states = st.states
-    n = st.n
+def _tensor_exprs(model, param):
+    """The Jacobian's entries (by rows), the non-zero second and third derivatives of the
+    drift in the states, ``dF/dp`` and ``dJ/dp`` (by rows), as SymPy expressions in the
+    states and ``param`` (every other parameter substituted): ``(exprs, H keys, T keys)``,
+    cached on the model. Both the mpmath evaluation (:func:`hopf_coefficients`) and the Arb
+    one (:func:`range_normal_form_fields`) read them."""
 
     def build():
-        drift = [sp.sympify(e).xreplace(model.values) for e in model.drift]
+        sym, st = _setup(model, param)
+        states, n = st.states, st.n
+        drift = st.drift
         J = sp.Matrix(drift).jacobian(states)
         H, T = {}, {}
         for i, F in enumerate(drift):
@@ -361,36 +372,50 @@ def hopf_coefficients(model, param: str, value, omega, state):
                         T[(i, a, b, c)] = d3
         Fp = [sp.diff(F, sym) for F in drift]
         Jp = sp.diff(J, sym)
-        exprs = [*J, *H.values(), *T.values(), *Fp, *Jp]
-        f = sp.lambdify([*states, sym], exprs, "mpmath")
-        return f, list(H), list(T)
+        return [*J, *H.values(), *T.values(), *Fp, *Jp], list(H), list(T)
 
-    f, hk, tk = model.cached(f"moving hopf tensors {param}", build)
-    vals = f(*[mpmath.mpf(v) for v in state], mpmath.mpf(value))
+    return model.cached(f"moving hopf tensor expressions {param}", build)
+
+
+def _unpack(vals, n, hk, tk):
+    """``(A, H, T3, Fp, Jp)`` from the evaluated :func:`_tensor_exprs` (``A``, ``Jp`` lists
+    of rows; ``H``, ``T3`` filled over every order of the indices)."""
     k = 0
-    A = mpmath.matrix(n, n)
-    for i in range(n):
-        for j in range(n):
-            A[i, j] = vals[k]
-            k += 1
+    A = [list(vals[k + i * n : k + (i + 1) * n]) for i in range(n)]
+    k += n * n
     H, T3 = {}, {}
-    for key in hk:
-        i, a, b = key
+    for i, a, b in hk:
         for u, w in {(a, b), (b, a)}:
             H[(i, u, w)] = vals[k]
         k += 1
-    for key in tk:
-        i, a, b, c = key
+    for i, a, b, c in tk:
         for perm in set(itertools.permutations((a, b, c))):
             T3[(i, *perm)] = vals[k]
         k += 1
-    Fp = mpmath.matrix([vals[k + i] for i in range(n)])
+    Fp = list(vals[k : k + n])
     k += n
-    Jp = mpmath.matrix(n, n)
-    for i in range(n):
-        for j in range(n):
-            Jp[i, j] = vals[k]
-            k += 1
+    Jp = [list(vals[k + i * n : k + (i + 1) * n]) for i in range(n)]
+    return A, H, T3, Fp, Jp
+
+
+def hopf_coefficients(model, param: str, value, omega, state):
+    """:class:`symdelay.analysis.projection.HopfCoefficients` (``c1``, ``r'``, ``q``,
+    ``l1``) at the Hopf point ``param = value`` with the equilibrium ``state`` (mpf), in
+    mpmath at the working precision in force (module docstring)."""
+    from symdelay.analysis.projection import HopfCoefficients, c1_coefficient, eigenvectors
+
+    sym, st = _setup(model, param)
+    states = st.states
+    n = st.n
+
+    def build():
+        exprs, hk, tk = _tensor_exprs(model, param)
+        return sp.lambdify([*states, sym], exprs, "mpmath"), hk, tk
+
+    f, hk, tk = model.cached(f"moving hopf tensors {param}", build)
+    vals = f(*[mpmath.mpf(v) for v in state], mpmath.mpf(value))
+    Ar, H, T3, Fpl, Jpr = _unpack(vals, n, hk, tk)
+    A, Fp, Jp = mpmath.matrix(Ar), mpmath.matrix(Fpl), mpmath.matrix(Jpr)
     sdot = mpmath.lu_solve(A, -Fp)  # ds/dp
     # dA/dp along the equilibrium: dJ/dp + sum_c dJ/ds_c ds_c/dp (second derivatives H)
     dA = Jp.copy()
@@ -411,3 +436,241 @@ def hopf_coefficients(model, param: str, value, omega, state):
     norm2 = mpmath.fsum(abs(v) ** 2 for v in q)
     residual = mpmath.mnorm(A * eig.q - mpmath.mpc(0, omega) * eig.q, 1)
     return HopfCoefficients(c1, rp, eig.q, mpmath.re(c1) / norm2 / omega, residual)
+
+
+def _scanned(mh) -> str:
+    """What the scan of :func:`moving_hopf_points` looked at, for a refusal."""
+    return (
+        f"at each of the {len(mh.grid)} equally spaced values of the scan; a pair that "
+        "crosses and crosses back between two of them is not seen"
+    )
+
+
+def range_normal_form_fields(model, param: str, lo, hi, dps: int = 15) -> dict:
+    """The fields of the :class:`~symdelay.analysis.normal_form.NormalForm` at the first Hopf
+    point in ``[lo, hi]`` of the equilibrium followed numerically in ``param``
+    (:func:`moving_hopf_points`): the path of ``normal_form(model, param=..., lo=..., hi=...)``.
+
+    ``l1`` is bounded by evaluating Kuznetsov's formula
+    (:func:`symdelay.analysis.projection.c1_coefficient`, the package's one formula) in Arb
+    balls over the Krawczyk box of the Hopf system: the box holds ``(p_c, omega, x*, v)``
+    with ``v`` the critical eigenvector, so every quantity computed from it (the left
+    eigenvector solved in ``acb``, the resolvents, ``c1``, ``r' = <p, (dJ/dp + d2F/ds2 .
+    ds/dp) q>`` with ``ds/dp = -J^-1 dF/dp``) is a ball holding its value at the Hopf point,
+    and ``l1_radius`` covers the uncertainty of the point. ``l1`` is normalised by the
+    observed combination of the cycles (:class:`symdelay.analysis.bvp.OrbitField`: the
+    imbalance of a model with a symmetry, the first state otherwise).
+
+    Parameters
+    ----------
+    model : Model
+        A transition table without lags whose drift is rational in the states, ``param``
+        free and a number for every other parameter.
+    param : str
+        The bifurcation parameter.
+    lo, hi : str or Rational
+        The range searched (exact; decimal text is read exactly).
+    dps : int, default 15
+        Significant digits (5..10000) of the Hopf point, ``c1`` and ``l1``.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of ``NormalForm``, with ``hopf_points`` (every Hopf point found
+        in the range, the first described) and ``observed``.
+    """
+    import flint
+
+    from symdelay.analysis.bvp import _observed_text
+    from symdelay.analysis.projection import c1_coefficient
+    from symdelay.analysis.stochastic import difference_weights
+    from symdelay.core.numbers import format_number
+    from symdelay.core.params import as_dps
+    from symdelay.core.precision import GUARD, work_bits
+    from symdelay.model.arb_eval import arb_evaluator
+
+    dps = as_dps(dps)
+    mh = moving_hopf_points(model, param, lo, hi, dps=dps)
+    lo_t, hi_t = str(lo), str(hi)
+    if not mh.points:
+        counts = sorted(set(mh.counts))
+        stop = f" ({mh.stop})" if mh.stop else ""
+        what = (
+            f"the unstable count is {counts[0]} throughout ({_scanned(mh)})"
+            if len(counts) == 1
+            else "the unstable count changes only by real roots ("
+            + " -> ".join(str(c) for c, _ in itertools.groupby(mh.counts))
+            + ")"
+        )
+        raise SymdelayInputError(f"no Hopf point in [{lo_t}, {hi_t}]: {what}{stop}")
+    h0 = mh.points[0]
+    sym, st = _setup(model, param)
+    n = st.n
+    # a multiple imaginary pair has no scalar l1: the Krawczyk box proves the eigenvector
+    # system's solution isolated; the count of eigenvalues at i omega says it once more
+    ev = st.eig(np.array([float(v) for v in h0.state]), float(h0.value))
+    w0 = float(h0.omega)
+    if int(np.sum(np.abs(ev - 1j * w0) < 1e-6 * (1 + w0))) >= 2:
+        raise SymdelayInputError(
+            f"the imaginary pair at {param} = {float(h0.value):.10g} is multiple: a scalar l1 "
+            f"is not defined there; leave --range out for the equivariant answer"
+        )
+    weights = difference_weights(model)
+    if weights is None:
+        weights = [1] + [0] * (n - 1)
+    observed = _observed_text(st.states, weights)
+    exprs, hk, tk = _tensor_exprs(model, param)
+    f = model.cached(
+        f"moving hopf tensors arb {param}",
+        lambda: arb_evaluator(exprs, [*st.states, sym], cse=True),
+    )
+    box = h0.box
+    with flint.ctx.workprec(work_bits(dps, 2 * GUARD)), mpmath.workdps(dps + 2 * GUARD):
+        pb, wb = box[0], box[1]
+        sb = list(box[2 : 2 + n])
+        q = [flint.acb(box[2 + n + i], box[2 + 2 * n + i]) for i in range(n)]
+        A, H, T3, Fp, Jp = _unpack(f([*sb, pb]), n, hk, tk)
+        iw = flint.acb(0, wb)
+
+        def mat(k):
+            return flint.acb_mat(
+                n, n, [A[i][j] - (k * iw if i == j else 0) for i in range(n) for j in range(n)]
+            )
+
+        try:
+            # conj(p): conj(p)^T (A - i w) = 0, its largest component (from doubles) 1, the
+            # column of q's largest component left out (implied at the Hopf point)
+            Af = np.array([[float(a.mid()) for a in row] for row in A])
+            evl, U = np.linalg.eig(Af.T)
+            drop = int(np.argmax(np.abs(U[:, int(np.argmin(np.abs(evl + 1j * w0)))])))
+            piv = int(np.argmax([abs(complex(v.mid())) for v in q]))
+            rows = [r for r in range(n) if r != drop]
+            cols = [c for c in range(n) if c != piv]
+            M = mat(1)
+            Mt = flint.acb_mat(n - 1, n - 1, [M[r, c] for c in cols for r in rows])
+            rt = flint.acb_mat(n - 1, 1, [-M[drop, c] for c in cols])
+            solt = Mt.solve(rt)
+            pc = [flint.acb(1)] * n
+            for t, r in enumerate(rows):
+                pc[r] = solt[t, 0]
+            scale = sum((pc[i] * q[i] for i in range(n)), flint.acb(0))
+            pc = [v / scale for v in pc]
+
+            def solve(k, b):
+                x = mat(k).solve(flint.acb_mat(n, 1, b))
+                return [x[i, 0] for i in range(n)]
+
+            c1 = c1_coefficient(q, pc, H, T3, solve)
+            sdot = solve(0, [-v for v in Fp])  # ds/dp along the equilibrium
+            dAq = [
+                sum(
+                    (
+                        (Jp[i][j] + sum((v * sdot[b] for (ii, a, b), v in H.items()
+                                         if ii == i and a == j), flint.acb(0))) * q[j]
+                        for j in range(n)
+                    ),
+                    flint.acb(0),
+                )
+                for i in range(n)
+            ]  # fmt: skip
+            rp = sum((pc[i] * dAq[i] for i in range(n)), flint.acb(0))
+        except ZeroDivisionError:
+            raise SymdelayInputError(
+                f"the normal form at the Hopf point {param} = {float(h0.value):.10g}: a linear "
+                "solve over its Krawczyk box is not certified (the box too wide): raise --dps"
+            ) from None
+        cq = sum((weights[j] * q[j] for j in range(n)), flint.acb(0))
+        if 0 in abs(cq):
+            raise SymdelayInputError(
+                f"the critical eigenvector of {model.name} does not move the observed "
+                f"{observed}: no amplitude of it to give"
+            )
+        c1x_b = c1 / abs(cq) ** 2
+        l1_b = c1x_b.real / wb
+        norm2 = sum((abs(v) ** 2 for v in q), flint.arb(0))
+        l1u_b = c1.real / norm2 / wb
+
+        def mp(z):
+            return mpmath.mpc(mpmath.mpf(z.real.mid().str(dps + 2 * GUARD, radius=False)),
+                              mpmath.mpf(z.imag.mid().str(dps + 2 * GUARD, radius=False)))  # fmt: skip
+
+        c1x, c1m, rpm = mp(c1x_b), mp(c1), mp(rp)
+        l1 = mpmath.re(mp(flint.acb(l1_b)))
+        l1_rad = mpmath.mpf(l1_b.rad().str(5, radius=False))
+        acq = mpmath.re(mp(flint.acb(abs(cq))))
+        if mpmath.re(c1m) != 0:
+            amp = 2 * acq * mpmath.sqrt(abs(mpmath.re(rpm) / mpmath.re(c1m)))
+            slope = mpmath.im(rpm) - mpmath.im(c1m) * mpmath.re(rpm) / mpmath.re(c1m)
+        else:
+            amp = slope = mpmath.nan
+        pc_v, w_v = +mpmath.mpf(h0.value), +mpmath.mpf(h0.omega)
+        l1u = mpmath.re(mp(flint.acb(l1u_b)))
+        box_rad = mpmath.mpf(pb.rad().str(5, radius=False))
+    checks = {
+        "hopf_point_proved": True,
+        "hopf_box_radius": box_rad,
+        "hurwitz_signs": f"{h0.signs[0]:+d} at {param} = {h0.bracket[0]}, "
+        f"{h0.signs[1]:+d} at {param} = {h0.bracket[1]}",
+        "search": mh.note,
+        "range": f"[{lo_t}, {hi_t}]",
+    }
+    if mh.stop:
+        checks["branch_stop"] = mh.stop
+    hopf_points = tuple(
+        {
+            "value": format_number(p.value, dps),
+            "omega": format_number(p.omega, dps),
+            "bracket": [str(p.bracket[0]), str(p.bracket[1])],
+        }
+        for p in mh.points
+    )
+    from symdelay.analysis.entry import family_options
+
+    own = family_options(model) or {}
+    return dict(
+        L=own.get("L"), mu=own.get("mu"), lam=own.get("lam"), D=own.get("D"), dps=dps,
+        theta_c=pc_v, omega=w_v, c1=c1x,
+        r_prime=rpm, l1=l1, l1_unit=l1u,
+        amplitude_coefficient=amp, omega_slope=slope, method=_RANGE_METHOD,
+        model_name=model.name, checks=checks, multiplicity=1, param=param,
+        l1_radius=l1_rad, observed=observed, hopf_points=hopf_points,
+    )  # fmt: skip
+
+
+_RANGE_METHOD = (
+    "the equilibrium followed numerically in the parameter, the Hopf point proved by a "
+    "Krawczyk box of its eigenvector system; Kuznetsov's projection formula evaluated in "
+    "Arb balls over the box"
+)
+
+
+def range_first_crossing(model, param: str, lo, hi, dps: int = 15):
+    """The first crossing of the equilibrium followed numerically in ``param`` over
+    ``[lo, hi]`` (:func:`moving_hopf_points`), where it is a proved Hopf point:
+    ``(value, omega, note)`` (mpf, the Krawczyk box's midpoints; ``note`` what was searched
+    and the unstable counts on either side). Refused in one line where the count never
+    changes in the range, or where it first changes through a real root (not located)."""
+    mh = moving_hopf_points(model, param, lo, hi, dps=dps)
+    counts = list(mh.counts)
+    k = next((i for i in range(len(counts) - 1) if counts[i + 1] != counts[i]), None)
+    stop = f" ({mh.stop})" if mh.stop else ""
+    if k is None:
+        raise SymdelayInputError(
+            f"no crossing in [{lo}, {hi}]: the unstable count is {counts[0]} throughout "
+            f"({_scanned(mh)}){stop}"
+        )
+    a, b = mh.grid[k], mh.grid[k + 1]
+    first = mh.points[0] if mh.points else None
+    if first is None or not a <= float(first.value) <= b:
+        raise SymdelayInputError(
+            f"the first crossing in [{lo}, {hi}], between {param} = {a:.8g} and {b:.8g} (the "
+            f"unstable count {counts[k]} -> {counts[k + 1]}), is a real root: it is not "
+            "located (only Hopf points are)"
+        )
+    note = (
+        f"the first crossing in [{lo}, {hi}] of the {mh.note}: a Hopf point, the unstable "
+        f"count {counts[k]} below it and {counts[k + 1]} above; proved in "
+        f"[{first.bracket[0]}, {first.bracket[1]}] by the Hurwitz determinant's signs "
+        f"{first.signs[0]:+d}, {first.signs[1]:+d}" + (f"; {mh.stop}" if mh.stop else "")
+    )
+    return first.value, first.omega, note

@@ -91,7 +91,7 @@ def delay_l1_scan(model, curves, names, dps, notes, multiplicity, limit=L1_POINT
     line counts the signs."""
     import flint
 
-    from symdelay.analysis.dnormal import _neutral_refusal, delay_lyapunov
+    from symdelay.analysis.dnormal import _neutral_refusal, bautin_point_l2, delay_lyapunov
     from symdelay.analysis.map_core import illinois
     from symdelay.analysis.stochastic import difference_weights
     from symdelay.core.precision import GUARD, work_bits
@@ -165,7 +165,8 @@ def delay_l1_scan(model, curves, names, dps, notes, multiplicity, limit=L1_POINT
                 (x, y, w), ok = found
                 out.append(
                     {"type": "bautin", "x": x, "y": y, "omega": w, "factor": c.factor,
-                     "kind": "hopf", "certified": ok, "l1_left": mid(la), "l1_right": mid(lb)}
+                     "kind": "hopf", "certified": ok, "l1_left": mid(la), "l1_right": mid(lb),
+                     **bautin_point_l2(model, names, x, y, w, dps)}
                 )  # fmt: skip
     if multiple:
         notes.append(
@@ -271,7 +272,12 @@ def column_l1_scan(model, curves, names, axis, columns, dps, notes, multiplicity
     have no ``l1`` (the note says so)."""
     import flint
 
-    from symdelay.analysis.dnormal import _certify, _neutral_refusal, delay_lyapunov
+    from symdelay.analysis.dnormal import (
+        _certify,
+        _neutral_refusal,
+        bautin_point_l2,
+        delay_lyapunov,
+    )
     from symdelay.analysis.map_core import illinois
     from symdelay.analysis.stochastic import difference_weights
     from symdelay.core.lazy import sympy as sp
@@ -356,7 +362,7 @@ def column_l1_scan(model, curves, names, axis, columns, dps, notes, multiplicity
                 out.append(
                     {"type": "bautin", "x": x, "y": y, "omega": w, "factor": idx,
                      "kind": "hopf", "certified": ok, "l1_left": float(la.mid()),
-                     "l1_right": float(lb.mid())}
+                     "l1_right": float(lb.mid()), **bautin_point_l2(model, names, x, y, w, dps)}
                 )  # fmt: skip
     if refused:
         notes.append(f"no l1 at some Hopf points: {refused}")

@@ -125,7 +125,18 @@ class StabilityMap(Result):
                     "factor": s["factor"],
                     "certified": s["certified"],
                     **(
-                        {"l1_left": d(s["l1_left"]), "l1_right": d(s["l1_right"])}
+                        {
+                            "l1_left": d(s["l1_left"]),
+                            "l1_right": d(s["l1_right"]),
+                            "l2": d(s.get("l2")),
+                            "l2_radius": (
+                                None
+                                if s.get("l2_radius") is None
+                                else format_number(s["l2_radius"], 3)
+                            ),
+                            "fold_side": s.get("fold_side"),
+                            "l2_note": s.get("l2_note"),
+                        }
                         if s["type"] == "bautin"
                         else {}
                     ),

@@ -19,6 +19,7 @@ import mpmath
 import numpy as np
 
 from symdelay.analysis.entry import entry_doc, specialised
+from symdelay.analysis.projection import HopfCoefficients
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.numbers import format_number, option_text
@@ -79,6 +80,19 @@ class NormalForm(Result):
     rotating wave, the two standing waves, each with its isotropy, criticality, stability,
     amplitude law and phase lags); elsewhere ``patterns`` is None and ``patterns_reason``
     says why in one line.
+
+    ``l2`` (with ``l2_radius``, the radius of its Arb ball): the second Lyapunov
+    coefficient, ``Re c2 / omega`` of the Bautin normal form
+    ``z' = i omega z + c1 z |z|^2 + c2 z |z|^4`` in the same normalisation ``q_x = 1``
+    (:meth:`symdelay.analysis.dnormal.DelayLyapunov.bautin`), given where ``l1`` vanishes
+    or its ball holds 0 (None elsewhere): at a Bautin point its sign decides the
+    criticality (negative: the cycles are born stable) and the side of the fold of cycles
+    (``l1 > 0``'s side where ``l2 < 0``).
+
+    Over a range (``normal_form(..., lo=, hi=)``): ``hopf_points``, every Hopf point found
+    on the equilibrium followed numerically (the first described), and ``observed``, the
+    combination of states ``l1`` and the amplitude refer to (the imbalance of a model with a
+    symmetry, its first state otherwise; None on the other paths: ``q1 - q2``).
     """
 
     L: object
@@ -105,6 +119,27 @@ class NormalForm(Result):
     equivariant: object = None
     patterns_reason: str | None = None
     l1_radius: mpmath.mpf | None = None
+    l2: mpmath.mpf | None = None
+    l2_radius: mpmath.mpf | None = None
+    observed: str | None = None
+    hopf_points: tuple | None = None
+
+    @property
+    def bautin_note(self) -> str | None:
+        """One line on what ``l2`` decides where ``l1`` vanishes (None without ``l2``)."""
+        if self.l2 is None:
+            return None
+        if self.l2_radius is not None and abs(self.l2) <= self.l2_radius:
+            return "the sign of l2 is undecided too (|l2| within its bound)"
+        if self.l2 < 0:
+            return (
+                "l2 < 0: at this Bautin point the cycles are born stable (soft onset), and the "
+                "fold of cycles lies on the side where l1 > 0"
+            )
+        return (
+            "l2 > 0: at this Bautin point the cycles are born unstable (hard onset), and the "
+            "fold of cycles lies on the side where l1 < 0"
+        )
 
     @property
     def side(self) -> str | None:
@@ -154,7 +189,8 @@ class NormalForm(Result):
 
     @property
     def period(self) -> mpmath.mpf:
-        return 2 * mpmath.pi / self.omega
+        with mpmath.workdps(self.dps + GUARD):  # not at the precision in force: dps digits
+            return 2 * mpmath.pi / self.omega
 
     def amplitude(self, theta):
         """``c sqrt(|p - p_c|)`` on the side where the cycles live (float numpy; NaN on the
@@ -197,9 +233,11 @@ class NormalForm(Result):
             "period": format_number(self.period, d),
             "multiplicity": self.multiplicity,
             "l1": scalar(self.l1),
-            "l1_normalisation": "q_x = 1 (x = q1 - q2)",
+            "l1_normalisation": _normalisation(self.observed),
             "l1_unit_norm": scalar(self.l1_unit),
             "l1_radius": None if self.l1_radius is None else format_number(self.l1_radius, 3),
+            "l2": None if self.l2 is None else format_number(self.l2, d),
+            "l2_radius": None if self.l2_radius is None else format_number(self.l2_radius, 3),
             "c1": None if multiple else parts(self.c1),
             "r_prime": parts(self.r_prime),
             "criticality": self.criticality,
@@ -218,6 +256,7 @@ class NormalForm(Result):
             "closed_form_latex": {k: None if v is None else tex(v) for k, v in closed.items()},
             "structural_reason": self.structural_reason,
             "method": self.method,
+            "hopf_points": None if self.hopf_points is None else list(self.hopf_points),
             "checks": {
                 k: (v if isinstance(v, (bool, str)) else format_number(v, 6))
                 for k, v in self.checks.items()
@@ -285,8 +324,25 @@ class NormalForm(Result):
         return draw(self, cycles, theta_max)
 
 
+def _normalisation(observed) -> str:
+    """How ``l1`` is normalised: the component of ``q`` along the observed combination 1."""
+    if observed is None:
+        return "q_x = 1 (x = q1 - q2)"
+    if " " not in observed:
+        return f"q_{observed} = 1 (the observed state)"
+    return f"q_x = 1 (x = {observed})"
+
+
 @entry_doc
-def normal_form(model, dps: int = 15, *, param: str = "theta", method: str = "auto") -> NormalForm:
+def normal_form(
+    model,
+    dps: int = 15,
+    *,
+    param: str = "theta",
+    method: str = "auto",
+    lo=None,
+    hi=None,
+) -> NormalForm:
     """The Hopf normal form of ``model`` at the critical ``theta_c``: the first Lyapunov
     coefficient, criticality, amplitude and period laws of the cycles born there.
 
@@ -313,6 +369,17 @@ def normal_form(model, dps: int = 15, *, param: str = "theta", method: str = "au
         parameter than ``theta`` runs the generic path.
     method : {"auto", "generic", "specialised"}, default "auto"
         %(method)s
+    lo, hi : str or number, optional
+        A range of ``param`` (both or neither; exact, decimal text read exactly): the
+        equilibrium of a transition table without lags is followed numerically over it
+        (every real zero enumerated at ``lo``), the Hopf points on it located and proved
+        (Krawczyk), and the normal form given at the first, ``l1`` bounded by Arb balls over
+        the proved box (``l1_radius``), the others listed in ``hopf_points``
+        (:func:`symdelay.analysis.hopf_numeric.range_normal_form_fields`). The path for a
+        model whose equilibrium has no closed form in ``param``; with a closed form it
+        restricts the search to the range the same way (the closed form's own path, without
+        a range, gives the first crossing from stability instead). Refused for a model with
+        lags and with ``method="specialised"``.
 
     Returns
     -------
@@ -331,6 +398,10 @@ def normal_form(model, dps: int = 15, *, param: str = "theta", method: str = "au
     """
     from symdelay.model.core import has_lags
 
+    if (lo is None) != (hi is None):
+        raise SymdelayInputError("normal_form: give both lo and hi of the range, or neither")
+    if lo is not None:
+        return _range_normal_form(model, dps, param, method, lo, hi)
     if has_lags(model):
         if method == "specialised":
             raise SymdelayInputError(
@@ -349,6 +420,28 @@ def normal_form(model, dps: int = 15, *, param: str = "theta", method: str = "au
     if result is None:
         result = model_normal_form(model, dps=dps)
     return _with_closed_forms(model, result)
+
+
+def _range_normal_form(model, dps, param, method, lo, hi) -> NormalForm:
+    """:func:`normal_form` over the range ``[lo, hi]`` of ``param``: the Hopf points of the
+    equilibrium followed numerically (see the entry's ``lo, hi``)."""
+    from symdelay.analysis.hopf_numeric import range_normal_form_fields
+    from symdelay.core.exact import exact_number
+    from symdelay.model.core import has_lags
+
+    a, b = exact_number("lo", str(lo)), exact_number("hi", str(hi))
+    if not a < b:
+        raise SymdelayInputError(f"the range of {param} needs lo < hi, got [{lo}, {hi}]")
+    if has_lags(model):
+        raise SymdelayInputError(
+            f"a range of {param} follows a transition table's equilibrium numerically; "
+            f"{model.name} has lags: leave the range out (the first Hopf point in {param})"
+        )
+    if method == "specialised":
+        raise SymdelayInputError(
+            "the normal form over a range has no specialised path: use method='generic'"
+        )
+    return NormalForm(**range_normal_form_fields(model, param, lo, hi, dps=dps))
 
 
 def _with_closed_forms(model, result: NormalForm) -> NormalForm:
@@ -430,6 +523,9 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
                 checks.update(equivariant.checks)
         else:
             checks["r_prime_projection_minus_factor"] = abs(rp - rp_ift)
+    l2 = l2_rad = None
+    if mult == 1 and abs(l1) <= mpmath.mpf(10) ** (-(dps // 2)) * (1 + abs(c1x)):
+        l2, l2_rad = _table_l2(model, param, th_c, w, weights, dps)
     return NormalForm(
         own.get("L"),
         own.get("mu"),
@@ -454,7 +550,31 @@ def model_normal_form(model, dps: int = 15, param: str = "theta") -> NormalForm:
         param=param,
         equivariant=equivariant,
         patterns_reason=reason,
+        l2=l2,
+        l2_radius=l2_rad,
     )
+
+
+def _table_l2(model, param, value, omega, weights, dps):
+    """``(l2, radius)`` at a degenerate Hopf point of a table (``l1`` zero to half the
+    digits): :func:`symdelay.analysis.dnormal.bautin_l2` in Arb balls of the working
+    relative width around ``(value, omega)``; ``(None, None)`` where the equilibrium has no
+    closed form (the forms are differentiated along it) or a linear solve is not certified
+    over the balls."""
+    import flint
+
+    from symdelay.analysis.dnormal import _ball, _mp, _rad, bautin_l2
+    from symdelay.core.precision import work_bits
+
+    if not model.equilibrium.exact:
+        return None, None
+    rel = 10.0 ** (-(dps + GUARD - 2))
+    with mpmath.workdps(dps + 2 * GUARD), flint.ctx.workprec(work_bits(dps, 2 * GUARD)):
+        try:
+            b = bautin_l2(model, param, _ball(value, rel), _ball(omega, rel), weights)
+        except ZeroDivisionError:  # a linear solve not certified over the balls
+            return None, None
+        return mpmath.re(_mp(b)), _rad(b)
 
 
 def _equivariant(model, lyap, value, omega, mult, r_prime, dps):
@@ -473,7 +593,7 @@ def _equivariant(model, lyap, value, omega, mult, r_prime, dps):
             "(D_3 needs one): the Z_3 normal form is not built"
         )
     tensors = lyap.tensors((value,))
-    found = d3_hopf(tensors, lyap.n, omega, model, kappa, r_prime, dps)
+    found = d3_hopf(tensors, lyap.n, omega, model, kappa, r_prime, dps, fifth=(lyap, value))
     tol = mpmath.mpf(10) ** (-(dps // 2))
     bad = [
         f"{k} = {mpmath.nstr(found.checks[k], 3)}"
@@ -562,19 +682,6 @@ def _dpoly(cs):
 
 
 # ------------------------------------------------------------------------------ l1
-@dataclass(frozen=True)
-class HopfCoefficients:
-    """At one Hopf point: ``c1`` and ``r'`` for the critical eigenvector ``q`` (a column,
-    any scale: ``c1`` scales like ``|q|^2``, ``r'`` does not), ``l1`` (Kuznetsov's
-    normalisation ``<q, q> = 1``: ``Re c1 / (|q|^2 omega)``) and the eigenvector residual."""
-
-    c1: object
-    r_prime: object
-    q: object
-    l1: object
-    residual: object
-
-
 def first_lyapunov(model, names, *, derivative: bool = False) -> FirstLyapunov:
     """The model's :class:`FirstLyapunov` in the parameters ``names``, cached on the model."""
     key = f"first lyapunov {' '.join(names)}{' d' if derivative else ''}"

@@ -28,7 +28,7 @@ import numpy as np
 
 from symdelay.core.errors import VerificationError
 
-__all__ = ["CriticalEigen", "eigenvectors", "c1_coefficient"]
+__all__ = ["CriticalEigen", "HopfCoefficients", "eigenvectors", "c1_coefficient"]
 
 
 @dataclass(frozen=True)
@@ -134,3 +134,16 @@ def c1_coefficient(q, pc, H, T3, solve):
     for i in range(n):
         c1 = c1 + pc[i] * total[i]
     return c1 / 2
+
+
+@dataclass(frozen=True)
+class HopfCoefficients:
+    """At one Hopf point: ``c1`` and ``r'`` for the critical eigenvector ``q`` (a column,
+    any scale: ``c1`` scales like ``|q|^2``, ``r'`` does not), ``l1`` (Kuznetsov's
+    normalisation ``<q, q> = 1``: ``Re c1 / (|q|^2 omega)``) and the eigenvector residual."""
+
+    c1: object
+    r_prime: object
+    q: object
+    l1: object
+    residual: object

@@ -402,10 +402,10 @@ def stability_map(
         estimated cost is within the budget (a note says when it is not; ``force`` lifts
         it); True: refused over the budget (without ``force``), and the Bautin points
         looked for whatever the size of the map; False: not computed, and a note says so
-        (True with ``bautin=False`` is refused). For a delay model the same, each curve
-        started from a fold located on a one-parameter delay branch near the Bautin point
-        (the delay collocation of :mod:`symdelay.analysis.dbvp`). The command line's
-        ``--fold-cycles auto|yes|no``.
+        (True with ``bautin=False`` is refused). For a delay model the same on the delay
+        collocation of :mod:`symdelay.analysis.dbvp`, each curve started from the fold the
+        Bautin normal form predicts (else from a fold located on a one-parameter delay
+        branch). The command line's ``--fold-cycles auto|yes|no``.
 
     Returns
     -------
@@ -962,6 +962,7 @@ def _bautin_points(model, curves, systems, names, dps, box, notes):
     the curve moves along faster held fixed, the Hopf system solved for the others, the
     Illinois method on that coordinate to ``dps`` digits) and the Hopf point there proved
     by Krawczyk. Returns ``(points, {curve index: [l1, ...]})``."""
+    from symdelay.analysis.dnormal import bautin_point_l2
     from symdelay.analysis.normal_form import first_lyapunov
 
     try:
@@ -1017,7 +1018,8 @@ def _bautin_points(model, curves, systems, names, dps, box, notes):
                 (x, y, w), ok = found
                 out.append(
                     {"type": "bautin", "x": x, "y": y, "omega": w, "factor": c.factor,
-                     "kind": "hopf", "certified": ok, "l1_left": la, "l1_right": lb}
+                     "kind": "hopf", "certified": ok, "l1_left": la, "l1_right": lb,
+                     **bautin_point_l2(model, names, x, y, w, dps)}
                 )  # fmt: skip
     if multiple:
         notes.append(

@@ -353,7 +353,9 @@ def _selection_refusal(model) -> SymdelayInputError | None:
             return SymdelayInputError(
                 f"{model.source}: at {', '.join(f'{p} = {v}' for p in free)} the drift has "
                 f"{_rule_text(pick, full)} (every real zero enumerated), so no closed form in "
-                f"{names} is the equilibrium for every value: give numbers for {names}"
+                f"{names} is the equilibrium for every value: give numbers for {names}, or follow "
+                "it numerically over a range of one of them (cycles, critical and "
+                "normal-form take --range LO:HI; in the API lo, hi)"
             )
     return None
 

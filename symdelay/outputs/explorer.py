@@ -675,6 +675,8 @@ _NF_FIELDS = (
     "multiplicity",
     "l1",
     "l1_radius",
+    "l2",
+    "l2_radius",
     "criticality",
     "amplitude_coefficient",
     "side",
@@ -765,6 +767,11 @@ def _nf_summary(nf, p: str) -> dict:
         lines.append("the bound on l1 holds 0: the direction of bifurcation is not decided")
     else:
         lines.append("l1 vanishes to the working digits: a Bautin point (l2 decides)")
+    if nf.l2 is not None:
+        out["l2"] = float(nf.l2)
+        out["l2_radius"] = None if nf.l2_radius is None else float(nf.l2_radius)
+        bound2 = "" if nf.l2_radius is None else f" +- {_g(nf.l2_radius, 2)}"
+        lines.append(f"l2 = {_g(nf.l2)}{bound2}: {nf.bautin_note}")
     out["lines"] = lines
     return out
 

@@ -58,6 +58,18 @@ def register(subparsers) -> None:
         kind="values",
         help="the values of --over: a list, LO:HI:N or geom:LO:HI:N (the critical value at each)",
     )
+    p.add_argument(
+        "--range",
+        default=None,
+        metavar="LO:HI",
+        not_with=("at",),
+        help="the first crossing of --param NAME (default theta) in [LO, HI] on the "
+        "equilibrium followed numerically (every real zero of the drift enumerated at LO, "
+        "followed by Newton), where it is a Hopf point proved by a Krawczyk box: for a "
+        "transition table whose equilibrium has no closed form in NAME (e.g. --param b1 "
+        "--range 2:2.4 for tests/data/food_chain.toml); refused where no root crosses in "
+        "the range or a real root crosses first",
+    )
     add_plot(p)
     add_common(
         p,
@@ -132,6 +144,11 @@ def run(args) -> int:
     # no --D / --at: the model's own delay (a phase-type delay given by its rates, a model
     # file's lag given with --set), one point
     at = None
+    span = {}
+    if args.range is not None:
+        from symdelay.cli.commands.cycles import _range
+
+        span = dict(zip(("lo", "hi"), _range("--range", args.range)))
     if args.at is not None:
         at = values_text("--at", args.at)
     elif args.D is not None:
@@ -142,7 +159,11 @@ def run(args) -> int:
         model = door.model_from_args(args)  # the swept parameter left free (no --set)
     else:  # the model at the first value (a family may need one to build), swept over all
         model = door.model_for_sweep(args, over, at[0])
-    curve = critical(model, param, over=over, at=at, dps=dps, force=args.force)
+    if span and at is not None:  # --D of a built-in model: the one delay of the range's model
+        if len(at) != 1:
+            raise SymdelayInputError("--range finds one critical value: give one delay --D")
+        model, at = door.model_from_args(args, D=at[0]), None
+    curve = critical(model, param, over=over, at=at, dps=dps, force=args.force, **span)
     if args.json:
         emit_json(curve.to_json())
     else:

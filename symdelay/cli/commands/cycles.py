@@ -50,7 +50,8 @@ def register(subparsers) -> None:
         "--range",
         default=None,
         metavar="LO:HI",
-        help="the range of the parameter of --in NAME (e.g. 0.5:2)",
+        help="the range of the parameter of --in NAME (e.g. 0.5:2); where the equilibrium "
+        "has no closed form in NAME it is followed numerically over the range from LO",
     )
     p.add_argument(
         "--start",

@@ -141,6 +141,8 @@ def run(args) -> int:
             f"{s['type']}: {x['name']} = {s['x']}, {y['name']} = {s['y']}, omega = {w}"
             + ("" if s["certified"] else " (not certified)")
         )
+        if s["type"] == "bautin":
+            lines.append(_bautin_line(s))
     for f in record["fold_of_cycles"]:
         a, b = f["points"][0], f["points"][-1]
         lines.append(
@@ -157,3 +159,15 @@ def run(args) -> int:
     lines += [f"note: {n}" for n in record["notes"]]
     emit("\n".join(lines))
     return 0
+
+
+def _bautin_line(s: dict) -> str:
+    """The second Lyapunov coefficient at a Bautin point and the side of its folds."""
+    if s.get("l2") is None:
+        return f"  l2 not computed: {s.get('l2_note')}"
+    side = (
+        f"the fold of cycles lies along the Hopf curve's side where {s['fold_side']}"
+        if s.get("fold_side")
+        else "its sign is undecided (|l2| within its bound): no side of the fold given"
+    )
+    return f"  l2 = {s['l2']} (|error| <= {s['l2_radius']}): {side}"

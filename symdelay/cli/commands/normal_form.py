@@ -22,7 +22,9 @@ def register(subparsers) -> None:
             "(delayed information, action delays): the centre-manifold reduction through its "
             "characteristic matrix, in interval arithmetic (the sign of l1 proved, or "
             "undecided with its bound). --in NAME: the Hopf point and amplitude law in "
-            "another parameter (a lag's parameter too). Where the imaginary "
+            "another parameter (a lag's parameter too); with --range LO:HI, at the Hopf "
+            "points of the equilibrium followed numerically over that range (a model whose "
+            "equilibrium has no closed form in NAME). Where the imaginary "
             "pair is multiple (a symmetry), l1 is not defined and is not given; for three "
             "symmetric servers (D_3) the equivariant normal form gives the bifurcating "
             "patterns (rotating and standing waves), their criticality, stability and "
@@ -38,6 +40,18 @@ def register(subparsers) -> None:
         "other parameter fixed, and the amplitude law A ~ c sqrt(|p - p_c|); any parameter "
         "of the model (a lag's, such as D), left out of its options",
     )
+    p.add_argument(
+        "--range",
+        default=None,
+        metavar="LO:HI",
+        help="search the Hopf points of --in NAME (default theta) in [LO, HI] on the "
+        "equilibrium followed numerically (every real zero of the drift enumerated at LO, "
+        "followed by Newton, each Hopf point proved by a Krawczyk box): the normal form at "
+        "the first, l1 bounded in interval arithmetic over the box, the others listed. For "
+        "a transition table without lags whose equilibrium has no closed form in NAME (e.g. "
+        "--in b1 --range 2:2.4 for tests/data/food_chain.toml); with a closed form it "
+        "restricts the search to the range in the same way",
+    )
     add_common(p, run, dps="15")
 
 
@@ -48,6 +62,15 @@ def run(args) -> int:
     dps = as_dps(args.dps)
     param = args.param or "theta"
     at = None
+    span = {}
+    if args.range is not None:
+        from symdelay.cli.commands.cycles import _range
+
+        span = dict(zip(("lo", "hi"), _range("--range", args.range)))
+        if param == "theta" and getattr(args, "theta", None) is not None:
+            raise SymdelayInputError(
+                "normal-form --range searches theta_c in the range: leave --theta out"
+            )
     if param != "theta":
         if getattr(args, param, None) is not None:
             flag = "--" + param.replace("_", "-")
@@ -55,7 +78,7 @@ def run(args) -> int:
     elif getattr(args, "theta", None) is not None:
         at = _verdict_at_theta(args)  # the one verdict there: the Hopf point is marginal
         args.theta = None
-    nf = normal_form(door.model_from_args(args), dps=dps, param=param)
+    nf = normal_form(door.model_from_args(args), dps=dps, param=param, **span)
     rec = nf.to_json()
     if at is not None:
         theta, res = at
@@ -96,7 +119,7 @@ def run(args) -> int:
         f"  l1 = {rec['l1']}  ({rec['criticality']}; normalised by {rec['l1_normalisation']}"
         f"{proof})",
         (
-            f"  amplitude of x: A ~ {rec['amplitude_coefficient']} * sqrt({law})"
+            f"  amplitude of {nf.observed or 'x'}: A ~ {rec['amplitude_coefficient']} * sqrt({law})"
             + ("  (unstable cycles)" if rec["criticality"] == "subcritical" else "")
         )
         if rec["criticality"] not in ("undecided", "degenerate")
@@ -108,6 +131,23 @@ def run(args) -> int:
         if slope != "nan"
         else f"  d omega / d {p} along the cycles: not defined where l1 = 0",
     ]
+    if rec.get("l2") is not None:
+        lines.append(
+            f"  l2 = {rec['l2']}  (|error| <= {rec['l2_radius']}; second Lyapunov "
+            f"coefficient, same normalisation): {nf.bautin_note}"
+        )
+    if rec["hopf_points"] is not None:
+        others = rec["hopf_points"][1:]
+        lines.append(
+            f"  the first Hopf point in {rec['checks']['range']}"
+            + (
+                "; the others: " + ", ".join(f"{p} = {h['value']}" for h in others)
+                if others
+                else " (the only one)"
+            )
+        )
+        if "branch_stop" in rec["checks"]:
+            lines.append(f"  searched up to where {rec['checks']['branch_stop']}")
     cf = rec["closed_form"]
     if cf["l1"] is not None:
         lines.append(f"  closed form l1 = {cf['l1']}")
@@ -132,8 +172,17 @@ def _pattern_lines(rec, p) -> list:
         "  D_3-equivariant normal form: z1' = z1 (lambda + A |z1|^2 + B |z2|^2) (and z1 <-> z2)",
         f"    A = {c(cub['A'])}",
         f"    B = {c(cub['B'])}",
-        "  bifurcating patterns:",
     ]
+    five = next((q["fifth_order"] for q in rec["patterns"] if q.get("fifth_order")), None)
+    if five is not None:
+        out += [
+            "  fifth order: + C conj(z1)^2 z2^3 in z1' (it ranks (z, z) and (z, -z): the "
+            "cubic order does not)",
+            f"    C = {c(five['C'])}",
+            f"    {five['criterion']} = {five['criterion_value']} "
+            f"(+- {five['criterion_error']}): (z, z) stable if < 0, (z, -z) if > 0",
+        ]
+    out.append("  bifurcating patterns:")
     for pat in rec["patterns"]:
         stable = {True: "stable", False: "unstable", None: "stability undecided"}[pat["stable"]]
         why = f" ({pat['stability_reason']})" if pat["stability_reason"] else ""
@@ -143,6 +192,11 @@ def _pattern_lines(rec, p) -> list:
             law = f"{p} - {p}_c" if pat["side"] == "above" else f"{p}_c - {p}"
             amps = ", ".join(f"{k} {v}" for k, v in pat["amplitudes"].items())
             out.append(f"      amplitudes ~ c sqrt({law}), c: {amps}")
+        if pat.get("relative_phase_eigenvalue_over_rho4") is not None:
+            out.append(
+                "      relative phase eigenvalue "
+                f"{pat['relative_phase_eigenvalue_over_rho4']} rho^4 (fifth order)"
+            )
         lags = ", ".join(
             f"{k} {'at rest' if v is None else v}" for k, v in pat["phase_lags"].items()
         )

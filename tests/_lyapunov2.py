@@ -1,5 +1,8 @@
-"""The second Lyapunov coefficient ``l2`` of a Hopf point of a transition table's fluid ODE
-(where ``l1`` vanishes, at a Bautin point, it decides the criticality and the fold of cycles).
+"""An independent second path for the second Lyapunov coefficient ``l2`` of a transition
+table's fluid ODE, kept for the tests only: the production path is
+:func:`symdelay.analysis.dnormal.bautin_l2` (exact derivatives of the rates, in Arb balls,
+for tables and delay models alike); this one takes the multilinear forms by central finite
+differences of the drift in mpmath, not interval-bounded.
 
 The formulas are Kuznetsov's for the generalised Hopf (Bautin) normal form
 ``z' = i omega z + c1 z |z|^2 + c2 z |z|^4`` (Kuznetsov, *Elements of Applied Bifurcation
