@@ -102,10 +102,6 @@ API_ONLY = {
     "computed value; the command always attaches it",
     ("minimal_conditions", "aliases"): "names for expressions inside assume=, a notebook "
     "convenience: on the command line the expression is written out in --assume",
-    ("limit_cycle", "start_fraction"): "the entry takes it on the normal-form start only and "
-    "ignores it on the founding model at L = inf (no flag until it refuses there)",
-    ("limit_cycle", "max_modes"): "the founding model at L = inf only; the entry ignores it "
-    "at finite L and for another table (no flag until it refuses there)",
     ("critical", "float64"): "the fast path's uncertified float64 for plots and scans; "
     "critical's flags are being changed on another branch this round (left to it)",
     ("worst_delay", "param"): "--theta is refused by worst-delay (it minimises theta_c); "

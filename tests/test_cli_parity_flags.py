@@ -17,6 +17,7 @@ import pytest
 from symdelay import build_model, fluid, minimal_conditions, simulate, stability, worst_delay
 from symdelay.cli import main as cli_main
 from symdelay.cli.commands._common import json_default
+from symdelay.core.errors import SymdelayInputError
 
 FOUND = ["--mu", "1", "--lam", "1"]
 
@@ -183,3 +184,95 @@ def test_spectrum_weights_are_the_apis(capsys):
 def test_bad_values_exit_2_with_one_line(capsys, argv):
     status, _, err = _run(capsys, argv)
     assert status == 2 and err.count("\n") == 1 and err.startswith("symdelay: error:"), err
+
+
+# ------------------------------------------------ limit-cycle --start-fraction, --max-modes
+def test_limit_cycle_start_fraction_moves_the_start_of_the_path(capsys):
+    """The founding model's cycles (L = 2: theta_c = 9) are found by
+    Newton straight at the smallest theta from the harmonic-balance amplitude; with
+    start_fraction the continuation marches from the normal form's cycle at
+    theta_c (1 + start_fraction) instead: the record's path_start moves there, the CLI's
+    record is the API's, and the orbits asked for are the same ones."""
+    from symdelay import limit_cycle
+
+    argv = ["limit-cycle", "--L", "2", *FOUND, "--D", "1", "--theta", "9.5,10"]
+    got = _json(capsys, [*argv, "--start-fraction", "0.02"])
+    m = build_model("erlang", L=2, mu=1, lam=1, D=1)
+    ref = limit_cycle(m, "9.5,10", start_fraction=0.02)
+    assert got == _same(ref.to_json())
+    default = limit_cycle(m, "9.5,10").to_json()
+    assert float(got["theta_c"]) == pytest.approx(9, rel=1e-12)  # L = 2, mu = lam = D = 1
+    assert float(got["path_start"]) == pytest.approx(9 * 1.02, rel=1e-12)
+    assert float(default["path_start"]) == 9.5  # the direct start at the smallest theta
+    for a, b in zip(got["points"], default["points"]):  # the same orbits, reached otherwise
+        assert float(a["amplitude_x"]) == pytest.approx(float(b["amplitude_x"]), rel=1e-7)
+        assert float(a["period"]) == pytest.approx(float(b["period"]), rel=1e-7)
+
+
+def test_limit_cycle_max_modes_caps_the_collocation(capsys):
+    """At L = inf theta = 20 the DDE cycle needs more than 127 Fourier modes: capped there
+    it is refused in one line naming the cap (the API raises the same), by default it is
+    computed."""
+    from symdelay import limit_cycle
+    from symdelay.analysis.cycles import ShootingError
+
+    argv = ["limit-cycle", "--L", "inf", *FOUND, "--D", "1", "--theta", "20"]
+    status, _, err = _run(capsys, [*argv, "--max-modes", "127"])
+    assert status == 2 and "127 Fourier modes" in err and err.count("\n") == 1, err
+    m = build_model("erlang", L="inf", mu=1, lam=1, D=1)
+    with pytest.raises(ShootingError, match="127 Fourier modes"):
+        limit_cycle(m, 20, max_modes=127)
+    got = _json(capsys, [*argv, "--max-modes", "511"])
+    assert got == _same(limit_cycle(m, "20", max_modes=511).to_json())
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--L", "2", "--theta", "10", "--max-modes", "127"], "--max-modes is for L = inf"),
+        (["--L", "inf", "--theta", "3", "--start-fraction", "0.01"], "--start-fraction is for"),
+        (["--L", "inf", "--theta", "3", "--system", "full"], "--system full is for finite L"),
+        (["--L", "2", "--theta", "10", "--start-fraction", "0"], "--start-fraction must be"),
+        (["--L", "2", "--theta", "10", "--start-fraction", "-1e-3"], "--start-fraction must"),
+        (["--L", "2", "--theta", "10", "--start-fraction", "nan"], "--start-fraction"),
+        (["--L", "inf", "--theta", "3", "--max-modes", "62"], "--max-modes must be from 63"),
+        (["--L", "inf", "--theta", "3", "--max-modes", "4095"], "--max-modes must be from 63"),
+        (["--L", "inf", "--theta", "3", "--max-modes", "63.5"], "--max-modes"),
+        (["--model", "nserver", "--N", "2", "--L", "1", "--theta", "5", "--max-modes", "127"],
+         "--max-modes is for the founding model at L = inf"),
+    ],
+)  # fmt: skip
+def test_limit_cycle_refuses_where_the_options_take_no_effect(capsys, argv, needle):
+    status, out, err = _run(capsys, ["limit-cycle", *FOUND, "--D", "1", *argv])
+    assert status == 2 and out == "" and needle in err and err.count("\n") == 1, err
+
+
+def test_limit_cycle_api_refuses_the_same():
+    from symdelay import limit_cycle
+
+    fin = build_model("erlang", L=2, mu=1, lam=1, D=1)
+    inf = build_model("erlang", L="inf", mu=1, lam=1, D=1)
+    table = build_model("nserver", N=2, L=1, mu=1, lam=1, D=1)
+    for model, kw, needle in [
+        (fin, {"max_modes": 127}, "--max-modes is for L = inf"),
+        (inf, {"start_fraction": 0.01}, "--start-fraction is for finite L"),
+        (table, {"max_modes": 127}, "--max-modes is for the founding model"),
+        (fin, {"start_fraction": 0}, "start_fraction must be a finite number > 0"),
+        (fin, {"start_fraction": True}, "start_fraction must be"),
+        (inf, {"max_modes": 100.0}, "max_modes must be an integer"),
+    ]:
+        with pytest.raises(SymdelayInputError, match=needle):
+            limit_cycle(model, 10, **kw)
+
+
+# ------------------------------------------------------------ fluid: atol 0, one rule
+def test_fluid_atol_zero_is_refused_by_the_api_as_by_the_command(capsys):
+    """atol = 0 on the founding model (phases that start at 0) made RK45's error control
+    stall: the entry refuses it with the command's own rule (check_tolerance), before any
+    path runs."""
+    m = build_model("erlang", L=2, mu=1, lam=1, theta=2, D=1)
+    for kw in ({"atol": 0}, {"atol": -1e-9}, {"rtol": 0}, {"atol": float("nan")}):
+        with pytest.raises(SymdelayInputError, match="must be a finite number > 0"):
+            fluid(m, T=2, dt=0.5, solver="RK45", **kw)
+    status, _, err = _run(capsys, ["fluid", "--T", "2", "--dt", "0.5", "--atol", "0"])
+    assert status == 2 and "--atol must be a finite number > 0 (0 is pure" in err, err

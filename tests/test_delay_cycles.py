@@ -350,7 +350,7 @@ def test_bad_input_is_refused_in_one_line():
     m = load_toml(INFO, mu=1, lam=1, D=1)
     with pytest.raises(SymdelayInputError, match="range"):
         cycles(m, "theta", "3", "2")
-    with pytest.raises(SymdelayInputError, match="start_fraction"):
+    with pytest.raises(SymdelayInputError, match="start-fraction"):
         limit_cycle(m, 3, start_fraction=0.1)
     with pytest.raises(SymdelayInputError, match="no parameter"):
         cycles(m, "kappa", "1", "2")

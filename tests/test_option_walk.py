@@ -161,6 +161,8 @@ OTHER = {
     "--step": "0.01",
     "--max-step": "0.001",
     "--weights": "1,0,0,0",
+    "--start-fraction": "0.01",
+    "--max-modes": "127",
 }
 #: a second value, where the base run already has the first
 AGAIN = {

@@ -36,6 +36,7 @@ the computed orbit (:func:`orbit_pattern`).
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -61,6 +62,8 @@ __all__ = [
     "continue_cycles",
     "run_cycles",
     "RTOL",
+    "START_FRACTION",
+    "check_start_fraction",
     "ERROR_RTOL",
     "ERROR_FACTOR",
     "decide_stability",
@@ -180,6 +183,11 @@ class CycleFamily(Result):
             "L": "inf" if self.L is INFINITE_L else self.L,
             "theta_c": _fmt(self.theta_c),
             "points": [c.record() for c in self.points],
+            # where the continuation started: the first orbit it computed (the DDE's path,
+            # L = inf, lists the orbits at the values asked only: not stated)
+            "path_start": (
+                _fmt(self.path[0].theta) if self.path and self.L is not INFINITE_L else None
+            ),
         }
 
     def latex(self) -> str:
@@ -307,6 +315,24 @@ RESIDUAL_TOL = 1e-12
 #: (sign function) and the double-precision integrations overflow.
 MAX_THETA_OVER_CRITICAL = 1e6
 MAX_NEWTON = 25
+#: Where the continuation of :func:`limit_cycle` starts by default: ``theta_c (1 +
+#: START_FRACTION)``, with the normal form's amplitude there.
+START_FRACTION = 1e-3
+
+
+def check_start_fraction(name: str, value) -> float:
+    """``start_fraction`` of :func:`limit_cycle` (the command's ``--start-fraction``) as a
+    double, finite and > 0, else one line naming ``name``: the one rule of both."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise SymdelayInputError(f"{name} must be a number > 0, got {value!r}") from None
+    if isinstance(value, bool) or not (math.isfinite(x) and x > 0):
+        raise SymdelayInputError(
+            f"{name} must be a finite number > 0 (the continuation starts at theta_c (1 + "
+            f"{name})), got {value!r}"
+        )
+    return x
 
 
 def _flow(field: VectorField, y0, T, with_phi: bool, dense: bool = False, rtol: float = RTOL):
@@ -535,7 +561,7 @@ def limit_cycle(
     theta,
     *,
     system: str | None = None,
-    start_fraction: float = 1e-3,
+    start_fraction: float | None = None,
     max_modes: int | None = None,
     method: str = "auto",
 ) -> LimitCycle | CycleFamily:
@@ -565,12 +591,21 @@ def limit_cycle(
         The founding model only: its exact ``L + 1``-dimensional difference system (the
         default) or the ``2(L+1)``-dimensional fluid model. The generic path always integrates
         the full drift and refuses this option.
-    start_fraction : float, default 1e-3
+    start_fraction : float, optional
         Where the continuation starts: ``theta_c (1 + start_fraction)`` (or the smallest
-        ``theta`` asked, if nearer), with the normal form's amplitude there.
+        ``theta`` asked, if nearer), with the normal form's amplitude there; finite and
+        ``> 0``, default :data:`START_FRACTION` (1e-3); a family's record states it
+        (``path_start``). The founding model at finite ``L`` first tries Newton straight at
+        the smallest ``theta`` from the harmonic-balance amplitude and marches from the
+        normal form only if that fails: given, ``start_fraction`` asks for the march.
+        Refused at ``L = inf`` (the collocation starts from the harmonic balance) and for a
+        model with lags (its branch starts at the Hopf point).
     max_modes : int, optional
-        The founding model at ``L = inf`` only: the largest number of Fourier modes of the
-        collocation (default :data:`symdelay.models.erlang.nonlinear.dde_cycles.N_MAX`).
+        The founding model at ``L = inf`` only (refused elsewhere): the largest number of
+        Fourier modes of the collocation, from
+        :data:`~symdelay.models.erlang.nonlinear.dde_cycles.N_START` (63) to the default
+        :data:`~symdelay.models.erlang.nonlinear.dde_cycles.N_MAX` (2047); a cycle that
+        needs more is refused in one line.
     method : {"auto", "generic", "specialised"}, default "auto"
         %(method)s
 
@@ -582,6 +617,8 @@ def limit_cycle(
         circle, the orbit over one period), or the cycles at the values asked (``points``) and along the
         continuation (``path``) with the normal form.
     """
+    if start_fraction is not None:
+        start_fraction = check_start_fraction("start_fraction", start_fraction)
     kw = {"system": system, "start_fraction": start_fraction, "max_modes": max_modes}
     result = specialised(model, "limit_cycle", method, theta, **kw)
     if result is not None:
@@ -591,11 +628,16 @@ def limit_cycle(
             "--system is for the founding model: a model of the model layer is always "
             "integrated in full"
         )
+    if max_modes is not None:
+        raise SymdelayInputError(
+            "--max-modes is for the founding model at L = inf (the Fourier collocation of its "
+            f"delay equation): {model.name}'s cycles are not computed that way; leave it out"
+        )
     if getattr(model, "lags", None):
-        if start_fraction != 1e-3 or max_modes is not None:
+        if start_fraction is not None:
             raise SymdelayInputError(
-                "start_fraction and max_modes are for the normal-form start and the founding "
-                "model: a delay model's cycles start from the Hopf point's eigenvector"
+                "--start-fraction is for the cycles started from the normal form: a delay "
+                "model's branch of cycles starts at the Hopf point by collocation; leave it out"
             )
         return _delay_limit_cycle(model, theta)
     from symdelay.analysis.normal_form import normal_form
@@ -744,7 +786,8 @@ def run_cycles(
                 f"orbit integration overflows; give theta below {th_c * MAX_THETA_OVER_CRITICAL:.3g}"
             )
     th_min = min(v for v, _ in targets)
-    start = _normal_form_start(nf, make, th_c, th_min, start_fraction)
+    frac = START_FRACTION if start_fraction is None else start_fraction
+    start = _normal_form_start(nf, make, th_c, th_min, frac)
     guess = None if direct is None else direct(nf, make, th_c, th_min)
     pts, path = continue_cycles(make, start, th_c, targets, method, direct=guess)
     if single:

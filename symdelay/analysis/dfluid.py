@@ -563,7 +563,7 @@ def delay_fluid(
     Tf, dtf = check_horizon(T, dt)
     require_values(model, "the fluid path")
     rtol = DEFAULT_RTOL if rtol is None else check_tolerance("rtol", rtol)
-    atol = DEFAULT_ATOL if atol is None else check_tolerance("atol", atol, zero=True)
+    atol = DEFAULT_ATOL if atol is None else check_tolerance("atol", atol)
     method = "DOP853" if solver == "auto" else solver
     if method not in _IVP_METHODS:
         raise SymdelayInputError(

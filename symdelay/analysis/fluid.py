@@ -96,7 +96,9 @@ def fluid(
         ``"auto"`` (DOP853, or LSODA with the exact Jacobian when stiff) or a
         :func:`scipy.integrate.solve_ivp` method name.
     rtol, atol : float, optional
-        The solver's relative and absolute tolerances (default 1e-10 and 1e-12).
+        The solver's relative and absolute tolerances, each finite and ``> 0`` (default
+        1e-10 and 1e-12; :func:`~symdelay.analysis.fluid_ode.check_tolerance`, the rule of
+        the command's ``--rtol`` / ``--atol`` too).
     force : bool, default False
         Run even when the estimated cost is over the shared budget.
     history : None, "empty", str or dict, optional
@@ -120,6 +122,9 @@ def fluid(
     >>> f.t.tolist(), f.states
     ([0.0, 0.5, 1.0], ('q1', 'q2', 'z1_1', 'z2_1'))
     """
+    # checked before any path runs (each path's integrator checks them again): one rule
+    rtol = None if rtol is None else check_tolerance("rtol", rtol)
+    atol = None if atol is None else check_tolerance("atol", atol)
     kw = dict(T=T, dt=dt, initial=initial, solver=solver, rtol=rtol, atol=atol, force=force)
     from symdelay.model.core import has_lags
 

@@ -245,7 +245,7 @@ def integrate(rhs: CompiledRHS, y0, grid, solver="auto", rtol=None, atol=None) -
     from scipy.integrate import solve_ivp  # imported on use: it is slow to import
 
     rtol = DEFAULT_RTOL if rtol is None else check_tolerance("rtol", rtol)
-    atol = DEFAULT_ATOL if atol is None else check_tolerance("atol", atol, zero=True)
+    atol = DEFAULT_ATOL if atol is None else check_tolerance("atol", atol)
     T = float(grid[-1])
     if solver == "auto":
         with np.errstate(all="ignore"):
@@ -286,15 +286,30 @@ def integrate(rhs: CompiledRHS, y0, grid, solver="auto", rtol=None, atol=None) -
     return y, {"method": method, "rtol": rtol, "atol": atol}
 
 
-def check_tolerance(name: str, value, zero: bool = False) -> float:
-    """A solver tolerance (or another positive number): finite and > 0 (>= 0 with
-    ``zero``), else one line naming it."""
+def check_tolerance(name: str, value) -> float:
+    """A solver tolerance (or another positive number): finite and > 0, else one line
+    naming it. The one rule of the fluid entry's ``rtol`` / ``atol`` and the command's
+    ``--rtol`` / ``--atol``: an absolute tolerance 0 (pure relative error control) never
+    meets its tolerance on a state that starts at 0, such as an empty delay phase, and the
+    solver shrinks its steps without end.
+
+    >>> check_tolerance("atol", 1e-9)
+    1e-09
+    >>> check_tolerance("atol", 0)
+    Traceback (most recent call last):
+    ...
+    symdelay.core.errors.SymdelayInputError: atol must be a finite number > 0 (0 is pure relative error control, which never ends on a state that starts at 0), got 0
+    """
     try:
         x = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise SymdelayInputError(f"{name} must be a number, got {value!r}") from None
-    if isinstance(value, bool) or not math.isfinite(x) or x < 0 or (x == 0 and not zero):
-        raise SymdelayInputError(
-            f"{name} must be a finite number {'>=' if zero else '>'} 0, got {value!r}"
+    if isinstance(value, bool) or not (math.isfinite(x) and x > 0):
+        why = (
+            " (0 is pure relative error control, which never ends on a state that starts at 0)"
+            if x == 0 and "atol" in name
+            else ""
         )
+        shown = repr(value) if isinstance(value, str) else value
+        raise SymdelayInputError(f"{name} must be a finite number > 0{why}, got {shown}")
     return x

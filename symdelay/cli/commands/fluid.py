@@ -25,7 +25,6 @@ from symdelay.cli.commands._io import (
     parse_initial,
 )
 from symdelay.core.budget import honour_force
-from symdelay.core.errors import SymdelayInputError
 
 __all__ = ["register", "run", "SOLVERS"]
 
@@ -96,15 +95,13 @@ def register(subparsers) -> None:
 
 
 def _tolerance(flag: str, text):
-    """``--rtol`` / ``--atol`` as a double > 0, or None. An absolute tolerance 0 (which the
-    API takes) is refused here: pure relative control stalls on a state that is 0, such as
-    an empty delay phase at the start."""
+    """``--rtol`` / ``--atol`` as a double, or None, checked by the entry's own rule
+    (:func:`symdelay.analysis.fluid_ode.check_tolerance`: finite and > 0)."""
+    from symdelay.analysis.fluid_ode import check_tolerance
+
     if text is None:
         return None
-    x = double(flag, text)
-    if not x > 0:
-        raise SymdelayInputError(f"{flag} must be > 0, got {text}")
-    return x
+    return check_tolerance(flag, double(flag, text))
 
 
 def run(args) -> int:

@@ -35,6 +35,23 @@ def register(subparsers) -> None:
         choices=("difference", "full"),
         help="the L+1 difference system (default) or the full 2(L+1) fluid model",
     )
+    p.add_argument(
+        "--start-fraction",
+        default=None,
+        kind="number",
+        help="start the continuation from the normal form's cycle at theta_c (1 + X), or "
+        "the smallest --theta if nearer; X > 0 (default 1e-3; the JSON's path_start). The "
+        "founding model otherwise tries the harmonic-balance amplitude at the smallest "
+        "--theta first. Refused at --L inf and for a model with lags",
+    )
+    p.add_argument(
+        "--max-modes",
+        default=None,
+        kind="integer",
+        help="the founding model at --L inf (and the dde family): the largest number of "
+        "Fourier modes of the collocation, 63 to 2047 (default 2047); a cycle needing more "
+        "is refused. Refused elsewhere",
+    )
     add_plot(p)
     add_common(p, run, force=True, model={"own": ("theta",)})
 
@@ -74,8 +91,19 @@ def run(args) -> int:
 
     if args.theta is None:
         raise SymdelayInputError("give --theta (a value above theta_c, a list or a range)")
+    extra = {}
+    if args.start_fraction is not None:
+        from symdelay.analysis.cycles import check_start_fraction
+        from symdelay.cli.commands._io import double
+
+        x = double("--start-fraction", args.start_fraction)
+        extra["start_fraction"] = check_start_fraction("--start-fraction", x)
+    if args.max_modes is not None:
+        from symdelay.models.erlang.nonlinear.dde_cycles import check_max_modes
+
+        extra["max_modes"] = check_max_modes("--max-modes", int(args.max_modes))
     _check_cost(args)
-    res = limit_cycle(door.model_from_args(args), args.theta, system=args.system)
+    res = limit_cycle(door.model_from_args(args), args.theta, system=args.system, **extra)
     rec = res.to_json()
     write_plot(args, res)
     if args.json:

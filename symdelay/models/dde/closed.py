@@ -196,7 +196,7 @@ def worst_delay_closed_forms(model) -> dict:
 
 
 # ---------------------------------------------------------------- limit cycle
-def specialised_limit_cycle(model, theta, *, system=None, start_fraction=1e-3, max_modes=None):
+def specialised_limit_cycle(model, theta, *, system=None, start_fraction=None, max_modes=None):
     """The periodic orbits beyond the Hopf point by Fourier collocation of the DDE (the
     founding ``L = inf`` path); None (the generic path, which refuses a delay model) when
     the model fixes theta."""

@@ -217,7 +217,7 @@ def integrate(
 
     mu, lam, theta, D = founding_numbers(model, "integrate")
     T, dt = check_horizon(T, dt)
-    rtol, atol = check_tolerance("rtol", rtol), check_tolerance("atol", atol, zero=True)
+    rtol, atol = check_tolerance("rtol", rtol), check_tolerance("atol", atol)
     if solver not in _SOLVERS:
         raise SymdelayInputError(f"unknown solver {solver!r}: use one of " + ", ".join(_SOLVERS))
     if method not in _IVP_METHODS:

@@ -287,7 +287,7 @@ def specialised_fluid(
     )
     method = "BDF" if solver == "auto" else solver
     rtol = 1e-10 if rtol is None else check_tolerance("rtol", rtol)
-    atol = 1e-13 if atol is None else check_tolerance("atol", atol, zero=True)
+    atol = 1e-13 if atol is None else check_tolerance("atol", atol)
     arrays = _Arrays(service, d, lamv, K)
     u0 = np.cumsum(x0.reshape(K, m)[::-1], axis=0)[::-1].ravel()  # the tails by phase
 

@@ -53,7 +53,7 @@ def limit_cycle(
     theta=10,
     *,
     system: str = "difference",
-    start_fraction: float = 1e-3,
+    start_fraction: float | None = None,
     max_modes: int | None = None,
 ) -> LimitCycle | CycleFamily:
     """The founding model's limit cycle at ``theta`` (or the family continued from
@@ -91,7 +91,7 @@ def limit_cycle(
 
 
 def specialised_limit_cycle(
-    model, theta, *, system=None, start_fraction: float = 1e-3, max_modes=None
+    model, theta, *, system=None, start_fraction: float | None = None, max_modes=None
 ):
     """The founding model's cycles (``system`` ``"difference"`` by default, or ``"full"``;
     L = inf: Fourier collocation of the DDE); ``None`` (the generic path) when the model
@@ -127,11 +127,27 @@ def _founding(name, L, mu, lam, D, theta, system, start_fraction, max_modes):
     if system not in ("difference", "full"):
         raise SymdelayInputError(f"system must be 'difference' or 'full', got {system!r}")
     if Lv is INFINITE_L:
-        from symdelay.models.erlang.nonlinear.dde_cycles import dde_limit_cycle
+        from symdelay.models.erlang.nonlinear.dde_cycles import check_max_modes, dde_limit_cycle
 
-        extra = {} if max_modes is None else {"max_modes": max_modes}
+        if system == "full":
+            raise SymdelayInputError(
+                "--system full is for finite L: at L = inf the cycle is the delay equation's "
+                "of the difference x = q1 - q2 (leave --system out)"
+            )
+        if start_fraction is not None:
+            raise SymdelayInputError(
+                "--start-fraction is for finite L and a transition table: at L = inf the "
+                "cycles are found by collocation from the harmonic-balance amplitude at the "
+                "smallest theta (leave it out)"
+            )
+        extra = {} if max_modes is None else {"max_modes": check_max_modes("max_modes", max_modes)}
         res = dde_limit_cycle(mu, lam, D, theta, **extra)
         return replace(res, model_name=name)
+    if max_modes is not None:
+        raise SymdelayInputError(
+            f"--max-modes is for L = inf (the Fourier collocation of the delay equation): at "
+            f"L = {Lv} the cycles are shot on the exact ODE system; leave it out"
+        )
     nf = normal_form(Lv, mu, lam, D)
     if system == "difference":
 
@@ -157,7 +173,8 @@ def _founding(name, L, mu, lam, D, theta, system, start_fraction, max_modes):
         Lv,
         start_fraction,
         name,
-        direct=_harmonic_balance_start,
+        # a start_fraction given asks for the march from the normal form there
+        direct=_harmonic_balance_start if start_fraction is None else None,
         at=lambda text: FoundingModel(L=Lv, mu=nf.mu, lam=nf.lam, theta=text, D=nf.D),
     )
 

@@ -35,10 +35,18 @@ from symdelay.analysis.cycles import (
     decide_stability,
     parse_theta_list,
 )
+from symdelay.core.errors import SymdelayInputError
 from symdelay.core.params import INFINITE_L, as_positive_number
 from symdelay.models.dde import difference_functions
 
-__all__ = ["dde_limit_cycle", "collocate", "dde_floquet", "DDE_METHOD", "ResolutionError"]
+__all__ = [
+    "dde_limit_cycle",
+    "collocate",
+    "dde_floquet",
+    "check_max_modes",
+    "DDE_METHOD",
+    "ResolutionError",
+]
 
 DDE_METHOD = "Fourier collocation of the DDE (Newton), Chebyshev monodromy for Floquet"
 TAIL = 1e-11
@@ -90,6 +98,26 @@ def _resample(x, N):
         if abs(kk) <= (N - 1) // 2:
             Y[kk % N] += c
     return np.real(np.fft.ifft(Y)) * N / M
+
+
+def check_max_modes(name: str, value) -> int:
+    """``max_modes`` of the limit cycle at ``L = inf`` (the command's ``--max-modes``): an
+    integer from :data:`N_START` (the collocation's first size) to :data:`N_MAX` (its dense
+    matrices grow as the square of it), else one line naming ``name``: the one rule of both.
+
+    >>> check_max_modes("max_modes", 127)
+    127
+    """
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise SymdelayInputError(f"{name} must be an integer, got {value!r}")
+    if not N_START <= value <= N_MAX:
+        raise SymdelayInputError(
+            f"{name} must be from {N_START} (the collocation's first size) to {N_MAX} (its "
+            f"dense matrices grow as the square), got {value}"
+        )
+    return int(value)
 
 
 class ResolutionError(ShootingError):
