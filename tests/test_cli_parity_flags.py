@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -276,3 +277,65 @@ def test_fluid_atol_zero_is_refused_by_the_api_as_by_the_command(capsys):
             fluid(m, T=2, dt=0.5, solver="RK45", **kw)
     status, _, err = _run(capsys, ["fluid", "--T", "2", "--dt", "0.5", "--atol", "0"])
     assert status == 2 and "--atol must be a finite number > 0 (0 is pure" in err, err
+
+
+# ------------------------------------------------- worst-delay --param NAME, --kind
+def test_worst_delay_param_minimises_another_critical_value(capsys):
+    """worst-delay --param lam (theta given): the founding model's theta* = 4 mu / lam at
+    L = 3 read for lam: lam* = 4 mu / theta at D* = 3 / mu; the record is the API's."""
+    argv = ["worst-delay", "--L", "3", "--mu", "1", "--theta", "8", "--param", "lam"]
+    got = _json(capsys, argv)
+    ref = worst_delay(build_model("erlang", L=3, mu=1, theta=8), "D", param="lam")
+    assert got == _same(ref.to_json())
+    assert got["param"] == "lam" and got["parameters"]["theta"] == "8"
+    assert Fraction(got["lam_star"]) == Fraction(1, 2)  # 4 mu / theta
+    assert Fraction(got["D_star"]) == 3  # L / mu
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--lam", "1", "--theta", "4"], "leave --theta out"),  # theta searched by default
+        (["--theta", "4", "--param", "lam", "--lam", "1"], "leave --lam out"),
+        (["--lam", "1", "--param", "D"], "name the same parameter"),
+        (["--lam", "1", "--param", " "], "--param needs a NAME"),
+        (["--lam", "1", "--param", "kappa"], "kappa"),
+        (["--lam", "1", "--kind", "MAX"], "--kind"),
+    ],
+)
+def test_worst_delay_param_and_kind_refusals(capsys, extra, needle):
+    status, out, err = _run(capsys, ["worst-delay", "--L", "3", "--mu", "1", *extra])
+    assert status == 2 and out == "" and needle in err and err.count("\n") == 1, err
+
+
+def test_worst_delay_kind_max_is_extremum_max(capsys):
+    """--kind max over [1, 5]: theta_c is least at D = 3 and grows on both sides, so its
+    maximum is at an end, the larger of theta_c(1) and theta_c(5) (critical, the other
+    entry); the record is extremum(kind="max")'s and the text says it is a maximum."""
+    from symdelay import critical, extremum
+
+    argv = ["worst-delay", "--L", "3", *FOUND, "--kind", "max", "--lo", "1", "--hi", "5"]
+    got = _json(capsys, argv)
+    m = build_model("erlang", L=3, mu=1, lam=1)
+    assert got == _same(extremum(m, "D", kind="max", lo="1", hi="5").to_json())
+    ends = critical(m, at=["1", "5"]).points
+    big = max(ends, key=lambda p: p.critical)
+    assert got["kind"] == "max" and Fraction(got["D_star"]) == Fraction(str(big.at))
+    assert float(got["theta_star"]) == pytest.approx(float(big.critical), rel=1e-13)
+    status, out, _ = _run(capsys, argv)
+    assert status == 0 and "(the maximum of theta_c over D)" in out
+
+
+def test_worst_delay_kind_stable_is_kappa_stars(capsys):
+    """--kind stable over a model file's kappa: the kappa-star of that model (the API's
+    kappa_star, extremum kind="stable")."""
+    from symdelay import load_toml
+    from symdelay.analysis.window import kappa_star
+
+    path = str(Path(__file__).parent.parent / "examples" / "models" / "inflight_erlang1.toml")
+    sets = ["--set", "mu=1", "--set", "lam=1", "--set", "gamma=2"]
+    argv = ["worst-delay", "--model-file", path, *sets, "--over", "kappa", "--kind", "stable"]
+    got = _json(capsys, argv)
+    ref = kappa_star(load_toml(path, mu=1, lam=1, gamma=2))
+    assert got == _same(ref.to_json())
+    assert got["kind"] == "stable" and got["stable_set"]

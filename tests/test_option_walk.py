@@ -163,6 +163,7 @@ OTHER = {
     "--weights": "1,0,0,0",
     "--start-fraction": "0.01",
     "--max-modes": "127",
+    "--kind": "max",
 }
 #: a second value, where the base run already has the first
 AGAIN = {
