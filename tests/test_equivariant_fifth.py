@@ -205,6 +205,13 @@ def test_the_decision_follows_the_sign_and_its_bound(standing):
     for five, word in ((None, "not computed)"), ({"C": None, "reason": "no exp"}, "no exp")):
         out = verdicts(five)
         assert [v for v, _ in out] == [None, None] and all(word in why for _, why in out)
+    # at cubic order: a ball of Re(A + B) holding 0 leaves the criticality and every
+    # standing wave's verdict undecided, with the ball in the reason
+    fuzz = flint.acb(flint.arb(0, 2 * abs(float((A + B).real.mid()))))
+    pats = _patterns(A + fuzz, B, eq.balls["r_prime"], [eq.q1, eq.q2], orbit, model, -1, 15)
+    for p in pats[1:]:
+        assert p["criticality"] == "degenerate" and p["stable"] is None
+        assert "holds 0 (" in p["stability_reason"] and p["side"] is None
 
 
 def test_the_balls_hold_the_floating_values(standing):
@@ -259,3 +266,19 @@ def _mid(b):
     from symdelay.analysis.dnormal import _mp
 
     return _mp(b)
+
+
+@pytest.mark.parametrize(("extra", "expected"), [((-1, -3), -1), ((-1, 2), 1), ((-1, 0), 0)])
+def test_the_rest_of_the_spectrum_is_placed_by_a_proof(extra, expected):
+    """The eigenvalues beside the double pair +- i w, by the Routh array in Arb: all in
+    Re < 0 (-1), one in Re > 0 (1), one on the axis (0: not proved either way)."""
+    from symdelay.analysis.equivariant import _other_spectrum_sign
+
+    w = flint.arb(2).sqrt()  # irrational: the pair's balls are not exact
+    Jd = {}
+    for b in (0, 2):  # two rotation blocks: the double pair +- i w
+        Jd[b, b + 1], Jd[b + 1, b] = -w, w
+    for k, lam in enumerate(extra):
+        Jd[4 + k, 4 + k] = flint.arb(lam)
+    Jd[4, 5] = flint.arb(1)  # not normal
+    assert _other_spectrum_sign(Jd, 6, w) == expected

@@ -122,7 +122,9 @@ as ``{"re", "im"}`` (midpoints), ``"criterion"`` the formula ``Re(conj(A - B) C)
 ``"relative_phase_eigenvalue_over_rho4"``; the checks gain
 ``fifth_order_cubic_A_difference``, ``fifth_order_cubic_B_difference`` (relative to
 ``|A| + |B|``) and ``fifth_order_d3_residual`` (upper bounds from the balls). The test of
-the rest of the spectrum (``other_spectrum``) alone runs in doubles.
+the rest of the spectrum is placed by the Routh array of ``det(x I - J) / (x^2 + omega^2)^2``
+in Arb (:func:`_other_spectrum_sign`); ``other_spectrum_max_real`` in the checks is its
+estimate in doubles (a number to read, not a proof).
 
 So: supercritical iff ``Re(A + B) < 0``; unstable (``stable: false``) if ``Re(A + B) > 0``
 or ``Re(A - B) > 0``; otherwise the fifth order decides as above (``stable: null`` with the
@@ -268,7 +270,7 @@ def _apply(perm, v):
     return out
 
 
-def _null(M, m, wf):
+def _null(M, m):
     """The null vector of the ``m x m`` acb matrix ``M`` (rows of lists) with its largest
     component fixed to 1 and the row of the largest component of the left null vector left
     out (both chosen from the midpoints in doubles): for every point of the balls the
@@ -315,10 +317,10 @@ def _centre_vectors(J, w, orbits, kappa, n):
            for c in range(m)] for i in range(n)]  # fmt: skip
     block = [[sum((V[i][a].conjugate() * JV[i][c] for i in range(n)), flint.acb(0)) / 3
               - (iw if a == c else 0) for c in range(m)] for a in range(m)]  # fmt: skip
-    y = _null(block, m, float(w.mid()))
+    y = _null(block, m)
     # the left vector: conj(p)^T (J - i w) = 0 on the same eigenspace, i.e. the null vector
     # of the transposed block, and conj(p1) = conj(V) yt
-    yt = _null([[block[c][a] for c in range(m)] for a in range(m)], m, float(w.mid()))
+    yt = _null([[block[c][a] for c in range(m)] for a in range(m)], m)
     q1 = [sum((V[i][c] * y[c] for c in range(m)), flint.acb(0)) for i in range(n)]
     pc1 = [sum((V[i][c].conjugate() * yt[c] for c in range(m)), flint.acb(0)) for i in range(n)]
     s = sum((pc1[i] * q1[i] for i in range(n)), flint.acb(0))
@@ -437,16 +439,17 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) ->
     A, B = _mp(Ab), _mp(Bb)
     Jmid = mpmath.matrix([[_mpr(x) for x in row] for row in J])
     other = _other_spectrum(Jmid, _mp(flint.acb(w)).real)
+    spectrum = _other_spectrum_sign(Jd, n, w)
     checks = {
         "d3_equivariance_residual": equiv,
         "crossing_matrix_residual": cross,
-        "r_prime_projection_minus_factor": _upper(abs(rp - _acb(r_prime_factor))),
+        "r_prime_projection_minus_factor": _upper(abs(rp - _as_ball(r_prime_factor))),
         "centre_eigenvector_residual": residual,
         "other_spectrum_max_real": other,
     }
     orbit = tuple(orbits[0])
     five = None
-    undecided = _sign(Ab.real + Bb.real) < 0 and _sign(Ab.real - Bb.real) < 0 and other <= 1e-9
+    undecided = _sign(Ab.real + Bb.real) < 0 and _sign(Ab.real - Bb.real) < 0 and spectrum < 1
     if fifth is not None and undecided:  # only there does the fifth order decide anything
         five = fifth_order(model, fifth[0], fifth[1], w, kappa, dps, vectors=(q1l, q2l, pc1, pc2))
         if five.get("C") is not None:
@@ -454,7 +457,7 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) ->
             checks["fifth_order_cubic_B_difference"] = _upper(abs(five["B"] - Bb)) / scale
             checks["fifth_order_d3_residual"] = five["d3_residual"]
     qmid = [[_mp(x) for x in q] for q in qs]
-    patterns = _patterns(Ab, Bb, rp, qmid, orbit, model, other, dps, five)
+    patterns = _patterns(Ab, Bb, rp, qmid, orbit, model, spectrum, dps, five)
     return D3Hopf(
         A, B, r_prime_factor, _mp(flint.acb(w)).real, qmid[0], qmid[1],
         {model.states[i].name: model.states[kappa[i]].name for i in range(n) if kappa[i] != i},
@@ -478,15 +481,6 @@ def _as_ball(x):
         return flint.acb(_as_ball(x.real), _as_ball(x.imag))
     sign, man, exp, _ = x._mpf_
     return (-1) ** sign * flint.arb(flint.fmpz(int(man))) * flint.arb(2) ** int(exp)
-
-
-def _acb(x):
-    """An mpmath number as an exact acb ball."""
-    import flint
-
-    x = mpmath.mpc(x)
-    return flint.acb(flint.arb(mpmath.nstr(x.real, mpmath.mp.dps + 5)),
-                     flint.arb(mpmath.nstr(x.imag, mpmath.mp.dps + 5)))  # fmt: skip
 
 
 def _upper(x) -> mpmath.mpf:
@@ -641,7 +635,65 @@ def _other_spectrum(J, w) -> float:
     return float(np.max(rest.real)) if len(rest) else float("-inf")
 
 
-def _patterns(A, B, rp, qs, orbit, model, other, dps, five=None) -> list:
+def _other_spectrum_sign(Jd, n, w) -> int:
+    """Where the eigenvalues of ``J`` other than the double pair ``+- i w`` lie, proved:
+    ``-1`` all in ``Re < 0``, ``1`` one at least in ``Re > 0``, ``0`` undecided (one on the
+    axis, or a ball that holds 0). ``det(x I - J)`` of the ball matrix (Arb ``charpoly``)
+    divided by ``(x^2 + w^2)^2`` (synthetic division of balls: an enclosure of the exact
+    quotient for every point of the balls), then the Routh array of the quotient in Arb: no
+    entry of its first column holding 0, the number of sign changes counts the roots in
+    ``Re > 0`` (and none is on the axis)."""
+    import flint
+
+    J = flint.arb_mat(n, n)
+    for (i, j), v in Jd.items():
+        J[i, j] = v
+    cp = J.charpoly()
+    c = [cp[n - k] for k in range(n + 1)]  # highest first, monic
+    w2 = w * w
+    for _ in range(2):  # divide by x^2 + w^2, twice
+        q = []
+        rem = list(c)
+        for k in range(len(c) - 2):
+            lead = rem[k]
+            q.append(lead)
+            rem[k + 2] = rem[k + 2] - lead * w2
+        c = q
+    if len(c) <= 1:
+        return -1
+    first = _routh_first_column(c)
+    if first is None:
+        return 0
+    changes = sum(1 for u, v in itertools.pairwise(first) if (u > 0) != (v > 0))
+    return 1 if changes else -1
+
+
+def _routh_first_column(cs):
+    """The first column of the Routh array of ``sum cs[k] x^(n-k)`` (Arb balls, highest
+    first), or None where an entry's ball holds 0 (the count is then not proved)."""
+    rows = [cs[0::2], cs[1::2]]
+    n = len(cs) - 1
+    first = [cs[0]]
+    if _sign(cs[0]) == 0:
+        return None
+    for _ in range(n):
+        a, b = rows[-2], rows[-1]
+        if not b or _sign(b[0]) == 0:
+            return None
+        first.append(b[0])
+        nxt = [
+            (
+                b[0] * (a[j + 1] if j + 1 < len(a) else 0)
+                - a[0] * (b[j + 1] if j + 1 < len(b) else 0)
+            )
+            / b[0]
+            for j in range(max(len(a), len(b)) - 1)
+        ]
+        rows.append(nxt)
+    return first if len(first) == n + 1 else None
+
+
+def _patterns(A, B, rp, qs, orbit, model, spectrum, dps, five=None) -> list:
     """The three branches (module docstring): criticality, stability, amplitude law;
     ``five`` (:func:`fifth_order`, or None) decides the standing waves' relative phase.
     ``A``, ``B``, ``rp`` are acb balls: every sign is proved (the ball excludes 0) or left
@@ -649,8 +701,8 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps, five=None) -> list:
     reA, reB = A.real, B.real
     q1, q2 = qs
     names = [model.states[i].name for i in orbit]
-    spectrum_unstable = other > 1e-9
-    spectrum_marginal = abs(other) <= 1e-9
+    spectrum_unstable = spectrum > 0
+    spectrum_marginal = spectrum == 0
     sign = _sign
 
     def phase(eps):
@@ -716,7 +768,11 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps, five=None) -> list:
                 ),
             )
         elif spectrum_marginal:
-            why = "the Jacobian has another eigenvalue on the imaginary axis"
+            why = (
+                "the Jacobian's other eigenvalues are not proved in Re < 0 (the Routh array "
+                "of its characteristic polynomial without +-i omega has a ball holding 0: an "
+                "eigenvalue on the imaginary axis, or too wide balls)"
+            )
         else:
             stable = True
         side = None
