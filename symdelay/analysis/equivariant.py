@@ -108,21 +108,24 @@ the cubic order does not decide).
 ``C`` is computed, only where the cubic order does not decide, by :func:`fifth_order`: the
 centre-manifold normal form to degree 5 by truncated power series of the drift
 (:mod:`symdelay.analysis.nfseries`; its cubic coefficients repeat ``A`` and ``B`` and the
-resonant coefficients D_3 forbids vanish, both checks in the record), in Arb balls (python-flint ``acb``), like every other coefficient here: the tensors of the
-drift at the ball of the parameter's value and the frequency ``omega`` that a Krawczyk test
-proves to hold the Hopf point (:func:`symdelay.analysis.normal_form._hopf_balls`), ``q1`` and
-``p1`` as null vectors of the mode's block with one component fixed to 1 and one row dropped
-(for every point of the balls the reduced system's solution, so the eigenvectors at the true
-point), and the linear systems by ``acb_mat``. Every sign that decides a verdict (``Re A``,
-``Re(A + B)``, ``Re(A - B)``, ``Re(B - A)``, ``Re(conj(A - B) C)``, ``Re r'``) is proved
-where its ball excludes 0; where it holds 0 the verdict is null with the ball in the reason.
-In the record each standing wave has ``"fifth_order"`` (null where not computed; else ``"C"``
-as ``{"re", "im"}`` (midpoints), ``"criterion"`` the formula ``Re(conj(A - B) C)``,
-``"criterion_value"``, ``"criterion_error"`` (the ball's radius) and ``"method"``) and
-``"relative_phase_eigenvalue_over_rho4"``; the checks gain
+resonant coefficients D_3 forbids vanish, both checks in the record).
+
+**Proofs.** ``A``, ``B``, ``C`` and the checks are computed in Arb balls (python-flint
+``acb``): the tensors of the drift at the ball of the parameter's value and the frequency
+``omega`` that a Krawczyk test proves to hold the Hopf point
+(:func:`symdelay.analysis.normal_form._hopf_balls`), ``q1`` and ``p1`` as null vectors of
+the mode's block with one component fixed to 1 and one row dropped (for every point of the
+balls the reduced system's solution, so the eigenvectors at the true point), normalised in
+``acb``, and the linear systems by ``acb_mat``. Every sign that decides a verdict
+(``Re A``, ``Re(A + B)``, ``Re(A - B)``, ``Re(B - A)``, ``Re(conj(A - B) C)``, ``Re r'``)
+is proved where its ball excludes 0; where it holds 0 the verdict is null with the ball in
+the reason. In the record each standing wave has ``"fifth_order"`` (null where not
+computed; else ``"C"`` as ``{"re", "im"}`` (midpoints), ``"criterion"`` the formula
+``Re(conj(A - B) C)``, ``"criterion_value"``, ``"criterion_error"`` (the ball's radius) and
+``"method"``) and ``"relative_phase_eigenvalue_over_rho4"``; the checks gain
 ``fifth_order_cubic_A_difference``, ``fifth_order_cubic_B_difference`` (relative to
-``|A| + |B|``) and ``fifth_order_d3_residual`` (upper bounds from the balls). The test of
-the rest of the spectrum is placed by the Routh array of ``det(x I - J) / (x^2 + omega^2)^2``
+``|A| + |B|``) and ``fifth_order_d3_residual`` (upper bounds from the balls). The rest of
+the spectrum is placed by the Routh array of ``det(x I - J) / (x^2 + omega^2)^2``
 in Arb (:func:`_other_spectrum_sign`); ``other_spectrum_max_real`` in the checks is its
 estimate in doubles (a number to read, not a proof).
 
@@ -170,7 +173,9 @@ class D3Hopf:
     the crossing speed ``r_prime``, the eigenvectors ``q1``, ``q2`` (mpmath columns), the
     reflection found (``reflection``: ``{state: image}``), the branches (``patterns``: a list
     of dicts, the record's), the checks and the fifth-order coefficient ``C`` of
-    ``conj(z1)^2 z2^3`` (None where it is not computed)."""
+    ``conj(z1)^2 z2^3`` (None where it is not computed). ``A``, ``B``, ``C`` are the midpoints
+    of the Arb balls in ``balls`` (``{"A", "B", "r_prime"[, "C"]}``: python-flint ``acb``,
+    each holding the exact value; the verdicts' proofs)."""
 
     A: mpmath.mpc
     B: mpmath.mpc
@@ -313,8 +318,9 @@ def _centre_vectors(J, w, orbits, kappa, n):
     for c, orb in enumerate(orbits):
         for k, st in enumerate(orb):
             V[st][c] = pw[k]
-    JV = [[sum((J[i][k] * V[k][c] for k in range(n) if not V[k][c] == 0), flint.acb(0))  # noqa: SIM201
-           for c in range(m)] for i in range(n)]  # fmt: skip
+    nz = [[k for k in range(n) if not V[k][c].is_zero()] for c in range(m)]
+    JV = [[sum((J[i][k] * V[k][c] for k in nz[c]), flint.acb(0)) for c in range(m)]
+          for i in range(n)]  # fmt: skip
     block = [[sum((V[i][a].conjugate() * JV[i][c] for i in range(n)), flint.acb(0)) / 3
               - (iw if a == c else 0) for c in range(m)] for a in range(m)]  # fmt: skip
     y = _null(block, m)
@@ -340,8 +346,8 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) ->
     the reflection (:func:`find_reflection`); ``r_prime_factor``: the crossing speed of the
     factor (implicit function theorem), compared with the projected one; ``fifth``:
     ``(first_lyapunov, value)`` (:class:`symdelay.analysis.normal_form.FirstLyapunov` and the
-    parameter's value at the Hopf point) to compute the fifth-order coefficient ``C`` from the
-    drift (:func:`fifth_order`) where the cubic order does not decide the standing waves
+    parameter's value at the Hopf point, a ball) to compute the fifth-order coefficient
+    ``C`` from the drift (:func:`fifth_order`) where the cubic order does not decide the standing waves
     (``Re(A + B) < 0``, ``Re(A - B) < 0``, no other unstable eigenvalue; elsewhere ``C`` decides
     nothing and is not computed), None to leave it out (the standing waves' stability is
     then undecided where the cubic order does not decide it)."""
@@ -451,7 +457,9 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) ->
     five = None
     undecided = _sign(Ab.real + Bb.real) < 0 and _sign(Ab.real - Bb.real) < 0 and spectrum < 1
     if fifth is not None and undecided:  # only there does the fifth order decide anything
-        five = fifth_order(model, fifth[0], fifth[1], w, kappa, dps, vectors=(q1l, q2l, pc1, pc2))
+        five = fifth_order(
+            model, fifth[0], _as_ball(fifth[1]), w, kappa, dps, vectors=(q1l, q2l, pc1, pc2)
+        )
         if five.get("C") is not None:
             checks["fifth_order_cubic_A_difference"] = _upper(abs(five["A"] - Ab)) / scale
             checks["fifth_order_cubic_B_difference"] = _upper(abs(five["B"] - Bb)) / scale
@@ -572,7 +580,7 @@ def _fifth_at(model, lyap, value, omega, kappa, vectors) -> dict:
     if rp is not None:
         subs[rp.base] = rp.L / sym
     states = list(model.states)
-    drift = [sp.sympify(F).xreplace(model.values).xreplace(subs) for F in model.drift]
+    drift = [sp.sympify(F).xreplace(subs) for F in model.drift]
     free = set().union(*(F.free_symbols for F in drift)) - set(states) - {sym}
     if free:
         raise SeriesUnsupported("the drift needs numbers for " + ", ".join(sorted(map(str, free))))
