@@ -15,12 +15,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import flint
 import mpmath
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
 from symdelay.analysis.equivariant import relative_phase_eigenvalue
+from symdelay.core.lazy import sympy as sp
 
 DATA = Path(__file__).resolve().parents[1] / "examples" / "models" / "three_servers_standing.toml"
 
@@ -82,7 +84,9 @@ def test_fifth_order_repeats_the_cubic_terms_and_is_d3_equivariant(standing):
     assert checks["fifth_order_cubic_A_difference"] < 1e-25
     assert checks["fifth_order_cubic_B_difference"] < 1e-25
     assert checks["fifth_order_d3_residual"] < 1e-25
-    assert checks["fifth_order_C_precision_difference"] < 1e-15
+    # C in Arb balls: the criterion's radius is far below its value (relative 1e-10)
+    crit = rec["patterns"][1]["fifth_order"]
+    assert float(crit["criterion_error"]) < 1e-10 * abs(float(crit["criterion_value"]))
     eq = nf.equivariant
     assert (eq.A + eq.B).real < 0 and (eq.A - eq.B).real < 0
     rw, zz, zmz = rec["patterns"]
@@ -180,19 +184,101 @@ def test_the_decision_follows_the_sign_and_its_bound(standing):
     eq = nf.equivariant
     names = [s.name for s in model.states]
     orbit = tuple(names.index(k) for k in eq.orbit)
-    A, B = eq.A, eq.B  # Re(A + B) < 0, Re(A - B) < 0
+    A, B = eq.balls["A"], eq.balls["B"]  # Re(A + B) < 0, Re(A - B) < 0
 
     def verdicts(five):
-        pats = _patterns(A, B, nf.r_prime, [eq.q1, eq.q2], orbit, model, -1.0, 15, five)
+        pats = _patterns(A, B, eq.balls["r_prime"], [eq.q1, eq.q2], orbit, model, -1.0, 15, five)
         return [(p["stable"], p["stability_reason"]) for p in pats[1:]]
 
-    C = mpmath.mpc(3, 4)
-    S = mpmath.re(mpmath.conj(A - B) * C)
-    both = verdicts({"C": C, "criterion": S, "criterion_error": mpmath.mpf(1), "scale": 1})
+    C = flint.acb(3, 4)
+    S = ((A - B).conjugate() * C).real
+    assert S < 0 or S > 0  # its sign proved: the verdicts follow it
+    both = verdicts({"C": C, "criterion": S, "scale": 1})
     assert [v for v, _ in both] == ([True, False] if S < 0 else [False, True])
-    inside = verdicts({"C": C, "criterion": S, "criterion_error": abs(S), "scale": 1})
+    # a ball of C holding a C with the other sign: undecided, the ball in the reason
+    wide = C + flint.acb(flint.arb(0, 10), flint.arb(0, 10))
+    Sw = ((A - B).conjugate() * wide).real
+    assert Sw.contains(0)
+    inside = verdicts({"C": wide, "criterion": Sw, "scale": 1})
     assert [v for v, _ in inside] == [None, None]
-    assert all("zero within its bound" in why for _, why in inside)
+    assert all("is not proved nonzero (its ball" in why for _, why in inside)
     for five, word in ((None, "not computed)"), ({"C": None, "reason": "no exp"}, "no exp")):
         out = verdicts(five)
         assert [v for v, _ in out] == [None, None] and all(word in why for _, why in out)
+    # at cubic order: a ball of Re(A + B) holding 0 leaves the criticality and every
+    # standing wave's verdict undecided, with the ball in the reason
+    fuzz = flint.acb(flint.arb(0, 2 * abs(float((A + B).real.mid()))))
+    pats = _patterns(A + fuzz, B, eq.balls["r_prime"], [eq.q1, eq.q2], orbit, model, -1, 15)
+    for p in pats[1:]:
+        assert p["criticality"] == "degenerate" and p["stable"] is None
+        assert "holds 0 (" in p["stability_reason"] and p["side"] is None
+
+
+def test_the_balls_hold_the_floating_values(standing):
+    """The Arb balls of A, B and C hold the values of an independent floating computation:
+    the cubic coefficients by Kuznetsov's projection in mpmath at 50 digits (the tensors at
+    the midpoint of the Hopf point), C's criterion by the series at 50 digits; and their radii
+    at the default precision are below 1e-10 relative."""
+    from symdelay.analysis.equivariant import _centre_vectors, _cycles, find_reflection
+    from symdelay.analysis.nfseries import centre_normal_form
+    from symdelay.analysis.normal_form import first_lyapunov
+
+    model, nf = standing
+    eq = nf.equivariant
+    balls = eq.balls
+    for key in ("A", "B", "C"):
+        b = balls[key]
+        rad = max(float(b.real.rad()), float(b.imag.rad()))
+        assert rad < 1e-10 * abs(complex(eq.A if key != "C" else eq.C)), key
+    # the same computation in mpmath floating point (the series' mpmath path)
+    lyap = first_lyapunov(model, ("theta",), derivative=True)
+    kappa = find_reflection(model)
+    n = lyap.n
+    with mpmath.workdps(50), flint.ctx.workprec(170):
+        th, w = mpmath.mpf(nf.theta_c), mpmath.mpf(nf.omega)
+        Jd = lyap.tensors((th,))[0]
+        Ja = [[flint.acb(0)] * n for _ in range(n)]
+        for (i, j), v in Jd.items():
+            Ja[i][j] = flint.acb(flint.arb(mpmath.nstr(v, 55)))
+        vecs = _centre_vectors(Ja, flint.arb(mpmath.nstr(w, 55)), _cycles(model.permutation),
+                               kappa, n)  # fmt: skip
+        q1, q2, p1, p2 = ([_mid(x) for x in v] for v in vecs)
+        J = mpmath.matrix(n, n)
+        for (i, j), v in Jd.items():
+            J[i, j] = v
+        drift = [sp.sympify(F).xreplace(model.values) for F in model.drift]
+        sym = lyap._syms[0]
+        point = [sp.sympify(model.equilibrium.point[s]).xreplace({sym: th}) for s in model.states]
+        point = [mpmath.mpf(sp.Float(x, 55)) for x in point]
+        out = centre_normal_form(drift, list(model.states), point, {sym: th}, J, w,
+                                 [q1, q2], [p1, p2], order=5)  # fmt: skip
+        G, mono = out["G"], out["mono"]
+        A, B = G[0][mono.index[(2, 0, 1, 0)]], G[0][mono.index[(1, 1, 0, 1)]]
+        C = G[0][mono.index[(0, 3, 2, 0)]]
+        for key, val in (("A", A), ("B", B), ("C", C)):
+            b = balls[key]
+            # the floating value at the midpoint sits within the ball (to its own rounding)
+            rad = mpmath.mpf(float(b.real.rad())) + mpmath.mpf(float(b.imag.rad()))
+            assert abs(val - _mid(b)) <= rad + mpmath.mpf(10) ** -40 * abs(val), key
+
+
+def _mid(b):
+    from symdelay.analysis.dnormal import _mp
+
+    return _mp(b)
+
+
+@pytest.mark.parametrize(("extra", "expected"), [((-1, -3), -1), ((-1, 2), 1), ((-1, 0), 0)])
+def test_the_rest_of_the_spectrum_is_placed_by_a_proof(extra, expected):
+    """The eigenvalues beside the double pair +- i w, by the Routh array in Arb: all in
+    Re < 0 (-1), one in Re > 0 (1), one on the axis (0: not proved either way)."""
+    from symdelay.analysis.equivariant import _other_spectrum_sign
+
+    w = flint.arb(2).sqrt()  # irrational: the pair's balls are not exact
+    Jd = {}
+    for b in (0, 2):  # two rotation blocks: the double pair +- i w
+        Jd[b, b + 1], Jd[b + 1, b] = -w, w
+    for k, lam in enumerate(extra):
+        Jd[4 + k, 4 + k] = flint.arb(lam)
+    Jd[4, 5] = flint.arb(1)  # not normal
+    assert _other_spectrum_sign(Jd, 6, w) == expected

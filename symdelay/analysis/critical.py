@@ -274,14 +274,20 @@ class CriticalCurve(Result):
 
 def critical_record(model, param, over, points, dps, method, factors) -> CriticalCurve:
     """The record both paths return: the model's shown options and its family's closed
-    forms attached here, once for both."""
+    forms attached here, once for both. ``over``'s own value is among the parameters when
+    no point sweeps it (the record says where it was computed)."""
+    if isinstance(points, ColumnPoints):
+        swept = points.columns[0] is not None
+    else:
+        points = tuple(points)
+        swept = any(p.at is not None or p.label is not None for p in points)
     return CriticalCurve(
         param,
         over,
-        points if isinstance(points, ColumnPoints) else tuple(points),
+        points,
         dps,
         model.name,
-        shown_parameters(model, skip=(param, over)),
+        shown_parameters(model, skip=(param, over) if swept else (param,)),
         method,
         tuple(factors),
         closed_forms(model, "critical", lazy=True),

@@ -108,15 +108,26 @@ the cubic order does not decide).
 ``C`` is computed, only where the cubic order does not decide, by :func:`fifth_order`: the
 centre-manifold normal form to degree 5 by truncated power series of the drift
 (:mod:`symdelay.analysis.nfseries`; its cubic coefficients repeat ``A`` and ``B`` and the
-resonant coefficients D_3 forbids vanish, both checks in the record), in mpmath at the working precision and again at ``FIFTH_GUARD``
-digits fewer; the sign of ``Re(conj(A - B) C)`` is taken as proved when it exceeds ten times
-the difference of the two and ``10^-(dps/2)`` of its scale, else ``stable`` is null with the
-value and that bound. In the record each standing wave has ``"fifth_order"`` (null where not
-computed; else ``"C"`` as ``{"re", "im"}``, ``"criterion"`` the formula
-``Re(conj(A - B) C)``, ``"criterion_value"``, ``"criterion_error"`` and ``"method"``) and
-``"relative_phase_eigenvalue_over_rho4"``; the checks gain
+resonant coefficients D_3 forbids vanish, both checks in the record).
+
+**Proofs.** ``A``, ``B``, ``C`` and the checks are computed in Arb balls (python-flint
+``acb``): the tensors of the drift at the ball of the parameter's value and the frequency
+``omega`` that a Krawczyk test proves to hold the Hopf point
+(:func:`symdelay.analysis.normal_form._hopf_balls`), ``q1`` and ``p1`` as null vectors of
+the mode's block with one component fixed to 1 and one row dropped (for every point of the
+balls the reduced system's solution, so the eigenvectors at the true point), normalised in
+``acb``, and the linear systems by ``acb_mat``. Every sign that decides a verdict
+(``Re A``, ``Re(A + B)``, ``Re(A - B)``, ``Re(B - A)``, ``Re(conj(A - B) C)``, ``Re r'``)
+is proved where its ball excludes 0; where it holds 0 the verdict is null with the ball in
+the reason. In the record each standing wave has ``"fifth_order"`` (null where not
+computed; else ``"C"`` as ``{"re", "im"}`` (midpoints), ``"criterion"`` the formula
+``Re(conj(A - B) C)``, ``"criterion_value"``, ``"criterion_error"`` (the ball's radius) and
+``"method"``) and ``"relative_phase_eigenvalue_over_rho4"``; the checks gain
 ``fifth_order_cubic_A_difference``, ``fifth_order_cubic_B_difference`` (relative to
-``|A| + |B|``), ``fifth_order_d3_residual`` and ``fifth_order_C_precision_difference``.
+``|A| + |B|``) and ``fifth_order_d3_residual`` (upper bounds from the balls). The rest of
+the spectrum is placed by the Routh array of ``det(x I - J) / (x^2 + omega^2)^2``
+in Arb (:func:`_other_spectrum_sign`); ``other_spectrum_max_real`` in the checks is its
+estimate in doubles (a number to read, not a proof).
 
 So: supercritical iff ``Re(A + B) < 0``; unstable (``stable: false``) if ``Re(A + B) > 0``
 or ``Re(A - B) > 0``; otherwise the fifth order decides as above (``stable: null`` with the
@@ -162,7 +173,9 @@ class D3Hopf:
     the crossing speed ``r_prime``, the eigenvectors ``q1``, ``q2`` (mpmath columns), the
     reflection found (``reflection``: ``{state: image}``), the branches (``patterns``: a list
     of dicts, the record's), the checks and the fifth-order coefficient ``C`` of
-    ``conj(z1)^2 z2^3`` (None where it is not computed)."""
+    ``conj(z1)^2 z2^3`` (None where it is not computed). ``A``, ``B``, ``C`` are the midpoints
+    of the Arb balls in ``balls`` (``{"A", "B", "r_prime"[, "C"]}``: python-flint ``acb``,
+    each holding the exact value; the verdicts' proofs)."""
 
     A: mpmath.mpc
     B: mpmath.mpc
@@ -175,6 +188,7 @@ class D3Hopf:
     patterns: list
     checks: dict = field(default_factory=dict)
     C: mpmath.mpc | None = None
+    balls: dict = field(default_factory=dict, compare=False)
 
 
 def _cycles(perm) -> list:
@@ -261,32 +275,70 @@ def _apply(perm, v):
     return out
 
 
-def _centre_vectors(J, w, orbits, kappa, n):
-    """``q1, q2, p1, p2`` (lists) at the working precision in force (module docstring)."""
-    from symdelay.analysis.projection import _null_vector
+def _null(M, m):
+    """The null vector of the ``m x m`` acb matrix ``M`` (rows of lists) with its largest
+    component fixed to 1 and the row of the largest component of the left null vector left
+    out (both chosen from the midpoints in doubles): for every point of the balls the
+    reduced system's solution, so at the true point the null vector (the dropped row is
+    implied where ``M`` has rank ``m - 1``). ZeroDivisionError where the reduced system is
+    not invertible over the balls."""
+    import flint
+    import numpy as np
 
-    iw = mpmath.mpc(0, w)
-    e3 = mpmath.expjpi(mpmath.mpf(2) / 3)
-    # the e3-eigenspace of P_sigma: one Fourier vector per orbit (v[s_k] = e3^-k)
+    if m == 1:
+        return [flint.acb(1)]
+    M0 = np.array([[complex(float(x.real.mid()), float(x.imag.mid())) for x in row] for row in M])
+    _, _, vh = np.linalg.svd(M0)
+    piv = int(np.argmax(np.abs(vh[-1])))
+    u, _, _ = np.linalg.svd(M0)
+    drop = int(np.argmax(np.abs(u[:, -1])))
+    rows = [r for r in range(m) if r != drop]
+    cols = [c for c in range(m) if c != piv]
+    sol = flint.acb_mat(m - 1, m - 1, [M[r][c] for r in rows for c in cols]).solve(
+        flint.acb_mat(m - 1, 1, [-M[r][piv] for r in rows])
+    )
+    y = [flint.acb(1)] * m
+    for t, c in enumerate(cols):
+        y[c] = sol[t, 0]
+    return y
+
+
+def _centre_vectors(J, w, orbits, kappa, n):
+    """``q1, q2`` and the rows ``conj(p1), conj(p2)`` (lists of acb balls) for the Jacobian
+    ``J`` (rows of acb) and the frequency ball ``w`` (module docstring): ``q1`` the Fourier
+    vectors of the orbits times the null vector of the mode's block (:func:`_null`), the
+    left vector likewise, normalised in acb."""
+    import flint
+
+    iw = flint.acb(0, w)
+    e3 = flint.acb(-1, flint.arb(3).sqrt()) / 2  # e^{2 pi i/3}
+    pw = [flint.acb(1), e3.conjugate(), e3]  # e3^-k
     m = len(orbits)
-    V = mpmath.matrix(n, m)
+    V = [[flint.acb(0)] * m for _ in range(n)]
     for c, orb in enumerate(orbits):
-        for k, s in enumerate(orb):
-            V[s, c] = e3 ** (-k)
-    Jm = V.transpose_conj() * J * V / 3  # the block of J on that eigenspace
-    M = Jm - iw * mpmath.eye(m)
-    y = _null_vector(M)
-    yl = _null_vector(M.transpose_conj())
-    q1 = V * y
-    p1 = V * yl
-    s = (p1.transpose_conj() * q1)[0]
-    p1 = p1 * mpmath.conj(1 / s)  # conj(p1)^T q1 = 1
-    q1l, p1l = [q1[i] for i in range(n)], [p1[i] for i in range(n)]
-    return q1l, _apply(kappa, q1l), p1l, _apply(kappa, p1l)
+        for k, st in enumerate(orb):
+            V[st][c] = pw[k]
+    nz = [[k for k in range(n) if not V[k][c].is_zero()] for c in range(m)]
+    JV = [[sum((J[i][k] * V[k][c] for k in nz[c]), flint.acb(0)) for c in range(m)]
+          for i in range(n)]  # fmt: skip
+    block = [[sum((V[i][a].conjugate() * JV[i][c] for i in range(n)), flint.acb(0)) / 3
+              - (iw if a == c else 0) for c in range(m)] for a in range(m)]  # fmt: skip
+    y = _null(block, m)
+    # the left vector: conj(p)^T (J - i w) = 0 on the same eigenspace, i.e. the null vector
+    # of the transposed block, and conj(p1) = conj(V) yt
+    yt = _null([[block[c][a] for c in range(m)] for a in range(m)], m)
+    q1 = [sum((V[i][c] * y[c] for c in range(m)), flint.acb(0)) for i in range(n)]
+    pc1 = [sum((V[i][c].conjugate() * yt[c] for c in range(m)), flint.acb(0)) for i in range(n)]
+    s = sum((pc1[i] * q1[i] for i in range(n)), flint.acb(0))
+    pc1 = [x / s for x in pc1]  # conj(p1)^T q1 = 1
+    return q1, _apply(kappa, q1), pc1, _apply(kappa, pc1)
 
 
 def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) -> D3Hopf:
-    """The D_3 normal form at a Hopf point, in mpmath at the working precision in force.
+    """The D_3 normal form at a Hopf point in Arb balls (python-flint; call inside the Arb
+    precision wanted): ``tensors`` and ``omega`` balls (``arb``; mpmath numbers are taken as
+    the exact binary values they hold), every coefficient a ball, every sign proved or left
+    undecided (module docstring).
 
     ``tensors``: ``(J, H, T3, dJ)`` dicts of the Jacobian, second and third derivatives of the
     drift at the equilibrium (every index order present) and the derivative of the Jacobian in
@@ -294,42 +346,53 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) ->
     the reflection (:func:`find_reflection`); ``r_prime_factor``: the crossing speed of the
     factor (implicit function theorem), compared with the projected one; ``fifth``:
     ``(first_lyapunov, value)`` (:class:`symdelay.analysis.normal_form.FirstLyapunov` and the
-    parameter's value at the Hopf point) to compute the fifth-order coefficient ``C`` from the
-    drift (:func:`fifth_order`) where the cubic order does not decide the standing waves
+    parameter's value at the Hopf point, a ball) to compute the fifth-order coefficient
+    ``C`` from the drift (:func:`fifth_order`) where the cubic order does not decide the standing waves
     (``Re(A + B) < 0``, ``Re(A - B) < 0``, no other unstable eigenvalue; elsewhere ``C`` decides
     nothing and is not computed), None to leave it out (the standing waves' stability is
     then undecided where the cubic order does not decide it)."""
-    Jd, H, T3, dJ = tensors
+    import flint
+
+    from symdelay.analysis.dnormal import _mp
+
+    Jd, H, T3, dJ = ({k: _as_ball(v) for k, v in t.items()} for t in tensors)
     sigma = model.permutation
     orbits = _cycles(sigma)
-    w = mpmath.mpf(omega)
-    iw = mpmath.mpc(0, w)
-    J = mpmath.matrix(n, n)
+    w = _as_ball(omega)
+    iw = flint.acb(0, w)
+    zero = flint.acb(0)
+    J = [[zero] * n for _ in range(n)]
     for (i, j), v in Jd.items():
-        J[i, j] = v
-    q1l, q2l, p1l, p2l = _centre_vectors(J, w, orbits, kappa, n)
+        J[i][j] = flint.acb(v)
+    q1l, q2l, pc1, pc2 = _centre_vectors(J, w, orbits, kappa, n)
     qs = [q1l, q2l]
-    pcs = [[mpmath.conj(v) for v in p1l], [mpmath.conj(v) for v in p2l]]
-    qbs = [[mpmath.conj(v) for v in q] for q in qs]
+    pcs = [pc1, pc2]
+    qbs = [[v.conjugate() for v in q] for q in qs]
 
     def Bf(u, v):
-        out = [mpmath.mpc(0)] * n
+        out = [zero] * n
         for (i, a, b), h in H.items():
             out[i] += h * u[a] * v[b]
         return out
 
     def Cf(u, v, x):
-        out = [mpmath.mpc(0)] * n
+        out = [zero] * n
         for (i, a, b, c), t in T3.items():
             out[i] += t * u[a] * v[b] * x[c]
         return out
 
+    mats = {}
+
     def solve(k, b):
-        x = mpmath.lu_solve(J - k * iw * mpmath.eye(n), mpmath.matrix(b))
-        return [x[i] for i in range(n)]
+        if k not in mats:
+            mats[k] = flint.acb_mat(
+                n, n, [J[i][j] - (k * iw if i == j else 0) for i in range(n) for j in range(n)]
+            ).inv()
+        x = mats[k] * flint.acb_mat(n, 1, b)
+        return [x[i, 0] for i in range(n)]
 
     def dot(pc, v):
-        return mpmath.fsum(pc[i] * v[i] for i in range(n))
+        return sum((pc[i] * v[i] for i in range(n)), zero)
 
     hh, hb = {}, {}
     if H:
@@ -353,50 +416,118 @@ def d3_hopf(tensors, n, omega, model, kappa, r_prime_factor, dps, fifth=None) ->
         for a, b in itertools.combinations_with_replacement(range(2), 2)
         for c in range(2)
     }
-    A, B = coef[0, 0, 0, 0], coef[0, 0, 1, 1]
-    kept = {(0, 0, 0, 0): A, (0, 0, 1, 1): B, (1, 1, 1, 1): A, (1, 0, 1, 0): B}
-    scale = abs(A) + abs(B)
-    equiv = max(abs(v - kept.get(k, 0)) for k, v in coef.items()) / scale
+    Ab, Bb = coef[0, 0, 0, 0], coef[0, 0, 1, 1]
+    kept = {(0, 0, 0, 0): Ab, (0, 0, 1, 1): Bb, (1, 1, 1, 1): Ab, (1, 0, 1, 0): Bb}
+    scale = _upper(abs(Ab) + abs(Bb))
+    equiv = max(_upper(abs(v - kept.get(k, 0))) for k, v in coef.items()) / scale
     # the crossing: <p_j, J_p q_k> = r' delta_jk
-    Rm = [[mpmath.mpc(0)] * 2 for _ in range(2)]
+    Rm = [[zero] * 2 for _ in range(2)]
     for j in range(2):
         for k in range(2):
-            Jq = [mpmath.mpc(0)] * n
+            Jq = [zero] * n
             for (i, c), v in dJ.items():
                 Jq[i] += v * qs[k][c]
             Rm[j][k] = dot(pcs[j], Jq)
     rp = Rm[0][0]
-    cross = max(abs(Rm[0][1]), abs(Rm[1][0]), abs(Rm[1][1] - rp)) / abs(rp)
-    residual = max(mpmath.mnorm(J * mpmath.matrix(q) - iw * mpmath.matrix(q), 1) for q in qs) / (
-        1 + mpmath.mnorm(J, 1)
+    rp_abs = _lower(abs(rp))
+    cross = (
+        max(_upper(abs(Rm[0][1])), _upper(abs(Rm[1][0])), _upper(abs(Rm[1][1] - rp))) / rp_abs
+        if rp_abs > 0
+        else mpmath.inf
     )
+    jnorm = max(sum(_upper(abs(J[i][j])) for i in range(n)) for j in range(n))
+    residual = max(
+        sum(_upper(abs(sum((J[i][k] * q[k] for k in range(n)), zero) - iw * q[i]))
+            for i in range(n))
+        for q in qs
+    ) / (1 + jnorm)  # fmt: skip
     # the rest of the spectrum (doubles are enough to place it away from the axis)
-    other = _other_spectrum(J, w)
+    A, B = _mp(Ab), _mp(Bb)
+    Jmid = mpmath.matrix([[_mpr(x) for x in row] for row in J])
+    other = _other_spectrum(Jmid, _mp(flint.acb(w)).real)
+    spectrum = _other_spectrum_sign(Jd, n, w)
     checks = {
         "d3_equivariance_residual": equiv,
         "crossing_matrix_residual": cross,
-        "r_prime_projection_minus_factor": abs(rp - r_prime_factor),
+        "r_prime_projection_minus_factor": _upper(abs(rp - _as_ball(r_prime_factor))),
         "centre_eigenvector_residual": residual,
         "other_spectrum_max_real": other,
     }
     orbit = tuple(orbits[0])
     five = None
-    tol = mpmath.mpf(10) ** (-(dps // 2)) * scale
-    undecided = mpmath.re(A + B) < -tol and mpmath.re(A - B) < -tol and other <= 1e-9
+    undecided = _sign(Ab.real + Bb.real) < 0 and _sign(Ab.real - Bb.real) < 0 and spectrum < 1
     if fifth is not None and undecided:  # only there does the fifth order decide anything
-        five = fifth_order(model, fifth[0], fifth[1], w, kappa, dps)
+        five = fifth_order(
+            model, fifth[0], _as_ball(fifth[1]), w, kappa, dps, vectors=(q1l, q2l, pc1, pc2)
+        )
         if five.get("C") is not None:
-            checks["fifth_order_cubic_A_difference"] = abs(five["A"] - A) / scale
-            checks["fifth_order_cubic_B_difference"] = abs(five["B"] - B) / scale
+            checks["fifth_order_cubic_A_difference"] = _upper(abs(five["A"] - Ab)) / scale
+            checks["fifth_order_cubic_B_difference"] = _upper(abs(five["B"] - Bb)) / scale
             checks["fifth_order_d3_residual"] = five["d3_residual"]
-            checks["fifth_order_C_precision_difference"] = five["C_error"]
-    patterns = _patterns(A, B, r_prime_factor, qs, orbit, model, other, dps, five)
+    qmid = [[_mp(x) for x in q] for q in qs]
+    patterns = _patterns(Ab, Bb, rp, qmid, orbit, model, spectrum, dps, five)
     return D3Hopf(
-        A, B, r_prime_factor, w, q1l, q2l,
+        A, B, r_prime_factor, _mp(flint.acb(w)).real, qmid[0], qmid[1],
         {model.states[i].name: model.states[kappa[i]].name for i in range(n) if kappa[i] != i},
         tuple(model.states[i].name for i in orbit), patterns, checks,
-        None if five is None else five.get("C"),
+        None if five is None or five.get("C") is None else _mp(five["C"]),
+        {"A": Ab, "B": Bb, "r_prime": rp,
+         **({} if five is None or five.get("C") is None else {"C": five["C"]})},
     )  # fmt: skip
+
+
+def _as_ball(x):
+    """An Arb ball as given; an mpmath/Python number as the exact ball of its binary value."""
+    import flint
+
+    if type(x).__name__ in ("arb", "acb"):
+        return x
+    if isinstance(x, (int, float)):
+        return flint.arb(x)
+    x = mpmath.mpmathify(x)
+    if isinstance(x, mpmath.mpc):
+        return flint.acb(_as_ball(x.real), _as_ball(x.imag))
+    sign, man, exp, _ = x._mpf_
+    return (-1) ** sign * flint.arb(flint.fmpz(int(man))) * flint.arb(2) ** int(exp)
+
+
+def _upper(x) -> mpmath.mpf:
+    """An upper bound of the (real) ball ``x`` as mpmath."""
+    from symdelay.analysis.dnormal import _mpf
+
+    x = x.real if type(x).__name__ == "acb" else x
+    return _mpf(x.upper())
+
+
+def _lower(x) -> mpmath.mpf:
+    from symdelay.analysis.dnormal import _mpf
+
+    x = x.real if type(x).__name__ == "acb" else x
+    return _mpf(x.lower())
+
+
+def _mpr(x) -> mpmath.mpf:
+    """The midpoint of the real ball ``x`` (or of an acb's real part) as mpmath."""
+    from symdelay.analysis.dnormal import _mp
+
+    return mpmath.re(_mp(x))
+
+
+def _sign(x) -> int:
+    """The sign of the real ball ``x``, proved: ``1`` or ``-1`` where the ball excludes 0,
+    ``0`` where it holds 0 (undecided)."""
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    return 0
+
+
+def _ball_text(x) -> str:
+    """``value +- radius`` of the real ball ``x`` (3 digits each)."""
+    from symdelay.analysis.dnormal import _mpf
+
+    return f"{mpmath.nstr(_mpf(x.mid()), 3)} +- {mpmath.nstr(_mpf(x.rad()), 3)}"
 
 
 def relative_phase_eigenvalue(A, B, C, eps):
@@ -410,49 +541,41 @@ def relative_phase_eigenvalue(A, B, C, eps):
     return -6 * eps * (((A - B).conjugate() * C).real) / (A - B).real
 
 
-FIFTH_GUARD = 10  # the second precision of the fifth-order computation: this many digits fewer
-
-
-def fifth_order(model, lyap, value, omega, kappa, dps) -> dict:
-    """The fifth-order normal form on the centre manifold (module docstring): ``A``, ``B``
-    (degree 3, for the comparison with :func:`d3_hopf`), ``C`` (the coefficient of
-    ``conj(z1)^2 z2^3`` in ``z1'``), ``d3_residual`` (the largest resonant coefficient of
-    degree 5 that D_3 forbids, and the mismatch of ``z2'``'s mirror terms, over the largest
-    allowed one), ``C_error`` (``|C|`` computed at the working precision minus at
-    ``FIFTH_GUARD`` digits fewer: the error estimate of the lower one, a bound of the
-    higher one's in practice) and ``scale`` (the largest allowed coefficient of degree 5).
-    ``{"C": None, "reason": ...}`` where the drift has a function the series do not expand.
-
-    The series arithmetic runs at the mpmath precision in force and again at
-    ``FIFTH_GUARD`` digits fewer (not interval arithmetic): the two agree to about the
-    lower precision when the computation is well conditioned."""
+def fifth_order(model, lyap, value, omega, kappa, dps, vectors) -> dict:
+    """The fifth-order normal form on the centre manifold (module docstring), in Arb balls
+    (python-flint ``acb``; call inside the Arb precision wanted): ``A``, ``B`` (degree 3, for
+    the comparison with :func:`d3_hopf`), ``C`` (the coefficient of ``conj(z1)^2 z2^3`` in
+    ``z1'``), ``criterion`` (``Re(conj(A - B) C)``, a real ball), ``d3_residual`` (an upper
+    bound of the largest resonant coefficient of degree 5 that D_3 forbids, and of the
+    mismatch of ``z2'``'s mirror terms, over the largest allowed one) and ``scale``. Every
+    ball holds the exact value for every point of the balls ``value`` (the parameter) and
+    ``omega`` that is the Hopf point. ``vectors``: ``(q1, q2, conj(p1), conj(p2))`` from
+    :func:`_centre_vectors`. ``{"C": None, "reason": ...}`` where the drift has a function
+    the series do not expand, or a linear system is not invertible over the balls."""
     from symdelay.analysis.nfseries import SeriesUnsupported
 
     try:
-        hi = _fifth_at(model, lyap, value, omega, kappa)
-        with mpmath.workdps(max(15, mpmath.mp.dps - FIFTH_GUARD)):
-            lo = _fifth_at(model, lyap, value, omega, kappa)
+        return _fifth_at(model, lyap, value, omega, kappa, vectors)
     except SeriesUnsupported as exc:
         return {"C": None, "reason": str(exc)}
     except ZeroDivisionError:
         return {
             "C": None,
-            "reason": "a term of the drift is singular at the equilibrium (a power or log of 0)",
+            "reason": "a term of the drift is singular at the equilibrium (a power or log of "
+            "0), or a linear system is not invertible over the balls",
         }
-    hi["C_error"] = abs(hi["C"] - lo["C"])
-    hi["criterion_error"] = abs(hi["criterion"] - lo["criterion"])
-    return hi
 
 
-def _fifth_at(model, lyap, value, omega, kappa) -> dict:
-    """:func:`fifth_order` at the precision in force (its eigenvectors recomputed there)."""
+def _fifth_at(model, lyap, value, omega, kappa, vectors) -> dict:
+    """:func:`fifth_order` (its body)."""
+    import flint
+
     from symdelay.analysis.nfseries import SeriesUnsupported, _number, centre_normal_form
     from symdelay.analysis.window import _resolve
 
     sym = lyap._syms[0]
     _, rp = _resolve(model, str(sym))
-    v = mpmath.mpf(value) if mpmath.im(value) == 0 else mpmath.mpc(value)
-    env = {sym: v}
+    env = {sym: value}
     subs = {}
     if rp is not None:
         subs[rp.base] = rp.L / sym
@@ -461,16 +584,17 @@ def _fifth_at(model, lyap, value, omega, kappa) -> dict:
     free = set().union(*(F.free_symbols for F in drift)) - set(states) - {sym}
     if free:
         raise SeriesUnsupported("the drift needs numbers for " + ", ".join(sorted(map(str, free))))
-    point = [_number(sp.sympify(model.equilibrium.point[s]).xreplace(subs), env) for s in states]
+    point = [
+        _number(sp.sympify(model.equilibrium.point[s]).xreplace(subs), env, balls=True)
+        for s in states
+    ]
     n = len(states)
-    Jd = lyap.tensors((v,))[0]
-    J = mpmath.matrix(n, n)
+    Jd = lyap.tensors_arb((value,))[0]
+    J = flint.acb_mat(n, n)
     for (i, j), x in Jd.items():
-        J[i, j] = x
-    w = mpmath.mpf(omega)
-    q1, q2, p1, p2 = _centre_vectors(J, w, _cycles(model.permutation), kappa, n)
-    P = [[mpmath.conj(x) for x in p1], [mpmath.conj(x) for x in p2]]
-    nf = centre_normal_form(drift, states, point, env, J, w, [q1, q2], P, order=5)
+        J[i, j] = flint.acb(x)
+    q1, q2, p1, p2 = vectors
+    nf = centre_normal_form(drift, states, point, env, J, omega, [q1, q2], [p1, p2], order=5)
     mono, G = nf["mono"], nf["G"]
 
     def coef(j, e):
@@ -488,18 +612,18 @@ def _fifth_at(model, lyap, value, omega, kappa) -> dict:
     for idx, e in enumerate(mono.exps):
         if mono.degree[idx] != 5 or sum(e[:2]) - sum(e[2:]) != 1:
             continue
-        g1 = G[0][idx]
+        g1 = flint.acb(G[0][idx])
         if e in allowed:
-            scale = max(scale, abs(g1))
-            mirrored = max(mirrored, abs(coef(1, mirror(e)) - g1))
+            scale = max(scale, _upper(abs(g1)))
+            mirrored = max(mirrored, _upper(abs(coef(1, mirror(e)) - g1)))
         else:
-            forbidden = max(forbidden, abs(g1), abs(coef(1, mirror(e))))
+            forbidden = max(forbidden, _upper(abs(g1)), _upper(abs(flint.acb(coef(1, mirror(e))))))
     scale = scale or mpmath.mpf(1)
     return {
         "A": A,
         "B": B,
         "C": C,
-        "criterion": mpmath.re(mpmath.conj(A - B) * C),
+        "criterion": ((A - B).conjugate() * C).real,
         "scale": scale,
         "d3_residual": max(forbidden, mirrored) / scale,
     }
@@ -519,70 +643,131 @@ def _other_spectrum(J, w) -> float:
     return float(np.max(rest.real)) if len(rest) else float("-inf")
 
 
-def _patterns(A, B, rp, qs, orbit, model, other, dps, five=None) -> list:
+def _other_spectrum_sign(Jd, n, w) -> int:
+    """Where the eigenvalues of ``J`` other than the double pair ``+- i w`` lie, proved:
+    ``-1`` all in ``Re < 0``, ``1`` one at least in ``Re > 0``, ``0`` undecided (one on the
+    axis, or a ball that holds 0). ``det(x I - J)`` of the ball matrix (Arb ``charpoly``)
+    divided by ``(x^2 + w^2)^2`` (synthetic division of balls: an enclosure of the exact
+    quotient for every point of the balls), then the Routh array of the quotient in Arb: no
+    entry of its first column holding 0, the number of sign changes counts the roots in
+    ``Re > 0`` (and none is on the axis)."""
+    import flint
+
+    J = flint.arb_mat(n, n)
+    for (i, j), v in Jd.items():
+        J[i, j] = v
+    cp = J.charpoly()
+    c = [cp[n - k] for k in range(n + 1)]  # highest first, monic
+    w2 = w * w
+    for _ in range(2):  # divide by x^2 + w^2, twice
+        q = []
+        rem = list(c)
+        for k in range(len(c) - 2):
+            lead = rem[k]
+            q.append(lead)
+            rem[k + 2] = rem[k + 2] - lead * w2
+        c = q
+    if len(c) <= 1:
+        return -1
+    first = _routh_first_column(c)
+    if first is None:
+        return 0
+    changes = sum(1 for u, v in itertools.pairwise(first) if (u > 0) != (v > 0))
+    return 1 if changes else -1
+
+
+def _routh_first_column(cs):
+    """The first column of the Routh array of ``sum cs[k] x^(n-k)`` (Arb balls, highest
+    first), or None where an entry's ball holds 0 (the count is then not proved)."""
+    rows = [cs[0::2], cs[1::2]]
+    n = len(cs) - 1
+    first = [cs[0]]
+    if _sign(cs[0]) == 0:
+        return None
+    for _ in range(n):
+        a, b = rows[-2], rows[-1]
+        if not b or _sign(b[0]) == 0:
+            return None
+        first.append(b[0])
+        nxt = [
+            (
+                b[0] * (a[j + 1] if j + 1 < len(a) else 0)
+                - a[0] * (b[j + 1] if j + 1 < len(b) else 0)
+            )
+            / b[0]
+            for j in range(max(len(a), len(b)) - 1)
+        ]
+        rows.append(nxt)
+    return first if len(first) == n + 1 else None
+
+
+def _patterns(A, B, rp, qs, orbit, model, spectrum, dps, five=None) -> list:
     """The three branches (module docstring): criticality, stability, amplitude law;
-    ``five`` (:func:`fifth_order`, or None) decides the standing waves' relative phase."""
-    tol = mpmath.mpf(10) ** (-(dps // 2)) * (abs(A) + abs(B))
-    reA, reB = mpmath.re(A), mpmath.re(B)
+    ``five`` (:func:`fifth_order`, or None) decides the standing waves' relative phase.
+    ``A``, ``B``, ``rp`` are acb balls: every sign is proved (the ball excludes 0) or left
+    undecided with the ball in the reason (:func:`_sign`)."""
+    reA, reB = A.real, B.real
     q1, q2 = qs
     names = [model.states[i].name for i in orbit]
-    spectrum_unstable = other > 1e-9
-    spectrum_marginal = abs(other) <= 1e-9
-
-    def sign(x):
-        return 0 if abs(x) <= tol else (1 if x > 0 else -1)
+    spectrum_unstable = spectrum > 0
+    spectrum_marginal = spectrum == 0
+    sign = _sign
 
     def phase(eps):
         """The relative phase's eigenvalue over rho^4 on the standing wave ``z2 = eps z1``:
-        ``(value, tolerance, reason_if_not_computed, fifth_order_record)``."""
+        ``(ball, reason_if_not_computed, fifth_order_record)``."""
         if five is None or five.get("C") is None:
             why = "" if five is None else ": " + five["reason"]
-            return None, None, STANDING_PHASE_REASON.format(why=why), None
+            return None, STANDING_PHASE_REASON.format(why=why), None
         C, S = five["C"], five["criterion"]
-        tol5 = max(
-            10 * five["criterion_error"],
-            mpmath.mpf(10) ** (-(dps // 2)) * abs(A - B) * five["scale"],
-        )
-        value = relative_phase_eigenvalue(A, B, C, eps) if reA != reB else None
+        value = relative_phase_eigenvalue(A, B, C, eps) if sign(reA - reB) != 0 else None
         rec = {
-            "C": {"re": _fmt(mpmath.re(C), dps), "im": _fmt(mpmath.im(C), dps)},
+            "C": {"re": _fmt(_mpr(C.real), dps), "im": _fmt(_mpr(C.imag), dps)},
             "criterion": "Re(conj(A - B) C)",
-            "criterion_value": _fmt(S, dps),
-            "criterion_error": mpmath.nstr(five["criterion_error"], 3),
+            "criterion_value": _fmt(_mpr(S), dps),
+            "criterion_error": mpmath.nstr(_upper(S.rad()), 3),
             "method": (
                 "centre-manifold normal form to degree 5 by truncated power series of the "
-                f"drift (mpmath at {mpmath.mp.dps} digits; error: the difference from "
-                f"{FIFTH_GUARD} digits fewer)"
+                "drift in interval arithmetic (Arb balls, python-flint, over the certified "
+                "balls of the Hopf point and omega; error: the ball's radius)"
             ),
         }
-        return value, tol5 * 6 / abs(reA - reB) if reA != reB else None, None, rec
+        return value, None, rec
 
     def branch(pattern, isotropy, coef, v, eigen, description, eps=None):
         """``eigen``: the real parts whose signs decide stability (a list of
         ``(value, name)``), ``None`` entries marking the relative phase, neutral at cubic
         order, decided at fifth order on the standing wave ``z2 = eps z1``."""
-        re_c = mpmath.re(coef)
-        ph, ph_tol, ph_why, five_rec = (None, None, None, None) if eps is None else phase(eps)
+        re_c = coef.real
+        ph, ph_why, five_rec = (None, None, None) if eps is None else phase(eps)
         crit = {-1: "supercritical", 1: "subcritical", 0: "degenerate"}[sign(re_c)]
         stable, why = None, None
         if crit == "degenerate":
-            why = f"Re of the branch's cubic coefficient is zero to {dps // 2} digits"
+            why = (
+                "the ball of Re of the branch's cubic coefficient holds 0 "
+                f"({_ball_text(re_c)}): its sign is not proved"
+            )
         elif spectrum_unstable:
             stable, why = False, "the Jacobian has an eigenvalue with Re > 0 beside +-i omega"
         elif any(sign(x) > 0 for x, _ in eigen if x is not None):
             bad = [nm for x, nm in eigen if x is not None and sign(x) > 0]
             stable, why = False, "positive: " + ", ".join(bad)
         elif any(x is not None and sign(x) == 0 for x, _ in eigen):
-            why = "an eigenvalue of order rho^2 is zero to working precision"
+            zero = [f"{nm} = {_ball_text(x)}" for x, nm in eigen if x is not None and sign(x) == 0]
+            why = (
+                "the ball of an eigenvalue of order rho^2 holds 0 ("
+                + ", ".join(zero)
+                + "): its sign is not proved"
+            )
         elif any(x is None for x, _ in eigen) and ph is None:
             why = ph_why or "the relative phase's eigenvalue is not defined (Re(A - B) = 0)"
-        elif any(x is None for x, _ in eigen) and abs(ph) <= ph_tol:
+        elif any(x is None for x, _ in eigen) and sign(ph) == 0:
             why = (
                 "the relative phase's eigenvalue -6 eps Re(conj(A - B) C) / Re(A - B) rho^4 "
-                f"is zero within its bound ({mpmath.nstr(ph, 3)} +- {mpmath.nstr(ph_tol, 3)} "
-                "times rho^4): the fifth order does not decide"
+                f"is not proved nonzero (its ball {_ball_text(ph)} times rho^4 holds 0): the "
+                "fifth order does not decide"
             )
-        elif any(x is None for x, _ in eigen) and ph > 0:
+        elif any(x is None for x, _ in eigen) and sign(ph) > 0:
             stable, why = (
                 False,
                 (
@@ -591,15 +776,19 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps, five=None) -> list:
                 ),
             )
         elif spectrum_marginal:
-            why = "the Jacobian has another eigenvalue on the imaginary axis"
+            why = (
+                "the Jacobian's other eigenvalues are not proved in Re < 0 (the Routh array "
+                "of its characteristic polynomial without +-i omega has a ball holding 0: an "
+                "eigenvalue on the imaginary axis, or too wide balls)"
+            )
         else:
             stable = True
         side = None
         amp = None
         amps, lags = {}, {}
-        if crit != "degenerate" and mpmath.re(rp) != 0:
-            side = "above" if -mpmath.re(rp) / re_c > 0 else "below"
-            k = mpmath.sqrt(abs(mpmath.re(rp) / re_c))
+        if crit != "degenerate" and sign(rp.real) != 0:
+            side = "above" if -sign(rp.real) * sign(re_c) > 0 else "below"
+            k = mpmath.sqrt(abs(_mpr(rp.real) / _mpr(re_c)))
             amp = max(2 * abs(v[i]) * k for i in orbit)
             amps = {nm: _fmt(2 * abs(v[i]) * k, dps) for nm, i in zip(names, orbit)}
         big = max(abs(v[i]) for i in orbit)
@@ -617,12 +806,14 @@ def _patterns(A, B, rp, qs, orbit, model, other, dps, five=None) -> list:
             "pattern": pattern,
             "isotropy": isotropy,
             "description": description,
-            "coefficient": {"re": _fmt(re_c, dps), "im": _fmt(mpmath.im(coef), dps)},
+            "coefficient": {"re": _fmt(_mpr(re_c), dps), "im": _fmt(_mpr(coef.imag), dps)},
             "criticality": crit,
             "stable": stable,
             "stability_reason": why,
-            "eigenvalues_over_rho2": {nm: (None if x is None else _fmt(x, dps)) for x, nm in eigen},
-            "relative_phase_eigenvalue_over_rho4": None if ph is None else _fmt(ph, dps),
+            "eigenvalues_over_rho2": {
+                nm: (None if x is None else _fmt(_mpr(x), dps)) for x, nm in eigen
+            },
+            "relative_phase_eigenvalue_over_rho4": None if ph is None else _fmt(_mpr(ph), dps),
             "fifth_order": five_rec,
             "amplitude_coefficient": None if amp is None else _fmt(amp, dps),
             "amplitudes": amps,

@@ -12,8 +12,8 @@ field ``w' = G(w)`` satisfy the invariance equation
 Both are multivariate polynomials in ``w`` (every coefficient a vector of ``C^n``) solved
 degree by degree: at degree ``d`` the terms of ``F(x* + H_{<d})`` and of ``DH_{>=2} G_{>=2}``
 of that degree are known (:class:`Series` arithmetic on the drift's expression tree: exact
-rationals and the parameter values entered as mpmath numbers at the working precision, ``exp``,
-``log`` and powers by their Taylor series around the constant term), and each monomial
+rationals and the parameter values entered as numbers, ``exp``, ``log`` and powers by their
+Taylor series around the constant term), and each monomial
 ``w^e = z^a conj(z)^b`` of degree ``d`` gives
 
     (i omega s - J) h_e + sum_v Q_v G_{v,e} = R_e,    s = |a| - |b|.
@@ -24,11 +24,20 @@ bordered system with ``conj(p_j)^T h_e = 0`` (h has no component in the centre e
 gives ``G_{j,e} = conj(p_j)^T R_e`` and ``h_e``. The coefficients of the normal form at degree
 3 are Kuznetsov's multivariate projection formula; at degree 5 they are the ones the
 equivariant analysis needs (:mod:`symdelay.analysis.equivariant`).
+
+The numbers are those of ``J``: a python-flint ``acb_mat`` runs everything in Arb balls
+(constants by :func:`symdelay.model.arb_eval.to_arb`, ``exp``/``log``/powers of balls, the
+linear systems by ``acb_mat.inv``, an enclosure of the inverse over the balls: every
+coefficient returned is a ball holding the exact one for every value in the inputs' balls,
+the verdicts' proofs); an mpmath matrix runs in mpmath at the working precision in force.
+A coefficient exactly zero is skipped in products; a ball that only holds zero is kept.
 """
 
 from __future__ import annotations
 
+import fractions
 import itertools
+import math
 
 import mpmath
 
@@ -48,6 +57,7 @@ class Monomials:
 
     def __init__(self, nvar: int, order: int):
         self.nvar, self.order = nvar, order
+        self.zero = 0  # an exact zero of the number type in use (acb: the balls' path)
         exps = [
             e
             for d in range(order + 1)
@@ -95,7 +105,7 @@ class Series:
         return cls(mono, c, top)
 
     def is_const(self) -> bool:
-        return not any(self.c[1:])
+        return all(x == 0 for x in self.c[1:])
 
     def __add__(self, other):
         if not isinstance(other, Series):
@@ -105,7 +115,7 @@ class Series:
         return Series(self.mono, [x + y for x, y in zip(self.c, other.c)], self.top)
 
     def scale(self, k):
-        return Series(self.mono, [k * x if x else 0 for x in self.c], self.top)
+        return Series(self.mono, [0 if x == 0 else k * x for x in self.c], self.top)
 
     def __mul__(self, other):
         if not isinstance(other, Series):
@@ -118,10 +128,10 @@ class Series:
         a, b = self.c, other.c
         for i, row in self.mono.pairs[self.top]:
             x = a[i]
-            if x:
+            if not x == 0:  # noqa: SIM201 - a ball holding 0 (not exactly 0) is kept
                 for j, k in row:
                     y = b[j]
-                    if y:
+                    if not y == 0:  # noqa: SIM201 - as x
                         out[k] += x * y
         return Series(self.mono, out, self.top)
 
@@ -135,14 +145,23 @@ class Series:
             out = out + power.scale(coefs[k])
         return out
 
+    def _c0(self):
+        """The constant term, a ball on the balls' path (an exact 0 or integer made one)."""
+        c0 = self.c[0]
+        return self.mono.zero + c0 if _is_ball(self.mono.zero) else c0
+
     def exp(self):
-        e0 = mpmath.exp(self.c[0])
-        return self._compose([e0 / mpmath.factorial(k) for k in range(self.top + 1)])
+        c0 = self._c0()
+        e0 = c0.exp() if _is_ball(c0) else mpmath.exp(c0)
+        return self._compose([e0 / math.factorial(k) for k in range(self.top + 1)])
 
     def log(self):
-        c0 = self.c[0]
+        c0 = self._c0()
+        if _is_ball(c0) and c0.real.contains(0) and c0.imag.contains(0):
+            raise ZeroDivisionError("log of a ball holding 0")
+        head = c0.log() if _is_ball(c0) else mpmath.log(c0)
         return self._compose(
-            [mpmath.log(c0)] + [(-1) ** (k + 1) / (k * c0**k) for k in range(1, self.top + 1)]
+            [head] + [(-1) ** (k + 1) / (k * c0**k) for k in range(1, self.top + 1)]
         )
 
     def power(self, p):
@@ -152,10 +171,13 @@ class Series:
             for _ in range(p):
                 out = out * self
             return out
-        c0 = self.c[0]
-        coefs, b = [], mpmath.mpf(1)
+        c0 = self._c0()
+        coefs, b = [], fractions.Fraction(1) if isinstance(p, int) else 1
         for k in range(self.top + 1):
-            coefs.append(b * c0 ** (p - k))
+            if isinstance(b, fractions.Fraction):  # the binomial exactly, then one rounding
+                coefs.append(_rational(b, c0) * c0 ** (p - k))
+            else:
+                coefs.append(b * c0 ** (p - k))
             b = b * (p - k) / (k + 1)
         return self._compose(coefs)
 
@@ -170,7 +192,7 @@ def series_of(expr, env: dict, states: dict, mono: Monomials, top: int, memo: di
     if expr in states:
         out = states[expr]
     elif not (expr.free_symbols & states.keys()):
-        out = Series.const(mono, _number(expr, env), top)
+        out = Series.const(mono, _number(expr, env, _is_ball(mono.zero)), top)
     elif expr.is_Add:
         out = None
         for a in expr.args:
@@ -187,7 +209,7 @@ def series_of(expr, env: dict, states: dict, mono: Monomials, top: int, memo: di
             out = series_of(sp.exp(ex * sp.log(base)), env, states, mono, top, memo)
         else:
             b = series_of(base, env, states, mono, top, memo)
-            p = int(ex) if ex.is_Integer else _number(ex, env)
+            p = int(ex) if ex.is_Integer else _number(ex, env, _is_ball(mono.zero))
             out = b.power(p)
     elif isinstance(expr, sp.exp):
         out = series_of(expr.args[0], env, states, mono, top, memo).exp()
@@ -202,15 +224,38 @@ def series_of(expr, env: dict, states: dict, mono: Monomials, top: int, memo: di
     return out
 
 
-def _number(expr, env):
-    """An expression free of the states as an mpmath number at the working precision
-    (exact rationals divided in mpmath; the parameters' values from ``env``)."""
-    if expr.is_Rational:
-        return mpmath.mpf(expr.p) / expr.q
+def _rational(q, like):
+    """The fraction ``q`` as a number of the type of ``like`` (an exact ball for Arb)."""
+    if _is_ball(like):
+        import flint
+
+        return flint.acb(flint.fmpq(q.numerator, q.denominator))
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def _is_ball(x) -> bool:
+    return type(x).__name__ in ("acb", "arb")
+
+
+def _number(expr, env, balls: bool = False):
+    """An expression free of the states as a number: an ``acb`` ball (``balls``: exact
+    rationals exact, :func:`symdelay.model.arb_eval.to_arb`) or mpmath at the working
+    precision (exact rationals divided in mpmath); the parameters' values from ``env``."""
     syms = sorted(expr.free_symbols, key=str)
     missing = [str(q) for q in syms if q not in env]
     if missing:
         raise SeriesUnsupported("the drift needs numbers for " + ", ".join(missing))
+    if balls:
+        import flint
+
+        from symdelay.model.arb_eval import to_arb
+
+        try:
+            return flint.acb(to_arb(expr, env))
+        except NotImplementedError as exc:
+            raise SeriesUnsupported(f"the drift's {exc}") from None
+    if expr.is_Rational:
+        return mpmath.mpf(expr.p) / expr.q
     return sp.lambdify(syms, expr, "mpmath")(*(env[q] for q in syms))
 
 
@@ -219,8 +264,10 @@ def centre_normal_form(drift, states, point, env, J, omega, Q, P, order: int = 5
     of multiplicity ``m = len(Q)`` (module docstring), to degree ``order``.
 
     ``drift``: SymPy expressions (one per state) in the ``states`` symbols and the symbols
-    of ``env`` (mpmath numbers); ``point``: the equilibrium (mpmath numbers); ``J``: the
-    Jacobian there (an mpmath matrix); ``Q``: the right eigenvectors (lists), ``P``: the
+    of ``env``; ``point``: the equilibrium; ``J``: the Jacobian there, an mpmath matrix (the
+    numbers mpmath) or a python-flint ``acb_mat`` (every number an Arb ball: ``env`` and
+    ``point`` balls, ``omega`` an ``arb``; a linear system not invertible over the balls
+    raises ZeroDivisionError); ``Q``: the right eigenvectors (lists), ``P``: the
     rows ``conj(p_j)`` with ``conj(p_j)^T q_k = delta_jk``. Returns ``{"mono": Monomials,
     "G": [coefficient lists of G_1..G_2m], "H": [series of each state's displacement]}``;
     the coefficient of ``z^a conj(z)^b`` in ``z_j'`` is ``G[j][mono.index[a + b]]``."""
@@ -228,9 +275,36 @@ def centre_normal_form(drift, states, point, env, J, omega, Q, P, order: int = 5
     n = len(states)
     nv = 2 * m
     mono = Monomials(nv, order)
-    iw = mpmath.mpc(0, omega)
-    Qall = [list(q) for q in Q] + [[mpmath.conj(x) for x in q] for q in Q]
-    Pall = [list(p) for p in P] + [[mpmath.conj(x) for x in p] for p in P]
+    balls = type(J).__name__ == "acb_mat"
+    if balls:
+        import flint
+
+        mono.zero = flint.acb(0)
+        iw = flint.acb(0, omega)
+
+        def conj(x):
+            return x.conjugate()
+
+        def inverse(rows):
+            k = len(rows)
+            return flint.acb_mat(k, k, [x for row in rows for x in row]).inv()
+
+        def apply(Minv, b):
+            x = Minv * flint.acb_mat(len(b), 1, b)
+            return [x[i, 0] for i in range(len(b))]
+    else:
+        iw = mpmath.mpc(0, omega)
+        conj = mpmath.conj
+
+        def inverse(rows):
+            return mpmath.inverse(mpmath.matrix(rows))
+
+        def apply(Minv, b):
+            x = Minv * mpmath.matrix(b)
+            return [x[i] for i in range(len(b))]
+
+    Qall = [list(q) for q in Q] + [[conj(x) for x in q] for q in Q]
+    Pall = [list(p) for p in P] + [[conj(x) for x in p] for p in P]
     sign = [1] * m + [-1] * m
     Hc = [[0] * mono.size for _ in range(n)]
     for v in range(nv):
@@ -240,29 +314,22 @@ def centre_normal_form(drift, states, point, env, J, omega, Q, P, order: int = 5
     Gc = [[0] * mono.size for _ in range(nv)]
     bordered = {}
 
+    def shifted_rows(s):
+        return [[(iw * s if i == j else 0) - J[i, j] for j in range(n)] for i in range(n)]
+
     def border(s):
         if s not in bordered:
-            M = mpmath.matrix(n + m, n + m)
-            for i in range(n):
-                for j in range(n):
-                    M[i, j] = (iw * s if i == j else 0) - J[i, j]
-            vs = range(m) if s == 1 else range(m, nv)
-            for c, v in enumerate(vs):
-                for i in range(n):
-                    M[i, n + c] = Qall[v][i]
-                    M[n + c, i] = Pall[v][i]
-            bordered[s] = (mpmath.inverse(M), list(vs))  # one factorisation per shift
+            vs = list(range(m) if s == 1 else range(m, nv))
+            rows = [row + [Qall[v][i] for v in vs] for i, row in enumerate(shifted_rows(s))]
+            rows += [[Pall[v][i] for i in range(n)] + [0] * m for v in vs]
+            bordered[s] = (inverse(rows), vs)  # one inverse per shift
         return bordered[s]
 
     shifted = {}
 
     def shifted_matrix(s):
         if s not in shifted:
-            M = mpmath.matrix(n, n)
-            for i in range(n):
-                for j in range(n):
-                    M[i, j] = (iw * s if i == j else 0) - J[i, j]
-            shifted[s] = mpmath.inverse(M)
+            shifted[s] = inverse(shifted_rows(s))
         return shifted[s]
 
     sym_states = list(states)
@@ -289,13 +356,12 @@ def centre_normal_form(drift, states, point, env, J, omega, Q, P, order: int = 5
             R = [Fd[i][e_idx] - corr[i][e_idx] for i in range(n)]
             if s in (1, -1):
                 Minv, vs = border(s)
-                x = Minv * mpmath.matrix(R + [0] * m)
+                x = apply(Minv, R + [0] * m)
                 for c, v in enumerate(vs):
                     Gc[v][e_idx] = x[n + c]
-                h = [x[i] for i in range(n)]
+                h = x[:n]
             elif d < order:
-                x = shifted_matrix(s) * mpmath.matrix(R)
-                h = [x[i] for i in range(n)]
+                h = apply(shifted_matrix(s), R)
             else:
                 continue
             for i in range(n):

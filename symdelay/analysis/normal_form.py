@@ -592,8 +592,26 @@ def _equivariant(model, lyap, value, omega, mult, r_prime, dps):
             "the declared 3-cycle has no reflection among the symmetries of the drift "
             "(D_3 needs one): the Z_3 normal form is not built"
         )
-    tensors = lyap.tensors((value,))
-    found = d3_hopf(tensors, lyap.n, omega, model, kappa, r_prime, dps, fifth=(lyap, value))
+    import flint
+
+    from symdelay.core.precision import work_bits
+
+    with flint.ctx.workprec(work_bits(dps, 2 * GUARD)):
+        balls = _hopf_balls(model, lyap, value, omega, dps)
+        if balls is None:
+            return None, (
+                "the Hopf point is not proved by a Krawczyk box around the computed one: "
+                "the equivariant normal form's signs would not be proved, no patterns given"
+            )
+        vb, wb = balls
+        try:
+            tensors = lyap.tensors_arb((vb,))
+            found = d3_hopf(tensors, lyap.n, wb, model, kappa, r_prime, dps, fifth=(lyap, vb))
+        except ZeroDivisionError:
+            return None, (
+                "a linear system of the equivariant normal form is not invertible over the "
+                "balls of the Hopf point: no patterns given"
+            )
     tol = mpmath.mpf(10) ** (-(dps // 2))
     bad = [
         f"{k} = {mpmath.nstr(found.checks[k], 3)}"
@@ -607,6 +625,31 @@ def _equivariant(model, lyap, value, omega, mult, r_prime, dps):
             + "): no patterns given"
         )
     return found, None
+
+
+def _hopf_balls(model, lyap, value, omega, dps):
+    """Balls ``(p_c, omega)`` proved (Krawczyk, :func:`symdelay.analysis.dnormal._certify`)
+    to hold the Hopf point of the factor of the characteristic polynomial that vanishes at
+    ``r = i omega`` near the computed ``(value, omega)``, or None where no box passes."""
+    from symdelay.analysis.dnormal import _certify
+    from symdelay.analysis.window import _resolve
+    from symdelay.core.symbols import r as R
+
+    sym, rp = _resolve(model, str(lyap._syms[0]))
+    subs = {} if rp is None else {rp.base: rp.L / sym}
+    iw = mpmath.mpc(0, omega)
+    best = None
+    for fac in model.factors:
+        e = sp.sympify(fac.factor).xreplace(model.values).xreplace(subs)
+        if e.free_symbols - {sym, R}:
+            continue
+        f = sp.lambdify((sym, R), e, "mpmath")
+        size = abs(f(value, iw))
+        if best is None or size < best[0]:
+            best = (size, e)
+    if best is None:
+        return None
+    return _certify(best[1], R, sym, value, omega, 10.0 ** (-(dps + GUARD - 2)))
 
 
 def _patterns_refusal(model, mult) -> str | None:
@@ -797,6 +840,15 @@ class FirstLyapunov:
         if self._f_mp is None:
             self._f_mp = sp.lambdify(self._syms, self._entries, "mpmath")
         return self._tensors(self._f_mp(*values))
+
+    def tensors_arb(self, values):
+        """``(A, H, T3, dA)`` dicts of Arb balls at the balls ``values`` (call inside the Arb
+        precision wanted; the equivariant normal form's proofs read them)."""
+        from symdelay.model.arb_eval import arb_evaluator
+
+        if self._f_arb is None:
+            self._f_arb = arb_evaluator(self._entries, self._syms, cse=True)
+        return self._tensors(self._f_arb(list(values)))
 
     def hopf(self, values, w) -> HopfCoefficients:
         """``c1``, ``r'`` (with ``derivative``), ``q`` and ``l1`` at the Hopf point

@@ -91,7 +91,9 @@ def text_lines(curve) -> list[str]:
     if curve.method == "specialised":
         head = ", ".join(f"{k} = {v}" for k, v in record["parameters"].items())
     else:
-        head = f"{curve.model_name}: critical {curve.param} by the generic Hopf crossing"
+        given_at = ", ".join(f"{k} = {v}" for k, v in record["parameters"].items())
+        at_text = f" at {given_at}" if given_at else ""
+        head = f"{curve.model_name}: critical {curve.param}{at_text} by the generic Hopf crossing"
     points = record["points"]
     given = [p[over] for p in points if p[over] is not None]
     shown = iter(grid_texts(given)) if given else iter(())
@@ -101,7 +103,10 @@ def text_lines(curve) -> list[str]:
         if p["omega"] is None and p[key] == "inf" and "note" not in p:
             stable = True
         rows.append([at, p[key], "-" if p["omega"] is None else p["omega"]])
-    lines = [head, text_table([over, key, "omega"], rows)]
+    if given:
+        lines = [head, text_table([over, key, "omega"], rows)]
+    else:  # one point at the model's own values: no column of a parameter not swept
+        lines = [head, text_table([key, "omega"], [row[1:] for row in rows])]
     if stable:
         lines.append(f"{key} = inf, omega -: no crossing, stable for every {curve.param} >= 0")
     for p in points:
@@ -112,7 +117,7 @@ def text_lines(curve) -> list[str]:
                 if p[over] is not None
                 else f"note: {p['note']}"
             )
-    if any(p[over] is None for p in points):
+    if given and any(p[over] is None for p in points):
         lines.append("(own): the model's own delay")
     return lines
 
