@@ -211,20 +211,21 @@ def test_limit_cycle_start_fraction_moves_the_start_of_the_path(capsys):
 
 
 def test_limit_cycle_max_modes_caps_the_collocation(capsys):
-    """At L = inf theta = 20 the DDE cycle needs more than 127 Fourier modes: capped there
-    it is refused in one line naming the cap (the API raises the same), by default it is
-    computed."""
+    """At L = inf theta = 6 the DDE cycle needs more than the collocation's first 63 Fourier
+    modes: capped there it is refused in one line naming the cap (the API raises the same);
+    capped at 127 it is computed on 127 nodes, the CLI's record the API's."""
     from symdelay import limit_cycle
     from symdelay.analysis.cycles import ShootingError
 
-    argv = ["limit-cycle", "--L", "inf", *FOUND, "--D", "1", "--theta", "20"]
-    status, _, err = _run(capsys, [*argv, "--max-modes", "127"])
-    assert status == 2 and "127 Fourier modes" in err and err.count("\n") == 1, err
+    argv = ["limit-cycle", "--L", "inf", *FOUND, "--D", "1", "--theta", "6"]
+    status, _, err = _run(capsys, [*argv, "--max-modes", "63"])
+    assert status == 2 and "63 Fourier modes" in err and err.count("\n") == 1, err
     m = build_model("erlang", L="inf", mu=1, lam=1, D=1)
-    with pytest.raises(ShootingError, match="127 Fourier modes"):
-        limit_cycle(m, 20, max_modes=127)
-    got = _json(capsys, [*argv, "--max-modes", "511"])
-    assert got == _same(limit_cycle(m, "20", max_modes=511).to_json())
+    with pytest.raises(ShootingError, match="63 Fourier modes"):
+        limit_cycle(m, 6, max_modes=63)
+    got = _json(capsys, [*argv, "--max-modes", "127"])
+    ref = limit_cycle(m, "6", max_modes=127)
+    assert got == _same(ref.to_json()) and ref.y0.size == 127
 
 
 @pytest.mark.parametrize(

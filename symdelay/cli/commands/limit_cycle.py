@@ -38,6 +38,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--start-fraction",
         default=None,
+        metavar="X",
         kind="number",
         help="start the continuation from the normal form's cycle at theta_c (1 + X), or "
         "the smallest --theta if nearer; X > 0 (default 1e-3; the JSON's path_start). The "
@@ -47,6 +48,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--max-modes",
         default=None,
+        metavar="N",
         kind="integer",
         help="the founding model at --L inf (and the dde family): the largest number of "
         "Fourier modes of the collocation, 63 to 2047 (default 2047); a cycle needing more "

@@ -18,7 +18,10 @@ def register(subparsers) -> None:
         help="worst-case mean delay D* = argmin theta_c(D) and theta* = min theta_c",
         description=(
             "The delay-independent threshold theta* (stable for every D when theta < theta*) "
-            "and the delay D* where it is attained; closed forms in mu, lam where derived."
+            "and the delay D* where it is attained; closed forms in mu, lam where derived. "
+            "--over and --param name other parameters (the critical value of --param "
+            "minimised over --over); --kind max gives the most robust value, --kind stable "
+            "the smallest value of --over from which every --param > 0 is stable."
         ),
     )
     p.add_argument(

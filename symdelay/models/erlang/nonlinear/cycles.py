@@ -136,9 +136,9 @@ def _founding(name, L, mu, lam, D, theta, system, start_fraction, max_modes):
             )
         if start_fraction is not None:
             raise SymdelayInputError(
-                "--start-fraction is for finite L and a transition table: at L = inf the "
-                "cycles are found by collocation from the harmonic-balance amplitude at the "
-                "smallest theta (leave it out)"
+                "--start-fraction is for finite L and a transition table: the delay "
+                "equation's cycles (L = inf, the dde family) are found by collocation from the "
+                "harmonic-balance amplitude at the smallest theta (leave it out)"
             )
         extra = {} if max_modes is None else {"max_modes": check_max_modes("max_modes", max_modes)}
         res = dde_limit_cycle(mu, lam, D, theta, **extra)
