@@ -321,7 +321,7 @@ def test_a_maximum_never_reports_a_sample_as_its_value():
     m = build_model("erlang", L=2, mu=1, lam=1)
     e = extremum(m, "D", kind="max", hi=4)
     assert not e.attained and e.critical is None and e.x_star == 0
-    assert e.to_json()["theta_star"] is None and "not computed" in e.notes[-1]
+    assert e.to_json()["theta_star"] is None and any("not computed" in n for n in e.notes)
     # where the weight of the jobs in flight makes every theta stable, theta_c is inf: a
     # maximum over kappa is inf (stable for every theta), never a finite crossing value
     k = _kappa_model(2)

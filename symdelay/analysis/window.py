@@ -1229,10 +1229,34 @@ def extremum(
         model, "extremum", method, over, param=param, kind=kind, lo=lo, hi=hi,
         param_lo=param_lo, param_hi=param_hi, dps=dps, force=force,
     )  # fmt: skip
-    if result is not None:
-        return _finish_extremum(result, model, ranged, "specialised", (lo, hi))
-    result = _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force)
-    return _finish_extremum(result, model, ranged, "generic", (lo, hi))
+    if result is None:
+        result = _extremum(model, over, param, kind, lo, hi, param_lo, param_hi, dps, force)
+        path = "generic"
+    else:
+        path = "specialised"
+    _refuse_unstable_start(result, param_lo)
+    return _finish_extremum(result, model, ranged, path, (lo, hi))
+
+
+def _refuse_unstable_start(result: Extremum, param_lo) -> None:
+    """An extreme ``p_c`` equal to ``param_lo`` means the equilibrium is unstable just above
+    ``param_lo`` at ``x_star`` (``param`` stabilises there, as ``mu`` does): then ``p_c`` is
+    ``param_lo`` on a whole interval of ``over``, and one ``x_star`` would be an arbitrary
+    point of it (and ``p_c`` is not the crossing :func:`critical` gives). Refused."""
+    if result.kind == "stable" or result.critical is None:
+        return
+    low = mpmath.mpf(as_parameter("param_lo", param_lo, positive=False))
+    if mpmath.mpf(result.critical) != low:
+        return
+    p, x = result.param, result.over
+    at, low_text = (mpmath.nstr(mpmath.mpf(v), 8).removesuffix(".0") for v in (result.x_star, low))
+    raise SymdelayInputError(
+        f"at {x} = {at} the equilibrium is already "
+        f"unstable just above {p} = {low_text} ({p} stabilises there: its crossing "
+        f"restores stability), so the first unstable {p} is {low_text} on a whole "
+        f"range of {x}, not at one point: ask 'critical --param {p}' for the crossing over "
+        f"{x}, or 'window --in {p}' for the stable set"
+    )
 
 
 def _is_zero(v) -> bool:
