@@ -61,6 +61,7 @@ from symdelay.analysis.bvp import (
     PeriodicBVP,
     amplitude,
 )
+from symdelay.analysis.entry import entry_doc, specialised
 from symdelay.core.errors import SymdelayInputError
 from symdelay.core.lazy import sympy as sp
 from symdelay.core.result import Result
@@ -710,6 +711,7 @@ def _locate(solver, kind, a: Orbit, b: Orbit, index: int):
 
 
 # ----------------------------------------------------------------------------- entry
+@entry_doc
 def cycles(
     model,
     param: str = "theta",
@@ -726,6 +728,7 @@ def cycles(
     max_step=None,
     switch: int = 0,
     force: bool = False,
+    method: str = "auto",
     _targets=(),  # limit_cycle's values of param: the first orbit met at each is landed
 ) -> CycleBranch:
     """The branch of periodic orbits of ``model``'s fluid ODE continued in ``param`` over
@@ -800,6 +803,9 @@ def cycles(
         :data:`MAX_SWITCHED` branches in all.
     force : bool, default False
         Run even when the estimated cost is over the budget.
+    method : {"auto", "generic", "specialised"}, default "auto"
+        %(method)s The founding model at ``L = inf`` (no table of phases) answers through
+        its family: the branch of its constant-action-delay table.
 
     Returns
     -------
@@ -811,6 +817,12 @@ def cycles(
     from symdelay.core.budget import check_budget
     from symdelay.core.precision import one_blas_thread
 
+    own = dict(start=start, direction=direction, intervals=intervals, degree=degree)
+    own.update(max_points=max_points, adapt=adapt, step=step, max_step=max_step)
+    own.update(switch=switch, force=force, _targets=_targets)
+    fast = specialised(model, "cycles", method, param, lo, hi, **own)
+    if fast is not None:
+        return fast
     delay = bool(getattr(model, "lags", None))
     lo_v, hi_v = _range(param, lo, hi)
     intervals = _integer("intervals", intervals, 4, 2000)

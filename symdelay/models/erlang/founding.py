@@ -58,6 +58,40 @@ def _table_of(L, numbers: tuple, name: str) -> Model:
 
 
 @lru_cache(maxsize=16)
+def _limit_table_of(numbers: tuple, name: str) -> Model:
+    """The founding model's ``L = inf`` limit as a transition table with a constant action
+    lag ``tau = D`` (a job routed at ``t`` by the logit of the queue lengths joins its queue
+    at ``t + D``): the routing and service rates are read off the family's own table
+    (:func:`~symdelay.models.delayed_routing.lag_limit` of the one-phase table with these
+    options), not written again. The same fluid equation as
+    ``examples/models/constant_action_delay.toml``."""
+    from symdelay.models.delayed_routing import lag_limit
+
+    limit = lag_limit(_table_of(1, numbers, name))
+    values = {k: v for k, v in numbers if v is not None}
+    parameters = {"mu": "positive", "lam": "positive", "theta": "real", "D": "positive"}
+    names = [q.name for q in limit.queues]
+    transitions = [
+        (f"arrival to {i + 1}", {q: 1}, rate, "tau") for i, (q, rate) in enumerate(zip(names, limit.routed))
+    ]
+    transitions += [
+        (f"service {i + 1}", {q: -1}, rate) for i, (q, rate) in enumerate(zip(names, limit.served))
+    ]
+    return Model(
+        name,
+        names,
+        parameters,
+        transitions,
+        symmetry=[names],
+        values={k: (str(v) if isinstance(v, Fraction) else v) for k, v in values.items()},
+        description="the founding model's L = inf limit: a constant action delay D",
+        source="model 'erlang' (L = inf)",
+        mode_names={"0": "sum", "1": "difference"},
+        lags={"tau": {"kind": "constant", "value": "D"}},
+    )
+
+
+@lru_cache(maxsize=16)
 def _store_of(L, numbers: tuple, name: str) -> dict:
     """What was computed for the founding model with these checked options (one store per
     options, as :func:`_table_of` gives one table)."""
@@ -101,6 +135,7 @@ class FoundingModel(TableOnDemand):
         "window": _S + "hopf.window:specialised_window",
         "worst_delay": _S + "hopf.worst:specialised_worst_delay",
         "limit_cycle": _S + "nonlinear.cycles:specialised_limit_cycle",
+        "cycles": _S + "nonlinear.branch:specialised_cycles",
         "verify": _S + "claims:specialised_verify",
         "claim_targets": _S + "claims:claim_targets",
         "normal_form": _S + "nonlinear.normal_form:specialised_normal_form",
@@ -183,6 +218,14 @@ class FoundingModel(TableOnDemand):
                 "stability, verify)"
             )
         return None
+
+    def limit_table(self) -> Model:
+        """At ``L = inf``: the delay-differential limit as a transition table with a constant
+        action lag ``D`` (:func:`_limit_table_of`), for the generic delay analyses that a
+        fast path of the family hands it to (the branch of cycles)."""
+        if not self.infinite:
+            raise NoTable(f"{self.name}: the constant-lag table is the L = inf limit's")
+        return _limit_table_of(tuple(self.numbers.items()), self.name)
 
     def _table(self) -> Model:
         return _table_of(self.L, tuple(self.numbers.items()), self.name)
