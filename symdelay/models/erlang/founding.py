@@ -72,7 +72,8 @@ def _limit_table_of(numbers: tuple, name: str) -> Model:
     parameters = {"mu": "positive", "lam": "positive", "theta": "real", "D": "positive"}
     names = [q.name for q in limit.queues]
     transitions = [
-        (f"arrival to {i + 1}", {q: 1}, rate, "tau") for i, (q, rate) in enumerate(zip(names, limit.routed))
+        (f"arrival to {i + 1}", {q: 1}, rate, "tau")
+        for i, (q, rate) in enumerate(zip(names, limit.routed))
     ]
     transitions += [
         (f"service {i + 1}", {q: -1}, rate) for i, (q, rate) in enumerate(zip(names, limit.served))
