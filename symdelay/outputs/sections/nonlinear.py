@@ -119,9 +119,8 @@ def _normal_form_part(quick: bool) -> str:
 
 @dataclass(frozen=True)
 class Branches:
-    """The records of the section's cycles: ``founding`` maps ``L`` to the continued branch
-    in ``theta`` (finite ``L``) and ``"inf"`` to the delay-differential family
-    (``CycleFamily``); ``normal_forms`` the founding normal form per ``L``; ``inflight`` the
+    """The records of the section's cycles: ``founding`` maps ``L`` (``"inf"``: the
+    delay-differential equation) to the continued branch in ``theta``; ``normal_forms`` the founding normal form per ``L``; ``inflight`` the
     in-flight model's branch in ``mu`` (its start holds the normal form in ``mu``)."""
 
     founding: dict
@@ -131,18 +130,14 @@ class Branches:
 
 @functools.cache
 def founding_cycles(L, quick: bool = False):
-    """The founding model's cycles at ``L`` (``mu = lam = D = 1``), once per process: at finite
-    ``L`` the branch continued in ``theta`` from its Hopf point up to ``TOP theta_c``
-    (collocation, pseudo-arclength; a ``CycleBranch``), at ``L = inf`` the family of the
-    delay equation by Fourier collocation (a ``CycleFamily``)."""
+    """The founding model's branch of cycles at ``L`` (``mu = lam = D = 1``), once per
+    process: continued in ``theta`` from its Hopf point up to ``TOP theta_c`` (collocation,
+    pseudo-arclength; a ``CycleBranch``). At ``L = inf`` the entry answers through the
+    family: the branch of the delay equation written as a constant-action-delay table."""
     from symdelay.analysis.continuation import cycles
     from symdelay.models import build_model
 
     th_c = float(normal_form(L, **RATES).theta_c)
-    if L == "inf":
-        top, n = (10, 6) if not quick else (QUICK_TOP, 4)
-        s = np.linspace(np.sqrt(0.01 * th_c), np.sqrt((top - 1) * th_c), n)
-        return limit_cycle(L, theta=[float(th_c + v * v) for v in s], **RATES)
     top = QUICK_TOP if quick else TOP
     # the range's lower end only brackets the Hopf point; the branch starts at it
     return cycles(
@@ -168,7 +163,7 @@ def inflight_branch():
 
 def branches(quick: bool = False) -> Branches:
     """Every cycle of the section (each computed once per process and budget): the founding
-    model's branches at the finite ``L`` of :data:`LS` and its ``L = inf`` family
+    model's branches at the ``L`` of :data:`LS`, ``L = inf`` included
     (:func:`founding_cycles`), their normal forms, and :func:`inflight_branch`."""
     Ls = LS if not quick else (2, "inf")
     return Branches(
@@ -176,17 +171,6 @@ def branches(quick: bool = False) -> Branches:
         {L: normal_form(L, **RATES) for L in Ls},
         inflight_branch(),
     )
-
-
-def _arrays(fam):
-    """``(theta, amplitude, period, stable)`` of a branch or a family (stable: 1, 0, NaN)."""
-    if hasattr(fam, "special_points"):
-        return fam.arrays()
-    th, a, T, m = (
-        np.array([getattr(c, k) for c in fam.points])
-        for k in ("theta", "amplitude_x", "period", "stable")
-    )
-    return th, a, T, np.array([np.nan if v is None else float(v) for v in m])
 
 
 def _family_stability(flags) -> str:
@@ -208,7 +192,7 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
     curves, preds, relay, periods, hopf = {}, {}, {}, {}, {}
     rows = []
     for L, fam in fams.items():
-        th, a, T, m = _arrays(fam)
+        th, a, T, m = fam.arrays()
         m = [None if np.isnan(v) else bool(v) for v in m]
         lab = _label(L)
         curves[lab] = (th, a)
@@ -225,6 +209,14 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
             f"{th[-1] / th_c:.1f} & {a[-1]:.5f} & {df[-1]:.5f} & "
             f"{relay[lab]:.5f} & {_family_stability(m)} \\\\"
         )
+    specials = "; ".join(
+        f"{_label(L)}: "
+        + (
+            ", ".join(f"{s_.kind} at $\\theta = {_sig(s_.value, 6)}$" for s_ in b.special_points)
+            or "none"
+        )
+        for L, b in fams.items()
+    )
     sims = []
     if not quick:
         for eta in SIM_ETAS:
@@ -247,14 +239,16 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
     )
     text = (
         "\\subsection{Limit cycles}\n"
-        "At finite $L$ the cycles are one branch each, continued in $\\theta$ from the Hopf "
+        "The cycles are one branch for each $L$, continued in $\\theta$ from the Hopf "
         "point by pseudo-arclength continuation of the periodic boundary value problem of "
         f"the full fluid model, orthogonal collocation ({BRANCH_INTERVALS} mesh intervals "
-        "of degree 4, adapted), Floquet multipliers from the collocation's monodromy matrix "
-        "with an error bound (the same orbit on every other mesh point); for $L=\\infty$, by "
-        "Newton's method on a Fourier collocation of the DDE, with the multipliers of a "
-        "Chebyshev discretisation of the monodromy operator. Each branch runs from "
-        "$\\theta_c$ to far beyond. "
+        "of degree 4, adapted), Floquet multipliers with an error bound (the same orbit on "
+        "every other mesh point): at finite $L$ from the collocation's monodromy matrix; at "
+        "$L=\\infty$ the fluid model is the DDE, the founding model written with a constant "
+        "action delay $D$ (a job routed at $t$ by the queue lengths then joins at $t + D$), "
+        "its collocation reads the orbit a delay back and its multipliers are those of the "
+        "discretised monodromy operator. Each branch runs from $\\theta_c$ to "
+        f"${QUICK_TOP if quick else TOP}\\,\\theta_c$ (special points on them: {specials}). "
         "The table compares the first point with the normal form (relative error, "
         "$O(\\theta-\\theta_c)$), the last with harmonic balance (DF) and its relay limit "
         "$8/(\\pi\\theta_c)$; `stable' says whether every cycle of the family has all "
@@ -315,7 +309,7 @@ def _branch_part(ctx, quick: bool) -> tuple[str, list]:
     kinds = ", ".join(sorted({s_.kind for s_ in b.special_points})) or "none"
     founding_text = (
         "\\subsection{Continued branches of cycles and their special points}\n"
-        "Each branch at finite $L$ above is one continuation, so its orbits carry their Floquet "
+        "Each branch above is one continuation, so its orbits carry their Floquet "
         "multipliers and the test functions of the special points (fold of cycles LPC: the parameter "
         "turns; period doubling PD: a multiplier through $-1$; Neimark--Sacker NS: a complex "
         "pair through the unit circle; BPC: a multiplier through $+1$ without a fold). For "
