@@ -58,6 +58,11 @@ def test_landed_cycles_agree_with_the_fourier_limit_cycle(founding, branch):
         tol = 3 * c.mesh_error + 1e-7
         assert c.amplitude == pytest.approx(fourier.amplitude_x, abs=tol)
         assert c.period == pytest.approx(fourier.period, abs=tol)
+    # the Fourier cycle (x = q1 - q2 alone) starts a branch: lifted to the queues, corrected
+    given = cycles(founding, "theta", "2.5", "9", start=fourier, intervals=40, max_points=2)
+    assert given.start["kind"] == "given cycle" and given.points[0].value == 8.0
+    g = given.points[0]  # on a uniform mesh (the landed orbit's was adapted)
+    assert g.amplitude == pytest.approx(fourier.amplitude_x, abs=3 * g.mesh_error + 1e-7)
 
 
 def test_same_branch_as_the_dde_family_and_generic_refuses(founding):

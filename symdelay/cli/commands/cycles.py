@@ -187,7 +187,9 @@ def run(args) -> int:
     if args.start is not None and param == "theta":
         from symdelay.analysis.cycles import limit_cycle
 
-        start = limit_cycle(model, args.start, method="generic")
+        # the founding model at L = inf has no table of phases: its own (the DDE's) cycle
+        at_inf = getattr(model, "infinite", False) is True
+        start = limit_cycle(model, args.start, method="auto" if at_inf else "generic")
     elif args.start is not None:
         start = args.start  # the value of NAME: the cycle the fluid path settles on there
     res = cycles(

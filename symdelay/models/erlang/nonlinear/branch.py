@@ -8,7 +8,10 @@ with a constant action lag ``D``
 family's own table). The branch is the generic delay continuation of that table
 (collocation, :mod:`symdelay.analysis.dbvp`); the record is the usual
 :class:`~symdelay.analysis.continuation.CycleBranch`, named after the founding model.
-A finite ``L`` declines (the generic path continues the table of phases).
+A finite ``L`` declines (the generic path continues the table of phases). A start cycle of
+the delay equation's imbalance ``x = q1 - q2`` alone (the ``L = inf`` ``limit_cycle``) is
+lifted to the queues: on a periodic orbit the sum ``s = q1 + q2`` (``s' = 2 lam - mu s``,
+decoupled) is at its equilibrium ``2 lam/mu``, so ``q_{1,2} = lam/mu +- x/2`` exactly.
 """
 
 from __future__ import annotations
@@ -23,4 +26,22 @@ def specialised_cycles(model, param="theta", lo=None, hi=None, **keywords):
         return None
     from symdelay.analysis.continuation import cycles
 
+    start = keywords.get("start")
+    y = getattr(start, "y", None)
+    if y is not None and getattr(y, "ndim", 0) == 2 and y.shape[0] == 1:
+        keywords["start"] = _lifted(model, start)
     return cycles(model.limit_table(), param, lo, hi, method="generic", **keywords)
+
+
+def _lifted(model, cycle):
+    """``cycle`` (an orbit of ``x = q1 - q2`` alone) as an orbit of ``(q1, q2)``."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    mu, lam = model.numbers["mu"], model.numbers["lam"]
+    if mu is None or lam is None:
+        return cycle  # symbolic rates: the entry refuses them
+    half = float(lam / mu)
+    x = np.asarray(cycle.y[0], dtype=float)
+    return replace(cycle, y=np.vstack([half + x / 2, half - x / 2]))
