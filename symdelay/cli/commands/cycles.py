@@ -29,7 +29,8 @@ def register(subparsers) -> None:
             "cycles from every period doubling, for LEVELS levels of the cascade. Transition "
             "tables (ODE fluid models) and delay models (a model file with lags: the delay "
             "equations collocated on the periodic profile, multipliers of the discretised "
-            "monodromy operator)."
+            "monodromy operator; the founding model at --L inf is its delay equation, "
+            "written with a constant action delay D)."
         ),
     )
     p.add_argument(
