@@ -6,6 +6,7 @@ equation, and finite L's record shape."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -91,3 +92,17 @@ def test_cli_record_has_finite_L_keys(capsys):
     assert set(two["start"]) <= set(inf["start"])  # the delay normal form adds l1_radius...
     assert inf["model"] == "two queues, logit routing, Erlang(inf) action delay"
     assert float(inf["start"]["value"]) == pytest.approx(2.2618263341146516, rel=1e-12)
+
+
+def test_branch_approaches_the_exact_relay_limit(founding):
+    """theta -> inf: x' = -mu x - 2 lam sgn x(t - D) rises for D after each upward zero, so
+    its cycle's amplitude is (2 lam / mu)(1 - e^{-mu D}) = 1.26424 (mu = lam = D = 1); the
+    branch rises towards it from below (the describing function's 8/(pi theta_c) = 1.126
+    is already passed at theta = 8)."""
+    exact = 2 * (1 - math.exp(-1))
+    b = cycles(founding, "theta", "2", "150", intervals=40)
+    amps = [p.amplitude for p in b.points]
+    assert all(a < exact for a in amps)
+    assert all(x <= y + 1e-9 for x, y in itertools.pairwise(amps))  # rising
+    # the relay cycle is approached: at theta = 150 within 1% (O(1/theta) smoothing)
+    assert b.points[-1].value > 140 and exact - amps[-1] < 0.01 * exact

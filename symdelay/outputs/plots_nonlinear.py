@@ -184,7 +184,10 @@ def bifurcation_figure(curves: dict, predictions: dict, simulated=None, relay=No
     ax.set_xscale("log")
     ax.set_xlabel(THETA + " (log scale)")
     ax.set_ylabel(r"amplitude of $x = q_1 - q_2$ (half peak-to-peak)")
-    ax.set_title("limit cycles: solid computed, dashed normal form, dotted relay limit", fontsize=9)
+    ax.set_title(
+        "limit cycles: solid computed, dashed normal form, dotted relay limit (describing function)",
+        fontsize=9,
+    )
     ax.legend(fontsize=7, ncol=2)
     return fig
 

@@ -128,6 +128,14 @@ class Branches:
     inflight: object
 
 
+def _exact_relay_inf() -> float:
+    """The amplitude of the relay cycle of the DDE (``L = inf``, ``theta -> inf``) at
+    :data:`RATES`: from an upward zero ``x`` is driven by ``+2 lam`` for the delay ``D``, so
+    its maximum is ``(2 lam / mu) (1 - exp(-mu D))`` (half peak-to-peak, by symmetry)."""
+    mu, lam, D = (RATES[k] for k in ("mu", "lam", "D"))
+    return 2 * lam / mu * (1 - np.exp(-mu * D))
+
+
 @functools.cache
 def founding_cycles(L, quick: bool = False):
     """The founding model's branch of cycles at ``L`` (``mu = lam = D = 1``), once per
@@ -251,7 +259,12 @@ def _diagram_part(ctx, quick: bool) -> tuple[str, list]:
         f"${QUICK_TOP if quick else TOP}\\,\\theta_c$ (special points on them: {specials}). "
         "The table compares the first point with the normal form (relative error, "
         "$O(\\theta-\\theta_c)$), the last with harmonic balance (DF) and its relay limit "
-        "$8/(\\pi\\theta_c)$; `stable' says whether every cycle of the family has all "
+        "$8/(\\pi\\theta_c)$ (the describing function's estimate of the $\\theta \\to "
+        "\\infty$ amplitude, first harmonic only). At $L=\\infty$ the relay limit is exact: "
+        "$x' = -\\mu x - 2\\lambda\\,\\mathrm{sgn}\\,x(t-D)$ rises for a time $D$ after each "
+        "upward zero, so its cycle has amplitude $(2\\lambda/\\mu)(1 - e^{-\\mu D}) = "
+        f"{_exact_relay_inf():.5f}$, which the branch approaches from below and the "
+        "describing function underestimates; `stable' says whether every cycle of the family has all "
         "non-trivial multipliers inside the unit circle by more than their error bound "
         "(`undecided' when one is within it).\n\n"
         "\\begin{table}[htbp]\\centering\\caption{Limit-cycle families: the first point against the normal form, the last against harmonic balance (DF) and the relay limit.}\\begin{tabular}{lrrrrrrl}\\toprule\n"
