@@ -44,3 +44,17 @@ def ddebiftool(marker: str):
     elif not (Path(root) / marker).exists():
         missing.append(f"DDEBIFTOOL_PATH={root} holds no {marker}")
     return (None, "; ".join(missing)) if missing else (Path(root), None)
+
+
+def write_summary(lines: list, out: Path, t_start: float) -> None:
+    """End a benchmark's text summary with its wall time and the machine's load, write it to
+    ``out`` (its folder made) and print it."""
+    lines = [
+        *lines,
+        f"wall time {time.perf_counter() - t_start:.1f} s; load average at end "
+        + " ".join(f"{x:.2f}" for x in os.getloadavg())
+        + f" ({os.cpu_count()} cores)",
+    ]
+    out.parent.mkdir(exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))

@@ -162,13 +162,8 @@ def main() -> None:
         "",
         "rel: relative difference; amp: half the peak-to-peak of x = q1 - q2; rho: the largest",
         "non-trivial Floquet multiplier (modulus).",
-        f"wall time {time.perf_counter() - t_start:.1f} s; load average at end "
-        + " ".join(f"{x:.2f}" for x in os.getloadavg())
-        + f" ({os.cpu_count()} cores)",
     ]
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    _peers.write_summary(lines, OUT, t_start)
 
 
 if __name__ == "__main__":

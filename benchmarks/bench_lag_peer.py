@@ -206,13 +206,8 @@ def main() -> None:
         "complete = True, the count in Re r > 0 proved by the argument principle); bif: DDE-",
         "BIFTOOL's dde_stst_eig_cheb (uncertified); ratio = sd wall / bif wall (goal < 1);",
         "digits: agreement of the rightmost roots.",
-        f"wall time {time.perf_counter() - t_start:.1f} s; load average at end "
-        + " ".join(f"{x:.2f}" for x in os.getloadavg())
-        + f" ({os.cpu_count()} cores)",
     ]
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    _peers.write_summary(lines, OUT, t_start)
 
 
 if __name__ == "__main__":

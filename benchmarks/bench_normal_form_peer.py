@@ -126,13 +126,8 @@ def main() -> None:
         "",
         "symdelay: the Hopf point certified (Krawczyk), l1 in Arb balls (its sign proved);",
         "DDE-BIFTOOL: the same formula in doubles at the Hopf point it corrects itself.",
-        f"wall time {time.perf_counter() - t_start:.1f} s; load average at end "
-        + " ".join(f"{x:.2f}" for x in os.getloadavg())
-        + f" ({os.cpu_count()} cores)",
     ]
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    _peers.write_summary(lines, OUT, t_start)
 
 
 if __name__ == "__main__":

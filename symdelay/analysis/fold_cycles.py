@@ -675,18 +675,9 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
             continue
         pf = h + (-rc1 * rho2 / 2) / rr
         a, b = xy(pf)
-        fld.q = b
-        eq = fld.equilibrium(a)
-        coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
-        tn = coll.node_times()
-        U = eq[None, :] + 2 * math.sqrt(rho2) * np.real(
-            q[None, :] * np.exp(2j * np.pi * tn)[:, None]
-        )
-        T = 2 * math.pi / w
         try:
-            _, bb, cc = _null_vectors(aug, coll, U, T, a, b)
-            pred = _Point(coll, U, T, a, b, bb, cc)
-            first = aug.correct(pred, U, ("fix", "q" if along_x else "p", value))
+            first = _correct_predicted_fold(aug, (a, b), q, rho2, w, along_x, value,
+                                            intervals, degree)  # fmt: skip
         except (NewtonFailed, np.linalg.LinAlgError) as exc:
             why.append(f"the predicted fold did not converge ({exc})")
             continue
@@ -695,19 +686,9 @@ def _predicted_fold(model, aug, names, box, bautin, hopf, intervals, degree, not
         if not first.amp > 0.5 * pred_amp:
             why.append("the predicted fold converged to the equilibrium")
             continue
-        info = {
-            "kind": "fold predicted by the Bautin normal form",
-            "fixed": {"name": yn if along_x else xn, "value": repr(float(value))},
-            "continued": xn if along_x else yn,
-            "hopf": repr(float(h)),
-            "l1": repr(rc1 / float(w) / abs(qx) ** 2),
-            "l2": repr(rc2 / float(w) / abs(qx) ** 4),
-            "predicted_fold": repr(float(pf)),
-            "augmented_fold": repr(float(first.p if along_x else first.q)),
-            "predicted_amplitude": repr(pred_amp),
-            "amplitude": repr(float(first.amp)),
-            "period": repr(float(first.T)),
-        }
+        fixed = {"name": yn if along_x else xn, "value": repr(float(value))}
+        info = _fold_info(fixed, xn if along_x else yn, float(h), {}, (rc1, rc2), float(w), qx,
+                          pf, pred_amp, first, along_x)  # fmt: skip
         return first, info
     if why:
         notes.append("the Bautin normal form's fold was not used: " + "; ".join(why))
@@ -817,17 +798,9 @@ def _delay_predicted_fold(model, aug, names, box, bautin, hopf, intervals, degre
         k = int(np.argmax(np.abs(q)))
         ev = ev * (q[k] / ev[k])  # the model's states as bautin's q, the chains' phases too
         a, b = (pf, value) if along_x else (value, pf)
-        fld.q = b
-        coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
-        tn = coll.node_times()
-        U = fld.equilibrium(a)[None, :] + 2 * math.sqrt(rho2) * np.real(
-            ev[None, :] * np.exp(2j * np.pi * tn)[:, None]
-        )
-        T = 2 * math.pi / w
         try:
-            _, bb, cc = _null_vectors(aug, coll, U, T, a, b)
-            first = aug.correct(_Point(coll, U, T, a, b, bb, cc), U,
-                                ("fix", "q" if along_x else "p", value))  # fmt: skip
+            first = _correct_predicted_fold(aug, (a, b), ev, rho2, w, along_x, value,
+                                            intervals, degree)  # fmt: skip
         except (NewtonFailed, np.linalg.LinAlgError) as exc:
             why.append(f"{fixed} = {value:.8g}: the predicted fold did not converge ({exc})")
             continue
@@ -836,25 +809,53 @@ def _delay_predicted_fold(model, aug, names, box, bautin, hopf, intervals, degre
         if not first.amp > 0.5 * pred_amp:
             why.append(f"{fixed} = {value:.8g}: the predicted fold converged to the equilibrium")
             continue
-        info = {
-            "kind": "fold predicted by the Bautin normal form",
-            "fixed": {"name": fixed, "value": repr(value)},
-            "continued": along,
-            "hopf": repr(h),
+        extra = {
             "criticality": nf.criticality,
             "amplitude_coefficient": repr(float(nf.amplitude_coefficient)),
-            "l1": repr(c1.real / w / abs(qx) ** 2),
-            "l2": repr(c2.real / w / abs(qx) ** 4),
-            "predicted_fold": repr(float(pf)),
-            "augmented_fold": repr(float(first.p if along_x else first.q)),
-            "predicted_amplitude": repr(pred_amp),
-            "amplitude": repr(float(first.amp)),
-            "period": repr(float(first.T)),
         }
+        info = _fold_info({"name": fixed, "value": repr(value)}, along, h, extra,
+                          (c1.real, c2.real), w, qx, pf, pred_amp, first, along_x)  # fmt: skip
         return first, info
     if why:
         notes.append("the Bautin normal form's fold was not used: " + "; ".join(why))
     return None
+
+
+def _correct_predicted_fold(aug, ab, vec, rho2, w, along_x, value, intervals, degree):
+    """The fold of cycles the Bautin normal form predicts at ``ab = (p, q)``, corrected on
+    the augmented system with the other parameter fixed at ``value``: the first cycle
+    guessed as the equilibrium plus ``2 sqrt(rho2) Re(vec e^{2 pi i t})`` with period
+    ``2 pi / w``."""
+    a, b = ab
+    fld = aug.F
+    fld.q = b
+    coll = Collocation(degree, np.linspace(0.0, 1.0, intervals + 1))
+    tn = coll.node_times()
+    U = fld.equilibrium(a)[None, :] + 2 * math.sqrt(rho2) * np.real(
+        vec[None, :] * np.exp(2j * np.pi * tn)[:, None]
+    )
+    T = 2 * math.pi / w
+    _, bb, cc = _null_vectors(aug, coll, U, T, a, b)
+    return aug.correct(_Point(coll, U, T, a, b, bb, cc), U, ("fix", "q" if along_x else "p", value))
+
+
+def _fold_info(fixed, along, h, extra, re_c, w, qx, pf, pred_amp, first, along_x) -> dict:
+    """The start record of a fold curve begun at the Bautin normal form's prediction (the
+    same keys for tables and delay models; ``l1``, ``l2`` normalised by ``q_x = 1``)."""
+    return {
+        "kind": "fold predicted by the Bautin normal form",
+        "fixed": fixed,
+        "continued": along,
+        "hopf": repr(h),
+        **extra,
+        "l1": repr(re_c[0] / w / abs(qx) ** 2),
+        "l2": repr(re_c[1] / w / abs(qx) ** 4),
+        "predicted_fold": repr(float(pf)),
+        "augmented_fold": repr(float(first.p if along_x else first.q)),
+        "predicted_amplitude": repr(pred_amp),
+        "amplitude": repr(float(first.amp)),
+        "period": repr(float(first.T)),
+    }
 
 
 def _delay_first_fold(model, aug, names, box, bautin, start, hopf, intervals, degree):
